@@ -1,0 +1,54 @@
+# sshelf — `make run` starts the program, `make test` runs every test; both install what they need first.
+SWIFT ?= swift
+PREFIX ?= /usr/local
+DESTDIR ?=
+BUILD_FLAGS ?= -Xswiftc -warnings-as-errors
+
+# Debian packages to build and run, and the extra ones the tests drive for real.
+RUN_DEBS := pkg-config libssh2-1-dev libsodium-dev libsqlite3-dev libncurses-dev
+TEST_DEBS := $(RUN_DEBS) openssh-server openssh-client tmux git
+
+.PHONY: run test build release deps test-deps install resources check-resources bench clean
+
+deps:
+	@scripts/ensure-debs $(RUN_DEBS)
+
+test-deps:
+	@scripts/ensure-debs $(TEST_DEBS)
+
+build: deps
+	$(SWIFT) build $(BUILD_FLAGS)
+
+release: deps
+	$(SWIFT) build -c release $(BUILD_FLAGS)
+
+run: release
+	@$$($(SWIFT) build -c release --show-bin-path)/sshelf $(ARGS)
+
+# Every test target, in parallel worker processes. The closing "N passed, N failed" line comes from the runner.
+test: test-deps
+	$(SWIFT) build --build-tests $(BUILD_FLAGS)
+	scripts/run-tests
+
+# Regenerates the man page and completions from the command table (a test fails when they are stale).
+resources: build
+	$$($(SWIFT) build --show-bin-path)/sshelf manpage > Resources/sshelf.1
+	$$($(SWIFT) build --show-bin-path)/sshelf completions bash > Resources/completions/sshelf.bash
+	$$($(SWIFT) build --show-bin-path)/sshelf completions zsh > Resources/completions/_sshelf
+	$$($(SWIFT) build --show-bin-path)/sshelf completions fish > Resources/completions/sshelf.fish
+
+install: release
+	install -d -m 755 $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions \
+		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+	install -m 755 $$($(SWIFT) build -c release --show-bin-path)/sshelf $(DESTDIR)$(PREFIX)/bin/sshelf
+	install -m 644 Resources/sshelf.1 $(DESTDIR)$(PREFIX)/share/man/man1/sshelf.1
+	install -m 644 Resources/completions/sshelf.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/sshelf
+	install -m 644 Resources/completions/_sshelf $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_sshelf
+	install -m 644 Resources/completions/sshelf.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/sshelf.fish
+
+bench: test-deps
+	bench/run
+
+clean:
+	$(SWIFT) package clean

@@ -1,0 +1,1 @@
+#include <libssh2.h>

@@ -1,0 +1,3 @@
+#define NCURSES_WIDECHAR 1
+#define _XOPEN_SOURCE_EXTENDED 1
+#include <ncursesw/curses.h>

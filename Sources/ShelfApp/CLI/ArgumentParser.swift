@@ -1,0 +1,137 @@
+// ArgumentParser: matches argv against the command table — longest command path first, then
+// `--name value`, `--name=value`, `-x value`, bundled short flags, and `--` to end options.
+import Foundation
+import ShelfCore
+
+enum ParseOutcome {
+    case run(Invocation)
+    case help(String)
+    case version
+}
+
+enum ArgumentParser {
+    static let globalHelp = OptionSpec.flag("help", short: "h", "show help for this command")
+
+    static func parse(_ argv: [String], table: [CommandSpec]) throws(ShelfError) -> ParseOutcome {
+        var words = argv[...]
+        if words.isEmpty { return .help(HelpText.overview(table)) }
+        if words.first == "--version" || words.first == "-V" { return .version }
+        if words.first == "--help" || words.first == "-h" || words.first == "help" {
+            let rest = Array(words.dropFirst()).filter { !$0.hasPrefix("-") }
+            if rest.isEmpty { return .help(HelpText.overview(table)) }
+            guard let command = match(rest[...], table: table)?.command else {
+                throw unknownCommand(rest, table: table)
+            }
+            return .help(HelpText.command(command))
+        }
+        guard let (command, consumed) = match(words, table: table) else {
+            // A command group without its subcommand (`sshelf group`) shows the group's help.
+            let prefix = words.prefix(while: { !$0.hasPrefix("-") })
+            let children = table.filter { $0.path.starts(with: Array(prefix)) && !prefix.isEmpty }
+            if !children.isEmpty && (words.count == prefix.count || words.dropFirst(prefix.count).allSatisfy(isHelpFlag)) {
+                return .help(HelpText.group(Array(prefix), children))
+            }
+            throw unknownCommand(Array(words.prefix(2)), table: table)
+        }
+        words = words.dropFirst(consumed)
+        var invocation = Invocation(command: command)
+        var optionsEnded = false
+        while let word = words.popFirst() {
+            if optionsEnded || word == "-" || !word.hasPrefix("-") {
+                invocation.arguments.append(word)
+                continue
+            }
+            if word == "--" {
+                optionsEnded = true
+                continue
+            }
+            if isHelpFlag(word) { return .help(HelpText.command(command)) }
+            if word.hasPrefix("--") {
+                var name = String(word.dropFirst(2))
+                var inline: String? = nil
+                if let eq = name.firstIndex(of: "=") {
+                    inline = String(name[name.index(after: eq)...])
+                    name = String(name[..<eq])
+                }
+                guard let option = command.options.first(where: { $0.name == name }) else {
+                    throw unknownOption("--\(name)", command: command)
+                }
+                try take(option, spelled: "--\(name)", inline: inline, from: &words, into: &invocation)
+            } else {
+                // -p 22, -p22, or bundled flags -fv
+                var letters = Array(word.dropFirst())
+                while !letters.isEmpty {
+                    let letter = letters.removeFirst()
+                    guard let option = command.options.first(where: { $0.short == letter }) else {
+                        throw unknownOption("-\(letter)", command: command)
+                    }
+                    if option.value != nil {
+                        let inline = letters.isEmpty ? nil : String(letters)
+                        letters = []
+                        try take(option, spelled: "-\(letter)", inline: inline, from: &words, into: &invocation)
+                    } else {
+                        try take(option, spelled: "-\(letter)", inline: nil, from: &words, into: &invocation)
+                    }
+                }
+            }
+        }
+        try checkArguments(invocation)
+        return .run(invocation)
+    }
+
+    static func isHelpFlag(_ word: String) -> Bool { word == "--help" || word == "-h" }
+
+    /// The command whose path is the longest prefix of `words`.
+    static func match(_ words: ArraySlice<String>, table: [CommandSpec]) -> (command: CommandSpec, consumed: Int)? {
+        table.filter { words.starts(with: $0.path) }.max(by: { $0.path.count < $1.path.count })
+            .map { ($0, $0.path.count) }
+    }
+
+    private static func take(_ option: OptionSpec, spelled: String, inline: String?, from words: inout ArraySlice<String>,
+                             into invocation: inout Invocation) throws(ShelfError) {
+        guard option.value != nil else {
+            if inline != nil { throw ShelfError(.usage, "\(spelled) takes no value", hint: usageHint(invocation.command)) }
+            invocation.flags.insert(option.name)
+            return
+        }
+        guard let value = inline ?? words.popFirst() else {
+            throw ShelfError(.usage, "\(spelled) needs a value (\(option.value!))", hint: usageHint(invocation.command))
+        }
+        if !option.repeatable, invocation.values[option.name] != nil {
+            throw ShelfError(.usage, "\(spelled) given twice", hint: usageHint(invocation.command))
+        }
+        invocation.values[option.name, default: []].append(value)
+    }
+
+    private static func checkArguments(_ invocation: Invocation) throws(ShelfError) {
+        let specs = invocation.command.arguments
+        let required = specs.filter { !$0.optional }.count
+        let variadic = specs.contains { $0.variadic }
+        if invocation.arguments.count < required {
+            let missing = specs.filter { !$0.optional }[invocation.arguments.count].name
+            throw ShelfError(.usage, "\(invocation.command.name): missing \(missing)", hint: usageHint(invocation.command))
+        }
+        if !variadic && invocation.arguments.count > specs.count {
+            let extra = invocation.arguments[specs.count]
+            throw ShelfError(.usage, "\(invocation.command.name): unexpected argument '\(Display.safe(extra))'",
+                             hint: usageHint(invocation.command))
+        }
+    }
+
+    static func usageHint(_ command: CommandSpec) -> String {
+        "usage: \(command.usage) (see sshelf \(command.name) --help)"
+    }
+
+    private static func unknownOption(_ spelled: String, command: CommandSpec) -> ShelfError {
+        ShelfError(.usage, "\(command.name): unknown option \(Display.safe(spelled))", hint: usageHint(command))
+    }
+
+    private static func unknownCommand(_ words: [String], table: [CommandSpec]) -> ShelfError {
+        let given = words.joined(separator: " ")
+        let first = words.first ?? ""
+        let close = Set(table.map { $0.path[0] }).filter { $0.hasPrefix(String(first.prefix(2))) }.sorted()
+        let hint = close.isEmpty ? "run 'sshelf --help' for the list of commands"
+            : "did you mean: \(close.map { "sshelf \($0)" }.joined(separator: ", "))?"
+        return ShelfError(.usage, "unknown command '\(Display.safe(given))'", hint: hint)
+    }
+}

@@ -1,0 +1,72 @@
+// CommandSpec: the command table's row types. Parsing, --help, the man page and the shell completions are
+// all generated from these rows, so they cannot drift apart.
+import Foundation
+
+struct OptionSpec: Sendable {
+    /// Long name without dashes (`port` for `--port`).
+    var name: String
+    var short: Character? = nil
+    /// Placeholder for the value (`PORT`); nil for a flag that takes none.
+    var value: String? = nil
+    var repeatable = false
+    var help: String
+    /// What the shell completes the value with: a file, a host name, a group path, or a fixed list.
+    var completion: Completion = .none
+
+    enum Completion: Sendable, Equatable { case none, file, host, group, identity, words([String]) }
+
+    static func flag(_ name: String, short: Character? = nil, _ help: String) -> OptionSpec {
+        OptionSpec(name: name, short: short, value: nil, help: help)
+    }
+
+    static func value(_ name: String, _ placeholder: String, short: Character? = nil, repeatable: Bool = false,
+                      completion: Completion = .none, _ help: String) -> OptionSpec {
+        OptionSpec(name: name, short: short, value: placeholder, repeatable: repeatable, help: help, completion: completion)
+    }
+}
+
+struct ArgumentSpec: Sendable {
+    var name: String
+    var help: String
+    var optional = false
+    var variadic = false
+    var completion: OptionSpec.Completion = .none
+
+    var usage: String {
+        let core = variadic ? "\(name)..." : name
+        return optional ? "[\(core)]" : core
+    }
+}
+
+struct CommandSpec: Sendable {
+    /// Words after `sshelf` (`["group", "add"]`).
+    var path: [String]
+    var summary: String
+    var details: String = ""
+    var arguments: [ArgumentSpec] = []
+    var options: [OptionSpec] = []
+    var examples: [String] = []
+    var run: @Sendable (Invocation, AppContext) throws -> Int32
+
+    var name: String { path.joined(separator: " ") }
+
+    var usage: String {
+        var parts = ["sshelf"] + path
+        if !options.isEmpty { parts.append("[OPTIONS]") }
+        parts += arguments.map(\.usage)
+        return parts.joined(separator: " ")
+    }
+}
+
+/// What the parser understood of one command line.
+struct Invocation: Sendable {
+    var command: CommandSpec
+    var arguments: [String] = []
+    var values: [String: [String]] = [:]
+    var flags: Set<String> = []
+
+    func flag(_ name: String) -> Bool { flags.contains(name) }
+    func value(_ name: String) -> String? { values[name]?.last }
+    func all(_ name: String) -> [String] { values[name] ?? [] }
+    func argument(_ index: Int) -> String? { index < arguments.count ? arguments[index] : nil }
+}

@@ -1,0 +1,75 @@
+// HelpText: `--help` pages generated from the command table.
+import Foundation
+
+enum HelpText {
+    static let exitCodes: [(Int32, String)] = [
+        (0, "success"),
+        (1, "the operation failed at run time"),
+        (2, "usage error: unknown command or option, missing or malformed argument"),
+        (3, "not found: no such host, group, identity or forward rule"),
+        (4, "invalid data: a value out of range, a cycle, a problem found by 'sshelf check'"),
+        (5, "storage: the store is damaged, foreign, newer, or readable by others"),
+    ]
+
+    static func overview(_ table: [CommandSpec]) -> String {
+        var out = """
+            sshelf \(AppVersion.version) — a keyboard-driven SSH host manager
+
+            usage: sshelf COMMAND [OPTIONS] [ARGS]
+                   sshelf COMMAND --help
+
+            commands:
+
+            """
+        let width = table.map(\.name.count).max() ?? 10
+        for command in table where !command.summary.isEmpty {
+            out += "  \(command.name.padding(toLength: width + 2, withPad: " ", startingAt: 0))\(command.summary)\n"
+        }
+        out += "\nenvironment:\n"
+        out += "  SSHELF_HOME   keep every sshelf file under this folder instead of the XDG folders\n"
+        out += "  NO_COLOR      turn colour off\n"
+        out += "\nexit codes:\n"
+        for (code, meaning) in exitCodes { out += "  \(code)  \(meaning)\n" }
+        return out
+    }
+
+    static func group(_ prefix: [String], _ children: [CommandSpec]) -> String {
+        let width = children.map(\.name.count).max() ?? 10
+        var out = "usage: sshelf \(prefix.joined(separator: " ")) SUBCOMMAND ...\n\nsubcommands:\n"
+        for command in children {
+            out += "  \(command.name.padding(toLength: width + 2, withPad: " ", startingAt: 0))\(command.summary)\n"
+        }
+        return out
+    }
+
+    static func command(_ command: CommandSpec) -> String {
+        var out = "usage: \(command.usage)\n\n\(command.summary)\n"
+        if !command.details.isEmpty { out += "\n\(command.details)\n" }
+        if !command.arguments.isEmpty {
+            out += "\narguments:\n"
+            let width = command.arguments.map(\.name.count).max() ?? 0
+            for argument in command.arguments {
+                out += "  \(argument.name.padding(toLength: width + 2, withPad: " ", startingAt: 0))\(argument.help)\n"
+            }
+        }
+        let options = command.options + [ArgumentParser.globalHelp]
+        out += "\noptions:\n"
+        let labels = options.map(optionLabel)
+        let width = labels.map(\.count).max() ?? 0
+        for (option, label) in zip(options, labels) {
+            out += "  \(label.padding(toLength: width + 2, withPad: " ", startingAt: 0))\(option.help)\n"
+        }
+        if !command.examples.isEmpty {
+            out += "\nexamples:\n" + command.examples.map { "  \($0)\n" }.joined()
+        }
+        return out
+    }
+
+    static func optionLabel(_ option: OptionSpec) -> String {
+        var label = option.short.map { "-\($0), " } ?? "    "
+        label += "--\(option.name)"
+        if let value = option.value { label += " \(value)" }
+        if option.repeatable { label += "..." }
+        return label
+    }
+}

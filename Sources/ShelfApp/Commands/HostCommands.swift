@@ -1,0 +1,265 @@
+// HostCommands: list, show, add, edit, rm and mv of hosts. Writes happen inside one BEGIN IMMEDIATE
+// transaction each, so two sshelf processes editing at once never lose an update.
+import Foundation
+import ShelfCore
+import ShelfStore
+
+enum HostCommands {
+    static let hostOptions: [OptionSpec] = [
+        .value("host", "HOSTNAME", short: "H", "address to connect to: DNS name, IPv4 or IPv6"),
+        .value("user", "USER", short: "u", "login user (default: ssh's default)"),
+        .value("port", "PORT", short: "p", "port, 1-65535 (default 22)"),
+        .value("group", "PATH", short: "g", completion: .group, "group path such as prod/eu; created if missing ('' or / for none)"),
+        .value("tag", "TAG", short: "t", repeatable: true, "add a tag (repeatable)"),
+        .value("auth", "METHOD", completion: .words(AuthMethod.knownCases.map(\.rawValue)),
+               "auto, publickey, password, keyboardInteractive or agent"),
+        .value("identity", "NAME", completion: .identity, "identity (key) to log in with ('' for none)"),
+        .value("jump", "HOST[,HOST...]", completion: .host, "jump through these hosts, outermost first ('' for none)"),
+        .value("notes", "TEXT", "free-form notes"),
+    ]
+
+    static let commands: [CommandSpec] = [
+        CommandSpec(
+            path: ["list"], summary: "list hosts, optionally filtered",
+            details: "Every word of FILTER must appear (case-insensitively) in the host's name, hostname, user, tags or group path.",
+            arguments: [ArgumentSpec(name: "FILTER", help: "words to search for", optional: true, variadic: true)],
+            options: [
+                .value("group", "PATH", short: "g", completion: .group, "only hosts in this group and its subgroups"),
+                .flag("json", "print JSON (an array of host records) for scripts"),
+            ],
+            examples: ["sshelf list", "sshelf list prod db", "sshelf list --group prod/eu --json"],
+            run: list),
+        CommandSpec(
+            path: ["show"], summary: "show one host with its forward rules",
+            arguments: [ArgumentSpec(name: "NAME", help: "host name (or id prefix)", completion: .host)],
+            options: [.flag("json", "print JSON for scripts")], run: show),
+        CommandSpec(
+            path: ["add"], summary: "add a host",
+            arguments: [ArgumentSpec(name: "NAME", help: "the alias you will type, e.g. prod-db")],
+            options: hostOptions,
+            examples: ["sshelf add prod-db --host db1.example.com --user deploy --group prod/eu --tag db"],
+            run: add),
+        CommandSpec(
+            path: ["edit"], summary: "change a host's settings",
+            details: "Only the options given change. --tag adds a tag, --untag removes one.",
+            arguments: [ArgumentSpec(name: "NAME", help: "host name (or id prefix)", completion: .host)],
+            options: hostOptions + [
+                .value("rename", "NEWNAME", "give the host a new name"),
+                .value("untag", "TAG", repeatable: true, "remove a tag (repeatable)"),
+            ],
+            examples: ["sshelf edit prod-db --port 2222 --tag critical"],
+            run: edit),
+        CommandSpec(
+            path: ["rm"], summary: "remove hosts and their forward rules",
+            arguments: [ArgumentSpec(name: "NAME", help: "host names (or id prefixes)", variadic: true, completion: .host)],
+            run: remove),
+        CommandSpec(
+            path: ["mv"], summary: "move a host to another group",
+            arguments: [ArgumentSpec(name: "NAME", help: "host name (or id prefix)", completion: .host)],
+            options: [.value("group", "PATH", short: "g", completion: .group, "destination group ('' or / for the top level)")],
+            run: move),
+    ]
+
+    // MARK: list / show
+
+    static func list(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+        let store = try context.store()
+        let (hosts, tree) = try store.read { store -> ([ShelfCore.Host], GroupTree) in
+            let tree = GroupTree(try store.groups())
+            var scope: Set<UUID>? = nil
+            if let path = call.value("group"), !GroupTree.components(path).isEmpty {
+                scope = tree.subtree(of: try Resolve.group(path, tree: tree).id)
+            }
+            return (try store.searchHosts(call.arguments.joined(separator: " "), inGroups: scope), tree)
+        }
+        if call.flag("json") {
+            let views = hosts.map { HostJSON(host: $0, groupPath: tree.path(of: $0.groupID)) }
+            context.print(try JSONOutput.encode(views))
+            return 0
+        }
+        if hosts.isEmpty {
+            context.errorOutput(call.arguments.isEmpty && call.value("group") == nil
+                ? "no hosts yet; add one with 'sshelf add NAME --host HOSTNAME' or 'sshelf import ssh-config'\n"
+                : "no host matches\n")
+            return 0
+        }
+        let rows = hosts.map { [$0.name, $0.destination, tree.path(of: $0.groupID), $0.tags.joined(separator: ",")] }
+        context.output(Display.table(["NAME", "DESTINATION", "GROUP", "TAGS"], rows))
+        return 0
+    }
+
+    static func show(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+        let store = try context.store()
+        return try store.read { store in
+            let host = try Resolve.host(call.arguments[0], in: store)
+            let tree = GroupTree(try store.groups())
+            let rules = try store.forwardRules(hostID: host.id)
+            let identity = try host.identityID.flatMap { id in try store.identities().first { $0.id == id } }
+            let jumps = try host.jumpHostIDs.map { id in try store.host(id: id)?.name ?? "(missing \(Display.shortID(id)))" }
+            if call.flag("json") {
+                var view = HostJSON(host: host, groupPath: tree.path(of: host.groupID))
+                view.forwards = rules
+                view.identityName = identity?.name
+                context.print(try JSONOutput.encode(view))
+                return 0
+            }
+            var lines: [(String, String)] = [
+                ("name", host.name), ("id", host.id.uuidString.lowercased()), ("destination", host.destination),
+                ("group", tree.path(of: host.groupID).isEmpty ? "(none)" : tree.path(of: host.groupID)),
+                ("tags", host.tags.isEmpty ? "(none)" : host.tags.joined(separator: ", ")),
+                ("auth", host.authMethod.rawValue),
+                ("identity", identity.map { "\($0.name) (\($0.keyType.rawValue))\($0.keyFile.isEmpty ? "" : ", file \($0.keyFile)")" } ?? "(none)"),
+                ("password", host.passwordRef.map { "in the vault as \($0.rawValue)" } ?? "(none stored; asked when needed)"),
+                ("jump", jumps.isEmpty ? (host.unresolvedJump.isEmpty ? "(none)" : "\(host.unresolvedJump) (not a known host)") : jumps.joined(separator: " -> ")),
+                ("host key", host.pinnedHostKey.map { "\($0.type) pinned" } ?? "(not pinned)"),
+                ("last connected", Display.relative(host.lastConnectedAt)),
+            ]
+            if !host.notes.isEmpty { lines.append(("notes", host.notes)) }
+            var out = lines.map { "\($0.0.padding(toLength: 15, withPad: " ", startingAt: 0))\(Display.safe($0.1))\n" }.joined()
+            if !rules.isEmpty {
+                out += "forwards:\n"
+                for rule in rules {
+                    out += "  \(Display.shortID(rule.id))  -\(rule.spec.flag) \(rule.spec)"
+                    out += rule.enabled ? "" : "  (disabled)"
+                    out += rule.autostart ? "  autostart" : ""
+                    out += rule.name.isEmpty ? "\n" : "  \(Display.safe(rule.name))\n"
+                }
+            }
+            context.output(out)
+            return 0
+        }
+    }
+
+    // MARK: add / edit
+
+    static func add(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+        guard call.value("host") != nil else {
+            throw ShelfError(.usage, "add: --host is required", hint: ArgumentParser.usageHint(call.command))
+        }
+        let store = try context.store()
+        let host = try store.write { store in
+            var host = ShelfCore.Host(name: call.arguments[0])
+            try apply(call, to: &host, store: store)
+            try validate(host, store: store)
+            try store.save(host)
+            return host
+        }
+        context.print("added \(Display.safe(host.name)) (\(Display.safe(host.destination)))")
+        return 0
+    }
+
+    static func edit(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+        let store = try context.store()
+        let host = try store.write { store in
+            var host = try Resolve.host(call.arguments[0], in: store)
+            if let name = call.value("rename") { host.name = name }
+            try apply(call, to: &host, store: store)
+            let untag = Set(call.all("untag"))
+            host.tags.removeAll { untag.contains($0) }
+            host.updatedAt = Date()
+            try validate(host, store: store)
+            try store.save(host)
+            return host
+        }
+        context.print("updated \(Display.safe(host.name)) (\(Display.safe(host.destination)))")
+        return 0
+    }
+
+    /// Applies the shared host options; only options that were given change anything.
+    static func apply(_ call: Invocation, to host: inout ShelfCore.Host, store: Store) throws {
+        if let hostname = call.value("host") { host.hostname = hostname }
+        if let user = call.value("user") { host.user = user }
+        if let port = call.value("port") { host.port = try Resolve.port(port, option: "port") }
+        if let path = call.value("group") { host.groupID = try Resolve.groupCreating(path, in: store)?.id }
+        for tag in call.all("tag") where !host.tags.contains(tag) { host.tags.append(tag) }
+        if let auth = call.value("auth") { host.authMethod = try Resolve.authMethod(auth) }
+        if let name = call.value("identity") {
+            host.identityID = name.isEmpty ? nil : try Resolve.identity(name, in: store).id
+        }
+        if let jump = call.value("jump") {
+            let names = jump.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            host.jumpHostIDs = try names.map { try Resolve.host($0, in: store).id }
+            host.unresolvedJump = ""
+        }
+        if let notes = call.value("notes") { host.notes = notes }
+    }
+
+    /// Field rules plus the jump-chain cycle check against the hosts already stored.
+    static func validate(_ host: ShelfCore.Host, store: Store) throws {
+        var problems = Validation.problems(host)
+        if problems.isEmpty, !host.jumpHostIDs.isEmpty {
+            var byID = Dictionary(try store.hosts().map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+            byID[host.id] = host
+            if let cycle = ModelCheck.jumpCycle(from: host.id, in: byID) {
+                let names = cycle.map { byID[$0]?.name ?? "?" }.joined(separator: " -> ")
+                problems.append(ValidationError(field: "jump", message: "jump chain would loop: \(names)"))
+            }
+        }
+        guard problems.isEmpty else { throw ShelfError.invalid(problems) }
+    }
+
+    // MARK: rm / mv
+
+    static func remove(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+        let store = try context.store()
+        let report = try store.write { store -> [String] in
+            var report: [String] = []
+            var seen: Set<UUID> = []
+            for name in call.arguments {
+                let host = try Resolve.host(name, in: store)
+                guard seen.insert(host.id).inserted else { continue }
+                let rules = try store.forwardRules(hostID: host.id)
+                for rule in rules { try store.deleteForwardRule(rule.id) }
+                try store.deleteHost(host.id)
+                let dependents = try store.hosts().filter { $0.jumpHostIDs.contains(host.id) }.map(\.name)
+                var line = "removed \(Display.safe(host.name))"
+                if !rules.isEmpty { line += " and its \(rules.count) forward rule\(rules.count == 1 ? "" : "s")" }
+                if !dependents.isEmpty {
+                    line += "; note: \(dependents.map(Display.safe).joined(separator: ", ")) jumped through it (see 'sshelf check')"
+                }
+                report.append(line)
+            }
+            return report
+        }
+        context.print(report.joined(separator: "\n"))
+        return 0
+    }
+
+    static func move(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+        guard let path = call.value("group") else {
+            throw ShelfError(.usage, "mv: --group is required", hint: ArgumentParser.usageHint(call.command))
+        }
+        let store = try context.store()
+        let (host, shownPath) = try store.write { store in
+            var host = try Resolve.host(call.arguments[0], in: store)
+            host.groupID = try Resolve.groupCreating(path, in: store)?.id
+            host.updatedAt = Date()
+            try store.save(host)
+            return (host, GroupTree(try store.groups()).path(of: host.groupID))
+        }
+        context.print("moved \(Display.safe(host.name)) to \(shownPath.isEmpty ? "the top level" : Display.safe(shownPath))")
+        return 0
+    }
+}
+
+/// A host as `list --json` and `show --json` print it: the record plus what a script would otherwise join.
+struct HostJSON: Encodable {
+    var host: ShelfCore.Host
+    var groupPath: String
+    var identityName: String? = nil
+    var forwards: [PortForwardRule]? = nil
+
+    func encode(to encoder: Encoder) throws {
+        try host.encode(to: encoder)
+        var container = encoder.container(keyedBy: AnyCodingKey.self)
+        try container.encode(groupPath, forKey: AnyCodingKey("groupPath"))
+        if let identityName { try container.encode(identityName, forKey: AnyCodingKey("identityName")) }
+        if let forwards { try container.encode(forwards, forKey: AnyCodingKey("forwards")) }
+    }
+}
+
+enum JSONOutput {
+    static func encode<T: Encodable>(_ value: T) throws -> String {
+        String(decoding: try ShelfJSON.encoder(pretty: true).encode(value), as: UTF8.self)
+    }
+}

@@ -1,0 +1,114 @@
+// ImportExportCommands: `sshelf import ssh-config` (idempotent: updates by name, never duplicates, never
+// touches the source file) and `sshelf export ssh-config` (a config `ssh -G` resolves the same way).
+import Foundation
+import ShelfCore
+import ShelfStore
+import ShelfSystem
+
+enum ImportExportCommands {
+    static let commands: [CommandSpec] = [
+        CommandSpec(
+            path: ["import", "ssh-config"], summary: "import hosts from an OpenSSH config (default ~/.ssh/config)",
+            details: """
+                Host blocks become hosts (one per name); HostName, User, Port, IdentityFile, ProxyJump and \
+                Local/Remote/DynamicForward are carried over, with Include followed (globs; relative paths \
+                resolve against ~/.ssh, or the imported file's folder when it lies elsewhere). Wildcard \
+                patterns and Match blocks are reported as skipped with their line. Importing again updates \
+                hosts of the same name instead of adding duplicates. The file itself is only read.
+                """,
+            arguments: [ArgumentSpec(name: "PATH", help: "config file to read", optional: true, completion: .file)],
+            options: [
+                .value("group", "PATH", short: "g", completion: .group, "put newly added hosts in this group"),
+                .flag("dry-run", short: "n", "show what would change without writing anything"),
+            ],
+            run: importConfig),
+        CommandSpec(
+            path: ["export", "ssh-config"], summary: "print all hosts as an OpenSSH config (no secrets)",
+            options: [
+                .value("output", "FILE", short: "o", completion: .file, "write to FILE (mode 0600) instead of standard output"),
+                .flag("force", short: "f", "replace FILE if it exists"),
+            ],
+            examples: ["sshelf export ssh-config > ~/.ssh/sshelf.conf   # then 'Include sshelf.conf' in ~/.ssh/config"],
+            run: exportConfig),
+    ]
+
+    struct DryRun: Error { var summary: String }
+
+    static func fileSource(home: String) -> SSHConfigSource {
+        SSHConfigSource(
+            read: { path in
+                var info = stat()
+                guard stat(path, &info) == 0 else {
+                    throw ShelfError(.notFound, "cannot read \(path): \(String(cString: strerror(errno)))")
+                }
+                guard (info.st_mode & S_IFMT) == S_IFREG else { throw ShelfError(.invalid, "\(path) is not a regular file") }
+                guard info.st_size <= SSHConfigReader.maxFileSize else {
+                    throw ShelfError(.invalid, "\(path) is larger than \(SSHConfigReader.maxFileSize / 1024 / 1024) MiB; not an ssh config")
+                }
+                guard let data = FileManager.default.contents(atPath: path) else {
+                    throw ShelfError(.failure, "cannot read \(path)")
+                }
+                guard let text = String(data: data, encoding: .utf8) else {
+                    throw ShelfError(.invalid, "\(path) is not UTF-8 text (a binary file?)")
+                }
+                return text
+            },
+            glob: { pattern in
+                var result = glob_t()
+                defer { globfree(&result) }
+                guard Glibc.glob(pattern, 0, nil, &result) == 0 else { return [] }
+                return (0..<Int(result.gl_pathc)).compactMap { result.gl_pathv[$0].map { String(cString: $0) } }
+            },
+            homeDirectory: home)
+    }
+
+    static func importConfig(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+        let home = context.homeDirectory
+        let path = SSHConfigReader.expandTilde(call.argument(0) ?? "~/.ssh/config", home: home)
+        let sshDirectory = home + "/.ssh"
+        let base = path.hasPrefix(sshDirectory + "/") ? sshDirectory : (path as NSString).deletingLastPathComponent
+        let document: SSHConfigDocument
+        do {
+            document = try SSHConfigReader.read(path: path, source: fileSource(home: home), includeBase: base)
+        } catch let error as SSHConfigSyntaxError {
+            throw ShelfError(.invalid, "\(error)", hint: "fix that line (ssh -G would reject it too); nothing was imported")
+        }
+        let resolved = SSHConfigResolver.resolve(document)
+        let store = try context.store()
+        let summary: ImportSummary
+        do {
+            summary = try store.write { store in
+                let summary = try ImportPlan.apply(resolved, groupPath: call.value("group"), home: home, store: store)
+                if call.flag("dry-run") { throw DryRun(summary: summary.text(path: path, dryRun: true)) }
+                return summary
+            }
+        } catch let dry as DryRun {
+            context.output(dry.summary)
+            return 0
+        }
+        context.output(summary.text(path: path, dryRun: false))
+        return summary.failures.isEmpty ? 0 : 4
+    }
+
+    static func exportConfig(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+        let store = try context.store()
+        let input = try store.read { store in
+            SSHConfigEmitter.Input(hosts: try store.hosts(), identities: try store.identities(),
+                                   rules: try store.forwardRules(), groups: try store.groups())
+        }
+        let text = SSHConfigEmitter.emit(input, generatedBy: "sshelf \(AppVersion.version)")
+        guard let output = call.value("output") else {
+            context.output(text)
+            return 0
+        }
+        let path = SSHConfigReader.expandTilde(output, home: context.homeDirectory)
+        if FileManager.default.fileExists(atPath: path) && !call.flag("force") {
+            throw ShelfError(.usage, "\(path) exists", hint: "pass --force to replace it")
+        }
+        do { try PrivateFiles.atomicWrite(Data(text.utf8), to: path) } catch {
+            throw ShelfError(.failure, "cannot write \(path): \(error)")
+        }
+        context.print("wrote \(input.hosts.count) host\(input.hosts.count == 1 ? "" : "s") to \(path)")
+        return 0
+    }
+}

@@ -1,0 +1,82 @@
+// MiscCommands: `check` (cross-record problems), `identity list`, `completions`, `manpage`, `version`.
+import Foundation
+import ShelfCore
+import ShelfSSH
+import ShelfStore
+import ShelfTerminal
+import ShelfVault
+
+enum MiscCommands {
+    static let commands: [CommandSpec] = [
+        CommandSpec(path: ["identity", "list"], summary: "list identities (keys) and the hosts using them",
+                    options: [.flag("json", "print JSON for scripts")], run: identityList),
+        CommandSpec(path: ["check"], summary: "report problems in the store: cycles, dangling references, invalid fields",
+                    details: "Records with problems are kept (sync may still deliver the missing half); this lists them. Exit code 4 when anything is found.",
+                    options: [.flag("json", "print JSON for scripts")], run: check),
+        CommandSpec(path: ["completions"], summary: "print a shell completion script",
+                    arguments: [ArgumentSpec(name: "SHELL", help: "bash, zsh or fish", completion: .words(["bash", "zsh", "fish"]))],
+                    examples: ["sshelf completions bash > ~/.local/share/bash-completion/completions/sshelf"],
+                    run: completions),
+        CommandSpec(path: ["manpage"], summary: "print the sshelf(1) manual page (roff)", run: manpage),
+        CommandSpec(path: ["version"], summary: "print version and library versions", run: version),
+    ]
+
+    static func identityList(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+        let store = try context.store()
+        let (identities, hosts) = try store.read { store in (try store.identities(), try store.hosts()) }
+        if call.flag("json") {
+            context.print(try JSONOutput.encode(identities))
+            return 0
+        }
+        if identities.isEmpty {
+            context.errorOutput("no identities yet; 'sshelf import ssh-config' records IdentityFile keys\n")
+            return 0
+        }
+        let users = Dictionary(grouping: hosts.filter { $0.identityID != nil }, by: { $0.identityID! })
+        let rows = identities.map { identity in
+            [identity.name, identity.keyType.rawValue, identity.privateKeyRef == nil ? identity.keyFile : "vault",
+             "\(users[identity.id]?.count ?? 0)"]
+        }
+        context.output(Display.table(["NAME", "TYPE", "PRIVATE KEY", "HOSTS"], rows))
+        return 0
+    }
+
+    static func check(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+        let problems = try context.store().problems()
+        if call.flag("json") {
+            struct View: Encodable { var kind: String; var recordID: UUID; var message: String }
+            context.print(try JSONOutput.encode(problems.map { View(kind: $0.kind.rawValue, recordID: $0.recordID, message: $0.message) }))
+        } else if problems.isEmpty {
+            context.print("no problems found")
+        } else {
+            context.output(problems.map { "\(Display.safe($0.message))\n" }.joined())
+        }
+        return problems.isEmpty ? 0 : 4
+    }
+
+    static func completions(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+        switch call.arguments[0] {
+        case "bash": context.output(Completions.bash(Commands.table))
+        case "zsh": context.output(Completions.zsh(Commands.table))
+        case "fish": context.output(Completions.fish(Commands.table))
+        default:
+            throw ShelfError(.usage, "completions: unknown shell '\(Display.safe(call.arguments[0]))'", hint: "one of: bash, zsh, fish")
+        }
+        return 0
+    }
+
+    static func manpage(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+        context.output(ManPage.render(Commands.table))
+        return 0
+    }
+
+    static func version(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+        context.print("""
+            sshelf \(AppVersion.version)
+            libssh2 \(LibSSH2.version)
+            libsodium \(Sodium.version)
+            \(Terminal.cursesVersion)
+            """)
+        return 0
+    }
+}

@@ -1,0 +1,45 @@
+// Display: making stored text safe to print (no escape sequences from a synced record reach the terminal)
+// and laying out simple aligned tables.
+import Foundation
+import ShelfCore
+
+enum Display {
+    /// Replaces control and bidi-override characters with '?'.
+    static func safe(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: Validation.isForbidden) else { return text }
+        var scalars = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars { scalars.append(Validation.isForbidden(scalar) ? "?" : scalar) }
+        return String(scalars)
+    }
+
+    /// Columns padded to the widest cell; the last column is not padded.
+    static func table(_ header: [String], _ rows: [[String]]) -> String {
+        let all = [header] + rows.map { $0.map(safe) }
+        var widths = Array(repeating: 0, count: header.count)
+        for row in all { for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], cell.count) } }
+        var out = ""
+        out.reserveCapacity(all.count * 64)
+        for row in all {
+            var line = ""
+            for (i, cell) in row.enumerated() {
+                line += i == row.count - 1 ? cell : cell.padding(toLength: widths[i] + 2, withPad: " ", startingAt: 0)
+            }
+            while line.last == " " { line.removeLast() }
+            out += line + "\n"
+        }
+        return out
+    }
+
+    static func shortID(_ id: UUID) -> String { String(id.uuidString.lowercased().prefix(8)) }
+
+    static func relative(_ date: Date?, now: Date = Date()) -> String {
+        guard let date else { return "never" }
+        let seconds = Int(now.timeIntervalSince(date))
+        switch seconds {
+        case ..<60: return "just now"
+        case ..<3600: return "\(seconds / 60) min ago"
+        case ..<86400: return "\(seconds / 3600) h ago"
+        default: return "\(seconds / 86400) d ago"
+        }
+    }
+}

@@ -1,0 +1,74 @@
+// SshelfMain: the composition root — hardens the process, parses argv against the command table, runs the
+// command, and turns every error into `sshelf: error: …` / `sshelf: hint: …` with its exit code.
+import Foundation
+import ShelfCore
+import ShelfStore
+import ShelfSystem
+
+public enum SshelfMain {
+    public static func run(arguments: [String]) -> Int32 {
+        ProcessHardening.apply()
+        signal(SIGPIPE, SIG_IGN)  // `sshelf list | head` must end quietly, not die mid-write
+        let context = AppContext(
+            environment: ProcessInfo.processInfo.environment,
+            output: { StandardStreams.write($0, fd: 1) },
+            errorOutput: { StandardStreams.write($0, fd: 2) })
+        return run(Array(arguments.dropFirst()), context: context)
+    }
+
+    static func run(_ argv: [String], context: AppContext) -> Int32 {
+        do {
+            switch try ArgumentParser.parse(argv, table: Commands.table) {
+            case .help(let text):
+                context.output(text)
+                return 0
+            case .version:
+                context.print("sshelf \(AppVersion.version)")
+                return 0
+            case .run(let invocation):
+                return try invocation.command.run(invocation, context)
+            }
+        } catch let error as ShelfError {
+            report(error, context: context)
+            return error.exitCode
+        } catch let error as StoreError {
+            report(ShelfError(.storage, error.message, hint: error.hint), context: context)
+            return 5
+        } catch let error as ValidationError {
+            report(ShelfError(.invalid, error.message), context: context)
+            return 4
+        } catch {
+            report(ShelfError(.failure, "\(error)"), context: context)
+            return 1
+        }
+    }
+
+    static func report(_ error: ShelfError, context: AppContext) {
+        var text = "sshelf: error: \(Display.safe(error.message))\n"
+        if let hint = error.hint { text += "sshelf: hint: \(Display.safe(hint))\n" }
+        context.errorOutput(text)
+    }
+}
+
+/// Output goes straight to the file descriptors (unbuffered by us), so nothing is pending at exit.
+public func exitProcess(_ code: Int32) -> Never {
+    exit(code)
+}
+
+enum StandardStreams {
+    /// Writes all of `text`, retrying short writes and EINTR; a closed pipe (EPIPE) ends the write quietly.
+    static func write(_ text: String, fd: Int32) {
+        var text = text
+        text.withUTF8 { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return
+                }
+                offset += written
+            }
+        }
+    }
+}

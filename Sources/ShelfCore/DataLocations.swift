@@ -1,0 +1,46 @@
+// DataLocations: where sshelf keeps each file (XDG base directories; SSHELF_HOME=DIR puts everything under
+// DIR, for tests and benchmarks). Pure: computed from an environment dictionary.
+import Foundation
+
+public struct DataLocations: Sendable, Equatable {
+    public var dataDirectory: String
+    public var stateDirectory: String
+    public var configDirectory: String
+    public var runtimeDirectory: String
+
+    public var store: String { dataDirectory + "/store.sqlite" }
+    public var vault: String { dataDirectory + "/vault.sqlite" }
+    public var knownHosts: String { dataDirectory + "/known_hosts" }
+    public var deviceKey: String { stateDirectory + "/device.key" }
+    public var syncWorkingCopy: String { stateDirectory + "/sync" }
+    public var log: String { stateDirectory + "/sshelf.log" }
+
+    public static func resolve(environment env: [String: String]) -> DataLocations {
+        if let root = env["SSHELF_HOME"], !root.isEmpty {
+            let base = trimmed(root)
+            return DataLocations(dataDirectory: base + "/data", stateDirectory: base + "/state",
+                                 configDirectory: base + "/config", runtimeDirectory: base + "/run")
+        }
+        let home = trimmed(env["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory())
+        func xdg(_ name: String, _ fallback: String) -> String {
+            // XDG says relative paths are invalid and must be ignored.
+            if let value = env[name], value.hasPrefix("/") { return trimmed(value) + "/sshelf" }
+            return home + fallback + "/sshelf"
+        }
+        let runtime: String
+        if let value = env["XDG_RUNTIME_DIR"], value.hasPrefix("/") {
+            runtime = trimmed(value) + "/sshelf"
+        } else {
+            runtime = xdg("XDG_STATE_HOME", "/.local/state") + "/run"
+        }
+        return DataLocations(dataDirectory: xdg("XDG_DATA_HOME", "/.local/share"),
+                             stateDirectory: xdg("XDG_STATE_HOME", "/.local/state"),
+                             configDirectory: xdg("XDG_CONFIG_HOME", "/.config"), runtimeDirectory: runtime)
+    }
+
+    private static func trimmed(_ path: String) -> String {
+        var path = path
+        while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
+        return path
+    }
+}

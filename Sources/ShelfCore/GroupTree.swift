@@ -1,0 +1,80 @@
+// GroupTree: slash paths over the flat group records (`prod/eu`), resolved by name from the top; survives
+// cycles and missing parents (treated as top level) because sync can deliver either.
+import Foundation
+
+public struct GroupTree: Sendable {
+    public let groups: [UUID: HostGroup]
+    private let childrenByParent: [UUID?: [HostGroup]]
+
+    public init(_ groups: [HostGroup]) {
+        let byID = Dictionary(groups.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        self.groups = byID
+        var children: [UUID?: [HostGroup]] = [:]
+        for group in byID.values {
+            // A missing parent or a cycle puts the group at the top level, so it stays reachable.
+            let parent = group.parentID.flatMap { byID[$0] != nil ? $0 : nil }
+            let key = (parent != nil && ModelCheck.ancestors(of: group.id, in: byID).cycle) ? nil : parent
+            children[key, default: []].append(group)
+        }
+        for key in children.keys { children[key]?.sort(by: GroupTree.order) }
+        childrenByParent = children
+    }
+
+    /// Sort order first, then name, then id, so equal names from two devices order the same everywhere.
+    public static func order(_ a: HostGroup, _ b: HostGroup) -> Bool {
+        if a.sortOrder != b.sortOrder { return a.sortOrder < b.sortOrder }
+        if a.name != b.name { return a.name.localizedStandardCompare(b.name) == .orderedAscending }
+        return a.id.uuidString < b.id.uuidString
+    }
+
+    public func children(of parentID: UUID?) -> [HostGroup] { childrenByParent[parentID] ?? [] }
+
+    /// `prod/eu` for a group; empty for nil. A cycle is cut where it repeats.
+    public func path(of groupID: UUID?) -> String {
+        guard let groupID, let group = groups[groupID] else { return "" }
+        let (chain, _) = ModelCheck.ancestors(of: groupID, in: groups)
+        return (chain.reversed().map(\.name) + [group.name]).joined(separator: "/")
+    }
+
+    public static func components(_ path: String) -> [String] {
+        path.split(separator: "/", omittingEmptySubsequences: true).map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }.filter { !$0.isEmpty }
+    }
+
+    /// Finds the group at a path; with two groups of the same name the first in sort order wins.
+    public func find(_ path: String) -> HostGroup? {
+        var parent: UUID? = nil
+        var found: HostGroup? = nil
+        for name in Self.components(path) {
+            guard let next = children(of: parent).first(where: { $0.name == name }) else { return nil }
+            found = next
+            parent = next.id
+        }
+        return found
+    }
+
+    /// Every group in display order, depth-first, with its depth.
+    public func flattened() -> [(group: HostGroup, depth: Int)] {
+        var result: [(HostGroup, Int)] = []
+        var visited: Set<UUID> = []
+        func walk(_ parent: UUID?, _ depth: Int) {
+            for child in children(of: parent) where visited.insert(child.id).inserted {
+                result.append((child, depth))
+                walk(child.id, depth + 1)
+            }
+        }
+        walk(nil, 0)
+        return result
+    }
+
+    /// The group and all its descendants.
+    public func subtree(of groupID: UUID) -> Set<UUID> {
+        var result: Set<UUID> = [groupID]
+        var queue = [groupID]
+        while let id = queue.popLast() {
+            for child in children(of: id) where result.insert(child.id).inserted { queue.append(child.id) }
+        }
+        return result
+    }
+}

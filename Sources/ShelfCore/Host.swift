@@ -1,0 +1,126 @@
+// Host: one SSH destination of the config track. Holds reference keys to its secrets, never the secrets.
+import Foundation
+
+/// A host key pinned on the host record, so trust travels with sync.
+public struct PinnedHostKey: Hashable, Sendable, Codable {
+    /// OpenSSH algorithm name, e.g. `ssh-ed25519`.
+    public var type: String
+    /// The key blob, base64 as in known_hosts.
+    public var key: String
+
+    public init(type: String, key: String) {
+        self.type = type
+        self.key = key
+    }
+}
+
+public struct Host: Hashable, Sendable, Codable, Identifiable {
+    public var id: UUID
+    /// The alias the user types (`sshelf connect prod-db`); not unique, because two devices may both create one.
+    public var name: String
+    public var hostname: String
+    public var port: Int
+    public var user: String
+    public var groupID: UUID?
+    public var tags: [String]
+    public var authMethod: AuthMethod
+    public var identityID: UUID?
+    public var passwordRef: ReferenceKey?
+    /// Hosts to jump through, outermost first (OpenSSH ProxyJump order).
+    public var jumpHostIDs: [UUID]
+    /// A ProxyJump value that named no known host at import time, kept as written.
+    public var unresolvedJump: String
+    public var pinnedHostKey: PinnedHostKey?
+    public var notes: String
+    public var createdAt: Date
+    public var updatedAt: Date
+    public var lastConnectedAt: Date?
+    public var extra: [String: JSONValue]
+
+    public static let defaultPort = 22
+
+    public init(
+        id: UUID = UUID(), name: String = "", hostname: String = "", port: Int = Host.defaultPort, user: String = "",
+        groupID: UUID? = nil, tags: [String] = [], authMethod: AuthMethod = .auto, identityID: UUID? = nil,
+        passwordRef: ReferenceKey? = nil, jumpHostIDs: [UUID] = [], unresolvedJump: String = "",
+        pinnedHostKey: PinnedHostKey? = nil, notes: String = "", createdAt: Date = Date(), updatedAt: Date = Date(),
+        lastConnectedAt: Date? = nil, extra: [String: JSONValue] = [:]
+    ) {
+        self.id = id
+        self.name = name
+        self.hostname = hostname
+        self.port = port
+        self.user = user
+        self.groupID = groupID
+        self.tags = tags
+        self.authMethod = authMethod
+        self.identityID = identityID
+        self.passwordRef = passwordRef
+        self.jumpHostIDs = jumpHostIDs
+        self.unresolvedJump = unresolvedJump
+        self.pinnedHostKey = pinnedHostKey
+        self.notes = notes
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.lastConnectedAt = lastConnectedAt
+        self.extra = extra
+    }
+
+    /// `user@hostname:port` as the list shows it; the port only when it is not 22, IPv6 in brackets then.
+    public var destination: String {
+        let userPart = user.isEmpty ? "" : "\(user)@"
+        guard port != Host.defaultPort else { return userPart + hostname }
+        let hostPart = hostname.contains(":") ? "[\(hostname)]" : hostname
+        return "\(userPart)\(hostPart):\(port)"
+    }
+
+    static let knownFields: Set<String> = [
+        "id", "name", "hostname", "port", "user", "groupID", "tags", "authMethod", "identityID", "passwordRef",
+        "jumpHostIDs", "unresolvedJump", "pinnedHostKey", "notes", "createdAt", "updatedAt", "lastConnectedAt",
+    ]
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: AnyCodingKey.self)
+        let epoch = Date(timeIntervalSince1970: 0)
+        id = try c.field("id", UUID())
+        name = try c.field("name", "")
+        hostname = try c.field("hostname", "")
+        port = try c.field("port", Host.defaultPort)
+        user = try c.field("user", "")
+        groupID = try c.field("groupID", nil as UUID?)
+        tags = try c.field("tags", [String]())
+        authMethod = try c.field("authMethod", AuthMethod.auto)
+        identityID = try c.field("identityID", nil as UUID?)
+        passwordRef = try c.field("passwordRef", nil as ReferenceKey?)
+        jumpHostIDs = try c.field("jumpHostIDs", [UUID]())
+        unresolvedJump = try c.field("unresolvedJump", "")
+        pinnedHostKey = try c.field("pinnedHostKey", nil as PinnedHostKey?)
+        notes = try c.field("notes", "")
+        createdAt = try c.field("createdAt", epoch)
+        updatedAt = try c.field("updatedAt", epoch)
+        lastConnectedAt = try c.field("lastConnectedAt", nil as Date?)
+        extra = try c.unknownFields(known: Self.knownFields)
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: AnyCodingKey.self)
+        try c.put("id", id)
+        try c.put("name", name)
+        try c.put("hostname", hostname)
+        try c.put("port", port)
+        try c.put("user", user)
+        try c.put("groupID", groupID)
+        try c.put("tags", tags)
+        try c.put("authMethod", authMethod)
+        try c.put("identityID", identityID)
+        try c.put("passwordRef", passwordRef)
+        try c.put("jumpHostIDs", jumpHostIDs)
+        try c.put("unresolvedJump", unresolvedJump)
+        try c.put("pinnedHostKey", pinnedHostKey)
+        try c.put("notes", notes)
+        try c.put("createdAt", createdAt)
+        try c.put("updatedAt", updatedAt)
+        try c.put("lastConnectedAt", lastConnectedAt)
+        try c.putUnknown(extra)
+    }
+}

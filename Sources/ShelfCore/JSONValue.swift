@@ -1,0 +1,113 @@
+// JSONValue: an arbitrary JSON value, used to carry fields this version does not know through a round trip.
+import Foundation
+
+public enum JSONValue: Hashable, Sendable, Codable {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([JSONValue].self) {
+            self = .array(value)
+        } else {
+            self = .object(try container.decode([String: JSONValue].self))
+        }
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case .bool(let value): try container.encode(value)
+        case .number(let value): try container.encode(value)
+        case .string(let value): try container.encode(value)
+        case .array(let value): try container.encode(value)
+        case .object(let value): try container.encode(value)
+        }
+    }
+}
+
+/// A coding key for any string, so records can enumerate the keys they do not know.
+public struct AnyCodingKey: CodingKey, Hashable {
+    public let stringValue: String
+    public var intValue: Int? { nil }
+    public init(_ string: String) { stringValue = string }
+    public init?(stringValue: String) { self.stringValue = stringValue }
+    public init?(intValue: Int) { nil }
+}
+
+extension KeyedDecodingContainer where K == AnyCodingKey {
+    /// Decodes a field, falling back to its default when it is absent or null: every field has a default.
+    func field<T: Decodable>(_ name: String, _ fallback: T) throws -> T {
+        try decodeIfPresent(T.self, forKey: AnyCodingKey(name)) ?? fallback
+    }
+
+    /// Every key not in `known`, kept verbatim.
+    func unknownFields(known: Set<String>) throws -> [String: JSONValue] {
+        var extra: [String: JSONValue] = [:]
+        for key in allKeys where !known.contains(key.stringValue) {
+            extra[key.stringValue] = try decode(JSONValue.self, forKey: key)
+        }
+        return extra
+    }
+}
+
+extension KeyedEncodingContainer where K == AnyCodingKey {
+    mutating func put<T: Encodable>(_ name: String, _ value: T) throws {
+        try encode(value, forKey: AnyCodingKey(name))
+    }
+
+    mutating func putUnknown(_ extra: [String: JSONValue]) throws {
+        for (key, value) in extra.sorted(by: { $0.key < $1.key }) { try encode(value, forKey: AnyCodingKey(key)) }
+    }
+}
+
+/// The JSON coders every record goes through: sorted keys, ISO-8601 dates with fractions.
+public enum ShelfJSON {
+    public static func encoder(pretty: Bool = false) -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(ISO8601.format(date))
+        }
+        return encoder
+    }
+
+    public static func decoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            if let seconds = try? container.decode(Double.self) { return Date(timeIntervalSince1970: seconds) }
+            let text = try container.decode(String.self)
+            guard let date = ISO8601.parse(text) else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "not an ISO-8601 date: \(text)")
+            }
+            return date
+        }
+        return decoder
+    }
+}
+
+public enum ISO8601 {
+    private static let withFractions = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+    private static let plain = Date.ISO8601FormatStyle()
+
+    public static func format(_ date: Date) -> String { withFractions.format(date) }
+
+    public static func parse(_ text: String) -> Date? {
+        (try? withFractions.parse(text)) ?? (try? plain.parse(text))
+    }
+}

@@ -1,0 +1,84 @@
+// PortForwardRule: one -L/-R/-D rule of a host, related by a flat hostID so it survives (and is reported)
+// when its host is deleted on another device.
+import Foundation
+
+public struct PortForwardRule: Hashable, Sendable, Codable, Identifiable {
+    public var id: UUID
+    public var hostID: UUID?
+    public var name: String
+    public var kind: ForwardKind
+    public var bindAddress: String
+    public var bindPort: Int
+    /// Empty for dynamic (SOCKS) forwards.
+    public var targetHost: String
+    public var targetPort: Int
+    public var autostart: Bool
+    public var enabled: Bool
+    public var updatedAt: Date
+    public var extra: [String: JSONValue]
+
+    public static let defaultBindAddress = "127.0.0.1"
+
+    public init(
+        id: UUID = UUID(), hostID: UUID? = nil, name: String = "", kind: ForwardKind = .local,
+        bindAddress: String = PortForwardRule.defaultBindAddress, bindPort: Int = 0, targetHost: String = "",
+        targetPort: Int = 0, autostart: Bool = false, enabled: Bool = true, updatedAt: Date = Date(),
+        extra: [String: JSONValue] = [:]
+    ) {
+        self.id = id
+        self.hostID = hostID
+        self.name = name
+        self.kind = kind
+        self.bindAddress = bindAddress
+        self.bindPort = bindPort
+        self.targetHost = targetHost
+        self.targetPort = targetPort
+        self.autostart = autostart
+        self.enabled = enabled
+        self.updatedAt = updatedAt
+        self.extra = extra
+    }
+
+    /// The rule in OpenSSH's own spelling: `-L 127.0.0.1:8080:db:5432`, `-D 1080`.
+    public var spec: ForwardSpec {
+        ForwardSpec(kind: kind, bindAddress: bindAddress, bindPort: bindPort, targetHost: targetHost,
+                    targetPort: targetPort)
+    }
+
+    static let knownFields: Set<String> = [
+        "id", "hostID", "name", "kind", "bindAddress", "bindPort", "targetHost", "targetPort", "autostart",
+        "enabled", "updatedAt",
+    ]
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: AnyCodingKey.self)
+        id = try c.field("id", UUID())
+        hostID = try c.field("hostID", nil as UUID?)
+        name = try c.field("name", "")
+        kind = try c.field("kind", ForwardKind.local)
+        bindAddress = try c.field("bindAddress", PortForwardRule.defaultBindAddress)
+        bindPort = try c.field("bindPort", 0)
+        targetHost = try c.field("targetHost", "")
+        targetPort = try c.field("targetPort", 0)
+        autostart = try c.field("autostart", false)
+        enabled = try c.field("enabled", true)
+        updatedAt = try c.field("updatedAt", Date(timeIntervalSince1970: 0))
+        extra = try c.unknownFields(known: Self.knownFields)
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: AnyCodingKey.self)
+        try c.put("id", id)
+        try c.put("hostID", hostID)
+        try c.put("name", name)
+        try c.put("kind", kind)
+        try c.put("bindAddress", bindAddress)
+        try c.put("bindPort", bindPort)
+        try c.put("targetHost", targetHost)
+        try c.put("targetPort", targetPort)
+        try c.put("autostart", autostart)
+        try c.put("enabled", enabled)
+        try c.put("updatedAt", updatedAt)
+        try c.putUnknown(extra)
+    }
+}

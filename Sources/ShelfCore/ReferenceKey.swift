@@ -1,0 +1,85 @@
+// ReferenceKey: the name under which the vault holds a secret (`host.<uuid>.password`, `identity.<uuid>.privkey`).
+// The config track stores only these names; a value that is not a well-formed reference cannot be constructed.
+import Foundation
+
+public struct ReferenceKey: Hashable, Sendable, Codable, CustomStringConvertible {
+    /// The record family a reference belongs to, i.e. the first component.
+    public enum Owner: String, Sendable, CaseIterable { case host, identity, sync }
+
+    /// What the referenced secret is; the last component.
+    public enum Secret: String, Sendable, CaseIterable { case password, privkey, passphrase, remember, key }
+
+    public let owner: Owner
+    public let ownerID: UUID?
+    public let secret: Secret
+
+    public var description: String { rawValue }
+
+    public var rawValue: String {
+        if let ownerID { return "\(owner.rawValue).\(ownerID.uuidString.lowercased()).\(secret.rawValue)" }
+        return "\(owner.rawValue).\(secret.rawValue)"
+    }
+
+    /// Which secrets each owner may reference: a host has a password and a remember gate, an identity a
+    /// private key and its passphrase, sync has its key. Anything else is not a reference.
+    private static let allowed: [Owner: Set<Secret>] = [
+        .host: [.password, .remember],
+        .identity: [.privkey, .passphrase],
+        .sync: [.key],
+    ]
+
+    public static func host(_ id: UUID, _ secret: Secret) -> ReferenceKey? { make(.host, id, secret) }
+    public static func identity(_ id: UUID, _ secret: Secret) -> ReferenceKey? { make(.identity, id, secret) }
+    public static func hostPassword(_ id: UUID) -> ReferenceKey { ReferenceKey(owner: .host, ownerID: id, secret: .password) }
+    public static func hostRemember(_ id: UUID) -> ReferenceKey { ReferenceKey(owner: .host, ownerID: id, secret: .remember) }
+    public static func identityPrivateKey(_ id: UUID) -> ReferenceKey {
+        ReferenceKey(owner: .identity, ownerID: id, secret: .privkey)
+    }
+    public static func identityPassphrase(_ id: UUID) -> ReferenceKey {
+        ReferenceKey(owner: .identity, ownerID: id, secret: .passphrase)
+    }
+    public static let syncKey = ReferenceKey(owner: .sync, ownerID: nil, secret: .key)
+
+    private static func make(_ owner: Owner, _ id: UUID, _ secret: Secret) -> ReferenceKey? {
+        guard allowed[owner]?.contains(secret) == true else { return nil }
+        return ReferenceKey(owner: owner, ownerID: id, secret: secret)
+    }
+
+    private init(owner: Owner, ownerID: UUID?, secret: Secret) {
+        self.owner = owner
+        self.ownerID = ownerID
+        self.secret = secret
+    }
+
+    /// Parses a reference string; returns nil for anything that is not exactly a reference (a password typed
+    /// into the wrong field, a path, an empty string).
+    public init?(_ text: String) {
+        // Longest valid reference is "identity.<36>.passphrase"; bail out before splitting anything huge.
+        guard text.utf8.count <= 64 else { return nil }
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        if parts.count == 2, parts[0] == Owner.sync.rawValue, parts[1] == Secret.key.rawValue {
+            self.init(owner: .sync, ownerID: nil, secret: .key)
+            return
+        }
+        guard parts.count == 3, let owner = Owner(rawValue: parts[0]), owner != .sync,
+            let secret = Secret(rawValue: parts[2]), Self.allowed[owner]?.contains(secret) == true,
+            parts[1].count == 36, parts[1] == parts[1].lowercased(), let id = UUID(uuidString: parts[1])
+        else { return nil }
+        self.init(owner: owner, ownerID: id, secret: secret)
+    }
+
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        guard let key = ReferenceKey(text) else {
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "not a reference key (expected e.g. host.<uuid>.password)")
+        }
+        self = key
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}

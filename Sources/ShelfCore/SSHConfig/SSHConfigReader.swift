@@ -1,0 +1,100 @@
+// SSHConfigReader: reads an ssh_config and everything it Includes (globs, relative paths, ~), into a flat
+// list of lines; an Include keeps the surrounding Host block active after the included file, as OpenSSH does.
+// IO is injected, so this stays pure and testable.
+import Foundation
+
+public struct SSHConfigSource: Sendable {
+    /// Reads a file's text; throws with a message for missing or unreadable files.
+    public var read: @Sendable (String) throws -> String
+    /// Expands a glob pattern to existing paths, sorted.
+    public var glob: @Sendable (String) -> [String]
+    public var homeDirectory: String
+
+    public init(read: @escaping @Sendable (String) throws -> String, glob: @escaping @Sendable (String) -> [String],
+                homeDirectory: String) {
+        self.read = read
+        self.glob = glob
+        self.homeDirectory = homeDirectory
+    }
+}
+
+public struct SSHConfigDocument: Sendable {
+    public var lines: [SSHConfigLine] = []
+    /// Problems that did not stop reading: an Include that matched nothing is fine (OpenSSH agrees), an
+    /// unreadable one is reported here.
+    public var warnings: [String] = []
+    public var files: [String] = []
+}
+
+public enum SSHConfigReader {
+    /// OpenSSH's READCONF_MAX_DEPTH.
+    public static let maxIncludeDepth = 16
+    public static let maxFileSize = 8 * 1024 * 1024
+
+    /// Reads `path`; relative Include paths resolve against `includeBase` (OpenSSH uses ~/.ssh for the user's
+    /// config; for another file we use that file's folder).
+    public static func read(path: String, source: SSHConfigSource, includeBase: String? = nil) throws -> SSHConfigDocument {
+        var document = SSHConfigDocument()
+        let base = includeBase ?? (path as NSString).deletingLastPathComponent
+        try readFile(path, depth: 0, base: base, source: source, into: &document)
+        return document
+    }
+
+    public static func expandTilde(_ path: String, home: String) -> String {
+        if path == "~" { return home }
+        if path.hasPrefix("~/") { return home + path.dropFirst(1) }
+        return path
+    }
+
+    private static func readFile(_ path: String, depth: Int, base: String, source: SSHConfigSource,
+                                 into document: inout SSHConfigDocument) throws {
+        let text = try source.read(path)
+        guard text.utf8.count <= maxFileSize else {
+            throw SSHConfigSyntaxError(file: path, line: 0, message: "file is larger than \(maxFileSize / 1024 / 1024) MiB")
+        }
+        document.files.append(path)
+        var lastBlock: SSHConfigLine? = nil
+        var number = 0
+        for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            number += 1
+            guard let line = try SSHConfigLexer.lex(raw, file: path, number: number) else { continue }
+            switch line.key {
+            case "host", "match":
+                lastBlock = line
+                document.lines.append(line)
+            case "include":
+                guard !line.arguments.isEmpty else {
+                    throw SSHConfigSyntaxError(file: path, line: number, message: "Include needs a path")
+                }
+                guard depth < maxIncludeDepth else {
+                    throw SSHConfigSyntaxError(file: path, line: number,
+                                               message: "Include nested more than \(maxIncludeDepth) deep (a loop?)")
+                }
+                let before = document.lines.count
+                for pattern in line.arguments {
+                    var expanded = expandTilde(pattern, home: source.homeDirectory)
+                    if !expanded.hasPrefix("/") { expanded = (base as NSString).appendingPathComponent(expanded) }
+                    for match in source.glob(expanded) {
+                        do {
+                            try readFile(match, depth: depth + 1, base: base, source: source, into: &document)
+                        } catch let error as SSHConfigSyntaxError {
+                            throw error
+                        } catch {
+                            document.warnings.append("\(line.location): Include \(match): \(error)")
+                        }
+                    }
+                }
+                // An included file's own Host lines end at its end: reopen the block this Include sat in.
+                let included = document.lines[before...]
+                if included.contains(where: { $0.key == "host" || $0.key == "match" }) {
+                    var reopened = lastBlock
+                        ?? SSHConfigLine(keyword: "Host", arguments: ["*"], file: path, number: number)
+                    reopened.reopened = true
+                    document.lines.append(reopened)
+                }
+            default:
+                document.lines.append(line)
+            }
+        }
+    }
+}

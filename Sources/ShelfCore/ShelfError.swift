@@ -1,0 +1,45 @@
+// ShelfError: the one error shape users see: what went wrong, and (where the user can act) a hint.
+// Each kind maps to a documented exit code.
+import Foundation
+
+public struct ShelfError: Error, Sendable, CustomStringConvertible {
+    public enum Kind: String, Sendable {
+        /// Bad command line: unknown flag, missing argument, malformed value.
+        case usage
+        /// The named host, group, identity or rule does not exist.
+        case notFound
+        /// Input was read but is not valid (a port out of range, a cycle, a broken ssh_config line).
+        case invalid
+        /// The store or vault cannot be used as it is (corrupt, foreign, loose permissions, newer format).
+        case storage
+        /// Anything else that failed at run time.
+        case failure
+    }
+
+    public var kind: Kind
+    public var message: String
+    public var hint: String?
+
+    public init(_ kind: Kind, _ message: String, hint: String? = nil) {
+        self.kind = kind
+        self.message = message
+        self.hint = hint
+    }
+
+    public var description: String { message }
+
+    /// Exit codes, as documented in `sshelf --help` and the man page.
+    public var exitCode: Int32 {
+        switch kind {
+        case .failure: 1
+        case .usage: 2
+        case .notFound: 3
+        case .invalid: 4
+        case .storage: 5
+        }
+    }
+
+    public static func invalid(_ errors: [ValidationError]) -> ShelfError {
+        ShelfError(.invalid, errors.map(\.message).joined(separator: "; "))
+    }
+}

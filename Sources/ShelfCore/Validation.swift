@@ -1,0 +1,160 @@
+// Validation: the field rules of the model and the cross-record checks (cycles, dangling references), each
+// with a message precise enough to act on.
+import Foundation
+
+public struct ValidationError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The field the problem is in, in the user's words (`port`, `hostname`, `jump`).
+    public var field: String
+    public var message: String
+
+    public init(field: String, message: String) {
+        self.field = field
+        self.message = message
+    }
+
+    public var description: String { message }
+}
+
+public enum Validation {
+    public static let maxNameLength = 256
+    public static let maxHostnameLength = 255
+    public static let maxFieldLength = 1024
+    public static let maxNotesLength = 64 * 1024
+    public static let maxTagLength = 64
+    public static let maxTags = 64
+    public static let maxJumpChain = 16
+
+    /// A character that must never reach a terminal or a config file from a stored field: C0/C1 controls
+    /// (escape sequences) and the bidirectional overrides that can make text read differently than it is.
+    public static func isForbidden(_ scalar: Unicode.Scalar) -> Bool {
+        if scalar.properties.generalCategory == .control { return true }
+        return (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value)
+    }
+
+    public static func controlCharacterProblem(_ text: String, allowNewlines: Bool = false) -> String? {
+        for scalar in text.unicodeScalars where isForbidden(scalar) {
+            if allowNewlines, scalar == "\n" || scalar == "\t" { continue }
+            return "contains a control character (U+\(String(scalar.value, radix: 16, uppercase: true).leftPadded(4)))"
+        }
+        return nil
+    }
+
+    public static func nameProblem(_ name: String, what: String = "name") -> String? {
+        if name.trimmingCharacters(in: .whitespaces).isEmpty { return "\(what) is empty" }
+        if name.utf8.count > maxNameLength { return "\(what) is longer than \(maxNameLength) bytes" }
+        if let problem = controlCharacterProblem(name) { return "\(what) \(problem)" }
+        return nil
+    }
+
+    /// A hostname or address ssh can be pointed at. A leading '-' is refused because it would be read as an
+    /// option by ssh and scp when the value is exported or passed on.
+    public static func hostnameProblem(_ hostname: String) -> String? {
+        if hostname.isEmpty { return "is empty" }
+        if hostname.utf8.count > maxHostnameLength { return "is longer than \(maxHostnameLength) bytes" }
+        if let problem = controlCharacterProblem(hostname) { return problem }
+        if hostname.contains(where: { $0.isWhitespace }) { return "contains whitespace" }
+        if hostname.hasPrefix("-") { return "starts with '-'" }
+        return nil
+    }
+
+    public static func userProblem(_ user: String) -> String? {
+        if user.utf8.count > maxNameLength { return "user is longer than \(maxNameLength) bytes" }
+        if let problem = controlCharacterProblem(user) { return "user \(problem)" }
+        if user.contains(where: { $0.isWhitespace }) { return "user contains whitespace" }
+        if user.hasPrefix("-") { return "user starts with '-'" }
+        return nil
+    }
+
+    public static func portProblem(_ port: Int, what: String = "port") -> String? {
+        (1...65535).contains(port) ? nil : "\(what) \(port) is out of range (1-65535)"
+    }
+
+    public static func tagProblem(_ tag: String) -> String? {
+        if tag.isEmpty { return "tag is empty" }
+        if tag.utf8.count > maxTagLength { return "tag '\(tag.prefix(20))…' is longer than \(maxTagLength) bytes" }
+        if let problem = controlCharacterProblem(tag) { return "tag \(problem)" }
+        if tag.contains(where: { $0.isWhitespace || $0 == "," }) { return "tag '\(tag)' contains whitespace or ','" }
+        return nil
+    }
+
+    public static func problems(_ host: Host) -> [ValidationError] {
+        var found: [ValidationError] = []
+        func add(_ field: String, _ message: String?) {
+            if let message { found.append(ValidationError(field: field, message: message)) }
+        }
+        add("name", nameProblem(host.name))
+        add("hostname", hostnameProblem(host.hostname).map { "hostname \($0)" })
+        add("port", portProblem(host.port))
+        add("user", userProblem(host.user))
+        if host.tags.count > maxTags { add("tags", "more than \(maxTags) tags") }
+        for tag in host.tags { add("tags", tagProblem(tag)) }
+        if !host.authMethod.isKnown { add("auth", "unknown auth method '\(host.authMethod.rawValue)'") }
+        if host.jumpHostIDs.contains(host.id) { add("jump", "host '\(host.name)' jumps through itself") }
+        if host.jumpHostIDs.count > maxJumpChain { add("jump", "jump chain is longer than \(maxJumpChain) hosts") }
+        if host.notes.utf8.count > maxNotesLength { add("notes", "notes are longer than \(maxNotesLength) bytes") }
+        add("notes", controlCharacterProblem(host.notes, allowNewlines: true).map { "notes \($0)" })
+        if host.unresolvedJump.utf8.count > maxFieldLength { add("jump", "ProxyJump text is too long") }
+        add("jump", controlCharacterProblem(host.unresolvedJump).map { "ProxyJump \($0)" })
+        return found
+    }
+
+    public static func problems(_ group: HostGroup) -> [ValidationError] {
+        var found: [ValidationError] = []
+        if let problem = nameProblem(group.name, what: "group name") {
+            found.append(ValidationError(field: "name", message: problem))
+        } else if group.name.contains("/") {
+            found.append(ValidationError(field: "name", message: "group name '\(group.name)' contains '/', which separates groups in a path"))
+        }
+        if group.parentID == group.id {
+            found.append(ValidationError(field: "parent", message: "group '\(group.name)' is its own parent"))
+        }
+        if group.notes.utf8.count > maxNotesLength {
+            found.append(ValidationError(field: "notes", message: "notes are longer than \(maxNotesLength) bytes"))
+        }
+        return found
+    }
+
+    public static func problems(_ identity: Identity) -> [ValidationError] {
+        var found: [ValidationError] = []
+        if let problem = nameProblem(identity.name, what: "identity name") {
+            found.append(ValidationError(field: "name", message: problem))
+        }
+        if identity.publicKey.utf8.count > 16 * 1024 {
+            found.append(ValidationError(field: "publicKey", message: "public key is longer than 16 KiB"))
+        }
+        if let problem = controlCharacterProblem(identity.publicKey) {
+            found.append(ValidationError(field: "publicKey", message: "public key \(problem)"))
+        }
+        if identity.keyFile.utf8.count > 4096 {
+            found.append(ValidationError(field: "keyFile", message: "key file path is longer than 4096 bytes"))
+        }
+        if let problem = controlCharacterProblem(identity.keyFile) {
+            found.append(ValidationError(field: "keyFile", message: "key file path \(problem)"))
+        }
+        return found
+    }
+
+    public static func problems(_ rule: PortForwardRule) -> [ValidationError] {
+        var found: [ValidationError] = []
+        func add(_ field: String, _ message: String?) {
+            if let message { found.append(ValidationError(field: field, message: message)) }
+        }
+        if !rule.kind.isKnown { add("kind", "unknown forward kind '\(rule.kind.rawValue)'") }
+        add("bindPort", portProblem(rule.bindPort, what: "bind port"))
+        if rule.bindAddress != "*" {
+            add("bindAddress", hostnameProblem(rule.bindAddress).map { "bind address \($0)" })
+        }
+        if rule.kind != .dynamic {
+            add("targetHost", hostnameProblem(rule.targetHost).map { "target host \($0)" })
+            add("targetPort", portProblem(rule.targetPort, what: "target port"))
+        }
+        if !rule.name.isEmpty { add("name", controlCharacterProblem(rule.name).map { "name \($0)" }) }
+        return found
+    }
+}
+
+extension String {
+    func leftPadded(_ width: Int, with pad: Character = "0") -> String {
+        count >= width ? self : String(repeating: pad, count: width - count) + self
+    }
+}

@@ -1,0 +1,90 @@
+// Migrations: the store's schema history. Each step runs once, in order, inside the opening transaction;
+// PRAGMA user_version records how far a file has come. Never edit a shipped step: add a new one.
+import Foundation
+import ShelfCore
+
+enum Migration: Sendable {
+    case sql(String)
+    case code(@Sendable (Database) throws -> Void)
+}
+
+enum Migrations {
+    static let all: [Migration] = [version1, version2]
+    static var latest: Int { all.count }
+
+    /// The first schema. Relations are flat optional ids with no foreign keys and no unique names: sync can
+    /// deliver a host before its group, and two devices may both create "prod".
+    static let version1 = Migration.sql("""
+        CREATE TABLE host_groups(
+            id TEXT PRIMARY KEY NOT NULL,
+            name TEXT NOT NULL DEFAULT '',
+            parent_id TEXT,
+            sort_order INTEGER NOT NULL DEFAULT 0,
+            notes TEXT NOT NULL DEFAULT '',
+            updated_at REAL NOT NULL DEFAULT 0,
+            extra TEXT NOT NULL DEFAULT '');
+        CREATE TABLE hosts(
+            id TEXT PRIMARY KEY NOT NULL,
+            name TEXT NOT NULL DEFAULT '',
+            hostname TEXT NOT NULL DEFAULT '',
+            port INTEGER NOT NULL DEFAULT 22,
+            user TEXT NOT NULL DEFAULT '',
+            group_id TEXT,
+            tags TEXT NOT NULL DEFAULT '',
+            auth_method TEXT NOT NULL DEFAULT 'auto',
+            identity_id TEXT,
+            password_ref TEXT,
+            jump_host_ids TEXT NOT NULL DEFAULT '',
+            pinned_key_type TEXT,
+            pinned_key TEXT,
+            notes TEXT NOT NULL DEFAULT '',
+            created_at REAL NOT NULL DEFAULT 0,
+            updated_at REAL NOT NULL DEFAULT 0,
+            last_connected_at REAL,
+            extra TEXT NOT NULL DEFAULT '');
+        CREATE TABLE identities(
+            id TEXT PRIMARY KEY NOT NULL,
+            name TEXT NOT NULL DEFAULT '',
+            key_type TEXT NOT NULL DEFAULT 'ed25519',
+            public_key TEXT NOT NULL DEFAULT '',
+            private_key_ref TEXT,
+            passphrase_ref TEXT,
+            key_file TEXT NOT NULL DEFAULT '',
+            updated_at REAL NOT NULL DEFAULT 0,
+            extra TEXT NOT NULL DEFAULT '');
+        CREATE TABLE forward_rules(
+            id TEXT PRIMARY KEY NOT NULL,
+            host_id TEXT,
+            name TEXT NOT NULL DEFAULT '',
+            kind TEXT NOT NULL DEFAULT 'local',
+            bind_address TEXT NOT NULL DEFAULT '127.0.0.1',
+            bind_port INTEGER NOT NULL DEFAULT 0,
+            target_host TEXT NOT NULL DEFAULT '',
+            target_port INTEGER NOT NULL DEFAULT 0,
+            autostart INTEGER NOT NULL DEFAULT 0,
+            enabled INTEGER NOT NULL DEFAULT 1,
+            updated_at REAL NOT NULL DEFAULT 0,
+            extra TEXT NOT NULL DEFAULT '');
+        """)
+
+    /// Search and ProxyJump text: a folded search column (filled here for rows from version 1), the
+    /// unresolved ProxyJump text, and the indexes that keep lists and lookups fast at 100,000 hosts.
+    static let version2 = Migration.code { db in
+        try db.execute("""
+            ALTER TABLE hosts ADD COLUMN unresolved_jump TEXT NOT NULL DEFAULT '';
+            ALTER TABLE hosts ADD COLUMN search_text TEXT NOT NULL DEFAULT '';
+            CREATE INDEX hosts_by_name ON hosts(name);
+            CREATE INDEX hosts_by_group ON hosts(group_id);
+            CREATE INDEX rules_by_host ON forward_rules(host_id);
+            """)
+        let rows = try db.query("SELECT id, name, hostname, user, tags FROM hosts") { row in
+            (row.text(0), Host(name: row.text(1), hostname: row.text(2), user: row.text(3),
+                               tags: HostRow.splitTags(row.text(4))))
+        }
+        let update = try db.prepare("UPDATE hosts SET search_text = ? WHERE id = ?")
+        for (id, host) in rows {
+            try update.bind([.text(HostSearch.text(for: host)), .text(id)])
+            while try update.step() {}
+        }
+    }
+}

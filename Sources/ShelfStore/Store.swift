@@ -1,0 +1,243 @@
+// Store: the config track on disk — groups, hosts, identities and forward rules in one SQLite file (WAL,
+// synchronous=FULL, 0600). Refuses a file that is damaged, foreign, newer, or readable by others, and never
+// writes to such a file. Writers take the lock up front (BEGIN IMMEDIATE) so concurrent processes queue
+// instead of losing an update.
+import CSQLite
+import Foundation
+import ShelfCore
+import ShelfSystem
+
+public final class Store {
+    /// 'sshf': marks a SQLite file as an sshelf store, so another program's database is never migrated.
+    public static let applicationID: Int32 = 0x7373_6866
+    public static var latestVersion: Int { Migrations.latest }
+    /// How long a writer waits for another process's transaction before giving up.
+    public static let busyTimeoutMilliseconds: Int32 = 15_000
+
+    public let path: String
+    let db: Database
+
+    /// Opens (creating if needed, with its folder) the store at `path`, migrating it to the latest schema.
+    public convenience init(path: String) throws(StoreError) {
+        try self.init(path: path, migrateTo: Migrations.latest)
+    }
+
+    /// Opens with migrations up to `version` only; tests use this to build a first-schema file.
+    init(path: String, migrateTo version: Int) throws(StoreError) {
+        self.path = path
+        let directory = (path as NSString).deletingLastPathComponent
+        var info = stat()
+        if lstat(path, &info) == 0 {
+            guard (info.st_mode & S_IFMT) == S_IFREG else {
+                throw StoreError(kind: .foreign, message: "\(path) is not a regular file", hint: "move it aside")
+            }
+            if info.st_mode & 0o077 != 0 {
+                throw StoreError(
+                    kind: .permissions,
+                    message: String(format: "store %@ is readable by other users (mode %o)", path, info.st_mode & 0o777),
+                    hint: "run: chmod 600 '\(path)' (sshelf refuses loose files, as ssh refuses loose keys)")
+            }
+        } else {
+            do {
+                try PrivateFiles.ensureDirectory(directory)
+                try PrivateFiles.ensureFile(path)
+            } catch {
+                throw StoreError(kind: .permissions, message: "cannot create the store: \(error)",
+                                 hint: "check that \(directory) is writable")
+            }
+        }
+        db = try Database(path: path)
+        sqlite3_busy_timeout(db.handle, Store.busyTimeoutMilliseconds)
+        try checkIdentity()
+        try db.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=OFF;")
+        try migrate(to: version)
+        // SQLite creates these itself, copying the main file's mode; tighten anyway in case it was created earlier.
+        PrivateFiles.tighten(path + "-wal")
+        PrivateFiles.tighten(path + "-shm")
+    }
+
+    private func checkIdentity() throws(StoreError) {
+        let appID = try db.scalarInt("PRAGMA application_id")
+        let version = try db.scalarInt("PRAGMA user_version")
+        if appID == 0 && version == 0 {
+            let tables = try db.scalarInt("SELECT count(*) FROM sqlite_master")
+            if tables > 0 {
+                throw StoreError(kind: .foreign, message: "\(path) is a SQLite database of another program",
+                                 hint: "sshelf will not touch it; move it aside or set SSHELF_HOME to another folder")
+            }
+        } else if appID != Int(Store.applicationID) {
+            throw StoreError(kind: .foreign, message: "\(path) is a SQLite database of another program",
+                             hint: "sshelf will not touch it; move it aside or set SSHELF_HOME to another folder")
+        }
+        if version > Migrations.latest {
+            throw StoreError(kind: .newerFormat,
+                             message: "store \(path) has format \(version); this sshelf understands up to \(Migrations.latest)",
+                             hint: "upgrade sshelf; the file is left as it is")
+        }
+    }
+
+    private func migrate(to target: Int) throws(StoreError) {
+        guard try db.scalarInt("PRAGMA user_version") < target else { return }
+        do {
+            try write { store in
+                // Another process may have migrated while we waited for the lock.
+                let current = try store.db.scalarInt("PRAGMA user_version")
+                guard current < target else { return }
+                for step in Migrations.all[current..<target] {
+                    switch step {
+                    case .sql(let sql): try store.db.execute(sql)
+                    case .code(let body): try body(store.db)
+                    }
+                }
+                try store.db.execute("PRAGMA application_id=\(Store.applicationID); PRAGMA user_version=\(target)")
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError(kind: .other, message: "migrating \(path): \(error)", hint: nil)
+        }
+    }
+
+    public var schemaVersion: Int { (try? db.scalarInt("PRAGMA user_version")) ?? 0 }
+
+    // MARK: transactions
+
+    /// Runs `body` holding the write lock (BEGIN IMMEDIATE): read-modify-write inside it cannot lose an update
+    /// to another process. Nested calls join the outer transaction.
+    public func write<T>(_ body: (Store) throws -> T) throws -> T {
+        if sqlite3_get_autocommit(db.handle) == 0 { return try body(self) }
+        try db.execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body(self)
+            try db.execute("COMMIT")
+            return result
+        } catch {
+            try? db.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Runs `body` on one consistent snapshot.
+    public func read<T>(_ body: (Store) throws -> T) throws -> T {
+        if sqlite3_get_autocommit(db.handle) == 0 { return try body(self) }
+        try db.execute("BEGIN")
+        defer { try? db.execute("COMMIT") }
+        return try body(self)
+    }
+
+    // MARK: groups
+
+    public func groups() throws -> [HostGroup] {
+        try db.query("SELECT \(GroupRow.columns) FROM host_groups", row: GroupRow.read).compactMap { $0 }
+    }
+
+    public func save(_ group: HostGroup) throws { try db.run(GroupRow.upsert, GroupRow.bindings(group)) }
+
+    public func deleteGroup(_ id: UUID) throws { try db.run("DELETE FROM host_groups WHERE id = ?", [.text(id.storeText)]) }
+
+    // MARK: hosts
+
+    public func hosts() throws -> [ShelfCore.Host] {
+        try db.query("SELECT \(HostRow.columns) FROM hosts ORDER BY name COLLATE NOCASE, id", row: HostRow.read)
+            .compactMap { $0 }
+    }
+
+    public func host(id: UUID) throws -> ShelfCore.Host? {
+        try db.query("SELECT \(HostRow.columns) FROM hosts WHERE id = ?", [.text(id.storeText)], row: HostRow.read)
+            .compactMap { $0 }.first
+    }
+
+    /// Hosts whose name is `name` (exact, then case-insensitive); names are not unique, so this is a list.
+    public func hosts(named name: String) throws -> [ShelfCore.Host] {
+        let exact = try db.query("SELECT \(HostRow.columns) FROM hosts WHERE name = ? ORDER BY id", [.text(name)],
+                                 row: HostRow.read).compactMap { $0 }
+        if !exact.isEmpty { return exact }
+        return try db.query("SELECT \(HostRow.columns) FROM hosts WHERE name = ? COLLATE NOCASE ORDER BY id",
+                            [.text(name)], row: HostRow.read).compactMap { $0 }
+    }
+
+    public func hostCount() throws -> Int { try db.scalarInt("SELECT count(*) FROM hosts") }
+
+    public func save(_ host: ShelfCore.Host) throws { try db.run(HostRow.upsert, HostRow.bindings(host)) }
+
+    /// Saves many hosts with one prepared statement (imports, benchmarks); call inside `write`.
+    public func save(hosts: [ShelfCore.Host]) throws {
+        let statement = try db.prepare(HostRow.upsert)
+        for host in hosts {
+            try statement.bind(HostRow.bindings(host))
+            while try statement.step() {}
+        }
+    }
+
+    public func deleteHost(_ id: UUID) throws { try db.run("DELETE FROM hosts WHERE id = ?", [.text(id.storeText)]) }
+
+    /// Hosts matching every term of `filter` in name, hostname, user, tags or group path, optionally limited
+    /// to a set of groups. The scan runs inside SQLite over a pre-folded column, so 100,000 hosts stay quick.
+    public func searchHosts(_ filter: String, inGroups groupIDs: Set<UUID>? = nil) throws -> [ShelfCore.Host] {
+        let terms = HostSearch.terms(filter)
+        let tree = GroupTree(try groups())
+        var clauses: [String] = []
+        var bindings: [SQLValue] = []
+        for term in terms {
+            let pathMatches = tree.groups.keys.filter { HostSearch.fold(tree.path(of: $0)).contains(term) }
+            var clause = "search_text LIKE ? ESCAPE '\\'"
+            bindings.append(.text("%" + Store.escapeLike(term) + "%"))
+            if !pathMatches.isEmpty {
+                clause += " OR group_id IN (\(pathMatches.map { _ in "?" }.joined(separator: ",")))"
+                bindings += pathMatches.map { .text($0.storeText) }
+            }
+            clauses.append("(\(clause))")
+        }
+        if let groupIDs {
+            guard !groupIDs.isEmpty else { return [] }
+            clauses.append("group_id IN (\(groupIDs.map { _ in "?" }.joined(separator: ",")))")
+            bindings += groupIDs.map { .text($0.storeText) }
+        }
+        let whereClause = clauses.isEmpty ? "" : "WHERE " + clauses.joined(separator: " AND ")
+        return try db.query("SELECT \(HostRow.columns) FROM hosts \(whereClause) ORDER BY name COLLATE NOCASE, id",
+                            bindings, row: HostRow.read).compactMap { $0 }
+    }
+
+    static func escapeLike(_ term: String) -> String {
+        term.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
+            .replacingOccurrences(of: "_", with: "\\_")
+    }
+
+    // MARK: identities
+
+    public func identities() throws -> [Identity] {
+        try db.query("SELECT \(IdentityRow.columns) FROM identities ORDER BY name COLLATE NOCASE, id",
+                     row: IdentityRow.read).compactMap { $0 }
+    }
+
+    public func save(_ identity: Identity) throws { try db.run(IdentityRow.upsert, IdentityRow.bindings(identity)) }
+
+    public func deleteIdentity(_ id: UUID) throws {
+        try db.run("DELETE FROM identities WHERE id = ?", [.text(id.storeText)])
+    }
+
+    // MARK: forward rules
+
+    public func forwardRules(hostID: UUID? = nil) throws -> [PortForwardRule] {
+        if let hostID {
+            return try db.query("SELECT \(ForwardRow.columns) FROM forward_rules WHERE host_id = ? ORDER BY bind_port, id",
+                                [.text(hostID.storeText)], row: ForwardRow.read).compactMap { $0 }
+        }
+        return try db.query("SELECT \(ForwardRow.columns) FROM forward_rules ORDER BY host_id, bind_port, id",
+                            row: ForwardRow.read).compactMap { $0 }
+    }
+
+    public func save(_ rule: PortForwardRule) throws { try db.run(ForwardRow.upsert, ForwardRow.bindings(rule)) }
+
+    public func deleteForwardRule(_ id: UUID) throws {
+        try db.run("DELETE FROM forward_rules WHERE id = ?", [.text(id.storeText)])
+    }
+
+    /// Everything cross-record that is wrong (cycles, dangling references), for `sshelf check`.
+    public func problems() throws -> [ModelProblem] {
+        try read { store in
+            ModelCheck.problems(groups: try store.groups(), hosts: try store.hosts(), identities: try store.identities(),
+                                rules: try store.forwardRules())
+        }
+    }
+}

@@ -1,0 +1,118 @@
+// PrivateFiles: directories 0700 and files 0600 whatever the umask, atomic replacement, and the check that
+// refuses a file others can read. Every syscall retries on EINTR and reports errno by name.
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+public struct FileSystemError: Error, Sendable, CustomStringConvertible {
+    public var path: String
+    public var operation: String
+    public var code: Int32
+    public var description: String {
+        "\(operation) \(path): \(String(cString: strerror(code)))"
+    }
+}
+
+public enum PrivateFiles {
+    public static let directoryMode: mode_t = 0o700
+    public static let fileMode: mode_t = 0o600
+
+    @inline(__always)
+    static func retrying(_ call: () -> Int32) -> Int32 {
+        while true {
+            let result = call()
+            if result != -1 || errno != EINTR { return result }
+        }
+    }
+
+    /// Creates `path` and any missing parents. Directories this call creates get 0700; the final one is
+    /// tightened to 0700 even if it existed, because it is ours.
+    public static func ensureDirectory(_ path: String) throws(FileSystemError) {
+        var missing: [String] = []
+        var current = path
+        while !current.isEmpty && current != "/" {
+            var info = stat()
+            if stat(current, &info) == 0 {
+                if (info.st_mode & S_IFMT) != S_IFDIR {
+                    throw FileSystemError(path: current, operation: "use as a directory", code: ENOTDIR)
+                }
+                break
+            }
+            missing.append(current)
+            current = (current as NSString).deletingLastPathComponent
+        }
+        for directory in missing.reversed() {
+            if retrying({ mkdir(directory, directoryMode) }) != 0 && errno != EEXIST {
+                throw FileSystemError(path: directory, operation: "create directory", code: errno)
+            }
+            _ = chmod(directory, directoryMode)  // mkdir's mode is filtered by the umask; chmod is not
+        }
+        if chmod(path, directoryMode) != 0 {
+            throw FileSystemError(path: path, operation: "set permissions of", code: errno)
+        }
+    }
+
+    /// Creates `path` empty with mode 0600 if it does not exist (never follows a symlink at the last step).
+    public static func ensureFile(_ path: String) throws(FileSystemError) {
+        let fd = retrying { open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, fileMode) }
+        guard fd >= 0 else { throw FileSystemError(path: path, operation: "create", code: errno) }
+        defer { close(fd) }
+        var info = stat()
+        if fstat(fd, &info) == 0, info.st_mode & 0o777 != fileMode, info.st_size == 0 {
+            _ = fchmod(fd, fileMode)
+        }
+    }
+
+    /// Sets mode 0600 on a file that exists (SQLite's -wal and -shm files, which it creates itself).
+    public static func tighten(_ path: String) {
+        _ = chmod(path, fileMode)
+    }
+
+    /// The permission bits of a file, or nil if it does not exist.
+    public static func mode(of path: String) -> mode_t? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return info.st_mode & 0o7777
+    }
+
+    /// True when group or others have any access.
+    public static func isLoose(_ path: String) -> Bool {
+        guard let mode = mode(of: path) else { return false }
+        return mode & 0o077 != 0
+    }
+
+    /// Replaces `path` atomically: write a 0600 temp file beside it, fsync, rename, fsync the directory.
+    public static func atomicWrite(_ data: Data, to path: String) throws(FileSystemError) {
+        let directory = (path as NSString).deletingLastPathComponent
+        let temp = "\(path).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let fd = retrying { open(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, fileMode) }
+        guard fd >= 0 else { throw FileSystemError(path: temp, operation: "create", code: errno) }
+        var failure: FileSystemError? = nil
+        _ = fchmod(fd, fileMode)
+        data.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    failure = FileSystemError(path: temp, operation: "write", code: errno)
+                    return
+                }
+                offset += written
+            }
+        }
+        if failure == nil && fsync(fd) != 0 { failure = FileSystemError(path: temp, operation: "sync", code: errno) }
+        close(fd)
+        if failure == nil && rename(temp, path) != 0 { failure = FileSystemError(path: path, operation: "replace", code: errno) }
+        if let failure {
+            unlink(temp)
+            throw failure
+        }
+        let dirfd = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if dirfd >= 0 {
+            fsync(dirfd)
+            close(dirfd)
+        }
+    }
+}
