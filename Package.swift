@@ -45,9 +45,22 @@ let package = Package(
             path: "Sources/ShelfApp"),
         .executableTarget(name: "sshelf", dependencies: ["ShelfApp"], path: "Sources/sshelf"),
 
+        // Shared by the test targets only: runs the real binary in a private SSHELF_HOME, and (with the SSH
+        // issue) starts a real sshd on loopback.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "ShelfCoreTests", dependencies: ["ShelfCore"], path: "Tests/ShelfCoreTests"),
-        .testTarget(name: "ShelfStoreTests", dependencies: ["ShelfStore", "ShelfCore"], path: "Tests/ShelfStoreTests"),
         .testTarget(
-            name: "ShelfAppTests", dependencies: ["ShelfApp", "ShelfCore", "ShelfStore"], path: "Tests/ShelfAppTests"),
+            name: "ShelfStoreTests", dependencies: ["ShelfStore", "ShelfCore", "TestSupport"],
+            path: "Tests/ShelfStoreTests"),
+        .testTarget(
+            name: "ShelfVaultTests", dependencies: ["ShelfVault", "ShelfCore", "TestSupport"],
+            path: "Tests/ShelfVaultTests"),
+        .testTarget(
+            name: "ShelfSSHTests", dependencies: ["ShelfSSH", "ShelfCore", "TestSupport"], path: "Tests/ShelfSSHTests"),
+        .testTarget(name: "ShelfUITests", dependencies: ["ShelfUI", "ShelfCore"], path: "Tests/ShelfUITests"),
+        // Drives the built `sshelf` binary (CLI, and the TUI through tmux) as a user would.
+        .testTarget(
+            name: "ShelfAppTests", dependencies: ["ShelfApp", "ShelfCore", "ShelfStore", "TestSupport"],
+            path: "Tests/ShelfAppTests"),
     ]
 )
