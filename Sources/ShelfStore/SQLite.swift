@@ -125,7 +125,9 @@ enum SQLValue {
 
 final class Statement {
     private let handle: OpaquePointer?
-    private let database: Database
+    // Unowned: the database caches its statements, and a strong reference back would keep it from closing
+    // (and from checkpointing its WAL) at exit.
+    private unowned let database: Database
 
     init(_ handle: OpaquePointer?, database: Database) {
         self.handle = handle
