@@ -5,7 +5,7 @@ _sshelf() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
     local cmd=${COMP_WORDS[1]} sub=${COMP_WORDS[2]}
     if [[ $COMP_CWORD -eq 1 ]]; then
-        COMPREPLY=($(compgen -W "list show add edit rm mv group forward identity import export check completions manpage version help" -- "$cur")); return
+        COMPREPLY=($(compgen -W "list show add edit rm mv group forward identity import export sync check completions manpage version help" -- "$cur")); return
     fi
     case "$cmd" in
         group) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "list add rm mv" -- "$cur")); return; fi ;;
@@ -13,12 +13,15 @@ _sshelf() {
         identity) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "list" -- "$cur")); return; fi ;;
         import) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "ssh-config" -- "$cur")); return; fi ;;
         export) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "ssh-config" -- "$cur")); return; fi ;;
+        sync) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "enable status now devices disable" -- "$cur")); return; fi ;;
     esac
     local key="$cmd"
-    case "$cmd" in group|forward|identity|import|export) key="$cmd $sub" ;; esac
+    case "$cmd" in group|forward|identity|import|export|sync) key="$cmd $sub" ;; esac
     case "$prev" in
         --auth) COMPREPLY=($(compgen -W "auto publickey password keyboardInteractive agent" -- "$cur")); return ;;
         --dynamic) COMPREPLY=(); return ;;
+        --folder) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --git) COMPREPLY=(); return ;;
         --group) COMPREPLY=($(compgen -W "$(_sshelf_groups)" -- "$cur")); return ;;
         --host) COMPREPLY=(); return ;;
         --identity) COMPREPLY=($(compgen -W "$(sshelf identity list 2>/dev/null | awk 'NR>1 {print $1}')" -- "$cur")); return ;;
@@ -51,6 +54,11 @@ _sshelf() {
         "identity list") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "import ssh-config") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--group --dry-run --help" -- "$cur")); else COMPREPLY=($(compgen -f -- "$cur")); fi ;;
         "export ssh-config") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--output --force --help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "sync enable") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--folder --git --help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "sync status") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "sync now") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "sync devices") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "sync disable") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;
         "check") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "completions") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=($(compgen -W "bash zsh fish" -- "$cur")); fi ;;
         "manpage") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;
