@@ -22,7 +22,7 @@ final class RemoteFaultTests: XCTestCase {
         try device.enable(folder: base + "/missing")
         XCTAssertEqual(fallback(device), "sync folder \(base)/missing not found")
 
-        FileManager.default.createFile(atPath: base + "/file", contents: Data("x".utf8))
+        XCTAssertTrue(FileManager.default.createFile(atPath: base + "/file", contents: Data("x".utf8)))
         try device.enable(folder: base + "/file")
         XCTAssertEqual(fallback(device), "sync folder \(base)/file is not a directory")
 
@@ -69,7 +69,8 @@ final class RemoteFaultTests: XCTestCase {
         // record format; and a folder impersonating device A.
         try Data(#"{"v":1,"kind":"host","id":"#.utf8).write(to: URL(fileURLWithPath: dir + "/00000010.jsonl"))
         try Data([0xff, 0x00, 0x13, 0x37, 0x0a]).write(to: URL(fileURLWithPath: dir + "/00000011.jsonl"))
-        let oversized = FileHandle(forWritingAtPath: { FileManager.default.createFile(atPath: dir + "/00000012.jsonl", contents: nil); return dir + "/00000012.jsonl" }())!
+        XCTAssertTrue(FileManager.default.createFile(atPath: dir + "/00000012.jsonl", contents: nil))
+        let oversized = try XCTUnwrap(FileHandle(forWritingAtPath: dir + "/00000012.jsonl"))
         try oversized.truncate(atOffset: UInt64(RemoteLayout.maxBatchBytes + 1))
         try oversized.close()
         let other = UUID().uuidString.lowercased()
