@@ -17,6 +17,9 @@ public struct VaultOptions: Sendable {
     public var useKernelKeyring: Bool
     /// Test suites only (`SSHELF_TEST_WEAK_KDF=1`): Argon2id at libsodium's minimum; `vault audit` reports it.
     public var minimumStretch: Bool
+    /// Test suites only (`SSHELF_TEST_SIGKILL_BEFORE_COMMIT=1`): an import kills its own process with
+    /// SIGKILL inside the write transaction, to prove a crash leaves the old contents readable.
+    public var killBeforeCommitForTests = false
     /// Where "nothing stored, because…" warnings go; reads never throw, so this is how a broken vault is told.
     public var warn: @Sendable (String) -> Void
 
@@ -39,6 +42,7 @@ public struct VaultOptions: Sendable {
         var options = VaultOptions(warn: warn)
         options.useKernelKeyring = environment[noKeyringVariable] != "1"
         options.minimumStretch = environment[weakStretchVariable] == "1"
+        options.killBeforeCommitForTests = environment["SSHELF_TEST_SIGKILL_BEFORE_COMMIT"] == "1"
         if let text = environment[idleVariable], let seconds = Int(text), seconds >= 0 {
             options.idleTimeout = .seconds(seconds)
         }

@@ -1,6 +1,9 @@
 // VaultDatabase: the vault's own small SQLite wrapper (blobs, text, integers; one error path). Kept apart from
 // ShelfStore so the vault file has no code path in common with the config store.
 import CSQLite
+#if canImport(Glibc)
+import Glibc
+#endif
 
 // SQLITE_TRANSIENT makes SQLite copy bound values; the macro is a cast Swift cannot import.
 private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
@@ -92,10 +95,13 @@ final class VaultDatabase {
 
     /// BEGIN IMMEDIATE takes the write lock up front, so two writers queue on the busy timeout instead of
     /// failing halfway; anything thrown rolls back.
-    func writeTransaction<T>(_ body: () throws -> T) throws -> T {
+    /// `killBeforeCommit` (tests only) delivers a real SIGKILL with the transaction written but not committed,
+    /// so the crash-safety test does not depend on timing.
+    func writeTransaction<T>(killBeforeCommit: Bool = false, _ body: () throws -> T) throws -> T {
         try execute("BEGIN IMMEDIATE")
         do {
             let result = try body()
+            if killBeforeCommit { kill(getpid(), SIGKILL) }
             try execute("COMMIT")
             return result
         } catch {
