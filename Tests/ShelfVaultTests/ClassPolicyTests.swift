@@ -79,4 +79,18 @@ final class ClassPolicyTests: XCTestCase {
         XCTAssertEqual(fixture.rows("SELECT class FROM items WHERE family = 'identity.privkey'").first?.first,
                        "whenUnlockedThisDeviceOnly")
     }
+
+    /// The compiler enforces "no default class" only if nobody writes one; this keeps it that way.
+    func testNoCallAnywhereHasADefaultClass() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Sources")
+        let files = (FileManager.default.enumerator(atPath: root.path)?.allObjects as? [String] ?? []).filter { $0.hasSuffix(".swift") }
+        XCTAssertFalse(files.isEmpty)
+        let pattern = try NSRegularExpression(pattern: #":\s*AccessibilityClass\??\s*="#)
+        for file in files {
+            let text = try String(contentsOfFile: root.path + "/" + file, encoding: .utf8)
+            let hits = pattern.numberOfMatches(in: text, range: NSRange(text.startIndex..., in: text))
+            XCTAssertEqual(hits, 0, "\(file) gives an AccessibilityClass a default value")
+        }
+    }
 }
