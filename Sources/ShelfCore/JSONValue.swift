@@ -69,6 +69,19 @@ extension KeyedEncodingContainer where K == AnyCodingKey {
         try encode(value, forKey: AnyCodingKey(name))
     }
 
+    // Ids are written lower-case everywhere (reference keys, output, sync records), not Foundation's upper case.
+    mutating func put(_ name: String, _ value: UUID) throws {
+        try encode(value.uuidString.lowercased(), forKey: AnyCodingKey(name))
+    }
+
+    mutating func put(_ name: String, _ value: UUID?) throws {
+        try encode(value?.uuidString.lowercased(), forKey: AnyCodingKey(name))
+    }
+
+    mutating func put(_ name: String, _ value: [UUID]) throws {
+        try encode(value.map { $0.uuidString.lowercased() }, forKey: AnyCodingKey(name))
+    }
+
     mutating func putUnknown(_ extra: [String: JSONValue]) throws {
         for (key, value) in extra.sorted(by: { $0.key < $1.key }) { try encode(value, forKey: AnyCodingKey(key)) }
     }
