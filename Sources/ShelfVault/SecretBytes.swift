@@ -41,6 +41,13 @@ public final class SecretBytes: @unchecked Sendable {
         try body(UnsafeMutableRawBufferPointer(start: pointer, count: count))
     }
 
+    /// The bytes followed by a NUL, in a temporary guarded copy, for C APIs that take a C string (libssh2
+    /// passwords and passphrases). The length passed excludes the NUL.
+    public func withNulTerminated<R, E: Error>(_ body: (UnsafePointer<CChar>, Int) throws(E) -> R) throws(E) -> R {
+        let copy = SecretBytes.joined([self, SecretBytes(count: 1)])
+        return try body(UnsafeRawPointer(copy.pointer).assumingMemoryBound(to: CChar.self), count)
+    }
+
     /// The guarded memory as a typed pointer that is never nil (even for zero bytes), for libsodium's
     /// non-null parameters.
     func withBytes<R>(_ body: (UnsafeMutablePointer<UInt8>, Int) throws -> R) rethrows -> R {

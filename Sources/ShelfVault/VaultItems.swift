@@ -15,6 +15,21 @@ public struct VaultItemInfo: Sendable, Equatable, Codable {
 }
 
 extension Vault {
+    /// One read for code that has no Vault open (a connection attempt): opens without creating, and maps
+    /// "no vault on this device" to `.notStored` and any other failure to `.vaultUnavailable`. Never throws.
+    public static func lookup(_ key: ReferenceKey, class accessibility: AccessibilityClass, in locations: DataLocations,
+                              options: VaultOptions) -> CredentialLookup
+    {
+        do {
+            return try open(locations, options: options, createIfMissing: false).read(key, class: accessibility)
+        } catch where error.kind == .notInitialized {
+            return .notStored
+        } catch {
+            options.warn("vault: \(error.message)")
+            return .vaultUnavailable(reason: error.message)
+        }
+    }
+
     public func read(_ key: ReferenceKey, class accessibility: AccessibilityClass) -> CredentialLookup {
         withMutex {
             do {

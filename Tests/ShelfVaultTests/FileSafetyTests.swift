@@ -123,6 +123,43 @@ final class FileSafetyTests: XCTestCase {
     }
 }
 
+extension FileSafetyTests {
+    /// Without the test hook: kill real imports at scattered moments. Whatever moment the signal lands on, the
+    /// vault must hold either none or all of the export, and pass SQLite's integrity check.
+    func testImportsKilledAtScatteredMomentsAreAllOrNothing() throws {
+        let source = VaultFixture()
+        let vault = try source.open()
+        for index in 0..<200 {
+            try vault.write(secret("bulk-\(index)"), for: .hostPassword(UUID()), class: .afterFirstUnlock)
+        }
+        let exportPath = source.home.root + "/bulk.export"
+        try Data(try vault.export(passphrase: secret("exp")).file).write(to: URL(fileURLWithPath: exportPath))
+        for round in 0..<12 {
+            let target = VaultFixture()
+            try target.open().write(secret("before"), for: .syncKey, class: .afterFirstUnlockThisDeviceOnly)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: TestSupportBinary.path)
+            process.arguments = ["vault", "import", exportPath, "--passphrase-fd", "0"]
+            var environment = target.home.environment
+            environment["SSHELF_TEST_WEAK_KDF"] = "1"
+            process.environment = environment
+            let input = Pipe()
+            process.standardInput = input
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            input.fileHandleForWriting.write(Data("exp\n".utf8))
+            usleep(useconds_t(round * 4000))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            let count = try target.open().items().count
+            XCTAssertTrue(count == 1 || count == 201, "round \(round): \(count) items")
+            XCTAssertEqual(target.rows("PRAGMA integrity_check").first?.first, "ok")
+            XCTAssertEqual(text(try target.open().read(.syncKey, class: .afterFirstUnlockThisDeviceOnly)), "before")
+        }
+    }
+}
+
 enum TestSupportBinary {
     static var path: String { TestSupport.CLI.binary }
 }

@@ -141,8 +141,11 @@ enum VaultCommands {
     }
 
     static func lock(_ call: Invocation, _ context: AppContext) throws -> Int32 {
-        try open(context, create: false).lock()
-        context.print("locked: cached class keys were removed from this session's kernel keyring")
+        let vault = try open(context, create: false)
+        vault.lock()
+        let keyring = try attempt { () throws(VaultError) in try vault.status() }.keyring
+        context.print(keyring == "kernel" ? "locked: the cached class keys were removed from the kernel keyring"
+                      : "locked: no class keys were cached outside a process (the kernel keyring is not in use)")
         return 0
     }
 
