@@ -31,7 +31,7 @@ let package = Package(
         .target(
             name: "ShelfStore", dependencies: ["ShelfCore", "ShelfSystem", "CSQLite"], path: "Sources/ShelfStore"),
         .target(
-            name: "ShelfVault", dependencies: ["ShelfCore", "ShelfSystem", "CSodium"], path: "Sources/ShelfVault"),
+            name: "ShelfVault", dependencies: ["ShelfCore", "ShelfSystem", "CSodium", "CSQLite", "CShims"], path: "Sources/ShelfVault"),
         .target(name: "ShelfSSH", dependencies: ["ShelfCore", "CLibSSH2", "CShims"], path: "Sources/ShelfSSH"),
         .target(
             name: "ShelfSync", dependencies: ["ShelfCore", "ShelfSystem", "ShelfStore", "ShelfVault"],
@@ -55,7 +55,7 @@ let package = Package(
             name: "ShelfStoreTests", dependencies: ["ShelfStore", "ShelfCore", "TestSupport"],
             path: "Tests/ShelfStoreTests"),
         .testTarget(
-            name: "ShelfVaultTests", dependencies: ["ShelfVault", "ShelfCore", "TestSupport"],
+            name: "ShelfVaultTests", dependencies: ["ShelfVault", "ShelfCore", "TestSupport", "CSQLite"],
             path: "Tests/ShelfVaultTests"),
         .testTarget(
             name: "ShelfSSHTests", dependencies: ["ShelfSSH", "ShelfCore", "TestSupport"], path: "Tests/ShelfSSHTests"),

@@ -5,20 +5,22 @@ _sshelf() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
     local cmd=${COMP_WORDS[1]} sub=${COMP_WORDS[2]}
     if [[ $COMP_CWORD -eq 1 ]]; then
-        COMPREPLY=($(compgen -W "list show add edit rm mv group forward identity import export sync check completions manpage version help" -- "$cur")); return
+        COMPREPLY=($(compgen -W "list show add edit rm mv group forward identity keygen import export vault sync check completions manpage version help" -- "$cur")); return
     fi
     case "$cmd" in
         group) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "list add rm mv" -- "$cur")); return; fi ;;
         forward) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "list add rm" -- "$cur")); return; fi ;;
-        identity) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "list" -- "$cur")); return; fi ;;
+        identity) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "list import" -- "$cur")); return; fi ;;
         import) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "ssh-config" -- "$cur")); return; fi ;;
         export) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "ssh-config" -- "$cur")); return; fi ;;
+        vault) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "init status unlock lock passwd list rm audit export import set-password" -- "$cur")); return; fi ;;
         sync) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "enable status now devices disable" -- "$cur")); return; fi ;;
     esac
     local key="$cmd"
-    case "$cmd" in group|forward|identity|import|export|sync) key="$cmd $sub" ;; esac
+    case "$cmd" in group|forward|identity|import|export|vault|sync) key="$cmd $sub" ;; esac
     case "$prev" in
         --auth) COMPREPLY=($(compgen -W "auto publickey password keyboardInteractive agent" -- "$cur")); return ;;
+        --comment) COMPREPLY=(); return ;;
         --dynamic) COMPREPLY=(); return ;;
         --folder) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --git) COMPREPLY=(); return ;;
@@ -26,13 +28,16 @@ _sshelf() {
         --host) COMPREPLY=(); return ;;
         --identity) COMPREPLY=($(compgen -W "$(sshelf identity list 2>/dev/null | awk 'NR>1 {print $1}')" -- "$cur")); return ;;
         --jump) COMPREPLY=($(compgen -W "$(_sshelf_names)" -- "$cur")); return ;;
+        --key-passphrase-fd) COMPREPLY=(); return ;;
         --local) COMPREPLY=(); return ;;
         --name) COMPREPLY=(); return ;;
         --notes) COMPREPLY=(); return ;;
         --output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --passphrase-fd) COMPREPLY=(); return ;;
         --port) COMPREPLY=(); return ;;
         --remote) COMPREPLY=(); return ;;
         --rename) COMPREPLY=(); return ;;
+        --secret-fd) COMPREPLY=(); return ;;
         --tag) COMPREPLY=(); return ;;
         --untag) COMPREPLY=(); return ;;
         --user) COMPREPLY=(); return ;;
@@ -52,8 +57,21 @@ _sshelf() {
         "forward add") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--local --remote --dynamic --name --autostart --disabled --allow-public-bind --help" -- "$cur")); else COMPREPLY=($(compgen -W "$(_sshelf_names)" -- "$cur")); fi ;;
         "forward rm") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;
         "identity list") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "identity import") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--remove-file --key-passphrase-fd --passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "keygen") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--comment --passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "import ssh-config") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--group --dry-run --help" -- "$cur")); else COMPREPLY=($(compgen -f -- "$cur")); fi ;;
         "export ssh-config") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--output --force --help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "vault init") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "vault status") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "vault unlock") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "vault lock") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "vault passwd") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--passphrase-fd --remove --yes --help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "vault list") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "vault rm") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "vault audit") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "vault export") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--passphrase-fd --help" -- "$cur")); else COMPREPLY=($(compgen -f -- "$cur")); fi ;;
+        "vault import") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--passphrase-fd --help" -- "$cur")); else COMPREPLY=($(compgen -f -- "$cur")); fi ;;
+        "vault set-password") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--secret-fd --passphrase-fd --help" -- "$cur")); else COMPREPLY=($(compgen -W "$(_sshelf_names)" -- "$cur")); fi ;;
         "sync enable") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--folder --git --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "sync status") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "sync now") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;

@@ -2,5 +2,6 @@
 enum Commands {
     static let table: [CommandSpec] =
         HostCommands.commands + GroupCommands.commands + ForwardCommands.commands + MiscCommands.commands.prefix(1)
-        + ImportExportCommands.commands + SyncCommands.commands + MiscCommands.commands.dropFirst()
+        + IdentityVaultCommands.commands + ImportExportCommands.commands + VaultCommands.commands
+        + SyncCommands.commands + MiscCommands.commands.dropFirst()
 }
