@@ -60,7 +60,7 @@ let package = Package(
         .testTarget(
             name: "ShelfSSHTests", dependencies: ["ShelfSSH", "ShelfCore", "TestSupport"], path: "Tests/ShelfSSHTests"),
         .testTarget(
-            name: "ShelfSyncTests", dependencies: ["ShelfSync", "ShelfStore", "ShelfCore", "TestSupport"],
+            name: "ShelfSyncTests", dependencies: ["ShelfSync", "ShelfStore", "ShelfVault", "ShelfCore", "TestSupport"],
             path: "Tests/ShelfSyncTests"),
         .testTarget(name: "ShelfUITests", dependencies: ["ShelfUI", "ShelfCore"], path: "Tests/ShelfUITests"),
         // Drives the built `sshelf` binary (CLI, and the TUI through tmux) as a user would.

@@ -69,9 +69,35 @@ public struct FolderRemote: Sendable {
     }
 
     /// Batch file names of a device, in order.
-    public func batches(of device: String) -> [String] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: layout.configDirectory(device))) ?? []
-        return names.filter { RemoteLayout.sequence(of: $0) != nil }.sorted()
+    public func batches(of device: String, in track: RemoteLayout.Track = .config) -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: layout.directory(device, track))) ?? []
+        return names.filter { RemoteLayout.sequence(of: $0, extension: track.fileExtension) != nil }.sorted()
+    }
+
+    func nextSequence(of device: String, in track: RemoteLayout.Track) -> Int {
+        (batches(of: device, in: track).compactMap { RemoteLayout.sequence(of: $0, extension: track.fileExtension) }.max() ?? 0) + 1
+    }
+
+    /// The bytes of one batch file, bounded; a symlink or special file is refused.
+    func readFile(device: String, in track: RemoteLayout.Track, name: String) throws(SyncFailure) -> [UInt8] {
+        let path = layout.directory(device, track) + "/" + name
+        let label = "devices/\(device)/\(track.rawValue)/\(name)"
+        var info = stat()
+        guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { throw SyncFailure("\(label): not a regular file") }
+        guard info.st_size <= RemoteLayout.maxBatchBytes else {
+            throw SyncFailure("\(label): larger than \(RemoteLayout.maxBatchBytes / 1024 / 1024) MiB")
+        }
+        guard let data = FileManager.default.contents(atPath: path) else { throw SyncFailure("\(label): unreadable") }
+        return Array(data)
+    }
+
+    func writeFile(_ data: Data, device: String, in track: RemoteLayout.Track, name: String) throws(SyncFailure) {
+        do {
+            try PrivateFiles.ensureDirectory(layout.directory(device, track))
+            try PrivateFiles.atomicWrite(data, to: layout.directory(device, track) + "/" + name)
+        } catch {
+            throw SyncFailure("cannot write to sync folder \(layout.root): \(error)", hint: "check free space and permissions")
+        }
     }
 
     /// Reads one batch; every record must be stamped by the device whose folder holds it.
@@ -107,7 +133,7 @@ public struct FolderRemote: Sendable {
 
     /// Writes this device's next batch; returns its name.
     public func writeBatch(_ records: [SyncRecord], device: String) throws(SyncFailure) -> String {
-        let next = (batches(of: device).compactMap(RemoteLayout.sequence).max() ?? 0) + 1
+        let next = nextSequence(of: device, in: .config)
         let name = RemoteLayout.batchName(next)
         var data = Data()
         let encoder = ShelfJSON.encoder()

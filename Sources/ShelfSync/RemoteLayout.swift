@@ -17,14 +17,24 @@ public struct RemoteLayout: Sendable {
     public var devicesDirectory: String { root + "/devices" }
     public func deviceDirectory(_ device: String) -> String { devicesDirectory + "/" + device }
     public func deviceFile(_ device: String) -> String { deviceDirectory(device) + "/device.json" }
-    public func configDirectory(_ device: String) -> String { deviceDirectory(device) + "/config" }
+    public func configDirectory(_ device: String) -> String { directory(device, .config) }
+
+    /// The two tracks each device writes: readable config records, and sealed credential batches.
+    public enum Track: String, Sendable {
+        case config, credentials
+        var fileExtension: String { self == .config ? "jsonl" : "box" }
+    }
+
+    public func directory(_ device: String, _ track: Track) -> String { deviceDirectory(device) + "/" + track.rawValue }
 
     /// Batch names sort in write order: zero-padded sequence numbers.
-    public static func batchName(_ sequence: Int) -> String { String(format: "%08d.jsonl", sequence) }
+    public static func batchName(_ sequence: Int, extension ext: String = "jsonl") -> String {
+        String(format: "%08d.", sequence) + ext
+    }
 
-    public static func sequence(of name: String) -> Int? {
-        guard name.hasSuffix(".jsonl"), !name.hasPrefix(".") else { return nil }
-        return Int(name.dropLast(6))
+    public static func sequence(of name: String, extension ext: String = "jsonl") -> Int? {
+        guard name.hasSuffix("." + ext), !name.hasPrefix(".") else { return nil }
+        return Int(name.dropLast(ext.count + 1))
     }
 
     /// A device id as it may appear in a path: a lower-case UUID, nothing that could climb out of the folder.

@@ -9,20 +9,27 @@ public struct SyncEngine {
     public let store: Store
     public let remote: FolderRemote
     public let deviceName: String
+    public let credentials: CredentialSync?
 
-    public init(store: Store, remote: FolderRemote, deviceName: String) {
+    public init(store: Store, remote: FolderRemote, deviceName: String, credentials: CredentialSync? = nil) {
         self.store = store
         self.remote = remote
         self.deviceName = deviceName
+        self.credentials = credentials
     }
 
-    /// Runs pull then push. Throws SyncFailure when the remote cannot be used at all.
+    /// Runs pull then push of the config track, then the credential track when it is on. Throws SyncFailure
+    /// when the remote cannot be used, or the credential track cannot run (the config track has synced then).
     public func run(report: inout SyncReport) throws {
         try remote.check()
         let device = try store.deviceID
         try remote.prepare(device: DeviceInfo(id: device, name: deviceName))
         try pull(device: device, report: &report)
         try push(device: device, report: &report)
+        if let credentials {
+            report.credentials = true
+            try credentials.run(remote: remote, store: store, device: device, report: &report)
+        }
     }
 
     func pull(device: String, report: inout SyncReport) throws {

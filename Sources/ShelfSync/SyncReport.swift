@@ -11,6 +11,12 @@ public struct SyncReport: Codable, Sendable, Equatable {
     public var reason: String?
     public var pulled = 0
     public var pushed = 0
+    /// Credential track: items received, items in the batch sent, device-only items moved to syncable classes.
+    public var credentialsReceived = 0
+    public var credentialsSent = 0
+    public var migrated = 0
+    /// Whether the credential track ran (it needs `sync enable --credentials` or `sync join`).
+    public var credentials = false
     /// Remote files or records that were not used, each with why; nothing local is lost by skipping them.
     public var skipped: [String] = []
     public var transport: String?

@@ -11,7 +11,8 @@ public enum SyncRunner {
 
     public static func gitWorkingCopy(_ locations: DataLocations) -> String { locations.syncWorkingCopy + "/git" }
 
-    public static func run(store: Store, locations: DataLocations, deviceName: String, now: Date = Date()) -> SyncReport {
+    public static func run(store: Store, locations: DataLocations, deviceName: String, credentials: CredentialSync? = nil,
+                           now: Date = Date()) -> SyncReport {
         var report: SyncReport
         do {
             guard let settings = try SyncSettings.load(from: store) else {
@@ -25,12 +26,19 @@ public enum SyncRunner {
             do {
                 switch settings.transport {
                 case .folder:
-                    try SyncEngine(store: store, remote: FolderRemote(path: settings.location), deviceName: deviceName).run(report: &report)
+                    try SyncEngine(store: store, remote: FolderRemote(path: settings.location), deviceName: deviceName,
+                                   credentials: credentials).run(report: &report)
                 case .git:
                     let git = GitRemote(url: settings.location, workingCopy: gitWorkingCopy(locations))
                     try git.pull()
-                    try SyncEngine(store: store, remote: FolderRemote(path: git.workingCopy), deviceName: deviceName).run(report: &report)
+                    // Commit and push what the config track wrote even when the credential track then fails.
+                    var failure: Error?
+                    do {
+                        try SyncEngine(store: store, remote: FolderRemote(path: git.workingCopy), deviceName: deviceName,
+                                       credentials: credentials).run(report: &report)
+                    } catch { failure = error }
                     try git.commitAndPush(device: try store.deviceID)
+                    if let failure { throw failure }
                 }
             } catch let failure as SyncFailure {
                 report.state = .localFallback

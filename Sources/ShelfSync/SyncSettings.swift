@@ -33,7 +33,19 @@ public struct SyncSettings: Sendable, Equatable {
 
     public static func clear(from store: Store) throws {
         try store.write { store in
-            for key in ["sync.transport", "sync.location", "sync.exported"] { try store.setSetting(key, nil) }
+            for key in ["sync.transport", "sync.location", "sync.exported", "sync.credentials", "sync.credentials.digest"] {
+                try store.setSetting(key, nil)
+            }
+        }
+    }
+
+    /// Whether the credential track is on for this device.
+    public static func credentialsEnabled(_ store: Store) throws -> Bool { try store.setting("sync.credentials") == "on" }
+
+    public static func setCredentials(_ on: Bool, _ store: Store) throws {
+        try store.write { store in
+            try store.setSetting("sync.credentials", on ? "on" : nil)
+            try store.setSetting("sync.credentials.digest", nil)
         }
     }
 

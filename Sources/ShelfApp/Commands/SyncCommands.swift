@@ -4,6 +4,7 @@ import Foundation
 import ShelfCore
 import ShelfStore
 import ShelfSync
+import ShelfVault
 
 enum SyncCommands {
     static let commands: [CommandSpec] = [
@@ -13,12 +14,24 @@ enum SyncCommands {
             options: [
                 .value("folder", "PATH", completion: .file, "a folder kept in step between your devices"),
                 .value("git", "URL", "a git repository (your own git auth is used)"),
+                .flag("credentials", "also sync passwords and keys, end-to-end encrypted; prints a join code for your other devices"),
+                .value("passphrase-fd", "N", "read the vault passphrase from file descriptor N instead of the terminal"),
             ],
-            examples: ["sshelf sync enable --folder ~/Sync/sshelf", "sshelf sync enable --git git@example.com:me/sshelf-sync.git"],
+            examples: ["sshelf sync enable --folder ~/Sync/sshelf", "sshelf sync enable --git git@example.com:me/sshelf-sync.git --credentials"],
             run: enable),
+        CommandSpec(
+            path: ["sync", "join"], summary: "sync credentials on this device: type the join code from your first device",
+            details: "The code is read from the terminal (or --code-fd), never from the command line. A mistyped code is rejected by its checksum before anything is written.",
+            options: [
+                .value("code-fd", "N", "read the join code from file descriptor N"),
+                .value("passphrase-fd", "N", "read the vault passphrase from file descriptor N instead of the terminal"),
+            ],
+            run: join),
         CommandSpec(path: ["sync", "status"], summary: "show whether sync is on and how the last run went",
                     options: [.flag("json", "print JSON for scripts")], run: status),
-        CommandSpec(path: ["sync", "now"], summary: "sync now and report what changed", run: now),
+        CommandSpec(path: ["sync", "now"], summary: "sync now and report what changed",
+                    options: [.value("passphrase-fd", "N", "read the vault passphrase from file descriptor N (for whenUnlocked items)")],
+                    run: now),
         CommandSpec(path: ["sync", "devices"], summary: "list the devices that sync through the remote", run: devices),
         CommandSpec(path: ["sync", "disable"], summary: "stop syncing (the local store and the remote are kept)", run: disable),
     ]
@@ -47,7 +60,59 @@ enum SyncCommands {
         try settings.save(to: store)
         if settings.transport == .git { try? FileManager.default.removeItem(atPath: SyncRunner.gitWorkingCopy(context.locations)) }
         context.print("sync enabled: \(settings.transport.rawValue) \(Display.safe(settings.location))")
-        return report(SyncRunner.run(store: store, locations: context.locations, deviceName: deviceName()), context)
+        if call.flag("credentials") {
+            let vault = try VaultCommands.open(context, create: true)
+            switch vault.loadSyncKey(class: .afterFirstUnlockThisDeviceOnly) {
+            case .found(let key):
+                context.print("credential sync on, with this device's existing sync key; join code for your other devices:")
+                context.print("    \(SyncKey.joinCode(for: key))")
+            case .notStored:
+                let key = SyncKey.generate()
+                try VaultCommands.attempt { () throws(VaultError) in try vault.saveSyncKey(key, class: .afterFirstUnlockThisDeviceOnly) }
+                context.print("credential sync on. On each other device run 'sshelf sync join' and type this join code")
+                context.print("(it is shown only now; anyone with it and the remote can read your synced credentials):")
+                context.print("    \(SyncKey.joinCode(for: key))")
+            default:
+                throw ShelfError(.failure, "cannot read the sync key from the vault", hint: "run 'sshelf vault status'")
+            }
+            try SyncSettings.setCredentials(true, store)
+        }
+        return try runSync(call, context, store)
+    }
+
+    static func join(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+        let store = try context.store()
+        guard try SyncSettings.load(from: store) != nil else {
+            throw ShelfError(.failure, "sync is off on this device", hint: "first 'sshelf sync enable --folder PATH' (or --git URL) with the same remote")
+        }
+        let code = try SecretInput(call, option: "code-fd").read(prompt: "Join code: ")
+        let text = code.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+        let key: SecretBytes
+        do { key = try SyncKey.parse(joinCode: text) } catch { throw VaultCommands.shelfError(error) }
+        let vault = try VaultCommands.open(context, create: true)
+        if case .found(let existing) = vault.loadSyncKey(class: .afterFirstUnlockThisDeviceOnly), !existing.isEqual(to: key) {
+            throw ShelfError(.invalid, "this device already has a different sync key",
+                             hint: "to switch, run 'sshelf vault rm sync.key' first (credentials already synced stay)")
+        }
+        try VaultCommands.attempt { () throws(VaultError) in try vault.saveSyncKey(key, class: .afterFirstUnlockThisDeviceOnly) }
+        try SyncSettings.setCredentials(true, store)
+        context.print("joined: this device now syncs credentials")
+        return try runSync(call, context, store)
+    }
+
+    /// One sync run with the credential track when it is on (unlocking the vault first if asked to).
+    static func runSync(_ call: Invocation, _ context: AppContext, _ store: Store) throws -> Int32 {
+        var credentials: CredentialSync?
+        if try SyncSettings.credentialsEnabled(store) {
+            let vault = try VaultCommands.open(context, create: false)
+            if call.value("passphrase-fd") != nil {
+                try VaultCommands.unlockIfNeeded(vault, for: Set(AccessibilityClass.allCases.filter(\.mayLeaveDevice)),
+                                                 try SecretInput(call, option: "passphrase-fd"))
+            }
+            credentials = CredentialSync(vault: vault)
+        }
+        return report(SyncRunner.run(store: store, locations: context.locations, deviceName: deviceName(),
+                                     credentials: credentials), context)
     }
 
     static func now(_ call: Invocation, _ context: AppContext) throws -> Int32 {
@@ -55,7 +120,7 @@ enum SyncCommands {
         guard try SyncSettings.load(from: store) != nil else {
             throw ShelfError(.failure, "sync is off", hint: "turn it on with 'sshelf sync enable --folder PATH' or '--git URL'")
         }
-        return report(SyncRunner.run(store: store, locations: context.locations, deviceName: deviceName()), context)
+        return try runSync(call, context, store)
     }
 
     /// Prints a run's outcome; exit 1 when sync fell back to the local store.
@@ -63,7 +128,12 @@ enum SyncCommands {
         for line in report.skipped { context.warn("skipped \(line)") }
         switch report.state {
         case .synced:
-            context.print("synced: \(report.pulled) change\(report.pulled == 1 ? "" : "s") received, \(report.pushed) sent")
+            var line = "synced: \(report.pulled) change\(report.pulled == 1 ? "" : "s") received, \(report.pushed) sent"
+            if report.credentials {
+                line += "; credentials: \(report.credentialsReceived) received, \(report.credentialsSent) in the upload"
+                if report.migrated > 0 { line += ", \(report.migrated) moved to syncable classes" }
+            }
+            context.print(line)
             return 0
         case .localFallback:
             context.errorOutput("sshelf: error: local fallback: \(Display.safe(report.reason ?? "unknown"))\n")
