@@ -35,7 +35,7 @@ public final class SSHD: @unchecked Sendable {
     public let directory: String
     public let logPath: String
     public let options: Options
-    private let process: Process
+    private let process: SpawnedProcess
 
     /// Where sshd's log goes; tests read it to prove what the server saw.
     public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
@@ -95,13 +95,7 @@ public final class SSHD: @unchecked Sendable {
         try (options.authorizedKeys.joined(separator: "\n") + "\n")
             .write(toFile: directory + "/authorized_keys", atomically: true, encoding: .utf8)
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/sbin/sshd")
-        process.arguments = ["-D", "-f", directory + "/sshd_config", "-E", logPath]
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        process = try SpawnedProcess("/usr/sbin/sshd", ["-D", "-f", directory + "/sshd_config", "-E", logPath])
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
             if log.contains("Server listening on") { return }
@@ -113,14 +107,13 @@ public final class SSHD: @unchecked Sendable {
         throw HarnessError("sshd did not start on port \(port):\n\(text)")
     }
 
-    deinit { stop() }
-
-    public func stop() {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
+    /// Stops the server and removes its directory (kept when SSHELF_KEEP_SSHD is set, for debugging).
+    deinit {
+        stop()
+        if ProcessInfo.processInfo.environment["SSHELF_KEEP_SSHD"] == nil { try? FileManager.default.removeItem(atPath: directory) }
     }
+
+    public func stop() { process.stop() }
 
     /// Adds a public key line to authorized_keys while the server runs (sshd reads it per login).
     public func authorize(_ publicKeyLine: String) throws {
@@ -187,19 +180,14 @@ public enum TestAccount {
 /// A real ssh-agent on a private socket, killed on deinit.
 public final class TestAgent {
     public let socketPath: String
-    private let process: Process
+    private let process: SpawnedProcess
 
     public init() throws {
         let base = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
         let dir = base + "/sshelf-agent-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         socketPath = dir + "/agent.sock"
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/ssh-agent")
-        process.arguments = ["-D", "-a", socketPath]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        process = try SpawnedProcess("/usr/bin/ssh-agent", ["-D", "-a", socketPath])
         let deadline = Date().addingTimeInterval(5)
         while !FileManager.default.fileExists(atPath: socketPath) && Date() < deadline { usleep(10_000) }
     }
@@ -208,10 +196,7 @@ public final class TestAgent {
         try Shell.run("/usr/bin/ssh-add", ["-q", key.privatePath], environment: ["SSH_AUTH_SOCK": socketPath])
     }
 
-    deinit {
-        process.terminate()
-        process.waitUntilExit()
-    }
+    deinit { process.stop() }
 }
 
 public struct HarnessError: Error, CustomStringConvertible {
