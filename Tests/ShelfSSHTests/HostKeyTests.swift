@@ -141,10 +141,7 @@ final class HostKeyTests: XCTestCase {
     }
 }
 
-func waitForLog(_ sshd: SSHD, _ text: String, timeout: Double = 5) {
-    let deadline = Date().addingTimeInterval(timeout)
-    while !sshd.log.contains(text) && Date() < deadline { usleep(20_000) }
-}
+func waitForLog(_ sshd: SSHD, _ text: String) { sshd.waitForLog(text) }
 
 extension PinnedHostKey {
     var fingerprintForTest: String { HostKey(pinned: self)?.fingerprint ?? "?" }

@@ -123,8 +123,21 @@ public final class SSHD: @unchecked Sendable {
         try handle.close()
     }
 
-    /// How many log lines contain `text` (e.g. "userauth-request", "direct-tcpip").
-    public func logCount(_ text: String) -> Int { log.components(separatedBy: "\n").filter { $0.contains(text) }.count }
+    /// How often `text` occurs in the log (e.g. "userauth-request", "direct-tcpip"). Counted on the raw text:
+    /// sshd ends some lines with CRLF, which Swift treats as one Character, so splitting on "\n" miscounts.
+    public func logCount(_ text: String) -> Int { log.components(separatedBy: text).count - 1 }
+
+    /// Waits until `text` appears in `count` log lines (sshd's monitor writes its log asynchronously); false on
+    /// timeout. Use before asserting on the log, and before asserting that something is absent.
+    @discardableResult
+    public func waitForLog(_ text: String, count: Int = 1, timeout: Double = 5) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while logCount(text) < count {
+            if Date() > deadline { return false }
+            usleep(20_000)
+        }
+        return true
+    }
 
     static func freePort(_ address: String) throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
