@@ -110,11 +110,12 @@ final class Session {
     }
 
     func publicKey(user: String, privateKey: SecretBytes, passphrase: SecretBytes?) -> Int32 {
-        privateKey.withBytes { key in
-            let keyBase = key.baseAddress?.assumingMemoryBound(to: CChar.self)
+        // libssh2 1.10 runs strlen() over the key while parsing PEM: it must be NUL-terminated (withCString adds
+        // the NUL to a copy it zeroes afterwards).
+        privateKey.withCString { key in
             let run = { (phrase: UnsafePointer<CChar>?) -> Int32 in
                 libssh2_userauth_publickey_frommemory(
-                    self.raw, user, user.utf8.count, nil, 0, keyBase, key.count, phrase)
+                    self.raw, user, user.utf8.count, nil, 0, key, privateKey.count, phrase)
             }
             guard let passphrase else { return run(nil) }
             return passphrase.withCString { run($0) }
