@@ -73,12 +73,14 @@ final class Channel {
 public enum RemoteExit: Sendable, Equatable {
     case status(Int32)
     case signal(String)
+    /// We ended it: the `~.` escape, or a terminating signal to sshelf.
+    case disconnected
 
-    /// What sshelf exits with: the remote status, or 255 (as ssh does) when a signal ended it.
+    /// What sshelf exits with: the remote status, or 255 (as ssh does) when a signal or the user ended it.
     public var exitCode: Int32 {
         switch self {
         case .status(let code): code
-        case .signal: 255
+        case .signal, .disconnected: 255
         }
     }
 }

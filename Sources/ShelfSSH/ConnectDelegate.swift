@@ -14,6 +14,13 @@ public struct HostKeyQuestion: Sendable {
     public var key: HostKey
     public var reason: Reason
     public var fingerprint: String { key.fingerprint }
+
+    public init(hopName: String, lookupName: String, key: HostKey, reason: Reason) {
+        self.hopName = hopName
+        self.lookupName = lookupName
+        self.key = key
+        self.reason = reason
+    }
 }
 
 public enum HostKeyDecision: Sendable {
@@ -34,6 +41,15 @@ public struct PasswordRequest: Sendable {
     public var canRemember: Bool
     /// Why the stored password was not used (vault locked or unavailable), for the prompt to say.
     public var note: String?
+
+    public init(hopName: String, user: String, destination: String, attempt: Int, canRemember: Bool, note: String?) {
+        self.hopName = hopName
+        self.user = user
+        self.destination = destination
+        self.attempt = attempt
+        self.canRemember = canRemember
+        self.note = note
+    }
 }
 
 public struct PasswordAnswer: Sendable {
@@ -51,6 +67,13 @@ public struct KeyboardChallenge: Sendable {
     public var name: String
     public var instruction: String
     public var prompts: [KeyboardPrompt]
+
+    public init(hopName: String, name: String, instruction: String, prompts: [KeyboardPrompt]) {
+        self.hopName = hopName
+        self.name = name
+        self.instruction = instruction
+        self.prompts = prompts
+    }
 }
 
 /// Progress a caller may show or record. `hostKeyVerified` always precedes any credential lookup of that hop.

@@ -186,6 +186,11 @@ final class Session {
 public struct KeyboardPrompt: Sendable {
     public var text: String
     public var echo: Bool
+
+    public init(text: String, echo: Bool) {
+        self.text = text
+        self.echo = echo
+    }
 }
 
 typealias KeyboardResponder = (_ name: String, _ instruction: String, _ prompts: [KeyboardPrompt]) -> [SecretBytes]?

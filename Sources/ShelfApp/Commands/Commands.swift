@@ -1,6 +1,6 @@
 // Commands: the command table — every command sshelf has, in the order --help lists them.
 enum Commands {
     static let table: [CommandSpec] =
-        HostCommands.commands + GroupCommands.commands + ForwardCommands.commands + MiscCommands.commands.prefix(1)
+        HostCommands.commands + SSHCommands.commands + GroupCommands.commands + ForwardCommands.commands + MiscCommands.commands.prefix(1)
         + ImportExportCommands.commands + MiscCommands.commands.dropFirst()
 }
