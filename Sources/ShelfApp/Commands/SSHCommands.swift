@@ -51,9 +51,14 @@ enum SSHCommands {
             run: trust),
     ]
 
-    /// The credential source the flow asks after host-key verification. The vault-backed source replaces this
-    /// when the vault is wired in; until then every lookup is "unavailable" and the user is asked.
-    nonisolated(unsafe) static var credentialSource: (AppContext) -> CredentialSource = { _ in NoVaultCredentialSource() }
+    /// The credential source the flow asks after host-key verification: the vault, asking for its passphrase
+    /// on the terminal when an item is locked (and a terminal is there).
+    static func credentialSource(_ context: AppContext) -> CredentialSource {
+        VaultCredentialSource(context: context, askPassphrase: {
+            guard isatty(0) == 1 else { return nil }
+            return try? SecretInput(fd: nil, option: "passphrase-fd").read(prompt: "Vault passphrase: ")
+        })
+    }
 
     // MARK: commands
 
