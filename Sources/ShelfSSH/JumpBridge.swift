@@ -5,8 +5,11 @@ import CLibSSH2
 import Foundation
 
 final class JumpBridge: @unchecked Sendable {
-    let outer: Session
-    let channel: Channel
+    // Unowned, and the channel released in stop(): the pump thread's closure may hold the last reference to
+    // the bridge and release it after the connection freed the outer session; nothing libssh2-owned may be
+    // freed from there (that was a use-after-free in libssh2_channel_free).
+    unowned let outer: Session
+    private var channel: Channel?
     /// Our end of the socketpair; the inner session owns the other.
     private let pumpEnd: Int32
     let innerEnd: Int32
@@ -48,12 +51,14 @@ final class JumpBridge: @unchecked Sendable {
         var byte: UInt8 = 1
         _ = write(stopPipe.write, &byte, 1)
         finished.wait()
+        channel = nil  // frees the channel here, while the outer session is certainly alive
         close(pumpEnd)
         close(stopPipe.read)
         close(stopPipe.write)
     }
 
     private func pump() {
+        guard let channel else { return }
         outer.setBlocking(false)
         _ = fcntl(pumpEnd, F_SETFL, fcntl(pumpEnd, F_GETFL) | O_NONBLOCK)
         let size = 256 * 1024
