@@ -81,8 +81,8 @@ enum VaultCommands {
     /// Asks for the passphrase when any of `classes` is locked in this process.
     static func unlockIfNeeded(_ vault: Vault, for classes: Set<AccessibilityClass>, _ input: SecretInput) throws {
         let status = try attempt { () throws(VaultError) in try vault.status() }
-        let locked = status.classes.contains { classes.contains(AccessibilityClass(rawValue: $0.accessibility) ?? .always) && $0.state == "locked" }
-        guard locked else { return }
+        let names = Set(classes.map(\.rawValue))
+        guard status.classes.contains(where: { names.contains($0.accessibility) && $0.state == "locked" }) else { return }
         let passphrase = try input.read(prompt: "Vault passphrase: ")
         try attempt { () throws(VaultError) in try vault.unlock(passphrase: passphrase) }
     }
