@@ -33,7 +33,9 @@ let package = Package(
         .target(
             name: "ShelfVault", dependencies: ["ShelfCore", "ShelfSystem", "CSodium", "CSQLite", "CShims"], path: "Sources/ShelfVault"),
         .target(name: "ShelfSSH", dependencies: ["ShelfCore", "CLibSSH2", "CShims"], path: "Sources/ShelfSSH"),
-        .target(name: "ShelfSync", dependencies: ["ShelfCore", "ShelfStore", "ShelfVault"], path: "Sources/ShelfSync"),
+        .target(
+            name: "ShelfSync", dependencies: ["ShelfCore", "ShelfSystem", "ShelfStore", "ShelfVault"],
+            path: "Sources/ShelfSync"),
         .target(name: "ShelfUI", dependencies: ["ShelfCore"], path: "Sources/ShelfUI"),
         .target(
             name: "ShelfTerminal", dependencies: ["ShelfUI", "CNcurses", "CShims"], path: "Sources/ShelfTerminal"),
@@ -57,6 +59,9 @@ let package = Package(
             path: "Tests/ShelfVaultTests"),
         .testTarget(
             name: "ShelfSSHTests", dependencies: ["ShelfSSH", "ShelfCore", "TestSupport"], path: "Tests/ShelfSSHTests"),
+        .testTarget(
+            name: "ShelfSyncTests", dependencies: ["ShelfSync", "ShelfStore", "ShelfVault", "ShelfCore", "TestSupport"],
+            path: "Tests/ShelfSyncTests"),
         .testTarget(name: "ShelfUITests", dependencies: ["ShelfUI", "ShelfCore"], path: "Tests/ShelfUITests"),
         // Drives the built `sshelf` binary (CLI, and the TUI through tmux) as a user would.
         .testTarget(

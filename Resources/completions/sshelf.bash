@@ -5,7 +5,7 @@ _sshelf() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
     local cmd=${COMP_WORDS[1]} sub=${COMP_WORDS[2]}
     if [[ $COMP_CWORD -eq 1 ]]; then
-        COMPREPLY=($(compgen -W "list show add edit rm mv group forward identity keygen import export vault check completions manpage version help" -- "$cur")); return
+        COMPREPLY=($(compgen -W "list show add edit rm mv group forward identity keygen import export vault sync check completions manpage version help" -- "$cur")); return
     fi
     case "$cmd" in
         group) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "list add rm mv" -- "$cur")); return; fi ;;
@@ -14,13 +14,17 @@ _sshelf() {
         import) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "ssh-config" -- "$cur")); return; fi ;;
         export) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "ssh-config" -- "$cur")); return; fi ;;
         vault) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "init status unlock lock passwd list rm audit export import set-password" -- "$cur")); return; fi ;;
+        sync) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "enable join status now devices disable" -- "$cur")); return; fi ;;
     esac
     local key="$cmd"
-    case "$cmd" in group|forward|identity|import|export|vault) key="$cmd $sub" ;; esac
+    case "$cmd" in group|forward|identity|import|export|vault|sync) key="$cmd $sub" ;; esac
     case "$prev" in
         --auth) COMPREPLY=($(compgen -W "auto publickey password keyboardInteractive agent" -- "$cur")); return ;;
+        --code-fd) COMPREPLY=(); return ;;
         --comment) COMPREPLY=(); return ;;
         --dynamic) COMPREPLY=(); return ;;
+        --folder) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --git) COMPREPLY=(); return ;;
         --group) COMPREPLY=($(compgen -W "$(_sshelf_groups)" -- "$cur")); return ;;
         --host) COMPREPLY=(); return ;;
         --identity) COMPREPLY=($(compgen -W "$(sshelf identity list 2>/dev/null | awk 'NR>1 {print $1}')" -- "$cur")); return ;;
@@ -69,6 +73,12 @@ _sshelf() {
         "vault export") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--passphrase-fd --help" -- "$cur")); else COMPREPLY=($(compgen -f -- "$cur")); fi ;;
         "vault import") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--passphrase-fd --help" -- "$cur")); else COMPREPLY=($(compgen -f -- "$cur")); fi ;;
         "vault set-password") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--secret-fd --passphrase-fd --help" -- "$cur")); else COMPREPLY=($(compgen -W "$(_sshelf_names)" -- "$cur")); fi ;;
+        "sync enable") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--folder --git --credentials --passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "sync join") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--code-fd --passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "sync status") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "sync now") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "sync devices") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "sync disable") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;
         "check") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "completions") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=($(compgen -W "bash zsh fish" -- "$cur")); fi ;;
         "manpage") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;

@@ -74,3 +74,15 @@ final class RoundTripTests: XCTestCase {
         XCTAssertFalse(HostSearch.matches(host: host, groupPath: "", terms: HostSearch.terms("comdeploy")))
     }
 }
+
+final class DateFormatTests: XCTestCase {
+    func testMillisecondsRoundTripExactly() {
+        for seconds in [0.0, 1796003727.612, 1796003727.6119999, 1796003727.9996, -1.5, 951782400.001] {
+            let text = ISO8601.format(Date(timeIntervalSince1970: seconds))
+            XCTAssertEqual(ISO8601.format(ISO8601.parse(text)!), text, text)
+        }
+        XCTAssertEqual(ISO8601.format(Date(timeIntervalSince1970: 1796003727.6119999)), "2026-11-30T01:55:27.612Z")
+        XCTAssertEqual(ISO8601.parse("2026-11-30T01:55:27Z")?.timeIntervalSince1970, 1796003727)
+        XCTAssertNil(ISO8601.parse("2026-11-30T01:55:27.xZ"))
+    }
+}

@@ -3,5 +3,5 @@ enum Commands {
     static let table: [CommandSpec] =
         HostCommands.commands + GroupCommands.commands + ForwardCommands.commands + MiscCommands.commands.prefix(1)
         + IdentityVaultCommands.commands + ImportExportCommands.commands + VaultCommands.commands
-        + MiscCommands.commands.dropFirst()
+        + SyncCommands.commands + MiscCommands.commands.dropFirst()
 }
