@@ -3,6 +3,7 @@
 import Foundation
 import ShelfCore
 import ShelfStore
+import ShelfSync
 import ShelfSystem
 import ShelfVault
 
@@ -215,7 +216,7 @@ enum VaultCommands {
         var findings: [AuditFinding]
         do {
             let vault = try Vault.open(context.locations, options: options(context), createIfMissing: false)
-            findings = try vault.audit(needs: try readMoments(context), credentialSyncEnabled: false)
+            findings = try vault.audit(needs: try readMoments(context), credentialSyncEnabled: try credentialSyncOn(context))
         } catch let error as VaultError where error.kind == .permissions {
             findings = VaultAudit.filePermissions(context.locations)
             if findings.isEmpty { findings = [AuditFinding(rule: "loose-permissions", subject: nil, message: error.message)] }
@@ -237,6 +238,12 @@ enum VaultCommands {
         guard FileManager.default.fileExists(atPath: context.locations.store) else { return [:] }
         let (hosts, rules) = try context.store().read { store in (try store.hosts(), try store.forwardRules()) }
         return ClassPolicy.needs(hosts: hosts, forwardRules: rules)
+    }
+
+    /// Whether this device syncs credentials (a device-local store setting; no store: off).
+    static func credentialSyncOn(_ context: AppContext) throws -> Bool {
+        guard FileManager.default.fileExists(atPath: context.locations.store) else { return false }
+        return try SyncSettings.credentialsEnabled(context.store())
     }
 
     static func export(_ call: Invocation, _ context: AppContext) throws -> Int32 {
