@@ -32,7 +32,7 @@ let package = Package(
             name: "ShelfStore", dependencies: ["ShelfCore", "ShelfSystem", "CSQLite"], path: "Sources/ShelfStore"),
         .target(
             name: "ShelfVault", dependencies: ["ShelfCore", "ShelfSystem", "CSodium", "CSQLite", "CShims"], path: "Sources/ShelfVault"),
-        .target(name: "ShelfSSH", dependencies: ["ShelfCore", "CLibSSH2", "CShims"], path: "Sources/ShelfSSH"),
+        .target(name: "ShelfSSH", dependencies: ["ShelfCore", "ShelfSystem", "CLibSSH2", "CShims"], path: "Sources/ShelfSSH"),
         .target(
             name: "ShelfSync", dependencies: ["ShelfCore", "ShelfSystem", "ShelfStore", "ShelfVault"],
             path: "Sources/ShelfSync"),

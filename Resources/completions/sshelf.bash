@@ -5,7 +5,7 @@ _sshelf() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
     local cmd=${COMP_WORDS[1]} sub=${COMP_WORDS[2]}
     if [[ $COMP_CWORD -eq 1 ]]; then
-        COMPREPLY=($(compgen -W "list show add edit rm mv group forward identity keygen import export vault sync check completions manpage version help" -- "$cur")); return
+        COMPREPLY=($(compgen -W "list show add edit rm mv connect exec trust group forward identity keygen import export vault sync check completions manpage version help" -- "$cur")); return
     fi
     case "$cmd" in
         group) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "list add rm mv" -- "$cur")); return; fi ;;
@@ -23,6 +23,7 @@ _sshelf() {
         --code-fd) COMPREPLY=(); return ;;
         --comment) COMPREPLY=(); return ;;
         --dynamic) COMPREPLY=(); return ;;
+        --fingerprint) COMPREPLY=(); return ;;
         --folder) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --git) COMPREPLY=(); return ;;
         --group) COMPREPLY=($(compgen -W "$(_sshelf_groups)" -- "$cur")); return ;;
@@ -35,11 +36,13 @@ _sshelf() {
         --notes) COMPREPLY=(); return ;;
         --output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --passphrase-fd) COMPREPLY=(); return ;;
+        --password-fd) COMPREPLY=(); return ;;
         --port) COMPREPLY=(); return ;;
         --remote) COMPREPLY=(); return ;;
         --rename) COMPREPLY=(); return ;;
         --secret-fd) COMPREPLY=(); return ;;
         --tag) COMPREPLY=(); return ;;
+        --timeout) COMPREPLY=(); return ;;
         --untag) COMPREPLY=(); return ;;
         --user) COMPREPLY=(); return ;;
     esac
@@ -50,6 +53,9 @@ _sshelf() {
         "edit") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--host --user --port --group --tag --auth --identity --jump --notes --rename --untag --help" -- "$cur")); else COMPREPLY=($(compgen -W "$(_sshelf_names)" -- "$cur")); fi ;;
         "rm") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=($(compgen -W "$(_sshelf_names)" -- "$cur")); fi ;;
         "mv") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--group --help" -- "$cur")); else COMPREPLY=($(compgen -W "$(_sshelf_names)" -- "$cur")); fi ;;
+        "connect") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--accept-new --password-fd --timeout --dry-run --help" -- "$cur")); else COMPREPLY=($(compgen -W "$(_sshelf_names)" -- "$cur")); fi ;;
+        "exec") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--accept-new --password-fd --timeout --no-stdin --help" -- "$cur")); else COMPREPLY=($(compgen -W "$(_sshelf_names)" -- "$cur")); fi ;;
+        "trust") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--replace --fingerprint --timeout --help" -- "$cur")); else COMPREPLY=($(compgen -W "$(_sshelf_names)" -- "$cur")); fi ;;
         "group list") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "group add") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=($(compgen -W "$(_sshelf_groups)" -- "$cur")); fi ;;
         "group rm") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--recursive --help" -- "$cur")); else COMPREPLY=($(compgen -W "$(_sshelf_groups)" -- "$cur")); fi ;;

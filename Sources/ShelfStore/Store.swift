@@ -18,6 +18,7 @@ public final class Store {
     let db: Database
     /// The newest clock stamp, cached for the length of one write transaction (see StoreSync.swift).
     var lastStamp: ClockStamp?
+    var cachedDeviceID: String?
     /// Injectable wall clock, so merge tests can stamp deterministic times.
     public var now: @Sendable () -> Date = { Date() }
 

@@ -11,9 +11,14 @@ public enum ApplyOutcome: Equatable, Sendable {
 }
 
 extension Store {
-    /// This store's device id: random, made once, never synced.
+    /// This store's device id: random, made once (by the migration that added sync), never synced.
     public var deviceID: String {
-        get throws { try setting("device.id") ?? "unknown-device" }
+        get throws {
+            if let cachedDeviceID { return cachedDeviceID }
+            let id = try setting("device.id") ?? "unknown-device"
+            cachedDeviceID = id
+            return id
+        }
     }
 
     public func setting(_ key: String) throws -> String? {

@@ -22,13 +22,19 @@ public struct CredentialSync {
             throw SyncFailure("sync key missing on this device",
                               hint: "run 'sshelf sync join' and type the join code shown on your first device")
         case .locked:
-            throw SyncFailure("vault locked (credential track paused while config keeps syncing)",
-                              hint: "run 'sshelf vault unlock'")
+            throw Self.locked
         case .storedInOtherClass(let other):
             throw SyncFailure("the sync key is stored as \(other), not afterFirstUnlockThisDeviceOnly", hint: "run 'sshelf vault audit'")
         case .vaultUnavailable(let reason):
             throw SyncFailure("vault unavailable: \(reason)")
         }
+    }
+
+    static let locked = SyncFailure("vault locked (credential track paused while config keeps syncing)",
+                                    hint: "run 'sshelf vault unlock', or 'sshelf sync now --passphrase-fd N'")
+
+    static func failure(_ error: VaultError) -> SyncFailure {
+        error.kind == .locked ? locked : SyncFailure("vault unavailable: \(error.message)")
     }
 
     func run(remote: FolderRemote, store: Store, device: String, report: inout SyncReport) throws {
@@ -49,10 +55,7 @@ public struct CredentialSync {
                 if try vault.reclassify(key, from: current, to: twin) { moved += 1 }
             }
         } catch {
-            if error.kind == .locked {
-                throw SyncFailure("vault locked (credential track paused while config keeps syncing)", hint: "run 'sshelf vault unlock'")
-            }
-            throw SyncFailure("vault unavailable: \(error.message)")
+            throw Self.failure(error)
         }
         return moved
     }
@@ -95,10 +98,7 @@ public struct CredentialSync {
             try vault.writeSynced(item.value, for: item.key, class: item.accessibility,
                                   updatedAt: Date(timeIntervalSince1970: TimeInterval(item.updatedAt)))
         } catch {
-            if error.kind == .locked {
-                throw SyncFailure("vault locked (credential track paused while config keeps syncing)", hint: "run 'sshelf vault unlock'")
-            }
-            throw SyncFailure("vault unavailable: \(error.message)")
+            throw Self.failure(error)
         }
         return true
     }
@@ -113,7 +113,7 @@ public struct CredentialSync {
                 items.append(CredentialItem(key: itemKey, accessibility: accessibility,
                                             updatedAt: Int64(info.updatedAt.timeIntervalSince1970), value: value))
             case .locked:
-                throw SyncFailure("vault locked (credential track paused while config keeps syncing)", hint: "run 'sshelf vault unlock'")
+                throw Self.locked
             default:
                 report.skipped.append("vault item \(info.key) could not be read; not uploaded")
             }

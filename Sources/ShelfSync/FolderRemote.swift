@@ -102,14 +102,8 @@ public struct FolderRemote: Sendable {
 
     /// Reads one batch; every record must be stamped by the device whose folder holds it.
     public func readBatch(device: String, name: String) throws(SyncFailure) -> [SyncRecord] {
-        let path = layout.configDirectory(device) + "/" + name
         let label = "devices/\(device)/config/\(name)"
-        var info = stat()
-        guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { throw SyncFailure("\(label): not a regular file") }
-        guard info.st_size <= RemoteLayout.maxBatchBytes else {
-            throw SyncFailure("\(label): larger than \(RemoteLayout.maxBatchBytes / 1024 / 1024) MiB")
-        }
-        guard let data = FileManager.default.contents(atPath: path) else { throw SyncFailure("\(label): unreadable") }
+        let data = Data(try readFile(device: device, in: .config, name: name))
         guard data.last == UInt8(ascii: "\n") else { throw SyncFailure("\(label): truncated (no final newline)") }
         let decoder = ShelfJSON.decoder()
         var records: [SyncRecord] = []

@@ -1,0 +1,40 @@
+// SSHConnection: a logged-in connection (with its jump sessions and bridges). Runs commands and shells on the
+// innermost session and closes everything innermost first.
+import CLibSSH2
+import Foundation
+
+public final class SSHConnection {
+    var sessions: [Session] = []
+    var bridges: [JumpBridge] = []
+    private var closed = false
+    /// Keys to pin and passwords remembered while connecting; the caller saves them on the host records.
+    public internal(set) var outcome = ConnectOutcome()
+
+    init() {}
+
+    deinit { close() }
+
+    var target: Session {
+        // connect() only returns a connection once every hop has a session.
+        sessions[sessions.count - 1]
+    }
+
+    func finishSetup() {
+        target.setTimeout(seconds: 0)
+    }
+
+    /// Disconnects every hop, innermost first; safe to call twice.
+    public func close() {
+        guard !closed else { return }
+        closed = true
+        for index in sessions.indices.reversed() {
+            // The bridge that carries session `index` belongs to the outer session `index - 1`.
+            sessions[index].disconnect()
+            if index >= 1, index - 1 < bridges.count {
+                bridges[index - 1].stop()
+            }
+        }
+        bridges.removeAll()
+        sessions.removeAll()
+    }
+}
