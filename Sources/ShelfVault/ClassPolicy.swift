@@ -1,5 +1,6 @@
 // ClassPolicy: the one table that says which accessibility class each item family is stored with, chosen by
 // when the value is read (BRIEF section 1). A test asserts every row by reading the vault file itself.
+import Foundation
 import ShelfCore
 
 /// When a stored value will be needed — this, not how sensitive it is, picks the class.
@@ -57,5 +58,36 @@ public enum ClassPolicy {
         case .interactive: true
         case .unattended: stored.unlockScope != .thisProcess
         }
+    }
+
+    /// A host's credentials are read unattended when it has an enabled autostart forward.
+    public static func readMoment(host hostID: UUID, forwardRules: [PortForwardRule]) -> ReadMoment {
+        forwardRules.contains { $0.hostID == hostID && $0.autostart && $0.enabled } ? .unattended : .interactive
+    }
+
+    /// An identity's key and passphrase are read unattended when any autostarting host uses it.
+    public static func readMoment(identity identityID: UUID, hosts: [ShelfCore.Host], forwardRules: [PortForwardRule])
+        -> ReadMoment
+    {
+        hosts.contains { $0.identityID == identityID && readMoment(host: $0.id, forwardRules: forwardRules) == .unattended }
+            ? .unattended : .interactive
+    }
+
+    /// When every credential the config store can reference is read — the audit's input.
+    public static func needs(hosts: [ShelfCore.Host], forwardRules: [PortForwardRule]) -> [ReferenceKey: ReadMoment] {
+        var needs: [ReferenceKey: ReadMoment] = [.syncKey: .unattended]
+        func note(_ key: ReferenceKey, _ moment: ReadMoment) {
+            if needs[key] != .unattended { needs[key] = moment }
+        }
+        for host in hosts {
+            let moment = readMoment(host: host.id, forwardRules: forwardRules)
+            note(.hostPassword(host.id), moment)
+            note(.hostRemember(host.id), moment)
+            if let identity = host.identityID {
+                note(.identityPrivateKey(identity), moment)
+                note(.identityPassphrase(identity), moment)
+            }
+        }
+        return needs
     }
 }

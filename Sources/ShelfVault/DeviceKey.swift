@@ -34,7 +34,7 @@ enum DeviceKey {
         let raw = SecretBytes(count: fileLength)
         var offset = 0
         while offset < fileLength {
-            let got = raw.withUnsafeMutableBytes { read(fd, $0.baseAddress! + offset, fileLength - offset) }
+            let got = raw.withBytes { pointer, _ in read(fd, pointer + offset, fileLength - offset) }
             if got < 0 && errno == EINTR { continue }
             guard got > 0 else { throw VaultError(.unavailable, "cannot read the device key \(path)") }
             offset += got
@@ -59,10 +59,10 @@ enum DeviceKey {
         _ = fchmod(fd, PrivateFiles.fileMode)  // open's mode passed through the umask
         let key = Sodium.randomKey()
         let content = SecretBytes.joined([SecretBytes(magic), key])
-        var ok = content.withUnsafeBytes { bytes in
+        var ok = content.withBytes { pointer, count in
             var offset = 0
-            while offset < bytes.count {
-                let written = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            while offset < count {
+                let written = write(fd, pointer + offset, count - offset)
                 if written < 0 && errno == EINTR { continue }
                 if written <= 0 { return false }
                 offset += written

@@ -94,3 +94,22 @@ final class ClassPolicyTests: XCTestCase {
         }
     }
 }
+
+final class ReadMomentTests: XCTestCase {
+    func testAutostartMakesAHostAndItsIdentityUnattended() {
+        let key = Identity(name: "k")
+        let tunnel = ShelfCore.Host(name: "tunnel", hostname: "t", identityID: key.id)
+        let plain = ShelfCore.Host(name: "plain", hostname: "p")
+        let rules = [PortForwardRule(hostID: tunnel.id, kind: .local, bindPort: 1, targetHost: "x", targetPort: 2, autostart: true),
+                     PortForwardRule(hostID: plain.id, kind: .local, bindPort: 3, targetHost: "x", targetPort: 4, autostart: true,
+                                     enabled: false)]
+        XCTAssertEqual(ClassPolicy.readMoment(host: tunnel.id, forwardRules: rules), .unattended)
+        XCTAssertEqual(ClassPolicy.readMoment(host: plain.id, forwardRules: rules), .interactive, "a disabled rule never starts")
+        XCTAssertEqual(ClassPolicy.readMoment(identity: key.id, hosts: [tunnel, plain], forwardRules: rules), .unattended)
+        let needs = ClassPolicy.needs(hosts: [tunnel, plain], forwardRules: rules)
+        XCTAssertEqual(needs[.hostPassword(tunnel.id)], .unattended)
+        XCTAssertEqual(needs[.identityPrivateKey(key.id)], .unattended)
+        XCTAssertEqual(needs[.hostPassword(plain.id)], .interactive)
+        XCTAssertEqual(needs[.syncKey], .unattended)
+    }
+}

@@ -13,21 +13,23 @@ final class KeyringTests: XCTestCase {
         try vault.setPassphrase(secret("pass"), current: nil)
         try vault.write(secret("for-tunnels"), for: sessionKey, class: .afterFirstUnlockThisDeviceOnly)
         try vault.write(secret("for-people"), for: interactive, class: .whenUnlockedThisDeviceOnly)
-        XCTAssertTrue(try fixture.open().read(sessionKey, class: .afterFirstUnlockThisDeviceOnly).isLocked, "before unlock")
+        XCTAssertTrue(try fixture.open(keyring: true).read(sessionKey, class: .afterFirstUnlockThisDeviceOnly).isLocked,
+                      "before unlock")
 
-        let unlocked = try fixture.cli(["vault", "unlock", "--passphrase-fd", "0"], stdin: "pass\n")
+        let unlocked = try fixture.cli(["vault", "unlock", "--passphrase-fd", "0"], stdin: "pass\n", keyring: true)
         XCTAssertEqual(unlocked.status, 0, "\(unlocked)")
-        defer { _ = try? fixture.cli(["vault", "lock"]) }
+        defer { _ = try? fixture.cli(["vault", "lock"], keyring: true) }
         // This test process is the second process: it never saw the passphrase.
-        let second = try fixture.open()
+        let second = try fixture.open(keyring: true)
         XCTAssertEqual(text(second.read(sessionKey, class: .afterFirstUnlockThisDeviceOnly)), "for-tunnels")
         XCTAssertTrue(second.read(interactive, class: .whenUnlockedThisDeviceOnly).isLocked,
                       "whenUnlocked stays with the process that was given the passphrase")
-        let status = try fixture.cli(["vault", "status", "--json"])
+        let status = try fixture.cli(["vault", "status", "--json"], keyring: true)
         XCTAssertTrue(status.stdout.contains("\"keyring\" : \"kernel\""), status.stdout)
 
-        XCTAssertEqual(try fixture.cli(["vault", "lock"]).status, 0)
-        XCTAssertTrue(try fixture.open().read(sessionKey, class: .afterFirstUnlockThisDeviceOnly).isLocked, "after lock")
+        XCTAssertEqual(try fixture.cli(["vault", "lock"], keyring: true).status, 0)
+        XCTAssertTrue(try fixture.open(keyring: true).read(sessionKey, class: .afterFirstUnlockThisDeviceOnly).isLocked,
+                      "after lock")
     }
 
     func testForcedFallbackKeepsKeysInTheProcessOnlyAndSaysSo() throws {
@@ -36,13 +38,13 @@ final class KeyringTests: XCTestCase {
         let vault = try fixture.open(keyring: false)
         try vault.setPassphrase(secret("pass"), current: nil)
         try vault.write(secret("for-tunnels"), for: sessionKey, class: .afterFirstUnlockThisDeviceOnly)
-        let noKeyring = ["SSHELF_VAULT_NO_KEYRING": "1"]
-        let unlocked = try fixture.cli(["vault", "unlock", "--passphrase-fd", "0"], stdin: "pass\n", extra: noKeyring)
+        let unlocked = try fixture.cli(["vault", "unlock", "--passphrase-fd", "0"], stdin: "pass\n")
         XCTAssertEqual(unlocked.status, 0, "\(unlocked)")
         XCTAssertTrue(unlocked.stdout.contains("this command's unlock ends with it"), unlocked.stdout)
-        XCTAssertTrue(try fixture.open().read(sessionKey, class: .afterFirstUnlockThisDeviceOnly).isLocked,
+        // Read with the keyring on: had the forced fallback leaked a key into the kernel, this would find it.
+        XCTAssertTrue(try fixture.open(keyring: true).read(sessionKey, class: .afterFirstUnlockThisDeviceOnly).isLocked,
                       "nothing reached the kernel keyring")
-        let status = try fixture.cli(["vault", "status"], extra: noKeyring)
+        let status = try fixture.cli(["vault", "status"])
         XCTAssertTrue(status.stdout.contains("switched off (SSHELF_VAULT_NO_KEYRING=1)"), status.stdout)
         XCTAssertTrue(status.stdout.contains("no key is ever written to a file"), status.stdout)
         // In the process that was given the passphrase, the fallback works.

@@ -82,6 +82,21 @@ final class PassphraseTests: XCTestCase {
         XCTAssertFalse(fresh.hasPassphrase)
     }
 
+    func testCLIRemovalAsksBeforeDestroyingPasscodeItems() throws {
+        let fixture = VaultFixture()
+        let vault = try fixture.open()
+        try vault.setPassphrase(secret("pass"), current: nil)
+        try vault.write(secret("doomed"), for: .syncKey, class: .whenPasscodeSetThisDeviceOnly)
+        let refused = try fixture.cli(["vault", "passwd", "--remove", "--passphrase-fd", "0"], stdin: "pass\n")
+        XCTAssertEqual(refused.status, 2, "\(refused)")
+        XCTAssertTrue(refused.stderr.contains("destroys 1 whenPasscodeSetThisDeviceOnly item"), refused.stderr)
+        XCTAssertEqual(fixture.rows("SELECT count(*) FROM items").first?.first, "1", "nothing destroyed without consent")
+        XCTAssertEqual(fixture.rows("SELECT count(*) FROM passphrase").first?.first, "1")
+        let removed = try fixture.cli(["vault", "passwd", "--remove", "--yes", "--passphrase-fd", "0"], stdin: "pass\n")
+        XCTAssertEqual(removed.status, 0, "\(removed)")
+        XCTAssertEqual(fixture.rows("SELECT count(*) FROM items").first?.first, "0")
+    }
+
     func testIdleTimeoutRelocksWhenUnlockedClasses() throws {
         let fixture = VaultFixture()
         let key = ReferenceKey.hostPassword(UUID())

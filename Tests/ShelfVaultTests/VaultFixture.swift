@@ -19,19 +19,22 @@ final class VaultFixture {
         var all: [String] { lock.withLock { lines } }
     }
 
-    func options(keyring: Bool = true) -> VaultOptions {
+    /// Off unless a test is about the keyring: class keys cached by tests would outlive their temporary vaults.
+    func options(keyring: Bool = false) -> VaultOptions {
         let warnings = self.warnings
         return VaultOptions(useKernelKeyring: keyring, minimumStretch: true, warn: { warnings.add($0) })
     }
 
     /// A new Vault object: as far as unlock state goes, a fresh process (kernel keyring aside).
-    func open(keyring: Bool = true, create: Bool = true) throws -> Vault {
+    func open(keyring: Bool = false, create: Bool = true) throws -> Vault {
         try Vault.open(locations, options: options(keyring: keyring), createIfMissing: create)
     }
 
-    /// CLI environment for the same home (weak Argon2id so tests stay quick).
-    func cli(_ arguments: [String], stdin: String? = nil, umask: mode_t? = nil, extra: [String: String] = [:]) throws -> CLIResult {
-        home.extraEnvironment = ["SSHELF_TEST_WEAK_KDF": "1"].merging(extra) { $1 }
+    /// CLI environment for the same home (weak Argon2id so tests stay quick; no kernel keyring unless `keyring`).
+    func cli(_ arguments: [String], stdin: String? = nil, umask: mode_t? = nil, keyring: Bool = false,
+             extra: [String: String] = [:]) throws -> CLIResult {
+        home.extraEnvironment = ["SSHELF_TEST_WEAK_KDF": "1", "SSHELF_VAULT_NO_KEYRING": keyring ? "0" : "1"]
+            .merging(extra) { $1 }
         return try home.run(arguments, stdin: stdin, umask: umask)
     }
 

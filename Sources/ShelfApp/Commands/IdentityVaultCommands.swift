@@ -25,11 +25,9 @@ enum IdentityVaultCommands {
                     run: keygen),
     ]
 
-    /// Credentials of an identity that any autostarting host uses are read unattended.
     static func moment(for identityID: UUID, in store: Store) throws -> ReadMoment {
         let (hosts, rules) = try store.read { store in (try store.hosts(), try store.forwardRules()) }
-        let autostarting = Set(rules.filter { $0.autostart && $0.enabled }.compactMap(\.hostID))
-        return hosts.contains { $0.identityID == identityID && autostarting.contains($0.id) } ? .unattended : .interactive
+        return ClassPolicy.readMoment(identity: identityID, hosts: hosts, forwardRules: rules)
     }
 
     static func importIdentity(_ call: Invocation, _ context: AppContext) throws -> Int32 {
@@ -59,8 +57,13 @@ enum IdentityVaultCommands {
             try vault.saveIdentityPrivateKey(file, identityID: identity.id, class: keyClass)
             if let keyPassphrase, !keyPassphrase.isEmpty {
                 try vault.saveIdentityPassphrase(keyPassphrase, identityID: identity.id, class: passphraseClass)
-            } else {
-                try vault.clearIdentityPassphrase(identity.id, class: passphraseClass)
+            }
+            // One copy, in the class the policy names: drop older copies (and a passphrase no longer needed).
+            for other in AccessibilityClass.allCases {
+                if other != keyClass { try vault.clearIdentityPrivateKey(identity.id, class: other) }
+                if other != passphraseClass || keyPassphrase?.isEmpty != false {
+                    try vault.clearIdentityPassphrase(identity.id, class: other)
+                }
             }
         }
         identity.privateKeyRef = .identityPrivateKey(identity.id)

@@ -3,6 +3,7 @@
 import Foundation
 import ShelfCore
 import ShelfStore
+import ShelfSync
 import ShelfSystem
 import ShelfVault
 
@@ -81,8 +82,8 @@ enum VaultCommands {
     /// Asks for the passphrase when any of `classes` is locked in this process.
     static func unlockIfNeeded(_ vault: Vault, for classes: Set<AccessibilityClass>, _ input: SecretInput) throws {
         let status = try attempt { () throws(VaultError) in try vault.status() }
-        let locked = status.classes.contains { classes.contains(AccessibilityClass(rawValue: $0.accessibility) ?? .always) && $0.state == "locked" }
-        guard locked else { return }
+        let names = Set(classes.map(\.rawValue))
+        guard status.classes.contains(where: { names.contains($0.accessibility) && $0.state == "locked" }) else { return }
         let passphrase = try input.read(prompt: "Vault passphrase: ")
         try attempt { () throws(VaultError) in try vault.unlock(passphrase: passphrase) }
     }
@@ -215,7 +216,7 @@ enum VaultCommands {
         var findings: [AuditFinding]
         do {
             let vault = try Vault.open(context.locations, options: options(context), createIfMissing: false)
-            findings = try vault.audit(needs: try readMoments(context), credentialSyncEnabled: false)
+            findings = try vault.audit(needs: try readMoments(context), credentialSyncEnabled: try credentialSyncOn(context))
         } catch let error as VaultError where error.kind == .permissions {
             findings = VaultAudit.filePermissions(context.locations)
             if findings.isEmpty { findings = [AuditFinding(rule: "loose-permissions", subject: nil, message: error.message)] }
@@ -232,27 +233,17 @@ enum VaultCommands {
         return findings.isEmpty ? 0 : 4
     }
 
-    /// When each credential the store references is read: unattended for hosts with autostart forwards
-    /// (and the identities they use), interactive otherwise.
+    /// When each credential the store references is read (no store yet: nothing is referenced).
     static func readMoments(_ context: AppContext) throws -> [ReferenceKey: ReadMoment] {
         guard FileManager.default.fileExists(atPath: context.locations.store) else { return [:] }
-        let store = try context.store()
-        let (hosts, rules) = try store.read { store in (try store.hosts(), try store.forwardRules()) }
-        let autostarting = Set(rules.filter { $0.autostart && $0.enabled }.compactMap(\.hostID))
-        var needs: [ReferenceKey: ReadMoment] = [:]
-        for host in hosts {
-            let moment: ReadMoment = autostarting.contains(host.id) ? .unattended : .interactive
-            for key in [ReferenceKey.hostPassword(host.id), .hostRemember(host.id)] {
-                if needs[key] != .unattended { needs[key] = moment }
-            }
-            if let identity = host.identityID {
-                for key in [ReferenceKey.identityPrivateKey(identity), .identityPassphrase(identity)] where needs[key] != .unattended {
-                    needs[key] = moment
-                }
-            }
-        }
-        needs[.syncKey] = .unattended
-        return needs
+        let (hosts, rules) = try context.store().read { store in (try store.hosts(), try store.forwardRules()) }
+        return ClassPolicy.needs(hosts: hosts, forwardRules: rules)
+    }
+
+    /// Whether this device syncs credentials (a device-local store setting; no store: off).
+    static func credentialSyncOn(_ context: AppContext) throws -> Bool {
+        guard FileManager.default.fileExists(atPath: context.locations.store) else { return false }
+        return try SyncSettings.credentialsEnabled(context.store())
     }
 
     static func export(_ call: Invocation, _ context: AppContext) throws -> Int32 {
@@ -288,8 +279,8 @@ enum VaultCommands {
     static func setPassword(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         let store = try context.store()
         var host = try Resolve.host(call.arguments[0], in: store)
-        let autostarts = try store.forwardRules(hostID: host.id).contains { $0.autostart && $0.enabled }
-        let accessibility = ClassPolicy.accessibility(for: .hostPassword, readAt: autostarts ? .unattended : .interactive)
+        let moment = ClassPolicy.readMoment(host: host.id, forwardRules: try store.forwardRules(hostID: host.id))
+        let accessibility = ClassPolicy.accessibility(for: .hostPassword, readAt: moment)
         let vault = try open(context, create: true)
         try unlockIfNeeded(vault, for: [accessibility], try SecretInput(call, option: "passphrase-fd"))
         let password = try SecretInput(call, option: "secret-fd").read(prompt: "Password for \(host.name): ")

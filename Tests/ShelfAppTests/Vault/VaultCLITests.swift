@@ -100,4 +100,30 @@ final class VaultCLITests: XCTestCase {
         XCTAssertExit(try home.run(["vault", "rm", key]), 3)
         XCTAssertExit(try home.run(["vault", "rm", "not-a-key"]), 2)
     }
+
+    func testSyncableItemsAreFlaggedOnlyWhileCredentialSyncIsOff() throws {
+        let source = makeHome()
+        XCTAssertExit(try source.run(["vault", "init"]), 0)
+        // A syncable item arrives through an export from a device that synced credentials.
+        let other = makeHome()
+        for home in [source, other] {
+            try FileManager.default.createDirectory(atPath: home.root + "/remote", withIntermediateDirectories: true)
+        }
+        XCTAssertExit(try other.run(["add", "web", "--host", "web.example"]), 0)
+        XCTAssertExit(try other.run(["sync", "enable", "--folder", other.root + "/remote", "--credentials"]), 0)
+        XCTAssertExit(try other.run(["vault", "set-password", "web", "--secret-fd", "0"], stdin: "pw\n"), 0)
+        XCTAssertExit(try other.run(["sync", "now"]), 0)
+        let exportPath = other.root + "/syncable.export"
+        let exported = try other.run(["vault", "export", exportPath, "--passphrase-fd", "0"], stdin: "exp\n")
+        XCTAssertExit(exported, 0)
+        XCTAssertTrue(exported.stdout.contains("exported 1 item(s)"), "\(exported)")
+        XCTAssertExit(try source.run(["vault", "import", exportPath, "--passphrase-fd", "0"], stdin: "exp\n"), 0)
+
+        let off = try source.run(["vault", "audit"])
+        XCTAssertExit(off, 4)
+        XCTAssertTrue(off.stdout.contains("syncable-while-sync-off"), off.stdout)
+        XCTAssertExit(try source.run(["sync", "enable", "--folder", source.root + "/remote", "--credentials"]), 0)
+        let on = try source.run(["vault", "audit"])
+        XCTAssertFalse(on.stdout.contains("syncable-while-sync-off"), on.stdout)
+    }
 }
