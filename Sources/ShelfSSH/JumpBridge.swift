@@ -11,7 +11,8 @@ final class JumpBridge: @unchecked Sendable {
     private let pumpEnd: Int32
     let innerEnd: Int32
     private let stopPipe: (read: Int32, write: Int32)
-    private let finished = DispatchSemaphore(value: 0)
+    private var thread: JoinableThread?
+    private var stopped = false
     private let keepaliveInterval: Int
 
     init(outer: Session, channel: Channel, keepaliveInterval: Int) throws(SSHError) {
@@ -35,19 +36,17 @@ final class JumpBridge: @unchecked Sendable {
     }
 
     func start() {
-        let thread = Thread { [self] in
-            pump()
-            finished.signal()
-        }
-        thread.name = "sshelf-jump-bridge"
-        thread.start()
+        thread = JoinableThread { [self] in pump() }
     }
 
     /// Stops the pump (after the inner session has disconnected) and waits for its thread to let go.
     func stop() {
+        guard !stopped else { return }
+        stopped = true
         var byte: UInt8 = 1
         _ = write(stopPipe.write, &byte, 1)
-        finished.wait()
+        thread?.join()
+        thread = nil
         close(pumpEnd)
         close(stopPipe.read)
         close(stopPipe.write)

@@ -34,6 +34,8 @@ public final class SSHConnection {
                 bridges[index - 1].stop()
             }
         }
+        // A bridge whose inner session never came up (its creation failed) is stopped here.
+        for bridge in bridges.reversed() { bridge.stop() }
         bridges.removeAll()
         sessions.removeAll()
     }

@@ -184,9 +184,25 @@ public enum TestAccount {
 
     public static func ensure() throws {
         if (try? Shell.run("/usr/bin/id", ["-u", name])) == nil {
-            try Shell.run("/usr/sbin/useradd", ["-m", "-s", "/bin/sh", name])
+            do {
+                try Shell.run("/usr/sbin/useradd", ["-m", "-s", "/bin/sh", name])
+            } catch {
+                // Another test process may have created it a moment ago; only a still-missing account is an error.
+                guard (try? Shell.run("/usr/bin/id", ["-u", name])) != nil else { throw error }
+            }
         }
-        try Shell.run("/usr/sbin/chpasswd", [], input: "\(name):\(password)\n")
+        // Parallel test workers may hold the /etc/shadow lock for a moment: retry briefly.
+        var attempt = 0
+        while true {
+            do {
+                try Shell.run("/usr/sbin/chpasswd", [], input: "\(name):\(password)\n")
+                return
+            } catch {
+                attempt += 1
+                if attempt >= 20 { throw error }
+                usleep(100_000)
+            }
+        }
     }
 }
 

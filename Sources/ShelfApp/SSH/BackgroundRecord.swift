@@ -7,8 +7,9 @@ import ShelfSSH
 import ShelfStore
 
 final class BackgroundRecord: @unchecked Sendable {
-    private let done = DispatchSemaphore(value: 0)
     private var failure: Error?
+    private var thread = pthread_t()
+    private var started = false
 
     private let outcome: ConnectOutcome
     private let target: UUID
@@ -18,15 +19,26 @@ final class BackgroundRecord: @unchecked Sendable {
         self.outcome = outcome
         self.target = target
         self.store = store
-        Thread.detachNewThread { [self] in
-            do { try ConnectPlan.record(self.outcome, target: self.target, store: self.store) } catch { failure = error }
-            done.signal()
-        }
+        // A joinable POSIX thread, so nothing of it is still running when the process exits.
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        started = pthread_create(&thread, nil, { context in
+            guard let context else { return nil }
+            Unmanaged<BackgroundRecord>.fromOpaque(context).takeUnretainedValue().run()
+            return nil
+        }, context) == 0
+        if !started { run() }
+    }
+
+    private func run() {
+        do { try ConnectPlan.record(outcome, target: target, store: store) } catch { failure = error }
     }
 
     /// Waits for the write; returns its error, if any.
     func wait() -> Error? {
-        done.wait()
+        if started {
+            pthread_join(thread, nil)
+            started = false
+        }
         return failure
     }
 }
