@@ -40,7 +40,7 @@ public final class SSHD: @unchecked Sendable {
     /// Where sshd's log goes; tests read it to prove what the server saw.
     public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
-    /// `[127.0.0.1]:port`, the known_hosts name of this server.
+    /// `[127.0.0.1]:port` (or `[::1]:port`), the known_hosts name of this server.
     public var knownHostsName: String { "[\(options.listenAddress)]:\(port)" }
 
     /// The host public key line (`type base64`) of one of this server's host keys.
@@ -139,24 +139,57 @@ public final class SSHD: @unchecked Sendable {
         return true
     }
 
+    /// A port the kernel just handed out on `address` (IPv4 or IPv6), released for sshd to take.
     static func freePort(_ address: String) throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let listener = try SilentListener(address)
+        return listener.port
+    }
+}
+
+/// A loopback TCP listener that accepts connections into its backlog and never says a word: for timeouts.
+public final class SilentListener {
+    public let port: Int
+    private let fd: Int32
+
+    public init(_ address: String = "127.0.0.1") throws {
+        let v6 = address.contains(":")
+        let fd = socket(v6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw HarnessError("socket() failed") }
-        defer { close(fd) }
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_port = 0
-        inet_pton(AF_INET, address, &addr.sin_addr)
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &addr) {
+        self.fd = fd
+        var storage = sockaddr_storage()
+        var length: socklen_t
+        if v6 {
+            var addr = sockaddr_in6()
+            addr.sin6_family = sa_family_t(AF_INET6)
+            inet_pton(AF_INET6, address, &addr.sin6_addr)
+            length = socklen_t(MemoryLayout<sockaddr_in6>.size)
+            withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: withUnsafeBytes(of: addr) { $0 }) }
+        } else {
+            var addr = sockaddr_in()
+            addr.sin_family = sa_family_t(AF_INET)
+            inet_pton(AF_INET, address, &addr.sin_addr)
+            length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: withUnsafeBytes(of: addr) { $0 }) }
+        }
+        let bound = withUnsafePointer(to: &storage) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
         }
-        guard bound == 0 else { throw HarnessError("bind failed") }
-        _ = withUnsafeMutablePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        guard bound == 0, listen(fd, 8) == 0 else {
+            close(fd)
+            throw HarnessError("cannot listen on \(address)")
         }
-        return Int(UInt16(bigEndian: addr.sin_port))
+        var actual = sockaddr_storage()
+        var actualLength = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        _ = withUnsafeMutablePointer(to: &actual) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &actualLength) }
+        }
+        port = withUnsafeBytes(of: actual) { raw in
+            // sin_port and sin6_port sit at the same offset (2), in network byte order.
+            Int(UInt16(raw[2]) << 8 | UInt16(raw[3]))
+        }
     }
+
+    deinit { close(fd) }
 }
 
 /// A user key pair for tests, generated with ssh-keygen in a private directory.
