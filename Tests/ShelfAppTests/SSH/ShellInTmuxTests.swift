@@ -89,4 +89,23 @@ final class ShellInTmuxTests: XCTestCase {
         waitFor("EXIT=255")
         waitFor("icanon echo")
     }
+
+    func testInteractiveYesAndAPasswordTypedWithoutEcho() throws {
+        let world = try SSHCLIWorld()
+        XCTAssertExit(try world.home.run("edit", "t", "--auth", "password"), 0)
+        let env = world.home.environment.map { "\($0.key)=\($0.value)" }.sorted()
+        try start(["new-session", "-d", "-s", session, "-x", "120", "-y", "24", "/usr/bin/env"] + env
+                  + ["/bin/sh", "-c", "\(CLI.binary) exec t -n -- whoami; echo EXIT=$?; sleep 60"])
+        waitFor("Are you sure you want to continue connecting (yes/no)?")
+        XCTAssertTrue(screen().contains(try world.fingerprint(world.sshd)), screen())
+        try tmux(["send-keys", "-t", session, "-l", "yes"])
+        try tmux(["send-keys", "-t", session, "Enter"])
+        waitFor("'s password:")
+        try tmux(["send-keys", "-t", session, "-l", TestAccount.password])
+        try tmux(["send-keys", "-t", session, "Enter"])
+        waitFor("EXIT=0")
+        XCTAssertTrue(screen().contains("\(TestAccount.name)\n"), screen())
+        XCTAssertFalse(screen().contains(TestAccount.password), "the password was echoed:\n\(screen())")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: world.knownHostsPath), "yes pins the key")
+    }
 }
