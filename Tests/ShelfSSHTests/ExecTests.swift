@@ -23,7 +23,14 @@ final class ExecTests: XCTestCase {
         ])
     }
 
-    override func tearDown() { connection?.close() }
+    /// XCTest keeps test-case objects alive until the run ends: stop the server here, not in a deinit.
+    override func tearDown() {
+        connection?.close()
+        connection = nil
+        sshd?.stop()
+        sshd = nil
+        world = nil
+    }
 
     func testExitStatusAndStreamsKeptApart() throws {
         let (status, out, err) = try SSHWorld.run(connection, "echo out; echo err >&2; exit 7")

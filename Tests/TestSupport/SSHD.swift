@@ -199,8 +199,7 @@ public struct TestKey {
     public var privateBytes: [UInt8] { [UInt8](FileManager.default.contents(atPath: privatePath) ?? Data()) }
 
     public static func generate(_ type: SSHD.KeyType, passphrase: String = "", in directory: String? = nil) throws -> TestKey {
-        let base = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
-        let dir = directory ?? (base + "/sshelf-key-" + UUID().uuidString.prefix(8))
+        let dir = directory ?? (TestScratch.root + "/key-" + UUID().uuidString.prefix(8))
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let path = dir + "/id_" + type.rawValue
         try Shell.run("/usr/bin/ssh-keygen", ["-q", "-t", type.rawValue, "-N", passphrase, "-C", "sshelf-test", "-f", path])
@@ -245,8 +244,7 @@ public final class TestAgent {
     private let process: SpawnedProcess
 
     public init() throws {
-        let base = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
-        let dir = base + "/sshelf-agent-" + UUID().uuidString.prefix(8)
+        let dir = TestScratch.root + "/agent-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         socketPath = dir + "/agent.sock"
         process = try SpawnedProcess("/usr/bin/ssh-agent", ["-D", "-a", socketPath])
@@ -259,6 +257,17 @@ public final class TestAgent {
     }
 
     deinit { process.stop() }
+}
+
+/// One scratch directory per test process for keys and agent sockets, removed when the process exits.
+public enum TestScratch {
+    public static let root: String = {
+        let base = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
+        let path = "\(base)/sshelf-scratch-\(getpid())"
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        atexit { try? FileManager.default.removeItem(atPath: TestScratch.root) }
+        return path
+    }()
 }
 
 public struct HarnessError: Error, CustomStringConvertible {
