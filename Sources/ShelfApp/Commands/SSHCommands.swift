@@ -182,10 +182,9 @@ enum SSHCommands {
         do {
             let connection = try connector.connect(plan.endpoints)
             defer { connection.close() }
-            do {
-                try ConnectPlan.record(connection.outcome, target: plan.target.id, store: store)
-            } catch {
-                context.warn("connected, but could not save to the store: \(error)")
+            let record = BackgroundRecord(connection.outcome, target: plan.target.id, store: store)
+            defer {
+                if let error = record.wait() { context.warn("connected, but could not save to the store: \(error)") }
             }
             return try body(connection)
         } catch let error as SSHError {
