@@ -45,6 +45,8 @@ public struct Form: Sendable, Equatable {
     public var errors: [String: String] = [:]
     /// Waiting for the save effect's result; keys are ignored meanwhile so nothing is lost.
     public var pending = false
+    /// The id a new record gets, fixed when the form opens so a retried save cannot create a second record.
+    public var newID = UUID()
 
     public init(kind: FormKind, title: String, fields: [FormField]) {
         self.kind = kind

@@ -31,7 +31,7 @@ public enum Forms {
         -> Result<(host: ShelfCore.Host, groupPath: String), FormErrors>
     {
         var errors = FormErrors()
-        var host = original ?? ShelfCore.Host()
+        var host = original ?? ShelfCore.Host(id: form.newID)
         host.name = form.value("name")
         host.hostname = form.value("hostname")
         host.user = form.value("user")
@@ -98,7 +98,7 @@ public enum Forms {
         -> Result<(group: HostGroup, parentPath: String), FormErrors>
     {
         var errors = FormErrors()
-        var group = original ?? HostGroup()
+        var group = original ?? HostGroup(id: form.newID)
         group.name = form.value("name")
         group.notes = form.value("notes")
         let parentPath = GroupTree.components(form.value("parent")).joined(separator: "/")
@@ -141,7 +141,7 @@ public enum Forms {
         -> Result<PortForwardRule, FormErrors>
     {
         var errors = FormErrors()
-        var rule = original ?? PortForwardRule(hostID: hostID)
+        var rule = original ?? PortForwardRule(id: form.newID, hostID: hostID)
         rule.kind = ForwardKind(rawValue: form.value("kind"))
         rule.bindAddress = form.value("bindAddress")
         rule.name = form.value("name")
@@ -182,13 +182,13 @@ public enum Forms {
                         FormField("name", "Name", i.name, placeholder: "e.g. work-laptop"),
                         FormField("keyType", "Key type", i.keyType.rawValue, kind: .choice(KeyType.knownCases.map(\.rawValue))),
                         FormField("keyFile", "Key file", i.keyFile, placeholder: "path to the private key file"),
-                        FormField("publicKey", "Public key", i.publicKey, placeholder: "ssh-ed25519 AAAA… (optional)"),
+                        FormField("publicKey", "Public key", i.publicKey, placeholder: "ssh-ed25519 AAAA... (optional)"),
                     ])
     }
 
     public static func submitIdentity(_ form: Form, original: Identity?, catalog: Catalog) -> Result<Identity, FormErrors> {
         var errors = FormErrors()
-        var identity = original ?? Identity()
+        var identity = original ?? Identity(id: form.newID)
         identity.name = form.value("name")
         identity.keyType = KeyType(rawValue: form.value("keyType"))
         identity.keyFile = form.value("keyFile")

@@ -6,6 +6,17 @@ public enum Key: Hashable, Sendable {
     case up, down, left, right, enter, escape, backspace, delete, tab, backTab, home, end, pageUp, pageDown
     case function(Int)
 
+    /// The label in ASCII, for terminals without a UTF-8 locale.
+    public var asciiLabel: String {
+        switch self {
+        case .up: "Up"
+        case .down: "Down"
+        case .left: "Left"
+        case .right: "Right"
+        default: label
+        }
+    }
+
     /// How help and the README spell the key.
     public var label: String {
         switch self {

@@ -44,6 +44,7 @@ public struct KeyBinding: Sendable {
     }
 
     public var keyLabel: String { keys.map(\.label).joined(separator: " ") }
+    public var asciiKeyLabel: String { keys.map(\.asciiLabel).joined(separator: " ") }
 }
 
 public enum Keymap {

@@ -131,7 +131,7 @@ public enum Reducer {
                 return []
             }
             guard let host = state.selectedHost else { return [] }
-            state.notice = Notice("connecting to \(host.name)…")
+            state.notice = Notice("connecting to \(host.name)...")
             return [.connect(host.id)]
         case .search:
             state.search.typing = true
@@ -355,7 +355,7 @@ public enum Reducer {
         guard let binding = Keymap.binding(for: key, in: .dialog) else { return [] }
         state.mode = .browse
         if binding.command == .confirmYes {
-            state.notice = Notice("deleting…")
+            state.notice = Notice("deleting...")
             return [confirmation.effect]
         }
         state.notice = Notice("nothing deleted")

@@ -2,5 +2,5 @@
 enum Commands {
     static let table: [CommandSpec] =
         HostCommands.commands + GroupCommands.commands + ForwardCommands.commands + MiscCommands.commands.prefix(1)
-        + ImportExportCommands.commands + MiscCommands.commands.dropFirst()
+        + ImportExportCommands.commands + UICommands.commands + MiscCommands.commands.dropFirst()
 }

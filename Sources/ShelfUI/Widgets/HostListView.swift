@@ -31,11 +31,11 @@ enum HostListView {
         if list.isEmpty {
             let message: String
             if !state.loaded {
-                message = "loading…"
+                message = "loading..."
             } else if let error = state.loadError {
                 message = error
             } else if state.search.isRunning {
-                message = "searching…"
+                message = "searching..."
             } else if state.search.isActive {
                 message = "no host matches '\(state.search.query)' (Esc clears)"
             } else if state.catalog.hosts.isEmpty {

@@ -3,53 +3,75 @@
 import Foundation
 
 enum FormView {
+    /// One drawn line of a form: a field, or the message under it.
+    enum Line { case field(Int), message(Int, String) }
+
     static func draw(_ form: Form, state: UIState, on canvas: inout Canvas) {
-        let messages = form.fields.filter { form.errors[$0.key] != nil }.count + (form.errors[""] != nil ? 1 : 0)
-        let height = form.fields.count + messages + 4
+        var lines: [Line] = []
+        for (i, field) in form.fields.enumerated() {
+            lines.append(.field(i))
+            if let message = form.errors[field.key] { lines.append(.message(i, message)) }
+        }
+        let general = form.errors[""]
+        let height = lines.count + (general == nil ? 0 : 1) + 4
         let inner = Frame.box(title: form.title, height: height, width: 72, state: state, on: &canvas)
         let labelWidth = 13
+        let x = inner.column + labelWidth
+        let width = inner.width - labelWidth
+        // Rows for fields: all but the footer, the blank above it and the whole-form message.
+        let room = max(1, inner.height - 2 - (general == nil ? 0 : 1))
+        let focusLine = lines.firstIndex { if case .field(form.focus) = $0 { return true } else { return false } } ?? 0
+        let lastNeeded = min(lines.count - 1, focusLine + 1)
+        let first = max(0, lastNeeded - room + 1)
         var y = inner.row
-        for (i, field) in form.fields.enumerated() where y < inner.row + inner.height {
-            let focused = i == form.focus
-            canvas.write(field.label, row: y, column: inner.column, style: focused ? .bold : .dim)
-            let x = inner.column + labelWidth
-            let width = inner.width - labelWidth
-            switch field.kind {
-            case .text:
-                if field.value.isEmpty && !focused {
-                    canvas.write(field.placeholder, row: y, column: x, width: width, style: .dim, ellipsis: state.symbols.ellipsis)
-                } else {
-                    // Show the end of a long value, where typing happens.
-                    let shown = field.value.count >= width ? String(field.value.suffix(width - 1)) : field.value
-                    let end = canvas.write(shown, row: y, column: x)
-                    if focused { canvas.write(" ", row: y, column: end, style: CellStyle(reverse: true)) }
-                }
-            case .choice(let options):
-                var cx = x
-                for option in options {
-                    let chosen = option == field.value
-                    cx = canvas.write(chosen ? "(\(option))" : " \(option) ", row: y, column: cx,
-                                      style: chosen ? CellStyle(bold: true, reverse: focused) : .dim) + 1
-                }
-            case .toggle:
-                canvas.write(field.isOn ? state.symbols.check : state.symbols.unchecked, row: y, column: x,
-                             style: focused ? CellStyle(bold: true, reverse: true) : .plain)
-            }
-            y += 1
-            if let message = form.errors[field.key], y < inner.row + inner.height {
+        for line in lines.dropFirst(first).prefix(room) {
+            switch line {
+            case .message(_, let message):
                 canvas.write("\(state.symbols.fallback) \(message)", row: y, column: x, width: width, style: .error,
                              ellipsis: state.symbols.ellipsis)
-                y += 1
+            case .field(let i):
+                drawField(form.fields[i], focused: i == form.focus, row: y, label: inner.column, x: x, width: width,
+                          state: state, on: &canvas)
             }
-        }
-        if let message = form.errors[""] {
-            canvas.write("could not save: \(message)", row: y, column: inner.column, width: inner.width,
-                         style: CellStyle(color: .red, bold: true), ellipsis: state.symbols.ellipsis)
             y += 1
         }
-        let footer = form.pending ? "saving…" : "Tab next · Space/←→ choose · Enter save · Esc cancel"
-        canvas.write(footer, row: inner.row + inner.height, column: inner.column, width: inner.width, style: .dim,
+        if let general {
+            canvas.write("could not save: \(general)", row: inner.row + room, column: inner.column, width: inner.width,
+                         style: CellStyle(color: .red, bold: true), ellipsis: state.symbols.ellipsis)
+        }
+        let footer = form.pending ? "saving..." : "Tab next, Space or arrows choose, Enter save, Esc cancel"
+        canvas.write(footer, row: inner.row + inner.height - 1, column: inner.column, width: inner.width, style: .dim,
                      ellipsis: state.symbols.ellipsis)
+    }
+
+    static func drawField(_ field: FormField, focused: Bool, row y: Int, label: Int, x: Int, width: Int, state: UIState,
+                          on canvas: inout Canvas) {
+        canvas.write(field.label, row: y, column: label, style: focused ? .bold : .dim)
+        switch field.kind {
+        case .text:
+            if field.value.isEmpty && !focused {
+                canvas.write(field.placeholder, row: y, column: x, width: width, style: .dim, ellipsis: state.symbols.ellipsis)
+            } else {
+                // Show the end of a long value, where typing happens.
+                let shown = field.value.count >= width ? String(field.value.suffix(width - 1)) : field.value
+                let end = canvas.write(shown, row: y, column: x)
+                if focused { canvas.write(" ", row: y, column: end, style: CellStyle(reverse: true)) }
+            }
+        case .choice(let options):
+            var cx = x
+            for option in options {
+                let chosen = option == field.value
+                let text = chosen ? "(\(option))" : " \(option) "
+                if cx + text.count > x + width {
+                    canvas.write(String(state.symbols.ellipsis), row: y, column: min(cx, x + width - 1), style: .dim)
+                    break
+                }
+                cx = canvas.write(text, row: y, column: cx, style: chosen ? CellStyle(bold: true, reverse: focused) : .dim) + 1
+            }
+        case .toggle:
+            canvas.write(field.isOn ? state.symbols.check : state.symbols.unchecked, row: y, column: x,
+                         style: focused ? CellStyle(bold: true, reverse: true) : .plain)
+        }
     }
 }
 
@@ -77,7 +99,7 @@ enum HelpView {
             if !out.isEmpty { out.append(("", .plain)) }
             out.append((context.rawValue, .bold))
             for binding in Keymap.bindings(in: context) {
-                var text = binding.keyLabel.padding(toLength: 16, withPad: " ", startingAt: 0) + binding.description
+                var text = (state.symbols == .ascii ? binding.asciiKeyLabel : binding.keyLabel).padding(toLength: 16, withPad: " ", startingAt: 0) + binding.description
                 var style = CellStyle.plain
                 if context == .browse, let reason = binding.disabledReason(StateForHelp.browsing(state)) {
                     text += " (now: \(reason))"
@@ -98,7 +120,7 @@ enum HelpView {
             canvas.write(line.0, row: inner.row + i, column: inner.column, width: inner.width, style: line.1,
                          ellipsis: state.symbols.ellipsis)
         }
-        canvas.write("j/k scroll · Esc, q or ? closes", row: inner.row + inner.height, column: inner.column,
+        canvas.write("j/k scroll; Esc, q or ? closes", row: inner.row + inner.height - 1, column: inner.column,
                      width: inner.width, style: .dim)
     }
 }
@@ -132,7 +154,7 @@ enum PromptView {
                 canvas.write("\(remember ? state.symbols.check : state.symbols.unchecked) remember in the vault (Tab)",
                              row: inner.row + 2, column: inner.column)
             }
-            canvas.write("Enter send · Esc cancel", row: inner.row + 4, column: inner.column, style: .dim)
+            canvas.write("Enter sends, Esc cancels", row: inner.row + 4, column: inner.column, style: .dim)
         }
     }
 }

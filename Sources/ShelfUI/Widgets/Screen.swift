@@ -107,7 +107,7 @@ enum TitleBar {
                          style: notice.isError ? CellStyle(color: .red, bold: true) : CellStyle(color: .green),
                          ellipsis: state.symbols.ellipsis)
         } else if !state.loaded {
-            canvas.write("loading…", row: rect.row, column: max(col + 1, rect.width - 9), style: .dim)
+            canvas.write("loading...", row: rect.row, column: max(col + 1, rect.width - 11), style: .dim)
         }
     }
 }

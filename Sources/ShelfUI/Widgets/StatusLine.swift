@@ -33,7 +33,7 @@ public enum StatusLine {
         }
         return Keymap.bindings(in: context).compactMap { binding in
             guard let hint = binding.hint, binding.disabledReason(state) == nil, let key = binding.keys.first else { return nil }
-            return (key == .enter ? state.symbols.enter : key.label, hint)
+            return (key == .enter ? state.symbols.enter : (state.symbols == .ascii ? key.asciiLabel : key.label), hint)
         }
     }
 
@@ -51,14 +51,21 @@ public enum StatusLine {
             col = canvas.write(" \(s.separator) ", row: rect.row, column: col, style: .dim)
             col = canvas.write(text, row: rect.row, column: col, style: style)
         }
-        var hintText: [(String, String)] = []
+        // Help and quit are kept when space is short; the rest fill in, in keymap order.
+        let all = hints(state)
+        let priority = all.indices.sorted { a, b in
+            let pa = ["help", "quit"].contains(all[a].what), pb = ["help", "quit"].contains(all[b].what)
+            return pa != pb ? pa : a < b
+        }
+        var kept: Set<Int> = []
         var width = 0
-        for hint in hints(state) {
-            let w = hint.key.count + hint.what.count + 3
-            if col + 3 + width + w > rect.width { break }
-            hintText.append(hint)
+        for i in priority {
+            let w = all[i].key.count + all[i].what.count + 3
+            if col + 3 + width + w > rect.width { continue }
+            kept.insert(i)
             width += w
         }
+        let hintText = all.indices.filter(kept.contains).map { (all[$0].key, all[$0].what) }
         guard !hintText.isEmpty else { return }
         col = canvas.write(" \(s.separator)", row: rect.row, column: col, style: .dim)
         for (key, what) in hintText {
