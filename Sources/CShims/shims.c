@@ -54,3 +54,10 @@ void cshims_clear_screen(void) { clearok(stdscr, TRUE); erase(); }
 void cshims_refresh(void) { refresh(); }
 
 int cshims_char_width(wchar_t ch) { return wcwidth(ch); }
+
+int cshims_start_screen(void) {
+    SCREEN *screen = newterm(NULL, stdout, stdin);
+    if (screen == NULL) return 0;
+    set_term(screen);
+    return 1;
+}

@@ -33,13 +33,14 @@ public final class Terminal {
     private static let pairs: [CellStyle.Color: Int16] = [.green: 1, .orange: 2, .blue: 3, .red: 4]
 
     /// Starts curses on the controlling terminal. `noColor` (the NO_COLOR convention) keeps symbols and words
-    /// and drops colour; a non-UTF-8 locale gets the ASCII symbol set.
-    public init(noColor: Bool) {
+    /// and drops colour; a non-UTF-8 locale gets the ASCII symbol set. Nil when curses cannot use the terminal
+    /// (an unknown TERM).
+    public init?(noColor: Bool) {
         setlocale(LC_ALL, "")
         let codeset = nl_langinfo(nl_item(CODESET)).map { String(cString: $0) } ?? ""
         utf8 = codeset.uppercased().replacingOccurrences(of: "-", with: "") == "UTF8"
         symbols = utf8 ? .unicode : .ascii
-        _ = initscr()
+        guard cshims_start_screen() == 1 else { return nil }
         cshims_setup_screen(25)
         if !noColor && has_colors() {
             start_color()

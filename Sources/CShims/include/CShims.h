@@ -17,6 +17,9 @@ void cshims_screen_size(int *rows, int *cols);
 enum { CSHIMS_BOLD = 1, CSHIMS_REVERSE = 2, CSHIMS_UNDERLINE = 4, CSHIMS_DIM = 8 };
 // Puts one character cell (a base character plus combining marks, 0-terminated) with a colour pair and flags.
 int cshims_put_cell(int row, int col, const wchar_t *text, short pair, unsigned flags);
+// Starts curses on stdin/stdout like initscr, but returns 0 instead of exiting when the terminal is unusable
+// (unknown TERM).
+int cshims_start_screen(void);
 // Sets up stdscr for the TUI: raw keys, no echo, keypad on, cursor hidden, a short Escape delay.
 void cshims_setup_screen(int escape_delay_ms);
 // Reads one key, waiting up to timeout_ms (-1: forever). Returns 0 for none, 1 for a character, 2 for a

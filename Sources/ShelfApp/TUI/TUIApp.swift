@@ -25,12 +25,16 @@ final class TUIApp {
 
     func run() -> Int32 {
         let noColor = !(context.environment["NO_COLOR"] ?? "").isEmpty
-        let terminal = Terminal(noColor: noColor)
+        guard let terminal = Terminal(noColor: noColor) else {
+            context.errorOutput("sshelf: error: cannot use this terminal (TERM=\(Display.safe(context.environment["TERM"] ?? "")))\n"
+                                + "sshelf: hint: set TERM to your terminal's type, e.g. xterm-256color; the CLI commands work without it\n")
+            return 1
+        }
         self.terminal = terminal
         defer { terminal.stop() }
         let size = terminal.size
         state = UIState(rows: size.rows, columns: size.columns, symbols: terminal.symbols, now: Date())
-        state.status = StatusSource.current(environment: context.environment)
+        state.status = StatusSource.current(environment: context.environment, now: state.now)
         execute([.load])
         var dirty = true
         var lastTick = Date()
