@@ -17,6 +17,8 @@ public enum SshelfMain {
     }
 
     static func run(_ argv: [String], context: AppContext) -> Int32 {
+        // No arguments on a terminal opens the TUI; piped or redirected, the overview help is printed instead.
+        if argv.isEmpty && TUIApp.isInteractive { return TUIApp(context: context).run() }
         do {
             switch try ArgumentParser.parse(argv, table: Commands.table) {
             case .help(let text):
