@@ -22,6 +22,10 @@ final class SyncCommandTests: XCTestCase {
         XCTAssertExit(try b.run("sync", "now"), 0)
         XCTAssertExit(try a.run("sync", "now"), 0)
         XCTAssertTrue(try a.run("show", "web").stdout.contains("w.example:2222"))
+        XCTAssertExit(try a.run("edit", "web", "--tag", "later"), 0)
+        XCTAssertTrue(try a.run("sync", "status").stdout.contains("1 local change not sent yet"))
+        XCTAssertExit(try a.run("sync", "now"), 0)
+        XCTAssertFalse(try a.run("sync", "status").stdout.contains("not sent yet"))
         let devices = try a.run("sync", "devices")
         XCTAssertEqual(devices.stdout.split(separator: "\n").count, 3, devices.stdout)
 

@@ -158,11 +158,13 @@ enum SyncCommands {
                 var transport: String?
                 var location: String?
                 var device: String
+                var pendingUp: Int
                 var lastRun: SyncReport?
             }
             let state = settings == nil ? "off" : last?.state.rawValue ?? "never run"
             context.print(try JSONOutput.encode(View(state: state, transport: settings?.transport.rawValue,
                                                      location: settings?.location, device: try store.deviceID,
+                                                     pendingUp: settings == nil ? 0 : try SyncSettings.pendingUp(store),
                                                      lastRun: settings == nil ? nil : last)))
             return 0
         }
@@ -176,6 +178,8 @@ enum SyncCommands {
         case .localFallback?: out += "▲ local fallback: \(Display.safe(last?.reason ?? "unknown")) (\(Display.relative(last?.at)))\n"
         default: out += "not synced yet: run 'sshelf sync now'\n"
         }
+        let pending = try SyncSettings.pendingUp(store)
+        if pending > 0 { out += "\(pending) local change\(pending == 1 ? "" : "s") not sent yet\n" }
         for line in last?.skipped ?? [] { out += "  skipped \(Display.safe(line))\n" }
         context.output(out)
         return 0

@@ -1,4 +1,5 @@
-// BackgroundSync: sync while the TUI runs — once at start and then every few minutes — on its own thread
+// BackgroundSync: sync while the TUI runs — at start, every few minutes, and at once when sync is turned on
+// or pointed elsewhere from another terminal (settings are checked every few seconds) — on its own thread
 // with its own store connection, so start-up and browsing never wait on a slow remote. Each run posts the
 // status (syncing, then synced or local fallback with its reason) and asks for a reload when it brought
 // changes. The credential track runs when the vault opens without a passphrase prompt; otherwise its
@@ -12,6 +13,7 @@ import ShelfVault
 
 final class BackgroundSync: @unchecked Sendable {
     static let interval: TimeInterval = 300
+    static let settingsCheck: TimeInterval = 5
     private let context: AppContext
     private let mailbox: Mailbox
     private let reload: @Sendable () -> Void
@@ -29,15 +31,26 @@ final class BackgroundSync: @unchecked Sendable {
     }
 
     private func loop() {
+        guard let store = try? Store(path: context.locations.store) else { return }
+        var lastSettings: SyncSettings?
+        var lastRun = Date.distantPast
         while true {
-            runOnce()
-            Thread.sleep(forTimeInterval: Self.interval)
+            let settings = (try? SyncSettings.load(from: store)) ?? nil
+            if settings != lastSettings {
+                // Turned off elsewhere: say so at once. Turned on or moved: run now.
+                if settings == nil { mailbox.post(.status(StatusSource.current(context: context, store: store))) }
+                lastSettings = settings
+                lastRun = .distantPast
+            }
+            if settings != nil, Date().timeIntervalSince(lastRun) >= Self.interval {
+                runOnce(store)
+                lastRun = Date()
+            }
+            Thread.sleep(forTimeInterval: Self.settingsCheck)
         }
     }
 
-    private func runOnce() {
-        guard let store = try? Store(path: context.locations.store),
-              (try? SyncSettings.load(from: store)) != nil else { return }
+    private func runOnce(_ store: Store) {
         var status = StatusSource.current(context: context, store: store)
         status.sync = .syncing
         mailbox.post(.status(status))

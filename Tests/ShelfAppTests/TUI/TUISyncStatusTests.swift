@@ -38,4 +38,18 @@ final class TUISyncStatusTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: folder + "/format.json"), "the background run really synced")
         try again.send("q")
     }
+
+    func testTurningSyncOnElsewhereTakesEffectWithoutARestart() throws {
+        let home = TempHome()
+        XCTAssertExit(try home.run("add", "web", "--host", "w.example"), 0)
+        let tui = try Tmux(home: home, columns: 140, environment: ["TERM": "tmux-256color"])
+        try tui.waitFor(text: "○ sync off")
+        let folder = home.root + "/shared"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        XCTAssertExit(try home.run("sync", "enable", "--folder", folder), 0)
+        try tui.waitFor(text: "✓ synced")
+        XCTAssertExit(try home.run("sync", "disable"), 0)
+        try tui.waitFor(text: "○ sync off")
+        try tui.send("q")
+    }
 }
