@@ -7,6 +7,7 @@ import XCTest
 final class Tmux {
     let socket = "sshelf-test-" + UUID().uuidString.prefix(8)
     let session = "tui"
+    let statusFile = (ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp") + "/sshelf-tmux-status-" + UUID().uuidString.prefix(8)
 
     /// Starts `sshelf ARGS` in a detached session of the given size with exactly `environment`.
     init(home: TempHome, arguments: [String] = [], columns: Int = 100, rows: Int = 30,
@@ -16,13 +17,20 @@ final class Tmux {
         // The pane's own TERM (set by tmux) unless the test chooses one.
         let assignments = env.sorted { $0.key < $1.key }.map { Tmux.quote("\($0.key)=\($0.value)") }
             + (env["TERM"] == nil ? ["TERM=\"$TERM\""] : [])
-        let command = (["exec", "env", "-i"] + assignments + [Tmux.quote(CLI.binary)] + arguments.map(Tmux.quote))
+        // The program runs under a shell that records its exit status in a file: tmux 3.3 sometimes leaves a
+        // pane process unreaped (a zombie, #{pane_dead_status} empty) after it ran a child of its own, while a
+        // shell always collects the status.
+        let program = (["env", "-i"] + assignments + [Tmux.quote(CLI.binary)] + arguments.map(Tmux.quote))
             .joined(separator: " ")
+        let command = "\(program); echo $? > \(Tmux.quote(statusFile)); exec sleep 3600"
         try tmux(["-f", "/dev/null", "new-session", "-d", "-s", session, "-x", String(columns), "-y", String(rows), command])
         try tmux(["set-option", "-t", session, "remain-on-exit", "on"])
     }
 
-    deinit { _ = try? tmux(["kill-server"]) }
+    deinit {
+        _ = try? tmux(["kill-server"])
+        try? FileManager.default.removeItem(atPath: statusFile)
+    }
 
     static func quote(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
 
@@ -69,9 +77,8 @@ final class Tmux {
 
     /// The pane's exit status once the program ended, else nil.
     func exitStatus() throws -> Int? {
-        let text = try tmux(["display-message", "-p", "-t", session, "#{pane_dead} #{pane_dead_status}"])
-        let parts = text.split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
-        return parts.first == "1" ? Int(parts.count > 1 ? parts[1] : "") : nil
+        guard let text = try? String(contentsOfFile: statusFile, encoding: .utf8) else { return nil }
+        return Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
     /// Waits until the screen satisfies `condition` (a deadline for a hung program, not a speed check).
