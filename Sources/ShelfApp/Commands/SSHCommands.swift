@@ -200,15 +200,5 @@ enum SSHCommands {
         return 255
     }
 
-    private static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) {
-        var offset = 0
-        while offset < bytes.count {
-            let written = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                return
-            }
-            offset += written
-        }
-    }
+    private static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) { StandardStreams.write(bytes, fd: fd) }
 }
