@@ -55,8 +55,8 @@ _sshelf() {
         "edit") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--host --user --port --group --tag --auth --identity --jump --notes --rename --untag --help" -- "$cur")); else COMPREPLY=($(compgen -W "$(_sshelf_names)" -- "$cur")); fi ;;
         "rm") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=($(compgen -W "$(_sshelf_names)" -- "$cur")); fi ;;
         "mv") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--group --help" -- "$cur")); else COMPREPLY=($(compgen -W "$(_sshelf_names)" -- "$cur")); fi ;;
-        "connect") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--accept-new --password-fd --timeout --dry-run --help" -- "$cur")); else COMPREPLY=($(compgen -W "$(_sshelf_names)" -- "$cur")); fi ;;
-        "exec") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--accept-new --password-fd --timeout --no-stdin --help" -- "$cur")); else COMPREPLY=($(compgen -W "$(_sshelf_names)" -- "$cur")); fi ;;
+        "connect") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--accept-new --password-fd --remember --timeout --dry-run --help" -- "$cur")); else COMPREPLY=($(compgen -W "$(_sshelf_names)" -- "$cur")); fi ;;
+        "exec") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--accept-new --password-fd --remember --timeout --no-stdin --help" -- "$cur")); else COMPREPLY=($(compgen -W "$(_sshelf_names)" -- "$cur")); fi ;;
         "trust") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--replace --fingerprint --timeout --help" -- "$cur")); else COMPREPLY=($(compgen -W "$(_sshelf_names)" -- "$cur")); fi ;;
         "group list") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "group add") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=($(compgen -W "$(_sshelf_groups)" -- "$cur")); fi ;;

@@ -9,6 +9,7 @@ enum SSHCommands {
     static let connectOptions: [OptionSpec] = [
         .flag("accept-new", "accept and pin the host key of a host never seen before (never a changed key)"),
         .value("password-fd", "N", "read the password from file descriptor N (for scripts; never argv or env)"),
+        .flag("remember", "keep a password you type (or give on --password-fd) in the vault once it has logged in"),
         .value("timeout", "SECONDS", "connect timeout per address (default 10)"),
     ]
 
@@ -94,7 +95,7 @@ enum SSHCommands {
     static func trust(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         let (plan, store) = try plan(for: call.arguments[0], context)
         let options = try connectOptions(call, context)
-        let prompts = TerminalPrompts(acceptNew: false, passwordFD: nil, errorOutput: context.errorOutput)
+        let prompts = TerminalPrompts(acceptNew: false, passwordFD: nil, remember: false, errorOutput: context.errorOutput)
         let connector = SSHConnector(options: options, credentials: credentialSource(context), delegate: prompts)
         let key: HostKey
         do {
@@ -177,7 +178,7 @@ enum SSHCommands {
     private static func withConnection(_ plan: ConnectPlan, store: Store, call: Invocation, options: ConnectOptions,
                                        context: AppContext, body: (SSHConnection) throws -> Int32) throws -> Int32 {
         let prompts = TerminalPrompts(acceptNew: call.flag("accept-new"), passwordFD: try passwordFD(call),
-                                      errorOutput: context.errorOutput)
+                                      remember: call.flag("remember") ? true : nil, errorOutput: context.errorOutput)
         let connector = SSHConnector(options: options, credentials: credentialSource(context), delegate: prompts)
         do {
             let connection = try connector.connect(plan.endpoints)

@@ -8,11 +8,14 @@ final class TerminalPrompts: ConnectDelegate {
     let acceptNew: Bool
     /// `--password-fd N`: the password is the first line read from N; it answers one prompt only.
     private var passwordFD: Int32?
+    /// `--remember`: true keeps a given password in the vault; nil asks on the terminal; false never keeps it.
+    private let remember: Bool?
     private let errorOutput: (String) -> Void
 
-    init(acceptNew: Bool, passwordFD: Int32?, errorOutput: @escaping (String) -> Void) {
+    init(acceptNew: Bool, passwordFD: Int32?, remember: Bool?, errorOutput: @escaping (String) -> Void) {
         self.acceptNew = acceptNew
         self.passwordFD = passwordFD
+        self.remember = remember
         self.errorOutput = errorOutput
     }
 
@@ -38,7 +41,7 @@ final class TerminalPrompts: ConnectDelegate {
     }
 
     func askPassword(_ request: PasswordRequest) -> PasswordAnswer? {
-        if let secret = takeFromFD() { return PasswordAnswer(password: secret) }
+        if let secret = takeFromFD() { return PasswordAnswer(password: secret, remember: request.canRemember && remember == true) }
         if passwordFD == -1 { return nil }
         guard let tty = TTY.open() else { return nil }
         defer { tty.close() }
@@ -46,7 +49,13 @@ final class TerminalPrompts: ConnectDelegate {
         if let note = request.note { tty.write("(\(Display.safe(note)))\n") }
         tty.write("\(request.destination)'s password: ")
         guard let secret = tty.readSecret() else { return nil }
-        return PasswordAnswer(password: secret)
+        var keep = request.canRemember && remember == true
+        if request.canRemember && remember == nil {
+            // The envelope's "remember" gate: asked here, stored only after the password logged in.
+            tty.write("Remember this password in the vault? [y/N] ")
+            keep = tty.readLine(echo: true).trimmingCharacters(in: .whitespaces).lowercased().hasPrefix("y")
+        }
+        return PasswordAnswer(password: secret, remember: keep)
     }
 
     func askKeyPassphrase(hopName: String, keyDescription: String) -> SecretBytes? {

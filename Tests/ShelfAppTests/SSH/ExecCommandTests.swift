@@ -53,6 +53,25 @@ final class ExecCommandTests: XCTestCase {
         XCTAssertTrue(wrong.stderr.contains("authentication failed"), wrong.stderr)
     }
 
+    /// `--remember` keeps a password that logged in, behind the vault's gate, in the class its use needs; the next
+    /// connection reads it from the vault (after the host key check) and asks nothing.
+    func testRememberedPasswordComesFromTheVaultNextTime() throws {
+        let world = try SSHCLIWorld()
+        world.home.extraEnvironment = ["SSHELF_VAULT_NO_KEYRING": "1"]
+        XCTAssertExit(try world.home.run("edit", "t", "--auth", "password"), 0)
+        let first = try world.home.run(["exec", "t", "--accept-new", "--no-stdin", "--password-fd", "0", "--remember", "--", "true"],
+                                       stdin: TestAccount.password + "\n")
+        XCTAssertExit(first, 0)
+        let list = try world.home.run("vault", "list")
+        XCTAssertTrue(list.stdout.contains("host.password  whenUnlockedThisDeviceOnly"), list.stdout)
+        XCTAssertTrue(list.stdout.contains("host.remember  whenUnlockedThisDeviceOnly"), list.stdout)
+        XCTAssertTrue(try world.home.run("show", "t").stdout.contains("in the vault as host."))
+        let second = try world.home.run("exec", "t", "--no-stdin", "--", "whoami")
+        XCTAssertExit(second, 0)
+        XCTAssertEqual(second.stdout, "\(TestAccount.name)\n")
+        XCTAssertFalse(try world.home.run("vault", "list").stdout.contains("CANARY"))
+    }
+
     func testDryRunShowsThePlanAndNoSecret() throws {
         let world = try SSHCLIWorld()
         let result = try world.home.run("connect", "t", "--dry-run")
