@@ -103,8 +103,13 @@ final class ShellInTmuxTests: XCTestCase {
         waitFor("'s password:")
         try tmux(["send-keys", "-t", session, "-l", TestAccount.password])
         try tmux(["send-keys", "-t", session, "Enter"])
+        // The remember gate is asked on the terminal; "n" keeps nothing.
+        waitFor("Remember this password in the vault? [y/N]")
+        try tmux(["send-keys", "-t", session, "-l", "n"])
+        try tmux(["send-keys", "-t", session, "Enter"])
         waitFor("EXIT=0")
         XCTAssertTrue(screen().contains("\(TestAccount.name)\n"), screen())
+        XCTAssertFalse(try world.home.run("show", "t").stdout.contains("in the vault"), "answered no: nothing stored")
         XCTAssertFalse(screen().contains(TestAccount.password), "the password was echoed:\n\(screen())")
         XCTAssertTrue(FileManager.default.fileExists(atPath: world.knownHostsPath), "yes pins the key")
     }
