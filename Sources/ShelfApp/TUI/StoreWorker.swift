@@ -18,6 +18,7 @@ final class StoreWorker: @unchecked Sendable {
     }
 
     func submit(_ effect: Effect) {
+        mailbox.expect()
         queue.async { [self] in run(effect) }
     }
 
