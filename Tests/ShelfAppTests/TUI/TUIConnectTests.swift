@@ -14,10 +14,11 @@ final class TUIConnectTests: XCTestCase {
         let tui = try Tmux(home: home)
         try tui.waitFor(text: "2 hosts")
         try tui.send("Enter")
-        let screen = try tui.waitFor(text: "session to closed ended with exit 255")
-        // Back in the TUI, on the same host, with the layout intact.
-        XCTAssertTrue(screen.contains("address   nobody@127.0.0.1:1"), screen)
-        XCTAssertTrue(screen.contains("○ sync off"), screen)
+        // Back in the TUI, on the same host, with the layout intact and the result on one line.
+        try tui.waitFor("the TUI after the session") {
+            $0.contains("session to closed ended with exit 255") && $0.contains("address   nobody@127.0.0.1:1")
+                && $0.contains("○ sync off")
+        }
         try tui.send("j")
         try tui.waitFor(text: "address   other.example.com")
         try tui.send("q")

@@ -7,6 +7,9 @@ import XCTest
 final class Tmux {
     let socket = "sshelf-test-" + UUID().uuidString.prefix(8)
     let session = "tui"
+    /// Where the shell in the pane writes sshelf's exit status (tmux's #{pane_dead_status} is sometimes empty
+    /// when the pane's terminal closes before tmux reaps the process).
+    let statusPath: String
 
     /// Starts `sshelf ARGS` in a detached session of the given size with exactly `environment`.
     init(home: TempHome, arguments: [String] = [], columns: Int = 100, rows: Int = 30,
@@ -16,8 +19,9 @@ final class Tmux {
         // The pane's own TERM (set by tmux) unless the test chooses one.
         let assignments = env.sorted { $0.key < $1.key }.map { Tmux.quote("\($0.key)=\($0.value)") }
             + (env["TERM"] == nil ? ["TERM=\"$TERM\""] : [])
-        let command = (["exec", "env", "-i"] + assignments + [Tmux.quote(CLI.binary)] + arguments.map(Tmux.quote))
-            .joined(separator: " ")
+        statusPath = home.root + "/tui-exit-status"
+        let command = (["env", "-i"] + assignments + [Tmux.quote(CLI.binary)] + arguments.map(Tmux.quote))
+            .joined(separator: " ") + "; echo $? > \(Tmux.quote(statusPath))"
         try tmux(["-f", "/dev/null", "new-session", "-d", "-s", session, "-x", String(columns), "-y", String(rows), command])
         try tmux(["set-option", "-t", session, "remain-on-exit", "on"])
     }
@@ -67,11 +71,10 @@ final class Tmux {
         try tmux(["resize-window", "-t", session, "-x", String(columns), "-y", String(rows)])
     }
 
-    /// The pane's exit status once the program ended, else nil.
+    /// sshelf's exit status once it ended, else nil.
     func exitStatus() throws -> Int? {
-        let text = try tmux(["display-message", "-p", "-t", session, "#{pane_dead} #{pane_dead_status}"])
-        let parts = text.split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
-        return parts.first == "1" ? Int(parts.count > 1 ? parts[1] : "") : nil
+        guard let text = try? String(contentsOfFile: statusPath, encoding: .utf8) else { return nil }
+        return Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
     /// Waits until the screen satisfies `condition` (a deadline for a hung program, not a speed check).
