@@ -27,30 +27,44 @@ enum ConnectRunner {
         return Plan(executable: "/usr/bin/env", arguments: ["ssh"] + args, interim: true)
     }
 
-    /// Runs the plan with the terminal as its stdin/stdout/stderr and waits; sshelf ignores Ctrl-C meanwhile
-    /// (the child gets it) so the TUI survives the session.
+    /// Runs the plan with the terminal as its stdin/stdout/stderr and waits; sshelf ignores Ctrl-C and Ctrl-\\
+    /// meanwhile (the child gets them, with default handlers) so the TUI survives the session. posix_spawn and
+    /// waitpid rather than Foundation's Process, whose monitoring thread is more than a terminal hand-off needs.
     static func run(_ plan: Plan, hostName: String) -> Notice {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: plan.executable)
-        process.arguments = plan.arguments
         let previousInt = signal(SIGINT, SIG_IGN)
         let previousQuit = signal(SIGQUIT, SIG_IGN)
         defer {
             signal(SIGINT, previousInt)
             signal(SIGQUIT, previousQuit)
         }
-        do {
-            try process.run()
-        } catch {
-            return Notice("could not start \(plan.arguments.first ?? plan.executable): \(error)", isError: true)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGINT)
+        sigaddset(&defaults, SIGQUIT)
+        sigaddset(&defaults, SIGPIPE)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF))
+        let argv = [plan.executable] + plan.arguments
+        var cArgv = argv.map { strdup($0) } + [nil]
+        defer { for pointer in cArgv { free(pointer) } }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, plan.executable, nil, &attributes, &cArgv, environ)
+        guard rc == 0 else {
+            return Notice("could not start \(plan.arguments.first ?? plan.executable): \(String(cString: strerror(rc)))",
+                          isError: true)
         }
-        process.waitUntilExit()
-        let status = process.terminationStatus
-        if process.terminationReason == .uncaughtSignal {
-            return Notice("session to \(hostName) ended by signal \(status)", isError: true)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            if errno != EINTR { return Notice("lost track of the session to \(hostName)", isError: true) }
         }
-        return status == 0 ? Notice("session to \(hostName) ended (exit 0)")
-            : Notice("session to \(hostName) ended with exit \(status)", isError: true)
+        let signalled = status & 0x7f
+        if signalled != 0 { return Notice("session to \(hostName) ended by signal \(signalled)", isError: true) }
+        let code = (status >> 8) & 0xff
+        return code == 0 ? Notice("session to \(hostName) ended (exit 0)")
+            : Notice("session to \(hostName) ended with exit \(code)", isError: true)
     }
 
     static var selfPath: String {
