@@ -20,7 +20,15 @@ final class Mailbox: @unchecked Sendable {
         return outstanding > 0
     }
 
+    /// Posts an action nobody waits for (a status change).
     func post(_ action: Action) {
+        lock.lock()
+        pending.append(action)
+        lock.unlock()
+    }
+
+    /// Posts the result of work announced with `expect()`.
+    func deliver(_ action: Action) {
         lock.lock()
         pending.append(action)
         outstanding = max(0, outstanding - 1)

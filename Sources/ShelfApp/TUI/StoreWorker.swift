@@ -32,17 +32,17 @@ final class StoreWorker: @unchecked Sendable {
     private func run(_ effect: Effect) {
         if case .load = effect {
             do {
-                mailbox.post(.loaded(try CatalogLoader.load(try store())))
+                mailbox.deliver(.loaded(try CatalogLoader.load(try store())))
             } catch {
-                mailbox.post(.loadFailed(StoreWorker.message(error)))
+                mailbox.deliver(.loadFailed(StoreWorker.message(error)))
             }
             return
         }
         do {
             let line = try perform(effect, store: try store())
-            mailbox.post(.operationFinished(.success(line)))
+            mailbox.deliver(.operationFinished(.success(line)))
         } catch {
-            mailbox.post(.operationFinished(.failure(OperationFailure(StoreWorker.message(error)))))
+            mailbox.deliver(.operationFinished(.failure(OperationFailure(StoreWorker.message(error)))))
         }
     }
 
