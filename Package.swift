@@ -31,9 +31,11 @@ let package = Package(
         .target(
             name: "ShelfStore", dependencies: ["ShelfCore", "ShelfSystem", "CSQLite"], path: "Sources/ShelfStore"),
         .target(
-            name: "ShelfVault", dependencies: ["ShelfCore", "ShelfSystem", "CSodium"], path: "Sources/ShelfVault"),
-        .target(name: "ShelfSSH", dependencies: ["ShelfCore", "CLibSSH2", "CShims"], path: "Sources/ShelfSSH"),
-        .target(name: "ShelfSync", dependencies: ["ShelfCore", "ShelfStore", "ShelfVault"], path: "Sources/ShelfSync"),
+            name: "ShelfVault", dependencies: ["ShelfCore", "ShelfSystem", "CSodium", "CSQLite", "CShims"], path: "Sources/ShelfVault"),
+        .target(name: "ShelfSSH", dependencies: ["ShelfCore", "ShelfSystem", "CLibSSH2", "CShims"], path: "Sources/ShelfSSH"),
+        .target(
+            name: "ShelfSync", dependencies: ["ShelfCore", "ShelfSystem", "ShelfStore", "ShelfVault"],
+            path: "Sources/ShelfSync"),
         .target(name: "ShelfUI", dependencies: ["ShelfCore"], path: "Sources/ShelfUI"),
         .target(
             name: "ShelfTerminal", dependencies: ["ShelfUI", "CNcurses", "CShims"], path: "Sources/ShelfTerminal"),
@@ -53,10 +55,13 @@ let package = Package(
             name: "ShelfStoreTests", dependencies: ["ShelfStore", "ShelfCore", "TestSupport"],
             path: "Tests/ShelfStoreTests"),
         .testTarget(
-            name: "ShelfVaultTests", dependencies: ["ShelfVault", "ShelfCore", "TestSupport"],
+            name: "ShelfVaultTests", dependencies: ["ShelfVault", "ShelfCore", "TestSupport", "CSQLite"],
             path: "Tests/ShelfVaultTests"),
         .testTarget(
             name: "ShelfSSHTests", dependencies: ["ShelfSSH", "ShelfCore", "TestSupport"], path: "Tests/ShelfSSHTests"),
+        .testTarget(
+            name: "ShelfSyncTests", dependencies: ["ShelfSync", "ShelfStore", "ShelfVault", "ShelfCore", "TestSupport"],
+            path: "Tests/ShelfSyncTests"),
         .testTarget(name: "ShelfUITests", dependencies: ["ShelfUI", "ShelfCore"], path: "Tests/ShelfUITests"),
         // Drives the built `sshelf` binary (CLI, and the TUI through tmux) as a user would.
         .testTarget(

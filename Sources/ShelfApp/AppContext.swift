@@ -26,7 +26,7 @@ final class AppContext: @unchecked Sendable {
             let store = try Store(path: locations.store)
             openedStore = store
             return store
-        } catch let error as StoreError {
+        } catch {
             throw ShelfError(.storage, error.message, hint: error.hint)
         }
     }

@@ -69,6 +69,19 @@ extension KeyedEncodingContainer where K == AnyCodingKey {
         try encode(value, forKey: AnyCodingKey(name))
     }
 
+    // Ids are written lower-case everywhere (reference keys, output, sync records), not Foundation's upper case.
+    mutating func put(_ name: String, _ value: UUID) throws {
+        try encode(value.uuidString.lowercased(), forKey: AnyCodingKey(name))
+    }
+
+    mutating func put(_ name: String, _ value: UUID?) throws {
+        try encode(value?.uuidString.lowercased(), forKey: AnyCodingKey(name))
+    }
+
+    mutating func put(_ name: String, _ value: [UUID]) throws {
+        try encode(value.map { $0.uuidString.lowercased() }, forKey: AnyCodingKey(name))
+    }
+
     mutating func putUnknown(_ extra: [String: JSONValue]) throws {
         for (key, value) in extra.sorted(by: { $0.key < $1.key }) { try encode(value, forKey: AnyCodingKey(key)) }
     }
@@ -101,13 +114,32 @@ public enum ShelfJSON {
     }
 }
 
+/// ISO-8601 with exactly three fraction digits, rounded (not truncated) to the millisecond, so that
+/// format(parse(text)) == text and two devices encode the same instant identically.
 public enum ISO8601 {
-    private static let withFractions = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
-    private static let plain = Date.ISO8601FormatStyle()
+    private static let whole = Date.ISO8601FormatStyle()
 
-    public static func format(_ date: Date) -> String { withFractions.format(date) }
+    public static func format(_ date: Date) -> String {
+        let millis = Int64((date.timeIntervalSince1970 * 1000).rounded())
+        let seconds = millis.quotientFloor(1000)
+        let fraction = millis - seconds * 1000
+        let base = whole.format(Date(timeIntervalSince1970: TimeInterval(seconds)))
+        return base.dropLast() + "." + String(fraction).leftPadded(3) + "Z"
+    }
 
     public static func parse(_ text: String) -> Date? {
-        (try? withFractions.parse(text)) ?? (try? plain.parse(text))
+        guard let dot = text.lastIndex(of: "."), text.hasSuffix("Z") else { return try? whole.parse(text) }
+        let digits = text[text.index(after: dot)..<text.index(before: text.endIndex)]
+        guard !digits.isEmpty, digits.count <= 9, digits.allSatisfy(\.isASCIIDigit),
+              let base = try? whole.parse(String(text[..<dot]) + "Z") else { return nil }
+        let millis = (Double(String(digits)) ?? 0) / pow(10, Double(digits.count)) * 1000
+        return Date(timeIntervalSince1970: (base.timeIntervalSince1970 * 1000 + millis.rounded()) / 1000)
+    }
+}
+
+extension Int64 {
+    func quotientFloor(_ divisor: Int64) -> Int64 {
+        let q = self / divisor
+        return (self % divisor < 0) ? q - 1 : q
     }
 }

@@ -1,6 +1,7 @@
-// LibSSH2: library initialisation and version; sessions, host-key checks and auth arrive with the SSH issue.
+// LibSSH2: library initialisation (once per process) and version.
 import CLibSSH2
 import CShims
+import Foundation
 
 public enum LibSSH2 {
     /// The libssh2 version this process runs against (not the one it was built with).
@@ -9,9 +10,14 @@ public enum LibSSH2 {
         return String(cString: text)
     }
 
+    private static let initialised: Bool = libssh2_init(0) == 0
+
+    /// libssh2_init is not thread-safe; a Swift static is initialised exactly once.
+    static func initialiseOnce() { _ = initialised }
+
     /// Whether a session object can be created (the library and its crypto backend initialise).
     public static func selfTest() -> Bool {
-        guard libssh2_init(0) == 0, let session = cshims_libssh2_session_init() else { return false }
+        guard initialised, let session = cshims_libssh2_session_init() else { return false }
         libssh2_session_free(session)
         return true
     }

@@ -9,7 +9,7 @@ enum Migration: Sendable {
 }
 
 enum Migrations {
-    static let all: [Migration] = [version1, version2]
+    static let all: [Migration] = [version1, version2, version3]
     static var latest: Int { all.count }
 
     /// The first schema. Relations are flat optional ids with no foreign keys and no unique names: sync can
@@ -85,6 +85,35 @@ enum Migrations {
         for (id, host) in rows {
             try update.bind([.text(HostSearch.text(for: host)), .text(id)])
             while try update.step() {}
+        }
+    }
+
+    /// Sync: a clock stamp per record (tombstones included), device-local settings, and the remote batches
+    /// already merged. Rows written before sync existed get stamps now, so enabling sync exports them.
+    static let version3 = Migration.code { db in
+        try db.execute("""
+            CREATE TABLE record_clock(
+                kind TEXT NOT NULL,
+                id TEXT NOT NULL,
+                wall INTEGER NOT NULL,
+                counter INTEGER NOT NULL,
+                device TEXT NOT NULL,
+                deleted INTEGER NOT NULL DEFAULT 0,
+                PRIMARY KEY(kind, id));
+            CREATE INDEX record_clock_by_stamp ON record_clock(wall, counter);
+            CREATE TABLE settings(key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);
+            CREATE TABLE sync_seen(device TEXT NOT NULL, batch TEXT NOT NULL, PRIMARY KEY(device, batch));
+            """)
+        let device = UUID().uuidString.lowercased()
+        try db.run("INSERT INTO settings(key, value) VALUES ('device.id', ?)", [.text(device)])
+        let wall = HybridLogicalClock.milliseconds(Date())
+        var counter = 0
+        for (kind, table) in [("group", "host_groups"), ("host", "hosts"), ("identity", "identities"), ("forward", "forward_rules")] {
+            for id in try db.query("SELECT id FROM \(table)", row: { $0.text(0) }) {
+                try db.run("INSERT INTO record_clock(kind, id, wall, counter, device) VALUES (?, ?, ?, ?, ?)",
+                           [.text(kind), .text(id), .int(Int(wall)), .int(counter), .text(device)])
+                counter += 1
+            }
         }
     }
 }

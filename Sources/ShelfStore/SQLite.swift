@@ -17,6 +17,8 @@ private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 final class Database {
     private(set) var handle: OpaquePointer?
     let path: String
+    /// Prepared statements by SQL text: imports and lookups run the same few statements thousands of times.
+    private var cache: [String: Statement] = [:]
 
     init(path: String, readOnly: Bool = false) throws(StoreError) {
         self.path = path
@@ -31,7 +33,10 @@ final class Database {
         sqlite3_extended_result_codes(handle, 1)
     }
 
-    deinit { sqlite3_close_v2(handle) }
+    deinit {
+        cache.removeAll()
+        sqlite3_close_v2(handle)
+    }
 
     static func error(_ rc: Int32, _ handle: OpaquePointer?, context: String) -> StoreError {
         let detail = handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
@@ -73,9 +78,19 @@ final class Database {
         return Statement(statement, database: self)
     }
 
+    /// A prepared statement reused across calls; callers step it to completion before the next use.
+    func cached(_ sql: String) throws(StoreError) -> Statement {
+        if let statement = cache[sql] { return statement }
+        if cache.count >= 64 { cache.removeAll() }  // searches build varying SQL; keep the cache bounded
+        let statement = try prepare(sql)
+        cache[sql] = statement
+        return statement
+    }
+
     /// Runs one statement with bindings and returns every row.
     func query<T>(_ sql: String, _ bindings: [SQLValue] = [], row: (Statement) throws -> T) throws -> [T] {
-        let statement = try prepare(sql)
+        let statement = try cached(sql)
+        defer { statement.reset() }
         try statement.bind(bindings)
         var rows: [T] = []
         while try statement.step() { rows.append(try row(statement)) }
@@ -83,7 +98,8 @@ final class Database {
     }
 
     func run(_ sql: String, _ bindings: [SQLValue] = []) throws(StoreError) {
-        let statement = try prepare(sql)
+        let statement = try cached(sql)
+        defer { statement.reset() }
         try statement.bind(bindings)
         while try statement.step() {}
     }
@@ -109,7 +125,9 @@ enum SQLValue {
 
 final class Statement {
     private let handle: OpaquePointer?
-    private let database: Database
+    // Unowned: the database caches its statements, and a strong reference back would keep it from closing
+    // (and from checkpointing its WAL) at exit.
+    private unowned let database: Database
 
     init(_ handle: OpaquePointer?, database: Database) {
         self.handle = handle
@@ -140,6 +158,12 @@ final class Statement {
         if rc == SQLITE_ROW { return true }
         if rc == SQLITE_DONE { return false }
         throw Database.error(rc, database.handle, context: "query the store")
+    }
+
+    /// Releases the statement's read lock and bound text until its next use.
+    func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
     }
 
     func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }

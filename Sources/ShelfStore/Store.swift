@@ -16,6 +16,11 @@ public final class Store {
 
     public let path: String
     let db: Database
+    /// The newest clock stamp, cached for the length of one write transaction (see StoreSync.swift).
+    var lastStamp: ClockStamp?
+    var cachedDeviceID: String?
+    /// Injectable wall clock, so merge tests can stamp deterministic times.
+    public var now: @Sendable () -> Date = { Date() }
 
     /// Opens (creating if needed, with its folder) the store at `path`, migrating it to the latest schema.
     public convenience init(path: String) throws(StoreError) {
@@ -107,6 +112,9 @@ public final class Store {
     public func write<T>(_ body: (Store) throws -> T) throws -> T {
         if sqlite3_get_autocommit(db.handle) == 0 { return try body(self) }
         try db.execute("BEGIN IMMEDIATE")
+        // Another process may have stamped changes since our last transaction: re-read the clock lazily.
+        lastStamp = nil
+        defer { lastStamp = nil }
         do {
             let result = try body(self)
             try db.execute("COMMIT")
@@ -131,9 +139,16 @@ public final class Store {
         try db.query("SELECT \(GroupRow.columns) FROM host_groups", row: GroupRow.read).compactMap { $0 }
     }
 
-    public func save(_ group: HostGroup) throws { try db.run(GroupRow.upsert, GroupRow.bindings(group)) }
+    /// Saves a group and stamps the change for sync (as every save and delete below does).
+    public func save(_ group: HostGroup) throws {
+        try db.run(GroupRow.upsert, GroupRow.bindings(group))
+        try stamp(.group, group.id, deleted: false)
+    }
 
-    public func deleteGroup(_ id: UUID) throws { try db.run("DELETE FROM host_groups WHERE id = ?", [.text(id.storeText)]) }
+    public func deleteGroup(_ id: UUID) throws {
+        try db.run("DELETE FROM host_groups WHERE id = ?", [.text(id.storeText)])
+        try stamp(.group, id, deleted: true)
+    }
 
     // MARK: hosts
 
@@ -158,7 +173,10 @@ public final class Store {
 
     public func hostCount() throws -> Int { try db.scalarInt("SELECT count(*) FROM hosts") }
 
-    public func save(_ host: ShelfCore.Host) throws { try db.run(HostRow.upsert, HostRow.bindings(host)) }
+    public func save(_ host: ShelfCore.Host) throws {
+        try db.run(HostRow.upsert, HostRow.bindings(host))
+        try stamp(.host, host.id, deleted: false)
+    }
 
     /// Saves many hosts with one prepared statement (imports, benchmarks); call inside `write`.
     public func save(hosts: [ShelfCore.Host]) throws {
@@ -166,10 +184,14 @@ public final class Store {
         for host in hosts {
             try statement.bind(HostRow.bindings(host))
             while try statement.step() {}
+            try stamp(.host, host.id, deleted: false)
         }
     }
 
-    public func deleteHost(_ id: UUID) throws { try db.run("DELETE FROM hosts WHERE id = ?", [.text(id.storeText)]) }
+    public func deleteHost(_ id: UUID) throws {
+        try db.run("DELETE FROM hosts WHERE id = ?", [.text(id.storeText)])
+        try stamp(.host, id, deleted: true)
+    }
 
     /// Hosts matching every term of `filter` in name, hostname, user, tags or group path, optionally limited
     /// to a set of groups. The scan runs inside SQLite over a pre-folded column, so 100,000 hosts stay quick.
@@ -210,10 +232,14 @@ public final class Store {
                      row: IdentityRow.read).compactMap { $0 }
     }
 
-    public func save(_ identity: Identity) throws { try db.run(IdentityRow.upsert, IdentityRow.bindings(identity)) }
+    public func save(_ identity: Identity) throws {
+        try db.run(IdentityRow.upsert, IdentityRow.bindings(identity))
+        try stamp(.identity, identity.id, deleted: false)
+    }
 
     public func deleteIdentity(_ id: UUID) throws {
         try db.run("DELETE FROM identities WHERE id = ?", [.text(id.storeText)])
+        try stamp(.identity, id, deleted: true)
     }
 
     // MARK: forward rules
@@ -227,10 +253,14 @@ public final class Store {
                             row: ForwardRow.read).compactMap { $0 }
     }
 
-    public func save(_ rule: PortForwardRule) throws { try db.run(ForwardRow.upsert, ForwardRow.bindings(rule)) }
+    public func save(_ rule: PortForwardRule) throws {
+        try db.run(ForwardRow.upsert, ForwardRow.bindings(rule))
+        try stamp(.forward, rule.id, deleted: false)
+    }
 
     public func deleteForwardRule(_ id: UUID) throws {
         try db.run("DELETE FROM forward_rules WHERE id = ?", [.text(id.storeText)])
+        try stamp(.forward, id, deleted: true)
     }
 
     /// Everything cross-record that is wrong (cycles, dangling references), for `sshelf check`.

@@ -65,9 +65,13 @@ public enum CLI {
     }
 
     public static func run(_ arguments: [String], environment: [String: String], stdin: String? = nil,
-                           umask mask: mode_t? = nil) throws -> CLIResult {
+                           umask mask: mode_t? = nil, shell: Bool = false) throws -> CLIResult {
         let process = Process()
-        if let mask {
+        if shell {
+            // The arguments are a `sh -c` script and its parameters (for redirections such as 3<file).
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = arguments
+        } else if let mask {
             // Process has no umask setting: run through sh so the child really starts with this umask.
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
             process.arguments = ["-c", "umask \(String(mask, radix: 8)); exec \"$0\" \"$@\"", binary] + arguments

@@ -28,6 +28,8 @@ enum HelpText {
         out += "\nenvironment:\n"
         out += "  SSHELF_HOME   keep every sshelf file under this folder instead of the XDG folders\n"
         out += "  NO_COLOR      turn colour off\n"
+        out += "  SSHELF_VAULT_NO_KEYRING=1    keep afterFirstUnlock keys in-process (no kernel keyring)\n"
+        out += "  SSHELF_VAULT_IDLE_SECONDS=N  relock whenUnlocked vault items after N idle seconds (default 900)\n"
         out += "\nexit codes:\n"
         for (code, meaning) in exitCodes { out += "  \(code)  \(meaning)\n" }
         return out

@@ -56,6 +56,12 @@ enum ManPage {
             .TP
             .B NO_COLOR
             turn colour off
+            .TP
+            .B SSHELF_VAULT_NO_KEYRING=1
+            keep afterFirstUnlock vault keys in the process that was given the passphrase instead of the kernel keyring
+            .TP
+            .B SSHELF_VAULT_IDLE_SECONDS
+            relock whenUnlocked vault items after this many idle seconds (default 900)
             .SH EXIT STATUS
 
             """

@@ -1,6 +1,8 @@
 // Commands: the command table — every command sshelf has, in the order --help lists them.
 enum Commands {
-    static let table: [CommandSpec] =
-        HostCommands.commands + GroupCommands.commands + ForwardCommands.commands + MiscCommands.commands.prefix(1)
-        + ImportExportCommands.commands + UICommands.commands + MiscCommands.commands.dropFirst()
+    static let table: [CommandSpec] = Array([
+        HostCommands.commands, SSHCommands.commands, GroupCommands.commands, ForwardCommands.commands,
+        Array(MiscCommands.commands.prefix(1)), IdentityVaultCommands.commands, ImportExportCommands.commands,
+        VaultCommands.commands, SyncCommands.commands, UICommands.commands, Array(MiscCommands.commands.dropFirst()),
+    ].joined())
 }

@@ -29,9 +29,9 @@ enum GroupCommands {
         func total(_ id: UUID) -> Int { tree.subtree(of: id).reduce(0) { $0 + (direct[$1] ?? 0) } }
         let flat = tree.flattened()
         if call.flag("json") {
-            struct GroupView: Encodable { var id: UUID; var name: String; var path: String; var parentID: UUID?; var hosts: Int; var hostsInTree: Int }
-            let views = flat.map { GroupView(id: $0.group.id, name: $0.group.name, path: tree.path(of: $0.group.id),
-                                             parentID: $0.group.parentID, hosts: direct[$0.group.id] ?? 0,
+            struct GroupView: Encodable { var id: String; var name: String; var path: String; var parentID: String?; var hosts: Int; var hostsInTree: Int }
+            let views = flat.map { GroupView(id: $0.group.id.uuidString.lowercased(), name: $0.group.name, path: tree.path(of: $0.group.id),
+                                             parentID: $0.group.parentID?.uuidString.lowercased(), hosts: direct[$0.group.id] ?? 0,
                                              hostsInTree: total($0.group.id)) }
             context.print(try JSONOutput.encode(views))
             return 0

@@ -44,8 +44,8 @@ enum MiscCommands {
     static func check(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         let problems = try context.store().problems()
         if call.flag("json") {
-            struct View: Encodable { var kind: String; var recordID: UUID; var message: String }
-            context.print(try JSONOutput.encode(problems.map { View(kind: $0.kind.rawValue, recordID: $0.recordID, message: $0.message) }))
+            struct View: Encodable { var kind: String; var recordID: String; var message: String }
+            context.print(try JSONOutput.encode(problems.map { View(kind: $0.kind.rawValue, recordID: $0.recordID.uuidString.lowercased(), message: $0.message) }))
         } else if problems.isEmpty {
             context.print("no problems found")
         } else {

@@ -2,6 +2,7 @@
 // work: then a chunk of filtering runs between polls), apply background results, and execute effects.
 import Foundation
 import ShelfCore
+import ShelfStore
 import ShelfTerminal
 import ShelfUI
 
@@ -34,8 +35,12 @@ final class TUIApp {
         defer { terminal.stop() }
         let size = terminal.size
         state = UIState(rows: size.rows, columns: size.columns, symbols: terminal.symbols, now: Date())
-        state.status = StatusSource.current(environment: context.environment, now: state.now)
+        state.status = StatusSource.current(context: context, store: try? Store(path: context.locations.store), now: state.now)
         execute([.load])
+        if context.environment[StatusSource.testHookVariable] == nil {
+            let worker = self.worker
+            BackgroundSync(context: context, mailbox: mailbox, reload: { worker.submit(.load) }).start()
+        }
         var dirty = true
         var lastTick = Date()
         while !state.quitting {

@@ -62,12 +62,25 @@ public enum SSHConfigResolver {
                 blocks[blocks.count - 1].lines.append(line)
             }
         }
+        // Blocks whose patterns are all literal are found through an index, so resolving 100,000 aliases is
+        // not 100,000 × 100,000 pattern matches; blocks with wildcards or negations are tested for each alias.
+        var literalBlocks: [String: [Int]] = [:]
+        var patternBlocks: [Int] = []
+        for (index, block) in blocks.enumerated() where !block.isMatch {
+            if block.patterns.contains(where: isWildcard) {
+                patternBlocks.append(index)
+            } else {
+                for pattern in Set(block.patterns.map { $0.lowercased() }) { literalBlocks[pattern, default: []].append(index) }
+            }
+        }
         for (alias, line) in aliases {
-            switch effectiveHost(alias: alias, location: line.location, blocks: blocks) {
+            let candidates = (literalBlocks[alias.lowercased()] ?? []) + patternBlocks.filter { blockMatches(blocks[$0], alias: alias) }
+            let matching = candidates.sorted().map { blocks[$0] }
+            switch effectiveHost(alias: alias, location: line.location, blocks: matching) {
             case .success(let host): result.hosts.append(host)
             case .failure(let problem): result.failures.append(problem.message)
             }
-            result.warnings += unsupported(alias: alias, blocks: blocks)
+            result.warnings += unsupported(alias: alias, blocks: matching)
         }
         return result
     }
@@ -116,6 +129,7 @@ public enum SSHConfigResolver {
         return pi == p.count
     }
 
+    /// The host as the given blocks (already the matching ones, in file order) configure it.
     static func effectiveHost(alias: String, location: String, blocks: [Block]) -> Result<ImportedHost, ValidationError> {
         var hostname: String?, user: String?, port: Int?, jump: [String]?
         var identityFiles: [String] = []
@@ -123,7 +137,7 @@ public enum SSHConfigResolver {
         func fail(_ line: SSHConfigLine, _ message: String) -> Result<ImportedHost, ValidationError> {
             .failure(ValidationError(field: line.key, message: "\(line.location): host '\(alias)' skipped: \(message)"))
         }
-        for block in blocks where blockMatches(block, alias: alias) {
+        for block in blocks {
             for line in block.lines {
                 let first = line.arguments.first ?? ""
                 switch line.key {
@@ -175,7 +189,7 @@ public enum SSHConfigResolver {
     /// Keywords that change how ssh reaches a host and that sshelf does not carry: said once per host.
     static func unsupported(alias: String, blocks: [Block]) -> [String] {
         var found: [String] = []
-        for block in blocks where blockMatches(block, alias: alias) {
+        for block in blocks {
             for line in block.lines where line.key == "proxycommand" {
                 found.append("\(line.location): host '\(alias)': ProxyCommand is not supported; imported without it")
             }

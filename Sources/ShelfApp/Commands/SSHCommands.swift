@@ -1,0 +1,214 @@
+// SSHCommands: `connect`, `exec` and `trust` — the CLI faces of the ShelfSSH connect flow. Connection failures
+// exit 255 (as ssh does); otherwise the remote command's or shell's exit status is ours.
+import Foundation
+import ShelfCore
+import ShelfSSH
+import ShelfStore
+
+enum SSHCommands {
+    static let connectOptions: [OptionSpec] = [
+        .flag("accept-new", "accept and pin the host key of a host never seen before (never a changed key)"),
+        .value("password-fd", "N", "read the password from file descriptor N (for scripts; never argv or env)"),
+        .value("timeout", "SECONDS", "connect timeout per address (default 10)"),
+    ]
+
+    static let commands: [CommandSpec] = [
+        CommandSpec(
+            path: ["connect"], summary: "open an interactive shell on a host",
+            details: """
+                Follows the host's jump chain, verifies every host key before any credential is read, then opens a \
+                shell with a terminal of your size. Type ~. at the start of a line to disconnect. The exit status \
+                is the remote shell's; 255 when the connection failed or was cut.
+                """,
+            arguments: [ArgumentSpec(name: "NAME", help: "host name (or id prefix)", completion: .host)],
+            options: connectOptions + [.flag("dry-run", "print the plan (hops, host keys, credential sources) and stop")],
+            examples: ["sshelf connect prod-db", "sshelf connect prod-db --dry-run"],
+            run: connect),
+        CommandSpec(
+            path: ["exec"], summary: "run a command on a host",
+            details: "Everything after -- is the remote command. Its stdout and stderr stay apart, and its exit status is returned (255 if the connection failed).",
+            arguments: [
+                ArgumentSpec(name: "NAME", help: "host name (or id prefix)", completion: .host),
+                ArgumentSpec(name: "CMD", help: "the remote command and its arguments (after --)", variadic: true),
+            ],
+            options: connectOptions + [.flag("no-stdin", short: "n", "do not forward standard input")],
+            examples: ["sshelf exec prod-db -- uptime", "sshelf exec prod-db -- tar czf - /etc > etc.tgz"],
+            run: exec),
+        CommandSpec(
+            path: ["trust"], summary: "pin a host's current host key deliberately",
+            details: """
+                Connects (through the jump chain), reads the key the host offers and pins it on the host record and \
+                in sshelf's known_hosts. A key that differs from the pinned or known one is only replaced with \
+                --replace; --fingerprint makes sure the key is the one you checked out of band.
+                """,
+            arguments: [ArgumentSpec(name: "NAME", help: "host name (or id prefix)", completion: .host)],
+            options: [
+                .flag("replace", "replace a pinned or known key that differs (after a deliberate server change)"),
+                .value("fingerprint", "SHA256:...", "only pin if the offered key has this fingerprint"),
+                .value("timeout", "SECONDS", "connect timeout per address (default 10)"),
+            ],
+            examples: ["sshelf trust prod-db --fingerprint SHA256:abc...", "sshelf trust prod-db --replace"],
+            run: trust),
+    ]
+
+    /// The credential source the flow asks after host-key verification: the vault, asking for its passphrase
+    /// on the terminal when an item is locked (and a terminal is there).
+    static func credentialSource(_ context: AppContext) -> CredentialSource {
+        VaultCredentialSource(context: context, askPassphrase: {
+            guard isatty(0) == 1 else { return nil }
+            return try? SecretInput(fd: nil, option: "passphrase-fd").read(prompt: "Vault passphrase: ")
+        })
+    }
+
+    // MARK: commands
+
+    static func connect(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+        let (plan, store) = try plan(for: call.arguments[0], context)
+        let options = try connectOptions(call, context)
+        if call.flag("dry-run") {
+            context.print(plan.describe(trust: options.trust, agentSocket: options.agentSocket))
+            return 0
+        }
+        return try withConnection(plan, store: store, call: call, options: options, context: context) { connection in
+            let exit = try connection.runShell(ShellOptions(term: context.environment["TERM"] ?? "xterm"))
+            if exit == .disconnected { context.errorOutput("\r\nConnection to \(Display.safe(plan.target.name)) closed.\r\n") }
+            return exit.exitCode
+        }
+    }
+
+    static func exec(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+        let command = call.arguments.dropFirst().joined(separator: " ")
+        guard !command.isEmpty else {
+            throw ShelfError(.usage, "exec: missing the remote command", hint: "sshelf exec NAME -- COMMAND ...")
+        }
+        let (plan, store) = try plan(for: call.arguments[0], context)
+        let options = try connectOptions(call, context)
+        return try withConnection(plan, store: store, call: call, options: options, context: context) { connection in
+            let exit = try connection.exec(
+                command, input: call.flag("no-stdin") ? nil : 0,
+                stdout: { writeAll(1, $0) }, stderr: { writeAll(2, $0) })
+            return exit.exitCode
+        }
+    }
+
+    static func trust(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+        let (plan, store) = try plan(for: call.arguments[0], context)
+        let options = try connectOptions(call, context)
+        let prompts = TerminalPrompts(acceptNew: false, passwordFD: nil, errorOutput: context.errorOutput)
+        let connector = SSHConnector(options: options, credentials: credentialSource(context), delegate: prompts)
+        let key: HostKey
+        do {
+            key = try connector.fetchHostKey(plan.endpoints)
+        } catch {
+            return report(error, context)
+        }
+        let target = plan.target
+        let name = Display.safe(target.name)
+        if let wanted = call.value("fingerprint"), wanted != key.fingerprint {
+            throw ShelfError(.failure, "\(name) offered \(key.type) \(key.fingerprint), not \(Display.safe(wanted)); nothing was pinned",
+                             hint: "check the fingerprint with the server's administrator (ssh-keygen -lf /etc/ssh/ssh_host_*_key.pub)")
+        }
+        let verdict = options.trust.evaluate(key, host: target.hostname.isEmpty ? target.name : target.hostname,
+                                             port: target.port, pinned: target.pinnedHostKey)
+        switch verdict {
+        case .trusted:
+            break
+        case .revoked(let source):
+            throw ShelfError(.failure, "\(name)'s key \(key.fingerprint) is marked @revoked in \(source.rawValue); not pinned")
+        case .changed(let known, let source) where !call.flag("replace"):
+            let old = known.map(\.fingerprint).joined(separator: ", ")
+            throw ShelfError(.failure, "\(name) offers \(key.type) \(key.fingerprint), but \(source.rawValue) has \(old.isEmpty ? "another key" : old); nothing was pinned",
+                             hint: "if the server's key changed on purpose: sshelf trust \(name) --replace --fingerprint \(key.fingerprint)")
+        case .otherType(let types, let source) where !call.flag("replace"):
+            throw ShelfError(.failure, "\(name) offers \(key.type) \(key.fingerprint), but \(source.rawValue) knows it as \(types.joined(separator: ", ")); nothing was pinned",
+                             hint: "if that is expected: sshelf trust \(name) --replace --fingerprint \(key.fingerprint)")
+        case .unknown where call.value("fingerprint") == nil:
+            guard prompts.decide(HostKeyQuestion(hopName: target.name, lookupName: plan.endpoints.last?.lookupName ?? name,
+                                                 key: key, reason: .unknown)) != .refuse
+            else {
+                throw ShelfError(.failure, "\(name) offers \(key.type) \(key.fingerprint); not pinned without confirmation",
+                                 hint: "check it out of band, then: sshelf trust \(name) --fingerprint \(key.fingerprint)")
+            }
+        case .changed, .otherType, .unknown:
+            break
+        }
+        let hop = plan.endpoints[plan.endpoints.count - 1]
+        try options.trust.remember(key, host: hop.hostname, port: hop.port, replacing: call.flag("replace"))
+        try store.write { store in
+            guard var host = try store.host(id: target.id) else { return }
+            host.pinnedHostKey = key.pinned
+            host.updatedAt = Date()
+            try store.save(host)
+        }
+        context.print("pinned \(key.type) \(key.fingerprint) for \(name)")
+        return 0
+    }
+
+    // MARK: shared
+
+    private static func plan(for name: String, _ context: AppContext) throws -> (ConnectPlan, Store) {
+        let store = try context.store()
+        let plan = try store.read { store in try ConnectPlan.make(for: try Resolve.host(name, in: store), in: store) }
+        return (plan, store)
+    }
+
+    private static func connectOptions(_ call: Invocation, _ context: AppContext) throws -> ConnectOptions {
+        var timeout = 10.0
+        if let text = call.value("timeout") {
+            guard let value = Double(text), value > 0, value <= 600 else {
+                throw ShelfError(.usage, "--timeout: '\(Display.safe(text))' is not a number of seconds (0-600)")
+            }
+            timeout = value
+        }
+        let agent = context.environment["SSH_AUTH_SOCK"].flatMap { $0.isEmpty ? nil : $0 }
+        return ConnectOptions(trust: .standard(locations: context.locations, home: context.homeDirectory),
+                              connectTimeout: timeout, agentSocket: agent)
+    }
+
+    private static func passwordFD(_ call: Invocation) throws -> Int32? {
+        guard let text = call.value("password-fd") else { return nil }
+        guard let fd = Int32(text), fd >= 0, fcntl(fd, F_GETFD) != -1 else {
+            throw ShelfError(.usage, "--password-fd: '\(Display.safe(text))' is not an open file descriptor")
+        }
+        return fd
+    }
+
+    /// Connects, records what changed, runs `body`, and turns connection errors into exit 255.
+    private static func withConnection(_ plan: ConnectPlan, store: Store, call: Invocation, options: ConnectOptions,
+                                       context: AppContext, body: (SSHConnection) throws -> Int32) throws -> Int32 {
+        let prompts = TerminalPrompts(acceptNew: call.flag("accept-new"), passwordFD: try passwordFD(call),
+                                      errorOutput: context.errorOutput)
+        let connector = SSHConnector(options: options, credentials: credentialSource(context), delegate: prompts)
+        do {
+            let connection = try connector.connect(plan.endpoints)
+            defer { connection.close() }
+            let record = BackgroundRecord(connection.outcome, target: plan.target.id, store: store)
+            defer {
+                if let error = record.wait() { context.warn("connected, but could not save to the store: \(error)") }
+            }
+            return try body(connection)
+        } catch let error as SSHError {
+            return report(error, context)
+        }
+    }
+
+    static func report(_ error: SSHError, _ context: AppContext) -> Int32 {
+        var text = "sshelf: error: \(Display.safe(error.message))\n"
+        if let library = error.libraryMessage { text += "sshelf: libssh2: \(Display.safe(library))\n" }
+        if let hint = error.hint { text += "sshelf: hint: \(Display.safe(hint))\n" }
+        context.errorOutput(text)
+        return 255
+    }
+
+    private static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            offset += written
+        }
+    }
+}

@@ -1,0 +1,303 @@
+// VaultCommands: `sshelf vault …` — init, status, unlock, lock, passwd, list, rm, audit, export, import,
+// set-password. Values never reach output, arguments or the environment; secrets come from SecretInput.
+import Foundation
+import ShelfCore
+import ShelfStore
+import ShelfSync
+import ShelfSystem
+import ShelfVault
+
+enum VaultCommands {
+    static let passphraseFD = OptionSpec.value(
+        "passphrase-fd", "N", "read the vault passphrase (then any further passphrases, one per line) from descriptor N instead of the terminal")
+    static let json = OptionSpec.flag("json", "print JSON for scripts")
+
+    static let commands: [CommandSpec] = [
+        CommandSpec(path: ["vault", "init"], summary: "create the vault and this device's key",
+                    details: "Creates vault.sqlite and device.key (both 0600). Without a passphrase the vault opens with the device key alone; set one with 'sshelf vault passwd'.",
+                    run: initVault),
+        CommandSpec(path: ["vault", "status"], summary: "show the passphrase, the keyring and what is readable now",
+                    options: [json], run: status),
+        CommandSpec(path: ["vault", "unlock"], summary: "enter the vault passphrase for afterFirstUnlock items",
+                    details: "Caches the afterFirstUnlock class keys in the kernel user keyring, so later sshelf processes (a CLI call, an autostarted tunnel) can read those items until reboot, logout or 'sshelf vault lock'. whenUnlocked items stay readable only in a process given the passphrase itself (the TUI asks). Where the keyring is unavailable, nothing outlives this command.",
+                    options: [passphraseFD], run: unlock),
+        CommandSpec(path: ["vault", "lock"], summary: "forget cached class keys (kernel keyring included)", run: lock),
+        CommandSpec(path: ["vault", "passwd"], summary: "set, change or remove the vault passphrase",
+                    details: "Only the class keys are re-wrapped. --remove destroys every whenPasscodeSetThisDeviceOnly item, after confirmation (or --yes).",
+                    options: [passphraseFD, .flag("remove", "remove the passphrase"),
+                              .flag("yes", "confirm destroying whenPasscodeSetThisDeviceOnly items without asking")],
+                    run: passwd),
+        CommandSpec(path: ["vault", "list"], summary: "list stored items: keys, classes, families (never values)",
+                    options: [json], run: list),
+        CommandSpec(path: ["vault", "rm"], summary: "delete one stored item",
+                    arguments: [ArgumentSpec(name: "KEY", help: "reference key, e.g. host.<uuid>.password")], run: remove),
+        CommandSpec(path: ["vault", "audit"], summary: "report items and files weaker than their use needs",
+                    details: "Checks: no passphrase, weak stretching, loose file permissions, always-class items, credentials of autostarting hosts kept whenUnlocked, syncable items while credential sync is off. Exit code 4 when anything is found.",
+                    options: [json], run: audit),
+        CommandSpec(path: ["vault", "export"], summary: "write items that may leave this device, under an export passphrase",
+                    details: "…ThisDeviceOnly items are never exported. With --passphrase-fd the lines are: the vault passphrase (only when one is set), then the export passphrase.",
+                    arguments: [ArgumentSpec(name: "FILE", help: "file to create (0600)", completion: .file)],
+                    options: [passphraseFD], run: export),
+        CommandSpec(path: ["vault", "import"], summary: "restore items from a vault export",
+                    details: "With --passphrase-fd the lines are: the export passphrase, then the vault passphrase (only when needed).",
+                    arguments: [ArgumentSpec(name: "FILE", help: "a file written by 'sshelf vault export'", completion: .file)],
+                    options: [passphraseFD], run: importFile),
+        CommandSpec(path: ["vault", "set-password"], summary: "store a host's password in the vault",
+                    details: "The class follows when the password is read: whenUnlockedThisDeviceOnly, or afterFirstUnlockThisDeviceOnly for hosts with autostart forwards. The vault passphrase (when needed) is read before the password.",
+                    arguments: [ArgumentSpec(name: "HOST", help: "host name or id prefix", completion: .host)],
+                    options: [.value("secret-fd", "N", "read the password from descriptor N instead of the terminal"), passphraseFD],
+                    examples: ["sshelf vault set-password web1 --secret-fd 3 3<password.txt"], run: setPassword),
+    ]
+
+    // MARK: shared
+
+    static func open(_ context: AppContext, create: Bool) throws -> Vault {
+        do {
+            return try Vault.open(context.locations, options: options(context), createIfMissing: create)
+        } catch {
+            throw shelfError(error)
+        }
+    }
+
+    static func options(_ context: AppContext) -> VaultOptions {
+        VaultOptions.from(environment: context.environment, warn: { text in
+            StandardStreams.write("sshelf: warning: \(Display.safe(text))\n", fd: 2)
+        })
+    }
+
+    static func shelfError(_ error: VaultError) -> ShelfError {
+        let kind: ShelfError.Kind
+        switch error.kind {
+        case .notInitialized, .unavailable, .permissions: kind = .storage
+        case .refusedClass, .invalid: kind = .invalid
+        case .locked, .wrongPassphrase, .busy: kind = .failure
+        }
+        return ShelfError(kind, error.message, hint: error.hint)
+    }
+
+    static func attempt<T>(_ body: () throws(VaultError) -> T) throws -> T {
+        do { return try body() } catch { throw shelfError(error) }
+    }
+
+    /// Asks for the passphrase when any of `classes` is locked in this process.
+    static func unlockIfNeeded(_ vault: Vault, for classes: Set<AccessibilityClass>, _ input: SecretInput) throws {
+        let status = try attempt { () throws(VaultError) in try vault.status() }
+        let names = Set(classes.map(\.rawValue))
+        guard status.classes.contains(where: { names.contains($0.accessibility) && $0.state == "locked" }) else { return }
+        let passphrase = try input.read(prompt: "Vault passphrase: ")
+        try attempt { () throws(VaultError) in try vault.unlock(passphrase: passphrase) }
+    }
+
+    // MARK: commands
+
+    static func initVault(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+        let existed = Vault.exists(at: context.locations)
+        let vault = try open(context, create: true)
+        let status = try attempt { () throws(VaultError) in try vault.status() }
+        context.print(existed ? "the vault already exists at \(status.vaultPath)" : "created the vault at \(status.vaultPath)")
+        if !status.hasPassphrase {
+            context.print("no passphrase yet: items open with the device key alone; set one with 'sshelf vault passwd'")
+        }
+        return 0
+    }
+
+    static func status(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+        let vault = try open(context, create: false)
+        let status = try attempt { () throws(VaultError) in try vault.status() }
+        if call.flag("json") {
+            context.print(try JSONOutput.encode(status))
+            return 0
+        }
+        var lines = [
+            "vault:       \(status.vaultPath)",
+            "device key:  \(status.deviceKeyPath)",
+            "passphrase:  " + (status.hasPassphrase
+                ? "set (\(status.passphraseStretch ?? ""))\(status.weakStretch ? ", weaker than MODERATE" : "")"
+                : "none — class keys are wrapped by the device key alone"),
+            "keyring:     \(status.keyring) — \(status.keyringDetail)",
+            "items:       \(status.itemCount)",
+        ]
+        lines.append("")
+        lines.append(Display.table(["CLASS", "NOW", "ITEMS"], status.classes.map { [$0.accessibility, $0.state, "\($0.items)"] }))
+        context.output(lines.joined(separator: "\n"))
+        return 0
+    }
+
+    static func unlock(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+        let vault = try open(context, create: false)
+        guard vault.hasPassphrase else {
+            context.print("the vault has no passphrase: every item opens with the device key alone; nothing to unlock")
+            return 0
+        }
+        let passphrase = try SecretInput(call, option: "passphrase-fd").read(prompt: "Vault passphrase: ")
+        try attempt { () throws(VaultError) in try vault.unlock(passphrase: passphrase) }
+        let status = try attempt { () throws(VaultError) in try vault.status() }
+        if status.keyring == "kernel" {
+            context.print("unlocked: afterFirstUnlock items are readable by your sshelf processes until reboot, logout or 'sshelf vault lock'")
+            context.print("whenUnlocked items still need the passphrase in the process that reads them")
+        } else {
+            context.print("the passphrase is correct, but \(status.keyringDetail); this command's unlock ends with it")
+        }
+        return 0
+    }
+
+    static func lock(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+        let vault = try open(context, create: false)
+        vault.lock()
+        let keyring = try attempt { () throws(VaultError) in try vault.status() }.keyring
+        context.print(keyring == "kernel" ? "locked: the cached class keys were removed from the kernel keyring"
+                      : "locked: no class keys were cached outside a process (the kernel keyring is not in use)")
+        return 0
+    }
+
+    static func passwd(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+        let vault = try open(context, create: true)
+        let input = try SecretInput(call, option: "passphrase-fd")
+        let had = vault.hasPassphrase
+        let current = had ? try input.read(prompt: "Current vault passphrase: ") : nil
+        if call.flag("remove") {
+            guard let current else {
+                context.print("the vault has no passphrase; nothing to remove")
+                return 0
+            }
+            try attempt { () throws(VaultError) in try vault.unlock(passphrase: current) }
+            let doomed = try attempt { () throws(VaultError) in try vault.items() }
+                .filter { $0.knownClass == .whenPasscodeSetThisDeviceOnly }
+            if !doomed.isEmpty && !call.flag("yes") {
+                guard input.fd == nil else {
+                    throw ShelfError(.usage, "removing the passphrase destroys \(doomed.count) whenPasscodeSetThisDeviceOnly item(s)",
+                                     hint: "add --yes to confirm")
+                }
+                let answer = try input.read(prompt: "Removing the passphrase destroys \(doomed.count) item(s). Type 'yes' to go on: ")
+                guard answer.isEqual(to: SecretBytes(Array("yes".utf8))) else {
+                    context.print("nothing changed")
+                    return 1
+                }
+            }
+            let destroyed = try attempt { () throws(VaultError) in try vault.removePassphrase(current: current) }
+            context.print("passphrase removed; \(destroyed) whenPasscodeSetThisDeviceOnly item(s) destroyed")
+            return 0
+        }
+        let new = try input.readNew(prompt: "New vault passphrase: ", confirm: "Repeat the new passphrase: ")
+        try attempt { () throws(VaultError) in try vault.setPassphrase(new, current: current) }
+        context.print(had ? "passphrase changed (class keys re-wrapped; items untouched)" : "passphrase set")
+        return 0
+    }
+
+    static func list(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+        let vault = try open(context, create: false)
+        let items = try attempt { () throws(VaultError) in try vault.items() }
+        if call.flag("json") {
+            context.print(try JSONOutput.encode(items))
+        } else if items.isEmpty {
+            context.errorOutput("the vault holds no items\n")
+        } else {
+            context.output(Display.table(["KEY", "FAMILY", "CLASS", "UPDATED"],
+                                         items.map { [$0.key, $0.family, $0.accessibility, Display.relative($0.updatedAt)] }))
+        }
+        return 0
+    }
+
+    static func remove(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+        guard let key = ReferenceKey(call.arguments[0]) else {
+            throw ShelfError(.usage, "'\(Display.safe(call.arguments[0]))' is not a vault key", hint: "see 'sshelf vault list'")
+        }
+        let vault = try open(context, create: false)
+        let items = try attempt { () throws(VaultError) in try vault.items() }
+        guard let item = items.first(where: { $0.key == key.rawValue }), let accessibility = item.knownClass else {
+            throw ShelfError(.notFound, "the vault holds nothing under \(key)", hint: "see 'sshelf vault list'")
+        }
+        try attempt { () throws(VaultError) in _ = try vault.delete(key, class: accessibility) }
+        context.print("deleted \(key) (\(accessibility))")
+        return 0
+    }
+
+    static func audit(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+        var findings: [AuditFinding]
+        do {
+            let vault = try Vault.open(context.locations, options: options(context), createIfMissing: false)
+            findings = try vault.audit(needs: try readMoments(context), credentialSyncEnabled: try credentialSyncOn(context))
+        } catch let error as VaultError where error.kind == .permissions {
+            findings = VaultAudit.filePermissions(context.locations)
+            if findings.isEmpty { findings = [AuditFinding(rule: "loose-permissions", subject: nil, message: error.message)] }
+        } catch let error as VaultError {
+            throw shelfError(error)
+        }
+        if call.flag("json") {
+            context.print(try JSONOutput.encode(findings))
+        } else if findings.isEmpty {
+            context.print("no problems found")
+        } else {
+            context.output(findings.map { "\($0.rule): \(Display.safe($0.message))\n" }.joined())
+        }
+        return findings.isEmpty ? 0 : 4
+    }
+
+    /// When each credential the store references is read (no store yet: nothing is referenced).
+    static func readMoments(_ context: AppContext) throws -> [ReferenceKey: ReadMoment] {
+        guard FileManager.default.fileExists(atPath: context.locations.store) else { return [:] }
+        let (hosts, rules) = try context.store().read { store in (try store.hosts(), try store.forwardRules()) }
+        return ClassPolicy.needs(hosts: hosts, forwardRules: rules)
+    }
+
+    /// Whether this device syncs credentials (a device-local store setting; no store: off).
+    static func credentialSyncOn(_ context: AppContext) throws -> Bool {
+        guard FileManager.default.fileExists(atPath: context.locations.store) else { return false }
+        return try SyncSettings.credentialsEnabled(context.store())
+    }
+
+    static func export(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+        let path = call.arguments[0]
+        let vault = try open(context, create: false)
+        let input = try SecretInput(call, option: "passphrase-fd")
+        try unlockIfNeeded(vault, for: Set(AccessibilityClass.writable.filter(\.mayLeaveDevice)), input)
+        let passphrase = try input.readNew(prompt: "Export passphrase: ", confirm: "Repeat the export passphrase: ")
+        let (file, count) = try attempt { () throws(VaultError) in try vault.export(passphrase: passphrase) }
+        do {
+            try PrivateFiles.atomicWrite(Data(file), to: path)
+        } catch {
+            throw ShelfError(.failure, "cannot write \(Display.safe(path)): \(error)")
+        }
+        context.print("exported \(count) item(s) to \(Display.safe(path)); …ThisDeviceOnly items stay on this device")
+        return 0
+    }
+
+    static func importFile(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+        let path = call.arguments[0]
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ShelfError(.notFound, "cannot read \(Display.safe(path))")
+        }
+        let vault = try open(context, create: true)
+        let input = try SecretInput(call, option: "passphrase-fd")
+        let passphrase = try input.read(prompt: "Export passphrase: ")
+        try unlockIfNeeded(vault, for: Set(AccessibilityClass.writable.filter(\.mayLeaveDevice)), input)
+        let count = try attempt { () throws(VaultError) in try vault.importExport(Array(data), passphrase: passphrase) }
+        context.print("imported \(count) item(s)")
+        return 0
+    }
+
+    static func setPassword(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+        let store = try context.store()
+        var host = try Resolve.host(call.arguments[0], in: store)
+        let moment = ClassPolicy.readMoment(host: host.id, forwardRules: try store.forwardRules(hostID: host.id))
+        let accessibility = ClassPolicy.accessibility(for: .hostPassword, readAt: moment)
+        let vault = try open(context, create: true)
+        try unlockIfNeeded(vault, for: [accessibility], try SecretInput(call, option: "passphrase-fd"))
+        let password = try SecretInput(call, option: "secret-fd").read(prompt: "Password for \(host.name): ")
+        guard !password.isEmpty else { throw ShelfError(.invalid, "empty password; nothing stored") }
+        try attempt { () throws(VaultError) in
+            try vault.saveHostPassword(password, hostID: host.id, class: accessibility)
+            // One copy, in the class the policy names: drop any older copy kept in another class.
+            for other in AccessibilityClass.allCases where other != accessibility {
+                try vault.clearHostPassword(host.id, class: other)
+            }
+        }
+        if host.passwordRef != .hostPassword(host.id) {
+            host.passwordRef = .hostPassword(host.id)
+            host.updatedAt = Date()
+            try store.write { try $0.save(host) }
+        }
+        context.print("stored the password for \(Display.safe(host.name)) in the vault (\(accessibility))")
+        return 0
+    }
+}

@@ -1,0 +1,108 @@
+// VaultSecretInput: where vault commands get secrets — the terminal with echo off, or a numbered file
+// descriptor for scripts (--passphrase-fd N, --secret-fd N). Never argv, never the environment.
+import Foundation
+import ShelfCore
+import ShelfVault
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct SecretInput {
+    /// nil: ask on /dev/tty.
+    let fd: Int32?
+    let option: String
+
+    /// Longest line accepted as a password or passphrase.
+    static let maximumLine = 4096
+
+    init(_ call: Invocation, option: String) throws {
+        self.option = option
+        guard let text = call.value(option) else {
+            fd = nil
+            return
+        }
+        guard let number = Int32(text), number >= 0, fcntl(number, F_GETFD) != -1 else {
+            throw ShelfError(.usage, "--\(option): '\(Display.safe(text))' is not an open file descriptor",
+                             hint: "e.g. --\(option) 3 with 3<file in the shell")
+        }
+        fd = number
+    }
+
+    /// One line (without its newline). From a descriptor, successive calls read successive lines.
+    func read(prompt: String) throws -> SecretBytes {
+        if let fd { return try Self.readLine(fd, echoOffTerminal: false, what: "--\(option) \(fd)") }
+        let tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
+        guard tty >= 0 else {
+            throw ShelfError(.usage, "no terminal to ask for the \(prompt.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: ": ")))",
+                             hint: "give it on a file descriptor: --\(option) N")
+        }
+        defer { close(tty) }
+        var saved = termios()
+        let isTerminal = tcgetattr(tty, &saved) == 0
+        if isTerminal {
+            var silent = saved
+            silent.c_lflag &= ~tcflag_t(ECHO)
+            tcsetattr(tty, TCSAFLUSH, &silent)
+        }
+        defer {
+            if isTerminal { tcsetattr(tty, TCSAFLUSH, &saved) }
+            _ = write(tty, "\n", 1)
+        }
+        _ = prompt.withCString { write(tty, $0, strlen($0)) }
+        return try Self.readLine(tty, echoOffTerminal: true, what: "the terminal")
+    }
+
+    /// A new secret typed twice on the terminal; read once from a descriptor.
+    func readNew(prompt: String, confirm: String) throws -> SecretBytes {
+        let first = try read(prompt: prompt)
+        guard !first.isEmpty else { throw ShelfError(.invalid, "empty input; nothing changed") }
+        if fd == nil {
+            let second = try read(prompt: confirm)
+            guard first.isEqual(to: second) else { throw ShelfError(.invalid, "the two entries differ; nothing changed") }
+        }
+        return first
+    }
+
+    /// Reads byte by byte into guarded memory, so nothing past the newline is consumed and no copy of the
+    /// secret sits in a Swift string or a stdio buffer.
+    private static func readLine(_ fd: Int32, echoOffTerminal: Bool, what: String) throws -> SecretBytes {
+        let buffer = SecretBytes(count: maximumLine)
+        var length = 0
+        while true {
+            let got = buffer.withUnsafeMutableBytes { bytes in
+                length < bytes.count ? Glibc.read(fd, bytes.baseAddress! + length, 1) : -2
+            }
+            if got == -1 && errno == EINTR { continue }
+            if got == -2 { throw ShelfError(.invalid, "the line read from \(what) is longer than \(maximumLine) bytes") }
+            if got < 0 { throw ShelfError(.failure, "cannot read from \(what): \(String(cString: strerror(errno)))") }
+            if got == 0 { break }
+            let byte = buffer.withUnsafeBytes { $0[length] }
+            if byte == 0x0a { break }
+            length += 1
+        }
+        if length > 0, buffer.withUnsafeBytes({ $0[length - 1] }) == 0x0d { length -= 1 }
+        return buffer.prefix(length)
+    }
+
+    /// A whole file (a private key) into guarded memory, refusing anything over `limit` bytes.
+    static func readFile(_ path: String, limit: Int = 1 << 20) throws -> SecretBytes {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw ShelfError(.notFound, "cannot open \(Display.safe(path)): \(String(cString: strerror(errno)))")
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size <= limit else {
+            throw ShelfError(.invalid, "\(Display.safe(path)) is not a private key file (not a regular file, or too large)")
+        }
+        let buffer = SecretBytes(count: Int(info.st_size))
+        var offset = 0
+        while offset < buffer.count {
+            let got = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if got < 0 && errno == EINTR { continue }
+            guard got > 0 else { break }
+            offset += got
+        }
+        return buffer.prefix(offset)
+    }
+}

@@ -1,0 +1,118 @@
+// Channel: one libssh2 channel in non-blocking mode — reads and writes that say "would block" instead of
+// waiting, so the poll loops can drain every channel until EAGAIN before they sleep.
+import CLibSSH2
+import Foundation
+
+final class Channel {
+    let raw: OpaquePointer
+    unowned let session: Session
+
+    enum Read { case data(Int), wouldBlock, eof }
+
+    init(raw: OpaquePointer, session: Session) {
+        self.raw = raw
+        self.session = session
+    }
+
+    deinit { libssh2_channel_free(raw) }
+
+    /// Reads stdout (stream 0) or stderr (stream 1) into `buffer`.
+    func read(stream: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SSHError) -> Read {
+        let count = libssh2_channel_read_ex(raw, stream, buffer.baseAddress?.assumingMemoryBound(to: CChar.self),
+                                            buffer.count)
+        if count > 0 { return .data(count) }
+        if count == Int(LIBSSH2_ERROR_EAGAIN) { return .wouldBlock }
+        if count == 0 { return libssh2_channel_eof(raw) != 0 ? .eof : .wouldBlock }
+        if count == Int(LIBSSH2_ERROR_CHANNEL_CLOSED) { return .eof }
+        throw SSHError(.channelFailed, "reading from the channel failed", library: session.lastError())
+    }
+
+    /// Writes as much as the window allows; returns bytes taken (0 when it would block).
+    func write(_ bytes: UnsafeRawBufferPointer, stream: Int32 = 0) throws(SSHError) -> Int {
+        guard bytes.count > 0 else { return 0 }
+        let count = libssh2_channel_write_ex(raw, stream, bytes.baseAddress?.assumingMemoryBound(to: CChar.self),
+                                             bytes.count)
+        if count >= 0 { return count }
+        if count == Int(LIBSSH2_ERROR_EAGAIN) { return 0 }
+        throw SSHError(.channelFailed, "writing to the channel failed", library: session.lastError())
+    }
+
+    var isEOF: Bool { libssh2_channel_eof(raw) != 0 }
+
+    /// Calls a libssh2 function until it stops saying EAGAIN (used for control requests in non-blocking mode).
+    func retry(_ body: () -> Int32) -> Int32 {
+        while true {
+            let code = body()
+            guard code == LIBSSH2_ERROR_EAGAIN else { return code }
+            session.waitSocket(timeoutMs: 1000)
+        }
+    }
+
+    func sendEOF() { _ = retry { libssh2_channel_send_eof(raw) } }
+
+    func close() {
+        _ = retry { libssh2_channel_close(raw) }
+        _ = retry { libssh2_channel_wait_closed(raw) }
+    }
+
+    /// The remote command's exit: its status, or the signal that ended it.
+    func exit() -> RemoteExit {
+        var signalName: UnsafeMutablePointer<CChar>? = nil
+        var length = 0
+        _ = libssh2_channel_get_exit_signal(raw, &signalName, &length, nil, nil, nil, nil)
+        if let signalName, length > 0 {
+            let name = String(decoding: UnsafeRawBufferPointer(start: signalName, count: length), as: UTF8.self)
+            free(signalName)
+            return .signal(UntrustedText.clean(name))
+        }
+        return .status(libssh2_channel_get_exit_status(raw))
+    }
+}
+
+/// How a remote command or shell ended.
+public enum RemoteExit: Sendable, Equatable {
+    case status(Int32)
+    case signal(String)
+    /// We ended it: the `~.` escape, or a terminating signal to sshelf.
+    case disconnected
+
+    /// What sshelf exits with: the remote status, or 255 (as ssh does) when a signal or the user ended it.
+    public var exitCode: Int32 {
+        switch self {
+        case .status(let code): code
+        case .signal, .disconnected: 255
+        }
+    }
+}
+
+extension Session {
+    /// A large window (libssh2's default is 2 MiB) keeps bulk output from stalling on window adjusts.
+    static let windowSize: UInt32 = 16 * 1024 * 1024
+    static let packetSize: UInt32 = 32768
+
+    /// Sleeps until the session's socket is ready in the direction libssh2 is waiting on.
+    func waitSocket(timeoutMs: Int32) {
+        var pfd = pollfd(fd: socket, events: blockDirections == 0 ? Int16(POLLIN) : blockDirections, revents: 0)
+        _ = poll(&pfd, 1, timeoutMs)
+    }
+
+    /// Opens a session channel (blocking mode expected).
+    func openSessionChannel() throws(SSHError) -> Channel {
+        let type = "session"
+        guard let raw = libssh2_channel_open_ex(raw, type, UInt32(type.utf8.count),
+                                                Self.windowSize, Self.packetSize, nil, 0)
+        else {
+            throw SSHError(.channelFailed, "the server refused to open a session channel", library: lastError())
+        }
+        return Channel(raw: raw, session: self)
+    }
+
+    /// Opens a direct-tcpip channel to `host:port` as seen from the server (blocking mode expected).
+    func openDirectTCPIP(host: String, port: Int) throws(SSHError) -> Channel {
+        guard let raw = libssh2_channel_direct_tcpip_ex(raw, host, Int32(port), "127.0.0.1", 22) else {
+            throw SSHError(.channelFailed, "the jump host could not open a connection to \(KnownHostsFile.lookupName(host: host, port: port))",
+                           library: lastError(), hint: "is the next hop reachable from the jump host, and does it allow TCP forwarding?")
+        }
+        return Channel(raw: raw, session: self)
+    }
+}

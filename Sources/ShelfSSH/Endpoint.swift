@@ -1,0 +1,78 @@
+// Endpoint: one hop of a connection as the flow needs it — where, who, how to log in, and which references
+// name its secrets (never the secrets). A connection is a list of endpoints, outermost jump host first.
+import Foundation
+import ShelfCore
+
+public struct SSHEndpoint: Sendable {
+    /// The name the user knows the host by (for messages and prompts).
+    public var name: String
+    public var hostID: UUID?
+    public var hostname: String
+    public var port: Int
+    public var user: String
+    public var authMethod: AuthMethod
+    public var identity: Identity?
+    public var passwordRef: ReferenceKey?
+    public var pinnedHostKey: PinnedHostKey?
+
+    public init(name: String, hostID: UUID? = nil, hostname: String, port: Int = 22, user: String = "",
+                authMethod: AuthMethod = .auto, identity: Identity? = nil, passwordRef: ReferenceKey? = nil,
+                pinnedHostKey: PinnedHostKey? = nil) {
+        self.name = name
+        self.hostID = hostID
+        self.hostname = hostname
+        self.port = port
+        self.user = user.isEmpty ? SSHEndpoint.localUser : user
+        self.authMethod = authMethod
+        self.identity = identity
+        self.passwordRef = passwordRef
+        self.pinnedHostKey = pinnedHostKey
+    }
+
+    public init(host: ShelfCore.Host, identity: Identity?) {
+        self.init(name: host.name, hostID: host.id, hostname: host.hostname.isEmpty ? host.name : host.hostname,
+                  port: host.port, user: host.user, authMethod: host.authMethod, identity: identity,
+                  passwordRef: host.passwordRef, pinnedHostKey: host.pinnedHostKey)
+    }
+
+    /// `host` or `[host]:port`, the known_hosts spelling.
+    public var lookupName: String { KnownHostsFile.lookupName(host: hostname, port: port) }
+    public var destination: String { "\(user)@\(lookupName)" }
+
+    /// OpenSSH logs in as the local user when none is configured.
+    static var localUser: String {
+        if let entry = getpwuid(geteuid()), let name = entry.pointee.pw_name { return String(cString: name) }
+        return ProcessInfo.processInfo.environment["USER"] ?? "root"
+    }
+}
+
+public struct ConnectOptions: Sendable {
+    public var trust: HostKeyTrustStore
+    /// Per address tried, and for each blocking protocol step.
+    public var connectTimeout: Double
+    /// ssh-agent socket (SSH_AUTH_SOCK); nil: no agent.
+    public var agentSocket: String?
+    /// How often a typed password may be retried after the server rejects it.
+    public var passwordAttempts: Int
+    /// Seconds between keepalives while a session is idle.
+    public var keepaliveInterval: Int
+
+    public init(trust: HostKeyTrustStore, connectTimeout: Double = 10, agentSocket: String? = nil,
+                passwordAttempts: Int = 3, keepaliveInterval: Int = 30) {
+        self.trust = trust
+        self.connectTimeout = connectTimeout
+        self.agentSocket = agentSocket
+        self.passwordAttempts = passwordAttempts
+        self.keepaliveInterval = keepaliveInterval
+    }
+}
+
+/// What a successful connection changed, for the caller to save on the host records.
+public struct ConnectOutcome: Sendable {
+    /// Keys the user accepted with "remember": pin them on these hosts.
+    public var pinnedKeys: [(hostID: UUID, key: PinnedHostKey)] = []
+    /// Passwords stored on "remember": set these references on the hosts.
+    public var rememberedPasswords: [(hostID: UUID, reference: ReferenceKey)] = []
+    /// The method that logged in on each hop, outermost first.
+    public var methods: [String] = []
+}

@@ -1,0 +1,67 @@
+// HostKeyCheck: the verification step of every hop — runs right after the handshake, before any credential is
+// looked up. Changed and revoked keys end the connection; unknown and other-type keys go to the caller's policy.
+import Foundation
+import ShelfCore
+
+enum HostKeyCheck {
+    static func verify(_ session: Session, hop: SSHEndpoint, trust: HostKeyTrustStore, delegate: ConnectDelegate,
+                       outcome: inout ConnectOutcome) throws(SSHError) -> HostKey {
+        guard let key = session.hostKey() else {
+            throw SSHError(.handshakeFailed, "\(hop.name) sent no usable host key", library: session.lastError())
+        }
+        let verdict = trust.evaluate(key, host: hop.hostname, port: hop.port, pinned: hop.pinnedHostKey)
+        switch verdict {
+        case .trusted(let source):
+            delegate.note(.hostKeyVerified(hop: hop.name, fingerprint: key.fingerprint, source: source.rawValue))
+            return key
+        case .changed(let known, let source):
+            throw changed(hop: hop, offered: key, known: known, source: source)
+        case .revoked(let source):
+            throw SSHError(.hostKeyRevoked,
+                           "the host key of \(hop.name) (\(key.type) \(key.fingerprint)) is marked @revoked in \(source.rawValue); nothing was sent",
+                           hint: "the key was revoked on purpose: contact the server's administrator")
+        case .unknown, .otherType:
+            var reason = HostKeyQuestion.Reason.unknown
+            if case .otherType(let types, let source) = verdict { reason = .otherType(knownTypes: types, source: source) }
+            let question = HostKeyQuestion(hopName: hop.name, lookupName: hop.lookupName, key: key, reason: reason)
+            switch delegate.decide(question) {
+            case .refuse:
+                throw refused(question)
+            case .acceptOnce:
+                break
+            case .acceptAndRemember:
+                try trust.remember(key, host: hop.hostname, port: hop.port, replacing: false)
+                if let id = hop.hostID { outcome.pinnedKeys.append((id, key.pinned)) }
+            }
+            delegate.note(.hostKeyVerified(hop: hop.name, fingerprint: key.fingerprint, source: "accepted by the user"))
+            return key
+        }
+    }
+
+    static func changed(hop: SSHEndpoint, offered: HostKey, known: [HostKey], source: HostKeySource) -> SSHError {
+        let old = known.isEmpty ? "an undecodable pinned key" : known.map { "\($0.type) \($0.fingerprint)" }.joined(separator: ", ")
+        return SSHError(
+            .hostKeyChanged,
+            """
+            WARNING: the host key of \(hop.name) (\(hop.lookupName)) has CHANGED. Someone may be intercepting \
+            the connection (man-in-the-middle), or the server was reinstalled. Known in \(source.rawValue): \(old); \
+            offered now: \(offered.type) \(offered.fingerprint). Nothing was sent and no credential was read.
+            """,
+            hint: "if the change is expected, confirm the new fingerprint out of band, then: sshelf trust \(hop.name) --replace --fingerprint \(offered.fingerprint)")
+    }
+
+    static func refused(_ question: HostKeyQuestion) -> SSHError {
+        switch question.reason {
+        case .unknown:
+            return SSHError(
+                .hostKeyUnknown,
+                "the host key of \(question.hopName) (\(question.lookupName)) is not known: \(question.key.type) \(question.fingerprint); not connecting",
+                hint: "check the fingerprint, then re-run with --accept-new or run: sshelf trust \(question.hopName) --fingerprint \(question.fingerprint)")
+        case .otherType(let types, let source):
+            return SSHError(
+                .hostKeyOtherType,
+                "\(question.hopName) offered a \(question.key.type) key (\(question.fingerprint)) but \(source.rawValue) knows it only as \(types.joined(separator: ", ")); not connecting",
+                hint: "if the server gained a new key type, confirm the fingerprint and run: sshelf trust \(question.hopName) --replace --fingerprint \(question.fingerprint)")
+        }
+    }
+}

@@ -1,0 +1,95 @@
+// HostKeyTrust: decides whether a server's host key is trusted — the host's pinned key first (it travels with
+// sync), then sshelf's own known_hosts, then ~/.ssh/known_hosts (read only). Never touches a credential.
+import Foundation
+import ShelfCore
+
+public enum HostKeySource: String, Sendable {
+    case pinned = "the host's pinned key"
+    case sshelfKnownHosts = "sshelf's known_hosts"
+    case userKnownHosts = "~/.ssh/known_hosts"
+}
+
+public enum HostKeyVerdict: Sendable, Equatable {
+    case trusted(HostKeySource)
+    /// Nothing is known about this host.
+    case unknown
+    /// A key of the same type is known and differs: possible man-in-the-middle.
+    case changed(known: [HostKey], source: HostKeySource)
+    /// The host is known only under other key types (e.g. it moved from RSA to ed25519).
+    case otherType(knownTypes: [String], source: HostKeySource)
+    case revoked(HostKeySource)
+}
+
+public struct HostKeyTrustStore: Sendable {
+    /// sshelf's own known_hosts: written atomically when a key is accepted.
+    public var ownKnownHostsPath: String
+    /// The user's OpenSSH known_hosts: read, never written.
+    public var userKnownHostsPath: String?
+
+    public init(ownKnownHostsPath: String, userKnownHostsPath: String?) {
+        self.ownKnownHostsPath = ownKnownHostsPath
+        self.userKnownHostsPath = userKnownHostsPath
+    }
+
+    public static func standard(locations: DataLocations, home: String) -> HostKeyTrustStore {
+        HostKeyTrustStore(ownKnownHostsPath: locations.knownHosts, userKnownHostsPath: home + "/.ssh/known_hosts")
+    }
+
+    private func sources(pinned: PinnedHostKey?) -> [(HostKeySource, [KnownHostEntry]?)] {
+        var result: [(HostKeySource, [KnownHostEntry]?)] = []
+        if let pinned {
+            // A pin that does not decode is reported as a changed key rather than silently ignored.
+            let key = HostKey(pinned: pinned)
+            result.append((.pinned, key.map { [KnownHostEntry(marker: nil, hosts: "*", key: $0, comment: "")] }))
+        }
+        result.append((.sshelfKnownHosts, (try? KnownHostsFile.load(ownKnownHostsPath))?.entries))
+        if let userKnownHostsPath {
+            result.append((.userKnownHosts, (try? KnownHostsFile.load(userKnownHostsPath))?.entries))
+        }
+        return result
+    }
+
+    public func evaluate(_ key: HostKey, host: String, port: Int, pinned: PinnedHostKey?) -> HostKeyVerdict {
+        let name = KnownHostsFile.lookupName(host: host, port: port)
+        let all = sources(pinned: pinned)
+        for (source, entries) in all {
+            let revoked = (entries ?? []).filter { $0.marker == .revoked && $0.key.blob == key.blob }
+            if source != .pinned, !revoked.isEmpty { return .revoked(source) }
+        }
+        var otherType: HostKeyVerdict? = nil
+        for (source, entries) in all {
+            if source == .pinned, entries == nil { return .changed(known: [], source: .pinned) }
+            let named = (entries ?? []).filter { $0.marker == nil && (source == .pinned || $0.matches(name)) }
+            if named.contains(where: { $0.key.blob == key.blob }) { return .trusted(source) }
+            let sameType = named.filter { $0.key.type == key.type }
+            if !sameType.isEmpty { return .changed(known: sameType.map(\.key), source: source) }
+            if !named.isEmpty, otherType == nil {
+                otherType = .otherType(knownTypes: Array(Set(named.map(\.key.type))).sorted(), source: source)
+            }
+        }
+        return otherType ?? .unknown
+    }
+
+    /// Key types already known for this host, for ordering the host-key algorithm preference.
+    public func knownTypes(host: String, port: Int, pinned: PinnedHostKey?) -> [String] {
+        let name = KnownHostsFile.lookupName(host: host, port: port)
+        var types: [String] = []
+        for (source, entries) in sources(pinned: pinned) {
+            for entry in entries ?? [] where entry.marker == nil && (source == .pinned || entry.matches(name)) {
+                if !types.contains(entry.key.type) { types.append(entry.key.type) }
+            }
+        }
+        return types
+    }
+
+    /// Adds the key to sshelf's known_hosts (replacing this host's entries when asked), keeping every other line.
+    public func remember(_ key: HostKey, host: String, port: Int, replacing: Bool) throws(SSHError) {
+        var file = try KnownHostsFile.load(ownKnownHostsPath)
+        let name = KnownHostsFile.lookupName(host: host, port: port)
+        if replacing { file.remove(name) }
+        if !file.entries(for: name).contains(where: { $0.marker == nil && $0.key.blob == key.blob }) {
+            file.append(key, for: name)
+        }
+        try file.write(to: ownKnownHostsPath)
+    }
+}

@@ -1,0 +1,127 @@
+// RemoteCommand: `exec` on a connection — stdout and stderr delivered apart as they arrive (nothing buffered
+// whole), stdin forwarded from a descriptor, and the remote exit status returned.
+import CLibSSH2
+import Foundation
+
+extension SSHConnection {
+    /// Runs `command` on the target. `stdout`/`stderr` receive each chunk as it arrives; `input` (if given) is
+    /// read until EOF and sent as the command's stdin.
+    public func exec(_ command: String, input: Int32? = nil,
+                     stdout: (UnsafeRawBufferPointer) -> Void,
+                     stderr: (UnsafeRawBufferPointer) -> Void) throws(SSHError) -> RemoteExit {
+        let session = target
+        session.setBlocking(true)
+        let channel = try session.openSessionChannel()
+        let request = "exec"
+        guard libssh2_channel_process_startup(channel.raw, request, UInt32(request.utf8.count), command,
+                                              UInt32(command.utf8.count)) == 0
+        else {
+            throw SSHError(.channelFailed, "the server refused to run the command", library: session.lastError())
+        }
+        session.setBlocking(false)
+        defer { session.setBlocking(true) }
+        var pump = ChannelPump(session: session, channel: channel, input: input)
+        try pump.run(stdout: stdout, stderr: stderr)
+        session.setBlocking(true)
+        channel.close()
+        return channel.exit()
+    }
+}
+
+/// The poll loop shared by exec and the shell: drain both streams until EAGAIN, forward input, then sleep in
+/// poll() on whatever libssh2 and the input are waiting for.
+struct ChannelPump {
+    let session: Session
+    let channel: Channel
+    var input: Int32?
+    var inputPending: [UInt8] = []
+    var inputDone = false
+    /// Extra descriptor to watch (the shell's signal pipe); `onWake` is called when it fires.
+    var wakeFD: Int32? = nil
+    var lastKeepalive = Date()
+
+    init(session: Session, channel: Channel, input: Int32?) {
+        self.session = session
+        self.channel = channel
+        self.input = input
+        self.inputDone = input == nil
+    }
+
+    /// Returns when the remote side closed (or `filterInput`/`onWake` ask to stop by returning false).
+    mutating func run(stdout: (UnsafeRawBufferPointer) -> Void, stderr: (UnsafeRawBufferPointer) -> Void,
+                      filterInput: ((ArraySlice<UInt8>) -> (forward: [UInt8], keepGoing: Bool))? = nil,
+                      onWake: (() -> Bool)? = nil) throws(SSHError) {
+        let size = 256 * 1024
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 1)
+        defer { buffer.deallocate() }
+        var inputBuffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            var progress = false
+            var outEOF = false
+            // stdout then stderr, each until it would block.
+            readLoop: while true {
+                switch try channel.read(stream: 0, into: buffer) {
+                case .data(let count):
+                    stdout(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+                    progress = true
+                case .wouldBlock: break readLoop
+                case .eof:
+                    outEOF = true
+                    break readLoop
+                }
+            }
+            errLoop: while true {
+                switch try channel.read(stream: Int32(SSH_EXTENDED_DATA_STDERR), into: buffer) {
+                case .data(let count):
+                    stderr(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+                    progress = true
+                case .wouldBlock, .eof: break errLoop
+                }
+            }
+            if outEOF && !progress { return }
+            if !inputPending.isEmpty {
+                var written = 0
+                var failure: SSHError? = nil
+                inputPending.withUnsafeBytes { bytes in
+                    do throws(SSHError) { written = try channel.write(bytes) } catch { failure = error }
+                }
+                if let failure { throw failure }
+                if written > 0 {
+                    inputPending.removeFirst(written)
+                    progress = true
+                }
+            }
+            if progress { continue }
+            if Date().timeIntervalSince(lastKeepalive) > 30 {
+                _ = session.keepaliveTick()
+                lastKeepalive = Date()
+            }
+            var fds = [pollfd(fd: session.socket, events: session.blockDirections | Int16(POLLIN), revents: 0)]
+            let watchInput = !inputDone && inputPending.isEmpty
+            if watchInput, let input { fds.append(pollfd(fd: input, events: Int16(POLLIN), revents: 0)) }
+            if let wakeFD { fds.append(pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)) }
+            let ready = poll(&fds, nfds_t(fds.count), 30_000)
+            if ready < 0 && errno != EINTR {
+                throw SSHError(.network, "waiting for the connection failed: \(String(cString: strerror(errno)))")
+            }
+            if let wakeFD, let last = fds.last, last.fd == wakeFD, last.revents != 0, let onWake {
+                if !onWake() { return }
+            }
+            if watchInput, let input, fds.count > 1, fds[1].fd == input, fds[1].revents != 0 {
+                let count = inputBuffer.withUnsafeMutableBytes { Glibc.read(input, $0.baseAddress!, $0.count) }
+                if count > 0 {
+                    if let filterInput {
+                        let (forward, keepGoing) = filterInput(inputBuffer[0..<count])
+                        inputPending += forward
+                        if !keepGoing { return }
+                    } else {
+                        inputPending += inputBuffer[0..<count]
+                    }
+                } else if count == 0 || (errno != EINTR && errno != EAGAIN) {
+                    inputDone = true
+                    channel.sendEOF()
+                }
+            }
+        }
+    }
+}

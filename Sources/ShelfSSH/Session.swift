@@ -1,0 +1,237 @@
+// Session: one libssh2 session over one socket — algorithm preferences, handshake, the server's host key, the
+// auth calls, keepalive and disconnect. Every libssh2 return code is translated here, where it is called.
+import CLibSSH2
+import CShims
+import Foundation
+
+final class Session {
+    let raw: OpaquePointer
+    let socket: Int32
+    private let ownsSocket: Bool
+
+    /// Algorithms in the order measured fastest on libssh2 1.10 (see ARCHITECTURE's speed facts).
+    static let kexPreference = [
+        "curve25519-sha256", "curve25519-sha256@libssh.org", "ecdh-sha2-nistp256", "ecdh-sha2-nistp384",
+        "ecdh-sha2-nistp521", "diffie-hellman-group-exchange-sha256", "diffie-hellman-group16-sha512",
+        "diffie-hellman-group18-sha512", "diffie-hellman-group14-sha256",
+    ]
+    static let hostKeyPreference = [
+        "ssh-ed25519", "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp384", "ecdsa-sha2-nistp521", "ssh-rsa",
+    ]
+    static let cipherPreference = "aes128-ctr,aes192-ctr,aes256-ctr"
+    static let macPreference = "hmac-sha2-256,hmac-sha2-512,hmac-sha1"
+
+    init(socket: Int32, ownsSocket: Bool = true) throws(SSHError) {
+        LibSSH2.initialiseOnce()
+        guard let raw = libssh2_session_init_ex(nil, nil, nil, nil) else {
+            if ownsSocket { close(socket) }
+            throw SSHError(.handshakeFailed, "could not create an SSH session (libssh2 out of memory)")
+        }
+        self.raw = raw
+        self.socket = socket
+        self.ownsSocket = ownsSocket
+    }
+
+    deinit {
+        libssh2_session_free(raw)
+        if ownsSocket { close(socket) }
+    }
+
+    /// Known host-key types first, so a host we know is verified against the key we hold.
+    func preferAlgorithms(knownHostKeyTypes: [String]) {
+        let hostKeys = knownHostKeyTypes.filter(Self.hostKeyPreference.contains)
+            + Self.hostKeyPreference.filter { !knownHostKeyTypes.contains($0) }
+        _ = libssh2_session_method_pref(raw, LIBSSH2_METHOD_KEX, Self.kexPreference.joined(separator: ","))
+        _ = libssh2_session_method_pref(raw, LIBSSH2_METHOD_HOSTKEY, hostKeys.joined(separator: ","))
+        for method in [LIBSSH2_METHOD_CRYPT_CS, LIBSSH2_METHOD_CRYPT_SC] {
+            _ = libssh2_session_method_pref(raw, method, Self.cipherPreference)
+        }
+        for method in [LIBSSH2_METHOD_MAC_CS, LIBSSH2_METHOD_MAC_SC] {
+            _ = libssh2_session_method_pref(raw, method, Self.macPreference)
+        }
+    }
+
+    func setTimeout(seconds: Double) { libssh2_session_set_timeout(raw, Int(seconds * 1000)) }
+
+    func setBlocking(_ blocking: Bool) { libssh2_session_set_blocking(raw, blocking ? 1 : 0) }
+
+    func handshake(target: String) throws(SSHError) {
+        let code = libssh2_session_handshake(raw, socket)
+        guard code == 0 else {
+            let kind: SSHError.Kind = code == LIBSSH2_ERROR_TIMEOUT || code == LIBSSH2_ERROR_SOCKET_TIMEOUT ? .timedOut
+                : .handshakeFailed
+            throw SSHError(kind, "the SSH handshake with \(target) failed", library: lastError(),
+                           hint: code == LIBSSH2_ERROR_KEX_FAILURE
+                               ? "the server offers no key exchange, cipher or host-key algorithm libssh2 1.10 supports"
+                               : "is this an SSH server?")
+        }
+        // Keepalive every 30 s, answered or not; the poll loops call keepaliveTick().
+        libssh2_keepalive_config(raw, 1, 30)
+    }
+
+    func hostKey() -> HostKey? {
+        var length = 0
+        var type: Int32 = 0
+        guard let pointer = libssh2_session_hostkey(raw, &length, &type), length > 0 else { return nil }
+        let bytes = UnsafeRawBufferPointer(start: pointer, count: length)
+        return HostKey(blob: [UInt8](bytes))
+    }
+
+    func lastError() -> String {
+        var message: UnsafeMutablePointer<CChar>? = nil
+        var length: Int32 = 0
+        _ = libssh2_session_last_error(raw, &message, &length, 0)
+        guard let message else { return "" }
+        return String(cString: message)
+    }
+
+    func lastErrorCode() -> Int32 { libssh2_session_last_errno(raw) }
+
+    var isAuthenticated: Bool { libssh2_userauth_authenticated(raw) != 0 }
+
+    /// The methods the server offers for `user`, or nil when the "none" request already logged us in.
+    func offeredMethods(user: String) throws(SSHError) -> [String]? {
+        let list = libssh2_userauth_list(raw, user, UInt32(user.utf8.count))
+        guard let list else {
+            if isAuthenticated { return nil }
+            throw SSHError(.authenticationFailed, "the server did not list its authentication methods",
+                           library: lastError())
+        }
+        return String(cString: list).split(separator: ",").map(String.init)
+    }
+
+    func password(user: String, secret: SecretBytes) -> Int32 {
+        secret.withBytes { bytes in
+            // A zero-length secret never reaches here (the flow refuses empty passwords); this only keeps C happy.
+            var empty: CChar = 0
+            let base = bytes.baseAddress?.assumingMemoryBound(to: CChar.self) ?? withUnsafePointer(to: &empty) { $0 }
+            return libssh2_userauth_password_ex(raw, user, UInt32(user.utf8.count), base, UInt32(bytes.count), nil)
+        }
+    }
+
+    func publicKey(user: String, privateKey: SecretBytes, passphrase: SecretBytes?) -> Int32 {
+        // libssh2 1.10 runs strlen() over the key while parsing PEM: it must be NUL-terminated (withCString adds
+        // the NUL to a copy it zeroes afterwards).
+        privateKey.withCString { key in
+            let run = { (phrase: UnsafePointer<CChar>?) -> Int32 in
+                libssh2_userauth_publickey_frommemory(
+                    self.raw, user, user.utf8.count, nil, 0, key, privateKey.count, phrase)
+            }
+            guard let passphrase else { return run(nil) }
+            return passphrase.withCString { run($0) }
+        }
+    }
+
+    /// Runs keyboard-interactive; `respond` answers each round of prompts (nil cancels).
+    func keyboardInteractive(user: String, respond: @escaping KeyboardResponder) -> Int32 {
+        let box = KeyboardBox(respond)
+        let abstract = libssh2_session_abstract(raw)
+        let previous = abstract?.pointee
+        abstract?.pointee = Unmanaged.passUnretained(box).toOpaque()
+        defer { abstract?.pointee = previous }
+        return libssh2_userauth_keyboard_interactive_ex(raw, user, UInt32(user.utf8.count), keyboardCallback)
+    }
+
+    /// Tries every identity in the agent at `socketPath`; returns true when one was accepted.
+    func agent(user: String, socketPath: String) throws(SSHError) -> (accepted: Bool, tried: Int) {
+        guard let agent = libssh2_agent_init(raw) else {
+            throw SSHError(.authenticationFailed, "could not start talking to ssh-agent", library: lastError())
+        }
+        defer { libssh2_agent_free(agent) }
+        libssh2_agent_set_identity_path(agent, socketPath)
+        guard libssh2_agent_connect(agent) == 0 else {
+            throw SSHError(.authenticationFailed, "cannot reach ssh-agent at \(socketPath)", library: lastError(),
+                           hint: "is the agent running? (SSH_AUTH_SOCK)")
+        }
+        defer { libssh2_agent_disconnect(agent) }
+        guard libssh2_agent_list_identities(agent) == 0 else {
+            throw SSHError(.authenticationFailed, "ssh-agent did not list its keys", library: lastError())
+        }
+        var previous: UnsafeMutablePointer<libssh2_agent_publickey>? = nil
+        var tried = 0
+        while true {
+            var current: UnsafeMutablePointer<libssh2_agent_publickey>? = nil
+            let next = libssh2_agent_get_identity(agent, &current, previous)
+            guard next == 0, let identity = current else { break }
+            tried += 1
+            if libssh2_agent_userauth(agent, user, identity) == 0 { return (true, tried) }
+            previous = identity
+        }
+        return (false, tried)
+    }
+
+    func keepaliveTick() -> Int {
+        var next: Int32 = 0
+        _ = libssh2_keepalive_send(raw, &next)
+        return Int(next)
+    }
+
+    /// Which way libssh2 is waiting: read, write or both (for poll()).
+    var blockDirections: Int16 {
+        let directions = libssh2_session_block_directions(raw)
+        var events: Int16 = 0
+        if directions & LIBSSH2_SESSION_BLOCK_INBOUND != 0 { events |= Int16(POLLIN) }
+        if directions & LIBSSH2_SESSION_BLOCK_OUTBOUND != 0 { events |= Int16(POLLOUT) }
+        return events
+    }
+
+    func disconnect(_ reason: String = "sshelf: closing") {
+        setBlocking(true)
+        setTimeout(seconds: 2)
+        _ = libssh2_session_disconnect_ex(raw, SSH_DISCONNECT_BY_APPLICATION, reason, "")
+    }
+}
+
+/// One prompt of a keyboard-interactive round, as the server sent it (untrusted text).
+public struct KeyboardPrompt: Sendable {
+    public var text: String
+    public var echo: Bool
+
+    public init(text: String, echo: Bool) {
+        self.text = text
+        self.echo = echo
+    }
+}
+
+typealias KeyboardResponder = (_ name: String, _ instruction: String, _ prompts: [KeyboardPrompt]) -> [SecretBytes]?
+
+private final class KeyboardBox {
+    let respond: KeyboardResponder
+    init(_ respond: @escaping KeyboardResponder) { self.respond = respond }
+}
+
+private func text(_ pointer: UnsafePointer<CChar>?, _ length: Int32) -> String {
+    guard let pointer, length > 0 else { return "" }
+    return String(decoding: UnsafeRawBufferPointer(start: pointer, count: Int(length)), as: UTF8.self)
+}
+
+/// libssh2 frees each response with free(), so answers are copied into malloc'd memory.
+private let keyboardCallback: @convention(c) (
+    UnsafePointer<CChar>?, Int32, UnsafePointer<CChar>?, Int32, Int32,
+    UnsafePointer<LIBSSH2_USERAUTH_KBDINT_PROMPT>?, UnsafeMutablePointer<LIBSSH2_USERAUTH_KBDINT_RESPONSE>?,
+    UnsafeMutablePointer<UnsafeMutableRawPointer?>?
+) -> Void = { name, nameLength, instruction, instructionLength, count, prompts, responses, abstract in
+    guard let context = abstract?.pointee, let responses, count >= 0 else { return }
+    let box = Unmanaged<KeyboardBox>.fromOpaque(context).takeUnretainedValue()
+    var list: [KeyboardPrompt] = []
+    for index in 0..<Int(count) {
+        guard let prompt = prompts?[index] else { continue }
+        let promptText = prompt.text.map { text(UnsafePointer($0), Int32(prompt.length)) } ?? ""
+        list.append(KeyboardPrompt(text: promptText, echo: prompt.echo != 0))
+    }
+    let answers = box.respond(text(name, nameLength), text(instruction, instructionLength), list) ?? []
+    for index in 0..<Int(count) {
+        guard index < answers.count else {
+            responses[index].text = nil
+            responses[index].length = 0
+            continue
+        }
+        let answer = answers[index]
+        let memory = malloc(max(answer.count, 1))
+        answer.withBytes { bytes in
+            if let memory, let base = bytes.baseAddress, bytes.count > 0 { memcpy(memory, base, bytes.count) }
+        }
+        responses[index].text = memory?.assumingMemoryBound(to: CChar.self)
+        responses[index].length = memory == nil ? 0 : UInt32(answer.count)
+    }
+}

@@ -1,0 +1,84 @@
+// TCPConnection: opens the TCP socket for an SSH session — every address getaddrinfo returns (IPv6 and IPv4),
+// a connect timeout per address, TCP_NODELAY (halves handshake time) and TCP keepalive.
+import Foundation
+
+enum TCPConnection {
+    static func open(host: String, port: Int, timeout: Double) throws(SSHError) -> Int32 {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_flags = AI_ADDRCONFIG
+        var list: UnsafeMutablePointer<addrinfo>? = nil
+        let status = getaddrinfo(host, String(port), &hints, &list)
+        guard status == 0, let first = list else {
+            let reason = String(cString: gai_strerror(status))
+            throw SSHError(.resolveFailed, "cannot resolve \(host): \(reason)", hint: "check the host's address")
+        }
+        defer { freeaddrinfo(list) }
+        var lastErrno: Int32 = 0
+        var cursor: UnsafeMutablePointer<addrinfo>? = first
+        while let info = cursor {
+            cursor = info.pointee.ai_next
+            let fd = socket(info.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            guard fd >= 0 else {
+                lastErrno = errno
+                continue
+            }
+            let code = connect(fd: fd, info.pointee.ai_addr, info.pointee.ai_addrlen, timeout: timeout)
+            if code == 0 {
+                tune(fd)
+                return fd
+            }
+            lastErrno = code
+            close(fd)
+        }
+        throw error(for: lastErrno, host: host, port: port, timeout: timeout)
+    }
+
+    /// Non-blocking connect bounded by `timeout`; returns 0 or the errno that ended it.
+    private static func connect(fd: Int32, _ address: UnsafeMutablePointer<sockaddr>, _ length: socklen_t,
+                                timeout: Double) -> Int32 {
+        let flags = fcntl(fd, F_GETFL)
+        _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
+        defer { _ = fcntl(fd, F_SETFL, flags) }
+        if Glibc.connect(fd, address, length) == 0 { return 0 }
+        guard errno == EINPROGRESS else { return errno }
+        var pfd = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            let remaining = Int32(max(0, deadline.timeIntervalSinceNow * 1000))
+            let ready = poll(&pfd, 1, remaining)
+            if ready < 0 && errno == EINTR { continue }
+            if ready <= 0 { return ETIMEDOUT }
+            break
+        }
+        var soError: Int32 = 0
+        var size = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(fd, SOL_SOCKET, SO_ERROR, &soError, &size) == 0 else { return errno }
+        return soError
+    }
+
+    static func tune(_ fd: Int32) {
+        var on: Int32 = 1
+        let size = socklen_t(MemoryLayout<Int32>.size)
+        _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, size)
+        _ = setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, size)
+    }
+
+    private static func error(for code: Int32, host: String, port: Int, timeout: Double) -> SSHError {
+        let target = KnownHostsFile.lookupName(host: host, port: port)
+        let system = String(cString: strerror(code))
+        switch code {
+        case ECONNREFUSED:
+            return SSHError(.connectionRefused, "\(target) refused the connection (\(system))",
+                            hint: "is sshd running there, and is the port right?")
+        case ETIMEDOUT:
+            return SSHError(.timedOut, "connecting to \(target) timed out after \(Int(timeout)) s",
+                            hint: "the host may be down or a firewall drops the connection")
+        case EHOSTUNREACH, ENETUNREACH:
+            return SSHError(.unreachable, "no route to \(target) (\(system))", hint: "check the network and the address")
+        default:
+            return SSHError(.network, "cannot connect to \(target): \(system)")
+        }
+    }
+}

@@ -1,0 +1,99 @@
+// CredentialBatch: the plaintext inside a sealed credential batch — item keys, classes, times and values in a
+// bounds-checked binary framing built directly in guarded memory (never a String). The whole batch, key
+// names included, is sealed under the sync key; the remote sees its size and nothing else.
+import Foundation
+import ShelfCore
+import ShelfVault
+
+struct CredentialItem {
+    var key: ReferenceKey
+    var accessibility: AccessibilityClass
+    var updatedAt: Int64
+    var value: SecretBytes
+}
+
+enum CredentialBatch {
+    static let magic = Array("SSHCRED1".utf8)
+    static let maxItems = 100_000
+    static let maxValue = 1024 * 1024
+
+    /// What a batch is bound to: a batch cannot be moved to another device's folder or renamed.
+    static func associatedData(device: String, batch: String) -> [UInt8] {
+        Array("sshelf-sync-credentials\u{0}\(device)\u{0}\(batch)".utf8)
+    }
+
+    static func encode(_ items: [CredentialItem]) -> SecretBytes {
+        var size = magic.count + 4
+        for item in items { size += 2 + item.key.rawValue.utf8.count + 1 + item.accessibility.rawValue.utf8.count + 8 + 4 + item.value.count }
+        let out = SecretBytes(count: size)
+        out.withUnsafeMutableBytes { buffer in
+            var offset = 0
+            func put(_ bytes: [UInt8]) {
+                for byte in bytes { buffer[offset] = byte; offset += 1 }
+            }
+            func putInt(_ value: UInt64, _ width: Int) {
+                for shift in stride(from: (width - 1) * 8, through: 0, by: -8) { put([UInt8((value >> UInt64(shift)) & 0xff)]) }
+            }
+            put(magic)
+            putInt(UInt64(items.count), 4)
+            for item in items {
+                let key = Array(item.key.rawValue.utf8), cls = Array(item.accessibility.rawValue.utf8)
+                putInt(UInt64(key.count), 2)
+                put(key)
+                putInt(UInt64(cls.count), 1)
+                put(cls)
+                putInt(UInt64(bitPattern: item.updatedAt), 8)
+                putInt(UInt64(item.value.count), 4)
+                item.value.withUnsafeBytes { value in
+                    if value.count > 0 { UnsafeMutableRawBufferPointer(rebasing: buffer[offset..<(offset + value.count)]).copyMemory(from: value) }
+                }
+                offset += item.value.count
+            }
+        }
+        return out
+    }
+
+    /// Items in a batch; refuses anything malformed, and any item of a class that never leaves its device.
+    static func decode(_ plaintext: SecretBytes) throws(SyncFailure) -> [CredentialItem] {
+        var failure: SyncFailure?
+        var items: [CredentialItem] = []
+        plaintext.withUnsafeBytes { buffer in
+            var offset = 0
+            func take(_ count: Int) -> UnsafeRawBufferPointer? {
+                guard count >= 0, offset + count <= buffer.count else { return nil }
+                defer { offset += count }
+                return UnsafeRawBufferPointer(rebasing: buffer[offset..<(offset + count)])
+            }
+            func int(_ width: Int) -> UInt64? {
+                guard let bytes = take(width) else { return nil }
+                return bytes.reduce(0) { ($0 << 8) | UInt64($1) }
+            }
+            guard let head = take(magic.count), Array(head) == magic, let count = int(4), count <= maxItems else {
+                failure = SyncFailure("not a credential batch of this format")
+                return
+            }
+            for _ in 0..<count {
+                guard let keyLength = int(2), let keyBytes = take(Int(keyLength)), let classLength = int(1),
+                      let classBytes = take(Int(classLength)), let updated = int(8), let valueLength = int(4),
+                      valueLength <= maxValue, let value = take(Int(valueLength)) else {
+                    failure = SyncFailure("credential batch is truncated")
+                    return
+                }
+                guard let key = ReferenceKey(String(decoding: keyBytes, as: UTF8.self)),
+                      let accessibility = AccessibilityClass(rawValue: String(decoding: classBytes, as: UTF8.self)) else {
+                    failure = SyncFailure("credential batch holds an item this version cannot name")
+                    return
+                }
+                guard accessibility.mayLeaveDevice, key != .syncKey else {
+                    failure = SyncFailure("credential batch holds a \(accessibility) item, which never leaves its device; refused")
+                    return
+                }
+                items.append(CredentialItem(key: key, accessibility: accessibility, updatedAt: Int64(bitPattern: updated),
+                                            value: SecretBytes(copying: value)))
+            }
+            if offset != buffer.count { failure = SyncFailure("credential batch has trailing bytes") }
+        }
+        if let failure { throw failure }
+        return items
+    }
+}

@@ -1,0 +1,80 @@
+// KernelKeyring: caches unwrapped afterFirstUnlock class keys in the Linux kernel user keyring (add_key/keyctl),
+// so later processes of this user read them until reboot, logout, `vault lock` or the timeout. Where keyctl
+// is refused (containers, seccomp) or switched off, it reports that and the vault keeps keys in-process only.
+import CShims
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct KernelKeyring {
+    // From <linux/keyctl.h>; not exported by Glibc's module.
+    private static let userKeyring: Int32 = -4  // KEY_SPEC_USER_KEYRING
+    private static let getKeyringID: Int32 = 0  // KEYCTL_GET_KEYRING_ID
+    private static let setPermissions: Int32 = 5  // KEYCTL_SETPERM
+    private static let unlinkKey: Int32 = 9  // KEYCTL_UNLINK
+    private static let searchKey: Int32 = 10  // KEYCTL_SEARCH
+    private static let readKey: Int32 = 11  // KEYCTL_READ
+    private static let setTimeout: Int32 = 15  // KEYCTL_SET_TIMEOUT
+    private static let invalidateKey: Int32 = 21  // KEYCTL_INVALIDATE
+    /// Possessor: everything; same user: view, read, search. Same-uid processes can read the device key
+    /// anyway, and this lets a process whose session keyring does not link the user keyring find it.
+    private static let permissions: UInt = 0x3f00_0000 | 0x0001_0000 | 0x0002_0000 | 0x0008_0000
+
+    enum Availability: Equatable, Sendable {
+        case available
+        case switchedOff
+        case refused(String)
+    }
+
+    let availability: Availability
+
+    init(enabled: Bool) {
+        guard enabled else {
+            availability = .switchedOff
+            return
+        }
+        // Asking for the user keyring's id (creating it if needed) is the cheapest probe that keyctl works.
+        let result = cshims_keyctl(Self.getKeyringID, UInt(bitPattern: Int(Self.userKeyring)), 1, 0, 0)
+        availability = result >= 0 ? .available : .refused(String(cString: strerror(errno)))
+    }
+
+    var isAvailable: Bool { availability == .available }
+
+    func store(_ key: SecretBytes, description: String, timeoutSeconds: UInt32) -> Bool {
+        guard isAvailable else { return false }
+        let id = key.withUnsafeBytes { bytes in
+            cshims_add_key("user", description, bytes.baseAddress, UInt(bytes.count), Self.userKeyring)
+        }
+        guard id >= 0 else { return false }
+        _ = cshims_keyctl(Self.setPermissions, UInt(id), Self.permissions, 0, 0)
+        _ = cshims_keyctl(Self.setTimeout, UInt(id), UInt(timeoutSeconds), 0, 0)
+        return true
+    }
+
+    func load(description: String, length: Int) -> SecretBytes? {
+        guard isAvailable, let id = find(description) else { return nil }
+        let key = SecretBytes(count: length)
+        let got = key.withUnsafeMutableBytes { out in
+            cshims_keyctl(Self.readKey, UInt(id), UInt(bitPattern: out.baseAddress), UInt(out.count), 0)
+        }
+        return got == length ? key : nil
+    }
+
+    func remove(description: String) {
+        guard isAvailable, let id = find(description) else { return }
+        if cshims_keyctl(Self.invalidateKey, UInt(id), 0, 0, 0) != 0 {
+            _ = cshims_keyctl(Self.unlinkKey, UInt(id), UInt(bitPattern: Int(Self.userKeyring)), 0, 0)
+        }
+    }
+
+    private func find(_ description: String) -> Int? {
+        let id = description.withCString { text in
+            "user".withCString { type in
+                cshims_keyctl(Self.searchKey, UInt(bitPattern: Int(Self.userKeyring)), UInt(bitPattern: type),
+                              UInt(bitPattern: text), 0)
+            }
+        }
+        return id >= 0 ? id : nil
+    }
+}

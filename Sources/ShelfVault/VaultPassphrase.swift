@@ -1,0 +1,223 @@
+// VaultPassphrase: class keys and who may unwrap them — unlock and lock, the idle relock, the kernel keyring
+// cache for afterFirstUnlock classes, and setting, changing or removing the vault passphrase.
+import Foundation
+
+/// What a class key lookup found.
+enum ClassKeyAccess {
+    case key(SecretBytes)
+    case locked
+    case missing
+    case damaged
+}
+
+extension Vault {
+    // MARK: reading class keys (caller holds the mutex)
+
+    func passphraseParameters() throws -> Sodium.StretchParameters? {
+        guard let row = try db.query("SELECT ops_limit, mem_limit, salt FROM passphrase WHERE id = 1").first,
+            let ops = row[0].int, let mem = row[1].int, let salt = row[2].blob, ops > 0, mem > 0
+        else { return nil }
+        return Sodium.StretchParameters(opsLimit: UInt64(ops), memLimit: UInt64(mem), salt: salt)
+    }
+
+    func classKey(_ accessibility: AccessibilityClass) throws -> ClassKeyAccess {
+        relockIfIdleHoldingMutex()
+        guard let row = try db.query("SELECT layers, wrapped FROM class_keys WHERE class = ?",
+                                     [.text(accessibility.rawValue)]).first,
+            let layersText = row[0].text, let wrapped = row[1].blob,
+            let layers = VaultFormat.Layers(rawValue: layersText)
+        else { return .missing }
+        switch layers {
+        case .device:
+            return unwrapDeviceLayer(wrapped, accessibility).map(ClassKeyAccess.key) ?? .damaged
+        case .devicePassphrase:
+            if let key = processKeys[accessibility] {
+                lastActivity = .now
+                return .key(key)
+            }
+            if accessibility.unlockScope == .session,
+                let key = keyring.load(description: keyringDescription(accessibility), length: Sodium.keyLength)
+            {
+                return .key(key)
+            }
+            return .locked
+        }
+    }
+
+    func unwrapDeviceLayer(_ wrapped: [UInt8], _ accessibility: AccessibilityClass) -> SecretBytes? {
+        Sodium.open(wrapped, key: deviceKey,
+                    associatedData: VaultFormat.deviceLayerData(vaultID: vaultID, accessibility: accessibility.rawValue))
+    }
+
+    /// Drops `whenUnlocked…`/`whenPasscodeSet…` keys after the idle timeout (checked on each use; the TUI may
+    /// also call `relockIfIdle()` from its clock).
+    func relockIfIdleHoldingMutex() {
+        guard !processKeys.isEmpty, ContinuousClock.now - lastActivity >= options.idleTimeout else { return }
+        for accessibility in processKeys.keys where accessibility.unlockScope == .thisProcess {
+            processKeys[accessibility] = nil
+        }
+    }
+
+    /// Opens every passphrase-wrapped class key: the class keys, and the device-wrapped blobs under them.
+    /// One generic error when the passphrase is wrong; a partial success means the file was tampered with.
+    private func openPassphraseLayers(_ passphrase: SecretBytes, _ stretch: Sodium.StretchParameters) throws
+        -> [(AccessibilityClass, inner: [UInt8], key: SecretBytes)]
+    {
+        guard let passKey = Sodium.stretch(passphrase, stretch) else {
+            throw VaultError(.unavailable, "the vault's passphrase parameters are unusable (damaged file or out of memory)")
+        }
+        var opened: [(AccessibilityClass, inner: [UInt8], key: SecretBytes)] = []
+        var failed = 0
+        for row in try db.query("SELECT class, wrapped FROM class_keys WHERE layers = ?",
+                                [.text(VaultFormat.Layers.devicePassphrase.rawValue)]) {
+            guard let name = row[0].text, let accessibility = AccessibilityClass(rawValue: name), let wrapped = row[1].blob
+            else { throw VaultError(.unavailable, "the vault file has a class key it does not recognise") }
+            let data = VaultFormat.passphraseLayerData(vaultID: vaultID, accessibility: name, stretch)
+            guard let inner = Sodium.open(wrapped, key: passKey, associatedData: data) else {
+                failed += 1
+                continue
+            }
+            let innerBytes = inner.withUnsafeBytes { Array($0) }
+            guard let key = unwrapDeviceLayer(innerBytes, accessibility) else {
+                throw VaultError(.unavailable, "the \(name) class key failed its integrity check; the vault file was altered",
+                                 hint: "restore vault.sqlite from a backup")
+            }
+            opened.append((accessibility, innerBytes, key))
+        }
+        if failed > 0 && opened.isEmpty { throw VaultError.wrongPassphrase }
+        if failed > 0 {
+            throw VaultError(.unavailable, "some class keys failed their integrity check; the vault file was altered",
+                             hint: "restore vault.sqlite from a backup")
+        }
+        return opened
+    }
+
+    /// Keeps opened class keys: `whenUnlocked…` in this process; `afterFirstUnlock…` in the kernel keyring,
+    /// or in this process when the keyring is unavailable.
+    private func remember(_ keys: [(AccessibilityClass, inner: [UInt8], key: SecretBytes)]) {
+        for (accessibility, _, key) in keys {
+            if accessibility.unlockScope == .session,
+                keyring.store(key, description: keyringDescription(accessibility),
+                              timeoutSeconds: options.keyringTimeoutSeconds)
+            {
+                continue
+            }
+            processKeys[accessibility] = key
+        }
+        lastActivity = .now
+    }
+
+    // MARK: public API
+
+    public var hasPassphrase: Bool { withMutex { (try? passphraseParameters()) != nil } }
+
+    /// Unwraps the class keys with the passphrase. Wrong passphrase: `VaultError.wrongPassphrase`, nothing
+    /// changes. Without a passphrase there is nothing to unlock and this returns quietly.
+    public func unlock(passphrase: SecretBytes) throws(VaultError) {
+        try run("unlock the vault") {
+            guard let stretch = try passphraseParameters() else { return }
+            remember(try openPassphraseLayers(passphrase, stretch))
+        }
+    }
+
+    /// Forgets every unwrapped class key, in this process and in the kernel keyring.
+    public func lock() {
+        withMutex {
+            processKeys.removeAll()
+            for accessibility in AccessibilityClass.allCases where accessibility.unlockScope == .session {
+                keyring.remove(description: keyringDescription(accessibility))
+            }
+        }
+    }
+
+    public func relockIfIdle() { withMutex { relockIfIdleHoldingMutex() } }
+
+    /// Sets a passphrase (`current` nil) or changes it. Only class keys are re-wrapped; items are untouched.
+    /// Setting one also creates the whenPasscodeSetThisDeviceOnly class and leaves this process unlocked.
+    public func setPassphrase(_ new: SecretBytes, current: SecretBytes?) throws(VaultError) {
+        guard !new.isEmpty else { throw VaultError(.invalid, "the new passphrase is empty") }
+        try run("set the vault passphrase") {
+            let stretch = options.minimumStretch ? Sodium.StretchParameters.minimum() : .moderate()
+            guard let newKey = Sodium.stretch(new, stretch) else {
+                throw VaultError(.unavailable, "Argon2id failed (out of memory?)")
+            }
+            var keys: [(AccessibilityClass, inner: [UInt8], key: SecretBytes)] = []
+            if let oldStretch = try passphraseParameters() {
+                guard let current else { throw VaultError.wrongPassphrase }
+                keys = try openPassphraseLayers(current, oldStretch)
+            } else {
+                for row in try db.query("SELECT class, wrapped FROM class_keys WHERE layers = ?",
+                                        [.text(VaultFormat.Layers.device.rawValue)]) {
+                    guard let name = row[0].text, let accessibility = AccessibilityClass(rawValue: name),
+                        !accessibility.isRefusedOnWrite, let wrapped = row[1].blob
+                    else { continue }
+                    guard let key = unwrapDeviceLayer(wrapped, accessibility) else {
+                        throw VaultError(.unavailable, "the \(name) class key failed its integrity check")
+                    }
+                    keys.append((accessibility, wrapped, key))
+                }
+                if !keys.contains(where: { $0.0 == .whenPasscodeSetThisDeviceOnly }) {
+                    let key = Sodium.randomKey()
+                    let inner = Sodium.seal(key, key: deviceKey, associatedData: VaultFormat.deviceLayerData(
+                        vaultID: vaultID, accessibility: AccessibilityClass.whenPasscodeSetThisDeviceOnly.rawValue))
+                    keys.append((.whenPasscodeSetThisDeviceOnly, inner, key))
+                }
+            }
+            try db.writeTransaction {
+                try db.query("INSERT OR REPLACE INTO passphrase(id, ops_limit, mem_limit, salt) VALUES (1, ?, ?, ?)",
+                             [.int(Int64(stretch.opsLimit)), .int(Int64(stretch.memLimit)), .blob(stretch.salt)])
+                for (accessibility, inner, _) in keys {
+                    let outer = Sodium.seal(SecretBytes(inner), key: newKey, associatedData: VaultFormat.passphraseLayerData(
+                        vaultID: vaultID, accessibility: accessibility.rawValue, stretch))
+                    try db.query("INSERT OR REPLACE INTO class_keys(class, layers, wrapped) VALUES (?, ?, ?)",
+                                 [.text(accessibility.rawValue), .text(VaultFormat.Layers.devicePassphrase.rawValue),
+                                  .blob(outer)])
+                }
+            }
+            remember(keys)
+        }
+    }
+
+    /// Removes the passphrase: class keys fall back to the device key alone, and every
+    /// whenPasscodeSetThisDeviceOnly item is destroyed with its class key. Returns how many items went.
+    @discardableResult
+    public func removePassphrase(current: SecretBytes) throws(VaultError) -> Int {
+        try run("remove the vault passphrase") {
+            guard let stretch = try passphraseParameters() else { return 0 }
+            let keys = try openPassphraseLayers(current, stretch)
+            let destroyed = try db.writeTransaction { () throws -> Int in
+                let count = try db.query("SELECT count(*) FROM items WHERE class = ?",
+                                         [.text(AccessibilityClass.whenPasscodeSetThisDeviceOnly.rawValue)]).first?.first?.int ?? 0
+                try db.query("DELETE FROM items WHERE class = ?",
+                             [.text(AccessibilityClass.whenPasscodeSetThisDeviceOnly.rawValue)])
+                for (accessibility, inner, _) in keys {
+                    if accessibility == .whenPasscodeSetThisDeviceOnly {
+                        try db.query("DELETE FROM class_keys WHERE class = ?", [.text(accessibility.rawValue)])
+                    } else {
+                        try db.query("UPDATE class_keys SET layers = ?, wrapped = ? WHERE class = ?",
+                                     [.text(VaultFormat.Layers.device.rawValue), .blob(inner), .text(accessibility.rawValue)])
+                    }
+                }
+                try db.query("DELETE FROM passphrase")
+                return Int(count)
+            }
+            processKeys[.whenPasscodeSetThisDeviceOnly] = nil
+            return destroyed
+        }
+    }
+
+    /// Runs `body` under the mutex and turns every failure into a VaultError.
+    func run<T>(_ context: String, _ body: () throws -> T) throws(VaultError) -> T {
+        mutex.lock()
+        defer { mutex.unlock() }
+        do {
+            return try body()
+        } catch let error as VaultError {
+            throw error
+        } catch let error as DatabaseError {
+            throw VaultError.database(error, context)
+        } catch {
+            throw VaultError(.unavailable, "\(context): \(error)")
+        }
+    }
+}

@@ -1,0 +1,79 @@
+// ExecCommandTests: `sshelf exec` through the real binary and a real sshd — first-use refusal (nothing sent),
+// --accept-new pinning the key (host record and known_hosts, 0600), exit status and stderr kept apart,
+// last-connected time, a password from --password-fd, and `connect --dry-run` showing no secret.
+import Foundation
+import TestSupport
+import XCTest
+
+final class ExecCommandTests: XCTestCase {
+    func testUnknownHostKeyIsRefusedWithoutAcceptNew() throws {
+        let world = try SSHCLIWorld()
+        let result = try world.home.run("exec", "t", "--", "echo", "hi")
+        XCTAssertExit(result, 255)
+        XCTAssertTrue(result.stderr.contains("is not known"), result.stderr)
+        XCTAssertTrue(result.stderr.contains(try world.fingerprint(world.sshd)), result.stderr)
+        XCTAssertTrue(result.stderr.contains("--accept-new"), result.stderr)
+        world.sshd.waitForLog("Disconnected from")
+        XCTAssertFalse(world.sshd.log.contains("userauth-request"), world.sshd.log)
+    }
+
+    func testAcceptNewPinsTheKeyAndExitStatusComesBack() throws {
+        let world = try SSHCLIWorld()
+        let result = try world.home.run("exec", "t", "--accept-new", "--", "echo out; echo err >&2; exit 3")
+        XCTAssertExit(result, 3)
+        XCTAssertEqual(result.stdout, "out\n")
+        XCTAssertTrue(result.stderr.hasSuffix("err\n"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("accepting new host key"), result.stderr)
+
+        let show = try world.home.run("show", "t", "--json")
+        XCTAssertTrue(show.stdout.contains("pinnedHostKey"), show.stdout)
+        XCTAssertTrue(show.stdout.contains(world.sshd.hostPublicKey(.ed25519).split(separator: " ")[1]), show.stdout)
+        XCTAssertTrue(show.stdout.contains("lastConnectedAt"), show.stdout)
+        let known = try String(contentsOfFile: world.knownHostsPath, encoding: .utf8)
+        XCTAssertTrue(known.contains(world.sshd.knownHostsName), known)
+        let mode = try FileManager.default.attributesOfItem(atPath: world.knownHostsPath)[.posixPermissions] as? NSNumber
+        XCTAssertEqual(mode?.intValue, 0o600)
+
+        let again = try world.home.run("exec", "t", "--", "true")
+        XCTAssertExit(again, 0)
+        XCTAssertEqual(again.stderr, "")
+    }
+
+    func testPasswordFromADescriptor() throws {
+        let world = try SSHCLIWorld()
+        XCTAssertExit(try world.home.run("edit", "t", "--auth", "password"), 0)
+        let result = try world.home.run(["exec", "t", "--accept-new", "--no-stdin", "--password-fd", "0", "--", "whoami"],
+                                        stdin: TestAccount.password + "\n")
+        XCTAssertExit(result, 0)
+        XCTAssertEqual(result.stdout, "\(TestAccount.name)\n")
+        XCTAssertTrue(world.sshd.waitForLog("Accepted password"), world.sshd.log)
+
+        let wrong = try world.home.run(["exec", "t", "--no-stdin", "--password-fd", "0", "--", "whoami"], stdin: "nope\n")
+        XCTAssertExit(wrong, 255)
+        XCTAssertTrue(wrong.stderr.contains("authentication failed"), wrong.stderr)
+    }
+
+    func testDryRunShowsThePlanAndNoSecret() throws {
+        let world = try SSHCLIWorld()
+        let result = try world.home.run("connect", "t", "--dry-run")
+        XCTAssertExit(result, 0)
+        XCTAssertTrue(result.stdout.contains("plan for t (1 hop)"), result.stdout)
+        XCTAssertTrue(result.stdout.contains(world.key.privatePath), result.stdout)
+        XCTAssertTrue(result.stdout.contains("unknown: you will be asked"), result.stdout)
+        let secretLine = String(decoding: world.key.privateBytes, as: UTF8.self).split(separator: "\n")[1]
+        XCTAssertFalse(result.stdout.contains(secretLine), "no key material in the plan")
+        XCTAssertEqual(world.sshd.logCount("Connection from"), 0, "a dry run does not connect")
+    }
+
+    func testBinaryOutputThroughTheBinaryIsByteExact() throws {
+        let world = try SSHCLIWorld()
+        XCTAssertExit(try world.home.run("trust", "t", "--fingerprint", try world.fingerprint(world.sshd)), 0)
+        let remote = "/tmp/sshelf-cli-binary-\(UUID().uuidString.prefix(8))"
+        defer { try? FileManager.default.removeItem(atPath: remote) }
+        let local = try Shell.run("/bin/sh", ["-c", "\"$0\" exec t -n -- 'head -c 4000000 /dev/urandom | tee \(remote)' | sha256sum", CLI.binary],
+                                  environment: world.home.environment)
+        let expected = try Shell.run("/usr/bin/sha256sum", [remote])
+        XCTAssertEqual(local.prefix(64), expected.prefix(64))
+        XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: remote)[.size] as? NSNumber, 4_000_000)
+    }
+}

@@ -1,0 +1,40 @@
+// SSHCLIWorld: a TempHome with a real sshd and one host "t" imported from an ssh_config whose IdentityFile is a
+// fresh ed25519 key — what the CLI SSH tests start from.
+import Foundation
+import TestSupport
+import XCTest
+
+final class SSHCLIWorld {
+    let home = TempHome()
+    let key: TestKey
+    var sshd: SSHD
+
+    init(options: SSHD.Options = SSHD.Options()) throws {
+        try TestAccount.ensure()
+        key = try TestKey.generate(.ed25519)
+        var options = options
+        options.authorizedKeys.append(key.publicLine)
+        sshd = try SSHD.start(options)
+        try addHost("t", sshd)
+    }
+
+    func addHost(_ name: String, _ server: SSHD, extra: String = "") throws {
+        let config = try home.write("""
+            Host \(name)
+              HostName \(server.options.listenAddress)
+              Port \(server.port)
+              User \(TestAccount.name)
+              IdentityFile \(key.privatePath)
+            \(extra)
+            """, to: ".ssh/config-\(name)")
+        XCTAssertExit(try home.run("import", "ssh-config", config), 0)
+    }
+
+    /// The `SHA256:` fingerprint of the server's ed25519 host key, from ssh-keygen.
+    func fingerprint(_ server: SSHD) throws -> String {
+        let out = try Shell.run("/usr/bin/ssh-keygen", ["-l", "-E", "sha256", "-f", server.directory + "/ssh_host_ed25519_key.pub"])
+        return String(out.split(separator: " ")[1])
+    }
+
+    var knownHostsPath: String { home.sshelfHome + "/data/known_hosts" }
+}

@@ -1,0 +1,53 @@
+// The two tracks arrive at different times: device B has the host (config track) but not yet its password
+// (credential track) → `sshelf exec` fails with "not yet synced" and the sshd log shows no password attempt;
+// after `sync join` brings the credential, the same command logs in. Real sshd, real folder remote, real vaults.
+import Foundation
+import TestSupport
+import XCTest
+
+final class TwoTracksTests: XCTestCase {
+    func fd3(_ home: TempHome, _ arguments: [String], _ text: String) throws -> CLIResult {
+        let file = try home.write(text + "\n", to: "fd3-\(UUID().uuidString.prefix(6))")
+        return try CLI.run(["-c", "exec \"$0\" \"$@\" 3<'\(file)'", CLI.binary] + arguments, environment: home.environment, shell: true)
+    }
+
+    func testConfigBeforeCredentialThenBoth() throws {
+        try TestAccount.ensure()
+        let sshd = try SSHD.start()
+        let remote = (ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp") + "/sshelf-tracks-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: remote, withIntermediateDirectories: true)
+        let a = TempHome(), b = TempHome()
+        for home in [a, b] { home.extraEnvironment = ["SSHELF_VAULT_NO_KEYRING": "1", "SSHELF_TEST_WEAK_KDF": "1"] }
+
+        XCTAssertExit(try a.run("add", "pw", "--host", "127.0.0.1", "--port", "\(sshd.port)", "--user", TestAccount.name,
+                                "--auth", "password"), 0)
+        XCTAssertExit(try fd3(a, ["vault", "set-password", "pw", "--secret-fd", "3"], TestAccount.password), 0)
+        // A logs in once with its stored password and pins the host key; the pin travels to B with the host.
+        XCTAssertExit(try a.run("exec", "pw", "--accept-new", "--no-stdin", "--", "true"), 0)
+        let enabled = try a.run("sync", "enable", "--folder", remote, "--credentials")
+        XCTAssertExit(enabled, 0)
+        let code = try XCTUnwrap(enabled.stdout.split(separator: "\n").first { $0.hasPrefix("    ") }).trimmingCharacters(in: .whitespaces)
+
+        // B: the config track only.
+        XCTAssertExit(try b.run("sync", "enable", "--folder", remote), 0)
+        sshd.waitForLog("Disconnected from")
+        let before = sshd.log.count
+        let early = try b.run("exec", "pw", "--no-stdin", "--", "whoami")
+        XCTAssertNotEqual(early.status, 0)
+        XCTAssertTrue(early.stderr.contains("the credential for pw has not synced to this device yet"), early.stderr)
+        XCTAssertTrue(early.stderr.contains("sync status"), early.stderr)
+        sshd.waitForLog("Disconnected from", count: 2)
+        let during = String(sshd.log.dropFirst(before))
+        XCTAssertTrue(during.contains("Connection from"), "B reached the server:\n\(during)")
+        XCTAssertFalse(during.contains("method password"), "no password was tried:\n\(during)")
+        XCTAssertFalse(during.contains("Failed password"), during)
+
+        // The credential track arrives.
+        let joined = try fd3(b, ["sync", "join", "--code-fd", "3"], code)
+        XCTAssertExit(joined, 0)
+        let later = try b.run("exec", "pw", "--no-stdin", "--", "whoami")
+        XCTAssertExit(later, 0)
+        XCTAssertEqual(later.stdout, "\(TestAccount.name)\n")
+        XCTAssertTrue(sshd.waitForLog("Accepted password"), sshd.log)
+    }
+}

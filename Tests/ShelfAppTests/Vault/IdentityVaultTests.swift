@@ -1,0 +1,74 @@
+// IdentityVaultTests: `identity import` (OpenSSH, encrypted OpenSSH, PEM) and `keygen`, checked with OpenSSH's
+// own ssh-keygen: the public key recorded is the key's, and the file is left alone unless --remove-file.
+import Foundation
+import TestSupport
+import XCTest
+
+final class IdentityVaultTests: XCTestCase {
+    func sshKeygen(_ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/ssh-keygen")
+        process.arguments = arguments
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0, arguments.joined(separator: " "))
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    func identities(_ home: TempHome) throws -> [[String: Any]] {
+        let listed = try home.run(["identity", "list", "--json"])
+        return try XCTUnwrap(JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
+    }
+
+    func testImportOpenSSHEncryptedAndPEMKeys() throws {
+        let home = TempHome()
+        home.extraEnvironment = ["SSHELF_TEST_WEAK_KDF": "1", "SSHELF_VAULT_NO_KEYRING": "1"]
+        let keys = home.home + "/.ssh"
+        try FileManager.default.createDirectory(atPath: keys, withIntermediateDirectories: true)
+        _ = try sshKeygen(["-q", "-t", "ed25519", "-N", "", "-f", keys + "/plain", "-C", "plain"])
+        _ = try sshKeygen(["-q", "-t", "ed25519", "-N", "keypass", "-f", keys + "/locked", "-C", "locked"])
+        _ = try sshKeygen(["-q", "-t", "rsa", "-b", "2048", "-m", "PEM", "-N", "", "-f", keys + "/pem", "-C", "pem"])
+
+        XCTAssertExit(try home.run(["identity", "import", "plain", keys + "/plain"]), 0)
+        XCTAssertExit(try home.run(["identity", "import", "locked", keys + "/locked", "--key-passphrase-fd", "0"],
+                                   stdin: "keypass\n"), 0)
+        XCTAssertExit(try home.run(["identity", "import", "pem", keys + "/pem", "--remove-file"]), 0)
+
+        let byName = Dictionary(uniqueKeysWithValues: try identities(home).map { ($0["name"] as? String ?? "", $0) })
+        for name in ["plain", "locked", "pem"] {
+            let pub = try String(contentsOfFile: keys + "/\(name).pub", encoding: .utf8)
+            let expected = pub.split(separator: " ").prefix(2).joined(separator: " ")
+            XCTAssertEqual(byName[name]?["publicKey"] as? String, expected, name)
+            XCTAssertNotNil(byName[name]?["privateKeyRef"] as? String, name)
+        }
+        XCTAssertNotNil(byName["locked"]?["passphraseRef"] as? String, "the encrypted key's passphrase is in the vault")
+        XCTAssertNil(byName["plain"]?["passphraseRef"] as? String)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: keys + "/plain"), "left alone without --remove-file")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: keys + "/pem"), "--remove-file removes it")
+        let list = try home.run(["vault", "list"]).stdout
+        XCTAssertEqual(list.components(separatedBy: "identity.privkey").count - 1, 3, list)
+        XCTAssertEqual(list.components(separatedBy: "identity.passphrase").count - 1, 1, list)
+
+        let notAKey = try home.write("hello", to: "not-a-key")
+        XCTAssertExit(try home.run(["identity", "import", "bad", notAKey]), 4)
+    }
+
+    func testKeygenPrintsAPublicKeyTheStoreAgreesWith() throws {
+        let home = TempHome()
+        home.extraEnvironment = ["SSHELF_VAULT_NO_KEYRING": "1"]
+        let made = try home.run(["keygen", "laptop"])
+        XCTAssertExit(made, 0)
+        let line = made.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        XCTAssertTrue(line.hasPrefix("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI"), line)
+        XCTAssertTrue(line.hasSuffix(" laptop"), line)
+        // ssh-keygen accepts the line as a public key and computes a fingerprint for it.
+        let pubPath = try home.write(line + "\n", to: "laptop.pub")
+        XCTAssertTrue(try sshKeygen(["-l", "-f", pubPath]).contains("(ED25519)"))
+        XCTAssertEqual(try identities(home).first?["publicKey"] as? String, line)
+        XCTAssertExit(try home.run(["keygen", "laptop"]), 2)
+    }
+}

@@ -1,0 +1,201 @@
+// AuthTests: every auth method against a real sshd — ed25519/ECDSA keys from the credential source, a key file,
+// a real ssh-agent, password (typed, stored, remembered, wrong), keyboard-interactive (PAM), the RSA message,
+// the "not yet synced" error with no attempt in the sshd log, and `auto` limited to what the server offers.
+import ShelfCore
+import ShelfSSH
+import TestSupport
+import XCTest
+
+final class AuthTests: XCTestCase {
+    override func setUpWithError() throws { try TestAccount.ensure() }
+
+    private func server(keys: [TestKey] = [], configure: (inout SSHD.Options) -> Void = { _ in }) throws -> SSHD {
+        var options = SSHD.Options()
+        options.authorizedKeys = keys.map(\.publicLine)
+        configure(&options)
+        return try SSHD.start(options)
+    }
+
+    private func whoami(_ connection: SSHConnection) throws -> String {
+        let (_, out, _) = try SSHWorld.run(connection, "whoami")
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    func testECDSAKeyFromTheCredentialSource() throws {
+        let key = try TestKey.generate(.ecdsa)
+        let sshd = try server(keys: [key])
+        let world = SSHWorld()
+        let connection = try world.connector.connect([
+            world.endpoint(sshd, auth: .publickey, identity: world.vaultIdentity(key, type: .ecdsa), pinned: world.pin(sshd))
+        ])
+        XCTAssertEqual(try whoami(connection), "\(TestAccount.name)\n")
+    }
+
+    func testKeyFileNamedByTheIdentity() throws {
+        let key = try TestKey.generate(.ed25519)
+        let sshd = try server(keys: [key])
+        let world = SSHWorld()
+        let identity = Identity(name: "file", keyType: .ed25519, keyFile: key.privatePath)
+        let before = try Data(contentsOf: URL(fileURLWithPath: key.privatePath))
+        let connection = try world.connector.connect([world.endpoint(sshd, identity: identity, pinned: world.pin(sshd))])
+        XCTAssertEqual(connection.outcome.methods, ["publickey"])
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: key.privatePath)), before, "the key file is never rewritten")
+    }
+
+    func testAgentWithARealSSHAgent() throws {
+        let key = try TestKey.generate(.ed25519)
+        let sshd = try server(keys: [key])
+        let agent = try TestAgent()
+        try agent.add(key)
+        let world = SSHWorld()
+        world.agentSocket = agent.socketPath
+        let connection = try world.connector.connect([world.endpoint(sshd, auth: .agent, pinned: world.pin(sshd))])
+        XCTAssertEqual(connection.outcome.methods, ["agent"])
+        XCTAssertEqual(try whoami(connection), "\(TestAccount.name)\n")
+    }
+
+    func testTypedPasswordAndRememberingIt() throws {
+        let sshd = try server()
+        let world = SSHWorld()
+        world.delegate.passwords = [TestAccount.password]
+        world.delegate.rememberPassword = true
+        let hop = world.endpoint(sshd, auth: .password, pinned: world.pin(sshd))
+        let connection = try world.connector.connect([hop])
+        XCTAssertEqual(connection.outcome.methods, ["password"])
+        XCTAssertEqual(world.delegate.passwordRequests.first?.canRemember, true)
+        let hostID = try XCTUnwrap(hop.hostID)
+        XCTAssertEqual(connection.outcome.rememberedPasswords.map(\.reference), [.hostPassword(hostID)])
+        XCTAssertEqual(world.source.remembered[hostID], Array(TestAccount.password.utf8))
+        connection.close()
+
+        // Next time the remembered password comes from the source: no prompt.
+        world.source.items[ReferenceKey.hostPassword(hostID).rawValue] = Array(TestAccount.password.utf8)
+        var again = hop
+        again.passwordRef = .hostPassword(hostID)
+        world.delegate.passwordRequests = []
+        let second = try world.connector.connect([again])
+        XCTAssertTrue(world.delegate.passwordRequests.isEmpty)
+        XCTAssertEqual(second.outcome.methods, ["password"])
+        XCTAssertEqual(try whoami(second), "\(TestAccount.name)\n")
+    }
+
+    func testWrongPasswordIsAClearError() throws {
+        let sshd = try server()
+        let world = SSHWorld()
+        world.delegate.passwords = ["wrong one", "wrong two"]
+        XCTAssertThrowsError(try world.connector.connect([world.endpoint(sshd, auth: .password, pinned: world.pin(sshd))])) {
+            let error = $0 as? SSHError
+            XCTAssertEqual(error?.kind, .authenticationFailed)
+            XCTAssertTrue(error?.message.contains("tried password") == true, "\(String(describing: error))")
+            XCTAssertEqual(error?.hint, "check the password")
+        }
+        XCTAssertEqual(world.delegate.passwordRequests.map(\.attempt), [1, 2, 3])
+        XCTAssertTrue(sshd.waitForLog("Failed password for \(TestAccount.name)", count: 2), sshd.log)
+    }
+
+    func testPasswordRefWithNothingStoredIsNotSyncedAndNeverTried() throws {
+        let sshd = try server()
+        let world = SSHWorld()
+        let hostID = UUID()
+        var hop = world.endpoint(sshd, auth: .auto, passwordRef: .hostPassword(hostID), pinned: world.pin(sshd))
+        hop.hostID = hostID
+        world.delegate.passwords = ["must not be asked"]
+        XCTAssertThrowsError(try world.connector.connect([hop])) {
+            let error = $0 as? SSHError
+            XCTAssertEqual(error?.kind, .credentialNotSynced)
+            XCTAssertEqual(error?.message, "the credential for target has not synced to this device yet")
+            XCTAssertTrue(error?.hint?.contains("sshelf sync status") == true)
+        }
+        XCTAssertTrue(world.delegate.passwordRequests.isEmpty)
+        waitForLog(sshd, "Disconnected from")
+        XCTAssertFalse(sshd.log.contains("method password"), sshd.log)
+        XCTAssertFalse(sshd.log.contains("Failed password"), sshd.log)
+    }
+
+    func testPrivateKeyRefWithNothingStoredIsNotSynced() throws {
+        let sshd = try server()
+        let world = SSHWorld()
+        var identity = Identity(name: "synced-later", keyType: .ed25519)
+        identity.privateKeyRef = .identityPrivateKey(identity.id)
+        XCTAssertThrowsError(try world.connector.connect([world.endpoint(sshd, identity: identity, pinned: world.pin(sshd))])) {
+            XCTAssertEqual(($0 as? SSHError)?.kind, .credentialNotSynced)
+        }
+        waitForLog(sshd, "Disconnected from")
+        XCTAssertFalse(sshd.log.contains("method publickey"), sshd.log)
+    }
+
+    func testKeyboardInteractiveThroughPAM() throws {
+        let sshd = try server { $0.keyboardInteractive = true; $0.passwordAuthentication = false }
+        let world = SSHWorld()
+        world.delegate.keyboardAnswers = [[TestAccount.password]]
+        let connection = try world.connector.connect([world.endpoint(sshd, pinned: world.pin(sshd))])
+        XCTAssertEqual(connection.outcome.methods, ["keyboard-interactive"])
+        let prompt = try XCTUnwrap(world.delegate.challenges.first?.prompts.first)
+        XCTAssertFalse(prompt.echo)
+        XCTAssertTrue(prompt.text.lowercased().contains("password"), prompt.text)
+        XCTAssertEqual(try whoami(connection), "\(TestAccount.name)\n")
+    }
+
+    func testKeyboardInteractiveAnsweredByTheStoredPassword() throws {
+        let sshd = try server { $0.keyboardInteractive = true; $0.passwordAuthentication = false }
+        let world = SSHWorld()
+        let hostID = UUID()
+        world.source.items[ReferenceKey.hostPassword(hostID).rawValue] = Array(TestAccount.password.utf8)
+        var hop = world.endpoint(sshd, auth: .keyboardInteractive, passwordRef: .hostPassword(hostID), pinned: world.pin(sshd))
+        hop.hostID = hostID
+        try world.connector.connect([hop]).close()
+        XCTAssertTrue(world.delegate.challenges.isEmpty, "no question shown")
+    }
+
+    func testRSAKeyGetsTheLibssh2Message() throws {
+        let key = try TestKey.generate(.rsa)
+        let sshd = try server(keys: [key])
+        let world = SSHWorld()
+        XCTAssertThrowsError(try world.connector.connect([
+            world.endpoint(sshd, auth: .publickey, identity: world.vaultIdentity(key, type: .rsa), pinned: world.pin(sshd))
+        ])) {
+            let error = $0 as? SSHError
+            XCTAssertEqual(error?.kind, .rsaSignatureUnsupported, "\(String(describing: $0))")
+            XCTAssertTrue(error?.hint?.contains("ed25519") == true)
+            XCTAssertTrue(error?.hint?.contains("1.11") == true)
+        }
+    }
+
+    func testAutoTriesOnlyWhatTheServerOffers() throws {
+        let sshd = try server { $0.passwordAuthentication = false }
+        let world = SSHWorld()
+        world.delegate.passwords = ["never asked"]
+        XCTAssertThrowsError(try world.connector.connect([world.endpoint(sshd, pinned: world.pin(sshd))])) {
+            let error = $0 as? SSHError
+            XCTAssertEqual(error?.kind, .authenticationFailed)
+            XCTAssertTrue(error?.message.contains("the server offers publickey") == true, "\(String(describing: error))")
+        }
+        XCTAssertTrue(world.delegate.passwordRequests.isEmpty)
+        XCTAssertTrue(world.delegate.challenges.isEmpty)
+    }
+
+    func testEncryptedKeyAsksForItsPassphraseAfterVerification() throws {
+        let key = try TestKey.generate(.ed25519, passphrase: "open sesame")
+        let sshd = try server(keys: [key])
+        let world = SSHWorld()
+        world.delegate.keyPassphrase = "open sesame"
+        let identity = Identity(name: "locked", keyType: .ed25519, keyFile: key.privatePath)
+        let connection = try world.connector.connect([world.endpoint(sshd, auth: .publickey, identity: identity, pinned: world.pin(sshd))])
+        XCTAssertEqual(connection.outcome.methods, ["publickey"])
+        let entries = world.journal.entries
+        XCTAssertLessThan(try XCTUnwrap(entries.firstIndex(of: "verified target")), try XCTUnwrap(entries.firstIndex(of: "askKeyPassphrase")))
+    }
+
+    func testRSAHostKeyWorksWhenTheServerAllowsSSHRSA() throws {
+        let key = try TestKey.generate(.ed25519)
+        let sshd = try server(keys: [key]) {
+            $0.hostKeyTypes = [.rsa]
+            $0.extraConfig = ["HostKeyAlgorithms +ssh-rsa"]
+        }
+        let world = SSHWorld()
+        let connection = try world.connector.connect([
+            world.endpoint(sshd, identity: world.vaultIdentity(key, type: .ed25519), pinned: world.pin(sshd, .rsa))
+        ])
+        XCTAssertEqual(try whoami(connection), "\(TestAccount.name)\n")
+    }
+}

@@ -1,0 +1,141 @@
+// Recorder: a scripted ConnectDelegate and an instrumented CredentialSource that write into one shared journal,
+// so tests can assert the order of host-key verification and credential lookups. The sshd stays real.
+import Foundation
+import ShelfCore
+import ShelfSSH
+import TestSupport
+
+final class Journal: @unchecked Sendable {
+    private(set) var entries: [String] = []
+    func add(_ entry: String) { entries.append(entry) }
+    func index(of prefix: String) -> Int? { entries.firstIndex { $0.hasPrefix(prefix) } }
+}
+
+final class RecordingDelegate: ConnectDelegate {
+    let journal: Journal
+    var hostKeyDecision: HostKeyDecision = .refuse
+    var questions: [HostKeyQuestion] = []
+    var passwords: [String] = []
+    var rememberPassword = false
+    var passwordRequests: [PasswordRequest] = []
+    var keyboardAnswers: [[String]] = []
+    var keyPassphrase: String? = nil
+    var challenges: [KeyboardChallenge] = []
+
+    init(journal: Journal) { self.journal = journal }
+
+    func decide(_ question: HostKeyQuestion) -> HostKeyDecision {
+        journal.add("decide \(question.reason)")
+        questions.append(question)
+        return hostKeyDecision
+    }
+
+    func askPassword(_ request: PasswordRequest) -> PasswordAnswer? {
+        journal.add("askPassword \(request.attempt)")
+        passwordRequests.append(request)
+        guard !passwords.isEmpty else { return nil }
+        var bytes = Array(passwords.removeFirst().utf8)
+        return PasswordAnswer(password: SecretBytes.take(&bytes), remember: rememberPassword)
+    }
+
+    func askKeyPassphrase(hopName: String, keyDescription: String) -> SecretBytes? {
+        journal.add("askKeyPassphrase")
+        guard var bytes = keyPassphrase.map({ Array($0.utf8) }) else { return nil }
+        return SecretBytes.take(&bytes)
+    }
+
+    func answer(_ challenge: KeyboardChallenge) -> [SecretBytes]? {
+        journal.add("keyboard \(challenge.prompts.count)")
+        challenges.append(challenge)
+        guard !keyboardAnswers.isEmpty else { return nil }
+        return keyboardAnswers.removeFirst().map { text in
+            var bytes = Array(text.utf8)
+            return SecretBytes.take(&bytes)
+        }
+    }
+
+    func note(_ event: ConnectEvent) {
+        if case .hostKeyVerified(let hop, _, _) = event { journal.add("verified \(hop)") }
+    }
+}
+
+/// Holds secrets by reference key; records every lookup in the journal.
+final class RecordingSource: CredentialSource {
+    let journal: Journal
+    var items: [String: [UInt8]] = [:]
+    var remembered: [UUID: [UInt8]] = [:]
+    var canRemember = true
+
+    init(journal: Journal) { self.journal = journal }
+
+    private func lookup(_ kind: String, _ reference: ReferenceKey) -> CredentialLookup {
+        journal.add("lookup \(kind) \(reference.rawValue)")
+        guard var bytes = items[reference.rawValue] else { return .notStored }
+        return .found(SecretBytes.take(&bytes))
+    }
+
+    func privateKey(for reference: ReferenceKey) -> CredentialLookup { lookup("privkey", reference) }
+    func keyPassphrase(for reference: ReferenceKey) -> CredentialLookup { lookup("passphrase", reference) }
+    func password(for reference: ReferenceKey) -> CredentialLookup { lookup("password", reference) }
+
+    func rememberPassword(_ password: SecretBytes, forHost hostID: UUID) -> ReferenceKey? {
+        journal.add("remember \(hostID)")
+        remembered[hostID] = password.withBytes { [UInt8]($0) }
+        return .hostPassword(hostID)
+    }
+}
+
+/// One test's world: a temp directory for sshelf's known_hosts and a fake ~/.ssh/known_hosts.
+final class SSHWorld {
+    let directory: String
+    let journal = Journal()
+    let delegate: RecordingDelegate
+    let source: RecordingSource
+    var agentSocket: String? = nil
+
+    init() {
+        directory = (ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp") + "/sshelf-world-" + UUID().uuidString.prefix(8)
+        try? FileManager.default.createDirectory(atPath: directory + "/ssh", withIntermediateDirectories: true)
+        delegate = RecordingDelegate(journal: journal)
+        source = RecordingSource(journal: journal)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: directory) }
+
+    var ownKnownHosts: String { directory + "/data/known_hosts" }
+    var userKnownHosts: String { directory + "/ssh/known_hosts" }
+    var trust: HostKeyTrustStore { HostKeyTrustStore(ownKnownHostsPath: ownKnownHosts, userKnownHostsPath: userKnownHosts) }
+
+    var connector: SSHConnector {
+        SSHConnector(options: ConnectOptions(trust: trust, connectTimeout: 5, agentSocket: agentSocket),
+                     credentials: source, delegate: delegate)
+    }
+
+    func endpoint(_ sshd: SSHD, name: String = "target", user: String = TestAccount.name, auth: AuthMethod = .auto,
+                  identity: Identity? = nil, passwordRef: ReferenceKey? = nil, pinned: PinnedHostKey? = nil) -> SSHEndpoint {
+        SSHEndpoint(name: name, hostID: UUID(), hostname: sshd.options.listenAddress, port: sshd.port, user: user,
+                    authMethod: auth, identity: identity, passwordRef: passwordRef, pinnedHostKey: pinned)
+    }
+
+    /// Pins the server's ed25519 key so host-key checks pass without a question.
+    func pin(_ sshd: SSHD, _ type: SSHD.KeyType = .ed25519) -> PinnedHostKey {
+        let parts = sshd.hostPublicKey(type).split(separator: " ").map(String.init)
+        return PinnedHostKey(type: parts[0], key: parts[1])
+    }
+
+    /// An identity whose private key is in the recording source under its reference.
+    func vaultIdentity(_ key: TestKey, type: KeyType) -> Identity {
+        let identity = Identity(name: "test-\(type.rawValue)", keyType: type, publicKey: key.publicLine)
+        var withRef = identity
+        withRef.privateKeyRef = .identityPrivateKey(identity.id)
+        source.items[ReferenceKey.identityPrivateKey(identity.id).rawValue] = key.privateBytes
+        return withRef
+    }
+
+    /// Runs a command over an established connection and returns (status, stdout, stderr).
+    static func run(_ connection: SSHConnection, _ command: String) throws -> (RemoteExit, [UInt8], [UInt8]) {
+        var out: [UInt8] = [], err: [UInt8] = []
+        let status = try connection.exec(command, stdout: { out += $0 }, stderr: { err += $0 })
+        return (status, out, err)
+    }
+}

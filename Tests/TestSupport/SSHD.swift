@@ -1,0 +1,307 @@
+// SSHD: the test harness's real OpenSSH server — started on a free loopback port with its own config, host keys,
+// authorized_keys and log file; stopped when the object goes away. Shared by the SSH, forward and TUI tests.
+import Foundation
+import XCTest
+
+public final class SSHD: @unchecked Sendable {
+    public enum KeyType: String, CaseIterable, Sendable {
+        case ed25519, ecdsa, rsa
+        public var algorithm: String {
+            switch self {
+            case .ed25519: "ssh-ed25519"
+            case .ecdsa: "ecdsa-sha2-nistp256"
+            case .rsa: "ssh-rsa"
+            }
+        }
+    }
+
+    public struct Options: Sendable {
+        public var hostKeyTypes: [KeyType] = [.ed25519]
+        /// Public key lines for authorized_keys (shared by every user on this server).
+        public var authorizedKeys: [String] = []
+        public var passwordAuthentication = true
+        /// Keyboard-interactive needs PAM on Linux (no other kbd-int device); turning this on sets UsePAM yes.
+        public var keyboardInteractive = false
+        public var listenAddress = "127.0.0.1"
+        public var logLevel = "DEBUG1"
+        /// Appended to sshd_config as given (e.g. "HostKeyAlgorithms +ssh-rsa", "AllowTcpForwarding no").
+        public var extraConfig: [String] = []
+        /// Reuse the host keys of an earlier server (its `directory`): the same server identity on a new port.
+        public var hostKeysFrom: String? = nil
+        public init() {}
+    }
+
+    public let port: Int
+    public let directory: String
+    public let logPath: String
+    public let options: Options
+    private let process: SpawnedProcess
+
+    /// Where sshd's log goes; tests read it to prove what the server saw.
+    public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+
+    /// `[127.0.0.1]:port` (or `[::1]:port`), the known_hosts name of this server.
+    public var knownHostsName: String { "[\(options.listenAddress)]:\(port)" }
+
+    /// The host public key line (`type base64`) of one of this server's host keys.
+    public func hostPublicKey(_ type: KeyType) -> String {
+        let text = (try? String(contentsOfFile: "\(directory)/ssh_host_\(type.rawValue)_key.pub", encoding: .utf8)) ?? ""
+        return text.split(separator: " ").prefix(2).joined(separator: " ")
+    }
+
+    /// Starts one server; retries on a port race.
+    public static func start(_ options: Options = Options()) throws -> SSHD {
+        var lastError: Error = HarnessError("sshd did not start")
+        for _ in 0..<5 {
+            do { return try SSHD(options) } catch { lastError = error }
+        }
+        throw lastError
+    }
+
+    /// Starts `count` servers with the same options (each with its own keys, port and log).
+    public static func start(count: Int, _ options: Options = Options()) throws -> [SSHD] {
+        try (0..<count).map { _ in try start(options) }
+    }
+
+    private init(_ options: Options) throws {
+        try FileManager.default.createDirectory(atPath: "/run/sshd", withIntermediateDirectories: true)
+        self.options = options
+        let base = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
+        directory = base + "/sshelf-sshd-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        logPath = directory + "/sshd.log"
+        port = try Self.freePort(options.listenAddress)
+        var config = [
+            "Port \(port)", "ListenAddress \(options.listenAddress)", "PidFile \(directory)/sshd.pid",
+            "AuthorizedKeysFile \(directory)/authorized_keys", "StrictModes no", "PermitRootLogin yes",
+            "PubkeyAuthentication yes", "PasswordAuthentication \(options.passwordAuthentication ? "yes" : "no")",
+            "KbdInteractiveAuthentication \(options.keyboardInteractive ? "yes" : "no")",
+            "UsePAM \(options.keyboardInteractive ? "yes" : "no")", "LogLevel \(options.logLevel)",
+            "AllowTcpForwarding yes", "GatewayPorts no", "X11Forwarding no", "PrintMotd no", "UseDNS no",
+            "MaxAuthTries 10", "Subsystem sftp internal-sftp", "AcceptEnv LANG LC_*",
+        ]
+        for type in options.hostKeyTypes {
+            let path = "\(directory)/ssh_host_\(type.rawValue)_key"
+            if let source = options.hostKeysFrom {
+                try FileManager.default.copyItem(atPath: "\(source)/ssh_host_\(type.rawValue)_key", toPath: path)
+                try FileManager.default.copyItem(atPath: "\(source)/ssh_host_\(type.rawValue)_key.pub", toPath: path + ".pub")
+            } else {
+                try Shell.run("/usr/bin/ssh-keygen", ["-q", "-t", type.rawValue, "-N", "", "-f", path])
+            }
+            config.append("HostKey \(path)")
+        }
+        config += options.extraConfig
+        try (config.joined(separator: "\n") + "\n").write(toFile: directory + "/sshd_config", atomically: true, encoding: .utf8)
+        try (options.authorizedKeys.joined(separator: "\n") + "\n")
+            .write(toFile: directory + "/authorized_keys", atomically: true, encoding: .utf8)
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+        process = try SpawnedProcess("/usr/sbin/sshd", ["-D", "-f", directory + "/sshd_config", "-E", logPath])
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            if log.contains("Server listening on") { return }
+            if !process.isRunning { break }
+            usleep(20_000)
+        }
+        let text = log
+        stop()
+        throw HarnessError("sshd did not start on port \(port):\n\(text)")
+    }
+
+    /// Stops the server and removes its directory (kept when SSHELF_KEEP_SSHD is set, for debugging).
+    deinit {
+        stop()
+        if ProcessInfo.processInfo.environment["SSHELF_KEEP_SSHD"] == nil { try? FileManager.default.removeItem(atPath: directory) }
+    }
+
+    public func stop() { process.stop() }
+
+    /// Adds a public key line to authorized_keys while the server runs (sshd reads it per login).
+    public func authorize(_ publicKeyLine: String) throws {
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: directory + "/authorized_keys"))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data((publicKeyLine + "\n").utf8))
+        try handle.close()
+    }
+
+    /// How often `text` occurs in the log (e.g. "userauth-request", "direct-tcpip"). Counted on the raw text:
+    /// sshd ends some lines with CRLF, which Swift treats as one Character, so splitting on "\n" miscounts.
+    public func logCount(_ text: String) -> Int { log.components(separatedBy: text).count - 1 }
+
+    /// Waits until `text` appears in `count` log lines (sshd's monitor writes its log asynchronously); false on
+    /// timeout. Use before asserting on the log, and before asserting that something is absent.
+    @discardableResult
+    public func waitForLog(_ text: String, count: Int = 1, timeout: Double = 5) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while logCount(text) < count {
+            if Date() > deadline { return false }
+            usleep(20_000)
+        }
+        return true
+    }
+
+    /// A port the kernel just handed out on `address` (IPv4 or IPv6), released for sshd to take.
+    static func freePort(_ address: String) throws -> Int {
+        let listener = try SilentListener(address)
+        return listener.port
+    }
+}
+
+/// A loopback TCP listener that accepts connections into its backlog and never says a word: for timeouts.
+public final class SilentListener {
+    public let port: Int
+    private let fd: Int32
+
+    public init(_ address: String = "127.0.0.1") throws {
+        let v6 = address.contains(":")
+        let fd = socket(v6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw HarnessError("socket() failed") }
+        self.fd = fd
+        var storage = sockaddr_storage()
+        var length: socklen_t
+        if v6 {
+            var addr = sockaddr_in6()
+            addr.sin6_family = sa_family_t(AF_INET6)
+            inet_pton(AF_INET6, address, &addr.sin6_addr)
+            length = socklen_t(MemoryLayout<sockaddr_in6>.size)
+            withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: withUnsafeBytes(of: addr) { $0 }) }
+        } else {
+            var addr = sockaddr_in()
+            addr.sin_family = sa_family_t(AF_INET)
+            inet_pton(AF_INET, address, &addr.sin_addr)
+            length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: withUnsafeBytes(of: addr) { $0 }) }
+        }
+        let bound = withUnsafePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+        }
+        guard bound == 0, listen(fd, 8) == 0 else {
+            close(fd)
+            throw HarnessError("cannot listen on \(address)")
+        }
+        var actual = sockaddr_storage()
+        var actualLength = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        _ = withUnsafeMutablePointer(to: &actual) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &actualLength) }
+        }
+        port = withUnsafeBytes(of: actual) { raw in
+            // sin_port and sin6_port sit at the same offset (2), in network byte order.
+            Int(UInt16(raw[2]) << 8 | UInt16(raw[3]))
+        }
+    }
+
+    deinit { close(fd) }
+}
+
+/// A user key pair for tests, generated with ssh-keygen in a private directory.
+public struct TestKey {
+    public let privatePath: String
+    public let publicLine: String
+    public var privateBytes: [UInt8] { [UInt8](FileManager.default.contents(atPath: privatePath) ?? Data()) }
+
+    public static func generate(_ type: SSHD.KeyType, passphrase: String = "", in directory: String? = nil) throws -> TestKey {
+        let dir = directory ?? (TestScratch.root + "/key-" + UUID().uuidString.prefix(8))
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let path = dir + "/id_" + type.rawValue
+        try Shell.run("/usr/bin/ssh-keygen", ["-q", "-t", type.rawValue, "-N", passphrase, "-C", "sshelf-test", "-f", path])
+        let line = try String(contentsOfFile: path + ".pub", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        return TestKey(privatePath: path, publicLine: line)
+    }
+}
+
+/// The dedicated account for password and keyboard-interactive tests, created idempotently (tests run as root).
+public enum TestAccount {
+    public static let name = "sshelftest"
+    /// A test-only password for a throwaway local account.
+    public static let password = "correct horse 42"
+
+    public static func ensure() throws {
+        if (try? Shell.run("/usr/bin/id", ["-u", name])) == nil {
+            do {
+                try Shell.run("/usr/sbin/useradd", ["-m", "-s", "/bin/sh", name])
+            } catch {
+                // Another test process may have created it a moment ago; only a still-missing account is an error.
+                guard (try? Shell.run("/usr/bin/id", ["-u", name])) != nil else { throw error }
+            }
+        }
+        // Parallel test workers may hold the /etc/shadow lock for a moment: retry briefly.
+        var attempt = 0
+        while true {
+            do {
+                try Shell.run("/usr/sbin/chpasswd", [], input: "\(name):\(password)\n")
+                return
+            } catch {
+                attempt += 1
+                if attempt >= 20 { throw error }
+                usleep(100_000)
+            }
+        }
+    }
+}
+
+/// A real ssh-agent on a private socket, killed on deinit.
+public final class TestAgent {
+    public let socketPath: String
+    private let process: SpawnedProcess
+
+    public init() throws {
+        let dir = TestScratch.root + "/agent-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        socketPath = dir + "/agent.sock"
+        process = try SpawnedProcess("/usr/bin/ssh-agent", ["-D", "-a", socketPath])
+        let deadline = Date().addingTimeInterval(5)
+        while !FileManager.default.fileExists(atPath: socketPath) && Date() < deadline { usleep(10_000) }
+    }
+
+    public func add(_ key: TestKey) throws {
+        try Shell.run("/usr/bin/ssh-add", ["-q", key.privatePath], environment: ["SSH_AUTH_SOCK": socketPath])
+    }
+
+    deinit { process.stop() }
+}
+
+/// One scratch directory per test process for keys and agent sockets, removed when the process exits.
+public enum TestScratch {
+    public static let root: String = {
+        let base = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
+        let path = "\(base)/sshelf-scratch-\(getpid())"
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        atexit { try? FileManager.default.removeItem(atPath: TestScratch.root) }
+        return path
+    }()
+}
+
+public struct HarnessError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+public enum Shell {
+    /// Runs a program and returns its stdout; throws with stderr when it fails.
+    @discardableResult
+    public static func run(_ path: String, _ arguments: [String], input: String? = nil,
+                           environment: [String: String]? = nil) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        if let environment {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        let inPipe = Pipe()
+        process.standardInput = input == nil ? FileHandle.nullDevice : inPipe
+        try process.run()
+        if let input {
+            inPipe.fileHandleForWriting.write(Data(input.utf8))
+            try inPipe.fileHandleForWriting.close()
+        }
+        let output = out.fileHandleForReading.readDataToEndOfFile()
+        let errors = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw HarnessError("\(path) \(arguments.joined(separator: " ")) failed: \(String(decoding: errors, as: UTF8.self))")
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+}
