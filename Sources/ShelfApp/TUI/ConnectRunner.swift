@@ -1,8 +1,5 @@
-// ConnectRunner: runs the interactive session for a host as a child process on the real terminal (curses
-// left beforehand) and describes how it ended in one line.
-//
-// With the SSH engine merged, `sshelf connect <id>` is the child. Until then (no `connect` command in the
-// table) the INTERIM is OpenSSH's `ssh` with the host's address, port, user and jump chain.
+// ConnectRunner: runs the interactive session for a host (`sshelf connect <id>`) as a child process on the real
+// terminal (curses left beforehand) and describes how it ended in one line.
 import Foundation
 import ShelfCore
 import ShelfUI
@@ -11,20 +8,11 @@ enum ConnectRunner {
     struct Plan: Equatable {
         var executable: String
         var arguments: [String]
-        var interim: Bool
     }
 
-    static func plan(for host: ShelfCore.Host, catalog: Catalog, hasConnectCommand: Bool, selfPath: String) -> Plan {
-        if hasConnectCommand {
-            return Plan(executable: selfPath, arguments: ["connect", host.id.uuidString.lowercased()], interim: false)
-        }
-        var args: [String] = []
-        if host.port != ShelfCore.Host.defaultPort { args += ["-p", String(host.port)] }
-        if !host.user.isEmpty { args += ["-l", host.user] }
-        let jumps = host.jumpHostIDs.compactMap { catalog.host($0)?.destination }
-        if !jumps.isEmpty { args += ["-J", jumps.joined(separator: ",")] }
-        args += ["--", host.hostname]
-        return Plan(executable: "/usr/bin/env", arguments: ["ssh"] + args, interim: true)
+    /// The child is this same binary's `connect` command, by host id (names are not unique).
+    static func plan(for host: ShelfCore.Host, selfPath: String) -> Plan {
+        Plan(executable: selfPath, arguments: ["connect", host.id.uuidString.lowercased()])
     }
 
     /// Runs the plan with the terminal as its stdin/stdout/stderr and waits; sshelf ignores Ctrl-C and Ctrl-\\

@@ -127,13 +127,8 @@ final class TUIApp {
     /// Leaves curses, runs the session, and comes back to the same place with a one-line result.
     private func connect(_ id: UUID) {
         guard let host = state.catalog.host(id), let terminal else { return }
-        let plan = ConnectRunner.plan(for: host, catalog: state.catalog,
-                                      hasConnectCommand: Commands.table.contains { $0.path == ["connect"] },
-                                      selfPath: ConnectRunner.selfPath)
+        let plan = ConnectRunner.plan(for: host, selfPath: ConnectRunner.selfPath)
         terminal.suspend()
-        if plan.interim {
-            StandardStreams.write("sshelf: connecting to \(Display.safe(host.name)) with ssh (interim, until sshelf's own SSH engine lands)\n", fd: 1)
-        }
         let notice = ConnectRunner.run(plan, hostName: Display.safe(host.name))
         terminal.resume()
         let size = terminal.size
