@@ -126,7 +126,7 @@ final class StoreWorker: @unchecked Sendable {
                 try store.deleteForwardRule(id)
                 return "deleted forward rule"
             }
-        case .load, .connect, .answerPrompt, .quit:
+        case .load, .connect, .launchSession, .answerPrompt, .quit:
             return ""
         }
     }

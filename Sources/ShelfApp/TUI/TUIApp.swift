@@ -10,6 +10,7 @@ final class TUIApp {
     private let context: AppContext
     private let mailbox = Mailbox()
     private let worker: StoreWorker
+    private let preflight: HostKeyPreflight
     private var state: UIState
     private var terminal: Terminal?
     /// Set by `sshelf ui --benchmark-report`: measure, write the report, quit.
@@ -21,6 +22,7 @@ final class TUIApp {
     init(context: AppContext) {
         self.context = context
         worker = StoreWorker(path: context.locations.store, mailbox: mailbox)
+        preflight = HostKeyPreflight(context: context, mailbox: mailbox)
         state = UIState()
     }
 
@@ -112,11 +114,23 @@ final class TUIApp {
         for effect in effects {
             switch effect {
             case .connect(let id):
+                preflight.check(id)
+            case .launchSession(let id):
                 connect(id)
             case .quit:
                 state.quitting = true
+            case .answerPrompt(.trustHostKey(let trusted)):
+                guard let id = state.pendingConnect else { break }
+                state.pendingConnect = nil
+                if !trusted {
+                    preflight.forget(id)
+                } else if let failure = preflight.pin(id) {
+                    state.notice = failure
+                } else {
+                    connect(id)
+                }
             case .answerPrompt:
-                // The SSH engine's prompts arrive with the SSH merge; nothing asks yet.
+                // Password and keyboard-interactive answers: `sshelf connect` asks those on the terminal for now.
                 break
             default:
                 worker.submit(effect)
