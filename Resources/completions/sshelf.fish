@@ -148,5 +148,6 @@ complete -c sshelf -n '__fish_seen_subcommand_from sync; and not __fish_seen_sub
 complete -c sshelf -n '__fish_seen_subcommand_from ui' -l print-keymap -d 'print the keymap as Markdown (the README section) and exit'
 complete -c sshelf -n '__fish_seen_subcommand_from ui' -l benchmark-report -r -F -d 'benchmark: time start to first frame and each keystroke of --benchmark-query, write FILE, quit'
 complete -c sshelf -n '__fish_seen_subcommand_from ui' -l benchmark-query -r -d 'benchmark: the query typed one key at a time (default: web 42)'
+complete -c sshelf -n '__fish_seen_subcommand_from ui' -l benchmark-seed -r -d 'benchmark: fill an EMPTY store with COUNT synthetic hosts and exit (refused when it has hosts)'
 complete -c sshelf -n '__fish_seen_subcommand_from check' -l json -d 'print JSON for scripts'
 complete -c sshelf -n '__fish_seen_subcommand_from completions' -a 'bash zsh fish'

@@ -114,9 +114,12 @@ enum PromptReducer {
             switch key {
             case .char("y"):
                 state.mode = .browse
+                state.notice = Notice("host key pinned")
                 return [.answerPrompt(.trustHostKey(true))]
             case .char("n"), .escape:
                 state.mode = .browse
+                state.pendingConnect = nil
+                state.notice = Notice("not connected: the host key was not trusted", isError: true)
                 return [.answerPrompt(.trustHostKey(false))]
             default:
                 return []

@@ -251,4 +251,18 @@ final class ReducerTests: XCTestCase {
         XCTAssertFalse(canvas.text.contains("s3cret"))
         XCTAssertEqual(Fixtures.press(&state, .enter), [.answerPrompt(.secret("s3cret", remember: true))])
     }
+
+    func testHostKeyCheckLaunchesAsksOrStops() {
+        var state = Fixtures.state(Fixtures.threeLevels())
+        let id = state.selectedHost!.id
+        XCTAssertEqual(Reducer.reduce(&state, .hostKeyChecked(hostID: id, .trusted)), [.launchSession(id)])
+        XCTAssertEqual(Reducer.reduce(&state, .hostKeyChecked(hostID: id, .failed("host key CHANGED"))), [])
+        XCTAssertEqual(state.notice, Notice("not connected: host key CHANGED", isError: true))
+        _ = Reducer.reduce(&state, .hostKeyChecked(hostID: id, .unknown(host: "h", keyType: "ssh-ed25519", fingerprint: "SHA256:x")))
+        XCTAssertEqual(state.mode, .prompt(.hostKey(host: "h", keyType: "ssh-ed25519", fingerprint: "SHA256:x")))
+        XCTAssertEqual(state.pendingConnect, id)
+        XCTAssertEqual(Fixtures.press(&state, .char("x")), [], "only y, n or Esc answer")
+        XCTAssertEqual(Fixtures.press(&state, .char("y")), [.answerPrompt(.trustHostKey(true))])
+        XCTAssertEqual(state.mode, .browse)
+    }
 }

@@ -14,6 +14,8 @@ enum UICommands {
                 .value("benchmark-report", "FILE", completion: .file,
                        "benchmark: time start to first frame and each keystroke of --benchmark-query, write FILE, quit"),
                 .value("benchmark-query", "TEXT", "benchmark: the query typed one key at a time (default: web 42)"),
+                .value("benchmark-seed", "COUNT",
+                       "benchmark: fill an EMPTY store with COUNT synthetic hosts and exit (refused when it has hosts)"),
             ],
             examples: ["sshelf ui", "sshelf ui --print-keymap"],
             run: ui),
@@ -24,6 +26,9 @@ enum UICommands {
             context.output(Keymap.markdown())
             return 0
         }
+        if let count = call.value("benchmark-seed") {
+            return try seed(count, context)
+        }
         guard TUIApp.isInteractive else {
             throw ShelfError(.usage, "ui: stdin and stdout must be a terminal",
                              hint: "run it in a terminal; scripts use 'sshelf list --json'")
@@ -33,5 +38,30 @@ enum UICommands {
             app.benchmark = TUIBenchmark(reportPath: report, query: call.value("benchmark-query") ?? "web 42")
         }
         return app.run()
+    }
+
+    /// Writes synthetic hosts in one transaction (the CLI's one-by-one `add` is far too slow for 100,000).
+    static func seed(_ text: String, _ context: AppContext) throws -> Int32 {
+        guard let count = Int(text), (1...1_000_000).contains(count) else {
+            throw ShelfError(.usage, "ui: --benchmark-seed needs a count from 1 to 1000000")
+        }
+        let store = try context.store()
+        try store.write { store in
+            guard try store.hostCount() == 0 else {
+                throw ShelfError(.invalid, "ui: --benchmark-seed only fills an empty store",
+                                 hint: "point SSHELF_HOME at a fresh folder for benchmarks")
+            }
+            let paths = ["prod/eu/web", "prod/eu/db", "prod/us", "staging", "lab", "dev/team-a", "dev/team-b"]
+            let groups = try paths.map { try Resolve.groupCreating($0, in: store)?.id }
+            let tags = [["web"], ["db", "critical"], ["cache"], [], ["web", "canary"]]
+            let hosts = (0..<count).map { n in
+                ShelfCore.Host(name: String(format: "host-%06d", n), hostname: "10.\(n >> 16).\((n >> 8) & 255).\(n & 255)",
+                               user: n % 3 == 0 ? "root" : "deploy", groupID: groups[n % groups.count],
+                               tags: tags[n % tags.count])
+            }
+            try store.save(hosts: hosts)
+        }
+        context.print("seeded \(count) hosts")
+        return 0
     }
 }

@@ -1,8 +1,5 @@
-// ConnectRunner: runs the interactive session for a host as a child process on the real terminal (curses
-// left beforehand) and describes how it ended in one line.
-//
-// With the SSH engine merged, `sshelf connect <id>` is the child. Until then (no `connect` command in the
-// table) the INTERIM is OpenSSH's `ssh` with the host's address, port, user and jump chain.
+// ConnectRunner: runs the interactive session for a host (`sshelf connect <id>`) as a child process on the real
+// terminal (curses left beforehand) and describes how it ended in one line.
 import Foundation
 import ShelfCore
 import ShelfUI
@@ -11,46 +8,51 @@ enum ConnectRunner {
     struct Plan: Equatable {
         var executable: String
         var arguments: [String]
-        var interim: Bool
     }
 
-    static func plan(for host: ShelfCore.Host, catalog: Catalog, hasConnectCommand: Bool, selfPath: String) -> Plan {
-        if hasConnectCommand {
-            return Plan(executable: selfPath, arguments: ["connect", host.id.uuidString.lowercased()], interim: false)
-        }
-        var args: [String] = []
-        if host.port != ShelfCore.Host.defaultPort { args += ["-p", String(host.port)] }
-        if !host.user.isEmpty { args += ["-l", host.user] }
-        let jumps = host.jumpHostIDs.compactMap { catalog.host($0)?.destination }
-        if !jumps.isEmpty { args += ["-J", jumps.joined(separator: ",")] }
-        args += ["--", host.hostname]
-        return Plan(executable: "/usr/bin/env", arguments: ["ssh"] + args, interim: true)
+    /// The child is this same binary's `connect` command, by host id (names are not unique).
+    static func plan(for host: ShelfCore.Host, selfPath: String) -> Plan {
+        Plan(executable: selfPath, arguments: ["connect", host.id.uuidString.lowercased()])
     }
 
-    /// Runs the plan with the terminal as its stdin/stdout/stderr and waits; sshelf ignores Ctrl-C meanwhile
-    /// (the child gets it) so the TUI survives the session.
+    /// Runs the plan with the terminal as its stdin/stdout/stderr and waits; sshelf ignores Ctrl-C and Ctrl-\\
+    /// meanwhile (the child gets them, with default handlers) so the TUI survives the session. posix_spawn and
+    /// waitpid rather than Foundation's Process, whose monitoring thread is more than a terminal hand-off needs.
     static func run(_ plan: Plan, hostName: String) -> Notice {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: plan.executable)
-        process.arguments = plan.arguments
         let previousInt = signal(SIGINT, SIG_IGN)
         let previousQuit = signal(SIGQUIT, SIG_IGN)
         defer {
             signal(SIGINT, previousInt)
             signal(SIGQUIT, previousQuit)
         }
-        do {
-            try process.run()
-        } catch {
-            return Notice("could not start \(plan.arguments.first ?? plan.executable): \(error)", isError: true)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGINT)
+        sigaddset(&defaults, SIGQUIT)
+        sigaddset(&defaults, SIGPIPE)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF))
+        let argv = [plan.executable] + plan.arguments
+        var cArgv = argv.map { strdup($0) } + [nil]
+        defer { for pointer in cArgv { free(pointer) } }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, plan.executable, nil, &attributes, &cArgv, environ)
+        guard rc == 0 else {
+            return Notice("could not start \(plan.arguments.first ?? plan.executable): \(String(cString: strerror(rc)))",
+                          isError: true)
         }
-        process.waitUntilExit()
-        let status = process.terminationStatus
-        if process.terminationReason == .uncaughtSignal {
-            return Notice("session to \(hostName) ended by signal \(status)", isError: true)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            if errno != EINTR { return Notice("lost track of the session to \(hostName)", isError: true) }
         }
-        return status == 0 ? Notice("session to \(hostName) ended (exit 0)")
-            : Notice("session to \(hostName) ended with exit \(status)", isError: true)
+        let signalled = status & 0x7f
+        if signalled != 0 { return Notice("session to \(hostName) ended by signal \(signalled)", isError: true) }
+        let code = (status >> 8) & 0xff
+        return code == 0 ? Notice("session to \(hostName) ended (exit 0)")
+            : Notice("session to \(hostName) ended with exit \(code)", isError: true)
     }
 
     static var selfPath: String {

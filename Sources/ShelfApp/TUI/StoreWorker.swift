@@ -18,6 +18,7 @@ final class StoreWorker: @unchecked Sendable {
     }
 
     func submit(_ effect: Effect) {
+        mailbox.expect()
         queue.async { [self] in run(effect) }
     }
 
@@ -31,17 +32,17 @@ final class StoreWorker: @unchecked Sendable {
     private func run(_ effect: Effect) {
         if case .load = effect {
             do {
-                mailbox.post(.loaded(try CatalogLoader.load(try store())))
+                mailbox.deliver(.loaded(try CatalogLoader.load(try store())))
             } catch {
-                mailbox.post(.loadFailed(StoreWorker.message(error)))
+                mailbox.deliver(.loadFailed(StoreWorker.message(error)))
             }
             return
         }
         do {
             let line = try perform(effect, store: try store())
-            mailbox.post(.operationFinished(.success(line)))
+            mailbox.deliver(.operationFinished(.success(line)))
         } catch {
-            mailbox.post(.operationFinished(.failure(OperationFailure(StoreWorker.message(error)))))
+            mailbox.deliver(.operationFinished(.failure(OperationFailure(StoreWorker.message(error)))))
         }
     }
 
@@ -125,7 +126,7 @@ final class StoreWorker: @unchecked Sendable {
                 try store.deleteForwardRule(id)
                 return "deleted forward rule"
             }
-        case .load, .connect, .answerPrompt, .quit:
+        case .load, .connect, .launchSession, .answerPrompt, .quit:
             return ""
         }
     }

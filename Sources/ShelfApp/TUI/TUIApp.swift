@@ -10,6 +10,7 @@ final class TUIApp {
     private let context: AppContext
     private let mailbox = Mailbox()
     private let worker: StoreWorker
+    private let preflight: HostKeyPreflight
     private var state: UIState
     private var terminal: Terminal?
     /// Set by `sshelf ui --benchmark-report`: measure, write the report, quit.
@@ -21,6 +22,7 @@ final class TUIApp {
     init(context: AppContext) {
         self.context = context
         worker = StoreWorker(path: context.locations.store, mailbox: mailbox)
+        preflight = HostKeyPreflight(context: context, mailbox: mailbox)
         state = UIState()
     }
 
@@ -47,13 +49,18 @@ final class TUIApp {
             if dirty {
                 terminal.draw(Screen.render(state))
                 dirty = false
+                if let benchmark, benchmark.firstDrawMilliseconds == nil {
+                    benchmark.firstDrawMilliseconds = TUIBenchmark.milliseconds(since: benchmark.started)
+                }
                 if let benchmark, state.loaded {
                     runBenchmark(benchmark, terminal: terminal)
                     return 0
                 }
             }
             let busy = state.search.isRunning
-            if let input = terminal.readKey(timeoutMilliseconds: busy ? 0 : 100) {
+            // Idle: wake ten times a second for the clock; waiting for the store: every 5 ms; filtering: no wait.
+            let timeout = busy ? 0 : (mailbox.isExpecting ? 5 : 100)
+            if let input = terminal.readKey(timeoutMilliseconds: timeout) {
                 switch input {
                 case .key(let key): apply(.key(key))
                 case .resize(let rows, let columns): apply(.resize(rows: rows, columns: columns))
@@ -80,6 +87,7 @@ final class TUIApp {
     /// Types the benchmark query the way the run loop would handle it: after each key, filter chunks with a
     /// frame drawn between them, until the results are complete.
     private func runBenchmark(_ benchmark: TUIBenchmark, terminal: Terminal) {
+        benchmark.record("first_draw_ms", benchmark.firstDrawMilliseconds ?? 0)
         benchmark.record("first_frame_ms", TUIBenchmark.milliseconds(since: benchmark.started))
         apply(.key(.char("/")))
         for (i, ch) in benchmark.query.enumerated() {
@@ -106,11 +114,23 @@ final class TUIApp {
         for effect in effects {
             switch effect {
             case .connect(let id):
+                preflight.check(id)
+            case .launchSession(let id):
                 connect(id)
             case .quit:
                 state.quitting = true
+            case .answerPrompt(.trustHostKey(let trusted)):
+                guard let id = state.pendingConnect else { break }
+                state.pendingConnect = nil
+                if !trusted {
+                    preflight.forget(id)
+                } else if let failure = preflight.pin(id) {
+                    state.notice = failure
+                } else {
+                    connect(id)
+                }
             case .answerPrompt:
-                // The SSH engine's prompts arrive with the SSH merge; nothing asks yet.
+                // Password and keyboard-interactive answers: `sshelf connect` asks those on the terminal for now.
                 break
             default:
                 worker.submit(effect)
@@ -121,13 +141,8 @@ final class TUIApp {
     /// Leaves curses, runs the session, and comes back to the same place with a one-line result.
     private func connect(_ id: UUID) {
         guard let host = state.catalog.host(id), let terminal else { return }
-        let plan = ConnectRunner.plan(for: host, catalog: state.catalog,
-                                      hasConnectCommand: Commands.table.contains { $0.path == ["connect"] },
-                                      selfPath: ConnectRunner.selfPath)
+        let plan = ConnectRunner.plan(for: host, selfPath: ConnectRunner.selfPath)
         terminal.suspend()
-        if plan.interim {
-            StandardStreams.write("sshelf: connecting to \(Display.safe(host.name)) with ssh (interim, until sshelf's own SSH engine lands)\n", fd: 1)
-        }
         let notice = ConnectRunner.run(plan, hostName: Display.safe(host.name))
         terminal.resume()
         let size = terminal.size

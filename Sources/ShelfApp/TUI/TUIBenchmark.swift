@@ -8,6 +8,8 @@ final class TUIBenchmark {
     let query: String
     let started = DispatchTime.now()
     var lines: [String] = []
+    /// The very first frame (the layout with "loading..."), before the store has been read.
+    var firstDrawMilliseconds: Double?
 
     init(reportPath: String, query: String) {
         self.reportPath = reportPath

@@ -1,6 +1,7 @@
-// Connect from the TUI: Enter leaves curses, runs the session as a child process on the real terminal, and
-// comes back to the same screen with a one-line result. Until the SSH engine merges the child is OpenSSH's
-// `ssh` (the interim); here it meets a closed loopback port, a real failure with a known exit status (255).
+// Connect from the TUI: Enter leaves curses, runs `sshelf connect` as a child process on the real terminal, and
+// comes back to the same screen with a one-line result — against the test sshd (run a command, exit) and
+// against a closed loopback port (stopped by the host-key check, inside the TUI). An unknown host key is a
+// dialog inside the TUI: trusting pins it and connects; refusing sends nothing.
 import Foundation
 import TestSupport
 import XCTest
@@ -14,14 +15,66 @@ final class TUIConnectTests: XCTestCase {
         let tui = try Tmux(home: home)
         try tui.waitFor(text: "2 hosts")
         try tui.send("Enter")
-        let screen = try tui.waitFor(text: "session to closed ended with exit 255")
-        // Back in the TUI, on the same host, with the layout intact.
-        XCTAssertTrue(screen.contains("address   nobody@127.0.0.1:1"), screen)
-        XCTAssertTrue(screen.contains("○ sync off"), screen)
+        // The host-key check runs before curses is left, so the failure shows inside the TUI, in one line.
+        try tui.waitFor("the failure in the TUI") {
+            $0.contains("not connected: ") && $0.contains("address   nobody@127.0.0.1:1") && $0.contains("○ sync off")
+        }
         try tui.send("j")
         try tui.waitFor(text: "address   other.example.com")
         try tui.send("q")
         try tui.waitFor("exit") { _ in (try? tui.exitStatus()) != nil }
         XCTAssertEqual(try tui.exitStatus(), 0)
+    }
+
+    func testEnterOpensAShellOnTheTestSSHDAndComesBack() throws {
+        let world = try SSHCLIWorld()
+        XCTAssertExit(try world.home.run("trust", "t", "--fingerprint", try world.fingerprint(world.sshd)), 0)
+        let tui = try Tmux(home: world.home, columns: 100, rows: 30)
+        try tui.waitFor(text: "1 host")
+        try tui.send("Enter")
+        // The remote shell's prompt on the plain terminal (capture-pane trims the space after it).
+        try tui.waitFor("the remote prompt") { screen in
+            screen.split(separator: "\n").contains { $0.hasSuffix("$") || $0.hasSuffix("#") } && !screen.contains("○ sync")
+        }
+        try tui.type("echo tui-$((6*7))")
+        try tui.send("Enter")
+        try tui.waitFor(text: "tui-42")
+        try tui.type("exit 3")
+        try tui.send("Enter")
+        try tui.waitFor("the TUI after the session") {
+            $0.contains("session to t ended with exit 3") && $0.contains("1 host") && $0.contains("address")
+        }
+        XCTAssertTrue(world.sshd.waitForLog("Accepted publickey"), world.sshd.log)
+        try tui.send("q")
+        try tui.waitFor("exit") { _ in (try? tui.exitStatus()) != nil }
+        XCTAssertEqual(try tui.exitStatus(), 0)
+    }
+
+    func testUnknownHostKeyIsAskedInsideTheTUI() throws {
+        let world = try SSHCLIWorld()
+        let fingerprint = try world.fingerprint(world.sshd)
+        let tui = try Tmux(home: world.home, columns: 100, rows: 30)
+        try tui.waitFor(text: "1 host")
+
+        // Refused: nothing is sent, no session, the TUI says why.
+        try tui.send("Enter")
+        try tui.waitFor("the host-key dialog") { $0.contains("Unknown host key") && $0.contains(fingerprint) }
+        try tui.send("n")
+        try tui.waitFor(text: "not connected: the host key was not trusted")
+        XCTAssertFalse(world.sshd.log.contains("Accepted publickey"), world.sshd.log)
+
+        // Trusted: pinned on the host record, then the session runs.
+        try tui.send("Enter")
+        try tui.waitFor("the host-key dialog again") { $0.contains("Unknown host key") && $0.contains(fingerprint) }
+        try tui.send("y")
+        try tui.waitFor("the remote prompt") { screen in
+            screen.split(separator: "\n").contains { $0.hasSuffix("$") || $0.hasSuffix("#") } && !screen.contains("○ sync")
+        }
+        try tui.type("exit")
+        try tui.send("Enter")
+        try tui.waitFor(text: "session to t ended (exit 0)")
+        let show = try world.home.run("show", "t")
+        XCTAssertTrue(show.stdout.contains("host key       ssh-ed25519 pinned"), show.stdout)
+        try tui.send("q")
     }
 }

@@ -34,7 +34,7 @@ final class TUIEndToEndTests: XCTestCase {
         // Search narrows the list as you type; Esc clears it.
         try tui.send("/")
         try tui.type("web")
-        var screen = try tui.waitFor(text: "Hosts 1")
+        var screen = try tui.waitFor("the filtered list") { $0.contains("/web") && $0.contains("Hosts 1") }
         XCTAssertTrue(screen.contains("web1.example.com"), screen)
         XCTAssertFalse(screen.contains("192.168.1.4"), screen)
         try tui.send("Escape")
@@ -67,8 +67,9 @@ final class TUIEndToEndTests: XCTestCase {
         try tui.send("Tab", "C-u")
         try tui.type("99999")
         try tui.send("Enter")
-        screen = try tui.waitFor(text: "port 99999 is out of range (1-65535)")
-        XCTAssertTrue(screen.contains("b.example.com"), screen)
+        screen = try tui.waitFor("the inline port message") {
+            $0.contains("port 99999 is out of range (1-65535)") && $0.contains("b.example.com")
+        }
         try tui.send("Escape")
         try tui.waitFor(text: "cancelled; nothing saved")
 

@@ -7,7 +7,9 @@ import XCTest
 final class Tmux {
     let socket = "sshelf-test-" + UUID().uuidString.prefix(8)
     let session = "tui"
-    let statusFile = (ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp") + "/sshelf-tmux-status-" + UUID().uuidString.prefix(8)
+    /// Where the shell in the pane writes sshelf's exit status (tmux's #{pane_dead_status} is sometimes empty
+    /// when the pane's terminal closes before tmux reaps the process).
+    let statusPath: String
 
     /// Starts `sshelf ARGS` in a detached session of the given size with exactly `environment`.
     init(home: TempHome, arguments: [String] = [], columns: Int = 100, rows: Int = 30,
@@ -17,20 +19,14 @@ final class Tmux {
         // The pane's own TERM (set by tmux) unless the test chooses one.
         let assignments = env.sorted { $0.key < $1.key }.map { Tmux.quote("\($0.key)=\($0.value)") }
             + (env["TERM"] == nil ? ["TERM=\"$TERM\""] : [])
-        // The program runs under a shell that records its exit status in a file: tmux 3.3 sometimes leaves a
-        // pane process unreaped (a zombie, #{pane_dead_status} empty) after it ran a child of its own, while a
-        // shell always collects the status.
-        let program = (["env", "-i"] + assignments + [Tmux.quote(CLI.binary)] + arguments.map(Tmux.quote))
-            .joined(separator: " ")
-        let command = "\(program); echo $? > \(Tmux.quote(statusFile)); exec sleep 3600"
+        statusPath = home.root + "/tui-exit-status"
+        let command = (["env", "-i"] + assignments + [Tmux.quote(CLI.binary)] + arguments.map(Tmux.quote))
+            .joined(separator: " ") + "; echo $? > \(Tmux.quote(statusPath))"
         try tmux(["-f", "/dev/null", "new-session", "-d", "-s", session, "-x", String(columns), "-y", String(rows), command])
         try tmux(["set-option", "-t", session, "remain-on-exit", "on"])
     }
 
-    deinit {
-        _ = try? tmux(["kill-server"])
-        try? FileManager.default.removeItem(atPath: statusFile)
-    }
+    deinit { _ = try? tmux(["kill-server"]) }
 
     static func quote(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
 
@@ -75,9 +71,9 @@ final class Tmux {
         try tmux(["resize-window", "-t", session, "-x", String(columns), "-y", String(rows)])
     }
 
-    /// The pane's exit status once the program ended, else nil.
+    /// sshelf's exit status once it ended, else nil.
     func exitStatus() throws -> Int? {
-        guard let text = try? String(contentsOfFile: statusFile, encoding: .utf8) else { return nil }
+        guard let text = try? String(contentsOfFile: statusPath, encoding: .utf8) else { return nil }
         return Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
