@@ -12,8 +12,12 @@ final class StoreWorker: @unchecked Sendable {
     /// Touched only on `queue`.
     private var opened: Store?
 
-    init(path: String, mailbox: Mailbox) {
+    /// Which reference keys the vault holds, read with each load (names only).
+    private let secretsPresent: @Sendable () -> Set<String>?
+
+    init(path: String, mailbox: Mailbox, secretsPresent: @escaping @Sendable () -> Set<String>? = { nil }) {
         self.path = path
+        self.secretsPresent = secretsPresent
         self.mailbox = mailbox
     }
 
@@ -32,7 +36,7 @@ final class StoreWorker: @unchecked Sendable {
     private func run(_ effect: Effect) {
         if case .load = effect {
             do {
-                mailbox.deliver(.loaded(try CatalogLoader.load(try store())))
+                mailbox.deliver(.loaded(try CatalogLoader.load(try store(), secretsPresent: secretsPresent())))
             } catch {
                 mailbox.deliver(.loadFailed(StoreWorker.message(error)))
             }

@@ -21,7 +21,8 @@ final class TUIApp {
 
     init(context: AppContext) {
         self.context = context
-        worker = StoreWorker(path: context.locations.store, mailbox: mailbox)
+        worker = StoreWorker(path: context.locations.store, mailbox: mailbox,
+                             secretsPresent: { [context] in CatalogLoader.secretsPresent(context) })
         preflight = HostKeyPreflight(context: context, mailbox: mailbox)
         state = UIState()
     }

@@ -53,3 +53,25 @@ final class TUISyncStatusTests: XCTestCase {
         try tui.send("q")
     }
 }
+
+final class TUICredentialSourceTests: XCTestCase {
+    /// A host whose password reference has no item in this device's vault shows "not synced to this device";
+    /// with the item present it shows "vault".
+    func testDetailsSayWhereThePasswordComesFrom() throws {
+        let home = TempHome()
+        home.extraEnvironment = ["SSHELF_VAULT_NO_KEYRING": "1"]
+        XCTAssertExit(try home.run("add", "db", "--host", "db.example", "--auth", "password"), 0)
+        let file = try home.write("CANARY-pw\n", to: "pw")
+        XCTAssertExit(try CLI.run(["-c", "exec \"$0\" \"$@\" 3<'\(file)'", CLI.binary, "vault", "set-password", "db", "--secret-fd", "3"],
+                                  environment: home.environment, shell: true), 0)
+        var tui: Tmux? = try Tmux(home: home, columns: 140)
+        try XCTUnwrap(tui).waitFor(text: "password: vault")
+        try XCTUnwrap(tui).send("q")
+        tui = nil
+        let key = try XCTUnwrap(try home.run("vault", "list").stdout.split(separator: "\n").dropFirst().first?.split(separator: " ").first)
+        XCTAssertExit(try home.run("vault", "rm", String(key)), 0)
+        let after = try Tmux(home: home, columns: 140)
+        try after.waitFor(text: "password: not synced to this device")
+        try after.send("q")
+    }
+}
