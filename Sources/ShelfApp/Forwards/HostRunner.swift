@@ -100,6 +100,7 @@ final class HostRunner: @unchecked Sendable {
         var attempt = 0
         while !isStopping {
             set(.starting)
+            credentials.reset()
             do {
                 let connector = SSHConnector(options: options, credentials: credentials, delegate: UnattendedPrompts())
                 let connection = try connector.connect(plan.endpoints)
@@ -122,8 +123,8 @@ final class HostRunner: @unchecked Sendable {
                 try running.run()
             } catch {
                 guard !isStopping else { break }
-                let reason = Self.describe(error)
-                if Self.isPermanent(error) {
+                let reason = credentials.refusal ?? Self.describe(error)
+                if credentials.refusal != nil || Self.isPermanent(error) {
                     set(.failed, error: reason)
                     wake.wait()
                     break

@@ -16,12 +16,17 @@ final class UnattendedCredentials: CredentialSource {
     private let context: AppContext
     private let vaultSource: VaultCredentialSource
     private let hostName: String
+    /// The last credential refused for its class: the connect flow falls back to asking (nobody answers here),
+    /// so the supervisor reports this reason instead of "no password given".
+    private(set) var refusal: String?
 
     init(context: AppContext, hostName: String) {
         self.context = context
         self.hostName = hostName
         vaultSource = VaultCredentialSource(context: context, askPassphrase: nil)
     }
+
+    func reset() { refusal = nil }
 
     func privateKey(for reference: ReferenceKey) -> ShelfSSH.CredentialLookup { check(reference) ?? vaultSource.privateKey(for: reference) }
     func keyPassphrase(for reference: ReferenceKey) -> ShelfSSH.CredentialLookup { check(reference) ?? vaultSource.keyPassphrase(for: reference) }
@@ -36,7 +41,9 @@ final class UnattendedCredentials: CredentialSource {
               let info = try? vault.items().first(where: { $0.key == reference.rawValue }),
               let stored = info.knownClass, stored.unlockScope == .thisProcess
         else { return nil }
-        return .unavailable(reason: Self.fix(reference: reference, stored: stored, hostName: hostName))
+        let reason = Self.fix(reference: reference, stored: stored, hostName: hostName)
+        refusal = reason
+        return .unavailable(reason: reason)
     }
 
     static func fix(reference: ReferenceKey, stored: AccessibilityClass, hostName: String) -> String {
