@@ -406,7 +406,10 @@ public final class ForwardEngine: @unchecked Sendable {
                 return true
             }
         }
-        if !link.toChannel.isEmpty, !link.failed, may(.write(link.id)) {
+        // One libssh2 write sends at most one 32 KiB packet: keep writing while the window and socket take it.
+        var writes = 0
+        while !link.toChannel.isEmpty, !link.failed, writes < 16, may(.write(link.id)) {
+            writes += 1
             let bytes = link.toChannel.bytes
             let count = libssh2_channel_write_ex(channel, 0, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count)
             if count > 0 {
@@ -416,6 +419,7 @@ public final class ForwardEngine: @unchecked Sendable {
                 progress = true
             } else if count == Int(LIBSSH2_ERROR_EAGAIN) || count == 0 {
                 noteEAGAIN(.write(link.id))
+                break
             } else {
                 settleDone(.write(link.id))
                 if isSessionLost(Int32(count)) { throw lost() }
