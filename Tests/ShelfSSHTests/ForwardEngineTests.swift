@@ -130,4 +130,36 @@ final class ForwardEngineTests: XCTestCase {
         XCTAssertNotNil(status.first { $0.ruleID == dead.id }?.lastError)
         XCTAssertEqual(status.first { $0.ruleID == live.id }?.failedConnections, 0)
     }
+
+    func testIPv6LoopbackBindAndTarget() throws {
+        let target = try ReverseServer(address: "::1")
+        let rule = PortForwardRule(kind: .local, bindAddress: "::1", bindPort: try TrafficSocket.freePort(),
+                                   targetHost: "::1", targetPort: target.port)
+        let forwards = try RunningForwards([rule])
+        defer { forwards.stop() }
+        let fd = try TrafficSocket.connect(port: forwards.port(rule), address: "::1")
+        defer { close(fd) }
+        let payload = Payload.random(1 << 20)
+        XCTAssertEqual(TrafficSocket.exchange(fd, payload), Array(payload.reversed()))
+        XCTAssertThrowsError(try TrafficSocket.connect(port: forwards.port(rule), address: "127.0.0.1"), "bound to ::1 only")
+    }
+
+    func testStoppingDuringATransferEndsEveryConnection() throws {
+        let target = try ReverseServer()
+        let rule = PortForwardRule(kind: .local, bindPort: try TrafficSocket.freePort(), targetHost: "127.0.0.1", targetPort: target.port)
+        let forwards = try RunningForwards([rule])
+        let fds = try (0..<5).map { _ in try TrafficSocket.connect(port: forwards.port(rule)) }
+        // Half a transfer each: the target is still waiting for EOF when the engine stops.
+        for fd in fds { TrafficSocket.writeAll(fd, Payload.random(64 << 10)) }
+        let deadline = Date().addingTimeInterval(10)
+        while (forwards.engine.status().first?.bytesOut ?? 0) < 5 * (64 << 10), Date() < deadline { usleep(10_000) }
+        forwards.stop()
+        XCTAssertNil(forwards.failure)
+        for fd in fds {
+            XCTAssertEqual(TrafficSocket.readAll(fd), [], "the client sees its connection end instead of hanging")
+            close(fd)
+        }
+        XCTAssertEqual(forwards.engine.status().first?.activeConnections, 0)
+        XCTAssertThrowsError(try TrafficSocket.connect(port: forwards.port(rule)))
+    }
 }
