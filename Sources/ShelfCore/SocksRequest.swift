@@ -99,9 +99,11 @@ public struct SocksParser: Sendable {
     private mutating func parseSocks5Request() -> Step {
         guard buffer.count >= 4 else { return .needMore }
         guard buffer[0] == 5 else { return finish(refuse("wrong version \(buffer[0]) in the SOCKS5 request")) }
-        let command = buffer[1], addressType = buffer[3]
+        let command = buffer[1]
+        let addressType = buffer[3]
         guard command == 1 else {
-            return finish(.refuse(reply: socks5Reply(0x07), reason: "unsupported SOCKS command \(command) (only CONNECT)"))
+            return finish(
+                .refuse(reply: socks5Reply(0x07), reason: "unsupported SOCKS command \(command) (only CONNECT)"))
         }
         let host: String
         var end: Int
@@ -138,7 +140,10 @@ public struct SocksParser: Sendable {
     private mutating func parseSocks4() -> Step {
         guard buffer.count >= 8 else { return .needMore }
         guard buffer[1] == 1 else {
-            return finish(.refuse(reply: [0, 0x5B, 0, 0, 0, 0, 0, 0], reason: "unsupported SOCKS4 command \(buffer[1]) (only CONNECT)"))
+            return finish(
+                .refuse(
+                    reply: [0, 0x5B, 0, 0, 0, 0, 0, 0], reason: "unsupported SOCKS4 command \(buffer[1]) (only CONNECT)"
+                ))
         }
         let port = Int(buffer[2]) << 8 | Int(buffer[3])
         guard let userEnd = buffer[8...].firstIndex(of: 0) else {

@@ -23,7 +23,14 @@ public final class ForwardEngine: @unchecked Sendable {
         var status: ForwardStatus
     }
 
-    private enum Op: Equatable { case read(Int), write(Int), eof(Int), free(Int), open(Int), keepalive }
+    private enum Op: Equatable {
+        case read(Int)
+        case write(Int)
+        case eof(Int)
+        case free(Int)
+        case open(Int)
+        case keepalive
+    }
 
     private let connection: SSHConnection
     private let session: Session
@@ -113,13 +120,18 @@ public final class ForwardEngine: @unchecked Sendable {
         case .remote:
             var bound: Int32 = 0
             let address = rule.bindAddress == "*" ? "" : rule.bindAddress
-            guard let listener = libssh2_channel_forward_listen_ex(session.raw, address, Int32(rule.bindPort), &bound, 64) else {
-                throw SSHError(.channelFailed, "\(name) refused to listen on its port \(rule.bindPort) (-R \(rule.spec))",
-                               library: session.lastError(),
-                               hint: "is the port in use on the server, or does its sshd forbid forwarding (AllowTcpForwarding)?")
+            guard
+                let listener = libssh2_channel_forward_listen_ex(session.raw, address, Int32(rule.bindPort), &bound, 64)
+            else {
+                throw SSHError(
+                    .channelFailed, "\(name) refused to listen on its port \(rule.bindPort) (-R \(rule.spec))",
+                    library: session.lastError(),
+                    hint: "is the port in use on the server, or does its sshd forbid forwarding (AllowTcpForwarding)?")
             }
-            forwards.append(Forward(rule: rule, remoteListener: listener,
-                                    status: ForwardStatus(rule: rule, boundPort: rule.bindPort == 0 ? Int(bound) : rule.bindPort)))
+            forwards.append(
+                Forward(
+                    rule: rule, remoteListener: listener,
+                    status: ForwardStatus(rule: rule, boundPort: rule.bindPort == 0 ? Int(bound) : rule.bindPort)))
         case .other(let kind):
             throw SSHError(.invalidConfiguration, "forward kind '\(kind)' is not known to this version of sshelf")
         }
@@ -248,8 +260,9 @@ public final class ForwardEngine: @unchecked Sendable {
         let type = "direct-tcpip"
         let channel = link.openMessage.withUnsafeBufferPointer { message in
             message.baseAddress!.withMemoryRebound(to: CChar.self, capacity: message.count) { pointer in
-                libssh2_channel_open_ex(session.raw, type, UInt32(type.utf8.count), Self.windowSize, Self.packetSize,
-                                        pointer, UInt32(message.count))
+                libssh2_channel_open_ex(
+                    session.raw, type, UInt32(type.utf8.count), Self.windowSize, Self.packetSize,
+                    pointer, UInt32(message.count))
             }
         }
         if let channel {
@@ -362,7 +375,8 @@ public final class ForwardEngine: @unchecked Sendable {
         // Channel → socket.
         if !link.channelReadDone, !link.toSocket.isFull, may(.read(link.id)) {
             let room = link.toSocket.space
-            let count = libssh2_channel_read_ex(channel, 0, room.baseAddress?.assumingMemoryBound(to: CChar.self), room.count)
+            let count = libssh2_channel_read_ex(
+                channel, 0, room.baseAddress?.assumingMemoryBound(to: CChar.self), room.count)
             if count > 0 {
                 settleDone(.read(link.id))
                 link.toSocket.produced(count)
@@ -380,7 +394,9 @@ public final class ForwardEngine: @unchecked Sendable {
                 settleDone(.read(link.id))
                 if isSessionLost(Int32(count)) { throw lost() }
                 link.channelReadDone = true
-                if count != Int(LIBSSH2_ERROR_CHANNEL_CLOSED) { fail(link, "reading the channel failed: \(session.lastError())") }
+                if count != Int(LIBSSH2_ERROR_CHANNEL_CLOSED) {
+                    fail(link, "reading the channel failed: \(session.lastError())")
+                }
                 progress = true
             }
         }
@@ -411,7 +427,8 @@ public final class ForwardEngine: @unchecked Sendable {
         while !link.toChannel.isEmpty, !link.failed, writes < 16, may(.write(link.id)) {
             writes += 1
             let bytes = link.toChannel.bytes
-            let count = libssh2_channel_write_ex(channel, 0, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count)
+            let count = libssh2_channel_write_ex(
+                channel, 0, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count)
             if count > 0 {
                 settleDone(.write(link.id))
                 link.toChannel.consumed(count)
@@ -457,10 +474,12 @@ public final class ForwardEngine: @unchecked Sendable {
         let code: Int
         switch op {
         case .read:
-            code = libssh2_channel_read_ex(channel, 0, scratch.baseAddress?.assumingMemoryBound(to: CChar.self), scratch.count)
+            code = libssh2_channel_read_ex(
+                channel, 0, scratch.baseAddress?.assumingMemoryBound(to: CChar.self), scratch.count)
         case .write:
             let bytes = link.toChannel.bytes
-            code = libssh2_channel_write_ex(channel, 0, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count)
+            code = libssh2_channel_write_ex(
+                channel, 0, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count)
         case .eof:
             code = Int(libssh2_channel_send_eof(channel))
         default:
@@ -557,8 +576,10 @@ public final class ForwardEngine: @unchecked Sendable {
     }
 
     private func isSessionLost(_ code: Int32) -> Bool {
-        let lostCodes: [Int32] = [LIBSSH2_ERROR_SOCKET_DISCONNECT, LIBSSH2_ERROR_SOCKET_RECV, LIBSSH2_ERROR_SOCKET_SEND,
-                                  LIBSSH2_ERROR_SOCKET_TIMEOUT, LIBSSH2_ERROR_TIMEOUT]
+        let lostCodes: [Int32] = [
+            LIBSSH2_ERROR_SOCKET_DISCONNECT, LIBSSH2_ERROR_SOCKET_RECV, LIBSSH2_ERROR_SOCKET_SEND,
+            LIBSSH2_ERROR_SOCKET_TIMEOUT, LIBSSH2_ERROR_TIMEOUT,
+        ]
         return lostCodes.contains(code) || lostCodes.contains(libssh2_session_last_errno(session.raw))
     }
 
@@ -602,7 +623,9 @@ public final class ForwardEngine: @unchecked Sendable {
         if links.values.contains(where: { $0.phase == .closing }) { wantSession = true }
         let sessionEvents = (wantSession ? Int16(POLLIN) | session.blockDirections : 0) | Self.pollReadHangup
         fds.append(pollfd(fd: session.socket, events: sessionEvents, revents: 0))
-        let timeout = Int32(max(100, min(Self.keepaliveSeconds - Date().timeIntervalSince(lastKeepalive), Self.keepaliveSeconds) * 1000))
+        let timeout = Int32(
+            max(100, min(Self.keepaliveSeconds - Date().timeIntervalSince(lastKeepalive), Self.keepaliveSeconds) * 1000)
+        )
         let ready = poll(&fds, nfds_t(fds.count), timeout)
         if ready < 0, errno != EINTR {
             throw SSHError(.network, "poll failed: \(String(cString: strerror(errno)))")

@@ -55,7 +55,9 @@ final class ForwardLink {
     }
 
     /// The SSH `direct-tcpip` payload: target host and port, then the originator's address and port.
-    static func directTCPIPMessage(host: String, port: Int, originator: String = "127.0.0.1", originatorPort: Int = 0) -> [UInt8] {
+    static func directTCPIPMessage(host: String, port: Int, originator: String = "127.0.0.1", originatorPort: Int = 0)
+        -> [UInt8]
+    {
         var message: [UInt8] = []
         func string(_ text: String) {
             let bytes = Array(text.utf8)
@@ -63,7 +65,9 @@ final class ForwardLink {
             message += bytes
         }
         func uint32(_ value: UInt32) {
-            message += [UInt8(value >> 24 & 0xFF), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
+            message += [
+                UInt8(value >> 24 & 0xFF), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF),
+            ]
         }
         string(host)
         uint32(UInt32(port))

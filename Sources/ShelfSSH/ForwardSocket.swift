@@ -17,7 +17,9 @@ enum ForwardSocket {
         let host: String? = address == "*" || address.isEmpty ? nil : address
         let status = getaddrinfo(host, String(port), &hints, &list)
         guard status == 0, let first = list else {
-            throw SSHError(.invalidConfiguration, "cannot resolve the bind address \(address): \(String(cString: gai_strerror(status)))")
+            throw SSHError(
+                .invalidConfiguration,
+                "cannot resolve the bind address \(address): \(String(cString: gai_strerror(status)))")
         }
         defer { freeaddrinfo(list) }
         var fds: [Int32] = []
@@ -47,11 +49,13 @@ enum ForwardSocket {
         guard !fds.isEmpty else {
             let reason = String(cString: strerror(failure))
             if failure == EADDRINUSE {
-                throw SSHError(.invalidConfiguration, "port \(port) on \(address) is already in use",
-                               hint: "stop what is listening there (ss -ltnp 'sport = :\(port)') or change the rule's port")
+                throw SSHError(
+                    .invalidConfiguration, "port \(port) on \(address) is already in use",
+                    hint: "stop what is listening there (ss -ltnp 'sport = :\(port)') or change the rule's port")
             }
-            throw SSHError(.invalidConfiguration, "cannot listen on \(address) port \(port): \(reason)",
-                           hint: failure == EACCES ? "ports below 1024 need privileges" : nil)
+            throw SSHError(
+                .invalidConfiguration, "cannot listen on \(address) port \(port): \(reason)",
+                hint: failure == EACCES ? "ports below 1024 need privileges" : nil)
         }
         return (fds, boundPort)
     }
@@ -83,22 +87,27 @@ enum ForwardSocket {
         var list: UnsafeMutablePointer<addrinfo>? = nil
         let status = getaddrinfo(host, String(port), &hints, &list)
         guard status == 0, let first = list else {
-            return .failure(SSHError(.resolveFailed, "cannot resolve \(host): \(String(cString: gai_strerror(status)))"))
+            return .failure(
+                SSHError(.resolveFailed, "cannot resolve \(host): \(String(cString: gai_strerror(status)))"))
         }
         defer { freeaddrinfo(list) }
         var failure: Int32 = 0
         var cursor: UnsafeMutablePointer<addrinfo>? = first
         while let info = cursor {
             cursor = info.pointee.ai_next
-            let fd = socket(info.pointee.ai_family,
-                            Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            let fd = socket(
+                info.pointee.ai_family,
+                Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
             guard fd >= 0 else { continue }
             tune(fd)
-            if connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 || errno == EINPROGRESS { return .success(fd) }
+            if connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 || errno == EINPROGRESS {
+                return .success(fd)
+            }
             failure = errno
             close(fd)
         }
-        return .failure(SSHError(.connectionRefused, "cannot connect to \(host):\(port): \(String(cString: strerror(failure)))"))
+        return .failure(
+            SSHError(.connectionRefused, "cannot connect to \(host):\(port): \(String(cString: strerror(failure)))"))
     }
 
     /// 0 when the connect finished, else its errno.

@@ -74,17 +74,22 @@ final class SocksParserTests: XCTestCase {
     }
 
     func testUnsupportedCommandAndAddressType() {
-        XCTAssertEqual(byteAtATime(greeting + [5, 2, 0, 1, 1, 2, 3, 4, 0, 80]).step,
-                       .refuse(reply: [5, 7, 0, 1, 0, 0, 0, 0, 0, 0], reason: "unsupported SOCKS command 2 (only CONNECT)"))
-        XCTAssertEqual(byteAtATime(greeting + [5, 1, 0, 9, 1, 2, 3, 4, 0, 80]).step,
-                       .refuse(reply: [5, 8, 0, 1, 0, 0, 0, 0, 0, 0], reason: "unsupported address type 9"))
-        guard case .refuse(let reply, _) = byteAtATime([4, 2, 0, 80, 1, 2, 3, 4, 0]).step else { return XCTFail("BIND accepted") }
+        XCTAssertEqual(
+            byteAtATime(greeting + [5, 2, 0, 1, 1, 2, 3, 4, 0, 80]).step,
+            .refuse(reply: [5, 7, 0, 1, 0, 0, 0, 0, 0, 0], reason: "unsupported SOCKS command 2 (only CONNECT)"))
+        XCTAssertEqual(
+            byteAtATime(greeting + [5, 1, 0, 9, 1, 2, 3, 4, 0, 80]).step,
+            .refuse(reply: [5, 8, 0, 1, 0, 0, 0, 0, 0, 0], reason: "unsupported address type 9"))
+        guard case .refuse(let reply, _) = byteAtATime([4, 2, 0, 80, 1, 2, 3, 4, 0]).step else {
+            return XCTFail("BIND accepted")
+        }
         XCTAssertEqual(reply, [0, 0x5B, 0, 0, 0, 0, 0, 0])
     }
 
     func testNoAcceptableMethod() {
-        XCTAssertEqual(byteAtATime([5, 1, 2]).step,
-                       .refuse(reply: [5, 0xFF], reason: "the client offers no method without authentication"))
+        XCTAssertEqual(
+            byteAtATime([5, 1, 2]).step,
+            .refuse(reply: [5, 0xFF], reason: "the client offers no method without authentication"))
     }
 
     func testTruncatedRequestsWaitAndNeverReadPastTheEnd() {

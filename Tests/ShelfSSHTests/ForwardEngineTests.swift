@@ -24,7 +24,9 @@ final class RunningForwards: @unchecked Sendable {
         self.sshd = try sshd ?? SSHD.start(options)
         if sshd != nil { try self.sshd.authorize(key.publicLine) }
         let identity = world.vaultIdentity(key, type: .ed25519)
-        connection = try world.connector.connect([world.endpoint(self.sshd, identity: identity, pinned: world.pin(self.sshd))])
+        connection = try world.connector.connect([
+            world.endpoint(self.sshd, identity: identity, pinned: world.pin(self.sshd))
+        ])
         engine = try ForwardEngine(connection: connection, rules: rules, hostName: "target")
         Thread { [self] in
             do { try engine.run() } catch { failure = error }
@@ -46,7 +48,8 @@ final class RunningForwards: @unchecked Sendable {
 final class ForwardEngineTests: XCTestCase {
     func testLocalForwardMovesMegabytesBothWays() throws {
         let target = try ReverseServer()
-        let rule = PortForwardRule(kind: .local, bindPort: try TrafficSocket.freePort(), targetHost: "127.0.0.1", targetPort: target.port)
+        let rule = PortForwardRule(
+            kind: .local, bindPort: try TrafficSocket.freePort(), targetHost: "127.0.0.1", targetPort: target.port)
         let forwards = try RunningForwards([rule])
         defer { forwards.stop() }
         let payload = Payload.random(8 << 20)
@@ -62,7 +65,8 @@ final class ForwardEngineTests: XCTestCase {
 
     func testFiftyConcurrentConnections() throws {
         let target = try ReverseServer()
-        let rule = PortForwardRule(kind: .local, bindPort: try TrafficSocket.freePort(), targetHost: "127.0.0.1", targetPort: target.port)
+        let rule = PortForwardRule(
+            kind: .local, bindPort: try TrafficSocket.freePort(), targetHost: "127.0.0.1", targetPort: target.port)
         let forwards = try RunningForwards([rule])
         defer { forwards.stop() }
         let port = forwards.port(rule)
@@ -78,7 +82,11 @@ final class ForwardEngineTests: XCTestCase {
                 let reply = try TrafficSocket.roundTrip(port: port, payload)
                 let good = reply == Array(payload.reversed())
                 results.lock.lock()
-                if good { results.ok += 1 } else { results.problems.append("connection \(index): \(reply.count) of \(payload.count) bytes") }
+                if good {
+                    results.ok += 1
+                } else {
+                    results.problems.append("connection \(index): \(reply.count) of \(payload.count) bytes")
+                }
                 results.lock.unlock()
             } catch {
                 results.lock.lock()
@@ -93,7 +101,8 @@ final class ForwardEngineTests: XCTestCase {
 
     func testHalfCloseStillDeliversTheReply() throws {
         let target = try ReverseServer()
-        let rule = PortForwardRule(kind: .local, bindPort: try TrafficSocket.freePort(), targetHost: "127.0.0.1", targetPort: target.port)
+        let rule = PortForwardRule(
+            kind: .local, bindPort: try TrafficSocket.freePort(), targetHost: "127.0.0.1", targetPort: target.port)
         let forwards = try RunningForwards([rule])
         defer { forwards.stop() }
         let fd = try TrafficSocket.connect(port: forwards.port(rule))
@@ -117,8 +126,10 @@ final class ForwardEngineTests: XCTestCase {
     func testADeadTargetFailsOneConnectionAndTheForwardKeepsServing() throws {
         let target = try ReverseServer()
         let deadPort = try TrafficSocket.freePort()
-        let dead = PortForwardRule(kind: .local, bindPort: try TrafficSocket.freePort(), targetHost: "127.0.0.1", targetPort: deadPort)
-        let live = PortForwardRule(kind: .local, bindPort: try TrafficSocket.freePort(), targetHost: "127.0.0.1", targetPort: target.port)
+        let dead = PortForwardRule(
+            kind: .local, bindPort: try TrafficSocket.freePort(), targetHost: "127.0.0.1", targetPort: deadPort)
+        let live = PortForwardRule(
+            kind: .local, bindPort: try TrafficSocket.freePort(), targetHost: "127.0.0.1", targetPort: target.port)
         let forwards = try RunningForwards([dead, live])
         defer { forwards.stop() }
         XCTAssertEqual(try TrafficSocket.roundTrip(port: forwards.port(dead), Array("x".utf8)), [])
@@ -133,20 +144,23 @@ final class ForwardEngineTests: XCTestCase {
 
     func testIPv6LoopbackBindAndTarget() throws {
         let target = try ReverseServer(address: "::1")
-        let rule = PortForwardRule(kind: .local, bindAddress: "::1", bindPort: try TrafficSocket.freePort(),
-                                   targetHost: "::1", targetPort: target.port)
+        let rule = PortForwardRule(
+            kind: .local, bindAddress: "::1", bindPort: try TrafficSocket.freePort(),
+            targetHost: "::1", targetPort: target.port)
         let forwards = try RunningForwards([rule])
         defer { forwards.stop() }
         let fd = try TrafficSocket.connect(port: forwards.port(rule), address: "::1")
         defer { close(fd) }
         let payload = Payload.random(1 << 20)
         XCTAssertEqual(TrafficSocket.exchange(fd, payload), Array(payload.reversed()))
-        XCTAssertThrowsError(try TrafficSocket.connect(port: forwards.port(rule), address: "127.0.0.1"), "bound to ::1 only")
+        XCTAssertThrowsError(
+            try TrafficSocket.connect(port: forwards.port(rule), address: "127.0.0.1"), "bound to ::1 only")
     }
 
     func testStoppingDuringATransferEndsEveryConnection() throws {
         let target = try ReverseServer()
-        let rule = PortForwardRule(kind: .local, bindPort: try TrafficSocket.freePort(), targetHost: "127.0.0.1", targetPort: target.port)
+        let rule = PortForwardRule(
+            kind: .local, bindPort: try TrafficSocket.freePort(), targetHost: "127.0.0.1", targetPort: target.port)
         let forwards = try RunningForwards([rule])
         let fds = try (0..<5).map { _ in try TrafficSocket.connect(port: forwards.port(rule)) }
         // Half a transfer each: the target is still waiting for EOF when the engine stops.

@@ -25,8 +25,9 @@ final class ForwardPacketTests: XCTestCase {
 
     func testHalfSentPacketsNeverLoseAnotherConnectionsData() throws {
         let target = try ReverseServer()
-        let rule = PortForwardRule(kind: .local, bindPort: try TrafficSocket.freePort(), targetHost: "127.0.0.1",
-                                   targetPort: target.port)
+        let rule = PortForwardRule(
+            kind: .local, bindPort: try TrafficSocket.freePort(), targetHost: "127.0.0.1",
+            targetPort: target.port)
         let forwards = try RunningForwards([rule])
         defer { forwards.stop() }
         let socket = try XCTUnwrap(sessionSocket(port: forwards.sshd.port))
@@ -43,8 +44,11 @@ final class ForwardPacketTests: XCTestCase {
             let payload = Payload.random(8 * (65536 + index * 4099))
             let reply = (try? TrafficSocket.roundTrip(port: port, payload)) ?? []
             results.lock.lock()
-            if reply == Array(payload.reversed()) { results.good += 1 } else {
-                results.problems.append("connection \(index): \(reply.count) of \(payload.count) bytes back, or out of order")
+            if reply == Array(payload.reversed()) {
+                results.good += 1
+            } else {
+                results.problems.append(
+                    "connection \(index): \(reply.count) of \(payload.count) bytes back, or out of order")
             }
             results.lock.unlock()
         }

@@ -11,7 +11,8 @@ final class ForwardRemoteTests: XCTestCase {
     func testRemoteForwardMovesMegabytesBothWays() throws {
         let target = try ReverseServer()
         let remotePort = try TrafficSocket.freePort()
-        let rule = PortForwardRule(kind: .remote, bindPort: remotePort, targetHost: "127.0.0.1", targetPort: target.port)
+        let rule = PortForwardRule(
+            kind: .remote, bindPort: remotePort, targetHost: "127.0.0.1", targetPort: target.port)
         let forwards = try RunningForwards([rule])
         defer { forwards.stop() }
         XCTAssertTrue(forwards.sshd.waitForLog("tcpip-forward"), forwards.sshd.log)

@@ -32,15 +32,20 @@ final class ForwardSocksTests: XCTestCase {
         let proxy = forwards.port(rule)
         let ok5: [UInt8] = [5, 0, 0, 1, 0, 0, 0, 0, 0, 0]
         let name = Array("localhost".utf8)
-        try expectThrough(try socks5(proxy, address: [3, UInt8(name.count)] + name, port: target.port),
-                          payload: Payload.random(3 << 20), reply: ok5)
-        try expectThrough(try socks5(proxy, address: [1, 127, 0, 0, 1], port: target.port),
-                          payload: Payload.random(3 << 20), reply: ok5)
-        try expectThrough(try socks5(proxy, address: [4] + [UInt8](repeating: 0, count: 15) + [1], port: target6.port),
-                          payload: Payload.random(1 << 20), reply: ok5)
+        try expectThrough(
+            try socks5(proxy, address: [3, UInt8(name.count)] + name, port: target.port),
+            payload: Payload.random(3 << 20), reply: ok5)
+        try expectThrough(
+            try socks5(proxy, address: [1, 127, 0, 0, 1], port: target.port),
+            payload: Payload.random(3 << 20), reply: ok5)
+        try expectThrough(
+            try socks5(proxy, address: [4] + [UInt8](repeating: 0, count: 15) + [1], port: target6.port),
+            payload: Payload.random(1 << 20), reply: ok5)
         let fd = try TrafficSocket.connect(port: proxy)
-        TrafficSocket.writeAll(fd, [4, 1, UInt8(target.port >> 8), UInt8(target.port & 0xFF), 0, 0, 0, 1] + Array("me".utf8) + [0]
-                                + Array("localhost".utf8) + [0])
+        TrafficSocket.writeAll(
+            fd,
+            [4, 1, UInt8(target.port >> 8), UInt8(target.port & 0xFF), 0, 0, 0, 1] + Array("me".utf8) + [0]
+                + Array("localhost".utf8) + [0])
         try expectThrough(fd, payload: Payload.random(1 << 20), reply: [0, 0x5A, 0, 0, 0, 0, 0, 0])
         XCTAssertEqual(forwards.engine.status().first?.failedConnections, 0)
     }
@@ -78,8 +83,9 @@ final class ForwardSocksTests: XCTestCase {
         close(fd)
 
         // And the proxy still works.
-        try expectThrough(try socks5(proxy, address: [1, 127, 0, 0, 1], port: target.port),
-                          payload: Payload.random(1 << 20), reply: [5, 0, 0, 1, 0, 0, 0, 0, 0, 0])
+        try expectThrough(
+            try socks5(proxy, address: [1, 127, 0, 0, 1], port: target.port),
+            payload: Payload.random(1 << 20), reply: [5, 0, 0, 1, 0, 0, 0, 0, 0, 0])
         let status = try XCTUnwrap(forwards.engine.status().first)
         XCTAssertEqual(status.failedConnections, 3)
         XCTAssertEqual(status.activeConnections, 0)

@@ -40,7 +40,10 @@ public final class ReverseServer: @unchecked Sendable {
         let already = stopped
         stopped = true
         lock.unlock()
-        if !already { shutdown(listener, Int32(SHUT_RDWR)); close(listener) }
+        if !already {
+            shutdown(listener, Int32(SHUT_RDWR))
+            close(listener)
+        }
     }
 
     private func acceptLoop() {
@@ -204,7 +207,8 @@ public enum Payload {
     public static func sha256(_ bytes: [UInt8]) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
-        let input = Pipe(), output = Pipe()
+        let input = Pipe()
+        let output = Pipe()
         process.standardInput = input
         process.standardOutput = output
         try process.run()

@@ -8,7 +8,8 @@ import ShelfStore
 
 enum ForwardRunCommands {
     static let publicBindOption = OptionSpec.flag(
-        "allow-public-bind", "allow rules that listen on a non-loopback address (the port becomes reachable from the network)")
+        "allow-public-bind",
+        "allow rules that listen on a non-loopback address (the port becomes reachable from the network)")
 
     static let commands: [CommandSpec] = [
         CommandSpec(
@@ -21,8 +22,9 @@ enum ForwardRunCommands {
                 """,
             arguments: [
                 ArgumentSpec(name: "HOST", help: "host name (or id prefix)", completion: .host),
-                ArgumentSpec(name: "RULE", help: "only these rules (id prefix or name); default: every enabled rule",
-                             optional: true, variadic: true),
+                ArgumentSpec(
+                    name: "RULE", help: "only these rules (id prefix or name); default: every enabled rule",
+                    optional: true, variadic: true),
             ],
             options: SSHCommands.connectOptions + [publicBindOption],
             examples: ["sshelf forward start prod-db", "sshelf forward start bastion socks"],
@@ -42,9 +44,11 @@ enum ForwardRunCommands {
             run: up),
         CommandSpec(
             path: ["forward", "status"], summary: "show the running supervisor's rules: state, connections, bytes",
-            details: "States: starting, active (with connection and byte counts), retrying (with the last error and the next attempt), failed (with the reason).",
+            details:
+                "States: starting, active (with connection and byte counts), retrying (with the last error and the next attempt), failed (with the reason).",
             options: [.flag("json", "print JSON for scripts")], run: status),
-        CommandSpec(path: ["forward", "stop"], summary: "stop the running 'forward up' supervisor", run: stopSupervisor),
+        CommandSpec(
+            path: ["forward", "stop"], summary: "stop the running 'forward up' supervisor", run: stopSupervisor),
     ]
 
     static func start(_ call: Invocation, _ context: AppContext) throws -> Int32 {
@@ -52,7 +56,8 @@ enum ForwardRunCommands {
         let rules = try selectRules(call, hostID: plan.target.id, hostName: plan.target.name, store: store)
         try checkBindAddresses(rules, allowPublic: call.flag("allow-public-bind"))
         let options = try SSHCommands.connectOptions(call, context)
-        return try SSHCommands.withConnection(plan, store: store, call: call, options: options, context: context) { connection in
+        return try SSHCommands.withConnection(plan, store: store, call: call, options: options, context: context) {
+            connection in
             let engine = try ForwardEngine(connection: connection, rules: rules, hostName: plan.target.name)
             for status in engine.status() {
                 context.errorOutput("sshelf: forwarding \(status.spec) (port \(status.boundPort))\n")
@@ -62,7 +67,9 @@ enum ForwardRunCommands {
             defer { signals.cancel() }
             try engine.run()
             for status in engine.status() {
-                context.errorOutput("sshelf: stopped \(status.spec): \(status.totalConnections) connections, \(status.bytesOut) bytes out, \(status.bytesIn) bytes in\n")
+                context.errorOutput(
+                    "sshelf: stopped \(status.spec): \(status.totalConnections) connections, \(status.bytesOut) bytes out, \(status.bytesIn) bytes in\n"
+                )
             }
             return 0
         }
@@ -77,19 +84,23 @@ enum ForwardRunCommands {
         var byHost: [UUID: [PortForwardRule]] = [:]
         for rule in autostart {
             guard let hostID = rule.hostID, byID[hostID] != nil else {
-                context.warn("forward \(Display.shortID(rule.id)) (-\(rule.spec.flag) \(rule.spec)) belongs to a deleted host; skipped")
+                context.warn(
+                    "forward \(Display.shortID(rule.id)) (-\(rule.spec.flag) \(rule.spec)) belongs to a deleted host; skipped"
+                )
                 continue
             }
             byHost[hostID, default: []].append(rule)
         }
         guard !byHost.isEmpty else {
-            throw ShelfError(.notFound, "no enabled autostart forward rules",
-                             hint: "sshelf forward add HOST --local 8080:localhost:80 --autostart")
+            throw ShelfError(
+                .notFound, "no enabled autostart forward rules",
+                hint: "sshelf forward add HOST --local 8080:localhost:80 --autostart")
         }
         guard let lockFD = try SupervisorFiles.lock(context.locations) else {
             let pid = (try? SupervisorFiles.read(context.locations))??.pid
-            throw ShelfError(.failure, "a forward supervisor is already running\(pid.map { " (pid \($0))" } ?? "")",
-                             hint: "sshelf forward status; sshelf forward stop")
+            throw ShelfError(
+                .failure, "a forward supervisor is already running\(pid.map { " (pid \($0))" } ?? "")",
+                hint: "sshelf forward status; sshelf forward stop")
         }
         defer { close(lockFD) }
         let options = try SSHCommands.connectOptions(call, context)
@@ -104,15 +115,17 @@ enum ForwardRunCommands {
             try byHost.compactMap { hostID, rules in byID[hostID].map { ($0, rules) } }
                 .sorted { $0.0.name < $1.0.name }
                 .map { host, rules in
-                    HostRunner(plan: try ConnectPlan.make(for: host, in: store), rules: rules, options: options,
-                               context: context, report: report)
+                    HostRunner(
+                        plan: try ConnectPlan.make(for: host, in: store), rules: rules, options: options,
+                        context: context, report: report)
                 }
         }
         let signals = StopSignals { wakeup.stop() }
         defer { signals.cancel() }
         let started = Date()
         func publish() {
-            let state = SupervisorState(pid: getpid(), startedAt: started, updatedAt: Date(), rules: runners.flatMap { $0.snapshot() })
+            let state = SupervisorState(
+                pid: getpid(), startedAt: started, updatedAt: Date(), rules: runners.flatMap { $0.snapshot() })
             do { try SupervisorFiles.write(state, context.locations) } catch {
                 context.warn("could not write the forward state file: \(error)")
             }
@@ -144,11 +157,18 @@ enum ForwardRunCommands {
         }
         let rows = state.rules.map { rule -> [String] in
             var detail = rule.lastError.map(Display.safe) ?? ""
-            if let next = rule.nextAttempt { detail = "next attempt in \(max(0, Int(next.timeIntervalSinceNow.rounded(.up)))) s: " + detail }
-            return [Display.safe(rule.host), rule.spec, rule.state.rawValue, "\(rule.activeConnections)/\(rule.totalConnections)",
-                    "\(rule.bytesOut)", "\(rule.bytesIn)", detail]
+            if let next = rule.nextAttempt {
+                detail = "next attempt in \(max(0, Int(next.timeIntervalSinceNow.rounded(.up)))) s: " + detail
+            }
+            return [
+                Display.safe(rule.host), rule.spec, rule.state.rawValue,
+                "\(rule.activeConnections)/\(rule.totalConnections)",
+                "\(rule.bytesOut)", "\(rule.bytesIn)", detail,
+            ]
         }
-        context.output("supervisor pid \(state.pid)\n" + Display.table(["HOST", "RULE", "STATE", "CONNS", "OUT", "IN", "DETAIL"], rows))
+        context.output(
+            "supervisor pid \(state.pid)\n"
+                + Display.table(["HOST", "RULE", "STATE", "CONNS", "OUT", "IN", "DETAIL"], rows))
         return 0
     }
 
@@ -157,7 +177,8 @@ enum ForwardRunCommands {
             throw ShelfError(.notFound, "no forward supervisor is running")
         }
         guard kill(state.pid, SIGTERM) == 0 else {
-            throw ShelfError(.failure, "cannot signal the supervisor (pid \(state.pid)): \(String(cString: strerror(errno)))")
+            throw ShelfError(
+                .failure, "cannot signal the supervisor (pid \(state.pid)): \(String(cString: strerror(errno)))")
         }
         let deadline = Date().addingTimeInterval(15)
         while kill(state.pid, 0) == 0, Date() < deadline { usleep(50_000) }
@@ -169,22 +190,26 @@ enum ForwardRunCommands {
     }
 
     /// The named rules of this host, or all its enabled ones.
-    static func selectRules(_ call: Invocation, hostID: UUID, hostName: String, store: Store) throws -> [PortForwardRule] {
+    static func selectRules(_ call: Invocation, hostID: UUID, hostName: String, store: Store) throws
+        -> [PortForwardRule]
+    {
         let names = Array(call.arguments.dropFirst())
         let rules = try store.read { store -> [PortForwardRule] in
             if names.isEmpty { return try store.forwardRules(hostID: hostID).filter(\.enabled) }
             return try names.map { name in
                 let rule = try Resolve.forwardRule(name, in: store)
                 guard rule.hostID == hostID else {
-                    throw ShelfError(.usage, "forward rule '\(Display.safe(name))' belongs to another host",
-                                     hint: "sshelf forward list \(Display.safe(hostName))")
+                    throw ShelfError(
+                        .usage, "forward rule '\(Display.safe(name))' belongs to another host",
+                        hint: "sshelf forward list \(Display.safe(hostName))")
                 }
                 return rule
             }
         }
         guard !rules.isEmpty else {
-            throw ShelfError(.notFound, "\(Display.safe(hostName)) has no enabled forward rules",
-                             hint: "sshelf forward add \(Display.safe(hostName)) --local 8080:localhost:80")
+            throw ShelfError(
+                .notFound, "\(Display.safe(hostName)) has no enabled forward rules",
+                hint: "sshelf forward add \(Display.safe(hostName)) --local 8080:localhost:80")
         }
         return rules
     }
@@ -193,8 +218,10 @@ enum ForwardRunCommands {
     static func checkBindAddresses(_ rules: [PortForwardRule], allowPublic: Bool) throws {
         guard !allowPublic else { return }
         for rule in rules where rule.kind != .remote && !ForwardCommands.isLoopback(rule.bindAddress) {
-            throw ShelfError(.usage, "rule -\(rule.spec.flag) \(rule.spec) listens on \(Display.safe(rule.bindAddress)): port \(rule.bindPort) would be reachable from the network",
-                             hint: "pass --allow-public-bind if that is what you want")
+            throw ShelfError(
+                .usage,
+                "rule -\(rule.spec.flag) \(rule.spec) listens on \(Display.safe(rule.bindAddress)): port \(rule.bindPort) would be reachable from the network",
+                hint: "pass --allow-public-bind if that is what you want")
         }
     }
 }

@@ -22,8 +22,10 @@ final class HostRunner: @unchecked Sendable {
     private let wake = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
 
-    init(plan: ConnectPlan, rules: [PortForwardRule], options: ConnectOptions, context: AppContext,
-         report: @escaping @Sendable (String) -> Void) {
+    init(
+        plan: ConnectPlan, rules: [PortForwardRule], options: ConnectOptions, context: AppContext,
+        report: @escaping @Sendable (String) -> Void
+    ) {
         hostName = plan.target.name
         self.plan = plan
         self.rules = rules
@@ -31,7 +33,8 @@ final class HostRunner: @unchecked Sendable {
         self.report = report
         credentials = UnattendedCredentials(context: context, hostName: plan.target.name)
         states = rules.map { rule in
-            RuleState(ruleID: rule.id, host: plan.target.name, spec: "-\(rule.spec.flag) \(rule.spec)", state: .starting)
+            RuleState(
+                ruleID: rule.id, host: plan.target.name, spec: "-\(rule.spec.flag) \(rule.spec)", state: .starting)
         }
     }
 
@@ -147,7 +150,7 @@ final class HostRunner: @unchecked Sendable {
         guard let error = error as? SSHError else { return false }
         switch error.kind {
         case .hostKeyUnknown, .hostKeyChanged, .hostKeyOtherType, .hostKeyRevoked, .credentialNotSynced,
-             .credentialUnavailable, .authenticationFailed, .rsaSignatureUnsupported, .cancelled:
+            .credentialUnavailable, .authenticationFailed, .rsaSignatureUnsupported, .cancelled:
             return true
         default:
             return false

@@ -48,8 +48,9 @@ enum SupervisorFiles {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         guard let state = try? decoder.decode(SupervisorState.self, from: data) else {
-            throw ShelfError(.failure, "the forward state file \(path) is unreadable",
-                             hint: "remove it if no 'sshelf forward up' is running")
+            throw ShelfError(
+                .failure, "the forward state file \(path) is unreadable",
+                hint: "remove it if no 'sshelf forward up' is running")
         }
         guard kill(state.pid, 0) == 0 || errno == EPERM else {
             try? FileManager.default.removeItem(atPath: path)

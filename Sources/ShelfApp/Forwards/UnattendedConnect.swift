@@ -28,18 +28,26 @@ final class UnattendedCredentials: CredentialSource {
 
     func reset() { refusal = nil }
 
-    func privateKey(for reference: ReferenceKey) -> ShelfSSH.CredentialLookup { check(reference) ?? vaultSource.privateKey(for: reference) }
-    func keyPassphrase(for reference: ReferenceKey) -> ShelfSSH.CredentialLookup { check(reference) ?? vaultSource.keyPassphrase(for: reference) }
-    func password(for reference: ReferenceKey) -> ShelfSSH.CredentialLookup { check(reference) ?? vaultSource.password(for: reference) }
+    func privateKey(for reference: ReferenceKey) -> ShelfSSH.CredentialLookup {
+        check(reference) ?? vaultSource.privateKey(for: reference)
+    }
+    func keyPassphrase(for reference: ReferenceKey) -> ShelfSSH.CredentialLookup {
+        check(reference) ?? vaultSource.keyPassphrase(for: reference)
+    }
+    func password(for reference: ReferenceKey) -> ShelfSSH.CredentialLookup {
+        check(reference) ?? vaultSource.password(for: reference)
+    }
 
     func rememberPassword(_ password: ShelfSSH.SecretBytes, forHost hostID: UUID) -> ReferenceKey? { nil }
     var canRemember: Bool { false }
 
     /// An item whose class unlocks only in the process that typed the passphrase cannot serve a supervisor.
     private func check(_ reference: ReferenceKey) -> ShelfSSH.CredentialLookup? {
-        guard let vault = try? Vault.open(context.locations, options: VaultCommands.options(context), createIfMissing: false),
-              let info = try? vault.items().first(where: { $0.key == reference.rawValue }),
-              let stored = info.knownClass, stored.unlockScope == .thisProcess
+        guard
+            let vault = try? Vault.open(
+                context.locations, options: VaultCommands.options(context), createIfMissing: false),
+            let info = try? vault.items().first(where: { $0.key == reference.rawValue }),
+            let stored = info.knownClass, stored.unlockScope == .thisProcess
         else { return nil }
         let reason = Self.fix(reference: reference, stored: stored, hostName: hostName)
         refusal = reason
@@ -47,10 +55,12 @@ final class UnattendedCredentials: CredentialSource {
     }
 
     static func fix(reference: ReferenceKey, stored: AccessibilityClass, hostName: String) -> String {
-        let again = reference.rawValue.hasPrefix("identity")
+        let again =
+            reference.rawValue.hasPrefix("identity")
             ? "import the key again (sshelf identity import NAME FILE)"
             : "store it again (sshelf vault set-password \(Display.safe(hostName)))"
-        return "\(reference.rawValue) is stored \(stored.rawValue), which only a process you typed the passphrase into can read; "
+        return
+            "\(reference.rawValue) is stored \(stored.rawValue), which only a process you typed the passphrase into can read; "
             + "for autostart forwards \(again) so it gets the afterFirstUnlockThisDeviceOnly class, then 'sshelf vault unlock' once per login "
             + "('sshelf vault audit' lists every such item)"
     }

@@ -8,7 +8,9 @@ import XCTest
 final class ForwardCredentialTests: XCTestCase {
     private func fd3(_ home: TempHome, _ arguments: [String], _ text: String) throws -> CLIResult {
         let file = try home.write(text + "\n", to: "fd3-\(UUID().uuidString.prefix(6))")
-        return try CLI.run(["-c", "exec \"$0\" \"$@\" 3<'\(file)'", CLI.binary] + arguments, environment: home.environment, shell: true)
+        return try CLI.run(
+            ["-c", "exec \"$0\" \"$@\" 3<'\(file)'", CLI.binary] + arguments, environment: home.environment, shell: true
+        )
     }
 
     func testWhenUnlockedPasswordIsReportedWithTheFix() throws {
@@ -16,14 +18,17 @@ final class ForwardCredentialTests: XCTestCase {
         let sshd = try SSHD.start()
         let home = TempHome()
         home.extraEnvironment = ["SSHELF_VAULT_NO_KEYRING": "1", "SSHELF_TEST_WEAK_KDF": "1"]
-        XCTAssertExit(try home.run("add", "pw", "--host", "127.0.0.1", "--port", "\(sshd.port)", "--user", TestAccount.name,
-                                   "--auth", "password"), 0)
+        XCTAssertExit(
+            try home.run(
+                "add", "pw", "--host", "127.0.0.1", "--port", "\(sshd.port)", "--user", TestAccount.name,
+                "--auth", "password"), 0)
         XCTAssertExit(try fd3(home, ["vault", "set-password", "pw", "--secret-fd", "3"], TestAccount.password), 0)
         XCTAssertExit(try home.run("exec", "pw", "--accept-new", "--no-stdin", "--", "true"), 0)
         XCTAssertTrue(sshd.waitForLog("Accepted password"), sshd.log)
         let target = try ReverseServer()
         let port = try TrafficSocket.freePort()
-        XCTAssertExit(try home.run("forward", "add", "pw", "--local", "\(port):127.0.0.1:\(target.port)", "--autostart"), 0)
+        XCTAssertExit(
+            try home.run("forward", "add", "pw", "--local", "\(port):127.0.0.1:\(target.port)", "--autostart"), 0)
 
         let up = try BackgroundCLI(home, ["forward", "up"])
         XCTAssertTrue(up.waitFor("pw: failed"), up.stderr)
@@ -34,8 +39,10 @@ final class ForwardCredentialTests: XCTestCase {
         XCTAssertEqual(sshd.logCount("Failed password"), 0, sshd.log)
 
         let audit = try home.run("vault", "audit")
-        XCTAssertTrue((audit.stdout + audit.stderr).contains("host.password") || (audit.stdout + audit.stderr).contains("afterFirstUnlock"),
-                      "\(audit)")
+        XCTAssertTrue(
+            (audit.stdout + audit.stderr).contains("host.password")
+                || (audit.stdout + audit.stderr).contains("afterFirstUnlock"),
+            "\(audit)")
 
         XCTAssertExit(try fd3(home, ["vault", "set-password", "pw", "--secret-fd", "3"], TestAccount.password), 0)
         let fixed = try BackgroundCLI(home, ["forward", "up"])

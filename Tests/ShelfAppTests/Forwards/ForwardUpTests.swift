@@ -10,14 +10,16 @@ final class ForwardUpTests: XCTestCase {
     /// Kills a server and every session process under it (by pid), so clients see the connection drop.
     private func kill(_ server: SSHD) throws {
         let text = try String(contentsOfFile: server.directory + "/sshd.pid", encoding: .utf8)
-        guard let main = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)) else { throw HarnessError("no sshd pid") }
+        guard let main = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw HarnessError("no sshd pid")
+        }
         var victims: [Int32] = []
         var frontier = [main]
         while let parent = frontier.popLast() {
             for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
                 guard let pid = Int32(entry),
-                      let status = try? String(contentsOfFile: "/proc/\(entry)/status", encoding: .utf8),
-                      status.split(separator: "\n").contains("PPid:\t\(parent)")
+                    let status = try? String(contentsOfFile: "/proc/\(entry)/status", encoding: .utf8),
+                    status.split(separator: "\n").contains("PPid:\t\(parent)")
                 else { continue }
                 victims.append(pid)
                 frontier.append(pid)
@@ -53,11 +55,14 @@ final class ForwardUpTests: XCTestCase {
         XCTAssertExit(try world.home.run("exec", "t", "--accept-new", "--", "true"), 0)
         let target = try ReverseServer()
         let port = try TrafficSocket.freePort()
-        XCTAssertExit(try world.home.run("forward", "add", "t", "--local", "\(port):127.0.0.1:\(target.port)", "--autostart"), 0)
+        XCTAssertExit(
+            try world.home.run("forward", "add", "t", "--local", "\(port):127.0.0.1:\(target.port)", "--autostart"), 0)
         let up = try BackgroundCLI(world.home, ["forward", "up"])
         XCTAssertTrue(up.waitFor("t: active"), up.stderr)
         let payload = Payload.random(1 << 20)
-        XCTAssertEqual(try Payload.sha256(try TrafficSocket.roundTrip(port: port, payload)), try Payload.sha256(payload.reversed()))
+        XCTAssertEqual(
+            try Payload.sha256(try TrafficSocket.roundTrip(port: port, payload)), try Payload.sha256(payload.reversed())
+        )
 
         var json = try waitForState(world, ["active"])
         XCTAssertEqual(firstRule(json)["state"] as? String, "active", "\(json)")
@@ -68,7 +73,9 @@ final class ForwardUpTests: XCTestCase {
         let statePath = world.home.sshelfHome + "/run/forwards.json"
         let mode = try FileManager.default.attributesOfItem(atPath: statePath)[.posixPermissions] as? NSNumber
         XCTAssertEqual(mode?.intValue, 0o600)
-        let dirMode = try FileManager.default.attributesOfItem(atPath: world.home.sshelfHome + "/run")[.posixPermissions] as? NSNumber
+        let dirMode =
+            try FileManager.default.attributesOfItem(atPath: world.home.sshelfHome + "/run")[.posixPermissions]
+            as? NSNumber
         XCTAssertEqual(dirMode?.intValue, 0o700)
         let table = try world.home.run("forward", "status")
         XCTAssertTrue(table.stdout.contains("active"), table.stdout)
@@ -85,7 +92,8 @@ final class ForwardUpTests: XCTestCase {
         while up.stderr.components(separatedBy: "t: active").count - 1 < 2, Date() < deadline { usleep(50_000) }
         XCTAssertEqual(up.stderr.components(separatedBy: "t: active").count - 1, 2, up.stderr)
         let again = Payload.random(1 << 20)
-        XCTAssertEqual(try Payload.sha256(try TrafficSocket.roundTrip(port: port, again)), try Payload.sha256(again.reversed()))
+        XCTAssertEqual(
+            try Payload.sha256(try TrafficSocket.roundTrip(port: port, again)), try Payload.sha256(again.reversed()))
         XCTAssertTrue(restarted.waitForLog("direct-tcpip"), restarted.log)
 
         let second = try world.home.run("forward", "up")
