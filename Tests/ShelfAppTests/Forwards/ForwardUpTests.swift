@@ -82,8 +82,17 @@ final class ForwardUpTests: XCTestCase {
 
         try kill(world.sshd)
         XCTAssertTrue(up.waitFor("t: retrying"), up.stderr)
-        json = try waitForState(world, ["retrying", "starting"])
-        XCTAssertTrue(["retrying", "starting"].contains(firstRule(json)["state"] as? String ?? ""), "\(json)")
+        // While the server is down the rule cycles through retrying (with the error and the next attempt).
+        json = try waitForState(world, ["retrying"])
+        XCTAssertEqual(firstRule(json)["state"] as? String, "retrying", "\(json)")
+        XCTAssertNotNil(firstRule(json)["lastError"] as? String, "\(json)")
+        XCTAssertNotNil(firstRule(json)["nextAttempt"] as? String, "\(json)")
+        var retryingTable = try world.home.run("forward", "status")
+        let tableDeadline = Date().addingTimeInterval(10)
+        while !retryingTable.stdout.contains("next attempt in"), Date() < tableDeadline {
+            retryingTable = try world.home.run("forward", "status")
+        }
+        XCTAssertTrue(retryingTable.stdout.contains("next attempt in"), retryingTable.stdout)
         var options = world.sshd.options
         options.port = world.sshd.port
         options.hostKeysFrom = world.sshd.directory
