@@ -1,6 +1,7 @@
 // HostRunner: one host of the supervisor on its own thread — connect unattended, run the host's autostart rules,
-// and after a drop reconnect with exponential backoff and jitter. Errors no retry can fix (host key, credentials
-// the supervisor may not read, a refused login) end in `failed` with the reason instead of hammering the server.
+// and after a drop reconnect with exponential backoff and jitter. Errors only the user can fix (host key,
+// credentials the supervisor may not read, a refused login) are `failed` with the reason and tried again only
+// once a minute, so a fix (`sshelf trust`, `vault unlock`, storing the credential again) is picked up.
 import Foundation
 import ShelfCore
 import ShelfSSH
@@ -128,9 +129,9 @@ final class HostRunner: @unchecked Sendable {
                 guard !isStopping else { break }
                 let reason = credentials.refusal ?? Self.describe(error)
                 if credentials.refusal != nil || Self.isPermanent(error) {
-                    set(.failed, error: reason)
-                    wake.wait()
-                    break
+                    set(.failed, error: reason, next: Date().addingTimeInterval(Self.maximumDelay))
+                    _ = wake.wait(timeout: .now() + Self.maximumDelay)
+                    continue
                 }
                 attempt += 1
                 let delay = Self.delay(attempt: attempt)
