@@ -5,7 +5,7 @@ _sshelf() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
     local cmd=${COMP_WORDS[1]} sub=${COMP_WORDS[2]}
     if [[ $COMP_CWORD -eq 1 ]]; then
-        COMPREPLY=($(compgen -W "list show add edit rm mv connect exec trust group forward identity keygen import export vault sync check completions manpage version help" -- "$cur")); return
+        COMPREPLY=($(compgen -W "list show add edit rm mv connect exec trust group forward identity keygen import export vault sync ui check completions manpage version help" -- "$cur")); return
     fi
     case "$cmd" in
         group) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "list add rm mv" -- "$cur")); return; fi ;;
@@ -20,6 +20,8 @@ _sshelf() {
     case "$cmd" in group|forward|identity|import|export|vault|sync) key="$cmd $sub" ;; esac
     case "$prev" in
         --auth) COMPREPLY=($(compgen -W "auto publickey password keyboardInteractive agent" -- "$cur")); return ;;
+        --benchmark-query) COMPREPLY=(); return ;;
+        --benchmark-report) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --code-fd) COMPREPLY=(); return ;;
         --comment) COMPREPLY=(); return ;;
         --dynamic) COMPREPLY=(); return ;;
@@ -89,6 +91,7 @@ _sshelf() {
         "sync now") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "sync devices") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;
         "sync disable") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "ui") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--print-keymap --benchmark-report --benchmark-query --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "check") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "completions") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=($(compgen -W "bash zsh fish" -- "$cur")); fi ;;
         "manpage") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;

@@ -1,4 +1,5 @@
 // CShims: the bodies of the macro wrappers declared in include/CShims.h.
+#define _GNU_SOURCE 1 // for wcwidth
 #define NCURSES_WIDECHAR 1
 #define _XOPEN_SOURCE_EXTENDED 1
 #include <ncursesw/curses.h>
@@ -25,4 +26,50 @@ long cshims_add_key(const char *type, const char *description, const void *paylo
 long cshims_keyctl(int operation, unsigned long arg2, unsigned long arg3, unsigned long arg4,
                    unsigned long arg5) {
     return syscall(SYS_keyctl, operation, arg2, arg3, arg4, arg5);
+}
+
+int cshims_put_cell(int row, int col, const wchar_t *text, short pair, unsigned flags) {
+    attr_t attrs = A_NORMAL;
+    if (flags & CSHIMS_BOLD) attrs |= A_BOLD;
+    if (flags & CSHIMS_REVERSE) attrs |= A_REVERSE;
+    if (flags & CSHIMS_UNDERLINE) attrs |= A_UNDERLINE;
+    if (flags & CSHIMS_DIM) attrs |= A_DIM;
+    cchar_t cell;
+    if (setcchar(&cell, text, attrs, pair, NULL) != OK) return ERR;
+    return mvadd_wch(row, col, &cell);
+}
+
+void cshims_setup_screen(int escape_delay_ms) {
+    raw();
+    noecho();
+    nonl();
+    keypad(stdscr, TRUE);
+    curs_set(0);
+    set_escdelay(escape_delay_ms);
+    leaveok(stdscr, TRUE);
+}
+
+int cshims_read_key(int timeout_ms, unsigned int *code) {
+    wint_t ch = 0;
+    timeout(timeout_ms);
+    int kind = get_wch(&ch);
+    *code = (unsigned int)ch;
+    if (kind == KEY_CODE_YES) return 2;
+    if (kind == OK) return 1;
+    return 0;
+}
+
+int cshims_colors(void) { return COLORS; }
+
+void cshims_clear_screen(void) { clearok(stdscr, TRUE); erase(); }
+
+void cshims_refresh(void) { refresh(); }
+
+int cshims_char_width(wchar_t ch) { return wcwidth(ch); }
+
+int cshims_start_screen(void) {
+    SCREEN *screen = newterm(NULL, stdout, stdin);
+    if (screen == NULL) return 0;
+    set_term(screen);
+    return 1;
 }

@@ -17,6 +17,8 @@ public enum SshelfMain {
     }
 
     static func run(_ argv: [String], context: AppContext) -> Int32 {
+        // No arguments on a terminal opens the TUI; piped or redirected, the overview help is printed instead.
+        if argv.isEmpty && TUIApp.isInteractive { return TUIApp(context: context).run() }
         do {
             switch try ArgumentParser.parse(argv, table: Commands.table) {
             case .help(let text):
@@ -59,16 +61,20 @@ enum StandardStreams {
     /// Writes all of `text`, retrying short writes and EINTR; a closed pipe (EPIPE) ends the write quietly.
     static func write(_ text: String, fd: Int32) {
         var text = text
-        text.withUTF8 { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return
-                }
-                offset += written
+        text.withUTF8 { write(UnsafeRawBufferPointer($0), fd: fd) }
+    }
+
+    /// Writes all of `bytes` (binary-safe, for exec output).
+    static func write(_ bytes: UnsafeRawBufferPointer, fd: Int32) {
+        guard let base = bytes.baseAddress else { return }
+        var offset = 0
+        while offset < bytes.count {
+            let written = Glibc.write(fd, base + offset, bytes.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                return
             }
+            offset += written
         }
     }
 }

@@ -5,16 +5,14 @@ import CLibSSH2
 import Foundation
 
 final class JumpBridge: @unchecked Sendable {
-    // Unowned, and the channel released in stop(): the pump thread's closure may hold the last reference to
-    // the bridge and release it after the connection freed the outer session; nothing libssh2-owned may be
-    // freed from there (that was a use-after-free in libssh2_channel_free).
-    unowned let outer: Session
-    private var channel: Channel?
+    let outer: Session
+    let channel: Channel
     /// Our end of the socketpair; the inner session owns the other.
     private let pumpEnd: Int32
     let innerEnd: Int32
     private let stopPipe: (read: Int32, write: Int32)
-    private let finished = DispatchSemaphore(value: 0)
+    private var thread: JoinableThread?
+    private var stopped = false
     private let keepaliveInterval: Int
 
     init(outer: Session, channel: Channel, keepaliveInterval: Int) throws(SSHError) {
@@ -38,27 +36,23 @@ final class JumpBridge: @unchecked Sendable {
     }
 
     func start() {
-        let thread = Thread { [self] in
-            pump()
-            finished.signal()
-        }
-        thread.name = "sshelf-jump-bridge"
-        thread.start()
+        thread = JoinableThread { [self] in pump() }
     }
 
     /// Stops the pump (after the inner session has disconnected) and waits for its thread to let go.
     func stop() {
+        guard !stopped else { return }
+        stopped = true
         var byte: UInt8 = 1
         _ = write(stopPipe.write, &byte, 1)
-        finished.wait()
-        channel = nil  // frees the channel here, while the outer session is certainly alive
+        thread?.join()
+        thread = nil
         close(pumpEnd)
         close(stopPipe.read)
         close(stopPipe.write)
     }
 
     private func pump() {
-        guard let channel else { return }
         outer.setBlocking(false)
         _ = fcntl(pumpEnd, F_SETFL, fcntl(pumpEnd, F_GETFL) | O_NONBLOCK)
         let size = 256 * 1024

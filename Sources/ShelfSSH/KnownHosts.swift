@@ -1,6 +1,7 @@
 // KnownHosts: OpenSSH known_hosts files — parsed line by line (plain, hashed `|1|salt|hmac`, `[host]:port`,
 // wildcards and negations, `@revoked`), with every line we cannot parse kept verbatim so a rewrite loses nothing.
 import Foundation
+import ShelfCore
 import ShelfSystem
 
 public struct KnownHostEntry: Sendable, Equatable {

@@ -23,6 +23,16 @@ public final class SSHConnection {
         target.setTimeout(seconds: 0)
     }
 
+    public var isClosed: Bool { closed }
+
+    /// For a connection kept warm between commands (the TUI): sends a keepalive on the target session if one is
+    /// due and returns the seconds until the next. Jump sessions keep themselves alive on their bridge threads.
+    @discardableResult
+    public func keepAlive() -> Int {
+        guard !closed, !sessions.isEmpty else { return 0 }
+        return target.keepaliveTick()
+    }
+
     /// Disconnects every hop, innermost first; safe to call twice.
     public func close() {
         guard !closed else { return }
@@ -34,6 +44,8 @@ public final class SSHConnection {
                 bridges[index - 1].stop()
             }
         }
+        // A bridge whose inner session never came up (its creation failed) is stopped here.
+        for bridge in bridges.reversed() { bridge.stop() }
         bridges.removeAll()
         sessions.removeAll()
     }

@@ -83,6 +83,14 @@ extension Store {
         return records
     }
 
+    /// How many of this device's changes are stamped after `watermark` (not yet sent), without loading them.
+    public func localChangeCount(after watermark: ClockStamp?) throws -> Int {
+        try db.query("""
+            SELECT count(*) FROM record_clock WHERE device = ? AND (wall > ? OR (wall = ? AND counter > ?))
+            """, [.text(try deviceID), .int(Int(watermark?.wall ?? -1)), .int(Int(watermark?.wall ?? -1)),
+                  .int(watermark?.counter ?? -1)]) { $0.int(0) }.first ?? 0
+    }
+
     func currentBody(_ kind: RecordKind, _ id: UUID) throws -> [String: JSONValue]? {
         let key: [SQLValue] = [.text(id.storeText)]
         switch kind {

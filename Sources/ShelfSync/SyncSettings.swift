@@ -49,6 +49,11 @@ public struct SyncSettings: Sendable, Equatable {
         }
     }
 
+    /// Local changes made since the last run sent this device's batch.
+    public static func pendingUp(_ store: Store) throws -> Int {
+        try store.localChangeCount(after: try exportedWatermark(store))
+    }
+
     static func exportedWatermark(_ store: Store) throws -> ClockStamp? {
         guard let text = try store.setting("sync.exported") else { return nil }
         let parts = text.split(separator: ".")

@@ -1,14 +1,24 @@
 // Canvas: a grid of styled cells that every widget draws into; the terminal backend blits it. Pure, no IO.
 public struct CellStyle: Hashable, Sendable {
-    public enum Color: Hashable, Sendable { case normal, green, orange, blue, red, dim }
+    /// Meanings, not terminal colours: the backend maps them (orange is 208 on 256 colours, yellow on 8).
+    public enum Color: Hashable, Sendable, CaseIterable { case normal, green, orange, blue, red, dim }
     public var color: Color
     public var bold: Bool
     public var reverse: Bool
-    public init(color: Color = .normal, bold: Bool = false, reverse: Bool = false) {
+    /// Marks matched characters of a search, so they stay visible without colour too.
+    public var underline: Bool
+    public init(color: Color = .normal, bold: Bool = false, reverse: Bool = false, underline: Bool = false) {
         self.color = color
         self.bold = bold
         self.reverse = reverse
+        self.underline = underline
     }
+
+    public static let plain = CellStyle()
+    public static let dim = CellStyle(color: .dim)
+    public static let bold = CellStyle(bold: true)
+    public static let selected = CellStyle(reverse: true)
+    public static let error = CellStyle(color: .red)
 }
 
 public struct Cell: Hashable, Sendable {
@@ -20,7 +30,7 @@ public struct Cell: Hashable, Sendable {
     }
 }
 
-public struct Canvas: Sendable {
+public struct Canvas: Sendable, Equatable {
     public let rows: Int
     public let columns: Int
     public private(set) var cells: [Cell]
@@ -32,15 +42,41 @@ public struct Canvas: Sendable {
     }
 
     /// Writes text from (row, column), clipped at the right edge; returns the column after the last cell.
+    /// Control characters (from a synced record) are drawn as '?' so they never reach the terminal.
     @discardableResult
     public mutating func write(_ text: String, row: Int, column: Int, style: CellStyle = CellStyle()) -> Int {
         guard row >= 0, row < rows else { return column }
         var col = column
         for ch in text where col < columns {
-            if col >= 0 { cells[row * columns + col] = Cell(ch, style: style) }
+            if col >= 0 { cells[row * columns + col] = Cell(Canvas.printable(ch), style: style) }
             col += 1
         }
         return col
+    }
+
+    /// Writes text clipped to `width` cells, ending in '…' when cut.
+    @discardableResult
+    public mutating func write(_ text: String, row: Int, column: Int, width: Int, style: CellStyle = CellStyle(),
+                               ellipsis: Character = "…") -> Int {
+        guard width > 0 else { return column }
+        if text.count <= width { return write(text, row: row, column: column, style: style) }
+        return write(String(text.prefix(width - 1)) + String(ellipsis), row: row, column: column, style: style)
+    }
+
+    /// Fills a rectangle with one character and style (clears a pane or draws a selection bar).
+    public mutating func fill(row: Int, column: Int, height: Int, width: Int, character: Character = " ",
+                              style: CellStyle = CellStyle()) {
+        for r in max(0, row)..<min(rows, row + height) {
+            for c in max(0, column)..<min(columns, column + width) {
+                cells[r * columns + c] = Cell(character, style: style)
+            }
+        }
+    }
+
+    /// Changes the style of cells already written (selection bars keep the text's own colours otherwise).
+    public mutating func restyle(row: Int, column: Int, width: Int, _ change: (inout CellStyle) -> Void) {
+        guard row >= 0, row < rows else { return }
+        for c in max(0, column)..<min(columns, column + width) { change(&cells[row * columns + c].style) }
     }
 
     public subscript(row: Int, column: Int) -> Cell { cells[row * columns + column] }
@@ -52,5 +88,17 @@ public struct Canvas: Sendable {
             while line.last == " " { line.removeLast() }
             return line
         }.joined(separator: "\n")
+    }
+
+    /// The text of one row, trailing spaces trimmed.
+    public func line(_ row: Int) -> String {
+        var line = String(cells[(row * columns)..<((row + 1) * columns)].map(\.character))
+        while line.last == " " { line.removeLast() }
+        return line
+    }
+
+    static func printable(_ ch: Character) -> Character {
+        ch.unicodeScalars.contains { $0.properties.generalCategory == .control
+            || (0x202A...0x202E).contains($0.value) || (0x2066...0x2069).contains($0.value) } ? "?" : ch
     }
 }

@@ -22,6 +22,10 @@ final class SyncCommandTests: XCTestCase {
         XCTAssertExit(try b.run("sync", "now"), 0)
         XCTAssertExit(try a.run("sync", "now"), 0)
         XCTAssertTrue(try a.run("show", "web").stdout.contains("w.example:2222"))
+        XCTAssertExit(try a.run("edit", "web", "--tag", "later"), 0)
+        XCTAssertTrue(try a.run("sync", "status").stdout.contains("1 local change not sent yet"))
+        XCTAssertExit(try a.run("sync", "now"), 0)
+        XCTAssertFalse(try a.run("sync", "status").stdout.contains("not sent yet"))
         let devices = try a.run("sync", "devices")
         XCTAssertEqual(devices.stdout.split(separator: "\n").count, 3, devices.stdout)
 
@@ -79,5 +83,34 @@ final class SyncJoinCommandTests: XCTestCase {
         XCTAssertTrue(list.stdout.contains("whenUnlocked "), list.stdout)
         // The code never appears as an argument: `sync join` has no option that takes it.
         XCTAssertExit(try b.run("sync", "join", code), 2)
+    }
+}
+
+final class SyncPassphraseCommandTests: XCTestCase {
+    func fd3(_ home: TempHome, _ arguments: [String], _ text: String) throws -> CLIResult {
+        let file = try home.write(text + "\n", to: "fd3-\(UUID().uuidString.prefix(6))")
+        return try CLI.run(["-c", "exec \"$0\" \"$@\" 3<'\(file)'", CLI.binary] + arguments, environment: home.environment, shell: true)
+    }
+
+    /// With a vault passphrase, `--passphrase-fd` unlocks for the whole run: the sync key is stored and the
+    /// whenUnlocked password is read and sealed, with the passphrase entered once.
+    func testCredentialSyncWithAPassphraseProtectedVault() throws {
+        let remote = (ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp") + "/sshelf-pp-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: remote, withIntermediateDirectories: true)
+        let a = TempHome()
+        a.extraEnvironment = ["SSHELF_VAULT_NO_KEYRING": "1", "SSHELF_TEST_WEAK_KDF": "1"]
+        XCTAssertExit(try a.run("add", "db", "--host", "db.example"), 0)
+        XCTAssertExit(try a.run("vault", "init"), 0)
+        XCTAssertExit(try fd3(a, ["vault", "passwd", "--passphrase-fd", "3"], "vault pass phrase"), 0)
+        XCTAssertExit(try fd3(a, ["vault", "set-password", "db", "--secret-fd", "3", "--passphrase-fd", "3"],
+                              "vault pass phrase\nCANARY-db-password"), 0)
+        let locked = try a.run("sync", "enable", "--folder", remote, "--credentials")
+        XCTAssertNotEqual(locked.status, 0, "without the passphrase and no terminal the sync key cannot be stored")
+        let enabled = try fd3(a, ["sync", "enable", "--folder", remote, "--credentials", "--passphrase-fd", "3"], "vault pass phrase")
+        XCTAssertExit(enabled, 0)
+        XCTAssertTrue(enabled.stdout.contains("credentials: 0 received, 1 in the upload, 1 moved to syncable classes"), enabled.stdout)
+        let paused = try a.run("sync", "now")
+        XCTAssertExit(paused, 1)
+        XCTAssertTrue(paused.stderr.contains("vault locked (credential track paused while config keeps syncing)"), paused.stderr)
     }
 }

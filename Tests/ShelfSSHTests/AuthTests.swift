@@ -173,4 +173,29 @@ final class AuthTests: XCTestCase {
         XCTAssertTrue(world.delegate.passwordRequests.isEmpty)
         XCTAssertTrue(world.delegate.challenges.isEmpty)
     }
+
+    func testEncryptedKeyAsksForItsPassphraseAfterVerification() throws {
+        let key = try TestKey.generate(.ed25519, passphrase: "open sesame")
+        let sshd = try server(keys: [key])
+        let world = SSHWorld()
+        world.delegate.keyPassphrase = "open sesame"
+        let identity = Identity(name: "locked", keyType: .ed25519, keyFile: key.privatePath)
+        let connection = try world.connector.connect([world.endpoint(sshd, auth: .publickey, identity: identity, pinned: world.pin(sshd))])
+        XCTAssertEqual(connection.outcome.methods, ["publickey"])
+        let entries = world.journal.entries
+        XCTAssertLessThan(try XCTUnwrap(entries.firstIndex(of: "verified target")), try XCTUnwrap(entries.firstIndex(of: "askKeyPassphrase")))
+    }
+
+    func testRSAHostKeyWorksWhenTheServerAllowsSSHRSA() throws {
+        let key = try TestKey.generate(.ed25519)
+        let sshd = try server(keys: [key]) {
+            $0.hostKeyTypes = [.rsa]
+            $0.extraConfig = ["HostKeyAlgorithms +ssh-rsa"]
+        }
+        let world = SSHWorld()
+        let connection = try world.connector.connect([
+            world.endpoint(sshd, identity: world.vaultIdentity(key, type: .ed25519), pinned: world.pin(sshd, .rsa))
+        ])
+        XCTAssertEqual(try whoami(connection), "\(TestAccount.name)\n")
+    }
 }

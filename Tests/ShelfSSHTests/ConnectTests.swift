@@ -53,3 +53,35 @@ enum SSHDPort {
         return port
     }
 }
+
+final class TransportTests: XCTestCase {
+    override func setUpWithError() throws { try TestAccount.ensure() }
+
+    func testIPv6Loopback() throws {
+        let key = try TestKey.generate(.ed25519)
+        var options = SSHD.Options()
+        options.listenAddress = "::1"
+        options.authorizedKeys = [key.publicLine]
+        let sshd = try SSHD.start(options)
+        let world = SSHWorld()
+        let connection = try world.connector.connect([
+            world.endpoint(sshd, identity: world.vaultIdentity(key, type: .ed25519), pinned: world.pin(sshd))
+        ])
+        let (status, out, _) = try SSHWorld.run(connection, "echo v6")
+        XCTAssertEqual(status, .status(0))
+        XCTAssertEqual(out, Array("v6\n".utf8))
+        XCTAssertTrue(sshd.waitForLog("Connection from ::1"), sshd.log)
+    }
+
+    func testSilentServerTimesOutDuringTheHandshake() throws {
+        let listener = try SilentListener()
+        let world = SSHWorld()
+        let hop = SSHEndpoint(name: "silent", hostname: "127.0.0.1", port: listener.port, user: "x")
+        let connector = SSHConnector(options: ConnectOptions(trust: world.trust, connectTimeout: 1),
+                                     credentials: world.source, delegate: world.delegate)
+        XCTAssertThrowsError(try connector.connect([hop])) { error in
+            XCTAssertEqual((error as? SSHError)?.kind, .timedOut, "\(error)")
+        }
+        XCTAssertNil(world.journal.index(of: "lookup"))
+    }
+}

@@ -1,4 +1,5 @@
 // DigestTests: SHA-256, SHA-1 and HMAC-SHA1 against published vectors, and fingerprints against ssh-keygen.
+import ShelfCore
 @testable import ShelfSSH
 import TestSupport
 import XCTest

@@ -23,7 +23,14 @@ final class ExecTests: XCTestCase {
         ])
     }
 
-    override func tearDown() { connection?.close() }
+    /// XCTest keeps test-case objects alive until the run ends: stop the server here, not in a deinit.
+    override func tearDown() {
+        connection?.close()
+        connection = nil
+        sshd?.stop()
+        sshd = nil
+        world = nil
+    }
 
     func testExitStatusAndStreamsKeptApart() throws {
         let (status, out, err) = try SSHWorld.run(connection, "echo out; echo err >&2; exit 7")
@@ -31,8 +38,12 @@ final class ExecTests: XCTestCase {
         XCTAssertEqual(status.exitCode, 7)
         XCTAssertEqual(String(decoding: out, as: UTF8.self), "out\n")
         XCTAssertEqual(String(decoding: err, as: UTF8.self), "err\n")
+        // The same connection serves later commands (a warm session): no new handshake or login.
+        connection.keepAlive()
         let (ok, _, _) = try SSHWorld.run(connection, "true")
         XCTAssertEqual(ok, .status(0))
+        XCTAssertTrue(sshd.waitForLog("Accepted publickey"))
+        XCTAssertEqual(sshd.logCount("Accepted publickey"), 1)
     }
 
     func testSignalEndsWithExitCode255() throws {

@@ -28,10 +28,15 @@ final class RunningForwards: @unchecked Sendable {
             world.endpoint(self.sshd, identity: identity, pinned: world.pin(self.sshd))
         ])
         engine = try ForwardEngine(connection: connection, rules: rules, hostName: "target")
-        Thread { [self] in
-            do { try engine.run() } catch { failure = error }
+        // Weak: the thread must not release the engine (and with it libssh2 objects) after `finished`.
+        Thread { [weak self, finished] in
+            self?.runEngine()
             finished.signal()
         }.start()
+    }
+
+    private func runEngine() {
+        do { try engine.run() } catch { failure = error }
     }
 
     func port(_ rule: PortForwardRule) -> Int {

@@ -53,6 +53,9 @@ final class HostKeyTests: XCTestCase {
         let sshd = try server()
         let world = SSHWorld()
         world.delegate.hostKeyDecision = .acceptAndRemember
+        let kept = "# written by hand\nthis line is not a known_hosts entry\n"
+        try FileManager.default.createDirectory(atPath: world.directory + "/data", withIntermediateDirectories: true)
+        try kept.write(toFile: world.ownKnownHosts, atomically: true, encoding: .utf8)
         let identity = world.vaultIdentity(key, type: .ed25519)
         let hop = world.endpoint(sshd, identity: identity)
         let connection = try world.connector.connect([hop])
@@ -61,6 +64,7 @@ final class HostKeyTests: XCTestCase {
         connection.close()
         let saved = try KnownHostsFile.load(world.ownKnownHosts)
         XCTAssertEqual(saved.entries(for: sshd.knownHostsName).map(\.key.pinned), [world.pin(sshd)])
+        XCTAssertTrue(saved.text.hasPrefix(kept), "lines it could not parse are kept: \(saved.text)")
 
         world.delegate.hostKeyDecision = .refuse
         world.delegate.questions = []

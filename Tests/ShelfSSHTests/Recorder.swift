@@ -19,6 +19,7 @@ final class RecordingDelegate: ConnectDelegate {
     var rememberPassword = false
     var passwordRequests: [PasswordRequest] = []
     var keyboardAnswers: [[String]] = []
+    var keyPassphrase: String? = nil
     var challenges: [KeyboardChallenge] = []
 
     init(journal: Journal) { self.journal = journal }
@@ -35,6 +36,12 @@ final class RecordingDelegate: ConnectDelegate {
         guard !passwords.isEmpty else { return nil }
         var bytes = Array(passwords.removeFirst().utf8)
         return PasswordAnswer(password: SecretBytes.take(&bytes), remember: rememberPassword)
+    }
+
+    func askKeyPassphrase(hopName: String, keyDescription: String) -> SecretBytes? {
+        journal.add("askKeyPassphrase")
+        guard var bytes = keyPassphrase.map({ Array($0.utf8) }) else { return nil }
+        return SecretBytes.take(&bytes)
     }
 
     func answer(_ challenge: KeyboardChallenge) -> [SecretBytes]? {

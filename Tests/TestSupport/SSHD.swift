@@ -42,7 +42,7 @@ public final class SSHD: @unchecked Sendable {
     /// Where sshd's log goes; tests read it to prove what the server saw.
     public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
-    /// `[127.0.0.1]:port`, the known_hosts name of this server.
+    /// `[127.0.0.1]:port` (or `[::1]:port`), the known_hosts name of this server.
     public var knownHostsName: String { "[\(options.listenAddress)]:\(port)" }
 
     /// The host public key line (`type base64`) of one of this server's host keys.
@@ -141,24 +141,57 @@ public final class SSHD: @unchecked Sendable {
         return true
     }
 
+    /// A port the kernel just handed out on `address` (IPv4 or IPv6), released for sshd to take.
     static func freePort(_ address: String) throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let listener = try SilentListener(address)
+        return listener.port
+    }
+}
+
+/// A loopback TCP listener that accepts connections into its backlog and never says a word: for timeouts.
+public final class SilentListener {
+    public let port: Int
+    private let fd: Int32
+
+    public init(_ address: String = "127.0.0.1") throws {
+        let v6 = address.contains(":")
+        let fd = socket(v6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw HarnessError("socket() failed") }
-        defer { close(fd) }
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_port = 0
-        inet_pton(AF_INET, address, &addr.sin_addr)
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &addr) {
+        self.fd = fd
+        var storage = sockaddr_storage()
+        var length: socklen_t
+        if v6 {
+            var addr = sockaddr_in6()
+            addr.sin6_family = sa_family_t(AF_INET6)
+            inet_pton(AF_INET6, address, &addr.sin6_addr)
+            length = socklen_t(MemoryLayout<sockaddr_in6>.size)
+            withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: withUnsafeBytes(of: addr) { $0 }) }
+        } else {
+            var addr = sockaddr_in()
+            addr.sin_family = sa_family_t(AF_INET)
+            inet_pton(AF_INET, address, &addr.sin_addr)
+            length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: withUnsafeBytes(of: addr) { $0 }) }
+        }
+        let bound = withUnsafePointer(to: &storage) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
         }
-        guard bound == 0 else { throw HarnessError("bind failed") }
-        _ = withUnsafeMutablePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        guard bound == 0, listen(fd, 8) == 0 else {
+            close(fd)
+            throw HarnessError("cannot listen on \(address)")
         }
-        return Int(UInt16(bigEndian: addr.sin_port))
+        var actual = sockaddr_storage()
+        var actualLength = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        _ = withUnsafeMutablePointer(to: &actual) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &actualLength) }
+        }
+        port = withUnsafeBytes(of: actual) { raw in
+            // sin_port and sin6_port sit at the same offset (2), in network byte order.
+            Int(UInt16(raw[2]) << 8 | UInt16(raw[3]))
+        }
     }
+
+    deinit { close(fd) }
 }
 
 /// A user key pair for tests, generated with ssh-keygen in a private directory.
@@ -168,8 +201,7 @@ public struct TestKey {
     public var privateBytes: [UInt8] { [UInt8](FileManager.default.contents(atPath: privatePath) ?? Data()) }
 
     public static func generate(_ type: SSHD.KeyType, passphrase: String = "", in directory: String? = nil) throws -> TestKey {
-        let base = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
-        let dir = directory ?? (base + "/sshelf-key-" + UUID().uuidString.prefix(8))
+        let dir = directory ?? (TestScratch.root + "/key-" + UUID().uuidString.prefix(8))
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let path = dir + "/id_" + type.rawValue
         try Shell.run("/usr/bin/ssh-keygen", ["-q", "-t", type.rawValue, "-N", passphrase, "-C", "sshelf-test", "-f", path])
@@ -186,9 +218,25 @@ public enum TestAccount {
 
     public static func ensure() throws {
         if (try? Shell.run("/usr/bin/id", ["-u", name])) == nil {
-            try Shell.run("/usr/sbin/useradd", ["-m", "-s", "/bin/sh", name])
+            do {
+                try Shell.run("/usr/sbin/useradd", ["-m", "-s", "/bin/sh", name])
+            } catch {
+                // Another test process may have created it a moment ago; only a still-missing account is an error.
+                guard (try? Shell.run("/usr/bin/id", ["-u", name])) != nil else { throw error }
+            }
         }
-        try Shell.run("/usr/sbin/chpasswd", [], input: "\(name):\(password)\n")
+        // Parallel test workers may hold the /etc/shadow lock for a moment: retry briefly.
+        var attempt = 0
+        while true {
+            do {
+                try Shell.run("/usr/sbin/chpasswd", [], input: "\(name):\(password)\n")
+                return
+            } catch {
+                attempt += 1
+                if attempt >= 20 { throw error }
+                usleep(100_000)
+            }
+        }
     }
 }
 
@@ -198,8 +246,7 @@ public final class TestAgent {
     private let process: SpawnedProcess
 
     public init() throws {
-        let base = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
-        let dir = base + "/sshelf-agent-" + UUID().uuidString.prefix(8)
+        let dir = TestScratch.root + "/agent-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         socketPath = dir + "/agent.sock"
         process = try SpawnedProcess("/usr/bin/ssh-agent", ["-D", "-a", socketPath])
@@ -212,6 +259,17 @@ public final class TestAgent {
     }
 
     deinit { process.stop() }
+}
+
+/// One scratch directory per test process for keys and agent sockets, removed when the process exits.
+public enum TestScratch {
+    public static let root: String = {
+        let base = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
+        let path = "\(base)/sshelf-scratch-\(getpid())"
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        atexit { try? FileManager.default.removeItem(atPath: TestScratch.root) }
+        return path
+    }()
 }
 
 public struct HarnessError: Error, CustomStringConvertible {

@@ -32,6 +32,17 @@ public final class SpawnedProcess: @unchecked Sendable {
         return true
     }
 
+    /// Runs a program with /dev/null for stdin/stdout/stderr and waits for it; for commands that leave a daemon
+    /// behind (tmux new-session), which would hold a captured pipe open forever.
+    @discardableResult
+    public static func run(_ path: String, _ arguments: [String]) throws -> Int32 {
+        let process = try SpawnedProcess(path, arguments)
+        var status: Int32 = 0
+        while waitpid(process.pid, &status, 0) < 0 && errno == EINTR {}
+        process.reaped = true
+        return (status >> 8) & 0xff
+    }
+
     /// SIGTERM, then wait for it to go.
     public func stop() {
         guard !reaped else { return }

@@ -1,7 +1,9 @@
 // Commands: the command table — every command sshelf has, in the order --help lists them.
 enum Commands {
-    static let table: [CommandSpec] =
-        HostCommands.commands + SSHCommands.commands + GroupCommands.commands + ForwardCommands.commands + ForwardRunCommands.commands
-        + MiscCommands.commands.prefix(1) + IdentityVaultCommands.commands + ImportExportCommands.commands
-        + VaultCommands.commands + SyncCommands.commands + MiscCommands.commands.dropFirst()
+    static let table: [CommandSpec] = Array([
+        HostCommands.commands, SSHCommands.commands, GroupCommands.commands, ForwardCommands.commands,
+        ForwardRunCommands.commands,
+        Array(MiscCommands.commands.prefix(1)), IdentityVaultCommands.commands, ImportExportCommands.commands,
+        VaultCommands.commands, SyncCommands.commands, UICommands.commands, Array(MiscCommands.commands.dropFirst()),
+    ].joined())
 }

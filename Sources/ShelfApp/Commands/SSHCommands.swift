@@ -182,10 +182,9 @@ enum SSHCommands {
         do {
             let connection = try connector.connect(plan.endpoints)
             defer { connection.close() }
-            do {
-                try ConnectPlan.record(connection.outcome, target: plan.target.id, store: store)
-            } catch {
-                context.warn("connected, but could not save to the store: \(error)")
+            let record = BackgroundRecord(connection.outcome, target: plan.target.id, store: store)
+            defer {
+                if let error = record.wait() { context.warn("connected, but could not save to the store: \(error)") }
             }
             return try body(connection)
         } catch let error as SSHError {
@@ -201,15 +200,5 @@ enum SSHCommands {
         return 255
     }
 
-    private static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) {
-        var offset = 0
-        while offset < bytes.count {
-            let written = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                return
-            }
-            offset += written
-        }
-    }
+    private static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) { StandardStreams.write(bytes, fd: fd) }
 }

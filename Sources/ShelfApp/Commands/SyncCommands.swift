@@ -62,6 +62,7 @@ enum SyncCommands {
         context.print("sync enabled: \(settings.transport.rawValue) \(Display.safe(settings.location))")
         if call.flag("credentials") {
             let vault = try VaultCommands.open(context, create: true)
+            try VaultCommands.unlockIfNeeded(vault, for: [.afterFirstUnlockThisDeviceOnly], try SecretInput(call, option: "passphrase-fd"))
             switch vault.loadSyncKey(class: .afterFirstUnlockThisDeviceOnly) {
             case .found(let key):
                 context.print("credential sync on, with this device's existing sync key; join code for your other devices:")
@@ -76,6 +77,7 @@ enum SyncCommands {
                 throw ShelfError(.failure, "cannot read the sync key from the vault", hint: "run 'sshelf vault status'")
             }
             try SyncSettings.setCredentials(true, store)
+            return try runSync(call, context, store, vault: vault)
         }
         return try runSync(call, context, store)
     }
@@ -90,6 +92,7 @@ enum SyncCommands {
         let key: SecretBytes
         do { key = try SyncKey.parse(joinCode: text) } catch { throw VaultCommands.shelfError(error) }
         let vault = try VaultCommands.open(context, create: true)
+        try VaultCommands.unlockIfNeeded(vault, for: [.afterFirstUnlockThisDeviceOnly], try SecretInput(call, option: "passphrase-fd"))
         if case .found(let existing) = vault.loadSyncKey(class: .afterFirstUnlockThisDeviceOnly), !existing.isEqual(to: key) {
             throw ShelfError(.invalid, "this device already has a different sync key",
                              hint: "to switch, run 'sshelf vault rm sync.key' first (credentials already synced stay)")
@@ -97,14 +100,14 @@ enum SyncCommands {
         try VaultCommands.attempt { () throws(VaultError) in try vault.saveSyncKey(key, class: .afterFirstUnlockThisDeviceOnly) }
         try SyncSettings.setCredentials(true, store)
         context.print("joined: this device now syncs credentials")
-        return try runSync(call, context, store)
+        return try runSync(call, context, store, vault: vault)
     }
 
     /// One sync run with the credential track when it is on (unlocking the vault first if asked to).
-    static func runSync(_ call: Invocation, _ context: AppContext, _ store: Store) throws -> Int32 {
+    static func runSync(_ call: Invocation, _ context: AppContext, _ store: Store, vault opened: Vault? = nil) throws -> Int32 {
         var credentials: CredentialSync?
         if try SyncSettings.credentialsEnabled(store) {
-            let vault = try VaultCommands.open(context, create: false)
+            let vault = try opened ?? VaultCommands.open(context, create: false)
             if call.value("passphrase-fd") != nil {
                 try VaultCommands.unlockIfNeeded(vault, for: Set(AccessibilityClass.allCases.filter(\.mayLeaveDevice)),
                                                  try SecretInput(call, option: "passphrase-fd"))
@@ -155,11 +158,13 @@ enum SyncCommands {
                 var transport: String?
                 var location: String?
                 var device: String
+                var pendingUp: Int
                 var lastRun: SyncReport?
             }
             let state = settings == nil ? "off" : last?.state.rawValue ?? "never run"
             context.print(try JSONOutput.encode(View(state: state, transport: settings?.transport.rawValue,
                                                      location: settings?.location, device: try store.deviceID,
+                                                     pendingUp: settings == nil ? 0 : try SyncSettings.pendingUp(store),
                                                      lastRun: settings == nil ? nil : last)))
             return 0
         }
@@ -173,6 +178,8 @@ enum SyncCommands {
         case .localFallback?: out += "▲ local fallback: \(Display.safe(last?.reason ?? "unknown")) (\(Display.relative(last?.at)))\n"
         default: out += "not synced yet: run 'sshelf sync now'\n"
         }
+        let pending = try SyncSettings.pendingUp(store)
+        if pending > 0 { out += "\(pending) local change\(pending == 1 ? "" : "s") not sent yet\n" }
         for line in last?.skipped ?? [] { out += "  skipped \(Display.safe(line))\n" }
         context.output(out)
         return 0

@@ -40,8 +40,9 @@ final class HostRunner: @unchecked Sendable {
     }
 
     func start() {
-        let thread = Thread { [self] in
-            loop()
+        // Weak: the thread must not hold the last reference past `finished` (nothing may be freed from it late).
+        let thread = Thread { [weak self, finished] in
+            self?.loop()
             finished.signal()
         }
         thread.name = "sshelf-forward-\(hostName)"

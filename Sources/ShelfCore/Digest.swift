@@ -1,9 +1,10 @@
-// Digest: SHA-1, SHA-256 and HMAC-SHA1 in plain Swift — for SHA256 host-key fingerprints and hashed
-// known_hosts entries (`|1|salt|hmac`). Public inputs only; no secret ever goes through here.
+// Digest: SHA-1, SHA-256 and HMAC-SHA1 in plain Swift — for SHA256 host-key fingerprints (SSH and the TUI)
+// and hashed known_hosts entries (`|1|salt|hmac`, which libsodium cannot compute: it has no SHA-1). Public
+// inputs only; no secret ever goes through here.
 import Foundation
 
-enum Digest {
-    static func sha256(_ message: [UInt8]) -> [UInt8] {
+public enum Digest {
+    public static func sha256(_ message: [UInt8]) -> [UInt8] {
         var h: [UInt32] = [
             0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19,
         ]
@@ -30,7 +31,7 @@ enum Digest {
         return h.flatMap(bytes)
     }
 
-    static func sha1(_ message: [UInt8]) -> [UInt8] {
+    public static func sha1(_ message: [UInt8]) -> [UInt8] {
         var h: [UInt32] = [0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476, 0xC3D2_E1F0]
         for chunk in blocks(message, bigEndianLength: true) {
             var w = [UInt32](repeating: 0, count: 80)
@@ -53,7 +54,7 @@ enum Digest {
         return h.flatMap(bytes)
     }
 
-    static func hmacSHA1(key: [UInt8], message: [UInt8]) -> [UInt8] {
+    public static func hmacSHA1(key: [UInt8], message: [UInt8]) -> [UInt8] {
         var key = key.count > 64 ? sha1(key) : key
         key += [UInt8](repeating: 0, count: 64 - key.count)
         let inner = sha1(key.map { $0 ^ 0x36 } + message)

@@ -1,0 +1,137 @@
+// TUIApp: the run loop — draw when something changed, poll a key (not at all while a search job still has
+// work: then a chunk of filtering runs between polls), apply background results, and execute effects.
+import Foundation
+import ShelfCore
+import ShelfStore
+import ShelfTerminal
+import ShelfUI
+
+final class TUIApp {
+    private let context: AppContext
+    private let mailbox = Mailbox()
+    private let worker: StoreWorker
+    private var state: UIState
+    private var terminal: Terminal?
+    /// Set by `sshelf ui --benchmark-report`: measure, write the report, quit.
+    var benchmark: TUIBenchmark?
+
+    /// True when both stdin and stdout are a terminal (otherwise `sshelf` prints help instead).
+    static var isInteractive: Bool { isatty(0) == 1 && isatty(1) == 1 }
+
+    init(context: AppContext) {
+        self.context = context
+        worker = StoreWorker(path: context.locations.store, mailbox: mailbox)
+        state = UIState()
+    }
+
+    func run() -> Int32 {
+        let noColor = !(context.environment["NO_COLOR"] ?? "").isEmpty
+        guard let terminal = Terminal(noColor: noColor) else {
+            context.errorOutput("sshelf: error: cannot use this terminal (TERM=\(Display.safe(context.environment["TERM"] ?? "")))\n"
+                                + "sshelf: hint: set TERM to your terminal's type, e.g. xterm-256color; the CLI commands work without it\n")
+            return 1
+        }
+        self.terminal = terminal
+        defer { terminal.stop() }
+        let size = terminal.size
+        state = UIState(rows: size.rows, columns: size.columns, symbols: terminal.symbols, now: Date())
+        state.status = StatusSource.current(context: context, store: try? Store(path: context.locations.store), now: state.now)
+        execute([.load])
+        if context.environment[StatusSource.testHookVariable] == nil {
+            let worker = self.worker
+            BackgroundSync(context: context, mailbox: mailbox, reload: { worker.submit(.load) }).start()
+        }
+        var dirty = true
+        var lastTick = Date()
+        while !state.quitting {
+            if dirty {
+                terminal.draw(Screen.render(state))
+                dirty = false
+                if let benchmark, state.loaded {
+                    runBenchmark(benchmark, terminal: terminal)
+                    return 0
+                }
+            }
+            let busy = state.search.isRunning
+            if let input = terminal.readKey(timeoutMilliseconds: busy ? 0 : 100) {
+                switch input {
+                case .key(let key): apply(.key(key))
+                case .resize(let rows, let columns): apply(.resize(rows: rows, columns: columns))
+                }
+                dirty = true
+            } else if busy {
+                apply(.filterStep)
+                dirty = true
+            }
+            for action in mailbox.take() {
+                apply(action)
+                dirty = true
+            }
+            let now = Date()
+            if now.timeIntervalSince(lastTick) >= 1 {
+                lastTick = now
+                apply(.tick(now))
+                dirty = true
+            }
+        }
+        return 0
+    }
+
+    /// Types the benchmark query the way the run loop would handle it: after each key, filter chunks with a
+    /// frame drawn between them, until the results are complete.
+    private func runBenchmark(_ benchmark: TUIBenchmark, terminal: Terminal) {
+        benchmark.record("first_frame_ms", TUIBenchmark.milliseconds(since: benchmark.started))
+        apply(.key(.char("/")))
+        for (i, ch) in benchmark.query.enumerated() {
+            let start = DispatchTime.now()
+            apply(.key(.char(ch)))
+            terminal.draw(Screen.render(state))
+            let firstFrame = TUIBenchmark.milliseconds(since: start)
+            while state.search.isRunning {
+                apply(.filterStep)
+                terminal.draw(Screen.render(state))
+            }
+            benchmark.record("key_\(i + 1)_first_frame_ms", firstFrame)
+            benchmark.record("key_\(i + 1)_complete_ms", TUIBenchmark.milliseconds(since: start))
+        }
+        benchmark.record("results", Double(state.visible.count))
+        benchmark.write(hosts: state.catalog.hosts.count)
+    }
+
+    private func apply(_ action: Action) {
+        execute(Reducer.reduce(&state, action))
+    }
+
+    private func execute(_ effects: [Effect]) {
+        for effect in effects {
+            switch effect {
+            case .connect(let id):
+                connect(id)
+            case .quit:
+                state.quitting = true
+            case .answerPrompt:
+                // The SSH engine's prompts arrive with the SSH merge; nothing asks yet.
+                break
+            default:
+                worker.submit(effect)
+            }
+        }
+    }
+
+    /// Leaves curses, runs the session, and comes back to the same place with a one-line result.
+    private func connect(_ id: UUID) {
+        guard let host = state.catalog.host(id), let terminal else { return }
+        let plan = ConnectRunner.plan(for: host, catalog: state.catalog,
+                                      hasConnectCommand: Commands.table.contains { $0.path == ["connect"] },
+                                      selfPath: ConnectRunner.selfPath)
+        terminal.suspend()
+        if plan.interim {
+            StandardStreams.write("sshelf: connecting to \(Display.safe(host.name)) with ssh (interim, until sshelf's own SSH engine lands)\n", fd: 1)
+        }
+        let notice = ConnectRunner.run(plan, hostName: Display.safe(host.name))
+        terminal.resume()
+        let size = terminal.size
+        apply(.resize(rows: size.rows, columns: size.columns))
+        apply(.connectFinished(notice))
+    }
+}

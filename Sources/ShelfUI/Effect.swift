@@ -1,0 +1,41 @@
+// Effect: what the reducer asks the app to do (store reads and writes, connecting, quitting). The app runs
+// them off the input path and reports back with an `Action`.
+import Foundation
+import ShelfCore
+
+public enum Effect: Sendable, Equatable {
+    case load
+    case saveHost(ShelfCore.Host, groupPath: String)
+    case saveGroup(HostGroup, parentPath: String)
+    case saveForward(PortForwardRule)
+    case saveIdentity(Identity)
+    case deleteHost(UUID)
+    case deleteGroup(UUID)
+    case deleteForward(UUID)
+    /// Leave curses, run the interactive session for this host, come back.
+    case connect(UUID)
+    /// The user's answer to a connect-time question (see `ConnectPrompt`).
+    case answerPrompt(PromptAnswer)
+    case quit
+}
+
+public enum Action: Sendable {
+    case key(Key)
+    case resize(rows: Int, columns: Int)
+    case tick(Date)
+    case loaded(Catalog)
+    case loadFailed(String)
+    /// Run one chunk of the search filter (sent by the run loop when no key is waiting).
+    case filterStep
+    /// A save or delete finished: a line to show, or the error that stopped it.
+    case operationFinished(Result<String, OperationFailure>)
+    case connectFinished(Notice)
+    case status(StatusModel)
+    /// The SSH engine needs an answer before the session can go on.
+    case prompt(ConnectPrompt)
+}
+
+public struct OperationFailure: Error, Sendable, Equatable {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+}

@@ -1,0 +1,214 @@
+// Forms: building each form from a record, and turning a submitted form back into a record or field messages.
+// The messages come from `Validation`, plus what only the form can know (a port that is not a number, an
+// identity or jump host name that does not exist).
+import Foundation
+import ShelfCore
+
+public enum Forms {
+    // MARK: host
+
+    public static func host(_ host: ShelfCore.Host?, catalog: Catalog, defaultGroup: UUID?) -> Form {
+        let h = host ?? ShelfCore.Host(groupID: defaultGroup)
+        let identity = h.identityID.flatMap { id in catalog.identities.first { $0.id == id }?.name } ?? ""
+        let jumps = h.jumpHostIDs.map { catalog.host($0)?.name ?? "" }.filter { !$0.isEmpty }
+        let jumpText = jumps.isEmpty ? h.unresolvedJump : jumps.joined(separator: ",")
+        return Form(kind: .host(editing: host?.id), title: host == nil ? "Add host" : "Edit host \(h.name)", fields: [
+            FormField("name", "Name", h.name, placeholder: "the alias you type, e.g. prod-db"),
+            FormField("hostname", "Hostname", h.hostname, placeholder: "DNS name, IPv4 or IPv6"),
+            FormField("port", "Port", String(h.port)),
+            FormField("user", "User", h.user, placeholder: "empty: ssh's default"),
+            FormField("group", "Group", catalog.tree.path(of: h.groupID), placeholder: "e.g. prod/eu; created if missing"),
+            FormField("tags", "Tags", h.tags.joined(separator: ","), placeholder: "comma-separated"),
+            FormField("auth", "Auth", h.authMethod.rawValue, kind: .choice(AuthMethod.knownCases.map(\.rawValue))),
+            FormField("identity", "Identity", identity, placeholder: "identity name, empty for none"),
+            FormField("jump", "Jump via", jumpText, placeholder: "host names, outermost first"),
+            FormField("notes", "Notes", h.notes),
+        ])
+    }
+
+    /// The host the form describes, or the messages to show; `groupPath` is resolved (and created) on save.
+    public static func submitHost(_ form: Form, original: ShelfCore.Host?, catalog: Catalog)
+        -> Result<(host: ShelfCore.Host, groupPath: String), FormErrors>
+    {
+        var errors = FormErrors()
+        var host = original ?? ShelfCore.Host(id: form.newID)
+        host.name = form.value("name")
+        host.hostname = form.value("hostname")
+        host.user = form.value("user")
+        host.notes = form.value("notes")
+        if let port = Int(form.value("port")) { host.port = port } else {
+            errors["port"] = "port '\(form.value("port"))' is not a number"
+        }
+        host.tags = form.value("tags").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }
+        host.authMethod = AuthMethod(rawValue: form.value("auth"))
+        let identityName = form.value("identity")
+        if identityName.isEmpty {
+            host.identityID = nil
+        } else if let identity = catalog.identities.first(where: { $0.name == identityName }) {
+            host.identityID = identity.id
+        } else {
+            errors["identity"] = "no identity named '\(identityName)' (add one with i)"
+        }
+        let jumpNames = form.value("jump").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }
+        var jumpIDs: [UUID] = []
+        for name in jumpNames {
+            let found = catalog.hosts.filter { $0.name == name }
+            if found.count == 1 {
+                jumpIDs.append(found[0].id)
+            } else {
+                errors["jump"] = found.isEmpty ? "no host named '\(name)'" : "'\(name)' names \(found.count) hosts"
+            }
+        }
+        host.jumpHostIDs = jumpIDs
+        host.unresolvedJump = ""
+        let groupPath = GroupTree.components(form.value("group")).joined(separator: "/")
+        for name in GroupTree.components(form.value("group")) {
+            if let problem = Validation.nameProblem(name, what: "group name") { errors["group"] = problem }
+        }
+        for problem in Validation.problems(host) where errors[problem.field] == nil {
+            errors[problem.field] = problem.message
+        }
+        if errors["jump"] == nil, !jumpIDs.isEmpty {
+            var byID = Dictionary(catalog.hosts.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+            byID[host.id] = host
+            if let cycle = ModelCheck.jumpCycle(from: host.id, in: byID) {
+                errors["jump"] = "jump chain would loop: " + cycle.map { byID[$0]?.name ?? "?" }.joined(separator: " -> ")
+            }
+        }
+        if !errors.isEmpty { return .failure(errors) }
+        host.updatedAt = Date()
+        return .success((host, groupPath))
+    }
+
+    // MARK: group
+
+    public static func group(_ group: HostGroup?, catalog: Catalog, parent: UUID?) -> Form {
+        let parentPath = catalog.tree.path(of: group?.parentID ?? parent)
+        return Form(kind: .group(editing: group?.id), title: group == nil ? "Add group" : "Edit group \(group!.name)",
+                    fields: [
+                        FormField("name", "Name", group?.name ?? "", placeholder: "one level, no '/'"),
+                        FormField("parent", "Inside", parentPath, placeholder: "parent group path, empty for top level"),
+                        FormField("notes", "Notes", group?.notes ?? ""),
+                    ])
+    }
+
+    public static func submitGroup(_ form: Form, original: HostGroup?, catalog: Catalog)
+        -> Result<(group: HostGroup, parentPath: String), FormErrors>
+    {
+        var errors = FormErrors()
+        var group = original ?? HostGroup(id: form.newID)
+        group.name = form.value("name")
+        group.notes = form.value("notes")
+        let parentPath = GroupTree.components(form.value("parent")).joined(separator: "/")
+        for problem in Validation.problems(group) where errors[problem.field] == nil { errors[problem.field] = problem.message }
+        if let original, let parent = catalog.tree.find(parentPath), catalog.tree.subtree(of: original.id).contains(parent.id) {
+            errors["parent"] = "cannot move '\(catalog.tree.path(of: original.id))' inside itself"
+        }
+        let siblingParent = parentPath.isEmpty ? nil : catalog.tree.find(parentPath)?.id
+        if errors["name"] == nil, parentPath.isEmpty || siblingParent != nil,
+            catalog.tree.children(of: siblingParent).contains(where: { $0.name == group.name && $0.id != group.id })
+        {
+            errors["name"] = "a group '\(group.name)' already exists there"
+        }
+        if !errors.isEmpty { return .failure(errors) }
+        group.updatedAt = Date()
+        return .success((group, parentPath))
+    }
+
+    // MARK: forward rule
+
+    public static func forward(_ rule: PortForwardRule?, hostID: UUID, hostName: String) -> Form {
+        let r = rule ?? PortForwardRule(hostID: hostID)
+        return Form(
+            kind: .forward(hostID: hostID, editing: rule?.id),
+            title: rule == nil ? "Add forward to \(hostName)" : "Edit forward of \(hostName)",
+            fields: [
+                FormField("kind", "Kind", r.kind.rawValue, kind: .choice(ForwardKind.knownCases.map(\.rawValue))),
+                FormField("bindAddress", "Bind address", r.bindAddress),
+                FormField("bindPort", "Bind port", r.bindPort == 0 ? "" : String(r.bindPort)),
+                FormField("targetHost", "Target host", r.targetHost, placeholder: "empty for dynamic"),
+                FormField("targetPort", "Target port", r.targetPort == 0 ? "" : String(r.targetPort)),
+                FormField("name", "Name", r.name),
+                FormField("autostart", "Autostart", r.autostart ? "yes" : "no", kind: .toggle),
+                FormField("enabled", "Enabled", r.enabled ? "yes" : "no", kind: .toggle),
+                FormField("publicBind", "Public bind", "no", kind: .toggle),
+            ])
+    }
+
+    public static func submitForward(_ form: Form, original: PortForwardRule?, hostID: UUID)
+        -> Result<PortForwardRule, FormErrors>
+    {
+        var errors = FormErrors()
+        var rule = original ?? PortForwardRule(id: form.newID, hostID: hostID)
+        rule.kind = ForwardKind(rawValue: form.value("kind"))
+        rule.bindAddress = form.value("bindAddress")
+        rule.name = form.value("name")
+        rule.autostart = form.value("autostart") == "yes"
+        rule.enabled = form.value("enabled") == "yes"
+        func port(_ key: String, _ what: String) -> Int {
+            let text = form.value(key)
+            guard let value = Int(text) else {
+                errors[key] = text.isEmpty ? "\(what) is empty" : "\(what) '\(text)' is not a number"
+                return 0
+            }
+            return value
+        }
+        rule.bindPort = port("bindPort", "bind port")
+        if rule.kind == .dynamic {
+            rule.targetHost = ""
+            rule.targetPort = 0
+        } else {
+            rule.targetHost = form.value("targetHost")
+            rule.targetPort = port("targetPort", "target port")
+        }
+        for problem in Validation.problems(rule) where errors[problem.field] == nil { errors[problem.field] = problem.message }
+        let loopback = rule.bindAddress == "localhost" || rule.bindAddress == "::1" || rule.bindAddress.hasPrefix("127.")
+        if rule.kind != .remote, !loopback, form.value("publicBind") != "yes", errors["bindAddress"] == nil {
+            errors["bindAddress"] = "bind address \(rule.bindAddress) is not loopback: port would be reachable from the network (set Public bind)"
+        }
+        if !errors.isEmpty { return .failure(errors) }
+        rule.updatedAt = Date()
+        return .success(rule)
+    }
+
+    // MARK: identity
+
+    public static func identity(_ identity: Identity?) -> Form {
+        let i = identity ?? Identity()
+        return Form(kind: .identity(editing: identity?.id), title: identity == nil ? "Add identity" : "Edit identity \(i.name)",
+                    fields: [
+                        FormField("name", "Name", i.name, placeholder: "e.g. work-laptop"),
+                        FormField("keyType", "Key type", i.keyType.rawValue, kind: .choice(KeyType.knownCases.map(\.rawValue))),
+                        FormField("keyFile", "Key file", i.keyFile, placeholder: "path to the private key file"),
+                        FormField("publicKey", "Public key", i.publicKey, placeholder: "ssh-ed25519 AAAA... (optional)"),
+                    ])
+    }
+
+    public static func submitIdentity(_ form: Form, original: Identity?, catalog: Catalog) -> Result<Identity, FormErrors> {
+        var errors = FormErrors()
+        var identity = original ?? Identity(id: form.newID)
+        identity.name = form.value("name")
+        identity.keyType = KeyType(rawValue: form.value("keyType"))
+        identity.keyFile = form.value("keyFile")
+        identity.publicKey = form.value("publicKey")
+        for problem in Validation.problems(identity) where errors[problem.field] == nil { errors[problem.field] = problem.message }
+        if errors["name"] == nil, catalog.identities.contains(where: { $0.name == identity.name && $0.id != identity.id }) {
+            errors["name"] = "an identity named '\(identity.name)' already exists"
+        }
+        if !errors.isEmpty { return .failure(errors) }
+        identity.updatedAt = Date()
+        return .success(identity)
+    }
+}
+
+/// Field messages of a form that did not validate.
+public struct FormErrors: Error, Sendable, Equatable {
+    public var byField: [String: String] = [:]
+    public subscript(key: String) -> String? {
+        get { byField[key] }
+        set { byField[key] = newValue }
+    }
+    public var isEmpty: Bool { byField.isEmpty }
+}

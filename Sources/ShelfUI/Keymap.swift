@@ -1,0 +1,143 @@
+// Keymap: every key binding as data — keys, the command, what it does, and when (and why) it is disabled.
+// The `?` help screen and the README's keymap section are both generated from this table.
+public enum Command: String, Sendable, CaseIterable {
+    case moveDown, moveUp, pageDown, pageUp, top, bottom
+    case nextPane, previousPane, left, right, toggleGroup, activate
+    case search, clearSearch, sort, reload
+    case addHost, addGroup, addForward, addIdentity, edit, delete
+    case help, quit
+    // searching
+    case searchAccept, searchCancel, searchErase, searchDown, searchUp
+    // forms
+    case formNext, formPrevious, formCycle, formCycleBack, formSave, formCancel, formErase, formClear
+    // dialogs
+    case confirmYes, confirmNo
+    case helpDown, helpUp, helpClose
+}
+
+public enum KeyContext: String, Sendable, CaseIterable {
+    case browse = "Browsing"
+    case search = "Searching"
+    case form = "Forms"
+    case dialog = "Confirmations"
+    case help = "Help"
+}
+
+public struct KeyBinding: Sendable {
+    public var keys: [Key]
+    public var command: Command
+    public var context: KeyContext
+    public var description: String
+    /// Short label for the status line's key hints; nil keeps the binding out of the hints.
+    public var hint: String?
+    /// Why the binding does nothing right now, or nil when it is enabled.
+    public var disabledReason: @Sendable (UIState) -> String?
+
+    public init(_ keys: [Key], _ command: Command, _ context: KeyContext, _ description: String, hint: String? = nil,
+                disabled: @escaping @Sendable (UIState) -> String? = { _ in nil }) {
+        self.keys = keys
+        self.command = command
+        self.context = context
+        self.description = description
+        self.hint = hint
+        disabledReason = disabled
+    }
+
+    public var keyLabel: String { keys.map(\.label).joined(separator: " ") }
+    public var asciiKeyLabel: String { keys.map(\.asciiLabel).joined(separator: " ") }
+}
+
+public enum Keymap {
+    static let needsHost: @Sendable (UIState) -> String? = { state in
+        if !state.loaded { return "still loading" }
+        return state.selectedHost == nil ? "no host selected" : nil
+    }
+
+    static let needsSelection: @Sendable (UIState) -> String? = { state in
+        if !state.loaded { return "still loading" }
+        switch state.focus {
+        case .groups: return state.selectedGroupID == nil ? "\"All hosts\" is not a group" : nil
+        case .hosts: return state.selectedHost == nil ? "no host selected" : nil
+        case .forwards: return state.selectedRule == nil ? "no forward rule selected" : nil
+        }
+    }
+
+    static let needsLoaded: @Sendable (UIState) -> String? = { $0.loaded ? nil : "still loading" }
+
+    public static let table: [KeyBinding] = [
+        KeyBinding([.char("j"), .down], .moveDown, .browse, "move down"),
+        KeyBinding([.char("k"), .up], .moveUp, .browse, "move up"),
+        KeyBinding([.ctrl("d"), .pageDown], .pageDown, .browse, "page down"),
+        KeyBinding([.ctrl("u"), .pageUp], .pageUp, .browse, "page up"),
+        KeyBinding([.char("g"), .home], .top, .browse, "go to the first row"),
+        KeyBinding([.char("G"), .end], .bottom, .browse, "go to the last row"),
+        KeyBinding([.tab], .nextPane, .browse, "next pane (groups, hosts, forwards)"),
+        KeyBinding([.backTab], .previousPane, .browse, "previous pane"),
+        KeyBinding([.char("h"), .left], .left, .browse, "close the group, or go to the pane on the left"),
+        KeyBinding([.char("l"), .right], .right, .browse, "open the group, or go to the pane on the right"),
+        KeyBinding([.char(" ")], .toggleGroup, .browse, "open or close the selected group",
+                   disabled: { $0.focus == .groups ? nil : "only in the group tree" }),
+        KeyBinding([.enter], .activate, .browse, "connect to the selected host (in the group tree: open the group)",
+                   hint: "connect", disabled: { state in
+                       state.focus == .groups ? nil : Keymap.needsHost(state)
+                   }),
+        KeyBinding([.char("/")], .search, .browse, "search hosts (fuzzy: name, address, user, tags, group)",
+                   hint: "search", disabled: needsLoaded),
+        KeyBinding([.escape], .clearSearch, .browse, "clear the search",
+                   disabled: { $0.search.isActive ? nil : "no search active" }),
+        KeyBinding([.char("s")], .sort, .browse, "sort hosts by name or by last connected"),
+        KeyBinding([.char("a")], .addHost, .browse, "add a host", hint: "add", disabled: needsLoaded),
+        KeyBinding([.char("N")], .addGroup, .browse, "add a group (inside the selected one)", disabled: needsLoaded),
+        KeyBinding([.char("f")], .addForward, .browse, "add a forward rule to the selected host", disabled: needsHost),
+        KeyBinding([.char("i")], .addIdentity, .browse, "add an identity (key)", disabled: needsLoaded),
+        KeyBinding([.char("e")], .edit, .browse, "edit the selected host, group or forward rule", hint: "edit",
+                   disabled: needsSelection),
+        KeyBinding([.char("d"), .delete], .delete, .browse, "delete the selected host, group or forward rule",
+                   hint: "delete", disabled: needsSelection),
+        KeyBinding([.char("r")], .reload, .browse, "reload from the store"),
+        KeyBinding([.char("?"), .function(1)], .help, .browse, "show this help", hint: "help"),
+        KeyBinding([.char("q"), .ctrl("c")], .quit, .browse, "quit", hint: "quit"),
+
+        KeyBinding([.enter], .searchAccept, .search, "keep the filter and go to the list", hint: "keep"),
+        KeyBinding([.escape], .searchCancel, .search, "clear the search", hint: "clear"),
+        KeyBinding([.backspace], .searchErase, .search, "delete the last character"),
+        KeyBinding([.down, .ctrl("n")], .searchDown, .search, "move down in the results"),
+        KeyBinding([.up, .ctrl("p")], .searchUp, .search, "move up in the results"),
+
+        KeyBinding([.tab, .down], .formNext, .form, "next field", hint: "next"),
+        KeyBinding([.backTab, .up], .formPrevious, .form, "previous field"),
+        KeyBinding([.char(" "), .right], .formCycle, .form, "next choice / toggle (on a choice field)"),
+        KeyBinding([.left], .formCycleBack, .form, "previous choice (on a choice field)"),
+        KeyBinding([.backspace], .formErase, .form, "delete the last character"),
+        KeyBinding([.ctrl("u")], .formClear, .form, "clear the field"),
+        KeyBinding([.enter], .formSave, .form, "save", hint: "save"),
+        KeyBinding([.escape], .formCancel, .form, "cancel without saving", hint: "cancel"),
+
+        KeyBinding([.char("y")], .confirmYes, .dialog, "yes: go ahead", hint: "yes"),
+        KeyBinding([.char("n"), .escape], .confirmNo, .dialog, "no: keep everything", hint: "no"),
+
+        KeyBinding([.char("j"), .down], .helpDown, .help, "scroll down"),
+        KeyBinding([.char("k"), .up], .helpUp, .help, "scroll up"),
+        KeyBinding([.escape, .char("q"), .char("?")], .helpClose, .help, "close help", hint: "close"),
+    ]
+
+    public static func binding(for key: Key, in context: KeyContext) -> KeyBinding? {
+        table.first { $0.context == context && $0.keys.contains(key) }
+    }
+
+    public static func bindings(in context: KeyContext) -> [KeyBinding] { table.filter { $0.context == context } }
+
+    /// The README section: one table per context, generated so it cannot drift from the program.
+    public static func markdown() -> String {
+        var out = "## Keys\n\nGenerated from the keymap table (`Sources/ShelfUI/Keymap.swift`); `?` in the program shows the same list.\n"
+        for context in KeyContext.allCases where context != .help {
+            out += "\n### \(context.rawValue)\n\n| Keys | Action |\n| --- | --- |\n"
+            if context == .search { out += "| (text) | type to filter |\n" }
+            if context == .form { out += "| (text) | type into the field |\n" }
+            for binding in bindings(in: context) {
+                out += "| \(binding.keys.map { "`\($0.label)`" }.joined(separator: " ")) | \(binding.description) |\n"
+            }
+        }
+        return out
+    }
+}

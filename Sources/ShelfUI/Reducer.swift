@@ -1,0 +1,378 @@
+// Reducer: the one place state changes. Takes an action, changes the state, returns the effects to run.
+import Foundation
+import ShelfCore
+
+public enum Reducer {
+    public static func reduce(_ state: inout UIState, _ action: Action) -> [Effect] {
+        switch action {
+        case .key(let key):
+            return handleKey(&state, key)
+        case .resize(let rows, let columns):
+            state.rows = rows
+            state.columns = columns
+            clampCursors(&state)
+            return []
+        case .tick(let now):
+            state.now = now
+            return []
+        case .loaded(let catalog):
+            state.catalog = catalog
+            state.loaded = true
+            state.loadError = nil
+            let keep = state.wantedHostID ?? state.selectedHost?.id
+            let keepGroup = state.selectedGroupID
+            rebuildGroups(&state)
+            if let keepGroup, let row = state.groupRows.firstIndex(where: { $0.groupID == keepGroup }) {
+                state.groupCursor = row
+            }
+            rescope(&state, keepHost: keep)
+            return []
+        case .loadFailed(let message):
+            state.loadError = message
+            state.notice = Notice(message, isError: true)
+            return []
+        case .filterStep:
+            state.search.step(entries: state.catalog.entries)
+            if let wanted = state.wantedHostID { select(&state, hostID: wanted) }
+            clampCursors(&state)
+            return []
+        case .operationFinished(let result):
+            switch result {
+            case .success(let line):
+                if case .form = state.mode { state.mode = .browse }
+                state.notice = Notice(line)
+                return [.load]
+            case .failure(let failure):
+                if case .form(var form) = state.mode, form.pending {
+                    form.pending = false
+                    form.errors[""] = failure.message
+                    state.mode = .form(form)
+                } else {
+                    state.notice = Notice(failure.message, isError: true)
+                }
+                return [.load]
+            }
+        case .connectFinished(let notice):
+            state.notice = notice
+            return [.load]
+        case .status(let model):
+            state.status = model
+            return []
+        case .prompt(let prompt):
+            state.mode = .prompt(prompt)
+            return []
+        }
+    }
+
+    // MARK: keys
+
+    static func handleKey(_ state: inout UIState, _ key: Key) -> [Effect] {
+        if state.isTooSmall {
+            return key == .char("q") || key == .ctrl("c") ? quit(&state) : []
+        }
+        switch state.mode {
+        case .help(let scroll):
+            return helpKey(&state, key, scroll: scroll)
+        case .confirm(let confirmation):
+            return confirmKey(&state, key, confirmation)
+        case .form(let form):
+            return FormReducer.key(&state, key, form)
+        case .prompt(let prompt):
+            return PromptReducer.key(&state, key, prompt)
+        case .browse:
+            state.notice = nil
+            if state.search.typing { return searchKey(&state, key) }
+            guard let binding = Keymap.binding(for: key, in: .browse) else { return [] }
+            if let reason = binding.disabledReason(state) {
+                state.notice = Notice("\(binding.description): \(reason)", isError: true)
+                return []
+            }
+            return run(&state, binding.command)
+        }
+    }
+
+    static func quit(_ state: inout UIState) -> [Effect] {
+        state.quitting = true
+        return [.quit]
+    }
+
+    static func run(_ state: inout UIState, _ command: Command) -> [Effect] {
+        let page = Layout(rows: state.rows, columns: state.columns).hostRows
+        switch command {
+        case .moveDown: move(&state, by: 1)
+        case .moveUp: move(&state, by: -1)
+        case .pageDown: move(&state, by: page)
+        case .pageUp: move(&state, by: -page)
+        case .top: move(&state, by: -Int.max / 2)
+        case .bottom: move(&state, by: Int.max / 2)
+        case .nextPane: cyclePane(&state, forward: true)
+        case .previousPane: cyclePane(&state, forward: false)
+        case .left:
+            if state.focus == .groups { setGroupOpen(&state, false) } else { state.focus = state.focus == .forwards ? .hosts : .groups }
+        case .right:
+            if state.focus == .groups {
+                if let row = state.groupRows[safe: state.groupCursor], row.hasChildren, !row.expanded {
+                    setGroupOpen(&state, true)
+                } else {
+                    state.focus = .hosts
+                }
+            } else if state.focus == .hosts, !state.selectedRules.isEmpty {
+                state.focus = .forwards
+            }
+        case .toggleGroup:
+            if let row = state.groupRows[safe: state.groupCursor] { setGroupOpen(&state, !row.expanded) }
+        case .activate:
+            if state.focus == .groups {
+                if let row = state.groupRows[safe: state.groupCursor], row.hasChildren {
+                    setGroupOpen(&state, !row.expanded)
+                } else {
+                    state.focus = .hosts
+                }
+                return []
+            }
+            guard let host = state.selectedHost else { return [] }
+            state.notice = Notice("connecting to \(host.name)...")
+            return [.connect(host.id)]
+        case .search:
+            state.search.typing = true
+            state.focus = .hosts
+        case .clearSearch:
+            clearSearch(&state)
+        case .sort:
+            state.sort = state.sort == .name ? .recent : .name
+            rescope(&state, keepHost: state.selectedHost?.id)
+            state.notice = Notice("sorted by \(state.sort == .name ? "name" : "last connected")")
+        case .reload:
+            return [.load]
+        case .addHost:
+            state.mode = .form(Forms.host(nil, catalog: state.catalog, defaultGroup: state.selectedGroupID))
+        case .addGroup:
+            state.mode = .form(Forms.group(nil, catalog: state.catalog, parent: state.selectedGroupID))
+        case .addIdentity:
+            state.mode = .form(Forms.identity(nil))
+        case .addForward:
+            if let host = state.selectedHost {
+                state.mode = .form(Forms.forward(nil, hostID: host.id, hostName: host.name))
+            }
+        case .edit:
+            edit(&state)
+        case .delete:
+            confirmDelete(&state)
+        case .help:
+            state.mode = .help(scroll: 0)
+        case .quit:
+            return quit(&state)
+        default:
+            break
+        }
+        return []
+    }
+
+    // MARK: searching
+
+    static func searchKey(_ state: inout UIState, _ key: Key) -> [Effect] {
+        if let binding = Keymap.binding(for: key, in: .search) {
+            switch binding.command {
+            case .searchAccept:
+                state.search.typing = false
+            case .searchCancel:
+                clearSearch(&state)
+            case .searchErase:
+                var query = state.search.query
+                if !query.isEmpty { query.removeLast() }
+                setQuery(&state, query)
+            case .searchDown: move(&state, by: 1)
+            case .searchUp: move(&state, by: -1)
+            default: break
+            }
+            return []
+        }
+        if case .char(let ch) = key {
+            setQuery(&state, state.search.query + String(ch))
+        } else if key == .ctrl("c") {
+            return quit(&state)
+        }
+        return []
+    }
+
+    static func setQuery(_ state: inout UIState, _ query: String) {
+        state.search.setQuery(query, scoped: state.scoped)
+        state.hostCursor = 0
+        state.hostScroll = 0
+        // Small stores finish at once; big ones continue in `.filterStep`s between key polls.
+        state.search.step(entries: state.catalog.entries)
+    }
+
+    static func clearSearch(_ state: inout UIState) {
+        let keep = state.selectedHost?.id
+        state.search = SearchState()
+        if let keep { select(&state, hostID: keep) }
+        clampCursors(&state)
+    }
+
+    // MARK: movement
+
+    static func move(_ state: inout UIState, by delta: Int) {
+        switch state.focus {
+        case .groups:
+            let before = state.groupCursor
+            state.groupCursor = clamp(state.groupCursor + delta, count: state.groupRows.count)
+            if before != state.groupCursor { rescope(&state, keepHost: nil) }
+        case .hosts:
+            state.wantedHostID = nil
+            state.hostCursor = clamp(state.hostCursor + delta, count: state.visible.count)
+            state.forwardCursor = 0
+        case .forwards:
+            state.forwardCursor = clamp(state.forwardCursor + delta, count: state.selectedRules.count)
+        }
+        clampCursors(&state)
+    }
+
+    static func cyclePane(_ state: inout UIState, forward: Bool) {
+        var panes: [Pane] = [.groups, .hosts]
+        if !state.selectedRules.isEmpty { panes.append(.forwards) }
+        let index = panes.firstIndex(of: state.focus) ?? 1
+        state.focus = panes[(index + (forward ? 1 : panes.count - 1)) % panes.count]
+    }
+
+    static func clamp(_ value: Int, count: Int) -> Int { count == 0 ? 0 : min(max(0, value), count - 1) }
+
+    /// Keeps every cursor on a real row and the selected host on screen.
+    static func clampCursors(_ state: inout UIState) {
+        state.groupCursor = clamp(state.groupCursor, count: state.groupRows.count)
+        let count = state.visible.count
+        state.hostCursor = clamp(state.hostCursor, count: count)
+        state.forwardCursor = clamp(state.forwardCursor, count: state.selectedRules.count)
+        if state.focus == .forwards, state.selectedRules.isEmpty { state.focus = .hosts }
+        let rows = Layout(rows: state.rows, columns: state.columns).hostRows
+        if state.hostCursor < state.hostScroll { state.hostScroll = state.hostCursor }
+        if state.hostCursor >= state.hostScroll + rows { state.hostScroll = state.hostCursor - rows + 1 }
+        state.hostScroll = max(0, min(state.hostScroll, max(0, count - rows)))
+    }
+
+    static func select(_ state: inout UIState, hostID: UUID) {
+        guard let entry = state.catalog.indexByHostID[hostID] else { return }
+        if let row = state.visible.firstIndex(of: entry) {
+            state.hostCursor = row
+            if !state.search.isRunning { state.wantedHostID = nil }
+            clampCursors(&state)
+        }
+    }
+
+    // MARK: groups and scope
+
+    static func setGroupOpen(_ state: inout UIState, _ open: Bool) {
+        guard let row = state.groupRows[safe: state.groupCursor], let id = row.groupID, row.hasChildren else { return }
+        if open { state.collapsed.remove(id) } else { state.collapsed.insert(id) }
+        rebuildGroups(&state)
+        if let again = state.groupRows.firstIndex(where: { $0.groupID == id }) { state.groupCursor = again }
+    }
+
+    static func rebuildGroups(_ state: inout UIState) {
+        let tree = state.catalog.tree
+        var rows = [GroupRow(groupID: nil, name: "All hosts", depth: 0, count: state.catalog.hosts.count,
+                             hasChildren: false, expanded: true)]
+        var visited: Set<UUID> = []
+        func walk(_ parent: UUID?, _ depth: Int) {
+            for group in tree.children(of: parent) where visited.insert(group.id).inserted {
+                let hasChildren = !tree.children(of: group.id).isEmpty
+                let open = !state.collapsed.contains(group.id)
+                rows.append(GroupRow(groupID: group.id, name: group.name, depth: depth,
+                                     count: state.catalog.countByGroup[group.id] ?? 0, hasChildren: hasChildren,
+                                     expanded: open))
+                if open { walk(group.id, depth + 1) }
+            }
+        }
+        walk(nil, 0)
+        state.groupRows = rows
+        state.groupCursor = clamp(state.groupCursor, count: rows.count)
+    }
+
+    /// Recomputes the hosts of the selected group in sort order, and restarts the search over them.
+    static func rescope(_ state: inout UIState, keepHost: UUID?) {
+        let catalog = state.catalog
+        var list: [Int]
+        if let groupID = state.selectedGroupID {
+            let subtree = catalog.tree.subtree(of: groupID)
+            list = catalog.hosts.indices.filter { catalog.hosts[$0].groupID.map(subtree.contains) ?? false }
+        } else {
+            list = Array(catalog.hosts.indices)
+        }
+        if state.sort == .recent {
+            let distantPast = Date.distantPast
+            list.sort {
+                let a = catalog.hosts[$0].lastConnectedAt ?? distantPast
+                let b = catalog.hosts[$1].lastConnectedAt ?? distantPast
+                return a != b ? a > b : $0 < $1
+            }
+        }
+        state.scoped = list
+        state.search.restart(scoped: list)
+        state.search.step(entries: catalog.entries)
+        state.hostCursor = 0
+        state.hostScroll = 0
+        state.wantedHostID = keepHost
+        if let keepHost { select(&state, hostID: keepHost) }
+        clampCursors(&state)
+    }
+
+    // MARK: edit and delete
+
+    static func edit(_ state: inout UIState) {
+        switch state.focus {
+        case .groups:
+            guard let id = state.selectedGroupID, let group = state.catalog.tree.groups[id] else { return }
+            state.mode = .form(Forms.group(group, catalog: state.catalog, parent: group.parentID))
+        case .hosts:
+            guard let host = state.selectedHost else { return }
+            state.mode = .form(Forms.host(host, catalog: state.catalog, defaultGroup: host.groupID))
+        case .forwards:
+            guard let rule = state.selectedRule, let host = state.selectedHost else { return }
+            state.mode = .form(Forms.forward(rule, hostID: host.id, hostName: host.name))
+        }
+    }
+
+    static func confirmDelete(_ state: inout UIState) {
+        let catalog = state.catalog
+        switch state.focus {
+        case .hosts:
+            guard let host = state.selectedHost else { return }
+            state.mode = .confirm(DeletePlan.host(host, catalog: catalog))
+        case .groups:
+            guard let id = state.selectedGroupID else { return }
+            state.mode = .confirm(DeletePlan.group(id, catalog: catalog))
+        case .forwards:
+            guard let rule = state.selectedRule, let host = state.selectedHost else { return }
+            state.mode = .confirm(Confirmation(
+                title: "Delete forward rule?",
+                lines: ["-\(rule.spec.flag) \(rule.spec)\(rule.name.isEmpty ? "" : " (\(rule.name))") of \(host.name)",
+                        "Nothing else goes."],
+                effect: .deleteForward(rule.id)))
+        }
+    }
+
+    static func confirmKey(_ state: inout UIState, _ key: Key, _ confirmation: Confirmation) -> [Effect] {
+        guard let binding = Keymap.binding(for: key, in: .dialog) else { return [] }
+        state.mode = .browse
+        if binding.command == .confirmYes {
+            state.notice = Notice("deleting...")
+            return [confirmation.effect]
+        }
+        state.notice = Notice("nothing deleted")
+        return []
+    }
+
+    static func helpKey(_ state: inout UIState, _ key: Key, scroll: Int) -> [Effect] {
+        guard let binding = Keymap.binding(for: key, in: .help) else { return [] }
+        switch binding.command {
+        case .helpDown: state.mode = .help(scroll: scroll + 1)
+        case .helpUp: state.mode = .help(scroll: max(0, scroll - 1))
+        default: state.mode = .browse
+        }
+        return []
+    }
+}
+
+extension Array {
+    subscript(safe index: Int) -> Element? { index >= 0 && index < count ? self[index] : nil }
+}

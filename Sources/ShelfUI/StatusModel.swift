@@ -1,0 +1,53 @@
+// StatusModel: everything the status line shows, as plain values, so the app can plug in the real sync and
+// vault state and snapshot tests can render every state.
+import Foundation
+
+/// The sync side of the status line. Mirrors ShelfSync's `SyncStatus` without depending on it (ShelfUI stays pure).
+public enum SyncIndicator: Sendable, Equatable {
+    case off
+    case syncing
+    case synced(at: Date)
+    case localFallback(reason: String)
+}
+
+public enum VaultIndicator: Sendable, Equatable {
+    case notSetUp
+    case locked
+    case unlocked
+    /// Unlocked and protected by no passphrase (the user chose convenience).
+    case noPassphrase
+    /// The vault could not be read; browsing goes on and the message says why.
+    case broken(String)
+
+    public var words: String {
+        switch self {
+        case .notSetUp: "vault not set up"
+        case .locked: "vault locked"
+        case .unlocked: "vault unlocked"
+        case .noPassphrase: "vault open, no passphrase"
+        case .broken(let message): "vault: \(message)"
+        }
+    }
+}
+
+public struct StatusModel: Sendable, Equatable {
+    public var sync: SyncIndicator
+    public var vault: VaultIndicator
+    public init(sync: SyncIndicator = .off, vault: VaultIndicator = .notSetUp) {
+        self.sync = sync
+        self.vault = vault
+    }
+}
+
+public enum RelativeTime {
+    /// "just now", "2 min ago", "3 h ago", "5 days ago".
+    public static func words(_ date: Date, now: Date) -> String {
+        let seconds = Int(now.timeIntervalSince(date))
+        switch seconds {
+        case ..<60: return "just now"
+        case ..<3600: return "\(seconds / 60) min ago"
+        case ..<86_400: return "\(seconds / 3600) h ago"
+        default: return "\(seconds / 86_400) days ago"
+        }
+    }
+}

@@ -1,0 +1,105 @@
+// UIState: everything the screen shows, as one value. The reducer changes it; widgets only read it.
+import Foundation
+import ShelfCore
+
+public enum Pane: Sendable, Equatable { case groups, hosts, forwards }
+public enum SortOrder: String, Sendable, Equatable { case name, recent }
+
+/// One row of the group tree: "All hosts" first, then the groups depth-first.
+public struct GroupRow: Sendable, Equatable {
+    public var groupID: UUID?
+    public var name: String
+    public var depth: Int
+    public var count: Int
+    public var hasChildren: Bool
+    public var expanded: Bool
+}
+
+/// A short message shown in the title bar until the next key (the result of a save, a connect, an error).
+public struct Notice: Sendable, Equatable {
+    public var text: String
+    public var isError: Bool
+    public init(_ text: String, isError: Bool = false) {
+        self.text = text
+        self.isError = isError
+    }
+}
+
+public enum Mode: Sendable, Equatable {
+    case browse
+    case form(Form)
+    case confirm(Confirmation)
+    case help(scroll: Int)
+    /// Connect-time questions (host key, password, keyboard-interactive) asked before curses is left.
+    case prompt(ConnectPrompt)
+}
+
+public struct Confirmation: Sendable, Equatable {
+    public var title: String
+    public var lines: [String]
+    public var effect: Effect
+}
+
+public struct UIState: Sendable {
+    public var catalog = Catalog()
+    public var loaded = false
+    public var loadError: String?
+    public var status = StatusModel()
+    public var symbols: Symbols
+    public var now: Date
+    public var rows: Int
+    public var columns: Int
+
+    public var focus: Pane = .hosts
+    /// Groups the user closed (all start open, so a fresh store shows its whole tree).
+    public var collapsed: Set<UUID> = []
+    public var groupRows: [GroupRow] = []
+    public var groupCursor = 0
+    public var sort: SortOrder = .name
+    /// Entry indices in the selected group, in sort order: what the filter runs over.
+    public var scoped: [Int] = []
+    public var search = SearchState()
+    public var hostCursor = 0
+    public var hostScroll = 0
+    public var forwardCursor = 0
+    public var mode: Mode = .browse
+    public var notice: Notice?
+    public var quitting = false
+    /// The host to select once it appears (after a save, a reload, or while a search is still running).
+    public var wantedHostID: UUID?
+
+    public init(rows: Int = 24, columns: Int = 80, symbols: Symbols = .unicode, now: Date = Date()) {
+        self.rows = rows
+        self.columns = columns
+        self.symbols = symbols
+        self.now = now
+    }
+
+    /// The entries the host list shows right now (filtered when a search is active).
+    public var visible: [Int] { search.isActive ? search.results : scoped }
+
+    public var selectedHost: ShelfCore.Host? {
+        let list = visible
+        guard hostCursor >= 0, hostCursor < list.count else { return nil }
+        return catalog.hosts[list[hostCursor]]
+    }
+
+    public var selectedGroupID: UUID? {
+        guard groupCursor >= 0, groupCursor < groupRows.count else { return nil }
+        return groupRows[groupCursor].groupID
+    }
+
+    public var selectedRules: [PortForwardRule] {
+        guard let host = selectedHost else { return [] }
+        return catalog.rulesByHost[host.id] ?? []
+    }
+
+    public var selectedRule: PortForwardRule? {
+        let rules = selectedRules
+        return forwardCursor >= 0 && forwardCursor < rules.count ? rules[forwardCursor] : nil
+    }
+
+    public static let minimumRows = 15
+    public static let minimumColumns = 60
+    public var isTooSmall: Bool { rows < UIState.minimumRows || columns < UIState.minimumColumns }
+}

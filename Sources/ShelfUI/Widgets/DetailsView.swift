@@ -1,0 +1,104 @@
+// DetailsView: the selected host — address, auth and where its credential comes from, identity, jump chain,
+// pinned host key, and its forward rules with their state.
+import Foundation
+import ShelfCore
+
+enum DetailsView {
+    static func draw(_ state: UIState, in rect: Rect, on canvas: inout Canvas) {
+        guard rect.height > 0 else { return }
+        guard let host = state.selectedHost else {
+            canvas.write("Details", row: rect.row, column: rect.column + 1, style: .dim)
+            return
+        }
+        let catalog = state.catalog
+        var lines: [(String, String, CellStyle)] = [
+            ("address", host.destination, .plain),
+            ("group", catalog.tree.path(of: host.groupID).isEmpty ? "(none)" : catalog.tree.path(of: host.groupID), .plain),
+        ]
+        if !host.tags.isEmpty { lines.append(("tags", host.tags.joined(separator: ", "), .plain)) }
+        let (credential, credentialStyle) = credentialText(host, catalog: catalog)
+        lines.append(("auth", credential, credentialStyle))
+        if let identityID = host.identityID {
+            let identity = catalog.identities.first { $0.id == identityID }
+            lines.append(("identity", identity.map { "\($0.name) (\($0.keyType.rawValue))" } ?? "(missing identity)",
+                          identity == nil ? .error : .plain))
+        }
+        if !host.jumpHostIDs.isEmpty || !host.unresolvedJump.isEmpty {
+            let arrow = state.symbols == .unicode ? " → " : " -> "
+            let chain = host.jumpHostIDs.map { catalog.host($0)?.name ?? "(missing)" } + [host.name]
+            lines.append(("jump", host.jumpHostIDs.isEmpty ? "\(host.unresolvedJump) (not a known host)"
+                                                            : chain.joined(separator: arrow), .plain))
+        }
+        if let key = host.pinnedHostKey {
+            lines.append(("host key", "\(key.type) \(Fingerprint.of(key) ?? "(unreadable key)")", .plain))
+        } else {
+            lines.append(("host key", "not pinned; asked on first connect", .dim))
+        }
+        lines.append(("last", host.lastConnectedAt.map { RelativeTime.words($0, now: state.now) } ?? "never", .dim))
+        let titleWidth = rect.width - 2
+        canvas.write(host.name, row: rect.row, column: rect.column + 1, width: titleWidth, style: .bold,
+                     ellipsis: state.symbols.ellipsis)
+        var y = rect.row + 1
+        let labelWidth = 10
+        for (label, value, style) in lines where y < rect.row + rect.height {
+            canvas.write(label, row: y, column: rect.column + 1, style: .dim)
+            canvas.write(value, row: y, column: rect.column + 1 + labelWidth, width: rect.width - labelWidth - 2,
+                         style: style, ellipsis: state.symbols.ellipsis)
+            y += 1
+        }
+        let rules = state.selectedRules
+        guard y < rect.row + rect.height else { return }
+        let focused = state.focus == .forwards && state.mode == .browse
+        canvas.write(rules.isEmpty ? "no forward rules (f adds one)" : "forwards (\(rules.count))", row: y,
+                     column: rect.column + 1, style: focused ? .bold : .dim)
+        y += 1
+        for (i, rule) in rules.enumerated() where y < rect.row + rect.height {
+            let mark = rule.enabled ? (state.symbols == .unicode ? "●" : "*") : (state.symbols == .unicode ? "○" : "o")
+            var text = "\(mark) -\(rule.spec.flag) \(rule.spec)"
+            text += rule.enabled ? (rule.autostart ? "  autostart" : "") : "  disabled"
+            if !rule.name.isEmpty { text += "  \(rule.name)" }
+            canvas.write(text, row: y, column: rect.column + 1, width: rect.width - 2,
+                         style: rule.enabled ? .plain : .dim, ellipsis: state.symbols.ellipsis)
+            if focused && i == state.forwardCursor {
+                canvas.restyle(row: y, column: rect.column, width: rect.width) { $0.reverse = true }
+            }
+            y += 1
+        }
+    }
+
+    /// The auth method and where its credential comes from, in the user's words.
+    static func credentialText(_ host: ShelfCore.Host, catalog: Catalog) -> (String, CellStyle) {
+        func source(_ ref: ReferenceKey?) -> (String, CellStyle) {
+            guard let ref else { return ("asked when connecting", .plain) }
+            if let present = catalog.secretsPresent, !present.contains(ref.rawValue) {
+                return ("not synced to this device", CellStyle(color: .orange))
+            }
+            return ("vault", .plain)
+        }
+        switch host.authMethod {
+        case .agent:
+            return ("agent: keys from ssh-agent", .plain)
+        case .password:
+            let (where_, style) = source(host.passwordRef)
+            return ("password: \(where_)", style)
+        case .keyboardInteractive:
+            return ("keyboard-interactive: asked when connecting", .plain)
+        case .publickey:
+            let identity = host.identityID.flatMap { id in catalog.identities.first { $0.id == id } }
+            guard let identity else { return ("publickey: agent and default keys", .plain) }
+            if identity.privateKeyRef != nil {
+                let (where_, style) = source(identity.privateKeyRef)
+                return ("publickey: key from \(where_)", style)
+            }
+            return ("publickey: key file \(identity.keyFile.isEmpty ? "(none)" : identity.keyFile)", .plain)
+        case .auto:
+            if host.passwordRef != nil {
+                let (where_, style) = source(host.passwordRef)
+                return ("auto: agent, keys, then password from \(where_)", style)
+            }
+            return ("auto: agent, keys, then ask", .plain)
+        case .other(let raw):
+            return ("\(raw) (unknown method)", .error)
+        }
+    }
+}

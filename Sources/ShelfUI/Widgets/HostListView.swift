@@ -1,0 +1,89 @@
+// HostListView: the hosts of the selected group (or the search results) — name, user@host:port, tags and
+// last connected, with the characters a search matched underlined and coloured.
+import Foundation
+
+enum HostListView {
+    struct Columns {
+        var name: Int
+        var destination: Int
+        var tags: Int
+        var last: Int
+    }
+
+    static func columns(width: Int) -> Columns {
+        let last = width >= 70 ? 12 : 0
+        let rest = width - last - 3
+        let name = max(8, rest * 3 / 10)
+        let destination = max(8, rest * 4 / 10)
+        return Columns(name: name, destination: destination, tags: max(0, rest - name - destination), last: last)
+    }
+
+    static func draw(_ state: UIState, in rect: Rect, on canvas: inout Canvas) {
+        let focused = state.focus == .hosts && state.mode == .browse
+        let c = columns(width: rect.width)
+        let list = state.visible
+        let x = rect.column
+        let headerStyle = focused ? CellStyle.bold : CellStyle.dim
+        canvas.write("Hosts \(list.count)", row: rect.row, column: x + 1, width: c.name, style: headerStyle)
+        canvas.write("Address", row: rect.row, column: x + 1 + c.name + 1, style: headerStyle)
+        if c.tags > 4 { canvas.write("Tags", row: rect.row, column: x + 2 + c.name + 1 + c.destination, style: headerStyle) }
+        if c.last > 0 { canvas.write("Last", row: rect.row, column: x + rect.width - c.last, style: headerStyle) }
+        if list.isEmpty {
+            let message: String
+            if !state.loaded {
+                message = "loading..."
+            } else if let error = state.loadError {
+                message = error
+            } else if state.search.isRunning {
+                message = "searching..."
+            } else if state.search.isActive {
+                message = "no host matches '\(state.search.query)' (Esc clears)"
+            } else if state.catalog.hosts.isEmpty {
+                message = "No hosts yet. Press a to add one."
+            } else {
+                message = "No hosts in this group."
+            }
+            canvas.write(message, row: rect.row + 2, column: x + 2, width: rect.width - 3, style: .dim)
+            return
+        }
+        let terms = state.search.isActive ? Fuzzy.terms(state.search.query) : []
+        let rows = max(0, rect.height - 1)
+        for (i, entryIndex) in list.dropFirst(state.hostScroll).prefix(rows).enumerated() {
+            let y = rect.row + 1 + i
+            let entry = state.catalog.entries[entryIndex]
+            let host = state.catalog.hosts[entryIndex]
+            let matched = terms.isEmpty ? [] : Fuzzy.match(terms, in: entry.search, nameEnd: entry.destinationStart - 1)?.positions ?? []
+            let e = state.symbols.ellipsis
+            field(entry.name, start: 0, matched: matched, row: y, column: x + 1, width: c.name, ellipsis: e, on: &canvas)
+            field(entry.destination, start: entry.destinationStart, matched: matched, row: y, column: x + 2 + c.name,
+                  width: c.destination, ellipsis: e, on: &canvas, style: .plain)
+            if c.tags > 2 {
+                field(entry.tags, start: entry.tagsStart, matched: matched, row: y, column: x + 3 + c.name + c.destination,
+                      width: c.tags - 1, ellipsis: e, on: &canvas, style: .dim)
+            }
+            if c.last > 0, let last = host.lastConnectedAt {
+                canvas.write(RelativeTime.words(last, now: state.now), row: y, column: x + rect.width - c.last,
+                             width: c.last, style: .dim)
+            }
+            if state.hostScroll + i == state.hostCursor {
+                canvas.restyle(row: y, column: x, width: rect.width) { style in
+                    if focused || state.focus == .forwards { style.reverse = true } else { style.bold = true }
+                }
+            }
+        }
+    }
+
+    /// Draws one field, highlighting the matched characters (positions are offsets in the entry's search text).
+    static func field(_ text: String, start: Int, matched: [Int], row: Int, column: Int, width: Int, ellipsis: Character,
+                      on canvas: inout Canvas, style: CellStyle = .plain) {
+        guard width > 0 else { return }
+        let chars = Array(text)
+        let cut = chars.count > width
+        for (i, ch) in chars.prefix(cut ? width - 1 : width).enumerated() {
+            let hit = matched.contains(start + i)
+            canvas.write(String(ch), row: row, column: column + i,
+                         style: hit ? CellStyle(color: .orange, bold: true, underline: true) : style)
+        }
+        if cut { canvas.write(String(ellipsis), row: row, column: column + width - 1, style: style) }
+    }
+}

@@ -1,0 +1,160 @@
+// Overlays: boxes drawn over the main view — forms with inline messages, delete confirmations, the help
+// screen generated from the keymap, and connect-time prompts.
+import Foundation
+
+enum FormView {
+    /// One drawn line of a form: a field, or the message under it.
+    enum Line { case field(Int), message(Int, String) }
+
+    static func draw(_ form: Form, state: UIState, on canvas: inout Canvas) {
+        var lines: [Line] = []
+        for (i, field) in form.fields.enumerated() {
+            lines.append(.field(i))
+            if let message = form.errors[field.key] { lines.append(.message(i, message)) }
+        }
+        let general = form.errors[""]
+        let height = lines.count + (general == nil ? 0 : 1) + 4
+        let inner = Frame.box(title: form.title, height: height, width: 72, state: state, on: &canvas)
+        let labelWidth = 13
+        let x = inner.column + labelWidth
+        let width = inner.width - labelWidth
+        // Rows for fields: all but the footer, the blank above it and the whole-form message.
+        let room = max(1, inner.height - 2 - (general == nil ? 0 : 1))
+        let focusLine = lines.firstIndex { if case .field(form.focus) = $0 { return true } else { return false } } ?? 0
+        let lastNeeded = min(lines.count - 1, focusLine + 1)
+        let first = max(0, lastNeeded - room + 1)
+        var y = inner.row
+        for line in lines.dropFirst(first).prefix(room) {
+            switch line {
+            case .message(_, let message):
+                canvas.write("\(state.symbols.fallback) \(message)", row: y, column: x, width: width, style: .error,
+                             ellipsis: state.symbols.ellipsis)
+            case .field(let i):
+                drawField(form.fields[i], focused: i == form.focus, row: y, label: inner.column, x: x, width: width,
+                          state: state, on: &canvas)
+            }
+            y += 1
+        }
+        if let general {
+            canvas.write("could not save: \(general)", row: inner.row + room, column: inner.column, width: inner.width,
+                         style: CellStyle(color: .red, bold: true), ellipsis: state.symbols.ellipsis)
+        }
+        let footer = form.pending ? "saving..." : "Tab next, Space or arrows choose, Enter save, Esc cancel"
+        canvas.write(footer, row: inner.row + inner.height - 1, column: inner.column, width: inner.width, style: .dim,
+                     ellipsis: state.symbols.ellipsis)
+    }
+
+    static func drawField(_ field: FormField, focused: Bool, row y: Int, label: Int, x: Int, width: Int, state: UIState,
+                          on canvas: inout Canvas) {
+        canvas.write(field.label, row: y, column: label, style: focused ? .bold : .dim)
+        switch field.kind {
+        case .text:
+            if field.value.isEmpty && !focused {
+                canvas.write(field.placeholder, row: y, column: x, width: width, style: .dim, ellipsis: state.symbols.ellipsis)
+            } else {
+                // Show the end of a long value, where typing happens.
+                let shown = field.value.count >= width ? String(field.value.suffix(width - 1)) : field.value
+                let end = canvas.write(shown, row: y, column: x)
+                if focused { canvas.write(" ", row: y, column: end, style: CellStyle(reverse: true)) }
+            }
+        case .choice(let options):
+            var cx = x
+            for option in options {
+                let chosen = option == field.value
+                let text = chosen ? "(\(option))" : " \(option) "
+                if cx + text.count > x + width {
+                    canvas.write(String(state.symbols.ellipsis), row: y, column: min(cx, x + width - 1), style: .dim)
+                    break
+                }
+                cx = canvas.write(text, row: y, column: cx, style: chosen ? CellStyle(bold: true, reverse: focused) : .dim) + 1
+            }
+        case .toggle:
+            canvas.write(field.isOn ? state.symbols.check : state.symbols.unchecked, row: y, column: x,
+                         style: focused ? CellStyle(bold: true, reverse: true) : .plain)
+        }
+    }
+}
+
+enum ConfirmView {
+    static func draw(_ confirmation: Confirmation, state: UIState, on canvas: inout Canvas) {
+        let width = min(72, max(40, (confirmation.lines.map(\.count).max() ?? 0) + 6))
+        let inner = Frame.box(title: confirmation.title, height: confirmation.lines.count + 5, width: width,
+                              state: state, on: &canvas)
+        for (i, line) in confirmation.lines.enumerated() {
+            canvas.write(line, row: inner.row + i, column: inner.column, width: inner.width,
+                         style: i == 0 ? .bold : .plain, ellipsis: state.symbols.ellipsis)
+        }
+        var x = canvas.write("y", row: inner.row + inner.height - 1, column: inner.column, style: CellStyle(color: .red, bold: true))
+        x = canvas.write(" delete   ", row: inner.row + inner.height - 1, column: x)
+        x = canvas.write("n", row: inner.row + inner.height - 1, column: x, style: .bold)
+        canvas.write(" / Esc keep", row: inner.row + inner.height - 1, column: x)
+    }
+}
+
+enum HelpView {
+    /// The help text, one line per binding, grouped by context; disabled bindings say why.
+    static func lines(_ state: UIState) -> [(String, CellStyle)] {
+        var out: [(String, CellStyle)] = []
+        for context in KeyContext.allCases {
+            if !out.isEmpty { out.append(("", .plain)) }
+            out.append((context.rawValue, .bold))
+            for binding in Keymap.bindings(in: context) {
+                var text = (state.symbols == .ascii ? binding.asciiKeyLabel : binding.keyLabel).padding(toLength: 16, withPad: " ", startingAt: 0) + binding.description
+                var style = CellStyle.plain
+                if context == .browse, let reason = binding.disabledReason(StateForHelp.browsing(state)) {
+                    text += " (now: \(reason))"
+                    style = .dim
+                }
+                out.append((text, style))
+            }
+        }
+        return out
+    }
+
+    static func draw(_ state: UIState, scroll: Int, on canvas: inout Canvas) {
+        let inner = Frame.box(title: "Keys", height: state.rows - 2, width: 96, state: state, on: &canvas)
+        let all = lines(state)
+        let rows = max(1, inner.height - 1)
+        let start = min(scroll, max(0, all.count - rows))
+        for (i, line) in all.dropFirst(start).prefix(rows).enumerated() {
+            canvas.write(line.0, row: inner.row + i, column: inner.column, width: inner.width, style: line.1,
+                         ellipsis: state.symbols.ellipsis)
+        }
+        canvas.write("j/k scroll; Esc, q or ? closes", row: inner.row + inner.height - 1, column: inner.column,
+                     width: inner.width, style: .dim)
+    }
+}
+
+/// The help screen judges "disabled because" as if the user were browsing (the help overlay itself is open).
+enum StateForHelp {
+    static func browsing(_ state: UIState) -> UIState {
+        var copy = state
+        copy.mode = .browse
+        return copy
+    }
+}
+
+enum PromptView {
+    static func draw(_ prompt: ConnectPrompt, state: UIState, on canvas: inout Canvas) {
+        switch prompt {
+        case .hostKey(let host, let keyType, let fingerprint):
+            let inner = Frame.box(title: "Unknown host key", height: 8, width: 76, state: state, on: &canvas)
+            canvas.write("\(host) offered a \(keyType) key:", row: inner.row, column: inner.column, width: inner.width)
+            canvas.write(fingerprint, row: inner.row + 1, column: inner.column, width: inner.width, style: .bold)
+            canvas.write("Check it with the server's owner before trusting it.", row: inner.row + 2,
+                         column: inner.column, width: inner.width, style: .dim)
+            canvas.write("y trust and pin   n / Esc refuse", row: inner.row + 4, column: inner.column)
+        case .secret(let host, let text, let echo, let input, let remember, let offer):
+            let inner = Frame.box(title: "Connecting to \(host)", height: 7, width: 64, state: state, on: &canvas)
+            canvas.write(text, row: inner.row, column: inner.column, width: inner.width)
+            let shown = echo ? input : String(repeating: "*", count: input.count)
+            let end = canvas.write(shown, row: inner.row + 1, column: inner.column, width: inner.width - 1)
+            canvas.write(" ", row: inner.row + 1, column: end, style: CellStyle(reverse: true))
+            if offer {
+                canvas.write("\(remember ? state.symbols.check : state.symbols.unchecked) remember in the vault (Tab)",
+                             row: inner.row + 2, column: inner.column)
+            }
+            canvas.write("Enter sends, Esc cancels", row: inner.row + 4, column: inner.column, style: .dim)
+        }
+    }
+}

@@ -1,0 +1,113 @@
+// Screen: draws the whole UI state onto a Canvas — main view, then any overlay, then the status line.
+import Foundation
+
+public enum Screen {
+    public static func render(_ state: UIState) -> Canvas {
+        var canvas = Canvas(rows: state.rows, columns: state.columns)
+        if state.isTooSmall {
+            TooSmallView.draw(state, on: &canvas)
+            return canvas
+        }
+        let layout = Layout(rows: state.rows, columns: state.columns)
+        TitleBar.draw(state, in: layout.title, on: &canvas)
+        GroupTreeView.draw(state, in: layout.groups, on: &canvas)
+        Frame.vertical(column: layout.groups.column + layout.groups.width, row: layout.groups.row,
+                       height: layout.groups.height, symbols: state.symbols, on: &canvas)
+        HostListView.draw(state, in: layout.hosts, on: &canvas)
+        if layout.detailsBeside {
+            Frame.vertical(column: layout.details.column - 1, row: layout.details.row, height: layout.details.height,
+                           symbols: state.symbols, on: &canvas)
+        } else {
+            canvas.fill(row: layout.details.row - 1, column: layout.details.column, height: 1,
+                        width: layout.details.width, character: state.symbols.horizontal, style: .dim)
+        }
+        DetailsView.draw(state, in: layout.details, on: &canvas)
+        switch state.mode {
+        case .browse: break
+        case .form(let form): FormView.draw(form, state: state, on: &canvas)
+        case .confirm(let confirmation): ConfirmView.draw(confirmation, state: state, on: &canvas)
+        case .help(let scroll): HelpView.draw(state, scroll: scroll, on: &canvas)
+        case .prompt(let prompt): PromptView.draw(prompt, state: state, on: &canvas)
+        }
+        StatusLine.draw(state, in: layout.status, on: &canvas)
+        return canvas
+    }
+}
+
+enum Frame {
+    static func vertical(column: Int, row: Int, height: Int, symbols: Symbols, on canvas: inout Canvas) {
+        canvas.fill(row: row, column: column, height: height, width: 1, character: symbols.vertical, style: .dim)
+    }
+
+    /// A bordered box with a title, cleared inside; returns the inner rectangle.
+    static func box(title: String, height: Int, width: Int, state: UIState, on canvas: inout Canvas) -> Rect {
+        let w = min(width, state.columns - 2)
+        let h = min(height, state.rows - 2)
+        let top = max(1, (state.rows - 1 - h) / 2)
+        let left = max(0, (state.columns - w) / 2)
+        let s = state.symbols
+        canvas.fill(row: top, column: left, height: h, width: w)
+        canvas.fill(row: top, column: left, height: 1, width: w, character: s.horizontal)
+        canvas.fill(row: top + h - 1, column: left, height: 1, width: w, character: s.horizontal)
+        canvas.fill(row: top, column: left, height: h, width: 1, character: s.vertical)
+        canvas.fill(row: top, column: left + w - 1, height: h, width: 1, character: s.vertical)
+        for (r, c) in [(top, left), (top, left + w - 1), (top + h - 1, left), (top + h - 1, left + w - 1)] {
+            canvas.write(s == .unicode ? cornerGlyph(r == top, c == left) : "+", row: r, column: c)
+        }
+        canvas.write(" \(title) ", row: top, column: left + 2, width: w - 4, style: .bold, ellipsis: s.ellipsis)
+        return Rect(row: top + 1, column: left + 2, height: h - 2, width: w - 4)
+    }
+
+    static func cornerGlyph(_ top: Bool, _ left: Bool) -> String {
+        switch (top, left) {
+        case (true, true): "┌"
+        case (true, false): "┐"
+        case (false, true): "└"
+        case (false, false): "┘"
+        }
+    }
+}
+
+enum TooSmallView {
+    static func draw(_ state: UIState, on canvas: inout Canvas) {
+        let lines = [
+            "Terminal too small",
+            "\(state.columns)x\(state.rows); sshelf needs \(UIState.minimumColumns)x\(UIState.minimumRows)",
+            "Enlarge the window, or press q to quit",
+        ]
+        let top = max(0, (state.rows - lines.count) / 2)
+        for (i, line) in lines.enumerated() {
+            let text = String(line.prefix(state.columns))
+            canvas.write(text, row: top + i, column: max(0, (state.columns - text.count) / 2),
+                         style: i == 0 ? .bold : .plain)
+        }
+    }
+}
+
+enum TitleBar {
+    static func draw(_ state: UIState, in rect: Rect, on canvas: inout Canvas) {
+        var col = canvas.write(" sshelf ", row: rect.row, column: 0, style: CellStyle(bold: true, reverse: true))
+        let scope = state.groupRows[safe: state.groupCursor].map { row in
+            row.groupID == nil ? "All hosts" : state.catalog.tree.path(of: row.groupID)
+        } ?? "All hosts"
+        col = canvas.write(" \(scope) ", row: rect.row, column: col + 1, width: max(0, rect.width / 3),
+                           style: .bold, ellipsis: state.symbols.ellipsis)
+        if state.search.typing || state.search.isActive {
+            col = canvas.write(" /", row: rect.row, column: col, style: .bold)
+            col = canvas.write(state.search.query, row: rect.row, column: col)
+            if state.search.typing { col = canvas.write("_", row: rect.row, column: col, style: CellStyle(reverse: true)) }
+            if let job = state.search.job {
+                col = canvas.write("  searching \(Int(job.progress * 100))%", row: rect.row, column: col, style: .dim)
+            }
+        }
+        if let notice = state.notice {
+            let text = notice.text
+            let width = min(text.count, max(0, rect.width - col - 2))
+            canvas.write(text, row: rect.row, column: rect.width - width - 1, width: width,
+                         style: notice.isError ? CellStyle(color: .red, bold: true) : CellStyle(color: .green),
+                         ellipsis: state.symbols.ellipsis)
+        } else if !state.loaded {
+            canvas.write("loading...", row: rect.row, column: max(col + 1, rect.width - 11), style: .dim)
+        }
+    }
+}

@@ -1,0 +1,76 @@
+// StatusLine: the bottom row — sync state in colour with its symbol, vault state, host count, and the keys
+// that matter on this screen. A function of `StatusModel` plus the screen, so every state can be snapshot.
+import Foundation
+
+public enum StatusLine {
+    /// The sync segment: symbol, words and colour.
+    public static func syncSegment(_ sync: SyncIndicator, now: Date, symbols: Symbols) -> (String, CellStyle) {
+        switch sync {
+        case .off: ("\(symbols.off) sync off", CellStyle(color: .dim))
+        case .syncing: ("\(symbols.syncing) syncing", CellStyle(color: .blue, bold: true))
+        case .synced(let at): ("\(symbols.synced) synced \(RelativeTime.words(at, now: now))", CellStyle(color: .green, bold: true))
+        case .localFallback(let reason): ("\(symbols.fallback) local fallback: \(reason)", CellStyle(color: .orange, bold: true))
+        }
+    }
+
+    static func vaultStyle(_ vault: VaultIndicator) -> CellStyle {
+        switch vault {
+        case .broken: CellStyle(color: .red)
+        case .notSetUp, .locked: .dim
+        case .unlocked, .noPassphrase: .plain
+        }
+    }
+
+    /// The key hints for the current screen: enabled bindings that carry a hint label.
+    public static func hints(_ state: UIState) -> [(key: String, what: String)] {
+        let context: KeyContext
+        switch state.mode {
+        case .browse: context = state.search.typing ? .search : .browse
+        case .form: context = .form
+        case .confirm: context = .dialog
+        case .help: context = .help
+        case .prompt: return [("Enter", "answer"), ("Esc", "cancel")]
+        }
+        return Keymap.bindings(in: context).compactMap { binding in
+            guard let hint = binding.hint, binding.disabledReason(state) == nil, let key = binding.keys.first else { return nil }
+            return (key == .enter ? state.symbols.enter : (state.symbols == .ascii ? key.asciiLabel : key.label), hint)
+        }
+    }
+
+    public static func draw(_ state: UIState, in rect: Rect, on canvas: inout Canvas) {
+        let s = state.symbols
+        let (syncText, syncStyle) = syncSegment(state.status.sync, now: state.now, symbols: s)
+        // The sync state always shows in full (a fallback reason must be readable); hints give way first.
+        var col = canvas.write(syncText, row: rect.row, column: 0, width: rect.width, style: syncStyle, ellipsis: s.ellipsis)
+        let count = state.catalog.hosts.count
+        let parts: [(String, CellStyle)] = [
+            (state.status.vault.words, vaultStyle(state.status.vault)),
+            (state.loaded ? "\(count) host\(count == 1 ? "" : "s")" : "loading", .dim),
+        ]
+        for (text, style) in parts where col + text.count + 3 <= rect.width {
+            col = canvas.write(" \(s.separator) ", row: rect.row, column: col, style: .dim)
+            col = canvas.write(text, row: rect.row, column: col, style: style)
+        }
+        // Help and quit are kept when space is short; the rest fill in, in keymap order.
+        let all = hints(state)
+        let priority = all.indices.sorted { a, b in
+            let pa = ["help", "quit"].contains(all[a].what), pb = ["help", "quit"].contains(all[b].what)
+            return pa != pb ? pa : a < b
+        }
+        var kept: Set<Int> = []
+        var width = 0
+        for i in priority {
+            let w = all[i].key.count + all[i].what.count + 3
+            if col + 3 + width + w > rect.width { continue }
+            kept.insert(i)
+            width += w
+        }
+        let hintText = all.indices.filter(kept.contains).map { (all[$0].key, all[$0].what) }
+        guard !hintText.isEmpty else { return }
+        col = canvas.write(" \(s.separator)", row: rect.row, column: col, style: .dim)
+        for (key, what) in hintText {
+            col = canvas.write("  \(key)", row: rect.row, column: col, style: .bold)
+            col = canvas.write(" \(what)", row: rect.row, column: col, style: .dim)
+        }
+    }
+}

@@ -1,0 +1,45 @@
+// Keymap: no key is bound twice in one context, every command is reachable, help lists every binding, and
+// the README's keymap section is exactly what the table generates.
+import Foundation
+@testable import ShelfUI
+import XCTest
+
+final class KeymapTests: XCTestCase {
+    func testNoKeyIsBoundTwiceInAContext() {
+        for context in KeyContext.allCases {
+            var seen: [Key: Command] = [:]
+            for binding in Keymap.bindings(in: context) {
+                for key in binding.keys {
+                    XCTAssertNil(seen[key], "\(key.label) bound twice in \(context.rawValue)")
+                    seen[key] = binding.command
+                }
+            }
+        }
+    }
+
+    func testEveryCommandHasAKey() {
+        let bound = Set(Keymap.table.map(\.command))
+        for command in Command.allCases { XCTAssertTrue(bound.contains(command), "\(command) has no key") }
+    }
+
+    func testHelpShowsEveryBindingAndWhyItIsDisabled() {
+        var state = Fixtures.state(ShelfUI.Catalog(), rows: 60, columns: 140)
+        _ = Reducer.reduce(&state, .key(.char("?")))
+        let text = HelpView.lines(state).map(\.0).joined(separator: "\n")
+        for binding in Keymap.table { XCTAssertTrue(text.contains(binding.description), binding.description) }
+        XCTAssertTrue(text.contains("add a forward rule to the selected host (now: no host selected)"), text)
+        _ = Reducer.reduce(&state, .key(.escape))
+        XCTAssertEqual(state.mode, .browse)
+    }
+
+    func testReadmeKeymapSectionMatchesTheTable() throws {
+        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("README.md")
+        let text = try String(contentsOf: readme, encoding: .utf8)
+        guard let start = text.range(of: "<!-- keymap:start -->\n"), let end = text.range(of: "<!-- keymap:end -->") else {
+            return XCTFail("README.md has no keymap markers")
+        }
+        XCTAssertEqual(String(text[start.upperBound..<end.lowerBound]), Keymap.markdown(),
+                       "README keymap is stale: regenerate it with `sshelf ui --print-keymap`")
+    }
+}

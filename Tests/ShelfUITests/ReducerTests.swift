@@ -1,0 +1,254 @@
+// Reducer: navigation, groups, search (incremental and chunked), forms with validation, delete plans,
+// connect and quit effects — all on the pure state, no terminal.
+import Foundation
+import ShelfCore
+@testable import ShelfUI
+import XCTest
+
+final class ReducerTests: XCTestCase {
+    func testVimAndArrowKeysMoveTheSameWay() {
+        var a = Fixtures.state(Fixtures.threeLevels())
+        var b = a
+        Fixtures.press(&a, .char("j"), .char("j"), .char("k"))
+        Fixtures.press(&b, .down, .down, .up)
+        XCTAssertEqual(a.hostCursor, 1)
+        XCTAssertEqual(b.hostCursor, 1)
+        Fixtures.press(&a, .char("G"))
+        XCTAssertEqual(a.hostCursor, 7)
+        Fixtures.press(&a, .char("g"))
+        XCTAssertEqual(a.hostCursor, 0)
+    }
+
+    func testGroupSelectionScopesTheHostListIncludingSubgroups() {
+        var state = Fixtures.state(Fixtures.threeLevels())
+        Fixtures.press(&state, .tab)  // hosts -> forwards? no rules on first host, so groups
+        XCTAssertEqual(state.focus, .groups)
+        Fixtures.press(&state, .char("j"))  // prod
+        XCTAssertEqual(state.groupRows[state.groupCursor].name, "prod")
+        XCTAssertEqual(state.visible.count, 5)
+        XCTAssertEqual(Set(state.visible.map { state.catalog.hosts[$0].name }),
+                       ["bastion-eu", "web-eu-1", "web-eu-2", "db-us", "cache-us"])
+        Fixtures.press(&state, .char("h"))  // close prod
+        XCTAssertEqual(state.groupRows.map(\.name), ["All hosts", "prod", "staging"])
+        Fixtures.press(&state, .char(" "))  // open again
+        XCTAssertEqual(state.groupRows.map(\.name), ["All hosts", "prod", "eu", "web", "us", "staging"])
+        XCTAssertEqual(state.groupRows.first { $0.name == "eu" }?.count, 3)
+    }
+
+    func testSearchIsFuzzyOverNameAddressTagsAndGroupPath() {
+        var state = Fixtures.state(Fixtures.threeLevels())
+        Fixtures.press(&state, .char("/"))
+        Fixtures.type(&state, "weu2")
+        Fixtures.settle(&state)
+        XCTAssertEqual(state.visible.map { state.catalog.hosts[$0].name }, ["web-eu-2"])
+        Fixtures.press(&state, .escape)
+        XCTAssertFalse(state.search.isActive)
+        XCTAssertEqual(state.visible.count, 8)
+
+        Fixtures.press(&state, .char("/"))
+        Fixtures.type(&state, "eu/web")  // only the group path prod/eu/web has these in order
+        Fixtures.settle(&state)
+        XCTAssertEqual(Set(state.visible.map { state.catalog.hosts[$0].name }), ["web-eu-1", "web-eu-2"])
+        Fixtures.press(&state, .escape)
+        Fixtures.press(&state, .char("/"))
+        Fixtures.type(&state, "2222 db")  // two terms, ANDed: port and tag
+        Fixtures.settle(&state)
+        XCTAssertEqual(state.visible.map { state.catalog.hosts[$0].name }, ["db-us"])
+        Fixtures.press(&state, .escape)
+        Fixtures.press(&state, .char("/"))
+        Fixtures.type(&state, "zurich")  // folded: diacritics and case do not matter
+        Fixtures.settle(&state)
+        XCTAssertEqual(state.visible.map { state.catalog.hosts[$0].name }, ["Zürich-lab"])
+    }
+
+    func testRefiningAQueryOnlyScansThePreviousResults() {
+        var state = Fixtures.state(Fixtures.longList(10_000))
+        Fixtures.press(&state, .char("/"))
+        Fixtures.type(&state, "root")
+        Fixtures.settle(&state)
+        let rootCount = state.visible.count
+        XCTAssertEqual(rootCount, 3333)
+        Fixtures.type(&state, " d")
+        // The job for "root d" was seeded with the 3,333 "root" results, not the 10,000 hosts.
+        XCTAssertLessThanOrEqual(state.search.job?.candidates.count ?? rootCount, rootCount)
+        Fixtures.settle(&state)
+        XCTAssertEqual(state.visible.count, 666)
+        XCTAssertTrue(state.visible.allSatisfy { state.catalog.hosts[$0].tags == ["db"] && state.catalog.hosts[$0].user == "root" })
+        // Backspace twice returns the cached "root" results at once.
+        Fixtures.press(&state, .backspace, .backspace)
+        XCTAssertFalse(state.search.isRunning)
+        XCTAssertEqual(state.visible.count, rootCount)
+    }
+
+    func testSearchRunsInChunksSoDrawingNeverWaits() {
+        var state = Fixtures.state(Fixtures.longList(20_000))
+        Fixtures.press(&state, .char("/"))
+        Fixtures.type(&state, "host")
+        // One key does at most one chunk; the rest waits for `.filterStep`s.
+        XCTAssertTrue(state.search.isRunning)
+        XCTAssertLessThanOrEqual(state.search.results.count, SearchState.chunkSize)
+        var steps = 0
+        while state.search.isRunning {
+            _ = Reducer.reduce(&state, .filterStep)
+            steps += 1
+        }
+        XCTAssertGreaterThan(steps, 2)
+        XCTAssertEqual(state.visible.count, 20_000)
+    }
+
+    func testAddHostFormShowsValidationMessagesAndKeepsTheInput() {
+        var state = Fixtures.state(Fixtures.threeLevels())
+        Fixtures.press(&state, .char("a"))
+        Fixtures.type(&state, "new-box")
+        Fixtures.press(&state, .tab, .tab)  // hostname left empty, to port
+        Fixtures.press(&state, .ctrl("u"))
+        Fixtures.type(&state, "70000")
+        let effects = Fixtures.press(&state, .enter)
+        XCTAssertEqual(effects, [])
+        guard case .form(let form) = state.mode else { return XCTFail("form closed") }
+        XCTAssertEqual(form.errors["hostname"], "hostname is empty")
+        XCTAssertEqual(form.errors["port"], "port 70000 is out of range (1-65535)")
+        XCTAssertEqual(form.value("name"), "new-box")
+        XCTAssertEqual(form.fields[form.focus].key, "hostname", "focus goes to the first problem")
+    }
+
+    func testAddHostFormSavesThroughAnEffectAndWaitsForTheResult() throws {
+        var state = Fixtures.state(Fixtures.threeLevels())
+        Fixtures.press(&state, .char("a"))
+        Fixtures.type(&state, "new-box")
+        Fixtures.press(&state, .tab)
+        Fixtures.type(&state, "new.example.com")
+        Fixtures.press(&state, .tab, .tab, .tab)
+        Fixtures.type(&state, "lab/x")
+        Fixtures.press(&state, .tab, .tab, .tab)  // tags, auth, identity
+        Fixtures.type(&state, "nope")
+        XCTAssertEqual(Fixtures.press(&state, .enter), [])
+        guard case .form(var form) = state.mode else { return XCTFail("form closed") }
+        XCTAssertEqual(form.errors["identity"], "no identity named 'nope' (add one with i)")
+        Fixtures.press(&state, .ctrl("u"))
+        Fixtures.type(&state, "laptop")
+        let effects = Fixtures.press(&state, .enter)
+        guard case .saveHost(let host, let path) = effects.first else { return XCTFail("no save: \(effects)") }
+        XCTAssertEqual(host.name, "new-box")
+        XCTAssertEqual(host.hostname, "new.example.com")
+        XCTAssertEqual(host.identityID, Fixtures.id(50))
+        XCTAssertEqual(path, "lab/x")
+        guard case .form(let pending) = state.mode else { return XCTFail("form closed before the save finished") }
+        XCTAssertTrue(pending.pending)
+        // A failed save keeps the form and says why.
+        _ = Reducer.reduce(&state, .operationFinished(.failure(OperationFailure("database is locked"))))
+        guard case .form(let failed) = state.mode else { return XCTFail("form lost after failure") }
+        form = failed
+        XCTAssertEqual(form.errors[""], "database is locked")
+        XCTAssertEqual(form.value("hostname"), "new.example.com")
+        _ = Fixtures.press(&state, .enter)
+        XCTAssertEqual(Reducer.reduce(&state, .operationFinished(.success("added new-box"))), [.load])
+        XCTAssertEqual(state.mode, .browse)
+        XCTAssertEqual(state.wantedHostID, host.id)
+    }
+
+    func testJumpCycleIsRefusedInTheForm() {
+        var state = Fixtures.state(Fixtures.threeLevels())
+        // bastion-eu is first; make it jump through web-eu-1, which jumps through bastion-eu.
+        Fixtures.press(&state, .char("e"))
+        for _ in 0..<8 { Fixtures.press(&state, .tab) }
+        Fixtures.type(&state, "web-eu-1")
+        Fixtures.press(&state, .enter)
+        guard case .form(let form) = state.mode else { return XCTFail() }
+        XCTAssertEqual(form.errors["jump"], "jump chain would loop: bastion-eu -> web-eu-1 -> bastion-eu")
+    }
+
+    func testGroupForwardAndIdentityFormsValidate() {
+        var state = Fixtures.state(Fixtures.threeLevels())
+        Fixtures.press(&state, .char("N"))
+        Fixtures.type(&state, "a/b")
+        Fixtures.press(&state, .enter)
+        guard case .form(let group) = state.mode else { return XCTFail() }
+        XCTAssertEqual(group.errors["name"], "group name 'a/b' contains '/', which separates groups in a path")
+        Fixtures.press(&state, .escape)
+
+        Fixtures.press(&state, .char("f"))
+        Fixtures.press(&state, .tab, .ctrl("u"))
+        Fixtures.type(&state, "0.0.0.0")
+        Fixtures.press(&state, .enter)
+        guard case .form(let forward) = state.mode else { return XCTFail() }
+        XCTAssertEqual(forward.errors["bindPort"], "bind port is empty")
+        XCTAssertTrue(forward.errors["bindAddress"]?.contains("not loopback") ?? false)
+        XCTAssertEqual(forward.errors["targetHost"], "target host is empty")
+        Fixtures.press(&state, .escape)
+
+        Fixtures.press(&state, .char("i"))
+        Fixtures.type(&state, "laptop")
+        Fixtures.press(&state, .enter)
+        guard case .form(let identity) = state.mode else { return XCTFail() }
+        XCTAssertEqual(identity.errors["name"], "an identity named 'laptop' already exists")
+    }
+
+    func testDeleteAsksAndSaysWhatElseGoes() {
+        var state = Fixtures.state(Fixtures.threeLevels())
+        let web1 = state.visible.firstIndex { state.catalog.hosts[$0].name == "web-eu-1" }!
+        state.hostCursor = web1
+        XCTAssertEqual(Fixtures.press(&state, .char("d")), [])
+        guard case .confirm(let confirmation) = state.mode else { return XCTFail() }
+        XCTAssertTrue(confirmation.lines.contains("Its 2 forward rules go too."), "\(confirmation.lines)")
+        XCTAssertEqual(Fixtures.press(&state, .char("n")), [])
+        XCTAssertEqual(state.mode, .browse)
+        Fixtures.press(&state, .char("d"))
+        XCTAssertEqual(Fixtures.press(&state, .char("y")), [.deleteHost(Fixtures.id(101))])
+
+        var bastion = Fixtures.state(Fixtures.threeLevels())
+        Fixtures.press(&bastion, .char("d"))
+        guard case .confirm(let plan) = bastion.mode else { return XCTFail() }
+        XCTAssertTrue(plan.lines.contains { $0.contains("Jumped through by web-eu-1, web-eu-2") }, "\(plan.lines)")
+
+        var group = Fixtures.state(Fixtures.threeLevels())
+        Fixtures.press(&group, .char("h"), .char("j"), .char("d"))  // groups pane, prod
+        guard case .confirm(let groupPlan) = group.mode else { return XCTFail() }
+        XCTAssertEqual(groupPlan.lines.last, "Also goes: 3 subgroups, 5 hosts and 3 forward rules.")
+    }
+
+    func testEnterConnectsAndQIsQuit() {
+        var state = Fixtures.state(Fixtures.threeLevels())
+        XCTAssertEqual(Fixtures.press(&state, .enter), [.connect(state.selectedHost!.id)])
+        XCTAssertEqual(Fixtures.press(&state, .char("q")), [.quit])
+        XCTAssertTrue(state.quitting)
+    }
+
+    func testDisabledKeysSayWhy() {
+        var state = Fixtures.state(Catalog())
+        XCTAssertEqual(Fixtures.press(&state, .enter), [])
+        XCTAssertEqual(state.notice?.text, "connect to the selected host (in the group tree: open the group): no host selected")
+        XCTAssertEqual(Fixtures.press(&state, .char("f")), [])
+        XCTAssertEqual(state.notice?.isError, true)
+    }
+
+    func testTooSmallTerminalOnlyQuits() {
+        var state = Fixtures.state(Fixtures.threeLevels(), rows: 14, columns: 80)
+        XCTAssertTrue(state.isTooSmall)
+        XCTAssertEqual(Fixtures.press(&state, .char("a")), [])
+        XCTAssertEqual(state.mode, .browse)
+        _ = Reducer.reduce(&state, .resize(rows: 15, columns: 60))
+        XCTAssertFalse(state.isTooSmall)
+        XCTAssertEqual(Fixtures.press(&state, .char("q")), [.quit])
+    }
+
+    func testReloadKeepsTheSelectedHost() {
+        var state = Fixtures.state(Fixtures.threeLevels())
+        Fixtures.press(&state, .char("j"), .char("j"), .char("j"))
+        let selected = state.selectedHost?.id
+        _ = Reducer.reduce(&state, .loaded(Fixtures.threeLevels()))
+        XCTAssertEqual(state.selectedHost?.id, selected)
+    }
+
+    func testPasswordPromptIsMaskedAndCanBeRemembered() {
+        var state = Fixtures.state(Fixtures.threeLevels())
+        _ = Reducer.reduce(&state, .prompt(.secret(host: "db-us", prompt: "Password:", echo: false, input: "",
+                                                    remember: false, offerRemember: true)))
+        Fixtures.type(&state, "s3cret")
+        Fixtures.press(&state, .tab)
+        let canvas = Screen.render(state)
+        XCTAssertTrue(canvas.text.contains("******"))
+        XCTAssertFalse(canvas.text.contains("s3cret"))
+        XCTAssertEqual(Fixtures.press(&state, .enter), [.answerPrompt(.secret("s3cret", remember: true))])
+    }
+}

@@ -1,0 +1,125 @@
+// Snapshots: every screen rendered on a Canvas at 80x24 and 140x40, compared as text with the recorded
+// snapshots in Snapshots.swift. SSHELF_UPDATE_SNAPSHOTS=1 rewrites that file (then review the diff).
+import Foundation
+import ShelfCore
+@testable import ShelfUI
+import XCTest
+
+final class SnapshotTests: XCTestCase {
+    static let sizes = [(24, 80), (40, 140)]
+
+    /// Every screen the issue names, by snapshot name.
+    static func screens(rows: Int, columns: Int) -> [(String, UIState)] {
+        var out: [(String, UIState)] = []
+        func add(_ name: String, _ state: UIState) { out.append(("\(name)-\(columns)x\(rows)", state)) }
+        let three = Fixtures.threeLevels()
+
+        add("empty", Fixtures.state(Catalog(), rows: rows, columns: columns))
+        var main = Fixtures.state(three, rows: rows, columns: columns)
+        main.hostCursor = main.visible.firstIndex { main.catalog.hosts[$0].name == "web-eu-1" }!
+        add("groups-3-levels", main)
+        var forwards = main
+        _ = Reducer.reduce(&forwards, .key(.char("l")))
+        _ = Reducer.reduce(&forwards, .key(.char("j")))
+        add("forwards-focused", forwards)
+        var long = Fixtures.state(Fixtures.longList(500), rows: rows, columns: columns)
+        for _ in 0..<3 { _ = Reducer.reduce(&long, .key(.pageDown)) }
+        add("long-list", long)
+        var search = Fixtures.state(three, rows: rows, columns: columns)
+        Fixtures.press(&search, .char("/"))
+        Fixtures.type(&search, "web eu")
+        Fixtures.settle(&search)
+        add("search", search)
+        var noMatch = search
+        Fixtures.type(&noMatch, "zzz")
+        Fixtures.settle(&noMatch)
+        add("search-no-match", noMatch)
+
+        var hostForm = Fixtures.state(three, rows: rows, columns: columns)
+        Fixtures.press(&hostForm, .char("a"))
+        Fixtures.type(&hostForm, "new box")
+        Fixtures.press(&hostForm, .tab, .tab, .ctrl("u"))
+        Fixtures.type(&hostForm, "abc")
+        Fixtures.press(&hostForm, .enter)
+        add("form-host-errors", hostForm)
+        var groupForm = Fixtures.state(three, rows: rows, columns: columns)
+        Fixtures.press(&groupForm, .char("N"))
+        Fixtures.type(&groupForm, "a/b")
+        Fixtures.press(&groupForm, .enter)
+        add("form-group-errors", groupForm)
+        var forwardForm = main
+        Fixtures.press(&forwardForm, .char("f"), .tab, .tab)
+        Fixtures.type(&forwardForm, "99999")
+        Fixtures.press(&forwardForm, .enter)
+        add("form-forward-errors", forwardForm)
+        var identityForm = main
+        Fixtures.press(&identityForm, .char("i"), .enter)
+        add("form-identity-errors", identityForm)
+        var confirm = main
+        Fixtures.press(&confirm, .char("d"))
+        add("confirm-delete-host", confirm)
+        var help = main
+        Fixtures.press(&help, .char("?"))
+        add("help", help)
+        var hostKey = main
+        _ = Reducer.reduce(&hostKey, .prompt(.hostKey(host: "web-eu-1", keyType: "ssh-ed25519",
+                                                        fingerprint: "SHA256:uNiVztksCsDhcc0u9e8BujQXVUpKZIDTMczCvj3tD2s")))
+        add("prompt-host-key", hostKey)
+        var ascii = Fixtures.state(three, rows: rows, columns: columns)
+        ascii.symbols = .ascii
+        ascii.status.sync = .localFallback(reason: "sync folder /mnt/nas/sshelf not found")
+        add("ascii-symbols", ascii)
+        return out
+    }
+
+    static let statusStates: [(String, StatusModel)] = [
+        ("off", StatusModel(sync: .off, vault: .notSetUp)),
+        ("syncing", StatusModel(sync: .syncing, vault: .locked)),
+        ("synced", StatusModel(sync: .synced(at: Fixtures.now.addingTimeInterval(-120)), vault: .unlocked)),
+        ("fallback", StatusModel(sync: .localFallback(reason: "sync folder /mnt/nas/sshelf not found"), vault: .noPassphrase)),
+        ("vault-broken", StatusModel(sync: .off, vault: .broken("vault file damaged (bad MAC)"))),
+    ]
+
+    static func allSnapshots() -> [(String, String)] {
+        var out: [(String, String)] = []
+        for (rows, columns) in sizes {
+            for (name, state) in screens(rows: rows, columns: columns) { out.append((name, Screen.render(state).text)) }
+            for (name, model) in statusStates {
+                let state = Fixtures.state(Fixtures.threeLevels(), rows: rows, columns: columns, status: model)
+                let canvas = Screen.render(state)
+                out.append(("status-\(name)-\(columns)x\(rows)", canvas.line(rows - 1)))
+            }
+        }
+        out.append(("too-small-59x15", Screen.render(Fixtures.state(Fixtures.threeLevels(), rows: 15, columns: 59)).text))
+        out.append(("smallest-60x15", Screen.render(Fixtures.state(Fixtures.threeLevels(), rows: 15, columns: 60)).text))
+        return out
+    }
+
+    func testScreensMatchSnapshots() throws {
+        let actual = Self.allSnapshots()
+        if ProcessInfo.processInfo.environment["SSHELF_UPDATE_SNAPSHOTS"] == "1" {
+            try Self.write(actual)
+            return
+        }
+        for (name, text) in actual {
+            guard let expected = Snapshots.all[name] else {
+                XCTFail("no recorded snapshot \(name); run with SSHELF_UPDATE_SNAPSHOTS=1\n\(text)")
+                continue
+            }
+            XCTAssertEqual(text, expected, "snapshot \(name) differs; actual:\n\(text)")
+        }
+        XCTAssertEqual(Set(actual.map(\.0)), Set(Snapshots.all.keys), "stale snapshots recorded")
+    }
+
+    static func write(_ snapshots: [(String, String)]) throws {
+        var source = "// Snapshots: recorded text renderings of every screen (generated by SnapshotTests with\n"
+        source += "// SSHELF_UPDATE_SNAPSHOTS=1; review the diff before committing).\n"
+        source += "enum Snapshots {\n    static let all: [String: String] = [\n"
+        for (name, text) in snapshots {
+            source += "        \"\(name)\": #\"\"\"\n\(text)\n\"\"\"#,\n"
+        }
+        source += "    ]\n}\n"
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Snapshots.swift")
+        try source.write(to: path, atomically: true, encoding: .utf8)
+    }
+}
