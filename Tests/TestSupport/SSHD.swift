@@ -28,6 +28,8 @@ public final class SSHD: @unchecked Sendable {
         public var extraConfig: [String] = []
         /// Reuse the host keys of an earlier server (its `directory`): the same server identity on a new port.
         public var hostKeysFrom: String? = nil
+        /// Listen on this port instead of a free one (restarting a server where its clients expect it).
+        public var port: Int? = nil
         public init() {}
     }
 
@@ -70,7 +72,7 @@ public final class SSHD: @unchecked Sendable {
         directory = base + "/sshelf-sshd-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         logPath = directory + "/sshd.log"
-        port = try Self.freePort(options.listenAddress)
+        port = try options.port ?? Self.freePort(options.listenAddress)
         var config = [
             "Port \(port)", "ListenAddress \(options.listenAddress)", "PidFile \(directory)/sshd.pid",
             "AuthorizedKeysFile \(directory)/authorized_keys", "StrictModes no", "PermitRootLogin yes",

@@ -2,6 +2,7 @@
 enum Commands {
     static let table: [CommandSpec] = Array([
         HostCommands.commands, SSHCommands.commands, GroupCommands.commands, ForwardCommands.commands,
+        ForwardRunCommands.commands,
         Array(MiscCommands.commands.prefix(1)), IdentityVaultCommands.commands, ImportExportCommands.commands,
         VaultCommands.commands, SyncCommands.commands, UICommands.commands, Array(MiscCommands.commands.dropFirst()),
     ].joined())

@@ -147,13 +147,13 @@ enum SSHCommands {
 
     // MARK: shared
 
-    private static func plan(for name: String, _ context: AppContext) throws -> (ConnectPlan, Store) {
+    static func plan(for name: String, _ context: AppContext) throws -> (ConnectPlan, Store) {
         let store = try context.store()
         let plan = try store.read { store in try ConnectPlan.make(for: try Resolve.host(name, in: store), in: store) }
         return (plan, store)
     }
 
-    private static func connectOptions(_ call: Invocation, _ context: AppContext) throws -> ConnectOptions {
+    static func connectOptions(_ call: Invocation, _ context: AppContext) throws -> ConnectOptions {
         var timeout = 10.0
         if let text = call.value("timeout") {
             guard let value = Double(text), value > 0, value <= 600 else {
@@ -175,7 +175,7 @@ enum SSHCommands {
     }
 
     /// Connects, records what changed, runs `body`, and turns connection errors into exit 255.
-    private static func withConnection(_ plan: ConnectPlan, store: Store, call: Invocation, options: ConnectOptions,
+    static func withConnection(_ plan: ConnectPlan, store: Store, call: Invocation, options: ConnectOptions,
                                        context: AppContext, body: (SSHConnection) throws -> Int32) throws -> Int32 {
         let prompts = TerminalPrompts(acceptNew: call.flag("accept-new"), passwordFD: try passwordFD(call),
                                       remember: call.flag("remember") ? true : nil, errorOutput: context.errorOutput)

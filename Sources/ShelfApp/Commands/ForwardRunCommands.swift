@@ -1,0 +1,272 @@
+// ForwardRunCommands: `sshelf forward start|up|status|stop` — run one host's rules in the foreground, or every
+// autostart rule under a supervisor (one session per host, reconnecting), and read or stop that supervisor.
+// Connections are made exactly as `connect` makes them (plan, host-key trust, vault credentials).
+import Foundation
+import ShelfCore
+import ShelfSSH
+import ShelfStore
+
+enum ForwardRunCommands {
+    static let publicBindOption = OptionSpec.flag(
+        "allow-public-bind",
+        "allow rules that listen on a non-loopback address (the port becomes reachable from the network)")
+
+    static let commands: [CommandSpec] = [
+        CommandSpec(
+            path: ["forward", "start"], summary: "run a host's forward rules in the foreground",
+            details: """
+                Connects to the host (as 'connect' does: jump chain, host-key check before any credential) and \
+                runs its enabled forward rules, or only the RULEs named, until Ctrl-C or SIGTERM. A port that is \
+                already in use is an error naming it. Rules that listen on a non-loopback address need \
+                --allow-public-bind. Exit status 0 after Ctrl-C, 255 when the connection failed or was lost.
+                """,
+            arguments: [
+                ArgumentSpec(name: "HOST", help: "host name (or id prefix)", completion: .host),
+                ArgumentSpec(
+                    name: "RULE", help: "only these rules (id prefix or name); default: every enabled rule",
+                    optional: true, variadic: true),
+            ],
+            options: SSHCommands.connectOptions + [publicBindOption],
+            examples: ["sshelf forward start prod-db", "sshelf forward start bastion socks"],
+            run: start),
+        CommandSpec(
+            path: ["forward", "up"], summary: "run every autostart forward rule, reconnecting after drops",
+            details: """
+                A supervisor in the foreground (run it under systemd --user or tmux): one session per host, \
+                reconnecting with exponential backoff and jitter after a drop. Nobody is asked anything: host \
+                keys must already be pinned or known ('sshelf trust HOST'), and credentials must be stored in a \
+                class unattended reads can open (afterFirstUnlock…); a credential stored whenUnlocked… is \
+                reported with the fix. 'sshelf forward status' shows each rule's state; Ctrl-C, SIGTERM or \
+                'sshelf forward stop' ends it.
+                """,
+            options: [.value("timeout", "SECONDS", "connect timeout per address (default 10)"), publicBindOption],
+            examples: ["sshelf forward up", "systemd-run --user sshelf forward up"],
+            run: up),
+        CommandSpec(
+            path: ["forward", "status"], summary: "show the running supervisor's rules: state, connections, bytes",
+            details:
+                "States: starting, active (with connection and byte counts), retrying (with the last error and the next attempt), failed (with the reason).",
+            options: [.flag("json", "print JSON for scripts")], run: status),
+        CommandSpec(
+            path: ["forward", "stop"], summary: "stop the running 'forward up' supervisor", run: stopSupervisor),
+    ]
+
+    static func start(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+        let (plan, store) = try SSHCommands.plan(for: call.arguments[0], context)
+        let rules = try selectRules(call, hostID: plan.target.id, hostName: plan.target.name, store: store)
+        try checkBindAddresses(rules, allowPublic: call.flag("allow-public-bind"))
+        let options = try SSHCommands.connectOptions(call, context)
+        return try SSHCommands.withConnection(plan, store: store, call: call, options: options, context: context) {
+            connection in
+            let engine = try ForwardEngine(connection: connection, rules: rules, hostName: plan.target.name)
+            for status in engine.status() {
+                context.errorOutput("sshelf: forwarding \(status.spec) (port \(status.boundPort))\n")
+            }
+            context.errorOutput("sshelf: press Ctrl-C to stop\n")
+            let signals = StopSignals { engine.stop() }
+            defer { signals.cancel() }
+            try engine.run()
+            for status in engine.status() {
+                context.errorOutput(
+                    "sshelf: stopped \(status.spec): \(status.totalConnections) connections, \(status.bytesOut) bytes out, \(status.bytesIn) bytes in\n"
+                )
+            }
+            return 0
+        }
+    }
+
+    static func up(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+        let store = try context.store()
+        let (hosts, rules) = try store.read { store in (try store.hosts(), try store.forwardRules()) }
+        let autostart = rules.filter { $0.enabled && $0.autostart }
+        try checkBindAddresses(autostart, allowPublic: call.flag("allow-public-bind"))
+        let byID = Dictionary(hosts.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        var byHost: [UUID: [PortForwardRule]] = [:]
+        for rule in autostart {
+            guard let hostID = rule.hostID, byID[hostID] != nil else {
+                context.warn(
+                    "forward \(Display.shortID(rule.id)) (-\(rule.spec.flag) \(rule.spec)) belongs to a deleted host; skipped"
+                )
+                continue
+            }
+            byHost[hostID, default: []].append(rule)
+        }
+        guard !byHost.isEmpty else {
+            throw ShelfError(
+                .notFound, "no enabled autostart forward rules",
+                hint: "sshelf forward add HOST --local 8080:localhost:80 --autostart")
+        }
+        guard let lockFD = try SupervisorFiles.lock(context.locations) else {
+            let pid = (try? SupervisorFiles.read(context.locations))??.pid
+            throw ShelfError(
+                .failure, "a forward supervisor is already running\(pid.map { " (pid \($0))" } ?? "")",
+                hint: "sshelf forward status; sshelf forward stop")
+        }
+        defer { close(lockFD) }
+        let options = try SSHCommands.connectOptions(call, context)
+        // Runner threads report state changes (FileHandle writes are safe from any thread) and wake the
+        // publisher, so the state file follows a change at once; counts are refreshed twice a second.
+        let wakeup = SupervisorWakeup()
+        let report: @Sendable (String) -> Void = { line in
+            FileHandle.standardError.write(Data("sshelf: \(line)\n".utf8))
+            wakeup.poke()
+        }
+        let runners = try store.read { store in
+            try byHost.compactMap { hostID, rules in byID[hostID].map { ($0, rules) } }
+                .sorted { $0.0.name < $1.0.name }
+                .map { host, rules in
+                    HostRunner(
+                        plan: try ConnectPlan.make(for: host, in: store), rules: rules, options: options,
+                        context: context, report: report)
+                }
+        }
+        let signals = StopSignals { wakeup.stop() }
+        defer { signals.cancel() }
+        let started = Date()
+        func publish() {
+            let state = SupervisorState(
+                pid: getpid(), startedAt: started, updatedAt: Date(), rules: runners.flatMap { $0.snapshot() })
+            do { try SupervisorFiles.write(state, context.locations) } catch {
+                context.warn("could not write the forward state file: \(error)")
+            }
+        }
+        publish()
+        for runner in runners { runner.start() }
+        while wakeup.wait(seconds: 0.5) { publish() }
+        context.errorOutput("sshelf: stopping forwards\n")
+        for runner in runners { runner.stop() }
+        try? FileManager.default.removeItem(atPath: SupervisorFiles.statePath(context.locations))
+        return 0
+    }
+
+    static func status(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+        guard let state = try SupervisorFiles.read(context.locations) else {
+            if call.flag("json") {
+                context.print("{\"running\": false, \"rules\": []}")
+            } else {
+                context.errorOutput("no forward supervisor is running; 'sshelf forward up' starts one\n")
+            }
+            return 0
+        }
+        if call.flag("json") {
+            let encoder = JSONEncoder()
+            encoder.dateEncodingStrategy = .iso8601
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            context.print(String(decoding: try encoder.encode(state), as: UTF8.self))
+            return 0
+        }
+        let rows = state.rules.map { rule -> [String] in
+            var detail = rule.lastError.map(Display.safe) ?? ""
+            if let next = rule.nextAttempt {
+                detail = "next attempt in \(max(0, Int(next.timeIntervalSinceNow.rounded(.up)))) s: " + detail
+            }
+            return [
+                Display.safe(rule.host), rule.spec, rule.state.rawValue,
+                "\(rule.activeConnections)/\(rule.totalConnections)",
+                "\(rule.bytesOut)", "\(rule.bytesIn)", detail,
+            ]
+        }
+        context.output(
+            "supervisor pid \(state.pid)\n"
+                + Display.table(["HOST", "RULE", "STATE", "CONNS", "OUT", "IN", "DETAIL"], rows))
+        return 0
+    }
+
+    static func stopSupervisor(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+        guard let state = try SupervisorFiles.read(context.locations) else {
+            throw ShelfError(.notFound, "no forward supervisor is running")
+        }
+        guard kill(state.pid, SIGTERM) == 0 else {
+            throw ShelfError(
+                .failure, "cannot signal the supervisor (pid \(state.pid)): \(String(cString: strerror(errno)))")
+        }
+        let deadline = Date().addingTimeInterval(15)
+        while kill(state.pid, 0) == 0, Date() < deadline { usleep(50_000) }
+        guard kill(state.pid, 0) != 0 else {
+            throw ShelfError(.failure, "the supervisor (pid \(state.pid)) did not stop within 15 s")
+        }
+        context.print("stopped the forward supervisor (pid \(state.pid))")
+        return 0
+    }
+
+    /// The named rules of this host, or all its enabled ones.
+    static func selectRules(_ call: Invocation, hostID: UUID, hostName: String, store: Store) throws
+        -> [PortForwardRule]
+    {
+        let names = Array(call.arguments.dropFirst())
+        let rules = try store.read { store -> [PortForwardRule] in
+            if names.isEmpty { return try store.forwardRules(hostID: hostID).filter(\.enabled) }
+            return try names.map { name in
+                let rule = try Resolve.forwardRule(name, in: store)
+                guard rule.hostID == hostID else {
+                    throw ShelfError(
+                        .usage, "forward rule '\(Display.safe(name))' belongs to another host",
+                        hint: "sshelf forward list \(Display.safe(hostName))")
+                }
+                return rule
+            }
+        }
+        guard !rules.isEmpty else {
+            throw ShelfError(
+                .notFound, "\(Display.safe(hostName)) has no enabled forward rules",
+                hint: "sshelf forward add \(Display.safe(hostName)) --local 8080:localhost:80")
+        }
+        return rules
+    }
+
+    /// Listening on a non-loopback address exposes the port to the network: only with explicit consent.
+    static func checkBindAddresses(_ rules: [PortForwardRule], allowPublic: Bool) throws {
+        guard !allowPublic else { return }
+        for rule in rules where rule.kind != .remote && !ForwardCommands.isLoopback(rule.bindAddress) {
+            throw ShelfError(
+                .usage,
+                "rule -\(rule.spec.flag) \(rule.spec) listens on \(Display.safe(rule.bindAddress)): port \(rule.bindPort) would be reachable from the network",
+                hint: "pass --allow-public-bind if that is what you want")
+        }
+    }
+}
+
+/// Turns SIGINT and SIGTERM into a call (on a dispatch queue, not in a signal handler), and back on cancel.
+final class StopSignals {
+    private let sources: [DispatchSourceSignal]
+
+    init(_ action: @escaping @Sendable () -> Void) {
+        sources = [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler(handler: action)
+            source.resume()
+            return source
+        }
+    }
+
+    func cancel() {
+        for source in sources { source.cancel() }
+        signal(SIGINT, SIG_DFL)
+        signal(SIGTERM, SIG_DFL)
+    }
+}
+
+/// Wakes the supervisor's publishing loop on a state change, and tells it to stop.
+final class SupervisorWakeup: @unchecked Sendable {
+    private let semaphore = DispatchSemaphore(value: 0)
+    private let lock = NSLock()
+    private var stopping = false
+
+    func poke() { semaphore.signal() }
+
+    func stop() {
+        lock.lock()
+        stopping = true
+        lock.unlock()
+        semaphore.signal()
+    }
+
+    /// Waits for a poke or the timeout; false once stop() was called.
+    func wait(seconds: Double) -> Bool {
+        _ = semaphore.wait(timeout: .now() + seconds)
+        lock.lock()
+        defer { lock.unlock() }
+        return !stopping
+    }
+}

@@ -1,0 +1,168 @@
+// HostRunner: one host of the supervisor on its own thread — connect unattended, run the host's autostart rules,
+// and after a drop reconnect with exponential backoff and jitter. Errors only the user can fix (host key,
+// credentials the supervisor may not read, a refused login) are `failed` with the reason and tried again only
+// once a minute, so a fix (`sshelf trust`, `vault unlock`, storing the credential again) is picked up.
+import Foundation
+import ShelfCore
+import ShelfSSH
+
+final class HostRunner: @unchecked Sendable {
+    static let firstDelay = 0.5
+    static let maximumDelay = 60.0
+
+    let hostName: String
+    private let plan: ConnectPlan
+    private let rules: [PortForwardRule]
+    private let options: ConnectOptions
+    private let credentials: UnattendedCredentials
+    private let report: @Sendable (String) -> Void
+    private let lock = NSLock()
+    private var states: [RuleState]
+    private var engine: ForwardEngine?
+    private var stopping = false
+    private let wake = DispatchSemaphore(value: 0)
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(
+        plan: ConnectPlan, rules: [PortForwardRule], options: ConnectOptions, context: AppContext,
+        report: @escaping @Sendable (String) -> Void
+    ) {
+        hostName = plan.target.name
+        self.plan = plan
+        self.rules = rules
+        self.options = options
+        self.report = report
+        credentials = UnattendedCredentials(context: context, hostName: plan.target.name)
+        states = rules.map { rule in
+            RuleState(
+                ruleID: rule.id, host: plan.target.name, spec: "-\(rule.spec.flag) \(rule.spec)", state: .starting)
+        }
+    }
+
+    func start() {
+        // Weak: the thread must not hold the last reference past `finished` (nothing may be freed from it late).
+        let thread = Thread { [weak self, finished] in
+            self?.loop()
+            finished.signal()
+        }
+        thread.name = "sshelf-forward-\(hostName)"
+        thread.start()
+    }
+
+    /// Stops the engine or the backoff sleep and waits for the thread to end.
+    func stop() {
+        lock.lock()
+        stopping = true
+        let running = engine
+        lock.unlock()
+        running?.stop()
+        wake.signal()
+        finished.wait()
+    }
+
+    /// The rules' states, with live counts from the running engine.
+    func snapshot() -> [RuleState] {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let engine else { return states }
+        let live = Dictionary(engine.status().map { ($0.ruleID, $0) }, uniquingKeysWith: { a, _ in a })
+        return states.map { state in
+            guard let status = live[state.ruleID] else { return state }
+            var merged = state
+            merged.boundPort = status.boundPort
+            merged.activeConnections = status.activeConnections
+            merged.totalConnections = status.totalConnections
+            merged.failedConnections = status.failedConnections
+            merged.bytesOut = status.bytesOut
+            merged.bytesIn = status.bytesIn
+            merged.lastError = status.lastError
+            return merged
+        }
+    }
+
+    private var isStopping: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return stopping
+    }
+
+    private func set(_ phase: RuleState.Phase, error: String? = nil, next: Date? = nil) {
+        lock.lock()
+        for index in states.indices {
+            states[index].state = phase
+            states[index].lastError = error
+            states[index].nextAttempt = next
+            if phase != .active { states[index].activeConnections = 0 }
+        }
+        lock.unlock()
+        var line = "\(Display.safe(hostName)): \(phase.rawValue)"
+        if let error { line += ": \(Display.safe(error))" }
+        if let next { line += " (next attempt in \(String(format: "%.1f", next.timeIntervalSinceNow)) s)" }
+        report(line)
+    }
+
+    private func loop() {
+        var attempt = 0
+        while !isStopping {
+            set(.starting)
+            credentials.reset()
+            do {
+                let connector = SSHConnector(options: options, credentials: credentials, delegate: UnattendedPrompts())
+                let connection = try connector.connect(plan.endpoints)
+                defer { connection.close() }
+                let running = try ForwardEngine(connection: connection, rules: rules, hostName: hostName)
+                lock.lock()
+                engine = running
+                let stopNow = stopping
+                lock.unlock()
+                if stopNow { break }
+                attempt = 0
+                set(.active)
+                defer {
+                    let last = snapshot()
+                    lock.lock()
+                    states = last
+                    engine = nil
+                    lock.unlock()
+                }
+                try running.run()
+            } catch {
+                guard !isStopping else { break }
+                let reason = credentials.refusal ?? Self.describe(error)
+                if credentials.refusal != nil || Self.isPermanent(error) {
+                    set(.failed, error: reason, next: Date().addingTimeInterval(Self.maximumDelay))
+                    _ = wake.wait(timeout: .now() + Self.maximumDelay)
+                    continue
+                }
+                attempt += 1
+                let delay = Self.delay(attempt: attempt)
+                set(.retrying, error: reason, next: Date().addingTimeInterval(delay))
+                _ = wake.wait(timeout: .now() + delay)
+            }
+        }
+    }
+
+    /// Exponential from half a second, capped at a minute, with ±25 % jitter so many hosts do not retry in step.
+    static func delay(attempt: Int) -> Double {
+        let base = min(maximumDelay, firstDelay * pow(2, Double(max(0, attempt - 1))))
+        return base * Double.random(in: 0.75...1.25)
+    }
+
+    static func isPermanent(_ error: Error) -> Bool {
+        guard let error = error as? SSHError else { return false }
+        switch error.kind {
+        case .hostKeyUnknown, .hostKeyChanged, .hostKeyOtherType, .hostKeyRevoked, .credentialNotSynced,
+            .credentialUnavailable, .authenticationFailed, .rsaSignatureUnsupported, .cancelled:
+            return true
+        default:
+            return false
+        }
+    }
+
+    static func describe(_ error: Error) -> String {
+        guard let error = error as? SSHError else { return "\(error)" }
+        var text = error.message
+        if let hint = error.hint { text += " (\(hint))" }
+        return text
+    }
+}

@@ -1,0 +1,75 @@
+// SupervisorState: what `forward up` publishes for `forward status` and `forward stop` — its pid and each
+// rule's state — as a 0600 JSON file in a 0700 runtime directory, replaced atomically.
+import Foundation
+import ShelfCore
+import ShelfSystem
+
+struct SupervisorState: Codable, Equatable {
+    var pid: Int32
+    var startedAt: Date
+    var updatedAt: Date
+    var rules: [RuleState]
+}
+
+struct RuleState: Codable, Equatable {
+    enum Phase: String, Codable { case starting, active, retrying, failed }
+
+    var ruleID: UUID
+    var host: String
+    var spec: String
+    var state: Phase
+    var boundPort: Int?
+    var activeConnections = 0
+    var totalConnections = 0
+    var failedConnections = 0
+    var bytesOut: Int64 = 0
+    var bytesIn: Int64 = 0
+    /// Why the session is retrying or failed, or the last connection error while active.
+    var lastError: String?
+    var nextAttempt: Date?
+}
+
+enum SupervisorFiles {
+    static func statePath(_ locations: DataLocations) -> String { locations.runtimeDirectory + "/forwards.json" }
+    static func lockPath(_ locations: DataLocations) -> String { locations.runtimeDirectory + "/forward-up.lock" }
+
+    static func write(_ state: SupervisorState, _ locations: DataLocations) throws {
+        try PrivateFiles.ensureDirectory(locations.runtimeDirectory)
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        try PrivateFiles.atomicWrite(try encoder.encode(state), to: statePath(locations))
+    }
+
+    /// The running supervisor's state; nil when none runs (a file left by a dead one is removed).
+    static func read(_ locations: DataLocations) throws -> SupervisorState? {
+        let path = statePath(locations)
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        guard let state = try? decoder.decode(SupervisorState.self, from: data) else {
+            throw ShelfError(
+                .failure, "the forward state file \(path) is unreadable",
+                hint: "remove it if no 'sshelf forward up' is running")
+        }
+        guard kill(state.pid, 0) == 0 || errno == EPERM else {
+            try? FileManager.default.removeItem(atPath: path)
+            return nil
+        }
+        return state
+    }
+
+    /// Holds the single-instance lock for the life of the process; nil when another supervisor has it.
+    static func lock(_ locations: DataLocations) throws -> Int32? {
+        try PrivateFiles.ensureDirectory(locations.runtimeDirectory)
+        let fd = open(lockPath(locations), O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            throw ShelfError(.failure, "cannot open \(lockPath(locations)): \(String(cString: strerror(errno)))")
+        }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            close(fd)
+            return nil
+        }
+        return fd
+    }
+}
