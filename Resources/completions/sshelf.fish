@@ -94,6 +94,7 @@ complete -c sshelf -n '__fish_seen_subcommand_from forward; and not __fish_seen_
 complete -c sshelf -n '__fish_seen_subcommand_from forward; and not __fish_seen_subcommand_from list add rm start up status stop' -a start -d 'run a host\'s forward rules in the foreground'
 complete -c sshelf -n '__fish_seen_subcommand_from forward; and __fish_seen_subcommand_from start' -l accept-new -d 'accept and pin the host key of a host never seen before (never a changed key)'
 complete -c sshelf -n '__fish_seen_subcommand_from forward; and __fish_seen_subcommand_from start' -l password-fd -r -d 'read the password from file descriptor N (for scripts; never argv or env)'
+complete -c sshelf -n '__fish_seen_subcommand_from forward; and __fish_seen_subcommand_from start' -l remember -d 'keep a password you type (or give on --password-fd) in the vault once it has logged in'
 complete -c sshelf -n '__fish_seen_subcommand_from forward; and __fish_seen_subcommand_from start' -l timeout -r -d 'connect timeout per address (default 10)'
 complete -c sshelf -n '__fish_seen_subcommand_from forward; and __fish_seen_subcommand_from start' -l allow-public-bind -d 'allow rules that listen on a non-loopback address (the port becomes reachable from the network)'
 complete -c sshelf -n '__fish_seen_subcommand_from forward; and __fish_seen_subcommand_from start' -a '(__sshelf_hosts)'
