@@ -65,7 +65,7 @@ let package = Package(
         .testTarget(name: "ShelfUITests", dependencies: ["ShelfUI", "ShelfCore"], path: "Tests/ShelfUITests"),
         // Drives the built `sshelf` binary (CLI, and the TUI through tmux) as a user would.
         .testTarget(
-            name: "ShelfAppTests", dependencies: ["ShelfApp", "ShelfCore", "ShelfStore", "TestSupport"],
+            name: "ShelfAppTests", dependencies: ["ShelfApp", "ShelfCore", "ShelfStore", "TestSupport", "CSQLite"],
             path: "Tests/ShelfAppTests"),
     ]
 )

@@ -13,7 +13,7 @@ _sshelf() {
         identity) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "list import" -- "$cur")); return; fi ;;
         import) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "ssh-config" -- "$cur")); return; fi ;;
         export) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "ssh-config" -- "$cur")); return; fi ;;
-        vault) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "init status unlock lock passwd list rm audit export import set-password" -- "$cur")); return; fi ;;
+        vault) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "init status unlock lock passwd list rm audit export import set-password verify" -- "$cur")); return; fi ;;
         sync) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "enable join status now devices disable" -- "$cur")); return; fi ;;
     esac
     local key="$cmd"
@@ -86,6 +86,7 @@ _sshelf() {
         "vault export") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--passphrase-fd --help" -- "$cur")); else COMPREPLY=($(compgen -f -- "$cur")); fi ;;
         "vault import") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--passphrase-fd --help" -- "$cur")); else COMPREPLY=($(compgen -f -- "$cur")); fi ;;
         "vault set-password") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--secret-fd --passphrase-fd --help" -- "$cur")); else COMPREPLY=($(compgen -W "$(_sshelf_names)" -- "$cur")); fi ;;
+        "vault verify") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "sync enable") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--folder --git --credentials --passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "sync join") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--code-fd --passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "sync status") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --help" -- "$cur")); else COMPREPLY=(); fi ;;
