@@ -9,8 +9,25 @@ import XCTest
 final class FolderSyncTests: XCTestCase {
     func testThreeDevicesConvergeWhateverTheOrder() throws {
         let remote = try makeFolder()
+        try threeDevices { device in try device.enable(folder: remote) }
+    }
+
+    /// The same edits through a bare git repository (file URL): each device commits only its own folder.
+    func testThreeDevicesConvergeThroughGit() throws {
+        let base = try makeFolder("git3")
+        let git = Process()
+        git.executableURL = URL(fileURLWithPath: "/usr/bin/git")
+        git.arguments = ["init", "--quiet", "--bare", base + "/remote.git"]
+        try git.run()
+        git.waitUntilExit()
+        try threeDevices { device in
+            try SyncSettings(transport: .git, location: "file://" + base + "/remote.git").save(to: device.store)
+        }
+    }
+
+    func threeDevices(_ enable: (Device) throws -> Void) throws {
         let a = try Device(), b = try Device(), c = try Device()
-        for device in [a, b, c] { try device.enable(folder: remote) }
+        for device in [a, b, c] { try enable(device) }
 
         let group = HostGroup(name: "prod")
         try a.store.write { try $0.save(group) }
