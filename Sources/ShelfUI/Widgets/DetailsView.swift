@@ -35,6 +35,8 @@ enum DetailsView {
             lines.append(("host key", "not pinned; asked on first connect", .dim))
         }
         lines.append(("last", host.lastConnectedAt.map { RelativeTime.words($0, now: state.now) } ?? "never", .dim))
+        // With the forwards pane focused the rules and their state come first (a short pane has no room for both).
+        if state.focus == .forwards { lines = [] }
         let titleWidth = rect.width - 2
         canvas.write(host.name, row: rect.row, column: rect.column + 1, width: titleWidth, style: .bold,
                      ellipsis: state.symbols.ellipsis)
@@ -63,6 +65,22 @@ enum DetailsView {
                 canvas.restyle(row: y, column: rect.column, width: rect.width) { $0.reverse = true }
             }
             y += 1
+            guard y < rect.row + rect.height else { break }
+            let (words, style) = liveText(state.forwardStates[rule.id], now: state.now)
+            canvas.write(words, row: y, column: rect.column + 3, width: rect.width - 4, style: style,
+                         ellipsis: state.symbols.ellipsis)
+            y += 1
+        }
+    }
+
+    /// The state line under a rule: what runs it and how it is doing, or "not running".
+    static func liveText(_ live: ForwardLive?, now: Date) -> (String, CellStyle) {
+        guard let live else { return ("not running", .dim) }
+        switch live.phase {
+        case .starting: return (live.words(now: now), CellStyle(color: .blue))
+        case .active: return (live.words(now: now), CellStyle(color: .green))
+        case .retrying: return (live.words(now: now), CellStyle(color: .orange))
+        case .failed: return (live.words(now: now), .error)
         }
     }
 
