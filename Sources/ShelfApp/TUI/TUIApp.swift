@@ -11,6 +11,7 @@ final class TUIApp {
     private let mailbox = Mailbox()
     private let worker: StoreWorker
     private let preflight: HostKeyPreflight
+    private let forwards: ForwardChildren
     private var state: UIState
     private var terminal: Terminal?
     /// Set by `sshelf ui --benchmark-report`: measure, write the report, quit.
@@ -24,6 +25,7 @@ final class TUIApp {
         worker = StoreWorker(path: context.locations.store, mailbox: mailbox,
                              secretsPresent: { [context] in CatalogLoader.secretsPresent(context) })
         preflight = HostKeyPreflight(context: context, mailbox: mailbox)
+        forwards = ForwardChildren(locations: context.locations, mailbox: mailbox, selfPath: ConnectRunner.selfPath)
         state = UIState()
     }
 
@@ -36,6 +38,7 @@ final class TUIApp {
         }
         self.terminal = terminal
         defer { terminal.stop() }
+        defer { forwards.stopAll() }
         let size = terminal.size
         state = UIState(rows: size.rows, columns: size.columns, symbols: terminal.symbols, now: Date())
         state.status = StatusSource.current(context: context, store: try? Store(path: context.locations.store), now: state.now)
@@ -79,6 +82,7 @@ final class TUIApp {
             if now.timeIntervalSince(lastTick) >= 1 {
                 lastTick = now
                 apply(.tick(now))
+                forwards.refresh()
                 dirty = true
             }
         }
@@ -120,6 +124,13 @@ final class TUIApp {
                 connect(id)
             case .quit:
                 state.quitting = true
+            case .startForward(let id, let allowPublicBind):
+                guard let hostID = state.catalog.rulesByHost.values.joined().first(where: { $0.id == id })?.hostID else { break }
+                if let failure = forwards.start(ruleID: id, hostID: hostID, allowPublicBind: allowPublicBind) {
+                    state.notice = failure
+                }
+            case .stopForward(let id):
+                forwards.stop(ruleID: id)
             case .answerPrompt(.trustHostKey(let trusted)):
                 guard let id = state.pendingConnect else { break }
                 state.pendingConnect = nil

@@ -1,0 +1,88 @@
+// Forwards from the TUI against the test sshd: `t` on a rule runs it in the background (a child
+// `forward start`), the details pane shows it active with real connection and byte counts while a payload
+// moves through it, a second `t` stops it and the port is closed; quitting stops a rule still running; a rule
+// listening on a non-loopback address asks first.
+import Foundation
+import TestSupport
+import XCTest
+
+final class TUIForwardTests: XCTestCase {
+    func testStartMoveDataSeeItActiveStopIt() throws {
+        let world = try SSHCLIWorld()
+        XCTAssertExit(try world.home.run("trust", "t", "--fingerprint", try world.fingerprint(world.sshd)), 0)
+        let target = try ReverseServer()
+        let port = try TrafficSocket.freePort()
+        XCTAssertExit(try world.home.run("forward", "add", "t", "--local", "\(port):127.0.0.1:\(target.port)"), 0)
+        let tui = try Tmux(home: world.home, columns: 100, rows: 30)
+        try tui.waitFor(text: "1 host")
+        try tui.send("l")
+        try tui.waitFor(text: "not running")
+        XCTAssertThrowsError(try TrafficSocket.connect(port: port), "nothing listens before t")
+
+        try tui.send("t")
+        try tui.waitFor(text: "active: 0 open, 0 total")
+        let payload = Payload.random(1 << 20)
+        let reply = try TrafficSocket.roundTrip(port: port, payload)
+        XCTAssertEqual(try Payload.sha256(reply), try Payload.sha256(payload.reversed()))
+        try tui.waitFor(text: "active: 0 open, 1 total, 1.0 MB out, 1.0 MB in")
+        let held = try TrafficSocket.connect(port: port)
+        try tui.waitFor(text: "active: 1 open, 2 total")
+        close(held)
+        try tui.waitFor(text: "active: 0 open, 2 total")
+
+        try tui.send("t")
+        try tui.waitFor(text: "not running")
+        XCTAssertThrowsError(try TrafficSocket.connect(port: port), "the port is closed after the second t")
+
+        // Quitting stops a rule the TUI still runs.
+        try tui.send("t")
+        try tui.waitFor(text: "active: 0 open, 0 total")
+        try tui.send("q")
+        try tui.waitFor("exit") { _ in (try? tui.exitStatus()) != nil }
+        XCTAssertEqual(try tui.exitStatus(), 0)
+        XCTAssertThrowsError(try TrafficSocket.connect(port: port), "the port is closed after quitting")
+    }
+
+    func testNonLoopbackBindAsksFirst() throws {
+        let world = try SSHCLIWorld()
+        XCTAssertExit(try world.home.run("trust", "t", "--fingerprint", try world.fingerprint(world.sshd)), 0)
+        let port = try TrafficSocket.freePort()
+        XCTAssertExit(
+            try world.home.run("forward", "add", "t", "--local", "0.0.0.0:\(port):127.0.0.1:22", "--allow-public-bind"),
+            0)
+        let connectionsBefore = world.sshd.logCount("Connection from")
+        let tui = try Tmux(home: world.home, columns: 100, rows: 30)
+        try tui.waitFor(text: "1 host")
+        try tui.send("l")
+        try tui.send("t")
+        try tui.waitFor(text: "Listen on the network?")
+        try tui.send("n")
+        try tui.waitFor(text: "not started")
+        XCTAssertThrowsError(try TrafficSocket.connect(port: port), "refused: nothing listens")
+        XCTAssertEqual(world.sshd.logCount("Connection from"), connectionsBefore, "refused before connecting")
+
+        try tui.send("t")
+        try tui.waitFor(text: "Listen on the network?")
+        try tui.send("y")
+        try tui.waitFor(text: "active: 0 open, 0 total")
+        close(try TrafficSocket.connect(port: port))
+        try tui.send("t")
+        try tui.waitFor(text: "not running")
+        try tui.send("q")
+    }
+
+    func testAFailedStartShowsTheReason() throws {
+        let world = try SSHCLIWorld()
+        // No trust: the child has no terminal to ask on, so the unknown host key stops it, with the reason.
+        let port = try TrafficSocket.freePort()
+        XCTAssertExit(try world.home.run("forward", "add", "t", "--local", "\(port):127.0.0.1:22"), 0)
+        let tui = try Tmux(home: world.home, columns: 100, rows: 30)
+        try tui.waitFor(text: "1 host")
+        try tui.send("l")
+        try tui.send("t")
+        let screen = try tui.waitFor(text: "failed: ")
+        XCTAssertTrue(screen.contains("host key"), screen)
+        XCTAssertThrowsError(try TrafficSocket.connect(port: port))
+        try tui.send("q")
+    }
+}
