@@ -66,7 +66,7 @@ public enum Keymap {
         guard state.focus == .forwards else { return "only in the forwards pane (Tab or l goes there)" }
         guard let rule = state.selectedRule else { return "no forward rule selected" }
         if state.forwardStates[rule.id]?.runner == .supervisor {
-            return "run by 'sshelf forward up' ('sshelf forward stop' ends it)"
+            return "run by 'sshelf forward up'"
         }
         if !rule.enabled, state.forwardStates[rule.id] == nil { return "the rule is disabled (e edits it)" }
         return nil
@@ -105,7 +105,7 @@ public enum Keymap {
         KeyBinding([.char("d"), .delete], .delete, .browse, "delete the selected host, group or forward rule",
                    hint: "delete", disabled: needsSelection),
         KeyBinding([.char("t")], .toggleForward, .browse,
-                   "start or stop the selected forward rule (runs while sshelf is open)", hint: "start/stop",
+                   "start or stop the selected forward rule", hint: "start/stop",
                    disabled: forwardToggle),
         KeyBinding([.char("r")], .reload, .browse, "reload from the store"),
         KeyBinding([.char("?"), .function(1)], .help, .browse, "show this help", hint: "help"),

@@ -1208,7 +1208,7 @@ v prod            5 | cache-us         [2001:db8::7]:2200
                       │ i               add an identity (key)                                                        │
                       │ e               edit the selected host, group or forward rule                                │
                       │ d Del           delete the selected host, group or forward rule                              │
-                      │ t               start or stop the selected forward rule (runs while sshelf is open) (now: o… │
+                      │ t               start or stop the selected forward rule (now: only in the forwards pane (Ta… │
                       │ r               reload from the store                                                        │
                       │ ? F1            show this help                                                               │
                       │ q Ctrl-c        quit                                                                         │

@@ -43,6 +43,59 @@ final class TUIForwardTests: XCTestCase {
         XCTAssertThrowsError(try TrafficSocket.connect(port: port), "the port is closed after quitting")
     }
 
+    func testACrashedTUILeavesNoForwardBehind() throws {
+        let world = try SSHCLIWorld()
+        XCTAssertExit(try world.home.run("trust", "t", "--fingerprint", try world.fingerprint(world.sshd)), 0)
+        let target = try ReverseServer()
+        let port = try TrafficSocket.freePort()
+        XCTAssertExit(try world.home.run("forward", "add", "t", "--local", "\(port):127.0.0.1:\(target.port)"), 0)
+        let tui = try Tmux(home: world.home, columns: 100, rows: 30)
+        try tui.waitFor(text: "1 host")
+        try tui.send("l")
+        try tui.send("t")
+        try tui.waitFor(text: "active: 0 open, 0 total")
+        close(try TrafficSocket.connect(port: port))
+        // The child's state file is named after the TUI's pid: tui-PID-RULE.json in the runtime directory.
+        let runtime = world.home.sshelfHome + "/run"
+        let file = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: runtime)
+            .first { $0.hasPrefix("tui-") && $0.hasSuffix(".json") })
+        let attributes = try FileManager.default.attributesOfItem(atPath: runtime + "/" + file)
+        XCTAssertEqual((attributes[.posixPermissions] as? Int) ?? 0, 0o600)
+        let pid = try XCTUnwrap(Int32(file.split(separator: "-")[1]))
+        XCTAssertEqual(kill(pid, SIGKILL), 0)
+        // A deadline for a hung child, not a speed check.
+        let deadline = Date().addingTimeInterval(15)
+        var closed = false
+        while !closed, Date() < deadline {
+            if let fd = try? TrafficSocket.connect(port: port) { close(fd); usleep(100_000) } else { closed = true }
+        }
+        XCTAssertTrue(closed, "the forward stopped once the TUI was gone")
+    }
+
+    func testRulesRunByTheSupervisorShowTheirStateAndAreLeftAlone() throws {
+        let world = try SSHCLIWorld()
+        XCTAssertExit(try world.home.run("trust", "t", "--fingerprint", try world.fingerprint(world.sshd)), 0)
+        let target = try ReverseServer()
+        let port = try TrafficSocket.freePort()
+        XCTAssertExit(
+            try world.home.run("forward", "add", "t", "--local", "\(port):127.0.0.1:\(target.port)", "--autostart"), 0)
+        let up = try BackgroundCLI(world.home, ["forward", "up"])
+        XCTAssertTrue(up.waitFor("t: active"), up.stderr)
+        let tui = try Tmux(home: world.home, columns: 100, rows: 30)
+        try tui.waitFor(text: "1 host")
+        try tui.send("l")
+        try tui.waitFor(text: "active (forward up): 0 open, 0 total")
+        XCTAssertEqual(
+            try Payload.sha256(try TrafficSocket.roundTrip(port: port, [1, 2, 3])), try Payload.sha256([3, 2, 1]))
+        try tui.waitFor(text: "active (forward up): 0 open, 1 total, 3 B out, 3 B in")
+        try tui.send("t")
+        try tui.waitFor(text: "run by 'sshelf forward up'")
+        try tui.send("q")
+        try tui.waitFor("exit") { _ in (try? tui.exitStatus()) != nil }
+        close(try TrafficSocket.connect(port: port))
+        XCTAssertEqual(up.stop(SIGTERM), 0, up.stderr)
+    }
+
     func testNonLoopbackBindAsksFirst() throws {
         let world = try SSHCLIWorld()
         XCTAssertExit(try world.home.run("trust", "t", "--fingerprint", try world.fingerprint(world.sshd)), 0)
