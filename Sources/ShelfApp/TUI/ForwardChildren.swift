@@ -28,6 +28,17 @@ final class ForwardChildren: @unchecked Sendable {
         self.locations = locations
         self.mailbox = mailbox
         self.selfPath = selfPath
+        queue.async { [locations] in Self.removeLeftovers(locations) }
+    }
+
+    /// Files of children whose TUI died without quitting (the children stop by themselves; their logs stay).
+    private static func removeLeftovers(_ locations: DataLocations) {
+        let directory = locations.runtimeDirectory
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where name.hasPrefix("tui-") {
+            let parts = name.split(separator: "-")
+            guard parts.count > 2, let pid = Int32(parts[1]), pid != getpid() else { continue }
+            if kill(pid, 0) != 0 && errno == ESRCH { try? FileManager.default.removeItem(atPath: directory + "/" + name) }
+        }
     }
 
     /// The child's command line: this binary's `forward start`, by ids (names are not unique).

@@ -70,6 +70,13 @@ final class TUIForwardTests: XCTestCase {
             if let fd = try? TrafficSocket.connect(port: port) { close(fd); usleep(100_000) } else { closed = true }
         }
         XCTAssertTrue(closed, "the forward stopped once the TUI was gone")
+        // The next TUI removes what the dead one left (the child's log).
+        let leftovers = { (try? FileManager.default.contentsOfDirectory(atPath: runtime))?.filter { $0.hasPrefix("tui-\(pid)-") } ?? [] }
+        XCTAssertFalse(leftovers().isEmpty)
+        let next = try Tmux(home: world.home, columns: 100, rows: 30)
+        try next.waitFor(text: "1 host")
+        try next.waitFor("the leftovers removed") { _ in leftovers().isEmpty }
+        try next.send("q")
     }
 
     func testRulesRunByTheSupervisorShowTheirStateAndAreLeftAlone() throws {
