@@ -28,5 +28,4 @@ enum ForwardToggle {
         state.forwardStates[rule.id] = ForwardLive(phase: .starting, runner: .tui)
         return [.startForward(rule.id, allowPublicBind: false)]
     }
-
 }

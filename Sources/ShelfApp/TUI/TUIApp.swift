@@ -115,8 +115,27 @@ final class TUIApp {
         execute(Reducer.reduce(&state, action))
     }
 
+    /// `t` on a forward rule: start or stop its child (see ForwardChildren). False for every other effect.
+    private func runForwardEffect(_ effect: Effect) -> Bool {
+        switch effect {
+        case .startForward(let id, let allowPublicBind):
+            let rule = state.catalog.rulesByHost.values.joined().first { $0.id == id }
+            if let hostID = rule?.hostID,
+               let failure = forwards.start(ruleID: id, hostID: hostID, allowPublicBind: allowPublicBind) {
+                state.notice = failure
+            }
+            return true
+        case .stopForward(let id):
+            forwards.stop(ruleID: id)
+            return true
+        default:
+            return false
+        }
+    }
+
     private func execute(_ effects: [Effect]) {
         for effect in effects {
+            if runForwardEffect(effect) { continue }
             switch effect {
             case .connect(let id):
                 preflight.check(id)
@@ -124,13 +143,6 @@ final class TUIApp {
                 connect(id)
             case .quit:
                 state.quitting = true
-            case .startForward(let id, let allowPublicBind):
-                guard let hostID = state.catalog.rulesByHost.values.joined().first(where: { $0.id == id })?.hostID else { break }
-                if let failure = forwards.start(ruleID: id, hostID: hostID, allowPublicBind: allowPublicBind) {
-                    state.notice = failure
-                }
-            case .stopForward(let id):
-                forwards.stop(ruleID: id)
             case .answerPrompt(.trustHostKey(let trusted)):
                 guard let id = state.pendingConnect else { break }
                 state.pendingConnect = nil
