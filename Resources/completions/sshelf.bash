@@ -46,6 +46,7 @@ _sshelf() {
         --secret-fd) COMPREPLY=(); return ;;
         --tag) COMPREPLY=(); return ;;
         --timeout) COMPREPLY=(); return ;;
+        --tui-state) COMPREPLY=(); return ;;
         --untag) COMPREPLY=(); return ;;
         --user) COMPREPLY=(); return ;;
     esac
@@ -66,7 +67,7 @@ _sshelf() {
         "forward list") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --help" -- "$cur")); else COMPREPLY=($(compgen -W "$(_sshelf_names)" -- "$cur")); fi ;;
         "forward add") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--local --remote --dynamic --name --autostart --disabled --allow-public-bind --help" -- "$cur")); else COMPREPLY=($(compgen -W "$(_sshelf_names)" -- "$cur")); fi ;;
         "forward rm") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;
-        "forward start") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--accept-new --password-fd --remember --timeout --allow-public-bind --help" -- "$cur")); else COMPREPLY=($(compgen -W "$(_sshelf_names)" -- "$cur")); fi ;;
+        "forward start") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--accept-new --password-fd --remember --timeout --allow-public-bind --tui-state --help" -- "$cur")); else COMPREPLY=($(compgen -W "$(_sshelf_names)" -- "$cur")); fi ;;
         "forward up") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--timeout --allow-public-bind --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "forward status") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "forward stop") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;

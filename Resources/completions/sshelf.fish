@@ -97,6 +97,7 @@ complete -c sshelf -n '__fish_seen_subcommand_from forward; and __fish_seen_subc
 complete -c sshelf -n '__fish_seen_subcommand_from forward; and __fish_seen_subcommand_from start' -l remember -d 'keep a password you type (or give on --password-fd) in the vault once it has logged in'
 complete -c sshelf -n '__fish_seen_subcommand_from forward; and __fish_seen_subcommand_from start' -l timeout -r -d 'connect timeout per address (default 10)'
 complete -c sshelf -n '__fish_seen_subcommand_from forward; and __fish_seen_subcommand_from start' -l allow-public-bind -d 'allow rules that listen on a non-loopback address (the port becomes reachable from the network)'
+complete -c sshelf -n '__fish_seen_subcommand_from forward; and __fish_seen_subcommand_from start' -l tui-state -r -d 'write each rule\'s state to FILE (0600 JSON, as \'forward status --json\') while running, and stop when the parent process exits (the TUI runs rules this way)'
 complete -c sshelf -n '__fish_seen_subcommand_from forward; and __fish_seen_subcommand_from start' -a '(__sshelf_hosts)'
 complete -c sshelf -n '__fish_seen_subcommand_from forward; and not __fish_seen_subcommand_from list add rm start up status stop' -a up -d 'run every autostart forward rule, reconnecting after drops'
 complete -c sshelf -n '__fish_seen_subcommand_from forward; and __fish_seen_subcommand_from up' -l timeout -r -d 'connect timeout per address (default 10)'

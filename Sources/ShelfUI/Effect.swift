@@ -18,6 +18,10 @@ public enum Effect: Sendable, Equatable {
     case launchSession(UUID)
     /// The user's answer to a connect-time question (see `ConnectPrompt`).
     case answerPrompt(PromptAnswer)
+    /// Run a forward rule in the background while the TUI is open (`allowPublicBind` after the user agreed).
+    case startForward(UUID, allowPublicBind: Bool)
+    /// Stop a forward rule the TUI runs.
+    case stopForward(UUID)
     case quit
 }
 
@@ -37,6 +41,8 @@ public enum Action: Sendable {
     case prompt(ConnectPrompt)
     /// The host-key check before a session: go ahead, ask the user, or stop with the reason.
     case hostKeyChecked(hostID: UUID, HostKeyCheckResult)
+    /// The forward rules running right now (refreshed in the background about once a second).
+    case forwardStates([UUID: ForwardLive])
 }
 
 public enum HostKeyCheckResult: Sendable, Equatable {

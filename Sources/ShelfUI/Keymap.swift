@@ -4,7 +4,7 @@ public enum Command: String, Sendable, CaseIterable {
     case moveDown, moveUp, pageDown, pageUp, top, bottom
     case nextPane, previousPane, left, right, toggleGroup, activate
     case search, clearSearch, sort, reload
-    case addHost, addGroup, addForward, addIdentity, edit, delete
+    case addHost, addGroup, addForward, addIdentity, edit, delete, toggleForward
     case help, quit
     // searching
     case searchAccept, searchCancel, searchErase, searchDown, searchUp
@@ -62,6 +62,16 @@ public enum Keymap {
         }
     }
 
+    static let forwardToggle: @Sendable (UIState) -> String? = { state in
+        guard state.focus == .forwards else { return "only in the forwards pane (Tab or l goes there)" }
+        guard let rule = state.selectedRule else { return "no forward rule selected" }
+        if state.forwardStates[rule.id]?.runner == .supervisor {
+            return "run by 'sshelf forward up'"
+        }
+        if !rule.enabled, state.forwardStates[rule.id] == nil { return "the rule is disabled (e edits it)" }
+        return nil
+    }
+
     static let needsLoaded: @Sendable (UIState) -> String? = { $0.loaded ? nil : "still loading" }
 
     public static let table: [KeyBinding] = [
@@ -94,6 +104,9 @@ public enum Keymap {
                    disabled: needsSelection),
         KeyBinding([.char("d"), .delete], .delete, .browse, "delete the selected host, group or forward rule",
                    hint: "delete", disabled: needsSelection),
+        KeyBinding([.char("t")], .toggleForward, .browse,
+                   "start or stop the selected forward rule", hint: "start/stop",
+                   disabled: forwardToggle),
         KeyBinding([.char("r")], .reload, .browse, "reload from the store"),
         KeyBinding([.char("?"), .function(1)], .help, .browse, "show this help", hint: "help"),
         KeyBinding([.char("q"), .ctrl("c")], .quit, .browse, "quit", hint: "quit"),

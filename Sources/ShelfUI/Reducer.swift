@@ -58,6 +58,9 @@ public enum Reducer {
         case .status(let model):
             state.status = model
             return []
+        case .forwardStates(let states):
+            state.forwardStates = states
+            return []
         case .prompt(let prompt):
             state.mode = .prompt(prompt)
             return []
@@ -171,6 +174,8 @@ public enum Reducer {
             edit(&state)
         case .delete:
             confirmDelete(&state)
+        case .toggleForward:
+            return ForwardToggle.run(&state)
         case .help:
             state.mode = .help(scroll: 0)
         case .quit:
@@ -368,10 +373,10 @@ public enum Reducer {
         guard let binding = Keymap.binding(for: key, in: .dialog) else { return [] }
         state.mode = .browse
         if binding.command == .confirmYes {
-            state.notice = Notice("deleting...")
+            state.notice = Notice(confirmation.yesNotice)
             return [confirmation.effect]
         }
-        state.notice = Notice("nothing deleted")
+        state.notice = Notice(confirmation.noNotice)
         return []
     }
 

@@ -38,6 +38,11 @@ public struct Confirmation: Sendable, Equatable {
     public var title: String
     public var lines: [String]
     public var effect: Effect
+    /// What the dialog's keys are called, and what the title bar says after each answer.
+    public var yesLabel = "delete"
+    public var noLabel = "keep"
+    public var yesNotice = "deleting..."
+    public var noNotice = "nothing deleted"
 }
 
 public struct UIState: Sendable {
@@ -69,6 +74,9 @@ public struct UIState: Sendable {
     public var wantedHostID: UUID?
     /// The host whose session waits for an answer to a host-key question.
     public var pendingConnect: UUID?
+    /// Live state of the forward rules that run (by the TUI or the `forward up` supervisor), by rule id;
+    /// a rule missing here is not running.
+    public var forwardStates: [UUID: ForwardLive] = [:]
 
     public init(rows: Int = 24, columns: Int = 80, symbols: Symbols = .unicode, now: Date = Date()) {
         self.rows = rows

@@ -22,6 +22,17 @@ final class SnapshotTests: XCTestCase {
         _ = Reducer.reduce(&forwards, .key(.char("l")))
         _ = Reducer.reduce(&forwards, .key(.char("j")))
         add("forwards-focused", forwards)
+        for (name, live) in Self.forwardStates {
+            var running = forwards
+            running.forwardCursor = 0
+            running.forwardStates[Fixtures.id(200)] = live
+            add("forwards-\(name)", running)
+        }
+        var publicBind = forwards
+        publicBind.forwardCursor = 0
+        publicBind.catalog.rulesByHost[Fixtures.id(101)]?[0].bindAddress = "0.0.0.0"
+        Fixtures.press(&publicBind, .char("t"))
+        add("confirm-public-bind", publicBind)
         var long = Fixtures.state(Fixtures.longList(500), rows: rows, columns: columns)
         for _ in 0..<3 { _ = Reducer.reduce(&long, .key(.pageDown)) }
         add("long-list", long)
@@ -71,6 +82,17 @@ final class SnapshotTests: XCTestCase {
         add("ascii-symbols", ascii)
         return out
     }
+
+    /// The rule web-eu-1's "admin" in each live state (run by the TUI, or by `forward up`).
+    static let forwardStates: [(String, ForwardLive)] = [
+        ("starting", ForwardLive(phase: .starting, runner: .tui)),
+        ("active", ForwardLive(phase: .active, runner: .tui, boundPort: 8080, activeConnections: 2,
+                               totalConnections: 17, bytesOut: 1_234_567, bytesIn: 348_160)),
+        ("retrying", ForwardLive(phase: .retrying, runner: .supervisor, lastError: "connection refused",
+                                 nextAttempt: Fixtures.now.addingTimeInterval(4))),
+        ("failed", ForwardLive(phase: .failed, runner: .tui,
+                               lastError: "port 8080 on 127.0.0.1 is already in use")),
+    ]
 
     static let statusStates: [(String, StatusModel)] = [
         ("off", StatusModel(sync: .off, vault: .notSetUp)),

@@ -70,15 +70,145 @@ enum Snapshots {
                     │
                     │───────────────────────────────────────────────────────────
                     │ web-eu-1
-                    │ address   deploy@10.1.0.11
-                    │ group     prod/eu/web
-                    │ tags      web, nginx
-                    │ auth      publickey: key file ~/.ssh/id_ed25519
-                    │ identity  laptop (ed25519)
-                    │ jump      bastion-eu → web-eu-1
-                    │ host key  ssh-ed25519 SHA256:+DiY3wvvV6TuJJhbpZisF/zLDA0…
-                    │ last      2 h ago
+                    │ forwards (2)
+                    │ ● -L 127.0.0.1:8080:localhost:80  autostart  admin
+                    │   not running
+                    │ ○ -D 127.0.0.1:1080  disabled
+                    │   not running
+                    │
+                    │
+                    │
 ○ sync off │ vault not set up │ 8 hosts │  ⏎ connect  / search  ? help  q quit
+"""#,
+        "forwards-starting-80x24": #"""
+ sshelf   All hosts
+ Groups             │ Hosts 8          Address                Tags
+  All hosts       8 │ bastion-eu       ops@bastion.eu.exampl… bastion
+▾ prod            5 │ cache-us         [2001:db8::7]:2200
+  ▾ eu            3 │ db-us            postgres@db.us.exampl… db
+      web         2 │ home-nas         admin@nas.local
+    us            2 │ staging-app      ci@app.staging.exampl… app
+  staging         1 │ web-eu-1         deploy@10.1.0.11       web,nginx
+                    │ web-eu-2         deploy@10.1.0.12       web
+                    │ Zürich-lab       root@lab.zh.example.ch lab
+                    │
+                    │
+                    │
+                    │───────────────────────────────────────────────────────────
+                    │ web-eu-1
+                    │ forwards (2)
+                    │ ● -L 127.0.0.1:8080:localhost:80  autostart  admin
+                    │   starting...
+                    │ ○ -D 127.0.0.1:1080  disabled
+                    │   not running
+                    │
+                    │
+                    │
+○ sync off │ vault not set up │ 8 hosts │  ⏎ connect  / search  ? help  q quit
+"""#,
+        "forwards-active-80x24": #"""
+ sshelf   All hosts
+ Groups             │ Hosts 8          Address                Tags
+  All hosts       8 │ bastion-eu       ops@bastion.eu.exampl… bastion
+▾ prod            5 │ cache-us         [2001:db8::7]:2200
+  ▾ eu            3 │ db-us            postgres@db.us.exampl… db
+      web         2 │ home-nas         admin@nas.local
+    us            2 │ staging-app      ci@app.staging.exampl… app
+  staging         1 │ web-eu-1         deploy@10.1.0.11       web,nginx
+                    │ web-eu-2         deploy@10.1.0.12       web
+                    │ Zürich-lab       root@lab.zh.example.ch lab
+                    │
+                    │
+                    │
+                    │───────────────────────────────────────────────────────────
+                    │ web-eu-1
+                    │ forwards (2)
+                    │ ● -L 127.0.0.1:8080:localhost:80  autostart  admin
+                    │   active: 2 open, 17 total, 1.2 MB out, 340.0 KB in
+                    │ ○ -D 127.0.0.1:1080  disabled
+                    │   not running
+                    │
+                    │
+                    │
+○ sync off │ vault not set up │ 8 hosts │  ⏎ connect  / search  ? help  q quit
+"""#,
+        "forwards-retrying-80x24": #"""
+ sshelf   All hosts
+ Groups             │ Hosts 8          Address                Tags
+  All hosts       8 │ bastion-eu       ops@bastion.eu.exampl… bastion
+▾ prod            5 │ cache-us         [2001:db8::7]:2200
+  ▾ eu            3 │ db-us            postgres@db.us.exampl… db
+      web         2 │ home-nas         admin@nas.local
+    us            2 │ staging-app      ci@app.staging.exampl… app
+  staging         1 │ web-eu-1         deploy@10.1.0.11       web,nginx
+                    │ web-eu-2         deploy@10.1.0.12       web
+                    │ Zürich-lab       root@lab.zh.example.ch lab
+                    │
+                    │
+                    │
+                    │───────────────────────────────────────────────────────────
+                    │ web-eu-1
+                    │ forwards (2)
+                    │ ● -L 127.0.0.1:8080:localhost:80  autostart  admin
+                    │   retrying in 4 s (forward up): connection refused
+                    │ ○ -D 127.0.0.1:1080  disabled
+                    │   not running
+                    │
+                    │
+                    │
+○ sync off │ vault not set up │ 8 hosts │  ⏎ connect  / search  ? help  q quit
+"""#,
+        "forwards-failed-80x24": #"""
+ sshelf   All hosts
+ Groups             │ Hosts 8          Address                Tags
+  All hosts       8 │ bastion-eu       ops@bastion.eu.exampl… bastion
+▾ prod            5 │ cache-us         [2001:db8::7]:2200
+  ▾ eu            3 │ db-us            postgres@db.us.exampl… db
+      web         2 │ home-nas         admin@nas.local
+    us            2 │ staging-app      ci@app.staging.exampl… app
+  staging         1 │ web-eu-1         deploy@10.1.0.11       web,nginx
+                    │ web-eu-2         deploy@10.1.0.12       web
+                    │ Zürich-lab       root@lab.zh.example.ch lab
+                    │
+                    │
+                    │
+                    │───────────────────────────────────────────────────────────
+                    │ web-eu-1
+                    │ forwards (2)
+                    │ ● -L 127.0.0.1:8080:localhost:80  autostart  admin
+                    │   failed: port 8080 on 127.0.0.1 is already in use
+                    │ ○ -D 127.0.0.1:1080  disabled
+                    │   not running
+                    │
+                    │
+                    │
+○ sync off │ vault not set up │ 8 hosts │  ⏎ connect  / search  ? help  q quit
+"""#,
+        "confirm-public-bind-80x24": #"""
+ sshelf   All hosts
+ Groups             │ Hosts 8          Address                Tags
+  All hosts       8 │ bastion-eu       ops@bastion.eu.exampl… bastion
+▾ prod            5 │ cache-us         [2001:db8::7]:2200
+  ▾ eu            3 │ db-us            postgres@db.us.exampl… db
+      web         2 │ home-nas         admin@nas.local
+    us            2 │ staging-app      ci@app.staging.exampl… app
+  staging    ┌─ Listen on the network? ───────────────────────────┐ginx
+             │ -L 0.0.0.0:8080:localhost:80 listens on 0.0.0.0    │
+             │ Port 8080 becomes reachable from other machines,   │
+             │ not only from this one. Start it anyway?           │
+             │                                                    │
+             │                                                    │
+             │ y start   n / Esc cancel                           │─────────────
+             └────────────────────────────────────────────────────┘
+                    │ forwards (2)
+                    │ ● -L 0.0.0.0:8080:localhost:80  autostart  admin
+                    │   not running
+                    │ ○ -D 127.0.0.1:1080  disabled
+                    │   not running
+                    │
+                    │
+                    │
+○ sync off │ vault not set up │ 8 hosts │  y yes  n no
 """#,
         "long-list-80x24": #"""
  sshelf   All hosts
@@ -436,9 +566,9 @@ v prod            5 | cache-us         [2001:db8::7]:2200
                             │ Zürich-lab        root@lab.zh.example.ch  lab                │ last      2 h ago
                             │                                                              │ forwards (2)
                             │                                                              │ ● -L 127.0.0.1:8080:localhost:80  autostart  …
+                            │                                                              │   not running
                             │                                                              │ ○ -D 127.0.0.1:1080  disabled
-                            │                                                              │
-                            │                                                              │
+                            │                                                              │   not running
                             │                                                              │
                             │                                                              │
                             │                                                              │
@@ -478,9 +608,9 @@ v prod            5 | cache-us         [2001:db8::7]:2200
                             │ Zürich-lab        root@lab.zh.example.ch  lab                │ last      2 h ago
                             │                                                              │ forwards (2)
                             │                                                              │ ● -L 127.0.0.1:8080:localhost:80  autostart  …
+                            │                                                              │   not running
                             │                                                              │ ○ -D 127.0.0.1:1080  disabled
-                            │                                                              │
-                            │                                                              │
+                            │                                                              │   not running
                             │                                                              │
                             │                                                              │
                             │                                                              │
@@ -506,6 +636,216 @@ v prod            5 | cache-us         [2001:db8::7]:2200
                             │                                                              │
                             │                                                              │
 ○ sync off │ vault not set up │ 8 hosts │  ⏎ connect  / search  a add  e edit  d delete  ? help  q quit
+"""#,
+        "forwards-starting-140x40": #"""
+ sshelf   All hosts
+ Groups                     │ Hosts 8           Address                 Tags               │ web-eu-1
+  All hosts               8 │ bastion-eu        ops@bastion.eu.example… bastion            │ address   deploy@10.1.0.11
+▾ prod                    5 │ cache-us          [2001:db8::7]:2200                         │ group     prod/eu/web
+  ▾ eu                    3 │ db-us             postgres@db.us.example… db                 │ tags      web, nginx
+      web                 2 │ home-nas          admin@nas.local                            │ auth      publickey: key file ~/.ssh/id_ed255…
+    us                    2 │ staging-app       ci@app.staging.example… app                │ identity  laptop (ed25519)
+  staging                 1 │ web-eu-1          deploy@10.1.0.11        web,nginx          │ jump      bastion-eu → web-eu-1
+                            │ web-eu-2          deploy@10.1.0.12        web                │ host key  ssh-ed25519 SHA256:+DiY3wvvV6TuJJhb…
+                            │ Zürich-lab        root@lab.zh.example.ch  lab                │ last      2 h ago
+                            │                                                              │ forwards (2)
+                            │                                                              │ ● -L 127.0.0.1:8080:localhost:80  autostart  …
+                            │                                                              │   starting...
+                            │                                                              │ ○ -D 127.0.0.1:1080  disabled
+                            │                                                              │   not running
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+○ sync off │ vault not set up │ 8 hosts │  ⏎ connect  / search  a add  e edit  d delete  t start/stop  ? help  q quit
+"""#,
+        "forwards-active-140x40": #"""
+ sshelf   All hosts
+ Groups                     │ Hosts 8           Address                 Tags               │ web-eu-1
+  All hosts               8 │ bastion-eu        ops@bastion.eu.example… bastion            │ address   deploy@10.1.0.11
+▾ prod                    5 │ cache-us          [2001:db8::7]:2200                         │ group     prod/eu/web
+  ▾ eu                    3 │ db-us             postgres@db.us.example… db                 │ tags      web, nginx
+      web                 2 │ home-nas          admin@nas.local                            │ auth      publickey: key file ~/.ssh/id_ed255…
+    us                    2 │ staging-app       ci@app.staging.example… app                │ identity  laptop (ed25519)
+  staging                 1 │ web-eu-1          deploy@10.1.0.11        web,nginx          │ jump      bastion-eu → web-eu-1
+                            │ web-eu-2          deploy@10.1.0.12        web                │ host key  ssh-ed25519 SHA256:+DiY3wvvV6TuJJhb…
+                            │ Zürich-lab        root@lab.zh.example.ch  lab                │ last      2 h ago
+                            │                                                              │ forwards (2)
+                            │                                                              │ ● -L 127.0.0.1:8080:localhost:80  autostart  …
+                            │                                                              │   active: 2 open, 17 total, 1.2 MB out,
+                            │                                                              │     340.0 KB in
+                            │                                                              │ ○ -D 127.0.0.1:1080  disabled
+                            │                                                              │   not running
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+○ sync off │ vault not set up │ 8 hosts │  ⏎ connect  / search  a add  e edit  d delete  t start/stop  ? help  q quit
+"""#,
+        "forwards-retrying-140x40": #"""
+ sshelf   All hosts
+ Groups                     │ Hosts 8           Address                 Tags               │ web-eu-1
+  All hosts               8 │ bastion-eu        ops@bastion.eu.example… bastion            │ address   deploy@10.1.0.11
+▾ prod                    5 │ cache-us          [2001:db8::7]:2200                         │ group     prod/eu/web
+  ▾ eu                    3 │ db-us             postgres@db.us.example… db                 │ tags      web, nginx
+      web                 2 │ home-nas          admin@nas.local                            │ auth      publickey: key file ~/.ssh/id_ed255…
+    us                    2 │ staging-app       ci@app.staging.example… app                │ identity  laptop (ed25519)
+  staging                 1 │ web-eu-1          deploy@10.1.0.11        web,nginx          │ jump      bastion-eu → web-eu-1
+                            │ web-eu-2          deploy@10.1.0.12        web                │ host key  ssh-ed25519 SHA256:+DiY3wvvV6TuJJhb…
+                            │ Zürich-lab        root@lab.zh.example.ch  lab                │ last      2 h ago
+                            │                                                              │ forwards (2)
+                            │                                                              │ ● -L 127.0.0.1:8080:localhost:80  autostart  …
+                            │                                                              │   retrying in 4 s (forward up):
+                            │                                                              │     connection refused
+                            │                                                              │ ○ -D 127.0.0.1:1080  disabled
+                            │                                                              │   not running
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+○ sync off │ vault not set up │ 8 hosts │  ⏎ connect  / search  a add  e edit  d delete  ? help  q quit
+"""#,
+        "forwards-failed-140x40": #"""
+ sshelf   All hosts
+ Groups                     │ Hosts 8           Address                 Tags               │ web-eu-1
+  All hosts               8 │ bastion-eu        ops@bastion.eu.example… bastion            │ address   deploy@10.1.0.11
+▾ prod                    5 │ cache-us          [2001:db8::7]:2200                         │ group     prod/eu/web
+  ▾ eu                    3 │ db-us             postgres@db.us.example… db                 │ tags      web, nginx
+      web                 2 │ home-nas          admin@nas.local                            │ auth      publickey: key file ~/.ssh/id_ed255…
+    us                    2 │ staging-app       ci@app.staging.example… app                │ identity  laptop (ed25519)
+  staging                 1 │ web-eu-1          deploy@10.1.0.11        web,nginx          │ jump      bastion-eu → web-eu-1
+                            │ web-eu-2          deploy@10.1.0.12        web                │ host key  ssh-ed25519 SHA256:+DiY3wvvV6TuJJhb…
+                            │ Zürich-lab        root@lab.zh.example.ch  lab                │ last      2 h ago
+                            │                                                              │ forwards (2)
+                            │                                                              │ ● -L 127.0.0.1:8080:localhost:80  autostart  …
+                            │                                                              │   failed: port 8080 on 127.0.0.1 is already in
+                            │                                                              │     use
+                            │                                                              │ ○ -D 127.0.0.1:1080  disabled
+                            │                                                              │   not running
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+○ sync off │ vault not set up │ 8 hosts │  ⏎ connect  / search  a add  e edit  d delete  t start/stop  ? help  q quit
+"""#,
+        "confirm-public-bind-140x40": #"""
+ sshelf   All hosts
+ Groups                     │ Hosts 8           Address                 Tags               │ web-eu-1
+  All hosts               8 │ bastion-eu        ops@bastion.eu.example… bastion            │ address   deploy@10.1.0.11
+▾ prod                    5 │ cache-us          [2001:db8::7]:2200                         │ group     prod/eu/web
+  ▾ eu                    3 │ db-us             postgres@db.us.example… db                 │ tags      web, nginx
+      web                 2 │ home-nas          admin@nas.local                            │ auth      publickey: key file ~/.ssh/id_ed255…
+    us                    2 │ staging-app       ci@app.staging.example… app                │ identity  laptop (ed25519)
+  staging                 1 │ web-eu-1          deploy@10.1.0.11        web,nginx          │ jump      bastion-eu → web-eu-1
+                            │ web-eu-2          deploy@10.1.0.12        web                │ host key  ssh-ed25519 SHA256:+DiY3wvvV6TuJJhb…
+                            │ Zürich-lab        root@lab.zh.example.ch  lab                │ last      2 h ago
+                            │                                                              │ forwards (2)
+                            │                                                              │ ● -L 0.0.0.0:8080:localhost:80  autostart  ad…
+                            │                                                              │   not running
+                            │                                                              │ ○ -D 127.0.0.1:1080  disabled
+                            │                                                              │   not running
+                            │              ┌─ Listen on the network? ───────────────────────────┐
+                            │              │ -L 0.0.0.0:8080:localhost:80 listens on 0.0.0.0    │
+                            │              │ Port 8080 becomes reachable from other machines,   │
+                            │              │ not only from this one. Start it anyway?           │
+                            │              │                                                    │
+                            │              │                                                    │
+                            │              │ y start   n / Esc cancel                           │
+                            │              └────────────────────────────────────────────────────┘
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+○ sync off │ vault not set up │ 8 hosts │  y yes  n no
 """#,
         "long-list-140x40": #"""
  sshelf   All hosts
@@ -562,9 +902,9 @@ v prod            5 | cache-us         [2001:db8::7]:2200
                             │                                                              │ last      2 h ago
                             │                                                              │ forwards (2)
                             │                                                              │ ● -L 127.0.0.1:8080:localhost:80  autostart  …
+                            │                                                              │   not running
                             │                                                              │ ○ -D 127.0.0.1:1080  disabled
-                            │                                                              │
-                            │                                                              │
+                            │                                                              │   not running
                             │                                                              │
                             │                                                              │
                             │                                                              │
@@ -730,8 +1070,8 @@ v prod            5 | cache-us         [2001:db8::7]:2200
                             │ Zürich-lab        root@lab.zh.example.ch  lab                │ last      2 h ago
                             │                                                              │ forwards (2)
                             │     ┌─ Add forward to web-eu-1 ────────────────────────────────────────────┐1:8080:localhost:80  autostart  …
-                            │     │ Kind         (local)  remote   dynamic                               │1:1080  disabled
-                            │     │ Bind address 127.0.0.1                                               │
+                            │     │ Kind         (local)  remote   dynamic                               │
+                            │     │ Bind address 127.0.0.1                                               │1:1080  disabled
                             │     │ Bind port    99999                                                   │
                             │     │              ▲ bind port 99999 is out of range (1-65535)             │
                             │     │ Target host  empty for dynamic                                       │
@@ -772,9 +1112,9 @@ v prod            5 | cache-us         [2001:db8::7]:2200
                             │ Zürich-lab        root@lab.zh.example.ch  lab                │ last      2 h ago
                             │                                                              │ forwards (2)
                             │                                                              │ ● -L 127.0.0.1:8080:localhost:80  autostart  …
+                            │                                                              │   not running
                             │                                                              │ ○ -D 127.0.0.1:1080  disabled
-                            │                                                              │
-                            │                                                              │
+                            │                                                              │   not running
                             │     ┌─ Add identity ───────────────────────────────────────────────────────┐
                             │     │ Name                                                                 │
                             │     │              ▲ identity name is empty                                │
@@ -814,9 +1154,9 @@ v prod            5 | cache-us         [2001:db8::7]:2200
                             │ Zürich-lab        root@lab.zh.example.ch  lab                │ last      2 h ago
                             │                                                              │ forwards (2)
                             │                                                              │ ● -L 127.0.0.1:8080:localhost:80  autostart  …
+                            │                                                              │   not running
                             │                                                              │ ○ -D 127.0.0.1:1080  disabled
-                            │                                                              │
-                            │                                                              │
+                            │                                                              │   not running
                             │                                                              │
                             │                     ┌─ Delete host web-eu-1? ──────────────┐ │
                             │                     │ web-eu-1 (deploy@10.1.0.11)          │ │
@@ -856,8 +1196,8 @@ v prod            5 | cache-us         [2001:db8::7]:2200
                       │ Tab             next pane (groups, hosts, forwards)                                          │
                       │ Shift-Tab       previous pane                                                                │
                       │ h ←             close the group, or go to the pane on the left                               │host:80  autostart  …
-                      │ l →             open the group, or go to the pane on the right                               │bled
-                      │ Space           open or close the selected group (now: only in the group tree)               │
+                      │ l →             open the group, or go to the pane on the right                               │
+                      │ Space           open or close the selected group (now: only in the group tree)               │bled
                       │ Enter           connect to the selected host (in the group tree: open the group)             │
                       │ /               search hosts (fuzzy: name, address, user, tags, group)                       │
                       │ Esc             clear the search (now: no search active)                                     │
@@ -868,6 +1208,7 @@ v prod            5 | cache-us         [2001:db8::7]:2200
                       │ i               add an identity (key)                                                        │
                       │ e               edit the selected host, group or forward rule                                │
                       │ d Del           delete the selected host, group or forward rule                              │
+                      │ t               start or stop the selected forward rule (now: only in the forwards pane (Ta… │
                       │ r               reload from the store                                                        │
                       │ ? F1            show this help                                                               │
                       │ q Ctrl-c        quit                                                                         │
@@ -880,7 +1221,6 @@ v prod            5 | cache-us         [2001:db8::7]:2200
                       │ ↑ Ctrl-p        move up in the results                                                       │
                       │                                                                                              │
                       │ Forms                                                                                        │
-                      │ Tab ↓           next field                                                                   │
                       │ j/k scroll; Esc, q or ? closes                                                               │
                       └──────────────────────────────────────────────────────────────────────────────────────────────┘
 ○ sync off │ vault not set up │ 8 hosts │  Esc close
@@ -898,9 +1238,9 @@ v prod            5 | cache-us         [2001:db8::7]:2200
                             │ Zürich-lab        root@lab.zh.example.ch  lab                │ last      2 h ago
                             │                                                              │ forwards (2)
                             │                                                              │ ● -L 127.0.0.1:8080:localhost:80  autostart  …
+                            │                                                              │   not running
                             │                                                              │ ○ -D 127.0.0.1:1080  disabled
-                            │                                                              │
-                            │                                                              │
+                            │                                                              │   not running
                             │   ┌─ Unknown host key ───────────────────────────────────────────────────────┐
                             │   │ web-eu-1 offered a ssh-ed25519 key:                                      │
                             │   │ SHA256:uNiVztksCsDhcc0u9e8BujQXVUpKZIDTMczCvj3tD2s                       │

@@ -26,7 +26,13 @@ enum ForwardRunCommands {
                     name: "RULE", help: "only these rules (id prefix or name); default: every enabled rule",
                     optional: true, variadic: true),
             ],
-            options: SSHCommands.connectOptions + [publicBindOption],
+            options: SSHCommands.connectOptions + [
+                publicBindOption,
+                .value(
+                    "tui-state", "FILE",
+                    "write each rule's state to FILE (0600 JSON, as 'forward status --json') while running, and stop when the parent process exits (the TUI runs rules this way)"
+                ),
+            ],
             examples: ["sshelf forward start prod-db", "sshelf forward start bastion socks"],
             run: start),
         CommandSpec(
@@ -65,6 +71,10 @@ enum ForwardRunCommands {
             context.errorOutput("sshelf: press Ctrl-C to stop\n")
             let signals = StopSignals { engine.stop() }
             defer { signals.cancel() }
+            let publisher = call.value("tui-state").map {
+                StartStatePublisher(path: $0, hostName: plan.target.name, engine: engine, context: context)
+            }
+            defer { publisher?.stop() }
             try engine.run()
             for status in engine.status() {
                 context.errorOutput(

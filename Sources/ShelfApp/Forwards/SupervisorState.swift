@@ -35,19 +35,22 @@ enum SupervisorFiles {
 
     static func write(_ state: SupervisorState, _ locations: DataLocations) throws {
         try PrivateFiles.ensureDirectory(locations.runtimeDirectory)
+        try write(state, to: statePath(locations))
+    }
+
+    /// The same format at another path (`forward start --tui-state`).
+    static func write(_ state: SupervisorState, to path: String) throws {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try PrivateFiles.atomicWrite(try encoder.encode(state), to: statePath(locations))
+        try PrivateFiles.atomicWrite(try encoder.encode(state), to: path)
     }
 
     /// The running supervisor's state; nil when none runs (a file left by a dead one is removed).
     static func read(_ locations: DataLocations) throws -> SupervisorState? {
         let path = statePath(locations)
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        guard let state = try? decoder.decode(SupervisorState.self, from: data) else {
+        guard let state = decode(data) else {
             throw ShelfError(
                 .failure, "the forward state file \(path) is unreadable",
                 hint: "remove it if no 'sshelf forward up' is running")
@@ -57,6 +60,12 @@ enum SupervisorFiles {
             return nil
         }
         return state
+    }
+
+    static func decode(_ data: Data) -> SupervisorState? {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return try? decoder.decode(SupervisorState.self, from: data)
     }
 
     /// Holds the single-instance lock for the life of the process; nil when another supervisor has it.

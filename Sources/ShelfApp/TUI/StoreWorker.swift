@@ -130,7 +130,7 @@ final class StoreWorker: @unchecked Sendable {
                 try store.deleteForwardRule(id)
                 return "deleted forward rule"
             }
-        case .load, .connect, .launchSession, .answerPrompt, .quit:
+        case .load, .connect, .launchSession, .answerPrompt, .startForward, .stopForward, .quit:
             return ""
         }
     }

@@ -11,6 +11,7 @@ final class TUIApp {
     private let mailbox = Mailbox()
     private let worker: StoreWorker
     private let preflight: HostKeyPreflight
+    private let forwards: ForwardChildren
     private var state: UIState
     private var terminal: Terminal?
     /// Set by `sshelf ui --benchmark-report`: measure, write the report, quit.
@@ -24,6 +25,7 @@ final class TUIApp {
         worker = StoreWorker(path: context.locations.store, mailbox: mailbox,
                              secretsPresent: { [context] in CatalogLoader.secretsPresent(context) })
         preflight = HostKeyPreflight(context: context, mailbox: mailbox)
+        forwards = ForwardChildren(locations: context.locations, mailbox: mailbox, selfPath: ConnectRunner.selfPath)
         state = UIState()
     }
 
@@ -36,6 +38,7 @@ final class TUIApp {
         }
         self.terminal = terminal
         defer { terminal.stop() }
+        defer { forwards.stopAll() }
         let size = terminal.size
         state = UIState(rows: size.rows, columns: size.columns, symbols: terminal.symbols, now: Date())
         state.status = StatusSource.current(context: context, store: try? Store(path: context.locations.store), now: state.now)
@@ -79,6 +82,7 @@ final class TUIApp {
             if now.timeIntervalSince(lastTick) >= 1 {
                 lastTick = now
                 apply(.tick(now))
+                forwards.refresh()
                 dirty = true
             }
         }
@@ -111,8 +115,27 @@ final class TUIApp {
         execute(Reducer.reduce(&state, action))
     }
 
+    /// `t` on a forward rule: start or stop its child (see ForwardChildren). False for every other effect.
+    private func runForwardEffect(_ effect: Effect) -> Bool {
+        switch effect {
+        case .startForward(let id, let allowPublicBind):
+            let rule = state.catalog.rulesByHost.values.joined().first { $0.id == id }
+            if let hostID = rule?.hostID,
+               let failure = forwards.start(ruleID: id, hostID: hostID, allowPublicBind: allowPublicBind) {
+                state.notice = failure
+            }
+            return true
+        case .stopForward(let id):
+            forwards.stop(ruleID: id)
+            return true
+        default:
+            return false
+        }
+    }
+
     private func execute(_ effects: [Effect]) {
         for effect in effects {
+            if runForwardEffect(effect) { continue }
             switch effect {
             case .connect(let id):
                 preflight.check(id)

@@ -35,6 +35,8 @@ enum DetailsView {
             lines.append(("host key", "not pinned; asked on first connect", .dim))
         }
         lines.append(("last", host.lastConnectedAt.map { RelativeTime.words($0, now: state.now) } ?? "never", .dim))
+        // With the forwards pane focused the rules and their state must show: a short pane drops the host lines.
+        if state.focus == .forwards, 2 + lines.count + 2 * state.selectedRules.count > rect.height { lines = [] }
         let titleWidth = rect.width - 2
         canvas.write(host.name, row: rect.row, column: rect.column + 1, width: titleWidth, style: .bold,
                      ellipsis: state.symbols.ellipsis)
@@ -63,6 +65,48 @@ enum DetailsView {
                 canvas.restyle(row: y, column: rect.column, width: rect.width) { $0.reverse = true }
             }
             y += 1
+            guard y < rect.row + rect.height else { break }
+            let (words, style) = liveText(state.forwardStates[rule.id], now: state.now)
+            // A failure reason must be readable: up to three lines, broken at spaces.
+            for (n, part) in wrap(words, width: rect.width - 4, lines: 3).enumerated() where y < rect.row + rect.height {
+                canvas.write((n == 0 ? "" : "  ") + part, row: y, column: rect.column + 3, width: rect.width - 4,
+                             style: style, ellipsis: state.symbols.ellipsis)
+                y += 1
+            }
+        }
+    }
+
+    /// `text` in lines of at most `width` characters (continuation lines 2 narrower), broken at spaces; the
+    /// last line keeps the rest (the canvas ends it with an ellipsis).
+    static func wrap(_ text: String, width: Int, lines: Int) -> [String] {
+        var out: [String] = []
+        var rest = Substring(text)
+        while !rest.isEmpty {
+            let room = out.isEmpty ? width : width - 2
+            if out.count == lines - 1 || rest.count <= room || room <= 0 {
+                out.append(String(rest))
+                break
+            }
+            let head = rest.prefix(room + 1)
+            // Prefer a break after a comma or colon (so "340.0 KB" stays together), unless it wastes half the line.
+            let afterPunctuation = head.indices.last { head[$0] == " " && $0 > head.startIndex
+                && [",", ":", ";"].contains(head[head.index(before: $0)]) }
+                .flatMap { head.distance(from: head.startIndex, to: $0) * 2 >= room ? $0 : nil }
+            let cut = afterPunctuation ?? head.lastIndex(of: " ") ?? rest.index(rest.startIndex, offsetBy: room)
+            out.append(String(rest[..<cut]))
+            rest = rest[cut...].drop { $0 == " " }
+        }
+        return out
+    }
+
+    /// The state line under a rule: what runs it and how it is doing, or "not running".
+    static func liveText(_ live: ForwardLive?, now: Date) -> (String, CellStyle) {
+        guard let live else { return ("not running", .dim) }
+        switch live.phase {
+        case .starting: return (live.words(now: now), CellStyle(color: .blue))
+        case .active: return (live.words(now: now), CellStyle(color: .green))
+        case .retrying: return (live.words(now: now), CellStyle(color: .orange))
+        case .failed: return (live.words(now: now), .error)
         }
     }
 

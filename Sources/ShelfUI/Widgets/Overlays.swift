@@ -85,9 +85,9 @@ enum ConfirmView {
                          style: i == 0 ? .bold : .plain, ellipsis: state.symbols.ellipsis)
         }
         var x = canvas.write("y", row: inner.row + inner.height - 1, column: inner.column, style: CellStyle(color: .red, bold: true))
-        x = canvas.write(" delete   ", row: inner.row + inner.height - 1, column: x)
+        x = canvas.write(" \(confirmation.yesLabel)   ", row: inner.row + inner.height - 1, column: x)
         x = canvas.write("n", row: inner.row + inner.height - 1, column: x, style: .bold)
-        canvas.write(" / Esc keep", row: inner.row + inner.height - 1, column: x)
+        canvas.write(" / Esc \(confirmation.noLabel)", row: inner.row + inner.height - 1, column: x)
     }
 }
 

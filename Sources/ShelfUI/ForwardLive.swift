@@ -1,0 +1,76 @@
+// ForwardLive: what one forward rule is doing right now, as the details pane shows it — read by the app from
+// the `forward up` supervisor's state file and from the rules the TUI itself runs. Plain values (ShelfUI
+// stays pure): the app maps the supervisor's state onto them.
+import Foundation
+
+public struct ForwardLive: Sendable, Equatable {
+    public enum Phase: String, Sendable, Equatable { case starting, active, retrying, failed }
+    /// Who runs the rule: this TUI (t stops it) or the `forward up` supervisor (`sshelf forward stop`).
+    public enum Runner: Sendable, Equatable { case tui, supervisor }
+
+    public var phase: Phase
+    public var runner: Runner
+    public var boundPort: Int?
+    public var activeConnections: Int
+    public var totalConnections: Int
+    public var bytesOut: Int64
+    public var bytesIn: Int64
+    /// Why it is retrying or failed, or the last connection error while active.
+    public var lastError: String?
+    public var nextAttempt: Date?
+
+    public init(phase: Phase, runner: Runner, boundPort: Int? = nil, activeConnections: Int = 0,
+                totalConnections: Int = 0, bytesOut: Int64 = 0, bytesIn: Int64 = 0, lastError: String? = nil,
+                nextAttempt: Date? = nil) {
+        self.phase = phase
+        self.runner = runner
+        self.boundPort = boundPort
+        self.activeConnections = activeConnections
+        self.totalConnections = totalConnections
+        self.bytesOut = bytesOut
+        self.bytesIn = bytesIn
+        self.lastError = lastError
+        self.nextAttempt = nextAttempt
+    }
+
+    /// True while the TUI's own child runs it (a failed one can be started again).
+    public var isRunByTUI: Bool { runner == .tui && phase != .failed }
+
+    /// The state line under the rule, e.g. "active: 2 open, 5 total, 1.2 MB out, 340 B in".
+    public func words(now: Date) -> String {
+        let by = runner == .supervisor ? " (forward up)" : ""
+        switch phase {
+        case .starting:
+            return "starting\(by)..."
+        case .active:
+            var text = "active\(by): \(activeConnections) open, \(totalConnections) total, "
+                + "\(Self.bytes(bytesOut)) out, \(Self.bytes(bytesIn)) in"
+            if let lastError { text += "; last error: \(lastError)" }
+            return text
+        case .retrying:
+            let wait = nextAttempt.map { " in \(max(0, Int($0.timeIntervalSince(now).rounded(.up)))) s" } ?? ""
+            return "retrying\(wait)\(by): \(lastError ?? "connection lost")"
+        case .failed:
+            return "failed\(by): \(lastError ?? "unknown reason")"
+        }
+    }
+
+    /// Byte counts in the user's words: 340 B, 12.5 KB, 1.2 MB, 3.0 GB (powers of 1024).
+    public static func bytes(_ count: Int64) -> String {
+        let units = ["KB", "MB", "GB", "TB"]
+        guard count >= 1024 else { return "\(count) B" }
+        var value = Double(count) / 1024
+        var unit = 0
+        while value >= 1024, unit < units.count - 1 {
+            value /= 1024
+            unit += 1
+        }
+        return "\(String(format: "%.1f", value)) \(units[unit])"
+    }
+
+    /// Listening on anything but loopback makes the port reachable from the network (remote forwards listen on
+    /// the server, where its own GatewayPorts setting decides).
+    public static func listensOnNetwork(_ address: String) -> Bool {
+        !(address == "localhost" || address == "::1" || address.hasPrefix("127."))
+    }
+}

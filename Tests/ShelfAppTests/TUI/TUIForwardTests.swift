@@ -1,0 +1,148 @@
+// Forwards from the TUI against the test sshd: `t` on a rule runs it in the background (a child
+// `forward start`), the details pane shows it active with real connection and byte counts while a payload
+// moves through it, a second `t` stops it and the port is closed; quitting stops a rule still running; a rule
+// listening on a non-loopback address asks first.
+import Foundation
+import TestSupport
+import XCTest
+
+final class TUIForwardTests: XCTestCase {
+    func testStartMoveDataSeeItActiveStopIt() throws {
+        let world = try SSHCLIWorld()
+        XCTAssertExit(try world.home.run("trust", "t", "--fingerprint", try world.fingerprint(world.sshd)), 0)
+        let target = try ReverseServer()
+        let port = try TrafficSocket.freePort()
+        XCTAssertExit(try world.home.run("forward", "add", "t", "--local", "\(port):127.0.0.1:\(target.port)"), 0)
+        let tui = try Tmux(home: world.home, columns: 100, rows: 30)
+        try tui.waitFor(text: "1 host")
+        try tui.send("l")
+        try tui.waitFor(text: "not running")
+        XCTAssertThrowsError(try TrafficSocket.connect(port: port), "nothing listens before t")
+
+        try tui.send("t")
+        try tui.waitFor(text: "active: 0 open, 0 total")
+        let payload = Payload.random(1 << 20)
+        let reply = try TrafficSocket.roundTrip(port: port, payload)
+        XCTAssertEqual(try Payload.sha256(reply), try Payload.sha256(payload.reversed()))
+        try tui.waitFor(text: "active: 0 open, 1 total, 1.0 MB out, 1.0 MB in")
+        let held = try TrafficSocket.connect(port: port)
+        try tui.waitFor(text: "active: 1 open, 2 total")
+        close(held)
+        try tui.waitFor(text: "active: 0 open, 2 total")
+
+        try tui.send("t")
+        try tui.waitFor(text: "not running")
+        XCTAssertThrowsError(try TrafficSocket.connect(port: port), "the port is closed after the second t")
+
+        // Quitting stops a rule the TUI still runs.
+        try tui.send("t")
+        try tui.waitFor(text: "active: 0 open, 0 total")
+        try tui.send("q")
+        try tui.waitFor("exit") { _ in (try? tui.exitStatus()) != nil }
+        XCTAssertEqual(try tui.exitStatus(), 0)
+        XCTAssertThrowsError(try TrafficSocket.connect(port: port), "the port is closed after quitting")
+    }
+
+    func testACrashedTUILeavesNoForwardBehind() throws {
+        let world = try SSHCLIWorld()
+        XCTAssertExit(try world.home.run("trust", "t", "--fingerprint", try world.fingerprint(world.sshd)), 0)
+        let target = try ReverseServer()
+        let port = try TrafficSocket.freePort()
+        XCTAssertExit(try world.home.run("forward", "add", "t", "--local", "\(port):127.0.0.1:\(target.port)"), 0)
+        let tui = try Tmux(home: world.home, columns: 100, rows: 30)
+        try tui.waitFor(text: "1 host")
+        try tui.send("l")
+        try tui.send("t")
+        try tui.waitFor(text: "active: 0 open, 0 total")
+        close(try TrafficSocket.connect(port: port))
+        // The child's state file is named after the TUI's pid: tui-PID-RULE.json in the runtime directory.
+        let runtime = world.home.sshelfHome + "/run"
+        let file = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: runtime)
+            .first { $0.hasPrefix("tui-") && $0.hasSuffix(".json") })
+        let attributes = try FileManager.default.attributesOfItem(atPath: runtime + "/" + file)
+        XCTAssertEqual((attributes[.posixPermissions] as? Int) ?? 0, 0o600)
+        let pid = try XCTUnwrap(Int32(file.split(separator: "-")[1]))
+        XCTAssertEqual(kill(pid, SIGKILL), 0)
+        // A deadline for a hung child, not a speed check.
+        let deadline = Date().addingTimeInterval(15)
+        var closed = false
+        while !closed, Date() < deadline {
+            if let fd = try? TrafficSocket.connect(port: port) { close(fd); usleep(100_000) } else { closed = true }
+        }
+        XCTAssertTrue(closed, "the forward stopped once the TUI was gone")
+        // The next TUI removes what the dead one left (the child's log).
+        let leftovers = { (try? FileManager.default.contentsOfDirectory(atPath: runtime))?.filter { $0.hasPrefix("tui-\(pid)-") } ?? [] }
+        XCTAssertFalse(leftovers().isEmpty)
+        let next = try Tmux(home: world.home, columns: 100, rows: 30)
+        try next.waitFor(text: "1 host")
+        try next.waitFor("the leftovers removed") { _ in leftovers().isEmpty }
+        try next.send("q")
+    }
+
+    func testRulesRunByTheSupervisorShowTheirStateAndAreLeftAlone() throws {
+        let world = try SSHCLIWorld()
+        XCTAssertExit(try world.home.run("trust", "t", "--fingerprint", try world.fingerprint(world.sshd)), 0)
+        let target = try ReverseServer()
+        let port = try TrafficSocket.freePort()
+        XCTAssertExit(
+            try world.home.run("forward", "add", "t", "--local", "\(port):127.0.0.1:\(target.port)", "--autostart"), 0)
+        let up = try BackgroundCLI(world.home, ["forward", "up"])
+        XCTAssertTrue(up.waitFor("t: active"), up.stderr)
+        let tui = try Tmux(home: world.home, columns: 100, rows: 30)
+        try tui.waitFor(text: "1 host")
+        try tui.send("l")
+        try tui.waitFor(text: "active (forward up): 0 open, 0 total")
+        XCTAssertEqual(
+            try Payload.sha256(try TrafficSocket.roundTrip(port: port, [1, 2, 3])), try Payload.sha256([3, 2, 1]))
+        try tui.waitFor(text: "active (forward up): 0 open, 1 total, 3 B out, 3 B in")
+        try tui.send("t")
+        try tui.waitFor(text: "run by 'sshelf forward up'")
+        try tui.send("q")
+        try tui.waitFor("exit") { _ in (try? tui.exitStatus()) != nil }
+        close(try TrafficSocket.connect(port: port))
+        XCTAssertEqual(up.stop(SIGTERM), 0, up.stderr)
+    }
+
+    func testNonLoopbackBindAsksFirst() throws {
+        let world = try SSHCLIWorld()
+        XCTAssertExit(try world.home.run("trust", "t", "--fingerprint", try world.fingerprint(world.sshd)), 0)
+        let port = try TrafficSocket.freePort()
+        XCTAssertExit(
+            try world.home.run("forward", "add", "t", "--local", "0.0.0.0:\(port):127.0.0.1:22", "--allow-public-bind"),
+            0)
+        let connectionsBefore = world.sshd.logCount("Connection from")
+        let tui = try Tmux(home: world.home, columns: 100, rows: 30)
+        try tui.waitFor(text: "1 host")
+        try tui.send("l")
+        try tui.send("t")
+        try tui.waitFor(text: "Listen on the network?")
+        try tui.send("n")
+        try tui.waitFor(text: "not started")
+        XCTAssertThrowsError(try TrafficSocket.connect(port: port), "refused: nothing listens")
+        XCTAssertEqual(world.sshd.logCount("Connection from"), connectionsBefore, "refused before connecting")
+
+        try tui.send("t")
+        try tui.waitFor(text: "Listen on the network?")
+        try tui.send("y")
+        try tui.waitFor(text: "active: 0 open, 0 total")
+        close(try TrafficSocket.connect(port: port))
+        try tui.send("t")
+        try tui.waitFor(text: "not running")
+        try tui.send("q")
+    }
+
+    func testAFailedStartShowsTheReason() throws {
+        let world = try SSHCLIWorld()
+        // No trust: the child has no terminal to ask on, so the unknown host key stops it, with the reason.
+        let port = try TrafficSocket.freePort()
+        XCTAssertExit(try world.home.run("forward", "add", "t", "--local", "\(port):127.0.0.1:22"), 0)
+        let tui = try Tmux(home: world.home, columns: 100, rows: 30)
+        try tui.waitFor(text: "1 host")
+        try tui.send("l")
+        try tui.send("t")
+        let screen = try tui.waitFor(text: "failed: ")
+        XCTAssertTrue(screen.contains("host key"), screen)
+        XCTAssertThrowsError(try TrafficSocket.connect(port: port))
+        try tui.send("q")
+    }
+}
