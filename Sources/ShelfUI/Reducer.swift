@@ -61,19 +61,8 @@ public enum Reducer {
         case .prompt(let prompt):
             state.mode = .prompt(prompt)
             return []
-        case .hostKeyChecked(let hostID, let result):
-            switch result {
-            case .trusted:
-                return [.launchSession(hostID)]
-            case .unknown(let host, let keyType, let fingerprint):
-                state.notice = nil
-                state.pendingConnect = hostID
-                state.mode = .prompt(.hostKey(host: host, keyType: keyType, fingerprint: fingerprint))
-                return []
-            case .failed(let message):
-                state.notice = Notice("not connected: \(message)", isError: true)
-                return []
-            }
+        case .loggedIn(let hostID):
+            return [.launchSession(hostID)]
         }
     }
 

@@ -67,8 +67,6 @@ public struct UIState: Sendable {
     public var quitting = false
     /// The host to select once it appears (after a save, a reload, or while a search is still running).
     public var wantedHostID: UUID?
-    /// The host whose session waits for an answer to a host-key question.
-    public var pendingConnect: UUID?
 
     public init(rows: Int = 24, columns: Int = 80, symbols: Symbols = .unicode, now: Date = Date()) {
         self.rows = rows
