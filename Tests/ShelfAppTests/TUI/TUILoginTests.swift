@@ -1,0 +1,114 @@
+// Logging in from the TUI, in process, against the test sshd: the password dialog (masked, "remember"), the
+// remembered password used on the next connect, a wrong password as an error line inside the TUI, and
+// keyboard-interactive (PAM) prompts as dialogs. Every question is asked before curses is left.
+import Foundation
+import TestSupport
+import XCTest
+
+final class TUILoginTests: XCTestCase {
+    private func shellPrompt(_ screen: String) -> Bool {
+        screen.split(separator: "\n").contains { $0.hasSuffix("$") || $0.hasSuffix("#") } && !screen.contains("○ sync")
+    }
+
+    private func passwordWorld(_ options: SSHD.Options = SSHD.Options(), auth: String = "password") throws -> SSHCLIWorld {
+        let world = try SSHCLIWorld(options: options)
+        XCTAssertExit(try world.home.run("trust", "t", "--fingerprint", try world.fingerprint(world.sshd)), 0)
+        XCTAssertExit(try world.home.run("edit", "t", "--auth", auth), 0)
+        return world
+    }
+
+    func testPasswordDialogRemembersAndTheNextConnectAsksNothing() throws {
+        let world = try passwordWorld()
+        let tui = try Tmux(home: world.home, columns: 100, rows: 30)
+        try tui.waitFor(text: "1 host")
+        try tui.send("Enter")
+        try tui.waitFor("the password dialog") {
+            $0.contains("Connecting to t") && $0.contains("'s password:") && $0.contains("[ ] remember in the vault")
+                && $0.contains("○ sync off")
+        }
+        try tui.type(TestAccount.password)
+        try tui.send("Tab")
+        let masked = try tui.waitFor(text: "[x] remember in the vault")
+        XCTAssertTrue(masked.contains(String(repeating: "*", count: TestAccount.password.count)), masked)
+        XCTAssertFalse(masked.contains(TestAccount.password), "the password is on screen:\n\(masked)")
+        try tui.send("Enter")
+        try tui.waitFor("the remote prompt", shellPrompt)
+        try tui.type("echo tui-$((6*7))")
+        try tui.send("Enter")
+        try tui.waitFor(text: "tui-42")
+        try tui.type("exit 4")
+        try tui.send("Enter")
+        try tui.waitFor("the TUI after the session") {
+            $0.contains("session to t ended with exit 4") && $0.contains("1 host")
+        }
+        XCTAssertTrue(world.sshd.waitForLog("Accepted password"), world.sshd.log)
+        let show = try world.home.run("show", "t")
+        XCTAssertTrue(show.stdout.contains("in the vault"), "remembered: \(show.stdout)")
+        let storeBytes = try Data(contentsOf: URL(fileURLWithPath: world.home.sshelfHome + "/data/store.sqlite"))
+        XCTAssertNil(storeBytes.range(of: Data(TestAccount.password.utf8)), "the password is not in the store")
+
+        // Second connect: the password comes from the vault, no dialog.
+        try tui.send("Enter")
+        try tui.waitFor("the remote prompt again") { screen in
+            XCTAssertFalse(screen.contains("'s password:"), "asked again:\n\(screen)")
+            return self.shellPrompt(screen)
+        }
+        try tui.type("exit")
+        try tui.send("Enter")
+        try tui.waitFor(text: "session to t ended (exit 0)")
+        XCTAssertEqual(world.sshd.log.components(separatedBy: "Accepted password").count - 1, 2, world.sshd.log)
+        try tui.send("q")
+        try tui.waitFor("exit") { _ in (try? tui.exitStatus()) != nil }
+        XCTAssertEqual(try tui.exitStatus(), 0)
+    }
+
+    func testWrongPasswordIsAnErrorLineInsideTheTUI() throws {
+        let world = try passwordWorld()
+        let tui = try Tmux(home: world.home, columns: 100, rows: 30)
+        try tui.waitFor(text: "1 host")
+        try tui.send("Enter")
+        try tui.waitFor(text: "'s password:")
+        try tui.type("not-the-password")
+        try tui.send("Enter")
+        // The server said no: asked again, saying so.
+        try tui.waitFor(text: "Permission denied, please try again.")
+        try tui.send("Escape")
+        let screen = try tui.waitFor("the error line") {
+            $0.contains("not connected: authentication failed for") && $0.contains("○ sync off") && $0.contains("1 host")
+        }
+        // Red: the notice is drawn in the error colour.
+        let coloured = try tui.screen(escapes: true)
+        XCTAssertTrue(coloured.contains("\u{1B}[1m\u{1B}[31mnot connected") || coloured.contains("31mnot connected")
+                      || coloured.contains("91mnot connected"), coloured)
+        XCTAssertFalse(screen.contains("'s password:"), screen)
+        XCTAssertFalse(try world.home.run("show", "t").stdout.contains("in the vault"), "nothing remembered")
+        try tui.send("q")
+        try tui.waitFor("exit") { _ in (try? tui.exitStatus()) != nil }
+        XCTAssertEqual(try tui.exitStatus(), 0)
+    }
+
+    func testKeyboardInteractivePromptsAreDialogs() throws {
+        var options = SSHD.Options()
+        options.keyboardInteractive = true
+        options.passwordAuthentication = false
+        let world = try passwordWorld(options, auth: "keyboardInteractive")
+        let tui = try Tmux(home: world.home, columns: 100, rows: 30)
+        try tui.waitFor(text: "1 host")
+        try tui.send("Enter")
+        // PAM's prompt, hidden: masked, and no "remember" (a challenge is not a stored password).
+        let dialog = try tui.waitFor("the keyboard-interactive dialog") {
+            $0.contains("Connecting to t") && $0.lowercased().contains("password") && $0.contains("Enter sends")
+        }
+        XCTAssertFalse(dialog.contains("remember in the vault"), dialog)
+        try tui.type(TestAccount.password)
+        let typed = try tui.waitFor(text: String(repeating: "*", count: TestAccount.password.count))
+        XCTAssertFalse(typed.contains(TestAccount.password), typed)
+        try tui.send("Enter")
+        try tui.waitFor("the remote prompt", shellPrompt)
+        try tui.type("exit")
+        try tui.send("Enter")
+        try tui.waitFor(text: "session to t ended (exit 0)")
+        XCTAssertTrue(world.sshd.waitForLog("Accepted keyboard-interactive"), world.sshd.log)
+        try tui.send("q")
+    }
+}
