@@ -111,4 +111,38 @@ final class TUILoginTests: XCTestCase {
         XCTAssertTrue(world.sshd.waitForLog("Accepted keyboard-interactive"), world.sshd.log)
         try tui.send("q")
     }
+
+    func testEachJumpHostAsksItsOwnHostKeyInTheTUI() throws {
+        let world = try SSHCLIWorld()
+        var options = SSHD.Options()
+        options.authorizedKeys = [world.key.publicLine]
+        options.listenAddress = "127.0.0.3"
+        let inner = try SSHD.start(options)
+        try world.addHost("inner", inner, extra: "  ProxyJump t")
+        let tui = try Tmux(home: world.home, columns: 100, rows: 30)
+        try tui.waitFor(text: "2 hosts")
+        try tui.waitFor(text: "address   \(TestAccount.name)@127.0.0.3")
+        let jumpKey = try world.fingerprint(world.sshd), innerKey = try world.fingerprint(inner)
+        XCTAssertNotEqual(jumpKey, innerKey)
+        try tui.send("Enter")
+        // The jump host first: its key is checked before anything goes through it.
+        try tui.waitFor("the jump host's key") {
+            $0.contains("Unknown host key") && $0.contains("t offered a ssh-ed25519 key:") && $0.contains(jumpKey)
+        }
+        XCTAssertFalse(world.sshd.log.contains("userauth-request"), world.sshd.log)
+        try tui.send("y")
+        try tui.waitFor("the target's key") {
+            $0.contains("Unknown host key") && $0.contains("inner offered a ssh-ed25519 key:") && $0.contains(innerKey)
+        }
+        XCTAssertFalse(inner.log.contains("userauth-request"), inner.log)
+        try tui.send("y")
+        try tui.waitFor("the remote prompt", shellPrompt)
+        try tui.type("exit 5")
+        try tui.send("Enter")
+        try tui.waitFor(text: "session to inner ended with exit 5")
+        XCTAssertTrue(world.sshd.waitForLog("target 127.0.0.3 port \(inner.port)"), world.sshd.log)
+        XCTAssertTrue(try world.home.run("show", "t").stdout.contains("host key       ssh-ed25519 pinned"))
+        XCTAssertTrue(try world.home.run("show", "inner").stdout.contains("host key       ssh-ed25519 pinned"))
+        try tui.send("q")
+    }
 }
