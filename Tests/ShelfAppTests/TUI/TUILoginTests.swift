@@ -166,4 +166,23 @@ final class TUILoginTests: XCTestCase {
         try tui.waitFor("exit") { _ in (try? tui.exitStatus()) != nil }
         XCTAssertEqual(try tui.exitStatus(), 0)
     }
+
+    func testAPasswordNotOnThisDeviceIsTheNotSyncedLine() throws {
+        let world = try passwordWorld()
+        let file = try world.home.write(TestAccount.password + "\n", to: "pw")
+        XCTAssertExit(try CLI.run(["-c", "exec \"$0\" \"$@\" 3<'\(file)'", CLI.binary, "vault", "set-password", "t", "--secret-fd", "3"],
+                                  environment: world.home.environment, shell: true), 0)
+        // This device has the host (and its password reference) but not the vault item: as before a sync.
+        for suffix in ["", "-wal", "-shm"] { unlink(world.home.sshelfHome + "/data/vault.sqlite" + suffix) }
+        let tui = try Tmux(home: world.home, columns: 140, rows: 30)
+        try tui.waitFor(text: "1 host")
+        try tui.send("Enter")
+        let screen = try tui.waitFor("the not-synced line") {
+            $0.contains("not connected: the credential for t has not synced to this device yet") && $0.contains("1 host")
+        }
+        XCTAssertFalse(screen.contains("'s password:"), "no prompt replaces a missing stored password:\n\(screen)")
+        XCTAssertTrue(world.sshd.waitForLog("Disconnected from"), world.sshd.log)
+        XCTAssertFalse(world.sshd.log.contains("method password"), world.sshd.log)
+        try tui.send("q")
+    }
 }
