@@ -185,4 +185,32 @@ final class TUILoginTests: XCTestCase {
         XCTAssertFalse(world.sshd.log.contains("method password"), world.sshd.log)
         try tui.send("q")
     }
+
+    func testALockedVaultAsksItsPassphraseInAMaskedDialog() throws {
+        let world = try passwordWorld()
+        // No kernel keyring: every process starts with the vault locked.
+        world.home.extraEnvironment = ["SSHELF_VAULT_NO_KEYRING": "1", "SSHELF_TEST_WEAK_KDF": "1"]
+        let passphrase = "vault-pass-\(UUID().uuidString.prefix(6))"
+        XCTAssertExit(try world.home.run(["vault", "passwd", "--passphrase-fd", "0"], stdin: passphrase + "\n"), 0)
+        let secret = try world.home.write(TestAccount.password + "\n", to: "pw")
+        let phrase = try world.home.write(passphrase + "\n", to: "pp")
+        XCTAssertExit(try CLI.run(["-c", "exec \"$0\" \"$@\" 3<'\(secret)' 4<'\(phrase)'", CLI.binary, "vault", "set-password",
+                                   "t", "--secret-fd", "3", "--passphrase-fd", "4"], environment: world.home.environment, shell: true), 0)
+        let tui = try Tmux(home: world.home, columns: 100, rows: 30)
+        try tui.waitFor(text: "1 host")
+        try tui.send("Enter")
+        let dialog = try tui.waitFor(text: "The vault is locked. Vault passphrase:")
+        XCTAssertFalse(dialog.contains("remember in the vault"), dialog)
+        XCTAssertFalse(world.sshd.log.contains("method password"), "nothing sent before the passphrase")
+        try tui.type(passphrase)
+        let typed = try tui.waitFor(text: String(repeating: "*", count: passphrase.count))
+        XCTAssertFalse(typed.contains(passphrase), typed)
+        try tui.send("Enter")
+        try tui.waitFor("the remote prompt", shellPrompt)
+        try tui.type("exit")
+        try tui.send("Enter")
+        try tui.waitFor(text: "session to t ended (exit 0)")
+        XCTAssertTrue(world.sshd.waitForLog("Accepted password"), world.sshd.log)
+        try tui.send("q")
+    }
 }
