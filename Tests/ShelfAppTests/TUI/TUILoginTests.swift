@@ -1,6 +1,7 @@
 // Logging in from the TUI, in process, against the test sshd: the password dialog (masked, "remember"), the
-// remembered password used on the next connect, a wrong password as an error line inside the TUI, and
-// keyboard-interactive (PAM) prompts as dialogs. Every question is asked before curses is left.
+// remembered password used on the next connect, a wrong password / changed key / missing credential as a red
+// line inside the TUI, keyboard-interactive (PAM) prompts, the vault passphrase, a key of another type, and each
+// jump host's key as dialogs. Every question is asked before curses is left.
 import Foundation
 import TestSupport
 import XCTest
@@ -211,6 +212,41 @@ final class TUILoginTests: XCTestCase {
         try tui.send("Enter")
         try tui.waitFor(text: "session to t ended (exit 0)")
         XCTAssertTrue(world.sshd.waitForLog("Accepted password"), world.sshd.log)
+        try tui.send("q")
+    }
+
+    func testAKeyOfAnotherTypeIsAskedNeverTakenSilently() throws {
+        var ecdsaOnly = SSHD.Options()
+        ecdsaOnly.hostKeyTypes = [.ecdsa]
+        let world = try SSHCLIWorld(options: ecdsaOnly)
+        let ecdsa = try Shell.run("/usr/bin/ssh-keygen", ["-l", "-E", "sha256", "-f", world.sshd.directory + "/ssh_host_ecdsa_key.pub"])
+        XCTAssertExit(try world.home.run("trust", "t", "--fingerprint", String(ecdsa.split(separator: " ")[1])), 0)
+        // The server now offers only an ed25519 key: t is known, but only as ecdsa.
+        var options = SSHD.Options()
+        options.authorizedKeys = [world.key.publicLine]
+        let renewed = try SSHD.start(options)
+        XCTAssertExit(try world.home.run("edit", "t", "--port", String(renewed.port)), 0)
+        let fingerprint = try world.fingerprint(renewed)
+        let tui = try Tmux(home: world.home, columns: 100, rows: 30)
+        try tui.waitFor(text: "1 host")
+        try tui.send("Enter")
+        try tui.waitFor("the other-type dialog") {
+            $0.contains("Host key of another type") && $0.contains("t now offers a ssh-ed25519 key:")
+                && $0.contains(fingerprint) && $0.contains("known only as ecdsa-sha2-nistp256")
+        }
+        try tui.send("n")
+        try tui.waitFor(text: "not connected: the host key was not trusted")
+        XCTAssertTrue(renewed.waitForLog("Disconnected from"), renewed.log)
+        XCTAssertFalse(renewed.log.contains("userauth-request"), renewed.log)
+
+        try tui.send("Enter")
+        try tui.waitFor(text: "Host key of another type")
+        try tui.send("y")
+        try tui.waitFor("the remote prompt", shellPrompt)
+        try tui.type("exit")
+        try tui.send("Enter")
+        try tui.waitFor(text: "session to t ended (exit 0)")
+        XCTAssertTrue(try world.home.run("show", "t").stdout.contains("host key       ssh-ed25519 pinned"))
         try tui.send("q")
     }
 }
