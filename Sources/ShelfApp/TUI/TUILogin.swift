@@ -100,6 +100,10 @@ final class TUILogin: @unchecked Sendable {
         let connection = session.connection
         let record = BackgroundRecord(connection.outcome, target: session.plan.target.id, store: session.store)
         terminal.suspend()
+        // Until the shell puts the terminal in raw mode (and after it restored it), Ctrl-C would be a signal that
+        // ends the TUI with the session: ignored meanwhile (in raw mode it is a byte for the remote side).
+        let previousInt = signal(SIGINT, SIG_IGN)
+        defer { signal(SIGINT, previousInt) }
         let exit: Result<RemoteExit, SSHError>
         do {
             exit = .success(try connection.runShell(ShellOptions(term: context.environment["TERM"] ?? "xterm")))
