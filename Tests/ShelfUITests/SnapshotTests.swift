@@ -68,7 +68,7 @@ final class SnapshotTests: XCTestCase {
         var otherType = main
         _ = Reducer.reduce(&otherType, .prompt(.otherKeyType(
             host: "web-eu-1", keyType: "ssh-ed25519", fingerprint: "SHA256:uNiVztksCsDhcc0u9e8BujQXVUpKZIDTMczCvj3tD2s",
-            known: "ecdsa-sha2-nistp256 (in pinned)")))
+            known: "ecdsa-sha2-nistp256 (from the host's pinned key)")))
         add("prompt-host-key-other-type", otherType)
         var password = main
         _ = Reducer.reduce(&password, .prompt(.secret(host: "web-eu-1", prompt: "deploy@web-eu-1.example.com's password:",

@@ -351,7 +351,7 @@ enum Snapshots {
   ┌─ Host key of another type ───────────────────────────────────────────────┐
   │ web-eu-1 now offers a ssh-ed25519 key:                                   │
   │ SHA256:uNiVztksCsDhcc0u9e8BujQXVUpKZIDTMczCvj3tD2s                       │
-  │ but it is known only as ecdsa-sha2-nistp256 (in pinned).                 │
+  │ but it is known only as ecdsa-sha2-nistp256 (from the host's pinned key… │
   │ Trust it only if the server's owner confirms the new key.                │
   │                                                                          │
   │ y trust and pin   n / Esc refuse                                         │──
@@ -998,7 +998,7 @@ v prod            5 | cache-us         [2001:db8::7]:2200
                             │   ┌─ Host key of another type ───────────────────────────────────────────────┐
                             │   │ web-eu-1 now offers a ssh-ed25519 key:                                   │
                             │   │ SHA256:uNiVztksCsDhcc0u9e8BujQXVUpKZIDTMczCvj3tD2s                       │
-                            │   │ but it is known only as ecdsa-sha2-nistp256 (in pinned).                 │
+                            │   │ but it is known only as ecdsa-sha2-nistp256 (from the host's pinned key… │
                             │   │ Trust it only if the server's owner confirms the new key.                │
                             │   │                                                                          │
                             │   │ y trust and pin   n / Esc refuse                                         │

@@ -80,7 +80,7 @@ final class TUIPrompts: ConnectDelegate {
             prompt = .hostKey(host: host, keyType: question.key.type, fingerprint: question.fingerprint)
         case .otherType(let types, let source):
             prompt = .otherKeyType(host: host, keyType: question.key.type, fingerprint: question.fingerprint,
-                                   known: "\(types.joined(separator: ", ")) (in \(source.rawValue))")
+                                   known: "\(types.joined(separator: ", ")) (from \(source.rawValue))")
         }
         if case .trust(true) = channel.ask(prompt) { return .acceptAndRemember }
         refusedHostKey = true
