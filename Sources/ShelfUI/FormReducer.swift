@@ -118,7 +118,7 @@ enum PromptReducer {
                 state.mode = .browse
                 state.notice = Notice("host key trusted; logging in...")
                 return [.answerPrompt(.trustHostKey(true))]
-            case .char("n"), .escape:
+            case .char("n"), .escape, .ctrl("c"):
                 state.mode = .browse
                 state.notice = Notice("not connected: the host key was not trusted", isError: true)
                 return [.answerPrompt(.trustHostKey(false))]
@@ -131,12 +131,14 @@ enum PromptReducer {
                 state.mode = .browse
                 state.notice = Notice("logging in to \(host)...")
                 return [.answerPrompt(.secret(input, remember: offer && remember))]
-            case .escape:
+            case .escape, .ctrl("c"):
                 state.mode = .browse
                 state.notice = Notice("not connected: cancelled", isError: true)
                 return [.answerPrompt(.cancelled)]
             case .backspace:
                 if !input.isEmpty { input.removeLast() }
+            case .ctrl("u"):
+                input = ""
             case .tab:
                 if offer { remember.toggle() }
             case .char(let ch):

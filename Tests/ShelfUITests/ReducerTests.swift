@@ -282,6 +282,10 @@ final class ReducerTests: XCTestCase {
         _ = Reducer.reduce(&state, .prompt(.secret(host: "db-us", prompt: "Password:", echo: false, input: "",
                                                     remember: false, offerRemember: true)))
         Fixtures.type(&state, "abc")
+        Fixtures.press(&state, .ctrl("u"))
+        Fixtures.type(&state, "de")
+        XCTAssertTrue(Screen.render(state).text.contains("** "), "Ctrl-U cleared the entry")
+        XCTAssertFalse(Screen.render(state).text.contains("*** "), "Ctrl-U cleared the entry")
         XCTAssertEqual(Fixtures.press(&state, .escape), [.answerPrompt(.cancelled)])
         XCTAssertEqual(state.mode, .browse)
         XCTAssertEqual(state.notice, Notice("not connected: cancelled", isError: true))
