@@ -115,11 +115,11 @@ enum PromptReducer {
         case .hostKey, .otherKeyType:
             switch key {
             case .char("y"):
-                state.mode = .browse
+                closePrompt(&state)
                 state.notice = Notice("host key trusted; logging in...")
                 return [.answerPrompt(.trustHostKey(true))]
             case .char("n"), .escape, .ctrl("c"):
-                state.mode = .browse
+                closePrompt(&state)
                 state.notice = Notice("not connected: the host key was not trusted", isError: true)
                 return [.answerPrompt(.trustHostKey(false))]
             default:
@@ -128,11 +128,11 @@ enum PromptReducer {
         case .secret(let host, let text, let echo, var input, var remember, let offer):
             switch key {
             case .enter:
-                state.mode = .browse
+                closePrompt(&state)
                 state.notice = Notice("logging in to \(host)...")
                 return [.answerPrompt(.secret(input, remember: offer && remember))]
             case .escape, .ctrl("c"):
-                state.mode = .browse
+                closePrompt(&state)
                 state.notice = Notice("not connected: cancelled", isError: true)
                 return [.answerPrompt(.cancelled)]
             case .backspace:
@@ -151,5 +151,11 @@ enum PromptReducer {
                                          offerRemember: offer))
             return []
         }
+    }
+
+    /// Back to what the question interrupted, or to browsing.
+    static func closePrompt(_ state: inout UIState) {
+        state.mode = state.modeAfterPrompt ?? .browse
+        state.modeAfterPrompt = nil
     }
 }

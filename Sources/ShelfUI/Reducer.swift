@@ -59,6 +59,8 @@ public enum Reducer {
             state.status = model
             return []
         case .prompt(let prompt):
+            // A form or dialog the user opened while logging in comes back once the question is answered.
+            if case .prompt = state.mode {} else if state.mode != .browse { state.modeAfterPrompt = state.mode }
             state.mode = .prompt(prompt)
             return []
         case .loggedIn(let hostID):

@@ -63,6 +63,8 @@ public struct UIState: Sendable {
     public var hostScroll = 0
     public var forwardCursor = 0
     public var mode: Mode = .browse
+    /// What a connect-time question interrupted (a form being filled in), shown again after the answer.
+    public var modeAfterPrompt: Mode?
     public var notice: Notice?
     public var quitting = false
     /// The host to select once it appears (after a save, a reload, or while a search is still running).

@@ -325,4 +325,15 @@ final class ReducerTests: XCTestCase {
         XCTAssertTrue(text.contains("known only as ssh-ed25519 (in known_hosts)"), text)
         XCTAssertEqual(Fixtures.press(&state, .char("n")), [.answerPrompt(.trustHostKey(false))])
     }
+
+    func testAQuestionDuringAFormBringsTheFormBackAfterTheAnswer() {
+        var state = Fixtures.state(Fixtures.threeLevels())
+        Fixtures.press(&state, .char("a"))
+        Fixtures.type(&state, "new-host")
+        guard case .form(let form) = state.mode else { return XCTFail("no form") }
+        _ = Reducer.reduce(&state, .prompt(.hostKey(host: "h", keyType: "ssh-ed25519", fingerprint: "SHA256:x")))
+        XCTAssertEqual(Fixtures.press(&state, .char("y")), [.answerPrompt(.trustHostKey(true))])
+        XCTAssertEqual(state.mode, .form(form))
+        XCTAssertNil(state.modeAfterPrompt)
+    }
 }
