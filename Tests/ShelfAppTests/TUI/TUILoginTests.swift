@@ -249,4 +249,22 @@ final class TUILoginTests: XCTestCase {
         XCTAssertTrue(try world.home.run("show", "t").stdout.contains("host key       ssh-ed25519 pinned"))
         try tui.send("q")
     }
+
+    func testTheEscapeDisconnectsAndTheTUISaysSo() throws {
+        let world = try SSHCLIWorld()
+        XCTAssertExit(try world.home.run("trust", "t", "--fingerprint", try world.fingerprint(world.sshd)), 0)
+        let tui = try Tmux(home: world.home, columns: 100, rows: 30)
+        try tui.waitFor(text: "1 host")
+        try tui.send("Enter")
+        try tui.waitFor("the remote prompt", shellPrompt)
+        try tui.send("Enter")
+        try tui.type("~.")
+        try tui.waitFor("the TUI after ~.") { $0.contains("session to t: disconnected") && $0.contains("1 host") }
+        let show = try world.home.run("show", "t").stdout
+        let last = show.split(separator: "\n").first { $0.hasPrefix("last connected") } ?? ""
+        XCTAssertTrue(last.hasSuffix("just now"), "last connected was recorded: \(show)")
+        try tui.send("q")
+        try tui.waitFor("exit") { _ in (try? tui.exitStatus()) != nil }
+        XCTAssertEqual(try tui.exitStatus(), 0)
+    }
 }
