@@ -119,7 +119,7 @@ final class TUIApp {
             switch effect {
             case .connect(let id):
                 if login.isRunning {
-                    state.notice = Notice("still logging in to another host; Esc in its dialog cancels it", isError: true)
+                    state.notice = Notice("already logging in to a host: wait for it, or cancel its dialog with Esc", isError: true)
                 } else {
                     login.start(id)
                 }
