@@ -12,9 +12,9 @@ public enum Effect: Sendable, Equatable {
     case deleteHost(UUID)
     case deleteGroup(UUID)
     case deleteForward(UUID)
-    /// Check the host key (in the background, curses still up), then launch — or ask first (`ConnectPrompt`).
+    /// Log in to the host in the background, curses still up; questions come back as `Action.prompt`.
     case connect(UUID)
-    /// Leave curses, run the interactive session for this host, come back.
+    /// The login finished: leave curses, run the interactive shell on that connection, come back.
     case launchSession(UUID)
     /// The user's answer to a connect-time question (see `ConnectPrompt`).
     case answerPrompt(PromptAnswer)
@@ -39,17 +39,10 @@ public enum Action: Sendable {
     case status(StatusModel)
     /// The SSH engine needs an answer before the session can go on.
     case prompt(ConnectPrompt)
-    /// The host-key check before a session: go ahead, ask the user, or stop with the reason.
-    case hostKeyChecked(hostID: UUID, HostKeyCheckResult)
+    /// The background login to this host succeeded: the session can start.
+    case loggedIn(hostID: UUID)
     /// The forward rules running right now (refreshed in the background about once a second).
     case forwardStates([UUID: ForwardLive])
-}
-
-public enum HostKeyCheckResult: Sendable, Equatable {
-    case trusted
-    case unknown(host: String, keyType: String, fingerprint: String)
-    /// A changed or revoked key, or the server could not be reached: nothing is sent, no session starts.
-    case failed(String)
 }
 
 public struct OperationFailure: Error, Sendable, Equatable {

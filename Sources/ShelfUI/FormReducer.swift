@@ -107,18 +107,19 @@ enum FormReducer {
     }
 }
 
+/// Keys inside a connect-time dialog. The answer leaves the state at once: the dialog closes (its typed input
+/// with it) before the effect carrying the answer runs.
 enum PromptReducer {
     static func key(_ state: inout UIState, _ key: Key, _ prompt: ConnectPrompt) -> [Effect] {
         switch prompt {
-        case .hostKey:
+        case .hostKey, .otherKeyType:
             switch key {
             case .char("y"):
-                state.mode = .browse
-                state.notice = Notice("host key pinned")
+                closePrompt(&state)
+                state.notice = Notice("host key trusted; logging in...")
                 return [.answerPrompt(.trustHostKey(true))]
-            case .char("n"), .escape:
-                state.mode = .browse
-                state.pendingConnect = nil
+            case .char("n"), .escape, .ctrl("c"):
+                closePrompt(&state)
                 state.notice = Notice("not connected: the host key was not trusted", isError: true)
                 return [.answerPrompt(.trustHostKey(false))]
             default:
@@ -127,16 +128,21 @@ enum PromptReducer {
         case .secret(let host, let text, let echo, var input, var remember, let offer):
             switch key {
             case .enter:
-                state.mode = .browse
-                return [.answerPrompt(.secret(input, remember: remember))]
-            case .escape:
-                state.mode = .browse
+                closePrompt(&state)
+                state.notice = Notice("logging in to \(host)...")
+                return [.answerPrompt(.secret(input, remember: offer && remember))]
+            case .escape, .ctrl("c"):
+                closePrompt(&state)
+                state.notice = Notice("not connected: cancelled", isError: true)
                 return [.answerPrompt(.cancelled)]
             case .backspace:
                 if !input.isEmpty { input.removeLast() }
+            case .ctrl("u"):
+                input = ""
             case .tab:
                 if offer { remember.toggle() }
             case .char(let ch):
+                guard input.utf8.count < Validation.maxFieldLength else { return [] }
                 input.append(ch)
             default:
                 return []
@@ -145,5 +151,11 @@ enum PromptReducer {
                                          offerRemember: offer))
             return []
         }
+    }
+
+    /// Back to what the question interrupted, or to browsing.
+    static func closePrompt(_ state: inout UIState) {
+        state.mode = state.modeAfterPrompt ?? .browse
+        state.modeAfterPrompt = nil
     }
 }

@@ -62,21 +62,12 @@ public enum Reducer {
             state.forwardStates = states
             return []
         case .prompt(let prompt):
+            // A form or dialog the user opened while logging in comes back once the question is answered.
+            if case .prompt = state.mode {} else if state.mode != .browse { state.modeAfterPrompt = state.mode }
             state.mode = .prompt(prompt)
             return []
-        case .hostKeyChecked(let hostID, let result):
-            switch result {
-            case .trusted:
-                return [.launchSession(hostID)]
-            case .unknown(let host, let keyType, let fingerprint):
-                state.notice = nil
-                state.pendingConnect = hostID
-                state.mode = .prompt(.hostKey(host: host, keyType: keyType, fingerprint: fingerprint))
-                return []
-            case .failed(let message):
-                state.notice = Notice("not connected: \(message)", isError: true)
-                return []
-            }
+        case .loggedIn(let hostID):
+            return [.launchSession(hostID)]
         }
     }
 

@@ -68,12 +68,12 @@ public struct UIState: Sendable {
     public var hostScroll = 0
     public var forwardCursor = 0
     public var mode: Mode = .browse
+    /// What a connect-time question interrupted (a form being filled in), shown again after the answer.
+    public var modeAfterPrompt: Mode?
     public var notice: Notice?
     public var quitting = false
     /// The host to select once it appears (after a save, a reload, or while a search is still running).
     public var wantedHostID: UUID?
-    /// The host whose session waits for an answer to a host-key question.
-    public var pendingConnect: UUID?
     /// Live state of the forward rules that run (by the TUI or the `forward up` supervisor), by rule id;
     /// a rule missing here is not running.
     public var forwardStates: [UUID: ForwardLive] = [:]

@@ -249,20 +249,91 @@ final class ReducerTests: XCTestCase {
         let canvas = Screen.render(state)
         XCTAssertTrue(canvas.text.contains("******"))
         XCTAssertFalse(canvas.text.contains("s3cret"))
+        XCTAssertTrue(canvas.text.contains("\(Symbols.unicode.check) remember in the vault"), canvas.text)
         XCTAssertEqual(Fixtures.press(&state, .enter), [.answerPrompt(.secret("s3cret", remember: true))])
+        // The typed text left the state with the answer.
+        XCTAssertEqual(state.mode, .browse)
     }
 
-    func testHostKeyCheckLaunchesAsksOrStops() {
+    func testRememberIsNotOfferedWhenTheVaultCannotKeepIt() {
         var state = Fixtures.state(Fixtures.threeLevels())
+        _ = Reducer.reduce(&state, .prompt(.secret(host: "db-us", prompt: "Password:", echo: false, input: "",
+                                                    remember: false, offerRemember: false)))
+        Fixtures.type(&state, "pw")
+        Fixtures.press(&state, .tab)
+        XCTAssertFalse(Screen.render(state).text.contains("remember in the vault"))
+        XCTAssertEqual(Fixtures.press(&state, .enter), [.answerPrompt(.secret("pw", remember: false))])
+    }
+
+    func testEchoedPromptShowsWhatIsTypedAndBackspaceErases() {
+        var state = Fixtures.state(Fixtures.threeLevels())
+        _ = Reducer.reduce(&state, .prompt(.secret(host: "db-us", prompt: "Verification code:", echo: true, input: "",
+                                                    remember: false, offerRemember: false)))
+        Fixtures.type(&state, "12345")
+        Fixtures.press(&state, .backspace)
+        let text = Screen.render(state).text
+        XCTAssertTrue(text.contains("Verification code:"), text)
+        XCTAssertTrue(text.contains("1234 "), text)
+        XCTAssertEqual(Fixtures.press(&state, .enter), [.answerPrompt(.secret("1234", remember: false))])
+    }
+
+    func testEscapeCancelsASecretPromptAndSaysSo() {
+        var state = Fixtures.state(Fixtures.threeLevels())
+        _ = Reducer.reduce(&state, .prompt(.secret(host: "db-us", prompt: "Password:", echo: false, input: "",
+                                                    remember: false, offerRemember: true)))
+        Fixtures.type(&state, "abc")
+        Fixtures.press(&state, .ctrl("u"))
+        Fixtures.type(&state, "de")
+        XCTAssertTrue(Screen.render(state).text.contains("** "), "Ctrl-U cleared the entry")
+        XCTAssertFalse(Screen.render(state).text.contains("*** "), "Ctrl-U cleared the entry")
+        XCTAssertEqual(Fixtures.press(&state, .escape), [.answerPrompt(.cancelled)])
+        XCTAssertEqual(state.mode, .browse)
+        XCTAssertEqual(state.notice, Notice("not connected: cancelled", isError: true))
+    }
+
+    func testEnterStartsTheLoginAndALoginLaunchesTheSession() {
+        var state = Fixtures.state(Fixtures.threeLevels())
+        Fixtures.press(&state, .char("l"))
         let id = state.selectedHost!.id
-        XCTAssertEqual(Reducer.reduce(&state, .hostKeyChecked(hostID: id, .trusted)), [.launchSession(id)])
-        XCTAssertEqual(Reducer.reduce(&state, .hostKeyChecked(hostID: id, .failed("host key CHANGED"))), [])
+        XCTAssertEqual(Fixtures.press(&state, .enter), [.connect(id)])
+        XCTAssertEqual(Reducer.reduce(&state, .loggedIn(hostID: id)), [.launchSession(id)])
+        _ = Reducer.reduce(&state, .connectFinished(Notice("not connected: host key CHANGED", isError: true)))
         XCTAssertEqual(state.notice, Notice("not connected: host key CHANGED", isError: true))
-        _ = Reducer.reduce(&state, .hostKeyChecked(hostID: id, .unknown(host: "h", keyType: "ssh-ed25519", fingerprint: "SHA256:x")))
+    }
+
+    func testHostKeyDialogsAnswerOnlyToYesOrNo() {
+        var state = Fixtures.state(Fixtures.threeLevels())
+        _ = Reducer.reduce(&state, .prompt(.hostKey(host: "h", keyType: "ssh-ed25519", fingerprint: "SHA256:x")))
         XCTAssertEqual(state.mode, .prompt(.hostKey(host: "h", keyType: "ssh-ed25519", fingerprint: "SHA256:x")))
-        XCTAssertEqual(state.pendingConnect, id)
-        XCTAssertEqual(Fixtures.press(&state, .char("x")), [], "only y, n or Esc answer")
+        XCTAssertEqual(Fixtures.press(&state, .char("x"), .enter), [], "only y, n or Esc answer")
         XCTAssertEqual(Fixtures.press(&state, .char("y")), [.answerPrompt(.trustHostKey(true))])
         XCTAssertEqual(state.mode, .browse)
+
+        _ = Reducer.reduce(&state, .prompt(.hostKey(host: "h", keyType: "ssh-ed25519", fingerprint: "SHA256:x")))
+        XCTAssertEqual(Fixtures.press(&state, .escape), [.answerPrompt(.trustHostKey(false))])
+        XCTAssertEqual(state.notice, Notice("not connected: the host key was not trusted", isError: true))
+    }
+
+    func testAKeyOfAnotherTypeIsAskedAndSaysWhatIsKnown() {
+        var state = Fixtures.state(Fixtures.threeLevels())
+        let prompt = ConnectPrompt.otherKeyType(host: "h", keyType: "ecdsa-sha2-nistp256", fingerprint: "SHA256:y",
+                                                known: "ssh-ed25519 (in known_hosts)")
+        _ = Reducer.reduce(&state, .prompt(prompt))
+        let text = Screen.render(state).text
+        XCTAssertTrue(text.contains("Host key of another type"), text)
+        XCTAssertTrue(text.contains("h now offers a ecdsa-sha2-nistp256 key"), text)
+        XCTAssertTrue(text.contains("known only as ssh-ed25519 (in known_hosts)"), text)
+        XCTAssertEqual(Fixtures.press(&state, .char("n")), [.answerPrompt(.trustHostKey(false))])
+    }
+
+    func testAQuestionDuringAFormBringsTheFormBackAfterTheAnswer() {
+        var state = Fixtures.state(Fixtures.threeLevels())
+        Fixtures.press(&state, .char("a"))
+        Fixtures.type(&state, "new-host")
+        guard case .form(let form) = state.mode else { return XCTFail("no form") }
+        _ = Reducer.reduce(&state, .prompt(.hostKey(host: "h", keyType: "ssh-ed25519", fingerprint: "SHA256:x")))
+        XCTAssertEqual(Fixtures.press(&state, .char("y")), [.answerPrompt(.trustHostKey(true))])
+        XCTAssertEqual(state.mode, .form(form))
+        XCTAssertNil(state.modeAfterPrompt)
     }
 }

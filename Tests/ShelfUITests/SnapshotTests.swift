@@ -76,6 +76,17 @@ final class SnapshotTests: XCTestCase {
         _ = Reducer.reduce(&hostKey, .prompt(.hostKey(host: "web-eu-1", keyType: "ssh-ed25519",
                                                         fingerprint: "SHA256:uNiVztksCsDhcc0u9e8BujQXVUpKZIDTMczCvj3tD2s")))
         add("prompt-host-key", hostKey)
+        var otherType = main
+        _ = Reducer.reduce(&otherType, .prompt(.otherKeyType(
+            host: "web-eu-1", keyType: "ssh-ed25519", fingerprint: "SHA256:uNiVztksCsDhcc0u9e8BujQXVUpKZIDTMczCvj3tD2s",
+            known: "ecdsa-sha2-nistp256 (from the host's pinned key)")))
+        add("prompt-host-key-other-type", otherType)
+        var password = main
+        _ = Reducer.reduce(&password, .prompt(.secret(host: "web-eu-1", prompt: "deploy@web-eu-1.example.com's password:",
+                                                       echo: false, input: "", remember: false, offerRemember: true)))
+        Fixtures.type(&password, "hunter2")
+        Fixtures.press(&password, .tab)
+        add("prompt-password", password)
         var ascii = Fixtures.state(three, rows: rows, columns: columns)
         ascii.symbols = .ascii
         ascii.status.sync = .localFallback(reason: "sync folder /mnt/nas/sshelf not found")

@@ -470,6 +470,58 @@ enum Snapshots {
                     │ last      2 h ago
 ○ sync off │ vault not set up │ 8 hosts │  Enter answer  Esc cancel
 """#,
+        "prompt-host-key-other-type-80x24": #"""
+ sshelf   All hosts
+ Groups             │ Hosts 8          Address                Tags
+  All hosts       8 │ bastion-eu       ops@bastion.eu.exampl… bastion
+▾ prod            5 │ cache-us         [2001:db8::7]:2200
+  ▾ eu            3 │ db-us            postgres@db.us.exampl… db
+      web         2 │ home-nas         admin@nas.local
+    us            2 │ staging-app      ci@app.staging.exampl… app
+  ┌─ Host key of another type ───────────────────────────────────────────────┐
+  │ web-eu-1 now offers a ssh-ed25519 key:                                   │
+  │ SHA256:uNiVztksCsDhcc0u9e8BujQXVUpKZIDTMczCvj3tD2s                       │
+  │ but it is known only as ecdsa-sha2-nistp256 (from the host's pinned key… │
+  │ Trust it only if the server's owner confirms the new key.                │
+  │                                                                          │
+  │ y trust and pin   n / Esc refuse                                         │──
+  │                                                                          │
+  └──────────────────────────────────────────────────────────────────────────┘
+                    │ group     prod/eu/web
+                    │ tags      web, nginx
+                    │ auth      publickey: key file ~/.ssh/id_ed25519
+                    │ identity  laptop (ed25519)
+                    │ jump      bastion-eu → web-eu-1
+                    │ host key  ssh-ed25519 SHA256:+DiY3wvvV6TuJJhbpZisF/zLDA0…
+                    │ last      2 h ago
+○ sync off │ vault not set up │ 8 hosts │  Enter answer  Esc cancel
+"""#,
+        "prompt-password-80x24": #"""
+ sshelf   All hosts
+ Groups             │ Hosts 8          Address                Tags
+  All hosts       8 │ bastion-eu       ops@bastion.eu.exampl… bastion
+▾ prod            5 │ cache-us         [2001:db8::7]:2200
+  ▾ eu            3 │ db-us            postgres@db.us.exampl… db
+      web         2 │ home-nas         admin@nas.local
+    us            2 │ staging-app      ci@app.staging.exampl… app
+  st┌─ Connecting to web-eu-1 ─────────────────────────────────────────────┐
+    │ deploy@web-eu-1.example.com's password:                              │
+    │                                                                      │
+    │ *******                                                              │
+    │ [x] remember in the vault (Tab)                                      │
+    │                                                                      │
+    │ Enter sends, Esc cancels                                             │────
+    └──────────────────────────────────────────────────────────────────────┘
+                    │ address   deploy@10.1.0.11
+                    │ group     prod/eu/web
+                    │ tags      web, nginx
+                    │ auth      publickey: key file ~/.ssh/id_ed25519
+                    │ identity  laptop (ed25519)
+                    │ jump      bastion-eu → web-eu-1
+                    │ host key  ssh-ed25519 SHA256:+DiY3wvvV6TuJJhbpZisF/zLDA0…
+                    │ last      2 h ago
+○ sync off │ vault not set up │ 8 hosts │  Enter answer  Esc cancel
+"""#,
         "ascii-symbols-80x24": #"""
  sshelf   All hosts
  Groups             | Hosts 8          Address                Tags
@@ -1249,6 +1301,90 @@ v prod            5 | cache-us         [2001:db8::7]:2200
                             │   │ y trust and pin   n / Esc refuse                                         │
                             │   │                                                                          │
                             │   └──────────────────────────────────────────────────────────────────────────┘
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+○ sync off │ vault not set up │ 8 hosts │  Enter answer  Esc cancel
+"""#,
+        "prompt-host-key-other-type-140x40": #"""
+ sshelf   All hosts
+ Groups                     │ Hosts 8           Address                 Tags               │ web-eu-1
+  All hosts               8 │ bastion-eu        ops@bastion.eu.example… bastion            │ address   deploy@10.1.0.11
+▾ prod                    5 │ cache-us          [2001:db8::7]:2200                         │ group     prod/eu/web
+  ▾ eu                    3 │ db-us             postgres@db.us.example… db                 │ tags      web, nginx
+      web                 2 │ home-nas          admin@nas.local                            │ auth      publickey: key file ~/.ssh/id_ed255…
+    us                    2 │ staging-app       ci@app.staging.example… app                │ identity  laptop (ed25519)
+  staging                 1 │ web-eu-1          deploy@10.1.0.11        web,nginx          │ jump      bastion-eu → web-eu-1
+                            │ web-eu-2          deploy@10.1.0.12        web                │ host key  ssh-ed25519 SHA256:+DiY3wvvV6TuJJhb…
+                            │ Zürich-lab        root@lab.zh.example.ch  lab                │ last      2 h ago
+                            │                                                              │ forwards (2)
+                            │                                                              │ ● -L 127.0.0.1:8080:localhost:80  autostart  …
+                            │                                                              │   not running
+                            │                                                              │ ○ -D 127.0.0.1:1080  disabled
+                            │                                                              │   not running
+                            │   ┌─ Host key of another type ───────────────────────────────────────────────┐
+                            │   │ web-eu-1 now offers a ssh-ed25519 key:                                   │
+                            │   │ SHA256:uNiVztksCsDhcc0u9e8BujQXVUpKZIDTMczCvj3tD2s                       │
+                            │   │ but it is known only as ecdsa-sha2-nistp256 (from the host's pinned key… │
+                            │   │ Trust it only if the server's owner confirms the new key.                │
+                            │   │                                                                          │
+                            │   │ y trust and pin   n / Esc refuse                                         │
+                            │   │                                                                          │
+                            │   └──────────────────────────────────────────────────────────────────────────┘
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+○ sync off │ vault not set up │ 8 hosts │  Enter answer  Esc cancel
+"""#,
+        "prompt-password-140x40": #"""
+ sshelf   All hosts
+ Groups                     │ Hosts 8           Address                 Tags               │ web-eu-1
+  All hosts               8 │ bastion-eu        ops@bastion.eu.example… bastion            │ address   deploy@10.1.0.11
+▾ prod                    5 │ cache-us          [2001:db8::7]:2200                         │ group     prod/eu/web
+  ▾ eu                    3 │ db-us             postgres@db.us.example… db                 │ tags      web, nginx
+      web                 2 │ home-nas          admin@nas.local                            │ auth      publickey: key file ~/.ssh/id_ed255…
+    us                    2 │ staging-app       ci@app.staging.example… app                │ identity  laptop (ed25519)
+  staging                 1 │ web-eu-1          deploy@10.1.0.11        web,nginx          │ jump      bastion-eu → web-eu-1
+                            │ web-eu-2          deploy@10.1.0.12        web                │ host key  ssh-ed25519 SHA256:+DiY3wvvV6TuJJhb…
+                            │ Zürich-lab        root@lab.zh.example.ch  lab                │ last      2 h ago
+                            │                                                              │ forwards (2)
+                            │                                                              │ ● -L 127.0.0.1:8080:localhost:80  autostart  …
+                            │                                                              │   not running
+                            │                                                              │ ○ -D 127.0.0.1:1080  disabled
+                            │                                                              │   not running
+                            │     ┌─ Connecting to web-eu-1 ─────────────────────────────────────────────┐
+                            │     │ deploy@web-eu-1.example.com's password:                              │
+                            │     │                                                                      │
+                            │     │ *******                                                              │
+                            │     │ [x] remember in the vault (Tab)                                      │
+                            │     │                                                                      │
+                            │     │ Enter sends, Esc cancels                                             │
+                            │     └──────────────────────────────────────────────────────────────────────┘
                             │                                                              │
                             │                                                              │
                             │                                                              │

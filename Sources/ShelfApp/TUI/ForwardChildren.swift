@@ -154,7 +154,7 @@ final class ForwardChildren: @unchecked Sendable {
         try? FileManager.default.removeItem(atPath: child.logPath)
     }
 
-    /// posix_spawn, not Foundation's Process (see ConnectRunner): a new session, stdin and stdout on
+    /// posix_spawn, not Foundation's Process (which can miss a child's exit here): a new session, stdin and stdout on
     /// /dev/null, stderr into a 0600 log the TUI reads the failure reason from.
     private static func spawn(_ argv: [String], logPath: String) -> Result<pid_t, SpawnFailure> {
         var actions = posix_spawn_file_actions_t()

@@ -10,12 +10,17 @@ final class TUIApp {
     private let context: AppContext
     private let mailbox = Mailbox()
     private let worker: StoreWorker
-    private let preflight: HostKeyPreflight
+    private let login: TUILogin
     private let forwards: ForwardChildren
     private var state: UIState
     private var terminal: Terminal?
     /// Set by `sshelf ui --benchmark-report`: measure, write the report, quit.
     var benchmark: TUIBenchmark?
+
+    /// This program's own path, for the children it runs (`sshelf forward start` for a rule started with `t`).
+    static var selfPath: String {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    }
 
     /// True when both stdin and stdout are a terminal (otherwise `sshelf` prints help instead).
     static var isInteractive: Bool { isatty(0) == 1 && isatty(1) == 1 }
@@ -24,8 +29,8 @@ final class TUIApp {
         self.context = context
         worker = StoreWorker(path: context.locations.store, mailbox: mailbox,
                              secretsPresent: { [context] in CatalogLoader.secretsPresent(context) })
-        preflight = HostKeyPreflight(context: context, mailbox: mailbox)
-        forwards = ForwardChildren(locations: context.locations, mailbox: mailbox, selfPath: ConnectRunner.selfPath)
+        login = TUILogin(context: context, mailbox: mailbox)
+        forwards = ForwardChildren(locations: context.locations, mailbox: mailbox, selfPath: TUIApp.selfPath)
         state = UIState()
     }
 
@@ -37,7 +42,10 @@ final class TUIApp {
             return 1
         }
         self.terminal = terminal
-        defer { terminal.stop() }
+        defer {
+            login.prompts.cancelOpenQuestion()
+            terminal.stop()
+        }
         defer { forwards.stopAll() }
         let size = terminal.size
         state = UIState(rows: size.rows, columns: size.columns, symbols: terminal.symbols, now: Date())
@@ -138,37 +146,26 @@ final class TUIApp {
             if runForwardEffect(effect) { continue }
             switch effect {
             case .connect(let id):
-                preflight.check(id)
+                if login.isRunning {
+                    state.notice = Notice("already logging in to a host: wait for it, or cancel its dialog with Esc", isError: true)
+                } else {
+                    login.start(id)
+                }
             case .launchSession(let id):
-                connect(id)
+                runSession(id)
             case .quit:
                 state.quitting = true
-            case .answerPrompt(.trustHostKey(let trusted)):
-                guard let id = state.pendingConnect else { break }
-                state.pendingConnect = nil
-                if !trusted {
-                    preflight.forget(id)
-                } else if let failure = preflight.pin(id) {
-                    state.notice = failure
-                } else {
-                    connect(id)
-                }
-            case .answerPrompt:
-                // Password and keyboard-interactive answers: `sshelf connect` asks those on the terminal for now.
-                break
+            case .answerPrompt(let answer):
+                login.prompts.answer(answer)
             default:
                 worker.submit(effect)
             }
         }
     }
 
-    /// Leaves curses, runs the session, and comes back to the same place with a one-line result.
-    private func connect(_ id: UUID) {
-        guard let host = state.catalog.host(id), let terminal else { return }
-        let plan = ConnectRunner.plan(for: host, selfPath: ConnectRunner.selfPath)
-        terminal.suspend()
-        let notice = ConnectRunner.run(plan, hostName: Display.safe(host.name))
-        terminal.resume()
+    /// Leaves curses for the shell of a logged-in host and comes back to the same place with a one-line result.
+    private func runSession(_ id: UUID) {
+        guard let terminal, let notice = login.runSession(id, terminal: terminal) else { return }
         let size = terminal.size
         apply(.resize(rows: size.rows, columns: size.columns))
         apply(.connectFinished(notice))

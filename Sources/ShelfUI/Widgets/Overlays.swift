@@ -144,17 +144,54 @@ enum PromptView {
             canvas.write("Check it with the server's owner before trusting it.", row: inner.row + 2,
                          column: inner.column, width: inner.width, style: .dim)
             canvas.write("y trust and pin   n / Esc refuse", row: inner.row + 4, column: inner.column)
+        case .otherKeyType(let host, let keyType, let fingerprint, let known):
+            let inner = Frame.box(title: "Host key of another type", height: 9, width: 76, state: state, on: &canvas)
+            canvas.write("\(host) now offers a \(keyType) key:", row: inner.row, column: inner.column, width: inner.width,
+                         ellipsis: state.symbols.ellipsis)
+            canvas.write(fingerprint, row: inner.row + 1, column: inner.column, width: inner.width, style: .bold)
+            canvas.write("but it is known only as \(known).", row: inner.row + 2, column: inner.column,
+                         width: inner.width, style: CellStyle(color: .red, bold: true), ellipsis: state.symbols.ellipsis)
+            canvas.write("Trust it only if the server's owner confirms the new key.", row: inner.row + 3,
+                         column: inner.column, width: inner.width, style: .dim)
+            canvas.write("y trust and pin   n / Esc refuse", row: inner.row + 5, column: inner.column)
         case .secret(let host, let text, let echo, let input, let remember, let offer):
-            let inner = Frame.box(title: "Connecting to \(host)", height: 7, width: 64, state: state, on: &canvas)
-            canvas.write(text, row: inner.row, column: inner.column, width: inner.width)
-            let shown = echo ? input : String(repeating: "*", count: input.count)
-            let end = canvas.write(shown, row: inner.row + 1, column: inner.column, width: inner.width - 1)
-            canvas.write(" ", row: inner.row + 1, column: end, style: CellStyle(reverse: true))
+            let inner = Frame.box(title: "Connecting to \(host)", height: 8, width: 72, state: state, on: &canvas)
+            // The question may be long (a server's instruction before its prompt): two lines, the end kept.
+            let lines = wrap(text, width: inner.width)
+            for (i, line) in lines.suffix(2).enumerated() {
+                canvas.write(line, row: inner.row + i, column: inner.column, width: inner.width,
+                             ellipsis: state.symbols.ellipsis)
+            }
+            // Masked: one star per character, never the characters; the end of a long entry stays in view.
+            let typed = echo ? input : String(repeating: "*", count: input.count)
+            let shown = typed.count >= inner.width ? String(typed.suffix(inner.width - 1)) : typed
+            let end = canvas.write(shown, row: inner.row + 2, column: inner.column)
+            canvas.write(" ", row: inner.row + 2, column: end, style: CellStyle(reverse: true))
             if offer {
                 canvas.write("\(remember ? state.symbols.check : state.symbols.unchecked) remember in the vault (Tab)",
-                             row: inner.row + 2, column: inner.column)
+                             row: inner.row + 3, column: inner.column)
             }
-            canvas.write("Enter sends, Esc cancels", row: inner.row + 4, column: inner.column, style: .dim)
+            canvas.write("Enter sends, Esc cancels", row: inner.row + 5, column: inner.column, style: .dim)
         }
+    }
+}
+
+extension PromptView {
+    /// Splits at spaces into lines of at most `width` characters (a longer word is cut).
+    static func wrap(_ text: String, width: Int) -> [String] {
+        var lines: [String] = []
+        var line = ""
+        for word in text.split(separator: " ", omittingEmptySubsequences: true) {
+            if line.isEmpty {
+                line = String(word)
+            } else if line.count + 1 + word.count <= width {
+                line += " " + word
+            } else {
+                lines.append(line)
+                line = String(word)
+            }
+        }
+        if !line.isEmpty || lines.isEmpty { lines.append(line) }
+        return lines
     }
 }

@@ -1,6 +1,6 @@
-// Connect from the TUI: Enter leaves curses, runs `sshelf connect` as a child process on the real terminal, and
-// comes back to the same screen with a one-line result — against the test sshd (run a command, exit) and
-// against a closed loopback port (stopped by the host-key check, inside the TUI). An unknown host key is a
+// Connect from the TUI: Enter logs in in the background (curses still up), then leaves curses for the shell on
+// that connection and comes back to the same screen with a one-line result — against the test sshd (run a
+// command, exit) and against a closed loopback port (the failure shows inside the TUI). An unknown host key is a
 // dialog inside the TUI: trusting pins it and connects; refusing sends nothing.
 import Foundation
 import TestSupport
@@ -15,7 +15,7 @@ final class TUIConnectTests: XCTestCase {
         let tui = try Tmux(home: home)
         try tui.waitFor(text: "2 hosts")
         try tui.send("Enter")
-        // The host-key check runs before curses is left, so the failure shows inside the TUI, in one line.
+        // The login runs before curses is left, so the failure shows inside the TUI, in one line.
         try tui.waitFor("the failure in the TUI") {
             $0.contains("not connected: ") && $0.contains("address   nobody@127.0.0.1:1") && $0.contains("○ sync off")
         }
@@ -61,6 +61,9 @@ final class TUIConnectTests: XCTestCase {
         try tui.waitFor("the host-key dialog") { $0.contains("Unknown host key") && $0.contains(fingerprint) }
         try tui.send("n")
         try tui.waitFor(text: "not connected: the host key was not trusted")
+        // The client said goodbye after the key exchange; nothing of a login came before that.
+        XCTAssertTrue(world.sshd.waitForLog("Disconnected from"), world.sshd.log)
+        XCTAssertFalse(world.sshd.log.contains("userauth-request"), "a login was attempted:\n\(world.sshd.log)")
         XCTAssertFalse(world.sshd.log.contains("Accepted publickey"), world.sshd.log)
 
         // Trusted: pinned on the host record, then the session runs.
@@ -73,6 +76,7 @@ final class TUIConnectTests: XCTestCase {
         try tui.type("exit")
         try tui.send("Enter")
         try tui.waitFor(text: "session to t ended (exit 0)")
+        XCTAssertTrue(world.sshd.log.contains("userauth-request"), "the log names logins:\n\(world.sshd.log)")
         let show = try world.home.run("show", "t")
         XCTAssertTrue(show.stdout.contains("host key       ssh-ed25519 pinned"), show.stdout)
         try tui.send("q")

@@ -1,0 +1,131 @@
+// TUILogin: Enter on a host, in process. A background thread runs the whole connect flow (every hop: key
+// exchange, host-key check, login) with questions as dialogs inside the TUI; once it succeeded, the run loop
+// takes the connection (one thread at a time uses it), leaves curses, runs the shell, records the outcome as
+// `sshelf connect` does, and comes back with a one-line result. Failures before the shell never leave curses.
+import Foundation
+import ShelfCore
+import ShelfSSH
+import ShelfStore
+import ShelfTerminal
+import ShelfUI
+
+final class TUILogin: @unchecked Sendable {
+    /// A logged-in connection waiting for the run loop.
+    private struct Ready {
+        var connection: SSHConnection
+        var plan: ConnectPlan
+        var store: Store
+    }
+
+    private let context: AppContext
+    private let mailbox: Mailbox
+    let prompts: PromptChannel
+    private let lock = NSLock()
+    private var running = false
+    private var ready: [UUID: Ready] = [:]
+    /// Warnings of the vault while logging in (curses owns the screen: they go into the result line).
+    private var warnings: [String] = []
+
+    init(context: AppContext, mailbox: Mailbox) {
+        self.context = context
+        self.mailbox = mailbox
+        prompts = PromptChannel(mailbox: mailbox)
+    }
+
+    /// A login is under way (one at a time: its dialogs share the screen).
+    var isRunning: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return running
+    }
+
+    /// Starts logging in to the host; posts `.loggedIn` or a `.connectFinished` error line.
+    func start(_ hostID: UUID) {
+        lock.lock()
+        running = true
+        warnings = []
+        lock.unlock()
+        let thread = Thread { [self] in
+            let result = login(hostID)
+            lock.lock()
+            running = false
+            if case .success(let session) = result { ready[hostID] = session }
+            lock.unlock()
+            switch result {
+            case .success: mailbox.post(.loggedIn(hostID: hostID))
+            case .failure(let failure): mailbox.post(.connectFinished(Notice(failure.message, isError: true)))
+            }
+        }
+        thread.stackSize = 4 << 20
+        thread.start()
+    }
+
+    private func login(_ hostID: UUID) -> Result<Ready, OperationFailure> {
+        let delegate = TUIPrompts(channel: prompts)
+        do {
+            let store = try Store(path: context.locations.store)
+            guard let host = try store.host(id: hostID) else { return .failure(OperationFailure("not connected: the host is gone")) }
+            let plan = try store.read { store in try ConnectPlan.make(for: host, in: store) }
+            // The vault's own context: its warnings must not write over the curses screen.
+            let quiet = AppContext(environment: context.environment, output: { _ in }, errorOutput: { [self] text in
+                lock.lock()
+                warnings.append(text.trimmingCharacters(in: .whitespacesAndNewlines))
+                lock.unlock()
+            })
+            let credentials = VaultCredentialSource(context: quiet, askPassphrase: { delegate.vaultPassphrase() })
+            let agent = context.environment["SSH_AUTH_SOCK"].flatMap { $0.isEmpty ? nil : $0 }
+            let options = ConnectOptions(trust: .standard(locations: context.locations, home: context.homeDirectory),
+                                         agentSocket: agent)
+            let connector = SSHConnector(options: options, credentials: credentials, delegate: delegate)
+            let connection = try connector.connect(plan.endpoints)
+            return .success(Ready(connection: connection, plan: plan, store: store))
+        } catch let error as SSHError {
+            if delegate.refusedHostKey { return .failure(OperationFailure("not connected: the host key was not trusted")) }
+            if error.kind == .cancelled { return .failure(OperationFailure("not connected: cancelled")) }
+            return .failure(OperationFailure("not connected: \(Display.safe(error.message))"))
+        } catch {
+            return .failure(OperationFailure("not connected: \(StoreWorker.message(error))"))
+        }
+    }
+
+    /// Leaves curses, runs the shell on the logged-in connection, saves what the login changed, and returns the
+    /// line to show. Called on the run loop after `.loggedIn`: the login thread is done with the connection.
+    func runSession(_ hostID: UUID, terminal: Terminal) -> Notice? {
+        lock.lock()
+        let session = ready.removeValue(forKey: hostID)
+        let warned = warnings
+        lock.unlock()
+        guard let session else { return nil }
+        let name = Display.safe(session.plan.target.name)
+        let connection = session.connection
+        let record = BackgroundRecord(connection.outcome, target: session.plan.target.id, store: session.store)
+        terminal.suspend()
+        // Until the shell puts the terminal in raw mode (and after it restored it), Ctrl-C would be a signal that
+        // ends the TUI with the session: ignored meanwhile (in raw mode it is a byte for the remote side).
+        let previousInt = signal(SIGINT, SIG_IGN)
+        defer { signal(SIGINT, previousInt) }
+        let exit: Result<RemoteExit, SSHError>
+        do {
+            exit = .success(try connection.runShell(ShellOptions(term: context.environment["TERM"] ?? "xterm")))
+        } catch {
+            exit = .failure(error)
+        }
+        connection.close()
+        terminal.resume()
+        var notice: Notice
+        switch exit {
+        case .success(.status(0)): notice = Notice("session to \(name) ended (exit 0)")
+        case .success(.status(let code)): notice = Notice("session to \(name) ended with exit \(code)", isError: true)
+        case .success(.signal(let signal)):
+            notice = Notice("session to \(name) ended by signal \(Display.safe(signal))", isError: true)
+        case .success(.disconnected): notice = Notice("session to \(name): disconnected")
+        case .failure(let error): notice = Notice("session to \(name) failed: \(Display.safe(error.message))", isError: true)
+        }
+        if let error = record.wait() {
+            notice = Notice(notice.text + "; could not save to the store: \(StoreWorker.message(error))", isError: true)
+        } else if let first = warned.first {
+            notice = Notice(notice.text + "; \(Display.safe(first))", isError: true)
+        }
+        return notice
+    }
+}
