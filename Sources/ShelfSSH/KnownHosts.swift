@@ -140,27 +140,9 @@ public struct KnownHostsFile: Sendable {
         return Digest.hmacSHA1(key: [UInt8](salt), message: Array(name.utf8)) == [UInt8](hash)
     }
 
-    /// OpenSSH pattern matching: `*` any run, `?` one character, case-insensitive.
+    /// OpenSSH pattern matching: `*` any run, `?` one character, case-insensitive (the same matcher ssh_config
+    /// import uses).
     static func wildcardMatch(_ pattern: String, _ name: String) -> Bool {
-        let p = Array(pattern.lowercased().utf8), n = Array(name.lowercased().utf8)
-        var pi = 0, ni = 0, star = -1, mark = 0
-        while ni < n.count {
-            if pi < p.count && (p[pi] == UInt8(ascii: "?") || p[pi] == n[ni]) {
-                pi += 1
-                ni += 1
-            } else if pi < p.count && p[pi] == UInt8(ascii: "*") {
-                star = pi
-                mark = ni
-                pi += 1
-            } else if star >= 0 {
-                pi = star + 1
-                mark += 1
-                ni = mark
-            } else {
-                return false
-            }
-        }
-        while pi < p.count && p[pi] == UInt8(ascii: "*") { pi += 1 }
-        return pi == p.count
+        SSHConfigResolver.glob(pattern.lowercased(), name.lowercased())
     }
 }
