@@ -626,6 +626,84 @@ enum Snapshots {
                     │ last      2 h ago
 ○ sync off │ vault not set up │ 8 hosts │  Enter answer  Esc cancel
 """#,
+        "wide-characters-80x24": #"""
+ sshelf   All hosts
+ Groups             │ Hosts 5          Address                Tags
+  All hosts       5 │ 東京-web-1       デプロイ@tokyo.exampl… 本番,web
+  アジア          2 │ 서울-db          seoul.example.kr       db
+                    │ 🚀-launch        ops@rocket.example.com
+                    │ 北京上海广州深…  cn.example.com
+                    │ plain            plain.example.com
+                    │
+                    │
+                    │
+                    │
+                    │
+                    │
+                    │───────────────────────────────────────────────────────────
+                    │ 東京-web-1
+                    │ address   デプロイ@tokyo.example.jp
+                    │ group     アジア
+                    │ tags      本番, web
+                    │ auth      auto: agent, keys, then ask
+                    │ host key  not pinned; asked on first connect
+                    │ last      never
+                    │ no forward rules (f adds one)
+                    │
+○ sync off │ vault not set up │ 5 hosts │  ⏎ connect  / search  ? help  q quit
+"""#,
+        "wide-characters-search-80x24": #"""
+ sshelf   All hosts  /京 web_
+ Groups             │ Hosts 1          Address                Tags
+  All hosts       5 │ 東京-web-1       デプロイ@tokyo.exampl… 本番,web
+  アジア          2 │
+                    │
+                    │
+                    │
+                    │
+                    │
+                    │
+                    │
+                    │
+                    │
+                    │───────────────────────────────────────────────────────────
+                    │ 東京-web-1
+                    │ address   デプロイ@tokyo.example.jp
+                    │ group     アジア
+                    │ tags      本番, web
+                    │ auth      auto: agent, keys, then ask
+                    │ host key  not pinned; asked on first connect
+                    │ last      never
+                    │ no forward rules (f adds one)
+                    │
+○ sync off │ vault not set up │ 5 hosts │  ⏎ keep  Esc clear
+"""#,
+        "wide-characters-form-80x24": #"""
+ sshelf   All hosts
+ Groups             │ Hosts 5          Address                Tags
+  All hosts       5 │ 東京-web-1       デプロイ@tokyo.exampl… 本番,web
+  アジア          2 │ 서울-db          seoul.example.kr       db
+    ┌─ Edit host 東京-web-1 ───────────────────────────────────────────────┐
+    │ Name         東京-web-1                                              │
+    │ Hostname     tokyo.example.jp                                        │
+    │ Port         22                                                      │
+    │ User         デプロイ                                                │
+    │ Group        アジア                                                  │
+    │ Tags         本番,web                                                │
+    │ Auth         (auto)  publickey   password   keyboardInteractive  …   │
+    │ Identity     identity name, empty for none                           │
+    │ Jump via     host names, outermost first                             │────
+    │ Notes                                                                │
+    │                                                                      │
+    │ Tab next, Space or arrows choose, Enter save, Esc cancel             │
+    └──────────────────────────────────────────────────────────────────────┘
+                    │ auth      auto: agent, keys, then ask
+                    │ host key  not pinned; asked on first connect
+                    │ last      never
+                    │ no forward rules (f adds one)
+                    │
+○ sync off │ vault not set up │ 5 hosts │  Tab next  ⏎ save  Esc cancel
+"""#,
         "ascii-symbols-80x24": #"""
  sshelf   All hosts
  Groups             | Hosts 8          Address                Tags
@@ -1674,6 +1752,132 @@ v prod            5 | cache-us         [2001:db8::7]:2200
                             │                                                              │
                             │                                                              │
 ○ sync off │ vault not set up │ 8 hosts │  Enter answer  Esc cancel
+"""#,
+        "wide-characters-140x40": #"""
+ sshelf   All hosts
+ Groups                     │ Hosts 5           Address                 Tags               │ 東京-web-1
+  All hosts               5 │ 東京-web-1        デプロイ@tokyo.example… 本番,web           │ address   デプロイ@tokyo.example.jp
+  アジア                  2 │ 서울-db           seoul.example.kr        db                 │ group     アジア
+                            │ 🚀-launch         ops@rocket.example.com                     │ tags      本番, web
+                            │ 北京上海广州深圳… cn.example.com                             │ auth      auto: agent, keys, then ask
+                            │ plain             plain.example.com                          │ host key  not pinned; asked on first connect
+                            │                                                              │ last      never
+                            │                                                              │ no forward rules (f adds one)
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+○ sync off │ vault not set up │ 5 hosts │  ⏎ connect  / search  a add  e edit  d delete  ? help  q quit
+"""#,
+        "wide-characters-search-140x40": #"""
+ sshelf   All hosts  /京 web_
+ Groups                     │ Hosts 1           Address                 Tags               │ 東京-web-1
+  All hosts               5 │ 東京-web-1        デプロイ@tokyo.example… 本番,web           │ address   デプロイ@tokyo.example.jp
+  アジア                  2 │                                                              │ group     アジア
+                            │                                                              │ tags      本番, web
+                            │                                                              │ auth      auto: agent, keys, then ask
+                            │                                                              │ host key  not pinned; asked on first connect
+                            │                                                              │ last      never
+                            │                                                              │ no forward rules (f adds one)
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+○ sync off │ vault not set up │ 5 hosts │  ⏎ keep  Esc clear
+"""#,
+        "wide-characters-form-140x40": #"""
+ sshelf   All hosts
+ Groups                     │ Hosts 5           Address                 Tags               │ 東京-web-1
+  All hosts               5 │ 東京-web-1        デプロイ@tokyo.example… 本番,web           │ address   デプロイ@tokyo.example.jp
+  アジア                  2 │ 서울-db           seoul.example.kr        db                 │ group     アジア
+                            │ 🚀-launch         ops@rocket.example.com                     │ tags      本番, web
+                            │ 北京上海广州深圳… cn.example.com                             │ auth      auto: agent, keys, then ask
+                            │ plain             plain.example.com                          │ host key  not pinned; asked on first connect
+                            │                                                              │ last      never
+                            │                                                              │ no forward rules (f adds one)
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │     ┌─ Edit host 東京-web-1 ───────────────────────────────────────────────┐
+                            │     │ Name         東京-web-1                                              │
+                            │     │ Hostname     tokyo.example.jp                                        │
+                            │     │ Port         22                                                      │
+                            │     │ User         デプロイ                                                │
+                            │     │ Group        アジア                                                  │
+                            │     │ Tags         本番,web                                                │
+                            │     │ Auth         (auto)  publickey   password   keyboardInteractive  …   │
+                            │     │ Identity     identity name, empty for none                           │
+                            │     │ Jump via     host names, outermost first                             │
+                            │     │ Notes                                                                │
+                            │     │                                                                      │
+                            │     │ Tab next, Space or arrows choose, Enter save, Esc cancel             │
+                            │     └──────────────────────────────────────────────────────────────────────┘
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+○ sync off │ vault not set up │ 5 hosts │  Tab next  ⏎ save  Esc cancel
 """#,
         "ascii-symbols-140x40": #"""
  sshelf   All hosts

@@ -103,7 +103,7 @@ enum TitleBar {
         }
         if let notice = state.notice {
             let text = notice.text
-            let width = min(text.count, max(0, rect.width - col - 2))
+            let width = min(CharWidth.of(text), max(0, rect.width - col - 2))
             canvas.write(text, row: rect.row, column: rect.width - width - 1, width: width,
                          style: notice.isError ? CellStyle(color: .red, bold: true) : CellStyle(color: .green),
                          ellipsis: state.symbols.ellipsis)
