@@ -73,9 +73,10 @@ public final class Terminal {
                 let cell = canvas[row, column]
                 if !full, let previous, previous[row, column] == cell { continue }
                 if cell.isContinuation {
-                    // The wide character to the left covers this cell, unless it was drawn as '?' (then a blank).
+                    // The wide character to the left covers this cell, unless it was drawn as '?' (then a second
+                    // '?', so the unshowable character keeps its two cells).
                     if column > 0, drawsWide(canvas[row, column - 1].character) { continue }
-                    put(Cell(" ", style: cell.style), row: row, column: column)
+                    put(Cell("?", style: cell.style), row: row, column: column)
                     continue
                 }
                 put(cell, row: row, column: column)
