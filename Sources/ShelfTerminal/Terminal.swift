@@ -72,6 +72,13 @@ public final class Terminal {
             for column in 0..<canvas.columns {
                 let cell = canvas[row, column]
                 if !full, let previous, previous[row, column] == cell { continue }
+                if cell.isContinuation {
+                    // The wide character to the left covers this cell, unless it was drawn as '?' (then a second
+                    // '?', so the unshowable character keeps its two cells).
+                    if column > 0, drawsWide(canvas[row, column - 1].character) { continue }
+                    put(Cell("?", style: cell.style), row: row, column: column)
+                    continue
+                }
                 put(cell, row: row, column: column)
             }
         }
@@ -90,15 +97,24 @@ public final class Terminal {
         _ = cshims_put_cell(Int32(row), Int32(column), &text, pair, flags)
     }
 
-    /// The character as a 0-terminated wchar_t string. Characters the terminal cannot show in one cell (a
-    /// non-UTF-8 locale, double-width glyphs the one-cell canvas cannot place) become '?'.
+    /// The character as a 0-terminated wchar_t string. A character the terminal would not draw in exactly the
+    /// cells the canvas gave it (a non-UTF-8 locale, a width the C library sees differently) becomes '?', so
+    /// the layout never shifts.
     private func wideText(_ character: Character) -> [wchar_t] {
         let scalars = Array(character.unicodeScalars)
         guard let first = scalars.first else { return [0x20, 0] }
         if first.value < 0x80 { return [wchar_t(first.value), 0] }
-        if !utf8 || cshims_char_width(wchar_t(first.value)) != 1 { return [0x3F, 0] }
+        if !fits(character) { return [0x3F, 0] }
         return scalars.map { wchar_t($0.value) } + [0]
     }
+
+    private func fits(_ character: Character) -> Bool {
+        guard utf8, let first = character.unicodeScalars.first else { return false }
+        return Int(cshims_char_width(wchar_t(first.value))) == CharWidth.of(character)
+    }
+
+    /// Whether this lead character is drawn across two cells (so its continuation cell is left to it).
+    private func drawsWide(_ character: Character) -> Bool { CharWidth.of(character) == 2 && fits(character) }
 
     /// Waits up to `timeoutMilliseconds` (negative: forever) for a key; nil when none came.
     public func readKey(timeoutMilliseconds: Int) -> TerminalInput? {

@@ -24,9 +24,17 @@ public struct CellStyle: Hashable, Sendable {
 public struct Cell: Hashable, Sendable {
     public var character: Character
     public var style: CellStyle
+    /// The right half of a double-width character in the cell to the left: the terminal draws nothing here.
+    public var isContinuation = false
     public init(_ character: Character = " ", style: CellStyle = CellStyle()) {
         self.character = character
         self.style = style
+    }
+
+    static func continuation(_ style: CellStyle) -> Cell {
+        var cell = Cell(" ", style: style)
+        cell.isContinuation = true
+        return cell
     }
 }
 
@@ -42,25 +50,44 @@ public struct Canvas: Sendable, Equatable {
     }
 
     /// Writes text from (row, column), clipped at the right edge; returns the column after the last cell.
-    /// Control characters (from a synced record) are drawn as '?' so they never reach the terminal.
+    /// A double-width character (`CharWidth`) takes its cell and a continuation cell; one that would not fit
+    /// at the right edge is not drawn. Control characters (from a synced record) are drawn as '?' so they never
+    /// reach the terminal.
     @discardableResult
     public mutating func write(_ text: String, row: Int, column: Int, style: CellStyle = CellStyle()) -> Int {
         guard row >= 0, row < rows else { return column }
         var col = column
-        for ch in text where col < columns {
-            if col >= 0 { cells[row * columns + col] = Cell(Canvas.printable(ch), style: style) }
-            col += 1
+        for ch in text {
+            let width = CharWidth.of(ch)
+            if col + width > columns { break }
+            if col >= 0 {
+                place(Cell(Canvas.printable(ch), style: style), row: row, column: col)
+                if width == 2 { place(.continuation(style), row: row, column: col + 1) }
+            } else if col + width > 0 {
+                // Half of a wide character left of the canvas: its visible half is a blank.
+                place(Cell(" ", style: style), row: row, column: 0)
+            }
+            col += width
         }
         return col
     }
 
-    /// Writes text clipped to `width` cells, ending in '…' when cut.
+    /// Writes text clipped to `width` cells, ending in '…' when cut (never inside a double-width character).
     @discardableResult
     public mutating func write(_ text: String, row: Int, column: Int, width: Int, style: CellStyle = CellStyle(),
                                ellipsis: Character = "…") -> Int {
         guard width > 0 else { return column }
-        if text.count <= width { return write(text, row: row, column: column, style: style) }
-        return write(String(text.prefix(width - 1)) + String(ellipsis), row: row, column: column, style: style)
+        if CharWidth.of(text) <= width { return write(text, row: row, column: column, style: style) }
+        return write(CharWidth.prefix(text, fitting: width - 1) + String(ellipsis), row: row, column: column, style: style)
+    }
+
+    /// Sets one cell. Overwriting either half of a double-width character blanks its other half, so the
+    /// canvas never holds half a wide character.
+    private mutating func place(_ cell: Cell, row: Int, column: Int) {
+        let i = row * columns + column
+        if cells[i].isContinuation, column > 0 { cells[i - 1] = Cell(" ", style: cells[i - 1].style) }
+        if column + 1 < columns, cells[i + 1].isContinuation { cells[i + 1] = Cell(" ", style: cells[i + 1].style) }
+        cells[i] = cell
     }
 
     /// Fills a rectangle with one character and style (clears a pane or draws a selection bar).
@@ -68,7 +95,7 @@ public struct Canvas: Sendable, Equatable {
                               style: CellStyle = CellStyle()) {
         for r in max(0, row)..<min(rows, row + height) {
             for c in max(0, column)..<min(columns, column + width) {
-                cells[r * columns + c] = Cell(character, style: style)
+                place(Cell(character, style: style), row: r, column: c)
             }
         }
     }
@@ -81,18 +108,15 @@ public struct Canvas: Sendable, Equatable {
 
     public subscript(row: Int, column: Int) -> Cell { cells[row * columns + column] }
 
-    /// The canvas as plain text, one line per row, trailing spaces trimmed (for snapshot tests).
+    /// The canvas as plain text, one line per row, trailing spaces trimmed (for snapshot tests). A wide
+    /// character is one character here (its continuation cell is skipped), so the text lines up in a terminal.
     public var text: String {
-        (0..<rows).map { row in
-            var line = String(cells[(row * columns)..<((row + 1) * columns)].map(\.character))
-            while line.last == " " { line.removeLast() }
-            return line
-        }.joined(separator: "\n")
+        (0..<rows).map(line).joined(separator: "\n")
     }
 
     /// The text of one row, trailing spaces trimmed.
     public func line(_ row: Int) -> String {
-        var line = String(cells[(row * columns)..<((row + 1) * columns)].map(\.character))
+        var line = String(cells[(row * columns)..<((row + 1) * columns)].filter { !$0.isContinuation }.map(\.character))
         while line.last == " " { line.removeLast() }
         return line
     }

@@ -12,6 +12,8 @@ public enum Effect: Sendable, Equatable {
     case deleteHost(UUID)
     case deleteGroup(UUID)
     case deleteForward(UUID)
+    /// Delete an identity; the hosts using it have their identity cleared in the same transaction.
+    case deleteIdentity(UUID)
     /// Log in to the host in the background, curses still up; questions come back as `Action.prompt`.
     case connect(UUID)
     /// The login finished: leave curses, run the interactive shell on that connection, come back.

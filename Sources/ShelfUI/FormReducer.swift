@@ -22,7 +22,7 @@ enum FormReducer {
             case .formClear:
                 if field.kind == .text { form.fields[form.focus].value = "" }
             case .formCancel:
-                state.mode = .browse
+                Reducer.closeForm(&state)
                 state.notice = Notice("cancelled; nothing saved")
                 return []
             case .formSave:
@@ -113,12 +113,12 @@ enum PromptReducer {
     static func key(_ state: inout UIState, _ key: Key, _ prompt: ConnectPrompt) -> [Effect] {
         switch prompt {
         case .hostKey, .otherKeyType:
-            switch key {
-            case .char("y"):
+            switch Keymap.binding(for: key, in: .prompt)?.command {
+            case .promptTrust:
                 closePrompt(&state)
                 state.notice = Notice("host key trusted; logging in...")
                 return [.answerPrompt(.trustHostKey(true))]
-            case .char("n"), .escape, .ctrl("c"):
+            case .promptRefuse, .promptCancel:
                 closePrompt(&state)
                 state.notice = Notice("not connected: the host key was not trusted", isError: true)
                 return [.answerPrompt(.trustHostKey(false))]
@@ -126,26 +126,29 @@ enum PromptReducer {
                 return []
             }
         case .secret(let host, let text, let echo, var input, var remember, let offer):
-            switch key {
-            case .enter:
-                closePrompt(&state)
-                state.notice = Notice("logging in to \(host)...")
-                return [.answerPrompt(.secret(input, remember: offer && remember))]
-            case .escape, .ctrl("c"):
-                closePrompt(&state)
-                state.notice = Notice("not connected: cancelled", isError: true)
-                return [.answerPrompt(.cancelled)]
-            case .backspace:
-                if !input.isEmpty { input.removeLast() }
-            case .ctrl("u"):
-                input = ""
-            case .tab:
-                if offer { remember.toggle() }
-            case .char(let ch):
+            // Every character is text here, `y` and `n` included; the table's other keys edit or answer.
+            if case .char(let ch) = key {
                 guard input.utf8.count < Validation.maxFieldLength else { return [] }
                 input.append(ch)
-            default:
-                return []
+            } else {
+                switch Keymap.binding(for: key, in: .prompt)?.command {
+                case .promptSend:
+                    closePrompt(&state)
+                    state.notice = Notice("logging in to \(host)...")
+                    return [.answerPrompt(.secret(input, remember: offer && remember))]
+                case .promptCancel:
+                    closePrompt(&state)
+                    state.notice = Notice("not connected: cancelled", isError: true)
+                    return [.answerPrompt(.cancelled)]
+                case .promptErase:
+                    if !input.isEmpty { input.removeLast() }
+                case .promptClear:
+                    input = ""
+                case .promptRemember:
+                    if offer { remember.toggle() }
+                default:
+                    return []
+                }
             }
             state.mode = .prompt(.secret(host: host, prompt: text, echo: echo, input: input, remember: remember,
                                          offerRemember: offer))

@@ -4,7 +4,7 @@ public enum Command: String, Sendable, CaseIterable {
     case moveDown, moveUp, pageDown, pageUp, top, bottom
     case nextPane, previousPane, left, right, toggleGroup, activate
     case search, clearSearch, sort, reload
-    case addHost, addGroup, addForward, addIdentity, edit, delete, toggleForward
+    case addHost, addGroup, addForward, addIdentity, identities, edit, delete, toggleForward
     case help, quit
     // searching
     case searchAccept, searchCancel, searchErase, searchDown, searchUp
@@ -12,6 +12,10 @@ public enum Command: String, Sendable, CaseIterable {
     case formNext, formPrevious, formCycle, formCycleBack, formSave, formCancel, formErase, formClear
     // dialogs
     case confirmYes, confirmNo
+    // the identity list
+    case identityDown, identityUp, identityAdd, identityEdit, identityDelete, identityClose
+    // connect dialogs
+    case promptTrust, promptRefuse, promptCancel, promptSend, promptErase, promptClear, promptRemember
     case helpDown, helpUp, helpClose
 }
 
@@ -20,6 +24,8 @@ public enum KeyContext: String, Sendable, CaseIterable {
     case search = "Searching"
     case form = "Forms"
     case dialog = "Confirmations"
+    case identities = "Identity list"
+    case prompt = "Connect dialogs"
     case help = "Help"
 }
 
@@ -72,6 +78,10 @@ public enum Keymap {
         return nil
     }
 
+    static let needsIdentity: @Sendable (UIState) -> String? = { state in
+        state.selectedIdentity == nil ? "no identity selected" : nil
+    }
+
     static let needsLoaded: @Sendable (UIState) -> String? = { $0.loaded ? nil : "still loading" }
 
     public static let table: [KeyBinding] = [
@@ -100,6 +110,7 @@ public enum Keymap {
         KeyBinding([.char("N")], .addGroup, .browse, "add a group (inside the selected one)", disabled: needsLoaded),
         KeyBinding([.char("f")], .addForward, .browse, "add a forward rule to the selected host", disabled: needsHost),
         KeyBinding([.char("i")], .addIdentity, .browse, "add an identity (key)", disabled: needsLoaded),
+        KeyBinding([.char("I")], .identities, .browse, "list identities (keys): edit or delete them", disabled: needsLoaded),
         KeyBinding([.char("e")], .edit, .browse, "edit the selected host, group or forward rule", hint: "edit",
                    disabled: needsSelection),
         KeyBinding([.char("d"), .delete], .delete, .browse, "delete the selected host, group or forward rule",
@@ -129,6 +140,23 @@ public enum Keymap {
         KeyBinding([.char("y")], .confirmYes, .dialog, "yes: go ahead", hint: "yes"),
         KeyBinding([.char("n"), .escape], .confirmNo, .dialog, "no: keep everything", hint: "no"),
 
+        KeyBinding([.char("j"), .down], .identityDown, .identities, "move down"),
+        KeyBinding([.char("k"), .up], .identityUp, .identities, "move up"),
+        KeyBinding([.char("a"), .char("i")], .identityAdd, .identities, "add an identity", hint: "add"),
+        KeyBinding([.char("e"), .enter], .identityEdit, .identities, "edit the selected identity", hint: "edit",
+                   disabled: needsIdentity),
+        KeyBinding([.char("d"), .delete], .identityDelete, .identities,
+                   "delete the selected identity (hosts using it lose it)", hint: "delete", disabled: needsIdentity),
+        KeyBinding([.escape, .char("q"), .char("I")], .identityClose, .identities, "back to the hosts", hint: "close"),
+
+        KeyBinding([.char("y")], .promptTrust, .prompt, "host key: trust and pin it", hint: "trust"),
+        KeyBinding([.char("n")], .promptRefuse, .prompt, "host key: refuse (nothing is sent)", hint: "refuse"),
+        KeyBinding([.enter], .promptSend, .prompt, "password or passphrase: send what was typed", hint: "answer"),
+        KeyBinding([.escape, .ctrl("c")], .promptCancel, .prompt, "cancel (a host key is refused)", hint: "cancel"),
+        KeyBinding([.backspace], .promptErase, .prompt, "delete the last character"),
+        KeyBinding([.ctrl("u")], .promptClear, .prompt, "clear the entry"),
+        KeyBinding([.tab], .promptRemember, .prompt, "toggle \"remember in the vault\" (when offered)"),
+
         KeyBinding([.char("j"), .down], .helpDown, .help, "scroll down"),
         KeyBinding([.char("k"), .up], .helpUp, .help, "scroll up"),
         KeyBinding([.escape, .char("q"), .char("?")], .helpClose, .help, "close help", hint: "close"),
@@ -147,6 +175,7 @@ public enum Keymap {
             out += "\n### \(context.rawValue)\n\n| Keys | Action |\n| --- | --- |\n"
             if context == .search { out += "| (text) | type to filter |\n" }
             if context == .form { out += "| (text) | type into the field |\n" }
+            if context == .prompt { out += "| (text) | type the answer in a password or question dialog (`y` and `n` are text there) |\n" }
             for binding in bindings(in: context) {
                 out += "| \(binding.keys.map { "`\($0.label)`" }.joined(separator: " ")) | \(binding.description) |\n"
             }

@@ -16,10 +16,15 @@ public enum Reducer {
             state.now = now
             return []
         case .loaded(let catalog):
+            let keepIdentity = state.selectedIdentity?.id
+            // Read the selection before the swap: the old row indices may not exist in the new catalog.
+            let keep = state.wantedHostID ?? state.selectedHost?.id
             state.catalog = catalog
+            // The identity list keeps its row by id (a renamed identity may move), else stays on a real row.
+            state.identityCursor = catalog.identities.firstIndex { $0.id == keepIdentity }
+                ?? clamp(state.identityCursor, count: catalog.identities.count)
             state.loaded = true
             state.loadError = nil
-            let keep = state.wantedHostID ?? state.selectedHost?.id
             let keepGroup = state.selectedGroupID
             rebuildGroups(&state)
             if let keepGroup, let row = state.groupRows.firstIndex(where: { $0.groupID == keepGroup }) {
@@ -39,7 +44,7 @@ public enum Reducer {
         case .operationFinished(let result):
             switch result {
             case .success(let line):
-                if case .form = state.mode { state.mode = .browse }
+                if case .form = state.mode { closeForm(&state) }
                 state.notice = Notice(line)
                 return [.load]
             case .failure(let failure):
@@ -86,6 +91,8 @@ public enum Reducer {
             return FormReducer.key(&state, key, form)
         case .prompt(let prompt):
             return PromptReducer.key(&state, key, prompt)
+        case .identities:
+            return IdentityList.key(&state, key)
         case .browse:
             state.notice = nil
             if state.search.typing { return searchKey(&state, key) }
@@ -157,6 +164,9 @@ public enum Reducer {
             state.mode = .form(Forms.group(nil, catalog: state.catalog, parent: state.selectedGroupID))
         case .addIdentity:
             state.mode = .form(Forms.identity(nil))
+        case .identities:
+            state.identityCursor = clamp(state.identityCursor, count: state.catalog.identities.count)
+            state.mode = .identities
         case .addForward:
             if let host = state.selectedHost {
                 state.mode = .form(Forms.forward(nil, hostID: host.id, hostName: host.name))
@@ -362,13 +372,19 @@ public enum Reducer {
 
     static func confirmKey(_ state: inout UIState, _ key: Key, _ confirmation: Confirmation) -> [Effect] {
         guard let binding = Keymap.binding(for: key, in: .dialog) else { return [] }
-        state.mode = .browse
+        closeForm(&state)
         if binding.command == .confirmYes {
             state.notice = Notice(confirmation.yesNotice)
             return [confirmation.effect]
         }
         state.notice = Notice(confirmation.noNotice)
         return []
+    }
+
+    /// Leaves a form or confirmation: back to the identity list when it was opened there, else browsing.
+    static func closeForm(_ state: inout UIState) {
+        state.mode = state.modeAfterForm ?? .browse
+        state.modeAfterForm = nil
     }
 
     static func helpKey(_ state: inout UIState, _ key: Key, scroll: Int) -> [Effect] {

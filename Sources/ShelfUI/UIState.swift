@@ -30,6 +30,8 @@ public enum Mode: Sendable, Equatable {
     case form(Form)
     case confirm(Confirmation)
     case help(scroll: Int)
+    /// The identity list (`I`): every identity with its key and the hosts using it.
+    case identities
     /// Connect-time questions (host key, password, keyboard-interactive) asked before curses is left.
     case prompt(ConnectPrompt)
 }
@@ -67,9 +69,13 @@ public struct UIState: Sendable {
     public var hostCursor = 0
     public var hostScroll = 0
     public var forwardCursor = 0
+    /// Row of the identity list (`catalog.identities`, sorted by name).
+    public var identityCursor = 0
     public var mode: Mode = .browse
     /// What a connect-time question interrupted (a form being filled in), shown again after the answer.
     public var modeAfterPrompt: Mode?
+    /// Where a form or confirmation opened from the identity list returns to (nil: browsing).
+    public var modeAfterForm: Mode?
     public var notice: Notice?
     public var quitting = false
     /// The host to select once it appears (after a save, a reload, or while a search is still running).
@@ -107,6 +113,11 @@ public struct UIState: Sendable {
     public var selectedRule: PortForwardRule? {
         let rules = selectedRules
         return forwardCursor >= 0 && forwardCursor < rules.count ? rules[forwardCursor] : nil
+    }
+
+    public var selectedIdentity: Identity? {
+        let list = catalog.identities
+        return identityCursor >= 0 && identityCursor < list.count ? list[identityCursor] : nil
     }
 
     public static let minimumRows = 15

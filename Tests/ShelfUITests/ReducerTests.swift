@@ -336,4 +336,16 @@ final class ReducerTests: XCTestCase {
         XCTAssertEqual(state.mode, .form(form))
         XCTAssertNil(state.modeAfterPrompt)
     }
+
+    /// A reload with fewer hosts (the last one deleted, here or by another process) while the cursor is on the
+    /// last row used to read the old row index from the new catalog and crash.
+    func testReloadWithFewerHostsKeepsACursorOnARealRow() {
+        var state = Fixtures.state(Fixtures.longList(3))
+        Fixtures.press(&state, .char("G"))
+        XCTAssertEqual(state.selectedHost?.name, "host-0003")
+        _ = Reducer.reduce(&state, .loaded(Fixtures.longList(2)))
+        XCTAssertEqual(state.selectedHost?.name, "host-0001", "the deleted host is gone: back to the first row")
+        _ = Reducer.reduce(&state, .loaded(Catalog()))
+        XCTAssertNil(state.selectedHost)
+    }
 }

@@ -66,6 +66,19 @@ final class SnapshotTests: XCTestCase {
         var identityForm = main
         Fixtures.press(&identityForm, .char("i"), .enter)
         add("form-identity-errors", identityForm)
+        var identities = Fixtures.state(IdentityListTests.catalog(), rows: rows, columns: columns)
+        Fixtures.press(&identities, .char("I"), .char("j"))
+        add("identities", identities)
+        var identityEdit = identities
+        Fixtures.press(&identityEdit, .char("k"), .char("e"), .ctrl("u"))
+        Fixtures.type(&identityEdit, "yubikey")
+        Fixtures.press(&identityEdit, .enter)
+        add("form-identity-edit-errors", identityEdit)
+        var identityDelete = identities
+        Fixtures.press(&identityDelete, .char("k"), .char("d"))
+        add("confirm-delete-identity", identityDelete)
+        add("identities-empty", { var s = Fixtures.state(Catalog(), rows: rows, columns: columns)
+            Fixtures.press(&s, .char("I")); return s }())
         var confirm = main
         Fixtures.press(&confirm, .char("d"))
         add("confirm-delete-host", confirm)
@@ -87,6 +100,15 @@ final class SnapshotTests: XCTestCase {
         Fixtures.type(&password, "hunter2")
         Fixtures.press(&password, .tab)
         add("prompt-password", password)
+        var wide = Fixtures.state(WideCharacterTests.wideCatalog(), rows: rows, columns: columns)
+        add("wide-characters", wide)
+        Fixtures.press(&wide, .char("/"))
+        Fixtures.type(&wide, "京 web")
+        Fixtures.settle(&wide)
+        add("wide-characters-search", wide)
+        var wideForm = Fixtures.state(WideCharacterTests.wideCatalog(), rows: rows, columns: columns)
+        Fixtures.press(&wideForm, .char("e"))
+        add("wide-characters-form", wideForm)
         var ascii = Fixtures.state(three, rows: rows, columns: columns)
         ascii.symbols = .ascii
         ascii.status.sync = .localFallback(reason: "sync folder /mnt/nas/sshelf not found")

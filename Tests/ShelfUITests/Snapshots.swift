@@ -392,6 +392,110 @@ enum Snapshots {
                     │ last      2 h ago
 ○ sync off │ vault not set up │ 8 hosts │  Tab next  ⏎ save  Esc cancel
 """#,
+        "identities-80x24": #"""
+ sshelf   All hosts
+ ┌─ Identities (2) ───────────────────────────────────────────────────────────┐
+ │ Name               Type     Key                Used by                     │
+▾│ laptop             ed25519  ~/.ssh/id_ed25519  1: web-eu-1                 │
+ │ yubikey            ecdsa    vault              no host                     │
+ │                                                                            │
+ │                                                                            │
+ │                                                                            │
+ │                                                                            │
+ │                                                                            │
+ │                                                                            │
+ │                                                                            │
+ │                                                                            │
+ │                                                                            │─
+ │                                                                            │
+ │                                                                            │
+ │                                                                            │
+ │                                                                            │
+ │                                                                            │
+ │                                                                            │
+ │                                                                            │
+ │ j/k move, e/Enter edit, a add, d delete, Esc back                          │
+ └────────────────────────────────────────────────────────────────────────────┘
+○ sync off │ vault not set up │ 8 hosts │  a add  e edit  d delete  Esc close
+"""#,
+        "form-identity-edit-errors-80x24": #"""
+ sshelf   All hosts
+ Groups             │ Hosts 8          Address                Tags
+  All hosts       8 │ bastion-eu       ops@bastion.eu.exampl… bastion
+▾ prod            5 │ cache-us         [2001:db8::7]:2200
+  ▾ eu            3 │ db-us            postgres@db.us.exampl… db
+      web         2 │ home-nas         admin@nas.local
+    us            2 │ staging-app      ci@app.staging.exampl… app
+  st┌─ Edit identity laptop ───────────────────────────────────────────────┐
+    │ Name         yubikey                                                 │
+    │              ▲ an identity named 'yubikey' already exists            │
+    │ Key type     (ed25519)  ecdsa   rsa                                  │
+    │ Key file     ~/.ssh/id_ed25519                                       │
+    │ Public key   ssh-ed25519 AAAA... (optional)                          │
+    │                                                                      │────
+    │ Tab next, Space or arrows choose, Enter save, Esc cancel             │
+    └──────────────────────────────────────────────────────────────────────┘
+                    │ group     prod/eu
+                    │ tags      bastion
+                    │ auth      agent: keys from ssh-agent
+                    │ host key  not pinned; asked on first connect
+                    │ last      5 min ago
+                    │ no forward rules (f adds one)
+                    │
+○ sync off │ vault not set up │ 8 hosts │  Tab next  ⏎ save  Esc cancel
+"""#,
+        "confirm-delete-identity-80x24": #"""
+ sshelf   All hosts
+ Groups             │ Hosts 8          Address                Tags
+  All hosts       8 │ bastion-eu       ops@bastion.eu.exampl… bastion
+▾ prod            5 │ cache-us         [2001:db8::7]:2200
+  ▾ eu            3 │ db-us            postgres@db.us.exampl… db
+      web         2 │ home-nas         admin@nas.local
+    us            2 │ staging-app      ci@app.staging.exampl… app
+  stagi┌─ Delete identity laptop? ─────────────────────────────────────┐
+       │ laptop (ed25519)                                              │
+       │ Used by 1 host: web-eu-1.                                     │
+       │ Their identity is cleared; nothing else about them changes.   │
+       │ The key file ~/.ssh/id_ed25519 is not touched.                │
+       │                                                               │
+       │                                                               │────────
+       │ y delete   n / Esc keep                                       │
+       └───────────────────────────────────────────────────────────────┘
+                    │ group     prod/eu
+                    │ tags      bastion
+                    │ auth      agent: keys from ssh-agent
+                    │ host key  not pinned; asked on first connect
+                    │ last      5 min ago
+                    │ no forward rules (f adds one)
+                    │
+○ sync off │ vault not set up │ 8 hosts │  y yes  n no
+"""#,
+        "identities-empty-80x24": #"""
+ sshelf   All hosts
+ ┌─ Identities (0) ───────────────────────────────────────────────────────────┐
+ │ Name               Type     Key                Used by                     │
+ │ No identities yet: a adds one ('sshelf keygen NAME' makes a key in the va… │
+ │                                                                            │
+ │                                                                            │
+ │                                                                            │
+ │                                                                            │
+ │                                                                            │
+ │                                                                            │
+ │                                                                            │
+ │                                                                            │
+ │                                                                            │
+ │                                                                            │─
+ │                                                                            │
+ │                                                                            │
+ │                                                                            │
+ │                                                                            │
+ │                                                                            │
+ │                                                                            │
+ │                                                                            │
+ │ j/k move, e/Enter edit, a add, d delete, Esc back                          │
+ └────────────────────────────────────────────────────────────────────────────┘
+○ sync off │ vault not set up │ 0 hosts │  a add  Esc close
+"""#,
         "confirm-delete-host-80x24": #"""
  sshelf   All hosts
  Groups             │ Hosts 8          Address                Tags
@@ -521,6 +625,84 @@ enum Snapshots {
                     │ host key  ssh-ed25519 SHA256:+DiY3wvvV6TuJJhbpZisF/zLDA0…
                     │ last      2 h ago
 ○ sync off │ vault not set up │ 8 hosts │  Enter answer  Esc cancel
+"""#,
+        "wide-characters-80x24": #"""
+ sshelf   All hosts
+ Groups             │ Hosts 5          Address                Tags
+  All hosts       5 │ 東京-web-1       デプロイ@tokyo.exampl… 本番,web
+  アジア          2 │ 서울-db          seoul.example.kr       db
+                    │ 🚀-launch        ops@rocket.example.com
+                    │ 北京上海广州深…  cn.example.com
+                    │ plain            plain.example.com
+                    │
+                    │
+                    │
+                    │
+                    │
+                    │
+                    │───────────────────────────────────────────────────────────
+                    │ 東京-web-1
+                    │ address   デプロイ@tokyo.example.jp
+                    │ group     アジア
+                    │ tags      本番, web
+                    │ auth      auto: agent, keys, then ask
+                    │ host key  not pinned; asked on first connect
+                    │ last      never
+                    │ no forward rules (f adds one)
+                    │
+○ sync off │ vault not set up │ 5 hosts │  ⏎ connect  / search  ? help  q quit
+"""#,
+        "wide-characters-search-80x24": #"""
+ sshelf   All hosts  /京 web_
+ Groups             │ Hosts 1          Address                Tags
+  All hosts       5 │ 東京-web-1       デプロイ@tokyo.exampl… 本番,web
+  アジア          2 │
+                    │
+                    │
+                    │
+                    │
+                    │
+                    │
+                    │
+                    │
+                    │
+                    │───────────────────────────────────────────────────────────
+                    │ 東京-web-1
+                    │ address   デプロイ@tokyo.example.jp
+                    │ group     アジア
+                    │ tags      本番, web
+                    │ auth      auto: agent, keys, then ask
+                    │ host key  not pinned; asked on first connect
+                    │ last      never
+                    │ no forward rules (f adds one)
+                    │
+○ sync off │ vault not set up │ 5 hosts │  ⏎ keep  Esc clear
+"""#,
+        "wide-characters-form-80x24": #"""
+ sshelf   All hosts
+ Groups             │ Hosts 5          Address                Tags
+  All hosts       5 │ 東京-web-1       デプロイ@tokyo.exampl… 本番,web
+  アジア          2 │ 서울-db          seoul.example.kr       db
+    ┌─ Edit host 東京-web-1 ───────────────────────────────────────────────┐
+    │ Name         東京-web-1                                              │
+    │ Hostname     tokyo.example.jp                                        │
+    │ Port         22                                                      │
+    │ User         デプロイ                                                │
+    │ Group        アジア                                                  │
+    │ Tags         本番,web                                                │
+    │ Auth         (auto)  publickey   password   keyboardInteractive  …   │
+    │ Identity     identity name, empty for none                           │
+    │ Jump via     host names, outermost first                             │────
+    │ Notes                                                                │
+    │                                                                      │
+    │ Tab next, Space or arrows choose, Enter save, Esc cancel             │
+    └──────────────────────────────────────────────────────────────────────┘
+                    │ auth      auto: agent, keys, then ask
+                    │ host key  not pinned; asked on first connect
+                    │ last      never
+                    │ no forward rules (f adds one)
+                    │
+○ sync off │ vault not set up │ 5 hosts │  Tab next  ⏎ save  Esc cancel
 """#,
         "ascii-symbols-80x24": #"""
  sshelf   All hosts
@@ -1193,6 +1375,174 @@ v prod            5 | cache-us         [2001:db8::7]:2200
                             │                                                              │
 ○ sync off │ vault not set up │ 8 hosts │  Tab next  ⏎ save  Esc cancel
 """#,
+        "identities-140x40": #"""
+ sshelf   All hosts
+ Groups        ┌─ Identities (2) ───────────────────────────────────────────────────────────────────────────────────────────┐
+  All hosts    │ Name                     Type     Key                        Used by                                       │.com
+▾ prod         │ laptop                   ed25519  ~/.ssh/id_ed25519          1: web-eu-1                                   │
+  ▾ eu         │ yubikey                  ecdsa    vault                      no host                                       │
+      web      │                                                                                                            │gent
+    us         │                                                                                                            │irst connect
+  staging      │                                                                                                            │
+               │                                                                                                            │
+               │                                                                                                            │
+               │                                                                                                            │
+               │                                                                                                            │
+               │                                                                                                            │
+               │                                                                                                            │
+               │                                                                                                            │
+               │                                                                                                            │
+               │                                                                                                            │
+               │                                                                                                            │
+               │                                                                                                            │
+               │                                                                                                            │
+               │                                                                                                            │
+               │                                                                                                            │
+               │                                                                                                            │
+               │                                                                                                            │
+               │                                                                                                            │
+               │                                                                                                            │
+               │                                                                                                            │
+               │                                                                                                            │
+               │                                                                                                            │
+               │                                                                                                            │
+               │                                                                                                            │
+               │                                                                                                            │
+               │                                                                                                            │
+               │                                                                                                            │
+               │                                                                                                            │
+               │                                                                                                            │
+               │                                                                                                            │
+               │ j/k move, e/Enter edit, a add, d delete, Esc back                                                          │
+               └────────────────────────────────────────────────────────────────────────────────────────────────────────────┘
+○ sync off │ vault not set up │ 8 hosts │  a add  e edit  d delete  Esc close
+"""#,
+        "form-identity-edit-errors-140x40": #"""
+ sshelf   All hosts
+ Groups                     │ Hosts 8           Address                 Tags               │ bastion-eu
+  All hosts               8 │ bastion-eu        ops@bastion.eu.example… bastion            │ address   ops@bastion.eu.example.com
+▾ prod                    5 │ cache-us          [2001:db8::7]:2200                         │ group     prod/eu
+  ▾ eu                    3 │ db-us             postgres@db.us.example… db                 │ tags      bastion
+      web                 2 │ home-nas          admin@nas.local                            │ auth      agent: keys from ssh-agent
+    us                    2 │ staging-app       ci@app.staging.example… app                │ host key  not pinned; asked on first connect
+  staging                 1 │ web-eu-1          deploy@10.1.0.11        web,nginx          │ last      5 min ago
+                            │ web-eu-2          deploy@10.1.0.12        web                │ no forward rules (f adds one)
+                            │ Zürich-lab        root@lab.zh.example.ch  lab                │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │     ┌─ Edit identity laptop ───────────────────────────────────────────────┐
+                            │     │ Name         yubikey                                                 │
+                            │     │              ▲ an identity named 'yubikey' already exists            │
+                            │     │ Key type     (ed25519)  ecdsa   rsa                                  │
+                            │     │ Key file     ~/.ssh/id_ed25519                                       │
+                            │     │ Public key   ssh-ed25519 AAAA... (optional)                          │
+                            │     │                                                                      │
+                            │     │ Tab next, Space or arrows choose, Enter save, Esc cancel             │
+                            │     └──────────────────────────────────────────────────────────────────────┘
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+○ sync off │ vault not set up │ 8 hosts │  Tab next  ⏎ save  Esc cancel
+"""#,
+        "confirm-delete-identity-140x40": #"""
+ sshelf   All hosts
+ Groups                     │ Hosts 8           Address                 Tags               │ bastion-eu
+  All hosts               8 │ bastion-eu        ops@bastion.eu.example… bastion            │ address   ops@bastion.eu.example.com
+▾ prod                    5 │ cache-us          [2001:db8::7]:2200                         │ group     prod/eu
+  ▾ eu                    3 │ db-us             postgres@db.us.example… db                 │ tags      bastion
+      web                 2 │ home-nas          admin@nas.local                            │ auth      agent: keys from ssh-agent
+    us                    2 │ staging-app       ci@app.staging.example… app                │ host key  not pinned; asked on first connect
+  staging                 1 │ web-eu-1          deploy@10.1.0.11        web,nginx          │ last      5 min ago
+                            │ web-eu-2          deploy@10.1.0.12        web                │ no forward rules (f adds one)
+                            │ Zürich-lab        root@lab.zh.example.ch  lab                │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │        ┌─ Delete identity laptop? ─────────────────────────────────────┐
+                            │        │ laptop (ed25519)                                              │
+                            │        │ Used by 1 host: web-eu-1.                                     │
+                            │        │ Their identity is cleared; nothing else about them changes.   │
+                            │        │ The key file ~/.ssh/id_ed25519 is not touched.                │
+                            │        │                                                               │
+                            │        │                                                               │
+                            │        │ y delete   n / Esc keep                                       │
+                            │        └───────────────────────────────────────────────────────────────┘
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+○ sync off │ vault not set up │ 8 hosts │  y yes  n no
+"""#,
+        "identities-empty-140x40": #"""
+ sshelf   All hosts
+ Groups        ┌─ Identities (0) ───────────────────────────────────────────────────────────────────────────────────────────┐
+  All hosts    │ Name                     Type     Key                        Used by                                       │
+               │ No identities yet: a adds one ('sshelf keygen NAME' makes a key in the vault).                             │
+               │                                                                                                            │
+               │                                                                                                            │
+               │                                                                                                            │
+               │                                                                                                            │
+               │                                                                                                            │
+               │                                                                                                            │
+               │                                                                                                            │
+               │                                                                                                            │
+               │                                                                                                            │
+               │                                                                                                            │
+               │                                                                                                            │
+               │                                                                                                            │
+               │                                                                                                            │
+               │                                                                                                            │
+               │                                                                                                            │
+               │                                                                                                            │
+               │                                                                                                            │
+               │                                                                                                            │
+               │                                                                                                            │
+               │                                                                                                            │
+               │                                                                                                            │
+               │                                                                                                            │
+               │                                                                                                            │
+               │                                                                                                            │
+               │                                                                                                            │
+               │                                                                                                            │
+               │                                                                                                            │
+               │                                                                                                            │
+               │                                                                                                            │
+               │                                                                                                            │
+               │                                                                                                            │
+               │                                                                                                            │
+               │                                                                                                            │
+               │ j/k move, e/Enter edit, a add, d delete, Esc back                                                          │
+               └────────────────────────────────────────────────────────────────────────────────────────────────────────────┘
+○ sync off │ vault not set up │ 0 hosts │  a add  Esc close
+"""#,
         "confirm-delete-host-140x40": #"""
  sshelf   All hosts
  Groups                     │ Hosts 8           Address                 Tags               │ web-eu-1
@@ -1258,6 +1608,7 @@ v prod            5 | cache-us         [2001:db8::7]:2200
                       │ N               add a group (inside the selected one)                                        │
                       │ f               add a forward rule to the selected host                                      │
                       │ i               add an identity (key)                                                        │
+                      │ I               list identities (keys): edit or delete them                                  │
                       │ e               edit the selected host, group or forward rule                                │
                       │ d Del           delete the selected host, group or forward rule                              │
                       │ t               start or stop the selected forward rule (now: only in the forwards pane (Ta… │
@@ -1272,7 +1623,6 @@ v prod            5 | cache-us         [2001:db8::7]:2200
                       │ ↓ Ctrl-n        move down in the results                                                     │
                       │ ↑ Ctrl-p        move up in the results                                                       │
                       │                                                                                              │
-                      │ Forms                                                                                        │
                       │ j/k scroll; Esc, q or ? closes                                                               │
                       └──────────────────────────────────────────────────────────────────────────────────────────────┘
 ○ sync off │ vault not set up │ 8 hosts │  Esc close
@@ -1402,6 +1752,132 @@ v prod            5 | cache-us         [2001:db8::7]:2200
                             │                                                              │
                             │                                                              │
 ○ sync off │ vault not set up │ 8 hosts │  Enter answer  Esc cancel
+"""#,
+        "wide-characters-140x40": #"""
+ sshelf   All hosts
+ Groups                     │ Hosts 5           Address                 Tags               │ 東京-web-1
+  All hosts               5 │ 東京-web-1        デプロイ@tokyo.example… 本番,web           │ address   デプロイ@tokyo.example.jp
+  アジア                  2 │ 서울-db           seoul.example.kr        db                 │ group     アジア
+                            │ 🚀-launch         ops@rocket.example.com                     │ tags      本番, web
+                            │ 北京上海广州深圳… cn.example.com                             │ auth      auto: agent, keys, then ask
+                            │ plain             plain.example.com                          │ host key  not pinned; asked on first connect
+                            │                                                              │ last      never
+                            │                                                              │ no forward rules (f adds one)
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+○ sync off │ vault not set up │ 5 hosts │  ⏎ connect  / search  a add  e edit  d delete  ? help  q quit
+"""#,
+        "wide-characters-search-140x40": #"""
+ sshelf   All hosts  /京 web_
+ Groups                     │ Hosts 1           Address                 Tags               │ 東京-web-1
+  All hosts               5 │ 東京-web-1        デプロイ@tokyo.example… 本番,web           │ address   デプロイ@tokyo.example.jp
+  アジア                  2 │                                                              │ group     アジア
+                            │                                                              │ tags      本番, web
+                            │                                                              │ auth      auto: agent, keys, then ask
+                            │                                                              │ host key  not pinned; asked on first connect
+                            │                                                              │ last      never
+                            │                                                              │ no forward rules (f adds one)
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+○ sync off │ vault not set up │ 5 hosts │  ⏎ keep  Esc clear
+"""#,
+        "wide-characters-form-140x40": #"""
+ sshelf   All hosts
+ Groups                     │ Hosts 5           Address                 Tags               │ 東京-web-1
+  All hosts               5 │ 東京-web-1        デプロイ@tokyo.example… 本番,web           │ address   デプロイ@tokyo.example.jp
+  アジア                  2 │ 서울-db           seoul.example.kr        db                 │ group     アジア
+                            │ 🚀-launch         ops@rocket.example.com                     │ tags      本番, web
+                            │ 北京上海广州深圳… cn.example.com                             │ auth      auto: agent, keys, then ask
+                            │ plain             plain.example.com                          │ host key  not pinned; asked on first connect
+                            │                                                              │ last      never
+                            │                                                              │ no forward rules (f adds one)
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │     ┌─ Edit host 東京-web-1 ───────────────────────────────────────────────┐
+                            │     │ Name         東京-web-1                                              │
+                            │     │ Hostname     tokyo.example.jp                                        │
+                            │     │ Port         22                                                      │
+                            │     │ User         デプロイ                                                │
+                            │     │ Group        アジア                                                  │
+                            │     │ Tags         本番,web                                                │
+                            │     │ Auth         (auto)  publickey   password   keyboardInteractive  …   │
+                            │     │ Identity     identity name, empty for none                           │
+                            │     │ Jump via     host names, outermost first                             │
+                            │     │ Notes                                                                │
+                            │     │                                                                      │
+                            │     │ Tab next, Space or arrows choose, Enter save, Esc cancel             │
+                            │     └──────────────────────────────────────────────────────────────────────┘
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+                            │                                                              │
+○ sync off │ vault not set up │ 5 hosts │  Tab next  ⏎ save  Esc cancel
 """#,
         "ascii-symbols-140x40": #"""
  sshelf   All hosts

@@ -130,6 +130,20 @@ final class StoreWorker: @unchecked Sendable {
                 try store.deleteForwardRule(id)
                 return "deleted forward rule"
             }
+        case .deleteIdentity(let id):
+            return try store.write { store in
+                guard let identity = try store.identities().first(where: { $0.id == id }) else { return "already gone" }
+                // The hosts keep everything but the identity, in the same transaction as the delete.
+                let users = try store.hosts().filter { $0.identityID == id }
+                for var host in users {
+                    host.identityID = nil
+                    host.updatedAt = Date()
+                    try store.save(host)
+                }
+                try store.deleteIdentity(id)
+                return "deleted identity \(Display.safe(identity.name))"
+                    + (users.isEmpty ? "" : "; cleared it from \(users.count) host(s)")
+            }
         case .load, .connect, .launchSession, .answerPrompt, .startForward, .stopForward, .quit:
             return ""
         }

@@ -83,16 +83,18 @@ enum DetailsView {
         var rest = Substring(text)
         while !rest.isEmpty {
             let room = out.isEmpty ? width : width - 2
-            if out.count == lines - 1 || rest.count <= room || room <= 0 {
+            if out.count == lines - 1 || CharWidth.of(String(rest)) <= room || room <= 0 {
                 out.append(String(rest))
                 break
             }
-            let head = rest.prefix(room + 1)
+            // Measured in cells: a double-width character counts twice.
+            let head = rest.prefix(CharWidth.prefix(String(rest), fitting: room + 1).count)
             // Prefer a break after a comma or colon (so "340.0 KB" stays together), unless it wastes half the line.
             let afterPunctuation = head.indices.last { head[$0] == " " && $0 > head.startIndex
                 && [",", ":", ";"].contains(head[head.index(before: $0)]) }
                 .flatMap { head.distance(from: head.startIndex, to: $0) * 2 >= room ? $0 : nil }
-            let cut = afterPunctuation ?? head.lastIndex(of: " ") ?? rest.index(rest.startIndex, offsetBy: room)
+            let cut = afterPunctuation ?? head.lastIndex(of: " ")
+                ?? rest.index(rest.startIndex, offsetBy: max(1, CharWidth.prefix(String(rest), fitting: room).count))
             out.append(String(rest[..<cut]))
             rest = rest[cut...].drop { $0 == " " }
         }

@@ -73,17 +73,22 @@ enum HostListView {
         }
     }
 
-    /// Draws one field, highlighting the matched characters (positions are offsets in the entry's search text).
+    /// Draws one field, highlighting the matched characters (positions are offsets in the entry's search text,
+    /// one per character; a double-width character takes two cells, so columns are counted separately).
     static func field(_ text: String, start: Int, matched: [Int], row: Int, column: Int, width: Int, ellipsis: Character,
                       on canvas: inout Canvas, style: CellStyle = .plain) {
         guard width > 0 else { return }
-        let chars = Array(text)
-        let cut = chars.count > width
-        for (i, ch) in chars.prefix(cut ? width - 1 : width).enumerated() {
+        let cut = CharWidth.of(text) > width
+        let room = cut ? width - 1 : width
+        var x = 0
+        for (i, ch) in text.enumerated() {
+            let w = CharWidth.of(ch)
+            if x + w > room { break }
             let hit = matched.contains(start + i)
-            canvas.write(String(ch), row: row, column: column + i,
+            canvas.write(String(ch), row: row, column: column + x,
                          style: hit ? CellStyle(color: .orange, bold: true, underline: true) : style)
+            x += w
         }
-        if cut { canvas.write(String(ellipsis), row: row, column: column + width - 1, style: style) }
+        if cut { canvas.write(String(ellipsis), row: row, column: column + x, style: style) }
     }
 }

@@ -53,7 +53,7 @@ enum FormView {
                 canvas.write(field.placeholder, row: y, column: x, width: width, style: .dim, ellipsis: state.symbols.ellipsis)
             } else {
                 // Show the end of a long value, where typing happens.
-                let shown = field.value.count >= width ? String(field.value.suffix(width - 1)) : field.value
+                let shown = CharWidth.of(field.value) >= width ? CharWidth.suffix(field.value, fitting: width - 1) : field.value
                 let end = canvas.write(shown, row: y, column: x)
                 if focused { canvas.write(" ", row: y, column: end, style: CellStyle(reverse: true)) }
             }
@@ -77,7 +77,7 @@ enum FormView {
 
 enum ConfirmView {
     static func draw(_ confirmation: Confirmation, state: UIState, on canvas: inout Canvas) {
-        let width = min(72, max(40, (confirmation.lines.map(\.count).max() ?? 0) + 6))
+        let width = min(72, max(40, (confirmation.lines.map(CharWidth.of).max() ?? 0) + 6))
         let inner = Frame.box(title: confirmation.title, height: confirmation.lines.count + 5, width: width,
                               state: state, on: &canvas)
         for (i, line) in confirmation.lines.enumerated() {
@@ -164,7 +164,7 @@ enum PromptView {
             }
             // Masked: one star per character, never the characters; the end of a long entry stays in view.
             let typed = echo ? input : String(repeating: "*", count: input.count)
-            let shown = typed.count >= inner.width ? String(typed.suffix(inner.width - 1)) : typed
+            let shown = CharWidth.of(typed) >= inner.width ? CharWidth.suffix(typed, fitting: inner.width - 1) : typed
             let end = canvas.write(shown, row: inner.row + 2, column: inner.column)
             canvas.write(" ", row: inner.row + 2, column: end, style: CellStyle(reverse: true))
             if offer {
@@ -184,7 +184,7 @@ extension PromptView {
         for word in text.split(separator: " ", omittingEmptySubsequences: true) {
             if line.isEmpty {
                 line = String(word)
-            } else if line.count + 1 + word.count <= width {
+            } else if CharWidth.of(line) + 1 + CharWidth.of(String(word)) <= width {
                 line += " " + word
             } else {
                 lines.append(line)

@@ -27,6 +27,7 @@ public enum Screen {
         case .form(let form): FormView.draw(form, state: state, on: &canvas)
         case .confirm(let confirmation): ConfirmView.draw(confirmation, state: state, on: &canvas)
         case .help(let scroll): HelpView.draw(state, scroll: scroll, on: &canvas)
+        case .identities: IdentityListView.draw(state, on: &canvas)
         case .prompt(let prompt): PromptView.draw(prompt, state: state, on: &canvas)
         }
         StatusLine.draw(state, in: layout.status, on: &canvas)
@@ -102,7 +103,7 @@ enum TitleBar {
         }
         if let notice = state.notice {
             let text = notice.text
-            let width = min(text.count, max(0, rect.width - col - 2))
+            let width = min(CharWidth.of(text), max(0, rect.width - col - 2))
             canvas.write(text, row: rect.row, column: rect.width - width - 1, width: width,
                          style: notice.isError ? CellStyle(color: .red, bold: true) : CellStyle(color: .green),
                          ellipsis: state.symbols.ellipsis)

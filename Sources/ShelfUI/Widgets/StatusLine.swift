@@ -29,6 +29,7 @@ public enum StatusLine {
         case .form: context = .form
         case .confirm: context = .dialog
         case .help: context = .help
+        case .identities: context = .identities
         case .prompt: return [("Enter", "answer"), ("Esc", "cancel")]
         }
         return Keymap.bindings(in: context).compactMap { binding in
