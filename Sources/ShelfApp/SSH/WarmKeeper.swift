@@ -16,7 +16,7 @@ enum WarmKeeper {
         let source = VaultCredentialSource(context: context, askPassphrase: nil)
         let connection: SSHConnection
         do {
-            connection = try SSHConnector(options: options, credentials: source, delegate: NoPrompts()).connect(plan.endpoints)
+            connection = try SSHConnector(options: options, credentials: source, delegate: UnattendedPrompts()).connect(plan.endpoints)
         } catch {
             tell(ready, "error: " + error.message)
             return 255
@@ -97,8 +97,10 @@ enum WarmKeeper {
             sentOutput = true
             if !WarmSocket.send(client, type, bytes) { clientGone = true }
         }
+        let relay = input.flatMap { StdinRelay(client: client, input: $0) }
+        defer { relay?.finish() }
         do {
-            let exit = try connection.exec(command, input: input, stdout: { forward(.stdout, $0) },
+            let exit = try connection.exec(command, input: relay?.output, stdout: { forward(.stdout, $0) },
                                            stderr: { forward(.stderr, $0) })
             WarmSocket.send(client, .exit, WarmSocket.int32Bytes(exit.exitCode))
             return .served
@@ -153,9 +155,97 @@ enum WarmKeeper {
     }
 }
 
-/// The keeper asks nobody: an unknown or changed host key is refused, and no password or passphrase is typed.
-private final class NoPrompts: ConnectDelegate {
-    func decide(_ question: HostKeyQuestion) -> HostKeyDecision { .refuse }
-    func askPassword(_ request: PasswordRequest) -> PasswordAnswer? { nil }
-    func answer(_ challenge: KeyboardChallenge) -> [SecretBytes]? { nil }
+/// The caller's stdin as the command sees it: a relay thread copies the lent descriptor into a pipe and closes the
+/// pipe when the input ends or the caller goes away (Ctrl-C), so the command gets EOF at once and the keeper never
+/// keeps reading the caller's terminal or pipe after it left.
+private final class StdinRelay {
+    /// What the channel pump reads.
+    let output: Int32
+    private let stop: [Int32]
+    private var thread: JoinableThreadRef?
+
+    init?(client: Int32, input: Int32) {
+        var data: [Int32] = [-1, -1], wake: [Int32] = [-1, -1]
+        guard pipe(&data) == 0 else { return nil }
+        guard pipe(&wake) == 0 else {
+            close(data[0])
+            close(data[1])
+            return nil
+        }
+        for fd in data + wake { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        _ = fcntl(data[1], F_SETFL, fcntl(data[1], F_GETFL) | O_NONBLOCK)
+        output = data[0]
+        stop = wake
+        let writeEnd = data[1], stopRead = wake[0]
+        thread = JoinableThreadRef { StdinRelay.relay(from: input, to: writeEnd, client: client, stop: stopRead) }
+    }
+
+    private static func relay(from input: Int32, to writeEnd: Int32, client: Int32, stop: Int32) {
+        defer { close(writeEnd) }
+        var pending: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            var fds = [pollfd(fd: client, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: stop, events: Int16(POLLIN), revents: 0),
+                       pending.isEmpty ? pollfd(fd: input, events: Int16(POLLIN), revents: 0)
+                                       : pollfd(fd: writeEnd, events: Int16(POLLOUT), revents: 0)]
+            if poll(&fds, 3, -1) < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            if fds[1].revents != 0 { return }
+            if fds[0].revents != 0 {
+                // The caller sends nothing after its request: readable means it closed (0) or broke (-1).
+                var byte: UInt8 = 0
+                if recv(client, &byte, 1, Int32(MSG_PEEK) | Int32(MSG_DONTWAIT)) <= 0 { return }
+            }
+            guard fds[2].revents != 0 else { continue }
+            if pending.isEmpty {
+                let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
+                if count < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+                if count <= 0 { return }
+                pending = Array(buffer[0..<count])
+            } else {
+                let written = pending.withUnsafeBytes { write(writeEnd, $0.baseAddress, $0.count) }
+                if written < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+                if written < 0 { return }
+                pending.removeFirst(written)
+            }
+        }
+    }
+
+    /// Stops the relay (the command has ended) and closes everything.
+    func finish() {
+        var byte: UInt8 = 1
+        _ = write(stop[1], &byte, 1)
+        thread?.join()
+        close(output)
+        close(stop[0])
+        close(stop[1])
+    }
+}
+
+/// A joinable POSIX thread (Foundation's Thread cannot be joined).
+private final class JoinableThreadRef {
+    private final class Body {
+        let run: () -> Void
+        init(_ run: @escaping () -> Void) { self.run = run }
+    }
+
+    private var thread = pthread_t()
+    private let started: Bool
+
+    init(_ body: @escaping () -> Void) {
+        let context = Unmanaged.passRetained(Body(body)).toOpaque()
+        started = pthread_create(&thread, nil, { context in
+            guard let context else { return nil }
+            Unmanaged<Body>.fromOpaque(context).takeRetainedValue().run()
+            return nil
+        }, context) == 0
+        if !started { Unmanaged<Body>.fromOpaque(context).release() }
+    }
+
+    func join() {
+        if started { pthread_join(thread, nil) }
+    }
 }

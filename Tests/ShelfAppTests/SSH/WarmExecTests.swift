@@ -1,7 +1,7 @@
 // WarmExecTests: `exec --persist` and the warm-session keeper against a real sshd — later calls run without a new
 // login (counted in the sshd log), exit status, stderr, stdin and 1 MB of binary stdout come through intact, a
 // stale socket or a changed host record falls back to a normal connection, socket 0600 in a 0700 directory,
-// another uid is refused, `warm stop` and the idle time end the keeper.
+// another uid is refused, a caller killed mid-command releases the keeper, `warm stop` and the idle time end it.
 import Foundation
 import TestSupport
 import XCTest
@@ -161,6 +161,36 @@ final class WarmExecTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: marker))
         let ours = try world.home.run("exec", "t", "-n", "--", "echo still-ours")
         XCTAssertEqual(ours.stdout, "still-ours\n")
+        XCTAssertEqual(world.sshd.logCount("Accepted publickey"), 2, world.sshd.log)
+    }
+
+    /// A caller killed while its command reads stdin (Ctrl-C on `exec t -- cat`) must not leave the keeper reading
+    /// that stdin for ever: the keeper sees the hang-up, gives the command EOF, and serves the next call.
+    func testACallerThatGoesAwayReleasesTheKeeper() throws {
+        let world = try pinnedWorld()
+        defer { _ = try? world.home.run("warm", "stop") }
+        XCTAssertExit(try world.home.run("exec", "t", "--persist", "-n", "--", "true"), 0)
+        let sleeperFile = world.home.root + "/sleeper", callerFile = world.home.root + "/caller"
+        let started = world.sshd.logCount("Starting session")
+        // stdin is a pipe whose writer (sleep) stays open: cat would never see EOF on its own. Spawned and reaped
+        // by pid: Foundation's Process would wait for the orphaned sleep.
+        let pipeline = try SpawnedProcess("/bin/sh", ["-c", """
+            sh -c 'echo $$ > "$1"; exec sleep 120' sh "$1" | sh -c 'echo $$ > "$1"; exec "$0" exec t -- cat' "$0" "$2"
+            """, CLI.binary, sleeperFile, callerFile], environment: world.home.environment)
+        defer { pipeline.stop() }
+        XCTAssertTrue(world.sshd.waitForLog("Starting session", count: started + 1, timeout: 20), world.sshd.log)
+        func pid(_ path: String) throws -> Int32 {
+            try XCTUnwrap(Int32(String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+        }
+        let sleeper = try pid(sleeperFile)
+        defer { kill(sleeper, SIGKILL) }
+        XCTAssertEqual(kill(try pid(callerFile), SIGKILL), 0)
+
+        // A deadline, not a timing assertion: without the hang-up watch this call waits as long as sleep runs.
+        let next = try CLI.run(["-c", "timeout 20 \"$0\" exec t -n -- echo after", CLI.binary],
+                               environment: world.home.environment, shell: true)
+        XCTAssertExit(next, 0)
+        XCTAssertEqual(next.stdout, "after\n")
         XCTAssertEqual(world.sshd.logCount("Accepted publickey"), 2, world.sshd.log)
     }
 }
