@@ -13,10 +13,9 @@ enum WarmKeeper {
     static func serve(_ plan: ConnectPlan, store: Store, options: ConnectOptions, idle: Int, ready: Int32?,
                       context: AppContext) -> Int32 {
         signal(SIGPIPE, SIG_IGN)
-        let source = VaultCredentialSource(context: context, askPassphrase: nil)
         let connection: SSHConnection
         do {
-            connection = try SSHConnector(options: options, credentials: source, delegate: UnattendedPrompts()).connect(plan.endpoints)
+            connection = try login(plan, options: options, context: context)
         } catch {
             tell(ready, "error: " + error.message)
             return 255
@@ -60,6 +59,13 @@ enum WarmKeeper {
             case .stop: return 0
             }
         }
+    }
+
+    /// The credential source (and the vault it opened, with its keys) lives only for the login: afterwards the
+    /// keeper holds the session and nothing secret.
+    private static func login(_ plan: ConnectPlan, options: ConnectOptions, context: AppContext) throws(SSHError) -> SSHConnection {
+        let source = VaultCredentialSource(context: context, askPassphrase: nil)
+        return try SSHConnector(options: options, credentials: source, delegate: UnattendedPrompts()).connect(plan.endpoints)
     }
 
     private enum Next { case served, stop }
