@@ -1,7 +1,8 @@
 // WarmExecTests: `exec --persist` and the warm-session keeper against a real sshd — later calls run without a new
 // login (counted in the sshd log), exit status, stderr, stdin and 1 MB of binary stdout come through intact, a
 // stale socket or a changed host record falls back to a normal connection, socket 0600 in a 0700 directory,
-// another uid is refused, a caller killed mid-command releases the keeper, `warm stop` and the idle time end it.
+// another uid is refused, a session the server cut falls back, a caller killed mid-command releases the keeper,
+// `warm stop` and the idle time end it.
 import Foundation
 import TestSupport
 import XCTest
@@ -192,5 +193,43 @@ final class WarmExecTests: XCTestCase {
         XCTAssertExit(next, 0)
         XCTAssertEqual(next.stdout, "after\n")
         XCTAssertEqual(world.sshd.logCount("Accepted publickey"), 2, world.sshd.log)
+    }
+
+    /// The keeper's session cut by the server (its sshd session processes killed; the listener stays up): the next
+    /// exec gets "fall back" before anything ran, logs in on its own, and the dead keeper exits.
+    func testADeadSessionFallsBackToANormalConnection() throws {
+        let world = try pinnedWorld()
+        let path = try socketPath(world)
+        defer { _ = try? world.home.run("warm", "stop") }
+        XCTAssertExit(try world.home.run("exec", "t", "--persist", "-n", "--", "true"), 0)
+        XCTAssertTrue(world.sshd.waitForLog("Accepted publickey", count: 2), world.sshd.log)
+        try killSessions(world.sshd)
+
+        let result = try world.home.run("exec", "t", "-n", "--", "echo back")
+        XCTAssertExit(result, 0)
+        XCTAssertEqual(result.stdout, "back\n")
+        XCTAssertEqual(result.stderr, "")
+        XCTAssertTrue(world.sshd.waitForLog("Accepted publickey", count: 3), world.sshd.log)
+        XCTAssertTrue(waitUntilGone(path), "the keeper whose session died exits")
+    }
+
+    /// SIGKILL to every descendant of the main sshd (the per-connection processes), not to the listener.
+    private func killSessions(_ server: SSHD) throws {
+        let text = try String(contentsOfFile: server.directory + "/sshd.pid", encoding: .utf8)
+        let main = try XCTUnwrap(Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)))
+        var victims: [Int32] = []
+        var frontier = [main]
+        while let parent = frontier.popLast() {
+            for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+                guard let pid = Int32(entry),
+                      let status = try? String(contentsOfFile: "/proc/\(entry)/status", encoding: .utf8),
+                      status.split(separator: "\n").contains("PPid:\t\(parent)")
+                else { continue }
+                victims.append(pid)
+                frontier.append(pid)
+            }
+        }
+        XCTAssertFalse(victims.isEmpty, "the keeper's session has sshd processes")
+        for pid in victims { kill(pid, SIGKILL) }
     }
 }
