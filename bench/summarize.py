@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""bench/summarize.py: turns hyperfine JSON exports (one per comparison) into a Markdown table of medians,
+"""bench/summarize.py: turns hyperfine JSON exports (one per comparison; a run may hold several pairs) into a Markdown table of medians,
 min and max, and the ratio of sshelf to its peer measured in the same run."""
 import json
 import pathlib
@@ -7,19 +7,23 @@ import platform
 import statistics
 import sys
 
-def row(path):
+def rows(path):
+    """One row per pair: commands 1 and 2 of a run, then 3 and 4, and so on (sshelf first, its peer second)."""
     data = json.loads(pathlib.Path(path).read_text())["results"]
     def stats(result):
         times = result["times"]
         return statistics.median(times), min(times), max(times)
-    ours = stats(data[0])
-    line = f"| {pathlib.Path(path).stem} | `{data[0]['command']}` | {ours[0]*1000:.1f} ms ({ours[1]*1000:.1f}–{ours[2]*1000:.1f}) |"
-    if len(data) > 1:
-        peer = stats(data[1])
-        line += f" `{data[1]['command']}` | {peer[0]*1000:.1f} ms ({peer[1]*1000:.1f}–{peer[2]*1000:.1f}) | {ours[0]/peer[0]:.2f} |"
-    else:
-        line += " — | — | — |"
-    return line
+    lines = []
+    for index in range(0, len(data), 2):
+        ours = stats(data[index])
+        line = f"| {pathlib.Path(path).stem} | `{data[index]['command']}` | {ours[0]*1000:.1f} ms ({ours[1]*1000:.1f}–{ours[2]*1000:.1f}) |"
+        if index + 1 < len(data):
+            peer = stats(data[index + 1])
+            line += f" `{data[index + 1]['command']}` | {peer[0]*1000:.1f} ms ({peer[1]*1000:.1f}–{peer[2]*1000:.1f}) | {ours[0]/peer[0]:.2f} |"
+        else:
+            line += " — | — | — |"
+        lines.append(line)
+    return lines
 
 def main(directory):
     files = sorted(pathlib.Path(directory).glob("*.json"))
@@ -27,7 +31,8 @@ def main(directory):
     print("| benchmark | sshelf | median (min–max) | peer | median (min–max) | ratio |")
     print("|---|---|---|---|---|---|")
     for path in files:
-        print(row(path))
+        for line in rows(path):
+            print(line)
     for extra in sorted(pathlib.Path(directory).glob("*.txt")):
         print(f"\n{extra.stem}: {extra.read_text().strip()}")
 

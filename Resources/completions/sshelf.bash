@@ -5,9 +5,10 @@ _sshelf() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
     local cmd=${COMP_WORDS[1]} sub=${COMP_WORDS[2]}
     if [[ $COMP_CWORD -eq 1 ]]; then
-        COMPREPLY=($(compgen -W "list show add edit rm mv connect exec trust group forward identity keygen import export vault sync ui check completions manpage version help" -- "$cur")); return
+        COMPREPLY=($(compgen -W "list show add edit rm mv connect exec trust warm group forward identity keygen import export vault sync ui check completions manpage version help" -- "$cur")); return
     fi
     case "$cmd" in
+        warm) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "serve stop" -- "$cur")); return; fi ;;
         group) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "list add rm mv" -- "$cur")); return; fi ;;
         forward) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "list add rm start up status stop" -- "$cur")); return; fi ;;
         identity) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "list import" -- "$cur")); return; fi ;;
@@ -17,7 +18,7 @@ _sshelf() {
         sync) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "enable join status now devices disable" -- "$cur")); return; fi ;;
     esac
     local key="$cmd"
-    case "$cmd" in group|forward|identity|import|export|vault|sync) key="$cmd $sub" ;; esac
+    case "$cmd" in warm|group|forward|identity|import|export|vault|sync) key="$cmd $sub" ;; esac
     case "$prev" in
         --auth) COMPREPLY=($(compgen -W "auto publickey password keyboardInteractive agent" -- "$cur")); return ;;
         --benchmark-query) COMPREPLY=(); return ;;
@@ -32,6 +33,7 @@ _sshelf() {
         --group) COMPREPLY=($(compgen -W "$(_sshelf_groups)" -- "$cur")); return ;;
         --host) COMPREPLY=(); return ;;
         --identity) COMPREPLY=($(compgen -W "$(sshelf identity list 2>/dev/null | awk 'NR>1 {print $1}')" -- "$cur")); return ;;
+        --idle) COMPREPLY=(); return ;;
         --jump) COMPREPLY=($(compgen -W "$(_sshelf_names)" -- "$cur")); return ;;
         --key-passphrase-fd) COMPREPLY=(); return ;;
         --local) COMPREPLY=(); return ;;
@@ -40,7 +42,9 @@ _sshelf() {
         --output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --passphrase-fd) COMPREPLY=(); return ;;
         --password-fd) COMPREPLY=(); return ;;
+        --persist-for) COMPREPLY=(); return ;;
         --port) COMPREPLY=(); return ;;
+        --ready-fd) COMPREPLY=(); return ;;
         --remote) COMPREPLY=(); return ;;
         --rename) COMPREPLY=(); return ;;
         --secret-fd) COMPREPLY=(); return ;;
@@ -58,8 +62,10 @@ _sshelf() {
         "rm") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=($(compgen -W "$(_sshelf_names)" -- "$cur")); fi ;;
         "mv") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--group --help" -- "$cur")); else COMPREPLY=($(compgen -W "$(_sshelf_names)" -- "$cur")); fi ;;
         "connect") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--accept-new --password-fd --remember --timeout --dry-run --help" -- "$cur")); else COMPREPLY=($(compgen -W "$(_sshelf_names)" -- "$cur")); fi ;;
-        "exec") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--accept-new --password-fd --remember --timeout --no-stdin --help" -- "$cur")); else COMPREPLY=($(compgen -W "$(_sshelf_names)" -- "$cur")); fi ;;
+        "exec") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--accept-new --password-fd --remember --timeout --no-stdin --persist --persist-for --help" -- "$cur")); else COMPREPLY=($(compgen -W "$(_sshelf_names)" -- "$cur")); fi ;;
         "trust") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--replace --fingerprint --timeout --help" -- "$cur")); else COMPREPLY=($(compgen -W "$(_sshelf_names)" -- "$cur")); fi ;;
+        "warm serve") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--idle --ready-fd --timeout --help" -- "$cur")); else COMPREPLY=($(compgen -W "$(_sshelf_names)" -- "$cur")); fi ;;
+        "warm stop") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=($(compgen -W "$(_sshelf_names)" -- "$cur")); fi ;;
         "group list") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "group add") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=($(compgen -W "$(_sshelf_groups)" -- "$cur")); fi ;;
         "group rm") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--recursive --help" -- "$cur")); else COMPREPLY=($(compgen -W "$(_sshelf_groups)" -- "$cur")); fi ;;

@@ -1,7 +1,7 @@
 // Commands: the command table — every command sshelf has, in the order --help lists them.
 enum Commands {
     static let table: [CommandSpec] = Array([
-        HostCommands.commands, SSHCommands.commands, GroupCommands.commands, ForwardCommands.commands,
+        HostCommands.commands, SSHCommands.commands, WarmCommands.commands, GroupCommands.commands, ForwardCommands.commands,
         ForwardRunCommands.commands,
         Array(MiscCommands.commands.prefix(1)), IdentityVaultCommands.commands, ImportExportCommands.commands,
         VaultCommands.commands, [VaultVerifyCommand.command], SyncCommands.commands, UICommands.commands, Array(MiscCommands.commands.dropFirst()),

@@ -27,13 +27,23 @@ enum SSHCommands {
             run: connect),
         CommandSpec(
             path: ["exec"], summary: "run a command on a host",
-            details: "Everything after -- is the remote command. Its stdout and stderr stay apart, and its exit status is returned (255 if the connection failed).",
+            details: """
+                Everything after -- is the remote command. Its stdout and stderr stay apart, and its exit status is \
+                returned (255 if the connection failed). When a warm session for the host is running (see \
+                --persist and `sshelf warm`), the command runs on a new channel of it, with no handshake or login; \
+                otherwise exec connects as usual.
+                """,
             arguments: [
                 ArgumentSpec(name: "NAME", help: "host name (or id prefix)", completion: .host),
                 ArgumentSpec(name: "CMD", help: "the remote command and its arguments (after --)", variadic: true),
             ],
-            options: connectOptions + [.flag("no-stdin", short: "n", "do not forward standard input")],
-            examples: ["sshelf exec prod-db -- uptime", "sshelf exec prod-db -- tar czf - /etc > etc.tgz"],
+            options: connectOptions + [
+                .flag("no-stdin", short: "n", "do not forward standard input"),
+                .flag("persist", "keep the session warm in the background for later exec calls (logs in without asking)"),
+                .value("persist-for", "SECONDS", "with --persist: end the warm session after this long idle (default 600)"),
+            ],
+            examples: ["sshelf exec prod-db -- uptime", "sshelf exec prod-db -- tar czf - /etc > etc.tgz",
+                       "sshelf exec prod-db --persist -- uptime"],
             run: exec),
         CommandSpec(
             path: ["trust"], summary: "pin a host's current host key deliberately",
@@ -84,9 +94,23 @@ enum SSHCommands {
         }
         let (plan, store) = try plan(for: call.arguments[0], context)
         let options = try connectOptions(call, context)
+        let stdin = !call.flag("no-stdin")
+        if call.value("persist-for") != nil && !call.flag("persist") {
+            throw ShelfError(.usage, "--persist-for needs --persist")
+        }
+        if let status = WarmClient.exec(command, stdin: stdin, plan: plan, context: context) { return status }
+        if call.flag("persist") {
+            let idle = try WarmCommands.idleSeconds(call.value("persist-for"), option: "--persist-for")
+            let wait = options.connectTimeout * Double(plan.endpoints.count) + 20
+            if let reason = WarmClient.start(plan: plan, idle: idle, timeout: wait, context: context) {
+                context.warn("could not keep a warm session: \(reason)")
+            } else if let status = WarmClient.exec(command, stdin: stdin, plan: plan, context: context) {
+                return status
+            }
+        }
         return try withConnection(plan, store: store, call: call, options: options, context: context) { connection in
             let exit = try connection.exec(
-                command, input: call.flag("no-stdin") ? nil : 0,
+                command, input: stdin ? 0 : nil,
                 stdout: { writeAll(1, $0) }, stderr: { writeAll(2, $0) })
             return exit.exitCode
         }

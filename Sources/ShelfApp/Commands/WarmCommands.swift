@@ -1,0 +1,66 @@
+// WarmCommands: `warm serve` (the keeper `exec --persist` starts in the background) and `warm stop` — warm
+// sessions that let a later `exec` skip the handshake and login, like OpenSSH's ControlPersist.
+import Foundation
+import ShelfCore
+import ShelfSSH
+
+enum WarmCommands {
+    static let defaultIdle = 600
+
+    static let commands: [CommandSpec] = [
+        CommandSpec(
+            path: ["warm", "serve"], summary: "keep a logged-in session to a host for later exec calls",
+            details: """
+                Logs in without asking anything (vault, ssh-agent or key file only; an unknown host key is refused), \
+                then serves `sshelf exec NAME` calls of your own user over a 0600 unix socket in the runtime \
+                directory until it has been idle for --idle seconds or is stopped. `sshelf exec NAME --persist` \
+                starts it in the background for you.
+                """,
+            arguments: [ArgumentSpec(name: "NAME", help: "host name (or id prefix)", completion: .host)],
+            options: [
+                .value("idle", "SECONDS", "exit after this long without a request (default 600)"),
+                .value("ready-fd", "N", "write 'ready' (or the login error) to descriptor N, then close it"),
+                .value("timeout", "SECONDS", "connect timeout per address (default 10)"),
+            ],
+            examples: ["sshelf warm serve prod-db --idle 60"],
+            run: serve),
+        CommandSpec(
+            path: ["warm", "stop"], summary: "end the warm session of a host (or all of them)",
+            arguments: [ArgumentSpec(name: "NAME", help: "host name (or id prefix); all hosts when left out",
+                                     optional: true, completion: .host)],
+            examples: ["sshelf warm stop prod-db", "sshelf warm stop"],
+            run: stop),
+    ]
+
+    static func serve(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+        let (plan, store) = try SSHCommands.plan(for: call.arguments[0], context)
+        let options = try SSHCommands.connectOptions(call, context)
+        let idle = try idleSeconds(call.value("idle"), option: "--idle")
+        var ready: Int32? = nil
+        if let text = call.value("ready-fd") {
+            guard let fd = Int32(text), fd >= 0, fcntl(fd, F_GETFD) != -1 else {
+                throw ShelfError(.usage, "--ready-fd: '\(Display.safe(text))' is not an open file descriptor")
+            }
+            ready = fd
+        }
+        return WarmKeeper.serve(plan, store: store, options: options, idle: idle, ready: ready, context: context)
+    }
+
+    static func stop(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+        var host: UUID? = nil
+        if let name = call.arguments.first {
+            host = try SSHCommands.plan(for: name, context).0.target.id
+        }
+        let count = WarmClient.stop(host: host, context: context)
+        context.print("stopped \(count) warm session\(count == 1 ? "" : "s")")
+        return 0
+    }
+
+    static func idleSeconds(_ text: String?, option: String) throws -> Int {
+        guard let text else { return defaultIdle }
+        guard let value = Int(text), value > 0, value <= 86_400 else {
+            throw ShelfError(.usage, "\(option): '\(Display.safe(text))' is not a number of seconds (1-86400)")
+        }
+        return value
+    }
+}

@@ -1,0 +1,139 @@
+// WarmClient: `exec`'s side of a warm session — run a command through a host's keeper when one is there (nil
+// means "connect normally": no keeper, a stale socket, a changed host record), start a keeper in the background
+// (posix_spawn, new session, stdio on /dev/null) and wait until it has logged in, and stop keepers.
+import Foundation
+import ShelfCore
+import ShelfSSH
+
+enum WarmClient {
+    /// The remote exit status, or nil when the command did not run through a keeper and should connect itself.
+    static func exec(_ command: String, stdin: Bool, plan: ConnectPlan, context: AppContext) -> Int32? {
+        let path = WarmSocket.path(context.locations, host: plan.target.id)
+        guard let fd = WarmSocket.connect(path) else {
+            if errno == ECONNREFUSED { unlink(path) }  // a keeper that died without cleaning up
+            return nil
+        }
+        defer { close(fd) }
+        let request = WarmSocket.fingerprint(plan.endpoints) + [stdin ? WarmSocket.stdinFlag : 0] + Array(command.utf8)
+        guard WarmSocket.send(fd, .exec, request, passing: stdin ? 0 : nil) else { return nil }
+        var reader = WarmSocket.Reader(fd)
+        var wroteOutput = false
+        while let (type, payload) = reader.next() {
+            switch type {
+            case .stdout, .stderr:
+                wroteOutput = true
+                payload.withUnsafeBytes { StandardStreams.write($0, fd: type == .stdout ? 1 : 2) }
+            case .exit:
+                return WarmSocket.int32(payload) ?? 255
+            case .fallback where !wroteOutput:
+                return nil
+            case .fallback, .error:
+                context.errorOutput("sshelf: error: \(Display.safe(String(decoding: payload, as: UTF8.self)))\n")
+                return 255
+            default:
+                break
+            }
+        }
+        guard wroteOutput else { return nil }
+        context.errorOutput("sshelf: error: the warm session ended in the middle of the command\n")
+        return 255
+    }
+
+    /// Starts `sshelf warm serve` for the host and waits (up to `timeout`) until it has logged in. Returns nil when
+    /// it is ready, else why not (it never asks for anything, so a host that needs a typed secret cannot be kept).
+    static func start(plan: ConnectPlan, idle: Int, timeout: Double, context: AppContext) -> String? {
+        var pipeFDs: [Int32] = [0, 0]
+        guard pipe(&pipeFDs) == 0 else { return "pipe: \(String(cString: strerror(errno)))" }
+        markCloseOnExec()
+        defer { close(pipeFDs[0]) }
+        let argv = [executablePath(), "warm", "serve", plan.target.id.uuidString, "--idle", String(idle), "--ready-fd", "3"]
+        let spawned = spawn(argv, readyFD: pipeFDs[1])
+        close(pipeFDs[1])
+        if let spawned { return spawned }
+        var line: [UInt8] = []
+        let deadline = Date().addingTimeInterval(timeout)
+        var buffer = [UInt8](repeating: 0, count: 512)
+        while Date() < deadline {
+            var fds = [pollfd(fd: pipeFDs[0], events: Int16(POLLIN), revents: 0)]
+            let left = Int32(max(1, deadline.timeIntervalSinceNow * 1000))
+            guard poll(&fds, 1, left) > 0 else { continue }
+            let count = buffer.withUnsafeMutableBytes { read(pipeFDs[0], $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { break }
+            line += buffer[0..<count]
+        }
+        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        if text == "ready" { return nil }
+        if text.hasPrefix("error: ") { return String(text.dropFirst(7)) }
+        return text.isEmpty ? "the background session did not start" : text
+    }
+
+    /// Asks the keeper for `host` (or every keeper) to exit; returns how many did.
+    static func stop(host: UUID?, context: AppContext) -> Int {
+        let directory = WarmSocket.directory(context.locations)
+        let paths: [String]
+        if let host {
+            paths = [WarmSocket.path(context.locations, host: host)]
+        } else {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+            paths = names.filter { $0.hasSuffix(".sock") }.sorted().map { directory + "/" + $0 }
+        }
+        var stopped = 0
+        for path in paths {
+            guard let fd = WarmSocket.connect(path) else {
+                if errno == ECONNREFUSED { unlink(path) }
+                continue
+            }
+            WarmSocket.send(fd, .stop)
+            var reader = WarmSocket.Reader(fd)
+            if let (type, _) = reader.next(), type == .ok { stopped += 1 }
+            close(fd)
+        }
+        return stopped
+    }
+
+    /// Nothing of ours but the ready pipe may reach the keeper (an inherited pipe would keep whoever reads our
+    /// output waiting for its end). posix_spawn_file_actions_addclosefrom_np is not imported into Swift.
+    private static func markCloseOnExec() {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        for name in names {
+            guard let fd = Int32(name), fd > 2 else { continue }
+            let flags = fcntl(fd, F_GETFD)
+            if flags >= 0 { _ = fcntl(fd, F_SETFD, flags | FD_CLOEXEC) }
+        }
+    }
+
+    private static func executablePath() -> String {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    }
+
+    /// posix_spawn, not Foundation's Process (which can hang waiting for a child here): a new session with no
+    /// controlling terminal, stdio on /dev/null, the ready pipe as fd 3 and nothing else inherited.
+    private static func spawn(_ argv: [String], readyFD: Int32) -> String? {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, readyFD, 3)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for number in [SIGINT, SIGQUIT, SIGPIPE, SIGTERM, SIGHUP] { sigaddset(&defaults, number) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        posix_spawnattr_setsigmask(&attributes, &mask)
+        // POSIX_SPAWN_SETSID (glibc 2.26+; not imported into Swift).
+        let setsid: Int32 = 0x80
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | setsid))
+        var cArgv = argv.map { strdup($0) } + [nil]
+        defer { for pointer in cArgv { free(pointer) } }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, argv[0], &actions, &attributes, &cArgv, environ)
+        return rc == 0 ? nil : "could not start the background session: \(String(cString: strerror(rc)))"
+    }
+}

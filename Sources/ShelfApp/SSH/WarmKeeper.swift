@@ -1,0 +1,257 @@
+// WarmKeeper: the background process behind `exec --persist` — logs in once without asking anything (vault,
+// agent, key file only), then serves exec requests from our own uid over a 0600 unix socket, one channel each,
+// until it has been idle for its time, is told to stop, or its socket was replaced.
+import Foundation
+import ShelfCore
+import ShelfSSH
+import ShelfStore
+import ShelfSystem
+
+enum WarmKeeper {
+    /// Runs the keeper in this process. `ready` (a pipe from the spawning `exec`) gets "ready\n" or the reason the
+    /// login failed, and is closed; from then on the keeper talks only through its socket.
+    static func serve(_ plan: ConnectPlan, store: Store, options: ConnectOptions, idle: Int, ready: Int32?,
+                      context: AppContext) -> Int32 {
+        signal(SIGPIPE, SIG_IGN)
+        let connection: SSHConnection
+        do {
+            connection = try login(plan, options: options, context: context)
+        } catch {
+            tell(ready, "error: " + error.message)
+            return 255
+        }
+        defer { connection.close() }
+        try? ConnectPlan.record(connection.outcome, target: plan.target.id, store: store)
+
+        let path = WarmSocket.path(context.locations, host: plan.target.id)
+        let listener: Int32
+        let inode: ino_t
+        do {
+            (listener, inode) = try listen(at: path, directory: WarmSocket.directory(context.locations))
+        } catch {
+            tell(ready, "error: \(error)")
+            return 1
+        }
+        defer {
+            close(listener)
+            if ownsPath(path, inode: inode) { unlink(path) }
+        }
+        tell(ready, "ready")
+
+        let fingerprint = WarmSocket.fingerprint(plan.endpoints)
+        var lastUse = Date()
+        while true {
+            let left = Double(idle) - Date().timeIntervalSince(lastUse)
+            if left <= 0 { return 0 }
+            let wait = min(left, Double(max(1, connection.keepAlive())), 5)
+            var fds = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0)]
+            let count = poll(&fds, 1, Int32(wait * 1000) + 1)
+            // Another keeper for this host took the path over (or someone removed it): nobody can reach us.
+            guard ownsPath(path, inode: inode) else { return 0 }
+            guard count > 0 else { continue }
+            let client = accept(listener, nil, nil)
+            guard client >= 0 else { continue }
+            _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+            defer { close(client) }
+            guard WarmSocket.peerIsUs(client) else { continue }
+            switch handle(client, connection: connection, fingerprint: fingerprint) {
+            case .served: lastUse = Date()
+            case .stop: return 0
+            }
+        }
+    }
+
+    /// The credential source (and the vault it opened, with its keys) lives only for the login: afterwards the
+    /// keeper holds the session and nothing secret.
+    private static func login(_ plan: ConnectPlan, options: ConnectOptions, context: AppContext) throws(SSHError) -> SSHConnection {
+        let source = VaultCredentialSource(context: context, askPassphrase: nil)
+        return try SSHConnector(options: options, credentials: source, delegate: UnattendedPrompts()).connect(plan.endpoints)
+    }
+
+    private enum Next { case served, stop }
+
+    private static func handle(_ client: Int32, connection: SSHConnection, fingerprint: [UInt8]) -> Next {
+        // A client that connects and says nothing must not hold the keeper.
+        WarmSocket.setTimeout(client, seconds: 5, option: SO_RCVTIMEO)
+        var reader = WarmSocket.Reader(client)
+        let request = reader.next()
+        defer { for fd in reader.received { close(fd) } }
+        guard let (type, payload) = request else { return .served }
+        switch type {
+        case .stop:
+            WarmSocket.send(client, .ok)
+            return .stop
+        case .exec:
+            guard payload.count >= 33 else { return .served }
+            guard Array(payload[0..<32]) == fingerprint else {
+                WarmSocket.send(client, .fallback, Array("the host record changed since this session logged in".utf8))
+                return .stop
+            }
+            let input = payload[32] & WarmSocket.stdinFlag != 0 ? reader.received.first : nil
+            let command = String(decoding: payload[33...], as: UTF8.self)
+            return run(command, input: input, client: client, connection: connection)
+        default:
+            return .served
+        }
+    }
+
+    private static func run(_ command: String, input: Int32?, client: Int32, connection: SSHConnection) -> Next {
+        var sentOutput = false
+        var clientGone = false
+        func forward(_ type: WarmSocket.Frame, _ bytes: UnsafeRawBufferPointer) {
+            guard !clientGone else { return }
+            sentOutput = true
+            if !WarmSocket.send(client, type, bytes) { clientGone = true }
+        }
+        let relay = input.flatMap { StdinRelay(client: client, input: $0) }
+        defer { relay?.finish() }
+        do {
+            let exit = try connection.exec(command, input: relay?.output, stdout: { forward(.stdout, $0) },
+                                           stderr: { forward(.stderr, $0) })
+            WarmSocket.send(client, .exit, WarmSocket.int32Bytes(exit.exitCode))
+            return .served
+        } catch {
+            // The session is gone; with nothing sent yet the client connects on its own instead.
+            let text = Array(("the warm session failed: " + error.message).utf8)
+            WarmSocket.send(client, sentOutput ? .error : .fallback, text)
+            return .stop
+        }
+    }
+
+    /// Binds under a temporary name, makes it 0600, then renames it into place, so the path never points at a
+    /// socket with looser permissions and a keeper already there is replaced atomically.
+    private static func listen(at path: String, directory: String) throws -> (Int32, ino_t) {
+        try PrivateFiles.ensureDirectory(directory)
+        let temporary = path + ".\(getpid()).tmp"
+        unlink(temporary)
+        guard var address = WarmSocket.address(temporary) else {
+            throw ShelfError(.failure, "the socket path \(temporary) is too long for a unix socket")
+        }
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw ShelfError(.failure, "socket: \(String(cString: strerror(errno)))") }
+        let old = umask(0o177)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        umask(old)
+        guard bound == 0, chmod(temporary, 0o600) == 0, Glibc.listen(fd, 16) == 0, rename(temporary, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            unlink(temporary)
+            throw ShelfError(.failure, "could not listen on \(path): \(reason)")
+        }
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            close(fd)
+            throw ShelfError(.failure, "could not listen on \(path): \(String(cString: strerror(errno)))")
+        }
+        return (fd, info.st_ino)
+    }
+
+    private static func ownsPath(_ path: String, inode: ino_t) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_ino == inode
+    }
+
+    private static func tell(_ fd: Int32?, _ line: String) {
+        guard let fd else { return }
+        let bytes = Array((Display.safe(line) + "\n").utf8)
+        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+    }
+}
+
+/// The caller's stdin as the command sees it: a relay thread copies the lent descriptor into a pipe and closes the
+/// pipe when the input ends or the caller goes away (Ctrl-C), so the command gets EOF at once and the keeper never
+/// keeps reading the caller's terminal or pipe after it left.
+private final class StdinRelay {
+    /// What the channel pump reads.
+    let output: Int32
+    private let stop: [Int32]
+    private var thread: JoinableThreadRef?
+
+    init?(client: Int32, input: Int32) {
+        var data: [Int32] = [-1, -1], wake: [Int32] = [-1, -1]
+        guard pipe(&data) == 0 else { return nil }
+        guard pipe(&wake) == 0 else {
+            close(data[0])
+            close(data[1])
+            return nil
+        }
+        for fd in data + wake { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        _ = fcntl(data[1], F_SETFL, fcntl(data[1], F_GETFL) | O_NONBLOCK)
+        output = data[0]
+        stop = wake
+        let writeEnd = data[1], stopRead = wake[0]
+        thread = JoinableThreadRef { StdinRelay.relay(from: input, to: writeEnd, client: client, stop: stopRead) }
+    }
+
+    private static func relay(from input: Int32, to writeEnd: Int32, client: Int32, stop: Int32) {
+        defer { close(writeEnd) }
+        var pending: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            var fds = [pollfd(fd: client, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: stop, events: Int16(POLLIN), revents: 0),
+                       pending.isEmpty ? pollfd(fd: input, events: Int16(POLLIN), revents: 0)
+                                       : pollfd(fd: writeEnd, events: Int16(POLLOUT), revents: 0)]
+            if poll(&fds, 3, -1) < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            if fds[1].revents != 0 { return }
+            if fds[0].revents != 0 {
+                // The caller sends nothing after its request: readable means it closed (0) or broke (-1).
+                var byte: UInt8 = 0
+                if recv(client, &byte, 1, Int32(MSG_PEEK) | Int32(MSG_DONTWAIT)) <= 0 { return }
+            }
+            guard fds[2].revents != 0 else { continue }
+            if pending.isEmpty {
+                let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
+                if count < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+                if count <= 0 { return }
+                pending = Array(buffer[0..<count])
+            } else {
+                let written = pending.withUnsafeBytes { write(writeEnd, $0.baseAddress, $0.count) }
+                if written < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+                if written < 0 { return }
+                pending.removeFirst(written)
+            }
+        }
+    }
+
+    /// Stops the relay (the command has ended) and closes everything.
+    func finish() {
+        var byte: UInt8 = 1
+        _ = write(stop[1], &byte, 1)
+        thread?.join()
+        close(output)
+        close(stop[0])
+        close(stop[1])
+    }
+}
+
+/// A joinable POSIX thread (Foundation's Thread cannot be joined).
+private final class JoinableThreadRef {
+    private final class Body {
+        let run: () -> Void
+        init(_ run: @escaping () -> Void) { self.run = run }
+    }
+
+    private var thread = pthread_t()
+    private let started: Bool
+
+    init(_ body: @escaping () -> Void) {
+        let context = Unmanaged.passRetained(Body(body)).toOpaque()
+        started = pthread_create(&thread, nil, { context in
+            guard let context else { return nil }
+            Unmanaged<Body>.fromOpaque(context).takeRetainedValue().run()
+            return nil
+        }, context) == 0
+        if !started { Unmanaged<Body>.fromOpaque(context).release() }
+    }
+
+    func join() {
+        if started { pthread_join(thread, nil) }
+    }
+}

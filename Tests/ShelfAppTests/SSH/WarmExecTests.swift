@@ -1,0 +1,235 @@
+// WarmExecTests: `exec --persist` and the warm-session keeper against a real sshd — later calls run without a new
+// login (counted in the sshd log), exit status, stderr, stdin and 1 MB of binary stdout come through intact, a
+// stale socket or a changed host record falls back to a normal connection, socket 0600 in a 0700 directory,
+// another uid is refused, a session the server cut falls back, a caller killed mid-command releases the keeper,
+// `warm stop` and the idle time end it.
+import Foundation
+import TestSupport
+import XCTest
+
+final class WarmExecTests: XCTestCase {
+    private func hostID(_ world: SSHCLIWorld) throws -> String {
+        let show = try world.home.run("show", "t", "--json")
+        let object = try JSONSerialization.jsonObject(with: Data(show.stdout.utf8)) as? [String: Any]
+        return try XCTUnwrap(object?["id"] as? String).lowercased()
+    }
+
+    private func socketPath(_ world: SSHCLIWorld) throws -> String {
+        world.home.sshelfHome + "/run/warm/" + (try hostID(world)) + ".sock"
+    }
+
+    private func mode(_ path: String) -> Int? {
+        var info = stat()
+        return stat(path, &info) == 0 ? Int(info.st_mode & 0o7777) : nil
+    }
+
+    /// Waits (with a deadline, not as a timing assertion) until `path` is gone.
+    private func waitUntilGone(_ path: String, timeout: Double = 20) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while FileManager.default.fileExists(atPath: path) {
+            if Date() > deadline { return false }
+            usleep(50_000)
+        }
+        return true
+    }
+
+    /// A world whose host key is already pinned (one login), as `--persist`'s keeper never accepts a new key.
+    private func pinnedWorld() throws -> SSHCLIWorld {
+        let world = try SSHCLIWorld()
+        XCTAssertExit(try world.home.run("exec", "t", "--accept-new", "-n", "--", "true"), 0)
+        XCTAssertTrue(world.sshd.waitForLog("Accepted publickey", count: 1))
+        return world
+    }
+
+    func testLaterExecRunsThroughTheKeeperWithoutANewLogin() throws {
+        let world = try pinnedWorld()
+        let path = try socketPath(world)
+        defer { _ = try? world.home.run("warm", "stop") }
+
+        let first = try world.home.run("exec", "t", "--persist", "--persist-for", "120", "-n", "--", "echo first")
+        XCTAssertExit(first, 0)
+        XCTAssertEqual(first.stdout, "first\n")
+        XCTAssertEqual(first.stderr, "")
+        XCTAssertTrue(world.sshd.waitForLog("Accepted publickey", count: 2), world.sshd.log)
+        XCTAssertEqual(mode(path), 0o600)
+        XCTAssertEqual(mode((path as NSString).deletingLastPathComponent), 0o700)
+
+        let second = try world.home.run("exec", "t", "-n", "--", "echo out; echo err >&2; exit 3")
+        XCTAssertExit(second, 3)
+        XCTAssertEqual(second.stdout, "out\n")
+        XCTAssertEqual(second.stderr, "err\n")
+
+        let input = try world.home.run(["exec", "t", "--", "wc -c"], stdin: "hello")
+        XCTAssertExit(input, 0)
+        XCTAssertEqual(input.stdout.trimmingCharacters(in: .whitespaces), "5\n")
+
+        // 1 MiB of incompressible bytes, compared by SHA-256 with the same bytes written locally.
+        let file = world.home.root + "/blob"
+        _ = try Shell.run("/bin/sh", ["-c", "head -c 1048576 /dev/urandom > \(file); chmod 644 \(file); chmod 755 \(world.home.root)"])
+        let expected = try Shell.run("/bin/sh", ["-c", "sha256sum < \(file)"])
+        let binary = try CLI.run(["-c", "\"$0\" exec t -n -- cat \(file) | sha256sum", CLI.binary],
+                                 environment: world.home.environment, shell: true)
+        XCTAssertEqual(binary.stdout, expected)
+        XCTAssertEqual(binary.stderr, "")
+
+        // Four calls, one login: the keeper's (the first was the pinning call before it).
+        XCTAssertEqual(world.sshd.logCount("Accepted publickey"), 2, world.sshd.log)
+
+        let stop = try world.home.run("warm", "stop", "t")
+        XCTAssertExit(stop, 0)
+        XCTAssertEqual(stop.stdout, "stopped 1 warm session\n")
+        XCTAssertTrue(waitUntilGone(path))
+        XCTAssertExit(try world.home.run("exec", "t", "-n", "--", "true"), 0)
+        XCTAssertTrue(world.sshd.waitForLog("Accepted publickey", count: 3), world.sshd.log)
+    }
+
+    func testStaleSocketFallsBackToANormalConnection() throws {
+        let world = try pinnedWorld()
+        let path = try socketPath(world)
+        // A socket nobody listens on any more: what a killed keeper leaves behind.
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
+                                                withIntermediateDirectories: true)
+        _ = try Shell.run("/usr/bin/python3", ["-c", "import socket; socket.socket(socket.AF_UNIX).bind('\(path)')"])
+        XCTAssertTrue(FileManager.default.fileExists(atPath: path))
+
+        let result = try world.home.run("exec", "t", "-n", "--", "echo direct")
+        XCTAssertExit(result, 0)
+        XCTAssertEqual(result.stdout, "direct\n")
+        XCTAssertEqual(result.stderr, "")
+        XCTAssertTrue(world.sshd.waitForLog("Accepted publickey", count: 2), world.sshd.log)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path), "the stale socket is removed")
+    }
+
+    func testAKeeperIsNotReusedAfterTheHostRecordChanged() throws {
+        let world = try pinnedWorld()
+        let path = try socketPath(world)
+        defer { _ = try? world.home.run("warm", "stop") }
+        XCTAssertExit(try world.home.run("exec", "t", "--persist", "-n", "--", "true"), 0)
+        XCTAssertTrue(world.sshd.waitForLog("Accepted publickey", count: 2), world.sshd.log)
+
+        // Same server, another spelling of its address: a record change the keeper did not log in with.
+        XCTAssertExit(try world.home.run("edit", "t", "--host", "localhost"), 0)
+        let result = try world.home.run("exec", "t", "-n", "--", "echo fresh")
+        XCTAssertExit(result, 0)
+        XCTAssertEqual(result.stdout, "fresh\n")
+        XCTAssertTrue(world.sshd.waitForLog("Accepted publickey", count: 3), world.sshd.log)
+        XCTAssertTrue(waitUntilGone(path), "the outdated keeper exits")
+    }
+
+    func testIdleTimeEndsTheKeeper() throws {
+        let world = try pinnedWorld()
+        let path = try socketPath(world)
+        XCTAssertExit(try world.home.run("exec", "t", "--persist", "--persist-for", "2", "-n", "--", "true"), 0)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: path))
+        XCTAssertTrue(waitUntilGone(path), "the keeper ends after its idle time")
+    }
+
+    /// The keeper checks the caller's uid itself (SO_PEERCRED), not only through the 0700 directory: with the
+    /// directory and socket opened up on purpose, a request from `nobody` is closed unanswered (a keeper without the check
+    /// would answer this one: its fingerprint does not match) and runs nothing.
+    func testAnotherUidIsRefused() throws {
+        guard getuid() == 0 else { throw XCTSkip("needs root to run a client as another user") }
+        let world = try pinnedWorld()
+        let path = try socketPath(world)
+        defer { _ = try? world.home.run("warm", "stop") }
+        XCTAssertExit(try world.home.run("exec", "t", "--persist", "-n", "--", "true"), 0)
+        let marker = world.home.root + "/ran-by-nobody"
+        for directory in [world.home.root, world.home.sshelfHome, world.home.sshelfHome + "/run",
+                          (path as NSString).deletingLastPathComponent] {
+            chmod(directory, 0o755)
+        }
+        chmod(path, 0o666)
+        // A well-formed exec frame (any fingerprint): a keeper without the uid check would at least answer.
+        let script = """
+            import socket, struct, sys
+            s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])
+            body = bytes(32) + b'\\x00' + ('touch ' + sys.argv[2]).encode()
+            data = b''
+            try:
+                s.sendall(b'X' + struct.pack('>I', len(body)) + body)
+                s.settimeout(10)
+                while True:
+                    chunk = s.recv(4096)
+                    if not chunk: break
+                    data += chunk
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+            print(len(data))
+            """
+        let reply = try Shell.run("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups",
+                                                       "/usr/bin/python3", "-c", script, path, marker])
+        XCTAssertEqual(reply.trimmingCharacters(in: .whitespacesAndNewlines), "0")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: marker))
+        let ours = try world.home.run("exec", "t", "-n", "--", "echo still-ours")
+        XCTAssertEqual(ours.stdout, "still-ours\n")
+        XCTAssertEqual(world.sshd.logCount("Accepted publickey"), 2, world.sshd.log)
+    }
+
+    /// A caller killed while its command reads stdin (Ctrl-C on `exec t -- cat`) must not leave the keeper reading
+    /// that stdin for ever: the keeper sees the hang-up, gives the command EOF, and serves the next call.
+    func testACallerThatGoesAwayReleasesTheKeeper() throws {
+        let world = try pinnedWorld()
+        defer { _ = try? world.home.run("warm", "stop") }
+        XCTAssertExit(try world.home.run("exec", "t", "--persist", "-n", "--", "true"), 0)
+        let sleeperFile = world.home.root + "/sleeper", callerFile = world.home.root + "/caller"
+        let started = world.sshd.logCount("Starting session")
+        // stdin is a pipe whose writer (sleep) stays open: cat would never see EOF on its own. Spawned and reaped
+        // by pid: Foundation's Process would wait for the orphaned sleep.
+        let pipeline = try SpawnedProcess("/bin/sh", ["-c", """
+            sh -c 'echo $$ > "$1"; exec sleep 120' sh "$1" | sh -c 'echo $$ > "$1"; exec "$0" exec t -- cat' "$0" "$2"
+            """, CLI.binary, sleeperFile, callerFile], environment: world.home.environment)
+        defer { pipeline.stop() }
+        XCTAssertTrue(world.sshd.waitForLog("Starting session", count: started + 1, timeout: 20), world.sshd.log)
+        func pid(_ path: String) throws -> Int32 {
+            try XCTUnwrap(Int32(String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+        }
+        let sleeper = try pid(sleeperFile)
+        defer { kill(sleeper, SIGKILL) }
+        XCTAssertEqual(kill(try pid(callerFile), SIGKILL), 0)
+
+        // A deadline, not a timing assertion: without the hang-up watch this call waits as long as sleep runs.
+        let next = try CLI.run(["-c", "timeout 20 \"$0\" exec t -n -- echo after", CLI.binary],
+                               environment: world.home.environment, shell: true)
+        XCTAssertExit(next, 0)
+        XCTAssertEqual(next.stdout, "after\n")
+        XCTAssertEqual(world.sshd.logCount("Accepted publickey"), 2, world.sshd.log)
+    }
+
+    /// The keeper's session cut by the server (its sshd session processes killed; the listener stays up): the next
+    /// exec gets "fall back" before anything ran, logs in on its own, and the dead keeper exits.
+    func testADeadSessionFallsBackToANormalConnection() throws {
+        let world = try pinnedWorld()
+        let path = try socketPath(world)
+        defer { _ = try? world.home.run("warm", "stop") }
+        XCTAssertExit(try world.home.run("exec", "t", "--persist", "-n", "--", "true"), 0)
+        XCTAssertTrue(world.sshd.waitForLog("Accepted publickey", count: 2), world.sshd.log)
+        try killSessions(world.sshd)
+
+        let result = try world.home.run("exec", "t", "-n", "--", "echo back")
+        XCTAssertExit(result, 0)
+        XCTAssertEqual(result.stdout, "back\n")
+        XCTAssertEqual(result.stderr, "")
+        XCTAssertTrue(world.sshd.waitForLog("Accepted publickey", count: 3), world.sshd.log)
+        XCTAssertTrue(waitUntilGone(path), "the keeper whose session died exits")
+    }
+
+    /// SIGKILL to every descendant of the main sshd (the per-connection processes), not to the listener.
+    private func killSessions(_ server: SSHD) throws {
+        let text = try String(contentsOfFile: server.directory + "/sshd.pid", encoding: .utf8)
+        let main = try XCTUnwrap(Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)))
+        var victims: [Int32] = []
+        var frontier = [main]
+        while let parent = frontier.popLast() {
+            for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+                guard let pid = Int32(entry),
+                      let status = try? String(contentsOfFile: "/proc/\(entry)/status", encoding: .utf8),
+                      status.split(separator: "\n").contains("PPid:\t\(parent)")
+                else { continue }
+                victims.append(pid)
+                frontier.append(pid)
+            }
+        }
+        XCTAssertFalse(victims.isEmpty, "the keeper's session has sshd processes")
+        for pid in victims { kill(pid, SIGKILL) }
+    }
+}
