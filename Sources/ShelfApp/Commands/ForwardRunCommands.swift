@@ -65,12 +65,14 @@ enum ForwardRunCommands {
         return try SSHCommands.withConnection(plan, store: store, call: call, options: options, context: context) {
             connection in
             let engine = try ForwardEngine(connection: connection, rules: rules, hostName: plan.target.name)
+            // Catch the signals before saying how to send them: a script that reads the line and stops us at once
+            // must get a clean stop, not the default action.
+            let signals = StopSignals { engine.stop() }
+            defer { signals.cancel() }
             for status in engine.status() {
                 context.errorOutput("sshelf: forwarding \(status.spec) (port \(status.boundPort))\n")
             }
             context.errorOutput("sshelf: press Ctrl-C to stop\n")
-            let signals = StopSignals { engine.stop() }
-            defer { signals.cancel() }
             let publisher = call.value("tui-state").map {
                 StartStatePublisher(path: $0, hostName: plan.target.name, engine: engine, context: context)
             }
