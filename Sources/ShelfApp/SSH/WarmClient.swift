@@ -2,6 +2,7 @@
 // means "connect normally": no keeper, a stale socket, a changed host record), start a keeper in the background
 // (posix_spawn, new session, stdio on /dev/null) and wait until it has logged in, and stop keepers.
 import Foundation
+import ShelfSystem
 import ShelfCore
 import ShelfSSH
 
@@ -107,33 +108,11 @@ enum WarmClient {
         (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
     }
 
-    /// posix_spawn, not Foundation's Process (which can hang waiting for a child here): a new session with no
-    /// controlling terminal, stdio on /dev/null, the ready pipe as fd 3 and nothing else inherited.
+    /// A detached child (new session, stdio on /dev/null) with the ready pipe as fd 3 and nothing else inherited.
     private static func spawn(_ argv: [String], readyFD: Int32) -> String? {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, readyFD, 3)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for number in [SIGINT, SIGQUIT, SIGPIPE, SIGTERM, SIGHUP] { sigaddset(&defaults, number) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        var mask = sigset_t()
-        sigemptyset(&mask)
-        posix_spawnattr_setsigmask(&attributes, &mask)
-        // POSIX_SPAWN_SETSID (glibc 2.26+; not imported into Swift).
-        let setsid: Int32 = 0x80
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | setsid))
-        var cArgv = argv.map { strdup($0) } + [nil]
-        defer { for pointer in cArgv { free(pointer) } }
-        var pid: pid_t = 0
-        let rc = posix_spawn(&pid, argv[0], &actions, &attributes, &cArgv, environ)
-        return rc == 0 ? nil : "could not start the background session: \(String(cString: strerror(rc)))"
+        switch DetachedProcess.spawn(argv, fd3: readyFD) {
+        case .success: return nil
+        case .failure(let error): return "could not start the background session: \(String(cString: strerror(error.code)))"
+        }
     }
 }

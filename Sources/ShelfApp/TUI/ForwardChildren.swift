@@ -154,34 +154,9 @@ final class ForwardChildren: @unchecked Sendable {
         try? FileManager.default.removeItem(atPath: child.logPath)
     }
 
-    /// posix_spawn, not Foundation's Process (which can miss a child's exit here): a new session, stdin and stdout on
-    /// /dev/null, stderr into a 0600 log the TUI reads the failure reason from.
+    /// A detached child (new session, no terminal), stderr into a 0600 log the TUI reads the failure reason from.
     private static func spawn(_ argv: [String], logPath: String) -> Result<pid_t, SpawnFailure> {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, logPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for number in [SIGINT, SIGQUIT, SIGPIPE, SIGTERM, SIGHUP] { sigaddset(&defaults, number) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        var mask = sigset_t()
-        sigemptyset(&mask)
-        posix_spawnattr_setsigmask(&attributes, &mask)
-        // POSIX_SPAWN_SETSID (glibc 2.26+; not imported into Swift): no controlling terminal for the child.
-        let setsid: Int32 = 0x80
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | setsid))
-        var cArgv = argv.map { strdup($0) } + [nil]
-        defer { for pointer in cArgv { free(pointer) } }
-        var pid: pid_t = 0
-        let rc = posix_spawn(&pid, argv[0], &actions, &attributes, &cArgv, environ)
-        guard rc == 0 else { return .failure(SpawnFailure(message: String(cString: strerror(rc)))) }
-        return .success(pid)
+        DetachedProcess.spawn(argv, stderrPath: logPath).mapError { SpawnFailure(message: String(cString: strerror($0.code))) }
     }
 }
 
