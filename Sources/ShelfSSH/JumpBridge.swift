@@ -3,6 +3,7 @@
 // the bridge starts, only its thread touches the outer session.
 import CLibSSH2
 import Foundation
+import ShelfSystem
 
 final class JumpBridge: @unchecked Sendable {
     let outer: Session

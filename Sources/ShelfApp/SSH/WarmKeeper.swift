@@ -168,7 +168,7 @@ private final class StdinRelay {
     /// What the channel pump reads.
     let output: Int32
     private let stop: [Int32]
-    private var thread: JoinableThreadRef?
+    private var thread: JoinableThread?
 
     init?(client: Int32, input: Int32) {
         var data: [Int32] = [-1, -1], wake: [Int32] = [-1, -1]
@@ -183,7 +183,7 @@ private final class StdinRelay {
         output = data[0]
         stop = wake
         let writeEnd = data[1], stopRead = wake[0]
-        thread = JoinableThreadRef { StdinRelay.relay(from: input, to: writeEnd, client: client, stop: stopRead) }
+        thread = JoinableThread(runInlineIfNoThread: false) { StdinRelay.relay(from: input, to: writeEnd, client: client, stop: stopRead) }
     }
 
     private static func relay(from input: Int32, to writeEnd: Int32, client: Int32, stop: Int32) {
@@ -228,30 +228,5 @@ private final class StdinRelay {
         close(output)
         close(stop[0])
         close(stop[1])
-    }
-}
-
-/// A joinable POSIX thread (Foundation's Thread cannot be joined).
-private final class JoinableThreadRef {
-    private final class Body {
-        let run: () -> Void
-        init(_ run: @escaping () -> Void) { self.run = run }
-    }
-
-    private var thread = pthread_t()
-    private let started: Bool
-
-    init(_ body: @escaping () -> Void) {
-        let context = Unmanaged.passRetained(Body(body)).toOpaque()
-        started = pthread_create(&thread, nil, { context in
-            guard let context else { return nil }
-            Unmanaged<Body>.fromOpaque(context).takeRetainedValue().run()
-            return nil
-        }, context) == 0
-        if !started { Unmanaged<Body>.fromOpaque(context).release() }
-    }
-
-    func join() {
-        if started { pthread_join(thread, nil) }
     }
 }

@@ -2,8 +2,11 @@
 // signalled at the end of its closure lets the caller free libssh2 objects while the thread is still releasing
 // its captures (which crashed at exit).
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
-final class JoinableThread {
+public final class JoinableThread {
     private final class Body {
         let run: () -> Void
         init(_ run: @escaping () -> Void) { self.run = run }
@@ -13,7 +16,9 @@ final class JoinableThread {
     private var started = false
     private var joined = false
 
-    init(_ body: @escaping () -> Void) {
+    /// Starts `body` on a new thread. When no thread can be had, `runInline` decides: run it here (callers that
+    /// must see it finished), or not at all (a relay that would block its caller).
+    public init(runInlineIfNoThread runInline: Bool = true, _ body: @escaping () -> Void) {
         let context = Unmanaged.passRetained(Body(body)).toOpaque()
         started = pthread_create(&thread, nil, { context in
             guard let context else { return nil }
@@ -21,13 +26,13 @@ final class JoinableThread {
             return nil
         }, context) == 0
         if !started {
-            // No thread took the body: run it here so the caller's join contract still holds.
-            Unmanaged<Body>.fromOpaque(context).takeRetainedValue().run()
+            let body = Unmanaged<Body>.fromOpaque(context).takeRetainedValue()
+            if runInline { body.run() }
         }
     }
 
     /// Waits until the thread has returned and released everything it held.
-    func join() {
+    public func join() {
         guard started, !joined else { return }
         joined = true
         pthread_join(thread, nil)
