@@ -8,12 +8,16 @@ import ShelfVault
 struct CredentialItem {
     var key: ReferenceKey
     var accessibility: AccessibilityClass
+    /// When the value was written, or, for a deletion, when it was deleted.
     var updatedAt: Int64
     var value: SecretBytes
+    /// A tombstone: the item was deleted on the device that wrote the batch (the value is empty).
+    var deleted = false
 }
 
 enum CredentialBatch {
-    static let magic = Array("SSHCRED1".utf8)
+    /// Version 2 adds a flags byte per item (bit 0: deleted).
+    static let magic = Array("SSHCRED2".utf8)
     static let maxItems = 100_000
     static let maxValue = 1024 * 1024
 
@@ -24,7 +28,7 @@ enum CredentialBatch {
 
     static func encode(_ items: [CredentialItem]) -> SecretBytes {
         var size = magic.count + 4
-        for item in items { size += 2 + item.key.rawValue.utf8.count + 1 + item.accessibility.rawValue.utf8.count + 8 + 4 + item.value.count }
+        for item in items { size += 2 + item.key.rawValue.utf8.count + 1 + item.accessibility.rawValue.utf8.count + 1 + 8 + 4 + item.value.count }
         let out = SecretBytes(count: size)
         out.withUnsafeMutableBytes { buffer in
             var offset = 0
@@ -42,6 +46,7 @@ enum CredentialBatch {
                 put(key)
                 putInt(UInt64(cls.count), 1)
                 put(cls)
+                putInt(item.deleted ? 1 : 0, 1)
                 putInt(UInt64(bitPattern: item.updatedAt), 8)
                 putInt(UInt64(item.value.count), 4)
                 item.value.withUnsafeBytes { value in
@@ -74,7 +79,7 @@ enum CredentialBatch {
             }
             for _ in 0..<count {
                 guard let keyLength = int(2), let keyBytes = take(Int(keyLength)), let classLength = int(1),
-                      let classBytes = take(Int(classLength)), let updated = int(8), let valueLength = int(4),
+                      let classBytes = take(Int(classLength)), let flags = int(1), let updated = int(8), let valueLength = int(4),
                       valueLength <= maxValue, let value = take(Int(valueLength)) else {
                     failure = SyncFailure("credential batch is truncated")
                     return
@@ -89,7 +94,7 @@ enum CredentialBatch {
                     return
                 }
                 items.append(CredentialItem(key: key, accessibility: accessibility, updatedAt: Int64(bitPattern: updated),
-                                            value: SecretBytes(copying: value)))
+                                            value: SecretBytes(copying: value), deleted: flags & 1 == 1))
             }
             if offset != buffer.count { failure = SyncFailure("credential batch has trailing bytes") }
         }

@@ -40,6 +40,7 @@ public struct CredentialSync {
     func run(remote: FolderRemote, store: Store, device: String, report: inout SyncReport) throws {
         let key = try syncKey()
         report.migrated = try migrate()
+        try recordDeletions(store: store)
         try pull(remote: remote, store: store, device: device, key: key, report: &report)
         try push(remote: remote, store: store, device: device, key: key, report: &report)
     }
@@ -79,17 +80,45 @@ public struct CredentialSync {
                     report.skipped.append("\(label): \(error.reason)")
                     continue
                 }
-                for item in items where try merge(item, from: folder, local: device) { report.credentialsReceived += 1 }
+                var ledger = try CredentialLedger.load(store)
+                for item in items where try merge(item, from: folder, local: device, ledger: &ledger) { report.credentialsReceived += 1 }
+                try ledger.save(store)
                 try store.write { try $0.markSeen(device: folder, batch: "credentials/" + batch) }
             }
         }
     }
 
-    /// Last writer wins per item (time, then device id); an identical value is left alone.
-    func merge(_ item: CredentialItem, from remoteDevice: String, local localDevice: String) throws -> Bool {
+    /// Items the last upload held that are gone from the vault now were deleted here: bury them before pulling,
+    /// so an older copy in another device's batch is not written back.
+    func recordDeletions(store: Store) throws {
+        var ledger = try CredentialLedger.load(store)
+        let present = Set(try vault.items().compactMap { info -> String? in
+            guard let accessibility = info.knownClass, accessibility.mayLeaveDevice, info.key != ReferenceKey.syncKey.rawValue
+            else { return nil }
+            return info.key
+        })
+        let now = Int64(Date().timeIntervalSince1970)
+        let gone = ledger.sent.subtracting(present)
+        guard !gone.isEmpty else { return }
+        for key in gone { ledger.bury(key, at: now) }
+        ledger.sent = ledger.sent.intersection(present)
+        try ledger.save(store)
+    }
+
+    /// Last writer wins per item (time, then device id), deletions included; an identical value is left alone,
+    /// and a copy older than a deletion known here is not brought back.
+    func merge(_ item: CredentialItem, from remoteDevice: String, local localDevice: String,
+               ledger: inout CredentialLedger) throws -> Bool {
         let existing = try vault.items().first { $0.key == item.key.rawValue }
-        if let existing {
-            let localTime = Int64(existing.updatedAt.timeIntervalSince1970)
+        let localTime = existing.map { Int64($0.updatedAt.timeIntervalSince1970) }
+        if item.deleted {
+            ledger.bury(item.key.rawValue, at: item.updatedAt)
+            guard let existing, let localTime, let stored = existing.knownClass,
+                  localTime < item.updatedAt || (localTime == item.updatedAt && localDevice < remoteDevice) else { return false }
+            do { return try vault.delete(item.key, class: stored) } catch { throw Self.failure(error) }
+        }
+        if let buried = ledger.tombstones[item.key.rawValue], buried >= item.updatedAt { return false }
+        if let existing, let localTime {
             if localTime > item.updatedAt || (localTime == item.updatedAt && localDevice >= remoteDevice) { return false }
             if let stored = existing.knownClass, case .found(let value) = vault.read(item.key, class: stored),
                value.isEqual(to: item.value) { return false }
@@ -118,6 +147,18 @@ public struct CredentialSync {
                 report.skipped.append("vault item \(info.key) could not be read; not uploaded")
             }
         }
+        // Deletions (recorded before the pull) travel as tombstones; all known tombstones go in every batch, so a
+        // device that joins later learns them too. A key present again was set anew after its deletion.
+        var ledger = try CredentialLedger.load(store)
+        let present = Set(items.map(\.key.rawValue))
+        for key in present { ledger.tombstones[key] = nil }
+        ledger.sent = present
+        for (key, time) in ledger.tombstones.sorted(by: { $0.key < $1.key }) {
+            guard let reference = ReferenceKey(key) else { continue }
+            items.append(CredentialItem(key: reference, accessibility: .whenUnlocked, updatedAt: time, value: SecretBytes(count: 0),
+                                        deleted: true))
+        }
+        try ledger.save(store)
         guard !items.isEmpty else { return }
         let plaintext = CredentialBatch.encode(items)
         let digest = SyncKey.digest(plaintext, key: key)

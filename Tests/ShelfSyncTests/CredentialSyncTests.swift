@@ -178,4 +178,44 @@ final class CredentialSyncTests: XCTestCase {
         XCTAssertEqual(report.reason, "vault locked (credential track paused while config keeps syncing)")
         XCTAssertEqual(report.pushed, 1, "the config track still synced")
     }
+
+    /// A credential deleted on one device is deleted on the others, and an older copy still in another device's
+    /// batch does not bring it back.
+    func testDeletionTravelsAndIsNotResurrected() throws {
+        let remote = try makeFolder()
+        let a = try Device(), b = try Device()
+        try a.enable(folder: remote)
+        try b.enable(folder: remote)
+        let va = try vault(a), vb = try vault(b)
+        let key = SyncKey.generate()
+        try va.saveSyncKey(key, class: .afterFirstUnlockThisDeviceOnly)
+        try vb.saveSyncKey(key, class: .afterFirstUnlockThisDeviceOnly)
+        for device in [a, b] { try SyncSettings.setCredentials(true, device.store) }
+        let host = try a.add("db")
+        try va.saveHostPassword(SecretBytes(Array(password.utf8)), hostID: host.id, class: .whenUnlocked)
+        XCTAssertEqual(sync(a, va).state, .synced)
+        XCTAssertEqual(sync(b, vb).credentialsReceived, 1)
+        XCTAssertNotNil(vb.loadHostPassword(host.id, class: .whenUnlocked).secret)
+
+        // Deleted on A (B's last batch still holds the old copy).
+        XCTAssertTrue(try va.clearHostPassword(host.id, class: .whenUnlocked))
+        XCTAssertEqual(sync(a, va).state, .synced)
+        XCTAssertEqual(sync(b, vb).state, .synced)
+        XCTAssertNil(vb.loadHostPassword(host.id, class: .whenUnlocked).secret, "the deletion reached B")
+        for _ in 0..<2 {
+            XCTAssertEqual(sync(a, va).state, .synced)
+            XCTAssertEqual(sync(b, vb).state, .synced)
+        }
+        XCTAssertNil(va.loadHostPassword(host.id, class: .whenUnlocked).secret, "B's older copy did not come back to A")
+        XCTAssertNil(vb.loadHostPassword(host.id, class: .whenUnlocked).secret)
+
+        // Set again later: the new value wins over the tombstone everywhere. (Vault times have one-second
+        // resolution; the new write must fall in a later second than the deletion.)
+        Thread.sleep(forTimeInterval: 1.1)
+        try va.saveHostPassword(SecretBytes(Array("second-\(password)".utf8)), hostID: host.id, class: .whenUnlocked)
+        XCTAssertEqual(sync(a, va).state, .synced)
+        XCTAssertEqual(sync(b, vb).state, .synced)
+        XCTAssertTrue(try XCTUnwrap(vb.loadHostPassword(host.id, class: .whenUnlocked).secret)
+            .isEqual(to: SecretBytes(Array("second-\(password)".utf8))))
+    }
 }
