@@ -75,4 +75,7 @@ public struct ConnectOutcome: Sendable {
     public var rememberedPasswords: [(hostID: UUID, reference: ReferenceKey)] = []
     /// The method that logged in on each hop, outermost first.
     public var methods: [String] = []
+
+    /// Nothing new: what a command run on an existing (warm) session records.
+    public init() {}
 }

@@ -98,14 +98,21 @@ enum SSHCommands {
         if call.value("persist-for") != nil && !call.flag("persist") {
             throw ShelfError(.usage, "--persist-for needs --persist")
         }
-        if let status = WarmClient.exec(command, stdin: stdin, plan: plan, context: context) { return status }
+        // A command that ran through a warm session counts as a connection too (last connected).
+        func warmRan(_ status: Int32) -> Int32 {
+            if let error = BackgroundRecord(ConnectOutcome(), target: plan.target.id, store: store).wait() {
+                context.warn("ran, but could not save to the store: \(error)")
+            }
+            return status
+        }
+        if let status = WarmClient.exec(command, stdin: stdin, plan: plan, context: context) { return warmRan(status) }
         if call.flag("persist") {
             let idle = try WarmCommands.idleSeconds(call.value("persist-for"), option: "--persist-for")
             let wait = options.connectTimeout * Double(plan.endpoints.count) + 20
             if let reason = WarmClient.start(plan: plan, idle: idle, timeout: wait, context: context) {
                 context.warn("could not keep a warm session: \(reason)")
             } else if let status = WarmClient.exec(command, stdin: stdin, plan: plan, context: context) {
-                return status
+                return warmRan(status)
             }
         }
         return try withConnection(plan, store: store, call: call, options: options, context: context) { connection in

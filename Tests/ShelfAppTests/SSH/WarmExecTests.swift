@@ -33,6 +33,13 @@ final class WarmExecTests: XCTestCase {
         return true
     }
 
+    /// The host's last-connected time as `show --json` prints it.
+    private func lastConnected(_ world: SSHCLIWorld) throws -> String {
+        let show = try world.home.run("show", "t", "--json")
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(show.stdout.utf8)) as? [String: Any])
+        return try XCTUnwrap(object["lastConnectedAt"] as? String)
+    }
+
     /// A world whose host key is already pinned (one login), as `--persist`'s keeper never accepts a new key.
     private func pinnedWorld() throws -> SSHCLIWorld {
         let world = try SSHCLIWorld()
@@ -54,8 +61,10 @@ final class WarmExecTests: XCTestCase {
         XCTAssertEqual(mode(path), 0o600)
         XCTAssertEqual(mode((path as NSString).deletingLastPathComponent), 0o700)
 
+        let lastBefore = try lastConnected(world)
         let second = try world.home.run("exec", "t", "-n", "--", "echo out; echo err >&2; exit 3")
         XCTAssertExit(second, 3)
+        XCTAssertGreaterThan(try lastConnected(world), lastBefore, "a warm exec counts as a connection")
         XCTAssertEqual(second.stdout, "out\n")
         XCTAssertEqual(second.stderr, "err\n")
 
