@@ -113,8 +113,9 @@ public struct CredentialSync {
         let localTime = existing.map { Int64($0.updatedAt.timeIntervalSince1970) }
         if item.deleted {
             ledger.bury(item.key.rawValue, at: item.updatedAt)
-            guard let existing, let localTime, let stored = existing.knownClass,
-                  localTime < item.updatedAt || (localTime == item.updatedAt && localDevice < remoteDevice) else { return false }
+            // A tie goes to the deletion: whoever deleted the item had that value, so the deletion came after it
+            // (and a revoked credential should stay revoked).
+            guard let existing, let localTime, let stored = existing.knownClass, localTime <= item.updatedAt else { return false }
             do { return try vault.delete(item.key, class: stored) } catch { throw Self.failure(error) }
         }
         if let buried = ledger.tombstones[item.key.rawValue], buried >= item.updatedAt { return false }
