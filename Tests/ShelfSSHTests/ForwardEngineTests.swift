@@ -39,6 +39,18 @@ final class RunningForwards: @unchecked Sendable {
         do { try engine.run() } catch { failure = error }
     }
 
+    /// The engine's published status once `settled` holds (it publishes from its loop, so a count can trail the
+    /// traffic by one turn); after a deadline for a hung engine, whatever it says then. Not a timing check.
+    func status(of ruleID: UUID? = nil, settled: (ForwardStatus) -> Bool) -> ForwardStatus? {
+        func current() -> ForwardStatus? { engine.status().first { ruleID == nil || $0.ruleID == ruleID } }
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            if let status = current(), settled(status) { return status }
+            usleep(20_000)
+        }
+        return current()
+    }
+
     func port(_ rule: PortForwardRule) -> Int {
         engine.status().first { $0.ruleID == rule.id }?.boundPort ?? 0
     }
@@ -61,7 +73,7 @@ final class ForwardEngineTests: XCTestCase {
         let reply = try TrafficSocket.roundTrip(port: forwards.port(rule), payload)
         XCTAssertEqual(reply.count, payload.count)
         XCTAssertEqual(try Payload.sha256(reply), try Payload.sha256(payload.reversed()))
-        let status = try XCTUnwrap(forwards.engine.status().first)
+        let status = try XCTUnwrap(forwards.status { $0.totalConnections == 1 && $0.bytesIn == Int64(payload.count) })
         XCTAssertEqual(status.totalConnections, 1)
         XCTAssertEqual(status.bytesOut, Int64(payload.count))
         XCTAssertEqual(status.bytesIn, Int64(payload.count))
@@ -101,7 +113,7 @@ final class ForwardEngineTests: XCTestCase {
         }
         XCTAssertEqual(results.ok, 50, results.problems.joined(separator: "\n"))
         XCTAssertEqual(target.connectionsServed, 50)
-        XCTAssertEqual(forwards.engine.status().first?.totalConnections, 50)
+        XCTAssertEqual(forwards.status { $0.totalConnections == 50 }?.totalConnections, 50)
     }
 
     func testHalfCloseStillDeliversTheReply() throws {
@@ -141,10 +153,10 @@ final class ForwardEngineTests: XCTestCase {
         XCTAssertEqual(try TrafficSocket.roundTrip(port: forwards.port(live), Array("ab".utf8)), Array("ba".utf8))
         XCTAssertEqual(try TrafficSocket.roundTrip(port: forwards.port(dead), Array("y".utf8)), [])
         XCTAssertEqual(try TrafficSocket.roundTrip(port: forwards.port(live), Array("cd".utf8)), Array("dc".utf8))
-        let status = forwards.engine.status()
-        XCTAssertEqual(status.first { $0.ruleID == dead.id }?.failedConnections, 2)
-        XCTAssertNotNil(status.first { $0.ruleID == dead.id }?.lastError)
-        XCTAssertEqual(status.first { $0.ruleID == live.id }?.failedConnections, 0)
+        let deadStatus = forwards.status(of: dead.id) { $0.failedConnections == 2 }
+        XCTAssertEqual(deadStatus?.failedConnections, 2)
+        XCTAssertNotNil(deadStatus?.lastError)
+        XCTAssertEqual(forwards.engine.status().first { $0.ruleID == live.id }?.failedConnections, 0)
     }
 
     func testIPv6LoopbackBindAndTarget() throws {
