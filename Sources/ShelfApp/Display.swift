@@ -2,6 +2,7 @@
 // and laying out simple aligned tables.
 import Foundation
 import ShelfCore
+import ShelfUI
 
 enum Display {
     /// Replaces control and bidi-override characters with '?'.
@@ -32,14 +33,8 @@ enum Display {
 
     static func shortID(_ id: UUID) -> String { String(id.uuidString.lowercased().prefix(8)) }
 
+    /// The same wording as the TUI ("2 min ago"), or "never".
     static func relative(_ date: Date?, now: Date = Date()) -> String {
-        guard let date else { return "never" }
-        let seconds = Int(now.timeIntervalSince(date))
-        switch seconds {
-        case ..<60: return "just now"
-        case ..<3600: return "\(seconds / 60) min ago"
-        case ..<86400: return "\(seconds / 3600) h ago"
-        default: return "\(seconds / 86400) d ago"
-        }
+        date.map { RelativeTime.words($0, now: now) } ?? "never"
     }
 }

@@ -75,17 +75,11 @@ enum GroupCommands {
                 throw ShelfError(.invalid, "group '\(Display.safe(tree.path(of: group.id)))' holds \(hosts.count) host\(hosts.count == 1 ? "" : "s") and \(subgroups) group\(subgroups == 1 ? "" : "s")",
                                  hint: "move them out first ('sshelf mv NAME --group PATH'), or pass --recursive to remove them too")
             }
-            var rules = 0
-            for host in hosts {
-                for rule in try store.forwardRules(hostID: host.id) {
-                    try store.deleteForwardRule(rule.id)
-                    rules += 1
-                }
-                try store.deleteHost(host.id)
-            }
-            for id in subtree { try store.deleteGroup(id) }
+            let deletion = try store.deleteGroupTree(group.id)
             var text = "removed group \(Display.safe(tree.path(of: group.id)))"
-            if subgroups > 0 || !hosts.isEmpty { text += " with \(subgroups) subgroup(s), \(hosts.count) host(s) and \(rules) forward rule(s)" }
+            if deletion.subgroups > 0 || deletion.hosts > 0 {
+                text += " with \(deletion.subgroups) subgroup(s), \(deletion.hosts) host(s) and \(deletion.rules) forward rule(s)"
+            }
             return text
         }
         context.print(summary)

@@ -208,12 +208,10 @@ enum HostCommands {
             for name in call.arguments {
                 let host = try Resolve.host(name, in: store)
                 guard seen.insert(host.id).inserted else { continue }
-                let rules = try store.forwardRules(hostID: host.id)
-                for rule in rules { try store.deleteForwardRule(rule.id) }
-                try store.deleteHost(host.id)
+                let rules = try store.deleteHostWithRules(host.id) ?? 0
                 let dependents = try store.hosts().filter { $0.jumpHostIDs.contains(host.id) }.map(\.name)
                 var line = "removed \(Display.safe(host.name))"
-                if !rules.isEmpty { line += " and its \(rules.count) forward rule\(rules.count == 1 ? "" : "s")" }
+                if rules > 0 { line += " and its \(rules) forward rule\(rules == 1 ? "" : "s")" }
                 if !dependents.isEmpty {
                     line += "; note: \(dependents.map(Display.safe).joined(separator: ", ")) jumped through it (see 'sshelf check')"
                 }

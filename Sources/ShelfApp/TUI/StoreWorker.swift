@@ -105,25 +105,16 @@ final class StoreWorker: @unchecked Sendable {
             }
         case .deleteHost(let id):
             return try store.write { store in
-                guard let host = try store.host(id: id) else { return "already gone" }
-                let rules = try store.forwardRules(hostID: id)
-                for rule in rules { try store.deleteForwardRule(rule.id) }
-                try store.deleteHost(id)
-                return "deleted \(Display.safe(host.name))" + (rules.isEmpty ? "" : " and its \(rules.count) forward rule(s)")
+                guard let host = try store.host(id: id), let rules = try store.deleteHostWithRules(id) else { return "already gone" }
+                return "deleted \(Display.safe(host.name))" + (rules == 0 ? "" : " and its \(rules) forward rule(s)")
             }
         case .deleteGroup(let id):
             return try store.write { store in
                 let tree = GroupTree(try store.groups())
                 guard tree.groups[id] != nil else { return "already gone" }
                 let path = tree.path(of: id)
-                let subtree = tree.subtree(of: id)
-                let hosts = try store.hosts().filter { $0.groupID.map(subtree.contains) ?? false }
-                for host in hosts {
-                    for rule in try store.forwardRules(hostID: host.id) { try store.deleteForwardRule(rule.id) }
-                    try store.deleteHost(host.id)
-                }
-                for groupID in subtree { try store.deleteGroup(groupID) }
-                return "deleted group \(Display.safe(path)) with \(hosts.count) host(s)"
+                let deletion = try store.deleteGroupTree(id)
+                return "deleted group \(Display.safe(path)) with \(deletion.hosts) host(s)"
             }
         case .deleteForward(let id):
             return try store.write { store in
