@@ -60,9 +60,8 @@ enum VaultCommands {
     }
 
     static func options(_ context: AppContext) -> VaultOptions {
-        VaultOptions.from(environment: context.environment, warn: { text in
-            StandardStreams.write("sshelf: warning: \(Display.safe(text))\n", fd: 2)
-        })
+        // Through the context, so a caller that must keep stderr clean (the TUI under curses) can catch them.
+        VaultOptions.from(environment: context.environment, warn: { [context] text in context.warn(Display.safe(text)) })
     }
 
     static func shelfError(_ error: VaultError) -> ShelfError {

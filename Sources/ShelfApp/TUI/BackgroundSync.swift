@@ -56,7 +56,7 @@ final class BackgroundSync: @unchecked Sendable {
         mailbox.post(.status(status))
         var credentials: CredentialSync?
         if (try? SyncSettings.credentialsEnabled(store)) == true,
-           let vault = try? Vault.open(context.locations, options: VaultCommands.options(context), createIfMissing: false) {
+           let vault = try? Vault.open(context.locations, options: VaultNames.quietOptions(context), createIfMissing: false) {
             credentials = CredentialSync(vault: vault)
         }
         let report = SyncRunner.run(store: store, locations: context.locations, deviceName: SyncCommands.deviceName(),

@@ -33,7 +33,7 @@ enum StatusSource {
     static func vaultIndicator(_ context: AppContext) -> VaultIndicator {
         guard Vault.exists(at: context.locations) else { return .notSetUp }
         do {
-            let vault = try Vault.open(context.locations, options: VaultCommands.options(context), createIfMissing: false)
+            let vault = try Vault.open(context.locations, options: VaultNames.quietOptions(context), createIfMissing: false)
             let status = try vault.status()
             guard status.hasPassphrase else { return .noPassphrase }
             return status.classes.contains { $0.state == "locked" } ? .locked : .unlocked

@@ -28,7 +28,7 @@ final class TUIApp {
     init(context: AppContext) {
         self.context = context
         worker = StoreWorker(path: context.locations.store, mailbox: mailbox,
-                             secretsPresent: { [context] in CatalogLoader.secretsPresent(context) })
+                             secretsPresent: { [names = VaultNames(context: context)] in names.current() })
         login = TUILogin(context: context, mailbox: mailbox)
         forwards = ForwardChildren(locations: context.locations, mailbox: mailbox, selfPath: TUIApp.selfPath)
         state = UIState()
