@@ -49,11 +49,6 @@ final class SyncCommandTests: XCTestCase {
 
 final class SyncJoinCommandTests: XCTestCase {
     /// Runs sshelf with `text` readable on file descriptor 3.
-    func run(_ home: TempHome, _ arguments: [String], fd3 text: String) throws -> CLIResult {
-        let file = try home.write(text + "\n", to: "fd3-\(UUID().uuidString.prefix(6))")
-        return try CLI.run(["-c", "exec \"$0\" \"$@\" 3<'\(file)'", CLI.binary] + arguments, environment: home.environment,
-                           shell: true)
-    }
 
     func testJoinCodeFromADescriptorAndAWrongCodeWritesNothing() throws {
         let remote = (ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp") + "/sshelf-join-\(UUID().uuidString.prefix(8))"
@@ -61,7 +56,7 @@ final class SyncJoinCommandTests: XCTestCase {
         let a = TempHome(), b = TempHome()
         for home in [a, b] { home.extraEnvironment = ["SSHELF_VAULT_NO_KEYRING": "1", "SSHELF_TEST_WEAK_KDF": "1"] }
         XCTAssertExit(try a.run("add", "db", "--host", "db.example"), 0)
-        XCTAssertExit(try run(a, ["vault", "set-password", "db", "--secret-fd", "3"], fd3: "CANARY-join-secret"), 0)
+        XCTAssertExit(try a.run(["vault", "set-password", "db", "--secret-fd", "3"], fd3: "CANARY-join-secret"), 0)
         let enabled = try a.run("sync", "enable", "--folder", remote, "--credentials")
         XCTAssertExit(enabled, 0)
         let code = try XCTUnwrap(enabled.stdout.split(separator: "\n").first { $0.hasPrefix("    ") }).trimmingCharacters(in: .whitespaces)
@@ -70,12 +65,12 @@ final class SyncJoinCommandTests: XCTestCase {
         XCTAssertExit(try b.run("sync", "enable", "--folder", remote), 0)
         var wrong = Array(code)
         wrong[0] = wrong[0] == "B" ? "C" : "B"
-        let refused = try run(b, ["sync", "join", "--code-fd", "3"], fd3: String(wrong))
+        let refused = try b.run(["sync", "join", "--code-fd", "3"], fd3: String(wrong))
         XCTAssertExit(refused, 4)
         XCTAssertTrue(refused.stderr.contains("checksum"), refused.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: b.sshelfHome + "/data/vault.sqlite"), "nothing written")
 
-        let joined = try run(b, ["sync", "join", "--code-fd", "3"], fd3: code)
+        let joined = try b.run(["sync", "join", "--code-fd", "3"], fd3: code)
         XCTAssertExit(joined, 0)
         XCTAssertTrue(joined.stdout.contains("credentials: 1 received"), joined.stdout)
         let list = try b.run("vault", "list")
@@ -87,10 +82,6 @@ final class SyncJoinCommandTests: XCTestCase {
 }
 
 final class SyncPassphraseCommandTests: XCTestCase {
-    func fd3(_ home: TempHome, _ arguments: [String], _ text: String) throws -> CLIResult {
-        let file = try home.write(text + "\n", to: "fd3-\(UUID().uuidString.prefix(6))")
-        return try CLI.run(["-c", "exec \"$0\" \"$@\" 3<'\(file)'", CLI.binary] + arguments, environment: home.environment, shell: true)
-    }
 
     /// With a vault passphrase, `--passphrase-fd` unlocks for the whole run: the sync key is stored and the
     /// whenUnlocked password is read and sealed, with the passphrase entered once.
@@ -101,12 +92,12 @@ final class SyncPassphraseCommandTests: XCTestCase {
         a.extraEnvironment = ["SSHELF_VAULT_NO_KEYRING": "1", "SSHELF_TEST_WEAK_KDF": "1"]
         XCTAssertExit(try a.run("add", "db", "--host", "db.example"), 0)
         XCTAssertExit(try a.run("vault", "init"), 0)
-        XCTAssertExit(try fd3(a, ["vault", "passwd", "--passphrase-fd", "3"], "vault pass phrase"), 0)
-        XCTAssertExit(try fd3(a, ["vault", "set-password", "db", "--secret-fd", "3", "--passphrase-fd", "3"],
-                              "vault pass phrase\nCANARY-db-password"), 0)
+        XCTAssertExit(try a.run(["vault", "passwd", "--passphrase-fd", "3"], fd3: "vault pass phrase"), 0)
+        XCTAssertExit(try a.run(["vault", "set-password", "db", "--secret-fd", "3", "--passphrase-fd", "3"],
+                              fd3: "vault pass phrase\nCANARY-db-password"), 0)
         let locked = try a.run("sync", "enable", "--folder", remote, "--credentials")
         XCTAssertNotEqual(locked.status, 0, "without the passphrase and no terminal the sync key cannot be stored")
-        let enabled = try fd3(a, ["sync", "enable", "--folder", remote, "--credentials", "--passphrase-fd", "3"], "vault pass phrase")
+        let enabled = try a.run(["sync", "enable", "--folder", remote, "--credentials", "--passphrase-fd", "3"], fd3: "vault pass phrase")
         XCTAssertExit(enabled, 0)
         XCTAssertTrue(enabled.stdout.contains("credentials: 0 received, 1 in the upload, 1 moved to syncable classes"), enabled.stdout)
         let paused = try a.run("sync", "now")

@@ -42,6 +42,15 @@ public final class TempHome {
     @discardableResult
     public func run(_ arguments: String...) throws -> CLIResult { try run(arguments) }
 
+    /// Runs `sshelf ARGS…` with `text` (and a newline) readable on file descriptor 3, the way a script hands
+    /// over a secret (`--secret-fd 3`, `--passphrase-fd 3`, `--code-fd 3`).
+    @discardableResult
+    public func run(_ arguments: [String], fd3 text: String) throws -> CLIResult {
+        let file = try write(text + "\n", to: "fd3-\(UUID().uuidString.prefix(6))")
+        return try CLI.run(["-c", "exec \"$0\" \"$@\" 3<'\(file)'", CLI.binary] + arguments, environment: environment,
+                           shell: true)
+    }
+
     public func write(_ text: String, to relativePath: String) throws -> String {
         let path = home + "/" + relativePath
         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,

@@ -6,12 +6,6 @@ import TestSupport
 import XCTest
 
 final class ForwardCredentialTests: XCTestCase {
-    private func fd3(_ home: TempHome, _ arguments: [String], _ text: String) throws -> CLIResult {
-        let file = try home.write(text + "\n", to: "fd3-\(UUID().uuidString.prefix(6))")
-        return try CLI.run(
-            ["-c", "exec \"$0\" \"$@\" 3<'\(file)'", CLI.binary] + arguments, environment: home.environment, shell: true
-        )
-    }
 
     func testWhenUnlockedPasswordIsReportedWithTheFix() throws {
         try TestAccount.ensure()
@@ -22,7 +16,7 @@ final class ForwardCredentialTests: XCTestCase {
             try home.run(
                 "add", "pw", "--host", "127.0.0.1", "--port", "\(sshd.port)", "--user", TestAccount.name,
                 "--auth", "password"), 0)
-        XCTAssertExit(try fd3(home, ["vault", "set-password", "pw", "--secret-fd", "3"], TestAccount.password), 0)
+        XCTAssertExit(try home.run(["vault", "set-password", "pw", "--secret-fd", "3"], fd3: TestAccount.password), 0)
         XCTAssertExit(try home.run("exec", "pw", "--accept-new", "--no-stdin", "--", "true"), 0)
         XCTAssertTrue(sshd.waitForLog("Accepted password"), sshd.log)
         let target = try ReverseServer()
@@ -42,7 +36,7 @@ final class ForwardCredentialTests: XCTestCase {
         XCTAssertTrue(audit.stdout.contains("weaker-than-use"), "\(audit)")
         XCTAssertTrue(audit.stdout.contains("needed by an autostarted forward"), "\(audit)")
 
-        XCTAssertExit(try fd3(home, ["vault", "set-password", "pw", "--secret-fd", "3"], TestAccount.password), 0)
+        XCTAssertExit(try home.run(["vault", "set-password", "pw", "--secret-fd", "3"], fd3: TestAccount.password), 0)
         let fixed = try BackgroundCLI(home, ["forward", "up"])
         XCTAssertTrue(fixed.waitFor("pw: active"), fixed.stderr)
         XCTAssertEqual(try TrafficSocket.roundTrip(port: port, Array("fixed".utf8)), Array("dexif".utf8))

@@ -6,10 +6,6 @@ import TestSupport
 import XCTest
 
 final class TwoTracksTests: XCTestCase {
-    func fd3(_ home: TempHome, _ arguments: [String], _ text: String) throws -> CLIResult {
-        let file = try home.write(text + "\n", to: "fd3-\(UUID().uuidString.prefix(6))")
-        return try CLI.run(["-c", "exec \"$0\" \"$@\" 3<'\(file)'", CLI.binary] + arguments, environment: home.environment, shell: true)
-    }
 
     func testConfigBeforeCredentialThenBoth() throws {
         try TestAccount.ensure()
@@ -21,7 +17,7 @@ final class TwoTracksTests: XCTestCase {
 
         XCTAssertExit(try a.run("add", "pw", "--host", "127.0.0.1", "--port", "\(sshd.port)", "--user", TestAccount.name,
                                 "--auth", "password"), 0)
-        XCTAssertExit(try fd3(a, ["vault", "set-password", "pw", "--secret-fd", "3"], TestAccount.password), 0)
+        XCTAssertExit(try a.run(["vault", "set-password", "pw", "--secret-fd", "3"], fd3: TestAccount.password), 0)
         // A logs in once with its stored password and pins the host key; the pin travels to B with the host.
         XCTAssertExit(try a.run("exec", "pw", "--accept-new", "--no-stdin", "--", "true"), 0)
         let enabled = try a.run("sync", "enable", "--folder", remote, "--credentials")
@@ -43,7 +39,7 @@ final class TwoTracksTests: XCTestCase {
         XCTAssertFalse(during.contains("Failed password"), during)
 
         // The credential track arrives.
-        let joined = try fd3(b, ["sync", "join", "--code-fd", "3"], code)
+        let joined = try b.run(["sync", "join", "--code-fd", "3"], fd3: code)
         XCTAssertExit(joined, 0)
         let later = try b.run("exec", "pw", "--no-stdin", "--", "whoami")
         XCTAssertExit(later, 0)

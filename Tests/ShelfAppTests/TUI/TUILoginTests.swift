@@ -170,9 +170,7 @@ final class TUILoginTests: XCTestCase {
 
     func testAPasswordNotOnThisDeviceIsTheNotSyncedLine() throws {
         let world = try passwordWorld()
-        let file = try world.home.write(TestAccount.password + "\n", to: "pw")
-        XCTAssertExit(try CLI.run(["-c", "exec \"$0\" \"$@\" 3<'\(file)'", CLI.binary, "vault", "set-password", "t", "--secret-fd", "3"],
-                                  environment: world.home.environment, shell: true), 0)
+        XCTAssertExit(try world.home.run(["vault", "set-password", "t", "--secret-fd", "3"], fd3: TestAccount.password), 0)
         // This device has the host (and its password reference) but not the vault item: as before a sync.
         for suffix in ["", "-wal", "-shm"] { unlink(world.home.sshelfHome + "/data/vault.sqlite" + suffix) }
         let tui = try Tmux(home: world.home, columns: 140, rows: 30)

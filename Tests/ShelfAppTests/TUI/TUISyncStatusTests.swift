@@ -61,9 +61,7 @@ final class TUICredentialSourceTests: XCTestCase {
         let home = TempHome()
         home.extraEnvironment = ["SSHELF_VAULT_NO_KEYRING": "1"]
         XCTAssertExit(try home.run("add", "db", "--host", "db.example", "--auth", "password"), 0)
-        let file = try home.write("CANARY-pw\n", to: "pw")
-        XCTAssertExit(try CLI.run(["-c", "exec \"$0\" \"$@\" 3<'\(file)'", CLI.binary, "vault", "set-password", "db", "--secret-fd", "3"],
-                                  environment: home.environment, shell: true), 0)
+        XCTAssertExit(try home.run(["vault", "set-password", "db", "--secret-fd", "3"], fd3: "CANARY-pw"), 0)
         var tui: Tmux? = try Tmux(home: home, columns: 140)
         try XCTUnwrap(tui).waitFor(text: "password: vault")
         try XCTUnwrap(tui).send("q")

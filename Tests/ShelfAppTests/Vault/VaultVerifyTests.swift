@@ -6,23 +6,19 @@ import TestSupport
 import XCTest
 
 final class VaultVerifyTests: XCTestCase {
-    func fd3(_ home: TempHome, _ arguments: [String], _ text: String) throws -> CLIResult {
-        let file = try home.write(text + "\n", to: "fd3-\(UUID().uuidString.prefix(6))")
-        return try CLI.run(["-c", "exec \"$0\" \"$@\" 3<'\(file)'", CLI.binary] + arguments, environment: home.environment, shell: true)
-    }
 
     func testIntactLockedAndDamagedItems() throws {
         let home = TempHome()
         home.extraEnvironment = ["SSHELF_VAULT_NO_KEYRING": "1", "SSHELF_TEST_WEAK_KDF": "1"]
         for name in ["a", "b"] { XCTAssertExit(try home.run("add", name, "--host", "\(name).example"), 0) }
         for name in ["a", "b"] {
-            XCTAssertExit(try fd3(home, ["vault", "set-password", name, "--secret-fd", "3"], "CANARY-\(name)-secret"), 0)
+            XCTAssertExit(try home.run(["vault", "set-password", name, "--secret-fd", "3"], fd3: "CANARY-\(name)-secret"), 0)
         }
         let ok = try home.run("vault", "verify")
         XCTAssertExit(ok, 0)
         XCTAssertEqual(ok.stdout, "2 of 2 items intact\n")
 
-        XCTAssertExit(try fd3(home, ["vault", "passwd", "--passphrase-fd", "3"], "pass phrase"), 0)
+        XCTAssertExit(try home.run(["vault", "passwd", "--passphrase-fd", "3"], fd3: "pass phrase"), 0)
         let locked = try home.run("vault", "verify")
         XCTAssertExit(locked, 0)
         XCTAssertEqual(locked.stdout, "0 of 2 items intact, 2 locked (not checked)\n")
@@ -32,7 +28,7 @@ final class VaultVerifyTests: XCTestCase {
         XCTAssertEqual(sqlite3_open(home.sshelfHome + "/data/vault.sqlite", &db), SQLITE_OK)
         defer { sqlite3_close(db) }
         XCTAssertEqual(sqlite3_exec(db, "UPDATE items SET sealed = CAST(substr(sealed, 1, 30) || X'FF' || substr(sealed, 32) AS BLOB) WHERE rowid = (SELECT min(rowid) FROM items)", nil, nil, nil), SQLITE_OK)
-        let damaged = try fd3(home, ["vault", "verify", "--passphrase-fd", "3"], "pass phrase")
+        let damaged = try home.run(["vault", "verify", "--passphrase-fd", "3"], fd3: "pass phrase")
         XCTAssertExit(damaged, 4)
         XCTAssertEqual(damaged.stdout, "1 of 2 items intact\n")
         XCTAssertTrue(damaged.stderr.contains("failed its integrity check"), damaged.stderr)
