@@ -13,7 +13,6 @@ public struct DataLocations: Sendable, Equatable {
     public var knownHosts: String { dataDirectory + "/known_hosts" }
     public var deviceKey: String { stateDirectory + "/device.key" }
     public var syncWorkingCopy: String { stateDirectory + "/sync" }
-    public var log: String { stateDirectory + "/sshelf.log" }
 
     public static func resolve(environment env: [String: String]) -> DataLocations {
         if let root = env["SSHELF_HOME"], !root.isEmpty {

@@ -76,12 +76,6 @@ public enum PrivateFiles {
         return info.st_mode & 0o7777
     }
 
-    /// True when group or others have any access.
-    public static func isLoose(_ path: String) -> Bool {
-        guard let mode = mode(of: path) else { return false }
-        return mode & 0o077 != 0
-    }
-
     /// Replaces `path` atomically: write a 0600 temp file beside it, fsync, rename, fsync the directory.
     public static func atomicWrite(_ data: Data, to path: String) throws(FileSystemError) {
         let directory = (path as NSString).deletingLastPathComponent

@@ -100,7 +100,7 @@ enum GroupCommands {
             }
             let parentPath = newPath.dropLast().joined(separator: "/")
             // Refuse before creating anything: moving a group into its own subtree would make a cycle.
-            if let parent = tree.find(parentPath), tree.subtree(of: group.id).contains(parent.id) {
+            if let parent = tree.find(parentPath), ModelCheck.wouldCycle(group: group.id, parent: parent.id, in: tree.groups) {
                 throw ShelfError(.invalid, "cannot move '\(Display.safe(oldPath))' inside itself")
             }
             if parentPath.hasPrefix(oldPath + "/") || parentPath == oldPath {

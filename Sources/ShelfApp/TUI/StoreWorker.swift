@@ -73,7 +73,7 @@ final class StoreWorker: @unchecked Sendable {
             return try store.write { store in
                 let tree = GroupTree(try store.groups())
                 let existed = tree.groups[group.id] != nil
-                if existed, let parent = tree.find(parentPath), tree.subtree(of: group.id).contains(parent.id) {
+                if existed, let parent = tree.find(parentPath), ModelCheck.wouldCycle(group: group.id, parent: parent.id, in: tree.groups) {
                     throw ShelfError(.invalid, "cannot move '\(Display.safe(tree.path(of: group.id)))' inside itself")
                 }
                 let parent = try Resolve.groupCreating(parentPath, in: store)
