@@ -171,6 +171,12 @@ public final class Store {
                             [.text(name)], row: HostRow.read).compactMap { $0 }
     }
 
+    /// Hosts whose id starts with `prefix` (lower-case hex and dashes), found through the primary key.
+    public func hosts(idPrefix prefix: String) throws -> [ShelfCore.Host] {
+        try db.query("SELECT \(HostRow.columns) FROM hosts WHERE id >= ? AND id < ? ORDER BY id",
+                     [.text(prefix), .text(prefix + "\u{7F}")], row: HostRow.read).compactMap { $0 }
+    }
+
     public func hostCount() throws -> Int { try db.scalarInt("SELECT count(*) FROM hosts") }
 
     public func save(_ host: ShelfCore.Host) throws {

@@ -23,7 +23,7 @@ enum Resolve {
     static func hostByIDPrefix(_ text: String, in store: Store) throws -> ShelfCore.Host? {
         let prefix = text.lowercased()
         guard prefix.count >= 4, prefix.allSatisfy({ $0.isHexDigit || $0 == "-" }) else { return nil }
-        let matches = try store.hosts().filter { $0.id.uuidString.lowercased().hasPrefix(prefix) }
+        let matches = try store.hosts(idPrefix: prefix)
         return matches.count == 1 ? matches[0] : nil
     }
 
