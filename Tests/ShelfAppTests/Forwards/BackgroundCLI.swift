@@ -1,16 +1,19 @@
-// BackgroundCLI: runs a long-lived `sshelf` command (forward start / up) in a TempHome, waits for a port to
-// accept connections, and stops it with a real signal; its output is collected for the assertions.
+// BackgroundCLI: runs a long-lived `sshelf` command (forward start / up) in a TempHome, waits for what it prints
+// on stderr, and stops it with a real signal; its output is collected for the assertions.
 import Foundation
 import TestSupport
 import XCTest
 
 final class BackgroundCLI: @unchecked Sendable {
     let process = Process()
+    let arguments: [String]
     private let errPipe = Pipe(), outPipe = Pipe()
     private let lock = NSLock()
     private var errData = Data()
+    private var errEnded = false
 
     init(_ home: TempHome, _ arguments: [String]) throws {
+        self.arguments = arguments
         process.executableURL = URL(fileURLWithPath: CLI.binary)
         process.arguments = arguments
         process.environment = home.environment
@@ -20,7 +23,12 @@ final class BackgroundCLI: @unchecked Sendable {
         errPipe.fileHandleForReading.readabilityHandler = { [self] handle in
             let chunk = handle.availableData
             lock.lock()
-            errData.append(chunk)
+            if chunk.isEmpty {
+                errEnded = true
+                handle.readabilityHandler = nil
+            } else {
+                errData.append(chunk)
+            }
             lock.unlock()
         }
         try process.run()
@@ -34,29 +42,40 @@ final class BackgroundCLI: @unchecked Sendable {
         return String(decoding: errData, as: UTF8.self)
     }
 
-    /// Waits until `text` shows up on stderr (or the process ends); false on timeout.
-    @discardableResult
-    func waitFor(_ text: String, timeout: Double = 20) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if stderr.contains(text) { return true }
-            if !process.isRunning { return stderr.contains(text) }
-            usleep(20_000)
+    private var stderrEnded: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return errEnded
+    }
+
+    /// How often `text` occurs on stderr so far.
+    func count(_ text: String) -> Int { stderr.components(separatedBy: text).count - 1 }
+
+    /// Waits until `text` has shown up `count` times on stderr; fails here (with the stderr so far) when the
+    /// deadline passes or the process ends first.
+    func waitFor(_ text: String, count wanted: Int = 1, deadline: TimeInterval = Deadline.standard,
+                 file: StaticString = #filePath, line: UInt = #line) throws {
+        let what = "'\(text)' \(wanted)× on the stderr of sshelf \(arguments.joined(separator: " "))"
+        try eventually(what, deadline: deadline, file: file, line: line, context: { "stderr:\n" + tail(stderr) }) {
+            count(text) >= wanted || !process.isRunning
         }
-        return false
+        guard count(text) >= wanted else {
+            XCTFail("sshelf \(arguments.joined(separator: " ")) exited (\(process.terminationStatus)) before \(what):\n"
+                    + stderr, file: file, line: line)
+            throw WaitTimedOut(what: what)
+        }
     }
 
-    /// Sends `signal` and waits for the exit status.
-    func stop(_ signal: Int32 = SIGINT) -> Int32 {
+    /// Sends `signal` and waits for the exit status (and the rest of stderr).
+    func stop(_ signal: Int32 = SIGINT, file: StaticString = #filePath, line: UInt = #line) throws -> Int32 {
         kill(process.processIdentifier, signal)
-        process.waitUntilExit()
-        usleep(50_000)
-        return process.terminationStatus
+        return try waitExit(file: file, line: line)
     }
 
-    func waitExit() -> Int32 {
-        process.waitUntilExit()
-        usleep(50_000)
+    /// Waits for the process to end and its stderr to reach end-of-file, and returns the exit status.
+    func waitExit(file: StaticString = #filePath, line: UInt = #line) throws -> Int32 {
+        try eventually("sshelf \(arguments.joined(separator: " ")) to exit and close stderr", file: file, line: line,
+                       context: { "stderr:\n" + tail(stderr) }) { !process.isRunning && stderrEnded }
         return process.terminationStatus
     }
 }

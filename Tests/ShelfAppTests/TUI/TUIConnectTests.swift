@@ -22,8 +22,7 @@ final class TUIConnectTests: XCTestCase {
         try tui.send("j")
         try tui.waitFor(text: "address   other.example.com")
         try tui.send("q")
-        try tui.waitFor("exit") { _ in (try? tui.exitStatus()) != nil }
-        XCTAssertEqual(try tui.exitStatus(), 0)
+        XCTAssertEqual(try tui.waitForExit(), 0)
     }
 
     func testEnterOpensAShellOnTheTestSSHDAndComesBack() throws {
@@ -46,8 +45,7 @@ final class TUIConnectTests: XCTestCase {
         }
         XCTAssertTrue(world.sshd.waitForLog("Accepted publickey"), world.sshd.log)
         try tui.send("q")
-        try tui.waitFor("exit") { _ in (try? tui.exitStatus()) != nil }
-        XCTAssertEqual(try tui.exitStatus(), 0)
+        XCTAssertEqual(try tui.waitForExit(), 0)
     }
 
     func testUnknownHostKeyIsAskedInsideTheTUI() throws {

@@ -59,8 +59,7 @@ final class TUILoginTests: XCTestCase {
         try tui.waitFor(text: "session to t ended (exit 0)")
         XCTAssertEqual(world.sshd.log.components(separatedBy: "Accepted password").count - 1, 2, world.sshd.log)
         try tui.send("q")
-        try tui.waitFor("exit") { _ in (try? tui.exitStatus()) != nil }
-        XCTAssertEqual(try tui.exitStatus(), 0)
+        XCTAssertEqual(try tui.waitForExit(), 0)
     }
 
     func testWrongPasswordIsAnErrorLineInsideTheTUI() throws {
@@ -83,8 +82,7 @@ final class TUILoginTests: XCTestCase {
         XCTAssertFalse(screen.contains("'s password:"), screen)
         XCTAssertFalse(try world.home.run("show", "t").stdout.contains("in the vault"), "nothing remembered")
         try tui.send("q")
-        try tui.waitFor("exit") { _ in (try? tui.exitStatus()) != nil }
-        XCTAssertEqual(try tui.exitStatus(), 0)
+        XCTAssertEqual(try tui.waitForExit(), 0)
     }
 
     func testKeyboardInteractivePromptsAreDialogs() throws {
@@ -164,8 +162,7 @@ final class TUILoginTests: XCTestCase {
         XCTAssertTrue(impostor.waitForLog("Disconnected from"), impostor.log)
         XCTAssertFalse(impostor.log.contains("userauth-request"), impostor.log)
         try tui.send("q")
-        try tui.waitFor("exit") { _ in (try? tui.exitStatus()) != nil }
-        XCTAssertEqual(try tui.exitStatus(), 0)
+        XCTAssertEqual(try tui.waitForExit(), 0)
     }
 
     func testAPasswordNotOnThisDeviceIsTheNotSyncedLine() throws {
@@ -262,7 +259,6 @@ final class TUILoginTests: XCTestCase {
         let last = show.split(separator: "\n").first { $0.hasPrefix("last connected") } ?? ""
         XCTAssertTrue(last.hasSuffix("just now"), "last connected was recorded: \(show)")
         try tui.send("q")
-        try tui.waitFor("exit") { _ in (try? tui.exitStatus()) != nil }
-        XCTAssertEqual(try tui.exitStatus(), 0)
+        XCTAssertEqual(try tui.waitForExit(), 0)
     }
 }
