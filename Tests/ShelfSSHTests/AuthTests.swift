@@ -107,7 +107,7 @@ final class AuthTests: XCTestCase {
             XCTAssertTrue(error?.hint?.contains("sshelf sync status") == true)
         }
         XCTAssertTrue(world.delegate.passwordRequests.isEmpty)
-        waitForLog(sshd, "Disconnected from")
+        sshd.waitForConnectionsEnded()
         XCTAssertFalse(sshd.log.contains("method password"), sshd.log)
         XCTAssertFalse(sshd.log.contains("Failed password"), sshd.log)
     }
@@ -120,7 +120,7 @@ final class AuthTests: XCTestCase {
         XCTAssertThrowsError(try world.connector.connect([world.endpoint(sshd, identity: identity, pinned: world.pin(sshd))])) {
             XCTAssertEqual(($0 as? SSHError)?.kind, .credentialNotSynced)
         }
-        waitForLog(sshd, "Disconnected from")
+        sshd.waitForConnectionsEnded()
         XCTAssertFalse(sshd.log.contains("method publickey"), sshd.log)
     }
 

@@ -136,6 +136,19 @@ public final class SSHD: @unchecked Sendable {
         }) != nil
     }
 
+    /// Waits until the server has seen `count` connections end, however they ended: "Disconnected from" when the
+    /// client said goodbye, "Connection closed by" when the socket closed first (a hop through a jump host may
+    /// end either way, depending on which side gets there first). Use before asserting what a connection did not do.
+    @discardableResult
+    public func waitForConnectionsEnded(_ count: Int = 1, file: StaticString = #filePath, line: UInt = #line) -> Bool {
+        (try? eventually("\(count) connection(s) to end in the sshd log", file: file, line: line,
+                         context: { "sshd log:\n" + tail(log) }) {
+            Self.connectionEndings.map(logCount).reduce(0, +) >= count
+        }) != nil
+    }
+
+    static let connectionEndings = ["Disconnected from", "Connection closed by", "Connection reset by"]
+
     /// The session processes under this server (by pid, from its pid file and /proc).
     public func sessionPIDs() throws -> [pid_t] {
         let text = try String(contentsOfFile: directory + "/sshd.pid", encoding: .utf8)
@@ -256,7 +269,18 @@ public enum TestAccount {
         // The shadow hash we set last time (kept beside the lock) still there means the password is ours.
         let marker = "/tmp/sshelf-test-account.hash"
         if let hash = shadowHash(), hash == (try? String(contentsOfFile: marker, encoding: .utf8)) { return }
-        try Shell.run("/usr/sbin/chpasswd", [], input: "\(name):\(password)\n")
+        // Another program (an older checkout's tests) may hold /etc/shadow's own lock for a moment.
+        var lastError: Error?
+        let set = waitUntil {
+            do {
+                try Shell.run("/usr/sbin/chpasswd", [], input: "\(name):\(password)\n")
+                return true
+            } catch {
+                lastError = error
+                return false
+            }
+        }
+        if !set, let lastError { throw lastError }
         try shadowHash()?.write(toFile: marker, atomically: true, encoding: .utf8)
     }
 

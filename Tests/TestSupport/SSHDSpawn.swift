@@ -1,24 +1,27 @@
-// SSHDSpawn: long-running helper processes (sshd, ssh-agent) started with posix_spawn and reaped by pid.
-// Foundation's Process on Linux waits for each child in a blocking wait4 on one monitor thread, so one child
-// that never exits would stall every later Process.waitUntilExit in the test run.
+// SSHDSpawn: processes the tests start with posix_spawn and reap by pid — long-running helpers (sshd, ssh-agent,
+// the tmux server's client), and sshelf commands that run in the background. Foundation's Process on Linux waits
+// for each child in a blocking wait4 on one monitor thread, so one child that never exits would stall every later
+// Process.waitUntilExit in the test run; and its pipes can miss their end-of-file, where a file cannot.
 import Foundation
 
 public final class SpawnedProcess: @unchecked Sendable {
     public let pid: pid_t
-    private var reaped = false
+    private let lock = NSLock()
+    private var status: Int32?
 
-    /// Starts `path` with /dev/null for stdin and stderr, stdout to `output` (a file, truncated) or /dev/null, and
-    /// no other descriptor of ours: a daemon (sshd, the tmux server) that inherited a pipe a test reads would keep
-    /// that reader waiting for as long as it runs.
+    /// Starts `path` with stdin on /dev/null, stdout to `output` (a file, truncated) or /dev/null, stderr to
+    /// `errors` (a file), else to wherever stdout goes, and no other descriptor of ours: a daemon (sshd, the tmux
+    /// server) that inherited a pipe a test reads would keep that reader waiting for as long as it runs.
     public init(_ path: String, _ arguments: [String], environment: [String: String]? = nil,
-                output: String? = nil) throws {
+                output: String? = nil, errors: String? = nil) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
+        let create = O_WRONLY | O_CREAT | O_TRUNC
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, output ?? "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        if output == nil {
-            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output ?? "/dev/null", create, 0o600)
+        if let errors {
+            posix_spawn_file_actions_addopen(&actions, 2, errors, create, 0o600)
         } else {
             posix_spawn_file_actions_adddup2(&actions, 1, 2)
         }
@@ -46,42 +49,42 @@ public final class SpawnedProcess: @unchecked Sendable {
         _ = addCloseFrom?(actions, 3)
     }
 
-    public var isRunning: Bool {
-        guard !reaped else { return false }
-        var status: Int32 = 0
-        if waitpid(pid, &status, WNOHANG) == pid {
-            reaped = true
-            return false
-        }
-        return true
+    /// Reaps the process if it ended (waiting for it when `block`); its exit status once it did.
+    private func reap(block: Bool) -> Int32? {
+        lock.lock()
+        defer { lock.unlock() }
+        if let status { return status }
+        var raw: Int32 = 0
+        var result: pid_t
+        repeat { result = waitpid(pid, &raw, block ? 0 : WNOHANG) } while result < 0 && errno == EINTR
+        guard result == pid else { return nil }
+        let signal = raw & 0x7f
+        status = signal == 0 ? (raw >> 8) & 0xff : 128 + signal
+        return status
     }
+
+    public var isRunning: Bool { reap(block: false) == nil }
+
+    /// The exit status (128 + the signal when a signal ended it), or nil while it runs.
+    public var exitStatus: Int32? { reap(block: false) }
+
+    /// Waits for the process to end and returns its exit status.
+    @discardableResult
+    public func wait() -> Int32 { reap(block: true) ?? -1 }
 
     /// Runs a program and waits for it; stdout and stderr go to `output` (or /dev/null). For commands that leave
     /// a daemon behind (tmux new-session), which would hold a captured pipe open forever.
     @discardableResult
     public static func run(_ path: String, _ arguments: [String], output: String? = nil,
                            environment: [String: String]? = nil) throws -> Int32 {
-        let process = try SpawnedProcess(path, arguments, environment: environment, output: output)
-        return process.wait()
-    }
-
-    /// Waits for the process to end and returns its exit status (128 + the signal when a signal ended it).
-    @discardableResult
-    public func wait() -> Int32 {
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        reaped = true
-        let signal = status & 0x7f
-        return signal == 0 ? (status >> 8) & 0xff : 128 + signal
+        try SpawnedProcess(path, arguments, environment: environment, output: output).wait()
     }
 
     /// SIGTERM, then wait for it to go.
     public func stop() {
-        guard !reaped else { return }
+        guard isRunning else { return }
         kill(pid, SIGTERM)
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        reaped = true
+        wait()
     }
 
     deinit { stop() }
@@ -103,6 +106,34 @@ public enum ProcessTree {
     /// The process's command name (/proc/PID/comm: the program's file name, at most 15 characters).
     public static func name(of pid: pid_t) -> String? {
         (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8))?.trimmingCharacters(in: .newlines)
+    }
+
+    /// What a process that should have ended is doing, for a failure message: each thread's name, state and
+    /// kernel wait channel, and the threads' stacks from gdb when it is installed.
+    public static func describe(_ pid: pid_t) -> String {
+        let tasks = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []).sorted()
+        guard !tasks.isEmpty else { return "process \(pid) is gone" }
+        var lines = ["process \(pid) (\(name(of: pid) ?? "?")), threads:"]
+        for task in tasks {
+            let base = "/proc/\(pid)/task/\(task)"
+            let comm = (try? String(contentsOfFile: base + "/comm", encoding: .utf8))?.trimmingCharacters(in: .newlines)
+            let stat = (try? String(contentsOfFile: base + "/stat", encoding: .utf8)) ?? ""
+            // The state letter follows the parenthesised command name.
+            let state = stat.split(separator: ")").last?.split(separator: " ").first.map(String.init) ?? "?"
+            let wchan = (try? String(contentsOfFile: base + "/wchan", encoding: .utf8)) ?? "?"
+            lines.append("  \(task) \(comm ?? "?") state \(state) waiting in \(wchan)")
+        }
+        let gdb = "/usr/bin/gdb"
+        if FileManager.default.isExecutableFile(atPath: gdb) {
+            let path = NSTemporaryDirectory() + "/sshelf-stacks-" + UUID().uuidString
+            defer { unlink(path) }
+            _ = try? SpawnedProcess.run("/usr/bin/timeout", ["60", gdb, "-p", "\(pid)", "-batch", "-nx",
+                                                           "-ex", "thread apply all bt 30"], output: path)
+            let stacks = ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "")
+                .split(separator: "\n").filter { $0.hasPrefix("#") || $0.hasPrefix("Thread ") }
+            lines += stacks.map(String.init)
+        }
+        return lines.joined(separator: "\n")
     }
 
     /// Every process below `root` (children, their children…), parents before children.

@@ -85,7 +85,7 @@ final class ForwardMemoryTests: XCTestCase {
         XCTAssertExit(try world.home.run("forward", "add", "t", "--local", "\(port):127.0.0.1:\(targetPort)"), 0)
         let running = try BackgroundCLI(world.home, ["forward", "start", "t", "--accept-new"])
         try running.waitFor("press Ctrl-C")
-        let pid = running.process.processIdentifier
+        let pid = running.pid
         let baseline = Self.rss(pid)
         var highest = baseline
 

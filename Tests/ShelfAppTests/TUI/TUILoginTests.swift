@@ -159,7 +159,7 @@ final class TUILoginTests: XCTestCase {
             $0.contains("not connected: WARNING: the host key of t") && $0.contains("1 host") && $0.contains("○ sync off")
         }
         XCTAssertTrue(try tui.screen(escapes: true).contains("31mnot connected"))
-        XCTAssertTrue(impostor.waitForLog("Disconnected from"), impostor.log)
+        impostor.waitForConnectionsEnded()
         XCTAssertFalse(impostor.log.contains("userauth-request"), impostor.log)
         try tui.send("q")
         XCTAssertEqual(try tui.waitForExit(), 0)
@@ -177,7 +177,7 @@ final class TUILoginTests: XCTestCase {
             $0.contains("not connected: the credential for t has not synced to this device yet") && $0.contains("1 host")
         }
         XCTAssertFalse(screen.contains("'s password:"), "no prompt replaces a missing stored password:\n\(screen)")
-        XCTAssertTrue(world.sshd.waitForLog("Disconnected from"), world.sshd.log)
+        world.sshd.waitForConnectionsEnded()
         XCTAssertFalse(world.sshd.log.contains("method password"), world.sshd.log)
         try tui.send("q")
     }
@@ -231,7 +231,7 @@ final class TUILoginTests: XCTestCase {
         }
         try tui.send("n")
         try tui.waitFor(text: "not connected: the host key was not trusted")
-        XCTAssertTrue(renewed.waitForLog("Disconnected from"), renewed.log)
+        renewed.waitForConnectionsEnded()
         XCTAssertFalse(renewed.log.contains("userauth-request"), renewed.log)
 
         try tui.send("Enter")
