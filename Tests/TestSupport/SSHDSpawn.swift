@@ -6,8 +6,13 @@ import Foundation
 
 public final class SpawnedProcess: @unchecked Sendable {
     public let pid: pid_t
-    private let lock = NSLock()
-    private var status: Int32?
+    private let exit = Exit()
+
+    /// The exit status, set by the reaper thread (which must not keep the process object alive).
+    private final class Exit: @unchecked Sendable {
+        let condition = NSCondition()
+        var status: Int32?
+    }
 
     /// Starts `path` with stdin on /dev/null, stdout to `output` (a file, truncated) or /dev/null, stderr to
     /// `errors` (a file), else to wherever stdout goes, and no other descriptor of ours: a daemon (sshd, the tmux
@@ -34,6 +39,19 @@ public final class SpawnedProcess: @unchecked Sendable {
         let status = posix_spawn(&pid, path, &actions, nil, argv, env)
         guard status == 0 else { throw HarnessError("cannot start \(path): \(String(cString: strerror(status)))") }
         self.pid = pid
+        // Reaped the moment it ends, as Foundation's Process does: a zombie still answers kill(pid, 0), so a
+        // program waiting for it to go (`sshelf forward stop`) would wait in vain until a test polled.
+        let reaper = Thread { [exit, pid] in
+            var raw: Int32 = 0
+            while waitpid(pid, &raw, 0) < 0 && errno == EINTR {}
+            let signal = raw & 0x7f
+            exit.condition.lock()
+            exit.status = signal == 0 ? (raw >> 8) & 0xff : 128 + signal
+            exit.condition.broadcast()
+            exit.condition.unlock()
+        }
+        reaper.name = "reaper-\(pid)"
+        reaper.start()
     }
 
     /// glibc's posix_spawn_file_actions_addclosefrom_np (2.34+), which Swift's Glibc module does not import:
@@ -49,28 +67,23 @@ public final class SpawnedProcess: @unchecked Sendable {
         _ = addCloseFrom?(actions, 3)
     }
 
-    /// Reaps the process if it ended (waiting for it when `block`); its exit status once it did.
-    private func reap(block: Bool) -> Int32? {
-        lock.lock()
-        defer { lock.unlock() }
-        if let status { return status }
-        var raw: Int32 = 0
-        var result: pid_t
-        repeat { result = waitpid(pid, &raw, block ? 0 : WNOHANG) } while result < 0 && errno == EINTR
-        guard result == pid else { return nil }
-        let signal = raw & 0x7f
-        status = signal == 0 ? (raw >> 8) & 0xff : 128 + signal
-        return status
+    /// The exit status (128 + the signal when a signal ended it), or nil while it runs.
+    public var exitStatus: Int32? {
+        exit.condition.lock()
+        defer { exit.condition.unlock() }
+        return exit.status
     }
 
-    public var isRunning: Bool { reap(block: false) == nil }
-
-    /// The exit status (128 + the signal when a signal ended it), or nil while it runs.
-    public var exitStatus: Int32? { reap(block: false) }
+    public var isRunning: Bool { exitStatus == nil }
 
     /// Waits for the process to end and returns its exit status.
     @discardableResult
-    public func wait() -> Int32 { reap(block: true) ?? -1 }
+    public func wait() -> Int32 {
+        exit.condition.lock()
+        defer { exit.condition.unlock() }
+        while exit.status == nil { exit.condition.wait() }
+        return exit.status ?? -1
+    }
 
     /// Runs a program and waits for it; stdout and stderr go to `output` (or /dev/null). For commands that leave
     /// a daemon behind (tmux new-session), which would hold a captured pipe open forever.

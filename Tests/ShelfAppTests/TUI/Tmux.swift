@@ -68,6 +68,11 @@ final class Tmux {
     /// Sends keys as tmux names them (`Enter`, `Escape`, `Down`), or literal text with `type`.
     func send(_ keys: String...) throws { try command(["send-keys", "-t", session] + keys) }
     func type(_ text: String) throws { try command(["send-keys", "-t", session, "-l", text]) }
+    /// Types a line and presses Enter.
+    func enter(_ line: String) throws {
+        try type(line)
+        try send("Enter")
+    }
 
     /// The screen as text; with `escapes`, including the SGR colour sequences. Throws when tmux cannot capture it
     /// (the server gone), so a wait reports that instead of a blank screen.

@@ -11,11 +11,9 @@ final class VaultTerminalTests: XCTestCase {
         let tmux = try Tmux(home: home, arguments: ["vault", "passwd"], columns: 120, rows: 30)
         let typed = "typed-Secret-4821"
         try tmux.waitFor(text: "New vault passphrase:")
-        try tmux.type(typed)
-        try tmux.send("Enter")
+        try tmux.enter(typed)
         try tmux.waitFor(text: "Repeat the new passphrase:")
-        try tmux.type(typed)
-        try tmux.send("Enter")
+        try tmux.enter(typed)
         XCTAssertEqual(try tmux.waitForExit(), 0, (try? tmux.screen()) ?? "")
         let pane = try tmux.waitFor(text: "passphrase set")
         XCTAssertFalse(pane.contains(typed), "the passphrase was echoed:\n\(pane)")
