@@ -1,5 +1,5 @@
-// Credentials: how the connect flow asks for secrets. A CredentialSource (the vault, later) answers by reference
-// key; it is consulted only after the hop's host key has been verified, and only for the method being tried.
+// Credentials: how the connect flow asks for secrets. A CredentialSource (ShelfApp's answers from the vault)
+// answers by reference key; it is consulted only after the hop's host key has been verified, and only for the method being tried.
 import Foundation
 import ShelfCore
 
@@ -23,26 +23,4 @@ public protocol CredentialSource: AnyObject {
     /// Stores a password the user typed and asked to remember, after it logged in; returns the reference the
     /// host record should now carry (the gated envelope is the vault's business), or nil when it could not.
     func rememberPassword(_ password: SecretBytes, forHost hostID: UUID) -> ReferenceKey?
-}
-
-/// A source with nothing in it: every reference is `notStored`. What a device sees before the credential track
-/// has synced.
-public final class EmptyCredentialSource: CredentialSource {
-    public init() {}
-    public func privateKey(for reference: ReferenceKey) -> CredentialLookup { .notStored }
-    public func keyPassphrase(for reference: ReferenceKey) -> CredentialLookup { .notStored }
-    public func password(for reference: ReferenceKey) -> CredentialLookup { .notStored }
-    public var canRemember: Bool { false }
-    public func rememberPassword(_ password: SecretBytes, forHost hostID: UUID) -> ReferenceKey? { nil }
-}
-
-/// Stands in while no vault is wired: every lookup is `unavailable`, so the flow asks the user instead.
-public final class NoVaultCredentialSource: CredentialSource {
-    let reason: String
-    public init(reason: String = "the vault is not available in this build") { self.reason = reason }
-    public func privateKey(for reference: ReferenceKey) -> CredentialLookup { .unavailable(reason: reason) }
-    public func keyPassphrase(for reference: ReferenceKey) -> CredentialLookup { .unavailable(reason: reason) }
-    public func password(for reference: ReferenceKey) -> CredentialLookup { .unavailable(reason: reason) }
-    public var canRemember: Bool { false }
-    public func rememberPassword(_ password: SecretBytes, forHost hostID: UUID) -> ReferenceKey? { nil }
 }

@@ -8,7 +8,7 @@ struct PrivateKeyInfo: Equatable {
     var encrypted: Bool
 
     static func inspect(_ key: SecretBytes) -> PrivateKeyInfo {
-        key.withBytes { bytes in
+        key.withUnsafeBytes { bytes in
             let text = String(decoding: bytes.prefix(64), as: UTF8.self)
             if text.contains("BEGIN RSA PRIVATE KEY") { return PrivateKeyInfo(type: .rsa, encrypted: pemEncrypted(bytes)) }
             if text.contains("BEGIN EC PRIVATE KEY") { return PrivateKeyInfo(type: .ecdsa, encrypted: pemEncrypted(bytes)) }

@@ -80,7 +80,7 @@ final class RecordingSource: CredentialSource {
 
     func rememberPassword(_ password: SecretBytes, forHost hostID: UUID) -> ReferenceKey? {
         journal.add("remember \(hostID)")
-        remembered[hostID] = password.withBytes { [UInt8]($0) }
+        remembered[hostID] = password.withUnsafeBytes { [UInt8]($0) }
         return .hostPassword(hostID)
     }
 }

@@ -1,4 +1,4 @@
-// ForwardCommands: `sshelf forward list|add|rm` — the rules only; running them arrives with the forwards issue.
+// ForwardCommands: `sshelf forward list|add|rm` — the stored rules (ForwardRunCommands runs them).
 import Foundation
 import ShelfCore
 import ShelfStore

@@ -9,7 +9,7 @@ import ShelfVault
 final class UnattendedPrompts: ConnectDelegate {
     func decide(_ question: HostKeyQuestion) -> HostKeyDecision { .refuse }
     func askPassword(_ request: PasswordRequest) -> PasswordAnswer? { nil }
-    func answer(_ challenge: KeyboardChallenge) -> [ShelfSSH.SecretBytes]? { nil }
+    func answer(_ challenge: KeyboardChallenge) -> [SecretBytes]? { nil }
 }
 
 final class UnattendedCredentials: CredentialSource {
@@ -38,7 +38,7 @@ final class UnattendedCredentials: CredentialSource {
         check(reference) ?? vaultSource.password(for: reference)
     }
 
-    func rememberPassword(_ password: ShelfSSH.SecretBytes, forHost hostID: UUID) -> ReferenceKey? { nil }
+    func rememberPassword(_ password: SecretBytes, forHost hostID: UUID) -> ReferenceKey? { nil }
     var canRemember: Bool { false }
 
     /// An item whose class unlocks only in the process that typed the passphrase cannot serve a supervisor.

@@ -11,9 +11,9 @@ final class VaultCredentialSource: CredentialSource {
     private let context: AppContext
     private var opened: Result<Vault, VaultError>?
     /// Asks for the vault passphrase when an item is locked; nil where nobody can answer (scripts).
-    private let askPassphrase: (() -> ShelfVault.SecretBytes?)?
+    private let askPassphrase: (() -> SecretBytes?)?
 
-    init(context: AppContext, askPassphrase: (() -> ShelfVault.SecretBytes?)?) {
+    init(context: AppContext, askPassphrase: (() -> SecretBytes?)?) {
         self.context = context
         self.askPassphrase = askPassphrase
     }
@@ -55,7 +55,7 @@ final class VaultCredentialSource: CredentialSource {
             if (try? vault.unlock(passphrase: passphrase)) != nil { answer = vault.read(reference, class: stored) }
         }
         switch answer {
-        case .found(let secret): return .found(secret.withUnsafeBytes { ShelfSSH.SecretBytes($0) })
+        case .found(let secret): return .found(secret)
         case .notStored: return .notStored
         case .locked: return .locked
         case .storedInOtherClass(let other): return .unavailable(reason: "\(reference) moved to \(other) while reading")
@@ -70,14 +70,13 @@ final class VaultCredentialSource: CredentialSource {
 
     /// Stores the typed password behind the "remember" gate, in the class its use needs: interactive, or
     /// unattended when the host has autostart forwards (a tunnel at login must be able to read it).
-    func rememberPassword(_ password: ShelfSSH.SecretBytes, forHost hostID: UUID) -> ReferenceKey? {
+    func rememberPassword(_ password: SecretBytes, forHost hostID: UUID) -> ReferenceKey? {
         do {
             let vault = try Vault.open(context.locations, options: VaultCommands.options(context), createIfMissing: true)
             opened = .success(vault)
             let unattended = (try? context.store().forwardRules(hostID: hostID).contains { $0.autostart && $0.enabled }) ?? false
             let accessibility = ClassPolicy.accessibility(for: .hostPassword, readAt: unattended ? .unattended : .interactive)
-            let secret = password.withBytes { ShelfVault.SecretBytes(copying: $0) }
-            try vault.saveRememberedPassword(secret, enabled: true, hostID: hostID, class: accessibility)
+            try vault.saveRememberedPassword(password, enabled: true, hostID: hostID, class: accessibility)
             return .hostPassword(hostID)
         } catch {
             context.warn("could not remember the password: \(error)")

@@ -10,7 +10,7 @@ import ShelfVault
 final class PromptChannel: @unchecked Sendable {
     enum Reply {
         case trust(Bool)
-        case secret(ShelfSSH.SecretBytes, remember: Bool)
+        case secret(SecretBytes, remember: Bool)
         case cancelled
     }
 
@@ -46,7 +46,7 @@ final class PromptChannel: @unchecked Sendable {
         case .trustHostKey(let trusted): converted = .trust(trusted)
         case .secret(let text, let remember):
             var bytes = Array(text.utf8)
-            converted = .secret(ShelfSSH.SecretBytes.take(&bytes), remember: remember)
+            converted = .secret(SecretBytes.take(&bytes), remember: remember)
         case .cancelled: converted = .cancelled
         }
         lock.lock()
@@ -96,15 +96,15 @@ final class TUIPrompts: ConnectDelegate {
         return PasswordAnswer(password: password, remember: remember && request.canRemember)
     }
 
-    func askKeyPassphrase(hopName: String, keyDescription: String) -> ShelfSSH.SecretBytes? {
+    func askKeyPassphrase(hopName: String, keyDescription: String) -> SecretBytes? {
         let text = "Passphrase for the key of identity '\(Display.safe(keyDescription))':"
         guard case .secret(let passphrase, _) = secret(hopName, text) else { return nil }
         return passphrase
     }
 
     /// One dialog per prompt of the round, each with the server's echo setting.
-    func answer(_ challenge: KeyboardChallenge) -> [ShelfSSH.SecretBytes]? {
-        var answers: [ShelfSSH.SecretBytes] = []
+    func answer(_ challenge: KeyboardChallenge) -> [SecretBytes]? {
+        var answers: [SecretBytes] = []
         for (i, prompt) in challenge.prompts.enumerated() {
             // The server's name and instruction go with the first prompt (all already cleaned of control codes).
             let lead = i == 0 ? [challenge.name, challenge.instruction] : []
@@ -125,9 +125,9 @@ final class TUIPrompts: ConnectDelegate {
     }
 
     /// The vault's passphrase when an item is locked, asked in a masked dialog.
-    func vaultPassphrase() -> ShelfVault.SecretBytes? {
+    func vaultPassphrase() -> SecretBytes? {
         guard case .secret(let passphrase, _) = secret(currentHop, "The vault is locked. Vault passphrase:") else { return nil }
-        return passphrase.withBytes { ShelfVault.SecretBytes(copying: $0) }
+        return passphrase
     }
 
     private func secret(_ hop: String, _ text: String, echo: Bool = false, offerRemember: Bool = false) -> PromptChannel.Reply {
