@@ -58,6 +58,8 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "ShelfCoreTests", dependencies: ["ShelfCore"], path: "Tests/ShelfCoreTests"),
         .testTarget(name: "ShelfSystemTests", dependencies: ["ShelfSystem"], path: "Tests/ShelfSystemTests"),
+        // Reads Package.swift, docs/ARCHITECTURE.md and the sources: the import rules as a test.
+        .testTarget(name: "ArchitectureTests", path: "Tests/ArchitectureTests"),
         .testTarget(
             name: "ShelfStoreTests", dependencies: ["ShelfStore", "ShelfCore", "TestSupport"],
             path: "Tests/ShelfStoreTests"),
@@ -72,7 +74,7 @@ let package = Package(
         .testTarget(name: "ShelfUITests", dependencies: ["ShelfUI", "ShelfCore"], path: "Tests/ShelfUITests"),
         // Drives the built `sshelf` binary (CLI, and the TUI through tmux) as a user would.
         .testTarget(
-            name: "ShelfAppTests", dependencies: ["ShelfApp", "ShelfCore", "ShelfStore", "TestSupport", "ShelfSQLite"],
+            name: "ShelfAppTests", dependencies: ["ShelfApp", "ShelfCore", "ShelfStore", "ShelfUI", "TestSupport", "ShelfSQLite"],
             path: "Tests/ShelfAppTests"),
     ]
 )
