@@ -28,17 +28,17 @@ final class UnattendedCredentials: CredentialSource {
 
     func reset() { refusal = nil }
 
-    func privateKey(for reference: ReferenceKey) -> ShelfSSH.CredentialLookup {
-        check(reference) ?? vaultSource.privateKey(for: reference)
+    func privateKey(for reference: ReferenceKey, on hop: VerifiedSession) -> ShelfSSH.CredentialLookup {
+        check(reference) ?? vaultSource.privateKey(for: reference, on: hop)
     }
-    func keyPassphrase(for reference: ReferenceKey) -> ShelfSSH.CredentialLookup {
-        check(reference) ?? vaultSource.keyPassphrase(for: reference)
+    func keyPassphrase(for reference: ReferenceKey, on hop: VerifiedSession) -> ShelfSSH.CredentialLookup {
+        check(reference) ?? vaultSource.keyPassphrase(for: reference, on: hop)
     }
-    func password(for reference: ReferenceKey) -> ShelfSSH.CredentialLookup {
-        check(reference) ?? vaultSource.password(for: reference)
+    func password(for reference: ReferenceKey, on hop: VerifiedSession) -> ShelfSSH.CredentialLookup {
+        check(reference) ?? vaultSource.password(for: reference, on: hop)
     }
 
-    func rememberPassword(_ password: SecretBytes, forHost hostID: UUID) -> ReferenceKey? { nil }
+    func rememberPassword(_ password: SecretBytes, forHost hostID: UUID, on hop: VerifiedSession) -> ReferenceKey? { nil }
     var canRemember: Bool { false }
 
     /// An item whose class unlocks only in the process that typed the passphrase cannot serve a supervisor.

@@ -66,26 +66,23 @@ struct ConnectPlan {
         return "unknown: you will be asked (or use --accept-new)"
     }
 
+    /// The authenticator's own steps (AuthPlan), each with where its credential would come from.
     private func methods(_ hop: SSHEndpoint, agentSocket: String?) -> [String] {
-        var keySource = "no identity"
-        if let identity = hop.identity {
-            if let ref = identity.privateKeyRef {
-                keySource = "identity '\(Display.safe(identity.name))': private key from the vault (\(ref.rawValue))"
-            } else if !identity.keyFile.isEmpty {
-                keySource = "identity '\(Display.safe(identity.name))': key file \(Display.safe(identity.keyFile)), loaded into memory"
+        let steps = AuthPlan.steps(for: hop, agentSocket: agentSocket)
+        guard !steps.isEmpty else { return ["nothing to try: no identity with a key, and no ssh-agent (SSH_AUTH_SOCK)"] }
+        return steps.map { step in
+            switch step {
+            case .publicKey(let identity, .vault(let reference)):
+                "publickey: identity '\(Display.safe(identity))', private key from the vault (\(reference.rawValue))"
+            case .publicKey(let identity, .file(let path)):
+                "publickey: identity '\(Display.safe(identity))', key file \(Display.safe(path)), loaded into memory"
+            case .agent(let socket?): "agent: ssh-agent at \(Display.safe(socket))"
+            case .agent(nil): "agent: none (SSH_AUTH_SOCK not set), so this fails"
+            case .keyboardInteractive(let stored):
+                "keyboard-interactive: answered on the terminal" + (stored != nil ? "; a lone password prompt from the vault" : "")
+            case .password(let stored?): "password: from the vault (\(stored.rawValue)); fails as 'not yet synced' if absent"
+            case .password(nil): "password: asked on the terminal (or --password-fd)"
             }
-        }
-        let agent = agentSocket.map { "agent: ssh-agent at \(Display.safe($0))" } ?? "agent: none (SSH_AUTH_SOCK not set)"
-        let password = hop.passwordRef.map { "password: from the vault (\($0.rawValue)); fails as 'not yet synced' if absent" }
-            ?? "password: asked on the terminal (or --password-fd)"
-        let keyboard = "keyboard-interactive: answered on the terminal"
-            + (hop.passwordRef != nil ? "; a lone password prompt from the vault" : "")
-        switch hop.authMethod {
-        case .publickey: return ["publickey: " + keySource, agent]
-        case .agent: return [agent]
-        case .password: return [password]
-        case .keyboardInteractive: return [keyboard]
-        case .auto, .other: return ["publickey: " + keySource, agent, keyboard, password]
         }
     }
 

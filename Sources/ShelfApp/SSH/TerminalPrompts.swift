@@ -58,10 +58,10 @@ final class TerminalPrompts: ConnectDelegate {
         return PasswordAnswer(password: secret, remember: keep)
     }
 
-    func askKeyPassphrase(hopName: String, keyDescription: String) -> SecretBytes? {
+    func askKeyPassphrase(_ request: KeyPassphraseRequest) -> SecretBytes? {
         guard let tty = TTY.open() else { return nil }
         defer { tty.close() }
-        tty.write("Enter passphrase for the key of identity '\(Display.safe(keyDescription))': ")
+        tty.write("Enter passphrase for the key of identity '\(Display.safe(request.keyDescription))': ")
         return tty.readSecret()
     }
 

@@ -29,9 +29,9 @@ final class VaultCredentialSource: CredentialSource {
         return result
     }
 
-    func privateKey(for reference: ReferenceKey) -> ShelfSSH.CredentialLookup { lookup(reference) }
-    func keyPassphrase(for reference: ReferenceKey) -> ShelfSSH.CredentialLookup { lookup(reference) }
-    func password(for reference: ReferenceKey) -> ShelfSSH.CredentialLookup { lookup(reference) }
+    func privateKey(for reference: ReferenceKey, on hop: VerifiedSession) -> ShelfSSH.CredentialLookup { lookup(reference) }
+    func keyPassphrase(for reference: ReferenceKey, on hop: VerifiedSession) -> ShelfSSH.CredentialLookup { lookup(reference) }
+    func password(for reference: ReferenceKey, on hop: VerifiedSession) -> ShelfSSH.CredentialLookup { lookup(reference) }
 
     private func lookup(_ reference: ReferenceKey) -> ShelfSSH.CredentialLookup {
         let vault: Vault
@@ -70,7 +70,7 @@ final class VaultCredentialSource: CredentialSource {
 
     /// Stores the typed password behind the "remember" gate, in the class its use needs: interactive, or
     /// unattended when the host has autostart forwards (a tunnel at login must be able to read it).
-    func rememberPassword(_ password: SecretBytes, forHost hostID: UUID) -> ReferenceKey? {
+    func rememberPassword(_ password: SecretBytes, forHost hostID: UUID, on hop: VerifiedSession) -> ReferenceKey? {
         do {
             let vault = try Vault.open(context.locations, options: VaultCommands.options(context), createIfMissing: true)
             opened = .success(vault)

@@ -96,9 +96,9 @@ final class TUIPrompts: ConnectDelegate {
         return PasswordAnswer(password: password, remember: remember && request.canRemember)
     }
 
-    func askKeyPassphrase(hopName: String, keyDescription: String) -> SecretBytes? {
-        let text = "Passphrase for the key of identity '\(Display.safe(keyDescription))':"
-        guard case .secret(let passphrase, _) = secret(hopName, text) else { return nil }
+    func askKeyPassphrase(_ request: KeyPassphraseRequest) -> SecretBytes? {
+        let text = "Passphrase for the key of identity '\(Display.safe(request.keyDescription))':"
+        guard case .secret(let passphrase, _) = secret(request.hopName, text) else { return nil }
         return passphrase
     }
 
