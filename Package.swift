@@ -42,13 +42,20 @@ let package = Package(
         .target(
             name: "ShelfSync", dependencies: ["ShelfCore", "ShelfSystem", "ShelfStore", "ShelfVault"],
             path: "Sources/ShelfSync"),
+        // What the CLI and the TUI both do, once: saves and deletes with their rules, the vault opened with the
+        // right options, connecting and what a connection records, sync runs, one error mapping.
+        .target(
+            name: "ShelfOperations",
+            dependencies: ["ShelfCore", "ShelfSystem", "ShelfStore", "ShelfVault", "ShelfSSH", "ShelfSync"],
+            path: "Sources/ShelfOperations"),
         .target(name: "ShelfUI", dependencies: ["ShelfCore"], path: "Sources/ShelfUI"),
         .target(
             name: "ShelfTerminal", dependencies: ["ShelfUI", "CNcurses", "CCursesShims"], path: "Sources/ShelfTerminal"),
         .target(
             name: "ShelfApp",
             dependencies: [
-                "ShelfCore", "ShelfSystem", "ShelfStore", "ShelfVault", "ShelfSSH", "ShelfSync", "ShelfUI", "ShelfTerminal",
+                "ShelfCore", "ShelfSystem", "ShelfStore", "ShelfVault", "ShelfSSH", "ShelfSync", "ShelfOperations", "ShelfUI",
+                "ShelfTerminal",
             ],
             path: "Sources/ShelfApp"),
         .executableTarget(name: "sshelf", dependencies: ["ShelfApp"], path: "Sources/sshelf"),

@@ -2,6 +2,7 @@
 // ProxyJump to known hosts, forwards without duplicates — and counts what changed.
 import Foundation
 import ShelfCore
+import ShelfOperations
 import ShelfStore
 
 struct ImportSummary {
@@ -34,7 +35,7 @@ struct ImportSummary {
 enum ImportPlan {
     static func apply(_ resolved: SSHConfigImport, groupPath: String?, home: String, store: Store) throws -> ImportSummary {
         var summary = ImportSummary(skipped: resolved.skipped, warnings: resolved.warnings, failures: resolved.failures)
-        let group = try groupPath.flatMap { try Resolve.groupCreating($0, in: store) }
+        let group = try groupPath.flatMap { try GroupOperations.create($0, in: store) }
         var identities = try store.identities()
         var byName: [String: ShelfCore.Host] = [:]
         var ambiguous: Set<String> = []

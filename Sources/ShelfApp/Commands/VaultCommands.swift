@@ -2,6 +2,7 @@
 // set-password. Values never reach output, arguments or the environment; secrets come from SecretInput.
 import Foundation
 import ShelfCore
+import ShelfOperations
 import ShelfStore
 import ShelfSync
 import ShelfSystem
@@ -47,44 +48,25 @@ enum VaultCommands {
                     arguments: [ArgumentSpec(name: "HOST", help: "host name or id prefix", completion: .host)],
                     options: [.value("secret-fd", "N", "read the password from descriptor N instead of the terminal"), passphraseFD],
                     examples: ["sshelf vault set-password web1 --secret-fd 3 3<password.txt"], run: setPassword),
+        VaultVerifyCommand.command,
     ]
 
     // MARK: shared
 
     static func open(_ context: AppContext, create: Bool) throws -> Vault {
-        do {
-            return try Vault.open(context.locations, options: options(context), createIfMissing: create)
-        } catch {
-            throw shelfError(error)
-        }
+        try VaultAccess.open(context.workspace, create: create)
     }
 
-    static func options(_ context: AppContext) -> VaultOptions {
-        // Through the context, so a caller that must keep stderr clean (the TUI under curses) can catch them.
-        VaultOptions.from(environment: context.environment, warn: { [context] text in context.warn(Display.safe(text)) })
-    }
-
-    static func shelfError(_ error: VaultError) -> ShelfError {
-        let kind: ShelfError.Kind
-        switch error.kind {
-        case .notInitialized, .unavailable, .permissions: kind = .storage
-        case .refusedClass, .invalid: kind = .invalid
-        case .locked, .wrongPassphrase, .busy: kind = .failure
-        }
-        return ShelfError(kind, error.message, hint: error.hint)
-    }
-
+    /// A vault call whose failure should leave as a ShelfError (for callers that catch ShelfError only).
     static func attempt<T>(_ body: () throws(VaultError) -> T) throws -> T {
         do { return try body() } catch { throw shelfError(error) }
     }
 
-    /// Asks for the passphrase when any of `classes` is locked in this process.
+    static func shelfError(_ error: VaultError) -> ShelfError { ShelfError(from: error) }
+
+    /// Asks for the passphrase (from `input`) when any of `classes` is locked in this process.
     static func unlockIfNeeded(_ vault: Vault, for classes: Set<AccessibilityClass>, _ input: SecretInput) throws {
-        let status = try attempt { () throws(VaultError) in try vault.status() }
-        let names = Set(classes.map(\.rawValue))
-        guard status.classes.contains(where: { names.contains($0.accessibility) && $0.state == "locked" }) else { return }
-        let passphrase = try input.read(prompt: "Vault passphrase: ")
-        try attempt { () throws(VaultError) in try vault.unlock(passphrase: passphrase) }
+        try VaultAccess.unlockIfNeeded(vault, for: classes, passphrase: { try input.read(prompt: "Vault passphrase: ") })
     }
 
     // MARK: commands
@@ -214,13 +196,11 @@ enum VaultCommands {
     static func audit(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         var findings: [AuditFinding]
         do {
-            let vault = try Vault.open(context.locations, options: options(context), createIfMissing: false)
+            let vault = try VaultAccess.open(context.workspace, create: false)
             findings = try vault.audit(needs: try readMoments(context), credentialSyncEnabled: try credentialSyncOn(context))
         } catch let error as VaultError where error.kind == .permissions {
             findings = VaultAudit.filePermissions(context.locations)
             if findings.isEmpty { findings = [AuditFinding(rule: "loose-permissions", subject: nil, message: error.message)] }
-        } catch let error as VaultError {
-            throw shelfError(error)
         }
         if call.flag("json") {
             context.print(try JSONOutput.encode(findings))
@@ -263,14 +243,15 @@ enum VaultCommands {
 
     static func importFile(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         let path = call.arguments[0]
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ShelfError(.notFound, "cannot read \(Display.safe(path))")
+        let data: [UInt8]
+        do { data = try RegularFile.read(path) } catch {
+            throw ShelfError(error.kind == .missing ? .notFound : .invalid, Display.safe(error.description))
         }
         let vault = try open(context, create: true)
         let input = try SecretInput(call, option: "passphrase-fd")
         let passphrase = try input.read(prompt: "Export passphrase: ")
         try unlockIfNeeded(vault, for: Set(AccessibilityClass.writable.filter(\.mayLeaveDevice)), input)
-        let count = try attempt { () throws(VaultError) in try vault.importExport(Array(data), passphrase: passphrase) }
+        let count = try attempt { () throws(VaultError) in try vault.importExport(data, passphrase: passphrase) }
         context.print("imported \(count) item(s)")
         return 0
     }

@@ -2,6 +2,7 @@
 // descriptor for scripts (--passphrase-fd N, --secret-fd N). Never argv, never the environment.
 import Foundation
 import ShelfCore
+import ShelfOperations
 import ShelfVault
 #if canImport(Glibc)
 import Glibc
@@ -104,5 +105,13 @@ struct SecretInput {
             offset += got
         }
         return buffer.prefix(offset)
+    }
+}
+
+extension SecretInput {
+    /// Reads from the terminal (fd nil) or a given descriptor, outside a parsed command line.
+    init(fd: Int32?, option: String) {
+        self.fd = fd
+        self.option = option
     }
 }

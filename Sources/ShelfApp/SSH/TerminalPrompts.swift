@@ -1,6 +1,7 @@
 // TerminalPrompts: the CLI's ConnectDelegate — host-key questions and password/keyboard-interactive prompts on
 // /dev/tty with echo off, or a password read once from --password-fd (never argv or the environment).
 import Foundation
+import ShelfOperations
 import ShelfSSH
 
 final class TerminalPrompts: ConnectDelegate {

@@ -4,6 +4,7 @@
 // Reads their state files and the `forward up` supervisor's off the input path and posts what runs.
 import Foundation
 import ShelfCore
+import ShelfOperations
 import ShelfSystem
 import ShelfUI
 

@@ -2,6 +2,7 @@
 // run loop (`Action.prompt`), and the thread waits until the user's answer comes back (`Effect.answerPrompt`).
 // Every hop of a jump chain asks through here, so jump hosts get the same host-key check and prompts as the target.
 import Foundation
+import ShelfOperations
 import ShelfSSH
 import ShelfUI
 import ShelfVault
