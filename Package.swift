@@ -32,7 +32,7 @@ let package = Package(
         // guarded secret memory.
         .target(name: "ShelfSystem", path: "Sources/ShelfSystem"),
         // The one SQLite wrapper: the store and the vault both open their files through it.
-        .target(name: "ShelfSQLite", dependencies: ["CSQLite"], path: "Sources/ShelfSQLite"),
+        .target(name: "ShelfSQLite", dependencies: ["ShelfSystem", "CSQLite"], path: "Sources/ShelfSQLite"),
         .target(
             name: "ShelfStore", dependencies: ["ShelfCore", "ShelfSystem", "ShelfSQLite"], path: "Sources/ShelfStore"),
         .target(

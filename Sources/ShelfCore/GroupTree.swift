@@ -47,8 +47,13 @@ public struct GroupTree: Sendable {
         var text = Substring(path)
         if text.hasPrefix("/") { text = text.dropFirst() }
         if text.hasSuffix("/") { text = text.dropLast() }
-        guard !text.isEmpty else { return [] }
         let shown = path.count > 60 ? String(path.prefix(60)) + "…" : path
+        guard !text.isEmpty else {
+            guard path.count <= 1 else {
+                throw ValidationError(field: "group", message: "group path '\(shown)' has an empty part (two '/' in a row)")
+            }
+            return []
+        }
         let names = text.split(separator: "/", omittingEmptySubsequences: false).map {
             $0.trimmingCharacters(in: .whitespaces)
         }

@@ -2,6 +2,7 @@
 // prepared statements (cached by SQL text), values in and out, and one error path that turns every result
 // code into a SQLiteError with a kind and SQLite's own message. Nothing else in sshelf imports CSQLite.
 import CSQLite
+import ShelfSystem
 
 public struct SQLiteError: Error, Sendable, CustomStringConvertible {
     public enum Kind: Sendable, Equatable { case corrupt, busy, permissions, io, constraint, other }
@@ -59,6 +60,10 @@ public final class SQLiteDatabase {
     /// the new file's mode create it themselves first (PrivateFiles.ensureFile).
     public init(path: String, create: Bool = false, readOnly: Bool = false) throws(SQLiteError) {
         self.path = path
+        // A FIFO opened read-write does not block, but SQLite's first read of it would, forever.
+        do { try RegularFile.check(path, followLinks: false) } catch {
+            throw SQLiteError(code: SQLITE_CANTOPEN, message: error.description, context: "open \(path)")
+        }
         var flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW
         if create && !readOnly { flags |= SQLITE_OPEN_CREATE }
         let rc = sqlite3_open_v2(path, &handle, flags, nil)

@@ -4,6 +4,7 @@
 import CLibSSH2
 import Foundation
 import ShelfCore
+import ShelfSystem
 
 struct Authenticator {
     let verified: VerifiedSession
@@ -99,6 +100,8 @@ struct Authenticator {
 
     private func password(stored: ReferenceKey?, outcome: inout ConnectOutcome) throws(SSHError) -> Bool {
         var note: String? = nil
+        // Why the stored password could not be used: what the user is told when nobody can type one instead.
+        var storedFailure: SSHError? = nil
         if let reference = stored {
             switch try lookup(credentials.password(for: reference, on: verified)) {
             case .found(let stored):
@@ -106,8 +109,12 @@ struct Authenticator {
                 if session.password(user: hop.user, secret: stored) == 0 { return true }
                 throw SSHError(.authenticationFailed, "\(hop.destination) rejected the stored password",
                                library: session.lastError(), hint: "store the right one: sshelf vault set-password \(hop.name)")
-            case .locked: note = "the vault is locked"
-            case .unavailable(let reason): note = reason
+            case .locked:
+                note = "the vault is locked"
+                storedFailure = unusable(.locked)
+            case .unavailable(let reason):
+                note = reason
+                storedFailure = unusable(.unavailable(reason: reason))
             case .notStored: throw notSynced()
             }
         }
@@ -115,7 +122,7 @@ struct Authenticator {
             let request = PasswordRequest(verified, attempt: attempt,
                                           canRemember: credentials.canRemember && hop.hostID != nil, note: note)
             guard let answer = delegate.askPassword(request) else {
-                if attempt == 1 { throw SSHError(.cancelled, "no password given for \(hop.destination)") }
+                if attempt == 1 { throw storedFailure ?? SSHError(.cancelled, "no password given for \(hop.destination)") }
                 return false
             }
             guard !answer.password.isEmpty else { continue }
@@ -135,18 +142,20 @@ struct Authenticator {
 
     private func keyboardInteractive(storedPassword: ReferenceKey?) throws(SSHError) -> Bool {
         var failure: SSHError? = nil
+        var storedFailure: SSHError? = nil
         var cancelled = false
         let verified = self.verified, credentials = self.credentials, delegate = self.delegate
         let code = session.keyboardInteractive(user: hop.user) { name, instruction, prompts in
             if prompts.isEmpty { return [] }
             // A lone hidden prompt is the password prompt: answer it from the store when the host has one.
             if prompts.count == 1, !prompts[0].echo, let reference = storedPassword {
-                switch credentials.password(for: reference, on: verified) {
+                let result = credentials.password(for: reference, on: verified)
+                switch result {
                 case .found(let stored) where !stored.isEmpty: return [stored]
                 case .notStored, .found:
                     failure = self.notSynced()
                     return nil
-                case .locked, .unavailable: break
+                case .locked, .unavailable: storedFailure = self.unusable(result)
                 }
             }
             let challenge = KeyboardChallenge(
@@ -159,11 +168,25 @@ struct Authenticator {
             return answers
         }
         if let failure { throw failure }
-        if cancelled && code != 0 { throw SSHError(.cancelled, "keyboard-interactive login cancelled") }
+        if cancelled && code != 0 { throw storedFailure ?? SSHError(.cancelled, "keyboard-interactive login cancelled") }
         return code == 0
     }
 
     // MARK: lookups
+
+    /// The stored password is there but cannot be read (vault locked or broken): the vault's own reason.
+    private func unusable(_ result: CredentialLookup) -> SSHError? {
+        switch result {
+        case .locked:
+            return SSHError(.credentialUnavailable, "the password for \(hop.name) is in the vault, which is locked",
+                            hint: "unlock it first: sshelf vault unlock")
+        case .unavailable(let reason):
+            return SSHError(.credentialUnavailable, "the password for \(hop.name) is in the vault, which cannot be read: \(reason)",
+                            hint: "see 'sshelf vault status'")
+        case .found, .notStored:
+            return nil
+        }
+    }
 
     private func notSynced() -> SSHError {
         SSHError(.credentialNotSynced, "the credential for \(hop.name) has not synced to this device yet",
@@ -189,25 +212,16 @@ struct Authenticator {
     }
 }
 
-/// Private key files named by an identity's `keyFile`: read into memory once, never written anywhere.
+/// Private key files named by an identity's `keyFile`: read into guarded memory once, never written anywhere.
+/// Only a plain file is read (a FIFO there would block the login forever).
 enum KeyFile {
     static func read(_ path: String) throws(SSHError) -> SecretBytes {
         let expanded = path.hasPrefix("~/") ? NSHomeDirectory() + String(path.dropFirst(1)) : path
-        let fd = open(expanded, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            throw SSHError(.credentialUnavailable, "cannot read the key file \(path): \(String(cString: strerror(errno)))")
+        do {
+            return try RegularFile.readSecret(expanded)
+        } catch {
+            throw SSHError(.credentialUnavailable, "cannot use the key file: \(error)",
+                           hint: "a private key is a plain file of at most 1 MiB; fix the identity's key file or import the key")
         }
-        defer { close(fd) }
-        var bytes = [UInt8]()
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = Glibc.read(fd, &chunk, chunk.count)
-            if count < 0 && errno == EINTR { continue }
-            if count <= 0 { break }
-            bytes += chunk[0..<count]
-            guard bytes.count < 1 << 20 else { break }
-        }
-        chunk.withUnsafeMutableBytes { explicit_bzero($0.baseAddress!, $0.count) }
-        return SecretBytes.take(&bytes)
     }
 }

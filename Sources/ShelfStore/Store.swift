@@ -33,7 +33,8 @@ public final class Store {
         var info = stat()
         if lstat(path, &info) == 0 {
             guard (info.st_mode & S_IFMT) == S_IFREG else {
-                throw StoreError(kind: .foreign, message: "\(path) is not a regular file", hint: "move it aside")
+                throw StoreError(kind: .foreign, message: "\(path) is \(RegularFile.describe(info.st_mode)), not a regular file",
+                                 hint: "sshelf opens its store only as a plain file; move this aside")
             }
             if info.st_mode & 0o077 != 0 {
                 throw StoreError(

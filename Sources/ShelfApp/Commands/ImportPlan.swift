@@ -4,6 +4,7 @@ import Foundation
 import ShelfCore
 import ShelfOperations
 import ShelfStore
+import ShelfSystem
 
 struct ImportSummary {
     var added: [String] = []
@@ -112,7 +113,7 @@ enum ImportPlan {
         let expanded = SSHConfigReader.expandTilde(file, home: home)
         var identity = Identity(name: uniqueName((file as NSString).lastPathComponent, among: identities),
                                 keyType: guessKeyType(file), keyFile: file)
-        if let publicKey = try? String(contentsOfFile: expanded + ".pub", encoding: .utf8),
+        if let publicKey = (try? RegularFile.read(expanded + ".pub", limit: 64 * 1024)).map({ String(decoding: $0, as: UTF8.self) }),
            let line = publicKey.split(separator: "\n").first.map(String.init), line.utf8.count < 16 * 1024,
            Validation.controlCharacterProblem(line) == nil
         {
