@@ -1,11 +1,12 @@
 // ErrorMapping: the one place every failure becomes the shape users see — ShelfError(kind, message, hint,
 // detail). The CLI prints it (`sshelf: error: …`, exit code by kind); the TUI shows its message in the status
-// line. Nothing else maps StoreError, SQLiteError, VaultError, SSHError, SyncFailure or ValidationError.
+// line. Nothing else maps StoreError, VaultError, SSHError, SyncFailure, ValidationError or the file errors.
 import Foundation
 import ShelfCore
 import ShelfSSH
 import ShelfStore
 import ShelfSync
+import ShelfSystem
 import ShelfVault
 
 extension ShelfError {
@@ -30,6 +31,10 @@ extension ShelfError {
             detail = error.libraryMessage.map { "libssh2: \($0)" }
         case let error as SyncFailure:
             self.init(.failure, error.reason, hint: error.hint)
+        case let error as RegularFileError:
+            self.init(error.kind == .missing ? .notFound : .invalid, error.description)
+        case let error as FileSystemError:
+            self.init(.failure, error.description, hint: "check that the folder exists and belongs to you")
         default:
             self.init(.failure, "\(error)")
         }
