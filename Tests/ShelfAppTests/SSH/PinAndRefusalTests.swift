@@ -59,12 +59,8 @@ final class PinAndRefusalTests: XCTestCase {
 
     func testWarmServeWithoutAReadyDescriptorSaysWhyItRefused() throws {
         let world = try SSHCLIWorld()
-        XCTAssertExit(try world.home.run("trust", "t", "--fingerprint", try world.fingerprint(world.sshd)), 0)
-        // Another server (other host keys) where t's record points now: a changed key.
-        var options = SSHD.Options()
-        options.authorizedKeys = [world.key.publicLine]
-        let impostor = try SSHD.start(options)
-        XCTAssertExit(try world.home.run("edit", "t", "--port", String(impostor.port)), 0)
+        let impostor = try world.impostorForT()
+        defer { withExtendedLifetime(impostor) {} }
         let refused = try world.home.run("warm", "serve", "t", "--idle", "5")
         XCTAssertExit(refused, 255)
         XCTAssertTrue(refused.stderr.hasPrefix("sshelf: error: WARNING: the host key of t"), refused.stderr)
