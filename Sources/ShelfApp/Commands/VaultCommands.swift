@@ -194,14 +194,8 @@ enum VaultCommands {
     }
 
     static func audit(_ call: Invocation, _ context: AppContext) throws -> Int32 {
-        var findings: [AuditFinding]
-        do {
-            let vault = try VaultAccess.open(context.workspace, create: false)
-            findings = try vault.audit(needs: try readMoments(context), credentialSyncEnabled: try credentialSyncOn(context))
-        } catch let error as VaultError where error.kind == .permissions {
-            findings = VaultAudit.filePermissions(context.locations)
-            if findings.isEmpty { findings = [AuditFinding(rule: "loose-permissions", subject: nil, message: error.message)] }
-        }
+        let store = FileManager.default.fileExists(atPath: context.locations.store) ? try context.store() : nil
+        let findings = try CredentialOperations.audit(context.workspace, store: store)
         if call.flag("json") {
             context.print(try JSONOutput.encode(findings))
         } else if findings.isEmpty {
@@ -210,19 +204,6 @@ enum VaultCommands {
             context.output(findings.map { "\($0.rule): \(Display.safe($0.message))\n" }.joined())
         }
         return findings.isEmpty ? 0 : 4
-    }
-
-    /// When each credential the store references is read (no store yet: nothing is referenced).
-    static func readMoments(_ context: AppContext) throws -> [ReferenceKey: ReadMoment] {
-        guard FileManager.default.fileExists(atPath: context.locations.store) else { return [:] }
-        let (hosts, rules) = try context.store().read { store in (try store.hosts(), try store.forwardRules()) }
-        return ClassPolicy.needs(hosts: hosts, forwardRules: rules)
-    }
-
-    /// Whether this device syncs credentials (a device-local store setting; no store: off).
-    static func credentialSyncOn(_ context: AppContext) throws -> Bool {
-        guard FileManager.default.fileExists(atPath: context.locations.store) else { return false }
-        return try SyncSettings.credentialsEnabled(context.store())
     }
 
     static func export(_ call: Invocation, _ context: AppContext) throws -> Int32 {
@@ -258,25 +239,13 @@ enum VaultCommands {
 
     static func setPassword(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         let store = try context.store()
-        var host = try Resolve.host(call.arguments[0], in: store)
-        let moment = ClassPolicy.readMoment(host: host.id, forwardRules: try store.forwardRules(hostID: host.id))
-        let accessibility = ClassPolicy.accessibility(for: .hostPassword, readAt: moment)
-        let vault = try open(context, create: true)
-        try unlockIfNeeded(vault, for: [accessibility], try SecretInput(call, option: "passphrase-fd"))
-        let password = try SecretInput(call, option: "secret-fd").read(prompt: "Password for \(host.name): ")
-        guard !password.isEmpty else { throw ShelfError(.invalid, "empty password; nothing stored") }
-        try attempt { () throws(VaultError) in
-            try vault.saveHostPassword(password, hostID: host.id, class: accessibility)
-            // One copy, in the class the policy names: drop any older copy kept in another class.
-            for other in AccessibilityClass.allCases where other != accessibility {
-                try vault.clearHostPassword(host.id, class: other)
-            }
-        }
-        if host.passwordRef != .hostPassword(host.id) {
-            host.passwordRef = .hostPassword(host.id)
-            host.updatedAt = Date()
-            try store.write { try $0.save(host) }
-        }
+        let host = try Resolve.host(call.arguments[0], in: store)
+        let vaultInput = try SecretInput(call, option: "passphrase-fd")
+        let secretInput = try SecretInput(call, option: "secret-fd")
+        let accessibility = try CredentialOperations.storeHostPassword(
+            host.id, workspace: context.workspace, store: store,
+            vaultPassphrase: { try vaultInput.read(prompt: "Vault passphrase: ") },
+            password: { try secretInput.read(prompt: "Password for \(Display.safe(host.name)): ") })
         context.print("stored the password for \(Display.safe(host.name)) in the vault (\(accessibility))")
         return 0
     }

@@ -12,12 +12,15 @@ public struct ConnectPlan: Sendable {
 
     public var target: ShelfCore.Host { hosts[hosts.count - 1] }
 
+    /// The plan for `host`, read in one snapshot of the store.
     public static func make(for host: ShelfCore.Host, in store: Store) throws -> ConnectPlan {
-        let identities = Dictionary(uniqueKeysWithValues: try store.identities().map { ($0.id, $0) })
-        var chain: [ShelfCore.Host] = []
-        try expand(host, into: &chain, visiting: [], store: store)
-        let endpoints = chain.map { SSHEndpoint(host: $0, identity: $0.identityID.flatMap { identities[$0] }) }
-        return ConnectPlan(hosts: chain, endpoints: endpoints)
+        try store.read { store in
+            let identities = Dictionary(uniqueKeysWithValues: try store.identities().map { ($0.id, $0) })
+            var chain: [ShelfCore.Host] = []
+            try expand(host, into: &chain, visiting: [], store: store)
+            let endpoints = chain.map { SSHEndpoint(host: $0, identity: $0.identityID.flatMap { identities[$0] }) }
+            return ConnectPlan(hosts: chain, endpoints: endpoints)
+        }
     }
 
     /// A jump host's own jumps come before it (OpenSSH follows ProxyJump of a jump host the same way).
@@ -41,7 +44,7 @@ public struct ConnectPlan: Sendable {
         chain.append(host)
     }
 
-    /// The named host's plan, read in one snapshot.
+    /// The plan for the host named `name` (or an id prefix), read in one snapshot.
     public static func make(named name: String, in store: Store) throws -> ConnectPlan {
         try store.read { store in try make(for: try Resolve.host(name, in: store), in: store) }
     }
