@@ -25,6 +25,7 @@ public enum Reducer {
                 ?? clamp(state.identityCursor, count: catalog.identities.count)
             state.loaded = true
             state.loadError = nil
+            if state.failure?.subject == .store { state.failure = nil }
             let keepGroup = state.selectedGroupID
             rebuildGroups(&state)
             if let keepGroup, let row = state.groupRows.firstIndex(where: { $0.groupID == keepGroup }) {
@@ -32,10 +33,22 @@ public enum Reducer {
             }
             rescope(&state, keepHost: keep)
             return []
-        case .loadFailed(let message):
+        case .loadFailed(let message, let hint):
             state.loadError = message
-            state.notice = Notice(message, isError: true)
+            // Nothing loaded yet: the whole screen says why (a later reload that fails keeps the last good list).
+            if state.loaded {
+                state.notice = Notice(message, isError: true)
+            } else {
+                state.failure = FailureScreen(subject: .store, message: message, hint: hint)
+            }
             return []
+        case .vaultFailed(let message, let hint):
+            if state.failure == nil, state.dismissedVaultFailure != message {
+                state.failure = FailureScreen(subject: .vault, message: message, hint: hint)
+            }
+            return []
+        case .storeChanged:
+            return [.load]
         case .filterStep:
             state.search.step(entries: state.catalog.entries)
             if let wanted = state.wantedHostID { select(&state, hostID: wanted) }
@@ -58,8 +71,12 @@ public enum Reducer {
                 return [.load]
             }
         case .connectFinished(let notice):
+            state.connecting = nil
             state.notice = notice
             return [.load]
+        case .notify(let notice):
+            state.notice = notice
+            return []
         case .status(let model):
             state.status = model
             return []
@@ -72,6 +89,7 @@ public enum Reducer {
             state.mode = .prompt(prompt)
             return []
         case .loggedIn(let hostID):
+            state.connecting = nil
             return [.launchSession(hostID)]
         }
     }
@@ -82,6 +100,7 @@ public enum Reducer {
         if state.isTooSmall {
             return key == .char("q") || key == .ctrl("c") ? quit(&state) : []
         }
+        if let failure = state.failure { return FailureReducer.key(&state, key, failure) }
         switch state.mode {
         case .help(let scroll):
             return helpKey(&state, key, scroll: scroll)
@@ -145,13 +164,32 @@ public enum Reducer {
                 return []
             }
             guard let host = state.selectedHost else { return [] }
-            state.notice = Notice("connecting to \(host.name)...")
+            // One attempt at a time: a second Enter never starts another (nor one to a host selected since).
+            if let attempt = state.connecting {
+                state.notice = Notice("already connecting to \(attempt.name): wait, or press Esc to cancel", isError: true)
+                return []
+            }
+            state.connecting = ConnectAttempt(hostID: host.id, name: host.name)
+            state.notice = Notice("connecting to \(host.name)... (Esc cancels)")
             return [.connect(host.id)]
         case .search:
             state.search.typing = true
             state.focus = .hosts
-        case .clearSearch:
+        case .cancel:
+            if let attempt = state.connecting {
+                state.notice = Notice("cancelling the connect to \(attempt.name)...")
+                return [.cancelConnect]
+            }
             clearSearch(&state)
+        case .syncNow:
+            state.notice = Notice("syncing now...")
+            return [.syncNow]
+        case .vaultLock:
+            if state.status.vault == .unlocked {
+                state.notice = Notice("vault locked")
+                return [.lockVault]
+            }
+            return [.unlockVault]
         case .sort:
             state.sort = state.sort == .name ? .recent : .name
             rescope(&state, keepHost: state.selectedHost?.id)

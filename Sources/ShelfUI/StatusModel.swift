@@ -13,6 +13,9 @@ public enum SyncIndicator: Sendable, Equatable {
 public enum VaultIndicator: Sendable, Equatable {
     case notSetUp
     case locked
+    /// Some of the classes holding items are readable here, others are not (e.g. `sshelf vault unlock` elsewhere
+    /// opened the afterFirstUnlock classes, while whenUnlocked items need the passphrase in this process).
+    case partlyUnlocked
     case unlocked
     /// Unlocked and protected by no passphrase (the user chose convenience).
     case noPassphrase
@@ -23,6 +26,7 @@ public enum VaultIndicator: Sendable, Equatable {
         switch self {
         case .notSetUp: "vault not set up"
         case .locked: "vault locked"
+        case .partlyUnlocked: "vault partly unlocked"
         case .unlocked: "vault unlocked"
         case .noPassphrase: "vault open, no passphrase"
         case .broken(let message): "vault: \(message)"

@@ -57,10 +57,12 @@ enum Fixtures {
         return Catalog(hosts: hosts, groups: [group])
     }
 
-    static func state(_ catalog: Catalog, rows: Int = 24, columns: Int = 80, status: StatusModel = StatusModel()) -> UIState {
+    /// A state with `catalog` loaded (or, with `loaded` false, one still waiting for the store).
+    static func state(_ catalog: Catalog, rows: Int = 24, columns: Int = 80, status: StatusModel = StatusModel(),
+                      loaded: Bool = true) -> UIState {
         var state = UIState(rows: rows, columns: columns, symbols: .unicode, now: now)
         state.status = status
-        _ = Reducer.reduce(&state, .loaded(catalog))
+        if loaded { _ = Reducer.reduce(&state, .loaded(catalog)) }
         return state
     }
 

@@ -40,7 +40,8 @@ final class StoreWorker: @unchecked Sendable {
             do {
                 mailbox.deliver(.loaded(try CatalogLoader.load(try store(), secretsPresent: secretsPresent())))
             } catch {
-                mailbox.deliver(.loadFailed(StoreWorker.message(error)))
+                let failure = ShelfError(from: error)
+                mailbox.deliver(.loadFailed(failure.message, hint: failure.hint))
             }
             return
         }
@@ -77,7 +78,8 @@ final class StoreWorker: @unchecked Sendable {
             return "deleted forward rule"
         case .deleteIdentity(let id):
             return try IdentityOperations.delete(id, workspace: workspace, in: store)?.summary ?? "already gone"
-        case .load, .connect, .launchSession, .answerPrompt, .startForward, .stopForward, .quit:
+        case .load, .connect, .cancelConnect, .launchSession, .answerPrompt, .startForward, .stopForward, .unlockVault,
+             .lockVault, .syncNow, .quit:
             return ""
         }
     }

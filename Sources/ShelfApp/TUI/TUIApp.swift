@@ -11,8 +11,13 @@ final class TUIApp {
     private let context: AppContext
     private let mailbox = Mailbox()
     private let worker: StoreWorker
+    private let vault: TUIVault
+    private let status: StatusSource
     private let login: TUILogin
     private let forwards: ForwardChildren
+    /// Nil when the test hook replaces the sync state (then nothing syncs in the background).
+    private var sync: BackgroundSync?
+    private var watcher: LiveWatcher?
     private var state: UIState
     private var terminal: Terminal?
     /// Set by `sshelf ui --benchmark-report`: measure, write the report, quit.
@@ -28,9 +33,12 @@ final class TUIApp {
 
     init(context: AppContext) {
         self.context = context
-        worker = StoreWorker(workspace: VaultNames.quiet(context), mailbox: mailbox,
-                             secretsPresent: { [names = VaultNames(context: context)] in names.current() })
-        login = TUILogin(context: context, mailbox: mailbox)
+        let vault = TUIVault(context: context)
+        self.vault = vault
+        status = StatusSource(context: context, vault: vault)
+        worker = StoreWorker(workspace: TUIVault.quiet(context), mailbox: mailbox,
+                             secretsPresent: { vault.itemNames() })
+        login = TUILogin(context: context, mailbox: mailbox, vault: vault)
         forwards = ForwardChildren(locations: context.locations, mailbox: mailbox, selfPath: TUIApp.selfPath)
         state = UIState()
     }
@@ -50,12 +58,10 @@ final class TUIApp {
         defer { forwards.stopAll() }
         let size = terminal.size
         state = UIState(rows: size.rows, columns: size.columns, symbols: terminal.symbols, now: Date())
-        state.status = StatusSource.current(context: context, store: try? Store(path: context.locations.store), now: state.now)
+        state.status = status.current(store: try? Store(path: context.locations.store), now: state.now)
+        if let failure = vault.failure() { apply(.vaultFailed(failure.message, hint: failure.hint)) }
         execute([.load])
-        if context.environment[StatusSource.testHookVariable] == nil {
-            let worker = self.worker
-            BackgroundSync(context: context, mailbox: mailbox, reload: { worker.submit(.load) }).start()
-        }
+        startLive()
         var dirty = true
         var lastTick = Date()
         while !state.quitting {
@@ -120,6 +126,23 @@ final class TUIApp {
         benchmark.write(hosts: state.catalog.hosts.count)
     }
 
+    /// The watcher (changes by other processes) and background sync, which wake each other: a run's start and end
+    /// show at once, and the watcher's findings (a local change, the remote changed or gone) start runs.
+    private func startLive() {
+        let mailbox = self.mailbox
+        final class WatcherBox: @unchecked Sendable { var watcher: LiveWatcher? }
+        let box = WatcherBox()
+        if context.environment[StatusSource.testHookVariable] == nil {
+            sync = BackgroundSync(context: context, vault: vault, status: status,
+                                  reload: { mailbox.post(.storeChanged) }, changed: { box.watcher?.wake() })
+        }
+        let watcher = LiveWatcher(context: context, mailbox: mailbox, vault: vault, status: status, sync: sync)
+        box.watcher = watcher
+        self.watcher = watcher
+        watcher.start()
+        sync?.start()
+    }
+
     private func apply(_ action: Action) {
         execute(Reducer.reduce(&state, action))
     }
@@ -148,10 +171,21 @@ final class TUIApp {
             switch effect {
             case .connect(let id):
                 if login.isRunning {
-                    state.notice = Notice("already logging in to a host: wait for it, or cancel its dialog with Esc", isError: true)
+                    state.notice = Notice("already logging in to a host: wait for it, or press Esc to cancel it", isError: true)
                 } else {
                     login.start(id)
                 }
+            case .cancelConnect:
+                login.cancel()
+            case .answerPrompt(.replaceChangedKey):
+                login.replaceChangedKey()
+            case .unlockVault:
+                unlockVault()
+            case .lockVault:
+                vault.lockAll()
+                watcher?.wake()
+            case .syncNow:
+                sync?.request(.now)
             case .launchSession(let id):
                 runSession(id)
             case .quit:
@@ -162,6 +196,31 @@ final class TUIApp {
                 worker.submit(effect)
             }
         }
+    }
+
+    /// `V` on a locked vault: the passphrase dialog on a background thread (the unlock's key stretching takes a
+    /// moment), three tries, the result in the title bar and the status line.
+    private func unlockVault() {
+        let (vault, prompts, mailbox, watcher) = (self.vault, login.prompts, self.mailbox, self.watcher)
+        let thread = Thread {
+            let outcome = vault.unlock(ask: { question in
+                guard case .secret(let passphrase, _) = prompts.ask(.vaultPassphrase(prompt: question, input: "")) else {
+                    return nil
+                }
+                return passphrase
+            })
+            switch outcome {
+            case .unlocked: mailbox.post(.notify(Notice("vault unlocked")))
+            case .cancelled: break
+            case .wrongPassphrase:
+                mailbox.post(.notify(Notice("the vault stays locked: the passphrase was wrong \(TUIVault.passphraseTries) times",
+                                            isError: true)))
+            case .failed(let message):
+                mailbox.post(.notify(Notice("the vault stays locked: \(Display.safe(message))", isError: true)))
+            }
+            watcher?.wake()
+        }
+        thread.start()
     }
 
     /// Leaves curses for the shell of a logged-in host and comes back to the same place with a one-line result.

@@ -18,18 +18,30 @@ final class TUILogin: @unchecked Sendable {
         var store: Store
     }
 
+    /// A connect that met a changed host key: the keys, and the connect to start again once the pin is replaced.
+    private struct ChangedKey {
+        var change: HostKeyChange
+        var target: ConnectAttempt
+    }
+
     private let context: AppContext
     private let mailbox: Mailbox
+    private let vault: TUIVault
     let prompts: PromptChannel
     private let lock = NSLock()
     private var running = false
     private var ready: [UUID: Ready] = [:]
     /// Warnings of the vault while logging in (curses owns the screen: they go into the result line).
     private var warnings: [String] = []
+    /// Stops the attempt under way (Esc).
+    private var cancellation: ConnectCancellation?
+    /// The last changed key met, until the user replaces the pin or another connect starts.
+    private var changedKey: ChangedKey?
 
-    init(context: AppContext, mailbox: Mailbox) {
+    init(context: AppContext, mailbox: Mailbox, vault: TUIVault) {
         self.context = context
         self.mailbox = mailbox
+        self.vault = vault
         prompts = PromptChannel(mailbox: mailbox)
     }
 
@@ -40,31 +52,80 @@ final class TUILogin: @unchecked Sendable {
         return running
     }
 
-    /// Starts logging in to the host; posts `.loggedIn` or a `.connectFinished` error line.
-    func start(_ hostID: UUID) {
+    /// Starts logging in to the host; posts `.loggedIn` or a `.connectFinished` error line (and, for a changed host
+    /// key, the dialog that can replace the pin).
+    func start(_ hostID: UUID) { begin(hostID) { _ in nil } }
+
+    /// Stops the attempt under way at whatever stage it is: a dialog is answered "cancel", the TCP connect stops
+    /// waiting, an open socket is shut down (nothing more is sent on it).
+    func cancel() {
+        lock.lock()
+        let attempt = cancellation
+        lock.unlock()
+        attempt?.cancel()
+        prompts.cancelOpenQuestion()
+    }
+
+    /// The user typed the host's name in the changed-key dialog: replace the pin with the key that host offered,
+    /// as `sshelf trust --replace` would, then connect again (the new connection is checked against the new pin).
+    func replaceChangedKey() {
+        lock.lock()
+        let pending = changedKey
+        changedKey = nil
+        lock.unlock()
+        guard let pending else { return }
+        begin(pending.target.hostID) { [context] store in
+            do {
+                try HostKeyOperations.replace(pending.change, workspace: TUIVault.quiet(context), store: store)
+                return nil
+            } catch {
+                return OperationFailure("the pin was not replaced: \(Display.safe(StoreWorker.message(error)))")
+            }
+        }
+    }
+
+    /// Runs `before` (on the login thread, with its store) and then the login.
+    private func begin(_ hostID: UUID, before: @escaping @Sendable (Store) -> OperationFailure?) {
+        let attempt = ConnectCancellation()
         lock.lock()
         running = true
         warnings = []
+        changedKey = nil
+        cancellation = attempt
         lock.unlock()
         let thread = Thread { [self] in
-            let result = login(hostID)
+            var result: Result<Ready, OperationFailure>
+            do {
+                let store = try Store(path: context.locations.store)
+                result = before(store).map { .failure($0) } ?? login(hostID, store: store, cancellation: attempt)
+            } catch {
+                result = .failure(OperationFailure("not connected: \(Display.safe(StoreWorker.message(error)))"))
+            }
+            // Logged in just as Esc was pressed: the user asked not to connect.
+            if case .success(let session) = result, attempt.isCancelled {
+                session.connection.close()
+                result = .failure(OperationFailure("not connected: cancelled"))
+            }
             lock.lock()
             running = false
+            cancellation = nil
             if case .success(let session) = result { ready[hostID] = session }
+            let changed = changedKey
             lock.unlock()
             switch result {
             case .success: mailbox.post(.loggedIn(hostID: hostID))
-            case .failure(let failure): mailbox.post(.connectFinished(Notice(failure.message, isError: true)))
+            case .failure(let failure):
+                mailbox.post(.connectFinished(Notice(failure.message, isError: true)))
+                if let changed { mailbox.post(.prompt(.keyMismatch(Self.dialog(changed)))) }
             }
         }
         thread.stackSize = 4 << 20
         thread.start()
     }
 
-    private func login(_ hostID: UUID) -> Result<Ready, OperationFailure> {
+    private func login(_ hostID: UUID, store: Store, cancellation: ConnectCancellation) -> Result<Ready, OperationFailure> {
         let delegate = TUIPrompts(channel: prompts)
         do {
-            let store = try Store(path: context.locations.store)
             guard let host = try store.host(id: hostID) else { return .failure(OperationFailure("not connected: the host is gone")) }
             let plan = try ConnectPlan.make(for: host, in: store)
             // The vault's warnings must not write over the curses screen: they go into the result line.
@@ -73,17 +134,36 @@ final class TUILogin: @unchecked Sendable {
                 warnings.append(Display.safe(text).trimmingCharacters(in: .whitespacesAndNewlines))
                 lock.unlock()
             })
-            let credentials = VaultCredentialSource(workspace: quiet, store: store, askPassphrase: { delegate.vaultPassphrase() })
-            let connector = SSHConnector(options: .standard(quiet), credentials: credentials, delegate: delegate)
+            let credentials = TUICredentials(workspace: quiet, store: store, vault: vault,
+                                             ask: { delegate.vaultPassphrase($0) }, cancel: { cancellation.cancel() })
+            var options = ConnectOptions.standard(quiet)
+            options.cancellation = cancellation
+            let connector = SSHConnector(options: options, credentials: credentials, delegate: delegate)
             let connection = try plan.connect(connector, store: store)
             return .success(Ready(connection: connection, plan: plan, store: store))
         } catch let error as SSHError {
             if delegate.refusedHostKey { return .failure(OperationFailure("not connected: the host key was not trusted")) }
-            if error.kind == .cancelled { return .failure(OperationFailure("not connected: cancelled")) }
+            if error.kind == .cancelled || cancellation.isCancelled { return .failure(OperationFailure("not connected: cancelled")) }
+            if let change = error.hostKeyChange {
+                lock.lock()
+                changedKey = ChangedKey(change: change, target: ConnectAttempt(hostID: hostID, name: Display.safe(
+                    (try? store.host(id: hostID))??.name ?? change.hopName)))
+                lock.unlock()
+                return .failure(OperationFailure("not connected: the host key of \(Display.safe(change.hopName)) has CHANGED; nothing was sent"))
+            }
             return .failure(OperationFailure("not connected: \(Display.safe(error.message))"))
         } catch {
             return .failure(OperationFailure("not connected: \(Display.safe(StoreWorker.message(error)))"))
         }
+    }
+
+    /// The changed-key dialog: both keys, where the known one came from, and the host whose name must be typed.
+    private static func dialog(_ changed: ChangedKey) -> KeyMismatch {
+        let change = changed.change
+        return KeyMismatch(kind: .changed, host: Display.safe(change.hopName), address: Display.safe(change.lookupName),
+                           offered: "\(change.offered.type) \(change.offered.fingerprint)",
+                           known: change.known.map { "\($0.type) \($0.fingerprint)" }, source: change.source.rawValue,
+                           retry: changed.target)
     }
 
     /// Leaves curses, runs the shell on the logged-in connection, saves what the login changed, and returns the

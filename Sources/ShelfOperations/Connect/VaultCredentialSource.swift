@@ -15,11 +15,13 @@ public final class VaultCredentialSource: CredentialSource {
     /// Asks for the vault passphrase when an item is locked; nil where nobody can answer (scripts).
     private let askPassphrase: (() -> SecretBytes?)?
 
-    /// `store` is the calling thread's connection (to see whether a host has autostart forwards).
-    public init(workspace: Workspace, store: Store, askPassphrase: (() -> SecretBytes?)?) {
+    /// `store` is the calling thread's connection (to see whether a host has autostart forwards). `vault`, when
+    /// given, is a vault opened (and perhaps unlocked) by the caller, shared by several sources.
+    public init(workspace: Workspace, store: Store, vault: Vault? = nil, askPassphrase: (() -> SecretBytes?)?) {
         self.workspace = workspace
         self.store = store
         self.askPassphrase = askPassphrase
+        opened = vault.map { .success($0) }
     }
 
     /// Opened on first use only: a connection whose methods need no stored secret never touches the vault.

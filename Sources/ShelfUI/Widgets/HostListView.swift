@@ -10,17 +10,59 @@ enum HostListView {
         var last: Int
     }
 
-    static func columns(width: Int) -> Columns {
+    /// Widths for the list's columns: "Last" fixed when there is room, and the rest shared by what the rows on
+    /// screen need (`natural`: their longest name, address and tags, in cells). A column that needs less than an
+    /// even share gets all it needs (so `user@host:port` shows whole when it can), the others split what is left;
+    /// what is left goes to the tags. Text is cut only where it cannot fit.
+    static func columns(width: Int, natural: (name: Int, destination: Int, tags: Int)) -> Columns {
         let last = width >= 70 ? 12 : 0
-        let rest = width - last - 3
-        let name = max(8, rest * 3 / 10)
-        let destination = max(8, rest * 4 / 10)
-        return Columns(name: name, destination: destination, tags: max(0, rest - name - destination), last: last)
+        let rest = max(0, width - last - 3)
+        // The headers ("Hosts 123", "Address") need their room too.
+        let tags = natural.tags > 0 ? natural.tags + 1 : 0
+        // Tags matter least: they keep an eighth of the room at most until name and address have what they need.
+        let reserved = min(tags, rest / 8)
+        let given = share(rest - reserved, needs: [max(natural.name, 9), max(natural.destination, 7)])
+        return Columns(name: given[0], destination: given[1], tags: rest - given[0] - given[1], last: last)
+    }
+
+    /// Max-min fair shares of `total`: each gets at most what it needs, and what one does not need is split
+    /// among the others.
+    static func share(_ total: Int, needs: [Int]) -> [Int] {
+        var given = needs.map { _ in 0 }
+        var open = Set(needs.indices.filter { needs[$0] > 0 })
+        var left = total
+        while !open.isEmpty, left > 0 {
+            let even = left / open.count
+            let satisfied = open.filter { needs[$0] - given[$0] <= even }
+            if satisfied.isEmpty {
+                // Nobody fits in an even share: split what is left, the earlier columns taking the remainder.
+                for (n, i) in open.sorted().enumerated() { given[i] += even + (n < left % open.count ? 1 : 0) }
+                break
+            }
+            for i in satisfied {
+                left -= needs[i] - given[i]
+                given[i] = needs[i]
+                open.remove(i)
+            }
+        }
+        return given
+    }
+
+    /// The longest name, address and tags (in cells) of the rows on screen.
+    static func naturalWidths(_ state: UIState, rows: Int) -> (name: Int, destination: Int, tags: Int) {
+        var widths = (name: 0, destination: 0, tags: 0)
+        for index in state.visible.dropFirst(state.hostScroll).prefix(rows) {
+            let entry = state.catalog.entries[index]
+            widths.name = max(widths.name, CharWidth.of(entry.name))
+            widths.destination = max(widths.destination, CharWidth.of(entry.destination))
+            widths.tags = max(widths.tags, CharWidth.of(entry.tags))
+        }
+        return widths
     }
 
     static func draw(_ state: UIState, in rect: Rect, on canvas: inout Canvas) {
         let focused = state.focus == .hosts && state.mode == .browse
-        let c = columns(width: rect.width)
+        let c = columns(width: rect.width, natural: naturalWidths(state, rows: max(0, rect.height - 1)))
         let list = state.visible
         let x = rect.column
         let headerStyle = focused ? CellStyle.bold : CellStyle.dim

@@ -17,20 +17,24 @@ public enum StatusLine {
         switch vault {
         case .broken: CellStyle(color: .red)
         case .notSetUp, .locked: .dim
-        case .unlocked, .noPassphrase: .plain
+        case .unlocked, .partlyUnlocked, .noPassphrase: .plain
         }
     }
 
     /// The key hints for the current screen: enabled bindings that carry a hint label.
     public static func hints(_ state: UIState) -> [(key: String, what: String)] {
         let context: KeyContext
-        switch state.mode {
-        case .browse: context = state.search.typing ? .search : .browse
-        case .form: context = .form
-        case .confirm: context = .dialog
-        case .help: context = .help
-        case .identities: context = .identities
-        case .prompt: return [("Enter", "answer"), ("Esc", "cancel")]
+        if state.failure != nil {
+            context = .failure
+        } else {
+            switch state.mode {
+            case .browse: context = state.search.typing ? .search : .browse
+            case .form: context = .form
+            case .confirm: context = .dialog
+            case .help: context = .help
+            case .identities: context = .identities
+            case .prompt: return [("Enter", "answer"), ("Esc", "cancel")]
+            }
         }
         return Keymap.bindings(in: context).compactMap { binding in
             guard let hint = binding.hint, binding.disabledReason(state) == nil, let key = binding.keys.first else { return nil }
