@@ -65,7 +65,7 @@ enum ForwardCommands {
                              hint: ArgumentParser.usageHint(call.command))
         }
         let spec: ForwardSpec
-        do { spec = try ForwardSpec.parse(text, kind: kind) } catch { throw ShelfError(.usage, error.message) }
+        do { spec = try ForwardSpec.parse(text, kind: kind) } catch { throw ShelfError(.invalid, error.message) }
         let (rule, hostName) = try context.store().write { store in
             let host = try Resolve.host(call.arguments[0], in: store)
             let rule = PortForwardRule(hostID: host.id, name: call.value("name") ?? "", kind: kind,

@@ -54,7 +54,7 @@ enum GroupCommands {
 
     static func add(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         let path = call.arguments[0]
-        guard !(try GroupTree.parsePath(path)).isEmpty else { throw ShelfError(.usage, "group add: the path is empty") }
+        guard !(try GroupTree.parsePath(path)).isEmpty else { throw ShelfError(.invalid, "group add: the path is empty") }
         let existed = try context.store().write { store -> Bool in
             if GroupTree(try store.groups()).find(path) != nil { return true }
             try GroupOperations.create(path, in: store)
@@ -75,7 +75,7 @@ enum GroupCommands {
 
     static func move(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         let newPath = try GroupTree.parsePath(call.arguments[1])
-        guard let newName = newPath.last else { throw ShelfError(.usage, "group mv: the new path is empty") }
+        guard let newName = newPath.last else { throw ShelfError(.invalid, "group mv: the new path is empty") }
         let placed = try context.store().write { store in
             var group = try Resolve.group(call.arguments[0], tree: GroupTree(try store.groups()))
             group.name = newName

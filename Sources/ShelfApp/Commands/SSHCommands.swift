@@ -190,7 +190,7 @@ enum SSHCommands {
         var timeout = 10.0
         if let text = call.value("timeout") {
             guard let value = Double(text), value > 0, value <= 600 else {
-                throw ShelfError(.usage, "--timeout: '\(Display.safe(text))' is not a number of seconds (0-600)")
+                throw ShelfError(.invalid, "--timeout: '\(Display.safe(text))' is not a number of seconds (0-600)")
             }
             timeout = value
         }
@@ -200,7 +200,7 @@ enum SSHCommands {
     private static func passwordFD(_ call: Invocation) throws -> Int32? {
         guard let text = call.value("password-fd") else { return nil }
         guard let fd = Int32(text), fd >= 0, fcntl(fd, F_GETFD) != -1 else {
-            throw ShelfError(.usage, "--password-fd: '\(Display.safe(text))' is not an open file descriptor")
+            throw ShelfError(.invalid, "--password-fd: '\(Display.safe(text))' is not an open file descriptor")
         }
         return fd
     }

@@ -181,7 +181,7 @@ enum VaultCommands {
 
     static func remove(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         guard let key = ReferenceKey(call.arguments[0]) else {
-            throw ShelfError(.usage, "'\(Display.safe(call.arguments[0]))' is not a vault key", hint: "see 'sshelf vault list'")
+            throw ShelfError(.invalid, "'\(Display.safe(call.arguments[0]))' is not a vault key", hint: "see 'sshelf vault list'")
         }
         let vault = try open(context, create: false)
         let items = try attempt { () throws(VaultError) in try vault.items() }
