@@ -17,9 +17,10 @@ enum ForwardRunCommands {
             path: ["forward", "start"], summary: "run a host's forward rules in the foreground",
             details: """
                 Connects to the host (as 'connect' does: jump chain, host-key check before any credential) and \
-                runs its enabled forward rules, or only the RULEs named, until Ctrl-C or SIGTERM. A port that is \
-                already in use is an error naming it. Rules that listen on a non-loopback address need \
-                --allow-public-bind. Exit status 0 after Ctrl-C, 255 when the connection failed or was lost.
+                runs its enabled forward rules, or only the RULEs named, until Ctrl-C or SIGTERM. A rule whose \
+                port is already in use is reported by number and left out; the others run. Rules that listen on \
+                a non-loopback address need --allow-public-bind. Exit status 0 after Ctrl-C when every rule ran, \
+                1 when a rule could not listen (or none could), 255 when the connection failed or was lost.
                 """,
             arguments: [
                 ArgumentSpec(name: "HOST", help: "host name (or id prefix)", completion: .host),
@@ -65,7 +66,18 @@ enum ForwardRunCommands {
         let options = try SSHCommands.connectOptions(call, context)
         return try SSHCommands.withConnection(plan, store: store, call: call, options: options, context: context) {
             connection in
-            let engine = try ForwardEngine(connection: connection, rules: rules, hostName: plan.target.name)
+            let engine: ForwardEngine
+            do {
+                engine = try ForwardEngine(
+                    connection: connection, rules: rules, hostName: plan.target.name, skipFailedRules: true)
+            } catch {
+                // Logged in, but no rule could listen: a local problem, not a connection failure.
+                throw ShelfError(.failure, ShelfError(from: error).message, hint: portHint(error, rules: rules))
+            }
+            for failure in engine.failedRules {
+                context.errorOutput("sshelf: error: -\(failure.rule.spec.flag) \(failure.rule.spec) left out: \(Display.safe(failure.error.message))\n")
+                if let hint = portHint(failure.error, rules: [failure.rule]) { context.errorOutput("sshelf: hint: \(Display.safe(hint))\n") }
+            }
             // Catch the signals before saying how to send them: a script that reads the line and stops us at once
             // must get a clean stop, not the default action.
             let signals = StopSignals { engine.stop() }
@@ -84,8 +96,18 @@ enum ForwardRunCommands {
                     "sshelf: stopped \(status.spec): \(status.totalConnections) connections, \(status.bytesOut) bytes out, \(status.bytesIn) bytes in\n"
                 )
             }
-            return 0
+            return engine.failedRules.isEmpty ? 0 : 1
         }
+    }
+
+    /// For a rule that could not listen: the engine's own hint, then how to give the rule another port.
+    static func portHint(_ error: Error, rules: [PortForwardRule]) -> String? {
+        let base = (error as? SSHError)?.hint
+        guard rules.count == 1, let rule = rules.first, rule.kind != .remote else { return base }
+        let listen = rule.bindAddress.contains(":") ? "[\(rule.bindAddress)]" : rule.bindAddress
+        let spec = "\(listen):PORT" + (rule.kind == .dynamic ? "" : ":\(rule.spec.targetPart)")
+        let move = "sshelf forward edit \(Display.shortID(rule.id)) --\(rule.kind == .dynamic ? "dynamic" : "local") \(spec)"
+        return [base, "to give the rule another port: \(move)"].compactMap { $0 }.joined(separator: "; ")
     }
 
     static func up(_ call: Invocation, _ context: AppContext) throws -> Int32 {
