@@ -8,7 +8,8 @@ import ShelfStore
 enum GroupCommands {
     static let commands: [CommandSpec] = [
         CommandSpec(path: ["group", "list"], summary: "show the group tree with host counts",
-                    options: [.flag("json", "print JSON for scripts")], run: list),
+                    options: [.flag("json", "print JSON for scripts"),
+                              .flag("names", "print only the group paths, one per line")], run: list),
         CommandSpec(path: ["group", "add"], summary: "create a group (and any missing parents)",
                     arguments: [ArgumentSpec(name: "PATH", help: "slash path, e.g. prod/eu", completion: .group)],
                     examples: ["sshelf group add prod/eu"], run: add),
@@ -36,6 +37,10 @@ enum GroupCommands {
                                              parentID: $0.group.parentID?.uuidString.lowercased(), hosts: direct[$0.group.id] ?? 0,
                                              hostsInTree: total($0.group.id)) }
             context.print(try JSONOutput.encode(views))
+            return 0
+        }
+        if call.flag("names") {
+            context.output(flat.map { Display.safe(tree.path(of: $0.group.id)) + "\n" }.joined())
             return 0
         }
         if flat.isEmpty {

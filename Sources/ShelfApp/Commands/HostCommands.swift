@@ -31,6 +31,7 @@ enum HostCommands {
             options: [
                 .value("group", "PATH", short: "g", completion: .group, "only hosts in this group and its subgroups"),
                 .flag("json", "print JSON (an array of host records) for scripts"),
+                .flag("names", "print only the names, one per line, as commands take them (NAME@ID where several hosts share a name)"),
             ],
             examples: ["sshelf list", "sshelf list prod db", "sshelf list --group prod/eu --json"],
             run: list),
@@ -84,6 +85,16 @@ enum HostCommands {
         if call.flag("json") {
             let views = hosts.map { HostJSON(host: $0, groupPath: tree.path(of: $0.groupID)) }
             context.print(try JSONOutput.encode(views))
+            return 0
+        }
+        if call.flag("names") {
+            // Shared names count over every host, not only the ones listed: NAME alone must find exactly one.
+            var sharing: [String: Int] = [:]
+            for host in try store.hosts() { sharing[ModelCheck.sameNameKey(host.name), default: 0] += 1 }
+            context.output(hosts.map { host in
+                let name = (sharing[ModelCheck.sameNameKey(host.name)] ?? 0) > 1 ? "\(host.name)@\(Display.shortID(host.id))" : host.name
+                return Display.safe(name) + "\n"
+            }.joined())
             return 0
         }
         if hosts.isEmpty {
