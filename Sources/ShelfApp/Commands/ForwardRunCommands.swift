@@ -6,6 +6,7 @@ import ShelfCore
 import ShelfOperations
 import ShelfSSH
 import ShelfStore
+import ShelfVault
 
 enum ForwardRunCommands {
     static let publicBindOption = OptionSpec.flag(
@@ -43,11 +44,16 @@ enum ForwardRunCommands {
                 A supervisor in the foreground (run it under systemd --user or tmux): one session per host, \
                 reconnecting with exponential backoff and jitter after a drop. Nobody is asked anything: host \
                 keys must already be pinned or known ('sshelf trust HOST'), and credentials must be stored in a \
-                class unattended reads can open (afterFirstUnlock…); a credential stored whenUnlocked… is \
-                reported with the fix. 'sshelf forward status' shows each rule's state; Ctrl-C, SIGTERM or \
-                'sshelf forward stop' ends it.
+                class unattended reads can open (afterFirstUnlock…, readable after 'sshelf vault unlock'); a \
+                credential stored whenUnlocked… is reported with the command that changes its class. Where the \
+                kernel keyring is not available, give the vault passphrase with --passphrase-fd: it is checked at \
+                start and opens the afterFirstUnlock items for this supervisor. 'sshelf forward status' shows \
+                each rule's state; Ctrl-C, SIGTERM or 'sshelf forward stop' ends it.
                 """,
-            options: [.value("timeout", "SECONDS", "connect timeout per address (default 10)"), publicBindOption],
+            options: [
+                .value("timeout", "SECONDS", "connect timeout per address (default 10)"), publicBindOption,
+                .value("passphrase-fd", "N", "read the vault passphrase from descriptor N at start (afterFirstUnlock items; for systems without the kernel keyring)"),
+            ],
             examples: ["sshelf forward up", "systemd-run --user sshelf forward up"],
             run: up),
         CommandSpec(
@@ -139,6 +145,7 @@ enum ForwardRunCommands {
         }
         defer { close(lockFD) }
         let options = try SSHCommands.connectOptions(call, context)
+        let vault = try unlockedVault(call, context)
         // Runner threads report state changes (FileHandle writes are safe from any thread) and wake the
         // publisher, so the state file follows a change at once; counts are refreshed twice a second.
         let wakeup = SupervisorWakeup()
@@ -152,7 +159,7 @@ enum ForwardRunCommands {
                 .map { host, rules in
                     HostRunner(
                         plan: try ConnectPlan.make(for: host, in: store), rules: rules, options: options,
-                        context: context, report: report)
+                        vault: vault, context: context, report: report)
                 }
         }
         let signals = StopSignals { wakeup.stop() }
@@ -172,6 +179,16 @@ enum ForwardRunCommands {
         for runner in runners { runner.stop() }
         try? FileManager.default.removeItem(atPath: SupervisorFiles.statePath(context.locations))
         return 0
+    }
+
+    /// With --passphrase-fd: the vault, opened once and unlocked for the classes unattended logins read, shared by
+    /// every host's runner (a wrong passphrase stops the supervisor at once, not at the first login).
+    static func unlockedVault(_ call: Invocation, _ context: AppContext) throws -> Vault? {
+        guard call.value("passphrase-fd") != nil else { return nil }
+        let input = try SecretInput(call, option: "passphrase-fd")
+        let vault = try VaultCommands.open(context, create: false)
+        try VaultCommands.unlockIfNeeded(vault, for: Set(AccessibilityClass.allCases.filter { $0.unlockScope == .session }), input)
+        return vault
     }
 
     static func status(_ call: Invocation, _ context: AppContext) throws -> Int32 {

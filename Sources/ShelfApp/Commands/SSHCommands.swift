@@ -12,7 +12,12 @@ enum SSHCommands {
         .value("password-fd", "N", "read the password from file descriptor N (for scripts; never argv or env)"),
         .flag("remember", "keep a password you type (or give on --password-fd) in the vault once it has logged in"),
         .value("timeout", "SECONDS", "connect timeout per address (default 10)"),
+        passphraseOption,
     ]
+
+    static let passphraseOption = OptionSpec.value(
+        "passphrase-fd", "N",
+        "read the vault passphrase from descriptor N when a credential the login needs is locked (for scripts; never argv or env)")
 
     static let commands: [CommandSpec] = [
         CommandSpec(
@@ -58,17 +63,22 @@ enum SSHCommands {
                 .flag("replace", "replace a pinned or known key that differs (after a deliberate server change)"),
                 .value("fingerprint", "SHA256:...", "only pin if the offered key has this fingerprint"),
                 .value("timeout", "SECONDS", "connect timeout per address (default 10)"),
+                passphraseOption,
             ],
             examples: ["sshelf trust prod-db --fingerprint SHA256:abc...", "sshelf trust prod-db --replace"],
             run: trust),
     ]
 
-    /// The credential source the flow asks after host-key verification: the vault, asking for its passphrase
-    /// on the terminal when an item is locked (and a terminal is there).
-    static func credentialSource(_ context: AppContext, store: Store) -> CredentialSource {
-        VaultCredentialSource(workspace: context.workspace, store: store, askPassphrase: {
+    /// The credential source the flow asks after host-key verification: the vault, asking for its passphrase when
+    /// an item is locked — read once from --passphrase-fd N, or typed on the terminal (up to three tries).
+    static func credentialSource(_ context: AppContext, store: Store, call: Invocation) throws -> CredentialSource {
+        let input = try SecretInput(call, option: "passphrase-fd")
+        var asked = 0
+        return VaultCredentialSource(workspace: context.workspace, store: store, askPassphrase: {
+            asked += 1
+            if input.fd != nil { return asked == 1 ? try? input.read(prompt: "") : nil }
             guard isatty(0) == 1 else { return nil }
-            return try? SecretInput(fd: nil, option: "passphrase-fd").read(prompt: "Vault passphrase: ")
+            return try? input.read(prompt: asked == 1 ? "Vault passphrase: " : "Wrong passphrase. Vault passphrase: ")
         })
     }
 
@@ -128,7 +138,8 @@ enum SSHCommands {
         let (plan, store) = try plan(for: call.arguments[0], context)
         let options = try connectOptions(call, context)
         let prompts = TerminalPrompts(acceptNew: false, passwordFD: nil, remember: false, errorOutput: context.errorOutput)
-        let connector = SSHConnector(options: options, credentials: credentialSource(context, store: store), delegate: prompts)
+        let connector = SSHConnector(
+            options: options, credentials: try credentialSource(context, store: store, call: call), delegate: prompts)
         let key: HostKey
         do {
             key = try connector.fetchHostKey(plan.endpoints)
@@ -210,7 +221,8 @@ enum SSHCommands {
                                context: AppContext, body: (SSHConnection) throws -> Int32) throws -> Int32 {
         let prompts = TerminalPrompts(acceptNew: call.flag("accept-new"), passwordFD: try passwordFD(call),
                                       remember: call.flag("remember") ? true : nil, errorOutput: context.errorOutput)
-        let connector = SSHConnector(options: options, credentials: credentialSource(context, store: store), delegate: prompts)
+        let connector = SSHConnector(
+            options: options, credentials: try credentialSource(context, store: store, call: call), delegate: prompts)
         let connection = try plan.connect(connector, store: store)
         defer { connection.close() }
         let record = BackgroundRecord(connection.outcome, target: plan.target.id, store: store)
