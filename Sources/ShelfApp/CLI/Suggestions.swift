@@ -1,5 +1,5 @@
 // Suggestions: "did you mean" for a mistyped command or option — the known words closest to what was typed, by
-// edit distance (a swap of two neighbours counts once) or as the start of a longer word.
+// edit distance (a swap of two neighbours counts once), as the start of a longer word, or as the heart of one.
 import Foundation
 
 enum Suggestions {
@@ -16,6 +16,9 @@ enum Suggestions {
                 scored.append((candidate, distance))
             } else if word.count >= 2 && candidate.lowercased().hasPrefix(word) {
                 scored.append((candidate, allowed))
+            } else if word.count >= 4 && candidate.lowercased().contains(word) {
+                // `--name` for `--rename`: the word typed is the heart of the real one.
+                scored.append((candidate, allowed + 1))
             }
         }
         return scored.sorted { $0.1 != $1.1 ? $0.1 < $1.1 : $0.0 < $1.0 }.prefix(3).map(\.0)

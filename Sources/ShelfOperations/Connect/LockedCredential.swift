@@ -21,8 +21,9 @@ public enum LockedCredential {
     public static let unattendedClass = AccessibilityClass.afterFirstUnlockThisDeviceOnly
 
     /// `reason` completes "the private key of identity 'x' cannot be read: …"; `hint` is what to run.
+    /// `hasPassphrase`: whether the vault has one at all (without, nothing is ever locked and no unlock is needed).
     public static func explain(_ reference: ReferenceKey, stored: AccessibilityClass, situation: Situation,
-                               keyringInUse: Bool) -> (reason: String, hint: String) {
+                               keyringInUse: Bool, hasPassphrase: Bool = true) -> (reason: String, hint: String) {
         let setClass = "sshelf vault set-class \(reference.rawValue) \(unattendedClass.rawValue)"
         let give = "give the vault passphrase on a terminal, or on a file descriptor: --passphrase-fd N (e.g. --passphrase-fd 3 3<file)"
         switch situation {
@@ -32,6 +33,7 @@ public enum LockedCredential {
         case .unattended(let who):
             let reason = "it is stored \(stored), which only a process you type the vault passphrase into can read, "
                 + "and \(who) logs in with nobody there to type it (at start, after every drop)"
+            guard hasPassphrase else { return (reason, "let unattended logins read it: \(setClass)") }
             let then = keyringInUse
                 ? "then 'sshelf vault unlock' once per login"
                 : "then give the passphrase when starting it (--passphrase-fd N): this system keeps no unlock between processes (no kernel keyring)"

@@ -94,10 +94,11 @@ public final class VaultCredentialSource: CredentialSource {
         }
     }
 
-    /// Whether an unlock here outlives this process for afterFirstUnlock items (the kernel keyring is in use).
-    func keyringInUse() -> Bool {
-        guard case .success(let vault) = vault() else { return false }
-        return (try? vault.status().keyring) == "kernel"
+    /// Whether an unlock here outlives this process for afterFirstUnlock items (the kernel keyring is in use), and
+    /// whether the vault has a passphrase at all.
+    func unlockFacts() -> (keyringInUse: Bool, hasPassphrase: Bool) {
+        guard case .success(let vault) = vault(), let status = try? vault.status() else { return (false, true) }
+        return (status.keyring == "kernel", status.hasPassphrase)
     }
 
     public var canRemember: Bool {

@@ -10,9 +10,17 @@ final class BackgroundCLI: @unchecked Sendable {
     private let lock = NSLock()
     private var errData = Data()
 
-    init(_ home: TempHome, _ arguments: [String]) throws {
-        process.executableURL = URL(fileURLWithPath: CLI.binary)
-        process.arguments = arguments
+    /// With `fd3`, that text (and a newline) is readable on descriptor 3, as a script hands over a secret; the shell
+    /// that sets it up execs sshelf, so signals still reach sshelf itself.
+    init(_ home: TempHome, _ arguments: [String], fd3: String? = nil) throws {
+        if let fd3 {
+            let file = try home.write(fd3 + "\n", to: "fd3-\(UUID().uuidString.prefix(6))")
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "exec \"$0\" \"$@\" 3<'\(file)'", CLI.binary] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: CLI.binary)
+            process.arguments = arguments
+        }
         process.environment = home.environment
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = outPipe

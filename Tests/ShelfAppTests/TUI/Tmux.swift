@@ -11,16 +11,18 @@ final class Tmux {
     /// when the pane's terminal closes before tmux reaps the process).
     let statusPath: String
 
-    /// Starts `sshelf ARGS` in a detached session of the given size with exactly `environment`.
+    /// Starts `sshelf ARGS` (or another `program`, such as a shell) in a detached session of the given size with
+    /// exactly `environment`.
     init(home: TempHome, arguments: [String] = [], columns: Int = 100, rows: Int = 30,
-         environment extra: [String: String] = [:], removing: Set<String> = ["NO_COLOR"]) throws {
+         environment extra: [String: String] = [:], removing: Set<String> = ["NO_COLOR"],
+         program: String = CLI.binary) throws {
         var env = home.environment.filter { !removing.contains($0.key) }
         for (key, value) in extra { env[key] = value }
         // The pane's own TERM (set by tmux) unless the test chooses one.
         let assignments = env.sorted { $0.key < $1.key }.map { Tmux.quote("\($0.key)=\($0.value)") }
             + (env["TERM"] == nil ? ["TERM=\"$TERM\""] : [])
         statusPath = home.root + "/tui-exit-status"
-        let command = (["env", "-i"] + assignments + [Tmux.quote(CLI.binary)] + arguments.map(Tmux.quote))
+        let command = (["env", "-i"] + assignments + [Tmux.quote(program)] + arguments.map(Tmux.quote))
             .joined(separator: " ") + "; echo $? > \(Tmux.quote(statusPath))"
         try tmux(["-f", "/dev/null", "new-session", "-d", "-s", session, "-x", String(columns), "-y", String(rows), command])
         try tmux(["set-option", "-t", session, "remain-on-exit", "on"])
