@@ -61,7 +61,7 @@ public enum Resolve {
         let last = ShellWord.quote("\(Display.safe(hosts[hosts.count - 1].name))@\(Display.shortID(hosts[hosts.count - 1].id))")
         return ShelfError(
             .usage, "\(hosts.count) hosts are named '\(Display.safe(name))': \(choices(hosts))",
-            hint: "say which one as NAME@ID in place of the name (e.g. \(first)); to end the clash, rename one: sshelf edit \(last) --rename NEWNAME")
+            hint: "say which one as NAME@ID, or by its id alone, in place of the name (e.g. \(first)); to end the clash, rename one: sshelf edit \(last) --rename NEWNAME")
     }
 
     /// "web@3fa2c1d0 (deploy@10.0.0.1, group prod), web@9b1e22aa (10.0.0.2)".
@@ -84,8 +84,9 @@ public enum Resolve {
         let named = all.filter { $0.name == name }
         if named.count == 1 { return named[0] }
         if named.count > 1 {
-            throw ShelfError(.usage, "\(named.count) identities are named '\(Display.safe(name))'",
-                             hint: "rename one of them first")
+            let ids = named.map { "\(Display.shortID($0.id)) (\($0.keyType.rawValue))" }.joined(separator: ", ")
+            throw ShelfError(.usage, "\(named.count) identities are named '\(Display.safe(name))': ids \(ids)",
+                             hint: "give the id instead of the name, e.g. \(Display.shortID(named[0].id))")
         }
         let prefix = name.lowercased()
         let byID = all.filter { prefix.count >= 4 && $0.id.uuidString.lowercased().hasPrefix(prefix) }

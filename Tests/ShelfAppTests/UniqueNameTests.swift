@@ -42,7 +42,7 @@ final class UniqueNameTests: XCTestCase {
             XCTAssertExit(result, 2)
             XCTAssertTrue(result.stderr.contains("2 hosts are named 'lab': lab@"), "\(command): \(result.stderr)")
             XCTAssertTrue(result.stderr.contains("(10.0.0.1)") && result.stderr.contains("(10.0.0.2)"), result.stderr)
-            XCTAssertTrue(result.stderr.contains("say which one as NAME@ID"), result.stderr)
+            XCTAssertTrue(result.stderr.contains("say which one as NAME@ID, or by its id alone"), result.stderr)
         }
         // Way out 1, from the hint: NAME@ID picks one.
         let shared = try home.run("show", "lab")

@@ -7,7 +7,7 @@ enum HelpText {
     static let exitCodes: [(Int32, String)] = [
         (0, "success"),
         (1, "the operation failed at run time ('vault unlock' with a wrong passphrase, 'trust --fingerprint' offered another key, 'forward start' found a port in use)"),
-        (2, "usage: unknown command or option, a missing or extra argument, an option without its value, a name several hosts share, or a step that needs --force or --yes"),
+        (2, "usage: unknown command or option, a missing or extra argument, an option without its value, a name several hosts share, or a step that needs a confirming flag (--force, --yes, --recursive, --allow-public-bind)"),
         (3, "not found: no such host, group, identity, forward rule or vault item"),
         (4, "invalid data: a value that is not acceptable (a port outside 1-65535, a name in use, a bad address, spec or descriptor), or problems found in the data ('sshelf check', 'sshelf vault audit', an ssh_config import)"),
         (5, "storage: the store or the vault cannot be used (missing, damaged, foreign, newer, or readable by others)"),

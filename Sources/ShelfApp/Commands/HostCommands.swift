@@ -41,14 +41,14 @@ enum HostCommands {
             options: [.flag("json", "print JSON for scripts")], run: show),
         CommandSpec(
             path: ["add"], summary: "add a host",
-            details: "NAME must not be the name of another host (compared ignoring case), unless --allow-duplicate.",
+            details: "Unless --allow-duplicate is given, NAME must not be the name of another host (compared ignoring case).",
             arguments: [ArgumentSpec(name: "NAME", help: "the alias you will type, e.g. prod-db")],
             options: hostOptions + [allowDuplicate],
             examples: ["sshelf add prod-db --host db1.example.com --user deploy --group prod/eu --tag db"],
             run: add),
         CommandSpec(
             path: ["edit"], summary: "change a host's settings",
-            details: "Only the options given change. --tag adds a tag, --untag removes one. --rename refuses a name another host has, unless --allow-duplicate.",
+            details: "Only the options given change. --tag adds a tag, --untag removes one. --rename refuses a name another host has unless --allow-duplicate is given.",
             arguments: [ArgumentSpec(name: "NAME", help: "host name (or id prefix)", completion: .host)],
             options: hostOptions + [
                 .value("rename", "NEWNAME", "give the host a new name"),
