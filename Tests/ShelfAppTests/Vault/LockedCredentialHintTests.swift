@@ -85,6 +85,22 @@ final class LockedCredentialHintTests: XCTestCase {
         XCTAssertExit(try home.run("exec", "t", "--no-stdin", "--", "echo", "ok"), 255)
         let given = try home.run(["exec", "t", "--no-stdin", "--passphrase-fd", "3", "--", "echo", "ok"], fd3: Self.passphrase)
         XCTAssertExit(given, 0)
+
+        // forward start and trust take it the same way (trust logs in to the jump hosts on the way).
+        let target = try ReverseServer()
+        let port = try TrafficSocket.freePort()
+        XCTAssertExit(try home.run("forward", "add", "t", "--local", "\(port):127.0.0.1:\(target.port)"), 0)
+        let refused = try home.run("forward", "start", "t")
+        XCTAssertExit(refused, 255)
+        XCTAssertTrue(refused.stderr.contains("--passphrase-fd N"), refused.stderr)
+        let running = try BackgroundCLI(home, ["forward", "start", "t", "--passphrase-fd", "3"], fd3: Self.passphrase)
+        XCTAssertTrue(running.waitFor("press Ctrl-C"), running.stderr)
+        XCTAssertEqual(try TrafficSocket.roundTrip(port: port, Array("start".utf8)), Array("trats".utf8))
+        XCTAssertEqual(running.stop(SIGINT), 0, running.stderr)
+        XCTAssertExit(try home.run("add", "inner", "--host", "127.0.0.1", "--port", String(world.sshd.port), "--jump", "t"), 0)
+        XCTAssertExit(try home.run("trust", "inner", "--fingerprint", try world.fingerprint(world.sshd)), 255)
+        XCTAssertExit(try home.run(["trust", "inner", "--fingerprint", try world.fingerprint(world.sshd), "--passphrase-fd", "3"],
+                                   fd3: Self.passphrase), 0)
     }
 
     /// `forward up` with a key made by keygen and kept whenUnlocked: explained, the set-class fix offered (never
