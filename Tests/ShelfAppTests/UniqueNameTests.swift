@@ -94,6 +94,35 @@ final class UniqueNameTests: XCTestCase {
         XCTAssertEqual(try names(home).sorted(), ["web", "web-twin"])
     }
 
+    /// Two devices each add a `prod` (each refused nothing: the name was free there) and sync: the clash is
+    /// reported by `check` and by the commands on both, and the rename `check` prints ends it everywhere.
+    func testDuplicatesThatArriveBySyncAreReportedAndTheFixTravels() throws {
+        let remote = (ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp") + "/sshelf-names-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: remote, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: remote) }
+        let a = TempHome(), b = TempHome()
+        XCTAssertExit(try a.run("add", "prod", "--host", "a.example"), 0)
+        XCTAssertExit(try b.run("add", "prod", "--host", "b.example"), 0)
+        XCTAssertExit(try a.run("sync", "enable", "--folder", remote), 0)
+        XCTAssertExit(try b.run("sync", "enable", "--folder", remote), 0)
+        XCTAssertExit(try a.run("sync", "now"), 0)
+        for home in [a, b] {
+            let check = try home.run("check")
+            XCTAssertExit(check, 4)
+            XCTAssertTrue(check.stdout.contains("2 hosts are named 'prod'"), check.stdout)
+            XCTAssertTrue(check.stdout.contains("(a.example)") && check.stdout.contains("(b.example)"), check.stdout)
+            XCTAssertTrue(try home.run("show", "prod").stderr.contains("2 hosts are named 'prod': prod@"))
+        }
+        let fix = try XCTUnwrap(try b.run("check").stdout.firstMatch(of: /fix: sshelf edit (prod@[0-9a-f]{8}) --rename NEWNAME/)?.1)
+        XCTAssertExit(try b.run("edit", String(fix), "--rename", "prod-2"), 0)
+        XCTAssertExit(try b.run("sync", "now"), 0)
+        XCTAssertExit(try a.run("sync", "now"), 0)
+        for home in [a, b] {
+            XCTAssertExit(try home.run("check"), 0)
+            XCTAssertEqual(try names(home).sorted(), ["prod", "prod-2"])
+        }
+    }
+
     private func names(_ home: TempHome) throws -> [String] {
         try hosts(home).compactMap { $0["name"] as? String }
     }
