@@ -23,7 +23,8 @@ public enum HostOperations {
             if let groupPath { host.groupID = try GroupOperations.create(groupPath, in: store)?.id }
             if before != nil { host.updatedAt = Date() }
             try validate(host, in: store)
-            if !allowDuplicateName, before?.name != host.name, let other = try hostHolding(host.name, besides: host.id, in: store) {
+            if !allowDuplicateName, before?.name != host.name,
+               let other = try hostHolding(host.name, besides: host.id, in: store) {
                 throw NameTaken(name: host.name, other: other)
             }
             try store.save(host)

@@ -1,4 +1,5 @@
-// ForwardCommands: `sshelf forward list|add|edit|enable|disable|rm` — the stored rules (ForwardRunCommands runs them).
+// ForwardCommands: `sshelf forward list|add|edit|enable|disable|rm` — the stored rules (ForwardRunCommands runs
+// them).
 import Foundation
 import ShelfCore
 import ShelfOperations

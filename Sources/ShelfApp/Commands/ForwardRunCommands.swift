@@ -81,8 +81,11 @@ enum ForwardRunCommands {
                 throw ShelfError(.failure, ShelfError(from: error).message, hint: portHint(error, rules: rules))
             }
             for failure in engine.failedRules {
-                context.errorOutput("sshelf: error: -\(failure.rule.spec.flag) \(failure.rule.spec) left out: \(Display.safe(failure.error.message))\n")
-                if let hint = portHint(failure.error, rules: [failure.rule]) { context.errorOutput("sshelf: hint: \(Display.safe(hint))\n") }
+                let rule = "-\(failure.rule.spec.flag) \(failure.rule.spec)"
+                context.errorOutput("sshelf: error: \(rule) left out: \(Display.safe(failure.error.message))\n")
+                if let hint = portHint(failure.error, rules: [failure.rule]) {
+                    context.errorOutput("sshelf: hint: \(Display.safe(hint))\n")
+                }
             }
             // Catch the signals before saying how to send them: a script that reads the line and stops us at once
             // must get a clean stop, not the default action.
@@ -112,7 +115,8 @@ enum ForwardRunCommands {
         guard rules.count == 1, let rule = rules.first, rule.kind != .remote else { return base }
         let listen = rule.bindAddress.contains(":") ? "[\(rule.bindAddress)]" : rule.bindAddress
         let spec = "\(listen):PORT" + (rule.kind == .dynamic ? "" : ":\(rule.spec.targetPart)")
-        let move = "sshelf forward edit \(Display.shortID(rule.id)) --\(rule.kind == .dynamic ? "dynamic" : "local") \(spec)"
+        let option = rule.kind == .dynamic ? "dynamic" : "local"
+        let move = "sshelf forward edit \(Display.shortID(rule.id)) --\(option) \(spec)"
         return [base, "to give the rule another port: \(move)"].compactMap { $0 }.joined(separator: "; ")
     }
 
@@ -187,7 +191,8 @@ enum ForwardRunCommands {
         guard call.value("passphrase-fd") != nil else { return nil }
         let input = try SecretInput(call, option: "passphrase-fd")
         let vault = try VaultCommands.open(context, create: false)
-        try VaultCommands.unlockIfNeeded(vault, for: Set(AccessibilityClass.allCases.filter { $0.unlockScope == .session }), input)
+        let unattended = Set(AccessibilityClass.allCases.filter { $0.unlockScope == .session })
+        try VaultCommands.unlockIfNeeded(vault, for: unattended, input)
         return vault
     }
 

@@ -92,8 +92,8 @@ enum HostCommands {
             var sharing: [String: Int] = [:]
             for host in try store.hosts() { sharing[ModelCheck.sameNameKey(host.name), default: 0] += 1 }
             context.output(hosts.map { host in
-                let name = (sharing[ModelCheck.sameNameKey(host.name)] ?? 0) > 1 ? "\(host.name)@\(Display.shortID(host.id))" : host.name
-                return Display.safe(name) + "\n"
+                let shared = (sharing[ModelCheck.sameNameKey(host.name)] ?? 0) > 1
+                return Display.safe(shared ? "\(host.name)@\(Display.shortID(host.id))" : host.name) + "\n"
             }.joined())
             return 0
         }
@@ -203,9 +203,8 @@ enum HostCommands {
 
     static func remove(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         let deleted = try context.store().write { store in
-            try HostOperations.delete(
-                try call.arguments.map { try Resolve.host($0, in: store).id }, refuseIfJumpedThrough: !call.flag("force"),
-                in: store)
+            let ids = try call.arguments.map { try Resolve.host($0, in: store).id }
+            return try HostOperations.delete(ids, refuseIfJumpedThrough: !call.flag("force"), in: store)
         }
         context.print(deleted.map(\.summary).joined(separator: "\n"))
         return 0

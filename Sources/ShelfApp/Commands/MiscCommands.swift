@@ -23,8 +23,9 @@ enum MiscCommands {
         let problems = try context.store().problems()
         if call.flag("json") {
             struct View: Encodable { var kind: String; var recordID: String; var message: String; var fix: String? }
-            context.print(try JSONOutput.encode(problems.map {
-                View(kind: $0.kind.rawValue, recordID: $0.recordID.uuidString.lowercased(), message: $0.message, fix: $0.fix)
+            context.print(try JSONOutput.encode(problems.map { problem in
+                View(kind: problem.kind.rawValue, recordID: problem.recordID.uuidString.lowercased(),
+                     message: problem.message, fix: problem.fix)
             }))
         } else if problems.isEmpty {
             context.print("no problems found")

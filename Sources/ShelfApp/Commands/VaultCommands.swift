@@ -271,7 +271,8 @@ enum VaultCommands {
         let change = try CredentialOperations.setClass(
             key, to: target, workspace: context.workspace, store: store,
             vaultPassphrase: { try input.read(prompt: "Vault passphrase: ") })
-        context.print(change.from == change.to ? "\(key) is already stored \(change.to)" : "moved \(key) from \(change.from) to \(change.to)")
+        context.print(change.from == change.to
+            ? "\(key) is already stored \(change.to)" : "moved \(key) from \(change.from) to \(change.to)")
         for finding in change.findings { context.warn("\(finding.rule): \(finding.message)") }
         return 0
     }
