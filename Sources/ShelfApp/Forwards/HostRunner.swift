@@ -115,7 +115,7 @@ final class HostRunner: @unchecked Sendable {
             set(.failed, error: ShelfError(from: error).message)
             return
         }
-        let credentials = UnattendedCredentials(workspace: workspace, store: store, hostName: hostName, vault: vault)
+        let credentials = UnattendedCredentials(workspace: workspace, store: store, vault: vault)
         var attempt = 0
         while !isStopping {
             set(.starting)

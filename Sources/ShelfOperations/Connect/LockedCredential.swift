@@ -41,7 +41,7 @@ public enum LockedCredential {
         case .noPassphrase:
             switch stored.unlockScope {
             case .thisProcess:
-                let reason = "it is stored \(stored), which only a process given the vault passphrase can read, and this one was given none (no terminal to ask on, no --passphrase-fd)"
+                let reason = "it is stored \(stored), which only a process given the vault passphrase can read, and none was given here"
                 let later = keyringInUse
                     ? "; or, to let commands read it without the passphrase after 'sshelf vault unlock': \(setClass)"
                     : ""

@@ -18,16 +18,13 @@ public final class UnattendedPrompts: ConnectDelegate {
 
 public final class UnattendedCredentials: CredentialSource {
     private let vaultSource: VaultCredentialSource
-    private let hostName: String
     /// The last credential refused for its class: the connect flow falls back to asking (nobody answers here),
     /// so the supervisor reports this reason instead of "no password given".
     public private(set) var refusal: String?
 
     /// `who` names the process in messages ("'sshelf forward up'"); `vault` is one opened and unlocked at start with
     /// a passphrase the user handed over (--passphrase-fd), shared by every host's runner.
-    public init(workspace: Workspace, store: Store, hostName: String, who: String = "'sshelf forward up'",
-                vault: Vault? = nil) {
-        self.hostName = hostName
+    public init(workspace: Workspace, store: Store, who: String = "'sshelf forward up'", vault: Vault? = nil) {
         self.who = who
         self.store = store
         vaultSource = VaultCredentialSource(workspace: workspace, store: store, vault: vault, askPassphrase: nil)

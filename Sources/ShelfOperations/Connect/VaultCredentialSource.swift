@@ -84,10 +84,10 @@ public final class VaultCredentialSource: CredentialSource {
         case .found(let secret): return .found(secret)
         case .notStored: return .notStored
         case .locked:
-            let keyring = (try? vault.status().keyring) == "kernel"
+            let facts = unlockFacts()
             let (reason, hint) = LockedCredential.explain(
                 reference, stored: stored, situation: wrong > 0 ? .wrongPassphrase(wrong) : .noPassphrase,
-                keyringInUse: keyring)
+                keyringInUse: facts.keyringInUse, hasPassphrase: facts.hasPassphrase)
             return .unavailable(reason: reason, hint: hint)
         case .storedInOtherClass(let other): return .unavailable(reason: "\(reference) moved to \(other) while reading")
         case .vaultUnavailable(let reason): return .unavailable(reason: reason)
