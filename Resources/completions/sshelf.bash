@@ -55,6 +55,7 @@ _sshelf() {
         --git) COMPREPLY=(); return ;;
         --group) _sshelf_words sshelf group list --names; return ;;
         --host) COMPREPLY=(); return ;;
+        --id) COMPREPLY=(); return ;;
         --identity) _sshelf_words sshelf identity list --names; return ;;
         --idle) COMPREPLY=(); return ;;
         --jump) _sshelf_words sshelf list --names; return ;;
@@ -79,27 +80,27 @@ _sshelf() {
     esac
     case "$key" in
         "list") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--group --json --names --help" -- "$cur")); else COMPREPLY=(); fi ;;
-        "show") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
+        "show") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "add") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--host --user --port --group --tag --auth --identity --jump --notes --allow-duplicate --help" -- "$cur")); else COMPREPLY=(); fi ;;
-        "edit") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--host --user --port --group --tag --auth --identity --jump --notes --rename --untag --allow-duplicate --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
+        "edit") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--host --user --port --group --tag --auth --identity --jump --notes --rename --untag --allow-duplicate --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "rm") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--force --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
-        "mv") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--group --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
-        "connect") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--accept-new --password-fd --remember --timeout --passphrase-fd --dry-run --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
-        "exec") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--accept-new --password-fd --remember --timeout --passphrase-fd --no-stdin --persist --persist-for --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
-        "trust") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--replace --fingerprint --timeout --passphrase-fd --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
-        "warm serve") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--idle --ready-fd --timeout --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
+        "mv") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--group --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
+        "connect") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--accept-new --password-fd --remember --timeout --passphrase-fd --dry-run --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
+        "exec") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--accept-new --password-fd --remember --timeout --passphrase-fd --no-stdin --persist --persist-for --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
+        "trust") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--replace --fingerprint --timeout --passphrase-fd --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
+        "warm serve") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--idle --ready-fd --timeout --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "warm stop") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "group list") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --names --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "group add") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else _sshelf_words sshelf group list --names; fi ;;
         "group rm") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--recursive --help" -- "$cur")); else _sshelf_words sshelf group list --names; fi ;;
         "group mv") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else _sshelf_words sshelf group list --names; fi ;;
         "forward list") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
-        "forward add") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--local --remote --dynamic --name --autostart --disabled --allow-public-bind --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
+        "forward add") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--local --remote --dynamic --name --autostart --disabled --allow-public-bind --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "forward edit") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--local --remote --dynamic --name --autostart --no-autostart --allow-public-bind --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "forward enable") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;
         "forward disable") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;
         "forward rm") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;
-        "forward start") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--accept-new --password-fd --remember --timeout --passphrase-fd --allow-public-bind --tui-state --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
+        "forward start") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--accept-new --password-fd --remember --timeout --passphrase-fd --allow-public-bind --tui-state --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "forward up") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--timeout --allow-public-bind --passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "forward status") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "forward stop") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;
@@ -119,7 +120,7 @@ _sshelf() {
         "vault audit") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "vault export") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--passphrase-fd --help" -- "$cur")); else _sshelf_files; fi ;;
         "vault import") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--passphrase-fd --help" -- "$cur")); else _sshelf_files; fi ;;
-        "vault set-password") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--secret-fd --passphrase-fd --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
+        "vault set-password") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--secret-fd --passphrase-fd --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "vault set-class") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "vault verify") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "sync enable") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--folder --git --credentials --passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;

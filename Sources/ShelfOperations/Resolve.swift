@@ -15,6 +15,7 @@ public enum Resolve {
         if let at = text.lastIndex(of: "@") {
             let name = String(text[..<at])
             let prefix = String(text[text.index(after: at)...]).lowercased()
+            if name.isEmpty { return try host(id: prefix, in: store) }
             let sameName = name.isEmpty ? [] : try store.hosts(named: name)
             if !sameName.isEmpty, isIDPrefix(prefix) {
                 let picked = sameName.filter { $0.id.uuidString.lowercased().hasPrefix(prefix) }
@@ -24,26 +25,27 @@ public enum Resolve {
                                  hint: "the hosts named '\(Display.safe(name))' are \(choices(sameName))")
             }
         }
-        let prefix = text.lowercased()
-        if isIDPrefix(prefix) {
-            let byID = try store.hosts(idPrefix: prefix)
-            if byID.count == 1 { return byID[0] }
-            if byID.count > 1 {
-                throw ShelfError(.usage, "\(byID.count) hosts have an id starting with \(Display.safe(prefix)): \(choices(byID))",
-                                 hint: "give more digits of the id")
-            }
+        if isIDPrefix(text.lowercased()), !(try store.hosts(idPrefix: text.lowercased())).isEmpty {
+            return try host(id: text.lowercased(), in: store)
         }
         let close = try store.searchHosts(text).prefix(3).map(\.name)
         throw ShelfError(.notFound, "no host named '\(Display.safe(text))'",
                          hint: close.isEmpty ? "see 'sshelf list'" : "did you mean: \(close.map(Display.safe).joined(separator: ", "))?")
     }
 
-    /// Ids are shown as 8 hex digits; accept 4 or more.
-    public static func hostByIDPrefix(_ text: String, in store: Store) throws -> ShelfCore.Host? {
-        let prefix = text.lowercased()
-        guard isIDPrefix(prefix) else { return nil }
-        let matches = try store.hosts(idPrefix: prefix)
-        return matches.count == 1 ? matches[0] : nil
+    /// The host whose id starts with `prefix` (`--id`, or "@PREFIX"), whatever its name.
+    public static func host(id prefix: String, in store: Store) throws -> ShelfCore.Host {
+        guard isIDPrefix(prefix) else {
+            throw ShelfError(.invalid, "'\(Display.safe(prefix))' is not a host id (4 or more hex digits)",
+                             hint: "ids are listed by 'sshelf list --json'")
+        }
+        let byID = try store.hosts(idPrefix: prefix)
+        if byID.count == 1 { return byID[0] }
+        if byID.count > 1 {
+            throw ShelfError(.usage, "\(byID.count) hosts have an id starting with \(Display.safe(prefix)): \(choices(byID))",
+                             hint: "give more digits of the id")
+        }
+        throw ShelfError(.notFound, "no host has an id starting with \(Display.safe(prefix))", hint: "see 'sshelf list --json'")
     }
 
     static func isIDPrefix(_ text: String) -> Bool {
@@ -61,7 +63,7 @@ public enum Resolve {
         let last = ShellWord.quote("\(Display.safe(hosts[hosts.count - 1].name))@\(Display.shortID(hosts[hosts.count - 1].id))")
         return ShelfError(
             .usage, "\(hosts.count) hosts are named '\(Display.safe(name))': \(choices(hosts))",
-            hint: "say which one as NAME@ID, or by its id alone, in place of the name (e.g. \(first)); to end the clash, rename one: sshelf edit \(last) --rename NEWNAME")
+            hint: "say which one as NAME@ID in place of the name (e.g. \(first)), or by its id with --id ID; to end the clash, rename one: sshelf edit \(last) --rename NEWNAME")
     }
 
     /// "web@3fa2c1d0 (deploy@10.0.0.1, group prod), web@9b1e22aa (10.0.0.2)".

@@ -42,7 +42,8 @@ final class UniqueNameTests: XCTestCase {
             XCTAssertExit(result, 2)
             XCTAssertTrue(result.stderr.contains("2 hosts are named 'lab': lab@"), "\(command): \(result.stderr)")
             XCTAssertTrue(result.stderr.contains("(10.0.0.1)") && result.stderr.contains("(10.0.0.2)"), result.stderr)
-            XCTAssertTrue(result.stderr.contains("say which one as NAME@ID, or by its id alone"), result.stderr)
+            XCTAssertTrue(result.stderr.contains("say which one as NAME@ID in place of the name (e.g. lab@"), result.stderr)
+            XCTAssertTrue(result.stderr.contains("or by its id with --id ID"), result.stderr)
         }
         // Way out 1, from the hint: NAME@ID picks one.
         let shared = try home.run("show", "lab")
@@ -52,6 +53,14 @@ final class UniqueNameTests: XCTestCase {
         let first = try XCTUnwrap(ids["10.0.0.1"]), second = try XCTUnwrap(ids["10.0.0.2"])
         XCTAssertTrue(picked.stdout.contains(first) || picked.stdout.contains(second), picked.stdout)
         XCTAssertExit(try home.run("show", "lab@ffffffff"), 3)
+        // Way out 1b: --id in place of the name, on any command that takes one host.
+        let id = String(example.dropFirst(4))
+        let byID = try home.run("show", "--id", id)
+        XCTAssertExit(byID, 0)
+        XCTAssertEqual(byID.stdout, picked.stdout)
+        XCTAssertExit(try home.run("mv", "--id", id, "--group", "lab-hosts"), 0)
+        XCTAssertExit(try home.run("show", "--id", "ffffffff"), 3)
+        XCTAssertExit(try home.run("show", "--id", "xyz"), 4)
         // check reports the clash, with the command that ends it.
         let check = try home.run("check")
         XCTAssertExit(check, 4)
