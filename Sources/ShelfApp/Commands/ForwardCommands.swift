@@ -24,7 +24,7 @@ enum ForwardCommands {
                     options: [.flag("json", "print JSON for scripts")], run: list),
         CommandSpec(path: ["forward", "add"], summary: "add a forward rule to a host",
                     details: "SPEC uses OpenSSH's syntax: [bind:]port:host:hostport for --local/--remote, [bind:]port for --dynamic. The bind address defaults to 127.0.0.1.",
-                    arguments: [ArgumentSpec(name: "HOST", help: "host name (or id prefix)", completion: .host)],
+                    arguments: [ArgumentSpec(name: "HOST", help: "host name (NAME@ID when several hosts share it, or an id prefix)", completion: .host)],
                     options: specOptions + [
                         .value("name", "NAME", "a label for the rule"),
                         .flag("autostart", "start with 'sshelf forward up'"),

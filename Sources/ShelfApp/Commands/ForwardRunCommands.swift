@@ -24,7 +24,7 @@ enum ForwardRunCommands {
                 1 when a rule could not listen (or none could), 255 when the connection failed or was lost.
                 """,
             arguments: [
-                ArgumentSpec(name: "HOST", help: "host name (or id prefix)", completion: .host),
+                ArgumentSpec(name: "HOST", help: "host name (NAME@ID when several hosts share it, or an id prefix)", completion: .host),
                 ArgumentSpec(
                     name: "RULE", help: "only these rules (id prefix or name); default: every enabled rule",
                     optional: true, variadic: true),

@@ -37,7 +37,7 @@ enum HostCommands {
             run: list),
         CommandSpec(
             path: ["show"], summary: "show one host with its forward rules",
-            arguments: [ArgumentSpec(name: "NAME", help: "host name (or id prefix)", completion: .host)],
+            arguments: [ArgumentSpec(name: "NAME", help: "host name (NAME@ID when several hosts share it, or an id prefix)", completion: .host)],
             options: [.flag("json", "print JSON for scripts")], run: show),
         CommandSpec(
             path: ["add"], summary: "add a host",
@@ -49,7 +49,7 @@ enum HostCommands {
         CommandSpec(
             path: ["edit"], summary: "change a host's settings",
             details: "Only the options given change. --tag adds a tag, --untag removes one. --rename refuses a name another host has unless --allow-duplicate is given.",
-            arguments: [ArgumentSpec(name: "NAME", help: "host name (or id prefix)", completion: .host)],
+            arguments: [ArgumentSpec(name: "NAME", help: "host name (NAME@ID when several hosts share it, or an id prefix)", completion: .host)],
             options: hostOptions + [
                 .value("rename", "NEWNAME", "give the host a new name"),
                 .value("untag", "TAG", repeatable: true, "remove a tag (repeatable)"),
@@ -65,7 +65,7 @@ enum HostCommands {
             run: remove),
         CommandSpec(
             path: ["mv"], summary: "move a host to another group",
-            arguments: [ArgumentSpec(name: "NAME", help: "host name (or id prefix)", completion: .host)],
+            arguments: [ArgumentSpec(name: "NAME", help: "host name (NAME@ID when several hosts share it, or an id prefix)", completion: .host)],
             options: [.value("group", "PATH", short: "g", completion: .group, "destination group ('' or / for the top level)")],
             run: move),
     ]

@@ -27,7 +27,7 @@ enum SSHCommands {
                 shell with a terminal of your size. Type ~. at the start of a line to disconnect. The exit status \
                 is the remote shell's; 255 when the connection failed or was cut.
                 """,
-            arguments: [ArgumentSpec(name: "NAME", help: "host name (or id prefix)", completion: .host)],
+            arguments: [ArgumentSpec(name: "NAME", help: "host name (NAME@ID when several hosts share it, or an id prefix)", completion: .host)],
             options: connectOptions + [.flag("dry-run", "print the plan (hops, host keys, credential sources) and stop")],
             examples: ["sshelf connect prod-db", "sshelf connect prod-db --dry-run"],
             run: connect),
@@ -40,7 +40,7 @@ enum SSHCommands {
                 otherwise exec connects as usual.
                 """,
             arguments: [
-                ArgumentSpec(name: "NAME", help: "host name (or id prefix)", completion: .host),
+                ArgumentSpec(name: "NAME", help: "host name (NAME@ID when several hosts share it, or an id prefix)", completion: .host),
                 ArgumentSpec(name: "CMD", help: "the remote command and its arguments (after --)", variadic: true),
             ],
             options: connectOptions + [
@@ -58,7 +58,7 @@ enum SSHCommands {
                 in sshelf's known_hosts. A key that differs from the pinned or known one is only replaced with \
                 --replace; --fingerprint makes sure the key is the one you checked out of band.
                 """,
-            arguments: [ArgumentSpec(name: "NAME", help: "host name (or id prefix)", completion: .host)],
+            arguments: [ArgumentSpec(name: "NAME", help: "host name (NAME@ID when several hosts share it, or an id prefix)", completion: .host)],
             options: [
                 .flag("replace", "replace a pinned or known key that differs (after a deliberate server change)"),
                 .value("fingerprint", "SHA256:...", "only pin if the offered key has this fingerprint"),

@@ -45,7 +45,7 @@ enum VaultCommands {
                     options: [passphraseFD], run: importFile),
         CommandSpec(path: ["vault", "set-password"], summary: "store a host's password in the vault",
                     details: "The class follows when the password is read: whenUnlockedThisDeviceOnly, or afterFirstUnlockThisDeviceOnly for hosts with autostart forwards. The vault passphrase (when needed) is read before the password.",
-                    arguments: [ArgumentSpec(name: "HOST", help: "host name or id prefix", completion: .host)],
+                    arguments: [ArgumentSpec(name: "HOST", help: "host name (NAME@ID when several hosts share it, or an id prefix)", completion: .host)],
                     options: [.value("secret-fd", "N", "read the password from descriptor N instead of the terminal"), passphraseFD],
                     examples: ["sshelf vault set-password web1 --secret-fd 3 3<password.txt"], run: setPassword),
         CommandSpec(path: ["vault", "set-class"], summary: "move a stored item to another accessibility class",
