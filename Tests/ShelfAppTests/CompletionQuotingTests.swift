@@ -71,25 +71,23 @@ final class CompletionQuotingTests: XCTestCase {
         XCTAssertTrue(FileManager.default.isExecutableFile(atPath: shell), "\(shell) is missing: make test-deps installs it")
         let folder = (CLI.binary as NSString).deletingLastPathComponent
         XCTAssertEqual((CLI.binary as NSString).lastPathComponent, "sshelf", "completions call `sshelf` by name")
-        let tmux = try Tmux(home: home, arguments: arguments, columns: 160, rows: 40,
-                            environment: ["PATH": "\(folder):/usr/bin:/bin", "HOME": home.home, "TERM": "xterm"],
-                            program: shell)
-        try tmux.type(setup)
-        try tmux.send("Enter")
-        try tmux.type("echo ready")
-        try tmux.send("Enter")
+        var environment = home.environment
+        for (key, value) in ["PATH": "\(folder):/usr/bin:/bin", "HOME": home.home, "TERM": "xterm"] { environment[key] = value }
+        let tmux = try Tmux(home: home, command: [shell] + arguments, environment: environment, columns: 160, rows: 40)
+        try tmux.enter(setup)
+        try tmux.enter("echo ready")
         try tmux.waitFor("the shell") { $0.contains("\nready") }
         for item in cases {
             try tmux.send("C-u")
             try tmux.send("C-l")
             try tmux.type(item.typed)
             try tmux.send("Tab")
-            let screen = try tmux.waitFor("'\(item.typed)' to complete to '\(item.completed)' in \(shell)") { screen in
+            try tmux.waitFor("'\(item.typed)' to complete to '\(item.completed)' in \(shell)") { screen in
                 screen.split(separator: "\n").contains { $0.hasSuffix(item.completed.trimmingCharacters(in: .whitespaces)) || $0.contains(item.completed) }
             }
             guard let host = item.shows else { continue }
             try tmux.send("Enter")
-            try tmux.waitFor("'\(item.completed)' to show \(host) in \(shell); screen before: \(screen)") { screen in
+            try tmux.waitFor("'\(item.completed)' to show \(host) in \(shell)") { screen in
                 screen.contains("name           \(host)")
             }
         }

@@ -26,11 +26,11 @@ final class ForwardCredentialTests: XCTestCase {
             try home.run("forward", "add", "pw", "--local", "\(port):127.0.0.1:\(target.port)", "--autostart"), 0)
 
         let up = try BackgroundCLI(home, ["forward", "up"])
-        XCTAssertTrue(up.waitFor("pw: failed"), up.stderr)
+        try up.waitFor("pw: failed")
         XCTAssertTrue(up.stderr.contains("the password of host 'pw' cannot be read: it is stored whenUnlockedThisDeviceOnly"), up.stderr)
         // The vault has no passphrase: the fix is the class alone, with no unlock to add.
         let fix = try XCTUnwrap(up.stderr.firstMatch(of: /let unattended logins read it: (sshelf vault set-class host\.[0-9a-f-]{36}\.password afterFirstUnlockThisDeviceOnly)\)/)?.1, up.stderr)
-        XCTAssertEqual(up.stop(SIGTERM), 0, up.stderr)
+        XCTAssertEqual(try up.stop(SIGTERM), 0, up.stderr)
         XCTAssertEqual(sshd.logCount("Accepted password"), 1, "the supervisor sent no password")
         XCTAssertEqual(sshd.logCount("Failed password"), 0, sshd.log)
 
@@ -42,15 +42,15 @@ final class ForwardCredentialTests: XCTestCase {
         XCTAssertExit(moved, 0)
         XCTAssertFalse(try home.run("vault", "audit").stdout.contains("weaker-than-use"), "the audit agrees")
         let fixed = try BackgroundCLI(home, ["forward", "up"])
-        XCTAssertTrue(fixed.waitFor("pw: active"), fixed.stderr)
+        try fixed.waitFor("pw: active")
         XCTAssertEqual(try TrafficSocket.roundTrip(port: port, Array("fixed".utf8)), Array("dexif".utf8))
-        XCTAssertEqual(fixed.stop(SIGINT), 0, fixed.stderr)
+        XCTAssertEqual(try fixed.stop(SIGINT), 0, fixed.stderr)
 
         // Storing it again picks the class by use as well.
         XCTAssertExit(try home.run(["vault", "set-class", String(fix.split(separator: " ")[3]), "whenUnlockedThisDeviceOnly"]), 0)
         XCTAssertExit(try home.run(["vault", "set-password", "pw", "--secret-fd", "3"], fd3: TestAccount.password), 0)
         let again = try BackgroundCLI(home, ["forward", "up"])
-        XCTAssertTrue(again.waitFor("pw: active"), again.stderr)
-        XCTAssertEqual(again.stop(SIGINT), 0, again.stderr)
+        try again.waitFor("pw: active")
+        XCTAssertEqual(try again.stop(SIGINT), 0, again.stderr)
     }
 }

@@ -12,13 +12,13 @@ final class ForwardStartTests: XCTestCase {
         let port = try TrafficSocket.freePort()
         XCTAssertExit(try world.home.run("forward", "add", "t", "--local", "\(port):127.0.0.1:\(target.port)"), 0)
         let running = try BackgroundCLI(world.home, ["forward", "start", "t", "--accept-new"])
-        XCTAssertTrue(running.waitFor("press Ctrl-C"), running.stderr)
+        try running.waitFor("press Ctrl-C")
         XCTAssertTrue(
             running.stderr.contains("forwarding -L 127.0.0.1:\(port):127.0.0.1:\(target.port)"), running.stderr)
         let payload = Payload.random(4 << 20)
         let reply = try TrafficSocket.roundTrip(port: port, payload)
         XCTAssertEqual(try Payload.sha256(reply), try Payload.sha256(payload.reversed()))
-        XCTAssertEqual(running.stop(SIGINT), 0, running.stderr)
+        XCTAssertEqual(try running.stop(SIGINT), 0, running.stderr)
         XCTAssertTrue(
             running.stderr.contains("1 connections, \(payload.count) bytes out, \(payload.count) bytes in"),
             running.stderr)
@@ -39,8 +39,8 @@ final class ForwardStartTests: XCTestCase {
         XCTAssertTrue(refused.stderr.contains("--allow-public-bind"), refused.stderr)
         XCTAssertEqual(world.sshd.logCount("Connection from"), 0, "refused before connecting")
         let allowed = try BackgroundCLI(world.home, ["forward", "start", "t", "--accept-new", "--allow-public-bind"])
-        XCTAssertTrue(allowed.waitFor("press Ctrl-C"), allowed.stderr)
-        XCTAssertEqual(allowed.stop(SIGTERM), 0, allowed.stderr)
+        try allowed.waitFor("press Ctrl-C")
+        XCTAssertEqual(try allowed.stop(SIGTERM), 0, allowed.stderr)
     }
 
     /// One rule's port is taken: the others run and carry traffic, the busy one is reported by number with a
@@ -53,12 +53,12 @@ final class ForwardStartTests: XCTestCase {
         XCTAssertExit(try world.home.run("forward", "add", "t", "--local", "\(blocker.port):127.0.0.1:\(target.port)"), 0)
         XCTAssertExit(try world.home.run("forward", "add", "t", "--local", "\(free):127.0.0.1:\(target.port)"), 0)
         let running = try BackgroundCLI(world.home, ["forward", "start", "t", "--accept-new"])
-        XCTAssertTrue(running.waitFor("press Ctrl-C"), running.stderr)
+        try running.waitFor("press Ctrl-C")
         XCTAssertTrue(running.stderr.contains("sshelf: error: -L 127.0.0.1:\(blocker.port):127.0.0.1:\(target.port) left out: port \(blocker.port) on 127.0.0.1 is already in use"),
                       running.stderr)
         XCTAssertTrue(running.stderr.contains("forwarding -L 127.0.0.1:\(free):127.0.0.1:\(target.port)"), running.stderr)
         XCTAssertEqual(try TrafficSocket.roundTrip(port: free, Array("still".utf8)), Array("llits".utf8))
-        XCTAssertEqual(running.stop(SIGINT), 1, running.stderr)
+        XCTAssertEqual(try running.stop(SIGINT), 1, running.stderr)
 
         // The hint names the command that gives the busy rule another port; with a free one, both run.
         let hint = try XCTUnwrap(running.stderr.firstMatch(of: /to give the rule another port: (sshelf forward edit [0-9a-f]{8} --local 127\.0\.0\.1:PORT:[^\n]*)/)?.1)
@@ -66,10 +66,10 @@ final class ForwardStartTests: XCTestCase {
         let words = String(hint).replacingOccurrences(of: "PORT", with: String(moved)).split(separator: " ").dropFirst().map(String.init)
         XCTAssertExit(try world.home.run(words), 0)
         let both = try BackgroundCLI(world.home, ["forward", "start", "t"])
-        XCTAssertTrue(both.waitFor("press Ctrl-C"), both.stderr)
+        try both.waitFor("press Ctrl-C")
         XCTAssertFalse(both.stderr.contains("left out"), both.stderr)
         XCTAssertEqual(try TrafficSocket.roundTrip(port: moved, Array("moved".utf8)), Array("devom".utf8))
-        XCTAssertEqual(both.stop(SIGINT), 0, both.stderr)
+        XCTAssertEqual(try both.stop(SIGINT), 0, both.stderr)
     }
 
     /// Every port taken: nothing to run, a run-time failure (exit 1) naming the port, not a connection error.

@@ -94,9 +94,9 @@ final class LockedCredentialHintTests: XCTestCase {
         XCTAssertExit(refused, 255)
         XCTAssertTrue(refused.stderr.contains("--passphrase-fd N"), refused.stderr)
         let running = try BackgroundCLI(home, ["forward", "start", "t", "--passphrase-fd", "3"], fd3: Self.passphrase)
-        XCTAssertTrue(running.waitFor("press Ctrl-C"), running.stderr)
+        try running.waitFor("press Ctrl-C")
         XCTAssertEqual(try TrafficSocket.roundTrip(port: port, Array("start".utf8)), Array("trats".utf8))
-        XCTAssertEqual(running.stop(SIGINT), 0, running.stderr)
+        XCTAssertEqual(try running.stop(SIGINT), 0, running.stderr)
         XCTAssertExit(try home.run("add", "inner", "--host", "127.0.0.1", "--port", String(world.sshd.port), "--jump", "t"), 0)
         XCTAssertExit(try home.run("trust", "inner", "--fingerprint", try world.fingerprint(world.sshd)), 255)
         XCTAssertExit(try home.run(["trust", "inner", "--fingerprint", try world.fingerprint(world.sshd), "--passphrase-fd", "3"],
@@ -114,7 +114,7 @@ final class LockedCredentialHintTests: XCTestCase {
         XCTAssertExit(try home.run("forward", "add", "t", "--local", "\(port):127.0.0.1:\(target.port)", "--autostart"), 0)
 
         let up = try BackgroundCLI(home, ["forward", "up"])
-        XCTAssertTrue(up.waitFor("t: failed"), up.stderr)
+        try up.waitFor("t: failed")
         XCTAssertTrue(up.stderr.contains(
             "the private key of identity 'made' cannot be read: it is stored whenUnlockedThisDeviceOnly, which only a process you type the vault passphrase into can read, and 'sshelf forward up' logs in with nobody there"),
             up.stderr)
@@ -123,16 +123,16 @@ final class LockedCredentialHintTests: XCTestCase {
             up.stderr)
         XCTAssertFalse(up.stderr.contains("import the key again"), up.stderr)
         XCTAssertFalse(up.stderr.contains("FILE"), up.stderr)
-        XCTAssertEqual(up.stop(SIGTERM), 0, up.stderr)
+        XCTAssertEqual(try up.stop(SIGTERM), 0, up.stderr)
         XCTAssertEqual(world.sshd.logCount("Accepted publickey"), 0, "nothing was sent")
 
         XCTAssertExit(try home.run(["vault", "set-class", key, "afterFirstUnlockThisDeviceOnly", "--passphrase-fd", "3"],
                                    fd3: Self.passphrase), 0)
         XCTAssertExit(try home.run(["vault", "unlock", "--passphrase-fd", "3"], fd3: Self.passphrase), 0)
         let fixed = try BackgroundCLI(home, ["forward", "up"])
-        XCTAssertTrue(fixed.waitFor("t: active"), fixed.stderr)
+        try fixed.waitFor("t: active")
         XCTAssertEqual(try TrafficSocket.roundTrip(port: port, Array("unattended".utf8)), Array("unattended".utf8.reversed()))
-        XCTAssertEqual(fixed.stop(SIGINT), 0, fixed.stderr)
+        XCTAssertEqual(try fixed.stop(SIGINT), 0, fixed.stderr)
     }
 
     /// Without the keyring, `forward up --passphrase-fd` opens the afterFirstUnlock items for the supervisor; a wrong
@@ -148,17 +148,17 @@ final class LockedCredentialHintTests: XCTestCase {
         XCTAssertExit(try home.run("forward", "add", "t", "--local", "\(port):127.0.0.1:\(target.port)", "--autostart"), 0)
 
         let without = try BackgroundCLI(home, ["forward", "up"])
-        XCTAssertTrue(without.waitFor("t: failed"), without.stderr)
+        try without.waitFor("t: failed")
         XCTAssertTrue(without.stderr.contains("--passphrase-fd N"), without.stderr)
-        XCTAssertEqual(without.stop(SIGTERM), 0, without.stderr)
+        XCTAssertEqual(try without.stop(SIGTERM), 0, without.stderr)
 
         let wrong = try BackgroundCLI(home, ["forward", "up", "--passphrase-fd", "3"], fd3: "not it")
-        XCTAssertEqual(wrong.waitExit(), 1, wrong.stderr)
+        XCTAssertEqual(try wrong.waitExit(), 1, wrong.stderr)
         XCTAssertTrue(wrong.stderr.contains("the vault passphrase is not correct"), wrong.stderr)
 
         let given = try BackgroundCLI(home, ["forward", "up", "--passphrase-fd", "3"], fd3: Self.passphrase)
-        XCTAssertTrue(given.waitFor("t: active"), given.stderr)
+        try given.waitFor("t: active")
         XCTAssertEqual(try TrafficSocket.roundTrip(port: port, Array("fd".utf8)), Array("df".utf8))
-        XCTAssertEqual(given.stop(SIGINT), 0, given.stderr)
+        XCTAssertEqual(try given.stop(SIGINT), 0, given.stderr)
     }
 }
