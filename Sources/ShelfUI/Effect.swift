@@ -54,6 +54,8 @@ public enum Action: Sendable {
     /// A line for the title bar from background work (the vault unlocked, or why not).
     case notify(Notice)
     case status(StatusModel)
+    /// The vault's state changed here (unlocked or locked with its key): the status line follows at once.
+    case vaultStatus(VaultIndicator)
     /// The SSH engine needs an answer before the session can go on.
     case prompt(ConnectPrompt)
     /// The background login to this host succeeded: the session can start.
@@ -64,5 +66,10 @@ public enum Action: Sendable {
 
 public struct OperationFailure: Error, Sendable, Equatable {
     public var message: String
-    public init(_ message: String) { self.message = message }
+    /// The form field the failure is about (e.g. "name" for a name another host has), shown under it.
+    public var field: String?
+    public init(_ message: String, field: String? = nil) {
+        self.message = message
+        self.field = field
+    }
 }

@@ -14,6 +14,7 @@ enum PromptReducer {
                 return [.answerPrompt(.trustHostKey(true))]
             case .promptRefuse, .promptCancel:
                 closePrompt(&state)
+                attemptEnds(&state)
                 state.notice = Notice("not connected: the host key was not trusted", isError: true)
                 return [.answerPrompt(.trustHostKey(false))]
             default:
@@ -34,6 +35,7 @@ enum PromptReducer {
                     return [.answerPrompt(.secret(input, remember: offer && remember))]
                 case .promptCancel:
                     closePrompt(&state)
+                    attemptEnds(&state)
                     state.notice = Notice("not connected: cancelled", isError: true)
                     return [.answerPrompt(.cancelled)]
                 case .promptErase:
@@ -112,6 +114,7 @@ enum PromptReducer {
                                       isError: true)
                 return [.answerPrompt(.cancelled)]
             case .otherType:
+                attemptEnds(&state)
                 state.notice = Notice("not connected: the host key was not trusted", isError: true)
                 return [.answerPrompt(.trustHostKey(false))]
             }
@@ -126,6 +129,10 @@ enum PromptReducer {
         state.mode = .prompt(.keyMismatch(mismatch))
         return []
     }
+
+    /// The user's answer ends the connect attempt (a refused key, a cancelled question): Enter may start the next
+    /// one at once (the app runs it once the ending attempt has closed its connection).
+    static func attemptEnds(_ state: inout UIState) { state.connecting = nil }
 
     /// Back to what the question interrupted, or to browsing.
     static func closePrompt(_ state: inout UIState) {

@@ -63,7 +63,13 @@ public enum Reducer {
             case .failure(let failure):
                 if case .form(var form) = state.mode, form.pending {
                     form.pending = false
-                    form.errors[""] = failure.message
+                    // A message about one field goes under it, with the cursor there (a name another host has).
+                    if let field = failure.field, let index = form.fields.firstIndex(where: { $0.key == field }) {
+                        form.errors[field] = failure.message
+                        form.focus = index
+                    } else {
+                        form.errors[""] = failure.message
+                    }
                     state.mode = .form(form)
                 } else {
                     state.notice = Notice(failure.message, isError: true)
@@ -76,6 +82,9 @@ public enum Reducer {
             return [.load]
         case .notify(let notice):
             state.notice = notice
+            return []
+        case .vaultStatus(let vault):
+            state.status.vault = vault
             return []
         case .status(let model):
             state.status = model

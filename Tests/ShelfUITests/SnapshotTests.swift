@@ -104,7 +104,7 @@ final class SnapshotTests: XCTestCase {
         add("prompt-host-key-changed", changed)
         var vaultPassphrase = main
         _ = Reducer.reduce(&vaultPassphrase, .prompt(.vaultPassphrase(
-            prompt: "Wrong passphrase. Vault passphrase (try 2 of 3):", input: "")))
+            prompt: "Wrong passphrase (try 2 of 3). Vault passphrase:", input: "")))
         Fixtures.type(&vaultPassphrase, "hunter2")
         add("prompt-vault-passphrase", vaultPassphrase)
         var connecting = main

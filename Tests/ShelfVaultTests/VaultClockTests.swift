@@ -41,6 +41,25 @@ final class VaultClockTests: XCTestCase {
         XCTAssertTrue(vault.read(key, class: .whenUnlockedThisDeviceOnly).isLocked, "600 idle seconds relock the class")
     }
 
+    /// The TUI reads the vault's status every second for its status line: looking is not using, or the idle
+    /// timeout would never come.
+    func testAStatusReadDoesNotKeepTheVaultUnlocked() throws {
+        let fixture = VaultFixture()
+        try fixture.open().setPassphrase(secret("pass"), current: nil)
+        let clock = ManualVaultClock()
+        var options = fixture.options()
+        options.idleTimeout = .seconds(600)
+        options.clock = clock.clock
+        let vault = try Vault.open(fixture.locations, options: options, createIfMissing: false)
+        try vault.unlock(passphrase: secret("pass"))
+        for _ in 0..<5 {
+            clock.advance(by: .seconds(150))
+            XCTAssertNotNil(try vault.status())
+        }
+        let state = try vault.status().classes.first { $0.accessibility == AccessibilityClass.whenUnlockedThisDeviceOnly.rawValue }
+        XCTAssertEqual(state?.state, "locked", "750 s with only status reads: relocked at 600")
+    }
+
     func testTheBinaryStampsItemsWithTestNow() throws {
         let fixture = VaultFixture()
         XCTAssertEqual(try fixture.cli(["add", "web", "--host", "web.example"]).status, 0)

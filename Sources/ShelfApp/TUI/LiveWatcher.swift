@@ -49,8 +49,18 @@ final class LiveWatcher: @unchecked Sendable {
         wakeWrite = fds[1]
     }
 
+    /// Takes the first look at once, on the caller's thread, so a change committed between this call and the
+    /// catalog's first load is still seen as new (call it before the first load); then watches on its own thread.
     func start() {
-        let thread = Thread { [self] in loop() }
+        /// The connection and what it saw, handed to the thread (which alone uses them from then on).
+        final class FirstLook: @unchecked Sendable {
+            let store: Store?
+            var state = Seen()
+            init(_ store: Store?) { self.store = store }
+        }
+        let first = FirstLook(try? Store(path: context.locations.store))
+        if let store = first.store { checkStore(store, &first.state) }
+        let thread = Thread { [self] in loop(first.store, first.state) }
         thread.name = "sshelf-watch"
         thread.start()
     }
@@ -61,9 +71,8 @@ final class LiveWatcher: @unchecked Sendable {
         _ = write(wakeWrite, &byte, 1)
     }
 
-    private func loop() {
-        let store = try? Store(path: context.locations.store)
-        var state = Seen()
+    private func loop(_ store: Store?, _ first: Seen) {
+        var state = first
         let notify = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
         var watched: String?
         var lastSlow = Date.distantPast

@@ -49,11 +49,18 @@ final class StoreWorker: @unchecked Sendable {
             let line = try perform(effect, store: try store())
             mailbox.deliver(.operationFinished(.success(line)))
         } catch {
-            mailbox.deliver(.operationFinished(.failure(OperationFailure(StoreWorker.message(error)))))
+            mailbox.deliver(.operationFinished(.failure(StoreWorker.failure(error))))
         }
     }
 
     static func message(_ error: Error) -> String { ShelfError(from: error).message }
+
+    /// A failed save as the form shows it: the unique-name rule's refusal under the name field (the CLI's
+    /// --allow-duplicate hint does not apply here: the form has no such switch).
+    static func failure(_ error: Error) -> OperationFailure {
+        if let taken = error as? HostOperations.NameTaken { return OperationFailure(taken.message, field: "name") }
+        return OperationFailure(message(error))
+    }
 
     private func perform(_ effect: Effect, store: Store) throws -> String {
         switch effect {

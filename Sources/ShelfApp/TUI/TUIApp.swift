@@ -60,8 +60,9 @@ final class TUIApp {
         state = UIState(rows: size.rows, columns: size.columns, symbols: terminal.symbols, now: Date())
         state.status = status.current(store: try? Store(path: context.locations.store), now: state.now)
         if let failure = vault.failure() { apply(.vaultFailed(failure.message, hint: failure.hint)) }
-        execute([.load])
+        // The watcher's first look comes before the first load: nothing committed in between is missed.
         startLive()
+        execute([.load])
         var dirty = true
         var lastTick = Date()
         while !state.quitting {
@@ -170,11 +171,7 @@ final class TUIApp {
             if runForwardEffect(effect) { continue }
             switch effect {
             case .connect(let id):
-                if login.isRunning {
-                    state.notice = Notice("already logging in to a host: wait for it, or press Esc to cancel it", isError: true)
-                } else {
-                    login.start(id)
-                }
+                login.start(id)
             case .cancelConnect:
                 login.cancel()
             case .answerPrompt(.replaceChangedKey):
@@ -183,7 +180,7 @@ final class TUIApp {
                 unlockVault()
             case .lockVault:
                 vault.lockAll()
-                watcher?.wake()
+                apply(.vaultStatus(vault.indicator()))
             case .syncNow:
                 sync?.request(.now)
             case .launchSession(let id):
@@ -201,7 +198,7 @@ final class TUIApp {
     /// `V` on a locked vault: the passphrase dialog on a background thread (the unlock's key stretching takes a
     /// moment), three tries, the result in the title bar and the status line.
     private func unlockVault() {
-        let (vault, prompts, mailbox, watcher) = (self.vault, login.prompts, self.mailbox, self.watcher)
+        let (vault, prompts, mailbox) = (self.vault, login.prompts, self.mailbox)
         let thread = Thread {
             let outcome = vault.unlock(ask: { question in
                 guard case .secret(let passphrase, _) = prompts.ask(.vaultPassphrase(prompt: question, input: "")) else {
@@ -209,6 +206,7 @@ final class TUIApp {
                 }
                 return passphrase
             })
+            mailbox.post(.vaultStatus(vault.indicator()))
             switch outcome {
             case .unlocked: mailbox.post(.notify(Notice("vault unlocked")))
             case .cancelled: break
@@ -218,7 +216,6 @@ final class TUIApp {
             case .failed(let message):
                 mailbox.post(.notify(Notice("the vault stays locked: \(Display.safe(message))", isError: true)))
             }
-            watcher?.wake()
         }
         thread.start()
     }

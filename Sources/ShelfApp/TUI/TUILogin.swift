@@ -29,7 +29,11 @@ final class TUILogin: @unchecked Sendable {
     private let vault: TUIVault
     let prompts: PromptChannel
     private let lock = NSLock()
-    private var running = false
+    /// Held by the login thread for its whole run: one login at a time (its dialogs share the screen). A connect
+    /// started while the last one is still closing (its dialog was answered "no") waits here for it.
+    private let oneAtATime = NSLock()
+    /// Counts attempts; a finishing attempt that a newer one superseded reports nothing.
+    private var generation = 0
     private var ready: [UUID: Ready] = [:]
     /// Warnings of the vault while logging in (curses owns the screen: they go into the result line).
     private var warnings: [String] = []
@@ -45,12 +49,6 @@ final class TUILogin: @unchecked Sendable {
         prompts = PromptChannel(mailbox: mailbox)
     }
 
-    /// A login is under way (one at a time: its dialogs share the screen).
-    var isRunning: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return running
-    }
 
     /// Starts logging in to the host; posts `.loggedIn` or a `.connectFinished` error line (and, for a changed host
     /// key, the dialog that can replace the pin).
@@ -88,12 +86,18 @@ final class TUILogin: @unchecked Sendable {
     private func begin(_ hostID: UUID, before: @escaping @Sendable (Store) -> OperationFailure?) {
         let attempt = ConnectCancellation()
         lock.lock()
-        running = true
-        warnings = []
-        changedKey = nil
+        generation += 1
+        let mine = generation
+        // Esc from now on stops this attempt, even while it still waits for the last one to close.
         cancellation = attempt
         lock.unlock()
         let thread = Thread { [self] in
+            oneAtATime.lock()
+            defer { oneAtATime.unlock() }
+            lock.lock()
+            warnings = []
+            changedKey = nil
+            lock.unlock()
             var result: Result<Ready, OperationFailure>
             do {
                 let store = try Store(path: context.locations.store)
@@ -107,11 +111,14 @@ final class TUILogin: @unchecked Sendable {
                 result = .failure(OperationFailure("not connected: cancelled"))
             }
             lock.lock()
-            running = false
-            cancellation = nil
+            if cancellation === attempt { cancellation = nil }
             if case .success(let session) = result { ready[hostID] = session }
             let changed = changedKey
+            let superseded = generation != mine
             lock.unlock()
+            // The user already moved on to another connect: this one's end is old news (its line was shown when
+            // the user answered its dialog).
+            if superseded, case .failure = result { return }
             switch result {
             case .success: mailbox.post(.loggedIn(hostID: hostID))
             case .failure(let failure):

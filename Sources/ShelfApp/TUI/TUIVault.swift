@@ -110,7 +110,7 @@ final class TUIVault: @unchecked Sendable {
         guard let vault = current else { return .failed("the vault cannot be opened") }
         for attempt in 1...Self.passphraseTries {
             let text = attempt == 1
-                ? "\(question):" : "Wrong passphrase. \(question) (try \(attempt) of \(Self.passphraseTries)):"
+                ? "\(question):" : "Wrong passphrase (try \(attempt) of \(Self.passphraseTries)). Vault passphrase:"
             guard let passphrase = ask(text) else { return .cancelled }
             do {
                 try vault.unlock(passphrase: passphrase)

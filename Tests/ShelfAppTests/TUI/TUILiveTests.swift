@@ -1,0 +1,102 @@
+// The TUI shows what other processes changed without a key press, in real tmux: a host added by the CLI appears;
+// the sync folder renamed turns the status line orange with the reason; `sshelf vault unlock` and `lock` elsewhere
+// show in the vault segment; a host added elsewhere reaches the sync folder by itself (debounced); `S` syncs now.
+import Foundation
+import TestSupport
+import XCTest
+
+final class TUILiveTests: XCTestCase {
+    func testAHostAddedByTheCLIAppearsWithoutAKeyPress() throws {
+        let home = TempHome()
+        XCTAssertExit(try home.run("add", "web", "--host", "w.example"), 0)
+        let tui = try Tmux(home: home, columns: 100, rows: 30)
+        try tui.waitFor(text: "1 host")
+        XCTAssertExit(try home.run("add", "db-from-cli", "--host", "db.example", "--group", "prod"), 0)
+        try tui.waitFor("the new host and its group") {
+            $0.contains("2 hosts") && $0.contains("db-from-cli") && $0.contains("prod")
+        }
+        XCTAssertExit(try home.run("rm", "web"), 0)
+        try tui.waitFor("the host gone") { $0.contains("1 host") && !$0.contains("w.example") }
+        try tui.send("q")
+        XCTAssertEqual(try tui.waitForExit(), 0)
+    }
+
+    func testTheSyncFolderRenamedTurnsTheLineOrangeWithTheReason() throws {
+        let home = TempHome()
+        home.extraEnvironment = ["SSHELF_VAULT_NO_KEYRING": "1"]
+        XCTAssertExit(try home.run("add", "web", "--host", "w.example"), 0)
+        XCTAssertExit(try home.run("vault", "init"), 0)
+        let folder = home.root + "/nas/sshelf"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        XCTAssertExit(try home.run("sync", "enable", "--folder", folder), 0)
+        let tui = try Tmux(home: home, columns: 140, environment: ["TERM": "tmux-256color"])
+        try tui.waitFor(text: "✓ synced")
+        // No key, no timer: the quick check between runs sees the folder gone.
+        XCTAssertEqual(rename(folder, folder + "-renamed"), 0)
+        let reason = "▲ local fallback: sync folder \(folder) not found"
+        let screen = try tui.waitFor("the fallback reason", escapes: true) { $0.contains(reason) }
+        let line = screen.split(separator: "\n").last { $0.contains(reason) } ?? ""
+        XCTAssertTrue(line.contains("38;5;208"), "orange expected: \(line)")
+        // Back under its name: synced again, by itself.
+        XCTAssertEqual(rename(folder + "-renamed", folder), 0)
+        try tui.waitFor(text: "✓ synced")
+        try tui.send("q")
+        XCTAssertEqual(try tui.waitForExit(), 0)
+    }
+
+    func testALocalChangeReachesTheSyncFolderWithoutAKeyAndSSyncsNow() throws {
+        let home = TempHome()
+        home.extraEnvironment = ["SSHELF_VAULT_NO_KEYRING": "1"]
+        XCTAssertExit(try home.run("vault", "init"), 0)
+        let folder = home.root + "/shared"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        XCTAssertExit(try home.run("sync", "enable", "--folder", folder), 0)
+        let tui = try Tmux(home: home, columns: 140)
+        try tui.waitFor(text: "✓ synced")
+        let marker = "live-\(UUID().uuidString.prefix(8))"
+        XCTAssertExit(try home.run("add", marker, "--host", "\(marker).example"), 0)
+        XCTAssertTrue(try home.run("sync", "status").stdout.contains("1 local change not sent yet"))
+        // Debounced (about 2 s after the change), then sent by the TUI's background sync: nothing is pending.
+        try eventually("the change sent", observe: { try home.run("sync", "status").stdout },
+                       until: { !$0.contains("not sent yet") }, context: { (try? tui.screen()) ?? "" })
+        // S: a run now (the status file gets a newer time).
+        let before = try Self.statusFileTime(home)
+        try tui.send("S")
+        try tui.waitFor(text: "syncing now...")
+        try eventually("a new sync run", observe: { try Self.statusFileTime(home) }, until: { $0 > before })
+        try tui.send("q")
+        XCTAssertEqual(try tui.waitForExit(), 0)
+    }
+
+    func testVaultUnlockAndLockElsewhereShowInTheStatusLine() throws {
+        let home = TempHome()
+        home.extraEnvironment = ["SSHELF_TEST_WEAK_KDF": "1"]
+        XCTAssertExit(try home.run("add", "db", "--host", "db.example", "--auth", "password"), 0)
+        let passphrase = "vault-pass-\(UUID().uuidString.prefix(6))"
+        XCTAssertExit(try home.run(["vault", "passwd", "--passphrase-fd", "0"], stdin: passphrase + "\n"), 0)
+        let secret = try home.write("CANARY-pw\n", to: "pw")
+        let phrase = try home.write(passphrase + "\n", to: "pp")
+        XCTAssertExit(try CLI.run(["-c", "exec \"$0\" \"$@\" 3<'\(secret)' 4<'\(phrase)'", CLI.binary, "vault", "set-password",
+                                   "db", "--secret-fd", "3", "--passphrase-fd", "4"], environment: home.environment,
+                                  shell: true), 0)
+        // Kept where `vault unlock` opens it for every process of this login (the kernel keyring).
+        let key = try XCTUnwrap(try home.run("vault", "list").stdout.split(separator: "\n").dropFirst().first?
+            .split(separator: " ").first)
+        XCTAssertExit(try home.run(["vault", "set-class", String(key), "afterFirstUnlockThisDeviceOnly", "--passphrase-fd", "3"],
+                                   fd3: passphrase), 0)
+        XCTAssertExit(try home.run("vault", "lock"), 0)
+        let tui = try Tmux(home: home, columns: 140)
+        try tui.waitFor(text: "vault locked")
+        XCTAssertExit(try home.run(["vault", "unlock", "--passphrase-fd", "3"], fd3: passphrase), 0)
+        try tui.waitFor(text: "vault unlocked")
+        XCTAssertExit(try home.run("vault", "lock"), 0)
+        try tui.waitFor(text: "vault locked")
+        try tui.send("q")
+        XCTAssertEqual(try tui.waitForExit(), 0)
+    }
+
+    static func statusFileTime(_ home: TempHome) throws -> Date {
+        let attributes = try? FileManager.default.attributesOfItem(atPath: home.sshelfHome + "/state/sync-status.json")
+        return attributes?[.modificationDate] as? Date ?? .distantPast
+    }
+}
