@@ -68,7 +68,7 @@ final class TUIVaultTests: XCTestCase {
 
     func testThreeWrongPassphrasesEndTheConnectWithThatReason() throws {
         let (world, _) = try lockedVaultWorld()
-        let tui = try Tmux(home: world.home, columns: 120, rows: 30)
+        let tui = try Tmux(home: world.home, columns: 200, rows: 30)
         try tui.waitFor("the host and the locked vault") { $0.contains("1 host") && $0.contains("vault locked") }
         try tui.send("Enter")
         for attempt in 1...3 {
@@ -76,10 +76,13 @@ final class TUIVaultTests: XCTestCase {
             try tui.type("wrong-\(attempt)")
             try tui.send("Enter")
         }
-        // The password is then asked for instead (the vault could not give it), saying why.
-        try tui.waitFor(text: "the vault passphrase was wrong 3 times")
+        // The password is then asked for instead (the vault could not give it), saying why; leaving that dialog
+        // ends the connect with the same reason.
+        try tui.waitFor("the password dialog with the reason") {
+            $0.contains("(the vault passphrase was wrong 3 times)") && $0.contains("'s password:")
+        }
         try tui.send("Escape")
-        try tui.waitFor(text: "not connected: cancelled")
+        try tui.waitFor(text: "not connected: the password for t is in the vault, which cannot be read: the vault passphrase was wrong 3 times")
         XCTAssertFalse(world.sshd.log.contains("Accepted password"), world.sshd.log)
         try tui.send("q")
     }
