@@ -1,5 +1,6 @@
 // ForwardEngine: runs a host's forward rules (-L, -R, -D) over one logged-in connection with one poll() loop on
-// the calling thread: non-blocking libssh2 plus the local sockets, many connections per forward.
+// the calling thread: non-blocking libssh2 plus the local sockets, many connections per forward. In a ForwardPool
+// the first engine listens and hands connections to the others (one session and thread each) through `adopt`.
 //
 // libssh2 1.10 keeps a half-sent packet per session, not per channel: if a call returns EAGAIN with part of its
 // packet still unsent, the *next* sending call completes that packet and silently drops its own. So after such
@@ -43,27 +44,50 @@ public final class ForwardEngine: @unchecked Sendable {
     private var pending: Op?
     private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 32768, alignment: 16)
     private let stopPipe: (read: Int32, write: Int32)
+    /// Wakes the loop when another engine of the pool hands it a connection.
+    private let wakePipe: (read: Int32, write: Int32)
+    /// This engine's session among the pool's, and the balancer that spreads connections (nil when alone).
+    private let member: (index: Int, balancer: ForwardBalancer)?
     private let lock = NSLock()
     private var published: [ForwardStatus] = []
+    /// Sockets handed over by another engine, and whether this one still takes them (guarded by `lock`).
+    private var inbox: [(fd: Int32, forward: Int)] = []
+    private var adopting = true
     private var lastKeepalive = Date()
     private var running = false
 
     /// Opens every rule's listening side: local sockets for -L and -D (a taken port is an error naming it), a
     /// listen request on the server for -R. Nothing is half-open when it throws.
-    public init(connection: SSHConnection, rules: [PortForwardRule], hostName: String) throws(SSHError) {
+    public convenience init(connection: SSHConnection, rules: [PortForwardRule], hostName: String) throws(SSHError) {
+        try self.init(connection: connection, rules: rules, hostName: hostName, member: nil)
+    }
+
+    /// A pool member: the first (index 0) listens and accepts; the others only serve connections handed to them.
+    init(
+        connection: SSHConnection, rules: [PortForwardRule], hostName: String,
+        member: (index: Int, balancer: ForwardBalancer)?
+    ) throws(SSHError) {
         self.connection = connection
         session = connection.target
         name = hostName
-        var pipeFDs: [Int32] = [-1, -1]
-        guard pipe(&pipeFDs) == 0 else {
-            scratch.deallocate()
-            throw SSHError(.network, "could not create the forward's stop pipe: \(String(cString: strerror(errno)))")
+        self.member = member
+        var pipes: [(read: Int32, write: Int32)] = []
+        for _ in 0..<2 {
+            var pipeFDs: [Int32] = [-1, -1]
+            guard pipe(&pipeFDs) == 0 else {
+                let reason = String(cString: strerror(errno))
+                for made in pipes { close(made.read); close(made.write) }
+                scratch.deallocate()
+                throw SSHError(.network, "could not create the forward's control pipe: \(reason)")
+            }
+            for fd in pipeFDs {
+                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            }
+            pipes.append((pipeFDs[0], pipeFDs[1]))
         }
-        for fd in pipeFDs {
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-        }
-        stopPipe = (pipeFDs[0], pipeFDs[1])
+        stopPipe = pipes[0]
+        wakePipe = pipes[1]
         do {
             for rule in rules { try add(rule) }
         } catch {
@@ -75,10 +99,13 @@ public final class ForwardEngine: @unchecked Sendable {
 
     deinit {
         releaseListeners()
-        close(stopPipe.read)
-        close(stopPipe.write)
+        for fd in [stopPipe.read, stopPipe.write, wakePipe.read, wakePipe.write] { close(fd) }
+        for handed in inbox { close(handed.fd) }
         scratch.deallocate()
     }
+
+    /// Only the first engine of a pool opens listeners; the others show the rules' counts for their session.
+    private var listens: Bool { (member?.index ?? 0) == 0 }
 
     /// What each forward is doing now (safe from any thread).
     public func status() -> [ForwardStatus] {
@@ -113,6 +140,10 @@ public final class ForwardEngine: @unchecked Sendable {
     // MARK: setup
 
     private func add(_ rule: PortForwardRule) throws(SSHError) {
+        guard listens else {
+            forwards.append(Forward(rule: rule, status: ForwardStatus(rule: rule, boundPort: rule.bindPort)))
+            return
+        }
         switch rule.kind {
         case .local, .dynamic:
             let (fds, port) = try ForwardSocket.listen(address: rule.bindAddress, port: rule.bindPort)
@@ -146,6 +177,15 @@ public final class ForwardEngine: @unchecked Sendable {
 
     /// Frees every channel and cancels the server-side listeners (blocking: we are leaving), then closes sockets.
     private func shutDown() {
+        lock.lock()
+        adopting = false
+        let unclaimed = inbox
+        inbox = []
+        lock.unlock()
+        for handed in unclaimed {
+            close(handed.fd)
+            if let member { member.balancer.release(member.index) }
+        }
         session.setBlocking(true)
         session.setTimeout(seconds: 2)
         for link in links.values {
@@ -170,6 +210,7 @@ public final class ForwardEngine: @unchecked Sendable {
     private func pass() throws(SSHError) -> Bool {
         var progress = false
         progress = acceptLocal() || progress
+        progress = takeHandedOver() || progress
         progress = try acceptRemote() || progress
         progress = try openNext() || progress
         for link in Array(links.values) {
@@ -193,17 +234,54 @@ public final class ForwardEngine: @unchecked Sendable {
                 for _ in 0..<32 {
                     guard let fd = ForwardSocket.accept(listener) else { break }
                     progress = true
-                    let rule = forwards[index].rule
-                    let link = newLink(forward: index, fd: fd, phase: rule.kind == .dynamic ? .socks : .waitingToOpen)
-                    if rule.kind == .local {
-                        link.target = "\(rule.targetHost):\(rule.targetPort)"
-                        link.openMessage = ForwardLink.directTCPIPMessage(host: rule.targetHost, port: rule.targetPort)
-                        openQueue.append(link.id)
+                    if let member {
+                        let chosen = member.balancer.assign(spread: forwards[index].rule.sessions)
+                        if chosen != member.index {
+                            member.balancer.handOff(fd, forward: index, to: chosen)
+                            continue
+                        }
                     }
+                    startLink(forward: index, fd: fd)
                 }
             }
         }
         return progress
+    }
+
+    /// A new local connection of a -L or -D rule: queued for its channel, or reading its SOCKS request first.
+    private func startLink(forward index: Int, fd: Int32) {
+        let rule = forwards[index].rule
+        let link = newLink(forward: index, fd: fd, phase: rule.kind == .dynamic ? .socks : .waitingToOpen)
+        if rule.kind == .local {
+            link.target = "\(rule.targetHost):\(rule.targetPort)"
+            link.openMessage = ForwardLink.directTCPIPMessage(host: rule.targetHost, port: rule.targetPort)
+            openQueue.append(link.id)
+        }
+    }
+
+    /// Takes an accepted socket from the pool's listening engine (any thread). False once this engine has stopped:
+    /// the caller then closes the socket.
+    func adopt(_ fd: Int32, forward: Int) -> Bool {
+        lock.lock()
+        guard adopting else {
+            lock.unlock()
+            return false
+        }
+        inbox.append((fd, forward))
+        lock.unlock()
+        var byte: UInt8 = 1
+        _ = write(wakePipe.write, &byte, 1)
+        return true
+    }
+
+    private func takeHandedOver() -> Bool {
+        guard member != nil else { return false }
+        lock.lock()
+        let handed = inbox
+        inbox = []
+        lock.unlock()
+        for (fd, forward) in handed { startLink(forward: forward, fd: fd) }
+        return !handed.isEmpty
     }
 
     private func acceptRemote() throws(SSHError) -> Bool {
@@ -213,6 +291,7 @@ public final class ForwardEngine: @unchecked Sendable {
             while pending == nil, let channel = libssh2_channel_forward_accept(listener) {
                 progress = true
                 let rule = forwards[index].rule
+                if let member { member.balancer.add(member.index) }
                 let link = newLink(forward: index, fd: -1, phase: .connecting)
                 link.channel = channel
                 link.target = "\(rule.targetHost):\(rule.targetPort)"
@@ -239,6 +318,7 @@ public final class ForwardEngine: @unchecked Sendable {
     private func retire(_ link: ForwardLink) {
         links[link.id] = nil
         forwards[link.forward].status.activeConnections -= 1
+        if let member { member.balancer.release(member.index) }
     }
 
     /// Opens the channel of the first link in the queue; one at a time (libssh2 keeps one open state per session).
@@ -540,6 +620,7 @@ public final class ForwardEngine: @unchecked Sendable {
     private func noteFailure(_ link: ForwardLink, _ reason: String) {
         forwards[link.forward].status.failedConnections += 1
         forwards[link.forward].status.lastError = reason
+        forwards[link.forward].status.lastErrorAt = Date()
     }
 
     // MARK: the half-sent-packet rule
@@ -597,6 +678,13 @@ public final class ForwardEngine: @unchecked Sendable {
     /// Sleeps until a socket is ready; true when stop() was called.
     private func waitForEvents() throws(SSHError) -> Bool {
         var fds: [pollfd] = [pollfd(fd: stopPipe.read, events: Int16(POLLIN), revents: 0)]
+        if member != nil {
+            // Drain the wake-ups already counted for (their sockets are taken at the top of each pass).
+            var bytes = (UInt64(0), UInt64(0))
+            while withUnsafeMutableBytes(of: &bytes, { read(wakePipe.read, $0.baseAddress, $0.count) }) > 0 {}
+            if takeHandedOver() { return false }
+            fds.append(pollfd(fd: wakePipe.read, events: Int16(POLLIN), revents: 0))
+        }
         // Read from the session only when someone will take what arrives; otherwise a full buffer would make the
         // readable socket wake us in a loop. Hang-ups are always watched.
         var wantSession = opening != nil || pending != nil || forwards.contains { $0.remoteListener != nil }

@@ -19,10 +19,12 @@ enum ForwardCommands {
                         .value("name", "NAME", "a label for the rule"),
                         .flag("autostart", "start with 'sshelf forward up'"),
                         .flag("disabled", "store the rule switched off"),
+                        .value("sessions", "N", "spread the rule's connections over N SSH sessions (logins), 1-16, default 1; -L and -D only"),
                         .flag("allow-public-bind", "allow a bind address other than loopback (the port becomes reachable from the network)"),
                     ],
                     examples: ["sshelf forward add prod-db --local 5432:localhost:5432",
-                               "sshelf forward add bastion --dynamic 1080 --autostart"],
+                               "sshelf forward add bastion --dynamic 1080 --autostart",
+                               "sshelf forward add storage --local 9000:localhost:9000 --sessions 4"],
                     run: add),
         CommandSpec(path: ["forward", "rm"], summary: "remove forward rules",
                     arguments: [ArgumentSpec(name: "RULE", help: "rule id prefix (from 'forward list') or rule name", variadic: true)],
@@ -50,9 +52,10 @@ enum ForwardCommands {
             let host = rule.hostID.flatMap { hosts[$0] }?.name ?? "(orphaned: host deleted)"
             var state = rule.enabled ? "enabled" : "disabled"
             if rule.autostart { state += ",autostart" }
-            return [Display.shortID(rule.id), host, "-\(rule.spec.flag)", rule.spec.description, state, rule.name]
+            return [Display.shortID(rule.id), host, "-\(rule.spec.flag)", rule.spec.description, state, "\(rule.sessions)",
+                    rule.name]
         }
-        context.output(Display.table(["ID", "HOST", "KIND", "SPEC", "STATE", "NAME"], rows))
+        context.output(Display.table(["ID", "HOST", "KIND", "SPEC", "STATE", "SESSIONS", "NAME"], rows))
         return 0
     }
 
@@ -74,13 +77,14 @@ enum ForwardCommands {
             throw ShelfError(.usage, "bind address \(spec.bindAddress) is not loopback: port \(spec.bindPort) would be reachable from the network",
                              hint: "pass --allow-public-bind if that is what you want")
         }
+        let sessions = try sessionsOption(call) ?? 1
         let store = try context.store()
         let (rule, hostName) = try store.write { store in
             let host = try Resolve.host(call.arguments[0], in: store)
             let rule = PortForwardRule(hostID: host.id, name: call.value("name") ?? "", kind: kind,
                                        bindAddress: spec.bindAddress, bindPort: spec.bindPort, targetHost: spec.targetHost,
                                        targetPort: spec.targetPort, autostart: call.flag("autostart"),
-                                       enabled: !call.flag("disabled"))
+                                       enabled: !call.flag("disabled"), sessions: sessions)
             let problems = Validation.problems(rule)
             guard problems.isEmpty else { throw ShelfError.invalid(problems) }
             try store.save(rule)
@@ -88,6 +92,16 @@ enum ForwardCommands {
         }
         context.print("added forward \(Display.shortID(rule.id)) to \(Display.safe(hostName)): -\(spec.flag) \(spec)")
         return 0
+    }
+
+    /// `--sessions N` as a number (its range is the rule's validation); nil when not given.
+    static func sessionsOption(_ call: Invocation) throws -> Int? {
+        guard let text = call.value("sessions") else { return nil }
+        guard let sessions = Int(text) else {
+            throw ShelfError(.usage, "--sessions takes a number of SSH sessions, not '\(Display.safe(text))'",
+                             hint: "for example --sessions 4 (1 to \(PortForwardRule.sessionLimit))")
+        }
+        return sessions
     }
 
     static func remove(_ call: Invocation, _ context: AppContext) throws -> Int32 {

@@ -206,11 +206,13 @@ enum SSHCommands {
     }
 
     /// Connects, records what changed, runs `body`, and turns connection errors into exit 255.
+    /// `prompts` may wrap the terminal prompts (a forward with several sessions keeps the first login's answers).
     static func withConnection(_ plan: ConnectPlan, store: Store, call: Invocation, options: ConnectOptions,
-                                       context: AppContext, body: (SSHConnection) throws -> Int32) throws -> Int32 {
+                                       context: AppContext, prompts wrap: (ConnectDelegate) -> ConnectDelegate = { $0 },
+                                       body: (SSHConnection) throws -> Int32) throws -> Int32 {
         let prompts = TerminalPrompts(acceptNew: call.flag("accept-new"), passwordFD: try passwordFD(call),
                                       remember: call.flag("remember") ? true : nil, errorOutput: context.errorOutput)
-        let connector = SSHConnector(options: options, credentials: credentialSource(context), delegate: prompts)
+        let connector = SSHConnector(options: options, credentials: credentialSource(context), delegate: wrap(prompts))
         do {
             let connection = try connector.connect(plan.endpoints)
             defer { connection.close() }
