@@ -31,6 +31,10 @@ final class ForwardBalancer: @unchecked Sendable {
         let count = max(1, min(spread, load.count))
         lock.lock()
         defer { lock.unlock() }
+        guard count > 1 else {
+            load[0] += 1
+            return 0
+        }
         var best = next % count
         for step in 1..<count {
             let index = (next + step) % count

@@ -1,0 +1,252 @@
+// ForwardPoolTests: a rule with `sessions N` over N real logins to a real sshd — concurrent connections with random
+// payloads (SHA-256 checked) land on every session, proven on the server side (each sshd session process holds its
+// share of the connections to the target), all bytes arrive, sequential connections take turns, and one session
+// lost ends the pool with that error.
+import Foundation
+import ShelfCore
+import ShelfSSH
+import TestSupport
+import XCTest
+
+/// N logged-in connections to one sshd and a pool running the rules over them on a background thread.
+final class RunningPool: @unchecked Sendable {
+    let sshd: SSHD
+    let world = SSHWorld()
+    let connections: [SSHConnection]
+    let pool: ForwardPool
+    private let finished = DispatchSemaphore(value: 0)
+    private let lock = NSLock()
+    private var ended: Error?
+
+    init(_ rules: [PortForwardRule], sessions: Int) throws {
+        try TestAccount.ensure()
+        let key = try TestKey.generate(.ed25519)
+        var options = SSHD.Options()
+        options.authorizedKeys = [key.publicLine]
+        sshd = try SSHD.start(options)
+        let identity = world.vaultIdentity(key, type: .ed25519)
+        let endpoint = world.endpoint(sshd, identity: identity, pinned: world.pin(sshd))
+        let connector = world.connector
+        connections = try (0..<sessions).map { _ in try connector.connect([endpoint]) }
+        pool = try ForwardPool(connections: connections, rules: rules, hostName: "target")
+        Thread { [weak self, finished] in
+            self?.runPool()
+            finished.signal()
+        }.start()
+    }
+
+    private func runPool() {
+        do { try pool.run() } catch {
+            lock.lock()
+            ended = error
+            lock.unlock()
+        }
+    }
+
+    var failure: Error? {
+        lock.lock()
+        defer { lock.unlock() }
+        return ended
+    }
+
+    func port(_ rule: PortForwardRule) -> Int { pool.status().first { $0.ruleID == rule.id }?.boundPort ?? 0 }
+
+    /// Waits (with a deadline, not a timing check) until `condition` holds; returns whether it did.
+    func waitUntil(_ condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            if condition() { return true }
+            usleep(20_000)
+        }
+        return condition()
+    }
+
+    private var hasEnded = false
+
+    /// Waits for `run()` to return (after a stop or a lost session).
+    func waitForEnd() -> Bool {
+        if hasEnded { return true }
+        hasEnded = finished.wait(timeout: .now() + 30) == .success
+        return hasEnded
+    }
+
+    func stop() {
+        pool.stop()
+        _ = waitForEnd()
+        for connection in connections { connection.close() }
+    }
+}
+
+/// Which process holds each established TCP connection to a port, from /proc (the tests run as root).
+enum SocketOwners {
+    /// pid → number of its established sockets whose remote port is `port`.
+    static func connections(toPort port: Int) -> [Int32: Int] {
+        var inodes: Set<String> = []
+        for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+            // Read to the end: proc files report no size, and one read may return only the header.
+            guard let file = FileHandle(forReadingAtPath: table) else { continue }
+            let text = String(decoding: file.readDataToEndOfFile(), as: UTF8.self)
+            file.closeFile()
+            for line in text.split(separator: "\n").dropFirst() {
+                let fields = line.split(separator: " ")
+                guard fields.count > 9, fields[3] == "01",
+                    let remotePort = fields[2].split(separator: ":").last.flatMap({ Int($0, radix: 16) }),
+                    remotePort == port
+                else { continue }
+                inodes.insert(String(fields[9]))
+            }
+        }
+        var owners: [Int32: Int] = [:]
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let pid = Int32(entry),
+                let fds = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(entry)/fd")
+            else { continue }
+            for fd in fds {
+                guard let link = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(entry)/fd/\(fd)"),
+                    link.hasPrefix("socket:["), inodes.contains(String(link.dropFirst(8).dropLast()))
+                else { continue }
+                owners[pid, default: 0] += 1
+            }
+        }
+        return owners
+    }
+
+    static func command(_ pid: Int32) -> String {
+        ((try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)) ?? "")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
+
+final class ForwardPoolTests: XCTestCase {
+    func testConcurrentConnectionsSpreadOverFourSessionsAndEveryByteArrives() throws {
+        let target = try ReverseServer()
+        let rule = PortForwardRule(
+            kind: .local, bindPort: try TrafficSocket.freePort(), targetHost: "127.0.0.1", targetPort: target.port,
+            sessions: 4)
+        let forwards = try RunningPool([rule], sessions: 4)
+        defer { forwards.stop() }
+        XCTAssertEqual(forwards.pool.sessionCount, 4)
+        let port = forwards.port(rule)
+
+        // Eight connections held open at once: the least-loaded choice gives each session two.
+        let payloads = (0..<8).map { Payload.random((1 << 20) + $0 * 4099) }
+        let fds = try payloads.map { _ in try TrafficSocket.connect(port: port) }
+        defer { for fd in fds { close(fd) } }
+        for (fd, payload) in zip(fds, payloads) { TrafficSocket.writeAll(fd, Array(payload.prefix(1000))) }
+        XCTAssertTrue(
+            forwards.waitUntil { forwards.pool.status().first?.activeConnections == 8 }, "\(forwards.pool.status())")
+        XCTAssertEqual(forwards.pool.status().first?.connectionsPerSession, [2, 2, 2, 2])
+
+        // On the server: four different sshd session processes, each connected twice to the target.
+        var owners: [Int32: Int] = [:]
+        XCTAssertTrue(
+            forwards.waitUntil {
+                owners = SocketOwners.connections(toPort: target.port).filter { SocketOwners.command($0.key) == "sshd" }
+                return owners.values.reduce(0, +) == 8
+            }, "\(owners)")
+        XCTAssertEqual(owners.count, 4, "\(owners)")
+        XCTAssertEqual(Set(owners.values), [2], "\(owners)")
+
+        final class Replies: @unchecked Sendable {
+            let lock = NSLock()
+            var byIndex: [Int: [UInt8]] = [:]
+        }
+        let replies = Replies()
+        DispatchQueue.concurrentPerform(iterations: fds.count) { index in
+            let reply = TrafficSocket.exchange(fds[index], Array(payloads[index].dropFirst(1000)))
+            replies.lock.lock()
+            replies.byIndex[index] = reply
+            replies.lock.unlock()
+        }
+        for (index, payload) in payloads.enumerated() {
+            let reply = try XCTUnwrap(replies.byIndex[index])
+            XCTAssertEqual(reply.count, payload.count, "connection \(index)")
+            XCTAssertEqual(try Payload.sha256(reply), try Payload.sha256(payload.reversed()), "connection \(index)")
+        }
+        let total = Int64(payloads.map(\.count).reduce(0, +))
+        XCTAssertTrue(
+            forwards.waitUntil {
+                let status = forwards.pool.status().first
+                return status?.bytesIn == total && status?.activeConnections == 0
+            }, "\(forwards.pool.status())")
+        let status = try XCTUnwrap(forwards.pool.status().first)
+        XCTAssertEqual(status.bytesOut, total)
+        XCTAssertEqual(status.totalConnections, 8)
+        XCTAssertEqual(status.failedConnections, 0)
+        XCTAssertEqual(target.connectionsServed, 8)
+    }
+
+    func testSequentialConnectionsTakeTurnsAndARuleWithOneSessionStaysOnTheFirst() throws {
+        let target = try ReverseServer()
+        let spread = PortForwardRule(
+            kind: .local, bindPort: try TrafficSocket.freePort(), targetHost: "127.0.0.1", targetPort: target.port,
+            sessions: 2)
+        let single = PortForwardRule(
+            kind: .local, bindPort: try TrafficSocket.freePort(), targetHost: "127.0.0.1", targetPort: target.port)
+        let forwards = try RunningPool([spread, single], sessions: 2)
+        defer { forwards.stop() }
+        // Each connection ends (and is retired) before the next: every choice sees equal loads and takes turns.
+        func idle() -> Bool { forwards.pool.status().allSatisfy { $0.activeConnections == 0 } }
+        for index in 0..<4 {
+            let payload = Payload.random(64 << 10 | index)
+            XCTAssertEqual(try TrafficSocket.roundTrip(port: forwards.port(spread), payload), payload.reversed())
+            XCTAssertTrue(forwards.waitUntil(idle))
+            XCTAssertEqual(try TrafficSocket.roundTrip(port: forwards.port(single), payload), payload.reversed())
+            XCTAssertTrue(forwards.waitUntil(idle))
+        }
+        XCTAssertTrue(
+            forwards.waitUntil { forwards.pool.status().allSatisfy { $0.totalConnections == 4 } },
+            "\(forwards.pool.status())")
+        let statuses = forwards.pool.status()
+        XCTAssertEqual(statuses.first { $0.ruleID == spread.id }?.connectionsPerSession, [2, 2])
+        XCTAssertNil(statuses.first { $0.ruleID == single.id }?.connectionsPerSession)
+    }
+
+    func testADynamicRuleSpreadsItsSocksConnections() throws {
+        let target = try ReverseServer()
+        let rule = PortForwardRule(kind: .dynamic, bindPort: try TrafficSocket.freePort(), sessions: 3)
+        let forwards = try RunningPool([rule], sessions: 3)
+        defer { forwards.stop() }
+        let fds = try (0..<3).map { _ in try TrafficSocket.connect(port: forwards.port(rule)) }
+        defer { for fd in fds { close(fd) } }
+        for fd in fds {
+            TrafficSocket.writeAll(fd, [5, 1, 0])
+            XCTAssertEqual(TrafficSocket.readExactly(fd, 2), [5, 0])
+            let port = UInt16(target.port)
+            TrafficSocket.writeAll(fd, [5, 1, 0, 1, 127, 0, 0, 1, UInt8(port >> 8), UInt8(port & 0xFF)])
+            XCTAssertEqual(TrafficSocket.readExactly(fd, 10).prefix(2), [5, 0])
+        }
+        XCTAssertTrue(
+            forwards.waitUntil { forwards.pool.status().first?.connectionsPerSession == [1, 1, 1] },
+            "\(forwards.pool.status())")
+        for fd in fds {
+            let payload = Payload.random(256 << 10)
+            XCTAssertEqual(TrafficSocket.exchange(fd, payload), payload.reversed())
+        }
+    }
+
+    func testLosingOneSessionEndsThePoolWithThatError() throws {
+        let target = try ReverseServer()
+        let rule = PortForwardRule(
+            kind: .local, bindPort: try TrafficSocket.freePort(), targetHost: "127.0.0.1", targetPort: target.port,
+            sessions: 2)
+        let forwards = try RunningPool([rule], sessions: 2)
+        defer { forwards.stop() }
+        // One held connection per session, so both sessions' sshd processes are connected to the target.
+        let fds = try (0..<2).map { _ in try TrafficSocket.connect(port: forwards.port(rule)) }
+        defer { for fd in fds { close(fd) } }
+        for fd in fds { TrafficSocket.writeAll(fd, Array("hello".utf8)) }
+        var owners: [Int32: Int] = [:]
+        XCTAssertTrue(
+            forwards.waitUntil {
+                owners = SocketOwners.connections(toPort: target.port).filter { SocketOwners.command($0.key) == "sshd" }
+                return owners.count == 2
+            }, "\(owners) \(forwards.pool.status())")
+        let victim = try XCTUnwrap(owners.keys.sorted().last)
+        kill(victim, SIGKILL)
+        XCTAssertTrue(forwards.waitForEnd(), "the pool kept running after a session was lost")
+        let error = try XCTUnwrap(forwards.failure as? SSHError)
+        XCTAssertEqual(error.kind, .disconnected, "\(error)")
+        XCTAssertThrowsError(try TrafficSocket.connect(port: forwards.port(rule)), "nothing listens after the end")
+    }
+}
