@@ -98,6 +98,7 @@ complete -c sshelf -n '__fish_seen_subcommand_from forward; and __fish_seen_subc
 complete -c sshelf -n '__fish_seen_subcommand_from forward; and __fish_seen_subcommand_from add' -l name -r -d 'a label for the rule'
 complete -c sshelf -n '__fish_seen_subcommand_from forward; and __fish_seen_subcommand_from add' -l autostart -d 'start with \'sshelf forward up\''
 complete -c sshelf -n '__fish_seen_subcommand_from forward; and __fish_seen_subcommand_from add' -l disabled -d 'store the rule switched off'
+complete -c sshelf -n '__fish_seen_subcommand_from forward; and __fish_seen_subcommand_from add' -l sessions -r -d 'spread the rule\'s connections over N SSH sessions (logins), 1-16, default 1; -L and -D only'
 complete -c sshelf -n '__fish_seen_subcommand_from forward; and __fish_seen_subcommand_from add' -l allow-public-bind -d 'allow a bind address other than loopback (the port becomes reachable from the network)'
 complete -c sshelf -n '__fish_seen_subcommand_from forward; and __fish_seen_subcommand_from add' -a '(__sshelf_hosts)'
 complete -c sshelf -n '__fish_seen_subcommand_from forward; and not __fish_seen_subcommand_from list add rm start up status stop' -a rm -d 'remove forward rules'

@@ -10,11 +10,13 @@ final class BackgroundCLI: @unchecked Sendable {
     private let lock = NSLock()
     private var errData = Data()
 
-    init(_ home: TempHome, _ arguments: [String]) throws {
+    /// `stdin`: text the command reads on its standard input (for `--password-fd 0`), then end of file.
+    init(_ home: TempHome, _ arguments: [String], stdin: String? = nil) throws {
         process.executableURL = URL(fileURLWithPath: CLI.binary)
         process.arguments = arguments
         process.environment = home.environment
-        process.standardInput = FileHandle.nullDevice
+        let input = Pipe()
+        process.standardInput = stdin == nil ? FileHandle.nullDevice : input
         process.standardOutput = outPipe
         process.standardError = errPipe
         errPipe.fileHandleForReading.readabilityHandler = { [self] handle in
@@ -24,6 +26,10 @@ final class BackgroundCLI: @unchecked Sendable {
             lock.unlock()
         }
         try process.run()
+        if let stdin {
+            input.fileHandleForWriting.write(Data(stdin.utf8))
+            input.fileHandleForWriting.closeFile()
+        }
     }
 
     deinit { if process.isRunning { process.terminate() } }
