@@ -55,6 +55,10 @@ public final class ForwardEngine: @unchecked Sendable {
     private var adopting = true
     private var lastKeepalive = Date()
     private var running = false
+    /// libssh2's sends while `run()` runs, written once per pass (see ForwardSendBuffer), and what it replaced.
+    private var outgoing: (buffer: ForwardSendBuffer, replaced: ForwardSendBuffer.Installed)?
+    /// The send buffer's size: the default, or a small one in tests.
+    let sendBufferCapacity: Int
 
     /// Opens every rule's listening side: local sockets for -L and -D (a taken port is an error naming it), a
     /// listen request on the server for -R. Nothing is half-open when it throws.
@@ -62,12 +66,22 @@ public final class ForwardEngine: @unchecked Sendable {
         try self.init(connection: connection, rules: rules, hostName: hostName, member: nil)
     }
 
+    /// A lone engine with a send buffer of `sendBufferCapacity` bytes (tests: libssh2 then sees "would block" often).
+    convenience init(
+        connection: SSHConnection, rules: [PortForwardRule], hostName: String, sendBufferCapacity: Int
+    ) throws(SSHError) {
+        try self.init(
+            connection: connection, rules: rules, hostName: hostName, member: nil,
+            sendBufferCapacity: sendBufferCapacity)
+    }
+
     /// A pool member: the first (index 0) listens and accepts; the others only serve connections handed to them.
     init(
         connection: SSHConnection, rules: [PortForwardRule], hostName: String,
-        member: (index: Int, balancer: ForwardBalancer)?
+        member: (index: Int, balancer: ForwardBalancer)?, sendBufferCapacity: Int = ForwardSendBuffer.defaultCapacity
     ) throws(SSHError) {
         self.connection = connection
+        self.sendBufferCapacity = sendBufferCapacity
         session = connection.target
         name = hostName
         self.member = member
@@ -123,6 +137,8 @@ public final class ForwardEngine: @unchecked Sendable {
     /// Moves data until `stop()` or until the connection is lost (thrown as `.disconnected`).
     public func run() throws(SSHError) {
         session.setBlocking(false)
+        let buffer = ForwardSendBuffer(socket: session.socket, capacity: sendBufferCapacity)
+        outgoing = (buffer, buffer.install(on: session.raw))
         defer { shutDown() }
         var stopRequested = false
         while !stopRequested {
@@ -186,6 +202,12 @@ public final class ForwardEngine: @unchecked Sendable {
             close(handed.fd)
             if let member { member.balancer.release(member.index) }
         }
+        // What libssh2 believes it sent goes out before its own send is back (and before any blocking call).
+        if let (buffer, replaced) = outgoing {
+            buffer.drain(timeout: 2)
+            buffer.uninstall(replaced, from: session.raw)
+            outgoing = nil
+        }
         session.setBlocking(true)
         session.setTimeout(seconds: 2)
         for link in links.values {
@@ -222,6 +244,11 @@ public final class ForwardEngine: @unchecked Sendable {
             var next: Int32 = 0
             let code = libssh2_keepalive_send(session.raw, &next)
             try settle(.keepalive, code: code)
+        }
+        // The packets this pass produced leave together (what the socket does not take now waits for POLLOUT).
+        if let buffer = outgoing?.buffer {
+            buffer.flush()
+            if buffer.failure != 0 { throw lost() }
         }
         return progress
     }
@@ -709,7 +736,8 @@ public final class ForwardEngine: @unchecked Sendable {
             if events != 0 { fds.append(pollfd(fd: link.fd, events: events, revents: 0)) }
         }
         if links.values.contains(where: { $0.phase == .closing }) { wantSession = true }
-        let sessionEvents = (wantSession ? Int16(POLLIN) | session.blockDirections : 0) | Self.pollReadHangup
+        var sessionEvents = (wantSession ? Int16(POLLIN) | session.blockDirections : 0) | Self.pollReadHangup
+        if outgoing?.buffer.isEmpty == false { sessionEvents |= Int16(POLLOUT) }
         fds.append(pollfd(fd: session.socket, events: sessionEvents, revents: 0))
         let timeout = Int32(
             max(100, min(Self.keepaliveSeconds - Date().timeIntervalSince(lastKeepalive), Self.keepaliveSeconds) * 1000)
