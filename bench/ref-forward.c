@@ -2,7 +2,7 @@
  * fastest one stream that the library allows, written plainly in C so sshelf's forward has a ceiling to be measured
  * against. Not part of sshelf: bench/forward.bench builds it with the system compiler against Debian's libssh2.
  *
- *   ref-forward LISTEN_PORT SSH_PORT USER KEY_FILE TARGET_HOST TARGET_PORT
+ *   ref-forward LISTEN_PORT SSH_PORT USER KEY_FILE TARGET_HOST TARGET_PORT [batch]
  *
  * Logs in to 127.0.0.1:SSH_PORT with the key (aes128-ctr + hmac-sha2-256, what sshelf negotiates with libssh2
  * 1.10; no host-key check: a benchmark on loopback), prints the port it listens on, then serves one connection at
@@ -10,6 +10,9 @@
  * TCP_NODELAY as sshelf, a non-blocking loop that moves data until nothing moves and only then sleeps in poll(),
  * and half-close both ways. libssh2 1.10 keeps one half-sent packet per session, so after a write returns EAGAIN
  * with bytes left in libssh2 only that write is repeated until it finishes.
+ *
+ * With `batch`, libssh2's sends go through its send callback into a buffer written once per loop turn, as sshelf
+ * does (Sources/ShelfSSH/ForwardSendBuffer.swift): without it, every SSH packet is its own send().
  */
 #include <libssh2.h>
 
@@ -69,6 +72,49 @@ static void consumed(struct buffer *b, size_t count)
 
 static struct buffer up, down;
 
+/* `batch`: libssh2's packets collected here and written with one send() per loop turn. */
+static int batching;
+static void *default_send;
+static char out[1 << 20];
+static size_t out_start, out_end;
+
+/* Writes what the socket takes; -1 on a broken connection. */
+static int flush_out(int fd)
+{
+    while(out_end > out_start) {
+        ssize_t n = send(fd, out + out_start, out_end - out_start, MSG_NOSIGNAL);
+        if(n > 0) {
+            out_start += (size_t)n;
+            continue;
+        }
+        if(n < 0 && (errno == EAGAIN || errno == EINTR))
+            return 0;
+        return -1;
+    }
+    out_start = out_end = 0;
+    return 0;
+}
+
+static LIBSSH2_SEND_FUNC(batch_send)
+{
+    (void)flags;
+    (void)abstract;
+    if(out_end + length > sizeof out) {
+        if(flush_out(socket) < 0)
+            return -EPIPE;
+        memmove(out, out + out_start, out_end - out_start);
+        out_end -= out_start;
+        out_start = 0;
+        if(out_end + length > sizeof out)
+            return -EAGAIN;
+    }
+    memcpy(out + out_end, buffer, length);
+    out_end += length;
+    if(out_end - out_start >= 256 * 1024 && flush_out(socket) < 0)
+        return -EPIPE;
+    return (ssize_t)length;
+}
+
 /* Moves one connection's bytes both ways until both sides have closed. */
 static void serve(LIBSSH2_SESSION *session, int ssh, int fd, const char *host, int port)
 {
@@ -93,6 +139,8 @@ static void serve(LIBSSH2_SESSION *session, int ssh, int fd, const char *host, i
     if(!channel)
         die("the server refused the direct-tcpip channel", session);
     libssh2_session_set_blocking(session, 0);
+    if(batching)
+        default_send = libssh2_session_callback_set(session, LIBSSH2_CALLBACK_SEND, (void *)batch_send);
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
     up.start = up.end = down.start = down.end = 0;
     int socket_done = 0, eof_sent = 0, channel_done = 0, shut = 0, write_pending = 0;
@@ -151,18 +199,31 @@ static void serve(LIBSSH2_SESSION *session, int ssh, int fd, const char *host, i
             shut = 1;
             progress = 1;
         }
+        if(batching && flush_out(ssh) < 0)
+            die("the SSH connection broke", NULL);
         if(progress)
             continue;
-    wait:;
+    wait:
+        if(batching && flush_out(ssh) < 0)
+            die("the SSH connection broke", NULL);
         struct pollfd fds[2] = {{.fd = fd}, {.fd = ssh, .events = POLLIN}};
         if(!socket_done && up.end - up.start < CAPACITY && !write_pending)
             fds[0].events |= POLLIN;
         if(down.end > down.start)
             fds[0].events |= POLLOUT;
-        if(libssh2_session_block_directions(session) & LIBSSH2_SESSION_BLOCK_OUTBOUND)
+        if((libssh2_session_block_directions(session) & LIBSSH2_SESSION_BLOCK_OUTBOUND) || out_end > out_start)
             fds[1].events |= POLLOUT;
         if(poll(fds, 2, 1000) < 0 && errno != EINTR)
             die("poll failed", NULL);
+    }
+    if(batching) {
+        while(out_end > out_start) {
+            struct pollfd writable = {.fd = ssh, .events = POLLOUT};
+            poll(&writable, 1, 1000);
+            if(flush_out(ssh) < 0)
+                die("the SSH connection broke", NULL);
+        }
+        libssh2_session_callback_set(session, LIBSSH2_CALLBACK_SEND, default_send);
     }
     libssh2_session_set_blocking(session, 1);
     libssh2_channel_free(channel);
@@ -170,10 +231,11 @@ static void serve(LIBSSH2_SESSION *session, int ssh, int fd, const char *host, i
 
 int main(int argc, char **argv)
 {
-    if(argc != 7) {
-        fprintf(stderr, "usage: ref-forward LISTEN_PORT SSH_PORT USER KEY_FILE TARGET_HOST TARGET_PORT\n");
+    if(argc != 7 && !(argc == 8 && !strcmp(argv[7], "batch"))) {
+        fprintf(stderr, "usage: ref-forward LISTEN_PORT SSH_PORT USER KEY_FILE TARGET_HOST TARGET_PORT [batch]\n");
         return 2;
     }
+    batching = argc == 8;
     struct sockaddr_in address = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
     int ssh = socket(AF_INET, SOCK_STREAM, 0);
     address.sin_port = htons((unsigned short)atoi(argv[2]));
