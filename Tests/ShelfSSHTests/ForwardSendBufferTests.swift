@@ -29,7 +29,9 @@ final class ForwardSendBufferTests: XCTestCase {
         }
     }
 
-    private func packet(_ index: Int, size: Int = 30_000) -> [UInt8] { (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ index) } }
+    private func packet(_ index: Int, size: Int = 30_000) -> [UInt8] {
+        (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ index) }
+    }
 
     func testPacketsWaitForTheEndOfThePassAndLeaveTogetherInOrder() throws {
         let (mine, peer) = try pair()

@@ -1,7 +1,8 @@
 // HostRunner: one host of the supervisor on its own thread — connect unattended (once per session the rules ask
-// for), run the host's autostart rules, and after a drop reconnect with exponential backoff and jitter. Errors only the user can fix (host key,
-// credentials the supervisor may not read, a refused login) are `failed` with the reason and tried again only
-// once a minute, so a fix (`sshelf trust`, `vault unlock`, storing the credential again) is picked up.
+// for), run the host's autostart rules, and after a drop reconnect with exponential backoff and jitter. Errors
+// only the user can fix (host key, credentials the supervisor may not read, a refused login) are `failed` with
+// the reason and tried again only once a minute, so a fix (`sshelf trust`, `vault unlock`, storing the credential
+// again) is picked up.
 import Foundation
 import ShelfCore
 import ShelfSSH

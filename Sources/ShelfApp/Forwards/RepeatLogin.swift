@@ -32,7 +32,8 @@ final class RepeatLogin {
                 throw SSHError(
                     error.kind, "session \(index + 2) of \(count + 1): \(error.message)", library: error.libraryMessage,
                     hint: error.hint
-                        ?? "extra sessions log in with the first login's key or password (keyboard-interactive answers are not repeated); with 'sshelf forward edit RULE --sessions 1' the rule uses one session")
+                        ?? "extra sessions log in with the first login's key or password (keyboard-interactive "
+                        + "answers are not repeated); a rule with sessions 1 needs one login")
             }
         }
         return made
