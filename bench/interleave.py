@@ -29,7 +29,8 @@ for round_number in range(arguments.warmup + arguments.runs):
             raise SystemExit(f"interleave: '{names[index]}' failed ({result.returncode}): {result.stderr.decode()}")
         if round_number >= arguments.warmup:
             times[index].append(elapsed)
-results = [{"command": name, "times": values, "median": statistics.median(values)} for name, values in zip(names, times)]
+results = [{"command": name, "times": values, "median": statistics.median(values), "interleaved": True}
+           for name, values in zip(names, times)]
 json.dump({"results": results}, open(arguments.export, "w"), indent=1)
 for result in results:
     values = result["times"]
