@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""bench/tui-connect.py: the measuring half of bench/tui-connect.bench. In a private tmux server, from outside the
-programs: the time from pressing Enter on a host in `sshelf ui` until the remote shell's prompt is on the pane,
+"""bench/enter-to-prompt.py: the measuring half of bench/enter-to-prompt.bench. In a private tmux server, from outside
+the programs: the time from pressing Enter on a host in `sshelf ui` until the remote shell's prompt is on the pane,
 against the time from pressing Enter on an `ssh` command line in a local shell until the same prompt — rounds
 interleaved. The pane's output is copied to a file by `tmux pipe-pane`; the clock stops when the prompt's bytes
 arrive there. Writes a hyperfine-shaped JSON (bench/summarize.py makes the table) and prints a summary.
 
-    tui-connect.py SOCKET RUNS OUT.json   (the tmux server and its windows "tui" and "ssh" are set up by the .bench)
+    enter-to-prompt.py SOCKET RUNS OUT.json   (the tmux server, sessions "tui" and "ssh", is set up by the .bench)
 """
 import json
 import os
@@ -35,7 +35,7 @@ def wait_screen(socket, target, text, timeout=30, last_line=False):
         if (lines and lines[-1] == text) if last_line else text in shown:
             return
         time.sleep(0.02)
-    raise SystemExit(f"tui-connect: '{text}' never appeared in {target}:\n{screen(socket, target)}")
+    raise SystemExit(f"enter-to-prompt: '{text}' never appeared in {target}:\n{screen(socket, target)}")
 
 
 def enter_to_prompt(socket, target):
@@ -57,7 +57,7 @@ def enter_to_prompt(socket, target):
                         return time.perf_counter() - start
                 else:
                     time.sleep(0.0005)
-            raise SystemExit(f"tui-connect: no remote prompt in {target}:\n{screen(socket, target)}")
+            raise SystemExit(f"enter-to-prompt: no remote prompt in {target}:\n{screen(socket, target)}")
     finally:
         tmux(socket, "pipe-pane", "-t", target)
         os.unlink(path)
