@@ -5,7 +5,9 @@
 // again) is picked up.
 import Foundation
 import ShelfCore
+import ShelfOperations
 import ShelfSSH
+import ShelfStore
 
 final class HostRunner: @unchecked Sendable {
     static let firstDelay = 0.5
@@ -15,7 +17,7 @@ final class HostRunner: @unchecked Sendable {
     private let plan: ConnectPlan
     private let rules: [PortForwardRule]
     private let options: ConnectOptions
-    private let credentials: UnattendedCredentials
+    private let workspace: Workspace
     private let report: @Sendable (String) -> Void
     private let lock = NSLock()
     private var states: [RuleState]
@@ -33,7 +35,7 @@ final class HostRunner: @unchecked Sendable {
         self.rules = rules
         self.options = options
         self.report = report
-        credentials = UnattendedCredentials(context: context, hostName: plan.target.name)
+        workspace = context.workspace
         let sessions = ForwardPool.sessionsNeeded(for: rules)
         states = rules.map { rule in
             let spread = min(rule.sessions, sessions)
@@ -100,16 +102,29 @@ final class HostRunner: @unchecked Sendable {
     }
 
     private func loop() {
+        // This thread's own store connection (SQLite connections here are single-threaded), for the pins the
+        // logins record.
+        let store: Store
+        do { store = try Store(path: workspace.locations.store) } catch {
+            set(.failed, error: ShelfError(from: error).message)
+            return
+        }
+        let credentials = UnattendedCredentials(workspace: workspace, store: store, hostName: hostName)
         var attempt = 0
         while !isStopping {
             set(.starting)
             credentials.reset()
             do {
                 let connector = SSHConnector(options: options, credentials: credentials, delegate: UnattendedPrompts())
+                // One login per session the rules ask for (`sessions N`); nobody is asked anything on any of them.
                 var connections: [SSHConnection] = []
                 defer { for connection in connections { connection.close() } }
                 for _ in 0..<ForwardPool.sessionsNeeded(for: rules) {
-                    connections.append(try connector.connect(plan.endpoints))
+                    let connection = try plan.connect(connector, store: store)
+                    connections.append(connection)
+                    if !connection.outcome.pinnedKeys.isEmpty {
+                        try? ConnectPlan.record(connection.outcome, target: nil, store: store)
+                    }
                 }
                 let running = try ForwardPool(connections: connections, rules: rules, hostName: hostName)
                 lock.lock()
@@ -161,9 +176,7 @@ final class HostRunner: @unchecked Sendable {
     }
 
     static func describe(_ error: Error) -> String {
-        guard let error = error as? SSHError else { return "\(error)" }
-        var text = error.message
-        if let hint = error.hint { text += " (\(hint))" }
-        return text
+        let error = ShelfError(from: error)
+        return error.message + (error.hint.map { " (\($0))" } ?? "")
     }
 }

@@ -40,6 +40,9 @@ final class RepeatLogin {
     }
 
     private static func hop(_ request: PasswordRequest) -> String { "\(request.hopName)\u{0}\(request.user)" }
+    private static func key(_ request: KeyPassphraseRequest) -> String {
+        "\(request.hopName)\u{0}\(request.keyDescription)"
+    }
 
     private final class Recording: ConnectDelegate {
         let inner: ConnectDelegate
@@ -63,9 +66,9 @@ final class RepeatLogin {
             return answer
         }
 
-        func askKeyPassphrase(hopName: String, keyDescription: String) -> SecretBytes? {
-            let answer = inner.askKeyPassphrase(hopName: hopName, keyDescription: keyDescription)
-            if let answer { memory.passphrases["\(hopName)\u{0}\(keyDescription)"] = answer }
+        func askKeyPassphrase(_ request: KeyPassphraseRequest) -> SecretBytes? {
+            let answer = inner.askKeyPassphrase(request)
+            if let answer { memory.passphrases[RepeatLogin.key(request)] = answer }
             return answer
         }
 
@@ -88,8 +91,8 @@ final class RepeatLogin {
             return PasswordAnswer(password: password, remember: false)
         }
 
-        func askKeyPassphrase(hopName: String, keyDescription: String) -> SecretBytes? {
-            memory.passphrases["\(hopName)\u{0}\(keyDescription)"]
+        func askKeyPassphrase(_ request: KeyPassphraseRequest) -> SecretBytes? {
+            memory.passphrases[RepeatLogin.key(request)]
         }
 
         /// Keyboard-interactive answers (often one-time codes) are not replayed.
