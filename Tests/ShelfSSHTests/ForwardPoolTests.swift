@@ -51,22 +51,12 @@ final class RunningPool: @unchecked Sendable {
 
     func port(_ rule: PortForwardRule) -> Int { pool.status().first { $0.ruleID == rule.id }?.boundPort ?? 0 }
 
-    /// Waits (with a deadline, not a timing check) until `condition` holds; returns whether it did.
-    func waitUntil(_ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(20)
-        while Date() < deadline {
-            if condition() { return true }
-            usleep(20_000)
-        }
-        return condition()
-    }
-
     private var hasEnded = false
 
-    /// Waits for `run()` to return (after a stop or a lost session).
+    /// Waits for `run()` to return (after a stop or a lost session); false when the deadline passed first.
     func waitForEnd() -> Bool {
         if hasEnded { return true }
-        hasEnded = finished.wait(timeout: .now() + 30) == .success
+        hasEnded = finished.wait(timeout: .now() + Deadline.scaled(Deadline.standard)) == .success
         return hasEnded
     }
 
@@ -93,17 +83,15 @@ final class ForwardPoolTests: XCTestCase {
         let fds = try payloads.map { _ in try TrafficSocket.connect(port: port) }
         defer { for fd in fds { close(fd) } }
         for (fd, payload) in zip(fds, payloads) { TrafficSocket.writeAll(fd, Array(payload.prefix(1000))) }
-        XCTAssertTrue(
-            forwards.waitUntil { forwards.pool.status().first?.activeConnections == 8 }, "\(forwards.pool.status())")
+        try eventually("eight open connections", context: { "\(forwards.pool.status())" }) {
+            forwards.pool.status().first?.activeConnections == 8
+        }
         XCTAssertEqual(forwards.pool.status().first?.connectionsPerSession, [2, 2, 2, 2])
 
         // On the server: four different sshd session processes, each connected twice to the target.
-        var owners: [Int32: Int] = [:]
-        XCTAssertTrue(
-            forwards.waitUntil {
-                owners = SocketOwners.sshdConnections(toPort: target.port)
-                return owners.values.reduce(0, +) == 8
-            }, "\(owners)")
+        let owners = try eventually(
+            "eight connections from sshd to the target", observe: { SocketOwners.sshdConnections(toPort: target.port) },
+            until: { $0.values.reduce(0, +) == 8 })
         XCTAssertEqual(owners.count, 4, "\(owners)")
         XCTAssertEqual(Set(owners.values), [2], "\(owners)")
 
@@ -124,11 +112,10 @@ final class ForwardPoolTests: XCTestCase {
             XCTAssertEqual(try Payload.sha256(reply), try Payload.sha256(payload.reversed()), "connection \(index)")
         }
         let total = Int64(payloads.map(\.count).reduce(0, +))
-        XCTAssertTrue(
-            forwards.waitUntil {
-                let status = forwards.pool.status().first
-                return status?.bytesIn == total && status?.activeConnections == 0
-            }, "\(forwards.pool.status())")
+        try eventually("every byte counted and every connection closed", context: { "\(forwards.pool.status())" }) {
+            let status = forwards.pool.status().first
+            return status?.bytesIn == total && status?.activeConnections == 0
+        }
         let status = try XCTUnwrap(forwards.pool.status().first)
         XCTAssertEqual(status.bytesOut, total)
         XCTAssertEqual(status.totalConnections, 8)
@@ -150,13 +137,13 @@ final class ForwardPoolTests: XCTestCase {
         for index in 0..<4 {
             let payload = Payload.random(64 << 10 | index)
             XCTAssertEqual(try TrafficSocket.roundTrip(port: forwards.port(spread), payload), payload.reversed())
-            XCTAssertTrue(forwards.waitUntil(idle))
+            try eventually("the connection retired", context: { "\(forwards.pool.status())" }, idle)
             XCTAssertEqual(try TrafficSocket.roundTrip(port: forwards.port(single), payload), payload.reversed())
-            XCTAssertTrue(forwards.waitUntil(idle))
+            try eventually("the connection retired", context: { "\(forwards.pool.status())" }, idle)
         }
-        XCTAssertTrue(
-            forwards.waitUntil { forwards.pool.status().allSatisfy { $0.totalConnections == 4 } },
-            "\(forwards.pool.status())")
+        try eventually("four connections on each rule", context: { "\(forwards.pool.status())" }) {
+            forwards.pool.status().allSatisfy { $0.totalConnections == 4 }
+        }
         let statuses = forwards.pool.status()
         XCTAssertEqual(statuses.first { $0.ruleID == spread.id }?.connectionsPerSession, [2, 2])
         XCTAssertNil(statuses.first { $0.ruleID == single.id }?.connectionsPerSession)
@@ -176,9 +163,9 @@ final class ForwardPoolTests: XCTestCase {
             TrafficSocket.writeAll(fd, [5, 1, 0, 1, 127, 0, 0, 1, UInt8(port >> 8), UInt8(port & 0xFF)])
             XCTAssertEqual(TrafficSocket.readExactly(fd, 10).prefix(2), [5, 0])
         }
-        XCTAssertTrue(
-            forwards.waitUntil { forwards.pool.status().first?.connectionsPerSession == [1, 1, 1] },
-            "\(forwards.pool.status())")
+        try eventually("one SOCKS connection on each session", context: { "\(forwards.pool.status())" }) {
+            forwards.pool.status().first?.connectionsPerSession == [1, 1, 1]
+        }
         for fd in fds {
             let payload = Payload.random(256 << 10)
             XCTAssertEqual(TrafficSocket.exchange(fd, payload), payload.reversed())
@@ -196,12 +183,9 @@ final class ForwardPoolTests: XCTestCase {
         let fds = try (0..<2).map { _ in try TrafficSocket.connect(port: forwards.port(rule)) }
         defer { for fd in fds { close(fd) } }
         for fd in fds { TrafficSocket.writeAll(fd, Array("hello".utf8)) }
-        var owners: [Int32: Int] = [:]
-        XCTAssertTrue(
-            forwards.waitUntil {
-                owners = SocketOwners.sshdConnections(toPort: target.port)
-                return owners.count == 2
-            }, "\(owners) \(forwards.pool.status())")
+        let owners = try eventually(
+            "both sessions' sshd connected to the target",
+            observe: { SocketOwners.sshdConnections(toPort: target.port) }, until: { $0.count == 2 })
         let victim = try XCTUnwrap(owners.keys.sorted().last)
         kill(victim, SIGKILL)
         XCTAssertTrue(forwards.waitForEnd(), "the pool kept running after a session was lost")

@@ -51,7 +51,7 @@ final class ForwardSessionsTests: XCTestCase {
             world.home,
             ["forward", "start", "t", "--accept-new", "--password-fd", "0", "--tui-state", stateFile],
             stdin: TestAccount.password + "\n")
-        XCTAssertTrue(running.waitFor("press Ctrl-C"), running.stderr)
+        try running.waitFor("press Ctrl-C")
         XCTAssertTrue(running.stderr.contains("(port \(port)) over 3 sessions"), running.stderr)
         XCTAssertEqual(world.sshd.logCount("Accepted password"), 3, world.sshd.log)
         XCTAssertEqual(running.stderr.components(separatedBy: "accepting new host key").count - 1, 1, running.stderr)
@@ -62,13 +62,9 @@ final class ForwardSessionsTests: XCTestCase {
         let fds = try payloads.map { _ in try TrafficSocket.connect(port: port) }
         defer { for fd in fds { close(fd) } }
         for (fd, payload) in zip(fds, payloads) { TrafficSocket.writeAll(fd, Array(payload.prefix(100))) }
-        var owners: [Int32: Int] = [:]
-        let deadline = Date().addingTimeInterval(20)
-        repeat {
-            owners = SocketOwners.sshdConnections(toPort: target.port)
-            if owners.values.reduce(0, +) == 3 { break }
-            usleep(20_000)
-        } while Date() < deadline
+        let owners = try eventually(
+            "three connections from sshd to the target", observe: { SocketOwners.sshdConnections(toPort: target.port) },
+            until: { $0.values.reduce(0, +) == 3 })
         XCTAssertEqual(owners.count, 3, "one connection on each of three sshd sessions: \(owners)")
 
         final class Replies: @unchecked Sendable {
@@ -89,21 +85,17 @@ final class ForwardSessionsTests: XCTestCase {
         }
 
         // The state file the TUI reads carries the spread.
-        var spread: [Int] = []
-        let stateDeadline = Date().addingTimeInterval(20)
-        repeat {
-            if let data = FileManager.default.contents(atPath: stateFile),
-                let state = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-                let rule = (state["rules"] as? [[String: Any]])?.first
-            {
-                spread = rule["connectionsPerSession"] as? [Int] ?? []
-            }
-            if spread == [1, 1, 1] { break }
-            usleep(50_000)
-        } while Date() < stateDeadline
-        XCTAssertEqual(spread, [1, 1, 1])
+        try eventually(
+            "the spread in the state file",
+            observe: { () -> [Int] in
+                guard let data = FileManager.default.contents(atPath: stateFile),
+                    let state = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+                    let rule = (state["rules"] as? [[String: Any]])?.first
+                else { return [] }
+                return rule["connectionsPerSession"] as? [Int] ?? []
+            }, until: { $0 == [1, 1, 1] })
 
-        XCTAssertEqual(running.stop(SIGINT), 0, running.stderr)
+        XCTAssertEqual(try running.stop(SIGINT), 0, running.stderr)
         let total = payloads.map(\.count).reduce(0, +)
         XCTAssertTrue(
             running.stderr.contains("3 connections, \(total) bytes out, \(total) bytes in"), running.stderr)
@@ -119,20 +111,16 @@ final class ForwardSessionsTests: XCTestCase {
                 "forward", "add", "t", "--local", "\(port):127.0.0.1:\(target.port)", "--autostart", "--sessions", "2"),
             0)
         let up = try BackgroundCLI(world.home, ["forward", "up"])
-        defer { _ = up.stop(SIGTERM) }
-        XCTAssertTrue(up.waitFor("t: active"), up.stderr)
+        defer { _ = try? up.stop(SIGTERM) }
+        try up.waitFor("t: active")
         for _ in 0..<2 {
             let payload = Payload.random(256 << 10)
             XCTAssertEqual(try TrafficSocket.roundTrip(port: port, payload), payload.reversed())
         }
-        var table = ""
-        let deadline = Date().addingTimeInterval(20)
-        repeat {
-            table = try world.home.run("forward", "status").stdout
-            if table.contains("2 (1 1)") { break }
-            usleep(100_000)
-        } while Date() < deadline
-        XCTAssertTrue(table.contains("SESSIONS") && table.contains("2 (1 1)"), table)
+        let table = try eventually(
+            "the spread in forward status", observe: { try world.home.run("forward", "status").stdout },
+            until: { $0.contains("2 (1 1)") })
+        XCTAssertTrue(table.contains("SESSIONS"), table)
         XCTAssertEqual(world.sshd.logCount("Accepted publickey"), 3, "one exec and two sessions: \(world.sshd.log)")
     }
 }
