@@ -53,7 +53,7 @@ final class RunningPool: @unchecked Sendable {
 
     private var hasEnded = false
 
-    /// Waits for `run()` to return (after a stop or a lost session); false when the deadline passed first.
+    /// Waits for `run()` to return (after a stop or a lost session); false when the wait ran out first.
     func waitForEnd() -> Bool {
         if hasEnded { return true }
         hasEnded = finished.wait(timeout: .now() + Deadline.scaled(Deadline.standard)) == .success
