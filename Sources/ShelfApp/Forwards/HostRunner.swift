@@ -105,6 +105,22 @@ final class HostRunner: @unchecked Sendable {
         report(line)
     }
 
+    /// Marks the rules that could not listen as failed, with the reason; they are tried again at the next login.
+    private func leaveOut(_ failures: [ForwardEngine.RuleFailure]) {
+        guard !failures.isEmpty else { return }
+        lock.lock()
+        for failure in failures {
+            guard let index = states.firstIndex(where: { $0.ruleID == failure.rule.id }) else { continue }
+            states[index].state = .failed
+            states[index].lastError = ShelfError(from: failure.error).message
+        }
+        lock.unlock()
+        for failure in failures {
+            report("\(Display.safe(hostName)): -\(failure.rule.spec.flag) \(failure.rule.spec) left out: "
+                   + Display.safe(ShelfError(from: failure.error).message))
+        }
+    }
+
     private func loop() {
         // This thread's own store connection (SQLite connections here are single-threaded), for the pins the
         // logins record.
@@ -130,7 +146,9 @@ final class HostRunner: @unchecked Sendable {
                         try? ConnectPlan.record(connection.outcome, target: nil, store: store)
                     }
                 }
-                let running = try ForwardPool(connections: connections, rules: rules, hostName: hostName)
+                // A rule whose port is taken is left out and reported; the host's other rules run.
+                let running = try ForwardPool(
+                    connections: connections, rules: rules, hostName: hostName, skipFailedRules: true)
                 lock.lock()
                 pool = running
                 let stopNow = stopping
@@ -138,6 +156,7 @@ final class HostRunner: @unchecked Sendable {
                 if stopNow { break }
                 attempt = 0
                 set(.active)
+                leaveOut(running.failedRules)
                 defer {
                     let last = snapshot()
                     lock.lock()
