@@ -1,5 +1,5 @@
-// HostSearch: the text a host is found by (name, hostname, user, tags, group path) and the matching rule the
-// CLI and the store share: every whitespace-separated term must appear, case-insensitively.
+// HostSearch: folding for search (lower case, no accents: `zurich` finds `Zürich-lab`), shared by the
+// matcher (HostMatcher: the one rule the CLI and the TUI use) and the store's pre-folded search column.
 import Foundation
 
 public enum HostSearch {
@@ -14,15 +14,9 @@ public enum HostSearch {
 
     /// Lower-case and strip diacritics so `Zürich` is found by `zurich`.
     public static func fold(_ text: String) -> String {
-        text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil).lowercased()
+        if text.utf8.allSatisfy({ $0 < 0x80 }) { return text.lowercased() }
+        return text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil).lowercased()
     }
 
-    public static func terms(_ filter: String) -> [String] {
-        filter.split(whereSeparator: { $0.isWhitespace }).map { fold(String($0)) }.filter { !$0.isEmpty }
-    }
-
-    public static func matches(host: Host, groupPath: String, terms: [String]) -> Bool {
-        let haystack = text(for: host) + fieldSeparator + fold(groupPath)
-        return terms.allSatisfy { haystack.contains($0) }
-    }
+    public static func fold(_ character: Character) -> String { fold(String(character)) }
 }

@@ -124,7 +124,7 @@ enum SQLValue {
 }
 
 final class Statement {
-    private let handle: OpaquePointer?
+    let handle: OpaquePointer?
     // Unowned: the database caches its statements, and a strong reference back would keep it from closing
     // (and from checkpointing its WAL) at exit.
     private unowned let database: Database
