@@ -23,13 +23,14 @@ public enum FuzzyScore {
 
     enum CharClass: UInt8 { case white, nonWord, delimiter, lower, number }
 
-    static let classes: [CharClass] = (0..<256).map { value in
-        switch UInt8(value) {
-        case 0x61...0x7A, 0x41...0x5A, 0x80...0xFF: .lower
-        case 0x30...0x39: .number
-        case 0x20, 0x09, 0x0A, 0x0D: .white
-        case 0x2D, 0x5F, 0x2E, 0x2F, 0x3A, 0x2C, 0x40, 0x3B, 0x7C: .delimiter
-        default: .nonWord
+    @inline(__always)
+    static func charClass(_ byte: UInt8) -> CharClass {
+        if byte >= 0x61 && byte <= 0x7A || byte >= 0x80 || byte >= 0x41 && byte <= 0x5A { return .lower }
+        if byte >= 0x30 && byte <= 0x39 { return .number }
+        switch byte {
+        case 0x2D, 0x5F, 0x2E, 0x2F, 0x3A, 0x2C, 0x40, 0x3B, 0x7C: return .delimiter
+        case 0x20, 0x09, 0x0A, 0x0D: return .white
+        default: return .nonWord
         }
     }
 
@@ -49,6 +50,14 @@ public enum FuzzyScore {
         }
     }
 
+    /// The first `byte` in `field` at or after `from` (memchr: the scans below run at C speed).
+    @inline(__always)
+    static func find(_ byte: UInt8, in field: UnsafeBufferPointer<UInt8>, from: Int) -> Int? {
+        guard from < field.count, let base = field.baseAddress else { return nil }
+        guard let hit = memchr(base + from, Int32(byte), field.count - from) else { return nil }
+        return UnsafeRawPointer(hit) - UnsafeRawPointer(base)
+    }
+
     /// The best score of `term` in `field`, or nil when the term is not in it (in order). With `positions`,
     /// also where each term byte matched (offsets into `field`, one per term byte).
     public static func score(_ term: UnsafeBufferPointer<UInt8>, in field: UnsafeBufferPointer<UInt8>,
@@ -56,22 +65,16 @@ public enum FuzzyScore {
         let m = term.count
         let n = field.count
         guard m > 0, m <= n else { return nil }
+        if m == 1 { return scoreOne(term[0], in: field, positions: positions) }
         // v1: the first position where the whole term has been seen, then the latest start that still fits.
-        var ti = 0
         var end = -1
-        var i = 0
-        while i < n {
-            if field[i] == term[ti] {
-                ti += 1
-                if ti == m {
-                    end = i
-                    break
-                }
-            }
-            i += 1
+        var at = 0
+        for k in 0..<m {
+            guard let found = find(term[k], in: field, from: at) else { return nil }
+            end = found
+            at = found + 1
         }
-        guard end >= 0 else { return nil }
-        ti = m - 1
+        var ti = m - 1
         var start = end
         while true {
             if field[start] == term[ti] {
@@ -83,25 +86,22 @@ public enum FuzzyScore {
         var best = scoreRange(term, field, start: start, end: end)
         var bestStart = start
         var contiguous = false
-        // Every contiguous occurrence, at any word or field start, may beat the compact v1 match.
+        // Every contiguous occurrence, at any word or field start, may beat the compact v1 match. None can end
+        // before the v1 match does (it ends at the earliest possible place), so the search starts there.
         let first = term[0]
-        var p = 0
-        while p + m <= n {
-            if field[p] == first {
-                var k = 1
-                while k < m && field[p + k] == term[k] { k += 1 }
-                if k == m {
-                    let candidate = scoreRange(term, field, start: p, end: p + m - 1)
-                    if candidate > best {
-                        best = candidate
-                        bestStart = p
-                        contiguous = true
-                    }
+        var from = end - m + 1
+        while from + m <= n, let p = find(first, in: field, from: from), p + m <= n {
+            if memcmp(field.baseAddress! + p, term.baseAddress!, m) == 0 {
+                let candidate = scoreRange(term, field, start: p, end: p + m - 1)
+                if candidate > best {
+                    best = candidate
+                    bestStart = p
+                    contiguous = true
                 }
             }
-            p += 1
+            from = p + 1
         }
-        if m == n && field.elementsEqual(term) { best += bonusExact }
+        if m == n && memcmp(field.baseAddress!, term.baseAddress!, m) == 0 { best += bonusExact }
         if let positions {
             if contiguous {
                 for k in 0..<m { positions[k] = Int32(bestStart + k) }
@@ -117,6 +117,29 @@ public enum FuzzyScore {
         return best
     }
 
+    /// A one-character term: its best occurrence (a field or word start beats the middle of a word).
+    @inline(__always)
+    static func scoreOne(_ byte: UInt8, in field: UnsafeBufferPointer<UInt8>, positions: UnsafeMutablePointer<Int32>?)
+        -> Int32?
+    {
+        let current = charClass(byte)
+        var best: Int32 = -1
+        var bestAt = -1
+        var from = 0
+        while let i = find(byte, in: field, from: from) {
+            let bonus = FuzzyScore.bonus(i > 0 ? charClass(field[i - 1]) : .white, current)
+            if bonus > best {
+                best = bonus
+                bestAt = i
+                if bonus >= bonusBoundaryWhite { break }
+            }
+            from = i + 1
+        }
+        guard bestAt >= 0 else { return nil }
+        positions?[0] = Int32(bestAt)
+        return scoreMatch + best * bonusFirstCharMultiplier + (field.count == 1 ? bonusExact : 0)
+    }
+
     /// fzf's calculateScore: walks `field[start...end]` matching the term greedily from `start`.
     @inline(__always)
     static func scoreRange(_ term: UnsafeBufferPointer<UInt8>, _ field: UnsafeBufferPointer<UInt8>, start: Int,
@@ -126,11 +149,11 @@ public enum FuzzyScore {
         var inGap = false
         var consecutive: Int32 = 0
         var firstBonus: Int32 = 0
-        var previous = start > 0 ? classes[Int(field[start - 1])] : .white
+        var previous = start > 0 ? charClass(field[start - 1]) : .white
         var i = start
         while i <= end {
             let byte = field[i]
-            let current = classes[Int(byte)]
+            let current = charClass(byte)
             if pi < term.count && byte == term[pi] {
                 score += scoreMatch
                 var bonus = FuzzyScore.bonus(previous, current)

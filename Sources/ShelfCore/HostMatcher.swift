@@ -64,9 +64,10 @@ public struct HostMatcher: Sendable {
 
     // MARK: matching
 
-    /// The best score of every term in every group path, computed once per query (groups are few).
-    func groupScores(_ query: HostQuery) -> [[Int32]] {
-        query.terms.map { term in
+    /// The best score of every term in every group path (-1: no match), computed once per query (groups are
+    /// few): `scores[term * groupCount + group]`.
+    func groupScores(_ query: HostQuery) -> [Int32] {
+        query.terms.flatMap { term in
             term.withUnsafeBufferPointer { term in
                 groupPaths.map { path in
                     path.withUnsafeBufferPointer { FuzzyScore.score(term, in: $0) } ?? -1
@@ -79,7 +80,7 @@ public struct HostMatcher: Sendable {
     public func score(_ row: Int, _ query: HostQuery) -> Int32? {
         guard !query.isEmpty else { return 0 }
         let groups = groupScores(query)
-        return withTerms(query) { terms in score(row, terms, groups) }
+        return withTerms(query) { terms in groups.withUnsafeBufferPointer { score(row, terms, $0) } }
     }
 
     func withTerms<R>(_ query: HostQuery, _ body: ([UnsafeBufferPointer<UInt8>]) -> R) -> R {
@@ -94,20 +95,21 @@ public struct HostMatcher: Sendable {
     }
 
     @inline(__always)
-    func score(_ row: Int, _ terms: [UnsafeBufferPointer<UInt8>], _ groups: [[Int32]]) -> Int32? {
+    func score(_ row: Int, _ terms: [UnsafeBufferPointer<UInt8>], _ groups: UnsafeBufferPointer<Int32>) -> Int32? {
         let text = table.searchText(row)
         let group = Int(table.groupColumn[row])
+        let groupCount = groupPaths.count
+        let n = text.count
         var total: Int32 = 0
-        for (t, term) in terms.enumerated() {
-            var best: Int32 = group >= 0 ? groups[t][group] : -1
+        for t in 0..<terms.count {
+            let term = terms[t]
+            var best: Int32 = group >= 0 ? groups[t * groupCount + group] : -1
             // Cheap rejection: the term's bytes in order anywhere in the host's text (separators ignored).
             if best < 0 && !HostMatcher.isSubsequence(term, of: text) { return nil }
             var fieldStart = 0
             var fieldNumber = 0
-            let n = text.count
             while fieldStart <= n {
-                var fieldEnd = fieldStart
-                while fieldEnd < n && text[fieldEnd] != HostTable.separator { fieldEnd += 1 }
+                let fieldEnd = FuzzyScore.find(HostTable.separator, in: text, from: fieldStart) ?? n
                 if fieldEnd - fieldStart >= term.count {
                     let field = UnsafeBufferPointer(rebasing: text[fieldStart..<fieldEnd])
                     if var s = FuzzyScore.score(term, in: field) {
@@ -126,13 +128,15 @@ public struct HostMatcher: Sendable {
 
     @inline(__always)
     static func isSubsequence(_ term: UnsafeBufferPointer<UInt8>, of text: UnsafeBufferPointer<UInt8>) -> Bool {
-        var ti = 0
         let m = term.count
-        for byte in text where byte == term[ti] {
-            ti += 1
-            if ti == m { return true }
+        guard let base = text.baseAddress, m > 0 else { return m == 0 }
+        if m == 1 { return memchr(base, Int32(term[0]), text.count) != nil }
+        var at = 0
+        for k in 0..<m {
+            guard let found = FuzzyScore.find(term[k], in: text, from: at) else { return false }
+            at = found + 1
         }
-        return false
+        return true
     }
 
     /// The rows of `candidates` that match `query`, in candidate order, with their scores. An empty query
@@ -169,14 +173,18 @@ public struct HostMatcher: Sendable {
         }
     }
 
-    func scan(_ candidates: ArraySlice<Int32>, _ terms: [UnsafeBufferPointer<UInt8>], _ groups: [[Int32]]) -> HostMatches {
+    func scan(_ candidates: ArraySlice<Int32>, _ terms: [UnsafeBufferPointer<UInt8>], _ groups: [Int32]) -> HostMatches {
         var result = HostMatches()
         result.rows.reserveCapacity(min(candidates.count, 4096))
         result.scores.reserveCapacity(min(candidates.count, 4096))
-        for row in candidates {
-            if let s = score(Int(row), terms, groups) {
-                result.rows.append(row)
-                result.scores.append(s)
+        groups.withUnsafeBufferPointer { groups in
+            candidates.withUnsafeBufferPointer { candidates in
+                for row in candidates {
+                    if let s = score(Int(row), terms, groups) {
+                        result.rows.append(row)
+                        result.scores.append(s)
+                    }
+                }
             }
         }
         return result
@@ -212,13 +220,15 @@ public struct HostMatcher: Sendable {
         let n = matches.count
         guard n > 1 else { return matches.rows }
         var recent: [(row: Int32, score: Int32, when: Double, order: Int)] = []
-        var counts = [Int](repeating: 0, count: Int(UInt16.max) + 2)
+        let top = Int(matches.scores.max() ?? 0)
+        let bottom = Int(matches.scores.min() ?? 0)
+        var counts = [Int](repeating: 0, count: top - bottom + 1)
         for i in 0..<n {
             let row = Int(matches.rows[i])
             if let when = table.lastConnected(row) {
                 recent.append((matches.rows[i], matches.scores[i], when, i))
             } else {
-                counts[Int(UInt16.max) - Int(matches.scores[i])] += 1
+                counts[top - Int(matches.scores[i])] += 1
             }
         }
         var start = [Int](repeating: 0, count: counts.count)
@@ -230,7 +240,7 @@ public struct HostMatcher: Sendable {
         var plain = [Int32](repeating: 0, count: sum)
         var plainScores = [Int32](repeating: 0, count: sum)
         for i in 0..<n where table.lastConnected(Int(matches.rows[i])) == nil {
-            let bucket = Int(UInt16.max) - Int(matches.scores[i])
+            let bucket = top - Int(matches.scores[i])
             plain[start[bucket]] = matches.rows[i]
             plainScores[start[bucket]] = matches.scores[i]
             start[bucket] += 1

@@ -122,11 +122,14 @@ public struct HostTable: @unchecked Sendable {
         return g >= 0 ? groupIDs[g] : nil
     }
 
-    /// Index into `identityIDs`, or -1 for none.
-    public func identityIndex(_ index: Int) -> Int { Int(identityColumn[index]) }
+    /// Index into `identityIDs`, or -1 for none (or for a value the list does not hold).
+    public func identityIndex(_ index: Int) -> Int {
+        let i = Int(identityColumn[index])
+        return i < identityIDs.count ? max(i, -1) : -1
+    }
 
     public func identityID(_ index: Int) -> UUID? {
-        let i = Int(identityColumn[index])
+        let i = identityIndex(index)
         return i >= 0 ? identityIDs[i] : nil
     }
 

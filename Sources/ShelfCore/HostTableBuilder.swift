@@ -398,26 +398,31 @@ public struct HostTableBuilder {
         let header = HostTableFormat.header(count: count, token: token, groups: groupIDs.count,
                                             identities: identityIDs.count, jumps: jumpIDs.count / 16, layout: layout)
         try header.withUnsafeBytes { try put($0) }
-        try array(.textStart, textStart)
-        try chunked(.text, text)
-        try array(.displayStart, displayStart)
-        try chunked(.display, display)
-        try array(.ids, ids)
-        try array(.idOrder, order)
-        try array(.group, groupColumn)
-        try array(.identity, identityColumn)
-        try array(.port, portColumn)
-        try array(.auth, authColumn)
-        try array(.flags, flagColumn)
-        try array(.lastConnected, lastConnectedColumn)
-        try array(.created, createdColumn)
-        try array(.updated, updatedColumn)
-        try array(.jumpStart, jumpStart)
-        try array(.jumpIDs, jumpIDs)
-        try array(.rareStart, rareStart)
-        try chunked(.rare, rare)
-        try array(.groupIDs, groupBytes)
-        try array(.identityIDs, identityBytes)
+        // Sections go out in file order (the layout's), whatever order they are listed in here.
+        for section in S.allCases {
+            switch section {
+            case .textStart: try array(section, textStart)
+            case .text: try chunked(section, text)
+            case .displayStart: try array(section, displayStart)
+            case .display: try chunked(section, display)
+            case .group: try array(section, groupColumn)
+            case .flags: try array(section, flagColumn)
+            case .lastConnected: try array(section, lastConnectedColumn)
+            case .ids: try array(section, ids)
+            case .idOrder: try array(section, order)
+            case .identity: try array(section, identityColumn)
+            case .port: try array(section, portColumn)
+            case .auth: try array(section, authColumn)
+            case .created: try array(section, createdColumn)
+            case .updated: try array(section, updatedColumn)
+            case .jumpStart: try array(section, jumpStart)
+            case .jumpIDs: try array(section, jumpIDs)
+            case .rareStart: try array(section, rareStart)
+            case .rare: try chunked(section, rare)
+            case .groupIDs: try array(section, groupBytes)
+            case .identityIDs: try array(section, identityBytes)
+            }
+        }
         try pad(to: layout.total)
     }
 

@@ -11,13 +11,16 @@ public struct HostTableFormatError: Error, CustomStringConvertible, Sendable {
 enum HostTableFormat {
     static let magic: [UInt8] = Array("sshelfct".utf8)
     /// Bumped whenever the layout changes: an old file is then simply rebuilt.
-    static let version: UInt32 = 1
+    static let version: UInt32 = 2
     static let headerSize = 48 + Section.allCases.count * 16
     static let tokenSize = 16
 
+    /// In file order: the columns a search reads first and together (a mapped page brings its neighbours
+    /// in with it), then those only a shown or edited host needs.
     enum Section: Int, CaseIterable {
-        case textStart, text, displayStart, display, ids, idOrder, group, identity, port, auth, flags, lastConnected,
-            created, updated, jumpStart, jumpIDs, rareStart, rare, groupIDs, identityIDs
+        case textStart, text, displayStart, display, group, flags, lastConnected,
+            ids, idOrder, identity, port, auth, created, updated, jumpStart, jumpIDs, rareStart, rare, groupIDs,
+            identityIDs
     }
 
     /// Where each section lives, in bytes from the start of the buffer.
@@ -139,15 +142,11 @@ extension HostTable {
             .assumingMemoryBound(to: UInt8.self)
         identityIDs = (0..<header.identities).map { HostTable.uuid(identityBytes + $0 * 16) }
 
-        // The columns the search reads without checks are checked once here.
+        // The columns the search reads without checks are checked once here (the others at each access).
         try HostTable.checkOffsets(textStart, n, end: textLength, "text")
         try HostTable.checkOffsets(displayStart, n, end: displayLength, "display")
-        for i in 0..<n {
-            guard groupColumn[i] >= -1, Int(groupColumn[i]) < header.groups, identityColumn[i] >= -1,
-                  Int(identityColumn[i]) < header.identities
-            else {
-                throw HostTableFormatError(description: "host \(i) refers to a group or identity that is not listed")
-            }
+        for i in 0..<n where groupColumn[i] < -1 || Int(groupColumn[i]) >= header.groups {
+            throw HostTableFormatError(description: "host \(i) refers to a group that is not listed")
         }
     }
 

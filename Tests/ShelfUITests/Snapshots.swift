@@ -1622,7 +1622,7 @@ v prod            5 | cache-us         [2001:db8::7]:2200
                       │ Backspace       delete the last character                                                    │
                       │ ↓ Ctrl-n        move down in the results                                                     │
                       │ ↑ Ctrl-p        move up in the results                                                       │
-                      │                                                                                              │
+                      │ Tab             search every host, or only the selected group                                │
                       │ j/k scroll; Esc, q or ? closes                                                               │
                       └──────────────────────────────────────────────────────────────────────────────────────────────┘
 ○ sync off │ vault not set up │ 8 hosts │  Esc close

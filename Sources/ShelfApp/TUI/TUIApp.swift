@@ -72,7 +72,7 @@ final class TUIApp {
                 }
             }
             // Idle: wake ten times a second for the clock; waiting for the store: every 2 ms; search due: no wait.
-            let timeout = searchDue ? 0 : (mailbox.isExpecting ? 2 : 100)
+            let timeout = searchDue ? 0 : mailbox.pollTimeout(idle: 100, expecting: 2)
             if let input = terminal.readKey(timeoutMilliseconds: timeout) {
                 switch input {
                 case .key(let key): apply(.key(key))
@@ -104,10 +104,12 @@ final class TUIApp {
         apply(.key(.char("/")))
         for (i, ch) in benchmark.query.enumerated() {
             let start = DispatchTime.now()
+            let cpu = TUIBenchmark.cpuMilliseconds()
             apply(.key(.char(ch)))
             while state.search.isRunning { apply(.filterStep) }
             terminal.draw(Screen.render(state))
             benchmark.record("key_\(i + 1)_complete_ms", TUIBenchmark.milliseconds(since: start))
+            benchmark.record("key_\(i + 1)_cpu_ms", TUIBenchmark.cpuMilliseconds() - cpu)
         }
         benchmark.record("results", Double(state.visible.count))
         benchmark.write(hosts: state.catalog.count)

@@ -21,6 +21,13 @@ final class TUIBenchmark {
         Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1_000_000
     }
 
+    /// CPU time of the whole process (every thread), so a busy machine does not inflate what a key costs.
+    static func cpuMilliseconds() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
+        return Double(time.tv_sec) * 1000 + Double(time.tv_nsec) / 1_000_000
+    }
+
     func record(_ name: String, _ ms: Double) {
         lines.append("\(name)\t\(String(format: "%.2f", ms))")
     }
