@@ -43,7 +43,7 @@ enum ImportExportCommands {
                 }
                 guard (info.st_mode & S_IFMT) == S_IFREG else { throw ShelfError(.invalid, "\(path) is not a regular file") }
                 guard info.st_size <= SSHConfigReader.maxFileSize else {
-                    throw ShelfError(.invalid, "\(path) is larger than \(SSHConfigReader.maxFileSize / 1024 / 1024) MiB; not an ssh config")
+                    throw ShelfError(.invalid, "\(path) \(SSHConfigReader.sizeProblem)", hint: SSHConfigReader.sizeHint)
                 }
                 guard let data = FileManager.default.contents(atPath: path) else {
                     throw ShelfError(.failure, "cannot read \(path)")

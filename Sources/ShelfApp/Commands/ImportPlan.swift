@@ -41,13 +41,18 @@ enum ImportPlan {
         for host in try store.hosts() {
             if byName[host.name] != nil { ambiguous.insert(host.name) } else { byName[host.name] = host }
         }
+        // Read once, not once per host: the stored copy of each host (to tell what changed) and its rules.
+        var stored: [UUID: ShelfCore.Host] = [:]
+        let rulesByHost = Dictionary(grouping: try store.forwardRules(), by: { $0.hostID })
         var imported: [(ImportedHost, ShelfCore.Host, Bool)] = []
+        imported.reserveCapacity(resolved.hosts.count)
         for entry in resolved.hosts {
             if ambiguous.contains(entry.alias) {
                 summary.failures.append("\(entry.location): host '\(entry.alias)' skipped: several stored hosts have this name")
                 continue
             }
             let existing = byName[entry.alias]
+            if let existing, stored[existing.id] == nil { stored[existing.id] = existing }
             var host = existing ?? ShelfCore.Host(name: entry.alias, groupID: group?.id)
             host.hostname = entry.hostname
             host.user = entry.user
@@ -60,7 +65,7 @@ enum ImportPlan {
         }
         // Second pass: jump chains may name hosts defined later in the file.
         for (entry, var host, isNew) in imported {
-            let before = try store.host(id: host.id)
+            let before = stored[host.id]
             if entry.proxyJump.isEmpty {
                 host.jumpHostIDs = []
                 host.unresolvedJump = ""
@@ -85,7 +90,7 @@ enum ImportPlan {
                 host.updatedAt = Date()
                 try store.save(host)
             }
-            let rules = try store.forwardRules(hostID: host.id)
+            let rules = rulesByHost[host.id] ?? []
             for spec in entry.forwards where !rules.contains(where: { $0.spec == spec }) {
                 try store.save(PortForwardRule(hostID: host.id, kind: spec.kind, bindAddress: spec.bindAddress,
                                                bindPort: spec.bindPort, targetHost: spec.targetHost,

@@ -143,7 +143,7 @@ public enum SSHConfigResolver {
                 switch line.key {
                 case "hostname" where hostname == nil:
                     guard !first.isEmpty else { return fail(line, "HostName has no value") }
-                    let expanded = first.replacingOccurrences(of: "%%", with: "\u{0}")
+                    let expanded = !first.utf8.contains(0x25) ? first : first.replacingOccurrences(of: "%%", with: "\u{0}")
                         .replacingOccurrences(of: "%h", with: alias).replacingOccurrences(of: "\u{0}", with: "%")
                     if let problem = Validation.hostnameProblem(expanded) { return fail(line, "HostName \(problem)") }
                     hostname = expanded

@@ -115,7 +115,7 @@ enum TitleBar {
             canvas.write(text, row: rect.row, column: rect.width - width - 1, width: width,
                          style: notice.isError ? CellStyle(color: .red, bold: true) : CellStyle(color: .green),
                          ellipsis: state.symbols.ellipsis)
-        } else if !state.loaded {
+        } else if !state.loaded || !state.catalog.isComplete {
             canvas.write("loading...", row: rect.row, column: max(col + 1, rect.width - 11), style: .dim)
         }
     }
