@@ -51,6 +51,9 @@ public struct HostMatcher: Sendable {
     let groupPaths: [[UInt8]]
     let groupDisplay: [String]
 
+    /// Recency rank (0: most recent) of every host ever connected to; ties among them rank by it.
+    let recentRank: [Int32: Int32]
+
     public static let nameBonus: Int32 = 2
     /// Below this many candidates one core is quicker than waking a second.
     public static let parallelThreshold = 8192
@@ -60,6 +63,9 @@ public struct HostMatcher: Sendable {
         self.table = table
         groupDisplay = groupPaths
         self.groupPaths = groupPaths.map { Array(HostSearch.fold($0).utf8) }
+        var ranks: [Int32: Int32] = [:]
+        for (rank, row) in table.recentRows.enumerated() where ranks[row] == nil { ranks[row] = Int32(rank) }
+        recentRank = ranks
     }
 
     // MARK: matching
@@ -97,13 +103,20 @@ public struct HostMatcher: Sendable {
     @inline(__always)
     func score(_ row: Int, _ terms: [UnsafeBufferPointer<UInt8>], _ groups: UnsafeBufferPointer<Int32>) -> Int32? {
         let text = table.searchText(row)
-        let group = Int(table.groupColumn[row])
+        let group = table.groupIndex(row)
         let groupCount = groupPaths.count
         let n = text.count
         var total: Int32 = 0
         for t in 0..<terms.count {
             let term = terms[t]
-            var best: Int32 = group >= 0 ? groups[t * groupCount + group] : -1
+            var best: Int32 = group >= 0 && group < groupCount ? groups[t * groupCount + group] : -1
+            if term.count == 1 {
+                // One character (the first key of most searches): one pass over the whole text.
+                best = max(best, HostMatcher.scoreOne(term[0], in: text))
+                if best < 0 { return nil }
+                total += best
+                continue
+            }
             // Cheap rejection: the term's bytes in order anywhere in the host's text (separators ignored).
             if best < 0 && !HostMatcher.isSubsequence(term, of: text) { return nil }
             var fieldStart = 0
@@ -124,6 +137,34 @@ public struct HostMatcher: Sendable {
             total += best
         }
         return min(max(total, 0), Int32(UInt16.max))
+    }
+
+    /// The best score of a one-character term over every field of a host's text at once: the same score the
+    /// per-field path gives (field and word starts, a whole one-character field, the name's bonus).
+    @inline(__always)
+    static func scoreOne(_ byte: UInt8, in text: UnsafeBufferPointer<UInt8>) -> Int32 {
+        guard let base = text.baseAddress else { return -1 }
+        let n = text.count
+        let nameEnd = FuzzyScore.find(HostTable.separator, in: text, from: 0) ?? n
+        let current = FuzzyScore.charClass(byte)
+        let highest = FuzzyScore.scoreMatch + FuzzyScore.bonusBoundaryWhite * FuzzyScore.bonusFirstCharMultiplier
+            + FuzzyScore.bonusExact + nameBonus
+        var best: Int32 = -1
+        var from = 0
+        while from < n, let hit = memchr(base + from, Int32(byte), n - from) {
+            let i = UnsafeRawPointer(hit) - UnsafeRawPointer(base)
+            let fieldStart = i == 0 || text[i - 1] == HostTable.separator
+            let previous = fieldStart ? FuzzyScore.CharClass.white : FuzzyScore.charClass(text[i - 1])
+            var s = FuzzyScore.scoreMatch + FuzzyScore.bonus(previous, current) * FuzzyScore.bonusFirstCharMultiplier
+            if fieldStart && (i + 1 == n || text[i + 1] == HostTable.separator) { s += FuzzyScore.bonusExact }
+            if i < nameEnd { s += nameBonus }
+            if s > best {
+                best = s
+                if best >= highest { break }
+            }
+            from = i + 1
+        }
+        return best
     }
 
     @inline(__always)
@@ -214,19 +255,19 @@ public struct HostMatcher: Sendable {
 
     // MARK: ranking
 
-    /// Best first; equal scores: the most recently connected first (hosts never connected after those), then
-    /// candidate order. A counting sort over the scores, so 100,000 matches rank in linear time.
+    /// Best first; equal scores: the most recently connected first (hosts never connected after those, in
+    /// candidate order). A counting sort over the scores, so 100,000 matches rank in linear time.
     public func ranked(_ matches: HostMatches) -> [Int32] {
         let n = matches.count
         guard n > 1 else { return matches.rows }
-        var recent: [(row: Int32, score: Int32, when: Double, order: Int)] = []
+        var recent: [(row: Int32, score: Int32, rank: Int32, order: Int)] = []
         let top = Int(matches.scores.max() ?? 0)
         let bottom = Int(matches.scores.min() ?? 0)
         var counts = [Int](repeating: 0, count: top - bottom + 1)
+        let anyRecent = !recentRank.isEmpty
         for i in 0..<n {
-            let row = Int(matches.rows[i])
-            if let when = table.lastConnected(row) {
-                recent.append((matches.rows[i], matches.scores[i], when, i))
+            if anyRecent, let rank = recentRank[matches.rows[i]] {
+                recent.append((matches.rows[i], matches.scores[i], rank, i))
             } else {
                 counts[top - Int(matches.scores[i])] += 1
             }
@@ -239,7 +280,7 @@ public struct HostMatcher: Sendable {
         }
         var plain = [Int32](repeating: 0, count: sum)
         var plainScores = [Int32](repeating: 0, count: sum)
-        for i in 0..<n where table.lastConnected(Int(matches.rows[i])) == nil {
+        for i in 0..<n where !anyRecent || recentRank[matches.rows[i]] == nil {
             let bucket = top - Int(matches.scores[i])
             plain[start[bucket]] = matches.rows[i]
             plainScores[start[bucket]] = matches.scores[i]
@@ -248,8 +289,7 @@ public struct HostMatcher: Sendable {
         guard !recent.isEmpty else { return plain }
         recent.sort {
             if $0.score != $1.score { return $0.score > $1.score }
-            if $0.when != $1.when { return $0.when > $1.when }
-            return $0.order < $1.order
+            return $0.rank < $1.rank
         }
         var result: [Int32] = []
         result.reserveCapacity(n)

@@ -14,8 +14,10 @@ public struct HostTable: @unchecked Sendable {
 
     let textStart: UnsafePointer<UInt32>
     let text: UnsafePointer<UInt8>
+    let textLength: Int
     let displayStart: UnsafePointer<UInt32>
     let display: UnsafePointer<UInt8>
+    let displayLength: Int
     let ids: UnsafePointer<UInt8>
     let idOrder: UnsafePointer<UInt32>
     let groupColumn: UnsafePointer<Int32>
@@ -32,6 +34,10 @@ public struct HostTable: @unchecked Sendable {
     let rareStart: UnsafePointer<UInt32>
     let rare: UnsafePointer<UInt8>
     let rareCount: Int
+    /// Rows of the hosts ever connected to, most recent first (ties in list order): few, so ranking and the
+    /// "last connected" sort never read the whole date column.
+    let recentColumn: UnsafePointer<UInt32>
+    let recentCount: Int
     /// Distinct group and identity ids the hosts refer to; a host's column holds an index into these.
     public let groupIDs: [UUID]
     public let identityIDs: [UUID]
@@ -54,10 +60,13 @@ public struct HostTable: @unchecked Sendable {
     }
 
     /// The folded search text of host `index`: fields separated by 0x1F (name, hostname, user, tags...).
+    /// Offsets are checked here, at each use, so a damaged file shows empty text instead of reading astray.
     @inline(__always)
     func searchText(_ index: Int) -> UnsafeBufferPointer<UInt8> {
         let start = Int(textStart[index])
-        return UnsafeBufferPointer(start: text + start, count: Int(textStart[index + 1]) - start)
+        let end = Int(textStart[index + 1])
+        guard start <= end, end <= textLength else { return UnsafeBufferPointer(start: text, count: 0) }
+        return UnsafeBufferPointer(start: text + start, count: end - start)
     }
 
     /// The display text of host `index`, in the same layout as the search text (which it is, when the two do
@@ -65,12 +74,9 @@ public struct HostTable: @unchecked Sendable {
     public func displayText(_ index: Int) -> UnsafeBufferPointer<UInt8> {
         let start = Int(displayStart[index])
         let end = Int(displayStart[index + 1])
-        if end > start { return UnsafeBufferPointer(start: display + start, count: end - start) }
+        if start < end, end <= displayLength { return UnsafeBufferPointer(start: display + start, count: end - start) }
         return searchText(index)
     }
-
-    /// True when the host's display text is stored separately (it has capitals, accents or non-ASCII).
-    func hasDisplayText(_ index: Int) -> Bool { displayStart[index + 1] > displayStart[index] }
 
     public func needsMapping(_ index: Int) -> Bool { flagColumn[index] & HostTable.flagNeedsMapping != 0 }
 
@@ -115,8 +121,12 @@ public struct HostTable: @unchecked Sendable {
     public func id(_ index: Int) -> UUID { HostTable.uuid(ids + index * 16) }
     public func port(_ index: Int) -> Int { Int(portColumn[index]) }
 
-    /// Index into `groupIDs`, or -1 for a host in no group.
-    public func groupIndex(_ index: Int) -> Int { Int(groupColumn[index]) }
+    /// Index into `groupIDs`, or -1 for a host in no group (or a value the list does not hold).
+    @inline(__always)
+    public func groupIndex(_ index: Int) -> Int {
+        let g = Int(groupColumn[index])
+        return g < groupIDs.count ? max(g, -1) : -1
+    }
     public func groupID(_ index: Int) -> UUID? {
         let g = groupIndex(index)
         return g >= 0 ? groupIDs[g] : nil
@@ -137,6 +147,11 @@ public struct HostTable: @unchecked Sendable {
     public func lastConnected(_ index: Int) -> Double? {
         let value = lastConnectedColumn[index]
         return value.isNaN ? nil : value
+    }
+
+    /// Rows of the hosts ever connected to, most recent first.
+    public var recentRows: [Int32] {
+        (0..<recentCount).compactMap { i in recentColumn[i] < UInt32(count) ? Int32(recentColumn[i]) : nil }
     }
 
     public func jumpHostIDs(_ index: Int) -> [UUID] {

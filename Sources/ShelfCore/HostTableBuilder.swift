@@ -336,6 +336,14 @@ public struct HostTableBuilder {
 
     // MARK: finishing
 
+    /// Rows of the hosts ever connected to, most recent first, ties in row order.
+    private func recentRows() -> [UInt32] {
+        (0..<count).filter { !lastConnectedColumn[$0].isNaN }.sorted {
+            let a = lastConnectedColumn[$0], b = lastConnectedColumn[$1]
+            return a != b ? a > b : $0 < $1
+        }.map { UInt32($0) }
+    }
+
     /// Rows ordered by id bytes, for `HostTable.index(of:)`.
     private func idOrder() -> [UInt32] {
         var keys: [(UInt64, UInt64, UInt32)] = []
@@ -353,6 +361,7 @@ public struct HostTableBuilder {
 
     /// Writes the table in the catalog format through `sink`, section by section.
     private func serialize(token: [UInt8], order: [UInt32], sink: (UnsafeRawBufferPointer) throws -> Void) rethrows {
+        let recent = recentRows()
         let groupBytes = groupIDs.flatMap { id in withUnsafeBytes(of: id.uuid) { Array($0) } }
         let identityBytes = identityIDs.flatMap { id in withUnsafeBytes(of: id.uuid) { Array($0) } }
         typealias S = HostTableFormat.Section
@@ -369,6 +378,7 @@ public struct HostTableBuilder {
         lengths[S.auth.rawValue] = authColumn.count
         lengths[S.flags.rawValue] = flagColumn.count
         lengths[S.lastConnected.rawValue] = lastConnectedColumn.count * 8
+        lengths[S.recent.rawValue] = recent.count * 4
         lengths[S.created.rawValue] = createdColumn.count * 8
         lengths[S.updated.rawValue] = updatedColumn.count * 8
         lengths[S.jumpStart.rawValue] = jumpStart.count * 4
@@ -408,6 +418,7 @@ public struct HostTableBuilder {
             case .group: try array(section, groupColumn)
             case .flags: try array(section, flagColumn)
             case .lastConnected: try array(section, lastConnectedColumn)
+            case .recent: try array(section, recent)
             case .ids: try array(section, ids)
             case .idOrder: try array(section, order)
             case .identity: try array(section, identityColumn)

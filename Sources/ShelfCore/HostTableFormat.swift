@@ -11,14 +11,14 @@ public struct HostTableFormatError: Error, CustomStringConvertible, Sendable {
 enum HostTableFormat {
     static let magic: [UInt8] = Array("sshelfct".utf8)
     /// Bumped whenever the layout changes: an old file is then simply rebuilt.
-    static let version: UInt32 = 2
+    static let version: UInt32 = 3
     static let headerSize = 48 + Section.allCases.count * 16
     static let tokenSize = 16
 
     /// In file order: the columns a search reads first and together (a mapped page brings its neighbours
     /// in with it), then those only a shown or edited host needs.
     enum Section: Int, CaseIterable {
-        case textStart, text, displayStart, display, group, flags, lastConnected,
+        case textStart, text, group, flags, recent, displayStart, display, lastConnected,
             ids, idOrder, identity, port, auth, created, updated, jumpStart, jumpIDs, rareStart, rare, groupIDs,
             identityIDs
     }
@@ -114,8 +114,8 @@ extension HostTable {
         self.storage = storage
         count = n
         token = header.token
-        let textLength = layout.lengths[S.text.rawValue]
-        let displayLength = layout.lengths[S.display.rawValue]
+        textLength = layout.lengths[S.text.rawValue]
+        displayLength = layout.lengths[S.display.rawValue]
         textStart = try section(.textStart, elementSize: 4, elements: n + 1).assumingMemoryBound(to: UInt32.self)
         text = (storage.base + layout.offsets[S.text.rawValue]).assumingMemoryBound(to: UInt8.self)
         displayStart = try section(.displayStart, elementSize: 4, elements: n + 1).assumingMemoryBound(to: UInt32.self)
@@ -136,29 +136,13 @@ extension HostTable {
         rareStart = try section(.rareStart, elementSize: 4, elements: n + 1).assumingMemoryBound(to: UInt32.self)
         rareCount = layout.lengths[S.rare.rawValue]
         rare = (storage.base + layout.offsets[S.rare.rawValue]).assumingMemoryBound(to: UInt8.self)
+        recentCount = layout.lengths[S.recent.rawValue] / 4
+        recentColumn = try section(.recent, elementSize: 4, elements: recentCount).assumingMemoryBound(to: UInt32.self)
         let groupBytes = try section(.groupIDs, elementSize: 16, elements: header.groups).assumingMemoryBound(to: UInt8.self)
         groupIDs = (0..<header.groups).map { HostTable.uuid(groupBytes + $0 * 16) }
         let identityBytes = try section(.identityIDs, elementSize: 16, elements: header.identities)
             .assumingMemoryBound(to: UInt8.self)
         identityIDs = (0..<header.identities).map { HostTable.uuid(identityBytes + $0 * 16) }
-
-        // The columns the search reads without checks are checked once here (the others at each access).
-        try HostTable.checkOffsets(textStart, n, end: textLength, "text")
-        try HostTable.checkOffsets(displayStart, n, end: displayLength, "display")
-        for i in 0..<n where groupColumn[i] < -1 || Int(groupColumn[i]) >= header.groups {
-            throw HostTableFormatError(description: "host \(i) refers to a group that is not listed")
-        }
-    }
-
-    static func checkOffsets(_ offsets: UnsafePointer<UInt32>, _ n: Int, end: Int, _ name: String)
-        throws(HostTableFormatError)
-    {
-        guard offsets[0] == 0, Int(offsets[n]) == end else {
-            throw HostTableFormatError(description: "\(name) offsets do not cover the \(name) section")
-        }
-        for i in 0..<n where offsets[i] > offsets[i + 1] {
-            throw HostTableFormatError(description: "\(name) offsets go backwards at host \(i)")
-        }
     }
 
     /// The whole table as bytes in the catalog format (tests compare and reload these).

@@ -332,12 +332,10 @@ public enum Reducer {
         let table = state.catalog.table
         var all = (0..<Int32(table.count)).map { $0 }
         if state.sort == .recent {
-            // Most recent first, never-connected after them; the list order breaks ties.
-            let connected = all.filter { table.lastConnected(Int($0)) != nil }.sorted {
-                let a = table.lastConnected(Int($0))!, b = table.lastConnected(Int($1))!
-                return a != b ? a > b : $0 < $1
-            }
-            all = connected + all.filter { table.lastConnected(Int($0)) == nil }
+            // Most recent first (the catalog keeps that list), never-connected after them in list order.
+            let connected = table.recentRows
+            let seen = Set(connected)
+            all = connected + all.filter { !seen.contains($0) }
         }
         state.allRows = all
         if let groupID = state.selectedGroupID {

@@ -21,12 +21,12 @@ final class TUISearchTests: XCTestCase {
 
     func testListAndTheTUIFindTheSameHostsInTheSameOrder() throws {
         let home = try fleet()
-        let expected = try listed(home, "db fra")
-        XCTAssertGreaterThan(expected.count, 3)
+        let expected = try listed(home, "db")
+        XCTAssertGreaterThan(expected.count, 6)
         let tui = try Tmux(home: home, columns: 150, rows: 40)
         try tui.waitFor("the list") { $0.contains("400 hosts") && !$0.contains("loading") }
         try tui.send("/")
-        try tui.type("db fra")
+        try tui.type("db")
         // The details pane's title names the selected row: walk the first results in list's order.
         try tui.waitFor("the results") { $0.contains("Hosts \(expected.count) ") && self.selected($0) == expected[0] }
         try tui.send("Enter")
