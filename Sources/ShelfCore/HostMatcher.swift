@@ -64,9 +64,20 @@ public struct HostMatcher: Sendable {
         groupDisplay = groupPaths
         self.groupPaths = groupPaths.map { Array(HostSearch.fold($0).utf8) }
         var ranks: [Int32: Int32] = [:]
-        for (rank, row) in table.recentRows.enumerated() where ranks[row] == nil { ranks[row] = Int32(rank) }
+        var bits = [UInt64](repeating: 0, count: (table.count + 63) / 64)
+        for (rank, row) in table.recentRows.enumerated() where ranks[row] == nil {
+            ranks[row] = Int32(rank)
+            bits[Int(row) / 64] |= 1 << UInt64(Int(row) % 64)
+        }
         recentRank = ranks
+        recentBits = bits
     }
+
+    /// One bit per row: ever connected. Ranking tests this for every match; the rank lookup only for hits.
+    let recentBits: [UInt64]
+
+    @inline(__always)
+    func isRecent(_ row: Int32) -> Bool { recentBits[Int(row) / 64] & (1 << UInt64(Int(row) % 64)) != 0 }
 
     // MARK: matching
 
@@ -266,7 +277,7 @@ public struct HostMatcher: Sendable {
         var counts = [Int](repeating: 0, count: top - bottom + 1)
         let anyRecent = !recentRank.isEmpty
         for i in 0..<n {
-            if anyRecent, let rank = recentRank[matches.rows[i]] {
+            if anyRecent, isRecent(matches.rows[i]), let rank = recentRank[matches.rows[i]] {
                 recent.append((matches.rows[i], matches.scores[i], rank, i))
             } else {
                 counts[top - Int(matches.scores[i])] += 1
@@ -280,7 +291,7 @@ public struct HostMatcher: Sendable {
         }
         var plain = [Int32](repeating: 0, count: sum)
         var plainScores = [Int32](repeating: 0, count: sum)
-        for i in 0..<n where !anyRecent || recentRank[matches.rows[i]] == nil {
+        for i in 0..<n where !anyRecent || !isRecent(matches.rows[i]) {
             let bucket = top - Int(matches.scores[i])
             plain[start[bucket]] = matches.rows[i]
             plainScores[start[bucket]] = matches.scores[i]

@@ -77,7 +77,7 @@ enum ImportExportCommands {
         let store = try context.store()
         let summary: ImportSummary
         do {
-            summary = try store.write { store in
+            summary = try store.bulkWrite { store in
                 let summary = try ImportPlan.apply(resolved, groupPath: call.value("group"), home: home, store: store)
                 if call.flag("dry-run") { throw DryRun(summary: summary.text(path: path, dryRun: true)) }
                 return summary

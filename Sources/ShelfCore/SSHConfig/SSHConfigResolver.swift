@@ -86,7 +86,7 @@ public enum SSHConfigResolver {
     }
 
     public static func isWildcard(_ pattern: String) -> Bool {
-        pattern.contains { "*?!".contains($0) } || pattern.contains(",")
+        pattern.utf8.contains { $0 == 0x2A || $0 == 0x3F || $0 == 0x21 || $0 == 0x2C }  // * ? ! ,
     }
 
     /// OpenSSH Host matching: any positive pattern matches and no negated one does; case-insensitive.
