@@ -37,6 +37,7 @@ enum ImportPlan {
         let group = try groupPath.flatMap { try Resolve.groupCreating($0, in: store) }
         var identities = try store.identities()
         var byName: [String: ShelfCore.Host] = [:]
+        byName.reserveCapacity(resolved.hosts.count)
         var ambiguous: Set<String> = []
         for host in try store.hosts() {
             if byName[host.name] != nil { ambiguous.insert(host.name) } else { byName[host.name] = host }
@@ -53,7 +54,7 @@ enum ImportPlan {
             }
             let existing = byName[entry.alias]
             if let existing, stored[existing.id] == nil { stored[existing.id] = existing }
-            var host = existing ?? ShelfCore.Host(name: entry.alias, groupID: group?.id)
+            var host = existing ?? ShelfCore.Host(id: newID(), name: entry.alias, groupID: group?.id)
             host.hostname = entry.hostname
             host.user = entry.user
             host.port = entry.port
@@ -64,6 +65,8 @@ enum ImportPlan {
             imported.append((entry, host, existing == nil))
         }
         // Second pass: jump chains may name hosts defined later in the file.
+        var changedHosts: [ShelfCore.Host] = []
+        changedHosts.reserveCapacity(imported.count)
         for (entry, var host, isNew) in imported {
             let before = stored[host.id]
             if entry.proxyJump.isEmpty {
@@ -88,7 +91,7 @@ enum ImportPlan {
             var changed = isNew || before.map { !sameSettings($0, host) } ?? true
             if changed {
                 host.updatedAt = Date()
-                try store.save(host)
+                changedHosts.append(host)
             }
             let rules = rulesByHost[host.id] ?? []
             for spec in entry.forwards where !rules.contains(where: { $0.spec == spec }) {
@@ -100,7 +103,19 @@ enum ImportPlan {
             }
             if isNew { summary.added.append(host.name) } else if changed { summary.updated.append(host.name) } else { summary.unchanged += 1 }
         }
+        // One prepared statement for every host (in the caller's one transaction).
+        try store.save(hosts: changedHosts)
         return summary
+    }
+
+    /// A random (version 4) id from glibc's arc4random: Foundation's `UUID()` opens /dev/urandom for each one.
+    static func newID() -> UUID {
+        var bytes = (UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0),
+                     UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0))
+        withUnsafeMutableBytes(of: &bytes) { arc4random_buf($0.baseAddress!, 16) }
+        bytes.6 = bytes.6 & 0x0F | 0x40
+        bytes.8 = bytes.8 & 0x3F | 0x80
+        return UUID(uuid: bytes)
     }
 
     static func sameSettings(_ a: ShelfCore.Host, _ b: ShelfCore.Host) -> Bool {
