@@ -73,6 +73,7 @@ final class Database {
     }
 
     func prepare(_ sql: String) throws(StoreError) -> Statement {
+        StoreCounters.shared.countPrepare()
         var statement: OpaquePointer? = nil
         try check(sqlite3_prepare_v2(handle, sql, -1, &statement, nil), "prepare \(sql.prefix(60))")
         return Statement(statement, database: self)
@@ -146,7 +147,12 @@ final class Statement {
             case .null: rc = sqlite3_bind_null(handle, index)
             case .int(let v): rc = sqlite3_bind_int64(handle, index, Int64(v))
             case .double(let v): rc = sqlite3_bind_double(handle, index, v)
-            case .text(let v): rc = sqlite3_bind_text(handle, index, v, -1, transient)
+            case .text(var v):
+                // The bytes with their length: no C-string bridge and no strlen for every parameter.
+                rc = v.withUTF8 { bytes in
+                    bytes.isEmpty ? sqlite3_bind_text(handle, index, "", 0, transient)
+                        : sqlite3_bind_text(handle, index, bytes.baseAddress, Int32(bytes.count), transient)
+                }
             }
             try database.check(rc, "bind parameter \(index)")
         }

@@ -118,6 +118,7 @@ public final class Store {
         do {
             let result = try body(self)
             try db.execute("COMMIT")
+            StoreCounters.shared.countCommit()
             return result
         } catch {
             try? db.execute("ROLLBACK")

@@ -15,12 +15,7 @@ extension Migrations {
     static let catalog = Migration.sql("""
         CREATE TABLE catalog_version(id INTEGER PRIMARY KEY CHECK (id = 1), token BLOB NOT NULL);
         INSERT INTO catalog_version(id, token) VALUES (1, randomblob(16));
-        CREATE TRIGGER catalog_after_host_insert AFTER INSERT ON hosts
-            BEGIN UPDATE catalog_version SET token = randomblob(16) WHERE id = 1; END;
-        CREATE TRIGGER catalog_after_host_update AFTER UPDATE ON hosts
-            BEGIN UPDATE catalog_version SET token = randomblob(16) WHERE id = 1; END;
-        CREATE TRIGGER catalog_after_host_delete AFTER DELETE ON hosts
-            BEGIN UPDATE catalog_version SET token = randomblob(16) WHERE id = 1; END;
+        \(Store.catalogTriggerSQL)
         CREATE INDEX hosts_by_folded_name ON hosts(name COLLATE NOCASE, id);
         """)
 }
@@ -30,6 +25,16 @@ extension Store {
     public var catalogCachePath: String { path + ".catalog" }
 
     static let catalogTriggers = ["catalog_after_host_insert", "catalog_after_host_update", "catalog_after_host_delete"]
+
+    /// The triggers that change the catalog token on every write to the hosts table.
+    static let catalogTriggerSQL = """
+        CREATE TRIGGER catalog_after_host_insert AFTER INSERT ON hosts
+            BEGIN UPDATE catalog_version SET token = randomblob(16) WHERE id = 1; END;
+        CREATE TRIGGER catalog_after_host_update AFTER UPDATE ON hosts
+            BEGIN UPDATE catalog_version SET token = randomblob(16) WHERE id = 1; END;
+        CREATE TRIGGER catalog_after_host_delete AFTER DELETE ON hosts
+            BEGIN UPDATE catalog_version SET token = randomblob(16) WHERE id = 1; END;
+        """
 
     /// The list order: case-insensitive name, then id (the index `hosts_by_folded_name` serves it).
     static let listOrder = "ORDER BY name COLLATE NOCASE, id"

@@ -91,6 +91,27 @@ final class StoreCatalogTests: XCTestCase {
         XCTAssertTrue((0..<table.count).map(table.name).contains("renamed"), "rebuilt from the rows, not the old cache")
     }
 
+    func testABulkWriteChangesTheTokenOnceAndKeepsItsTriggers() throws {
+        let store = try seeded()
+        let before = try XCTUnwrap(try store.catalogToken())
+        try store.bulkWrite { store in
+            try store.save(hosts: (0..<100).map { ShelfCore.Host(name: "bulk-\($0)", hostname: "b") })
+        }
+        let after = try XCTUnwrap(try store.catalogToken(), "the triggers are back")
+        XCTAssertNotEqual(after, before)
+        XCTAssertEqual(try store.hostTable().count, 150)
+        struct Stop: Error {}
+        XCTAssertThrowsError(try store.bulkWrite { store in
+            try store.save(ShelfCore.Host(name: "rolled-back", hostname: "r"))
+            throw Stop()
+        })
+        XCTAssertEqual(try store.catalogToken(), after, "a failed bulk write changes nothing, triggers included")
+        try other(store).save(ShelfCore.Host(name: "later", hostname: "l"))
+        XCTAssertNotEqual(try store.catalogToken(), after, "the triggers work again after a bulk write")
+    }
+
+    func other(_ store: Store) throws -> Store { try Store(path: path) }
+
     func testListOrderIsCaseInsensitiveNameThenID() throws {
         let store = try Store(path: path)
         let names = ["beta", "Alpha", "alpha", "Gamma", "delta"]
