@@ -9,7 +9,18 @@ public enum HostSearch {
     /// The lower-cased search text stored with a host (without the group path, which is matched separately
     /// so renaming a group does not rewrite every host below it).
     public static func text(for host: Host) -> String {
-        ([host.name, host.hostname, host.user] + host.tags).map(fold).joined(separator: fieldSeparator)
+        let fields = [host.name, host.hostname, host.user] + host.tags
+        guard fields.allSatisfy({ $0.utf8.allSatisfy { $0 < 0x80 } }) else {
+            return fields.map(fold).joined(separator: fieldSeparator)
+        }
+        // ASCII (nearly every host): lower-case the bytes straight into the result.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(fields.reduce(fields.count) { $0 + $1.utf8.count })
+        for (i, field) in fields.enumerated() {
+            if i > 0 { bytes.append(0x1F) }
+            for byte in field.utf8 { bytes.append(byte &- 65 < 26 ? byte + 32 : byte) }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Lower-case and strip diacritics so `Zürich` is found by `zurich`.

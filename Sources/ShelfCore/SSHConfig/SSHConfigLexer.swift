@@ -76,6 +76,16 @@ public enum SSHConfigLexer {
         let keyword = String(decoding: UnsafeBufferPointer(rebasing: raw[start..<keywordEnd]), as: UTF8.self)
 
         var arguments: [String] = []
+        // A plain word (no quote, no escape: nearly all of them) becomes a String straight from the line.
+        while true {
+            var j = i
+            while j < end, raw[j] != space, raw[j] != tab, raw[j] != quote, raw[j] != 0x5C { j += 1 }
+            guard j == end || raw[j] == space || raw[j] == tab, j > i, raw[i] != hash else { break }
+            arguments.append(String(decoding: UnsafeBufferPointer(rebasing: raw[i..<j]), as: UTF8.self))
+            i = j
+            while i < end, raw[i] == space || raw[i] == tab { i += 1 }
+            if i == end { break }
+        }
         var current: [UInt8] = []
         var inQuotes = false
         var hasToken = false

@@ -66,7 +66,8 @@ public enum SSHConfigResolver {
         // not 100,000 × 100,000 pattern matches; blocks with wildcards or negations are tested for each alias.
         var literalBlocks: [String: [Int]] = [:]
         var patternBlocks: [Int] = []
-        for (index, block) in blocks.enumerated() where !block.isMatch {
+        // A block without settings changes no host (the implicit one before the first Host line, usually).
+        for (index, block) in blocks.enumerated() where !block.isMatch && !block.lines.isEmpty {
             if block.patterns.contains(where: isWildcard) {
                 patternBlocks.append(index)
             } else {
