@@ -4,9 +4,9 @@
 // insert, update and delete, by any process or version that writes the file; a cache whose token differs is
 // rebuilt from the rows in the same read transaction as the token, and replaced by rename (never written in
 // place), so a reader's mapping stays valid.
-import CSQLite
 import Foundation
 import ShelfCore
+import ShelfSQLite
 import ShelfSystem
 
 extension Migrations {
@@ -162,21 +162,6 @@ extension Store {
 }
 
 extension Statement {
-    /// A column's bytes, valid until the next step or reset.
-    func bytes(_ column: Int32) -> UnsafeBufferPointer<UInt8> {
-        let count = Int(sqlite3_column_bytes(handle, column))
-        guard count > 0, let pointer = sqlite3_column_text(handle, column) else {
-            return UnsafeBufferPointer(start: nil, count: 0)
-        }
-        return UnsafeBufferPointer(start: pointer, count: count)
-    }
-
-    func blob(_ column: Int32) -> [UInt8] {
-        let count = Int(sqlite3_column_bytes(handle, column))
-        guard count > 0, let pointer = sqlite3_column_blob(handle, column) else { return [] }
-        return Array(UnsafeRawBufferPointer(start: pointer, count: count))
-    }
-
     /// A UUID column parsed without Foundation's slower parser; nil for NULL or a malformed value.
     func uuidFast(_ column: Int32) -> UUID? {
         isNull(column) ? nil : HostTableBuilder.parseUUID(bytes(column))

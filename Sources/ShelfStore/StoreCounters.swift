@@ -1,19 +1,13 @@
-// StoreCounters: how many statements this process prepared and how many write transactions it committed, so
-// tests can guard the shape of bulk work (an import is one transaction over a fixed set of statements)
-// without timing anything.
+// StoreCounters: how many write transactions this process committed (and, from ShelfSQLite, statements it
+// prepared), so tests can guard the shape of bulk work (an import is one transaction over a fixed set of
+// statements) without timing anything.
 import Foundation
+import ShelfSQLite
 
 final class StoreCounters: @unchecked Sendable {
     static let shared = StoreCounters()
     private let lock = NSLock()
-    private var prepared = 0
     private var commits = 0
-
-    func countPrepare() {
-        lock.lock()
-        prepared += 1
-        lock.unlock()
-    }
 
     func countCommit() {
         lock.lock()
@@ -24,6 +18,6 @@ final class StoreCounters: @unchecked Sendable {
     static func snapshot() -> (prepared: Int, commits: Int) {
         shared.lock.lock()
         defer { shared.lock.unlock() }
-        return (shared.prepared, shared.commits)
+        return (SQLiteCounters.statementsPrepared, shared.commits)
     }
 }

@@ -3,6 +3,7 @@
 // table's bytes (100,000 rows without a String per cell).
 import Foundation
 import ShelfCore
+import ShelfOperations
 import ShelfStore
 
 enum HostListing {

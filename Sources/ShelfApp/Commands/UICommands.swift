@@ -2,6 +2,7 @@
 // prints the generated README keymap, or runs the in-program benchmark that bench/tui drives.
 import Foundation
 import ShelfCore
+import ShelfOperations
 import ShelfSystem
 import ShelfUI
 

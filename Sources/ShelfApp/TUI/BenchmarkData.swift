@@ -5,6 +5,7 @@
 // an ssh_config, so the import benchmark and fzf read exactly what the TUI and `list` search.
 import Foundation
 import ShelfCore
+import ShelfOperations
 import ShelfStore
 
 enum BenchmarkData {
@@ -119,7 +120,7 @@ enum BenchmarkData {
         try store.write { store in
             var groups: [String: UUID] = [:]
             for path in Set(entries.map(\.groupPath)).sorted() {
-                groups[path] = try Resolve.groupCreating(path, in: store)?.id
+                groups[path] = try GroupOperations.create(path, in: store)?.id
             }
             var identities: [String: UUID] = [:]
             for file in Set(entries.map(\.keyFile)).sorted() where !file.isEmpty {
