@@ -49,6 +49,7 @@ enum ImportPlan {
         let rulesByHost = Dictionary(grouping: try store.forwardRules(), by: { $0.hostID })
         var imported: [(ImportedHost, ShelfCore.Host, Bool)] = []
         imported.reserveCapacity(resolved.hosts.count)
+        var ids = IDSource()
         for entry in resolved.hosts {
             if ambiguous.contains(entry.alias) {
                 summary.failures.append("\(entry.location): host '\(entry.alias)' skipped: several stored hosts have this name")
@@ -56,7 +57,7 @@ enum ImportPlan {
             }
             let existing = byName[entry.alias]
             if let existing, stored[existing.id] == nil { stored[existing.id] = existing }
-            var host = existing ?? ShelfCore.Host(id: newID(), name: entry.alias, groupID: group?.id)
+            var host = existing ?? ShelfCore.Host(id: ids.make(), name: entry.alias, groupID: group?.id)
             host.hostname = entry.hostname
             host.user = entry.user
             host.port = entry.port
@@ -110,14 +111,28 @@ enum ImportPlan {
         return summary
     }
 
-    /// A random (version 4) id from glibc's arc4random: Foundation's `UUID()` opens /dev/urandom for each one.
-    static func newID() -> UUID {
-        var bytes = (UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0),
-                     UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0))
-        withUnsafeMutableBytes(of: &bytes) { arc4random_buf($0.baseAddress!, 16) }
-        bytes.6 = bytes.6 & 0x0F | 0x40
-        bytes.8 = bytes.8 & 0x3F | 0x80
-        return UUID(uuid: bytes)
+    /// Random (version 4) ids, their bytes fetched from the kernel 256 ids at a time: Foundation's `UUID()`
+    /// opens /dev/urandom for each one, and even one getrandom call per host showed up at 100,000 hosts.
+    struct IDSource {
+        private var pool: [UInt8] = []
+        private var next = 0
+
+        mutating func make() -> UUID {
+            if next + 16 > pool.count {
+                pool = [UInt8](repeating: 0, count: 16 * 256)
+                pool.withUnsafeMutableBytes { arc4random_buf($0.baseAddress!, $0.count) }
+                next = 0
+            }
+            var bytes = (UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0),
+                         UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0))
+            withUnsafeMutableBytes(of: &bytes) { out in
+                pool.withUnsafeBytes { out.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[next..<(next + 16)])) }
+            }
+            next += 16
+            bytes.6 = bytes.6 & 0x0F | 0x40
+            bytes.8 = bytes.8 & 0x3F | 0x80
+            return UUID(uuid: bytes)
+        }
     }
 
     static func sameSettings(_ a: ShelfCore.Host, _ b: ShelfCore.Host) -> Bool {
