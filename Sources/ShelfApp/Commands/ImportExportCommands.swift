@@ -14,7 +14,9 @@ enum ImportExportCommands {
                 Local/Remote/DynamicForward are carried over, with Include followed (globs; relative paths \
                 resolve against ~/.ssh, or the imported file's folder when it lies elsewhere). Wildcard \
                 patterns and Match blocks are reported as skipped with their line. Importing again updates \
-                hosts of the same name instead of adding duplicates. The file itself is only read.
+                hosts of the same name instead of adding duplicates. The file itself is only read. Each file \
+                may be up to 256 MiB (about two million hosts); split a larger one with Include. All hosts \
+                are written in one transaction: no other sshelf ever sees half an import.
                 """,
             arguments: [ArgumentSpec(name: "PATH", help: "config file to read", optional: true, completion: .file)],
             options: [
