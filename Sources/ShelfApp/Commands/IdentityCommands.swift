@@ -12,7 +12,8 @@ import Glibc
 enum IdentityCommands {
     static let commands: [CommandSpec] = [
         CommandSpec(path: ["identity", "list"], summary: "list identities (keys) and the hosts using them",
-                    options: [.flag("json", "print JSON for scripts")], run: list),
+                    options: [.flag("json", "print JSON for scripts"),
+                              .flag("names", "print only the identity names, one per line")], run: list),
         CommandSpec(path: ["identity", "import"], summary: "move a private key file into the vault",
                     details: "OpenSSH and PEM keys. An encrypted key's passphrase is asked for and kept in the vault beside it. The public key goes to the store (from the key itself, or PATH.pub). The file is left alone unless --remove-file.",
                     arguments: [ArgumentSpec(name: "NAME", help: "identity name"),
@@ -37,6 +38,10 @@ enum IdentityCommands {
         let (identities, hosts) = try store.read { store in (try store.identities(), try store.hosts()) }
         if call.flag("json") {
             context.print(try JSONOutput.encode(identities))
+            return 0
+        }
+        if call.flag("names") {
+            context.output(identities.map { Display.safe($0.name) + "\n" }.joined())
             return 0
         }
         if identities.isEmpty {
