@@ -48,7 +48,7 @@ _sshelf() {
         --benchmark-query) COMPREPLY=(); return ;;
         --benchmark-report) _sshelf_files; return ;;
         --benchmark-seed) COMPREPLY=(); return ;;
-        --benchmark-ssh-config) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --benchmark-ssh-config) _sshelf_files; return ;;
         --code-fd) COMPREPLY=(); return ;;
         --comment) COMPREPLY=(); return ;;
         --dynamic) COMPREPLY=(); return ;;
