@@ -44,9 +44,11 @@ _sshelf() {
     case "$cmd" in warm|group|forward|identity|import|export|vault|sync) key="$cmd $sub" ;; esac
     case "$prev" in
         --auth) COMPREPLY=($(compgen -W "auto publickey password keyboardInteractive agent" -- "$cur")); return ;;
+        --benchmark-data) COMPREPLY=($(compgen -W "synthetic realistic" -- "$cur")); return ;;
         --benchmark-query) COMPREPLY=(); return ;;
         --benchmark-report) _sshelf_files; return ;;
         --benchmark-seed) COMPREPLY=(); return ;;
+        --benchmark-ssh-config) _sshelf_files; return ;;
         --code-fd) COMPREPLY=(); return ;;
         --comment) COMPREPLY=(); return ;;
         --dynamic) COMPREPLY=(); return ;;
@@ -72,6 +74,7 @@ _sshelf() {
         --remote) COMPREPLY=(); return ;;
         --rename) COMPREPLY=(); return ;;
         --secret-fd) COMPREPLY=(); return ;;
+        --sessions) COMPREPLY=(); return ;;
         --tag) COMPREPLY=(); return ;;
         --timeout) COMPREPLY=(); return ;;
         --tui-state) COMPREPLY=(); return ;;
@@ -95,8 +98,8 @@ _sshelf() {
         "group rm") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--recursive --help" -- "$cur")); else _sshelf_words sshelf group list --names; fi ;;
         "group mv") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else _sshelf_words sshelf group list --names; fi ;;
         "forward list") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
-        "forward add") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--local --remote --dynamic --name --autostart --disabled --allow-public-bind --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
-        "forward edit") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--local --remote --dynamic --name --autostart --no-autostart --allow-public-bind --help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "forward add") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--local --remote --dynamic --name --autostart --disabled --sessions --allow-public-bind --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
+        "forward edit") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--local --remote --dynamic --name --autostart --no-autostart --sessions --allow-public-bind --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "forward enable") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;
         "forward disable") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;
         "forward rm") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;
@@ -129,7 +132,7 @@ _sshelf() {
         "sync now") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "sync devices") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;
         "sync disable") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;
-        "ui") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--print-keymap --benchmark-report --benchmark-query --benchmark-seed --help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "ui") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--print-keymap --benchmark-report --benchmark-query --benchmark-seed --benchmark-data --benchmark-ssh-config --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "check") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "completions") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=($(compgen -W "bash zsh fish" -- "$cur")); fi ;;
         "manpage") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;

@@ -9,7 +9,7 @@ enum Migration: Sendable {
 }
 
 enum Migrations {
-    static let all: [Migration] = [version1, version2, version3]
+    static let all: [Migration] = [version1, version2, version3, version4, catalog]
     static var latest: Int { all.count }
 
     /// The first schema. Relations are flat optional ids with no foreign keys and no unique names: sync can
@@ -114,6 +114,24 @@ enum Migrations {
                            [.text(kind), .text(id), .int(Int(wall)), .int(counter), .text(device)])
                 counter += 1
             }
+        }
+    }
+
+    /// Forward rules: how many SSH sessions carry a rule's connections. A rule that arrived by sync from a newer
+    /// device before this column existed kept `sessions` among its unknown fields; it moves into the column here,
+    /// so the value is not stored twice (clamped to what this version runs).
+    static let version4 = Migration.code { db in
+        try db.execute("ALTER TABLE forward_rules ADD COLUMN sessions INTEGER NOT NULL DEFAULT 1;")
+        let rows = try db.query("SELECT id, extra FROM forward_rules WHERE extra LIKE '%\"sessions\"%'") { row in
+            (row.text(0), ExtraFields.decode(row.text(1)))
+        }
+        let update = try db.prepare("UPDATE forward_rules SET sessions = ?, extra = ? WHERE id = ?")
+        for (id, extra) in rows {
+            var rest = extra
+            guard case .number(let value)? = rest.removeValue(forKey: "sessions"), value.isFinite else { continue }
+            let sessions = Int(min(max(value.rounded(), 1), Double(PortForwardRule.sessionLimit)))
+            try update.bind([.int(sessions), .text(ExtraFields.encode(rest)), .text(id)])
+            while try update.step() {}
         }
     }
 }

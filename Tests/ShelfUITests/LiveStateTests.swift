@@ -118,7 +118,7 @@ final class LiveStateTests: XCTestCase {
     func testAFingerprintWrapsInTheDetailsPaneInsteadOfBeingCut() {
         let state = Fixtures.state(Fixtures.threeLevels(), rows: 24, columns: 80)
         var selected = state
-        selected.hostCursor = selected.visible.firstIndex { selected.catalog.hosts[$0].name == "web-eu-1" }!
+        selected.hostCursor = selected.visible.firstIndex { selected.catalog.table.name(Int($0)) == "web-eu-1" }!
         let text = Screen.render(selected).text
         XCTAssertTrue(text.contains("SHA256:+DiY3wvvV6TuJJhbpZisF/zLDA0zPMSvHdkr4UvCOqU"), text)
     }
