@@ -90,6 +90,23 @@ final class ConnectFlowTests: XCTestCase {
         XCTAssertEqual(Fixtures.press(&state, .enter), [.connect(state.selectedHost!.id)])
     }
 
+    /// The case: a query typed into a big list, Enter to keep the results, Enter to connect — while the
+    /// search had not finished. The host connected to is the one shown selected after the first Enter, never a
+    /// row that ranking moved there afterwards.
+    func testEnterTwiceAfterASearchConnectsToTheHostSelectedAtTheFirstEnter() {
+        var state = Fixtures.state(Fixtures.longList(SearchState.immediateLimit + 500))
+        Fixtures.press(&state, .char("/"))
+        Fixtures.type(&state, "host-0042")
+        XCTAssertTrue(state.search.isRunning, "a big list filters between key polls")
+        Fixtures.press(&state, .enter)
+        let selected = state.selectedHost
+        XCTAssertNotNil(selected)
+        // Whatever the run loop does before the next key, the selection stays on that host.
+        while state.search.isRunning { _ = Reducer.reduce(&state, .filterStep) }
+        _ = Reducer.reduce(&state, .tick(Fixtures.now))
+        XCTAssertEqual(Fixtures.press(&state, .enter), [.connect(selected!.id)])
+    }
+
     func testEscapeCancelsTheConnectUnderWayElseClearsTheSearch() {
         var state = Fixtures.state(Fixtures.threeLevels())
         XCTAssertEqual(Fixtures.press(&state, .escape), [])

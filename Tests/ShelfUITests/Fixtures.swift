@@ -46,6 +46,19 @@ enum Fixtures {
         return Catalog(hosts: hosts, groups: [prod, eu, web, us, staging], identities: [laptop], rules: rules)
     }
 
+    /// Two hosts named "lab" (one "Lab": the unique-name rule ignores case), as sync can bring them together, and
+    /// one named "lab2".
+    static func sharedNames() -> Catalog {
+        let hosts = [
+            ShelfCore.Host(id: UUID(uuidString: "3FA2C1D0-0000-0000-0000-000000000301")!, name: "lab",
+                           hostname: "lab.site-a.example", user: "root"),
+            ShelfCore.Host(id: UUID(uuidString: "9B1E22AA-0000-0000-0000-000000000302")!, name: "Lab",
+                           hostname: "lab.site-b.example", user: "root"),
+            ShelfCore.Host(id: id(303), name: "lab2", hostname: "lab2.example"),
+        ]
+        return Catalog(hosts: hosts)
+    }
+
     /// `count` hosts named host-0001… in one group, for scrolling and search tests.
     static func longList(_ count: Int) -> Catalog {
         let group = HostGroup(id: id(1), name: "fleet")

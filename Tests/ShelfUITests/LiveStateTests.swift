@@ -115,6 +115,20 @@ final class LiveStateTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(tight.tags, 4, "tags keep a little room")
     }
 
+    func testHostsSharingANameAreMarkedWithTheNameCommandsTake() {
+        var state = Fixtures.state(Fixtures.sharedNames(), rows: 24, columns: 100)
+        let text = Screen.render(state).text
+        XCTAssertTrue(text.contains("lab@3fa2c1d0"), text)
+        XCTAssertTrue(text.contains("Lab@9b1e22aa"), text)
+        XCTAssertTrue(text.contains("lab2 "), "lab2 is its own name: \(text)")
+        XCTAssertFalse(text.contains("lab2@"), text)
+        XCTAssertTrue(text.contains("name      shared with 1 other host: commands take lab@3fa2c1d0"), text)
+        Fixtures.press(&state, .char("G"))
+        XCTAssertFalse(Screen.render(state).text.contains("shared with"), "lab2 shares nothing")
+        XCTAssertEqual(state.catalog.rowsSharingName(with: 0), [0, 1])
+        XCTAssertEqual(state.catalog.rowsSharingName(with: 2), [2])
+    }
+
     func testAFingerprintWrapsInTheDetailsPaneInsteadOfBeingCut() {
         let state = Fixtures.state(Fixtures.threeLevels(), rows: 24, columns: 80)
         var selected = state

@@ -126,6 +126,7 @@ final class SnapshotTests: XCTestCase {
         Fixtures.type(&password, "hunter2")
         Fixtures.press(&password, .tab)
         add("prompt-password", password)
+        add("shared-names", Fixtures.state(Fixtures.sharedNames(), rows: rows, columns: columns))
         var wide = Fixtures.state(WideCharacterTests.wideCatalog(), rows: rows, columns: columns)
         add("wide-characters", wide)
         Fixtures.press(&wide, .char("/"))

@@ -11,8 +11,13 @@ enum DetailsView {
             return
         }
         let catalog = state.catalog
-        var lines: [(String, String, CellStyle)] = [
-            ("address", host.destination, .plain),
+        var lines: [(String, String, CellStyle)] = [("address", host.destination, .plain)]
+        if let row = state.selectedRow, catalog.sharesName(row) {
+            let others = catalog.rowsSharingName(with: row).count - 1
+            lines.append(("name", "shared with \(others) other host\(others == 1 ? "" : "s"): commands take "
+                          + catalog.reference(row), CellStyle(color: .orange)))
+        }
+        lines += [
             ("group", catalog.tree.path(of: host.groupID).isEmpty ? "(none)" : catalog.tree.path(of: host.groupID), .plain),
         ]
         if !host.tags.isEmpty { lines.append(("tags", host.tags.joined(separator: ", "), .plain)) }

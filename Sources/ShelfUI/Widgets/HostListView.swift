@@ -1,5 +1,5 @@
-// HostListView: the hosts of the selected group (or the search results) — name, user@host:port, tags and
-// last connected, with the characters a search matched underlined and coloured.
+// HostListView: the hosts of the selected group (or the search results) — name (NAME@ID when another host has the
+// name too), user@host:port, tags and last connected, with the characters a search matched underlined and coloured.
 import Foundation
 import ShelfCore
 
@@ -57,7 +57,7 @@ enum HostListView {
             let fields = table.fields(Int(row))
             let destination = Destination(user: fields[safe: 2] ?? "", hostname: fields[safe: 1] ?? "",
                                           port: table.port(Int(row)), marks: HostHighlights())
-            widths.name = max(widths.name, CharWidth.of(fields[safe: 0] ?? ""))
+            widths.name = max(widths.name, CharWidth.of(state.catalog.reference(Int(row))))
             widths.destination = max(widths.destination, CharWidth.of(destination.text))
             widths.tags = max(widths.tags, CharWidth.of(fields.dropFirst(3).joined(separator: ",")))
         }
@@ -108,7 +108,14 @@ enum HostListView {
             let marks = query.map { state.catalog.matcher.highlights(row, $0) } ?? HostHighlights()
             let destination = Destination(user: user, hostname: hostname, port: table.port(row), marks: marks)
             let e = state.symbols.ellipsis
-            field(name, matched: marks.name, row: y, column: x + 1, width: c.name, ellipsis: e, on: &canvas)
+            // A name another host has too shows as commands take it, NAME@ID, the @ID in orange.
+            let reference = state.catalog.reference(row)
+            field(reference, matched: marks.name, row: y, column: x + 1, width: c.name, ellipsis: e, on: &canvas)
+            if reference.count > name.count, CharWidth.of(reference) <= c.name {
+                canvas.restyle(row: y, column: x + 1 + CharWidth.of(name), width: CharWidth.of(reference) - CharWidth.of(name)) {
+                    $0.color = .orange
+                }
+            }
             field(destination.text, matched: destination.matched, row: y, column: x + 2 + c.name,
                   width: c.destination, ellipsis: e, on: &canvas, style: .plain)
             if c.tags > 2 {
