@@ -132,7 +132,7 @@ final class TUIVaultTests: XCTestCase {
         try tui.send("q")
     }
 
-    func testTheFormRefusesANameAnotherHostHas() throws {
+    func testTheFormRefusesANameAnotherHostHasAndSharedNamesAreMarked() throws {
         let home = TempHome()
         XCTAssertExit(try home.run("add", "lab", "--host", "lab.example"), 0)
         let tui = try Tmux(home: home, columns: 100, rows: 30)
@@ -147,6 +147,10 @@ final class TUIVaultTests: XCTestCase {
         XCTAssertTrue(screen.contains("Add host"), "the form stays open with what was typed:\n\(screen)")
         XCTAssertEqual(try home.run("list", "--json").stdout.components(separatedBy: "\"name\"").count - 1, 1)
         try tui.send("Escape")
+        // A second "lab" made on purpose elsewhere (as sync can bring one): both marked as commands name them.
+        XCTAssertExit(try home.run("add", "lab", "--host", "lab-b.example", "--allow-duplicate"), 0)
+        let marked = try tui.waitFor("both labs marked") { $0.components(separatedBy: "lab@").count - 1 >= 2 }
+        XCTAssertTrue(marked.contains("shared with 1 other host: commands take lab@"), marked)
         try tui.send("q")
         XCTAssertEqual(try tui.waitForExit(), 0)
     }
