@@ -2,33 +2,17 @@
 // made (the wait also watches a wake-up pipe), or once a hop's socket is open (it is shut down both ways, so every
 // blocking libssh2 call on it returns at once and nothing more can be sent). Used by the TUI's Esc.
 import Foundation
+import ShelfSystem
 
 public final class ConnectCancellation: @unchecked Sendable {
     private let lock = NSLock()
     private var cancelled = false
     private var sockets: Set<Int32> = []
-    /// Read end (polled by a connect in progress) and write end of the wake-up pipe.
-    let wakeFD: Int32
-    private let signalFD: Int32
+    /// Polled by a connect in progress; signalled by `cancel()`.
+    private let wake = WakePipe()
+    var wakeFD: Int32 { wake.readEnd }
 
-    public init() {
-        var fds: [Int32] = [-1, -1]
-        if pipe(&fds) == 0 {
-            for fd in fds {
-                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            }
-        } else {
-            fds = [-1, -1]
-        }
-        wakeFD = fds[0]
-        signalFD = fds[1]
-    }
-
-    deinit {
-        if wakeFD >= 0 { close(wakeFD) }
-        if signalFD >= 0 { close(signalFD) }
-    }
+    public init() {}
 
     public var isCancelled: Bool {
         lock.lock()
@@ -43,10 +27,7 @@ public final class ConnectCancellation: @unchecked Sendable {
         defer { lock.unlock() }
         guard !cancelled else { return }
         cancelled = true
-        if signalFD >= 0 {
-            var byte: UInt8 = 1
-            _ = write(signalFD, &byte, 1)
-        }
+        wake.signal()
         for fd in sockets { shutdown(fd, Int32(SHUT_RDWR)) }
     }
 

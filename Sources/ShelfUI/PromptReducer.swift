@@ -24,57 +24,67 @@ enum PromptReducer {
             return mismatchKey(&state, key, mismatch)
         case .secret(let host, let text, let echo, var input, var remember, let offer):
             // Every character is text here, `y` and `n` included; the table's other keys edit or answer.
-            if case .char(let ch) = key {
-                guard input.utf8.count < Validation.maxFieldLength else { return [] }
-                input.append(ch)
-            } else {
-                switch Keymap.binding(for: key, in: .prompt)?.command {
-                case .promptSend:
-                    closePrompt(&state)
-                    state.notice = Notice("logging in to \(host)...")
-                    return [.answerPrompt(.secret(input, remember: offer && remember))]
-                case .promptCancel:
-                    closePrompt(&state)
-                    attemptEnds(&state)
-                    state.notice = Notice("not connected: cancelled", isError: true)
-                    return [.answerPrompt(.cancelled)]
-                case .promptErase:
-                    if !input.isEmpty { input.removeLast() }
-                case .promptClear:
-                    input = ""
-                case .promptRemember:
-                    if offer { remember.toggle() }
-                default:
-                    return []
-                }
+            switch edit(&input, key) {
+            case .edited: break
+            case .command(.promptSend):
+                closePrompt(&state)
+                state.notice = Notice("logging in to \(host)...")
+                return [.answerPrompt(.secret(input, remember: offer && remember))]
+            case .command(.promptCancel):
+                closePrompt(&state)
+                attemptEnds(&state)
+                state.notice = Notice("not connected: cancelled", isError: true)
+                return [.answerPrompt(.cancelled)]
+            case .command(.promptRemember):
+                if offer { remember.toggle() }
+            default:
+                return []
             }
             state.mode = .prompt(.secret(host: host, prompt: text, echo: echo, input: input, remember: remember,
                                          offerRemember: offer))
             return []
         case .vaultPassphrase(let text, var input):
-            if case .char(let ch) = key {
-                guard input.utf8.count < Validation.maxFieldLength else { return [] }
-                input.append(ch)
-            } else {
-                switch Keymap.binding(for: key, in: .prompt)?.command {
-                case .promptSend:
-                    closePrompt(&state)
-                    state.notice = Notice("unlocking the vault...")
-                    return [.answerPrompt(.secret(input, remember: false))]
-                case .promptCancel:
-                    closePrompt(&state)
-                    state.notice = Notice("the vault stays locked")
-                    return [.answerPrompt(.cancelled)]
-                case .promptErase:
-                    if !input.isEmpty { input.removeLast() }
-                case .promptClear:
-                    input = ""
-                default:
-                    return []
-                }
+            switch edit(&input, key) {
+            case .edited: break
+            case .command(.promptSend):
+                closePrompt(&state)
+                state.notice = Notice("unlocking the vault...")
+                return [.answerPrompt(.secret(input, remember: false))]
+            case .command(.promptCancel):
+                closePrompt(&state)
+                state.notice = Notice("the vault stays locked")
+                return [.answerPrompt(.cancelled)]
+            default:
+                return []
             }
             state.mode = .prompt(.vaultPassphrase(prompt: text, input: input))
             return []
+        }
+    }
+
+    /// What a key does in a dialog with typed text: it typed or edited the text (the dialog stays), or it is a
+    /// command for the dialog to act on.
+    enum TextKey: Equatable {
+        case edited
+        case command(Command)
+        case ignored
+    }
+
+    /// Every character is text (up to the field limit); Backspace erases and Ctrl-U clears, from the table.
+    static func edit(_ input: inout String, _ key: Key) -> TextKey {
+        if case .char(let ch) = key {
+            if input.utf8.count < Validation.maxFieldLength { input.append(ch) }
+            return .edited
+        }
+        switch Keymap.binding(for: key, in: .prompt)?.command {
+        case .promptErase:
+            if !input.isEmpty { input.removeLast() }
+            return .edited
+        case .promptClear:
+            input = ""
+            return .edited
+        case let command?: return .command(command)
+        case nil: return .ignored
         }
     }
 
@@ -82,15 +92,12 @@ enum PromptReducer {
     /// only that exact name, Esc keeps what is known.
     static func mismatchKey(_ state: inout UIState, _ key: Key, _ original: KeyMismatch) -> [Effect] {
         var mismatch = original
-        if case .char(let ch) = key {
-            guard mismatch.input.utf8.count < Validation.maxFieldLength else { return [] }
-            mismatch.input.append(ch)
+        switch edit(&mismatch.input, key) {
+        case .edited:
             mismatch.mistyped = false
             state.mode = .prompt(.keyMismatch(mismatch))
             return []
-        }
-        switch Keymap.binding(for: key, in: .prompt)?.command {
-        case .promptSend:
+        case .command(.promptSend):
             guard mismatch.input == mismatch.host else {
                 mismatch.mistyped = true
                 state.mode = .prompt(.keyMismatch(mismatch))
@@ -106,7 +113,7 @@ enum PromptReducer {
                 state.notice = Notice("host key trusted; logging in...")
                 return [.answerPrompt(.trustHostKey(true))]
             }
-        case .promptCancel:
+        case .command(.promptCancel):
             closePrompt(&state)
             switch mismatch.kind {
             case .changed:
@@ -118,16 +125,9 @@ enum PromptReducer {
                 state.notice = Notice("not connected: the host key was not trusted", isError: true)
                 return [.answerPrompt(.trustHostKey(false))]
             }
-        case .promptErase:
-            if !mismatch.input.isEmpty { mismatch.input.removeLast() }
-        case .promptClear:
-            mismatch.input = ""
         default:
             return []
         }
-        mismatch.mistyped = false
-        state.mode = .prompt(.keyMismatch(mismatch))
-        return []
     }
 
     /// The user's answer ends the connect attempt (a refused key, a cancelled question): Enter may start the next

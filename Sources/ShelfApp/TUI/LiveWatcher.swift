@@ -13,6 +13,7 @@ import Foundation
 import ShelfCore
 import ShelfStore
 import ShelfSync
+import ShelfSystem
 import ShelfUI
 
 final class LiveWatcher: @unchecked Sendable {
@@ -26,8 +27,7 @@ final class LiveWatcher: @unchecked Sendable {
     private let vault: TUIVault
     private let status: StatusSource
     private let sync: BackgroundSync?
-    private let wakeRead: Int32
-    private let wakeWrite: Int32
+    private let wakeUp = WakePipe()
 
     /// `sync` is nil when background sync is off (the test hook replaces its state).
     init(context: AppContext, mailbox: Mailbox, vault: TUIVault, status: StatusSource, sync: BackgroundSync?) {
@@ -36,17 +36,6 @@ final class LiveWatcher: @unchecked Sendable {
         self.vault = vault
         self.status = status
         self.sync = sync
-        var fds: [Int32] = [-1, -1]
-        if pipe(&fds) == 0 {
-            for fd in fds {
-                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            }
-        } else {
-            fds = [-1, -1]
-        }
-        wakeRead = fds[0]
-        wakeWrite = fds[1]
     }
 
     /// Takes the first look at once, on the caller's thread, so a change committed between this call and the
@@ -66,10 +55,7 @@ final class LiveWatcher: @unchecked Sendable {
     }
 
     /// Look again now (a sync run started or ended).
-    func wake() {
-        var byte: UInt8 = 1
-        _ = write(wakeWrite, &byte, 1)
-    }
+    func wake() { wakeUp.signal() }
 
     private func loop(_ store: Store?, _ first: Seen) {
         var state = first
@@ -78,11 +64,11 @@ final class LiveWatcher: @unchecked Sendable {
         var lastSlow = Date.distantPast
         while true {
             var fds = [pollfd(fd: notify, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+                       pollfd(fd: wakeUp.readEnd, events: Int16(POLLIN), revents: 0)]
             _ = poll(&fds, 2, Self.interval)
-            let remoteEvent = fds[0].revents != 0 && Self.drain(notify)
+            let remoteEvent = fds[0].revents != 0 && WakePipe.drain(notify)
             // Woken on purpose (a run started or ended, the vault was locked): every check, now.
-            if fds[1].revents != 0, Self.drain(wakeRead) { lastSlow = .distantPast }
+            if fds[1].revents != 0, wakeUp.drain() { lastSlow = .distantPast }
             if let store { checkStore(store, &state) }
             // The folder remote's watches follow the settings (and new subfolders).
             let folder = state.settings.flatMap { $0.transport == .folder ? $0.location : nil }
@@ -214,14 +200,6 @@ final class LiveWatcher: @unchecked Sendable {
             if settings.location.hasPrefix("file://") { return String(settings.location.dropFirst(7)) }
             return settings.location.hasPrefix("/") ? settings.location : nil
         }
-    }
-
-    /// Reads everything waiting on `fd`; true when there was something.
-    static func drain(_ fd: Int32) -> Bool {
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        var any = false
-        while read(fd, &buffer, buffer.count) > 0 { any = true }
-        return any
     }
 
     /// Watches `folder` and its subfolders (adding a watch twice is harmless: the kernel keeps one).

@@ -40,8 +40,9 @@ final class TUILoginTests: XCTestCase {
         try tui.waitFor(text: "tui-42")
         try tui.type("exit 4")
         try tui.send("Enter")
-        try tui.waitFor("the TUI after the session") {
-            $0.contains("session to t ended with exit 4") && $0.contains("1 host")
+        // The "remember" created the vault: the status line says so without a restart.
+        try tui.waitFor("the TUI after the session, the vault set up") {
+            $0.contains("session to t ended with exit 4") && $0.contains("1 host") && $0.contains("vault open, no passphrase")
         }
         XCTAssertTrue(world.sshd.waitForLog("Accepted password"), world.sshd.log)
         let show = try world.home.run("show", "t")

@@ -13,6 +13,15 @@ final class TUIVaultTests: XCTestCase {
         try tui.waitFor("'\(text)' in the status line", file: file, line: line) { tui.lastLine($0).contains("│ \(text) │") }
     }
 
+    /// V, then the passphrase in the "Unlock the vault" dialog, until the status line says unlocked.
+    private func unlockWithV(_ tui: Tmux, _ passphrase: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        try tui.send("V")
+        try tui.waitFor(text: "Unlock the vault", file: file, line: line)
+        try tui.type(passphrase)
+        try tui.send("Enter")
+        try waitForVault(tui, "vault unlocked", file: file, line: line)
+    }
+
     private func shellPrompt(_ screen: String) -> Bool {
         screen.split(separator: "\n").contains { $0.hasSuffix("$") || $0.hasSuffix("#") } && !screen.contains("○ sync")
     }
@@ -101,11 +110,7 @@ final class TUIVaultTests: XCTestCase {
         try waitForVault(tui, "vault unlocked")
         // Unused for the idle timeout (2 s here; 15 min by default): locked again, by itself.
         try waitForVault(tui, "vault locked")
-        try tui.send("V")
-        try tui.waitFor(text: "Unlock the vault")
-        try tui.type(passphrase)
-        try tui.send("Enter")
-        try waitForVault(tui, "vault unlocked")
+        try unlockWithV(tui, passphrase)
         XCTAssertExit(try world.home.run("list"), 0)
         try tui.send("q")
         XCTAssertEqual(try tui.waitForExit(), 0)
@@ -115,11 +120,7 @@ final class TUIVaultTests: XCTestCase {
         let (world, passphrase) = try lockedVaultWorld()
         let tui = try Tmux(home: world.home, columns: 120, rows: 30)
         try waitForVault(tui, "vault locked")
-        try tui.send("V")
-        try tui.waitFor(text: "Unlock the vault")
-        try tui.type(passphrase)
-        try tui.send("Enter")
-        try waitForVault(tui, "vault unlocked")
+        try unlockWithV(tui, passphrase)
         try tui.send("V")
         try waitForVault(tui, "vault locked")
         // Locked means locked: the next connect asks again.
