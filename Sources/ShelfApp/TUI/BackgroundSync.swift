@@ -107,11 +107,17 @@ final class BackgroundSync: @unchecked Sendable {
     }
 
     private func runOnce(_ store: Store) {
+        let before = (try? SyncSettings.pendingUp(store)) ?? 0
         status.setSyncRunning(true)
         changed()
         let report = SyncRun.run(TUIVault.quiet(context), store: store, vault: vault.current)
         status.setSyncRunning(false)
         changed()
         if report.pulled > 0 { reload() }
+        // Changes made while it ran (the watcher leaves them to the run): another run, once. Only when this one
+        // got through and moved something or more is pending than before, so records the engine refuses to send
+        // never keep runs going.
+        let after = (try? SyncSettings.pendingUp(store)) ?? 0
+        if report.state == .synced, after > 0, report.pushed > 0 || after > before { request(.localChange) }
     }
 }

@@ -91,7 +91,8 @@ final class LiveWatcher: @unchecked Sendable {
     private struct Seen {
         var dataVersion: Int?
         var settings: SyncSettings?
-        var outbox = 0
+        /// The sync runs as the last look saw them.
+        var runsSeen = (running: false, started: 0)
         var statusFile: FileStamp?
         var vaultFiles: [FileStamp?] = []
         var vaultFailure: String?
@@ -107,7 +108,13 @@ final class LiveWatcher: @unchecked Sendable {
     }
 
     private func checkStore(_ store: Store, _ state: inout Seen) {
-        guard let version = try? store.dataVersion(), version != state.dataVersion else { return }
+        let version = try? store.dataVersion()
+        // Read after the data version: a run that wrote what it shows had started (and been counted) by then.
+        let runs = status.syncRuns
+        defer { state.runsSeen = (runs.running, runs.started) }
+        guard let version, version != state.dataVersion else { return }
+        // The TUI's own sync run wrote (one under way, or one that started or ran since the last look).
+        let ownRun = runs.running || state.runsSeen.running || runs.started != state.runsSeen.started
         let first = state.dataVersion == nil
         state.dataVersion = version
         state.syncDirty = true
@@ -120,9 +127,11 @@ final class LiveWatcher: @unchecked Sendable {
             state.remoteSignature = nil
             if !first, settings != nil { sync?.request(.now) }
         }
-        let outbox = (try? SyncSettings.pendingUp(store)) ?? 0
-        if settings != nil, outbox > 0, !first { sync?.request(.localChange) }
-        state.outbox = outbox
+        // Someone else changed something the remote has not seen: a run (debounced). The run's own writes never
+        // ask for another run; what changed while it ran, it reschedules itself.
+        if settings != nil, !first, !ownRun, ((try? SyncSettings.pendingUp(store)) ?? 0) > 0 {
+            sync?.request(.localChange)
+        }
     }
 
     /// A quick look at the remote between runs: a folder (or a git remote on a local path) that is gone shows as

@@ -20,6 +20,7 @@ final class StatusSource: @unchecked Sendable {
     private let vault: TUIVault
     private let lock = NSLock()
     private var syncRunning = false
+    private var runs = 0
     private var remoteMissing: String?
 
     init(context: AppContext, vault: TUIVault) {
@@ -31,6 +32,7 @@ final class StatusSource: @unchecked Sendable {
     func setSyncRunning(_ running: Bool) {
         lock.lock()
         syncRunning = running
+        if running { runs += 1 }
         lock.unlock()
     }
 
@@ -46,6 +48,14 @@ final class StatusSource: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return syncRunning
+    }
+
+    /// Whether a run is under way, and how many have started: the watcher tells the store changes of the TUI's
+    /// own runs (never a reason for another run) from everyone else's.
+    var syncRuns: (running: Bool, started: Int) {
+        lock.lock()
+        defer { lock.unlock() }
+        return (syncRunning, runs)
     }
 
     /// `store` is the calling thread's connection (SQLite connections here are single-threaded); `vault`, when
