@@ -1,6 +1,7 @@
 // The TUI shows what other processes changed without a key press, in real tmux: a host added by the CLI appears;
-// the sync folder renamed turns the status line orange with the reason; `sshelf vault unlock` and `lock` elsewhere
-// show in the vault segment; a host added elsewhere reaches the sync folder by itself (debounced); `S` syncs now.
+// the sync folder renamed turns the status line orange with the reason; another terminal's `sync now` shows its
+// result; `sshelf vault unlock` and `lock` elsewhere show in the vault segment; a host added elsewhere is sent by
+// the TUI's background sync (debounced); `S` syncs now.
 import Foundation
 import TestSupport
 import XCTest
@@ -39,6 +40,33 @@ final class TUILiveTests: XCTestCase {
         XCTAssertTrue(line.contains("38;5;208"), "orange expected: \(line)")
         // Back under its name: synced again, by itself.
         XCTAssertEqual(rename(folder + "-renamed", folder), 0)
+        try tui.waitFor(text: "✓ synced")
+        try tui.send("q")
+        XCTAssertEqual(try tui.waitForExit(), 0)
+    }
+
+    /// What another terminal's `sync now` found shows without a key: the TUI reads the status file every run
+    /// writes. The git remote here is a local path that never disappears (the quick check sees nothing), the
+    /// TUI's own runs are an hour apart, and after the repair only the other terminal syncs.
+    func testASyncNowElsewhereShowsItsResultWithoutAKey() throws {
+        let home = TempHome()
+        home.extraEnvironment = ["SSHELF_VAULT_NO_KEYRING": "1", "SSHELF_SYNC_POLL_SECONDS": "3600"]
+        XCTAssertExit(try home.run("add", "web", "--host", "w.example"), 0)
+        XCTAssertExit(try home.run("vault", "init"), 0)
+        let remote = home.root + "/remote.git"
+        try Shell.run("/usr/bin/git", ["init", "-q", "--bare", remote])
+        XCTAssertExit(try home.run("sync", "enable", "--git", remote), 0)
+        let tui = try Tmux(home: home, columns: 160)
+        try tui.waitFor(text: "✓ synced")
+        // Not a repository any more (still a folder): the TUI's own run after the next change falls back.
+        try FileManager.default.removeItem(atPath: remote)
+        try FileManager.default.createDirectory(atPath: remote, withIntermediateDirectories: false)
+        XCTAssertExit(try home.run("add", "db", "--host", "d.example"), 0)
+        try tui.waitFor(text: "▲ local fallback: ")
+        // Repaired, and synced from another terminal: the TUI shows that run's result by itself.
+        try FileManager.default.removeItem(atPath: remote)
+        try Shell.run("/usr/bin/git", ["init", "-q", "--bare", remote])
+        XCTAssertExit(try home.run("sync", "now"), 0)
         try tui.waitFor(text: "✓ synced")
         try tui.send("q")
         XCTAssertEqual(try tui.waitForExit(), 0)
