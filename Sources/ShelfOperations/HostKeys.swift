@@ -9,8 +9,10 @@ public enum HostKeyOperations {
     /// Adds `key` to sshelf's known_hosts for `host`:`port` (first removing that name's entries when `replacing`)
     /// and pins it on the host record `hostID`, if there is one. The user's ~/.ssh/known_hosts is never written:
     /// the record's pin is checked before it.
-    public static func pin(_ key: HostKey, host: String, port: Int, hostID: UUID?, replacing: Bool,
-                           trust: HostKeyTrustStore, store: Store) throws {
+    public static func pin(
+        _ key: HostKey, host: String, port: Int, hostID: UUID?, replacing: Bool,
+        trust: HostKeyTrustStore, store: Store
+    ) throws {
         try trust.remember(key, host: host, port: port, replacing: replacing)
         guard let hostID else { return }
         try store.write { store in
@@ -25,7 +27,8 @@ public enum HostKeyOperations {
     /// and sent nothing; the next one is checked against the new pin).
     public static func replace(_ change: HostKeyChange, workspace: Workspace, store: Store) throws {
         let trust = ConnectOptions.standard(workspace).trust
-        try pin(change.offered, host: change.hostname, port: change.port, hostID: change.hostID, replacing: true,
-                trust: trust, store: store)
+        try pin(
+            change.offered, host: change.hostname, port: change.port, hostID: change.hostID, replacing: true,
+            trust: trust, store: store)
     }
 }

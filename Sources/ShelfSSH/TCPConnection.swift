@@ -53,7 +53,9 @@ enum TCPConnection {
         if Glibc.connect(fd, address, length) == 0 { return 0 }
         guard errno == EINPROGRESS else { return errno }
         // A negative descriptor is ignored by poll: without a wake-up pipe only the socket is watched.
-        var fds = [pollfd(fd: fd, events: Int16(POLLOUT), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
+        var fds = [
+            pollfd(fd: fd, events: Int16(POLLOUT), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
+        ]
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             let remaining = Int32(max(0, deadline.timeIntervalSinceNow * 1000))

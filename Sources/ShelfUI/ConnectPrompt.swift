@@ -1,8 +1,8 @@
 // ConnectPrompt: the questions connecting may ask inside the TUI, before curses is left — an unknown host
 // key, a key that does not match the one known (changed, or of another type than the known ones: accepted only by
 // typing the host's name), a password or vault passphrase (masked, with "remember in vault" when it can be kept),
-// keyboard-interactive prompts — and the vault passphrase when the user unlocks the vault with its key. The login thread sends `Action.prompt` and waits; the answer goes back as
-// `Effect.answerPrompt`.
+// keyboard-interactive prompts — and the vault passphrase when the user unlocks the vault with its key. The login
+// thread sends `Action.prompt` and waits; the answer goes back as `Effect.answerPrompt`.
 public enum ConnectPrompt: Sendable, Equatable {
     case hostKey(host: String, keyType: String, fingerprint: String)
     /// The offered key does not match what is known for the host.
@@ -41,8 +41,10 @@ public struct KeyMismatch: Sendable, Equatable {
     /// The connect that met the changed key (perhaps on a jump host), started again once the pin is replaced.
     public var retry: ConnectAttempt?
 
-    public init(kind: Kind, host: String, address: String, offered: String, known: [String], source: String,
-                retry: ConnectAttempt? = nil) {
+    public init(
+        kind: Kind, host: String, address: String, offered: String, known: [String], source: String,
+        retry: ConnectAttempt? = nil
+    ) {
         self.kind = kind
         self.retry = retry
         self.host = host

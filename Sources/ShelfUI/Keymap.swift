@@ -99,7 +99,8 @@ public enum Keymap {
         if let attempt = state.connecting { return "wait for the connect to \(attempt.name) (Esc cancels it)" }
         switch state.status.vault {
         case .notSetUp: return "there is no vault on this device yet"
-        case .noPassphrase: return "the vault has no passphrase, so there is nothing to lock ('sshelf vault passwd' sets one)"
+        case .noPassphrase:
+            return "the vault has no passphrase, so there is nothing to lock ('sshelf vault passwd' sets one)"
         case .broken(let message): return "the vault cannot be read (\(message))"
         case .locked, .partlyUnlocked, .unlocked: return nil
         }
@@ -139,7 +140,8 @@ public enum Keymap {
         KeyBinding([.char("t")], .toggleForward, .browse,
                    "start or stop the selected forward rule", hint: "start/stop",
                    disabled: forwardToggle),
-        KeyBinding([.char("r")], .reload, .browse, "reload from the store (changes by other programs show by themselves)"),
+        KeyBinding([.char("r")], .reload, .browse,
+                   "reload from the store (changes by other programs show by themselves)"),
         KeyBinding([.char("S")], .syncNow, .browse, "sync now", disabled: needsSync),
         KeyBinding([.char("V")], .vaultLock, .browse,
                    "unlock the vault (asks its passphrase), or lock it when it is unlocked", disabled: vaultToggle),
@@ -212,7 +214,8 @@ public enum Keymap {
             if context == .search { out += "| (text) | type to filter |\n" }
             if context == .form { out += "| (text) | type into the field |\n" }
             if context == .prompt {
-                out += "| (text) | type the answer in a password or question dialog, or the host's name in a changed-key dialog (`y` and `n` are text there) |\n"
+                out += "| (text) | type the answer in a password or question dialog, or the host's name in a "
+                    + "changed-key dialog (`y` and `n` are text there) |\n"
             }
             for binding in bindings(in: context) {
                 out += "| \(binding.keys.map { "`\($0.label)`" }.joined(separator: " ")) | \(binding.description) |\n"

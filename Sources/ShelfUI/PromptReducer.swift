@@ -40,8 +40,10 @@ enum PromptReducer {
             default:
                 return []
             }
-            state.mode = .prompt(.secret(host: host, prompt: text, echo: echo, input: input, remember: remember,
-                                         offerRemember: offer))
+            state.mode = .prompt(
+                .secret(
+                    host: host, prompt: text, echo: echo, input: input, remember: remember,
+                    offerRemember: offer))
             return []
         case .vaultPassphrase(let text, var input):
             switch edit(&input, key) {
@@ -117,8 +119,9 @@ enum PromptReducer {
             closePrompt(&state)
             switch mismatch.kind {
             case .changed:
-                state.notice = Notice("not connected: the host key of \(mismatch.host) changed; its pin was kept",
-                                      isError: true)
+                state.notice = Notice(
+                    "not connected: the host key of \(mismatch.host) changed; its pin was kept",
+                    isError: true)
                 return [.answerPrompt(.cancelled)]
             case .otherType:
                 attemptEnds(&state)

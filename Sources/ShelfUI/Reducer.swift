@@ -175,7 +175,8 @@ public enum Reducer {
             guard let host = state.selectedHost else { return [] }
             // One attempt at a time: a second Enter never starts another (nor one to a host selected since).
             if let attempt = state.connecting {
-                state.notice = Notice("already connecting to \(attempt.name): wait, or press Esc to cancel", isError: true)
+                state.notice = Notice("already connecting to \(attempt.name): wait, or press Esc to cancel",
+                                      isError: true)
                 return []
             }
             state.connecting = ConnectAttempt(hostID: host.id, name: host.name)

@@ -10,7 +10,8 @@ extension Catalog {
     public func rowsSharingName(with row: Int) -> [Int] {
         guard row >= 0, row < count else { return [] }
         let name = table.name(row)
-        var first = row, last = row
+        var first = row
+        var last = row
         while first > 0, Self.sameName(table.name(first - 1), name) { first -= 1 }
         while last + 1 < count, Self.sameName(table.name(last + 1), name) { last += 1 }
         return Array(first...last)

@@ -47,9 +47,13 @@ final class CancelTests: XCTestCase {
         let error = try eventually("the attempt to end", observe: { box.result }, until: { $0 != nil })
         XCTAssertEqual(error??.kind, .cancelled, "\(String(describing: error))")
         try eventually("the socket closed", observe: { silent.closed }, until: { $0 })
-        XCTAssertEqual(silent.received.split(separator: "\r\n").count, 1, "only the banner: \(silent.received.debugDescription)")
-        XCTAssertTrue(world.journal.entries.allSatisfy { !$0.hasPrefix("decide") && !$0.hasPrefix("ask") && !$0.hasPrefix("lookup") },
-                      "nothing was asked or looked up: \(world.journal.entries)")
+        XCTAssertEqual(
+            silent.received.split(separator: "\r\n").count, 1, "only the banner: \(silent.received.debugDescription)")
+        XCTAssertTrue(
+            world.journal.entries.allSatisfy {
+                !$0.hasPrefix("decide") && !$0.hasPrefix("ask") && !$0.hasPrefix("lookup")
+            },
+            "nothing was asked or looked up: \(world.journal.entries)")
     }
 
     func testCancellingBeforeTheAttemptStartsConnectsNowhere() throws {

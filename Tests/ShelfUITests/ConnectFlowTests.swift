@@ -3,8 +3,9 @@
 // to a host selected since); the vault's own passphrase dialog is masked.
 import Foundation
 import ShelfCore
-@testable import ShelfUI
 import XCTest
+
+@testable import ShelfUI
 
 final class ConnectFlowTests: XCTestCase {
     private func changedKeyState() -> UIState {
@@ -28,8 +29,9 @@ final class ConnectFlowTests: XCTestCase {
         Fixtures.type(&state, "web-eu-1")
         XCTAssertEqual(Fixtures.press(&state, .enter), [.answerPrompt(.replaceChangedKey)])
         XCTAssertEqual(state.mode, .browse)
-        XCTAssertEqual(state.connecting, ConnectAttempt(hostID: Fixtures.id(101), name: "web-eu-1"),
-                       "the connect starts again once the pin is replaced: Esc can cancel it")
+        XCTAssertEqual(
+            state.connecting, ConnectAttempt(hostID: Fixtures.id(101), name: "web-eu-1"),
+            "the connect starts again once the pin is replaced: Esc can cancel it")
     }
 
     func testEscapeInTheChangedKeyDialogKeepsThePin() {
@@ -38,7 +40,8 @@ final class ConnectFlowTests: XCTestCase {
         XCTAssertEqual(Fixtures.press(&state, .escape), [.answerPrompt(.cancelled)])
         XCTAssertEqual(state.mode, .browse)
         XCTAssertNil(state.connecting)
-        XCTAssertEqual(state.notice, Notice("not connected: the host key of web-eu-1 changed; its pin was kept", isError: true))
+        XCTAssertEqual(
+            state.notice, Notice("not connected: the host key of web-eu-1 changed; its pin was kept", isError: true))
     }
 
     func testTheChangedKeyDialogShowsBothWholeFingerprintsAndWhereThePinCameFrom() {
@@ -56,9 +59,13 @@ final class ConnectFlowTests: XCTestCase {
 
     func testAKeyOfAnotherTypeGetsTheSameDialogWordedAsSuch() {
         var state = Fixtures.state(Fixtures.threeLevels())
-        _ = Reducer.reduce(&state, .prompt(.keyMismatch(KeyMismatch(
-            kind: .otherType, host: "h", address: "[h]:2222", offered: "ecdsa-sha2-nistp256 SHA256:y",
-            known: ["ssh-ed25519"], source: "~/.ssh/known_hosts"))))
+        _ = Reducer.reduce(
+            &state,
+            .prompt(
+                .keyMismatch(
+                    KeyMismatch(
+                        kind: .otherType, host: "h", address: "[h]:2222", offered: "ecdsa-sha2-nistp256 SHA256:y",
+                        known: ["ssh-ed25519"], source: "~/.ssh/known_hosts"))))
         let text = Screen.render(state).text
         XCTAssertTrue(text.contains("Host key of another type"), text)
         XCTAssertTrue(text.contains("h ([h]:2222) now offers a key of a type it is not known under"), text)
@@ -69,8 +76,12 @@ final class ConnectFlowTests: XCTestCase {
         Fixtures.type(&state, "h")
         XCTAssertEqual(Fixtures.press(&state, .enter), [.answerPrompt(.trustHostKey(true))])
 
-        _ = Reducer.reduce(&state, .prompt(.keyMismatch(KeyMismatch(
-            kind: .otherType, host: "h", address: "h", offered: "x", known: ["y"], source: "z"))))
+        _ = Reducer.reduce(
+            &state,
+            .prompt(
+                .keyMismatch(
+                    KeyMismatch(
+                        kind: .otherType, host: "h", address: "h", offered: "x", known: ["y"], source: "z"))))
         XCTAssertEqual(Fixtures.press(&state, .escape), [.answerPrompt(.trustHostKey(false))])
         XCTAssertEqual(state.notice, Notice("not connected: the host key was not trusted", isError: true))
     }
@@ -84,7 +95,8 @@ final class ConnectFlowTests: XCTestCase {
         Fixtures.press(&state, .char("j"))
         XCTAssertNotEqual(state.selectedHost?.id, first.id)
         XCTAssertEqual(Fixtures.press(&state, .enter), [])
-        XCTAssertEqual(state.notice, Notice("already connecting to \(first.name): wait, or press Esc to cancel", isError: true))
+        XCTAssertEqual(
+            state.notice, Notice("already connecting to \(first.name): wait, or press Esc to cancel", isError: true))
         _ = Reducer.reduce(&state, .connectFinished(Notice("not connected: cancelled", isError: true)))
         XCTAssertNil(state.connecting)
         XCTAssertEqual(Fixtures.press(&state, .enter), [.connect(state.selectedHost!.id)])
@@ -122,8 +134,9 @@ final class ConnectFlowTests: XCTestCase {
     func testTheTitleBarSaysAConnectIsUnderWayAndHowToCancelIt() {
         var state = Fixtures.state(Fixtures.threeLevels(), rows: 24, columns: 80)
         Fixtures.press(&state, .enter, .char("j"))
-        XCTAssertTrue(Screen.render(state).line(0).contains("connecting to bastion-eu... (Esc cancels)"),
-                      Screen.render(state).line(0))
+        XCTAssertTrue(
+            Screen.render(state).line(0).contains("connecting to bastion-eu... (Esc cancels)"),
+            Screen.render(state).line(0))
     }
 
     func testTheVaultPassphraseDialogIsMasked() {

@@ -38,7 +38,8 @@ final class KeymapTests: XCTestCase {
             .deletingLastPathComponent()
         for file in ["README.md", "docs/TUI.md"] {
             let text = try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8)
-            guard let start = text.range(of: "<!-- keymap:start -->\n"), let end = text.range(of: "<!-- keymap:end -->") else {
+            guard let start = text.range(of: "<!-- keymap:start -->\n"), let end = text.range(of: "<!-- keymap:end -->")
+            else {
                 XCTFail("\(file) has no keymap markers")
                 continue
             }

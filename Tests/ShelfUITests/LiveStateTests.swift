@@ -3,14 +3,18 @@
 // reloads; the panes share the width in proportion and the address column shows whole addresses when they fit.
 import Foundation
 import ShelfCore
-@testable import ShelfUI
 import XCTest
+
+@testable import ShelfUI
 
 final class LiveStateTests: XCTestCase {
     func testAStoreThatCannotBeOpenedFillsTheScreenWithItsErrorAndHint() {
         var state = Fixtures.state(Catalog(), loaded: false)
-        _ = Reducer.reduce(&state, .loadFailed("store /x/store.sqlite is damaged: file is not a database",
-                                               hint: "move it aside to start an empty store"))
+        _ = Reducer.reduce(
+            &state,
+            .loadFailed(
+                "store /x/store.sqlite is damaged: file is not a database",
+                hint: "move it aside to start an empty store"))
         let text = Screen.render(state).text
         XCTAssertTrue(text.contains("The host store cannot be opened"), text)
         XCTAssertTrue(text.contains("store /x/store.sqlite is damaged: file is not a database"), text)
@@ -56,8 +60,10 @@ final class LiveStateTests: XCTestCase {
 
     func testTheVaultKeyUnlocksALockedVaultAndLocksAnUnlockedOne() {
         var state = Fixtures.state(Fixtures.threeLevels())
-        for (vault, effects) in [(VaultIndicator.locked, [Effect.unlockVault]), (.partlyUnlocked, [.unlockVault]),
-                                 (.unlocked, [.lockVault])] {
+        for (vault, effects) in [
+            (VaultIndicator.locked, [Effect.unlockVault]), (.partlyUnlocked, [.unlockVault]),
+            (.unlocked, [.lockVault]),
+        ] {
             _ = Reducer.reduce(&state, .status(StatusModel(sync: .off, vault: vault)))
             XCTAssertEqual(Fixtures.press(&state, .char("V")), effects, "\(vault)")
         }
@@ -81,13 +87,16 @@ final class LiveStateTests: XCTestCase {
     }
 
     func testThePanesShareTheWidthInProportion() {
-        let narrow = Layout(rows: 40, columns: 120), wide = Layout(rows: 50, columns: 200)
+        let narrow = Layout(rows: 40, columns: 120)
+        let wide = Layout(rows: 50, columns: 200)
         XCTAssertTrue(narrow.detailsBeside && wide.detailsBeside)
         XCTAssertGreaterThan(wide.details.width, narrow.details.width + 25, "the details pane grows with the terminal")
         XCTAssertGreaterThan(wide.hosts.width, narrow.hosts.width)
         XCTAssertGreaterThanOrEqual(wide.details.width, 72, "a whole fingerprint line fits at 200 columns")
         for layout in [narrow, wide, Layout(rows: 24, columns: 80)] {
-            let right = layout.detailsBeside ? layout.details.column + layout.details.width : layout.hosts.column + layout.hosts.width
+            let right =
+                layout.detailsBeside
+                ? layout.details.column + layout.details.width : layout.hosts.column + layout.hosts.width
             XCTAssertEqual(right, layout.title.width, "the panes fill the width")
         }
     }
@@ -96,7 +105,9 @@ final class LiveStateTests: XCTestCase {
         for (rows, columns) in SnapshotTests.sizes {
             let state = Fixtures.state(Fixtures.threeLevels(), rows: rows, columns: columns)
             let text = Screen.render(state).text
-            for address in ["postgres@db.us.example.com:2222", "ops@bastion.eu.example.com", "ci@app.staging.example.com"] {
+            for address in [
+                "postgres@db.us.example.com:2222", "ops@bastion.eu.example.com", "ci@app.staging.example.com",
+            ] {
                 XCTAssertTrue(text.contains(address), "\(columns)x\(rows):\n\(text)")
             }
         }

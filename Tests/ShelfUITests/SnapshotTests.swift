@@ -113,7 +113,8 @@ final class SnapshotTests: XCTestCase {
         var storeFailure = Fixtures.state(Catalog(), rows: rows, columns: columns, loaded: false)
         _ = Reducer.reduce(&storeFailure, .loadFailed(
             "store /home/u/.local/share/sshelf/store.sqlite is damaged: database disk image is malformed",
-            hint: "restore it from a backup, or move it aside to start an empty store (sshelf never changes a damaged file)"))
+            hint: "restore it from a backup, or move it aside to start an empty store "
+                + "(sshelf never changes a damaged file)"))
         add("failure-store", storeFailure)
         var vaultFailure = main
         _ = Reducer.reduce(&vaultFailure, .vaultFailed(
@@ -165,7 +166,8 @@ final class SnapshotTests: XCTestCase {
         ("off", StatusModel(sync: .off, vault: .notSetUp)),
         ("syncing", StatusModel(sync: .syncing, vault: .locked)),
         ("synced", StatusModel(sync: .synced(at: Fixtures.now.addingTimeInterval(-120)), vault: .unlocked)),
-        ("partly-unlocked", StatusModel(sync: .synced(at: Fixtures.now.addingTimeInterval(-30)), vault: .partlyUnlocked)),
+        ("partly-unlocked",
+         StatusModel(sync: .synced(at: Fixtures.now.addingTimeInterval(-30)), vault: .partlyUnlocked)),
         ("fallback", StatusModel(sync: .localFallback(reason: "sync folder /mnt/nas/sshelf not found"), vault: .noPassphrase)),
         ("vault-broken", StatusModel(sync: .off, vault: .broken("vault file damaged (bad MAC)"))),
     ]

@@ -56,7 +56,8 @@ final class VaultClockTests: XCTestCase {
             clock.advance(by: .seconds(150))
             XCTAssertNotNil(try vault.status())
         }
-        let state = try vault.status().classes.first { $0.accessibility == AccessibilityClass.whenUnlockedThisDeviceOnly.rawValue }
+        let wanted = AccessibilityClass.whenUnlockedThisDeviceOnly.rawValue
+        let state = try vault.status().classes.first { $0.accessibility == wanted }
         XCTAssertEqual(state?.state, "locked", "750 s with only status reads: relocked at 600")
     }
 

@@ -16,7 +16,9 @@ public final class RecordingListener: @unchecked Sendable {
         addr.sin_family = sa_family_t(AF_INET)
         inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr)
         let length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+        let bound = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+        }
         guard bound == 0, listen(fd, 4) == 0 else {
             close(fd)
             throw HarnessError("cannot listen on 127.0.0.1")

@@ -43,8 +43,10 @@ final class BackgroundSync: @unchecked Sendable {
     private var due: Date?
     private var firstPending: Date?
 
-    init(context: AppContext, vault: TUIVault, status: StatusSource, reload: @escaping @Sendable () -> Void,
-         changed: @escaping @Sendable () -> Void) {
+    init(
+        context: AppContext, vault: TUIVault, status: StatusSource, reload: @escaping @Sendable () -> Void,
+        changed: @escaping @Sendable () -> Void
+    ) {
         self.context = context
         self.vault = vault
         self.status = status

@@ -63,8 +63,10 @@ final class LiveWatcher: @unchecked Sendable {
         var watched: String?
         var lastSlow = Date.distantPast
         while true {
-            var fds = [pollfd(fd: notify, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: wakeUp.readEnd, events: Int16(POLLIN), revents: 0)]
+            var fds = [
+                pollfd(fd: notify, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: wakeUp.readEnd, events: Int16(POLLIN), revents: 0),
+            ]
             _ = poll(&fds, 2, Self.interval)
             let remoteEvent = fds[0].revents != 0 && WakePipe.drain(notify)
             // Woken on purpose (a run started or ended, the vault was locked): every check, now.
@@ -214,8 +216,9 @@ final class LiveWatcher: @unchecked Sendable {
     /// Watches `folder` and its subfolders (adding a watch twice is harmless: the kernel keeps one).
     static func watch(_ folder: String, notify: Int32) {
         guard notify >= 0 else { return }
-        let mask = UInt32(IN_CREATE | IN_DELETE | IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO
-                          | IN_DELETE_SELF | IN_MOVE_SELF | IN_ATTRIB)
+        let mask = UInt32(
+            IN_CREATE | IN_DELETE | IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO
+                | IN_DELETE_SELF | IN_MOVE_SELF | IN_ATTRIB)
         var pending = [(folder, 0)]
         while let (path, depth) = pending.popLast() {
             guard inotify_add_watch(notify, path, mask) >= 0, depth < watchDepth else { continue }

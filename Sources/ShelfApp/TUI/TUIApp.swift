@@ -197,9 +197,8 @@ final class TUIApp {
         let (vault, prompts, mailbox) = (self.vault, login.prompts, self.mailbox)
         let thread = Thread {
             let outcome = vault.unlock(ask: { question in
-                guard case .secret(let passphrase, _) = prompts.ask(.vaultPassphrase(prompt: question, input: "")) else {
-                    return nil
-                }
+                let reply = prompts.ask(.vaultPassphrase(prompt: question, input: ""))
+                guard case .secret(let passphrase, _) = reply else { return nil }
                 return passphrase
             })
             mailbox.post(.vaultStatus(vault.indicator()))
@@ -207,8 +206,8 @@ final class TUIApp {
             case .unlocked: mailbox.post(.notify(Notice("vault unlocked")))
             case .cancelled: break
             case .wrongPassphrase:
-                mailbox.post(.notify(Notice("the vault stays locked: the passphrase was wrong \(TUIVault.passphraseTries) times",
-                                            isError: true)))
+                let tries = TUIVault.passphraseTries
+                mailbox.post(.notify(Notice("the vault stays locked: the passphrase was wrong \(tries) times", isError: true)))
             case .failed(let message):
                 mailbox.post(.notify(Notice("the vault stays locked: \(Display.safe(message))", isError: true)))
             }

@@ -16,8 +16,10 @@ final class TUICredentials: CredentialSource {
     /// Ends the connect attempt (Esc in the passphrase dialog means "do not connect").
     private let cancel: () -> Void
 
-    init(workspace: Workspace, store: Store, vault: TUIVault, ask: @escaping (String) -> SecretBytes?,
-         cancel: @escaping () -> Void) {
+    init(
+        workspace: Workspace, store: Store, vault: TUIVault, ask: @escaping (String) -> SecretBytes?,
+        cancel: @escaping () -> Void
+    ) {
         source = VaultCredentialSource(workspace: workspace, store: store, vault: vault.current, askPassphrase: nil)
         self.vault = vault
         self.ask = ask

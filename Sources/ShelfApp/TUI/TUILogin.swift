@@ -1,7 +1,8 @@
 // TUILogin: Enter on a host, in process. A background thread runs the whole connect flow (every hop: key
 // exchange, host-key check, login) with questions as dialogs inside the TUI; once it succeeded, the run loop
 // takes the connection (one thread at a time uses it), leaves curses, runs the shell, records the outcome as
-// `sshelf connect` does, and comes back with a one-line result. Failures before the shell never leave curses.
+// `sshelf connect` does, and comes back with a one-line result. Failures before the shell never leave curses. Esc
+// stops an attempt at any stage; a changed host key ends it and offers the dialog that can replace the pin.
 import Foundation
 import ShelfCore
 import ShelfOperations
@@ -48,7 +49,6 @@ final class TUILogin: @unchecked Sendable {
         self.vault = vault
         prompts = PromptChannel(mailbox: mailbox)
     }
-
 
     /// Starts logging in to the host; posts `.loggedIn` or a `.connectFinished` error line (and, for a changed host
     /// key, the dialog that can replace the pin).
@@ -130,7 +130,9 @@ final class TUILogin: @unchecked Sendable {
         thread.start()
     }
 
-    private func login(_ hostID: UUID, store: Store, cancellation: ConnectCancellation) -> Result<Ready, OperationFailure> {
+    private func login(_ hostID: UUID, store: Store, cancellation: ConnectCancellation)
+        -> Result<Ready, OperationFailure>
+    {
         let delegate = TUIPrompts(channel: prompts)
         do {
             guard let host = try store.host(id: hostID) else { return .failure(OperationFailure("not connected: the host is gone")) }
@@ -150,13 +152,16 @@ final class TUILogin: @unchecked Sendable {
             return .success(Ready(connection: connection, plan: plan, store: store))
         } catch let error as SSHError {
             if delegate.refusedHostKey { return .failure(OperationFailure("not connected: the host key was not trusted")) }
-            if error.kind == .cancelled || cancellation.isCancelled { return .failure(OperationFailure("not connected: cancelled")) }
+            if error.kind == .cancelled || cancellation.isCancelled {
+                return .failure(OperationFailure("not connected: cancelled"))
+            }
             if let change = error.hostKeyChange {
                 lock.lock()
                 changedKey = ChangedKey(change: change, target: ConnectAttempt(hostID: hostID, name: Display.safe(
                     (try? store.host(id: hostID))??.name ?? change.hopName)))
                 lock.unlock()
-                return .failure(OperationFailure("not connected: the host key of \(Display.safe(change.hopName)) has CHANGED; nothing was sent"))
+                let hop = Display.safe(change.hopName)
+                return .failure(OperationFailure("not connected: the host key of \(hop) has CHANGED; nothing was sent"))
             }
             return .failure(OperationFailure("not connected: \(Display.safe(error.message))"))
         } catch {

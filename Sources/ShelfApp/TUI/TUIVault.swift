@@ -109,13 +109,14 @@ final class TUIVault: @unchecked Sendable {
     func unlock(ask: (String) -> SecretBytes?, question: String = "Vault passphrase") -> UnlockOutcome {
         guard let vault = current else { return .failed("the vault cannot be opened") }
         for attempt in 1...Self.passphraseTries {
-            let text = attempt == 1
+            let text =
+                attempt == 1
                 ? "\(question):" : "Wrong passphrase (try \(attempt) of \(Self.passphraseTries)). Vault passphrase:"
             guard let passphrase = ask(text) else { return .cancelled }
             do {
                 try vault.unlock(passphrase: passphrase)
                 return .unlocked
-            } catch where error.kind == .wrongPassphrase {
+            } catch  where error.kind == .wrongPassphrase {
                 continue
             } catch {
                 return .failed(error.message)

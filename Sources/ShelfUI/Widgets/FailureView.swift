@@ -17,8 +17,10 @@ enum FailureView {
         }
         if failure.subject == .vault {
             lines.append(("", .plain))
-            for line in PromptView.wrap("Hosts can still be browsed and edited; connecting with a credential from "
-                                        + "the vault fails until it can be opened.", width: width) {
+            for line in PromptView.wrap(
+                "Hosts can still be browsed and edited; connecting with a credential from "
+                    + "the vault fails until it can be opened.", width: width)
+            {
                 lines.append((line, .dim))
             }
         }
@@ -26,11 +28,13 @@ enum FailureView {
         let room = max(0, state.rows - 3)
         let top = 1 + max(0, (room - lines.count) / 2)
         for (i, line) in lines.prefix(room).enumerated() {
-            canvas.write(line.0, row: top + i, column: left, width: width, style: line.1, ellipsis: state.symbols.ellipsis)
+            canvas.write(
+                line.0, row: top + i, column: left, width: width, style: line.1, ellipsis: state.symbols.ellipsis)
         }
         if let notice = state.notice {
-            canvas.write(notice.text, row: state.rows - 2, column: left, width: width,
-                         style: notice.isError ? .error : .dim, ellipsis: state.symbols.ellipsis)
+            canvas.write(
+                notice.text, row: state.rows - 2, column: left, width: width,
+                style: notice.isError ? .error : .dim, ellipsis: state.symbols.ellipsis)
         }
         var col = 1
         for (key, what) in StatusLine.hints(state) {

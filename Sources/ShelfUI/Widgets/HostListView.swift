@@ -112,9 +112,8 @@ enum HostListView {
             let reference = state.catalog.reference(row)
             field(reference, matched: marks.name, row: y, column: x + 1, width: c.name, ellipsis: e, on: &canvas)
             if reference.count > name.count, CharWidth.of(reference) <= c.name {
-                canvas.restyle(row: y, column: x + 1 + CharWidth.of(name), width: CharWidth.of(reference) - CharWidth.of(name)) {
-                    $0.color = .orange
-                }
+                let start = CharWidth.of(name)
+                canvas.restyle(row: y, column: x + 1 + start, width: CharWidth.of(reference) - start) { $0.color = .orange }
             }
             field(destination.text, matched: destination.matched, row: y, column: x + 2 + c.name,
                   width: c.destination, ellipsis: e, on: &canvas, style: .plain)

@@ -198,7 +198,9 @@ enum PromptView {
             paragraph("Nothing was sent and no credential was read.")
             lines.append(("", .plain))
             lines.append(("known, from \(m.source):", .dim))
-            for key in m.known.isEmpty ? ["(a pinned key that cannot be read)"] : m.known { lines.append(("  " + key, .bold)) }
+            for key in m.known.isEmpty ? ["(a pinned key that cannot be read)"] : m.known {
+                lines.append(("  " + key, .bold))
+            }
         case .otherType:
             title = "Host key of another type"
             paragraph("\(m.host) (\(m.address)) now offers a key of a type it is not known under.", red)

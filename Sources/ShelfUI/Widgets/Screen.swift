@@ -122,8 +122,8 @@ enum TitleBar {
         } else if let attempt = state.connecting {
             let text = "connecting to \(attempt.name)... (Esc cancels)"
             let width = min(CharWidth.of(text), max(0, rect.width - col - 2))
-            canvas.write(text, row: rect.row, column: rect.width - width - 1, width: width, style: CellStyle(color: .blue),
-                         ellipsis: state.symbols.ellipsis)
+            canvas.write(text, row: rect.row, column: rect.width - width - 1, width: width,
+                         style: CellStyle(color: .blue), ellipsis: state.symbols.ellipsis)
         } else if !state.loaded || !state.catalog.isComplete {
             canvas.write("loading...", row: rect.row, column: max(col + 1, rect.width - 11), style: .dim)
         }

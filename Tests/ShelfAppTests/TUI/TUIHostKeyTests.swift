@@ -17,7 +17,8 @@ final class TUIHostKeyTests: XCTestCase {
         XCTAssertExit(show, 0)
         let object = try JSONSerialization.jsonObject(with: Data(show.stdout.utf8)) as? [String: Any]
         guard let pin = object?["pinnedHostKey"] as? [String: Any], let type = pin["type"] as? String,
-              let key = pin["key"] as? String else { return "none" }
+            let key = pin["key"] as? String
+        else { return "none" }
         return "\(type) \(key)"
     }
 
@@ -33,7 +34,8 @@ final class TUIHostKeyTests: XCTestCase {
         // The dialog: both whole fingerprints and where the known one came from.
         try tui.send("Enter")
         let dialog = try tui.waitFor("the changed-key dialog") {
-            $0.contains("HOST KEY CHANGED") && $0.contains("ssh-ed25519 \(original)") && $0.contains("ssh-ed25519 \(offered)")
+            $0.contains("HOST KEY CHANGED") && $0.contains("ssh-ed25519 \(original)")
+                && $0.contains("ssh-ed25519 \(offered)")
         }
         XCTAssertTrue(dialog.contains("known, from the host's pinned key:"), dialog)
         XCTAssertTrue(dialog.contains("type the host's name (t)"), dialog)
@@ -60,7 +62,8 @@ final class TUIHostKeyTests: XCTestCase {
         // sshelf's known_hosts names t's address with the new key only.
         let knownHosts = try String(contentsOfFile: world.knownHostsPath, encoding: .utf8)
         let forT = knownHosts.split(separator: "\n").filter { $0.hasPrefix(impostor.knownHostsName + " ") }
-        XCTAssertEqual(forT.map(String.init), ["\(impostor.knownHostsName) \(impostor.hostPublicKey(.ed25519))"], knownHosts)
+        XCTAssertEqual(
+            forT.map(String.init), ["\(impostor.knownHostsName) \(impostor.hostPublicKey(.ed25519))"], knownHosts)
         try tui.type("exit")
         try tui.send("Enter")
         try tui.waitFor(text: "session to t ended (exit 0)")
@@ -72,13 +75,15 @@ final class TUIHostKeyTests: XCTestCase {
     func testEscapeCancelsAConnectToAServerThatNeverAnswers() throws {
         let home = TempHome()
         let server = try RecordingListener()
-        XCTAssertExit(try home.run("add", "mute", "--host", "127.0.0.1", "--port", String(server.port), "--user", "u"), 0)
+        XCTAssertExit(
+            try home.run("add", "mute", "--host", "127.0.0.1", "--port", String(server.port), "--user", "u"), 0)
         let tui = try Tmux(home: home, columns: 100, rows: 30)
         try tui.waitFor(text: "1 host")
         try tui.send("Enter")
         try tui.waitFor(text: "connecting to mute... (Esc cancels)")
         // The client's banner arrived: the attempt is in its handshake, waiting for the server.
-        try eventually("the client's banner at the server", observe: { server.received }, until: { $0.hasPrefix("SSH-2.0-") })
+        try eventually(
+            "the client's banner at the server", observe: { server.received }, until: { $0.hasPrefix("SSH-2.0-") })
         try tui.send("Escape")
         try tui.waitFor(text: "not connected: cancelled")
         // The server side: the socket was closed, and nothing came after the banner line.

@@ -85,8 +85,9 @@ final class TUILiveTests: XCTestCase {
         XCTAssertExit(try home.run("add", marker, "--host", "\(marker).example"), 0)
         XCTAssertTrue(try home.run("sync", "status").stdout.contains("1 local change not sent yet"))
         // Debounced (about 2 s after the change), then sent by the TUI's background sync: nothing is pending.
-        try eventually("the change sent", observe: { try home.run("sync", "status").stdout },
-                       until: { !$0.contains("not sent yet") }, context: { (try? tui.screen()) ?? "" })
+        try eventually(
+            "the change sent", observe: { try home.run("sync", "status").stdout },
+            until: { !$0.contains("not sent yet") }, context: { (try? tui.screen()) ?? "" })
         // S: a run now (the status file gets a newer time).
         let before = try Self.statusFileTime(home)
         try tui.send("S")
@@ -104,14 +105,21 @@ final class TUILiveTests: XCTestCase {
         XCTAssertExit(try home.run(["vault", "passwd", "--passphrase-fd", "0"], stdin: passphrase + "\n"), 0)
         let secret = try home.write("CANARY-pw\n", to: "pw")
         let phrase = try home.write(passphrase + "\n", to: "pp")
-        XCTAssertExit(try CLI.run(["-c", "exec \"$0\" \"$@\" 3<'\(secret)' 4<'\(phrase)'", CLI.binary, "vault", "set-password",
-                                   "db", "--secret-fd", "3", "--passphrase-fd", "4"], environment: home.environment,
-                                  shell: true), 0)
+        XCTAssertExit(
+            try CLI.run(
+                [
+                    "-c", "exec \"$0\" \"$@\" 3<'\(secret)' 4<'\(phrase)'", CLI.binary, "vault", "set-password",
+                    "db", "--secret-fd", "3", "--passphrase-fd", "4",
+                ], environment: home.environment,
+                shell: true), 0)
         // Kept where `vault unlock` opens it for every process of this login (the kernel keyring).
-        let key = try XCTUnwrap(try home.run("vault", "list").stdout.split(separator: "\n").dropFirst().first?
-            .split(separator: " ").first)
-        XCTAssertExit(try home.run(["vault", "set-class", String(key), "afterFirstUnlockThisDeviceOnly", "--passphrase-fd", "3"],
-                                   fd3: passphrase), 0)
+        let key = try XCTUnwrap(
+            try home.run("vault", "list").stdout.split(separator: "\n").dropFirst().first?
+                .split(separator: " ").first)
+        XCTAssertExit(
+            try home.run(
+                ["vault", "set-class", String(key), "afterFirstUnlockThisDeviceOnly", "--passphrase-fd", "3"],
+                fd3: passphrase), 0)
         XCTAssertExit(try home.run("vault", "lock"), 0)
         let tui = try Tmux(home: home, columns: 140)
         try tui.waitFor(text: "vault locked")

@@ -42,7 +42,8 @@ final class TUILoginTests: XCTestCase {
         try tui.send("Enter")
         // The "remember" created the vault: the status line says so without a restart.
         try tui.waitFor("the TUI after the session, the vault set up") {
-            $0.contains("session to t ended with exit 4") && $0.contains("1 host") && $0.contains("vault open, no passphrase")
+            $0.contains("session to t ended with exit 4") && $0.contains("1 host")
+                && $0.contains("vault open, no passphrase")
         }
         XCTAssertTrue(world.sshd.waitForLog("Accepted password"), world.sshd.log)
         let show = try world.home.run("show", "t")
@@ -208,7 +209,8 @@ final class TUILoginTests: XCTestCase {
         try tui.send("Enter")
         try tui.waitFor("the other-type dialog") {
             $0.contains("Host key of another type") && $0.contains("now offers a key of a type it is not known under")
-                && $0.contains("ssh-ed25519 \(fingerprint)") && $0.contains("known only as, from the host's pinned key:")
+                && $0.contains("ssh-ed25519 \(fingerprint)")
+                && $0.contains("known only as, from the host's pinned key:")
                 && $0.contains("ecdsa-sha2-nistp256")
         }
         // Not a y/n question: y and n are text, Esc refuses.

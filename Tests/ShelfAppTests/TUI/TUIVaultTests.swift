@@ -9,12 +9,18 @@ import XCTest
 final class TUIVaultTests: XCTestCase {
     /// Waits until the status line (not a title-bar notice) says `text` about the vault.
     @discardableResult
-    private func waitForVault(_ tui: Tmux, _ text: String, file: StaticString = #filePath, line: UInt = #line) throws -> String {
-        try tui.waitFor("'\(text)' in the status line", file: file, line: line) { tui.lastLine($0).contains("│ \(text) │") }
+    private func waitForVault(_ tui: Tmux, _ text: String, file: StaticString = #filePath, line: UInt = #line) throws
+        -> String
+    {
+        try tui.waitFor("'\(text)' in the status line", file: file, line: line) {
+            tui.lastLine($0).contains("│ \(text) │")
+        }
     }
 
     /// V, then the passphrase in the "Unlock the vault" dialog, until the status line says unlocked.
-    private func unlockWithV(_ tui: Tmux, _ passphrase: String, file: StaticString = #filePath, line: UInt = #line) throws {
+    private func unlockWithV(_ tui: Tmux, _ passphrase: String, file: StaticString = #filePath, line: UInt = #line)
+        throws
+    {
         try tui.send("V")
         try tui.waitFor(text: "Unlock the vault", file: file, line: line)
         try tui.type(passphrase)
@@ -37,9 +43,13 @@ final class TUIVaultTests: XCTestCase {
         XCTAssertExit(try world.home.run(["vault", "passwd", "--passphrase-fd", "0"], stdin: passphrase + "\n"), 0)
         let secret = try world.home.write(TestAccount.password + "\n", to: "pw")
         let phrase = try world.home.write(passphrase + "\n", to: "pp")
-        XCTAssertExit(try CLI.run(["-c", "exec \"$0\" \"$@\" 3<'\(secret)' 4<'\(phrase)'", CLI.binary, "vault", "set-password",
-                                   "t", "--secret-fd", "3", "--passphrase-fd", "4"], environment: world.home.environment,
-                                  shell: true), 0)
+        XCTAssertExit(
+            try CLI.run(
+                [
+                    "-c", "exec \"$0\" \"$@\" 3<'\(secret)' 4<'\(phrase)'", CLI.binary, "vault", "set-password",
+                    "t", "--secret-fd", "3", "--passphrase-fd", "4",
+                ], environment: world.home.environment,
+                shell: true), 0)
         return (world, passphrase)
     }
 
@@ -91,7 +101,10 @@ final class TUIVaultTests: XCTestCase {
             $0.contains("(the vault passphrase was wrong 3 times)") && $0.contains("'s password:")
         }
         try tui.send("Escape")
-        try tui.waitFor(text: "not connected: the password for t is in the vault, which cannot be read: the vault passphrase was wrong 3 times")
+        try tui.waitFor(
+            text:
+                "not connected: the password for t is in the vault, which cannot be read: the vault passphrase was wrong 3 times"
+        )
         XCTAssertFalse(world.sshd.log.contains("Accepted password"), world.sshd.log)
         try tui.send("q")
     }
