@@ -33,7 +33,6 @@ final class BackgroundSync: @unchecked Sendable {
     static let folderPoll: TimeInterval = 300
 
     private let context: AppContext
-    private let vault: TUIVault
     private let status: StatusSource
     private let reload: @Sendable () -> Void
     /// Called when a run starts or ends (the watcher posts the status line at once).
@@ -44,11 +43,10 @@ final class BackgroundSync: @unchecked Sendable {
     private var firstPending: Date?
 
     init(
-        context: AppContext, vault: TUIVault, status: StatusSource, reload: @escaping @Sendable () -> Void,
+        context: AppContext, status: StatusSource, reload: @escaping @Sendable () -> Void,
         changed: @escaping @Sendable () -> Void
     ) {
         self.context = context
-        self.vault = vault
         self.status = status
         self.reload = reload
         self.changed = changed
@@ -112,7 +110,9 @@ final class BackgroundSync: @unchecked Sendable {
         let before = (try? SyncSettings.pendingUp(store)) ?? 0
         status.setSyncRunning(true)
         changed()
-        let report = SyncRun.run(TUIVault.quiet(context), store: store, vault: vault.current)
+        // A vault opened for the run, not the TUI's: a background run must not count as the user's use of the
+        // keys unlocked here (that would hold off their idle timeout).
+        let report = SyncRun.run(TUIVault.quiet(context), store: store)
         status.setSyncRunning(false)
         changed()
         if report.pulled > 0 { reload() }

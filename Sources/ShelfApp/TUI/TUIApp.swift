@@ -130,7 +130,7 @@ final class TUIApp {
         final class WatcherBox: @unchecked Sendable { var watcher: LiveWatcher? }
         let box = WatcherBox()
         if context.environment[StatusSource.testHookVariable] == nil {
-            sync = BackgroundSync(context: context, vault: vault, status: status,
+            sync = BackgroundSync(context: context, status: status,
                                   reload: { mailbox.post(.storeChanged) }, changed: { box.watcher?.wake() })
         }
         let watcher = LiveWatcher(context: context, mailbox: mailbox, vault: vault, status: status, sync: sync)

@@ -52,9 +52,13 @@ public enum StatusLine {
             (state.status.vault.words, vaultStyle(state.status.vault)),
             (state.loaded ? "\(count) host\(count == 1 ? "" : "s")" : "loading", .dim),
         ]
-        for (text, style) in parts where col + text.count + 3 <= rect.width {
+        for (i, (text, style)) in parts.enumerated() {
+            // A vault error too long for the line is cut rather than left out (its whole text is on its screen).
+            let room = rect.width - col - 3
+            let cut = i == 0 && room >= 16 && { if case .broken = state.status.vault { true } else { false } }()
+            guard CharWidth.of(text) <= room || cut else { continue }
             col = canvas.write(" \(s.separator) ", row: rect.row, column: col, style: .dim)
-            col = canvas.write(text, row: rect.row, column: col, style: style)
+            col = canvas.write(text, row: rect.row, column: col, width: room, style: style, ellipsis: s.ellipsis)
         }
         // Help and quit are kept when space is short; the rest fill in, in keymap order.
         let all = hints(state)

@@ -1,7 +1,7 @@
 // Logging in from the TUI, in process, against the test sshd: the password dialog (masked, "remember"), the
 // remembered password used on the next connect, a wrong password / missing credential as a red line inside the
 // TUI, keyboard-interactive (PAM) prompts, the vault passphrase, a key of another type (accepted by typing the
-// host's name), and each jump host's key as dialogs (a changed key: TUIHostKeyTests). Every question is asked
+// host's name), and each jump host's key as dialogs (a changed key: TUIFlowTests). Every question is asked
 // before curses is left.
 import Foundation
 import TestSupport

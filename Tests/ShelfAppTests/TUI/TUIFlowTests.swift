@@ -1,12 +1,12 @@
 // Flows the TUI finishes, against real servers in real tmux: a changed host key is a dialog with both fingerprints
 // and where the pin came from (Esc keeps the pin; typing the host's name replaces it and connects, and the server's
 // log shows no login attempt before that); Esc cancels a connect to a server that never answers (the server sees the
-// socket closed after the client's banner, nothing else); a store that cannot be opened fills the screen.
+// socket closed after the client's banner, nothing else); a store or vault that cannot be opened fills the screen.
 import Foundation
 import TestSupport
 import XCTest
 
-final class TUIHostKeyTests: XCTestCase {
+final class TUIFlowTests: XCTestCase {
     private func shellPrompt(_ screen: String) -> Bool {
         screen.split(separator: "\n").contains { $0.hasSuffix("$") || $0.hasSuffix("#") } && !screen.contains("○ sync")
     }
@@ -95,6 +95,28 @@ final class TUIHostKeyTests: XCTestCase {
         try tui.waitFor(text: "connecting to mute...")
         try tui.send("Escape")
         try tui.waitFor(text: "not connected: cancelled")
+        try tui.send("q")
+        XCTAssertEqual(try tui.waitForExit(), 0)
+    }
+
+    func testAVaultThatCannotBeOpenedFillsTheScreenAndEscapeGoesOn() throws {
+        let home = TempHome()
+        XCTAssertExit(try home.run("add", "web", "--host", "w.example"), 0)
+        XCTAssertExit(try home.run("vault", "init"), 0)
+        let vault = home.sshelfHome + "/data/vault.sqlite"
+        chmod(vault, 0o644)
+        let tui = try Tmux(home: home, columns: 100, rows: 30)
+        let screen = try tui.waitFor("the vault error screen") {
+            $0.contains("The vault cannot be opened") && $0.contains("Esc go on without it")
+        }
+        XCTAssertTrue(screen.contains("hint:"), screen)
+        try tui.send("Escape")
+        try tui.waitFor("the hosts, the vault's error in the status line") {
+            $0.contains("web") && $0.contains("Hosts 1") && $0.contains("vault: ")
+        }
+        // Repaired elsewhere: the status line follows by itself.
+        chmod(vault, 0o600)
+        try tui.waitFor(text: "vault open, no passphrase")
         try tui.send("q")
         XCTAssertEqual(try tui.waitForExit(), 0)
     }
