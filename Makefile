@@ -8,7 +8,7 @@ BUILD_FLAGS ?= -Xswiftc -warnings-as-errors
 RELEASE_FLAGS ?= -c release --static-swift-stdlib
 
 # Debian packages to build and run, and the extra ones the tests drive for real.
-RUN_DEBS := pkg-config libssh2-1-dev libsodium-dev libsqlite3-dev libncurses-dev
+RUN_DEBS := pkg-config libssh2-1-dev libsodium-dev libsqlite3-dev libncurses-dev libssl-dev
 TEST_DEBS := $(RUN_DEBS) openssh-server openssh-client tmux git procps
 
 .PHONY: run test build release deps test-deps install resources check-resources bench clean

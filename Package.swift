@@ -20,6 +20,9 @@ let package = Package(
             name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(
+            name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(
             name: "CNcurses", path: "Sources/CNcurses", pkgConfig: "ncursesw",
             providers: [.apt(["libncurses-dev"])]),
         // Prefixed functions for C macros Swift cannot import; nothing else.
@@ -31,7 +34,8 @@ let package = Package(
         .target(
             name: "ShelfStore", dependencies: ["ShelfCore", "ShelfSystem", "CSQLite"], path: "Sources/ShelfStore"),
         .target(
-            name: "ShelfVault", dependencies: ["ShelfCore", "ShelfSystem", "CSodium", "CSQLite", "CShims"], path: "Sources/ShelfVault"),
+            name: "ShelfVault", dependencies: ["ShelfCore", "ShelfSystem", "CSodium", "COpenSSL", "CSQLite", "CShims"],
+            path: "Sources/ShelfVault"),
         .target(name: "ShelfSSH", dependencies: ["ShelfCore", "ShelfSystem", "CLibSSH2", "CShims"], path: "Sources/ShelfSSH"),
         .target(
             name: "ShelfSync", dependencies: ["ShelfCore", "ShelfSystem", "ShelfStore", "ShelfVault"],
