@@ -9,7 +9,7 @@ enum Migration: Sendable {
 }
 
 enum Migrations {
-    static let all: [Migration] = [version1, version2, version3]
+    static let all: [Migration] = [version1, version2, version3, version4]
     static var latest: Int { all.count }
 
     /// The first schema. Relations are flat optional ids with no foreign keys and no unique names: sync can
@@ -116,4 +116,10 @@ enum Migrations {
             }
         }
     }
+
+    /// The sshelf agent's per-identity options: confirm each signature, and how long the key is served.
+    static let version4 = Migration.sql("""
+        ALTER TABLE identities ADD COLUMN confirm_each_use INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE identities ADD COLUMN agent_lifetime INTEGER NOT NULL DEFAULT 0;
+        """)
 }
