@@ -342,6 +342,14 @@ public enum SSHPublicKey {
         return type + " " + Data(blob).base64EncodedString() + (comment.isEmpty ? "" : " " + comment)
     }
 
+    /// The algorithm a public blob names, when it is one this agent signs with.
+    public static func algorithm(of blob: [UInt8]) -> SSHKeyAlgorithm? {
+        blob.withUnsafeBytes { bytes -> SSHKeyAlgorithm? in
+            var reader = SSHWireReader(bytes)
+            return reader.text(limit: AgentLimits.name).flatMap(SSHKeyAlgorithm.init(rawValue:))
+        }
+    }
+
     /// The blob inside a public key line (`type base64 [comment]`), when the line is well formed and its type
     /// matches the blob's own.
     public static func blob(fromLine line: String) -> [UInt8]? {

@@ -4,6 +4,6 @@ enum Commands {
         HostCommands.commands, SSHCommands.commands, WarmCommands.commands, GroupCommands.commands, ForwardCommands.commands,
         ForwardRunCommands.commands,
         Array(MiscCommands.commands.prefix(1)), IdentityVaultCommands.commands, ImportExportCommands.commands,
-        VaultCommands.commands, [VaultVerifyCommand.command], SyncCommands.commands, UICommands.commands, Array(MiscCommands.commands.dropFirst()),
+        VaultCommands.commands, [VaultVerifyCommand.command], AgentCommands.commands, LogCommands.commands, SyncCommands.commands, UICommands.commands, Array(MiscCommands.commands.dropFirst()),
     ].joined())
 }
