@@ -16,12 +16,13 @@ enum IdentityVaultCommands {
                                 ArgumentSpec(name: "PATH", help: "private key file", completion: .file)],
                     options: [.flag("remove-file", "delete the key file once it is in the vault"),
                               .value("key-passphrase-fd", "N", "read the key's own passphrase from descriptor N"),
-                              VaultCommands.passphraseFD],
+                              VaultCommands.passphraseFD] + IdentityKeyCommands.agentOptions,
                     examples: ["sshelf identity import work ~/.ssh/id_ed25519"], run: importIdentity),
         CommandSpec(path: ["keygen"], summary: "create an ed25519 identity; the private key stays in the vault",
                     details: "Prints the public key line for authorized_keys.",
                     arguments: [ArgumentSpec(name: "NAME", help: "identity name")],
-                    options: [.value("comment", "TEXT", "comment on the public key (default: NAME)"), VaultCommands.passphraseFD],
+                    options: [.value("comment", "TEXT", "comment on the public key (default: NAME)"), VaultCommands.passphraseFD]
+                        + IdentityKeyCommands.agentOptions,
                     run: keygen),
     ]
 
@@ -39,13 +40,18 @@ enum IdentityVaultCommands {
         let store = try context.store()
         var identity = try store.identities().first { $0.name == name } ?? Identity(name: name)
         var publicKey = inspection.publicKey
-        if publicKey == nil, let text = try? String(contentsOfFile: path + ".pub", encoding: .utf8) {
-            publicKey = text.split(separator: " ").prefix(2).joined(separator: " ")
+        // The .pub beside the key gives the public key of a PEM file, and the comment of any key (so that
+        // `identity show` prints the same line): taken when it holds the same key.
+        if let text = try? String(contentsOfFile: path + ".pub", encoding: .utf8) {
+            let line = text.split(separator: "\n").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+            let key = line.split(separator: " ").prefix(2).joined(separator: " ")
+            if publicKey == nil || publicKey == key, !key.isEmpty { publicKey = Validation.controlCharacterProblem(line) == nil ? line : key }
         }
         let typeName = inspection.keyType ?? publicKey.map { String($0.prefix { $0 != " " }) } ?? ""
         identity.keyType = typeName.contains("ed25519") ? .ed25519 : typeName.contains("ecdsa") ? .ecdsa
             : typeName.contains("rsa") ? .rsa : identity.keyType
         identity.publicKey = publicKey ?? identity.publicKey
+        try IdentityKeyCommands.applyAgentOptions(call, to: &identity)
         let moment = try moment(for: identity.id, in: store)
         let keyClass = ClassPolicy.accessibility(for: .identityPrivateKey, readAt: moment)
         let passphraseClass = ClassPolicy.accessibility(for: .identityPassphrase, readAt: moment)
@@ -87,6 +93,7 @@ enum IdentityVaultCommands {
                              hint: "choose another name, or 'sshelf identity import' to replace its key")
         }
         var identity = Identity(name: name, keyType: .ed25519)
+        try IdentityKeyCommands.applyAgentOptions(call, to: &identity)
         let keyClass = ClassPolicy.accessibility(for: .identityPrivateKey, readAt: .interactive)
         let vault = try VaultCommands.open(context, create: true)
         try VaultCommands.unlockIfNeeded(vault, for: [keyClass], try SecretInput(call, option: "passphrase-fd"))

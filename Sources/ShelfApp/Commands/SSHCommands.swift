@@ -64,8 +64,8 @@ enum SSHCommands {
 
     /// The credential source the flow asks after host-key verification: the vault, asking for its passphrase
     /// on the terminal when an item is locked (and a terminal is there).
-    static func credentialSource(_ context: AppContext) -> CredentialSource {
-        VaultCredentialSource(context: context, askPassphrase: {
+    static func credentialSource(_ context: AppContext, purpose: ReleasePurpose) -> CredentialSource {
+        VaultCredentialSource(context: context, purpose: purpose, askPassphrase: {
             guard isatty(0) == 1 else { return nil }
             return try? SecretInput(fd: nil, option: "passphrase-fd").read(prompt: "Vault passphrase: ")
         })
@@ -127,7 +127,8 @@ enum SSHCommands {
         let (plan, store) = try plan(for: call.arguments[0], context)
         let options = try connectOptions(call, context)
         let prompts = TerminalPrompts(acceptNew: false, passwordFD: nil, remember: false, errorOutput: context.errorOutput)
-        let connector = SSHConnector(options: options, credentials: credentialSource(context), delegate: prompts)
+        let connector = SSHConnector(options: options, credentials: credentialSource(context, purpose: ReleasePurpose(by: "trust", endpoints: plan.endpoints)),
+                                     delegate: prompts)
         let key: HostKey
         do {
             key = try connector.fetchHostKey(plan.endpoints)
@@ -210,7 +211,8 @@ enum SSHCommands {
                                        context: AppContext, body: (SSHConnection) throws -> Int32) throws -> Int32 {
         let prompts = TerminalPrompts(acceptNew: call.flag("accept-new"), passwordFD: try passwordFD(call),
                                       remember: call.flag("remember") ? true : nil, errorOutput: context.errorOutput)
-        let connector = SSHConnector(options: options, credentials: credentialSource(context), delegate: prompts)
+        let purpose = ReleasePurpose(by: call.command.name, endpoints: plan.endpoints)
+        let connector = SSHConnector(options: options, credentials: credentialSource(context, purpose: purpose), delegate: prompts)
         do {
             let connection = try connector.connect(plan.endpoints)
             defer { connection.close() }

@@ -32,7 +32,7 @@ final class HostRunner: @unchecked Sendable {
         self.rules = rules
         self.options = options
         self.report = report
-        credentials = UnattendedCredentials(context: context, hostName: plan.target.name)
+        credentials = UnattendedCredentials(context: context, hostName: plan.target.name, endpoints: plan.endpoints)
         states = rules.map { rule in
             RuleState(
                 ruleID: rule.id, host: plan.target.name, spec: "-\(rule.spec.flag) \(rule.spec)", state: .starting)

@@ -20,10 +20,11 @@ final class UnattendedCredentials: CredentialSource {
     /// so the supervisor reports this reason instead of "no password given".
     private(set) var refusal: String?
 
-    init(context: AppContext, hostName: String) {
+    init(context: AppContext, hostName: String, endpoints: [SSHEndpoint]) {
         self.context = context
         self.hostName = hostName
-        vaultSource = VaultCredentialSource(context: context, askPassphrase: nil)
+        vaultSource = VaultCredentialSource(context: context, purpose: ReleasePurpose(by: "forward", endpoints: endpoints),
+                                            askPassphrase: nil)
     }
 
     func reset() { refusal = nil }

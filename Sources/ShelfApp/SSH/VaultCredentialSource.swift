@@ -1,20 +1,52 @@
 // VaultCredentialSource: the connect flow's credentials, read from the vault after the host key was verified.
 // Each read names the class the item is stored under (found in the item list, which holds no secrets); a
-// reference with no item here is `notStored` — the "not yet synced to this device" case — never a blank.
+// reference with no item here is `notStored` — the "not yet synced to this device" case — never a blank. Every
+// secret handed out is first written to the release log (what, by which command, for which host); a release
+// that cannot be logged does not happen.
 import Foundation
 import ShelfCore
 import ShelfSSH
 import ShelfStore
 import ShelfVault
 
+/// Who releases credentials, and for which hops — what the release log says about each one.
+struct ReleasePurpose {
+    /// connect, exec, forward, tui or copy-id.
+    var by: String
+    var endpoints: [SSHEndpoint]
+
+    /// The hops a reference serves: its host for a password, every hop using the identity for a key.
+    func hosts(for reference: ReferenceKey) -> String? {
+        let names = endpoints.filter { hop in
+            switch reference.owner {
+            case .host: hop.hostID == reference.ownerID
+            case .identity: hop.identity?.id == reference.ownerID
+            case .sync, .log: false
+            }
+        }.map(\.name)
+        return names.isEmpty ? nil : names.joined(separator: ", ")
+    }
+
+    static func what(_ reference: ReferenceKey) -> String {
+        switch reference.secret {
+        case .password: "password"
+        case .privkey: "private key"
+        case .passphrase: "key passphrase"
+        case .remember, .key: reference.secret.rawValue
+        }
+    }
+}
+
 final class VaultCredentialSource: CredentialSource {
     private let context: AppContext
     private var opened: Result<Vault, VaultError>?
     /// Asks for the vault passphrase when an item is locked; nil where nobody can answer (scripts).
     private let askPassphrase: (() -> ShelfVault.SecretBytes?)?
+    private let purpose: ReleasePurpose
 
-    init(context: AppContext, askPassphrase: (() -> ShelfVault.SecretBytes?)?) {
+    init(context: AppContext, purpose: ReleasePurpose, askPassphrase: (() -> ShelfVault.SecretBytes?)?) {
         self.context = context
+        self.purpose = purpose
         self.askPassphrase = askPassphrase
     }
 
@@ -55,11 +87,32 @@ final class VaultCredentialSource: CredentialSource {
             if (try? vault.unlock(passphrase: passphrase)) != nil { answer = vault.read(reference, class: stored) }
         }
         switch answer {
-        case .found(let secret): return .found(secret.withUnsafeBytes { ShelfSSH.SecretBytes($0) })
+        case .found(let secret):
+            if let refusal = logRelease(reference, vault: vault) { return .unavailable(reason: refusal) }
+            return .found(secret.withUnsafeBytes { ShelfSSH.SecretBytes($0) })
         case .notStored: return .notStored
         case .locked: return .locked
         case .storedInOtherClass(let other): return .unavailable(reason: "\(reference) moved to \(other) while reading")
         case .vaultUnavailable(let reason): return .unavailable(reason: reason)
+        }
+    }
+
+    /// Appends the release to the log; the reason it could not, otherwise (then nothing is released). A locked
+    /// log key is asked for like a locked item.
+    private func logRelease(_ reference: ReferenceKey, vault: Vault) -> String? {
+        let record = ReleaseRecord(what: ReleasePurpose.what(reference), item: reference.rawValue, by: purpose.by,
+                                   host: purpose.hosts(for: reference))
+        let log = ReleaseLog(locations: context.locations)
+        do {
+            try log.append(record, vault: vault)
+            return nil
+        } catch {
+            if case .locked = vault.releaseLogKey(create: false), let passphrase = askPassphrase?(),
+                (try? vault.unlock(passphrase: passphrase)) != nil, (try? log.append(record, vault: vault)) != nil
+            {
+                return nil
+            }
+            return "the release log could not be written (\(error.message)), so \(reference) was not released"
         }
     }
 

@@ -64,7 +64,8 @@ enum WarmKeeper {
     /// The credential source (and the vault it opened, with its keys) lives only for the login: afterwards the
     /// keeper holds the session and nothing secret.
     private static func login(_ plan: ConnectPlan, options: ConnectOptions, context: AppContext) throws(SSHError) -> SSHConnection {
-        let source = VaultCredentialSource(context: context, askPassphrase: nil)
+        let source = VaultCredentialSource(context: context, purpose: ReleasePurpose(by: "exec", endpoints: plan.endpoints),
+                                           askPassphrase: nil)
         return try SSHConnector(options: options, credentials: source, delegate: UnattendedPrompts()).connect(plan.endpoints)
     }
 

@@ -123,17 +123,11 @@ final class StoreWorker: @unchecked Sendable {
             }
         case .deleteIdentity(let id):
             return try store.write { store in
-                guard let identity = try store.identities().first(where: { $0.id == id }) else { return "already gone" }
-                // The hosts keep everything but the identity, in the same transaction as the delete.
-                let users = try store.hosts().filter { $0.identityID == id }
-                for var host in users {
-                    host.identityID = nil
-                    host.updatedAt = Date()
-                    try store.save(host)
-                }
-                try store.deleteIdentity(id)
+                guard let identity = try store.identities().first(where: { $0.id == id }),
+                    let users = try store.deleteIdentityClearingHosts(id)
+                else { return "already gone" }
                 return "deleted identity \(Display.safe(identity.name))"
-                    + (users.isEmpty ? "" : "; cleared it from \(users.count) host(s)")
+                    + (users == 0 ? "" : "; cleared it from \(users) host(s)")
             }
         case .load, .connect, .launchSession, .answerPrompt, .startForward, .stopForward, .quit:
             return ""

@@ -72,7 +72,8 @@ final class TUILogin: @unchecked Sendable {
                 warnings.append(text.trimmingCharacters(in: .whitespacesAndNewlines))
                 lock.unlock()
             })
-            let credentials = VaultCredentialSource(context: quiet, askPassphrase: { delegate.vaultPassphrase() })
+            let credentials = VaultCredentialSource(context: quiet, purpose: ReleasePurpose(by: "tui", endpoints: plan.endpoints),
+                                                    askPassphrase: { delegate.vaultPassphrase() })
             let agent = context.environment["SSH_AUTH_SOCK"].flatMap { $0.isEmpty ? nil : $0 }
             let options = ConnectOptions(trust: .standard(locations: context.locations, home: context.homeDirectory),
                                          agentSocket: agent)

@@ -40,9 +40,11 @@ final class IdentityVaultTests: XCTestCase {
 
         let byName = Dictionary(uniqueKeysWithValues: try identities(home).map { ($0["name"] as? String ?? "", $0) })
         for name in ["plain", "locked", "pem"] {
+            // The whole .pub line, comment included: `identity show` prints what ssh-keygen wrote.
             let pub = try String(contentsOfFile: keys + "/\(name).pub", encoding: .utf8)
-            let expected = pub.split(separator: " ").prefix(2).joined(separator: " ")
+            let expected = pub.trimmingCharacters(in: .whitespacesAndNewlines)
             XCTAssertEqual(byName[name]?["publicKey"] as? String, expected, name)
+            XCTAssertEqual(try home.run(["identity", "show", name]).stdout, expected + "\n", name)
             XCTAssertNotNil(byName[name]?["privateKeyRef"] as? String, name)
         }
         XCTAssertNotNil(byName["locked"]?["passphraseRef"] as? String, "the encrypted key's passphrase is in the vault")
