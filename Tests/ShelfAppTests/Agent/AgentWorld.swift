@@ -1,0 +1,121 @@
+// AgentWorld: a TempHome, a real sshd on loopback and the sshelf agent of that home — with OpenSSH's own ssh and
+// ssh-add pointed at the agent's socket (`-F none`, no key files, no known_hosts), and what the agent wrote.
+import Foundation
+import ShelfCore
+import TestSupport
+import XCTest
+
+final class AgentWorld {
+    let home = TempHome()
+    var sshd: SSHD
+    private var started = false
+
+    init(options: SSHD.Options = SSHD.Options(), environment: [String: String] = [:]) throws {
+        try TestAccount.ensure()
+        home.extraEnvironment = ["SSHELF_VAULT_NO_KEYRING": "1", "SSHELF_TEST_WEAK_KDF": "1"].merging(environment) { $1 }
+        sshd = try SSHD.start(options)
+    }
+
+    deinit { if started { _ = try? home.run(["agent", "stop"]) } }
+
+    var socket: String { home.sshelfHome + "/run/agent/socket" }
+    var agentDirectory: String { home.sshelfHome + "/run/agent" }
+    var agentLog: String { (try? String(contentsOfFile: home.sshelfHome + "/state/agent.log", encoding: .utf8)) ?? "" }
+
+    func startAgent(_ extra: [String] = [], file: StaticString = #filePath, line: UInt = #line) throws {
+        let result = try home.run(["agent", "start"] + extra)
+        XCTAssertEqual(result.status, 0, "\(result)", file: file, line: line)
+        started = true
+    }
+
+    /// An OpenSSH tool (ssh, ssh-add, ssh-keygen) with the agent's socket and no other keys or configuration.
+    func tool(_ path: String, _ arguments: [String], environment: [String: String] = [:], stdin: String? = nil) throws -> CLIResult {
+        var env = home.environment
+        env["SSH_AUTH_SOCK"] = socket
+        for (key, value) in environment { env[key] = value }
+        return try CLI.run(["-c", "exec \"$0\" \"$@\"", path] + arguments, environment: env, stdin: stdin, shell: true)
+    }
+
+    /// `ssh … true` to the test sshd through the agent: public keys only, host key not checked (not under test here).
+    func ssh(_ extra: [String] = [], command: String = "true") throws -> CLIResult {
+        try tool("/usr/bin/ssh", ["-F", "none", "-o", "IdentityAgent=\(socket)", "-o", "IdentityFile=/nonexistent-sshelf-test",
+                                  "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
+                                  "-o", "GlobalKnownHostsFile=/dev/null", "-o", "BatchMode=yes",
+                                  "-o", "PreferredAuthentications=publickey", "-o", "LogLevel=ERROR",
+                                  "-p", String(sshd.port)] + extra + ["\(TestAccount.name)@\(sshd.options.listenAddress)", command])
+    }
+
+    func sshAdd(_ arguments: [String], environment: [String: String] = [:]) throws -> CLIResult {
+        try tool("/usr/bin/ssh-add", arguments, environment: environment)
+    }
+
+    /// The release log as `sshelf log --json` prints it.
+    func releases() throws -> [[String: Any]] {
+        let result = try home.run(["log", "--json"])
+        XCTAssertEqual(result.status, 0, "\(result)")
+        return (try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]]) ?? []
+    }
+
+    func identities() throws -> [[String: Any]] {
+        let listed = try home.run(["identity", "list", "--json"])
+        return (try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]]) ?? []
+    }
+
+    /// The vault's items (key, family, class) as `vault list --json` prints them.
+    func vaultItems() throws -> [[String: Any]] {
+        let listed = try home.run(["vault", "list", "--json"])
+        return (try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]]) ?? []
+    }
+
+    /// The public key line of an identity, written to a .pub file (for `ssh-add -d FILE`).
+    func publicKeyFile(_ identity: String) throws -> String {
+        let line = try home.run(["identity", "show", identity]).stdout
+        return try home.write(line, to: "\(identity.replacingOccurrences(of: " ", with: "-")).pub")
+    }
+
+    static func mode(_ path: String) -> mode_t? {
+        var info = stat()
+        return stat(path, &info) == 0 ? info.st_mode & 0o777 : nil
+    }
+}
+
+/// Polls `condition` until it holds or the deadline passes (a deadline for something hung, not a speed check).
+func waitUntilTrue(deadline seconds: TimeInterval = 30, _ condition: () throws -> Bool) rethrows -> Bool {
+    let end = ContinuousClock.now + .seconds(seconds)
+    var pause = 0.005
+    while true {
+        if try condition() { return true }
+        if ContinuousClock.now >= end { return try condition() }
+        Thread.sleep(forTimeInterval: pause)
+        pause = min(pause * 2, 0.1)
+    }
+}
+
+/// The private part of an OpenSSH key file written by ssh-keygen without a passphrase: the ed25519 seed or the
+/// ECDSA scalar — what must never appear in any file sshelf writes.
+func privateScalar(ofKeyFile path: String) throws -> [UInt8] {
+    let text = try String(contentsOfFile: path, encoding: .utf8)
+    let base64 = text.split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined()
+    let binary = [UInt8](try XCTUnwrap(Data(base64Encoded: base64)))
+    return try binary.withUnsafeBytes { bytes in
+        var reader = SSHWireReader(bytes)
+        _ = reader.take(15)
+        for _ in 0..<3 { _ = reader.string(limit: 1 << 20) }
+        _ = reader.uint32()
+        _ = reader.string(limit: 1 << 20)
+        var inner = SSHWireReader(try XCTUnwrap(reader.string(limit: 1 << 20)))
+        _ = inner.uint32()
+        _ = inner.uint32()
+        switch inner.text(limit: 64) {
+        case "ssh-ed25519":
+            _ = inner.string(limit: 64)
+            return Array(try XCTUnwrap(inner.string(limit: 64)).prefix(32))
+        case let type? where type.hasPrefix("ecdsa-"):
+            _ = inner.string(limit: 64)
+            _ = inner.string(limit: 256)
+            return Array(try XCTUnwrap(inner.positiveMPInt(limit: 128)))
+        default:
+            throw HarnessError("not an unencrypted ed25519 or ECDSA key: \(path)")
+        }
+    }
+}
