@@ -1612,6 +1612,7 @@ v prod            5 | cache-us         [2001:db8::7]:2200
                       │ e               edit the selected host, group or forward rule                                │
                       │ d Del           delete the selected host, group or forward rule                              │
                       │ t               start or stop the selected forward rule (now: only in the forwards pane (Ta… │
+                      │ c               install the host's identity key in its ~/.ssh/authorized_keys (copy-id)      │
                       │ r               reload from the store                                                        │
                       │ ? F1            show this help                                                               │
                       │ q Ctrl-c        quit                                                                         │
@@ -1622,7 +1623,6 @@ v prod            5 | cache-us         [2001:db8::7]:2200
                       │ Backspace       delete the last character                                                    │
                       │ ↓ Ctrl-n        move down in the results                                                     │
                       │ ↑ Ctrl-p        move up in the results                                                       │
-                      │                                                                                              │
                       │ j/k scroll; Esc, q or ? closes                                                               │
                       └──────────────────────────────────────────────────────────────────────────────────────────────┘
 ○ sync off │ vault not set up │ 8 hosts │  Esc close

@@ -129,7 +129,7 @@ final class StoreWorker: @unchecked Sendable {
                 return "deleted identity \(Display.safe(identity.name))"
                     + (users == 0 ? "" : "; cleared it from \(users) host(s)")
             }
-        case .load, .connect, .launchSession, .answerPrompt, .startForward, .stopForward, .quit:
+        case .load, .connect, .launchSession, .answerPrompt, .startForward, .stopForward, .copyID, .answerAgent, .quit:
             return ""
         }
     }
