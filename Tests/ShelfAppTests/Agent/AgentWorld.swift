@@ -5,7 +5,7 @@ import ShelfCore
 import TestSupport
 import XCTest
 
-final class AgentWorld {
+final class AgentWorld: @unchecked Sendable {
     let home = TempHome()
     var sshd: SSHD
     private var started = false
