@@ -211,7 +211,7 @@ enum SSHCommands {
                                        context: AppContext, body: (SSHConnection) throws -> Int32) throws -> Int32 {
         let prompts = TerminalPrompts(acceptNew: call.flag("accept-new"), passwordFD: try passwordFD(call),
                                       remember: call.flag("remember") ? true : nil, errorOutput: context.errorOutput)
-        let purpose = ReleasePurpose(by: call.command.name, endpoints: plan.endpoints)
+        let purpose = ReleasePurpose(by: call.command.path.first ?? call.command.name, endpoints: plan.endpoints)
         let connector = SSHConnector(options: options, credentials: credentialSource(context, purpose: purpose), delegate: prompts)
         do {
             let connection = try connector.connect(plan.endpoints)

@@ -6,14 +6,21 @@ import TestSupport
 import XCTest
 
 final class AgentWorld: @unchecked Sendable {
-    let home = TempHome()
+    let home: TempHome
     var sshd: SSHD
     private var started = false
 
     init(options: SSHD.Options = SSHD.Options(), environment: [String: String] = [:]) throws {
         try TestAccount.ensure()
+        home = TempHome()
         home.extraEnvironment = ["SSHELF_VAULT_NO_KEYRING": "1", "SSHELF_TEST_WEAK_KDF": "1"].merging(environment) { $1 }
         sshd = try SSHD.start(options)
+    }
+
+    /// The agent of a home and server another world set up.
+    init(over home: TempHome, sshd: SSHD) {
+        self.home = home
+        self.sshd = sshd
     }
 
     deinit { if started { _ = try? home.run(["agent", "stop"]) } }
