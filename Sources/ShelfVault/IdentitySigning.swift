@@ -10,6 +10,8 @@ public enum SigningKeyLookup: Sendable {
     case notStored
     /// The item's class is locked: the vault passphrase is needed first.
     case locked(AccessibilityClass)
+    /// The key file is encrypted and the vault holds no passphrase for it (or the one given did not open it).
+    case needsKeyPassphrase
     /// Stored, but not usable as a signing key here; the text says why.
     case unusable(String)
 }
@@ -28,7 +30,8 @@ extension Vault {
         return known
     }
 
-    public func signingKey(identityID: UUID) -> SigningKeyLookup {
+    /// `keyPassphrase` is what the user typed for an encrypted key whose passphrase the vault does not hold.
+    public func signingKey(identityID: UUID, keyPassphrase: SecretBytes? = nil) -> SigningKeyLookup {
         let keyReference = ReferenceKey.identityPrivateKey(identityID)
         let stored: AccessibilityClass
         do {
@@ -55,12 +58,13 @@ extension Vault {
                 case .notStored, .storedInOtherClass, .vaultUnavailable: break
                 }
             }
-            if passphrase == nil {
-                return .unusable("the key file is encrypted and its passphrase is not in the vault")
-            }
+            if passphrase == nil { passphrase = keyPassphrase }
+            if passphrase == nil { return .needsKeyPassphrase }
         }
         switch SSHPrivateKey.fromKeyFile(file, passphrase: passphrase) {
         case .success(let key): return .key(key)
+        case .failure(let problem) where keyPassphrase != nil && problem.message.contains("wrong passphrase"):
+            return .needsKeyPassphrase
         case .failure(let problem): return .unusable(problem.message)
         }
     }

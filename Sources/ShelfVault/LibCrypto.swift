@@ -45,6 +45,8 @@ enum LibCrypto {
         return messages.isEmpty ? "libcrypto refused it" : messages.joined(separator: "; ")
     }
 
+    static func clearErrors() { ERR_clear_error() }
+
     // MARK: building keys from OpenSSH fields
 
     /// OSSL_PARAM values whose names and buffers outlive the OSSL_PARAM array that points at them.

@@ -114,7 +114,8 @@ public final class SSHPrivateKey: @unchecked Sendable {
             if cipher == "none" {
                 return privateSection(section)
             }
-            return OpenSSHKeyDecryption.open(section, cipher: cipher, kdf: kdf, kdfOptions: kdfOptions,
+            let trailing = reader.take(reader.remaining) ?? UnsafeRawBufferPointer(start: nil, count: 0)
+            return OpenSSHKeyDecryption.open(section, trailing: trailing, cipher: cipher, kdf: kdf, kdfOptions: kdfOptions,
                                             passphrase: passphrase)
                 .flatMap { plain in plain.withUnsafeBytes { privateSection($0) } }
         }

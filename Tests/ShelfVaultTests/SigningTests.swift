@@ -18,9 +18,11 @@ final class SigningTests: XCTestCase {
 
     override func tearDown() { try? FileManager.default.removeItem(atPath: directory) }
 
-    func keygen(_ name: String, _ arguments: [String]) throws -> (file: SecretBytes, publicLine: String, path: String) {
+    func keygen(_ name: String, _ arguments: [String], passphrase: String = "") throws
+        -> (file: SecretBytes, publicLine: String, path: String)
+    {
         let path = directory + "/" + name
-        try Shell.run("/usr/bin/ssh-keygen", ["-q", "-N", "", "-C", name, "-f", path] + arguments)
+        try Shell.run("/usr/bin/ssh-keygen", ["-q", "-N", passphrase, "-C", name, "-f", path] + arguments)
         let file = SecretBytes([UInt8](try XCTUnwrap(FileManager.default.contents(atPath: path))))
         let line = try String(contentsOfFile: path + ".pub", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         return (file, line, path)
@@ -157,5 +159,33 @@ final class SigningTests: XCTestCase {
         }
         let unknown = [UInt8]().withUnsafeBytes { SSHPrivateKey.fromAgent(keyType: "ssh-dss", fields: $0, comment: "") }
         if case .success = unknown { XCTFail("a DSA key was accepted") }
+    }
+
+    func testEncryptedOpenSSHKeysOpenWithTheirPassphraseUnderEveryCipher() throws {
+        let passphrase = SecretBytes(Array("key pass".utf8))
+        let cases: [(String, [String])] = [
+            ("default", ["-t", "ed25519"]),  // aes256-ctr, 16 bcrypt rounds: what ssh-keygen writes by default
+            ("aes128-ctr", ["-t", "ecdsa", "-a", "2", "-Z", "aes128-ctr"]),
+            ("aes256-cbc", ["-t", "ed25519", "-a", "2", "-Z", "aes256-cbc"]),
+            ("aes256-gcm", ["-t", "ed25519", "-a", "2", "-Z", "aes256-gcm@openssh.com"]),
+            ("chacha20-poly1305", ["-t", "rsa", "-b", "2048", "-a", "2", "-Z", "chacha20-poly1305@openssh.com"]),
+        ]
+        for (name, arguments) in cases {
+            let made = try keygen(name, arguments, passphrase: "key pass")
+            XCTAssertEqual(OpenSSHKey.inspect(made.file)?.encrypted, true, name)
+            guard case .success(let key) = SSHPrivateKey.fromKeyFile(made.file, passphrase: passphrase) else {
+                XCTFail("\(name): did not open with its passphrase")
+                continue
+            }
+            XCTAssertEqual(key.publicLine, made.publicLine, name)
+            XCTAssertTrue(try opensshAccepts(key, flags: AgentMessage.rsaSHA2_256, message: [4, 2]), name)
+            guard case .failure(let problem) = SSHPrivateKey.fromKeyFile(made.file, passphrase: SecretBytes(Array("nope".utf8))) else {
+                XCTFail("\(name): opened with a wrong passphrase")
+                continue
+            }
+            XCTAssertTrue(problem.message.contains("wrong passphrase"), "\(name): \(problem.message)")
+            guard case .failure(let missing) = SSHPrivateKey.fromKeyFile(made.file, passphrase: nil) else { continue }
+            XCTAssertTrue(missing.message.contains("passphrase is not in the vault"), missing.message)
+        }
     }
 }

@@ -237,10 +237,20 @@ final class AgentService: @unchecked Sendable {
             return nil
         }
         var asked = false
+        var keyPassphrase: ShelfVault.SecretBytes? = nil
         while true {
-            switch vault.signingKey(identityID: item.identity.id) {
+            switch vault.signingKey(identityID: item.identity.id, keyPassphrase: keyPassphrase) {
             case .key(let key):
                 return key
+            case .needsKeyPassphrase:
+                guard keyPassphrase == nil, let askPassphrase else {
+                    report("refused to sign with key \(name) for \(who): "
+                           + (keyPassphrase == nil ? "the key file is encrypted and its passphrase is not in the vault (import it again with its passphrase, or run the agent in the foreground to be asked)"
+                                                   : "the key's passphrase did not open it"))
+                    return nil
+                }
+                guard let typed = askPassphrase("Passphrase of key \(name) (for \(who)): ") else { return nil }
+                keyPassphrase = typed
             case .notStored:
                 report("refused to sign with key \(name) for \(who): its private key is not in this device's vault")
                 return nil

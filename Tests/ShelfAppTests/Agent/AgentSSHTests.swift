@@ -96,6 +96,22 @@ final class AgentSSHTests: XCTestCase {
                        "the scan sees what is there")
     }
 
+    func testAnEncryptedKeyIsServedWithThePassphraseTheVaultKeeps() throws {
+        let world = try AgentWorld()
+        let key = try TestKey.generate(.ed25519, passphrase: "file pass")
+        try world.sshd.authorize(key.publicLine)
+        XCTAssertExit(try world.home.run(["identity", "import", "enc", key.privatePath, "--key-passphrase-fd", "0", "--remove-file"],
+                                         stdin: "file pass\n"), 0)
+        try world.startAgent()
+        XCTAssertExit(try world.ssh(), 0)
+        XCTAssertTrue(world.sshd.waitForLog("Accepted publickey"), world.sshd.log)
+
+        // Without its passphrase in the vault, a background agent says why instead of failing quietly.
+        XCTAssertExit(try world.home.run(["vault", "rm", "identity.\(try XCTUnwrap(world.identities().first?["id"] as? String)).passphrase"]), 0)
+        XCTAssertNotEqual(try world.ssh().status, 0)
+        XCTAssertTrue(waitUntilTrue { world.agentLog.contains("passphrase is not in the vault") }, world.agentLog)
+    }
+
     func testAKeyWithALifetimeIsServedUntilItEnds() throws {
         let world = try AgentWorld()
         try world.startAgent()
