@@ -104,4 +104,23 @@ final class CopyIDTests: XCTestCase {
         XCTAssertEqual(result.status, 2, "\(result)")
         XCTAssertTrue(result.stderr.contains("--identity NAME"), result.stderr)
     }
+
+    func testCInTheTUIInstallsTheHostsIdentity() throws {
+        let remote = try remote()
+        let key = try TestKey.generate(.ed25519)
+        XCTAssertExit(try remote.world.home.run(["identity", "import", "laptop", key.privatePath]), 0)
+        XCTAssertExit(try remote.world.home.run("edit", "t", "--identity", "laptop"), 0)
+        XCTAssertExit(try remote.world.home.run("trust", "t", "--fingerprint", try remote.world.fingerprint(remote.world.sshd)), 0)
+        let tui = try Tmux(home: remote.world.home, columns: 120, rows: 30)
+        try tui.waitFor(text: "1 host")
+        try tui.send("c")
+        try tui.waitFor(text: "'s password:")
+        try tui.type(TestAccount.password)
+        try tui.send("Enter")
+        try tui.waitFor(text: "installed identity 'laptop' in ~/.ssh/authorized_keys on t")
+        XCTAssertEqual(try String(contentsOfFile: remote.authorizedKeys, encoding: .utf8), key.publicLine + "\n")
+        XCTAssertExit(try ssh(remote, key: key.privatePath), 0)
+        try tui.send("q")
+        try tui.waitFor("the TUI to quit") { _ in (try? tui.exitStatus()) != nil }
+    }
 }
