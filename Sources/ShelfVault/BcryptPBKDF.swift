@@ -125,27 +125,19 @@ enum BcryptPBKDF {
             for i in 0..<18 { p[i] ^= word(key, keyLength, &position) }
             position = 0
             var left: UInt32 = 0, right: UInt32 = 0
-            var i = 0
-            while i < 18 {
-                if let data {
-                    left ^= word(data, dataLength, &position)
-                    right ^= word(data, dataLength, &position)
+            // P first, then the four S-boxes (contiguous), each pair of words the next encryption.
+            for (table, count) in [(p, 18), (s, 1024)] {
+                var i = 0
+                while i < count {
+                    if let data {
+                        left ^= word(data, dataLength, &position)
+                        right ^= word(data, dataLength, &position)
+                    }
+                    encipher(s, p, &left, &right)
+                    table[i] = left
+                    table[i + 1] = right
+                    i += 2
                 }
-                encipher(s, p, &left, &right)
-                p[i] = left
-                p[i + 1] = right
-                i += 2
-            }
-            var k = 0
-            while k < 1024 {
-                if let data {
-                    left ^= word(data, dataLength, &position)
-                    right ^= word(data, dataLength, &position)
-                }
-                encipher(s, p, &left, &right)
-                s[k] = left
-                s[k + 1] = right
-                k += 2
             }
         }
 

@@ -26,18 +26,16 @@ public struct ReleaseEntry: Codable, Sendable, Equatable {
     public var process: String?
     /// Public facts: the identity's name, a signature's algorithm and key fingerprint.
     public var detail: String?
-}
 
-/// What to log; the log adds the number and the time.
-public struct ReleaseRecord: Sendable, Equatable {
-    public var what: String
-    public var item: String
-    public var by: String
-    public var host: String?
-    public var process: String?
-    public var detail: String?
-
+    /// A line to append: the log gives it its number and the time of the append.
     public init(what: String, item: String, by: String, host: String? = nil, process: String? = nil, detail: String? = nil) {
+        self.init(seq: 0, time: Date(timeIntervalSince1970: 0), what: what, item: item, by: by, host: host,
+                  process: process, detail: detail)
+    }
+
+    init(seq: Int, time: Date, what: String, item: String, by: String, host: String?, process: String?, detail: String?) {
+        self.seq = seq
+        self.time = time
         self.what = what
         self.item = item
         self.by = by
@@ -79,7 +77,7 @@ public struct ReleaseLog: Sendable {
 
     /// Appends one line. Fails (and the caller then refuses the release) when the log key cannot be read or the
     /// file cannot be written: every release is logged, or it does not happen.
-    public func append(_ record: ReleaseRecord, vault: Vault, now: Date = Date()) throws(ReleaseLogError) {
+    public func append(_ record: ReleaseEntry, vault: Vault, now: Date = Date()) throws(ReleaseLogError) {
         let key: SecretBytes
         switch vault.releaseLogKey(create: true) {
         case .key(let found): key = found
@@ -112,8 +110,9 @@ public struct ReleaseLog: Sendable {
             guard writeAll(fd, [0x0a]) else { throw failure("write") }
         }
         let previous = lastLink(contents, key: key)
-        let entry = ReleaseEntry(seq: previous.seq + 1, time: now, what: record.what, item: record.item, by: record.by,
-                                 host: record.host, process: record.process, detail: record.detail)
+        var entry = record
+        entry.seq = previous.seq + 1
+        entry.time = now
         guard let body = try? Self.encoder.encode(entry) else {
             throw ReleaseLogError(message: "the release log line could not be encoded", hint: nil)
         }

@@ -8,8 +8,8 @@ import ShelfVault
 import XCTest
 
 final class ReleaseLogTests: XCTestCase {
-    static func record(_ number: Int) -> ReleaseRecord {
-        ReleaseRecord(what: "password", item: "host.\(UUID().uuidString.lowercased()).password", by: "connect",
+    static func record(_ number: Int) -> ReleaseEntry {
+        ReleaseEntry(what: "password", item: "host.\(UUID().uuidString.lowercased()).password", by: "connect",
                       host: "web\(number)")
     }
 

@@ -215,7 +215,7 @@ final class AgentService: @unchecked Sendable {
             return AgentProtocol.status(false)
         }
         guard let vault = vault(create: false) else { return AgentProtocol.status(false) }
-        let record = ReleaseRecord(what: "signature", item: ReferenceKey.identityPrivateKey(item.identity.id).rawValue,
+        let record = ReleaseEntry(what: "signature", item: ReferenceKey.identityPrivateKey(item.identity.id).rawValue,
                                    by: "agent", process: who,
                                    detail: "identity \(name), \(signature.algorithm) \(item.fingerprint)")
         do {

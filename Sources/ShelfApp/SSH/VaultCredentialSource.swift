@@ -100,7 +100,7 @@ final class VaultCredentialSource: CredentialSource {
     /// Appends the release to the log; the reason it could not, otherwise (then nothing is released). A locked
     /// log key is asked for like a locked item.
     private func logRelease(_ reference: ReferenceKey, vault: Vault) -> String? {
-        let record = ReleaseRecord(what: ReleasePurpose.what(reference), item: reference.rawValue, by: purpose.by,
+        let record = ReleaseEntry(what: ReleasePurpose.what(reference), item: reference.rawValue, by: purpose.by,
                                    host: purpose.hosts(for: reference))
         let log = ReleaseLog(locations: context.locations)
         do {
