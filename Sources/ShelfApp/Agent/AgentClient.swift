@@ -2,6 +2,7 @@
 // `status@sshelf` extension), and the state file (pid, socket, since when) it writes beside the socket.
 import Foundation
 import ShelfCore
+import ShelfOperations
 import ShelfSystem
 #if canImport(Glibc)
 import Glibc

@@ -3,6 +3,7 @@
 // question has a deadline (30 s unless --confirm-timeout); silence refuses. Questions are asked one at a time.
 import Foundation
 import ShelfCore
+import ShelfOperations
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -4,6 +4,7 @@
 // stop on SIGINT/SIGTERM that removes the socket and the state file.
 import Foundation
 import ShelfCore
+import ShelfOperations
 import ShelfSystem
 import ShelfVault
 #if canImport(Glibc)
@@ -137,7 +138,7 @@ final class AgentServer: @unchecked Sendable {
     /// once answered.
     private func serve(_ fd: Int32, peer: PrivateSocket.Peer) {
         while true {
-            var message: ShelfVault.SecretBytes? = nil
+            var message: SecretBytes? = nil
             var begun = false
             let outcome = AgentFraming.next(read: { buffer in
                 Self.receive(fd, into: buffer, waitForever: !begun).map { count in
@@ -145,7 +146,7 @@ final class AgentServer: @unchecked Sendable {
                     return count
                 } ?? -1
             }, storage: { length in
-                let buffer = ShelfVault.SecretBytes(count: length)
+                let buffer = SecretBytes(count: length)
                 message = buffer
                 return buffer.withUnsafeMutableBytes { $0 }
             })

@@ -4,6 +4,7 @@
 // state sits behind one lock, and no lock is held while a question waits for an answer.
 import Foundation
 import ShelfCore
+import ShelfOperations
 import ShelfStore
 import ShelfVault
 
@@ -25,7 +26,7 @@ final class AgentService: @unchecked Sendable {
     private let context: AppContext
     private let confirmation: AgentConfirmation
     /// Asks for the vault passphrase on the foreground agent's terminal; nil in the background.
-    private let askPassphrase: ((String) -> ShelfVault.SecretBytes?)?
+    private let askPassphrase: ((String) -> SecretBytes?)?
     /// A line for the agent's log (its stderr: the terminal, or agent.log in the background). Never a secret.
     let report: @Sendable (String) -> Void
     private let releaseLog: ReleaseLog
@@ -42,7 +43,7 @@ final class AgentService: @unchecked Sendable {
     private var agentLock: AgentLockHash?
     private var failedUnlocks = 0
 
-    init(context: AppContext, confirmation: AgentConfirmation, askPassphrase: ((String) -> ShelfVault.SecretBytes?)?,
+    init(context: AppContext, confirmation: AgentConfirmation, askPassphrase: ((String) -> SecretBytes?)?,
          report: @escaping @Sendable (String) -> Void) {
         self.context = context
         self.confirmation = confirmation
@@ -54,7 +55,7 @@ final class AgentService: @unchecked Sendable {
     // MARK: dispatch
 
     /// The reply body to one request body. `message` is the guarded buffer the request was read into.
-    func handle(_ message: ShelfVault.SecretBytes, peer: PrivateSocket.Peer) -> [UInt8] {
+    func handle(_ message: SecretBytes, peer: PrivateSocket.Peer) -> [UInt8] {
         let decoded = message.withUnsafeBytes { AgentProtocol.decode($0) }
         let who = AgentPeerName.describe(peer)
         let request: AgentRequest
@@ -134,8 +135,7 @@ final class AgentService: @unchecked Sendable {
     /// The vault, opened once so a passphrase given to this agent keeps whenUnlocked items open (until idle).
     private func vault(create: Bool) -> Vault? {
         if let vault = withLock({ openedVault }) { return vault }
-        guard let vault = try? Vault.open(context.locations, options: VaultCommands.options(context), createIfMissing: create)
-        else { return nil }
+        guard let vault = try? VaultAccess.open(context.workspace, create: create) else { return nil }
         return withLock {
             if openedVault == nil { openedVault = vault }
             return openedVault
@@ -237,7 +237,7 @@ final class AgentService: @unchecked Sendable {
             return nil
         }
         var asked = false
-        var keyPassphrase: ShelfVault.SecretBytes? = nil
+        var keyPassphrase: SecretBytes? = nil
         while true {
             switch vault.signingKey(identityID: item.identity.id, keyPassphrase: keyPassphrase) {
             case .key(let key):
@@ -281,7 +281,7 @@ final class AgentService: @unchecked Sendable {
 
     /// Stores a key from ssh-add in the vault (class by the usual policy) and, when no identity has it yet, creates
     /// one named after the key's comment. A key sshelf already has is served again with the constraints given.
-    private func add(_ request: AgentAddRequest, message: ShelfVault.SecretBytes, who: String) -> Bool {
+    private func add(_ request: AgentAddRequest, message: SecretBytes, who: String) -> Bool {
         let parsed = message.withUnsafeBytes { bytes in
             SSHPrivateKey.fromAgent(keyType: request.keyType, fields: UnsafeRawBufferPointer(rebasing: bytes[request.fields]),
                                     comment: request.comment)
@@ -307,7 +307,10 @@ final class AgentService: @unchecked Sendable {
             let hasKey = existing.flatMap { $0.privateKeyRef }.map { (try? vault.storedClass(of: $0)) != nil } ?? false
             if !hasKey {
                 let id = identity.id
-                let moment = try withLock { try IdentityVaultCommands.moment(for: id, in: store) }
+                let moment = try withLock { () throws -> ReadMoment in
+                    let (hosts, rules) = try store.read { store in (try store.hosts(), try store.forwardRules()) }
+                    return ClassPolicy.readMoment(identity: id, hosts: hosts, forwardRules: rules)
+                }
                 let accessibility = ClassPolicy.accessibility(for: .identityPrivateKey, readAt: moment)
                 guard storeKey(key, identity: identity.id, class: accessibility, vault: vault, who: who) else { return false }
                 identity.privateKeyRef = .identityPrivateKey(identity.id)
@@ -413,7 +416,7 @@ final class AgentService: @unchecked Sendable {
         }
         guard let vault = vault(create: false), vault.hasPassphrase else { return false }
         do {
-            try vault.unlock(passphrase: ShelfVault.SecretBytes(copying: passphrase))
+            try vault.unlock(passphrase: SecretBytes(copying: passphrase))
             report("\(who) unlocked the vault for this agent")
             return true
         } catch {

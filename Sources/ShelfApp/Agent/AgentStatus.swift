@@ -2,6 +2,7 @@
 // `sshelf agent status`: where, which pid, which keys, locked or not, and who confirms.
 import Foundation
 import ShelfCore
+import ShelfOperations
 
 struct AgentStatus: Codable, Equatable {
     static let extensionName = "status@sshelf"

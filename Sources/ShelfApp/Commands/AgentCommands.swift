@@ -2,6 +2,7 @@
 // `stop` and `status` for a background one, and `--print-env` for shells.
 import Foundation
 import ShelfCore
+import ShelfOperations
 import ShelfSystem
 import ShelfVault
 #if canImport(Glibc)
@@ -63,7 +64,7 @@ enum AgentCommands {
         let interactive = ready == nil && hasTerminal
         let report = reporter(context)
         let confirmation = AgentConfirmation(locations: context.locations, timeoutSeconds: timeout, useTerminal: interactive)
-        let ask: ((String) -> ShelfVault.SecretBytes?)? = interactive ? { prompt in
+        let ask: ((String) -> SecretBytes?)? = interactive ? { prompt in
             try? SecretInput(fd: nil, option: "passphrase-fd").read(prompt: prompt)
         } : nil
         let service = AgentService(context: context, confirmation: confirmation, askPassphrase: ask, report: report)

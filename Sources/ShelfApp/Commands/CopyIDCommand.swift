@@ -5,6 +5,7 @@
 // added again.
 import Foundation
 import ShelfCore
+import ShelfOperations
 import ShelfSSH
 import ShelfStore
 import ShelfVault

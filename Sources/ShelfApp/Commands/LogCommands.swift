@@ -2,6 +2,7 @@
 // which host or process) and `sshelf log verify` (recomputes its hash chain with the device-only log key).
 import Foundation
 import ShelfCore
+import ShelfOperations
 import ShelfVault
 
 enum LogCommands {

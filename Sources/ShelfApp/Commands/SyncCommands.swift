@@ -2,6 +2,7 @@
 // repository, with the true reason whenever sync falls back to the local store.
 import Foundation
 import ShelfCore
+import ShelfOperations
 import ShelfStore
 import ShelfSync
 import ShelfVault
@@ -36,11 +37,7 @@ enum SyncCommands {
         CommandSpec(path: ["sync", "disable"], summary: "stop syncing (the local store and the remote are kept)", run: disable),
     ]
 
-    static func deviceName() -> String {
-        var buffer = [CChar](repeating: 0, count: 256)
-        guard gethostname(&buffer, buffer.count) == 0 else { return "unknown" }
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
+    static func deviceName() -> String { Device.name() }
 
     static func enable(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         let settings: SyncSettings
@@ -105,17 +102,15 @@ enum SyncCommands {
 
     /// One sync run with the credential track when it is on (unlocking the vault first if asked to).
     static func runSync(_ call: Invocation, _ context: AppContext, _ store: Store, vault opened: Vault? = nil) throws -> Int32 {
-        var credentials: CredentialSync?
+        var vault: Vault?
         if try SyncSettings.credentialsEnabled(store) {
-            let vault = try opened ?? VaultCommands.open(context, create: false)
-            if call.value("passphrase-fd") != nil {
+            vault = try opened ?? VaultCommands.open(context, create: false)
+            if let vault, call.value("passphrase-fd") != nil {
                 try VaultCommands.unlockIfNeeded(vault, for: Set(AccessibilityClass.allCases.filter(\.mayLeaveDevice)),
                                                  try SecretInput(call, option: "passphrase-fd"))
             }
-            credentials = CredentialSync(vault: vault)
         }
-        return report(SyncRunner.run(store: store, locations: context.locations, deviceName: deviceName(),
-                                     credentials: credentials), context)
+        return report(SyncRun.run(context.workspace, store: store, vault: vault), context)
     }
 
     static func now(_ call: Invocation, _ context: AppContext) throws -> Int32 {

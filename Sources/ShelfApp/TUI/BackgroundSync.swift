@@ -6,6 +6,7 @@
 // report says the vault is locked and the config track still syncs.
 import Foundation
 import ShelfCore
+import ShelfOperations
 import ShelfStore
 import ShelfSync
 import ShelfUI
@@ -54,13 +55,7 @@ final class BackgroundSync: @unchecked Sendable {
         var status = StatusSource.current(context: context, store: store)
         status.sync = .syncing
         mailbox.post(.status(status))
-        var credentials: CredentialSync?
-        if (try? SyncSettings.credentialsEnabled(store)) == true,
-           let vault = try? Vault.open(context.locations, options: VaultNames.quietOptions(context), createIfMissing: false) {
-            credentials = CredentialSync(vault: vault)
-        }
-        let report = SyncRunner.run(store: store, locations: context.locations, deviceName: SyncCommands.deviceName(),
-                                    credentials: credentials)
+        let report = SyncRun.run(VaultNames.quiet(context), store: store)
         mailbox.post(.status(StatusSource.current(context: context, store: store)))
         if report.pulled > 0 { reload() }
     }

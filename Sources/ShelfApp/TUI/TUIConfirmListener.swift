@@ -3,6 +3,7 @@
 // and notices when the agent stops waiting; the run loop writes the answer. Only the thread closes descriptors.
 import Foundation
 import ShelfCore
+import ShelfOperations
 import ShelfSystem
 import ShelfUI
 #if canImport(Glibc)

@@ -1,0 +1,135 @@
+// VaultCredentialSource: the connect flow's credentials, read from the vault once a hop's host key was
+// verified (every call carries its VerifiedSession). Each read names the class the item is stored under (found
+// in the item list, which holds no secrets); a reference with no item here is `notStored` — the "not yet synced
+// to this device" case — never a blank; a vault that cannot be read is `unavailable` with the vault's own words.
+// Every secret handed out is first written to the release log (what, by which command, for which hop); a release
+// that cannot be logged does not happen.
+import Foundation
+import ShelfCore
+import ShelfSSH
+import ShelfStore
+import ShelfVault
+
+public final class VaultCredentialSource: CredentialSource {
+    private let workspace: Workspace
+    private let store: Store
+    private var opened: Result<Vault, VaultError>?
+    /// Asks for the vault passphrase when an item is locked; nil where nobody can answer (scripts).
+    private let askPassphrase: (() -> SecretBytes?)?
+    /// What the release log says released it: connect, exec, forward, tui or copy-id.
+    private let releasedBy: String
+
+    /// `store` is the calling thread's connection (to see whether a host has autostart forwards).
+    public init(workspace: Workspace, store: Store, releasedBy: String, askPassphrase: (() -> SecretBytes?)?) {
+        self.workspace = workspace
+        self.store = store
+        self.releasedBy = releasedBy
+        self.askPassphrase = askPassphrase
+    }
+
+    /// Opened on first use only: a connection whose methods need no stored secret never touches the vault.
+    private func vault() -> Result<Vault, VaultError> {
+        if let opened { return opened }
+        let result: Result<Vault, VaultError>
+        do { result = .success(try VaultAccess.open(workspace, create: false)) } catch { result = .failure(error) }
+        opened = result
+        return result
+    }
+
+    /// The class `reference` is stored under (nil: not stored here), from the item list.
+    func storedClass(_ reference: ReferenceKey) -> Result<AccessibilityClass?, VaultError> {
+        switch vault() {
+        case .failure(let error) where error.kind == .notInitialized: return .success(nil)
+        case .failure(let error): return .failure(error)
+        case .success(let vault):
+            do {
+                guard let info = try vault.items().first(where: { $0.key == reference.rawValue }) else { return .success(nil) }
+                guard let known = info.knownClass else {
+                    return .failure(VaultError(.unavailable, "\(reference) is stored under a class this sshelf does not know"))
+                }
+                return .success(known)
+            } catch {
+                return .failure(error)
+            }
+        }
+    }
+
+    public func privateKey(for reference: ReferenceKey, on hop: VerifiedSession) -> ShelfSSH.CredentialLookup {
+        lookup(reference, for: hop.hop.name)
+    }
+    public func keyPassphrase(for reference: ReferenceKey, on hop: VerifiedSession) -> ShelfSSH.CredentialLookup {
+        lookup(reference, for: hop.hop.name)
+    }
+    public func password(for reference: ReferenceKey, on hop: VerifiedSession) -> ShelfSSH.CredentialLookup {
+        lookup(reference, for: hop.hop.name)
+    }
+
+    private func lookup(_ reference: ReferenceKey, for host: String) -> ShelfSSH.CredentialLookup {
+        let stored: AccessibilityClass
+        switch storedClass(reference) {
+        case .failure(let error): return .unavailable(reason: error.message)
+        case .success(nil): return .notStored
+        case .success(let known?): stored = known
+        }
+        guard case .success(let vault) = self.vault() else { return .notStored }
+        var answer = vault.read(reference, class: stored)
+        if case .locked = answer, let passphrase = askPassphrase?() {
+            if (try? vault.unlock(passphrase: passphrase)) != nil { answer = vault.read(reference, class: stored) }
+        }
+        switch answer {
+        case .found(let secret):
+            if let refusal = logRelease(reference, for: host, vault: vault) { return .unavailable(reason: refusal) }
+            return .found(secret)
+        case .notStored: return .notStored
+        case .locked: return .locked
+        case .storedInOtherClass(let other): return .unavailable(reason: "\(reference) moved to \(other) while reading")
+        case .vaultUnavailable(let reason): return .unavailable(reason: reason)
+        }
+    }
+
+    /// Appends the release to the log; the reason it could not, otherwise (then nothing is released). A locked
+    /// log key is asked for like a locked item.
+    private func logRelease(_ reference: ReferenceKey, for host: String, vault: Vault) -> String? {
+        let what: String
+        switch reference.secret {
+        case .password: what = "password"
+        case .privkey: what = "private key"
+        case .passphrase: what = "key passphrase"
+        case .remember, .key: what = reference.secret.rawValue
+        }
+        let line = ReleaseEntry(what: what, item: reference.rawValue, by: releasedBy, host: host)
+        let log = ReleaseLog(locations: workspace.locations)
+        do {
+            try log.append(line, vault: vault)
+            return nil
+        } catch {
+            if case .locked = vault.releaseLogKey(create: false), let passphrase = askPassphrase?(),
+                (try? vault.unlock(passphrase: passphrase)) != nil, (try? log.append(line, vault: vault)) != nil
+            {
+                return nil
+            }
+            return "the release log could not be written (\(error.message)), so \(reference) was not released"
+        }
+    }
+
+    public var canRemember: Bool {
+        if case .failure(let error) = vault(), error.kind != .notInitialized { return false }
+        return true
+    }
+
+    /// Stores the typed password behind the "remember" gate, in the class its use needs: interactive, or
+    /// unattended when the host has autostart forwards (a tunnel at login must be able to read it).
+    public func rememberPassword(_ password: SecretBytes, forHost hostID: UUID, on hop: VerifiedSession) -> ReferenceKey? {
+        do {
+            let vault = try VaultAccess.open(workspace, create: true)
+            opened = .success(vault)
+            let unattended = (try? store.forwardRules(hostID: hostID).contains { $0.autostart && $0.enabled }) ?? false
+            let accessibility = ClassPolicy.accessibility(for: .hostPassword, readAt: unattended ? .unattended : .interactive)
+            try vault.saveRememberedPassword(password, enabled: true, hostID: hostID, class: accessibility)
+            return .hostPassword(hostID)
+        } catch {
+            workspace.warn("could not remember the password: \(error)")
+            return nil
+        }
+    }
+}
