@@ -27,6 +27,17 @@ public struct ReleaseEntry: Codable, Sendable, Equatable {
     /// Public facts: the identity's name, a signature's algorithm and key fingerprint.
     public var detail: String?
 
+    /// The words for what a reference holds: password, private key, key passphrase…
+    public static func what(_ reference: ReferenceKey) -> String {
+        switch reference.secret {
+        case .password: "password"
+        case .privkey: "private key"
+        case .passphrase: "key passphrase"
+        case .remember: "remember setting"
+        case .key: reference.owner == .sync ? "sync key" : "log key"
+        }
+    }
+
     /// A line to append: the log gives it its number and the time of the append.
     public init(what: String, item: String, by: String, host: String? = nil, process: String? = nil, detail: String? = nil) {
         self.init(seq: 0, time: Date(timeIntervalSince1970: 0), what: what, item: item, by: by, host: host,

@@ -160,6 +160,23 @@ final class ReleaseLogTests: XCTestCase {
         XCTAssertTrue(try log.verify(vault: locked).intact)
     }
 
+    func testAnExportLogsEveryItemThatLeaves() throws {
+        let fixture = VaultFixture()
+        fixtures.append(fixture)
+        let vault = try fixture.open()
+        let leaving = ReferenceKey.hostPassword(UUID())
+        try vault.write(secret("may leave"), for: leaving, class: .afterFirstUnlock)
+        try vault.write(secret("stays"), for: .hostPassword(UUID()), class: .whenUnlockedThisDeviceOnly)
+        let log = ReleaseLog(locations: fixture.locations)
+        let exported = try vault.export(passphrase: secret("exp"), log: log, destination: "/tmp/out")
+        XCTAssertEqual(exported.keys, [leaving.rawValue])
+        let lines = try log.entries().entries
+        XCTAssertEqual(lines.map(\.item), [leaving.rawValue], "one line per item that left, none for the one that stayed")
+        XCTAssertEqual(lines.first?.by, "vault export")
+        XCTAssertEqual(lines.first?.what, "password")
+        XCTAssertTrue(try log.verify(vault: vault).intact)
+    }
+
     final class Failures: @unchecked Sendable {
         private let lock = NSLock()
         private var lines: [String] = []

@@ -90,14 +90,7 @@ public final class VaultCredentialSource: CredentialSource {
     /// Appends the release to the log; the reason it could not, otherwise (then nothing is released). A locked
     /// log key is asked for like a locked item.
     private func logRelease(_ reference: ReferenceKey, for host: String, vault: Vault) -> String? {
-        let what: String
-        switch reference.secret {
-        case .password: what = "password"
-        case .privkey: what = "private key"
-        case .passphrase: what = "key passphrase"
-        case .remember, .key: what = reference.secret.rawValue
-        }
-        let line = ReleaseEntry(what: what, item: reference.rawValue, by: releasedBy, host: host)
+        let line = ReleaseEntry(what: ReleaseEntry.what(reference), item: reference.rawValue, by: releasedBy, host: host)
         let log = ReleaseLog(locations: workspace.locations)
         do {
             try log.append(line, vault: vault)
