@@ -1,6 +1,7 @@
 // AgentConfirmTests: a key marked --confirm is used only after someone says yes — on the terminal of a foreground
 // agent (in real tmux), or in a running sshelf TUI for a background agent — and refused on no, on silence past the
-// (injected, short) deadline, and at once when nobody can answer. OpenSSH's ssh does the asking.
+// (injected, short) deadline, and at once when nobody can answer. A foreground agent also asks its terminal for the
+// vault passphrase of a locked key. OpenSSH's ssh does the asking.
 import Foundation
 import TestSupport
 import XCTest
@@ -100,5 +101,24 @@ final class AgentConfirmTests: XCTestCase {
         XCTAssertNotEqual(Pending(world).wait()?.status, 0)
         try tui.waitFor(text: "the agent stopped waiting")
         XCTAssertTrue(world.agentLog.contains("not answered within 1 s"), world.agentLog)
+    }
+
+    func testTheForegroundAgentAsksItsTerminalForTheVaultPassphrase() throws {
+        let world = try AgentWorld()
+        XCTAssertExit(try world.home.run(["vault", "passwd", "--passphrase-fd", "0"], stdin: "fg-pass\n"), 0)
+        let made = try world.home.run(["keygen", "locked", "--passphrase-fd", "0"], stdin: "fg-pass\n")
+        XCTAssertExit(made, 0)
+        try world.sshd.authorize(made.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        let tmux = try foregroundAgent(world)
+        let login = Pending(world)
+        try tmux.waitFor(text: "Vault passphrase (key 'locked' for ssh")
+        XCTAssertFalse(try tmux.screen().contains("fg-pass"), "nothing typed yet")
+        try tmux.type("fg-pass")
+        try tmux.send("Enter")
+        XCTAssertEqual(login.wait()?.status, 0)
+        XCTAssertFalse(try tmux.screen().contains("fg-pass"), "the passphrase is not echoed")
+        // The agent keeps the vault open for whenUnlocked keys (until its idle timeout): the next login asks nothing.
+        XCTAssertExit(try world.ssh(), 0)
+        XCTAssertEqual(try tmux.screen().components(separatedBy: "Vault passphrase").count, 2, "asked once")
     }
 }
