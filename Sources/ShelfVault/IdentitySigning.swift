@@ -63,7 +63,7 @@ extension Vault {
         }
         switch SSHPrivateKey.fromKeyFile(file, passphrase: passphrase) {
         case .success(let key): return .key(key)
-        case .failure(let problem) where keyPassphrase != nil && problem.message.contains("wrong passphrase"):
+        case .failure(let problem) where keyPassphrase != nil && problem.wrongPassphrase:
             return .needsKeyPassphrase
         case .failure(let problem): return .unusable(problem.message)
         }

@@ -61,7 +61,7 @@ enum OpenSSHKeyDecryption {
         let plain = cipher.evp.map { evp in
             libcrypto(evp(), cipher, material: material, section: section, tag: tag)
         } ?? chachaPoly(material: material, section: section, tag: tag)
-        guard let plain else { return .failure(KeyProblem("wrong passphrase for the key (it did not decrypt)")) }
+        guard let plain else { return .failure(KeyProblem("wrong passphrase for the key (it did not decrypt)", wrongPassphrase: true)) }
         return .success(plain)
     }
 

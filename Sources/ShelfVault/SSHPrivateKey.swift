@@ -9,7 +9,12 @@ import ShelfCore
 /// Why a key could not be used or accepted; the text names the key and the reason, never a secret.
 public struct KeyProblem: Error, Sendable, CustomStringConvertible {
     public var message: String
-    public init(_ message: String) { self.message = message }
+    /// The key is fine; the passphrase given does not open it.
+    public var wrongPassphrase: Bool
+    public init(_ message: String, wrongPassphrase: Bool = false) {
+        self.message = message
+        self.wrongPassphrase = wrongPassphrase
+    }
     public var description: String { message }
 }
 
@@ -127,7 +132,9 @@ public final class SSHPrivateKey: @unchecked Sendable {
         guard let check1 = reader.uint32(), let check2 = reader.uint32() else {
             return .failure(KeyProblem("the stored OpenSSH key is malformed"))
         }
-        guard check1 == check2 else { return .failure(KeyProblem("wrong passphrase for the key (its check bytes differ)")) }
+        guard check1 == check2 else {
+            return .failure(KeyProblem("wrong passphrase for the key (its check bytes differ)", wrongPassphrase: true))
+        }
         guard let type = reader.text(limit: AgentLimits.name) else { return .failure(KeyProblem("the stored OpenSSH key is malformed")) }
         guard let algorithm = SSHKeyAlgorithm(rawValue: type), let count = AgentProtocol.privateFieldCount(keyType: type) else {
             return .failure(KeyProblem("'\(type)' keys are not supported (ed25519, ECDSA and RSA are)"))
@@ -149,7 +156,10 @@ public final class SSHPrivateKey: @unchecked Sendable {
         let key: LibCrypto.Key
         switch LibCrypto.readPEM(file, passphrase: passphrase) {
         case .success(let opened): key = opened
-        case .failure(let problem): return .failure(problem)
+        case .failure(var problem):
+            // libcrypto does not tell a wrong passphrase from a damaged file; with a passphrase given, say the former.
+            problem.wrongPassphrase = passphrase != nil && OpenSSHKey.inspect(file)?.encrypted == true
+            return .failure(problem)
         }
         switch key.baseID {
         case LibCrypto.ed25519ID:

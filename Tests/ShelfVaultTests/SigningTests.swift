@@ -188,4 +188,29 @@ final class SigningTests: XCTestCase {
             XCTAssertTrue(missing.message.contains("passphrase is not in the vault"), missing.message)
         }
     }
+
+    func testTheVaultHandsOutASigningKeyWithItsKeptPassphraseOrSaysWhatIsMissing() throws {
+        let fixture = VaultFixture()
+        let vault = try fixture.open()
+        let id = UUID()
+        let made = try keygen("kept", ["-t", "ed25519", "-a", "2"], passphrase: "kept pass")
+        try vault.saveIdentityPrivateKey(made.file, identityID: id, class: .whenUnlockedThisDeviceOnly)
+        guard case .needsKeyPassphrase = vault.signingKey(identityID: id) else { return XCTFail("opened without a passphrase") }
+        guard case .needsKeyPassphrase = vault.signingKey(identityID: id, keyPassphrase: SecretBytes(Array("wrong".utf8))) else {
+            return XCTFail("a wrong typed passphrase opened it")
+        }
+        guard case .key(let typed) = vault.signingKey(identityID: id, keyPassphrase: SecretBytes(Array("kept pass".utf8))) else {
+            return XCTFail("the typed passphrase did not open it")
+        }
+        XCTAssertEqual(typed.publicLine, made.publicLine)
+        try vault.saveIdentityPassphrase(SecretBytes(Array("kept pass".utf8)), identityID: id, class: .whenUnlockedThisDeviceOnly)
+        guard case .key(let kept) = vault.signingKey(identityID: id) else { return XCTFail("the kept passphrase did not open it") }
+        XCTAssertTrue(try opensshAccepts(kept, flags: 0, message: [1]))
+        guard case .notStored = vault.signingKey(identityID: UUID()) else { return XCTFail("a key out of nowhere") }
+
+        // A class locked in this process is reported as such, naming the class.
+        try vault.setPassphrase(SecretBytes(Array("vault pass".utf8)), current: nil)
+        guard case .locked(let locked) = try fixture.open().signingKey(identityID: id) else { return XCTFail("read while locked") }
+        XCTAssertEqual(locked, .whenUnlockedThisDeviceOnly)
+    }
 }

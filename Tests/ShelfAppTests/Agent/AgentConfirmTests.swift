@@ -121,4 +121,25 @@ final class AgentConfirmTests: XCTestCase {
         XCTAssertExit(try world.ssh(), 0)
         XCTAssertEqual(try tmux.screen().components(separatedBy: "Vault passphrase").count, 2, "asked once")
     }
+
+    func testAnEncryptedKeyWithoutItsPassphraseIsAskedForInTheForegroundAndRefusedInTheBackground() throws {
+        let world = try AgentWorld()
+        let key = try TestKey.generate(.ed25519, passphrase: "file pass")
+        try world.sshd.authorize(key.publicLine)
+        // No passphrase given at import: the key stays encrypted in the vault, with nothing beside it.
+        XCTAssertExit(try world.home.run(["identity", "import", "enc", key.privatePath, "--key-passphrase-fd", "0"],
+                                         stdin: "\n"), 0)
+        try world.startAgent()
+        XCTAssertNotEqual(try world.ssh().status, 0)
+        XCTAssertTrue(waitUntilTrue { world.agentLog.contains("its passphrase is not in the vault") }, world.agentLog)
+        XCTAssertExit(try world.home.run(["agent", "stop"]), 0)
+
+        let tmux = try foregroundAgent(world)
+        let login = Pending(world)
+        try tmux.waitFor(text: "Passphrase of key 'enc'")
+        try tmux.type("file pass")
+        try tmux.send("Enter")
+        XCTAssertEqual(login.wait()?.status, 0)
+        XCTAssertTrue(world.sshd.waitForLog("Accepted publickey"), world.sshd.log)
+    }
 }
