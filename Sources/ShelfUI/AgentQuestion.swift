@@ -19,10 +19,11 @@ enum AgentQuestionReducer {
             return [.answerAgent(question.id, allow: false)]
         }
         if case .prompt = state.mode {} else if state.mode != .browse { state.modeAfterPrompt = state.mode }
-        state.mode = .confirm(Confirmation(
-            title: "sshelf agent", lines: [question.text, "", "Refused by itself if not answered in time."],
-            effect: .answerAgent(question.id, allow: true), yesLabel: "allow", noLabel: "refuse",
-            yesNotice: "allowed the signature", noNotice: "refused the signature", agentQuestion: question.id))
+        state.mode = .confirm(
+            Confirmation(
+                title: "sshelf agent", lines: [question.text, "", "Refused by itself if not answered in time."],
+                effect: .answerAgent(question.id, allow: true), yesLabel: "allow", noLabel: "refuse",
+                yesNotice: "allowed the signature", noNotice: "refused the signature", agentQuestion: question.id))
         return []
     }
 

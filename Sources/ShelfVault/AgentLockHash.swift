@@ -9,8 +9,9 @@ public struct AgentLockHash: Sendable {
     /// Argon2id at libsodium's INTERACTIVE limits: the agent answers within a moment, and a memory dump of a locked
     /// agent does not hand over the passphrase.
     private static func parameters(_ salt: [UInt8]) -> Sodium.StretchParameters {
-        Sodium.StretchParameters(opsLimit: UInt64(crypto_pwhash_OPSLIMIT_INTERACTIVE),
-                                 memLimit: UInt64(crypto_pwhash_MEMLIMIT_INTERACTIVE), salt: salt)
+        Sodium.StretchParameters(
+            opsLimit: UInt64(crypto_pwhash_OPSLIMIT_INTERACTIVE),
+            memLimit: UInt64(crypto_pwhash_MEMLIMIT_INTERACTIVE), salt: salt)
     }
 
     public static func make(_ passphrase: UnsafeRawBufferPointer) -> AgentLockHash? {

@@ -22,7 +22,8 @@ enum BcryptPBKDF {
             passphrase.withBytes { input, count in _ = crypto_hash_sha512(out, input, UInt64(count)) }
         }
         let saltHash = SecretBytes(count: 64)
-        let blockOut = SecretBytes(count: hashSize), roundOut = SecretBytes(count: hashSize)
+        let blockOut = SecretBytes(count: hashSize)
+        let roundOut = SecretBytes(count: hashSize)
         let schedule = Blowfish()
         var remaining = length
         var count: UInt32 = 1
@@ -30,13 +31,16 @@ enum BcryptPBKDF {
             let countSalt = salt + SSHWire.uint32(count)
             saltHash.withBytes { out, _ in _ = crypto_hash_sha512(out, countSalt, UInt64(countSalt.count)) }
             schedule.hash(passHash, saltHash, into: roundOut)
-            blockOut.withBytes { out, _ in roundOut.withBytes { source, size in out.update(from: source, count: size) } }
+            blockOut.withBytes { out, _ in roundOut.withBytes { source, size in out.update(from: source, count: size) }
+            }
             for _ in 0..<(rounds - 1) {
                 saltHash.withBytes { out, _ in
                     roundOut.withBytes { source, size in _ = crypto_hash_sha512(out, source, UInt64(size)) }
                 }
                 schedule.hash(passHash, saltHash, into: roundOut)
-                blockOut.withBytes { out, size in roundOut.withBytes { source, _ in for i in 0..<size { out[i] ^= source[i] } } }
+                blockOut.withBytes { out, size in
+                    roundOut.withBytes { source, _ in for i in 0..<size { out[i] ^= source[i] } }
+                }
             }
             amount = min(amount, remaining)
             var written = 0
@@ -119,12 +123,15 @@ enum BcryptPBKDF {
 
         /// Blowfish_expandstate (with `data`) and Blowfish_expand0state (without): the key into P, then P and the
         /// S-boxes replaced by successive encryptions (of `data`-mixed blocks, or of the running block).
-        private static func expand(_ s: UnsafeMutablePointer<UInt32>, _ p: UnsafeMutablePointer<UInt32>,
-                                   data: UnsafePointer<UInt8>?, dataLength: Int, key: UnsafePointer<UInt8>, keyLength: Int) {
+        private static func expand(
+            _ s: UnsafeMutablePointer<UInt32>, _ p: UnsafeMutablePointer<UInt32>,
+            data: UnsafePointer<UInt8>?, dataLength: Int, key: UnsafePointer<UInt8>, keyLength: Int
+        ) {
             var position = 0
             for i in 0..<18 { p[i] ^= word(key, keyLength, &position) }
             position = 0
-            var left: UInt32 = 0, right: UInt32 = 0
+            var left: UInt32 = 0
+            var right: UInt32 = 0
             // P first, then the four S-boxes (contiguous), each pair of words the next encryption.
             for (table, count) in [(p, 18), (s, 1024)] {
                 var i = 0
@@ -143,12 +150,16 @@ enum BcryptPBKDF {
 
         @inline(__always)
         private static func f(_ s: UnsafeMutablePointer<UInt32>, _ x: UInt32) -> UInt32 {
-            ((s[Int(x >> 24)] &+ s[256 + Int((x >> 16) & 0xff)]) ^ s[512 + Int((x >> 8) & 0xff)]) &+ s[768 + Int(x & 0xff)]
+            ((s[Int(x >> 24)] &+ s[256 + Int((x >> 16) & 0xff)]) ^ s[512 + Int((x >> 8) & 0xff)])
+                &+ s[768 + Int(x & 0xff)]
         }
 
-        private static func encipher(_ s: UnsafeMutablePointer<UInt32>, _ p: UnsafeMutablePointer<UInt32>,
-                                     _ xl: inout UInt32, _ xr: inout UInt32) {
-            var left = xl ^ p[0], right = xr
+        private static func encipher(
+            _ s: UnsafeMutablePointer<UInt32>, _ p: UnsafeMutablePointer<UInt32>,
+            _ xl: inout UInt32, _ xr: inout UInt32
+        ) {
+            var left = xl ^ p[0]
+            var right = xr
             var round = 1
             while round <= 16 {
                 right ^= f(s, left) ^ p[round]

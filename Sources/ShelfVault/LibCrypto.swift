@@ -120,7 +120,9 @@ enum LibCrypto {
     }
 
     /// An ECDSA key from its OpenSSH fields: the curve (OpenSSL's group name), the public point and the scalar.
-    static func ecKey(group: String, point: UnsafeRawBufferPointer, scalar: UnsafeRawBufferPointer) -> Result<Key, KeyProblem> {
+    static func ecKey(
+        group: String, point: UnsafeRawBufferPointer, scalar: UnsafeRawBufferPointer
+    ) -> Result<Key, KeyProblem> {
         let parameters = Parameters()
         parameters.text("group", group)
         parameters.octets("pub", point)
@@ -129,8 +131,10 @@ enum LibCrypto {
     }
 
     /// An RSA key from OpenSSH's n, e, d, iqmp, p, q; libcrypto also wants d mod (p-1) and d mod (q-1).
-    static func rsaKey(n: UnsafeRawBufferPointer, e: UnsafeRawBufferPointer, d: UnsafeRawBufferPointer,
-                       iqmp: UnsafeRawBufferPointer, p: UnsafeRawBufferPointer, q: UnsafeRawBufferPointer)
+    static func rsaKey(
+        n: UnsafeRawBufferPointer, e: UnsafeRawBufferPointer, d: UnsafeRawBufferPointer,
+        iqmp: UnsafeRawBufferPointer, p: UnsafeRawBufferPointer, q: UnsafeRawBufferPointer
+    )
         -> Result<Key, KeyProblem>
     {
         guard let dp = reduce(d, moduloOneBelow: p), let dq = reduce(d, moduloOneBelow: q) else {
@@ -149,7 +153,9 @@ enum LibCrypto {
     }
 
     /// d mod (prime - 1), computed in OpenSSL's secure big numbers and returned as a big-endian magnitude.
-    private static func reduce(_ d: UnsafeRawBufferPointer, moduloOneBelow prime: UnsafeRawBufferPointer) -> SecretBytes? {
+    private static func reduce(
+        _ d: UnsafeRawBufferPointer, moduloOneBelow prime: UnsafeRawBufferPointer
+    ) -> SecretBytes? {
         guard let context = BN_CTX_secure_new(), let dNumber = BN_secure_new(), let modulus = BN_secure_new(),
             let remainder = BN_secure_new()
         else { return nil }
@@ -193,16 +199,17 @@ enum LibCrypto {
         let key: OpaquePointer? = file.withBytes { pointer, count in
             guard let bio = BIO_new_mem_buf(pointer, Int32(count)) else { return nil }
             defer { BIO_free(bio) }
-            let callback: @convention(c) (UnsafeMutablePointer<CChar>?, Int32, Int32, UnsafeMutableRawPointer?) -> Int32 = {
-                buffer, size, _, context in
-                guard let buffer, let context else { return -1 }
-                let secret = Unmanaged<SecretBytes>.fromOpaque(context).takeUnretainedValue()
-                guard secret.count <= Int(size) else { return -1 }
-                secret.withBytes { source, length in
-                    UnsafeMutableRawPointer(buffer).copyMemory(from: source, byteCount: length)
+            let callback:
+                @convention(c) (UnsafeMutablePointer<CChar>?, Int32, Int32, UnsafeMutableRawPointer?) -> Int32 = {
+                    buffer, size, _, context in
+                    guard let buffer, let context else { return -1 }
+                    let secret = Unmanaged<SecretBytes>.fromOpaque(context).takeUnretainedValue()
+                    guard secret.count <= Int(size) else { return -1 }
+                    secret.withBytes { source, length in
+                        UnsafeMutableRawPointer(buffer).copyMemory(from: source, byteCount: length)
+                    }
+                    return Int32(secret.count)
                 }
-                return Int32(secret.count)
-            }
             if let passphrase {
                 return withExtendedLifetime(passphrase) {
                     PEM_read_bio_PrivateKey(bio, nil, callback, Unmanaged.passUnretained(passphrase).toOpaque())
@@ -211,7 +218,10 @@ enum LibCrypto {
             return PEM_read_bio_PrivateKey(bio, nil, callback, nil)
         }
         guard let key else {
-            return .failure(KeyProblem("the PEM key did not open (wrong passphrase, or a format libcrypto does not know): \(drainErrors())"))
+            return .failure(
+                KeyProblem(
+                    "the PEM key did not open (wrong passphrase, or a format libcrypto does not know): \(drainErrors())"
+                ))
         }
         return .success(Key(key))
     }
@@ -285,7 +295,8 @@ enum LibCrypto {
             var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
             guard let signature = d2i_ECDSA_SIG(nil, &cursor, buffer.count) else { return nil }
             defer { ECDSA_SIG_free(signature) }
-            var r: OpaquePointer? = nil, s: OpaquePointer? = nil
+            var r: OpaquePointer? = nil
+            var s: OpaquePointer? = nil
             ECDSA_SIG_get0(signature, &r, &s)
             guard let r, let s else { return nil }
             return (publicBytes(r), publicBytes(s))

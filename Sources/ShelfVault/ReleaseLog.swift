@@ -6,6 +6,7 @@
 import Foundation
 import ShelfCore
 import ShelfSystem
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -39,12 +40,16 @@ public struct ReleaseEntry: Codable, Sendable, Equatable {
     }
 
     /// A line to append: the log gives it its number and the time of the append.
-    public init(what: String, item: String, by: String, host: String? = nil, process: String? = nil, detail: String? = nil) {
-        self.init(seq: 0, time: Date(timeIntervalSince1970: 0), what: what, item: item, by: by, host: host,
-                  process: process, detail: detail)
+    public init(
+        what: String, item: String, by: String, host: String? = nil, process: String? = nil, detail: String? = nil
+    ) {
+        self.init(
+            seq: 0, time: Date(timeIntervalSince1970: 0), what: what, item: item, by: by, host: host,
+            process: process, detail: detail)
     }
 
-    init(seq: Int, time: Date, what: String, item: String, by: String, host: String?, process: String?, detail: String?) {
+    init(seq: Int, time: Date, what: String, item: String, by: String, host: String?, process: String?, detail: String?)
+    {
         self.seq = seq
         self.time = time
         self.what = what
@@ -93,9 +98,11 @@ public struct ReleaseLog: Sendable {
         switch vault.releaseLogKey(create: true) {
         case .key(let found): key = found
         case .locked:
-            throw ReleaseLogError(message: "the release log key is locked", hint: "unlock the vault: sshelf vault unlock")
+            throw ReleaseLogError(
+                message: "the release log key is locked", hint: "unlock the vault: sshelf vault unlock")
         case .absent, .unavailable:
-            throw ReleaseLogError(message: "the release log key cannot be read from the vault", hint: "run 'sshelf vault status'")
+            throw ReleaseLogError(
+                message: "the release log key cannot be read from the vault", hint: "run 'sshelf vault status'")
         }
         do {
             try PrivateFiles.ensureDirectory(directory)
@@ -107,7 +114,8 @@ public struct ReleaseLog: Sendable {
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == getuid() else {
-            throw ReleaseLogError(message: "\(path) is not a regular file of yours", hint: "move it away; sshelf starts a new log")
+            throw ReleaseLogError(
+                message: "\(path) is not a regular file of yours", hint: "move it away; sshelf starts a new log")
         }
         _ = fchmod(fd, PrivateFiles.fileMode)
         while flock(fd, LOCK_EX) != 0 {
@@ -189,15 +197,27 @@ public struct ReleaseLog: Sendable {
         switch vault.releaseLogKey(create: false) {
         case .key(let found): key = found
         case .absent:
-            if contents == nil && !headExists { return ReleaseLogVerdict(lines: 0, problems: [], notes: ["nothing was released yet"]) }
-            return ReleaseLogVerdict(lines: 0, problems: ["the log exists but the vault has no release log key: it cannot be verified (was the key removed?)"], notes: [])
+            if contents == nil && !headExists {
+                return ReleaseLogVerdict(lines: 0, problems: [], notes: ["nothing was released yet"])
+            }
+            return ReleaseLogVerdict(
+                lines: 0,
+                problems: [
+                    "the log exists but the vault has no release log key: it cannot be verified (was the key removed?)"
+                ], notes: [])
         case .locked:
-            throw ReleaseLogError(message: "the release log key is locked", hint: "enter the vault passphrase (--passphrase-fd, or sshelf vault unlock)")
+            throw ReleaseLogError(
+                message: "the release log key is locked",
+                hint: "enter the vault passphrase (--passphrase-fd, or sshelf vault unlock)")
         case .unavailable(let reason):
             throw ReleaseLogError(message: "the release log key cannot be read: \(reason)", hint: nil)
         }
         guard let contents else {
-            return ReleaseLogVerdict(lines: 0, problems: ["the release log is missing, but releases were logged on this device (its key exists): it was deleted"], notes: [])
+            return ReleaseLogVerdict(
+                lines: 0,
+                problems: [
+                    "the release log is missing, but releases were logged on this device (its key exists): it was deleted"
+                ], notes: [])
         }
         var problems: [String] = []
         var notes: [String] = []
@@ -215,7 +235,8 @@ public struct ReleaseLog: Sendable {
                 break
             }
             guard parsed.entry.seq == number else {
-                problems.append("line \(number) carries number \(parsed.entry.seq): lines were removed or reordered before it")
+                problems.append(
+                    "line \(number) carries number \(parsed.entry.seq): lines were removed or reordered before it")
                 break
             }
             let expected = LogMAC.mac(key: key, [link, parsed.body])
@@ -232,11 +253,14 @@ public struct ReleaseLog: Sendable {
                 if !head.isValid(key: key) {
                     problems.append("the head record does not match its MAC: it was edited")
                 } else if head.count > count {
-                    problems.append("the log has \(count) lines but its head record says \(head.count): lines were cut off the end")
+                    problems.append(
+                        "the log has \(count) lines but its head record says \(head.count): lines were cut off the end")
                 } else if head.count > 0 && !LogMAC.equal(macs[head.count - 1], head.last) {
                     problems.append("line \(head.count) is not the line the head record recorded: the log was replaced")
                 } else if head.count < count {
-                    notes.append("\(count - head.count) line(s) after the head record (an append was interrupted before the head was updated); their chain holds")
+                    notes.append(
+                        "\(count - head.count) line(s) after the head record (an append was interrupted before the head was updated); their chain holds"
+                    )
                 }
             } else if headExists || count > 0 {
                 problems.append("the head record is missing or unreadable, so a cut-off end cannot be ruled out")
@@ -312,8 +336,12 @@ public struct ReleaseLog: Sendable {
         }
 
         static func compute(count: Int, last: [UInt8], key: SecretBytes) -> [UInt8] {
-            LogMAC.mac(key: key, [ReleaseLog.headLabel, SSHWire.uint32(UInt32(truncatingIfNeeded: count >> 32)),
-                                  SSHWire.uint32(UInt32(truncatingIfNeeded: count)), last])
+            LogMAC.mac(
+                key: key,
+                [
+                    ReleaseLog.headLabel, SSHWire.uint32(UInt32(truncatingIfNeeded: count >> 32)),
+                    SSHWire.uint32(UInt32(truncatingIfNeeded: count)), last,
+                ])
         }
 
         func isValid(key: SecretBytes) -> Bool { LogMAC.equal(Head.compute(count: count, last: last, key: key), mac) }

@@ -25,13 +25,14 @@ extension Vault {
         case .found(let key) where key.count == Sodium.keyLength: return .key(key)
         case .found: return .unavailable("the release log key in the vault has the wrong length")
         case .locked: return .locked
-        case .storedInOtherClass(let other): return .unavailable("the release log key is stored as \(other), not \(accessibility)")
+        case .storedInOtherClass(let other):
+            return .unavailable("the release log key is stored as \(other), not \(accessibility)")
         case .vaultUnavailable(let reason): return .unavailable(reason)
         case .notStored:
             guard create else { return .absent }
             do {
                 try writeRaw(Sodium.randomKey(), key: ReferenceKey.logKey.rawValue, accessibility, replacing: false)
-            } catch where error.kind == .locked {
+            } catch  where error.kind == .locked {
                 return .locked
             } catch {
                 return .unavailable(error.message)

@@ -83,7 +83,9 @@ public final class SSHPrivateKey: @unchecked Sendable {
 
     /// A key sent by `ssh-add`: the fields are read in place from the request (guarded memory) and checked in
     /// full — lengths, the curve, points on it, primes, and that public and private halves belong together.
-    public static func fromAgent(keyType: String, fields: UnsafeRawBufferPointer, comment: String)
+    public static func fromAgent(
+        keyType: String, fields: UnsafeRawBufferPointer, comment: String
+    )
         -> Result<SSHPrivateKey, KeyProblem>
     {
         guard let algorithm = SSHKeyAlgorithm(rawValue: keyType) else {
@@ -104,7 +106,8 @@ public final class SSHPrivateKey: @unchecked Sendable {
         }
     }
 
-    private static func fromOpenSSH(_ file: SecretBytes, passphrase: SecretBytes?) -> Result<SSHPrivateKey, KeyProblem> {
+    private static func fromOpenSSH(_ file: SecretBytes, passphrase: SecretBytes?) -> Result<SSHPrivateKey, KeyProblem>
+    {
         guard let binary = OpenSSHKey.decodeArmour(file) else {
             return .failure(KeyProblem("the stored OpenSSH key's armour or base64 is damaged"))
         }
@@ -120,9 +123,11 @@ public final class SSHPrivateKey: @unchecked Sendable {
                 return privateSection(section)
             }
             let trailing = reader.take(reader.remaining) ?? UnsafeRawBufferPointer(start: nil, count: 0)
-            return OpenSSHKeyDecryption.open(section, trailing: trailing, cipher: cipher, kdf: kdf, kdfOptions: kdfOptions,
-                                            passphrase: passphrase)
-                .flatMap { plain in plain.withUnsafeBytes { privateSection($0) } }
+            return OpenSSHKeyDecryption.open(
+                section, trailing: trailing, cipher: cipher, kdf: kdf, kdfOptions: kdfOptions,
+                passphrase: passphrase
+            )
+            .flatMap { plain in plain.withUnsafeBytes { privateSection($0) } }
         }
     }
 
@@ -135,8 +140,12 @@ public final class SSHPrivateKey: @unchecked Sendable {
         guard check1 == check2 else {
             return .failure(KeyProblem("wrong passphrase for the key (its check bytes differ)", wrongPassphrase: true))
         }
-        guard let type = reader.text(limit: AgentLimits.name) else { return .failure(KeyProblem("the stored OpenSSH key is malformed")) }
-        guard let algorithm = SSHKeyAlgorithm(rawValue: type), let count = AgentProtocol.privateFieldCount(keyType: type) else {
+        guard let type = reader.text(limit: AgentLimits.name) else {
+            return .failure(KeyProblem("the stored OpenSSH key is malformed"))
+        }
+        guard let algorithm = SSHKeyAlgorithm(rawValue: type),
+            let count = AgentProtocol.privateFieldCount(keyType: type)
+        else {
             return .failure(KeyProblem("'\(type)' keys are not supported (ed25519, ECDSA and RSA are)"))
         }
         let start = reader.offset
@@ -163,22 +172,30 @@ public final class SSHPrivateKey: @unchecked Sendable {
         }
         switch key.baseID {
         case LibCrypto.ed25519ID:
-            guard let seed = LibCrypto.rawPrivateKey(key) else { return .failure(KeyProblem("the PEM ed25519 key is unreadable")) }
+            guard let seed = LibCrypto.rawPrivateKey(key) else {
+                return .failure(KeyProblem("the PEM ed25519 key is unreadable"))
+            }
             let (publicKey, secretKey) = Ed25519.expand(seed)
-            let fields = SecretBytes.joined([SecretBytes(SSHWire.string(publicKey)), SecretBytes(SSHWire.uint32(64)), secretKey])
+            let fields = SecretBytes.joined([
+                SecretBytes(SSHWire.string(publicKey)), SecretBytes(SSHWire.uint32(64)), secretKey,
+            ])
             return make(.ed25519, fields: fields, comment: "", checkFully: false)
         case LibCrypto.ecID:
             guard let group = LibCrypto.textParameter(key, "group"),
                 let algorithm = SSHKeyAlgorithm.allCases.first(where: { $0.curve?.openSSL == group }),
                 let point = LibCrypto.octetParameter(key, "pub"), let scalar = LibCrypto.numberParameter(key, "priv")
             else { return .failure(KeyProblem("the PEM EC key is on a curve SSH does not use, or unreadable")) }
-            let fields = SecretBytes.joined([SecretBytes(SSHWire.string(algorithm.curve!.ssh) + SSHWire.string(point)),
-                                             mpint(scalar)])
+            let fields = SecretBytes.joined([
+                SecretBytes(SSHWire.string(algorithm.curve!.ssh) + SSHWire.string(point)),
+                mpint(scalar),
+            ])
             return make(algorithm, fields: fields, comment: "", checkFully: false)
         case LibCrypto.rsaID:
             let names = ["n", "e", "d", "rsa-coefficient1", "rsa-factor1", "rsa-factor2"]
             let numbers = names.compactMap { LibCrypto.numberParameter(key, $0) }
-            guard numbers.count == names.count else { return .failure(KeyProblem("the PEM RSA key is missing its primes")) }
+            guard numbers.count == names.count else {
+                return .failure(KeyProblem("the PEM RSA key is missing its primes"))
+            }
             return make(.rsa, fields: SecretBytes.joined(numbers.map(mpint)), comment: "", checkFully: false)
         default:
             return .failure(KeyProblem("the PEM key is of a type SSH agents do not serve (DSA?)"))
@@ -191,14 +208,18 @@ public final class SSHPrivateKey: @unchecked Sendable {
             let start = bytes.firstIndex { $0 != 0 } ?? bytes.count
             let trimmed = UnsafeRawBufferPointer(rebasing: bytes[start...])
             let pad = (trimmed.first ?? 0) & 0x80 != 0
-            return SecretBytes.joined([SecretBytes(SSHWire.uint32(UInt32(trimmed.count + (pad ? 1 : 0))) + (pad ? [0] : [])),
-                                       SecretBytes(copying: trimmed)])
+            return SecretBytes.joined([
+                SecretBytes(SSHWire.uint32(UInt32(trimmed.count + (pad ? 1 : 0))) + (pad ? [0] : [])),
+                SecretBytes(copying: trimmed),
+            ])
         }
     }
 
     /// Checks the fields' shape (always) and their mathematics (`checkFully`, for keys from outside), and derives
     /// the public blob from them.
-    private static func make(_ algorithm: SSHKeyAlgorithm, fields: SecretBytes, comment: String, checkFully: Bool)
+    private static func make(
+        _ algorithm: SSHKeyAlgorithm, fields: SecretBytes, comment: String, checkFully: Bool
+    )
         -> Result<SSHPrivateKey, KeyProblem>
     {
         let shape: Result<(blob: [UInt8], bits: Int), KeyProblem> = fields.withUnsafeBytes { bytes in
@@ -210,7 +231,9 @@ public final class SSHPrivateKey: @unchecked Sendable {
                     secretKey[32...].elementsEqual(publicKey)
                 else { return .failure(KeyProblem("the ed25519 key is malformed")) }
                 if checkFully {
-                    let derived = Ed25519.expand(SecretBytes(copying: UnsafeRawBufferPointer(rebasing: secretKey[..<32]))).publicKey
+                    let derived = Ed25519.expand(
+                        SecretBytes(copying: UnsafeRawBufferPointer(rebasing: secretKey[..<32]))
+                    ).publicKey
                     guard derived.elementsEqual(publicKey) else {
                         return .failure(KeyProblem("the ed25519 key's public half does not belong to its private half"))
                     }
@@ -226,7 +249,8 @@ public final class SSHPrivateKey: @unchecked Sendable {
                     switch LibCrypto.ecKey(group: curve.openSSL, point: point, scalar: scalar) {
                     case .failure(let problem): return .failure(problem)
                     case .success(let key) where !LibCrypto.check(key):
-                        return .failure(KeyProblem("the \(algorithm.rawValue) key failed libcrypto's consistency check"))
+                        return .failure(
+                            KeyProblem("the \(algorithm.rawValue) key failed libcrypto's consistency check"))
                     case .success: break
                     }
                 }
@@ -245,7 +269,10 @@ public final class SSHPrivateKey: @unchecked Sendable {
                 let (n, e) = (numbers[0], numbers[1])
                 let bits = n.first.map { n.count * 8 - $0.leadingZeroBitCount } ?? 0
                 guard rsaBits.contains(bits) else {
-                    return .failure(KeyProblem("an RSA key of \(bits) bits is refused (\(rsaBits.lowerBound)-\(rsaBits.upperBound) bits are accepted)"))
+                    return .failure(
+                        KeyProblem(
+                            "an RSA key of \(bits) bits is refused (\(rsaBits.lowerBound)-\(rsaBits.upperBound) bits are accepted)"
+                        ))
                 }
                 if checkFully {
                     switch LibCrypto.rsaKey(n: n, e: e, d: numbers[2], iqmp: numbers[3], p: numbers[4], q: numbers[5]) {
@@ -255,10 +282,13 @@ public final class SSHPrivateKey: @unchecked Sendable {
                     case .success: break
                     }
                 }
-                return .success((SSHWire.string(algorithm.rawValue) + SSHWire.mpint(Array(e)) + SSHWire.mpint(Array(n)), bits))
+                return .success(
+                    (SSHWire.string(algorithm.rawValue) + SSHWire.mpint(Array(e)) + SSHWire.mpint(Array(n)), bits))
             }
         }
-        return shape.map { SSHPrivateKey(algorithm: algorithm, publicBlob: $0.blob, comment: comment, bits: $0.bits, fields: fields) }
+        return shape.map {
+            SSHPrivateKey(algorithm: algorithm, publicBlob: $0.blob, comment: comment, bits: $0.bits, fields: fields)
+        }
     }
 
     /// The same key under another comment (an identity's name, when the file carried none).
@@ -288,14 +318,16 @@ public final class SSHPrivateKey: @unchecked Sendable {
             var reader = SSHWireReader(bytes)
             switch algorithm {
             case .ed25519:
-                guard reader.string(limit: 32) != nil, let secretKey = reader.string(limit: 64), secretKey.count == 64 else {
+                guard reader.string(limit: 32) != nil, let secretKey = reader.string(limit: 64), secretKey.count == 64
+                else {
                     return .failure(.failed("the ed25519 key is malformed"))
                 }
                 let signature = Ed25519.sign(data, secretKey: secretKey)
                 return .success((algorithm.rawValue, SSHWire.string(algorithm.rawValue) + SSHWire.string(signature)))
             case .ecdsaP256, .ecdsaP384, .ecdsaP521:
                 let curve = algorithm.curve!
-                guard reader.string(limit: AgentLimits.name) != nil, let point = reader.string(limit: AgentLimits.keyField),
+                guard reader.string(limit: AgentLimits.name) != nil,
+                    let point = reader.string(limit: AgentLimits.keyField),
                     let scalar = reader.positiveMPInt(limit: AgentLimits.keyField)
                 else { return .failure(.failed("the \(algorithm.rawValue) key is malformed")) }
                 let key: LibCrypto.Key
@@ -303,13 +335,15 @@ public final class SSHPrivateKey: @unchecked Sendable {
                 case .success(let made): key = made
                 case .failure(let problem): return .failure(.failed(problem.message))
                 }
-                guard let der = LibCrypto.sign(key, hash: curve.hash, data: data), let parts = LibCrypto.ecdsaParts(der) else {
+                guard let der = LibCrypto.sign(key, hash: curve.hash, data: data), let parts = LibCrypto.ecdsaParts(der)
+                else {
                     return .failure(.failed("libcrypto could not sign: \(LibCrypto.drainErrors())"))
                 }
                 let inner = SSHWire.mpint(parts.r) + SSHWire.mpint(parts.s)
                 return .success((algorithm.rawValue, SSHWire.string(algorithm.rawValue) + SSHWire.string(inner)))
             case .rsa:
-                let name: String, hash: LibCrypto.Hash
+                let name: String
+                let hash: LibCrypto.Hash
                 if flags & AgentMessage.rsaSHA2_256 != 0 {
                     (name, hash) = ("rsa-sha2-256", .sha256)
                 } else if flags & AgentMessage.rsaSHA2_512 != 0 {
@@ -325,7 +359,9 @@ public final class SSHPrivateKey: @unchecked Sendable {
                     numbers.append(number)
                 }
                 let key: LibCrypto.Key
-                switch LibCrypto.rsaKey(n: numbers[0], e: numbers[1], d: numbers[2], iqmp: numbers[3], p: numbers[4], q: numbers[5]) {
+                switch LibCrypto.rsaKey(
+                    n: numbers[0], e: numbers[1], d: numbers[2], iqmp: numbers[3], p: numbers[4], q: numbers[5])
+                {
                 case .success(let made): key = made
                 case .failure(let problem): return .failure(.failed(problem.message))
                 }
@@ -388,8 +424,9 @@ enum Ed25519 {
 
     static func sign(_ data: [UInt8], secretKey: UnsafeRawBufferPointer) -> [UInt8] {
         var signature = [UInt8](repeating: 0, count: Int(crypto_sign_BYTES))
-        _ = crypto_sign_detached(&signature, nil, data, UInt64(data.count),
-                                 secretKey.baseAddress!.assumingMemoryBound(to: UInt8.self))
+        _ = crypto_sign_detached(
+            &signature, nil, data, UInt64(data.count),
+            secretKey.baseAddress!.assumingMemoryBound(to: UInt8.self))
         return signature
     }
 }

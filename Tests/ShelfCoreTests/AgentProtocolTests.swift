@@ -8,22 +8,25 @@ import XCTest
 final class AgentProtocolTests: XCTestCase {
     /// Feeds `input` to the framer in chunks of the given sizes (cycled); returns each outcome and body.
     func frames(_ input: [UInt8], chunks: [Int]) -> [(AgentFraming.Outcome, [UInt8])] {
-        var position = 0, chunkIndex = 0
+        var position = 0
+        var chunkIndex = 0
         var results: [(AgentFraming.Outcome, [UInt8])] = []
         while true {
             var buffer: UnsafeMutableRawBufferPointer? = nil
-            let outcome = AgentFraming.next(read: { target in
-                guard position < input.count else { return 0 }
-                let size = min(chunks[chunkIndex % chunks.count], target.count, input.count - position)
-                chunkIndex += 1
-                for offset in 0..<size { target[offset] = input[position + offset] }
-                position += size
-                return size
-            }, storage: { length in
-                let made = UnsafeMutableRawBufferPointer.allocate(byteCount: length, alignment: 1)
-                buffer = made
-                return made
-            })
+            let outcome = AgentFraming.next(
+                read: { target in
+                    guard position < input.count else { return 0 }
+                    let size = min(chunks[chunkIndex % chunks.count], target.count, input.count - position)
+                    chunkIndex += 1
+                    for offset in 0..<size { target[offset] = input[position + offset] }
+                    position += size
+                    return size
+                },
+                storage: { length in
+                    let made = UnsafeMutableRawBufferPointer.allocate(byteCount: length, alignment: 1)
+                    buffer = made
+                    return made
+                })
             var body: [UInt8] = []
             if let buffer {
                 body = Array(buffer)
@@ -70,15 +73,20 @@ final class AgentProtocolTests: XCTestCase {
         XCTAssertEqual(try decode([19]).get(), .removeAll)
         XCTAssertEqual(try decode([22] + SSHWire.string("pw")).get(), .lock(passphrase: 5..<7))
         XCTAssertEqual(try decode([23] + SSHWire.string("pw")).get(), .unlock(passphrase: 5..<7))
-        XCTAssertEqual(try decode([27] + SSHWire.string("session-bind@openssh.com") + [1, 2, 3]).get(),
-                       .extension(name: "session-bind@openssh.com"))
+        XCTAssertEqual(
+            try decode([27] + SSHWire.string("session-bind@openssh.com") + [1, 2, 3]).get(),
+            .extension(name: "session-bind@openssh.com"))
         XCTAssertEqual(try decode([20]).get(), .smartcard)
         XCTAssertEqual(try decode([99, 1, 2]).get(), .unknown(99))
     }
 
-    func add(_ type: String = "ssh-ed25519", fields: [[UInt8]]? = nil, comment: String = "me@laptop",
-             constraints: [UInt8] = [], message: UInt8 = AgentMessage.addIdentityConstrained) -> [UInt8] {
-        let body = (fields ?? [[UInt8](repeating: 1, count: 32), [UInt8](repeating: 2, count: 64)]).flatMap { SSHWire.string($0) }
+    func add(
+        _ type: String = "ssh-ed25519", fields: [[UInt8]]? = nil, comment: String = "me@laptop",
+        constraints: [UInt8] = [], message: UInt8 = AgentMessage.addIdentityConstrained
+    ) -> [UInt8] {
+        let body = (fields ?? [[UInt8](repeating: 1, count: 32), [UInt8](repeating: 2, count: 64)]).flatMap {
+            SSHWire.string($0)
+        }
         return [message] + SSHWire.string(type) + body + SSHWire.string(comment) + constraints
     }
 
@@ -103,20 +111,31 @@ final class AgentProtocolTests: XCTestCase {
             ("empty", [], .empty),
             ("sign without flags", [13] + SSHWire.string([1]) + SSHWire.string([2]), .malformed("flags")),
             ("blob length past the end", [13] + SSHWire.uint32(1000) + [1, 2], .malformed("key blob")),
-            ("blob over its limit", [18] + SSHWire.string([UInt8](repeating: 0, count: AgentLimits.keyBlob + 1)),
-             .malformed("key blob")),
+            (
+                "blob over its limit", [18] + SSHWire.string([UInt8](repeating: 0, count: AgentLimits.keyBlob + 1)),
+                .malformed("key blob")
+            ),
             ("trailing bytes", [11, 0], .trailingBytes(1)),
             ("DSA key", add("ssh-dss"), .unsupportedKeyType("ssh-dss")),
-            ("certificate", add("ssh-ed25519-cert-v01@openssh.com"), .unsupportedKeyType("ssh-ed25519-cert-v01@openssh.com")),
+            (
+                "certificate", add("ssh-ed25519-cert-v01@openssh.com"),
+                .unsupportedKeyType("ssh-ed25519-cert-v01@openssh.com")
+            ),
             ("missing comment", Array(add().dropLast(13)), .malformed("comment")),
             ("unknown constraint", add(constraints: [9]), .unknownConstraint(9)),
-            ("constraint extension", add(constraints: [255] + SSHWire.string("restrict-destination-v00@openssh.com")),
-             .constraintExtension("restrict-destination-v00@openssh.com")),
+            (
+                "constraint extension",
+                add(constraints: [255] + SSHWire.string("restrict-destination-v00@openssh.com")),
+                .constraintExtension("restrict-destination-v00@openssh.com")
+            ),
             ("lifetime twice", add(constraints: [1, 0, 0, 0, 1, 1, 0, 0, 0, 1]), .repeatedConstraint("lifetime")),
             ("confirm twice", add(constraints: [2, 2]), .repeatedConstraint("confirm")),
             ("lifetime cut short", add(constraints: [1, 0, 0]), .malformed("lifetime")),
-            ("comment not UTF-8", [17] + SSHWire.string("ssh-ed25519") + SSHWire.string([1]) + SSHWire.string([2])
-                + SSHWire.string([0xff, 0xfe]), .malformed("comment")),
+            (
+                "comment not UTF-8",
+                [17] + SSHWire.string("ssh-ed25519") + SSHWire.string([1]) + SSHWire.string([2])
+                    + SSHWire.string([0xff, 0xfe]), .malformed("comment")
+            ),
             ("key type not UTF-8", [17] + SSHWire.string([0xc3]), .malformed("key type")),
         ]
         for (name, bytes, expected) in cases {
@@ -139,7 +158,9 @@ final class AgentProtocolTests: XCTestCase {
             for cut in 1..<message.count {
                 if case .success(let request) = decode(Array(message.prefix(cut))) {
                     // Only a cut that ends exactly between constraints is a complete message.
-                    guard case .add = request else { return XCTFail("cut at \(cut) of \(message.first!) decoded as \(request)") }
+                    guard case .add = request else {
+                        return XCTFail("cut at \(cut) of \(message.first!) decoded as \(request)")
+                    }
                 }
             }
         }

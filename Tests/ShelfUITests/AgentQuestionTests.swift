@@ -3,8 +3,9 @@
 // the agent stops waiting; `c` asks for copy-id only on a host with an identity.
 import Foundation
 import ShelfCore
-@testable import ShelfUI
 import XCTest
+
+@testable import ShelfUI
 
 final class AgentQuestionTests: XCTestCase {
     let question = AgentQuestion(id: UUID(), text: "sshelf agent: allow ssh (pid 7) to sign with key 'laptop'?")
@@ -44,7 +45,8 @@ final class AgentQuestionTests: XCTestCase {
     func testTheDialogClosesWhenTheAgentStopsWaiting() {
         var state = Fixtures.state(Fixtures.threeLevels())
         _ = Reducer.reduce(&state, .agentQuestion(question))
-        XCTAssertEqual(Reducer.reduce(&state, .agentQuestionEnded(UUID())), [], "another question's end changes nothing")
+        XCTAssertEqual(
+            Reducer.reduce(&state, .agentQuestionEnded(UUID())), [], "another question's end changes nothing")
         guard case .confirm = state.mode else { return XCTFail("closed by someone else's end") }
         XCTAssertEqual(Reducer.reduce(&state, .agentQuestionEnded(question.id)), [])
         XCTAssertEqual(state.mode, .browse)

@@ -9,8 +9,9 @@ import XCTest
 
 final class ReleaseLogTests: XCTestCase {
     static func record(_ number: Int) -> ReleaseEntry {
-        ReleaseEntry(what: "password", item: "host.\(UUID().uuidString.lowercased()).password", by: "connect",
-                      host: "web\(number)")
+        ReleaseEntry(
+            what: "password", item: "host.\(UUID().uuidString.lowercased()).password", by: "connect",
+            host: "web\(number)")
     }
 
     /// Fixtures live until the test ends (their folder goes with them).
@@ -90,7 +91,8 @@ final class ReleaseLogTests: XCTestCase {
 
         // A head record rewritten to match needs the key; an edited one is found.
         let head = try String(contentsOfFile: log.headPath, encoding: .utf8)
-        try head.replacingOccurrences(of: "4 ", with: "3 ").write(toFile: log.headPath, atomically: true, encoding: .utf8)
+        try head.replacingOccurrences(of: "4 ", with: "3 ").write(
+            toFile: log.headPath, atomically: true, encoding: .utf8)
         XCTAssertTrue(try log.verify(vault: vault).problems.first?.contains("head record") == true)
     }
 
@@ -126,7 +128,8 @@ final class ReleaseLogTests: XCTestCase {
         let locations = fixture.locations
         _ = try fixture.open()
         let options = fixture.options()
-        let writers = 6, each = 15
+        let writers = 6
+        let each = 15
         let failures = Failures()
         DispatchQueue.concurrentPerform(iterations: writers) { writer in
             do {
@@ -171,7 +174,8 @@ final class ReleaseLogTests: XCTestCase {
         let exported = try vault.export(passphrase: secret("exp"), log: log, destination: "/tmp/out")
         XCTAssertEqual(exported.keys, [leaving.rawValue])
         let lines = try log.entries().entries
-        XCTAssertEqual(lines.map(\.item), [leaving.rawValue], "one line per item that left, none for the one that stayed")
+        XCTAssertEqual(
+            lines.map(\.item), [leaving.rawValue], "one line per item that left, none for the one that stayed")
         XCTAssertEqual(lines.first?.by, "vault export")
         XCTAssertEqual(lines.first?.what, "password")
         XCTAssertTrue(try log.verify(vault: vault).intact)

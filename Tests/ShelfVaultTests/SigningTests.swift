@@ -18,31 +18,40 @@ final class SigningTests: XCTestCase {
 
     override func tearDown() { try? FileManager.default.removeItem(atPath: directory) }
 
-    func keygen(_ name: String, _ arguments: [String], passphrase: String = "") throws
+    func keygen(
+        _ name: String, _ arguments: [String], passphrase: String = ""
+    ) throws
         -> (file: SecretBytes, publicLine: String, path: String)
     {
         let path = directory + "/" + name
         try Shell.run("/usr/bin/ssh-keygen", ["-q", "-N", passphrase, "-C", name, "-f", path] + arguments)
         let file = SecretBytes([UInt8](try XCTUnwrap(FileManager.default.contents(atPath: path))))
-        let line = try String(contentsOfFile: path + ".pub", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let line = try String(contentsOfFile: path + ".pub", encoding: .utf8).trimmingCharacters(
+            in: .whitespacesAndNewlines)
         return (file, line, path)
     }
 
     /// Signs SSHSIG's signed data for `message`, wraps it as an armoured SSH signature and asks ssh-keygen to check
     /// it against `presented` (the message itself unless a test shows the check can fail).
-    func opensshAccepts(_ key: SSHPrivateKey, flags: UInt32, message: [UInt8], presented: [UInt8]? = nil,
-                        file: StaticString = #filePath, line: UInt = #line) throws -> Bool {
+    func opensshAccepts(
+        _ key: SSHPrivateKey, flags: UInt32, message: [UInt8], presented: [UInt8]? = nil,
+        file: StaticString = #filePath, line: UInt = #line
+    ) throws -> Bool {
         let namespace = "sshelf-test"
         let hash = Digest.sha256(message)
-        let signed = Array("SSHSIG".utf8) + SSHWire.string(namespace) + SSHWire.string("") + SSHWire.string("sha256")
+        let signed =
+            Array("SSHSIG".utf8) + SSHWire.string(namespace) + SSHWire.string("") + SSHWire.string("sha256")
             + SSHWire.string(hash)
         guard case .success(let signature) = key.sign(signed, flags: flags) else {
             XCTFail("signing failed", file: file, line: line)
             return false
         }
-        let blob = Array("SSHSIG".utf8) + SSHWire.uint32(1) + SSHWire.string(key.publicBlob) + SSHWire.string(namespace)
+        let blob =
+            Array("SSHSIG".utf8) + SSHWire.uint32(1) + SSHWire.string(key.publicBlob) + SSHWire.string(namespace)
             + SSHWire.string("") + SSHWire.string("sha256") + SSHWire.string(signature.blob)
-        let armoured = "-----BEGIN SSH SIGNATURE-----\n" + Data(blob).base64EncodedString(options: [.lineLength76Characters, .endLineWithLineFeed])
+        let armoured =
+            "-----BEGIN SSH SIGNATURE-----\n"
+            + Data(blob).base64EncodedString(options: [.lineLength76Characters, .endLineWithLineFeed])
             + "\n-----END SSH SIGNATURE-----\n"
         let signaturePath = directory + "/sig-" + UUID().uuidString.prefix(6)
         try armoured.write(toFile: signaturePath, atomically: true, encoding: .utf8)
@@ -82,11 +91,14 @@ final class SigningTests: XCTestCase {
             let made = try keygen(name, arguments)
             let key = try load(made.file)
             XCTAssertEqual(key.algorithm, algorithm, name)
-            XCTAssertEqual(key.publicLine.split(separator: " ").prefix(2), made.publicLine.split(separator: " ").prefix(2), name)
+            XCTAssertEqual(
+                key.publicLine.split(separator: " ").prefix(2), made.publicLine.split(separator: " ").prefix(2), name)
             let flags = algorithm == .rsa ? AgentMessage.rsaSHA2_512 : 0
-            XCTAssertTrue(try opensshAccepts(key, flags: flags, message: message), "\(name): OpenSSH rejected the signature")
-            XCTAssertFalse(try opensshAccepts(key, flags: flags, message: message, presented: message + [0x21]),
-                           "\(name): a signature over other data passed")
+            XCTAssertTrue(
+                try opensshAccepts(key, flags: flags, message: message), "\(name): OpenSSH rejected the signature")
+            XCTAssertFalse(
+                try opensshAccepts(key, flags: flags, message: message, presented: message + [0x21]),
+                "\(name): a signature over other data passed")
         }
     }
 
@@ -106,14 +118,18 @@ final class SigningTests: XCTestCase {
     }
 
     func testAKeyWrittenForTheVaultIsAKeyOpenSSHReads() throws {
-        for (name, arguments) in [("ed", ["-t", "ed25519"]), ("ec", ["-t", "ecdsa", "-b", "384"]), ("rsa", ["-t", "rsa", "-b", "2048", "-m", "PEM"])] {
+        for (name, arguments) in [
+            ("ed", ["-t", "ed25519"]), ("ec", ["-t", "ecdsa", "-b", "384"]),
+            ("rsa", ["-t", "rsa", "-b", "2048", "-m", "PEM"]),
+        ] {
             let made = try keygen(name, arguments)
             let key = try load(made.file).withComment("from the vault")
             let rewritten = directory + "/rewritten-" + name
             try key.openSSHFile().withUnsafeBytes { try Data($0).write(to: URL(fileURLWithPath: rewritten)) }
             chmod(rewritten, 0o600)
             let derived = try Shell.run("/usr/bin/ssh-keygen", ["-y", "-f", rewritten])
-            XCTAssertEqual(derived.split(separator: " ").prefix(2), made.publicLine.split(separator: " ").prefix(2), name)
+            XCTAssertEqual(
+                derived.split(separator: " ").prefix(2), made.publicLine.split(separator: " ").prefix(2), name)
             XCTAssertTrue(derived.contains("from the vault"), "the comment travels in the file: \(derived)")
             let reloaded = try load(key.openSSHFile())
             XCTAssertEqual(reloaded.publicBlob, key.publicBlob)
@@ -144,7 +160,9 @@ final class SigningTests: XCTestCase {
     }
 
     func testKeysFromSSHAddAreCheckedInFull() throws {
-        for (name, arguments) in [("ed", ["-t", "ed25519"]), ("ec", ["-t", "ecdsa"]), ("rsa", ["-t", "rsa", "-b", "2048"])] {
+        for (name, arguments) in [
+            ("ed", ["-t", "ed25519"]), ("ec", ["-t", "ecdsa"]), ("rsa", ["-t", "rsa", "-b", "2048"]),
+        ] {
             let made = try keygen(name, arguments)
             let (type, fields) = try agentFields(made.file)
             let good = fields.withUnsafeBytes { SSHPrivateKey.fromAgent(keyType: type, fields: $0, comment: name) }
@@ -179,7 +197,10 @@ final class SigningTests: XCTestCase {
             }
             XCTAssertEqual(key.publicLine, made.publicLine, name)
             XCTAssertTrue(try opensshAccepts(key, flags: AgentMessage.rsaSHA2_256, message: [4, 2]), name)
-            guard case .failure(let problem) = SSHPrivateKey.fromKeyFile(made.file, passphrase: SecretBytes(Array("nope".utf8))) else {
+            guard
+                case .failure(let problem) = SSHPrivateKey.fromKeyFile(
+                    made.file, passphrase: SecretBytes(Array("nope".utf8)))
+            else {
                 XCTFail("\(name): opened with a wrong passphrase")
                 continue
             }
@@ -195,22 +216,33 @@ final class SigningTests: XCTestCase {
         let id = UUID()
         let made = try keygen("kept", ["-t", "ed25519", "-a", "2"], passphrase: "kept pass")
         try vault.saveIdentityPrivateKey(made.file, identityID: id, class: .whenUnlockedThisDeviceOnly)
-        guard case .needsKeyPassphrase = vault.signingKey(identityID: id) else { return XCTFail("opened without a passphrase") }
-        guard case .needsKeyPassphrase = vault.signingKey(identityID: id, keyPassphrase: SecretBytes(Array("wrong".utf8))) else {
+        guard case .needsKeyPassphrase = vault.signingKey(identityID: id) else {
+            return XCTFail("opened without a passphrase")
+        }
+        guard
+            case .needsKeyPassphrase = vault.signingKey(identityID: id, keyPassphrase: SecretBytes(Array("wrong".utf8)))
+        else {
             return XCTFail("a wrong typed passphrase opened it")
         }
-        guard case .key(let typed) = vault.signingKey(identityID: id, keyPassphrase: SecretBytes(Array("kept pass".utf8))) else {
+        guard
+            case .key(let typed) = vault.signingKey(identityID: id, keyPassphrase: SecretBytes(Array("kept pass".utf8)))
+        else {
             return XCTFail("the typed passphrase did not open it")
         }
         XCTAssertEqual(typed.publicLine, made.publicLine)
-        try vault.saveIdentityPassphrase(SecretBytes(Array("kept pass".utf8)), identityID: id, class: .whenUnlockedThisDeviceOnly)
-        guard case .key(let kept) = vault.signingKey(identityID: id) else { return XCTFail("the kept passphrase did not open it") }
+        try vault.saveIdentityPassphrase(
+            SecretBytes(Array("kept pass".utf8)), identityID: id, class: .whenUnlockedThisDeviceOnly)
+        guard case .key(let kept) = vault.signingKey(identityID: id) else {
+            return XCTFail("the kept passphrase did not open it")
+        }
         XCTAssertTrue(try opensshAccepts(kept, flags: 0, message: [1]))
         guard case .notStored = vault.signingKey(identityID: UUID()) else { return XCTFail("a key out of nowhere") }
 
         // A class locked in this process is reported as such, naming the class.
         try vault.setPassphrase(SecretBytes(Array("vault pass".utf8)), current: nil)
-        guard case .locked(let locked) = try fixture.open().signingKey(identityID: id) else { return XCTFail("read while locked") }
+        guard case .locked(let locked) = try fixture.open().signingKey(identityID: id) else {
+            return XCTFail("read while locked")
+        }
         XCTAssertEqual(locked, .whenUnlockedThisDeviceOnly)
     }
 }

@@ -4,6 +4,7 @@ import Foundation
 import ShelfCore
 import ShelfOperations
 import ShelfSystem
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -19,14 +20,18 @@ enum AgentClient {
         guard sent == request.count else { return nil }
         var storage: UnsafeMutableRawBufferPointer? = nil
         defer { storage?.deallocate() }
-        let outcome = AgentFraming.next(read: { buffer in recv(fd, buffer.baseAddress, buffer.count, 0) }, storage: { length in
-            let made = UnsafeMutableRawBufferPointer.allocate(byteCount: length, alignment: 1)
-            storage = made
-            return made
-        })
+        let outcome = AgentFraming.next(
+            read: { buffer in recv(fd, buffer.baseAddress, buffer.count, 0) },
+            storage: { length in
+                let made = UnsafeMutableRawBufferPointer.allocate(byteCount: length, alignment: 1)
+                storage = made
+                return made
+            })
         guard case .message = outcome, let storage else { return nil }
         var reader = SSHWireReader(UnsafeRawBufferPointer(storage))
-        guard reader.byte() == AgentMessage.success, let text = reader.string(limit: AgentLimits.message) else { return nil }
+        guard reader.byte() == AgentMessage.success, let text = reader.string(limit: AgentLimits.message) else {
+            return nil
+        }
         return AgentStatus.decode(Array(text))
     }
 }

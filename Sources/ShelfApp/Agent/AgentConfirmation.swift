@@ -4,6 +4,7 @@
 import Foundation
 import ShelfCore
 import ShelfOperations
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -33,7 +34,8 @@ final class AgentConfirmation: @unchecked Sendable {
     /// Where answers come from right now, for `agent status`.
     var channel: String {
         if useTerminal { return "the agent's terminal" }
-        return FileManager.default.fileExists(atPath: ConfirmChannel.path(locations)) ? "the sshelf TUI" : "nobody (refused)"
+        return FileManager.default.fileExists(atPath: ConfirmChannel.path(locations))
+            ? "the sshelf TUI" : "nobody (refused)"
     }
 
     func ask(_ question: String) -> Answer {
@@ -76,7 +78,8 @@ final class AgentConfirmation: @unchecked Sendable {
             if line.count < 16 { line.append(byte) }
         }
         let answer = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespaces).lowercased()
-        return answer == "y" || answer == "yes" ? .allowed(by: "the agent's terminal") : .refused("answered no on the agent's terminal")
+        return answer == "y" || answer == "yes"
+            ? .allowed(by: "the agent's terminal") : .refused("answered no on the agent's terminal")
     }
 
     private func say(_ fd: Int32, _ text: String) {
@@ -94,7 +97,8 @@ enum ConfirmChannel {
     /// What is left until `deadline`, for poll(2).
     static func milliseconds(until deadline: ContinuousClock.Instant) -> Int32 {
         let left = deadline - ContinuousClock.now
-        return Int32(clamping: max(0, left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000))
+        return Int32(
+            clamping: max(0, left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000))
     }
     static func path(_ locations: DataLocations) -> String { directory(locations) + "/confirm.sock" }
 

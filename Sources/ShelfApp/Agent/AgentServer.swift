@@ -7,6 +7,7 @@ import ShelfCore
 import ShelfOperations
 import ShelfSystem
 import ShelfVault
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -35,11 +36,13 @@ final class AgentServer: @unchecked Sendable {
         let path = locations.agentSocket
         if let running = AgentClient.status(locations) {
             tell(ready, "error: an sshelf agent is already running (pid \(running.pid)) at \(path)")
-            context.errorOutput("sshelf: error: an sshelf agent is already running (pid \(running.pid)) at \(path)\n"
-                                + "sshelf: hint: 'sshelf agent stop' ends it\n")
+            context.errorOutput(
+                "sshelf: error: an sshelf agent is already running (pid \(running.pid)) at \(path)\n"
+                    + "sshelf: hint: 'sshelf agent stop' ends it\n")
             return 1
         }
-        let listener: Int32, inode: ino_t
+        let listener: Int32
+        let inode: ino_t
         do {
             (listener, inode) = try PrivateSocket.listen(at: path, directory: locations.agentDirectory, backlog: 64)
         } catch {
@@ -54,7 +57,10 @@ final class AgentServer: @unchecked Sendable {
         }
         for fd in wake { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         let wakeWrite = wake[1]
-        let stop = StopSignals { var byte: UInt8 = 1; _ = write(wakeWrite, &byte, 1) }
+        let stop = StopSignals {
+            var byte: UInt8 = 1
+            _ = write(wakeWrite, &byte, 1)
+        }
         defer {
             stop.cancel()
             close(listener)
@@ -64,12 +70,18 @@ final class AgentServer: @unchecked Sendable {
             close(wake[0])
             close(wake[1])
         }
-        AgentStateFile.write(locations, AgentStateFile.State(pid: Int(getpid()), socket: path, started: service.started,
-                                                             foreground: foreground))
+        AgentStateFile.write(
+            locations,
+            AgentStateFile.State(
+                pid: Int(getpid()), socket: path, started: service.started,
+                foreground: foreground))
         service.report("listening on \(path) (pid \(getpid())); keys come from the vault")
         tell(ready, "ready")
         while true {
-            var fds = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0), pollfd(fd: wake[0], events: Int16(POLLIN), revents: 0)]
+            var fds = [
+                pollfd(fd: listener, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: wake[0], events: Int16(POLLIN), revents: 0),
+            ]
             let count = poll(&fds, 2, 2000)
             if count < 0 && errno != EINTR { return 1 }
             if fds[1].revents != 0 {
@@ -96,14 +108,18 @@ final class AgentServer: @unchecked Sendable {
             return
         }
         guard peer.uid == getuid() else {
-            service.report("refused a connection from uid \(peer.uid) (\(AgentPeerName.describe(peer))): only uid \(getuid()) may use this agent")
+            service.report(
+                "refused a connection from uid \(peer.uid) (\(AgentPeerName.describe(peer))): only uid \(getuid()) may use this agent"
+            )
             close(client)
             return
         }
         lock.lock()
         defer { lock.unlock() }
         guard connections.count < Self.maximumConnections else {
-            service.report("refused a connection from \(AgentPeerName.describe(peer)): \(Self.maximumConnections) are open already")
+            service.report(
+                "refused a connection from \(AgentPeerName.describe(peer)): \(Self.maximumConnections) are open already"
+            )
             close(client)
             return
         }
@@ -140,16 +156,18 @@ final class AgentServer: @unchecked Sendable {
         while true {
             var message: SecretBytes? = nil
             var begun = false
-            let outcome = AgentFraming.next(read: { buffer in
-                Self.receive(fd, into: buffer, waitForever: !begun).map { count in
-                    begun = true
-                    return count
-                } ?? -1
-            }, storage: { length in
-                let buffer = SecretBytes(count: length)
-                message = buffer
-                return buffer.withUnsafeMutableBytes { $0 }
-            })
+            let outcome = AgentFraming.next(
+                read: { buffer in
+                    Self.receive(fd, into: buffer, waitForever: !begun).map { count in
+                        begun = true
+                        return count
+                    } ?? -1
+                },
+                storage: { length in
+                    let buffer = SecretBytes(count: length)
+                    message = buffer
+                    return buffer.withUnsafeMutableBytes { $0 }
+                })
             switch outcome {
             case .message:
                 guard let message else { return }
@@ -160,7 +178,9 @@ final class AgentServer: @unchecked Sendable {
             case .truncated:
                 return
             case .refused(let length):
-                service.report("closed the connection of \(AgentPeerName.describe(peer)): a message of \(length) bytes (the limit is \(AgentLimits.message))")
+                service.report(
+                    "closed the connection of \(AgentPeerName.describe(peer)): a message of \(length) bytes (the limit is \(AgentLimits.message))"
+                )
                 return
             }
         }

@@ -43,8 +43,10 @@ final class AgentService: @unchecked Sendable {
     private var agentLock: AgentLockHash?
     private var failedUnlocks = 0
 
-    init(context: AppContext, confirmation: AgentConfirmation, askPassphrase: ((String) -> SecretBytes?)?,
-         report: @escaping @Sendable (String) -> Void) {
+    init(
+        context: AppContext, confirmation: AgentConfirmation, askPassphrase: ((String) -> SecretBytes?)?,
+        report: @escaping @Sendable (String) -> Void
+    ) {
         self.context = context
         self.confirmation = confirmation
         self.askPassphrase = askPassphrase
@@ -88,9 +90,11 @@ final class AgentService: @unchecked Sendable {
             report("\(who) removed all \(all.count) key(s) from the agent (the vault keeps them)")
             return AgentProtocol.status(true)
         case .lock(let range):
-            return AgentProtocol.status(message.withUnsafeBytes { lockAgent(UnsafeRawBufferPointer(rebasing: $0[range]), who: who) })
+            return AgentProtocol.status(
+                message.withUnsafeBytes { lockAgent(UnsafeRawBufferPointer(rebasing: $0[range]), who: who) })
         case .unlock(let range):
-            return AgentProtocol.status(message.withUnsafeBytes { unlock(UnsafeRawBufferPointer(rebasing: $0[range]), who: who) })
+            return AgentProtocol.status(
+                message.withUnsafeBytes { unlock(UnsafeRawBufferPointer(rebasing: $0[range]), who: who) })
         case .extension(let name) where name == AgentStatus.extensionName:
             return [AgentMessage.success] + SSHWire.string(Array(status().encoded.utf8))
         case .extension:
@@ -160,7 +164,9 @@ final class AgentService: @unchecked Sendable {
                 servingSince[identity.id] = since
                 if let lifetime = lifetime(of: identity), now - since >= .seconds(lifetime) {
                     hide(identity.id)
-                    report("the lifetime of key '\(Display.safe(identity.name))' (\(lifetime) s) ended; it is no longer served")
+                    report(
+                        "the lifetime of key '\(Display.safe(identity.name))' (\(lifetime) s) ended; it is no longer served"
+                    )
                     continue
                 }
                 result.append(Served(identity: identity, blob: blob, label: algorithm.label))
@@ -201,27 +207,33 @@ final class AgentService: @unchecked Sendable {
         }
         guard let key = signingKey(item, who: who) else { return AgentProtocol.status(false) }
         guard key.publicBlob == item.blob else {
-            report("refused to sign with key \(name): the private key in the vault is not the public key in the store (\(item.fingerprint)); re-import it")
+            report(
+                "refused to sign with key \(name): the private key in the vault is not the public key in the store (\(item.fingerprint)); re-import it"
+            )
             return AgentProtocol.status(false)
         }
         let signature: (algorithm: String, blob: [UInt8])
         switch key.sign(data, flags: flags) {
         case .success(let made): signature = made
         case .failure(.rsaSHA1Refused):
-            report("refused an ssh-rsa (SHA-1) signature with RSA key \(name) for \(who): this agent signs RSA only with rsa-sha2-256/512")
+            report(
+                "refused an ssh-rsa (SHA-1) signature with RSA key \(name) for \(who): this agent signs RSA only with rsa-sha2-256/512"
+            )
             return AgentProtocol.status(false)
         case .failure(.failed(let reason)):
             report("could not sign with key \(name) for \(who): \(reason)")
             return AgentProtocol.status(false)
         }
         guard let vault = vault(create: false) else { return AgentProtocol.status(false) }
-        let record = ReleaseEntry(what: "signature", item: ReferenceKey.identityPrivateKey(item.identity.id).rawValue,
-                                   by: "agent", process: who,
-                                   detail: "identity \(name), \(signature.algorithm) \(item.fingerprint)")
+        let record = ReleaseEntry(
+            what: "signature", item: ReferenceKey.identityPrivateKey(item.identity.id).rawValue,
+            by: "agent", process: who,
+            detail: "identity \(name), \(signature.algorithm) \(item.fingerprint)")
         do {
             try releaseLog.append(record, vault: vault)
         } catch {
-            report("refused to sign with key \(name) for \(who): the release log could not be written: \(error.message)")
+            report(
+                "refused to sign with key \(name) for \(who): the release log could not be written: \(error.message)")
             return AgentProtocol.status(false)
         }
         report("signed with key \(name) (\(signature.algorithm)) for \(who)")
@@ -244,9 +256,11 @@ final class AgentService: @unchecked Sendable {
                 return key
             case .needsKeyPassphrase:
                 guard keyPassphrase == nil, let askPassphrase else {
-                    report("refused to sign with key \(name) for \(who): "
-                           + (keyPassphrase == nil ? "the key file is encrypted and its passphrase is not in the vault (import it again with its passphrase, or run the agent in the foreground to be asked)"
-                                                   : "the key's passphrase did not open it"))
+                    report(
+                        "refused to sign with key \(name) for \(who): "
+                            + (keyPassphrase == nil
+                                ? "the key file is encrypted and its passphrase is not in the vault (import it again with its passphrase, or run the agent in the foreground to be asked)"
+                                : "the key's passphrase did not open it"))
                     return nil
                 }
                 guard let typed = askPassphrase("Passphrase of key \(name) (for \(who)): ") else { return nil }
@@ -259,10 +273,13 @@ final class AgentService: @unchecked Sendable {
                 return nil
             case .locked(let accessibility):
                 guard !asked, let askPassphrase else {
-                    let fix = accessibility.unlockScope == .session
+                    let fix =
+                        accessibility.unlockScope == .session
                         ? "run 'sshelf vault unlock'"
                         : "give this agent the vault passphrase: 'ssh-add -X', or run it in the foreground"
-                    report("refused to sign with key \(name) for \(who): the vault is locked for its class (\(accessibility)); \(fix)")
+                    report(
+                        "refused to sign with key \(name) for \(who): the vault is locked for its class (\(accessibility)); \(fix)"
+                    )
                     return nil
                 }
                 asked = true
@@ -283,8 +300,9 @@ final class AgentService: @unchecked Sendable {
     /// one named after the key's comment. A key sshelf already has is served again with the constraints given.
     private func add(_ request: AgentAddRequest, message: SecretBytes, who: String) -> Bool {
         let parsed = message.withUnsafeBytes { bytes in
-            SSHPrivateKey.fromAgent(keyType: request.keyType, fields: UnsafeRawBufferPointer(rebasing: bytes[request.fields]),
-                                    comment: request.comment)
+            SSHPrivateKey.fromAgent(
+                keyType: request.keyType, fields: UnsafeRawBufferPointer(rebasing: bytes[request.fields]),
+                comment: request.comment)
         }
         let key: SSHPrivateKey
         switch parsed {
@@ -302,8 +320,11 @@ final class AgentService: @unchecked Sendable {
             let store = try withLock { try self.store() }
             let identities = try withLock { try store.identities() }
             let existing = identities.first { SSHPublicKey.blob(fromLine: $0.publicKey) == key.publicBlob }
-            var identity = existing ?? Identity(name: uniqueName(for: key.comment, among: identities),
-                                                keyType: key.algorithm.keyType, publicKey: key.publicLine)
+            var identity =
+                existing
+                ?? Identity(
+                    name: uniqueName(for: key.comment, among: identities),
+                    keyType: key.algorithm.keyType, publicKey: key.publicLine)
             let hasKey = existing.flatMap { $0.privateKeyRef }.map { (try? vault.storedClass(of: $0)) != nil } ?? false
             if !hasKey {
                 let id = identity.id
@@ -312,7 +333,9 @@ final class AgentService: @unchecked Sendable {
                     return ClassPolicy.readMoment(identity: id, hosts: hosts, forwardRules: rules)
                 }
                 let accessibility = ClassPolicy.accessibility(for: .identityPrivateKey, readAt: moment)
-                guard storeKey(key, identity: identity.id, class: accessibility, vault: vault, who: who) else { return false }
+                guard storeKey(key, identity: identity.id, class: accessibility, vault: vault, who: who) else {
+                    return false
+                }
                 identity.privateKeyRef = .identityPrivateKey(identity.id)
                 identity.keyFile = ""
                 if existing == nil {
@@ -328,9 +351,12 @@ final class AgentService: @unchecked Sendable {
                 servingSince[identity.id] = ContinuousClock.now
                 added[identity.id] = Added(confirm: request.confirm, lifetime: lifetime)
             }
-            let what = existing == nil ? "stored a new identity" : hasKey ? "serves again identity" : "stored the key of identity"
-            report("\(what) '\(Display.safe(identity.name))' (\(key.algorithm.label) \(key.fingerprint)) from \(who)"
-                   + (request.confirm ? ", confirm each use" : "") + (lifetime.map { ", lifetime \($0) s" } ?? ""))
+            let what =
+                existing == nil
+                ? "stored a new identity" : hasKey ? "serves again identity" : "stored the key of identity"
+            report(
+                "\(what) '\(Display.safe(identity.name))' (\(key.algorithm.label) \(key.fingerprint)) from \(who)"
+                    + (request.confirm ? ", confirm each use" : "") + (lifetime.map { ", lifetime \($0) s" } ?? ""))
             return true
         } catch {
             report("refused a key from \(who): \(error)")
@@ -338,16 +364,20 @@ final class AgentService: @unchecked Sendable {
         }
     }
 
-    private func storeKey(_ key: SSHPrivateKey, identity: UUID, class accessibility: AccessibilityClass, vault: Vault,
-                          who: String) -> Bool {
+    private func storeKey(
+        _ key: SSHPrivateKey, identity: UUID, class accessibility: AccessibilityClass, vault: Vault,
+        who: String
+    ) -> Bool {
         var asked = false
         while true {
             do {
                 try vault.saveIdentityPrivateKey(key.openSSHFile(), identityID: identity, class: accessibility)
                 return true
-            } catch where error.kind == .locked {
+            } catch  where error.kind == .locked {
                 guard !asked, let askPassphrase else {
-                    report("refused a key from \(who): the vault is locked for \(accessibility); give this agent the vault passphrase ('ssh-add -X') or run it in the foreground")
+                    report(
+                        "refused a key from \(who): the vault is locked for \(accessibility); give this agent the vault passphrase ('ssh-add -X') or run it in the foreground"
+                    )
                     return false
                 }
                 asked = true
@@ -366,7 +396,9 @@ final class AgentService: @unchecked Sendable {
 
     /// The key's comment as an identity name (control characters dropped), made unique with -2, -3…
     private func uniqueName(for comment: String, among identities: [Identity]) -> String {
-        var base = String(Display.safe(comment).replacingOccurrences(of: "?", with: "").trimmingCharacters(in: .whitespaces).prefix(64))
+        var base = String(
+            Display.safe(comment).replacingOccurrences(of: "?", with: "").trimmingCharacters(in: .whitespaces).prefix(
+                64))
         if Validation.nameProblem(base) != nil { base = "agent-key" }
         let taken = Set(identities.map(\.name))
         var name = base
@@ -381,7 +413,9 @@ final class AgentService: @unchecked Sendable {
     private func remove(blob: [UInt8], who: String) -> Bool {
         guard let item = served().first(where: { $0.blob == blob }) else { return false }
         withLock { hide(item.identity.id) }
-        report("\(who) removed key '\(Display.safe(item.identity.name))' from the agent (the vault keeps it; 'sshelf identity rm' deletes it)")
+        report(
+            "\(who) removed key '\(Display.safe(item.identity.name))' from the agent (the vault keeps it; 'sshelf identity rm' deletes it)"
+        )
         return true
     }
 
@@ -436,8 +470,9 @@ final class AgentService: @unchecked Sendable {
         } else {
             vaultState = "none on this device"
         }
-        return AgentStatus(pid: Int(getpid()), socket: context.locations.agentSocket, keys: keys.map(\.identity.name),
-                           locked: isLocked, vault: vaultState, confirm: confirmation.channel,
-                           confirmTimeout: confirmation.timeoutSeconds, started: started)
+        return AgentStatus(
+            pid: Int(getpid()), socket: context.locations.agentSocket, keys: keys.map(\.identity.name),
+            locked: isLocked, vault: vaultState, confirm: confirmation.channel,
+            confirmTimeout: confirmation.timeoutSeconds, started: started)
     }
 }

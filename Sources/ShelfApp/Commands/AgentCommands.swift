@@ -5,6 +5,7 @@ import ShelfCore
 import ShelfOperations
 import ShelfSystem
 import ShelfVault
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -12,7 +13,8 @@ import Glibc
 enum AgentCommands {
     static let confirmTimeout = OptionSpec.value(
         "confirm-timeout", "SECONDS", "refuse a signature nobody confirmed within this long (default 30)")
-    static let printEnv = OptionSpec.flag("print-env", "print SSH_AUTH_SOCK=…; export SSH_AUTH_SOCK; for eval in a shell")
+    static let printEnv = OptionSpec.flag(
+        "print-env", "print SSH_AUTH_SOCK=…; export SSH_AUTH_SOCK; for eval in a shell")
 
     static let commands: [CommandSpec] = [
         CommandSpec(
@@ -25,8 +27,10 @@ enum AgentCommands {
                 deletes it). Keys marked --confirm ask on this terminal; a locked vault asks for its passphrase \
                 here. Every signature is written to the release log ('sshelf log'). Stops on Ctrl-C.
                 """,
-            options: [printEnv, confirmTimeout,
-                      .value("ready-fd", "N", "write 'ready' (or why it could not start) to descriptor N, then close it")],
+            options: [
+                printEnv, confirmTimeout,
+                .value("ready-fd", "N", "write 'ready' (or why it could not start) to descriptor N, then close it"),
+            ],
             examples: ["sshelf agent", "eval \"$(sshelf agent --print-env)\""],
             run: foreground),
         CommandSpec(
@@ -63,10 +67,13 @@ enum AgentCommands {
         }
         let interactive = ready == nil && hasTerminal
         let report = reporter(context)
-        let confirmation = AgentConfirmation(locations: context.locations, timeoutSeconds: timeout, useTerminal: interactive)
-        let ask: ((String) -> SecretBytes?)? = interactive ? { prompt in
-            try? SecretInput(fd: nil, option: "passphrase-fd").read(prompt: prompt)
-        } : nil
+        let confirmation = AgentConfirmation(
+            locations: context.locations, timeoutSeconds: timeout, useTerminal: interactive)
+        let ask: ((String) -> SecretBytes?)? =
+            interactive
+            ? { prompt in
+                try? SecretInput(fd: nil, option: "passphrase-fd").read(prompt: prompt)
+            } : nil
         let service = AgentService(context: context, confirmation: confirmation, askPassphrase: ask, report: report)
         if ready == nil {
             report("in another shell: export SSH_AUTH_SOCK=\(shellQuoted(context.locations.agentSocket))")
@@ -105,7 +112,8 @@ enum AgentCommands {
         }
         let answer = readLine(channel[0], timeoutSeconds: 15)
         guard answer == "ready" else {
-            let reason = answer.map { $0.hasPrefix("error: ") ? String($0.dropFirst(7)) : $0 } ?? "it did not answer within 15 s"
+            let reason =
+                answer.map { $0.hasPrefix("error: ") ? String($0.dropFirst(7)) : $0 } ?? "it did not answer within 15 s"
             throw ShelfError(.failure, "the agent did not start: \(reason)", hint: "see \(logPath)")
         }
         if call.flag("print-env") {
@@ -150,14 +158,24 @@ enum AgentCommands {
         }
         let state = AgentStateFile.read(context.locations)
         let lines: [(String, String)] = [
-            ("running", "pid \(running.pid), since \(Display.relative(running.started))"
-                + (state.map { $0.foreground ? " (foreground)" : " (background)" } ?? "")),
+            (
+                "running",
+                "pid \(running.pid), since \(Display.relative(running.started))"
+                    + (state.map { $0.foreground ? " (foreground)" : " (background)" } ?? "")
+            ),
             ("socket", running.socket),
-            ("keys", running.keys.isEmpty ? "none" : "\(running.keys.count): " + running.keys.map(Display.safe).joined(separator: ", ")),
+            (
+                "keys",
+                running.keys.isEmpty
+                    ? "none" : "\(running.keys.count): " + running.keys.map(Display.safe).joined(separator: ", ")
+            ),
             ("locked", running.locked ? "yes (ssh-add -X unlocks it)" : "no"),
             ("vault", running.vault),
             ("confirm by", "\(running.confirm), within \(running.confirmTimeout) s"),
-            ("log", state.map { $0.foreground ? "its terminal" : context.locations.stateDirectory + "/agent.log" } ?? "?"),
+            (
+                "log",
+                state.map { $0.foreground ? "its terminal" : context.locations.stateDirectory + "/agent.log" } ?? "?"
+            ),
         ]
         context.output(lines.map { "\($0.0.padding(toLength: 11, withPad: " ", startingAt: 0))\($0.1)\n" }.joined())
         return 0
@@ -179,7 +197,9 @@ enum AgentCommands {
     }
 
     static func shellQuoted(_ text: String) -> String {
-        let plain = text.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) || "/._-+:@%".unicodeScalars.contains($0) }
+        let plain = text.unicodeScalars.allSatisfy {
+            CharacterSet.alphanumerics.contains($0) || "/._-+:@%".unicodeScalars.contains($0)
+        }
         return plain && !text.isEmpty ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 

@@ -9,6 +9,7 @@ import ShelfOperations
 import ShelfSSH
 import ShelfStore
 import ShelfVault
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -22,7 +23,9 @@ enum CopyIDCommand {
             the file (0600) when missing. A key the file already has is not added twice.
             """,
         arguments: [ArgumentSpec(name: "HOST", help: "host name (or id prefix)", completion: .host)],
-        options: [.value("identity", "NAME", completion: .identity, "the identity to install (default: the host's own)")]
+        options: [
+            .value("identity", "NAME", completion: .identity, "the identity to install (default: the host's own)")
+        ]
             + SSHCommands.connectOptions,
         examples: ["sshelf copy-id web1", "sshelf copy-id web1 --identity laptop --password-fd 3 3<pw.txt"],
         run: run)
@@ -48,8 +51,9 @@ enum CopyIDCommand {
     /// The identity to install and its line, checked before anything connects.
     static func keyLine(for identity: Identity) throws -> String {
         guard SSHPublicKey.blob(fromLine: identity.publicKey) != nil else {
-            throw ShelfError(.invalid, "identity '\(Display.safe(identity.name))' has no usable public key recorded",
-                             hint: "import its key again: sshelf identity import \(Display.safe(identity.name)) FILE")
+            throw ShelfError(
+                .invalid, "identity '\(Display.safe(identity.name))' has no usable public key recorded",
+                hint: "import its key again: sshelf identity import \(Display.safe(identity.name)) FILE")
         }
         return identity.publicKey
     }
@@ -69,8 +73,10 @@ enum CopyIDCommand {
         close(channel[1])
         defer { close(channel[0]) }
         guard written == bytes.count else { return .failed("could not hand the key to the remote command") }
-        var output: [UInt8] = [], errors: [UInt8] = []
-        let exit = try connection.exec(remoteCommand, input: channel[0], stdout: { output += $0 }, stderr: { errors += $0 })
+        var output: [UInt8] = []
+        var errors: [UInt8] = []
+        let exit = try connection.exec(
+            remoteCommand, input: channel[0], stdout: { output += $0 }, stderr: { errors += $0 })
         let said = String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         if exit.exitCode == 0 && said == "added" { return .added }
         if exit.exitCode == 0 && said == "present" { return .present }
@@ -90,15 +96,18 @@ enum CopyIDCommand {
         let identity = try store.read { store -> Identity in
             if let name = call.value("identity") { return try Resolve.identity(name, in: store) }
             guard let id = plan.target.identityID, let own = try store.identities().first(where: { $0.id == id }) else {
-                throw ShelfError(.usage, "\(Display.safe(plan.target.name)) has no identity to install",
-                                 hint: "say which: sshelf copy-id \(Display.safe(plan.target.name)) --identity NAME")
+                throw ShelfError(
+                    .usage, "\(Display.safe(plan.target.name)) has no identity to install",
+                    hint: "say which: sshelf copy-id \(Display.safe(plan.target.name)) --identity NAME")
             }
             return own
         }
         let line = try keyLine(for: identity)
         let options = try SSHCommands.connectOptions(call, context)
-        let host = Display.safe(plan.target.name), name = Display.safe(identity.name)
-        return try SSHCommands.withConnection(plan, store: store, call: call, options: options, context: context) { connection in
+        let host = Display.safe(plan.target.name)
+        let name = Display.safe(identity.name)
+        return try SSHCommands.withConnection(plan, store: store, call: call, options: options, context: context) {
+            connection in
             switch try install(line, on: connection) {
             case .added:
                 context.print("installed identity '\(name)' in ~/.ssh/authorized_keys on \(host)")

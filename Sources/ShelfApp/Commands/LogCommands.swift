@@ -8,19 +8,25 @@ import ShelfVault
 enum LogCommands {
     static let commands: [CommandSpec] = [
         CommandSpec(
-            path: ["log"], summary: "show the release log: every credential the vault released, and every agent signature",
+            path: ["log"],
+            summary: "show the release log: every credential the vault released, and every agent signature",
             details: """
                 One line per release — a password, private key or key passphrase read from the vault by connect, \
                 exec, forward, the TUI or copy-id, and every signature the sshelf agent made — with the time, what, \
                 and for which host or requesting process. Never a secret. The lines are hash-chained with a \
                 device-only key; 'sshelf log verify' checks them.
                 """,
-            options: [.flag("json", "print JSON for scripts"),
-                      .value("since", "WHEN", "only lines since a date (2025-01-31, 2025-01-31T08:00) or a span ago (30m, 12h, 7d)")],
+            options: [
+                .flag("json", "print JSON for scripts"),
+                .value(
+                    "since", "WHEN",
+                    "only lines since a date (2025-01-31, 2025-01-31T08:00) or a span ago (30m, 12h, 7d)"),
+            ],
             examples: ["sshelf log --since 1d", "sshelf log --json"],
             run: show),
         CommandSpec(
-            path: ["log", "verify"], summary: "check that no line of the release log was changed, removed, reordered or cut off",
+            path: ["log", "verify"],
+            summary: "check that no line of the release log was changed, removed, reordered or cut off",
             details: """
                 Recomputes every line's MAC (BLAKE2b keyed with the vault's device-only log.key, chained over the \
                 previous line) and compares the end with the MAC'd head record. Exit 4 when anything does not \
@@ -44,8 +50,10 @@ enum LogCommands {
             formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
             formatter.locale = Locale(identifier: "en_US_POSIX")
             let rows = shown.map { entry -> [String] in
-                [formatter.string(from: entry.time), entry.what, entry.by, entry.host ?? entry.process ?? "",
-                 entry.detail ?? entry.item]
+                [
+                    formatter.string(from: entry.time), entry.what, entry.by, entry.host ?? entry.process ?? "",
+                    entry.detail ?? entry.item,
+                ]
             }
             context.output(Display.table(["TIME", "WHAT", "BY", "FOR", "ITEM"], rows))
         }
@@ -72,8 +80,9 @@ enum LogCommands {
         let verdict = try attempt { () throws(ReleaseLogError) in try log.verify(vault: vault) }
         for note in verdict.notes { context.print("note: \(note)") }
         guard verdict.intact else {
-            throw ShelfError(.invalid, "the release log does not verify: " + verdict.problems.joined(separator: "; "),
-                             hint: "the log at \(log.path) was changed outside sshelf; keep a copy for investigation")
+            throw ShelfError(
+                .invalid, "the release log does not verify: " + verdict.problems.joined(separator: "; "),
+                hint: "the log at \(log.path) was changed outside sshelf; keep a copy for investigation")
         }
         context.print("the release log is intact: \(verdict.lines) line\(verdict.lines == 1 ? "" : "s")")
         return 0
@@ -92,8 +101,9 @@ enum LogCommands {
             formatter.dateFormat = format
             if let date = formatter.date(from: text) { return date }
         }
-        throw ShelfError(.usage, "--since: '\(Display.safe(text))' is neither a date nor a span",
-                         hint: "e.g. --since 2025-01-31, --since 2025-01-31T08:00, --since 12h, --since 7d")
+        throw ShelfError(
+            .usage, "--since: '\(Display.safe(text))' is neither a date nor a span",
+            hint: "e.g. --since 2025-01-31, --since 2025-01-31T08:00, --since 12h, --since 7d")
     }
 
     static func attempt<T>(_ body: () throws(ReleaseLogError) -> T) throws -> T {

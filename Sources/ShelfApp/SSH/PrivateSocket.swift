@@ -67,17 +67,21 @@ enum PrivateSocket {
         let temporary = path + ".\(getpid()).tmp"
         unlink(temporary)
         guard var address = address(temporary) else {
-            throw ShelfError(.failure, "the socket path \(temporary) is too long for a unix socket",
-                             hint: "use a shorter XDG_RUNTIME_DIR (or SSHELF_HOME)")
+            throw ShelfError(
+                .failure, "the socket path \(temporary) is too long for a unix socket",
+                hint: "use a shorter XDG_RUNTIME_DIR (or SSHELF_HOME)")
         }
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw ShelfError(.failure, "socket: \(String(cString: strerror(errno)))") }
         let old = umask(0o177)
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         umask(old)
-        guard bound == 0, chmod(temporary, 0o600) == 0, Glibc.listen(fd, backlog) == 0, rename(temporary, path) == 0 else {
+        guard bound == 0, chmod(temporary, 0o600) == 0, Glibc.listen(fd, backlog) == 0, rename(temporary, path) == 0
+        else {
             let reason = String(cString: strerror(errno))
             close(fd)
             unlink(temporary)

@@ -6,6 +6,7 @@ import ShelfCore
 import ShelfOperations
 import ShelfSystem
 import ShelfUI
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -31,7 +32,9 @@ final class TUIConfirmListener: @unchecked Sendable {
         self.mailbox = mailbox
         path = ConfirmChannel.path(locations)
         var pair: [Int32] = [-1, -1]
-        guard let (fd, node) = try? PrivateSocket.listen(at: path, directory: ConfirmChannel.directory(locations), backlog: 4),
+        guard
+            let (fd, node) = try? PrivateSocket.listen(
+                at: path, directory: ConfirmChannel.directory(locations), backlog: 4),
             pipe(&pair) == 0
         else { return nil }
         for end in pair { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
@@ -90,7 +93,10 @@ final class TUIConfirmListener: @unchecked Sendable {
             }
             let watched = open.map { ($0.key, $0.value.fd) }
             lock.unlock()
-            var fds = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0), pollfd(fd: wake[0], events: Int16(POLLIN), revents: 0)]
+            var fds = [
+                pollfd(fd: listener, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: wake[0], events: Int16(POLLIN), revents: 0),
+            ]
             fds += watched.map { pollfd(fd: $0.1, events: Int16(POLLIN), revents: 0) }
             guard poll(&fds, nfds_t(fds.count), 1000) >= 0 || errno == EINTR else { return }
             if fds[1].revents != 0 {

@@ -119,8 +119,12 @@ public enum AgentProtocol {
         case AgentMessage.requestIdentities:
             request = .requestIdentities
         case AgentMessage.signRequest:
-            guard let blob = reader.bytesString(limit: AgentLimits.keyBlob) else { return .failure(.malformed("key blob")) }
-            guard let data = reader.bytesString(limit: AgentLimits.message) else { return .failure(.malformed("data to sign")) }
+            guard let blob = reader.bytesString(limit: AgentLimits.keyBlob) else {
+                return .failure(.malformed("key blob"))
+            }
+            guard let data = reader.bytesString(limit: AgentLimits.message) else {
+                return .failure(.malformed("data to sign"))
+            }
             guard let flags = reader.uint32() else { return .failure(.malformed("flags")) }
             request = .sign(keyBlob: blob, data: data, flags: flags)
         case AgentMessage.addIdentity, AgentMessage.addIdentityConstrained:
@@ -130,7 +134,9 @@ public enum AgentProtocol {
             case .failure(let error): return .failure(error)
             }
         case AgentMessage.removeIdentity:
-            guard let blob = reader.bytesString(limit: AgentLimits.keyBlob) else { return .failure(.malformed("key blob")) }
+            guard let blob = reader.bytesString(limit: AgentLimits.keyBlob) else {
+                return .failure(.malformed("key blob"))
+            }
             request = .remove(keyBlob: blob)
         case AgentMessage.removeAllIdentities:
             request = .removeAll
@@ -157,7 +163,9 @@ public enum AgentProtocol {
         guard let count = privateFieldCount(keyType: keyType) else { return .failure(.unsupportedKeyType(keyType)) }
         let start = reader.offset
         for _ in 0..<count {
-            guard reader.string(limit: AgentLimits.keyField) != nil else { return .failure(.malformed("private key field")) }
+            guard reader.string(limit: AgentLimits.keyField) != nil else {
+                return .failure(.malformed("private key field"))
+            }
         }
         let fields = start..<reader.offset
         guard let comment = reader.text(limit: AgentLimits.comment) else { return .failure(.malformed("comment")) }
@@ -215,9 +223,10 @@ public enum AgentFraming {
 
     /// `read` fills part of the buffer it is given and returns how many bytes it wrote, 0 at end of input, or a
     /// negative number on error. `storage` is asked once for a buffer of the announced length.
-    public static func next(read: (UnsafeMutableRawBufferPointer) -> Int,
-                            storage: (Int) -> UnsafeMutableRawBufferPointer) -> Outcome
-    {
+    public static func next(
+        read: (UnsafeMutableRawBufferPointer) -> Int,
+        storage: (Int) -> UnsafeMutableRawBufferPointer
+    ) -> Outcome {
         var header = [UInt8](repeating: 0, count: 4)
         let got = header.withUnsafeMutableBytes { fill($0, read: read) }
         if got == 0 { return .closed }
@@ -229,7 +238,9 @@ public enum AgentFraming {
     }
 
     /// Reads until `buffer` is full or the input ends; returns how many bytes arrived.
-    private static func fill(_ buffer: UnsafeMutableRawBufferPointer, read: (UnsafeMutableRawBufferPointer) -> Int) -> Int {
+    private static func fill(
+        _ buffer: UnsafeMutableRawBufferPointer, read: (UnsafeMutableRawBufferPointer) -> Int
+    ) -> Int {
         var filled = 0
         while filled < buffer.count {
             let count = read(UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))

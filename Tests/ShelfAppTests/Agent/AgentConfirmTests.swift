@@ -127,8 +127,10 @@ final class AgentConfirmTests: XCTestCase {
         let key = try TestKey.generate(.ed25519, passphrase: "file pass")
         try world.sshd.authorize(key.publicLine)
         // No passphrase given at import: the key stays encrypted in the vault, with nothing beside it.
-        XCTAssertExit(try world.home.run(["identity", "import", "enc", key.privatePath, "--key-passphrase-fd", "0"],
-                                         stdin: "\n"), 0)
+        XCTAssertExit(
+            try world.home.run(
+                ["identity", "import", "enc", key.privatePath, "--key-passphrase-fd", "0"],
+                stdin: "\n"), 0)
         try world.startAgent()
         XCTAssertNotEqual(try world.ssh().status, 0)
         XCTAssertTrue(waitUntilTrue { world.agentLog.contains("its passphrase is not in the vault") }, world.agentLog)

@@ -30,7 +30,8 @@ final class AgentSSHTests: XCTestCase {
 
         XCTAssertExit(try world.ssh(), 0)
         XCTAssertTrue(world.sshd.waitForLog("Accepted publickey"), world.sshd.log)
-        XCTAssertTrue(world.sshd.log.contains("ECDSA"), "the ECDSA key (listed first, by name) logged in:\n\(world.sshd.log)")
+        XCTAssertTrue(
+            world.sshd.log.contains("ECDSA"), "the ECDSA key (listed first, by name) logged in:\n\(world.sshd.log)")
         XCTAssertFalse(world.sshd.log.contains("ED25519 SHA256"), world.sshd.log)
 
         // ssh-add -d: the agent stops serving the key; the vault (and the identity) keep it.
@@ -75,7 +76,8 @@ final class AgentSSHTests: XCTestCase {
         XCTAssertEqual(try world.home.run(["identity", "show", "sshelf-test"]).stdout, key.publicLine + "\n")
         let reference = try XCTUnwrap(identity["privateKeyRef"] as? String)
         let item = try XCTUnwrap(try world.vaultItems().first { $0["key"] as? String == reference })
-        XCTAssertEqual(item["accessibility"] as? String, "whenUnlockedThisDeviceOnly", "an identity no tunnel uses: interactive")
+        XCTAssertEqual(
+            item["accessibility"] as? String, "whenUnlockedThisDeviceOnly", "an identity no tunnel uses: interactive")
 
         // The key file is gone: the agent signs from the vault.
         XCTAssertExit(try world.ssh(), 0)
@@ -91,21 +93,28 @@ final class AgentSSHTests: XCTestCase {
 
         // No byte of the private key in any file sshelf wrote (the vault holds it encrypted).
         XCTAssertEqual(SecretScan.hits(world.home.sshelfHome, for: ["ed25519 seed": scalar]), [])
-        XCTAssertEqual(SecretScan.hits(world.home.sshelfHome, for: ["ECDSA scalar": try privateScalar(ofKeyFile: again.privatePath)]), [])
-        XCTAssertFalse(SecretScan.hits(world.home.sshelfHome, for: ["public": Array(key.publicLine.utf8.prefix(40))]).isEmpty,
-                       "the scan sees what is there")
+        XCTAssertEqual(
+            SecretScan.hits(
+                world.home.sshelfHome, for: ["ECDSA scalar": try privateScalar(ofKeyFile: again.privatePath)]), [])
+        XCTAssertFalse(
+            SecretScan.hits(world.home.sshelfHome, for: ["public": Array(key.publicLine.utf8.prefix(40))]).isEmpty,
+            "the scan sees what is there")
     }
 
     func testAnEncryptedKeyImportedWithItsPassphraseIsServed() throws {
         let world = try AgentWorld()
         let key = try TestKey.generate(.ed25519, passphrase: "file pass")
         try world.sshd.authorize(key.publicLine)
-        let imported = try world.home.run(["identity", "import", "enc", key.privatePath, "--key-passphrase-fd", "0",
-                                           "--remove-file"], stdin: "file pass\n")
+        let imported = try world.home.run(
+            [
+                "identity", "import", "enc", key.privatePath, "--key-passphrase-fd", "0",
+                "--remove-file",
+            ], stdin: "file pass\n")
         XCTAssertExit(imported, 0)
         XCTAssertTrue(imported.stdout.contains("stored decrypted"), imported.stdout)
-        XCTAssertFalse(try world.vaultItems().contains { $0["family"] as? String == "identity.passphrase" },
-                       "the passphrase opened the key once; it is not kept")
+        XCTAssertFalse(
+            try world.vaultItems().contains { $0["family"] as? String == "identity.passphrase" },
+            "the passphrase opened the key once; it is not kept")
         try world.startAgent()
         XCTAssertExit(try world.ssh(), 0)
         XCTAssertTrue(world.sshd.waitForLog("Accepted publickey"), world.sshd.log)
@@ -123,11 +132,12 @@ final class AgentSSHTests: XCTestCase {
     }
 
     func testRSASignsWithSHA2AndASHA1RequestIsRefused() throws {
-        let world = try AgentWorld(options: {
-            var options = SSHD.Options()
-            options.extraConfig = ["PubkeyAcceptedAlgorithms +ssh-rsa"]
-            return options
-        }())
+        let world = try AgentWorld(
+            options: {
+                var options = SSHD.Options()
+                options.extraConfig = ["PubkeyAcceptedAlgorithms +ssh-rsa"]
+                return options
+            }())
         try world.startAgent()
         let key = try TestKey.generate(.rsa)
         try world.sshd.authorize(key.publicLine)
@@ -161,7 +171,8 @@ final class AgentSSHTests: XCTestCase {
         // ssh-add -X with the vault passphrase gives it to this agent (ssh-add reads it through SSH_ASKPASS).
         let askpass = try world.home.write("#!/bin/sh\necho '\(passphrase)'\n", to: "askpass")
         chmod(askpass, 0o700)
-        let unlock = try world.sshAdd(["-X"], environment: ["SSH_ASKPASS": askpass, "SSH_ASKPASS_REQUIRE": "force", "DISPLAY": ":0"])
+        let unlock = try world.sshAdd(
+            ["-X"], environment: ["SSH_ASKPASS": askpass, "SSH_ASKPASS_REQUIRE": "force", "DISPLAY": ":0"])
         XCTAssertExit(unlock, 0)
         XCTAssertExit(try world.ssh(), 0)
 
@@ -172,8 +183,11 @@ final class AgentSSHTests: XCTestCase {
         XCTAssertExit(try world.sshAdd(["-x"], environment: askEnvironment), 0)
         XCTAssertEqual(try world.sshAdd(["-l"]).status, 1, "a locked agent lists nothing")
         XCTAssertNotEqual(try world.ssh().status, 0)
-        XCTAssertNotEqual(try world.sshAdd(["-X"], environment: ["SSH_ASKPASS": askpass, "SSH_ASKPASS_REQUIRE": "force", "DISPLAY": ":0"]).status, 0,
-                          "the vault passphrase does not unlock a locked agent")
+        XCTAssertNotEqual(
+            try world.sshAdd(
+                ["-X"], environment: ["SSH_ASKPASS": askpass, "SSH_ASKPASS_REQUIRE": "force", "DISPLAY": ":0"]
+            ).status, 0,
+            "the vault passphrase does not unlock a locked agent")
         XCTAssertExit(try world.sshAdd(["-X"], environment: askEnvironment), 0)
         XCTAssertExit(try world.ssh(), 0)
     }
@@ -191,8 +205,12 @@ final class AgentSSHTests: XCTestCase {
             for directory in opened { chmod(directory, 0o700) }
             chmod(world.socket, 0o600)
         }
-        let nobody = try world.tool("/usr/bin/setpriv", ["--reuid=nobody", "--regid=nogroup", "--clear-groups",
-                                                          "/usr/bin/ssh-add", "-l"])
+        let nobody = try world.tool(
+            "/usr/bin/setpriv",
+            [
+                "--reuid=nobody", "--regid=nogroup", "--clear-groups",
+                "/usr/bin/ssh-add", "-l",
+            ])
         XCTAssertNotEqual(nobody.status, 0, "\(nobody)")
         XCTAssertFalse(nobody.stdout.contains("mine"), "no key was listed to another user")
         XCTAssertTrue(waitUntilTrue { world.agentLog.contains("refused a connection from uid 65534") }, world.agentLog)
@@ -202,13 +220,15 @@ final class AgentSSHTests: XCTestCase {
     func testStatusStartStopAndPrintEnv() throws {
         let world = try AgentWorld()
         XCTAssertEqual(try world.home.run(["agent", "status"]).status, 3, "not running")
-        XCTAssertEqual(try world.home.run(["agent", "--print-env"]).stdout,
-                       "SSH_AUTH_SOCK=\(world.socket); export SSH_AUTH_SOCK;\n")
+        XCTAssertEqual(
+            try world.home.run(["agent", "--print-env"]).stdout,
+            "SSH_AUTH_SOCK=\(world.socket); export SSH_AUTH_SOCK;\n")
         XCTAssertExit(try world.home.run("keygen", "one"), 0)
         try world.startAgent()
         let again = try world.home.run(["agent", "start", "--print-env"])
         XCTAssertExit(again, 0)
-        XCTAssertEqual(again.stdout, "SSH_AUTH_SOCK=\(world.socket); export SSH_AUTH_SOCK;\n", "already running: prints where")
+        XCTAssertEqual(
+            again.stdout, "SSH_AUTH_SOCK=\(world.socket); export SSH_AUTH_SOCK;\n", "already running: prints where")
         let status = try world.home.run(["agent", "status"])
         XCTAssertExit(status, 0)
         XCTAssertTrue(status.stdout.contains(world.socket), status.stdout)

@@ -13,7 +13,9 @@ final class AgentWorld: @unchecked Sendable {
     init(options: SSHD.Options = SSHD.Options(), environment: [String: String] = [:]) throws {
         try TestAccount.ensure()
         home = TempHome()
-        home.extraEnvironment = ["SSHELF_VAULT_NO_KEYRING": "1", "SSHELF_TEST_WEAK_KDF": "1"].merging(environment) { $1 }
+        home.extraEnvironment = ["SSHELF_VAULT_NO_KEYRING": "1", "SSHELF_TEST_WEAK_KDF": "1"].merging(environment) {
+            $1
+        }
         sshd = try SSHD.start(options)
     }
 
@@ -36,7 +38,9 @@ final class AgentWorld: @unchecked Sendable {
     }
 
     /// An OpenSSH tool (ssh, ssh-add, ssh-keygen) with the agent's socket and no other keys or configuration.
-    func tool(_ path: String, _ arguments: [String], environment: [String: String] = [:], stdin: String? = nil) throws -> CLIResult {
+    func tool(
+        _ path: String, _ arguments: [String], environment: [String: String] = [:], stdin: String? = nil
+    ) throws -> CLIResult {
         var env = home.environment
         env["SSH_AUTH_SOCK"] = socket
         for (key, value) in environment { env[key] = value }
@@ -45,11 +49,15 @@ final class AgentWorld: @unchecked Sendable {
 
     /// `ssh … true` to the test sshd through the agent: public keys only, host key not checked (not under test here).
     func ssh(_ extra: [String] = [], command: String = "true") throws -> CLIResult {
-        try tool("/usr/bin/ssh", ["-F", "none", "-o", "IdentityAgent=\(socket)", "-o", "IdentityFile=/nonexistent-sshelf-test",
-                                  "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
-                                  "-o", "GlobalKnownHostsFile=/dev/null", "-o", "BatchMode=yes",
-                                  "-o", "PreferredAuthentications=publickey", "-o", "LogLevel=ERROR",
-                                  "-p", String(sshd.port)] + extra + ["\(TestAccount.name)@\(sshd.options.listenAddress)", command])
+        try tool(
+            "/usr/bin/ssh",
+            [
+                "-F", "none", "-o", "IdentityAgent=\(socket)", "-o", "IdentityFile=/nonexistent-sshelf-test",
+                "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
+                "-o", "GlobalKnownHostsFile=/dev/null", "-o", "BatchMode=yes",
+                "-o", "PreferredAuthentications=publickey", "-o", "LogLevel=ERROR",
+                "-p", String(sshd.port),
+            ] + extra + ["\(TestAccount.name)@\(sshd.options.listenAddress)", command])
     }
 
     func sshAdd(_ arguments: [String], environment: [String: String] = [:]) throws -> CLIResult {

@@ -20,8 +20,10 @@ final class CopyIDTests: XCTestCase {
         try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
         try Shell.run("/bin/chown", [TestAccount.name, home])
         var options = SSHD.Options()
-        options.extraConfig = ["Match User \(TestAccount.name)", "  SetEnv HOME=\(home)",
-                               "  AuthorizedKeysFile \(home)/.ssh/authorized_keys"]
+        options.extraConfig = [
+            "Match User \(TestAccount.name)", "  SetEnv HOME=\(home)",
+            "  AuthorizedKeysFile \(home)/.ssh/authorized_keys",
+        ]
         let world = try SSHCLIWorld(options: options)
         world.home.extraEnvironment = ["SSHELF_VAULT_NO_KEYRING": "1"]
         XCTAssertExit(try world.home.run("edit", "t", "--auth", "password", "--identity", ""), 0)
@@ -29,15 +31,19 @@ final class CopyIDTests: XCTestCase {
     }
 
     func ssh(_ remote: Remote, key: String) throws -> CLIResult {
-        try CLI.run(["-c", "exec \"$0\" \"$@\"", "/usr/bin/ssh", "-F", "none", "-i", key, "-o", "IdentitiesOnly=yes",
-                     "-o", "IdentityAgent=none", "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
-                     "-o", "BatchMode=yes", "-o", "PreferredAuthentications=publickey", "-o", "LogLevel=ERROR",
-                     "-p", String(remote.world.sshd.port), "\(TestAccount.name)@127.0.0.1", "echo", "in"],
-                    environment: remote.world.home.environment, shell: true)
+        try CLI.run(
+            [
+                "-c", "exec \"$0\" \"$@\"", "/usr/bin/ssh", "-F", "none", "-i", key, "-o", "IdentitiesOnly=yes",
+                "-o", "IdentityAgent=none", "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
+                "-o", "BatchMode=yes", "-o", "PreferredAuthentications=publickey", "-o", "LogLevel=ERROR",
+                "-p", String(remote.world.sshd.port), "\(TestAccount.name)@127.0.0.1", "echo", "in",
+            ],
+            environment: remote.world.home.environment, shell: true)
     }
 
     func copyID(_ remote: Remote, _ extra: [String]) throws -> CLIResult {
-        try remote.world.home.run(["copy-id", "t", "--accept-new", "--password-fd", "3"] + extra, fd3: TestAccount.password)
+        try remote.world.home.run(
+            ["copy-id", "t", "--accept-new", "--password-fd", "3"] + extra, fd3: TestAccount.password)
     }
 
     func testTwiceAddsOneLineAndTheKeyThenLogsIn() throws {
@@ -57,14 +63,16 @@ final class CopyIDTests: XCTestCase {
         XCTAssertEqual(lines, key.publicLine + "\n", "one line, the .pub as written")
         XCTAssertEqual(AgentWorld.mode(remote.sshDirectory), 0o700)
         XCTAssertEqual(AgentWorld.mode(remote.authorizedKeys), 0o600)
-        let owner = try FileManager.default.attributesOfItem(atPath: remote.authorizedKeys)[.ownerAccountName] as? String
+        let owner =
+            try FileManager.default.attributesOfItem(atPath: remote.authorizedKeys)[.ownerAccountName] as? String
         XCTAssertEqual(owner, TestAccount.name)
 
         let login = try ssh(remote, key: key.privatePath)
         XCTAssertExit(login, 0)
         XCTAssertEqual(login.stdout, "in\n")
         // The password came on a descriptor, not from the vault: nothing was released, nothing logged.
-        let logged = try JSONSerialization.jsonObject(with: Data(try remote.world.home.run(["log", "--json"]).stdout.utf8))
+        let logged = try JSONSerialization.jsonObject(
+            with: Data(try remote.world.home.run(["log", "--json"]).stdout.utf8))
         XCTAssertEqual((logged as? [Any])?.count, 0)
     }
 
@@ -110,7 +118,9 @@ final class CopyIDTests: XCTestCase {
         let key = try TestKey.generate(.ed25519)
         XCTAssertExit(try remote.world.home.run(["identity", "import", "laptop", key.privatePath]), 0)
         XCTAssertExit(try remote.world.home.run("edit", "t", "--identity", "laptop"), 0)
-        XCTAssertExit(try remote.world.home.run("trust", "t", "--fingerprint", try remote.world.fingerprint(remote.world.sshd)), 0)
+        XCTAssertExit(
+            try remote.world.home.run("trust", "t", "--fingerprint", try remote.world.fingerprint(remote.world.sshd)), 0
+        )
         let tui = try Tmux(home: remote.world.home, columns: 120, rows: 30)
         try tui.waitFor(text: "1 host")
         try tui.send("c")

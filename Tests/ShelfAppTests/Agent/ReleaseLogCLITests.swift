@@ -87,8 +87,15 @@ final class ReleaseLogCLITests: XCTestCase {
         var rows = original.split(separator: "\n").map(String.init)
         let tampered = [
             "a changed byte": original.replacingOccurrences(of: "\"by\":\"exec\"", with: "\"by\":\"exeq\""),
-            "a removed line": { var copy = rows; copy.remove(at: 2); return copy.joined(separator: "\n") + "\n" }(),
-            "two swapped lines": { rows.swapAt(1, 2); return rows.joined(separator: "\n") + "\n" }(),
+            "a removed line": {
+                var copy = rows
+                copy.remove(at: 2)
+                return copy.joined(separator: "\n") + "\n"
+            }(),
+            "two swapped lines": {
+                rows.swapAt(1, 2)
+                return rows.joined(separator: "\n") + "\n"
+            }(),
             "a cut-off end": original.split(separator: "\n").dropLast().joined(separator: "\n") + "\n",
         ]
         for (what, text) in tampered {
