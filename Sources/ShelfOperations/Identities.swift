@@ -126,6 +126,12 @@ public enum IdentityOperations {
             }
         }
         let keepPassphrase = !decrypted && (passphrase.map { !$0.isEmpty } ?? false)
+        // A PEM key without a .pub beside it: its public key is computed from the key itself.
+        if publicKey == nil, !inspection.encrypted || decrypted, case .success(let key) = SSHPrivateKey.fromKeyFile(file, passphrase: nil) {
+            publicKey = key.withComment(name).publicLine
+            identity.publicKey = key.withComment(name).publicLine
+            identity.keyType = key.algorithm.keyType
+        }
         try vault.saveIdentityPrivateKey(file, identityID: identity.id, class: keyClass)
         if let passphrase, keepPassphrase {
             try vault.saveIdentityPassphrase(passphrase, identityID: identity.id, class: passphraseClass)

@@ -98,4 +98,18 @@ final class IdentityVaultTests: XCTestCase {
         XCTAssertEqual(list.components(separatedBy: "identity.privkey").count - 1, 1, list)
         XCTAssertExit(try home.run(["identity", "rm", "old-key"]), 3)
     }
+
+    func testAPEMKeyWithoutItsPubFileGetsItsPublicKeyFromTheKey() throws {
+        let home = TempHome()
+        home.extraEnvironment = ["SSHELF_VAULT_NO_KEYRING": "1"]
+        let path = home.home + "/pem-ec"
+        _ = try sshKeygen(["-q", "-t", "ecdsa", "-m", "PEM", "-N", "", "-f", path])
+        let derived = try sshKeygen(["-y", "-f", path]).trimmingCharacters(in: .whitespacesAndNewlines)
+            .split(separator: " ").prefix(2).joined(separator: " ")
+        try FileManager.default.removeItem(atPath: path + ".pub")
+        XCTAssertExit(try home.run(["identity", "import", "ec", path]), 0)
+        let identity = try XCTUnwrap(try identities(home).first)
+        XCTAssertEqual(identity["keyType"] as? String, "ecdsa")
+        XCTAssertEqual(try home.run(["identity", "show", "ec"]).stdout, derived + " ec\n")
+    }
 }
