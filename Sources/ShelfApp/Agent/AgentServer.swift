@@ -140,13 +140,13 @@ final class AgentServer: @unchecked Sendable {
         for thread in done { thread.join() }
     }
 
-    /// Stops every connection (their reads return) and waits for their threads.
+    /// Ends every connection: their reads return and their threads end. A thread still waiting for an answer (a
+    /// confirmation, a passphrase) is not waited for; the process ends with it, and nothing it holds is on disk.
     private func shutdownConnections() {
         lock.lock()
         let open = connections
         lock.unlock()
         for fd in open.keys { shutdown(fd, Int32(SHUT_RDWR)) }
-        for thread in open.values { thread.join() }
         reap()
     }
 
