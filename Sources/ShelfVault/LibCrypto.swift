@@ -308,4 +308,70 @@ enum LibCrypto {
         _ = BN_bn2binpad(number, &bytes, Int32(bytes.count))
         return bytes
     }
+
+    // MARK: verifying (public keys only)
+
+    /// EVP_PKEY_PUBLIC_KEY: the public key with its domain parameters (a macro Swift cannot import).
+    static let publicKeyOnly: Int32 = 0x86
+
+    private static func publicFromData(type: String, _ parameters: Parameters) -> Key? {
+        guard let context = EVP_PKEY_CTX_new_from_name(nil, type, nil) else { return nil }
+        defer { EVP_PKEY_CTX_free(context) }
+        var key: OpaquePointer? = nil
+        let rc = parameters.withList { list in
+            EVP_PKEY_fromdata_init(context) == 1 ? EVP_PKEY_fromdata(context, &key, publicKeyOnly, list) : 0
+        }
+        guard rc == 1, let key else {
+            clearErrors()
+            return nil
+        }
+        return Key(key)
+    }
+
+    static func ecPublicKey(group: String, point: UnsafeRawBufferPointer) -> Key? {
+        let parameters = Parameters()
+        parameters.text("group", group)
+        parameters.octets("pub", point)
+        return publicFromData(type: "EC", parameters)
+    }
+
+    static func rsaPublicKey(n: UnsafeRawBufferPointer, e: UnsafeRawBufferPointer) -> Key? {
+        let parameters = Parameters()
+        parameters.number("n", bigEndian: n)
+        parameters.number("e", bigEndian: e)
+        return publicFromData(type: "RSA", parameters)
+    }
+
+    static func verify(_ key: Key, hash: Hash, signature: [UInt8], data: [UInt8]) -> Bool {
+        guard let context = EVP_MD_CTX_new() else { return false }
+        defer { EVP_MD_CTX_free(context) }
+        let ok = EVP_DigestVerifyInit(context, nil, hash.md, nil, key.pointer) == 1
+            && EVP_DigestVerify(context, signature, signature.count, data, data.count) == 1
+        clearErrors()
+        return ok
+    }
+
+    /// DER for an ECDSA signature given as SSH's (r, s) magnitudes.
+    static func ecdsaDER(r: UnsafeRawBufferPointer, s: UnsafeRawBufferPointer) -> [UInt8]? {
+        guard let signature = ECDSA_SIG_new() else { return nil }
+        defer { ECDSA_SIG_free(signature) }
+        guard let rNumber = BN_bin2bn(r.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(r.count), nil) else { return nil }
+        guard let sNumber = BN_bin2bn(s.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(s.count), nil) else {
+            BN_free(rNumber)
+            return nil
+        }
+        guard ECDSA_SIG_set0(signature, rNumber, sNumber) == 1 else {
+            BN_free(rNumber)
+            BN_free(sNumber)
+            return nil
+        }
+        let length = i2d_ECDSA_SIG(signature, nil)
+        guard length > 0 else { return nil }
+        var der = [UInt8](repeating: 0, count: Int(length))
+        let written = der.withUnsafeMutableBufferPointer { buffer -> Int32 in
+            var cursor: UnsafeMutablePointer<UInt8>? = buffer.baseAddress
+            return i2d_ECDSA_SIG(signature, &cursor)
+        }
+        return written == length ? der : nil
+    }
 }

@@ -389,6 +389,14 @@ public enum SSHPublicKey {
         return type + " " + Data(blob).base64EncodedString() + (comment.isEmpty ? "" : " " + comment)
     }
 
+    /// The type name a public blob starts with (`ssh-ed25519`).
+    public static func typeName(of blob: [UInt8]) -> String? {
+        blob.withUnsafeBytes { bytes -> String? in
+            var reader = SSHWireReader(bytes)
+            return reader.text(limit: AgentLimits.name)
+        }
+    }
+
     /// The algorithm a public blob names, when it is one this agent signs with.
     public static func algorithm(of blob: [UInt8]) -> SSHKeyAlgorithm? {
         blob.withUnsafeBytes { bytes -> SSHKeyAlgorithm? in

@@ -73,9 +73,10 @@ final class AgentProtocolTests: XCTestCase {
         XCTAssertEqual(try decode([19]).get(), .removeAll)
         XCTAssertEqual(try decode([22] + SSHWire.string("pw")).get(), .lock(passphrase: 5..<7))
         XCTAssertEqual(try decode([23] + SSHWire.string("pw")).get(), .unlock(passphrase: 5..<7))
+        let name = SSHWire.string("session-bind@openssh.com")
         XCTAssertEqual(
-            try decode([27] + SSHWire.string("session-bind@openssh.com") + [1, 2, 3]).get(),
-            .extension(name: "session-bind@openssh.com"))
+            try decode([27] + name + [1, 2, 3]).get(),
+            .extension(name: "session-bind@openssh.com", contents: (1 + name.count)..<(4 + name.count)))
         XCTAssertEqual(try decode([20]).get(), .smartcard)
         XCTAssertEqual(try decode([99, 1, 2]).get(), .unknown(99))
     }
@@ -191,5 +192,21 @@ final class AgentProtocolTests: XCTestCase {
         let answer = AgentProtocol.identitiesAnswer([(blob: [1, 2], comment: "c")])
         XCTAssertEqual(answer, [12, 0, 0, 0, 1, 0, 0, 0, 2, 1, 2, 0, 0, 0, 1, 0x63])
         XCTAssertEqual(AgentProtocol.signResponse([9]), [14, 0, 0, 0, 1, 9])
+    }
+
+    func testSessionBindDecodesAndTellsItsOwnRequests() {
+        let key = SSHWire.string("ssh-ed25519") + SSHWire.string([UInt8](repeating: 3, count: 32))
+        let sid = [UInt8](repeating: 9, count: 32)
+        let contents = SSHWire.string(key) + SSHWire.string(sid) + SSHWire.string([5, 5]) + [0]
+        let bind = contents.withUnsafeBytes { AgentSessionBind.decode($0) }
+        XCTAssertEqual(bind, AgentSessionBind(hostKey: key, sessionID: sid, signature: [5, 5], forwarding: false))
+        XCTAssertTrue(bind?.covers(SSHWire.string(sid) + [50, 1, 2]) == true)
+        XCTAssertFalse(bind?.covers(SSHWire.string([UInt8](repeating: 8, count: 32)) + [50]) == true)
+        for cut in 0..<contents.count {
+            XCTAssertNil(Array(contents.prefix(cut)).withUnsafeBytes { AgentSessionBind.decode($0) }, "cut at \(cut)")
+        }
+        XCTAssertNil((contents + [0]).withUnsafeBytes { AgentSessionBind.decode($0) }, "trailing bytes")
+        let longID = SSHWire.string(key) + SSHWire.string([UInt8](repeating: 1, count: 129)) + SSHWire.string([5]) + [0]
+        XCTAssertNil(longID.withUnsafeBytes { AgentSessionBind.decode($0) }, "a session id over OpenSSH's limit")
     }
 }

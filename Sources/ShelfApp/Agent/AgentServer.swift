@@ -153,6 +153,7 @@ final class AgentServer: @unchecked Sendable {
     /// Request, reply, until the client closes. Each request lives in its own guarded buffer, freed (zeroed)
     /// once answered.
     private func serve(_ fd: Int32, peer: PrivateSocket.Peer) {
+        let connection = AgentConnection(peer: peer)
         while true {
             var message: SecretBytes? = nil
             var begun = false
@@ -171,7 +172,7 @@ final class AgentServer: @unchecked Sendable {
             switch outcome {
             case .message:
                 guard let message else { return }
-                let reply = service.handle(message, peer: peer)
+                let reply = service.handle(message, on: connection)
                 guard Self.sendAll(fd, AgentProtocol.frame(reply)) else { return }
             case .closed:
                 return

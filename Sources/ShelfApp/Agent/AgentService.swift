@@ -57,9 +57,9 @@ final class AgentService: @unchecked Sendable {
     // MARK: dispatch
 
     /// The reply body to one request body. `message` is the guarded buffer the request was read into.
-    func handle(_ message: SecretBytes, peer: PrivateSocket.Peer) -> [UInt8] {
+    func handle(_ message: SecretBytes, on connection: AgentConnection) -> [UInt8] {
         let decoded = message.withUnsafeBytes { AgentProtocol.decode($0) }
-        let who = AgentPeerName.describe(peer)
+        let who = connection.who
         let request: AgentRequest
         switch decoded {
         case .success(let parsed): request = parsed
@@ -79,7 +79,7 @@ final class AgentService: @unchecked Sendable {
         case .requestIdentities:
             return AgentProtocol.identitiesAnswer(served().map { (blob: $0.blob, comment: $0.identity.name) })
         case .sign(let blob, let data, let flags):
-            return sign(blob: blob, data: data, flags: flags, who: who)
+            return sign(blob: blob, data: data, flags: flags, who: who, server: connection.server(for: data))
         case .add(let add):
             return AgentProtocol.status(self.add(add, message: message, who: who))
         case .remove(let blob):
@@ -95,10 +95,13 @@ final class AgentService: @unchecked Sendable {
         case .unlock(let range):
             return AgentProtocol.status(
                 message.withUnsafeBytes { unlock(UnsafeRawBufferPointer(rebasing: $0[range]), who: who) })
-        case .extension(let name) where name == AgentStatus.extensionName:
+        case .extension(let name, _) where name == AgentStatus.extensionName:
             return [AgentMessage.success] + SSHWire.string(Array(status().encoded.utf8))
+        case .extension(let name, let contents) where name == AgentSessionBind.extensionName:
+            let bind = message.withUnsafeBytes { AgentSessionBind.decode(UnsafeRawBufferPointer(rebasing: $0[contents])) }
+            return AgentProtocol.extensionStatus(bind.map { connection.bind($0) } ?? false)
         case .extension:
-            // session-bind@openssh.com and query included: OpenSSH's clients carry on after a failure.
+            // query and any other extension: OpenSSH's clients carry on after a failure.
             return AgentProtocol.status(false)
         case .smartcard:
             report("refused a PKCS#11 request from \(who): this agent serves the keys in the vault only")
@@ -189,7 +192,8 @@ final class AgentService: @unchecked Sendable {
 
     // MARK: signing
 
-    private func sign(blob: [UInt8], data: [UInt8], flags: UInt32, who: String) -> [UInt8] {
+    /// `server` is the host key of the server the signature is for, when the client bound its session to it.
+    private func sign(blob: [UInt8], data: [UInt8], flags: UInt32, who: String, server: [UInt8]?) -> [UInt8] {
         guard let item = served().first(where: { $0.blob == blob }) else {
             report("refused to sign for \(who): the key \(SSHPublicKey.fingerprint(blob)) is not one this agent serves")
             return AgentProtocol.status(false)
@@ -225,10 +229,12 @@ final class AgentService: @unchecked Sendable {
             return AgentProtocol.status(false)
         }
         guard let vault = vault(create: false) else { return AgentProtocol.status(false) }
+        let hosts = server.map(hostNames(pinnedWith:)) ?? []
         let record = ReleaseEntry(
             what: "signature", item: ReferenceKey.identityPrivateKey(item.identity.id).rawValue,
-            by: "agent", process: who,
-            detail: "identity \(name), \(signature.algorithm) \(item.fingerprint)")
+            by: "agent", host: hosts.isEmpty ? nil : hosts.joined(separator: ", "), process: who,
+            detail: "identity \(name), \(signature.algorithm) \(item.fingerprint)"
+                + (server.map { ", server key \(SSHPublicKey.fingerprint($0))" } ?? ""))
         do {
             try releaseLog.append(record, vault: vault)
         } catch {
@@ -236,8 +242,18 @@ final class AgentService: @unchecked Sendable {
                 "refused to sign with key \(name) for \(who): the release log could not be written: \(error.message)")
             return AgentProtocol.status(false)
         }
-        report("signed with key \(name) (\(signature.algorithm)) for \(who)")
+        report("signed with key \(name) (\(signature.algorithm)) for \(who)"
+            + (hosts.isEmpty ? "" : " to log in to " + hosts.map(Display.safe).joined(separator: ", ")))
         return AgentProtocol.signResponse(signature.blob)
+    }
+
+    /// The hosts whose pinned host key is `hostKey` (what the client's session-bind named).
+    private func hostNames(pinnedWith hostKey: [UInt8]) -> [String] {
+        guard let type = SSHPublicKey.typeName(of: hostKey) else { return [] }
+        let key = Data(hostKey).base64EncodedString()
+        return withLock {
+            ((try? store().hosts()) ?? []).filter { $0.pinnedHostKey?.type == type && $0.pinnedHostKey?.key == key }.map(\.name)
+        }
     }
 
     /// The identity's key from the vault. A locked class is asked for on the terminal of a foreground agent, and

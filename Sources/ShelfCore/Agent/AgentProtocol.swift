@@ -46,6 +46,41 @@ public enum AgentLimits {
     public static let keyField = 8 * 1024
     /// Lock and unlock passphrases.
     public static let passphrase = 1024
+    /// A session identifier in session-bind@openssh.com (OpenSSH's AGENT_MAX_SID_LEN).
+    public static let sessionID = 128
+}
+
+/// session-bind@openssh.com (OpenSSH's PROTOCOL.agent): the ssh client binds its agent connection to the session it
+/// has with a server — the server's host key, the session identifier, and the server's signature over it.
+public struct AgentSessionBind: Sendable, Equatable {
+    public var hostKey: [UInt8]
+    public var sessionID: [UInt8]
+    public var signature: [UInt8]
+    /// The connection is used for agent forwarding, not for this user's authentication.
+    public var forwarding: Bool
+
+    public static let extensionName = "session-bind@openssh.com"
+
+    public init(hostKey: [UInt8], sessionID: [UInt8], signature: [UInt8], forwarding: Bool) {
+        self.hostKey = hostKey
+        self.sessionID = sessionID
+        self.signature = signature
+        self.forwarding = forwarding
+    }
+
+    /// Decodes the extension's contents; nil for anything malformed or over its limits.
+    public static func decode(_ contents: UnsafeRawBufferPointer) -> AgentSessionBind? {
+        var reader = SSHWireReader(contents)
+        guard let hostKey = reader.bytesString(limit: AgentLimits.keyBlob),
+            let sessionID = reader.bytesString(limit: AgentLimits.sessionID),
+            let signature = reader.bytesString(limit: AgentLimits.keyBlob), let forwarding = reader.bool(), reader.isAtEnd
+        else { return nil }
+        return AgentSessionBind(hostKey: hostKey, sessionID: sessionID, signature: signature, forwarding: forwarding)
+    }
+
+    /// Whether `data` (a sign request's) is a user-authentication request of this session: OpenSSH puts the
+    /// session identifier first.
+    public func covers(_ data: [UInt8]) -> Bool { data.starts(with: SSHWire.string(sessionID)) }
 }
 
 /// A parsed ADD_IDENTITY / ADD_ID_CONSTRAINED request. `fields` locates the private key's type-specific fields
@@ -69,7 +104,8 @@ public enum AgentRequest: Sendable, Equatable {
     /// `ssh-add -x` / `-X`: the passphrase's place in the message (secret: read in place, never copied).
     case lock(passphrase: Range<Int>)
     case unlock(passphrase: Range<Int>)
-    case `extension`(name: String)
+    /// An extension request: its name, and where its own contents are in the message.
+    case `extension`(name: String, contents: Range<Int>)
     /// PKCS#11 keys: this agent has none.
     case smartcard
     case unknown(UInt8)
@@ -147,8 +183,8 @@ public enum AgentProtocol {
             request = type == AgentMessage.lock ? .lock(passphrase: range) : .unlock(passphrase: range)
         case AgentMessage.extension:
             guard let name = reader.text(limit: AgentLimits.name) else { return .failure(.malformed("extension name")) }
-            // Each extension defines its own contents; none is read here, so they are not "trailing".
-            return .success(.extension(name: name))
+            // Each extension defines its own contents (decoded by whoever knows the extension): not "trailing".
+            return .success(.extension(name: name, contents: reader.offset..<message.count))
         case AgentMessage.addSmartcardKey, AgentMessage.addSmartcardKeyConstrained, AgentMessage.removeSmartcardKey:
             return .success(.smartcard)
         default:
@@ -196,6 +232,11 @@ public enum AgentProtocol {
     public static func frame(_ body: [UInt8]) -> [UInt8] { SSHWire.uint32(UInt32(body.count)) + body }
 
     public static func status(_ success: Bool) -> [UInt8] { [success ? AgentMessage.success : AgentMessage.failure] }
+
+    /// The answer to an extension that is known but failed (OpenSSH's agent tells it from "unknown").
+    public static func extensionStatus(_ success: Bool) -> [UInt8] {
+        [success ? AgentMessage.success : AgentMessage.extensionFailure]
+    }
 
     public static func identitiesAnswer(_ keys: [(blob: [UInt8], comment: String)]) -> [UInt8] {
         var body = [AgentMessage.identitiesAnswer] + SSHWire.uint32(UInt32(keys.count))

@@ -51,6 +51,8 @@ final class AgentSSHTests: XCTestCase {
         for line in signatures {
             XCTAssertEqual(line["by"] as? String, "agent")
             XCTAssertTrue((line["process"] as? String)?.hasPrefix("ssh (pid ") == true, "\(line)")
+            XCTAssertNil(line["host"], "no host in the store has this server's key pinned")
+            XCTAssertTrue((line["detail"] as? String)?.contains("server key SHA256:") == true, "\(line)")
         }
         XCTAssertExit(try world.home.run(["log", "verify"]), 0)
 
