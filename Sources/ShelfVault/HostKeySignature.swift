@@ -9,13 +9,16 @@ public enum HostKeySignature {
     public static func verify(hostKey: [UInt8], signature: [UInt8], data: [UInt8]) -> Bool {
         hostKey.withUnsafeBytes { keyBytes in
             signature.withUnsafeBytes { signatureBytes in
-                var key = SSHWireReader(keyBytes), sig = SSHWireReader(signatureBytes)
-                guard let keyType = key.text(limit: AgentLimits.name), let algorithm = sig.text(limit: AgentLimits.name),
+                var key = SSHWireReader(keyBytes)
+                var sig = SSHWireReader(signatureBytes)
+                guard let keyType = key.text(limit: AgentLimits.name),
+                    let algorithm = sig.text(limit: AgentLimits.name),
                     let value = sig.string(limit: AgentLimits.keyBlob), sig.isAtEnd
                 else { return false }
                 switch keyType {
                 case "ssh-ed25519":
-                    guard algorithm == keyType, let publicKey = key.string(limit: 32), publicKey.count == 32, key.isAtEnd,
+                    guard algorithm == keyType, let publicKey = key.string(limit: 32), publicKey.count == 32,
+                        key.isAtEnd,
                         value.count == 64
                     else { return false }
                     return crypto_sign_verify_detached(
@@ -23,7 +26,8 @@ public enum HostKeySignature {
                         publicKey.baseAddress!.assumingMemoryBound(to: UInt8.self)) == 0
                 case let type where type.hasPrefix("ecdsa-sha2-"):
                     guard algorithm == keyType, let curve = SSHKeyAlgorithm(rawValue: type)?.curve,
-                        key.text(limit: AgentLimits.name) == curve.ssh, let point = key.string(limit: AgentLimits.keyField),
+                        key.text(limit: AgentLimits.name) == curve.ssh,
+                        let point = key.string(limit: AgentLimits.keyField),
                         key.isAtEnd, let ecKey = LibCrypto.ecPublicKey(group: curve.openSSL, point: point)
                     else { return false }
                     var parts = SSHWireReader(value)

@@ -345,7 +345,8 @@ enum LibCrypto {
     static func verify(_ key: Key, hash: Hash, signature: [UInt8], data: [UInt8]) -> Bool {
         guard let context = EVP_MD_CTX_new() else { return false }
         defer { EVP_MD_CTX_free(context) }
-        let ok = EVP_DigestVerifyInit(context, nil, hash.md, nil, key.pointer) == 1
+        let ok =
+            EVP_DigestVerifyInit(context, nil, hash.md, nil, key.pointer) == 1
             && EVP_DigestVerify(context, signature, signature.count, data, data.count) == 1
         clearErrors()
         return ok
@@ -355,7 +356,9 @@ enum LibCrypto {
     static func ecdsaDER(r: UnsafeRawBufferPointer, s: UnsafeRawBufferPointer) -> [UInt8]? {
         guard let signature = ECDSA_SIG_new() else { return nil }
         defer { ECDSA_SIG_free(signature) }
-        guard let rNumber = BN_bin2bn(r.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(r.count), nil) else { return nil }
+        guard let rNumber = BN_bin2bn(r.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(r.count), nil) else {
+            return nil
+        }
         guard let sNumber = BN_bin2bn(s.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(s.count), nil) else {
             BN_free(rNumber)
             return nil

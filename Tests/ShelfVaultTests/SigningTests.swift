@@ -248,16 +248,21 @@ final class SigningTests: XCTestCase {
 
     func testHostKeySignaturesAreCheckedForEveryKeyType() throws {
         let sessionID = [UInt8](repeating: 0x5a, count: 32)
-        for (name, arguments, flags) in [("ed", ["-t", "ed25519"], UInt32(0)), ("ec", ["-t", "ecdsa", "-b", "384"], 0),
-                                         ("rsa", ["-t", "rsa", "-b", "2048"], AgentMessage.rsaSHA2_512)] {
+        for (name, arguments, flags) in [
+            ("ed", ["-t", "ed25519"], UInt32(0)), ("ec", ["-t", "ecdsa", "-b", "384"], 0),
+            ("rsa", ["-t", "rsa", "-b", "2048"], AgentMessage.rsaSHA2_512),
+        ] {
             let key = try load(try keygen("host-" + name, arguments).file)
             guard case .success(let signature) = key.sign(sessionID, flags: flags) else { return XCTFail(name) }
-            XCTAssertTrue(HostKeySignature.verify(hostKey: key.publicBlob, signature: signature.blob, data: sessionID), name)
-            XCTAssertFalse(HostKeySignature.verify(hostKey: key.publicBlob, signature: signature.blob, data: sessionID + [0]),
-                           "\(name): another session")
+            XCTAssertTrue(
+                HostKeySignature.verify(hostKey: key.publicBlob, signature: signature.blob, data: sessionID), name)
+            XCTAssertFalse(
+                HostKeySignature.verify(hostKey: key.publicBlob, signature: signature.blob, data: sessionID + [0]),
+                "\(name): another session")
             let other = try load(try keygen("other-" + name, arguments).file)
-            XCTAssertFalse(HostKeySignature.verify(hostKey: other.publicBlob, signature: signature.blob, data: sessionID),
-                           "\(name): another server's key")
+            XCTAssertFalse(
+                HostKeySignature.verify(hostKey: other.publicBlob, signature: signature.blob, data: sessionID),
+                "\(name): another server's key")
             var damaged = signature.blob
             damaged[damaged.count - 1] ^= 1
             XCTAssertFalse(HostKeySignature.verify(hostKey: key.publicBlob, signature: damaged, data: sessionID), name)

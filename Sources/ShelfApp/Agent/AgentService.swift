@@ -98,7 +98,9 @@ final class AgentService: @unchecked Sendable {
         case .extension(let name, _) where name == AgentStatus.extensionName:
             return [AgentMessage.success] + SSHWire.string(Array(status().encoded.utf8))
         case .extension(let name, let contents) where name == AgentSessionBind.extensionName:
-            let bind = message.withUnsafeBytes { AgentSessionBind.decode(UnsafeRawBufferPointer(rebasing: $0[contents])) }
+            let bind = message.withUnsafeBytes {
+                AgentSessionBind.decode(UnsafeRawBufferPointer(rebasing: $0[contents]))
+            }
             return AgentProtocol.extensionStatus(bind.map { connection.bind($0) } ?? false)
         case .extension:
             // query and any other extension: OpenSSH's clients carry on after a failure.
@@ -242,8 +244,9 @@ final class AgentService: @unchecked Sendable {
                 "refused to sign with key \(name) for \(who): the release log could not be written: \(error.message)")
             return AgentProtocol.status(false)
         }
-        report("signed with key \(name) (\(signature.algorithm)) for \(who)"
-            + (hosts.isEmpty ? "" : " to log in to " + hosts.map(Display.safe).joined(separator: ", ")))
+        report(
+            "signed with key \(name) (\(signature.algorithm)) for \(who)"
+                + (hosts.isEmpty ? "" : " to log in to " + hosts.map(Display.safe).joined(separator: ", ")))
         return AgentProtocol.signResponse(signature.blob)
     }
 
@@ -252,7 +255,8 @@ final class AgentService: @unchecked Sendable {
         guard let type = SSHPublicKey.typeName(of: hostKey) else { return [] }
         let key = Data(hostKey).base64EncodedString()
         return withLock {
-            ((try? store().hosts()) ?? []).filter { $0.pinnedHostKey?.type == type && $0.pinnedHostKey?.key == key }.map(\.name)
+            ((try? store().hosts()) ?? []).filter { $0.pinnedHostKey?.type == type && $0.pinnedHostKey?.key == key }
+                .map(\.name)
         }
     }
 

@@ -73,7 +73,8 @@ public struct AgentSessionBind: Sendable, Equatable {
         var reader = SSHWireReader(contents)
         guard let hostKey = reader.bytesString(limit: AgentLimits.keyBlob),
             let sessionID = reader.bytesString(limit: AgentLimits.sessionID),
-            let signature = reader.bytesString(limit: AgentLimits.keyBlob), let forwarding = reader.bool(), reader.isAtEnd
+            let signature = reader.bytesString(limit: AgentLimits.keyBlob), let forwarding = reader.bool(),
+            reader.isAtEnd
         else { return nil }
         return AgentSessionBind(hostKey: hostKey, sessionID: sessionID, signature: signature, forwarding: forwarding)
     }

@@ -78,8 +78,9 @@ final class ReleaseLogCLITests: XCTestCase {
         // ssh bound its agent connection to the session (session-bind@openssh.com); the server's key, checked
         // against its signature, is the one pinned on t: the log names the host.
         XCTAssertEqual(logged.last?["host"] as? String, "t")
-        XCTAssertTrue((logged.last?["detail"] as? String)?.contains("server key \(try world.fingerprint(world.sshd))") == true,
-                      "\(logged.last ?? [:])")
+        XCTAssertTrue(
+            (logged.last?["detail"] as? String)?.contains("server key \(try world.fingerprint(world.sshd))") == true,
+            "\(logged.last ?? [:])")
         XCTAssertEqual(logged.map { $0["seq"] as? Int }, [1, 2, 3, 4, 5])
         for line in logged {
             XCTAssertFalse(line.values.contains { "\($0)".contains("PRIVATE KEY") }, "no secret in the log: \(line)")
