@@ -81,7 +81,10 @@ let package = Package(
         .testTarget(
             name: "ShelfSyncTests", dependencies: ["ShelfSync", "ShelfStore", "ShelfVault", "ShelfCore", "TestSupport"],
             path: "Tests/ShelfSyncTests"),
-        .testTarget(name: "ShelfUITests", dependencies: ["ShelfUI", "ShelfCore"], path: "Tests/ShelfUITests"),
+        // Snapshots/ holds the recorded screens as text files, read from the source tree (not bundled).
+        .testTarget(
+            name: "ShelfUITests", dependencies: ["ShelfUI", "ShelfCore"], path: "Tests/ShelfUITests",
+            exclude: ["Snapshots"]),
         // Drives the built `sshelf` binary (CLI, and the TUI through tmux) as a user would.
         .testTarget(
             name: "ShelfAppTests", dependencies: ["ShelfApp", "ShelfCore", "ShelfStore", "ShelfUI", "TestSupport", "ShelfSQLite"],

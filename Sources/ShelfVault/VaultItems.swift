@@ -112,7 +112,7 @@ extension Vault {
                     VALUES (?, ?, ?, ?, ?, ?)
                     """,
                     [.text(key), .text(VaultFormat.family(ofKey: key)), .text(accessibility.rawValue),
-                     .int(VaultFormat.version), .blob(sealed), .int(Int64(Date().timeIntervalSince1970))])
+                     .int(VaultFormat.version), .blob(sealed), .int(Int64(now.timeIntervalSince1970))])
             }
         }
     }

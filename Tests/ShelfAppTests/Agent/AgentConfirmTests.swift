@@ -74,7 +74,7 @@ final class AgentConfirmTests: XCTestCase {
         let world = try world()
         try world.startAgent()
         XCTAssertNotEqual(try world.ssh().status, 0, "no TUI open: refused at once")
-        XCTAssertTrue(waitUntilTrue { world.agentLog.contains("nobody can confirm") }, world.agentLog)
+        try world.waitForAgentLog("nobody can confirm")
 
         let tui = try Tmux(home: world.home)
         try tui.waitFor(text: "All hosts")
@@ -83,7 +83,7 @@ final class AgentConfirmTests: XCTestCase {
         try tui.send("y")
         XCTAssertEqual(allowed.wait()?.status, 0)
         try tui.waitFor(text: "allowed the signature")
-        XCTAssertTrue(waitUntilTrue { world.agentLog.contains("the sshelf TUI allowed ssh") }, world.agentLog)
+        try world.waitForAgentLog("the sshelf TUI allowed ssh")
 
         let refused = Pending(world)
         try tui.waitFor("the dialog again") { $0.contains("sign with key 'careful'") }
@@ -133,7 +133,7 @@ final class AgentConfirmTests: XCTestCase {
                 stdin: "\n"), 0)
         try world.startAgent()
         XCTAssertNotEqual(try world.ssh().status, 0)
-        XCTAssertTrue(waitUntilTrue { world.agentLog.contains("its passphrase is not in the vault") }, world.agentLog)
+        try world.waitForAgentLog("its passphrase is not in the vault")
         XCTAssertExit(try world.home.run(["agent", "stop"]), 0)
 
         let tmux = try foregroundAgent(world)

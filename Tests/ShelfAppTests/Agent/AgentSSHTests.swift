@@ -128,7 +128,7 @@ final class AgentSSHTests: XCTestCase {
         let key = try TestKey.generate(.ed25519)
         XCTAssertExit(try world.sshAdd(["-t", "4", key.privatePath]), 0)
         XCTAssertTrue(try world.sshAdd(["-l"]).stdout.contains("sshelf-test"), "served at first")
-        XCTAssertTrue(try waitUntilTrue { try world.sshAdd(["-l"]).status == 1 }, "the key stopped being served")
+        try eventually("the key to stop being served") { try world.sshAdd(["-l"]).status == 1 }
         XCTAssertTrue(world.agentLog.contains("lifetime"), world.agentLog)
         XCTAssertEqual(try world.identities().count, 1, "the vault and the store keep it")
     }
@@ -152,7 +152,7 @@ final class AgentSSHTests: XCTestCase {
         // A client that asks for ssh-rsa (SHA-1) gets a failure, and the agent says why.
         let sha1 = try world.ssh(["-o", "PubkeyAcceptedAlgorithms=ssh-rsa"])
         XCTAssertNotEqual(sha1.status, 0, "\(sha1)")
-        XCTAssertTrue(waitUntilTrue { world.agentLog.contains("refused an ssh-rsa (SHA-1) signature") }, world.agentLog)
+        try world.waitForAgentLog("refused an ssh-rsa (SHA-1) signature")
         XCTAssertEqual(try world.releases().count, 1, "a refused signature is not a release")
     }
 
@@ -167,7 +167,7 @@ final class AgentSSHTests: XCTestCase {
 
         XCTAssertTrue(try world.sshAdd(["-l"]).stdout.contains(" locked (ED25519)"), "listed while locked")
         XCTAssertNotEqual(try world.ssh().status, 0, "a whenUnlocked key in a locked vault is not used")
-        XCTAssertTrue(waitUntilTrue { world.agentLog.contains("the vault is locked for its class") }, world.agentLog)
+        try world.waitForAgentLog("the vault is locked for its class")
         XCTAssertEqual(try world.releases().count, 0)
 
         // ssh-add -X with the vault passphrase gives it to this agent (ssh-add reads it through SSH_ASKPASS).
@@ -215,7 +215,7 @@ final class AgentSSHTests: XCTestCase {
             ])
         XCTAssertNotEqual(nobody.status, 0, "\(nobody)")
         XCTAssertFalse(nobody.stdout.contains("mine"), "no key was listed to another user")
-        XCTAssertTrue(waitUntilTrue { world.agentLog.contains("refused a connection from uid 65534") }, world.agentLog)
+        try world.waitForAgentLog("refused a connection from uid 65534")
         XCTAssertExit(try world.sshAdd(["-l"]), 0)
     }
 
@@ -248,7 +248,7 @@ final class AgentSSHTests: XCTestCase {
         XCTAssertEqual(second.status, 1)
         XCTAssertTrue(second.stderr.contains("already running (pid \(pid))"), second.stderr)
         XCTAssertExit(try world.home.run(["agent", "stop"]), 0)
-        XCTAssertTrue(waitUntilTrue { kill(pid_t(pid), 0) != 0 }, "the agent process ended")
+        try eventually("the agent process to end") { kill(pid_t(pid), 0) != 0 }
         XCTAssertEqual(try world.home.run(["agent", "status"]).status, 3)
     }
 }

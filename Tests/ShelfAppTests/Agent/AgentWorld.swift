@@ -31,6 +31,13 @@ final class AgentWorld: @unchecked Sendable {
     var agentDirectory: String { home.sshelfHome + "/run/agent" }
     var agentLog: String { (try? String(contentsOfFile: home.sshelfHome + "/state/agent.log", encoding: .utf8)) ?? "" }
 
+    /// Waits until the agent's log (agent.log) says `text`.
+    func waitForAgentLog(_ text: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        try eventually("'\(text)' in agent.log", file: file, line: line, context: { tail(self.agentLog) }) {
+            self.agentLog.contains(text)
+        }
+    }
+
     func startAgent(_ extra: [String] = [], file: StaticString = #filePath, line: UInt = #line) throws {
         let result = try home.run(["agent", "start"] + extra)
         XCTAssertEqual(result.status, 0, "\(result)", file: file, line: line)
@@ -91,18 +98,6 @@ final class AgentWorld: @unchecked Sendable {
     static func mode(_ path: String) -> mode_t? {
         var info = stat()
         return stat(path, &info) == 0 ? info.st_mode & 0o777 : nil
-    }
-}
-
-/// Polls `condition` until it holds or the deadline passes (a deadline for something hung, not a speed check).
-func waitUntilTrue(deadline seconds: TimeInterval = 30, _ condition: () throws -> Bool) rethrows -> Bool {
-    let end = ContinuousClock.now + .seconds(seconds)
-    var pause = 0.005
-    while true {
-        if try condition() { return true }
-        if ContinuousClock.now >= end { return try condition() }
-        Thread.sleep(forTimeInterval: pause)
-        pause = min(pause * 2, 0.1)
     }
 }
 

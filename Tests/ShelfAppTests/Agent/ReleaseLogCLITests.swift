@@ -46,9 +46,9 @@ final class ReleaseLogCLITests: XCTestCase {
         let port = try SilentListener().port
         XCTAssertExit(try home.run("forward", "add", "t", "--local", "\(port):127.0.0.1:\(world.sshd.port)"), 0)
         let forward = try BackgroundCLI(home, ["forward", "start", "t"])
-        XCTAssertTrue(forward.waitFor("press Ctrl-C"), forward.stderr)
-        XCTAssertTrue(try waitUntilTrue { try lines(home).count == 3 })
-        _ = forward.stop()
+        try forward.waitFor("press Ctrl-C")
+        try eventually("the forward's release line") { try lines(home).count == 3 }
+        _ = try forward.stop()
         XCTAssertEqual(try lines(home).last?["by"] as? String, "forward")
 
         // the TUI

@@ -25,10 +25,10 @@ final class ForwardCredentialTests: XCTestCase {
             try home.run("forward", "add", "pw", "--local", "\(port):127.0.0.1:\(target.port)", "--autostart"), 0)
 
         let up = try BackgroundCLI(home, ["forward", "up"])
-        XCTAssertTrue(up.waitFor("pw: failed"), up.stderr)
+        try up.waitFor("pw: failed")
         XCTAssertTrue(up.stderr.contains("whenUnlockedThisDeviceOnly"), up.stderr)
         XCTAssertTrue(up.stderr.contains("sshelf vault set-password pw"), up.stderr)
-        XCTAssertEqual(up.stop(SIGTERM), 0, up.stderr)
+        XCTAssertEqual(try up.stop(SIGTERM), 0, up.stderr)
         XCTAssertEqual(sshd.logCount("Accepted password"), 1, "the supervisor sent no password")
         XCTAssertEqual(sshd.logCount("Failed password"), 0, sshd.log)
 
@@ -38,8 +38,8 @@ final class ForwardCredentialTests: XCTestCase {
 
         XCTAssertExit(try home.run(["vault", "set-password", "pw", "--secret-fd", "3"], fd3: TestAccount.password), 0)
         let fixed = try BackgroundCLI(home, ["forward", "up"])
-        XCTAssertTrue(fixed.waitFor("pw: active"), fixed.stderr)
+        try fixed.waitFor("pw: active")
         XCTAssertEqual(try TrafficSocket.roundTrip(port: port, Array("fixed".utf8)), Array("dexif".utf8))
-        XCTAssertEqual(fixed.stop(SIGINT), 0, fixed.stderr)
+        XCTAssertEqual(try fixed.stop(SIGINT), 0, fixed.stderr)
     }
 }

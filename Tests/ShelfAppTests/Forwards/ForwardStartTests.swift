@@ -12,13 +12,13 @@ final class ForwardStartTests: XCTestCase {
         let port = try TrafficSocket.freePort()
         XCTAssertExit(try world.home.run("forward", "add", "t", "--local", "\(port):127.0.0.1:\(target.port)"), 0)
         let running = try BackgroundCLI(world.home, ["forward", "start", "t", "--accept-new"])
-        XCTAssertTrue(running.waitFor("press Ctrl-C"), running.stderr)
+        try running.waitFor("press Ctrl-C")
         XCTAssertTrue(
             running.stderr.contains("forwarding -L 127.0.0.1:\(port):127.0.0.1:\(target.port)"), running.stderr)
         let payload = Payload.random(4 << 20)
         let reply = try TrafficSocket.roundTrip(port: port, payload)
         XCTAssertEqual(try Payload.sha256(reply), try Payload.sha256(payload.reversed()))
-        XCTAssertEqual(running.stop(SIGINT), 0, running.stderr)
+        XCTAssertEqual(try running.stop(SIGINT), 0, running.stderr)
         XCTAssertTrue(
             running.stderr.contains("1 connections, \(payload.count) bytes out, \(payload.count) bytes in"),
             running.stderr)
@@ -39,8 +39,8 @@ final class ForwardStartTests: XCTestCase {
         XCTAssertTrue(refused.stderr.contains("--allow-public-bind"), refused.stderr)
         XCTAssertEqual(world.sshd.logCount("Connection from"), 0, "refused before connecting")
         let allowed = try BackgroundCLI(world.home, ["forward", "start", "t", "--accept-new", "--allow-public-bind"])
-        XCTAssertTrue(allowed.waitFor("press Ctrl-C"), allowed.stderr)
-        XCTAssertEqual(allowed.stop(SIGTERM), 0, allowed.stderr)
+        try allowed.waitFor("press Ctrl-C")
+        XCTAssertEqual(try allowed.stop(SIGTERM), 0, allowed.stderr)
     }
 
     func testPortInUseNamesThePort() throws {
