@@ -103,6 +103,7 @@ enum AgentCommands {
         _ = fcntl(channel[0], F_SETFD, FD_CLOEXEC)
         let argv = [TUIApp.selfPath, "agent", "--ready-fd", "3", "--confirm-timeout", String(timeout)]
         let spawned = DetachedProcess.spawn(argv, stderrPath: logPath, fd3: channel[1])
+        PrivateFiles.tighten(logPath)  // an agent.log left by something else keeps its mode when truncated
         close(channel[1])
         defer { close(channel[0]) }
         let pid: pid_t

@@ -16,8 +16,9 @@ final class AgentSSHTests: XCTestCase {
         let ecdsa = try TestKey.generate(.ecdsa)
         try world.sshd.authorize(ecdsa.publicLine)
         XCTAssertExit(try world.home.run(["identity", "import", "ec", ecdsa.privatePath, "--remove-file"]), 0)
-        try world.startAgent()
+        try world.startAgent(umask: 0)
 
+        // Private whatever the umask.
         XCTAssertEqual(AgentWorld.mode(world.socket), 0o600)
         XCTAssertEqual(AgentWorld.mode(world.agentDirectory), 0o700)
         XCTAssertEqual(AgentWorld.mode(world.agentDirectory + "/state"), 0o600)

@@ -38,8 +38,9 @@ final class AgentWorld: @unchecked Sendable {
         }
     }
 
-    func startAgent(_ extra: [String] = [], file: StaticString = #filePath, line: UInt = #line) throws {
-        let result = try home.run(["agent", "start"] + extra)
+    func startAgent(_ extra: [String] = [], umask mask: mode_t? = nil, file: StaticString = #filePath,
+                    line: UInt = #line) throws {
+        let result = try home.run(["agent", "start"] + extra, umask: mask)
         XCTAssertEqual(result.status, 0, "\(result)", file: file, line: line)
         started = true
     }
