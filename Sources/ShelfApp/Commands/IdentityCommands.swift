@@ -66,9 +66,9 @@ enum IdentityCommands {
         for host in hosts { if let id = host.identityID { users[id, default: 0] += 1 } }
         let rows = identities.map { identity in
             [identity.name, identity.keyType.rawValue, identity.privateKeyRef == nil ? identity.keyFile : "vault",
-             "\(users[identity.id] ?? 0)"]
+             "\(users[identity.id] ?? 0)", AgentOptionChange.summary(identity)]
         }
-        context.output(Display.table(["NAME", "TYPE", "PRIVATE KEY", "HOSTS"], rows))
+        context.output(Display.table(["NAME", "TYPE", "PRIVATE KEY", "HOSTS", "AGENT"], rows))
         return 0
     }
 
@@ -156,6 +156,12 @@ struct AgentOptionChange {
     func apply(_ identity: inout Identity) {
         if let confirm { identity.confirmEachUse = confirm }
         if let lifetime { identity.agentLifetime = lifetime }
+    }
+
+    /// `confirm, 3600 s` for the identity list; empty without options.
+    static func summary(_ identity: Identity) -> String {
+        [identity.confirmEachUse ? "confirm" : nil, identity.agentLifetime > 0 ? "\(identity.agentLifetime) s" : nil]
+            .compactMap { $0 }.joined(separator: ", ")
     }
 
     /// `confirm each use, agent lifetime 3600 s` or `no agent options`.
