@@ -139,24 +139,7 @@ final class SigningTests: XCTestCase {
 
     /// The agent's ADD path: fields taken from the private section of a real key file, checked in full.
     func agentFields(_ file: SecretBytes) throws -> (type: String, fields: [UInt8]) {
-        let text = file.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
-        let base64 = text.split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined()
-        let binary = [UInt8](try XCTUnwrap(Data(base64Encoded: base64)))
-        return try binary.withUnsafeBytes { bytes in
-            var reader = SSHWireReader(bytes)
-            _ = reader.take(15)
-            for _ in 0..<3 { _ = reader.string(limit: 1 << 20) }
-            _ = reader.uint32()
-            _ = reader.string(limit: 1 << 20)
-            let section = try XCTUnwrap(reader.string(limit: 1 << 20))
-            var inner = SSHWireReader(section)
-            _ = inner.uint32()
-            _ = inner.uint32()
-            let type = try XCTUnwrap(inner.text(limit: 64))
-            let start = inner.offset
-            for _ in 0..<(AgentProtocol.privateFieldCount(keyType: type) ?? 0) { _ = inner.string(limit: 1 << 20) }
-            return (type, Array(section[start..<inner.offset]))
-        }
+        try OpenSSHKeyFile.privateFields(file.withUnsafeBytes { String(decoding: $0, as: UTF8.self) })
     }
 
     func testKeysFromSSHAddAreCheckedInFull() throws {

@@ -38,8 +38,10 @@ final class AgentWorld: @unchecked Sendable {
         }
     }
 
-    func startAgent(_ extra: [String] = [], umask mask: mode_t? = nil, file: StaticString = #filePath,
-                    line: UInt = #line) throws {
+    func startAgent(
+        _ extra: [String] = [], umask mask: mode_t? = nil, file: StaticString = #filePath,
+        line: UInt = #line
+    ) throws {
         let result = try home.run(["agent", "start"] + extra, umask: mask)
         XCTAssertEqual(result.status, 0, "\(result)", file: file, line: line)
         started = true
@@ -105,28 +107,13 @@ final class AgentWorld: @unchecked Sendable {
 /// The private part of an OpenSSH key file written by ssh-keygen without a passphrase: the ed25519 seed or the
 /// ECDSA scalar — what must never appear in any file sshelf writes.
 func privateScalar(ofKeyFile path: String) throws -> [UInt8] {
-    let text = try String(contentsOfFile: path, encoding: .utf8)
-    let base64 = text.split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined()
-    let binary = [UInt8](try XCTUnwrap(Data(base64Encoded: base64)))
-    return try binary.withUnsafeBytes { bytes in
-        var reader = SSHWireReader(bytes)
-        _ = reader.take(15)
-        for _ in 0..<3 { _ = reader.string(limit: 1 << 20) }
-        _ = reader.uint32()
-        _ = reader.string(limit: 1 << 20)
-        var inner = SSHWireReader(try XCTUnwrap(reader.string(limit: 1 << 20)))
-        _ = inner.uint32()
-        _ = inner.uint32()
-        switch inner.text(limit: 64) {
-        case "ssh-ed25519":
-            _ = inner.string(limit: 64)
-            return Array(try XCTUnwrap(inner.string(limit: 64)).prefix(32))
-        case let type? where type.hasPrefix("ecdsa-"):
-            _ = inner.string(limit: 64)
-            _ = inner.string(limit: 256)
-            return Array(try XCTUnwrap(inner.positiveMPInt(limit: 128)))
-        default:
-            throw HarnessError("not an unencrypted ed25519 or ECDSA key: \(path)")
-        }
+    let (type, fields) = try OpenSSHKeyFile.privateFields(path: path)
+    var reader = OpenSSHKeyFile.Bytes(fields)
+    if type == "ssh-ed25519" {
+        _ = try reader.string()  // public key
+        return Array(try reader.string().prefix(32))  // seed ‖ public key
     }
+    _ = try reader.string()  // curve
+    _ = try reader.string()  // point
+    return Array(try reader.string().drop { $0 == 0 })  // scalar
 }
