@@ -7,9 +7,9 @@ BUILD_FLAGS ?= -Xswiftc -warnings-as-errors
 # instead of 11 (the dynamic loader's symbol binding was 75% of a `sshelf list`); see docs/PERFORMANCE.md.
 RELEASE_FLAGS ?= -c release --static-swift-stdlib
 
-# Debian packages to build and run, and the extra ones the tests drive for real.
+# Debian packages to build and run, and the extra ones the tests drive for real (the shells: completion tests).
 RUN_DEBS := pkg-config libssh2-1-dev libsodium-dev libsqlite3-dev libncurses-dev libssl-dev
-TEST_DEBS := $(RUN_DEBS) openssh-server openssh-client tmux git procps
+TEST_DEBS := $(RUN_DEBS) openssh-server openssh-client tmux git procps bash zsh fish
 
 .PHONY: run test test-under-load build release deps test-deps install resources check-resources bench clean
 

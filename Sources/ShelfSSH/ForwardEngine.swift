@@ -48,9 +48,20 @@ public final class ForwardEngine: @unchecked Sendable {
     private var lastKeepalive = Date()
     private var running = false
 
+    /// A rule whose listening side could not be opened (`skipFailedRules`), and why.
+    public struct RuleFailure: Sendable {
+        public var rule: PortForwardRule
+        public var error: SSHError
+    }
+
+    /// The rules left out because their listening side could not be opened (only with `skipFailedRules`).
+    public private(set) var failedRules: [RuleFailure] = []
+
     /// Opens every rule's listening side: local sockets for -L and -D (a taken port is an error naming it), a
-    /// listen request on the server for -R. Nothing is half-open when it throws.
-    public init(connection: SSHConnection, rules: [PortForwardRule], hostName: String) throws(SSHError) {
+    /// listen request on the server for -R. Nothing is half-open when it throws. With `skipFailedRules`, a rule
+    /// that cannot listen is left out (see `failedRules`) and the others run; it throws only when none can.
+    public init(connection: SSHConnection, rules: [PortForwardRule], hostName: String,
+                skipFailedRules: Bool = false) throws(SSHError) {
         self.connection = connection
         session = connection.target
         name = hostName
@@ -64,8 +75,14 @@ public final class ForwardEngine: @unchecked Sendable {
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         }
         stopPipe = (pipeFDs[0], pipeFDs[1])
-        do {
-            for rule in rules { try add(rule) }
+        do throws(SSHError) {
+            for rule in rules {
+                do throws(SSHError) { try add(rule) } catch {
+                    guard skipFailedRules else { throw error }
+                    failedRules.append(RuleFailure(rule: rule, error: error))
+                }
+            }
+            if forwards.isEmpty, let first = failedRules.first { throw first.error }
         } catch {
             releaseListeners()
             throw error

@@ -171,6 +171,13 @@ public final class Store {
                             [.text(name)], row: HostRow.read).compactMap { $0 }
     }
 
+    /// Hosts whose name equals `name` ignoring case (ASCII), in id order: the unique-name rule compares this way,
+    /// as ssh compares Host aliases.
+    public func hosts(sameNameAs name: String) throws -> [ShelfCore.Host] {
+        try db.query("SELECT \(HostRow.columns) FROM hosts WHERE name = ? COLLATE NOCASE ORDER BY id", [.text(name)],
+                     row: HostRow.read).compactMap { $0 }
+    }
+
     /// Hosts whose id starts with `prefix` (lower-case hex and dashes), found through the primary key.
     public func hosts(idPrefix prefix: String) throws -> [ShelfCore.Host] {
         try db.query("SELECT \(HostRow.columns) FROM hosts WHERE id >= ? AND id < ? ORDER BY id",

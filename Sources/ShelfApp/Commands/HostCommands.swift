@@ -20,6 +20,9 @@ enum HostCommands {
         .value("notes", "TEXT", "free-form notes"),
     ]
 
+    static let allowDuplicate = OptionSpec.flag(
+        "allow-duplicate", "allow a name another host already has (the two are then named as NAME@ID)")
+
     static let commands: [CommandSpec] = [
         CommandSpec(
             path: ["list"], summary: "list hosts, optionally filtered",
@@ -28,36 +31,41 @@ enum HostCommands {
             options: [
                 .value("group", "PATH", short: "g", completion: .group, "only hosts in this group and its subgroups"),
                 .flag("json", "print JSON (an array of host records) for scripts"),
+                .flag("names", "print only the names, one per line, as commands take them (NAME@ID where several hosts share a name)"),
             ],
             examples: ["sshelf list", "sshelf list prod db", "sshelf list --group prod/eu --json"],
             run: list),
         CommandSpec(
             path: ["show"], summary: "show one host with its forward rules",
-            arguments: [ArgumentSpec(name: "NAME", help: "host name (or id prefix)", completion: .host)],
+            arguments: [ArgumentSpec(name: "NAME", help: "host name (NAME@ID when several hosts share it, or an id prefix)", completion: .host)],
             options: [.flag("json", "print JSON for scripts")], run: show),
         CommandSpec(
             path: ["add"], summary: "add a host",
+            details: "Unless --allow-duplicate is given, NAME must not be the name of another host (compared ignoring case).",
             arguments: [ArgumentSpec(name: "NAME", help: "the alias you will type, e.g. prod-db")],
-            options: hostOptions,
+            options: hostOptions + [allowDuplicate],
             examples: ["sshelf add prod-db --host db1.example.com --user deploy --group prod/eu --tag db"],
             run: add),
         CommandSpec(
             path: ["edit"], summary: "change a host's settings",
-            details: "Only the options given change. --tag adds a tag, --untag removes one.",
-            arguments: [ArgumentSpec(name: "NAME", help: "host name (or id prefix)", completion: .host)],
+            details: "Only the options given change. --tag adds a tag, --untag removes one. --rename refuses a name another host has unless --allow-duplicate is given.",
+            arguments: [ArgumentSpec(name: "NAME", help: "host name (NAME@ID when several hosts share it, or an id prefix)", completion: .host)],
             options: hostOptions + [
                 .value("rename", "NEWNAME", "give the host a new name"),
                 .value("untag", "TAG", repeatable: true, "remove a tag (repeatable)"),
+                allowDuplicate,
             ],
             examples: ["sshelf edit prod-db --port 2222 --tag critical"],
             run: edit),
         CommandSpec(
             path: ["rm"], summary: "remove hosts and their forward rules",
+            details: "A host that other hosts jump through is kept (they could no longer connect) unless --force, or unless they are removed in the same command.",
             arguments: [ArgumentSpec(name: "NAME", help: "host names (or id prefixes)", variadic: true, completion: .host)],
+            options: [.flag("force", short: "f", "remove hosts even when other hosts jump through them")],
             run: remove),
         CommandSpec(
             path: ["mv"], summary: "move a host to another group",
-            arguments: [ArgumentSpec(name: "NAME", help: "host name (or id prefix)", completion: .host)],
+            arguments: [ArgumentSpec(name: "NAME", help: "host name (NAME@ID when several hosts share it, or an id prefix)", completion: .host)],
             options: [.value("group", "PATH", short: "g", completion: .group, "destination group ('' or / for the top level)")],
             run: move),
     ]
@@ -77,6 +85,16 @@ enum HostCommands {
         if call.flag("json") {
             let views = hosts.map { HostJSON(host: $0, groupPath: tree.path(of: $0.groupID)) }
             context.print(try JSONOutput.encode(views))
+            return 0
+        }
+        if call.flag("names") {
+            // Shared names count over every host, not only the ones listed: NAME alone must find exactly one.
+            var sharing: [String: Int] = [:]
+            for host in try store.hosts() { sharing[ModelCheck.sameNameKey(host.name), default: 0] += 1 }
+            context.output(hosts.map { host in
+                let shared = (sharing[ModelCheck.sameNameKey(host.name)] ?? 0) > 1
+                return Display.safe(shared ? "\(host.name)@\(Display.shortID(host.id))" : host.name) + "\n"
+            }.joined())
             return 0
         }
         if hosts.isEmpty {
@@ -141,7 +159,8 @@ enum HostCommands {
         let saved = try context.store().write { store in
             var host = ShelfCore.Host(name: call.arguments[0])
             try apply(call, to: &host, store: store)
-            return try HostOperations.save(host, groupPath: call.value("group"), in: store)
+            return try HostOperations.save(
+                host, groupPath: call.value("group"), allowDuplicateName: call.flag("allow-duplicate"), in: store)
         }
         context.print("added \(Display.safe(saved.host.name)) (\(Display.safe(saved.host.destination)))")
         return 0
@@ -154,7 +173,8 @@ enum HostCommands {
             try apply(call, to: &host, store: store)
             let untag = Set(call.all("untag"))
             host.tags.removeAll { untag.contains($0) }
-            return try HostOperations.save(host, groupPath: call.value("group"), in: store)
+            return try HostOperations.save(
+                host, groupPath: call.value("group"), allowDuplicateName: call.flag("allow-duplicate"), in: store)
         }
         context.print("updated \(Display.safe(saved.host.name)) (\(Display.safe(saved.host.destination)))")
         return 0
@@ -183,7 +203,8 @@ enum HostCommands {
 
     static func remove(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         let deleted = try context.store().write { store in
-            try HostOperations.delete(try call.arguments.map { try Resolve.host($0, in: store).id }, in: store)
+            let ids = try call.arguments.map { try Resolve.host($0, in: store).id }
+            return try HostOperations.delete(ids, refuseIfJumpedThrough: !call.flag("force"), in: store)
         }
         context.print(deleted.map(\.summary).joined(separator: "\n"))
         return 0

@@ -19,7 +19,8 @@ enum IdentityCommands {
 
     static let commands: [CommandSpec] = [
         CommandSpec(path: ["identity", "list"], summary: "list identities (keys) and the hosts using them",
-                    options: [.flag("json", "print JSON for scripts")], run: list),
+                    options: [.flag("json", "print JSON for scripts"),
+                              .flag("names", "print only the identity names, one per line")], run: list),
         CommandSpec(path: ["identity", "show"], summary: "print an identity's public key line (for authorized_keys)",
                     details: "The line is `type base64 comment`, as ssh-keygen writes it to a .pub file.",
                     arguments: [ArgumentSpec(name: "NAME", help: "identity name (or id prefix)", completion: .identity)],
@@ -56,6 +57,10 @@ enum IdentityCommands {
         let (identities, hosts) = try store.read { store in (try store.identities(), try store.hosts()) }
         if call.flag("json") {
             context.print(try JSONOutput.encode(identities))
+            return 0
+        }
+        if call.flag("names") {
+            context.output(identities.map { Display.safe($0.name) + "\n" }.joined())
             return 0
         }
         if identities.isEmpty {

@@ -1,4 +1,5 @@
-// ImportPlan: maps resolved ssh_config hosts onto the store — update by name, identities by key file,
+// ImportPlan: maps resolved ssh_config hosts onto the store — update by name (ignoring case; never a second host of
+// a name), identities by key file,
 // ProxyJump to known hosts, forwards without duplicates — and counts what changed.
 import Foundation
 import ShelfCore
@@ -38,18 +39,27 @@ enum ImportPlan {
         var summary = ImportSummary(skipped: resolved.skipped, warnings: resolved.warnings, failures: resolved.failures)
         let group = try groupPath.flatMap { try GroupOperations.create($0, in: store) }
         var identities = try store.identities()
+        // Names are compared ignoring case, as ssh matches Host aliases and as the unique-name rule does: an alias
+        // updates the host of that name, and never adds a second one.
         var byName: [String: ShelfCore.Host] = [:]
-        var ambiguous: Set<String> = []
-        for host in try store.hosts() {
-            if byName[host.name] != nil { ambiguous.insert(host.name) } else { byName[host.name] = host }
-        }
+        var shared: [String: [ShelfCore.Host]] = [:]
+        for host in try store.hosts() { shared[ModelCheck.sameNameKey(host.name), default: []].append(host) }
+        for (key, hosts) in shared where hosts.count == 1 { byName[key] = hosts[0] }
+        var aliasOf: [String: String] = [:]
         var imported: [(ImportedHost, ShelfCore.Host, Bool)] = []
         for entry in resolved.hosts {
-            if ambiguous.contains(entry.alias) {
-                summary.failures.append("\(entry.location): host '\(entry.alias)' skipped: several stored hosts have this name")
+            let key = ModelCheck.sameNameKey(entry.alias)
+            if let hosts = shared[key], hosts.count > 1 {
+                let ids = hosts.map { "\($0.name)@\(Display.shortID($0.id))" }
+                summary.failures.append("\(entry.location): host '\(entry.alias)' skipped: \(hosts.count) stored hosts have this name (\(ids.joined(separator: ", "))); rename all but one (sshelf edit \(ShellWord.quote(ids[ids.count - 1])) --rename NEWNAME), then import again")
                 continue
             }
-            let existing = byName[entry.alias]
+            if let first = aliasOf[key] {
+                summary.warnings.append("\(entry.location): host '\(entry.alias)' skipped: same name as '\(first)' above (names are compared ignoring case)")
+                continue
+            }
+            aliasOf[key] = entry.alias
+            let existing = byName[key]
             var host = existing ?? ShelfCore.Host(name: entry.alias, groupID: group?.id)
             host.hostname = entry.hostname
             host.user = entry.user
@@ -57,7 +67,7 @@ enum ImportPlan {
             if let file = entry.identityFiles.first {
                 host.identityID = try identity(for: file, home: home, identities: &identities, summary: &summary, store: store).id
             }
-            byName[entry.alias] = host
+            byName[key] = host
             imported.append((entry, host, existing == nil))
         }
         // Second pass: jump chains may name hosts defined later in the file.
@@ -67,7 +77,7 @@ enum ImportPlan {
                 host.jumpHostIDs = []
                 host.unresolvedJump = ""
             } else {
-                let ids = entry.proxyJump.map { byName[$0]?.id }
+                let ids = entry.proxyJump.map { byName[ModelCheck.sameNameKey($0)]?.id }
                 if ids.allSatisfy({ $0 != nil }), !ids.contains(host.id) {
                     host.jumpHostIDs = ids.compactMap { $0 }
                     host.unresolvedJump = ""

@@ -1,12 +1,13 @@
 // HostRunner: one host of the supervisor on its own thread — connect unattended, run the host's autostart rules,
 // and after a drop reconnect with exponential backoff and jitter. Errors only the user can fix (host key,
 // credentials the supervisor may not read, a refused login) are `failed` with the reason and tried again only
-// once a minute, so a fix (`sshelf trust`, `vault unlock`, storing the credential again) is picked up.
+// once a minute, so a fix (`sshelf trust`, `vault unlock`, `vault set-class`) is picked up.
 import Foundation
 import ShelfCore
 import ShelfOperations
 import ShelfSSH
 import ShelfStore
+import ShelfVault
 
 final class HostRunner: @unchecked Sendable {
     static let firstDelay = 0.5
@@ -17,6 +18,8 @@ final class HostRunner: @unchecked Sendable {
     private let rules: [PortForwardRule]
     private let options: ConnectOptions
     private let workspace: Workspace
+    /// Opened and unlocked by `forward up --passphrase-fd`, shared by every runner; nil otherwise.
+    private let vault: Vault?
     private let report: @Sendable (String) -> Void
     private let lock = NSLock()
     private var states: [RuleState]
@@ -26,10 +29,11 @@ final class HostRunner: @unchecked Sendable {
     private let finished = DispatchSemaphore(value: 0)
 
     init(
-        plan: ConnectPlan, rules: [PortForwardRule], options: ConnectOptions, context: AppContext,
+        plan: ConnectPlan, rules: [PortForwardRule], options: ConnectOptions, vault: Vault?, context: AppContext,
         report: @escaping @Sendable (String) -> Void
     ) {
         hostName = plan.target.name
+        self.vault = vault
         self.plan = plan
         self.rules = rules
         self.options = options
@@ -111,7 +115,7 @@ final class HostRunner: @unchecked Sendable {
             set(.failed, error: ShelfError(from: error).message)
             return
         }
-        let credentials = UnattendedCredentials(workspace: workspace, store: store, hostName: hostName, releasedBy: "forward")
+        let credentials = UnattendedCredentials(workspace: workspace, store: store, vault: vault, releasedBy: "forward")
         var attempt = 0
         while !isStopping {
             set(.starting)

@@ -10,10 +10,18 @@ final class BackgroundCLI: @unchecked Sendable {
     private let process: SpawnedProcess
     private let errorsPath: String
 
-    init(_ home: TempHome, _ arguments: [String]) throws {
+    /// With `fd3`, that text (and a newline) is readable on descriptor 3, as a script hands over a secret; the shell
+    /// that sets it up execs sshelf, so signals still reach sshelf itself.
+    init(_ home: TempHome, _ arguments: [String], fd3: String? = nil) throws {
         self.arguments = arguments
         errorsPath = home.root + "/background-" + UUID().uuidString.prefix(8) + ".stderr"
-        process = try SpawnedProcess(CLI.binary, arguments, environment: home.environment, errors: errorsPath)
+        if let fd3 {
+            let file = try home.write(fd3 + "\n", to: "fd3-\(UUID().uuidString.prefix(6))")
+            process = try SpawnedProcess("/bin/sh", ["-c", "exec \"$0\" \"$@\" 3<'\(file)'", CLI.binary] + arguments,
+                                         environment: home.environment, errors: errorsPath)
+        } else {
+            process = try SpawnedProcess(CLI.binary, arguments, environment: home.environment, errors: errorsPath)
+        }
     }
 
     deinit { unlink(errorsPath) }
