@@ -132,7 +132,7 @@ _sshelf() {
         "vault set-class") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "vault verify") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "agent") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--print-env --confirm-timeout --ready-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
-        "agent start") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--print-env --confirm-timeout --help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "agent start") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--print-env --confirm-timeout --unlock --passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "agent stop") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;
         "agent status") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "log") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --since --help" -- "$cur")); else COMPREPLY=(); fi ;;

@@ -222,6 +222,8 @@ complete -c sshelf -n '__fish_seen_subcommand_from agent' -l ready-fd -r -d 'wri
 complete -c sshelf -n '__fish_seen_subcommand_from agent; and not __fish_seen_subcommand_from start stop status' -a start -d 'start the sshelf agent in the background (if it is not running)'
 complete -c sshelf -n '__fish_seen_subcommand_from agent; and __fish_seen_subcommand_from start' -l print-env -d 'print SSH_AUTH_SOCK=…; export SSH_AUTH_SOCK; for eval in a shell'
 complete -c sshelf -n '__fish_seen_subcommand_from agent; and __fish_seen_subcommand_from start' -l confirm-timeout -r -d 'refuse a signature nobody confirmed within this long (default 30)'
+complete -c sshelf -n '__fish_seen_subcommand_from agent; and __fish_seen_subcommand_from start' -l unlock -d 'give the agent the vault passphrase now (asked here, or --passphrase-fd), so whenUnlocked keys are served'
+complete -c sshelf -n '__fish_seen_subcommand_from agent; and __fish_seen_subcommand_from start' -l passphrase-fd -r -d 'read the vault passphrase (then any further passphrases, one per line) from descriptor N instead of the terminal'
 complete -c sshelf -n '__fish_seen_subcommand_from agent; and not __fish_seen_subcommand_from start stop status' -a stop -d 'stop the running sshelf agent'
 complete -c sshelf -n '__fish_seen_subcommand_from agent; and not __fish_seen_subcommand_from start stop status' -a status -d 'show where the agent listens, its pid, its keys, locked or not'
 complete -c sshelf -n '__fish_seen_subcommand_from agent; and __fish_seen_subcommand_from status' -l json -d 'print JSON for scripts'

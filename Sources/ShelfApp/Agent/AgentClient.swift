@@ -1,5 +1,6 @@
 // AgentClient: how `sshelf agent status|stop|start` talk to a running agent — its status over the socket (the
-// `status@sshelf` extension), and the state file (pid, socket, since when) it writes beside the socket.
+// `status@sshelf` extension), the vault passphrase handed over as ssh-add -X does (UNLOCK), and the state file
+// (pid, socket, since when) it writes beside the socket.
 import Foundation
 import ShelfCore
 import ShelfOperations
@@ -33,6 +34,40 @@ enum AgentClient {
             return nil
         }
         return AgentStatus.decode(Array(text))
+    }
+}
+
+extension AgentClient {
+    /// Gives a running agent the vault passphrase (an UNLOCK request, built in guarded memory); true when it
+    /// opened the vault.
+    static func unlock(_ locations: DataLocations, passphrase: SecretBytes) -> Bool {
+        guard let fd = PrivateSocket.connect(locations.agentSocket) else { return false }
+        defer { close(fd) }
+        PrivateSocket.setTimeout(fd, seconds: 30, option: SO_RCVTIMEO)
+        let head =
+            SSHWire.uint32(UInt32(5 + passphrase.count)) + [AgentMessage.unlock]
+            + SSHWire.uint32(UInt32(passphrase.count))
+        let frame = SecretBytes.joined([SecretBytes(head), passphrase])
+        let sent = frame.withUnsafeBytes { bytes -> Bool in
+            var offset = 0
+            while offset < bytes.count {
+                let count = send(fd, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { return false }
+                offset += count
+            }
+            return true
+        }
+        guard sent else { return false }
+        var reply = [UInt8](repeating: 0, count: 5)
+        var got = 0
+        while got < reply.count {
+            let count = reply.withUnsafeMutableBytes { recv(fd, $0.baseAddress! + got, $0.count - got, 0) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { return false }
+            got += count
+        }
+        return reply == [0, 0, 0, 1, AgentMessage.success]
     }
 }
 

@@ -492,14 +492,25 @@ final class AgentService: @unchecked Sendable {
         let keys = served()
         let vault = vault(create: false)
         let vaultState: String
+        var lockedKeys: [String] = []
         if let vault {
             vaultState = vault.hasPassphrase ? "passphrase set" : "no passphrase"
+            // Which served keys this agent cannot read right now: their class is locked in this process.
+            let states = Dictionary(((try? vault.status().classes) ?? []).map { ($0.accessibility, $0.state) }) {
+                a, _ in a
+            }
+            for item in keys {
+                guard let reference = item.identity.privateKeyRef,
+                    let stored = try? vault.storedClass(of: reference), states[stored.rawValue] == "locked"
+                else { continue }
+                lockedKeys.append(item.identity.name)
+            }
         } else {
             vaultState = "none on this device"
         }
         return AgentStatus(
             pid: Int(getpid()), socket: context.locations.agentSocket, keys: keys.map(\.identity.name),
-            locked: isLocked, vault: vaultState, confirm: confirmation.channel,
+            lockedKeys: lockedKeys, locked: isLocked, vault: vaultState, confirm: confirmation.channel,
             confirmTimeout: confirmation.timeoutSeconds, started: started)
     }
 }

@@ -11,6 +11,8 @@ struct AgentStatus: Codable, Equatable {
     var socket: String
     /// Names of the identities served right now.
     var keys: [String]
+    /// Those of them whose vault class is locked in the agent (a signature would need the vault passphrase).
+    var lockedKeys: [String]
     var locked: Bool
     var vault: String
     var confirm: String

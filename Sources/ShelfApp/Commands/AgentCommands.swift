@@ -38,11 +38,18 @@ enum AgentCommands {
             details: """
                 With no terminal, a key marked --confirm is asked about in a running sshelf TUI (and refused when \
                 none is open), and keys whose vault class is locked are refused: run 'sshelf vault unlock' for \
-                afterFirstUnlock keys, or give the agent the vault passphrase with 'ssh-add -X'. Its log is \
-                agent.log in the state folder.
+                afterFirstUnlock keys, or give the agent the vault passphrase: --unlock (also for an agent that \
+                is running already), or 'ssh-add -X'. Its log is agent.log in the state folder.
                 """,
-            options: [printEnv, confirmTimeout],
-            examples: ["eval \"$(sshelf agent start --print-env)\""],
+            options: [
+                printEnv, confirmTimeout,
+                .flag(
+                    "unlock",
+                    "give the agent the vault passphrase now (asked here, or --passphrase-fd), so whenUnlocked keys are served"
+                ),
+                VaultCommands.passphraseFD,
+            ],
+            examples: ["eval \"$(sshelf agent start --print-env)\"", "sshelf agent start --unlock"],
             run: start),
         CommandSpec(path: ["agent", "stop"], summary: "stop the running sshelf agent", run: stop),
         CommandSpec(
@@ -84,7 +91,9 @@ enum AgentCommands {
     static func start(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         let timeout = try confirmSeconds(call)
         let locations = context.locations
+        let unlockInput = call.flag("unlock") ? try SecretInput(call, option: "passphrase-fd") : nil
         if let running = AgentClient.status(locations) {
+            if let unlockInput { try unlockAgent(context, unlockInput) }
             if call.flag("print-env") {
                 context.print(environmentLine(running.socket))
             } else {
@@ -117,6 +126,7 @@ enum AgentCommands {
                 answer.map { $0.hasPrefix("error: ") ? String($0.dropFirst(7)) : $0 } ?? "it did not answer within 15 s"
             throw ShelfError(.failure, "the agent did not start: \(reason)", hint: "see \(logPath)")
         }
+        if let unlockInput { try unlockAgent(context, unlockInput) }
         if call.flag("print-env") {
             context.print(environmentLine(locations.agentSocket))
         } else {
@@ -171,7 +181,14 @@ enum AgentCommands {
                     ? "none" : "\(running.keys.count): " + running.keys.map(Display.safe).joined(separator: ", ")
             ),
             ("locked", running.locked ? "yes (ssh-add -X unlocks it)" : "no"),
-            ("vault", running.vault),
+            (
+                "vault",
+                running.vault
+                    + (running.lockedKeys.isEmpty
+                        ? ""
+                        : "; locked for \(running.lockedKeys.map(Display.safe).joined(separator: ", ")) ("
+                            + "'sshelf agent start --unlock' or 'ssh-add -X' for whenUnlocked keys, 'sshelf vault unlock' for afterFirstUnlock ones)")
+            ),
             ("confirm by", "\(running.confirm), within \(running.confirmTimeout) s"),
             (
                 "log",
@@ -183,6 +200,20 @@ enum AgentCommands {
     }
 
     // MARK: helpers
+
+    /// Hands the vault passphrase to the running agent (whose whenUnlocked keys then open, until its idle timeout).
+    static func unlockAgent(_ context: AppContext, _ input: SecretInput) throws {
+        guard Vault.exists(at: context.locations), try VaultCommands.open(context, create: false).hasPassphrase else {
+            context.errorOutput("the vault has no passphrase: there is nothing to unlock\n")
+            return
+        }
+        let passphrase = try input.read(prompt: "Vault passphrase (for the agent): ")
+        guard AgentClient.unlock(context.locations, passphrase: passphrase) else {
+            throw ShelfError(
+                .failure, "the agent did not open the vault: the passphrase is not correct (or the agent is locked)",
+                hint: "try again; 'sshelf agent status' shows whether the agent itself is locked")
+        }
+    }
 
     static func confirmSeconds(_ call: Invocation) throws -> Int {
         guard let text = call.value("confirm-timeout") else { return AgentConfirmation.defaultTimeout }

@@ -195,6 +195,25 @@ final class AgentSSHTests: XCTestCase {
         XCTAssertExit(try world.ssh(), 0)
     }
 
+    func testAgentStartUnlockGivesTheAgentTheVaultPassphrase() throws {
+        let world = try AgentWorld()
+        XCTAssertExit(try world.home.run(["vault", "passwd", "--passphrase-fd", "0"], stdin: "start-pass\n"), 0)
+        let made = try world.home.run(["keygen", "later", "--passphrase-fd", "0"], stdin: "start-pass\n")
+        XCTAssertExit(made, 0)
+        try world.sshd.authorize(made.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        try world.startAgent()
+        let before = try world.home.run(["agent", "status"])
+        XCTAssertTrue(before.stdout.contains("locked for later"), before.stdout)
+        XCTAssertNotEqual(try world.ssh().status, 0)
+
+        let wrong = try world.home.run(["agent", "start", "--unlock", "--passphrase-fd", "3"], fd3: "not-it")
+        XCTAssertEqual(wrong.status, 1, "\(wrong)")
+        XCTAssertTrue(wrong.stderr.contains("the passphrase is not correct"), wrong.stderr)
+        XCTAssertExit(try world.home.run(["agent", "start", "--unlock", "--passphrase-fd", "3"], fd3: "start-pass"), 0)
+        XCTAssertFalse(try world.home.run(["agent", "status"]).stdout.contains("locked for"))
+        XCTAssertExit(try world.ssh(), 0)
+    }
+
     func testAnotherUserIsRefusedAndLogged() throws {
         guard getuid() == 0 else { throw XCTSkip("needs root to run a client as another user (nobody)") }
         let world = try AgentWorld()
