@@ -123,12 +123,13 @@ public struct ReleaseLog: Sendable {
         }
         defer { flock(fd, LOCK_UN) }
 
-        let contents = readAll(fd)
-        if let last = contents.last, last != 0x0a {
+        // Only the end of the log is read: appending stays as cheap at a million lines as at ten.
+        let tail = readTail(fd)
+        if let last = tail.last, last != 0x0a {
             // A line cut short by a crash: end it, so the new line stays whole (verify reports the cut one).
             guard writeAll(fd, [0x0a]) else { throw failure("write") }
         }
-        let previous = lastLink(contents, key: key)
+        let previous = lastLink(tail, fd: fd, key: key)
         var entry = record
         entry.seq = previous.seq + 1
         entry.time = now
@@ -152,11 +153,12 @@ public struct ReleaseLog: Sendable {
 
     /// The MAC and number to chain the next line to: the last line's, when it parses; otherwise the head
     /// record's, when its MAC holds; otherwise a fresh start (verify reports the damage either way).
-    private func lastLink(_ contents: [UInt8], key: SecretBytes) -> (seq: Int, mac: [UInt8]) {
-        let lines = contents.split(separator: 0x0a)
-        if let last = lines.last, let parsed = Self.parse(Array(last)) { return (parsed.entry.seq, parsed.mac) }
+    private func lastLink(_ tail: [UInt8], fd: Int32, key: SecretBytes) -> (seq: Int, mac: [UInt8]) {
+        if let last = tail.split(separator: 0x0a).last, let parsed = Self.parse(Array(last)) {
+            return (parsed.entry.seq, parsed.mac)
+        }
         if let head = Head.load(headPath), head.isValid(key: key) { return (head.count, head.last) }
-        return (lines.count, Self.firstLink)
+        return (readAll(fd).split(separator: 0x0a).count, Self.firstLink)
     }
 
     // MARK: reading
@@ -359,6 +361,25 @@ public struct ReleaseLog: Sendable {
     }
 
     // MARK: IO
+
+    /// The last 64 KiB (lines are far shorter), or the whole file when it is smaller.
+    private func readTail(_ fd: Int32) -> [UInt8] {
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_size > 0 else { return [] }
+        let start = max(0, info.st_size - 64 * 1024)
+        var bytes = [UInt8](repeating: 0, count: Int(info.st_size - start))
+        var filled = 0
+        while filled < bytes.count {
+            let count = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + filled, $0.count - filled, start + off_t(filled)) }
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { break }
+            filled += count
+        }
+        let read = Array(bytes[0..<filled])
+        // Drop a first line the window cut in two.
+        guard start > 0, let firstBreak = read.firstIndex(of: 0x0a) else { return read }
+        return Array(read[(firstBreak + 1)...])
+    }
 
     private func readAll(_ fd: Int32) -> [UInt8] {
         var contents: [UInt8] = []

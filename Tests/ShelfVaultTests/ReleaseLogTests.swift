@@ -48,6 +48,16 @@ final class ReleaseLogTests: XCTestCase {
         XCTAssertEqual(fixture.classOf(.logKey), "afterFirstUnlockThisDeviceOnly")
     }
 
+    func testALogLongerThanTheTailWindowKeepsItsChain() throws {
+        // Appends read only the last 64 KiB: past that size the chain must still link up.
+        let (_, vault, log) = try filled(400)
+        let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: log.path)[.size] as? Int)
+        XCTAssertGreaterThan(size, 64 * 1024)
+        let verdict = try log.verify(vault: vault)
+        XCTAssertTrue(verdict.intact, "\(verdict.problems)")
+        XCTAssertEqual(verdict.lines, 400)
+    }
+
     func testEveryEditedByteIsFound() throws {
         let (_, vault, log) = try filled(3)
         let original = try XCTUnwrap(FileManager.default.contents(atPath: log.path))
