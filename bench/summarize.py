@@ -19,7 +19,12 @@ def rows(path):
         line = f"| {pathlib.Path(path).stem} | `{data[index]['command']}` | {ours[0]*1000:.1f} ms ({ours[1]*1000:.1f}–{ours[2]*1000:.1f}) |"
         if index + 1 < len(data):
             peer = stats(data[index + 1])
-            line += f" `{data[index + 1]['command']}` | {peer[0]*1000:.1f} ms ({peer[1]*1000:.1f}–{peer[2]*1000:.1f}) | {ours[0]/peer[0]:.2f} |"
+            ratio = f"{ours[0]/peer[0]:.2f}"
+            # Interleaved runs (bench/interleave.py, tui-connect.py) pair up round by round: the ratio's min–max.
+            if data[index].get("interleaved") and data[index + 1].get("interleaved"):
+                rounds = [a / b for a, b in zip(data[index]["times"], data[index + 1]["times"])]
+                ratio += f" ({min(rounds):.2f}–{max(rounds):.2f})"
+            line += f" `{data[index + 1]['command']}` | {peer[0]*1000:.1f} ms ({peer[1]*1000:.1f}–{peer[2]*1000:.1f}) | {ratio} |"
         else:
             line += " — | — | — |"
         lines.append(line)

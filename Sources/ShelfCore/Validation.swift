@@ -156,6 +156,11 @@ public enum Validation {
             add("targetPort", portProblem(rule.targetPort, what: "target port"))
         }
         if !rule.name.isEmpty { add("name", controlCharacterProblem(rule.name).map { "name \($0)" }) }
+        if !(1...PortForwardRule.sessionLimit).contains(rule.sessions) {
+            add("sessions", "sessions must be 1 to \(PortForwardRule.sessionLimit), not \(rule.sessions)")
+        } else if rule.sessions > 1, rule.kind == .remote {
+            add("sessions", "sessions applies to -L and -D rules (for -R the server picks the session), not -R")
+        }
         return found
     }
 }

@@ -117,21 +117,22 @@ enum IdentityRow {
 
 enum ForwardRow {
     static let columns = """
-        id, host_id, name, kind, bind_address, bind_port, target_host, target_port, autostart, enabled, updated_at, extra
+        id, host_id, name, kind, bind_address, bind_port, target_host, target_port, autostart, enabled, updated_at, extra, \
+        sessions
         """
     static let upsert = """
-        INSERT INTO forward_rules(\(columns)) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)
+        INSERT INTO forward_rules(\(columns)) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)
         ON CONFLICT(id) DO UPDATE SET host_id=excluded.host_id, name=excluded.name, kind=excluded.kind,
           bind_address=excluded.bind_address, bind_port=excluded.bind_port, target_host=excluded.target_host,
           target_port=excluded.target_port, autostart=excluded.autostart, enabled=excluded.enabled,
-          updated_at=excluded.updated_at, extra=excluded.extra
+          updated_at=excluded.updated_at, extra=excluded.extra, sessions=excluded.sessions
         """
 
     static func bindings(_ rule: PortForwardRule) -> [SQLValue] {
         [.text(rule.id.storeText), .optional(rule.hostID), .text(rule.name), .text(rule.kind.rawValue),
          .text(rule.bindAddress), .int(rule.bindPort), .text(rule.targetHost), .int(rule.targetPort),
          .int(rule.autostart ? 1 : 0), .int(rule.enabled ? 1 : 0), .double(rule.updatedAt.timeIntervalSince1970),
-         .text(ExtraFields.encode(rule.extra))]
+         .text(ExtraFields.encode(rule.extra)), .int(rule.sessions)]
     }
 
     static func read(_ row: Statement) -> PortForwardRule? {
@@ -139,6 +140,6 @@ enum ForwardRow {
         return PortForwardRule(id: id, hostID: row.uuid(1), name: row.text(2), kind: ForwardKind(rawValue: row.text(3)),
                                bindAddress: row.text(4), bindPort: row.int(5), targetHost: row.text(6),
                                targetPort: row.int(7), autostart: row.int(8) != 0, enabled: row.int(9) != 0,
-                               updatedAt: row.date(10), extra: ExtraFields.decode(row.text(11)))
+                               sessions: row.int(12), updatedAt: row.date(10), extra: ExtraFields.decode(row.text(11)))
     }
 }

@@ -3,7 +3,7 @@
 // to a dead target that fails alone while the forward keeps serving.
 import Foundation
 import ShelfCore
-import ShelfSSH
+@testable import ShelfSSH
 import TestSupport
 import XCTest
 
@@ -16,7 +16,8 @@ final class RunningForwards: @unchecked Sendable {
     private let finished = DispatchSemaphore(value: 0)
     var failure: Error?
 
-    init(_ rules: [PortForwardRule], sshd: SSHD? = nil) throws {
+    /// `sendBuffer`: the engine's send buffer in bytes (nil: the default).
+    init(_ rules: [PortForwardRule], sshd: SSHD? = nil, sendBuffer: Int? = nil) throws {
         try TestAccount.ensure()
         let key = try TestKey.generate(.ed25519)
         var options = SSHD.Options()
@@ -27,7 +28,13 @@ final class RunningForwards: @unchecked Sendable {
         connection = try world.connector.connect([
             world.endpoint(self.sshd, identity: identity, pinned: world.pin(self.sshd))
         ])
-        engine = try ForwardEngine(connection: connection, rules: rules, hostName: "target")
+        let connection = connection
+        if let sendBuffer {
+            engine = try ForwardEngine(
+                connection: connection, rules: rules, hostName: "target", sendBufferCapacity: sendBuffer)
+        } else {
+            engine = try ForwardEngine(connection: connection, rules: rules, hostName: "target")
+        }
         // Weak: the thread must not release the engine (and with it libssh2 objects) after `finished`.
         Thread { [weak self, finished] in
             self?.runEngine()

@@ -14,16 +14,17 @@ public final class SpawnedProcess: @unchecked Sendable {
         var status: Int32?
     }
 
-    /// Starts `path` with stdin on /dev/null, stdout to `output` (a file, truncated) or /dev/null, stderr to
-    /// `errors` (a file), else to wherever stdout goes, and no other descriptor of ours: a daemon (sshd, the tmux
-    /// server) that inherited a pipe a test reads would keep that reader waiting for as long as it runs.
+    /// Starts `path` with stdin on `input` (a file) or /dev/null, stdout to `output` (a file, truncated) or
+    /// /dev/null, stderr to `errors` (a file), else to wherever stdout goes, and no other descriptor of ours: a
+    /// daemon (sshd, the tmux server) that inherited a pipe a test reads would keep that reader waiting for as long
+    /// as it runs.
     public init(_ path: String, _ arguments: [String], environment: [String: String]? = nil,
-                output: String? = nil, errors: String? = nil) throws {
+                input: String? = nil, output: String? = nil, errors: String? = nil) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         let create = O_WRONLY | O_CREAT | O_TRUNC
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 0, input ?? "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, output ?? "/dev/null", create, 0o600)
         if let errors {
             posix_spawn_file_actions_addopen(&actions, 2, errors, create, 0o600)

@@ -13,6 +13,8 @@ enum ForwardCommands {
     ]
     static let publicBind = OptionSpec.flag(
         "allow-public-bind", "allow a bind address other than loopback (the port becomes reachable from the network)")
+    static let sessionsOption = OptionSpec.value(
+        "sessions", "N", "spread the rule's connections over N SSH sessions (logins), 1-16, default 1; -L and -D only")
     static let ruleArguments = [
         ArgumentSpec(name: "RULE", help: "rule id prefix (from 'forward list') or rule name", variadic: true)
     ]
@@ -29,10 +31,12 @@ enum ForwardCommands {
                         .value("name", "NAME", "a label for the rule"),
                         .flag("autostart", "start with 'sshelf forward up'"),
                         .flag("disabled", "store the rule switched off"),
+                        sessionsOption,
                         publicBind,
                     ],
                     examples: ["sshelf forward add prod-db --local 5432:localhost:5432",
-                               "sshelf forward add bastion --dynamic 1080 --autostart"],
+                               "sshelf forward add bastion --dynamic 1080 --autostart",
+                               "sshelf forward add storage --local 9000:localhost:9000 --sessions 4"],
                     run: add),
         CommandSpec(path: ["forward", "edit"], summary: "change a forward rule",
                     details: "Only the options given change. A new --local, --remote or --dynamic SPEC replaces the rule's kind and spec. A running 'forward up' or 'forward start' picks the change up when it next starts.",
@@ -41,6 +45,7 @@ enum ForwardCommands {
                         .value("name", "NAME", "a new label for the rule ('' for none)"),
                         .flag("autostart", "start it with 'sshelf forward up'"),
                         .flag("no-autostart", "do not start it with 'sshelf forward up'"),
+                        sessionsOption,
                         publicBind,
                     ],
                     examples: ["sshelf forward edit 3fa2 --local 15432:localhost:5432", "sshelf forward edit db --no-autostart"],
@@ -75,9 +80,10 @@ enum ForwardCommands {
             let host = rule.hostID.flatMap { hosts[$0] }?.name ?? "(orphaned: host deleted)"
             var state = rule.enabled ? "enabled" : "disabled"
             if rule.autostart { state += ",autostart" }
-            return [Display.shortID(rule.id), host, "-\(rule.spec.flag)", rule.spec.description, state, rule.name]
+            return [Display.shortID(rule.id), host, "-\(rule.spec.flag)", rule.spec.description, state, "\(rule.sessions)",
+                    rule.name]
         }
-        context.output(Display.table(["ID", "HOST", "KIND", "SPEC", "STATE", "NAME"], rows))
+        context.output(Display.table(["ID", "HOST", "KIND", "SPEC", "STATE", "SESSIONS", "NAME"], rows))
         return 0
     }
 
@@ -95,12 +101,13 @@ enum ForwardCommands {
 
     static func add(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         let spec = try givenSpec(call)
+        let sessions = try sessionsValue(call) ?? 1
         let (rule, hostName) = try context.store().write { store in
             let host = try Resolve.host(call.arguments[0], in: store)
             let rule = PortForwardRule(hostID: host.id, name: call.value("name") ?? "", kind: spec.kind,
                                        bindAddress: spec.bindAddress, bindPort: spec.bindPort, targetHost: spec.targetHost,
                                        targetPort: spec.targetPort, autostart: call.flag("autostart"),
-                                       enabled: !call.flag("disabled"))
+                                       enabled: !call.flag("disabled"), sessions: sessions)
             try ForwardOperations.checkBindAddresses([rule], allowPublic: call.flag("allow-public-bind"))
             return (rule, try ForwardOperations.save(rule, in: store))
         }
@@ -125,6 +132,7 @@ enum ForwardCommands {
                 try ForwardOperations.checkBindAddresses([rule], allowPublic: call.flag("allow-public-bind"))
             }
             if let name = call.value("name") { rule.name = name }
+            if let sessions = try sessionsValue(call) { rule.sessions = sessions }
             if call.flag("autostart") { rule.autostart = true }
             if call.flag("no-autostart") { rule.autostart = false }
             rule.updatedAt = Date()
@@ -156,6 +164,16 @@ enum ForwardCommands {
         if !states.isEmpty { text += " (\(states.joined(separator: ", ")))" }
         if !rule.name.isEmpty { text += " '\(Display.safe(rule.name))'" }
         return text
+    }
+
+    /// `--sessions N` as a number (its range is the rule's validation); nil when not given.
+    static func sessionsValue(_ call: Invocation) throws -> Int? {
+        guard let text = call.value("sessions") else { return nil }
+        guard let sessions = Int(text) else {
+            throw ShelfError(.invalid, "--sessions takes a number of SSH sessions, not '\(Display.safe(text))'",
+                             hint: "for example --sessions 4 (1 to \(PortForwardRule.sessionLimit))")
+        }
+        return sessions
     }
 
     static func remove(_ call: Invocation, _ context: AppContext) throws -> Int32 {

@@ -70,17 +70,24 @@ enum ForwardRunCommands {
         let rules = try selectRules(call, hostID: plan.target.id, hostName: plan.target.name, store: store)
         try ForwardOperations.checkBindAddresses(rules, allowPublic: call.flag("allow-public-bind"))
         let options = try SSHCommands.connectOptions(call, context)
-        return try SSHCommands.withConnection(plan, store: store, call: call, options: options, context: context) {
-            connection in
-            let engine: ForwardEngine
+        // Rules with `sessions N` get N logins; the extra ones repeat the first one's answers without asking.
+        let login = RepeatLogin()
+        return try SSHCommands.withConnection(
+            plan, store: store, call: call, options: options, context: context, prompts: login.recording
+        ) { connection in
+            let extra = try login.connectMore(
+                ForwardPool.sessionsNeeded(for: rules) - 1, to: plan.endpoints, options: options,
+                credentials: try SSHCommands.credentialSource(context, store: store, call: call))
+            defer { for session in extra { session.close() } }
+            let pool: ForwardPool
             do {
-                engine = try ForwardEngine(
-                    connection: connection, rules: rules, hostName: plan.target.name, skipFailedRules: true)
+                pool = try ForwardPool(
+                    connections: [connection] + extra, rules: rules, hostName: plan.target.name, skipFailedRules: true)
             } catch {
                 // Logged in, but no rule could listen: a local problem, not a connection failure.
                 throw ShelfError(.failure, ShelfError(from: error).message, hint: portHint(error, rules: rules))
             }
-            for failure in engine.failedRules {
+            for failure in pool.failedRules {
                 let rule = "-\(failure.rule.spec.flag) \(failure.rule.spec)"
                 context.errorOutput("sshelf: error: \(rule) left out: \(Display.safe(failure.error.message))\n")
                 if let hint = portHint(failure.error, rules: [failure.rule]) {
@@ -89,23 +96,24 @@ enum ForwardRunCommands {
             }
             // Catch the signals before saying how to send them: a script that reads the line and stops us at once
             // must get a clean stop, not the default action.
-            let signals = StopSignals { engine.stop() }
+            let signals = StopSignals { pool.stop() }
             defer { signals.cancel() }
-            for status in engine.status() {
-                context.errorOutput("sshelf: forwarding \(status.spec) (port \(status.boundPort))\n")
+            for status in pool.status() {
+                let sessions = status.connectionsPerSession.map { " over \($0.count) sessions" } ?? ""
+                context.errorOutput("sshelf: forwarding \(status.spec) (port \(status.boundPort))\(sessions)\n")
             }
             context.errorOutput("sshelf: press Ctrl-C to stop\n")
             let publisher = call.value("tui-state").map {
-                StartStatePublisher(path: $0, hostName: plan.target.name, engine: engine, context: context)
+                StartStatePublisher(path: $0, hostName: plan.target.name, pool: pool, context: context)
             }
             defer { publisher?.stop() }
-            try engine.run()
-            for status in engine.status() {
+            try pool.run()
+            for status in pool.status() {
                 context.errorOutput(
                     "sshelf: stopped \(status.spec): \(status.totalConnections) connections, \(status.bytesOut) bytes out, \(status.bytesIn) bytes in\n"
                 )
             }
-            return engine.failedRules.isEmpty ? 0 : 1
+            return pool.failedRules.isEmpty ? 0 : 1
         }
     }
 
@@ -217,15 +225,17 @@ enum ForwardRunCommands {
             if let next = rule.nextAttempt {
                 detail = "next attempt in \(max(0, Int(next.timeIntervalSinceNow.rounded(.up)))) s: " + detail
             }
+            // A rule spread over several sessions shows how many connections each one carried.
+            let sessions = rule.connectionsPerSession.map { "\($0.count) (\($0.map(String.init).joined(separator: " ")))" }
             return [
                 Display.safe(rule.host), rule.spec, rule.state.rawValue,
-                "\(rule.activeConnections)/\(rule.totalConnections)",
+                "\(rule.activeConnections)/\(rule.totalConnections)", sessions ?? "1",
                 "\(rule.bytesOut)", "\(rule.bytesIn)", detail,
             ]
         }
         context.output(
             "supervisor pid \(state.pid)\n"
-                + Display.table(["HOST", "RULE", "STATE", "CONNS", "OUT", "IN", "DETAIL"], rows))
+                + Display.table(["HOST", "RULE", "STATE", "CONNS", "SESSIONS", "OUT", "IN", "DETAIL"], rows))
         return 0
     }
 

@@ -218,13 +218,16 @@ enum SSHCommands {
         return fd
     }
 
-    /// Connects, records what changed, and runs `body`; a connection error leaves as such (exit 255).
+    /// Connects, records what changed, and runs `body`; a connection error leaves as such (exit 255). `prompts` may
+    /// wrap the terminal prompts (a forward with several sessions keeps the first login's answers).
     static func withConnection(_ plan: ConnectPlan, store: Store, call: Invocation, options: ConnectOptions,
-                               context: AppContext, body: (SSHConnection) throws -> Int32) throws -> Int32 {
+                               context: AppContext, prompts wrap: (ConnectDelegate) -> ConnectDelegate = { $0 },
+                               body: (SSHConnection) throws -> Int32) throws -> Int32 {
         let prompts = TerminalPrompts(acceptNew: call.flag("accept-new"), passwordFD: try passwordFD(call),
                                       remember: call.flag("remember") ? true : nil, errorOutput: context.errorOutput)
         let connector = SSHConnector(
-            options: options, credentials: try credentialSource(context, store: store, call: call), delegate: prompts)
+            options: options, credentials: try credentialSource(context, store: store, call: call),
+            delegate: wrap(prompts))
         let connection = try plan.connect(connector, store: store)
         defer { connection.close() }
         let record = BackgroundRecord(connection.outcome, target: plan.target.id, store: store)

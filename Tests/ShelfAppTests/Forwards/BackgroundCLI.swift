@@ -11,16 +11,20 @@ final class BackgroundCLI: @unchecked Sendable {
     private let errorsPath: String
 
     /// With `fd3`, that text (and a newline) is readable on descriptor 3, as a script hands over a secret; the shell
-    /// that sets it up execs sshelf, so signals still reach sshelf itself.
-    init(_ home: TempHome, _ arguments: [String], fd3: String? = nil) throws {
+    /// that sets it up execs sshelf, so signals still reach sshelf itself. `stdin`: text the command reads on its
+    /// standard input (for `--password-fd 0`), from a file in the home.
+    init(_ home: TempHome, _ arguments: [String], fd3: String? = nil, stdin: String? = nil) throws {
         self.arguments = arguments
-        errorsPath = home.root + "/background-" + UUID().uuidString.prefix(8) + ".stderr"
+        let name = "/background-" + UUID().uuidString.prefix(8)
+        errorsPath = home.root + name + ".stderr"
+        let input = try stdin.map { text in try home.write(text, to: String(name.dropFirst()) + ".stdin") }
         if let fd3 {
             let file = try home.write(fd3 + "\n", to: "fd3-\(UUID().uuidString.prefix(6))")
             process = try SpawnedProcess("/bin/sh", ["-c", "exec \"$0\" \"$@\" 3<'\(file)'", CLI.binary] + arguments,
-                                         environment: home.environment, errors: errorsPath)
+                                         environment: home.environment, input: input, errors: errorsPath)
         } else {
-            process = try SpawnedProcess(CLI.binary, arguments, environment: home.environment, errors: errorsPath)
+            process = try SpawnedProcess(
+                CLI.binary, arguments, environment: home.environment, input: input, errors: errorsPath)
         }
     }
 

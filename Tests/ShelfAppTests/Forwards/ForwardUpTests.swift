@@ -105,4 +105,28 @@ final class ForwardUpTests: XCTestCase {
         XCTAssertFalse(up.stderr.contains("retrying"), up.stderr)
         XCTAssertEqual(try up.stop(SIGTERM), 0, up.stderr)
     }
+
+    /// One autostart rule's port is taken: the supervisor runs the host's other rules, and the busy one is `failed`
+    /// with the port named — in its output and in `forward status`.
+    func testABusyPortLeavesOutOnlyItsRule() throws {
+        let world = try SSHCLIWorld()
+        XCTAssertExit(try world.home.run("exec", "t", "--accept-new", "--", "true"), 0)
+        let blocker = try ReverseServer()
+        let target = try ReverseServer()
+        let free = try TrafficSocket.freePort()
+        XCTAssertExit(try world.home.run("forward", "add", "t", "--local", "\(blocker.port):127.0.0.1:\(target.port)",
+                                         "--autostart", "--name", "busy"), 0)
+        XCTAssertExit(try world.home.run("forward", "add", "t", "--local", "\(free):127.0.0.1:\(target.port)",
+                                         "--autostart", "--name", "free"), 0)
+        let up = try BackgroundCLI(world.home, ["forward", "up"])
+        try up.waitFor("left out: port \(blocker.port) on 127.0.0.1 is already in use")
+        XCTAssertEqual(try TrafficSocket.roundTrip(port: free, Array("still".utf8)), Array("llits".utf8))
+        let json = try eventually("both rules in forward status", observe: { try statusJSON(world) }, until: {
+            let states = (($0["rules"] as? [[String: Any]]) ?? []).compactMap { $0["state"] as? String }.sorted()
+            return states == ["active", "failed"]
+        })
+        let busy = try XCTUnwrap((json["rules"] as? [[String: Any]])?.first { $0["state"] as? String == "failed" })
+        XCTAssertTrue((busy["lastError"] as? String ?? "").contains("port \(blocker.port)"), "\(json)")
+        XCTAssertEqual(try up.stop(SIGTERM), 0, up.stderr)
+    }
 }
