@@ -46,9 +46,11 @@ _sshelf() {
     case "$cmd" in warm|group|forward|identity|import|export|vault|agent|log|sync) key="$cmd $sub" ;; esac
     case "$prev" in
         --auth) COMPREPLY=($(compgen -W "auto publickey password keyboardInteractive agent" -- "$cur")); return ;;
+        --benchmark-data) COMPREPLY=($(compgen -W "synthetic realistic" -- "$cur")); return ;;
         --benchmark-query) COMPREPLY=(); return ;;
         --benchmark-report) _sshelf_files; return ;;
         --benchmark-seed) COMPREPLY=(); return ;;
+        --benchmark-ssh-config) _sshelf_files; return ;;
         --code-fd) COMPREPLY=(); return ;;
         --comment) COMPREPLY=(); return ;;
         --confirm-timeout) COMPREPLY=(); return ;;
@@ -144,7 +146,7 @@ _sshelf() {
         "sync now") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "sync devices") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;
         "sync disable") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;
-        "ui") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--print-keymap --benchmark-report --benchmark-query --benchmark-seed --help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "ui") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--print-keymap --benchmark-report --benchmark-query --benchmark-seed --benchmark-data --benchmark-ssh-config --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "check") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "completions") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=($(compgen -W "bash zsh fish" -- "$cur")); fi ;;
         "manpage") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;

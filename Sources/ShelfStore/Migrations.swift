@@ -9,7 +9,7 @@ enum Migration: Sendable {
 }
 
 enum Migrations {
-    static let all: [Migration] = [version1, version2, version3, version4, version5]
+    static let all: [Migration] = [version1, version2, version3, version4, catalog, identityAgentOptions]
     static var latest: Int { all.count }
 
     /// The first schema. Relations are flat optional ids with no foreign keys and no unique names: sync can
@@ -138,7 +138,7 @@ enum Migrations {
     /// The sshelf agent's per-identity options: confirm each signature, and how long the key is served. An identity
     /// that arrived by sync from a newer device before these columns existed kept them among its unknown fields;
     /// they move into the columns here.
-    static let version5 = Migration.code { db in
+    static let identityAgentOptions = Migration.code { db in
         try db.execute("""
             ALTER TABLE identities ADD COLUMN confirm_each_use INTEGER NOT NULL DEFAULT 0;
             ALTER TABLE identities ADD COLUMN agent_lifetime INTEGER NOT NULL DEFAULT 0;

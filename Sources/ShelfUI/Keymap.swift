@@ -7,7 +7,7 @@ public enum Command: String, Sendable, CaseIterable {
     case addHost, addGroup, addForward, addIdentity, identities, edit, delete, toggleForward, copyID
     case help, quit
     // searching
-    case searchAccept, searchCancel, searchErase, searchDown, searchUp
+    case searchAccept, searchCancel, searchErase, searchDown, searchUp, searchScope
     // forms
     case formNext, formPrevious, formCycle, formCycleBack, formSave, formCancel, formErase, formClear
     // dialogs
@@ -134,6 +134,8 @@ public enum Keymap {
         KeyBinding([.backspace], .searchErase, .search, "delete the last character"),
         KeyBinding([.down, .ctrl("n")], .searchDown, .search, "move down in the results"),
         KeyBinding([.up, .ctrl("p")], .searchUp, .search, "move up in the results"),
+        KeyBinding([.tab], .searchScope, .search, "search every host, or only the selected group",
+                   disabled: { $0.selectedGroupID == nil ? "\"All hosts\" is selected" : nil }),
 
         KeyBinding([.tab, .down], .formNext, .form, "next field", hint: "next"),
         KeyBinding([.backTab, .up], .formPrevious, .form, "previous field"),

@@ -22,9 +22,9 @@ final class IdentityAgentOptionsStoreTests: XCTestCase {
         let path = home.sshelfHome + "/data/store.sqlite"
         let kept = UUID()
         do {
-            let v4 = try Store(path: path, migrateTo: 4)
+            let v5 = try Store(path: path, migrateTo: 5)
             // As a version without the columns stored an identity that came by sync from a newer device.
-            try v4.db.run(
+            try v5.db.run(
                 "INSERT INTO identities(id, name, extra) VALUES (?, 'synced', ?)",
                 [.text(kept.storeText), .text(#"{"agentLifetime":3600,"confirmEachUse":true,"future":"kept"}"#)])
         }

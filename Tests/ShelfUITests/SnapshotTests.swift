@@ -17,7 +17,7 @@ final class SnapshotTests: XCTestCase {
 
         add("empty", Fixtures.state(Catalog(), rows: rows, columns: columns))
         var main = Fixtures.state(three, rows: rows, columns: columns)
-        main.hostCursor = main.visible.firstIndex { main.catalog.hosts[$0].name == "web-eu-1" }!
+        main.hostCursor = main.visible.firstIndex { main.catalog.host(at: Int($0)).name == "web-eu-1" }!
         add("groups-3-levels", main)
         var forwards = main
         _ = Reducer.reduce(&forwards, .key(.char("l")))

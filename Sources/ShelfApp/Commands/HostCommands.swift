@@ -26,7 +26,12 @@ enum HostCommands {
     static let commands: [CommandSpec] = [
         CommandSpec(
             path: ["list"], summary: "list hosts, optionally filtered",
-            details: "Every word of FILTER must appear (case-insensitively) in the host's name, hostname, user, tags or group path.",
+            details: """
+                Every word of FILTER must match within one field of the host (its name, hostname, user, a tag or \
+                its group path), fuzzily: its letters in order, not necessarily adjacent, case and accents \
+                ignored. Best matches first (a whole field, then a prefix, then word starts and adjacent \
+                letters), ties by last connected, then name: the same rule and order as the TUI's search.
+                """,
             arguments: [ArgumentSpec(name: "FILTER", help: "words to search for", optional: true, variadic: true)],
             options: [
                 .value("group", "PATH", short: "g", completion: .group, "only hosts in this group and its subgroups"),
@@ -73,38 +78,31 @@ enum HostCommands {
     // MARK: list / show
 
     static func list(_ call: Invocation, _ context: AppContext) throws -> Int32 {
-        let store = try context.store()
-        let (hosts, tree) = try store.read { store -> ([ShelfCore.Host], GroupTree) in
-            let tree = GroupTree(try store.groups())
-            var scope: Set<UUID>? = nil
-            if let path = call.value("group"), !GroupTree.components(path).isEmpty {
-                scope = tree.subtree(of: try Resolve.group(path, tree: tree).id)
-            }
-            return (try store.searchHosts(call.arguments.joined(separator: " "), inGroups: scope), tree)
-        }
+        let listing = try HostListing.find(call.arguments.joined(separator: " "), groupPath: call.value("group"),
+                                           store: try context.store())
         if call.flag("json") {
-            let views = hosts.map { HostJSON(host: $0, groupPath: tree.path(of: $0.groupID)) }
-            context.print(try JSONOutput.encode(views))
+            context.print(try HostListing.json(listing))
             return 0
         }
         if call.flag("names") {
             // Shared names count over every host, not only the ones listed: NAME alone must find exactly one.
+            let table = listing.table
             var sharing: [String: Int] = [:]
-            for host in try store.hosts() { sharing[ModelCheck.sameNameKey(host.name), default: 0] += 1 }
-            context.output(hosts.map { host in
-                let shared = (sharing[ModelCheck.sameNameKey(host.name)] ?? 0) > 1
-                return Display.safe(shared ? "\(host.name)@\(Display.shortID(host.id))" : host.name) + "\n"
+            for row in 0..<table.count { sharing[ModelCheck.sameNameKey(table.name(row)), default: 0] += 1 }
+            context.output(listing.rows.map { row in
+                let name = table.name(Int(row))
+                let shared = (sharing[ModelCheck.sameNameKey(name)] ?? 0) > 1
+                return Display.safe(shared ? "\(name)@\(Display.shortID(table.id(Int(row))))" : name) + "\n"
             }.joined())
             return 0
         }
-        if hosts.isEmpty {
+        if listing.rows.isEmpty {
             context.errorOutput(call.arguments.isEmpty && call.value("group") == nil
                 ? "no hosts yet; add one with 'sshelf add NAME --host HOSTNAME' or 'sshelf import ssh-config'\n"
                 : "no host matches\n")
             return 0
         }
-        let rows = hosts.map { [$0.name, $0.destination, tree.path(of: $0.groupID), $0.tags.joined(separator: ",")] }
-        context.output(Display.table(["NAME", "DESTINATION", "GROUP", "TAGS"], rows))
+        context.output(HostListing.text(listing))
         return 0
     }
 

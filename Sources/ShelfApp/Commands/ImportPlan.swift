@@ -42,11 +42,18 @@ enum ImportPlan {
         // Names are compared ignoring case, as ssh matches Host aliases and as the unique-name rule does: an alias
         // updates the host of that name, and never adds a second one.
         var byName: [String: ShelfCore.Host] = [:]
+        byName.reserveCapacity(resolved.hosts.count)
         var shared: [String: [ShelfCore.Host]] = [:]
         for host in try store.hosts() { shared[ModelCheck.sameNameKey(host.name), default: []].append(host) }
         for (key, hosts) in shared where hosts.count == 1 { byName[key] = hosts[0] }
         var aliasOf: [String: String] = [:]
+        aliasOf.reserveCapacity(resolved.hosts.count)
+        // Read once, not once per host: the stored copy of each host (to tell what changed) and its rules.
+        var stored: [UUID: ShelfCore.Host] = [:]
+        let rulesByHost = Dictionary(grouping: try store.forwardRules(), by: { $0.hostID })
         var imported: [(ImportedHost, ShelfCore.Host, Bool)] = []
+        imported.reserveCapacity(resolved.hosts.count)
+        var idPool = IDSource()
         for entry in resolved.hosts {
             let key = ModelCheck.sameNameKey(entry.alias)
             if let hosts = shared[key], hosts.count > 1 {
@@ -60,7 +67,8 @@ enum ImportPlan {
             }
             aliasOf[key] = entry.alias
             let existing = byName[key]
-            var host = existing ?? ShelfCore.Host(name: entry.alias, groupID: group?.id)
+            if let existing, stored[existing.id] == nil { stored[existing.id] = existing }
+            var host = existing ?? ShelfCore.Host(id: idPool.make(), name: entry.alias, groupID: group?.id)
             host.hostname = entry.hostname
             host.user = entry.user
             host.port = entry.port
@@ -71,8 +79,10 @@ enum ImportPlan {
             imported.append((entry, host, existing == nil))
         }
         // Second pass: jump chains may name hosts defined later in the file.
+        var changedHosts: [ShelfCore.Host] = []
+        changedHosts.reserveCapacity(imported.count)
         for (entry, var host, isNew) in imported {
-            let before = try store.host(id: host.id)
+            let before = stored[host.id]
             if entry.proxyJump.isEmpty {
                 host.jumpHostIDs = []
                 host.unresolvedJump = ""
@@ -95,9 +105,9 @@ enum ImportPlan {
             var changed = isNew || before.map { !sameSettings($0, host) } ?? true
             if changed {
                 host.updatedAt = Date()
-                try store.save(host)
+                changedHosts.append(host)
             }
-            let rules = try store.forwardRules(hostID: host.id)
+            let rules = rulesByHost[host.id] ?? []
             for spec in entry.forwards where !rules.contains(where: { $0.spec == spec }) {
                 try store.save(PortForwardRule(hostID: host.id, kind: spec.kind, bindAddress: spec.bindAddress,
                                                bindPort: spec.bindPort, targetHost: spec.targetHost,
@@ -107,7 +117,33 @@ enum ImportPlan {
             }
             if isNew { summary.added.append(host.name) } else if changed { summary.updated.append(host.name) } else { summary.unchanged += 1 }
         }
+        // One prepared statement for every host (in the caller's one transaction).
+        try store.save(hosts: changedHosts)
         return summary
+    }
+
+    /// Random (version 4) ids, their bytes fetched from the kernel 256 ids at a time: Foundation's `UUID()`
+    /// opens /dev/urandom for each one, and even one getrandom call per host showed up at 100,000 hosts.
+    struct IDSource {
+        private var pool: [UInt8] = []
+        private var next = 0
+
+        mutating func make() -> UUID {
+            if next + 16 > pool.count {
+                pool = [UInt8](repeating: 0, count: 16 * 256)
+                pool.withUnsafeMutableBytes { arc4random_buf($0.baseAddress!, $0.count) }
+                next = 0
+            }
+            var bytes = (UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0),
+                         UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0))
+            withUnsafeMutableBytes(of: &bytes) { out in
+                pool.withUnsafeBytes { out.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[next..<(next + 16)])) }
+            }
+            next += 16
+            bytes.6 = bytes.6 & 0x0F | 0x40
+            bytes.8 = bytes.8 & 0x3F | 0x80
+            return UUID(uuid: bytes)
+        }
     }
 
     static func sameSettings(_ a: ShelfCore.Host, _ b: ShelfCore.Host) -> Bool {

@@ -38,7 +38,15 @@ final class StoreWorker: @unchecked Sendable {
     private func run(_ effect: Effect) {
         if case .load = effect {
             do {
-                mailbox.deliver(.loaded(try CatalogLoader.load(try store(), secretsPresent: secretsPresent())))
+                let store = try store()
+                if let catalog = try CatalogLoader.cached(store, secretsPresent: secretsPresent()) {
+                    mailbox.deliver(.loaded(catalog))
+                    return
+                }
+                // The cache is stale (a change since it was built): rows first, then the whole catalog.
+                mailbox.expect()
+                mailbox.deliver(.loaded(try CatalogLoader.first(store)))
+                mailbox.deliver(.loaded(try CatalogLoader.load(store, secretsPresent: secretsPresent())))
             } catch {
                 mailbox.deliver(.loadFailed(StoreWorker.message(error)))
             }
