@@ -71,6 +71,10 @@ public enum Reducer {
             return []
         case .loggedIn(let hostID):
             return [.launchSession(hostID)]
+        case .agentQuestion(let question):
+            return AgentQuestionReducer.ask(&state, question)
+        case .agentQuestionEnded(let id):
+            return AgentQuestionReducer.ended(&state, id)
         }
     }
 
@@ -147,6 +151,10 @@ public enum Reducer {
             guard let host = state.selectedHost else { return [] }
             state.notice = Notice("connecting to \(host.name)...")
             return [.connect(host.id)]
+        case .copyID:
+            guard let host = state.selectedHost else { return [] }
+            state.notice = Notice("installing the identity key on \(host.name)...")
+            return [.copyID(host.id)]
         case .search:
             state.search.typing = true
             state.focus = .hosts
@@ -391,6 +399,9 @@ public enum Reducer {
 
     static func confirmKey(_ state: inout UIState, _ key: Key, _ confirmation: Confirmation) -> [Effect] {
         guard let binding = Keymap.binding(for: key, in: .dialog) else { return [] }
+        if confirmation.agentQuestion != nil {
+            return AgentQuestionReducer.answer(&state, binding.command == .confirmYes, confirmation)
+        }
         closeForm(&state)
         if binding.command == .confirmYes {
             state.notice = Notice(confirmation.yesNotice)

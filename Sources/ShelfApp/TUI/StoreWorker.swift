@@ -85,7 +85,7 @@ final class StoreWorker: @unchecked Sendable {
             return "deleted forward rule"
         case .deleteIdentity(let id):
             return try IdentityOperations.delete(id, workspace: workspace, in: store)?.summary ?? "already gone"
-        case .load, .connect, .launchSession, .answerPrompt, .startForward, .stopForward, .quit:
+        case .load, .connect, .launchSession, .answerPrompt, .startForward, .stopForward, .copyID, .answerAgent, .quit:
             return ""
         }
     }

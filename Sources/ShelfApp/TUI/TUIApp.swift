@@ -13,6 +13,8 @@ final class TUIApp {
     private let worker: StoreWorker
     private let login: TUILogin
     private let forwards: ForwardChildren
+    /// Where the sshelf agent asks "allow this signature?" while the TUI is open.
+    private var agentQuestions: TUIConfirmListener?
     private var state: UIState
     private var terminal: Terminal?
     /// Set by `sshelf ui --benchmark-report`: measure, write the report, quit.
@@ -48,6 +50,8 @@ final class TUIApp {
             terminal.stop()
         }
         defer { forwards.stopAll() }
+        agentQuestions = TUIConfirmListener(locations: context.locations, mailbox: mailbox)
+        defer { agentQuestions?.stop() }
         let size = terminal.size
         state = UIState(rows: size.rows, columns: size.columns, symbols: terminal.symbols, now: Date())
         state.status = StatusSource.current(context: context, store: try? Store(path: context.locations.store), now: state.now)
@@ -154,6 +158,14 @@ final class TUIApp {
                 state.quitting = true
             case .answerPrompt(let answer):
                 login.prompts.answer(answer)
+            case .copyID(let id):
+                if login.isRunning {
+                    state.notice = Notice("already logging in to a host: wait for it, or cancel its dialog with Esc", isError: true)
+                } else {
+                    login.start(id, for: .copyID)
+                }
+            case .answerAgent(let id, let allow):
+                agentQuestions?.answer(id, allow: allow)
             default:
                 worker.submit(effect)
             }
