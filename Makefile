@@ -9,7 +9,7 @@ BUILD_FLAGS ?= -Xswiftc -warnings-as-errors
 RELEASE_FLAGS ?= -c release --static-swift-stdlib -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs
 
 # Debian packages to build and run, and the extra ones the tests drive for real (the shells: completion tests).
-RUN_DEBS := pkg-config libssh2-1-dev libsodium-dev libsqlite3-dev libncurses-dev
+RUN_DEBS := pkg-config libssh2-1-dev libsodium-dev libsqlite3-dev libncurses-dev libssl-dev
 TEST_DEBS := $(RUN_DEBS) openssh-server openssh-client tmux git procps bash zsh fish
 
 .PHONY: run test test-under-load build release deps test-deps install resources check-resources bench clean

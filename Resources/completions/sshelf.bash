@@ -28,20 +28,22 @@ _sshelf() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} typed=$2
     local cmd=${COMP_WORDS[1]} sub=${COMP_WORDS[2]}
     if [[ $COMP_CWORD -eq 1 ]]; then
-        COMPREPLY=($(compgen -W "list show add edit rm mv connect exec trust warm group forward identity keygen import export vault sync ui check completions manpage version help" -- "$cur")); return
+        COMPREPLY=($(compgen -W "list show add edit rm mv connect exec trust copy-id warm group forward identity keygen import export vault agent log sync ui check completions manpage version help" -- "$cur")); return
     fi
     case "$cmd" in
         warm) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "serve stop" -- "$cur")); return; fi ;;
         group) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "list add rm mv" -- "$cur")); return; fi ;;
         forward) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "list add edit enable disable rm start up status stop" -- "$cur")); return; fi ;;
-        identity) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "list import rm" -- "$cur")); return; fi ;;
+        identity) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "list show import edit rm" -- "$cur")); return; fi ;;
         import) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "ssh-config" -- "$cur")); return; fi ;;
         export) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "ssh-config" -- "$cur")); return; fi ;;
         vault) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "init status unlock lock passwd list rm audit export import set-password set-class verify" -- "$cur")); return; fi ;;
+        agent) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "start stop status" -- "$cur")); return; fi ;;
+        log) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "verify" -- "$cur")); return; fi ;;
         sync) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "enable join status now devices disable" -- "$cur")); return; fi ;;
     esac
     local key="$cmd"
-    case "$cmd" in warm|group|forward|identity|import|export|vault|sync) key="$cmd $sub" ;; esac
+    case "$cmd" in warm|group|forward|identity|import|export|vault|agent|log|sync) key="$cmd $sub" ;; esac
     case "$prev" in
         --auth) COMPREPLY=($(compgen -W "auto publickey password keyboardInteractive agent" -- "$cur")); return ;;
         --benchmark-data) COMPREPLY=($(compgen -W "synthetic realistic" -- "$cur")); return ;;
@@ -51,6 +53,7 @@ _sshelf() {
         --benchmark-ssh-config) _sshelf_files; return ;;
         --code-fd) COMPREPLY=(); return ;;
         --comment) COMPREPLY=(); return ;;
+        --confirm-timeout) COMPREPLY=(); return ;;
         --dynamic) COMPREPLY=(); return ;;
         --fingerprint) COMPREPLY=(); return ;;
         --folder) _sshelf_files; return ;;
@@ -62,6 +65,7 @@ _sshelf() {
         --idle) COMPREPLY=(); return ;;
         --jump) _sshelf_words sshelf list --names; return ;;
         --key-passphrase-fd) COMPREPLY=(); return ;;
+        --lifetime) COMPREPLY=(); return ;;
         --local) COMPREPLY=(); return ;;
         --name) COMPREPLY=(); return ;;
         --notes) COMPREPLY=(); return ;;
@@ -75,6 +79,7 @@ _sshelf() {
         --rename) COMPREPLY=(); return ;;
         --secret-fd) COMPREPLY=(); return ;;
         --sessions) COMPREPLY=(); return ;;
+        --since) COMPREPLY=(); return ;;
         --tag) COMPREPLY=(); return ;;
         --timeout) COMPREPLY=(); return ;;
         --tui-state) COMPREPLY=(); return ;;
@@ -91,6 +96,7 @@ _sshelf() {
         "connect") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--accept-new --password-fd --remember --timeout --passphrase-fd --dry-run --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "exec") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--accept-new --password-fd --remember --timeout --passphrase-fd --no-stdin --persist --persist-for --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "trust") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--replace --fingerprint --timeout --passphrase-fd --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
+        "copy-id") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--identity --accept-new --password-fd --remember --timeout --passphrase-fd --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "warm serve") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--idle --ready-fd --timeout --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "warm stop") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "group list") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --names --help" -- "$cur")); else COMPREPLY=(); fi ;;
@@ -108,9 +114,11 @@ _sshelf() {
         "forward status") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "forward stop") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;
         "identity list") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --names --help" -- "$cur")); else COMPREPLY=(); fi ;;
-        "identity import") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--remove-file --key-passphrase-fd --passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "identity show") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else _sshelf_words sshelf identity list --names; fi ;;
+        "identity import") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--remove-file --key-passphrase-fd --passphrase-fd --confirm --lifetime --help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "identity edit") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--confirm --lifetime --no-confirm --rename --help" -- "$cur")); else _sshelf_words sshelf identity list --names; fi ;;
         "identity rm") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else _sshelf_words sshelf identity list --names; fi ;;
-        "keygen") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--comment --passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "keygen") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--comment --passphrase-fd --confirm --lifetime --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "import ssh-config") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--group --dry-run --help" -- "$cur")); else _sshelf_files; fi ;;
         "export ssh-config") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--output --force --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "vault init") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;
@@ -126,6 +134,12 @@ _sshelf() {
         "vault set-password") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--secret-fd --passphrase-fd --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "vault set-class") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "vault verify") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "agent") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--print-env --confirm-timeout --ready-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "agent start") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--print-env --confirm-timeout --unlock --passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "agent stop") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "agent status") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "log") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --since --help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "log verify") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "sync enable") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--folder --git --credentials --passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "sync join") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--code-fd --passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "sync status") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --help" -- "$cur")); else COMPREPLY=(); fi ;;

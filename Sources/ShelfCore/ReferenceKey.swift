@@ -4,7 +4,7 @@ import Foundation
 
 public struct ReferenceKey: Hashable, Sendable, Codable, CustomStringConvertible {
     /// The record family a reference belongs to, i.e. the first component.
-    public enum Owner: String, Sendable, CaseIterable { case host, identity, sync }
+    public enum Owner: String, Sendable, CaseIterable { case host, identity, sync, log }
 
     /// What the referenced secret is; the last component.
     public enum Secret: String, Sendable, CaseIterable { case password, privkey, passphrase, remember, key }
@@ -21,11 +21,12 @@ public struct ReferenceKey: Hashable, Sendable, Codable, CustomStringConvertible
     }
 
     /// Which secrets each owner may reference: a host has a password and a remember gate, an identity a
-    /// private key and its passphrase, sync has its key. Anything else is not a reference.
+    /// private key and its passphrase, sync has its key, the release log its MAC key. Anything else is not a reference.
     private static let allowed: [Owner: Set<Secret>] = [
         .host: [.password, .remember],
         .identity: [.privkey, .passphrase],
         .sync: [.key],
+        .log: [.key],
     ]
 
     public static func host(_ id: UUID, _ secret: Secret) -> ReferenceKey? { make(.host, id, secret) }
@@ -39,6 +40,8 @@ public struct ReferenceKey: Hashable, Sendable, Codable, CustomStringConvertible
         ReferenceKey(owner: .identity, ownerID: id, secret: .passphrase)
     }
     public static let syncKey = ReferenceKey(owner: .sync, ownerID: nil, secret: .key)
+    /// The device-only key the release log's chain is MAC'd with.
+    public static let logKey = ReferenceKey(owner: .log, ownerID: nil, secret: .key)
 
     private static func make(_ owner: Owner, _ id: UUID, _ secret: Secret) -> ReferenceKey? {
         guard allowed[owner]?.contains(secret) == true else { return nil }
@@ -57,11 +60,13 @@ public struct ReferenceKey: Hashable, Sendable, Codable, CustomStringConvertible
         // Longest valid reference is "identity.<36>.passphrase"; bail out before splitting anything huge.
         guard text.utf8.count <= 64 else { return nil }
         let parts = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-        if parts.count == 2, parts[0] == Owner.sync.rawValue, parts[1] == Secret.key.rawValue {
-            self.init(owner: .sync, ownerID: nil, secret: .key)
+        if parts.count == 2, let owner = Owner(rawValue: parts[0]), owner == .sync || owner == .log,
+            parts[1] == Secret.key.rawValue
+        {
+            self.init(owner: owner, ownerID: nil, secret: .key)
             return
         }
-        guard parts.count == 3, let owner = Owner(rawValue: parts[0]), owner != .sync,
+        guard parts.count == 3, let owner = Owner(rawValue: parts[0]), owner != .sync, owner != .log,
             let secret = Secret(rawValue: parts[2]), Self.allowed[owner]?.contains(secret) == true,
             parts[1].count == 36, parts[1] == parts[1].lowercased(), let id = UUID(uuidString: parts[1])
         else { return nil }

@@ -149,6 +149,9 @@ public enum Validation {
         return found
     }
 
+    /// A year: longer than any login session, short enough to be a deliberate choice.
+    public static let maximumAgentLifetime = 366 * 86_400
+
     public static func problems(_ identity: Identity) -> [ValidationError] {
         var found: [ValidationError] = []
         if let problem = nameProblem(identity.name, what: "identity name") {
@@ -159,6 +162,10 @@ public enum Validation {
         }
         if let problem = controlCharacterProblem(identity.publicKey) {
             found.append(ValidationError(field: "publicKey", message: "public key \(problem)"))
+        }
+        if !(0...maximumAgentLifetime).contains(identity.agentLifetime) {
+            found.append(ValidationError(field: "agentLifetime",
+                                         message: "agent lifetime must be 0 (no limit) to \(maximumAgentLifetime) seconds"))
         }
         if identity.keyFile.utf8.count > 4096 {
             found.append(ValidationError(field: "keyFile", message: "key file path is longer than 4096 bytes"))

@@ -4,7 +4,7 @@ public enum Command: String, Sendable, CaseIterable {
     case moveDown, moveUp, pageDown, pageUp, top, bottom
     case nextPane, previousPane, left, right, toggleGroup, activate
     case search, cancel, sort, reload, syncNow, vaultLock
-    case addHost, addGroup, addForward, addIdentity, identities, edit, delete, toggleForward
+    case addHost, addGroup, addForward, addIdentity, identities, edit, delete, toggleForward, copyID
     case help, quit
     // searching
     case searchAccept, searchCancel, searchErase, searchDown, searchUp, searchScope
@@ -106,6 +106,11 @@ public enum Keymap {
         }
     }
 
+    static let needsHostIdentity: @Sendable (UIState) -> String? = { state in
+        if let reason = needsHost(state) { return reason }
+        return state.selectedHost?.identityID == nil ? "the host has no identity (e sets one)" : nil
+    }
+
     public static let table: [KeyBinding] = [
         KeyBinding([.char("j"), .down], .moveDown, .browse, "move down"),
         KeyBinding([.char("k"), .up], .moveUp, .browse, "move up"),
@@ -140,6 +145,8 @@ public enum Keymap {
         KeyBinding([.char("t")], .toggleForward, .browse,
                    "start or stop the selected forward rule", hint: "start/stop",
                    disabled: forwardToggle),
+        KeyBinding([.char("c")], .copyID, .browse, "install the host's identity key in its ~/.ssh/authorized_keys (copy-id)",
+                   disabled: needsHostIdentity),
         KeyBinding([.char("r")], .reload, .browse,
                    "reload from the store (changes by other programs show by themselves)"),
         KeyBinding([.char("S")], .syncNow, .browse, "sync now", disabled: needsSync),

@@ -98,6 +98,10 @@ public enum Reducer {
         case .loggedIn(let hostID):
             state.connecting = nil
             return [.launchSession(hostID)]
+        case .agentQuestion(let question):
+            return AgentQuestionReducer.ask(&state, question)
+        case .agentQuestionEnded(let id):
+            return AgentQuestionReducer.ended(&state, id)
         }
     }
 
@@ -182,6 +186,17 @@ public enum Reducer {
             state.connecting = ConnectAttempt(hostID: host.id, name: host.name)
             state.notice = Notice("connecting to \(host.name)... (Esc cancels)")
             return [.connect(host.id)]
+        case .copyID:
+            guard let host = state.selectedHost else { return [] }
+            // A login like Enter's: one at a time, and Esc cancels it.
+            if let attempt = state.connecting {
+                state.notice = Notice("already connecting to \(attempt.name): wait, or press Esc to cancel",
+                                      isError: true)
+                return []
+            }
+            state.connecting = ConnectAttempt(hostID: host.id, name: host.name)
+            state.notice = Notice("installing the identity key on \(host.name)... (Esc cancels)")
+            return [.copyID(host.id)]
         case .search:
             state.search.typing = true
             state.focus = .hosts
@@ -439,6 +454,9 @@ public enum Reducer {
 
     static func confirmKey(_ state: inout UIState, _ key: Key, _ confirmation: Confirmation) -> [Effect] {
         guard let binding = Keymap.binding(for: key, in: .dialog) else { return [] }
+        if confirmation.agentQuestion != nil {
+            return AgentQuestionReducer.answer(&state, binding.command == .confirmYes, confirmation)
+        }
         closeForm(&state)
         if binding.command == .confirmYes {
             state.notice = Notice(confirmation.yesNotice)

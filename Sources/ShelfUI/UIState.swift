@@ -55,6 +55,8 @@ public struct Confirmation: Sendable, Equatable {
     public var noLabel = "keep"
     public var yesNotice = "deleting..."
     public var noNotice = "nothing deleted"
+    /// Set when the dialog is the sshelf agent's question: both answers go back to it.
+    public var agentQuestion: UUID? = nil
 }
 
 public struct UIState: Sendable {

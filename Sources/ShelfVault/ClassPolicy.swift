@@ -18,6 +18,7 @@ public enum ItemFamily: String, Sendable, CaseIterable, Codable {
     case identityPrivateKey = "identity.privkey"
     case identityPassphrase = "identity.passphrase"
     case syncKey = "sync.key"
+    case logKey = "log.key"
 
     public init?(_ key: ReferenceKey) {
         self.init(rawValue: "\(key.owner.rawValue).\(key.secret.rawValue)")
@@ -44,6 +45,9 @@ public enum ClassPolicy {
         Row(family: .identityPassphrase, moment: .unattended, accessibility: .afterFirstUnlockThisDeviceOnly),
         Row(family: .syncKey, moment: .unattended, accessibility: .afterFirstUnlockThisDeviceOnly),
         Row(family: .syncKey, moment: .interactive, accessibility: .afterFirstUnlockThisDeviceOnly),
+        // The release log is written by every process that releases a credential, the agent included.
+        Row(family: .logKey, moment: .unattended, accessibility: .afterFirstUnlockThisDeviceOnly),
+        Row(family: .logKey, moment: .interactive, accessibility: .afterFirstUnlockThisDeviceOnly),
     ]
 
     /// The class to store `family` with when it is read at `moment`.
@@ -75,7 +79,7 @@ public enum ClassPolicy {
 
     /// When every credential the config store can reference is read — the audit's input.
     public static func needs(hosts: [ShelfCore.Host], forwardRules: [PortForwardRule]) -> [ReferenceKey: ReadMoment] {
-        var needs: [ReferenceKey: ReadMoment] = [.syncKey: .unattended]
+        var needs: [ReferenceKey: ReadMoment] = [.syncKey: .unattended, .logKey: .unattended]
         func note(_ key: ReferenceKey, _ moment: ReadMoment) {
             if needs[key] != .unattended { needs[key] = moment }
         }

@@ -18,6 +18,8 @@ final class ClassPolicyTests: XCTestCase {
         (.identityPassphrase, .unattended, "afterFirstUnlockThisDeviceOnly"),
         (.syncKey, .interactive, "afterFirstUnlockThisDeviceOnly"),
         (.syncKey, .unattended, "afterFirstUnlockThisDeviceOnly"),
+        (.logKey, .interactive, "afterFirstUnlockThisDeviceOnly"),
+        (.logKey, .unattended, "afterFirstUnlockThisDeviceOnly"),
     ]
 
     func testEveryFamilyAndMomentHasExactlyOneRow() {
@@ -52,6 +54,10 @@ final class ClassPolicyTests: XCTestCase {
             case .syncKey:
                 key = .syncKey
                 try vault.saveSyncKey(secret("v"), class: accessibility)
+            case .logKey:
+                // Created by the vault itself on the first release, never from outside.
+                key = .logKey
+                guard case .key = vault.releaseLogKey(create: true) else { return XCTFail("no release log key") }
             }
             XCTAssertEqual(fixture.classOf(key), className, "\(family) read \(moment)")
             XCTAssertEqual(fixture.rows("SELECT family FROM items WHERE key = '\(key.rawValue)'").first?.first, family.rawValue)

@@ -70,11 +70,13 @@ enum SSHCommands {
     ]
 
     /// The credential source the flow asks after host-key verification: the vault, asking for its passphrase when
-    /// an item is locked — read once from --passphrase-fd N, or typed on the terminal (up to three tries).
+    /// an item is locked — read once from --passphrase-fd N, or typed on the terminal (up to three tries). The
+    /// release log names the command (connect, exec, forward, copy-id).
     static func credentialSource(_ context: AppContext, store: Store, call: Invocation) throws -> CredentialSource {
         let input = try SecretInput(call, option: "passphrase-fd")
         var asked = 0
-        return VaultCredentialSource(workspace: context.workspace, store: store, askPassphrase: {
+        let by = call.command.path.first ?? call.command.name
+        return VaultCredentialSource(workspace: context.workspace, store: store, releasedBy: by, askPassphrase: {
             asked += 1
             if input.fd != nil { return asked == 1 ? try? input.read(prompt: "") : nil }
             guard isatty(0) == 1 else { return nil }

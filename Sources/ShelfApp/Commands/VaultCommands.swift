@@ -220,13 +220,15 @@ enum VaultCommands {
         let input = try SecretInput(call, option: "passphrase-fd")
         try unlockIfNeeded(vault, for: Set(AccessibilityClass.writable.filter(\.mayLeaveDevice)), input)
         let passphrase = try input.readNew(prompt: "Export passphrase: ", confirm: "Repeat the export passphrase: ")
-        let (file, count) = try attempt { () throws(VaultError) in try vault.export(passphrase: passphrase) }
+        let exported = try attempt { () throws(VaultError) in
+            try vault.export(passphrase: passphrase, log: ReleaseLog(locations: context.locations), destination: Display.safe(path))
+        }
         do {
-            try PrivateFiles.atomicWrite(Data(file), to: path)
+            try PrivateFiles.atomicWrite(Data(exported.file), to: path)
         } catch {
             throw ShelfError(.failure, "cannot write \(Display.safe(path)): \(error)")
         }
-        context.print("exported \(count) item(s) to \(Display.safe(path)); …ThisDeviceOnly items stay on this device")
+        context.print("exported \(exported.count) item(s) to \(Display.safe(path)); …ThisDeviceOnly items stay on this device")
         return 0
     }
 

@@ -129,7 +129,7 @@ final class HostRunner: @unchecked Sendable {
             set(.failed, error: ShelfError(from: error).message)
             return
         }
-        let credentials = UnattendedCredentials(workspace: workspace, store: store, vault: vault)
+        let credentials = UnattendedCredentials(workspace: workspace, store: store, vault: vault, releasedBy: "forward")
         var attempt = 0
         while !isStopping {
             set(.starting)

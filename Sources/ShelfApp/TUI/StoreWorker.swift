@@ -94,7 +94,7 @@ final class StoreWorker: @unchecked Sendable {
         case .deleteIdentity(let id):
             return try IdentityOperations.delete(id, workspace: workspace, in: store)?.summary ?? "already gone"
         case .load, .connect, .cancelConnect, .launchSession, .answerPrompt, .startForward, .stopForward, .unlockVault,
-             .lockVault, .syncNow, .quit:
+             .lockVault, .syncNow, .copyID, .answerAgent, .quit:
             return ""
         }
     }

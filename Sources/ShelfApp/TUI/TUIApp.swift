@@ -18,6 +18,8 @@ final class TUIApp {
     /// Nil when the test hook replaces the sync state (then nothing syncs in the background).
     private var sync: BackgroundSync?
     private var watcher: LiveWatcher?
+    /// Where the sshelf agent asks "allow this signature?" while the TUI is open.
+    private var agentQuestions: TUIConfirmListener?
     private var state: UIState
     private var terminal: Terminal?
     /// Set by `sshelf ui --benchmark-report`: measure, write the report, quit.
@@ -56,6 +58,8 @@ final class TUIApp {
             terminal.stop()
         }
         defer { forwards.stopAll() }
+        agentQuestions = TUIConfirmListener(locations: context.locations, mailbox: mailbox)
+        defer { agentQuestions?.stop() }
         let size = terminal.size
         state = UIState(rows: size.rows, columns: size.columns, symbols: terminal.symbols, now: Date())
         state.status = status.current(store: try? Store(path: context.locations.store), now: state.now)
@@ -185,6 +189,10 @@ final class TUIApp {
                 state.quitting = true
             case .answerPrompt(let answer):
                 login.prompts.answer(answer)
+            case .copyID(let id):
+                login.start(id, for: .copyID)
+            case .answerAgent(let id, let allow):
+                agentQuestions?.answer(id, allow: allow)
             default:
                 worker.submit(effect)
             }

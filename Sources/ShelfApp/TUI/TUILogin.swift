@@ -3,6 +3,7 @@
 // takes the connection (one thread at a time uses it), leaves curses, runs the shell, records the outcome as
 // `sshelf connect` does, and comes back with a one-line result. Failures before the shell never leave curses. Esc
 // stops an attempt at any stage; a changed host key ends it and offers the dialog that can replace the pin.
+// `c` (copy-id) logs in the same way and installs the host's identity key on that thread, curses still up.
 import Foundation
 import ShelfCore
 import ShelfOperations
@@ -23,6 +24,7 @@ final class TUILogin: @unchecked Sendable {
     private struct ChangedKey {
         var change: HostKeyChange
         var target: ConnectAttempt
+        var purpose: Purpose
     }
 
     private let context: AppContext
@@ -50,9 +52,12 @@ final class TUILogin: @unchecked Sendable {
         prompts = PromptChannel(mailbox: mailbox)
     }
 
-    /// Starts logging in to the host; posts `.loggedIn` or a `.connectFinished` error line (and, for a changed host
-    /// key, the dialog that can replace the pin).
-    func start(_ hostID: UUID) { begin(hostID) { _ in nil } }
+    /// What the login is for: a shell (the run loop takes over), or installing the host's identity key.
+    enum Purpose { case shell, copyID }
+
+    /// Starts logging in to the host; posts `.loggedIn` or a `.connectFinished` line (and, for a changed host key,
+    /// the dialog that can replace the pin).
+    func start(_ hostID: UUID, for purpose: Purpose = .shell) { begin(hostID, for: purpose) { _ in nil } }
 
     /// Stops the attempt under way at whatever stage it is: a dialog is answered "cancel", the TCP connect stops
     /// waiting, an open socket is shut down (nothing more is sent on it).
@@ -72,7 +77,7 @@ final class TUILogin: @unchecked Sendable {
         changedKey = nil
         lock.unlock()
         guard let pending else { return }
-        begin(pending.target.hostID) { [context] store in
+        begin(pending.target.hostID, for: pending.purpose) { [context] store in
             do {
                 try HostKeyOperations.replace(pending.change, workspace: TUIVault.quiet(context), store: store)
                 return nil
@@ -83,7 +88,7 @@ final class TUILogin: @unchecked Sendable {
     }
 
     /// Runs `before` (on the login thread, with its store) and then the login.
-    private func begin(_ hostID: UUID, before: @escaping @Sendable (Store) -> OperationFailure?) {
+    private func begin(_ hostID: UUID, for purpose: Purpose, before: @escaping @Sendable (Store) -> OperationFailure?) {
         let attempt = ConnectCancellation()
         lock.lock()
         generation += 1
@@ -101,7 +106,8 @@ final class TUILogin: @unchecked Sendable {
             var result: Result<Ready, OperationFailure>
             do {
                 let store = try Store(path: context.locations.store)
-                result = before(store).map { .failure($0) } ?? login(hostID, store: store, cancellation: attempt)
+                result = before(store).map { .failure($0) }
+                    ?? login(hostID, for: purpose, store: store, cancellation: attempt)
             } catch {
                 result = .failure(OperationFailure("not connected: \(Display.safe(StoreWorker.message(error)))"))
             }
@@ -109,6 +115,14 @@ final class TUILogin: @unchecked Sendable {
             if case .success(let session) = result, attempt.isCancelled {
                 session.connection.close()
                 result = .failure(OperationFailure("not connected: cancelled"))
+            }
+            if purpose == .copyID, case .success(let session) = result {
+                let notice = installIdentity(session)
+                lock.lock()
+                if cancellation === attempt { cancellation = nil }
+                lock.unlock()
+                mailbox.post(.connectFinished(notice))
+                return
             }
             lock.lock()
             if cancellation === attempt { cancellation = nil }
@@ -130,7 +144,31 @@ final class TUILogin: @unchecked Sendable {
         thread.start()
     }
 
-    private func login(_ hostID: UUID, store: Store, cancellation: ConnectCancellation)
+    /// copy-id on the login thread: the host's identity line appended to its authorized_keys, the outcome recorded.
+    private func installIdentity(_ session: Ready) -> Notice {
+        let host = Display.safe(session.plan.target.name)
+        defer {
+            session.connection.close()
+            _ = BackgroundRecord(session.connection.outcome, target: session.plan.target.id, store: session.store).wait()
+        }
+        do {
+            guard let identity = session.plan.endpoints.last?.identity else {
+                return Notice("\(host) has no identity to install", isError: true)
+            }
+            let name = Display.safe(identity.name)
+            switch try CopyIDCommand.install(try CopyIDCommand.keyLine(for: identity), on: session.connection) {
+            case .added: return Notice("installed identity '\(name)' in ~/.ssh/authorized_keys on \(host)")
+            case .present: return Notice("\(host) already has identity '\(name)'; nothing added")
+            case .failed(let reason): return Notice("copy-id to \(host) failed: \(Display.safe(reason))", isError: true)
+            }
+        } catch let error as SSHError {
+            return Notice("copy-id to \(host) failed: \(Display.safe(error.message))", isError: true)
+        } catch {
+            return Notice("copy-id to \(host) failed: \(StoreWorker.message(error))", isError: true)
+        }
+    }
+
+    private func login(_ hostID: UUID, for purpose: Purpose, store: Store, cancellation: ConnectCancellation)
         -> Result<Ready, OperationFailure>
     {
         let delegate = TUIPrompts(channel: prompts)
@@ -144,6 +182,7 @@ final class TUILogin: @unchecked Sendable {
                 lock.unlock()
             })
             let credentials = TUICredentials(workspace: quiet, store: store, vault: vault,
+                                             releasedBy: purpose == .shell ? "tui" : "copy-id",
                                              ask: { delegate.vaultPassphrase($0) }, cancel: { cancellation.cancel() })
             var options = ConnectOptions.standard(quiet)
             options.cancellation = cancellation
@@ -157,8 +196,9 @@ final class TUILogin: @unchecked Sendable {
             }
             if let change = error.hostKeyChange {
                 lock.lock()
-                changedKey = ChangedKey(change: change, target: ConnectAttempt(hostID: hostID, name: Display.safe(
-                    (try? store.host(id: hostID))??.name ?? change.hopName)))
+                let target = ConnectAttempt(
+                    hostID: hostID, name: Display.safe((try? store.host(id: hostID))??.name ?? change.hopName))
+                changedKey = ChangedKey(change: change, target: target, purpose: purpose)
                 lock.unlock()
                 let hop = Display.safe(change.hopName)
                 return .failure(OperationFailure("not connected: the host key of \(hop) has CHANGED; nothing was sent"))

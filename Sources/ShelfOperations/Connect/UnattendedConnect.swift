@@ -24,10 +24,13 @@ public final class UnattendedCredentials: CredentialSource {
 
     /// `who` names the process in messages ("'sshelf forward up'"); `vault` is one opened and unlocked at start with
     /// a passphrase the user handed over (--passphrase-fd), shared by every host's runner.
-    public init(workspace: Workspace, store: Store, who: String = "'sshelf forward up'", vault: Vault? = nil) {
+    /// `releasedBy` names the releasing command in the release log (forward, exec).
+    public init(workspace: Workspace, store: Store, who: String = "'sshelf forward up'", vault: Vault? = nil,
+                releasedBy: String) {
         self.who = who
         self.store = store
-        vaultSource = VaultCredentialSource(workspace: workspace, store: store, vault: vault, askPassphrase: nil)
+        vaultSource = VaultCredentialSource(workspace: workspace, store: store, vault: vault, releasedBy: releasedBy,
+                                            askPassphrase: nil)
     }
     private let who: String
     private let store: Store
@@ -64,7 +67,7 @@ public final class UnattendedCredentials: CredentialSource {
             switch reference.owner {
             case .host: return (try? store.host(id: id))??.name
             case .identity: return (try? store.identities())?.first { $0.id == id }?.name
-            case .sync: return nil
+            case .sync, .log: return nil
             }
         }.map { "'\(Display.safe($0))'" } ?? "(\(reference.rawValue))"
         switch (reference.owner, reference.secret) {
@@ -73,6 +76,7 @@ public final class UnattendedCredentials: CredentialSource {
         case (.identity, .passphrase): return "the key passphrase of identity \(owner)"
         case (.identity, _): return "the private key of identity \(owner)"
         case (.sync, _): return "the sync key"
+        case (.log, _): return "the release log key"
         }
     }
 }
