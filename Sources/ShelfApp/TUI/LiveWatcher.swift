@@ -60,7 +60,6 @@ final class LiveWatcher: @unchecked Sendable {
     private func loop(_ store: Store?, _ first: Seen) {
         var state = first
         let notify = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
-        var watched: String?
         var lastSlow = Date.distantPast
         while true {
             var fds = [
@@ -74,9 +73,9 @@ final class LiveWatcher: @unchecked Sendable {
             if let store { checkStore(store, &state) }
             // The folder remote's watches follow the settings (and new subfolders).
             let folder = state.settings.flatMap { $0.transport == .folder ? $0.location : nil }
-            if folder != watched || remoteEvent {
+            if folder != state.watched || remoteEvent {
                 if let folder { Self.watch(folder, notify: notify) }
-                watched = folder
+                state.watched = folder
             }
             if remoteEvent, let folder { remoteChanged(folder, &state) }
             if Date().timeIntervalSince(lastSlow) >= 1 {
@@ -95,6 +94,8 @@ final class LiveWatcher: @unchecked Sendable {
         var settings: SyncSettings?
         /// The sync runs as the last look saw them.
         var runsSeen = (running: false, started: 0)
+        /// The folder remote the inotify watches were set up for (nil: watch it again, e.g. it came back).
+        var watched: String?
         var statusFile: FileStamp?
         var vaultFiles: [FileStamp?] = []
         var vaultFailure: String?
@@ -145,6 +146,8 @@ final class LiveWatcher: @unchecked Sendable {
         guard missing != state.remoteMissing else { return }
         state.remoteMissing = missing
         state.syncDirty = true
+        // Back (perhaps a new folder under the old name): the old watches belong to whatever moved away.
+        if !missing { state.watched = nil }
         let what = settings.transport == .folder ? "sync folder" : "git remote"
         status.setRemoteMissing(missing ? "\(what) \(path) not found" : nil)
         state.remoteSignature = nil
