@@ -97,6 +97,28 @@ final class TUILiveTests: XCTestCase {
         XCTAssertEqual(try tui.waitForExit(), 0)
     }
 
+    /// Another device writes to the sync folder: the TUI's inotify watch syncs at once (a folder remote is otherwise
+    /// synced only every 5 minutes), and the new host appears without a key.
+    func testAnotherDevicesChangeInTheSyncFolderArrivesAtOnce() throws {
+        let a = TempHome(), b = TempHome()
+        let folder = a.root + "/shared"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        for device in [a, b] {
+            device.extraEnvironment = ["SSHELF_VAULT_NO_KEYRING": "1"]
+            XCTAssertExit(try device.run("vault", "init"), 0)
+        }
+        XCTAssertExit(try a.run("add", "web", "--host", "w.example"), 0)
+        XCTAssertExit(try a.run("sync", "enable", "--folder", folder), 0)
+        XCTAssertExit(try b.run("sync", "enable", "--folder", folder), 0)
+        let tui = try Tmux(home: a, columns: 140)
+        try tui.waitFor("the first run done") { $0.contains("✓ synced") && $0.contains("1 host") }
+        XCTAssertExit(try b.run("add", "from-b", "--host", "b.example"), 0)
+        XCTAssertExit(try b.run("sync", "now"), 0)
+        try tui.waitFor("b's host on a's screen") { $0.contains("from-b") && $0.contains("2 hosts") }
+        try tui.send("q")
+        XCTAssertEqual(try tui.waitForExit(), 0)
+    }
+
     func testVaultUnlockAndLockElsewhereShowInTheStatusLine() throws {
         let home = TempHome()
         home.extraEnvironment = ["SSHELF_TEST_WEAK_KDF": "1"]
