@@ -34,12 +34,26 @@ public enum VaultIndicator: Sendable, Equatable {
     }
 }
 
+/// Something about sync the user should know beside its state, as the last run's report says it: merge conflicts
+/// not looked at yet, a device waiting to be enrolled or revoked, the credential track's notice.
+public struct SyncNote: Sendable, Equatable {
+    public enum Weight: Sendable, Equatable { case info, warning, error }
+    public var text: String
+    public var weight: Weight
+    public init(_ text: String, _ weight: Weight) {
+        self.text = text
+        self.weight = weight
+    }
+}
+
 public struct StatusModel: Sendable, Equatable {
     public var sync: SyncIndicator
     public var vault: VaultIndicator
-    public init(sync: SyncIndicator = .off, vault: VaultIndicator = .notSetUp) {
+    public var syncNotes: [SyncNote]
+    public init(sync: SyncIndicator = .off, vault: VaultIndicator = .notSetUp, syncNotes: [SyncNote] = []) {
         self.sync = sync
         self.vault = vault
+        self.syncNotes = syncNotes
     }
 }
 

@@ -170,6 +170,12 @@ final class SnapshotTests: XCTestCase {
          StatusModel(sync: .synced(at: Fixtures.now.addingTimeInterval(-30)), vault: .partlyUnlocked)),
         ("fallback", StatusModel(sync: .localFallback(reason: "sync folder /mnt/nas/sshelf not found"), vault: .noPassphrase)),
         ("vault-broken", StatusModel(sync: .off, vault: .broken("vault file damaged (bad MAC)"))),
+        ("sync-notes",
+         StatusModel(sync: .synced(at: Fixtures.now.addingTimeInterval(-60)), vault: .unlocked,
+                     syncNotes: [SyncNote("2 merge conflicts: sshelf sync conflicts", .warning)])),
+        ("revoked",
+         StatusModel(sync: .localFallback(reason: "this device was revoked"), vault: .unlocked,
+                     syncNotes: [SyncNote("this device was revoked from the sync group", .error)])),
     ]
 
     static func allSnapshots() -> [(String, String)] {

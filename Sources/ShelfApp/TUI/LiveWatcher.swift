@@ -106,6 +106,7 @@ final class LiveWatcher: @unchecked Sendable {
         /// Something the sync state depends on changed since it was last read.
         var syncDirty = true
         var sync: SyncIndicator?
+        var syncNotes: [SyncNote] = []
         var vault: VaultIndicator?
         var posted: StatusModel?
     }
@@ -194,11 +195,13 @@ final class LiveWatcher: @unchecked Sendable {
     /// when something it depends on changed; the vault part comes from `checkVault` (once a second).
     private func postStatus(_ store: Store?, _ state: inout Seen) {
         if state.syncDirty {
-            state.sync = status.current(store: store, vault: .notSetUp).sync
+            let read = status.current(store: store, vault: .notSetUp)
+            state.sync = read.sync
+            state.syncNotes = read.syncNotes
             state.syncDirty = false
         }
         guard let vault = state.vault, let sync = state.sync else { return }
-        let model = StatusModel(sync: sync, vault: vault)
+        let model = StatusModel(sync: sync, vault: vault, syncNotes: state.syncNotes)
         guard model != state.posted else { return }
         state.posted = model
         mailbox.post(.status(model))

@@ -61,7 +61,9 @@ final class StatusSource: @unchecked Sendable {
     /// `store` is the calling thread's connection (SQLite connections here are single-threaded); `vault`, when
     /// given, is a vault state the caller already read.
     func current(store: Store?, vault known: VaultIndicator? = nil, now: Date = Date()) -> StatusModel {
-        var model = StatusModel(sync: syncIndicator(store), vault: known ?? vault.indicator())
+        let sync = syncIndicator(store)
+        var model = StatusModel(sync: sync, vault: known ?? vault.indicator(),
+                                syncNotes: sync == .off ? [] : SyncFileNotes.read(context.locations))
         if let hook = context.environment[Self.testHookVariable], let sync = Self.parseTestHook(hook, now: now) {
             model.sync = sync
         }
@@ -108,4 +110,36 @@ extension SyncIndicator {
 
 extension Array where Element == String {
     fileprivate func splitFirst() -> (String, String?) { (first ?? "", count > 1 ? self[1] : nil) }
+}
+
+/// What the last run's report says beside the state — merge conflicts not looked at yet, this device waiting to be
+/// enrolled or revoked, the credential track's notice — read from the status file's own fields (`conflicts`,
+/// `membership`, `notice`), each optional: a report without them (an older sync) has nothing to add.
+enum SyncFileNotes {
+    private struct Fields: Decodable {
+        var conflicts: Int?
+        var membership: String?
+        var notice: String?
+    }
+
+    static func read(_ locations: DataLocations) -> [SyncNote] {
+        guard let data = FileManager.default.contents(atPath: SyncRunner.statusFile(locations)),
+            let fields = try? JSONDecoder().decode(Fields.self, from: data)
+        else { return [] }
+        return notes(fields.conflicts ?? 0, membership: fields.membership, notice: fields.notice)
+    }
+
+    static func notes(_ conflicts: Int, membership: String?, notice: String?) -> [SyncNote] {
+        var notes: [SyncNote] = []
+        switch membership {
+        case "waiting": notes.append(SyncNote("waiting to be enrolled by another device", .warning))
+        case "revoked": notes.append(SyncNote("this device was revoked from the sync group", .error))
+        default: break
+        }
+        if conflicts > 0 {
+            notes.append(SyncNote("\(conflicts) merge conflict\(conflicts == 1 ? "" : "s"): sshelf sync conflicts", .warning))
+        }
+        if let notice, !notice.isEmpty { notes.append(SyncNote(Display.safe(notice), .info)) }
+        return notes
+    }
 }

@@ -47,6 +47,17 @@ public enum StatusLine {
         let (syncText, syncStyle) = syncSegment(state.status.sync, now: state.now, symbols: s)
         // The sync state always shows in full (a fallback reason must be readable); hints give way first.
         var col = canvas.write(syncText, row: rect.row, column: 0, width: rect.width, style: syncStyle, ellipsis: s.ellipsis)
+        // What the sync report says beside the state (conflicts, enrollment, the credential track's notice).
+        for note in state.status.syncNotes where col + CharWidth.of(note.text) + 3 <= rect.width {
+            let style: CellStyle
+            switch note.weight {
+            case .info: style = .dim
+            case .warning: style = CellStyle(color: .orange)
+            case .error: style = CellStyle(color: .red, bold: true)
+            }
+            col = canvas.write(" \(s.separator) ", row: rect.row, column: col, style: .dim)
+            col = canvas.write(note.text, row: rect.row, column: col, style: style)
+        }
         let count = state.catalog.totalCount
         let parts: [(String, CellStyle)] = [
             (state.status.vault.words, vaultStyle(state.status.vault)),
