@@ -77,7 +77,7 @@ final class LiveWatcher: @unchecked Sendable {
                 if let folder { Self.watch(folder, notify: notify) }
                 state.watched = folder
             }
-            if remoteEvent, let folder { remoteChanged(folder, &state) }
+            if remoteEvent, folder != nil { remoteChanged(&state) }
             if Date().timeIntervalSince(lastSlow) >= 1 {
                 lastSlow = Date()
                 checkRemote(&state)
@@ -100,8 +100,8 @@ final class LiveWatcher: @unchecked Sendable {
         var vaultFiles: [FileStamp?] = []
         var vaultFailure: String?
         var remoteMissing = false
-        /// The folder remote as the TUI's own last run left it: events that only show that are not news.
-        var remoteSignature: [String]?
+        /// The folder remote changed while a run of the TUI's was under way: one more run when it ends.
+        var remoteChangedDuringRun = false
         var syncWasRunning = false
         /// Something the sync state depends on changed since it was last read.
         var syncDirty = true
@@ -128,7 +128,6 @@ final class LiveWatcher: @unchecked Sendable {
             state.settings = settings
             state.remoteMissing = false
             status.setRemoteMissing(nil)
-            state.remoteSignature = nil
             if !first, settings != nil { sync?.request(.now) }
         }
         // Someone else changed something the remote has not seen: a run (debounced). The run's own writes never
@@ -151,24 +150,26 @@ final class LiveWatcher: @unchecked Sendable {
         if !missing { state.watched = nil }
         let what = settings.transport == .folder ? "sync folder" : "git remote"
         status.setRemoteMissing(missing ? "\(what) \(path) not found" : nil)
-        state.remoteSignature = nil
         sync?.request(.now)
     }
 
-    /// An inotify event under the folder remote: another device wrote there, unless it only shows the TUI's own
-    /// last run (its writes raise events too).
-    private func remoteChanged(_ folder: String, _ state: inout Seen) {
-        let signature = Self.signature(folder)
-        guard signature != state.remoteSignature else { return }
-        state.remoteSignature = signature
-        if !status.isSyncRunning { sync?.request(.now) }
+    /// An inotify event under the folder remote: another device wrote there — or the TUI's own run did (its
+    /// writes raise events too, perhaps delivered after it ended). A change while a run is under way may have come
+    /// after the run read the folder, so it asks for one more run when that one ends; a run with nothing new writes
+    /// nothing to the folder, so this settles after one quiet run.
+    private func remoteChanged(_ state: inout Seen) {
+        if status.isSyncRunning {
+            state.remoteChangedDuringRun = true
+        } else {
+            sync?.request(.now)
+        }
     }
 
     private func checkStatusFile(_ state: inout Seen) {
         let running = status.isSyncRunning
-        // The TUI's own run just ended: remember how it left the folder remote.
-        if state.syncWasRunning, !running, let settings = state.settings, settings.transport == .folder {
-            state.remoteSignature = Self.signature(settings.location)
+        if state.syncWasRunning, !running, state.remoteChangedDuringRun {
+            state.remoteChangedDuringRun = false
+            sync?.request(.now)
         }
         let stamp = FileStamp(SyncRunner.statusFile(context.locations))
         if running != state.syncWasRunning || stamp != state.statusFile { state.syncDirty = true }
@@ -235,20 +236,10 @@ final class LiveWatcher: @unchecked Sendable {
             }
         }
     }
-
-    /// Every file under `folder` with its size and modification time, sorted: equal means nothing changed.
-    static func signature(_ folder: String) -> [String] {
-        var out: [String] = []
-        guard let walker = FileManager.default.enumerator(atPath: folder) else { return out }
-        while let name = walker.nextObject() as? String {
-            if let stamp = FileStamp(folder + "/" + name) { out.append("\(name) \(stamp)") }
-        }
-        return out.sorted()
-    }
 }
 
 /// Size, modification time and inode of a file: a cheap "did it change" without reading it.
-struct FileStamp: Equatable, CustomStringConvertible {
+struct FileStamp: Equatable {
     var size: Int
     var seconds: Int
     var nanoseconds: Int
@@ -262,6 +253,4 @@ struct FileStamp: Equatable, CustomStringConvertible {
         nanoseconds = Int(info.st_mtim.tv_nsec)
         inode = UInt(info.st_ino)
     }
-
-    var description: String { "\(size) \(seconds).\(nanoseconds) \(inode)" }
 }
