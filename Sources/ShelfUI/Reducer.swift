@@ -176,25 +176,12 @@ public enum Reducer {
                 }
                 return []
             }
-            guard let host = state.selectedHost else { return [] }
-            // One attempt at a time: a second Enter never starts another (nor one to a host selected since).
-            if let attempt = state.connecting {
-                state.notice = Notice("already connecting to \(attempt.name): wait, or press Esc to cancel",
-                                      isError: true)
-                return []
-            }
-            state.connecting = ConnectAttempt(hostID: host.id, name: host.name)
+            guard let host = state.selectedHost, beginAttempt(&state, host) else { return [] }
             state.notice = Notice("connecting to \(host.name)... (Esc cancels)")
             return [.connect(host.id)]
         case .copyID:
-            guard let host = state.selectedHost else { return [] }
-            // A login like Enter's: one at a time, and Esc cancels it.
-            if let attempt = state.connecting {
-                state.notice = Notice("already connecting to \(attempt.name): wait, or press Esc to cancel",
-                                      isError: true)
-                return []
-            }
-            state.connecting = ConnectAttempt(hostID: host.id, name: host.name)
+            // A login like Enter's.
+            guard let host = state.selectedHost, beginAttempt(&state, host) else { return [] }
             state.notice = Notice("installing the identity key on \(host.name)... (Esc cancels)")
             return [.copyID(host.id)]
         case .search:
@@ -248,6 +235,17 @@ public enum Reducer {
             break
         }
         return []
+    }
+
+    /// One login at a time: a second Enter (or `c`) never starts another — nor one to a host selected since — but
+    /// says what is under way; Esc cancels it.
+    static func beginAttempt(_ state: inout UIState, _ host: ShelfCore.Host) -> Bool {
+        if let attempt = state.connecting {
+            state.notice = Notice("already connecting to \(attempt.name): wait, or press Esc to cancel", isError: true)
+            return false
+        }
+        state.connecting = ConnectAttempt(hostID: host.id, name: host.name)
+        return true
     }
 
     // MARK: searching
