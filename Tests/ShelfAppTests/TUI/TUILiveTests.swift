@@ -81,18 +81,20 @@ final class TUILiveTests: XCTestCase {
         XCTAssertExit(try home.run("sync", "enable", "--folder", folder), 0)
         let tui = try Tmux(home: home, columns: 140)
         try tui.waitFor(text: "✓ synced")
+        // Nothing but the TUI syncs here, and a run with nothing to send writes nothing to the folder: the folder
+        // growing after the change is the TUI's background sync sending it.
+        let before = Self.bytes(under: folder)
         let marker = "live-\(UUID().uuidString.prefix(8))"
         XCTAssertExit(try home.run("add", marker, "--host", "\(marker).example"), 0)
-        XCTAssertTrue(try home.run("sync", "status").stdout.contains("1 local change not sent yet"))
-        // Debounced (about 2 s after the change), then sent by the TUI's background sync: nothing is pending.
+        // Debounced (about 2 s after the change), then sent: the folder grew and nothing is pending.
         try eventually(
-            "the change sent", observe: { try home.run("sync", "status").stdout },
-            until: { !$0.contains("not sent yet") }, context: { (try? tui.screen()) ?? "" })
+            "the change sent", observe: { (Self.bytes(under: folder), try home.run("sync", "status").stdout) },
+            until: { $0.0 > before && !$0.1.contains("not sent yet") }, context: { (try? tui.screen()) ?? "" })
         // S: a run now (the status file gets a newer time).
-        let before = try Self.statusFileTime(home)
+        let lastRun = try Self.statusFileTime(home)
         try tui.send("S")
         try tui.waitFor(text: "syncing now...")
-        try eventually("a new sync run", observe: { try Self.statusFileTime(home) }, until: { $0 > before })
+        try eventually("a new sync run", observe: { try Self.statusFileTime(home) }, until: { $0 > lastRun })
         try tui.send("q")
         XCTAssertEqual(try tui.waitForExit(), 0)
     }
@@ -151,6 +153,17 @@ final class TUILiveTests: XCTestCase {
         try tui.waitFor(text: "vault locked")
         try tui.send("q")
         XCTAssertEqual(try tui.waitForExit(), 0)
+    }
+
+    /// The size of every file under `folder`, added up.
+    static func bytes(under folder: String) -> Int {
+        var total = 0
+        guard let walker = FileManager.default.enumerator(atPath: folder) else { return 0 }
+        while let name = walker.nextObject() as? String {
+            let size = (try? FileManager.default.attributesOfItem(atPath: folder + "/" + name))?[.size] as? Int
+            total += size ?? 0
+        }
+        return total
     }
 
     static func statusFileTime(_ home: TempHome) throws -> Date {
