@@ -144,6 +144,7 @@ public enum Forms {
                 FormField("targetHost", "Target host", r.targetHost, placeholder: "empty for dynamic"),
                 FormField("targetPort", "Target port", r.targetPort == 0 ? "" : String(r.targetPort)),
                 FormField("name", "Name", r.name),
+                FormField("sessions", "Sessions", String(r.sessions), placeholder: "SSH sessions to spread it over"),
                 FormField("autostart", "Autostart", r.autostart ? "yes" : "no", kind: .toggle),
                 FormField("enabled", "Enabled", r.enabled ? "yes" : "no", kind: .toggle),
                 FormField("publicBind", "Public bind", "no", kind: .toggle),
@@ -169,6 +170,7 @@ public enum Forms {
             return value
         }
         rule.bindPort = port("bindPort", "bind port")
+        rule.sessions = form.value("sessions").isEmpty ? 1 : port("sessions", "sessions")
         if rule.kind == .dynamic {
             rule.targetHost = ""
             rule.targetPort = 0

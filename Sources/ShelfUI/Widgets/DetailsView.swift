@@ -72,6 +72,7 @@ enum DetailsView {
             let mark = rule.enabled ? (state.symbols == .unicode ? "●" : "*") : (state.symbols == .unicode ? "○" : "o")
             var text = "\(mark) -\(rule.spec.flag) \(rule.spec)"
             text += rule.enabled ? (rule.autostart ? "  autostart" : "") : "  disabled"
+            if rule.sessions > 1 { text += "  \(rule.sessions) sessions" }
             if !rule.name.isEmpty { text += "  \(rule.name)" }
             canvas.write(text, row: y, column: rect.column + 1, width: rect.width - 2,
                          style: rule.enabled ? .plain : .dim, ellipsis: state.symbols.ellipsis)
