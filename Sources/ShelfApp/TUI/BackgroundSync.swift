@@ -2,8 +2,8 @@
 // or pointed elsewhere from another terminal (settings are checked every few seconds) — on its own thread
 // with its own store connection, so start-up and browsing never wait on a slow remote. Each run posts the
 // status (syncing, then synced or local fallback with its reason) and asks for a reload when it brought
-// changes. The credential track runs when the vault opens without a passphrase prompt; otherwise its
-// report says the vault is locked and the config track still syncs.
+// changes. Sync needs this device's keys from the vault, read without a prompt (their class is
+// afterFirstUnlockThisDeviceOnly); a locked vault is a status, and a locked credential track never stops the config track.
 import Foundation
 import ShelfCore
 import ShelfStore
@@ -54,13 +54,11 @@ final class BackgroundSync: @unchecked Sendable {
         var status = StatusSource.current(context: context, store: store)
         status.sync = .syncing
         mailbox.post(.status(status))
-        var credentials: CredentialSync?
-        if (try? SyncSettings.credentialsEnabled(store)) == true,
-           let vault = try? Vault.open(context.locations, options: VaultNames.quietOptions(context), createIfMissing: false) {
-            credentials = CredentialSync(vault: vault)
+        let vault: Result<Vault, VaultError>
+        do { vault = .success(try Vault.open(context.locations, options: VaultNames.quietOptions(context), createIfMissing: true)) } catch {
+            vault = .failure(error)
         }
-        let report = SyncRunner.run(store: store, locations: context.locations, deviceName: SyncCommands.deviceName(),
-                                    credentials: credentials)
+        let report = SyncRunner.run(store: store, locations: context.locations, deviceName: SyncCommands.deviceName(), vault: vault)
         mailbox.post(.status(StatusSource.current(context: context, store: store)))
         if report.pulled > 0 { reload() }
     }
