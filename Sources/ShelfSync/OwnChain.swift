@@ -26,13 +26,18 @@ struct OwnChain {
                 report.warnings.append("removed devices/\(folder)/\(RemoteLayout.entryName(seq)): this device did not write it")
                 continue
             }
-            // Deltas are small and checked every run; the snapshot they follow is not re-read each time.
-            guard seq > own.snapshot, let digest = try store.entryDigest(device: folder, seq: seq) else { continue }
-            if let bytes = try? remote.readEntry(folder, seq), SyncCrypto.digest(bytes).hex != digest {
-                remote.removeEntry(folder, seq)
-                report.warnings.append("removed devices/\(folder)/\(RemoteLayout.entryName(seq)): it is not the entry this device wrote")
-                heal = true
+            // Deltas are small and checked every run; the snapshot they follow is read again only when its size or
+            // time changed since it was last found intact.
+            guard let digest = try store.entryDigest(device: folder, seq: seq) else { continue }
+            let signature = fileSignature(seq)
+            if seq == own.snapshot, try store.setting("sync.own.snapshot.file") == signature { continue }
+            if let bytes = try? remote.readEntry(folder, seq), SyncCrypto.digest(bytes).hex == digest {
+                if seq == own.snapshot { try store.write { try $0.setSetting("sync.own.snapshot.file", signature) } }
+                continue
             }
+            remote.removeEntry(folder, seq)
+            report.warnings.append("removed devices/\(folder)/\(RemoteLayout.entryName(seq)): it is not the entry this device wrote")
+            heal = true
         }
         for seq in seqs where seq > own.head {
             // An entry of its own that a crash kept out of the store is adopted; anything else goes.
@@ -58,8 +63,19 @@ struct OwnChain {
             report.warnings.append(
                 "the remote lost this device's entries (it holds up to \(remaining.last ?? 0), this device wrote up to \(own.head)); republished everything in a snapshot")
             heal = true
+        } else if own.snapshot > 0, let lost = (own.snapshot...max(own.snapshot, own.head)).first(where: { !Set(remaining).contains($0) }) {
+            // A hole after the last snapshot would stop every reader there: a new snapshot lets them jump it.
+            report.warnings.append("the remote lost this device's entry \(lost); republished everything in a snapshot")
+            heal = true
         }
         return heal
+    }
+
+    /// Size and modification time of one of this device's files: whether it changed since it was last checked.
+    func fileSignature(_ seq: Int64) -> String {
+        var info = stat()
+        guard lstat(remote.layout.entryPath(folder, seq), &info) == 0 else { return "" }
+        return "\(seq):\(info.st_size):\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec):\(info.st_ino)"
     }
 
     /// Writes the next entry and records it; returns its number. `afterWrite` runs inside the transaction that

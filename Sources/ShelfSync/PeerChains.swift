@@ -52,6 +52,13 @@ struct PeerChains {
         let top = seqs.last ?? 0
         let name = label(device)
 
+        // A revoked device's chain ends at its revocation point: nothing after it is read, and once this device has
+        // everything up to there, what the remote does with the rest does not matter.
+        let end = roster.revoked[device]?.upTo
+        if let end, peer.head >= end {
+            if (seqs.last ?? 0) > end { outcome.stop = .note("\(name) was revoked; its entries after \(end) are refused") }
+            return outcome
+        }
         // What this device verified before must still be there.
         let known = max(peer.head, peer.floor)
         if known > 0 && top < known {
@@ -66,6 +73,10 @@ struct PeerChains {
         }
 
         for seq in seqs where seq > peer.head {
+            if let end = roster.revoked[device]?.upTo, seq > end {
+                outcome.stop = .note("\(name) was revoked; its entries after \(end) are refused")
+                return outcome
+            }
             let expected = peer.head + 1
             let bytes: [UInt8]
             do { bytes = try remote.readEntry(folder, seq) } catch {

@@ -38,25 +38,25 @@ public struct SyncEngine {
         let chains = PeerChains(session: session, remote: remote)
 
         // Other devices' chains, until nothing moves (a key or an addition in one chain can unlock another).
-        var stops: [String: PeerChains.Stop] = [:]
+        // A chain that stopped is read again once the roster grew: the certificate it lacked may have come since.
+        var stops: [String: (stop: PeerChains.Stop, roster: Int)] = [:]
         var moved = true
         var passes = 0
         while moved && passes < 8 {
             moved = false
             passes += 1
             for folder in remote.deviceFolders() where folder != session.meText {
-                if let stop = stops[folder] {
-                    guard case .waiting = stop else { continue }
-                }
+                if let stopped = stops[folder], stopped.roster == session.certificates.count { continue }
                 let outcome = try chains.process(folder) { try taint(session, report: &report) }
                 report.pulled += outcome.applied
                 report.skipped += outcome.notes
                 if outcome.entries > 0 { moved = true }
-                stops[folder] = outcome.stop
+                stops[folder] = outcome.stop.map { ($0, session.certificates.count) }
             }
+            if stops.values.contains(where: { $0.roster != session.certificates.count }) { moved = true }
         }
-        for (folder, stop) in stops.sorted(by: { $0.key < $1.key }) {
-            switch stop {
+        for (folder, stopped) in stops.sorted(by: { $0.key < $1.key }) {
+            switch stopped.stop {
             case .problem(let failure): report.fail(failure)
             case .note(let text): report.skipped.append(text)
             case .waiting(_, let seq):

@@ -21,6 +21,22 @@ public enum SyncRunner {
 
     public static func run(store: Store, locations: DataLocations, deviceName: String, vault: Result<Vault, VaultError>,
                            revoke: UUID? = nil, now: Date = Date()) -> SyncReport {
+        withRunLock(locations) { runLocked(store: store, locations: locations, deviceName: deviceName, vault: vault, revoke: revoke, now: now) }
+    }
+
+    /// One run at a time per device (a CLI `sync now` while the TUI syncs in the background waits for it): two
+    /// runs at once would give two entries one number.
+    static func withRunLock<T>(_ locations: DataLocations, _ body: () throws -> T) rethrows -> T {
+        try? PrivateFiles.ensureDirectory(locations.stateDirectory)
+        let fd = open(locations.stateDirectory + "/sync.lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, PrivateFiles.fileMode)
+        guard fd >= 0 else { return try body() }
+        defer { close(fd) }
+        while flock(fd, LOCK_EX) != 0 && errno == EINTR {}
+        return try body()
+    }
+
+    static func runLocked(store: Store, locations: DataLocations, deviceName: String, vault: Result<Vault, VaultError>,
+                          revoke: UUID?, now: Date) -> SyncReport {
         var report: SyncReport
         do {
             guard let settings = try SyncSettings.load(from: store) else {
@@ -73,8 +89,10 @@ public enum SyncRunner {
                             now: Date = Date()) throws -> Join.Result {
         guard let settings = try SyncSettings.load(from: store) else { throw SyncFailure("sync is off on this device") }
         var result: Join.Result?
-        try withRemote(settings, store: store, locations: locations) { remote in
-            result = try Join.run(code: code, store: store, vault: vault, remote: remote, deviceName: deviceName, now: now)
+        try withRunLock(locations) {
+            try withRemote(settings, store: store, locations: locations) { remote in
+                result = try Join.run(code: code, store: store, vault: vault, remote: remote, deviceName: deviceName, now: now)
+            }
         }
         guard let result else { throw SyncFailure("the invite could not be read") }
         return result
