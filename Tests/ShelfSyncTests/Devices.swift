@@ -20,12 +20,26 @@ final class Device {
     var id: String { (try? store.deviceID) ?? "" }
     var uuid: UUID { UUID(uuidString: id) ?? UUID() }
 
-    init(_ name: String = "device") throws {
+    /// A device with a new home, or with a copy of `fixture` (a saved SSHELF_HOME: data/ and state/).
+    init(_ name: String = "device", fixture: String? = nil) throws {
         self.name = name
         home.extraEnvironment = ["SSHELF_VAULT_NO_KEYRING": "1", "SSHELF_TEST_WEAK_KDF": "1"]
+        if let fixture { try Device.install(fixture, into: home.sshelfHome) }
         let locations = DataLocations.resolve(environment: home.environment)
         store = try Store(path: locations.store)
         vault = try Device.openVault(locations)
+    }
+
+    /// Copies a saved home into place with the modes sshelf insists on (git keeps none of them).
+    static func install(_ fixture: String, into root: String) throws {
+        try FileManager.default.createDirectory(atPath: (root as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: fixture, toPath: root)
+        chmod(root, 0o700)
+        for relative in try FileManager.default.subpathsOfDirectory(atPath: root) {
+            var isDirectory: ObjCBool = false
+            _ = FileManager.default.fileExists(atPath: root + "/" + relative, isDirectory: &isDirectory)
+            chmod(root + "/" + relative, isDirectory.boolValue ? 0o700 : 0o600)
+        }
     }
 
     /// This device's vault, opened again (another process would); `idle` drops whenUnlocked keys after that long.
@@ -107,6 +121,11 @@ func makeBareRepository(_ name: String = "git") throws -> (path: String, url: St
     let bare = base + "/remote.git"
     try Shell.run("/usr/bin/git", ["init", "--quiet", "--bare", bare])
     return (bare, "file://" + bare)
+}
+
+/// A saved fixture under Tests/Fixtures.
+func fixture(_ name: String, file: StaticString = #filePath) -> String {
+    URL(fileURLWithPath: "\(file)").deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures/" + name).path
 }
 
 /// Every file under `root`, relative, sorted.
