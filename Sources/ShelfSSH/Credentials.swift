@@ -23,6 +23,12 @@ public protocol CredentialSource: AnyObject {
     /// Stores a password the user typed and asked to remember, after it logged in; returns the reference the
     /// host record should now carry (the gated envelope is the vault's business), or nil when it could not.
     func rememberPassword(_ password: SecretBytes, forHost hostID: UUID) -> ReferenceKey?
+    /// What to do on this device when a referenced secret is not here ("not yet synced"); nil for the general advice.
+    var notSyncedHint: String? { get }
+}
+
+extension CredentialSource {
+    public var notSyncedHint: String? { nil }
 }
 
 /// A source with nothing in it: every reference is `notStored`. What a device sees before the credential track

@@ -5,6 +5,7 @@ import Foundation
 import ShelfCore
 import ShelfSSH
 import ShelfStore
+import ShelfSync
 import ShelfVault
 
 final class VaultCredentialSource: CredentialSource {
@@ -34,6 +35,8 @@ final class VaultCredentialSource: CredentialSource {
     func password(for reference: ReferenceKey) -> ShelfSSH.CredentialLookup { lookup(reference) }
 
     private func lookup(_ reference: ReferenceKey) -> ShelfSSH.CredentialLookup {
+        // Sync's own keys are never a host's or an identity's secret, whatever a record says.
+        if reference.isSyncSecret { return .unavailable(reason: "\(reference) is one of sync's keys, never sent to a server") }
         let vault: Vault
         switch self.vault() {
         case .success(let opened): vault = opened
@@ -61,6 +64,31 @@ final class VaultCredentialSource: CredentialSource {
         case .storedInOtherClass(let other): return .unavailable(reason: "\(reference) moved to \(other) while reading")
         case .vaultUnavailable(let reason): return .unavailable(reason: reason)
         }
+    }
+
+    /// The fix for this device when a secret the host names is not in its vault, from its own sync state.
+    var notSyncedHint: String? {
+        guard let store = try? context.store(), (try? SyncSettings.load(from: store)) != nil else {
+            return "this device does not sync: store the secret here ('sshelf vault set-password HOST', 'sshelf identity import'), or turn sync on ('sshelf sync enable') and join your other devices"
+        }
+        let report = SyncRunner.lastReport(context.locations)
+        switch report?.membership {
+        case "waiting"?:
+            return "this device waits to be enrolled: run 'sshelf sync now' on the device that invited it, then 'sshelf sync now' here"
+        case "revoked"?:
+            return "this device was revoked from the sync group: store the secret here ('sshelf vault set-password HOST')"
+        case "member"?:
+            break
+        default:
+            return "this device has not joined the sync group: run 'sshelf sync invite' on an enrolled device, then 'sshelf sync join' here"
+        }
+        guard (try? SyncSettings.credentialsEnabled(store)) == true else {
+            return "credentials are not synced on this device: run 'sshelf sync enable --credentials' here"
+        }
+        if report?.reason?.hasPrefix("vault locked") == true {
+            return "the vault was locked when this device last synced: run 'sshelf vault unlock', then 'sshelf sync now'"
+        }
+        return "it has not reached this device yet: run 'sshelf sync now' here, and 'sshelf sync status' on the device where it was saved (its credential sync must be on)"
     }
 
     var canRemember: Bool {
