@@ -15,7 +15,7 @@ _sshelf() {
         import) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "ssh-config" -- "$cur")); return; fi ;;
         export) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "ssh-config" -- "$cur")); return; fi ;;
         vault) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "init status unlock lock passwd list rm audit export import set-password verify" -- "$cur")); return; fi ;;
-        sync) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "enable join status now devices disable" -- "$cur")); return; fi ;;
+        sync) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "enable invite join status now devices revoke conflicts disable" -- "$cur")); return; fi ;;
     esac
     local key="$cmd"
     case "$cmd" in warm|group|forward|identity|import|export|vault|sync) key="$cmd $sub" ;; esac
@@ -27,6 +27,7 @@ _sshelf() {
         --code-fd) COMPREPLY=(); return ;;
         --comment) COMPREPLY=(); return ;;
         --dynamic) COMPREPLY=(); return ;;
+        --expires) COMPREPLY=(); return ;;
         --fingerprint) COMPREPLY=(); return ;;
         --folder) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --git) COMPREPLY=(); return ;;
@@ -95,10 +96,13 @@ _sshelf() {
         "vault set-password") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--secret-fd --passphrase-fd --help" -- "$cur")); else COMPREPLY=($(compgen -W "$(_sshelf_names)" -- "$cur")); fi ;;
         "vault verify") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "sync enable") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--folder --git --credentials --passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "sync invite") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--expires --passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "sync join") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--code-fd --passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "sync status") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "sync now") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
-        "sync devices") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "sync devices") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "sync revoke") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "sync conflicts") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --seen --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "sync disable") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;
         "ui") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--print-keymap --benchmark-report --benchmark-query --benchmark-seed --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "check") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --help" -- "$cur")); else COMPREPLY=(); fi ;;
