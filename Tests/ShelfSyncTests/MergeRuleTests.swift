@@ -1,0 +1,174 @@
+// The merge rules and the roster rules as pure functions: field merge is commutative, associative and idempotent
+// over random histories (so delivery order cannot matter); a deletion is final; an untainted value beats a tainted
+// one; record clocks have one canonical text. The roster accepts only what chains to its genesis: a forged
+// addition enrolls nobody, a revoked device's later additions do not count unless its revoker kept them, a
+// revocation from any device ever enrolled is final, and an epoch a revoked device holds is never written under.
+import Foundation
+import ShelfCore
+@testable import ShelfSync
+import ShelfVault
+import XCTest
+
+final class MergeRuleTests: XCTestCase {
+    let devices = ["11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222", "33333333-3333-4333-8333-333333333333"]
+
+    /// A random version of one host: some groups changed by some device at some time.
+    func version(_ random: inout ConvergenceTests.SplitMix, base: [String: JSONValue]) -> (RecordClock, [String: JSONValue]) {
+        var body = base
+        var clock = RecordClock()
+        for name in FieldGroups.names(for: .host) {
+            let device = devices[Int.random(in: 0..<3, using: &random)]
+            let wall = Int64.random(in: 1...20, using: &random)
+            var stamp = GroupStamp(stamp: ClockStamp(wall: wall, counter: 0, device: device))
+            // A stamp names one write: what it was built on goes with it. Taint is how a copy arrived, so it may differ.
+            if wall % 2 == 0 { stamp.base = ClockStamp(wall: wall - 1, counter: 0, device: devices[0]) }
+            stamp.tainted = Int.random(in: 0..<8, using: &random) == 0
+            clock.groups[name] = stamp
+            for field in FieldGroups.fields(of: name, kind: .host, in: base).keys {
+                // Values follow the stamp: two copies with one stamp always agree.
+                body[field] = .string("\(name)-\(device)-\(wall)")
+            }
+        }
+        if Int.random(in: 0..<10, using: &random) == 0 {
+            return (RecordClock(tombstone: GroupStamp(stamp: ClockStamp(wall: Int64.random(in: 1...20, using: &random), counter: 1,
+                                                                      device: devices[Int.random(in: 0..<3, using: &random)]))), [:])
+        }
+        return (clock, body)
+    }
+
+    func merged(_ order: [(RecordClock, [String: JSONValue])]) -> String {
+        var local: (clock: RecordClock, body: [String: JSONValue]?)?
+        for (clock, body) in order {
+            guard let result = FieldMerge.merge(kind: .host, local: local, incoming: clock, body: clock.isDeleted ? nil : body) else { continue }
+            local = (result.clock, result.body)
+        }
+        guard let local else { return "absent" }
+        let body = local.body.map { try? String(decoding: ShelfJSON.encoder().encode($0), as: UTF8.self) } ?? "deleted"
+        return local.clock.text(kind: .host, keepVia: false) + " " + (body ?? "?")
+    }
+
+    func testMergeIgnoresOrderAndDuplicates() throws {
+        let base = try JSONDecoder().decode([String: JSONValue].self, from: try ShelfJSON.encoder().encode(ShelfCore.Host(name: "h", hostname: "x")))
+        var random = ConvergenceTests.SplitMix(state: 42)
+        for _ in 0..<150 {
+            let versions = (0..<4).map { _ in version(&random, base: base) }
+            let reference = merged(versions)
+            for _ in 0..<4 {
+                var shuffled = versions + [versions[Int.random(in: 0..<4, using: &random)]]
+                shuffled.shuffle(using: &random)
+                XCTAssertEqual(merged(shuffled), reference)
+            }
+        }
+    }
+
+    func testDeletionIsFinalAndTaintedValuesLose() throws {
+        let body: [String: JSONValue] = ["name": .string("web"), "hostname": .string("real")]
+        let old = RecordClock.uniform(GroupStamp(stamp: ClockStamp(wall: 1, counter: 0, device: devices[0])), kind: .host)
+        let tombstone = RecordClock(tombstone: GroupStamp(stamp: ClockStamp(wall: 2, counter: 0, device: devices[1]), base: old.latest))
+        var later = old
+        later.groups["endpoint"] = GroupStamp(stamp: ClockStamp(wall: 9, counter: 0, device: devices[2]), base: old.groups["endpoint"]?.stamp)
+        let deleted = try XCTUnwrap(FieldMerge.merge(kind: .host, local: (tombstone, nil), incoming: later, body: body))
+        XCTAssertNil(deleted.body, "a later edit does not resurrect")
+        XCTAssertEqual(deleted.conflicts.map(\.why), [.deleted], "and it is reported")
+
+        var tainted = old
+        tainted.groups["endpoint"] = GroupStamp(stamp: ClockStamp(wall: 9, counter: 0, device: devices[2]), tainted: true)
+        let evil = body.merging(["hostname": .string("evil")]) { $1 }
+        let kept = try XCTUnwrap(FieldMerge.merge(kind: .host, local: (old, body), incoming: tainted, body: evil))
+        XCTAssertEqual(kept.body?["hostname"], .string("real"), "a tainted value never replaces an untainted one, however new")
+        let replaced = try XCTUnwrap(FieldMerge.merge(kind: .host, local: (tainted, evil), incoming: old, body: body))
+        XCTAssertEqual(replaced.body?["hostname"], .string("real"), "any untainted value replaces a tainted one, however old")
+        XCTAssertEqual(replaced.conflicts.map(\.why), [.revoked])
+        XCTAssertNil(FieldMerge.merge(kind: .host, local: nil, incoming: RecordClock.uniform(GroupStamp(stamp: old.latest, tainted: true), kind: .host),
+                                      body: evil), "a record known only from tainted values is not taken")
+    }
+
+    func testClockTextIsCanonical() throws {
+        let stamp = GroupStamp(stamp: ClockStamp(wall: 5, counter: 2, device: devices[0]), base: ClockStamp(wall: 4, counter: 0, device: devices[1]),
+                               via: 7, tainted: true)
+        var clock = RecordClock.uniform(GroupStamp(stamp: ClockStamp(wall: 3, counter: 0, device: devices[2]), via: 2), kind: .host)
+        clock.groups["user"] = stamp
+        let text = clock.text(kind: .host)
+        XCTAssertEqual(RecordClock(text: text, kind: .host, latest: .zero, deleted: false), clock)
+        XCTAssertEqual(clock.text(kind: .host), text)
+        XCTAssertFalse(clock.text(kind: .host, keepVia: false).contains("#"), "provenance stays on this device")
+        XCTAssertEqual(RecordClock(text: "", kind: .host, latest: stamp.stamp, deleted: false),
+                       RecordClock.uniform(GroupStamp(stamp: stamp.stamp), kind: .host))
+        for bad in ["*=", "*=1.2", "x", "*=1.2@a b", "*=a.b@c", "*=1.2@d#x", "*=-1.0@d"] {
+            XCTAssertNil(RecordClock(text: bad, kind: .host, latest: .zero, deleted: false), bad)
+        }
+    }
+
+    // MARK: roster
+
+    struct Member {
+        let id = UUID()
+        let keys: SyncCrypto.DeviceKeys
+        init() throws { keys = try XCTUnwrap(SyncCrypto.DeviceKeys(seed: SyncCrypto.randomKey())) }
+    }
+
+    func testRosterAcceptsOnlyWhatChainsToItsGenesis() throws {
+        let group = UUID()
+        let founder = try Member(), second = try Member(), stranger = try Member()
+        let genesis = Certificate(group: group, signer: founder.id, time: 1, body: .genesis(name: "f", signingKey: founder.keys.signingPublicKey),
+                                  keys: founder.keys)
+        let add = Certificate(group: group, signer: founder.id, time: 2, body: .add(device: second.id, name: "s",
+                                                                                      signingKey: second.keys.signingPublicKey, invite: UUID(), epochs: []),
+                              keys: founder.keys)
+        // Claims the founder signed it; the stranger did.
+        let forged = Certificate(group: group, signer: founder.id, time: 3, body: .add(device: stranger.id, name: "x",
+                                                                                         signingKey: stranger.keys.signingPublicKey, invite: UUID(), epochs: []),
+                                 keys: stranger.keys)
+        var roster = Roster(group: group, anchor: genesis.digest, certificates: [genesis, add, forged])
+        XCTAssertTrue(roster.isActive(second.id))
+        XCTAssertFalse(roster.isActive(stranger.id))
+        XCTAssertNil(Roster(group: group, anchor: Array(repeating: 0, count: 32), certificates: [genesis, add]).founder,
+                     "without its own anchor, a device trusts no genesis")
+        // Another genesis for the same group id, planted by the remote, changes nothing.
+        let fake = Certificate(group: group, signer: stranger.id, time: 0, body: .genesis(name: "evil", signingKey: stranger.keys.signingPublicKey),
+                               keys: stranger.keys)
+        roster = Roster(group: group, anchor: genesis.digest, certificates: [genesis, add, fake])
+        XCTAssertEqual(roster.founder, founder.id)
+        XCTAssertEqual(roster.enrolled.count, 2)
+
+        // The second device is revoked after one addition its revoker saw; a later one of its additions does not count.
+        let kept = try Member(), late = try Member()
+        let keptAdd = Certificate(group: group, signer: second.id, time: 4, body: .add(device: kept.id, name: "k", signingKey: kept.keys.signingPublicKey,
+                                                                                         invite: UUID(), epochs: []), keys: second.keys)
+        let lateAdd = Certificate(group: group, signer: second.id, time: 6, body: .add(device: late.id, name: "l", signingKey: late.keys.signingPublicKey,
+                                                                                         invite: UUID(), epochs: []), keys: second.keys)
+        let revoke = Certificate(group: group, signer: founder.id, time: 5,
+                                 body: .revoke(device: second.id, upTo: 3, upToDigest: Array(repeating: 0, count: 32), kept: [keptAdd.digest]),
+                                 keys: founder.keys)
+        roster = Roster(group: group, anchor: genesis.digest, certificates: [genesis, add, keptAdd, lateAdd, revoke])
+        XCTAssertTrue(roster.isActive(kept.id), "an addition the revoker had seen stands")
+        XCTAssertFalse(roster.isActive(late.id), "one it had not (made after, or hidden) does not")
+        XCTAssertFalse(roster.isActive(second.id))
+        XCTAssertTrue(roster.mayWrite(second.id, seq: 3))
+        XCTAssertFalse(roster.mayWrite(second.id, seq: 4))
+        XCTAssertFalse(roster.mayWrite(late.id, seq: 1))
+        // The revoked device answers by revoking its revoker: revocation is final both ways, nobody is reinstated and
+        // nothing is gained (a stolen key can wreck the group, never read or write in it again).
+        let revenge = Certificate(group: group, signer: second.id, time: 7,
+                                  body: .revoke(device: founder.id, upTo: 1, upToDigest: Array(repeating: 0, count: 32), kept: []), keys: second.keys)
+        roster = Roster(group: group, anchor: genesis.digest, certificates: [genesis, add, keptAdd, lateAdd, revoke, revenge])
+        XCTAssertFalse(roster.isActive(founder.id))
+        XCTAssertFalse(roster.isActive(second.id))
+        XCTAssertFalse(roster.isActive(late.id))
+
+        // Epochs: one the revoked device holds is not written under; a clean one is.
+        let old = UUID(), fresh = UUID()
+        let epochs = [
+            Certificate(group: group, signer: founder.id, time: 2, body: .epoch(id: old, number: 1), keys: founder.keys),
+            Certificate(group: group, signer: founder.id, time: 2, body: .share(epoch: old, recipient: second.id,
+                                                                                 sealedKey: SyncCrypto.sealedBox(SyncCrypto.randomKey(), to: second.keys.boxPublicKey) ?? []),
+                        keys: founder.keys),
+            Certificate(group: group, signer: kept.id, time: 8, body: .epoch(id: fresh, number: 2), keys: kept.keys),
+        ]
+        roster = Roster(group: group, anchor: genesis.digest, certificates: [genesis, add, keptAdd, revoke] + epochs)
+        XCTAssertEqual(roster.writeEpoch(held: [old, fresh])?.id, fresh)
+        XCTAssertNil(roster.writeEpoch(held: [old]), "a key a revoked device holds is not written under")
+        XCTAssertEqual(roster.awaitedEpoch(held: [old])?.id, fresh)
+        XCTAssertEqual(roster.nextEpochNumber, 3)
+    }
+}
