@@ -107,6 +107,13 @@ extension Store {
                   .int(Int(peer.snapshot)), .int(Int(peer.credentials)), .int(Int(peer.credentialsApplied)), .optional(peer.lastSeen)])
     }
 
+    /// Forgets every other device's chain position (sync now points at another remote); this device's own numbering
+    /// is kept, so it never writes two entries with one number.
+    public func resetPeers(except device: String) throws {
+        try db.run("DELETE FROM sync_peers WHERE device != ?", [.text(device)])
+        try db.run("DELETE FROM sync_chain WHERE device != ?", [.text(device)])
+    }
+
     /// Records that entry `seq` of `device` was verified with this digest (hex).
     public func recordEntry(device: String, seq: Int64, digest: String) throws {
         try db.run("INSERT OR REPLACE INTO sync_chain(device, seq, digest) VALUES (?, ?, ?)",

@@ -14,8 +14,9 @@ struct OwnChain {
     var store: Store { session.store }
     var folder: String { session.meText }
 
-    /// Checks the remote's copy of this chain; returns true when a snapshot is needed to heal it.
-    func check(report: inout SyncReport) throws -> Bool {
+    /// Checks the remote's copy of this chain; returns true when a snapshot is needed to heal it. `fresh`: the remote
+    /// was empty (sync was just pointed at it), so missing entries are expected, not lost.
+    func check(report: inout SyncReport, fresh: Bool = false) throws -> Bool {
         var own = try store.peer(folder)
         var heal = false
         let seqs = remote.entries(of: folder)
@@ -53,13 +54,16 @@ struct OwnChain {
                     try store.savePeer(own)
                 }
             } else {
+                // Not signed by this device, or from a sync group it has left: either way not part of its chain here.
                 remote.removeEntry(folder, seq)
-                report.warnings.append("removed devices/\(folder)/\(RemoteLayout.entryName(seq)): this device did not write it")
+                report.warnings.append("removed devices/\(folder)/\(RemoteLayout.entryName(seq)): this device did not write it in this group")
                 heal = true
             }
         }
         let remaining = remote.entries(of: folder)
-        if own.head > 0, (remaining.last ?? 0) < own.head {
+        if fresh, own.head > 0, remaining.isEmpty {
+            heal = true
+        } else if own.head > 0, (remaining.last ?? 0) < own.head {
             report.warnings.append(
                 "the remote lost this device's entries (it holds up to \(remaining.last ?? 0), this device wrote up to \(own.head)); republished everything in a snapshot")
             heal = true

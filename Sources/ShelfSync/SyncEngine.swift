@@ -106,7 +106,7 @@ public struct SyncEngine {
         case .waiting(let epoch):
             report.skipped.append("waiting for the new group key from \(session.roster.name(of: epoch.creator)); nothing is sent until it arrives")
         case .write(let epoch, let key):
-            try publish(session, epoch: epoch, key: key, ownSet: ownSet, migrating: format == 1, report: &report)
+            try publish(session, epoch: epoch, key: key, ownSet: ownSet, migrating: format == 1, fresh: format == 0, report: &report)
         }
         for id in finished { enrollment.remove(id) }
 
@@ -211,9 +211,9 @@ public struct SyncEngine {
 
     /// Writes this device's next entry when it has anything to say.
     func publish(_ session: SyncSession, epoch: UUID, key: SecretBytes, ownSet: (plaintext: SecretBytes, count: Int)?, migrating: Bool,
-                 report: inout SyncReport) throws {
+                 fresh: Bool, report: inout SyncReport) throws {
         let own = OwnChain(session: session, remote: remote)
-        let heal = try own.check(report: &report)
+        let heal = try own.check(report: &report, fresh: fresh)
         let snapshot = try heal || migrating || own.needsSnapshot(epoch: epoch)
         let pending = try session.unpublished()
         var certificates = snapshot ? session.certificates : pending + session.revocationCertificates

@@ -22,8 +22,13 @@ public struct SyncSettings: Sendable, Equatable {
         return SyncSettings(transport: transport, location: location)
     }
 
+    /// Saves the settings. Pointed at another remote, this device forgets how far it had verified the other devices'
+    /// chains there (a new remote starts empty; that is the user's doing, not a rollback) and keeps its own numbering.
     public func save(to store: Store) throws {
         try store.write { store in
+            if let previous = try SyncSettings.load(from: store), previous != self {
+                try store.resetPeers(except: try store.deviceID)
+            }
             try store.setSetting("sync.transport", transport.rawValue)
             try store.setSetting("sync.location", location)
         }

@@ -120,7 +120,7 @@ final class AttackTests: XCTestCase {
         try assertConnectsToTheRealServer(b, legit, attacker)
         // A notices a file it did not write in its own folder and removes it; B then carries on.
         let cleanup = a.sync()
-        XCTAssertTrue(cleanup.warnings.contains { $0.contains("this device did not write it") }, "\(cleanup.warnings)")
+        XCTAssertTrue(cleanup.warnings.contains { $0.contains("this device did not write it in this group") }, "\(cleanup.warnings)")
         XCTAssertEqual(b.sync().state, .synced)
     }
 
