@@ -20,8 +20,15 @@ struct Enrollment {
         var finished: [UUID] = []
         for invite in try store.pendingInvites() {
             guard let id = UUID(uuidString: invite.id) else { continue }
-            guard case .found(let secret) = session.vault.loadInviteSecret(id, class: SyncSession.keyClass) else {
-                try store.write { try $0.removeInvite(invite.id) }
+            let secret: SecretBytes
+            switch session.vault.loadInviteSecret(id, class: SyncSession.keyClass) {
+            case .found(let value): secret = value
+            case .notStored:
+                // Its secret is gone (the vault was reset): nobody can use it any more.
+                remove(id)
+                continue
+            default:
+                report.skipped.append("invite \(invite.id.prefix(8)) cannot be read from the vault now; kept for a later run")
                 continue
             }
             let code = InviteCode(secret: secret)

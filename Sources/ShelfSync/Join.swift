@@ -47,8 +47,12 @@ public enum Join {
             throw SyncFailure("this device was revoked from that group and cannot join it again as the same device",
                               hint: "turn sync off here ('sshelf sync disable') and use a fresh sshelf home to join")
         }
-        if let state = try GroupState.load(store), state.group == box.group, roster.isActive(me) {
-            throw SyncFailure("this device is already enrolled in this group")
+        if roster.enrolled[me] != nil {
+            if let state = try GroupState.load(store), state.group == box.group {
+                throw SyncFailure("this device is already enrolled in this group")
+            }
+            throw SyncFailure("this device's id is already enrolled in that group (with the keys it had before)",
+                              hint: "revoke it there ('sshelf sync revoke'), then join from a fresh sshelf home")
         }
 
         let keys: SyncCrypto.DeviceKeys

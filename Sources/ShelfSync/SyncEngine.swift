@@ -57,6 +57,10 @@ public struct SyncEngine {
         }
         for (folder, stopped) in stops.sorted(by: { $0.key < $1.key }) {
             switch stopped.stop {
+            case .problem(let failure) where UUID(uuidString: folder).map({ session.roster.revoked[$0] != nil }) == true:
+                // What the remote does to a revoked device's chain stops nothing: what counted of it is relayed by
+                // the devices that remain.
+                report.skipped.append(failure.reason)
             case .problem(let failure): report.fail(failure)
             case .note(let text): report.skipped.append(text)
             case .waiting(_, let seq):
@@ -129,7 +133,7 @@ public struct SyncEngine {
             return try SyncSession(store: store, vault: vault, keys: keys, me: me, deviceName: deviceName, now: now, state: state)
         }
         // A remote that already holds a group: this device must be invited into it.
-        if format == RemoteLayout.format && remote.hasEntries {
+        if format != 1 && remote.hasEntries {
             report.membership = "waiting"
             throw SyncEngine.notEnrolled
         }
