@@ -117,7 +117,20 @@ struct Certificate: Equatable {
         return out
     }
 
+    /// Whether every fixed-size field has its size (a certificate that breaks this would not parse anywhere).
+    static func isWellFormed(_ body: Body) -> Bool {
+        switch body {
+        case .genesis(_, let key): key.count == SyncCrypto.publicKeyLength
+        case .add(_, _, let key, _, let epochs): key.count == SyncCrypto.publicKeyLength && epochs.count <= maxListed
+        case .revoke(_, _, let digest, let kept):
+            digest.count == SyncCrypto.digestLength && kept.count <= maxListed && kept.allSatisfy { $0.count == SyncCrypto.digestLength }
+        case .epoch: true
+        case .share(_, _, let sealed): sealed.count == SyncCrypto.keyLength + SyncCrypto.boxOverhead
+        }
+    }
+
     private static func unsignedPart(group: UUID, signer: UUID, time: Int64, body: Body) -> ByteWriter {
+        precondition(isWellFormed(body), "a certificate with a field of the wrong size")
         var writer = ByteWriter()
         writer.raw(magic)
         writer.u8(body.kind)

@@ -179,8 +179,9 @@ public struct SyncEngine {
         }
         let peer = try store.peer(target.lowerText)
         let kept = session.certificates.filter { $0.signer == target && roster.accepted.contains($0.digest) }.map(\.digest)
-        _ = try session.issue(.revoke(device: target, upTo: UInt64(peer.head),
-                                      upToDigest: [UInt8](hex: peer.headDigest) ?? EntryHeader.noPrevious, kept: kept))
+        // Nothing verified of it yet: all of its entries are refused (the digest then names no entry).
+        let digest = [UInt8](hex: peer.headDigest).flatMap { $0.count == SyncCrypto.digestLength ? $0 : nil } ?? EntryHeader.noPrevious
+        _ = try session.issue(.revoke(device: target, upTo: UInt64(peer.head), upToDigest: digest, kept: kept))
         report.events.append("revoked \(roster.name(of: target)): its entries after \(peer.head) are refused, and the group key is replaced")
     }
 
