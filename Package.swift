@@ -22,40 +22,56 @@ let package = Package(
         .systemLibrary(
             name: "CNcurses", path: "Sources/CNcurses", pkgConfig: "ncursesw",
             providers: [.apt(["libncurses-dev"])]),
-        // Prefixed functions for C macros Swift cannot import; nothing else.
-        .target(name: "CShims", dependencies: ["CLibSSH2", "CNcurses"], path: "Sources/CShims"),
+        // C wrappers for what Swift cannot call itself (macros, variadic syscalls), one module per library,
+        // each imported by the one Swift target that owns that library.
+        .target(name: "CCursesShims", dependencies: ["CNcurses"], path: "Sources/CCursesShims"),
+        .target(name: "CKeyringShims", path: "Sources/CKeyringShims"),
 
         .target(name: "ShelfCore", path: "Sources/ShelfCore"),
-        // POSIX helpers every file owner shares: private directories and files, atomic writes, hardening.
-        .target(name: "ShelfSystem", dependencies: ["ShelfCore"], path: "Sources/ShelfSystem"),
+        // POSIX helpers every file owner shares: private directories and files, atomic writes, hardening,
+        // guarded secret memory.
+        .target(name: "ShelfSystem", path: "Sources/ShelfSystem"),
+        // The one SQLite wrapper: the store and the vault both open their files through it.
+        .target(name: "ShelfSQLite", dependencies: ["ShelfSystem", "CSQLite"], path: "Sources/ShelfSQLite"),
         .target(
-            name: "ShelfStore", dependencies: ["ShelfCore", "ShelfSystem", "CSQLite"], path: "Sources/ShelfStore"),
+            name: "ShelfStore", dependencies: ["ShelfCore", "ShelfSystem", "ShelfSQLite"], path: "Sources/ShelfStore"),
         .target(
-            name: "ShelfVault", dependencies: ["ShelfCore", "ShelfSystem", "CSodium", "CSQLite", "CShims"], path: "Sources/ShelfVault"),
-        .target(name: "ShelfSSH", dependencies: ["ShelfCore", "ShelfSystem", "CLibSSH2", "CShims"], path: "Sources/ShelfSSH"),
+            name: "ShelfVault", dependencies: ["ShelfCore", "ShelfSystem", "ShelfSQLite", "CSodium", "CKeyringShims"],
+            path: "Sources/ShelfVault"),
+        .target(name: "ShelfSSH", dependencies: ["ShelfCore", "ShelfSystem", "CLibSSH2"], path: "Sources/ShelfSSH"),
         .target(
             name: "ShelfSync", dependencies: ["ShelfCore", "ShelfSystem", "ShelfStore", "ShelfVault"],
             path: "Sources/ShelfSync"),
+        // What the CLI and the TUI both do, once: saves and deletes with their rules, the vault opened with the
+        // right options, connecting and what a connection records, sync runs, one error mapping.
+        .target(
+            name: "ShelfOperations",
+            dependencies: ["ShelfCore", "ShelfSystem", "ShelfStore", "ShelfVault", "ShelfSSH", "ShelfSync"],
+            path: "Sources/ShelfOperations"),
         .target(name: "ShelfUI", dependencies: ["ShelfCore"], path: "Sources/ShelfUI"),
         .target(
-            name: "ShelfTerminal", dependencies: ["ShelfUI", "CNcurses", "CShims"], path: "Sources/ShelfTerminal"),
+            name: "ShelfTerminal", dependencies: ["ShelfUI", "CNcurses", "CCursesShims"], path: "Sources/ShelfTerminal"),
         .target(
             name: "ShelfApp",
             dependencies: [
-                "ShelfCore", "ShelfSystem", "ShelfStore", "ShelfVault", "ShelfSSH", "ShelfSync", "ShelfUI", "ShelfTerminal",
+                "ShelfCore", "ShelfSystem", "ShelfStore", "ShelfVault", "ShelfSSH", "ShelfSync", "ShelfOperations", "ShelfUI",
+                "ShelfTerminal",
             ],
             path: "Sources/ShelfApp"),
         .executableTarget(name: "sshelf", dependencies: ["ShelfApp"], path: "Sources/sshelf"),
 
-        // Shared by the test targets only: runs the real binary in a private SSHELF_HOME, and (with the SSH
-        // issue) starts a real sshd on loopback.
+        // Shared by the test targets only: runs the real binary in a private SSHELF_HOME and starts a real sshd
+        // on loopback.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "ShelfCoreTests", dependencies: ["ShelfCore"], path: "Tests/ShelfCoreTests"),
+        .testTarget(name: "ShelfSystemTests", dependencies: ["ShelfSystem"], path: "Tests/ShelfSystemTests"),
+        // Reads Package.swift, docs/ARCHITECTURE.md and the sources: the import rules as a test.
+        .testTarget(name: "ArchitectureTests", path: "Tests/ArchitectureTests"),
         .testTarget(
             name: "ShelfStoreTests", dependencies: ["ShelfStore", "ShelfCore", "TestSupport"],
             path: "Tests/ShelfStoreTests"),
         .testTarget(
-            name: "ShelfVaultTests", dependencies: ["ShelfVault", "ShelfCore", "TestSupport", "CSQLite"],
+            name: "ShelfVaultTests", dependencies: ["ShelfVault", "ShelfCore", "TestSupport", "ShelfSQLite"],
             path: "Tests/ShelfVaultTests"),
         .testTarget(
             name: "ShelfSSHTests", dependencies: ["ShelfSSH", "ShelfCore", "TestSupport"], path: "Tests/ShelfSSHTests"),
@@ -65,7 +81,7 @@ let package = Package(
         .testTarget(name: "ShelfUITests", dependencies: ["ShelfUI", "ShelfCore"], path: "Tests/ShelfUITests"),
         // Drives the built `sshelf` binary (CLI, and the TUI through tmux) as a user would.
         .testTarget(
-            name: "ShelfAppTests", dependencies: ["ShelfApp", "ShelfCore", "ShelfStore", "TestSupport", "CSQLite"],
+            name: "ShelfAppTests", dependencies: ["ShelfApp", "ShelfCore", "ShelfStore", "ShelfUI", "TestSupport", "ShelfSQLite"],
             path: "Tests/ShelfAppTests"),
     ]
 )

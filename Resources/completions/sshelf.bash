@@ -11,7 +11,7 @@ _sshelf() {
         warm) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "serve stop" -- "$cur")); return; fi ;;
         group) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "list add rm mv" -- "$cur")); return; fi ;;
         forward) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "list add rm start up status stop" -- "$cur")); return; fi ;;
-        identity) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "list import" -- "$cur")); return; fi ;;
+        identity) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "list import rm" -- "$cur")); return; fi ;;
         import) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "ssh-config" -- "$cur")); return; fi ;;
         export) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "ssh-config" -- "$cur")); return; fi ;;
         vault) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "init status unlock lock passwd list rm audit export import set-password verify" -- "$cur")); return; fi ;;
@@ -80,6 +80,7 @@ _sshelf() {
         "forward stop") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;
         "identity list") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "identity import") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--remove-file --key-passphrase-fd --passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "identity rm") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=($(compgen -W "$(sshelf identity list 2>/dev/null | awk 'NR>1 {print $1}')" -- "$cur")); fi ;;
         "keygen") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--comment --passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "import ssh-config") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--group --dry-run --help" -- "$cur")); else COMPREPLY=($(compgen -f -- "$cur")); fi ;;
         "export ssh-config") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--output --force --help" -- "$cur")); else COMPREPLY=(); fi ;;

@@ -1,7 +1,9 @@
 // AppContext: what a command runs with — environment, data locations, output streams, and the store,
-// opened on first use so `--help` and `--version` never touch the disk.
+// opened on first use so `--help` and `--version` never touch the disk. Its workspace is what the operations
+// layer is given.
 import Foundation
 import ShelfCore
+import ShelfOperations
 import ShelfStore
 
 final class AppContext: @unchecked Sendable {
@@ -18,17 +20,17 @@ final class AppContext: @unchecked Sendable {
         self.errorOutput = errorOutput
     }
 
-    var homeDirectory: String { environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory() }
+    /// The operations' view: warnings go through this context (so a caller that must keep stderr clean, the
+    /// TUI under curses, can catch them).
+    var workspace: Workspace { Workspace(environment: environment, warn: { [self] text in warn(Display.safe(text)) }) }
+
+    var homeDirectory: String { workspace.homeDirectory }
 
     func store() throws -> Store {
         if let openedStore { return openedStore }
-        do {
-            let store = try Store(path: locations.store)
-            openedStore = store
-            return store
-        } catch {
-            throw ShelfError(.storage, error.message, hint: error.hint)
-        }
+        let store = try Store(path: locations.store)
+        openedStore = store
+        return store
     }
 
     func print(_ text: String) { output(text.hasSuffix("\n") ? text : text + "\n") }

@@ -1,18 +1,11 @@
-// Display: making stored text safe to print (no escape sequences from a synced record reach the terminal)
-// and laying out simple aligned tables.
+// Display: the CLI's layout of output — simple aligned tables and relative times — beside ShelfOperations'
+// safe text (`Display.safe`, `Display.shortID`), which every printed record goes through.
 import Foundation
 import ShelfCore
+import ShelfOperations
 import ShelfUI
 
-enum Display {
-    /// Replaces control and bidi-override characters with '?'.
-    static func safe(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: Validation.isForbidden) else { return text }
-        var scalars = String.UnicodeScalarView()
-        for scalar in text.unicodeScalars { scalars.append(Validation.isForbidden(scalar) ? "?" : scalar) }
-        return String(scalars)
-    }
-
+extension Display {
     /// Columns padded to the widest cell; the last column is not padded.
     static func table(_ header: [String], _ rows: [[String]]) -> String {
         let all = [header] + rows.map { $0.map(safe) }
@@ -30,8 +23,6 @@ enum Display {
         }
         return out
     }
-
-    static func shortID(_ id: UUID) -> String { String(id.uuidString.lowercased().prefix(8)) }
 
     /// The same wording as the TUI ("2 min ago"), or "never".
     static func relative(_ date: Date?, now: Date = Date()) -> String {

@@ -2,18 +2,23 @@
 // command, and turns every error into `sshelf: error: …` / `sshelf: hint: …` with its exit code.
 import Foundation
 import ShelfCore
-import ShelfStore
+import ShelfOperations
 import ShelfSystem
 
 public enum SshelfMain {
-    public static func run(arguments: [String]) -> Int32 {
+    /// Runs the process's own command line (read as bytes, so non-UTF-8 arguments are refused, not mangled).
+    public static func run() -> Int32 {
         ProcessHardening.apply()
         signal(SIGPIPE, SIG_IGN)  // `sshelf list | head` must end quietly, not die mid-write
         let context = AppContext(
             environment: ProcessInfo.processInfo.environment,
             output: { StandardStreams.write($0, fd: 1) },
             errorOutput: { StandardStreams.write($0, fd: 2) })
-        return run(Array(arguments.dropFirst()), context: context)
+        let argv: [String]
+        do { argv = try ArgumentText.processArguments() } catch {
+            return fail(error, context: context)
+        }
+        return run(argv, context: context)
     }
 
     static func run(_ argv: [String], context: AppContext) -> Int32 {
@@ -30,25 +35,19 @@ public enum SshelfMain {
             case .run(let invocation):
                 return try invocation.command.run(invocation, context)
             }
-        } catch let error as ShelfError {
-            report(error, context: context)
-            return error.exitCode
-        } catch let error as StoreError {
-            report(ShelfError(.storage, error.message, hint: error.hint), context: context)
-            return 5
-        } catch let error as ValidationError {
-            report(ShelfError(.invalid, error.message), context: context)
-            return 4
         } catch {
-            report(ShelfError(.failure, "\(error)"), context: context)
-            return 1
+            return fail(error, context: context)
         }
     }
 
-    static func report(_ error: ShelfError, context: AppContext) {
+    /// Prints any failure in the one shape (ShelfError(from:)) and returns its exit code.
+    static func fail(_ error: any Error, context: AppContext) -> Int32 {
+        let error = ShelfError(from: error)
         var text = "sshelf: error: \(Display.safe(error.message))\n"
+        if let detail = error.detail { text += "sshelf: \(Display.safe(detail))\n" }
         if let hint = error.hint { text += "sshelf: hint: \(Display.safe(hint))\n" }
         context.errorOutput(text)
+        return error.exitCode
     }
 }
 

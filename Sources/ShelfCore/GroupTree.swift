@@ -36,6 +36,42 @@ public struct GroupTree: Sendable {
         return (chain.reversed().map(\.name) + [group.name]).joined(separator: "/")
     }
 
+    /// The deepest group path sshelf creates. Deeper paths are refused with a message (a tree is for people:
+    /// 32 levels is far past any real layout, and every path shown walks the whole chain).
+    public static let maxDepth = 32
+
+    /// A path the user typed, as group names from the top: "" or "/" is the top level, and one leading and one
+    /// trailing '/' are allowed. Empty segments ('a//b'), '.' and '..' (paths are absolute; there is no
+    /// relative part) and paths deeper than `maxDepth` are refused, naming what is wrong.
+    public static func parsePath(_ path: String) throws(ValidationError) -> [String] {
+        var text = Substring(path)
+        if text.hasPrefix("/") { text = text.dropFirst() }
+        if text.hasSuffix("/") { text = text.dropLast() }
+        let shown = path.count > 60 ? String(path.prefix(60)) + "…" : path
+        guard !text.isEmpty else {
+            guard path.count <= 1 else {
+                throw ValidationError(field: "group", message: "group path '\(shown)' has an empty part (two '/' in a row)")
+            }
+            return []
+        }
+        let names = text.split(separator: "/", omittingEmptySubsequences: false).map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }
+        guard names.count <= maxDepth else {
+            throw ValidationError(field: "group", message: "group path '\(shown)' is \(names.count) levels deep; sshelf allows up to \(maxDepth)")
+        }
+        for name in names {
+            if name.isEmpty {
+                throw ValidationError(field: "group", message: "group path '\(shown)' has an empty part (two '/' in a row)")
+            }
+            if name == "." || name == ".." {
+                throw ValidationError(field: "group", message: "group path '\(shown)' contains '\(name)': a path names groups from the top, it has no relative parts")
+            }
+        }
+        return names
+    }
+
+    /// Lenient split for looking a path up (a path that cannot exist simply finds nothing).
     public static func components(_ path: String) -> [String] {
         path.split(separator: "/", omittingEmptySubsequences: true).map {
             $0.trimmingCharacters(in: .whitespaces)

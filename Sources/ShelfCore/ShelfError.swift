@@ -1,5 +1,5 @@
 // ShelfError: the one error shape users see: what went wrong, and (where the user can act) a hint.
-// Each kind maps to a documented exit code.
+// Each kind maps to a documented exit code; ShelfError(from:) (ShelfOperations) makes one from any failure.
 import Foundation
 
 public struct ShelfError: Error, Sendable, CustomStringConvertible {
@@ -14,11 +14,15 @@ public struct ShelfError: Error, Sendable, CustomStringConvertible {
         case storage
         /// Anything else that failed at run time.
         case failure
+        /// The SSH connection failed or was cut (exit 255, as ssh's own).
+        case connection
     }
 
     public var kind: Kind
     public var message: String
     public var hint: String?
+    /// A library's own diagnostic, printed on a line of its own ("libssh2: …").
+    public var detail: String?
 
     public init(_ kind: Kind, _ message: String, hint: String? = nil) {
         self.kind = kind
@@ -36,6 +40,7 @@ public struct ShelfError: Error, Sendable, CustomStringConvertible {
         case .notFound: 3
         case .invalid: 4
         case .storage: 5
+        case .connection: 255
         }
     }
 

@@ -1,60 +1,46 @@
-// Authenticator: logs one verified hop in — methods in OpenSSH's order (publickey, keyboard-interactive,
-// password) limited to what the server offers; each credential fetched only when its method is tried.
+// Authenticator: logs one verified hop in — the AuthPlan's steps (OpenSSH's order: publickey, agent,
+// keyboard-interactive, password) limited to what the server offers; each credential fetched only when its
+// step is tried, always through the hop's VerifiedSession.
 import CLibSSH2
 import Foundation
 import ShelfCore
+import ShelfSystem
 
 struct Authenticator {
-    let session: Session
-    let hop: SSHEndpoint
+    let verified: VerifiedSession
     let options: ConnectOptions
     let credentials: CredentialSource
     let delegate: ConnectDelegate
 
-    enum Method: String { case publickey, agent, keyboardInteractive = "keyboard-interactive", password }
-
-    /// The methods to try, in order, for the host's configured method.
-    static func plan(_ method: AuthMethod, hasKey: Bool, hasAgent: Bool) -> [Method] {
-        switch method {
-        case .publickey: return (hasKey ? [.publickey] : []) + (hasAgent ? [.agent] : [])
-        case .agent: return [.agent]
-        case .password: return [.password]
-        case .keyboardInteractive: return [.keyboardInteractive]
-        case .auto, .other:
-            return (hasKey ? [.publickey] : []) + (hasAgent ? [.agent] : []) + [.keyboardInteractive, .password]
-        }
-    }
-
-    static func wireName(_ method: Method) -> String { method == .agent ? "publickey" : method.rawValue }
+    var session: Session { verified.session }
+    var hop: SSHEndpoint { verified.hop }
 
     func run(outcome: inout ConnectOutcome) throws(SSHError) {
         guard let offered = try session.offeredMethods(user: hop.user) else {
             outcome.methods.append("none")
             return
         }
-        let hasKey = hop.identity.map { $0.privateKeyRef != nil || !$0.keyFile.isEmpty } ?? false
-        let planned = Self.plan(hop.authMethod, hasKey: hasKey, hasAgent: options.agentSocket != nil)
-        let methods = planned.filter { offered.contains(Self.wireName($0)) }
+        let steps = AuthPlan.steps(for: hop, agentSocket: options.agentSocket).filter { offered.contains($0.wireName) }
         var failures: [String] = []
         var rsaRejected = false
-        for method in methods {
-            delegate.note(.authenticating(hop: hop.name, method: method.rawValue))
+        for step in steps {
+            delegate.note(.authenticating(hop: hop.name, method: step.name))
             let accepted: Bool
-            switch method {
-            case .publickey:
-                let result = try publicKey()
+            switch step {
+            case .publicKey(let identity, let source):
+                let result = try publicKey(identity: identity, source: source)
                 accepted = result.accepted
                 rsaRejected = rsaRejected || (!result.accepted && result.type == .rsa)
-            case .agent: accepted = try agent()
-            case .keyboardInteractive: accepted = try keyboardInteractive()
-            case .password: accepted = try password(outcome: &outcome)
+            case .agent(let socket): accepted = try agent(socket)
+            case .keyboardInteractive(let stored): accepted = try keyboardInteractive(storedPassword: stored)
+            case .password(let stored): accepted = try password(stored: stored, outcome: &outcome)
             }
             if accepted {
-                delegate.note(.authenticated(hop: hop.name, method: method.rawValue))
-                outcome.methods.append(method.rawValue)
+                delegate.note(.authenticated(hop: hop.name, method: step.name))
+                outcome.methods.append(step.name)
                 return
             }
-            failures.append(method.rawValue)
+            failures.append(step.name)
         }
         if rsaRejected {
             throw SSHError(
@@ -73,31 +59,31 @@ struct Authenticator {
 
     // MARK: public key
 
-    private func publicKey() throws(SSHError) -> (accepted: Bool, type: KeyType?) {
-        guard let identity = hop.identity else { return (false, nil) }
+    private func publicKey(identity name: String, source: AuthStep.KeySource) throws(SSHError) -> (accepted: Bool, type: KeyType?) {
         let key: SecretBytes
-        if let reference = identity.privateKeyRef {
-            key = try require(credentials.privateKey(for: reference), what: "private key of identity '\(identity.name)'")
-        } else {
-            key = try KeyFile.read(identity.keyFile)
+        switch source {
+        case .vault(let reference):
+            key = try require(credentials.privateKey(for: reference, on: verified), what: "private key of identity '\(name)'")
+        case .file(let path):
+            key = try KeyFile.read(path)
         }
         let info = PrivateKeyInfo.inspect(key)
         var passphrase: SecretBytes? = nil
         if info.encrypted {
-            if let reference = identity.passphraseRef,
-                case .found(let stored) = try lookup(credentials.keyPassphrase(for: reference), what: "passphrase of identity '\(identity.name)'")
+            if let reference = hop.identity?.passphraseRef,
+                case .found(let stored) = try lookup(credentials.keyPassphrase(for: reference, on: verified))
             {
                 passphrase = stored
             } else {
-                guard let typed = delegate.askKeyPassphrase(hopName: hop.name, keyDescription: identity.name) else {
-                    throw SSHError(.cancelled, "no passphrase for the key of identity '\(identity.name)'")
+                guard let typed = delegate.askKeyPassphrase(KeyPassphraseRequest(verified, keyDescription: name)) else {
+                    throw SSHError(.cancelled, "no passphrase for the key of identity '\(name)'")
                 }
                 passphrase = typed
             }
         }
         let code = session.publicKey(user: hop.user, privateKey: key, passphrase: passphrase)
         if code == LIBSSH2_ERROR_FILE || code == LIBSSH2_ERROR_KEYFILE_AUTH_FAILED {
-            throw SSHError(.authenticationFailed, "the private key of identity '\(identity.name)' could not be loaded",
+            throw SSHError(.authenticationFailed, "the private key of identity '\(name)' could not be loaded",
                            library: session.lastError(), hint: "wrong passphrase, or a key format libssh2 1.10 cannot read")
         }
         return (code == 0, info.type)
@@ -105,39 +91,44 @@ struct Authenticator {
 
     // MARK: agent
 
-    private func agent() throws(SSHError) -> Bool {
-        guard let socket = options.agentSocket else { return false }
+    private func agent(_ socket: String?) throws(SSHError) -> Bool {
+        guard let socket else { return false }
         return try session.agent(user: hop.user, socketPath: socket).accepted
     }
 
     // MARK: password
 
-    private func password(outcome: inout ConnectOutcome) throws(SSHError) -> Bool {
+    private func password(stored: ReferenceKey?, outcome: inout ConnectOutcome) throws(SSHError) -> Bool {
         var note: String? = nil
-        if let reference = hop.passwordRef {
-            switch try lookup(credentials.password(for: reference), what: "password") {
+        // Why the stored password could not be used: what the user is told when nobody can type one instead.
+        var storedFailure: SSHError? = nil
+        if let reference = stored {
+            switch try lookup(credentials.password(for: reference, on: verified)) {
             case .found(let stored):
                 guard !stored.isEmpty else { throw notSynced() }
                 if session.password(user: hop.user, secret: stored) == 0 { return true }
                 throw SSHError(.authenticationFailed, "\(hop.destination) rejected the stored password",
-                               library: session.lastError(), hint: "update it: sshelf edit \(hop.name) --password")
-            case .locked: note = "the vault is locked"
-            case .unavailable(let reason): note = reason
+                               library: session.lastError(), hint: "store the right one: sshelf vault set-password \(hop.name)")
+            case .locked:
+                note = "the vault is locked"
+                storedFailure = unusable(.locked)
+            case .unavailable(let reason):
+                note = reason
+                storedFailure = unusable(.unavailable(reason: reason))
             case .notStored: throw notSynced()
             }
         }
         for attempt in 1...max(1, options.passwordAttempts) {
-            let request = PasswordRequest(hopName: hop.name, user: hop.user, destination: hop.destination,
-                                          attempt: attempt, canRemember: credentials.canRemember && hop.hostID != nil,
-                                          note: note)
+            let request = PasswordRequest(verified, attempt: attempt,
+                                          canRemember: credentials.canRemember && hop.hostID != nil, note: note)
             guard let answer = delegate.askPassword(request) else {
-                if attempt == 1 { throw SSHError(.cancelled, "no password given for \(hop.destination)") }
+                if attempt == 1 { throw storedFailure ?? SSHError(.cancelled, "no password given for \(hop.destination)") }
                 return false
             }
             guard !answer.password.isEmpty else { continue }
             if session.password(user: hop.user, secret: answer.password) == 0 {
                 if answer.remember, let hostID = hop.hostID,
-                    let reference = credentials.rememberPassword(answer.password, forHost: hostID)
+                    let reference = credentials.rememberPassword(answer.password, forHost: hostID, on: verified)
                 {
                     outcome.rememberedPasswords.append((hostID, reference))
                 }
@@ -149,24 +140,26 @@ struct Authenticator {
 
     // MARK: keyboard-interactive
 
-    private func keyboardInteractive() throws(SSHError) -> Bool {
+    private func keyboardInteractive(storedPassword: ReferenceKey?) throws(SSHError) -> Bool {
         var failure: SSHError? = nil
+        var storedFailure: SSHError? = nil
         var cancelled = false
-        let hop = self.hop, credentials = self.credentials, delegate = self.delegate
+        let verified = self.verified, credentials = self.credentials, delegate = self.delegate
         let code = session.keyboardInteractive(user: hop.user) { name, instruction, prompts in
             if prompts.isEmpty { return [] }
             // A lone hidden prompt is the password prompt: answer it from the store when the host has one.
-            if prompts.count == 1, !prompts[0].echo, let reference = hop.passwordRef {
-                switch credentials.password(for: reference) {
+            if prompts.count == 1, !prompts[0].echo, let reference = storedPassword {
+                let result = credentials.password(for: reference, on: verified)
+                switch result {
                 case .found(let stored) where !stored.isEmpty: return [stored]
                 case .notStored, .found:
                     failure = self.notSynced()
                     return nil
-                case .locked, .unavailable: break
+                case .locked, .unavailable: storedFailure = self.unusable(result)
                 }
             }
             let challenge = KeyboardChallenge(
-                hopName: hop.name, name: UntrustedText.clean(name), instruction: UntrustedText.clean(instruction),
+                verified, name: UntrustedText.clean(name), instruction: UntrustedText.clean(instruction),
                 prompts: prompts.map { KeyboardPrompt(text: UntrustedText.clean($0.text), echo: $0.echo) })
             guard let answers = delegate.answer(challenge) else {
                 cancelled = true
@@ -175,18 +168,32 @@ struct Authenticator {
             return answers
         }
         if let failure { throw failure }
-        if cancelled && code != 0 { throw SSHError(.cancelled, "keyboard-interactive login cancelled") }
+        if cancelled && code != 0 { throw storedFailure ?? SSHError(.cancelled, "keyboard-interactive login cancelled") }
         return code == 0
     }
 
     // MARK: lookups
+
+    /// The stored password is there but cannot be read (vault locked or broken): the vault's own reason.
+    private func unusable(_ result: CredentialLookup) -> SSHError? {
+        switch result {
+        case .locked:
+            return SSHError(.credentialUnavailable, "the password for \(hop.name) is in the vault, which is locked",
+                            hint: "unlock it first: sshelf vault unlock")
+        case .unavailable(let reason):
+            return SSHError(.credentialUnavailable, "the password for \(hop.name) is in the vault, which cannot be read: \(reason)",
+                            hint: "see 'sshelf vault status'")
+        case .found, .notStored:
+            return nil
+        }
+    }
 
     private func notSynced() -> SSHError {
         SSHError(.credentialNotSynced, "the credential for \(hop.name) has not synced to this device yet",
                  hint: credentials.notSyncedHint ?? "check 'sshelf sync status' on both devices; the device where it was saved must sync it first")
     }
 
-    private func lookup(_ result: CredentialLookup, what: String) throws(SSHError) -> CredentialLookup {
+    private func lookup(_ result: CredentialLookup) throws(SSHError) -> CredentialLookup {
         if case .notStored = result { throw notSynced() }
         return result
     }
@@ -205,25 +212,16 @@ struct Authenticator {
     }
 }
 
-/// Private key files named by an identity's `keyFile`: read into memory once, never written anywhere.
+/// Private key files named by an identity's `keyFile`: read into guarded memory once, never written anywhere.
+/// Only a plain file is read (a FIFO there would block the login forever).
 enum KeyFile {
     static func read(_ path: String) throws(SSHError) -> SecretBytes {
         let expanded = path.hasPrefix("~/") ? NSHomeDirectory() + String(path.dropFirst(1)) : path
-        let fd = open(expanded, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            throw SSHError(.credentialUnavailable, "cannot read the key file \(path): \(String(cString: strerror(errno)))")
+        do {
+            return try RegularFile.readSecret(expanded)
+        } catch {
+            throw SSHError(.credentialUnavailable, "cannot use the key file: \(error)",
+                           hint: "a private key is a plain file of at most 1 MiB; fix the identity's key file or import the key")
         }
-        defer { close(fd) }
-        var bytes = [UInt8]()
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = Glibc.read(fd, &chunk, chunk.count)
-            if count < 0 && errno == EINTR { continue }
-            if count <= 0 { break }
-            bytes += chunk[0..<count]
-            guard bytes.count < 1 << 20 else { break }
-        }
-        chunk.withUnsafeMutableBytes { explicit_bzero($0.baseAddress!, $0.count) }
-        return SecretBytes.take(&bytes)
     }
 }

@@ -31,24 +31,38 @@ public enum HostKeyDecision: Sendable {
     case acceptAndRemember
 }
 
+/// A password to type for a verified hop. Made only by the authenticator, from the hop's VerifiedSession: the
+/// user is never asked for a credential before that hop's host key was checked.
 public struct PasswordRequest: Sendable {
-    public var hopName: String
-    public var user: String
-    public var destination: String
+    public let hopName: String
+    public let user: String
+    public let destination: String
     /// 1 for the first ask; > 1 after the server rejected the previous answer.
-    public var attempt: Int
+    public let attempt: Int
     /// Offer "remember this password" (the credential source can store it).
-    public var canRemember: Bool
+    public let canRemember: Bool
     /// Why the stored password was not used (vault locked or unavailable), for the prompt to say.
-    public var note: String?
+    public let note: String?
 
-    public init(hopName: String, user: String, destination: String, attempt: Int, canRemember: Bool, note: String?) {
-        self.hopName = hopName
-        self.user = user
-        self.destination = destination
+    init(_ verified: VerifiedSession, attempt: Int, canRemember: Bool, note: String?) {
+        hopName = verified.hop.name
+        user = verified.hop.user
+        destination = verified.hop.destination
         self.attempt = attempt
         self.canRemember = canRemember
         self.note = note
+    }
+}
+
+/// The passphrase of an encrypted private key, for a verified hop (made only by the authenticator).
+public struct KeyPassphraseRequest: Sendable {
+    public let hopName: String
+    /// The identity whose key it is.
+    public let keyDescription: String
+
+    init(_ verified: VerifiedSession, keyDescription: String) {
+        hopName = verified.hop.name
+        self.keyDescription = keyDescription
     }
 }
 
@@ -61,15 +75,16 @@ public struct PasswordAnswer: Sendable {
     }
 }
 
-/// One keyboard-interactive round. All text came from the server and has had control characters removed.
+/// One keyboard-interactive round of a verified hop (made only by the authenticator). All text came from the
+/// server and has had control characters removed.
 public struct KeyboardChallenge: Sendable {
-    public var hopName: String
-    public var name: String
-    public var instruction: String
-    public var prompts: [KeyboardPrompt]
+    public let hopName: String
+    public let name: String
+    public let instruction: String
+    public let prompts: [KeyboardPrompt]
 
-    public init(hopName: String, name: String, instruction: String, prompts: [KeyboardPrompt]) {
-        self.hopName = hopName
+    init(_ verified: VerifiedSession, name: String, instruction: String, prompts: [KeyboardPrompt]) {
+        hopName = verified.hop.name
         self.name = name
         self.instruction = instruction
         self.prompts = prompts
@@ -90,14 +105,14 @@ public protocol ConnectDelegate: AnyObject {
     /// nil cancels (the user pressed Escape, or no terminal to ask on).
     func askPassword(_ request: PasswordRequest) -> PasswordAnswer?
     /// Passphrase for an encrypted private key file; nil cancels.
-    func askKeyPassphrase(hopName: String, keyDescription: String) -> SecretBytes?
+    func askKeyPassphrase(_ request: KeyPassphraseRequest) -> SecretBytes?
     /// One answer per prompt, in order; nil cancels.
     func answer(_ challenge: KeyboardChallenge) -> [SecretBytes]?
     func note(_ event: ConnectEvent)
 }
 
 extension ConnectDelegate {
-    public func askKeyPassphrase(hopName: String, keyDescription: String) -> SecretBytes? { nil }
+    public func askKeyPassphrase(_ request: KeyPassphraseRequest) -> SecretBytes? { nil }
     public func note(_ event: ConnectEvent) {}
 }
 

@@ -1,5 +1,6 @@
-// Connector: the connect flow. For each hop, outermost first: open the transport (TCP, or a direct-tcpip channel
-// of the previous hop), handshake, verify the host key, and only then resolve credentials and log in.
+// Connector: the connect flow. One hop routine serves every hop, outermost first: open its transport (TCP, or
+// a channel of the hop before it), handshake, verify the host key (which yields the VerifiedSession), and only
+// then log in with that VerifiedSession — the only value authentication and credential lookups accept.
 import Foundation
 import ShelfCore
 
@@ -7,6 +8,9 @@ public final class SSHConnector {
     public let options: ConnectOptions
     let credentials: CredentialSource
     let delegate: ConnectDelegate
+    /// What the last connect attempt verified and stored, kept even when it failed later (a login refused
+    /// after the host key was accepted): the caller still pins those keys on their host records.
+    public private(set) var lastOutcome = ConnectOutcome()
 
     public init(options: ConnectOptions, credentials: CredentialSource, delegate: ConnectDelegate) {
         self.options = options
@@ -17,14 +21,9 @@ public final class SSHConnector {
     /// Connects through `hops` (jump hosts first, the target last) and logs in on each.
     public func connect(_ hops: [SSHEndpoint]) throws(SSHError) -> SSHConnection {
         let connection = SSHConnection()
+        defer { lastOutcome = connection.outcome }
         do {
-            for (index, hop) in hops.enumerated() {
-                let session = try open(hop, after: connection, previous: index > 0 ? hops[index - 1] : nil)
-                _ = try HostKeyCheck.verify(session, hop: hop, trust: options.trust, delegate: delegate,
-                                            outcome: &connection.outcome)
-                try Authenticator(session: session, hop: hop, options: options, credentials: credentials,
-                                  delegate: delegate).run(outcome: &connection.outcome)
-            }
+            try logIn(hops[...], on: connection)
         } catch {
             connection.close()
             throw error
@@ -38,35 +37,43 @@ public final class SSHConnector {
     public func fetchHostKey(_ hops: [SSHEndpoint]) throws(SSHError) -> HostKey {
         guard let target = hops.last else { throw SSHError(.invalidConfiguration, "no host to connect to") }
         let connection = SSHConnection()
-        defer { connection.close() }
-        for (index, hop) in hops.dropLast().enumerated() {
-            let session = try open(hop, after: connection, previous: index > 0 ? hops[index - 1] : nil)
-            _ = try HostKeyCheck.verify(session, hop: hop, trust: options.trust, delegate: delegate,
-                                        outcome: &connection.outcome)
-            try Authenticator(session: session, hop: hop, options: options, credentials: credentials,
-                              delegate: delegate).run(outcome: &connection.outcome)
+        defer {
+            lastOutcome = connection.outcome
+            connection.close()
         }
-        let session = try open(target, after: connection, previous: hops.count > 1 ? hops[hops.count - 2] : nil)
+        try logIn(hops.dropLast(), on: connection)
+        let session = try handshake(target, on: connection)
         guard let key = session.hostKey() else {
             throw SSHError(.handshakeFailed, "\(target.name) sent no usable host key", library: session.lastError())
         }
         return key
     }
 
-    private func open(_ hop: SSHEndpoint, after connection: SSHConnection, previous: SSHEndpoint?) throws(SSHError) -> Session {
-        let session: Session
-        if let outer = connection.sessions.last, let previous {
-            delegate.note(.jumping(from: previous.name, to: hop.name))
-            let channel = try outer.openDirectTCPIP(host: hop.hostname, port: hop.port)
-            let bridge = try JumpBridge(outer: outer, channel: channel, keepaliveInterval: options.keepaliveInterval)
-            bridge.start()
-            connection.bridges.append(bridge)
-            session = try Session(socket: bridge.innerEnd)
-        } else {
-            delegate.note(.connecting(hop: hop.name, address: hop.lookupName))
-            let socket = try TCPConnection.open(host: hop.hostname, port: hop.port, timeout: options.connectTimeout)
-            session = try Session(socket: socket)
+    /// The hop routine: for each hop, handshake over its transport, verify, authenticate.
+    private func logIn(_ hops: ArraySlice<SSHEndpoint>, on connection: SSHConnection) throws(SSHError) {
+        for hop in hops {
+            let session = try handshake(hop, on: connection)
+            let verified = try HostKeyCheck.verify(session, hop: hop, trust: options.trust, delegate: delegate,
+                                                   outcome: &connection.outcome)
+            try Authenticator(verified: verified, options: options, credentials: credentials, delegate: delegate)
+                .run(outcome: &connection.outcome)
+            connection.names.append(hop.name)
         }
+    }
+
+    /// The transport a hop arrives over: the first hop connects directly, each later one through the hop
+    /// before it.
+    private func transport(on connection: SSHConnection) -> HopTransport {
+        guard let outer = connection.sessions.last, let outerName = connection.names.last else { return DirectTCP() }
+        return JumpChannel(outer: outer, outerName: outerName)
+    }
+
+    private func handshake(_ hop: SSHEndpoint, on connection: SSHConnection) throws(SSHError) -> Session {
+        let transport = transport(on: connection)
+        delegate.note(transport.event(for: hop))
+        let (socket, carrier) = try transport.open(hop, options: options)
+        connection.carriers.append(carrier)
+        let session = try Session(socket: socket)
         connection.sessions.append(session)
         session.setTimeout(seconds: options.connectTimeout)
         session.preferAlgorithms(knownHostKeyTypes: options.trust.knownTypes(

@@ -1,5 +1,6 @@
-// Credentials: how the connect flow asks for secrets. A CredentialSource (the vault, later) answers by reference
-// key; it is consulted only after the hop's host key has been verified, and only for the method being tried.
+// Credentials: how the connect flow gets secrets. A CredentialSource (ShelfApp answers from the vault) is asked
+// by reference key, only for the method being tried, and every call carries the hop's VerifiedSession — a
+// value only the host-key check can make — so no lookup can happen before that hop's key was verified.
 import Foundation
 import ShelfCore
 
@@ -15,40 +16,19 @@ public enum CredentialLookup: Sendable {
 }
 
 public protocol CredentialSource: AnyObject {
-    func privateKey(for reference: ReferenceKey) -> CredentialLookup
-    func keyPassphrase(for reference: ReferenceKey) -> CredentialLookup
-    func password(for reference: ReferenceKey) -> CredentialLookup
+    func privateKey(for reference: ReferenceKey, on hop: VerifiedSession) -> CredentialLookup
+    func keyPassphrase(for reference: ReferenceKey, on hop: VerifiedSession) -> CredentialLookup
+    func password(for reference: ReferenceKey, on hop: VerifiedSession) -> CredentialLookup
     /// Whether `rememberPassword` can work now (offers "remember" in the prompt).
     var canRemember: Bool { get }
-    /// Stores a password the user typed and asked to remember, after it logged in; returns the reference the
-    /// host record should now carry (the gated envelope is the vault's business), or nil when it could not.
-    func rememberPassword(_ password: SecretBytes, forHost hostID: UUID) -> ReferenceKey?
+    /// Stores a password the user typed and asked to remember, after it logged in on `hop`; returns the
+    /// reference the host record should now carry (the gated envelope is the vault's business), or nil when it
+    /// could not.
+    func rememberPassword(_ password: SecretBytes, forHost hostID: UUID, on hop: VerifiedSession) -> ReferenceKey?
     /// What to do on this device when a referenced secret is not here ("not yet synced"); nil for the general advice.
     var notSyncedHint: String? { get }
 }
 
 extension CredentialSource {
     public var notSyncedHint: String? { nil }
-}
-
-/// A source with nothing in it: every reference is `notStored`. What a device sees before the credential track
-/// has synced.
-public final class EmptyCredentialSource: CredentialSource {
-    public init() {}
-    public func privateKey(for reference: ReferenceKey) -> CredentialLookup { .notStored }
-    public func keyPassphrase(for reference: ReferenceKey) -> CredentialLookup { .notStored }
-    public func password(for reference: ReferenceKey) -> CredentialLookup { .notStored }
-    public var canRemember: Bool { false }
-    public func rememberPassword(_ password: SecretBytes, forHost hostID: UUID) -> ReferenceKey? { nil }
-}
-
-/// Stands in while no vault is wired: every lookup is `unavailable`, so the flow asks the user instead.
-public final class NoVaultCredentialSource: CredentialSource {
-    let reason: String
-    public init(reason: String = "the vault is not available in this build") { self.reason = reason }
-    public func privateKey(for reference: ReferenceKey) -> CredentialLookup { .unavailable(reason: reason) }
-    public func keyPassphrase(for reference: ReferenceKey) -> CredentialLookup { .unavailable(reason: reason) }
-    public func password(for reference: ReferenceKey) -> CredentialLookup { .unavailable(reason: reason) }
-    public var canRemember: Bool { false }
-    public func rememberPassword(_ password: SecretBytes, forHost hostID: UUID) -> ReferenceKey? { nil }
 }

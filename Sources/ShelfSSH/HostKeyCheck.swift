@@ -1,19 +1,44 @@
-// HostKeyCheck: the verification step of every hop — runs right after the handshake, before any credential is
-// looked up. Changed and revoked keys end the connection; unknown and other-type keys go to the caller's policy.
+// HostKeyCheck: the verification step of every hop, right after the handshake. It alone can make a
+// VerifiedSession, and authentication and every credential lookup take one: reading or sending a credential
+// for a hop whose host key was not checked does not compile. Changed and revoked keys end the connection;
+// unknown and other-type keys go to the caller's policy.
 import Foundation
 import ShelfCore
 
+/// A hop whose host key was verified: trusted by its pin or a known_hosts file, or accepted by the user. Only
+/// `HostKeyCheck.verify` makes one (the initialiser is private to this file); the authenticator, every
+/// `CredentialSource` lookup and every credential prompt take one.
+public struct VerifiedSession {
+    let session: Session
+    public let hop: SSHEndpoint
+    /// The key the server proved it holds, and what vouched for it.
+    public let hostKey: HostKey
+    public let trustedBy: String
+
+    fileprivate init(session: Session, hop: SSHEndpoint, hostKey: HostKey, trustedBy: String) {
+        self.session = session
+        self.hop = hop
+        self.hostKey = hostKey
+        self.trustedBy = trustedBy
+    }
+}
+
 enum HostKeyCheck {
+    /// Verifies the key `session` received from `hop`. Every verified hop with a host record is pinned
+    /// (`outcome.pinnedKeys`) when its record holds no pin yet, whichever source vouched for the key, so other
+    /// devices can check it too; a key the user accepts for this connection only is not pinned.
     static func verify(_ session: Session, hop: SSHEndpoint, trust: HostKeyTrustStore, delegate: ConnectDelegate,
-                       outcome: inout ConnectOutcome) throws(SSHError) -> HostKey {
+                       outcome: inout ConnectOutcome) throws(SSHError) -> VerifiedSession {
         guard let key = session.hostKey() else {
             throw SSHError(.handshakeFailed, "\(hop.name) sent no usable host key", library: session.lastError())
         }
         let verdict = trust.evaluate(key, host: hop.hostname, port: hop.port, pinned: hop.pinnedHostKey)
+        let trustedBy: String
+        var pin = false
         switch verdict {
         case .trusted(let source):
-            delegate.note(.hostKeyVerified(hop: hop.name, fingerprint: key.fingerprint, source: source.rawValue))
-            return key
+            trustedBy = source.rawValue
+            pin = source != .pinned && hop.pinnedHostKey == nil
         case .changed(let known, let source):
             throw changed(hop: hop, offered: key, known: known, source: source)
         case .revoked(let source):
@@ -31,11 +56,13 @@ enum HostKeyCheck {
                 break
             case .acceptAndRemember:
                 try trust.remember(key, host: hop.hostname, port: hop.port, replacing: false)
-                if let id = hop.hostID { outcome.pinnedKeys.append((id, key.pinned)) }
+                pin = true
             }
-            delegate.note(.hostKeyVerified(hop: hop.name, fingerprint: key.fingerprint, source: "accepted by the user"))
-            return key
+            trustedBy = "accepted by the user"
         }
+        if pin, let id = hop.hostID { outcome.pinnedKeys.append((id, key.pinned)) }
+        delegate.note(.hostKeyVerified(hop: hop.name, fingerprint: key.fingerprint, source: trustedBy))
+        return VerifiedSession(session: session, hop: hop, hostKey: key, trustedBy: trustedBy)
     }
 
     static func changed(hop: SSHEndpoint, offered: HostKey, known: [HostKey], source: HostKeySource) -> SSHError {

@@ -63,11 +63,12 @@ public struct KnownHostsFile: Sendable {
 
     /// A missing file is an empty one; an unreadable one is reported.
     public static func load(_ path: String) throws(SSHError) -> KnownHostsFile {
-        guard FileManager.default.fileExists(atPath: path) else { return KnownHostsFile(text: "") }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw SSHError(.invalidConfiguration, "cannot read \(path)")
+        do {
+            return KnownHostsFile(text: String(decoding: try RegularFile.read(path), as: UTF8.self))
+        } catch {
+            if error.kind == .missing { return KnownHostsFile(text: "") }
+            throw SSHError(.invalidConfiguration, "cannot use \(error)", hint: "known_hosts must be a plain text file")
         }
-        return KnownHostsFile(text: String(decoding: data, as: UTF8.self))
     }
 
     public var entries: [KnownHostEntry] {

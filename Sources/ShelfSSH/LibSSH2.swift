@@ -1,6 +1,5 @@
 // LibSSH2: library initialisation (once per process) and version.
 import CLibSSH2
-import CShims
 import Foundation
 
 public enum LibSSH2 {
@@ -17,7 +16,7 @@ public enum LibSSH2 {
 
     /// Whether a session object can be created (the library and its crypto backend initialise).
     public static func selfTest() -> Bool {
-        guard initialised, let session = cshims_libssh2_session_init() else { return false }
+        guard initialised, let session = libssh2_session_init_ex(nil, nil, nil, nil) else { return false }
         libssh2_session_free(session)
         return true
     }

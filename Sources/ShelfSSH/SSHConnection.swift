@@ -1,11 +1,16 @@
-// SSHConnection: a logged-in connection (with its jump sessions and bridges). Runs commands and shells on the
-// innermost session and closes everything innermost first.
+// SSHConnection: a logged-in connection (with its jump sessions and what carries them). Runs commands and
+// shells on the innermost session and closes everything innermost first.
 import CLibSSH2
 import Foundation
 
 public final class SSHConnection {
+    /// One per hop, outermost first.
     var sessions: [Session] = []
-    var bridges: [JumpBridge] = []
+    /// `carriers[i]` carries `sessions[i]` (nil for a direct TCP hop); one longer than `sessions` when a
+    /// transport opened but its session never came up.
+    var carriers: [HopCarrier?] = []
+    /// The names of the hops logged in so far (for progress events of the next hop).
+    var names: [String] = []
     private var closed = false
     /// Keys to pin and passwords remembered while connecting; the caller saves them on the host records.
     public internal(set) var outcome = ConnectOutcome()
@@ -33,20 +38,15 @@ public final class SSHConnection {
         return target.keepaliveTick()
     }
 
-    /// Disconnects every hop, innermost first; safe to call twice.
+    /// Disconnects every hop, innermost first, stopping each hop's carrier after its session; safe to call twice.
     public func close() {
         guard !closed else { return }
         closed = true
-        for index in sessions.indices.reversed() {
-            // The bridge that carries session `index` belongs to the outer session `index - 1`.
-            sessions[index].disconnect()
-            if index >= 1, index - 1 < bridges.count {
-                bridges[index - 1].stop()
-            }
+        for index in carriers.indices.reversed() {
+            if index < sessions.count { sessions[index].disconnect() }
+            carriers[index]?.stop()
         }
-        // A bridge whose inner session never came up (its creation failed) is stopped here.
-        for bridge in bridges.reversed() { bridge.stop() }
-        bridges.removeAll()
+        carriers.removeAll()
         sessions.removeAll()
     }
 }

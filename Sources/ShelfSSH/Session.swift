@@ -1,7 +1,6 @@
 // Session: one libssh2 session over one socket — algorithm preferences, handshake, the server's host key, the
 // auth calls, keepalive and disconnect. Every libssh2 return code is translated here, where it is called.
 import CLibSSH2
-import CShims
 import Foundation
 
 final class Session {
@@ -101,7 +100,7 @@ final class Session {
     }
 
     func password(user: String, secret: SecretBytes) -> Int32 {
-        secret.withBytes { bytes in
+        secret.withUnsafeBytes { bytes in
             // A zero-length secret never reaches here (the flow refuses empty passwords); this only keeps C happy.
             var empty: CChar = 0
             let base = bytes.baseAddress?.assumingMemoryBound(to: CChar.self) ?? withUnsafePointer(to: &empty) { $0 }
@@ -110,15 +109,15 @@ final class Session {
     }
 
     func publicKey(user: String, privateKey: SecretBytes, passphrase: SecretBytes?) -> Int32 {
-        // libssh2 1.10 runs strlen() over the key while parsing PEM: it must be NUL-terminated (withCString adds
-        // the NUL to a copy it zeroes afterwards).
-        privateKey.withCString { key in
+        // libssh2 1.10 runs strlen() over the key while parsing PEM: it must be NUL-terminated (withNulTerminated
+        // adds the NUL to a guarded copy, zeroed afterwards).
+        privateKey.withNulTerminated { key, _ in
             let run = { (phrase: UnsafePointer<CChar>?) -> Int32 in
                 libssh2_userauth_publickey_frommemory(
                     self.raw, user, user.utf8.count, nil, 0, key, privateKey.count, phrase)
             }
             guard let passphrase else { return run(nil) }
-            return passphrase.withCString { run($0) }
+            return passphrase.withNulTerminated { phrase, _ in run(phrase) }
         }
     }
 
@@ -228,7 +227,7 @@ private let keyboardCallback: @convention(c) (
         }
         let answer = answers[index]
         let memory = malloc(max(answer.count, 1))
-        answer.withBytes { bytes in
+        answer.withUnsafeBytes { bytes in
             if let memory, let base = bytes.baseAddress, bytes.count > 0 { memcpy(memory, base, bytes.count) }
         }
         responses[index].text = memory?.assumingMemoryBound(to: CChar.self)

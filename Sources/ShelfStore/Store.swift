@@ -2,7 +2,6 @@
 // synchronous=FULL, 0600). Refuses a file that is damaged, foreign, newer, or readable by others, and never
 // writes to such a file. Writers take the lock up front (BEGIN IMMEDIATE) so concurrent processes queue
 // instead of losing an update.
-import CSQLite
 import Foundation
 import ShelfCore
 import ShelfSystem
@@ -34,7 +33,8 @@ public final class Store {
         var info = stat()
         if lstat(path, &info) == 0 {
             guard (info.st_mode & S_IFMT) == S_IFREG else {
-                throw StoreError(kind: .foreign, message: "\(path) is not a regular file", hint: "move it aside")
+                throw StoreError(kind: .foreign, message: "\(path) is \(RegularFile.describe(info.st_mode)), not a regular file",
+                                 hint: "sshelf opens its store only as a plain file; move this aside")
             }
             if info.st_mode & 0o077 != 0 {
                 throw StoreError(
@@ -52,7 +52,7 @@ public final class Store {
             }
         }
         db = try Database(path: path)
-        sqlite3_busy_timeout(db.handle, Store.busyTimeoutMilliseconds)
+        db.setBusyTimeout(milliseconds: Store.busyTimeoutMilliseconds)
         try checkIdentity()
         try db.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=OFF;")
         try migrate(to: version)
@@ -110,7 +110,7 @@ public final class Store {
     /// Runs `body` holding the write lock (BEGIN IMMEDIATE): read-modify-write inside it cannot lose an update
     /// to another process. Nested calls join the outer transaction.
     public func write<T>(_ body: (Store) throws -> T) throws -> T {
-        if sqlite3_get_autocommit(db.handle) == 0 { return try body(self) }
+        if db.isInTransaction { return try body(self) }
         try db.execute("BEGIN IMMEDIATE")
         // Another process may have stamped changes since our last transaction: re-read the clock lazily.
         lastStamp = nil
@@ -127,7 +127,7 @@ public final class Store {
 
     /// Runs `body` on one consistent snapshot.
     public func read<T>(_ body: (Store) throws -> T) throws -> T {
-        if sqlite3_get_autocommit(db.handle) == 0 { return try body(self) }
+        if db.isInTransaction { return try body(self) }
         try db.execute("BEGIN")
         defer { try? db.execute("COMMIT") }
         return try body(self)
@@ -186,13 +186,11 @@ public final class Store {
         try stampSave(.host, host.id, prior: prior) { try Store.mergeBody(host) }
     }
 
-    /// Saves many hosts with one prepared statement (imports, benchmarks); call inside `write`.
+    /// Saves many hosts with one prepared statement (the connection caches it); call inside `write`.
     public func save(hosts: [ShelfCore.Host]) throws {
-        let statement = try db.prepare(HostRow.upsert)
         for host in hosts {
             let prior = try priorForSave(.host, host.id)
-            try statement.bind(HostRow.bindings(host))
-            while try statement.step() {}
+            try db.run(HostRow.upsert, HostRow.bindings(host))
             try stampSave(.host, host.id, prior: prior) { try Store.mergeBody(host) }
         }
     }

@@ -1,5 +1,6 @@
 // StoreCascade: deletes that take what depends on them along (a host's forward rules; a group's subgroups and
-// their hosts), shared by the CLI and the TUI. Call inside `write` so it all happens or none of it does.
+// their hosts; an identity's place on the hosts using it), shared by the CLI and the TUI. Call inside `write`
+// so it all happens or none of it does.
 import Foundation
 import ShelfCore
 
@@ -31,5 +32,19 @@ extension Store {
         }
         for groupID in subtree { try deleteGroup(groupID) }
         return deletion
+    }
+
+    /// Deletes an identity; the hosts using it keep everything but the identity. Returns how many hosts were
+    /// cleared (nil when the identity is gone).
+    public func deleteIdentityClearingHosts(_ id: UUID) throws -> Int? {
+        guard try identities().contains(where: { $0.id == id }) else { return nil }
+        let users = try hosts().filter { $0.identityID == id }
+        for var host in users {
+            host.identityID = nil
+            host.updatedAt = now()
+            try save(host)
+        }
+        try deleteIdentity(id)
+        return users.count
     }
 }

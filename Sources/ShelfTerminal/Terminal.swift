@@ -1,7 +1,7 @@
 // Terminal: the only code that touches ncursesw — starts and stops curses, blits a Canvas (only the cells
 // that changed), reads keys (UTF-8 text, function keys, resize), and maps cell styles to colour pairs.
 import CNcurses
-import CShims
+import CCursesShims
 import Foundation
 import ShelfUI
 

@@ -63,9 +63,15 @@ public enum Forms {
         }
         host.jumpHostIDs = jumpIDs
         host.unresolvedJump = ""
-        let groupPath = GroupTree.components(form.value("group")).joined(separator: "/")
-        for name in GroupTree.components(form.value("group")) {
-            if let problem = Validation.nameProblem(name, what: "group name") { errors["group"] = problem }
+        var groupPath = ""
+        do {
+            let names = try GroupTree.parsePath(form.value("group"))
+            groupPath = names.joined(separator: "/")
+            for name in names {
+                if let problem = Validation.nameProblem(name, what: "group name") { errors["group"] = problem }
+            }
+        } catch {
+            errors["group"] = error.message
         }
         for problem in Validation.problems(host) where errors[problem.field] == nil {
             errors[problem.field] = problem.message
@@ -101,7 +107,8 @@ public enum Forms {
         var group = original ?? HostGroup(id: form.newID)
         group.name = form.value("name")
         group.notes = form.value("notes")
-        let parentPath = GroupTree.components(form.value("parent")).joined(separator: "/")
+        var parentPath = ""
+        do { parentPath = try GroupTree.parsePath(form.value("parent")).joined(separator: "/") } catch { errors["parent"] = error.message }
         for problem in Validation.problems(group) where errors[problem.field] == nil { errors[problem.field] = problem.message }
         if let original, let parent = catalog.tree.find(parentPath), catalog.tree.subtree(of: original.id).contains(parent.id) {
             errors["parent"] = "cannot move '\(catalog.tree.path(of: original.id))' inside itself"

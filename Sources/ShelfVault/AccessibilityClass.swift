@@ -33,7 +33,7 @@ public enum AccessibilityClass: String, Sendable, CaseIterable, Codable, CustomS
         }
     }
 
-    /// Whether exports (and, later, credential sync) may carry items of this class.
+    /// Whether exports and credential sync may carry items of this class.
     public var mayLeaveDevice: Bool {
         switch self {
         case .whenUnlocked, .afterFirstUnlock, .always: true

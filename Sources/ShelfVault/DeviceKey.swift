@@ -15,13 +15,21 @@ enum DeviceKey {
 
     /// Reads the key; refuses a file that group or others can access or that another user owns.
     static func load(_ path: String) throws(VaultError) -> SecretBytes {
-        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else {
-            if errno == ENOENT {
+        let fd: Int32
+        do {
+            // Not blocking, checked with fstat: a FIFO or device in its place is refused at once, not waited on.
+            fd = try RegularFile.open(path, followLinks: false)
+        } catch {
+            switch error.kind {
+            case .missing:
                 throw VaultError(.unavailable, "the device key \(path) is missing, so this vault cannot be opened",
                                  hint: "the vault only opens on the device that made it; restore device.key from the same backup, or move vault.sqlite aside and run 'sshelf vault init'")
+            case .notRegular(let what):
+                throw VaultError(.unavailable, "the device key \(path) is \(what), not a regular file, so this vault cannot be opened",
+                                 hint: "sshelf reads its device key only from a plain file: move this aside and restore device.key from a backup")
+            case .tooLarge, .unreadable:
+                throw VaultError(.unavailable, "cannot open the device key: \(error)")
             }
-            throw VaultError(.unavailable, "cannot open the device key \(path): \(String(cString: strerror(errno)))")
         }
         defer { close(fd) }
         var info = stat()

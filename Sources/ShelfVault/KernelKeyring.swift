@@ -1,7 +1,7 @@
 // KernelKeyring: caches unwrapped afterFirstUnlock class keys in the Linux kernel user keyring (add_key/keyctl),
 // so later processes of this user read them until reboot, logout, `vault lock` or the timeout. Where keyctl
 // is refused (containers, seccomp) or switched off, it reports that and the vault keeps keys in-process only.
-import CShims
+import CKeyringShims
 import Foundation
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,4 @@
 // sshelf: the executable. Everything happens in ShelfApp; this only hands over the process.
 import ShelfApp
 
-exitProcess(SshelfMain.run(arguments: CommandLine.arguments))
+exitProcess(SshelfMain.run())

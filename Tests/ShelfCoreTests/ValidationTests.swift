@@ -36,6 +36,27 @@ final class ValidationTests: XCTestCase {
         }
     }
 
+    func testGroupPathsAreAbsoluteWithoutEmptyPartsAndOfBoundedDepth() throws {
+        XCTAssertEqual(try GroupTree.parsePath(""), [])
+        XCTAssertEqual(try GroupTree.parsePath("/"), [])
+        XCTAssertEqual(try GroupTree.parsePath("prod/eu"), ["prod", "eu"])
+        XCTAssertEqual(try GroupTree.parsePath("/prod/eu/"), ["prod", "eu"])
+        XCTAssertEqual(try GroupTree.parsePath(" prod / eu "), ["prod", "eu"])
+        let refused: [(String, String)] = [
+            ("..", "no relative parts"), ("prod/../eu", "contains '..'"), ("./prod", "contains '.'"),
+            ("prod//eu", "empty part"), ("//", "empty part"), ("prod/ /eu", "empty part"),
+            (Array(repeating: "g", count: GroupTree.maxDepth + 1).joined(separator: "/"), "33 levels deep"),
+        ]
+        for (path, message) in refused {
+            XCTAssertThrowsError(try GroupTree.parsePath(path), path) { error in
+                XCTAssertEqual((error as? ValidationError)?.field, "group")
+                XCTAssertTrue((error as? ValidationError)?.message.contains(message) == true, "\(path): \(error)")
+            }
+        }
+        XCTAssertEqual(try GroupTree.parsePath(Array(repeating: "g", count: GroupTree.maxDepth).joined(separator: "/")).count,
+                       GroupTree.maxDepth)
+    }
+
     func testSelfJumpIsRejected() {
         var h = host { _ in }
         h.jumpHostIDs = [h.id]

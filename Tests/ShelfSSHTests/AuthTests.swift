@@ -42,6 +42,32 @@ final class AuthTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: key.privatePath)), before, "the key file is never rewritten")
     }
 
+    func testAKeyFileThatIsAFIFOIsRefusedNotWaitedOn() throws {
+        let key = try TestKey.generate(.ed25519)
+        let sshd = try server(keys: [key])
+        let world = SSHWorld()
+        let fifo = world.directory + "/key-fifo"
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        let identity = Identity(name: "pipe", keyType: .ed25519, keyFile: fifo)
+        let hop = world.endpoint(sshd, auth: .publickey, identity: identity, pinned: world.pin(sshd))
+        // On another thread with a deadline: a read that blocks on the FIFO fails the test instead of hanging it.
+        final class Attempt: @unchecked Sendable {
+            let connector: SSHConnector
+            var error: Error?
+            init(_ connector: SSHConnector) { self.connector = connector }
+        }
+        let outcome = Attempt(world.connector)
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            do { try outcome.connector.connect([hop]).close() } catch { outcome.error = error }
+            done.signal()
+        }.start()
+        XCTAssertEqual(done.wait(timeout: .now() + 60), .success, "connect blocked on the FIFO")
+        let error = try XCTUnwrap(outcome.error as? SSHError)
+        XCTAssertEqual(error.kind, .credentialUnavailable)
+        XCTAssertTrue(error.message.contains("is a FIFO (named pipe), not a regular file"), error.message)
+    }
+
     func testAgentWithARealSSHAgent() throws {
         let key = try TestKey.generate(.ed25519)
         let sshd = try server(keys: [key])

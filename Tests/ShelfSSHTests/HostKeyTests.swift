@@ -72,6 +72,37 @@ final class HostKeyTests: XCTestCase {
         XCTAssertTrue(world.delegate.questions.isEmpty, "no question the second time")
     }
 
+    func testEveryVerifiedHopWithoutAPinGetsOneWhateverVouchedForIt() throws {
+        let sshd = try server()
+        let world = SSHWorld()
+        let identity = world.vaultIdentity(key, type: .ed25519)
+        // A second host record for an address sshelf's known_hosts already holds: no question, and a pin.
+        try FileManager.default.createDirectory(atPath: world.directory + "/data", withIntermediateDirectories: true)
+        try "\(sshd.knownHostsName) \(sshd.hostPublicKey(.ed25519))\n".write(toFile: world.ownKnownHosts, atomically: true, encoding: .utf8)
+        let second = world.endpoint(sshd, name: "second", identity: identity)
+        let connection = try world.connector.connect([second])
+        connection.close()
+        XCTAssertTrue(world.delegate.questions.isEmpty)
+        XCTAssertEqual(connection.outcome.pinnedKeys.map(\.hostID), [second.hostID!])
+        XCTAssertEqual(connection.outcome.pinnedKeys.map(\.key), [world.pin(sshd)])
+        // Trusted through its own pin: nothing to record.
+        let pinned = world.endpoint(sshd, name: "pinned", identity: identity, pinned: world.pin(sshd))
+        let again = try world.connector.connect([pinned])
+        again.close()
+        XCTAssertTrue(again.outcome.pinnedKeys.isEmpty)
+    }
+
+    func testAKeyAcceptedBeforeAFailedLoginIsStillReportedForPinning() throws {
+        let sshd = try server()
+        let world = SSHWorld()
+        world.delegate.hostKeyDecision = .acceptAndRemember
+        let connector = world.connector
+        let hop = world.endpoint(sshd, auth: .password)  // no password given: the login fails after the key
+        XCTAssertThrowsError(try connector.connect([hop])) { XCTAssertEqual(($0 as? SSHError)?.kind, .cancelled) }
+        XCTAssertEqual(connector.lastOutcome.pinnedKeys.map(\.hostID), [hop.hostID!])
+        XCTAssertEqual(connector.lastOutcome.pinnedKeys.map(\.key), [world.pin(sshd)])
+    }
+
     func testChangedKeyIsAHardFailureWithNoAuthAttempt() throws {
         let sshd = try server()
         let impostorKey = try TestKey.generate(.ed25519).publicLine.split(separator: " ").map(String.init)

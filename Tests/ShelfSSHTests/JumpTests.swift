@@ -37,6 +37,10 @@ final class JumpTests: XCTestCase {
             XCTAssertNotNil(entries.firstIndex(of: "verified \(name)"), "\(entries)")
         }
         XCTAssertEqual(entries.filter { $0.hasPrefix("verified") }, ["verified jump1", "verified jump2", "verified target"])
+        // Each lookup carried the VerifiedSession of its own hop, with the key that hop's server proved it holds.
+        XCTAssertEqual(world.source.lookups.map(\.hop), ["jump1", "jump2", "target"])
+        XCTAssertEqual(world.source.lookups.map(\.fingerprint),
+                       [world.pin(jump1), world.pin(jump2), world.pin(target)].map(\.fingerprintForTest))
         connection.close()
 
         XCTAssertTrue(jump1.waitForLog("direct-tcpip"), jump1.log)

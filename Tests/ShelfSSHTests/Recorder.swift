@@ -38,7 +38,7 @@ final class RecordingDelegate: ConnectDelegate {
         return PasswordAnswer(password: SecretBytes.take(&bytes), remember: rememberPassword)
     }
 
-    func askKeyPassphrase(hopName: String, keyDescription: String) -> SecretBytes? {
+    func askKeyPassphrase(_ request: KeyPassphraseRequest) -> SecretBytes? {
         journal.add("askKeyPassphrase")
         guard var bytes = keyPassphrase.map({ Array($0.utf8) }) else { return nil }
         return SecretBytes.take(&bytes)
@@ -59,28 +59,33 @@ final class RecordingDelegate: ConnectDelegate {
     }
 }
 
-/// Holds secrets by reference key; records every lookup in the journal.
+/// Holds secrets by reference key; records every lookup in the journal, with the verified hop it came with.
 final class RecordingSource: CredentialSource {
     let journal: Journal
     var items: [String: [UInt8]] = [:]
     var remembered: [UUID: [UInt8]] = [:]
     var canRemember = true
+    /// Each lookup's reference and the hop name and host-key fingerprint of the VerifiedSession it carried.
+    var lookups: [(reference: String, hop: String, fingerprint: String)] = []
 
     init(journal: Journal) { self.journal = journal }
 
-    private func lookup(_ kind: String, _ reference: ReferenceKey) -> CredentialLookup {
+    private func lookup(_ kind: String, _ reference: ReferenceKey, _ hop: VerifiedSession) -> CredentialLookup {
         journal.add("lookup \(kind) \(reference.rawValue)")
+        lookups.append((reference.rawValue, hop.hop.name, hop.hostKey.fingerprint))
         guard var bytes = items[reference.rawValue] else { return .notStored }
         return .found(SecretBytes.take(&bytes))
     }
 
-    func privateKey(for reference: ReferenceKey) -> CredentialLookup { lookup("privkey", reference) }
-    func keyPassphrase(for reference: ReferenceKey) -> CredentialLookup { lookup("passphrase", reference) }
-    func password(for reference: ReferenceKey) -> CredentialLookup { lookup("password", reference) }
+    func privateKey(for reference: ReferenceKey, on hop: VerifiedSession) -> CredentialLookup { lookup("privkey", reference, hop) }
+    func keyPassphrase(for reference: ReferenceKey, on hop: VerifiedSession) -> CredentialLookup {
+        lookup("passphrase", reference, hop)
+    }
+    func password(for reference: ReferenceKey, on hop: VerifiedSession) -> CredentialLookup { lookup("password", reference, hop) }
 
-    func rememberPassword(_ password: SecretBytes, forHost hostID: UUID) -> ReferenceKey? {
+    func rememberPassword(_ password: SecretBytes, forHost hostID: UUID, on hop: VerifiedSession) -> ReferenceKey? {
         journal.add("remember \(hostID)")
-        remembered[hostID] = password.withBytes { [UInt8]($0) }
+        remembered[hostID] = password.withUnsafeBytes { [UInt8]($0) }
         return .hostPassword(hostID)
     }
 }

@@ -1,8 +1,8 @@
 // VaultFixture: a throwaway SSHELF_HOME with a real vault file, and raw SQLite access to that file so tests
 // can read (and tamper with) exactly what is on disk.
-import CSQLite
 import Foundation
 import ShelfCore
+import ShelfSQLite
 import ShelfVault
 import TestSupport
 import XCTest
@@ -41,44 +41,33 @@ final class VaultFixture {
     // MARK: the file itself
 
     func rows(_ sql: String) -> [[String]] {
-        var db: OpaquePointer?
-        guard sqlite3_open_v2(locations.vault, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK else { return [] }
-        defer { sqlite3_close_v2(db) }
-        var statement: OpaquePointer?
-        sqlite3_prepare_v2(db, sql, -1, &statement, nil)
-        defer { sqlite3_finalize(statement) }
-        var result: [[String]] = []
-        while sqlite3_step(statement) == SQLITE_ROW {
-            result.append((0..<sqlite3_column_count(statement)).map { column in
-                sqlite3_column_text(statement, column).map { String(cString: $0) } ?? ""
-            })
+        guard let db = try? SQLiteDatabase(path: locations.vault, readOnly: true), let rows = try? db.rows(sql) else { return [] }
+        return rows.map { row in
+            row.map { value in
+                switch value {
+                case .null: ""
+                case .int(let v): String(v)
+                case .double(let v): String(v)
+                case .text(let v): v
+                case .blob(let v): String(decoding: v.prefix { $0 != 0 }, as: UTF8.self)
+                }
+            }
         }
-        return result
     }
 
     func blob(_ sql: String) -> [UInt8] {
-        var db: OpaquePointer?
-        guard sqlite3_open_v2(locations.vault, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK else { return [] }
-        defer { sqlite3_close_v2(db) }
-        var statement: OpaquePointer?
-        sqlite3_prepare_v2(db, sql, -1, &statement, nil)
-        defer { sqlite3_finalize(statement) }
-        guard sqlite3_step(statement) == SQLITE_ROW, let pointer = sqlite3_column_blob(statement, 0) else { return [] }
-        return Array(UnsafeRawBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(statement, 0))))
+        guard let db = try? SQLiteDatabase(path: locations.vault, readOnly: true) else { return [] }
+        return (try? db.rows(sql).first?.first?.blob) ?? []
     }
 
     /// Runs one statement against the file with an optional blob parameter (the tampering tool).
     func tamper(_ sql: String, blob: [UInt8]? = nil) {
-        var db: OpaquePointer?
-        guard sqlite3_open_v2(locations.vault, &db, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK else { return XCTFail("open") }
-        defer { sqlite3_close_v2(db) }
-        var statement: OpaquePointer?
-        XCTAssertEqual(sqlite3_prepare_v2(db, sql, -1, &statement, nil), SQLITE_OK, sql)
-        defer { sqlite3_finalize(statement) }
-        if let blob {
-            sqlite3_bind_blob(statement, 1, blob, Int32(blob.count), unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+        do {
+            let db = try SQLiteDatabase(path: locations.vault)
+            try db.run(sql, blob.map { [.blob($0)] } ?? [])
+        } catch {
+            XCTFail("\(sql): \(error)")
         }
-        XCTAssertEqual(sqlite3_step(statement), SQLITE_DONE, sql)
     }
 
     func classOf(_ key: ReferenceKey) -> String? { rows("SELECT class FROM items WHERE key = '\(key.rawValue)'").first?.first }

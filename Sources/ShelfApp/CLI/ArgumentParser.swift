@@ -2,6 +2,7 @@
 // `--name value`, `--name=value`, `-x value`, bundled short flags, and `--` to end options.
 import Foundation
 import ShelfCore
+import ShelfOperations
 
 enum ParseOutcome {
     case run(Invocation)

@@ -9,6 +9,7 @@ enum HelpText {
         (3, "not found: no such host, group, identity or forward rule"),
         (4, "invalid data: a value out of range, a cycle, a problem found by 'sshelf check'"),
         (5, "storage: the store is damaged, foreign, newer, or readable by others"),
+        (255, "connect, exec, trust, forward start, warm serve: the SSH connection failed or was cut"),
     ]
 
     static func overview(_ table: [CommandSpec]) -> String {

@@ -1,9 +1,9 @@
-// Commands: the command table — every command sshelf has, in the order --help lists them.
+// Commands: the command table — every command sshelf has, in the order --help lists them. Each file owns the
+// commands of one path (all of `forward …` in the two forward files, all of `identity …` in one).
 enum Commands {
     static let table: [CommandSpec] = Array([
         HostCommands.commands, SSHCommands.commands, WarmCommands.commands, GroupCommands.commands, ForwardCommands.commands,
-        ForwardRunCommands.commands,
-        Array(MiscCommands.commands.prefix(1)), IdentityVaultCommands.commands, ImportExportCommands.commands,
-        VaultCommands.commands, [VaultVerifyCommand.command], SyncCommands.commands, UICommands.commands, Array(MiscCommands.commands.dropFirst()),
+        ForwardRunCommands.commands, IdentityCommands.commands, ImportExportCommands.commands, VaultCommands.commands,
+        SyncCommands.commands, UICommands.commands, MiscCommands.commands,
     ].joined())
 }

@@ -1,6 +1,7 @@
-// ForwardCommands: `sshelf forward list|add|rm` — the rules only; running them arrives with the forwards issue.
+// ForwardCommands: `sshelf forward list|add|rm` — the stored rules (ForwardRunCommands runs them).
 import Foundation
 import ShelfCore
+import ShelfOperations
 import ShelfStore
 
 enum ForwardCommands {
@@ -56,10 +57,6 @@ enum ForwardCommands {
         return 0
     }
 
-    static func isLoopback(_ address: String) -> Bool {
-        address == "localhost" || address == "::1" || address.hasPrefix("127.")
-    }
-
     static func add(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         let given: [(ForwardKind, String)] = [(.local, "local"), (.remote, "remote"), (.dynamic, "dynamic")]
             .compactMap { kind, name in call.value(name).map { (kind, $0) } }
@@ -69,22 +66,14 @@ enum ForwardCommands {
         }
         let spec: ForwardSpec
         do { spec = try ForwardSpec.parse(text, kind: kind) } catch { throw ShelfError(.usage, error.message) }
-        // For -R the bind address is on the server, whose sshd decides (GatewayPorts); the guard is for ports we open.
-        if kind != .remote, !isLoopback(spec.bindAddress), !call.flag("allow-public-bind") {
-            throw ShelfError(.usage, "bind address \(spec.bindAddress) is not loopback: port \(spec.bindPort) would be reachable from the network",
-                             hint: "pass --allow-public-bind if that is what you want")
-        }
-        let store = try context.store()
-        let (rule, hostName) = try store.write { store in
+        let (rule, hostName) = try context.store().write { store in
             let host = try Resolve.host(call.arguments[0], in: store)
             let rule = PortForwardRule(hostID: host.id, name: call.value("name") ?? "", kind: kind,
                                        bindAddress: spec.bindAddress, bindPort: spec.bindPort, targetHost: spec.targetHost,
                                        targetPort: spec.targetPort, autostart: call.flag("autostart"),
                                        enabled: !call.flag("disabled"))
-            let problems = Validation.problems(rule)
-            guard problems.isEmpty else { throw ShelfError.invalid(problems) }
-            try store.save(rule)
-            return (rule, host.name)
+            try ForwardOperations.checkBindAddresses([rule], allowPublic: call.flag("allow-public-bind"))
+            return (rule, try ForwardOperations.save(rule, in: store))
         }
         context.print("added forward \(Display.shortID(rule.id)) to \(Display.safe(hostName)): -\(spec.flag) \(spec)")
         return 0

@@ -3,6 +3,7 @@
 // Connections are made exactly as `connect` makes them (plan, host-key trust, vault credentials).
 import Foundation
 import ShelfCore
+import ShelfOperations
 import ShelfSSH
 import ShelfStore
 
@@ -60,7 +61,7 @@ enum ForwardRunCommands {
     static func start(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         let (plan, store) = try SSHCommands.plan(for: call.arguments[0], context)
         let rules = try selectRules(call, hostID: plan.target.id, hostName: plan.target.name, store: store)
-        try checkBindAddresses(rules, allowPublic: call.flag("allow-public-bind"))
+        try ForwardOperations.checkBindAddresses(rules, allowPublic: call.flag("allow-public-bind"))
         let options = try SSHCommands.connectOptions(call, context)
         return try SSHCommands.withConnection(plan, store: store, call: call, options: options, context: context) {
             connection in
@@ -91,7 +92,7 @@ enum ForwardRunCommands {
         let store = try context.store()
         let (hosts, rules) = try store.read { store in (try store.hosts(), try store.forwardRules()) }
         let autostart = rules.filter { $0.enabled && $0.autostart }
-        try checkBindAddresses(autostart, allowPublic: call.flag("allow-public-bind"))
+        try ForwardOperations.checkBindAddresses(autostart, allowPublic: call.flag("allow-public-bind"))
         let byID = Dictionary(hosts.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         var byHost: [UUID: [PortForwardRule]] = [:]
         for rule in autostart {
@@ -224,17 +225,6 @@ enum ForwardRunCommands {
                 hint: "sshelf forward add \(Display.safe(hostName)) --local 8080:localhost:80")
         }
         return rules
-    }
-
-    /// Listening on a non-loopback address exposes the port to the network: only with explicit consent.
-    static func checkBindAddresses(_ rules: [PortForwardRule], allowPublic: Bool) throws {
-        guard !allowPublic else { return }
-        for rule in rules where rule.kind != .remote && !ForwardCommands.isLoopback(rule.bindAddress) {
-            throw ShelfError(
-                .usage,
-                "rule -\(rule.spec.flag) \(rule.spec) listens on \(Display.safe(rule.bindAddress)): port \(rule.bindPort) would be reachable from the network",
-                hint: "pass --allow-public-bind if that is what you want")
-        }
     }
 }
 

@@ -1,6 +1,8 @@
-// GroupCommands: `sshelf group list|add|rm|mv`, groups addressed by slash paths (`prod/eu`).
+// GroupCommands: `sshelf group list|add|rm|mv`, groups addressed by slash paths (`prod/eu`); the rules (paths,
+// cycles, what a delete takes along) are GroupOperations'.
 import Foundation
 import ShelfCore
+import ShelfOperations
 import ShelfStore
 
 enum GroupCommands {
@@ -52,11 +54,10 @@ enum GroupCommands {
 
     static func add(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         let path = call.arguments[0]
-        guard !GroupTree.components(path).isEmpty else { throw ShelfError(.usage, "group add: the path is empty") }
-        let store = try context.store()
-        let existed = try store.write { store -> Bool in
+        guard !(try GroupTree.parsePath(path)).isEmpty else { throw ShelfError(.usage, "group add: the path is empty") }
+        let existed = try context.store().write { store -> Bool in
             if GroupTree(try store.groups()).find(path) != nil { return true }
-            _ = try Resolve.groupCreating(path, in: store)
+            try GroupOperations.create(path, in: store)
             return false
         }
         context.print(existed ? "group \(Display.safe(path)) already exists" : "added group \(Display.safe(path))")
@@ -64,58 +65,23 @@ enum GroupCommands {
     }
 
     static func remove(_ call: Invocation, _ context: AppContext) throws -> Int32 {
-        let store = try context.store()
-        let summary = try store.write { store -> String in
-            let tree = GroupTree(try store.groups())
-            let group = try Resolve.group(call.arguments[0], tree: tree)
-            let subtree = tree.subtree(of: group.id)
-            let hosts = try store.hosts().filter { $0.groupID.map(subtree.contains) ?? false }
-            let subgroups = subtree.count - 1
-            if (!hosts.isEmpty || subgroups > 0) && !call.flag("recursive") {
-                throw ShelfError(.invalid, "group '\(Display.safe(tree.path(of: group.id)))' holds \(hosts.count) host\(hosts.count == 1 ? "" : "s") and \(subgroups) group\(subgroups == 1 ? "" : "s")",
-                                 hint: "move them out first ('sshelf mv NAME --group PATH'), or pass --recursive to remove them too")
-            }
-            let deletion = try store.deleteGroupTree(group.id)
-            var text = "removed group \(Display.safe(tree.path(of: group.id)))"
-            if deletion.subgroups > 0 || deletion.hosts > 0 {
-                text += " with \(deletion.subgroups) subgroup(s), \(deletion.hosts) host(s) and \(deletion.rules) forward rule(s)"
-            }
-            return text
+        let deleted = try context.store().write { store in
+            let group = try Resolve.group(call.arguments[0], tree: GroupTree(try store.groups()))
+            return try GroupOperations.delete(group.id, recursive: call.flag("recursive"), in: store)
         }
-        context.print(summary)
+        context.print(deleted?.summary ?? "the group is already gone")
         return 0
     }
 
     static func move(_ call: Invocation, _ context: AppContext) throws -> Int32 {
-        let store = try context.store()
-        let newPath = GroupTree.components(call.arguments[1])
+        let newPath = try GroupTree.parsePath(call.arguments[1])
         guard let newName = newPath.last else { throw ShelfError(.usage, "group mv: the new path is empty") }
-        let summary = try store.write { store -> String in
-            let tree = GroupTree(try store.groups())
-            var group = try Resolve.group(call.arguments[0], tree: tree)
-            let oldPath = tree.path(of: group.id)
-            if let existing = tree.find(newPath.joined(separator: "/")), existing.id != group.id {
-                throw ShelfError(.invalid, "group '\(Display.safe(newPath.joined(separator: "/")))' already exists",
-                                 hint: "choose another path, or move the hosts with 'sshelf mv NAME --group PATH'")
-            }
-            let parentPath = newPath.dropLast().joined(separator: "/")
-            // Refuse before creating anything: moving a group into its own subtree would make a cycle.
-            if let parent = tree.find(parentPath), ModelCheck.wouldCycle(group: group.id, parent: parent.id, in: tree.groups) {
-                throw ShelfError(.invalid, "cannot move '\(Display.safe(oldPath))' inside itself")
-            }
-            if parentPath.hasPrefix(oldPath + "/") || parentPath == oldPath {
-                throw ShelfError(.invalid, "cannot move '\(Display.safe(oldPath))' inside itself")
-            }
-            let parent = try Resolve.groupCreating(parentPath, in: store)
+        let placed = try context.store().write { store in
+            var group = try Resolve.group(call.arguments[0], tree: GroupTree(try store.groups()))
             group.name = newName
-            group.parentID = parent?.id
-            group.updatedAt = Date()
-            let problems = Validation.problems(group)
-            guard problems.isEmpty else { throw ShelfError.invalid(problems) }
-            try store.save(group)
-            return "moved group \(Display.safe(oldPath)) to \(Display.safe(newPath.joined(separator: "/")))"
+            return try GroupOperations.place(group, under: newPath.dropLast().joined(separator: "/"), in: store)
         }
-        context.print(summary)
+        context.print("moved group \(Display.safe(placed.oldPath)) to \(Display.safe(placed.path))")
         return 0
     }
 }

@@ -1,7 +1,9 @@
-// HostCommands: list, show, add, edit, rm and mv of hosts. Writes happen inside one BEGIN IMMEDIATE
-// transaction each, so two sshelf processes editing at once never lose an update.
+// HostCommands: list, show, add, edit, rm and mv of hosts — the options parsed into a host, then one call to
+// HostOperations. Writes happen inside one BEGIN IMMEDIATE transaction each, so two sshelf processes editing at
+// once never lose an update.
 import Foundation
 import ShelfCore
+import ShelfOperations
 import ShelfStore
 
 enum HostCommands {
@@ -136,41 +138,34 @@ enum HostCommands {
         guard call.value("host") != nil else {
             throw ShelfError(.usage, "add: --host is required", hint: ArgumentParser.usageHint(call.command))
         }
-        let store = try context.store()
-        let host = try store.write { store in
+        let saved = try context.store().write { store in
             var host = ShelfCore.Host(name: call.arguments[0])
             try apply(call, to: &host, store: store)
-            try validate(host, store: store)
-            try store.save(host)
-            return host
+            return try HostOperations.save(host, groupPath: call.value("group"), in: store)
         }
-        context.print("added \(Display.safe(host.name)) (\(Display.safe(host.destination)))")
+        context.print("added \(Display.safe(saved.host.name)) (\(Display.safe(saved.host.destination)))")
         return 0
     }
 
     static func edit(_ call: Invocation, _ context: AppContext) throws -> Int32 {
-        let store = try context.store()
-        let host = try store.write { store in
+        let saved = try context.store().write { store in
             var host = try Resolve.host(call.arguments[0], in: store)
             if let name = call.value("rename") { host.name = name }
             try apply(call, to: &host, store: store)
             let untag = Set(call.all("untag"))
             host.tags.removeAll { untag.contains($0) }
-            host.updatedAt = Date()
-            try validate(host, store: store)
-            try store.save(host)
-            return host
+            return try HostOperations.save(host, groupPath: call.value("group"), in: store)
         }
-        context.print("updated \(Display.safe(host.name)) (\(Display.safe(host.destination)))")
+        context.print("updated \(Display.safe(saved.host.name)) (\(Display.safe(saved.host.destination)))")
         return 0
     }
 
-    /// Applies the shared host options; only options that were given change anything.
+    /// Applies the shared host options (all but --group, which the save applies); only options that were given
+    /// change anything.
     static func apply(_ call: Invocation, to host: inout ShelfCore.Host, store: Store) throws {
         if let hostname = call.value("host") { host.hostname = hostname }
         if let user = call.value("user") { host.user = user }
         if let port = call.value("port") { host.port = try Resolve.port(port, option: "port") }
-        if let path = call.value("group") { host.groupID = try Resolve.groupCreating(path, in: store)?.id }
         for tag in call.all("tag") where !host.tags.contains(tag) { host.tags.append(tag) }
         if let auth = call.value("auth") { host.authMethod = try Resolve.authMethod(auth) }
         if let name = call.value("identity") {
@@ -184,42 +179,13 @@ enum HostCommands {
         if let notes = call.value("notes") { host.notes = notes }
     }
 
-    /// Field rules plus the jump-chain cycle check against the hosts already stored.
-    static func validate(_ host: ShelfCore.Host, store: Store) throws {
-        var problems = Validation.problems(host)
-        if problems.isEmpty, !host.jumpHostIDs.isEmpty {
-            var byID = Dictionary(try store.hosts().map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-            byID[host.id] = host
-            if let cycle = ModelCheck.jumpCycle(from: host.id, in: byID) {
-                let names = cycle.map { byID[$0]?.name ?? "?" }.joined(separator: " -> ")
-                problems.append(ValidationError(field: "jump", message: "jump chain would loop: \(names)"))
-            }
-        }
-        guard problems.isEmpty else { throw ShelfError.invalid(problems) }
-    }
-
     // MARK: rm / mv
 
     static func remove(_ call: Invocation, _ context: AppContext) throws -> Int32 {
-        let store = try context.store()
-        let report = try store.write { store -> [String] in
-            var report: [String] = []
-            var seen: Set<UUID> = []
-            for name in call.arguments {
-                let host = try Resolve.host(name, in: store)
-                guard seen.insert(host.id).inserted else { continue }
-                let rules = try store.deleteHostWithRules(host.id) ?? 0
-                let dependents = try store.hosts().filter { $0.jumpHostIDs.contains(host.id) }.map(\.name)
-                var line = "removed \(Display.safe(host.name))"
-                if rules > 0 { line += " and its \(rules) forward rule\(rules == 1 ? "" : "s")" }
-                if !dependents.isEmpty {
-                    line += "; note: \(dependents.map(Display.safe).joined(separator: ", ")) jumped through it (see 'sshelf check')"
-                }
-                report.append(line)
-            }
-            return report
+        let deleted = try context.store().write { store in
+            try HostOperations.delete(try call.arguments.map { try Resolve.host($0, in: store).id }, in: store)
         }
-        context.print(report.joined(separator: "\n"))
+        context.print(deleted.map(\.summary).joined(separator: "\n"))
         return 0
     }
 
@@ -227,15 +193,11 @@ enum HostCommands {
         guard let path = call.value("group") else {
             throw ShelfError(.usage, "mv: --group is required", hint: ArgumentParser.usageHint(call.command))
         }
-        let store = try context.store()
-        let (host, shownPath) = try store.write { store in
-            var host = try Resolve.host(call.arguments[0], in: store)
-            host.groupID = try Resolve.groupCreating(path, in: store)?.id
-            host.updatedAt = Date()
-            try store.save(host)
-            return (host, GroupTree(try store.groups()).path(of: host.groupID))
+        let (saved, shownPath) = try context.store().write { store in
+            let saved = try HostOperations.save(try Resolve.host(call.arguments[0], in: store), groupPath: path, in: store)
+            return (saved, GroupTree(try store.groups()).path(of: saved.host.groupID))
         }
-        context.print("moved \(Display.safe(host.name)) to \(shownPath.isEmpty ? "the top level" : Display.safe(shownPath))")
+        context.print("moved \(Display.safe(saved.host.name)) to \(shownPath.isEmpty ? "the top level" : Display.safe(shownPath))")
         return 0
     }
 }

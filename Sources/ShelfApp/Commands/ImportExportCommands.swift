@@ -37,18 +37,15 @@ enum ImportExportCommands {
     static func fileSource(home: String) -> SSHConfigSource {
         SSHConfigSource(
             read: { path in
-                var info = stat()
-                guard stat(path, &info) == 0 else {
-                    throw ShelfError(.notFound, "cannot read \(path): \(String(cString: strerror(errno)))")
+                let data: [UInt8]
+                do { data = try RegularFile.read(path, limit: SSHConfigReader.maxFileSize) } catch let error as RegularFileError {
+                    switch error.kind {
+                    case .missing: throw ShelfError(.notFound, "cannot read \(path): \(String(cString: strerror(ENOENT)))")
+                    case .tooLarge: throw ShelfError(.invalid, "\(path) is larger than \(SSHConfigReader.maxFileSize / 1024 / 1024) MiB; not an ssh config")
+                    case .notRegular, .unreadable: throw ShelfError(.invalid, error.description)
+                    }
                 }
-                guard (info.st_mode & S_IFMT) == S_IFREG else { throw ShelfError(.invalid, "\(path) is not a regular file") }
-                guard info.st_size <= SSHConfigReader.maxFileSize else {
-                    throw ShelfError(.invalid, "\(path) is larger than \(SSHConfigReader.maxFileSize / 1024 / 1024) MiB; not an ssh config")
-                }
-                guard let data = FileManager.default.contents(atPath: path) else {
-                    throw ShelfError(.failure, "cannot read \(path)")
-                }
-                guard let text = String(data: data, encoding: .utf8) else {
+                guard let text = String(validating: data, as: UTF8.self) else {
                     throw ShelfError(.invalid, "\(path) is not UTF-8 text (a binary file?)")
                 }
                 return text

@@ -2,7 +2,9 @@
 // ProxyJump to known hosts, forwards without duplicates — and counts what changed.
 import Foundation
 import ShelfCore
+import ShelfOperations
 import ShelfStore
+import ShelfSystem
 
 struct ImportSummary {
     var added: [String] = []
@@ -34,7 +36,7 @@ struct ImportSummary {
 enum ImportPlan {
     static func apply(_ resolved: SSHConfigImport, groupPath: String?, home: String, store: Store) throws -> ImportSummary {
         var summary = ImportSummary(skipped: resolved.skipped, warnings: resolved.warnings, failures: resolved.failures)
-        let group = try groupPath.flatMap { try Resolve.groupCreating($0, in: store) }
+        let group = try groupPath.flatMap { try GroupOperations.create($0, in: store) }
         var identities = try store.identities()
         var byName: [String: ShelfCore.Host] = [:]
         var ambiguous: Set<String> = []
@@ -111,7 +113,7 @@ enum ImportPlan {
         let expanded = SSHConfigReader.expandTilde(file, home: home)
         var identity = Identity(name: uniqueName((file as NSString).lastPathComponent, among: identities),
                                 keyType: guessKeyType(file), keyFile: file)
-        if let publicKey = try? String(contentsOfFile: expanded + ".pub", encoding: .utf8),
+        if let publicKey = (try? RegularFile.read(expanded + ".pub", limit: 64 * 1024)).map({ String(decoding: $0, as: UTF8.self) }),
            let line = publicKey.split(separator: "\n").first.map(String.init), line.utf8.count < 16 * 1024,
            Validation.controlCharacterProblem(line) == nil
         {

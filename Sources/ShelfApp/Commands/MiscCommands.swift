@@ -1,15 +1,13 @@
-// MiscCommands: `check` (cross-record problems), `identity list`, `completions`, `manpage`, `version`.
+// MiscCommands: `check` (cross-record problems), `completions`, `manpage`, `version`.
 import Foundation
 import ShelfCore
 import ShelfSSH
-import ShelfStore
+import ShelfOperations
 import ShelfTerminal
 import ShelfVault
 
 enum MiscCommands {
     static let commands: [CommandSpec] = [
-        CommandSpec(path: ["identity", "list"], summary: "list identities (keys) and the hosts using them",
-                    options: [.flag("json", "print JSON for scripts")], run: identityList),
         CommandSpec(path: ["check"], summary: "report problems in the store: cycles, dangling references, invalid fields",
                     details: "Records with problems are kept (sync may still deliver the missing half); this lists them. Exit code 4 when anything is found.",
                     options: [.flag("json", "print JSON for scripts")], run: check),
@@ -20,26 +18,6 @@ enum MiscCommands {
         CommandSpec(path: ["manpage"], summary: "print the sshelf(1) manual page (roff)", run: manpage),
         CommandSpec(path: ["version"], summary: "print version and library versions", run: version),
     ]
-
-    static func identityList(_ call: Invocation, _ context: AppContext) throws -> Int32 {
-        let store = try context.store()
-        let (identities, hosts) = try store.read { store in (try store.identities(), try store.hosts()) }
-        if call.flag("json") {
-            context.print(try JSONOutput.encode(identities))
-            return 0
-        }
-        if identities.isEmpty {
-            context.errorOutput("no identities yet; 'sshelf import ssh-config' records IdentityFile keys\n")
-            return 0
-        }
-        let users = Dictionary(grouping: hosts.filter { $0.identityID != nil }, by: { $0.identityID! })
-        let rows = identities.map { identity in
-            [identity.name, identity.keyType.rawValue, identity.privateKeyRef == nil ? identity.keyFile : "vault",
-             "\(users[identity.id]?.count ?? 0)"]
-        }
-        context.output(Display.table(["NAME", "TYPE", "PRIVATE KEY", "HOSTS"], rows))
-        return 0
-    }
 
     static func check(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         let problems = try context.store().problems()

@@ -2,6 +2,7 @@
 // exit 255 (as ssh does); otherwise the remote command's or shell's exit status is ours.
 import Foundation
 import ShelfCore
+import ShelfOperations
 import ShelfSSH
 import ShelfStore
 
@@ -64,8 +65,8 @@ enum SSHCommands {
 
     /// The credential source the flow asks after host-key verification: the vault, asking for its passphrase
     /// on the terminal when an item is locked (and a terminal is there).
-    static func credentialSource(_ context: AppContext) -> CredentialSource {
-        VaultCredentialSource(context: context, askPassphrase: {
+    static func credentialSource(_ context: AppContext, store: Store) -> CredentialSource {
+        VaultCredentialSource(workspace: context.workspace, store: store, askPassphrase: {
             guard isatty(0) == 1 else { return nil }
             return try? SecretInput(fd: nil, option: "passphrase-fd").read(prompt: "Vault passphrase: ")
         })
@@ -127,12 +128,14 @@ enum SSHCommands {
         let (plan, store) = try plan(for: call.arguments[0], context)
         let options = try connectOptions(call, context)
         let prompts = TerminalPrompts(acceptNew: false, passwordFD: nil, remember: false, errorOutput: context.errorOutput)
-        let connector = SSHConnector(options: options, credentials: credentialSource(context), delegate: prompts)
+        let connector = SSHConnector(options: options, credentials: credentialSource(context, store: store), delegate: prompts)
         let key: HostKey
         do {
             key = try connector.fetchHostKey(plan.endpoints)
         } catch {
-            return report(error, context)
+            // The jump hosts on the way were verified: their pins are kept even though this one is not.
+            try? ConnectPlan.record(connector.lastOutcome, target: nil, store: store)
+            throw error
         }
         let target = plan.target
         let name = Display.safe(target.name)
@@ -180,8 +183,7 @@ enum SSHCommands {
 
     static func plan(for name: String, _ context: AppContext) throws -> (ConnectPlan, Store) {
         let store = try context.store()
-        let plan = try store.read { store in try ConnectPlan.make(for: try Resolve.host(name, in: store), in: store) }
-        return (plan, store)
+        return (try ConnectPlan.make(named: name, in: store), store)
     }
 
     static func connectOptions(_ call: Invocation, _ context: AppContext) throws -> ConnectOptions {
@@ -192,9 +194,7 @@ enum SSHCommands {
             }
             timeout = value
         }
-        let agent = context.environment["SSH_AUTH_SOCK"].flatMap { $0.isEmpty ? nil : $0 }
-        return ConnectOptions(trust: .standard(locations: context.locations, home: context.homeDirectory),
-                              connectTimeout: timeout, agentSocket: agent)
+        return .standard(context.workspace, connectTimeout: timeout)
     }
 
     private static func passwordFD(_ call: Invocation) throws -> Int32? {
@@ -205,31 +205,19 @@ enum SSHCommands {
         return fd
     }
 
-    /// Connects, records what changed, runs `body`, and turns connection errors into exit 255.
+    /// Connects, records what changed, and runs `body`; a connection error leaves as such (exit 255).
     static func withConnection(_ plan: ConnectPlan, store: Store, call: Invocation, options: ConnectOptions,
-                                       context: AppContext, body: (SSHConnection) throws -> Int32) throws -> Int32 {
+                               context: AppContext, body: (SSHConnection) throws -> Int32) throws -> Int32 {
         let prompts = TerminalPrompts(acceptNew: call.flag("accept-new"), passwordFD: try passwordFD(call),
                                       remember: call.flag("remember") ? true : nil, errorOutput: context.errorOutput)
-        let connector = SSHConnector(options: options, credentials: credentialSource(context), delegate: prompts)
-        do {
-            let connection = try connector.connect(plan.endpoints)
-            defer { connection.close() }
-            let record = BackgroundRecord(connection.outcome, target: plan.target.id, store: store)
-            defer {
-                if let error = record.wait() { context.warn("connected, but could not save to the store: \(error)") }
-            }
-            return try body(connection)
-        } catch let error as SSHError {
-            return report(error, context)
+        let connector = SSHConnector(options: options, credentials: credentialSource(context, store: store), delegate: prompts)
+        let connection = try plan.connect(connector, store: store)
+        defer { connection.close() }
+        let record = BackgroundRecord(connection.outcome, target: plan.target.id, store: store)
+        defer {
+            if let error = record.wait() { context.warn("connected, but could not save to the store: \(ShelfError(from: error).message)") }
         }
-    }
-
-    static func report(_ error: SSHError, _ context: AppContext) -> Int32 {
-        var text = "sshelf: error: \(Display.safe(error.message))\n"
-        if let library = error.libraryMessage { text += "sshelf: libssh2: \(Display.safe(library))\n" }
-        if let hint = error.hint { text += "sshelf: hint: \(Display.safe(hint))\n" }
-        context.errorOutput(text)
-        return 255
+        return try body(connection)
     }
 
     private static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) { StandardStreams.write(bytes, fd: fd) }

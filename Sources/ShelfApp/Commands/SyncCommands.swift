@@ -3,6 +3,7 @@
 // whenever sync falls back to the local store.
 import Foundation
 import ShelfCore
+import ShelfOperations
 import ShelfStore
 import ShelfSync
 import ShelfVault
@@ -52,11 +53,7 @@ enum SyncCommands {
         CommandSpec(path: ["sync", "disable"], summary: "stop syncing (the local store and the remote are kept)", run: disable),
     ]
 
-    static func deviceName() -> String {
-        var buffer = [CChar](repeating: 0, count: 256)
-        guard gethostname(&buffer, buffer.count) == 0 else { return "unknown" }
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
+    static func deviceName() -> String { Device.name() }
 
     static let offHint = "turn it on with 'sshelf sync enable --folder PATH' or '--git URL'"
 
@@ -184,8 +181,7 @@ enum SyncCommands {
         }
         let vault = try VaultCommands.open(context, create: true)
         try unlock(call, vault)
-        let result = SyncRunner.run(store: store, locations: context.locations, deviceName: deviceName(), vault: .success(vault),
-                                    revoke: target)
+        let result = SyncRun.run(context.workspace, store: store, vault: vault, revoke: target)
         let revoked = try GroupInfo.devices(store).first { $0.id == target.uuidString.lowercased() }?.revokedAt != nil
         guard revoked else {
             _ = report(result, context)
@@ -196,7 +192,7 @@ enum SyncCommands {
 
     /// One sync run with this device's vault.
     static func runSync(_ context: AppContext, _ store: Store, _ vault: Vault) -> SyncReport {
-        SyncRunner.run(store: store, locations: context.locations, deviceName: deviceName(), vault: .success(vault))
+        SyncRun.run(context.workspace, store: store, vault: vault)
     }
 
     /// Unlocks with --passphrase-fd (every class a sync may read), or asks on the terminal when the sync keys' class

@@ -2,6 +2,7 @@
 // prints the generated README keymap, or runs the in-program benchmark that bench/tui drives.
 import Foundation
 import ShelfCore
+import ShelfOperations
 import ShelfUI
 
 enum UICommands {
@@ -52,7 +53,7 @@ enum UICommands {
                                  hint: "point SSHELF_HOME at a fresh folder for benchmarks")
             }
             let paths = ["prod/eu/web", "prod/eu/db", "prod/us", "staging", "lab", "dev/team-a", "dev/team-b"]
-            let groups = try paths.map { try Resolve.groupCreating($0, in: store)?.id }
+            let groups = try paths.map { try GroupOperations.create($0, in: store)?.id }
             let tags = [["web"], ["db", "critical"], ["cache"], [], ["web", "canary"]]
             let hosts = (0..<count).map { n in
                 ShelfCore.Host(name: String(format: "host-%06d", n), hostname: "10.\(n >> 16).\((n >> 8) & 255).\(n & 255)",

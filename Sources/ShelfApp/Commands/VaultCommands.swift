@@ -2,6 +2,7 @@
 // set-password. Values never reach output, arguments or the environment; secrets come from SecretInput.
 import Foundation
 import ShelfCore
+import ShelfOperations
 import ShelfStore
 import ShelfSync
 import ShelfSystem
@@ -47,44 +48,25 @@ enum VaultCommands {
                     arguments: [ArgumentSpec(name: "HOST", help: "host name or id prefix", completion: .host)],
                     options: [.value("secret-fd", "N", "read the password from descriptor N instead of the terminal"), passphraseFD],
                     examples: ["sshelf vault set-password web1 --secret-fd 3 3<password.txt"], run: setPassword),
+        VaultVerifyCommand.command,
     ]
 
     // MARK: shared
 
     static func open(_ context: AppContext, create: Bool) throws -> Vault {
-        do {
-            return try Vault.open(context.locations, options: options(context), createIfMissing: create)
-        } catch {
-            throw shelfError(error)
-        }
+        try VaultAccess.open(context.workspace, create: create)
     }
 
-    static func options(_ context: AppContext) -> VaultOptions {
-        // Through the context, so a caller that must keep stderr clean (the TUI under curses) can catch them.
-        VaultOptions.from(environment: context.environment, warn: { [context] text in context.warn(Display.safe(text)) })
-    }
-
-    static func shelfError(_ error: VaultError) -> ShelfError {
-        let kind: ShelfError.Kind
-        switch error.kind {
-        case .notInitialized, .unavailable, .permissions: kind = .storage
-        case .refusedClass, .invalid: kind = .invalid
-        case .locked, .wrongPassphrase, .busy: kind = .failure
-        }
-        return ShelfError(kind, error.message, hint: error.hint)
-    }
-
+    /// A vault call whose failure should leave as a ShelfError (for callers that catch ShelfError only).
     static func attempt<T>(_ body: () throws(VaultError) -> T) throws -> T {
         do { return try body() } catch { throw shelfError(error) }
     }
 
-    /// Asks for the passphrase when any of `classes` is locked in this process.
+    static func shelfError(_ error: VaultError) -> ShelfError { ShelfError(from: error) }
+
+    /// Asks for the passphrase (from `input`) when any of `classes` is locked in this process.
     static func unlockIfNeeded(_ vault: Vault, for classes: Set<AccessibilityClass>, _ input: SecretInput) throws {
-        let status = try attempt { () throws(VaultError) in try vault.status() }
-        let names = Set(classes.map(\.rawValue))
-        guard status.classes.contains(where: { names.contains($0.accessibility) && $0.state == "locked" }) else { return }
-        let passphrase = try input.read(prompt: "Vault passphrase: ")
-        try attempt { () throws(VaultError) in try vault.unlock(passphrase: passphrase) }
+        try VaultAccess.unlockIfNeeded(vault, for: classes, passphrase: { try input.read(prompt: "Vault passphrase: ") })
     }
 
     // MARK: commands
@@ -212,16 +194,8 @@ enum VaultCommands {
     }
 
     static func audit(_ call: Invocation, _ context: AppContext) throws -> Int32 {
-        var findings: [AuditFinding]
-        do {
-            let vault = try Vault.open(context.locations, options: options(context), createIfMissing: false)
-            findings = try vault.audit(needs: try readMoments(context), credentialSyncEnabled: try credentialSyncOn(context))
-        } catch let error as VaultError where error.kind == .permissions {
-            findings = VaultAudit.filePermissions(context.locations)
-            if findings.isEmpty { findings = [AuditFinding(rule: "loose-permissions", subject: nil, message: error.message)] }
-        } catch let error as VaultError {
-            throw shelfError(error)
-        }
+        let store = FileManager.default.fileExists(atPath: context.locations.store) ? try context.store() : nil
+        let findings = try CredentialOperations.audit(context.workspace, store: store)
         if call.flag("json") {
             context.print(try JSONOutput.encode(findings))
         } else if findings.isEmpty {
@@ -230,19 +204,6 @@ enum VaultCommands {
             context.output(findings.map { "\($0.rule): \(Display.safe($0.message))\n" }.joined())
         }
         return findings.isEmpty ? 0 : 4
-    }
-
-    /// When each credential the store references is read (no store yet: nothing is referenced).
-    static func readMoments(_ context: AppContext) throws -> [ReferenceKey: ReadMoment] {
-        guard FileManager.default.fileExists(atPath: context.locations.store) else { return [:] }
-        let (hosts, rules) = try context.store().read { store in (try store.hosts(), try store.forwardRules()) }
-        return ClassPolicy.needs(hosts: hosts, forwardRules: rules)
-    }
-
-    /// Whether this device syncs credentials (a device-local store setting; no store: off).
-    static func credentialSyncOn(_ context: AppContext) throws -> Bool {
-        guard FileManager.default.fileExists(atPath: context.locations.store) else { return false }
-        return try SyncSettings.credentialsEnabled(context.store())
     }
 
     static func export(_ call: Invocation, _ context: AppContext) throws -> Int32 {
@@ -263,39 +224,28 @@ enum VaultCommands {
 
     static func importFile(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         let path = call.arguments[0]
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ShelfError(.notFound, "cannot read \(Display.safe(path))")
+        let data: [UInt8]
+        do { data = try RegularFile.read(path) } catch {
+            throw ShelfError(error.kind == .missing ? .notFound : .invalid, Display.safe(error.description))
         }
         let vault = try open(context, create: true)
         let input = try SecretInput(call, option: "passphrase-fd")
         let passphrase = try input.read(prompt: "Export passphrase: ")
         try unlockIfNeeded(vault, for: Set(AccessibilityClass.writable.filter(\.mayLeaveDevice)), input)
-        let count = try attempt { () throws(VaultError) in try vault.importExport(Array(data), passphrase: passphrase) }
+        let count = try attempt { () throws(VaultError) in try vault.importExport(data, passphrase: passphrase) }
         context.print("imported \(count) item(s)")
         return 0
     }
 
     static func setPassword(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         let store = try context.store()
-        var host = try Resolve.host(call.arguments[0], in: store)
-        let moment = ClassPolicy.readMoment(host: host.id, forwardRules: try store.forwardRules(hostID: host.id))
-        let accessibility = ClassPolicy.accessibility(for: .hostPassword, readAt: moment)
-        let vault = try open(context, create: true)
-        try unlockIfNeeded(vault, for: [accessibility], try SecretInput(call, option: "passphrase-fd"))
-        let password = try SecretInput(call, option: "secret-fd").read(prompt: "Password for \(host.name): ")
-        guard !password.isEmpty else { throw ShelfError(.invalid, "empty password; nothing stored") }
-        try attempt { () throws(VaultError) in
-            try vault.saveHostPassword(password, hostID: host.id, class: accessibility)
-            // One copy, in the class the policy names: drop any older copy kept in another class.
-            for other in AccessibilityClass.allCases where other != accessibility {
-                try vault.clearHostPassword(host.id, class: other)
-            }
-        }
-        if host.passwordRef != .hostPassword(host.id) {
-            host.passwordRef = .hostPassword(host.id)
-            host.updatedAt = Date()
-            try store.write { try $0.save(host) }
-        }
+        let host = try Resolve.host(call.arguments[0], in: store)
+        let vaultInput = try SecretInput(call, option: "passphrase-fd")
+        let secretInput = try SecretInput(call, option: "secret-fd")
+        let accessibility = try CredentialOperations.storeHostPassword(
+            host.id, workspace: context.workspace, store: store,
+            vaultPassphrase: { try vaultInput.read(prompt: "Vault passphrase: ") },
+            password: { try secretInput.read(prompt: "Password for \(Display.safe(host.name)): ") })
         context.print("stored the password for \(Display.safe(host.name)) in the vault (\(accessibility))")
         return 0
     }

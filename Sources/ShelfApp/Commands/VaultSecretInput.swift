@@ -2,6 +2,7 @@
 // descriptor for scripts (--passphrase-fd N, --secret-fd N). Never argv, never the environment.
 import Foundation
 import ShelfCore
+import ShelfOperations
 import ShelfVault
 #if canImport(Glibc)
 import Glibc
@@ -83,26 +84,12 @@ struct SecretInput {
         if length > 0, buffer.withUnsafeBytes({ $0[length - 1] }) == 0x0d { length -= 1 }
         return buffer.prefix(length)
     }
+}
 
-    /// A whole file (a private key) into guarded memory, refusing anything over `limit` bytes.
-    static func readFile(_ path: String, limit: Int = 1 << 20) throws -> SecretBytes {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            throw ShelfError(.notFound, "cannot open \(Display.safe(path)): \(String(cString: strerror(errno)))")
-        }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size <= limit else {
-            throw ShelfError(.invalid, "\(Display.safe(path)) is not a private key file (not a regular file, or too large)")
-        }
-        let buffer = SecretBytes(count: Int(info.st_size))
-        var offset = 0
-        while offset < buffer.count {
-            let got = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if got < 0 && errno == EINTR { continue }
-            guard got > 0 else { break }
-            offset += got
-        }
-        return buffer.prefix(offset)
+extension SecretInput {
+    /// Reads from the terminal (fd nil) or a given descriptor, outside a parsed command line.
+    init(fd: Int32?, option: String) {
+        self.fd = fd
+        self.option = option
     }
 }

@@ -2,6 +2,7 @@
 // without printing or keeping any value: "is my vault intact?", and the read path `make bench` times.
 import Foundation
 import ShelfCore
+import ShelfOperations
 import ShelfVault
 
 enum VaultVerifyCommand {

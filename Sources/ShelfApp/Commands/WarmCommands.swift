@@ -2,6 +2,7 @@
 // sessions that let a later `exec` skip the handshake and login, like OpenSSH's ControlPersist.
 import Foundation
 import ShelfCore
+import ShelfOperations
 import ShelfSSH
 
 enum WarmCommands {
@@ -43,7 +44,7 @@ enum WarmCommands {
             }
             ready = fd
         }
-        return WarmKeeper.serve(plan, store: store, options: options, idle: idle, ready: ready, context: context)
+        return try WarmKeeper.serve(plan, store: store, options: options, idle: idle, ready: ready, context: context)
     }
 
     static func stop(_ call: Invocation, _ context: AppContext) throws -> Int32 {

@@ -4,7 +4,9 @@
 // once a minute, so a fix (`sshelf trust`, `vault unlock`, storing the credential again) is picked up.
 import Foundation
 import ShelfCore
+import ShelfOperations
 import ShelfSSH
+import ShelfStore
 
 final class HostRunner: @unchecked Sendable {
     static let firstDelay = 0.5
@@ -14,7 +16,7 @@ final class HostRunner: @unchecked Sendable {
     private let plan: ConnectPlan
     private let rules: [PortForwardRule]
     private let options: ConnectOptions
-    private let credentials: UnattendedCredentials
+    private let workspace: Workspace
     private let report: @Sendable (String) -> Void
     private let lock = NSLock()
     private var states: [RuleState]
@@ -32,7 +34,7 @@ final class HostRunner: @unchecked Sendable {
         self.rules = rules
         self.options = options
         self.report = report
-        credentials = UnattendedCredentials(context: context, hostName: plan.target.name)
+        workspace = context.workspace
         states = rules.map { rule in
             RuleState(
                 ruleID: rule.id, host: plan.target.name, spec: "-\(rule.spec.flag) \(rule.spec)", state: .starting)
@@ -102,14 +104,23 @@ final class HostRunner: @unchecked Sendable {
     }
 
     private func loop() {
+        // This thread's own store connection (SQLite connections here are single-threaded), for the pins the
+        // logins record.
+        let store: Store
+        do { store = try Store(path: workspace.locations.store) } catch {
+            set(.failed, error: ShelfError(from: error).message)
+            return
+        }
+        let credentials = UnattendedCredentials(workspace: workspace, store: store, hostName: hostName)
         var attempt = 0
         while !isStopping {
             set(.starting)
             credentials.reset()
             do {
                 let connector = SSHConnector(options: options, credentials: credentials, delegate: UnattendedPrompts())
-                let connection = try connector.connect(plan.endpoints)
+                let connection = try plan.connect(connector, store: store)
                 defer { connection.close() }
+                if !connection.outcome.pinnedKeys.isEmpty { try? ConnectPlan.record(connection.outcome, target: nil, store: store) }
                 let running = try ForwardEngine(connection: connection, rules: rules, hostName: hostName)
                 lock.lock()
                 engine = running
@@ -160,9 +171,7 @@ final class HostRunner: @unchecked Sendable {
     }
 
     static func describe(_ error: Error) -> String {
-        guard let error = error as? SSHError else { return "\(error)" }
-        var text = error.message
-        if let hint = error.hint { text += " (\(hint))" }
-        return text
+        let error = ShelfError(from: error)
+        return error.message + (error.hint.map { " (\($0))" } ?? "")
     }
 }

@@ -49,8 +49,13 @@ enum SupervisorFiles {
     /// The running supervisor's state; nil when none runs (a file left by a dead one is removed).
     static func read(_ locations: DataLocations) throws -> SupervisorState? {
         let path = statePath(locations)
-        guard let data = FileManager.default.contents(atPath: path) else { return nil }
-        guard let state = decode(data) else {
+        let data: [UInt8]
+        do { data = try RegularFile.read(path) } catch {
+            if error.kind == .missing { return nil }
+            throw ShelfError(.failure, "cannot read the forward state: \(error)",
+                             hint: "remove it if no 'sshelf forward up' is running")
+        }
+        guard let state = decode(Data(data)) else {
             throw ShelfError(
                 .failure, "the forward state file \(path) is unreadable",
                 hint: "remove it if no 'sshelf forward up' is running")

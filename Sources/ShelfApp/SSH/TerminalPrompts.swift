@@ -1,6 +1,7 @@
 // TerminalPrompts: the CLI's ConnectDelegate — host-key questions and password/keyboard-interactive prompts on
 // /dev/tty with echo off, or a password read once from --password-fd (never argv or the environment).
 import Foundation
+import ShelfOperations
 import ShelfSSH
 
 final class TerminalPrompts: ConnectDelegate {
@@ -58,10 +59,10 @@ final class TerminalPrompts: ConnectDelegate {
         return PasswordAnswer(password: secret, remember: keep)
     }
 
-    func askKeyPassphrase(hopName: String, keyDescription: String) -> SecretBytes? {
+    func askKeyPassphrase(_ request: KeyPassphraseRequest) -> SecretBytes? {
         guard let tty = TTY.open() else { return nil }
         defer { tty.close() }
-        tty.write("Enter passphrase for the key of identity '\(Display.safe(keyDescription))': ")
+        tty.write("Enter passphrase for the key of identity '\(Display.safe(request.keyDescription))': ")
         return tty.readSecret()
     }
 

@@ -4,6 +4,7 @@
 import Foundation
 import ShelfSystem
 import ShelfCore
+import ShelfOperations
 import ShelfSSH
 
 enum WarmClient {

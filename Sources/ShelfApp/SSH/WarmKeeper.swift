@@ -3,35 +3,39 @@
 // until it has been idle for its time, is told to stop, or its socket was replaced.
 import Foundation
 import ShelfCore
+import ShelfOperations
 import ShelfSSH
 import ShelfStore
 import ShelfSystem
 
 enum WarmKeeper {
     /// Runs the keeper in this process. `ready` (a pipe from the spawning `exec`) gets "ready\n" or the reason the
-    /// login failed, and is closed; from then on the keeper talks only through its socket.
+    /// login failed, and is closed; from then on the keeper talks only through its socket. Without `ready`, a
+    /// failure is thrown, so it is printed like any command's.
     static func serve(_ plan: ConnectPlan, store: Store, options: ConnectOptions, idle: Int, ready: Int32?,
-                      context: AppContext) -> Int32 {
+                      context: AppContext) throws -> Int32 {
         signal(SIGPIPE, SIG_IGN)
         let connection: SSHConnection
+        let listener: Int32
+        let inode: ino_t
+        let path = WarmSocket.path(context.locations, host: plan.target.id)
         do {
-            connection = try login(plan, options: options, context: context)
+            connection = try login(plan, store: store, options: options, context: context)
+            do {
+                (listener, inode) = try listen(at: path, directory: WarmSocket.directory(context.locations))
+            } catch {
+                connection.close()
+                throw error
+            }
         } catch {
-            tell(ready, "error: " + error.message)
-            return 255
+            guard ready != nil else { throw error }
+            let failure = ShelfError(from: error)
+            tell(ready, "error: " + failure.message)
+            return failure.exitCode
         }
         defer { connection.close() }
         try? ConnectPlan.record(connection.outcome, target: plan.target.id, store: store)
 
-        let path = WarmSocket.path(context.locations, host: plan.target.id)
-        let listener: Int32
-        let inode: ino_t
-        do {
-            (listener, inode) = try listen(at: path, directory: WarmSocket.directory(context.locations))
-        } catch {
-            tell(ready, "error: \(error)")
-            return 1
-        }
         defer {
             close(listener)
             if ownsPath(path, inode: inode) { unlink(path) }
@@ -63,9 +67,11 @@ enum WarmKeeper {
 
     /// The credential source (and the vault it opened, with its keys) lives only for the login: afterwards the
     /// keeper holds the session and nothing secret.
-    private static func login(_ plan: ConnectPlan, options: ConnectOptions, context: AppContext) throws(SSHError) -> SSHConnection {
-        let source = VaultCredentialSource(context: context, askPassphrase: nil)
-        return try SSHConnector(options: options, credentials: source, delegate: UnattendedPrompts()).connect(plan.endpoints)
+    private static func login(_ plan: ConnectPlan, store: Store, options: ConnectOptions, context: AppContext) throws(SSHError)
+        -> SSHConnection
+    {
+        let source = VaultCredentialSource(workspace: context.workspace, store: store, askPassphrase: nil)
+        return try plan.connect(SSHConnector(options: options, credentials: source, delegate: UnattendedPrompts()), store: store)
     }
 
     private enum Next { case served, stop }

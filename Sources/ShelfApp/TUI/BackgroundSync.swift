@@ -3,9 +3,11 @@
 // with its own store connection, so start-up and browsing never wait on a slow remote. Each run posts the
 // status (syncing, then synced or local fallback with its reason) and asks for a reload when it brought
 // changes. Sync needs this device's keys from the vault, read without a prompt (their class is
-// afterFirstUnlockThisDeviceOnly); a locked vault is a status, and a locked credential track never stops the config track.
+// afterFirstUnlockThisDeviceOnly); a locked vault is a status, and a locked credential track never stops the
+// config track.
 import Foundation
 import ShelfCore
+import ShelfOperations
 import ShelfStore
 import ShelfSync
 import ShelfUI
@@ -54,11 +56,7 @@ final class BackgroundSync: @unchecked Sendable {
         var status = StatusSource.current(context: context, store: store)
         status.sync = .syncing
         mailbox.post(.status(status))
-        let vault: Result<Vault, VaultError>
-        do { vault = .success(try Vault.open(context.locations, options: VaultNames.quietOptions(context), createIfMissing: true)) } catch {
-            vault = .failure(error)
-        }
-        let report = SyncRunner.run(store: store, locations: context.locations, deviceName: SyncCommands.deviceName(), vault: vault)
+        let report = SyncRun.run(VaultNames.quiet(context), store: store)
         mailbox.post(.status(StatusSource.current(context: context, store: store)))
         if report.pulled > 0 { reload() }
     }

@@ -2,6 +2,7 @@
 // path, on the executor's queue).
 import Foundation
 import ShelfCore
+import ShelfOperations
 import ShelfStore
 import ShelfUI
 import ShelfVault
@@ -13,7 +14,6 @@ enum CatalogLoader {
                     rules: try store.forwardRules(), secretsPresent: secretsPresent)
         }
     }
-
 }
 
 /// The reference keys this device's vault holds (names only, from the item list: no secret is read), so the
@@ -32,16 +32,12 @@ final class VaultNames: @unchecked Sendable {
         defer { lock.unlock() }
         guard Vault.exists(at: context.locations) else { return [] }
         if vault == nil {
-            vault = try? Vault.open(context.locations, options: VaultNames.quietOptions(context), createIfMissing: false)
+            vault = try? VaultAccess.open(VaultNames.quiet(context), create: false)
         }
         guard let items = try? vault?.items() else { return nil }
         return Set(items.map(\.key))
     }
 
-    /// Vault options for code running under curses: a warning must not be written over the screen.
-    static func quietOptions(_ context: AppContext) -> VaultOptions {
-        var options = VaultCommands.options(context)
-        options.warn = { _ in }
-        return options
-    }
+    /// The workspace for code running under curses: a warning must not be written over the screen.
+    static func quiet(_ context: AppContext) -> Workspace { context.workspace.warning(to: { _ in }) }
 }

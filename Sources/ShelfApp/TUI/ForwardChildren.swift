@@ -4,6 +4,7 @@
 // Reads their state files and the `forward up` supervisor's off the input path and posts what runs.
 import Foundation
 import ShelfCore
+import ShelfOperations
 import ShelfSystem
 import ShelfUI
 
@@ -124,7 +125,7 @@ final class ForwardChildren: @unchecked Sendable {
                 Self.remove(child)
                 continue
             }
-            let published = FileManager.default.contents(atPath: child.statePath).flatMap(SupervisorFiles.decode)
+            let published = (try? RegularFile.read(child.statePath)).flatMap { SupervisorFiles.decode(Data($0)) }
             if let rule = published?.rules.first(where: { $0.ruleID == ruleID }) {
                 states[ruleID] = ForwardLive(rule, runner: .tui)
             } else {
@@ -139,7 +140,7 @@ final class ForwardChildren: @unchecked Sendable {
 
     /// Why a child ended: its last error line (`sshelf: error: …`), or its exit status.
     private static func reason(_ child: Child, status: Int32) -> String {
-        let log = FileManager.default.contents(atPath: child.logPath).map { String(decoding: $0, as: UTF8.self) } ?? ""
+        let log = (try? RegularFile.read(child.logPath)).map { String(decoding: $0, as: UTF8.self) } ?? ""
         let prefix = "sshelf: error: "
         if let line = log.split(separator: "\n").last(where: { $0.hasPrefix(prefix) }) {
             return Display.safe(String(line.dropFirst(prefix.count)))

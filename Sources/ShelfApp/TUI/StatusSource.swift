@@ -3,6 +3,7 @@
 // goes on). Also the test-only hook SSHELF_TEST_SYNC_STATUS, documented in docs/TUI.md.
 import Foundation
 import ShelfCore
+import ShelfOperations
 import ShelfStore
 import ShelfSync
 import ShelfUI
@@ -33,7 +34,7 @@ enum StatusSource {
     static func vaultIndicator(_ context: AppContext) -> VaultIndicator {
         guard Vault.exists(at: context.locations) else { return .notSetUp }
         do {
-            let vault = try Vault.open(context.locations, options: VaultNames.quietOptions(context), createIfMissing: false)
+            let vault = try VaultAccess.open(VaultNames.quiet(context), create: false)
             let status = try vault.status()
             guard status.hasPassphrase else { return .noPassphrase }
             return status.classes.contains { $0.state == "locked" } ? .locked : .unlocked

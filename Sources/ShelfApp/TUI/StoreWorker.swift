@@ -1,13 +1,15 @@
 // StoreWorker: runs the TUI's store effects (load, save, delete) on one serial queue, so a slow disk or a
-// lock held by another sshelf process never stalls typing; results come back through the mailbox.
+// lock held by another sshelf process never stalls typing; results come back through the mailbox. Each save or
+// delete is one call to the operations layer, the same the CLI makes.
 import Foundation
 import ShelfCore
+import ShelfOperations
 import ShelfStore
 import ShelfUI
 
 final class StoreWorker: @unchecked Sendable {
     private let queue = DispatchQueue(label: "sshelf.tui.store")
-    private let path: String
+    private let workspace: Workspace
     private let mailbox: Mailbox
     /// Touched only on `queue`.
     private var opened: Store?
@@ -15,8 +17,8 @@ final class StoreWorker: @unchecked Sendable {
     /// Which reference keys the vault holds, read with each load (names only).
     private let secretsPresent: @Sendable () -> Set<String>?
 
-    init(path: String, mailbox: Mailbox, secretsPresent: @escaping @Sendable () -> Set<String>? = { nil }) {
-        self.path = path
+    init(workspace: Workspace, mailbox: Mailbox, secretsPresent: @escaping @Sendable () -> Set<String>? = { nil }) {
+        self.workspace = workspace
         self.secretsPresent = secretsPresent
         self.mailbox = mailbox
     }
@@ -28,7 +30,7 @@ final class StoreWorker: @unchecked Sendable {
 
     private func store() throws -> Store {
         if let opened { return opened }
-        let store = try Store(path: path)
+        let store = try Store(path: workspace.locations.store)
         opened = store
         return store
     }
@@ -50,91 +52,31 @@ final class StoreWorker: @unchecked Sendable {
         }
     }
 
-    static func message(_ error: Error) -> String {
-        switch error {
-        case let error as ShelfError: error.message
-        case let error as StoreError: error.message
-        case let error as ValidationError: error.message
-        default: "\(error)"
-        }
-    }
+    static func message(_ error: Error) -> String { ShelfError(from: error).message }
 
     private func perform(_ effect: Effect, store: Store) throws -> String {
         switch effect {
-        case .saveHost(var host, let groupPath):
-            return try store.write { store in
-                let existed = try store.host(id: host.id) != nil
-                host.groupID = try Resolve.groupCreating(groupPath, in: store)?.id
-                try HostCommands.validate(host, store: store)
-                try store.save(host)
-                return "\(existed ? "saved" : "added") \(Display.safe(host.name)) (\(Display.safe(host.destination)))"
-            }
-        case .saveGroup(var group, let parentPath):
-            return try store.write { store in
-                let tree = GroupTree(try store.groups())
-                let existed = tree.groups[group.id] != nil
-                if existed, let parent = tree.find(parentPath), ModelCheck.wouldCycle(group: group.id, parent: parent.id, in: tree.groups) {
-                    throw ShelfError(.invalid, "cannot move '\(Display.safe(tree.path(of: group.id)))' inside itself")
-                }
-                let parent = try Resolve.groupCreating(parentPath, in: store)
-                if !existed || group.parentID != parent?.id {
-                    group.sortOrder = (GroupTree(try store.groups()).children(of: parent?.id).map(\.sortOrder).max() ?? -1) + 1
-                }
-                group.parentID = parent?.id
-                let problems = Validation.problems(group)
-                guard problems.isEmpty else { throw ShelfError.invalid(problems) }
-                try store.save(group)
-                return "\(existed ? "saved" : "added") group \(Display.safe(GroupTree(try store.groups()).path(of: group.id)))"
-            }
+        case .saveHost(let host, let groupPath):
+            let saved = try HostOperations.save(host, groupPath: groupPath, in: store)
+            return "\(saved.existed ? "saved" : "added") \(Display.safe(saved.host.name)) (\(Display.safe(saved.host.destination)))"
+        case .saveGroup(let group, let parentPath):
+            let placed = try GroupOperations.place(group, under: parentPath, in: store)
+            return "\(placed.existed ? "saved" : "added") group \(Display.safe(placed.path))"
         case .saveForward(let rule):
-            return try store.write { store in
-                guard let hostID = rule.hostID, let host = try store.host(id: hostID) else {
-                    throw ShelfError(.notFound, "the host of this forward rule is gone")
-                }
-                let problems = Validation.problems(rule)
-                guard problems.isEmpty else { throw ShelfError.invalid(problems) }
-                try store.save(rule)
-                return "saved forward -\(rule.spec.flag) \(rule.spec) of \(Display.safe(host.name))"
-            }
+            let hostName = try ForwardOperations.save(rule, in: store)
+            return "saved forward -\(rule.spec.flag) \(rule.spec) of \(Display.safe(hostName))"
         case .saveIdentity(let identity):
-            return try store.write { store in
-                let problems = Validation.problems(identity)
-                guard problems.isEmpty else { throw ShelfError.invalid(problems) }
-                try store.save(identity)
-                return "saved identity \(Display.safe(identity.name))"
-            }
+            try IdentityOperations.save(identity, in: store)
+            return "saved identity \(Display.safe(identity.name))"
         case .deleteHost(let id):
-            return try store.write { store in
-                guard let host = try store.host(id: id), let rules = try store.deleteHostWithRules(id) else { return "already gone" }
-                return "deleted \(Display.safe(host.name))" + (rules == 0 ? "" : " and its \(rules) forward rule(s)")
-            }
+            return try HostOperations.delete([id], in: store).first?.summary ?? "already gone"
         case .deleteGroup(let id):
-            return try store.write { store in
-                let tree = GroupTree(try store.groups())
-                guard tree.groups[id] != nil else { return "already gone" }
-                let path = tree.path(of: id)
-                let deletion = try store.deleteGroupTree(id)
-                return "deleted group \(Display.safe(path)) with \(deletion.hosts) host(s)"
-            }
+            return try GroupOperations.delete(id, recursive: true, in: store)?.summary ?? "already gone"
         case .deleteForward(let id):
-            return try store.write { store in
-                try store.deleteForwardRule(id)
-                return "deleted forward rule"
-            }
+            try store.write { try $0.deleteForwardRule(id) }
+            return "deleted forward rule"
         case .deleteIdentity(let id):
-            return try store.write { store in
-                guard let identity = try store.identities().first(where: { $0.id == id }) else { return "already gone" }
-                // The hosts keep everything but the identity, in the same transaction as the delete.
-                let users = try store.hosts().filter { $0.identityID == id }
-                for var host in users {
-                    host.identityID = nil
-                    host.updatedAt = Date()
-                    try store.save(host)
-                }
-                try store.deleteIdentity(id)
-                return "deleted identity \(Display.safe(identity.name))"
-                    + (users.isEmpty ? "" : "; cleared it from \(users.count) host(s)")
-            }
+            return try IdentityOperations.delete(id, workspace: workspace, in: store)?.summary ?? "already gone"
         case .load, .connect, .launchSession, .answerPrompt, .startForward, .stopForward, .quit:
             return ""
         }

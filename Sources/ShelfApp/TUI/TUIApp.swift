@@ -2,6 +2,7 @@
 // work: then a chunk of filtering runs between polls), apply background results, and execute effects.
 import Foundation
 import ShelfCore
+import ShelfOperations
 import ShelfStore
 import ShelfTerminal
 import ShelfUI
@@ -27,7 +28,7 @@ final class TUIApp {
 
     init(context: AppContext) {
         self.context = context
-        worker = StoreWorker(path: context.locations.store, mailbox: mailbox,
+        worker = StoreWorker(workspace: VaultNames.quiet(context), mailbox: mailbox,
                              secretsPresent: { [names = VaultNames(context: context)] in names.current() })
         login = TUILogin(context: context, mailbox: mailbox)
         forwards = ForwardChildren(locations: context.locations, mailbox: mailbox, selfPath: TUIApp.selfPath)

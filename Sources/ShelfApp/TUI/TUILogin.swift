@@ -4,6 +4,7 @@
 // `sshelf connect` does, and comes back with a one-line result. Failures before the shell never leave curses.
 import Foundation
 import ShelfCore
+import ShelfOperations
 import ShelfSSH
 import ShelfStore
 import ShelfTerminal
@@ -65,26 +66,23 @@ final class TUILogin: @unchecked Sendable {
         do {
             let store = try Store(path: context.locations.store)
             guard let host = try store.host(id: hostID) else { return .failure(OperationFailure("not connected: the host is gone")) }
-            let plan = try store.read { store in try ConnectPlan.make(for: host, in: store) }
-            // The vault's own context: its warnings must not write over the curses screen.
-            let quiet = AppContext(environment: context.environment, output: { _ in }, errorOutput: { [self] text in
+            let plan = try ConnectPlan.make(for: host, in: store)
+            // The vault's warnings must not write over the curses screen: they go into the result line.
+            let quiet = context.workspace.warning(to: { [self] text in
                 lock.lock()
-                warnings.append(text.trimmingCharacters(in: .whitespacesAndNewlines))
+                warnings.append(Display.safe(text).trimmingCharacters(in: .whitespacesAndNewlines))
                 lock.unlock()
             })
-            let credentials = VaultCredentialSource(context: quiet, askPassphrase: { delegate.vaultPassphrase() })
-            let agent = context.environment["SSH_AUTH_SOCK"].flatMap { $0.isEmpty ? nil : $0 }
-            let options = ConnectOptions(trust: .standard(locations: context.locations, home: context.homeDirectory),
-                                         agentSocket: agent)
-            let connector = SSHConnector(options: options, credentials: credentials, delegate: delegate)
-            let connection = try connector.connect(plan.endpoints)
+            let credentials = VaultCredentialSource(workspace: quiet, store: store, askPassphrase: { delegate.vaultPassphrase() })
+            let connector = SSHConnector(options: .standard(quiet), credentials: credentials, delegate: delegate)
+            let connection = try plan.connect(connector, store: store)
             return .success(Ready(connection: connection, plan: plan, store: store))
         } catch let error as SSHError {
             if delegate.refusedHostKey { return .failure(OperationFailure("not connected: the host key was not trusted")) }
             if error.kind == .cancelled { return .failure(OperationFailure("not connected: cancelled")) }
             return .failure(OperationFailure("not connected: \(Display.safe(error.message))"))
         } catch {
-            return .failure(OperationFailure("not connected: \(StoreWorker.message(error))"))
+            return .failure(OperationFailure("not connected: \(Display.safe(StoreWorker.message(error)))"))
         }
     }
 

@@ -2,6 +2,7 @@
 // run loop (`Action.prompt`), and the thread waits until the user's answer comes back (`Effect.answerPrompt`).
 // Every hop of a jump chain asks through here, so jump hosts get the same host-key check and prompts as the target.
 import Foundation
+import ShelfOperations
 import ShelfSSH
 import ShelfUI
 import ShelfVault
@@ -10,7 +11,7 @@ import ShelfVault
 final class PromptChannel: @unchecked Sendable {
     enum Reply {
         case trust(Bool)
-        case secret(ShelfSSH.SecretBytes, remember: Bool)
+        case secret(SecretBytes, remember: Bool)
         case cancelled
     }
 
@@ -46,7 +47,7 @@ final class PromptChannel: @unchecked Sendable {
         case .trustHostKey(let trusted): converted = .trust(trusted)
         case .secret(let text, let remember):
             var bytes = Array(text.utf8)
-            converted = .secret(ShelfSSH.SecretBytes.take(&bytes), remember: remember)
+            converted = .secret(SecretBytes.take(&bytes), remember: remember)
         case .cancelled: converted = .cancelled
         }
         lock.lock()
@@ -96,15 +97,15 @@ final class TUIPrompts: ConnectDelegate {
         return PasswordAnswer(password: password, remember: remember && request.canRemember)
     }
 
-    func askKeyPassphrase(hopName: String, keyDescription: String) -> ShelfSSH.SecretBytes? {
-        let text = "Passphrase for the key of identity '\(Display.safe(keyDescription))':"
-        guard case .secret(let passphrase, _) = secret(hopName, text) else { return nil }
+    func askKeyPassphrase(_ request: KeyPassphraseRequest) -> SecretBytes? {
+        let text = "Passphrase for the key of identity '\(Display.safe(request.keyDescription))':"
+        guard case .secret(let passphrase, _) = secret(request.hopName, text) else { return nil }
         return passphrase
     }
 
     /// One dialog per prompt of the round, each with the server's echo setting.
-    func answer(_ challenge: KeyboardChallenge) -> [ShelfSSH.SecretBytes]? {
-        var answers: [ShelfSSH.SecretBytes] = []
+    func answer(_ challenge: KeyboardChallenge) -> [SecretBytes]? {
+        var answers: [SecretBytes] = []
         for (i, prompt) in challenge.prompts.enumerated() {
             // The server's name and instruction go with the first prompt (all already cleaned of control codes).
             let lead = i == 0 ? [challenge.name, challenge.instruction] : []
@@ -125,9 +126,9 @@ final class TUIPrompts: ConnectDelegate {
     }
 
     /// The vault's passphrase when an item is locked, asked in a masked dialog.
-    func vaultPassphrase() -> ShelfVault.SecretBytes? {
+    func vaultPassphrase() -> SecretBytes? {
         guard case .secret(let passphrase, _) = secret(currentHop, "The vault is locked. Vault passphrase:") else { return nil }
-        return passphrase.withBytes { ShelfVault.SecretBytes(copying: $0) }
+        return passphrase
     }
 
     private func secret(_ hop: String, _ text: String, echo: Bool = false, offerRemember: Bool = false) -> PromptChannel.Reply {

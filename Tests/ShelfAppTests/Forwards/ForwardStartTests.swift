@@ -34,7 +34,7 @@ final class ForwardStartTests: XCTestCase {
         let refused = try world.home.run("forward", "start", "t", "--accept-new")
         XCTAssertExit(refused, 2)
         XCTAssertTrue(
-            refused.stderr.contains("listens on 0.0.0.0: port \(port) would be reachable from the network"),
+            refused.stderr.contains("listens on 0.0.0.0, which is not loopback: port \(port) would be reachable from the network"),
             refused.stderr)
         XCTAssertTrue(refused.stderr.contains("--allow-public-bind"), refused.stderr)
         XCTAssertEqual(world.sshd.logCount("Connection from"), 0, "refused before connecting")

@@ -37,4 +37,15 @@ final class SSHCLIWorld {
     }
 
     var knownHostsPath: String { home.sshelfHome + "/data/known_hosts" }
+
+    /// Pins t's key, then points t at another server (other host keys, same account): a changed host key.
+    /// Keep the returned server alive for as long as t should reach it.
+    func impostorForT() throws -> SSHD {
+        XCTAssertExit(try home.run("trust", "t", "--fingerprint", try fingerprint(sshd)), 0)
+        var options = SSHD.Options()
+        options.authorizedKeys = [key.publicLine]
+        let impostor = try SSHD.start(options)
+        XCTAssertExit(try home.run("edit", "t", "--port", String(impostor.port)), 0)
+        return impostor
+    }
 }

@@ -148,12 +148,7 @@ final class TUILoginTests: XCTestCase {
 
     func testAChangedHostKeyStopsInsideTheTUIAndSendsNothing() throws {
         let world = try SSHCLIWorld()
-        XCTAssertExit(try world.home.run("trust", "t", "--fingerprint", try world.fingerprint(world.sshd)), 0)
-        // Another server where t's pinned key should answer: its key differs.
-        var options = SSHD.Options()
-        options.authorizedKeys = [world.key.publicLine]
-        let impostor = try SSHD.start(options)
-        XCTAssertExit(try world.home.run("edit", "t", "--port", String(impostor.port)), 0)
+        let impostor = try world.impostorForT()
         let tui = try Tmux(home: world.home, columns: 140, rows: 30)
         try tui.waitFor(text: "1 host")
         try tui.send("Enter")

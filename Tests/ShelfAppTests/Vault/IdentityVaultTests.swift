@@ -71,4 +71,24 @@ final class IdentityVaultTests: XCTestCase {
         XCTAssertEqual(try identities(home).first?["publicKey"] as? String, line)
         XCTAssertExit(try home.run(["keygen", "laptop"]), 2)
     }
+
+    func testRemovingAnIdentityClearsItsHostsAndItsKeyInTheVault() throws {
+        let home = TempHome()
+        home.extraEnvironment = ["SSHELF_VAULT_NO_KEYRING": "1"]
+        XCTAssertExit(try home.run(["keygen", "old-key"]), 0)
+        XCTAssertExit(try home.run(["keygen", "kept-key"]), 0)
+        XCTAssertExit(try home.run(["add", "web", "--host", "web.example", "--identity", "old-key", "--tag", "prod"]), 0)
+        XCTAssertEqual(try home.run(["vault", "list"]).stdout.components(separatedBy: "identity.privkey").count - 1, 2)
+
+        let removed = try home.run(["identity", "rm", "old-key"])
+        XCTAssertExit(removed, 0)
+        XCTAssertEqual(removed.stdout, "deleted identity old-key; cleared it from 1 host(s); its key left the vault\n")
+        XCTAssertEqual(try identities(home).compactMap { $0["name"] as? String }, ["kept-key"])
+        let show = try home.run(["show", "web"]).stdout
+        XCTAssertTrue(show.contains("identity       (none)"), show)
+        XCTAssertTrue(show.contains("tags           prod"), "the host keeps everything else: \(show)")
+        let list = try home.run(["vault", "list"]).stdout
+        XCTAssertEqual(list.components(separatedBy: "identity.privkey").count - 1, 1, list)
+        XCTAssertExit(try home.run(["identity", "rm", "old-key"]), 3)
+    }
 }

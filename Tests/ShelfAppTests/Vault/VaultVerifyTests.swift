@@ -1,7 +1,7 @@
 // `sshelf vault verify`: every item opens with its class key; a damaged item is named (exit 4) and its value
 // is never printed; a locked class is counted as locked, not as damaged.
-import CSQLite
 import Foundation
+import ShelfSQLite
 import TestSupport
 import XCTest
 
@@ -24,10 +24,8 @@ final class VaultVerifyTests: XCTestCase {
         XCTAssertEqual(locked.stdout, "0 of 2 items intact, 2 locked (not checked)\n")
 
         // Flip one byte inside one item's sealed value, straight in the file.
-        var db: OpaquePointer?
-        XCTAssertEqual(sqlite3_open(home.sshelfHome + "/data/vault.sqlite", &db), SQLITE_OK)
-        defer { sqlite3_close(db) }
-        XCTAssertEqual(sqlite3_exec(db, "UPDATE items SET sealed = CAST(substr(sealed, 1, 30) || X'FF' || substr(sealed, 32) AS BLOB) WHERE rowid = (SELECT min(rowid) FROM items)", nil, nil, nil), SQLITE_OK)
+        try SQLiteDatabase(path: home.sshelfHome + "/data/vault.sqlite").execute(
+            "UPDATE items SET sealed = CAST(substr(sealed, 1, 30) || X'FF' || substr(sealed, 32) AS BLOB) WHERE rowid = (SELECT min(rowid) FROM items)")
         let damaged = try home.run(["vault", "verify", "--passphrase-fd", "3"], fd3: "pass phrase")
         XCTAssertExit(damaged, 4)
         XCTAssertEqual(damaged.stdout, "1 of 2 items intact\n")

@@ -6,7 +6,7 @@ import Foundation
 import ShelfSSH
 import ShelfStore
 
-final class BackgroundRecord: @unchecked Sendable {
+public final class BackgroundRecord: @unchecked Sendable {
     private var failure: Error?
     private var thread = pthread_t()
     private var started = false
@@ -15,7 +15,7 @@ final class BackgroundRecord: @unchecked Sendable {
     private let target: UUID
     private let store: Store
 
-    init(_ outcome: ConnectOutcome, target: UUID, store: Store) {
+    public init(_ outcome: ConnectOutcome, target: UUID, store: Store) {
         self.outcome = outcome
         self.target = target
         self.store = store
@@ -34,7 +34,7 @@ final class BackgroundRecord: @unchecked Sendable {
     }
 
     /// Waits for the write; returns its error, if any.
-    func wait() -> Error? {
+    public func wait() -> Error? {
         if started {
             pthread_join(thread, nil)
             started = false

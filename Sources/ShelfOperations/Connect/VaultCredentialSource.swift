@@ -1,6 +1,7 @@
-// VaultCredentialSource: the connect flow's credentials, read from the vault after the host key was verified.
-// Each read names the class the item is stored under (found in the item list, which holds no secrets); a
-// reference with no item here is `notStored` — the "not yet synced to this device" case — never a blank.
+// VaultCredentialSource: the connect flow's credentials, read from the vault once a hop's host key was
+// verified (every call carries its VerifiedSession). Each read names the class the item is stored under (found
+// in the item list, which holds no secrets); a reference with no item here is `notStored` — the "not yet synced
+// to this device" case — never a blank; a vault that cannot be read is `unavailable` with the vault's own words.
 import Foundation
 import ShelfCore
 import ShelfSSH
@@ -8,14 +9,17 @@ import ShelfStore
 import ShelfSync
 import ShelfVault
 
-final class VaultCredentialSource: CredentialSource {
-    private let context: AppContext
+public final class VaultCredentialSource: CredentialSource {
+    private let workspace: Workspace
+    private let store: Store
     private var opened: Result<Vault, VaultError>?
     /// Asks for the vault passphrase when an item is locked; nil where nobody can answer (scripts).
-    private let askPassphrase: (() -> ShelfVault.SecretBytes?)?
+    private let askPassphrase: (() -> SecretBytes?)?
 
-    init(context: AppContext, askPassphrase: (() -> ShelfVault.SecretBytes?)?) {
-        self.context = context
+    /// `store` is the calling thread's connection (to see whether a host has autostart forwards).
+    public init(workspace: Workspace, store: Store, askPassphrase: (() -> SecretBytes?)?) {
+        self.workspace = workspace
+        self.store = store
         self.askPassphrase = askPassphrase
     }
 
@@ -23,42 +27,49 @@ final class VaultCredentialSource: CredentialSource {
     private func vault() -> Result<Vault, VaultError> {
         if let opened { return opened }
         let result: Result<Vault, VaultError>
-        do { result = .success(try Vault.open(context.locations, options: VaultCommands.options(context), createIfMissing: false)) } catch {
-            result = .failure(error)
-        }
+        do { result = .success(try VaultAccess.open(workspace, create: false)) } catch { result = .failure(error) }
         opened = result
         return result
     }
 
-    func privateKey(for reference: ReferenceKey) -> ShelfSSH.CredentialLookup { lookup(reference) }
-    func keyPassphrase(for reference: ReferenceKey) -> ShelfSSH.CredentialLookup { lookup(reference) }
-    func password(for reference: ReferenceKey) -> ShelfSSH.CredentialLookup { lookup(reference) }
+    /// The class `reference` is stored under (nil: not stored here), from the item list.
+    func storedClass(_ reference: ReferenceKey) -> Result<AccessibilityClass?, VaultError> {
+        switch vault() {
+        case .failure(let error) where error.kind == .notInitialized: return .success(nil)
+        case .failure(let error): return .failure(error)
+        case .success(let vault):
+            do {
+                guard let info = try vault.items().first(where: { $0.key == reference.rawValue }) else { return .success(nil) }
+                guard let known = info.knownClass else {
+                    return .failure(VaultError(.unavailable, "\(reference) is stored under a class this sshelf does not know"))
+                }
+                return .success(known)
+            } catch {
+                return .failure(error)
+            }
+        }
+    }
+
+    public func privateKey(for reference: ReferenceKey, on hop: VerifiedSession) -> ShelfSSH.CredentialLookup { lookup(reference) }
+    public func keyPassphrase(for reference: ReferenceKey, on hop: VerifiedSession) -> ShelfSSH.CredentialLookup { lookup(reference) }
+    public func password(for reference: ReferenceKey, on hop: VerifiedSession) -> ShelfSSH.CredentialLookup { lookup(reference) }
 
     private func lookup(_ reference: ReferenceKey) -> ShelfSSH.CredentialLookup {
         // Sync's own keys are never a host's or an identity's secret, whatever a record says.
         if reference.isSyncSecret { return .unavailable(reason: "\(reference) is one of sync's keys, never sent to a server") }
-        let vault: Vault
-        switch self.vault() {
-        case .success(let opened): vault = opened
-        case .failure(let error) where error.kind == .notInitialized: return .notStored
-        case .failure(let error): return .unavailable(reason: error.message)
-        }
         let stored: AccessibilityClass
-        do {
-            guard let info = try vault.items().first(where: { $0.key == reference.rawValue }) else { return .notStored }
-            guard let known = info.knownClass else {
-                return .unavailable(reason: "\(reference) is stored under a class this sshelf does not know")
-            }
-            stored = known
-        } catch {
-            return .unavailable(reason: error.message)
+        switch storedClass(reference) {
+        case .failure(let error): return .unavailable(reason: error.message)
+        case .success(nil): return .notStored
+        case .success(let known?): stored = known
         }
+        guard case .success(let vault) = self.vault() else { return .notStored }
         var answer = vault.read(reference, class: stored)
         if case .locked = answer, let passphrase = askPassphrase?() {
             if (try? vault.unlock(passphrase: passphrase)) != nil { answer = vault.read(reference, class: stored) }
         }
         switch answer {
-        case .found(let secret): return .found(secret.withUnsafeBytes { ShelfSSH.SecretBytes($0) })
+        case .found(let secret): return .found(secret)
         case .notStored: return .notStored
         case .locked: return .locked
         case .storedInOtherClass(let other): return .unavailable(reason: "\(reference) moved to \(other) while reading")
@@ -67,11 +78,11 @@ final class VaultCredentialSource: CredentialSource {
     }
 
     /// The fix for this device when a secret the host names is not in its vault, from its own sync state.
-    var notSyncedHint: String? {
-        guard let store = try? context.store(), (try? SyncSettings.load(from: store)) != nil else {
+    public var notSyncedHint: String? {
+        guard (try? SyncSettings.load(from: store)) != nil else {
             return "this device does not sync: store the secret here ('sshelf vault set-password HOST', 'sshelf identity import'), or turn sync on ('sshelf sync enable') and join your other devices"
         }
-        let report = SyncRunner.lastReport(context.locations)
+        let report = SyncRunner.lastReport(workspace.locations)
         switch report?.membership {
         case "waiting"?:
             return "this device waits to be enrolled: run 'sshelf sync now' on the device that invited it, then 'sshelf sync now' here"
@@ -91,33 +102,24 @@ final class VaultCredentialSource: CredentialSource {
         return "it has not reached this device yet: run 'sshelf sync now' here, and 'sshelf sync status' on the device where it was saved (its credential sync must be on)"
     }
 
-    var canRemember: Bool {
+    public var canRemember: Bool {
         if case .failure(let error) = vault(), error.kind != .notInitialized { return false }
         return true
     }
 
     /// Stores the typed password behind the "remember" gate, in the class its use needs: interactive, or
     /// unattended when the host has autostart forwards (a tunnel at login must be able to read it).
-    func rememberPassword(_ password: ShelfSSH.SecretBytes, forHost hostID: UUID) -> ReferenceKey? {
+    public func rememberPassword(_ password: SecretBytes, forHost hostID: UUID, on hop: VerifiedSession) -> ReferenceKey? {
         do {
-            let vault = try Vault.open(context.locations, options: VaultCommands.options(context), createIfMissing: true)
+            let vault = try VaultAccess.open(workspace, create: true)
             opened = .success(vault)
-            let unattended = (try? context.store().forwardRules(hostID: hostID).contains { $0.autostart && $0.enabled }) ?? false
+            let unattended = (try? store.forwardRules(hostID: hostID).contains { $0.autostart && $0.enabled }) ?? false
             let accessibility = ClassPolicy.accessibility(for: .hostPassword, readAt: unattended ? .unattended : .interactive)
-            let secret = password.withBytes { ShelfVault.SecretBytes(copying: $0) }
-            try vault.saveRememberedPassword(secret, enabled: true, hostID: hostID, class: accessibility)
+            try vault.saveRememberedPassword(password, enabled: true, hostID: hostID, class: accessibility)
             return .hostPassword(hostID)
         } catch {
-            context.warn("could not remember the password: \(error)")
+            workspace.warn("could not remember the password: \(error)")
             return nil
         }
-    }
-}
-
-extension SecretInput {
-    /// Reads from the terminal (fd nil) or a given descriptor, outside a parsed command line.
-    init(fd: Int32?, option: String) {
-        self.fd = fd
-        self.option = option
     }
 }

@@ -4,8 +4,8 @@ import Foundation
 import ShelfCore
 import ShelfStore
 
-enum Resolve {
-    static func host(_ name: String, in store: Store) throws -> ShelfCore.Host {
+public enum Resolve {
+    public static func host(_ name: String, in store: Store) throws -> ShelfCore.Host {
         let named = try store.hosts(named: name)
         if named.count == 1 { return named[0] }
         if named.count > 1 {
@@ -20,14 +20,14 @@ enum Resolve {
     }
 
     /// Ids are shown as 8 hex digits; accept 4 or more.
-    static func hostByIDPrefix(_ text: String, in store: Store) throws -> ShelfCore.Host? {
+    public static func hostByIDPrefix(_ text: String, in store: Store) throws -> ShelfCore.Host? {
         let prefix = text.lowercased()
         guard prefix.count >= 4, prefix.allSatisfy({ $0.isHexDigit || $0 == "-" }) else { return nil }
         let matches = try store.hosts(idPrefix: prefix)
         return matches.count == 1 ? matches[0] : nil
     }
 
-    static func group(_ path: String, tree: GroupTree) throws -> HostGroup {
+    public static func group(_ path: String, tree: GroupTree) throws -> HostGroup {
         guard let group = tree.find(path) else {
             throw ShelfError(.notFound, "no group '\(Display.safe(path))'",
                              hint: "see 'sshelf group list'; 'sshelf group add \(Display.safe(path))' creates it")
@@ -35,29 +35,7 @@ enum Resolve {
         return group
     }
 
-    /// Finds the group at `path`, creating missing groups along the way (inside the caller's transaction).
-    static func groupCreating(_ path: String, in store: Store) throws -> HostGroup? {
-        let names = GroupTree.components(path)
-        guard !names.isEmpty else { return nil }
-        var tree = GroupTree(try store.groups())
-        var parent: HostGroup? = nil
-        for name in names {
-            if let existing = tree.children(of: parent?.id).first(where: { $0.name == name }) {
-                parent = existing
-                continue
-            }
-            let siblings = tree.children(of: parent?.id)
-            let group = HostGroup(name: name, parentID: parent?.id, sortOrder: (siblings.map(\.sortOrder).max() ?? -1) + 1)
-            let problems = Validation.problems(group)
-            guard problems.isEmpty else { throw ShelfError.invalid(problems) }
-            try store.save(group)
-            tree = GroupTree(try store.groups())
-            parent = group
-        }
-        return parent
-    }
-
-    static func identity(_ name: String, in store: Store) throws -> Identity {
+    public static func identity(_ name: String, in store: Store) throws -> Identity {
         let all = try store.identities()
         let named = all.filter { $0.name == name }
         if named.count == 1 { return named[0] }
@@ -71,7 +49,7 @@ enum Resolve {
         throw ShelfError(.notFound, "no identity named '\(Display.safe(name))'", hint: "see 'sshelf identity list'")
     }
 
-    static func forwardRule(_ text: String, in store: Store) throws -> PortForwardRule {
+    public static func forwardRule(_ text: String, in store: Store) throws -> PortForwardRule {
         let rules = try store.forwardRules()
         let prefix = text.lowercased()
         let byID = rules.filter { prefix.count >= 4 && $0.id.uuidString.lowercased().hasPrefix(prefix) }
@@ -84,14 +62,14 @@ enum Resolve {
         throw ShelfError(.notFound, "no forward rule '\(Display.safe(text))'", hint: "see 'sshelf forward list' for ids")
     }
 
-    static func port(_ text: String, option: String) throws -> Int {
+    public static func port(_ text: String, option: String) throws -> Int {
         guard let port = Int(text), (1...65535).contains(port), text.allSatisfy(\.isNumber) else {
             throw ShelfError(.usage, "--\(option): '\(Display.safe(text))' is not a port (1-65535)")
         }
         return port
     }
 
-    static func authMethod(_ text: String) throws -> AuthMethod {
+    public static func authMethod(_ text: String) throws -> AuthMethod {
         guard let method = AuthMethod.parseKnown(text) else {
             let known = AuthMethod.knownCases.map(\.rawValue).joined(separator: ", ")
             throw ShelfError(.usage, "--auth: unknown method '\(Display.safe(text))'", hint: "one of: \(known)")

@@ -1,0 +1,98 @@
+// ConnectPlan: the hops to a host (its jump chain expanded, outermost first, any depth) as SSH endpoints,
+// connecting through them, and the bookkeeping a connection leaves on the host records (pins of every verified
+// key — also when the login failed afterwards — remembered passwords, last-connected time).
+import Foundation
+import ShelfCore
+import ShelfSSH
+import ShelfStore
+
+public struct ConnectPlan: Sendable {
+    public var hosts: [ShelfCore.Host]
+    public var endpoints: [SSHEndpoint]
+
+    public var target: ShelfCore.Host { hosts[hosts.count - 1] }
+
+    /// The plan for `host`, read in one snapshot of the store.
+    public static func make(for host: ShelfCore.Host, in store: Store) throws -> ConnectPlan {
+        try store.read { store in
+            let identities = Dictionary(uniqueKeysWithValues: try store.identities().map { ($0.id, $0) })
+            var chain: [ShelfCore.Host] = []
+            try expand(host, into: &chain, visiting: [], store: store)
+            let endpoints = chain.map { SSHEndpoint(host: $0, identity: $0.identityID.flatMap { identities[$0] }) }
+            return ConnectPlan(hosts: chain, endpoints: endpoints)
+        }
+    }
+
+    /// A jump host's own jumps come before it (OpenSSH follows ProxyJump of a jump host the same way).
+    private static func expand(_ host: ShelfCore.Host, into chain: inout [ShelfCore.Host], visiting: Set<UUID>,
+                               store: Store) throws {
+        guard !visiting.contains(host.id) else {
+            throw ShelfError(.invalid, "the jump chain of '\(Display.safe(host.name))' loops back to itself",
+                             hint: "fix it with: sshelf edit \(Display.safe(host.name)) --jump ...")
+        }
+        if !host.unresolvedJump.isEmpty && host.jumpHostIDs.isEmpty {
+            throw ShelfError(.invalid, "'\(Display.safe(host.name))' jumps through '\(Display.safe(host.unresolvedJump))', which is not a known host",
+                             hint: "add that host, then: sshelf edit \(Display.safe(host.name)) --jump NAME")
+        }
+        for id in host.jumpHostIDs {
+            guard let jump = try store.host(id: id) else {
+                throw ShelfError(.notFound, "a jump host of '\(Display.safe(host.name))' no longer exists",
+                                 hint: "sshelf edit \(Display.safe(host.name)) --jump ... (or '' for none)")
+            }
+            try expand(jump, into: &chain, visiting: visiting.union([host.id]), store: store)
+        }
+        chain.append(host)
+    }
+
+    /// The plan for the host named `name` (or an id prefix), read in one snapshot.
+    public static func make(named name: String, in store: Store) throws -> ConnectPlan {
+        try store.read { store in try make(for: try Resolve.host(name, in: store), in: store) }
+    }
+
+    /// Connects through the plan's hops. When the attempt fails after some host keys were verified, their pins
+    /// are saved at once (a login refused after `--accept-new` still leaves the key pinned on the record); on
+    /// success the caller records `connection.outcome` (see BackgroundRecord).
+    public func connect(_ connector: SSHConnector, store: Store) throws(SSHError) -> SSHConnection {
+        do {
+            return try connector.connect(endpoints)
+        } catch {
+            var pins = ConnectOutcome()
+            pins.pinnedKeys = connector.lastOutcome.pinnedKeys
+            if !pins.pinnedKeys.isEmpty { try? Self.record(pins, target: nil, store: store) }
+            throw error
+        }
+    }
+
+    /// Saves what the connection changed: verified host keys pinned, remembered password references, and the
+    /// last-connected time of the target (when given). A failure here is reported, never fatal to the session.
+    public static func record(_ outcome: ConnectOutcome, target: UUID?, store: Store) throws {
+        try store.write { store in
+            let now = Date()
+            for (hostID, key) in outcome.pinnedKeys {
+                guard var host = try store.host(id: hostID), host.pinnedHostKey != key else { continue }
+                host.pinnedHostKey = key
+                host.updatedAt = now
+                try store.save(host)
+            }
+            for (hostID, reference) in outcome.rememberedPasswords {
+                guard var host = try store.host(id: hostID) else { continue }
+                host.passwordRef = reference
+                host.updatedAt = now
+                try store.save(host)
+            }
+            if let target, var host = try store.host(id: target) {
+                host.lastConnectedAt = now
+                try store.save(host)
+            }
+        }
+    }
+}
+
+extension ConnectOptions {
+    /// How this user connects: sshelf's known_hosts, then ~/.ssh/known_hosts; ssh-agent when SSH_AUTH_SOCK is set.
+    public static func standard(_ workspace: Workspace, connectTimeout: Double = 10) -> ConnectOptions {
+        let agent = workspace.environment["SSH_AUTH_SOCK"].flatMap { $0.isEmpty ? nil : $0 }
+        return ConnectOptions(trust: .standard(locations: workspace.locations, home: workspace.homeDirectory),
+                              connectTimeout: connectTimeout, agentSocket: agent)
+    }
+}

@@ -1,0 +1,136 @@
+// Identities: saving and deleting identities (the hosts using one keep everything but it; its key leaves this
+// device's vault with it), moving a private key file into the vault, and making a new ed25519 key there.
+import Foundation
+import ShelfCore
+import ShelfStore
+import ShelfSystem
+import ShelfVault
+
+public enum IdentityOperations {
+    public static func save(_ identity: Identity, in store: Store) throws {
+        let problems = Validation.problems(identity)
+        guard problems.isEmpty else { throw ShelfError.invalid(problems) }
+        try store.write { try $0.save(identity) }
+    }
+
+    public struct Deleted: Sendable {
+        public var name: String
+        public var clearedHosts: Int
+        /// Vault items (private key, passphrase) removed from this device; nil when the vault could not be
+        /// opened (the warning says why).
+        public var vaultItems: Int?
+        public var summary: String {
+            var text = "deleted identity \(Display.safe(name))"
+            if clearedHosts > 0 { text += "; cleared it from \(clearedHosts) host(s)" }
+            switch vaultItems {
+            case nil: text += "; its key is still in the vault, which could not be opened"
+            case let count? where count > 0: text += "; its key left the vault"
+            default: break
+            }
+            return text
+        }
+    }
+
+    /// Deletes an identity in one store transaction (the hosts using it lose only the identity), then removes
+    /// its private key and passphrase from this device's vault, whatever class they are in. nil when it was
+    /// already gone. A vault that cannot be opened is a warning, not a failure: the store change stands.
+    public static func delete(_ id: UUID, workspace: Workspace, in store: Store) throws -> Deleted? {
+        let outcome = try store.write { store -> (Identity, Int)? in
+            guard let identity = try store.identities().first(where: { $0.id == id }),
+                  let cleared = try store.deleteIdentityClearingHosts(id) else { return nil }
+            return (identity, cleared)
+        }
+        guard let (identity, cleared) = outcome else { return nil }
+        var deleted = Deleted(name: identity.name, clearedHosts: cleared, vaultItems: 0)
+        guard identity.privateKeyRef != nil || identity.passphraseRef != nil, Vault.exists(at: workspace.locations) else {
+            return deleted
+        }
+        do {
+            let vault = try VaultAccess.open(workspace, create: false)
+            var removed = 0
+            for accessibility in AccessibilityClass.allCases {
+                if try vault.clearIdentityPrivateKey(id, class: accessibility) { removed += 1 }
+                if try vault.clearIdentityPassphrase(id, class: accessibility) { removed += 1 }
+            }
+            deleted.vaultItems = removed
+        } catch {
+            deleted.vaultItems = nil
+            workspace.warn("identity \(Display.safe(identity.name)) is deleted, but its key could not be removed from the vault: \(ShelfError(from: error).message)")
+        }
+        return deleted
+    }
+
+    public struct Imported: Sendable {
+        public var identity: Identity
+        public var format: String
+        public var keyClass: AccessibilityClass
+        public var foundPublicKey: Bool
+    }
+
+    /// Moves the private key at `path` into the vault under identity `name` (created, or its key replaced), in
+    /// the class the policy names for how the key is used, keeping one copy only. An encrypted key's passphrase
+    /// (from `keyPassphrase`) is kept beside it. The public key comes from the key itself or `PATH.pub`.
+    public static func importKey(named name: String, from path: String, workspace: Workspace, store: Store,
+                                 vaultPassphrase: () throws -> SecretBytes,
+                                 keyPassphrase: () throws -> SecretBytes) throws -> Imported {
+        let file: SecretBytes
+        do { file = try RegularFile.readSecret(path) } catch {
+            throw ShelfError(error.kind == .missing ? .notFound : .invalid, Display.safe(error.description),
+                             hint: "a private key is a plain file of at most 1 MiB, e.g. ~/.ssh/id_ed25519")
+        }
+        guard let inspection = OpenSSHKey.inspect(file) else {
+            throw ShelfError(.invalid, "\(Display.safe(path)) is not a private key in OpenSSH or PEM format")
+        }
+        var identity = try store.identities().first { $0.name == name } ?? Identity(name: name)
+        var publicKey = inspection.publicKey
+        if publicKey == nil, let bytes = try? RegularFile.read(path + ".pub", limit: 64 * 1024) {
+            publicKey = String(decoding: bytes, as: UTF8.self).split(separator: " ").prefix(2).joined(separator: " ")
+        }
+        let typeName = inspection.keyType ?? publicKey.map { String($0.prefix { $0 != " " }) } ?? ""
+        identity.keyType = typeName.contains("ed25519") ? .ed25519 : typeName.contains("ecdsa") ? .ecdsa
+            : typeName.contains("rsa") ? .rsa : identity.keyType
+        identity.publicKey = publicKey ?? identity.publicKey
+        let (hosts, rules) = try store.read { store in (try store.hosts(), try store.forwardRules()) }
+        let moment = ClassPolicy.readMoment(identity: identity.id, hosts: hosts, forwardRules: rules)
+        let keyClass = ClassPolicy.accessibility(for: .identityPrivateKey, readAt: moment)
+        let passphraseClass = ClassPolicy.accessibility(for: .identityPassphrase, readAt: moment)
+        let vault = try VaultAccess.open(workspace, create: true)
+        try VaultAccess.unlockIfNeeded(vault, for: [keyClass, passphraseClass], passphrase: vaultPassphrase)
+        let passphrase = inspection.encrypted ? try keyPassphrase() : nil
+        let keepPassphrase = passphrase.map { !$0.isEmpty } ?? false
+        try vault.saveIdentityPrivateKey(file, identityID: identity.id, class: keyClass)
+        if let passphrase, keepPassphrase {
+            try vault.saveIdentityPassphrase(passphrase, identityID: identity.id, class: passphraseClass)
+        }
+        // One copy, in the class the policy names: drop older copies (and a passphrase no longer needed).
+        for other in AccessibilityClass.allCases {
+            if other != keyClass { try vault.clearIdentityPrivateKey(identity.id, class: other) }
+            if other != passphraseClass || !keepPassphrase { try vault.clearIdentityPassphrase(identity.id, class: other) }
+        }
+        identity.privateKeyRef = .identityPrivateKey(identity.id)
+        identity.passphraseRef = keepPassphrase ? .identityPassphrase(identity.id) : nil
+        identity.keyFile = ""
+        identity.updatedAt = Date()
+        try save(identity, in: store)
+        return Imported(identity: identity, format: inspection.format.rawValue, keyClass: keyClass, foundPublicKey: publicKey != nil)
+    }
+
+    /// A new ed25519 identity whose private key exists only in the vault; returns it and its public key line.
+    public static func generate(named name: String, comment: String?, workspace: Workspace, store: Store,
+                                vaultPassphrase: () throws -> SecretBytes) throws -> (identity: Identity, publicKey: String) {
+        if try store.identities().contains(where: { $0.name == name }) {
+            throw ShelfError(.usage, "an identity named '\(Display.safe(name))' exists already",
+                             hint: "choose another name, or 'sshelf identity import' to replace its key")
+        }
+        var identity = Identity(name: name, keyType: .ed25519)
+        let keyClass = ClassPolicy.accessibility(for: .identityPrivateKey, readAt: .interactive)
+        let vault = try VaultAccess.open(workspace, create: true)
+        try VaultAccess.unlockIfNeeded(vault, for: [keyClass], passphrase: vaultPassphrase)
+        let (privateKey, publicKey) = OpenSSHKey.generateEd25519(comment: comment ?? name)
+        try vault.saveIdentityPrivateKey(privateKey, identityID: identity.id, class: keyClass)
+        identity.publicKey = publicKey
+        identity.privateKeyRef = .identityPrivateKey(identity.id)
+        try save(identity, in: store)
+        return (identity, publicKey)
+    }
+}

@@ -1,0 +1,238 @@
+// SQLiteDatabase: the one wrapper over SQLite's C API, used by the store and the vault — one connection,
+// prepared statements (cached by SQL text), values in and out, and one error path that turns every result
+// code into a SQLiteError with a kind and SQLite's own message. Nothing else in sshelf imports CSQLite.
+import CSQLite
+import ShelfSystem
+
+public struct SQLiteError: Error, Sendable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable { case corrupt, busy, permissions, io, constraint, other }
+    public var kind: Kind
+    /// SQLite's extended result code.
+    public var code: Int32
+    /// SQLite's own words for it.
+    public var message: String
+    /// What we were doing ("open /path", "prepare SELECT …").
+    public var context: String
+
+    public var description: String { "\(context): \(message)" }
+    public var isBusy: Bool { kind == .busy }
+    public var isCorrupt: Bool { kind == .corrupt }
+
+    init(code: Int32, message: String, context: String) {
+        self.code = code
+        self.message = message
+        self.context = context
+        switch code & 0xff {
+        case SQLITE_NOTADB, SQLITE_CORRUPT: kind = .corrupt
+        case SQLITE_BUSY, SQLITE_LOCKED: kind = .busy
+        case SQLITE_PERM, SQLITE_READONLY, SQLITE_CANTOPEN, SQLITE_AUTH: kind = .permissions
+        case SQLITE_IOERR, SQLITE_FULL: kind = .io
+        case SQLITE_CONSTRAINT: kind = .constraint
+        default: kind = .other
+        }
+    }
+}
+
+public enum SQLiteValue: Sendable, Equatable {
+    case null
+    case int(Int)
+    case double(Double)
+    case text(String)
+    case blob([UInt8])
+
+    public static func optional(_ text: String?) -> SQLiteValue { text.map(SQLiteValue.text) ?? .null }
+
+    public var int: Int? { if case .int(let v) = self { v } else { nil } }
+    public var text: String? { if case .text(let v) = self { v } else { nil } }
+    public var blob: [UInt8]? { if case .blob(let v) = self { v } else { nil } }
+}
+
+// SQLITE_TRANSIENT tells SQLite to copy bound values; the macro is a cast Swift cannot import.
+private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+public final class SQLiteDatabase {
+    private var handle: OpaquePointer?
+    public let path: String
+    /// Prepared statements by SQL text: imports and lookups run the same few statements thousands of times.
+    private var cache: [String: SQLiteStatement] = [:]
+
+    /// Opens `path` (never through a symbolic link). `create` makes a missing file; callers that care about
+    /// the new file's mode create it themselves first (PrivateFiles.ensureFile).
+    public init(path: String, create: Bool = false, readOnly: Bool = false) throws(SQLiteError) {
+        self.path = path
+        // A FIFO opened read-write does not block, but SQLite's first read of it would, forever.
+        do { try RegularFile.check(path, followLinks: false) } catch {
+            throw SQLiteError(code: SQLITE_CANTOPEN, message: error.description, context: "open \(path)")
+        }
+        var flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW
+        if create && !readOnly { flags |= SQLITE_OPEN_CREATE }
+        let rc = sqlite3_open_v2(path, &handle, flags, nil)
+        if rc != SQLITE_OK {
+            let error = SQLiteError(code: rc, message: Self.message(rc, handle), context: "open \(path)")
+            sqlite3_close_v2(handle)
+            handle = nil
+            throw error
+        }
+        sqlite3_extended_result_codes(handle, 1)
+    }
+
+    deinit {
+        cache.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    private static func message(_ rc: Int32, _ handle: OpaquePointer?) -> String {
+        handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
+    }
+
+    func check(_ rc: Int32, _ context: @autoclosure () -> String) throws(SQLiteError) {
+        guard rc == SQLITE_OK || rc == SQLITE_ROW || rc == SQLITE_DONE else {
+            throw SQLiteError(code: rc, message: Self.message(rc, handle), context: context())
+        }
+    }
+
+    /// Waits up to `milliseconds` for another connection's lock before a statement fails as busy.
+    public func setBusyTimeout(milliseconds: Int32) { sqlite3_busy_timeout(handle, milliseconds) }
+
+    /// True inside BEGIN … COMMIT (SQLite's autocommit is off).
+    public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+    /// Rows changed by the last INSERT, UPDATE or DELETE.
+    public var changes: Int { Int(sqlite3_changes(handle)) }
+
+    /// Runs one or more statements that return nothing (schema, pragmas, BEGIN/COMMIT).
+    public func execute(_ sql: String) throws(SQLiteError) {
+        var message: UnsafeMutablePointer<CChar>? = nil
+        let rc = sqlite3_exec(handle, sql, nil, nil, &message)
+        sqlite3_free(message)
+        try check(rc, "run \(sql.prefix(60))")
+    }
+
+    public func prepare(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+        var statement: OpaquePointer? = nil
+        try check(sqlite3_prepare_v2(handle, sql, -1, &statement, nil), "prepare \(sql.prefix(60))")
+        return SQLiteStatement(statement, database: self)
+    }
+
+    /// A prepared statement reused across calls; callers step it to completion before the next use.
+    public func cached(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+        if let statement = cache[sql] { return statement }
+        if cache.count >= 64 { cache.removeAll() }  // searches build varying SQL; keep the cache bounded
+        let statement = try prepare(sql)
+        cache[sql] = statement
+        return statement
+    }
+
+    /// Runs one statement with bindings and returns every row as `row` reads it.
+    public func query<T>(_ sql: String, _ bindings: [SQLiteValue] = [], row: (SQLiteStatement) throws -> T) throws -> [T] {
+        let statement = try cached(sql)
+        defer { statement.reset() }
+        try statement.bind(bindings)
+        var rows: [T] = []
+        while try statement.step() { rows.append(try row(statement)) }
+        return rows
+    }
+
+    /// Runs one statement with bindings and returns every row as its column values.
+    public func rows(_ sql: String, _ bindings: [SQLiteValue] = []) throws(SQLiteError) -> [[SQLiteValue]] {
+        let statement = try cached(sql)
+        defer { statement.reset() }
+        try statement.bind(bindings)
+        var rows: [[SQLiteValue]] = []
+        while try statement.step() { rows.append(statement.values()) }
+        return rows
+    }
+
+    /// Runs one statement with bindings, ignoring any rows.
+    public func run(_ sql: String, _ bindings: [SQLiteValue] = []) throws(SQLiteError) {
+        let statement = try cached(sql)
+        defer { statement.reset() }
+        try statement.bind(bindings)
+        while try statement.step() {}
+    }
+
+    /// The first column of the first row as an integer (0 when there is no row).
+    public func scalarInt(_ sql: String) throws(SQLiteError) -> Int {
+        let statement = try cached(sql)
+        defer { statement.reset() }
+        return try statement.step() ? statement.int(0) : 0
+    }
+}
+
+public final class SQLiteStatement {
+    private let handle: OpaquePointer?
+    // Unowned: the database caches its statements, and a strong reference back would keep it from closing
+    // (and from checkpointing its WAL) at exit.
+    private unowned let database: SQLiteDatabase
+
+    init(_ handle: OpaquePointer?, database: SQLiteDatabase) {
+        self.handle = handle
+        self.database = database
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    public func bind(_ values: [SQLiteValue]) throws(SQLiteError) {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+        for (offset, value) in values.enumerated() {
+            let index = Int32(offset + 1)
+            let rc: Int32
+            switch value {
+            case .null: rc = sqlite3_bind_null(handle, index)
+            case .int(let v): rc = sqlite3_bind_int64(handle, index, Int64(v))
+            case .double(let v): rc = sqlite3_bind_double(handle, index, v)
+            case .text(let v): rc = sqlite3_bind_text(handle, index, v, -1, transient)
+            case .blob(let v): rc = sqlite3_bind_blob(handle, index, v, Int32(v.count), transient)
+            }
+            try database.check(rc, "bind parameter \(index)")
+        }
+    }
+
+    /// Advances; true while there is a row.
+    public func step() throws(SQLiteError) -> Bool {
+        let rc = sqlite3_step(handle)
+        if rc == SQLITE_ROW { return true }
+        if rc == SQLITE_DONE { return false }
+        try database.check(rc, "query \(database.path)")
+        return false
+    }
+
+    /// Releases the statement's read lock and bound values until its next use.
+    public func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    public var columnCount: Int32 { sqlite3_column_count(handle) }
+    public func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+    public func int(_ column: Int32) -> Int { Int(sqlite3_column_int64(handle, column)) }
+    public func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
+
+    public func text(_ column: Int32) -> String {
+        guard let pointer = sqlite3_column_text(handle, column) else { return "" }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
+    }
+
+    public func blob(_ column: Int32) -> [UInt8] {
+        let count = Int(sqlite3_column_bytes(handle, column))
+        guard let pointer = sqlite3_column_blob(handle, column), count > 0 else { return [] }
+        return Array(UnsafeRawBufferPointer(start: pointer, count: count))
+    }
+
+    public func optionalText(_ column: Int32) -> String? { isNull(column) ? nil : text(column) }
+
+    /// The current row, each column as the type SQLite stored it with.
+    public func values() -> [SQLiteValue] {
+        (0..<columnCount).map { column in
+            switch sqlite3_column_type(handle, column) {
+            case SQLITE_INTEGER: .int(int(column))
+            case SQLITE_FLOAT: .double(double(column))
+            case SQLITE_TEXT: .text(text(column))
+            case SQLITE_BLOB: .blob(blob(column))
+            default: .null
+            }
+        }
+    }
+}

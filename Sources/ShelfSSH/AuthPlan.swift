@@ -1,0 +1,64 @@
+// AuthPlan: which login methods a hop tries, in OpenSSH's order, and where each one's credential comes from
+// (a reference or a path, never a value). The authenticator runs these steps (limited to what the server
+// offers) and `connect --dry-run` prints the same steps, so the plan shown is the plan run.
+import Foundation
+import ShelfCore
+
+public enum AuthStep: Sendable, Equatable {
+    /// Where a private key comes from: the vault (by reference) or a key file named by the identity.
+    public enum KeySource: Sendable, Equatable {
+        case vault(ReferenceKey)
+        case file(String)
+    }
+
+    case publicKey(identity: String, source: KeySource)
+    /// ssh-agent at this socket; nil when none is set (the step then fails without a try).
+    case agent(socket: String?)
+    /// Answered on the terminal; a lone hidden prompt is answered from the stored password when there is one.
+    case keyboardInteractive(storedPassword: ReferenceKey?)
+    /// The stored password when there is one (never a prompt in its place if it is missing), else asked.
+    case password(stored: ReferenceKey?)
+
+    /// The method name the server lists (agent keys log in by publickey).
+    public var wireName: String {
+        switch self {
+        case .publicKey, .agent: "publickey"
+        case .keyboardInteractive: "keyboard-interactive"
+        case .password: "password"
+        }
+    }
+
+    /// The name sshelf reports ("agent" apart from a key of its own).
+    public var name: String {
+        switch self {
+        case .publicKey: "publickey"
+        case .agent: "agent"
+        case .keyboardInteractive: "keyboard-interactive"
+        case .password: "password"
+        }
+    }
+}
+
+public enum AuthPlan {
+    /// The steps for `hop`, in order, for its configured method.
+    public static func steps(for hop: SSHEndpoint, agentSocket: String?) -> [AuthStep] {
+        var key: [AuthStep] = []
+        if let identity = hop.identity {
+            if let reference = identity.privateKeyRef {
+                key = [.publicKey(identity: identity.name, source: .vault(reference))]
+            } else if !identity.keyFile.isEmpty {
+                key = [.publicKey(identity: identity.name, source: .file(identity.keyFile))]
+            }
+        }
+        let agent: [AuthStep] = agentSocket.map { [.agent(socket: $0)] } ?? []
+        let keyboard = AuthStep.keyboardInteractive(storedPassword: hop.passwordRef)
+        let password = AuthStep.password(stored: hop.passwordRef)
+        switch hop.authMethod {
+        case .publickey: return key + agent
+        case .agent: return [.agent(socket: agentSocket)]
+        case .password: return [password]
+        case .keyboardInteractive: return [keyboard]
+        case .auto, .other: return key + agent + [keyboard, password]
+        }
+    }
+}
