@@ -31,6 +31,37 @@ public struct GroupStamp: Hashable, Sendable {
 
     var withoutVia: GroupStamp { GroupStamp(stamp: stamp, base: base, tainted: tainted) }
 
+    /// `wall.counter@device[<base][#via][!]`.
+    public func text(keepVia: Bool = true) -> String {
+        var out = "\(stamp)"
+        if let base { out += "<\(base)" }
+        if keepVia, let via { out += "#\(via)" }
+        if tainted { out += "!" }
+        return out
+    }
+
+    public init?(text: Substring) {
+        var rest = text
+        var stamp = GroupStamp(stamp: .zero)
+        if rest.hasSuffix("!") {
+            stamp.tainted = true
+            rest = rest.dropLast()
+        }
+        if let hash = rest.firstIndex(of: "#") {
+            guard let via = Int64(rest[rest.index(after: hash)...]) else { return nil }
+            stamp.via = via
+            rest = rest[..<hash]
+        }
+        if let angle = rest.firstIndex(of: "<") {
+            guard let base = ClockStamp(text: rest[rest.index(after: angle)...]) else { return nil }
+            stamp.base = base
+            rest = rest[..<angle]
+        }
+        guard let main = ClockStamp(text: rest) else { return nil }
+        stamp.stamp = main
+        self = stamp
+    }
+
     /// Merge order: any untainted value before any tainted one, then the later stamp.
     public func outranks(_ other: GroupStamp) -> Bool {
         if tainted != other.tainted { return !tainted }
@@ -95,14 +126,8 @@ public struct RecordClock: Hashable, Sendable {
     /// `name=wall.counter@device[<base][#via][!]` items separated by spaces; `*` names the default for groups
     /// not listed, `~` the tombstone. The empty text means: every group stamped `latest`, nothing else known.
     public func text(kind: RecordKind, keepVia: Bool = true) -> String {
-        func item(_ name: String, _ stamp: GroupStamp) -> String {
-            var out = "\(name)=\(stamp.stamp)"
-            if let base = stamp.base { out += "<\(base)" }
-            if keepVia, let via = stamp.via { out += "#\(via)" }
-            if stamp.tainted { out += "!" }
-            return out
-        }
-        if let tombstone { return item("~", keepVia ? tombstone : tombstone.withoutVia) }
+        func item(_ name: String, _ stamp: GroupStamp) -> String { "\(name)=\(stamp.text(keepVia: keepVia))" }
+        if let tombstone { return item("~", tombstone) }
         let names = FieldGroups.names(for: kind)
         let stamps = names.map { keepVia ? group($0) : group($0).withoutVia }
         var counts: [GroupStamp: Int] = [:]
@@ -130,24 +155,7 @@ public struct RecordClock: Hashable, Sendable {
         for item in text.split(separator: " ") {
             guard let equals = item.firstIndex(of: "=") else { return nil }
             let name = String(item[..<equals])
-            var rest = item[item.index(after: equals)...]
-            var stamp = GroupStamp(stamp: .zero)
-            if rest.hasSuffix("!") {
-                stamp.tainted = true
-                rest = rest.dropLast()
-            }
-            if let hash = rest.firstIndex(of: "#") {
-                guard let via = Int64(rest[rest.index(after: hash)...]) else { return nil }
-                stamp.via = via
-                rest = rest[..<hash]
-            }
-            if let angle = rest.firstIndex(of: "<") {
-                guard let base = ClockStamp(text: rest[rest.index(after: angle)...]) else { return nil }
-                stamp.base = base
-                rest = rest[..<angle]
-            }
-            guard let main = ClockStamp(text: rest) else { return nil }
-            stamp.stamp = main
+            guard let stamp = GroupStamp(text: item[item.index(after: equals)...]) else { return nil }
             switch name {
             case "*": fallback = stamp
             case "~": tombstone = stamp

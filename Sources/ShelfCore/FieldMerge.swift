@@ -1,7 +1,8 @@
 // FieldMerge: the merge rules, as pure functions over a record's clock and body (docs/SYNC.md, "Merge").
-// Per field group the value with the greater stamp wins (untainted before tainted), so any delivery order ends
-// in the same state; concurrent edits of one group with different values are reported as conflicts; a deletion
-// is final and an edit it discards is reported too, so nothing vanishes silently.
+// Per field group the value with the greater stamp wins, so any delivery order ends in the same state; concurrent
+// edits of one group with different values are reported as conflicts; a deletion is final and an edit it discards
+// is reported too, so nothing vanishes silently. A value a revoked device wrote after its revocation point
+// (tainted) is never taken, and is erased where it had been taken before the revocation was known.
 import Foundation
 
 /// Two values of one field group that were written without knowing of each other (or an edit a deletion
@@ -33,20 +34,27 @@ public enum FieldMerge {
         /// Whether anything visible (a value, the deletion) changed.
         public var changed: Bool
         public var conflicts: [FieldConflict] = []
+        /// What this device had before another device's values replaced it (see FieldHistory).
+        public var history = FieldHistory()
     }
 
     /// Merges an incoming copy of a record into the local one (nil when this device does not have it). Returns
     /// nil when nothing is to be stored: a tainted copy of a record this device does not have.
     public static func merge(kind: RecordKind, local: (clock: RecordClock, body: [String: JSONValue]?)?,
-                             incoming: RecordClock, body incomingBody: [String: JSONValue]?) -> Result? {
+                             history: FieldHistory = FieldHistory(), incoming rawIncoming: RecordClock,
+                             body rawBody: [String: JSONValue]?) -> Result? {
+        // Tainted values are not part of anyone's state: an incoming one counts as never written.
+        let (incoming, incomingBody) = withoutTainted(rawIncoming, body: rawBody, kind: kind)
         if let tombstone = incoming.tombstone {
-            guard !tombstone.tainted else { return local.map { Result(clock: $0.clock, body: $0.body, changed: false) } }
+            guard !tombstone.tainted else {
+                return local.map { Result(clock: $0.clock, body: $0.body, changed: false, history: history) }
+            }
             guard let local else { return Result(clock: incoming, body: nil, changed: true) }
             if let kept = local.clock.tombstone {
                 let clock = RecordClock(tombstone: better(kept, tombstone))
-                return Result(clock: clock, body: nil, changed: false)
+                return Result(clock: clock, body: nil, changed: false, history: history)
             }
-            // The deletion wins; edits its writer had not seen are reported.
+            // The deletion wins; edits its writer had not seen are reported; the record as it was is kept here.
             var conflicts: [FieldConflict] = []
             for name in FieldGroups.names(for: kind) where !FieldGroups.isQuiet(name, kind: kind) {
                 let stamp = local.clock.group(name)
@@ -55,12 +63,13 @@ public enum FieldMerge {
                                                lost: FieldGroups.text(of: name, kind: kind, in: local.body),
                                                lostBy: stamp.stamp.device, why: .deleted))
             }
-            return Result(clock: incoming, body: nil, changed: true, conflicts: conflicts)
+            let before = FieldHistory(record: FieldHistory.KeptRecord(clock: local.clock, body: local.body ?? [:], groups: history.groups))
+            return Result(clock: incoming, body: nil, changed: true, conflicts: conflicts, history: before)
         }
         guard let incomingBody else { return nil }
         guard let local else {
-            // A record first seen here: only if something in it is untainted.
-            guard incoming.groups.values.contains(where: { !$0.tainted && $0.stamp != .zero }) else { return nil }
+            // A record first seen here: only if something in it was written (and not by a revoked device late).
+            guard incoming.groups.values.contains(where: { $0.stamp != .zero }) else { return nil }
             return Result(clock: incoming, body: incomingBody, changed: true)
         }
         if let tombstone = local.clock.tombstone {
@@ -68,15 +77,16 @@ public enum FieldMerge {
             var conflicts: [FieldConflict] = []
             for name in FieldGroups.names(for: kind) where !FieldGroups.isQuiet(name, kind: kind) {
                 let stamp = incoming.group(name)
-                guard stamp.stamp != .zero, !stamp.tainted, !seen(stamp, by: tombstone) else { continue }
+                guard stamp.stamp != .zero, !seen(stamp, by: tombstone) else { continue }
                 conflicts.append(FieldConflict(group: name, kept: "(deleted)", keptBy: tombstone.stamp.device,
                                                lost: FieldGroups.text(of: name, kind: kind, in: incomingBody),
                                                lostBy: stamp.stamp.device, why: .deleted))
             }
-            return Result(clock: local.clock, body: nil, changed: false, conflicts: conflicts)
+            return Result(clock: local.clock, body: nil, changed: false, conflicts: conflicts, history: history)
         }
         var clock = local.clock
         var body = local.body ?? [:]
+        var kept = history
         var changed = false
         var conflicts: [FieldConflict] = []
         for name in FieldGroups.names(for: kind) {
@@ -85,13 +95,13 @@ public enum FieldMerge {
             let mineText = FieldGroups.fields(of: name, kind: kind, in: body)
             let theirsText = FieldGroups.fields(of: name, kind: kind, in: incomingBody)
             if theirs.outranks(mine) {
-                if !quiet, !mine.tainted, !theirs.tainted, mine.stamp != .zero, !theirs.succeeds(mine), mineText != theirsText {
+                if !quiet, mine.stamp != .zero, !theirs.succeeds(mine), mineText != theirsText {
                     conflicts.append(conflict(name, kind: kind, kept: theirs, keptBody: incomingBody, lost: mine, lostBody: body,
                                               why: .concurrent))
                 }
-                if mine.tainted && !theirs.tainted && mineText != theirsText && !quiet {
-                    conflicts.append(conflict(name, kind: kind, kept: theirs, keptBody: incomingBody, lost: mine, lostBody: body,
-                                              why: .revoked))
+                // One step back: what this device had before another device's writes to this group.
+                if mine.stamp != .zero, mine.stamp.device != theirs.stamp.device {
+                    kept.groups[name] = FieldHistory.Kept(stamp: mine, fields: mineText)
                 }
                 clock.groups[name] = theirs
                 if mineText != theirsText {
@@ -99,7 +109,7 @@ public enum FieldMerge {
                     changed = true
                 }
             } else if mine.outranks(theirs) {
-                if !quiet, !mine.tainted, !theirs.tainted, theirs.stamp != .zero, !mine.succeeds(theirs), mineText != theirsText {
+                if !quiet, theirs.stamp != .zero, !mine.succeeds(theirs), mineText != theirsText {
                     conflicts.append(conflict(name, kind: kind, kept: mine, keptBody: body, lost: theirs, lostBody: incomingBody,
                                               why: .concurrent))
                 }
@@ -107,7 +117,23 @@ public enum FieldMerge {
                 clock.groups[name]?.via = theirs.via
             }
         }
-        return Result(clock: clock, body: body, changed: changed, conflicts: conflicts)
+        return Result(clock: clock, body: body, changed: changed, conflicts: conflicts, history: kept)
+    }
+
+    /// `clock` and `body` with every tainted group as if never written (its stamp absent, its fields gone).
+    static func withoutTainted(_ clock: RecordClock, body: [String: JSONValue]?, kind: RecordKind)
+        -> (RecordClock, [String: JSONValue]?)
+    {
+        guard clock.groups.values.contains(where: \.tainted) else { return (clock, body) }
+        var out = clock
+        var stripped = body
+        for (name, stamp) in clock.groups where stamp.tainted {
+            out.groups[name] = .absent
+            if let current = stripped {
+                stripped = current.filter { FieldGroups.fields(of: name, kind: kind, in: current)[$0.key] == nil }
+            }
+        }
+        return (out, stripped)
     }
 
     /// The clock after an edit made here: groups whose value changed get `stamp`, with the base they were built on.
@@ -130,20 +156,55 @@ public enum FieldMerge {
         RecordClock(tombstone: GroupStamp(stamp: stamp, base: old.map(\.latest)))
     }
 
-    /// A record's clock once device `device` is known to be revoked after its entry `upTo`: what came from its
-    /// entries after that, or only through other devices that did not know, is tainted. Returns nil when the
-    /// record is to be forgotten here (its deletion, or every value in it, is tainted).
-    public static func taint(_ clock: RecordClock, device: String, upTo: Int64) -> RecordClock? {
-        func check(_ stamp: GroupStamp) -> GroupStamp {
-            guard stamp.stamp.device == device, !stamp.tainted, let via = stamp.via else { return stamp }
-            var out = stamp
-            out.tainted = via == GroupStamp.relayed || via > upTo
-            return out
+    /// What a record becomes here once device `device` is known to be revoked after its entry `upTo`.
+    public enum Taint: Equatable, Sendable {
+        case unchanged
+        /// Nothing of it counts any more (it came only from the revoked device late): forget it here; any device that
+        /// holds it legitimately brings it back.
+        case forget
+        /// The record as it is now: `groups` held the revoked device's late values and were given back what this
+        /// device had before (or erased, when it had nothing); a late deletion is undone the same way.
+        case update(clock: RecordClock, body: [String: JSONValue], history: FieldHistory, groups: [String])
+    }
+
+    /// Values that came from the revoked device's entries after `upTo`, or only through devices that did not know of
+    /// the revocation (provenance `via`), are undone: what this device had before comes back, or the group is erased.
+    /// What came from its entries up to `upTo`, or from a device that knew and vouched for it, stays.
+    public static func taint(kind: RecordKind, _ clock: RecordClock, body: [String: JSONValue]?, history: FieldHistory,
+                             device: String, upTo: Int64) -> Taint {
+        func late(_ stamp: GroupStamp) -> Bool {
+            guard stamp.stamp.device == device, let via = stamp.via else { return false }
+            return via == GroupStamp.relayed || via > upTo
         }
-        if let tombstone = clock.tombstone { return check(tombstone).tainted ? nil : clock }
+        if let tombstone = clock.tombstone {
+            guard late(tombstone) else { return .unchanged }
+            // A late deletion is undone: the record comes back as this device had it (checked in turn).
+            guard let before = history.record else { return .forget }
+            let restored = FieldHistory(groups: before.groups)
+            switch taint(kind: kind, before.clock, body: before.body, history: restored, device: device, upTo: upTo) {
+            case .unchanged: return .update(clock: before.clock, body: before.body, history: restored, groups: ["deleted"])
+            case .forget: return .forget
+            case .update(let clock, let body, let history, let groups):
+                return .update(clock: clock, body: body, history: history, groups: ["deleted"] + groups)
+            }
+        }
+        let undone = clock.groups.filter { late($0.value) }.map(\.key).sorted()
+        guard !undone.isEmpty else { return .unchanged }
         var out = clock
-        for (name, stamp) in clock.groups { out.groups[name] = check(stamp) }
-        return out.groups.values.contains { !$0.tainted && $0.stamp != .zero } ? out : nil
+        var current = body ?? [:]
+        var kept = history
+        for name in undone {
+            if let before = kept.groups[name], !late(before.stamp) {
+                out.groups[name] = before.stamp
+                current = FieldGroups.replacing(name, kind: kind, in: current, from: before.fields)
+            } else {
+                out.groups[name] = .absent
+                for field in FieldGroups.fields(of: name, kind: kind, in: current).keys { current[field] = nil }
+            }
+            kept.groups[name] = nil
+        }
+        guard out.groups.values.contains(where: { $0.stamp != .zero }) else { return .forget }
+        return .update(clock: out, body: current, history: kept, groups: undone)
     }
 
     /// Whether a deletion's writer had seen `stamp`.

@@ -118,12 +118,14 @@ enum Migrations {
     }
 
     /// Trusted sync (remote format 2): a clock per field group (`clock`, empty while one stamp covers the whole
-    /// record, so existing rows need no rewrite), the local changes not yet sent, and what this device has
+    /// record, so existing rows need no rewrite) and one step of local history (`history`, see FieldHistory), the
+    /// local changes not yet sent, and what this device has
     /// verified of the sync group — certificates (the roster), each device's chain head, the entries verified,
     /// pending invites, and merge conflicts. Format-1 bookkeeping (batches merged) goes: those files are never
     /// read again.
     static let version4 = Migration.sql("""
         ALTER TABLE record_clock ADD COLUMN clock TEXT NOT NULL DEFAULT '';
+        ALTER TABLE record_clock ADD COLUMN history TEXT NOT NULL DEFAULT '';
         CREATE TABLE sync_outbox(kind TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY(kind, id));
         CREATE TABLE sync_certs(
             digest TEXT PRIMARY KEY NOT NULL,

@@ -127,6 +127,18 @@ extension Store {
         }.first ?? nil
     }
 
+    func history(_ kind: RecordKind, _ id: UUID) throws -> FieldHistory {
+        let text = try db.query("SELECT history FROM record_clock WHERE kind = ? AND id = ?", [.text(kind.rawValue), .text(id.storeText)]) {
+            $0.text(0)
+        }.first ?? ""
+        return FieldHistory(text: text, kind: kind)
+    }
+
+    func setHistory(_ kind: RecordKind, _ id: UUID, _ history: FieldHistory) throws {
+        try db.run("UPDATE record_clock SET history = ? WHERE kind = ? AND id = ?",
+                   [.text(history.text(kind: kind)), .text(kind.rawValue), .text(id.storeText)])
+    }
+
     func rawBody(_ kind: RecordKind, _ id: UUID) throws -> [String: JSONValue]? {
         let key: [SQLValue] = [.text(id.storeText)]
         switch kind {
@@ -249,30 +261,20 @@ extension Store {
         }
         let localClock = try clock(record.kind, record.id)
         let local = try localClock.map { ($0, $0.isDeleted ? nil : try rawBody(record.kind, record.id)) }
-        guard let result = FieldMerge.merge(kind: record.kind, local: local, incoming: record.clock, body: record.body) else {
-            return .kept
-        }
+        let history = localClock == nil ? FieldHistory() : try self.history(record.kind, record.id)
+        guard let result = FieldMerge.merge(kind: record.kind, local: local, history: history, incoming: record.clock, body: record.body)
+        else { return .kept }
         if result.changed {
             if let body = result.body {
                 var full = body
                 full["id"] = .string(record.id.storeText)
-                do {
-                    switch record.kind {
-                    case .group: try db.run(GroupRow.upsert, GroupRow.bindings(try SyncRecordCodec.decode(HostGroup.self, from: full)))
-                    case .host: try db.run(HostRow.upsert, HostRow.bindings(try SyncRecordCodec.decode(ShelfCore.Host.self, from: full)))
-                    case .identity: try db.run(IdentityRow.upsert, IdentityRow.bindings(try SyncRecordCodec.decode(Identity.self, from: full)))
-                    case .forward:
-                        try db.run(ForwardRow.upsert, ForwardRow.bindings(try SyncRecordCodec.decode(PortForwardRule.self, from: full)))
-                    case .other: return .skipped("unknown record kind")
-                    }
-                } catch let error as DecodingError {
-                    return .skipped("\(record.kind.rawValue) \(record.id.storeText) is malformed: \(error)")
-                }
+                if let failure = try storeBody(record.kind, full) { return .skipped(failure) }
             } else {
                 try db.run("DELETE FROM \(table) WHERE id = ?", [.text(record.id.storeText)])
             }
         }
         if result.clock != localClock { try writeClock(record.kind, record.id, result.clock) }
+        if result.history != history { try setHistory(record.kind, record.id, result.history) }
         let name = (result.body ?? local?.1 ?? record.body)?["name"].flatMap { if case .string(let text) = $0 { text } else { nil } } ?? ""
         for conflict in result.conflicts {
             try recordConflict(conflict, kind: record.kind, id: record.id, name: name, at: time)
@@ -281,9 +283,26 @@ extension Store {
         return result.changed ? .applied : .kept
     }
 
-    /// Once `device` is known to be revoked after its entry `upTo`: marks what came from it after that (or only
-    /// through devices that did not know) as tainted, and forgets records nothing untainted holds up. Returns how
-    /// many records changed. Call inside `write`.
+    /// Writes a record's row from its merged body (fields it lacks take their defaults); the reason when the body
+    /// does not make a record of its kind.
+    func storeBody(_ kind: RecordKind, _ body: [String: JSONValue]) throws -> String? {
+        do {
+            switch kind {
+            case .group: try db.run(GroupRow.upsert, GroupRow.bindings(try SyncRecordCodec.decode(HostGroup.self, from: body)))
+            case .host: try db.run(HostRow.upsert, HostRow.bindings(try SyncRecordCodec.decode(ShelfCore.Host.self, from: body)))
+            case .identity: try db.run(IdentityRow.upsert, IdentityRow.bindings(try SyncRecordCodec.decode(Identity.self, from: body)))
+            case .forward: try db.run(ForwardRow.upsert, ForwardRow.bindings(try SyncRecordCodec.decode(PortForwardRule.self, from: body)))
+            case .other: return "unknown record kind"
+            }
+        } catch let error as DecodingError {
+            return "\(kind.rawValue) \(body["id"].map { "\($0)" } ?? "") is malformed: \(error)"
+        }
+        return nil
+    }
+
+    /// Once `device` is known to be revoked after its entry `upTo`: undoes what came from it after that (or only
+    /// through devices that did not know) — giving back what this device had before, or erasing — and forgets records
+    /// nothing else holds up, each noted as a conflict. Returns how many records changed. Call inside `write`.
     public func taint(device: String, upTo: Int64, at time: Date) throws -> Int {
         var changed = 0
         for kind in RecordKind.knownCases {
@@ -297,20 +316,32 @@ extension Store {
             }
             for (idText, parsed) in rows {
                 guard let id = UUID(uuidString: idText), let clock = parsed else { continue }
-                guard let tainted = FieldMerge.taint(clock, device: device, upTo: upTo) else {
-                    let name = try rawBody(kind, id)?["name"].flatMap { if case .string(let text) = $0 { text } else { nil } } ?? ""
+                let body = clock.isDeleted ? nil : try rawBody(kind, id)
+                let name = body?["name"].flatMap { if case .string(let text) = $0 { text } else { nil } } ?? ""
+                switch FieldMerge.taint(kind: kind, clock, body: body, history: try history(kind, id), device: device, upTo: upTo) {
+                case .unchanged:
+                    continue
+                case .forget:
                     try db.run("DELETE FROM \(table) WHERE id = ?", [.text(idText)])
                     try db.run("DELETE FROM record_clock WHERE kind = ? AND id = ?", [.text(kind.rawValue), .text(idText)])
                     try recordConflict(FieldConflict(group: clock.isDeleted ? "deleted" : "record", kept: "(removed)", keptBy: "",
                                                      lost: clock.isDeleted ? "(deleted)" : "(the record)", lostBy: device, why: .revoked),
                                        kind: kind, id: id, name: name, at: time)
-                    changed += 1
-                    continue
+                case .update(let restored, let restoredBody, let history, let groups):
+                    for group in groups {
+                        let kept = group == "deleted" ? "(restored)" : restored.group(group).stamp == .zero ? "(erased)"
+                            : FieldGroups.text(of: group, kind: kind, in: restoredBody)
+                        try recordConflict(FieldConflict(group: group, kept: kept, keptBy: restored.group(group).stamp.device,
+                                                         lost: group == "deleted" ? "(deleted)" : FieldGroups.text(of: group, kind: kind, in: body),
+                                                         lostBy: device, why: .revoked), kind: kind, id: id, name: name, at: time)
+                    }
+                    var full = restoredBody
+                    full["id"] = .string(idText)
+                    if let failure = try storeBody(kind, full) { throw StoreError(kind: .other, message: failure, hint: nil) }
+                    try writeClock(kind, id, restored)
+                    try setHistory(kind, id, history)
                 }
-                if tainted != clock {
-                    try writeClock(kind, id, tainted)
-                    changed += 1
-                }
+                changed += 1
             }
         }
         return changed

@@ -1,6 +1,6 @@
 // The merge rules and the roster rules as pure functions: field merge is commutative, associative and idempotent
-// over random histories (so delivery order cannot matter); a deletion is final; an untainted value beats a tainted
-// one; record clocks have one canonical text. The roster accepts only what chains to its genesis: a forged
+// over random histories (so delivery order cannot matter); a deletion is final; a revoked device's late values are
+// never taken and are erased where they were; record clocks have one canonical text. The roster accepts only what chains to its genesis: a forged
 // addition enrolls nobody, a revoked device's later additions do not count unless its revoker kept them, a
 // revocation from any device ever enrolled is final, and an epoch a revoked device holds is never written under.
 import Foundation
@@ -61,7 +61,7 @@ final class MergeRuleTests: XCTestCase {
         }
     }
 
-    func testDeletionIsFinalAndTaintedValuesLose() throws {
+    func testDeletionIsFinalAndLateValuesOfARevokedDeviceCountForNothing() throws {
         let body: [String: JSONValue] = ["name": .string("web"), "hostname": .string("real")]
         let old = RecordClock.uniform(GroupStamp(stamp: ClockStamp(wall: 1, counter: 0, device: devices[0])), kind: .host)
         let tombstone = RecordClock(tombstone: GroupStamp(stamp: ClockStamp(wall: 2, counter: 0, device: devices[1]), base: old.latest))
@@ -71,16 +71,66 @@ final class MergeRuleTests: XCTestCase {
         XCTAssertNil(deleted.body, "a later edit does not resurrect")
         XCTAssertEqual(deleted.conflicts.map(\.why), [.deleted], "and it is reported")
 
+        // A value from a revoked device after its revocation point is never taken...
         var tainted = old
         tainted.groups["endpoint"] = GroupStamp(stamp: ClockStamp(wall: 9, counter: 0, device: devices[2]), tainted: true)
         let evil = body.merging(["hostname": .string("evil")]) { $1 }
         let kept = try XCTUnwrap(FieldMerge.merge(kind: .host, local: (old, body), incoming: tainted, body: evil))
-        XCTAssertEqual(kept.body?["hostname"], .string("real"), "a tainted value never replaces an untainted one, however new")
-        let replaced = try XCTUnwrap(FieldMerge.merge(kind: .host, local: (tainted, evil), incoming: old, body: body))
-        XCTAssertEqual(replaced.body?["hostname"], .string("real"), "any untainted value replaces a tainted one, however old")
-        XCTAssertEqual(replaced.conflicts.map(\.why), [.revoked])
+        XCTAssertEqual(kept.body?["hostname"], .string("real"), "however new it is")
+        XCTAssertFalse(kept.changed)
         XCTAssertNil(FieldMerge.merge(kind: .host, local: nil, incoming: RecordClock.uniform(GroupStamp(stamp: old.latest, tainted: true), kind: .host),
-                                      body: evil), "a record known only from tainted values is not taken")
+                                      body: evil), "a record known only from such values is not taken")
+        let fresh = try XCTUnwrap(FieldMerge.merge(kind: .host, local: nil, incoming: tainted, body: evil))
+        XCTAssertNil(fresh.body?["hostname"], "a record taken for its other values leaves such a value out")
+        XCTAssertEqual(fresh.clock.group("endpoint"), .absent)
+
+        // ... and is undone where it was taken before the revocation was known: what this device had comes back (or
+        // the group is erased); what came from the revoked device's own entries up to its revocation point, or through
+        // a device that vouched for it, stays.
+        let late = GroupStamp(stamp: ClockStamp(wall: 9, counter: 0, device: devices[2]), via: 12)
+        let overwritten = try XCTUnwrap(FieldMerge.merge(kind: .host, local: (old, body), incoming: {
+            var clock = old
+            clock.groups["endpoint"] = late
+            return clock
+        }(), body: evil))
+        XCTAssertEqual(overwritten.body?["hostname"], .string("evil"), "taken before anybody knew")
+        XCTAssertEqual(overwritten.history.groups["endpoint"]?.fields["hostname"], .string("real"), "what it replaced is kept here")
+        guard case .update(let undone, let undoneBody, _, let groups) = FieldMerge.taint(
+            kind: .host, overwritten.clock, body: overwritten.body, history: overwritten.history, device: devices[2], upTo: 10) else {
+            return XCTFail("expected an undo")
+        }
+        XCTAssertEqual(groups, ["endpoint"])
+        XCTAssertEqual(undoneBody["hostname"], .string("real"))
+        XCTAssertEqual(undone.group("endpoint"), old.group("endpoint"))
+        XCTAssertEqual(FieldMerge.taint(kind: .host, overwritten.clock, body: overwritten.body, history: overwritten.history,
+                                        device: devices[2], upTo: 12), .unchanged, "within the revocation point it stands")
+
+        var applied = old
+        applied.groups["user"] = GroupStamp(stamp: ClockStamp(wall: 3, counter: 0, device: devices[2]), via: 4)
+        applied.groups["notes"] = GroupStamp(stamp: ClockStamp(wall: 4, counter: 0, device: devices[2]), via: GroupStamp.relayed)
+        applied.groups["tags"] = GroupStamp(stamp: ClockStamp(wall: 5, counter: 0, device: devices[2]), via: GroupStamp.vouched)
+        guard case .update(let erased, _, _, let erasedGroups) = FieldMerge.taint(kind: .host, applied, body: body, history: FieldHistory(),
+                                                                                  device: devices[2], upTo: 10) else {
+            return XCTFail("expected an erasure")
+        }
+        XCTAssertEqual(erasedGroups, ["notes"], "a relay from a device that did not know is undone; nothing was before it here")
+        XCTAssertEqual(erased.group("notes"), GroupStamp.absent)
+        XCTAssertEqual(erased.group("user").stamp.wall, 3)
+        XCTAssertEqual(FieldMerge.taint(kind: .host, applied, body: body, history: FieldHistory(), device: devices[1], upTo: 10), .unchanged)
+        XCTAssertEqual(FieldMerge.taint(kind: .host, RecordClock.uniform(late, kind: .host), body: body, history: FieldHistory(),
+                                        device: devices[2], upTo: 10), .forget, "a record only the late values hold up is forgotten")
+
+        // A late deletion is undone: the record comes back as this device had it.
+        let lateDelete = RecordClock(tombstone: late)
+        let deletedHere = try XCTUnwrap(FieldMerge.merge(kind: .host, local: (old, body), incoming: lateDelete, body: nil))
+        XCTAssertNil(deletedHere.body)
+        guard case .update(let back, let backBody, _, _) = FieldMerge.taint(kind: .host, deletedHere.clock, body: nil, history: deletedHere.history,
+                                                                         device: devices[2], upTo: 10) else {
+            return XCTFail("expected the record back")
+        }
+        XCTAssertEqual(back, old)
+        XCTAssertEqual(backBody, body)
+        XCTAssertEqual(FieldMerge.taint(kind: .host, lateDelete, body: nil, history: FieldHistory(), device: devices[2], upTo: 10), .forget)
     }
 
     func testClockTextIsCanonical() throws {
