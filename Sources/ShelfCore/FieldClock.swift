@@ -141,6 +141,12 @@ public struct RecordClock: Hashable, Sendable {
         return items.joined(separator: " ")
     }
 
+    /// The text form that never relies on the record's latest stamp (for a clock kept apart from its row).
+    public func explicitText(kind: RecordKind) -> String {
+        let text = text(kind: kind)
+        return text.isEmpty ? "*=\(latest)" : text
+    }
+
     /// Parses the text form; `latest` fills in the empty text. Nil for anything malformed.
     public init?(text: String, kind: RecordKind, latest: ClockStamp, deleted: Bool) {
         guard !text.isEmpty else {

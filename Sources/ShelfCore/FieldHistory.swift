@@ -40,7 +40,7 @@ public struct FieldHistory: Hashable, Sendable {
         var object: [String: JSONValue] = [:]
         if !groups.isEmpty { object["g"] = .object(FieldHistory.encode(groups)) }
         if let record {
-            object["r"] = .object(["c": .string(record.clock.text(kind: kind)), "v": .object(record.body),
+            object["r"] = .object(["c": .string(record.clock.explicitText(kind: kind)), "v": .object(record.body),
                                    "g": .object(FieldHistory.encode(record.groups))])
         }
         guard let data = try? ShelfJSON.encoder().encode(object) else { return "" }

@@ -130,6 +130,9 @@ final class MergeRuleTests: XCTestCase {
         }
         XCTAssertEqual(back, old)
         XCTAssertEqual(backBody, body)
+        // Kept apart from its row, a record's history survives the store's text form (one stamp for every group
+        // included, which the row's own clock writes as nothing).
+        XCTAssertEqual(FieldHistory(text: deletedHere.history.text(kind: .host), kind: .host), deletedHere.history)
         XCTAssertEqual(FieldMerge.taint(kind: .host, lateDelete, body: nil, history: FieldHistory(), device: devices[2], upTo: 10), .forget)
     }
 

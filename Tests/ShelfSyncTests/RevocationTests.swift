@@ -67,9 +67,9 @@ final class RevocationTests: XCTestCase {
         XCTAssertNotNil(try b.host("before-revocation"))
     }
 
-    /// A revoked device that wrote before it was revoked, but whose entry reached another device only through a
-    /// relay that did not know: the value it set counts only up to its revocation point.
-    func testValuesWrittenAfterTheRevocationPointAreTaintedAndReplaced() throws {
+    /// A device took a change from the lost device before anybody knew it was lost; the revoker had not seen that change.
+    /// Once the revocation arrives, the change is undone there and the value from before comes back.
+    func testValuesWrittenAfterTheRevocationPointAreUndone() throws {
         let remote = try makeFolder()
         let a = try Device("a"), b = try Device("b"), lost = try Device("lost")
         for device in [a, b, lost] { try device.enable(folder: remote) }
