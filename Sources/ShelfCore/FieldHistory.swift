@@ -1,6 +1,7 @@
 // FieldHistory: one step back, kept by this device for each record — the value each field group held before another
-// device's value replaced it, and the whole record before another device deleted it — so that when a value turns out
-// to be a revoked device's late write (docs/SYNC.md, "Revocation"), erasing it here restores what this device had,
+// device's value replaced it, the whole record before another device deleted it, and a deletion another device's
+// deletion replaced — so that when a value turns out
+// to be a revoked device's late write (docs/SYNC.md, "Revocation"), undoing it here restores what this device had,
 // instead of leaving a hole only some other device's snapshot could fill. Local bookkeeping: it never travels.
 import Foundation
 
@@ -25,13 +26,16 @@ public struct FieldHistory: Hashable, Sendable {
 
     public var groups: [String: Kept] = [:]
     public var record: KeptRecord?
+    /// The deletion this device held before another device's deletion replaced it.
+    public var tombstone: GroupStamp?
 
-    public init(groups: [String: Kept] = [:], record: KeptRecord? = nil) {
+    public init(groups: [String: Kept] = [:], record: KeptRecord? = nil, tombstone: GroupStamp? = nil) {
         self.groups = groups
         self.record = record
+        self.tombstone = tombstone
     }
 
-    public var isEmpty: Bool { groups.isEmpty && record == nil }
+    public var isEmpty: Bool { groups.isEmpty && record == nil && tombstone == nil }
 
     // MARK: text form (JSON; empty when there is nothing)
 
@@ -39,6 +43,7 @@ public struct FieldHistory: Hashable, Sendable {
         guard !isEmpty else { return "" }
         var object: [String: JSONValue] = [:]
         if !groups.isEmpty { object["g"] = .object(FieldHistory.encode(groups)) }
+        if let tombstone { object["t"] = .string(tombstone.text()) }
         if let record {
             object["r"] = .object(["c": .string(record.clock.explicitText(kind: kind)), "v": .object(record.body),
                                    "g": .object(FieldHistory.encode(record.groups))])
@@ -51,6 +56,7 @@ public struct FieldHistory: Hashable, Sendable {
     public init(text: String, kind: RecordKind) {
         guard !text.isEmpty, let object = try? JSONDecoder().decode([String: JSONValue].self, from: Data(text.utf8)) else { return }
         if case .object(let kept)? = object["g"] { groups = FieldHistory.decode(kept) }
+        if case .string(let text)? = object["t"] { tombstone = GroupStamp(text: Substring(text)) }
         if case .object(let kept)? = object["r"], case .string(let clockText)? = kept["c"], case .object(let body)? = kept["v"],
            let clock = RecordClock(text: clockText, kind: kind, latest: .zero, deleted: false) {
             var nested: [String: Kept] = [:]

@@ -51,8 +51,10 @@ public enum FieldMerge {
             }
             guard let local else { return Result(clock: incoming, body: nil, changed: true) }
             if let kept = local.clock.tombstone {
-                let clock = RecordClock(tombstone: better(kept, tombstone))
-                return Result(clock: clock, body: nil, changed: false, history: history)
+                let winner = better(kept, tombstone)
+                var history = history
+                if winner != kept, kept.stamp.device != winner.stamp.device { history.tombstone = kept }
+                return Result(clock: RecordClock(tombstone: winner), body: nil, changed: false, history: history)
             }
             // The deletion wins; edits its writer had not seen are reported; the record as it was is kept here.
             var conflicts: [FieldConflict] = []
@@ -120,6 +122,22 @@ public enum FieldMerge {
         return Result(clock: clock, body: body, changed: changed, conflicts: conflicts, history: kept)
     }
 
+    /// Whether merging `incoming` would change nothing here: every group (or the tombstone) already has the same stamp,
+    /// and no better provenance comes with it. Lets a device skip the bodies of a snapshot it already holds.
+    public static func isAlreadyKnown(local: RecordClock, incoming: RecordClock, kind: RecordKind) -> Bool {
+        if let tombstone = incoming.tombstone {
+            guard let kept = local.tombstone else { return false }
+            return tombstone.tainted || (kept.stamp == tombstone.stamp && !betterProvenance(tombstone.via, than: kept.via))
+        }
+        guard !local.isDeleted else { return false }
+        for name in FieldGroups.names(for: kind) {
+            let mine = local.group(name), theirs = incoming.group(name)
+            if theirs.tainted || theirs.stamp == .zero { continue }
+            guard mine.stamp == theirs.stamp, !betterProvenance(theirs.via, than: mine.via) else { return false }
+        }
+        return true
+    }
+
     /// `clock` and `body` with every tainted group as if never written (its stamp absent, its fields gone).
     static func withoutTainted(_ clock: RecordClock, body: [String: JSONValue]?, kind: RecordKind)
         -> (RecordClock, [String: JSONValue]?)
@@ -178,7 +196,13 @@ public enum FieldMerge {
         }
         if let tombstone = clock.tombstone {
             guard late(tombstone) else { return .unchanged }
-            // A late deletion is undone: the record comes back as this device had it (checked in turn).
+            // A late deletion is undone: the deletion this device had before stands again, or else the record comes
+            // back as this device had it (checked in turn).
+            if let previous = history.tombstone, !late(previous) {
+                var rest = history
+                rest.tombstone = nil
+                return .update(clock: RecordClock(tombstone: previous), body: [:], history: rest, groups: ["deleted"])
+            }
             guard let before = history.record else { return .forget }
             let restored = FieldHistory(groups: before.groups)
             switch taint(kind: kind, before.clock, body: before.body, history: restored, device: device, upTo: upTo) {

@@ -260,6 +260,7 @@ extension Store {
             }
         }
         let localClock = try clock(record.kind, record.id)
+        if let localClock, FieldMerge.isAlreadyKnown(local: localClock, incoming: record.clock, kind: record.kind) { return .kept }
         let local = try localClock.map { ($0, $0.isDeleted ? nil : try rawBody(record.kind, record.id)) }
         let history = localClock == nil ? FieldHistory() : try self.history(record.kind, record.id)
         guard let result = FieldMerge.merge(kind: record.kind, local: local, history: history, incoming: record.clock, body: record.body)
@@ -329,15 +330,21 @@ extension Store {
                                        kind: kind, id: id, name: name, at: time)
                 case .update(let restored, let restoredBody, let history, let groups):
                     for group in groups {
-                        let kept = group == "deleted" ? "(restored)" : restored.group(group).stamp == .zero ? "(erased)"
-                            : FieldGroups.text(of: group, kind: kind, in: restoredBody)
-                        try recordConflict(FieldConflict(group: group, kept: kept, keptBy: restored.group(group).stamp.device,
+                        let kept = group != "deleted" ? (restored.group(group).stamp == .zero ? "(erased)"
+                                                         : FieldGroups.text(of: group, kind: kind, in: restoredBody))
+                            : restored.isDeleted ? "(deleted)" : "(restored)"
+                        let by = group == "deleted" ? (restored.tombstone?.stamp.device ?? "") : restored.group(group).stamp.device
+                        try recordConflict(FieldConflict(group: group, kept: kept, keptBy: by,
                                                          lost: group == "deleted" ? "(deleted)" : FieldGroups.text(of: group, kind: kind, in: body),
                                                          lostBy: device, why: .revoked), kind: kind, id: id, name: name, at: time)
                     }
-                    var full = restoredBody
-                    full["id"] = .string(idText)
-                    if let failure = try storeBody(kind, full) { throw StoreError(kind: .other, message: failure, hint: nil) }
+                    if restored.isDeleted {
+                        try db.run("DELETE FROM \(table) WHERE id = ?", [.text(idText)])
+                    } else {
+                        var full = restoredBody
+                        full["id"] = .string(idText)
+                        if let failure = try storeBody(kind, full) { throw StoreError(kind: .other, message: failure, hint: nil) }
+                    }
                     try writeClock(kind, id, restored)
                     try setHistory(kind, id, history)
                 }

@@ -91,7 +91,11 @@ struct PeerChains {
             }
             let header = entry.header
             if header.group != session.state.group {
-                outcome.stop = .note("devices/\(folder): entries of another sync group; ignored")
+                // Two groups on one remote (two devices set sync up at once, or a device still leaving one): their
+                // devices cannot see each other's data, so say so until one side joins the other.
+                outcome.stop = .problem(SyncFailure(
+                    "the remote also holds another sync group (device \(folder.prefix(8)) writes to it); the two do not see each other's data",
+                    hint: "join one group: 'sshelf sync invite' on a device of the group to keep, 'sshelf sync join' on the others"))
                 return outcome
             }
             guard header.device == device, header.seq == UInt64(seq) else {

@@ -136,4 +136,33 @@ final class EnrollmentTests: XCTestCase {
         XCTAssertEqual(try GroupInfo.devices(a.store).count, 1)
         XCTAssertEqual(b.sync(expect: .localFallback).membership, "waiting")
     }
+
+    /// Two devices that set sync up on an empty remote at the same moment make two groups; each says so until one
+    /// joins the other, which then leaves no trace of its old group on the remote.
+    func testTwoGroupsOnOneRemoteAreReportedUntilOneJoinsTheOther() throws {
+        let remote = try makeFolder()
+        let a = try Device("a"), b = try Device("b")
+        for device in [a, b] { try device.enable(folder: remote) }
+        // Both see an empty remote (B's run does not see A's files yet).
+        let aside = remote + ".a"
+        a.sync()
+        try FileManager.default.moveItem(atPath: remote, toPath: aside)
+        try FileManager.default.createDirectory(atPath: remote, withIntermediateDirectories: true)
+        _ = try b.add("b-before")
+        b.sync()
+        try FileManager.default.moveItem(atPath: aside + "/devices/" + a.id, toPath: remote + "/devices/" + a.id)
+        for device in [a, b] {
+            let report = device.sync(expect: .localFallback)
+            XCTAssertTrue(report.reason?.hasPrefix("the remote also holds another sync group") == true, "\(device.name): \(report.reason ?? "")")
+        }
+        let code = try a.invite()
+        a.sync(expect: .localFallback)
+        try b.join(code)
+        a.sync(expect: .localFallback)
+        let joined = b.sync()
+        XCTAssertTrue(joined.warnings.contains { $0.contains("did not write it in this group") }, "\(joined.warnings)")
+        XCTAssertEqual(a.sync().state, .synced)
+        XCTAssertNotNil(try a.host("b-before"), "what B had before joins the group with it")
+        XCTAssertEqual(try a.state(), try b.state())
+    }
 }

@@ -39,6 +39,12 @@ final class MergeRuleTests: XCTestCase {
     func merged(_ order: [(RecordClock, [String: JSONValue])]) -> String {
         var local: (clock: RecordClock, body: [String: JSONValue]?)?
         for (clock, body) in order {
+            // The store's shortcut must agree with the merge: "already known" means merging changes nothing.
+            if let known = local, FieldMerge.isAlreadyKnown(local: known.clock, incoming: clock, kind: .host) {
+                let again = FieldMerge.merge(kind: .host, local: known, incoming: clock, body: clock.isDeleted ? nil : body)
+                XCTAssertEqual(again?.clock, known.clock)
+                XCTAssertEqual(again?.body, known.body)
+            }
             guard let result = FieldMerge.merge(kind: .host, local: local, incoming: clock, body: clock.isDeleted ? nil : body) else { continue }
             local = (result.clock, result.body)
         }
@@ -134,6 +140,16 @@ final class MergeRuleTests: XCTestCase {
         // included, which the row's own clock writes as nothing).
         XCTAssertEqual(FieldHistory(text: deletedHere.history.text(kind: .host), kind: .host), deletedHere.history)
         XCTAssertEqual(FieldMerge.taint(kind: .host, lateDelete, body: nil, history: FieldHistory(), device: devices[2], upTo: 10), .forget)
+        // A late deletion that replaced this device's own (earlier) deletion gives it back.
+        let ownDelete = RecordClock(tombstone: GroupStamp(stamp: ClockStamp(wall: 2, counter: 0, device: devices[0])))
+        let replaced = try XCTUnwrap(FieldMerge.merge(kind: .host, local: (ownDelete, nil), incoming: lateDelete, body: nil))
+        XCTAssertEqual(replaced.clock, lateDelete, "the later deletion is the one kept")
+        guard case .update(let again, _, _, _) = FieldMerge.taint(kind: .host, replaced.clock, body: nil, history: replaced.history,
+                                                                  device: devices[2], upTo: 10) else {
+            return XCTFail("expected the earlier deletion back")
+        }
+        XCTAssertEqual(again, ownDelete)
+        XCTAssertEqual(FieldHistory(text: replaced.history.text(kind: .host), kind: .host), replaced.history)
     }
 
     func testClockTextIsCanonical() throws {

@@ -104,7 +104,9 @@ enum SyncCommands {
         let code = try GroupInfo.createInvite(store: store, vault: vault, lifetime: lifetime)
         let result = runSync(context, store, vault)
         let status = report(result, context)
-        guard result.state == .synced else {
+        let settings = try SyncSettings.load(from: store)
+        let written = settings.map { SyncRunner.localFolder($0, context.locations).hasInviteBox(code.id) } ?? false
+        guard written, result.reason?.hasPrefix("git") != true else {
             context.print("the invite is kept and goes to the remote on the next successful sync; its code:")
             context.print("    \(code.text)")
             return status
