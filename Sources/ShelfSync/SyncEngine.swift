@@ -70,6 +70,12 @@ public struct SyncEngine {
             }
         }
         defer { report.conflicts = (try? store.unseenConflictCount()) ?? 0 }
+        // Digests of entries before a device's last snapshot are needed no more (but the one holding its credentials is).
+        try store.write { store in
+            for peer in try store.peers() where peer.device != session.meText && peer.snapshot > 0 {
+                try store.forgetEntries(device: peer.device, before: peer.credentials > 0 ? min(peer.snapshot, peer.credentials) : peer.snapshot)
+            }
+        }
 
         // Membership.
         if let revocation = session.roster.revoked[session.me] {
