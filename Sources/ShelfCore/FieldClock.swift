@@ -89,7 +89,7 @@ extension ClockStamp {
         guard numbers.count == 2, let wall = Int64(numbers[0]), let counter = Int(numbers[1]), wall >= 0, counter >= 0
         else { return nil }
         let device = text[text.index(after: at)...]
-        guard device.utf8.count <= 64, !device.contains(" "), !device.contains("<"), !device.contains("#") else { return nil }
+        guard device.utf8.count <= 64, !device.utf8.contains(where: { $0 == 0x20 || $0 == 0x3c || $0 == 0x23 }) else { return nil }
         self.init(wall: wall, counter: counter, device: String(device))
     }
 }

@@ -25,7 +25,7 @@ public enum RecordKind: OpenEnum {
     }
 }
 
-public struct SyncRecord: Hashable, Sendable, Codable {
+public struct SyncRecord: Hashable, Sendable {
     /// Format 2: a clock per field group. Format-1 records (one stamp per record) are never read again.
     public static let format = 2
 
@@ -44,39 +44,50 @@ public struct SyncRecord: Hashable, Sendable, Codable {
 
     public var isDeleted: Bool { clock.isDeleted }
 
-    enum CodingKeys: String, CodingKey { case k, i, c, v }
+    /// The record as JSON (`{"k", "i", "c", "v"}`), as it travels inside an entry.
+    public var jsonValue: JSONValue {
+        var object: [String: JSONValue] = ["k": .string(kind.rawValue), "i": .string(id.uuidString.lowercased()),
+                                           "c": .string(clock.text(kind: kind, keepVia: false))]
+        if let body { object["v"] = .object(body) }
+        return .object(object)
+    }
 
-    public init(from decoder: Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        kind = try c.decode(RecordKind.self, forKey: .k)
-        id = try c.decode(UUID.self, forKey: .i)
-        let text = try c.decode(String.self, forKey: .c)
-        guard !text.isEmpty, let clock = RecordClock(text: text, kind: kind, latest: .zero, deleted: false) else {
-            throw DecodingError.dataCorruptedError(forKey: .c, in: c, debugDescription: "not a record clock")
+    /// A record from its JSON, with the same checks as the Codable path: a clock naming devices only, a body exactly
+    /// when it is not deleted.
+    public init(json: JSONValue) throws(JSONTextError) {
+        guard case .object(let object) = json, case .string(let kindText)? = object["k"], case .string(let idText)? = object["i"],
+              let id = UUID(uuidString: idText), case .string(let clockText)? = object["c"] else {
+            throw JSONTextError(description: "not a record")
+        }
+        let kind = RecordKind(rawValue: kindText)
+        guard !clockText.isEmpty, let clock = RecordClock(text: clockText, kind: kind, latest: .zero, deleted: false) else {
+            throw JSONTextError(description: "record \(idText) has no valid clock")
         }
         let stamps = clock.groups.values.map(\.stamp) + [clock.tombstone?.stamp, clock.tombstone?.base].compactMap { $0 }
             + clock.groups.values.compactMap(\.base)
         guard stamps.allSatisfy({ $0 == .zero || SyncRecord.isDeviceID($0.device) }) else {
-            throw DecodingError.dataCorruptedError(forKey: .c, in: c, debugDescription: "a clock stamp names no device")
+            throw JSONTextError(description: "record \(idText): a clock stamp names no device")
         }
-        self.clock = clock
-        body = try c.decodeIfPresent([String: JSONValue].self, forKey: .v)
-        guard (body == nil) == clock.isDeleted else {
-            throw DecodingError.dataCorruptedError(forKey: .v, in: c, debugDescription: "a record needs a body unless it is deleted")
+        var body: [String: JSONValue]?
+        switch object["v"] {
+        case nil: body = nil
+        case .object(let value)?: body = value
+        default: throw JSONTextError(description: "record \(idText) has a body that is not an object")
         }
+        guard (body == nil) == clock.isDeleted else { throw JSONTextError(description: "record \(idText) needs a body unless it is deleted") }
+        self.init(kind: kind, id: id, clock: clock, body: body)
     }
 
-    public func encode(to encoder: Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(kind, forKey: .k)
-        try c.encode(id.uuidString.lowercased(), forKey: .i)
-        try c.encode(clock.text(kind: kind, keepVia: false), forKey: .c)
-        try c.encodeIfPresent(body, forKey: .v)
-    }
-
-    /// A device id as it appears in stamps and paths: a lower-case UUID.
+    /// A device id as it appears in stamps and paths: a lower-case UUID (checked byte by byte: records carry many).
     public static func isDeviceID(_ text: String) -> Bool {
-        text.utf8.count == 36 && text == text.lowercased() && UUID(uuidString: text) != nil
+        var count = 0
+        for byte in text.utf8 {
+            let dash = count == 8 || count == 13 || count == 18 || count == 23
+            guard dash ? byte == UInt8(ascii: "-") : (byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x66) else { return false }
+            count += 1
+            if count > 36 { return false }
+        }
+        return count == 36
     }
 }
 
@@ -95,8 +106,7 @@ public enum SyncRecordCodec {
     static let secretLikeNames = ["password", "passphrase", "secret", "privkey", "privatekey", "private_key", "token"]
 
     public static func body<T: Encodable>(_ record: T, known: Set<String>) throws -> [String: JSONValue] {
-        let data = try ShelfJSON.encoder().encode(record)
-        let object = try JSONDecoder().decode([String: JSONValue].self, from: data)
+        let object = try plainBody(record)
         try check(object, known: known)
         return object
     }
@@ -138,6 +148,14 @@ public enum SyncRecordCodec {
     public static func body(_ rule: PortForwardRule) throws -> [String: JSONValue] { try body(rule, known: PortForwardRule.knownFields) }
 
     public static func decode<T: Decodable>(_ type: T.Type, from body: [String: JSONValue]) throws -> T {
-        try ShelfJSON.decoder().decode(T.self, from: try JSONEncoder().encode(body))
+        try ShelfJSON.decoder().decode(T.self, from: Data(JSONValue.object(body).jsonBytes))
+    }
+
+    /// A model's body as the merge compares it: its JSON object (no credential check: that is `body(_:)`'s).
+    public static func plainBody<T: Encodable>(_ record: T) throws -> [String: JSONValue] {
+        let data = try ShelfJSON.encoder().encode(record)
+        let value = try data.withUnsafeBytes { buffer throws(JSONTextError) in try JSONValue.parse(buffer) }
+        guard case .object(let object) = value else { throw JSONTextError(description: "a record is not a JSON object") }
+        return object
     }
 }

@@ -99,9 +99,7 @@ extension Store {
     }
 
     /// A save's body as the merge compares it (unchecked: the credential rule applies when it is sent).
-    static func mergeBody<T: Encodable>(_ record: T) throws -> [String: JSONValue] {
-        try JSONDecoder().decode([String: JSONValue].self, from: try ShelfJSON.encoder().encode(record))
-    }
+    static func mergeBody<T: Encodable>(_ record: T) throws -> [String: JSONValue] { try SyncRecordCodec.plainBody(record) }
 
     private func queue(_ kind: RecordKind, _ id: UUID) throws {
         try db.run("INSERT OR IGNORE INTO sync_outbox(kind, id) VALUES (?, ?)", [.text(kind.rawValue), .text(id.storeText)])

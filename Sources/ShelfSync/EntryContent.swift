@@ -37,7 +37,7 @@ struct EntryContent {
     var credentials: SecretBytes?
 
     func encode() throws -> SecretBytes {
-        let json = try ShelfJSON.encoder().encode(records)
+        let json = JSONValue.array(records.map(\.jsonValue)).jsonBytes
         var head = ByteWriter()
         head.raw(EntryContent.magic)
         head.blob(Array(json))
@@ -67,9 +67,10 @@ struct EntryContent {
                 return
             }
             do {
-                records = try ShelfJSON.decoder().decode([SyncRecord].self, from: Data(json))
+                guard case .array(let values) = try JSONValue.parse(json) else { throw JSONTextError(description: "not a list") }
+                records = try values.map { value throws(JSONTextError) in try SyncRecord(json: value) }
             } catch {
-                failure = FramingError("the entry's records do not parse (\(SyncFailure.brief(error)))")
+                failure = FramingError("the entry's records do not parse (\(error))")
                 return
             }
             guard flag == 1 else {

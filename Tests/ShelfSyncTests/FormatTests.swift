@@ -135,4 +135,26 @@ final class FormatTests: XCTestCase {
         let liar = InviteClaim(device: device, name: "desktop", signingKey: try self.keys().signingPublicKey, time: 1).seal(code, keys: keys)
         XCTAssertNil(InviteClaim.open(liar, code: code, device: device))
     }
+
+    /// Record bodies go through sshelf's own JSON reader and writer: they agree with Foundation's, and refuse what is
+    /// not JSON (every prefix of a document, bad escapes, control characters, a nesting bomb).
+    func testRecordJSONAgreesWithFoundationAndRefusesDamage() throws {
+        let text = #"{"a":true,"b":1,"c":1.5,"d":"x\n\"q\" \u00e9 \ud83d\ude00 ☎","e":null,"f":[1,false,-2.5e3],"g":{"h":0},"i":"/path"}"#
+        let bytes = Array(text.utf8)
+        let mine = try JSONValue.parse(bytes)
+        let foundation = try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+        XCTAssertEqual(mine, foundation)
+        XCTAssertEqual(try JSONValue.parse(mine.jsonBytes), mine, "what it writes it reads back")
+        XCTAssertEqual(try JSONDecoder().decode(JSONValue.self, from: Data(mine.jsonBytes)), mine, "and so does Foundation")
+        let host = ShelfCore.Host(name: "web ☎", hostname: "w.example", port: 2222, tags: ["a", "b"], notes: "line\nnext")
+        XCTAssertEqual(try SyncRecordCodec.plainBody(host),
+                       try JSONDecoder().decode([String: JSONValue].self, from: try ShelfJSON.encoder().encode(host)))
+        for length in 0..<bytes.count {
+            XCTAssertThrowsError(try JSONValue.parse(Array(bytes.prefix(length))), "prefix \(length)")
+        }
+        for bad in [#"{"a":1,}"#, #"[1 2]"#, #""\x""#, "\"a\u{1}b\"", #""\ud800""#, #"01"#, #"1."#, #"{"a"}"#, "[" + String(repeating: "[", count: 100) + "]]",
+                    #""\u12"#, "nul", "[1]x"] {
+            XCTAssertThrowsError(try JSONValue.parse(Array(bad.utf8)), bad)
+        }
+    }
 }
