@@ -122,20 +122,27 @@ public enum FieldMerge {
         return Result(clock: clock, body: body, changed: changed, conflicts: conflicts, history: kept)
     }
 
-    /// Whether merging `incoming` would change nothing here: every group (or the tombstone) already has the same stamp,
-    /// and no better provenance comes with it. Lets a device skip the bodies of a snapshot it already holds.
-    public static func isAlreadyKnown(local: RecordClock, incoming: RecordClock, kind: RecordKind) -> Bool {
+    /// Whether merging `incoming` would change no value here, because every group (or the tombstone) already has its
+    /// stamp: then the clock with any better provenance it brings (or nil when it is not so). Lets a device skip the
+    /// bodies of a snapshot it already holds.
+    public static func alreadyKnown(local: RecordClock, incoming: RecordClock, kind: RecordKind) -> RecordClock? {
         if let tombstone = incoming.tombstone {
-            guard let kept = local.tombstone else { return false }
-            return tombstone.tainted || (kept.stamp == tombstone.stamp && !betterProvenance(tombstone.via, than: kept.via))
+            guard let kept = local.tombstone else { return nil }
+            if tombstone.tainted { return local }
+            guard kept.stamp == tombstone.stamp else { return nil }
+            var out = local
+            if betterProvenance(tombstone.via, than: kept.via) { out.tombstone?.via = tombstone.via }
+            return out
         }
-        guard !local.isDeleted else { return false }
+        guard !local.isDeleted else { return nil }
+        var out = local
         for name in FieldGroups.names(for: kind) {
             let mine = local.group(name), theirs = incoming.group(name)
             if theirs.tainted || theirs.stamp == .zero { continue }
-            guard mine.stamp == theirs.stamp, !betterProvenance(theirs.via, than: mine.via) else { return false }
+            guard mine.stamp == theirs.stamp else { return nil }
+            if betterProvenance(theirs.via, than: mine.via) { out.groups[name]?.via = theirs.via }
         }
-        return true
+        return out
     }
 
     /// `clock` and `body` with every tainted group as if never written (its stamp absent, its fields gone).

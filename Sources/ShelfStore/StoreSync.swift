@@ -258,7 +258,10 @@ extension Store {
             }
         }
         let localClock = try clock(record.kind, record.id)
-        if let localClock, FieldMerge.isAlreadyKnown(local: localClock, incoming: record.clock, kind: record.kind) { return .kept }
+        if let localClock, let known = FieldMerge.alreadyKnown(local: localClock, incoming: record.clock, kind: record.kind) {
+            if known != localClock { try writeClock(record.kind, record.id, known) }
+            return .kept
+        }
         let local = try localClock.map { ($0, $0.isDeleted ? nil : try rawBody(record.kind, record.id)) }
         let history = localClock == nil ? FieldHistory() : try self.history(record.kind, record.id)
         guard let result = FieldMerge.merge(kind: record.kind, local: local, history: history, incoming: record.clock, body: record.body)
