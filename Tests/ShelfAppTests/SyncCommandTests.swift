@@ -121,6 +121,15 @@ final class SyncCommandTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: remote + "/invites/\(UUID().uuidString.lowercased())"))
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: remote + "/invites").filter { $0.hasSuffix(".claim") }, [],
                        "no claim was left")
+        let short = try a.run("sync", "invite", "--expires", "10s")
+        XCTAssertExit(short, 2)
+        XCTAssertTrue(short.stderr.contains("not a duration between 1m and 7d"), short.stderr)
+        XCTAssertExit(try syncHome().run("sync", "invite"), 1)
+        let me = try XCTUnwrap(try XCTUnwrap(JSONSerialization.jsonObject(with: Data(try a.run("sync", "status", "--json").stdout.utf8))
+                                             as? [String: Any])["device"] as? String)
+        let selfRevoke = try a.run("sync", "revoke", String(me.prefix(8)))
+        XCTAssertNotEqual(selfRevoke.status, 0)
+        XCTAssertTrue(selfRevoke.stderr.contains("a device cannot revoke itself"), selfRevoke.stderr)
         // The code never appears as an argument: `sync join` has no option that takes it.
         XCTAssertExit(try b.run("sync", "join", code), 2)
         let joined = try b.run(["sync", "join", "--code-fd", "3"], fd3: code)

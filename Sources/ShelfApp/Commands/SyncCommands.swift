@@ -181,6 +181,9 @@ enum SyncCommands {
             throw ShelfError(.usage, "'\(Display.safe(text))' names \(candidates.count) devices: \(Display.safe(candidates.joined(separator: ", ")))",
                              hint: "give a longer id prefix")
         }
+        guard target.uuidString.lowercased() != (try store.deviceID) else {
+            throw ShelfError(.usage, "a device cannot revoke itself", hint: "revoke it from another enrolled device")
+        }
         let vault = try VaultCommands.open(context, create: true)
         try unlock(call, vault)
         let result = SyncRun.run(context.workspace, store: store, vault: vault, revoke: target)
