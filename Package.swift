@@ -20,6 +20,9 @@ let package = Package(
             name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(
+            name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(
             name: "CNcurses", path: "Sources/CNcurses", pkgConfig: "ncursesw",
             providers: [.apt(["libncurses-dev"])]),
         // C wrappers for what Swift cannot call itself (macros, variadic syscalls), one module per library,
@@ -36,7 +39,7 @@ let package = Package(
         .target(
             name: "ShelfStore", dependencies: ["ShelfCore", "ShelfSystem", "ShelfSQLite"], path: "Sources/ShelfStore"),
         .target(
-            name: "ShelfVault", dependencies: ["ShelfCore", "ShelfSystem", "ShelfSQLite", "CSodium", "CKeyringShims"],
+            name: "ShelfVault", dependencies: ["ShelfCore", "ShelfSystem", "ShelfSQLite", "CSodium", "COpenSSL", "CKeyringShims"],
             path: "Sources/ShelfVault"),
         .target(name: "ShelfSSH", dependencies: ["ShelfCore", "ShelfSystem", "CLibSSH2"], path: "Sources/ShelfSSH"),
         .target(
@@ -78,7 +81,10 @@ let package = Package(
         .testTarget(
             name: "ShelfSyncTests", dependencies: ["ShelfSync", "ShelfStore", "ShelfVault", "ShelfCore", "TestSupport"],
             path: "Tests/ShelfSyncTests"),
-        .testTarget(name: "ShelfUITests", dependencies: ["ShelfUI", "ShelfCore"], path: "Tests/ShelfUITests"),
+        // Snapshots/ holds the recorded screens as text files, read from the source tree (not bundled).
+        .testTarget(
+            name: "ShelfUITests", dependencies: ["ShelfUI", "ShelfCore"], path: "Tests/ShelfUITests",
+            exclude: ["Snapshots"]),
         // Drives the built `sshelf` binary (CLI, and the TUI through tmux) as a user would.
         .testTarget(
             name: "ShelfAppTests", dependencies: ["ShelfApp", "ShelfCore", "ShelfStore", "ShelfUI", "TestSupport", "ShelfSQLite"],

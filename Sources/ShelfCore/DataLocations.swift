@@ -13,6 +13,13 @@ public struct DataLocations: Sendable, Equatable {
     public var knownHosts: String { dataDirectory + "/known_hosts" }
     public var deviceKey: String { stateDirectory + "/device.key" }
     public var syncWorkingCopy: String { stateDirectory + "/sync" }
+    /// The hash-chained log of every credential release, and its MAC'd head record.
+    public var releaseLog: String { stateDirectory + "/release.log" }
+    public var releaseLogHead: String { stateDirectory + "/release.log.head" }
+    /// The one place the sshelf agent's socket is named (`SSH_AUTH_SOCK`, and ssh_config's `IdentityAgent`).
+    public var agentSocket: String { agentDirectory + "/socket" }
+    /// The agent's private (0700) folder: its socket and its state file.
+    public var agentDirectory: String { runtimeDirectory + "/agent" }
 
     public static func resolve(environment env: [String: String]) -> DataLocations {
         if let root = env["SSHELF_HOME"], !root.isEmpty {

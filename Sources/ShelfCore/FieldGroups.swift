@@ -54,6 +54,8 @@ public enum FieldGroups {
     static let identity = [
         FieldGroup("name", ["name"]),
         FieldGroup("key", ["keyType", "publicKey", "privateKeyRef", "passphraseRef", "keyFile"]),
+        FieldGroup("confirm", ["confirmEachUse"]),
+        FieldGroup("lifetime", ["agentLifetime"]),
         FieldGroup("updated", ["updatedAt"], quiet: true),
     ]
     static let forward = [
@@ -62,6 +64,7 @@ public enum FieldGroups {
         FieldGroup("spec", ["kind", "bindAddress", "bindPort", "targetHost", "targetPort"]),
         FieldGroup("autostart", ["autostart"]),
         FieldGroup("enabled", ["enabled"]),
+        FieldGroup("sessions", ["sessions"]),
         FieldGroup("updated", ["updatedAt"], quiet: true),
     ]
 

@@ -1,5 +1,5 @@
-// HostSearch: the text a host is found by (name, hostname, user, tags, group path) and the matching rule the
-// CLI and the store share: every whitespace-separated term must appear, case-insensitively.
+// HostSearch: folding for search (lower case, no accents: `zurich` finds `Zürich-lab`), shared by the
+// matcher (HostMatcher: the one rule the CLI and the TUI use) and the store's pre-folded search column.
 import Foundation
 
 public enum HostSearch {
@@ -9,20 +9,25 @@ public enum HostSearch {
     /// The lower-cased search text stored with a host (without the group path, which is matched separately
     /// so renaming a group does not rewrite every host below it).
     public static func text(for host: Host) -> String {
-        ([host.name, host.hostname, host.user] + host.tags).map(fold).joined(separator: fieldSeparator)
+        let fields = [host.name, host.hostname, host.user] + host.tags
+        guard fields.allSatisfy({ $0.utf8.allSatisfy { $0 < 0x80 } }) else {
+            return fields.map(fold).joined(separator: fieldSeparator)
+        }
+        // ASCII (nearly every host): lower-case the bytes straight into the result.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(fields.reduce(fields.count) { $0 + $1.utf8.count })
+        for (i, field) in fields.enumerated() {
+            if i > 0 { bytes.append(0x1F) }
+            for byte in field.utf8 { bytes.append(byte &- 65 < 26 ? byte + 32 : byte) }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Lower-case and strip diacritics so `Zürich` is found by `zurich`.
     public static func fold(_ text: String) -> String {
-        text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil).lowercased()
+        if text.utf8.allSatisfy({ $0 < 0x80 }) { return text.lowercased() }
+        return text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil).lowercased()
     }
 
-    public static func terms(_ filter: String) -> [String] {
-        filter.split(whereSeparator: { $0.isWhitespace }).map { fold(String($0)) }.filter { !$0.isEmpty }
-    }
-
-    public static func matches(host: Host, groupPath: String, terms: [String]) -> Bool {
-        let haystack = text(for: host) + fieldSeparator + fold(groupPath)
-        return terms.allSatisfy { haystack.contains($0) }
-    }
+    public static func fold(_ character: Character) -> String { fold(String(character)) }
 }

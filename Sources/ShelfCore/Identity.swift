@@ -12,13 +12,17 @@ public struct Identity: Hashable, Sendable, Codable, Identifiable {
     public var passphraseRef: ReferenceKey?
     /// Where the private key file was when imported from ssh_config (a path, never its contents).
     public var keyFile: String
+    /// The sshelf agent asks before every signature with this key (`--confirm`, `ssh-add -c`).
+    public var confirmEachUse: Bool
+    /// The sshelf agent serves the key for this many seconds after it starts serving it (0: no limit).
+    public var agentLifetime: Int
     public var updatedAt: Date
     public var extra: [String: JSONValue]
 
     public init(
         id: UUID = UUID(), name: String = "", keyType: KeyType = .ed25519, publicKey: String = "",
         privateKeyRef: ReferenceKey? = nil, passphraseRef: ReferenceKey? = nil, keyFile: String = "",
-        updatedAt: Date = Date(), extra: [String: JSONValue] = [:]
+        confirmEachUse: Bool = false, agentLifetime: Int = 0, updatedAt: Date = Date(), extra: [String: JSONValue] = [:]
     ) {
         self.id = id
         self.name = name
@@ -27,12 +31,15 @@ public struct Identity: Hashable, Sendable, Codable, Identifiable {
         self.privateKeyRef = privateKeyRef
         self.passphraseRef = passphraseRef
         self.keyFile = keyFile
+        self.confirmEachUse = confirmEachUse
+        self.agentLifetime = agentLifetime
         self.updatedAt = updatedAt
         self.extra = extra
     }
 
     static let knownFields: Set<String> = [
-        "id", "name", "keyType", "publicKey", "privateKeyRef", "passphraseRef", "keyFile", "updatedAt",
+        "id", "name", "keyType", "publicKey", "privateKeyRef", "passphraseRef", "keyFile", "confirmEachUse",
+        "agentLifetime", "updatedAt",
     ]
 
     public init(from decoder: Decoder) throws {
@@ -44,6 +51,8 @@ public struct Identity: Hashable, Sendable, Codable, Identifiable {
         privateKeyRef = try c.field("privateKeyRef", nil as ReferenceKey?)
         passphraseRef = try c.field("passphraseRef", nil as ReferenceKey?)
         keyFile = try c.field("keyFile", "")
+        confirmEachUse = try c.field("confirmEachUse", false)
+        agentLifetime = try c.field("agentLifetime", 0)
         updatedAt = try c.field("updatedAt", Date(timeIntervalSince1970: 0))
         extra = try c.unknownFields(known: Self.knownFields)
     }
@@ -57,6 +66,8 @@ public struct Identity: Hashable, Sendable, Codable, Identifiable {
         try c.put("privateKeyRef", privateKeyRef)
         try c.put("passphraseRef", passphraseRef)
         try c.put("keyFile", keyFile)
+        try c.put("confirmEachUse", confirmEachUse)
+        try c.put("agentLifetime", agentLifetime)
         try c.put("updatedAt", updatedAt)
         try c.putUnknown(extra)
     }

@@ -1,13 +1,17 @@
-// ModelCheck: problems that span records — group and jump cycles, references to records that are gone.
-// Such records are kept (another device may still send the missing half) and reported, never dropped.
+// ModelCheck: problems that span records — group and jump cycles, references to records that are gone, names two
+// hosts share. Such records are kept (another device may still send the missing half) and reported, never dropped;
+// each report names hosts as commands take them (NAME, or NAME@ID when the name is shared) and, where a command
+// fixes it, says which.
 import Foundation
 
 public struct ModelProblem: Hashable, Sendable, CustomStringConvertible {
     public enum Kind: String, Sendable { case groupCycle, missingParent, jumpCycle, missingJumpHost, orphanForward,
-        missingIdentity, missingGroup, invalidField }
+        missingIdentity, missingGroup, invalidField, duplicateName }
     public var kind: Kind
     public var recordID: UUID
     public var message: String
+    /// The command that repairs it, when there is one.
+    public var fix: String? = nil
     public var description: String { message }
 }
 
@@ -74,38 +78,69 @@ public enum ModelCheck {
                                           message: "group '\(group.name)' has a parent that no longer exists; it is shown at the top level"))
             }
         }
+        // Hosts are named as a command would take them: a shared name needs its id (NAME@ID).
+        var sharing: [String: [Host]] = [:]
+        for host in hosts { sharing[sameNameKey(host.name), default: []].append(host) }
+        func label(_ host: Host) -> String {
+            (sharing[sameNameKey(host.name)]?.count ?? 0) > 1 ? "\(host.name)@\(shortID(host.id))" : host.name
+        }
         for host in hosts {
+            let name = label(host)
             for error in Validation.problems(host) {
-                found.append(ModelProblem(kind: .invalidField, recordID: host.id, message: "host '\(host.name)': \(error)"))
+                found.append(ModelProblem(kind: .invalidField, recordID: host.id, message: "host '\(name)': \(error)"))
             }
             if let cycle = jumpCycle(from: host.id, in: hostsByID) {
-                let names = cycle.map { hostsByID[$0]?.name ?? $0.uuidString }
+                let names = cycle.map { hostsByID[$0].map(label) ?? shortID($0) }
                 found.append(ModelProblem(kind: .jumpCycle, recordID: host.id,
-                                          message: "host '\(host.name)': jump chain loops (\(names.joined(separator: " -> ")))"))
+                                          message: "host '\(name)': jump chain loops (\(names.joined(separator: " -> ")))",
+                                          fix: "sshelf edit \(ShellWord.quote(name)) --jump HOST[,HOST...] (or --jump '' for none)"))
             }
-            for jump in host.jumpHostIDs where hostsByID[jump] == nil {
+            let missing = host.jumpHostIDs.filter { hostsByID[$0] == nil }
+            if !missing.isEmpty {
+                let which = missing.count == 1 ? "a jump host that no longer exists" : "\(missing.count) jump hosts that no longer exist"
                 found.append(ModelProblem(kind: .missingJumpHost, recordID: host.id,
-                                          message: "host '\(host.name)': jump host \(jump.uuidString.lowercased()) no longer exists"))
+                                          message: "host '\(name)' goes through \(which) (deleted here or on another device); it cannot connect",
+                                          fix: "sshelf edit \(ShellWord.quote(name)) --jump HOST[,HOST...] (or --jump '' for none)"))
             }
             if let identity = host.identityID, !identityIDs.contains(identity) {
                 found.append(ModelProblem(kind: .missingIdentity, recordID: host.id,
-                                          message: "host '\(host.name)': its identity no longer exists"))
+                                          message: "host '\(name)': its identity no longer exists",
+                                          fix: "sshelf edit \(ShellWord.quote(name)) --identity NAME (or --identity '' for none)"))
             }
             if let group = host.groupID, groupsByID[group] == nil {
                 found.append(ModelProblem(kind: .missingGroup, recordID: host.id,
-                                          message: "host '\(host.name)': its group no longer exists; it is shown at the top level"))
+                                          message: "host '\(name)': its group no longer exists; it is shown at the top level",
+                                          fix: "sshelf mv \(ShellWord.quote(name)) --group PATH"))
             }
         }
+        for (_, shared) in sharing.sorted(by: { $0.key < $1.key }) where shared.count > 1 {
+            let labels = shared.map { "\(label($0)) (\($0.destination))" }.joined(separator: ", ")
+            found.append(ModelProblem(kind: .duplicateName, recordID: shared[0].id,
+                                      message: "\(shared.count) hosts are named '\(shared[0].name)': \(labels); commands need NAME@ID to tell them apart",
+                                      fix: "sshelf edit \(ShellWord.quote(label(shared[shared.count - 1]))) --rename NEWNAME"))
+        }
         for rule in rules {
-            let label = rule.name.isEmpty ? "-\(rule.spec.flag) \(rule.spec)" : rule.name
+            let ruleLabel = rule.name.isEmpty ? "-\(rule.spec.flag) \(rule.spec)" : rule.name
             for error in Validation.problems(rule) {
-                found.append(ModelProblem(kind: .invalidField, recordID: rule.id, message: "forward \(label): \(error)"))
+                found.append(ModelProblem(kind: .invalidField, recordID: rule.id, message: "forward \(ruleLabel): \(error)"))
             }
             if rule.hostID.flatMap({ hostsByID[$0] }) == nil {
                 found.append(ModelProblem(kind: .orphanForward, recordID: rule.id,
-                                          message: "forward \(label): its host was deleted; the rule is kept until you remove it (sshelf forward rm \(rule.id.uuidString.lowercased().prefix(8)))"))
+                                          message: "forward \(ruleLabel): its host was deleted; the rule is kept until you remove it",
+                                          fix: "sshelf forward rm \(shortID(rule.id))"))
             }
         }
         return found
     }
+
+    /// Names are the same when they differ only in the case of ASCII letters (as the store's unique-name rule and
+    /// ssh's Host matching compare them).
+    public static func sameNameKey(_ name: String) -> String {
+        String(String.UnicodeScalarView(name.unicodeScalars.map { scalar in
+            ("A"..."Z").contains(scalar) ? Unicode.Scalar(scalar.value + 32) ?? scalar : scalar
+        }))
+    }
+
+    /// Ids are shown as their first 8 hex digits (as `Display.shortID`).
+    static func shortID(_ id: UUID) -> String { String(id.uuidString.lowercased().prefix(8)) }
 }

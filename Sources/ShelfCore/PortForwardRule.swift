@@ -14,16 +14,20 @@ public struct PortForwardRule: Hashable, Sendable, Codable, Identifiable {
     public var targetPort: Int
     public var autostart: Bool
     public var enabled: Bool
+    /// How many SSH sessions (each a login and a thread) carry this rule's connections; more than one spreads
+    /// parallel connections over them (-L and -D only: for -R the server chooses the session).
+    public var sessions: Int
     public var updatedAt: Date
     public var extra: [String: JSONValue]
 
     public static let defaultBindAddress = "127.0.0.1"
+    public static let sessionLimit = 16
 
     public init(
         id: UUID = UUID(), hostID: UUID? = nil, name: String = "", kind: ForwardKind = .local,
         bindAddress: String = PortForwardRule.defaultBindAddress, bindPort: Int = 0, targetHost: String = "",
-        targetPort: Int = 0, autostart: Bool = false, enabled: Bool = true, updatedAt: Date = Date(),
-        extra: [String: JSONValue] = [:]
+        targetPort: Int = 0, autostart: Bool = false, enabled: Bool = true, sessions: Int = 1,
+        updatedAt: Date = Date(), extra: [String: JSONValue] = [:]
     ) {
         self.id = id
         self.hostID = hostID
@@ -35,6 +39,7 @@ public struct PortForwardRule: Hashable, Sendable, Codable, Identifiable {
         self.targetPort = targetPort
         self.autostart = autostart
         self.enabled = enabled
+        self.sessions = sessions
         self.updatedAt = updatedAt
         self.extra = extra
     }
@@ -47,7 +52,7 @@ public struct PortForwardRule: Hashable, Sendable, Codable, Identifiable {
 
     static let knownFields: Set<String> = [
         "id", "hostID", "name", "kind", "bindAddress", "bindPort", "targetHost", "targetPort", "autostart",
-        "enabled", "updatedAt",
+        "enabled", "sessions", "updatedAt",
     ]
 
     public init(from decoder: Decoder) throws {
@@ -62,6 +67,7 @@ public struct PortForwardRule: Hashable, Sendable, Codable, Identifiable {
         targetPort = try c.field("targetPort", 0)
         autostart = try c.field("autostart", false)
         enabled = try c.field("enabled", true)
+        sessions = try c.field("sessions", 1)
         updatedAt = try c.field("updatedAt", Date(timeIntervalSince1970: 0))
         extra = try c.unknownFields(known: Self.knownFields)
     }
@@ -78,7 +84,9 @@ public struct PortForwardRule: Hashable, Sendable, Codable, Identifiable {
         try c.put("targetPort", targetPort)
         try c.put("autostart", autostart)
         try c.put("enabled", enabled)
+        try c.put("sessions", sessions)
         try c.put("updatedAt", updatedAt)
-        try c.putUnknown(extra)
+        // A known key never comes back from `extra` (a copy kept before this version knew it must not win).
+        try c.putUnknown(extra.filter { !Self.knownFields.contains($0.key) })
     }
 }

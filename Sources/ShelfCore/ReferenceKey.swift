@@ -6,7 +6,7 @@ import Foundation
 
 public struct ReferenceKey: Hashable, Sendable, Codable, CustomStringConvertible {
     /// The record family a reference belongs to, i.e. the first component.
-    public enum Owner: String, Sendable, CaseIterable { case host, identity, sync }
+    public enum Owner: String, Sendable, CaseIterable { case host, identity, sync, log }
 
     /// What the referenced secret is; the last component.
     public enum Secret: String, Sendable, CaseIterable {
@@ -36,6 +36,7 @@ public struct ReferenceKey: Hashable, Sendable, Codable, CustomStringConvertible
 
     /// Which secrets each owner may reference under an id: a host has a password and a remember gate, an identity
     /// a private key and its passphrase, sync its group, epoch and invite secrets. Anything else is not a reference.
+    /// (`sync.key`, `sync.signing` and the release log's `log.key` carry no id.)
     private static let allowed: [Owner: Set<Secret>] = [
         .host: [.password, .remember],
         .identity: [.privkey, .passphrase],
@@ -59,9 +60,12 @@ public struct ReferenceKey: Hashable, Sendable, Codable, CustomStringConvertible
     public static func syncGroup(_ id: UUID) -> ReferenceKey { ReferenceKey(owner: .sync, ownerID: id, secret: .group) }
     public static func syncEpoch(_ id: UUID) -> ReferenceKey { ReferenceKey(owner: .sync, ownerID: id, secret: .epoch) }
     public static func syncInvite(_ id: UUID) -> ReferenceKey { ReferenceKey(owner: .sync, ownerID: id, secret: .invite) }
+    /// The device-only key the release log's chain is MAC'd with.
+    public static let logKey = ReferenceKey(owner: .log, ownerID: nil, secret: .key)
 
-    /// Whether this names one of sync's own keys, which never travel and never stand in a record's field.
-    public var isSyncSecret: Bool { owner == .sync }
+    /// Whether this names one of the device's own keys (sync's, the release log's), which never travel and never
+    /// stand in a record's field.
+    public var isDeviceSecret: Bool { owner == .sync || owner == .log }
 
     private static func make(_ owner: Owner, _ id: UUID, _ secret: Secret) -> ReferenceKey? {
         guard allowed[owner]?.contains(secret) == true else { return nil }
@@ -80,11 +84,13 @@ public struct ReferenceKey: Hashable, Sendable, Codable, CustomStringConvertible
         // Longest valid reference is "identity.<36>.passphrase"; bail out before splitting anything huge.
         guard text.utf8.count <= 64 else { return nil }
         let parts = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-        if parts.count == 2, parts[0] == Owner.sync.rawValue, let secret = Secret(rawValue: parts[1]), Self.bare.contains(secret) {
-            self.init(owner: .sync, ownerID: nil, secret: secret)
+        if parts.count == 2, let owner = Owner(rawValue: parts[0]), let secret = Secret(rawValue: parts[1]),
+            (owner == .sync && Self.bare.contains(secret)) || (owner == .log && secret == .key)
+        {
+            self.init(owner: owner, ownerID: nil, secret: secret)
             return
         }
-        guard parts.count == 3, let owner = Owner(rawValue: parts[0]),
+        guard parts.count == 3, let owner = Owner(rawValue: parts[0]), owner != .log,
             let secret = Secret(rawValue: parts[2]), Self.allowed[owner]?.contains(secret) == true,
             parts[1].count == 36, parts[1] == parts[1].lowercased(), let id = UUID(uuidString: parts[1])
         else { return nil }

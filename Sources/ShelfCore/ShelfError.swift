@@ -4,11 +4,13 @@ import Foundation
 
 public struct ShelfError: Error, Sendable, CustomStringConvertible {
     public enum Kind: String, Sendable {
-        /// Bad command line: unknown flag, missing argument, malformed value.
+        /// Bad command line: unknown command or flag, missing or extra argument, a flag without its value, a name that
+        /// picks more than one record, or a step that needs a confirming flag (--force, --yes, --allow-public-bind).
         case usage
         /// The named host, group, identity or rule does not exist.
         case notFound
-        /// Input was read but is not valid (a port out of range, a cycle, a broken ssh_config line).
+        /// A value was given but is not acceptable (a port out of range, not a number, a name in use, a bad spec), or
+        /// data read has problems (a cycle, a broken ssh_config line).
         case invalid
         /// The store or vault cannot be used as it is (corrupt, foreign, loose permissions, newer format).
         case storage
@@ -32,7 +34,7 @@ public struct ShelfError: Error, Sendable, CustomStringConvertible {
 
     public var description: String { message }
 
-    /// Exit codes, as documented in `sshelf --help` and the man page.
+    /// Exit codes, as documented in `sshelf --help`, the man page and the README.
     public var exitCode: Int32 {
         switch kind {
         case .failure: 1

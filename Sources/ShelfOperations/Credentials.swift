@@ -1,6 +1,6 @@
 // Credentials: store-and-vault work on credentials — a host's password kept in the class its use needs (one copy,
-// the host record pointing at it), and the vault audit, which needs to know from the store when each credential
-// is read and whether this device syncs credentials.
+// the host record pointing at it), moving an item to another class, and the vault audit, which needs to know from
+// the store when each credential is read and whether this device syncs credentials.
 import Foundation
 import ShelfCore
 import ShelfStore
@@ -31,6 +31,41 @@ public enum CredentialOperations {
             try store.save(host)
         }
         return accessibility
+    }
+
+    /// What moving an item to another class did: the classes, and what the audit now says about the item.
+    public struct ClassChange: Sendable {
+        public var key: ReferenceKey
+        public var from: AccessibilityClass
+        public var to: AccessibilityClass
+        public var findings: [AuditFinding]
+    }
+
+    /// Moves `key` to `target` (same secret, same time), as `sshelf vault set-class` does: through the vault's own
+    /// write, so its refusals hold (never an `always…` class; the passcode class only with a passphrase), asking
+    /// for the vault passphrase when either class is locked. Afterwards the item is audited like any write: the
+    /// findings about it (a class weaker than its use, syncable while credential sync is off) come back.
+    public static func setClass(_ key: ReferenceKey, to target: AccessibilityClass, workspace: Workspace, store: Store?,
+                                vaultPassphrase: () throws -> SecretBytes) throws -> ClassChange {
+        let vault = try VaultAccess.open(workspace, create: false)
+        guard let item = try vault.items().first(where: { $0.key == key.rawValue }) else {
+            throw ShelfError(.notFound, "the vault holds nothing under \(key)", hint: "see 'sshelf vault list'")
+        }
+        guard let from = item.knownClass else {
+            throw ShelfError(.invalid, "\(key) is stored under a class this sshelf does not know ('\(Display.safe(item.accessibility))')")
+        }
+        if target.isRefusedOnWrite {
+            throw ShelfError(.invalid, "refusing to store \(key) as '\(target)': that class is readable by anyone holding the device key, with no passphrase, at any time",
+                             hint: "use \(AccessibilityClass.whenUnlockedThisDeviceOnly) (read when you connect) or \(AccessibilityClass.afterFirstUnlockThisDeviceOnly) (read by unattended logins after 'sshelf vault unlock')")
+        }
+        if from != target {
+            try VaultAccess.unlockIfNeeded(vault, for: [from, target], passphrase: vaultPassphrase)
+            guard try vault.reclassify(key, from: from, to: target) else {
+                throw ShelfError(.failure, "\(key) changed while it was being moved; nothing was moved", hint: "run the command again")
+            }
+        }
+        let findings = try audit(workspace, store: store).filter { $0.subject == key.rawValue }
+        return ClassChange(key: key, from: from, to: target, findings: findings)
     }
 
     /// The vault audit: weak classes for how each credential is used, syncable items while credential sync is

@@ -18,6 +18,11 @@ extension ShelfError {
             self.init(.storage, error.message, hint: error.hint)
         case let error as ValidationError:
             self.init(.invalid, error.message)
+        case let error as HostOperations.StillJumpedThrough:
+            self.init(.usage, error.message, hint: error.hint)
+        case let error as HostOperations.NameTaken:
+            self.init(.invalid, error.message,
+                      hint: "choose another name, or keep both with --allow-duplicate (then name each as NAME@ID)")
         case let error as VaultError:
             let kind: ShelfError.Kind
             switch error.kind {

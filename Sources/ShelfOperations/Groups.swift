@@ -103,7 +103,7 @@ public enum GroupOperations {
             let hosts = try store.hosts().filter { $0.groupID.map(subtree.contains) ?? false }.count
             let subgroups = subtree.count - 1
             if (hosts > 0 || subgroups > 0) && !recursive {
-                throw ShelfError(.invalid, "group '\(Display.safe(path))' holds \(Display.count(hosts, "host")) and \(Display.count(subgroups, "group"))",
+                throw ShelfError(.usage, "group '\(Display.safe(path))' holds \(Display.count(hosts, "host")) and \(Display.count(subgroups, "group"))",
                                  hint: "move them out first ('sshelf mv NAME --group PATH'), or pass --recursive to remove them too")
             }
             return Deleted(path: path, deletion: try store.deleteGroupTree(id))

@@ -1,5 +1,6 @@
-// Hosts: saving a host (field rules, its group path, the jump-chain cycle check against the stored hosts) and
-// deleting hosts with their forward rules — the same rules for `sshelf add|edit|mv|rm` and the TUI's forms.
+// Hosts: saving a host (field rules, a name no other host has, its group path, the jump-chain cycle check against
+// the stored hosts) and deleting hosts with their forward rules, refused while other hosts jump through them unless
+// forced — the same rules for `sshelf add|edit|mv|rm`, import and the TUI's forms.
 import Foundation
 import ShelfCore
 import ShelfStore
@@ -11,16 +12,38 @@ public enum HostOperations {
     }
 
     /// Saves `host`, new or changed, in one transaction. With `groupPath` its group is set to that path (missing
-    /// groups created; "" or "/" for the top level); without, it stays as it is.
-    public static func save(_ host: ShelfCore.Host, groupPath: String?, in store: Store) throws -> Saved {
+    /// groups created; "" or "/" for the top level); without, it stays as it is. A new host, or a renamed one, may
+    /// not take a name another host has (compared ignoring case) unless `allowDuplicateName`: the name is what every
+    /// command and the TUI's search find it by. Hosts that already share a name (sync can bring that) stay editable.
+    public static func save(_ host: ShelfCore.Host, groupPath: String?, allowDuplicateName: Bool = false,
+                            in store: Store) throws -> Saved {
         try store.write { store in
             var host = host
-            let existed = try store.host(id: host.id) != nil
+            let before = try store.host(id: host.id)
             if let groupPath { host.groupID = try GroupOperations.create(groupPath, in: store)?.id }
-            if existed { host.updatedAt = Date() }
+            if before != nil { host.updatedAt = Date() }
             try validate(host, in: store)
+            if !allowDuplicateName, before?.name != host.name,
+               let other = try hostHolding(host.name, besides: host.id, in: store) {
+                throw NameTaken(name: host.name, other: other)
+            }
             try store.save(host)
-            return Saved(host: host, existed: existed)
+            return Saved(host: host, existed: before != nil)
+        }
+    }
+
+    /// Another host already named `name` (ignoring case), if any.
+    public static func hostHolding(_ name: String, besides id: UUID?, in store: Store) throws -> ShelfCore.Host? {
+        try store.hosts(sameNameAs: name).first { $0.id != id }
+    }
+
+    /// The unique-name rule refused a save; `other` is the host that has the name.
+    public struct NameTaken: Error, Sendable {
+        public var name: String
+        public var other: ShelfCore.Host
+
+        public var message: String {
+            "a host named '\(Display.safe(other.name))' already exists (\(Display.safe(other.destination)), id \(Display.shortID(other.id)))"
         }
     }
 
@@ -53,9 +76,25 @@ public enum HostOperations {
         }
     }
 
-    /// Deletes hosts (each once) with their forward rules, in one transaction; hosts already gone are skipped.
-    public static func delete(_ ids: [UUID], in store: Store) throws -> [Deleted] {
+    /// Deletes hosts (each once) with their forward rules, in one transaction; hosts already gone are skipped. With
+    /// `refuseIfJumpedThrough`, nothing is deleted while a host that stays jumps through one of them (deleting a
+    /// jump host and everything behind it together is fine).
+    public static func delete(_ ids: [UUID], refuseIfJumpedThrough: Bool = false, in store: Store) throws -> [Deleted] {
         try store.write { store in
+            if refuseIfJumpedThrough {
+                let leaving = Set(ids)
+                let staying = try store.hosts().filter { !leaving.contains($0.id) }
+                var blocked: [StillJumpedThrough.Jump] = []
+                for id in ids.reduce(into: [UUID](), { if !$0.contains($1) { $0.append($1) } }) {
+                    guard let host = try store.host(id: id) else { continue }
+                    let users = staying.filter { $0.jumpHostIDs.contains(id) }
+                    if !users.isEmpty {
+                        blocked.append(.init(host: try Resolve.reference(host, in: store),
+                                             dependents: try users.map { try Resolve.reference($0, in: store) }))
+                    }
+                }
+                if !blocked.isEmpty { throw StillJumpedThrough(jumps: blocked) }
+            }
             var deleted: [Deleted] = []
             var seen: Set<UUID> = []
             for id in ids where seen.insert(id).inserted {
@@ -64,6 +103,32 @@ public enum HostOperations {
                 deleted.append(Deleted(name: host.name, rules: rules, dependents: dependents))
             }
             return deleted
+        }
+    }
+
+    /// A delete refused because other hosts connect through the hosts named (NAME or NAME@ID, as commands take them).
+    public struct StillJumpedThrough: Error, Sendable {
+        public struct Jump: Sendable {
+            public var host: String
+            public var dependents: [String]
+        }
+        public var jumps: [Jump]
+
+        public var message: String {
+            let which = jumps.map { jump in
+                let shown = jump.dependents.prefix(5).map { "'\(Display.safe($0))'" }.joined(separator: ", ")
+                let more = jump.dependents.count > 5 ? " and \(jump.dependents.count - 5) more" : ""
+                let verb = jump.dependents.count == 1 ? "jumps" : "jump"
+                return "\(shown)\(more) \(verb) through '\(Display.safe(jump.host))'"
+            }.joined(separator: "; ")
+            let count = Set(jumps.flatMap(\.dependents)).count
+            return "\(which): removing \(jumps.count == 1 ? "it" : "them") would leave \(count == 1 ? "that host" : "those \(count) hosts") unable to connect; nothing was removed"
+        }
+
+        public var hint: String {
+            let first = jumps[0]
+            return "give \(jumps.flatMap(\.dependents).count == 1 ? "it" : "each") another jump first (sshelf edit \(ShellWord.quote(Display.safe(first.dependents[0]))) --jump NAME, or --jump '' for none), "
+                + "or remove it anyway with --force ('sshelf check' then lists the hosts left with a missing jump host)"
         }
     }
 }

@@ -65,15 +65,22 @@ public enum IdentityOperations {
         public var format: String
         public var keyClass: AccessibilityClass
         public var foundPublicKey: Bool
+        /// An encrypted key was opened with its passphrase and stored unencrypted (the vault encrypts it).
+        public var decrypted: Bool
     }
 
     /// Moves the private key at `path` into the vault under identity `name` (created, or its key replaced), in
-    /// the class the policy names for how the key is used, keeping one copy only. An encrypted key's passphrase
-    /// (from `keyPassphrase`) is kept beside it. The public key comes from the key itself or `PATH.pub`.
+    /// the class the policy names for how the key is used, keeping one copy only. An encrypted key is opened with
+    /// its passphrase (from `keyPassphrase`) and stored unencrypted: inside the vault a second layer whose
+    /// passphrase sat beside it would protect nothing, and every use would pay its bcrypt rounds again. A key sshelf
+    /// cannot open itself (a cipher it does not know) is kept encrypted with its passphrase beside it; a wrong
+    /// passphrase stores nothing. The public key comes from the key itself or `PATH.pub`.
+    /// `adjust` sets the record's other fields (the agent's options) before it is saved.
     public static func importKey(named name: String, from path: String, workspace: Workspace, store: Store,
                                  vaultPassphrase: () throws -> SecretBytes,
-                                 keyPassphrase: () throws -> SecretBytes) throws -> Imported {
-        let file: SecretBytes
+                                 keyPassphrase: () throws -> SecretBytes,
+                                 adjust: (inout Identity) throws -> Void = { _ in }) throws -> Imported {
+        var file: SecretBytes
         do { file = try RegularFile.readSecret(path) } catch {
             throw ShelfError(error.kind == .missing ? .notFound : .invalid, Display.safe(error.description),
                              hint: "a private key is a plain file of at most 1 MiB, e.g. ~/.ssh/id_ed25519")
@@ -83,8 +90,15 @@ public enum IdentityOperations {
         }
         var identity = try store.identities().first { $0.name == name } ?? Identity(name: name)
         var publicKey = inspection.publicKey
-        if publicKey == nil, let bytes = try? RegularFile.read(path + ".pub", limit: 64 * 1024) {
-            publicKey = String(decoding: bytes, as: UTF8.self).split(separator: " ").prefix(2).joined(separator: " ")
+        // The .pub beside the key gives the public key of a PEM file, and the comment of any key (so that
+        // `identity show` prints the line ssh-keygen wrote): taken when it holds the same key.
+        if let bytes = try? RegularFile.read(path + ".pub", limit: 64 * 1024) {
+            let line = String(decoding: bytes, as: UTF8.self).split(separator: "\n").first
+                .map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+            let key = line.split(separator: " ").prefix(2).joined(separator: " ")
+            if !key.isEmpty, publicKey == nil || publicKey == key {
+                publicKey = Validation.controlCharacterProblem(line) == nil ? line : key
+            }
         }
         let typeName = inspection.keyType ?? publicKey.map { String($0.prefix { $0 != " " }) } ?? ""
         identity.keyType = typeName.contains("ed25519") ? .ed25519 : typeName.contains("ecdsa") ? .ecdsa
@@ -97,7 +111,27 @@ public enum IdentityOperations {
         let vault = try VaultAccess.open(workspace, create: true)
         try VaultAccess.unlockIfNeeded(vault, for: [keyClass, passphraseClass], passphrase: vaultPassphrase)
         let passphrase = inspection.encrypted ? try keyPassphrase() : nil
-        let keepPassphrase = passphrase.map { !$0.isEmpty } ?? false
+        var decrypted = false
+        if let passphrase, !passphrase.isEmpty {
+            switch SSHPrivateKey.fromKeyFile(file, passphrase: passphrase) {
+            case .success(let key):
+                let comment = publicKey.map { $0.split(separator: " ").dropFirst(2).joined(separator: " ") } ?? ""
+                file = key.withComment(comment.isEmpty ? key.comment : comment).openSSHFile()
+                decrypted = true
+            case .failure(let problem) where problem.wrongPassphrase:
+                throw ShelfError(.invalid, "the passphrase does not open \(Display.safe(path)); nothing was stored",
+                                 hint: "check it (ssh-keygen -y -f \(Display.safe(path)) asks for it too) and import again")
+            case .failure:
+                break  // a format sshelf cannot open itself: kept encrypted, the passphrase beside it
+            }
+        }
+        let keepPassphrase = !decrypted && (passphrase.map { !$0.isEmpty } ?? false)
+        // A PEM key without a .pub beside it: its public key is computed from the key itself.
+        if publicKey == nil, !inspection.encrypted || decrypted, case .success(let key) = SSHPrivateKey.fromKeyFile(file, passphrase: nil) {
+            publicKey = key.withComment(name).publicLine
+            identity.publicKey = key.withComment(name).publicLine
+            identity.keyType = key.algorithm.keyType
+        }
         try vault.saveIdentityPrivateKey(file, identityID: identity.id, class: keyClass)
         if let passphrase, keepPassphrase {
             try vault.saveIdentityPassphrase(passphrase, identityID: identity.id, class: passphraseClass)
@@ -111,18 +145,22 @@ public enum IdentityOperations {
         identity.passphraseRef = keepPassphrase ? .identityPassphrase(identity.id) : nil
         identity.keyFile = ""
         identity.updatedAt = Date()
+        try adjust(&identity)
         try save(identity, in: store)
-        return Imported(identity: identity, format: inspection.format.rawValue, keyClass: keyClass, foundPublicKey: publicKey != nil)
+        return Imported(identity: identity, format: inspection.format.rawValue, keyClass: keyClass, foundPublicKey: publicKey != nil,
+                        decrypted: decrypted)
     }
 
     /// A new ed25519 identity whose private key exists only in the vault; returns it and its public key line.
     public static func generate(named name: String, comment: String?, workspace: Workspace, store: Store,
-                                vaultPassphrase: () throws -> SecretBytes) throws -> (identity: Identity, publicKey: String) {
+                                vaultPassphrase: () throws -> SecretBytes,
+                                adjust: (inout Identity) throws -> Void = { _ in }) throws -> (identity: Identity, publicKey: String) {
         if try store.identities().contains(where: { $0.name == name }) {
             throw ShelfError(.usage, "an identity named '\(Display.safe(name))' exists already",
                              hint: "choose another name, or 'sshelf identity import' to replace its key")
         }
         var identity = Identity(name: name, keyType: .ed25519)
+        try adjust(&identity)
         let keyClass = ClassPolicy.accessibility(for: .identityPrivateKey, readAt: .interactive)
         let vault = try VaultAccess.open(workspace, create: true)
         try VaultAccess.unlockIfNeeded(vault, for: [keyClass], passphrase: vaultPassphrase)

@@ -1,30 +1,76 @@
 // Resolve: finding the record a user named — hosts by name (or id prefix when names repeat), groups by
-// slash path, identities by name, rules by id prefix or name — with errors that say what to type instead.
+// slash path, identities by name, rules by id prefix or name — with errors that say what to type instead
+// (a name several hosts share is given as NAME@ID-PREFIX).
 import Foundation
 import ShelfCore
 import ShelfStore
 
 public enum Resolve {
-    public static func host(_ name: String, in store: Store) throws -> ShelfCore.Host {
-        let named = try store.hosts(named: name)
+    /// The host `text` names: a name (exact, then ignoring case), `NAME@ID-PREFIX` when several hosts share the name,
+    /// or an id prefix alone. A shared name is an error listing each host as NAME@ID, so the user can pick one.
+    public static func host(_ text: String, in store: Store) throws -> ShelfCore.Host {
+        let named = try store.hosts(named: text)
         if named.count == 1 { return named[0] }
-        if named.count > 1 {
-            let ids = named.map { Display.shortID($0.id) }.joined(separator: ", ")
-            throw ShelfError(.usage, "\(named.count) hosts are named '\(Display.safe(name))' (ids \(ids))",
-                             hint: "name one by its id, e.g. sshelf show \(Display.shortID(named[0].id))")
+        if named.count > 1 { throw sharedName(text, named) }
+        if let at = text.lastIndex(of: "@") {
+            let name = String(text[..<at])
+            let prefix = String(text[text.index(after: at)...]).lowercased()
+            if name.isEmpty { return try host(id: prefix, in: store) }
+            let sameName = name.isEmpty ? [] : try store.hosts(named: name)
+            if !sameName.isEmpty, isIDPrefix(prefix) {
+                let picked = sameName.filter { $0.id.uuidString.lowercased().hasPrefix(prefix) }
+                if picked.count == 1 { return picked[0] }
+                if picked.count > 1 { throw sharedName(name, picked) }
+                throw ShelfError(.notFound, "no host named '\(Display.safe(name))' has an id starting with \(Display.safe(prefix))",
+                                 hint: "the hosts named '\(Display.safe(name))' are \(choices(sameName))")
+            }
         }
-        if let byID = try hostByIDPrefix(name, in: store) { return byID }
-        let close = try store.searchHosts(name).prefix(3).map(\.name)
-        throw ShelfError(.notFound, "no host named '\(Display.safe(name))'",
+        if isIDPrefix(text.lowercased()), !(try store.hosts(idPrefix: text.lowercased())).isEmpty {
+            return try host(id: text.lowercased(), in: store)
+        }
+        let close = try store.searchHosts(text).prefix(3).map(\.name)
+        throw ShelfError(.notFound, "no host named '\(Display.safe(text))'",
                          hint: close.isEmpty ? "see 'sshelf list'" : "did you mean: \(close.map(Display.safe).joined(separator: ", "))?")
     }
 
-    /// Ids are shown as 8 hex digits; accept 4 or more.
-    public static func hostByIDPrefix(_ text: String, in store: Store) throws -> ShelfCore.Host? {
-        let prefix = text.lowercased()
-        guard prefix.count >= 4, prefix.allSatisfy({ $0.isHexDigit || $0 == "-" }) else { return nil }
-        let matches = try store.hosts(idPrefix: prefix)
-        return matches.count == 1 ? matches[0] : nil
+    /// The host whose id starts with `prefix` (`--id`, or "@PREFIX"), whatever its name.
+    public static func host(id prefix: String, in store: Store) throws -> ShelfCore.Host {
+        guard isIDPrefix(prefix) else {
+            throw ShelfError(.invalid, "'\(Display.safe(prefix))' is not a host id (4 or more hex digits)",
+                             hint: "ids are listed by 'sshelf list --json'")
+        }
+        let byID = try store.hosts(idPrefix: prefix)
+        if byID.count == 1 { return byID[0] }
+        if byID.count > 1 {
+            throw ShelfError(.usage, "\(byID.count) hosts have an id starting with \(Display.safe(prefix)): \(choices(byID))",
+                             hint: "give more digits of the id")
+        }
+        throw ShelfError(.notFound, "no host has an id starting with \(Display.safe(prefix))", hint: "see 'sshelf list --json'")
+    }
+
+    static func isIDPrefix(_ text: String) -> Bool {
+        text.count >= 4 && text.allSatisfy { $0.isHexDigit || $0 == "-" }
+    }
+
+    /// How a host is named so that it is found again: its name when that is the only host with it, else NAME@ID.
+    public static func reference(_ host: ShelfCore.Host, in store: Store) throws -> String {
+        try store.hosts(named: host.name).count > 1 ? "\(host.name)@\(Display.shortID(host.id))" : host.name
+    }
+
+    /// Several hosts answer to `name`: say which they are and how to name one, and how to end the clash.
+    static func sharedName(_ name: String, _ hosts: [ShelfCore.Host]) -> ShelfError {
+        let first = ShellWord.quote("\(Display.safe(hosts[0].name))@\(Display.shortID(hosts[0].id))")
+        let last = ShellWord.quote("\(Display.safe(hosts[hosts.count - 1].name))@\(Display.shortID(hosts[hosts.count - 1].id))")
+        return ShelfError(
+            .usage, "\(hosts.count) hosts are named '\(Display.safe(name))': \(choices(hosts))",
+            hint: "say which one as NAME@ID in place of the name (e.g. \(first)), or by its id with --id ID; to end the clash, rename one: sshelf edit \(last) --rename NEWNAME")
+    }
+
+    /// "web@3fa2c1d0 (deploy@10.0.0.1, group prod), web@9b1e22aa (10.0.0.2)".
+    static func choices(_ hosts: [ShelfCore.Host]) -> String {
+        hosts.map { host in
+            "\(Display.safe(host.name))@\(Display.shortID(host.id)) (\(Display.safe(host.destination)))"
+        }.joined(separator: ", ")
     }
 
     public static func group(_ path: String, tree: GroupTree) throws -> HostGroup {
@@ -40,8 +86,9 @@ public enum Resolve {
         let named = all.filter { $0.name == name }
         if named.count == 1 { return named[0] }
         if named.count > 1 {
-            throw ShelfError(.usage, "\(named.count) identities are named '\(Display.safe(name))'",
-                             hint: "rename one of them first")
+            let ids = named.map { "\(Display.shortID($0.id)) (\($0.keyType.rawValue))" }.joined(separator: ", ")
+            throw ShelfError(.usage, "\(named.count) identities are named '\(Display.safe(name))': ids \(ids)",
+                             hint: "give the id instead of the name, e.g. \(Display.shortID(named[0].id))")
         }
         let prefix = name.lowercased()
         let byID = all.filter { prefix.count >= 4 && $0.id.uuidString.lowercased().hasPrefix(prefix) }
@@ -62,9 +109,10 @@ public enum Resolve {
         throw ShelfError(.notFound, "no forward rule '\(Display.safe(text))'", hint: "see 'sshelf forward list' for ids")
     }
 
+    /// A port given on the command line; anything but 1-65535 is invalid data (exit 4), as the README's table says.
     public static func port(_ text: String, option: String) throws -> Int {
         guard let port = Int(text), (1...65535).contains(port), text.allSatisfy(\.isNumber) else {
-            throw ShelfError(.usage, "--\(option): '\(Display.safe(text))' is not a port (1-65535)")
+            throw ShelfError(.invalid, "--\(option): '\(Display.safe(text))' is not a port (1-65535)")
         }
         return port
     }
@@ -72,7 +120,7 @@ public enum Resolve {
     public static func authMethod(_ text: String) throws -> AuthMethod {
         guard let method = AuthMethod.parseKnown(text) else {
             let known = AuthMethod.knownCases.map(\.rawValue).joined(separator: ", ")
-            throw ShelfError(.usage, "--auth: unknown method '\(Display.safe(text))'", hint: "one of: \(known)")
+            throw ShelfError(.invalid, "--auth: unknown method '\(Display.safe(text))'", hint: "one of: \(known)")
         }
         return method
     }

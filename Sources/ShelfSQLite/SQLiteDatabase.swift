@@ -109,6 +109,7 @@ public final class SQLiteDatabase {
     }
 
     public func prepare(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+        SQLiteCounters.countPrepare()
         var statement: OpaquePointer? = nil
         try check(sqlite3_prepare_v2(handle, sql, -1, &statement, nil), "prepare \(sql.prefix(60))")
         return SQLiteStatement(statement, database: self)
@@ -182,7 +183,12 @@ public final class SQLiteStatement {
             case .null: rc = sqlite3_bind_null(handle, index)
             case .int(let v): rc = sqlite3_bind_int64(handle, index, Int64(v))
             case .double(let v): rc = sqlite3_bind_double(handle, index, v)
-            case .text(let v): rc = sqlite3_bind_text(handle, index, v, -1, transient)
+            case .text(var v):
+                // The bytes with their length: no C-string bridge and no strlen for every parameter.
+                rc = v.withUTF8 { bytes in
+                    bytes.isEmpty ? sqlite3_bind_text(handle, index, "", 0, transient)
+                        : sqlite3_bind_text(handle, index, bytes.baseAddress, Int32(bytes.count), transient)
+                }
             case .blob(let v): rc = sqlite3_bind_blob(handle, index, v, Int32(v.count), transient)
             }
             try database.check(rc, "bind parameter \(index)")
@@ -222,6 +228,15 @@ public final class SQLiteStatement {
     }
 
     public func optionalText(_ column: Int32) -> String? { isNull(column) ? nil : text(column) }
+
+    /// A text column's bytes without making a String, valid until the next step or reset (bulk loads).
+    public func bytes(_ column: Int32) -> UnsafeBufferPointer<UInt8> {
+        let count = Int(sqlite3_column_bytes(handle, column))
+        guard count > 0, let pointer = sqlite3_column_text(handle, column) else {
+            return UnsafeBufferPointer(start: nil, count: 0)
+        }
+        return UnsafeBufferPointer(start: pointer, count: count)
+    }
 
     /// The current row, each column as the type SQLite stored it with.
     public func values() -> [SQLiteValue] {

@@ -112,9 +112,9 @@ struct Authenticator {
             case .locked:
                 note = "the vault is locked"
                 storedFailure = unusable(.locked)
-            case .unavailable(let reason):
+            case .unavailable(let reason, let hint):
                 note = reason
-                storedFailure = unusable(.unavailable(reason: reason))
+                storedFailure = unusable(.unavailable(reason: reason, hint: hint))
             case .notStored: throw notSynced()
             }
         }
@@ -179,10 +179,10 @@ struct Authenticator {
         switch result {
         case .locked:
             return SSHError(.credentialUnavailable, "the password for \(hop.name) is in the vault, which is locked",
-                            hint: "unlock it first: sshelf vault unlock")
-        case .unavailable(let reason):
+                            hint: "give the vault passphrase where sshelf asks for it (see 'sshelf vault status')")
+        case .unavailable(let reason, let hint):
             return SSHError(.credentialUnavailable, "the password for \(hop.name) is in the vault, which cannot be read: \(reason)",
-                            hint: "see 'sshelf vault status'")
+                            hint: hint ?? "see 'sshelf vault status'")
         case .found, .notStored:
             return nil
         }
@@ -205,9 +205,9 @@ struct Authenticator {
         case .found, .notStored: throw notSynced()
         case .locked:
             throw SSHError(.credentialUnavailable, "the \(what) is in the vault, which is locked",
-                           hint: "unlock the vault first: sshelf vault unlock")
-        case .unavailable(let reason):
-            throw SSHError(.credentialUnavailable, "the \(what) cannot be read: \(reason)")
+                           hint: "give the vault passphrase where sshelf asks for it (see 'sshelf vault status')")
+        case .unavailable(let reason, let hint):
+            throw SSHError(.credentialUnavailable, "the \(what) cannot be read: \(reason)", hint: hint)
         }
     }
 }

@@ -9,8 +9,9 @@ public enum CredentialLookup: Sendable {
     case found(SecretBytes)
     /// This device holds no item under the reference (the config track arrived before the credential track).
     case notStored
-    /// The store cannot answer (broken, missing); the flow falls back to asking the user.
-    case unavailable(reason: String)
+    /// The store cannot answer (broken, missing, or the item is locked in a way the source can explain); the flow
+    /// falls back to asking the user. `hint` is what fixes it, when the source knows (it knows the item's class).
+    case unavailable(reason: String, hint: String? = nil)
     /// The store needs its passphrase first; the flow falls back to asking the user.
     case locked
 }

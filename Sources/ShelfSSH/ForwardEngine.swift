@@ -1,5 +1,6 @@
 // ForwardEngine: runs a host's forward rules (-L, -R, -D) over one logged-in connection with one poll() loop on
-// the calling thread: non-blocking libssh2 plus the local sockets, many connections per forward.
+// the calling thread: non-blocking libssh2 plus the local sockets, many connections per forward. In a ForwardPool
+// the first engine listens and hands connections to the others (one session and thread each) through `adopt`.
 //
 // libssh2 1.10 keeps a half-sent packet per session, not per channel: if a call returns EAGAIN with part of its
 // packet still unsent, the *next* sending call completes that packet and silently drops its own. So after such
@@ -43,29 +44,85 @@ public final class ForwardEngine: @unchecked Sendable {
     private var pending: Op?
     private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 32768, alignment: 16)
     private let stopPipe: (read: Int32, write: Int32)
+    /// Wakes the loop when another engine of the pool hands it a connection.
+    private let wakePipe: (read: Int32, write: Int32)
+    /// This engine's session among the pool's, and the balancer that spreads connections (nil when alone).
+    private let member: (index: Int, balancer: ForwardBalancer)?
     private let lock = NSLock()
     private var published: [ForwardStatus] = []
+    /// Sockets handed over by another engine, and whether this one still takes them (guarded by `lock`).
+    private var inbox: [(fd: Int32, forward: Int)] = []
+    private var adopting = true
     private var lastKeepalive = Date()
     private var running = false
+    /// libssh2's sends while `run()` runs, written once per pass (see ForwardSendBuffer), and what it replaced.
+    private var outgoing: (buffer: ForwardSendBuffer, replaced: ForwardSendBuffer.Installed)?
+    /// The send buffer's size: the default, or a small one in tests.
+    let sendBufferCapacity: Int
+
+    /// A rule whose listening side could not be opened (`skipFailedRules`), and why.
+    public struct RuleFailure: Sendable {
+        public var rule: PortForwardRule
+        public var error: SSHError
+    }
+
+    /// The rules left out because their listening side could not be opened (only with `skipFailedRules`).
+    public private(set) var failedRules: [RuleFailure] = []
 
     /// Opens every rule's listening side: local sockets for -L and -D (a taken port is an error naming it), a
-    /// listen request on the server for -R. Nothing is half-open when it throws.
-    public init(connection: SSHConnection, rules: [PortForwardRule], hostName: String) throws(SSHError) {
+    /// listen request on the server for -R. Nothing is half-open when it throws. With `skipFailedRules`, a rule
+    /// that cannot listen is left out (see `failedRules`) and the others run; it throws only when none can.
+    public convenience init(connection: SSHConnection, rules: [PortForwardRule], hostName: String,
+                            skipFailedRules: Bool = false) throws(SSHError) {
+        try self.init(connection: connection, rules: rules, hostName: hostName, member: nil,
+                      skipFailedRules: skipFailedRules)
+    }
+
+    /// A lone engine with a send buffer of `sendBufferCapacity` bytes (tests: libssh2 then sees "would block" often).
+    convenience init(
+        connection: SSHConnection, rules: [PortForwardRule], hostName: String, sendBufferCapacity: Int
+    ) throws(SSHError) {
+        try self.init(
+            connection: connection, rules: rules, hostName: hostName, member: nil,
+            sendBufferCapacity: sendBufferCapacity)
+    }
+
+    /// A pool member: the first (index 0) listens and accepts; the others only serve connections handed to them.
+    init(
+        connection: SSHConnection, rules: [PortForwardRule], hostName: String,
+        member: (index: Int, balancer: ForwardBalancer)?, sendBufferCapacity: Int = ForwardSendBuffer.defaultCapacity,
+        skipFailedRules: Bool = false
+    ) throws(SSHError) {
         self.connection = connection
+        self.sendBufferCapacity = sendBufferCapacity
         session = connection.target
         name = hostName
-        var pipeFDs: [Int32] = [-1, -1]
-        guard pipe(&pipeFDs) == 0 else {
-            scratch.deallocate()
-            throw SSHError(.network, "could not create the forward's stop pipe: \(String(cString: strerror(errno)))")
+        self.member = member
+        var pipes: [(read: Int32, write: Int32)] = []
+        for _ in 0..<2 {
+            var pipeFDs: [Int32] = [-1, -1]
+            guard pipe(&pipeFDs) == 0 else {
+                let reason = String(cString: strerror(errno))
+                for made in pipes { close(made.read); close(made.write) }
+                scratch.deallocate()
+                throw SSHError(.network, "could not create the forward's control pipe: \(reason)")
+            }
+            for fd in pipeFDs {
+                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            }
+            pipes.append((pipeFDs[0], pipeFDs[1]))
         }
-        for fd in pipeFDs {
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-        }
-        stopPipe = (pipeFDs[0], pipeFDs[1])
-        do {
-            for rule in rules { try add(rule) }
+        stopPipe = pipes[0]
+        wakePipe = pipes[1]
+        do throws(SSHError) {
+            for rule in rules {
+                do throws(SSHError) { try add(rule) } catch {
+                    guard skipFailedRules else { throw error }
+                    failedRules.append(RuleFailure(rule: rule, error: error))
+                }
+            }
+            if forwards.isEmpty, let first = failedRules.first { throw first.error }
         } catch {
             releaseListeners()
             throw error
@@ -75,10 +132,13 @@ public final class ForwardEngine: @unchecked Sendable {
 
     deinit {
         releaseListeners()
-        close(stopPipe.read)
-        close(stopPipe.write)
+        for fd in [stopPipe.read, stopPipe.write, wakePipe.read, wakePipe.write] { close(fd) }
+        for handed in inbox { close(handed.fd) }
         scratch.deallocate()
     }
+
+    /// Only the first engine of a pool opens listeners; the others show the rules' counts for their session.
+    private var listens: Bool { (member?.index ?? 0) == 0 }
 
     /// What each forward is doing now (safe from any thread).
     public func status() -> [ForwardStatus] {
@@ -96,6 +156,8 @@ public final class ForwardEngine: @unchecked Sendable {
     /// Moves data until `stop()` or until the connection is lost (thrown as `.disconnected`).
     public func run() throws(SSHError) {
         session.setBlocking(false)
+        let buffer = ForwardSendBuffer(socket: session.socket, capacity: sendBufferCapacity)
+        outgoing = (buffer, buffer.install(on: session.raw))
         defer { shutDown() }
         var stopRequested = false
         while !stopRequested {
@@ -113,6 +175,10 @@ public final class ForwardEngine: @unchecked Sendable {
     // MARK: setup
 
     private func add(_ rule: PortForwardRule) throws(SSHError) {
+        guard listens else {
+            forwards.append(Forward(rule: rule, status: ForwardStatus(rule: rule, boundPort: rule.bindPort)))
+            return
+        }
         switch rule.kind {
         case .local, .dynamic:
             let (fds, port) = try ForwardSocket.listen(address: rule.bindAddress, port: rule.bindPort)
@@ -146,6 +212,21 @@ public final class ForwardEngine: @unchecked Sendable {
 
     /// Frees every channel and cancels the server-side listeners (blocking: we are leaving), then closes sockets.
     private func shutDown() {
+        lock.lock()
+        adopting = false
+        let unclaimed = inbox
+        inbox = []
+        lock.unlock()
+        for handed in unclaimed {
+            close(handed.fd)
+            if let member { member.balancer.release(member.index) }
+        }
+        // What libssh2 believes it sent goes out before its own send is back (and before any blocking call).
+        if let (buffer, replaced) = outgoing {
+            buffer.drain(timeout: 2)
+            buffer.uninstall(replaced, from: session.raw)
+            outgoing = nil
+        }
         session.setBlocking(true)
         session.setTimeout(seconds: 2)
         for link in links.values {
@@ -170,6 +251,7 @@ public final class ForwardEngine: @unchecked Sendable {
     private func pass() throws(SSHError) -> Bool {
         var progress = false
         progress = acceptLocal() || progress
+        progress = takeHandedOver() || progress
         progress = try acceptRemote() || progress
         progress = try openNext() || progress
         for link in Array(links.values) {
@@ -182,6 +264,11 @@ public final class ForwardEngine: @unchecked Sendable {
             let code = libssh2_keepalive_send(session.raw, &next)
             try settle(.keepalive, code: code)
         }
+        // The packets this pass produced leave together (what the socket does not take now waits for POLLOUT).
+        if let buffer = outgoing?.buffer {
+            buffer.flush()
+            if buffer.failure != 0 { throw lost() }
+        }
         return progress
     }
 
@@ -193,17 +280,54 @@ public final class ForwardEngine: @unchecked Sendable {
                 for _ in 0..<32 {
                     guard let fd = ForwardSocket.accept(listener) else { break }
                     progress = true
-                    let rule = forwards[index].rule
-                    let link = newLink(forward: index, fd: fd, phase: rule.kind == .dynamic ? .socks : .waitingToOpen)
-                    if rule.kind == .local {
-                        link.target = "\(rule.targetHost):\(rule.targetPort)"
-                        link.openMessage = ForwardLink.directTCPIPMessage(host: rule.targetHost, port: rule.targetPort)
-                        openQueue.append(link.id)
+                    if let member {
+                        let chosen = member.balancer.assign(spread: forwards[index].rule.sessions)
+                        if chosen != member.index {
+                            member.balancer.handOff(fd, forward: index, to: chosen)
+                            continue
+                        }
                     }
+                    startLink(forward: index, fd: fd)
                 }
             }
         }
         return progress
+    }
+
+    /// A new local connection of a -L or -D rule: queued for its channel, or reading its SOCKS request first.
+    private func startLink(forward index: Int, fd: Int32) {
+        let rule = forwards[index].rule
+        let link = newLink(forward: index, fd: fd, phase: rule.kind == .dynamic ? .socks : .waitingToOpen)
+        if rule.kind == .local {
+            link.target = "\(rule.targetHost):\(rule.targetPort)"
+            link.openMessage = ForwardLink.directTCPIPMessage(host: rule.targetHost, port: rule.targetPort)
+            openQueue.append(link.id)
+        }
+    }
+
+    /// Takes an accepted socket from the pool's listening engine (any thread). False once this engine has stopped:
+    /// the caller then closes the socket.
+    func adopt(_ fd: Int32, forward: Int) -> Bool {
+        lock.lock()
+        guard adopting else {
+            lock.unlock()
+            return false
+        }
+        inbox.append((fd, forward))
+        lock.unlock()
+        var byte: UInt8 = 1
+        _ = write(wakePipe.write, &byte, 1)
+        return true
+    }
+
+    private func takeHandedOver() -> Bool {
+        guard member != nil else { return false }
+        lock.lock()
+        let handed = inbox
+        inbox = []
+        lock.unlock()
+        for (fd, forward) in handed { startLink(forward: forward, fd: fd) }
+        return !handed.isEmpty
     }
 
     private func acceptRemote() throws(SSHError) -> Bool {
@@ -213,6 +337,7 @@ public final class ForwardEngine: @unchecked Sendable {
             while pending == nil, let channel = libssh2_channel_forward_accept(listener) {
                 progress = true
                 let rule = forwards[index].rule
+                if let member { member.balancer.add(member.index) }
                 let link = newLink(forward: index, fd: -1, phase: .connecting)
                 link.channel = channel
                 link.target = "\(rule.targetHost):\(rule.targetPort)"
@@ -239,6 +364,7 @@ public final class ForwardEngine: @unchecked Sendable {
     private func retire(_ link: ForwardLink) {
         links[link.id] = nil
         forwards[link.forward].status.activeConnections -= 1
+        if let member { member.balancer.release(member.index) }
     }
 
     /// Opens the channel of the first link in the queue; one at a time (libssh2 keeps one open state per session).
@@ -540,6 +666,7 @@ public final class ForwardEngine: @unchecked Sendable {
     private func noteFailure(_ link: ForwardLink, _ reason: String) {
         forwards[link.forward].status.failedConnections += 1
         forwards[link.forward].status.lastError = reason
+        forwards[link.forward].status.lastErrorAt = Date()
     }
 
     // MARK: the half-sent-packet rule
@@ -597,6 +724,13 @@ public final class ForwardEngine: @unchecked Sendable {
     /// Sleeps until a socket is ready; true when stop() was called.
     private func waitForEvents() throws(SSHError) -> Bool {
         var fds: [pollfd] = [pollfd(fd: stopPipe.read, events: Int16(POLLIN), revents: 0)]
+        if member != nil {
+            // Drain the wake-ups already counted for (their sockets are taken at the top of each pass).
+            var bytes = (UInt64(0), UInt64(0))
+            while withUnsafeMutableBytes(of: &bytes, { read(wakePipe.read, $0.baseAddress, $0.count) }) > 0 {}
+            if takeHandedOver() { return false }
+            fds.append(pollfd(fd: wakePipe.read, events: Int16(POLLIN), revents: 0))
+        }
         // Read from the session only when someone will take what arrives; otherwise a full buffer would make the
         // readable socket wake us in a loop. Hang-ups are always watched.
         var wantSession = opening != nil || pending != nil || forwards.contains { $0.remoteListener != nil }
@@ -621,7 +755,8 @@ public final class ForwardEngine: @unchecked Sendable {
             if events != 0 { fds.append(pollfd(fd: link.fd, events: events, revents: 0)) }
         }
         if links.values.contains(where: { $0.phase == .closing }) { wantSession = true }
-        let sessionEvents = (wantSession ? Int16(POLLIN) | session.blockDirections : 0) | Self.pollReadHangup
+        var sessionEvents = (wantSession ? Int16(POLLIN) | session.blockDirections : 0) | Self.pollReadHangup
+        if outgoing?.buffer.isEmpty == false { sessionEvents |= Int16(POLLOUT) }
         fds.append(pollfd(fd: session.socket, events: sessionEvents, revents: 0))
         let timeout = Int32(
             max(100, min(Self.keepaliveSeconds - Date().timeIntervalSince(lastKeepalive), Self.keepaliveSeconds) * 1000)

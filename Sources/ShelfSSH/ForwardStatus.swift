@@ -16,6 +16,10 @@ public struct ForwardStatus: Sendable, Codable, Equatable {
     public var bytesOut: Int64 = 0
     public var bytesIn: Int64 = 0
     public var lastError: String?
+    /// When `lastError` happened (the pool keeps the newest of its sessions' errors).
+    public var lastErrorAt: Date?
+    /// Connections each session has carried, in session order, for a rule spread over more than one session.
+    public var connectionsPerSession: [Int]?
 
     public init(rule: PortForwardRule, boundPort: Int) {
         ruleID = rule.id

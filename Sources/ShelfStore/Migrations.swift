@@ -9,7 +9,7 @@ enum Migration: Sendable {
 }
 
 enum Migrations {
-    static let all: [Migration] = [version1, version2, version3, version4]
+    static let all: [Migration] = [version1, version2, version3, version4, catalog, identityAgentOptions, trustedSync]
     static var latest: Int { all.count }
 
     /// The first schema. Relations are flat optional ids with no foreign keys and no unique names: sync can
@@ -117,13 +117,56 @@ enum Migrations {
         }
     }
 
+    /// Forward rules: how many SSH sessions carry a rule's connections. A rule that arrived by sync from a newer
+    /// device before this column existed kept `sessions` among its unknown fields; it moves into the column here,
+    /// so the value is not stored twice (clamped to what this version runs).
+    static let version4 = Migration.code { db in
+        try db.execute("ALTER TABLE forward_rules ADD COLUMN sessions INTEGER NOT NULL DEFAULT 1;")
+        let rows = try db.query("SELECT id, extra FROM forward_rules WHERE extra LIKE '%\"sessions\"%'") { row in
+            (row.text(0), ExtraFields.decode(row.text(1)))
+        }
+        let update = try db.prepare("UPDATE forward_rules SET sessions = ?, extra = ? WHERE id = ?")
+        for (id, extra) in rows {
+            var rest = extra
+            guard case .number(let value)? = rest.removeValue(forKey: "sessions"), value.isFinite else { continue }
+            let sessions = Int(min(max(value.rounded(), 1), Double(PortForwardRule.sessionLimit)))
+            try update.bind([.int(sessions), .text(ExtraFields.encode(rest)), .text(id)])
+            while try update.step() {}
+        }
+    }
+
+    /// The sshelf agent's per-identity options: confirm each signature, and how long the key is served. An identity
+    /// that arrived by sync from a newer device before these columns existed kept them among its unknown fields;
+    /// they move into the columns here.
+    static let identityAgentOptions = Migration.code { db in
+        try db.execute("""
+            ALTER TABLE identities ADD COLUMN confirm_each_use INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE identities ADD COLUMN agent_lifetime INTEGER NOT NULL DEFAULT 0;
+            """)
+        let rows = try db.query(
+            "SELECT id, extra FROM identities WHERE extra LIKE '%\"confirmEachUse\"%' OR extra LIKE '%\"agentLifetime\"%'"
+        ) { row in (row.text(0), ExtraFields.decode(row.text(1))) }
+        let update = try db.prepare("UPDATE identities SET confirm_each_use = ?, agent_lifetime = ?, extra = ? WHERE id = ?")
+        for (id, extra) in rows {
+            var rest = extra
+            let confirm: Bool
+            if case .bool(let value)? = rest.removeValue(forKey: "confirmEachUse") { confirm = value } else { confirm = false }
+            var lifetime = 0
+            if case .number(let value)? = rest.removeValue(forKey: "agentLifetime"), value.isFinite {
+                lifetime = Int(min(max(value.rounded(), 0), Double(Validation.maximumAgentLifetime)))
+            }
+            try update.bind([.int(confirm ? 1 : 0), .int(lifetime), .text(ExtraFields.encode(rest)), .text(id)])
+            while try update.step() {}
+        }
+    }
+
     /// Trusted sync (remote format 2): a clock per field group (`clock`, empty while one stamp covers the whole
     /// record, so existing rows need no rewrite) and one step of local history (`history`, see FieldHistory), the
     /// local changes not yet sent, and what this device has
     /// verified of the sync group — certificates (the roster), each device's chain head, the entries verified,
     /// pending invites, and merge conflicts. Format-1 bookkeeping (batches merged) goes: those files are never
     /// read again.
-    static let version4 = Migration.sql("""
+    static let trustedSync = Migration.sql("""
         ALTER TABLE record_clock ADD COLUMN clock TEXT NOT NULL DEFAULT '';
         ALTER TABLE record_clock ADD COLUMN history TEXT NOT NULL DEFAULT '';
         CREATE TABLE sync_outbox(kind TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY(kind, id));

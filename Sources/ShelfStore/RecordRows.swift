@@ -86,20 +86,23 @@ enum GroupRow {
 }
 
 enum IdentityRow {
-    static let columns = "id, name, key_type, public_key, private_key_ref, passphrase_ref, key_file, updated_at, extra"
+    static let columns = """
+        id, name, key_type, public_key, private_key_ref, passphrase_ref, key_file, updated_at, extra, confirm_each_use, \
+        agent_lifetime
+        """
     static let upsert = """
-        INSERT INTO identities(\(columns)) VALUES (?,?,?,?,?,?,?,?,?)
+        INSERT INTO identities(\(columns)) VALUES (?,?,?,?,?,?,?,?,?,?,?)
         ON CONFLICT(id) DO UPDATE SET name=excluded.name, key_type=excluded.key_type,
           public_key=excluded.public_key, private_key_ref=excluded.private_key_ref,
           passphrase_ref=excluded.passphrase_ref, key_file=excluded.key_file, updated_at=excluded.updated_at,
-          extra=excluded.extra
+          extra=excluded.extra, confirm_each_use=excluded.confirm_each_use, agent_lifetime=excluded.agent_lifetime
         """
 
     static func bindings(_ identity: Identity) -> [SQLValue] {
         [.text(identity.id.storeText), .text(identity.name), .text(identity.keyType.rawValue), .text(identity.publicKey),
          .optional(identity.privateKeyRef?.rawValue), .optional(identity.passphraseRef?.rawValue),
          .text(identity.keyFile), .double(identity.updatedAt.timeIntervalSince1970),
-         .text(ExtraFields.encode(identity.extra))]
+         .text(ExtraFields.encode(identity.extra)), .int(identity.confirmEachUse ? 1 : 0), .int(identity.agentLifetime)]
     }
 
     static func read(_ row: Statement) -> Identity? {
@@ -107,27 +110,29 @@ enum IdentityRow {
         return Identity(id: id, name: row.text(1), keyType: KeyType(rawValue: row.text(2)), publicKey: row.text(3),
                         privateKeyRef: row.optionalText(4).flatMap(ReferenceKey.init),
                         passphraseRef: row.optionalText(5).flatMap(ReferenceKey.init), keyFile: row.text(6),
-                        updatedAt: row.date(7), extra: ExtraFields.decode(row.text(8)))
+                        confirmEachUse: row.int(9) != 0, agentLifetime: row.int(10), updatedAt: row.date(7),
+                        extra: ExtraFields.decode(row.text(8)))
     }
 }
 
 enum ForwardRow {
     static let columns = """
-        id, host_id, name, kind, bind_address, bind_port, target_host, target_port, autostart, enabled, updated_at, extra
+        id, host_id, name, kind, bind_address, bind_port, target_host, target_port, autostart, enabled, updated_at, extra, \
+        sessions
         """
     static let upsert = """
-        INSERT INTO forward_rules(\(columns)) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)
+        INSERT INTO forward_rules(\(columns)) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)
         ON CONFLICT(id) DO UPDATE SET host_id=excluded.host_id, name=excluded.name, kind=excluded.kind,
           bind_address=excluded.bind_address, bind_port=excluded.bind_port, target_host=excluded.target_host,
           target_port=excluded.target_port, autostart=excluded.autostart, enabled=excluded.enabled,
-          updated_at=excluded.updated_at, extra=excluded.extra
+          updated_at=excluded.updated_at, extra=excluded.extra, sessions=excluded.sessions
         """
 
     static func bindings(_ rule: PortForwardRule) -> [SQLValue] {
         [.text(rule.id.storeText), .optional(rule.hostID), .text(rule.name), .text(rule.kind.rawValue),
          .text(rule.bindAddress), .int(rule.bindPort), .text(rule.targetHost), .int(rule.targetPort),
          .int(rule.autostart ? 1 : 0), .int(rule.enabled ? 1 : 0), .double(rule.updatedAt.timeIntervalSince1970),
-         .text(ExtraFields.encode(rule.extra))]
+         .text(ExtraFields.encode(rule.extra)), .int(rule.sessions)]
     }
 
     static func read(_ row: Statement) -> PortForwardRule? {
@@ -135,6 +140,6 @@ enum ForwardRow {
         return PortForwardRule(id: id, hostID: row.uuid(1), name: row.text(2), kind: ForwardKind(rawValue: row.text(3)),
                                bindAddress: row.text(4), bindPort: row.int(5), targetHost: row.text(6),
                                targetPort: row.int(7), autostart: row.int(8) != 0, enabled: row.int(9) != 0,
-                               updatedAt: row.date(10), extra: ExtraFields.decode(row.text(11)))
+                               sessions: row.int(12), updatedAt: row.date(10), extra: ExtraFields.decode(row.text(11)))
     }
 }

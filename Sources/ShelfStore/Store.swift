@@ -118,6 +118,7 @@ public final class Store {
         do {
             let result = try body(self)
             try db.execute("COMMIT")
+            StoreCounters.shared.countCommit()
             return result
         } catch {
             try? db.execute("ROLLBACK")
@@ -172,6 +173,13 @@ public final class Store {
                             [.text(name)], row: HostRow.read).compactMap { $0 }
     }
 
+    /// Hosts whose name equals `name` ignoring case (ASCII), in id order: the unique-name rule compares this way,
+    /// as ssh compares Host aliases.
+    public func hosts(sameNameAs name: String) throws -> [ShelfCore.Host] {
+        try db.query("SELECT \(HostRow.columns) FROM hosts WHERE name = ? COLLATE NOCASE ORDER BY id", [.text(name)],
+                     row: HostRow.read).compactMap { $0 }
+    }
+
     /// Hosts whose id starts with `prefix` (lower-case hex and dashes), found through the primary key.
     public func hosts(idPrefix prefix: String) throws -> [ShelfCore.Host] {
         try db.query("SELECT \(HostRow.columns) FROM hosts WHERE id >= ? AND id < ? ORDER BY id",
@@ -198,38 +206,6 @@ public final class Store {
     public func deleteHost(_ id: UUID) throws {
         try db.run("DELETE FROM hosts WHERE id = ?", [.text(id.storeText)])
         try stampDelete(.host, id)
-    }
-
-    /// Hosts matching every term of `filter` in name, hostname, user, tags or group path, optionally limited
-    /// to a set of groups. The scan runs inside SQLite over a pre-folded column, so 100,000 hosts stay quick.
-    public func searchHosts(_ filter: String, inGroups groupIDs: Set<UUID>? = nil) throws -> [ShelfCore.Host] {
-        let terms = HostSearch.terms(filter)
-        let tree = GroupTree(try groups())
-        var clauses: [String] = []
-        var bindings: [SQLValue] = []
-        for term in terms {
-            let pathMatches = tree.groups.keys.filter { HostSearch.fold(tree.path(of: $0)).contains(term) }
-            var clause = "search_text LIKE ? ESCAPE '\\'"
-            bindings.append(.text("%" + Store.escapeLike(term) + "%"))
-            if !pathMatches.isEmpty {
-                clause += " OR group_id IN (\(pathMatches.map { _ in "?" }.joined(separator: ",")))"
-                bindings += pathMatches.map { .text($0.storeText) }
-            }
-            clauses.append("(\(clause))")
-        }
-        if let groupIDs {
-            guard !groupIDs.isEmpty else { return [] }
-            clauses.append("group_id IN (\(groupIDs.map { _ in "?" }.joined(separator: ",")))")
-            bindings += groupIDs.map { .text($0.storeText) }
-        }
-        let whereClause = clauses.isEmpty ? "" : "WHERE " + clauses.joined(separator: " AND ")
-        return try db.query("SELECT \(HostRow.columns) FROM hosts \(whereClause) ORDER BY name COLLATE NOCASE, id",
-                            bindings, row: HostRow.read).compactMap { $0 }
-    }
-
-    static func escapeLike(_ term: String) -> String {
-        term.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
-            .replacingOccurrences(of: "_", with: "\\_")
     }
 
     // MARK: identities

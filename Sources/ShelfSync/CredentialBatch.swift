@@ -84,7 +84,7 @@ enum CredentialBatch {
                     failure = SyncFailure("credential batch holds an item this version cannot name")
                     return
                 }
-                guard accessibility.mayLeaveDevice, !key.isSyncSecret else {
+                guard accessibility.mayLeaveDevice, !key.isDeviceSecret else {
                     failure = SyncFailure("credential batch holds a \(accessibility) item, which never leaves its device; refused")
                     return
                 }

@@ -28,7 +28,7 @@ public struct CredentialSync {
         var moved = 0
         do {
             for info in try vault.items() {
-                guard let key = ReferenceKey(info.key), !key.isSyncSecret, Self.eligibleFamilies.contains(key.secret),
+                guard let key = ReferenceKey(info.key), !key.isDeviceSecret, Self.eligibleFamilies.contains(key.secret),
                       let current = info.knownClass, let twin = current.syncableTwin else { continue }
                 if try vault.reclassify(key, from: current, to: twin) { moved += 1 }
             }
@@ -42,7 +42,7 @@ public struct CredentialSync {
     func syncableItems() throws(SyncFailure) -> [VaultItemInfo] {
         do {
             return try vault.items().filter { info in
-                guard let key = ReferenceKey(info.key), !key.isSyncSecret, let accessibility = info.knownClass else { return false }
+                guard let key = ReferenceKey(info.key), !key.isDeviceSecret, let accessibility = info.knownClass else { return false }
                 return accessibility.mayLeaveDevice
             }
         } catch {
@@ -85,7 +85,7 @@ public struct CredentialSync {
         for key in present { ledger.tombstones[key] = nil }
         ledger.sent = present
         for (key, time) in ledger.tombstones.sorted(by: { $0.key < $1.key }) {
-            guard let reference = ReferenceKey(key), !reference.isSyncSecret else { continue }
+            guard let reference = ReferenceKey(key), !reference.isDeviceSecret else { continue }
             items.append(CredentialItem(key: reference, accessibility: .whenUnlocked, updatedAt: time, value: SecretBytes(count: 0),
                                         deleted: true))
         }

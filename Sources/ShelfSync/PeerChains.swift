@@ -179,7 +179,10 @@ struct PeerChains {
             var unknownKinds: Set<String> = []
             let applied: Int
             do {
-                applied = try store.write { store -> Int in
+                // A snapshot's thousands of rows go in as a bulk write (the catalog triggers step aside, one token
+                // change at the end); a few changes take the ordinary transaction.
+                let write: ((Store) throws -> Int) throws -> Int = content.records.count > 256 ? store.bulkWrite : store.write
+                applied = try write { store -> Int in
                     var applied = 0
                     for record in content.records {
                         // A kind a newer sshelf added is left for that version; everything else must apply.

@@ -1,6 +1,6 @@
 // DetachedProcess: starts a background sshelf child with posix_spawn (Foundation's Process can miss a child's
 // exit while other children run): a new session with no controlling terminal, default signal handling, stdin
-// and stdout on /dev/null, stderr on /dev/null or a 0600 log, and optionally one extra descriptor as fd 3.
+// and stdout on /dev/null, stderr on /dev/null or a 0600 log, optionally one extra descriptor as fd 3, and no other.
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -20,6 +20,12 @@ public enum DetachedProcess {
             posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         }
         if let fd3 { posix_spawn_file_actions_adddup2(&actions, fd3, 3) }
+        // Nothing else of ours: a daemon holding a parent's pipe or socket keeps that parent's reader (a test
+        // harness, a shell's $(…)) waiting for an end of file that never comes. (glibc ignores a close action on a
+        // descriptor that has meanwhile been closed.)
+        for fd in inheritedDescriptors() where fd > 3 || (fd == 3 && fd3 == nil) {
+            posix_spawn_file_actions_addclose(&actions, fd)
+        }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -39,5 +45,15 @@ public enum DetachedProcess {
         let rc = posix_spawn(&pid, argv[0], &actions, &attributes, &cArgv, environ)
         guard rc == 0 else { return .failure(FileSystemError(path: argv[0], operation: "start", code: rc)) }
         return .success(pid)
+    }
+
+    /// Descriptors from 3 up that an exec would keep (no FD_CLOEXEC).
+    private static func inheritedDescriptors() -> [Int32] {
+        let listed = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return listed.compactMap { Int32($0) }.filter { fd in
+            guard fd >= 3 else { return false }
+            let flags = fcntl(fd, F_GETFD)
+            return flags >= 0 && flags & FD_CLOEXEC == 0
+        }
     }
 }

@@ -31,6 +31,9 @@ public final class JoinableThread {
         }
     }
 
+    /// False when no thread could be had (the body then ran inline, or not at all).
+    public var isStarted: Bool { started }
+
     /// Waits until the thread has returned and released everything it held.
     public func join() {
         guard started, !joined else { return }

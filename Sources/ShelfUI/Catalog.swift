@@ -1,73 +1,90 @@
-// Catalog: one loaded snapshot of the store, prepared for drawing and searching (display strings, folded
-// search text, per-group counts). Built off the input path by the app, then handed to the reducer.
+// Catalog: one loaded snapshot of the store for drawing and searching — every host in a HostTable (a compact
+// column store: no Swift object per host), the group tree with per-group counts, identities and forward rules.
+// Built off the input path by the app, then handed to the reducer. A catalog may be only the first screenful
+// (`isComplete` false): it draws at once while the whole one loads.
 import Foundation
 import ShelfCore
 
-/// A host as the list draws it, with its searchable text: name ␟ destination ␟ tags ␟ group path.
-public struct HostEntry: Sendable, Equatable {
-    public var name: String
-    public var destination: String
-    public var tags: String
-    public var groupPath: String
-    public var search: [UInt32]
-    /// Where each field starts in `search`: destination, tags, group path (the name starts at 0).
-    public var destinationStart: Int
-    public var tagsStart: Int
-    public var groupStart: Int
-
-    public init(host: ShelfCore.Host, groupPath: String) {
-        name = host.name
-        destination = host.destination
-        tags = host.tags.joined(separator: ",")
-        self.groupPath = groupPath
-        var text = Fuzzy.fold(name)
-        destinationStart = text.count + 1
-        text.append(0x1F)
-        text += Fuzzy.fold(destination)
-        tagsStart = text.count + 1
-        text.append(0x1F)
-        text += Fuzzy.fold(tags)
-        groupStart = text.count + 1
-        text.append(0x1F)
-        text += Fuzzy.fold(groupPath)
-        search = text
-    }
-}
-
 public struct Catalog: Sendable {
-    public var hosts: [ShelfCore.Host]
-    public var entries: [HostEntry]
+    public var table: HostTable
+    /// The search over `table` (the one rule `list` uses too), with this tree's group paths.
+    public var matcher: HostMatcher
     public var tree: GroupTree
     public var identities: [Identity]
     public var rulesByHost: [UUID: [PortForwardRule]]
-    public var indexByHostID: [UUID: Int]
     /// Hosts in each group including its subgroups.
     public var countByGroup: [UUID: Int]
     /// Hosts whose credential (password or identity key) has a secret in this device's vault; the app fills it
     /// from the vault once that lands, so the details pane can say "not synced to this device".
     public var secretsPresent: Set<String>?
+    /// False while this is only the first screenful; `totalCount` is then the store's host count.
+    public var isComplete: Bool
+    public var totalCount: Int
 
-    public init(hosts: [ShelfCore.Host] = [], groups: [HostGroup] = [], identities: [Identity] = [],
-                rules: [PortForwardRule] = [], secretsPresent: Set<String>? = nil) {
-        self.hosts = hosts
+    public init(table: HostTable, groups: [HostGroup], identities: [Identity] = [], rules: [PortForwardRule] = [],
+                secretsPresent: Set<String>? = nil, isComplete: Bool = true, totalCount: Int? = nil) {
+        self.table = table
         tree = GroupTree(groups)
+        let tree = self.tree
+        matcher = HostMatcher(table: table, groupPaths: table.groupIDs.map { tree.path(of: $0) })
         self.identities = identities
         self.secretsPresent = secretsPresent
-        var paths: [UUID: String] = [:]
-        for group in groups { paths[group.id] = tree.path(of: group.id) }
-        entries = hosts.map { HostEntry(host: $0, groupPath: $0.groupID.flatMap { paths[$0] } ?? "") }
-        var index: [UUID: Int] = [:]
-        for (i, host) in hosts.enumerated() { index[host.id] = i }
-        indexByHostID = index
+        self.isComplete = isComplete
+        self.totalCount = totalCount ?? table.count
         rulesByHost = Dictionary(grouping: rules.filter { $0.hostID != nil }, by: { $0.hostID! })
-        var direct: [UUID: Int] = [:]
-        for host in hosts { if let g = host.groupID, tree.groups[g] != nil { direct[g, default: 0] += 1 } }
+        var direct = [Int](repeating: 0, count: table.groupIDs.count)
+        for row in 0..<table.count {
+            let g = table.groupIndex(row)
+            if g >= 0 { direct[g] += 1 }
+        }
+        var byGroup: [UUID: Int] = [:]
+        for (g, id) in table.groupIDs.enumerated() where tree.groups[id] != nil { byGroup[id] = direct[g] }
         var counts: [UUID: Int] = [:]
-        for (group, _) in tree.flattened() {
-            counts[group.id] = tree.subtree(of: group.id).reduce(0) { $0 + (direct[$1] ?? 0) }
+        if isComplete {
+            for (group, _) in tree.flattened() {
+                counts[group.id] = tree.subtree(of: group.id).reduce(0) { $0 + (byGroup[$1] ?? 0) }
+            }
         }
         countByGroup = counts
     }
 
-    public func host(_ id: UUID) -> ShelfCore.Host? { indexByHostID[id].map { hosts[$0] } }
+    /// A catalog of these hosts in this order (tests, and anything built in memory).
+    public init(hosts: [ShelfCore.Host] = [], groups: [HostGroup] = [], identities: [Identity] = [],
+                rules: [PortForwardRule] = [], secretsPresent: Set<String>? = nil) {
+        var builder = HostTableBuilder(expectedCount: hosts.count)
+        for host in hosts { builder.append(host) }
+        self.init(table: builder.finish(token: []), groups: groups, identities: identities, rules: rules,
+                  secretsPresent: secretsPresent)
+    }
+
+    public var count: Int { table.count }
+
+    /// The full record of the host in row `row`.
+    public func host(at row: Int) -> ShelfCore.Host { table.host(at: row) }
+
+    public func host(_ id: UUID) -> ShelfCore.Host? { table.index(of: id).map { table.host(at: $0) } }
+
+    public func row(of id: UUID) -> Int? { table.index(of: id) }
+
+    /// Rows of hosts named exactly `name`.
+    public func rows(named name: String) -> [Int] {
+        (0..<table.count).filter { table.name($0) == name }
+    }
+
+    /// Names of the hosts that jump through `id`.
+    public func names(jumpingThrough id: UUID) -> [String] {
+        (0..<table.count).filter { table.jumps($0, through: id) }.map { table.name($0) }
+    }
+
+    /// Rows of hosts in any of these groups.
+    public func rows(inGroups groups: Set<UUID>) -> [Int] {
+        let wanted = Set(table.groupIDs.enumerated().filter { groups.contains($0.element) }.map(\.offset))
+        return (0..<table.count).filter { wanted.contains(table.groupIndex($0)) }
+    }
+
+    /// Names of the hosts that log in with identity `id`.
+    public func names(usingIdentity id: UUID) -> [String] {
+        guard let index = table.identityIDs.firstIndex(of: id) else { return [] }
+        return (0..<table.count).filter { table.identityIndex($0) == index }.map { table.name($0) }
+    }
 }

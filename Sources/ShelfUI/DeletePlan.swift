@@ -7,7 +7,7 @@ enum DeletePlan {
         let rules = catalog.rulesByHost[host.id]?.count ?? 0
         var lines = ["\(host.name) (\(host.destination))"]
         lines.append(rules == 0 ? "It has no forward rules." : "Its \(plural(rules, "forward rule")) go too.")
-        let dependents = catalog.hosts.filter { $0.jumpHostIDs.contains(host.id) }.map(\.name)
+        let dependents = catalog.names(jumpingThrough: host.id)
         if !dependents.isEmpty {
             lines.append("Jumped through by \(dependents.joined(separator: ", ")); their jump will point nowhere.")
         }
@@ -17,8 +17,8 @@ enum DeletePlan {
     static func group(_ id: UUID, catalog: Catalog) -> Confirmation {
         let tree = catalog.tree
         let subtree = tree.subtree(of: id)
-        let hosts = catalog.hosts.filter { $0.groupID.map(subtree.contains) ?? false }
-        let rules = hosts.reduce(0) { $0 + (catalog.rulesByHost[$1.id]?.count ?? 0) }
+        let hosts = catalog.rows(inGroups: subtree)
+        let rules = hosts.reduce(0) { $0 + (catalog.rulesByHost[catalog.table.id($1)]?.count ?? 0) }
         let path = tree.path(of: id)
         var lines = [path]
         if subtree.count == 1 && hosts.isEmpty {

@@ -24,6 +24,10 @@ public enum Effect: Sendable, Equatable {
     case startForward(UUID, allowPublicBind: Bool)
     /// Stop a forward rule the TUI runs.
     case stopForward(UUID)
+    /// Log in to the host in the background and install its identity's public key (`sshelf copy-id`).
+    case copyID(UUID)
+    /// The user's answer to the sshelf agent's question.
+    case answerAgent(UUID, allow: Bool)
     case quit
 }
 
@@ -45,6 +49,9 @@ public enum Action: Sendable {
     case loggedIn(hostID: UUID)
     /// The forward rules running right now (refreshed in the background about once a second).
     case forwardStates([UUID: ForwardLive])
+    /// The sshelf agent asks whether a signature may be made; it stopped waiting for the answer.
+    case agentQuestion(AgentQuestion)
+    case agentQuestionEnded(UUID)
 }
 
 public struct OperationFailure: Error, Sendable, Equatable {

@@ -54,9 +54,9 @@ public enum Forms {
             .filter { !$0.isEmpty }
         var jumpIDs: [UUID] = []
         for name in jumpNames {
-            let found = catalog.hosts.filter { $0.name == name }
+            let found = catalog.rows(named: name)
             if found.count == 1 {
-                jumpIDs.append(found[0].id)
+                jumpIDs.append(catalog.table.id(found[0]))
             } else {
                 errors["jump"] = found.isEmpty ? "no host named '\(name)'" : "'\(name)' names \(found.count) hosts"
             }
@@ -77,8 +77,14 @@ public enum Forms {
             errors[problem.field] = problem.message
         }
         if errors["jump"] == nil, !jumpIDs.isEmpty {
-            var byID = Dictionary(catalog.hosts.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-            byID[host.id] = host
+            // Only the hosts along the chain matter for a loop: follow the jumps from this host.
+            var byID: [UUID: ShelfCore.Host] = [host.id: host]
+            var next = jumpIDs
+            while let id = next.popLast() {
+                guard byID[id] == nil, let jump = catalog.host(id) else { continue }
+                byID[id] = jump
+                next += jump.jumpHostIDs
+            }
             if let cycle = ModelCheck.jumpCycle(from: host.id, in: byID) {
                 errors["jump"] = "jump chain would loop: " + cycle.map { byID[$0]?.name ?? "?" }.joined(separator: " -> ")
             }

@@ -39,7 +39,7 @@ enum IdentityList {
 
     /// Names of the hosts that log in with this identity, sorted.
     static func users(of id: UUID, in catalog: Catalog) -> [String] {
-        catalog.hosts.filter { $0.identityID == id }.map(\.name).sorted()
+        catalog.names(usingIdentity: id).sorted()
     }
 
     static func deletePlan(_ identity: Identity, catalog: Catalog) -> Confirmation {

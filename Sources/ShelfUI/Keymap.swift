@@ -4,10 +4,10 @@ public enum Command: String, Sendable, CaseIterable {
     case moveDown, moveUp, pageDown, pageUp, top, bottom
     case nextPane, previousPane, left, right, toggleGroup, activate
     case search, clearSearch, sort, reload
-    case addHost, addGroup, addForward, addIdentity, identities, edit, delete, toggleForward
+    case addHost, addGroup, addForward, addIdentity, identities, edit, delete, toggleForward, copyID
     case help, quit
     // searching
-    case searchAccept, searchCancel, searchErase, searchDown, searchUp
+    case searchAccept, searchCancel, searchErase, searchDown, searchUp, searchScope
     // forms
     case formNext, formPrevious, formCycle, formCycleBack, formSave, formCancel, formErase, formClear
     // dialogs
@@ -84,6 +84,11 @@ public enum Keymap {
 
     static let needsLoaded: @Sendable (UIState) -> String? = { $0.loaded ? nil : "still loading" }
 
+    static let needsHostIdentity: @Sendable (UIState) -> String? = { state in
+        if let reason = needsHost(state) { return reason }
+        return state.selectedHost?.identityID == nil ? "the host has no identity (e sets one)" : nil
+    }
+
     public static let table: [KeyBinding] = [
         KeyBinding([.char("j"), .down], .moveDown, .browse, "move down"),
         KeyBinding([.char("k"), .up], .moveUp, .browse, "move up"),
@@ -118,6 +123,8 @@ public enum Keymap {
         KeyBinding([.char("t")], .toggleForward, .browse,
                    "start or stop the selected forward rule", hint: "start/stop",
                    disabled: forwardToggle),
+        KeyBinding([.char("c")], .copyID, .browse, "install the host's identity key in its ~/.ssh/authorized_keys (copy-id)",
+                   disabled: needsHostIdentity),
         KeyBinding([.char("r")], .reload, .browse, "reload from the store"),
         KeyBinding([.char("?"), .function(1)], .help, .browse, "show this help", hint: "help"),
         KeyBinding([.char("q"), .ctrl("c")], .quit, .browse, "quit", hint: "quit"),
@@ -127,6 +134,8 @@ public enum Keymap {
         KeyBinding([.backspace], .searchErase, .search, "delete the last character"),
         KeyBinding([.down, .ctrl("n")], .searchDown, .search, "move down in the results"),
         KeyBinding([.up, .ctrl("p")], .searchUp, .search, "move up in the results"),
+        KeyBinding([.tab], .searchScope, .search, "search every host, or only the selected group",
+                   disabled: { $0.selectedGroupID == nil ? "\"All hosts\" is selected" : nil }),
 
         KeyBinding([.tab, .down], .formNext, .form, "next field", hint: "next"),
         KeyBinding([.backTab, .up], .formPrevious, .form, "previous field"),

@@ -37,9 +37,7 @@ public enum Reducer {
             state.notice = Notice(message, isError: true)
             return []
         case .filterStep:
-            state.search.step(entries: state.catalog.entries)
-            if let wanted = state.wantedHostID { select(&state, hostID: wanted) }
-            clampCursors(&state)
+            runSearch(&state)
             return []
         case .operationFinished(let result):
             switch result {
@@ -73,6 +71,10 @@ public enum Reducer {
             return []
         case .loggedIn(let hostID):
             return [.launchSession(hostID)]
+        case .agentQuestion(let question):
+            return AgentQuestionReducer.ask(&state, question)
+        case .agentQuestionEnded(let id):
+            return AgentQuestionReducer.ended(&state, id)
         }
     }
 
@@ -96,6 +98,8 @@ public enum Reducer {
         case .browse:
             state.notice = nil
             if state.search.typing { return searchKey(&state, key) }
+            // Keys act on complete results, never on rows a pending search is about to replace.
+            runSearch(&state)
             guard let binding = Keymap.binding(for: key, in: .browse) else { return [] }
             if let reason = binding.disabledReason(state) {
                 state.notice = Notice("\(binding.description): \(reason)", isError: true)
@@ -147,6 +151,10 @@ public enum Reducer {
             guard let host = state.selectedHost else { return [] }
             state.notice = Notice("connecting to \(host.name)...")
             return [.connect(host.id)]
+        case .copyID:
+            guard let host = state.selectedHost else { return [] }
+            state.notice = Notice("installing the identity key on \(host.name)...")
+            return [.copyID(host.id)]
         case .search:
             state.search.typing = true
             state.focus = .hosts
@@ -191,6 +199,7 @@ public enum Reducer {
 
     static func searchKey(_ state: inout UIState, _ key: Key) -> [Effect] {
         if let binding = Keymap.binding(for: key, in: .search) {
+            if binding.command != .searchErase { runSearch(&state) }
             switch binding.command {
             case .searchAccept:
                 state.search.typing = false
@@ -202,6 +211,13 @@ public enum Reducer {
                 setQuery(&state, query)
             case .searchDown: move(&state, by: 1)
             case .searchUp: move(&state, by: -1)
+            case .searchScope:
+                guard state.selectedGroupID != nil else { break }
+                state.search.allHosts.toggle()
+                state.search.restart()
+                state.hostCursor = 0
+                state.hostScroll = 0
+                runSearchIfSmall(&state)
             default: break
             }
             return []
@@ -215,11 +231,23 @@ public enum Reducer {
     }
 
     static func setQuery(_ state: inout UIState, _ query: String) {
-        state.search.setQuery(query, scoped: state.scoped)
+        state.search.setQuery(query)
         state.hostCursor = 0
         state.hostScroll = 0
-        // Small stores finish at once; big ones continue in `.filterStep`s between key polls.
-        state.search.step(entries: state.catalog.entries)
+        runSearchIfSmall(&state)
+    }
+
+    /// Small lists filter at once; big ones when the run loop finds no key waiting (`.filterStep`).
+    static func runSearchIfSmall(_ state: inout UIState) {
+        if state.searchCandidates.count <= SearchState.immediateLimit { runSearch(&state) }
+    }
+
+    /// Brings a pending search's results (only over a complete catalog: the first screenful is not all).
+    static func runSearch(_ state: inout UIState) {
+        guard state.search.isRunning, state.catalog.isComplete else { return }
+        state.search.run(matcher: state.catalog.matcher, candidates: state.searchCandidates)
+        if let wanted = state.wantedHostID { select(&state, hostID: wanted) }
+        clampCursors(&state)
     }
 
     static func clearSearch(_ state: inout UIState) {
@@ -270,8 +298,8 @@ public enum Reducer {
     }
 
     static func select(_ state: inout UIState, hostID: UUID) {
-        guard let entry = state.catalog.indexByHostID[hostID] else { return }
-        if let row = state.visible.firstIndex(of: entry) {
+        guard let catalogRow = state.catalog.row(of: hostID) else { return }
+        if let row = state.visible.firstIndex(of: Int32(catalogRow)) {
             state.hostCursor = row
             if !state.search.isRunning { state.wantedHostID = nil }
             clampCursors(&state)
@@ -289,7 +317,7 @@ public enum Reducer {
 
     static func rebuildGroups(_ state: inout UIState) {
         let tree = state.catalog.tree
-        var rows = [GroupRow(groupID: nil, name: "All hosts", depth: 0, count: state.catalog.hosts.count,
+        var rows = [GroupRow(groupID: nil, name: "All hosts", depth: 0, count: state.catalog.totalCount,
                              hasChildren: false, expanded: true)]
         var visited: Set<UUID> = []
         func walk(_ parent: UUID?, _ depth: Int) {
@@ -307,27 +335,26 @@ public enum Reducer {
         state.groupCursor = clamp(state.groupCursor, count: rows.count)
     }
 
-    /// Recomputes the hosts of the selected group in sort order, and restarts the search over them.
+    /// Recomputes the hosts of the selected group (and all hosts) in sort order, and restarts the search.
     static func rescope(_ state: inout UIState, keepHost: UUID?) {
-        let catalog = state.catalog
-        var list: [Int]
-        if let groupID = state.selectedGroupID {
-            let subtree = catalog.tree.subtree(of: groupID)
-            list = catalog.hosts.indices.filter { catalog.hosts[$0].groupID.map(subtree.contains) ?? false }
-        } else {
-            list = Array(catalog.hosts.indices)
-        }
+        let table = state.catalog.table
+        var all = (0..<Int32(table.count)).map { $0 }
         if state.sort == .recent {
-            let distantPast = Date.distantPast
-            list.sort {
-                let a = catalog.hosts[$0].lastConnectedAt ?? distantPast
-                let b = catalog.hosts[$1].lastConnectedAt ?? distantPast
-                return a != b ? a > b : $0 < $1
-            }
+            // Most recent first (the catalog keeps that list), never-connected after them in list order.
+            let connected = table.recentRows
+            let seen = Set(connected)
+            all = connected + all.filter { !seen.contains($0) }
         }
-        state.scoped = list
-        state.search.restart(scoped: list)
-        state.search.step(entries: catalog.entries)
+        state.allRows = all
+        if let groupID = state.selectedGroupID {
+            let subtree = state.catalog.tree.subtree(of: groupID)
+            let wanted = Set(table.groupIDs.enumerated().filter { subtree.contains($0.element) }.map { Int32($0.offset) })
+            state.scoped = all.filter { wanted.contains(Int32(table.groupIndex(Int($0)))) }
+        } else {
+            state.scoped = all
+        }
+        state.search.restart()
+        runSearchIfSmall(&state)
         state.hostCursor = 0
         state.hostScroll = 0
         state.wantedHostID = keepHost
@@ -372,6 +399,9 @@ public enum Reducer {
 
     static func confirmKey(_ state: inout UIState, _ key: Key, _ confirmation: Confirmation) -> [Effect] {
         guard let binding = Keymap.binding(for: key, in: .dialog) else { return [] }
+        if confirmation.agentQuestion != nil {
+            return AgentQuestionReducer.answer(&state, binding.command == .confirmYes, confirmation)
+        }
         closeForm(&state)
         if binding.command == .confirmYes {
             state.notice = Notice(confirmation.yesNotice)

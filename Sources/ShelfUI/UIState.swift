@@ -45,6 +45,8 @@ public struct Confirmation: Sendable, Equatable {
     public var noLabel = "keep"
     public var yesNotice = "deleting..."
     public var noNotice = "nothing deleted"
+    /// Set when the dialog is the sshelf agent's question: both answers go back to it.
+    public var agentQuestion: UUID? = nil
 }
 
 public struct UIState: Sendable {
@@ -63,8 +65,10 @@ public struct UIState: Sendable {
     public var groupRows: [GroupRow] = []
     public var groupCursor = 0
     public var sort: SortOrder = .name
-    /// Entry indices in the selected group, in sort order: what the filter runs over.
-    public var scoped: [Int] = []
+    /// Catalog rows in the selected group, in sort order: the list when no search is active.
+    public var scoped: [Int32] = []
+    /// Every catalog row in sort order: what a search runs over unless narrowed to the group (Tab).
+    public var allRows: [Int32] = []
     public var search = SearchState()
     public var hostCursor = 0
     public var hostScroll = 0
@@ -91,14 +95,20 @@ public struct UIState: Sendable {
         self.now = now
     }
 
-    /// The entries the host list shows right now (filtered when a search is active).
-    public var visible: [Int] { search.isActive ? search.results : scoped }
+    /// The rows the host list shows right now (filtered when a search is active).
+    public var visible: [Int32] { search.isActive ? search.results : scoped }
 
-    public var selectedHost: ShelfCore.Host? {
+    /// What a search runs over: every host, or the selected group's when the search is narrowed to it.
+    public var searchCandidates: [Int32] { search.allHosts ? allRows : scoped }
+
+    /// The catalog row under the cursor.
+    public var selectedRow: Int? {
         let list = visible
         guard hostCursor >= 0, hostCursor < list.count else { return nil }
-        return catalog.hosts[list[hostCursor]]
+        return Int(list[hostCursor])
     }
+
+    public var selectedHost: ShelfCore.Host? { selectedRow.map { catalog.host(at: $0) } }
 
     public var selectedGroupID: UUID? {
         guard groupCursor >= 0, groupCursor < groupRows.count else { return nil }

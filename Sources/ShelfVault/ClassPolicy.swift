@@ -22,6 +22,7 @@ public enum ItemFamily: String, Sendable, CaseIterable, Codable {
     case syncGroupKey = "sync.group"
     case syncEpochKey = "sync.epoch"
     case syncInvite = "sync.invite"
+    case logKey = "log.key"
 
     public init?(_ key: ReferenceKey) {
         self.init(rawValue: "\(key.owner.rawValue).\(key.secret.rawValue)")
@@ -58,6 +59,9 @@ public enum ClassPolicy {
         Row(family: .syncEpochKey, moment: .interactive, accessibility: .afterFirstUnlockThisDeviceOnly),
         Row(family: .syncInvite, moment: .unattended, accessibility: .afterFirstUnlockThisDeviceOnly),
         Row(family: .syncInvite, moment: .interactive, accessibility: .afterFirstUnlockThisDeviceOnly),
+        // The release log is written by every process that releases a credential, the agent included.
+        Row(family: .logKey, moment: .unattended, accessibility: .afterFirstUnlockThisDeviceOnly),
+        Row(family: .logKey, moment: .interactive, accessibility: .afterFirstUnlockThisDeviceOnly),
     ]
 
     /// The class to store `family` with when it is read at `moment`.
@@ -89,7 +93,7 @@ public enum ClassPolicy {
 
     /// When every credential the config store can reference is read — the audit's input.
     public static func needs(hosts: [ShelfCore.Host], forwardRules: [PortForwardRule]) -> [ReferenceKey: ReadMoment] {
-        var needs: [ReferenceKey: ReadMoment] = [.syncKey: .unattended]
+        var needs: [ReferenceKey: ReadMoment] = [.syncKey: .unattended, .logKey: .unattended]
         func note(_ key: ReferenceKey, _ moment: ReadMoment) {
             if needs[key] != .unattended { needs[key] = moment }
         }

@@ -1,6 +1,7 @@
 // OpenSSHKey: private key files as the vault stores them — a new ed25519 key in OpenSSH format (libsodium),
 // and recognising an imported key (OpenSSH or PEM, encrypted or not, its public half when readable).
 import CSodium
+import ShelfCore
 
 public enum OpenSSHKey {
     public enum Format: String, Sendable { case openssh, pem }
@@ -22,22 +23,29 @@ public enum OpenSSHKey {
     /// public key line `ssh-ed25519 AAAA… comment` for authorized_keys.
     public static func generateEd25519(comment: String) -> (privateKey: SecretBytes, publicKey: String) {
         precondition(Sodium.initialize())
-        var publicKey = [UInt8](repeating: 0, count: Int(crypto_sign_PUBLICKEYBYTES))
-        let secretKey = SecretBytes(count: Int(crypto_sign_SECRETKEYBYTES))
-        secretKey.withBytes { pointer, _ in _ = crypto_sign_keypair(&publicKey, pointer) }
-        let publicBlob = string(Array("ssh-ed25519".utf8)) + string(publicKey)
+        let seed = SecretBytes(count: 32)
+        seed.withBytes { pointer, count in randombytes_buf(pointer, count) }
+        let (publicKey, secretKey) = Ed25519.expand(seed)
+        let publicBlob = SSHWire.string(Array("ssh-ed25519".utf8)) + SSHWire.string(publicKey)
+        let fields = SecretBytes.joined([SecretBytes(SSHWire.string(publicKey) + SSHWire.uint32(UInt32(secretKey.count))), secretKey])
+        let file = encodeFile(publicBlob: publicBlob, keyType: "ssh-ed25519", fields: fields, comment: comment)
+        return (file, SSHPublicKey.line(publicBlob, comment: comment))
+    }
+
+    /// An unencrypted OpenSSH key file: `openssh-key-v1`, cipher and KDF "none", one public blob, and the private
+    /// section (check bytes twice, type, fields, comment, padding 1 2 3…), base64 between the armour lines.
+    static func encodeFile(publicBlob: [UInt8], keyType: String, fields: SecretBytes, comment: String) -> SecretBytes {
         let check = Sodium.randomBytes(4)
-        var privateHead = check + check + string(Array("ssh-ed25519".utf8)) + string(publicKey)
-        privateHead += uint32(UInt32(secretKey.count))
-        var privateTail = string(Array(comment.utf8))
+        let privateHead = check + check + SSHWire.string(Array(keyType.utf8))
+        var privateTail = SSHWire.string(Array(comment.utf8))
         var padding: UInt8 = 1
-        while (privateHead.count + secretKey.count + privateTail.count) % 8 != 0 {
+        while (privateHead.count + fields.count + privateTail.count) % 8 != 0 {
             privateTail.append(padding)
             padding += 1
         }
-        let privateSection = SecretBytes.joined([SecretBytes(privateHead), secretKey, SecretBytes(privateTail)])
-        let head = Array("openssh-key-v1".utf8) + [0] + string(Array("none".utf8)) + string(Array("none".utf8))
-            + string([]) + uint32(1) + string(publicBlob) + uint32(UInt32(privateSection.count))
+        let privateSection = SecretBytes.joined([SecretBytes(privateHead), fields, SecretBytes(privateTail)])
+        let head = Array("openssh-key-v1".utf8) + [0] + SSHWire.string(Array("none".utf8)) + SSHWire.string(Array("none".utf8))
+            + SSHWire.string([]) + SSHWire.uint32(1) + SSHWire.string(publicBlob) + SSHWire.uint32(UInt32(privateSection.count))
         let binary = SecretBytes.joined([SecretBytes(head), privateSection])
         let encoded = base64(binary)
         // Wrap at 70 columns between the armour lines, as ssh-keygen does.
@@ -54,9 +62,7 @@ public enum OpenSSHKey {
             offset += length
         }
         lines.append(SecretBytes(Array((opensshEnd + "\n").utf8)))
-        let publicLine = "ssh-ed25519 " + String(decoding: base64Public(publicBlob), as: UTF8.self)
-            + (comment.isEmpty ? "" : " " + comment)
-        return (SecretBytes.joined(lines), publicLine)
+        return SecretBytes.joined(lines)
     }
 
     /// Recognises a private key file. Nil when it is neither OpenSSH nor PEM armour.
@@ -83,20 +89,21 @@ public enum OpenSSHKey {
     private static func inspectOpenSSH(_ file: SecretBytes) -> Inspection? {
         guard let binary = decodeArmour(file) else { return nil }
         return binary.withUnsafeBytes { bytes -> Inspection? in
-            var reader = Reader(bytes: bytes)
+            var reader = SSHWireReader(bytes)
             guard reader.take(15).map(Array.init) == Array("openssh-key-v1".utf8) + [0],
-                let cipher = reader.string(), reader.string() != nil, reader.string() != nil,
-                reader.uint32() == 1, let publicBlob = reader.string()
+                let cipher = reader.string(limit: AgentLimits.name), reader.string(limit: AgentLimits.name) != nil,
+                reader.string(limit: AgentLimits.keyField) != nil, reader.uint32() == 1,
+                let publicBlob = reader.string(limit: AgentLimits.keyBlob)
             else { return nil }
-            var blobReader = Reader(bytes: publicBlob)
-            let type = blobReader.string().map { String(decoding: $0, as: UTF8.self) }
+            var blobReader = SSHWireReader(publicBlob)
+            let type = blobReader.string(limit: AgentLimits.name).map { String(decoding: $0, as: UTF8.self) }
             let line = type.map { "\($0) " + String(decoding: base64Public(Array(publicBlob)), as: UTF8.self) }
             return Inspection(format: .openssh, encrypted: Array(cipher) != Array("none".utf8), keyType: type, publicKey: line)
         }
     }
 
     /// The base64 between the armour lines, decoded into guarded memory.
-    private static func decodeArmour(_ file: SecretBytes) -> SecretBytes? {
+    static func decodeArmour(_ file: SecretBytes) -> SecretBytes? {
         file.withBytes { pointer, count -> SecretBytes? in
             let begin = opensshBegin.utf8.count
             guard let endIndex = find(UnsafeRawBufferPointer(start: pointer, count: count), Array(opensshEnd.utf8)),
@@ -130,9 +137,6 @@ public enum OpenSSHKey {
         base64(SecretBytes(bytes)).withUnsafeBytes { Array($0) }
     }
 
-    private static func string(_ bytes: [UInt8]) -> [UInt8] { uint32(UInt32(bytes.count)) + bytes }
-    private static func uint32(_ value: UInt32) -> [UInt8] { withUnsafeBytes(of: value.bigEndian) { Array($0) } }
-
     private static func find(_ haystack: UnsafeRawBufferPointer, _ needle: [UInt8]) -> Int? {
         guard haystack.count >= needle.count, !needle.isEmpty else { return nil }
         for start in 0...(haystack.count - needle.count)
@@ -144,26 +148,5 @@ public enum OpenSSHKey {
 
     private static func contains(_ haystack: UnsafeRawBufferPointer, _ needle: [UInt8]) -> Bool {
         find(haystack, needle) != nil
-    }
-
-    /// Bounds-checked reader of SSH wire strings: every getter returns nil instead of reading past the end.
-    struct Reader {
-        let bytes: UnsafeRawBufferPointer
-        var offset = 0
-
-        mutating func take(_ count: Int) -> UnsafeRawBufferPointer? {
-            guard count >= 0, offset + count <= bytes.count else { return nil }
-            defer { offset += count }
-            return UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + count])
-        }
-
-        mutating func uint32() -> UInt32? {
-            take(4).map { $0.reduce(0) { $0 << 8 | UInt32($1) } }
-        }
-
-        mutating func string() -> UnsafeRawBufferPointer? {
-            guard let length = uint32(), length <= 1 << 20 else { return nil }
-            return take(Int(length))
-        }
     }
 }

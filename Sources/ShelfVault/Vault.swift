@@ -22,6 +22,8 @@ public struct VaultOptions: Sendable {
     public var killBeforeCommitForTests = false
     /// Where "nothing stored, because…" warnings go; reads never throw, so this is how a broken vault is told.
     public var warn: @Sendable (String) -> Void
+    /// Item times and the idle timeout read this (the system's clock unless a test sets one).
+    public var clock = VaultClock.system
 
     public init(idleTimeout: Duration = .seconds(15 * 60), keyringTimeoutSeconds: UInt32 = 12 * 3600,
                 useKernelKeyring: Bool = true, minimumStretch: Bool = false,
@@ -43,6 +45,7 @@ public struct VaultOptions: Sendable {
         options.useKernelKeyring = environment[noKeyringVariable] != "1"
         options.minimumStretch = environment[weakStretchVariable] == "1"
         options.killBeforeCommitForTests = environment["SSHELF_TEST_SIGKILL_BEFORE_COMMIT"] == "1"
+        options.clock = VaultClock.from(environment: environment)
         if let text = environment[idleVariable], let seconds = Int(text), seconds >= 0 {
             options.idleTimeout = .seconds(seconds)
         }
@@ -74,7 +77,7 @@ public final class Vault: @unchecked Sendable {
     /// Guards everything below and serialises this process's use of the connection.
     let mutex = NSLock()
     var processKeys: [AccessibilityClass: SecretBytes] = [:]
-    var lastActivity = ContinuousClock.now
+    var lastActivity: ContinuousClock.Instant
 
     public static func exists(at locations: DataLocations) -> Bool {
         PrivateFiles.mode(of: locations.vault) != nil && DeviceKey.exists(locations.deviceKey)
@@ -146,7 +149,11 @@ public final class Vault: @unchecked Sendable {
         self.deviceKey = deviceKey
         self.vaultID = vaultID
         self.keyring = KernelKeyring(enabled: options.useKernelKeyring)
+        lastActivity = options.clock.instant()
     }
+
+    /// The vault's current time (its clock's): what an item written now is stamped with.
+    public var now: Date { options.clock.now() }
 
     static func refuseLoose(_ path: String) throws(VaultError) {
         var info = stat()

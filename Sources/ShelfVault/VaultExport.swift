@@ -9,11 +9,27 @@ extension Vault {
 
     /// Seals every exportable item; throws `.locked` when one of their classes is locked. Returns the file's
     /// bytes and how many items it holds.
-    public func export(passphrase: SecretBytes) throws(VaultError) -> (file: [UInt8], count: Int) {
+    /// Every item that leaves is a release: one line each in `log` (by "vault export", to `destination`), written
+    /// before the export is handed back; when the log cannot be written, nothing is exported.
+    public func export(passphrase: SecretBytes, log: ReleaseLog, destination: String) throws(VaultError) -> ExportedVault {
         guard !passphrase.isEmpty else { throw VaultError(.invalid, "the export passphrase is empty") }
-        return try run("export the vault") {
+        let exported = try sealExport(passphrase)
+        for key in exported.keys {
+            let what = ReferenceKey(key).map(ReleaseEntry.what) ?? "vault item"
+            do {
+                try log.append(ReleaseEntry(what: what, item: key, by: "vault export", detail: "to \(destination)"), vault: self)
+            } catch {
+                throw VaultError(.unavailable, "nothing was exported: the release log could not be written (\(error.message))",
+                                 hint: error.hint)
+            }
+        }
+        return exported
+    }
+
+    private func sealExport(_ passphrase: SecretBytes) throws(VaultError) -> ExportedVault {
+        try run("export the vault") {
             var parts: [SecretBytes] = []
-            var count = 0
+            var keys: [String] = []
             for row in try db.query("SELECT key, class FROM items ORDER BY key") {
                 guard let key = row[0].text, let name = row[1].text, let accessibility = AccessibilityClass(rawValue: name),
                     accessibility.mayLeaveDevice, !accessibility.isRefusedOnWrite
@@ -21,7 +37,7 @@ extension Vault {
                 switch try readHoldingMutex(key, accessibility) {
                 case .found(let value):
                     parts.append(Self.record(key: key, accessibility: accessibility, value: value))
-                    count += 1
+                    keys.append(key)
                 case .locked:
                     throw VaultError(.locked, "the vault is locked for \(accessibility) items", hint: "enter the vault passphrase")
                 default:
@@ -31,7 +47,7 @@ extension Vault {
             let stretch = options.minimumStretch ? Sodium.StretchParameters.minimum() : .moderate()
             guard let key = Sodium.stretch(passphrase, stretch) else { throw VaultError(.unavailable, "Argon2id failed") }
             let header = Self.exportHeader(stretch)
-            return (header + Sodium.seal(SecretBytes.joined(parts), key: key, associatedData: header), count)
+            return ExportedVault(file: header + Sodium.seal(SecretBytes.joined(parts), key: key, associatedData: header), keys: keys)
         }
     }
 
@@ -77,7 +93,7 @@ extension Vault {
                 sealed.append((record.key, record.accessibility, Sodium.seal(record.value, key: classKey, associatedData:
                     VaultFormat.itemData(vaultID: vaultID, key: record.key, accessibility: record.accessibility.rawValue))))
             }
-            let now = Int64(Date().timeIntervalSince1970)
+            let now = Int64(self.now.timeIntervalSince1970)
             try db.writeTransaction(killBeforeCommit: options.killBeforeCommitForTests) {
                 for (key, accessibility, blob) in sealed {
                     try db.query("""
@@ -136,4 +152,11 @@ extension Vault {
             return records
         }
     }
+}
+
+/// An export file and the items it holds (their keys, for the release log; never their values).
+public struct ExportedVault: Sendable {
+    public let file: [UInt8]
+    public let keys: [String]
+    public var count: Int { keys.count }
 }

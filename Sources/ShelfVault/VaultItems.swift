@@ -79,7 +79,10 @@ extension Vault {
         try writeRaw(secret, key: key.rawValue, accessibility)
     }
 
-    func writeRaw(_ secret: SecretBytes, key: String, _ accessibility: AccessibilityClass) throws(VaultError) {
+    /// `replacing: false` keeps a value another process stored first (two processes creating the same random key).
+    func writeRaw(_ secret: SecretBytes, key: String, _ accessibility: AccessibilityClass, replacing: Bool = true)
+        throws(VaultError)
+    {
         if accessibility.isRefusedOnWrite {
             throw VaultError(.refusedClass,
                              "refusing to store \(key) as '\(accessibility)': that class is readable by anyone holding the device key, with no passphrase, at any time",
@@ -105,11 +108,11 @@ extension Vault {
                 guard !(try db.query("SELECT 1 FROM class_keys WHERE class = ?", [.text(accessibility.rawValue)])).isEmpty
                 else { throw VaultError(.refusedClass, "the \(accessibility) class no longer exists in the vault") }
                 try db.query("""
-                    INSERT OR REPLACE INTO items(key, family, class, format, sealed, updated_at)
+                    INSERT OR \(replacing ? "REPLACE" : "IGNORE") INTO items(key, family, class, format, sealed, updated_at)
                     VALUES (?, ?, ?, ?, ?, ?)
                     """,
                     [.text(key), .text(VaultFormat.family(ofKey: key)), .text(accessibility.rawValue),
-                     .int(VaultFormat.version), .blob(sealed), .int(Int64(Date().timeIntervalSince1970))])
+                     .int(VaultFormat.version), .blob(sealed), .int(Int64(now.timeIntervalSince1970))])
             }
         }
     }

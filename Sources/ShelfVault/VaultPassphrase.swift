@@ -32,7 +32,7 @@ extension Vault {
             return unwrapDeviceLayer(wrapped, accessibility).map(ClassKeyAccess.key) ?? .damaged
         case .devicePassphrase:
             if let key = processKeys[accessibility] {
-                lastActivity = .now
+                lastActivity = options.clock.instant()
                 return .key(key)
             }
             if accessibility.unlockScope == .session,
@@ -52,7 +52,7 @@ extension Vault {
     /// Drops `whenUnlocked…`/`whenPasscodeSet…` keys after the idle timeout (checked on each use; the TUI may
     /// also call `relockIfIdle()` from its clock).
     func relockIfIdleHoldingMutex() {
-        guard !processKeys.isEmpty, ContinuousClock.now - lastActivity >= options.idleTimeout else { return }
+        guard !processKeys.isEmpty, options.clock.instant() - lastActivity >= options.idleTimeout else { return }
         for accessibility in processKeys.keys where accessibility.unlockScope == .thisProcess {
             processKeys[accessibility] = nil
         }
@@ -104,7 +104,7 @@ extension Vault {
             }
             processKeys[accessibility] = key
         }
-        lastActivity = .now
+        lastActivity = options.clock.instant()
     }
 
     // MARK: public API

@@ -12,10 +12,11 @@ final class CLIErrorTests: XCTestCase {
             (["show", "nope"], 3, "no host named 'nope'"),
             (["edit", "nope", "--port", "1"], 3, "no host named 'nope'"),
             (["rm", "nope"], 3, "no host named 'nope'"),
-            (["add", "x", "--host", "h", "--port", "0"], 2, "--port: '0' is not a port (1-65535)"),
-            (["add", "x", "--host", "h", "--port", "22x"], 2, "is not a port"),
+            (["add", "x", "--host", "h", "--port", "0"], 4, "--port: '0' is not a port (1-65535)"),
+            (["add", "x", "--host", "h", "--port", "22x"], 4, "is not a port"),
+            (["add", "x", "--host", "h", "--port", "70000"], 4, "is not a port"),
             (["add", "x"], 2, "--host is required"),
-            (["add", "x", "--host", "h", "--auth", "magic"], 2, "unknown method 'magic'"),
+            (["add", "x", "--host", "h", "--auth", "magic"], 4, "unknown method 'magic'"),
             (["add", "x", "--host", "h", "--jump", "ghost"], 3, "no host named 'ghost'"),
             (["add", "x", "--host", "bad host"], 4, "hostname contains whitespace"),
             (["add", "x\u{1B}]0;pwn\u{07}", "--host", "h"], 4, "control character"),
@@ -27,9 +28,9 @@ final class CLIErrorTests: XCTestCase {
             (["show", "a", "b"], 2, "unexpected argument 'b'"),
             (["add", "x", "--host"], 2, "--host needs a value"),
             (["add", "x", "--host", "a", "--host", "b"], 2, "--host given twice"),
-            (["forward", "add", "web", "--local", "80"], 2, "invalid -L spec '80'"),
-            (["forward", "add", "web", "--local", "x:db:5432"], 2, "bind port 'x'"),
-            (["forward", "add", "web", "--local", "8080:db:70000"], 2, "target port '70000'"),
+            (["forward", "add", "web", "--local", "80"], 4, "invalid -L spec '80'"),
+            (["forward", "add", "web", "--local", "x:db:5432"], 4, "bind port 'x'"),
+            (["forward", "add", "web", "--local", "8080:db:70000"], 4, "target port '70000'"),
             (["forward", "add", "web"], 2, "exactly one of --local, --remote or --dynamic"),
             (["forward", "add", "web", "--dynamic", "0.0.0.0:1080"], 2, "not loopback"),
             (["forward", "add", "nope", "--dynamic", "1080"], 3, "no host named 'nope'"),
@@ -38,7 +39,7 @@ final class CLIErrorTests: XCTestCase {
             (["mv", "web", "--group", "a/b/"], 0, ""),
             (["group", "mv", "a", "a/b/c"], 4, "inside itself"),
             (["import", "ssh-config", "/nonexistent/config"], 3, "cannot read /nonexistent/config"),
-            (["completions", "tcsh"], 2, "unknown shell 'tcsh'"),
+            (["completions", "tcsh"], 4, "unknown shell 'tcsh'"),
         ]
         for (arguments, status, message) in cases {
             let result = try home.run(arguments)
@@ -60,7 +61,7 @@ final class CLIErrorTests: XCTestCase {
     func testDuplicateNamesAskForAnID() throws {
         let home = TempHome()
         XCTAssertExit(try home.run("add", "prod", "--host", "a"), 0)
-        XCTAssertExit(try home.run("add", "prod", "--host", "b"), 0)
+        XCTAssertExit(try home.run("add", "prod", "--host", "b", "--allow-duplicate"), 0)
         let result = try home.run("show", "prod")
         XCTAssertExit(result, 2)
         XCTAssertTrue(result.stderr.contains("2 hosts are named 'prod'"), result.stderr)

@@ -5,6 +5,11 @@ import TestSupport
 import XCTest
 
 final class CrashHygieneTests: XCTestCase {
+    /// The soft and hard limits of a /proc/PID/limits row ("Max core file size  0  0  bytes").
+    private static func softAndHard(_ row: String) -> [String] {
+        Array(row.split(separator: " ", omittingEmptySubsequences: true).dropFirst(4).prefix(2).map(String.init))
+    }
+
     func testCoreDumpsAreOffInARunningProcess() throws {
         let home = TempHome()
         home.extraEnvironment = ["SSHELF_VAULT_NO_KEYRING": "1"]
@@ -23,18 +28,11 @@ final class CrashHygieneTests: XCTestCase {
             try? input.fileHandleForWriting.close()
             process.waitUntilExit()
         }
-        var limits = ""
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline {
-            limits = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/limits", encoding: .utf8)) ?? ""
-            // The limit is set first thing in main; wait until the process is past start-up (it reads stdin then).
-            if limits.contains("Max core file size"), let row = limits.split(separator: "\n").first(where: { $0.hasPrefix("Max core file size") }),
-               row.split(separator: " ", omittingEmptySubsequences: true).dropFirst(4).prefix(2) == ["0", "0"] {
-                break
-            }
-            usleep(50_000)
-        }
-        let row = try XCTUnwrap(limits.split(separator: "\n").first { $0.hasPrefix("Max core file size") }, limits)
-        XCTAssertEqual(Array(row.split(separator: " ", omittingEmptySubsequences: true).dropFirst(4).prefix(2)), ["0", "0"], String(row))
+        // The limit is set first thing in main: wait until the process has got that far (it then reads stdin).
+        let row = try eventually("a core file size limit of 0 0", observe: { () -> String in
+            let limits = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/limits", encoding: .utf8)) ?? ""
+            return limits.split(separator: "\n").first { $0.hasPrefix("Max core file size") }.map(String.init) ?? limits
+        }, until: { $0.hasPrefix("Max core file size") && Self.softAndHard($0) == ["0", "0"] })
+        XCTAssertEqual(Self.softAndHard(row), ["0", "0"], row)
     }
 }

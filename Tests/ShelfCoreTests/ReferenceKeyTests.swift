@@ -7,7 +7,7 @@ final class ReferenceKeyTests: XCTestCase {
     func testValidReferencesRoundTrip() throws {
         let id = UUID()
         for text in ["host.\(id.uuidString.lowercased()).password", "identity.\(id.uuidString.lowercased()).privkey",
-                     "identity.\(id.uuidString.lowercased()).passphrase", "host.\(id.uuidString.lowercased()).remember", "sync.key"] {
+                     "identity.\(id.uuidString.lowercased()).passphrase", "host.\(id.uuidString.lowercased()).remember", "sync.key", "log.key"] {
             XCTAssertEqual(ReferenceKey(text)?.rawValue, text)
         }
     }
@@ -15,7 +15,8 @@ final class ReferenceKeyTests: XCTestCase {
     func testSecretsAndMalformedTextAreNotReferences() {
         let id = UUID().uuidString.lowercased()
         for text in ["hunter2", "", "host..password", "host.\(id).privkey", "identity.\(id).password",
-                     "host.\(id.uppercased()).password", "host.\(id).password.extra", "sync.\(id).key",
+                     "host.\(id.uppercased()).password", "host.\(id).password.extra", "sync.\(id).key", "log.\(id).key",
+                     "log.password", "sync.password",
                      "host.\(id).password ", String(repeating: "a", count: 10_000), "-----BEGIN OPENSSH PRIVATE KEY-----"] {
             XCTAssertNil(ReferenceKey(text), text)
         }

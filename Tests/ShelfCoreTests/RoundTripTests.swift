@@ -65,14 +65,6 @@ final class RoundTripTests: XCTestCase {
         XCTAssertTrue(pinned.deviceKey.hasPrefix("/tmp/x/"))
         XCTAssertTrue(pinned.runtimeDirectory.hasPrefix("/tmp/x/"))
     }
-
-    func testSearchMatchesEveryTermAcrossFields() {
-        let host = ShelfCore.Host(name: "Zürich-DB", hostname: "db1.example.com", user: "deploy", tags: ["postgres"])
-        XCTAssertTrue(HostSearch.matches(host: host, groupPath: "prod/eu", terms: HostSearch.terms("zurich POSTGRES eu")))
-        XCTAssertFalse(HostSearch.matches(host: host, groupPath: "prod/eu", terms: HostSearch.terms("zurich mysql")))
-        // A term never spans two fields.
-        XCTAssertFalse(HostSearch.matches(host: host, groupPath: "", terms: HostSearch.terms("comdeploy")))
-    }
 }
 
 final class DateFormatTests: XCTestCase {

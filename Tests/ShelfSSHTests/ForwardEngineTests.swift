@@ -3,7 +3,7 @@
 // to a dead target that fails alone while the forward keeps serving.
 import Foundation
 import ShelfCore
-import ShelfSSH
+@testable import ShelfSSH
 import TestSupport
 import XCTest
 
@@ -16,7 +16,8 @@ final class RunningForwards: @unchecked Sendable {
     private let finished = DispatchSemaphore(value: 0)
     var failure: Error?
 
-    init(_ rules: [PortForwardRule], sshd: SSHD? = nil) throws {
+    /// `sendBuffer`: the engine's send buffer in bytes (nil: the default).
+    init(_ rules: [PortForwardRule], sshd: SSHD? = nil, sendBuffer: Int? = nil) throws {
         try TestAccount.ensure()
         let key = try TestKey.generate(.ed25519)
         var options = SSHD.Options()
@@ -27,7 +28,13 @@ final class RunningForwards: @unchecked Sendable {
         connection = try world.connector.connect([
             world.endpoint(self.sshd, identity: identity, pinned: world.pin(self.sshd))
         ])
-        engine = try ForwardEngine(connection: connection, rules: rules, hostName: "target")
+        let connection = connection
+        if let sendBuffer {
+            engine = try ForwardEngine(
+                connection: connection, rules: rules, hostName: "target", sendBufferCapacity: sendBuffer)
+        } else {
+            engine = try ForwardEngine(connection: connection, rules: rules, hostName: "target")
+        }
         // Weak: the thread must not release the engine (and with it libssh2 objects) after `finished`.
         Thread { [weak self, finished] in
             self?.runEngine()
@@ -40,15 +47,14 @@ final class RunningForwards: @unchecked Sendable {
     }
 
     /// The engine's published status once `settled` holds (it publishes from its loop, so a count can trail the
-    /// traffic by one turn); after a deadline for a hung engine, whatever it says then. Not a timing check.
-    func status(of ruleID: UUID? = nil, settled: (ForwardStatus) -> Bool) -> ForwardStatus? {
-        func current() -> ForwardStatus? { engine.status().first { ruleID == nil || $0.ruleID == ruleID } }
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline {
-            if let status = current(), settled(status) { return status }
-            usleep(20_000)
-        }
-        return current()
+    /// traffic by one turn); fails with the last status when it never does.
+    @discardableResult
+    func status(of ruleID: UUID? = nil, file: StaticString = #filePath, line: UInt = #line,
+                settled: @escaping (ForwardStatus) -> Bool) throws -> ForwardStatus {
+        let found = try eventually("the forward's status to settle", file: file, line: line,
+                                   observe: { self.engine.status().first { ruleID == nil || $0.ruleID == ruleID } },
+                                   until: { $0.map(settled) ?? false })
+        return try XCTUnwrap(found)
     }
 
     func port(_ rule: PortForwardRule) -> Int {
@@ -73,7 +79,7 @@ final class ForwardEngineTests: XCTestCase {
         let reply = try TrafficSocket.roundTrip(port: forwards.port(rule), payload)
         XCTAssertEqual(reply.count, payload.count)
         XCTAssertEqual(try Payload.sha256(reply), try Payload.sha256(payload.reversed()))
-        let status = try XCTUnwrap(forwards.status { $0.totalConnections == 1 && $0.bytesIn == Int64(payload.count) })
+        let status = try forwards.status { $0.totalConnections == 1 && $0.bytesIn == Int64(payload.count) }
         XCTAssertEqual(status.totalConnections, 1)
         XCTAssertEqual(status.bytesOut, Int64(payload.count))
         XCTAssertEqual(status.bytesIn, Int64(payload.count))
@@ -113,7 +119,7 @@ final class ForwardEngineTests: XCTestCase {
         }
         XCTAssertEqual(results.ok, 50, results.problems.joined(separator: "\n"))
         XCTAssertEqual(target.connectionsServed, 50)
-        XCTAssertEqual(forwards.status { $0.totalConnections == 50 }?.totalConnections, 50)
+        XCTAssertEqual(try forwards.status { $0.totalConnections == 50 }.totalConnections, 50)
     }
 
     func testHalfCloseStillDeliversTheReply() throws {
@@ -153,9 +159,9 @@ final class ForwardEngineTests: XCTestCase {
         XCTAssertEqual(try TrafficSocket.roundTrip(port: forwards.port(live), Array("ab".utf8)), Array("ba".utf8))
         XCTAssertEqual(try TrafficSocket.roundTrip(port: forwards.port(dead), Array("y".utf8)), [])
         XCTAssertEqual(try TrafficSocket.roundTrip(port: forwards.port(live), Array("cd".utf8)), Array("dc".utf8))
-        let deadStatus = forwards.status(of: dead.id) { $0.failedConnections == 2 }
-        XCTAssertEqual(deadStatus?.failedConnections, 2)
-        XCTAssertNotNil(deadStatus?.lastError)
+        let deadStatus = try forwards.status(of: dead.id) { $0.failedConnections == 2 }
+        XCTAssertEqual(deadStatus.failedConnections, 2)
+        XCTAssertNotNil(deadStatus.lastError)
         XCTAssertEqual(forwards.engine.status().first { $0.ruleID == live.id }?.failedConnections, 0)
     }
 
@@ -182,8 +188,7 @@ final class ForwardEngineTests: XCTestCase {
         let fds = try (0..<5).map { _ in try TrafficSocket.connect(port: forwards.port(rule)) }
         // Half a transfer each: the target is still waiting for EOF when the engine stops.
         for fd in fds { TrafficSocket.writeAll(fd, Payload.random(64 << 10)) }
-        let deadline = Date().addingTimeInterval(10)
-        while (forwards.engine.status().first?.bytesOut ?? 0) < 5 * (64 << 10), Date() < deadline { usleep(10_000) }
+        try forwards.status { $0.bytesOut >= 5 * (64 << 10) }
         forwards.stop()
         XCTAssertNil(forwards.failure)
         for fd in fds {

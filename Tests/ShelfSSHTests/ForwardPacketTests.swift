@@ -1,9 +1,10 @@
 // ForwardPacketTests: libssh2 1.10 keeps one half-sent packet per session, and a different call that runs next
-// completes it and drops its own. Shrinking the session socket's send buffer makes half-sent packets happen all
-// the time; many connections then write at once and every byte must still arrive, in order, both ways.
+// completes it and drops its own. Shrinking the session socket's send buffer and the engine's own send buffer (to
+// its 64 KiB minimum: two packets) makes half-sent packets happen all the time; many connections then write at once
+// and every byte must still arrive, in order, both ways.
 import Foundation
 import ShelfCore
-import ShelfSSH
+@testable import ShelfSSH
 import TestSupport
 import XCTest
 
@@ -28,7 +29,7 @@ final class ForwardPacketTests: XCTestCase {
         let rule = PortForwardRule(
             kind: .local, bindPort: try TrafficSocket.freePort(), targetHost: "127.0.0.1",
             targetPort: target.port)
-        let forwards = try RunningForwards([rule])
+        let forwards = try RunningForwards([rule], sendBuffer: ForwardSendBuffer.minimumCapacity)
         defer { forwards.stop() }
         let socket = try XCTUnwrap(sessionSocket(port: forwards.sshd.port))
         var small: Int32 = 4096

@@ -35,7 +35,7 @@ final class ForwardRemoteTests: XCTestCase {
             }
         }
         XCTAssertEqual(count.good, 10)
-        XCTAssertEqual(forwards.status { $0.totalConnections == 11 }?.totalConnections, 11)
+        XCTAssertEqual(try forwards.status { $0.totalConnections == 11 }.totalConnections, 11)
     }
 
     func testDeadLocalTargetFailsOnlyThatConnection() throws {
@@ -50,7 +50,7 @@ final class ForwardRemoteTests: XCTestCase {
         XCTAssertTrue(forwards.sshd.waitForLog("tcpip-forward", count: 2), forwards.sshd.log)
         XCTAssertEqual(try TrafficSocket.roundTrip(port: remotePort, Array("x".utf8)), [])
         XCTAssertEqual(try TrafficSocket.roundTrip(port: livePort, Array("ab".utf8)), Array("ba".utf8))
-        XCTAssertEqual(forwards.status(of: rule.id) { $0.failedConnections == 1 }?.failedConnections, 1)
+        XCTAssertEqual(try forwards.status(of: rule.id) { $0.failedConnections == 1 }.failedConnections, 1)
     }
 
     func testAPortTheServerCannotBindIsAClearError() throws {

@@ -86,7 +86,7 @@ final class ForwardSocksTests: XCTestCase {
         try expectThrough(
             try socks5(proxy, address: [1, 127, 0, 0, 1], port: target.port),
             payload: Payload.random(1 << 20), reply: [5, 0, 0, 1, 0, 0, 0, 0, 0, 0])
-        let status = try XCTUnwrap(forwards.status { $0.failedConnections == 3 && $0.activeConnections == 0 })
+        let status = try forwards.status { $0.failedConnections == 3 && $0.activeConnections == 0 }
         XCTAssertEqual(status.failedConnections, 3)
         XCTAssertEqual(status.activeConnections, 0)
     }

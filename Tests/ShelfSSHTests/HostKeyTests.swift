@@ -45,7 +45,7 @@ final class HostKeyTests: XCTestCase {
         }
         XCTAssertEqual(world.delegate.questions.first?.reason, .unknown)
         XCTAssertNil(world.journal.index(of: "lookup"), "\(world.journal.entries)")
-        waitForLog(sshd, "Disconnected from")
+        sshd.waitForConnectionsEnded()
         XCTAssertFalse(sshd.log.contains("userauth-request"), sshd.log)
     }
 
@@ -121,7 +121,7 @@ final class HostKeyTests: XCTestCase {
         }
         XCTAssertTrue(world.delegate.questions.isEmpty)
         XCTAssertNil(world.journal.index(of: "lookup"), "no credential read: \(world.journal.entries)")
-        waitForLog(sshd, "Disconnected from")
+        sshd.waitForConnectionsEnded()
         XCTAssertFalse(sshd.log.contains("userauth-request"), "no auth attempted:\n\(sshd.log)")
         XCTAssertFalse(sshd.log.contains("Accepted"), sshd.log)
     }
@@ -175,8 +175,6 @@ final class HostKeyTests: XCTestCase {
         XCTAssertTrue(world.delegate.questions.isEmpty)
     }
 }
-
-func waitForLog(_ sshd: SSHD, _ text: String) { sshd.waitForLog(text) }
 
 extension PinnedHostKey {
     var fingerprintForTest: String { HostKey(pinned: self)?.fingerprint ?? "?" }

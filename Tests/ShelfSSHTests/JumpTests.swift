@@ -66,7 +66,7 @@ final class JumpTests: XCTestCase {
             XCTAssertEqual(($0 as? SSHError)?.kind, .hostKeyChanged)
         }
         XCTAssertEqual(world.journal.entries.filter { $0.hasPrefix("lookup") }.count, 1, "only the jump host's key was read")
-        target.waitForLog("Disconnected from")
+        target.waitForConnectionsEnded()
         XCTAssertFalse(target.log.contains("userauth-request"), target.log)
     }
 }

@@ -53,6 +53,28 @@ final class MergeRuleTests: XCTestCase {
         return local.clock.text(kind: .host, keepVia: false) + " " + (body ?? "?")
     }
 
+    /// Every field this version knows has its own group: `extra` is only for fields a newer sshelf added, so a field
+    /// added to a model without a group here would merge with every unknown field as one.
+    func testEveryKnownFieldHasAGroup() throws {
+        var host = ShelfCore.Host(name: "h", hostname: "h.example")
+        host.extra = [:]
+        var identity = Identity(name: "i")
+        identity.extra = [:]
+        var rule = PortForwardRule(kind: .local, bindPort: 1, targetHost: "t", targetPort: 2)
+        rule.extra = [:]
+        var group = HostGroup(name: "g")
+        group.extra = [:]
+        let bodies: [(RecordKind, [String: JSONValue])] = [
+            (.host, try SyncRecordCodec.body(host)), (.identity, try SyncRecordCodec.body(identity)),
+            (.forward, try SyncRecordCodec.body(rule)), (.group, try SyncRecordCodec.body(group)),
+        ]
+        for (kind, body) in bodies {
+            XCTAssertEqual(FieldGroups.fields(of: FieldGroups.extra, kind: kind, in: body).keys.sorted(), [], "\(kind.rawValue)")
+            let named = FieldGroups.groups(for: kind).flatMap(\.fields)
+            XCTAssertEqual(named.count, Set(named).count, "\(kind.rawValue): a field in two groups")
+        }
+    }
+
     func testMergeIgnoresOrderAndDuplicates() throws {
         let base = try JSONDecoder().decode([String: JSONValue].self, from: try ShelfJSON.encoder().encode(ShelfCore.Host(name: "h", hostname: "x")))
         var random = ConvergenceTests.SplitMix(state: 42)

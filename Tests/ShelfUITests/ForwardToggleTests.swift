@@ -9,7 +9,7 @@ final class ForwardToggleTests: XCTestCase {
     /// web-eu-1 selected with the forwards pane focused, on its first rule ("admin", -L 8080, enabled).
     func forwardsPane() -> UIState {
         var state = Fixtures.state(Fixtures.threeLevels())
-        state.hostCursor = state.visible.firstIndex { state.catalog.hosts[$0].name == "web-eu-1" }!
+        state.hostCursor = state.visible.firstIndex { state.catalog.host(at: Int($0)).name == "web-eu-1" }!
         Fixtures.press(&state, .char("l"))
         XCTAssertEqual(state.focus, .forwards)
         XCTAssertEqual(state.selectedRule?.id, Fixtures.id(200))
@@ -18,7 +18,7 @@ final class ForwardToggleTests: XCTestCase {
 
     func testOnlyInTheForwardsPane() {
         var state = Fixtures.state(Fixtures.threeLevels())
-        state.hostCursor = state.visible.firstIndex { state.catalog.hosts[$0].name == "web-eu-1" }!
+        state.hostCursor = state.visible.firstIndex { state.catalog.host(at: Int($0)).name == "web-eu-1" }!
         XCTAssertEqual(Fixtures.press(&state, .char("t")), [])
         XCTAssertEqual(state.notice?.isError, true)
         XCTAssertTrue(state.notice?.text.contains("only in the forwards pane") == true, "\(String(describing: state.notice))")

@@ -10,7 +10,7 @@ final class IdentityListTests: XCTestCase {
         let base = Fixtures.threeLevels()
         let vaulted = Identity(id: Fixtures.id(51), name: "yubikey", keyType: .ecdsa,
                                privateKeyRef: .identityPrivateKey(Fixtures.id(51)))
-        return Catalog(hosts: base.hosts, groups: Array(base.tree.groups.values), identities: base.identities + [vaulted],
+        return Catalog(hosts: (0..<base.count).map(base.host(at:)), groups: Array(base.tree.groups.values), identities: base.identities + [vaulted],
                        rules: base.rulesByHost.values.flatMap { $0 })
     }
 

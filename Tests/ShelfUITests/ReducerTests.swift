@@ -1,4 +1,4 @@
-// Reducer: navigation, groups, search (incremental and chunked), forms with validation, delete plans,
+// Reducer: navigation, groups, search (incremental, deferred for big lists, scoped), forms with validation, delete plans,
 // connect and quit effects — all on the pure state, no terminal.
 import Foundation
 import ShelfCore
@@ -26,7 +26,7 @@ final class ReducerTests: XCTestCase {
         Fixtures.press(&state, .char("j"))  // prod
         XCTAssertEqual(state.groupRows[state.groupCursor].name, "prod")
         XCTAssertEqual(state.visible.count, 5)
-        XCTAssertEqual(Set(state.visible.map { state.catalog.hosts[$0].name }),
+        XCTAssertEqual(Set(state.visible.map { state.catalog.host(at: Int($0)).name }),
                        ["bastion-eu", "web-eu-1", "web-eu-2", "db-us", "cache-us"])
         Fixtures.press(&state, .char("h"))  // close prod
         XCTAssertEqual(state.groupRows.map(\.name), ["All hosts", "prod", "staging"])
@@ -35,12 +35,12 @@ final class ReducerTests: XCTestCase {
         XCTAssertEqual(state.groupRows.first { $0.name == "eu" }?.count, 3)
     }
 
-    func testSearchIsFuzzyOverNameAddressTagsAndGroupPath() {
+    func testSearchIsFuzzyWithinOneFieldOfNameAddressUserTagsOrGroupPath() {
         var state = Fixtures.state(Fixtures.threeLevels())
         Fixtures.press(&state, .char("/"))
         Fixtures.type(&state, "weu2")
         Fixtures.settle(&state)
-        XCTAssertEqual(state.visible.map { state.catalog.hosts[$0].name }, ["web-eu-2"])
+        XCTAssertEqual(state.visible.map { state.catalog.host(at: Int($0)).name }, ["web-eu-2"])
         Fixtures.press(&state, .escape)
         XCTAssertFalse(state.search.isActive)
         XCTAssertEqual(state.visible.count, 8)
@@ -48,17 +48,23 @@ final class ReducerTests: XCTestCase {
         Fixtures.press(&state, .char("/"))
         Fixtures.type(&state, "eu/web")  // only the group path prod/eu/web has these in order
         Fixtures.settle(&state)
-        XCTAssertEqual(Set(state.visible.map { state.catalog.hosts[$0].name }), ["web-eu-1", "web-eu-2"])
+        XCTAssertEqual(Set(state.visible.map { state.catalog.host(at: Int($0)).name }), ["web-eu-1", "web-eu-2"])
         Fixtures.press(&state, .escape)
         Fixtures.press(&state, .char("/"))
-        Fixtures.type(&state, "2222 db")  // two terms, ANDed: port and tag
+        Fixtures.type(&state, "postgres db")  // two terms, ANDed, each in its own field: user and tag
         Fixtures.settle(&state)
-        XCTAssertEqual(state.visible.map { state.catalog.hosts[$0].name }, ["db-us"])
+        XCTAssertEqual(state.visible.map { state.catalog.host(at: Int($0)).name }, ["db-us"])
         Fixtures.press(&state, .escape)
         Fixtures.press(&state, .char("/"))
         Fixtures.type(&state, "zurich")  // folded: diacritics and case do not matter
         Fixtures.settle(&state)
-        XCTAssertEqual(state.visible.map { state.catalog.hosts[$0].name }, ["Zürich-lab"])
+        XCTAssertEqual(state.visible.map { state.catalog.host(at: Int($0)).name }, ["Zürich-lab"])
+        Fixtures.press(&state, .escape)
+        Fixtures.press(&state, .char("/"))
+        // "ops" is bastion-eu's user; "eu" its group: a term never spans two fields ("o" of ops + "ps"...).
+        Fixtures.type(&state, "opseu")
+        Fixtures.settle(&state)
+        XCTAssertEqual(state.visible, [])
     }
 
     func testRefiningAQueryOnlyScansThePreviousResults() {
@@ -69,31 +75,59 @@ final class ReducerTests: XCTestCase {
         let rootCount = state.visible.count
         XCTAssertEqual(rootCount, 3333)
         Fixtures.type(&state, " d")
-        // The job for "root d" was seeded with the 3,333 "root" results, not the 10,000 hosts.
-        XCTAssertLessThanOrEqual(state.search.job?.candidates.count ?? rootCount, rootCount)
         Fixtures.settle(&state)
+        // "root d" was filtered from the 3,333 "root" matches (remembered as "root "), not the 10,000 hosts.
+        XCTAssertEqual(state.search.history.suffix(3).map(\.query.text), ["root", "root ", "root d"])
+        XCTAssertEqual(state.search.history.suffix(2).first?.rows.count, rootCount)
         XCTAssertEqual(state.visible.count, 666)
-        XCTAssertTrue(state.visible.allSatisfy { state.catalog.hosts[$0].tags == ["db"] && state.catalog.hosts[$0].user == "root" })
-        // Backspace twice returns the cached "root" results at once.
+        XCTAssertTrue(state.visible.allSatisfy {
+            state.catalog.host(at: Int($0)).tags == ["db"] && state.catalog.host(at: Int($0)).user == "root"
+        })
+        // Backspace twice filters the remembered "root" matches again.
         Fixtures.press(&state, .backspace, .backspace)
         XCTAssertFalse(state.search.isRunning)
         XCTAssertEqual(state.visible.count, rootCount)
+        XCTAssertEqual(state.search.history.last?.query.text, "root")
     }
 
-    func testSearchRunsInChunksSoDrawingNeverWaits() {
-        var state = Fixtures.state(Fixtures.longList(20_000))
+    func testABigListSearchesOnceNoKeyIsWaitingAndNeverActsOnStaleRows() {
+        var state = Fixtures.state(Fixtures.longList(SearchState.immediateLimit + 5_000))
         Fixtures.press(&state, .char("/"))
-        Fixtures.type(&state, "host")
-        // One key does at most one chunk; the rest waits for `.filterStep`s.
+        Fixtures.type(&state, "host-0002")
+        // Each key only marks the search; the run loop filters when the typing pauses.
         XCTAssertTrue(state.search.isRunning)
-        XCTAssertLessThanOrEqual(state.search.results.count, SearchState.chunkSize)
-        var steps = 0
-        while state.search.isRunning {
-            _ = Reducer.reduce(&state, .filterStep)
-            steps += 1
-        }
-        XCTAssertGreaterThan(steps, 2)
-        XCTAssertEqual(state.visible.count, 20_000)
+        XCTAssertEqual(state.search.results, [])
+        // Enter (keep the filter) and Enter (connect) typed before the run loop filtered: both act on the
+        // complete, ranked results — the exact name first, never a row of the previous list.
+        Fixtures.press(&state, .backspace)
+        XCTAssertTrue(state.search.isRunning)
+        Fixtures.type(&state, "2")
+        let effects = Fixtures.press(&state, .enter, .enter)
+        XCTAssertFalse(state.search.isRunning)
+        let top = state.catalog.host(at: Int(state.visible[0]))
+        XCTAssertEqual(top.name, "host-0002")
+        XCTAssertEqual(effects, [.connect(top.id)])
+    }
+
+    func testSearchCoversEveryHostAndTabNarrowsItToTheSelectedGroup() {
+        var state = Fixtures.state(Fixtures.threeLevels(), rows: 30, columns: 120)
+        Fixtures.press(&state, .tab, .char("j"), .char("j"))  // groups: prod, eu
+        XCTAssertEqual(state.groupRows[state.groupCursor].name, "eu")
+        XCTAssertEqual(state.visible.count, 3)
+        Fixtures.press(&state, .char("/"))
+        Fixtures.type(&state, "us")
+        // By default every host: db-us and cache-us are in prod/us, outside prod/eu.
+        XCTAssertEqual(Set(state.visible.map { state.catalog.host(at: Int($0)).name }), ["db-us", "cache-us"])
+        XCTAssertTrue(Screen.render(state).text.contains("in all hosts — Tab: prod/eu"))
+        Fixtures.press(&state, .tab)
+        XCTAssertFalse(state.search.allHosts)
+        XCTAssertEqual(state.visible, [])
+        XCTAssertTrue(Screen.render(state).text.contains("in prod/eu — Tab: all"))
+        Fixtures.press(&state, .backspace)  // "u": the three hosts of prod/eu have it in their names
+        XCTAssertEqual(Set(state.visible.map { state.catalog.host(at: Int($0)).name }), ["bastion-eu", "web-eu-1", "web-eu-2"])
+        Fixtures.press(&state, .tab)
+        XCTAssertTrue(state.search.allHosts)
+        XCTAssertGreaterThan(state.visible.count, 1)
     }
 
     func testAddHostFormShowsValidationMessagesAndKeepsTheInput() {
@@ -186,7 +220,7 @@ final class ReducerTests: XCTestCase {
 
     func testDeleteAsksAndSaysWhatElseGoes() {
         var state = Fixtures.state(Fixtures.threeLevels())
-        let web1 = state.visible.firstIndex { state.catalog.hosts[$0].name == "web-eu-1" }!
+        let web1 = state.visible.firstIndex { state.catalog.host(at: Int($0)).name == "web-eu-1" }!
         state.hostCursor = web1
         XCTAssertEqual(Fixtures.press(&state, .char("d")), [])
         guard case .confirm(let confirmation) = state.mode else { return XCTFail() }

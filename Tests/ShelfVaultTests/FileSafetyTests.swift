@@ -101,7 +101,7 @@ final class FileSafetyTests: XCTestCase {
         for index in 0..<50 {
             try vault.write(secret("export-\(index)"), for: .hostPassword(UUID()), class: .afterFirstUnlock)
         }
-        let export = try vault.export(passphrase: secret("exp"))
+        let export = try vault.export(passphrase: secret("exp"), log: ReleaseLog(locations: fixture.locations), destination: "test")
         XCTAssertEqual(export.count, 51)
         let exportPath = fixture.home.root + "/export.bin"
         try Data(export.file).write(to: URL(fileURLWithPath: exportPath))
@@ -133,7 +133,8 @@ extension FileSafetyTests {
             try vault.write(secret("bulk-\(index)"), for: .hostPassword(UUID()), class: .afterFirstUnlock)
         }
         let exportPath = source.home.root + "/bulk.export"
-        try Data(try vault.export(passphrase: secret("exp")).file).write(to: URL(fileURLWithPath: exportPath))
+        let export = try vault.export(passphrase: secret("exp"), log: ReleaseLog(locations: source.locations), destination: "test")
+        try Data(export.file).write(to: URL(fileURLWithPath: exportPath))
         for round in 0..<12 {
             let target = VaultFixture()
             try target.open().write(secret("before"), for: .syncKey, class: .afterFirstUnlockThisDeviceOnly)
@@ -149,6 +150,8 @@ extension FileSafetyTests {
             process.standardError = FileHandle.nullDevice
             try process.run()
             input.fileHandleForWriting.write(Data("exp\n".utf8))
+            // The scenario, not a wait: each round lets the import run a little longer (0 to 44 ms) before the kill,
+            // to land the signal at scattered moments; the assertions hold whatever moment that turns out to be.
             usleep(useconds_t(round * 4000))
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()

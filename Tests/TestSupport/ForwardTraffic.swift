@@ -54,7 +54,7 @@ public final class ReverseServer: @unchecked Sendable {
                 return
             }
             Thread { [self] in
-                TrafficSocket.setTimeout(fd, seconds: 60)
+                TrafficSocket.setTimeout(fd)
                 let input = TrafficSocket.readAll(fd)
                 TrafficSocket.writeAll(fd, Array(input.reversed()))
                 close(fd)
@@ -67,12 +67,12 @@ public final class ReverseServer: @unchecked Sendable {
 }
 
 public enum TrafficSocket {
-    /// Connects to `address:port` (blocking, with a 60 s receive timeout so a broken forward fails the test).
+    /// Connects to `address:port` (blocking, with a long receive timeout so a broken forward fails the test).
     public static func connect(port: Int, address: String = "127.0.0.1") throws -> Int32 {
         let family = address.contains(":") ? AF_INET6 : AF_INET
         let fd = socket(family, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw HarnessError("socket() failed") }
-        setTimeout(fd, seconds: 60)
+        setTimeout(fd)
         var storage = sockaddr_storage()
         let length = fill(&storage, address: address, port: port)
         let code = withUnsafePointer(to: &storage) {
@@ -141,8 +141,10 @@ public enum TrafficSocket {
         }
     }
 
-    public static func setTimeout(_ fd: Int32, seconds: Int) {
-        var time = timeval(tv_sec: seconds, tv_usec: 0)
+    /// A limit on each blocking read and write, so a broken forward fails the test instead of hanging it; long
+    /// (a loaded machine is slow, not broken) and stretched with the other deadlines.
+    public static func setTimeout(_ fd: Int32, seconds: TimeInterval = Deadline.long) {
+        var time = timeval(tv_sec: Int(Deadline.scaled(seconds)), tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
     }
@@ -187,8 +189,8 @@ public enum TrafficSocket {
         }
     }
 
-    /// A free TCP port on loopback (bound and released; a race with other processes is possible but rare).
-    public static func freePort() throws -> Int { try SSHD.freePort("127.0.0.1") }
+    /// A free TCP port on loopback for a forward to listen on (see TestPorts).
+    public static func freePort() throws -> Int { try TestPorts.free("127.0.0.1") }
 }
 
 public enum Payload {

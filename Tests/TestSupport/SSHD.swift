@@ -98,15 +98,12 @@ public final class SSHD: @unchecked Sendable {
             .write(toFile: directory + "/authorized_keys", atomically: true, encoding: .utf8)
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         process = try SpawnedProcess("/usr/sbin/sshd", ["-D", "-f", directory + "/sshd_config", "-E", logPath])
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline {
-            if log.contains("Server listening on") { return }
-            if !process.isRunning { break }
-            usleep(20_000)
-        }
+        // Listening, or gone (a port taken meanwhile: the caller retries on another one).
+        _ = waitUntil { log.contains("Server listening on") || !process.isRunning }
+        if log.contains("Server listening on") && process.isRunning { return }
         let text = log
         stop()
-        throw HarnessError("sshd did not start on port \(port):\n\(text)")
+        throw HarnessError("sshd did not start on port \(port):\n\(tail(text))")
     }
 
     /// Stops the server and removes its directory (kept when SSHELF_KEEP_SSHD is set, for debugging).
@@ -129,23 +126,57 @@ public final class SSHD: @unchecked Sendable {
     /// sshd ends some lines with CRLF, which Swift treats as one Character, so splitting on "\n" miscounts.
     public func logCount(_ text: String) -> Int { log.components(separatedBy: text).count - 1 }
 
-    /// Waits until `text` appears in `count` log lines (sshd's monitor writes its log asynchronously); false on
-    /// timeout. Use before asserting on the log, and before asserting that something is absent.
+    /// Waits until `text` appears `count` times in the log (sshd's monitor writes its log asynchronously). Use
+    /// before asserting on the log, and before asserting that something is absent. On timeout the test fails
+    /// here with the log's tail, and false comes back.
     @discardableResult
-    public func waitForLog(_ text: String, count: Int = 1, timeout: Double = 5) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while logCount(text) < count {
-            if Date() > deadline { return false }
-            usleep(20_000)
-        }
-        return true
+    public func waitForLog(_ text: String, count: Int = 1, file: StaticString = #filePath, line: UInt = #line) -> Bool {
+        (try? eventually("'\(text)' \(count)× in the sshd log", file: file, line: line, context: { "sshd log:\n" + tail(log) }) {
+            logCount(text) >= count
+        }) != nil
     }
 
-    /// A port the kernel just handed out on `address` (IPv4 or IPv6), released for sshd to take.
-    static func freePort(_ address: String) throws -> Int {
-        let listener = try SilentListener(address)
-        return listener.port
+    /// Waits until the server has seen `count` connections end, however they ended: "Disconnected from" when the
+    /// client said goodbye, "Connection closed by" when the socket closed first (a hop through a jump host may
+    /// end either way, depending on which side gets there first). Use before asserting what a connection did not do.
+    @discardableResult
+    public func waitForConnectionsEnded(_ count: Int = 1, file: StaticString = #filePath, line: UInt = #line) -> Bool {
+        (try? eventually("\(count) connection(s) to end in the sshd log", file: file, line: line,
+                         context: { "sshd log:\n" + tail(log) }) {
+            Self.connectionEndings.map(logCount).reduce(0, +) >= count
+        }) != nil
     }
+
+    static let connectionEndings = ["Disconnected from", "Connection closed by", "Connection reset by"]
+
+    /// The session processes under this server (by pid, from its pid file and /proc).
+    public func sessionPIDs() throws -> [pid_t] {
+        let text = try String(contentsOfFile: directory + "/sshd.pid", encoding: .utf8)
+        guard let main = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw HarnessError("no sshd pid in \(directory)/sshd.pid")
+        }
+        return ProcessTree.descendants(of: main)
+    }
+
+    /// Kills every session process under this server (SIGKILL) while its listener stays up: clients see their
+    /// connection cut. Returns how many processes it killed.
+    @discardableResult
+    public func killSessions() throws -> Int {
+        let victims = try sessionPIDs()
+        for pid in victims { kill(pid, SIGKILL) }
+        return victims.count
+    }
+
+    /// Stops the listener and kills the sessions too (stopping sshd alone leaves open sessions running), so
+    /// clients see the connection drop as when a machine goes away.
+    public func stopWithSessions() throws {
+        let victims = try sessionPIDs()
+        stop()
+        for pid in victims { kill(pid, SIGKILL) }
+    }
+
+    /// A port for sshd to listen on (see TestPorts: below the kernel's range for outgoing connections).
+    static func freePort(_ address: String) throws -> Int { try TestPorts.free(address) }
 }
 
 /// A loopback TCP listener that accepts connections into its backlog and never says a word: for timeouts.
@@ -153,7 +184,8 @@ public final class SilentListener {
     public let port: Int
     private let fd: Int32
 
-    public init(_ address: String = "127.0.0.1") throws {
+    /// Listens on `port` (0: any port the kernel chooses) of `address`.
+    public init(_ address: String = "127.0.0.1", port wanted: Int = 0) throws {
         let v6 = address.contains(":")
         let fd = socket(v6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw HarnessError("socket() failed") }
@@ -163,12 +195,14 @@ public final class SilentListener {
         if v6 {
             var addr = sockaddr_in6()
             addr.sin6_family = sa_family_t(AF_INET6)
+            addr.sin6_port = in_port_t(UInt16(wanted).bigEndian)
             inet_pton(AF_INET6, address, &addr.sin6_addr)
             length = socklen_t(MemoryLayout<sockaddr_in6>.size)
             withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: withUnsafeBytes(of: addr) { $0 }) }
         } else {
             var addr = sockaddr_in()
             addr.sin_family = sa_family_t(AF_INET)
+            addr.sin_port = in_port_t(UInt16(wanted).bigEndian)
             inet_pton(AF_INET, address, &addr.sin_addr)
             length = socklen_t(MemoryLayout<sockaddr_in>.size)
             withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: withUnsafeBytes(of: addr) { $0 }) }
@@ -216,27 +250,44 @@ public enum TestAccount {
     /// A test-only password for a throwaway local account.
     public static let password = "correct horse 42"
 
+    /// Creates the account and sets its password unless a run before us already did. Serialised across the
+    /// parallel test processes by a lock file: concurrent useradd/chpasswd calls contend for /etc/shadow's lock,
+    /// and rewriting /etc/shadow under every SSH test is needless churn while other tests' sshd read it.
     public static func ensure() throws {
+        let lockFD = open("/tmp/sshelf-test-account.lock", O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
+        guard lockFD >= 0 else { throw HarnessError("cannot open the test account lock: \(String(cString: strerror(errno)))") }
+        defer { close(lockFD) }
+        while flock(lockFD, LOCK_EX) != 0 && errno == EINTR {}
         if (try? Shell.run("/usr/bin/id", ["-u", name])) == nil {
-            do {
-                try Shell.run("/usr/sbin/useradd", ["-m", "-s", "/bin/sh", name])
-            } catch {
-                // Another test process may have created it a moment ago; only a still-missing account is an error.
-                guard (try? Shell.run("/usr/bin/id", ["-u", name])) != nil else { throw error }
-            }
+            try Shell.run("/usr/sbin/useradd", ["-m", "-s", "/bin/sh", name])
         }
-        // Parallel test workers may hold the /etc/shadow lock for a moment: retry briefly.
-        var attempt = 0
-        while true {
+        // Tests read the remote prompt: /bin/sh's "$ ", whatever an older run (or a person) set.
+        let passwd = (try? String(contentsOfFile: "/etc/passwd", encoding: .utf8)) ?? ""
+        if passwd.split(separator: "\n").first(where: { $0.hasPrefix(name + ":") })?.hasSuffix(":/bin/sh") != true {
+            try Shell.run("/usr/sbin/usermod", ["-s", "/bin/sh", name])
+        }
+        // The shadow hash we set last time (kept beside the lock) still there means the password is ours.
+        let marker = "/tmp/sshelf-test-account.hash"
+        if let hash = shadowHash(), hash == (try? String(contentsOfFile: marker, encoding: .utf8)) { return }
+        // Another program (an older checkout's tests) may hold /etc/shadow's own lock for a moment.
+        var lastError: Error?
+        let set = waitUntil {
             do {
                 try Shell.run("/usr/sbin/chpasswd", [], input: "\(name):\(password)\n")
-                return
+                return true
             } catch {
-                attempt += 1
-                if attempt >= 20 { throw error }
-                usleep(100_000)
+                lastError = error
+                return false
             }
         }
+        if !set, let lastError { throw lastError }
+        try shadowHash()?.write(toFile: marker, atomically: true, encoding: .utf8)
+    }
+
+    private static func shadowHash() -> String? {
+        guard let shadow = try? String(contentsOfFile: "/etc/shadow", encoding: .utf8) else { return nil }
+        return shadow.split(separator: "\n").first { $0.hasPrefix(name + ":") }?.split(separator: ":").dropFirst().first
+            .map(String.init)
     }
 }
 
@@ -250,8 +301,9 @@ public final class TestAgent {
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         socketPath = dir + "/agent.sock"
         process = try SpawnedProcess("/usr/bin/ssh-agent", ["-D", "-a", socketPath])
-        let deadline = Date().addingTimeInterval(5)
-        while !FileManager.default.fileExists(atPath: socketPath) && Date() < deadline { usleep(10_000) }
+        guard waitUntil({ FileManager.default.fileExists(atPath: socketPath) || !process.isRunning }), process.isRunning else {
+            throw HarnessError("ssh-agent did not create \(socketPath)")
+        }
     }
 
     public func add(_ key: TestKey) throws {

@@ -1,17 +1,37 @@
-// SSHDSpawn: long-running helper processes (sshd, ssh-agent) started with posix_spawn and reaped by pid.
-// Foundation's Process on Linux waits for each child in a blocking wait4 on one monitor thread, so one child
-// that never exits would stall every later Process.waitUntilExit in the test run.
+// SSHDSpawn: processes the tests start with posix_spawn and reap by pid — long-running helpers (sshd, ssh-agent,
+// the tmux server's client), and sshelf commands that run in the background. Foundation's Process on Linux waits
+// for each child in a blocking wait4 on one monitor thread, so one child that never exits would stall every later
+// Process.waitUntilExit in the test run; and its pipes can miss their end-of-file, where a file cannot.
 import Foundation
 
 public final class SpawnedProcess: @unchecked Sendable {
     public let pid: pid_t
-    private var reaped = false
+    private let exit = Exit()
 
-    public init(_ path: String, _ arguments: [String], environment: [String: String]? = nil) throws {
+    /// The exit status, set by the reaper thread (which must not keep the process object alive).
+    private final class Exit: @unchecked Sendable {
+        let condition = NSCondition()
+        var status: Int32?
+    }
+
+    /// Starts `path` with stdin on `input` (a file) or /dev/null, stdout to `output` (a file, truncated) or
+    /// /dev/null, stderr to `errors` (a file), else to wherever stdout goes, and no other descriptor of ours: a
+    /// daemon (sshd, the tmux server) that inherited a pipe a test reads would keep that reader waiting for as long
+    /// as it runs.
+    public init(_ path: String, _ arguments: [String], environment: [String: String]? = nil,
+                input: String? = nil, output: String? = nil, errors: String? = nil) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        for fd in Int32(0)...2 { posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0) }
+        let create = O_WRONLY | O_CREAT | O_TRUNC
+        posix_spawn_file_actions_addopen(&actions, 0, input ?? "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output ?? "/dev/null", create, 0o600)
+        if let errors {
+            posix_spawn_file_actions_addopen(&actions, 2, errors, create, 0o600)
+        } else {
+            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        }
+        Self.closeFrom3(&actions)
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         let env = (environment ?? ProcessInfo.processInfo.environment).map { strdup("\($0.key)=\($0.value)") } + [nil]
@@ -20,37 +40,125 @@ public final class SpawnedProcess: @unchecked Sendable {
         let status = posix_spawn(&pid, path, &actions, nil, argv, env)
         guard status == 0 else { throw HarnessError("cannot start \(path): \(String(cString: strerror(status)))") }
         self.pid = pid
-    }
-
-    public var isRunning: Bool {
-        guard !reaped else { return false }
-        var status: Int32 = 0
-        if waitpid(pid, &status, WNOHANG) == pid {
-            reaped = true
-            return false
+        // Reaped the moment it ends, as Foundation's Process does: a zombie still answers kill(pid, 0), so a
+        // program waiting for it to go (`sshelf forward stop`) would wait in vain until a test polled.
+        let reaper = Thread { [exit, pid] in
+            var raw: Int32 = 0
+            while waitpid(pid, &raw, 0) < 0 && errno == EINTR {}
+            let signal = raw & 0x7f
+            exit.condition.lock()
+            exit.status = signal == 0 ? (raw >> 8) & 0xff : 128 + signal
+            exit.condition.broadcast()
+            exit.condition.unlock()
         }
-        return true
+        reaper.name = "reaper-\(pid)"
+        reaper.start()
     }
 
-    /// Runs a program with /dev/null for stdin/stdout/stderr and waits for it; for commands that leave a daemon
-    /// behind (tmux new-session), which would hold a captured pipe open forever.
+    /// glibc's posix_spawn_file_actions_addclosefrom_np (2.34+), which Swift's Glibc module does not import:
+    /// closes every descriptor from 3 up in the child, whatever other threads opened meanwhile.
+    private static let addCloseFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
+        else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+    }()
+
+    /// Closes every descriptor from 3 up in the child (glibc before 2.34 has no way: nothing is closed there).
+    private static func closeFrom3(_ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>) {
+        _ = addCloseFrom?(actions, 3)
+    }
+
+    /// The exit status (128 + the signal when a signal ended it), or nil while it runs.
+    public var exitStatus: Int32? {
+        exit.condition.lock()
+        defer { exit.condition.unlock() }
+        return exit.status
+    }
+
+    public var isRunning: Bool { exitStatus == nil }
+
+    /// Waits for the process to end and returns its exit status.
     @discardableResult
-    public static func run(_ path: String, _ arguments: [String]) throws -> Int32 {
-        let process = try SpawnedProcess(path, arguments)
-        var status: Int32 = 0
-        while waitpid(process.pid, &status, 0) < 0 && errno == EINTR {}
-        process.reaped = true
-        return (status >> 8) & 0xff
+    public func wait() -> Int32 {
+        exit.condition.lock()
+        defer { exit.condition.unlock() }
+        while exit.status == nil { exit.condition.wait() }
+        return exit.status ?? -1
+    }
+
+    /// Runs a program and waits for it; stdout and stderr go to `output` (or /dev/null). For commands that leave
+    /// a daemon behind (tmux new-session), which would hold a captured pipe open forever.
+    @discardableResult
+    public static func run(_ path: String, _ arguments: [String], output: String? = nil,
+                           environment: [String: String]? = nil) throws -> Int32 {
+        try SpawnedProcess(path, arguments, environment: environment, output: output).wait()
     }
 
     /// SIGTERM, then wait for it to go.
     public func stop() {
-        guard !reaped else { return }
+        guard isRunning else { return }
         kill(pid, SIGTERM)
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        reaped = true
+        wait()
     }
 
     deinit { stop() }
+}
+
+/// The processes under a process, read from /proc (for killing a server's sessions, finding a pane's child).
+public enum ProcessTree {
+    /// Direct children of `parent`.
+    public static func children(of parent: pid_t) -> [pid_t] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap { entry in
+            guard let pid = pid_t(entry),
+                let status = try? String(contentsOfFile: "/proc/\(entry)/status", encoding: .utf8),
+                status.split(separator: "\n").contains("PPid:\t\(parent)")
+            else { return nil }
+            return pid
+        }
+    }
+
+    /// The process's command name (/proc/PID/comm: the program's file name, at most 15 characters).
+    public static func name(of pid: pid_t) -> String? {
+        (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8))?.trimmingCharacters(in: .newlines)
+    }
+
+    /// What a process that should have ended is doing, for a failure message: each thread's name, state and
+    /// kernel wait channel, and the threads' stacks from gdb when it is installed.
+    public static func describe(_ pid: pid_t) -> String {
+        let tasks = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []).sorted()
+        guard !tasks.isEmpty else { return "process \(pid) is gone" }
+        var lines = ["process \(pid) (\(name(of: pid) ?? "?")), threads:"]
+        for task in tasks {
+            let base = "/proc/\(pid)/task/\(task)"
+            let comm = (try? String(contentsOfFile: base + "/comm", encoding: .utf8))?.trimmingCharacters(in: .newlines)
+            let stat = (try? String(contentsOfFile: base + "/stat", encoding: .utf8)) ?? ""
+            // The state letter follows the parenthesised command name.
+            let state = stat.split(separator: ")").last?.split(separator: " ").first.map(String.init) ?? "?"
+            let wchan = (try? String(contentsOfFile: base + "/wchan", encoding: .utf8)) ?? "?"
+            lines.append("  \(task) \(comm ?? "?") state \(state) waiting in \(wchan)")
+        }
+        let gdb = "/usr/bin/gdb"
+        if FileManager.default.isExecutableFile(atPath: gdb) {
+            let path = NSTemporaryDirectory() + "/sshelf-stacks-" + UUID().uuidString
+            defer { unlink(path) }
+            _ = try? SpawnedProcess.run("/usr/bin/timeout", ["60", gdb, "-p", "\(pid)", "-batch", "-nx",
+                                                           "-ex", "thread apply all bt 30"], output: path)
+            let stacks = ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "")
+                .split(separator: "\n").filter { $0.hasPrefix("#") || $0.hasPrefix("Thread ") }
+            lines += stacks.map(String.init)
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// Every process below `root` (children, their children…), parents before children.
+    public static func descendants(of root: pid_t) -> [pid_t] {
+        var found: [pid_t] = []
+        var frontier = [root]
+        while let parent = frontier.popLast() {
+            let children = children(of: parent)
+            found += children
+            frontier += children
+        }
+        return found
+    }
 }

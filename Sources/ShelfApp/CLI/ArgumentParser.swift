@@ -21,6 +21,8 @@ enum ArgumentParser {
             let rest = Array(words.dropFirst()).filter { !$0.hasPrefix("-") }
             if rest.isEmpty { return .help(HelpText.overview(table)) }
             guard let command = match(rest[...], table: table)?.command else {
+                let children = table.filter { $0.path.starts(with: rest) }
+                if !children.isEmpty { return .help(HelpText.group(rest, children)) }
                 throw unknownCommand(rest, table: table)
             }
             return .help(HelpText.command(command))
@@ -32,7 +34,7 @@ enum ArgumentParser {
             if !children.isEmpty && (words.count == prefix.count || words.dropFirst(prefix.count).allSatisfy(isHelpFlag)) {
                 return .help(HelpText.group(Array(prefix), children))
             }
-            throw unknownCommand(Array(words.prefix(2)), table: table)
+            throw unknownCommand(Array(prefix), table: table)
         }
         words = words.dropFirst(consumed)
         var invocation = Invocation(command: command)
@@ -75,6 +77,10 @@ enum ArgumentParser {
                     }
                 }
             }
+        }
+        // `--id ID` stands for the NAME argument: "@ID" is the host with that id, whatever its name.
+        if let id = invocation.value("id"), command.takesHostName {
+            invocation.arguments.insert("@" + id, at: 0)
         }
         try checkArguments(invocation)
         return .run(invocation)
@@ -124,15 +130,27 @@ enum ArgumentParser {
     }
 
     private static func unknownOption(_ spelled: String, command: CommandSpec) -> ShelfError {
-        ShelfError(.usage, "\(command.name): unknown option \(Display.safe(spelled))", hint: usageHint(command))
+        var hint = usageHint(command)
+        if spelled.hasPrefix("--") {
+            let names = (command.options + [globalHelp]).map(\.name)
+            let close = Suggestions.closest(to: String(spelled.dropFirst(2)), among: names).map { "--\($0)" }
+            if let phrase = Suggestions.phrase(close) { hint = "\(phrase) (see sshelf \(command.name) --help)" }
+        }
+        return ShelfError(.usage, "\(command.name): unknown option \(Display.safe(spelled))", hint: hint)
     }
 
+    /// A command that is not in the table: the closest commands are suggested, among the subcommands when the
+    /// first word names a command group (`sshelf forward strt`), else among all first words (`sshelf lst`).
     private static func unknownCommand(_ words: [String], table: [CommandSpec]) -> ShelfError {
-        let given = words.joined(separator: " ")
         let first = words.first ?? ""
-        let close = Set(table.map { $0.path[0] }).filter { $0.hasPrefix(String(first.prefix(2))) }.sorted()
-        let hint = close.isEmpty ? "run 'sshelf --help' for the list of commands"
-            : "did you mean: \(close.map { "sshelf \($0)" }.joined(separator: ", "))?"
-        return ShelfError(.usage, "unknown command '\(Display.safe(given))'", hint: hint)
+        let subcommands = table.filter { $0.path.count > 1 && $0.path[0] == first }.map { $0.path[1] }
+        if words.count >= 2, !subcommands.isEmpty {
+            let close = Suggestions.closest(to: words[1], among: subcommands).map { "'sshelf \(first) \($0)'" }
+            return ShelfError(.usage, "unknown command 'sshelf \(Display.safe(first)) \(Display.safe(words[1]))'",
+                              hint: Suggestions.phrase(close) ?? "run 'sshelf \(first) --help' for its commands")
+        }
+        let close = Suggestions.closest(to: first, among: table.map { $0.path[0] }).map { "'sshelf \($0)'" }
+        return ShelfError(.usage, "unknown command '\(Display.safe(first))'",
+                          hint: Suggestions.phrase(close) ?? "run 'sshelf --help' for the list of commands")
     }
 }

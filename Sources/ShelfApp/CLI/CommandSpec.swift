@@ -50,6 +50,24 @@ struct CommandSpec: Sendable {
 
     var name: String { path.joined(separator: " ") }
 
+    /// Whether the command's first argument is one host's name: such a command also takes `--id ID` in its place.
+    var takesHostName: Bool {
+        guard let first = arguments.first else { return false }
+        return first.completion == .host && !first.optional && !first.variadic
+    }
+
+    /// `--id ID`: the host by its id (prefix) instead of NAME — for hosts that share a name.
+    static let hostIDOption = OptionSpec.value(
+        "id", "ID", "name the host by its id (4 or more hex digits, as 'sshelf list --json' or an error lists them) instead of by name")
+
+    /// The row as the table keeps it: a command that takes one host's name gets `--id` as well.
+    var withHostID: CommandSpec {
+        guard takesHostName, !options.contains(where: { $0.name == "id" }) else { return self }
+        var spec = self
+        spec.options.append(Self.hostIDOption)
+        return spec
+    }
+
     var usage: String {
         var parts = ["sshelf"] + path
         if !options.isEmpty { parts.append("[OPTIONS]") }

@@ -2,14 +2,16 @@
 import Foundation
 
 enum HelpText {
+    /// The exit codes every command keeps to; the README's table, `--help` and the man page all show this list, and
+    /// ExitCodeTests makes each code happen.
     static let exitCodes: [(Int32, String)] = [
         (0, "success"),
-        (1, "the operation failed at run time"),
-        (2, "usage error: unknown command or option, missing or malformed argument"),
-        (3, "not found: no such host, group, identity or forward rule"),
-        (4, "invalid data: a value out of range, a cycle, a problem found by 'sshelf check'"),
-        (5, "storage: the store is damaged, foreign, newer, or readable by others"),
-        (255, "connect, exec, trust, forward start, warm serve: the SSH connection failed or was cut"),
+        (1, "the operation failed at run time ('vault unlock' with a wrong passphrase, 'trust --fingerprint' offered another key, 'forward start' found a port in use)"),
+        (2, "usage: unknown command or option, a missing or extra argument, an option without its value, a name several hosts share, or a step that needs a confirming flag (--force, --yes, --recursive, --allow-public-bind)"),
+        (3, "not found: no such host, group, identity, forward rule or vault item"),
+        (4, "invalid data: a value that is not acceptable (a port outside 1-65535, a name in use, a bad address, spec or descriptor), or problems found in the data ('sshelf check', 'sshelf vault audit', an ssh_config import)"),
+        (5, "storage: the store or the vault cannot be used (missing, damaged, foreign, newer, or readable by others)"),
+        (255, "connect, exec, trust, forward start, warm serve: the connection or the login failed, or was cut; otherwise connect and exec exit with the remote command's status"),
     ]
 
     static func overview(_ table: [CommandSpec]) -> String {

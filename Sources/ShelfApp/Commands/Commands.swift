@@ -1,9 +1,11 @@
 // Commands: the command table — every command sshelf has, in the order --help lists them. Each file owns the
-// commands of one path (all of `forward …` in the two forward files, all of `identity …` in one).
+// commands of one path (all of `forward …` in the two forward files, all of `identity …` in one). Commands that
+// take one host's name get `--id ID` here, so every one of them has it.
 enum Commands {
     static let table: [CommandSpec] = Array([
-        HostCommands.commands, SSHCommands.commands, WarmCommands.commands, GroupCommands.commands, ForwardCommands.commands,
-        ForwardRunCommands.commands, IdentityCommands.commands, ImportExportCommands.commands, VaultCommands.commands,
-        SyncCommands.commands, UICommands.commands, MiscCommands.commands,
-    ].joined())
+        HostCommands.commands, SSHCommands.commands, [CopyIDCommand.command], WarmCommands.commands, GroupCommands.commands,
+        ForwardCommands.commands, ForwardRunCommands.commands, IdentityCommands.commands, ImportExportCommands.commands,
+        VaultCommands.commands, AgentCommands.commands, LogCommands.commands, SyncCommands.commands, UICommands.commands,
+        MiscCommands.commands,
+    ].joined()).map(\.withHostID)
 }

@@ -1,10 +1,24 @@
-// ForwardCommands: `sshelf forward list|add|rm` — the stored rules (ForwardRunCommands runs them).
+// ForwardCommands: `sshelf forward list|add|edit|enable|disable|rm` — the stored rules (ForwardRunCommands runs
+// them).
 import Foundation
 import ShelfCore
 import ShelfOperations
 import ShelfStore
 
 enum ForwardCommands {
+    static let specOptions: [OptionSpec] = [
+        .value("local", "SPEC", short: "L", "forward a local port to host:hostport through the server (ssh -L)"),
+        .value("remote", "SPEC", short: "R", "forward a port on the server back to host:hostport here (ssh -R)"),
+        .value("dynamic", "SPEC", short: "D", "a SOCKS proxy on a local port (ssh -D)"),
+    ]
+    static let publicBind = OptionSpec.flag(
+        "allow-public-bind", "allow a bind address other than loopback (the port becomes reachable from the network)")
+    static let sessionsOption = OptionSpec.value(
+        "sessions", "N", "spread the rule's connections over N SSH sessions (logins), 1-16, default 1; -L and -D only")
+    static let ruleArguments = [
+        ArgumentSpec(name: "RULE", help: "rule id prefix (from 'forward list') or rule name", variadic: true)
+    ]
+
     static let commands: [CommandSpec] = [
         CommandSpec(path: ["forward", "list"], summary: "list forward rules (all, or one host's)",
                     details: "Rules whose host was deleted (for example on another device) are kept and shown as orphaned.",
@@ -12,22 +26,37 @@ enum ForwardCommands {
                     options: [.flag("json", "print JSON for scripts")], run: list),
         CommandSpec(path: ["forward", "add"], summary: "add a forward rule to a host",
                     details: "SPEC uses OpenSSH's syntax: [bind:]port:host:hostport for --local/--remote, [bind:]port for --dynamic. The bind address defaults to 127.0.0.1.",
-                    arguments: [ArgumentSpec(name: "HOST", help: "host name (or id prefix)", completion: .host)],
-                    options: [
-                        .value("local", "SPEC", short: "L", "forward a local port to host:hostport through the server (ssh -L)"),
-                        .value("remote", "SPEC", short: "R", "forward a port on the server back to host:hostport here (ssh -R)"),
-                        .value("dynamic", "SPEC", short: "D", "a SOCKS proxy on a local port (ssh -D)"),
+                    arguments: [ArgumentSpec(name: "HOST", help: "host name (NAME@ID when several hosts share it, or an id prefix)", completion: .host)],
+                    options: specOptions + [
                         .value("name", "NAME", "a label for the rule"),
                         .flag("autostart", "start with 'sshelf forward up'"),
                         .flag("disabled", "store the rule switched off"),
-                        .flag("allow-public-bind", "allow a bind address other than loopback (the port becomes reachable from the network)"),
+                        sessionsOption,
+                        publicBind,
                     ],
                     examples: ["sshelf forward add prod-db --local 5432:localhost:5432",
-                               "sshelf forward add bastion --dynamic 1080 --autostart"],
+                               "sshelf forward add bastion --dynamic 1080 --autostart",
+                               "sshelf forward add storage --local 9000:localhost:9000 --sessions 4"],
                     run: add),
+        CommandSpec(path: ["forward", "edit"], summary: "change a forward rule",
+                    details: "Only the options given change. A new --local, --remote or --dynamic SPEC replaces the rule's kind and spec. A running 'forward up' or 'forward start' picks the change up when it next starts.",
+                    arguments: [ArgumentSpec(name: "RULE", help: "rule id prefix (from 'forward list') or rule name")],
+                    options: specOptions + [
+                        .value("name", "NAME", "a new label for the rule ('' for none)"),
+                        .flag("autostart", "start it with 'sshelf forward up'"),
+                        .flag("no-autostart", "do not start it with 'sshelf forward up'"),
+                        sessionsOption,
+                        publicBind,
+                    ],
+                    examples: ["sshelf forward edit 3fa2 --local 15432:localhost:5432", "sshelf forward edit db --no-autostart"],
+                    run: edit),
+        CommandSpec(path: ["forward", "enable"], summary: "switch forward rules on",
+                    details: "'forward start HOST' runs a host's enabled rules; 'forward up' its enabled autostart rules.",
+                    arguments: ruleArguments, run: { try setEnabled(true, $0, $1) }),
+        CommandSpec(path: ["forward", "disable"], summary: "switch forward rules off (kept, but not run)",
+                    arguments: ruleArguments, run: { try setEnabled(false, $0, $1) }),
         CommandSpec(path: ["forward", "rm"], summary: "remove forward rules",
-                    arguments: [ArgumentSpec(name: "RULE", help: "rule id prefix (from 'forward list') or rule name", variadic: true)],
-                    run: remove),
+                    arguments: ruleArguments, run: remove),
     ]
 
     static func list(_ call: Invocation, _ context: AppContext) throws -> Int32 {
@@ -51,32 +80,100 @@ enum ForwardCommands {
             let host = rule.hostID.flatMap { hosts[$0] }?.name ?? "(orphaned: host deleted)"
             var state = rule.enabled ? "enabled" : "disabled"
             if rule.autostart { state += ",autostart" }
-            return [Display.shortID(rule.id), host, "-\(rule.spec.flag)", rule.spec.description, state, rule.name]
+            return [Display.shortID(rule.id), host, "-\(rule.spec.flag)", rule.spec.description, state, "\(rule.sessions)",
+                    rule.name]
         }
-        context.output(Display.table(["ID", "HOST", "KIND", "SPEC", "STATE", "NAME"], rows))
+        context.output(Display.table(["ID", "HOST", "KIND", "SPEC", "STATE", "SESSIONS", "NAME"], rows))
         return 0
     }
 
-    static func add(_ call: Invocation, _ context: AppContext) throws -> Int32 {
-        let given: [(ForwardKind, String)] = [(.local, "local"), (.remote, "remote"), (.dynamic, "dynamic")]
-            .compactMap { kind, name in call.value(name).map { (kind, $0) } }
+    static let specKinds: [(ForwardKind, String)] = [(.local, "local"), (.remote, "remote"), (.dynamic, "dynamic")]
+
+    /// The one --local/--remote/--dynamic SPEC given.
+    static func givenSpec(_ call: Invocation) throws -> ForwardSpec {
+        let given = specKinds.compactMap { kind, name in call.value(name).map { (kind, $0) } }
         guard given.count == 1, let (kind, text) = given.first else {
-            throw ShelfError(.usage, "forward add: give exactly one of --local, --remote or --dynamic",
+            throw ShelfError(.usage, "\(call.command.name): give exactly one of --local, --remote or --dynamic",
                              hint: ArgumentParser.usageHint(call.command))
         }
-        let spec: ForwardSpec
-        do { spec = try ForwardSpec.parse(text, kind: kind) } catch { throw ShelfError(.usage, error.message) }
+        do { return try ForwardSpec.parse(text, kind: kind) } catch { throw ShelfError(.invalid, error.message) }
+    }
+
+    static func add(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+        let spec = try givenSpec(call)
+        let sessions = try sessionsValue(call) ?? 1
         let (rule, hostName) = try context.store().write { store in
             let host = try Resolve.host(call.arguments[0], in: store)
-            let rule = PortForwardRule(hostID: host.id, name: call.value("name") ?? "", kind: kind,
+            let rule = PortForwardRule(hostID: host.id, name: call.value("name") ?? "", kind: spec.kind,
                                        bindAddress: spec.bindAddress, bindPort: spec.bindPort, targetHost: spec.targetHost,
                                        targetPort: spec.targetPort, autostart: call.flag("autostart"),
-                                       enabled: !call.flag("disabled"))
+                                       enabled: !call.flag("disabled"), sessions: sessions)
             try ForwardOperations.checkBindAddresses([rule], allowPublic: call.flag("allow-public-bind"))
             return (rule, try ForwardOperations.save(rule, in: store))
         }
         context.print("added forward \(Display.shortID(rule.id)) to \(Display.safe(hostName)): -\(spec.flag) \(spec)")
         return 0
+    }
+
+    static func edit(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+        if call.flag("autostart") && call.flag("no-autostart") {
+            throw ShelfError(.usage, "forward edit: --autostart and --no-autostart exclude each other",
+                             hint: ArgumentParser.usageHint(call.command))
+        }
+        let spec = specKinds.contains { call.value($0.1) != nil } ? try givenSpec(call) : nil
+        let (rule, hostName) = try context.store().write { store in
+            var rule = try Resolve.forwardRule(call.arguments[0], in: store)
+            if let spec {
+                rule.kind = spec.kind
+                rule.bindAddress = spec.bindAddress
+                rule.bindPort = spec.bindPort
+                rule.targetHost = spec.targetHost
+                rule.targetPort = spec.targetPort
+                try ForwardOperations.checkBindAddresses([rule], allowPublic: call.flag("allow-public-bind"))
+            }
+            if let name = call.value("name") { rule.name = name }
+            if let sessions = try sessionsValue(call) { rule.sessions = sessions }
+            if call.flag("autostart") { rule.autostart = true }
+            if call.flag("no-autostart") { rule.autostart = false }
+            rule.updatedAt = Date()
+            return (rule, try ForwardOperations.save(rule, in: store))
+        }
+        context.print("updated forward \(describe(rule, hostName: hostName))")
+        return 0
+    }
+
+    static func setEnabled(_ enabled: Bool, _ call: Invocation, _ context: AppContext) throws -> Int32 {
+        let changed = try context.store().write { store in
+            try call.arguments.map { text -> String in
+                var rule = try Resolve.forwardRule(text, in: store)
+                rule.enabled = enabled
+                rule.updatedAt = Date()
+                return describe(rule, hostName: try ForwardOperations.save(rule, in: store))
+            }
+        }
+        context.print(changed.map { "\(enabled ? "enabled" : "disabled") forward \($0)" }.joined(separator: "\n"))
+        return 0
+    }
+
+    /// "3fa2c1d0 of db: -L 127.0.0.1:5432:localhost:5432 (disabled, autostart) 'pg'".
+    static func describe(_ rule: PortForwardRule, hostName: String) -> String {
+        var states: [String] = []
+        if !rule.enabled { states.append("disabled") }
+        if rule.autostart { states.append("autostart") }
+        var text = "\(Display.shortID(rule.id)) of \(Display.safe(hostName)): -\(rule.spec.flag) \(rule.spec)"
+        if !states.isEmpty { text += " (\(states.joined(separator: ", ")))" }
+        if !rule.name.isEmpty { text += " '\(Display.safe(rule.name))'" }
+        return text
+    }
+
+    /// `--sessions N` as a number (its range is the rule's validation); nil when not given.
+    static func sessionsValue(_ call: Invocation) throws -> Int? {
+        guard let text = call.value("sessions") else { return nil }
+        guard let sessions = Int(text) else {
+            throw ShelfError(.invalid, "--sessions takes a number of SSH sessions, not '\(Display.safe(text))'",
+                             hint: "for example --sessions 4 (1 to \(PortForwardRule.sessionLimit))")
+        }
+        return sessions
     }
 
     static func remove(_ call: Invocation, _ context: AppContext) throws -> Int32 {

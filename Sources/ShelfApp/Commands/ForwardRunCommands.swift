@@ -6,6 +6,7 @@ import ShelfCore
 import ShelfOperations
 import ShelfSSH
 import ShelfStore
+import ShelfVault
 
 enum ForwardRunCommands {
     static let publicBindOption = OptionSpec.flag(
@@ -17,12 +18,13 @@ enum ForwardRunCommands {
             path: ["forward", "start"], summary: "run a host's forward rules in the foreground",
             details: """
                 Connects to the host (as 'connect' does: jump chain, host-key check before any credential) and \
-                runs its enabled forward rules, or only the RULEs named, until Ctrl-C or SIGTERM. A port that is \
-                already in use is an error naming it. Rules that listen on a non-loopback address need \
-                --allow-public-bind. Exit status 0 after Ctrl-C, 255 when the connection failed or was lost.
+                runs its enabled forward rules, or only the RULEs named, until Ctrl-C or SIGTERM. A rule whose \
+                port is already in use is reported by number and left out; the others run. Rules that listen on \
+                a non-loopback address need --allow-public-bind. Exit status 0 after Ctrl-C when every rule ran, \
+                1 when a rule could not listen (or none could), 255 when the connection failed or was lost.
                 """,
             arguments: [
-                ArgumentSpec(name: "HOST", help: "host name (or id prefix)", completion: .host),
+                ArgumentSpec(name: "HOST", help: "host name (NAME@ID when several hosts share it, or an id prefix)", completion: .host),
                 ArgumentSpec(
                     name: "RULE", help: "only these rules (id prefix or name); default: every enabled rule",
                     optional: true, variadic: true),
@@ -42,11 +44,16 @@ enum ForwardRunCommands {
                 A supervisor in the foreground (run it under systemd --user or tmux): one session per host, \
                 reconnecting with exponential backoff and jitter after a drop. Nobody is asked anything: host \
                 keys must already be pinned or known ('sshelf trust HOST'), and credentials must be stored in a \
-                class unattended reads can open (afterFirstUnlock…); a credential stored whenUnlocked… is \
-                reported with the fix. 'sshelf forward status' shows each rule's state; Ctrl-C, SIGTERM or \
-                'sshelf forward stop' ends it.
+                class unattended reads can open (afterFirstUnlock…, readable after 'sshelf vault unlock'); a \
+                credential stored whenUnlocked… is reported with the command that changes its class. Where the \
+                kernel keyring is not available, give the vault passphrase with --passphrase-fd: it is checked at \
+                start and opens the afterFirstUnlock items for this supervisor. 'sshelf forward status' shows \
+                each rule's state; Ctrl-C, SIGTERM or 'sshelf forward stop' ends it.
                 """,
-            options: [.value("timeout", "SECONDS", "connect timeout per address (default 10)"), publicBindOption],
+            options: [
+                .value("timeout", "SECONDS", "connect timeout per address (default 10)"), publicBindOption,
+                .value("passphrase-fd", "N", "read the vault passphrase from descriptor N at start (afterFirstUnlock items; for systems without the kernel keyring)"),
+            ],
             examples: ["sshelf forward up", "systemd-run --user sshelf forward up"],
             run: up),
         CommandSpec(
@@ -63,29 +70,62 @@ enum ForwardRunCommands {
         let rules = try selectRules(call, hostID: plan.target.id, hostName: plan.target.name, store: store)
         try ForwardOperations.checkBindAddresses(rules, allowPublic: call.flag("allow-public-bind"))
         let options = try SSHCommands.connectOptions(call, context)
-        return try SSHCommands.withConnection(plan, store: store, call: call, options: options, context: context) {
-            connection in
-            let engine = try ForwardEngine(connection: connection, rules: rules, hostName: plan.target.name)
+        // Rules with `sessions N` get N logins; the extra ones repeat the first one's answers without asking.
+        let login = RepeatLogin()
+        return try SSHCommands.withConnection(
+            plan, store: store, call: call, options: options, context: context, prompts: login.recording
+        ) { connection in
+            let extra = try login.connectMore(
+                ForwardPool.sessionsNeeded(for: rules) - 1, to: plan.endpoints, options: options,
+                credentials: try SSHCommands.credentialSource(context, store: store, call: call))
+            defer { for session in extra { session.close() } }
+            let pool: ForwardPool
+            do {
+                pool = try ForwardPool(
+                    connections: [connection] + extra, rules: rules, hostName: plan.target.name, skipFailedRules: true)
+            } catch {
+                // Logged in, but no rule could listen: a local problem, not a connection failure.
+                throw ShelfError(.failure, ShelfError(from: error).message, hint: portHint(error, rules: rules))
+            }
+            for failure in pool.failedRules {
+                let rule = "-\(failure.rule.spec.flag) \(failure.rule.spec)"
+                context.errorOutput("sshelf: error: \(rule) left out: \(Display.safe(failure.error.message))\n")
+                if let hint = portHint(failure.error, rules: [failure.rule]) {
+                    context.errorOutput("sshelf: hint: \(Display.safe(hint))\n")
+                }
+            }
             // Catch the signals before saying how to send them: a script that reads the line and stops us at once
             // must get a clean stop, not the default action.
-            let signals = StopSignals { engine.stop() }
+            let signals = StopSignals { pool.stop() }
             defer { signals.cancel() }
-            for status in engine.status() {
-                context.errorOutput("sshelf: forwarding \(status.spec) (port \(status.boundPort))\n")
+            for status in pool.status() {
+                let sessions = status.connectionsPerSession.map { " over \($0.count) sessions" } ?? ""
+                context.errorOutput("sshelf: forwarding \(status.spec) (port \(status.boundPort))\(sessions)\n")
             }
             context.errorOutput("sshelf: press Ctrl-C to stop\n")
             let publisher = call.value("tui-state").map {
-                StartStatePublisher(path: $0, hostName: plan.target.name, engine: engine, context: context)
+                StartStatePublisher(path: $0, hostName: plan.target.name, pool: pool, context: context)
             }
             defer { publisher?.stop() }
-            try engine.run()
-            for status in engine.status() {
+            try pool.run()
+            for status in pool.status() {
                 context.errorOutput(
                     "sshelf: stopped \(status.spec): \(status.totalConnections) connections, \(status.bytesOut) bytes out, \(status.bytesIn) bytes in\n"
                 )
             }
-            return 0
+            return pool.failedRules.isEmpty ? 0 : 1
         }
+    }
+
+    /// For a rule that could not listen: the engine's own hint, then how to give the rule another port.
+    static func portHint(_ error: Error, rules: [PortForwardRule]) -> String? {
+        let base = (error as? SSHError)?.hint
+        guard rules.count == 1, let rule = rules.first, rule.kind != .remote else { return base }
+        let listen = rule.bindAddress.contains(":") ? "[\(rule.bindAddress)]" : rule.bindAddress
+        let spec = "\(listen):PORT" + (rule.kind == .dynamic ? "" : ":\(rule.spec.targetPart)")
+        let option = rule.kind == .dynamic ? "dynamic" : "local"
+        let move = "sshelf forward edit \(Display.shortID(rule.id)) --\(option) \(spec)"
+        return [base, "to give the rule another port: \(move)"].compactMap { $0 }.joined(separator: "; ")
     }
 
     static func up(_ call: Invocation, _ context: AppContext) throws -> Int32 {
@@ -117,6 +157,7 @@ enum ForwardRunCommands {
         }
         defer { close(lockFD) }
         let options = try SSHCommands.connectOptions(call, context)
+        let vault = try unlockedVault(call, context)
         // Runner threads report state changes (FileHandle writes are safe from any thread) and wake the
         // publisher, so the state file follows a change at once; counts are refreshed twice a second.
         let wakeup = SupervisorWakeup()
@@ -130,7 +171,7 @@ enum ForwardRunCommands {
                 .map { host, rules in
                     HostRunner(
                         plan: try ConnectPlan.make(for: host, in: store), rules: rules, options: options,
-                        context: context, report: report)
+                        vault: vault, context: context, report: report)
                 }
         }
         let signals = StopSignals { wakeup.stop() }
@@ -150,6 +191,17 @@ enum ForwardRunCommands {
         for runner in runners { runner.stop() }
         try? FileManager.default.removeItem(atPath: SupervisorFiles.statePath(context.locations))
         return 0
+    }
+
+    /// With --passphrase-fd: the vault, opened once and unlocked for the classes unattended logins read, shared by
+    /// every host's runner (a wrong passphrase stops the supervisor at once, not at the first login).
+    static func unlockedVault(_ call: Invocation, _ context: AppContext) throws -> Vault? {
+        guard call.value("passphrase-fd") != nil else { return nil }
+        let input = try SecretInput(call, option: "passphrase-fd")
+        let vault = try VaultCommands.open(context, create: false)
+        let unattended = Set(AccessibilityClass.allCases.filter { $0.unlockScope == .session })
+        try VaultCommands.unlockIfNeeded(vault, for: unattended, input)
+        return vault
     }
 
     static func status(_ call: Invocation, _ context: AppContext) throws -> Int32 {
@@ -173,15 +225,17 @@ enum ForwardRunCommands {
             if let next = rule.nextAttempt {
                 detail = "next attempt in \(max(0, Int(next.timeIntervalSinceNow.rounded(.up)))) s: " + detail
             }
+            // A rule spread over several sessions shows how many connections each one carried.
+            let sessions = rule.connectionsPerSession.map { "\($0.count) (\($0.map(String.init).joined(separator: " ")))" }
             return [
                 Display.safe(rule.host), rule.spec, rule.state.rawValue,
-                "\(rule.activeConnections)/\(rule.totalConnections)",
+                "\(rule.activeConnections)/\(rule.totalConnections)", sessions ?? "1",
                 "\(rule.bytesOut)", "\(rule.bytesIn)", detail,
             ]
         }
         context.output(
             "supervisor pid \(state.pid)\n"
-                + Display.table(["HOST", "RULE", "STATE", "CONNS", "OUT", "IN", "DETAIL"], rows))
+                + Display.table(["HOST", "RULE", "STATE", "CONNS", "SESSIONS", "OUT", "IN", "DETAIL"], rows))
         return 0
     }
 
@@ -232,14 +286,20 @@ enum ForwardRunCommands {
 final class StopSignals {
     private let sources: [DispatchSourceSignal]
 
+    /// Returns once both signals reach `action`. libdispatch installs its own handler only when it registers a
+    /// source, asynchronously after `resume()`; until then the disposition is SIG_IGN and a signal is lost — as
+    /// it was when a script read "press Ctrl-C to stop" and sent SIGTERM at once on a busy machine.
     init(_ action: @escaping @Sendable () -> Void) {
+        let registered = DispatchSemaphore(value: 0)
         sources = [SIGINT, SIGTERM].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler(handler: action)
+            source.setRegistrationHandler { registered.signal() }
             source.resume()
             return source
         }
+        for _ in sources { registered.wait() }
     }
 
     func cancel() {

@@ -8,7 +8,8 @@ import ShelfStore
 enum GroupCommands {
     static let commands: [CommandSpec] = [
         CommandSpec(path: ["group", "list"], summary: "show the group tree with host counts",
-                    options: [.flag("json", "print JSON for scripts")], run: list),
+                    options: [.flag("json", "print JSON for scripts"),
+                              .flag("names", "print only the group paths, one per line")], run: list),
         CommandSpec(path: ["group", "add"], summary: "create a group (and any missing parents)",
                     arguments: [ArgumentSpec(name: "PATH", help: "slash path, e.g. prod/eu", completion: .group)],
                     examples: ["sshelf group add prod/eu"], run: add),
@@ -38,6 +39,10 @@ enum GroupCommands {
             context.print(try JSONOutput.encode(views))
             return 0
         }
+        if call.flag("names") {
+            context.output(flat.map { Display.safe(tree.path(of: $0.group.id)) + "\n" }.joined())
+            return 0
+        }
         if flat.isEmpty {
             context.errorOutput("no groups yet; 'sshelf group add PATH' creates one\n")
             return 0
@@ -54,7 +59,7 @@ enum GroupCommands {
 
     static func add(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         let path = call.arguments[0]
-        guard !(try GroupTree.parsePath(path)).isEmpty else { throw ShelfError(.usage, "group add: the path is empty") }
+        guard !(try GroupTree.parsePath(path)).isEmpty else { throw ShelfError(.invalid, "group add: the path is empty") }
         let existed = try context.store().write { store -> Bool in
             if GroupTree(try store.groups()).find(path) != nil { return true }
             try GroupOperations.create(path, in: store)
@@ -75,7 +80,7 @@ enum GroupCommands {
 
     static func move(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         let newPath = try GroupTree.parsePath(call.arguments[1])
-        guard let newName = newPath.last else { throw ShelfError(.usage, "group mv: the new path is empty") }
+        guard let newName = newPath.last else { throw ShelfError(.invalid, "group mv: the new path is empty") }
         let placed = try context.store().write { store in
             var group = try Resolve.group(call.arguments[0], tree: GroupTree(try store.groups()))
             group.name = newName

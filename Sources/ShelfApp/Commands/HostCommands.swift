@@ -20,44 +20,57 @@ enum HostCommands {
         .value("notes", "TEXT", "free-form notes"),
     ]
 
+    static let allowDuplicate = OptionSpec.flag(
+        "allow-duplicate", "allow a name another host already has (the two are then named as NAME@ID)")
+
     static let commands: [CommandSpec] = [
         CommandSpec(
             path: ["list"], summary: "list hosts, optionally filtered",
-            details: "Every word of FILTER must appear (case-insensitively) in the host's name, hostname, user, tags or group path.",
+            details: """
+                Every word of FILTER must match within one field of the host (its name, hostname, user, a tag or \
+                its group path), fuzzily: its letters in order, not necessarily adjacent, case and accents \
+                ignored. Best matches first (a whole field, then a prefix, then word starts and adjacent \
+                letters), ties by last connected, then name: the same rule and order as the TUI's search.
+                """,
             arguments: [ArgumentSpec(name: "FILTER", help: "words to search for", optional: true, variadic: true)],
             options: [
                 .value("group", "PATH", short: "g", completion: .group, "only hosts in this group and its subgroups"),
                 .flag("json", "print JSON (an array of host records) for scripts"),
+                .flag("names", "print only the names, one per line, as commands take them (NAME@ID where several hosts share a name)"),
             ],
             examples: ["sshelf list", "sshelf list prod db", "sshelf list --group prod/eu --json"],
             run: list),
         CommandSpec(
             path: ["show"], summary: "show one host with its forward rules",
-            arguments: [ArgumentSpec(name: "NAME", help: "host name (or id prefix)", completion: .host)],
+            arguments: [ArgumentSpec(name: "NAME", help: "host name (NAME@ID when several hosts share it, or an id prefix)", completion: .host)],
             options: [.flag("json", "print JSON for scripts")], run: show),
         CommandSpec(
             path: ["add"], summary: "add a host",
+            details: "Unless --allow-duplicate is given, NAME must not be the name of another host (compared ignoring case).",
             arguments: [ArgumentSpec(name: "NAME", help: "the alias you will type, e.g. prod-db")],
-            options: hostOptions,
+            options: hostOptions + [allowDuplicate],
             examples: ["sshelf add prod-db --host db1.example.com --user deploy --group prod/eu --tag db"],
             run: add),
         CommandSpec(
             path: ["edit"], summary: "change a host's settings",
-            details: "Only the options given change. --tag adds a tag, --untag removes one.",
-            arguments: [ArgumentSpec(name: "NAME", help: "host name (or id prefix)", completion: .host)],
+            details: "Only the options given change. --tag adds a tag, --untag removes one. --rename refuses a name another host has unless --allow-duplicate is given.",
+            arguments: [ArgumentSpec(name: "NAME", help: "host name (NAME@ID when several hosts share it, or an id prefix)", completion: .host)],
             options: hostOptions + [
                 .value("rename", "NEWNAME", "give the host a new name"),
                 .value("untag", "TAG", repeatable: true, "remove a tag (repeatable)"),
+                allowDuplicate,
             ],
             examples: ["sshelf edit prod-db --port 2222 --tag critical"],
             run: edit),
         CommandSpec(
             path: ["rm"], summary: "remove hosts and their forward rules",
+            details: "A host that other hosts jump through is kept (they could no longer connect) unless --force, or unless they are removed in the same command.",
             arguments: [ArgumentSpec(name: "NAME", help: "host names (or id prefixes)", variadic: true, completion: .host)],
+            options: [.flag("force", short: "f", "remove hosts even when other hosts jump through them")],
             run: remove),
         CommandSpec(
             path: ["mv"], summary: "move a host to another group",
-            arguments: [ArgumentSpec(name: "NAME", help: "host name (or id prefix)", completion: .host)],
+            arguments: [ArgumentSpec(name: "NAME", help: "host name (NAME@ID when several hosts share it, or an id prefix)", completion: .host)],
             options: [.value("group", "PATH", short: "g", completion: .group, "destination group ('' or / for the top level)")],
             run: move),
     ]
@@ -65,28 +78,31 @@ enum HostCommands {
     // MARK: list / show
 
     static func list(_ call: Invocation, _ context: AppContext) throws -> Int32 {
-        let store = try context.store()
-        let (hosts, tree) = try store.read { store -> ([ShelfCore.Host], GroupTree) in
-            let tree = GroupTree(try store.groups())
-            var scope: Set<UUID>? = nil
-            if let path = call.value("group"), !GroupTree.components(path).isEmpty {
-                scope = tree.subtree(of: try Resolve.group(path, tree: tree).id)
-            }
-            return (try store.searchHosts(call.arguments.joined(separator: " "), inGroups: scope), tree)
-        }
+        let listing = try HostListing.find(call.arguments.joined(separator: " "), groupPath: call.value("group"),
+                                           store: try context.store())
         if call.flag("json") {
-            let views = hosts.map { HostJSON(host: $0, groupPath: tree.path(of: $0.groupID)) }
-            context.print(try JSONOutput.encode(views))
+            context.print(try HostListing.json(listing))
             return 0
         }
-        if hosts.isEmpty {
+        if call.flag("names") {
+            // Shared names count over every host, not only the ones listed: NAME alone must find exactly one.
+            let table = listing.table
+            var sharing: [String: Int] = [:]
+            for row in 0..<table.count { sharing[ModelCheck.sameNameKey(table.name(row)), default: 0] += 1 }
+            context.output(listing.rows.map { row in
+                let name = table.name(Int(row))
+                let shared = (sharing[ModelCheck.sameNameKey(name)] ?? 0) > 1
+                return Display.safe(shared ? "\(name)@\(Display.shortID(table.id(Int(row))))" : name) + "\n"
+            }.joined())
+            return 0
+        }
+        if listing.rows.isEmpty {
             context.errorOutput(call.arguments.isEmpty && call.value("group") == nil
                 ? "no hosts yet; add one with 'sshelf add NAME --host HOSTNAME' or 'sshelf import ssh-config'\n"
                 : "no host matches\n")
             return 0
         }
-        let rows = hosts.map { [$0.name, $0.destination, tree.path(of: $0.groupID), $0.tags.joined(separator: ",")] }
-        context.output(Display.table(["NAME", "DESTINATION", "GROUP", "TAGS"], rows))
+        context.output(HostListing.text(listing))
         return 0
     }
 
@@ -141,7 +157,8 @@ enum HostCommands {
         let saved = try context.store().write { store in
             var host = ShelfCore.Host(name: call.arguments[0])
             try apply(call, to: &host, store: store)
-            return try HostOperations.save(host, groupPath: call.value("group"), in: store)
+            return try HostOperations.save(
+                host, groupPath: call.value("group"), allowDuplicateName: call.flag("allow-duplicate"), in: store)
         }
         context.print("added \(Display.safe(saved.host.name)) (\(Display.safe(saved.host.destination)))")
         return 0
@@ -154,7 +171,8 @@ enum HostCommands {
             try apply(call, to: &host, store: store)
             let untag = Set(call.all("untag"))
             host.tags.removeAll { untag.contains($0) }
-            return try HostOperations.save(host, groupPath: call.value("group"), in: store)
+            return try HostOperations.save(
+                host, groupPath: call.value("group"), allowDuplicateName: call.flag("allow-duplicate"), in: store)
         }
         context.print("updated \(Display.safe(saved.host.name)) (\(Display.safe(saved.host.destination)))")
         return 0
@@ -183,7 +201,8 @@ enum HostCommands {
 
     static func remove(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         let deleted = try context.store().write { store in
-            try HostOperations.delete(try call.arguments.map { try Resolve.host($0, in: store).id }, in: store)
+            let ids = try call.arguments.map { try Resolve.host($0, in: store).id }
+            return try HostOperations.delete(ids, refuseIfJumpedThrough: !call.flag("force"), in: store)
         }
         context.print(deleted.map(\.summary).joined(separator: "\n"))
         return 0

@@ -1,6 +1,7 @@
-// IdentityCommands: `sshelf identity list|import|rm` and `keygen` — identities (keys) and the hosts using them.
-// A private key file moves into the vault on import, its public half into the store; keygen makes a new
-// ed25519 key in the vault (IdentityOperations does the work; here are the options, prompts and output).
+// IdentityCommands: `sshelf identity list|show|import|edit|rm` and `keygen` — identities (keys) and the hosts using
+// them. A private key file moves into the vault on import, its public half into the store; keygen makes a new
+// ed25519 key in the vault; show prints the public key line; edit sets the name and the agent's options
+// (IdentityOperations does the work; here are the options, prompts and output).
 import Foundation
 import ShelfCore
 import ShelfOperations
@@ -10,17 +11,35 @@ import Glibc
 #endif
 
 enum IdentityCommands {
+    /// The sshelf agent's per-identity options, shared by import, keygen and edit.
+    static let agentOptions: [OptionSpec] = [
+        .flag("confirm", "the sshelf agent asks before every signature with this key"),
+        .value("lifetime", "SECONDS", "the sshelf agent serves the key this long after it starts serving it (0: no limit)"),
+    ]
+
     static let commands: [CommandSpec] = [
         CommandSpec(path: ["identity", "list"], summary: "list identities (keys) and the hosts using them",
-                    options: [.flag("json", "print JSON for scripts")], run: list),
+                    options: [.flag("json", "print JSON for scripts"),
+                              .flag("names", "print only the identity names, one per line")], run: list),
+        CommandSpec(path: ["identity", "show"], summary: "print an identity's public key line (for authorized_keys)",
+                    details: "The line is `type base64 comment`, as ssh-keygen writes it to a .pub file.",
+                    arguments: [ArgumentSpec(name: "NAME", help: "identity name (or id prefix)", completion: .identity)],
+                    examples: ["sshelf identity show work >> ~/.ssh/authorized_keys"], run: show),
         CommandSpec(path: ["identity", "import"], summary: "move a private key file into the vault",
-                    details: "OpenSSH and PEM keys. An encrypted key's passphrase is asked for and kept in the vault beside it. The public key goes to the store (from the key itself, or PATH.pub). The file is left alone unless --remove-file.",
+                    details: "OpenSSH and PEM keys. An encrypted key is opened with its passphrase (asked for, or --key-passphrase-fd) and stored unencrypted inside the vault, which encrypts it; a wrong passphrase stores nothing. The public key goes to the store (from the key itself, or PATH.pub). The file is left alone unless --remove-file.",
                     arguments: [ArgumentSpec(name: "NAME", help: "identity name"),
                                 ArgumentSpec(name: "PATH", help: "private key file", completion: .file)],
                     options: [.flag("remove-file", "delete the key file once it is in the vault"),
                               .value("key-passphrase-fd", "N", "read the key's own passphrase from descriptor N"),
-                              VaultCommands.passphraseFD],
+                              VaultCommands.passphraseFD] + agentOptions,
                     examples: ["sshelf identity import work ~/.ssh/id_ed25519"], run: importKey),
+        CommandSpec(path: ["identity", "edit"], summary: "rename an identity or change the agent's options for it",
+                    arguments: [ArgumentSpec(name: "NAME", help: "identity name (or id prefix)", completion: .identity)],
+                    options: agentOptions + [
+                        .flag("no-confirm", "stop asking before each signature"),
+                        .value("rename", "NEWNAME", "give the identity a new name"),
+                    ],
+                    examples: ["sshelf identity edit work --confirm --lifetime 3600"], run: edit),
         CommandSpec(path: ["identity", "rm"], summary: "remove an identity; its hosts keep everything else",
                     details: "The hosts that used it are left without an identity (in the same transaction), and its private key and passphrase are removed from this device's vault.",
                     arguments: [ArgumentSpec(name: "NAME", help: "identity name (or id prefix)", completion: .identity)],
@@ -28,7 +47,8 @@ enum IdentityCommands {
         CommandSpec(path: ["keygen"], summary: "create an ed25519 identity; the private key stays in the vault",
                     details: "Prints the public key line for authorized_keys.",
                     arguments: [ArgumentSpec(name: "NAME", help: "identity name")],
-                    options: [.value("comment", "TEXT", "comment on the public key (default: NAME)"), VaultCommands.passphraseFD],
+                    options: [.value("comment", "TEXT", "comment on the public key (default: NAME)"), VaultCommands.passphraseFD]
+                        + agentOptions,
                     run: keygen),
     ]
 
@@ -39,6 +59,10 @@ enum IdentityCommands {
             context.print(try JSONOutput.encode(identities))
             return 0
         }
+        if call.flag("names") {
+            context.output(identities.map { Display.safe($0.name) + "\n" }.joined())
+            return 0
+        }
         if identities.isEmpty {
             context.errorOutput("no identities yet; 'sshelf import ssh-config' records IdentityFile keys\n")
             return 0
@@ -47,9 +71,9 @@ enum IdentityCommands {
         for host in hosts { if let id = host.identityID { users[id, default: 0] += 1 } }
         let rows = identities.map { identity in
             [identity.name, identity.keyType.rawValue, identity.privateKeyRef == nil ? identity.keyFile : "vault",
-             "\(users[identity.id] ?? 0)"]
+             "\(users[identity.id] ?? 0)", AgentOptionChange.summary(identity)]
         }
-        context.output(Display.table(["NAME", "TYPE", "PRIVATE KEY", "HOSTS"], rows))
+        context.output(Display.table(["NAME", "TYPE", "PRIVATE KEY", "HOSTS", "AGENT"], rows))
         return 0
     }
 
@@ -60,11 +84,13 @@ enum IdentityCommands {
         let imported = try IdentityOperations.importKey(
             named: name, from: path, workspace: context.workspace, store: try context.store(),
             vaultPassphrase: { try vaultInput.read(prompt: "Vault passphrase: ") },
-            keyPassphrase: { try keyInput.read(prompt: "Passphrase of \(Display.safe(path)): ") })
+            keyPassphrase: { try keyInput.read(prompt: "Passphrase of \(Display.safe(path)): ") },
+            adjust: try AgentOptionChange(call).apply)
         if call.flag("remove-file") && unlink(path) != 0 {
             context.warn("the key is in the vault, but \(Display.safe(path)) could not be removed: \(String(cString: strerror(errno)))")
         }
         context.print("imported \(imported.format) key '\(Display.safe(name))' into the vault (\(imported.keyClass))"
+            + (imported.decrypted ? "; stored decrypted, so its passphrase is no longer asked (the vault encrypts it)" : "")
             + (imported.foundPublicKey ? "" : "; no public key found (add \(Display.safe(path)).pub and import again)"))
         return 0
     }
@@ -81,8 +107,73 @@ enum IdentityCommands {
         let vaultInput = try SecretInput(call, option: "passphrase-fd")
         let (_, publicKey) = try IdentityOperations.generate(
             named: call.arguments[0], comment: call.value("comment"), workspace: context.workspace,
-            store: try context.store(), vaultPassphrase: { try vaultInput.read(prompt: "Vault passphrase: ") })
+            store: try context.store(), vaultPassphrase: { try vaultInput.read(prompt: "Vault passphrase: ") },
+            adjust: try AgentOptionChange(call).apply)
         context.print(publicKey)
         return 0
+    }
+
+    static func show(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+        let identity = try Resolve.identity(call.arguments[0], in: try context.store())
+        guard !identity.publicKey.isEmpty else {
+            throw ShelfError(.notFound, "identity '\(Display.safe(identity.name))' has no public key recorded",
+                             hint: "import its key again: sshelf identity import \(Display.safe(identity.name)) FILE")
+        }
+        context.print(Display.safe(identity.publicKey))
+        return 0
+    }
+
+    static func edit(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+        let store = try context.store()
+        let change = try AgentOptionChange(call)
+        let newName = call.value("rename")
+        var identity = try Resolve.identity(call.arguments[0], in: store)
+        if let newName, try store.identities().contains(where: { $0.name == newName && $0.id != identity.id }) {
+            throw ShelfError(.usage, "an identity named '\(Display.safe(newName))' exists already")
+        }
+        change.apply(&identity)
+        if let newName { identity.name = newName }
+        identity.updatedAt = Date()
+        try IdentityOperations.save(identity, in: store)
+        context.print("saved identity '\(Display.safe(identity.name))': " + change.describe(identity))
+        return 0
+    }
+}
+
+/// --confirm / --no-confirm / --lifetime, checked before anything is written.
+struct AgentOptionChange {
+    var confirm: Bool?
+    var lifetime: Int?
+
+    init(_ call: Invocation) throws {
+        if call.flag("confirm") && call.flag("no-confirm") {
+            throw ShelfError(.usage, "--confirm and --no-confirm contradict each other")
+        }
+        confirm = call.flag("confirm") ? true : call.flag("no-confirm") ? false : nil
+        if let text = call.value("lifetime") {
+            guard let seconds = Int(text), (0...Validation.maximumAgentLifetime).contains(seconds) else {
+                throw ShelfError(.usage, "--lifetime: '\(Display.safe(text))' is not a number of seconds (0-\(Validation.maximumAgentLifetime))")
+            }
+            lifetime = seconds
+        }
+    }
+
+    func apply(_ identity: inout Identity) {
+        if let confirm { identity.confirmEachUse = confirm }
+        if let lifetime { identity.agentLifetime = lifetime }
+    }
+
+    /// `confirm, 3600 s` for the identity list; empty without options.
+    static func summary(_ identity: Identity) -> String {
+        [identity.confirmEachUse ? "confirm" : nil, identity.agentLifetime > 0 ? "\(identity.agentLifetime) s" : nil]
+            .compactMap { $0 }.joined(separator: ", ")
+    }
+
+    /// `confirm each use, agent lifetime 3600 s` or `no agent options`.
+    func describe(_ identity: Identity) -> String {
+        var parts: [String] = []
+        if identity.confirmEachUse { parts.append("confirm each use") }
+        if identity.agentLifetime > 0 { parts.append("agent lifetime \(identity.agentLifetime) s") }
+        return parts.isEmpty ? "no agent options" : parts.joined(separator: ", ")
     }
 }

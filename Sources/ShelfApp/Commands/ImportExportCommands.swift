@@ -14,7 +14,9 @@ enum ImportExportCommands {
                 Local/Remote/DynamicForward are carried over, with Include followed (globs; relative paths \
                 resolve against ~/.ssh, or the imported file's folder when it lies elsewhere). Wildcard \
                 patterns and Match blocks are reported as skipped with their line. Importing again updates \
-                hosts of the same name instead of adding duplicates. The file itself is only read.
+                hosts of the same name instead of adding duplicates. The file itself is only read. Each file \
+                may be up to 256 MiB (about two million hosts); split a larger one with Include. All hosts \
+                are written in one transaction: no other sshelf ever sees half an import.
                 """,
             arguments: [ArgumentSpec(name: "PATH", help: "config file to read", optional: true, completion: .file)],
             options: [
@@ -41,7 +43,7 @@ enum ImportExportCommands {
                 do { data = try RegularFile.read(path, limit: SSHConfigReader.maxFileSize) } catch let error as RegularFileError {
                     switch error.kind {
                     case .missing: throw ShelfError(.notFound, "cannot read \(path): \(String(cString: strerror(ENOENT)))")
-                    case .tooLarge: throw ShelfError(.invalid, "\(path) is larger than \(SSHConfigReader.maxFileSize / 1024 / 1024) MiB; not an ssh config")
+                    case .tooLarge: throw ShelfError(.invalid, "\(path) \(SSHConfigReader.sizeProblem)", hint: SSHConfigReader.sizeHint)
                     case .notRegular, .unreadable: throw ShelfError(.invalid, error.description)
                     }
                 }
@@ -74,7 +76,7 @@ enum ImportExportCommands {
         let store = try context.store()
         let summary: ImportSummary
         do {
-            summary = try store.write { store in
+            summary = try store.bulkWrite { store in
                 let summary = try ImportPlan.apply(resolved, groupPath: call.value("group"), home: home, store: store)
                 if call.flag("dry-run") { throw DryRun(summary: summary.text(path: path, dryRun: true)) }
                 return summary

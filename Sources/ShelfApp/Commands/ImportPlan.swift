@@ -1,4 +1,5 @@
-// ImportPlan: maps resolved ssh_config hosts onto the store — update by name, identities by key file,
+// ImportPlan: maps resolved ssh_config hosts onto the store — update by name (ignoring case; never a second host of
+// a name), identities by key file,
 // ProxyJump to known hosts, forwards without duplicates — and counts what changed.
 import Foundation
 import ShelfCore
@@ -38,36 +39,55 @@ enum ImportPlan {
         var summary = ImportSummary(skipped: resolved.skipped, warnings: resolved.warnings, failures: resolved.failures)
         let group = try groupPath.flatMap { try GroupOperations.create($0, in: store) }
         var identities = try store.identities()
+        // Names are compared ignoring case, as ssh matches Host aliases and as the unique-name rule does: an alias
+        // updates the host of that name, and never adds a second one.
         var byName: [String: ShelfCore.Host] = [:]
-        var ambiguous: Set<String> = []
-        for host in try store.hosts() {
-            if byName[host.name] != nil { ambiguous.insert(host.name) } else { byName[host.name] = host }
-        }
+        byName.reserveCapacity(resolved.hosts.count)
+        var shared: [String: [ShelfCore.Host]] = [:]
+        for host in try store.hosts() { shared[ModelCheck.sameNameKey(host.name), default: []].append(host) }
+        for (key, hosts) in shared where hosts.count == 1 { byName[key] = hosts[0] }
+        var aliasOf: [String: String] = [:]
+        aliasOf.reserveCapacity(resolved.hosts.count)
+        // Read once, not once per host: the stored copy of each host (to tell what changed) and its rules.
+        var stored: [UUID: ShelfCore.Host] = [:]
+        let rulesByHost = Dictionary(grouping: try store.forwardRules(), by: { $0.hostID })
         var imported: [(ImportedHost, ShelfCore.Host, Bool)] = []
+        imported.reserveCapacity(resolved.hosts.count)
+        var idPool = IDSource()
         for entry in resolved.hosts {
-            if ambiguous.contains(entry.alias) {
-                summary.failures.append("\(entry.location): host '\(entry.alias)' skipped: several stored hosts have this name")
+            let key = ModelCheck.sameNameKey(entry.alias)
+            if let hosts = shared[key], hosts.count > 1 {
+                let ids = hosts.map { "\($0.name)@\(Display.shortID($0.id))" }
+                summary.failures.append("\(entry.location): host '\(entry.alias)' skipped: \(hosts.count) stored hosts have this name (\(ids.joined(separator: ", "))); rename all but one (sshelf edit \(ShellWord.quote(ids[ids.count - 1])) --rename NEWNAME), then import again")
                 continue
             }
-            let existing = byName[entry.alias]
-            var host = existing ?? ShelfCore.Host(name: entry.alias, groupID: group?.id)
+            if let first = aliasOf[key] {
+                summary.warnings.append("\(entry.location): host '\(entry.alias)' skipped: same name as '\(first)' above (names are compared ignoring case)")
+                continue
+            }
+            aliasOf[key] = entry.alias
+            let existing = byName[key]
+            if let existing, stored[existing.id] == nil { stored[existing.id] = existing }
+            var host = existing ?? ShelfCore.Host(id: idPool.make(), name: entry.alias, groupID: group?.id)
             host.hostname = entry.hostname
             host.user = entry.user
             host.port = entry.port
             if let file = entry.identityFiles.first {
                 host.identityID = try identity(for: file, home: home, identities: &identities, summary: &summary, store: store).id
             }
-            byName[entry.alias] = host
+            byName[key] = host
             imported.append((entry, host, existing == nil))
         }
         // Second pass: jump chains may name hosts defined later in the file.
+        var changedHosts: [ShelfCore.Host] = []
+        changedHosts.reserveCapacity(imported.count)
         for (entry, var host, isNew) in imported {
-            let before = try store.host(id: host.id)
+            let before = stored[host.id]
             if entry.proxyJump.isEmpty {
                 host.jumpHostIDs = []
                 host.unresolvedJump = ""
             } else {
-                let ids = entry.proxyJump.map { byName[$0]?.id }
+                let ids = entry.proxyJump.map { byName[ModelCheck.sameNameKey($0)]?.id }
                 if ids.allSatisfy({ $0 != nil }), !ids.contains(host.id) {
                     host.jumpHostIDs = ids.compactMap { $0 }
                     host.unresolvedJump = ""
@@ -85,9 +105,9 @@ enum ImportPlan {
             var changed = isNew || before.map { !sameSettings($0, host) } ?? true
             if changed {
                 host.updatedAt = Date()
-                try store.save(host)
+                changedHosts.append(host)
             }
-            let rules = try store.forwardRules(hostID: host.id)
+            let rules = rulesByHost[host.id] ?? []
             for spec in entry.forwards where !rules.contains(where: { $0.spec == spec }) {
                 try store.save(PortForwardRule(hostID: host.id, kind: spec.kind, bindAddress: spec.bindAddress,
                                                bindPort: spec.bindPort, targetHost: spec.targetHost,
@@ -97,7 +117,33 @@ enum ImportPlan {
             }
             if isNew { summary.added.append(host.name) } else if changed { summary.updated.append(host.name) } else { summary.unchanged += 1 }
         }
+        // One prepared statement for every host (in the caller's one transaction).
+        try store.save(hosts: changedHosts)
         return summary
+    }
+
+    /// Random (version 4) ids, their bytes fetched from the kernel 256 ids at a time: Foundation's `UUID()`
+    /// opens /dev/urandom for each one, and even one getrandom call per host showed up at 100,000 hosts.
+    struct IDSource {
+        private var pool: [UInt8] = []
+        private var next = 0
+
+        mutating func make() -> UUID {
+            if next + 16 > pool.count {
+                pool = [UInt8](repeating: 0, count: 16 * 256)
+                pool.withUnsafeMutableBytes { arc4random_buf($0.baseAddress!, $0.count) }
+                next = 0
+            }
+            var bytes = (UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0),
+                         UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0))
+            withUnsafeMutableBytes(of: &bytes) { out in
+                pool.withUnsafeBytes { out.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[next..<(next + 16)])) }
+            }
+            next += 16
+            bytes.6 = bytes.6 & 0x0F | 0x40
+            bytes.8 = bytes.8 & 0x3F | 0x80
+            return UUID(uuid: bytes)
+        }
     }
 
     static func sameSettings(_ a: ShelfCore.Host, _ b: ShelfCore.Host) -> Bool {

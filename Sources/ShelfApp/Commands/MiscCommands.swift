@@ -8,8 +8,8 @@ import ShelfVault
 
 enum MiscCommands {
     static let commands: [CommandSpec] = [
-        CommandSpec(path: ["check"], summary: "report problems in the store: cycles, dangling references, invalid fields",
-                    details: "Records with problems are kept (sync may still deliver the missing half); this lists them. Exit code 4 when anything is found.",
+        CommandSpec(path: ["check"], summary: "report problems in the store: cycles, dangling references, shared names, invalid fields",
+                    details: "Records with problems are kept (sync may still deliver the missing half); this lists them, each with the command that fixes it where there is one. Hosts that share a name (two devices may each add one) are named NAME@ID, as every command accepts them. Exit code 4 when anything is found.",
                     options: [.flag("json", "print JSON for scripts")], run: check),
         CommandSpec(path: ["completions"], summary: "print a shell completion script",
                     arguments: [ArgumentSpec(name: "SHELL", help: "bash, zsh or fish", completion: .words(["bash", "zsh", "fish"]))],
@@ -22,12 +22,17 @@ enum MiscCommands {
     static func check(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         let problems = try context.store().problems()
         if call.flag("json") {
-            struct View: Encodable { var kind: String; var recordID: String; var message: String }
-            context.print(try JSONOutput.encode(problems.map { View(kind: $0.kind.rawValue, recordID: $0.recordID.uuidString.lowercased(), message: $0.message) }))
+            struct View: Encodable { var kind: String; var recordID: String; var message: String; var fix: String? }
+            context.print(try JSONOutput.encode(problems.map { problem in
+                View(kind: problem.kind.rawValue, recordID: problem.recordID.uuidString.lowercased(),
+                     message: problem.message, fix: problem.fix)
+            }))
         } else if problems.isEmpty {
             context.print("no problems found")
         } else {
-            context.output(problems.map { "\(Display.safe($0.message))\n" }.joined())
+            context.output(problems.map { problem in
+                "\(Display.safe(problem.message))\n" + (problem.fix.map { "  fix: \(Display.safe($0))\n" } ?? "")
+            }.joined())
         }
         return problems.isEmpty ? 0 : 4
     }
@@ -38,7 +43,7 @@ enum MiscCommands {
         case "zsh": context.output(Completions.zsh(Commands.table))
         case "fish": context.output(Completions.fish(Commands.table))
         default:
-            throw ShelfError(.usage, "completions: unknown shell '\(Display.safe(call.arguments[0]))'", hint: "one of: bash, zsh, fish")
+            throw ShelfError(.invalid, "completions: unknown shell '\(Display.safe(call.arguments[0]))'", hint: "one of: bash, zsh, fish")
         }
         return 0
     }

@@ -12,7 +12,12 @@ enum SSHCommands {
         .value("password-fd", "N", "read the password from file descriptor N (for scripts; never argv or env)"),
         .flag("remember", "keep a password you type (or give on --password-fd) in the vault once it has logged in"),
         .value("timeout", "SECONDS", "connect timeout per address (default 10)"),
+        passphraseOption,
     ]
+
+    static let passphraseOption = OptionSpec.value(
+        "passphrase-fd", "N",
+        "read the vault passphrase from descriptor N when a credential the login needs is locked (for scripts; never argv or env)")
 
     static let commands: [CommandSpec] = [
         CommandSpec(
@@ -22,7 +27,7 @@ enum SSHCommands {
                 shell with a terminal of your size. Type ~. at the start of a line to disconnect. The exit status \
                 is the remote shell's; 255 when the connection failed or was cut.
                 """,
-            arguments: [ArgumentSpec(name: "NAME", help: "host name (or id prefix)", completion: .host)],
+            arguments: [ArgumentSpec(name: "NAME", help: "host name (NAME@ID when several hosts share it, or an id prefix)", completion: .host)],
             options: connectOptions + [.flag("dry-run", "print the plan (hops, host keys, credential sources) and stop")],
             examples: ["sshelf connect prod-db", "sshelf connect prod-db --dry-run"],
             run: connect),
@@ -35,7 +40,7 @@ enum SSHCommands {
                 otherwise exec connects as usual.
                 """,
             arguments: [
-                ArgumentSpec(name: "NAME", help: "host name (or id prefix)", completion: .host),
+                ArgumentSpec(name: "NAME", help: "host name (NAME@ID when several hosts share it, or an id prefix)", completion: .host),
                 ArgumentSpec(name: "CMD", help: "the remote command and its arguments (after --)", variadic: true),
             ],
             options: connectOptions + [
@@ -53,22 +58,29 @@ enum SSHCommands {
                 in sshelf's known_hosts. A key that differs from the pinned or known one is only replaced with \
                 --replace; --fingerprint makes sure the key is the one you checked out of band.
                 """,
-            arguments: [ArgumentSpec(name: "NAME", help: "host name (or id prefix)", completion: .host)],
+            arguments: [ArgumentSpec(name: "NAME", help: "host name (NAME@ID when several hosts share it, or an id prefix)", completion: .host)],
             options: [
                 .flag("replace", "replace a pinned or known key that differs (after a deliberate server change)"),
                 .value("fingerprint", "SHA256:...", "only pin if the offered key has this fingerprint"),
                 .value("timeout", "SECONDS", "connect timeout per address (default 10)"),
+                passphraseOption,
             ],
             examples: ["sshelf trust prod-db --fingerprint SHA256:abc...", "sshelf trust prod-db --replace"],
             run: trust),
     ]
 
-    /// The credential source the flow asks after host-key verification: the vault, asking for its passphrase
-    /// on the terminal when an item is locked (and a terminal is there).
-    static func credentialSource(_ context: AppContext, store: Store) -> CredentialSource {
-        VaultCredentialSource(workspace: context.workspace, store: store, askPassphrase: {
+    /// The credential source the flow asks after host-key verification: the vault, asking for its passphrase when
+    /// an item is locked — read once from --passphrase-fd N, or typed on the terminal (up to three tries). The
+    /// release log names the command (connect, exec, forward, copy-id).
+    static func credentialSource(_ context: AppContext, store: Store, call: Invocation) throws -> CredentialSource {
+        let input = try SecretInput(call, option: "passphrase-fd")
+        var asked = 0
+        let by = call.command.path.first ?? call.command.name
+        return VaultCredentialSource(workspace: context.workspace, store: store, releasedBy: by, askPassphrase: {
+            asked += 1
+            if input.fd != nil { return asked == 1 ? try? input.read(prompt: "") : nil }
             guard isatty(0) == 1 else { return nil }
-            return try? SecretInput(fd: nil, option: "passphrase-fd").read(prompt: "Vault passphrase: ")
+            return try? input.read(prompt: asked == 1 ? "Vault passphrase: " : "Wrong passphrase. Vault passphrase: ")
         })
     }
 
@@ -128,7 +140,8 @@ enum SSHCommands {
         let (plan, store) = try plan(for: call.arguments[0], context)
         let options = try connectOptions(call, context)
         let prompts = TerminalPrompts(acceptNew: false, passwordFD: nil, remember: false, errorOutput: context.errorOutput)
-        let connector = SSHConnector(options: options, credentials: credentialSource(context, store: store), delegate: prompts)
+        let connector = SSHConnector(
+            options: options, credentials: try credentialSource(context, store: store, call: call), delegate: prompts)
         let key: HostKey
         do {
             key = try connector.fetchHostKey(plan.endpoints)
@@ -190,7 +203,7 @@ enum SSHCommands {
         var timeout = 10.0
         if let text = call.value("timeout") {
             guard let value = Double(text), value > 0, value <= 600 else {
-                throw ShelfError(.usage, "--timeout: '\(Display.safe(text))' is not a number of seconds (0-600)")
+                throw ShelfError(.invalid, "--timeout: '\(Display.safe(text))' is not a number of seconds (0-600)")
             }
             timeout = value
         }
@@ -200,17 +213,21 @@ enum SSHCommands {
     private static func passwordFD(_ call: Invocation) throws -> Int32? {
         guard let text = call.value("password-fd") else { return nil }
         guard let fd = Int32(text), fd >= 0, fcntl(fd, F_GETFD) != -1 else {
-            throw ShelfError(.usage, "--password-fd: '\(Display.safe(text))' is not an open file descriptor")
+            throw ShelfError(.invalid, "--password-fd: '\(Display.safe(text))' is not an open file descriptor")
         }
         return fd
     }
 
-    /// Connects, records what changed, and runs `body`; a connection error leaves as such (exit 255).
+    /// Connects, records what changed, and runs `body`; a connection error leaves as such (exit 255). `prompts` may
+    /// wrap the terminal prompts (a forward with several sessions keeps the first login's answers).
     static func withConnection(_ plan: ConnectPlan, store: Store, call: Invocation, options: ConnectOptions,
-                               context: AppContext, body: (SSHConnection) throws -> Int32) throws -> Int32 {
+                               context: AppContext, prompts wrap: (ConnectDelegate) -> ConnectDelegate = { $0 },
+                               body: (SSHConnection) throws -> Int32) throws -> Int32 {
         let prompts = TerminalPrompts(acceptNew: call.flag("accept-new"), passwordFD: try passwordFD(call),
                                       remember: call.flag("remember") ? true : nil, errorOutput: context.errorOutput)
-        let connector = SSHConnector(options: options, credentials: credentialSource(context, store: store), delegate: prompts)
+        let connector = SSHConnector(
+            options: options, credentials: try credentialSource(context, store: store, call: call),
+            delegate: wrap(prompts))
         let connection = try plan.connect(connector, store: store)
         defer { connection.close() }
         let record = BackgroundRecord(connection.outcome, target: plan.target.id, store: store)

@@ -3,6 +3,7 @@
 import Foundation
 import ShelfCore
 import ShelfOperations
+import ShelfSystem
 import ShelfUI
 
 enum UICommands {
@@ -16,7 +17,11 @@ enum UICommands {
                        "benchmark: time start to first frame and each keystroke of --benchmark-query, write FILE, quit"),
                 .value("benchmark-query", "TEXT", "benchmark: the query typed one key at a time (default: web 42)"),
                 .value("benchmark-seed", "COUNT",
-                       "benchmark: fill an EMPTY store with COUNT synthetic hosts and exit (refused when it has hosts)"),
+                       "benchmark: fill an EMPTY store with COUNT generated hosts and exit (refused when it has hosts)"),
+                .value("benchmark-data", "KIND", completion: .words(["synthetic", "realistic"]),
+                       "benchmark: what --benchmark-seed makes: synthetic (default) or realistic"),
+                .value("benchmark-ssh-config", "FILE", completion: .file,
+                       "benchmark: also write the same hosts as an ssh_config to FILE"),
             ],
             examples: ["sshelf ui", "sshelf ui --print-keymap"],
             run: ui),
@@ -28,7 +33,7 @@ enum UICommands {
             return 0
         }
         if let count = call.value("benchmark-seed") {
-            return try seed(count, context)
+            return try seed(count, call, context)
         }
         guard TUIApp.isInteractive else {
             throw ShelfError(.usage, "ui: stdin and stdout must be a terminal",
@@ -41,28 +46,29 @@ enum UICommands {
         return app.run()
     }
 
-    /// Writes synthetic hosts in one transaction (the CLI's one-by-one `add` is far too slow for 100,000).
-    static func seed(_ text: String, _ context: AppContext) throws -> Int32 {
+    /// Writes generated hosts (BenchmarkData) in one transaction, and optionally the same hosts as an ssh_config.
+    static func seed(_ text: String, _ call: Invocation, _ context: AppContext) throws -> Int32 {
         guard let count = Int(text), (1...1_000_000).contains(count) else {
             throw ShelfError(.usage, "ui: --benchmark-seed needs a count from 1 to 1000000")
         }
-        let store = try context.store()
-        try store.write { store in
-            guard try store.hostCount() == 0 else {
-                throw ShelfError(.invalid, "ui: --benchmark-seed only fills an empty store",
-                                 hint: "point SSHELF_HOME at a fresh folder for benchmarks")
-            }
-            let paths = ["prod/eu/web", "prod/eu/db", "prod/us", "staging", "lab", "dev/team-a", "dev/team-b"]
-            let groups = try paths.map { try GroupOperations.create($0, in: store)?.id }
-            let tags = [["web"], ["db", "critical"], ["cache"], [], ["web", "canary"]]
-            let hosts = (0..<count).map { n in
-                ShelfCore.Host(name: String(format: "host-%06d", n), hostname: "10.\(n >> 16).\((n >> 8) & 255).\(n & 255)",
-                               user: n % 3 == 0 ? "root" : "deploy", groupID: groups[n % groups.count],
-                               tags: tags[n % tags.count])
-            }
-            try store.save(hosts: hosts)
+        let kindName = call.value("benchmark-data") ?? "synthetic"
+        guard let kind = BenchmarkData.Kind(rawValue: kindName) else {
+            throw ShelfError(.usage, "ui: --benchmark-data is synthetic or realistic, not '\(Display.safe(kindName))'")
         }
-        context.print("seeded \(count) hosts")
+        let entries = BenchmarkData.entries(count: count, kind: kind)
+        let store = try context.store()
+        guard try store.hostCount() == 0 else {
+            throw ShelfError(.invalid, "ui: --benchmark-seed only fills an empty store",
+                             hint: "point SSHELF_HOME at a fresh folder for benchmarks")
+        }
+        try BenchmarkData.seed(entries, into: store)
+        if let output = call.value("benchmark-ssh-config") {
+            let path = SSHConfigReader.expandTilde(output, home: context.homeDirectory)
+            do { try PrivateFiles.atomicWrite(Data(BenchmarkData.sshConfig(entries).utf8), to: path) } catch {
+                throw ShelfError(.failure, "cannot write \(path): \(error)")
+            }
+        }
+        context.print("seeded \(count) \(kind.rawValue) hosts")
         return 0
     }
 }

@@ -1,5 +1,5 @@
 // VaultCommands: `sshelf vault …` — init, status, unlock, lock, passwd, list, rm, audit, export, import,
-// set-password. Values never reach output, arguments or the environment; secrets come from SecretInput.
+// set-password, set-class. Values never reach output, arguments or the environment; secrets come from SecretInput.
 import Foundation
 import ShelfCore
 import ShelfOperations
@@ -45,9 +45,17 @@ enum VaultCommands {
                     options: [passphraseFD], run: importFile),
         CommandSpec(path: ["vault", "set-password"], summary: "store a host's password in the vault",
                     details: "The class follows when the password is read: whenUnlockedThisDeviceOnly, or afterFirstUnlockThisDeviceOnly for hosts with autostart forwards. The vault passphrase (when needed) is read before the password.",
-                    arguments: [ArgumentSpec(name: "HOST", help: "host name or id prefix", completion: .host)],
+                    arguments: [ArgumentSpec(name: "HOST", help: "host name (NAME@ID when several hosts share it, or an id prefix)", completion: .host)],
                     options: [.value("secret-fd", "N", "read the password from descriptor N instead of the terminal"), passphraseFD],
                     examples: ["sshelf vault set-password web1 --secret-fd 3 3<password.txt"], run: setPassword),
+        CommandSpec(path: ["vault", "set-class"], summary: "move a stored item to another accessibility class",
+                    details: "The same secret, re-sealed under CLASS's key (the vault passphrase is asked when either class is locked). afterFirstUnlockThisDeviceOnly lets unattended logins ('sshelf forward up', scripts) read it after 'sshelf vault unlock'; whenUnlockedThisDeviceOnly only a process given the passphrase. The always classes are refused. The item is then audited like any write: a class weaker than its use, or syncable while credential sync is off, is printed as a warning.",
+                    arguments: [ArgumentSpec(name: "KEY", help: "reference key, e.g. identity.<uuid>.privkey (see 'sshelf vault list')"),
+                                ArgumentSpec(name: "CLASS", help: "the new class",
+                                             completion: .words(AccessibilityClass.writable.map(\.rawValue)))],
+                    options: [passphraseFD],
+                    examples: ["sshelf vault set-class identity.3fa2c1d0-….privkey afterFirstUnlockThisDeviceOnly"],
+                    run: setClass),
         VaultVerifyCommand.command,
     ]
 
@@ -181,7 +189,7 @@ enum VaultCommands {
 
     static func remove(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         guard let key = ReferenceKey(call.arguments[0]) else {
-            throw ShelfError(.usage, "'\(Display.safe(call.arguments[0]))' is not a vault key", hint: "see 'sshelf vault list'")
+            throw ShelfError(.invalid, "'\(Display.safe(call.arguments[0]))' is not a vault key", hint: "see 'sshelf vault list'")
         }
         let vault = try open(context, create: false)
         let items = try attempt { () throws(VaultError) in try vault.items() }
@@ -212,13 +220,15 @@ enum VaultCommands {
         let input = try SecretInput(call, option: "passphrase-fd")
         try unlockIfNeeded(vault, for: Set(AccessibilityClass.writable.filter(\.mayLeaveDevice)), input)
         let passphrase = try input.readNew(prompt: "Export passphrase: ", confirm: "Repeat the export passphrase: ")
-        let (file, count) = try attempt { () throws(VaultError) in try vault.export(passphrase: passphrase) }
+        let exported = try attempt { () throws(VaultError) in
+            try vault.export(passphrase: passphrase, log: ReleaseLog(locations: context.locations), destination: Display.safe(path))
+        }
         do {
-            try PrivateFiles.atomicWrite(Data(file), to: path)
+            try PrivateFiles.atomicWrite(Data(exported.file), to: path)
         } catch {
             throw ShelfError(.failure, "cannot write \(Display.safe(path)): \(error)")
         }
-        context.print("exported \(count) item(s) to \(Display.safe(path)); …ThisDeviceOnly items stay on this device")
+        context.print("exported \(exported.count) item(s) to \(Display.safe(path)); …ThisDeviceOnly items stay on this device")
         return 0
     }
 
@@ -247,6 +257,25 @@ enum VaultCommands {
             vaultPassphrase: { try vaultInput.read(prompt: "Vault passphrase: ") },
             password: { try secretInput.read(prompt: "Password for \(Display.safe(host.name)): ") })
         context.print("stored the password for \(Display.safe(host.name)) in the vault (\(accessibility))")
+        return 0
+    }
+
+    static func setClass(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+        guard let key = ReferenceKey(call.arguments[0]) else {
+            throw ShelfError(.invalid, "'\(Display.safe(call.arguments[0]))' is not a vault key", hint: "see 'sshelf vault list'")
+        }
+        guard let target = AccessibilityClass(rawValue: call.arguments[1]) else {
+            throw ShelfError(.invalid, "'\(Display.safe(call.arguments[1]))' is not an accessibility class",
+                             hint: "one of: \(AccessibilityClass.writable.map(\.rawValue).joined(separator: ", "))")
+        }
+        let store = FileManager.default.fileExists(atPath: context.locations.store) ? try context.store() : nil
+        let input = try SecretInput(call, option: "passphrase-fd")
+        let change = try CredentialOperations.setClass(
+            key, to: target, workspace: context.workspace, store: store,
+            vaultPassphrase: { try input.read(prompt: "Vault passphrase: ") })
+        context.print(change.from == change.to
+            ? "\(key) is already stored \(change.to)" : "moved \(key) from \(change.from) to \(change.to)")
+        for finding in change.findings { context.warn("\(finding.rule): \(finding.message)") }
         return 0
     }
 }

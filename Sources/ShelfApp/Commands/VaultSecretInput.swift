@@ -23,7 +23,7 @@ struct SecretInput {
             return
         }
         guard let number = Int32(text), number >= 0, fcntl(number, F_GETFD) != -1 else {
-            throw ShelfError(.usage, "--\(option): '\(Display.safe(text))' is not an open file descriptor",
+            throw ShelfError(.invalid, "--\(option): '\(Display.safe(text))' is not an open file descriptor",
                              hint: "e.g. --\(option) 3 with 3<file in the shell")
         }
         fd = number

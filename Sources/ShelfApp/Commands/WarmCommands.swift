@@ -17,7 +17,7 @@ enum WarmCommands {
                 directory until it has been idle for --idle seconds or is stopped. `sshelf exec NAME --persist` \
                 starts it in the background for you.
                 """,
-            arguments: [ArgumentSpec(name: "NAME", help: "host name (or id prefix)", completion: .host)],
+            arguments: [ArgumentSpec(name: "NAME", help: "host name (NAME@ID when several hosts share it, or an id prefix)", completion: .host)],
             options: [
                 .value("idle", "SECONDS", "exit after this long without a request (default 600)"),
                 .value("ready-fd", "N", "write 'ready' (or the login error) to descriptor N, then close it"),
@@ -40,7 +40,7 @@ enum WarmCommands {
         var ready: Int32? = nil
         if let text = call.value("ready-fd") {
             guard let fd = Int32(text), fd >= 0, fcntl(fd, F_GETFD) != -1 else {
-                throw ShelfError(.usage, "--ready-fd: '\(Display.safe(text))' is not an open file descriptor")
+                throw ShelfError(.invalid, "--ready-fd: '\(Display.safe(text))' is not an open file descriptor")
             }
             ready = fd
         }
@@ -60,7 +60,7 @@ enum WarmCommands {
     static func idleSeconds(_ text: String?, option: String) throws -> Int {
         guard let text else { return defaultIdle }
         guard let value = Int(text), value > 0, value <= 86_400 else {
-            throw ShelfError(.usage, "\(option): '\(Display.safe(text))' is not a number of seconds (1-86400)")
+            throw ShelfError(.invalid, "\(option): '\(Display.safe(text))' is not a number of seconds (1-86400)")
         }
         return value
     }

@@ -1,12 +1,14 @@
-// HostRunner: one host of the supervisor on its own thread — connect unattended, run the host's autostart rules,
-// and after a drop reconnect with exponential backoff and jitter. Errors only the user can fix (host key,
-// credentials the supervisor may not read, a refused login) are `failed` with the reason and tried again only
-// once a minute, so a fix (`sshelf trust`, `vault unlock`, storing the credential again) is picked up.
+// HostRunner: one host of the supervisor on its own thread — connect unattended (once per session the rules ask
+// for), run the host's autostart rules, and after a drop reconnect with exponential backoff and jitter. Errors
+// only the user can fix (host key, credentials the supervisor may not read, a refused login) are `failed` with
+// the reason and tried again only once a minute, so a fix (`sshelf trust`, `vault unlock`, `vault set-class`) is
+// picked up.
 import Foundation
 import ShelfCore
 import ShelfOperations
 import ShelfSSH
 import ShelfStore
+import ShelfVault
 
 final class HostRunner: @unchecked Sendable {
     static let firstDelay = 0.5
@@ -17,27 +19,33 @@ final class HostRunner: @unchecked Sendable {
     private let rules: [PortForwardRule]
     private let options: ConnectOptions
     private let workspace: Workspace
+    /// Opened and unlocked by `forward up --passphrase-fd`, shared by every runner; nil otherwise.
+    private let vault: Vault?
     private let report: @Sendable (String) -> Void
     private let lock = NSLock()
     private var states: [RuleState]
-    private var engine: ForwardEngine?
+    private var pool: ForwardPool?
     private var stopping = false
     private let wake = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
 
     init(
-        plan: ConnectPlan, rules: [PortForwardRule], options: ConnectOptions, context: AppContext,
+        plan: ConnectPlan, rules: [PortForwardRule], options: ConnectOptions, vault: Vault?, context: AppContext,
         report: @escaping @Sendable (String) -> Void
     ) {
         hostName = plan.target.name
+        self.vault = vault
         self.plan = plan
         self.rules = rules
         self.options = options
         self.report = report
         workspace = context.workspace
+        let sessions = ForwardPool.sessionsNeeded(for: rules)
         states = rules.map { rule in
-            RuleState(
-                ruleID: rule.id, host: plan.target.name, spec: "-\(rule.spec.flag) \(rule.spec)", state: .starting)
+            let spread = min(rule.sessions, sessions)
+            return RuleState(
+                ruleID: rule.id, host: plan.target.name, spec: "-\(rule.spec.flag) \(rule.spec)", state: .starting,
+                connectionsPerSession: spread > 1 ? Array(repeating: 0, count: spread) : nil)
         }
     }
 
@@ -55,7 +63,7 @@ final class HostRunner: @unchecked Sendable {
     func stop() {
         lock.lock()
         stopping = true
-        let running = engine
+        let running = pool
         lock.unlock()
         running?.stop()
         wake.signal()
@@ -66,18 +74,12 @@ final class HostRunner: @unchecked Sendable {
     func snapshot() -> [RuleState] {
         lock.lock()
         defer { lock.unlock() }
-        guard let engine else { return states }
-        let live = Dictionary(engine.status().map { ($0.ruleID, $0) }, uniquingKeysWith: { a, _ in a })
+        guard let pool else { return states }
+        let live = Dictionary(pool.status().map { ($0.ruleID, $0) }, uniquingKeysWith: { a, _ in a })
         return states.map { state in
             guard let status = live[state.ruleID] else { return state }
             var merged = state
-            merged.boundPort = status.boundPort
-            merged.activeConnections = status.activeConnections
-            merged.totalConnections = status.totalConnections
-            merged.failedConnections = status.failedConnections
-            merged.bytesOut = status.bytesOut
-            merged.bytesIn = status.bytesIn
-            merged.lastError = status.lastError
+            merged.take(status)
             return merged
         }
     }
@@ -103,6 +105,22 @@ final class HostRunner: @unchecked Sendable {
         report(line)
     }
 
+    /// Marks the rules that could not listen as failed, with the reason; they are tried again at the next login.
+    private func leaveOut(_ failures: [ForwardEngine.RuleFailure]) {
+        guard !failures.isEmpty else { return }
+        lock.lock()
+        for failure in failures {
+            guard let index = states.firstIndex(where: { $0.ruleID == failure.rule.id }) else { continue }
+            states[index].state = .failed
+            states[index].lastError = ShelfError(from: failure.error).message
+        }
+        lock.unlock()
+        for failure in failures {
+            report("\(Display.safe(hostName)): -\(failure.rule.spec.flag) \(failure.rule.spec) left out: "
+                   + Display.safe(ShelfError(from: failure.error).message))
+        }
+    }
+
     private func loop() {
         // This thread's own store connection (SQLite connections here are single-threaded), for the pins the
         // logins record.
@@ -111,29 +129,39 @@ final class HostRunner: @unchecked Sendable {
             set(.failed, error: ShelfError(from: error).message)
             return
         }
-        let credentials = UnattendedCredentials(workspace: workspace, store: store, hostName: hostName)
+        let credentials = UnattendedCredentials(workspace: workspace, store: store, vault: vault, releasedBy: "forward")
         var attempt = 0
         while !isStopping {
             set(.starting)
             credentials.reset()
             do {
                 let connector = SSHConnector(options: options, credentials: credentials, delegate: UnattendedPrompts())
-                let connection = try plan.connect(connector, store: store)
-                defer { connection.close() }
-                if !connection.outcome.pinnedKeys.isEmpty { try? ConnectPlan.record(connection.outcome, target: nil, store: store) }
-                let running = try ForwardEngine(connection: connection, rules: rules, hostName: hostName)
+                // One login per session the rules ask for (`sessions N`); nobody is asked anything on any of them.
+                var connections: [SSHConnection] = []
+                defer { for connection in connections { connection.close() } }
+                for _ in 0..<ForwardPool.sessionsNeeded(for: rules) {
+                    let connection = try plan.connect(connector, store: store)
+                    connections.append(connection)
+                    if !connection.outcome.pinnedKeys.isEmpty {
+                        try? ConnectPlan.record(connection.outcome, target: nil, store: store)
+                    }
+                }
+                // A rule whose port is taken is left out and reported; the host's other rules run.
+                let running = try ForwardPool(
+                    connections: connections, rules: rules, hostName: hostName, skipFailedRules: true)
                 lock.lock()
-                engine = running
+                pool = running
                 let stopNow = stopping
                 lock.unlock()
                 if stopNow { break }
                 attempt = 0
                 set(.active)
+                leaveOut(running.failedRules)
                 defer {
                     let last = snapshot()
                     lock.lock()
                     states = last
-                    engine = nil
+                    pool = nil
                     lock.unlock()
                 }
                 try running.run()

@@ -2,6 +2,7 @@
 // rule's state — as a 0600 JSON file in a 0700 runtime directory, replaced atomically.
 import Foundation
 import ShelfCore
+import ShelfSSH
 import ShelfSystem
 
 struct SupervisorState: Codable, Equatable {
@@ -27,6 +28,31 @@ struct RuleState: Codable, Equatable {
     /// Why the session is retrying or failed, or the last connection error while active.
     var lastError: String?
     var nextAttempt: Date?
+    /// Connections each session has carried, for a rule spread over several sessions (`sessions N`).
+    var connectionsPerSession: [Int]?
+}
+
+extension RuleState {
+    /// A running rule's state from its live status.
+    init(status: ForwardStatus, host: String) {
+        self.init(
+            ruleID: status.ruleID, host: host, spec: status.spec, state: .active, boundPort: status.boundPort,
+            activeConnections: status.activeConnections, totalConnections: status.totalConnections,
+            failedConnections: status.failedConnections, bytesOut: status.bytesOut, bytesIn: status.bytesIn,
+            lastError: status.lastError, connectionsPerSession: status.connectionsPerSession)
+    }
+
+    /// Copies the live counts of a running rule, keeping this state's phase and schedule.
+    mutating func take(_ status: ForwardStatus) {
+        boundPort = status.boundPort
+        activeConnections = status.activeConnections
+        totalConnections = status.totalConnections
+        failedConnections = status.failedConnections
+        bytesOut = status.bytesOut
+        bytesIn = status.bytesIn
+        lastError = status.lastError
+        connectionsPerSession = status.connectionsPerSession
+    }
 }
 
 enum SupervisorFiles {

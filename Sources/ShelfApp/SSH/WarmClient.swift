@@ -11,7 +11,7 @@ enum WarmClient {
     /// The remote exit status, or nil when the command did not run through a keeper and should connect itself.
     static func exec(_ command: String, stdin: Bool, plan: ConnectPlan, context: AppContext) -> Int32? {
         let path = WarmSocket.path(context.locations, host: plan.target.id)
-        guard let fd = WarmSocket.connect(path) else {
+        guard let fd = PrivateSocket.connect(path) else {
             if errno == ECONNREFUSED { unlink(path) }  // a keeper that died without cleaning up
             return nil
         }
@@ -82,7 +82,7 @@ enum WarmClient {
         }
         var stopped = 0
         for path in paths {
-            guard let fd = WarmSocket.connect(path) else {
+            guard let fd = PrivateSocket.connect(path) else {
                 if errno == ECONNREFUSED { unlink(path) }
                 continue
             }

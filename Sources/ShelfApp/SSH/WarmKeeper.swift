@@ -22,7 +22,7 @@ enum WarmKeeper {
         do {
             connection = try login(plan, store: store, options: options, context: context)
             do {
-                (listener, inode) = try listen(at: path, directory: WarmSocket.directory(context.locations))
+                (listener, inode) = try PrivateSocket.listen(at: path, directory: WarmSocket.directory(context.locations))
             } catch {
                 connection.close()
                 throw error
@@ -38,7 +38,7 @@ enum WarmKeeper {
 
         defer {
             close(listener)
-            if ownsPath(path, inode: inode) { unlink(path) }
+            if PrivateSocket.ownsPath(path, inode: inode) { unlink(path) }
         }
         tell(ready, "ready")
 
@@ -51,13 +51,13 @@ enum WarmKeeper {
             var fds = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0)]
             let count = poll(&fds, 1, Int32(wait * 1000) + 1)
             // Another keeper for this host took the path over (or someone removed it): nobody can reach us.
-            guard ownsPath(path, inode: inode) else { return 0 }
+            guard PrivateSocket.ownsPath(path, inode: inode) else { return 0 }
             guard count > 0 else { continue }
             let client = accept(listener, nil, nil)
             guard client >= 0 else { continue }
             _ = fcntl(client, F_SETFD, FD_CLOEXEC)
             defer { close(client) }
-            guard WarmSocket.peerIsUs(client) else { continue }
+            guard PrivateSocket.peerIsUs(client) else { continue }
             switch handle(client, connection: connection, fingerprint: fingerprint) {
             case .served: lastUse = Date()
             case .stop: return 0
@@ -70,7 +70,7 @@ enum WarmKeeper {
     private static func login(_ plan: ConnectPlan, store: Store, options: ConnectOptions, context: AppContext) throws(SSHError)
         -> SSHConnection
     {
-        let source = VaultCredentialSource(workspace: context.workspace, store: store, askPassphrase: nil)
+        let source = VaultCredentialSource(workspace: context.workspace, store: store, releasedBy: "exec", askPassphrase: nil)
         return try plan.connect(SSHConnector(options: options, credentials: source, delegate: UnattendedPrompts()), store: store)
     }
 
@@ -78,7 +78,7 @@ enum WarmKeeper {
 
     private static func handle(_ client: Int32, connection: SSHConnection, fingerprint: [UInt8]) -> Next {
         // A client that connects and says nothing must not hold the keeper.
-        WarmSocket.setTimeout(client, seconds: 5, option: SO_RCVTIMEO)
+        PrivateSocket.setTimeout(client, seconds: 5, option: SO_RCVTIMEO)
         var reader = WarmSocket.Reader(client)
         let request = reader.next()
         defer { for fd in reader.received { close(fd) } }
@@ -122,41 +122,6 @@ enum WarmKeeper {
             WarmSocket.send(client, sentOutput ? .error : .fallback, text)
             return .stop
         }
-    }
-
-    /// Binds under a temporary name, makes it 0600, then renames it into place, so the path never points at a
-    /// socket with looser permissions and a keeper already there is replaced atomically.
-    private static func listen(at path: String, directory: String) throws -> (Int32, ino_t) {
-        try PrivateFiles.ensureDirectory(directory)
-        let temporary = path + ".\(getpid()).tmp"
-        unlink(temporary)
-        guard var address = WarmSocket.address(temporary) else {
-            throw ShelfError(.failure, "the socket path \(temporary) is too long for a unix socket")
-        }
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw ShelfError(.failure, "socket: \(String(cString: strerror(errno)))") }
-        let old = umask(0o177)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        umask(old)
-        guard bound == 0, chmod(temporary, 0o600) == 0, Glibc.listen(fd, 16) == 0, rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            close(fd)
-            unlink(temporary)
-            throw ShelfError(.failure, "could not listen on \(path): \(reason)")
-        }
-        var info = stat()
-        guard stat(path, &info) == 0 else {
-            close(fd)
-            throw ShelfError(.failure, "could not listen on \(path): \(String(cString: strerror(errno)))")
-        }
-        return (fd, info.st_ino)
-    }
-
-    private static func ownsPath(_ path: String, inode: ino_t) -> Bool {
-        var info = stat()
-        return stat(path, &info) == 0 && info.st_ino == inode
     }
 
     private static func tell(_ fd: Int32?, _ line: String) {

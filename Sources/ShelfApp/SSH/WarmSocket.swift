@@ -1,6 +1,6 @@
 // WarmSocket: the unix socket between `sshelf exec` and a warm-session keeper — where it lives (a 0700 directory in
-// the runtime dir, one 0600 socket per host), the peer-uid check both sides make, the fingerprint of the host
-// record a keeper logged in with, and the binary-safe frames (type byte, 4-byte big-endian length, bytes).
+// the runtime dir, one 0600 socket per host; PrivateSocket binds it and checks the peer's uid), the fingerprint of
+// the host record a keeper logged in with, and the binary-safe frames (type byte, 4-byte big-endian length, bytes).
 import Foundation
 import ShelfCore
 import ShelfSSH
@@ -40,50 +40,6 @@ enum WarmSocket {
             text += fields.map { String($0.utf8.count) + ":" + $0 }.joined() + ";"
         }
         return Digest.sha256(Array(text.utf8))
-    }
-
-    // MARK: sockets
-
-    static func address(_ path: String) -> sockaddr_un? {
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return nil }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in bytes.enumerated() { raw[index] = byte }
-        }
-        return address
-    }
-
-    /// Connects to a keeper's socket; nil when there is none (or it is stale, or not ours).
-    static func connect(_ path: String) -> Int32? {
-        guard var address = address(path) else { return nil }
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { return nil }
-        let rc = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        guard rc == 0, peerIsUs(fd) else {
-            close(fd)
-            return nil
-        }
-        return fd
-    }
-
-    /// SO_PEERCRED: the other end was opened by our own uid.
-    static func peerIsUs(_ fd: Int32) -> Bool {
-        // struct ucred { pid_t pid; uid_t uid; gid_t gid; } (only imported with _GNU_SOURCE).
-        var credentials: [UInt32] = [0, 0, 0]
-        var length = socklen_t(12)
-        let rc = credentials.withUnsafeMutableBytes { getsockopt(fd, SOL_SOCKET, SO_PEERCRED, $0.baseAddress, &length) }
-        return rc == 0 && length == 12 && credentials[1] == getuid()
-    }
-
-    static func setTimeout(_ fd: Int32, seconds: Int, option: Int32) {
-        var value = timeval(tv_sec: seconds, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, option, &value, socklen_t(MemoryLayout<timeval>.size))
     }
 
     // MARK: frames

@@ -8,10 +8,33 @@ import ShelfUI
 import ShelfVault
 
 enum CatalogLoader {
+    /// Rows the first screenful holds: more than any terminal shows.
+    static let firstScreenful = 256
+
+    /// The whole catalog; the host table comes from the catalog cache when it is current, else from the rows.
     static func load(_ store: Store, secretsPresent: Set<String>? = nil) throws -> Catalog {
         try store.read { store in
-            Catalog(hosts: try store.hosts(), groups: try store.groups(), identities: try store.identities(),
+            Catalog(table: try store.hostTable(), groups: try store.groups(), identities: try store.identities(),
                     rules: try store.forwardRules(), secretsPresent: secretsPresent)
+        }
+    }
+
+    /// The whole catalog if the cache is current (a cheap check and a mapping), else nil.
+    static func cached(_ store: Store, secretsPresent: @autoclosure () -> Set<String>?) throws -> Catalog? {
+        try store.read { store in
+            guard let table = try store.cachedHostTable() else { return nil }
+            return Catalog(table: table, groups: try store.groups(), identities: try store.identities(),
+                           rules: try store.forwardRules(), secretsPresent: secretsPresent())
+        }
+    }
+
+    /// The first screenful in list order through the name index, with the store's host count, so rows are on
+    /// screen while the whole catalog is rebuilt.
+    static func first(_ store: Store) throws -> Catalog {
+        try store.read { store in
+            Catalog(table: try store.firstHosts(limit: firstScreenful), groups: try store.groups(),
+                    identities: try store.identities(), rules: try store.forwardRules(), isComplete: false,
+                    totalCount: try store.hostCount())
         }
     }
 }

@@ -20,6 +20,14 @@ final class Mailbox: @unchecked Sendable {
         return outstanding > 0
     }
 
+    /// How long the run loop may wait for a key: not at all when results are waiting, briefly while work is
+    /// outstanding (decided under one lock, so a result that lands in between is never left for `idle`).
+    func pollTimeout(idle: Int, expecting: Int) -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return !pending.isEmpty ? 0 : (outstanding > 0 ? expecting : idle)
+    }
+
     /// Posts an action nobody waits for (a status change).
     func post(_ action: Action) {
         lock.lock()

@@ -38,7 +38,15 @@ final class StoreWorker: @unchecked Sendable {
     private func run(_ effect: Effect) {
         if case .load = effect {
             do {
-                mailbox.deliver(.loaded(try CatalogLoader.load(try store(), secretsPresent: secretsPresent())))
+                let store = try store()
+                if let catalog = try CatalogLoader.cached(store, secretsPresent: secretsPresent()) {
+                    mailbox.deliver(.loaded(catalog))
+                    return
+                }
+                // The cache is stale (a change since it was built): rows first, then the whole catalog.
+                mailbox.expect()
+                mailbox.deliver(.loaded(try CatalogLoader.first(store)))
+                mailbox.deliver(.loaded(try CatalogLoader.load(store, secretsPresent: secretsPresent())))
             } catch {
                 mailbox.deliver(.loadFailed(StoreWorker.message(error)))
             }
@@ -77,7 +85,7 @@ final class StoreWorker: @unchecked Sendable {
             return "deleted forward rule"
         case .deleteIdentity(let id):
             return try IdentityOperations.delete(id, workspace: workspace, in: store)?.summary ?? "already gone"
-        case .load, .connect, .launchSession, .answerPrompt, .startForward, .stopForward, .quit:
+        case .load, .connect, .launchSession, .answerPrompt, .startForward, .stopForward, .copyID, .answerAgent, .quit:
             return ""
         }
     }

@@ -2,6 +2,7 @@
 // exchange, host-key check, login) with questions as dialogs inside the TUI; once it succeeded, the run loop
 // takes the connection (one thread at a time uses it), leaves curses, runs the shell, records the outcome as
 // `sshelf connect` does, and comes back with a one-line result. Failures before the shell never leave curses.
+// `c` (copy-id) logs in the same way and installs the host's identity key on that thread, curses still up.
 import Foundation
 import ShelfCore
 import ShelfOperations
@@ -40,14 +41,25 @@ final class TUILogin: @unchecked Sendable {
         return running
     }
 
-    /// Starts logging in to the host; posts `.loggedIn` or a `.connectFinished` error line.
-    func start(_ hostID: UUID) {
+    /// What the login is for: a shell (the run loop takes over), or installing the host's identity key.
+    enum Purpose { case shell, copyID }
+
+    /// Starts logging in to the host; posts `.loggedIn` or a `.connectFinished` line.
+    func start(_ hostID: UUID, for purpose: Purpose = .shell) {
         lock.lock()
         running = true
         warnings = []
         lock.unlock()
         let thread = Thread { [self] in
-            let result = login(hostID)
+            let result = login(hostID, by: purpose == .shell ? "tui" : "copy-id")
+            if purpose == .copyID, case .success(let session) = result {
+                let notice = installIdentity(session)
+                lock.lock()
+                running = false
+                lock.unlock()
+                mailbox.post(.connectFinished(notice))
+                return
+            }
             lock.lock()
             running = false
             if case .success(let session) = result { ready[hostID] = session }
@@ -61,7 +73,31 @@ final class TUILogin: @unchecked Sendable {
         thread.start()
     }
 
-    private func login(_ hostID: UUID) -> Result<Ready, OperationFailure> {
+    /// copy-id on the login thread: the host's identity line appended to its authorized_keys, the outcome recorded.
+    private func installIdentity(_ session: Ready) -> Notice {
+        let host = Display.safe(session.plan.target.name)
+        defer {
+            session.connection.close()
+            _ = BackgroundRecord(session.connection.outcome, target: session.plan.target.id, store: session.store).wait()
+        }
+        do {
+            guard let identity = session.plan.endpoints.last?.identity else {
+                return Notice("\(host) has no identity to install", isError: true)
+            }
+            let name = Display.safe(identity.name)
+            switch try CopyIDCommand.install(try CopyIDCommand.keyLine(for: identity), on: session.connection) {
+            case .added: return Notice("installed identity '\(name)' in ~/.ssh/authorized_keys on \(host)")
+            case .present: return Notice("\(host) already has identity '\(name)'; nothing added")
+            case .failed(let reason): return Notice("copy-id to \(host) failed: \(Display.safe(reason))", isError: true)
+            }
+        } catch let error as SSHError {
+            return Notice("copy-id to \(host) failed: \(Display.safe(error.message))", isError: true)
+        } catch {
+            return Notice("copy-id to \(host) failed: \(StoreWorker.message(error))", isError: true)
+        }
+    }
+
+    private func login(_ hostID: UUID, by purpose: String) -> Result<Ready, OperationFailure> {
         let delegate = TUIPrompts(channel: prompts)
         do {
             let store = try Store(path: context.locations.store)
@@ -73,7 +109,8 @@ final class TUILogin: @unchecked Sendable {
                 warnings.append(Display.safe(text).trimmingCharacters(in: .whitespacesAndNewlines))
                 lock.unlock()
             })
-            let credentials = VaultCredentialSource(workspace: quiet, store: store, askPassphrase: { delegate.vaultPassphrase() })
+            let credentials = VaultCredentialSource(workspace: quiet, store: store, releasedBy: purpose,
+                                                    askPassphrase: { delegate.vaultPassphrase() })
             let connector = SSHConnector(options: .standard(quiet), credentials: credentials, delegate: delegate)
             let connection = try plan.connect(connector, store: store)
             return .success(Ready(connection: connection, plan: plan, store: store))

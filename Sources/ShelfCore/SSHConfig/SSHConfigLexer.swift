@@ -4,14 +4,26 @@ import Foundation
 
 public struct SSHConfigLine: Hashable, Sendable {
     /// The keyword as written; compare with `key`, which is lower-cased.
-    public var keyword: String
+    public var keyword: String {
+        didSet { key = keyword.lowercased() }
+    }
     public var arguments: [String]
     public var file: String
     public var number: Int
     /// True for a Host line repeated after an Include to restore the block around it; never a new host.
     public var reopened = false
+    /// The keyword lower-cased, made once (the resolver asks for it on every line of every matching block).
+    public private(set) var key: String
 
-    public var key: String { keyword.lowercased() }
+    public init(keyword: String, arguments: [String], file: String, number: Int, reopened: Bool = false) {
+        self.keyword = keyword
+        self.arguments = arguments
+        self.file = file
+        self.number = number
+        self.reopened = reopened
+        key = keyword.lowercased()
+    }
+
     public var location: String { "\(file):\(number)" }
 }
 
@@ -28,53 +40,80 @@ public enum SSHConfigLexer {
 
     /// Returns nil for blank and comment lines.
     public static func lex(_ raw: Substring, file: String, number: Int) throws(SSHConfigSyntaxError) -> SSHConfigLine? {
+        var line = raw
+        let result = line.withUTF8 { bytes in
+            Result { () throws(SSHConfigSyntaxError) in try lex(bytes, file: file, number: number) }
+        }
+        return try result.get()
+    }
+
+    /// The same on a line's UTF-8 bytes (the reader's path: no Character walking for 100,000-host files).
+    public static func lex(_ raw: UnsafeBufferPointer<UInt8>, file: String, number: Int) throws(SSHConfigSyntaxError)
+        -> SSHConfigLine?
+    {
         func fail(_ message: String) -> SSHConfigSyntaxError {
             SSHConfigSyntaxError(file: file, line: number, message: message)
         }
-        guard raw.utf8.count <= maxLineLength else { throw fail("line is longer than \(maxLineLength) bytes") }
-        if raw.unicodeScalars.contains(where: { $0 == "\0" }) { throw fail("line contains a NUL byte (is this a binary file?)") }
-        var rest = raw.drop(while: { $0 == " " || $0 == "\t" || $0 == "\r" })
-        while let last = rest.last, last == "\r" || last == " " || last == "\t" { rest = rest.dropLast() }
-        if rest.isEmpty || rest.hasPrefix("#") { return nil }
-
-        let keyword = rest.prefix(while: { $0 != " " && $0 != "\t" && $0 != "=" })
-        rest = rest.dropFirst(keyword.count)
-        rest = rest.drop(while: { $0 == " " || $0 == "\t" })
-        if rest.hasPrefix("=") { rest = rest.dropFirst().drop(while: { $0 == " " || $0 == "\t" }) }
-        guard !keyword.isEmpty else { throw fail("line starts with '=' and has no keyword") }
+        guard raw.count <= maxLineLength else { throw fail("line is longer than \(maxLineLength) bytes") }
+        if let base = raw.baseAddress, memchr(base, 0, raw.count) != nil {
+            throw fail("line contains a NUL byte (is this a binary file?)")
+        }
+        let space: UInt8 = 0x20, tab: UInt8 = 0x09, cr: UInt8 = 0x0D, quote: UInt8 = 0x22, hash: UInt8 = 0x23
+        var start = 0
+        var end = raw.count
+        while start < end, raw[start] == space || raw[start] == tab || raw[start] == cr { start += 1 }
+        while end > start, raw[end - 1] == cr || raw[end - 1] == space || raw[end - 1] == tab { end -= 1 }
+        if start == end || raw[start] == hash { return nil }
+        var i = start
+        while i < end, raw[i] != space, raw[i] != tab, raw[i] != 0x3D { i += 1 }
+        let keywordEnd = i
+        while i < end, raw[i] == space || raw[i] == tab { i += 1 }
+        if i < end, raw[i] == 0x3D {
+            i += 1
+            while i < end, raw[i] == space || raw[i] == tab { i += 1 }
+        }
+        guard keywordEnd > start else { throw fail("line starts with '=' and has no keyword") }
+        let keyword = String(decoding: UnsafeBufferPointer(rebasing: raw[start..<keywordEnd]), as: UTF8.self)
 
         var arguments: [String] = []
-        var current = ""
+        // A plain word (no quote, no escape: nearly all of them) becomes a String straight from the line.
+        while true {
+            var j = i
+            while j < end, raw[j] != space, raw[j] != tab, raw[j] != quote, raw[j] != 0x5C { j += 1 }
+            guard j == end || raw[j] == space || raw[j] == tab, j > i, raw[i] != hash else { break }
+            arguments.append(String(decoding: UnsafeBufferPointer(rebasing: raw[i..<j]), as: UTF8.self))
+            i = j
+            while i < end, raw[i] == space || raw[i] == tab { i += 1 }
+            if i == end { break }
+        }
+        var current: [UInt8] = []
         var inQuotes = false
         var hasToken = false
-        var index = rest.startIndex
-        while index < rest.endIndex {
-            let ch = rest[index]
+        while i < end {
+            let byte = raw[i]
             if inQuotes {
-                if ch == "\"" { inQuotes = false } else { current.append(ch) }
-            } else if ch == "\"" {
+                if byte == quote { inQuotes = false } else { current.append(byte) }
+            } else if byte == quote {
                 inQuotes = true
                 hasToken = true
-            } else if ch == " " || ch == "\t" {
-                if hasToken { arguments.append(current) }
-                current = ""
+            } else if byte == space || byte == tab {
+                if hasToken { arguments.append(String(decoding: current, as: UTF8.self)) }
+                current.removeAll(keepingCapacity: true)
                 hasToken = false
-            } else if ch == "#" && !hasToken {
+            } else if byte == hash && !hasToken {
                 break  // a word starting with '#' begins a comment
-            } else if ch == "\\" && rest.index(after: index) < rest.endIndex
-                && "\"\\".contains(rest[rest.index(after: index)])
-            {
-                index = rest.index(after: index)
-                current.append(rest[index])
+            } else if byte == 0x5C && i + 1 < end && (raw[i + 1] == quote || raw[i + 1] == 0x5C) {
+                i += 1
+                current.append(raw[i])
                 hasToken = true
             } else {
-                current.append(ch)
+                current.append(byte)
                 hasToken = true
             }
-            index = rest.index(after: index)
+            i += 1
         }
         if inQuotes { throw fail("unterminated quote in '\(keyword)' line") }
-        if hasToken { arguments.append(current) }
-        return SSHConfigLine(keyword: String(keyword), arguments: arguments, file: file, number: number)
+        if hasToken { arguments.append(String(decoding: current, as: UTF8.self)) }
+        return SSHConfigLine(keyword: keyword, arguments: arguments, file: file, number: number)
     }
 }

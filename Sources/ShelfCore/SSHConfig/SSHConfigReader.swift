@@ -29,7 +29,13 @@ public struct SSHConfigDocument: Sendable {
 public enum SSHConfigReader {
     /// OpenSSH's READCONF_MAX_DEPTH.
     public static let maxIncludeDepth = 16
-    public static let maxFileSize = 8 * 1024 * 1024
+    /// The largest file read (each Included file on its own): 256 MiB is some two million hosts, far past any
+    /// real config, and still small enough to hold in memory while importing.
+    public static let maxFileSize = 256 * 1024 * 1024
+
+    /// Why a file over the limit is refused, and what to do about it.
+    public static let sizeProblem = "is larger than \(maxFileSize / 1024 / 1024) MiB, the most sshelf reads as one ssh config"
+    public static let sizeHint = "split it into several files joined with Include lines (each up to \(maxFileSize / 1024 / 1024) MiB)"
 
     /// Reads `path`; relative Include paths resolve against `includeBase` (OpenSSH uses ~/.ssh for the user's
     /// config; for another file we use that file's folder).
@@ -50,14 +56,32 @@ public enum SSHConfigReader {
                                  into document: inout SSHConfigDocument) throws {
         let text = try source.read(path)
         guard text.utf8.count <= maxFileSize else {
-            throw SSHConfigSyntaxError(file: path, line: 0, message: "file is larger than \(maxFileSize / 1024 / 1024) MiB")
+            throw SSHConfigSyntaxError(file: path, line: 0, message: "the file \(sizeProblem); \(sizeHint)")
         }
         document.files.append(path)
         var lastBlock: SSHConfigLine? = nil
         var number = 0
-        for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            number += 1
-            guard let line = try SSHConfigLexer.lex(raw, file: path, number: number) else { continue }
+        var lines: [SSHConfigLine] = []
+        var contents = text
+        let lexed = contents.withUTF8 { bytes in
+            Result { () throws(SSHConfigSyntaxError) in
+                var start = 0
+                while start <= bytes.count {
+                    let end = bytes.baseAddress.flatMap { base in
+                        memchr(base + start, 0x0A, bytes.count - start).map { UnsafeRawPointer($0) - UnsafeRawPointer(base) }
+                    } ?? bytes.count
+                    number += 1
+                    if let line = try SSHConfigLexer.lex(UnsafeBufferPointer(rebasing: bytes[start..<end]), file: path,
+                                                         number: number) {
+                        lines.append(line)
+                    }
+                    start = end + 1
+                }
+            }
+        }
+        try lexed.get()
+        for line in lines {
+            let number = line.number
             switch line.key {
             case "host", "match":
                 lastBlock = line

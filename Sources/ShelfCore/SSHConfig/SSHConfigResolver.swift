@@ -66,7 +66,8 @@ public enum SSHConfigResolver {
         // not 100,000 × 100,000 pattern matches; blocks with wildcards or negations are tested for each alias.
         var literalBlocks: [String: [Int]] = [:]
         var patternBlocks: [Int] = []
-        for (index, block) in blocks.enumerated() where !block.isMatch {
+        // A block without settings changes no host (the implicit one before the first Host line, usually).
+        for (index, block) in blocks.enumerated() where !block.isMatch && !block.lines.isEmpty {
             if block.patterns.contains(where: isWildcard) {
                 patternBlocks.append(index)
             } else {
@@ -86,7 +87,7 @@ public enum SSHConfigResolver {
     }
 
     public static func isWildcard(_ pattern: String) -> Bool {
-        pattern.contains { "*?!".contains($0) } || pattern.contains(",")
+        pattern.utf8.contains { $0 == 0x2A || $0 == 0x3F || $0 == 0x21 || $0 == 0x2C }  // * ? ! ,
     }
 
     /// OpenSSH Host matching: any positive pattern matches and no negated one does; case-insensitive.
@@ -143,7 +144,7 @@ public enum SSHConfigResolver {
                 switch line.key {
                 case "hostname" where hostname == nil:
                     guard !first.isEmpty else { return fail(line, "HostName has no value") }
-                    let expanded = first.replacingOccurrences(of: "%%", with: "\u{0}")
+                    let expanded = !first.utf8.contains(0x25) ? first : first.replacingOccurrences(of: "%%", with: "\u{0}")
                         .replacingOccurrences(of: "%h", with: alias).replacingOccurrences(of: "\u{0}", with: "%")
                     if let problem = Validation.hostnameProblem(expanded) { return fail(line, "HostName \(problem)") }
                     hostname = expanded

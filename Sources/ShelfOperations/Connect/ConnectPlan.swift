@@ -26,18 +26,20 @@ public struct ConnectPlan: Sendable {
     /// A jump host's own jumps come before it (OpenSSH follows ProxyJump of a jump host the same way).
     private static func expand(_ host: ShelfCore.Host, into chain: inout [ShelfCore.Host], visiting: Set<UUID>,
                                store: Store) throws {
+        // Hints name the host as a command takes it (NAME@ID when the name is shared), quoted for the shell.
+        let named = ShellWord.quote(Display.safe(try Resolve.reference(host, in: store)))
         guard !visiting.contains(host.id) else {
             throw ShelfError(.invalid, "the jump chain of '\(Display.safe(host.name))' loops back to itself",
-                             hint: "fix it with: sshelf edit \(Display.safe(host.name)) --jump ...")
+                             hint: "fix it with: sshelf edit \(named) --jump HOST[,HOST...] (or --jump '' for none)")
         }
         if !host.unresolvedJump.isEmpty && host.jumpHostIDs.isEmpty {
             throw ShelfError(.invalid, "'\(Display.safe(host.name))' jumps through '\(Display.safe(host.unresolvedJump))', which is not a known host",
-                             hint: "add that host, then: sshelf edit \(Display.safe(host.name)) --jump NAME")
+                             hint: "add that host, then: sshelf edit \(named) --jump NAME")
         }
         for id in host.jumpHostIDs {
             guard let jump = try store.host(id: id) else {
                 throw ShelfError(.notFound, "a jump host of '\(Display.safe(host.name))' no longer exists",
-                                 hint: "sshelf edit \(Display.safe(host.name)) --jump ... (or '' for none)")
+                                 hint: "sshelf edit \(named) --jump HOST[,HOST...] (or --jump '' for none)")
             }
             try expand(jump, into: &chain, visiting: visiting.union([host.id]), store: store)
         }

@@ -1,7 +1,8 @@
-// UnattendedConnect: how sshelf logs in with nobody at the keyboard (the forward supervisor, a warm keeper) —
-// no questions (an unknown or changed host key is refused; the key must be pinned first), and credentials only
-// from vault classes that unattended reads can open. A credential stored `whenUnlocked…` is reported with the
-// fix, never skipped silently.
+// UnattendedConnect: how sshelf logs in with nobody at the keyboard (the forward supervisor) — no questions (an
+// unknown or changed host key is refused; the key must be pinned first), and credentials only from vault classes
+// that unattended reads can open. A credential stored `whenUnlocked…` is reported in the user's words with the
+// fix (`sshelf vault set-class`), never skipped silently. A vault unlocked at start with a passphrase handed over
+// (--passphrase-fd) serves the afterFirstUnlock classes where the kernel keyring cannot keep an unlock.
 import Foundation
 import ShelfCore
 import ShelfSSH
@@ -17,15 +18,22 @@ public final class UnattendedPrompts: ConnectDelegate {
 
 public final class UnattendedCredentials: CredentialSource {
     private let vaultSource: VaultCredentialSource
-    private let hostName: String
     /// The last credential refused for its class: the connect flow falls back to asking (nobody answers here),
     /// so the supervisor reports this reason instead of "no password given".
     public private(set) var refusal: String?
 
-    public init(workspace: Workspace, store: Store, hostName: String) {
-        self.hostName = hostName
-        vaultSource = VaultCredentialSource(workspace: workspace, store: store, askPassphrase: nil)
+    /// `who` names the process in messages ("'sshelf forward up'"); `vault` is one opened and unlocked at start with
+    /// a passphrase the user handed over (--passphrase-fd), shared by every host's runner.
+    /// `releasedBy` names the releasing command in the release log (forward, exec).
+    public init(workspace: Workspace, store: Store, who: String = "'sshelf forward up'", vault: Vault? = nil,
+                releasedBy: String) {
+        self.who = who
+        self.store = store
+        vaultSource = VaultCredentialSource(workspace: workspace, store: store, vault: vault, releasedBy: releasedBy,
+                                            askPassphrase: nil)
     }
+    private let who: String
+    private let store: Store
 
     public func reset() { refusal = nil }
 
@@ -45,19 +53,30 @@ public final class UnattendedCredentials: CredentialSource {
     /// An item whose class unlocks only in the process that typed the passphrase cannot serve a supervisor.
     private func check(_ reference: ReferenceKey) -> ShelfSSH.CredentialLookup? {
         guard case .success(let stored?) = vaultSource.storedClass(reference), stored.unlockScope == .thisProcess else { return nil }
-        let reason = Self.fix(reference: reference, stored: stored, hostName: hostName)
-        refusal = reason
-        return .unavailable(reason: reason)
+        let facts = vaultSource.unlockFacts()
+        let (reason, hint) = LockedCredential.explain(
+            reference, stored: stored, situation: .unattended(who: who), keyringInUse: facts.keyringInUse,
+            hasPassphrase: facts.hasPassphrase)
+        refusal = "\(describe(reference)) cannot be read: \(reason) (\(hint))"
+        return .unavailable(reason: reason, hint: hint)
     }
 
-    public static func fix(reference: ReferenceKey, stored: AccessibilityClass, hostName: String) -> String {
-        let again =
-            reference.rawValue.hasPrefix("identity")
-            ? "import the key again (sshelf identity import NAME FILE)"
-            : "store it again (sshelf vault set-password \(Display.safe(hostName)))"
-        return
-            "\(reference.rawValue) is stored \(stored.rawValue), which only a process you typed the passphrase into can read; "
-            + "for autostart forwards \(again) so it gets the afterFirstUnlockThisDeviceOnly class, then 'sshelf vault unlock' once per login "
-            + "('sshelf vault audit' lists every such item)"
+    /// An item in the user's words: "the password of host 'web'", "the private key of identity 'deploy'".
+    func describe(_ reference: ReferenceKey) -> String {
+        let owner = reference.ownerID.flatMap { id -> String? in
+            switch reference.owner {
+            case .host: return (try? store.host(id: id))??.name
+            case .identity: return (try? store.identities())?.first { $0.id == id }?.name
+            case .sync, .log: return nil
+            }
+        }.map { "'\(Display.safe($0))'" } ?? "(\(reference.rawValue))"
+        switch (reference.owner, reference.secret) {
+        case (.host, .remember): return "the remembered password of host \(owner)"
+        case (.host, _): return "the password of host \(owner)"
+        case (.identity, .passphrase): return "the key passphrase of identity \(owner)"
+        case (.identity, _): return "the private key of identity \(owner)"
+        case (.sync, _): return "the sync key"
+        case (.log, _): return "the release log key"
+        }
     }
 }

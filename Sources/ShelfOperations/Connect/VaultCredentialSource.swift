@@ -2,6 +2,8 @@
 // verified (every call carries its VerifiedSession). Each read names the class the item is stored under (found
 // in the item list, which holds no secrets); a reference with no item here is `notStored` — the "not yet synced
 // to this device" case — never a blank; a vault that cannot be read is `unavailable` with the vault's own words.
+// Every secret handed out is first written to the release log (what, by which command, for which hop); a release
+// that cannot be logged does not happen.
 import Foundation
 import ShelfCore
 import ShelfSSH
@@ -15,12 +17,18 @@ public final class VaultCredentialSource: CredentialSource {
     private var opened: Result<Vault, VaultError>?
     /// Asks for the vault passphrase when an item is locked; nil where nobody can answer (scripts).
     private let askPassphrase: (() -> SecretBytes?)?
+    /// What the release log says released it: connect, exec, forward, tui or copy-id.
+    private let releasedBy: String
 
-    /// `store` is the calling thread's connection (to see whether a host has autostart forwards).
-    public init(workspace: Workspace, store: Store, askPassphrase: (() -> SecretBytes?)?) {
+    /// `store` is the calling thread's connection (to see whether a host has autostart forwards). `vault`, when
+    /// given, is a vault opened (and perhaps unlocked) by the caller, shared by several sources.
+    public init(workspace: Workspace, store: Store, vault: Vault? = nil, releasedBy: String,
+                askPassphrase: (() -> SecretBytes?)?) {
         self.workspace = workspace
         self.store = store
+        self.releasedBy = releasedBy
         self.askPassphrase = askPassphrase
+        opened = vault.map { .success($0) }
     }
 
     /// Opened on first use only: a connection whose methods need no stored secret never touches the vault.
@@ -50,30 +58,82 @@ public final class VaultCredentialSource: CredentialSource {
         }
     }
 
-    public func privateKey(for reference: ReferenceKey, on hop: VerifiedSession) -> ShelfSSH.CredentialLookup { lookup(reference) }
-    public func keyPassphrase(for reference: ReferenceKey, on hop: VerifiedSession) -> ShelfSSH.CredentialLookup { lookup(reference) }
-    public func password(for reference: ReferenceKey, on hop: VerifiedSession) -> ShelfSSH.CredentialLookup { lookup(reference) }
+    public func privateKey(for reference: ReferenceKey, on hop: VerifiedSession) -> ShelfSSH.CredentialLookup {
+        lookup(reference, for: hop.hop.name)
+    }
+    public func keyPassphrase(for reference: ReferenceKey, on hop: VerifiedSession) -> ShelfSSH.CredentialLookup {
+        lookup(reference, for: hop.hop.name)
+    }
+    public func password(for reference: ReferenceKey, on hop: VerifiedSession) -> ShelfSSH.CredentialLookup {
+        lookup(reference, for: hop.hop.name)
+    }
 
-    private func lookup(_ reference: ReferenceKey) -> ShelfSSH.CredentialLookup {
-        // Sync's own keys are never a host's or an identity's secret, whatever a record says.
-        if reference.isSyncSecret { return .unavailable(reason: "\(reference) is one of sync's keys, never sent to a server") }
+    /// How many passphrases one locked item may be asked for before it is reported (a typo gets another chance).
+    static let passphraseTries = 3
+
+    private func lookup(_ reference: ReferenceKey, for host: String) -> ShelfSSH.CredentialLookup {
+        // The device's own keys (sync's, the release log's) are never a host's or an identity's secret, whatever a
+        // record says.
+        if reference.isDeviceSecret { return .unavailable(reason: "\(reference) is one of this device's own keys, never sent to a server") }
         let stored: AccessibilityClass
         switch storedClass(reference) {
-        case .failure(let error): return .unavailable(reason: error.message)
+        case .failure(let error): return .unavailable(reason: error.message, hint: error.hint)
         case .success(nil): return .notStored
         case .success(let known?): stored = known
         }
         guard case .success(let vault) = self.vault() else { return .notStored }
         var answer = vault.read(reference, class: stored)
-        if case .locked = answer, let passphrase = askPassphrase?() {
-            if (try? vault.unlock(passphrase: passphrase)) != nil { answer = vault.read(reference, class: stored) }
+        var tries = 0
+        var wrong = 0
+        while case .locked = answer, tries < Self.passphraseTries, let passphrase = askPassphrase?() {
+            tries += 1
+            do {
+                try vault.unlock(passphrase: passphrase)
+                answer = vault.read(reference, class: stored)
+            } catch where error.kind == .wrongPassphrase {
+                wrong += 1
+            } catch {
+                return .unavailable(reason: error.message, hint: error.hint)
+            }
         }
         switch answer {
-        case .found(let secret): return .found(secret)
+        case .found(let secret):
+            if let refusal = logRelease(reference, for: host, vault: vault) { return .unavailable(reason: refusal) }
+            return .found(secret)
         case .notStored: return .notStored
-        case .locked: return .locked
+        case .locked:
+            let facts = unlockFacts()
+            let (reason, hint) = LockedCredential.explain(
+                reference, stored: stored, situation: wrong > 0 ? .wrongPassphrase(wrong) : .noPassphrase,
+                keyringInUse: facts.keyringInUse, hasPassphrase: facts.hasPassphrase)
+            return .unavailable(reason: reason, hint: hint)
         case .storedInOtherClass(let other): return .unavailable(reason: "\(reference) moved to \(other) while reading")
         case .vaultUnavailable(let reason): return .unavailable(reason: reason)
+        }
+    }
+
+    /// Whether an unlock here outlives this process for afterFirstUnlock items (the kernel keyring is in use), and
+    /// whether the vault has a passphrase at all.
+    func unlockFacts() -> (keyringInUse: Bool, hasPassphrase: Bool) {
+        guard case .success(let vault) = vault(), let status = try? vault.status() else { return (false, true) }
+        return (status.keyring == "kernel", status.hasPassphrase)
+    }
+
+    /// Appends the release to the log; the reason it could not, otherwise (then nothing is released). A locked
+    /// log key is asked for like a locked item.
+    private func logRelease(_ reference: ReferenceKey, for host: String, vault: Vault) -> String? {
+        let line = ReleaseEntry(what: ReleaseEntry.what(reference), item: reference.rawValue, by: releasedBy, host: host)
+        let log = ReleaseLog(locations: workspace.locations)
+        do {
+            try log.append(line, vault: vault)
+            return nil
+        } catch {
+            if case .locked = vault.releaseLogKey(create: false), let passphrase = askPassphrase?(),
+                (try? vault.unlock(passphrase: passphrase)) != nil, (try? log.append(line, vault: vault)) != nil
+            {
+                return nil
+            }
+            return "the release log could not be written (\(error.message)), so \(reference) was not released"
         }
     }
 

@@ -86,6 +86,14 @@ enum TooSmallView {
 }
 
 enum TitleBar {
+    /// Where a search looks when a group is selected, and what Tab changes it to ("in prod/eu — Tab: all").
+    static func searchScope(_ state: UIState) -> String? {
+        guard let group = state.selectedGroupID else { return nil }
+        let path = state.catalog.tree.path(of: group)
+        let dash = state.symbols == .unicode ? "\u{2014}" : "-"
+        return state.search.allHosts ? "in all hosts \(dash) Tab: \(path)" : "in \(path) \(dash) Tab: all"
+    }
+
     static func draw(_ state: UIState, in rect: Rect, on canvas: inout Canvas) {
         var col = canvas.write(" sshelf ", row: rect.row, column: 0, style: CellStyle(bold: true, reverse: true))
         let scope = state.groupRows[safe: state.groupCursor].map { row in
@@ -97,8 +105,8 @@ enum TitleBar {
             col = canvas.write(" /", row: rect.row, column: col, style: .bold)
             col = canvas.write(state.search.query, row: rect.row, column: col)
             if state.search.typing { col = canvas.write("_", row: rect.row, column: col, style: CellStyle(reverse: true)) }
-            if let job = state.search.job {
-                col = canvas.write("  searching \(Int(job.progress * 100))%", row: rect.row, column: col, style: .dim)
+            if let scope = searchScope(state) {
+                col = canvas.write("  \(scope)", row: rect.row, column: col, style: .dim)
             }
         }
         if let notice = state.notice {
@@ -107,7 +115,7 @@ enum TitleBar {
             canvas.write(text, row: rect.row, column: rect.width - width - 1, width: width,
                          style: notice.isError ? CellStyle(color: .red, bold: true) : CellStyle(color: .green),
                          ellipsis: state.symbols.ellipsis)
-        } else if !state.loaded {
+        } else if !state.loaded || !state.catalog.isComplete {
             canvas.write("loading...", row: rect.row, column: max(col + 1, rect.width - 11), style: .dim)
         }
     }

@@ -43,7 +43,7 @@ public enum StatusLine {
         let (syncText, syncStyle) = syncSegment(state.status.sync, now: state.now, symbols: s)
         // The sync state always shows in full (a fallback reason must be readable); hints give way first.
         var col = canvas.write(syncText, row: rect.row, column: 0, width: rect.width, style: syncStyle, ellipsis: s.ellipsis)
-        let count = state.catalog.hosts.count
+        let count = state.catalog.totalCount
         let parts: [(String, CellStyle)] = [
             (state.status.vault.words, vaultStyle(state.status.vault)),
             (state.loaded ? "\(count) host\(count == 1 ? "" : "s")" : "loading", .dim),

@@ -9,8 +9,28 @@ final class ForwardMemoryTests: XCTestCase {
     static let total = 200 << 20
     static let block = Payload.random(1 << 20)
 
+    /// What the flood target has written, and whether it is waiting for room to write more (the backpressure has
+    /// reached it).
+    final class Flood: @unchecked Sendable {
+        private let lock = NSLock()
+        private var written = 0
+        private var waiting = false
+        var state: (written: Int, waiting: Bool) {
+            lock.lock()
+            defer { lock.unlock() }
+            return (written, waiting)
+        }
+        func update(written: Int? = nil, waiting: Bool) {
+            lock.lock()
+            if let written { self.written = written }
+            self.waiting = waiting
+            lock.unlock()
+        }
+    }
+
     /// Accepts one connection and writes `total` bytes (the same random megabyte over and over), then closes.
-    private func floodServer() throws -> (port: Int, listener: Int32) {
+    /// Writes without blocking, so `flood` can tell when the socket is full and it waits for room.
+    private func floodServer(_ flood: Flood) throws -> (port: Int, listener: Int32) {
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -26,7 +46,23 @@ final class ForwardMemoryTests: XCTestCase {
         Thread {
             let fd = accept(listener, nil, nil)
             guard fd >= 0 else { return }
-            for _ in 0..<(Self.total >> 20) { TrafficSocket.writeAll(fd, Self.block) }
+            var sent = 0
+            while sent < Self.total {
+                let offset = sent % Self.block.count
+                let count = Self.block.withUnsafeBytes {
+                    send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_DONTWAIT | MSG_NOSIGNAL))
+                }
+                if count > 0 {
+                    sent += count
+                    flood.update(written: sent, waiting: false)
+                } else if count < 0 && (errno == EAGAIN || errno == EINTR) {
+                    flood.update(waiting: true)
+                    var room = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                    _ = Glibc.poll(&room, 1, -1)
+                } else {
+                    break
+                }
+            }
             close(fd)
         }.start()
         return (Int(UInt16(bigEndian: address.sin_port)), listener)
@@ -42,39 +78,31 @@ final class ForwardMemoryTests: XCTestCase {
 
     func testSlowReaderKeepsMemoryBounded() throws {
         let world = try SSHCLIWorld()
-        let (targetPort, listener) = try floodServer()
+        let flood = Flood()
+        let (targetPort, listener) = try floodServer(flood)
         defer { close(listener) }
         let port = try TrafficSocket.freePort()
         XCTAssertExit(try world.home.run("forward", "add", "t", "--local", "\(port):127.0.0.1:\(targetPort)"), 0)
         let running = try BackgroundCLI(world.home, ["forward", "start", "t", "--accept-new"])
-        XCTAssertTrue(running.waitFor("press Ctrl-C"), running.stderr)
-        let pid = running.process.processIdentifier
+        try running.waitFor("press Ctrl-C")
+        let pid = running.pid
         let baseline = Self.rss(pid)
-
-        final class Peak: @unchecked Sendable {
-            let lock = NSLock()
-            var value = 0
-            var done = false
-        }
-        let peak = Peak()
-        let sampler = Thread {
-            while true {
-                let now = Self.rss(pid)
-                peak.lock.lock()
-                peak.value = max(peak.value, now)
-                let done = peak.done
-                peak.lock.unlock()
-                if done { return }
-                usleep(20_000)
-            }
-        }
-        sampler.start()
+        var highest = baseline
 
         let fd = try TrafficSocket.connect(port: port)
         defer { close(fd) }
         var small: Int32 = 64 * 1024
         setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
-        sleep(2)  // not reading: the writer runs into the window and the forward's bounded buffers
+        // Not reading: the target writes (far more than our receive buffer) until every buffer between it and us
+        // is full and it has to wait for room, seen at two polls in a row with nothing written in between. A
+        // forward that buffered without bound would let it write all 200 MB instead.
+        var previous = -1
+        try eventually("the target to be held back by the forward", poll: 0.25, context: { "\(flood.state)" }) {
+            highest = max(highest, Self.rss(pid))
+            let now = flood.state
+            defer { previous = now.written }
+            return now.waiting && now.written == previous && now.written >= 1 << 20
+        }
         var received = 0
         var mismatches = 0
         var chunk = [UInt8](repeating: 0, count: 16 * 1024)
@@ -90,17 +118,15 @@ final class ForwardMemoryTests: XCTestCase {
             position += count
             received += count
             reads += 1
-            if reads % 64 == 0 { usleep(1_000) }  // a slow reader
+            if reads % 16 == 0 { highest = max(highest, Self.rss(pid)) }
+            // The scenario, not a wait: a reader slower than the target keeps the backpressure on throughout.
+            if reads % 64 == 0 { usleep(1_000) }
         }
-        peak.lock.lock()
-        peak.done = true
-        let highest = peak.value
-        peak.lock.unlock()
         XCTAssertEqual(received, Self.total)
         XCTAssertEqual(mismatches, 0)
         XCTAssertGreaterThan(baseline, 0)
         // 200 MB went through; the process may grow by the SSH window and its buffers, not by what it carried.
         XCTAssertLessThan(highest - baseline, 40 << 20, "baseline \(baseline >> 20) MiB, peak \(highest >> 20) MiB")
-        XCTAssertEqual(running.stop(SIGINT), 0, running.stderr)
+        XCTAssertEqual(try running.stop(SIGINT), 0, running.stderr)
     }
 }

@@ -7,43 +7,24 @@ import TestSupport
 import XCTest
 
 final class ForwardUpTests: XCTestCase {
-    /// Kills a server and every session process under it (by pid), so clients see the connection drop.
-    private func kill(_ server: SSHD) throws {
-        let text = try String(contentsOfFile: server.directory + "/sshd.pid", encoding: .utf8)
-        guard let main = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            throw HarnessError("no sshd pid")
-        }
-        var victims: [Int32] = []
-        var frontier = [main]
-        while let parent = frontier.popLast() {
-            for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
-                guard let pid = Int32(entry),
-                    let status = try? String(contentsOfFile: "/proc/\(entry)/status", encoding: .utf8),
-                    status.split(separator: "\n").contains("PPid:\t\(parent)")
-                else { continue }
-                victims.append(pid)
-                frontier.append(pid)
-            }
-        }
-        server.stop()
-        for pid in victims { Glibc.kill(pid, SIGKILL) }
-    }
-
     private func statusJSON(_ world: SSHCLIWorld) throws -> [String: Any] {
         let result = try world.home.run("forward", "status", "--json")
         XCTAssertExit(result, 0)
         return try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
     }
 
-    /// Reads `forward status --json` until the rule is in one of `states` (the file follows within moments).
-    private func waitForState(_ world: SSHCLIWorld, _ states: [String]) throws -> [String: Any] {
-        let deadline = Date().addingTimeInterval(10)
-        var json = try statusJSON(world)
-        while !states.contains(firstRule(json)["state"] as? String ?? ""), Date() < deadline {
-            usleep(100_000)
-            json = try statusJSON(world)
-        }
-        return json
+    /// Reads `forward status --json` until the rule satisfies `settled` (the supervisor rewrites the file twice a
+    /// second); fails here with the last status on timeout.
+    @discardableResult
+    private func waitForRule(_ world: SSHCLIWorld, _ what: String, file: StaticString = #filePath, line: UInt = #line,
+                             _ settled: @escaping ([String: Any]) -> Bool) throws -> [String: Any] {
+        try eventually("the rule in forward status to be \(what)", file: file, line: line, observe: { try statusJSON(world) },
+                       until: { settled(firstRule($0)) })
+    }
+
+    private func waitForState(_ world: SSHCLIWorld, _ state: String, file: StaticString = #filePath,
+                              line: UInt = #line) throws -> [String: Any] {
+        try waitForRule(world, state, file: file, line: line) { $0["state"] as? String == state }
     }
 
     private func firstRule(_ json: [String: Any]) -> [String: Any] {
@@ -58,16 +39,17 @@ final class ForwardUpTests: XCTestCase {
         XCTAssertExit(
             try world.home.run("forward", "add", "t", "--local", "\(port):127.0.0.1:\(target.port)", "--autostart"), 0)
         let up = try BackgroundCLI(world.home, ["forward", "up"])
-        XCTAssertTrue(up.waitFor("t: active"), up.stderr)
+        try up.waitFor("t: active")
         let payload = Payload.random(1 << 20)
         XCTAssertEqual(
             try Payload.sha256(try TrafficSocket.roundTrip(port: port, payload)), try Payload.sha256(payload.reversed())
         )
 
-        var json = try waitForState(world, ["active"])
+        var json = try waitForState(world, "active")
+        json = try waitForRule(world, "counting the connection") {
+            $0["totalConnections"] as? Int == 1 && $0["bytesOut"] as? Int == payload.count
+        }
         XCTAssertEqual(firstRule(json)["state"] as? String, "active", "\(json)")
-        usleep(700_000)  // the state file is refreshed twice a second
-        json = try statusJSON(world)
         XCTAssertEqual(firstRule(json)["totalConnections"] as? Int, 1, "\(json)")
         XCTAssertEqual(firstRule(json)["bytesOut"] as? Int, payload.count, "\(json)")
         let statePath = world.home.sshelfHome + "/run/forwards.json"
@@ -80,26 +62,21 @@ final class ForwardUpTests: XCTestCase {
         let table = try world.home.run("forward", "status")
         XCTAssertTrue(table.stdout.contains("active"), table.stdout)
 
-        try kill(world.sshd)
-        XCTAssertTrue(up.waitFor("t: retrying"), up.stderr)
+        try world.sshd.stopWithSessions()
+        try up.waitFor("t: retrying")
         // While the server is down the rule cycles through retrying (with the error and the next attempt).
-        json = try waitForState(world, ["retrying"])
-        XCTAssertEqual(firstRule(json)["state"] as? String, "retrying", "\(json)")
+        json = try waitForState(world, "retrying")
         XCTAssertNotNil(firstRule(json)["lastError"] as? String, "\(json)")
         XCTAssertNotNil(firstRule(json)["nextAttempt"] as? String, "\(json)")
-        var retryingTable = try world.home.run("forward", "status")
-        let tableDeadline = Date().addingTimeInterval(10)
-        while !retryingTable.stdout.contains("next attempt in"), Date() < tableDeadline {
-            retryingTable = try world.home.run("forward", "status")
-        }
-        XCTAssertTrue(retryingTable.stdout.contains("next attempt in"), retryingTable.stdout)
+        // Between attempts (not during one) the table says when the next one comes.
+        try eventually("'next attempt in' in the forward status table", observe: { try world.home.run("forward", "status") },
+                       until: { $0.stdout.contains("next attempt in") })
         var options = world.sshd.options
         options.port = world.sshd.port
         options.hostKeysFrom = world.sshd.directory
         let restarted = try SSHD.start(options)
-        let deadline = Date().addingTimeInterval(60)
-        while up.stderr.components(separatedBy: "t: active").count - 1 < 2, Date() < deadline { usleep(50_000) }
-        XCTAssertEqual(up.stderr.components(separatedBy: "t: active").count - 1, 2, up.stderr)
+        try up.waitFor("t: active", count: 2, deadline: Deadline.long)
+        XCTAssertEqual(up.count("t: active"), 2, up.stderr)
         let again = Payload.random(1 << 20)
         XCTAssertEqual(
             try Payload.sha256(try TrafficSocket.roundTrip(port: port, again)), try Payload.sha256(again.reversed()))
@@ -111,7 +88,7 @@ final class ForwardUpTests: XCTestCase {
 
         let stop = try world.home.run("forward", "stop")
         XCTAssertExit(stop, 0)
-        XCTAssertEqual(up.waitExit(), 0, up.stderr)
+        XCTAssertEqual(try up.waitExit(), 0, up.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: statePath))
         XCTAssertTrue(try world.home.run("forward", "status").stderr.contains("no forward supervisor is running"))
     }
@@ -121,12 +98,35 @@ final class ForwardUpTests: XCTestCase {
         let port = try TrafficSocket.freePort()
         XCTAssertExit(try world.home.run("forward", "add", "t", "--local", "\(port):127.0.0.1:22", "--autostart"), 0)
         let up = try BackgroundCLI(world.home, ["forward", "up"])
-        XCTAssertTrue(up.waitFor("t: failed"), up.stderr)
+        try up.waitFor("t: failed")
         XCTAssertTrue(up.stderr.contains("is not known"), up.stderr)
-        let json = try waitForState(world, ["failed"])
-        XCTAssertEqual(firstRule(json)["state"] as? String, "failed", "\(json)")
+        let json = try waitForState(world, "failed")
         XCTAssertTrue((firstRule(json)["lastError"] as? String ?? "").contains("is not known"), "\(json)")
         XCTAssertFalse(up.stderr.contains("retrying"), up.stderr)
-        XCTAssertEqual(up.stop(SIGTERM), 0, up.stderr)
+        XCTAssertEqual(try up.stop(SIGTERM), 0, up.stderr)
+    }
+
+    /// One autostart rule's port is taken: the supervisor runs the host's other rules, and the busy one is `failed`
+    /// with the port named — in its output and in `forward status`.
+    func testABusyPortLeavesOutOnlyItsRule() throws {
+        let world = try SSHCLIWorld()
+        XCTAssertExit(try world.home.run("exec", "t", "--accept-new", "--", "true"), 0)
+        let blocker = try ReverseServer()
+        let target = try ReverseServer()
+        let free = try TrafficSocket.freePort()
+        XCTAssertExit(try world.home.run("forward", "add", "t", "--local", "\(blocker.port):127.0.0.1:\(target.port)",
+                                         "--autostart", "--name", "busy"), 0)
+        XCTAssertExit(try world.home.run("forward", "add", "t", "--local", "\(free):127.0.0.1:\(target.port)",
+                                         "--autostart", "--name", "free"), 0)
+        let up = try BackgroundCLI(world.home, ["forward", "up"])
+        try up.waitFor("left out: port \(blocker.port) on 127.0.0.1 is already in use")
+        XCTAssertEqual(try TrafficSocket.roundTrip(port: free, Array("still".utf8)), Array("llits".utf8))
+        let json = try eventually("both rules in forward status", observe: { try statusJSON(world) }, until: {
+            let states = (($0["rules"] as? [[String: Any]]) ?? []).compactMap { $0["state"] as? String }.sorted()
+            return states == ["active", "failed"]
+        })
+        let busy = try XCTUnwrap((json["rules"] as? [[String: Any]])?.first { $0["state"] as? String == "failed" })
+        XCTAssertTrue((busy["lastError"] as? String ?? "").contains("port \(blocker.port)"), "\(json)")
+        XCTAssertEqual(try up.stop(SIGTERM), 0, up.stderr)
     }
 }

@@ -5,112 +5,91 @@ import TestSupport
 import XCTest
 
 final class ShellInTmuxTests: XCTestCase {
-    private var socket = "sshelf-test-\(UUID().uuidString.prefix(8))"
-    private let session = "shell"
+    /// After sshelf ends, the pane's shell prints its exit status and the terminal's icanon/echo flags.
+    private static let reportTerminal =
+        "echo EXIT=$?; stty -a | tr ' ' '\\n' | grep -x -e icanon -e -icanon -e echo -e -echo | tr '\\n' ' '; echo"
 
-    override func tearDown() { _ = try? SpawnedProcess.run("/usr/bin/tmux", ["-L", socket, "kill-server"]) }
-
-    /// Starts the detached session; the tmux server it forks must not inherit a pipe we wait on.
-    private func start(_ arguments: [String]) throws {
-        let status = try SpawnedProcess.run("/usr/bin/tmux", ["-L", socket] + arguments)
-        XCTAssertEqual(status, 0)
+    /// Runs `script` (through /bin/sh) in a pane with the world's environment plus `extra`.
+    private func pane(_ world: SSHCLIWorld, _ script: String, columns: Int = 80, rows: Int = 24,
+                      extra: [String: String] = [:]) throws -> Tmux {
+        let env = world.home.environment.merging(extra) { $1 }
+        return try Tmux(home: world.home, command: ["/bin/sh", "-c", script], environment: env, columns: columns,
+                        rows: rows)
     }
 
-    @discardableResult
-    private func tmux(_ arguments: [String]) throws -> String {
-        try Shell.run("/usr/bin/tmux", ["-L", socket] + arguments)
-    }
-
-    private func screen() -> String { (try? tmux(["capture-pane", "-p", "-t", session])) ?? "" }
-
-    private func waitFor(_ text: String, timeout: Double = 10, file: StaticString = #filePath, line: UInt = #line) {
-        let deadline = Date().addingTimeInterval(timeout)
-        while !screen().contains(text) {
-            if Date() > deadline {
-                XCTFail("'\(text)' never appeared:\n\(screen())", file: file, line: line)
-                return
-            }
-            usleep(50_000)
+    /// Waits for the remote shell's prompt. TestAccount's login shell is /bin/sh, whose prompt is "$ " (capture-pane
+    /// trims the space); on failure the sshd log shows how far the login got.
+    private func waitForPrompt(_ tmux: Tmux, _ world: SSHCLIWorld, file: StaticString = #filePath, line: UInt = #line) throws {
+        try tmux.waitFor("the remote shell's prompt", file: file, line: line, context: { "sshd log:\n" + tail(world.sshd.log) }) {
+            tmux.lastLine($0) == "$"
         }
     }
 
     func testTypeResizeEscapeAndRestore() throws {
         let world = try SSHCLIWorld()
         XCTAssertExit(try world.home.run("trust", "t", "--fingerprint", try world.fingerprint(world.sshd)), 0)
-        let env = world.home.environment.map { "\($0.key)=\($0.value)" }.sorted()
-        let script = "\(CLI.binary) connect t; echo EXIT=$?; stty -a | tr ' ' '\\n' | grep -x -e icanon -e -icanon -e echo -e -echo | tr '\\n' ' '; echo; sleep 60"
-        try start(["new-session", "-d", "-s", session, "-x", "80", "-y", "24",
-                  "/usr/bin/env"] + env + ["TERM=xterm-256color", "/bin/sh", "-c", script])
-        waitFor("\n$")  // capture-pane trims the space after the prompt
-        try tmux(["send-keys", "-t", session, "-l", "echo hello-$((6*7)) $TERM"])
-        try tmux(["send-keys", "-t", session, "Enter"])
-        waitFor("hello-42 xterm-256color")
-        try tmux(["send-keys", "-t", session, "-l", "stty size"])
-        try tmux(["send-keys", "-t", session, "Enter"])
-        waitFor("24 80")
-        try tmux(["resize-window", "-t", session, "-x", "100", "-y", "30"])
-        usleep(200_000)
-        try tmux(["send-keys", "-t", session, "-l", "clear; stty size"])
-        try tmux(["send-keys", "-t", session, "Enter"])
-        waitFor("30 100")
-        try tmux(["send-keys", "-t", session, "Enter"])
-        try tmux(["send-keys", "-t", session, "-l", "~."])
-        waitFor("Connection to t closed.")
-        waitFor("EXIT=255")
-        waitFor("icanon echo")
-        XCTAssertFalse(screen().contains("-icanon"), screen())
+        let tmux = try pane(world, "\(Tmux.quote(CLI.binary)) connect t; \(Self.reportTerminal)",
+                            extra: ["TERM": "xterm-256color"])
+        try waitForPrompt(tmux, world)
+        try tmux.enter("echo hello-$((6*7)) $TERM")
+        try tmux.waitFor(text: "hello-42 xterm-256color")
+        try tmux.enter("stty size")
+        try tmux.waitFor(text: "24 80")
+        // The remote shell reads the new size only after sshelf passes the window change on; `clear` first, so
+        // the old "24 80" cannot satisfy the wait below.
+        try tmux.resize(columns: 100, rows: 30)
+        try tmux.enter("clear; stty size")
+        try tmux.waitFor(text: "30 100")
+        try tmux.send("Enter")
+        try tmux.type("~.")
+        try tmux.waitFor(text: "Connection to t closed.")
+        XCTAssertEqual(try tmux.waitForExit(), 0, "the pane's report ran")
+        let screen = try tmux.waitFor(text: "EXIT=255")
+        XCTAssertTrue(screen.contains("icanon echo"), screen)
+        XCTAssertFalse(screen.contains("-icanon"), screen)
         XCTAssertTrue(world.sshd.waitForLog("Accepted publickey"), world.sshd.log)
     }
 
     func testRemoteExitStatusIsOurs() throws {
         let world = try SSHCLIWorld()
         XCTAssertExit(try world.home.run("trust", "t", "--fingerprint", try world.fingerprint(world.sshd)), 0)
-        let env = world.home.environment.map { "\($0.key)=\($0.value)" }.sorted()
-        try start(["new-session", "-d", "-s", session, "-x", "80", "-y", "24",
-                  "/usr/bin/env"] + env + ["/bin/sh", "-c", "\(CLI.binary) connect t; echo EXIT=$?; sleep 60"])
-        waitFor("\n$")  // capture-pane trims the space after the prompt
-        try tmux(["send-keys", "-t", session, "-l", "exit 42"])
-        try tmux(["send-keys", "-t", session, "Enter"])
-        waitFor("EXIT=42")
+        let tmux = try pane(world, "\(Tmux.quote(CLI.binary)) connect t; echo EXIT=$?")
+        try waitForPrompt(tmux, world)
+        try tmux.enter("exit 42")
+        try tmux.waitFor(text: "EXIT=42")
     }
 
     func testTerminalIsRestoredWhenSshelfIsTerminated() throws {
         let world = try SSHCLIWorld()
         XCTAssertExit(try world.home.run("trust", "t", "--fingerprint", try world.fingerprint(world.sshd)), 0)
-        let env = world.home.environment.map { "\($0.key)=\($0.value)" }.sorted()
-        let script = "\(CLI.binary) connect t; echo EXIT=$?; stty -a | tr ' ' '\\n' | grep -x -e icanon -e -icanon -e echo -e -echo | tr '\\n' ' '; echo; sleep 60"
-        try start(["new-session", "-d", "-s", session, "-x", "80", "-y", "24", "/usr/bin/env"] + env + ["/bin/sh", "-c", script])
-        waitFor("\n$")
-        // The pane runs sh, whose child is sshelf: terminate exactly that process.
-        let shell = try tmux(["list-panes", "-t", session, "-F", "#{pane_pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)
-        let child = try Shell.run("/usr/bin/pgrep", ["-P", shell]).split(separator: "\n").first.map(String.init)
-        let pid = try XCTUnwrap(child.flatMap { Int32($0) })
-        kill(pid, SIGTERM)
-        waitFor("EXIT=255")
-        waitFor("icanon echo")
+        let tmux = try pane(world, "\(Tmux.quote(CLI.binary)) connect t; \(Self.reportTerminal)")
+        try waitForPrompt(tmux, world)
+        // The pane runs shells, one of which runs sshelf: terminate exactly that process.
+        let programs = ProcessTree.descendants(of: try tmux.panePID()).filter { ProcessTree.name(of: $0) == "sshelf" }
+        XCTAssertEqual(programs.count, 1, "\(programs)")
+        kill(try XCTUnwrap(programs.first), SIGTERM)
+        XCTAssertEqual(try tmux.waitForExit(), 0, "the pane's report ran")
+        let screen = try tmux.waitFor(text: "EXIT=255")
+        XCTAssertTrue(screen.contains("icanon echo"), screen)
+        XCTAssertFalse(screen.contains("-icanon"), screen)
     }
 
     func testInteractiveYesAndAPasswordTypedWithoutEcho() throws {
         let world = try SSHCLIWorld()
         XCTAssertExit(try world.home.run("edit", "t", "--auth", "password"), 0)
-        let env = world.home.environment.map { "\($0.key)=\($0.value)" }.sorted()
-        try start(["new-session", "-d", "-s", session, "-x", "120", "-y", "24", "/usr/bin/env"] + env
-                  + ["/bin/sh", "-c", "\(CLI.binary) exec t -n -- whoami; echo EXIT=$?; sleep 60"])
-        waitFor("Are you sure you want to continue connecting (yes/no)?")
-        XCTAssertTrue(screen().contains(try world.fingerprint(world.sshd)), screen())
-        try tmux(["send-keys", "-t", session, "-l", "yes"])
-        try tmux(["send-keys", "-t", session, "Enter"])
-        waitFor("'s password:")
-        try tmux(["send-keys", "-t", session, "-l", TestAccount.password])
-        try tmux(["send-keys", "-t", session, "Enter"])
+        let tmux = try pane(world, "\(Tmux.quote(CLI.binary)) exec t -n -- whoami; echo EXIT=$?", columns: 120)
+        let question = try tmux.waitFor(text: "Are you sure you want to continue connecting (yes/no)?")
+        XCTAssertTrue(question.contains(try world.fingerprint(world.sshd)), question)
+        try tmux.enter("yes")
+        try tmux.waitFor(text: "'s password:")
+        try tmux.enter(TestAccount.password)
         // The remember gate is asked on the terminal; "n" keeps nothing.
-        waitFor("Remember this password in the vault? [y/N]")
-        try tmux(["send-keys", "-t", session, "-l", "n"])
-        try tmux(["send-keys", "-t", session, "Enter"])
-        waitFor("EXIT=0")
-        XCTAssertTrue(screen().contains("\(TestAccount.name)\n"), screen())
+        try tmux.waitFor(text: "Remember this password in the vault? [y/N]")
+        try tmux.enter("n")
+        let screen = try tmux.waitFor(text: "EXIT=0")
+        XCTAssertTrue(screen.contains("\(TestAccount.name)\n"), screen)
         XCTAssertFalse(try world.home.run("show", "t").stdout.contains("in the vault"), "answered no: nothing stored")
-        XCTAssertFalse(screen().contains(TestAccount.password), "the password was echoed:\n\(screen())")
+        XCTAssertFalse(screen.contains(TestAccount.password), "the password was echoed:\n\(screen)")
         XCTAssertTrue(FileManager.default.fileExists(atPath: world.knownHostsPath), "yes pins the key")
     }
 }

@@ -23,14 +23,9 @@ final class WarmExecTests: XCTestCase {
         return stat(path, &info) == 0 ? Int(info.st_mode & 0o7777) : nil
     }
 
-    /// Waits (with a deadline, not as a timing assertion) until `path` is gone.
-    private func waitUntilGone(_ path: String, timeout: Double = 20) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while FileManager.default.fileExists(atPath: path) {
-            if Date() > deadline { return false }
-            usleep(50_000)
-        }
-        return true
+    /// Waits until the keeper's socket `path` is gone (the keeper removes it as it exits).
+    private func waitUntilGone(_ path: String, _ why: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        try eventually("\(why): \(path) removed", file: file, line: line) { !FileManager.default.fileExists(atPath: path) }
     }
 
     /// The host's last-connected time as `show --json` prints it.
@@ -87,7 +82,7 @@ final class WarmExecTests: XCTestCase {
         let stop = try world.home.run("warm", "stop", "t")
         XCTAssertExit(stop, 0)
         XCTAssertEqual(stop.stdout, "stopped 1 warm session\n")
-        XCTAssertTrue(waitUntilGone(path))
+        try waitUntilGone(path, "the keeper exits")
         XCTAssertExit(try world.home.run("exec", "t", "-n", "--", "true"), 0)
         XCTAssertTrue(world.sshd.waitForLog("Accepted publickey", count: 3), world.sshd.log)
     }
@@ -122,15 +117,17 @@ final class WarmExecTests: XCTestCase {
         XCTAssertExit(result, 0)
         XCTAssertEqual(result.stdout, "fresh\n")
         XCTAssertTrue(world.sshd.waitForLog("Accepted publickey", count: 3), world.sshd.log)
-        XCTAssertTrue(waitUntilGone(path), "the outdated keeper exits")
+        try waitUntilGone(path, "the outdated keeper exits")
     }
 
     func testIdleTimeEndsTheKeeper() throws {
         let world = try pinnedWorld()
         let path = try socketPath(world)
         XCTAssertExit(try world.home.run("exec", "t", "--persist", "--persist-for", "2", "-n", "--", "true"), 0)
-        XCTAssertTrue(FileManager.default.fileExists(atPath: path))
-        XCTAssertTrue(waitUntilGone(path), "the keeper ends after its idle time")
+        // The keeper logged in (a second login): it existed. Not its socket: on a loaded machine its two seconds may
+        // be over before a check here runs.
+        XCTAssertTrue(world.sshd.waitForLog("Accepted publickey", count: 2), world.sshd.log)
+        try waitUntilGone(path, "the keeper ends after its idle time")
     }
 
     /// The keeper checks the caller's uid itself (SO_PEERCRED), not only through the 0700 directory: with the
@@ -182,22 +179,26 @@ final class WarmExecTests: XCTestCase {
         XCTAssertExit(try world.home.run("exec", "t", "--persist", "-n", "--", "true"), 0)
         let sleeperFile = world.home.root + "/sleeper", callerFile = world.home.root + "/caller"
         let started = world.sshd.logCount("Starting session")
-        // stdin is a pipe whose writer (sleep) stays open: cat would never see EOF on its own. Spawned and reaped
-        // by pid: Foundation's Process would wait for the orphaned sleep.
+        // A limit for the next call (below), for a hung keeper; not a timing assertion.
+        let limit = Int(Deadline.scaled(Deadline.standard))
+        // stdin is a pipe whose writer stays open: cat would never see EOF on its own. The writer is a `sleep`, part
+        // of the scenario: it outlives the limit, so a keeper still reading this stdin would make the next call
+        // fail. Spawned and reaped by pid: Foundation's Process would wait for the orphaned sleep.
         let pipeline = try SpawnedProcess("/bin/sh", ["-c", """
-            sh -c 'echo $$ > "$1"; exec sleep 120' sh "$1" | sh -c 'echo $$ > "$1"; exec "$0" exec t -- cat' "$0" "$2"
+            sh -c 'echo $$ > "$1"; exec sleep \(limit * 3)' sh "$1" | sh -c 'echo $$ > "$1"; exec "$0" exec t -- cat' "$0" "$2"
             """, CLI.binary, sleeperFile, callerFile], environment: world.home.environment)
         defer { pipeline.stop() }
-        XCTAssertTrue(world.sshd.waitForLog("Starting session", count: started + 1, timeout: 20), world.sshd.log)
+        XCTAssertTrue(world.sshd.waitForLog("Starting session", count: started + 1), world.sshd.log)
         func pid(_ path: String) throws -> Int32 {
-            try XCTUnwrap(Int32(String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+            try eventually("a pid in \(path)", observe: {
+                Int32(((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines))
+            }, until: { $0 != nil }) ?? 0
         }
         let sleeper = try pid(sleeperFile)
         defer { kill(sleeper, SIGKILL) }
         XCTAssertEqual(kill(try pid(callerFile), SIGKILL), 0)
 
-        // A deadline, not a timing assertion: without the hang-up watch this call waits as long as sleep runs.
-        let next = try CLI.run(["-c", "timeout 20 \"$0\" exec t -n -- echo after", CLI.binary],
+        let next = try CLI.run(["-c", "timeout \(limit) \"$0\" exec t -n -- echo after", CLI.binary],
                                environment: world.home.environment, shell: true)
         XCTAssertExit(next, 0)
         XCTAssertEqual(next.stdout, "after\n")
@@ -212,33 +213,13 @@ final class WarmExecTests: XCTestCase {
         defer { _ = try? world.home.run("warm", "stop") }
         XCTAssertExit(try world.home.run("exec", "t", "--persist", "-n", "--", "true"), 0)
         XCTAssertTrue(world.sshd.waitForLog("Accepted publickey", count: 2), world.sshd.log)
-        try killSessions(world.sshd)
+        XCTAssertGreaterThan(try world.sshd.killSessions(), 0, "the keeper's session has sshd processes")
 
         let result = try world.home.run("exec", "t", "-n", "--", "echo back")
         XCTAssertExit(result, 0)
         XCTAssertEqual(result.stdout, "back\n")
         XCTAssertEqual(result.stderr, "")
         XCTAssertTrue(world.sshd.waitForLog("Accepted publickey", count: 3), world.sshd.log)
-        XCTAssertTrue(waitUntilGone(path), "the keeper whose session died exits")
-    }
-
-    /// SIGKILL to every descendant of the main sshd (the per-connection processes), not to the listener.
-    private func killSessions(_ server: SSHD) throws {
-        let text = try String(contentsOfFile: server.directory + "/sshd.pid", encoding: .utf8)
-        let main = try XCTUnwrap(Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)))
-        var victims: [Int32] = []
-        var frontier = [main]
-        while let parent = frontier.popLast() {
-            for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
-                guard let pid = Int32(entry),
-                      let status = try? String(contentsOfFile: "/proc/\(entry)/status", encoding: .utf8),
-                      status.split(separator: "\n").contains("PPid:\t\(parent)")
-                else { continue }
-                victims.append(pid)
-                frontier.append(pid)
-            }
-        }
-        XCTAssertFalse(victims.isEmpty, "the keeper's session has sshd processes")
-        for pid in victims { kill(pid, SIGKILL) }
+        try waitUntilGone(path, "the keeper whose session died exits")
     }
 }

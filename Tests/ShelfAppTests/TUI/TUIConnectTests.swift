@@ -22,8 +22,7 @@ final class TUIConnectTests: XCTestCase {
         try tui.send("j")
         try tui.waitFor(text: "address   other.example.com")
         try tui.send("q")
-        try tui.waitFor("exit") { _ in (try? tui.exitStatus()) != nil }
-        XCTAssertEqual(try tui.exitStatus(), 0)
+        XCTAssertEqual(try tui.waitForExit(), 0)
     }
 
     func testEnterOpensAShellOnTheTestSSHDAndComesBack() throws {
@@ -46,8 +45,7 @@ final class TUIConnectTests: XCTestCase {
         }
         XCTAssertTrue(world.sshd.waitForLog("Accepted publickey"), world.sshd.log)
         try tui.send("q")
-        try tui.waitFor("exit") { _ in (try? tui.exitStatus()) != nil }
-        XCTAssertEqual(try tui.exitStatus(), 0)
+        XCTAssertEqual(try tui.waitForExit(), 0)
     }
 
     func testUnknownHostKeyIsAskedInsideTheTUI() throws {
@@ -62,7 +60,7 @@ final class TUIConnectTests: XCTestCase {
         try tui.send("n")
         try tui.waitFor(text: "not connected: the host key was not trusted")
         // The client said goodbye after the key exchange; nothing of a login came before that.
-        XCTAssertTrue(world.sshd.waitForLog("Disconnected from"), world.sshd.log)
+        world.sshd.waitForConnectionsEnded()
         XCTAssertFalse(world.sshd.log.contains("userauth-request"), "a login was attempted:\n\(world.sshd.log)")
         XCTAssertFalse(world.sshd.log.contains("Accepted publickey"), world.sshd.log)
 

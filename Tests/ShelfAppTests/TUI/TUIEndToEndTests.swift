@@ -92,8 +92,7 @@ final class TUIEndToEndTests: XCTestCase {
         try tui.waitFor(text: "Hosts 3")
 
         try tui.send("q")
-        try tui.waitFor("exit") { _ in (try? tui.exitStatus()) != nil }
-        XCTAssertEqual(try tui.exitStatus(), 0)
+        XCTAssertEqual(try tui.waitForExit(), 0)
     }
 
     /// The SGR parameters in effect where `marker` starts on the last line of a `capture-pane -e` screen.

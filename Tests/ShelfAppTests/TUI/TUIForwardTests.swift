@@ -38,8 +38,7 @@ final class TUIForwardTests: XCTestCase {
         try tui.send("t")
         try tui.waitFor(text: "active: 0 open, 0 total")
         try tui.send("q")
-        try tui.waitFor("exit") { _ in (try? tui.exitStatus()) != nil }
-        XCTAssertEqual(try tui.exitStatus(), 0)
+        XCTAssertEqual(try tui.waitForExit(), 0)
         XCTAssertThrowsError(try TrafficSocket.connect(port: port), "the port is closed after quitting")
     }
 
@@ -63,19 +62,17 @@ final class TUIForwardTests: XCTestCase {
         XCTAssertEqual((attributes[.posixPermissions] as? Int) ?? 0, 0o600)
         let pid = try XCTUnwrap(Int32(file.split(separator: "-")[1]))
         XCTAssertEqual(kill(pid, SIGKILL), 0)
-        // A deadline for a hung child, not a speed check.
-        let deadline = Date().addingTimeInterval(15)
-        var closed = false
-        while !closed, Date() < deadline {
-            if let fd = try? TrafficSocket.connect(port: port) { close(fd); usleep(100_000) } else { closed = true }
+        try eventually("the forward to stop once the TUI was gone") {
+            guard let fd = try? TrafficSocket.connect(port: port) else { return true }
+            close(fd)
+            return false
         }
-        XCTAssertTrue(closed, "the forward stopped once the TUI was gone")
         // The next TUI removes what the dead one left (the child's log).
         let leftovers = { (try? FileManager.default.contentsOfDirectory(atPath: runtime))?.filter { $0.hasPrefix("tui-\(pid)-") } ?? [] }
         XCTAssertFalse(leftovers().isEmpty)
         let next = try Tmux(home: world.home, columns: 100, rows: 30)
         try next.waitFor(text: "1 host")
-        try next.waitFor("the leftovers removed") { _ in leftovers().isEmpty }
+        try eventually("the leftovers removed", context: { "\(leftovers())" }) { leftovers().isEmpty }
         try next.send("q")
     }
 
@@ -87,7 +84,7 @@ final class TUIForwardTests: XCTestCase {
         XCTAssertExit(
             try world.home.run("forward", "add", "t", "--local", "\(port):127.0.0.1:\(target.port)", "--autostart"), 0)
         let up = try BackgroundCLI(world.home, ["forward", "up"])
-        XCTAssertTrue(up.waitFor("t: active"), up.stderr)
+        try up.waitFor("t: active")
         let tui = try Tmux(home: world.home, columns: 100, rows: 30)
         try tui.waitFor(text: "1 host")
         try tui.send("l")
@@ -98,9 +95,9 @@ final class TUIForwardTests: XCTestCase {
         try tui.send("t")
         try tui.waitFor(text: "run by 'sshelf forward up'")
         try tui.send("q")
-        try tui.waitFor("exit") { _ in (try? tui.exitStatus()) != nil }
+        try tui.waitForExit()
         close(try TrafficSocket.connect(port: port))
-        XCTAssertEqual(up.stop(SIGTERM), 0, up.stderr)
+        XCTAssertEqual(try up.stop(SIGTERM), 0, up.stderr)
     }
 
     func testNonLoopbackBindAsksFirst() throws {

@@ -60,7 +60,6 @@ final class TUIIdentityTests: XCTestCase {
         try tui.send("Escape")
         try tui.waitFor(text: "web1.example.com")
         try tui.send("q")
-        _ = try tui.waitFor("exit") { _ in (try? tui.exitStatus()) != nil }
-        XCTAssertEqual(try tui.exitStatus(), 0)
+        XCTAssertEqual(try tui.waitForExit(), 0)
     }
 }

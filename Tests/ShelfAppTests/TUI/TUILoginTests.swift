@@ -59,8 +59,7 @@ final class TUILoginTests: XCTestCase {
         try tui.waitFor(text: "session to t ended (exit 0)")
         XCTAssertEqual(world.sshd.log.components(separatedBy: "Accepted password").count - 1, 2, world.sshd.log)
         try tui.send("q")
-        try tui.waitFor("exit") { _ in (try? tui.exitStatus()) != nil }
-        XCTAssertEqual(try tui.exitStatus(), 0)
+        XCTAssertEqual(try tui.waitForExit(), 0)
     }
 
     func testWrongPasswordIsAnErrorLineInsideTheTUI() throws {
@@ -83,8 +82,7 @@ final class TUILoginTests: XCTestCase {
         XCTAssertFalse(screen.contains("'s password:"), screen)
         XCTAssertFalse(try world.home.run("show", "t").stdout.contains("in the vault"), "nothing remembered")
         try tui.send("q")
-        try tui.waitFor("exit") { _ in (try? tui.exitStatus()) != nil }
-        XCTAssertEqual(try tui.exitStatus(), 0)
+        XCTAssertEqual(try tui.waitForExit(), 0)
     }
 
     func testKeyboardInteractivePromptsAreDialogs() throws {
@@ -156,11 +154,10 @@ final class TUILoginTests: XCTestCase {
             $0.contains("not connected: WARNING: the host key of t") && $0.contains("1 host") && $0.contains("○ sync off")
         }
         XCTAssertTrue(try tui.screen(escapes: true).contains("31mnot connected"))
-        XCTAssertTrue(impostor.waitForLog("Disconnected from"), impostor.log)
+        impostor.waitForConnectionsEnded()
         XCTAssertFalse(impostor.log.contains("userauth-request"), impostor.log)
         try tui.send("q")
-        try tui.waitFor("exit") { _ in (try? tui.exitStatus()) != nil }
-        XCTAssertEqual(try tui.exitStatus(), 0)
+        XCTAssertEqual(try tui.waitForExit(), 0)
     }
 
     func testAPasswordNotOnThisDeviceIsTheNotSyncedLine() throws {
@@ -175,7 +172,7 @@ final class TUILoginTests: XCTestCase {
             $0.contains("not connected: the credential for t has not synced to this device yet") && $0.contains("1 host")
         }
         XCTAssertFalse(screen.contains("'s password:"), "no prompt replaces a missing stored password:\n\(screen)")
-        XCTAssertTrue(world.sshd.waitForLog("Disconnected from"), world.sshd.log)
+        world.sshd.waitForConnectionsEnded()
         XCTAssertFalse(world.sshd.log.contains("method password"), world.sshd.log)
         try tui.send("q")
     }
@@ -229,7 +226,7 @@ final class TUILoginTests: XCTestCase {
         }
         try tui.send("n")
         try tui.waitFor(text: "not connected: the host key was not trusted")
-        XCTAssertTrue(renewed.waitForLog("Disconnected from"), renewed.log)
+        renewed.waitForConnectionsEnded()
         XCTAssertFalse(renewed.log.contains("userauth-request"), renewed.log)
 
         try tui.send("Enter")
@@ -257,7 +254,6 @@ final class TUILoginTests: XCTestCase {
         let last = show.split(separator: "\n").first { $0.hasPrefix("last connected") } ?? ""
         XCTAssertTrue(last.hasSuffix("just now"), "last connected was recorded: \(show)")
         try tui.send("q")
-        try tui.waitFor("exit") { _ in (try? tui.exitStatus()) != nil }
-        XCTAssertEqual(try tui.exitStatus(), 0)
+        XCTAssertEqual(try tui.waitForExit(), 0)
     }
 }

@@ -36,8 +36,7 @@ final class TUIWideCharacterTests: XCTestCase {
         let found = try tui.waitFor(text: "Hosts 1")
         XCTAssertEqual(column(of: "tokyo.example.jp", in: found), tokyo, found)
         try tui.send("Escape", "q")
-        _ = try tui.waitFor("exit") { _ in (try? tui.exitStatus()) != nil }
-        XCTAssertEqual(try tui.exitStatus(), 0)
+        XCTAssertEqual(try tui.waitForExit(), 0)
     }
 
     func testNonUTF8LocaleDrawsQuestionMarksInTheSameCells() throws {

@@ -1,5 +1,5 @@
-// Tmux: drives the real `sshelf` binary inside a private tmux server (its own socket), as a user at a
-// terminal would: send keys, read the screen (with colour escapes when asked), resize the window.
+// Tmux: drives a program inside a private tmux server (its own socket), as a user at a terminal would: send keys,
+// read the screen (with colour escapes when asked), resize the window, wait until the screen shows something.
 import Foundation
 import TestSupport
 import XCTest
@@ -7,99 +7,126 @@ import XCTest
 final class Tmux {
     let socket = "sshelf-test-" + UUID().uuidString.prefix(8)
     let session = "tui"
-    /// Where the shell in the pane writes sshelf's exit status (tmux's #{pane_dead_status} is sometimes empty
+    /// Where the pane's shell writes the program's exit status (tmux's #{pane_dead_status} is sometimes empty
     /// when the pane's terminal closes before tmux reaps the process).
     let statusPath: String
+    private let configPath: String
 
     /// Starts `sshelf ARGS` in a detached session of the given size with exactly `environment`.
-    init(home: TempHome, arguments: [String] = [], columns: Int = 100, rows: Int = 30,
-         environment extra: [String: String] = [:], removing: Set<String> = ["NO_COLOR"]) throws {
+    convenience init(home: TempHome, arguments: [String] = [], columns: Int = 100, rows: Int = 30,
+                     environment extra: [String: String] = [:], removing: Set<String> = ["NO_COLOR"]) throws {
         var env = home.environment.filter { !removing.contains($0.key) }
         for (key, value) in extra { env[key] = value }
-        // The pane's own TERM (set by tmux) unless the test chooses one.
+        try self.init(home: home, command: [CLI.binary] + arguments, environment: env, columns: columns, rows: rows)
+    }
+
+    /// Starts `command` in a detached session of the given size with exactly `environment` (plus the pane's own
+    /// TERM unless the environment sets one). The pane stays on screen after the command ends (remain-on-exit),
+    /// so a test reads what it printed last without keeping it alive.
+    init(home: TempHome, command: [String], environment env: [String: String], columns: Int = 100,
+         rows: Int = 30) throws {
+        statusPath = home.root + "/tui-exit-status-" + UUID().uuidString.prefix(6)
+        // Set before the session exists: set afterwards, a command that ends at once takes its session (and
+        // the server) with it before the option lands, and the test then reads a blank screen.
+        configPath = home.root + "/tmux-" + UUID().uuidString.prefix(6) + ".conf"
+        try "set-option -g remain-on-exit on\n"
+            .write(toFile: configPath, atomically: true, encoding: .utf8)
         let assignments = env.sorted { $0.key < $1.key }.map { Tmux.quote("\($0.key)=\($0.value)") }
             + (env["TERM"] == nil ? ["TERM=\"$TERM\""] : [])
-        statusPath = home.root + "/tui-exit-status"
-        let command = (["env", "-i"] + assignments + [Tmux.quote(CLI.binary)] + arguments.map(Tmux.quote))
-            .joined(separator: " ") + "; echo $? > \(Tmux.quote(statusPath))"
-        try tmux(["-f", "/dev/null", "new-session", "-d", "-s", session, "-x", String(columns), "-y", String(rows), command])
-        try tmux(["set-option", "-t", session, "remain-on-exit", "on"])
+        let line = (["env", "-i"] + assignments + command.map(Tmux.quote)).joined(separator: " ")
+            + "; echo $? > \(Tmux.quote(statusPath))"
+        let started = try tmux(["-f", configPath, "new-session", "-d", "-s", session, "-x", String(columns),
+                                "-y", String(rows), line])
+        guard started.status == 0 else { throw HarnessError("tmux new-session failed: \(started.output)") }
     }
 
     deinit { _ = try? tmux(["kill-server"]) }
 
     static func quote(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
 
-    /// Runs one tmux command with posix_spawn and waitpid. Not Foundation's Process: the server tmux forks on
-    /// first use inherits Process's internal descriptors, and Process then never sees the client exit.
+    /// Runs one tmux command with posix_spawn and waitpid, output to a file. Not Foundation's Process: the server
+    /// tmux forks on first use would inherit Process's pipe, and reading it would then never see the end.
     @discardableResult
-    func tmux(_ arguments: [String]) throws -> String {
+    func tmux(_ arguments: [String]) throws -> (status: Int32, output: String) {
         let path = NSTemporaryDirectory() + "/tmux-out-" + UUID().uuidString
         defer { unlink(path) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        let argv = ["/usr/bin/tmux", "-L", socket] + arguments
-        let env = ["PATH=/usr/bin:/bin", "LANG=C.UTF-8"]
-        var cArgv = argv.map { strdup($0) } + [nil]
-        var cEnv = env.map { strdup($0) } + [nil]
-        defer {
-            for p in cArgv { free(p) }
-            for p in cEnv { free(p) }
+        let status = try SpawnedProcess.run("/usr/bin/tmux", ["-L", socket] + arguments, output: path,
+                                            environment: ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"])
+        return (status, (try? String(contentsOfFile: path, encoding: .utf8)) ?? "")
+    }
+
+    /// Runs a tmux command that must succeed, and returns its output.
+    @discardableResult
+    private func command(_ arguments: [String]) throws -> String {
+        let result = try tmux(arguments)
+        guard result.status == 0 else {
+            throw HarnessError("tmux \(arguments.joined(separator: " ")) failed (\(result.status)): \(result.output)")
         }
-        var pid: pid_t = 0
-        let rc = posix_spawn(&pid, "/usr/bin/tmux", &actions, nil, &cArgv, &cEnv)
-        guard rc == 0 else { throw TmuxTimeout() }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        return (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+        return result.output
     }
 
-    /// Sends keys as tmux names them (`Enter`, `Escape`, `Down`) or literal text with `literal`.
-    func send(_ keys: String...) throws { try tmux(["send-keys", "-t", session] + keys) }
-    func type(_ text: String) throws { try tmux(["send-keys", "-t", session, "-l", text]) }
+    /// Sends keys as tmux names them (`Enter`, `Escape`, `Down`), or literal text with `type`.
+    func send(_ keys: String...) throws { try command(["send-keys", "-t", session] + keys) }
+    func type(_ text: String) throws { try command(["send-keys", "-t", session, "-l", text]) }
+    /// Types a line and presses Enter.
+    func enter(_ line: String) throws {
+        try type(line)
+        try send("Enter")
+    }
 
-    /// The screen as text; with `escapes`, including the SGR colour sequences.
+    /// The screen as text; with `escapes`, including the SGR colour sequences. Throws when tmux cannot capture it
+    /// (the server gone), so a wait reports that instead of a blank screen.
     func screen(escapes: Bool = false) throws -> String {
-        try tmux(["capture-pane", "-p", "-t", session] + (escapes ? ["-e"] : []))
+        try command(["capture-pane", "-p", "-t", session] + (escapes ? ["-e"] : []))
     }
 
-    func resize(columns: Int, rows: Int) throws {
-        try tmux(["resize-window", "-t", session, "-x", String(columns), "-y", String(rows)])
+    /// Resizes the window and waits until the pane has the new size (tmux applies it from its event loop).
+    func resize(columns: Int, rows: Int, file: StaticString = #filePath, line: UInt = #line) throws {
+        try command(["resize-window", "-t", session, "-x", String(columns), "-y", String(rows)])
+        try eventually("the pane to be \(columns)x\(rows)", file: file, line: line,
+                       observe: { try command(["display-message", "-p", "-t", session, "#{pane_width}x#{pane_height}"]) },
+                       until: { $0.trimmingCharacters(in: .whitespacesAndNewlines) == "\(columns)x\(rows)" })
     }
 
-    /// sshelf's exit status once it ended, else nil.
+    /// The pid of the process the pane runs (the shell that runs the command).
+    func panePID() throws -> pid_t {
+        let text = try command(["display-message", "-p", "-t", session, "#{pane_pid}"])
+        guard let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw HarnessError("no pane pid: \(text)")
+        }
+        return pid
+    }
+
+    /// The program's exit status once it ended, else nil.
     func exitStatus() throws -> Int? {
         guard let text = try? String(contentsOfFile: statusPath, encoding: .utf8) else { return nil }
         return Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
-    /// Waits until the screen satisfies `condition` (a deadline for a hung program, not a speed check).
+    /// Waits until the screen satisfies `condition`, and returns that screen; on timeout the test fails here
+    /// with the last screen (and `context()`, e.g. a server log).
     @discardableResult
-    func waitFor(_ what: String, escapes: Bool = false, timeout: TimeInterval = 15, file: StaticString = #filePath,
-                 line: UInt = #line, _ condition: (String) -> Bool) throws -> String {
-        let deadline = Date().addingTimeInterval(timeout)
-        var last = ""
-        while Date() < deadline {
-            last = try screen(escapes: escapes)
-            if condition(last) { return last }
-            usleep(50_000)
-        }
-        XCTFail("timed out waiting for \(what); screen:\n\(last)", file: file, line: line)
-        throw TmuxTimeout()
+    func waitFor(_ what: String, escapes: Bool = false, deadline: TimeInterval = Deadline.standard,
+                 file: StaticString = #filePath, line: UInt = #line, context: () -> String = { "" },
+                 _ condition: (String) -> Bool) throws -> String {
+        try eventually(what, deadline: deadline, file: file, line: line, observe: { try screen(escapes: escapes) },
+                       until: condition, context: context)
     }
 
     @discardableResult
-    func waitFor(text: String, file: StaticString = #filePath, line: UInt = #line) throws -> String {
-        try waitFor("'\(text)'", file: file, line: line) { $0.contains(text) }
+    func waitFor(text: String, file: StaticString = #filePath, line: UInt = #line,
+                 context: () -> String = { "" }) throws -> String {
+        try waitFor("'\(text)' on the screen", file: file, line: line, context: context) { $0.contains(text) }
+    }
+
+    /// Waits until the program ended and returns its exit status.
+    @discardableResult
+    func waitForExit(file: StaticString = #filePath, line: UInt = #line) throws -> Int {
+        try eventually("the program to exit", file: file, line: line, observe: { try exitStatus() }, until: { $0 != nil },
+                       context: { (try? screen()) ?? "" }) ?? -1
     }
 
     func lastLine(_ screen: String) -> String {
         screen.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).last { !$0.isEmpty } ?? ""
     }
 }
-
-struct TmuxTimeout: Error {}

@@ -34,24 +34,31 @@ final class IdentityVaultTests: XCTestCase {
         _ = try sshKeygen(["-q", "-t", "rsa", "-b", "2048", "-m", "PEM", "-N", "", "-f", keys + "/pem", "-C", "pem"])
 
         XCTAssertExit(try home.run(["identity", "import", "plain", keys + "/plain"]), 0)
-        XCTAssertExit(try home.run(["identity", "import", "locked", keys + "/locked", "--key-passphrase-fd", "0"],
-                                   stdin: "keypass\n"), 0)
+        let wrong = try home.run(["identity", "import", "locked", keys + "/locked", "--key-passphrase-fd", "0"], stdin: "nope\n")
+        XCTAssertEqual(wrong.status, 4, "\(wrong)")
+        XCTAssertTrue(wrong.stderr.contains("the passphrase does not open"), wrong.stderr)
+        XCTAssertFalse(try home.run(["identity", "list"]).stdout.contains("locked"), "a wrong passphrase stores nothing")
+        let opened = try home.run(["identity", "import", "locked", keys + "/locked", "--key-passphrase-fd", "0"], stdin: "keypass\n")
+        XCTAssertExit(opened, 0)
+        XCTAssertTrue(opened.stdout.contains("stored decrypted"), opened.stdout)
         XCTAssertExit(try home.run(["identity", "import", "pem", keys + "/pem", "--remove-file"]), 0)
 
         let byName = Dictionary(uniqueKeysWithValues: try identities(home).map { ($0["name"] as? String ?? "", $0) })
         for name in ["plain", "locked", "pem"] {
+            // The whole .pub line, comment included: `identity show` prints what ssh-keygen wrote.
             let pub = try String(contentsOfFile: keys + "/\(name).pub", encoding: .utf8)
-            let expected = pub.split(separator: " ").prefix(2).joined(separator: " ")
+            let expected = pub.trimmingCharacters(in: .whitespacesAndNewlines)
             XCTAssertEqual(byName[name]?["publicKey"] as? String, expected, name)
+            XCTAssertEqual(try home.run(["identity", "show", name]).stdout, expected + "\n", name)
             XCTAssertNotNil(byName[name]?["privateKeyRef"] as? String, name)
         }
-        XCTAssertNotNil(byName["locked"]?["passphraseRef"] as? String, "the encrypted key's passphrase is in the vault")
+        XCTAssertNil(byName["locked"]?["passphraseRef"] as? String, "opened once at import: no passphrase to keep")
         XCTAssertNil(byName["plain"]?["passphraseRef"] as? String)
         XCTAssertTrue(FileManager.default.fileExists(atPath: keys + "/plain"), "left alone without --remove-file")
         XCTAssertFalse(FileManager.default.fileExists(atPath: keys + "/pem"), "--remove-file removes it")
         let list = try home.run(["vault", "list"]).stdout
         XCTAssertEqual(list.components(separatedBy: "identity.privkey").count - 1, 3, list)
-        XCTAssertEqual(list.components(separatedBy: "identity.passphrase").count - 1, 1, list)
+        XCTAssertEqual(list.components(separatedBy: "identity.passphrase").count - 1, 0, list)
 
         let notAKey = try home.write("hello", to: "not-a-key")
         XCTAssertExit(try home.run(["identity", "import", "bad", notAKey]), 4)
@@ -90,5 +97,19 @@ final class IdentityVaultTests: XCTestCase {
         let list = try home.run(["vault", "list"]).stdout
         XCTAssertEqual(list.components(separatedBy: "identity.privkey").count - 1, 1, list)
         XCTAssertExit(try home.run(["identity", "rm", "old-key"]), 3)
+    }
+
+    func testAPEMKeyWithoutItsPubFileGetsItsPublicKeyFromTheKey() throws {
+        let home = TempHome()
+        home.extraEnvironment = ["SSHELF_VAULT_NO_KEYRING": "1"]
+        let path = home.home + "/pem-ec"
+        _ = try sshKeygen(["-q", "-t", "ecdsa", "-m", "PEM", "-N", "", "-f", path])
+        let derived = try sshKeygen(["-y", "-f", path]).trimmingCharacters(in: .whitespacesAndNewlines)
+            .split(separator: " ").prefix(2).joined(separator: " ")
+        try FileManager.default.removeItem(atPath: path + ".pub")
+        XCTAssertExit(try home.run(["identity", "import", "ec", path]), 0)
+        let identity = try XCTUnwrap(try identities(home).first)
+        XCTAssertEqual(identity["keyType"] as? String, "ecdsa")
+        XCTAssertEqual(try home.run(["identity", "show", "ec"]).stdout, derived + " ec\n")
     }
 }

@@ -44,8 +44,8 @@ final class VaultCLITests: XCTestCase {
         let noTTY = try home.run(["vault", "set-password", "web"])
         XCTAssertNotEqual(noTTY.status, 0)
         XCTAssertTrue(noTTY.stderr.contains("--secret-fd"), noTTY.stderr)
-        XCTAssertExit(try home.run(["vault", "set-password", "web", "--secret-fd", "abc"]), 2)
-        XCTAssertExit(try home.run(["vault", "set-password", "web", "--secret-fd", "-1"]), 2)
+        XCTAssertExit(try home.run(["vault", "set-password", "web", "--secret-fd", "abc"]), 4)
+        XCTAssertExit(try home.run(["vault", "set-password", "web", "--secret-fd", "-1"]), 4)
     }
 
     func testExportLeavesDeviceOnlyItemsBehindAndImportRestores() throws {
@@ -98,7 +98,7 @@ final class VaultCLITests: XCTestCase {
         let key = try XCTUnwrap(items.first?["key"] as? String)
         XCTAssertExit(try home.run(["vault", "rm", key]), 0)
         XCTAssertExit(try home.run(["vault", "rm", key]), 3)
-        XCTAssertExit(try home.run(["vault", "rm", "not-a-key"]), 2)
+        XCTAssertExit(try home.run(["vault", "rm", "not-a-key"]), 4)
     }
 
     func testSyncableItemsAreFlaggedOnlyWhileCredentialSyncIsOff() throws {

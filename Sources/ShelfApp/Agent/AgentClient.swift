@@ -1,0 +1,104 @@
+// AgentClient: how `sshelf agent status|stop|start` talk to a running agent — its status over the socket (the
+// `status@sshelf` extension), the vault passphrase handed over as ssh-add -X does (UNLOCK), and the state file
+// (pid, socket, since when) it writes beside the socket.
+import Foundation
+import ShelfCore
+import ShelfOperations
+import ShelfSystem
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+enum AgentClient {
+    /// The running agent's own account of itself; nil when nothing (of ours) answers on the socket.
+    static func status(_ locations: DataLocations) -> AgentStatus? {
+        guard let fd = PrivateSocket.connect(locations.agentSocket) else { return nil }
+        defer { close(fd) }
+        PrivateSocket.setTimeout(fd, seconds: 5, option: SO_RCVTIMEO)
+        let request = AgentProtocol.frame([AgentMessage.extension] + SSHWire.string(AgentStatus.extensionName))
+        let sent = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        guard sent == request.count else { return nil }
+        var storage: UnsafeMutableRawBufferPointer? = nil
+        defer { storage?.deallocate() }
+        let outcome = AgentFraming.next(
+            read: { buffer in recv(fd, buffer.baseAddress, buffer.count, 0) },
+            storage: { length in
+                let made = UnsafeMutableRawBufferPointer.allocate(byteCount: length, alignment: 1)
+                storage = made
+                return made
+            })
+        guard case .message = outcome, let storage else { return nil }
+        var reader = SSHWireReader(UnsafeRawBufferPointer(storage))
+        guard reader.byte() == AgentMessage.success, let text = reader.string(limit: AgentLimits.message) else {
+            return nil
+        }
+        return AgentStatus.decode(Array(text))
+    }
+}
+
+extension AgentClient {
+    /// Gives a running agent the vault passphrase (an UNLOCK request, built in guarded memory); true when it
+    /// opened the vault.
+    static func unlock(_ locations: DataLocations, passphrase: SecretBytes) -> Bool {
+        guard let fd = PrivateSocket.connect(locations.agentSocket) else { return false }
+        defer { close(fd) }
+        PrivateSocket.setTimeout(fd, seconds: 30, option: SO_RCVTIMEO)
+        let head =
+            SSHWire.uint32(UInt32(5 + passphrase.count)) + [AgentMessage.unlock]
+            + SSHWire.uint32(UInt32(passphrase.count))
+        let frame = SecretBytes.joined([SecretBytes(head), passphrase])
+        let sent = frame.withUnsafeBytes { bytes -> Bool in
+            var offset = 0
+            while offset < bytes.count {
+                let count = send(fd, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { return false }
+                offset += count
+            }
+            return true
+        }
+        guard sent else { return false }
+        var reply = [UInt8](repeating: 0, count: 5)
+        var got = 0
+        while got < reply.count {
+            let count = reply.withUnsafeMutableBytes { recv(fd, $0.baseAddress! + got, $0.count - got, 0) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { return false }
+            got += count
+        }
+        return reply == [0, 0, 0, 1, AgentMessage.success]
+    }
+}
+
+/// `agent/state` beside the socket: which process serves it, for `agent stop` and `agent status`.
+enum AgentStateFile {
+    struct State: Codable, Equatable {
+        var pid: Int
+        var socket: String
+        var started: Date
+        var foreground: Bool
+    }
+
+    static func path(_ locations: DataLocations) -> String { locations.agentDirectory + "/state" }
+
+    static func write(_ locations: DataLocations, _ state: State) {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.sortedKeys]
+        guard let data = try? encoder.encode(state) else { return }
+        try? PrivateFiles.atomicWrite(data, to: path(locations))
+    }
+
+    static func read(_ locations: DataLocations) -> State? {
+        guard let data = FileManager.default.contents(atPath: path(locations)) else { return nil }
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return try? decoder.decode(State.self, from: data)
+    }
+
+    /// Removes the state file if it still names `pid` (a newer agent may have written its own).
+    static func remove(_ locations: DataLocations, pid: pid_t) {
+        if read(locations)?.pid == Int(pid) { unlink(path(locations)) }
+    }
+}

@@ -1,0 +1,222 @@
+// AgentServer: the agent's socket — a 0600 unix socket in the 0700 agent folder of the runtime directory — the
+// peer-uid check on every connection (other users are refused and logged), one thread per connection reading
+// framed requests into guarded memory (zeroed after each), the state file `agent status|stop` read, and a clean
+// stop on SIGINT/SIGTERM that removes the socket and the state file.
+import Foundation
+import ShelfCore
+import ShelfOperations
+import ShelfSystem
+import ShelfVault
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+final class AgentServer: @unchecked Sendable {
+    /// Connections served at once; more wait in the listen backlog.
+    static let maximumConnections = 64
+    /// Once a message has begun, the rest of it must arrive within this long (an idle connection may wait forever).
+    static let messageSeconds: Int32 = 10
+
+    private let context: AppContext
+    private let service: AgentService
+    private let lock = NSLock()
+    private var connections: [Int32: JoinableThread] = [:]
+    private var finished: [JoinableThread] = []
+
+    init(context: AppContext, service: AgentService) {
+        self.context = context
+        self.service = service
+    }
+
+    /// Serves until SIGINT or SIGTERM (or until another agent takes the socket path over). `ready` gets "ready" or
+    /// the reason it could not start.
+    func run(ready: Int32?, foreground: Bool) -> Int32 {
+        let locations = context.locations
+        let path = locations.agentSocket
+        if let running = AgentClient.status(locations) {
+            tell(ready, "error: an sshelf agent is already running (pid \(running.pid)) at \(path)")
+            context.errorOutput(
+                "sshelf: error: an sshelf agent is already running (pid \(running.pid)) at \(path)\n"
+                    + "sshelf: hint: 'sshelf agent stop' ends it\n")
+            return 1
+        }
+        let listener: Int32
+        let inode: ino_t
+        do {
+            (listener, inode) = try PrivateSocket.listen(at: path, directory: locations.agentDirectory, backlog: 64)
+        } catch {
+            tell(ready, "error: \(error)")
+            context.errorOutput("sshelf: error: \(error)\n")
+            return 1
+        }
+        var wake: [Int32] = [-1, -1]
+        guard pipe(&wake) == 0 else {
+            close(listener)
+            return 1
+        }
+        for fd in wake { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        let wakeWrite = wake[1]
+        let stop = StopSignals {
+            var byte: UInt8 = 1
+            _ = write(wakeWrite, &byte, 1)
+        }
+        defer {
+            stop.cancel()
+            close(listener)
+            if PrivateSocket.ownsPath(path, inode: inode) { unlink(path) }
+            AgentStateFile.remove(locations, pid: getpid())
+            shutdownConnections()
+            close(wake[0])
+            close(wake[1])
+        }
+        AgentStateFile.write(
+            locations,
+            AgentStateFile.State(
+                pid: Int(getpid()), socket: path, started: service.started,
+                foreground: foreground))
+        service.report("listening on \(path) (pid \(getpid())); keys come from the vault")
+        tell(ready, "ready")
+        while true {
+            var fds = [
+                pollfd(fd: listener, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: wake[0], events: Int16(POLLIN), revents: 0),
+            ]
+            let count = poll(&fds, 2, 2000)
+            if count < 0 && errno != EINTR { return 1 }
+            if fds[1].revents != 0 {
+                service.report("stopping")
+                return 0
+            }
+            guard PrivateSocket.ownsPath(path, inode: inode) else {
+                service.report("another agent took \(path) over; stopping")
+                return 0
+            }
+            reap()
+            guard count > 0, fds[0].revents != 0 else { continue }
+            let client = accept(listener, nil, nil)
+            guard client >= 0 else { continue }
+            _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+            admit(client)
+        }
+    }
+
+    /// The uid check comes first, before a byte is read.
+    private func admit(_ client: Int32) {
+        guard let peer = PrivateSocket.peer(client) else {
+            close(client)
+            return
+        }
+        guard peer.uid == getuid() else {
+            service.report(
+                "refused a connection from uid \(peer.uid) (\(AgentPeerName.describe(peer))): only uid \(getuid()) may use this agent"
+            )
+            close(client)
+            return
+        }
+        lock.lock()
+        defer { lock.unlock() }
+        guard connections.count < Self.maximumConnections else {
+            service.report(
+                "refused a connection from \(AgentPeerName.describe(peer)): \(Self.maximumConnections) are open already"
+            )
+            close(client)
+            return
+        }
+        connections[client] = JoinableThread(runInlineIfNoThread: false) { [self] in
+            serve(client, peer: peer)
+            lock.lock()
+            if let thread = connections.removeValue(forKey: client) { finished.append(thread) }
+            lock.unlock()
+            close(client)
+        }
+    }
+
+    private func reap() {
+        lock.lock()
+        let done = finished
+        finished = []
+        lock.unlock()
+        for thread in done { thread.join() }
+    }
+
+    /// Ends every connection: their reads return and their threads end. A thread still waiting for an answer (a
+    /// confirmation, a passphrase) is not waited for; the process ends with it, and nothing it holds is on disk.
+    private func shutdownConnections() {
+        lock.lock()
+        let open = connections
+        lock.unlock()
+        for fd in open.keys { shutdown(fd, Int32(SHUT_RDWR)) }
+        reap()
+    }
+
+    /// Request, reply, until the client closes. Each request lives in its own guarded buffer, freed (zeroed)
+    /// once answered.
+    private func serve(_ fd: Int32, peer: PrivateSocket.Peer) {
+        let connection = AgentConnection(peer: peer)
+        while true {
+            var message: SecretBytes? = nil
+            var begun = false
+            let outcome = AgentFraming.next(
+                read: { buffer in
+                    Self.receive(fd, into: buffer, waitForever: !begun).map { count in
+                        begun = true
+                        return count
+                    } ?? -1
+                },
+                storage: { length in
+                    let buffer = SecretBytes(count: length)
+                    message = buffer
+                    return buffer.withUnsafeMutableBytes { $0 }
+                })
+            switch outcome {
+            case .message:
+                guard let message else { return }
+                let reply = service.handle(message, on: connection)
+                guard Self.sendAll(fd, AgentProtocol.frame(reply)) else { return }
+            case .closed:
+                return
+            case .truncated:
+                return
+            case .refused(let length):
+                service.report(
+                    "closed the connection of \(AgentPeerName.describe(peer)): a message of \(length) bytes (the limit is \(AgentLimits.message))"
+                )
+                return
+            }
+        }
+    }
+
+    /// One recv; nil on error, timeout or a stopped agent. Waits without limit only between messages.
+    private static func receive(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, waitForever: Bool) -> Int? {
+        while true {
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&poller, 1, waitForever ? -1 : messageSeconds * 1000)
+            if ready < 0 && errno == EINTR { continue }
+            guard ready > 0 else { return nil }
+            let got = recv(fd, buffer.baseAddress, buffer.count, 0)
+            if got < 0 && errno == EINTR { continue }
+            return got < 0 ? nil : got
+        }
+    }
+
+    private static func sendAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if sent < 0 {
+                if errno == EINTR { continue }
+                return false
+            }
+            offset += sent
+        }
+        return true
+    }
+
+    private func tell(_ fd: Int32?, _ line: String) {
+        guard let fd else { return }
+        let bytes = Array((Display.safe(line) + "\n").utf8)
+        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+    }
+}

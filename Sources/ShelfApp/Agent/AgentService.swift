@@ -1,0 +1,516 @@
+// AgentService: what the sshelf agent answers — the identities in the vault listed, signatures made (confirmed
+// when the key asks for it, logged in the release log first), keys from ssh-add stored in the vault and the store,
+// keys removed from the agent (never from the vault), lock and unlock. One instance serves every connection; its
+// state sits behind one lock, and no lock is held while a question waits for an answer.
+import Foundation
+import ShelfCore
+import ShelfOperations
+import ShelfStore
+import ShelfVault
+
+final class AgentService: @unchecked Sendable {
+    /// An identity the agent can serve: its record and the public blob from it.
+    struct Served {
+        var identity: Identity
+        var blob: [UInt8]
+        var label: String
+        var fingerprint: String { SSHPublicKey.fingerprint(blob) }
+    }
+
+    /// What ssh-add asked for a key in this agent's lifetime (`-c`, `-t`).
+    private struct Added {
+        var confirm: Bool
+        var lifetime: Int?
+    }
+
+    private let context: AppContext
+    private let confirmation: AgentConfirmation
+    /// Asks for the vault passphrase on the foreground agent's terminal; nil in the background.
+    private let askPassphrase: ((String) -> SecretBytes?)?
+    /// A line for the agent's log (its stderr: the terminal, or agent.log in the background). Never a secret.
+    let report: @Sendable (String) -> Void
+    private let releaseLog: ReleaseLog
+    let started = Date()
+
+    private let lock = NSLock()
+    private var openedStore: Store?
+    private var openedVault: Vault?
+    /// Removed with ssh-add -d / -D: not served until added again (the vault keeps them).
+    private var hidden: Set<UUID> = []
+    private var added: [UUID: Added] = [:]
+    /// When the agent first served each identity: lifetimes count from here.
+    private var servingSince: [UUID: ContinuousClock.Instant] = [:]
+    private var agentLock: AgentLockHash?
+    private var failedUnlocks = 0
+
+    init(
+        context: AppContext, confirmation: AgentConfirmation, askPassphrase: ((String) -> SecretBytes?)?,
+        report: @escaping @Sendable (String) -> Void
+    ) {
+        self.context = context
+        self.confirmation = confirmation
+        self.askPassphrase = askPassphrase
+        self.report = report
+        releaseLog = ReleaseLog(locations: context.locations)
+    }
+
+    // MARK: dispatch
+
+    /// The reply body to one request body. `message` is the guarded buffer the request was read into.
+    func handle(_ message: SecretBytes, on connection: AgentConnection) -> [UInt8] {
+        let decoded = message.withUnsafeBytes { AgentProtocol.decode($0) }
+        let who = connection.who
+        let request: AgentRequest
+        switch decoded {
+        case .success(let parsed): request = parsed
+        case .failure(let error):
+            report("refused a request from \(who): \(error)")
+            return AgentProtocol.status(false)
+        }
+        if isLocked {
+            // A locked agent lists nothing and refuses everything but unlocking, as OpenSSH's does.
+            switch request {
+            case .requestIdentities: return AgentProtocol.identitiesAnswer([])
+            case .unlock, .extension: break
+            default: return AgentProtocol.status(false)
+            }
+        }
+        switch request {
+        case .requestIdentities:
+            return AgentProtocol.identitiesAnswer(served().map { (blob: $0.blob, comment: $0.identity.name) })
+        case .sign(let blob, let data, let flags):
+            return sign(blob: blob, data: data, flags: flags, who: who, server: connection.server(for: data))
+        case .add(let add):
+            return AgentProtocol.status(self.add(add, message: message, who: who))
+        case .remove(let blob):
+            return AgentProtocol.status(remove(blob: blob, who: who))
+        case .removeAll:
+            let all = served()
+            withLock { for item in all { hide(item.identity.id) } }
+            report("\(who) removed all \(all.count) key(s) from the agent (the vault keeps them)")
+            return AgentProtocol.status(true)
+        case .lock(let range):
+            return AgentProtocol.status(
+                message.withUnsafeBytes { lockAgent(UnsafeRawBufferPointer(rebasing: $0[range]), who: who) })
+        case .unlock(let range):
+            return AgentProtocol.status(
+                message.withUnsafeBytes { unlock(UnsafeRawBufferPointer(rebasing: $0[range]), who: who) })
+        case .extension(let name, _) where name == AgentStatus.extensionName:
+            return [AgentMessage.success] + SSHWire.string(Array(status().encoded.utf8))
+        case .extension(let name, let contents) where name == AgentSessionBind.extensionName:
+            let bind = message.withUnsafeBytes {
+                AgentSessionBind.decode(UnsafeRawBufferPointer(rebasing: $0[contents]))
+            }
+            return AgentProtocol.extensionStatus(bind.map { connection.bind($0) } ?? false)
+        case .extension:
+            // query and any other extension: OpenSSH's clients carry on after a failure.
+            return AgentProtocol.status(false)
+        case .smartcard:
+            report("refused a PKCS#11 request from \(who): this agent serves the keys in the vault only")
+            return AgentProtocol.status(false)
+        case .unknown(let type):
+            report("refused an unknown request (\(type)) from \(who)")
+            return AgentProtocol.status(false)
+        }
+    }
+
+    private func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+
+    private var isLocked: Bool { withLock { agentLock != nil } }
+
+    private func hide(_ id: UUID) {
+        hidden.insert(id)
+        added[id] = nil
+        servingSince[id] = nil
+    }
+
+    // MARK: the store and the vault
+
+    private func store() throws -> Store {
+        if let openedStore { return openedStore }
+        do {
+            let store = try Store(path: context.locations.store)
+            openedStore = store
+            return store
+        } catch {
+            throw ShelfError(.storage, error.message, hint: error.hint)
+        }
+    }
+
+    /// The vault, opened once so a passphrase given to this agent keeps whenUnlocked items open (until idle).
+    private func vault(create: Bool) -> Vault? {
+        if let vault = withLock({ openedVault }) { return vault }
+        guard let vault = try? VaultAccess.open(context.workspace, create: create) else { return nil }
+        return withLock {
+            if openedVault == nil { openedVault = vault }
+            return openedVault
+        }
+    }
+
+    /// The identities served now: a private key in the vault, a public key in the store of a type this agent
+    /// signs with, not removed with ssh-add -d, and within its lifetime.
+    func served() -> [Served] {
+        let vault = vault(create: false)
+        let stored = Set(((try? vault?.items()) ?? []).map(\.key))
+        let now = ContinuousClock.now
+        return withLock { () -> [Served] in
+            guard let identities = try? store().identities() else { return [] }
+            var result: [Served] = []
+            for identity in identities {
+                guard let reference = identity.privateKeyRef, stored.contains(reference.rawValue),
+                    !hidden.contains(identity.id), let blob = SSHPublicKey.blob(fromLine: identity.publicKey),
+                    let algorithm = SSHPublicKey.algorithm(of: blob)
+                else { continue }
+                let since = servingSince[identity.id] ?? now
+                servingSince[identity.id] = since
+                if let lifetime = lifetime(of: identity), now - since >= .seconds(lifetime) {
+                    hide(identity.id)
+                    report(
+                        "the lifetime of key '\(Display.safe(identity.name))' (\(lifetime) s) ended; it is no longer served"
+                    )
+                    continue
+                }
+                result.append(Served(identity: identity, blob: blob, label: algorithm.label))
+            }
+            return result
+        }
+    }
+
+    /// The shorter of the identity's own lifetime and the one ssh-add gave it, if any.
+    private func lifetime(of identity: Identity) -> Int? {
+        let own = identity.agentLifetime > 0 ? identity.agentLifetime : nil
+        let fromAdd = added[identity.id]?.lifetime
+        switch (own, fromAdd) {
+        case (let a?, let b?): return min(a, b)
+        case (let a?, nil): return a
+        case (nil, let b?): return b
+        case (nil, nil): return nil
+        }
+    }
+
+    // MARK: signing
+
+    /// `server` is the host key of the server the signature is for, when the client bound its session to it.
+    private func sign(blob: [UInt8], data: [UInt8], flags: UInt32, who: String, server: [UInt8]?) -> [UInt8] {
+        guard let item = served().first(where: { $0.blob == blob }) else {
+            report("refused to sign for \(who): the key \(SSHPublicKey.fingerprint(blob)) is not one this agent serves")
+            return AgentProtocol.status(false)
+        }
+        let name = "'\(Display.safe(item.identity.name))'"
+        let mustConfirm = item.identity.confirmEachUse || withLock { added[item.identity.id]?.confirm == true }
+        if mustConfirm {
+            let question = "sshelf agent: allow \(who) to sign with key \(name) (\(item.label) \(item.fingerprint))?"
+            switch confirmation.ask(question) {
+            case .allowed(let by): report("\(by) allowed \(who) to use key \(name)")
+            case .refused(let reason):
+                report("refused to sign with key \(name) for \(who): \(reason)")
+                return AgentProtocol.status(false)
+            }
+        }
+        guard let key = signingKey(item, who: who) else { return AgentProtocol.status(false) }
+        guard key.publicBlob == item.blob else {
+            report(
+                "refused to sign with key \(name): the private key in the vault is not the public key in the store (\(item.fingerprint)); re-import it"
+            )
+            return AgentProtocol.status(false)
+        }
+        let signature: (algorithm: String, blob: [UInt8])
+        switch key.sign(data, flags: flags) {
+        case .success(let made): signature = made
+        case .failure(.rsaSHA1Refused):
+            report(
+                "refused an ssh-rsa (SHA-1) signature with RSA key \(name) for \(who): this agent signs RSA only with rsa-sha2-256/512"
+            )
+            return AgentProtocol.status(false)
+        case .failure(.failed(let reason)):
+            report("could not sign with key \(name) for \(who): \(reason)")
+            return AgentProtocol.status(false)
+        }
+        guard let vault = vault(create: false) else { return AgentProtocol.status(false) }
+        let hosts = server.map(hostNames(pinnedWith:)) ?? []
+        let record = ReleaseEntry(
+            what: "signature", item: ReferenceKey.identityPrivateKey(item.identity.id).rawValue,
+            by: "agent", host: hosts.isEmpty ? nil : hosts.joined(separator: ", "), process: who,
+            detail: "identity \(name), \(signature.algorithm) \(item.fingerprint)"
+                + (server.map { ", server key \(SSHPublicKey.fingerprint($0))" } ?? ""))
+        do {
+            try releaseLog.append(record, vault: vault)
+        } catch {
+            report(
+                "refused to sign with key \(name) for \(who): the release log could not be written: \(error.message)")
+            return AgentProtocol.status(false)
+        }
+        report(
+            "signed with key \(name) (\(signature.algorithm)) for \(who)"
+                + (hosts.isEmpty ? "" : " to log in to " + hosts.map(Display.safe).joined(separator: ", ")))
+        return AgentProtocol.signResponse(signature.blob)
+    }
+
+    /// The hosts whose pinned host key is `hostKey` (what the client's session-bind named).
+    private func hostNames(pinnedWith hostKey: [UInt8]) -> [String] {
+        guard let type = SSHPublicKey.typeName(of: hostKey) else { return [] }
+        let key = Data(hostKey).base64EncodedString()
+        return withLock {
+            ((try? store().hosts()) ?? []).filter { $0.pinnedHostKey?.type == type && $0.pinnedHostKey?.key == key }
+                .map(\.name)
+        }
+    }
+
+    /// The identity's key from the vault. A locked class is asked for on the terminal of a foreground agent, and
+    /// refused (with the reason in the log) otherwise.
+    private func signingKey(_ item: Served, who: String) -> SSHPrivateKey? {
+        let name = "'\(Display.safe(item.identity.name))'"
+        guard let vault = vault(create: false) else {
+            report("refused to sign with key \(name) for \(who): the vault cannot be opened")
+            return nil
+        }
+        var asked = false
+        var keyPassphrase: SecretBytes? = nil
+        while true {
+            switch vault.signingKey(identityID: item.identity.id, keyPassphrase: keyPassphrase) {
+            case .key(let key):
+                return key
+            case .needsKeyPassphrase:
+                guard keyPassphrase == nil, let askPassphrase else {
+                    report(
+                        "refused to sign with key \(name) for \(who): "
+                            + (keyPassphrase == nil
+                                ? "the key file is encrypted and its passphrase is not in the vault (import it again with its passphrase, or run the agent in the foreground to be asked)"
+                                : "the key's passphrase did not open it"))
+                    return nil
+                }
+                guard let typed = askPassphrase("Passphrase of key \(name) (for \(who)): ") else { return nil }
+                keyPassphrase = typed
+            case .notStored:
+                report("refused to sign with key \(name) for \(who): its private key is not in this device's vault")
+                return nil
+            case .unusable(let reason):
+                report("refused to sign with key \(name) for \(who): \(reason)")
+                return nil
+            case .locked(let accessibility):
+                guard !asked, let askPassphrase else {
+                    let fix =
+                        accessibility.unlockScope == .session
+                        ? "run 'sshelf vault unlock'"
+                        : "give this agent the vault passphrase: 'ssh-add -X', or run it in the foreground"
+                    report(
+                        "refused to sign with key \(name) for \(who): the vault is locked for its class (\(accessibility)); \(fix)"
+                    )
+                    return nil
+                }
+                asked = true
+                guard let passphrase = askPassphrase("Vault passphrase (key \(name) for \(who)): ") else { return nil }
+                do {
+                    try vault.unlock(passphrase: passphrase)
+                } catch {
+                    report("refused to sign with key \(name) for \(who): \(error.message)")
+                    return nil
+                }
+            }
+        }
+    }
+
+    // MARK: ssh-add
+
+    /// Stores a key from ssh-add in the vault (class by the usual policy) and, when no identity has it yet, creates
+    /// one named after the key's comment. A key sshelf already has is served again with the constraints given.
+    private func add(_ request: AgentAddRequest, message: SecretBytes, who: String) -> Bool {
+        let parsed = message.withUnsafeBytes { bytes in
+            SSHPrivateKey.fromAgent(
+                keyType: request.keyType, fields: UnsafeRawBufferPointer(rebasing: bytes[request.fields]),
+                comment: request.comment)
+        }
+        let key: SSHPrivateKey
+        switch parsed {
+        case .success(let made): key = made
+        case .failure(let problem):
+            report("refused a key from \(who): \(problem.message)")
+            return false
+        }
+        guard let vault = vault(create: true) else {
+            report("refused a key from \(who): the vault cannot be opened or created (see 'sshelf vault status')")
+            return false
+        }
+        let lifetime = request.lifetime.map { Int(min($0, UInt32(Validation.maximumAgentLifetime))) }
+        do {
+            let store = try withLock { try self.store() }
+            let identities = try withLock { try store.identities() }
+            let existing = identities.first { SSHPublicKey.blob(fromLine: $0.publicKey) == key.publicBlob }
+            var identity =
+                existing
+                ?? Identity(
+                    name: uniqueName(for: key.comment, among: identities),
+                    keyType: key.algorithm.keyType, publicKey: key.publicLine)
+            let hasKey = existing.flatMap { $0.privateKeyRef }.map { (try? vault.storedClass(of: $0)) != nil } ?? false
+            if !hasKey {
+                let id = identity.id
+                let moment = try withLock { () throws -> ReadMoment in
+                    let (hosts, rules) = try store.read { store in (try store.hosts(), try store.forwardRules()) }
+                    return ClassPolicy.readMoment(identity: id, hosts: hosts, forwardRules: rules)
+                }
+                let accessibility = ClassPolicy.accessibility(for: .identityPrivateKey, readAt: moment)
+                guard storeKey(key, identity: identity.id, class: accessibility, vault: vault, who: who) else {
+                    return false
+                }
+                identity.privateKeyRef = .identityPrivateKey(identity.id)
+                identity.keyFile = ""
+                if existing == nil {
+                    identity.confirmEachUse = request.confirm
+                    identity.agentLifetime = lifetime ?? 0
+                }
+                identity.updatedAt = Date()
+                let saved = identity
+                try withLock { try store.write { try $0.save(saved) } }
+            }
+            withLock {
+                hidden.remove(identity.id)
+                servingSince[identity.id] = ContinuousClock.now
+                added[identity.id] = Added(confirm: request.confirm, lifetime: lifetime)
+            }
+            let what =
+                existing == nil
+                ? "stored a new identity" : hasKey ? "serves again identity" : "stored the key of identity"
+            report(
+                "\(what) '\(Display.safe(identity.name))' (\(key.algorithm.label) \(key.fingerprint)) from \(who)"
+                    + (request.confirm ? ", confirm each use" : "") + (lifetime.map { ", lifetime \($0) s" } ?? ""))
+            return true
+        } catch {
+            report("refused a key from \(who): \(error)")
+            return false
+        }
+    }
+
+    private func storeKey(
+        _ key: SSHPrivateKey, identity: UUID, class accessibility: AccessibilityClass, vault: Vault,
+        who: String
+    ) -> Bool {
+        var asked = false
+        while true {
+            do {
+                try vault.saveIdentityPrivateKey(key.openSSHFile(), identityID: identity, class: accessibility)
+                return true
+            } catch  where error.kind == .locked {
+                guard !asked, let askPassphrase else {
+                    report(
+                        "refused a key from \(who): the vault is locked for \(accessibility); give this agent the vault passphrase ('ssh-add -X') or run it in the foreground"
+                    )
+                    return false
+                }
+                asked = true
+                guard let passphrase = askPassphrase("Vault passphrase (to store a key from \(who)): "),
+                    (try? vault.unlock(passphrase: passphrase)) != nil
+                else {
+                    report("refused a key from \(who): the vault stayed locked")
+                    return false
+                }
+            } catch {
+                report("refused a key from \(who): \(error.message)")
+                return false
+            }
+        }
+    }
+
+    /// The key's comment as an identity name (control characters dropped), made unique with -2, -3…
+    private func uniqueName(for comment: String, among identities: [Identity]) -> String {
+        var base = String(
+            Display.safe(comment).replacingOccurrences(of: "?", with: "").trimmingCharacters(in: .whitespaces).prefix(
+                64))
+        if Validation.nameProblem(base) != nil { base = "agent-key" }
+        let taken = Set(identities.map(\.name))
+        var name = base
+        var number = 2
+        while taken.contains(name) {
+            name = "\(base)-\(number)"
+            number += 1
+        }
+        return name
+    }
+
+    private func remove(blob: [UInt8], who: String) -> Bool {
+        guard let item = served().first(where: { $0.blob == blob }) else { return false }
+        withLock { hide(item.identity.id) }
+        report(
+            "\(who) removed key '\(Display.safe(item.identity.name))' from the agent (the vault keeps it; 'sshelf identity rm' deletes it)"
+        )
+        return true
+    }
+
+    // MARK: lock and unlock
+
+    private func lockAgent(_ passphrase: UnsafeRawBufferPointer, who: String) -> Bool {
+        guard !passphrase.isEmpty, !isLocked, let hash = AgentLockHash.make(passphrase) else { return false }
+        withLock { agentLock = hash }
+        report("\(who) locked the agent")
+        return true
+    }
+
+    /// Unlocks a locked agent; on an agent that is not locked, the passphrase is tried as the vault passphrase, so
+    /// `ssh-add -X` can open whenUnlocked keys for a background agent. Wrong answers are slowed down, as OpenSSH's.
+    private func unlock(_ passphrase: UnsafeRawBufferPointer, who: String) -> Bool {
+        if let hash = withLock({ agentLock }) {
+            if hash.matches(passphrase) {
+                withLock {
+                    agentLock = nil
+                    failedUnlocks = 0
+                }
+                report("\(who) unlocked the agent")
+                return true
+            }
+            report("\(who) gave a wrong agent unlock passphrase")
+            slowDown()
+            return false
+        }
+        guard let vault = vault(create: false), vault.hasPassphrase else { return false }
+        do {
+            try vault.unlock(passphrase: SecretBytes(copying: passphrase))
+            withLock { failedUnlocks = 0 }
+            report("\(who) unlocked the vault for this agent")
+            return true
+        } catch {
+            report("\(who) could not unlock the vault: \(error.message)")
+            slowDown()
+            return false
+        }
+    }
+
+    /// After a wrong passphrase: 0.1 s more per failure in a row (at most 10 s), on the asking connection only.
+    private func slowDown() {
+        let failures = withLock { () -> Int in
+            failedUnlocks = min(failedUnlocks + 1, 100)
+            return failedUnlocks
+        }
+        Thread.sleep(forTimeInterval: 0.1 * Double(failures))
+    }
+
+    // MARK: status
+
+    func status() -> AgentStatus {
+        let keys = served()
+        let vault = vault(create: false)
+        let vaultState: String
+        var lockedKeys: [String] = []
+        if let vault {
+            vaultState = vault.hasPassphrase ? "passphrase set" : "no passphrase"
+            // Which served keys this agent cannot read right now: their class is locked in this process.
+            let states = Dictionary(((try? vault.status().classes) ?? []).map { ($0.accessibility, $0.state) }) {
+                a, _ in a
+            }
+            for item in keys {
+                guard let reference = item.identity.privateKeyRef,
+                    let stored = try? vault.storedClass(of: reference), states[stored.rawValue] == "locked"
+                else { continue }
+                lockedKeys.append(item.identity.name)
+            }
+        } else {
+            vaultState = "none on this device"
+        }
+        return AgentStatus(
+            pid: Int(getpid()), socket: context.locations.agentSocket, keys: keys.map(\.identity.name),
+            lockedKeys: lockedKeys, locked: isLocked, vault: vaultState, confirm: confirmation.channel,
+            confirmTimeout: confirmation.timeoutSeconds, started: started)
+    }
+}

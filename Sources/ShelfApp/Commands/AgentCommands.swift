@@ -1,0 +1,278 @@
+// AgentCommands: `sshelf agent` (an ssh-agent serving the vault's identities, in the foreground), `agent start`,
+// `stop` and `status` for a background one, and `--print-env` for shells.
+import Foundation
+import ShelfCore
+import ShelfOperations
+import ShelfSystem
+import ShelfVault
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+enum AgentCommands {
+    static let confirmTimeout = OptionSpec.value(
+        "confirm-timeout", "SECONDS", "refuse a signature nobody confirmed within this long (default 30)")
+    static let printEnv = OptionSpec.flag(
+        "print-env", "print SSH_AUTH_SOCK=…; export SSH_AUTH_SOCK; for eval in a shell")
+
+    static let commands: [CommandSpec] = [
+        CommandSpec(
+            path: ["agent"], summary: "run an ssh-agent that serves the identities in the vault (foreground)",
+            details: """
+                OpenSSH's ssh, scp, git and ssh-add use it through SSH_AUTH_SOCK. It lists every identity whose \
+                private key is in the vault (ed25519, ECDSA, RSA with rsa-sha2-256/512) and signs with it; the key \
+                is read from the vault for each signature and never written anywhere else. `ssh-add KEY` stores a \
+                new key in the vault as an identity; `ssh-add -d` only stops serving it ('sshelf identity rm' \
+                deletes it). Keys marked --confirm ask on this terminal; a locked vault asks for its passphrase \
+                here. Every signature is written to the release log ('sshelf log'). Stops on Ctrl-C.
+                """,
+            options: [
+                printEnv, confirmTimeout,
+                .value("ready-fd", "N", "write 'ready' (or why it could not start) to descriptor N, then close it"),
+            ],
+            examples: ["sshelf agent", "eval \"$(sshelf agent --print-env)\""],
+            run: foreground),
+        CommandSpec(
+            path: ["agent", "start"], summary: "start the sshelf agent in the background (if it is not running)",
+            details: """
+                With no terminal, a key marked --confirm is asked about in a running sshelf TUI (and refused when \
+                none is open), and keys whose vault class is locked are refused: run 'sshelf vault unlock' for \
+                afterFirstUnlock keys, or give the agent the vault passphrase: --unlock (also for an agent that \
+                is running already), or 'ssh-add -X'. Its log is agent.log in the state folder.
+                """,
+            options: [
+                printEnv, confirmTimeout,
+                .flag(
+                    "unlock",
+                    "give the agent the vault passphrase now (asked here, or --passphrase-fd), so whenUnlocked keys are served"
+                ),
+                VaultCommands.passphraseFD,
+            ],
+            examples: ["eval \"$(sshelf agent start --print-env)\"", "sshelf agent start --unlock"],
+            run: start),
+        CommandSpec(path: ["agent", "stop"], summary: "stop the running sshelf agent", run: stop),
+        CommandSpec(
+            path: ["agent", "status"], summary: "show where the agent listens, its pid, its keys, locked or not",
+            options: [.flag("json", "print JSON for scripts")], run: status),
+    ]
+
+    // MARK: commands
+
+    static func foreground(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+        if call.flag("print-env") {
+            context.print(environmentLine(context.locations.agentSocket))
+            return 0
+        }
+        let timeout = try confirmSeconds(call)
+        var ready: Int32? = nil
+        if let text = call.value("ready-fd") {
+            guard let fd = Int32(text), fd >= 0, fcntl(fd, F_GETFD) != -1 else {
+                throw ShelfError(.usage, "--ready-fd: '\(Display.safe(text))' is not an open file descriptor")
+            }
+            ready = fd
+        }
+        let interactive = ready == nil && hasTerminal
+        let report = reporter(context)
+        let confirmation = AgentConfirmation(
+            locations: context.locations, timeoutSeconds: timeout, useTerminal: interactive)
+        let ask: ((String) -> SecretBytes?)? =
+            interactive
+            ? { prompt in
+                try? SecretInput(fd: nil, option: "passphrase-fd").read(prompt: prompt)
+            } : nil
+        let service = AgentService(context: context, confirmation: confirmation, askPassphrase: ask, report: report)
+        if ready == nil {
+            report("in another shell: export SSH_AUTH_SOCK=\(shellQuoted(context.locations.agentSocket))")
+        }
+        return AgentServer(context: context, service: service).run(ready: ready, foreground: ready == nil)
+    }
+
+    static func start(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+        let timeout = try confirmSeconds(call)
+        let locations = context.locations
+        let unlockInput = call.flag("unlock") ? try SecretInput(call, option: "passphrase-fd") : nil
+        if let running = AgentClient.status(locations) {
+            if let unlockInput { try unlockAgent(context, unlockInput) }
+            if call.flag("print-env") {
+                context.print(environmentLine(running.socket))
+            } else {
+                context.print("the sshelf agent is already running (pid \(running.pid)) at \(running.socket)")
+            }
+            return 0
+        }
+        let logPath = locations.stateDirectory + "/agent.log"
+        do {
+            try PrivateFiles.ensureDirectory(locations.stateDirectory)
+        } catch {
+            throw ShelfError(.storage, "cannot create \(locations.stateDirectory): \(error)")
+        }
+        var channel: [Int32] = [-1, -1]
+        guard pipe(&channel) == 0 else { throw ShelfError(.failure, "pipe: \(String(cString: strerror(errno)))") }
+        _ = fcntl(channel[0], F_SETFD, FD_CLOEXEC)
+        let argv = [TUIApp.selfPath, "agent", "--ready-fd", "3", "--confirm-timeout", String(timeout)]
+        let spawned = DetachedProcess.spawn(argv, stderrPath: logPath, fd3: channel[1])
+        PrivateFiles.tighten(logPath)  // an agent.log left by something else keeps its mode when truncated
+        close(channel[1])
+        defer { close(channel[0]) }
+        let pid: pid_t
+        switch spawned {
+        case .success(let child): pid = child
+        case .failure(let error): throw ShelfError(.failure, "could not start the agent: \(error)")
+        }
+        let answer = readLine(channel[0], timeoutSeconds: 15)
+        guard answer == "ready" else {
+            let reason =
+                answer.map { $0.hasPrefix("error: ") ? String($0.dropFirst(7)) : $0 } ?? "it did not answer within 15 s"
+            throw ShelfError(.failure, "the agent did not start: \(reason)", hint: "see \(logPath)")
+        }
+        if let unlockInput { try unlockAgent(context, unlockInput) }
+        if call.flag("print-env") {
+            context.print(environmentLine(locations.agentSocket))
+        } else {
+            context.print("started the sshelf agent (pid \(pid)) at \(locations.agentSocket); its log is \(logPath)")
+            context.errorOutput("point ssh at it with: eval \"$(sshelf agent --print-env)\"\n")
+        }
+        return 0
+    }
+
+    static func stop(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+        let locations = context.locations
+        guard let running = AgentClient.status(locations) else {
+            context.errorOutput("no sshelf agent is running; nothing to stop\n")
+            return 0
+        }
+        let pid = pid_t(running.pid)
+        guard kill(pid, SIGTERM) == 0 else {
+            throw ShelfError(.failure, "cannot signal the agent (pid \(pid)): \(String(cString: strerror(errno)))")
+        }
+        let deadline = Date().addingTimeInterval(10)
+        while kill(pid, 0) == 0, AgentClient.status(locations) != nil, Date() < deadline { usleep(20_000) }
+        guard AgentClient.status(locations) == nil else {
+            throw ShelfError(.failure, "the agent (pid \(pid)) did not stop within 10 s")
+        }
+        context.print("stopped the sshelf agent (pid \(pid))")
+        return 0
+    }
+
+    static func status(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+        guard let running = AgentClient.status(context.locations) else {
+            if call.flag("json") {
+                context.print("{\"running\":false,\"socket\":\(jsonString(context.locations.agentSocket))}")
+                return 3
+            }
+            throw ShelfError(.notFound, "no sshelf agent is running", hint: "start one: sshelf agent start")
+        }
+        if call.flag("json") {
+            context.print("{\"running\":true,\"agent\":\(running.encoded)}")
+            return 0
+        }
+        let state = AgentStateFile.read(context.locations)
+        let lines: [(String, String)] = [
+            (
+                "running",
+                "pid \(running.pid), since \(Display.relative(running.started))"
+                    + (state.map { $0.foreground ? " (foreground)" : " (background)" } ?? "")
+            ),
+            ("socket", running.socket),
+            (
+                "keys",
+                running.keys.isEmpty
+                    ? "none" : "\(running.keys.count): " + running.keys.map(Display.safe).joined(separator: ", ")
+            ),
+            ("locked", running.locked ? "yes (ssh-add -X unlocks it)" : "no"),
+            (
+                "vault",
+                running.vault
+                    + (running.lockedKeys.isEmpty
+                        ? ""
+                        : "; locked for \(running.lockedKeys.map(Display.safe).joined(separator: ", ")) ("
+                            + "'sshelf agent start --unlock' or 'ssh-add -X' for whenUnlocked keys, 'sshelf vault unlock' for afterFirstUnlock ones)")
+            ),
+            ("confirm by", "\(running.confirm), within \(running.confirmTimeout) s"),
+            (
+                "log",
+                state.map { $0.foreground ? "its terminal" : context.locations.stateDirectory + "/agent.log" } ?? "?"
+            ),
+        ]
+        context.output(lines.map { "\($0.0.padding(toLength: 11, withPad: " ", startingAt: 0))\($0.1)\n" }.joined())
+        return 0
+    }
+
+    // MARK: helpers
+
+    /// Hands the vault passphrase to the running agent (whose whenUnlocked keys then open, until its idle timeout).
+    static func unlockAgent(_ context: AppContext, _ input: SecretInput) throws {
+        guard Vault.exists(at: context.locations), try VaultCommands.open(context, create: false).hasPassphrase else {
+            context.errorOutput("the vault has no passphrase: there is nothing to unlock\n")
+            return
+        }
+        let passphrase = try input.read(prompt: "Vault passphrase (for the agent): ")
+        guard AgentClient.unlock(context.locations, passphrase: passphrase) else {
+            throw ShelfError(
+                .failure, "the agent did not open the vault: the passphrase is not correct (or the agent is locked)",
+                hint: "try again; 'sshelf agent status' shows whether the agent itself is locked")
+        }
+    }
+
+    static func confirmSeconds(_ call: Invocation) throws -> Int {
+        guard let text = call.value("confirm-timeout") else { return AgentConfirmation.defaultTimeout }
+        guard let value = Int(text), value >= 1, value <= 3600 else {
+            throw ShelfError(.usage, "--confirm-timeout: '\(Display.safe(text))' is not a number of seconds (1-3600)")
+        }
+        return value
+    }
+
+    /// `SSH_AUTH_SOCK=…; export SSH_AUTH_SOCK;` as ssh-agent prints it, the path quoted when a shell would split it.
+    static func environmentLine(_ socket: String) -> String {
+        "SSH_AUTH_SOCK=\(shellQuoted(socket)); export SSH_AUTH_SOCK;"
+    }
+
+    static func shellQuoted(_ text: String) -> String {
+        let plain = text.unicodeScalars.allSatisfy {
+            CharacterSet.alphanumerics.contains($0) || "/._-+:@%".unicodeScalars.contains($0)
+        }
+        return plain && !text.isEmpty ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+
+    private static func jsonString(_ text: String) -> String {
+        let data = (try? JSONEncoder().encode(text)) ?? Data("\"\"".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    static var hasTerminal: Bool {
+        let tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
+        guard tty >= 0 else { return false }
+        close(tty)
+        return true
+    }
+
+    /// The agent's log lines: stderr (its terminal, or agent.log when started in the background), with the time.
+    static func reporter(_ context: AppContext) -> @Sendable (String) -> Void {
+        { [context] line in
+            let formatter = DateFormatter()
+            formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            context.errorOutput("sshelf agent \(formatter.string(from: Date())): \(Display.safe(line))\n")
+        }
+    }
+
+    /// One line from `fd` within the timeout; nil on timeout or end of input.
+    private static func readLine(_ fd: Int32, timeoutSeconds: Int) -> String? {
+        let deadline = ContinuousClock.now + .seconds(timeoutSeconds)
+        var bytes: [UInt8] = []
+        while bytes.count < 4096 {
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&poller, 1, ConfirmChannel.milliseconds(until: deadline))
+            if ready < 0 && errno == EINTR { continue }
+            guard ready > 0 else { return nil }
+            var byte: UInt8 = 0
+            let got = read(fd, &byte, 1)
+            if got < 0 && errno == EINTR { continue }
+            guard got == 1 else { break }
+            if byte == 0x0a { return String(decoding: bytes, as: UTF8.self) }
+            bytes.append(byte)
+        }
+        return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
+    }
+}

@@ -1,0 +1,105 @@
+// HostListing: `sshelf list [FILTER]` — the store's host table, searched with the TUI's matcher (same
+// results, same ranking), printed as the aligned NAME / DESTINATION / GROUP / TAGS table straight from the
+// table's bytes (100,000 rows without a String per cell).
+import Foundation
+import ShelfCore
+import ShelfOperations
+import ShelfStore
+
+enum HostListing {
+    struct Listing {
+        var table: HostTable
+        var groupPaths: [String]
+        var rows: [Int32]
+    }
+
+    /// The hosts matching `filter` (all when empty) in `groupPath`'s subtree (all groups when nil), best first.
+    static func find(_ filter: String, groupPath: String?, store: Store) throws -> Listing {
+        try store.read { store in
+            let table = try store.hostTable()
+            let tree = GroupTree(try store.groups())
+            var scope: Set<UUID>? = nil
+            if let groupPath, !GroupTree.components(groupPath).isEmpty {
+                scope = tree.subtree(of: try Resolve.group(groupPath, tree: tree).id)
+            }
+            let paths = table.groupIDs.map { tree.path(of: $0) }
+            let matcher = HostMatcher(table: table, groupPaths: paths)
+            return Listing(table: table, groupPaths: paths,
+                           rows: matcher.search(HostQuery(filter), in: Store.rows(of: table, inGroups: scope)))
+        }
+    }
+
+    static func json(_ listing: Listing) throws -> String {
+        try JSONOutput.encode(listing.rows.map { row in
+            let host = listing.table.host(at: Int(row))
+            let group = listing.table.groupIndex(Int(row))
+            return HostJSON(host: host, groupPath: group >= 0 ? listing.groupPaths[group] : "")
+        })
+    }
+
+    /// The same layout as `Display.table`: columns padded to the widest cell plus two spaces, the last one not
+    /// padded, no trailing spaces; control and bidi characters already shown as `?` by the table.
+    static func text(_ listing: Listing) -> String {
+        let table = listing.table
+        let groups = listing.groupPaths.map { Array(Display.safe($0).utf8) }
+        let groupWidths = listing.groupPaths.map { Display.safe($0).count }
+        let header = ["NAME", "DESTINATION", "GROUP", "TAGS"].map { Array($0.utf8) }
+        var widths = header.map(\.count)
+        var cells: [[UInt8]] = Array(repeating: [], count: 4)
+        var cellWidths = [0, 0, 0, 0]
+
+        /// The row's cells as bytes, and their widths in characters.
+        func fill(_ row: Int) {
+            let fields = HostTable.split(table.displayText(row))
+            let plain = !table.needsMapping(row) && !fields.contains { $0.contains { $0 >= 0x80 } }
+            func width(_ bytes: [UInt8]) -> Int { plain ? bytes.count : String(decoding: bytes, as: UTF8.self).count }
+            let name = fields.count > 0 ? Array(fields[0]) : []
+            let hostname = fields.count > 1 ? Array(fields[1]) : []
+            let user = fields.count > 2 ? Array(fields[2]) : []
+            let port = table.port(row)
+            var destination = user.isEmpty ? [] : user + [0x40]
+            if port != ShelfCore.Host.defaultPort {
+                let bracketed = hostname.contains(0x3A)
+                if bracketed { destination.append(0x5B) }
+                destination += hostname
+                if bracketed { destination.append(0x5D) }
+                destination += Array(":\(port)".utf8)
+            } else {
+                destination += hostname
+            }
+            var tags: [UInt8] = []
+            for (i, tag) in fields.dropFirst(3).enumerated() {
+                if i > 0 { tags.append(0x2C) }
+                tags += tag
+            }
+            cells[0] = name
+            cells[1] = destination
+            let group = table.groupIndex(row)
+            cells[2] = group >= 0 ? groups[group] : []
+            cells[3] = tags
+            cellWidths = [width(name), width(destination), group >= 0 ? groupWidths[group] : 0, width(tags)]
+        }
+
+        for row in listing.rows {
+            fill(Int(row))
+            for i in 0..<4 { widths[i] = max(widths[i], cellWidths[i]) }
+        }
+        var out: [UInt8] = []
+        out.reserveCapacity((listing.rows.count + 1) * (widths.reduce(0, +) + 8))
+        func line(_ line: [[UInt8]], _ lineWidths: [Int]) {
+            let start = out.count
+            for i in 0..<4 {
+                out += line[i]
+                if i < 3 { out += repeatElement(0x20, count: widths[i] + 2 - lineWidths[i]) }
+            }
+            while out.count > start, out.last == 0x20 { out.removeLast() }
+            out.append(0x0A)
+        }
+        line(header, header.map(\.count))
+        for row in listing.rows {
+            fill(Int(row))
+            line(cells, cellWidths)
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

@@ -1,0 +1,103 @@
+// PrivateSocket: unix sockets only this user can reach — listening under a temporary name made 0600 and renamed
+// into place in a 0700 folder, connecting, telling whether the path is still ours, and the peer's credentials
+// (SO_PEERCRED) that both ends check. Shared by warm sessions, the agent and the TUI's confirm channel.
+import Foundation
+import ShelfCore
+import ShelfSystem
+
+enum PrivateSocket {
+    /// Who is at the other end of a connected unix socket, from the kernel.
+    struct Peer: Sendable, Equatable {
+        var pid: pid_t
+        var uid: uid_t
+        var gid: gid_t
+    }
+
+    static func address(_ path: String) -> sockaddr_un? {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return nil }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in bytes.enumerated() { raw[index] = byte }
+        }
+        return address
+    }
+
+    /// Connects to a socket of ours; nil when there is none (or it is stale, or someone else's).
+    static func connect(_ path: String) -> Int32? {
+        guard var address = address(path) else { return nil }
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return nil }
+        let rc = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard rc == 0, peerIsUs(fd) else {
+            close(fd)
+            return nil
+        }
+        return fd
+    }
+
+    /// SO_PEERCRED: the pid, uid and gid of the process that opened the other end.
+    static func peer(_ fd: Int32) -> Peer? {
+        // struct ucred { pid_t pid; uid_t uid; gid_t gid; } (only imported with _GNU_SOURCE).
+        var credentials: [UInt32] = [0, 0, 0]
+        var length = socklen_t(12)
+        let rc = credentials.withUnsafeMutableBytes { getsockopt(fd, SOL_SOCKET, SO_PEERCRED, $0.baseAddress, &length) }
+        guard rc == 0, length == 12 else { return nil }
+        return Peer(pid: pid_t(bitPattern: credentials[0]), uid: credentials[1], gid: credentials[2])
+    }
+
+    /// The other end was opened by our own uid.
+    static func peerIsUs(_ fd: Int32) -> Bool { peer(fd)?.uid == getuid() }
+
+    static func setTimeout(_ fd: Int32, seconds: Int, option: Int32) {
+        var value = timeval(tv_sec: seconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, option, &value, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    /// Binds under a temporary name, makes it 0600, then renames it into place, so the path never points at a
+    /// socket with looser permissions and one already there is replaced atomically. Returns the listening
+    /// descriptor and the socket's inode (see `ownsPath`).
+    static func listen(at path: String, directory: String, backlog: Int32 = 16) throws -> (Int32, ino_t) {
+        try PrivateFiles.ensureDirectory(directory)
+        let temporary = path + ".\(getpid()).tmp"
+        unlink(temporary)
+        guard var address = address(temporary) else {
+            throw ShelfError(
+                .failure, "the socket path \(temporary) is too long for a unix socket",
+                hint: "use a shorter XDG_RUNTIME_DIR (or SSHELF_HOME)")
+        }
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw ShelfError(.failure, "socket: \(String(cString: strerror(errno)))") }
+        let old = umask(0o177)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        umask(old)
+        guard bound == 0, chmod(temporary, 0o600) == 0, Glibc.listen(fd, backlog) == 0, rename(temporary, path) == 0
+        else {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            unlink(temporary)
+            throw ShelfError(.failure, "could not listen on \(path): \(reason)")
+        }
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            close(fd)
+            throw ShelfError(.failure, "could not listen on \(path): \(String(cString: strerror(errno)))")
+        }
+        return (fd, info.st_ino)
+    }
+
+    /// Whether `path` is still the socket this process bound (another one may have taken it over).
+    static func ownsPath(_ path: String, inode: ino_t) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_ino == inode
+    }
+}

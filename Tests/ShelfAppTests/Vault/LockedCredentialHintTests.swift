@@ -1,0 +1,164 @@
+// LockedCredentialHintTests: when a credential the login needs is locked in the vault, `exec` and `forward up` say
+// why in the user's words (the item, its class, who may read that class) and every fix they offer is followed here
+// and works: --passphrase-fd, `vault set-class` then `vault unlock`, and `vault unlock` only where the kernel keyring
+// keeps it. A key made by `keygen` is never told to be "imported again from its FILE". Real sshd, real vault files.
+import Foundation
+import TestSupport
+import XCTest
+
+final class LockedCredentialHintTests: XCTestCase {
+    static let passphrase = "correct horse battery"
+
+    /// A world whose host `t` logs in with a key made by `keygen` into a vault with a passphrase.
+    func keygenWorld(keyring: Bool) throws -> (SSHCLIWorld, key: String) {
+        let world = try SSHCLIWorld()
+        world.home.extraEnvironment = ["SSHELF_TEST_WEAK_KDF": "1"]
+        if !keyring { world.home.extraEnvironment["SSHELF_VAULT_NO_KEYRING"] = "1" }
+        XCTAssertExit(try world.home.run(["vault", "passwd", "--passphrase-fd", "3"], fd3: Self.passphrase), 0)
+        let made = try world.home.run(["keygen", "made", "--passphrase-fd", "3"], fd3: Self.passphrase)
+        XCTAssertExit(made, 0)
+        try world.sshd.authorize(made.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        XCTAssertExit(try world.home.run("edit", "t", "--identity", "made", "--auth", "publickey"), 0)
+        let items = try world.home.run("vault", "list", "--json")
+        let list = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(items.stdout.utf8)) as? [[String: Any]])
+        let key = try XCTUnwrap(list.compactMap { $0["key"] as? String }.first { $0.hasSuffix(".privkey") })
+        addTeardownBlock { _ = try? world.home.run("vault", "lock") }
+        return (world, key)
+    }
+
+    func testExecExplainsAWhenUnlockedKeyAndBothFixesWork() throws {
+        let (world, key) = try keygenWorld(keyring: true)
+        let home = world.home
+        let locked = try home.run("exec", "t", "--accept-new", "--no-stdin", "--", "echo", "ok")
+        XCTAssertExit(locked, 255)
+        XCTAssertTrue(locked.stderr.contains(
+            "the private key of identity 'made' cannot be read: it is stored whenUnlockedThisDeviceOnly, which only a process given the vault passphrase can read"),
+            locked.stderr)
+        XCTAssertTrue(locked.stderr.contains("--passphrase-fd N"), locked.stderr)
+        XCTAssertTrue(locked.stderr.contains("sshelf vault set-class \(key) afterFirstUnlockThisDeviceOnly"), locked.stderr)
+        XCTAssertFalse(locked.stderr.contains("FILE"), locked.stderr)
+
+        // Fix 1: the passphrase on a descriptor. A wrong one is called wrong, not "locked".
+        let wrong = try home.run(["exec", "t", "--no-stdin", "--passphrase-fd", "3", "--", "echo", "ok"], fd3: "not it")
+        XCTAssertExit(wrong, 255)
+        XCTAssertTrue(wrong.stderr.contains("the vault passphrase given was wrong"), wrong.stderr)
+        let given = try home.run(["exec", "t", "--no-stdin", "--passphrase-fd", "3", "--", "echo", "ok"], fd3: Self.passphrase)
+        XCTAssertExit(given, 0)
+        XCTAssertEqual(given.stdout, "ok\n")
+
+        // Fix 2: the class unattended readers can open, then one unlock per login; no passphrase per command after.
+        let moved = try home.run(["vault", "set-class", key, "afterFirstUnlockThisDeviceOnly", "--passphrase-fd", "3"],
+                                 fd3: Self.passphrase)
+        XCTAssertExit(moved, 0)
+        XCTAssertTrue(moved.stdout.contains("moved \(key) from whenUnlockedThisDeviceOnly to afterFirstUnlockThisDeviceOnly"), moved.stdout)
+        XCTAssertTrue(try home.run("vault", "list").stdout.contains("identity.privkey  afterFirstUnlockThisDeviceOnly"))
+        XCTAssertExit(try home.run(["vault", "unlock", "--passphrase-fd", "3"], fd3: Self.passphrase), 0)
+        let unlocked = try home.run("exec", "t", "--no-stdin", "--", "echo", "ok")
+        XCTAssertExit(unlocked, 0)
+
+        // Locked again: now the hint is the unlock, and following it works.
+        XCTAssertExit(try home.run("vault", "lock"), 0)
+        let relocked = try home.run("exec", "t", "--no-stdin", "--", "echo", "ok")
+        XCTAssertExit(relocked, 255)
+        XCTAssertTrue(relocked.stderr.contains("it is stored afterFirstUnlockThisDeviceOnly, and the vault has not been unlocked since you logged in"),
+                      relocked.stderr)
+        XCTAssertTrue(relocked.stderr.contains("sshelf: hint: sshelf vault unlock (once per login"), relocked.stderr)
+        XCTAssertExit(try home.run(["vault", "unlock", "--passphrase-fd", "3"], fd3: Self.passphrase), 0)
+        XCTAssertExit(try home.run("exec", "t", "--no-stdin", "--", "echo", "ok"), 0)
+        XCTAssertEqual(world.sshd.logCount("Accepted publickey"), 3, world.sshd.log)
+    }
+
+    /// Without the kernel keyring `vault unlock` cannot outlive its own process: it is not offered, and indeed
+    /// does not help; the passphrase on a descriptor does.
+    func testWithoutTheKeyringOnlyTheFixesThatWorkAreOffered() throws {
+        let (world, key) = try keygenWorld(keyring: false)
+        let home = world.home
+        XCTAssertExit(try home.run(["vault", "set-class", key, "afterFirstUnlockThisDeviceOnly", "--passphrase-fd", "3"],
+                                   fd3: Self.passphrase), 0)
+        let locked = try home.run("exec", "t", "--accept-new", "--no-stdin", "--", "echo", "ok")
+        XCTAssertExit(locked, 255)
+        XCTAssertTrue(locked.stderr.contains("without the kernel keyring, an unlock does not outlive the process"), locked.stderr)
+        let hint = locked.stderr.components(separatedBy: "sshelf: hint: ").last ?? ""
+        XCTAssertTrue(hint.contains("--passphrase-fd N"), hint)
+        XCTAssertFalse(hint.contains("vault unlock"), "not offered where it cannot help: \(hint)")
+        XCTAssertExit(try home.run(["vault", "unlock", "--passphrase-fd", "3"], fd3: Self.passphrase), 0)
+        XCTAssertExit(try home.run("exec", "t", "--no-stdin", "--", "echo", "ok"), 255)
+        let given = try home.run(["exec", "t", "--no-stdin", "--passphrase-fd", "3", "--", "echo", "ok"], fd3: Self.passphrase)
+        XCTAssertExit(given, 0)
+
+        // forward start and trust take it the same way (trust logs in to the jump hosts on the way).
+        let target = try ReverseServer()
+        let port = try TrafficSocket.freePort()
+        XCTAssertExit(try home.run("forward", "add", "t", "--local", "\(port):127.0.0.1:\(target.port)"), 0)
+        let refused = try home.run("forward", "start", "t")
+        XCTAssertExit(refused, 255)
+        XCTAssertTrue(refused.stderr.contains("--passphrase-fd N"), refused.stderr)
+        let running = try BackgroundCLI(home, ["forward", "start", "t", "--passphrase-fd", "3"], fd3: Self.passphrase)
+        try running.waitFor("press Ctrl-C")
+        XCTAssertEqual(try TrafficSocket.roundTrip(port: port, Array("start".utf8)), Array("trats".utf8))
+        XCTAssertEqual(try running.stop(SIGINT), 0, running.stderr)
+        XCTAssertExit(try home.run("add", "inner", "--host", "127.0.0.1", "--port", String(world.sshd.port), "--jump", "t"), 0)
+        XCTAssertExit(try home.run("trust", "inner", "--fingerprint", try world.fingerprint(world.sshd)), 255)
+        XCTAssertExit(try home.run(["trust", "inner", "--fingerprint", try world.fingerprint(world.sshd), "--passphrase-fd", "3"],
+                                   fd3: Self.passphrase), 0)
+    }
+
+    /// `forward up` with a key made by keygen and kept whenUnlocked: explained, the set-class fix offered (never
+    /// "import the key again (… FILE)"), nothing sent; following the fix brings the forward up.
+    func testForwardUpOffersSetClassForAKeygenKey() throws {
+        let (world, key) = try keygenWorld(keyring: true)
+        let home = world.home
+        XCTAssertExit(try home.run("trust", "t", "--fingerprint", try world.fingerprint(world.sshd)), 0)
+        let target = try ReverseServer()
+        let port = try TrafficSocket.freePort()
+        XCTAssertExit(try home.run("forward", "add", "t", "--local", "\(port):127.0.0.1:\(target.port)", "--autostart"), 0)
+
+        let up = try BackgroundCLI(home, ["forward", "up"])
+        try up.waitFor("t: failed")
+        XCTAssertTrue(up.stderr.contains(
+            "the private key of identity 'made' cannot be read: it is stored whenUnlockedThisDeviceOnly, which only a process you type the vault passphrase into can read, and 'sshelf forward up' logs in with nobody there"),
+            up.stderr)
+        XCTAssertTrue(up.stderr.contains(
+            "let unattended logins read it: sshelf vault set-class \(key) afterFirstUnlockThisDeviceOnly, then 'sshelf vault unlock' once per login"),
+            up.stderr)
+        XCTAssertFalse(up.stderr.contains("import the key again"), up.stderr)
+        XCTAssertFalse(up.stderr.contains("FILE"), up.stderr)
+        XCTAssertEqual(try up.stop(SIGTERM), 0, up.stderr)
+        XCTAssertEqual(world.sshd.logCount("Accepted publickey"), 0, "nothing was sent")
+
+        XCTAssertExit(try home.run(["vault", "set-class", key, "afterFirstUnlockThisDeviceOnly", "--passphrase-fd", "3"],
+                                   fd3: Self.passphrase), 0)
+        XCTAssertExit(try home.run(["vault", "unlock", "--passphrase-fd", "3"], fd3: Self.passphrase), 0)
+        let fixed = try BackgroundCLI(home, ["forward", "up"])
+        try fixed.waitFor("t: active")
+        XCTAssertEqual(try TrafficSocket.roundTrip(port: port, Array("unattended".utf8)), Array("unattended".utf8.reversed()))
+        XCTAssertEqual(try fixed.stop(SIGINT), 0, fixed.stderr)
+    }
+
+    /// Without the keyring, `forward up --passphrase-fd` opens the afterFirstUnlock items for the supervisor; a wrong
+    /// passphrase stops it at once.
+    func testForwardUpTakesThePassphraseOnADescriptor() throws {
+        let (world, key) = try keygenWorld(keyring: false)
+        let home = world.home
+        XCTAssertExit(try home.run("trust", "t", "--fingerprint", try world.fingerprint(world.sshd)), 0)
+        XCTAssertExit(try home.run(["vault", "set-class", key, "afterFirstUnlockThisDeviceOnly", "--passphrase-fd", "3"],
+                                   fd3: Self.passphrase), 0)
+        let target = try ReverseServer()
+        let port = try TrafficSocket.freePort()
+        XCTAssertExit(try home.run("forward", "add", "t", "--local", "\(port):127.0.0.1:\(target.port)", "--autostart"), 0)
+
+        let without = try BackgroundCLI(home, ["forward", "up"])
+        try without.waitFor("t: failed")
+        XCTAssertTrue(without.stderr.contains("--passphrase-fd N"), without.stderr)
+        XCTAssertEqual(try without.stop(SIGTERM), 0, without.stderr)
+
+        let wrong = try BackgroundCLI(home, ["forward", "up", "--passphrase-fd", "3"], fd3: "not it")
+        XCTAssertEqual(try wrong.waitExit(), 1, wrong.stderr)
+        XCTAssertTrue(wrong.stderr.contains("the vault passphrase is not correct"), wrong.stderr)
+
+        let given = try BackgroundCLI(home, ["forward", "up", "--passphrase-fd", "3"], fd3: Self.passphrase)
+        try given.waitFor("t: active")
+        XCTAssertEqual(try TrafficSocket.roundTrip(port: port, Array("fd".utf8)), Array("df".utf8))
+        XCTAssertEqual(try given.stop(SIGINT), 0, given.stderr)
+    }
+}
