@@ -56,6 +56,8 @@ public struct ConnectOptions: Sendable {
     public var passwordAttempts: Int
     /// Seconds between keepalives while a session is idle.
     public var keepaliveInterval: Int
+    /// Lets another thread stop the attempt at any stage (the TUI's Esc); nil: it cannot be stopped.
+    public var cancellation: ConnectCancellation?
 
     public init(trust: HostKeyTrustStore, connectTimeout: Double = 10, agentSocket: String? = nil,
                 passwordAttempts: Int = 3, keepaliveInterval: Int = 30) {
