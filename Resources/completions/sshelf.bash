@@ -40,7 +40,7 @@ _sshelf() {
         vault) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "init status unlock lock passwd list rm audit export import set-password set-class verify" -- "$cur")); return; fi ;;
         agent) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "start stop status" -- "$cur")); return; fi ;;
         log) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "verify" -- "$cur")); return; fi ;;
-        sync) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "enable join status now devices disable" -- "$cur")); return; fi ;;
+        sync) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "enable invite join status now devices revoke conflicts disable" -- "$cur")); return; fi ;;
     esac
     local key="$cmd"
     case "$cmd" in warm|group|forward|identity|import|export|vault|agent|log|sync) key="$cmd $sub" ;; esac
@@ -55,6 +55,7 @@ _sshelf() {
         --comment) COMPREPLY=(); return ;;
         --confirm-timeout) COMPREPLY=(); return ;;
         --dynamic) COMPREPLY=(); return ;;
+        --expires) COMPREPLY=(); return ;;
         --fingerprint) COMPREPLY=(); return ;;
         --folder) _sshelf_files; return ;;
         --git) COMPREPLY=(); return ;;
@@ -141,10 +142,13 @@ _sshelf() {
         "log") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --since --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "log verify") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "sync enable") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--folder --git --credentials --passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "sync invite") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--expires --passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "sync join") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--code-fd --passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "sync status") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "sync now") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
-        "sync devices") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "sync devices") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "sync revoke") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "sync conflicts") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --seen --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "sync disable") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;
         "ui") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--print-keymap --benchmark-report --benchmark-query --benchmark-seed --benchmark-data --benchmark-ssh-config --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "check") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --help" -- "$cur")); else COMPREPLY=(); fi ;;

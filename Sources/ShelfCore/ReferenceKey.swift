@@ -1,5 +1,7 @@
-// ReferenceKey: the name under which the vault holds a secret (`host.<uuid>.password`, `identity.<uuid>.privkey`).
-// The config track stores only these names; a value that is not a well-formed reference cannot be constructed.
+// ReferenceKey: the name under which the vault holds a secret (`host.<uuid>.password`, `identity.<uuid>.privkey`,
+// and sync's own keys: `sync.key`, `sync.signing`, `sync.<group>.group`, `sync.<epoch>.epoch`,
+// `sync.<invite>.invite`). The config track stores only these names; a value that is not a well-formed reference
+// cannot be constructed, and a record field can only name the family it is for (never a `sync.*` key).
 import Foundation
 
 public struct ReferenceKey: Hashable, Sendable, Codable, CustomStringConvertible {
@@ -7,7 +9,19 @@ public struct ReferenceKey: Hashable, Sendable, Codable, CustomStringConvertible
     public enum Owner: String, Sendable, CaseIterable { case host, identity, sync, log }
 
     /// What the referenced secret is; the last component.
-    public enum Secret: String, Sendable, CaseIterable { case password, privkey, passphrase, remember, key }
+    public enum Secret: String, Sendable, CaseIterable {
+        case password, privkey, passphrase, remember
+        /// The format-1 credential sync key (`sync.key`); read only to tell an old join code apart.
+        case key
+        /// This device's ed25519 signing seed (`sync.signing`).
+        case signing
+        /// A sync group's root secret, which seals its roster (`sync.<group>.group`).
+        case group
+        /// One epoch's group key, which seals records and credentials (`sync.<epoch>.epoch`).
+        case epoch
+        /// An invite's secret: pending on the inviting device, held by the joining one until it is enrolled.
+        case invite
+    }
 
     public let owner: Owner
     public let ownerID: UUID?
@@ -20,14 +34,16 @@ public struct ReferenceKey: Hashable, Sendable, Codable, CustomStringConvertible
         return "\(owner.rawValue).\(secret.rawValue)"
     }
 
-    /// Which secrets each owner may reference: a host has a password and a remember gate, an identity a
-    /// private key and its passphrase, sync has its key, the release log its MAC key. Anything else is not a reference.
+    /// Which secrets each owner may reference under an id: a host has a password and a remember gate, an identity
+    /// a private key and its passphrase, sync its group, epoch and invite secrets. Anything else is not a reference.
+    /// (`sync.key`, `sync.signing` and the release log's `log.key` carry no id.)
     private static let allowed: [Owner: Set<Secret>] = [
         .host: [.password, .remember],
         .identity: [.privkey, .passphrase],
-        .sync: [.key],
-        .log: [.key],
+        .sync: [.group, .epoch, .invite],
     ]
+    /// Sync's keys that exist once per device and carry no id.
+    private static let bare: Set<Secret> = [.key, .signing]
 
     public static func host(_ id: UUID, _ secret: Secret) -> ReferenceKey? { make(.host, id, secret) }
     public static func identity(_ id: UUID, _ secret: Secret) -> ReferenceKey? { make(.identity, id, secret) }
@@ -40,8 +56,16 @@ public struct ReferenceKey: Hashable, Sendable, Codable, CustomStringConvertible
         ReferenceKey(owner: .identity, ownerID: id, secret: .passphrase)
     }
     public static let syncKey = ReferenceKey(owner: .sync, ownerID: nil, secret: .key)
+    public static let syncSigning = ReferenceKey(owner: .sync, ownerID: nil, secret: .signing)
+    public static func syncGroup(_ id: UUID) -> ReferenceKey { ReferenceKey(owner: .sync, ownerID: id, secret: .group) }
+    public static func syncEpoch(_ id: UUID) -> ReferenceKey { ReferenceKey(owner: .sync, ownerID: id, secret: .epoch) }
+    public static func syncInvite(_ id: UUID) -> ReferenceKey { ReferenceKey(owner: .sync, ownerID: id, secret: .invite) }
     /// The device-only key the release log's chain is MAC'd with.
     public static let logKey = ReferenceKey(owner: .log, ownerID: nil, secret: .key)
+
+    /// Whether this names one of the device's own keys (sync's, the release log's), which never travel and never
+    /// stand in a record's field.
+    public var isDeviceSecret: Bool { owner == .sync || owner == .log }
 
     private static func make(_ owner: Owner, _ id: UUID, _ secret: Secret) -> ReferenceKey? {
         guard allowed[owner]?.contains(secret) == true else { return nil }
@@ -60,13 +84,13 @@ public struct ReferenceKey: Hashable, Sendable, Codable, CustomStringConvertible
         // Longest valid reference is "identity.<36>.passphrase"; bail out before splitting anything huge.
         guard text.utf8.count <= 64 else { return nil }
         let parts = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-        if parts.count == 2, let owner = Owner(rawValue: parts[0]), owner == .sync || owner == .log,
-            parts[1] == Secret.key.rawValue
+        if parts.count == 2, let owner = Owner(rawValue: parts[0]), let secret = Secret(rawValue: parts[1]),
+            (owner == .sync && Self.bare.contains(secret)) || (owner == .log && secret == .key)
         {
-            self.init(owner: owner, ownerID: nil, secret: .key)
+            self.init(owner: owner, ownerID: nil, secret: secret)
             return
         }
-        guard parts.count == 3, let owner = Owner(rawValue: parts[0]), owner != .sync, owner != .log,
+        guard parts.count == 3, let owner = Owner(rawValue: parts[0]), owner != .log,
             let secret = Secret(rawValue: parts[2]), Self.allowed[owner]?.contains(secret) == true,
             parts[1].count == 36, parts[1] == parts[1].lowercased(), let id = UUID(uuidString: parts[1])
         else { return nil }

@@ -1,6 +1,6 @@
-// SyncRun: one sync run as the CLI and the TUI both start it — the config track always, the credential track
-// when this device syncs credentials (with the vault the caller opened and unlocked, or else the vault opened
-// now without asking anything; a vault that cannot open leaves that track out of this run).
+// SyncRun: one sync run as the CLI and the TUI both start it — with the vault the caller opened (and unlocked), or
+// else the vault opened now without asking anything (made if there is none: sync keeps this device's keys in it).
+// A vault that cannot open is the run's fallback reason, never a crash.
 import Foundation
 import ShelfCore
 import ShelfStore
@@ -8,12 +8,13 @@ import ShelfSync
 import ShelfVault
 
 public enum SyncRun {
-    public static func run(_ workspace: Workspace, store: Store, vault: Vault? = nil) -> SyncReport {
-        var credentials: CredentialSync?
-        if (try? SyncSettings.credentialsEnabled(store)) == true,
-           let vault = vault ?? (try? VaultAccess.open(workspace, create: false)) {
-            credentials = CredentialSync(vault: vault)
+    public static func run(_ workspace: Workspace, store: Store, vault: Vault? = nil, revoke: UUID? = nil) -> SyncReport {
+        let opened: Result<Vault, VaultError>
+        if let vault {
+            opened = .success(vault)
+        } else {
+            do { opened = .success(try VaultAccess.open(workspace, create: true)) } catch { opened = .failure(error) }
         }
-        return SyncRunner.run(store: store, locations: workspace.locations, deviceName: Device.name(), credentials: credentials)
+        return SyncRunner.run(store: store, locations: workspace.locations, deviceName: Device.name(), vault: opened, revoke: revoke)
     }
 }

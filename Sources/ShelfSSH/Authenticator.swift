@@ -190,7 +190,7 @@ struct Authenticator {
 
     private func notSynced() -> SSHError {
         SSHError(.credentialNotSynced, "the credential for \(hop.name) has not synced to this device yet",
-                 hint: "check 'sshelf sync status' on both devices; the device where it was saved must sync it first")
+                 hint: credentials.notSyncedHint ?? "check 'sshelf sync status' on both devices; the device where it was saved must sync it first")
     }
 
     private func lookup(_ result: CredentialLookup) throws(SSHError) -> CredentialLookup {

@@ -9,7 +9,7 @@ enum Migration: Sendable {
 }
 
 enum Migrations {
-    static let all: [Migration] = [version1, version2, version3, version4, catalog, identityAgentOptions]
+    static let all: [Migration] = [version1, version2, version3, version4, catalog, identityAgentOptions, trustedSync]
     static var latest: Int { all.count }
 
     /// The first schema. Relations are flat optional ids with no foreign keys and no unique names: sync can
@@ -159,4 +159,56 @@ enum Migrations {
             while try update.step() {}
         }
     }
+
+    /// Trusted sync (remote format 2): a clock per field group (`clock`, empty while one stamp covers the whole
+    /// record, so existing rows need no rewrite) and one step of local history (`history`, see FieldHistory), the
+    /// local changes not yet sent, and what this device has
+    /// verified of the sync group — certificates (the roster), each device's chain head, the entries verified,
+    /// pending invites, and merge conflicts. Format-1 bookkeeping (batches merged) goes: those files are never
+    /// read again.
+    static let trustedSync = Migration.sql("""
+        ALTER TABLE record_clock ADD COLUMN clock TEXT NOT NULL DEFAULT '';
+        ALTER TABLE record_clock ADD COLUMN history TEXT NOT NULL DEFAULT '';
+        CREATE TABLE sync_outbox(kind TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY(kind, id));
+        CREATE TABLE sync_certs(
+            digest TEXT PRIMARY KEY NOT NULL,
+            body TEXT NOT NULL,
+            mine INTEGER NOT NULL DEFAULT 0,
+            published INTEGER);
+        CREATE TABLE sync_peers(
+            device TEXT PRIMARY KEY NOT NULL,
+            head INTEGER NOT NULL DEFAULT 0,
+            head_digest TEXT NOT NULL DEFAULT '',
+            floor INTEGER NOT NULL DEFAULT 0,
+            floor_digest TEXT NOT NULL DEFAULT '',
+            snapshot INTEGER NOT NULL DEFAULT 0,
+            credentials INTEGER NOT NULL DEFAULT 0,
+            credentials_applied INTEGER NOT NULL DEFAULT 0,
+            last_seen REAL);
+        CREATE TABLE sync_chain(
+            device TEXT NOT NULL,
+            seq INTEGER NOT NULL,
+            digest TEXT NOT NULL,
+            PRIMARY KEY(device, seq));
+        CREATE TABLE sync_invites(
+            id TEXT PRIMARY KEY NOT NULL,
+            created REAL NOT NULL,
+            expires REAL NOT NULL,
+            epochs TEXT NOT NULL DEFAULT '');
+        CREATE TABLE sync_conflicts(
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            at REAL NOT NULL,
+            kind TEXT NOT NULL,
+            record TEXT NOT NULL,
+            name TEXT NOT NULL DEFAULT '',
+            field TEXT NOT NULL,
+            kept TEXT NOT NULL,
+            kept_by TEXT NOT NULL,
+            lost TEXT NOT NULL,
+            lost_by TEXT NOT NULL,
+            why TEXT NOT NULL,
+            seen INTEGER NOT NULL DEFAULT 0);
+        DROP TABLE sync_seen;
+        DELETE FROM settings WHERE key IN ('sync.exported', 'sync.credentials.digest');
+        """)
 }

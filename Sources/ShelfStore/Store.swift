@@ -142,13 +142,14 @@ public final class Store {
 
     /// Saves a group and stamps the change for sync (as every save and delete below does).
     public func save(_ group: HostGroup) throws {
+        let prior = try priorForSave(.group, group.id)
         try db.run(GroupRow.upsert, GroupRow.bindings(group))
-        try stamp(.group, group.id, deleted: false)
+        try stampSave(.group, group.id, prior: prior) { try Store.mergeBody(group) }
     }
 
     public func deleteGroup(_ id: UUID) throws {
         try db.run("DELETE FROM host_groups WHERE id = ?", [.text(id.storeText)])
-        try stamp(.group, id, deleted: true)
+        try stampDelete(.group, id)
     }
 
     // MARK: hosts
@@ -188,21 +189,23 @@ public final class Store {
     public func hostCount() throws -> Int { try db.scalarInt("SELECT count(*) FROM hosts") }
 
     public func save(_ host: ShelfCore.Host) throws {
+        let prior = try priorForSave(.host, host.id)
         try db.run(HostRow.upsert, HostRow.bindings(host))
-        try stamp(.host, host.id, deleted: false)
+        try stampSave(.host, host.id, prior: prior) { try Store.mergeBody(host) }
     }
 
     /// Saves many hosts with one prepared statement (the connection caches it); call inside `write`.
     public func save(hosts: [ShelfCore.Host]) throws {
         for host in hosts {
+            let prior = try priorForSave(.host, host.id)
             try db.run(HostRow.upsert, HostRow.bindings(host))
-            try stamp(.host, host.id, deleted: false)
+            try stampSave(.host, host.id, prior: prior) { try Store.mergeBody(host) }
         }
     }
 
     public func deleteHost(_ id: UUID) throws {
         try db.run("DELETE FROM hosts WHERE id = ?", [.text(id.storeText)])
-        try stamp(.host, id, deleted: true)
+        try stampDelete(.host, id)
     }
 
     // MARK: identities
@@ -213,13 +216,14 @@ public final class Store {
     }
 
     public func save(_ identity: Identity) throws {
+        let prior = try priorForSave(.identity, identity.id)
         try db.run(IdentityRow.upsert, IdentityRow.bindings(identity))
-        try stamp(.identity, identity.id, deleted: false)
+        try stampSave(.identity, identity.id, prior: prior) { try Store.mergeBody(identity) }
     }
 
     public func deleteIdentity(_ id: UUID) throws {
         try db.run("DELETE FROM identities WHERE id = ?", [.text(id.storeText)])
-        try stamp(.identity, id, deleted: true)
+        try stampDelete(.identity, id)
     }
 
     // MARK: forward rules
@@ -234,13 +238,14 @@ public final class Store {
     }
 
     public func save(_ rule: PortForwardRule) throws {
+        let prior = try priorForSave(.forward, rule.id)
         try db.run(ForwardRow.upsert, ForwardRow.bindings(rule))
-        try stamp(.forward, rule.id, deleted: false)
+        try stampSave(.forward, rule.id, prior: prior) { try Store.mergeBody(rule) }
     }
 
     public func deleteForwardRule(_ id: UUID) throws {
         try db.run("DELETE FROM forward_rules WHERE id = ?", [.text(id.storeText)])
-        try stamp(.forward, id, deleted: true)
+        try stampDelete(.forward, id)
     }
 
     /// Everything cross-record that is wrong (cycles, dangling references), for `sshelf check`.

@@ -1,6 +1,6 @@
-// CredentialBatch: the plaintext inside a sealed credential batch — item keys, classes, times and values in a
-// bounds-checked binary framing built directly in guarded memory (never a String). The whole batch, key
-// names included, is sealed under the sync key; the remote sees its size and nothing else.
+// CredentialBatch: a device's credential set as it travels in an entry's sealed content — item keys, classes, times
+// and values in a bounds-checked binary framing built directly in guarded memory (never a String). Key names
+// included, it is sealed under the epoch's key; the remote sees its size and nothing else.
 import Foundation
 import ShelfCore
 import ShelfVault
@@ -20,11 +20,6 @@ enum CredentialBatch {
     static let magic = Array("SSHCRED2".utf8)
     static let maxItems = 100_000
     static let maxValue = 1024 * 1024
-
-    /// What a batch is bound to: a batch cannot be moved to another device's folder or renamed.
-    static func associatedData(device: String, batch: String) -> [UInt8] {
-        Array("sshelf-sync-credentials\u{0}\(device)\u{0}\(batch)".utf8)
-    }
 
     static func encode(_ items: [CredentialItem]) -> SecretBytes {
         var size = magic.count + 4
@@ -89,7 +84,7 @@ enum CredentialBatch {
                     failure = SyncFailure("credential batch holds an item this version cannot name")
                     return
                 }
-                guard accessibility.mayLeaveDevice, key != .syncKey else {
+                guard accessibility.mayLeaveDevice, !key.isDeviceSecret else {
                     failure = SyncFailure("credential batch holds a \(accessibility) item, which never leaves its device; refused")
                     return
                 }

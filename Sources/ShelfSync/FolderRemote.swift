@@ -1,6 +1,6 @@
-// FolderRemote: a sync remote that is a directory (kept in step by Syncthing, Nextcloud, Dropbox, NFS or
-// sshfs). Checks that it is usable and says exactly why not; reads other devices' batches with bounds;
-// writes this device's batches atomically (temp file, fsync, rename) so a reader never sees half a file.
+// FolderRemote: a sync remote that is a directory (kept in step by Syncthing, Nextcloud, Dropbox, NFS, sshfs, or a
+// git working copy). Checks that it is usable and says exactly why not; reads files with bounds (regular files
+// only, never through a symlink); writes each file once (temp file, fsync, rename, never over an existing one).
 import Foundation
 import ShelfCore
 import ShelfSystem
@@ -10,8 +10,9 @@ public struct FolderRemote: Sendable {
 
     public init(path: String) { layout = RemoteLayout(root: path) }
 
-    /// Checks the folder exists, is a directory, is writable, and is not from a newer format.
-    public func check() throws(SyncFailure) {
+    /// Checks the folder exists, is a directory, is writable, and is not from a newer format. Returns the format
+    /// it holds: 0 for a remote nothing was written to yet.
+    public func check() throws(SyncFailure) -> Int {
         let root = layout.root
         var info = stat()
         guard stat(root, &info) == 0 else {
@@ -23,123 +24,159 @@ public struct FolderRemote: Sendable {
         guard access(root, W_OK | X_OK) == 0 else {
             throw SyncFailure("sync folder \(root) is not writable", hint: "check its owner and permissions (and that it is not mounted read-only)")
         }
-        if let data = FileManager.default.contents(atPath: layout.formatFile) {
-            guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let format = object["format"] as? Int else {
-                throw SyncFailure("sync folder \(root) has an unreadable format.json", hint: "is this an sshelf sync folder?")
-            }
-            if format > RemoteLayout.format {
-                throw SyncFailure("remote format \(format) is newer than this program (\(RemoteLayout.format))", hint: "upgrade sshelf on this device")
-            }
+        guard let data = FileManager.default.contents(atPath: layout.formatFile) else { return 0 }
+        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let format = object["format"] as? Int,
+              format >= 1 else {
+            throw SyncFailure("sync folder \(root) has an unreadable format.json", hint: "is this an sshelf sync folder?")
         }
-    }
-
-    /// Creates format.json and this device's folder if missing.
-    public func prepare(device: DeviceInfo) throws(SyncFailure) {
-        do {
-            if !FileManager.default.fileExists(atPath: layout.formatFile) {
-                // Deterministic content: two devices creating it at once write identical bytes.
-                try PrivateFiles.atomicWrite(Data("{\"format\":\(RemoteLayout.format)}\n".utf8), to: layout.formatFile)
-            }
-            try PrivateFiles.ensureDirectory(layout.configDirectory(device.id))
-            let data = try ShelfJSON.encoder().encode(device)
-            if FileManager.default.contents(atPath: layout.deviceFile(device.id)) != data {
-                try PrivateFiles.atomicWrite(data, to: layout.deviceFile(device.id))
-            }
-        } catch {
-            throw SyncFailure("cannot write to sync folder \(layout.root): \(error)", hint: "check free space and permissions")
+        if format > RemoteLayout.format {
+            throw SyncFailure("remote format \(format) is newer than this program (\(RemoteLayout.format))", hint: "upgrade sshelf on this device")
         }
+        return format
     }
 
-    /// Device folders other than ours, each with its info or the reason it is not trusted.
-    public func otherDevices(except own: String) -> [(folder: String, info: Result<DeviceInfo, SyncFailure>)] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: layout.devicesDirectory)) ?? []
-        return names.sorted().filter { $0 != own && !$0.hasPrefix(".") }.map { folder in
-            guard RemoteLayout.isValidDeviceID(folder) else {
-                return (folder, .failure(SyncFailure("devices/\(folder): not a device id")))
-            }
-            guard let data = FileManager.default.contents(atPath: layout.deviceFile(folder)),
-                  let info = try? ShelfJSON.decoder().decode(DeviceInfo.self, from: data) else {
-                return (folder, .failure(SyncFailure("devices/\(folder)/device.json missing or unreadable")))
-            }
-            guard info.id == folder else {
-                return (folder, .failure(SyncFailure("devices/\(folder)/device.json claims to be device \(info.id); ignored")))
-            }
-            return (folder, .success(info))
-        }
+    /// Writes format.json for this format (deterministic bytes: two devices writing it at once agree).
+    public func writeFormat() throws(SyncFailure) {
+        let data = Data("{\"format\":\(RemoteLayout.format)}\n".utf8)
+        guard FileManager.default.contents(atPath: layout.formatFile) != data else { return }
+        try failing { try PrivateFiles.atomicWrite(data, to: layout.formatFile) }
     }
 
-    /// Batch file names of a device, in order.
-    public func batches(of device: String, in track: RemoteLayout.Track = .config) -> [String] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: layout.directory(device, track))) ?? []
-        return names.filter { RemoteLayout.sequence(of: $0, extension: track.fileExtension) != nil }.sorted()
+    /// Device folders on the remote (any name that could be a device id).
+    public func deviceFolders() -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: layout.devicesDirectory)) ?? []).filter(RemoteLayout.isValidDeviceID).sorted()
     }
 
-    func nextSequence(of device: String, in track: RemoteLayout.Track) -> Int {
-        (batches(of: device, in: track).compactMap { RemoteLayout.sequence(of: $0, extension: track.fileExtension) }.max() ?? 0) + 1
+    /// The entry numbers present in a device's folder, ascending.
+    public func entries(of device: String) -> [Int64] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: layout.deviceDirectory(device))) ?? [])
+            .compactMap(RemoteLayout.sequence).sorted()
     }
 
-    /// The bytes of one batch file, bounded; a symlink or special file is refused.
-    func readFile(device: String, in track: RemoteLayout.Track, name: String) throws(SyncFailure) -> [UInt8] {
-        let path = layout.directory(device, track) + "/" + name
-        let label = "devices/\(device)/\(track.rawValue)/\(name)"
+    /// Whether the remote holds any entry at all (then it belongs to a sync group).
+    public var hasEntries: Bool { deviceFolders().contains { !entries(of: $0).isEmpty } }
+
+    /// The bytes of one file, bounded; a symlink, a directory or a special file is refused.
+    func read(_ path: String, label: String, limit: Int) throws(SyncFailure) -> [UInt8] {
         var info = stat()
-        guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { throw SyncFailure("\(label): not a regular file") }
-        guard info.st_size <= RemoteLayout.maxBatchBytes else {
-            throw SyncFailure("\(label): larger than \(RemoteLayout.maxBatchBytes / 1024 / 1024) MiB")
+        guard lstat(path, &info) == 0 else { throw SyncFailure("\(label) is missing") }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { throw SyncFailure("\(label) is not a regular file") }
+        guard info.st_size <= limit else { throw SyncFailure("\(label) is larger than \(limit / 1024 / 1024) MiB") }
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        guard fd >= 0 else { throw SyncFailure("\(label) is unreadable") }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
+        var offset = 0
+        while offset < bytes.count {
+            let got = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if got < 0 && errno == EINTR { continue }
+            guard got > 0 else { break }
+            offset += got
         }
-        guard let data = FileManager.default.contents(atPath: path) else { throw SyncFailure("\(label): unreadable") }
-        return Array(data)
+        guard offset == bytes.count else { throw SyncFailure("\(label) changed while it was read") }
+        return bytes
     }
 
-    func writeFile(_ data: Data, device: String, in track: RemoteLayout.Track, name: String) throws(SyncFailure) {
-        do {
-            try PrivateFiles.ensureDirectory(layout.directory(device, track))
-            try PrivateFiles.atomicWrite(data, to: layout.directory(device, track) + "/" + name)
-        } catch {
+    public func readEntry(_ device: String, _ seq: Int64) throws(SyncFailure) -> [UInt8] {
+        try read(layout.entryPath(device, seq), label: "devices/\(device)/\(RemoteLayout.entryName(seq))", limit: RemoteLayout.maxEntryBytes)
+    }
+
+    /// Writes this device's entry `seq`; refuses to replace a file already there (an entry is written once).
+    public func writeEntry(_ device: String, _ seq: Int64, _ bytes: [UInt8]) throws(SyncFailure) {
+        let path = layout.entryPath(device, seq)
+        guard !FileManager.default.fileExists(atPath: path) else {
+            throw SyncFailure("devices/\(device)/\(RemoteLayout.entryName(seq)) already exists; an entry is never written twice")
+        }
+        try failing {
+            try PrivateFiles.ensureDirectory(layout.devicesDirectory)
+            try PrivateFiles.ensureDirectory(layout.deviceDirectory(device))
+            try PrivateFiles.atomicWrite(Data(bytes), to: path)
+        }
+    }
+
+    /// Removes one of this device's own files (compaction, or a file it did not write).
+    public func removeEntry(_ device: String, _ seq: Int64) {
+        try? FileManager.default.removeItem(atPath: layout.entryPath(device, seq))
+    }
+
+    // MARK: invites
+
+    public func readInviteBox(_ invite: UUID) throws(SyncFailure) -> [UInt8] {
+        try read(layout.inviteBox(invite), label: "invites/\(invite.lowerText).box", limit: RemoteLayout.maxInviteBytes)
+    }
+
+    public func hasInviteBox(_ invite: UUID) -> Bool { FileManager.default.fileExists(atPath: layout.inviteBox(invite)) }
+
+    public func writeInviteBox(_ invite: UUID, _ bytes: [UInt8]) throws(SyncFailure) {
+        try failing {
+            try PrivateFiles.ensureDirectory(layout.invitesDirectory)
+            try PrivateFiles.atomicWrite(Data(bytes), to: layout.inviteBox(invite))
+        }
+    }
+
+    /// The devices that left a claim on an invite, with the claim's bytes (unreadable claims are skipped).
+    public func claims(_ invite: UUID) -> [(device: String, bytes: [UInt8])] {
+        let prefix = invite.lowerText + "."
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: layout.invitesDirectory)) ?? []
+        return names.sorted().compactMap { name in
+            guard name.hasPrefix(prefix), name.hasSuffix(".claim") else { return nil }
+            let device = String(name.dropFirst(prefix.count).dropLast(6))
+            guard RemoteLayout.isValidDeviceID(device),
+                  let bytes = try? read(layout.claim(invite, device: device), label: "invites/\(name)", limit: RemoteLayout.maxInviteBytes)
+            else { return nil }
+            return (device, bytes)
+        }
+    }
+
+    public func writeClaim(_ invite: UUID, device: String, _ bytes: [UInt8]) throws(SyncFailure) {
+        try failing {
+            try PrivateFiles.ensureDirectory(layout.invitesDirectory)
+            try PrivateFiles.atomicWrite(Data(bytes), to: layout.claim(invite, device: device))
+        }
+    }
+
+    /// Removes an invite's box and every claim on it.
+    public func removeInvite(_ invite: UUID) {
+        try? FileManager.default.removeItem(atPath: layout.inviteBox(invite))
+        let prefix = invite.lowerText + "."
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: layout.invitesDirectory)) ?? [] where name.hasPrefix(prefix) {
+            try? FileManager.default.removeItem(atPath: layout.invitesDirectory + "/" + name)
+        }
+    }
+
+    // MARK: format 1
+
+    /// Removes every file format 1 wrote (plaintext records, device files, credential batches of every device),
+    /// which this version never reads. Returns how many files went.
+    public func removeFormatOneFiles() -> Int {
+        var removed = 0
+        let manager = FileManager.default
+        for device in (try? manager.contentsOfDirectory(atPath: layout.devicesDirectory)) ?? [] {
+            let folder = layout.deviceDirectory(device)
+            for name in RemoteLayout.formatOneNames {
+                let path = folder + "/" + name
+                var info = stat()
+                guard lstat(path, &info) == 0 else { continue }
+                if (info.st_mode & S_IFMT) == S_IFDIR {
+                    removed += ((try? manager.subpathsOfDirectory(atPath: path)) ?? []).filter { !isDirectory(path + "/" + $0) }.count
+                } else {
+                    removed += 1
+                }
+                try? manager.removeItem(atPath: path)
+            }
+            if ((try? manager.contentsOfDirectory(atPath: folder)) ?? ["?"]).isEmpty { try? manager.removeItem(atPath: folder) }
+        }
+        return removed
+    }
+
+    private func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    private func failing(_ body: () throws -> Void) throws(SyncFailure) {
+        do { try body() } catch {
             throw SyncFailure("cannot write to sync folder \(layout.root): \(error)", hint: "check free space and permissions")
         }
-    }
-
-    /// Reads one batch; every record must be stamped by the device whose folder holds it.
-    public func readBatch(device: String, name: String) throws(SyncFailure) -> [SyncRecord] {
-        let label = "devices/\(device)/config/\(name)"
-        let data = Data(try readFile(device: device, in: .config, name: name))
-        guard data.last == UInt8(ascii: "\n") else { throw SyncFailure("\(label): truncated (no final newline)") }
-        let decoder = ShelfJSON.decoder()
-        var records: [SyncRecord] = []
-        for (index, line) in data.split(separator: UInt8(ascii: "\n")).enumerated() {
-            let record: SyncRecord
-            do { record = try decoder.decode(SyncRecord.self, from: Data(line)) } catch {
-                throw SyncFailure("\(label): line \(index + 1) is not a valid record (\(Self.brief(error)))")
-            }
-            guard record.stamp.device == device else {
-                throw SyncFailure("\(label): line \(index + 1) claims device \(record.stamp.device); ignored")
-            }
-            records.append(record)
-        }
-        return records
-    }
-
-    static func brief(_ error: Error) -> String {
-        if case DecodingError.dataCorrupted(let context) = error { return context.debugDescription }
-        return "malformed JSON"
-    }
-
-    /// Writes this device's next batch; returns its name.
-    public func writeBatch(_ records: [SyncRecord], device: String) throws(SyncFailure) -> String {
-        let next = nextSequence(of: device, in: .config)
-        let name = RemoteLayout.batchName(next)
-        var data = Data()
-        let encoder = ShelfJSON.encoder()
-        do {
-            for record in records {
-                data.append(try encoder.encode(record))
-                data.append(UInt8(ascii: "\n"))
-            }
-            try PrivateFiles.atomicWrite(data, to: layout.configDirectory(device) + "/" + name)
-        } catch {
-            throw SyncFailure("cannot write to sync folder \(layout.root): \(error)", hint: "check free space and permissions")
-        }
-        return name
     }
 }

@@ -1,6 +1,7 @@
 // GitRemote: a sync remote that is a git repository, driven through the system `git` so the user's own auth
 // (ssh keys, credential helpers) just works. A working copy lives in the state directory; this device
-// commits only its own folder, so pull --rebase never conflicts; a rejected push is retried after a pull.
+// changes only its own files (its chain, its invites and claims; once, the old format's files), so pull --rebase
+// never conflicts; a rejected push is retried after a pull.
 import Foundation
 import ShelfSystem
 
@@ -86,9 +87,9 @@ public struct GitRemote: Sendable {
         return head.isEmpty ? "main" : head
     }
 
-    /// Commits this device's folder (and format.json) and pushes, pulling and retrying when rejected.
+    /// Commits what this run changed in the working copy and pushes, pulling and retrying when rejected.
     public func commitAndPush(device: String) throws(SyncFailure) {
-        _ = git(["add", "--", "format.json", "devices/\(device)"])
+        _ = git(["add", "-A", "--", "."])
         let staged = git(["diff", "--cached", "--quiet"])
         if staged.status != 0 {
             let commit = git(["-c", "user.name=sshelf", "-c", "user.email=sshelf@\(device)", "commit", "--quiet",

@@ -1,13 +1,15 @@
-// RemoteLayout: the shape of a sync remote. `format.json` at the top; each device writes only
-// `devices/<device-id>/` — `device.json` and immutable batch files `config/<seq>.jsonl` — so no sync tool or
-// git merge ever sees two writers of one file.
+// RemoteLayout: the shape of a sync remote (format 2). `format.json` at the top; each device writes only its own
+// chain, `devices/<device-id>/<seq>.entry`, every file once; invites live in `invites/` as sealed boxes (written by
+// the inviting device) and sealed claims (one per joining device). No name or plaintext header names a host.
 import Foundation
 
 public struct RemoteLayout: Sendable {
     /// The remote format this program writes and understands.
-    public static let format = 1
-    /// A batch larger than this is not read (a remote is not trusted to be small).
-    public static let maxBatchBytes = 64 * 1024 * 1024
+    public static let format = 2
+    /// An entry larger than this is not read (a remote is not trusted to be small).
+    public static let maxEntryBytes = 128 * 1024 * 1024
+    /// Invite boxes and claims are small; anything larger is not read.
+    public static let maxInviteBytes = 1024 * 1024
 
     public let root: String
 
@@ -15,42 +17,28 @@ public struct RemoteLayout: Sendable {
 
     public var formatFile: String { root + "/format.json" }
     public var devicesDirectory: String { root + "/devices" }
+    public var invitesDirectory: String { root + "/invites" }
     public func deviceDirectory(_ device: String) -> String { devicesDirectory + "/" + device }
-    public func deviceFile(_ device: String) -> String { deviceDirectory(device) + "/device.json" }
-    public func configDirectory(_ device: String) -> String { directory(device, .config) }
+    public func entryPath(_ device: String, _ seq: Int64) -> String { deviceDirectory(device) + "/" + RemoteLayout.entryName(seq) }
+    public func inviteBox(_ invite: UUID) -> String { invitesDirectory + "/\(invite.lowerText).box" }
+    public func claim(_ invite: UUID, device: String) -> String { invitesDirectory + "/\(invite.lowerText).\(device).claim" }
 
-    /// The two tracks each device writes: readable config records, and sealed credential batches.
-    public enum Track: String, Sendable {
-        case config, credentials
-        var fileExtension: String { self == .config ? "jsonl" : "box" }
-    }
+    /// Entry names sort in chain order: zero-padded sequence numbers.
+    public static func entryName(_ seq: Int64) -> String { String(format: "%010lld.entry", seq) }
 
-    public func directory(_ device: String, _ track: Track) -> String { deviceDirectory(device) + "/" + track.rawValue }
-
-    /// Batch names sort in write order: zero-padded sequence numbers.
-    public static func batchName(_ sequence: Int, extension ext: String = "jsonl") -> String {
-        String(format: "%08d.", sequence) + ext
-    }
-
-    public static func sequence(of name: String, extension ext: String = "jsonl") -> Int? {
-        guard name.hasSuffix("." + ext), !name.hasPrefix(".") else { return nil }
-        return Int(name.dropLast(ext.count + 1))
+    public static func sequence(of name: String) -> Int64? {
+        guard name.hasSuffix(".entry"), !name.hasPrefix("."), name.utf8.count == 16 else { return nil }
+        guard let seq = Int64(name.dropLast(6)), seq > 0 else { return nil }
+        return seq
     }
 
     /// A device id as it may appear in a path: a lower-case UUID, nothing that could climb out of the folder.
     public static func isValidDeviceID(_ text: String) -> Bool {
         text.count == 36 && UUID(uuidString: text) != nil && text == text.lowercased()
     }
-}
 
-public struct DeviceInfo: Codable, Sendable, Equatable {
-    public var id: String
-    public var name: String
-    public var format: Int
+    // MARK: format 1 (plaintext records: never read, only removed)
 
-    public init(id: String, name: String, format: Int = RemoteLayout.format) {
-        self.id = id
-        self.name = name
-        self.format = format
-    }
+    /// Files and folders that format 1 wrote inside a device folder.
+    static let formatOneNames: Set<String> = ["device.json", "config", "credentials"]
 }

@@ -1,71 +1,253 @@
-// SyncEngine: one sync run over a folder layout — pull every other device's unseen batches and merge them by
-// last-writer-wins, then push this device's new changes as one immutable batch. Bad remote files are
-// skipped with a reason; nothing local is ever lost because of them.
+// SyncEngine: one sync run over a folder layout. Check the remote; read every other device's chain (verify, then
+// merge field by field); settle this device's membership (enrolled, waiting for its enrollment, revoked); serve its
+// invites, carry out a revocation it was asked for, pick the group key to seal under; run the credential track;
+// then write this device's next entry (a delta, or a snapshot) and remove what format 1 left on the remote.
+// A bad remote file is refused with a reason naming its device; nothing local is ever lost because of it.
 import Foundation
 import ShelfCore
 import ShelfStore
+import ShelfVault
 
 public struct SyncEngine {
     public let store: Store
     public let remote: FolderRemote
+    public let vault: Vault
     public let deviceName: String
-    public let credentials: CredentialSync?
+    public let now: Date
+    /// A device to revoke in this run (`sshelf sync revoke`), after the other chains were read.
+    public var revoke: UUID?
 
-    public init(store: Store, remote: FolderRemote, deviceName: String, credentials: CredentialSync? = nil) {
+    public init(store: Store, remote: FolderRemote, vault: Vault, deviceName: String, now: Date = Date(), revoke: UUID? = nil) {
         self.store = store
         self.remote = remote
+        self.vault = vault
         self.deviceName = deviceName
-        self.credentials = credentials
+        self.now = now
+        self.revoke = revoke
     }
 
-    /// Runs pull then push of the config track, then the credential track when it is on. Throws SyncFailure
-    /// when the remote cannot be used, or the credential track cannot run (the config track has synced then).
+    static let notEnrolled = SyncFailure(
+        "this device is not enrolled in the sync group on this remote",
+        hint: "run 'sshelf sync invite' on an enrolled device, then 'sshelf sync join' here")
+
+    /// Throws when the remote cannot be used at all; every other problem is in the report.
     public func run(report: inout SyncReport) throws {
-        try remote.check()
-        let device = try store.deviceID
-        try remote.prepare(device: DeviceInfo(id: device, name: deviceName))
-        try pull(device: device, report: &report)
-        try push(device: device, report: &report)
-        if let credentials {
-            report.credentials = true
-            try credentials.run(remote: remote, store: store, device: device, report: &report)
-        }
-    }
+        let format = try remote.check()
+        report.credentials = try SyncSettings.credentialsEnabled(store)
+        let session = try open(format: format, report: &report)
+        let chains = PeerChains(session: session, remote: remote)
 
-    func pull(device: String, report: inout SyncReport) throws {
-        for (folder, info) in remote.otherDevices(except: device) {
-            if case .failure(let failure) = info {
+        // Other devices' chains, until nothing moves (a key or an addition in one chain can unlock another).
+        // A chain that stopped is read again once the roster grew: the certificate it lacked may have come since.
+        var stops: [String: (stop: PeerChains.Stop, roster: Int)] = [:]
+        var moved = true
+        var passes = 0
+        while moved && passes < 8 {
+            moved = false
+            passes += 1
+            for folder in remote.deviceFolders() where folder != session.meText {
+                if let stopped = stops[folder], stopped.roster == session.certificates.count { continue }
+                let outcome = try chains.process(folder) { try taint(session, report: &report) }
+                report.pulled += outcome.applied
+                report.skipped += outcome.notes
+                if outcome.entries > 0 { moved = true }
+                stops[folder] = outcome.stop.map { ($0, session.certificates.count) }
+            }
+            if stops.values.contains(where: { $0.roster != session.certificates.count }) { moved = true }
+        }
+        for (folder, stopped) in stops.sorted(by: { $0.key < $1.key }) {
+            switch stopped.stop {
+            case .problem(let failure) where UUID(uuidString: folder).map({ session.roster.revoked[$0] != nil }) == true:
+                // What the remote does to a revoked device's chain stops nothing: what counted of it is relayed by
+                // the devices that remain.
                 report.skipped.append(failure.reason)
-                continue
+            case .problem(let failure): report.fail(failure)
+            case .note(let text): report.skipped.append(text)
+            case .waiting(_, let seq):
+                if session.roster.revoked[session.me] == nil {
+                    report.skipped.append("cannot read \(chains.label(UUID(uuidString: folder) ?? session.me))'s entries from \(seq) on yet: this device has not received their group key")
+                }
             }
-            for batch in remote.batches(of: folder) where try !store.hasSeen(device: folder, batch: batch) {
-                let records: [SyncRecord]
-                do { records = try remote.readBatch(device: folder, name: batch) } catch {
-                    // Not marked seen: a file still being copied in by a sync tool is read next time.
-                    report.skipped.append(error.reason)
-                    continue
-                }
-                try store.write { store in
-                    for record in records {
-                        switch try store.apply(record) {
-                        case .applied: report.pulled += 1
-                        case .kept: break
-                        case .skipped(let why): report.skipped.append("devices/\(folder)/config/\(batch): \(why)")
-                        }
-                    }
-                    try store.markSeen(device: folder, batch: batch)
-                }
+        }
+        defer { report.conflicts = (try? store.unseenConflictCount()) ?? 0 }
+        // Digests of entries before a device's last snapshot are needed no more (but the one holding its credentials is).
+        try store.write { store in
+            for peer in try store.peers() where peer.device != session.meText && peer.snapshot > 0 {
+                try store.forgetEntries(device: peer.device, before: peer.credentials > 0 ? min(peer.snapshot, peer.credentials) : peer.snapshot)
+            }
+        }
+
+        // Membership.
+        if let revocation = session.roster.revoked[session.me] {
+            report.membership = "revoked"
+            let date = ISO8601.format(Date(timeIntervalSince1970: Double(revocation.at) / 1000)).prefix(10)
+            report.fail(SyncFailure("revoked by \(session.roster.name(of: revocation.by)) on \(date)",
+                                    hint: "this device no longer syncs with the group; its local data stays"))
+            return
+        }
+        if !session.roster.isActive(session.me) {
+            report.membership = "waiting"
+            guard let joining = try GroupState.Joining.load(store) else {
+                report.fail(SyncEngine.notEnrolled)
+                return
+            }
+            if let waiting = try Enrollment(session: session, remote: remote).awaitEnrollment(joining) {
+                report.fail(waiting)
+                return
+            }
+        }
+        report.membership = "member"
+        if let target = revoke { try revokeDevice(target, session, report: &report) }
+        try taint(session, report: &report)
+
+        let enrollment = Enrollment(session: session, remote: remote)
+        let finished = try enrollment.serve(credentials: report.credentials, report: &report)
+        try remote.writeFormat()
+
+        var credentialFailure: SyncFailure?
+        var ownSet: (plaintext: SecretBytes, count: Int)?
+        if report.credentials {
+            do { ownSet = try credentialTrack(session, report: &report) } catch let failure as SyncFailure { credentialFailure = failure }
+        } else if try store.peers().contains(where: { $0.device != session.meText && $0.credentials > 0 }) {
+            report.notice = "credentials not joined on this device"
+        }
+
+        switch try Epochs(session: session).prepare() {
+        case .waiting(let epoch):
+            report.skipped.append("waiting for the new group key from \(session.roster.name(of: epoch.creator)); nothing is sent until it arrives")
+        case .write(let epoch, let key):
+            try publish(session, epoch: epoch, key: key, ownSet: ownSet, migrating: format == 1, fresh: format == 0, report: &report)
+        }
+        for id in finished { enrollment.remove(id) }
+
+        let removed = remote.removeFormatOneFiles()
+        if removed > 0 {
+            report.warnings.append("removed \(removed) plaintext file\(removed == 1 ? "" : "s") of the old sync format (1) from the remote")
+            report.removedFormatOne = removed
+        }
+        if let credentialFailure { report.fail(credentialFailure) }
+    }
+
+    // MARK: steps
+
+    /// The session for this run: the device's group, founded here when the remote has none yet.
+    func open(format: Int, report: inout SyncReport) throws -> SyncSession {
+        guard let me = UUID(uuidString: try store.deviceID) else { throw SyncFailure("this store has no device id") }
+        let keys: SyncCrypto.DeviceKeys
+        do { keys = try vault.deviceKeys(class: SyncSession.keyClass) } catch { throw SyncSession.failure(error) }
+        if let state = try GroupState.load(store) {
+            return try SyncSession(store: store, vault: vault, keys: keys, me: me, deviceName: deviceName, now: now, state: state)
+        }
+        // A remote that already holds a group: this device must be invited into it.
+        if format != 1 && remote.hasEntries {
+            report.membership = "waiting"
+            throw SyncEngine.notEnrolled
+        }
+        let group = UUID()
+        let secret = SyncCrypto.randomKey()
+        do { try vault.saveGroupSecret(secret, group: group, class: SyncSession.keyClass) } catch { throw SyncSession.failure(error) }
+        let genesis = Certificate(group: group, signer: me, time: HybridLogicalClock.milliseconds(now),
+                                  body: .genesis(name: deviceName, signingKey: keys.signingPublicKey), keys: keys)
+        let state = GroupState(group: group, anchor: genesis.digest)
+        try store.write { store in try state.save(store) }
+        let session = try SyncSession(store: store, vault: vault, keys: keys, me: me, deviceName: deviceName, now: now, state: state)
+        _ = try store.write { _ in try session.keep([genesis], mine: true) }
+        report.events.append(format == 1 ? "moved the remote to the trusted format (2) and created the sync group"
+                                         : "created the sync group")
+        return session
+    }
+
+    /// Marks values from revoked devices after their revocation points (once per revocation and point).
+    func taint(_ session: SyncSession, report: inout SyncReport) throws {
+        for (device, revocation) in session.roster.revoked.sorted(by: { $0.key.lowerText < $1.key.lowerText }) {
+            let key = "sync.taint." + device.lowerText
+            guard try store.setting(key) != String(revocation.upTo) else { continue }
+            let changed = try store.write { store -> Int in
+                let changed = try store.taint(device: device.lowerText, upTo: revocation.upTo, at: now)
+                try store.setSetting(key, String(revocation.upTo))
+                return changed
+            }
+            if changed > 0 {
+                report.warnings.append("\(changed) record\(changed == 1 ? "" : "s") held values from \(session.roster.name(of: device)) written after its revocation; they wait for values from other devices ('sshelf sync conflicts')")
             }
         }
     }
 
-    func push(device: String, report: inout SyncReport) throws {
-        try store.write { store in
-            let changes = try store.localChanges(after: try SyncSettings.exportedWatermark(store))
-            guard let last = changes.last else { return }
-            _ = try remote.writeBatch(changes, device: device)
-            try SyncSettings.setExportedWatermark(last.stamp, store)
-            report.pushed += changes.count
+    func revokeDevice(_ target: UUID, _ session: SyncSession, report: inout SyncReport) throws {
+        let roster = session.roster
+        guard target != session.me else {
+            throw SyncFailure("a device cannot revoke itself", hint: "revoke it from another enrolled device")
         }
+        guard roster.enrolled[target] != nil else { throw SyncFailure("device \(target.lowerText.prefix(8)) is not enrolled in this group") }
+        guard roster.revoked[target] == nil else {
+            report.events.append("\(roster.name(of: target)) was already revoked")
+            return
+        }
+        let peer = try store.peer(target.lowerText)
+        let kept = session.certificates.filter { $0.signer == target && roster.accepted.contains($0.digest) }.map(\.digest)
+        // Nothing verified of it yet: all of its entries are refused (the digest then names no entry).
+        let digest = [UInt8](hex: peer.headDigest).flatMap { $0.count == SyncCrypto.digestLength ? $0 : nil } ?? EntryHeader.noPrevious
+        _ = try session.issue(.revoke(device: target, upTo: UInt64(peer.head), upToDigest: digest, kept: kept))
+        report.events.append("revoked \(roster.name(of: target)): its entries after \(peer.head) are refused, and the group key is replaced")
+    }
+
+    /// The credential track: the flagless migration pass, deletions, other devices' sets, and this device's set.
+    func credentialTrack(_ session: SyncSession, report: inout SyncReport) throws -> (plaintext: SecretBytes, count: Int)? {
+        let credentials = CredentialSync(vault: vault)
+        report.migrated = try credentials.migrate()
+        try credentials.recordDeletions(store: store, now: now)
+        for var peer in try store.peers() where peer.device != session.meText && peer.credentials > peer.credentialsApplied {
+            guard let set = try credentialSet(of: peer, session, report: &report) else { continue }
+            report.credentialsReceived += try credentials.apply(set, store: store, from: peer.device, local: session.meText)
+            peer.credentialsApplied = peer.credentials
+            try store.write { try $0.savePeer(peer) }
+        }
+        return try credentials.currentSet(store: store, report: &report)
+    }
+
+    /// The credential set in a peer's entry this device verified earlier (read again: the vault may have been locked
+    /// then). Nil, with a note, when the entry is gone or not the one verified.
+    func credentialSet(of peer: PeerState, _ session: SyncSession, report: inout SyncReport) throws -> SecretBytes? {
+        guard let digest = try store.entryDigest(device: peer.device, seq: peer.credentials),
+              let bytes = try? remote.readEntry(peer.device, peer.credentials), SyncCrypto.digest(bytes).hex == digest,
+              let entry = try? Entry(parsing: bytes, limit: RemoteLayout.maxEntryBytes), let key = try session.epochKey(entry.header.epoch),
+              let plaintext = entry.openContent(SyncKeys.content(key)),
+              let content = try? EntryContent.decode(plaintext, limit: RemoteLayout.maxEntryBytes), let set = content.credentials
+        else {
+            report.skipped.append("the credentials in entry \(peer.credentials) of device \(peer.device.prefix(8)) are no longer on the remote; its next snapshot brings them")
+            return nil
+        }
+        return set
+    }
+
+    /// Writes this device's next entry when it has anything to say.
+    func publish(_ session: SyncSession, epoch: UUID, key: SecretBytes, ownSet: (plaintext: SecretBytes, count: Int)?, migrating: Bool,
+                 fresh: Bool, report: inout SyncReport) throws {
+        let own = OwnChain(session: session, remote: remote)
+        let heal = try own.check(report: &report, fresh: fresh)
+        let snapshot = try heal || migrating || own.needsSnapshot(epoch: epoch)
+        let pending = try session.unpublished()
+        var certificates = snapshot ? session.certificates : pending + session.revocationCertificates
+        var seen: Set<[UInt8]> = []
+        certificates = certificates.filter { seen.insert($0.digest).inserted }.sorted { $0.digest.lexicographicallyPrecedes($1.digest) }
+        let (records, refused) = snapshot ? try store.allRecords() : try store.outboxRecords()
+        report.skipped += refused.map { "not sent: \($0)" }
+        var credentials: SecretBytes?
+        var credentialDigest: String?
+        if let ownSet {
+            credentialDigest = SyncCrypto.keyedDigest(ownSet.plaintext, key: SyncKeys.credentialDigest(try session.groupSecret())).hex
+            let lastSent = try store.setting("sync.credentials.digest")
+            if snapshot || credentialDigest != lastSent { credentials = ownSet.plaintext }
+        }
+        guard snapshot || !records.isEmpty || !pending.isEmpty || credentials != nil else { return }
+        let sent = records.map { ($0.kind, $0.id, $0.clock.latest) }
+        let changes = snapshot ? try store.outboxCount() : records.count
+        try own.publish(certificates: certificates, content: EntryContent(records: records, credentials: credentials), snapshot: snapshot,
+                        epoch: epoch, epochKey: key) { store, _ in
+            try store.clearOutbox(sent: sent)
+            if credentials != nil, let credentialDigest { try store.setSetting("sync.credentials.digest", credentialDigest) }
+        }
+        report.pushed += changes
+        if credentials != nil { report.credentialsSent = ownSet?.count ?? 0 }
     }
 }

@@ -1,18 +1,42 @@
-// SyncRunner: one complete sync for this device — read the settings, run the transport and the engine, and
-// save the resulting report (synced, or local fallback with the real reason). Never throws: a broken remote
-// is a status, not a crash.
+// SyncRunner: one complete sync for this device — read the settings, run the transport and the engine, and save
+// the resulting report (synced, or local fallback with the real reason). Never throws: a broken remote or vault is
+// a status, not a crash. Also the transport around `sync join`.
 import Foundation
 import ShelfCore
 import ShelfStore
 import ShelfSystem
+import ShelfVault
 
 public enum SyncRunner {
     public static func statusFile(_ locations: DataLocations) -> String { locations.stateDirectory + "/sync-status.json" }
 
     public static func gitWorkingCopy(_ locations: DataLocations) -> String { locations.syncWorkingCopy + "/git" }
 
-    public static func run(store: Store, locations: DataLocations, deviceName: String, credentials: CredentialSync? = nil,
-                           now: Date = Date()) -> SyncReport {
+    /// The warning a run that removed format-1 files from a git remote gives: git keeps them in its history.
+    static let gitHistoryWarning = """
+        the git history still holds the old plaintext records: rewrite it (git filter-repo --invert-paths \
+        --path-glob 'devices/*/config/*' --path-glob 'devices/*/device.json' --path-glob 'devices/*/credentials/*', \
+        then force-push) or create a new repository and point every device at it ('sshelf sync enable --git NEW-URL')
+        """
+
+    public static func run(store: Store, locations: DataLocations, deviceName: String, vault: Result<Vault, VaultError>,
+                           revoke: UUID? = nil, now: Date = Date()) -> SyncReport {
+        withRunLock(locations) { runLocked(store: store, locations: locations, deviceName: deviceName, vault: vault, revoke: revoke, now: now) }
+    }
+
+    /// One run at a time per device (a CLI `sync now` while the TUI syncs in the background waits for it): two
+    /// runs at once would give two entries one number.
+    static func withRunLock<T>(_ locations: DataLocations, _ body: () throws -> T) rethrows -> T {
+        try? PrivateFiles.ensureDirectory(locations.stateDirectory)
+        let fd = open(locations.stateDirectory + "/sync.lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, PrivateFiles.fileMode)
+        guard fd >= 0 else { return try body() }
+        defer { close(fd) }
+        while flock(fd, LOCK_EX) != 0 && errno == EINTR {}
+        return try body()
+    }
+
+    static func runLocked(store: Store, locations: DataLocations, deviceName: String, vault: Result<Vault, VaultError>,
+                          revoke: UUID?, now: Date) -> SyncReport {
         var report: SyncReport
         do {
             guard let settings = try SyncSettings.load(from: store) else {
@@ -24,31 +48,59 @@ public enum SyncRunner {
             report.transport = settings.transport.rawValue
             report.location = settings.location
             do {
-                switch settings.transport {
-                case .folder:
-                    try SyncEngine(store: store, remote: FolderRemote(path: settings.location), deviceName: deviceName,
-                                   credentials: credentials).run(report: &report)
-                case .git:
-                    let git = GitRemote(url: settings.location, workingCopy: gitWorkingCopy(locations))
-                    try git.pull()
-                    // Commit and push what the config track wrote even when the credential track then fails.
-                    var failure: Error?
-                    do {
-                        try SyncEngine(store: store, remote: FolderRemote(path: git.workingCopy), deviceName: deviceName,
-                                       credentials: credentials).run(report: &report)
-                    } catch { failure = error }
-                    try git.commitAndPush(device: try store.deviceID)
-                    if let failure { throw failure }
+                let opened: Vault
+                switch vault {
+                case .success(let value): opened = value
+                case .failure(let error): throw SyncSession.failure(error)
                 }
+                try withRemote(settings, store: store, locations: locations) { remote in
+                    try SyncEngine(store: store, remote: remote, vault: opened, deviceName: deviceName, now: now, revoke: revoke)
+                        .run(report: &report)
+                }
+                if report.removedFormatOne > 0 && settings.transport == .git { report.warnings.append(gitHistoryWarning) }
             } catch let failure as SyncFailure {
-                report.state = .localFallback
-                report.reason = failure.reason
+                report.fail(failure)
             }
         } catch {
             report = SyncReport(state: .localFallback, at: now, reason: "local store error during sync: \(error)")
         }
         save(report, locations)
         return report
+    }
+
+    /// Runs `body` on the remote's folder: the folder itself, or a git working copy pulled before and committed and
+    /// pushed after (even when `body` failed part-way, so what it wrote is not left behind).
+    static func withRemote(_ settings: SyncSettings, store: Store, locations: DataLocations, _ body: (FolderRemote) throws -> Void) throws {
+        switch settings.transport {
+        case .folder:
+            try body(FolderRemote(path: settings.location))
+        case .git:
+            let git = GitRemote(url: settings.location, workingCopy: gitWorkingCopy(locations))
+            try git.pull()
+            var failure: Error?
+            do { try body(FolderRemote(path: git.workingCopy)) } catch { failure = error }
+            try git.commitAndPush(device: try store.deviceID)
+            if let failure { throw failure }
+        }
+    }
+
+    /// `sync join`: opens the invite on the remote and leaves this device's claim (pushed at once for git).
+    public static func join(code: InviteCode, store: Store, locations: DataLocations, deviceName: String, vault: Vault,
+                            now: Date = Date()) throws -> Join.Result {
+        guard let settings = try SyncSettings.load(from: store) else { throw SyncFailure("sync is off on this device") }
+        var result: Join.Result?
+        try withRunLock(locations) {
+            try withRemote(settings, store: store, locations: locations) { remote in
+                result = try Join.run(code: code, store: store, vault: vault, remote: remote, deviceName: deviceName, now: now)
+            }
+        }
+        guard let result else { throw SyncFailure("the invite could not be read") }
+        return result
+    }
+
+    /// The folder to read the remote from without syncing (`sync devices`): the folder, or the git working copy.
+    public static func localFolder(_ settings: SyncSettings, _ locations: DataLocations) -> FolderRemote {
+        FolderRemote(path: settings.transport == .folder ? settings.location : gitWorkingCopy(locations))
     }
 
     static func save(_ report: SyncReport, _ locations: DataLocations) {

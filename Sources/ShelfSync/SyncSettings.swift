@@ -1,5 +1,5 @@
-// SyncSettings: this device's sync configuration (kept in the store's device-local settings, never synced):
-// which transport, where, and how far this device's changes have been exported.
+// SyncSettings: this device's sync configuration (kept in the store's device-local settings, never synced): which
+// transport, where, and whether the credential track is on. The group this device belongs to is GroupState's.
 import Foundation
 import ShelfCore
 import ShelfStore
@@ -22,18 +22,23 @@ public struct SyncSettings: Sendable, Equatable {
         return SyncSettings(transport: transport, location: location)
     }
 
-    /// Saves the settings and forgets the export watermark, so the whole local state goes to the new remote.
+    /// Saves the settings. Pointed at another remote, this device forgets how far it had verified the other devices'
+    /// chains there (a new remote starts empty; that is the user's doing, not a rollback) and keeps its own numbering.
     public func save(to store: Store) throws {
         try store.write { store in
+            if let previous = try SyncSettings.load(from: store), previous != self {
+                try store.resetPeers(except: try store.deviceID)
+            }
             try store.setSetting("sync.transport", transport.rawValue)
             try store.setSetting("sync.location", location)
-            try store.setSetting("sync.exported", nil)
         }
     }
 
+    /// Stops syncing. The group, the roster and what was verified stay, so turning sync on again with the same
+    /// remote carries on where it stopped.
     public static func clear(from store: Store) throws {
         try store.write { store in
-            for key in ["sync.transport", "sync.location", "sync.exported", "sync.credentials", "sync.credentials.digest"] {
+            for key in ["sync.transport", "sync.location", "sync.credentials", "sync.credentials.digest"] {
                 try store.setSetting(key, nil)
             }
         }
@@ -49,19 +54,6 @@ public struct SyncSettings: Sendable, Equatable {
         }
     }
 
-    /// Local changes made since the last run sent this device's batch.
-    public static func pendingUp(_ store: Store) throws -> Int {
-        try store.localChangeCount(after: try exportedWatermark(store))
-    }
-
-    static func exportedWatermark(_ store: Store) throws -> ClockStamp? {
-        guard let text = try store.setting("sync.exported") else { return nil }
-        let parts = text.split(separator: ".")
-        guard parts.count == 2, let wall = Int64(parts[0]), let counter = Int(parts[1]) else { return nil }
-        return ClockStamp(wall: wall, counter: counter, device: try store.deviceID)
-    }
-
-    static func setExportedWatermark(_ stamp: ClockStamp, _ store: Store) throws {
-        try store.setSetting("sync.exported", "\(stamp.wall).\(stamp.counter)")
-    }
+    /// Local changes not sent yet.
+    public static func pendingUp(_ store: Store) throws -> Int { try store.outboxCount() }
 }

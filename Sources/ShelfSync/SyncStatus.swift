@@ -1,4 +1,4 @@
-// SyncStatus: what the status line says about sync. The sync issue fills in the engine; until then it is off.
+// SyncStatus: what the status line says about sync: off, syncing, synced, or local fallback with the real reason.
 import Foundation
 
 public enum SyncStatus: Sendable, Equatable {

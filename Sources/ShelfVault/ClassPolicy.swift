@@ -18,6 +18,10 @@ public enum ItemFamily: String, Sendable, CaseIterable, Codable {
     case identityPrivateKey = "identity.privkey"
     case identityPassphrase = "identity.passphrase"
     case syncKey = "sync.key"
+    case syncSigningKey = "sync.signing"
+    case syncGroupKey = "sync.group"
+    case syncEpochKey = "sync.epoch"
+    case syncInvite = "sync.invite"
     case logKey = "log.key"
 
     public init?(_ key: ReferenceKey) {
@@ -45,6 +49,16 @@ public enum ClassPolicy {
         Row(family: .identityPassphrase, moment: .unattended, accessibility: .afterFirstUnlockThisDeviceOnly),
         Row(family: .syncKey, moment: .unattended, accessibility: .afterFirstUnlockThisDeviceOnly),
         Row(family: .syncKey, moment: .interactive, accessibility: .afterFirstUnlockThisDeviceOnly),
+        // Sync's own keys are read by background sync, when nobody is there to type a passphrase, and never
+        // leave the device as vault items (group keys travel only sealed to an enrolled device's key).
+        Row(family: .syncSigningKey, moment: .unattended, accessibility: .afterFirstUnlockThisDeviceOnly),
+        Row(family: .syncSigningKey, moment: .interactive, accessibility: .afterFirstUnlockThisDeviceOnly),
+        Row(family: .syncGroupKey, moment: .unattended, accessibility: .afterFirstUnlockThisDeviceOnly),
+        Row(family: .syncGroupKey, moment: .interactive, accessibility: .afterFirstUnlockThisDeviceOnly),
+        Row(family: .syncEpochKey, moment: .unattended, accessibility: .afterFirstUnlockThisDeviceOnly),
+        Row(family: .syncEpochKey, moment: .interactive, accessibility: .afterFirstUnlockThisDeviceOnly),
+        Row(family: .syncInvite, moment: .unattended, accessibility: .afterFirstUnlockThisDeviceOnly),
+        Row(family: .syncInvite, moment: .interactive, accessibility: .afterFirstUnlockThisDeviceOnly),
         // The release log is written by every process that releases a credential, the agent included.
         Row(family: .logKey, moment: .unattended, accessibility: .afterFirstUnlockThisDeviceOnly),
         Row(family: .logKey, moment: .interactive, accessibility: .afterFirstUnlockThisDeviceOnly),

@@ -36,6 +36,10 @@ public struct ReleaseEntry: Codable, Sendable, Equatable {
         case .passphrase: "key passphrase"
         case .remember: "remember setting"
         case .key: reference.owner == .sync ? "sync key" : "log key"
+        case .signing: "sync signing key"
+        case .group: "sync group secret"
+        case .epoch: "sync group key"
+        case .invite: "sync invite secret"
         }
     }
 

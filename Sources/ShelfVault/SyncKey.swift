@@ -1,6 +1,6 @@
-// SyncKey: the 32-byte key the credential track is sealed under — made on the first device, carried to the
-// others as a join code (base32 with a checksum, in groups of five for reading aloud), and used to seal and
-// open credential batches (XChaCha20-Poly1305). The remote never sees it. Stored as `sync.key`.
+// SyncKey: codes typed from one device into another — base32 with a checksum, in groups of five for reading aloud
+// (0, 1, 8 and 9 never appear) — and the format-1 sync key's join code, which is only recognised now so that
+// `sync join` can say it belongs to an older sshelf (see InviteCode for what replaced it).
 import CSodium
 import Foundation
 
@@ -12,9 +12,17 @@ public enum SyncKey {
 
     public static func generate() -> SecretBytes { Sodium.randomKey() }
 
-    /// The join code for a key: 58 base32 characters in groups of five.
-    public static func joinCode(for key: SecretBytes) -> String {
-        let payload = SecretBytes.joined([key, SecretBytes(checksum(key))])
+    /// How many code characters a payload of `bytes` bytes takes.
+    static func symbols(forBytes bytes: Int) -> Int { (bytes * 8 + 4) / 5 }
+
+    /// A format-1 join code's length, without dashes.
+    public static var joinCodeSymbols: Int { symbols(forBytes: length + checksumLength) }
+
+    /// The characters of a typed code without spaces and dashes, upper-cased.
+    static func symbols(of text: String) -> [Character] { Array(text.uppercased().filter { !$0.isWhitespace && $0 != "-" }) }
+
+    /// Base32 in groups of five.
+    static func encode(_ payload: SecretBytes) -> String {
         var characters: [Character] = []
         payload.withUnsafeBytes { bytes in
             var buffer = 0, bits = 0
@@ -33,16 +41,9 @@ public enum SyncKey {
             .map { String(characters[$0..<min($0 + 5, characters.count)]) }.joined(separator: "-")
     }
 
-    /// The key in a join code. Spaces, dashes and case do not matter; a wrong character or a swapped pair
-    /// fails the checksum and nothing is returned.
-    public static func parse(joinCode text: String) throws(VaultError) -> SecretBytes {
-        let symbols = text.uppercased().filter { !$0.isWhitespace && $0 != "-" }
-        let expected = ((length + checksumLength) * 8 + 4) / 5
-        guard symbols.count == expected else {
-            throw VaultError(.invalid, "the join code has \(symbols.count) characters; a join code has \(expected)",
-                             hint: "copy it again from 'sshelf sync enable' on your first device")
-        }
-        let payload = SecretBytes(count: length + checksumLength)
+    /// The `count` bytes in a code's symbols, into guarded memory; nil when a character is not in the alphabet.
+    static func decode(_ symbols: [Character], count: Int) -> SecretBytes? {
+        let payload = SecretBytes(count: count)
         var ok = true
         payload.withUnsafeMutableBytes { out in
             var buffer = 0, bits = 0, index = 0
@@ -58,46 +59,42 @@ public enum SyncKey {
                 buffer &= (1 << bits) - 1
             }
         }
-        guard ok else { throw VaultError(.invalid, "the join code contains a character that is not in it (0, 1, 8 and 9 never are)") }
+        return ok ? payload : nil
+    }
+
+    /// The join code for a key: 58 base32 characters in groups of five.
+    public static func joinCode(for key: SecretBytes) -> String {
+        encode(SecretBytes.joined([key, SecretBytes(checksum(key, label: "sshelf-join-code", length: checksumLength))]))
+    }
+
+    /// The key in a format-1 join code. Spaces, dashes and case do not matter; a wrong character or a swapped pair
+    /// fails the checksum and nothing is returned.
+    public static func parse(joinCode text: String) throws(VaultError) -> SecretBytes {
+        let symbols = symbols(of: text)
+        let expected = joinCodeSymbols
+        guard symbols.count == expected else {
+            throw VaultError(.invalid, "the join code has \(symbols.count) characters; a join code has \(expected)",
+                             hint: "copy it again from 'sshelf sync enable' on your first device")
+        }
+        guard let payload = decode(symbols, count: length + checksumLength) else {
+            throw VaultError(.invalid, "the join code contains a character that is not in it (0, 1, 8 and 9 never are)")
+        }
         let key = payload.prefix(length)
         let given = payload.withUnsafeBytes { Array($0[length...]) }
-        guard given == checksum(key) else {
+        guard given == checksum(key, label: "sshelf-join-code", length: checksumLength) else {
             throw VaultError(.invalid, "the join code is wrong (its checksum does not match)",
                              hint: "check it character by character; nothing was written")
         }
         return key
     }
 
-    static func checksum(_ key: SecretBytes) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: checksumLength)
-        // Domain-separated from every other use of the key: BLAKE2b over a label and the key.
-        let input = SecretBytes.joined([SecretBytes(Array("sshelf-join-code".utf8)), key])
+    /// A short BLAKE2b checksum of `data`, domain-separated by `label` from every other use of it.
+    static func checksum(_ data: SecretBytes, label: String, length: Int) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: length)
+        let input = SecretBytes.joined([SecretBytes(Array(label.utf8)), data])
         input.withBytes { bytes, count in
-            _ = crypto_generichash(&out, checksumLength, bytes, UInt64(count), nil, 0)
+            _ = crypto_generichash(&out, length, bytes, UInt64(count), nil, 0)
         }
         return out
-    }
-
-    /// Seals a credential batch: nonce ‖ ciphertext ‖ tag.
-    public static func seal(_ plaintext: SecretBytes, key: SecretBytes, associatedData: [UInt8]) -> [UInt8] {
-        Sodium.seal(plaintext, key: key, associatedData: associatedData)
-    }
-
-    /// Opens a credential batch; nil when tampered, truncated, sealed under another key or for another place.
-    public static func open(_ sealed: [UInt8], key: SecretBytes, associatedData: [UInt8]) -> SecretBytes? {
-        guard key.count == length else { return nil }
-        return Sodium.open(sealed, key: key, associatedData: associatedData)
-    }
-
-    /// A keyed digest (BLAKE2b under the sync key): tells whether the credentials changed since the last upload
-    /// without keeping anything that reveals them.
-    public static func digest(_ data: SecretBytes, key: SecretBytes) -> String {
-        var out = [UInt8](repeating: 0, count: 32)
-        data.withBytes { bytes, count in
-            key.withBytes { keyBytes, keyCount in
-                _ = crypto_generichash(&out, 32, bytes, UInt64(count), keyBytes, keyCount)
-            }
-        }
-        return out.map { String(format: "%02x", $0) }.joined()
     }
 }

@@ -1,33 +1,88 @@
-// Sync commands through the real binary: enable, status (text and JSON, with the fallback reason), now,
-// devices, disable.
+// Sync commands through the real binary: enable (the first device creates the group), invite and join (the code on
+// a descriptor, never argv; mistakes and old join codes refused with nothing written), status (text and JSON, the
+// real reason), devices, revoke, conflicts, disable, a passphrase-protected vault, and the "not yet synced" hint
+// naming the fix for this device.
 import Foundation
 import TestSupport
 import XCTest
 
+/// A device for CLI sync tests: its own home, no kernel keyring, fast key stretching.
+func syncHome() -> TempHome {
+    let home = TempHome()
+    home.extraEnvironment = ["SSHELF_VAULT_NO_KEYRING": "1", "SSHELF_TEST_WEAK_KDF": "1"]
+    return home
+}
+
+func syncRemote(_ name: String) throws -> String {
+    let path = (ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp") + "/sshelf-\(name)-\(UUID().uuidString.prefix(8))"
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+}
+
+/// The invite code `sync invite` printed (the indented line).
+func inviteCode(_ result: CLIResult) throws -> String {
+    try XCTUnwrap(result.stdout.split(separator: "\n").first { $0.hasPrefix("    ") }).trimmingCharacters(in: .whitespaces)
+}
+
+/// Enrolls `joiner` into `inviter`'s group through the CLI.
+func enroll(_ joiner: TempHome, by inviter: TempHome, file: StaticString = #filePath, line: UInt = #line) throws {
+    let invite = try inviter.run("sync", "invite")
+    XCTAssertExit(invite, 0, file: file, line: line)
+    let joined = try joiner.run(["sync", "join", "--code-fd", "3"], fd3: try inviteCode(invite))
+    XCTAssertExit(joined, 0, file: file, line: line)
+    XCTAssertExit(try inviter.run("sync", "now"), 0, file: file, line: line)
+    XCTAssertExit(try joiner.run("sync", "now"), 0, file: file, line: line)
+}
+
 final class SyncCommandTests: XCTestCase {
     func testTwoDevicesThroughTheCLI() throws {
-        let remote = (ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp") + "/sshelf-cli-remote-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: remote, withIntermediateDirectories: true)
-        let a = TempHome(), b = TempHome()
+        let remote = try syncRemote("cli-remote")
+        let a = syncHome(), b = syncHome()
         XCTAssertExit(try a.run("add", "web", "--host", "w.example", "--group", "prod"), 0)
-        XCTAssertExit(try b.run("sync", "status"), 0)
         XCTAssertEqual(try b.run("sync", "status").stdout, "○ sync off\n")
         let enabled = try a.run("sync", "enable", "--folder", remote)
         XCTAssertExit(enabled, 0)
+        XCTAssertTrue(enabled.stdout.contains("created the sync group"), enabled.stdout)
         XCTAssertTrue(enabled.stdout.contains("synced: 0 changes received, 2 sent"), enabled.stdout)
-        XCTAssertExit(try b.run("sync", "enable", "--folder", remote), 0)
-        XCTAssertTrue(try b.run("list").stdout.contains("w.example"))
+
+        // B points at the same remote: not enrolled, and told how.
+        let outsider = try b.run("sync", "enable", "--folder", remote)
+        XCTAssertExit(outsider, 1)
+        XCTAssertTrue(outsider.stderr.contains("local fallback: this device is not enrolled in the sync group on this remote"), outsider.stderr)
+        XCTAssertTrue(outsider.stderr.contains("hint: run 'sshelf sync invite' on an enrolled device, then 'sshelf sync join' here"), outsider.stderr)
+
+        let invite = try a.run("sync", "invite", "--expires", "30m")
+        XCTAssertExit(invite, 0)
+        let code = try inviteCode(invite)
+        XCTAssertTrue(invite.stdout.contains("works once"), invite.stdout)
+        let joined = try b.run(["sync", "join", "--code-fd", "3"], fd3: code)
+        XCTAssertExit(joined, 0)
+        XCTAssertTrue(joined.stdout.contains("waiting to be enrolled (invited by "), joined.stdout)
+        let waiting = try b.run("sync", "status", "--json")
+        let waitingObject = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(waiting.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual(waitingObject["membership"] as? String, "waiting")
+        XCTAssertTrue(try b.run("list").stdout.contains("w.example"), "a waiting device already reads the group")
+
+        let enrolling = try a.run("sync", "now")
+        XCTAssertTrue(enrolling.stdout.contains("enrolled "), enrolling.stdout)
+        XCTAssertExit(try b.run("sync", "now"), 0)
         XCTAssertTrue(try b.run("group", "list").stdout.contains("prod/"))
         XCTAssertExit(try b.run("edit", "web", "--port", "2222"), 0)
+        XCTAssertExit(try a.run("edit", "web", "--user", "alice"), 0)
         XCTAssertExit(try b.run("sync", "now"), 0)
         XCTAssertExit(try a.run("sync", "now"), 0)
-        XCTAssertTrue(try a.run("show", "web").stdout.contains("w.example:2222"))
+        XCTAssertTrue(try a.run("show", "web").stdout.contains("alice@w.example:2222"), "different fields edited on two devices both stay")
         XCTAssertExit(try a.run("edit", "web", "--tag", "later"), 0)
         XCTAssertTrue(try a.run("sync", "status").stdout.contains("1 local change not sent yet"))
         XCTAssertExit(try a.run("sync", "now"), 0)
         XCTAssertFalse(try a.run("sync", "status").stdout.contains("not sent yet"))
+
         let devices = try a.run("sync", "devices")
         XCTAssertEqual(devices.stdout.split(separator: "\n").count, 3, devices.stdout)
+        XCTAssertTrue(devices.stdout.contains("(this device)"), devices.stdout)
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(try a.run("sync", "devices", "--json").stdout.utf8)) as? [[String: Any]])
+        XCTAssertEqual(json.count, 2)
+        XCTAssertEqual(json.filter { $0["thisDevice"] as? Bool == true }.count, 1)
 
         // The remote goes away: sync falls back with the real reason, and status says so.
         try FileManager.default.removeItem(atPath: remote)
@@ -45,63 +100,149 @@ final class SyncCommandTests: XCTestCase {
         XCTAssertEqual(try a.run("sync", "status").stdout, "○ sync off\n")
         XCTAssertExit(try a.run("sync", "enable"), 2)
     }
-}
 
-final class SyncJoinCommandTests: XCTestCase {
-    /// Runs sshelf with `text` readable on file descriptor 3.
-
-    func testJoinCodeFromADescriptorAndAWrongCodeWritesNothing() throws {
-        let remote = (ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp") + "/sshelf-join-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: remote, withIntermediateDirectories: true)
-        let a = TempHome(), b = TempHome()
-        for home in [a, b] { home.extraEnvironment = ["SSHELF_VAULT_NO_KEYRING": "1", "SSHELF_TEST_WEAK_KDF": "1"] }
-        XCTAssertExit(try a.run("add", "db", "--host", "db.example"), 0)
-        XCTAssertExit(try a.run(["vault", "set-password", "db", "--secret-fd", "3"], fd3: "CANARY-join-secret"), 0)
-        let enabled = try a.run("sync", "enable", "--folder", remote, "--credentials")
-        XCTAssertExit(enabled, 0)
-        let code = try XCTUnwrap(enabled.stdout.split(separator: "\n").first { $0.hasPrefix("    ") }).trimmingCharacters(in: .whitespaces)
-        XCTAssertFalse(enabled.stdout.contains("CANARY"))
-
-        XCTAssertExit(try b.run("sync", "enable", "--folder", remote), 0)
+    func testCodeMistakesAndOldJoinCodesWriteNothing() throws {
+        let remote = try syncRemote("cli-join")
+        let a = syncHome(), b = syncHome()
+        XCTAssertExit(try a.run("sync", "enable", "--folder", remote), 0)
+        XCTAssertExit(try b.run("sync", "enable", "--folder", remote), 1)
+        let code = try inviteCode(try a.run("sync", "invite"))
         var wrong = Array(code)
         wrong[0] = wrong[0] == "B" ? "C" : "B"
         let refused = try b.run(["sync", "join", "--code-fd", "3"], fd3: String(wrong))
         XCTAssertExit(refused, 4)
         XCTAssertTrue(refused.stderr.contains("checksum"), refused.stderr)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: b.sshelfHome + "/data/vault.sqlite"), "nothing written")
-
-        let joined = try b.run(["sync", "join", "--code-fd", "3"], fd3: code)
-        XCTAssertExit(joined, 0)
-        XCTAssertTrue(joined.stdout.contains("credentials: 1 received"), joined.stdout)
-        let list = try b.run("vault", "list")
-        XCTAssertTrue(list.stdout.contains("host.password"), list.stdout)
-        XCTAssertTrue(list.stdout.contains("whenUnlocked "), list.stdout)
+        XCTAssertTrue(refused.stderr.contains("nothing was written"), refused.stderr)
+        let oldCode = "KYDG3-EBTB3-MOFL5-HF2KA-2F6XH-ZMXVL-E57YY-AUVNB-FMPYL-FR3MW-EHJQT-F5E"
+        let old = try b.run(["sync", "join", "--code-fd", "3"], fd3: oldCode)
+        XCTAssertExit(old, 4)
+        XCTAssertTrue(old.stderr.contains("join code from an older sshelf"), old.stderr)
+        XCTAssertTrue(old.stderr.contains("sshelf sync invite"), old.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: remote + "/invites/\(UUID().uuidString.lowercased())"))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: remote + "/invites").filter { $0.hasSuffix(".claim") }, [],
+                       "no claim was left")
+        let short = try a.run("sync", "invite", "--expires", "10s")
+        XCTAssertExit(short, 2)
+        XCTAssertTrue(short.stderr.contains("not a duration between 1m and 7d"), short.stderr)
+        XCTAssertExit(try syncHome().run("sync", "invite"), 1)
+        let me = try XCTUnwrap(try XCTUnwrap(JSONSerialization.jsonObject(with: Data(try a.run("sync", "status", "--json").stdout.utf8))
+                                             as? [String: Any])["device"] as? String)
+        let selfRevoke = try a.run("sync", "revoke", String(me.prefix(8)))
+        XCTAssertNotEqual(selfRevoke.status, 0)
+        XCTAssertTrue(selfRevoke.stderr.contains("a device cannot revoke itself"), selfRevoke.stderr)
         // The code never appears as an argument: `sync join` has no option that takes it.
         XCTAssertExit(try b.run("sync", "join", code), 2)
+        let joined = try b.run(["sync", "join", "--code-fd", "3"], fd3: code)
+        XCTAssertExit(joined, 0)
+        let c = syncHome()
+        XCTAssertExit(try c.run("sync", "enable", "--folder", remote), 1)
+        let reused = try c.run(["sync", "join", "--code-fd", "3"], fd3: code)
+        XCTAssertExit(reused, 1)
+        XCTAssertTrue(reused.stderr.contains("this invite was already used by another device"), reused.stderr)
     }
-}
 
-final class SyncPassphraseCommandTests: XCTestCase {
+    func testRevokeAndConflictsThroughTheCLI() throws {
+        let remote = try syncRemote("cli-revoke")
+        let a = syncHome(), b = syncHome(), c = syncHome()
+        XCTAssertExit(try a.run("add", "web", "--host", "w.example"), 0)
+        XCTAssertExit(try a.run("sync", "enable", "--folder", remote), 0)
+        for home in [b, c] {
+            XCTAssertExit(try home.run("sync", "enable", "--folder", remote), 1)
+            try enroll(home, by: a)
+        }
+        XCTAssertExit(try a.run("sync", "now"), 0)
+        // A conflict: the same field on two devices.
+        XCTAssertExit(try a.run("edit", "web", "--user", "alice"), 0)
+        XCTAssertExit(try b.run("edit", "web", "--user", "bob"), 0)
+        XCTAssertExit(try a.run("sync", "now"), 0)
+        let synced = try b.run("sync", "now")
+        XCTAssertTrue(synced.stdout.contains("1 merge conflict to look at: 'sshelf sync conflicts'"), synced.stdout)
+        XCTAssertTrue(try b.run("sync", "status").stdout.contains("1 merge conflict to look at"))
+        let listed = try b.run("sync", "conflicts")
+        XCTAssertTrue(listed.stdout.contains("new"), listed.stdout)
+        XCTAssertTrue(listed.stdout.contains("user"), listed.stdout)
+        XCTAssertTrue(listed.stdout.contains("\"alice\""), listed.stdout)
+        XCTAssertTrue(listed.stdout.contains("\"bob\""), listed.stdout)
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(try b.run("sync", "conflicts", "--json").stdout.utf8)) as? [[String: Any]])
+        XCTAssertEqual(json.first?["field"] as? String, "user")
+        XCTAssertEqual(try b.run("sync", "conflicts", "--seen").stdout, "1 conflict marked seen\n")
+        XCTAssertFalse(try b.run("sync", "status").stdout.contains("merge conflict"))
 
-    /// With a vault passphrase, `--passphrase-fd` unlocks for the whole run: the sync key is stored and the
-    /// whenUnlocked password is read and sealed, with the passphrase entered once.
-    func testCredentialSyncWithAPassphraseProtectedVault() throws {
-        let remote = (ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp") + "/sshelf-pp-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: remote, withIntermediateDirectories: true)
-        let a = TempHome()
-        a.extraEnvironment = ["SSHELF_VAULT_NO_KEYRING": "1", "SSHELF_TEST_WEAK_KDF": "1"]
+        // Revoke C by id prefix.
+        let cStatus = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(try c.run("sync", "status", "--json").stdout.utf8)) as? [String: Any])
+        let cID = try XCTUnwrap(cStatus["device"] as? String)
+        let revoked = try a.run("sync", "revoke", String(cID.prefix(8)))
+        XCTAssertExit(revoked, 0)
+        XCTAssertTrue(revoked.stdout.contains("revoked "), revoked.stdout)
+        XCTAssertTrue(try a.run("sync", "devices").stdout.contains("revoked by"))
+        XCTAssertExit(try b.run("sync", "now"), 0)
+        let shutOut = try c.run("sync", "now")
+        XCTAssertExit(shutOut, 1)
+        XCTAssertTrue(shutOut.stderr.contains("local fallback: revoked by "), shutOut.stderr)
+        XCTAssertTrue(try c.run("sync", "status").stdout.contains("▲ local fallback: revoked by "))
+        XCTAssertExit(try a.run("sync", "revoke", "no-such-device"), 3)
+    }
+
+    /// With a vault passphrase, `--passphrase-fd` unlocks for the whole run: the keys are made and the whenUnlocked
+    /// password is read and sealed; without it (and no terminal) the run says the vault is locked.
+    func testSyncWithAPassphraseProtectedVault() throws {
+        let remote = try syncRemote("cli-pp")
+        let a = syncHome()
         XCTAssertExit(try a.run("add", "db", "--host", "db.example"), 0)
         XCTAssertExit(try a.run("vault", "init"), 0)
         XCTAssertExit(try a.run(["vault", "passwd", "--passphrase-fd", "3"], fd3: "vault pass phrase"), 0)
         XCTAssertExit(try a.run(["vault", "set-password", "db", "--secret-fd", "3", "--passphrase-fd", "3"],
                               fd3: "vault pass phrase\nCANARY-db-password"), 0)
         let locked = try a.run("sync", "enable", "--folder", remote, "--credentials")
-        XCTAssertNotEqual(locked.status, 0, "without the passphrase and no terminal the sync key cannot be stored")
+        XCTAssertExit(locked, 1)
+        XCTAssertTrue(locked.stderr.contains("vault locked: sync needs this device's keys"), locked.stderr)
         let enabled = try a.run(["sync", "enable", "--folder", remote, "--credentials", "--passphrase-fd", "3"], fd3: "vault pass phrase")
         XCTAssertExit(enabled, 0)
         XCTAssertTrue(enabled.stdout.contains("credentials: 0 received, 1 in the upload, 1 moved to syncable classes"), enabled.stdout)
-        let paused = try a.run("sync", "now")
-        XCTAssertExit(paused, 1)
-        XCTAssertTrue(paused.stderr.contains("vault locked (credential track paused while config keeps syncing)"), paused.stderr)
+    }
+}
+
+/// The "not yet synced to this device" error names the fix for this device.
+final class NotYetSyncedHintTests: XCTestCase {
+    var sshd: SSHD?
+    override func tearDown() { sshd?.stop() }
+
+    func testTheHintNamesTheFixForThisDevice() throws {
+        try TestAccount.ensure()
+        let server = try SSHD.start()
+        sshd = server
+        let remote = try syncRemote("cli-hint")
+        let a = syncHome(), b = syncHome(), c = syncHome()
+        XCTAssertExit(try a.run("add", "prod", "--host", "127.0.0.1", "--port", "\(server.port)", "--user", TestAccount.name), 0)
+        XCTAssertExit(try a.run("edit", "prod", "--auth", "password"), 0)
+        XCTAssertExit(try a.run(["vault", "set-password", "prod", "--secret-fd", "3"], fd3: TestAccount.password), 0)
+        XCTAssertExit(try a.run(["exec", "prod", "--accept-new", "--no-stdin", "--", "true"]), 0)
+        XCTAssertExit(try a.run("sync", "enable", "--folder", remote), 0)
+        XCTAssertExit(try b.run("sync", "enable", "--folder", remote), 1)
+        try enroll(b, by: a)
+
+        // B has the host (with its pinned key) but syncs no credentials.
+        XCTAssertExit(try a.run("sync", "enable", "--credentials"), 0)
+        let notice = try b.run("sync", "now")
+        XCTAssertTrue(notice.stdout.contains("credentials not joined on this device"), notice.stdout)
+        let off = try b.run("exec", "prod", "--no-stdin", "--", "true")
+        XCTAssertExit(off, 255)
+        XCTAssertTrue(off.stderr.contains("has not synced to this device yet"), off.stderr)
+        XCTAssertTrue(off.stderr.contains("hint: credentials are not synced on this device: run 'sshelf sync enable --credentials' here"), off.stderr)
+        XCTAssertExit(try b.run("sync", "enable", "--credentials"), 0)
+        let on = try b.run("exec", "prod", "--no-stdin", "--", "echo", "reached")
+        XCTAssertExit(on, 0)
+        XCTAssertEqual(on.stdout, "reached\n")
+
+        // C joined but is not enrolled yet: it reads the group, and is told whom to wait for.
+        XCTAssertExit(try c.run("sync", "enable", "--folder", remote), 1)
+        let code = try inviteCode(try a.run("sync", "invite"))
+        XCTAssertExit(try c.run(["sync", "join", "--code-fd", "3"], fd3: code), 0)
+        let waiting = try c.run("exec", "prod", "--no-stdin", "--", "true")
+        XCTAssertExit(waiting, 255)
+        XCTAssertTrue(waiting.stderr.contains("hint: this device waits to be enrolled: run 'sshelf sync now' on the device that invited it"),
+                      waiting.stderr)
+        XCTAssertTrue(server.waitForLog("Accepted password", count: 2), server.log)
+        XCTAssertEqual(server.logCount("Accepted password"), 2, "A's first login and B's; never an empty password from C")
     }
 }

@@ -109,11 +109,12 @@ final class UniqueNameTests: XCTestCase {
         let remote = (ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp") + "/sshelf-names-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: remote, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: remote) }
-        let a = TempHome(), b = TempHome()
+        let a = syncHome(), b = syncHome()
         XCTAssertExit(try a.run("add", "prod", "--host", "a.example"), 0)
         XCTAssertExit(try b.run("add", "prod", "--host", "b.example"), 0)
         XCTAssertExit(try a.run("sync", "enable", "--folder", remote), 0)
-        XCTAssertExit(try b.run("sync", "enable", "--folder", remote), 0)
+        XCTAssertExit(try b.run("sync", "enable", "--folder", remote), 1)  // not enrolled yet
+        try enroll(b, by: a)
         XCTAssertExit(try a.run("sync", "now"), 0)
         for home in [a, b] {
             let check = try home.run("check")

@@ -53,10 +53,10 @@ final class StoreCatalogTests: XCTestCase {
             ("delete", { try other.deleteHost(added.id) }),
             ("sync apply", {
                 let host = ShelfCore.Host(name: "synced", hostname: "s.example")
-                let record = SyncRecord(kind: .host, id: host.id,
-                                        stamp: ClockStamp(wall: Int64.max / 2, counter: 0, device: "other-device"),
-                                        deleted: false, body: try SyncRecordCodec.body(host))
-                XCTAssertEqual(try other.apply(record), .applied)
+                let stamp = ClockStamp(wall: Int64.max / 2, counter: 0, device: "other-device")
+                let record = SyncRecord(kind: .host, id: host.id, clock: .uniform(GroupStamp(stamp: stamp), kind: .host),
+                                        body: try SyncRecordCodec.body(host))
+                XCTAssertEqual(try other.apply(record, from: "other-device", at: Date()), .applied)
             }),
         ]
         for (what, write) in writes {

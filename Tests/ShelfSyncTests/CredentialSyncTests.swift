@@ -1,6 +1,6 @@
-// The credential track: join codes, end-to-end sealed batches that never show a secret to the remote,
-// refusal of altered or misplaced batches, the flagless migration pass, and a locked vault pausing only
-// the credential track.
+// The credential track inside sealed entries: secrets reach the other enrolled devices and never the remote in
+// any form; sync's own keys never travel; the flagless migration pass waits for the remote; a locked vault pauses
+// only the credential track; a deletion travels and is not resurrected; a device with the track off says so.
 import Foundation
 import ShelfCore
 import ShelfStore
@@ -10,212 +10,173 @@ import TestSupport
 import XCTest
 
 final class CredentialSyncTests: XCTestCase {
-    func vault(_ device: Device) throws -> Vault {
-        var options = VaultOptions(useKernelKeyring: false, minimumStretch: true)
-        options.warn = { _ in }
-        return try Vault.open(device.locations, options: options, createIfMissing: true)
-    }
-
-    func sync(_ device: Device, _ vault: Vault?) -> SyncReport {
-        SyncRunner.run(store: device.store, locations: device.locations, deviceName: "t", credentials: vault.map(CredentialSync.init))
-    }
-
     let password = "CANARY-Pa55w0rd-7f3e9a"
     let privateKey = "-----BEGIN OPENSSH PRIVATE KEY-----\nCANARY-KEY-b3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n"
 
-    func testJoinCodeRoundTripsAndRejectsMistakes() throws {
-        let key = SyncKey.generate()
-        let code = SyncKey.joinCode(for: key)
-        XCTAssertEqual(code.count, 58 + 11)
-        XCTAssertTrue(try SyncKey.parse(joinCode: code.lowercased().replacingOccurrences(of: "-", with: " ")).isEqual(to: key))
-        var characters = Array(code)
-        let original = characters[7]
-        characters[7] = original == "A" ? "B" : "A"
-        XCTAssertThrowsError(try SyncKey.parse(joinCode: String(characters))) { XCTAssertTrue("\($0)".contains("checksum")) }
-        characters = Array(code)
-        characters.swapAt(1, 2)
-        if characters[1] != characters[2] { XCTAssertThrowsError(try SyncKey.parse(joinCode: String(characters))) }
-        XCTAssertThrowsError(try SyncKey.parse(joinCode: String(code.dropLast(3))))
-        XCTAssertThrowsError(try SyncKey.parse(joinCode: "1" + code.dropFirst())) { XCTAssertTrue("\($0)".contains("not in it"), "\($0)") }
+    func secret(_ text: String) -> SecretBytes { SecretBytes(Array(text.utf8)) }
+
+    func testOldJoinCodeIsRecognisedAndInviteCodesCatchMistakes() throws {
+        let code = InviteCode.generate()
+        XCTAssertEqual(code.text.filter { $0 != "-" }.count, InviteCode.symbols)
+        guard case .success(let parsed) = InviteCode.parse(code.text.lowercased().replacingOccurrences(of: "-", with: " ")) else {
+            return XCTFail("the code does not parse")
+        }
+        XCTAssertTrue(parsed.secret.isEqual(to: code.secret))
+        XCTAssertEqual(parsed.id, code.id)
+        var characters = Array(code.text)
+        characters[7] = characters[7] == "A" ? "B" : "A"
+        XCTAssertEqual(InviteCode.parse(String(characters)).failure, .checksum)
+        XCTAssertEqual(InviteCode.parse(String(code.text.dropLast(2))).failure, .wrongLength(InviteCode.symbols - 2))
+        XCTAssertEqual(InviteCode.parse("1" + code.text.dropFirst()).failure, .badCharacter)
+        XCTAssertEqual(InviteCode.parse(SyncKey.joinCode(for: SyncKey.generate())).failure, .formatOneJoinCode)
+        XCTAssertNotEqual(InviteCode.generate().id, code.id)
     }
 
     func testCredentialsTravelSealedAndNeverInTheClear() throws {
         let remote = try makeFolder()
-        let a = try Device(), b = try Device()
-        try a.enable(folder: remote)
-        try b.enable(folder: remote)
+        let a = try Device("a"), b = try Device("b")
+        for device in [a, b] { try device.enable(folder: remote) }
         let host = try a.add("db")
         let identity = Identity(name: "laptop", privateKeyRef: .identityPrivateKey(UUID()))
-        let va = try vault(a), vb = try vault(b)
-        let key = SyncKey.generate()
-        try va.saveSyncKey(key, class: .afterFirstUnlockThisDeviceOnly)
-        try va.saveHostPassword(SecretBytes(Array(password.utf8)), hostID: host.id, class: .whenUnlockedThisDeviceOnly)
-        try va.saveIdentityPrivateKey(SecretBytes(Array(privateKey.utf8)), identityID: identity.id, class: .whenUnlockedThisDeviceOnly)
-        // A device-only item that must never travel: a host's passcode-class secret is not eligible, and
-        // afterFirstUnlockThisDeviceOnly sync.key stays too.
+        try a.vault.saveHostPassword(secret(password), hostID: host.id, class: .whenUnlockedThisDeviceOnly)
+        try a.vault.saveIdentityPrivateKey(secret(privateKey), identityID: identity.id, class: .whenUnlockedThisDeviceOnly)
         try SyncSettings.setCredentials(true, a.store)
-        let first = sync(a, va)
-        XCTAssertEqual(first.state, .synced, first.reason ?? "")
+        let first = a.sync()
         XCTAssertEqual(first.migrated, 2)
         XCTAssertEqual(first.credentialsSent, 2)
 
-        // B has the config but not yet the key: the credential track says why; config synced anyway.
-        let early = sync(b, vb)
-        XCTAssertEqual(early.state, .localFallback)
-        XCTAssertEqual(early.reason, "sync key missing on this device")
-        XCTAssertNotNil(try b.host("db"), "the config track synced before the credential track stopped")
-        XCTAssertEqual(vb.loadHostPassword(host.id, class: .whenUnlocked).secret == nil, true)
-
-        try vb.saveSyncKey(try SyncKey.parse(joinCode: SyncKey.joinCode(for: key)), class: .afterFirstUnlockThisDeviceOnly)
-        try SyncSettings.setCredentials(true, b.store)
-        let joined = sync(b, vb)
-        XCTAssertEqual(joined.state, .synced, joined.reason ?? "")
-        XCTAssertEqual(joined.credentialsReceived, 2)
-        let received = try XCTUnwrap(vb.loadHostPassword(host.id, class: .whenUnlocked).secret)
-        XCTAssertTrue(received.isEqual(to: SecretBytes(Array(password.utf8))))
-        XCTAssertNotNil(vb.loadIdentityPrivateKey(identity.id, class: .whenUnlocked).secret)
+        // B joins: the invite says the group syncs credentials, so B's credential track comes on with it.
+        let code = try a.invite()
+        a.sync()
+        XCTAssertTrue(try b.join(code).credentials)
+        a.sync()
+        let joined = b.sync()
+        XCTAssertEqual(joined.credentialsReceived, 2, "\(joined)")
+        XCTAssertTrue(try XCTUnwrap(b.vault.loadHostPassword(host.id, class: .whenUnlocked).secret).isEqual(to: secret(password)))
+        XCTAssertNotNil(b.vault.loadIdentityPrivateKey(identity.id, class: .whenUnlocked).secret)
 
         // Red line: no form of either secret anywhere in the remote.
         for canary in [password, privateKey, "CANARY-KEY-b3BlbnNzaC1rZXktdjEAAAAA"] {
             let forms = [Data(canary.utf8), Data(Data(canary.utf8).base64EncodedString().utf8),
                          Data(canary.utf8.map { String(format: "%02x", $0) }.joined().utf8)]
-            let enumerator = FileManager.default.enumerator(atPath: remote)
-            while let relative = enumerator?.nextObject() as? String {
-                guard let bytes = FileManager.default.contents(atPath: remote + "/" + relative) else { continue }
+            for relative in files(under: remote) {
+                let bytes = try Data(contentsOf: URL(fileURLWithPath: remote + "/" + relative))
                 for form in forms { XCTAssertNil(bytes.range(of: form), "\(relative) holds the canary") }
             }
         }
-        // Opened with the sync key, the batches hold only syncable classes and never the sync key itself.
-        let layout = RemoteLayout(root: remote)
-        for device in [try a.store.deviceID, try b.store.deviceID] {
-            for name in FolderRemote(path: remote).batches(of: device, in: .credentials) {
-                let sealed = try Array(Data(contentsOf: URL(fileURLWithPath: layout.directory(device, .credentials) + "/" + name)))
-                let plaintext = try XCTUnwrap(SyncKey.open(sealed, key: key, associatedData: Array("sshelf-sync-credentials\u{0}\(device)\u{0}\(name)".utf8)))
-                let text = plaintext.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
-                XCTAssertFalse(text.contains("ThisDeviceOnly"), text)
-                XCTAssertFalse(text.contains("sync.key"), text)
-                XCTAssertTrue(text.contains("whenUnlocked"))
-            }
+        // Sync's own keys never leave their device: B holds its own signing key, not A's.
+        let aSeed = try XCTUnwrap(a.vault.loadSigningSeed(class: .afterFirstUnlockThisDeviceOnly).secret)
+        let bSeed = try XCTUnwrap(b.vault.loadSigningSeed(class: .afterFirstUnlockThisDeviceOnly).secret)
+        XCTAssertFalse(aSeed.isEqual(to: bSeed))
+        for item in try b.vault.items() where item.key.hasPrefix("sync.") {
+            XCTAssertEqual(item.accessibility, "afterFirstUnlockThisDeviceOnly", item.key)
         }
-    }
-
-    func testAlteredOrMisplacedBatchesAreRefused() throws {
-        let remote = try makeFolder()
-        let a = try Device(), b = try Device()
-        try a.enable(folder: remote)
-        try b.enable(folder: remote)
-        let va = try vault(a), vb = try vault(b)
-        let key = SyncKey.generate()
-        try va.saveSyncKey(key, class: .afterFirstUnlockThisDeviceOnly)
-        try vb.saveSyncKey(key, class: .afterFirstUnlockThisDeviceOnly)
-        let host = try a.add("db")
-        try va.saveHostPassword(SecretBytes(Array(password.utf8)), hostID: host.id, class: .whenUnlocked)
-        for device in [a, b] { try SyncSettings.setCredentials(true, device.store) }
-        XCTAssertEqual(sync(a, va).state, .synced)
-        let layout = RemoteLayout(root: remote)
-        let aDir = layout.directory(try a.store.deviceID, .credentials)
-        let batch = aDir + "/00000001.box"
-        var bytes = try Data(contentsOf: URL(fileURLWithPath: batch))
-        // A copy under another name (it is bound to its name), and the original with one flipped byte.
-        try bytes.write(to: URL(fileURLWithPath: aDir + "/00000007.box"))
-        bytes[bytes.count / 2] ^= 0x01
-        try bytes.write(to: URL(fileURLWithPath: batch))
-        let report = sync(b, vb)
-        XCTAssertEqual(report.state, .synced)
-        XCTAssertEqual(report.credentialsReceived, 0)
-        XCTAssertEqual(report.skipped.filter { $0.contains("cannot be opened with this device's sync key") }.count, 2, "\(report.skipped)")
-        XCTAssertNil(vb.loadHostPassword(host.id, class: .whenUnlocked).secret)
-        XCTAssertNotNil(try b.host("db"))
+        XCTAssertEqual(try b.vault.items().filter { $0.family == "host.password" }.map(\.accessibility), ["whenUnlocked"])
     }
 
     func testMigrationWaitsForTheRemoteAndNeedsNoMarker() throws {
         let base = try makeFolder()
-        let a = try Device()
+        let a = try Device("a")
         try a.enable(folder: base + "/offline")
-        let va = try vault(a)
-        try va.saveSyncKey(SyncKey.generate(), class: .afterFirstUnlockThisDeviceOnly)
         let host = try a.add("db")
-        try va.saveHostPassword(SecretBytes(Array(password.utf8)), hostID: host.id, class: .whenUnlockedThisDeviceOnly)
+        try a.vault.saveHostPassword(secret(password), hostID: host.id, class: .whenUnlockedThisDeviceOnly)
         try SyncSettings.setCredentials(true, a.store)
 
-        let offline = sync(a, va)
-        XCTAssertEqual(offline.state, .localFallback)
+        let offline = a.sync(expect: .localFallback)
         XCTAssertEqual(offline.reason, "sync folder \(base)/offline not found")
-        XCTAssertEqual(try va.items().first { $0.family == "host.password" }?.accessibility, "whenUnlockedThisDeviceOnly",
+        XCTAssertEqual(try a.vault.items().first { $0.family == "host.password" }?.accessibility, "whenUnlockedThisDeviceOnly",
                        "items stay device-only while the remote is away")
 
         try FileManager.default.createDirectory(atPath: base + "/offline", withIntermediateDirectories: true)
-        let online = sync(a, va)
-        XCTAssertEqual(online.state, .synced, online.reason ?? "")
+        let online = a.sync()
         XCTAssertEqual(online.migrated, 1)
         XCTAssertEqual(online.credentialsSent, 1)
-        XCTAssertEqual(try va.items().first { $0.family == "host.password" }?.accessibility, "whenUnlocked")
+        XCTAssertEqual(try a.vault.items().first { $0.family == "host.password" }?.accessibility, "whenUnlocked")
 
-        let again = sync(a, va)
+        let again = a.sync()
         XCTAssertEqual(again.migrated, 0)
-        XCTAssertEqual(again.credentialsSent, 0, "nothing changed, nothing uploaded")
-        XCTAssertEqual(FolderRemote(path: base + "/offline").batches(of: try a.store.deviceID, in: .credentials).count, 1)
+        XCTAssertEqual(again.credentialsSent, 0, "nothing changed, nothing sent")
+        XCTAssertEqual(FolderRemote(path: base + "/offline").entries(of: a.id).count, 1, "no entry for a run with nothing to say")
         // No marker anywhere: not in the store's settings, not in the vault's items.
-        let settings = try ["sync.transport", "sync.location", "sync.exported", "sync.credentials", "sync.credentials.digest"]
-            .compactMap { try a.store.setting($0) }
-        XCTAssertEqual(settings.count, 5)
-        XCTAssertFalse(try va.items().contains { $0.key.lowercased().contains("migrat") })
+        XCTAssertNil(try a.store.setting("sync.migrated"))
+        XCTAssertFalse(try a.vault.items().contains { $0.key.lowercased().contains("migrat") })
     }
 
     func testLockedVaultPausesOnlyTheCredentialTrack() throws {
         let remote = try makeFolder()
-        let a = try Device()
+        let a = try Device("a")
         try a.enable(folder: remote)
-        let va = try vault(a)
-        try va.saveSyncKey(SyncKey.generate(), class: .afterFirstUnlockThisDeviceOnly)
-        try va.setPassphrase(SecretBytes(Array("correct horse".utf8)), current: nil)
+        try a.vault.setPassphrase(secret("correct horse"), current: nil)
         let host = try a.add("db")
-        try va.saveHostPassword(SecretBytes(Array(password.utf8)), hostID: host.id, class: .whenUnlocked)
+        try a.vault.saveHostPassword(secret(password), hostID: host.id, class: .whenUnlocked)
         try SyncSettings.setCredentials(true, a.store)
-        va.lock()
-        let report = sync(a, va)
-        XCTAssertEqual(report.state, .localFallback)
+
+        // Like a later process after 'vault unlock': the afterFirstUnlock keys are there, whenUnlocked ones are not.
+        a.vault = try Device.openVault(a.locations, idle: .zero)
+        try a.vault.unlock(passphrase: secret("correct horse"))
+        a.vault.relockIfIdle()
+        let report = a.sync(expect: .localFallback)
         XCTAssertEqual(report.reason, "vault locked (credential track paused while config keeps syncing)")
         XCTAssertEqual(report.pushed, 1, "the config track still synced")
+        XCTAssertEqual(report.membership, "member")
+
+        // With every key locked (after a reboot, before 'vault unlock') nothing can be signed: sync says so.
+        a.vault = try Device.openVault(a.locations)
+        let locked = a.sync(expect: .localFallback)
+        XCTAssertEqual(locked.reason, "vault locked: sync needs this device's keys")
     }
 
-    /// A credential deleted on one device is deleted on the others, and an older copy still in another device's
-    /// batch does not bring it back.
+    /// A credential deleted on one device is deleted on the others, an older copy still in another device's set
+    /// does not bring it back, and a value set after the deletion wins. Times come from an injected clock.
     func testDeletionTravelsAndIsNotResurrected() throws {
         let remote = try makeFolder()
-        let a = try Device(), b = try Device()
-        try a.enable(folder: remote)
-        try b.enable(folder: remote)
-        let va = try vault(a), vb = try vault(b)
-        let key = SyncKey.generate()
-        try va.saveSyncKey(key, class: .afterFirstUnlockThisDeviceOnly)
-        try vb.saveSyncKey(key, class: .afterFirstUnlockThisDeviceOnly)
-        for device in [a, b] { try SyncSettings.setCredentials(true, device.store) }
-        let host = try a.add("db")
-        try va.saveHostPassword(SecretBytes(Array(password.utf8)), hostID: host.id, class: .whenUnlocked)
-        XCTAssertEqual(sync(a, va).state, .synced)
-        XCTAssertEqual(sync(b, vb).credentialsReceived, 1)
-        XCTAssertNotNil(vb.loadHostPassword(host.id, class: .whenUnlocked).secret)
-
-        // Deleted on A (B's last batch still holds the old copy).
-        XCTAssertTrue(try va.clearHostPassword(host.id, class: .whenUnlocked))
-        XCTAssertEqual(sync(a, va).state, .synced)
-        XCTAssertEqual(sync(b, vb).state, .synced)
-        XCTAssertNil(vb.loadHostPassword(host.id, class: .whenUnlocked).secret, "the deletion reached B")
-        for _ in 0..<2 {
-            XCTAssertEqual(sync(a, va).state, .synced)
-            XCTAssertEqual(sync(b, vb).state, .synced)
+        let a = try Device("a"), b = try Device("b")
+        for device in [a, b] {
+            try device.enable(folder: remote)
+            try SyncSettings.setCredentials(true, device.store)
         }
-        XCTAssertNil(va.loadHostPassword(host.id, class: .whenUnlocked).secret, "B's older copy did not come back to A")
-        XCTAssertNil(vb.loadHostPassword(host.id, class: .whenUnlocked).secret)
+        let host = try a.add("db")
+        try a.vault.saveHostPassword(secret(password), hostID: host.id, class: .whenUnlocked)
+        try formGroup([a, b])
+        XCTAssertNotNil(b.vault.loadHostPassword(host.id, class: .whenUnlocked).secret)
 
-        // Set again later: the new value wins over the tombstone everywhere. (Vault times have one-second
-        // resolution; the new write must fall in a later second than the deletion.)
-        Thread.sleep(forTimeInterval: 1.1)
-        try va.saveHostPassword(SecretBytes(Array("second-\(password)".utf8)), hostID: host.id, class: .whenUnlocked)
-        XCTAssertEqual(sync(a, va).state, .synced)
-        XCTAssertEqual(sync(b, vb).state, .synced)
-        XCTAssertTrue(try XCTUnwrap(vb.loadHostPassword(host.id, class: .whenUnlocked).secret)
-            .isEqual(to: SecretBytes(Array("second-\(password)".utf8))))
+        // Deleted on A (B's last set still holds the old copy); A's clock says when.
+        let deletedAt = Date().addingTimeInterval(10)
+        a.clock = deletedAt
+        XCTAssertTrue(try a.vault.clearHostPassword(host.id, class: .whenUnlocked))
+        a.sync(); b.sync()
+        XCTAssertNil(b.vault.loadHostPassword(host.id, class: .whenUnlocked).secret, "the deletion reached B")
+        for _ in 0..<2 { a.sync(); b.sync() }
+        XCTAssertNil(a.vault.loadHostPassword(host.id, class: .whenUnlocked).secret, "B's older copy did not come back to A")
+
+        // Set again after the deletion: the new value wins over the tombstone everywhere.
+        try a.vault.writeSynced(secret("second-\(password)"), for: .hostPassword(host.id), class: .whenUnlocked,
+                                updatedAt: deletedAt.addingTimeInterval(5))
+        a.sync(); b.sync()
+        XCTAssertTrue(try XCTUnwrap(b.vault.loadHostPassword(host.id, class: .whenUnlocked).secret).isEqual(to: secret("second-\(password)")))
     }
+
+    /// A device whose credential track is off still syncs config, and says that other devices send credentials.
+    func testCredentialsNotJoinedOnThisDevice() throws {
+        let remote = try makeFolder()
+        let a = try Device("a"), b = try Device("b")
+        for device in [a, b] { try device.enable(folder: remote) }
+        let host = try a.add("db")
+        try a.vault.saveHostPassword(secret(password), hostID: host.id, class: .whenUnlockedThisDeviceOnly)
+        try formGroup([a, b])
+        XCTAssertNil(b.sync().notice, "nobody sends credentials yet")
+        try SyncSettings.setCredentials(true, a.store)
+        a.sync()
+        let report = b.sync()
+        XCTAssertEqual(report.notice, "credentials not joined on this device")
+        XCTAssertNil(b.vault.loadHostPassword(host.id, class: .whenUnlocked).secret)
+        try SyncSettings.setCredentials(true, b.store)
+        let joined = b.sync()
+        XCTAssertNil(joined.notice)
+        XCTAssertEqual(joined.credentialsReceived, 1)
+    }
+}
+
+extension Result {
+    var failure: Failure? { if case .failure(let error) = self { error } else { nil } }
 }

@@ -1,9 +1,12 @@
-// Folder sync between two and three real stores: edits on different devices in different orders converge;
-// last writer wins on the same record; deletes travel as tombstones; unknown fields survive.
+// Folder and git sync between enrolled devices with real stores and vaults: edits on different devices in different
+// orders converge; concurrent edits of different fields of one host both survive; a concurrent edit of the same
+// field keeps the later one and records a conflict; deletion is final and reports the edit it discarded; unknown
+// fields survive.
 import Foundation
 import ShelfCore
 import ShelfStore
 import ShelfSync
+import TestSupport
 import XCTest
 
 final class FolderSyncTests: XCTestCase {
@@ -12,38 +15,30 @@ final class FolderSyncTests: XCTestCase {
         try threeDevices { device in try device.enable(folder: remote) }
     }
 
-    /// The same edits through a bare git repository (file URL): each device commits only its own folder.
+    /// The same edits through a bare git repository (file URL): each device commits only its own files.
     func testThreeDevicesConvergeThroughGit() throws {
-        let base = try makeFolder("git3")
-        let git = Process()
-        git.executableURL = URL(fileURLWithPath: "/usr/bin/git")
-        git.arguments = ["init", "--quiet", "--bare", base + "/remote.git"]
-        try git.run()
-        git.waitUntilExit()
-        try threeDevices { device in
-            try SyncSettings(transport: .git, location: "file://" + base + "/remote.git").save(to: device.store)
-        }
+        let repository = try makeBareRepository("git3")
+        try threeDevices { device in try device.enable(git: repository.url) }
     }
 
     func threeDevices(_ enable: (Device) throws -> Void) throws {
-        let a = try Device(), b = try Device(), c = try Device()
+        let a = try Device("a"), b = try Device("b"), c = try Device("c")
         for device in [a, b, c] { try enable(device) }
-
         let group = HostGroup(name: "prod")
         try a.store.write { try $0.save(group) }
         let web = try a.add("web", group: group.id)
+        try formGroup([a, b, c])
         let db = try b.add("db")
         _ = try c.add("cache")
         c.sync(); a.sync(); b.sync(); c.sync()
+        XCTAssertNotNil(try c.store.host(id: web.id), "enrolled devices receive what was there before they joined")
 
         // Different edits on different devices: rename, move, edit, delete, new group.
-        var webOnB = try XCTUnwrap(try b.store.host(id: web.id))
-        webOnB.name = "web-renamed"
-        try b.store.write { try $0.save(webOnB) }
-        var dbOnC = try XCTUnwrap(try c.store.host(id: db.id))
-        dbOnC.groupID = group.id
-        dbOnC.port = 2222
-        try c.store.write { try $0.save(dbOnC) }
+        try b.edit(web.id) { $0.name = "web-renamed" }
+        try c.edit(db.id) {
+            $0.groupID = group.id
+            $0.port = 2222
+        }
         let cacheOnA = try XCTUnwrap(try a.host("cache"))
         try a.store.write { try $0.deleteHost(cacheOnA.id) }
         try b.store.write { try $0.save(HostGroup(name: "staging")) }
@@ -58,71 +53,113 @@ final class FolderSyncTests: XCTestCase {
         XCTAssertNil(try c.host("cache"))
     }
 
-    func testSameHostLaterEditWinsDifferentHostsBothSurvive() throws {
+    /// The bug reported as a new user: A sets the user, B sets the port; after sync both changes are everywhere.
+    func testConcurrentEditsOfDifferentFieldsBothSurvive() throws {
         let remote = try makeFolder()
-        let a = try Device(), b = try Device()
-        try a.enable(folder: remote)
-        try b.enable(folder: remote)
-        let one = try a.add("one"), two = try a.add("two")
-        a.sync(); b.sync()
-
-        // Different hosts edited concurrently: both edits survive.
-        var oneOnA = try XCTUnwrap(try a.store.host(id: one.id))
-        oneOnA.user = "alice"
-        var twoOnB = try XCTUnwrap(try b.store.host(id: two.id))
-        twoOnB.user = "bob"
-        // The same host edited on both: B's edit is later (its clock runs ahead), so it wins everywhere.
-        var sharedOnA = oneOnA
-        a.store.now = { Date(timeIntervalSince1970: 2_000_000_000) }
-        b.store.now = { Date(timeIntervalSince1970: 2_000_000_100) }
-        try a.store.write { try $0.save(sharedOnA) }
-        try b.store.write { try $0.save(twoOnB) }
-        sharedOnA.port = 1111
-        try a.store.write { try $0.save(sharedOnA) }
-        var oneOnB = try XCTUnwrap(try b.store.host(id: one.id))
-        oneOnB.port = 2222
-        try b.store.write { try $0.save(oneOnB) }
-
+        let a = try Device("a"), b = try Device("b")
+        for device in [a, b] { try device.enable(folder: remote) }
+        let host = try a.add("web", hostname: "web.example")
+        try formGroup([a, b])
+        try a.edit(host.id) { $0.user = "alice" }
+        try b.edit(host.id) { $0.port = 2200 }
         a.sync(); b.sync(); a.sync()
+        for device in [a, b] {
+            let merged = try XCTUnwrap(try device.store.host(id: host.id))
+            XCTAssertEqual(merged.user, "alice", device.name)
+            XCTAssertEqual(merged.port, 2200, device.name)
+        }
         XCTAssertEqual(try a.state(), try b.state())
-        XCTAssertEqual(try a.store.host(id: two.id)?.user, "bob")
-        XCTAssertEqual(try a.store.host(id: one.id)?.port, 2222, "the later edit wins")
-        XCTAssertEqual(try b.store.host(id: one.id)?.port, 2222)
+        XCTAssertEqual(try a.store.conflicts().count, 0, "different fields are not a conflict")
+        XCTAssertEqual(try b.store.conflicts().count, 0)
     }
 
-    func testUnknownFieldsAndKindsFromANewerDeviceAreKeptOrSkipped() throws {
+    func testSameFieldConflictKeepsTheLaterEditAndIsRecorded() throws {
         let remote = try makeFolder()
-        let a = try Device()
-        try a.enable(folder: remote)
+        let a = try Device("a"), b = try Device("b")
+        for device in [a, b] { try device.enable(folder: remote) }
+        let host = try a.add("web", hostname: "web.example")
+        try formGroup([a, b])
+        a.store.now = { Date(timeIntervalSince1970: 2_000_000_000) }
+        b.store.now = { Date(timeIntervalSince1970: 2_000_000_100) }
+        try a.edit(host.id) { $0.user = "alice" }
+        try b.edit(host.id) { $0.user = "bob" }
+        let fromA = a.sync()
+        b.sync()
         a.sync()
-        // A "newer" device writes a host with a field and an enum value this version does not know, and a
-        // record kind it does not know.
-        let device = UUID().uuidString.lowercased()
-        let layout = RemoteLayout(root: remote)
-        try FileManager.default.createDirectory(atPath: layout.configDirectory(device), withIntermediateDirectories: true)
-        try #"{"id":"\#(device)","name":"new","format":1}"#.write(toFile: layout.deviceFile(device), atomically: true, encoding: .utf8)
-        let id = UUID().uuidString.lowercased()
-        let lines = """
-            {"v":1,"kind":"host","id":"\(id)","wall":1,"counter":0,"device":"\(device)","body":{"name":"future","hostname":"f.example","authMethod":"passkey","colour":"teal"}}
-            {"v":1,"kind":"snippet","id":"\(UUID().uuidString.lowercased())","wall":1,"counter":1,"device":"\(device)","body":{}}
+        for device in [a, b] { XCTAssertEqual(try device.store.host(id: host.id)?.user, "bob", "the later stamp wins on \(device.name)") }
+        XCTAssertEqual(fromA.conflicts, 0)
+        for device in [a, b] {
+            let conflicts = try device.store.conflicts()
+            XCTAssertEqual(conflicts.count, 1, "\(device.name): \(conflicts)")
+            let conflict = try XCTUnwrap(conflicts.first)
+            XCTAssertEqual(conflict.field, "user")
+            XCTAssertEqual(conflict.kept, "\"bob\"")
+            XCTAssertEqual(conflict.keptBy, b.id)
+            XCTAssertEqual(conflict.lost, "\"alice\"")
+            XCTAssertEqual(conflict.lostBy, a.id)
+            XCTAssertEqual(conflict.name, "web")
+            XCTAssertFalse(conflict.seen)
+        }
+        XCTAssertEqual(a.sync().conflicts, 1, "the report counts unseen conflicts for the status line")
+        XCTAssertEqual(try a.store.write { try $0.markConflictsSeen() }, 1)
+        XCTAssertEqual(a.sync().conflicts, 0)
 
-            """
-        try lines.write(toFile: layout.configDirectory(device) + "/00000001.jsonl", atomically: true, encoding: .utf8)
-        let report = a.sync()
-        XCTAssertEqual(report.pulled, 1)
-        XCTAssertTrue(report.skipped.contains { $0.contains("record kind 'snippet'") }, "\(report.skipped)")
-        let host = try XCTUnwrap(try a.host("future"))
-        XCTAssertEqual(host.authMethod.rawValue, "passkey")
-        XCTAssertEqual(host.extra["colour"], .string("teal"))
-        // Edited here, it goes back out with the unknown field intact.
-        var edited = host
-        edited.port = 2200
-        try a.store.write { try $0.save(edited) }
-        a.sync()
-        let mine = try a.store.deviceID
-        let last = try XCTUnwrap(FolderRemote(path: remote).batches(of: mine).last)
-        let batch = try String(contentsOfFile: layout.configDirectory(mine) + "/" + last, encoding: .utf8)
-        XCTAssertTrue(batch.contains(#""colour":"teal""#), batch)
-        XCTAssertTrue(batch.contains(#""authMethod":"passkey""#), batch)
+        // A later edit that saw the other one is no conflict.
+        b.store.now = { Date(timeIntervalSince1970: 2_000_000_200) }
+        try b.edit(host.id) { $0.user = "carol" }
+        b.sync(); a.sync()
+        XCTAssertEqual(try a.store.host(id: host.id)?.user, "carol")
+        XCTAssertEqual(try a.store.conflicts().count, 1)
+    }
+
+    /// Deletion is final: an edit made without seeing it is discarded everywhere, and recorded as a conflict where
+    /// it is discarded, so nothing vanishes silently. A deleted record cannot be saved again locally either.
+    func testDeletionIsFinalAndTheDiscardedEditIsReported() throws {
+        let remote = try makeFolder()
+        let a = try Device("a"), b = try Device("b")
+        for device in [a, b] { try device.enable(folder: remote) }
+        let host = try a.add("web", hostname: "web.example")
+        try formGroup([a, b])
+        // B's edit reaches the remote first; A deletes without having seen it.
+        try b.edit(host.id) { $0.notes = "edited on B, never seen by A" }
+        b.sync()
+        try a.store.write { try $0.deleteHost(host.id) }
+        a.sync(); b.sync()
+        XCTAssertNil(try a.store.host(id: host.id))
+        XCTAssertNil(try b.store.host(id: host.id), "the later edit does not resurrect the host")
+        XCTAssertEqual(try a.state(), try b.state())
+        for device in [a, b] {
+            let conflict = try XCTUnwrap(try device.store.conflicts().first { $0.field == "notes" }, device.name)
+            XCTAssertEqual(conflict.why, "deleted")
+            XCTAssertTrue(conflict.lost.contains("never seen by A"))
+            XCTAssertEqual(conflict.lostBy, b.id)
+            XCTAssertEqual(conflict.keptBy, a.id)
+        }
+        // The other order: the deletion arrives before the edit leaves B, and B reports what it discarded.
+        let second = try a.add("second", hostname: "second.example")
+        a.sync(); b.sync()
+        try a.store.write { try $0.deleteHost(second.id) }
+        try b.edit(second.id) { $0.user = "discarded" }
+        a.sync(); b.sync(); a.sync()
+        XCTAssertNil(try b.store.host(id: second.id))
+        XCTAssertTrue(try b.store.conflicts().contains { $0.field == "user" && $0.why == "deleted" && $0.lost == "\"discarded\"" })
+        XCTAssertEqual(try a.state(), try b.state())
+        XCTAssertThrowsError(try b.store.write { try $0.save(host) }) { XCTAssertTrue("\($0)".contains("was deleted"), "\($0)") }
+    }
+
+    func testUnknownFieldsFromANewerDeviceAreKept() throws {
+        let remote = try makeFolder()
+        let a = try Device("a"), b = try Device("b")
+        for device in [a, b] { try device.enable(folder: remote) }
+        var host = ShelfCore.Host(name: "future", hostname: "f.example")
+        host.extra = ["colour": .string("teal")]
+        try a.store.write { try $0.save(host) }
+        try formGroup([a, b])
+        let received = try XCTUnwrap(try b.host("future"))
+        XCTAssertEqual(received.extra["colour"], .string("teal"))
+        try b.edit(host.id) { $0.port = 2200 }
+        b.sync(); a.sync()
+        XCTAssertEqual(try a.store.host(id: host.id)?.extra["colour"], .string("teal"), "an edit elsewhere keeps the unknown field")
+        XCTAssertEqual(try a.store.host(id: host.id)?.port, 2200)
     }
 }

@@ -29,13 +29,11 @@ final class GitOverSSHTests: XCTestCase {
         defer { unsetenv("GIT_SSH_COMMAND") }
         let url = "ssh://\(TestAccount.name)@127.0.0.1:\(server.port)\(bare)"
 
-        let a = try Device(), b = try Device()
-        try SyncSettings(transport: .git, location: url).save(to: a.store)
-        try SyncSettings(transport: .git, location: url).save(to: b.store)
+        let a = try Device("a"), b = try Device("b")
+        for device in [a, b] { try device.enable(git: url) }
         _ = try a.add("over-ssh-a")
-        a.sync()
         _ = try b.add("over-ssh-b")
-        b.sync()
+        try formGroup([a, b])
         a.sync()
         XCTAssertEqual(try a.state(), try b.state())
         XCTAssertEqual(try b.store.hosts().map(\.name).sorted(), ["over-ssh-a", "over-ssh-b"])

@@ -1,5 +1,5 @@
-// Broken remotes: every fallback reason produced for real, and bad files in the remote skipped with a reason
-// while the rest still syncs and nothing local is lost.
+// Broken remotes: every fallback reason produced for real, and damaged files in one device's chain reported with
+// that device's name while the other chains still sync and nothing local is lost.
 import Foundation
 import ShelfCore
 import ShelfStore
@@ -9,8 +9,7 @@ import XCTest
 
 final class RemoteFaultTests: XCTestCase {
     func fallback(_ device: Device) -> String {
-        let report = SyncRunner.run(store: device.store, locations: device.locations, deviceName: "t")
-        XCTAssertEqual(report.state, .localFallback)
+        let report = device.sync(expect: .localFallback)
         XCTAssertEqual(SyncRunner.lastReport(device.locations)?.reason, report.reason, "the status is saved for sync status and the TUI")
         return report.reason ?? ""
     }
@@ -29,8 +28,13 @@ final class RemoteFaultTests: XCTestCase {
         try FileManager.default.createDirectory(atPath: base + "/newer", withIntermediateDirectories: true)
         try #"{"format":99}"#.write(toFile: base + "/newer/format.json", atomically: true, encoding: .utf8)
         try device.enable(folder: base + "/newer")
-        XCTAssertEqual(fallback(device), "remote format 99 is newer than this program (1)")
+        XCTAssertEqual(fallback(device), "remote format 99 is newer than this program (2)")
         XCTAssertFalse(FileManager.default.fileExists(atPath: base + "/newer/devices"), "nothing written to a newer remote")
+
+        try FileManager.default.createDirectory(atPath: base + "/odd", withIntermediateDirectories: true)
+        try "not json".write(toFile: base + "/odd/format.json", atomically: true, encoding: .utf8)
+        try device.enable(folder: base + "/odd")
+        XCTAssertEqual(fallback(device), "sync folder \(base)/odd has an unreadable format.json")
         XCTAssertNotNil(try device.host("kept"), "the local store is untouched")
     }
 
@@ -55,64 +59,54 @@ final class RemoteFaultTests: XCTestCase {
         XCTAssertEqual(fallback(device), "sync folder \(mountPoint) is not writable")
     }
 
-    func testBadRemoteFilesAreSkippedWithReasonsAndTheRestSyncs() throws {
+    /// Damage in A's chain — a half-copied file, garbage, an oversized file, a symlink — is reported naming A; B
+    /// still syncs with C, and nothing is lost.
+    func testDamagedEntriesAreReportedWithTheirDeviceAndTheRestSyncs() throws {
         let remote = try makeFolder()
-        let a = try Device(), b = try Device()
-        try a.enable(folder: remote)
-        try b.enable(folder: remote)
-        let good = try a.add("good")
-        a.sync()
-        let aID = try a.store.deviceID
+        let a = try Device("a"), b = try Device("b"), c = try Device("c")
+        for device in [a, b, c] { try device.enable(folder: remote) }
+        try formGroup([a, b, c])
         let layout = RemoteLayout(root: remote)
-        let dir = layout.configDirectory(aID)
-        // Truncated (a sync tool still copying), garbage, oversized, a record claiming another device, a newer
-        // record format; and a folder impersonating device A.
-        try Data(#"{"v":1,"kind":"host","id":"#.utf8).write(to: URL(fileURLWithPath: dir + "/00000010.jsonl"))
-        try Data([0xff, 0x00, 0x13, 0x37, 0x0a]).write(to: URL(fileURLWithPath: dir + "/00000011.jsonl"))
-        XCTAssertTrue(FileManager.default.createFile(atPath: dir + "/00000012.jsonl", contents: nil))
-        let oversized = try XCTUnwrap(FileHandle(forWritingAtPath: dir + "/00000012.jsonl"))
-        try oversized.truncate(atOffset: UInt64(RemoteLayout.maxBatchBytes + 1))
-        try oversized.close()
-        let other = UUID().uuidString.lowercased()
-        try #"{"v":1,"kind":"host","id":"\#(UUID().uuidString.lowercased())","wall":9999999999999,"counter":0,"device":"\#(other)","body":{"name":"forged","hostname":"f"}}"#
-            .appending("\n").write(toFile: dir + "/00000013.jsonl", atomically: true, encoding: .utf8)
-        try #"{"v":7,"kind":"host","id":"\#(UUID().uuidString.lowercased())","wall":1,"counter":0,"device":"\#(aID)"}"#
-            .appending("\n").write(toFile: dir + "/00000014.jsonl", atomically: true, encoding: .utf8)
-        let impostor = UUID().uuidString.lowercased()
-        try FileManager.default.createDirectory(atPath: layout.configDirectory(impostor), withIntermediateDirectories: true)
-        try #"{"id":"\#(aID)","name":"evil","format":1}"#.write(toFile: layout.deviceFile(impostor), atomically: true, encoding: .utf8)
-        try FileManager.default.copyItem(atPath: dir + "/00000001.jsonl", toPath: layout.configDirectory(impostor) + "/00000001.jsonl")
-        // And one more good change after all of that.
-        let later = try a.add("later")
+        _ = try a.add("from-a")
         a.sync()
+        let next = (FolderRemote(path: remote).entries(of: a.id).last ?? 0) + 1
+        let good = try Data(contentsOf: URL(fileURLWithPath: layout.entryPath(a.id, next - 1)))
 
-        let _ = try b.add("mine")
-        let report = b.sync()
-        let skipped = report.skipped.joined(separator: "\n")
-        XCTAssertTrue(skipped.contains("00000010.jsonl: truncated"), skipped)
-        XCTAssertTrue(skipped.contains("00000011.jsonl: truncated") || skipped.contains("00000011.jsonl: line 1 is not a valid record"), skipped)
-        XCTAssertTrue(skipped.contains("00000012.jsonl: larger than 64 MiB"), skipped)
-        XCTAssertTrue(skipped.contains("00000013.jsonl: line 1 claims device \(other)"), skipped)
-        XCTAssertTrue(skipped.contains("00000014.jsonl: line 1 is not a valid record (record format 7 is newer"), skipped)
-        XCTAssertTrue(skipped.contains("claims to be device \(aID)"), skipped)
-        XCTAssertNotNil(try b.store.host(id: good.id))
-        XCTAssertNotNil(try b.store.host(id: later.id))
-        XCTAssertNil(try b.host("forged"))
-        XCTAssertNotNil(try b.host("mine"))
-        XCTAssertEqual(try b.store.hosts().count, 3)
+        func check(_ damage: () throws -> Void, _ expected: String, file: StaticString = #filePath, line: UInt = #line) throws {
+            try damage()
+            _ = try c.add("from-c-\(UUID().uuidString.prefix(4))")
+            c.sync(expect: .localFallback)
+            let report = b.sync(expect: .localFallback, file: file, line: line)
+            XCTAssertTrue(report.reason?.contains(expected) == true, "\(report.reason ?? "") lacks \(expected)", file: file, line: line)
+            XCTAssertTrue(report.reason?.contains("(\(a.id.prefix(8)))") == true, "the reason names device A", file: file, line: line)
+            XCTAssertEqual(try b.store.hosts().count, try c.store.hosts().count, "C's chain still syncs", file: file, line: line)
+            try? FileManager.default.removeItem(atPath: layout.entryPath(a.id, next))
+        }
+        try check({ try good.prefix(good.count / 2).write(to: URL(fileURLWithPath: layout.entryPath(a.id, next))) }, "is damaged")
+        try check({ try Data([0xff, 0, 0x13, 0x37]).write(to: URL(fileURLWithPath: layout.entryPath(a.id, next))) }, "is damaged")
+        try check({
+            XCTAssertTrue(FileManager.default.createFile(atPath: layout.entryPath(a.id, next), contents: nil))
+            let handle = try XCTUnwrap(FileHandle(forWritingAtPath: layout.entryPath(a.id, next)))
+            try handle.truncate(atOffset: UInt64(RemoteLayout.maxEntryBytes + 1))
+            try handle.close()
+        }, "larger than 128 MiB")
+        try check({ try FileManager.default.createSymbolicLink(atPath: layout.entryPath(a.id, next), withDestinationPath: "/etc/passwd") },
+                  "not a regular file")
+        // Once the damage is gone, A's chain goes on where it stopped.
+        _ = try a.add("later")
+        a.sync()
+        b.sync()
+        XCTAssertNotNil(try b.host("later"))
+        XCTAssertNotNil(try b.host("from-a"))
     }
 
     func testGitRemoteTwoDevicesAndFailures() throws {
-        let base = try makeFolder("git")
-        let bare = base + "/remote.git"
-        XCTAssertEqual(try git(["init", "--quiet", "--bare", bare], in: base), 0)
-        let a = try Device(), b = try Device()
-        try SyncSettings(transport: .git, location: "file://" + bare).save(to: a.store)
-        try SyncSettings(transport: .git, location: "file://" + bare).save(to: b.store)
+        let repository = try makeBareRepository()
+        let a = try Device("a"), b = try Device("b")
+        for device in [a, b] { try device.enable(git: repository.url) }
         _ = try a.add("from-a")
-        a.sync()
         _ = try b.add("from-b")
-        b.sync()
+        try formGroup([a, b])
         a.sync()
         XCTAssertEqual(try a.state(), try b.state())
         XCTAssertEqual(try a.store.hosts().map(\.name).sorted(), ["from-a", "from-b"])
@@ -123,25 +117,14 @@ final class RemoteFaultTests: XCTestCase {
         XCTAssertEqual(try a.state(), try b.state())
 
         // A server that rejects pushes: the reason names git's refusal.
-        let hook = bare + "/hooks/pre-receive"
+        let hook = repository.path + "/hooks/pre-receive"
         try "#!/bin/sh\necho 'pushes are frozen' >&2\nexit 1\n".write(toFile: hook, atomically: true, encoding: .utf8)
         chmod(hook, 0o755)
         _ = try a.add("a3")
         XCTAssertTrue(fallback(a).hasPrefix("git push rejected after 3 attempts:"))
 
-        let c = try Device()
-        try SyncSettings(transport: .git, location: "file://" + base + "/nowhere.git").save(to: c.store)
+        let c = try Device("c")
+        try c.enable(git: "file://" + (repository.path as NSString).deletingLastPathComponent + "/nowhere.git")
         XCTAssertTrue(fallback(c).hasPrefix("git remote unreachable:"))
-    }
-
-    @discardableResult
-    func git(_ arguments: [String], in directory: String) throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/git")
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: directory)
-        try process.run()
-        process.waitUntilExit()
-        return process.terminationStatus
     }
 }

@@ -18,6 +18,14 @@ final class ClassPolicyTests: XCTestCase {
         (.identityPassphrase, .unattended, "afterFirstUnlockThisDeviceOnly"),
         (.syncKey, .interactive, "afterFirstUnlockThisDeviceOnly"),
         (.syncKey, .unattended, "afterFirstUnlockThisDeviceOnly"),
+        (.syncSigningKey, .interactive, "afterFirstUnlockThisDeviceOnly"),
+        (.syncSigningKey, .unattended, "afterFirstUnlockThisDeviceOnly"),
+        (.syncGroupKey, .interactive, "afterFirstUnlockThisDeviceOnly"),
+        (.syncGroupKey, .unattended, "afterFirstUnlockThisDeviceOnly"),
+        (.syncEpochKey, .interactive, "afterFirstUnlockThisDeviceOnly"),
+        (.syncEpochKey, .unattended, "afterFirstUnlockThisDeviceOnly"),
+        (.syncInvite, .interactive, "afterFirstUnlockThisDeviceOnly"),
+        (.syncInvite, .unattended, "afterFirstUnlockThisDeviceOnly"),
         (.logKey, .interactive, "afterFirstUnlockThisDeviceOnly"),
         (.logKey, .unattended, "afterFirstUnlockThisDeviceOnly"),
     ]
@@ -54,6 +62,18 @@ final class ClassPolicyTests: XCTestCase {
             case .syncKey:
                 key = .syncKey
                 try vault.saveSyncKey(secret("v"), class: accessibility)
+            case .syncSigningKey:
+                key = .syncSigning
+                _ = try vault.deviceKeys(class: accessibility)
+            case .syncGroupKey:
+                key = .syncGroup(id)
+                try vault.saveGroupSecret(secret("v"), group: id, class: accessibility)
+            case .syncEpochKey:
+                key = .syncEpoch(id)
+                try vault.saveEpochKey(secret("v"), epoch: id, class: accessibility)
+            case .syncInvite:
+                key = .syncInvite(id)
+                try vault.saveInviteSecret(secret("v"), invite: id, class: accessibility)
             case .logKey:
                 // Created by the vault itself on the first release, never from outside.
                 key = .logKey

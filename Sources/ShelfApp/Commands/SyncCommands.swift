@@ -1,5 +1,6 @@
-// SyncCommands: `sshelf sync enable|status|now|devices|disable` — the config track over a folder or a git
-// repository, with the true reason whenever sync falls back to the local store.
+// SyncCommands: `sshelf sync enable|invite|join|now|status|devices|revoke|conflicts|disable` — the sync group over a
+// folder or a git repository (enrollment by one-time invite, revocation with a new group key), with the true reason
+// whenever sync falls back to the local store.
 import Foundation
 import ShelfCore
 import ShelfOperations
@@ -8,38 +9,56 @@ import ShelfSync
 import ShelfVault
 
 enum SyncCommands {
+    static let passphraseOption = OptionSpec.value("passphrase-fd", "N", "read the vault passphrase from file descriptor N instead of the terminal")
+
     static let commands: [CommandSpec] = [
         CommandSpec(
             path: ["sync", "enable"], summary: "sync with a folder or a git repository",
-            details: "Each device writes only its own files in the remote, so Syncthing, Nextcloud, Dropbox, NFS or git never see a conflict. Runs a first sync at once.",
+            details: "Each device writes only its own files in the remote, every entry sealed and signed, so Syncthing, Nextcloud, Dropbox, NFS or git never see a conflict and never see a host name. The first device creates the sync group; the others join it with an invite ('sshelf sync invite'). Runs a first sync at once. With sync already on, --credentials alone turns the credential track on for this device.",
             options: [
                 .value("folder", "PATH", completion: .file, "a folder kept in step between your devices"),
                 .value("git", "URL", "a git repository (your own git auth is used)"),
-                .flag("credentials", "also sync passwords and keys, end-to-end encrypted; prints a join code for your other devices"),
-                .value("passphrase-fd", "N", "read the vault passphrase from file descriptor N instead of the terminal"),
+                .flag("credentials", "also sync passwords and keys, end-to-end encrypted, on this device"),
+                passphraseOption,
             ],
             examples: ["sshelf sync enable --folder ~/Sync/sshelf", "sshelf sync enable --git git@example.com:me/sshelf-sync.git --credentials"],
             run: enable),
         CommandSpec(
-            path: ["sync", "join"], summary: "sync credentials on this device: type the join code from your first device",
-            details: "The code is read from the terminal (or --code-fd), never from the command line. A mistyped code is rejected by its checksum before anything is written.",
-            options: [
-                .value("code-fd", "N", "read the join code from file descriptor N"),
-                .value("passphrase-fd", "N", "read the vault passphrase from file descriptor N instead of the terminal"),
-            ],
+            path: ["sync", "invite"], summary: "make a one-time code that lets another device join the sync group",
+            details: "The code is shown once. On the new device run 'sshelf sync join' and type it; this device enrolls the new one on its next sync. A code works once and expires (default 1h).",
+            options: [.value("expires", "DURATION", "how long the code works: 30m, 1h, 2d (at most 7d)"), passphraseOption],
+            examples: ["sshelf sync invite", "sshelf sync invite --expires 30m"],
+            run: invite),
+        CommandSpec(
+            path: ["sync", "join"], summary: "join the sync group with an invite code from an enrolled device",
+            details: "Run 'sshelf sync enable' with the same remote first. The code is read from the terminal (or --code-fd), never from the command line; a mistyped code fails its checksum before anything is written. The device syncs in once the inviting device has enrolled it.",
+            options: [.value("code-fd", "N", "read the invite code from file descriptor N"), passphraseOption],
             run: join),
         CommandSpec(path: ["sync", "status"], summary: "show whether sync is on and how the last run went",
                     options: [.flag("json", "print JSON for scripts")], run: status),
-        CommandSpec(path: ["sync", "now"], summary: "sync now and report what changed",
-                    options: [.value("passphrase-fd", "N", "read the vault passphrase from file descriptor N (for whenUnlocked items)")],
-                    run: now),
-        CommandSpec(path: ["sync", "devices"], summary: "list the devices that sync through the remote", run: devices),
+        CommandSpec(path: ["sync", "now"], summary: "sync now and report what changed", options: [passphraseOption], run: now),
+        CommandSpec(path: ["sync", "devices"], summary: "list the devices of the sync group",
+                    options: [.flag("json", "print JSON for scripts")], run: devices),
+        CommandSpec(
+            path: ["sync", "revoke"], summary: "remove a device from the sync group and replace the group key",
+            details: "The device's later entries are refused everywhere, the group key is replaced, and every remaining device re-seals its state under the new key on its next sync; the revoked device cannot read anything written after.",
+            arguments: [ArgumentSpec(name: "DEVICE", help: "a device name or id prefix from 'sshelf sync devices'")],
+            options: [passphraseOption],
+            run: revoke),
+        CommandSpec(
+            path: ["sync", "conflicts"], summary: "list edits that merges kept or discarded",
+            details: "A field edited on two devices without either seeing the other's edit keeps the later value; an edit a deletion discarded is listed too. New ones are marked until --seen.",
+            options: [.flag("json", "print JSON for scripts"), .flag("seen", "mark every conflict seen")],
+            run: conflicts),
         CommandSpec(path: ["sync", "disable"], summary: "stop syncing (the local store and the remote are kept)", run: disable),
     ]
 
     static func deviceName() -> String { Device.name() }
 
+    static let offHint = "turn it on with 'sshelf sync enable --folder PATH' or '--git URL'"
+
     static func enable(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+        let store = try context.store()
         let settings: SyncSettings
         switch (call.value("folder"), call.value("git")) {
         case (let folder?, nil):
@@ -49,34 +68,55 @@ enum SyncCommands {
         case (nil, let url?):
             guard !url.isEmpty, !url.hasPrefix("-") else { throw ShelfError(.usage, "--git: '\(Display.safe(url))' is not a repository URL") }
             settings = SyncSettings(transport: .git, location: url)
+        case (nil, nil) where call.flag("credentials"):
+            guard let current = try SyncSettings.load(from: store) else {
+                throw ShelfError(.usage, "sync enable --credentials: sync is off", hint: "give --folder PATH or --git URL as well")
+            }
+            settings = current
         default:
             throw ShelfError(.usage, "sync enable: give exactly one of --folder PATH or --git URL",
                              hint: ArgumentParser.usageHint(call.command))
         }
-        let store = try context.store()
-        try settings.save(to: store)
-        if settings.transport == .git { try? FileManager.default.removeItem(atPath: SyncRunner.gitWorkingCopy(context.locations)) }
-        context.print("sync enabled: \(settings.transport.rawValue) \(Display.safe(settings.location))")
-        if call.flag("credentials") {
-            let vault = try VaultCommands.open(context, create: true)
-            try VaultCommands.unlockIfNeeded(vault, for: [.afterFirstUnlockThisDeviceOnly], try SecretInput(call, option: "passphrase-fd"))
-            switch vault.loadSyncKey(class: .afterFirstUnlockThisDeviceOnly) {
-            case .found(let key):
-                context.print("credential sync on, with this device's existing sync key; join code for your other devices:")
-                context.print("    \(SyncKey.joinCode(for: key))")
-            case .notStored:
-                let key = SyncKey.generate()
-                try VaultCommands.attempt { () throws(VaultError) in try vault.saveSyncKey(key, class: .afterFirstUnlockThisDeviceOnly) }
-                context.print("credential sync on. On each other device run 'sshelf sync join' and type this join code")
-                context.print("(it is shown only now; anyone with it and the remote can read your synced credentials):")
-                context.print("    \(SyncKey.joinCode(for: key))")
-            default:
-                throw ShelfError(.failure, "cannot read the sync key from the vault", hint: "run 'sshelf vault status'")
-            }
-            try SyncSettings.setCredentials(true, store)
-            return try runSync(call, context, store, vault: vault)
+        let vault = try VaultCommands.open(context, create: true)
+        try unlock(call, vault)
+        if try SyncSettings.load(from: store) != settings {
+            try settings.save(to: store)
+            if settings.transport == .git { try? FileManager.default.removeItem(atPath: SyncRunner.gitWorkingCopy(context.locations)) }
+            context.print("sync enabled: \(settings.transport.rawValue) \(Display.safe(settings.location))")
         }
-        return try runSync(call, context, store)
+        if call.flag("credentials") {
+            try SyncSettings.setCredentials(true, store)
+            context.print("credential sync on for this device: passwords and keys travel sealed to the group's devices")
+        }
+        return report(runSync(context, store, vault), context)
+    }
+
+    static func invite(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+        let store = try context.store()
+        guard try SyncSettings.load(from: store) != nil else { throw ShelfError(.failure, "sync is off", hint: offHint) }
+        let lifetime = try parseDuration(call.value("expires") ?? "1h")
+        guard try GroupInfo.isMember(store) else {
+            throw ShelfError(.failure, "this device is not an enrolled member of a sync group yet",
+                             hint: "run 'sshelf sync now' (the first device creates the group) or join one with 'sshelf sync join'")
+        }
+        let vault = try VaultCommands.open(context, create: true)
+        try unlock(call, vault)
+        let code = try GroupInfo.createInvite(store: store, vault: vault, lifetime: lifetime)
+        let result = runSync(context, store, vault)
+        let status = report(result, context)
+        let settings = try SyncSettings.load(from: store)
+        let written = settings.map { SyncRunner.localFolder($0, context.locations).hasInviteBox(code.id) } ?? false
+        guard written, result.reason?.hasPrefix("git") != true else {
+            context.print("the invite is kept and goes to the remote on the next successful sync; its code:")
+            context.print("    \(code.text)")
+            return status
+        }
+        let expiry = ISO8601.format(Date().addingTimeInterval(lifetime))
+        context.print("invite code (shown only now; works once, until \(expiry)):")
+        context.print("    \(code.text)")
+        context.print("on the new device: 'sshelf sync enable' with the same remote, then 'sshelf sync join' and type the code;")
+        context.print("this device enrolls it on its next sync")
+        return status
     }
 
     static func join(_ call: Invocation, _ context: AppContext) throws -> Int32 {
@@ -84,46 +124,114 @@ enum SyncCommands {
         guard try SyncSettings.load(from: store) != nil else {
             throw ShelfError(.failure, "sync is off on this device", hint: "first 'sshelf sync enable --folder PATH' (or --git URL) with the same remote")
         }
-        let code = try SecretInput(call, option: "code-fd").read(prompt: "Join code: ")
-        let text = code.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
-        let key: SecretBytes
-        do { key = try SyncKey.parse(joinCode: text) } catch { throw VaultCommands.shelfError(error) }
+        let typed = try SecretInput(call, option: "code-fd").read(prompt: "Invite code: ")
+        let text = typed.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+        let code: InviteCode
+        switch InviteCode.parse(text) {
+        case .success(let parsed): code = parsed
+        case .failure(.formatOneJoinCode):
+            throw ShelfError(.invalid, "this is a join code from an older sshelf (sync format 1), which no longer enrolls a device",
+                             hint: "make an invite on an enrolled device with 'sshelf sync invite' and type that code")
+        case .failure(.wrongLength(let count)):
+            throw ShelfError(.invalid, "the invite code has \(count) characters; an invite code has \(InviteCode.symbols)",
+                             hint: "copy it again from 'sshelf sync invite'; nothing was written")
+        case .failure(.badCharacter):
+            throw ShelfError(.invalid, "the invite code contains a character that is not in it (0, 1, 8 and 9 never are)",
+                             hint: "check it character by character; nothing was written")
+        case .failure(.checksum):
+            throw ShelfError(.invalid, "the invite code is wrong (its checksum does not match)",
+                             hint: "check it character by character; nothing was written")
+        }
         let vault = try VaultCommands.open(context, create: true)
-        try VaultCommands.unlockIfNeeded(vault, for: [.afterFirstUnlockThisDeviceOnly], try SecretInput(call, option: "passphrase-fd"))
-        if case .found(let existing) = vault.loadSyncKey(class: .afterFirstUnlockThisDeviceOnly), !existing.isEqual(to: key) {
-            throw ShelfError(.invalid, "this device already has a different sync key",
-                             hint: "to switch, run 'sshelf vault rm sync.key' first (credentials already synced stay)")
+        try unlock(call, vault)
+        let joined: Join.Result
+        do {
+            joined = try SyncRunner.join(code: code, store: store, locations: context.locations, deviceName: deviceName(), vault: vault)
+        } catch let failure as SyncFailure {
+            throw ShelfError(.failure, Display.safe(failure.reason), hint: failure.hint)
         }
-        try VaultCommands.attempt { () throws(VaultError) in try vault.saveSyncKey(key, class: .afterFirstUnlockThisDeviceOnly) }
-        try SyncSettings.setCredentials(true, store)
-        context.print("joined: this device now syncs credentials")
-        return try runSync(call, context, store, vault: vault)
-    }
-
-    /// One sync run with the credential track when it is on (unlocking the vault first if asked to).
-    static func runSync(_ call: Invocation, _ context: AppContext, _ store: Store, vault opened: Vault? = nil) throws -> Int32 {
-        var vault: Vault?
-        if try SyncSettings.credentialsEnabled(store) {
-            vault = try opened ?? VaultCommands.open(context, create: false)
-            if let vault, call.value("passphrase-fd") != nil {
-                try VaultCommands.unlockIfNeeded(vault, for: Set(AccessibilityClass.allCases.filter(\.mayLeaveDevice)),
-                                                 try SecretInput(call, option: "passphrase-fd"))
-            }
+        context.print("joined the sync group invited by \(Display.safe(joined.inviter))\(joined.credentials ? " (with credential sync)" : "");")
+        context.print("this device syncs in once \(Display.safe(joined.inviter)) has enrolled it (on its next sync)")
+        let result = runSync(context, store, vault)
+        if result.state == .localFallback, result.membership == "waiting" {
+            context.print("waiting to be enrolled (invited by \(Display.safe(joined.inviter)))")
+            return 0
         }
-        return report(SyncRun.run(context.workspace, store: store, vault: vault), context)
+        return report(result, context)
     }
 
     static func now(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         let store = try context.store()
-        guard try SyncSettings.load(from: store) != nil else {
-            throw ShelfError(.failure, "sync is off", hint: "turn it on with 'sshelf sync enable --folder PATH' or '--git URL'")
+        guard try SyncSettings.load(from: store) != nil else { throw ShelfError(.failure, "sync is off", hint: offHint) }
+        let vault = try VaultCommands.open(context, create: true)
+        try unlock(call, vault)
+        return report(runSync(context, store, vault), context)
+    }
+
+    static func revoke(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+        let store = try context.store()
+        guard try SyncSettings.load(from: store) != nil else { throw ShelfError(.failure, "sync is off", hint: offHint) }
+        let text = call.argument(0) ?? ""
+        let target: UUID
+        switch try GroupInfo.find(text, in: store) {
+        case .found(let id, _): target = id
+        case .notFound:
+            throw ShelfError(.notFound, "no device '\(Display.safe(text))' in the sync group", hint: "see 'sshelf sync devices'")
+        case .ambiguous(let candidates):
+            throw ShelfError(.usage, "'\(Display.safe(text))' names \(candidates.count) devices: \(Display.safe(candidates.joined(separator: ", ")))",
+                             hint: "give a longer id prefix")
         }
-        return try runSync(call, context, store)
+        guard target.uuidString.lowercased() != (try store.deviceID) else {
+            throw ShelfError(.usage, "a device cannot revoke itself", hint: "revoke it from another enrolled device")
+        }
+        let vault = try VaultCommands.open(context, create: true)
+        try unlock(call, vault)
+        let result = SyncRun.run(context.workspace, store: store, vault: vault, revoke: target)
+        let revoked = try GroupInfo.devices(store).first { $0.id == target.uuidString.lowercased() }?.revokedAt != nil
+        guard revoked else {
+            _ = report(result, context)
+            throw ShelfError(.failure, "the device was not revoked", hint: "fix the sync problem above and run 'sshelf sync revoke' again")
+        }
+        return report(result, context)
+    }
+
+    /// One sync run with this device's vault.
+    static func runSync(_ context: AppContext, _ store: Store, _ vault: Vault) -> SyncReport {
+        SyncRun.run(context.workspace, store: store, vault: vault)
+    }
+
+    /// Unlocks with --passphrase-fd (every class a sync may read), or asks on the terminal when the sync keys' class
+    /// is locked and a terminal is there; without either the run reports the locked vault.
+    static func unlock(_ call: Invocation, _ vault: Vault) throws {
+        if call.value("passphrase-fd") != nil {
+            try VaultCommands.unlockIfNeeded(vault, for: Set(AccessibilityClass.allCases.filter(\.mayLeaveDevice) + [.afterFirstUnlockThisDeviceOnly]),
+                                             try SecretInput(call, option: "passphrase-fd"))
+            return
+        }
+        let tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
+        guard tty >= 0 else { return }
+        close(tty)
+        try VaultCommands.unlockIfNeeded(vault, for: [.afterFirstUnlockThisDeviceOnly], try SecretInput(call, option: "passphrase-fd"))
+    }
+
+    /// "30m", "1h", "2d", "90s" or plain seconds; between a minute and a week.
+    static func parseDuration(_ text: String) throws -> TimeInterval {
+        let units: [Character: TimeInterval] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
+        let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
+        var value: TimeInterval?
+        if let unit = trimmed.last, let scale = units[unit], let number = Double(trimmed.dropLast()) { value = number * scale }
+        else if let number = Double(trimmed) { value = number }
+        guard let seconds = value, seconds.isFinite, seconds >= 60, seconds <= 7 * 86_400 else {
+            throw ShelfError(.usage, "--expires: '\(Display.safe(text))' is not a duration between 1m and 7d", hint: "e.g. --expires 30m, 1h or 2d")
+        }
+        return seconds
     }
 
     /// Prints a run's outcome; exit 1 when sync fell back to the local store.
     static func report(_ report: SyncReport, _ context: AppContext) -> Int32 {
-        for line in report.skipped { context.warn("skipped \(line)") }
+        for line in report.skipped { context.warn("skipped \(Display.safe(line))") }
+        for line in report.warnings { context.warn(Display.safe(line)) }
+        for line in report.events { context.print(Display.safe(line)) }
         switch report.state {
         case .synced:
             var line = "synced: \(report.pulled) change\(report.pulled == 1 ? "" : "s") received, \(report.pushed) sent"
@@ -132,9 +240,12 @@ enum SyncCommands {
                 if report.migrated > 0 { line += ", \(report.migrated) moved to syncable classes" }
             }
             context.print(line)
+            if let notice = report.notice { context.print("\(notice): \(credentialsHint)") }
+            if report.conflicts > 0 { context.print(conflictLine(report.conflicts)) }
             return 0
         case .localFallback:
             context.errorOutput("sshelf: error: local fallback: \(Display.safe(report.reason ?? "unknown"))\n")
+            if let hint = report.hint { context.errorOutput("sshelf: hint: \(Display.safe(hint))\n") }
             return 1
         case .off:
             context.print("sync off")
@@ -142,24 +253,35 @@ enum SyncCommands {
         }
     }
 
+    static let credentialsHint = "other devices send passwords and keys; to take them here run 'sshelf sync enable --credentials'"
+
+    static func conflictLine(_ count: Int) -> String {
+        "\(count) merge conflict\(count == 1 ? "" : "s") to look at: 'sshelf sync conflicts'"
+    }
+
     static func status(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         let store = try context.store()
         let settings = try SyncSettings.load(from: store)
         var last = SyncRunner.lastReport(context.locations)
         if settings == nil { last = SyncReport(state: .off, at: Date()) }
+        let conflicts = try store.unseenConflictCount()
         if call.flag("json") {
             struct View: Encodable {
                 var state: String
                 var transport: String?
                 var location: String?
                 var device: String
+                var membership: String?
                 var pendingUp: Int
+                var conflicts: Int
+                var notice: String?
                 var lastRun: SyncReport?
             }
             let state = settings == nil ? "off" : last?.state.rawValue ?? "never run"
             context.print(try JSONOutput.encode(View(state: state, transport: settings?.transport.rawValue,
                                                      location: settings?.location, device: try store.deviceID,
-                                                     pendingUp: settings == nil ? 0 : try SyncSettings.pendingUp(store),
+                                                     membership: last?.membership, pendingUp: settings == nil ? 0 : try SyncSettings.pendingUp(store),
+                                                     conflicts: conflicts, notice: settings == nil ? nil : last?.notice,
                                                      lastRun: settings == nil ? nil : last)))
             return 0
         }
@@ -167,35 +289,68 @@ enum SyncCommands {
             context.print("○ sync off")
             return 0
         }
-        var out = "remote: \(settings.transport.rawValue) \(Display.safe(settings.location))\ndevice: \(try store.deviceID)\n"
+        var out = "remote: \(settings.transport.rawValue) \(Display.safe(settings.location))\ndevice: \(try store.deviceID) (\(Display.safe(deviceName())))\n"
         switch last?.state {
         case .synced?: out += "✓ synced \(Display.relative(last?.at)) (\(last?.pulled ?? 0) received, \(last?.pushed ?? 0) sent)\n"
-        case .localFallback?: out += "▲ local fallback: \(Display.safe(last?.reason ?? "unknown")) (\(Display.relative(last?.at)))\n"
+        case .localFallback?:
+            out += "▲ local fallback: \(Display.safe(last?.reason ?? "unknown")) (\(Display.relative(last?.at)))\n"
+            if let hint = last?.hint { out += "  \(Display.safe(hint))\n" }
         default: out += "not synced yet: run 'sshelf sync now'\n"
         }
+        if let notice = last?.notice { out += "\(notice): \(credentialsHint)\n" }
+        if conflicts > 0 { out += conflictLine(conflicts) + "\n" }
         let pending = try SyncSettings.pendingUp(store)
         if pending > 0 { out += "\(pending) local change\(pending == 1 ? "" : "s") not sent yet\n" }
         for line in last?.skipped ?? [] { out += "  skipped \(Display.safe(line))\n" }
+        for line in last?.warnings ?? [] { out += "  warning: \(Display.safe(line))\n" }
         context.output(out)
         return 0
     }
 
     static func devices(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         let store = try context.store()
-        guard let settings = try SyncSettings.load(from: store) else {
-            throw ShelfError(.failure, "sync is off", hint: "turn it on with 'sshelf sync enable --folder PATH' or '--git URL'")
+        guard try SyncSettings.load(from: store) != nil else { throw ShelfError(.failure, "sync is off", hint: offHint) }
+        let devices = try GroupInfo.devices(store)
+        if call.flag("json") {
+            context.print(try JSONOutput.encode(devices))
+            return 0
         }
-        let root = settings.transport == .folder ? settings.location : SyncRunner.gitWorkingCopy(context.locations)
-        let remote = FolderRemote(path: root)
-        let own = try store.deviceID
-        var rows: [[String]] = [[own, deviceName() + " (this device)", "\(remote.batches(of: own).count)"]]
-        for (folder, info) in remote.otherDevices(except: own) {
-            switch info {
-            case .success(let device): rows.append([folder, device.name, "\(remote.batches(of: folder).count)"])
-            case .failure(let failure): rows.append([folder, "(ignored: \(failure.reason))", "-"])
-            }
+        guard !devices.isEmpty else {
+            context.print("this device is in no sync group yet: 'sshelf sync now' creates one on an empty remote, 'sshelf sync join' joins one")
+            return 0
         }
-        context.output(Display.table(["DEVICE", "NAME", "BATCHES"], rows))
+        let rows = devices.map { device -> [String] in
+            let state = device.revokedAt.map { "revoked by \(device.revokedBy ?? "?") \(Display.relative($0))" } ?? "enrolled"
+            return [String(device.id.prefix(8)), device.name + (device.thisDevice ? " (this device)" : ""), state,
+                    device.enrolledBy.map { "by \($0)" } ?? "created the group", device.thisDevice ? "-" : Display.relative(device.lastSeen)]
+        }
+        context.output(Display.table(["DEVICE", "NAME", "STATE", "ENROLLED", "LAST SEEN"], rows))
+        return 0
+    }
+
+    static func conflicts(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+        let store = try context.store()
+        if call.flag("seen") {
+            let marked = try store.write { try $0.markConflictsSeen() }
+            context.print("\(marked) conflict\(marked == 1 ? "" : "s") marked seen")
+            return 0
+        }
+        let names = try GroupInfo.names(store)
+        func who(_ id: String) -> String { id.isEmpty ? "-" : names[id] ?? String(id.prefix(8)) }
+        let all = try store.conflicts()
+        if call.flag("json") {
+            context.print(try JSONOutput.encode(all))
+            return 0
+        }
+        guard !all.isEmpty else {
+            context.print("no merge conflicts")
+            return 0
+        }
+        let rows = all.map { conflict -> [String] in
+            [conflict.seen ? "" : "new", Display.relative(conflict.at), "\(conflict.kind) \(conflict.name.isEmpty ? String(conflict.record.prefix(8)) : conflict.name)",
+             conflict.field, "\(conflict.kept) (\(who(conflict.keptBy)))", "\(conflict.lost) (\(who(conflict.lostBy)))", conflict.why]
+        }
+        context.output(Display.table(["", "WHEN", "RECORD", "FIELD", "KEPT", "NOT KEPT", "WHY"], rows))
         return 0
     }
 

@@ -8,6 +8,7 @@ import Foundation
 import ShelfCore
 import ShelfSSH
 import ShelfStore
+import ShelfSync
 import ShelfVault
 
 public final class VaultCredentialSource: CredentialSource {
@@ -71,6 +72,9 @@ public final class VaultCredentialSource: CredentialSource {
     static let passphraseTries = 3
 
     private func lookup(_ reference: ReferenceKey, for host: String) -> ShelfSSH.CredentialLookup {
+        // The device's own keys (sync's, the release log's) are never a host's or an identity's secret, whatever a
+        // record says.
+        if reference.isDeviceSecret { return .unavailable(reason: "\(reference) is one of this device's own keys, never sent to a server") }
         let stored: AccessibilityClass
         switch storedClass(reference) {
         case .failure(let error): return .unavailable(reason: error.message, hint: error.hint)
@@ -131,6 +135,31 @@ public final class VaultCredentialSource: CredentialSource {
             }
             return "the release log could not be written (\(error.message)), so \(reference) was not released"
         }
+    }
+
+    /// The fix for this device when a secret the host names is not in its vault, from its own sync state.
+    public var notSyncedHint: String? {
+        guard (try? SyncSettings.load(from: store)) != nil else {
+            return "this device does not sync: store the secret here ('sshelf vault set-password HOST', 'sshelf identity import'), or turn sync on ('sshelf sync enable') and join your other devices"
+        }
+        let report = SyncRunner.lastReport(workspace.locations)
+        switch report?.membership {
+        case "waiting"?:
+            return "this device waits to be enrolled: run 'sshelf sync now' on the device that invited it, then 'sshelf sync now' here"
+        case "revoked"?:
+            return "this device was revoked from the sync group: store the secret here ('sshelf vault set-password HOST')"
+        case "member"?:
+            break
+        default:
+            return "this device has not joined the sync group: run 'sshelf sync invite' on an enrolled device, then 'sshelf sync join' here"
+        }
+        guard (try? SyncSettings.credentialsEnabled(store)) == true else {
+            return "credentials are not synced on this device: run 'sshelf sync enable --credentials' here"
+        }
+        if report?.reason?.hasPrefix("vault locked") == true {
+            return "the vault was locked when this device last synced: run 'sshelf vault unlock', then 'sshelf sync now'"
+        }
+        return "it has not reached this device yet: run 'sshelf sync now' here, and 'sshelf sync status' on the device where it was saved (its credential sync must be on)"
     }
 
     public var canRemember: Bool {

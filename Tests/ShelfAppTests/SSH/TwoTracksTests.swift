@@ -1,6 +1,6 @@
 // The two tracks arrive at different times: device B has the host (config track) but not yet its password
 // (credential track) → `sshelf exec` fails with "not yet synced" and the sshd log shows no password attempt;
-// after `sync join` brings the credential, the same command logs in. Real sshd, real folder remote, real vaults.
+// once B takes credentials too, the same command logs in. Real sshd, real folder remote, real vaults.
 import Foundation
 import TestSupport
 import XCTest
@@ -20,18 +20,18 @@ final class TwoTracksTests: XCTestCase {
         XCTAssertExit(try a.run(["vault", "set-password", "pw", "--secret-fd", "3"], fd3: TestAccount.password), 0)
         // A logs in once with its stored password and pins the host key; the pin travels to B with the host.
         XCTAssertExit(try a.run("exec", "pw", "--accept-new", "--no-stdin", "--", "true"), 0)
-        let enabled = try a.run("sync", "enable", "--folder", remote, "--credentials")
-        XCTAssertExit(enabled, 0)
-        let code = try XCTUnwrap(enabled.stdout.split(separator: "\n").first { $0.hasPrefix("    ") }).trimmingCharacters(in: .whitespaces)
-
-        // B: the config track only.
-        XCTAssertExit(try b.run("sync", "enable", "--folder", remote), 0)
+        XCTAssertExit(try a.run("sync", "enable", "--folder", remote), 0)
+        XCTAssertExit(try b.run("sync", "enable", "--folder", remote), 1)
+        try enroll(b, by: a)
+        // A's credentials start to travel; B syncs config only.
+        XCTAssertExit(try a.run("sync", "enable", "--credentials"), 0)
+        XCTAssertExit(try b.run("sync", "now"), 0)
         sshd.waitForLog("Disconnected from")
         let before = sshd.log.count
         let early = try b.run("exec", "pw", "--no-stdin", "--", "whoami")
         XCTAssertNotEqual(early.status, 0)
         XCTAssertTrue(early.stderr.contains("the credential for pw has not synced to this device yet"), early.stderr)
-        XCTAssertTrue(early.stderr.contains("sync status"), early.stderr)
+        XCTAssertTrue(early.stderr.contains("sshelf sync enable --credentials"), early.stderr)
         sshd.waitForLog("Disconnected from", count: 2)
         let during = String(sshd.log.dropFirst(before))
         XCTAssertTrue(during.contains("Connection from"), "B reached the server:\n\(during)")
@@ -39,8 +39,7 @@ final class TwoTracksTests: XCTestCase {
         XCTAssertFalse(during.contains("Failed password"), during)
 
         // The credential track arrives.
-        let joined = try b.run(["sync", "join", "--code-fd", "3"], fd3: code)
-        XCTAssertExit(joined, 0)
+        XCTAssertExit(try b.run("sync", "enable", "--credentials"), 0)
         let later = try b.run("exec", "pw", "--no-stdin", "--", "whoami")
         XCTAssertExit(later, 0)
         XCTAssertEqual(later.stdout, "\(TestAccount.name)\n")

@@ -1,0 +1,91 @@
+// GroupInfo: the sync group as the CLI shows it — the roster this device verified (names, who enrolled whom and
+// when, revocations, when each device was last heard from), finding a device by name or id prefix, and making
+// an invite. Reads only what this device holds; the remote is not consulted.
+import Foundation
+import ShelfCore
+import ShelfStore
+import ShelfVault
+
+public struct SyncDeviceInfo: Codable, Sendable, Equatable {
+    public var id: String
+    public var name: String
+    public var thisDevice: Bool
+    public var enrolledBy: String?
+    public var enrolledAt: Date?
+    public var revokedBy: String?
+    public var revokedAt: Date?
+    /// Entries of its chain up to here were verified (applied) on this device.
+    public var verifiedEntries: Int64
+    public var lastSeen: Date?
+}
+
+public enum GroupInfo {
+    static func roster(_ store: Store) throws -> Roster? {
+        guard let state = try GroupState.load(store) else { return nil }
+        let certificates = try store.certificates().compactMap { stored in
+            [UInt8](hex: stored.body).flatMap { try? Certificate(parsing: $0) }
+        }
+        return Roster(group: state.group, anchor: state.anchor, certificates: certificates)
+    }
+
+    /// Every device the roster ever enrolled, this one first; empty when this device has no group.
+    public static func devices(_ store: Store) throws -> [SyncDeviceInfo] {
+        guard let roster = try roster(store) else { return [] }
+        let me = try store.deviceID
+        func date(_ milliseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
+        var rows: [SyncDeviceInfo] = []
+        for member in roster.enrolled.values {
+            let peer = try store.peer(member.device.lowerText)
+            let revocation = roster.revoked[member.device]
+            rows.append(SyncDeviceInfo(id: member.device.lowerText, name: member.name, thisDevice: member.device.lowerText == me,
+                                       enrolledBy: member.addedBy.map { roster.name(of: $0) }, enrolledAt: date(member.addedAt),
+                                       revokedBy: revocation.map { roster.name(of: $0.by) }, revokedAt: revocation.map { date($0.at) },
+                                       verifiedEntries: peer.head, lastSeen: peer.lastSeen))
+        }
+        return rows.sorted { ($0.thisDevice ? 0 : 1, $0.name, $0.id) < ($1.thisDevice ? 0 : 1, $1.name, $1.id) }
+    }
+
+    public enum Lookup: Equatable {
+        case found(id: UUID, name: String)
+        case notFound
+        case ambiguous([String])
+    }
+
+    /// A device of the roster by exact name (case-insensitive) or id prefix.
+    public static func find(_ text: String, in store: Store) throws -> Lookup {
+        let devices = try devices(store)
+        let byName = devices.filter { $0.name.caseInsensitiveCompare(text) == .orderedSame }
+        let lowered = text.lowercased()
+        let matches = byName.isEmpty ? devices.filter { lowered.count >= 4 && $0.id.hasPrefix(lowered) } : byName
+        guard let first = matches.first else { return .notFound }
+        guard matches.count == 1, let id = UUID(uuidString: first.id) else { return .ambiguous(matches.map { "\($0.name) (\($0.id))" }) }
+        return .found(id: id, name: first.name)
+    }
+
+    /// Whether this device may invite others now: it is an enrolled, unrevoked member of a group.
+    public static func isMember(_ store: Store) throws -> Bool {
+        guard let roster = try roster(store), let me = UUID(uuidString: try store.deviceID) else { return false }
+        return roster.isActive(me)
+    }
+
+    /// Makes an invite: its secret goes to the vault (device-only), its expiry to the store; the next sync run writes
+    /// its box to the remote. The code is returned to be shown once.
+    public static func createInvite(store: Store, vault: Vault, lifetime: TimeInterval, now: Date = Date()) throws -> InviteCode {
+        let code = InviteCode.generate()
+        do { try vault.saveInviteSecret(code.secret, invite: code.id, class: SyncSession.keyClass) } catch {
+            throw SyncSession.failure(error)
+        }
+        try store.write {
+            try $0.addInvite(PendingInvite(id: code.id.lowerText, created: now, expires: now.addingTimeInterval(lifetime), epochs: []))
+        }
+        return code
+    }
+
+    /// A device's name as this device knows it (for conflicts and messages); the id's first characters otherwise.
+    public static func names(_ store: Store) throws -> [String: String] {
+        guard let roster = try roster(store) else { return [:] }
+        var names: [String: String] = [:]
+        for member in roster.everMembers.values { names[member.device.lowerText] = member.name }
+        return names
+    }
+}
