@@ -26,6 +26,8 @@ public struct HostTableRow {
     public var updated: Double
     public var lastConnected: Double?
     public var extra: UnsafeBufferPointer<UInt8>
+    /// The option lines as the store keeps them (a JSON array of strings; empty for none).
+    public var options: UnsafeBufferPointer<UInt8>
 
     public init(id: UUID, name: UnsafeBufferPointer<UInt8>, hostname: UnsafeBufferPointer<UInt8>,
                 user: UnsafeBufferPointer<UInt8>, tags: UnsafeBufferPointer<UInt8>, port: Int, groupID: UUID?,
@@ -33,7 +35,7 @@ public struct HostTableRow {
                 jumps: UnsafeBufferPointer<UInt8>, unresolvedJump: UnsafeBufferPointer<UInt8>,
                 pinnedType: UnsafeBufferPointer<UInt8>?, pinnedKey: UnsafeBufferPointer<UInt8>?,
                 notes: UnsafeBufferPointer<UInt8>, created: Double, updated: Double, lastConnected: Double?,
-                extra: UnsafeBufferPointer<UInt8>) {
+                extra: UnsafeBufferPointer<UInt8>, options: UnsafeBufferPointer<UInt8> = UnsafeBufferPointer(start: nil, count: 0)) {
         self.id = id
         self.name = name
         self.hostname = hostname
@@ -53,6 +55,7 @@ public struct HostTableRow {
         self.updated = updated
         self.lastConnected = lastConnected
         self.extra = extra
+        self.options = options
     }
 }
 
@@ -199,6 +202,7 @@ public struct HostTableBuilder {
         }
         if !row.notes.isEmpty { addRare(.notes, row.notes) }
         if !row.extra.isEmpty { addRare(.extra, row.extra) }
+        if !row.options.isEmpty { addRare(.options, row.options) }
         rareScratch.withUnsafeBufferPointer { rare.append($0) }
         rareStart.append(UInt32(rare.count))
         count += 1
