@@ -28,7 +28,7 @@ final class AppContext: @unchecked Sendable {
 
     func store() throws -> Store {
         if let openedStore { return openedStore }
-        let store = try Store(path: locations.store)
+        let store = try workspace.openStore()
         openedStore = store
         return store
     }

@@ -32,7 +32,7 @@ final class BackgroundSync: @unchecked Sendable {
     }
 
     private func loop() {
-        guard let store = try? Store(path: context.locations.store) else { return }
+        guard let store = try? VaultNames.quiet(context).openStore() else { return }
         var lastSettings: SyncSettings?
         var lastRun = Date.distantPast
         while true {

@@ -100,15 +100,15 @@ final class TUILogin: @unchecked Sendable {
     private func login(_ hostID: UUID, by purpose: String) -> Result<Ready, OperationFailure> {
         let delegate = TUIPrompts(channel: prompts)
         do {
-            let store = try Store(path: context.locations.store)
-            guard let host = try store.host(id: hostID) else { return .failure(OperationFailure("not connected: the host is gone")) }
-            let plan = try ConnectPlan.make(for: host, in: store)
             // The vault's warnings must not write over the curses screen: they go into the result line.
             let quiet = context.workspace.warning(to: { [self] text in
                 lock.lock()
                 warnings.append(Display.safe(text).trimmingCharacters(in: .whitespacesAndNewlines))
                 lock.unlock()
             })
+            let store = try quiet.openStore()
+            guard let host = try store.host(id: hostID) else { return .failure(OperationFailure("not connected: the host is gone")) }
+            let plan = try ConnectPlan.make(for: host, in: store)
             let credentials = VaultCredentialSource(workspace: quiet, store: store, releasedBy: purpose,
                                                     askPassphrase: { delegate.vaultPassphrase() })
             let connector = SSHConnector(options: .standard(quiet), credentials: credentials, delegate: delegate)

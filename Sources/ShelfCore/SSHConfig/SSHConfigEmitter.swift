@@ -188,7 +188,7 @@ public enum SSHConfigEmitter {
     /// synced record is not trusted to be valid) or that this ssh refuses is written as a comment saying why.
     static func optionLine(_ line: String, refused: [String: String]) -> String {
         if let problem = SSHOption.problem(line) { return "    # an option was left out: \(safe(problem))\n" }
-        if let why = refused[line] { return "    # left out, this ssh refuses it (\(why)): \(line)\n" }
+        if let why = refused[line] { return "    # left out, this ssh refuses it (\(safe(why))): \(line)\n" }
         return "    \(line)\n"
     }
 

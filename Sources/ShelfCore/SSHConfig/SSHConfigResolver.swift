@@ -99,7 +99,7 @@ public enum SSHConfigResolver {
             case .failure(let problem): result.failures.append(problem.message)
             }
         }
-        for index in patternBlocks { result.defaults += defaults(of: blocks[index]) }
+        for index in patternBlocks { result.defaults += defaults(of: blocks[index], warnings: &result.warnings) }
         result.notes = SSHConfigMatchNotes.notes(blocks: blocks.filter { $0.isMatch && !$0.lines.isEmpty },
                                                  hosts: result.hosts)
         return result
@@ -118,8 +118,15 @@ public enum SSHConfigResolver {
     }
 
     /// A pattern block's options as defaults (nothing when it has none).
-    static func defaults(of block: Block) -> [OptionDefaults] {
-        let options = block.lines.filter { keptAsOption($0) || $0.key == "identityfile" }.map(optionLine)
+    static func defaults(of block: Block, warnings: inout [String]) -> [OptionDefaults] {
+        var options: [String] = []
+        for line in block.lines where keptAsOption(line) || line.key == "identityfile" {
+            if let problem = SSHOption.problem(optionLine(line)) {
+                warnings.append("\(line.location): not kept: \(problem)")
+            } else {
+                options.append(optionLine(line))
+            }
+        }
         guard !options.isEmpty else { return [] }
         return [OptionDefaults(pattern: block.patterns.joined(separator: " "), options: options)]
     }
@@ -200,6 +207,8 @@ public enum SSHConfigResolver {
                         }
                     } else if let shadow = setByPattern[line.key] {
                         warnings.append("\(line.location): host '\(alias)': \(line.keyword) is set first by \(shadow), the value ssh uses; this one is not kept")
+                    } else if let problem = SSHOption.problem(optionLine(line)) {
+                        warnings.append("\(line.location): host '\(alias)': not kept: \(problem)")
                     } else {
                         options.append(optionLine(line))
                     }

@@ -94,6 +94,36 @@ public struct SSHOption: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
+extension SSHOption {
+    /// `lines` edited: each keyword given in `setting` has all its old lines replaced by the new ones, where its first
+    /// old line stood (at the end when it had none); each keyword in `removing` loses all its lines. Returns the
+    /// keywords to remove that had no line.
+    public static func edited(_ lines: [String], setting new: [String], removing keys: [String])
+        -> (lines: [String], notFound: [String])
+    {
+        let additions = new.compactMap(SSHOption.init(line:))
+        let replacing = Set(additions.map(\.key))
+        let removing = Set(keys.map { $0.lowercased() })
+        var result: [String] = []
+        var placed: Set<String> = []
+        var found: Set<String> = []
+        for line in lines {
+            let key = SSHOption(line: line)?.key ?? ""
+            if removing.contains(key) {
+                found.insert(key)
+                continue
+            }
+            guard replacing.contains(key) else {
+                result.append(line)
+                continue
+            }
+            if placed.insert(key).inserted { result += additions.filter { $0.key == key }.map(\.line) }
+        }
+        for option in additions where !placed.contains(option.key) { result.append(option.line) }
+        return (result, keys.filter { !found.contains($0.lowercased()) })
+    }
+}
+
 extension Array where Element == String {
     /// The lines as options (lines that do not parse are left out).
     public var sshOptions: [SSHOption] { compactMap(SSHOption.init(line:)) }
