@@ -79,7 +79,7 @@ public enum SSHConfigEmitter {
 
     /// The names written as a literal `Host` line (each exportable name once, the first host having it): a jump host
     /// among them is written by alias.
-    static func writtenNames(_ hosts: [Host]) -> [UUID: String] {
+    public static func writtenNames(_ hosts: [Host]) -> [UUID: String] {
         var seen: Set<String> = []
         var written: [UUID: String] = [:]
         for host in sorted(hosts) where unexportableName(host.name) == nil && seen.insert(host.name.lowercased()).inserted {
