@@ -52,7 +52,9 @@ public enum OpenSSHOptionCheck {
               output.status != 0
         else { return nil }
         let text = messages(output.stderr).first ?? "refused"
-        return text.replacingOccurrences(of: "command-line line 0: ", with: "")
+        // "command-line line 0: why" or "command-line: line 0: why": the line is ours, the why is ssh's.
+        guard let range = text.range(of: "line 0: ") else { return text }
+        return String(text[range.upperBound...])
     }
 
     /// ssh's messages, one per line (it ends them with CR LF; split on the bytes, not on Characters).
