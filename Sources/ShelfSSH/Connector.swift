@@ -57,6 +57,7 @@ public final class SSHConnector {
                                                    outcome: &connection.outcome)
             try Authenticator(verified: verified, options: options, credentials: credentials, delegate: delegate)
                 .run(outcome: &connection.outcome)
+            session.startKeepalives(interval: hop.settings.serverAliveInterval ?? options.keepaliveInterval)
             connection.names.append(hop.name)
             connection.targetSettings = hop.settings
             connection.targetName = hop.name
@@ -85,7 +86,7 @@ public final class SSHConnector {
             knownHostKeyTypes: options.trust.knownTypes(host: hop.hostname, port: hop.port, pinned: hop.pinnedHostKey),
             settings: hop.settings)
         do {
-            try session.handshake(target: hop.name, keepaliveInterval: hop.settings.serverAliveInterval ?? options.keepaliveInterval)
+            try session.handshake(target: hop.name)
         } catch {
             // A ProxyCommand that failed says why on its stderr: that is the message, not libssh2's.
             throw (carrier as? ProxyCommandChild)?.failure(handshake: error) ?? error

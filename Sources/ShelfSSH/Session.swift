@@ -89,19 +89,26 @@ final class Session {
 
     func setBlocking(_ blocking: Bool) { libssh2_session_set_blocking(raw, blocking ? 1 : 0) }
 
-    func handshake(target: String, keepaliveInterval: Int = 30) throws(SSHError) {
+    func handshake(target: String) throws(SSHError) {
         let code = libssh2_session_handshake(raw, socket)
         guard code == 0 else {
-            let kind: SSHError.Kind = code == LIBSSH2_ERROR_TIMEOUT || code == LIBSSH2_ERROR_SOCKET_TIMEOUT ? .timedOut
-                : .handshakeFailed
-            throw SSHError(kind, "the SSH handshake with \(target) failed", library: lastError(),
+            let timedOut = code == LIBSSH2_ERROR_TIMEOUT || code == LIBSSH2_ERROR_SOCKET_TIMEOUT
+            let seconds = libssh2_session_get_timeout(raw) / 1000
+            throw SSHError(timedOut ? .timedOut : .handshakeFailed,
+                           timedOut ? "the SSH handshake with \(target) timed out (no answer within \(seconds) s)"
+                               : "the SSH handshake with \(target) failed", library: lastError(),
                            hint: code == LIBSSH2_ERROR_KEX_FAILURE
                                ? "the server offers no key exchange, cipher or host-key algorithm libssh2 1.10 supports"
                                : "is this an SSH server?")
         }
-        // A keepalive asking for a reply after this long without sending; the poll loops call keepaliveTick() and end
-        // a session whose server has stopped answering (ServerAliveCountMax).
-        libssh2_keepalive_config(raw, 1, UInt32(max(1, keepaliveInterval)))
+    }
+
+    /// Keepalives asking for a reply after `interval` seconds without sending, from now on: only after the login,
+    /// since libssh2 also sends them from inside its blocking waits and sshd counts a global request before
+    /// authentication as a protocol error. The poll loops call keepaliveTick() and end a session whose server has
+    /// stopped answering (ServerAliveCountMax).
+    func startKeepalives(interval: Int) {
+        libssh2_keepalive_config(raw, 1, UInt32(max(1, interval)))
     }
 
     func hostKey() -> HostKey? {
