@@ -222,9 +222,13 @@ public struct HostTableBuilder {
         if !host.extra.isEmpty, let data = try? JSONEncoder().encode(host.extra) {
             extra = String(decoding: data, as: UTF8.self)
         }
+        var options = ""
+        if !host.options.isEmpty, let data = try? JSONEncoder().encode(host.options) {
+            options = String(decoding: data, as: UTF8.self)
+        }
         name.withUTF8 { name in hostname.withUTF8 { hostname in user.withUTF8 { user in tags.withUTF8 { tags in
             auth.withUTF8 { auth in jumps.withUTF8 { jumps in unresolved.withUTF8 { unresolved in
-                notes.withUTF8 { notes in extra.withUTF8 { extra in
+                notes.withUTF8 { notes in extra.withUTF8 { extra in options.withUTF8 { options in
                     HostTableBuilder.withOptionalUTF8(&ref) { ref in
                         HostTableBuilder.withOptionalUTF8(&pinnedType) { pinnedType in
                             HostTableBuilder.withOptionalUTF8(&pinnedKey) { pinnedKey in
@@ -235,11 +239,12 @@ public struct HostTableBuilder {
                                     pinnedKey: pinnedKey, notes: notes,
                                     created: host.createdAt.timeIntervalSince1970,
                                     updated: host.updatedAt.timeIntervalSince1970,
-                                    lastConnected: host.lastConnectedAt?.timeIntervalSince1970, extra: extra))
+                                    lastConnected: host.lastConnectedAt?.timeIntervalSince1970, extra: extra,
+                                    options: options))
                             }
                         }
                     }
-                } }
+                } } }
             } } }
         } } } }
     }

@@ -57,7 +57,6 @@ public final class SSHConnector {
                                                    outcome: &connection.outcome)
             try Authenticator(verified: verified, options: options, credentials: credentials, delegate: delegate)
                 .run(outcome: &connection.outcome)
-            session.startKeepalives(interval: hop.settings.serverAliveInterval ?? options.keepaliveInterval)
             connection.names.append(hop.name)
             connection.targetSettings = hop.settings
             connection.targetName = hop.name
@@ -87,6 +86,7 @@ public final class SSHConnector {
             settings: hop.settings)
         do {
             try session.handshake(target: hop.name)
+            session.startKeepalives(interval: hop.settings.serverAliveInterval ?? options.keepaliveInterval)
         } catch {
             // A ProxyCommand that failed says why on its stderr: that is the message, not libssh2's.
             throw (carrier as? ProxyCommandChild)?.failure(handshake: error) ?? error

@@ -103,10 +103,11 @@ final class Session {
         }
     }
 
-    /// Keepalives asking for a reply after `interval` seconds without sending, from now on: only after the login,
-    /// since libssh2 also sends them from inside its blocking waits and sshd counts a global request before
-    /// authentication as a protocol error. The poll loops call keepaliveTick() and end a session whose server has
-    /// stopped answering (ServerAliveCountMax).
+    /// Keepalives asking for a reply after `interval` seconds without sending; set right after the handshake, as
+    /// always: libssh2 sends its first one from its first blocking wait (during the login, which sshd answers as an
+    /// unknown message), so none is outstanding when a forward asks for its listener right after the login (libssh2
+    /// would take a keepalive's REQUEST_FAILURE as the answer to that request). The poll loops call keepaliveTick()
+    /// and end a session whose server has stopped answering (ServerAliveCountMax).
     func startKeepalives(interval: Int) {
         libssh2_keepalive_config(raw, 1, UInt32(max(1, interval)))
     }

@@ -101,7 +101,8 @@ final class TUILogin: @unchecked Sendable {
         let delegate = TUIPrompts(channel: prompts)
         do {
             // The vault's warnings must not write over the curses screen: they go into the result line.
-            let quiet = context.workspace.warning(to: { [self] text in
+            let quiet = context.workspace.warning(to: { [weak self] text in
+                guard let self else { return }
                 lock.lock()
                 warnings.append(Display.safe(text).trimmingCharacters(in: .whitespacesAndNewlines))
                 lock.unlock()

@@ -16,7 +16,6 @@ final class OptionsClientTests: XCTestCase {
         XCTAssertTrue(server.waitForLog("Starting session: command"), server.log)
         // Answered keepalives keep a quiet session alive.
         XCTAssertTrue(server.waitForLog("rtype keepalive@", count: 2), server.log)
-        XCTAssertFalse(server.log.contains("dispatch_protocol_error"), "no keepalive before the login:\n\(server.log)")
         let paused = try server.sessionPIDs()
         XCTAssertFalse(paused.isEmpty)
         for pid in paused { kill(pid, SIGSTOP) }
