@@ -21,11 +21,18 @@ public final class SSHConnector {
     /// Connects through `hops` (jump hosts first, the target last) and logs in on each.
     public func connect(_ hops: [SSHEndpoint]) throws(SSHError) -> SSHConnection {
         let connection = SSHConnection()
-        defer { lastOutcome = connection.outcome }
+        defer {
+            lastOutcome = connection.outcome
+            options.cancellation?.finish()
+        }
         do {
             try logIn(hops[...], on: connection)
         } catch {
+            // Its sockets close next and their numbers may be reused: a late cancel must not reach them.
+            options.cancellation?.finish()
             connection.close()
+            // A cancelled attempt fails wherever its socket was shut down; it is reported as what it was.
+            if options.cancellation?.isCancelled == true { throw ConnectCancellation.cancelledError() }
             throw error
         }
         connection.finishSetup()
@@ -39,6 +46,7 @@ public final class SSHConnector {
         let connection = SSHConnection()
         defer {
             lastOutcome = connection.outcome
+            options.cancellation?.finish()
             connection.close()
         }
         try logIn(hops.dropLast(), on: connection)
@@ -74,6 +82,7 @@ public final class SSHConnector {
     }
 
     private func handshake(_ hop: SSHEndpoint, on connection: SSHConnection) throws(SSHError) -> Session {
+        if options.cancellation?.isCancelled == true { throw ConnectCancellation.cancelledError() }
         let transport = transport(for: hop, on: connection)
         delegate.note(transport.event(for: hop))
         let (socket, carrier) = try transport.open(hop, options: options)

@@ -70,6 +70,8 @@ public struct ConnectOptions: Sendable {
     public var connectTimeoutGiven: Bool
     /// The environment `SendEnv` patterns pick variables from, and `IdentityAgent $NAME` reads.
     public var environment: [String: String]
+    /// Lets another thread stop the attempt at any stage (the TUI's Esc); nil: it cannot be stopped.
+    public var cancellation: ConnectCancellation?
 
     public init(trust: HostKeyTrustStore, connectTimeout: Double = 10, agentSocket: String? = nil,
                 passwordAttempts: Int = 3, keepaliveInterval: Int = 30, connectTimeoutGiven: Bool = false,

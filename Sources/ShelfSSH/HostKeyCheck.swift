@@ -78,7 +78,7 @@ enum HostKeyCheck {
 
     static func changed(hop: SSHEndpoint, offered: HostKey, known: [HostKey], source: HostKeySource) -> SSHError {
         let old = known.isEmpty ? "an undecodable pinned key" : known.map { "\($0.type) \($0.fingerprint)" }.joined(separator: ", ")
-        return SSHError(
+        var error = SSHError(
             .hostKeyChanged,
             """
             WARNING: the host key of \(hop.name) (\(hop.lookupName)) has CHANGED. Someone may be intercepting \
@@ -86,6 +86,10 @@ enum HostKeyCheck {
             offered now: \(offered.type) \(offered.fingerprint). Nothing was sent and no credential was read.
             """,
             hint: "if the change is expected, confirm the new fingerprint out of band, then: sshelf trust \(hop.name) --replace --fingerprint \(offered.fingerprint)")
+        error.hostKeyChange = HostKeyChange(hopName: hop.name, lookupName: hop.lookupName, hostname: hop.hostname,
+                                            port: hop.port, hostID: hop.hostID, offered: offered, known: known,
+                                            source: source)
+        return error
     }
 
     static func refused(_ question: HostKeyQuestion) -> SSHError {

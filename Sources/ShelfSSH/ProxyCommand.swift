@@ -32,6 +32,7 @@ struct ProxyCommandTransport: HopTransport {
             close(errors[0])
             throw SSHError(.network, "could not start the ProxyCommand of \(hop.name) (/bin/sh)")
         }
+        options.cancellation?.register(pair[0])
         return (pair[0], ProxyCommandChild(pid: pid, command: expanded, stderr: errors[0]))
     }
 

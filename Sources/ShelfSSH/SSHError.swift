@@ -31,6 +31,9 @@ public struct SSHError: Error, Sendable, CustomStringConvertible, Equatable {
     public var message: String
     public var libraryMessage: String?
     public var hint: String?
+    /// For `.hostKeyChanged`: the keys involved, so a caller can show them and, on the user's deliberate word,
+    /// replace the pin (the connection itself has ended; nothing was sent).
+    public var hostKeyChange: HostKeyChange?
 
     public init(_ kind: Kind, _ message: String, library: String? = nil, hint: String? = nil) {
         self.kind = kind
@@ -42,5 +45,32 @@ public struct SSHError: Error, Sendable, CustomStringConvertible, Equatable {
     public var description: String {
         guard let libraryMessage else { return message }
         return "\(message) (libssh2: \(libraryMessage))"
+    }
+}
+
+/// A host key that differs from the one known for the hop: what was offered, what is known and where from.
+public struct HostKeyChange: Sendable, Equatable {
+    public var hopName: String
+    /// `host` or `[host]:port`, as known_hosts names it.
+    public var lookupName: String
+    public var hostname: String
+    public var port: Int
+    /// The hop's host record (nil for an address with no record).
+    public var hostID: UUID?
+    public var offered: HostKey
+    /// The keys of the same type known for it (empty: a pinned key that does not decode).
+    public var known: [HostKey]
+    public var source: HostKeySource
+
+    public init(hopName: String, lookupName: String, hostname: String, port: Int, hostID: UUID?, offered: HostKey,
+                known: [HostKey], source: HostKeySource) {
+        self.hopName = hopName
+        self.lookupName = lookupName
+        self.hostname = hostname
+        self.port = port
+        self.hostID = hostID
+        self.offered = offered
+        self.known = known
+        self.source = source
     }
 }

@@ -3,7 +3,10 @@
 import Foundation
 
 enum TCPConnection {
-    static func open(host: String, port: Int, timeout: Double) throws(SSHError) -> Int32 {
+    /// `cancellation`: a cancel from another thread ends the wait at once (an error of kind `.cancelled`).
+    static func open(host: String, port: Int, timeout: Double, cancellation: ConnectCancellation? = nil)
+        throws(SSHError) -> Int32
+    {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -24,7 +27,12 @@ enum TCPConnection {
                 lastErrno = errno
                 continue
             }
-            let code = connect(fd: fd, info.pointee.ai_addr, info.pointee.ai_addrlen, timeout: timeout)
+            let code = connect(fd: fd, info.pointee.ai_addr, info.pointee.ai_addrlen, timeout: timeout,
+                               wake: cancellation?.wakeFD ?? -1)
+            if code == ECANCELED || cancellation?.isCancelled == true {
+                close(fd)
+                throw ConnectCancellation.cancelledError()
+            }
             if code == 0 {
                 tune(fd)
                 return fd
@@ -35,21 +43,26 @@ enum TCPConnection {
         throw error(for: lastErrno, host: host, port: port, timeout: timeout)
     }
 
-    /// Non-blocking connect bounded by `timeout`; returns 0 or the errno that ended it.
+    /// Non-blocking connect bounded by `timeout`; returns 0 or the errno that ended it (ECANCELED when `wake`
+    /// became readable: a cancel).
     private static func connect(fd: Int32, _ address: UnsafeMutablePointer<sockaddr>, _ length: socklen_t,
-                                timeout: Double) -> Int32 {
+                                timeout: Double, wake: Int32) -> Int32 {
         let flags = fcntl(fd, F_GETFL)
         _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
         defer { _ = fcntl(fd, F_SETFL, flags) }
         if Glibc.connect(fd, address, length) == 0 { return 0 }
         guard errno == EINPROGRESS else { return errno }
-        var pfd = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+        // A negative descriptor is ignored by poll: without a wake-up pipe only the socket is watched.
+        var fds = [
+            pollfd(fd: fd, events: Int16(POLLOUT), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
+        ]
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             let remaining = Int32(max(0, deadline.timeIntervalSinceNow * 1000))
-            let ready = poll(&pfd, 1, remaining)
+            let ready = poll(&fds, 2, remaining)
             if ready < 0 && errno == EINTR { continue }
             if ready <= 0 { return ETIMEDOUT }
+            if fds[1].revents != 0 { return ECANCELED }
             break
         }
         var soError: Int32 = 0

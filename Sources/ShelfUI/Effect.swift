@@ -16,6 +16,8 @@ public enum Effect: Sendable, Equatable {
     case deleteIdentity(UUID)
     /// Log in to the host in the background, curses still up; questions come back as `Action.prompt`.
     case connect(UUID)
+    /// Stop the connect attempt under way, whatever it is doing (its socket is shut down).
+    case cancelConnect
     /// The login finished: leave curses, run the interactive shell on that connection, come back.
     case launchSession(UUID)
     /// The user's answer to a connect-time question (see `ConnectPrompt`).
@@ -24,6 +26,12 @@ public enum Effect: Sendable, Equatable {
     case startForward(UUID, allowPublicBind: Bool)
     /// Stop a forward rule the TUI runs.
     case stopForward(UUID)
+    /// Ask for the vault passphrase (in a dialog) and unlock the vault in this process.
+    case unlockVault
+    /// Forget every unlocked class key, as `sshelf vault lock` does.
+    case lockVault
+    /// Run a sync now instead of waiting for the next trigger.
+    case syncNow
     /// Log in to the host in the background and install its identity's public key (`sshelf copy-id`).
     case copyID(UUID)
     /// The user's answer to the sshelf agent's question.
@@ -36,13 +44,22 @@ public enum Action: Sendable {
     case resize(rows: Int, columns: Int)
     case tick(Date)
     case loaded(Catalog)
-    case loadFailed(String)
+    /// Another process (or another connection of this one) changed the store or the vault: read it again.
+    case storeChanged
+    /// The store could not be read: its error and, where the user can act, a hint.
+    case loadFailed(String, hint: String?)
+    /// The vault cannot be opened (browsing can go on without it).
+    case vaultFailed(String, hint: String?)
     /// Run one chunk of the search filter (sent by the run loop when no key is waiting).
     case filterStep
     /// A save or delete finished: a line to show, or the error that stopped it.
     case operationFinished(Result<String, OperationFailure>)
     case connectFinished(Notice)
+    /// A line for the title bar from background work (the vault unlocked, or why not).
+    case notify(Notice)
     case status(StatusModel)
+    /// The vault's state changed here (unlocked or locked with its key): the status line follows at once.
+    case vaultStatus(VaultIndicator)
     /// The SSH engine needs an answer before the session can go on.
     case prompt(ConnectPrompt)
     /// The background login to this host succeeded: the session can start.
@@ -56,5 +73,10 @@ public enum Action: Sendable {
 
 public struct OperationFailure: Error, Sendable, Equatable {
     public var message: String
-    public init(_ message: String) { self.message = message }
+    /// The form field the failure is about (e.g. "name" for a name another host has), shown under it.
+    public var field: String?
+    public init(_ message: String, field: String? = nil) {
+        self.message = message
+        self.field = field
+    }
 }

@@ -3,7 +3,7 @@
 public enum Command: String, Sendable, CaseIterable {
     case moveDown, moveUp, pageDown, pageUp, top, bottom
     case nextPane, previousPane, left, right, toggleGroup, activate
-    case search, clearSearch, sort, reload
+    case search, cancel, sort, reload, syncNow, vaultLock
     case addHost, addGroup, addForward, addIdentity, identities, edit, delete, toggleForward, copyID
     case help, quit
     // searching
@@ -17,6 +17,8 @@ public enum Command: String, Sendable, CaseIterable {
     // connect dialogs
     case promptTrust, promptRefuse, promptCancel, promptSend, promptErase, promptClear, promptRemember
     case helpDown, helpUp, helpClose
+    // the full-screen error (store or vault cannot be opened)
+    case failureRetry, failureContinue, failureQuit
 }
 
 public enum KeyContext: String, Sendable, CaseIterable {
@@ -27,6 +29,7 @@ public enum KeyContext: String, Sendable, CaseIterable {
     case identities = "Identity list"
     case prompt = "Connect dialogs"
     case help = "Help"
+    case failure = "Error screen"
 }
 
 public struct KeyBinding: Sendable {
@@ -84,6 +87,25 @@ public enum Keymap {
 
     static let needsLoaded: @Sendable (UIState) -> String? = { $0.loaded ? nil : "still loading" }
 
+    static let cancelOrClear: @Sendable (UIState) -> String? = { state in
+        state.connecting == nil && !state.search.isActive ? "no connect under way and no search active" : nil
+    }
+
+    static let needsSync: @Sendable (UIState) -> String? = { state in
+        state.status.sync == .off ? "sync is off on this device ('sshelf sync enable' turns it on)" : nil
+    }
+
+    static let vaultToggle: @Sendable (UIState) -> String? = { state in
+        if let attempt = state.connecting { return "wait for the connect to \(attempt.name) (Esc cancels it)" }
+        switch state.status.vault {
+        case .notSetUp: return "there is no vault on this device yet"
+        case .noPassphrase:
+            return "the vault has no passphrase, so there is nothing to lock ('sshelf vault passwd' sets one)"
+        case .broken(let message): return "the vault cannot be read (\(message))"
+        case .locked, .partlyUnlocked, .unlocked: return nil
+        }
+    }
+
     static let needsHostIdentity: @Sendable (UIState) -> String? = { state in
         if let reason = needsHost(state) { return reason }
         return state.selectedHost?.identityID == nil ? "the host has no identity (e sets one)" : nil
@@ -108,8 +130,8 @@ public enum Keymap {
                    }),
         KeyBinding([.char("/")], .search, .browse, "search hosts (fuzzy: name, address, user, tags, group)",
                    hint: "search", disabled: needsLoaded),
-        KeyBinding([.escape], .clearSearch, .browse, "clear the search",
-                   disabled: { $0.search.isActive ? nil : "no search active" }),
+        KeyBinding([.escape], .cancel, .browse, "cancel the connect under way (at any stage), else clear the search",
+                   disabled: cancelOrClear),
         KeyBinding([.char("s")], .sort, .browse, "sort hosts by name or by last connected"),
         KeyBinding([.char("a")], .addHost, .browse, "add a host", hint: "add", disabled: needsLoaded),
         KeyBinding([.char("N")], .addGroup, .browse, "add a group (inside the selected one)", disabled: needsLoaded),
@@ -125,7 +147,11 @@ public enum Keymap {
                    disabled: forwardToggle),
         KeyBinding([.char("c")], .copyID, .browse, "install the host's identity key in its ~/.ssh/authorized_keys (copy-id)",
                    disabled: needsHostIdentity),
-        KeyBinding([.char("r")], .reload, .browse, "reload from the store"),
+        KeyBinding([.char("r")], .reload, .browse,
+                   "reload from the store (changes by other programs show by themselves)"),
+        KeyBinding([.char("S")], .syncNow, .browse, "sync now", disabled: needsSync),
+        KeyBinding([.char("V")], .vaultLock, .browse,
+                   "unlock the vault (asks its passphrase), or lock it when it is unlocked", disabled: vaultToggle),
         KeyBinding([.char("?"), .function(1)], .help, .browse, "show this help", hint: "help"),
         KeyBinding([.char("q"), .ctrl("c")], .quit, .browse, "quit", hint: "quit"),
 
@@ -158,10 +184,13 @@ public enum Keymap {
                    "delete the selected identity (hosts using it lose it)", hint: "delete", disabled: needsIdentity),
         KeyBinding([.escape, .char("q"), .char("I")], .identityClose, .identities, "back to the hosts", hint: "close"),
 
-        KeyBinding([.char("y")], .promptTrust, .prompt, "host key: trust and pin it", hint: "trust"),
-        KeyBinding([.char("n")], .promptRefuse, .prompt, "host key: refuse (nothing is sent)", hint: "refuse"),
-        KeyBinding([.enter], .promptSend, .prompt, "password or passphrase: send what was typed", hint: "answer"),
-        KeyBinding([.escape, .ctrl("c")], .promptCancel, .prompt, "cancel (a host key is refused)", hint: "cancel"),
+        KeyBinding([.char("y")], .promptTrust, .prompt, "unknown host key: trust and pin it", hint: "trust"),
+        KeyBinding([.char("n")], .promptRefuse, .prompt, "unknown host key: refuse (nothing is sent)", hint: "refuse"),
+        KeyBinding([.enter], .promptSend, .prompt,
+                   "send what was typed (a password, a passphrase, or the host's name to replace a changed key)",
+                   hint: "answer"),
+        KeyBinding([.escape, .ctrl("c")], .promptCancel, .prompt,
+                   "cancel (an unknown or changed host key is refused; a pinned key is kept)", hint: "cancel"),
         KeyBinding([.backspace], .promptErase, .prompt, "delete the last character"),
         KeyBinding([.ctrl("u")], .promptClear, .prompt, "clear the entry"),
         KeyBinding([.tab], .promptRemember, .prompt, "toggle \"remember in the vault\" (when offered)"),
@@ -169,6 +198,13 @@ public enum Keymap {
         KeyBinding([.char("j"), .down], .helpDown, .help, "scroll down"),
         KeyBinding([.char("k"), .up], .helpUp, .help, "scroll up"),
         KeyBinding([.escape, .char("q"), .char("?")], .helpClose, .help, "close help", hint: "close"),
+
+        KeyBinding([.char("r")], .failureRetry, .failure, "try to open the store again", hint: "try again",
+                   disabled: { $0.failure?.subject == .store ? nil : "the vault is checked again by itself" }),
+        KeyBinding([.escape], .failureContinue, .failure, "go on without the vault (what needs it says so)",
+                   hint: "go on without it",
+                   disabled: { $0.failure?.subject == .vault ? nil : "there is nothing to show without the store" }),
+        KeyBinding([.char("q"), .ctrl("c")], .failureQuit, .failure, "quit", hint: "quit"),
     ]
 
     public static func binding(for key: Key, in context: KeyContext) -> KeyBinding? {
@@ -184,7 +220,10 @@ public enum Keymap {
             out += "\n### \(context.rawValue)\n\n| Keys | Action |\n| --- | --- |\n"
             if context == .search { out += "| (text) | type to filter |\n" }
             if context == .form { out += "| (text) | type into the field |\n" }
-            if context == .prompt { out += "| (text) | type the answer in a password or question dialog (`y` and `n` are text there) |\n" }
+            if context == .prompt {
+                out += "| (text) | type the answer in a password or question dialog, or the host's name in a "
+                    + "changed-key dialog (`y` and `n` are text there) |\n"
+            }
             for binding in bindings(in: context) {
                 out += "| \(binding.keys.map { "`\($0.label)`" }.joined(separator: " ")) | \(binding.description) |\n"
             }

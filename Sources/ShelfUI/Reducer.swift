@@ -25,6 +25,7 @@ public enum Reducer {
                 ?? clamp(state.identityCursor, count: catalog.identities.count)
             state.loaded = true
             state.loadError = nil
+            if state.failure?.subject == .store { state.failure = nil }
             let keepGroup = state.selectedGroupID
             rebuildGroups(&state)
             if let keepGroup, let row = state.groupRows.firstIndex(where: { $0.groupID == keepGroup }) {
@@ -32,10 +33,22 @@ public enum Reducer {
             }
             rescope(&state, keepHost: keep)
             return []
-        case .loadFailed(let message):
+        case .loadFailed(let message, let hint):
             state.loadError = message
-            state.notice = Notice(message, isError: true)
+            // Nothing loaded yet: the whole screen says why (a later reload that fails keeps the last good list).
+            if state.loaded {
+                state.notice = Notice(message, isError: true)
+            } else {
+                state.failure = FailureScreen(subject: .store, message: message, hint: hint)
+            }
             return []
+        case .vaultFailed(let message, let hint):
+            if state.failure == nil, state.dismissedVaultFailure != message {
+                state.failure = FailureScreen(subject: .vault, message: message, hint: hint)
+            }
+            return []
+        case .storeChanged:
+            return [.load]
         case .filterStep:
             runSearch(&state)
             return []
@@ -48,7 +61,13 @@ public enum Reducer {
             case .failure(let failure):
                 if case .form(var form) = state.mode, form.pending {
                     form.pending = false
-                    form.errors[""] = failure.message
+                    // A message about one field goes under it, with the cursor there (a name another host has).
+                    if let field = failure.field, let index = form.fields.firstIndex(where: { $0.key == field }) {
+                        form.errors[field] = failure.message
+                        form.focus = index
+                    } else {
+                        form.errors[""] = failure.message
+                    }
                     state.mode = .form(form)
                 } else {
                     state.notice = Notice(failure.message, isError: true)
@@ -56,8 +75,15 @@ public enum Reducer {
                 return [.load]
             }
         case .connectFinished(let notice):
+            state.connecting = nil
             state.notice = notice
             return [.load]
+        case .notify(let notice):
+            state.notice = notice
+            return []
+        case .vaultStatus(let vault):
+            state.status.vault = vault
+            return []
         case .status(let model):
             state.status = model
             return []
@@ -70,6 +96,7 @@ public enum Reducer {
             state.mode = .prompt(prompt)
             return []
         case .loggedIn(let hostID):
+            state.connecting = nil
             return [.launchSession(hostID)]
         case .agentQuestion(let question):
             return AgentQuestionReducer.ask(&state, question)
@@ -84,6 +111,7 @@ public enum Reducer {
         if state.isTooSmall {
             return key == .char("q") || key == .ctrl("c") ? quit(&state) : []
         }
+        if let failure = state.failure { return FailureReducer.key(&state, key, failure) }
         switch state.mode {
         case .help(let scroll):
             return helpKey(&state, key, scroll: scroll)
@@ -148,18 +176,32 @@ public enum Reducer {
                 }
                 return []
             }
-            guard let host = state.selectedHost else { return [] }
-            state.notice = Notice("connecting to \(host.name)...")
+            guard let host = state.selectedHost, beginAttempt(&state, host) else { return [] }
+            state.notice = Notice("connecting to \(host.name)... (Esc cancels)")
             return [.connect(host.id)]
         case .copyID:
-            guard let host = state.selectedHost else { return [] }
-            state.notice = Notice("installing the identity key on \(host.name)...")
+            // A login like Enter's.
+            guard let host = state.selectedHost, beginAttempt(&state, host) else { return [] }
+            state.notice = Notice("installing the identity key on \(host.name)... (Esc cancels)")
             return [.copyID(host.id)]
         case .search:
             state.search.typing = true
             state.focus = .hosts
-        case .clearSearch:
+        case .cancel:
+            if let attempt = state.connecting {
+                state.notice = Notice("cancelling the connect to \(attempt.name)...")
+                return [.cancelConnect]
+            }
             clearSearch(&state)
+        case .syncNow:
+            state.notice = Notice("syncing now...")
+            return [.syncNow]
+        case .vaultLock:
+            if state.status.vault == .unlocked {
+                state.notice = Notice("vault locked")
+                return [.lockVault]
+            }
+            return [.unlockVault]
         case .sort:
             state.sort = state.sort == .name ? .recent : .name
             rescope(&state, keepHost: state.selectedHost?.id)
@@ -193,6 +235,17 @@ public enum Reducer {
             break
         }
         return []
+    }
+
+    /// One login at a time: a second Enter (or `c`) never starts another — nor one to a host selected since — but
+    /// says what is under way; Esc cancels it.
+    static func beginAttempt(_ state: inout UIState, _ host: ShelfCore.Host) -> Bool {
+        if let attempt = state.connecting {
+            state.notice = Notice("already connecting to \(attempt.name): wait, or press Esc to cancel", isError: true)
+            return false
+        }
+        state.connecting = ConnectAttempt(hostID: host.id, name: host.name)
+        return true
     }
 
     // MARK: searching

@@ -13,6 +13,9 @@ public enum SyncIndicator: Sendable, Equatable {
 public enum VaultIndicator: Sendable, Equatable {
     case notSetUp
     case locked
+    /// Some of the classes holding items are readable here, others are not (e.g. `sshelf vault unlock` elsewhere
+    /// opened the afterFirstUnlock classes, while whenUnlocked items need the passphrase in this process).
+    case partlyUnlocked
     case unlocked
     /// Unlocked and protected by no passphrase (the user chose convenience).
     case noPassphrase
@@ -23,6 +26,7 @@ public enum VaultIndicator: Sendable, Equatable {
         switch self {
         case .notSetUp: "vault not set up"
         case .locked: "vault locked"
+        case .partlyUnlocked: "vault partly unlocked"
         case .unlocked: "vault unlocked"
         case .noPassphrase: "vault open, no passphrase"
         case .broken(let message): "vault: \(message)"
@@ -30,12 +34,26 @@ public enum VaultIndicator: Sendable, Equatable {
     }
 }
 
+/// Something about sync the user should know beside its state, as the last run's report says it: merge conflicts
+/// not looked at yet, a device waiting to be enrolled or revoked, the credential track's notice.
+public struct SyncNote: Sendable, Equatable {
+    public enum Weight: Sendable, Equatable { case info, warning, error }
+    public var text: String
+    public var weight: Weight
+    public init(_ text: String, _ weight: Weight) {
+        self.text = text
+        self.weight = weight
+    }
+}
+
 public struct StatusModel: Sendable, Equatable {
     public var sync: SyncIndicator
     public var vault: VaultIndicator
-    public init(sync: SyncIndicator = .off, vault: VaultIndicator = .notSetUp) {
+    public var syncNotes: [SyncNote]
+    public init(sync: SyncIndicator = .off, vault: VaultIndicator = .notSetUp, syncNotes: [SyncNote] = []) {
         self.sync = sync
         self.vault = vault
+        self.syncNotes = syncNotes
     }
 }
 

@@ -36,6 +36,16 @@ public enum Mode: Sendable, Equatable {
     case prompt(ConnectPrompt)
 }
 
+/// A connect attempt under way: Esc cancels it, and Enter waits for it instead of starting another.
+public struct ConnectAttempt: Sendable, Equatable {
+    public var hostID: UUID
+    public var name: String
+    public init(hostID: UUID, name: String) {
+        self.hostID = hostID
+        self.name = name
+    }
+}
+
 public struct Confirmation: Sendable, Equatable {
     public var title: String
     public var lines: [String]
@@ -81,6 +91,12 @@ public struct UIState: Sendable {
     /// Where a form or confirmation opened from the identity list returns to (nil: browsing).
     public var modeAfterForm: Mode?
     public var notice: Notice?
+    /// The connect attempt under way (the login runs in the background until it logs in or fails).
+    public var connecting: ConnectAttempt?
+    /// A store or vault that cannot be opened: shown on the whole screen with its error and hint.
+    public var failure: FailureScreen?
+    /// The vault failure the user chose to go on without (not shown again until the vault says something else).
+    public var dismissedVaultFailure: String?
     public var quitting = false
     /// The host to select once it appears (after a save, a reload, or while a search is still running).
     public var wantedHostID: UUID?

@@ -20,7 +20,9 @@ extension Vault {
         return Sodium.StretchParameters(opsLimit: UInt64(ops), memLimit: UInt64(mem), salt: salt)
     }
 
-    func classKey(_ accessibility: AccessibilityClass) throws -> ClassKeyAccess {
+    /// `use` false: only looking (a status report); the idle timeout measures real use, so looking does not
+    /// count as activity (a TUI reading the status each second must not keep keys unlocked forever).
+    func classKey(_ accessibility: AccessibilityClass, use: Bool = true) throws -> ClassKeyAccess {
         relockIfIdleHoldingMutex()
         guard let row = try db.query("SELECT layers, wrapped FROM class_keys WHERE class = ?",
                                      [.text(accessibility.rawValue)]).first,
@@ -32,7 +34,7 @@ extension Vault {
             return unwrapDeviceLayer(wrapped, accessibility).map(ClassKeyAccess.key) ?? .damaged
         case .devicePassphrase:
             if let key = processKeys[accessibility] {
-                lastActivity = options.clock.instant()
+                if use { lastActivity = options.clock.instant() }
                 return .key(key)
             }
             if accessibility.unlockScope == .session,

@@ -35,7 +35,7 @@ extension Vault {
             var classes: [VaultStatus.ClassState] = []
             for accessibility in AccessibilityClass.allCases {
                 let state: String
-                switch try classKey(accessibility) {
+                switch try classKey(accessibility, use: false) {
                 case .key: state = "readable"
                 case .locked: state = "locked"
                 case .missing: state = "absent"

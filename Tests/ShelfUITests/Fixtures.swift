@@ -46,6 +46,19 @@ enum Fixtures {
         return Catalog(hosts: hosts, groups: [prod, eu, web, us, staging], identities: [laptop], rules: rules)
     }
 
+    /// Two hosts named "lab" (one "Lab": the unique-name rule ignores case), as sync can bring them together, and
+    /// one named "lab2".
+    static func sharedNames() -> Catalog {
+        let hosts = [
+            ShelfCore.Host(id: UUID(uuidString: "3FA2C1D0-0000-0000-0000-000000000301")!, name: "lab",
+                           hostname: "lab.site-a.example", user: "root"),
+            ShelfCore.Host(id: UUID(uuidString: "9B1E22AA-0000-0000-0000-000000000302")!, name: "Lab",
+                           hostname: "lab.site-b.example", user: "root"),
+            ShelfCore.Host(id: id(303), name: "lab2", hostname: "lab2.example"),
+        ]
+        return Catalog(hosts: hosts)
+    }
+
     /// `count` hosts named host-0001… in one group, for scrolling and search tests.
     static func longList(_ count: Int) -> Catalog {
         let group = HostGroup(id: id(1), name: "fleet")
@@ -57,10 +70,12 @@ enum Fixtures {
         return Catalog(hosts: hosts, groups: [group])
     }
 
-    static func state(_ catalog: Catalog, rows: Int = 24, columns: Int = 80, status: StatusModel = StatusModel()) -> UIState {
+    /// A state with `catalog` loaded (or, with `loaded` false, one still waiting for the store).
+    static func state(_ catalog: Catalog, rows: Int = 24, columns: Int = 80, status: StatusModel = StatusModel(),
+                      loaded: Bool = true) -> UIState {
         var state = UIState(rows: rows, columns: columns, symbols: .unicode, now: now)
         state.status = status
-        _ = Reducer.reduce(&state, .loaded(catalog))
+        if loaded { _ = Reducer.reduce(&state, .loaded(catalog)) }
         return state
     }
 

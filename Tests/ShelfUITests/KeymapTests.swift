@@ -1,5 +1,5 @@
 // Keymap: no key is bound twice in one context, every command is reachable, help lists every binding, and
-// the README's keymap section is exactly what the table generates.
+// the keymap sections of the README and docs/TUI.md are exactly what the table generates.
 import Foundation
 @testable import ShelfUI
 import XCTest
@@ -32,14 +32,19 @@ final class KeymapTests: XCTestCase {
         XCTAssertEqual(state.mode, .browse)
     }
 
-    func testReadmeKeymapSectionMatchesTheTable() throws {
-        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("README.md")
-        let text = try String(contentsOf: readme, encoding: .utf8)
-        guard let start = text.range(of: "<!-- keymap:start -->\n"), let end = text.range(of: "<!-- keymap:end -->") else {
-            return XCTFail("README.md has no keymap markers")
+    /// The README's keymap section and docs/TUI.md's are exactly what the table generates.
+    func testReadmeAndTUIDocKeymapSectionsMatchTheTable() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        for file in ["README.md", "docs/TUI.md"] {
+            let text = try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8)
+            guard let start = text.range(of: "<!-- keymap:start -->\n"), let end = text.range(of: "<!-- keymap:end -->")
+            else {
+                XCTFail("\(file) has no keymap markers")
+                continue
+            }
+            XCTAssertEqual(String(text[start.upperBound..<end.lowerBound]), Keymap.markdown(),
+                           "\(file)'s keymap is stale: regenerate it from `sshelf ui --print-keymap`")
         }
-        XCTAssertEqual(String(text[start.upperBound..<end.lowerBound]), Keymap.markdown(),
-                       "README keymap is stale: regenerate it with `sshelf ui --print-keymap`")
     }
 }

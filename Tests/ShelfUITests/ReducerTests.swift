@@ -348,18 +348,6 @@ final class ReducerTests: XCTestCase {
         XCTAssertEqual(state.notice, Notice("not connected: the host key was not trusted", isError: true))
     }
 
-    func testAKeyOfAnotherTypeIsAskedAndSaysWhatIsKnown() {
-        var state = Fixtures.state(Fixtures.threeLevels())
-        let prompt = ConnectPrompt.otherKeyType(host: "h", keyType: "ecdsa-sha2-nistp256", fingerprint: "SHA256:y",
-                                                known: "ssh-ed25519 (in known_hosts)")
-        _ = Reducer.reduce(&state, .prompt(prompt))
-        let text = Screen.render(state).text
-        XCTAssertTrue(text.contains("Host key of another type"), text)
-        XCTAssertTrue(text.contains("h now offers a ecdsa-sha2-nistp256 key"), text)
-        XCTAssertTrue(text.contains("known only as ssh-ed25519 (in known_hosts)"), text)
-        XCTAssertEqual(Fixtures.press(&state, .char("n")), [.answerPrompt(.trustHostKey(false))])
-    }
-
     func testAQuestionDuringAFormBringsTheFormBackAfterTheAnswer() {
         var state = Fixtures.state(Fixtures.threeLevels())
         Fixtures.press(&state, .char("a"))

@@ -1,4 +1,4 @@
-// Snapshots: every screen rendered on a Canvas at 80x24 and 140x40, compared as text with the recorded
+// Snapshots: every screen rendered on a Canvas at 80x24, 120x40 and 200x50, compared as text with the recorded
 // snapshots, one plain-text file per screen and size in Snapshots/ (e.g. Snapshots/help-80x24.txt).
 // SSHELF_UPDATE_SNAPSHOTS=1 rewrites them (then review the diff).
 import Foundation
@@ -7,7 +7,7 @@ import ShelfCore
 import XCTest
 
 final class SnapshotTests: XCTestCase {
-    static let sizes = [(24, 80), (40, 140)]
+    static let sizes = [(24, 80), (40, 120), (50, 200)]
 
     /// Every screen the issue names, by snapshot name.
     static func screens(rows: Int, columns: Int) -> [(String, UIState)] {
@@ -91,16 +91,43 @@ final class SnapshotTests: XCTestCase {
                                                         fingerprint: "SHA256:uNiVztksCsDhcc0u9e8BujQXVUpKZIDTMczCvj3tD2s")))
         add("prompt-host-key", hostKey)
         var otherType = main
-        _ = Reducer.reduce(&otherType, .prompt(.otherKeyType(
-            host: "web-eu-1", keyType: "ssh-ed25519", fingerprint: "SHA256:uNiVztksCsDhcc0u9e8BujQXVUpKZIDTMczCvj3tD2s",
-            known: "ecdsa-sha2-nistp256 (from the host's pinned key)")))
+        _ = Reducer.reduce(&otherType, .prompt(.keyMismatch(KeyMismatch(
+            kind: .otherType, host: "web-eu-1", address: "10.1.0.11",
+            offered: "ssh-ed25519 SHA256:uNiVztksCsDhcc0u9e8BujQXVUpKZIDTMczCvj3tD2s", known: ["ecdsa-sha2-nistp256"],
+            source: "the host's pinned key"))))
+        Fixtures.type(&otherType, "web-")
         add("prompt-host-key-other-type", otherType)
+        var changed = main
+        _ = Reducer.reduce(&changed, .prompt(.keyMismatch(Self.changedKey)))
+        Fixtures.type(&changed, "web-eu-2")
+        Fixtures.press(&changed, .enter)
+        add("prompt-host-key-changed", changed)
+        var vaultPassphrase = main
+        _ = Reducer.reduce(&vaultPassphrase, .prompt(.vaultPassphrase(
+            prompt: "Wrong passphrase (try 2 of 3). Vault passphrase:", input: "")))
+        Fixtures.type(&vaultPassphrase, "hunter2")
+        add("prompt-vault-passphrase", vaultPassphrase)
+        var connecting = main
+        Fixtures.press(&connecting, .enter, .char("j"))
+        add("connecting", connecting)
+        var storeFailure = Fixtures.state(Catalog(), rows: rows, columns: columns, loaded: false)
+        _ = Reducer.reduce(&storeFailure, .loadFailed(
+            "store /home/u/.local/share/sshelf/store.sqlite is damaged: database disk image is malformed",
+            hint: "restore it from a backup, or move it aside to start an empty store "
+                + "(sshelf never changes a damaged file)"))
+        add("failure-store", storeFailure)
+        var vaultFailure = main
+        _ = Reducer.reduce(&vaultFailure, .vaultFailed(
+            "vault /home/u/.local/share/sshelf/vault.sqlite is readable by other users (mode 644)",
+            hint: "run: chmod 600 /home/u/.local/share/sshelf/vault.sqlite"))
+        add("failure-vault", vaultFailure)
         var password = main
         _ = Reducer.reduce(&password, .prompt(.secret(host: "web-eu-1", prompt: "deploy@web-eu-1.example.com's password:",
                                                        echo: false, input: "", remember: false, offerRemember: true)))
         Fixtures.type(&password, "hunter2")
         Fixtures.press(&password, .tab)
         add("prompt-password", password)
+        add("shared-names", Fixtures.state(Fixtures.sharedNames(), rows: rows, columns: columns))
         var wide = Fixtures.state(WideCharacterTests.wideCatalog(), rows: rows, columns: columns)
         add("wide-characters", wide)
         Fixtures.press(&wide, .char("/"))
@@ -117,6 +144,13 @@ final class SnapshotTests: XCTestCase {
         return out
     }
 
+    /// web-eu-1's key changed; the known one came from its pin (fingerprints as OpenSSH prints them).
+    static let changedKey = KeyMismatch(
+        kind: .changed, host: "web-eu-1", address: "10.1.0.11",
+        offered: "ssh-ed25519 SHA256:uNiVztksCsDhcc0u9e8BujQXVUpKZIDTMczCvj3tD2s",
+        known: ["ssh-ed25519 SHA256:+DiY3wvvV6TuJJhbpZisF/zLDA0zPMSvHdkr4UvCOqU"], source: "the host's pinned key",
+        retry: ConnectAttempt(hostID: Fixtures.id(101), name: "web-eu-1"))
+
     /// The rule web-eu-1's "admin" in each live state (run by the TUI, or by `forward up`).
     static let forwardStates: [(String, ForwardLive)] = [
         ("starting", ForwardLive(phase: .starting, runner: .tui)),
@@ -132,8 +166,16 @@ final class SnapshotTests: XCTestCase {
         ("off", StatusModel(sync: .off, vault: .notSetUp)),
         ("syncing", StatusModel(sync: .syncing, vault: .locked)),
         ("synced", StatusModel(sync: .synced(at: Fixtures.now.addingTimeInterval(-120)), vault: .unlocked)),
+        ("partly-unlocked",
+         StatusModel(sync: .synced(at: Fixtures.now.addingTimeInterval(-30)), vault: .partlyUnlocked)),
         ("fallback", StatusModel(sync: .localFallback(reason: "sync folder /mnt/nas/sshelf not found"), vault: .noPassphrase)),
         ("vault-broken", StatusModel(sync: .off, vault: .broken("vault file damaged (bad MAC)"))),
+        ("sync-notes",
+         StatusModel(sync: .synced(at: Fixtures.now.addingTimeInterval(-60)), vault: .unlocked,
+                     syncNotes: [SyncNote("2 merge conflicts: sshelf sync conflicts", .warning)])),
+        ("revoked",
+         StatusModel(sync: .localFallback(reason: "this device was revoked"), vault: .unlocked,
+                     syncNotes: [SyncNote("this device was revoked from the sync group", .error)])),
     ]
 
     static func allSnapshots() -> [(String, String)] {

@@ -23,22 +23,42 @@ final class VaultClockTests: XCTestCase {
         XCTAssertEqual(fixture.rows("SELECT updated_at FROM items").map { $0[0] }, ["1800000001"])
     }
 
-    func testIdleRelockFollowsTheClock() throws {
+    /// A vault with a passphrase, opened with a 600 s idle timeout on a clock the test moves, unlocked.
+    private func unlockedVault(_ clock: ManualVaultClock) throws -> (VaultFixture, Vault) {
         let fixture = VaultFixture()
         try fixture.open().setPassphrase(secret("pass"), current: nil)
-        let clock = ManualVaultClock()
         var options = fixture.options()
         options.idleTimeout = .seconds(600)
         options.clock = clock.clock
         let vault = try Vault.open(fixture.locations, options: options, createIfMissing: false)
-        let key = ReferenceKey.hostPassword(UUID())
         try vault.unlock(passphrase: secret("pass"))
+        return (fixture, vault)
+    }
+
+    func testIdleRelockFollowsTheClock() throws {
+        let clock = ManualVaultClock()
+        let (_, vault) = try unlockedVault(clock)
+        let key = ReferenceKey.hostPassword(UUID())
         clock.advance(by: .seconds(599))
         try vault.write(secret("v"), for: key, class: .whenUnlockedThisDeviceOnly)
         clock.advance(by: .seconds(599))
         XCTAssertEqual(text(vault.read(key, class: .whenUnlockedThisDeviceOnly)), "v", "each use starts the idle time anew")
         clock.advance(by: .seconds(600))
         XCTAssertTrue(vault.read(key, class: .whenUnlockedThisDeviceOnly).isLocked, "600 idle seconds relock the class")
+    }
+
+    /// The TUI reads the vault's status every second for its status line: looking is not using, or the idle
+    /// timeout would never come.
+    func testAStatusReadDoesNotKeepTheVaultUnlocked() throws {
+        let clock = ManualVaultClock()
+        let (_, vault) = try unlockedVault(clock)
+        for _ in 0..<5 {
+            clock.advance(by: .seconds(150))
+            XCTAssertNotNil(try vault.status())
+        }
+        let wanted = AccessibilityClass.whenUnlockedThisDeviceOnly.rawValue
+        let state = try vault.status().classes.first { $0.accessibility == wanted }
+        XCTAssertEqual(state?.state, "locked", "750 s with only status reads: relocked at 600")
     }
 
     func testTheBinaryStampsItemsWithTestNow() throws {

@@ -189,13 +189,8 @@ enum SSHCommands {
             break
         }
         let hop = plan.endpoints[plan.endpoints.count - 1]
-        try options.trust.remember(key, host: hop.hostname, port: hop.port, replacing: call.flag("replace"))
-        try store.write { store in
-            guard var host = try store.host(id: target.id) else { return }
-            host.pinnedHostKey = key.pinned
-            host.updatedAt = Date()
-            try store.save(host)
-        }
+        try HostKeyOperations.pin(key, host: hop.hostname, port: hop.port, hostID: target.id,
+                                  replacing: call.flag("replace"), trust: options.trust, store: store)
         context.print("pinned \(key.type) \(key.fingerprint) for \(name)")
         return 0
     }

@@ -1,9 +1,12 @@
-// BackgroundSync: sync while the TUI runs — at start, every few minutes, and at once when sync is turned on
-// or pointed elsewhere from another terminal (settings are checked every few seconds) — on its own thread
-// with its own store connection, so start-up and browsing never wait on a slow remote. Each run posts the
-// status (syncing, then synced or local fallback with its reason) and asks for a reload when it brought
-// changes. The credential track runs when the vault opens without a passphrase prompt; otherwise its
-// report says the vault is locked and the config track still syncs.
+// BackgroundSync: sync while the TUI runs, on its own thread with its own store connection, so start-up and
+// browsing never wait on a slow remote. A run starts: at once when the TUI opens, when sync is turned on or pointed
+// elsewhere (from any terminal), when a folder remote changes, when the remote is found missing, and on `S`;
+// about 2 s after a local change (debounced: a burst of edits is one run, at most 10 s after the first); and every
+// poll interval otherwise (git: 60 s by default, SSHELF_SYNC_POLL_SECONDS; a folder remote is watched, so its
+// interval is only a safety net of 5 min). While a run is under way the status line says "syncing" (through
+// StatusSource); afterwards it shows what the run wrote to the status file. Sync needs this device's keys from the
+// vault, read without a prompt (their class is afterFirstUnlockThisDeviceOnly); a locked vault is a status, and a
+// locked credential track never stops the config track.
 import Foundation
 import ShelfCore
 import ShelfOperations
@@ -13,50 +16,110 @@ import ShelfUI
 import ShelfVault
 
 final class BackgroundSync: @unchecked Sendable {
-    static let interval: TimeInterval = 300
-    static let settingsCheck: TimeInterval = 5
-    private let context: AppContext
-    private let mailbox: Mailbox
-    private let reload: @Sendable () -> Void
+    enum Trigger {
+        /// The TUI opened, sync was turned on or moved, the remote changed or went missing, or `S`.
+        case now
+        /// Something changed in the local store that the remote has not seen yet.
+        case localChange
+    }
 
-    init(context: AppContext, mailbox: Mailbox, reload: @escaping @Sendable () -> Void) {
+    /// Debounce of local changes, and the longest a burst of them may hold a run back.
+    static let debounce: TimeInterval = 2
+    static let debounceLimit: TimeInterval = 10
+    /// Polling of a git remote (nothing tells sshelf it changed), overridable with SSHELF_SYNC_POLL_SECONDS.
+    static let defaultGitPoll: TimeInterval = 60
+    static let pollVariable = "SSHELF_SYNC_POLL_SECONDS"
+    /// A folder remote is watched (inotify); this is only the safety net for a share that sends no events.
+    static let folderPoll: TimeInterval = 300
+
+    private let context: AppContext
+    private let status: StatusSource
+    private let reload: @Sendable () -> Void
+    /// Called when a run starts or ends (the watcher posts the status line at once).
+    private let changed: @Sendable () -> Void
+    private let condition = NSCondition()
+    /// When the next run is due (nil: only when asked); guarded by `condition`.
+    private var due: Date?
+    private var firstPending: Date?
+
+    init(
+        context: AppContext, status: StatusSource, reload: @escaping @Sendable () -> Void,
+        changed: @escaping @Sendable () -> Void
+    ) {
         self.context = context
-        self.mailbox = mailbox
+        self.status = status
         self.reload = reload
+        self.changed = changed
+    }
+
+    /// Seconds between runs for a git remote.
+    var gitPoll: TimeInterval {
+        guard let text = context.environment[Self.pollVariable], let seconds = TimeInterval(text), seconds >= 1 else {
+            return Self.defaultGitPoll
+        }
+        return seconds
     }
 
     func start() {
+        request(.now)
         let thread = Thread { [self] in loop() }
         thread.name = "sshelf-sync"
         thread.start()
     }
 
+    /// Asks for a run: at once, or after the debounce for a local change.
+    func request(_ trigger: Trigger) {
+        condition.lock()
+        let now = Date()
+        switch trigger {
+        case .now:
+            due = now
+            firstPending = nil
+        case .localChange:
+            let first = firstPending ?? now
+            firstPending = first
+            // Each change moves the run to 2 s after it (up to the limit); a run already due at once stays so.
+            let wanted = min(now.addingTimeInterval(Self.debounce), first.addingTimeInterval(Self.debounceLimit))
+            if !(due.map { $0 <= now } ?? false) { due = wanted }
+        }
+        condition.signal()
+        condition.unlock()
+    }
+
     private func loop() {
-        guard let store = try? VaultNames.quiet(context).openStore() else { return }
-        var lastSettings: SyncSettings?
-        var lastRun = Date.distantPast
+        guard let store = try? TUIVault.quiet(context).openStore() else { return }
         while true {
-            let settings = (try? SyncSettings.load(from: store)) ?? nil
-            if settings != lastSettings {
-                // Turned off elsewhere: say so at once. Turned on or moved: run now.
-                if settings == nil { mailbox.post(.status(StatusSource.current(context: context, store: store))) }
-                lastSettings = settings
-                lastRun = .distantPast
+            condition.lock()
+            while due.map({ $0 > Date() }) ?? true {
+                if let due { _ = condition.wait(until: due) } else { condition.wait() }
             }
-            if settings != nil, Date().timeIntervalSince(lastRun) >= Self.interval {
-                runOnce(store)
-                lastRun = Date()
-            }
-            Thread.sleep(forTimeInterval: Self.settingsCheck)
+            due = nil
+            firstPending = nil
+            condition.unlock()
+            guard let settings = (try? SyncSettings.load(from: store)) ?? nil else { continue }
+            runOnce(store)
+            condition.lock()
+            // The next poll, unless something asked for an earlier run meanwhile.
+            let poll = Date().addingTimeInterval(settings.transport == .git ? gitPoll : Self.folderPoll)
+            due = min(due ?? poll, poll)
+            condition.unlock()
         }
     }
 
     private func runOnce(_ store: Store) {
-        var status = StatusSource.current(context: context, store: store)
-        status.sync = .syncing
-        mailbox.post(.status(status))
-        let report = SyncRun.run(VaultNames.quiet(context), store: store)
-        mailbox.post(.status(StatusSource.current(context: context, store: store)))
+        let before = (try? SyncSettings.pendingUp(store)) ?? 0
+        status.setSyncRunning(true)
+        changed()
+        // A vault opened for the run, not the TUI's: a background run must not count as the user's use of the
+        // keys unlocked here (that would hold off their idle timeout).
+        let report = SyncRun.run(TUIVault.quiet(context), store: store)
+        status.setSyncRunning(false)
+        changed()
         if report.pulled > 0 { reload() }
+        // Changes made while it ran (the watcher leaves them to the run): another run, once. Only when this one
+        // got through and moved something or more is pending than before, so records the engine refuses to send
+        // never keep runs going.
+        let after = (try? SyncSettings.pendingUp(store)) ?? 0
+        if report.state == .synced, after > 0, report.pushed > 0 || after > before { request(.localChange) }
     }
 }

@@ -1,6 +1,8 @@
-// StatusSource: the status line's truth — the sync state from this device's settings and the last run's
-// report, and the vault's state from the vault itself (never a guess; a broken vault says so and browsing
-// goes on). Also the test-only hook SSHELF_TEST_SYNC_STATUS, documented in docs/TUI.md.
+// StatusSource: the status line's truth — the sync state from this device's settings and the last run's report
+// (`syncing` while the TUI's own run is under way; the fallback reason at once when a quick check between runs
+// finds the remote missing, so the line never says "synced" for a remote that is gone), and the vault's state
+// from the TUI's vault (never a guess; a broken vault says so and browsing goes on). Also the test-only hook
+// SSHELF_TEST_SYNC_STATUS, documented in docs/TUI.md.
 import Foundation
 import ShelfCore
 import ShelfOperations
@@ -9,38 +11,77 @@ import ShelfSync
 import ShelfUI
 import ShelfVault
 
-enum StatusSource {
+final class StatusSource: @unchecked Sendable {
     /// TEST ONLY: `synced`, `synced:SECONDS-AGO`, `syncing`, `off` or `fallback:REASON` replaces the sync state.
     /// It changes only what the status line says, never what is stored or synced.
     static let testHookVariable = "SSHELF_TEST_SYNC_STATUS"
 
-    /// `store` is the connection of the calling thread (SQLite connections here are single-threaded).
-    static func current(context: AppContext, store: Store?, now: Date = Date()) -> StatusModel {
-        var model = StatusModel(sync: syncIndicator(context, store), vault: vaultIndicator(context))
-        if let hook = context.environment[testHookVariable], let sync = parseTestHook(hook, now: now) { model.sync = sync }
+    private let context: AppContext
+    private let vault: TUIVault
+    private let lock = NSLock()
+    private var syncRunning = false
+    private var runs = 0
+    private var remoteMissing: String?
+
+    init(context: AppContext, vault: TUIVault) {
+        self.context = context
+        self.vault = vault
+    }
+
+    /// BackgroundSync: a run started or ended.
+    func setSyncRunning(_ running: Bool) {
+        lock.lock()
+        syncRunning = running
+        if running { runs += 1 }
+        lock.unlock()
+    }
+
+    /// LiveWatcher: the quick check found the remote missing (the reason), or there again (nil).
+    func setRemoteMissing(_ reason: String?) {
+        lock.lock()
+        remoteMissing = reason
+        lock.unlock()
+    }
+
+    /// Whether the TUI's own sync run is under way.
+    var isSyncRunning: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return syncRunning
+    }
+
+    /// Whether a run is under way, and how many have started: the watcher tells the store changes of the TUI's
+    /// own runs (never a reason for another run) from everyone else's.
+    var syncRuns: (running: Bool, started: Int) {
+        lock.lock()
+        defer { lock.unlock() }
+        return (syncRunning, runs)
+    }
+
+    /// `store` is the calling thread's connection (SQLite connections here are single-threaded); `vault`, when
+    /// given, is a vault state the caller already read.
+    func current(store: Store?, vault known: VaultIndicator? = nil, now: Date = Date()) -> StatusModel {
+        let sync = syncIndicator(store)
+        var model = StatusModel(sync: sync, vault: known ?? vault.indicator(),
+                                syncNotes: sync == .off ? [] : SyncFileNotes.read(context.locations))
+        if let hook = context.environment[Self.testHookVariable], let sync = Self.parseTestHook(hook, now: now) {
+            model.sync = sync
+        }
         return model
     }
 
-    /// Off when this device has no sync settings; otherwise what the last run left (a fresh setup that never
-    /// ran shows as syncing, since the TUI starts a run at once).
-    static func syncIndicator(_ context: AppContext, _ store: Store?) -> SyncIndicator {
-        guard let store, (try? SyncSettings.load(from: store)) != nil else {
-            return .off
-        }
+    /// Off when this device has no sync settings; syncing while a run is under way (or before the first run of a
+    /// fresh setup: the TUI starts one at once); otherwise what the last run left, unless the remote has gone
+    /// missing since.
+    func syncIndicator(_ store: Store?) -> SyncIndicator {
+        guard let store, (try? SyncSettings.load(from: store)) != nil else { return .off }
+        lock.lock()
+        let (running, missing) = (syncRunning, remoteMissing)
+        lock.unlock()
+        if running { return .syncing }
+        if let missing { return .localFallback(reason: missing) }
         guard let report = SyncRunner.lastReport(context.locations) else { return .syncing }
         return SyncIndicator(report.status)
-    }
-
-    static func vaultIndicator(_ context: AppContext) -> VaultIndicator {
-        guard Vault.exists(at: context.locations) else { return .notSetUp }
-        do {
-            let vault = try VaultAccess.open(VaultNames.quiet(context), create: false)
-            let status = try vault.status()
-            guard status.hasPassphrase else { return .noPassphrase }
-            return status.classes.contains { $0.state == "locked" } ? .locked : .unlocked
-        } catch {
-            return .broken(error.message)
-        }
     }
 
     static func parseTestHook(_ text: String, now: Date) -> SyncIndicator? {
@@ -69,4 +110,36 @@ extension SyncIndicator {
 
 extension Array where Element == String {
     fileprivate func splitFirst() -> (String, String?) { (first ?? "", count > 1 ? self[1] : nil) }
+}
+
+/// What the last run's report says beside the state — merge conflicts not looked at yet, this device waiting to be
+/// enrolled or revoked, the credential track's notice — read from the status file's own fields (`conflicts`,
+/// `membership`, `notice`), each optional: a report without them (an older sync) has nothing to add.
+enum SyncFileNotes {
+    private struct Fields: Decodable {
+        var conflicts: Int?
+        var membership: String?
+        var notice: String?
+    }
+
+    static func read(_ locations: DataLocations) -> [SyncNote] {
+        guard let data = FileManager.default.contents(atPath: SyncRunner.statusFile(locations)),
+            let fields = try? JSONDecoder().decode(Fields.self, from: data)
+        else { return [] }
+        return notes(fields.conflicts ?? 0, membership: fields.membership, notice: fields.notice)
+    }
+
+    static func notes(_ conflicts: Int, membership: String?, notice: String?) -> [SyncNote] {
+        var notes: [SyncNote] = []
+        switch membership {
+        case "waiting": notes.append(SyncNote("waiting to be enrolled by another device", .warning))
+        case "revoked": notes.append(SyncNote("this device was revoked from the sync group", .error))
+        default: break
+        }
+        if conflicts > 0 {
+            notes.append(SyncNote("\(conflicts) merge conflict\(conflicts == 1 ? "" : "s"): sshelf sync conflicts", .warning))
+        }
+        if let notice, !notice.isEmpty { notes.append(SyncNote(Display.safe(notice), .info)) }
+        return notes
+    }
 }

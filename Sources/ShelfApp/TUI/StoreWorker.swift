@@ -48,7 +48,8 @@ final class StoreWorker: @unchecked Sendable {
                 mailbox.deliver(.loaded(try CatalogLoader.first(store)))
                 mailbox.deliver(.loaded(try CatalogLoader.load(store, secretsPresent: secretsPresent())))
             } catch {
-                mailbox.deliver(.loadFailed(StoreWorker.message(error)))
+                let failure = ShelfError(from: error)
+                mailbox.deliver(.loadFailed(failure.message, hint: failure.hint))
             }
             return
         }
@@ -56,11 +57,18 @@ final class StoreWorker: @unchecked Sendable {
             let line = try perform(effect, store: try store())
             mailbox.deliver(.operationFinished(.success(line)))
         } catch {
-            mailbox.deliver(.operationFinished(.failure(OperationFailure(StoreWorker.message(error)))))
+            mailbox.deliver(.operationFinished(.failure(StoreWorker.failure(error))))
         }
     }
 
     static func message(_ error: Error) -> String { ShelfError(from: error).message }
+
+    /// A failed save as the form shows it: the unique-name rule's refusal under the name field (the CLI's
+    /// --allow-duplicate hint does not apply here: the form has no such switch).
+    static func failure(_ error: Error) -> OperationFailure {
+        if let taken = error as? HostOperations.NameTaken { return OperationFailure(taken.message, field: "name") }
+        return OperationFailure(message(error))
+    }
 
     private func perform(_ effect: Effect, store: Store) throws -> String {
         switch effect {
@@ -85,7 +93,8 @@ final class StoreWorker: @unchecked Sendable {
             return "deleted forward rule"
         case .deleteIdentity(let id):
             return try IdentityOperations.delete(id, workspace: workspace, in: store)?.summary ?? "already gone"
-        case .load, .connect, .launchSession, .answerPrompt, .startForward, .stopForward, .copyID, .answerAgent, .quit:
+        case .load, .connect, .cancelConnect, .launchSession, .answerPrompt, .startForward, .stopForward, .unlockVault,
+             .lockVault, .syncNow, .copyID, .answerAgent, .quit:
             return ""
         }
     }

@@ -11,8 +11,13 @@ final class TUIApp {
     private let context: AppContext
     private let mailbox = Mailbox()
     private let worker: StoreWorker
+    private let vault: TUIVault
+    private let status: StatusSource
     private let login: TUILogin
     private let forwards: ForwardChildren
+    /// Nil when the test hook replaces the sync state (then nothing syncs in the background).
+    private var sync: BackgroundSync?
+    private var watcher: LiveWatcher?
     /// Where the sshelf agent asks "allow this signature?" while the TUI is open.
     private var agentQuestions: TUIConfirmListener?
     private var state: UIState
@@ -30,9 +35,12 @@ final class TUIApp {
 
     init(context: AppContext) {
         self.context = context
-        worker = StoreWorker(workspace: VaultNames.quiet(context), mailbox: mailbox,
-                             secretsPresent: { [names = VaultNames(context: context)] in names.current() })
-        login = TUILogin(context: context, mailbox: mailbox)
+        let vault = TUIVault(context: context)
+        self.vault = vault
+        status = StatusSource(context: context, vault: vault)
+        worker = StoreWorker(workspace: TUIVault.quiet(context), mailbox: mailbox,
+                             secretsPresent: { vault.itemNames() })
+        login = TUILogin(context: context, mailbox: mailbox, vault: vault)
         forwards = ForwardChildren(locations: context.locations, mailbox: mailbox, selfPath: TUIApp.selfPath)
         state = UIState()
     }
@@ -54,12 +62,11 @@ final class TUIApp {
         defer { agentQuestions?.stop() }
         let size = terminal.size
         state = UIState(rows: size.rows, columns: size.columns, symbols: terminal.symbols, now: Date())
-        state.status = StatusSource.current(context: context, store: try? Store(path: context.locations.store), now: state.now)
+        state.status = status.current(store: try? Store(path: context.locations.store), now: state.now)
+        if let failure = vault.failure() { apply(.vaultFailed(failure.message, hint: failure.hint)) }
+        // The watcher's first look comes before the first load: nothing committed in between is missed.
+        startLive()
         execute([.load])
-        if context.environment[StatusSource.testHookVariable] == nil {
-            let worker = self.worker
-            BackgroundSync(context: context, mailbox: mailbox, reload: { worker.submit(.load) }).start()
-        }
         var dirty = true
         var lastTick = Date()
         while !state.quitting {
@@ -120,6 +127,23 @@ final class TUIApp {
         benchmark.write(hosts: state.catalog.count)
     }
 
+    /// The watcher (changes by other processes) and background sync, which wake each other: a run's start and end
+    /// show at once, and the watcher's findings (a local change, the remote changed or gone) start runs.
+    private func startLive() {
+        let mailbox = self.mailbox
+        final class WatcherBox: @unchecked Sendable { var watcher: LiveWatcher? }
+        let box = WatcherBox()
+        if context.environment[StatusSource.testHookVariable] == nil {
+            sync = BackgroundSync(context: context, status: status,
+                                  reload: { mailbox.post(.storeChanged) }, changed: { box.watcher?.wake() })
+        }
+        let watcher = LiveWatcher(context: context, mailbox: mailbox, vault: vault, status: status, sync: sync)
+        box.watcher = watcher
+        self.watcher = watcher
+        watcher.start()
+        sync?.start()
+    }
+
     private func apply(_ action: Action) {
         execute(Reducer.reduce(&state, action))
     }
@@ -147,11 +171,18 @@ final class TUIApp {
             if runForwardEffect(effect) { continue }
             switch effect {
             case .connect(let id):
-                if login.isRunning {
-                    state.notice = Notice("already logging in to a host: wait for it, or cancel its dialog with Esc", isError: true)
-                } else {
-                    login.start(id)
-                }
+                login.start(id)
+            case .cancelConnect:
+                login.cancel()
+            case .answerPrompt(.replaceChangedKey):
+                login.replaceChangedKey()
+            case .unlockVault:
+                unlockVault()
+            case .lockVault:
+                vault.lockAll()
+                apply(.vaultStatus(vault.indicator()))
+            case .syncNow:
+                sync?.request(.now)
             case .launchSession(let id):
                 runSession(id)
             case .quit:
@@ -159,17 +190,37 @@ final class TUIApp {
             case .answerPrompt(let answer):
                 login.prompts.answer(answer)
             case .copyID(let id):
-                if login.isRunning {
-                    state.notice = Notice("already logging in to a host: wait for it, or cancel its dialog with Esc", isError: true)
-                } else {
-                    login.start(id, for: .copyID)
-                }
+                login.start(id, for: .copyID)
             case .answerAgent(let id, let allow):
                 agentQuestions?.answer(id, allow: allow)
             default:
                 worker.submit(effect)
             }
         }
+    }
+
+    /// `V` on a locked vault: the passphrase dialog on a background thread (the unlock's key stretching takes a
+    /// moment), three tries, the result in the title bar and the status line.
+    private func unlockVault() {
+        let (vault, prompts, mailbox) = (self.vault, login.prompts, self.mailbox)
+        let thread = Thread {
+            let outcome = vault.unlock(ask: { question in
+                let reply = prompts.ask(.vaultPassphrase(prompt: question, input: ""))
+                guard case .secret(let passphrase, _) = reply else { return nil }
+                return passphrase
+            })
+            mailbox.post(.vaultStatus(vault.indicator()))
+            switch outcome {
+            case .unlocked: mailbox.post(.notify(Notice("vault unlocked")))
+            case .cancelled: break
+            case .wrongPassphrase:
+                let tries = TUIVault.passphraseTries
+                mailbox.post(.notify(Notice("the vault stays locked: the passphrase was wrong \(tries) times", isError: true)))
+            case .failed(let message):
+                mailbox.post(.notify(Notice("the vault stays locked: \(Display.safe(message))", isError: true)))
+            }
+        }
+        thread.start()
     }
 
     /// Leaves curses for the shell of a logged-in host and comes back to the same place with a one-line result.

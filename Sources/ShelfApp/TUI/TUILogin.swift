@@ -1,7 +1,8 @@
 // TUILogin: Enter on a host, in process. A background thread runs the whole connect flow (every hop: key
 // exchange, host-key check, login) with questions as dialogs inside the TUI; once it succeeded, the run loop
 // takes the connection (one thread at a time uses it), leaves curses, runs the shell, records the outcome as
-// `sshelf connect` does, and comes back with a one-line result. Failures before the shell never leave curses.
+// `sshelf connect` does, and comes back with a one-line result. Failures before the shell never leave curses. Esc
+// stops an attempt at any stage; a changed host key ends it and offers the dialog that can replace the pin.
 // `c` (copy-id) logs in the same way and installs the host's identity key on that thread, curses still up.
 import Foundation
 import ShelfCore
@@ -19,54 +20,124 @@ final class TUILogin: @unchecked Sendable {
         var store: Store
     }
 
+    /// A connect that met a changed host key: the keys, and the connect to start again once the pin is replaced.
+    private struct ChangedKey {
+        var change: HostKeyChange
+        var target: ConnectAttempt
+        var purpose: Purpose
+    }
+
     private let context: AppContext
     private let mailbox: Mailbox
+    private let vault: TUIVault
     let prompts: PromptChannel
     private let lock = NSLock()
-    private var running = false
+    /// Held by the login thread for its whole run: one login at a time (its dialogs share the screen). A connect
+    /// started while the last one is still closing (its dialog was answered "no") waits here for it.
+    private let oneAtATime = NSLock()
+    /// Counts attempts; a finishing attempt that a newer one superseded reports nothing.
+    private var generation = 0
     private var ready: [UUID: Ready] = [:]
     /// Warnings of the vault while logging in (curses owns the screen: they go into the result line).
     private var warnings: [String] = []
+    /// Stops the attempt under way (Esc).
+    private var cancellation: ConnectCancellation?
+    /// The last changed key met, until the user replaces the pin or another connect starts.
+    private var changedKey: ChangedKey?
 
-    init(context: AppContext, mailbox: Mailbox) {
+    init(context: AppContext, mailbox: Mailbox, vault: TUIVault) {
         self.context = context
         self.mailbox = mailbox
+        self.vault = vault
         prompts = PromptChannel(mailbox: mailbox)
-    }
-
-    /// A login is under way (one at a time: its dialogs share the screen).
-    var isRunning: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return running
     }
 
     /// What the login is for: a shell (the run loop takes over), or installing the host's identity key.
     enum Purpose { case shell, copyID }
 
-    /// Starts logging in to the host; posts `.loggedIn` or a `.connectFinished` line.
-    func start(_ hostID: UUID, for purpose: Purpose = .shell) {
+    /// Starts logging in to the host; posts `.loggedIn` or a `.connectFinished` line (and, for a changed host key,
+    /// the dialog that can replace the pin).
+    func start(_ hostID: UUID, for purpose: Purpose = .shell) { begin(hostID, for: purpose) { _ in nil } }
+
+    /// Stops the attempt under way at whatever stage it is: a dialog is answered "cancel", the TCP connect stops
+    /// waiting, an open socket is shut down (nothing more is sent on it).
+    func cancel() {
         lock.lock()
-        running = true
-        warnings = []
+        let attempt = cancellation
+        lock.unlock()
+        attempt?.cancel()
+        prompts.cancelOpenQuestion()
+    }
+
+    /// The user typed the host's name in the changed-key dialog: replace the pin with the key that host offered,
+    /// as `sshelf trust --replace` would, then connect again (the new connection is checked against the new pin).
+    func replaceChangedKey() {
+        lock.lock()
+        let pending = changedKey
+        changedKey = nil
+        lock.unlock()
+        guard let pending else { return }
+        begin(pending.target.hostID, for: pending.purpose) { [context] store in
+            do {
+                try HostKeyOperations.replace(pending.change, workspace: TUIVault.quiet(context), store: store)
+                return nil
+            } catch {
+                return OperationFailure("the pin was not replaced: \(Display.safe(StoreWorker.message(error)))")
+            }
+        }
+    }
+
+    /// Runs `before` (on the login thread, with its store) and then the login.
+    private func begin(_ hostID: UUID, for purpose: Purpose, before: @escaping @Sendable (Store) -> OperationFailure?) {
+        let attempt = ConnectCancellation()
+        lock.lock()
+        generation += 1
+        let mine = generation
+        // Esc from now on stops this attempt, even while it still waits for the last one to close.
+        cancellation = attempt
         lock.unlock()
         let thread = Thread { [self] in
-            let result = login(hostID, by: purpose == .shell ? "tui" : "copy-id")
+            oneAtATime.lock()
+            defer { oneAtATime.unlock() }
+            lock.lock()
+            warnings = []
+            changedKey = nil
+            lock.unlock()
+            var result: Result<Ready, OperationFailure>
+            do {
+                let store = try TUIVault.quiet(context).openStore()
+                result = before(store).map { .failure($0) }
+                    ?? login(hostID, for: purpose, store: store, cancellation: attempt)
+            } catch {
+                result = .failure(OperationFailure("not connected: \(Display.safe(StoreWorker.message(error)))"))
+            }
+            // Logged in just as Esc was pressed: the user asked not to connect.
+            if case .success(let session) = result, attempt.isCancelled {
+                session.connection.close()
+                result = .failure(OperationFailure("not connected: cancelled"))
+            }
             if purpose == .copyID, case .success(let session) = result {
                 let notice = installIdentity(session)
                 lock.lock()
-                running = false
+                if cancellation === attempt { cancellation = nil }
                 lock.unlock()
                 mailbox.post(.connectFinished(notice))
                 return
             }
             lock.lock()
-            running = false
+            if cancellation === attempt { cancellation = nil }
             if case .success(let session) = result { ready[hostID] = session }
+            let changed = changedKey
+            let superseded = generation != mine
             lock.unlock()
+            // The user already moved on to another connect: this one's end is old news (its line was shown when
+            // the user answered its dialog).
+            if superseded, case .failure = result { return }
             switch result {
             case .success: mailbox.post(.loggedIn(hostID: hostID))
-            case .failure(let failure): mailbox.post(.connectFinished(Notice(failure.message, isError: true)))
+            case .failure(let failure):
+                mailbox.post(.connectFinished(Notice(failure.message, isError: true)))
+                if let changed { mailbox.post(.prompt(.keyMismatch(Self.dialog(changed)))) }
             }
         }
         thread.stackSize = 4 << 20
@@ -97,9 +168,13 @@ final class TUILogin: @unchecked Sendable {
         }
     }
 
-    private func login(_ hostID: UUID, by purpose: String) -> Result<Ready, OperationFailure> {
+    private func login(_ hostID: UUID, for purpose: Purpose, store: Store, cancellation: ConnectCancellation)
+        -> Result<Ready, OperationFailure>
+    {
         let delegate = TUIPrompts(channel: prompts)
         do {
+            guard let host = try store.host(id: hostID) else { return .failure(OperationFailure("not connected: the host is gone")) }
+            let plan = try ConnectPlan.make(for: host, in: store)
             // The vault's warnings must not write over the curses screen: they go into the result line.
             let quiet = context.workspace.warning(to: { [weak self] text in
                 guard let self else { return }
@@ -107,21 +182,41 @@ final class TUILogin: @unchecked Sendable {
                 warnings.append(Display.safe(text).trimmingCharacters(in: .whitespacesAndNewlines))
                 lock.unlock()
             })
-            let store = try quiet.openStore()
-            guard let host = try store.host(id: hostID) else { return .failure(OperationFailure("not connected: the host is gone")) }
-            let plan = try ConnectPlan.make(for: host, in: store)
-            let credentials = VaultCredentialSource(workspace: quiet, store: store, releasedBy: purpose,
-                                                    askPassphrase: { delegate.vaultPassphrase() })
-            let connector = SSHConnector(options: .standard(quiet), credentials: credentials, delegate: delegate)
+            let credentials = TUICredentials(workspace: quiet, store: store, vault: vault,
+                                             releasedBy: purpose == .shell ? "tui" : "copy-id",
+                                             ask: { delegate.vaultPassphrase($0) }, cancel: { cancellation.cancel() })
+            var options = ConnectOptions.standard(quiet)
+            options.cancellation = cancellation
+            let connector = SSHConnector(options: options, credentials: credentials, delegate: delegate)
             let connection = try plan.connect(connector, store: store)
             return .success(Ready(connection: connection, plan: plan, store: store))
         } catch let error as SSHError {
             if delegate.refusedHostKey { return .failure(OperationFailure("not connected: the host key was not trusted")) }
-            if error.kind == .cancelled { return .failure(OperationFailure("not connected: cancelled")) }
+            if error.kind == .cancelled || cancellation.isCancelled {
+                return .failure(OperationFailure("not connected: cancelled"))
+            }
+            if let change = error.hostKeyChange {
+                lock.lock()
+                let target = ConnectAttempt(
+                    hostID: hostID, name: Display.safe((try? store.host(id: hostID))??.name ?? change.hopName))
+                changedKey = ChangedKey(change: change, target: target, purpose: purpose)
+                lock.unlock()
+                let hop = Display.safe(change.hopName)
+                return .failure(OperationFailure("not connected: the host key of \(hop) has CHANGED; nothing was sent"))
+            }
             return .failure(OperationFailure("not connected: \(Display.safe(error.message))"))
         } catch {
             return .failure(OperationFailure("not connected: \(Display.safe(StoreWorker.message(error)))"))
         }
+    }
+
+    /// The changed-key dialog: both keys, where the known one came from, and the host whose name must be typed.
+    private static func dialog(_ changed: ChangedKey) -> KeyMismatch {
+        let change = changed.change
+        return KeyMismatch(kind: .changed, host: Display.safe(change.hopName), address: Display.safe(change.lookupName),
+                           offered: "\(change.offered.type) \(change.offered.fingerprint)",
+                           known: change.known.map { "\($0.type) \($0.fingerprint)" }, source: change.source.rawValue,
+                           retry: changed.target)
     }
 
     /// Leaves curses, runs the shell on the logged-in connection, saves what the login changed, and returns the

@@ -48,7 +48,7 @@ final class PromptChannel: @unchecked Sendable {
         case .secret(let text, let remember):
             var bytes = Array(text.utf8)
             converted = .secret(SecretBytes.take(&bytes), remember: remember)
-        case .cancelled: converted = .cancelled
+        case .cancelled, .replaceChangedKey: converted = .cancelled
         }
         lock.lock()
         guard waiting, reply == nil else {
@@ -80,8 +80,10 @@ final class TUIPrompts: ConnectDelegate {
         case .unknown:
             prompt = .hostKey(host: host, keyType: question.key.type, fingerprint: question.fingerprint)
         case .otherType(let types, let source):
-            prompt = .otherKeyType(host: host, keyType: question.key.type, fingerprint: question.fingerprint,
-                                   known: "\(types.joined(separator: ", ")) (from \(source.rawValue))")
+            prompt = .keyMismatch(KeyMismatch(
+                kind: .otherType, host: host, address: Display.safe(question.lookupName),
+                offered: "\(question.key.type) \(question.fingerprint)", known: types.map(Display.safe),
+                source: source.rawValue))
         }
         if case .trust(true) = channel.ask(prompt) { return .acceptAndRemember }
         refusedHostKey = true
@@ -125,9 +127,10 @@ final class TUIPrompts: ConnectDelegate {
         }
     }
 
-    /// The vault's passphrase when an item is locked, asked in a masked dialog.
-    func vaultPassphrase() -> SecretBytes? {
-        guard case .secret(let passphrase, _) = secret(currentHop, "The vault is locked. Vault passphrase:") else { return nil }
+    /// The vault's passphrase when an item is locked (`question` says so, and whether the last one was wrong),
+    /// asked in a masked dialog of the hop being connected.
+    func vaultPassphrase(_ question: String) -> SecretBytes? {
+        guard case .secret(let passphrase, _) = secret(currentHop, question) else { return nil }
         return passphrase
     }
 

@@ -11,8 +11,13 @@ enum DetailsView {
             return
         }
         let catalog = state.catalog
-        var lines: [(String, String, CellStyle)] = [
-            ("address", host.destination, .plain),
+        var lines: [(String, String, CellStyle)] = [("address", host.destination, .plain)]
+        if let row = state.selectedRow, catalog.sharesName(row) {
+            let others = catalog.rowsSharingName(with: row).count - 1
+            lines.append(("name", "shared with \(others) other host\(others == 1 ? "" : "s"): commands take "
+                          + catalog.reference(row), CellStyle(color: .orange)))
+        }
+        lines += [
             ("group", catalog.tree.path(of: host.groupID).isEmpty ? "(none)" : catalog.tree.path(of: host.groupID), .plain),
         ]
         if !host.tags.isEmpty { lines.append(("tags", host.tags.joined(separator: ", "), .plain)) }
@@ -42,11 +47,20 @@ enum DetailsView {
                      ellipsis: state.symbols.ellipsis)
         var y = rect.row + 1
         let labelWidth = 10
+        // A value longer than the pane goes on over up to three lines (a fingerprint, an auth source) rather than
+        // being cut; only what still does not fit ends in an ellipsis.
+        // Continuation lines start under the label (indented), so a 50-character fingerprint fits at 80 columns.
+        let valueWidth = rect.width - labelWidth - 2
+        let onWidth = rect.width - 4
         for (label, value, style) in lines where y < rect.row + rect.height {
             canvas.write(label, row: y, column: rect.column + 1, style: .dim)
-            canvas.write(value, row: y, column: rect.column + 1 + labelWidth, width: rect.width - labelWidth - 2,
-                         style: style, ellipsis: state.symbols.ellipsis)
-            y += 1
+            let parts = wrap(value, width: valueWidth, lines: 3, continuation: onWidth)
+            for (n, part) in parts.enumerated() where y < rect.row + rect.height {
+                let column = n == 0 ? rect.column + 1 + labelWidth : rect.column + 3
+                canvas.write(part, row: y, column: column, width: n == 0 ? valueWidth : onWidth, style: style,
+                             ellipsis: state.symbols.ellipsis)
+                y += 1
+            }
         }
         let rules = state.selectedRules
         guard y < rect.row + rect.height else { return }
@@ -76,13 +90,13 @@ enum DetailsView {
         }
     }
 
-    /// `text` in lines of at most `width` characters (continuation lines 2 narrower), broken at spaces; the
-    /// last line keeps the rest (the canvas ends it with an ellipsis).
-    static func wrap(_ text: String, width: Int, lines: Int) -> [String] {
+    /// `text` in lines of at most `width` characters (continuation lines `continuation` wide, 2 narrower than
+    /// `width` unless given), broken at spaces; the last line keeps the rest (the canvas ends it with an ellipsis).
+    static func wrap(_ text: String, width: Int, lines: Int, continuation: Int? = nil) -> [String] {
         var out: [String] = []
         var rest = Substring(text)
         while !rest.isEmpty {
-            let room = out.isEmpty ? width : width - 2
+            let room = out.isEmpty ? width : (continuation ?? width - 2)
             if out.count == lines - 1 || CharWidth.of(String(rest)) <= room || room <= 0 {
                 out.append(String(rest))
                 break

@@ -1,5 +1,5 @@
-// HostListView: the hosts of the selected group (or the search results) — name, user@host:port, tags and
-// last connected, with the characters a search matched underlined and coloured.
+// HostListView: the hosts of the selected group (or the search results) — name (NAME@ID when another host has the
+// name too), user@host:port, tags and last connected, with the characters a search matched underlined and coloured.
 import Foundation
 import ShelfCore
 
@@ -11,17 +11,62 @@ enum HostListView {
         var last: Int
     }
 
-    static func columns(width: Int) -> Columns {
+    /// Widths for the list's columns: "Last" fixed when there is room, and the rest shared by what the rows on
+    /// screen need (`natural`: their longest name, address and tags, in cells). A column that needs less than an
+    /// even share gets all it needs (so `user@host:port` shows whole when it can), the others split what is left;
+    /// what is left goes to the tags. Text is cut only where it cannot fit.
+    static func columns(width: Int, natural: (name: Int, destination: Int, tags: Int)) -> Columns {
         let last = width >= 70 ? 12 : 0
-        let rest = width - last - 3
-        let name = max(8, rest * 3 / 10)
-        let destination = max(8, rest * 4 / 10)
-        return Columns(name: name, destination: destination, tags: max(0, rest - name - destination), last: last)
+        let rest = max(0, width - last - 3)
+        // The headers ("Hosts 123", "Address") need their room too.
+        let tags = natural.tags > 0 ? natural.tags + 1 : 0
+        // Tags matter least: they keep an eighth of the room at most until name and address have what they need.
+        let reserved = min(tags, rest / 8)
+        let given = share(rest - reserved, needs: [max(natural.name, 9), max(natural.destination, 7)])
+        return Columns(name: given[0], destination: given[1], tags: rest - given[0] - given[1], last: last)
+    }
+
+    /// Max-min fair shares of `total`: each gets at most what it needs, and what one does not need is split
+    /// among the others.
+    static func share(_ total: Int, needs: [Int]) -> [Int] {
+        var given = needs.map { _ in 0 }
+        var open = Set(needs.indices.filter { needs[$0] > 0 })
+        var left = total
+        while !open.isEmpty, left > 0 {
+            let even = left / open.count
+            let satisfied = open.filter { needs[$0] - given[$0] <= even }
+            if satisfied.isEmpty {
+                // Nobody fits in an even share: split what is left, the earlier columns taking the remainder.
+                for (n, i) in open.sorted().enumerated() { given[i] += even + (n < left % open.count ? 1 : 0) }
+                break
+            }
+            for i in satisfied {
+                left -= needs[i] - given[i]
+                given[i] = needs[i]
+                open.remove(i)
+            }
+        }
+        return given
+    }
+
+    /// The longest name, address and tags (in cells) of the rows on screen.
+    static func naturalWidths(_ state: UIState, rows: Int) -> (name: Int, destination: Int, tags: Int) {
+        var widths = (name: 0, destination: 0, tags: 0)
+        let table = state.catalog.table
+        for row in state.visible.dropFirst(state.hostScroll).prefix(rows) {
+            let fields = table.fields(Int(row))
+            let destination = Destination(user: fields[safe: 2] ?? "", hostname: fields[safe: 1] ?? "",
+                                          port: table.port(Int(row)), marks: HostHighlights())
+            widths.name = max(widths.name, CharWidth.of(state.catalog.reference(Int(row))))
+            widths.destination = max(widths.destination, CharWidth.of(destination.text))
+            widths.tags = max(widths.tags, CharWidth.of(fields.dropFirst(3).joined(separator: ",")))
+        }
+        return widths
     }
 
     static func draw(_ state: UIState, in rect: Rect, on canvas: inout Canvas) {
         let focused = state.focus == .hosts && state.mode == .browse
-        let c = columns(width: rect.width)
+        let c = columns(width: rect.width, natural: naturalWidths(state, rows: max(0, rect.height - 1)))
         let list = state.visible
         let x = rect.column
         let headerStyle = focused ? CellStyle.bold : CellStyle.dim
@@ -63,7 +108,13 @@ enum HostListView {
             let marks = query.map { state.catalog.matcher.highlights(row, $0) } ?? HostHighlights()
             let destination = Destination(user: user, hostname: hostname, port: table.port(row), marks: marks)
             let e = state.symbols.ellipsis
-            field(name, matched: marks.name, row: y, column: x + 1, width: c.name, ellipsis: e, on: &canvas)
+            // A name another host has too shows as commands take it, NAME@ID, the @ID in orange.
+            let reference = state.catalog.reference(row)
+            field(reference, matched: marks.name, row: y, column: x + 1, width: c.name, ellipsis: e, on: &canvas)
+            if reference.count > name.count, CharWidth.of(reference) <= c.name {
+                let start = CharWidth.of(name)
+                canvas.restyle(row: y, column: x + 1 + start, width: CharWidth.of(reference) - start) { $0.color = .orange }
+            }
             field(destination.text, matched: destination.matched, row: y, column: x + 2 + c.name,
                   width: c.destination, ellipsis: e, on: &canvas, style: .plain)
             if c.tags > 2 {

@@ -144,16 +144,8 @@ enum PromptView {
             canvas.write("Check it with the server's owner before trusting it.", row: inner.row + 2,
                          column: inner.column, width: inner.width, style: .dim)
             canvas.write("y trust and pin   n / Esc refuse", row: inner.row + 4, column: inner.column)
-        case .otherKeyType(let host, let keyType, let fingerprint, let known):
-            let inner = Frame.box(title: "Host key of another type", height: 9, width: 76, state: state, on: &canvas)
-            canvas.write("\(host) now offers a \(keyType) key:", row: inner.row, column: inner.column, width: inner.width,
-                         ellipsis: state.symbols.ellipsis)
-            canvas.write(fingerprint, row: inner.row + 1, column: inner.column, width: inner.width, style: .bold)
-            canvas.write("but it is known only as \(known).", row: inner.row + 2, column: inner.column,
-                         width: inner.width, style: CellStyle(color: .red, bold: true), ellipsis: state.symbols.ellipsis)
-            canvas.write("Trust it only if the server's owner confirms the new key.", row: inner.row + 3,
-                         column: inner.column, width: inner.width, style: .dim)
-            canvas.write("y trust and pin   n / Esc refuse", row: inner.row + 5, column: inner.column)
+        case .keyMismatch(let mismatch):
+            drawMismatch(mismatch, state: state, on: &canvas)
         case .secret(let host, let text, let echo, let input, let remember, let offer):
             let inner = Frame.box(title: "Connecting to \(host)", height: 8, width: 72, state: state, on: &canvas)
             // The question may be long (a server's instruction before its prompt): two lines, the end kept.
@@ -172,6 +164,76 @@ enum PromptView {
                              row: inner.row + 3, column: inner.column)
             }
             canvas.write("Enter sends, Esc cancels", row: inner.row + 5, column: inner.column, style: .dim)
+        case .vaultPassphrase(let text, let input):
+            let inner = Frame.box(title: "Unlock the vault", height: 8, width: 72, state: state, on: &canvas)
+            for (i, line) in wrap(text, width: inner.width).suffix(2).enumerated() {
+                canvas.write(line, row: inner.row + i, column: inner.column, width: inner.width,
+                             style: line.hasPrefix("Wrong") ? CellStyle(color: .red, bold: true) : .plain,
+                             ellipsis: state.symbols.ellipsis)
+            }
+            let typed = String(repeating: "*", count: input.count)
+            let shown = typed.count >= inner.width ? String(typed.suffix(inner.width - 1)) : typed
+            let end = canvas.write(shown, row: inner.row + 2, column: inner.column)
+            canvas.write(" ", row: inner.row + 2, column: end, style: CellStyle(reverse: true))
+            canvas.write("Enter unlocks, Esc leaves it locked", row: inner.row + 5, column: inner.column, style: .dim)
+        }
+    }
+
+    /// The changed-key and other-type dialogs: what was offered, what is known and from where, and the only way
+    /// on — typing the host's name. Fingerprints get a line of their own, so they are never cut at 80 columns.
+    static func drawMismatch(_ m: KeyMismatch, state: UIState, on canvas: inout Canvas) {
+        let width = min(88, state.columns - 2)
+        let text = width - 4
+        var lines: [(String, CellStyle)] = []
+        func paragraph(_ words: String, _ style: CellStyle = .plain) {
+            for line in wrap(words, width: text) { lines.append((line, style)) }
+        }
+        let red = CellStyle(color: .red, bold: true)
+        let title: String
+        switch m.kind {
+        case .changed:
+            title = "HOST KEY CHANGED"
+            paragraph("\(m.host) (\(m.address)) offered a different host key than the one known for it.", red)
+            paragraph("Someone may be intercepting the connection, or the server was reinstalled.")
+            paragraph("Nothing was sent and no credential was read.")
+            lines.append(("", .plain))
+            lines.append(("known, from \(m.source):", .dim))
+            for key in m.known.isEmpty ? ["(a pinned key that cannot be read)"] : m.known {
+                lines.append(("  " + key, .bold))
+            }
+        case .otherType:
+            title = "Host key of another type"
+            paragraph("\(m.host) (\(m.address)) now offers a key of a type it is not known under.", red)
+            paragraph("Nothing has been sent to it yet.")
+            lines.append(("", .plain))
+            lines.append(("known only as, from \(m.source):", .dim))
+            for type in m.known { lines.append(("  " + type, .bold)) }
+        }
+        lines.append(("offered now:", .dim))
+        lines.append(("  " + m.offered, red))
+        lines.append(("", .plain))
+        let verb = m.kind == .changed ? "replace the pin and connect" : "trust it and connect"
+        let refuse = m.kind == .changed ? "Esc keeps the pin and does not connect." : "Esc refuses."
+        paragraph("Check the new fingerprint with the server's owner. To \(verb), type the host's name (\(m.host)) "
+                  + "and press Enter. \(refuse)")
+        let entry = lines.count
+        lines.append(("", .plain))
+        if m.mistyped { paragraph("That is not '\(m.host)': type the host's name exactly, or press Esc.", red) }
+        let inner = Frame.box(title: title, height: lines.count + 2, width: width, state: state, on: &canvas)
+        // A short terminal keeps the end (where typing happens) and drops the explanation's first lines.
+        let skip = max(0, lines.count - inner.height)
+        for (i, line) in lines.dropFirst(skip).enumerated() where i < inner.height {
+            let row = inner.row + i
+            if skip + i == entry {
+                let prompt = canvas.write("> ", row: row, column: inner.column, style: .bold)
+                let room = inner.width - 3
+                let shown = CharWidth.of(m.input) >= room ? CharWidth.suffix(m.input, fitting: room - 1) : m.input
+                let end = canvas.write(shown, row: row, column: prompt)
+                canvas.write(" ", row: row, column: end, style: CellStyle(reverse: true))
+            } else {
+                canvas.write(line.0, row: row, column: inner.column, width: inner.width, style: line.1,
+                             ellipsis: state.symbols.ellipsis)
+            }
         }
     }
 }

@@ -8,6 +8,10 @@ public enum Screen {
             TooSmallView.draw(state, on: &canvas)
             return canvas
         }
+        if let failure = state.failure {
+            FailureView.draw(failure, state: state, on: &canvas)
+            return canvas
+        }
         let layout = Layout(rows: state.rows, columns: state.columns)
         TitleBar.draw(state, in: layout.title, on: &canvas)
         GroupTreeView.draw(state, in: layout.groups, on: &canvas)
@@ -115,6 +119,11 @@ enum TitleBar {
             canvas.write(text, row: rect.row, column: rect.width - width - 1, width: width,
                          style: notice.isError ? CellStyle(color: .red, bold: true) : CellStyle(color: .green),
                          ellipsis: state.symbols.ellipsis)
+        } else if let attempt = state.connecting {
+            let text = "connecting to \(attempt.name)... (Esc cancels)"
+            let width = min(CharWidth.of(text), max(0, rect.width - col - 2))
+            canvas.write(text, row: rect.row, column: rect.width - width - 1, width: width,
+                         style: CellStyle(color: .blue), ellipsis: state.symbols.ellipsis)
         } else if !state.loaded || !state.catalog.isComplete {
             canvas.write("loading...", row: rect.row, column: max(col + 1, rect.width - 11), style: .dim)
         }

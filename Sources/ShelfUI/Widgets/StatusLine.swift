@@ -17,20 +17,24 @@ public enum StatusLine {
         switch vault {
         case .broken: CellStyle(color: .red)
         case .notSetUp, .locked: .dim
-        case .unlocked, .noPassphrase: .plain
+        case .unlocked, .partlyUnlocked, .noPassphrase: .plain
         }
     }
 
     /// The key hints for the current screen: enabled bindings that carry a hint label.
     public static func hints(_ state: UIState) -> [(key: String, what: String)] {
         let context: KeyContext
-        switch state.mode {
-        case .browse: context = state.search.typing ? .search : .browse
-        case .form: context = .form
-        case .confirm: context = .dialog
-        case .help: context = .help
-        case .identities: context = .identities
-        case .prompt: return [("Enter", "answer"), ("Esc", "cancel")]
+        if state.failure != nil {
+            context = .failure
+        } else {
+            switch state.mode {
+            case .browse: context = state.search.typing ? .search : .browse
+            case .form: context = .form
+            case .confirm: context = .dialog
+            case .help: context = .help
+            case .identities: context = .identities
+            case .prompt: return [("Enter", "answer"), ("Esc", "cancel")]
+            }
         }
         return Keymap.bindings(in: context).compactMap { binding in
             guard let hint = binding.hint, binding.disabledReason(state) == nil, let key = binding.keys.first else { return nil }
@@ -43,14 +47,29 @@ public enum StatusLine {
         let (syncText, syncStyle) = syncSegment(state.status.sync, now: state.now, symbols: s)
         // The sync state always shows in full (a fallback reason must be readable); hints give way first.
         var col = canvas.write(syncText, row: rect.row, column: 0, width: rect.width, style: syncStyle, ellipsis: s.ellipsis)
+        // What the sync report says beside the state (conflicts, enrollment, the credential track's notice).
+        for note in state.status.syncNotes where col + CharWidth.of(note.text) + 3 <= rect.width {
+            let style: CellStyle
+            switch note.weight {
+            case .info: style = .dim
+            case .warning: style = CellStyle(color: .orange)
+            case .error: style = CellStyle(color: .red, bold: true)
+            }
+            col = canvas.write(" \(s.separator) ", row: rect.row, column: col, style: .dim)
+            col = canvas.write(note.text, row: rect.row, column: col, style: style)
+        }
         let count = state.catalog.totalCount
         let parts: [(String, CellStyle)] = [
             (state.status.vault.words, vaultStyle(state.status.vault)),
             (state.loaded ? "\(count) host\(count == 1 ? "" : "s")" : "loading", .dim),
         ]
-        for (text, style) in parts where col + text.count + 3 <= rect.width {
+        for (i, (text, style)) in parts.enumerated() {
+            // A vault error too long for the line is cut rather than left out (its whole text is on its screen).
+            let room = rect.width - col - 3
+            let cut = i == 0 && room >= 16 && { if case .broken = state.status.vault { true } else { false } }()
+            guard CharWidth.of(text) <= room || cut else { continue }
             col = canvas.write(" \(s.separator) ", row: rect.row, column: col, style: .dim)
-            col = canvas.write(text, row: rect.row, column: col, style: style)
+            col = canvas.write(text, row: rect.row, column: col, width: room, style: style, ellipsis: s.ellipsis)
         }
         // Help and quit are kept when space is short; the rest fill in, in keymap order.
         let all = hints(state)

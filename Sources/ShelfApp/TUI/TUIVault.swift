@@ -1,0 +1,127 @@
+// TUIVault: the one vault the TUI process uses. Opened once there is one (and again when one appears: a
+// "remember" creates it), so class keys unlocked here serve every later connect until the idle timeout or a lock
+// (whenUnlocked keys live only in this process: a second Vault object would start locked). Also its state for the
+// status line, the item names for the details pane (never a value), unlocking with three tries, and locking.
+import Foundation
+import ShelfCore
+import ShelfOperations
+import ShelfUI
+import ShelfVault
+
+final class TUIVault: @unchecked Sendable {
+    /// Tries of the passphrase before a connect or an unlock gives up ("wrong passphrase" in between).
+    static let passphraseTries = 3
+
+    enum UnlockOutcome: Equatable {
+        case unlocked
+        /// The user left the dialog.
+        case cancelled
+        /// Wrong `passphraseTries` times.
+        case wrongPassphrase
+        case failed(String)
+    }
+
+    private let context: AppContext
+    private let lock = NSLock()
+    private var vault: Vault?
+
+    init(context: AppContext) { self.context = context }
+
+    /// The workspace for code running under curses: a warning must not be written over the screen.
+    static func quiet(_ context: AppContext) -> Workspace { context.workspace.warning(to: { _ in }) }
+
+    /// How long whenUnlocked keys stay unlocked without use (`SSHELF_VAULT_IDLE_SECONDS`, 15 min by default).
+    var idleTimeout: Duration { VaultAccess.options(context.workspace).idleTimeout }
+
+    /// The vault, opened on first use; nil when this device has none. A vault that cannot be opened is tried again
+    /// on the next call (it may be repaired meanwhile).
+    func opened() -> Result<Vault, VaultError>? {
+        lock.lock()
+        defer { lock.unlock() }
+        if let vault { return .success(vault) }
+        guard Vault.exists(at: context.locations) else { return nil }
+        do {
+            let opened = try VaultAccess.open(Self.quiet(context), create: false)
+            vault = opened
+            return .success(opened)
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// The vault if it opens (for the connect flow and sync, which report their own errors).
+    var current: Vault? { if case .success(let vault) = opened() { vault } else { nil } }
+
+    /// What the status line says. "Unlocked" counts the classes that hold items (all of them when none does):
+    /// after `sshelf vault unlock` elsewhere, a vault whose items are all afterFirstUnlock is unlocked here too.
+    func indicator() -> VaultIndicator {
+        guard let result = opened() else { return .notSetUp }
+        let status: VaultStatus
+        do {
+            status = try result.get().status()
+        } catch {
+            return .broken(error.message)
+        }
+        if status.classes.contains(where: { $0.state == "damaged" }) {
+            return .broken("a class key failed its integrity check")
+        }
+        guard status.hasPassphrase else { return .noPassphrase }
+        let usable = status.classes.filter { $0.state == "readable" || $0.state == "locked" }
+        let holding = usable.filter { $0.items > 0 }
+        let counted = holding.isEmpty ? usable : holding
+        let locked = counted.filter { $0.state == "locked" }.count
+        if locked == 0 { return .unlocked }
+        return locked == counted.count ? .locked : .partlyUnlocked
+    }
+
+    /// The error and hint of a vault that exists but cannot be opened, else nil.
+    func failure() -> (message: String, hint: String?)? {
+        guard case .failure(let error) = opened() else { return nil }
+        return (error.message, error.hint)
+    }
+
+    /// Reference keys of the items this device holds (names only), for "not synced to this device"; empty
+    /// without a vault, nil when it cannot be read (then the pane does not guess).
+    func itemNames() -> Set<String>? {
+        guard let result = opened() else { return [] }
+        guard case .success(let vault) = result, let items = try? vault.items() else { return nil }
+        return Set(items.map(\.key))
+    }
+
+    /// Whether the item under `reference` is stored in a class that is locked in this process right now.
+    func isLocked(_ reference: ReferenceKey) -> Bool {
+        guard let vault = current, let items = try? vault.items(),
+            let stored = items.first(where: { $0.key == reference.rawValue })?.accessibility,
+            let status = try? vault.status()
+        else { return false }
+        return status.classes.contains { $0.accessibility == stored && $0.state == "locked" }
+    }
+
+    /// Drops whenUnlocked keys that went unused for the idle timeout (their bytes are zeroed as they go).
+    func relockIfIdle() { current?.relockIfIdle() }
+
+    /// Forgets every unlocked class key, here and in the kernel keyring, as `sshelf vault lock` does.
+    func lockAll() { current?.lock() }
+
+    /// Asks for the passphrase (through `ask`, which gets the question and returns nil when the user leaves) and
+    /// unlocks; a wrong one is said so and asked again, `passphraseTries` times in all.
+    /// `question` names what is asked, without a colon ("Vault passphrase").
+    func unlock(ask: (String) -> SecretBytes?, question: String = "Vault passphrase") -> UnlockOutcome {
+        guard let vault = current else { return .failed("the vault cannot be opened") }
+        for attempt in 1...Self.passphraseTries {
+            let text =
+                attempt == 1
+                ? "\(question):" : "Wrong passphrase (try \(attempt) of \(Self.passphraseTries)). Vault passphrase:"
+            guard let passphrase = ask(text) else { return .cancelled }
+            do {
+                try vault.unlock(passphrase: passphrase)
+                return .unlocked
+            } catch  where error.kind == .wrongPassphrase {
+                continue
+            } catch {
+                return .failed(error.message)
+            }
+        }
+        return .wrongPassphrase
+    }
+}
