@@ -28,7 +28,7 @@ _sshelf() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} typed=$2
     local cmd=${COMP_WORDS[1]} sub=${COMP_WORDS[2]}
     if [[ $COMP_CWORD -eq 1 ]]; then
-        COMPREPLY=($(compgen -W "list show add edit rm mv connect exec trust copy-id warm group forward identity keygen import export vault agent log sync ui check completions manpage version help" -- "$cur")); return
+        COMPREPLY=($(compgen -W "list show add edit rm mv connect exec trust copy-id warm group forward identity keygen import export ssh-config vault agent log sync ui check completions manpage version help" -- "$cur")); return
     fi
     case "$cmd" in
         warm) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "serve stop" -- "$cur")); return; fi ;;
@@ -37,13 +37,14 @@ _sshelf() {
         identity) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "list show import edit rm" -- "$cur")); return; fi ;;
         import) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "ssh-config" -- "$cur")); return; fi ;;
         export) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "ssh-config" -- "$cur")); return; fi ;;
+        ssh-config) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "write install uninstall defaults" -- "$cur")); return; fi ;;
         vault) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "init status unlock lock passwd list rm audit export import set-password set-class verify" -- "$cur")); return; fi ;;
         agent) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "start stop status" -- "$cur")); return; fi ;;
         log) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "verify" -- "$cur")); return; fi ;;
         sync) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "enable invite join status now devices revoke conflicts disable" -- "$cur")); return; fi ;;
     esac
     local key="$cmd"
-    case "$cmd" in warm|group|forward|identity|import|export|vault|agent|log|sync) key="$cmd $sub" ;; esac
+    case "$cmd" in warm|group|forward|identity|import|export|ssh-config|vault|agent|log|sync) key="$cmd $sub" ;; esac
     case "$prev" in
         --auth) COMPREPLY=($(compgen -W "auto publickey password keyboardInteractive agent" -- "$cur")); return ;;
         --benchmark-data) COMPREPLY=($(compgen -W "synthetic realistic" -- "$cur")); return ;;
@@ -70,6 +71,7 @@ _sshelf() {
         --local) COMPREPLY=(); return ;;
         --name) COMPREPLY=(); return ;;
         --notes) COMPREPLY=(); return ;;
+        --option) COMPREPLY=(); return ;;
         --output) _sshelf_files; return ;;
         --passphrase-fd) COMPREPLY=(); return ;;
         --password-fd) COMPREPLY=(); return ;;
@@ -77,6 +79,7 @@ _sshelf() {
         --port) COMPREPLY=(); return ;;
         --ready-fd) COMPREPLY=(); return ;;
         --remote) COMPREPLY=(); return ;;
+        --remove-option) COMPREPLY=(); return ;;
         --rename) COMPREPLY=(); return ;;
         --secret-fd) COMPREPLY=(); return ;;
         --sessions) COMPREPLY=(); return ;;
@@ -90,11 +93,11 @@ _sshelf() {
     case "$key" in
         "list") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--group --json --names --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "show") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
-        "add") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--host --user --port --group --tag --auth --identity --jump --notes --allow-duplicate --help" -- "$cur")); else COMPREPLY=(); fi ;;
-        "edit") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--host --user --port --group --tag --auth --identity --jump --notes --rename --untag --allow-duplicate --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
+        "add") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--host --user --port --group --tag --auth --identity --jump --notes --option --allow-duplicate --help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "edit") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--host --user --port --group --tag --auth --identity --jump --notes --option --rename --untag --remove-option --allow-duplicate --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "rm") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--force --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "mv") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--group --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
-        "connect") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--accept-new --password-fd --remember --timeout --passphrase-fd --dry-run --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
+        "connect") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--accept-new --password-fd --remember --timeout --passphrase-fd --dry-run --openssh --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "exec") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--accept-new --password-fd --remember --timeout --passphrase-fd --no-stdin --persist --persist-for --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "trust") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--replace --fingerprint --timeout --passphrase-fd --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "copy-id") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--identity --accept-new --password-fd --remember --timeout --passphrase-fd --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
@@ -122,6 +125,10 @@ _sshelf() {
         "keygen") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--comment --passphrase-fd --confirm --lifetime --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "import ssh-config") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--group --dry-run --help" -- "$cur")); else _sshelf_files; fi ;;
         "export ssh-config") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--output --force --help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "ssh-config write") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "ssh-config install") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "ssh-config uninstall") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--remove --help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "ssh-config defaults") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--option --remove-option --remove --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "vault init") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;
         "vault status") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "vault unlock") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;

@@ -22,13 +22,14 @@ final class AppContext: @unchecked Sendable {
 
     /// The operations' view: warnings go through this context (so a caller that must keep stderr clean, the
     /// TUI under curses, can catch them).
-    var workspace: Workspace { Workspace(environment: environment, warn: { [self] text in warn(Display.safe(text)) }) }
+    /// (Weakly: the store this context opens keeps its workspace for its change hook.)
+    var workspace: Workspace { Workspace(environment: environment, warn: { [weak self] text in self?.warn(Display.safe(text)) }) }
 
     var homeDirectory: String { workspace.homeDirectory }
 
     func store() throws -> Store {
         if let openedStore { return openedStore }
-        let store = try Store(path: locations.store)
+        let store = try workspace.openStore()
         openedStore = store
         return store
     }

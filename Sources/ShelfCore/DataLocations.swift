@@ -20,6 +20,12 @@ public struct DataLocations: Sendable, Equatable {
     public var agentSocket: String { agentDirectory + "/socket" }
     /// The agent's private (0700) folder: its socket and its state file.
     public var agentDirectory: String { runtimeDirectory + "/agent" }
+    /// The ssh_config bridge OpenSSH's tools read (`sshelf ssh-config install` includes it from ~/.ssh/config).
+    public var sshConfigBridge: String { configDirectory + "/ssh_config" }
+    /// sshelf's pinned host keys in known_hosts form, beside the bridge (its pinned hosts' `UserKnownHostsFile`).
+    public var bridgePins: String { configDirectory + "/ssh_known_hosts" }
+    /// The public keys of vault identities, one file each, that make ssh offer the sshelf agent's key.
+    public var bridgeKeys: String { configDirectory + "/keys" }
 
     public static func resolve(environment env: [String: String]) -> DataLocations {
         if let root = env["SSHELF_HOME"], !root.isEmpty {

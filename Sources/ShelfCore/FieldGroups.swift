@@ -39,6 +39,7 @@ public enum FieldGroups {
         FieldGroup("tags", ["tags"]),
         FieldGroup("auth", ["authMethod", "identityID", "passwordRef"]),
         FieldGroup("jump", ["jumpHostIDs", "unresolvedJump"]),
+        FieldGroup("options", ["options"]),
         FieldGroup("notes", ["notes"]),
         FieldGroup("created", ["createdAt"], quiet: true),
         FieldGroup("updated", ["updatedAt"], quiet: true),

@@ -31,6 +31,9 @@ public struct Host: Hashable, Sendable, Codable, Identifiable {
     /// A ProxyJump value that named no known host at import time, kept as written.
     public var unresolvedJump: String
     public var pinnedHostKey: PinnedHostKey?
+    /// ssh_config options sshelf keeps but does not model (`ServerAliveInterval 30`), verbatim and in order: import
+    /// keeps them, export and the ssh_config bridge write them back, sshelf's client honours what libssh2 can.
+    public var options: [String]
     public var notes: String
     public var createdAt: Date
     public var updatedAt: Date
@@ -43,7 +46,7 @@ public struct Host: Hashable, Sendable, Codable, Identifiable {
         id: UUID = UUID(), name: String = "", hostname: String = "", port: Int = Host.defaultPort, user: String = "",
         groupID: UUID? = nil, tags: [String] = [], authMethod: AuthMethod = .auto, identityID: UUID? = nil,
         passwordRef: ReferenceKey? = nil, jumpHostIDs: [UUID] = [], unresolvedJump: String = "",
-        pinnedHostKey: PinnedHostKey? = nil, notes: String = "", createdAt: Date = Date(), updatedAt: Date = Date(),
+        pinnedHostKey: PinnedHostKey? = nil, options: [String] = [], notes: String = "", createdAt: Date = Date(), updatedAt: Date = Date(),
         lastConnectedAt: Date? = nil, extra: [String: JSONValue] = [:]
     ) {
         self.id = id
@@ -59,6 +62,7 @@ public struct Host: Hashable, Sendable, Codable, Identifiable {
         self.jumpHostIDs = jumpHostIDs
         self.unresolvedJump = unresolvedJump
         self.pinnedHostKey = pinnedHostKey
+        self.options = options
         self.notes = notes
         self.createdAt = createdAt
         self.updatedAt = updatedAt
@@ -76,7 +80,7 @@ public struct Host: Hashable, Sendable, Codable, Identifiable {
 
     static let knownFields: Set<String> = [
         "id", "name", "hostname", "port", "user", "groupID", "tags", "authMethod", "identityID", "passwordRef",
-        "jumpHostIDs", "unresolvedJump", "pinnedHostKey", "notes", "createdAt", "updatedAt", "lastConnectedAt",
+        "jumpHostIDs", "unresolvedJump", "pinnedHostKey", "options", "notes", "createdAt", "updatedAt", "lastConnectedAt",
     ]
 
     public init(from decoder: Decoder) throws {
@@ -95,6 +99,7 @@ public struct Host: Hashable, Sendable, Codable, Identifiable {
         jumpHostIDs = try c.field("jumpHostIDs", [UUID]())
         unresolvedJump = try c.field("unresolvedJump", "")
         pinnedHostKey = try c.field("pinnedHostKey", nil as PinnedHostKey?)
+        options = try c.field("options", [String]())
         notes = try c.field("notes", "")
         createdAt = try c.field("createdAt", epoch)
         updatedAt = try c.field("updatedAt", epoch)
@@ -117,6 +122,7 @@ public struct Host: Hashable, Sendable, Codable, Identifiable {
         try c.put("jumpHostIDs", jumpHostIDs)
         try c.put("unresolvedJump", unresolvedJump)
         try c.put("pinnedHostKey", pinnedHostKey)
+        try c.put("options", options)
         try c.put("notes", notes)
         try c.put("createdAt", createdAt)
         try c.put("updatedAt", updatedAt)

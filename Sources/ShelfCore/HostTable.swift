@@ -219,6 +219,11 @@ public struct HostTable: @unchecked Sendable {
         {
             host.extra = decoded
         }
+        if let options = rareFields[.options], let data = options.data(using: .utf8),
+           let decoded = try? JSONDecoder().decode([String].self, from: data)
+        {
+            host.options = decoded
+        }
         return host
     }
 
@@ -229,7 +234,7 @@ public struct HostTable: @unchecked Sendable {
     /// Fields most hosts do not have (a password reference, a pinned key, notes...), kept out of the hot
     /// columns; also the exact text of a field whose display copy had control characters replaced.
     enum Rare: UInt8, CaseIterable {
-        case passwordRef = 1, unresolvedJump, pinnedType, pinnedKey, notes, extra, auth, name, hostname, user, tags
+        case passwordRef = 1, unresolvedJump, pinnedType, pinnedKey, notes, extra, auth, name, hostname, user, tags, options
     }
 
     func rareRecord(_ index: Int) -> [Rare: String] {

@@ -26,6 +26,8 @@ public struct HostTableRow {
     public var updated: Double
     public var lastConnected: Double?
     public var extra: UnsafeBufferPointer<UInt8>
+    /// The option lines as the store keeps them (a JSON array of strings; empty for none).
+    public var options: UnsafeBufferPointer<UInt8>
 
     public init(id: UUID, name: UnsafeBufferPointer<UInt8>, hostname: UnsafeBufferPointer<UInt8>,
                 user: UnsafeBufferPointer<UInt8>, tags: UnsafeBufferPointer<UInt8>, port: Int, groupID: UUID?,
@@ -33,7 +35,7 @@ public struct HostTableRow {
                 jumps: UnsafeBufferPointer<UInt8>, unresolvedJump: UnsafeBufferPointer<UInt8>,
                 pinnedType: UnsafeBufferPointer<UInt8>?, pinnedKey: UnsafeBufferPointer<UInt8>?,
                 notes: UnsafeBufferPointer<UInt8>, created: Double, updated: Double, lastConnected: Double?,
-                extra: UnsafeBufferPointer<UInt8>) {
+                extra: UnsafeBufferPointer<UInt8>, options: UnsafeBufferPointer<UInt8> = UnsafeBufferPointer(start: nil, count: 0)) {
         self.id = id
         self.name = name
         self.hostname = hostname
@@ -53,6 +55,7 @@ public struct HostTableRow {
         self.updated = updated
         self.lastConnected = lastConnected
         self.extra = extra
+        self.options = options
     }
 }
 
@@ -199,6 +202,7 @@ public struct HostTableBuilder {
         }
         if !row.notes.isEmpty { addRare(.notes, row.notes) }
         if !row.extra.isEmpty { addRare(.extra, row.extra) }
+        if !row.options.isEmpty { addRare(.options, row.options) }
         rareScratch.withUnsafeBufferPointer { rare.append($0) }
         rareStart.append(UInt32(rare.count))
         count += 1
@@ -218,9 +222,13 @@ public struct HostTableBuilder {
         if !host.extra.isEmpty, let data = try? JSONEncoder().encode(host.extra) {
             extra = String(decoding: data, as: UTF8.self)
         }
+        var options = ""
+        if !host.options.isEmpty, let data = try? JSONEncoder().encode(host.options) {
+            options = String(decoding: data, as: UTF8.self)
+        }
         name.withUTF8 { name in hostname.withUTF8 { hostname in user.withUTF8 { user in tags.withUTF8 { tags in
             auth.withUTF8 { auth in jumps.withUTF8 { jumps in unresolved.withUTF8 { unresolved in
-                notes.withUTF8 { notes in extra.withUTF8 { extra in
+                notes.withUTF8 { notes in extra.withUTF8 { extra in options.withUTF8 { options in
                     HostTableBuilder.withOptionalUTF8(&ref) { ref in
                         HostTableBuilder.withOptionalUTF8(&pinnedType) { pinnedType in
                             HostTableBuilder.withOptionalUTF8(&pinnedKey) { pinnedKey in
@@ -231,11 +239,12 @@ public struct HostTableBuilder {
                                     pinnedKey: pinnedKey, notes: notes,
                                     created: host.createdAt.timeIntervalSince1970,
                                     updated: host.updatedAt.timeIntervalSince1970,
-                                    lastConnected: host.lastConnectedAt?.timeIntervalSince1970, extra: extra))
+                                    lastConnected: host.lastConnectedAt?.timeIntervalSince1970, extra: extra,
+                                    options: options))
                             }
                         }
                     }
-                } }
+                } } }
             } } }
         } } } }
     }

@@ -130,6 +130,7 @@ public enum Validation {
         add("notes", controlCharacterProblem(host.notes, allowNewlines: true).map { "notes \($0)" })
         if host.unresolvedJump.utf8.count > maxFieldLength { add("jump", "ProxyJump text is too long") }
         add("jump", controlCharacterProblem(host.unresolvedJump).map { "ProxyJump \($0)" })
+        for problem in SSHOption.problems(host.options) { add("options", problem) }
         return found
     }
 

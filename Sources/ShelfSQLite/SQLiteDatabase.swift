@@ -99,6 +99,8 @@ public final class SQLiteDatabase {
 
     /// Rows changed by the last INSERT, UPDATE or DELETE.
     public var changes: Int { Int(sqlite3_changes(handle)) }
+    /// Rows changed by this connection since it opened (a transaction that changed nothing leaves it as it was).
+    public var totalChanges: Int { Int(sqlite3_total_changes(handle)) }
 
     /// Runs one or more statements that return nothing (schema, pragmas, BEGIN/COMMIT).
     public func execute(_ sql: String) throws(SQLiteError) {

@@ -9,6 +9,8 @@ public enum AuthStep: Sendable, Equatable {
     public enum KeySource: Sendable, Equatable {
         case vault(ReferenceKey)
         case file(String)
+        /// One more IdentityFile of the host's options: tried when it exists, skipped when it does not (as ssh does).
+        case optionalFile(String)
     }
 
     case publicKey(identity: String, source: KeySource)
@@ -40,25 +42,43 @@ public enum AuthStep: Sendable, Equatable {
 }
 
 public enum AuthPlan {
-    /// The steps for `hop`, in order, for its configured method.
-    public static func steps(for hop: SSHEndpoint, agentSocket: String?) -> [AuthStep] {
+    /// The steps for `hop`, in order, for its configured method. `environment` answers `IdentityAgent $NAME`.
+    public static func steps(for hop: SSHEndpoint, agentSocket: String?, environment: [String: String] = [:]) -> [AuthStep] {
         var key: [AuthStep] = []
+        var files: Set<String> = []
         if let identity = hop.identity {
             if let reference = identity.privateKeyRef {
                 key = [.publicKey(identity: identity.name, source: .vault(reference))]
             } else if !identity.keyFile.isEmpty {
                 key = [.publicKey(identity: identity.name, source: .file(identity.keyFile))]
+                files.insert(identity.keyFile)
             }
         }
-        let agent: [AuthStep] = agentSocket.map { [.agent(socket: $0)] } ?? []
+        // The host's other IdentityFiles, in the order written.
+        for path in hop.settings.identityFiles where files.insert(path).inserted {
+            key.append(.publicKey(identity: "IdentityFile \(path)", source: .optionalFile(path)))
+        }
+        let socket = agent(hop.settings.identityAgent, default: agentSocket, environment: environment)
+        // IdentitiesOnly: only the keys named for the host, no other agent key.
+        let agent: [AuthStep] = hop.settings.identitiesOnly && !key.isEmpty ? [] : socket.map { [.agent(socket: $0)] } ?? []
         let keyboard = AuthStep.keyboardInteractive(storedPassword: hop.passwordRef)
         let password = AuthStep.password(stored: hop.passwordRef)
         switch hop.authMethod {
         case .publickey: return key + agent
-        case .agent: return [.agent(socket: agentSocket)]
+        case .agent: return [.agent(socket: socket)]
         case .password: return [password]
         case .keyboardInteractive: return [keyboard]
         case .auto, .other: return key + agent + [keyboard, password]
         }
+    }
+
+    /// The agent socket a hop uses: its IdentityAgent (a path, `none`, `SSH_AUTH_SOCK` or `$NAME`), else the default.
+    static func agent(_ option: String?, default socket: String?, environment: [String: String]) -> String? {
+        guard let option else { return socket }
+        if option.lowercased() == "none" { return nil }
+        if option == "SSH_AUTH_SOCK" { return socket }
+        if option.hasPrefix("$") { return environment[String(option.dropFirst())].flatMap { $0.isEmpty ? nil : $0 } }
+        if option.hasPrefix("~/"), let home = environment["HOME"] { return home + option.dropFirst(1) }
+        return option
     }
 }

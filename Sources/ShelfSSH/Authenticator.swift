@@ -20,13 +20,16 @@ struct Authenticator {
             outcome.methods.append("none")
             return
         }
-        let steps = AuthPlan.steps(for: hop, agentSocket: options.agentSocket).filter { offered.contains($0.wireName) }
+        let steps = AuthPlan.steps(for: hop, agentSocket: options.agentSocket, environment: options.environment)
+            .filter { offered.contains($0.wireName) }
         var failures: [String] = []
         var rsaRejected = false
         for step in steps {
             delegate.note(.authenticating(hop: hop.name, method: step.name))
             let accepted: Bool
             switch step {
+            case .publicKey(_, .optionalFile(let path)) where !KeyFile.exists(path, environment: options.environment):
+                continue
             case .publicKey(let identity, let source):
                 let result = try publicKey(identity: identity, source: source)
                 accepted = result.accepted
@@ -64,8 +67,8 @@ struct Authenticator {
         switch source {
         case .vault(let reference):
             key = try require(credentials.privateKey(for: reference, on: verified), what: "private key of identity '\(name)'")
-        case .file(let path):
-            key = try KeyFile.read(path)
+        case .file(let path), .optionalFile(let path):
+            key = try KeyFile.read(path, environment: options.environment)
         }
         let info = PrivateKeyInfo.inspect(key)
         var passphrase: SecretBytes? = nil
@@ -118,7 +121,7 @@ struct Authenticator {
             case .notStored: throw notSynced()
             }
         }
-        for attempt in 1...max(1, options.passwordAttempts) {
+        for attempt in 1...max(1, hop.settings.numberOfPasswordPrompts ?? options.passwordAttempts) {
             let request = PasswordRequest(verified, attempt: attempt,
                                           canRemember: credentials.canRemember && hop.hostID != nil, note: note)
             guard let answer = delegate.askPassword(request) else {
@@ -215,8 +218,19 @@ struct Authenticator {
 /// Private key files named by an identity's `keyFile`: read into guarded memory once, never written anywhere.
 /// Only a plain file is read (a FIFO there would block the login forever).
 enum KeyFile {
-    static func read(_ path: String) throws(SSHError) -> SecretBytes {
-        let expanded = path.hasPrefix("~/") ? NSHomeDirectory() + String(path.dropFirst(1)) : path
+    /// `~/` spelt out with HOME (the user's, as every path sshelf reads).
+    static func expanded(_ path: String, environment: [String: String]) -> String {
+        guard path.hasPrefix("~/") else { return path }
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        return home + String(path.dropFirst(1))
+    }
+
+    static func exists(_ path: String, environment: [String: String]) -> Bool {
+        access(expanded(path, environment: environment), F_OK) == 0
+    }
+
+    static func read(_ path: String, environment: [String: String] = [:]) throws(SSHError) -> SecretBytes {
+        let expanded = expanded(path, environment: environment)
         do {
             return try RegularFile.readSecret(expanded)
         } catch {

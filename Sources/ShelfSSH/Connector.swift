@@ -66,28 +66,40 @@ public final class SSHConnector {
             try Authenticator(verified: verified, options: options, credentials: credentials, delegate: delegate)
                 .run(outcome: &connection.outcome)
             connection.names.append(hop.name)
+            connection.targetSettings = hop.settings
+            connection.targetName = hop.name
         }
     }
 
-    /// The transport a hop arrives over: the first hop connects directly, each later one through the hop
-    /// before it.
-    private func transport(on connection: SSHConnection) -> HopTransport {
-        guard let outer = connection.sessions.last, let outerName = connection.names.last else { return DirectTCP() }
+    /// The transport a hop arrives over: the first hop connects directly, or through its ProxyCommand; each later
+    /// one through the hop before it (a jump chain wins over a later hop's ProxyCommand, as ProxyJump does in ssh).
+    private func transport(for hop: SSHEndpoint, on connection: SSHConnection) -> HopTransport {
+        guard let outer = connection.sessions.last, let outerName = connection.names.last else {
+            if let command = hop.settings.proxyCommand { return ProxyCommandTransport(command: command) }
+            return DirectTCP()
+        }
         return JumpChannel(outer: outer, outerName: outerName)
     }
 
     private func handshake(_ hop: SSHEndpoint, on connection: SSHConnection) throws(SSHError) -> Session {
         if options.cancellation?.isCancelled == true { throw ConnectCancellation.cancelledError() }
-        let transport = transport(on: connection)
+        let transport = transport(for: hop, on: connection)
         delegate.note(transport.event(for: hop))
         let (socket, carrier) = try transport.open(hop, options: options)
         connection.carriers.append(carrier)
         let session = try Session(socket: socket)
         connection.sessions.append(session)
-        session.setTimeout(seconds: options.connectTimeout)
-        session.preferAlgorithms(knownHostKeyTypes: options.trust.knownTypes(
-            host: hop.hostname, port: hop.port, pinned: hop.pinnedHostKey))
-        try session.handshake(target: hop.name)
+        session.setTimeout(seconds: hop.connectTimeout(options))
+        try session.preferAlgorithms(
+            knownHostKeyTypes: options.trust.knownTypes(host: hop.hostname, port: hop.port, pinned: hop.pinnedHostKey),
+            settings: hop.settings)
+        do {
+            try session.handshake(target: hop.name)
+            session.startKeepalives(interval: hop.settings.serverAliveInterval ?? options.keepaliveInterval)
+        } catch {
+            // A ProxyCommand that failed says why on its stderr: that is the message, not libssh2's.
+            throw (carrier as? ProxyCommandChild)?.failure(handshake: error) ?? error
+        }
         return session
     }
 }

@@ -14,10 +14,12 @@ public struct SSHEndpoint: Sendable {
     public var identity: Identity?
     public var passwordRef: ReferenceKey?
     public var pinnedHostKey: PinnedHostKey?
+    /// What the host's kept ssh_config options (its own, then its defaults) ask of sshelf's client.
+    public var settings: HostSettings
 
     public init(name: String, hostID: UUID? = nil, hostname: String, port: Int = 22, user: String = "",
                 authMethod: AuthMethod = .auto, identity: Identity? = nil, passwordRef: ReferenceKey? = nil,
-                pinnedHostKey: PinnedHostKey? = nil) {
+                pinnedHostKey: PinnedHostKey? = nil, settings: HostSettings = HostSettings()) {
         self.name = name
         self.hostID = hostID
         self.hostname = hostname
@@ -27,12 +29,20 @@ public struct SSHEndpoint: Sendable {
         self.identity = identity
         self.passwordRef = passwordRef
         self.pinnedHostKey = pinnedHostKey
+        self.settings = settings
     }
 
-    public init(host: ShelfCore.Host, identity: Identity?) {
+    public init(host: ShelfCore.Host, identity: Identity?, defaults: [OptionDefaults] = []) {
         self.init(name: host.name, hostID: host.id, hostname: host.hostname.isEmpty ? host.name : host.hostname,
                   port: host.port, user: host.user, authMethod: host.authMethod, identity: identity,
-                  passwordRef: host.passwordRef, pinnedHostKey: host.pinnedHostKey)
+                  passwordRef: host.passwordRef, pinnedHostKey: host.pinnedHostKey,
+                  settings: HostSettings.read(HostSettings.options(for: host, defaults: defaults)))
+    }
+
+    /// The connect timeout for this hop: the command line's when given, else the host's ConnectTimeout, else the
+    /// default.
+    func connectTimeout(_ options: ConnectOptions) -> Double {
+        options.connectTimeoutGiven ? options.connectTimeout : settings.connectTimeout ?? options.connectTimeout
     }
 
     /// `host` or `[host]:port`, the known_hosts spelling.
@@ -56,12 +66,19 @@ public struct ConnectOptions: Sendable {
     public var passwordAttempts: Int
     /// Seconds between keepalives while a session is idle.
     public var keepaliveInterval: Int
+    /// The connect timeout was given on the command line (it then wins over a host's ConnectTimeout).
+    public var connectTimeoutGiven: Bool
+    /// The environment `SendEnv` patterns pick variables from, and `IdentityAgent $NAME` reads.
+    public var environment: [String: String]
     /// Lets another thread stop the attempt at any stage (the TUI's Esc); nil: it cannot be stopped.
     public var cancellation: ConnectCancellation?
 
     public init(trust: HostKeyTrustStore, connectTimeout: Double = 10, agentSocket: String? = nil,
-                passwordAttempts: Int = 3, keepaliveInterval: Int = 30) {
+                passwordAttempts: Int = 3, keepaliveInterval: Int = 30, connectTimeoutGiven: Bool = false,
+                environment: [String: String] = [:]) {
         self.trust = trust
+        self.connectTimeoutGiven = connectTimeoutGiven
+        self.environment = environment
         self.connectTimeout = connectTimeout
         self.agentSocket = agentSocket
         self.passwordAttempts = passwordAttempts

@@ -49,7 +49,7 @@ enum HostKeyCheck {
             var reason = HostKeyQuestion.Reason.unknown
             if case .otherType(let types, let source) = verdict { reason = .otherType(knownTypes: types, source: source) }
             let question = HostKeyQuestion(hopName: hop.name, lookupName: hop.lookupName, key: key, reason: reason)
-            switch delegate.decide(question) {
+            switch policyDecision(hop.settings.hostKeyPolicy, reason: reason) ?? delegate.decide(question) {
             case .refuse:
                 throw refused(question)
             case .acceptOnce:
@@ -63,6 +63,17 @@ enum HostKeyCheck {
         if pin, let id = hop.hostID { outcome.pinnedKeys.append((id, key.pinned)) }
         delegate.note(.hostKeyVerified(hop: hop.name, fingerprint: key.fingerprint, source: trustedBy))
         return VerifiedSession(session: session, hop: hop, hostKey: key, trustedBy: trustedBy)
+    }
+
+    /// What the host's StrictHostKeyChecking decides without asking: `yes` refuses a key it does not know,
+    /// `accept-new` (and `no`, taken no further) accepts and pins an unknown key. A key known under other types
+    /// still needs the user, and a changed key never gets here: it is a hard failure whatever the option says.
+    static func policyDecision(_ policy: HostSettings.HostKeyPolicy, reason: HostKeyQuestion.Reason) -> HostKeyDecision? {
+        switch (policy, reason) {
+        case (.strict, _): .refuse
+        case (.acceptNew, .unknown): .acceptAndRemember
+        case (.acceptNew, .otherType), (.ask, _): nil
+        }
     }
 
     static func changed(hop: SSHEndpoint, offered: HostKey, known: [HostKey], source: HostKeySource) -> SSHError {

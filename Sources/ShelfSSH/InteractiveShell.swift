@@ -3,6 +3,7 @@
 // path (remote exit, error, escape, SIGTERM/SIGHUP).
 import CLibSSH2
 import Foundation
+import ShelfCore
 
 public struct ShellOptions: Sendable {
     public var term: String
@@ -10,6 +11,8 @@ public struct ShellOptions: Sendable {
     public var output: Int32
     /// `~.` after a newline disconnects, `~~` sends one `~` (as in OpenSSH).
     public var escapeEnabled: Bool
+    /// Ask for a PTY (and put the local terminal in raw mode); off for a host whose options say `RequestTTY no`.
+    public var requestTerminal = true
 
     public init(term: String, input: Int32 = 0, output: Int32 = 1, escapeEnabled: Bool = true) {
         self.term = term.isEmpty ? "xterm" : term
@@ -26,26 +29,31 @@ extension SSHConnection {
         let session = target
         session.setBlocking(true)
         let channel = try session.openSessionChannel()
+        sendEnvironment(channel)
+        let terminal = options.requestTerminal && targetSettings.requestTTY != .no
         let size = TerminalSize.current(options.output) ?? TerminalSize.current(options.input) ?? TerminalSize(rows: 24, columns: 80)
         let modes = ""
-        guard libssh2_channel_request_pty_ex(channel.raw, options.term, UInt32(options.term.utf8.count), modes, 0,
-                                             Int32(size.columns), Int32(size.rows), 0, 0) == 0
-        else { throw SSHError(.channelFailed, "the server refused a terminal (PTY)", library: session.lastError()) }
+        if terminal {
+            guard libssh2_channel_request_pty_ex(channel.raw, options.term, UInt32(options.term.utf8.count), modes, 0,
+                                                 Int32(size.columns), Int32(size.rows), 0, 0) == 0
+            else { throw SSHError(.channelFailed, "the server refused a terminal (PTY)", library: session.lastError()) }
+        }
         let request = "shell"
         guard libssh2_channel_process_startup(channel.raw, request, UInt32(request.utf8.count), nil, 0) == 0 else {
             throw SSHError(.channelFailed, "the server refused to start a shell", library: session.lastError())
         }
-        let raw = RawTerminal(options.input)
+        let raw = terminal ? RawTerminal(options.input) : nil
         let signals = try ShellSignals()
         defer {
             signals.restore()
-            raw.restore()
+            raw?.restore()
         }
         session.setBlocking(false)
         defer { session.setBlocking(true) }
         var escape = EscapeFilter(enabled: options.escapeEnabled)
         var stoppedLocally = false
-        var pump = ChannelPump(session: session, channel: channel, input: options.input)
+        var pump = ChannelPump(session: session, channel: channel, input: options.input,
+                               liveness: Liveness(targetSettings, host: targetName))
         pump.wakeFD = signals.readFD
         try pump.run(
             stdout: { FileOutput.writeAll(options.output, $0) },

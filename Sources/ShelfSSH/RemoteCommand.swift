@@ -2,16 +2,29 @@
 // whole), stdin forwarded from a descriptor, and the remote exit status returned.
 import CLibSSH2
 import Foundation
+import ShelfCore
 
 extension SSHConnection {
     /// Runs `command` on the target. `stdout`/`stderr` receive each chunk as it arrives; `input` (if given) is
     /// read until EOF and sent as the command's stdin.
-    public func exec(_ command: String, input: Int32? = nil,
+    /// With `terminal` (a TERM value) the command gets a PTY, as `RequestTTY yes|force` asks (the local terminal,
+    /// when `input` is one, goes to raw mode meanwhile).
+    public func exec(_ command: String, input: Int32? = nil, terminal: String? = nil,
                      stdout: (UnsafeRawBufferPointer) -> Void,
                      stderr: (UnsafeRawBufferPointer) -> Void) throws(SSHError) -> RemoteExit {
         let session = target
         session.setBlocking(true)
         let channel = try session.openSessionChannel()
+        sendEnvironment(channel)
+        var raw: RawTerminal? = nil
+        if let terminal {
+            let size = input.flatMap(TerminalSize.current) ?? TerminalSize(rows: 24, columns: 80)
+            guard libssh2_channel_request_pty_ex(channel.raw, terminal, UInt32(terminal.utf8.count), "", 0,
+                                                 Int32(size.columns), Int32(size.rows), 0, 0) == 0
+            else { throw SSHError(.channelFailed, "the server refused a terminal (PTY)", library: session.lastError()) }
+            if let input { raw = RawTerminal(input) }
+        }
+        defer { raw?.restore() }
         let request = "exec"
         guard libssh2_channel_process_startup(channel.raw, request, UInt32(request.utf8.count), command,
                                               UInt32(command.utf8.count)) == 0
@@ -20,7 +33,8 @@ extension SSHConnection {
         }
         session.setBlocking(false)
         defer { session.setBlocking(true) }
-        var pump = ChannelPump(session: session, channel: channel, input: input)
+        var pump = ChannelPump(session: session, channel: channel, input: input,
+                               liveness: Liveness(targetSettings, host: targetName))
         try pump.run(stdout: stdout, stderr: stderr)
         session.setBlocking(true)
         channel.close()
@@ -39,12 +53,14 @@ struct ChannelPump {
     /// Extra descriptor to watch (the shell's signal pipe); `onWake` is called when it fires.
     var wakeFD: Int32? = nil
     var lastKeepalive = Date()
+    let liveness: Liveness
 
-    init(session: Session, channel: Channel, input: Int32?) {
+    init(session: Session, channel: Channel, input: Int32?, liveness: Liveness = Liveness()) {
         self.session = session
         self.channel = channel
         self.input = input
         self.inputDone = input == nil
+        self.liveness = liveness
     }
 
     /// Returns when the remote side closed (or `filterInput`/`onWake` ask to stop by returning false).
@@ -92,7 +108,8 @@ struct ChannelPump {
                 }
             }
             if progress { continue }
-            if Date().timeIntervalSince(lastKeepalive) > 30 {
+            try liveness.check(session)
+            if Date().timeIntervalSince(lastKeepalive) >= Double(liveness.interval) {
                 _ = session.keepaliveTick()
                 lastKeepalive = Date()
             }
@@ -100,7 +117,7 @@ struct ChannelPump {
             let watchInput = !inputDone && inputPending.isEmpty
             if watchInput, let input { fds.append(pollfd(fd: input, events: Int16(POLLIN), revents: 0)) }
             if let wakeFD { fds.append(pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)) }
-            let ready = poll(&fds, nfds_t(fds.count), 30_000)
+            let ready = poll(&fds, nfds_t(fds.count), Int32(min(liveness.interval, 30) * 1000))
             if ready < 0 && errno != EINTR {
                 throw SSHError(.network, "waiting for the connection failed: \(String(cString: strerror(errno)))")
             }
@@ -122,6 +139,61 @@ struct ChannelPump {
                     channel.sendEOF()
                 }
             }
+        }
+    }
+}
+
+/// Keepalives and a server that stopped answering: after `interval` seconds in which the server sent nothing, a
+/// keepalive asking for a reply goes out; when `countMax` of them in a row got nothing back (ServerAliveInterval /
+/// ServerAliveCountMax, as in ssh), the session is ended with a clear message. Without the options, sshelf sends a
+/// keepalive every 30 s and ends nothing.
+struct Liveness {
+    var interval = 30
+    /// Seconds of silence after which the server counts as gone; nil: never.
+    var deadAfter: Double? = nil
+    var host = ""
+    var description = ""
+
+    init() {}
+
+    init(_ settings: HostSettings, host: String) {
+        self.host = host
+        guard let interval = settings.serverAliveInterval else { return }
+        self.interval = interval
+        if settings.serverAliveCountMax > 0 {
+            deadAfter = Double(interval * (settings.serverAliveCountMax + 1))
+            description = "ServerAliveInterval \(interval), ServerAliveCountMax \(settings.serverAliveCountMax)"
+        }
+    }
+
+    func check(_ session: Session) throws(SSHError) {
+        guard let deadAfter else { return }
+        let silence = session.context.silence
+        guard silence > deadAfter else { return }
+        throw SSHError(.disconnected,
+                       "\(host) stopped answering: nothing came back for \(Int(silence)) s, keepalives included (\(description)); the session was ended",
+                       hint: "the server or the network on the way is down or overloaded")
+    }
+}
+
+extension SSHConnection {
+    /// SetEnv's variables and SendEnv's local ones, offered before the command or shell starts; a server that does
+    /// not accept one (sshd's AcceptEnv) refuses it quietly, as with ssh.
+    func sendEnvironment(_ channel: Channel) {
+        var variables = targetSettings.setEnv
+        let positive = targetSettings.sendEnv.filter { !$0.hasPrefix("-") }
+        let negative = targetSettings.sendEnv.filter { $0.hasPrefix("-") }.map { String($0.dropFirst()) }
+        if !positive.isEmpty {
+            for (name, value) in ProcessInfo.processInfo.environment.sorted(by: { $0.key < $1.key })
+            where positive.contains(where: { SSHConfigResolver.glob($0, name) })
+                && !negative.contains(where: { SSHConfigResolver.glob($0, name) })
+                && !variables.contains(where: { $0.name == name })
+            {
+                variables.append((name, value))
+            }
+        }
+        for (name, value) in variables {
+            _ = libssh2_channel_setenv_ex(channel.raw, name, UInt32(name.utf8.count), value, UInt32(value.utf8.count))
         }
     }
 }

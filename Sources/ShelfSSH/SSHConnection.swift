@@ -2,6 +2,7 @@
 // shells on the innermost session and closes everything innermost first.
 import CLibSSH2
 import Foundation
+import ShelfCore
 
 public final class SSHConnection {
     /// One per hop, outermost first.
@@ -11,6 +12,10 @@ public final class SSHConnection {
     var carriers: [HopCarrier?] = []
     /// The names of the hops logged in so far (for progress events of the next hop).
     var names: [String] = []
+    /// What the target's kept options ask of the session (keepalives, environment, a terminal).
+    public internal(set) var targetSettings = HostSettings()
+    /// The target's name, for messages.
+    var targetName = ""
     private var closed = false
     /// Keys to pin and passwords remembered while connecting; the caller saves them on the host records.
     public internal(set) var outcome = ConnectOutcome()

@@ -1,12 +1,17 @@
-// Session: one libssh2 session over one socket — algorithm preferences, handshake, the server's host key, the
-// auth calls, keepalive and disconnect. Every libssh2 return code is translated here, where it is called.
+// Session: one libssh2 session over one socket — algorithm preferences (a host's own included), compression,
+// handshake, the server's host key, the auth calls, keepalive (and when the server last answered) and disconnect.
+// Every libssh2 return code is translated here, where it is called.
 import CLibSSH2
 import Foundation
+import ShelfCore
 
 final class Session {
     let raw: OpaquePointer
     let socket: Int32
     private let ownsSocket: Bool
+    /// libssh2's `abstract` for this session: the keyboard-interactive responder and when the server last sent us a
+    /// byte (through our receive callback, whatever the transport).
+    let context = SessionContext()
 
     /// Algorithms in the order measured fastest on libssh2 1.10 (see ARCHITECTURE's speed facts).
     static let kexPreference = [
@@ -22,13 +27,14 @@ final class Session {
 
     init(socket: Int32, ownsSocket: Bool = true) throws(SSHError) {
         LibSSH2.initialiseOnce()
-        guard let raw = libssh2_session_init_ex(nil, nil, nil, nil) else {
+        guard let raw = libssh2_session_init_ex(nil, nil, nil, Unmanaged.passUnretained(context).toOpaque()) else {
             if ownsSocket { close(socket) }
             throw SSHError(.handshakeFailed, "could not create an SSH session (libssh2 out of memory)")
         }
         self.raw = raw
         self.socket = socket
         self.ownsSocket = ownsSocket
+        _ = libssh2_session_callback_set(raw, LIBSSH2_CALLBACK_RECV, unsafeBitCast(receiveCallback, to: UnsafeMutableRawPointer.self))
     }
 
     deinit {
@@ -36,18 +42,47 @@ final class Session {
         if ownsSocket { close(socket) }
     }
 
-    /// Known host-key types first, so a host we know is verified against the key we hold.
-    func preferAlgorithms(knownHostKeyTypes: [String]) {
+    /// Known host-key types first, so a host we know is verified against the key we hold; a host's own
+    /// HostKeyAlgorithms, KexAlgorithms, Ciphers and MACs (OpenSSH's list syntax, limited to what libssh2 has)
+    /// replace sshelf's order. A list that leaves nothing libssh2 can do is an error naming the option.
+    func preferAlgorithms(knownHostKeyTypes: [String], settings: HostSettings = HostSettings()) throws(SSHError) {
         let hostKeys = knownHostKeyTypes.filter(Self.hostKeyPreference.contains)
             + Self.hostKeyPreference.filter { !knownHostKeyTypes.contains($0) }
-        _ = libssh2_session_method_pref(raw, LIBSSH2_METHOD_KEX, Self.kexPreference.joined(separator: ","))
-        _ = libssh2_session_method_pref(raw, LIBSSH2_METHOD_HOSTKEY, hostKeys.joined(separator: ","))
+        let kex = try AlgorithmList.resolve(settings.kexAlgorithms, option: "KexAlgorithms", defaults: Self.kexPreference,
+                                            supported: supported(LIBSSH2_METHOD_KEX))
+        let hostKey = try AlgorithmList.resolve(settings.hostKeyAlgorithms, option: "HostKeyAlgorithms", defaults: hostKeys,
+                                                supported: supported(LIBSSH2_METHOD_HOSTKEY))
+        let ciphers = try AlgorithmList.resolve(settings.ciphers, option: "Ciphers",
+                                                defaults: Self.cipherPreference.split(separator: ",").map(String.init),
+                                                supported: supported(LIBSSH2_METHOD_CRYPT_CS))
+        let macs = try AlgorithmList.resolve(settings.macs, option: "MACs",
+                                             defaults: Self.macPreference.split(separator: ",").map(String.init),
+                                             supported: supported(LIBSSH2_METHOD_MAC_CS))
+        _ = libssh2_session_method_pref(raw, LIBSSH2_METHOD_KEX, kex.joined(separator: ","))
+        _ = libssh2_session_method_pref(raw, LIBSSH2_METHOD_HOSTKEY, hostKey.joined(separator: ","))
         for method in [LIBSSH2_METHOD_CRYPT_CS, LIBSSH2_METHOD_CRYPT_SC] {
-            _ = libssh2_session_method_pref(raw, method, Self.cipherPreference)
+            _ = libssh2_session_method_pref(raw, method, ciphers.joined(separator: ","))
         }
         for method in [LIBSSH2_METHOD_MAC_CS, LIBSSH2_METHOD_MAC_SC] {
-            _ = libssh2_session_method_pref(raw, method, Self.macPreference)
+            _ = libssh2_session_method_pref(raw, method, macs.joined(separator: ","))
         }
+        if settings.compression {
+            _ = libssh2_session_flag(raw, LIBSSH2_FLAG_COMPRESS, 1)
+        }
+    }
+
+    /// The algorithms of one kind this libssh2 was built with.
+    func supported(_ method: Int32) -> [String] {
+        var list: UnsafeMutablePointer<UnsafePointer<CChar>?>? = nil
+        let count = libssh2_session_supported_algs(raw, method, &list)
+        guard count > 0, let list else { return [] }
+        defer { libssh2_free(raw, list) }
+        return (0..<Int(count)).compactMap { list[$0].map { String(cString: $0) } }
+    }
+
+    /// The algorithm libssh2 agreed on for `method` (after the handshake), for tests and messages.
+    func negotiated(_ method: Int32) -> String? {
+        libssh2_session_methods(raw, method).map { String(cString: $0) }
     }
 
     func setTimeout(seconds: Double) { libssh2_session_set_timeout(raw, Int(seconds * 1000)) }
@@ -57,15 +92,24 @@ final class Session {
     func handshake(target: String) throws(SSHError) {
         let code = libssh2_session_handshake(raw, socket)
         guard code == 0 else {
-            let kind: SSHError.Kind = code == LIBSSH2_ERROR_TIMEOUT || code == LIBSSH2_ERROR_SOCKET_TIMEOUT ? .timedOut
-                : .handshakeFailed
-            throw SSHError(kind, "the SSH handshake with \(target) failed", library: lastError(),
+            let timedOut = code == LIBSSH2_ERROR_TIMEOUT || code == LIBSSH2_ERROR_SOCKET_TIMEOUT
+            let seconds = libssh2_session_get_timeout(raw) / 1000
+            throw SSHError(timedOut ? .timedOut : .handshakeFailed,
+                           timedOut ? "the SSH handshake with \(target) timed out (no answer within \(seconds) s)"
+                               : "the SSH handshake with \(target) failed", library: lastError(),
                            hint: code == LIBSSH2_ERROR_KEX_FAILURE
                                ? "the server offers no key exchange, cipher or host-key algorithm libssh2 1.10 supports"
                                : "is this an SSH server?")
         }
-        // Keepalive every 30 s, answered or not; the poll loops call keepaliveTick().
-        libssh2_keepalive_config(raw, 1, 30)
+    }
+
+    /// Keepalives asking for a reply after `interval` seconds without sending; set right after the handshake, as
+    /// always: libssh2 sends its first one from its first blocking wait (during the login, which sshd answers as an
+    /// unknown message), so none is outstanding when a forward asks for its listener right after the login (libssh2
+    /// would take a keepalive's REQUEST_FAILURE as the answer to that request). The poll loops call keepaliveTick()
+    /// and end a session whose server has stopped answering (ServerAliveCountMax).
+    func startKeepalives(interval: Int) {
+        libssh2_keepalive_config(raw, 1, UInt32(max(1, interval)))
     }
 
     func hostKey() -> HostKey? {
@@ -123,11 +167,8 @@ final class Session {
 
     /// Runs keyboard-interactive; `respond` answers each round of prompts (nil cancels).
     func keyboardInteractive(user: String, respond: @escaping KeyboardResponder) -> Int32 {
-        let box = KeyboardBox(respond)
-        let abstract = libssh2_session_abstract(raw)
-        let previous = abstract?.pointee
-        abstract?.pointee = Unmanaged.passUnretained(box).toOpaque()
-        defer { abstract?.pointee = previous }
+        context.keyboard = respond
+        defer { context.keyboard = nil }
         return libssh2_userauth_keyboard_interactive_ex(raw, user, UInt32(user.utf8.count), keyboardCallback)
     }
 
@@ -194,9 +235,37 @@ public struct KeyboardPrompt: Sendable {
 
 typealias KeyboardResponder = (_ name: String, _ instruction: String, _ prompts: [KeyboardPrompt]) -> [SecretBytes]?
 
-private final class KeyboardBox {
-    let respond: KeyboardResponder
-    init(_ respond: @escaping KeyboardResponder) { self.respond = respond }
+/// What libssh2's callbacks reach through the session's `abstract` pointer (the session keeps it alive).
+final class SessionContext {
+    /// Answers keyboard-interactive prompts while a login runs that method.
+    var keyboard: KeyboardResponder?
+    /// When the server last sent a byte (CLOCK_MONOTONIC nanoseconds): a server that has stopped answering is
+    /// told apart from a quiet one by its replies to keepalives.
+    var lastReceived = SessionContext.now()
+
+    static func now() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+    }
+
+    /// Seconds since the server last sent anything.
+    var silence: Double { Double(SessionContext.now() &- lastReceived) / 1e9 }
+}
+
+/// libssh2's own receive (recv, with -errno for errors as libssh2 expects), noting when bytes arrived.
+private let receiveCallback: @convention(c) (
+    Int32, UnsafeMutableRawPointer?, Int, Int32, UnsafeMutablePointer<UnsafeMutableRawPointer?>?
+) -> Int = { socket, buffer, length, flags, abstract in
+    let count = recv(socket, buffer, length, flags)
+    if count < 0 {
+        let code = errno
+        return code == ENOENT || code == EWOULDBLOCK ? -Int(EAGAIN) : -Int(code)
+    }
+    if count > 0, let pointer = abstract?.pointee {
+        Unmanaged<SessionContext>.fromOpaque(pointer).takeUnretainedValue().lastReceived = SessionContext.now()
+    }
+    return count
 }
 
 private func text(_ pointer: UnsafePointer<CChar>?, _ length: Int32) -> String {
@@ -210,15 +279,16 @@ private let keyboardCallback: @convention(c) (
     UnsafePointer<LIBSSH2_USERAUTH_KBDINT_PROMPT>?, UnsafeMutablePointer<LIBSSH2_USERAUTH_KBDINT_RESPONSE>?,
     UnsafeMutablePointer<UnsafeMutableRawPointer?>?
 ) -> Void = { name, nameLength, instruction, instructionLength, count, prompts, responses, abstract in
-    guard let context = abstract?.pointee, let responses, count >= 0 else { return }
-    let box = Unmanaged<KeyboardBox>.fromOpaque(context).takeUnretainedValue()
+    guard let pointer = abstract?.pointee, let responses, count >= 0,
+          let respond = Unmanaged<SessionContext>.fromOpaque(pointer).takeUnretainedValue().keyboard
+    else { return }
     var list: [KeyboardPrompt] = []
     for index in 0..<Int(count) {
         guard let prompt = prompts?[index] else { continue }
         let promptText = prompt.text.map { text(UnsafePointer($0), Int32(prompt.length)) } ?? ""
         list.append(KeyboardPrompt(text: promptText, echo: prompt.echo != 0))
     }
-    let answers = box.respond(text(name, nameLength), text(instruction, instructionLength), list) ?? []
+    let answers = respond(text(name, nameLength), text(instruction, instructionLength), list) ?? []
     for index in 0..<Int(count) {
         guard index < answers.count else {
             responses[index].text = nil

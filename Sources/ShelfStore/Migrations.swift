@@ -9,7 +9,9 @@ enum Migration: Sendable {
 }
 
 enum Migrations {
-    static let all: [Migration] = [version1, version2, version3, version4, catalog, identityAgentOptions, trustedSync]
+    static let all: [Migration] = [
+        version1, version2, version3, version4, catalog, identityAgentOptions, trustedSync, hostOptions,
+    ]
     static var latest: Int { all.count }
 
     /// The first schema. Relations are flat optional ids with no foreign keys and no unique names: sync can
@@ -211,4 +213,33 @@ enum Migrations {
         DROP TABLE sync_seen;
         DELETE FROM settings WHERE key IN ('sync.exported', 'sync.credentials.digest');
         """)
+
+    /// ssh_config options kept on each host (a JSON array of lines, empty for none), and the defaults blocks an import
+    /// keeps for `Host` patterns (`Host *`), in file order. A host that arrived by sync from a newer device before the
+    /// column existed kept `options` among its unknown fields; it moves into the column here. The catalog cache is
+    /// marked stale, so no cache written before this step hands out a host without its options.
+    static let hostOptions = Migration.code { db in
+        try db.execute("""
+            ALTER TABLE hosts ADD COLUMN options TEXT NOT NULL DEFAULT '';
+            CREATE TABLE option_defaults(
+                position INTEGER PRIMARY KEY NOT NULL,
+                pattern TEXT NOT NULL,
+                options TEXT NOT NULL DEFAULT '');
+            """)
+        let rows = try db.query("SELECT id, extra FROM hosts WHERE extra LIKE '%\"options\"%'") { row in
+            (row.text(0), ExtraFields.decode(row.text(1)))
+        }
+        let update = try db.prepare("UPDATE hosts SET options = ?, extra = ? WHERE id = ?")
+        for (id, extra) in rows {
+            var rest = extra
+            guard case .array(let values)? = rest.removeValue(forKey: "options") else { continue }
+            let lines = values.compactMap { value -> String? in
+                if case .string(let text) = value { return text }
+                return nil
+            }
+            try update.bind([.text(OptionLines.encode(lines)), .text(ExtraFields.encode(rest)), .text(id)])
+            while try update.step() {}
+        }
+        try db.execute("UPDATE catalog_version SET token = randomblob(16) WHERE id = 1;")
+    }
 }

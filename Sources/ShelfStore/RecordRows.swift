@@ -15,6 +15,21 @@ enum ExtraFields {
     }
 }
 
+/// A host's option lines in their column: a JSON array of strings, or empty when there are none (most hosts; no JSON
+/// work then). JSON rather than a separator: a line that came by sync is stored exactly as it came, whatever it holds,
+/// and validation (not the storage format) decides what is written to a config.
+public enum OptionLines {
+    public static func encode(_ lines: [String]) -> String {
+        guard !lines.isEmpty, let data = try? ShelfJSON.encoder().encode(lines) else { return "" }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    public static func decode(_ text: String) -> [String] {
+        guard !text.isEmpty else { return [] }
+        return (try? JSONDecoder().decode([String].self, from: Data(text.utf8))) ?? []
+    }
+}
+
 enum HostRow {
     // Tags cannot contain control characters, so U+001F separates them without escaping.
     static func joinTags(_ tags: [String]) -> String { tags.joined(separator: "\u{1F}") }
@@ -24,18 +39,18 @@ enum HostRow {
 
     static let columns = """
         id, name, hostname, port, user, group_id, tags, auth_method, identity_id, password_ref, jump_host_ids, \
-        unresolved_jump, pinned_key_type, pinned_key, notes, created_at, updated_at, last_connected_at, extra
+        unresolved_jump, pinned_key_type, pinned_key, notes, created_at, updated_at, last_connected_at, extra, options
         """
 
     static let upsert = """
-        INSERT INTO hosts(\(columns), search_text) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+        INSERT INTO hosts(\(columns), search_text) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
         ON CONFLICT(id) DO UPDATE SET name=excluded.name, hostname=excluded.hostname, port=excluded.port,
           user=excluded.user, group_id=excluded.group_id, tags=excluded.tags, auth_method=excluded.auth_method,
           identity_id=excluded.identity_id, password_ref=excluded.password_ref, jump_host_ids=excluded.jump_host_ids,
           unresolved_jump=excluded.unresolved_jump, pinned_key_type=excluded.pinned_key_type,
           pinned_key=excluded.pinned_key, notes=excluded.notes, created_at=excluded.created_at,
           updated_at=excluded.updated_at, last_connected_at=excluded.last_connected_at, extra=excluded.extra,
-          search_text=excluded.search_text
+          options=excluded.options, search_text=excluded.search_text
         """
 
     static func bindings(_ host: Host) -> [SQLValue] {
@@ -46,7 +61,8 @@ enum HostRow {
             .text(host.jumpHostIDs.map(\.storeText).joined(separator: " ")), .text(host.unresolvedJump),
             .optional(host.pinnedHostKey?.type), .optional(host.pinnedHostKey?.key), .text(host.notes),
             .double(host.createdAt.timeIntervalSince1970), .double(host.updatedAt.timeIntervalSince1970),
-            .optional(host.lastConnectedAt), .text(ExtraFields.encode(host.extra)), .text(HostSearch.text(for: host)),
+            .optional(host.lastConnectedAt), .text(ExtraFields.encode(host.extra)), .text(OptionLines.encode(host.options)),
+            .text(HostSearch.text(for: host)),
         ]
     }
 
@@ -60,8 +76,9 @@ enum HostRow {
             // A value in the reference column that is not a reference is dropped, never handed on as a secret.
             passwordRef: row.optionalText(9).flatMap(ReferenceKey.init),
             jumpHostIDs: row.text(10).split(separator: " ").compactMap { UUID(uuidString: String($0)) },
-            unresolvedJump: row.text(11), pinnedHostKey: pinned, notes: row.text(14), createdAt: row.date(15),
-            updatedAt: row.date(16), lastConnectedAt: row.optionalDate(17), extra: ExtraFields.decode(row.text(18)))
+            unresolvedJump: row.text(11), pinnedHostKey: pinned, options: OptionLines.decode(row.text(19)),
+            notes: row.text(14), createdAt: row.date(15), updatedAt: row.date(16), lastConnectedAt: row.optionalDate(17),
+            extra: ExtraFields.decode(row.text(18)))
     }
 }
 

@@ -66,6 +66,7 @@ final class Database {
 
     var isInTransaction: Bool { connection.isInTransaction }
     var changes: Int { connection.changes }
+    var totalChanges: Int { connection.totalChanges }
     func setBusyTimeout(milliseconds: Int32) { connection.setBusyTimeout(milliseconds: milliseconds) }
 
     func execute(_ sql: String) throws(StoreError) { try mapped { () throws(SQLiteError) in try connection.execute(sql) } }

@@ -20,6 +20,10 @@ public final class Store {
     var cachedDeviceID: String?
     /// Injectable wall clock, so merge tests can stamp deterministic times.
     public var now: @Sendable () -> Date = { Date() }
+    /// Called after every outermost write transaction that changed a row, whoever wrote (a command, the TUI, sync,
+    /// an import), on the writer's thread and outside the transaction: the one place derived files (the ssh_config
+    /// bridge) are kept current.
+    public var afterChange: ((Store) -> Void)?
 
     /// Opens (creating if needed, with its folder) the store at `path`, migrating it to the latest schema.
     public convenience init(path: String) throws(StoreError) {
@@ -115,10 +119,12 @@ public final class Store {
         // Another process may have stamped changes since our last transaction: re-read the clock lazily.
         lastStamp = nil
         defer { lastStamp = nil }
+        let changesBefore = db.totalChanges
         do {
             let result = try body(self)
             try db.execute("COMMIT")
             StoreCounters.shared.countCommit()
+            if db.totalChanges != changesBefore, let afterChange { afterChange(self) }
             return result
         } catch {
             try? db.execute("ROLLBACK")

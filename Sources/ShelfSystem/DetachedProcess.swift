@@ -48,7 +48,7 @@ public enum DetachedProcess {
     }
 
     /// Descriptors from 3 up that an exec would keep (no FD_CLOEXEC).
-    private static func inheritedDescriptors() -> [Int32] {
+    static func inheritedDescriptors() -> [Int32] {
         let listed = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
         return listed.compactMap { Int32($0) }.filter { fd in
             guard fd >= 3 else { return false }

@@ -52,7 +52,7 @@ final class ImportExportTests: XCTestCase {
         XCTAssertTrue(first.stdout.contains("config:19: Host pattern '*.corp' is a wildcard"), first.stdout)
         XCTAssertTrue(first.stdout.contains("config:21: Match block skipped"), first.stdout)
         XCTAssertTrue(first.stdout.contains("config:24: host 'broken' skipped: Port '70000'"), first.stdout)
-        XCTAssertTrue(first.stdout.contains("ProxyCommand is not supported"), first.stdout)
+        XCTAssertFalse(first.stdout.contains("ProxyCommand"), "kept as an option (ProxyJump came first and wins): \(first.stdout)")
         XCTAssertTrue(first.stdout.contains("1 identity added, 2 forward rules added"), first.stdout)
 
         let db = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(try home.run("show", "db", "--json").stdout.utf8)) as? [String: Any])
@@ -63,6 +63,7 @@ final class ImportExportTests: XCTestCase {
         XCTAssertEqual((db["forwards"] as? [Any])?.count, 2)
         let legacy = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(try home.run("show", "legacy", "--json").stdout.utf8)) as? [String: Any])
         XCTAssertEqual(legacy["unresolvedJump"] as? String, "someone@elsewhere.example:2200")
+        XCTAssertEqual(legacy["options"] as? [String], ["ProxyCommand nc %h %p"])
         XCTAssertTrue(try home.run("identity", "list").stdout.contains("ed25519"))
 
         let second = try home.run("import", "ssh-config", path)
@@ -129,7 +130,7 @@ final class ImportExportTests: XCTestCase {
             if !user.isEmpty { XCTAssertTrue(resolved.hasPrefix("user \(user)\n") || resolved.contains("\nuser \(user)\n"), "\(alias): \(resolved)") }
         }
         let db = try ssh(["-G", "-F", home.root + "/exported", "db"], home: home)
-        XCTAssertTrue(db.contains("\nproxyjump jump@bastion.example.com\n"), db)
+        XCTAssertTrue(db.contains("\nproxyjump bastion\n"), "by alias: bastion is in the same file\n\(db)")
         XCTAssertTrue(db.contains("\nlocalforward [127.0.0.1]:5432 [localhost]:5432\n"), db)
         XCTAssertTrue(db.contains("\nidentityfile ~/.ssh/id_ed25519\n"), db)
     }

@@ -16,6 +16,7 @@ final class HostTableTests: XCTestCase {
                            tags: ["web", "nginx"], authMethod: .publickey, identityID: UUID(),
                            jumpHostIDs: [bastion.id, UUID()],
                            pinnedHostKey: PinnedHostKey(type: "ssh-ed25519", key: "AAAAC3NzaC1lZDI1NTE5AAAAIOMq"),
+                           options: ["ServerAliveInterval 15", "ProxyCommand nc \"%h\" %p"],
                            notes: "line one\nline two", createdAt: created, updatedAt: created.addingTimeInterval(60),
                            lastConnectedAt: created.addingTimeInterval(3600), extra: ["future": .string("kept")]),
             ShelfCore.Host(name: "Zürich-lab", hostname: "2001:db8::7", port: 2200, user: "root", tags: ["lab", "ü"],

@@ -157,7 +157,7 @@ final class SSHConfigTests: XCTestCase {
         let text = SSHConfigEmitter.emit(.init(hosts: [jump, target, pattern], identities: [identity], rules: [rule], groups: []))
         XCTAssertTrue(text.contains("Host db\n    HostName 2001:db8::1\n    User pg\n"), text)
         XCTAssertTrue(text.contains("IdentityFile \"~/.ssh/my key\""), text)
-        XCTAssertTrue(text.contains("ProxyJump j@b.example:2022"), text)
+        XCTAssertTrue(text.contains("ProxyJump bastion\n"), text)  // by alias: the jump host is in the same file
         XCTAssertTrue(text.contains("LocalForward 127.0.0.1:5432 localhost:5432"), text)
         XCTAssertFalse(text.contains("Host web*"), text)
         XCTAssertTrue(text.contains("# skipped host"), text)

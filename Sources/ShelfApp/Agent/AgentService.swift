@@ -133,7 +133,7 @@ final class AgentService: @unchecked Sendable {
     private func store() throws -> Store {
         if let openedStore { return openedStore }
         do {
-            let store = try Store(path: context.locations.store)
+            let store = try context.workspace.openStore()
             openedStore = store
             return store
         } catch {

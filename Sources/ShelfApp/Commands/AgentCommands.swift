@@ -101,6 +101,21 @@ enum AgentCommands {
             }
             return 0
         }
+        let (pid, logPath) = try startInBackground(context, confirmTimeout: timeout)
+        if let unlockInput { try unlockAgent(context, unlockInput) }
+        if call.flag("print-env") {
+            context.print(environmentLine(locations.agentSocket))
+        } else {
+            context.print("started the sshelf agent (pid \(pid)) at \(locations.agentSocket); its log is \(logPath)")
+            context.errorOutput("point ssh at it with: eval \"$(sshelf agent --print-env)\"\n")
+        }
+        return 0
+    }
+
+    /// Starts a background agent and waits until it answers; returns its pid and log. Also what hands a session to
+    /// OpenSSH (`connect --openssh`) uses when no agent runs yet.
+    static func startInBackground(_ context: AppContext, confirmTimeout timeout: Int = 30) throws -> (pid_t, String) {
+        let locations = context.locations
         let logPath = locations.stateDirectory + "/agent.log"
         do {
             try PrivateFiles.ensureDirectory(locations.stateDirectory)
@@ -126,14 +141,7 @@ enum AgentCommands {
                 answer.map { $0.hasPrefix("error: ") ? String($0.dropFirst(7)) : $0 } ?? "it did not answer within 15 s"
             throw ShelfError(.failure, "the agent did not start: \(reason)", hint: "see \(logPath)")
         }
-        if let unlockInput { try unlockAgent(context, unlockInput) }
-        if call.flag("print-env") {
-            context.print(environmentLine(locations.agentSocket))
-        } else {
-            context.print("started the sshelf agent (pid \(pid)) at \(locations.agentSocket); its log is \(logPath)")
-            context.errorOutput("point ssh at it with: eval \"$(sshelf agent --print-env)\"\n")
-        }
-        return 0
+        return (pid, logPath)
     }
 
     static func stop(_ call: Invocation, _ context: AppContext) throws -> Int32 {

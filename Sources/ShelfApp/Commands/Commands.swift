@@ -5,7 +5,7 @@ enum Commands {
     static let table: [CommandSpec] = Array([
         HostCommands.commands, SSHCommands.commands, [CopyIDCommand.command], WarmCommands.commands, GroupCommands.commands,
         ForwardCommands.commands, ForwardRunCommands.commands, IdentityCommands.commands, ImportExportCommands.commands,
-        VaultCommands.commands, AgentCommands.commands, LogCommands.commands, SyncCommands.commands, UICommands.commands,
+        SSHConfigCommands.commands, VaultCommands.commands, AgentCommands.commands, LogCommands.commands, SyncCommands.commands, UICommands.commands,
         MiscCommands.commands,
     ].joined()).map(\.withHostID)
 }

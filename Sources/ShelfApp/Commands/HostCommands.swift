@@ -18,6 +18,8 @@ enum HostCommands {
         .value("identity", "NAME", completion: .identity, "identity (key) to log in with ('' for none)"),
         .value("jump", "HOST[,HOST...]", completion: .host, "jump through these hosts, outermost first ('' for none)"),
         .value("notes", "TEXT", "free-form notes"),
+        .value("option", "'KEY VALUE'", repeatable: true,
+               "keep an ssh_config option, e.g. 'ServerAliveInterval 30' (replaces that keyword's lines; repeatable)"),
     ]
 
     static let allowDuplicate = OptionSpec.flag(
@@ -58,9 +60,11 @@ enum HostCommands {
             options: hostOptions + [
                 .value("rename", "NEWNAME", "give the host a new name"),
                 .value("untag", "TAG", repeatable: true, "remove a tag (repeatable)"),
+                .value("remove-option", "KEY", repeatable: true, "remove every line of this ssh_config option (repeatable)"),
                 allowDuplicate,
             ],
-            examples: ["sshelf edit prod-db --port 2222 --tag critical"],
+            examples: ["sshelf edit prod-db --port 2222 --tag critical",
+                       "sshelf edit prod-db --option 'ServerAliveInterval 15' --remove-option ForwardAgent"],
             run: edit),
         CommandSpec(
             path: ["rm"], summary: "remove hosts and their forward rules",
@@ -134,6 +138,7 @@ enum HostCommands {
             ]
             if !host.notes.isEmpty { lines.append(("notes", host.notes)) }
             var out = lines.map { "\($0.0.padding(toLength: 15, withPad: " ", startingAt: 0))\(Display.safe($0.1))\n" }.joined()
+            out += OptionListing.text(host: host, defaults: try store.optionDefaults())
             if !rules.isEmpty {
                 out += "forwards:\n"
                 for rule in rules {
@@ -195,6 +200,10 @@ enum HostCommands {
             host.unresolvedJump = ""
         }
         if let notes = call.value("notes") { host.notes = notes }
+        let options = call.all("option"), removed = call.all("remove-option")
+        if !options.isEmpty || !removed.isEmpty {
+            host.options = try OptionInput.apply(to: host.options, setting: options, removing: removed, owner: host.name)
+        }
     }
 
     // MARK: rm / mv

@@ -93,7 +93,8 @@ enum ImportExportCommands {
         let store = try context.store()
         let input = try store.read { store in
             SSHConfigEmitter.Input(hosts: try store.hosts(), identities: try store.identities(),
-                                   rules: try store.forwardRules(), groups: try store.groups())
+                                   rules: try store.forwardRules(), groups: try store.groups(),
+                                   defaults: try store.optionDefaults())
         }
         let text = SSHConfigEmitter.emit(input, generatedBy: "sshelf \(AppVersion.version)")
         guard let output = call.value("output") else {

@@ -13,8 +13,11 @@ struct ImportSummary {
     var unchanged = 0
     var skipped: [String] = []
     var warnings: [String] = []
+    var notes: [String] = []
     var identitiesAdded = 0
     var forwardsAdded = 0
+    /// Defaults blocks (`Host *` and other patterns) added or replaced.
+    var defaultsKept = 0
     /// Hosts that could not be imported; the exit code says so.
     var failures: [String] = []
 
@@ -24,12 +27,14 @@ struct ImportSummary {
         if !failures.isEmpty { out += ", \(failures.count) not imported because of errors" }
         if identitiesAdded > 0 { out += ", \(identitiesAdded) identit\(identitiesAdded == 1 ? "y" : "ies") added" }
         if forwardsAdded > 0 { out += ", \(forwardsAdded) forward rule\(forwardsAdded == 1 ? "" : "s") added" }
+        if defaultsKept > 0 { out += ", options of \(defaultsKept) Host pattern\(defaultsKept == 1 ? "" : "s") kept as defaults" }
         out += "\n"
         for name in added { out += "  added    \(Display.safe(name))\n" }
         for name in updated { out += "  updated  \(Display.safe(name))\n" }
         for line in skipped { out += "  skipped  \(Display.safe(line))\n" }
         for line in failures { out += "  error    \(Display.safe(line))\n" }
         for line in warnings { out += "  warning  \(Display.safe(line))\n" }
+        for line in notes { out += "  note     \(Display.safe(line))\n" }
         return out
     }
 }
@@ -37,6 +42,7 @@ struct ImportSummary {
 enum ImportPlan {
     static func apply(_ resolved: SSHConfigImport, groupPath: String?, home: String, store: Store) throws -> ImportSummary {
         var summary = ImportSummary(skipped: resolved.skipped, warnings: resolved.warnings, failures: resolved.failures)
+        summary.notes = resolved.notes
         let group = try groupPath.flatMap { try GroupOperations.create($0, in: store) }
         var identities = try store.identities()
         // Names are compared ignoring case, as ssh matches Host aliases and as the unique-name rule does: an alias
@@ -72,6 +78,7 @@ enum ImportPlan {
             host.hostname = entry.hostname
             host.user = entry.user
             host.port = entry.port
+            host.options = entry.options
             if let file = entry.identityFiles.first {
                 host.identityID = try identity(for: file, home: home, identities: &identities, summary: &summary, store: store).id
             }
@@ -83,7 +90,21 @@ enum ImportPlan {
         changedHosts.reserveCapacity(imported.count)
         for (entry, var host, isNew) in imported {
             let before = stored[host.id]
-            if entry.proxyJump.isEmpty {
+            if entry.proxyJump.isEmpty, let names = entry.proxyCommandJump {
+                // `ProxyCommand ssh -W %h:%p HOST`: a jump chain when every host it names is known, else kept as is.
+                let ids = names.map { byName[ModelCheck.sameNameKey($0)]?.id }
+                if ids.allSatisfy({ $0 != nil }), !ids.contains(host.id) {
+                    host.jumpHostIDs = ids.compactMap { $0 }
+                    host.unresolvedJump = ""
+                    if let index = host.options.firstIndex(where: { SSHOption(line: $0)?.key == "proxycommand" }) {
+                        host.options.remove(at: index)
+                    }
+                } else {
+                    host.jumpHostIDs = []
+                    host.unresolvedJump = ""
+                    summary.warnings.append("\(entry.location): host '\(entry.alias)': its ProxyCommand jumps through \(names.joined(separator: ",")), not all known hosts; kept as a ProxyCommand")
+                }
+            } else if entry.proxyJump.isEmpty {
                 host.jumpHostIDs = []
                 host.unresolvedJump = ""
             } else {
@@ -119,7 +140,28 @@ enum ImportPlan {
         }
         // One prepared statement for every host (in the caller's one transaction).
         try store.save(hosts: changedHosts)
+        if !resolved.defaults.isEmpty {
+            try store.setOptionDefaults(mergedDefaults(try store.optionDefaults(), resolved.defaults))
+            summary.defaultsKept = resolved.defaults.count
+        }
         return summary
+    }
+
+    /// The stored defaults with the imported ones in place: a block of the same pattern is replaced where it stands
+    /// (importing again changes nothing), a new one goes after the others, in file order.
+    static func mergedDefaults(_ stored: [OptionDefaults], _ imported: [OptionDefaults]) -> [OptionDefaults] {
+        var merged = stored
+        var replaced: Set<String> = []
+        for block in imported {
+            if let index = merged.firstIndex(where: { $0.pattern == block.pattern }) {
+                // Two blocks of one pattern in the file (a Host line reopened after an Include) stay one block.
+                merged[index].options = replaced.insert(block.pattern).inserted ? block.options : merged[index].options + block.options
+            } else {
+                merged.append(block)
+                replaced.insert(block.pattern)
+            }
+        }
+        return merged
     }
 
     /// Random (version 4) ids, their bytes fetched from the kernel 256 ids at a time: Foundation's `UUID()`
@@ -148,7 +190,7 @@ enum ImportPlan {
 
     static func sameSettings(_ a: ShelfCore.Host, _ b: ShelfCore.Host) -> Bool {
         a.hostname == b.hostname && a.user == b.user && a.port == b.port && a.identityID == b.identityID
-            && a.jumpHostIDs == b.jumpHostIDs && a.unresolvedJump == b.unresolvedJump
+            && a.jumpHostIDs == b.jumpHostIDs && a.unresolvedJump == b.unresolvedJump && a.options == b.options
     }
 
     /// The identity for an IdentityFile path, created on first sight. Only the path and the public key (from

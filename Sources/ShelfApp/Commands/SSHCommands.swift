@@ -28,8 +28,11 @@ enum SSHCommands {
                 is the remote shell's; 255 when the connection failed or was cut.
                 """,
             arguments: [ArgumentSpec(name: "NAME", help: "host name (NAME@ID when several hosts share it, or an id prefix)", completion: .host)],
-            options: connectOptions + [.flag("dry-run", "print the plan (hops, host keys, credential sources) and stop")],
-            examples: ["sshelf connect prod-db", "sshelf connect prod-db --dry-run"],
+            options: connectOptions + [
+                .flag("dry-run", "print the plan (hops, host keys, credential sources) and stop"),
+                .flag("openssh", "hand the session to OpenSSH's ssh through the ssh_config bridge, with the sshelf agent (for options sshelf's own client cannot do: ForwardAgent, X11, ControlMaster…)"),
+            ],
+            examples: ["sshelf connect prod-db", "sshelf connect prod-db --dry-run", "sshelf connect prod-db --openssh"],
             run: connect),
         CommandSpec(
             path: ["exec"], summary: "run a command on a host",
@@ -88,11 +91,13 @@ enum SSHCommands {
 
     static func connect(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         let (plan, store) = try plan(for: call.arguments[0], context)
+        if call.flag("openssh") { return try OpenSSHHandover.run(plan, store: store, dryRun: call.flag("dry-run"), context: context) }
         let options = try connectOptions(call, context)
         if call.flag("dry-run") {
-            context.print(plan.describe(trust: options.trust, agentSocket: options.agentSocket))
+            context.print(plan.describe(trust: options.trust, agentSocket: options.agentSocket, environment: options.environment))
             return 0
         }
+        noteOptions(plan, context: context)
         return try withConnection(plan, store: store, call: call, options: options, context: context) { connection in
             let exit = try connection.runShell(ShellOptions(term: context.environment["TERM"] ?? "xterm"))
             if exit == .disconnected { context.errorOutput("\r\nConnection to \(Display.safe(plan.target.name)) closed.\r\n") }
@@ -128,9 +133,12 @@ enum SSHCommands {
                 return warmRan(status)
             }
         }
+        // RequestTTY force (or yes, from a terminal): the command gets a PTY.
+        let tty = plan.endpoints[plan.endpoints.count - 1].settings.requestTTY
+        let terminal = tty == .force || (tty == .yes && isatty(0) == 1) ? context.environment["TERM"] ?? "xterm" : nil
         return try withConnection(plan, store: store, call: call, options: options, context: context) { connection in
             let exit = try connection.exec(
-                command, input: stdin ? 0 : nil,
+                command, input: stdin ? 0 : nil, terminal: terminal,
                 stdout: { writeAll(1, $0) }, stderr: { writeAll(2, $0) })
             return exit.exitCode
         }
@@ -189,13 +197,27 @@ enum SSHCommands {
 
     // MARK: shared
 
+    /// Said once before connecting: the target's options sshelf's own client cannot do (it connects without them),
+    /// and values it cannot read.
+    static func noteOptions(_ plan: ConnectPlan, context: AppContext) {
+        let target = plan.endpoints[plan.endpoints.count - 1]
+        let name = Display.safe(target.name)
+        if !target.settings.unsupported.isEmpty {
+            let list = target.settings.unsupported.map(Display.safe).joined(separator: ", ")
+            context.errorOutput("sshelf: note: \(name) sets \(list), which sshelf's own client (libssh2 \(LibSSH2.version)) cannot do; connecting without \(target.settings.unsupported.count == 1 ? "it" : "them") (sshelf connect \(name) --openssh runs OpenSSH's ssh with them)\n")
+        }
+        for problem in target.settings.invalid {
+            context.warn("\(name): option \(Display.safe(problem)); ignored")
+        }
+    }
+
     static func plan(for name: String, _ context: AppContext) throws -> (ConnectPlan, Store) {
         let store = try context.store()
         return (try ConnectPlan.make(named: name, in: store), store)
     }
 
     static func connectOptions(_ call: Invocation, _ context: AppContext) throws -> ConnectOptions {
-        var timeout = 10.0
+        var timeout: Double? = nil
         if let text = call.value("timeout") {
             guard let value = Double(text), value > 0, value <= 600 else {
                 throw ShelfError(.invalid, "--timeout: '\(Display.safe(text))' is not a number of seconds (0-600)")

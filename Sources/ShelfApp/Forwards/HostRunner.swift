@@ -125,7 +125,7 @@ final class HostRunner: @unchecked Sendable {
         // This thread's own store connection (SQLite connections here are single-threaded), for the pins the
         // logins record.
         let store: Store
-        do { store = try Store(path: workspace.locations.store) } catch {
+        do { store = try workspace.openStore() } catch {
             set(.failed, error: ShelfError(from: error).message)
             return
         }

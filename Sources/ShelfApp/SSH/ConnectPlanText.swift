@@ -7,7 +7,7 @@ import ShelfSSH
 
 extension ConnectPlan {
     /// What `connect --dry-run` prints: hops, host-key status and each method's credential source.
-    func describe(trust: HostKeyTrustStore, agentSocket: String?) -> String {
+    func describe(trust: HostKeyTrustStore, agentSocket: String?, environment: [String: String] = [:]) -> String {
         var lines = ["plan for \(Display.safe(target.name)) (\(endpoints.count) hop\(endpoints.count == 1 ? "" : "s")):"]
         for (index, hop) in endpoints.enumerated() {
             let role = index == endpoints.count - 1 ? "target" : "jump"
@@ -15,7 +15,10 @@ extension ConnectPlan {
                 + (index > 0 ? " (through \(Display.safe(endpoints[index - 1].name)), direct-tcpip)" : ""))
             lines.append("     host key: " + hostKeyStatus(hop, trust: trust))
             lines.append("     auth \(hop.authMethod.rawValue), in this order (limited to what the server offers):")
-            for method in methods(hop, agentSocket: agentSocket) { lines.append("       - " + method) }
+            if index == 0, let command = hop.settings.proxyCommand {
+                lines.append("     reached through its ProxyCommand: \(Display.safe(command))")
+            }
+            for method in methods(hop, agentSocket: agentSocket, environment: environment) { lines.append("       - " + method) }
         }
         lines.append("credentials are read only after each hop's host key is verified")
         return lines.joined(separator: "\n")
@@ -32,8 +35,8 @@ extension ConnectPlan {
     }
 
     /// The authenticator's own steps (AuthPlan), each with where its credential would come from.
-    private func methods(_ hop: SSHEndpoint, agentSocket: String?) -> [String] {
-        let steps = AuthPlan.steps(for: hop, agentSocket: agentSocket)
+    private func methods(_ hop: SSHEndpoint, agentSocket: String?, environment: [String: String]) -> [String] {
+        let steps = AuthPlan.steps(for: hop, agentSocket: agentSocket, environment: environment)
         guard !steps.isEmpty else { return ["nothing to try: no identity with a key, and no ssh-agent (SSH_AUTH_SOCK)"] }
         return steps.map { step in
             switch step {
@@ -41,6 +44,8 @@ extension ConnectPlan {
                 "publickey: identity '\(Display.safe(identity))', private key from the vault (\(reference.rawValue))"
             case .publicKey(let identity, .file(let path)):
                 "publickey: identity '\(Display.safe(identity))', key file \(Display.safe(path)), loaded into memory"
+            case .publicKey(_, .optionalFile(let path)):
+                "publickey: IdentityFile \(Display.safe(path)) (the host's options), when that file exists"
             case .agent(let socket?): "agent: ssh-agent at \(Display.safe(socket))"
             case .agent(nil): "agent: none (SSH_AUTH_SOCK not set), so this fails"
             case .keyboardInteractive(let stored):

@@ -87,7 +87,7 @@ final class BackgroundSync: @unchecked Sendable {
     }
 
     private func loop() {
-        guard let store = try? Store(path: context.locations.store) else { return }
+        guard let store = try? TUIVault.quiet(context).openStore() else { return }
         while true {
             condition.lock()
             while due.map({ $0 > Date() }) ?? true {

@@ -30,7 +30,7 @@ final class StoreWorker: @unchecked Sendable {
 
     private func store() throws -> Store {
         if let opened { return opened }
-        let store = try Store(path: workspace.locations.store)
+        let store = try workspace.openStore()
         opened = store
         return store
     }

@@ -105,7 +105,7 @@ final class TUILogin: @unchecked Sendable {
             lock.unlock()
             var result: Result<Ready, OperationFailure>
             do {
-                let store = try Store(path: context.locations.store)
+                let store = try TUIVault.quiet(context).openStore()
                 result = before(store).map { .failure($0) }
                     ?? login(hostID, for: purpose, store: store, cancellation: attempt)
             } catch {
@@ -176,7 +176,8 @@ final class TUILogin: @unchecked Sendable {
             guard let host = try store.host(id: hostID) else { return .failure(OperationFailure("not connected: the host is gone")) }
             let plan = try ConnectPlan.make(for: host, in: store)
             // The vault's warnings must not write over the curses screen: they go into the result line.
-            let quiet = context.workspace.warning(to: { [self] text in
+            let quiet = context.workspace.warning(to: { [weak self] text in
+                guard let self else { return }
                 lock.lock()
                 warnings.append(Display.safe(text).trimmingCharacters(in: .whitespacesAndNewlines))
                 lock.unlock()

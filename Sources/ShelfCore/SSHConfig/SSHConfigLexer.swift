@@ -12,6 +12,11 @@ public struct SSHConfigLine: Hashable, Sendable {
     public var number: Int
     /// True for a Host line repeated after an Include to restore the block around it; never a new host.
     public var reopened = false
+    /// Everything after the keyword and its separator, as written, for the keywords sshelf keeps verbatim as
+    /// options (not filled for the ones it models: no copy of every HostName line of a 100,000-host file).
+    public var rawArguments = ""
+    /// A Match line the lexer could not read (an unterminated quote…): its block is skipped like any Match block.
+    public var unreadable: String? = nil
     /// The keyword lower-cased, made once (the resolver asks for it on every line of every matching block).
     public private(set) var key: String
 
@@ -47,6 +52,16 @@ public enum SSHConfigLexer {
         return try result.get()
     }
 
+    /// The first word of a line (its keyword), read without lexing the rest; nil for blank and comment lines.
+    public static func keyword(of raw: UnsafeBufferPointer<UInt8>) -> String? {
+        var start = 0
+        while start < raw.count, raw[start] == 0x20 || raw[start] == 0x09 || raw[start] == 0x0D { start += 1 }
+        var end = start
+        while end < raw.count, raw[end] != 0x20, raw[end] != 0x09, raw[end] != 0x3D, raw[end] != 0x0D { end += 1 }
+        guard end > start, raw[start] != 0x23 else { return nil }
+        return String(decoding: UnsafeBufferPointer(rebasing: raw[start..<end]), as: UTF8.self)
+    }
+
     /// The same on a line's UTF-8 bytes (the reader's path: no Character walking for 100,000-host files).
     public static func lex(_ raw: UnsafeBufferPointer<UInt8>, file: String, number: Int) throws(SSHConfigSyntaxError)
         -> SSHConfigLine?
@@ -73,6 +88,7 @@ public enum SSHConfigLexer {
             while i < end, raw[i] == space || raw[i] == tab { i += 1 }
         }
         guard keywordEnd > start else { throw fail("line starts with '=' and has no keyword") }
+        let argumentStart = i
         let keyword = String(decoding: UnsafeBufferPointer(rebasing: raw[start..<keywordEnd]), as: UTF8.self)
 
         var arguments: [String] = []
@@ -114,6 +130,10 @@ public enum SSHConfigLexer {
         }
         if inQuotes { throw fail("unterminated quote in '\(keyword)' line") }
         if hasToken { arguments.append(String(decoding: current, as: UTF8.self)) }
-        return SSHConfigLine(keyword: keyword, arguments: arguments, file: file, number: number)
+        var line = SSHConfigLine(keyword: keyword, arguments: arguments, file: file, number: number)
+        if !SSHOption.modelled.contains(line.key) && line.key != "identityfile" {
+            line.rawArguments = String(decoding: UnsafeBufferPointer(rebasing: raw[argumentStart..<end]), as: UTF8.self)
+        }
+        return line
     }
 }

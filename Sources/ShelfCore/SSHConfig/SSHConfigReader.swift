@@ -71,8 +71,14 @@ public enum SSHConfigReader {
                         memchr(base + start, 0x0A, bytes.count - start).map { UnsafeRawPointer($0) - UnsafeRawPointer(base) }
                     } ?? bytes.count
                     number += 1
-                    if let line = try SSHConfigLexer.lex(UnsafeBufferPointer(rebasing: bytes[start..<end]), file: path,
-                                                         number: number) {
+                    let raw = UnsafeBufferPointer(rebasing: bytes[start..<end])
+                    do throws(SSHConfigSyntaxError) {
+                        if let line = try SSHConfigLexer.lex(raw, file: path, number: number) { lines.append(line) }
+                    } catch {
+                        // A Match line ssh could not read either: skip its block like any Match block, not the file.
+                        guard SSHConfigLexer.keyword(of: raw)?.lowercased() == "match" else { throw error }
+                        var line = SSHConfigLine(keyword: "Match", arguments: [], file: path, number: number)
+                        line.unreadable = error.message
                         lines.append(line)
                     }
                     start = end + 1

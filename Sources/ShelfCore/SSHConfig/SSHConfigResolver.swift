@@ -1,6 +1,7 @@
 // SSHConfigResolver: turns a read ssh_config into concrete hosts the way `ssh -G` would see each alias:
 // blocks apply in file order, the first value of a keyword wins, forwards and IdentityFiles accumulate.
-// Wildcard patterns and Match blocks are not hosts; they are reported as skipped with their line.
+// Wildcard patterns and Match blocks are not hosts; they are reported as skipped with their line. Options sshelf
+// does not model are kept verbatim: a host's own blocks' on the host, a pattern block's as defaults for it.
 import Foundation
 
 public struct ImportedHost: Hashable, Sendable {
@@ -12,6 +13,11 @@ public struct ImportedHost: Hashable, Sendable {
     /// ProxyJump destinations, outermost first; empty when none (or `none`).
     public var proxyJump: [String]
     public var forwards: [ForwardSpec]
+    /// Options sshelf does not model, from the host's own blocks, verbatim and in order (IdentityFiles after the
+    /// first included).
+    public var options: [String] = []
+    /// `ProxyCommand ssh -W %h:%p HOST` (or with -J): the jump hosts it names, outermost first; nil otherwise.
+    public var proxyCommandJump: [String]? = nil
     /// Where the alias was first named.
     public var location: String
 }
@@ -22,8 +28,12 @@ public struct SSHConfigImport: Sendable {
     public var skipped: [String] = []
     /// Hosts named in the file that could not be imported (a bad Port, an invalid HostName), with file:line.
     public var failures: [String] = []
-    /// Settings that were read but cannot be carried over (ProxyCommand, unknown forwards…).
+    /// Settings that were read but cannot be carried over (a unix-socket forward, a shadowed option…).
     public var warnings: [String] = []
+    /// Options written under `Host` patterns, kept as defaults in file order.
+    public var defaults: [OptionDefaults] = []
+    /// Hosts a skipped Match block may change, and Match blocks that may change any host.
+    public var notes: [String] = []
 }
 
 public enum SSHConfigResolver {
@@ -32,6 +42,10 @@ public enum SSHConfigResolver {
         var isMatch: Bool
         var header: SSHConfigLine?
         var lines: [SSHConfigLine] = []
+        /// A block whose patterns are not all literal names (its options become defaults).
+        var isPattern: Bool { patterns.contains(where: SSHConfigResolver.isWildcard) }
+        /// Where the block starts, for messages.
+        var location: String { header?.location ?? lines.first.map { "\($0.file):1" } ?? "?" }
     }
 
     public static func resolve(_ document: SSHConfigDocument) -> SSHConfigImport {
@@ -55,7 +69,10 @@ public enum SSHConfigResolver {
                 }
             case "match":
                 blocks.append(Block(patterns: [], isMatch: true, header: line))
-                if !line.reopened {
+                if line.reopened {
+                } else if let reason = line.unreadable {
+                    result.skipped.append("\(line.location): Match block skipped: its line cannot be read (\(reason))")
+                } else {
                     result.skipped.append("\(line.location): Match block skipped (its conditions are evaluated by ssh at connect time)")
                 }
             default:
@@ -77,13 +94,41 @@ public enum SSHConfigResolver {
         for (alias, line) in aliases {
             let candidates = (literalBlocks[alias.lowercased()] ?? []) + patternBlocks.filter { blockMatches(blocks[$0], alias: alias) }
             let matching = candidates.sorted().map { blocks[$0] }
-            switch effectiveHost(alias: alias, location: line.location, blocks: matching) {
+            switch effectiveHost(alias: alias, location: line.location, blocks: matching, warnings: &result.warnings) {
             case .success(let host): result.hosts.append(host)
             case .failure(let problem): result.failures.append(problem.message)
             }
-            result.warnings += unsupported(alias: alias, blocks: matching)
         }
+        for index in patternBlocks { result.defaults += defaults(of: blocks[index], warnings: &result.warnings) }
+        result.notes = SSHConfigMatchNotes.notes(blocks: blocks.filter { $0.isMatch && !$0.lines.isEmpty },
+                                                 hosts: result.hosts)
         return result
+    }
+
+    /// A line sshelf keeps verbatim as an option: everything it does not model (IdentityFile is modelled: the first
+    /// one is the host's identity).
+    static func keptAsOption(_ line: SSHConfigLine) -> Bool {
+        !SSHOption.modelled.contains(line.key) && line.key != "identityfile"
+    }
+
+    /// The line as an option: as written for kept keywords; IdentityFile (read as arguments) quoted again.
+    static func optionLine(_ line: SSHConfigLine) -> String {
+        if line.key == "identityfile" { return "\(line.keyword) \(line.arguments.map(SSHConfigEmitter.quote).joined(separator: " "))" }
+        return SSHOption(keyword: line.keyword, value: line.rawArguments).line
+    }
+
+    /// A pattern block's options as defaults (nothing when it has none).
+    static func defaults(of block: Block, warnings: inout [String]) -> [OptionDefaults] {
+        var options: [String] = []
+        for line in block.lines where keptAsOption(line) || line.key == "identityfile" {
+            if let problem = SSHOption.problem(optionLine(line)) {
+                warnings.append("\(line.location): not kept: \(problem)")
+            } else {
+                options.append(optionLine(line))
+            }
+        }
+        guard !options.isEmpty else { return [] }
+        return [OptionDefaults(pattern: block.patterns.joined(separator: " "), options: options)]
     }
 
     public static func isWildcard(_ pattern: String) -> Bool {
@@ -93,9 +138,14 @@ public enum SSHConfigResolver {
     /// OpenSSH Host matching: any positive pattern matches and no negated one does; case-insensitive.
     static func blockMatches(_ block: Block, alias: String) -> Bool {
         if block.isMatch { return false }
+        return hostMatches(patterns: block.patterns, alias: alias)
+    }
+
+    /// The same for a pattern list (`* !bastion`).
+    public static func hostMatches(patterns: [String], alias: String) -> Bool {
         let host = alias.lowercased()
         var matched = false
-        for pattern in block.patterns {
+        for pattern in patterns {
             if pattern.hasPrefix("!") {
                 if glob(String(pattern.dropFirst()).lowercased(), host) { return false }
             } else if glob(pattern.lowercased(), host) {
@@ -131,16 +181,39 @@ public enum SSHConfigResolver {
     }
 
     /// The host as the given blocks (already the matching ones, in file order) configure it.
-    static func effectiveHost(alias: String, location: String, blocks: [Block]) -> Result<ImportedHost, ValidationError> {
+    static func effectiveHost(alias: String, location: String, blocks: [Block], warnings: inout [String])
+        -> Result<ImportedHost, ValidationError>
+    {
         var hostname: String?, user: String?, port: Int?, jump: [String]?
         var identityFiles: [String] = []
         var forwards: [ForwardSpec] = []
+        var options: [String] = []
+        /// Where a pattern block set a first-value-wins keyword: a later value of the host's own is dead in ssh.
+        var setByPattern: [String: String] = [:]
+        var proxyCommand: String? = nil
         func fail(_ line: SSHConfigLine, _ message: String) -> Result<ImportedHost, ValidationError> {
             .failure(ValidationError(field: line.key, message: "\(line.location): host '\(alias)' skipped: \(message)"))
         }
         for block in blocks {
+            let pattern = block.isPattern
             for line in block.lines {
                 let first = line.arguments.first ?? ""
+                if keptAsOption(line) {
+                    // ProxyJump and ProxyCommand exclude each other; the first one written wins, as in ssh.
+                    if line.key == "proxycommand", proxyCommand == nil, jump == nil { proxyCommand = line.rawArguments }
+                    if pattern {
+                        if !SSHOption.accumulating.contains(line.key), setByPattern[line.key] == nil {
+                            setByPattern[line.key] = "'Host \(block.patterns.joined(separator: " "))' at \(block.location)"
+                        }
+                    } else if let shadow = setByPattern[line.key] {
+                        warnings.append("\(line.location): host '\(alias)': \(line.keyword) is set first by \(shadow), the value ssh uses; this one is not kept")
+                    } else if let problem = SSHOption.problem(optionLine(line)) {
+                        warnings.append("\(line.location): host '\(alias)': not kept: \(problem)")
+                    } else {
+                        options.append(optionLine(line))
+                    }
+                    continue
+                }
                 switch line.key {
                 case "hostname" where hostname == nil:
                     guard !first.isEmpty else { return fail(line, "HostName has no value") }
@@ -159,11 +232,18 @@ public enum SSHConfigResolver {
                 case "identityfile":
                     if !first.isEmpty, !identityFiles.contains(first), first.lowercased() != "none" {
                         identityFiles.append(first)
+                        // The first is the host's identity; later ones from its own blocks are tried after it, in order.
+                        if identityFiles.count > 1, !pattern { options.append(optionLine(line)) }
                     }
                 case "proxyjump" where jump == nil:
+                    guard proxyCommand == nil else { break }
                     jump = first.lowercased() == "none" ? [] : first.split(separator: ",").map(String.init)
                 case "localforward", "remoteforward", "dynamicforward":
                     let kind: ForwardKind = line.key == "localforward" ? .local : line.key == "remoteforward" ? .remote : .dynamic
+                    if kind != .dynamic, line.arguments.contains(where: { $0.contains("/") }) {
+                        warnings.append("\(line.location): host '\(alias)': \(line.keyword) \(line.arguments.joined(separator: " ")) forwards a unix socket, which sshelf does not support; that rule is skipped, the host is imported")
+                        continue
+                    }
                     do {
                         let spec = try ForwardSpec.parseConfig(line.arguments, kind: kind)
                         if !forwards.contains(spec) { forwards.append(spec) }
@@ -184,17 +264,7 @@ public enum SSHConfigResolver {
         }
         return .success(ImportedHost(alias: alias, hostname: resolvedHost, user: user ?? "", port: port ?? Host.defaultPort,
                                      identityFiles: identityFiles, proxyJump: jump ?? [], forwards: forwards,
+                                     options: options, proxyCommandJump: proxyCommand.flatMap(ProxyCommandJump.hosts),
                                      location: location))
-    }
-
-    /// Keywords that change how ssh reaches a host and that sshelf does not carry: said once per host.
-    static func unsupported(alias: String, blocks: [Block]) -> [String] {
-        var found: [String] = []
-        for block in blocks {
-            for line in block.lines where line.key == "proxycommand" {
-                found.append("\(line.location): host '\(alias)': ProxyCommand is not supported; imported without it")
-            }
-        }
-        return found
     }
 }

@@ -16,9 +16,12 @@ public struct ConnectPlan: Sendable {
     public static func make(for host: ShelfCore.Host, in store: Store) throws -> ConnectPlan {
         try store.read { store in
             let identities = Dictionary(uniqueKeysWithValues: try store.identities().map { ($0.id, $0) })
+            let defaults = try store.optionDefaults()
             var chain: [ShelfCore.Host] = []
             try expand(host, into: &chain, visiting: [], store: store)
-            let endpoints = chain.map { SSHEndpoint(host: $0, identity: $0.identityID.flatMap { identities[$0] }) }
+            let endpoints = chain.map {
+                SSHEndpoint(host: $0, identity: $0.identityID.flatMap { identities[$0] }, defaults: defaults)
+            }
             return ConnectPlan(hosts: chain, endpoints: endpoints)
         }
     }
@@ -92,9 +95,10 @@ public struct ConnectPlan: Sendable {
 
 extension ConnectOptions {
     /// How this user connects: sshelf's known_hosts, then ~/.ssh/known_hosts; ssh-agent when SSH_AUTH_SOCK is set.
-    public static func standard(_ workspace: Workspace, connectTimeout: Double = 10) -> ConnectOptions {
+    public static func standard(_ workspace: Workspace, connectTimeout: Double? = nil) -> ConnectOptions {
         let agent = workspace.environment["SSH_AUTH_SOCK"].flatMap { $0.isEmpty ? nil : $0 }
         return ConnectOptions(trust: .standard(locations: workspace.locations, home: workspace.homeDirectory),
-                              connectTimeout: connectTimeout, agentSocket: agent)
+                              connectTimeout: connectTimeout ?? 10, agentSocket: agent,
+                              connectTimeoutGiven: connectTimeout != nil, environment: workspace.environment)
     }
 }

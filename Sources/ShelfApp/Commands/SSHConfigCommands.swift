@@ -1,0 +1,144 @@
+// SSHConfigCommands: `sshelf ssh-config write|install|uninstall|defaults` — the ssh_config bridge that lets OpenSSH's
+// ssh, scp, rsync and git use sshelf's hosts, jump chains, pins and vault keys, the one Include line in
+// ~/.ssh/config that turns it on, and the defaults blocks (`Host *` and other patterns) kept from an import.
+import Foundation
+import ShelfCore
+import ShelfOperations
+import ShelfStore
+
+enum SSHConfigCommands {
+    static let commands: [CommandSpec] = [
+        CommandSpec(
+            path: ["ssh-config", "write"], summary: "write the ssh_config bridge for OpenSSH's tools",
+            details: """
+                Writes every host to ~/.config/sshelf/ssh_config (XDG_CONFIG_HOME): HostName, User, Port, ProxyJump \
+                by alias, forwards and the kept options; hosts whose key is in the vault get IdentityAgent (the \
+                sshelf agent) and their public key, pinned hosts get a known_hosts file holding exactly sshelf's \
+                pins (StrictHostKeyChecking yes). Once written, sshelf rewrites it after every change (commands, the \
+                TUI, sync). Options the installed ssh refuses are left out as comments.
+                """,
+            run: write),
+        CommandSpec(
+            path: ["ssh-config", "install"], summary: "include the bridge from ~/.ssh/config (ssh, scp, git…)",
+            details: """
+                Writes the bridge, then adds one line, Include ~/.config/sshelf/ssh_config, at the top of \
+                ~/.ssh/config (created 0600, with ~/.ssh 0700, when missing). Nothing else in the file changes; a \
+                copy of it is saved as ~/.ssh/config.sshelf-backup first. Running it again changes nothing. Vault \
+                keys need the sshelf agent running (sshelf agent start).
+                """,
+            examples: ["sshelf ssh-config install && sshelf agent start && ssh web1"],
+            run: install),
+        CommandSpec(
+            path: ["ssh-config", "uninstall"], summary: "take the bridge's Include line out of ~/.ssh/config",
+            details: "Removes only that line (a copy of the file is saved first). With --remove the bridge and its files are deleted too, and no longer kept up to date.",
+            options: [.flag("remove", "also delete the bridge and the files beside it")],
+            run: uninstall),
+        CommandSpec(
+            path: ["ssh-config", "defaults"], summary: "list or edit the options kept for Host patterns (Host *)",
+            details: """
+                Options an import found under Host patterns (Host *, Host *.internal !bastion) are kept as defaults \
+                for the hosts the pattern matches, in the order written: after a host's own options, so a host's \
+                own value wins, as in ssh. They belong to this device (like ~/.ssh/config) and do not sync. Without \
+                options, lists them; with a PATTERN and --option/--remove-option, edits that pattern's block \
+                (created when missing); --remove deletes it.
+                """,
+            arguments: [ArgumentSpec(name: "PATTERN", help: "the Host pattern, e.g. '*' or '*.internal !bastion'", optional: true)],
+            options: [
+                .value("option", "'KEY VALUE'", repeatable: true, "set an ssh_config option for the pattern (replaces that keyword's lines)"),
+                .value("remove-option", "KEY", repeatable: true, "remove every line of this option from the pattern"),
+                .flag("remove", "delete the pattern's block"),
+            ],
+            examples: ["sshelf ssh-config defaults", "sshelf ssh-config defaults '*' --option 'ServerAliveInterval 60'"],
+            run: defaults),
+    ]
+
+    static func bridge(_ context: AppContext) -> SSHConfigBridge { SSHConfigBridge(workspace: context.workspace) }
+
+    static func write(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+        let written = try bridge(context).write(from: try context.store())
+        report(written, context: context, path: bridge(context).path)
+        return 0
+    }
+
+    static func report(_ written: SSHConfigBridge.Written, context: AppContext, path: String) {
+        context.print("wrote \(Display.count(written.hosts, "host")) to \(path)\(written.changed ? "" : " (unchanged)")")
+        for (line, why) in written.refused.sorted(by: { $0.key < $1.key }) {
+            context.warn("left out '\(Display.safe(line))': this ssh refuses it (\(Display.safe(why)))")
+        }
+    }
+
+    static func install(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+        let bridge = bridge(context)
+        let written = try bridge.write(from: try context.store())
+        report(written, context: context, path: bridge.path)
+        let include = SSHConfigInclude(home: context.homeDirectory, bridgePath: bridge.path)
+        switch try include.install() {
+        case .changed:
+            context.print("added '\(include.line)' at the top of \(include.configPath) (a copy of the file before: \(include.backupPath))")
+        case .alreadyThere, .notThere:
+            context.print("\(include.configPath) already includes \(bridge.path)")
+        }
+        if AgentClient.status(context.locations) == nil, try context.store().identities().contains(where: { $0.privateKeyRef != nil }) {
+            context.errorOutput("sshelf: hint: keys in the vault reach ssh through the sshelf agent: sshelf agent start\n")
+        }
+        return 0
+    }
+
+    static func uninstall(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+        let bridge = bridge(context)
+        let include = SSHConfigInclude(home: context.homeDirectory, bridgePath: bridge.path)
+        switch try include.uninstall() {
+        case .changed: context.print("removed the Include of \(bridge.path) from \(include.configPath) (a copy of the file before: \(include.backupPath))")
+        case .alreadyThere, .notThere: context.print("\(include.configPath) does not include \(bridge.path); nothing to remove")
+        }
+        if call.flag("remove") {
+            bridge.remove()
+            context.print("deleted \(bridge.path) and the files beside it; sshelf no longer writes them")
+        }
+        return 0
+    }
+
+    static func defaults(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+        let store = try context.store()
+        let options = call.all("option"), removed = call.all("remove-option")
+        guard let pattern = call.argument(0) else {
+            guard options.isEmpty, removed.isEmpty, !call.flag("remove") else {
+                throw ShelfError(.usage, "ssh-config defaults: which pattern?", hint: "sshelf ssh-config defaults '*' --option 'KEY VALUE'")
+            }
+            let blocks = try store.optionDefaults()
+            if blocks.isEmpty {
+                context.errorOutput("no defaults; an import keeps the options written under Host patterns (Host *)\n")
+                return 0
+            }
+            context.output(blocks.map { block in
+                "Host \(Display.safe(block.pattern))\n" + block.options.map { "    \(Display.safe($0))\n" }.joined()
+            }.joined(separator: "\n"))
+            return 0
+        }
+        if let problem = OptionDefaults.patternProblem(pattern) {
+            throw ShelfError(.invalid, "'\(Display.safe(pattern))': \(problem)")
+        }
+        let changed = try store.write { store in
+            var blocks = try store.optionDefaults()
+            let index = blocks.firstIndex { $0.pattern == pattern }
+            if call.flag("remove") {
+                guard let index else { throw ShelfError(.notFound, "no defaults for Host \(Display.safe(pattern))", hint: "see 'sshelf ssh-config defaults'") }
+                blocks.remove(at: index)
+            } else {
+                guard !options.isEmpty || !removed.isEmpty else {
+                    throw ShelfError(.usage, "ssh-config defaults: nothing to change", hint: "give --option 'KEY VALUE', --remove-option KEY or --remove")
+                }
+                var block = index.map { blocks[$0] } ?? OptionDefaults(pattern: pattern, options: [])
+                block.options = try OptionInput.apply(to: block.options, setting: options, removing: removed,
+                                                      owner: "Host \(pattern)")
+                if let problem = SSHOption.problems(block.options).first { throw ShelfError(.invalid, problem) }
+                if let index { blocks[index] = block } else { blocks.append(block) }
+            }
+            try store.setOptionDefaults(blocks)
+            return blocks.first { $0.pattern == pattern }
+        }
+        context.print(changed.map { "Host \(Display.safe($0.pattern)): \(Display.count($0.options.count, "option"))" }
+            ?? "removed the defaults for Host \(Display.safe(pattern))")
+        return 0
+    }
+}

@@ -1,0 +1,66 @@
+// OpenSSHHandover: `sshelf connect NAME --openssh` — for what libssh2 1.10 cannot do (ForwardAgent, X11, a
+// ControlMaster…), the session goes to OpenSSH's own ssh: the bridge is brought up to date, the sshelf agent is
+// started when a hop's key is in the vault, and ssh replaces this process (its terminal, its exit status), reading
+// the host through the bridge — with the user's ~/.ssh/config when that includes the bridge — and with the sshelf
+// agent as SSH_AUTH_SOCK, so a forwarded agent is the vault's.
+import Foundation
+import ShelfCore
+import ShelfOperations
+import ShelfSSH
+import ShelfStore
+
+enum OpenSSHHandover {
+    static let sshPath = "/usr/bin/ssh"
+
+    static func run(_ plan: ConnectPlan, store: Store, dryRun: Bool, context: AppContext) throws -> Int32 {
+        let target = plan.target
+        guard access(sshPath, X_OK) == 0 else {
+            throw ShelfError(.failure, "OpenSSH's ssh is not installed (\(sshPath))", hint: "install openssh-client, or connect without --openssh")
+        }
+        let bridge = SSHConfigBridge(workspace: context.workspace)
+        try bridge.write(from: store)
+        let input = try store.hosts()
+        guard SSHConfigEmitter.writtenNames(input)[target.id] == target.name else {
+            throw ShelfError(.invalid, "'\(Display.safe(target.name))' cannot be written to the ssh_config bridge (a name ssh reads as a pattern, or shared with another host)",
+                             hint: "rename it (sshelf edit \(ShellWord.quote(Display.safe(target.name))) --rename NEWNAME), then try again")
+        }
+        var environment = context.environment
+        let vaultKeys = Set(try store.identities().filter { $0.privateKeyRef != nil }.map(\.id))
+        if plan.hosts.contains(where: { $0.identityID.map(vaultKeys.contains) == true }) || AgentClient.status(context.locations) != nil {
+            if AgentClient.status(context.locations) == nil {
+                if dryRun {
+                    context.print("would start the sshelf agent (sshelf agent start)")
+                } else {
+                    let (pid, log) = try AgentCommands.startInBackground(context)
+                    context.errorOutput("sshelf: started the sshelf agent (pid \(pid)) for ssh; its log is \(log)\n")
+                }
+            }
+            environment["SSH_AUTH_SOCK"] = context.locations.agentSocket
+        }
+        let argv = [sshPath] + configArguments(context, bridge: bridge.path) + [target.name]
+        if dryRun {
+            context.print("SSH_AUTH_SOCK=\(environment["SSH_AUTH_SOCK"].map(ShellWord.quote) ?? "(unset)") "
+                + argv.map(ShellWord.quote).joined(separator: " "))
+            return 0
+        }
+        exec(argv, environment: environment)
+        throw ShelfError(.failure, "could not run \(sshPath): \(String(cString: strerror(errno)))")
+    }
+
+    /// Which config ssh reads: the user's own when it includes the bridge (named with -F when HOME is not the
+    /// home ssh itself would use), else the bridge alone.
+    static func configArguments(_ context: AppContext, bridge: String) -> [String] {
+        let include = SSHConfigInclude(home: context.homeDirectory, bridgePath: bridge)
+        guard include.isInstalled else { return ["-F", bridge] }
+        let ownHome = getpwuid(geteuid()).flatMap { $0.pointee.pw_dir.map { String(cString: $0) } }
+        return ownHome == context.homeDirectory ? [] : ["-F", include.configPath]
+    }
+
+    /// Replaces this process with `argv` (returns only when that failed).
+    static func exec(_ argv: [String], environment: [String: String]) {
+        var cArgv = argv.map { strdup($0) } + [nil]
+        var cEnvironment = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        _ = execve(argv[0], &cArgv, &cEnvironment)
+        for pointer in cArgv + cEnvironment { free(pointer) }
+    }
+}

@@ -1,0 +1,162 @@
+// SSHOption: one ssh_config option line that sshelf keeps but does not model ("ServerAliveInterval 30"), as the
+// user wrote it: the keyword, then the rest of the line verbatim. Hosts and defaults blocks hold them in order;
+// import, export and the bridge carry them; sshelf's own client reads the ones it can honour (HostSettings).
+import Foundation
+
+public struct SSHOption: Hashable, Sendable, CustomStringConvertible {
+    /// The keyword as written (`ServerAliveInterval`).
+    public var keyword: String
+    /// Everything after the keyword and its separator, as written (quotes and all).
+    public var value: String
+
+    public init(keyword: String, value: String) {
+        self.keyword = keyword
+        self.value = value
+    }
+
+    /// Splits a stored or typed line: `Keyword value`, `Keyword=value` or `Keyword = value`. Nil without a keyword.
+    public init?(line: String) {
+        let trimmed = line.trimmingCharacters(in: .whitespaces)
+        guard let end = trimmed.firstIndex(where: { $0 == " " || $0 == "\t" || $0 == "=" }) else {
+            guard !trimmed.isEmpty else { return nil }
+            self.init(keyword: trimmed, value: "")
+            return
+        }
+        var rest = trimmed[end...].drop { $0 == " " || $0 == "\t" }
+        if rest.first == "=" { rest = rest.dropFirst().drop { $0 == " " || $0 == "\t" } }
+        guard end > trimmed.startIndex else { return nil }
+        self.init(keyword: String(trimmed[..<end]), value: String(rest))
+    }
+
+    /// The keyword lower-cased (keywords are case-insensitive).
+    public var key: String { keyword.lowercased() }
+    /// The line as stored and written to a config: `Keyword value`.
+    public var line: String { value.isEmpty ? keyword : "\(keyword) \(value)" }
+    public var description: String { line }
+
+    /// The value split into words as OpenSSH reads them (quotes removed); empty when the value cannot be read.
+    public var arguments: [String] {
+        (try? SSHConfigLexer.lex(Substring("x " + value), file: "", number: 0))?.arguments ?? []
+    }
+
+    /// The first word, lower-cased (`yes`, `no`, `accept-new`…).
+    public var firstWord: String { arguments.first?.lowercased() ?? "" }
+
+    /// Keywords sshelf models as fields of its own (or that structure a file): never kept as options.
+    public static let modelled: Set<String> = [
+        "host", "match", "include", "hostname", "user", "port", "proxyjump", "localforward", "remoteforward",
+        "dynamicforward",
+    ]
+
+    /// Keywords whose every line counts (OpenSSH accumulates them); for all others the first value wins.
+    public static let accumulating: Set<String> = [
+        "identityfile", "certificatefile", "localforward", "remoteforward", "dynamicforward", "sendenv", "setenv",
+        "canonicaldomains", "ignoreunknown", "permitremoteopen",
+    ]
+
+    /// Why `line` cannot be kept as an option (in the user's words), or nil.
+    public static func problem(_ line: String) -> String? {
+        if let problem = Validation.controlCharacterProblem(line) { return "option '\(line.prefix(40))' \(problem)" }
+        if line.utf8.count > maxLength { return "option '\(line.prefix(40))…' is longer than \(maxLength) bytes" }
+        guard let option = SSHOption(line: line) else { return "option is empty" }
+        guard option.keyword.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) })
+        else { return "'\(option.keyword)' is not an ssh_config keyword (letters and digits only)" }
+        guard !option.value.isEmpty else { return "option \(option.keyword) has no value ('\(option.keyword) VALUE')" }
+        if modelled.contains(option.key) {
+            return "\(option.keyword) is a host field of its own, not an option (use \(flag(for: option.key)))"
+        }
+        if option.value.filter({ $0 == "\"" }).count % 2 == 1 { return "option '\(line.prefix(40))' has an unterminated quote" }
+        return nil
+    }
+
+    /// The longest option line kept (a long ProxyCommand fits).
+    public static let maxLength = 4096
+    /// The most options one host or defaults block keeps.
+    public static let maxCount = 256
+
+    /// The flag or command that sets a modelled keyword instead.
+    static func flag(for key: String) -> String {
+        switch key {
+        case "hostname": "--host"
+        case "user": "--user"
+        case "port": "--port"
+        case "proxyjump": "--jump"
+        case "localforward", "remoteforward", "dynamicforward": "sshelf forward add"
+        default: "the host's own settings"
+        }
+    }
+
+    /// Problems of a whole list (each line, and the count).
+    public static func problems(_ lines: [String]) -> [String] {
+        var found = lines.compactMap(problem)
+        if lines.count > maxCount { found.append("more than \(maxCount) options") }
+        return found
+    }
+}
+
+extension SSHOption {
+    /// `lines` edited: each keyword given in `setting` has all its old lines replaced by the new ones, where its first
+    /// old line stood (at the end when it had none); each keyword in `removing` loses all its lines. Returns the
+    /// keywords to remove that had no line.
+    public static func edited(_ lines: [String], setting new: [String], removing keys: [String])
+        -> (lines: [String], notFound: [String])
+    {
+        let additions = new.compactMap(SSHOption.init(line:))
+        let replacing = Set(additions.map(\.key))
+        let removing = Set(keys.map { $0.lowercased() })
+        var result: [String] = []
+        var placed: Set<String> = []
+        var found: Set<String> = []
+        for line in lines {
+            let key = SSHOption(line: line)?.key ?? ""
+            if removing.contains(key) {
+                found.insert(key)
+                continue
+            }
+            guard replacing.contains(key) else {
+                result.append(line)
+                continue
+            }
+            if placed.insert(key).inserted { result += additions.filter { $0.key == key }.map(\.line) }
+        }
+        for option in additions where !placed.contains(option.key) { result.append(option.line) }
+        return (result, keys.filter { !found.contains($0.lowercased()) })
+    }
+}
+
+extension Array where Element == String {
+    /// The lines as options (lines that do not parse are left out).
+    public var sshOptions: [SSHOption] { compactMap(SSHOption.init(line:)) }
+}
+
+/// Options the user wrote for every host a `Host` pattern matches (`Host *`, `Host *.prod !bastion`), kept as
+/// defaults in the order they were written: written after every host's own block, as ssh reads them (first value
+/// wins, so a host's own setting comes first).
+public struct OptionDefaults: Hashable, Sendable, Codable {
+    /// The `Host` line's patterns as written, space-separated (`* !bastion`).
+    public var pattern: String
+    /// Option lines, as for a host.
+    public var options: [String]
+
+    public init(pattern: String, options: [String]) {
+        self.pattern = pattern
+        self.options = options
+    }
+
+    public var patterns: [String] { pattern.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init) }
+
+    /// OpenSSH's Host matching on an alias: some positive pattern matches and no negated one does.
+    public func matches(_ alias: String) -> Bool { SSHConfigResolver.hostMatches(patterns: patterns, alias: alias) }
+
+    /// Why a pattern cannot be a defaults block: empty, or a character that would end the line or start a comment.
+    public static func patternProblem(_ pattern: String) -> String? {
+        if let problem = Validation.controlCharacterProblem(pattern) { return "pattern \(problem)" }
+        let words = pattern.split(whereSeparator: { $0 == " " || $0 == "\t" })
+        if words.isEmpty { return "the pattern is empty (e.g. '*' or '*.example.com')" }
+        if words.contains(where: { $0.hasPrefix("#") || $0.contains("\"") || $0.contains("=") }) {
+            return "pattern '\(pattern)' has a word ssh would not read as a host pattern"
+        }
+        if words.allSatisfy({ $0.hasPrefix("!") }) { return "pattern '\(pattern)' has only negations and matches nothing" }
+        return nil
+    }
+}

@@ -1,0 +1,200 @@
+// SSHConfigBridge: the ssh_config OpenSSH's tools read for sshelf's hosts (`~/.config/sshelf/ssh_config`), with the
+// files beside it — sshelf's pins in known_hosts form and one public key file per vault identity — written from the
+// store, and kept current by the store's one change hook: every committed change (CLI, TUI, sync, import) rewrites
+// it when it exists. Writers take a lock and read the store after it, so the last writer always writes the newest
+// state; a file whose content did not change is not touched, and the installed ssh is asked about kept options only
+// when they changed.
+import Foundation
+import ShelfCore
+import ShelfStore
+import ShelfSystem
+
+public struct SSHConfigBridge: Sendable {
+    public let workspace: Workspace
+
+    public init(workspace: Workspace) { self.workspace = workspace }
+
+    var locations: DataLocations { workspace.locations }
+    public var path: String { locations.sshConfigBridge }
+    public var pinsPath: String { locations.bridgePins }
+    var statePath: String { path + ".checked" }
+    var lockPath: String { path + ".lock" }
+
+    /// Whether the bridge has been written (and so is kept current).
+    public var exists: Bool { access(path, F_OK) == 0 }
+
+    /// What one write did.
+    public struct Written: Sendable {
+        public var hosts: Int
+        public var changed: Bool
+        /// Kept options the installed ssh refuses (left out as comments), with its words.
+        public var refused: [String: String]
+    }
+
+    /// Makes `store` keep the bridge current: after each change, when the bridge exists, it is rewritten. A failure
+    /// is a warning, never the change's failure (the store already committed it).
+    public func attach(to store: Store) {
+        store.afterChange = { store in
+            guard self.exists else { return }
+            do { _ = try self.write(from: store) } catch {
+                self.workspace.warn("could not update the ssh_config bridge \(self.path): \(ShelfError(from: error).message)")
+            }
+        }
+    }
+
+    /// Writes the bridge and the files beside it from the store (each only when its content changed).
+    @discardableResult
+    public func write(from store: Store) throws -> Written {
+        try PrivateFiles.ensureDirectory(locations.configDirectory)
+        let lock = try Lock(lockPath)
+        defer { lock.release() }
+        let input = try store.read { store in
+            SSHConfigEmitter.Input(hosts: try store.hosts(), identities: try store.identities(),
+                                   rules: try store.forwardRules(), groups: try store.groups(),
+                                   defaults: try store.optionDefaults())
+        }
+        let refused = try checkedOptions(input)
+        let keys = try writePublicKeys(input.identities)
+        try replaceIfChanged(pinsPath, Data(Self.pins(input.hosts).utf8))
+        let bridge = SSHConfigEmitter.Bridge(agentSocket: locations.agentSocket, pinsFile: pinsPath, publicKeyFiles: keys,
+                                             refused: refused)
+        let text = SSHConfigEmitter.emitBridge(input, bridge: bridge, generatedBy: "sshelf")
+        let changed = try replaceIfChanged(path, Data(text.utf8))
+        return Written(hosts: input.hosts.count, changed: changed, refused: refused)
+    }
+
+    /// Removes the bridge and the files beside it (`ssh-config uninstall --remove`).
+    public func remove() {
+        for file in [path, pinsPath, statePath, lockPath] { unlink(file) }
+        let keys = locations.bridgeKeys
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: keys)) ?? [] { unlink(keys + "/" + name) }
+        rmdir(keys)
+    }
+
+    // MARK: pins
+
+    /// sshelf's pins as known_hosts lines (`host type key`, `[host]:port` for other ports), one per pinned host.
+    static func pins(_ hosts: [ShelfCore.Host]) -> String {
+        var lines: Set<String> = []
+        for host in hosts {
+            guard let pin = host.pinnedHostKey, isKeyWord(pin.type), isBase64(pin.key) else { continue }
+            let address = host.hostname.isEmpty ? host.name : host.hostname
+            guard Validation.hostnameProblem(address) == nil, !address.contains(where: { ",*?!#".contains($0) }) else { continue }
+            let name = host.port == Host.defaultPort ? address : "[\(address)]:\(host.port)"
+            lines.insert("\(name) \(pin.type) \(pin.key)")
+        }
+        return "# sshelf's pinned host keys (written by sshelf; the bridge's pinned hosts trust only these)\n"
+            + lines.sorted().map { $0 + "\n" }.joined()
+    }
+
+    static func isKeyWord(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D || $0 == 0x40 || $0 == 0x2E }
+    }
+
+    static func isBase64(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.allSatisfy {
+            (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2B || $0 == 0x2F || $0 == 0x3D
+        }
+    }
+
+    // MARK: public keys of vault identities
+
+    /// One `.pub` file per identity whose key is in the vault (by id: names may change or repeat); files of
+    /// identities that are gone are removed.
+    func writePublicKeys(_ identities: [Identity]) throws -> [UUID: String] {
+        let directory = locations.bridgeKeys
+        var files: [UUID: String] = [:]
+        for identity in identities where identity.privateKeyRef != nil {
+            let words = identity.publicKey.split(separator: " ")
+            guard words.count >= 2, Self.isKeyWord(String(words[0])), Self.isBase64(String(words[1])) else { continue }
+            if files.isEmpty { try PrivateFiles.ensureDirectory(directory) }
+            let file = directory + "/" + identity.id.uuidString.lowercased() + ".pub"
+            try replaceIfChanged(file, Data("\(words[0]) \(words[1]) \(Self.commentSafe(identity.name))\n".utf8))
+            files[identity.id] = file
+        }
+        let wanted = Set(files.values.map { ($0 as NSString).lastPathComponent })
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where !wanted.contains(name) {
+            unlink(directory + "/" + name)
+        }
+        return files
+    }
+
+    /// The identity's name as a key comment: one word of printable text.
+    static func commentSafe(_ name: String) -> String {
+        let cleaned = name.unicodeScalars.map { Validation.isForbidden($0) || $0 == " " || $0 == "\t" ? "-" : String($0) }.joined()
+        return cleaned.isEmpty ? "sshelf" : "sshelf:" + cleaned
+    }
+
+    // MARK: options the installed ssh refuses
+
+    /// Every kept option line is shown to the installed ssh once (again only when they change): a line it refuses
+    /// would stop every ssh command that reads the bridge. The answer is kept beside the bridge.
+    func checkedOptions(_ input: SSHConfigEmitter.Input) throws -> [String: String] {
+        var lines: [String] = []
+        var seen: Set<String> = []
+        for line in input.hosts.flatMap(\.options) + input.defaults.flatMap(\.options)
+        where SSHOption.problem(line) == nil && seen.insert(line).inserted {
+            lines.append(line)
+        }
+        let digest = Digest.sha256(Array(lines.joined(separator: "\n").utf8)).map { String(format: "%02x", $0) }.joined()
+            + " " + OpenSSHOptionCheck.version
+        if let state = try? RegularFile.read(statePath, limit: 4 << 20),
+           let saved = try? JSONDecoder().decode(CheckState.self, from: Data(state)), saved.digest == digest
+        {
+            return saved.refused
+        }
+        let refused = OpenSSHOptionCheck.refused(lines, scratch: locations.configDirectory)
+        let state = CheckState(digest: digest, refused: refused)
+        try replaceIfChanged(statePath, try ShelfJSON.encoder().encode(state))
+        return refused
+    }
+
+    struct CheckState: Codable {
+        var digest: String
+        var refused: [String: String]
+    }
+
+    // MARK: files
+
+    /// Replaces `path` (0600, atomically) unless it already holds exactly `data`; true when it wrote.
+    @discardableResult
+    func replaceIfChanged(_ path: String, _ data: Data) throws -> Bool {
+        if let current = try? RegularFile.read(path, limit: max(data.count + 1, 1)), current.count == data.count,
+           current.elementsEqual(data)
+        {
+            PrivateFiles.tighten(path)
+            return false
+        }
+        try PrivateFiles.atomicWrite(data, to: path)
+        return true
+    }
+
+    /// An exclusive lock on a file beside the bridge (flock; released when the process ends, whatever happens).
+    struct Lock {
+        let fd: Int32
+
+        init(_ path: String) throws {
+            fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            guard fd >= 0 else { throw ShelfError(.failure, "cannot open \(path): \(String(cString: strerror(errno)))") }
+            while flock(fd, LOCK_EX) != 0 {
+                guard errno == EINTR else {
+                    let reason = String(cString: strerror(errno))
+                    close(fd)
+                    throw ShelfError(.failure, "cannot lock \(path): \(reason)")
+                }
+            }
+        }
+
+        func release() { close(fd) }
+    }
+}
+
+extension Workspace {
+    /// The store, opened with the hooks every writer keeps (the ssh_config bridge). Every command, the TUI, sync and
+    /// the background processes open it this way.
+    public func openStore() throws(StoreError) -> Store {
+        let store = try Store(path: locations.store)
+        SSHConfigBridge(workspace: self).attach(to: store)
+        return store
+    }
+}
