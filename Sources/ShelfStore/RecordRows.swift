@@ -53,6 +53,9 @@ enum HostRow {
           options=excluded.options, search_text=excluded.search_text
         """
 
+    /// A new row only (a bulk insert of hosts never saved): an existing id is a constraint error, not an update.
+    static let insert = "INSERT INTO hosts(\(columns), search_text) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+
     static func bindings(_ host: Host) -> [SQLValue] {
         [
             .text(host.id.storeText), .text(host.name), .text(host.hostname), .int(host.port), .text(host.user),

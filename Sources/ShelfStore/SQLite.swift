@@ -83,6 +83,11 @@ final class Database {
         try mapped { () throws(SQLiteError) in try connection.run(sql, bindings) }
     }
 
+    /// Runs a prepared statement once with `bindings` (bulk inserts: the texts bound in place, not copied by SQLite).
+    func runOnce(_ statement: Statement, _ bindings: [SQLValue]) throws(StoreError) {
+        try mapped { () throws(SQLiteError) in try statement.runOnce(bindings) }
+    }
+
     /// Runs one statement with bindings and returns every row; `row` may throw errors of its own.
     func query<T>(_ sql: String, _ bindings: [SQLValue] = [], row: (Statement) throws -> T) throws -> [T] {
         do { return try connection.query(sql, bindings, row: row) } catch let error as SQLiteError { throw StoreError(error) }

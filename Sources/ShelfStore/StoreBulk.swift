@@ -1,15 +1,22 @@
-// StoreBulk: a write transaction sized for bulk work (imports of 100,000 hosts). SQLite's page cache grows so
-// each page is written once, at commit, instead of spilling to the WAL mid-transaction and being read back.
-// And the catalog triggers step aside for the transaction: a statement that fires a trigger keeps a statement
-// journal (a copy of every page it changes, so that statement alone can be rolled back), which made each
-// host's upsert copy a dozen pages; instead the token is changed once at the end. Dropping and re-creating the
-// triggers happens inside the same transaction, so no other connection ever sees the table without them, and
-// a failure rolls them back with everything else.
+// StoreBulk: writes sized for bulk work (imports of 100,000 hosts). A bulk write transaction grows SQLite's page
+// cache so each page is written once, at commit, instead of spilling to the WAL mid-transaction and being read
+// back. The catalog triggers step aside for it: a statement that fires a trigger keeps a statement journal (a
+// copy of every page it changes, so that statement alone can be rolled back), which made each host's upsert copy
+// a dozen pages; instead the token is changed once at the end. Dropping and re-creating the triggers happens
+// inside the same transaction, so no other connection ever sees the table without them, and a failure rolls them
+// back with everything else. New hosts go in by `insert(newHosts:)`: in id order, with the name index built
+// after them when they are many, and their change stamps written in two statements.
 import Foundation
+import ShelfCore
 
 extension Store {
     /// Pages of cache for a bulk write: 128 MiB, taken only as pages are touched, back to SQLite's default after.
     static let bulkCacheKiB = 128 * 1024
+
+    /// From this many new hosts (and at least as many as already stored), the hosts table's secondary indexes are
+    /// dropped for the insert and built again after it: building an index sorts its keys once, where inserting
+    /// rows one by one puts each key at a random place in it.
+    static let indexRebuildMinimum = 2_000
 
     /// Runs `body` in one write transaction (as `write`) with a large page cache and one catalog token change.
     public func bulkWrite<T>(_ body: (Store) throws -> T) throws -> T {
@@ -27,5 +34,69 @@ extension Store {
             }
             return result
         }
+    }
+
+    /// Adds hosts that were never saved — fresh random ids, as an import makes for the names it has not seen — with
+    /// the same rows and the same stamps as saving each (`save(hosts:)`: a new record gets one stamp covering every
+    /// field group and is queued for sync), in less work: no lookup of a clock that cannot exist, rows in id order
+    /// (every index keyed by id — the hosts', the clocks', the outbox's — is appended to, not split at random
+    /// places), and the stamps in two statements for all. A host whose id is already stored, or was deleted (its
+    /// tombstone keeps the id), fails the whole call with a constraint error: nothing is overwritten.
+    public func insert(newHosts hosts: [ShelfCore.Host]) throws {
+        guard !hosts.isEmpty else { return }
+        try write { store in
+            let order = hosts.indices.sorted { Store.idPrecedes(hosts[$0].id, hosts[$1].id) }
+            // Read every time (not only for large batches), so an import runs the same statements whatever its size.
+            let indexes = try store.db.query(
+                "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'hosts' AND sql IS NOT NULL"
+            ) { ($0.text(0), $0.text(1)) }
+            let stored = try store.hostCount()
+            let rebuild = hosts.count >= Store.indexRebuildMinimum && hosts.count >= stored
+            if rebuild {
+                try store.db.execute(indexes.map { "DROP INDEX \"\($0.0)\";" }.joined())
+            }
+            let insert = try store.db.cached(HostRow.insert)
+            for index in order { try store.db.runOnce(insert, HostRow.bindings(hosts[index])) }
+            if rebuild {
+                try store.db.execute(indexes.map { $0.1 + ";" }.joined())
+            }
+            try store.stampNew(.host, ids: order.map { hosts[$0].id })
+        }
+    }
+
+    /// The store's order of ids (their lower-case text, as the primary keys compare): the bytes in order.
+    static func idPrecedes(_ a: UUID, _ b: UUID) -> Bool {
+        withUnsafeBytes(of: a.uuid) { a in
+            withUnsafeBytes(of: b.uuid) { b in memcmp(a.baseAddress!, b.baseAddress!, 16) < 0 }
+        }
+    }
+
+    /// Stamps records never stamped before, each as `stampSave` stamps a new record — one stamp covering every field
+    /// group (the empty clock text), the record queued for sync — with one reading of the clock for all of them: the
+    /// stamps are those `nextStamp` gives `ids.count` times in a row within one millisecond, in the order of `ids`.
+    func stampNew(_ kind: RecordKind, ids: [UUID]) throws {
+        guard !ids.isEmpty else { return }
+        let first = try nextStamp()
+        lastStamp = ClockStamp(wall: first.wall, counter: first.counter + ids.count - 1, device: first.device)
+        let list = Store.jsonArray(ids)
+        try db.run("""
+            INSERT INTO record_clock(kind, id, wall, counter, device, deleted, clock)
+              SELECT ?, value, ?, ? + key, ?, 0, '' FROM json_each(?)
+            """, [.text(kind.rawValue), .int(Int(first.wall)), .int(first.counter), .text(first.device), .text(list)])
+        try db.run("INSERT OR IGNORE INTO sync_outbox(kind, id) SELECT ?, value FROM json_each(?)",
+                   [.text(kind.rawValue), .text(list)])
+    }
+
+    /// `["id", "id", ...]`: ids as one JSON array, for `json_each` (their text needs no escaping).
+    static func jsonArray(_ ids: [UUID]) -> String {
+        var text = "["
+        text.reserveCapacity(ids.count * 39 + 2)
+        for (i, id) in ids.enumerated() {
+            if i > 0 { text += "," }
+            text += "\""
+            text += id.storeText
+            text += "\""
+        }
+        return text + "]"
     }
 }

@@ -87,7 +87,8 @@ enum ImportPlan {
         }
         // Second pass: jump chains may name hosts defined later in the file.
         var changedHosts: [ShelfCore.Host] = []
-        changedHosts.reserveCapacity(imported.count)
+        var newHosts: [ShelfCore.Host] = []
+        newHosts.reserveCapacity(imported.count)
         for (entry, var host, isNew) in imported {
             let before = stored[host.id]
             if entry.proxyJump.isEmpty, let names = entry.proxyCommandJump {
@@ -126,7 +127,7 @@ enum ImportPlan {
             var changed = isNew || before.map { !sameSettings($0, host) } ?? true
             if changed {
                 host.updatedAt = Date()
-                changedHosts.append(host)
+                if isNew { newHosts.append(host) } else { changedHosts.append(host) }
             }
             let rules = rulesByHost[host.id] ?? []
             for spec in entry.forwards where !rules.contains(where: { $0.spec == spec }) {
@@ -138,7 +139,8 @@ enum ImportPlan {
             }
             if isNew { summary.added.append(host.name) } else if changed { summary.updated.append(host.name) } else { summary.unchanged += 1 }
         }
-        // One prepared statement for every host (in the caller's one transaction).
+        // A fixed set of prepared statements for every host (in the caller's one transaction); new hosts in bulk.
+        try store.insert(newHosts: newHosts)
         try store.save(hosts: changedHosts)
         if !resolved.defaults.isEmpty {
             try store.setOptionDefaults(mergedDefaults(try store.optionDefaults(), resolved.defaults))

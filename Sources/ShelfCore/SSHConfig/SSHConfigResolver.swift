@@ -52,7 +52,8 @@ public enum SSHConfigResolver {
         var result = SSHConfigImport()
         result.warnings = document.warnings
         var blocks = [Block(patterns: ["*"], isMatch: false, header: nil)]
-        var aliases: [(String, SSHConfigLine)] = []
+        /// Each alias with its Host line and its case-folded form (made once: the index below is keyed by it).
+        var aliases: [(alias: String, key: String, line: SSHConfigLine)] = []
         var seen: Set<String> = []
         for line in document.lines {
             switch line.key {
@@ -63,8 +64,9 @@ public enum SSHConfigResolver {
                 for pattern in line.arguments {
                     if isWildcard(pattern) {
                         result.skipped.append("\(line.location): Host pattern '\(pattern)' is a wildcard, not a host")
-                    } else if seen.insert(pattern.lowercased()).inserted {
-                        aliases.append((pattern, line))
+                    } else {
+                        let key = lowercased(pattern)
+                        if seen.insert(key).inserted { aliases.append((pattern, key, line)) }
                     }
                 }
             case "match":
@@ -81,28 +83,107 @@ public enum SSHConfigResolver {
         }
         // Blocks whose patterns are all literal are found through an index, so resolving 100,000 aliases is
         // not 100,000 × 100,000 pattern matches; blocks with wildcards or negations are tested for each alias.
-        var literalBlocks: [String: [Int]] = [:]
+        // Most names are in one block: its index is kept alone, further blocks of a name in a second table.
+        var literalBlock: [String: Int] = [:]
+        var moreLiteralBlocks: [String: [Int]] = [:]
         var patternBlocks: [Int] = []
         // A block without settings changes no host (the implicit one before the first Host line, usually).
         for (index, block) in blocks.enumerated() where !block.isMatch && !block.lines.isEmpty {
             if block.patterns.contains(where: isWildcard) {
                 patternBlocks.append(index)
-            } else {
-                for pattern in Set(block.patterns.map { $0.lowercased() }) { literalBlocks[pattern, default: []].append(index) }
+                continue
+            }
+            for (n, pattern) in block.patterns.enumerated() {
+                let key = lowercased(pattern)
+                // The same name twice on one Host line is one block for it.
+                if block.patterns[..<n].contains(where: { lowercased($0) == key }) { continue }
+                if literalBlock[key] == nil {
+                    literalBlock[key] = index
+                } else {
+                    moreLiteralBlocks[key, default: []].append(index)
+                }
             }
         }
-        for (alias, line) in aliases {
-            let candidates = (literalBlocks[alias.lowercased()] ?? []) + patternBlocks.filter { blockMatches(blocks[$0], alias: alias) }
-            let matching = candidates.sorted().map { blocks[$0] }
-            switch effectiveHost(alias: alias, location: line.location, blocks: matching, warnings: &result.warnings) {
-            case .success(let host): result.hosts.append(host)
-            case .failure(let problem): result.failures.append(problem.message)
+        // Each alias is resolved on its own (the blocks are only read): large files are split across cores, and
+        // the parts joined in file order.
+        let parts = aliases.count >= parallelThreshold ? 2 : 1
+        let chunk = (aliases.count + parts - 1) / max(parts, 1)
+        let resolved = ResolvedParts(parts)
+        let shared = SharedBlocks(blocks: blocks, literal: literalBlock, more: moreLiteralBlocks, patterns: patternBlocks)
+        let aliasList = aliases
+        let resolvePart: @Sendable (Int) -> Void = { part in
+            var out = ResolvedPart()
+            var candidates: [Int] = []
+            for (alias, key, line) in aliasList[min(part * chunk, aliasList.count)..<min((part + 1) * chunk, aliasList.count)] {
+                candidates.removeAll(keepingCapacity: true)
+                if let first = shared.literal[key] {
+                    candidates.append(first)
+                    if let more = shared.more[key] { candidates += more }
+                }
+                for index in shared.patterns where blockMatches(shared.blocks[index], alias: alias) { candidates.append(index) }
+                if candidates.count > 1 { candidates.sort() }
+                switch effectiveHost(alias: alias, location: line.location, blocks: shared.blocks, in: candidates,
+                                     warnings: &out.warnings) {
+                case .success(let host): out.hosts.append(host)
+                case .failure(let problem): out.failures.append(problem.message)
+                }
             }
+            resolved.set(part, out)
+        }
+        if parts == 1 {
+            resolvePart(0)
+        } else {
+            DispatchQueue.concurrentPerform(iterations: parts, execute: resolvePart)
+        }
+        for part in resolved.all {
+            result.hosts += part.hosts
+            result.failures += part.failures
+            result.warnings += part.warnings
         }
         for index in patternBlocks { result.defaults += defaults(of: blocks[index], warnings: &result.warnings) }
         result.notes = SSHConfigMatchNotes.notes(blocks: blocks.filter { $0.isMatch && !$0.lines.isEmpty },
                                                  hosts: result.hosts)
         return result
+    }
+
+    /// From this many aliases the resolving is split across two cores.
+    static let parallelThreshold = 4_096
+
+    /// A name's case-folded form as Host matching compares it; a name without capitals is its own (no copy).
+    static func lowercased(_ name: String) -> String {
+        name.utf8.contains(where: { $0 &- 0x41 < 26 || $0 >= 0x80 }) ? name.lowercased() : name
+    }
+
+    /// What one part of the aliases resolved to, in their order.
+    struct ResolvedPart {
+        var hosts: [ImportedHost] = []
+        var failures: [String] = []
+        var warnings: [String] = []
+    }
+
+    /// The blocks and their index, read (never written) by every part while resolving runs.
+    struct SharedBlocks: @unchecked Sendable {
+        let blocks: [Block]
+        let literal: [String: Int]
+        let more: [String: [Int]]
+        let patterns: [Int]
+    }
+
+    /// Each part's result until all are done (each part is written by one thread only).
+    final class ResolvedParts: @unchecked Sendable {
+        private var parts: [ResolvedPart]
+        private let lock = NSLock()
+        init(_ count: Int) { parts = Array(repeating: ResolvedPart(), count: count) }
+        func set(_ index: Int, _ value: ResolvedPart) {
+            lock.lock()
+            parts[index] = value
+            lock.unlock()
+        }
+        var all: [ResolvedPart] {
+            lock.lock()
+            defer { lock.unlock() }
+            return parts
+        }
     }
 
     /// A line sshelf keeps verbatim as an option: everything it does not model (IdentityFile is modelled: the first
@@ -181,8 +262,8 @@ public enum SSHConfigResolver {
     }
 
     /// The host as the given blocks (already the matching ones, in file order) configure it.
-    static func effectiveHost(alias: String, location: String, blocks: [Block], warnings: inout [String])
-        -> Result<ImportedHost, ValidationError>
+    static func effectiveHost(alias: String, location: String, blocks: [Block], in indexes: [Int],
+                              warnings: inout [String]) -> Result<ImportedHost, ValidationError>
     {
         var hostname: String?, user: String?, port: Int?, jump: [String]?
         var identityFiles: [String] = []
@@ -194,7 +275,8 @@ public enum SSHConfigResolver {
         func fail(_ line: SSHConfigLine, _ message: String) -> Result<ImportedHost, ValidationError> {
             .failure(ValidationError(field: line.key, message: "\(line.location): host '\(alias)' skipped: \(message)"))
         }
-        for block in blocks {
+        for index in indexes {
+            let block = blocks[index]
             let pattern = block.isPattern
             for line in block.lines {
                 let first = line.arguments.first ?? ""
