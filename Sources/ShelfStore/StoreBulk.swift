@@ -50,8 +50,13 @@ extension Store {
             let indexes = try store.db.query(
                 "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'hosts' AND sql IS NOT NULL"
             ) { ($0.text(0), $0.text(1)) }
+            // Hosts whose ids were handed out in name order (as an import does) are in the name index's order too:
+            // every index is appended to, and nothing needs building again.
+            let inNameOrder = zip(order, order.dropFirst()).allSatisfy {
+                !Store.listOrderPrecedes(hosts[$0.1].name, hosts[$0.0].name)
+            }
             let stored = try store.hostCount()
-            let rebuild = hosts.count >= Store.indexRebuildMinimum && hosts.count >= stored
+            let rebuild = !inNameOrder && hosts.count >= Store.indexRebuildMinimum && hosts.count >= stored
             if rebuild {
                 try store.db.execute(indexes.map { "DROP INDEX \"\($0.0)\";" }.joined())
             }
@@ -62,6 +67,42 @@ extension Store {
             }
             try store.stampNew(.host, ids: order.map { hosts[$0].id })
         }
+    }
+
+    /// The list order of names (SQLite's NOCASE, as `hosts_by_folded_name` sorts them): bytes compared with ASCII
+    /// capitals as small letters.
+    public static func listOrderPrecedes(_ a: String, _ b: String) -> Bool {
+        var a = a, b = b
+        return a.withUTF8 { a in
+            b.withUTF8 { b in
+                for i in 0..<min(a.count, b.count) {
+                    let x = a[i] &- 0x41 < 26 ? a[i] | 0x20 : a[i]
+                    let y = b[i] &- 0x41 < 26 ? b[i] | 0x20 : b[i]
+                    if x != y { return x < y }
+                }
+                return a.count < b.count
+            }
+        }
+    }
+
+    /// Fresh random (version 4) ids in ascending order (the store's order of ids): handed out to new hosts in name
+    /// order, they make `insert(newHosts:)` append to every index.
+    public static func ascendingIDs(_ count: Int) -> [UUID] {
+        var bytes = [UInt8](repeating: 0, count: 16 * count)
+        bytes.withUnsafeMutableBytes { arc4random_buf($0.baseAddress!, $0.count) }
+        var ids: [UUID] = []
+        ids.reserveCapacity(count)
+        for start in stride(from: 0, to: bytes.count, by: 16) {
+            var raw = (UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0),
+                       UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0))
+            withUnsafeMutableBytes(of: &raw) { out in
+                bytes.withUnsafeBytes { out.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[start..<(start + 16)])) }
+            }
+            raw.6 = raw.6 & 0x0F | 0x40
+            raw.8 = raw.8 & 0x3F | 0x80
+            ids.append(UUID(uuid: raw))
+        }
+        return ids.sorted(by: idPrecedes)
     }
 
     /// The store's order of ids (their lower-case text, as the primary keys compare): the bytes in order.

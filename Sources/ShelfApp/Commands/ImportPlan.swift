@@ -59,7 +59,7 @@ enum ImportPlan {
         let rulesByHost = Dictionary(grouping: try store.forwardRules(), by: { $0.hostID })
         var imported: [(ImportedHost, ShelfCore.Host, Bool)] = []
         imported.reserveCapacity(resolved.hosts.count)
-        var idPool = IDSource()
+        var newPositions: [Int] = []
         for entry in resolved.hosts {
             let key = ModelCheck.sameNameKey(entry.alias)
             if let hosts = shared[key], hosts.count > 1 {
@@ -74,7 +74,9 @@ enum ImportPlan {
             aliasOf[key] = entry.alias
             let existing = byName[key]
             if let existing, stored[existing.id] == nil { stored[existing.id] = existing }
-            var host = existing ?? ShelfCore.Host(id: idPool.make(), name: entry.alias, groupID: group?.id)
+            // A new host's id is handed out after this pass (below).
+            var host = existing ?? ShelfCore.Host(id: ImportPlan.unassigned, name: entry.alias, groupID: group?.id)
+            if existing == nil { newPositions.append(imported.count) }
             host.hostname = entry.hostname
             host.user = entry.user
             host.port = entry.port
@@ -84,6 +86,13 @@ enum ImportPlan {
             }
             byName[key] = host
             imported.append((entry, host, existing == nil))
+        }
+        // Ids for the new hosts: random, handed out in name order (the list's order) so the store appends each row to
+        // every index it has instead of putting it at a random place in each (Store.insert(newHosts:)).
+        let fresh = newPositions.sorted { Store.listOrderPrecedes(imported[$0].1.name, imported[$1].1.name) }
+        for (id, position) in zip(Store.ascendingIDs(fresh.count), fresh) {
+            imported[position].1.id = id
+            byName[ModelCheck.sameNameKey(imported[position].1.name)]?.id = id
         }
         // Second pass: jump chains may name hosts defined later in the file.
         var changedHosts: [ShelfCore.Host] = []
@@ -166,29 +175,8 @@ enum ImportPlan {
         return merged
     }
 
-    /// Random (version 4) ids, their bytes fetched from the kernel 256 ids at a time: Foundation's `UUID()`
-    /// opens /dev/urandom for each one, and even one getrandom call per host showed up at 100,000 hosts.
-    struct IDSource {
-        private var pool: [UInt8] = []
-        private var next = 0
-
-        mutating func make() -> UUID {
-            if next + 16 > pool.count {
-                pool = [UInt8](repeating: 0, count: 16 * 256)
-                pool.withUnsafeMutableBytes { arc4random_buf($0.baseAddress!, $0.count) }
-                next = 0
-            }
-            var bytes = (UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0),
-                         UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0))
-            withUnsafeMutableBytes(of: &bytes) { out in
-                pool.withUnsafeBytes { out.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[next..<(next + 16)])) }
-            }
-            next += 16
-            bytes.6 = bytes.6 & 0x0F | 0x40
-            bytes.8 = bytes.8 & 0x3F | 0x80
-            return UUID(uuid: bytes)
-        }
-    }
+    /// A new host's id until the first pass is over (never stored: every new host gets its own before the second).
+    static let unassigned = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
 
     static func sameSettings(_ a: ShelfCore.Host, _ b: ShelfCore.Host) -> Bool {
         a.hostname == b.hostname && a.user == b.user && a.port == b.port && a.identityID == b.identityID
