@@ -45,16 +45,16 @@ extension Store {
     public func insert(newHosts hosts: [ShelfCore.Host]) throws {
         guard !hosts.isEmpty else { return }
         try write { store in
-            let order = hosts.indices.sorted { Store.idPrecedes(hosts[$0].id, hosts[$1].id) }
+            let ids = hosts.map(\.id)
+            let order = ids.indices.sorted { Store.idPrecedes(ids[$0], ids[$1]) }
             // Read every time (not only for large batches), so an import runs the same statements whatever its size.
             let indexes = try store.db.query(
                 "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'hosts' AND sql IS NOT NULL"
             ) { ($0.text(0), $0.text(1)) }
             // Hosts whose ids were handed out in name order (as an import does) are in the name index's order too:
             // every index is appended to, and nothing needs building again.
-            let inNameOrder = zip(order, order.dropFirst()).allSatisfy {
-                !Store.listOrderPrecedes(hosts[$0.1].name, hosts[$0.0].name)
-            }
+            let keys = hosts.map { Store.listOrderKey($0.name) }
+            let inNameOrder = zip(order, order.dropFirst()).allSatisfy { !Store.precedes(keys[$0.1], keys[$0.0]) }
             let stored = try store.hostCount()
             let rebuild = !inNameOrder && hosts.count >= Store.indexRebuildMinimum && hosts.count >= stored
             if rebuild {
@@ -65,24 +65,31 @@ extension Store {
             if rebuild {
                 try store.db.execute(indexes.map { $0.1 + ";" }.joined())
             }
-            try store.stampNew(.host, ids: order.map { hosts[$0].id })
+            try store.stampNew(.host, ids: order.map { ids[$0] })
         }
     }
 
-    /// The list order of names (SQLite's NOCASE, as `hosts_by_folded_name` sorts them): bytes compared with ASCII
-    /// capitals as small letters.
-    public static func listOrderPrecedes(_ a: String, _ b: String) -> Bool {
-        var a = a, b = b
-        return a.withUTF8 { a in
-            b.withUTF8 { b in
-                for i in 0..<min(a.count, b.count) {
-                    let x = a[i] &- 0x41 < 26 ? a[i] | 0x20 : a[i]
-                    let y = b[i] &- 0x41 < 26 ? b[i] | 0x20 : b[i]
-                    if x != y { return x < y }
-                }
-                return a.count < b.count
+    /// A name as the list order compares it (SQLite's NOCASE, as `hosts_by_folded_name` sorts): its bytes with ASCII
+    /// capitals as small letters, compared byte by byte (`precedes`).
+    public static func listOrderKey(_ name: String) -> [UInt8] {
+        name.utf8.map { $0 &- 0x41 < 26 ? $0 | 0x20 : $0 }
+    }
+
+    /// Byte order, a prefix first.
+    public static func precedes(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        a.withUnsafeBufferPointer { a in
+            b.withUnsafeBufferPointer { b in
+                let common = min(a.count, b.count)
+                let order = common == 0 ? 0 : memcmp(a.baseAddress!, b.baseAddress!, common)
+                return order != 0 ? order < 0 : a.count < b.count
             }
         }
+    }
+
+    /// The positions of `names` in list order.
+    public static func listOrder(_ names: [String]) -> [Int] {
+        let keys = names.map(listOrderKey)
+        return keys.indices.sorted { precedes(keys[$0], keys[$1]) }
     }
 
     /// Fresh random (version 4) ids in ascending order (the store's order of ids): handed out to new hosts in name

@@ -47,13 +47,11 @@ enum ImportPlan {
         var identities = try store.identities()
         // Names are compared ignoring case, as ssh matches Host aliases and as the unique-name rule does: an alias
         // updates the host of that name, and never adds a second one.
-        var byName: [String: ShelfCore.Host] = [:]
-        byName.reserveCapacity(resolved.hosts.count)
         var shared: [String: [ShelfCore.Host]] = [:]
         for host in try store.hosts() { shared[ModelCheck.sameNameKey(host.name), default: []].append(host) }
-        for (key, hosts) in shared where hosts.count == 1 { byName[key] = hosts[0] }
-        var aliasOf: [String: String] = [:]
-        aliasOf.reserveCapacity(resolved.hosts.count)
+        // Where each name of the file is in `imported` (its first alias), and the stored hosts by their unique names.
+        var inFile: [String: Int] = [:]
+        inFile.reserveCapacity(resolved.hosts.count)
         // Read once, not once per host: the stored copy of each host (to tell what changed) and its rules.
         var stored: [UUID: ShelfCore.Host] = [:]
         let rulesByHost = Dictionary(grouping: try store.forwardRules(), by: { $0.hostID })
@@ -62,18 +60,23 @@ enum ImportPlan {
         var newPositions: [Int] = []
         for entry in resolved.hosts {
             let key = ModelCheck.sameNameKey(entry.alias)
-            if let hosts = shared[key], hosts.count > 1 {
-                let ids = hosts.map { "\($0.name)@\(Display.shortID($0.id))" }
-                summary.failures.append("\(entry.location): host '\(entry.alias)' skipped: \(hosts.count) stored hosts have this name (\(ids.joined(separator: ", "))); rename all but one (sshelf edit \(ShellWord.quote(ids[ids.count - 1])) --rename NEWNAME), then import again")
+            let existing: ShelfCore.Host?
+            if let hosts = shared[key] {
+                guard hosts.count == 1 else {
+                    let ids = hosts.map { "\($0.name)@\(Display.shortID($0.id))" }
+                    summary.failures.append("\(entry.location): host '\(entry.alias)' skipped: \(hosts.count) stored hosts have this name (\(ids.joined(separator: ", "))); rename all but one (sshelf edit \(ShellWord.quote(ids[ids.count - 1])) --rename NEWNAME), then import again")
+                    continue
+                }
+                existing = hosts[0]
+            } else {
+                existing = nil
+            }
+            if let first = inFile[key] {
+                summary.warnings.append("\(entry.location): host '\(entry.alias)' skipped: same name as '\(imported[first].0.alias)' above (names are compared ignoring case)")
                 continue
             }
-            if let first = aliasOf[key] {
-                summary.warnings.append("\(entry.location): host '\(entry.alias)' skipped: same name as '\(first)' above (names are compared ignoring case)")
-                continue
-            }
-            aliasOf[key] = entry.alias
-            let existing = byName[key]
-            if let existing, stored[existing.id] == nil { stored[existing.id] = existing }
+            inFile[key] = imported.count
+            if let existing { stored[existing.id] = existing }
             // A new host's id is handed out after this pass (below).
             var host = existing ?? ShelfCore.Host(id: ImportPlan.unassigned, name: entry.alias, groupID: group?.id)
             if existing == nil { newPositions.append(imported.count) }
@@ -84,15 +87,18 @@ enum ImportPlan {
             if let file = entry.identityFiles.first {
                 host.identityID = try identity(for: file, home: home, identities: &identities, summary: &summary, store: store).id
             }
-            byName[key] = host
             imported.append((entry, host, existing == nil))
         }
         // Ids for the new hosts: random, handed out in name order (the list's order) so the store appends each row to
         // every index it has instead of putting it at a random place in each (Store.insert(newHosts:)).
-        let fresh = newPositions.sorted { Store.listOrderPrecedes(imported[$0].1.name, imported[$1].1.name) }
-        for (id, position) in zip(Store.ascendingIDs(fresh.count), fresh) {
-            imported[position].1.id = id
-            byName[ModelCheck.sameNameKey(imported[position].1.name)]?.id = id
+        let fresh = Store.listOrder(newPositions.map { imported[$0].1.name }).map { newPositions[$0] }
+        for (id, position) in zip(Store.ascendingIDs(fresh.count), fresh) { imported[position].1.id = id }
+        // A name in a jump chain: the host of that name in the file, else the one stored under it (when unique).
+        func id(named name: String) -> UUID? {
+            let key = ModelCheck.sameNameKey(name)
+            if let position = inFile[key] { return imported[position].1.id }
+            guard let hosts = shared[key], hosts.count == 1 else { return nil }
+            return hosts[0].id
         }
         // Second pass: jump chains may name hosts defined later in the file.
         var changedHosts: [ShelfCore.Host] = []
@@ -102,7 +108,7 @@ enum ImportPlan {
             let before = stored[host.id]
             if entry.proxyJump.isEmpty, let names = entry.proxyCommandJump {
                 // `ProxyCommand ssh -W %h:%p HOST`: a jump chain when every host it names is known, else kept as is.
-                let ids = names.map { byName[ModelCheck.sameNameKey($0)]?.id }
+                let ids = names.map(id(named:))
                 if ids.allSatisfy({ $0 != nil }), !ids.contains(host.id) {
                     host.jumpHostIDs = ids.compactMap { $0 }
                     host.unresolvedJump = ""
@@ -118,7 +124,7 @@ enum ImportPlan {
                 host.jumpHostIDs = []
                 host.unresolvedJump = ""
             } else {
-                let ids = entry.proxyJump.map { byName[ModelCheck.sameNameKey($0)]?.id }
+                let ids = entry.proxyJump.map(id(named:))
                 if ids.allSatisfy({ $0 != nil }), !ids.contains(host.id) {
                     host.jumpHostIDs = ids.compactMap { $0 }
                     host.unresolvedJump = ""

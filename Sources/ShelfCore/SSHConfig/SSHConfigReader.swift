@@ -140,6 +140,11 @@ public enum SSHConfigReader {
             Result { () throws(SSHConfigSyntaxError) in try lexLines(bytes, file: path) }
         }
         let lines = try lexed.get()
+        // A file without Include lines (a large generated one, usually) is taken whole: no copy line by line.
+        if document.lines.isEmpty && !lines.contains(where: { $0.key == "include" }) {
+            document.lines = lines
+            return
+        }
         for line in lines {
             let number = line.number
             switch line.key {

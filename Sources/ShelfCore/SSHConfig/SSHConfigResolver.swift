@@ -41,7 +41,8 @@ public enum SSHConfigResolver {
         var patterns: [String]
         var isMatch: Bool
         var header: SSHConfigLine?
-        var lines: [SSHConfigLine] = []
+        /// The block's lines: a slice of the document's (a block's lines follow its header), not a copy.
+        var lines: ArraySlice<SSHConfigLine> = []
         /// A block whose patterns are not all literal names (its options become defaults).
         var isPattern: Bool { patterns.contains(where: SSHConfigResolver.isWildcard) }
         /// Where the block starts, for messages.
@@ -51,25 +52,20 @@ public enum SSHConfigResolver {
     public static func resolve(_ document: SSHConfigDocument) -> SSHConfigImport {
         var result = SSHConfigImport()
         result.warnings = document.warnings
+        let all = document.lines
         var blocks = [Block(patterns: ["*"], isMatch: false, header: nil)]
-        /// Each alias with its Host line and its case-folded form (made once: the index below is keyed by it).
-        var aliases: [(alias: String, key: String, line: SSHConfigLine)] = []
+        var blockStart = 0
+        /// Each alias with its case-folded form (made once: the index below is keyed by it) and its Host line's index.
+        var aliases: [(alias: String, key: String, line: Int)] = []
         var seen: Set<String> = []
-        for line in document.lines {
-            switch line.key {
-            case "host":
-                blocks.append(Block(patterns: line.arguments, isMatch: false, header: line))
-                guard !line.reopened else { continue }
-                if line.arguments.isEmpty { result.skipped.append("\(line.location): Host line with no pattern") }
-                for pattern in line.arguments {
-                    if isWildcard(pattern) {
-                        result.skipped.append("\(line.location): Host pattern '\(pattern)' is a wildcard, not a host")
-                    } else {
-                        let key = lowercased(pattern)
-                        if seen.insert(key).inserted { aliases.append((pattern, key, line)) }
-                    }
-                }
-            case "match":
+        seen.reserveCapacity(all.count / 4)
+        for index in all.indices {
+            let key = all[index].key
+            guard key == "host" || key == "match" else { continue }
+            blocks[blocks.count - 1].lines = all[blockStart..<index]
+            blockStart = index + 1
+            let line = all[index]
+            if key == "match" {
                 blocks.append(Block(patterns: [], isMatch: true, header: line))
                 if line.reopened {
                 } else if let reason = line.unreadable {
@@ -77,14 +73,26 @@ public enum SSHConfigResolver {
                 } else {
                     result.skipped.append("\(line.location): Match block skipped (its conditions are evaluated by ssh at connect time)")
                 }
-            default:
-                blocks[blocks.count - 1].lines.append(line)
+                continue
+            }
+            blocks.append(Block(patterns: line.arguments, isMatch: false, header: line))
+            guard !line.reopened else { continue }
+            if line.arguments.isEmpty { result.skipped.append("\(line.location): Host line with no pattern") }
+            for pattern in line.arguments {
+                if isWildcard(pattern) {
+                    result.skipped.append("\(line.location): Host pattern '\(pattern)' is a wildcard, not a host")
+                } else {
+                    let folded = lowercased(pattern)
+                    if seen.insert(folded).inserted { aliases.append((pattern, folded, index)) }
+                }
             }
         }
+        blocks[blocks.count - 1].lines = all[blockStart...]
         // Blocks whose patterns are all literal are found through an index, so resolving 100,000 aliases is
         // not 100,000 × 100,000 pattern matches; blocks with wildcards or negations are tested for each alias.
         // Most names are in one block: its index is kept alone, further blocks of a name in a second table.
         var literalBlock: [String: Int] = [:]
+        literalBlock.reserveCapacity(aliases.count)
         var moreLiteralBlocks: [String: [Int]] = [:]
         var patternBlocks: [Int] = []
         // A block without settings changes no host (the implicit one before the first Host line, usually).
@@ -115,6 +123,7 @@ public enum SSHConfigResolver {
             var out = ResolvedPart()
             var candidates: [Int] = []
             for (alias, key, line) in aliasList[min(part * chunk, aliasList.count)..<min((part + 1) * chunk, aliasList.count)] {
+                let location = all[line].location
                 candidates.removeAll(keepingCapacity: true)
                 if let first = shared.literal[key] {
                     candidates.append(first)
@@ -122,7 +131,7 @@ public enum SSHConfigResolver {
                 }
                 for index in shared.patterns where blockMatches(shared.blocks[index], alias: alias) { candidates.append(index) }
                 if candidates.count > 1 { candidates.sort() }
-                switch effectiveHost(alias: alias, location: line.location, blocks: shared.blocks, in: candidates,
+                switch effectiveHost(alias: alias, location: location, blocks: shared.blocks, in: candidates,
                                      warnings: &out.warnings) {
                 case .success(let host): out.hosts.append(host)
                 case .failure(let problem): out.failures.append(problem.message)
@@ -152,6 +161,11 @@ public enum SSHConfigResolver {
     /// A name's case-folded form as Host matching compares it; a name without capitals is its own (no copy).
     static func lowercased(_ name: String) -> String {
         name.utf8.contains(where: { $0 &- 0x41 < 26 || $0 >= 0x80 }) ? name.lowercased() : name
+    }
+
+    /// `none` in any case (what turns IdentityFile and ProxyJump off), without lower-casing every value.
+    static func isNone(_ value: String) -> Bool {
+        value.utf8.count == 4 && value.lowercased() == "none"
     }
 
     /// What one part of the aliases resolved to, in their order.
@@ -312,14 +326,14 @@ public enum SSHConfigResolver {
                     }
                     port = value
                 case "identityfile":
-                    if !first.isEmpty, !identityFiles.contains(first), first.lowercased() != "none" {
+                    if !first.isEmpty, !identityFiles.contains(first), !isNone(first) {
                         identityFiles.append(first)
                         // The first is the host's identity; later ones from its own blocks are tried after it, in order.
                         if identityFiles.count > 1, !pattern { options.append(optionLine(line)) }
                     }
                 case "proxyjump" where jump == nil:
                     guard proxyCommand == nil else { break }
-                    jump = first.lowercased() == "none" ? [] : first.split(separator: ",").map(String.init)
+                    jump = isNone(first) ? [] : first.split(separator: ",").map(String.init)
                 case "localforward", "remoteforward", "dynamicforward":
                     let kind: ForwardKind = line.key == "localforward" ? .local : line.key == "remoteforward" ? .remote : .dynamic
                     if kind != .dynamic, line.arguments.contains(where: { $0.contains("/") }) {
