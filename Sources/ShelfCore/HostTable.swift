@@ -45,6 +45,8 @@ public struct HostTable: @unchecked Sendable {
     /// Bit 0 of a host's flags: its folded text differs from its display text in more than ASCII case
     /// (accents, non-ASCII letters, replaced control characters), so highlight positions need mapping.
     static let flagNeedsMapping: UInt8 = 1
+    /// Bit 1: a field of its search text is one byte long (see `HostMatcher.scoreOne`).
+    static let flagOneByteField: UInt8 = 2
 
     /// An empty table (no store yet, or a test).
     public static let empty: HostTable = {
@@ -79,6 +81,9 @@ public struct HostTable: @unchecked Sendable {
     }
 
     public func needsMapping(_ index: Int) -> Bool { flagColumn[index] & HostTable.flagNeedsMapping != 0 }
+
+    @inline(__always)
+    func hasOneByteField(_ index: Int) -> Bool { flagColumn[index] & HostTable.flagOneByteField != 0 }
 
     /// The display fields of host `index`: name, hostname, user, then the tags.
     public func fields(_ index: Int) -> [String] {

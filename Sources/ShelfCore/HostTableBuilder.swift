@@ -137,6 +137,17 @@ public struct HostTableBuilder {
 
     // MARK: appending
 
+    /// True when a field of the folded text is a single byte (a one-letter name, user or tag): only such a field
+    /// can give a one-character term the "whole field" bonus, so the matcher may stop early on every other host.
+    static func hasOneByteField(_ text: [UInt8]) -> Bool {
+        var start = 0
+        for i in 0...text.count where i == text.count || text[i] == HostTable.separator {
+            if i - start == 1 { return true }
+            start = i + 1
+        }
+        return false
+    }
+
     public mutating func append(_ row: HostTableRow) {
         foldedScratch.removeAll(keepingCapacity: true)
         displayScratch.removeAll(keepingCapacity: true)
@@ -179,7 +190,8 @@ public struct HostTableBuilder {
         let authCode = HostTableBuilder.authCode(row.auth)
         authColumn.append(authCode ?? 0)
         if authCode == nil { addRare(.auth, row.auth) }
-        flagColumn.append(needsMapping || sanitized ? HostTable.flagNeedsMapping : 0)
+        flagColumn.append((needsMapping || sanitized ? HostTable.flagNeedsMapping : 0)
+                          | (HostTableBuilder.hasOneByteField(foldedScratch) ? HostTable.flagOneByteField : 0))
         lastConnectedColumn.append(row.lastConnected ?? .nan)
         createdColumn.append(row.created)
         updatedColumn.append(row.updated)
