@@ -393,6 +393,12 @@ public struct HostTableBuilder {
         lengths[S.display.rawValue] = display.count
         lengths[S.ids.rawValue] = ids.count
         lengths[S.idOrder.rawValue] = order.count * 4
+        var sorted: [UInt8] = []
+        sorted.reserveCapacity(ids.count)
+        for row in order { sorted += ids[Int(row) * 16..<Int(row) * 16 + 16] }
+        let fence = stride(from: 0, to: order.count, by: HostTable.idBlock).flatMap { sorted[$0 * 16..<$0 * 16 + 16] }
+        lengths[S.idSorted.rawValue] = sorted.count
+        lengths[S.idFence.rawValue] = fence.count
         lengths[S.group.rawValue] = groupColumn.count * 4
         lengths[S.identity.rawValue] = identityColumn.count * 4
         lengths[S.port.rawValue] = portColumn.count * 2
@@ -442,6 +448,8 @@ public struct HostTableBuilder {
             case .recent: try array(section, recent)
             case .ids: try array(section, ids)
             case .idOrder: try array(section, order)
+            case .idSorted: try array(section, sorted)
+            case .idFence: try array(section, fence)
             case .identity: try array(section, identityColumn)
             case .port: try array(section, portColumn)
             case .auth: try array(section, authColumn)
