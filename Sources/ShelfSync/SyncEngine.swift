@@ -42,10 +42,13 @@ public struct SyncEngine {
         var stops: [String: (stop: PeerChains.Stop, roster: Int)] = [:]
         var moved = true
         var passes = 0
+        // A device this device verified entries of is read even when its folder is gone: that is a rollback too.
+        let verified = try store.peers().filter { $0.head > 0 || $0.floor > 0 }.map(\.device).filter(RemoteLayout.isValidDeviceID)
+        let folders = Set(remote.deviceFolders()).union(verified).subtracting([session.meText]).sorted()
         while moved && passes < 8 {
             moved = false
             passes += 1
-            for folder in remote.deviceFolders() where folder != session.meText {
+            for folder in folders {
                 if let stopped = stops[folder], stopped.roster == session.certificates.count { continue }
                 let outcome = try chains.process(folder) { try taint(session, report: &report) }
                 report.pulled += outcome.applied
