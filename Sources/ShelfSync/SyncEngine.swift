@@ -72,7 +72,6 @@ public struct SyncEngine {
                 }
             }
         }
-        defer { report.conflicts = (try? store.unseenConflictCount()) ?? 0 }
         // Digests of entries before a device's last snapshot are needed no more (but the one holding its credentials is).
         try store.write { store in
             for peer in try store.peers() where peer.device != session.meText && peer.snapshot > 0 {
@@ -89,12 +88,12 @@ public struct SyncEngine {
             return
         }
         if !session.roster.isActive(session.me) {
-            report.membership = "waiting"
             guard let joining = try GroupState.Joining.load(store) else {
                 report.fail(SyncEngine.notEnrolled)
                 return
             }
             if let waiting = try Enrollment(session: session, remote: remote).awaitEnrollment(joining) {
+                report.membership = "waiting"
                 report.fail(waiting)
                 return
             }
@@ -142,10 +141,7 @@ public struct SyncEngine {
             return try SyncSession(store: store, vault: vault, keys: keys, me: me, deviceName: deviceName, now: now, state: state)
         }
         // A remote that already holds a group: this device must be invited into it.
-        if format != 1 && remote.hasEntries {
-            report.membership = "waiting"
-            throw SyncEngine.notEnrolled
-        }
+        if format != 1 && remote.hasEntries { throw SyncEngine.notEnrolled }
         let group = UUID()
         let secret = SyncCrypto.randomKey()
         do { try vault.saveGroupSecret(secret, group: group, class: SyncSession.keyClass) } catch { throw SyncSession.failure(error) }

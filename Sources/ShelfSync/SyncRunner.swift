@@ -61,6 +61,10 @@ public enum SyncRunner {
             } catch let failure as SyncFailure {
                 report.fail(failure)
             }
+            // Whatever stopped the run, the status line keeps telling what this device knows without the remote: its
+            // unseen conflicts, and its place in the group.
+            report.conflicts = try store.unseenConflictCount()
+            if report.membership == nil { report.membership = try GroupInfo.membership(store) }
         } catch {
             report = SyncReport(state: .localFallback, at: now, reason: "local store error during sync: \(error)")
         }
@@ -107,6 +111,17 @@ public enum SyncRunner {
         guard let data = try? ShelfJSON.encoder(pretty: true).encode(report) else { return }
         try? PrivateFiles.ensureDirectory(locations.stateDirectory)
         try? PrivateFiles.atomicWrite(data, to: statusFile(locations))
+    }
+
+    /// Marks every merge conflict seen and says so in the saved report, so the status line drops them at once
+    /// (not at the next run). Returns how many were marked.
+    public static func markConflictsSeen(store: Store, locations: DataLocations) throws -> Int {
+        let marked = try store.write { try $0.markConflictsSeen() }
+        if var report = lastReport(locations), report.conflicts != 0 {
+            report.conflicts = try store.unseenConflictCount()
+            withRunLock(locations) { save(report, locations) }
+        }
+        return marked
     }
 
     /// The last saved report, if any.

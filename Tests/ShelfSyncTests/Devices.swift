@@ -57,6 +57,13 @@ final class Device {
         let report = SyncRunner.run(store: store, locations: locations, deviceName: name, vault: .success(vault), revoke: revoke,
                                     now: clock ?? Date())
         if let state { XCTAssertEqual(report.state, state, "\(name): \(report.reason ?? "") \(report.skipped)", file: file, line: line) }
+        // What `sync status`, the TUI's status line and the connect hints read is exactly what the run found.
+        let saved = SyncRunner.lastReport(locations)
+        XCTAssertEqual(saved?.state, report.state, "\(name): the saved status", file: file, line: line)
+        XCTAssertEqual(saved?.reason, report.reason, "\(name): the saved reason", file: file, line: line)
+        XCTAssertEqual(saved?.hint, report.hint, "\(name): the saved hint", file: file, line: line)
+        XCTAssertEqual(saved?.membership, report.membership, "\(name): the saved membership", file: file, line: line)
+        XCTAssertEqual(saved?.conflicts, report.conflicts, "\(name): the saved conflict count", file: file, line: line)
         return report
     }
 

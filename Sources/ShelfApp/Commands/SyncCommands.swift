@@ -331,7 +331,7 @@ enum SyncCommands {
     static func conflicts(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         let store = try context.store()
         if call.flag("seen") {
-            let marked = try store.write { try $0.markConflictsSeen() }
+            let marked = try SyncRunner.markConflictsSeen(store: store, locations: context.locations)
             context.print("\(marked) conflict\(marked == 1 ? "" : "s") marked seen")
             return 0
         }
