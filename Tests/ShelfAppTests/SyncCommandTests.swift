@@ -316,6 +316,16 @@ final class NotYetSyncedHintTests: XCTestCase {
         XCTAssertExit(waiting, 255)
         XCTAssertTrue(waiting.stderr.contains("hint: this device waits to be enrolled: run 'sshelf sync now' on the device that invited it"),
                       waiting.stderr)
+        // A member whose remote is away (its last run stopped before reading it) is still told the fix for a member,
+        // not to join: its place in the group is known without the remote.
+        let item = try XCTUnwrap(try b.run("vault", "list").stdout.split(separator: "\n")
+            .compactMap { $0.split(separator: " ").first.map(String.init) }.first { $0.hasPrefix("host.") && $0.hasSuffix(".password") })
+        XCTAssertExit(try b.run("vault", "rm", item), 0)
+        try FileManager.default.moveItem(atPath: remote, toPath: remote + ".away")
+        XCTAssertExit(try b.run("sync", "now"), 1)
+        let away = try b.run("exec", "prod", "--no-stdin", "--", "true")
+        XCTAssertExit(away, 255)
+        XCTAssertTrue(away.stderr.contains("hint: it has not reached this device yet: run 'sshelf sync now' here"), away.stderr)
         XCTAssertTrue(server.waitForLog("Accepted password", count: 2), server.log)
         XCTAssertEqual(server.logCount("Accepted password"), 2, "A's first login and B's; never an empty password from C")
     }
