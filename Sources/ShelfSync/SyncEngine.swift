@@ -194,7 +194,7 @@ public struct SyncEngine {
     func credentialTrack(_ session: SyncSession, report: inout SyncReport) throws -> (plaintext: SecretBytes, count: Int)? {
         let credentials = CredentialSync(vault: vault)
         report.migrated = try credentials.migrate()
-        try credentials.recordDeletions(store: store, now: now)
+        try credentials.recordDeletions(store: store)
         for var peer in try store.peers() where peer.device != session.meText && peer.credentials > peer.credentialsApplied {
             guard let set = try credentialSet(of: peer, session, report: &report) else { continue }
             report.credentialsReceived += try credentials.apply(set, store: store, from: peer.device, local: session.meText)
