@@ -8,9 +8,10 @@ BUILD_FLAGS ?= -Xswiftc -warnings-as-errors
 # glibc 2.36+): the loader no longer reads a 1.8 MB table at every start. See docs/PERFORMANCE.md.
 RELEASE_FLAGS ?= -c release --static-swift-stdlib -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs
 
-# Debian packages to build and run, and the extra ones the tests drive for real (the shells: completion tests).
+# Debian packages to build and run, and the extra ones the tests drive for real (the shells: completion tests;
+# git-filter-repo: the sync migration's git-history fix is followed as written).
 RUN_DEBS := pkg-config libssh2-1-dev libsodium-dev libsqlite3-dev libncurses-dev libssl-dev
-TEST_DEBS := $(RUN_DEBS) openssh-server openssh-client tmux git procps bash zsh fish
+TEST_DEBS := $(RUN_DEBS) openssh-server openssh-client tmux git git-filter-repo procps bash zsh fish
 
 .PHONY: run test test-under-load build release deps test-deps install resources check-resources bench clean
 
