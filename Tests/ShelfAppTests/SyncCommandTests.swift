@@ -246,6 +246,23 @@ final class SyncCommandTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: good + "/invites"), "no invite was made")
     }
 
+    /// A damaged vault stops `sync now` with the vault's own error (exit 5), and the saved status says so instead of
+    /// the last good run; browsing goes on.
+    func testADamagedVaultIsAStatusNotACrash() throws {
+        let remote = try syncRemote("cli-damaged-vault")
+        let a = syncHome()
+        XCTAssertExit(try a.run("add", "web", "--host", "w.example"), 0)
+        XCTAssertExit(try a.run("sync", "enable", "--folder", remote), 0)
+        try Data(repeating: 0x41, count: 4096).write(to: URL(fileURLWithPath: a.sshelfHome + "/data/vault.sqlite"))
+        let failed = try a.run("sync", "now")
+        XCTAssertExit(failed, 5)
+        XCTAssertTrue(failed.stderr.hasPrefix("sshelf: error: open the vault: the vault file is damaged"), failed.stderr)
+        XCTAssertTrue(failed.stderr.contains("sshelf: hint: "), failed.stderr)
+        let status = try a.run("sync", "status").stdout
+        XCTAssertTrue(status.contains("▲ local fallback: vault unavailable: "), status)
+        XCTAssertTrue(try a.run("list").stdout.contains("w.example"))
+    }
+
     /// An invite works for 1 hour unless told otherwise (the stored expiry minus its creation, not the wall clock).
     func testInviteExpiryDefaultsToAnHour() throws {
         let remote = try syncRemote("cli-expiry")

@@ -186,7 +186,13 @@ enum SyncCommands {
     static func now(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         let store = try context.store()
         guard try SyncSettings.load(from: store) != nil else { throw ShelfError(.failure, "sync is off", hint: offHint) }
-        let vault = try VaultCommands.open(context, create: true)
+        let vault: Vault
+        do { vault = try VaultCommands.open(context, create: true) } catch {
+            // The run happens anyway, to fail on the vault the same way: the saved status (`sync status`, the status
+            // line) then says why sync stopped instead of keeping the last good run.
+            _ = SyncRun.run(context.workspace, store: store)
+            throw error
+        }
         try unlock(call, vault)
         return report(runSync(context, store, vault), context)
     }
