@@ -1,5 +1,5 @@
 // AgentSSHTests: the sshelf agent with OpenSSH's own client against the test sshd — vault keys (ed25519 from keygen,
-// ECDSA from identity import) log in, `ssh-add -l/-d` list and remove (the vault keeps the key), `ssh-add KEY` lands
+// ECDSA from identity import) log in, `ssh-add -l/-L/-d` list and remove (the vault keeps the key), `ssh-add KEY` lands
 // in the vault with the policy's class, RSA signs with SHA-2 and refuses SHA-1, every signature is in the release
 // log, the socket and the files the agent writes have private modes and hold no private key byte.
 import Foundation
@@ -28,6 +28,12 @@ final class AgentSSHTests: XCTestCase {
         XCTAssertExit(listed, 0)
         XCTAssertTrue(listed.stdout.contains(" made (ED25519)"), listed.stdout)
         XCTAssertTrue(listed.stdout.contains(" ec (ECDSA)"), listed.stdout)
+        // ssh-add -L prints the public key lines themselves, as `identity show` does, named by identity.
+        let lines = try world.sshAdd(["-L"])
+        XCTAssertExit(lines, 0)
+        let madeKey = made.stdout.split(separator: " ").prefix(2).joined(separator: " ")
+        let ec = ecdsa.publicLine.split(separator: " ").prefix(2).joined(separator: " ")
+        XCTAssertEqual(Set(lines.stdout.split(separator: "\n").map(String.init)), [madeKey + " made", ec + " ec"])
 
         XCTAssertExit(try world.ssh(), 0)
         XCTAssertTrue(world.sshd.waitForLog("Accepted publickey"), world.sshd.log)
