@@ -286,8 +286,9 @@ final class SSHConfigOptionsTests: XCTestCase {
         let plain = Host(name: "plain", hostname: "q.example.com", options: ["Compression no"])
         let bridge = SSHConfigEmitter.Bridge(agentSocket: "/run/a/socket", pinsFile: "/c/pins",
                                              publicKeyFiles: [vaultKey.id: "/c/keys/k.pub"], refused: ["Tunnel maybe": "bad"])
+        let tunnel = PortForwardRule(hostID: plain.id, kind: .local, bindPort: 5432, targetHost: "localhost", targetPort: 5432)
         let text = SSHConfigEmitter.emitBridge(
-            .init(hosts: [pinned, plain], identities: [vaultKey], rules: [], groups: [],
+            .init(hosts: [pinned, plain], identities: [vaultKey], rules: [tunnel], groups: [],
                   defaults: [OptionDefaults(pattern: "p*", options: ["Compression yes", "Tunnel maybe", "SendEnv LANG"])]),
             bridge: bridge)
         XCTAssertTrue(text.contains("""
@@ -309,6 +310,7 @@ final class SSHConfigOptionsTests: XCTestCase {
         XCTAssertTrue(text.contains("""
             Host plain
                 HostName q.example.com
+                LocalForward 127.0.0.1:5432 localhost:5432
                 Compression no
                 # left out, this ssh refuses it (bad): Tunnel maybe
                 SendEnv LANG

@@ -69,6 +69,18 @@ final class OptionsClientTests: XCTestCase {
         XCTAssertEqual(ran.stdout, "from setenv|from sendenv||\n")
     }
 
+    func testRequestTTYForceGivesExecATerminal() throws {
+        let world = try BridgeWorld()
+        let server = try world.server()
+        try world.addHost("plain", on: server)
+        try world.addHost("forced", on: server, options: ["RequestTTY force"])
+        let without = try world.home.run(["exec", "plain", "-n", "--", "tty"])
+        XCTAssertEqual(without.stdout, "not a tty\n", "\(without)")
+        let with = try world.home.run(["exec", "forced", "-n", "--", "tty"])
+        XCTAssertExit(with, 0)
+        XCTAssertTrue(with.stdout.hasPrefix("/dev/pts/"), "RequestTTY force: the command has a PTY: \(with)")
+    }
+
     func testStrictHostKeyCheckingNeverWeakensTheChangedKeyRule() throws {
         let world = try BridgeWorld()
         let server = try world.server()
