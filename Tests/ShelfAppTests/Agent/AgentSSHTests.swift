@@ -110,6 +110,30 @@ final class AgentSSHTests: XCTestCase {
             "the scan sees what is there")
     }
 
+    /// The usual policy, not a fixed class: a key an autostart tunnel's host uses must be readable unattended, so
+    /// ssh-add stores the key of such an identity (imported from ssh_config with its .pub, key not yet in the vault)
+    /// as afterFirstUnlockThisDeviceOnly, and the identity now serves from the vault.
+    func testSSHAddStoresATunnelsKeyInTheUnattendedClass() throws {
+        let world = try AgentWorld()
+        let key = try TestKey.generate(.ed25519)
+        let config = try world.home.write(
+            "Host tun\n  HostName 127.0.0.1\n  Port \(world.sshd.port)\n  IdentityFile \(key.privatePath)\n",
+            to: "tunnel-config")
+        XCTAssertExit(try world.home.run(["import", "ssh-config", config]), 0)
+        XCTAssertExit(try world.home.run(["forward", "add", "tun", "--local", "15999:localhost:22", "--autostart"]), 0)
+        let before = try XCTUnwrap(try world.identities().first { $0["publicKey"] as? String == key.publicLine })
+        XCTAssertNil(before["privateKeyRef"] as? String, "a key file identity: nothing in the vault yet")
+
+        try world.startAgent()
+        XCTAssertExit(try world.sshAdd([key.privatePath]), 0)
+        let after = try XCTUnwrap(try world.identities().first { $0["publicKey"] as? String == key.publicLine })
+        XCTAssertEqual(after["name"] as? String, before["name"] as? String, "the same identity, not a new one")
+        let reference = try XCTUnwrap(after["privateKeyRef"] as? String)
+        let item = try XCTUnwrap(try world.vaultItems().first { $0["key"] as? String == reference })
+        XCTAssertEqual(item["accessibility"] as? String, "afterFirstUnlockThisDeviceOnly", "a tunnel reads it unattended")
+        XCTAssertEqual(try world.identities().count, 1)
+    }
+
     func testAnEncryptedKeyImportedWithItsPassphraseIsServed() throws {
         let world = try AgentWorld()
         let key = try TestKey.generate(.ed25519, passphrase: "file pass")
