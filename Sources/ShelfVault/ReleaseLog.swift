@@ -20,7 +20,8 @@ public struct ReleaseEntry: Codable, Sendable, Equatable {
     public var what: String
     /// The vault item (a reference key), or the identity whose key signed.
     public var item: String
-    /// Which part of sshelf released it: connect, exec, forward, tui, warm, copy-id or agent.
+    /// Which part of sshelf released it: connect, exec (a warm keeper's login too), forward, tui, copy-id, agent or
+    /// vault export.
     public var by: String
     /// The host (or hosts of a jump chain) it was released for.
     public var host: String?

@@ -120,6 +120,28 @@ final class WarmExecTests: XCTestCase {
         try waitUntilGone(path, "the outdated keeper exits")
     }
 
+    /// A keeper that logs in with a vault key releases it once, for its login (a release-log line), and the calls it
+    /// serves afterwards release nothing: it holds the session, not the key.
+    func testTheKeepersLoginIsTheOnlyRelease() throws {
+        let world = try pinnedWorld()
+        defer { _ = try? world.home.run("warm", "stop") }
+        world.home.extraEnvironment = ["SSHELF_VAULT_NO_KEYRING": "1"]
+        let made = try world.home.run("keygen", "vk")
+        XCTAssertExit(made, 0)
+        try world.sshd.authorize(made.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        XCTAssertExit(try world.home.run("edit", "t", "--identity", "vk", "--auth", "publickey"), 0)
+        for command in ["echo one", "echo two", "echo three"] {
+            XCTAssertExit(try world.home.run("exec", "t", "--persist", "-n", "--", command), 0)
+        }
+        XCTAssertTrue(world.sshd.waitForLog("Accepted publickey", count: 2), world.sshd.log)
+        let logged = try JSONSerialization.jsonObject(with: Data(try world.home.run("log", "--json").stdout.utf8))
+        let lines = (logged as? [[String: Any]]) ?? []
+        XCTAssertEqual(lines.count, 1, "\(lines)")
+        XCTAssertEqual(lines.first?["what"] as? String, "private key")
+        XCTAssertEqual(lines.first?["by"] as? String, "exec")
+        XCTAssertEqual(lines.first?["host"] as? String, "t")
+    }
+
     /// `--persist-for` reaches the keeper as its idle time (when it ends is WarmIdleTests', on a clock the test moves,
     /// so nothing here waits for it to pass).
     func testPersistForIsTheKeepersIdleTime() throws {
