@@ -198,6 +198,9 @@ public enum Forms {
                         FormField("keyType", "Key type", i.keyType.rawValue, kind: .choice(KeyType.knownCases.map(\.rawValue))),
                         FormField("keyFile", "Key file", i.keyFile, placeholder: "path to the private key file"),
                         FormField("publicKey", "Public key", i.publicKey, placeholder: "ssh-ed25519 AAAA... (optional)"),
+                        FormField("confirmEachUse", "Confirm each", i.confirmEachUse ? "yes" : "no", kind: .toggle),
+                        FormField("agentLifetime", "Lifetime (s)", i.agentLifetime == 0 ? "" : String(i.agentLifetime),
+                                  placeholder: "the sshelf agent serves it this long; empty: no limit"),
                     ])
     }
 
@@ -208,6 +211,15 @@ public enum Forms {
         identity.keyType = KeyType(rawValue: form.value("keyType"))
         identity.keyFile = form.value("keyFile")
         identity.publicKey = form.value("publicKey")
+        identity.confirmEachUse = form.value("confirmEachUse") == "yes"
+        let lifetime = form.value("agentLifetime").trimmingCharacters(in: .whitespaces)
+        if lifetime.isEmpty {
+            identity.agentLifetime = 0
+        } else if let seconds = Int(lifetime) {
+            identity.agentLifetime = seconds
+        } else {
+            errors["agentLifetime"] = "lifetime '\(lifetime)' is not a number of seconds"
+        }
         for problem in Validation.problems(identity) where errors[problem.field] == nil { errors[problem.field] = problem.message }
         if errors["name"] == nil, catalog.identities.contains(where: { $0.name == identity.name && $0.id != identity.id }) {
             errors["name"] = "an identity named '\(identity.name)' already exists"

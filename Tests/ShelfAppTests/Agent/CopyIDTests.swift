@@ -76,6 +76,23 @@ final class CopyIDTests: XCTestCase {
         XCTAssertEqual((logged as? [Any])?.count, 0)
     }
 
+    func testAPasswordFromTheVaultIsAReleaseLoggedAsCopyID() throws {
+        let remote = try remote()
+        XCTAssertExit(
+            try remote.world.home.run(["vault", "set-password", "t", "--secret-fd", "3"], fd3: TestAccount.password), 0)
+        let key = try TestKey.generate(.ed25519)
+        XCTAssertExit(try remote.world.home.run(["identity", "import", "laptop", key.privatePath]), 0)
+        XCTAssertExit(try remote.world.home.run(["copy-id", "t", "--accept-new", "--identity", "laptop"]), 0)
+        XCTAssertExit(try ssh(remote, key: key.privatePath), 0)
+        let logged = try JSONSerialization.jsonObject(
+            with: Data(try remote.world.home.run(["log", "--json"]).stdout.utf8)) as? [[String: Any]]
+        XCTAssertEqual(logged?.count, 1, "\(String(describing: logged))")
+        XCTAssertEqual(logged?.first?["by"] as? String, "copy-id")
+        XCTAssertEqual(logged?.first?["what"] as? String, "password")
+        XCTAssertEqual(logged?.first?["host"] as? String, "t")
+        XCTAssertExit(try remote.world.home.run(["log", "verify"]), 0)
+    }
+
     func testAnExistingFileKeepsItsLinesAndAnyCommentIsWrittenAsItIs() throws {
         let remote = try remote()
         try FileManager.default.createDirectory(atPath: remote.sshDirectory, withIntermediateDirectories: true)
