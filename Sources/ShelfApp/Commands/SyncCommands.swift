@@ -109,7 +109,7 @@ enum SyncCommands {
             }
         } catch {
             let missing = settings.transport == .folder && error.reason.hasSuffix(" not found")
-            let hint = missing ? "create it first (mkdir -p \(settings.location)) or mount it" : error.hint ?? "check it"
+            let hint = missing ? "create it first (mkdir -p \(ShellWord.quote(settings.location))) or mount it" : error.hint ?? "check it"
             throw ShelfError(.invalid, "\(option): \(Display.safe(error.reason))", hint: "\(hint); nothing was saved")
         }
     }
