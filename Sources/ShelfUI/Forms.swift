@@ -230,6 +230,43 @@ public enum Forms {
     }
 }
 
+extension Forms {
+    // MARK: copy-id from the identity list
+
+    public static func copyIdentity(_ identity: Identity) -> Form {
+        Form(kind: .copyIdentity(identityID: identity.id), title: "Install \(identity.name) on a host (copy-id)",
+             fields: [FormField("host", "Host", "", placeholder: "the host's name (NAME@id-prefix when names are shared)")])
+    }
+
+    /// The host named in the copy-id form: its name, or NAME@id-prefix when several hosts share the name (as the
+    /// CLI takes it).
+    public static func submitCopyIdentity(_ form: Form, catalog: Catalog) -> Result<ShelfCore.Host, FormErrors> {
+        var errors = FormErrors()
+        let text = form.value("host").trimmingCharacters(in: .whitespaces)
+        guard !text.isEmpty else {
+            errors["host"] = "type the name of the host to install the key on"
+            return .failure(errors)
+        }
+        var rows = catalog.rows(typedName: text)
+        if rows.isEmpty, let at = text.lastIndex(of: "@") {
+            let prefix = text[text.index(after: at)...].lowercased()
+            rows = catalog.rows(typedName: String(text[..<at])).filter {
+                !prefix.isEmpty && catalog.host(at: $0).id.uuidString.lowercased().hasPrefix(prefix)
+            }
+        }
+        switch rows.count {
+        case 1: return .success(catalog.host(at: rows[0]))
+        case 0: errors["host"] = "no host is named '\(text)'"
+        default:
+            let ids = rows.prefix(3).map {
+                "\(catalog.host(at: $0).name)@\(catalog.host(at: $0).id.uuidString.prefix(8).lowercased())"
+            }
+            errors["host"] = "\(rows.count) hosts are named '\(text)': type one of \(ids.joined(separator: ", "))"
+        }
+        return .failure(errors)
+    }
+}
+
 /// Field messages of a form that did not validate.
 public struct FormErrors: Error, Sendable, Equatable {
     public var byField: [String: String] = [:]

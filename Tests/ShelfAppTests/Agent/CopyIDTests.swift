@@ -150,4 +150,34 @@ final class CopyIDTests: XCTestCase {
         try tui.send("q")
         try tui.waitFor("the TUI to quit") { _ in (try? tui.exitStatus()) != nil }
     }
+
+    /// From the TUI's identity list: `c` asks which host, the login asks the host's password in the TUI, and the
+    /// selected key (not the host's own: it has none) is installed — OpenSSH then logs in with it.
+    func testTheTUIIdentityListInstallsTheSelectedKeyOnTheHostTyped() throws {
+        let remote = try remote()
+        let home = remote.world.home
+        XCTAssertExit(try home.run("trust", "t", "--fingerprint", try remote.world.fingerprint(remote.world.sshd)), 0)
+        let key = try TestKey.generate(.ed25519)
+        XCTAssertExit(try home.run(["identity", "import", "laptop", key.privatePath]), 0)
+        let tui = try Tmux(home: home, columns: 120, rows: 30)
+        try tui.waitFor(text: "1 host")
+        try tui.send("I")
+        try tui.waitFor(text: "laptop")
+        try tui.send("j")  // past the world's own id_ed25519
+        try tui.send("c")
+        try tui.waitFor(text: "Install laptop on a host")
+        try tui.type("nosuch")
+        try tui.send("Enter")
+        try tui.waitFor(text: "no host is named 'nosuch'")
+        try tui.send("C-u")
+        try tui.type("t")
+        try tui.send("Enter")
+        try tui.waitFor(text: "'s password:")
+        try tui.type(TestAccount.password)
+        try tui.send("Enter")
+        try tui.waitFor(text: "installed identity 'laptop' in ~/.ssh/authorized_keys on t")
+        XCTAssertExit(try ssh(remote, key: key.privatePath), 0)
+        try tui.send("q")
+        XCTAssertEqual(try tui.waitForExit(), 0)
+    }
 }
