@@ -13,11 +13,12 @@ RELEASE_FLAGS ?= -c release --static-swift-stdlib -Xswiftc -use-ld=lld -Xlinker 
 	-Xswiftc -Xfrontend -Xswiftc -function-sections \
 	-Xlinker --symbol-ordering-file=$(CURDIR)/bench/link-order.txt -Xlinker --no-warn-symbol-ordering
 
-# Debian packages to build and run, and the extra ones the tests drive for real (the shells: completion tests).
+# Debian packages to build and run, and the extra ones the tests drive for real (the shells: completion tests;
+# git-filter-repo: the sync migration's git-history fix is followed as written).
 RUN_DEBS := pkg-config libssh2-1-dev libsodium-dev libsqlite3-dev libncurses-dev libssl-dev
-TEST_DEBS := $(RUN_DEBS) openssh-server openssh-client tmux git procps bash zsh fish
+TEST_DEBS := $(RUN_DEBS) openssh-server openssh-client tmux git git-filter-repo procps bash zsh fish
 
-.PHONY: run test test-under-load build release deps test-deps install resources check-resources bench clean
+.PHONY: run test test-under-load build release deps test-deps install resources check-resources bench convergence clean
 
 deps:
 	@scripts/ensure-debs $(RUN_DEBS)
@@ -61,6 +62,11 @@ install: release
 	install -m 644 Resources/completions/sshelf.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/sshelf
 	install -m 644 Resources/completions/_sshelf $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_sshelf
 	install -m 644 Resources/completions/sshelf.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/sshelf.fish
+
+# The sync convergence property (docs/SYNC.md, "Merge") over 1,000 random schedules, or SSHELF_CONVERGENCE_SCHEDULES.
+convergence: test-deps
+	$(SWIFT) build --build-tests $(BUILD_FLAGS)
+	SSHELF_CONVERGENCE_SCHEDULES=$${SSHELF_CONVERGENCE_SCHEDULES:-1000} scripts/run-tests --filter ShelfSyncTests.ConvergenceTests
 
 bench: test-deps
 	RELEASE_FLAGS="$(RELEASE_FLAGS)" bench/run

@@ -71,6 +71,7 @@ struct ChannelPump {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 1)
         defer { buffer.deallocate() }
         var inputBuffer = [UInt8](repeating: 0, count: 64 * 1024)
+        session.askKeepaliveReplies()
         while true {
             var progress = false
             var outEOF = false

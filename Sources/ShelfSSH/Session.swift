@@ -12,6 +12,7 @@ final class Session {
     /// libssh2's `abstract` for this session: the keyboard-interactive responder and when the server last sent us a
     /// byte (through our receive callback, whatever the transport).
     let context = SessionContext()
+    private var keepaliveSeconds: UInt32 = 30
 
     /// Algorithms in the order measured fastest on libssh2 1.10 (see ARCHITECTURE's speed facts).
     static let kexPreference = [
@@ -103,13 +104,21 @@ final class Session {
         }
     }
 
-    /// Keepalives asking for a reply after `interval` seconds without sending; set right after the handshake, as
-    /// always: libssh2 sends its first one from its first blocking wait (during the login, which sshd answers as an
-    /// unknown message), so none is outstanding when a forward asks for its listener right after the login (libssh2
-    /// would take a keepalive's REQUEST_FAILURE as the answer to that request). The poll loops call keepaliveTick()
-    /// and end a session whose server has stopped answering (ServerAliveCountMax).
+    /// Keepalives after `interval` seconds without sending, set right after the handshake — at first asking for *no*
+    /// reply. libssh2 sends one from any blocking wait and matches a global request's answer by its type alone, so a
+    /// keepalive answered by sshd's REQUEST_FAILURE (sshd answers one sent during the login once the login is done)
+    /// would be taken as the answer to a `-R` listen request that follows. Once the session's own global requests are
+    /// made, `askKeepaliveReplies()` turns replies on: the poll loops need the server's answers to tell a quiet server
+    /// from a gone one (ServerAliveCountMax).
     func startKeepalives(interval: Int) {
-        libssh2_keepalive_config(raw, 1, UInt32(max(1, interval)))
+        keepaliveSeconds = UInt32(max(1, interval))
+        libssh2_keepalive_config(raw, 0, keepaliveSeconds)
+    }
+
+    /// From now on keepalives ask for a reply; called when no global request of ours can follow (a command or shell
+    /// running, a forward's listeners all requested).
+    func askKeepaliveReplies() {
+        libssh2_keepalive_config(raw, 1, keepaliveSeconds)
     }
 
     func hostKey() -> HostKey? {

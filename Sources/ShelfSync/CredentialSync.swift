@@ -51,13 +51,16 @@ public struct CredentialSync {
     }
 
     /// Items the last set sent held that are gone from the vault now were deleted here: bury them before merging
-    /// other devices' sets, so an older copy in one of them is not written back.
-    func recordDeletions(store: Store, now: Date) throws {
+    /// other devices' sets, so an older copy in one of them is not written back. The deletion's time is the
+    /// vault's clock, the one every item time comes from (a test sets it; so does SSHELF_TEST_NOW), so a value set
+    /// after the deletion is always newer than it.
+    func recordDeletions(store: Store) throws {
         var ledger = try CredentialLedger.load(store)
         let present = Set(try syncableItems().map(\.key))
         let gone = ledger.sent.subtracting(present)
         guard !gone.isEmpty else { return }
-        for key in gone { ledger.bury(key, at: Int64(now.timeIntervalSince1970)) }
+        let now = Int64(vault.now.timeIntervalSince1970)
+        for key in gone { ledger.bury(key, at: now) }
         ledger.sent = ledger.sent.intersection(present)
         try ledger.save(store)
     }

@@ -1,6 +1,8 @@
 // FolderRemote: a sync remote that is a directory (kept in step by Syncthing, Nextcloud, Dropbox, NFS, sshfs, or a
 // git working copy). Checks that it is usable and says exactly why not; reads files with bounds (regular files
 // only, never through a symlink); writes each file once (temp file, fsync, rename, never over an existing one).
+// Below its root nothing is followed: a link (or a special file) where sync keeps a folder is reported or, for this
+// device's own folder, replaced — so a remote cannot point a removal, a write or a chmod outside itself.
 import Foundation
 import ShelfCore
 import ShelfSystem
@@ -10,9 +12,8 @@ public struct FolderRemote: Sendable {
 
     public init(path: String) { layout = RemoteLayout(root: path) }
 
-    /// Checks the folder exists, is a directory, is writable, and is not from a newer format. Returns the format
-    /// it holds: 0 for a remote nothing was written to yet.
-    public func check() throws(SyncFailure) -> Int {
+    /// The folder itself: it exists, is a directory (the root may be a link the user made), and is writable.
+    public func checkUsable() throws(SyncFailure) {
         let root = layout.root
         var info = stat()
         guard stat(root, &info) == 0 else {
@@ -24,8 +25,22 @@ public struct FolderRemote: Sendable {
         guard access(root, W_OK | X_OK) == 0 else {
             throw SyncFailure("sync folder \(root) is not writable", hint: "check its owner and permissions (and that it is not mounted read-only)")
         }
-        guard let data = FileManager.default.contents(atPath: layout.formatFile) else { return 0 }
-        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let format = object["format"] as? Int,
+    }
+
+    /// Checks the folder is usable, that sync's own folders in it are real folders, and that it is not from a newer
+    /// format. Returns the format it holds: 0 for a remote nothing was written to yet.
+    public func check() throws(SyncFailure) -> Int {
+        try checkUsable()
+        let root = layout.root
+        for (name, path) in [("devices", layout.devicesDirectory), ("invites", layout.invitesDirectory)] {
+            if let kind = FolderRemote.kind(path), kind != S_IFDIR {
+                throw SyncFailure("sync folder \(root) holds '\(name)' as \(FolderRemote.describe(kind)), not a folder; sync does not follow it",
+                                  hint: "sshelf never writes one: remove \(path) (the devices write their files again)")
+            }
+        }
+        guard FolderRemote.kind(layout.formatFile) != nil else { return 0 }
+        guard let data = try? read(layout.formatFile, label: "format.json", limit: RemoteLayout.maxFormatBytes),
+              let object = try? JSONSerialization.jsonObject(with: Data(data)) as? [String: Any], let format = object["format"] as? Int,
               format >= 1 else {
             throw SyncFailure("sync folder \(root) has an unreadable format.json", hint: "is this an sshelf sync folder?")
         }
@@ -38,19 +53,61 @@ public struct FolderRemote: Sendable {
     /// Writes format.json for this format (deterministic bytes: two devices writing it at once agree).
     public func writeFormat() throws(SyncFailure) {
         let data = Data("{\"format\":\(RemoteLayout.format)}\n".utf8)
-        guard FileManager.default.contents(atPath: layout.formatFile) != data else { return }
+        guard (try? read(layout.formatFile, label: "format.json", limit: RemoteLayout.maxFormatBytes)).map({ Data($0) }) != data else { return }
         try failing { try PrivateFiles.atomicWrite(data, to: layout.formatFile) }
     }
 
-    /// Device folders on the remote (any name that could be a device id).
+    /// Device folders on the remote (any name that could be a device id; a link under such a name too, so that it
+    /// is reported: see `folderProblem`).
     public func deviceFolders() -> [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: layout.devicesDirectory)) ?? []).filter(RemoteLayout.isValidDeviceID).sorted()
+        guard FolderRemote.kind(layout.devicesDirectory) == S_IFDIR else { return [] }
+        return ((try? FileManager.default.contentsOfDirectory(atPath: layout.devicesDirectory)) ?? []).filter(RemoteLayout.isValidDeviceID).sorted()
     }
 
-    /// The entry numbers present in a device's folder, ascending.
+    /// Why a device's folder cannot be read: something other than a real folder under its name. Nil when it is a
+    /// folder or absent.
+    public func folderProblem(_ device: String) -> String? {
+        guard let kind = FolderRemote.kind(layout.deviceDirectory(device)), kind != S_IFDIR else { return nil }
+        return "devices/\(device) on the remote is \(FolderRemote.describe(kind)), not a folder; sync does not follow it"
+    }
+
+    /// The entry numbers present in a device's folder, ascending (none when it is not a real folder).
     public func entries(of device: String) -> [Int64] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: layout.deviceDirectory(device))) ?? [])
+        guard FolderRemote.kind(layout.devicesDirectory) == S_IFDIR, FolderRemote.kind(layout.deviceDirectory(device)) == S_IFDIR else { return [] }
+        return ((try? FileManager.default.contentsOfDirectory(atPath: layout.deviceDirectory(device))) ?? [])
             .compactMap(RemoteLayout.sequence).sorted()
+    }
+
+    /// The type of what is at `path` itself (a link is not followed); nil when nothing is.
+    static func kind(_ path: String) -> mode_t? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        return info.st_mode & S_IFMT
+    }
+
+    static func describe(_ kind: mode_t) -> String {
+        switch kind {
+        case S_IFLNK: "a symbolic link"
+        case S_IFREG: "a file"
+        case S_IFIFO: "a FIFO"
+        case S_IFSOCK: "a socket"
+        default: "a special file"
+        }
+    }
+
+    /// Makes `path` a real folder: whatever else the remote put under that name (a link, a file) is removed — the
+    /// name itself, never what a link points to. Only for folders this device alone writes, or creates.
+    func ensureRealFolder(_ path: String) throws {
+        if let kind = FolderRemote.kind(path), kind != S_IFDIR { unlink(path) }
+        try PrivateFiles.ensureDirectory(path)
+    }
+
+    /// A shared folder (`devices`, `invites`): created when missing, refused when it is not a real folder.
+    func ensureSharedFolder(_ path: String) throws {
+        if let kind = FolderRemote.kind(path), kind != S_IFDIR {
+            throw SyncFailure("sync folder \(layout.root) holds \((path as NSString).lastPathComponent) as \(FolderRemote.describe(kind)), not a folder")
+        }
+        try PrivateFiles.ensureDirectory(path)
     }
 
     /// Whether the remote holds any entry at all (then it belongs to a sync group).
@@ -88,8 +145,8 @@ public struct FolderRemote: Sendable {
             throw SyncFailure("devices/\(device)/\(RemoteLayout.entryName(seq)) already exists; an entry is never written twice")
         }
         try failing {
-            try PrivateFiles.ensureDirectory(layout.devicesDirectory)
-            try PrivateFiles.ensureDirectory(layout.deviceDirectory(device))
+            try ensureSharedFolder(layout.devicesDirectory)
+            try ensureRealFolder(layout.deviceDirectory(device))
             try PrivateFiles.atomicWrite(Data(bytes), to: path)
         }
     }
@@ -109,7 +166,7 @@ public struct FolderRemote: Sendable {
 
     public func writeInviteBox(_ invite: UUID, _ bytes: [UInt8]) throws(SyncFailure) {
         try failing {
-            try PrivateFiles.ensureDirectory(layout.invitesDirectory)
+            try ensureSharedFolder(layout.invitesDirectory)
             try PrivateFiles.atomicWrite(Data(bytes), to: layout.inviteBox(invite))
         }
     }
@@ -130,7 +187,7 @@ public struct FolderRemote: Sendable {
 
     public func writeClaim(_ invite: UUID, device: String, _ bytes: [UInt8]) throws(SyncFailure) {
         try failing {
-            try PrivateFiles.ensureDirectory(layout.invitesDirectory)
+            try ensureSharedFolder(layout.invitesDirectory)
             try PrivateFiles.atomicWrite(Data(bytes), to: layout.claim(invite, device: device))
         }
     }
@@ -147,21 +204,24 @@ public struct FolderRemote: Sendable {
     // MARK: format 1
 
     /// Removes every file format 1 wrote (plaintext records, device files, credential batches of every device),
-    /// which this version never reads. Returns how many files went.
+    /// which this version never reads. Returns how many files went. Only real folders under `devices` are entered:
+    /// through a link the remote planted, `config` and `credentials` would be someone else's files.
     public func removeFormatOneFiles() -> Int {
         var removed = 0
         let manager = FileManager.default
+        guard FolderRemote.kind(layout.devicesDirectory) == S_IFDIR else { return 0 }
         for device in (try? manager.contentsOfDirectory(atPath: layout.devicesDirectory)) ?? [] {
             let folder = layout.deviceDirectory(device)
+            guard RemoteLayout.isValidDeviceID(device), FolderRemote.kind(folder) == S_IFDIR else { continue }
             for name in RemoteLayout.formatOneNames {
                 let path = folder + "/" + name
-                var info = stat()
-                guard lstat(path, &info) == 0 else { continue }
-                if (info.st_mode & S_IFMT) == S_IFDIR {
-                    removed += ((try? manager.subpathsOfDirectory(atPath: path)) ?? []).filter { !isDirectory(path + "/" + $0) }.count
-                } else {
+                guard let kind = FolderRemote.kind(path) else { continue }
+                if kind == S_IFDIR {
+                    removed += ((try? manager.subpathsOfDirectory(atPath: path)) ?? []).filter { FolderRemote.kind(path + "/" + $0) == S_IFREG }.count
+                } else if kind == S_IFREG {
                     removed += 1
                 }
+                // A link goes as a link (removeItem never follows one, nor one inside a folder it removes).
                 try? manager.removeItem(atPath: path)
             }
             if ((try? manager.contentsOfDirectory(atPath: folder)) ?? ["?"]).isEmpty { try? manager.removeItem(atPath: folder) }
@@ -169,13 +229,8 @@ public struct FolderRemote: Sendable {
         return removed
     }
 
-    private func isDirectory(_ path: String) -> Bool {
-        var info = stat()
-        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
-    }
-
     private func failing(_ body: () throws -> Void) throws(SyncFailure) {
-        do { try body() } catch {
+        do { try body() } catch let failure as SyncFailure { throw failure } catch {
             throw SyncFailure("cannot write to sync folder \(layout.root): \(error)", hint: "check free space and permissions")
         }
     }

@@ -52,8 +52,11 @@ public struct GitRemote: Sendable {
         return GitResult(status: process.terminationStatus, output: String(decoding: output.data, as: UTF8.self))
     }
 
-    static func lastLine(_ text: String) -> String {
-        text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.last { !$0.isEmpty } ?? "no output"
+    /// The line of git's output that says what went wrong: its first `fatal:` or `error:` line (git often ends with
+    /// advice such as "and the repository exists."), else its last line.
+    static func reason(_ text: String) -> String {
+        let lines = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        return lines.first { $0.hasPrefix("fatal:") || $0.hasPrefix("error:") } ?? lines.last ?? "no output"
     }
 
     /// Clones on first use, then brings the working copy up to date. Throws the reason git gave.
@@ -65,7 +68,7 @@ public struct GitRemote: Sendable {
             let clone = git(["clone", "--quiet", url, workingCopy], in: (workingCopy as NSString).deletingLastPathComponent)
             guard clone.status == 0 else {
                 try? FileManager.default.removeItem(atPath: workingCopy)
-                throw SyncFailure("git remote unreachable: \(GitRemote.lastLine(clone.output))",
+                throw SyncFailure("git remote unreachable: \(GitRemote.reason(clone.output))",
                                   hint: "check the URL and that 'git clone \(url)' works for you")
             }
         }
@@ -73,7 +76,17 @@ public struct GitRemote: Sendable {
         let pull = git(["pull", "--quiet", "--rebase", "origin", branch()])
         guard pull.status == 0 else {
             _ = git(["rebase", "--abort"])
-            throw SyncFailure("git remote unreachable: \(GitRemote.lastLine(pull.output))", hint: "check your network and git access")
+            throw SyncFailure("git remote unreachable: \(GitRemote.reason(pull.output))", hint: "check your network and git access")
+        }
+    }
+
+    /// Checks, before sync is pointed at it, that `url` is a git repository this user can reach and read (an empty
+    /// one is fine): git's own reason otherwise. Runs no hook and writes nothing.
+    public static func probe(_ url: String) throws(SyncFailure) {
+        let probe = GitRemote(url: url, workingCopy: "/")
+        let result = probe.git(["ls-remote", "--heads", url], in: "/")
+        guard result.status == 0 else {
+            throw SyncFailure("git cannot read \(url): \(reason(result.output))", hint: "check the URL, and that 'git ls-remote \(url)' works for you")
         }
     }
 
@@ -94,7 +107,7 @@ public struct GitRemote: Sendable {
         if staged.status != 0 {
             let commit = git(["-c", "user.name=sshelf", "-c", "user.email=sshelf@\(device)", "commit", "--quiet",
                               "-m", "sshelf: changes from device \(device)"])
-            guard commit.status == 0 else { throw SyncFailure("git commit failed: \(GitRemote.lastLine(commit.output))") }
+            guard commit.status == 0 else { throw SyncFailure("git commit failed: \(GitRemote.reason(commit.output))") }
         }
         let ahead = git(["rev-list", "--count", "origin/\(branch())..HEAD"])
         if ahead.status == 0, ahead.output.trimmingCharacters(in: .whitespacesAndNewlines) == "0" { return }
@@ -102,7 +115,7 @@ public struct GitRemote: Sendable {
         for _ in 0..<GitRemote.pushAttempts {
             let push = git(["push", "--quiet", "origin", "HEAD:\(branch())"])
             if push.status == 0 { return }
-            last = GitRemote.lastLine(push.output)
+            last = GitRemote.reason(push.output)
             let pull = git(["pull", "--quiet", "--rebase", "origin", branch()])
             if pull.status != 0 { _ = git(["rebase", "--abort"]) }
         }

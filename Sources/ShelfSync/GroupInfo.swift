@@ -62,6 +62,15 @@ public enum GroupInfo {
         return .found(id: id, name: first.name)
     }
 
+    /// This device's place in its group from what it holds, without the remote: "member", "waiting" (joined, not
+    /// enrolled yet), "revoked", or nil when it has no group. A run that stops before reading the remote keeps it.
+    public static func membership(_ store: Store) throws -> String? {
+        guard let roster = try roster(store), let me = UUID(uuidString: try store.deviceID) else { return nil }
+        if roster.revoked[me] != nil { return "revoked" }
+        if roster.isActive(me) { return "member" }
+        return try GroupState.Joining.load(store) != nil ? "waiting" : nil
+    }
+
     /// Whether this device may invite others now: it is an enrolled, unrevoked member of a group.
     public static func isMember(_ store: Store) throws -> Bool {
         guard let roster = try roster(store), let me = UUID(uuidString: try store.deviceID) else { return false }

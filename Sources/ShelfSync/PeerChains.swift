@@ -48,6 +48,10 @@ struct PeerChains {
         var outcome = Outcome()
         guard let device = UUID(uuidString: folder) else { return outcome }
         var peer = try store.peer(folder)
+        if let problem = remote.folderProblem(folder) {
+            outcome.stop = .problem(SyncFailure(problem, hint: "sshelf never writes a link there: remove \(remote.layout.deviceDirectory(folder))"))
+            return outcome
+        }
         let seqs = remote.entries(of: folder)
         let top = seqs.last ?? 0
         let name = label(device)

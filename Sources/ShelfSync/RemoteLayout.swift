@@ -10,6 +10,8 @@ public struct RemoteLayout: Sendable {
     public static let maxEntryBytes = 128 * 1024 * 1024
     /// Invite boxes and claims are small; anything larger is not read.
     public static let maxInviteBytes = 1024 * 1024
+    /// format.json holds one small object.
+    public static let maxFormatBytes = 64 * 1024
 
     public let root: String
 

@@ -42,10 +42,13 @@ public struct SyncEngine {
         var stops: [String: (stop: PeerChains.Stop, roster: Int)] = [:]
         var moved = true
         var passes = 0
+        // A device this device verified entries of is read even when its folder is gone: that is a rollback too.
+        let verified = try store.peers().filter { $0.head > 0 || $0.floor > 0 }.map(\.device).filter(RemoteLayout.isValidDeviceID)
+        let folders = Set(remote.deviceFolders()).union(verified).subtracting([session.meText]).sorted()
         while moved && passes < 8 {
             moved = false
             passes += 1
-            for folder in remote.deviceFolders() where folder != session.meText {
+            for folder in folders {
                 if let stopped = stops[folder], stopped.roster == session.certificates.count { continue }
                 let outcome = try chains.process(folder) { try taint(session, report: &report) }
                 report.pulled += outcome.applied
@@ -69,7 +72,6 @@ public struct SyncEngine {
                 }
             }
         }
-        defer { report.conflicts = (try? store.unseenConflictCount()) ?? 0 }
         // Digests of entries before a device's last snapshot are needed no more (but the one holding its credentials is).
         try store.write { store in
             for peer in try store.peers() where peer.device != session.meText && peer.snapshot > 0 {
@@ -86,12 +88,12 @@ public struct SyncEngine {
             return
         }
         if !session.roster.isActive(session.me) {
-            report.membership = "waiting"
             guard let joining = try GroupState.Joining.load(store) else {
                 report.fail(SyncEngine.notEnrolled)
                 return
             }
             if let waiting = try Enrollment(session: session, remote: remote).awaitEnrollment(joining) {
+                report.membership = "waiting"
                 report.fail(waiting)
                 return
             }
@@ -139,10 +141,7 @@ public struct SyncEngine {
             return try SyncSession(store: store, vault: vault, keys: keys, me: me, deviceName: deviceName, now: now, state: state)
         }
         // A remote that already holds a group: this device must be invited into it.
-        if format != 1 && remote.hasEntries {
-            report.membership = "waiting"
-            throw SyncEngine.notEnrolled
-        }
+        if format != 1 && remote.hasEntries { throw SyncEngine.notEnrolled }
         let group = UUID()
         let secret = SyncCrypto.randomKey()
         do { try vault.saveGroupSecret(secret, group: group, class: SyncSession.keyClass) } catch { throw SyncSession.failure(error) }
@@ -195,7 +194,7 @@ public struct SyncEngine {
     func credentialTrack(_ session: SyncSession, report: inout SyncReport) throws -> (plaintext: SecretBytes, count: Int)? {
         let credentials = CredentialSync(vault: vault)
         report.migrated = try credentials.migrate()
-        try credentials.recordDeletions(store: store, now: now)
+        try credentials.recordDeletions(store: store)
         for var peer in try store.peers() where peer.device != session.meText && peer.credentials > peer.credentialsApplied {
             guard let set = try credentialSet(of: peer, session, report: &report) else { continue }
             report.credentialsReceived += try credentials.apply(set, store: store, from: peer.device, local: session.meText)

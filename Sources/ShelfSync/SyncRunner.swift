@@ -12,12 +12,21 @@ public enum SyncRunner {
 
     public static func gitWorkingCopy(_ locations: DataLocations) -> String { locations.syncWorkingCopy + "/git" }
 
-    /// The warning a run that removed format-1 files from a git remote gives: git keeps them in its history.
-    static let gitHistoryWarning = """
-        the git history still holds the old plaintext records: rewrite it (git filter-repo --invert-paths \
-        --path-glob 'devices/*/config/*' --path-glob 'devices/*/device.json' --path-glob 'devices/*/credentials/*', \
-        then force-push) or create a new repository and point every device at it ('sshelf sync enable --git NEW-URL')
-        """
+    /// The warning a run that removed format-1 files from a git remote gives: git keeps them in its history. The
+    /// fix is spelled out to the last step (git filter-repo drops `origin`, so it is added back before the push);
+    /// the other devices' working copies take the rewritten history on their next pull.
+    static func gitHistoryWarning(url: String) -> String {
+        "the git history still holds the old plaintext records; to remove them, rewrite it from a fresh clone: "
+            + gitHistoryFix(url: url)
+            + " (the git host may keep the old objects a while) — or create a new repository and point every device at it ('sshelf sync enable --git NEW-URL')"
+    }
+
+    static func gitHistoryFix(url: String) -> String {
+        let quoted = ShellWord.quote(url)
+        return "git clone \(quoted) sshelf-rewrite && cd sshelf-rewrite && git filter-repo --invert-paths --path-glob 'devices/*/config/*' "
+            + "--path-glob 'devices/*/device.json' --path-glob 'devices/*/credentials/*' && git remote add origin \(quoted) "
+            + "&& git push --force --all origin"
+    }
 
     public static func run(store: Store, locations: DataLocations, deviceName: String, vault: Result<Vault, VaultError>,
                            revoke: UUID? = nil, now: Date = Date()) -> SyncReport {
@@ -57,10 +66,16 @@ public enum SyncRunner {
                     try SyncEngine(store: store, remote: remote, vault: opened, deviceName: deviceName, now: now, revoke: revoke)
                         .run(report: &report)
                 }
-                if report.removedFormatOne > 0 && settings.transport == .git { report.warnings.append(gitHistoryWarning) }
+                if report.removedFormatOne > 0 && settings.transport == .git {
+                    report.warnings.append(gitHistoryWarning(url: settings.location))
+                }
             } catch let failure as SyncFailure {
                 report.fail(failure)
             }
+            // Whatever stopped the run, the status line keeps telling what this device knows without the remote: its
+            // unseen conflicts, and its place in the group.
+            report.conflicts = try store.unseenConflictCount()
+            if report.membership == nil { report.membership = try GroupInfo.membership(store) }
         } catch {
             report = SyncReport(state: .localFallback, at: now, reason: "local store error during sync: \(error)")
         }
@@ -107,6 +122,17 @@ public enum SyncRunner {
         guard let data = try? ShelfJSON.encoder(pretty: true).encode(report) else { return }
         try? PrivateFiles.ensureDirectory(locations.stateDirectory)
         try? PrivateFiles.atomicWrite(data, to: statusFile(locations))
+    }
+
+    /// Marks every merge conflict seen and says so in the saved report, so the status line drops them at once
+    /// (not at the next run). Returns how many were marked.
+    public static func markConflictsSeen(store: Store, locations: DataLocations) throws -> Int {
+        let marked = try store.write { try $0.markConflictsSeen() }
+        if var report = lastReport(locations), report.conflicts != 0 {
+            report.conflicts = try store.unseenConflictCount()
+            withRunLock(locations) { save(report, locations) }
+        }
+        return marked
     }
 
     /// The last saved report, if any.

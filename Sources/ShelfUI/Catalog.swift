@@ -71,6 +71,14 @@ public struct Catalog: Sendable {
         (0..<table.count).filter { table.name($0) == name }
     }
 
+    /// Rows of the hosts a typed name means, as the CLI takes a name: exact, else ignoring case.
+    public func rows(typedName name: String) -> [Int] {
+        let exact = rows(named: name)
+        if !exact.isEmpty { return exact }
+        let folded = name.lowercased()
+        return (0..<table.count).filter { table.name($0).lowercased() == folded }
+    }
+
     /// Names of the hosts that jump through `id`.
     public func names(jumpingThrough id: UUID) -> [String] {
         (0..<table.count).filter { table.jumps($0, through: id) }.map { table.name($0) }

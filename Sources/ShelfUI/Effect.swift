@@ -32,8 +32,9 @@ public enum Effect: Sendable, Equatable {
     case lockVault
     /// Run a sync now instead of waiting for the next trigger.
     case syncNow
-    /// Log in to the host in the background and install its identity's public key (`sshelf copy-id`).
-    case copyID(UUID)
+    /// Log in to the host in the background and install an identity's public key (`sshelf copy-id`): `identity`, or
+    /// the host's own when nil.
+    case copyID(UUID, identity: UUID?)
     /// The user's answer to the sshelf agent's question.
     case answerAgent(UUID, allow: Bool)
     case quit

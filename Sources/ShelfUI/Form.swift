@@ -34,6 +34,8 @@ public enum FormKind: Sendable, Equatable {
     case group(editing: UUID?)
     case forward(hostID: UUID, editing: UUID?)
     case identity(editing: UUID?)
+    /// Which host to install an identity's public key on (copy-id from the identity list).
+    case copyIdentity(identityID: UUID)
 }
 
 public struct Form: Sendable, Equatable {

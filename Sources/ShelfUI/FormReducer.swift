@@ -89,6 +89,18 @@ enum FormReducer {
             case .success(let identity): effect = .saveIdentity(identity)
             case .failure(let e): errors = e
             }
+        case .copyIdentity(let identityID):
+            switch Forms.submitCopyIdentity(form, catalog: catalog) {
+            case .success(let host):
+                // Not a save: the form closes and the login runs like Enter's, in the host list, where Esc cancels it.
+                state.modeAfterForm = nil
+                state.mode = .browse
+                guard Reducer.beginAttempt(&state, host) else { return [] }
+                let name = catalog.identities.first { $0.id == identityID }?.name ?? "the identity"
+                state.notice = Notice("installing \(name) on \(host.name)... (Esc cancels)")
+                return [.copyID(host.id, identity: identityID)]
+            case .failure(let e): errors = e
+            }
         }
         if let effect {
             form.pending = true

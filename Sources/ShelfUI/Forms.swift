@@ -198,6 +198,9 @@ public enum Forms {
                         FormField("keyType", "Key type", i.keyType.rawValue, kind: .choice(KeyType.knownCases.map(\.rawValue))),
                         FormField("keyFile", "Key file", i.keyFile, placeholder: "path to the private key file"),
                         FormField("publicKey", "Public key", i.publicKey, placeholder: "ssh-ed25519 AAAA... (optional)"),
+                        FormField("confirmEachUse", "Confirm each", i.confirmEachUse ? "yes" : "no", kind: .toggle),
+                        FormField("agentLifetime", "Lifetime (s)", i.agentLifetime == 0 ? "" : String(i.agentLifetime),
+                                  placeholder: "the sshelf agent serves it this long; empty: no limit"),
                     ])
     }
 
@@ -208,6 +211,15 @@ public enum Forms {
         identity.keyType = KeyType(rawValue: form.value("keyType"))
         identity.keyFile = form.value("keyFile")
         identity.publicKey = form.value("publicKey")
+        identity.confirmEachUse = form.value("confirmEachUse") == "yes"
+        let lifetime = form.value("agentLifetime").trimmingCharacters(in: .whitespaces)
+        if lifetime.isEmpty {
+            identity.agentLifetime = 0
+        } else if let seconds = Int(lifetime) {
+            identity.agentLifetime = seconds
+        } else {
+            errors["agentLifetime"] = "lifetime '\(lifetime)' is not a number of seconds"
+        }
         for problem in Validation.problems(identity) where errors[problem.field] == nil { errors[problem.field] = problem.message }
         if errors["name"] == nil, catalog.identities.contains(where: { $0.name == identity.name && $0.id != identity.id }) {
             errors["name"] = "an identity named '\(identity.name)' already exists"
@@ -215,6 +227,43 @@ public enum Forms {
         if !errors.isEmpty { return .failure(errors) }
         identity.updatedAt = Date()
         return .success(identity)
+    }
+}
+
+extension Forms {
+    // MARK: copy-id from the identity list
+
+    public static func copyIdentity(_ identity: Identity) -> Form {
+        Form(kind: .copyIdentity(identityID: identity.id), title: "Install \(identity.name) on a host (copy-id)",
+             fields: [FormField("host", "Host", "", placeholder: "the host's name (NAME@id-prefix when names are shared)")])
+    }
+
+    /// The host named in the copy-id form: its name, or NAME@id-prefix when several hosts share the name (as the
+    /// CLI takes it).
+    public static func submitCopyIdentity(_ form: Form, catalog: Catalog) -> Result<ShelfCore.Host, FormErrors> {
+        var errors = FormErrors()
+        let text = form.value("host").trimmingCharacters(in: .whitespaces)
+        guard !text.isEmpty else {
+            errors["host"] = "type the name of the host to install the key on"
+            return .failure(errors)
+        }
+        var rows = catalog.rows(typedName: text)
+        if rows.isEmpty, let at = text.lastIndex(of: "@") {
+            let prefix = text[text.index(after: at)...].lowercased()
+            rows = catalog.rows(typedName: String(text[..<at])).filter {
+                !prefix.isEmpty && catalog.host(at: $0).id.uuidString.lowercased().hasPrefix(prefix)
+            }
+        }
+        switch rows.count {
+        case 1: return .success(catalog.host(at: rows[0]))
+        case 0: errors["host"] = "no host is named '\(text)'"
+        default:
+            let ids = rows.prefix(3).map {
+                "\(catalog.host(at: $0).name)@\(catalog.host(at: $0).id.uuidString.prefix(8).lowercased())"
+            }
+            errors["host"] = "\(rows.count) hosts are named '\(text)': type one of \(ids.joined(separator: ", "))"
+        }
+        return .failure(errors)
     }
 }
 

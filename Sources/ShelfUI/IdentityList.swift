@@ -29,6 +29,10 @@ enum IdentityList {
             guard let identity = state.selectedIdentity else { return [] }
             state.modeAfterForm = .identities
             state.mode = .confirm(deletePlan(identity, catalog: state.catalog))
+        case .identityCopyID:
+            guard let identity = state.selectedIdentity else { return [] }
+            state.modeAfterForm = .identities
+            state.mode = .form(Forms.copyIdentity(identity))
         case .identityClose:
             state.mode = .browse
         default:

@@ -13,7 +13,7 @@ public enum Command: String, Sendable, CaseIterable {
     // dialogs
     case confirmYes, confirmNo
     // the identity list
-    case identityDown, identityUp, identityAdd, identityEdit, identityDelete, identityClose
+    case identityDown, identityUp, identityAdd, identityEdit, identityDelete, identityCopyID, identityClose
     // connect dialogs
     case promptTrust, promptRefuse, promptCancel, promptSend, promptErase, promptClear, promptRemember
     case helpDown, helpUp, helpClose
@@ -183,6 +183,9 @@ public enum Keymap {
         KeyBinding([.char("d"), .delete], .identityDelete, .identities,
                    "delete the selected identity (hosts using it lose it)", hint: "delete", disabled: needsIdentity),
         KeyBinding([.escape, .char("q"), .char("I")], .identityClose, .identities, "back to the hosts", hint: "close"),
+        KeyBinding([.char("c")], .identityCopyID, .identities,
+                   "install the selected identity's key in a host's ~/.ssh/authorized_keys (asks which host; copy-id)",
+                   hint: "copy-id", disabled: needsIdentity),
 
         KeyBinding([.char("y")], .promptTrust, .prompt, "unknown host key: trust and pin it", hint: "trust"),
         KeyBinding([.char("n")], .promptRefuse, .prompt, "unknown host key: refuse (nothing is sent)", hint: "refuse"),

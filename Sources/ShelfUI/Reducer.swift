@@ -183,7 +183,7 @@ public enum Reducer {
             // A login like Enter's.
             guard let host = state.selectedHost, beginAttempt(&state, host) else { return [] }
             state.notice = Notice("installing the identity key on \(host.name)... (Esc cancels)")
-            return [.copyID(host.id)]
+            return [.copyID(host.id, identity: nil)]
         case .search:
             state.search.typing = true
             state.focus = .hosts

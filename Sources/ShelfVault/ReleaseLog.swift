@@ -1,8 +1,9 @@
 // ReleaseLog: the hash-chained log of credential releases in the state folder (0600) — one line per password,
 // key or passphrase the vault handed out and per agent signature: what, for which host or process, never a
-// secret. Each line carries BLAKE2b(log key, previous MAC ‖ line); a MAC'd head record keeps the count and the
-// last MAC, so an edited, removed, reordered or cut-off line is found by `verify`. Writers (agent, CLI, TUI)
-// take an exclusive flock, so concurrent appends never interleave.
+// secret. Each line carries BLAKE2b(log key, previous MAC ‖ line); a MAC'd head record keeps the count, the
+// last MAC and the first line still kept, so an edited, removed, reordered or cut-off line is found by `verify`
+// (ReleaseLogVerify.swift), across rotations (ReleaseLogRotation.swift). Writers (agent, CLI, TUI) take an
+// exclusive flock, so concurrent appends never interleave.
 import Foundation
 import ShelfCore
 import ShelfSystem
@@ -19,7 +20,8 @@ public struct ReleaseEntry: Codable, Sendable, Equatable {
     public var what: String
     /// The vault item (a reference key), or the identity whose key signed.
     public var item: String
-    /// Which part of sshelf released it: connect, exec, forward, tui, warm, copy-id or agent.
+    /// Which part of sshelf released it: connect, exec (a warm keeper's login too), forward, tui, copy-id, agent or
+    /// vault export.
     public var by: String
     /// The host (or hosts of a jump chain) it was released for.
     public var host: String?
@@ -27,6 +29,9 @@ public struct ReleaseEntry: Codable, Sendable, Equatable {
     public var process: String?
     /// Public facts: the identity's name, a signature's algorithm and key fingerprint.
     public var detail: String?
+    /// On the first line of a file started by a rotation: the MAC (hex) of the line before it, in the archived
+    /// file. The chain runs on through it, so the oldest file kept can be verified once older ones are gone.
+    public var previous: String?
 
     /// The words for what a reference holds: password, private key, key passphrase…
     public static func what(_ reference: ReferenceKey) -> String {
@@ -52,8 +57,10 @@ public struct ReleaseEntry: Codable, Sendable, Equatable {
             process: process, detail: detail)
     }
 
-    init(seq: Int, time: Date, what: String, item: String, by: String, host: String?, process: String?, detail: String?)
-    {
+    init(
+        seq: Int, time: Date, what: String, item: String, by: String, host: String?, process: String?, detail: String?,
+        previous: String? = nil
+    ) {
         self.seq = seq
         self.time = time
         self.what = what
@@ -62,6 +69,7 @@ public struct ReleaseEntry: Codable, Sendable, Equatable {
         self.host = host
         self.process = process
         self.detail = detail
+        self.previous = previous
     }
 }
 
@@ -71,32 +79,27 @@ public struct ReleaseLogError: Error, Sendable, CustomStringConvertible {
     public var description: String { message }
 }
 
-/// What `verify` found: the first problem, if any, and what held.
-public struct ReleaseLogVerdict: Sendable, Equatable {
-    public var lines: Int
-    public var problems: [String]
-    public var notes: [String]
-    public var intact: Bool { problems.isEmpty }
-}
-
 public struct ReleaseLog: Sendable {
     public let path: String
     public let headPath: String
     let directory: String
+    /// When the current file is archived, and how many archives are kept.
+    public var rotation: ReleaseLogRotation
 
-    public init(locations: DataLocations) {
+    public init(locations: DataLocations, rotation: ReleaseLogRotation = .configured) {
         path = locations.releaseLog
         headPath = locations.releaseLogHead
         directory = locations.stateDirectory
+        self.rotation = rotation
     }
 
-    static let headLabel = Array("sshelf-release-log-head".utf8)
     static let firstLink = [UInt8](repeating: 0, count: LogMAC.length)
 
     // MARK: appending
 
     /// Appends one line. Fails (and the caller then refuses the release) when the log key cannot be read or the
-    /// file cannot be written: every release is logged, or it does not happen.
+    /// file cannot be written: every release is logged, or it does not happen. A current file that reached the
+    /// rotation size is archived first, and the line starts the next one.
     public func append(_ record: ReleaseEntry, vault: Vault, now: Date = Date()) throws(ReleaseLogError) {
         let key: SecretBytes
         switch vault.releaseLogKey(create: true) {
@@ -113,19 +116,11 @@ public struct ReleaseLog: Sendable {
         } catch {
             throw ReleaseLogError(message: "cannot create \(directory): \(error)", hint: nil)
         }
-        let fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, PrivateFiles.fileMode)
-        guard fd >= 0 else { throw failure("open") }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == getuid() else {
-            throw ReleaseLogError(
-                message: "\(path) is not a regular file of yours", hint: "move it away; sshelf starts a new log")
+        let fd = try openCurrentLocked()
+        defer {
+            flock(fd, LOCK_UN)
+            close(fd)
         }
-        _ = fchmod(fd, PrivateFiles.fileMode)
-        while flock(fd, LOCK_EX) != 0 {
-            guard errno == EINTR else { throw failure("lock") }
-        }
-        defer { flock(fd, LOCK_UN) }
 
         // Only the end of the log is read: appending stays as cheap at a million lines as at ten.
         let tail = readTail(fd)
@@ -137,13 +132,61 @@ public struct ReleaseLog: Sendable {
         var entry = record
         entry.seq = previous.seq + 1
         entry.time = now
-        guard let body = try? Self.encoder.encode(entry) else {
+        entry.previous = nil
+        if fileSize(fd) >= rotation.segmentBytes {
+            try rotate(current: fd, starting: entry, link: previous, key: key)
+            return
+        }
+        let (line, mac) = try Self.line(entry, link: previous.mac, key: key)
+        guard writeAll(fd, line), fsync(fd) == 0 else { throw failure("write") }
+        try writeHead(Head(count: entry.seq, last: mac, first: headFirst(key: key), key: key))
+    }
+
+    /// Opens the current file and takes its exclusive lock. A file that was archived while we waited for the lock
+    /// (another writer rotated) is let go and the new current one opened instead.
+    private func openCurrentLocked() throws(ReleaseLogError) -> Int32 {
+        while true {
+            let fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, PrivateFiles.fileMode)
+            guard fd >= 0 else { throw failure("open") }
+            var info = stat()
+            guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == getuid() else {
+                close(fd)
+                throw ReleaseLogError(
+                    message: "\(path) is not a regular file of yours", hint: "move it away; sshelf starts a new log")
+            }
+            _ = fchmod(fd, PrivateFiles.fileMode)
+            while flock(fd, LOCK_EX) != 0 {
+                guard errno == EINTR else {
+                    close(fd)
+                    throw failure("lock")
+                }
+            }
+            if Self.isCurrent(fd, path: path) { return fd }
+            flock(fd, LOCK_UN)
+            close(fd)
+        }
+    }
+
+    /// Whether `fd` is still the file at `path` (not archived or replaced since it was opened).
+    static func isCurrent(_ fd: Int32, path: String) -> Bool {
+        var opened = stat()
+        var named = stat()
+        return fstat(fd, &opened) == 0 && lstat(path, &named) == 0 && opened.st_ino == named.st_ino
+            && opened.st_dev == named.st_dev
+    }
+
+    /// The line for `entry` chained to `link`, and its MAC.
+    static func line(_ entry: ReleaseEntry, link: [UInt8], key: SecretBytes) throws(ReleaseLogError)
+        -> (line: [UInt8], mac: [UInt8])
+    {
+        guard let body = try? encoder.encode(entry) else {
             throw ReleaseLogError(message: "the release log line could not be encoded", hint: nil)
         }
-        let mac = LogMAC.mac(key: key, [previous.mac, Array(body)])
-        let line = Array(body) + [0x09] + Array(Self.hex(mac).utf8) + [0x0a]
-        guard writeAll(fd, line), fsync(fd) == 0 else { throw failure("write") }
-        let head = Head(count: entry.seq, last: mac, key: key)
+        let mac = LogMAC.mac(key: key, [link, Array(body)])
+        return (Array(body) + [0x09] + Array(hex(mac).utf8) + [0x0a], mac)
+    }
+
+    func writeHead(_ head: Head) throws(ReleaseLogError) {
         do {
             try PrivateFiles.atomicWrite(Data(head.text.utf8), to: headPath)
         } catch {
@@ -151,8 +194,15 @@ public struct ReleaseLog: Sendable {
         }
     }
 
-    private func failure(_ operation: String) -> ReleaseLogError {
-        ReleaseLogError(message: "could not \(operation) \(path): \(String(cString: strerror(errno)))", hint: nil)
+    /// The first line number the head says is kept (1 until a rotation dropped an archive).
+    func headFirst(key: SecretBytes) -> Int {
+        guard let head = Head.load(headPath), head.isValid(key: key) else { return 1 }
+        return head.first
+    }
+
+    func failure(_ operation: String, _ file: String? = nil) -> ReleaseLogError {
+        ReleaseLogError(
+            message: "could not \(operation) \(file ?? path): \(String(cString: strerror(errno)))", hint: nil)
     }
 
     /// The MAC and number to chain the next line to: the last line's, when it parses; otherwise the head
@@ -167,112 +217,17 @@ public struct ReleaseLog: Sendable {
 
     // MARK: reading
 
-    /// Every line that parses, oldest first, and how many did not. Needs no key: showing is not verifying.
+    /// Every line that parses, oldest first (the archives, then the current file), and how many did not. Needs
+    /// no key: showing is not verifying.
     public func entries() throws(ReleaseLogError) -> (entries: [ReleaseEntry], damaged: Int) {
-        guard let contents = try readFile() else { return ([], 0) }
         var entries: [ReleaseEntry] = []
         var damaged = 0
-        for line in contents.split(separator: 0x0a) {
-            if let parsed = Self.parse(Array(line)) { entries.append(parsed.entry) } else { damaged += 1 }
+        for segment in try segments() {
+            for line in segment.bytes.split(separator: 0x0a) {
+                if let parsed = Self.parse(Array(line)) { entries.append(parsed.entry) } else { damaged += 1 }
+            }
         }
         return (entries, damaged)
-    }
-
-    private func readFile() throws(ReleaseLogError) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        if fd < 0 {
-            if errno == ENOENT { return nil }
-            throw failure("open")
-        }
-        defer { close(fd) }
-        while flock(fd, LOCK_SH) != 0 {
-            guard errno == EINTR else { throw failure("lock") }
-        }
-        defer { flock(fd, LOCK_UN) }
-        return readAll(fd)
-    }
-
-    // MARK: verifying
-
-    /// Recomputes the chain with the log key and compares the end with the head record. Reports the first break
-    /// in the chain (an edited line, a removed or reordered one) and a log shorter than its head (truncation).
-    public func verify(vault: Vault) throws(ReleaseLogError) -> ReleaseLogVerdict {
-        let contents = try readFile()
-        let headExists = PrivateFiles.mode(of: headPath) != nil
-        let key: SecretBytes
-        switch vault.releaseLogKey(create: false) {
-        case .key(let found): key = found
-        case .absent:
-            if contents == nil && !headExists {
-                return ReleaseLogVerdict(lines: 0, problems: [], notes: ["nothing was released yet"])
-            }
-            return ReleaseLogVerdict(
-                lines: 0,
-                problems: [
-                    "the log exists but the vault has no release log key: it cannot be verified (was the key removed?)"
-                ], notes: [])
-        case .locked:
-            throw ReleaseLogError(
-                message: "the release log key is locked",
-                hint: "enter the vault passphrase (--passphrase-fd, or sshelf vault unlock)")
-        case .unavailable(let reason):
-            throw ReleaseLogError(message: "the release log key cannot be read: \(reason)", hint: nil)
-        }
-        guard let contents else {
-            return ReleaseLogVerdict(
-                lines: 0,
-                problems: [
-                    "the release log is missing, but releases were logged on this device (its key exists): it was deleted"
-                ], notes: [])
-        }
-        var problems: [String] = []
-        var notes: [String] = []
-        var link = Self.firstLink
-        var macs: [[UInt8]] = []
-        let lines = contents.split(separator: 0x0a, omittingEmptySubsequences: false)
-        let complete = contents.last == 0x0a ? lines.dropLast() : lines[...]
-        if contents.last != 0x0a && !contents.isEmpty {
-            problems.append("the log ends in the middle of a line (line \(lines.count))")
-        }
-        for (index, raw) in complete.enumerated() {
-            let number = index + 1
-            guard let parsed = Self.parse(Array(raw)) else {
-                problems.append("line \(number) is not a log line: it was damaged or edited")
-                break
-            }
-            guard parsed.entry.seq == number else {
-                problems.append(
-                    "line \(number) carries number \(parsed.entry.seq): lines were removed or reordered before it")
-                break
-            }
-            let expected = LogMAC.mac(key: key, [link, parsed.body])
-            guard LogMAC.equal(expected, parsed.mac) else {
-                problems.append("line \(number) does not match its MAC: it was edited, or a line before it was changed")
-                break
-            }
-            link = parsed.mac
-            macs.append(parsed.mac)
-        }
-        let count = macs.count
-        if problems.isEmpty {
-            if let head = Head.load(headPath) {
-                if !head.isValid(key: key) {
-                    problems.append("the head record does not match its MAC: it was edited")
-                } else if head.count > count {
-                    problems.append(
-                        "the log has \(count) lines but its head record says \(head.count): lines were cut off the end")
-                } else if head.count > 0 && !LogMAC.equal(macs[head.count - 1], head.last) {
-                    problems.append("line \(head.count) is not the line the head record recorded: the log was replaced")
-                } else if head.count < count {
-                    notes.append(
-                        "\(count - head.count) line(s) after the head record (an append was interrupted before the head was updated); their chain holds"
-                    )
-                }
-            } else if headExists || count > 0 {
-                problems.append("the head record is missing or unreadable, so a cut-off end cannot be ruled out")
-            }
-        }
-        return ReleaseLogVerdict(lines: count, problems: problems, notes: notes)
     }
 
     // MARK: format
@@ -323,51 +278,10 @@ public struct ReleaseLog: Sendable {
         return out
     }
 
-    /// The anchor against truncation: the number of lines and the last MAC, MAC'd with the log key.
-    struct Head {
-        var count: Int
-        var last: [UInt8]
-        var mac: [UInt8]
-
-        init(count: Int, last: [UInt8], key: SecretBytes) {
-            self.count = count
-            self.last = last
-            mac = Head.compute(count: count, last: last, key: key)
-        }
-
-        private init(count: Int, last: [UInt8], mac: [UInt8]) {
-            self.count = count
-            self.last = last
-            self.mac = mac
-        }
-
-        static func compute(count: Int, last: [UInt8], key: SecretBytes) -> [UInt8] {
-            LogMAC.mac(
-                key: key,
-                [
-                    ReleaseLog.headLabel, SSHWire.uint32(UInt32(truncatingIfNeeded: count >> 32)),
-                    SSHWire.uint32(UInt32(truncatingIfNeeded: count)), last,
-                ])
-        }
-
-        func isValid(key: SecretBytes) -> Bool { LogMAC.equal(Head.compute(count: count, last: last, key: key), mac) }
-
-        var text: String { "\(count) \(ReleaseLog.hex(last)) \(ReleaseLog.hex(mac))\n" }
-
-        static func load(_ path: String) -> Head? {
-            guard let data = FileManager.default.contents(atPath: path), data.count < 1024 else { return nil }
-            let parts = String(decoding: data, as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\n" })
-            guard parts.count == 3, let count = Int(parts[0]), count >= 0,
-                let last = ReleaseLog.unhex(Array(parts[1].utf8)), let mac = ReleaseLog.unhex(Array(parts[2].utf8))
-            else { return nil }
-            return Head(count: count, last: last, mac: mac)
-        }
-    }
-
     // MARK: IO
 
     /// The last 64 KiB (lines are far shorter), or the whole file when it is smaller.
-    private func readTail(_ fd: Int32) -> [UInt8] {
+    func readTail(_ fd: Int32) -> [UInt8] {
         var info = stat()
         guard fstat(fd, &info) == 0, info.st_size > 0 else { return [] }
         let start = max(0, info.st_size - 64 * 1024)
@@ -385,7 +299,7 @@ public struct ReleaseLog: Sendable {
         return Array(read[(firstBreak + 1)...])
     }
 
-    private func readAll(_ fd: Int32) -> [UInt8] {
+    func readAll(_ fd: Int32) -> [UInt8] {
         var contents: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         var offset: off_t = 0
@@ -398,7 +312,12 @@ public struct ReleaseLog: Sendable {
         }
     }
 
-    private func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+    func fileSize(_ fd: Int32) -> Int {
+        var info = stat()
+        return fstat(fd, &info) == 0 ? Int(info.st_size) : 0
+    }
+
+    func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
         var offset = 0
         while offset < bytes.count {
             let written = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }

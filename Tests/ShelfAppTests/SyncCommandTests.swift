@@ -3,6 +3,7 @@
 // real reason), devices, revoke, conflicts, disable, a passphrase-protected vault, and the "not yet synced" hint
 // naming the fix for this device.
 import Foundation
+import ShelfStore
 import TestSupport
 import XCTest
 
@@ -122,7 +123,7 @@ final class SyncCommandTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: remote + "/invites").filter { $0.hasSuffix(".claim") }, [],
                        "no claim was left")
         let short = try a.run("sync", "invite", "--expires", "10s")
-        XCTAssertExit(short, 2)
+        XCTAssertExit(short, 4)
         XCTAssertTrue(short.stderr.contains("not a duration between 1m and 7d"), short.stderr)
         XCTAssertExit(try syncHome().run("sync", "invite"), 1)
         let me = try XCTUnwrap(try XCTUnwrap(JSONSerialization.jsonObject(with: Data(try a.run("sync", "status", "--json").stdout.utf8))
@@ -181,6 +182,96 @@ final class SyncCommandTests: XCTestCase {
         XCTAssertTrue(shutOut.stderr.contains("local fallback: revoked by "), shutOut.stderr)
         XCTAssertTrue(try c.run("sync", "status").stdout.contains("▲ local fallback: revoked by "))
         XCTAssertExit(try a.run("sync", "revoke", "no-such-device"), 3)
+    }
+
+    /// `sync enable` checks the remote before anything is saved — the setting, the vault, the group: a folder that
+    /// is missing, a file or read-only, a git URL git cannot read, each exit 4 with the reason and what to do; an
+    /// earlier setting stays as it was. `sync join` and `sync invite` refuse bad values the same way.
+    func testEnableValidatesTheRemoteBeforeSavingAnything() throws {
+        let base = try syncRemote("cli-validate")
+        let a = syncHome()
+        let vaultFile = a.sshelfHome + "/data/vault.sqlite"
+        func refused(_ arguments: [String], _ message: String, hint: String, file: StaticString = #filePath, line: UInt = #line) throws {
+            let result = try a.run(["sync", "enable"] + arguments)
+            XCTAssertExit(result, 4, file: file, line: line)
+            XCTAssertTrue(result.stderr.hasPrefix("sshelf: error: \(message)\n"), result.stderr, file: file, line: line)
+            XCTAssertTrue(result.stderr.contains("sshelf: hint: \(hint)"), result.stderr, file: file, line: line)
+            XCTAssertTrue(result.stderr.contains("nothing was saved"), result.stderr, file: file, line: line)
+        }
+        try refused(["--folder", base + "/missing"], "--folder: sync folder \(base)/missing not found",
+                    hint: "create it first (mkdir -p \(base)/missing) or mount it")
+        XCTAssertTrue(FileManager.default.createFile(atPath: base + "/file", contents: Data("x".utf8)))
+        try refused(["--folder", base + "/file"], "--folder: sync folder \(base)/file is not a directory", hint: "point sync at a folder")
+        try refused(["--git", "file://\(base)/nowhere.git"],
+                    "--git: git cannot read file://\(base)/nowhere.git: fatal: '\(base)/nowhere.git' does not appear to be a git repository",
+                    hint: "check the URL, and that 'git ls-remote file://\(base)/nowhere.git' works for you")
+        try refused(["--git", ""], "--git: '' is not a repository URL", hint: "nothing was saved")
+        XCTAssertEqual(try a.run("sync", "status").stdout, "○ sync off\n")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: vaultFile), "not even the vault was created")
+
+        // A read-only mount (root ignores permission bits, so a read-only file system is the honest way).
+        let readOnly = base + "/ro"
+        try FileManager.default.createDirectory(atPath: readOnly, withIntermediateDirectories: true)
+        if (try? Shell.run("/bin/mount", ["-t", "tmpfs", "-o", "ro,size=1m", "tmpfs", readOnly])) != nil {
+            defer { _ = try? Shell.run("/bin/umount", [readOnly]) }
+            try refused(["--folder", readOnly], "--folder: sync folder \(readOnly) is not writable",
+                        hint: "check its owner and permissions (and that it is not mounted read-only)")
+        }
+
+        // With sync on, a bad new remote leaves the old one in place.
+        let good = base + "/good"
+        try FileManager.default.createDirectory(atPath: good, withIntermediateDirectories: true)
+        XCTAssertExit(try a.run("sync", "enable", "--folder", good), 0)
+        try refused(["--folder", base + "/elsewhere"], "--folder: sync folder \(base)/elsewhere not found",
+                    hint: "create it first (mkdir -p \(base)/elsewhere) or mount it")
+        let status = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(try a.run("sync", "status", "--json").stdout.utf8)) as? [String: Any])
+        XCTAssertEqual(status["location"] as? String, good)
+        XCTAssertEqual(status["state"] as? String, "synced")
+
+        // A bare repository git can read is accepted (empty is fine), and so is the first sync through it.
+        let bare = base + "/remote.git"
+        try Shell.run("/usr/bin/git", ["init", "--quiet", "--bare", bare])
+        XCTAssertExit(try a.run("sync", "enable", "--git", "file://" + bare), 0)
+
+        // join and invite: bad values are exit 4 too, and nothing is written.
+        let b = syncHome()
+        XCTAssertExit(try b.run("sync", "enable", "--folder", good), 1)
+        let badFD = try b.run("sync", "join", "--code-fd", "99")
+        XCTAssertExit(badFD, 4)
+        XCTAssertTrue(badFD.stderr.contains("--code-fd: '99' is not an open file descriptor"), badFD.stderr)
+        XCTAssertExit(try b.run(["sync", "join", "--code-fd", "3"], fd3: "ABCDE-FGHIJ"), 4)
+        XCTAssertExit(try b.run(["sync", "join", "--code-fd", "3"], fd3: ""), 4)
+        XCTAssertExit(try a.run("sync", "invite", "--expires", "8d"), 4)
+        XCTAssertExit(try a.run("sync", "invite", "--expires", "soon"), 4)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: good + "/invites"), "no invite was made")
+    }
+
+    /// A damaged vault stops `sync now` with the vault's own error (exit 5), and the saved status says so instead of
+    /// the last good run; browsing goes on.
+    func testADamagedVaultIsAStatusNotACrash() throws {
+        let remote = try syncRemote("cli-damaged-vault")
+        let a = syncHome()
+        XCTAssertExit(try a.run("add", "web", "--host", "w.example"), 0)
+        XCTAssertExit(try a.run("sync", "enable", "--folder", remote), 0)
+        try Data(repeating: 0x41, count: 4096).write(to: URL(fileURLWithPath: a.sshelfHome + "/data/vault.sqlite"))
+        let failed = try a.run("sync", "now")
+        XCTAssertExit(failed, 5)
+        XCTAssertTrue(failed.stderr.hasPrefix("sshelf: error: open the vault: the vault file is damaged"), failed.stderr)
+        XCTAssertTrue(failed.stderr.contains("sshelf: hint: "), failed.stderr)
+        let status = try a.run("sync", "status").stdout
+        XCTAssertTrue(status.contains("▲ local fallback: vault unavailable: "), status)
+        XCTAssertTrue(try a.run("list").stdout.contains("w.example"))
+    }
+
+    /// An invite works for 1 hour unless told otherwise (the stored expiry minus its creation, not the wall clock).
+    func testInviteExpiryDefaultsToAnHour() throws {
+        let remote = try syncRemote("cli-expiry")
+        let a = syncHome()
+        XCTAssertExit(try a.run("sync", "enable", "--folder", remote), 0)
+        XCTAssertExit(try a.run("sync", "invite"), 0)
+        XCTAssertExit(try a.run("sync", "invite", "--expires", "30m"), 0)
+        let store = try Store(path: a.sshelfHome + "/data/store.sqlite")
+        XCTAssertEqual(try store.pendingInvites().map { $0.expires.timeIntervalSince($0.created) }.sorted(), [1800, 3600])
     }
 
     /// With a vault passphrase, `--passphrase-fd` unlocks for the whole run: the keys are made and the whenUnlocked
@@ -242,6 +333,16 @@ final class NotYetSyncedHintTests: XCTestCase {
         XCTAssertExit(waiting, 255)
         XCTAssertTrue(waiting.stderr.contains("hint: this device waits to be enrolled: run 'sshelf sync now' on the device that invited it"),
                       waiting.stderr)
+        // A member whose remote is away (its last run stopped before reading it) is still told the fix for a member,
+        // not to join: its place in the group is known without the remote.
+        let item = try XCTUnwrap(try b.run("vault", "list").stdout.split(separator: "\n")
+            .compactMap { $0.split(separator: " ").first.map(String.init) }.first { $0.hasPrefix("host.") && $0.hasSuffix(".password") })
+        XCTAssertExit(try b.run("vault", "rm", item), 0)
+        try FileManager.default.moveItem(atPath: remote, toPath: remote + ".away")
+        XCTAssertExit(try b.run("sync", "now"), 1)
+        let away = try b.run("exec", "prod", "--no-stdin", "--", "true")
+        XCTAssertExit(away, 255)
+        XCTAssertTrue(away.stderr.contains("hint: it has not reached this device yet: run 'sshelf sync now' here"), away.stderr)
         XCTAssertTrue(server.waitForLog("Accepted password", count: 2), server.log)
         XCTAssertEqual(server.logCount("Accepted password"), 2, "A's first login and B's; never an empty password from C")
     }

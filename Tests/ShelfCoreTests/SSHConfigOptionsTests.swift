@@ -52,6 +52,52 @@ final class SSHConfigOptionsTests: XCTestCase {
         XCTAssertFalse(result.defaults[0].matches("bastion.internal"))
     }
 
+    /// Every option the corpus counted as dropped (issue #12: ForwardAgent, AddKeysToAgent, ServerAliveInterval,
+    /// ControlMaster/Persist, ProxyCommand, IdentitiesOnly, HostKeyAlgorithms, Compression, SetEnv) is kept — on the
+    /// host or as a default, where the user wrote it — without a warning, honoured by the client where libssh2 can,
+    /// named as OpenSSH-only where it cannot, and written back by export.
+    func testEveryOptionTheCorpusCountedIsKeptHonouredOrNamed() throws {
+        let result = try resolve("""
+            Host *
+                AddKeysToAgent yes
+                ControlMaster auto
+                ControlPersist 10m
+            Host web
+                HostName web.example.com
+                ForwardAgent yes
+                ServerAliveInterval 20
+                ProxyCommand nc %h %p
+                IdentitiesOnly yes
+                HostKeyAlgorithms ssh-ed25519,ecdsa-sha2-nistp256
+                Compression yes
+                SetEnv LANG=C
+            """)
+        let web = try host(result, "web")
+        let own = [
+            "ForwardAgent yes", "ServerAliveInterval 20", "ProxyCommand nc %h %p", "IdentitiesOnly yes",
+            "HostKeyAlgorithms ssh-ed25519,ecdsa-sha2-nistp256", "Compression yes", "SetEnv LANG=C",
+        ]
+        XCTAssertEqual(web.options, own)
+        let defaults = [OptionDefaults(pattern: "*", options: ["AddKeysToAgent yes", "ControlMaster auto", "ControlPersist 10m"])]
+        XCTAssertEqual(result.defaults, defaults)
+        XCTAssertEqual(result.warnings, [], "nothing was dropped, so nothing to warn about")
+
+        let record = Host(name: "web", hostname: "web.example.com", options: web.options)
+        let settings = HostSettings.read(HostSettings.options(for: record, defaults: result.defaults))
+        XCTAssertEqual(settings.serverAliveInterval, 20)
+        XCTAssertEqual(settings.proxyCommand, "nc %h %p")
+        XCTAssertTrue(settings.identitiesOnly)
+        XCTAssertEqual(settings.hostKeyAlgorithms, "ssh-ed25519,ecdsa-sha2-nistp256")
+        XCTAssertTrue(settings.compression)
+        XCTAssertEqual(settings.setEnv.map { "\($0.name)=\($0.value)" }, ["LANG=C"])
+        XCTAssertEqual(settings.unsupported, ["ForwardAgent", "AddKeysToAgent", "ControlMaster", "ControlPersist"],
+                       "each named once, for connect's note")
+
+        let exported = SSHConfigEmitter.emit(.init(hosts: [record], identities: [], rules: [], groups: [], defaults: defaults))
+        XCTAssertTrue(exported.contains("Host web\n    HostName web.example.com\n" + own.map { "    \($0)\n" }.joined()), exported)
+        XCTAssertTrue(exported.hasSuffix("Host *\n    AddKeysToAgent yes\n    ControlMaster auto\n    ControlPersist 10m\n"), exported)
+    }
+
     func testAValueAPatternBlockSetFirstIsNotKeptOnTheHost() throws {
         let result = try resolve("""
             Host *
@@ -240,8 +286,9 @@ final class SSHConfigOptionsTests: XCTestCase {
         let plain = Host(name: "plain", hostname: "q.example.com", options: ["Compression no"])
         let bridge = SSHConfigEmitter.Bridge(agentSocket: "/run/a/socket", pinsFile: "/c/pins",
                                              publicKeyFiles: [vaultKey.id: "/c/keys/k.pub"], refused: ["Tunnel maybe": "bad"])
+        let tunnel = PortForwardRule(hostID: plain.id, kind: .local, bindPort: 5432, targetHost: "localhost", targetPort: 5432)
         let text = SSHConfigEmitter.emitBridge(
-            .init(hosts: [pinned, plain], identities: [vaultKey], rules: [], groups: [],
+            .init(hosts: [pinned, plain], identities: [vaultKey], rules: [tunnel], groups: [],
                   defaults: [OptionDefaults(pattern: "p*", options: ["Compression yes", "Tunnel maybe", "SendEnv LANG"])]),
             bridge: bridge)
         XCTAssertTrue(text.contains("""
@@ -263,6 +310,7 @@ final class SSHConfigOptionsTests: XCTestCase {
         XCTAssertTrue(text.contains("""
             Host plain
                 HostName q.example.com
+                LocalForward 127.0.0.1:5432 localhost:5432
                 Compression no
                 # left out, this ssh refuses it (bad): Tunnel maybe
                 SendEnv LANG

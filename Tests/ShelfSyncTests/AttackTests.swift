@@ -1,8 +1,9 @@
 // Attacks by whoever can write to the remote (issue #11): redirecting a synced host to the attacker's server —
 // through an impostor device folder or a forged entry in a real device's folder, in the old plaintext format and in
-// this one with leaked group keys — and a forged roster certificate, a replayed entry, an entry moved between
-// device folders, a rolled-back folder, a fork and a missing entry. Each is refused with a reason naming the device,
-// and a real sshd playing the attacker's server never sees a connection.
+// this one with leaked group keys — and a forged roster certificate, a change claiming another device, a replayed
+// entry, an entry moved between device folders, a rolled-back folder, a fork and a missing entry. Each is refused
+// with a reason naming the device (the saved status says the same: see Device.sync), and a real sshd playing the
+// attacker's server never sees a connection.
 import Foundation
 import ShelfCore
 import ShelfStore
@@ -156,6 +157,29 @@ final class AttackTests: XCTestCase {
         XCTAssertEqual(report.reason, "entries from device \(evil.uuidString.lowercased().prefix(8)), which is not an enrolled device, refused")
         XCTAssertNil(try c.host("from-evil"))
         XCTAssertEqual(b.sync(expect: .localFallback).membership, "member")
+    }
+
+    /// A delta speaks only for its writer: an entry signed with A's real key (in other hands) that carries a change
+    /// stamped by B is refused whole — not even A's own change in it is applied.
+    func testAChangeClaimingAnotherDeviceRefusesTheWholeEntry() throws {
+        let remote = try makeFolder()
+        let a = try Device("a"), b = try Device("b"), c = try Device("c")
+        for device in [a, b, c] { try device.enable(folder: remote) }
+        let web = try a.add("web", hostname: "real.example")
+        try formGroup([a, b, c])
+        let forger = try Forger(a)
+        let last = FolderRemote(path: remote).entries(of: a.id).last ?? 0
+        let previous = SyncCrypto.digest(try forger.existing(a.id, last))
+        var evil = try XCTUnwrap(try a.store.host(id: web.id))
+        evil.hostname = "evil.example"
+        let own = ShelfCore.Host(name: "from-a", hostname: "a.example")
+        try forger.write(records: [Forger.record(own, by: a.id), Forger.record(evil, by: b.id)], seq: last + 1, device: a.id,
+                         previous: previous)
+        let report = c.sync(expect: .localFallback)
+        XCTAssertEqual(report.reason,
+                       "tampered entry \(last + 1) from a (\(a.id.prefix(8))): it carries a change to host \(web.id.lowerText.prefix(8)) stamped by another device")
+        XCTAssertNil(try c.host("from-a"), "nothing else from that entry")
+        XCTAssertEqual(try c.store.host(id: web.id)?.hostname, "real.example")
     }
 
     func testReplayedEntryIsRefused() throws {

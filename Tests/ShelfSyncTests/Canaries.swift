@@ -32,6 +32,7 @@ enum Canaries {
         for relative in files(under: root) {
             let bytes = try Data(contentsOf: URL(fileURLWithPath: root + "/" + relative))
             XCTAssertEqual(found(canaries, in: bytes), [], "\(relative)", file: file, line: line)
+            XCTAssertEqual(found(canaries, in: Data(relative.utf8)), [], "the name \(relative)", file: file, line: line)
         }
     }
 

@@ -127,10 +127,13 @@ final class CredentialSyncTests: XCTestCase {
     }
 
     /// A credential deleted on one device is deleted on the others, an older copy still in another device's set
-    /// does not bring it back, and a value set after the deletion wins. Times come from an injected clock.
+    /// does not bring it back, and a value set after the deletion wins. Every time — the items' and the deletion's —
+    /// comes from the vaults' injected clock, which runs years behind the wall clock: a deletion stamped with the
+    /// wall clock instead would bury the later value too.
     func testDeletionTravelsAndIsNotResurrected() throws {
         let remote = try makeFolder()
-        let a = try Device("a"), b = try Device("b")
+        let clock = ManualVaultClock(start: Date(timeIntervalSince1970: 1_700_000_000))
+        let a = try Device("a", vaultClock: clock.clock), b = try Device("b", vaultClock: clock.clock)
         for device in [a, b] {
             try device.enable(folder: remote)
             try SyncSettings.setCredentials(true, device.store)
@@ -140,20 +143,20 @@ final class CredentialSyncTests: XCTestCase {
         try formGroup([a, b])
         XCTAssertNotNil(b.vault.loadHostPassword(host.id, class: .whenUnlocked).secret)
 
-        // Deleted on A (B's last set still holds the old copy); A's clock says when.
-        let deletedAt = Date().addingTimeInterval(10)
-        a.clock = deletedAt
+        // Deleted on A ten seconds later (B's last set still holds the old copy).
+        clock.advance(by: .seconds(10))
         XCTAssertTrue(try a.vault.clearHostPassword(host.id, class: .whenUnlocked))
         a.sync(); b.sync()
         XCTAssertNil(b.vault.loadHostPassword(host.id, class: .whenUnlocked).secret, "the deletion reached B")
         for _ in 0..<2 { a.sync(); b.sync() }
         XCTAssertNil(a.vault.loadHostPassword(host.id, class: .whenUnlocked).secret, "B's older copy did not come back to A")
 
-        // Set again after the deletion: the new value wins over the tombstone everywhere.
-        try a.vault.writeSynced(secret("second-\(password)"), for: .hostPassword(host.id), class: .whenUnlocked,
-                                updatedAt: deletedAt.addingTimeInterval(5))
+        // Set again five seconds after the deletion: the new value wins over the tombstone everywhere.
+        clock.advance(by: .seconds(5))
+        try a.vault.saveHostPassword(secret("second-\(password)"), hostID: host.id, class: .whenUnlocked)
         a.sync(); b.sync()
         XCTAssertTrue(try XCTUnwrap(b.vault.loadHostPassword(host.id, class: .whenUnlocked).secret).isEqual(to: secret("second-\(password)")))
+        XCTAssertTrue(try XCTUnwrap(a.vault.loadHostPassword(host.id, class: .whenUnlocked).secret).isEqual(to: secret("second-\(password)")))
     }
 
     /// A device whose credential track is off still syncs config, and says that other devices send credentials.

@@ -20,14 +20,15 @@ final class Device {
     var id: String { (try? store.deviceID) ?? "" }
     var uuid: UUID { UUID(uuidString: id) ?? UUID() }
 
-    /// A device with a new home, or with a copy of `fixture` (a saved SSHELF_HOME: data/ and state/).
-    init(_ name: String = "device", fixture: String? = nil) throws {
+    /// A device with a new home, or with a copy of `fixture` (a saved SSHELF_HOME: data/ and state/); its vault
+    /// stamps items with `vaultClock` when given (a test's own time, nothing waits for a second to pass).
+    init(_ name: String = "device", fixture: String? = nil, vaultClock: VaultClock? = nil) throws {
         self.name = name
         home.extraEnvironment = ["SSHELF_VAULT_NO_KEYRING": "1", "SSHELF_TEST_WEAK_KDF": "1"]
         if let fixture { try Device.install(fixture, into: home.sshelfHome) }
         let locations = DataLocations.resolve(environment: home.environment)
         store = try Store(path: locations.store)
-        vault = try Device.openVault(locations)
+        vault = try Device.openVault(locations, clock: vaultClock)
     }
 
     /// Copies a saved home into place with the modes sshelf insists on (git keeps none of them).
@@ -43,9 +44,10 @@ final class Device {
     }
 
     /// This device's vault, opened again (another process would); `idle` drops whenUnlocked keys after that long.
-    static func openVault(_ locations: DataLocations, idle: Duration = .seconds(900)) throws -> Vault {
+    static func openVault(_ locations: DataLocations, idle: Duration = .seconds(900), clock: VaultClock? = nil) throws -> Vault {
         var options = VaultOptions(idleTimeout: idle, useKernelKeyring: false, minimumStretch: true)
         options.warn = { _ in }
+        if let clock { options.clock = clock }
         return try Vault.open(locations, options: options, createIfMissing: true)
     }
 
@@ -57,6 +59,13 @@ final class Device {
         let report = SyncRunner.run(store: store, locations: locations, deviceName: name, vault: .success(vault), revoke: revoke,
                                     now: clock ?? Date())
         if let state { XCTAssertEqual(report.state, state, "\(name): \(report.reason ?? "") \(report.skipped)", file: file, line: line) }
+        // What `sync status`, the TUI's status line and the connect hints read is exactly what the run found.
+        let saved = SyncRunner.lastReport(locations)
+        XCTAssertEqual(saved?.state, report.state, "\(name): the saved status", file: file, line: line)
+        XCTAssertEqual(saved?.reason, report.reason, "\(name): the saved reason", file: file, line: line)
+        XCTAssertEqual(saved?.hint, report.hint, "\(name): the saved hint", file: file, line: line)
+        XCTAssertEqual(saved?.membership, report.membership, "\(name): the saved membership", file: file, line: line)
+        XCTAssertEqual(saved?.conflicts, report.conflicts, "\(name): the saved conflict count", file: file, line: line)
         return report
     }
 

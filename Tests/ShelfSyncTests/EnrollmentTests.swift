@@ -23,6 +23,7 @@ final class EnrollmentTests: XCTestCase {
         let outsider = b.sync(expect: .localFallback)
         XCTAssertEqual(outsider.reason, "this device is not enrolled in the sync group on this remote")
         XCTAssertEqual(outsider.hint, "run 'sshelf sync invite' on an enrolled device, then 'sshelf sync join' here")
+        XCTAssertNil(outsider.membership, "a device that never joined is not waiting for anything")
 
         let code = try a.invite()
         a.sync()

@@ -101,7 +101,15 @@ final class FolderSyncTests: XCTestCase {
             XCTAssertFalse(conflict.seen)
         }
         XCTAssertEqual(a.sync().conflicts, 1, "the report counts unseen conflicts for the status line")
-        XCTAssertEqual(try a.store.write { try $0.markConflictsSeen() }, 1)
+        // The remote gone: the run falls back, and its status still counts the unseen conflict and knows this
+        // device's place in the group.
+        try FileManager.default.moveItem(atPath: remote, toPath: remote + ".away")
+        let away = a.sync(expect: .localFallback)
+        XCTAssertEqual(away.conflicts, 1)
+        XCTAssertEqual(away.membership, "member")
+        try FileManager.default.moveItem(atPath: remote + ".away", toPath: remote)
+        XCTAssertEqual(try SyncRunner.markConflictsSeen(store: a.store, locations: a.locations), 1)
+        XCTAssertEqual(SyncRunner.lastReport(a.locations)?.conflicts, 0, "the saved status drops them at once, not at the next run")
         XCTAssertEqual(a.sync().conflicts, 0)
 
         // A later edit that saw the other one is no conflict.

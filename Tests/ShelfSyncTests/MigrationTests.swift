@@ -95,7 +95,11 @@ final class MigrationTests: XCTestCase {
         let (a, _) = try devices { try $0.enable(git: repository.url) }
         let upgrade = a.sync()
         XCTAssertEqual(upgrade.removedFormatOne, 6)
-        XCTAssertTrue(upgrade.warnings.contains { $0.hasPrefix("the git history still holds the old plaintext records") }, "\(upgrade.warnings)")
+        let warning = try XCTUnwrap(upgrade.warnings.first { $0.hasPrefix("the git history still holds the old plaintext records") },
+                                    "\(upgrade.warnings)")
+        // It names the fix: the rewrite that removes exactly format 1's paths, or a new repository.
+        XCTAssertTrue(warning.contains("git filter-repo --invert-paths --path-glob 'devices/*/config/*' --path-glob 'devices/*/device.json' --path-glob 'devices/*/credentials/*'"), warning)
+        XCTAssertTrue(warning.contains("'sshelf sync enable --git NEW-URL'"), warning)
         let tree = try Shell.run("/usr/bin/git", ["-C", repository.path, "ls-tree", "-r", "--name-only", "HEAD"])
         XCTAssertEqual(tree.split(separator: "\n").map(String.init).sorted(), ["devices/\(a.id)/0000000001.entry", "format.json"])
         // The warning is true: the history still has them (rewriting it is the user's call).
@@ -103,5 +107,22 @@ final class MigrationTests: XCTestCase {
         XCTAssertTrue(history.contains(Self.formatOneFiles[0]))
         let again = a.sync()
         XCTAssertFalse(again.warnings.contains { $0.hasPrefix("the git history") }, "said once, while it removed them")
+
+        // The fix, followed as written: afterwards no commit holds a format-1 file, the device's working copy takes
+        // the rewritten history on its next sync without bringing one back, and once the host drops what is no
+        // longer referenced (here: gc), no object holds the old plaintext.
+        let command = try XCTUnwrap(warning.components(separatedBy: "from a fresh clone: ").last?.components(separatedBy: " (the git host").first)
+        let workspace = try makeFolder("rewrite")
+        try Shell.run("/bin/sh", ["-c", "cd \(ShellWord.quote(workspace)) && \(command)"])
+        func formatOnePaths() throws -> [String] {
+            try Shell.run("/usr/bin/git", ["-C", repository.path, "log", "--all", "--name-only", "--format="]).split(separator: "\n")
+                .map(String.init).filter { $0.contains("/config/") || $0.contains("/credentials/") || $0.hasSuffix("/device.json") }
+        }
+        XCTAssertEqual(try formatOnePaths(), [])
+        _ = try a.add("after-the-rewrite")
+        XCTAssertEqual(a.sync().state, .synced)
+        XCTAssertEqual(try formatOnePaths(), [], "the device's next push did not bring the old history back")
+        try Shell.run("/usr/bin/git", ["-C", repository.path, "gc", "--quiet", "--prune=now"])
+        try Canaries.assertAbsent(Self.canaries, inGit: repository.path)
     }
 }

@@ -128,3 +128,158 @@ final class RemoteFaultTests: XCTestCase {
         XCTAssertTrue(fallback(c).hasPrefix("git remote unreachable:"))
     }
 }
+
+/// Links and special files the remote plants where sync expects its own folders and files: sync never follows a
+/// link out of the remote (a `devices/ID -> ~/.ssh` link once made the format-1 clean-up delete `~/.ssh/config`), never
+/// changes a mode or writes a file outside it, never blocks on a FIFO, and says what it found.
+final class RemoteLinkTests: XCTestCase {
+    /// A folder outside the remote holding files with the names sync writes or removes, and its mode.
+    func victim() throws -> (path: String, files: [String: Data]) {
+        let path = try makeFolder("victim")
+        chmod(path, 0o755)
+        let files = ["config": "Host keep-me\n", "credentials": "[default]\n", "device.json": "{}\n",
+                     "0000000001.entry": "not sync's", "0000000002.entry": "not sync's either"].mapValues { Data($0.utf8) }
+        for (name, data) in files { try data.write(to: URL(fileURLWithPath: path + "/" + name)) }
+        return (path, files)
+    }
+
+    func assertUntouched(_ victim: (path: String, files: [String: Data]), file: StaticString = #filePath, line: UInt = #line) throws {
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: victim.path).sorted(), victim.files.keys.sorted(),
+                       "nothing removed or added outside the remote", file: file, line: line)
+        for (name, data) in victim.files {
+            XCTAssertEqual(FileManager.default.contents(atPath: victim.path + "/" + name), data, name, file: file, line: line)
+        }
+        var info = stat()
+        XCTAssertEqual(stat(victim.path, &info), 0)
+        XCTAssertEqual(info.st_mode & 0o777, 0o755, "the folder's mode was not changed", file: file, line: line)
+    }
+
+    func testLinksToFoldersOutsideTheRemoteAreNeverFollowed() throws {
+        let remote = try makeFolder()
+        let a = try Device("a"), b = try Device("b")
+        for device in [a, b] { try device.enable(folder: remote) }
+        try formGroup([a, b])
+        let layout = RemoteLayout(root: remote)
+        let target = try victim()
+
+        // A device folder that is a link (under a format-1 device's name, and under a device id nobody enrolled): the
+        // format-1 clean-up does not reach through it, and the folder is reported, not read.
+        let planted = UUID().uuidString.lowercased()
+        try FileManager.default.createSymbolicLink(atPath: layout.deviceDirectory(planted), withDestinationPath: target.path)
+        try FileManager.default.createSymbolicLink(atPath: layout.devicesDirectory + "/evil", withDestinationPath: target.path)
+        let linked = b.sync(expect: .localFallback)
+        XCTAssertEqual(linked.reason, "devices/\(planted) on the remote is a symbolic link, not a folder; sync does not follow it")
+        XCTAssertEqual(linked.removedFormatOne, 0)
+        try assertUntouched(target)
+        try FileManager.default.removeItem(atPath: layout.deviceDirectory(planted))
+        // A real format-1 device folder whose `config` folder holds a link, and whose `credentials` is one: the
+        // links go, their targets stay.
+        let old = layout.deviceDirectory(UUID().uuidString.lowercased())
+        try FileManager.default.createDirectory(atPath: old + "/config", withIntermediateDirectories: true)
+        try Data("{}".utf8).write(to: URL(fileURLWithPath: old + "/config/00000001.jsonl"))
+        try FileManager.default.createSymbolicLink(atPath: old + "/config/inner", withDestinationPath: target.path)
+        try FileManager.default.createSymbolicLink(atPath: old + "/credentials", withDestinationPath: target.path + "/credentials")
+        XCTAssertEqual(b.sync().removedFormatOne, 1, "the one real format-1 file")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: old))
+        try assertUntouched(target)
+
+        // This device's own folder replaced by a link: the link goes (never what it points to), the chain is
+        // published again in a real folder, and the other device reads it.
+        _ = try a.add("after-the-link")
+        try FileManager.default.removeItem(atPath: layout.deviceDirectory(a.id))
+        try FileManager.default.createSymbolicLink(atPath: layout.deviceDirectory(a.id), withDestinationPath: target.path)
+        let healed = a.sync()
+        XCTAssertTrue(healed.warnings.contains { $0.hasPrefix("the remote lost this device's entries") }, "\(healed.warnings)")
+        try assertUntouched(target)
+        XCTAssertEqual(FileManager.default.destinationOfSymbolicLinkOrNil(layout.deviceDirectory(a.id)), nil, "a real folder again")
+        b.sync()
+        XCTAssertNotNil(try b.host("after-the-link"))
+
+        // `devices` or `invites` itself a link: nothing is read through it, nothing written; the reason says what.
+        for name in ["devices", "invites"] {
+            let path = remote + "/" + name
+            let aside = remote + "/" + name + ".real"
+            if FileManager.default.fileExists(atPath: path) { try FileManager.default.moveItem(atPath: path, toPath: aside) }
+            try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: target.path)
+            _ = try a.invite()
+            let report = a.sync(expect: .localFallback)
+            XCTAssertEqual(report.reason, "sync folder \(remote) holds '\(name)' as a symbolic link, not a folder; sync does not follow it")
+            try assertUntouched(target)
+            try FileManager.default.removeItem(atPath: path)
+            if FileManager.default.fileExists(atPath: aside) { try FileManager.default.moveItem(atPath: aside, toPath: path) }
+        }
+        a.sync()
+        b.sync()
+        XCTAssertEqual(try a.state(), try b.state())
+        try assertUntouched(target)
+    }
+
+    /// format.json as a FIFO (an open that would wait forever for a writer), as a link to an endless device, or
+    /// huge: refused at once with the same reason; a FIFO where an entry should be is refused like any special file.
+    func testSpecialFilesNeverBlockOrExhaustTheRun() throws {
+        let remote = try makeFolder()
+        let a = try Device("a"), b = try Device("b")
+        for device in [a, b] { try device.enable(folder: remote) }
+        try formGroup([a, b])
+        let format = remote + "/format.json"
+        let reason = "sync folder \(remote) has an unreadable format.json"
+
+        try FileManager.default.removeItem(atPath: format)
+        XCTAssertEqual(mkfifo(format, 0o600), 0)
+        final class Run: @unchecked Sendable {
+            let device: Device
+            var report: SyncReport?
+            let done = DispatchSemaphore(value: 0)
+            init(_ device: Device) { self.device = device }
+        }
+        let run = Run(a)
+        Thread.detachNewThread {
+            run.report = run.device.sync(expect: nil)
+            run.done.signal()
+        }
+        if run.done.wait(timeout: .now() + Deadline.scaled(Deadline.standard)) == .timedOut {
+            // Let the blocked open go, so the test ends and says why.
+            let writer = open(format, O_WRONLY | O_NONBLOCK)
+            if writer >= 0 { close(writer) }
+            _ = run.done.wait(timeout: .now() + 10)
+            XCTFail("a FIFO as format.json blocked the sync run")
+        }
+        XCTAssertEqual(run.report?.reason, reason)
+
+        try FileManager.default.removeItem(atPath: format)
+        try FileManager.default.createSymbolicLink(atPath: format, withDestinationPath: "/dev/zero")
+        XCTAssertEqual(a.sync(expect: .localFallback).reason, reason)
+        try FileManager.default.removeItem(atPath: format)
+        try Data(repeating: 0x20, count: 1024 * 1024).write(to: URL(fileURLWithPath: format))
+        XCTAssertEqual(a.sync(expect: .localFallback).reason, reason)
+        try FileManager.default.removeItem(atPath: format)
+        try Data("{\"format\":2}\n".utf8).write(to: URL(fileURLWithPath: format))
+
+        let next = (FolderRemote(path: remote).entries(of: a.id).last ?? 0) + 1
+        XCTAssertEqual(mkfifo(RemoteLayout(root: remote).entryPath(a.id, next), 0o600), 0)
+        let report = b.sync(expect: .localFallback)
+        XCTAssertEqual(report.reason, "entry \(next) from a (\(a.id.prefix(8))) is unreadable: devices/\(a.id)/\(RemoteLayout.entryName(next)) is not a regular file")
+    }
+
+    /// A remote that removes a device's whole folder rolled that device back to nothing: said so, not "synced".
+    func testAWholeDeviceFolderRemovedIsARollback() throws {
+        let remote = try makeFolder()
+        let a = try Device("a"), b = try Device("b")
+        for device in [a, b] { try device.enable(folder: remote) }
+        try formGroup([a, b])
+        _ = try a.add("web")
+        a.sync()
+        b.sync()
+        let verified = try b.store.peer(a.id).head
+        try FileManager.default.removeItem(atPath: RemoteLayout(root: remote).deviceDirectory(a.id))
+        let report = b.sync(expect: .localFallback)
+        XCTAssertEqual(report.reason, "rollback detected: a (\(a.id.prefix(8)))'s entries end at 0, this device has verified \(verified)")
+        a.sync()
+        XCTAssertEqual(b.sync().state, .synced, "the writer republished its chain")
+    }
+}
+
+extension FileManager {
+    /// Where a symbolic link points, or nil when `path` is not one.
+    func destinationOfSymbolicLinkOrNil(_ path: String) -> String? { try? destinationOfSymbolicLink(atPath: path) }
+}

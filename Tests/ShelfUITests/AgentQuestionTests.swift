@@ -60,6 +60,40 @@ final class AgentQuestionTests: XCTestCase {
         XCTAssertEqual(Fixtures.press(&state, .char("c")), [], "bastion-eu has no identity")
         XCTAssertEqual(state.notice?.text.contains("the host has no identity"), true)
         for _ in 0..<20 where state.selectedHost?.name != "web-eu-1" { Fixtures.press(&state, .char("j")) }
-        XCTAssertEqual(Fixtures.press(&state, .char("c")), [.copyID(Fixtures.id(101))])
+        XCTAssertEqual(Fixtures.press(&state, .char("c")), [.copyID(Fixtures.id(101), identity: nil)])
+    }
+
+    func testCopyIDFromTheIdentityListAsksWhichHost() {
+        var state = Fixtures.state(Fixtures.threeLevels())
+        Fixtures.press(&state, .char("I"))
+        XCTAssertEqual(Fixtures.press(&state, .char("c")), [])
+        guard case .form(let asked) = state.mode else { return XCTFail("no host question: \(state.mode)") }
+        XCTAssertEqual(asked.kind, .copyIdentity(identityID: Fixtures.id(50)))
+        for ch in "nosuch" { Fixtures.press(&state, .char(ch)) }
+        XCTAssertEqual(Fixtures.press(&state, .enter), [], "an unknown name starts nothing")
+        guard case .form(let refused) = state.mode else { return XCTFail("the form closed") }
+        XCTAssertEqual(refused.errors["host"], "no host is named 'nosuch'")
+        Fixtures.press(&state, .ctrl("u"))
+        for ch in "db-us" { Fixtures.press(&state, .char(ch)) }
+        XCTAssertEqual(Fixtures.press(&state, .enter), [.copyID(Fixtures.id(103), identity: Fixtures.id(50))],
+                       "db-us has no identity of its own: the one chosen in the list is installed")
+        XCTAssertEqual(state.mode, .browse, "the login runs in the host list, where Esc cancels it")
+        XCTAssertEqual(state.connecting?.hostID, Fixtures.id(103))
+        XCTAssertEqual(Fixtures.press(&state, .escape), [.cancelConnect])
+    }
+
+    func testCopyIDFromTheIdentityListTakesNameAtIDWhenNamesAreShared() {
+        let catalog = Fixtures.sharedNames()
+        var form = Forms.copyIdentity(Identity(id: Fixtures.id(50), name: "laptop"))
+        form.fields[0].value = "LAB"
+        guard case .failure(let errors) = Forms.submitCopyIdentity(form, catalog: catalog) else {
+            return XCTFail("a shared name picked a host")
+        }
+        XCTAssertEqual(errors["host"], "2 hosts are named 'LAB': type one of lab@3fa2c1d0, Lab@9b1e22aa")
+        form.fields[0].value = "lab"
+        XCTAssertEqual(try? Forms.submitCopyIdentity(form, catalog: catalog).get().hostname, "lab.site-a.example",
+                       "an exact name wins, as in the CLI")
+        form.fields[0].value = "LAB@9b1e"
+        XCTAssertEqual(try? Forms.submitCopyIdentity(form, catalog: catalog).get().hostname, "lab.site-b.example")
     }
 }

@@ -56,6 +56,45 @@ final class IdentityListTests: XCTestCase {
         XCTAssertEqual(state.mode, .identities, "back in the list after the save")
     }
 
+    func testTheFormSetsTheAgentsConfirmAndLifetime() throws {
+        var state = Fixtures.state(Self.catalog())
+        Fixtures.press(&state, .char("I"), .enter)
+        guard case .form(let form) = state.mode else { return XCTFail("no form: \(state.mode)") }
+        XCTAssertEqual(form.value("confirmEachUse"), "no")
+        XCTAssertEqual(form.value("agentLifetime"), "", "no limit shows as empty")
+        // Name, key type, key file, public key: the fifth field is the confirm toggle, the sixth the lifetime.
+        Fixtures.press(&state, .tab, .tab, .tab, .tab, .char(" "), .tab)
+        Fixtures.type(&state, "soon")
+        XCTAssertEqual(Fixtures.press(&state, .enter), [])
+        guard case .form(let refused) = state.mode else { return XCTFail("form closed") }
+        XCTAssertEqual(refused.errors["agentLifetime"], "lifetime 'soon' is not a number of seconds")
+        Fixtures.press(&state, .ctrl("u"))
+        Fixtures.type(&state, "-5")
+        Fixtures.press(&state, .enter)
+        guard case .form(let negative) = state.mode else { return XCTFail("form closed") }
+        XCTAssertEqual(negative.errors["agentLifetime"], "agent lifetime must be 0 (no limit) to 31622400 seconds")
+        Fixtures.press(&state, .ctrl("u"))
+        Fixtures.type(&state, "3600")
+        let effects = Fixtures.press(&state, .enter)
+        guard case .saveIdentity(let saved) = effects.first else { return XCTFail("no save: \(effects)") }
+        XCTAssertTrue(saved.confirmEachUse)
+        XCTAssertEqual(saved.agentLifetime, 3600)
+        XCTAssertEqual(saved.name, "laptop", "nothing else changed")
+
+        // Editing it again shows what was set; clearing both turns them off.
+        var catalog = Self.catalog()
+        catalog.identities = catalog.identities.map { $0.id == saved.id ? saved : $0 }
+        var again = Fixtures.state(catalog)
+        Fixtures.press(&again, .char("I"), .enter)
+        guard case .form(let shown) = again.mode else { return XCTFail("no form") }
+        XCTAssertEqual(shown.value("confirmEachUse"), "yes")
+        XCTAssertEqual(shown.value("agentLifetime"), "3600")
+        Fixtures.press(&again, .tab, .tab, .tab, .tab, .char(" "), .tab, .ctrl("u"))
+        guard case .saveIdentity(let cleared) = Fixtures.press(&again, .enter).first else { return XCTFail("no save") }
+        XCTAssertFalse(cleared.confirmEachUse)
+        XCTAssertEqual(cleared.agentLifetime, 0)
+    }
+
     func testCancelAndAddFromTheListComeBackToIt() {
         var state = Fixtures.state(Self.catalog())
         Fixtures.press(&state, .char("I"), .char("e"), .escape)

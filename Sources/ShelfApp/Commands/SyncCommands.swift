@@ -66,7 +66,9 @@ enum SyncCommands {
             if !path.hasPrefix("/") { path = FileManager.default.currentDirectoryPath + "/" + path }
             settings = SyncSettings(transport: .folder, location: (path as NSString).standardizingPath)
         case (nil, let url?):
-            guard !url.isEmpty, !url.hasPrefix("-") else { throw ShelfError(.usage, "--git: '\(Display.safe(url))' is not a repository URL") }
+            guard !url.hasPrefix("-") else {
+                throw ShelfError(.usage, "--git: '\(Display.safe(url))' is not a repository URL", hint: ArgumentParser.usageHint(call.command))
+            }
             settings = SyncSettings(transport: .git, location: url)
         case (nil, nil) where call.flag("credentials"):
             guard let current = try SyncSettings.load(from: store) else {
@@ -77,6 +79,7 @@ enum SyncCommands {
             throw ShelfError(.usage, "sync enable: give exactly one of --folder PATH or --git URL",
                              hint: ArgumentParser.usageHint(call.command))
         }
+        if call.value("folder") != nil || call.value("git") != nil { try validate(settings) }
         let vault = try VaultCommands.open(context, create: true)
         try unlock(call, vault)
         if try SyncSettings.load(from: store) != settings {
@@ -89,6 +92,26 @@ enum SyncCommands {
             context.print("credential sync on for this device: passwords and keys travel sealed to the group's devices")
         }
         return report(runSync(context, store, vault), context)
+    }
+
+    /// A remote given to `sync enable` must be usable before anything is saved (the setting, the vault, the group):
+    /// a folder that exists and is writable, a git repository git can read. Exit 4 otherwise, nothing changed.
+    static func validate(_ settings: SyncSettings) throws {
+        let option = settings.transport == .folder ? "--folder" : "--git"
+        if settings.location.isEmpty || settings.location.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            throw ShelfError(.invalid, "\(option): '\(Display.safe(settings.location))' is not a \(settings.transport == .folder ? "folder" : "repository URL")",
+                             hint: "nothing was saved")
+        }
+        do {
+            switch settings.transport {
+            case .folder: try FolderRemote(path: settings.location).checkUsable()
+            case .git: try GitRemote.probe(settings.location)
+            }
+        } catch {
+            let missing = settings.transport == .folder && error.reason.hasSuffix(" not found")
+            let hint = missing ? "create it first (mkdir -p \(ShellWord.quote(settings.location))) or mount it" : error.hint ?? "check it"
+            throw ShelfError(.invalid, "\(option): \(Display.safe(error.reason))", hint: "\(hint); nothing was saved")
+        }
     }
 
     static func invite(_ call: Invocation, _ context: AppContext) throws -> Int32 {
@@ -163,7 +186,13 @@ enum SyncCommands {
     static func now(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         let store = try context.store()
         guard try SyncSettings.load(from: store) != nil else { throw ShelfError(.failure, "sync is off", hint: offHint) }
-        let vault = try VaultCommands.open(context, create: true)
+        let vault: Vault
+        do { vault = try VaultCommands.open(context, create: true) } catch {
+            // The run happens anyway, to fail on the vault the same way: the saved status (`sync status`, the status
+            // line) then says why sync stopped instead of keeping the last good run.
+            _ = SyncRun.run(context.workspace, store: store)
+            throw error
+        }
         try unlock(call, vault)
         return report(runSync(context, store, vault), context)
     }
@@ -222,7 +251,7 @@ enum SyncCommands {
         if let unit = trimmed.last, let scale = units[unit], let number = Double(trimmed.dropLast()) { value = number * scale }
         else if let number = Double(trimmed) { value = number }
         guard let seconds = value, seconds.isFinite, seconds >= 60, seconds <= 7 * 86_400 else {
-            throw ShelfError(.usage, "--expires: '\(Display.safe(text))' is not a duration between 1m and 7d", hint: "e.g. --expires 30m, 1h or 2d")
+            throw ShelfError(.invalid, "--expires: '\(Display.safe(text))' is not a duration between 1m and 7d", hint: "e.g. --expires 30m, 1h or 2d")
         }
         return seconds
     }
@@ -331,7 +360,7 @@ enum SyncCommands {
     static func conflicts(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         let store = try context.store()
         if call.flag("seen") {
-            let marked = try store.write { try $0.markConflictsSeen() }
+            let marked = try SyncRunner.markConflictsSeen(store: store, locations: context.locations)
             context.print("\(marked) conflict\(marked == 1 ? "" : "s") marked seen")
             return 0
         }

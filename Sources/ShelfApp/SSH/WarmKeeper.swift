@@ -1,6 +1,6 @@
 // WarmKeeper: the background process behind `exec --persist` — logs in once without asking anything (vault,
 // agent, key file only), then serves exec requests from our own uid over a 0600 unix socket, one channel each,
-// until it has been idle for its time, is told to stop, or its socket was replaced.
+// until it has been idle for its time (WarmIdle), is told to stop, or its socket was replaced.
 import Foundation
 import ShelfCore
 import ShelfOperations
@@ -43,13 +43,12 @@ enum WarmKeeper {
         tell(ready, "ready")
 
         let fingerprint = WarmSocket.fingerprint(plan.endpoints)
-        var lastUse = Date()
+        var idleness = WarmIdle(idle: .seconds(idle))
         while true {
-            let left = Double(idle) - Date().timeIntervalSince(lastUse)
-            if left <= 0 { return 0 }
-            let wait = min(left, Double(max(1, connection.keepAlive())), 5)
+            if idleness.expired { return 0 }
+            let wait = idleness.wait(keepalive: .seconds(max(1, connection.keepAlive())))
             var fds = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0)]
-            let count = poll(&fds, 1, Int32(wait * 1000) + 1)
+            let count = poll(&fds, 1, WarmIdle.milliseconds(wait))
             // Another keeper for this host took the path over (or someone removed it): nobody can reach us.
             guard PrivateSocket.ownsPath(path, inode: inode) else { return 0 }
             guard count > 0 else { continue }
@@ -59,7 +58,7 @@ enum WarmKeeper {
             defer { close(client) }
             guard PrivateSocket.peerIsUs(client) else { continue }
             switch handle(client, connection: connection, fingerprint: fingerprint) {
-            case .served: lastUse = Date()
+            case .served: idleness.used()
             case .stop: return 0
             }
         }

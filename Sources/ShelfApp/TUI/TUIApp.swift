@@ -189,8 +189,8 @@ final class TUIApp {
                 state.quitting = true
             case .answerPrompt(let answer):
                 login.prompts.answer(answer)
-            case .copyID(let id):
-                login.start(id, for: .copyID)
+            case .copyID(let id, let identity):
+                login.start(id, for: .copyID(identity: identity))
             case .answerAgent(let id, let allow):
                 agentQuestions?.answer(id, allow: allow)
             default:

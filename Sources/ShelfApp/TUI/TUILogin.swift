@@ -53,7 +53,8 @@ final class TUILogin: @unchecked Sendable {
     }
 
     /// What the login is for: a shell (the run loop takes over), or installing the host's identity key.
-    enum Purpose { case shell, copyID }
+    /// A shell, or copy-id of `identity` (nil: the host's own).
+    enum Purpose: Equatable { case shell, copyID(identity: UUID?) }
 
     /// Starts logging in to the host; posts `.loggedIn` or a `.connectFinished` line (and, for a changed host key,
     /// the dialog that can replace the pin).
@@ -116,8 +117,8 @@ final class TUILogin: @unchecked Sendable {
                 session.connection.close()
                 result = .failure(OperationFailure("not connected: cancelled"))
             }
-            if purpose == .copyID, case .success(let session) = result {
-                let notice = installIdentity(session)
+            if case .copyID(let identityID) = purpose, case .success(let session) = result {
+                let notice = installIdentity(session, identityID: identityID)
                 lock.lock()
                 if cancellation === attempt { cancellation = nil }
                 lock.unlock()
@@ -144,15 +145,18 @@ final class TUILogin: @unchecked Sendable {
         thread.start()
     }
 
-    /// copy-id on the login thread: the host's identity line appended to its authorized_keys, the outcome recorded.
-    private func installIdentity(_ session: Ready) -> Notice {
+    /// copy-id on the login thread: the identity's line (the host's own when `identityID` is nil) appended to the
+    /// host's authorized_keys, the outcome recorded.
+    private func installIdentity(_ session: Ready, identityID: UUID?) -> Notice {
         let host = Display.safe(session.plan.target.name)
         defer {
             session.connection.close()
             _ = BackgroundRecord(session.connection.outcome, target: session.plan.target.id, store: session.store).wait()
         }
         do {
-            guard let identity = session.plan.endpoints.last?.identity else {
+            let chosen = try identityID.flatMap { id in try session.store.identities().first { $0.id == id } }
+            if identityID != nil, chosen == nil { return Notice("the identity to install is gone", isError: true) }
+            guard let identity = chosen ?? session.plan.endpoints.last?.identity else {
                 return Notice("\(host) has no identity to install", isError: true)
             }
             let name = Display.safe(identity.name)

@@ -37,7 +37,7 @@ enum IdentityListView {
                 canvas.restyle(row: y, column: inner.column, width: inner.width) { $0.reverse = true }
             }
         }
-        canvas.write("j/k move, e/Enter edit, a add, d delete, Esc back", row: inner.row + inner.height - 1,
+        canvas.write("j/k move, e/Enter edit, a add, d delete, c copy-id, Esc back", row: inner.row + inner.height - 1,
                      column: inner.column, width: inner.width, style: .dim, ellipsis: e)
     }
 }

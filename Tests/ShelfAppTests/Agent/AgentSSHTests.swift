@@ -1,5 +1,5 @@
 // AgentSSHTests: the sshelf agent with OpenSSH's own client against the test sshd — vault keys (ed25519 from keygen,
-// ECDSA from identity import) log in, `ssh-add -l/-d` list and remove (the vault keeps the key), `ssh-add KEY` lands
+// ECDSA from identity import) log in, `ssh-add -l/-L/-d` list and remove (the vault keeps the key), `ssh-add KEY` lands
 // in the vault with the policy's class, RSA signs with SHA-2 and refuses SHA-1, every signature is in the release
 // log, the socket and the files the agent writes have private modes and hold no private key byte.
 import Foundation
@@ -28,6 +28,12 @@ final class AgentSSHTests: XCTestCase {
         XCTAssertExit(listed, 0)
         XCTAssertTrue(listed.stdout.contains(" made (ED25519)"), listed.stdout)
         XCTAssertTrue(listed.stdout.contains(" ec (ECDSA)"), listed.stdout)
+        // ssh-add -L prints the public key lines themselves, as `identity show` does, named by identity.
+        let lines = try world.sshAdd(["-L"])
+        XCTAssertExit(lines, 0)
+        let madeKey = made.stdout.split(separator: " ").prefix(2).joined(separator: " ")
+        let ec = ecdsa.publicLine.split(separator: " ").prefix(2).joined(separator: " ")
+        XCTAssertEqual(Set(lines.stdout.split(separator: "\n").map(String.init)), [madeKey + " made", ec + " ec"])
 
         XCTAssertExit(try world.ssh(), 0)
         XCTAssertTrue(world.sshd.waitForLog("Accepted publickey"), world.sshd.log)
@@ -102,6 +108,30 @@ final class AgentSSHTests: XCTestCase {
         XCTAssertFalse(
             SecretScan.hits(world.home.sshelfHome, for: ["public": Array(key.publicLine.utf8.prefix(40))]).isEmpty,
             "the scan sees what is there")
+    }
+
+    /// The usual policy, not a fixed class: a key an autostart tunnel's host uses must be readable unattended, so
+    /// ssh-add stores the key of such an identity (imported from ssh_config with its .pub, key not yet in the vault)
+    /// as afterFirstUnlockThisDeviceOnly, and the identity now serves from the vault.
+    func testSSHAddStoresATunnelsKeyInTheUnattendedClass() throws {
+        let world = try AgentWorld()
+        let key = try TestKey.generate(.ed25519)
+        let config = try world.home.write(
+            "Host tun\n  HostName 127.0.0.1\n  Port \(world.sshd.port)\n  IdentityFile \(key.privatePath)\n",
+            to: "tunnel-config")
+        XCTAssertExit(try world.home.run(["import", "ssh-config", config]), 0)
+        XCTAssertExit(try world.home.run(["forward", "add", "tun", "--local", "15999:localhost:22", "--autostart"]), 0)
+        let before = try XCTUnwrap(try world.identities().first { $0["publicKey"] as? String == key.publicLine })
+        XCTAssertNil(before["privateKeyRef"] as? String, "a key file identity: nothing in the vault yet")
+
+        try world.startAgent()
+        XCTAssertExit(try world.sshAdd([key.privatePath]), 0)
+        let after = try XCTUnwrap(try world.identities().first { $0["publicKey"] as? String == key.publicLine })
+        XCTAssertEqual(after["name"] as? String, before["name"] as? String, "the same identity, not a new one")
+        let reference = try XCTUnwrap(after["privateKeyRef"] as? String)
+        let item = try XCTUnwrap(try world.vaultItems().first { $0["key"] as? String == reference })
+        XCTAssertEqual(item["accessibility"] as? String, "afterFirstUnlockThisDeviceOnly", "a tunnel reads it unattended")
+        XCTAssertEqual(try world.identities().count, 1)
     }
 
     func testAnEncryptedKeyImportedWithItsPassphraseIsServed() throws {

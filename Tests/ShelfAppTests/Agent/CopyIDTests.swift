@@ -76,6 +76,23 @@ final class CopyIDTests: XCTestCase {
         XCTAssertEqual((logged as? [Any])?.count, 0)
     }
 
+    func testAPasswordFromTheVaultIsAReleaseLoggedAsCopyID() throws {
+        let remote = try remote()
+        XCTAssertExit(
+            try remote.world.home.run(["vault", "set-password", "t", "--secret-fd", "3"], fd3: TestAccount.password), 0)
+        let key = try TestKey.generate(.ed25519)
+        XCTAssertExit(try remote.world.home.run(["identity", "import", "laptop", key.privatePath]), 0)
+        XCTAssertExit(try remote.world.home.run(["copy-id", "t", "--accept-new", "--identity", "laptop"]), 0)
+        XCTAssertExit(try ssh(remote, key: key.privatePath), 0)
+        let logged = try JSONSerialization.jsonObject(
+            with: Data(try remote.world.home.run(["log", "--json"]).stdout.utf8)) as? [[String: Any]]
+        XCTAssertEqual(logged?.count, 1, "\(String(describing: logged))")
+        XCTAssertEqual(logged?.first?["by"] as? String, "copy-id")
+        XCTAssertEqual(logged?.first?["what"] as? String, "password")
+        XCTAssertEqual(logged?.first?["host"] as? String, "t")
+        XCTAssertExit(try remote.world.home.run(["log", "verify"]), 0)
+    }
+
     func testAnExistingFileKeepsItsLinesAndAnyCommentIsWrittenAsItIs() throws {
         let remote = try remote()
         try FileManager.default.createDirectory(atPath: remote.sshDirectory, withIntermediateDirectories: true)
@@ -132,5 +149,35 @@ final class CopyIDTests: XCTestCase {
         XCTAssertExit(try ssh(remote, key: key.privatePath), 0)
         try tui.send("q")
         try tui.waitFor("the TUI to quit") { _ in (try? tui.exitStatus()) != nil }
+    }
+
+    /// From the TUI's identity list: `c` asks which host, the login asks the host's password in the TUI, and the
+    /// selected key (not the host's own: it has none) is installed — OpenSSH then logs in with it.
+    func testTheTUIIdentityListInstallsTheSelectedKeyOnTheHostTyped() throws {
+        let remote = try remote()
+        let home = remote.world.home
+        XCTAssertExit(try home.run("trust", "t", "--fingerprint", try remote.world.fingerprint(remote.world.sshd)), 0)
+        let key = try TestKey.generate(.ed25519)
+        XCTAssertExit(try home.run(["identity", "import", "laptop", key.privatePath]), 0)
+        let tui = try Tmux(home: home, columns: 120, rows: 30)
+        try tui.waitFor(text: "1 host")
+        try tui.send("I")
+        try tui.waitFor(text: "laptop")
+        try tui.send("j")  // past the world's own id_ed25519
+        try tui.send("c")
+        try tui.waitFor(text: "Install laptop on a host")
+        try tui.type("nosuch")
+        try tui.send("Enter")
+        try tui.waitFor(text: "no host is named 'nosuch'")
+        try tui.send("C-u")
+        try tui.type("t")
+        try tui.send("Enter")
+        try tui.waitFor(text: "'s password:")
+        try tui.type(TestAccount.password)
+        try tui.send("Enter")
+        try tui.waitFor(text: "installed identity 'laptop' in ~/.ssh/authorized_keys on t")
+        XCTAssertExit(try ssh(remote, key: key.privatePath), 0)
+        try tui.send("q")
+        XCTAssertEqual(try tui.waitForExit(), 0)
     }
 }

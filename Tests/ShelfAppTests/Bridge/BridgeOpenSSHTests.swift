@@ -126,6 +126,12 @@ final class BridgeOpenSSHTests: XCTestCase {
         XCTAssertExit(try world.home.run("ssh-config", "uninstall"), 0)
         XCTAssertEqual(FileManager.default.contents(atPath: world.userConfig).map([UInt8].init), original)
         XCTAssertEqual(BridgeWorld.mode(world.userConfig), 0o644)
+        XCTAssertEqual(FileManager.default.contents(atPath: world.userConfig + ".sshelf-backup").map([UInt8].init), installed,
+                       "the copy from before the uninstall")
+        XCTAssertExit(try world.home.run("ssh-config", "uninstall"), 0)
+        XCTAssertEqual(FileManager.default.contents(atPath: world.userConfig).map([UInt8].init), original, "idempotent too")
+        XCTAssertEqual(FileManager.default.contents(atPath: world.userConfig + ".sshelf-backup").map([UInt8].init), installed,
+                       "nothing to take out: the backup is not replaced")
         // The real ssh reads the file (and the user's host) as before.
         let resolved = try world.tool("/usr/bin/ssh", ["-F", world.userConfig, "-G", "own"])
         XCTAssertExit(resolved, 0)

@@ -69,6 +69,33 @@ final class OptionsClientTests: XCTestCase {
         XCTAssertEqual(ran.stdout, "from setenv|from sendenv||\n")
     }
 
+    /// The CLI path, not only the transport: a host's ProxyCommand option (from `--option`, as an import keeps it)
+    /// carries `sshelf exec`, its tokens expanded (the command leaves a mark naming what it was given).
+    func testAHostsProxyCommandCarriesExec() throws {
+        let world = try BridgeWorld()
+        let server = try world.server()
+        let mark = world.home.root + "/proxy-ran"
+        try world.addHost("t", on: server)
+        XCTAssertExit(try world.home.run(["edit", "t", "--option", "ProxyCommand sh -c 'echo %n %r %h %p > \(mark); exec nc %h %p'"]), 0)
+        let ran = try world.home.run(["exec", "t", "-n", "--", "echo", "through the proxy"])
+        XCTAssertExit(ran, 0)
+        XCTAssertEqual(ran.stdout, "through the proxy\n")
+        XCTAssertEqual(try String(contentsOfFile: mark, encoding: .utf8),
+                       "t \(TestAccount.name) \(server.options.listenAddress) \(server.port)\n")
+    }
+
+    func testRequestTTYForceGivesExecATerminal() throws {
+        let world = try BridgeWorld()
+        let server = try world.server()
+        try world.addHost("plain", on: server)
+        try world.addHost("forced", on: server, options: ["RequestTTY force"])
+        let without = try world.home.run(["exec", "plain", "-n", "--", "tty"])
+        XCTAssertEqual(without.stdout, "not a tty\n", "\(without)")
+        let with = try world.home.run(["exec", "forced", "-n", "--", "tty"])
+        XCTAssertExit(with, 0)
+        XCTAssertTrue(with.stdout.hasPrefix("/dev/pts/"), "RequestTTY force: the command has a PTY: \(with)")
+    }
+
     func testStrictHostKeyCheckingNeverWeakensTheChangedKeyRule() throws {
         let world = try BridgeWorld()
         let server = try world.server()

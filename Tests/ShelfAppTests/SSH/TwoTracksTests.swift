@@ -1,6 +1,7 @@
 // The two tracks arrive at different times: device B has the host (config track) but not yet its password
 // (credential track) → `sshelf exec` fails with "not yet synced" and the sshd log shows no password attempt;
-// once B takes credentials too, the same command logs in. Real sshd, real folder remote, real vaults.
+// once B takes credentials too, the same command logs in — and the password that arrived by sync is in B's release
+// log like any other release (none before it arrived). Real sshd, real folder remote, real vaults.
 import Foundation
 import TestSupport
 import XCTest
@@ -37,6 +38,7 @@ final class TwoTracksTests: XCTestCase {
         XCTAssertTrue(during.contains("Connection from"), "B reached the server:\n\(during)")
         XCTAssertFalse(during.contains("method password"), "no password was tried:\n\(during)")
         XCTAssertFalse(during.contains("Failed password"), during)
+        XCTAssertEqual(try releases(b).count, 0, "nothing was released: the password was not there")
 
         // The credential track arrives.
         XCTAssertExit(try b.run("sync", "enable", "--credentials"), 0)
@@ -44,5 +46,24 @@ final class TwoTracksTests: XCTestCase {
         XCTAssertExit(later, 0)
         XCTAssertEqual(later.stdout, "\(TestAccount.name)\n")
         XCTAssertTrue(sshd.waitForLog("Accepted password"), sshd.log)
+
+        // The synced password's release is logged on B, as A's own use was on A; both logs verify.
+        let released = try releases(b)
+        XCTAssertEqual(released.count, 1, "\(released)")
+        XCTAssertEqual(released.first?["what"] as? String, "password")
+        XCTAssertEqual(released.first?["by"] as? String, "exec")
+        XCTAssertEqual(released.first?["host"] as? String, "pw")
+        XCTAssertTrue((released.first?["item"] as? String)?.hasPrefix("host.") == true, "\(released)")
+        XCTAssertEqual(try releases(a).map { $0["what"] as? String }, ["password"])
+        for home in [a, b] { XCTAssertExit(try home.run("log", "verify"), 0) }
+        XCTAssertFalse(
+            try String(contentsOfFile: b.sshelfHome + "/state/release.log", encoding: .utf8).contains(TestAccount.password),
+            "no secret in the log")
+    }
+
+    func releases(_ home: TempHome) throws -> [[String: Any]] {
+        let result = try home.run("log", "--json")
+        XCTAssertExit(result, 0)
+        return (try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]]) ?? []
     }
 }

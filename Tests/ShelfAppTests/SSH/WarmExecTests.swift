@@ -2,7 +2,7 @@
 // login (counted in the sshd log), exit status, stderr, stdin and 1 MB of binary stdout come through intact, a
 // stale socket or a changed host record falls back to a normal connection, socket 0600 in a 0700 directory,
 // another uid is refused, a session the server cut falls back, a caller killed mid-command releases the keeper,
-// `warm stop` and the idle time end it.
+// `warm stop` ends it and `--persist-for` is its idle time (WarmIdleTests: the idle timer on a clock the test moves).
 import Foundation
 import TestSupport
 import XCTest
@@ -120,14 +120,46 @@ final class WarmExecTests: XCTestCase {
         try waitUntilGone(path, "the outdated keeper exits")
     }
 
-    func testIdleTimeEndsTheKeeper() throws {
+    /// A keeper that logs in with a vault key releases it once, for its login (a release-log line), and the calls it
+    /// serves afterwards release nothing: it holds the session, not the key.
+    func testTheKeepersLoginIsTheOnlyRelease() throws {
+        let world = try pinnedWorld()
+        defer { _ = try? world.home.run("warm", "stop") }
+        world.home.extraEnvironment = ["SSHELF_VAULT_NO_KEYRING": "1"]
+        let made = try world.home.run("keygen", "vk")
+        XCTAssertExit(made, 0)
+        try world.sshd.authorize(made.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        XCTAssertExit(try world.home.run("edit", "t", "--identity", "vk", "--auth", "publickey"), 0)
+        for command in ["echo one", "echo two", "echo three"] {
+            XCTAssertExit(try world.home.run("exec", "t", "--persist", "-n", "--", command), 0)
+        }
+        XCTAssertTrue(world.sshd.waitForLog("Accepted publickey", count: 2), world.sshd.log)
+        let logged = try JSONSerialization.jsonObject(with: Data(try world.home.run("log", "--json").stdout.utf8))
+        let lines = (logged as? [[String: Any]]) ?? []
+        XCTAssertEqual(lines.count, 1, "\(lines)")
+        XCTAssertEqual(lines.first?["what"] as? String, "private key")
+        XCTAssertEqual(lines.first?["by"] as? String, "exec")
+        XCTAssertEqual(lines.first?["host"] as? String, "t")
+    }
+
+    /// `--persist-for` reaches the keeper as its idle time (when it ends is WarmIdleTests', on a clock the test moves,
+    /// so nothing here waits for it to pass).
+    func testPersistForIsTheKeepersIdleTime() throws {
         let world = try pinnedWorld()
         let path = try socketPath(world)
-        XCTAssertExit(try world.home.run("exec", "t", "--persist", "--persist-for", "2", "-n", "--", "true"), 0)
-        // The keeper logged in (a second login): it existed. Not its socket: on a loaded machine its two seconds may
-        // be over before a check here runs.
+        let id = try hostID(world)
+        XCTAssertExit(try world.home.run("exec", "t", "--persist", "--persist-for", "7", "-n", "--", "true"), 0)
         XCTAssertTrue(world.sshd.waitForLog("Accepted publickey", count: 2), world.sshd.log)
-        try waitUntilGone(path, "the keeper ends after its idle time")
+        let keepers = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap { pid -> [String]? in
+            guard Int32(pid) != nil, let raw = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return nil }
+            let argv = raw.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            return argv.contains { $0.lowercased() == id } && argv.contains("serve") ? argv : nil
+        }
+        XCTAssertEqual(keepers.count, 1, "\(keepers)")
+        let argv = keepers.first ?? []
+        XCTAssertEqual(argv.firstIndex(of: "--idle").map { argv[$0 + 1] }, "7", "\(argv)")
+        XCTAssertExit(try world.home.run("warm", "stop"), 0)
+        try waitUntilGone(path, "the keeper ends when stopped")
     }
 
     /// The keeper checks the caller's uid itself (SO_PEERCRED), not only through the 0700 directory: with the

@@ -1,5 +1,6 @@
-// The identity list end to end: rename an identity in the TUI and see it with `sshelf identity list`; delete one
-// a host uses and see the host keep everything but its identity.
+// The identity list end to end: rename an identity in the TUI and set the agent's options for it (confirm each use,
+// a lifetime) and see them with `sshelf identity list`; delete one a host uses and see the host keep everything but
+// its identity.
 import Foundation
 import TestSupport
 import XCTest
@@ -34,11 +35,15 @@ final class TUIIdentityTests: XCTestCase {
         try tui.waitFor(text: "an identity named 'spare' already exists")
         try tui.send("C-u")
         try tui.type("new-key")
+        // The agent's options, as `identity edit --confirm --lifetime 900` sets them.
+        try tui.send("Tab", "Tab", "Tab", "Tab", "Space", "Tab")
+        try tui.type("900")
         try tui.send("Enter")
         try tui.waitFor(text: "saved identity new-key")
         try tui.waitFor(text: "Identities (2)")
         let listed = try home.run("identity", "list")
         XCTAssertTrue(listed.stdout.contains("new-key"), listed.stdout)
+        XCTAssertTrue(listed.stdout.contains("confirm, 900 s"), listed.stdout)
         XCTAssertFalse(listed.stdout.contains("old-key"), listed.stdout)
         XCTAssertTrue(try home.run("show", "web1").stdout.contains("identity       new-key"))
 

@@ -18,8 +18,10 @@ final class TUISyncStatusTests: XCTestCase {
         home.extraEnvironment = ["SSHELF_VAULT_NO_KEYRING": "1"]
         XCTAssertExit(try home.run("add", "web", "--host", "w.example"), 0)
         let folder = home.root + "/nas/sshelf"
-        XCTAssertExit(try home.run("sync", "enable", "--folder", folder), 1)  // the folder does not exist yet
-        // Sync keeps this device's keys in the vault, so turning it on set the vault up.
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        XCTAssertExit(try home.run("sync", "enable", "--folder", folder), 0)
+        // Sync keeps this device's keys in the vault, so turning it on set the vault up. Then the share goes away.
+        try FileManager.default.removeItem(atPath: home.root + "/nas")
 
         let missing = "▲ local fallback: sync folder \(folder) not found"
         var tui: Tmux? = try Tmux(home: home, columns: 140, environment: ["TERM": "tmux-256color"])
@@ -30,7 +32,6 @@ final class TUISyncStatusTests: XCTestCase {
         tui = nil
 
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        XCTAssertExit(try home.run("vault", "init"), 0)
         let again = try Tmux(home: home, columns: 140, environment: ["TERM": "tmux-256color"])
         // The TUI starts a sync in the background at once; the line turns green when it is done.
         let synced = try again.waitFor("synced", escapes: true) { $0.contains("✓ synced just now") }
