@@ -157,6 +157,7 @@ enum ImportPlan {
         // A fixed set of prepared statements for every host (in the caller's one transaction); new hosts in bulk.
         try store.insert(newHosts: newHosts)
         try store.save(hosts: changedHosts)
+        ImportExportCommands.releaseElsewhere((imported, newHosts, changedHosts))
         if !resolved.defaults.isEmpty {
             try store.setOptionDefaults(mergedDefaults(try store.optionDefaults(), resolved.defaults))
             summary.defaultsKept = resolved.defaults.count
