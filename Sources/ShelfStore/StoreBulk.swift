@@ -46,22 +46,23 @@ extension Store {
         guard !hosts.isEmpty else { return }
         try write { store in
             let ids = hosts.map(\.id)
-            let order = ids.indices.sorted { Store.idPrecedes(ids[$0], ids[$1]) }
+            let sorted = zip(ids, ids.dropFirst()).allSatisfy { Store.idPrecedes($0, $1) }
+            let order = sorted ? Array(ids.indices) : ids.indices.sorted { Store.idPrecedes(ids[$0], ids[$1]) }
             // Read every time (not only for large batches), so an import runs the same statements whatever its size.
             let indexes = try store.db.query(
                 "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'hosts' AND sql IS NOT NULL"
             ) { ($0.text(0), $0.text(1)) }
             // Hosts whose ids were handed out in name order (as an import does) are in the name index's order too:
             // every index is appended to, and nothing needs building again.
-            let keys = hosts.map { Store.listOrderKey($0.name) }
-            let inNameOrder = zip(order, order.dropFirst()).allSatisfy { !Store.precedes(keys[$0.1], keys[$0.0]) }
+            let names = hosts.map(\.name)
+            let inNameOrder = zip(order, order.dropFirst()).allSatisfy { !Store.listOrderPrecedes(names[$0.1], names[$0.0]) }
             let stored = try store.hostCount()
             let rebuild = !inNameOrder && hosts.count >= Store.indexRebuildMinimum && hosts.count >= stored
             if rebuild {
                 try store.db.execute(indexes.map { "DROP INDEX \"\($0.0)\";" }.joined())
             }
             let insert = try store.db.cached(HostRow.insert)
-            for index in order { try store.db.runOnce(insert, HostRow.bindings(hosts[index])) }
+            try Store.rowValues(of: hosts, in: order) { values in try store.db.runOnce(insert, values) }
             if rebuild {
                 try store.db.execute(indexes.map { $0.1 + ";" }.joined())
             }
@@ -73,6 +74,92 @@ extension Store {
     /// capitals as small letters, compared byte by byte (`precedes`).
     public static func listOrderKey(_ name: String) -> [UInt8] {
         name.utf8.map { $0 &- 0x41 < 26 ? $0 | 0x20 : $0 }
+    }
+
+    /// `a` before `b` in the list order (as `listOrderKey` compares), without making either key.
+    public static func listOrderPrecedes(_ a: String, _ b: String) -> Bool {
+        var a = a, b = b
+        return a.withUTF8 { a in
+            b.withUTF8 { b in
+                for i in 0..<min(a.count, b.count) {
+                    let x = a[i] &- 0x41 < 26 ? a[i] | 0x20 : a[i]
+                    let y = b[i] &- 0x41 < 26 ? b[i] | 0x20 : b[i]
+                    if x != y { return x < y }
+                }
+                return a.count < b.count
+            }
+        }
+    }
+
+    /// Hands `body` each host's row values in `order`, made on another core a few blocks ahead: the inserts, which
+    /// only this thread can run, need not wait for them.
+    static func rowValues(of hosts: [ShelfCore.Host], in order: [Int], _ body: ([SQLValue]) throws -> Void) throws {
+        let block = 2_048
+        let blocks = (order.count + block - 1) / block
+        guard blocks > 1 else {
+            for index in order { try body(HostRow.bindings(hosts[index])) }
+            return
+        }
+        let made = RowBlocks(count: blocks)
+        // Back-pressure: at most four blocks made and not yet inserted.
+        let room = DispatchSemaphore(value: 4)
+        let cancelled = ManagedAtomicFlag()
+        DispatchQueue.global(qos: .userInitiated).async {
+            for b in 0..<blocks {
+                room.wait()
+                if cancelled.isSet { break }
+                made.put(b, order[(b * block)..<min((b + 1) * block, order.count)].map { HostRow.bindings(hosts[$0]) })
+            }
+        }
+        defer {
+            cancelled.set()
+            room.signal()
+        }
+        for b in 0..<blocks {
+            for values in made.take(b) { try body(values) }
+            room.signal()
+        }
+    }
+
+    /// Blocks of row values, each put by the maker and taken once by the inserter.
+    final class RowBlocks: @unchecked Sendable {
+        private var blocks: [[[SQLValue]]]
+        private let ready: [DispatchSemaphore]
+        private let lock = NSLock()
+        init(count: Int) {
+            blocks = Array(repeating: [], count: count)
+            ready = (0..<count).map { _ in DispatchSemaphore(value: 0) }
+        }
+        func put(_ index: Int, _ rows: [[SQLValue]]) {
+            lock.lock()
+            blocks[index] = rows
+            lock.unlock()
+            ready[index].signal()
+        }
+        func take(_ index: Int) -> [[SQLValue]] {
+            ready[index].wait()
+            lock.lock()
+            defer { lock.unlock() }
+            let rows = blocks[index]
+            blocks[index] = []
+            return rows
+        }
+    }
+
+    /// A flag one thread sets and another reads.
+    final class ManagedAtomicFlag: @unchecked Sendable {
+        private var value = false
+        private let lock = NSLock()
+        var isSet: Bool {
+            lock.lock()
+            defer { lock.unlock() }
+            return value
+        }
+        func set() {
+            lock.lock()
+            value = true
+            lock.unlock()
+        }
     }
 
     /// Byte order, a prefix first.

@@ -92,7 +92,11 @@ enum ImportPlan {
         // Ids for the new hosts: random, handed out in name order (the list's order) so the store appends each row to
         // every index it has instead of putting it at a random place in each (Store.insert(newHosts:)).
         let fresh = Store.listOrder(newPositions.map { imported[$0].1.name }).map { newPositions[$0] }
-        for (id, position) in zip(Store.ascendingIDs(fresh.count), fresh) { imported[position].1.id = id }
+        var rank = [Int](repeating: -1, count: imported.count)
+        for (k, (id, position)) in zip(Store.ascendingIDs(fresh.count), fresh).enumerated() {
+            imported[position].1.id = id
+            rank[position] = k
+        }
         // A name in a jump chain: the host of that name in the file, else the one stored under it (when unique).
         func id(named name: String) -> UUID? {
             let key = ModelCheck.sameNameKey(name)
@@ -102,9 +106,9 @@ enum ImportPlan {
         }
         // Second pass: jump chains may name hosts defined later in the file.
         var changedHosts: [ShelfCore.Host] = []
-        var newHosts: [ShelfCore.Host] = []
-        newHosts.reserveCapacity(imported.count)
-        for (entry, var host, isNew) in imported {
+        // New hosts by their id's rank, so they reach the store already in id order.
+        var newSlots = [ShelfCore.Host?](repeating: nil, count: fresh.count)
+        for (position, (entry, var host, isNew)) in imported.enumerated() {
             let before = stored[host.id]
             if entry.proxyJump.isEmpty, let names = entry.proxyCommandJump {
                 // `ProxyCommand ssh -W %h:%p HOST`: a jump chain when every host it names is known, else kept as is.
@@ -142,7 +146,7 @@ enum ImportPlan {
             var changed = isNew || before.map { !sameSettings($0, host) } ?? true
             if changed {
                 host.updatedAt = Date()
-                if isNew { newHosts.append(host) } else { changedHosts.append(host) }
+                if isNew { newSlots[rank[position]] = host } else { changedHosts.append(host) }
             }
             let rules = rulesByHost[host.id] ?? []
             for spec in entry.forwards where !rules.contains(where: { $0.spec == spec }) {
@@ -155,9 +159,10 @@ enum ImportPlan {
             if isNew { summary.added.append(host.name) } else if changed { summary.updated.append(host.name) } else { summary.unchanged += 1 }
         }
         // A fixed set of prepared statements for every host (in the caller's one transaction); new hosts in bulk.
+        let newHosts = newSlots.compactMap { $0 }
         try store.insert(newHosts: newHosts)
         try store.save(hosts: changedHosts)
-        ImportExportCommands.releaseElsewhere((imported, newHosts, changedHosts))
+        ImportExportCommands.releaseElsewhere((imported, newSlots, newHosts, changedHosts))
         if !resolved.defaults.isEmpty {
             try store.setOptionDefaults(mergedDefaults(try store.optionDefaults(), resolved.defaults))
             summary.defaultsKept = resolved.defaults.count
