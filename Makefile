@@ -5,8 +5,13 @@ DESTDIR ?=
 BUILD_FLAGS ?= -Xswiftc -warnings-as-errors
 # The release binary links the Swift runtime and Foundation statically (the dynamic loader's symbol binding
 # was 75% of a `sshelf list`), with the toolchain's lld packing its 75,000 relative relocations (DT_RELR,
-# glibc 2.36+): the loader no longer reads a 1.8 MB table at every start. See docs/PERFORMANCE.md.
-RELEASE_FLAGS ?= -c release --static-swift-stdlib -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs
+# glibc 2.36+): the loader no longer reads a 1.8 MB table at every start; and laying out first, together, the
+# functions everyday commands and the TUI run (each function in a section of its own, placed by the list in
+# bench/link-order.txt, made by bench/link-order): a start then maps a few MiB of code instead of 6-10. See
+# docs/PERFORMANCE.md.
+RELEASE_FLAGS ?= -c release --static-swift-stdlib -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs \
+	-Xswiftc -Xfrontend -Xswiftc -function-sections \
+	-Xlinker --symbol-ordering-file=$(CURDIR)/bench/link-order.txt -Xlinker --no-warn-symbol-ordering
 
 # Debian packages to build and run, and the extra ones the tests drive for real (the shells: completion tests;
 # git-filter-repo: the sync migration's git-history fix is followed as written).

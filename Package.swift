@@ -9,19 +9,15 @@ let package = Package(
         .executable(name: "sshelf", targets: ["sshelf"])
     ],
     targets: [
-        // C libraries from Debian, each imported by exactly one Swift target.
-        .systemLibrary(
-            name: "CLibSSH2", path: "Sources/CLibSSH2", pkgConfig: "libssh2",
-            providers: [.apt(["libssh2-1-dev"])]),
-        .systemLibrary(
-            name: "CSodium", path: "Sources/CSodium", pkgConfig: "libsodium",
-            providers: [.apt(["libsodium-dev"])]),
+        // C libraries from Debian, each imported by exactly one Swift target. libssh2, libcrypto and libsodium are
+        // opened on first use, not at start (each module's deferred.c, written by scripts/deferred-libraries): only
+        // connecting, forwarding and the vault need them (docs/PERFORMANCE.md, "Start-up").
+        .target(name: "CLibSSH2", path: "Sources/CLibSSH2"),
+        .target(name: "CSodium", path: "Sources/CSodium"),
         .systemLibrary(
             name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]),
-        .systemLibrary(
-            name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "libcrypto",
-            providers: [.apt(["libssl-dev"])]),
+        .target(name: "COpenSSL", path: "Sources/COpenSSL"),
         .systemLibrary(
             name: "CNcurses", path: "Sources/CNcurses", pkgConfig: "ncursesw",
             providers: [.apt(["libncurses-dev"])]),

@@ -123,7 +123,7 @@ public struct HostMatcher: Sendable {
             var best: Int32 = group >= 0 && group < groupCount ? groups[t * groupCount + group] : -1
             if term.count == 1 {
                 // One character (the first key of most searches): one pass over the whole text.
-                best = max(best, HostMatcher.scoreOne(term[0], in: text))
+                best = max(best, HostMatcher.scoreOne(term[0], in: text, oneByteField: table.hasOneByteField(row)))
                 if best < 0 { return nil }
                 total += best
                 continue
@@ -151,15 +151,20 @@ public struct HostMatcher: Sendable {
     }
 
     /// The best score of a one-character term over every field of a host's text at once: the same score the
-    /// per-field path gives (field and word starts, a whole one-character field, the name's bonus).
+    /// per-field path gives (field and word starts, a whole one-character field, the name's bonus). It stops as soon
+    /// as no later occurrence can score more: the whole-field bonus is possible only in a host with a one-byte field
+    /// (`oneByteField`, from the catalog's flags), so for nearly every host a field start ends the search, and a name
+    /// that starts with the character ends it at its first byte.
     @inline(__always)
-    static func scoreOne(_ byte: UInt8, in text: UnsafeBufferPointer<UInt8>) -> Int32 {
+    static func scoreOne(_ byte: UInt8, in text: UnsafeBufferPointer<UInt8>, oneByteField: Bool) -> Int32 {
         guard let base = text.baseAddress else { return -1 }
         let n = text.count
         let nameEnd = FuzzyScore.find(HostTable.separator, in: text, from: 0) ?? n
         let current = FuzzyScore.charClass(byte)
-        let highest = FuzzyScore.scoreMatch + FuzzyScore.bonusBoundaryWhite * FuzzyScore.bonusFirstCharMultiplier
-            + FuzzyScore.bonusExact + nameBonus
+        // The most an occurrence can score after the name, and in it.
+        let afterName = FuzzyScore.scoreMatch + FuzzyScore.bonusBoundaryWhite * FuzzyScore.bonusFirstCharMultiplier
+            + (oneByteField ? FuzzyScore.bonusExact : 0)
+        let inName = afterName + nameBonus
         var best: Int32 = -1
         var from = 0
         while from < n, let hit = memchr(base + from, Int32(byte), n - from) {
@@ -169,10 +174,8 @@ public struct HostMatcher: Sendable {
             var s = FuzzyScore.scoreMatch + FuzzyScore.bonus(previous, current) * FuzzyScore.bonusFirstCharMultiplier
             if fieldStart && (i + 1 == n || text[i + 1] == HostTable.separator) { s += FuzzyScore.bonusExact }
             if i < nameEnd { s += nameBonus }
-            if s > best {
-                best = s
-                if best >= highest { break }
-            }
+            if s > best { best = s }
+            if best >= (i + 1 < nameEnd ? inName : afterName) { break }
             from = i + 1
         }
         return best

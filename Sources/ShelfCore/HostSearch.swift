@@ -1,12 +1,13 @@
 // HostSearch: folding for search (lower case, no accents: `zurich` finds `Zürich-lab`), shared by the
-// matcher (HostMatcher: the one rule the CLI and the TUI use) and the store's pre-folded search column.
+// matcher (HostMatcher: the one rule the CLI and the TUI use) and the store's early migrations (a pre-folded search
+// column, dropped since the catalog folds the fields itself).
 import Foundation
 
 public enum HostSearch {
     /// Separates fields in the search text so a term cannot match across two of them.
     public static let fieldSeparator = "\u{1F}"
 
-    /// The lower-cased search text stored with a host (without the group path, which is matched separately
+    /// The lower-cased search text the store's second migration filled in (without the group path, which is matched separately
     /// so renaming a group does not rewrite every host below it).
     public static func text(for host: Host) -> String {
         let fields = [host.name, host.hostname, host.user] + host.tags

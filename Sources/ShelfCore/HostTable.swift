@@ -19,7 +19,13 @@ public struct HostTable: @unchecked Sendable {
     let display: UnsafePointer<UInt8>
     let displayLength: Int
     let ids: UnsafePointer<UInt8>
+    /// The row of each id in id order, those ids (16 bytes each) in that order, and every `idBlock`-th of them: a
+    /// lookup searches the fence (a few KiB), then one block of the sorted ids, and so touches two or three pages
+    /// of the mapped file, not one for every step of a search over 100,000 rows.
     let idOrder: UnsafePointer<UInt32>
+    let idSorted: UnsafePointer<UInt8>
+    let idFence: UnsafePointer<UInt8>
+    static let idBlock = 256
     let groupColumn: UnsafePointer<Int32>
     let identityColumn: UnsafePointer<Int32>
     let portColumn: UnsafePointer<UInt16>
@@ -45,6 +51,8 @@ public struct HostTable: @unchecked Sendable {
     /// Bit 0 of a host's flags: its folded text differs from its display text in more than ASCII case
     /// (accents, non-ASCII letters, replaced control characters), so highlight positions need mapping.
     static let flagNeedsMapping: UInt8 = 1
+    /// Bit 1: a field of its search text is one byte long (see `HostMatcher.scoreOne`).
+    static let flagOneByteField: UInt8 = 2
 
     /// An empty table (no store yet, or a test).
     public static let empty: HostTable = {
@@ -79,6 +87,9 @@ public struct HostTable: @unchecked Sendable {
     }
 
     public func needsMapping(_ index: Int) -> Bool { flagColumn[index] & HostTable.flagNeedsMapping != 0 }
+
+    @inline(__always)
+    func hasOneByteField(_ index: Int) -> Bool { flagColumn[index] & HostTable.flagOneByteField != 0 }
 
     /// The display fields of host `index`: name, hostname, user, then the tags.
     public func fields(_ index: Int) -> [String] {
@@ -171,19 +182,29 @@ public struct HostTable: @unchecked Sendable {
         }
     }
 
-    /// The row of the host with this id, found by binary search over the id order (no dictionary per host).
+    /// The row of the host with this id: the last fence entry not above it names the block of the sorted ids to
+    /// search (no dictionary per host, and a few pages touched).
     public func index(of id: UUID) -> Int? {
         withUnsafeBytes(of: id.uuid) { wanted -> Int? in
             let key = wanted.baseAddress!
+            // The first fence entry above the key; its block is the one before.
             var low = 0
-            var high = count
+            var high = (count + HostTable.idBlock - 1) / HostTable.idBlock
             while low < high {
                 let middle = (low + high) / 2
-                let row = Int(idOrder[middle])
-                guard row < count else { return nil }
-                let order = memcmp(ids + row * 16, key, 16)
-                if order == 0 { return row }
-                if order < 0 { low = middle + 1 } else { high = middle }
+                if memcmp(idFence + middle * 16, key, 16) <= 0 { low = middle + 1 } else { high = middle }
+            }
+            guard low > 0 else { return nil }
+            var first = (low - 1) * HostTable.idBlock
+            var last = min(first + HostTable.idBlock, count)
+            while first < last {
+                let middle = (first + last) / 2
+                let order = memcmp(idSorted + middle * 16, key, 16)
+                if order == 0 {
+                    let row = Int(idOrder[middle])
+                    return row < count ? row : nil
+                }
+                if order < 0 { first = middle + 1 } else { last = middle }
             }
             return nil
         }

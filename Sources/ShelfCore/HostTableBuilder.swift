@@ -137,6 +137,17 @@ public struct HostTableBuilder {
 
     // MARK: appending
 
+    /// True when a field of the folded text is a single byte (a one-letter name, user or tag): only such a field
+    /// can give a one-character term the "whole field" bonus, so the matcher may stop early on every other host.
+    static func hasOneByteField(_ text: [UInt8]) -> Bool {
+        var start = 0
+        for i in 0...text.count where i == text.count || text[i] == HostTable.separator {
+            if i - start == 1 { return true }
+            start = i + 1
+        }
+        return false
+    }
+
     public mutating func append(_ row: HostTableRow) {
         foldedScratch.removeAll(keepingCapacity: true)
         displayScratch.removeAll(keepingCapacity: true)
@@ -179,7 +190,8 @@ public struct HostTableBuilder {
         let authCode = HostTableBuilder.authCode(row.auth)
         authColumn.append(authCode ?? 0)
         if authCode == nil { addRare(.auth, row.auth) }
-        flagColumn.append(needsMapping || sanitized ? HostTable.flagNeedsMapping : 0)
+        flagColumn.append((needsMapping || sanitized ? HostTable.flagNeedsMapping : 0)
+                          | (HostTableBuilder.hasOneByteField(foldedScratch) ? HostTable.flagOneByteField : 0))
         lastConnectedColumn.append(row.lastConnected ?? .nan)
         createdColumn.append(row.created)
         updatedColumn.append(row.updated)
@@ -381,6 +393,12 @@ public struct HostTableBuilder {
         lengths[S.display.rawValue] = display.count
         lengths[S.ids.rawValue] = ids.count
         lengths[S.idOrder.rawValue] = order.count * 4
+        var sorted: [UInt8] = []
+        sorted.reserveCapacity(ids.count)
+        for row in order { sorted += ids[Int(row) * 16..<Int(row) * 16 + 16] }
+        let fence = stride(from: 0, to: order.count, by: HostTable.idBlock).flatMap { sorted[$0 * 16..<$0 * 16 + 16] }
+        lengths[S.idSorted.rawValue] = sorted.count
+        lengths[S.idFence.rawValue] = fence.count
         lengths[S.group.rawValue] = groupColumn.count * 4
         lengths[S.identity.rawValue] = identityColumn.count * 4
         lengths[S.port.rawValue] = portColumn.count * 2
@@ -430,6 +448,8 @@ public struct HostTableBuilder {
             case .recent: try array(section, recent)
             case .ids: try array(section, ids)
             case .idOrder: try array(section, order)
+            case .idSorted: try array(section, sorted)
+            case .idFence: try array(section, fence)
             case .identity: try array(section, identityColumn)
             case .port: try array(section, portColumn)
             case .auth: try array(section, authColumn)
@@ -468,11 +488,17 @@ public struct HostTableBuilder {
     }
 
     /// Writes the table in the catalog format to an open file (the catalog cache).
+    /// Bytes per write of the catalog file. The page cache keeps a file in pieces ("folios") as large as the writes
+    /// that made them, and a process mapping the file maps a whole piece when it touches one byte of it: written at
+    /// once, a 14 MB catalog became pieces of up to 2 MB, and drawing 40 rows (a few bytes of each of ten columns)
+    /// mapped most of the file. In 64 KiB writes a touch maps 64 KiB, the kernel's fault-around anyway.
+    static let writeChunk = 64 * 1024
+
     public func write(token: [UInt8], to fd: Int32) throws {
         try serialize(token: token, order: idOrder()) { bytes in
             var rest = bytes
             while !rest.isEmpty {
-                let n = Glibc.write(fd, rest.baseAddress!, rest.count)
+                let n = Glibc.write(fd, rest.baseAddress!, min(rest.count, HostTableBuilder.writeChunk))
                 if n < 0 {
                     if errno == EINTR { continue }
                     throw HostTableFormatError(description: "cannot write the catalog: \(String(cString: strerror(errno)))")

@@ -11,7 +11,7 @@ public struct HostTableFormatError: Error, CustomStringConvertible, Sendable {
 enum HostTableFormat {
     static let magic: [UInt8] = Array("sshelfct".utf8)
     /// Bumped whenever the layout changes: an old file is then simply rebuilt.
-    static let version: UInt32 = 4
+    static let version: UInt32 = 6
     static let headerSize = 48 + Section.allCases.count * 16
     static let tokenSize = 16
 
@@ -19,8 +19,8 @@ enum HostTableFormat {
     /// in with it), then those only a shown or edited host needs.
     enum Section: Int, CaseIterable {
         case textStart, text, group, flags, recent, displayStart, display, lastConnected,
-            ids, idOrder, identity, port, auth, created, updated, jumpStart, jumpIDs, rareStart, rare, groupIDs,
-            identityIDs
+            ids, idFence, idSorted, idOrder, identity, port, auth, created, updated, jumpStart, jumpIDs, rareStart, rare,
+            groupIDs, identityIDs
     }
 
     /// Where each section lives, in bytes from the start of the buffer.
@@ -122,6 +122,9 @@ extension HostTable {
         display = (storage.base + layout.offsets[S.display.rawValue]).assumingMemoryBound(to: UInt8.self)
         ids = try section(.ids, elementSize: 16, elements: n).assumingMemoryBound(to: UInt8.self)
         idOrder = try section(.idOrder, elementSize: 4, elements: n).assumingMemoryBound(to: UInt32.self)
+        idSorted = try section(.idSorted, elementSize: 16, elements: n).assumingMemoryBound(to: UInt8.self)
+        idFence = try section(.idFence, elementSize: 16, elements: (n + HostTable.idBlock - 1) / HostTable.idBlock)
+            .assumingMemoryBound(to: UInt8.self)
         groupColumn = try section(.group, elementSize: 4, elements: n).assumingMemoryBound(to: Int32.self)
         identityColumn = try section(.identity, elementSize: 4, elements: n).assumingMemoryBound(to: Int32.self)
         portColumn = try section(.port, elementSize: 2, elements: n).assumingMemoryBound(to: UInt16.self)

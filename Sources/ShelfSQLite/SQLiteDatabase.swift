@@ -173,28 +173,71 @@ public final class SQLiteStatement {
         self.database = database
     }
 
-    deinit { sqlite3_finalize(handle) }
+    /// Where `runOnce` copies a run's texts (grown as needed, kept for the statement's next runs).
+    private var scratch = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+
+    deinit {
+        sqlite3_finalize(handle)
+        scratch.deallocate()
+    }
 
     public func bind(_ values: [SQLiteValue]) throws(SQLiteError) {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
-        for (offset, value) in values.enumerated() {
-            let index = Int32(offset + 1)
-            let rc: Int32
-            switch value {
-            case .null: rc = sqlite3_bind_null(handle, index)
-            case .int(let v): rc = sqlite3_bind_int64(handle, index, Int64(v))
-            case .double(let v): rc = sqlite3_bind_double(handle, index, v)
-            case .text(var v):
-                // The bytes with their length: no C-string bridge and no strlen for every parameter.
-                rc = v.withUTF8 { bytes in
-                    bytes.isEmpty ? sqlite3_bind_text(handle, index, "", 0, transient)
-                        : sqlite3_bind_text(handle, index, bytes.baseAddress, Int32(bytes.count), transient)
-                }
-            case .blob(let v): rc = sqlite3_bind_blob(handle, index, v, Int32(v.count), transient)
+        for (offset, value) in values.enumerated() { try bindOne(value, Int32(offset + 1)) }
+    }
+
+    /// Runs the statement once to its end with `values` bound, for bulk inserts: the texts are copied into one buffer
+    /// the statement keeps and bound where they lie, instead of SQLite copying each into memory of its own (a malloc
+    /// and a free per value, per row). The bindings are cleared after the run, so nothing points into the buffer.
+    public func runOnce(_ values: [SQLiteValue]) throws(SQLiteError) {
+        sqlite3_reset(handle)
+        defer {
+            sqlite3_reset(handle)
+            sqlite3_clear_bindings(handle)
+        }
+        var total = 0
+        for case .text(let text) in values { total += text.utf8.count }
+        if total > scratch.count || scratch.baseAddress == nil {
+            scratch.deallocate()
+            scratch = .allocate(byteCount: max(total, 2 * scratch.count, 1024), alignment: 1)
+        }
+        var offset = 0
+        for (position, value) in values.enumerated() {
+            let index = Int32(position + 1)
+            guard case .text(var text) = value else {
+                try bindOne(value, index)
+                continue
             }
+            let start = scratch.baseAddress.map { $0 + offset }
+            let count = text.withUTF8 { bytes in
+                if let start, let source = bytes.baseAddress { start.copyMemory(from: source, byteCount: bytes.count) }
+                return bytes.count
+            }
+            offset += count
+            // SQLITE_STATIC (no destructor): SQLite reads the bytes where they are until the bindings are cleared.
+            // A pointer with no bytes is the empty text, not NULL.
+            let rc = sqlite3_bind_text(handle, index, start?.assumingMemoryBound(to: CChar.self), Int32(count), nil)
             try database.check(rc, "bind parameter \(index)")
         }
+        while try step() {}
+    }
+
+    private func bindOne(_ value: SQLiteValue, _ index: Int32) throws(SQLiteError) {
+        let rc: Int32
+        switch value {
+        case .null: rc = sqlite3_bind_null(handle, index)
+        case .int(let v): rc = sqlite3_bind_int64(handle, index, Int64(v))
+        case .double(let v): rc = sqlite3_bind_double(handle, index, v)
+        case .text(var v):
+            // The bytes with their length: no C-string bridge and no strlen for every parameter.
+            rc = v.withUTF8 { bytes in
+                bytes.isEmpty ? sqlite3_bind_text(handle, index, "", 0, transient)
+                    : sqlite3_bind_text(handle, index, bytes.baseAddress, Int32(bytes.count), transient)
+            }
+        case .blob(let v): rc = sqlite3_bind_blob(handle, index, v, Int32(v.count), transient)
+        }
+        try database.check(rc, "bind parameter \(index)")
     }
 
     /// Advances; true while there is a row.

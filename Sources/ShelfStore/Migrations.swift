@@ -10,7 +10,7 @@ enum Migration: Sendable {
 
 enum Migrations {
     static let all: [Migration] = [
-        version1, version2, version3, version4, catalog, identityAgentOptions, trustedSync, hostOptions,
+        version1, version2, version3, version4, catalog, identityAgentOptions, trustedSync, hostOptions, leanHosts,
     ]
     static var latest: Int { all.count }
 
@@ -242,4 +242,14 @@ enum Migrations {
         }
         try db.execute("UPDATE catalog_version SET token = randomblob(16) WHERE id = 1;")
     }
+
+    /// Less to write for every host: two indexes no query needs — `hosts_by_group` (nothing looks hosts up by group in
+    /// SQL; the catalog counts them) and `hosts_by_name` (an exact name is found through `hosts_by_folded_name`, whose
+    /// case-insensitive key holds every exact match) — and the `search_text` column, a folded copy of the searched
+    /// fields that nothing reads since the catalog (HostTable) folds them itself.
+    static let leanHosts = Migration.sql("""
+        DROP INDEX IF EXISTS hosts_by_group;
+        DROP INDEX IF EXISTS hosts_by_name;
+        ALTER TABLE hosts DROP COLUMN search_text;
+        """)
 }

@@ -43,15 +43,18 @@ enum HostRow {
         """
 
     static let upsert = """
-        INSERT INTO hosts(\(columns), search_text) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+        INSERT INTO hosts(\(columns)) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
         ON CONFLICT(id) DO UPDATE SET name=excluded.name, hostname=excluded.hostname, port=excluded.port,
           user=excluded.user, group_id=excluded.group_id, tags=excluded.tags, auth_method=excluded.auth_method,
           identity_id=excluded.identity_id, password_ref=excluded.password_ref, jump_host_ids=excluded.jump_host_ids,
           unresolved_jump=excluded.unresolved_jump, pinned_key_type=excluded.pinned_key_type,
           pinned_key=excluded.pinned_key, notes=excluded.notes, created_at=excluded.created_at,
           updated_at=excluded.updated_at, last_connected_at=excluded.last_connected_at, extra=excluded.extra,
-          options=excluded.options, search_text=excluded.search_text
+          options=excluded.options
         """
+
+    /// A new row only (a bulk insert of hosts never saved): an existing id is a constraint error, not an update.
+    static let insert = "INSERT INTO hosts(\(columns)) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 
     static func bindings(_ host: Host) -> [SQLValue] {
         [
@@ -62,7 +65,6 @@ enum HostRow {
             .optional(host.pinnedHostKey?.type), .optional(host.pinnedHostKey?.key), .text(host.notes),
             .double(host.createdAt.timeIntervalSince1970), .double(host.updatedAt.timeIntervalSince1970),
             .optional(host.lastConnectedAt), .text(ExtraFields.encode(host.extra)), .text(OptionLines.encode(host.options)),
-            .text(HostSearch.text(for: host)),
         ]
     }
 

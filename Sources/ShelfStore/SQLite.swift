@@ -1,6 +1,7 @@
 // SQLite: the store's face of the shared SQLite wrapper (ShelfSQLite) — the same `db.query` / `db.run` calls,
 // with every SQLite failure turned into a StoreError whose kind and hint speak of the store.
 import Foundation
+import ShelfCore
 import ShelfSQLite
 
 public struct StoreError: Error, Sendable, CustomStringConvertible {
@@ -47,7 +48,9 @@ extension SQLiteValue {
 }
 
 extension SQLiteStatement {
-    func uuid(_ column: Int32) -> UUID? { isNull(column) ? nil : UUID(uuidString: text(column)) }
+    /// A UUID column, parsed from its bytes (Foundation's parser goes through sscanf, whose first call alone cost a
+    /// `sshelf list` a tenth of its instructions).
+    func uuid(_ column: Int32) -> UUID? { isNull(column) ? nil : HostTableBuilder.parseUUID(bytes(column)) }
     func date(_ column: Int32) -> Date { Date(timeIntervalSince1970: double(column)) }
     func optionalDate(_ column: Int32) -> Date? { isNull(column) ? nil : date(column) }
 }
@@ -81,6 +84,11 @@ final class Database {
     }
     func run(_ sql: String, _ bindings: [SQLValue] = []) throws(StoreError) {
         try mapped { () throws(SQLiteError) in try connection.run(sql, bindings) }
+    }
+
+    /// Runs a prepared statement once with `bindings` (bulk inserts: the texts bound in place, not copied by SQLite).
+    func runOnce(_ statement: Statement, _ bindings: [SQLValue]) throws(StoreError) {
+        try mapped { () throws(SQLiteError) in try statement.runOnce(bindings) }
     }
 
     /// Runs one statement with bindings and returns every row; `row` may throw errors of its own.

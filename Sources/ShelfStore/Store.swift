@@ -170,13 +170,12 @@ public final class Store {
             .compactMap { $0 }.first
     }
 
-    /// Hosts whose name is `name` (exact, then case-insensitive); names are not unique, so this is a list.
+    /// Hosts whose name is `name` (exact, then case-insensitive); names are not unique, so this is a list. One
+    /// lookup through the case-insensitive name index: every exact match is among the case-insensitive ones.
     public func hosts(named name: String) throws -> [ShelfCore.Host] {
-        let exact = try db.query("SELECT \(HostRow.columns) FROM hosts WHERE name = ? ORDER BY id", [.text(name)],
-                                 row: HostRow.read).compactMap { $0 }
-        if !exact.isEmpty { return exact }
-        return try db.query("SELECT \(HostRow.columns) FROM hosts WHERE name = ? COLLATE NOCASE ORDER BY id",
-                            [.text(name)], row: HostRow.read).compactMap { $0 }
+        let same = try hosts(sameNameAs: name)
+        let exact = same.filter { $0.name.utf8.elementsEqual(name.utf8) }  // byte for byte, as SQLite compares
+        return exact.isEmpty ? same : exact
     }
 
     /// Hosts whose name equals `name` ignoring case (ASCII), in id order: the unique-name rule compares this way,

@@ -1,15 +1,22 @@
-// StoreBulk: a write transaction sized for bulk work (imports of 100,000 hosts). SQLite's page cache grows so
-// each page is written once, at commit, instead of spilling to the WAL mid-transaction and being read back.
-// And the catalog triggers step aside for the transaction: a statement that fires a trigger keeps a statement
-// journal (a copy of every page it changes, so that statement alone can be rolled back), which made each
-// host's upsert copy a dozen pages; instead the token is changed once at the end. Dropping and re-creating the
-// triggers happens inside the same transaction, so no other connection ever sees the table without them, and
-// a failure rolls them back with everything else.
+// StoreBulk: writes sized for bulk work (imports of 100,000 hosts). A bulk write transaction grows SQLite's page
+// cache so each page is written once, at commit, instead of spilling to the WAL mid-transaction and being read
+// back. The catalog triggers step aside for it: a statement that fires a trigger keeps a statement journal (a
+// copy of every page it changes, so that statement alone can be rolled back), which made each host's upsert copy
+// a dozen pages; instead the token is changed once at the end. Dropping and re-creating the triggers happens
+// inside the same transaction, so no other connection ever sees the table without them, and a failure rolls them
+// back with everything else. New hosts go in by `insert(newHosts:)`: in id order, with the name index built
+// after them when they are many, and their change stamps written in two statements.
 import Foundation
+import ShelfCore
 
 extension Store {
     /// Pages of cache for a bulk write: 128 MiB, taken only as pages are touched, back to SQLite's default after.
     static let bulkCacheKiB = 128 * 1024
+
+    /// From this many new hosts (and at least as many as already stored), the hosts table's secondary indexes are
+    /// dropped for the insert and built again after it: building an index sorts its keys once, where inserting
+    /// rows one by one puts each key at a random place in it.
+    static let indexRebuildMinimum = 2_000
 
     /// Runs `body` in one write transaction (as `write`) with a large page cache and one catalog token change.
     public func bulkWrite<T>(_ body: (Store) throws -> T) throws -> T {
@@ -27,5 +34,204 @@ extension Store {
             }
             return result
         }
+    }
+
+    /// Adds hosts that were never saved — fresh random ids, as an import makes for the names it has not seen — with
+    /// the same rows and the same stamps as saving each (`save(hosts:)`: a new record gets one stamp covering every
+    /// field group and is queued for sync), in less work: no lookup of a clock that cannot exist, rows in id order
+    /// (every index keyed by id — the hosts', the clocks', the outbox's — is appended to, not split at random
+    /// places), and the stamps in two statements for all. A host whose id is already stored, or was deleted (its
+    /// tombstone keeps the id), fails the whole call with a constraint error: nothing is overwritten.
+    public func insert(newHosts hosts: [ShelfCore.Host]) throws {
+        guard !hosts.isEmpty else { return }
+        try write { store in
+            let ids = hosts.map(\.id)
+            let sorted = zip(ids, ids.dropFirst()).allSatisfy { Store.idPrecedes($0, $1) }
+            let order = sorted ? Array(ids.indices) : ids.indices.sorted { Store.idPrecedes(ids[$0], ids[$1]) }
+            // Read every time (not only for large batches), so an import runs the same statements whatever its size.
+            let indexes = try store.db.query(
+                "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'hosts' AND sql IS NOT NULL"
+            ) { ($0.text(0), $0.text(1)) }
+            // Hosts whose ids were handed out in name order (as an import does) are in the name index's order too:
+            // every index is appended to, and nothing needs building again.
+            let names = hosts.map(\.name)
+            let inNameOrder = zip(order, order.dropFirst()).allSatisfy { !Store.listOrderPrecedes(names[$0.1], names[$0.0]) }
+            let stored = try store.hostCount()
+            let rebuild = !inNameOrder && hosts.count >= Store.indexRebuildMinimum && hosts.count >= stored
+            if rebuild {
+                try store.db.execute(indexes.map { "DROP INDEX \"\($0.0)\";" }.joined())
+            }
+            let insert = try store.db.cached(HostRow.insert)
+            try Store.rowValues(of: hosts, in: order) { values in try store.db.runOnce(insert, values) }
+            if rebuild {
+                try store.db.execute(indexes.map { $0.1 + ";" }.joined())
+            }
+            try store.stampNew(.host, ids: order.map { ids[$0] })
+        }
+    }
+
+    /// A name as the list order compares it (SQLite's NOCASE, as `hosts_by_folded_name` sorts): its bytes with ASCII
+    /// capitals as small letters, compared byte by byte (`precedes`).
+    public static func listOrderKey(_ name: String) -> [UInt8] {
+        name.utf8.map { $0 &- 0x41 < 26 ? $0 | 0x20 : $0 }
+    }
+
+    /// `a` before `b` in the list order (as `listOrderKey` compares), without making either key.
+    public static func listOrderPrecedes(_ a: String, _ b: String) -> Bool {
+        var a = a, b = b
+        return a.withUTF8 { a in
+            b.withUTF8 { b in
+                for i in 0..<min(a.count, b.count) {
+                    let x = a[i] &- 0x41 < 26 ? a[i] | 0x20 : a[i]
+                    let y = b[i] &- 0x41 < 26 ? b[i] | 0x20 : b[i]
+                    if x != y { return x < y }
+                }
+                return a.count < b.count
+            }
+        }
+    }
+
+    /// Hands `body` each host's row values in `order`, made on another core a few blocks ahead: the inserts, which
+    /// only this thread can run, need not wait for them.
+    static func rowValues(of hosts: [ShelfCore.Host], in order: [Int], _ body: ([SQLValue]) throws -> Void) throws {
+        let block = 2_048
+        let blocks = (order.count + block - 1) / block
+        guard blocks > 1 else {
+            for index in order { try body(HostRow.bindings(hosts[index])) }
+            return
+        }
+        let made = RowBlocks(count: blocks)
+        // Back-pressure: at most four blocks made and not yet inserted.
+        let room = DispatchSemaphore(value: 4)
+        let cancelled = ManagedAtomicFlag()
+        DispatchQueue.global(qos: .userInitiated).async {
+            for b in 0..<blocks {
+                room.wait()
+                if cancelled.isSet { break }
+                made.put(b, order[(b * block)..<min((b + 1) * block, order.count)].map { HostRow.bindings(hosts[$0]) })
+            }
+        }
+        defer {
+            cancelled.set()
+            room.signal()
+        }
+        for b in 0..<blocks {
+            for values in made.take(b) { try body(values) }
+            room.signal()
+        }
+    }
+
+    /// Blocks of row values, each put by the maker and taken once by the inserter.
+    final class RowBlocks: @unchecked Sendable {
+        private var blocks: [[[SQLValue]]]
+        private let ready: [DispatchSemaphore]
+        private let lock = NSLock()
+        init(count: Int) {
+            blocks = Array(repeating: [], count: count)
+            ready = (0..<count).map { _ in DispatchSemaphore(value: 0) }
+        }
+        func put(_ index: Int, _ rows: [[SQLValue]]) {
+            lock.lock()
+            blocks[index] = rows
+            lock.unlock()
+            ready[index].signal()
+        }
+        func take(_ index: Int) -> [[SQLValue]] {
+            ready[index].wait()
+            lock.lock()
+            defer { lock.unlock() }
+            let rows = blocks[index]
+            blocks[index] = []
+            return rows
+        }
+    }
+
+    /// A flag one thread sets and another reads.
+    final class ManagedAtomicFlag: @unchecked Sendable {
+        private var value = false
+        private let lock = NSLock()
+        var isSet: Bool {
+            lock.lock()
+            defer { lock.unlock() }
+            return value
+        }
+        func set() {
+            lock.lock()
+            value = true
+            lock.unlock()
+        }
+    }
+
+    /// Byte order, a prefix first.
+    public static func precedes(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        a.withUnsafeBufferPointer { a in
+            b.withUnsafeBufferPointer { b in
+                let common = min(a.count, b.count)
+                let order = common == 0 ? 0 : memcmp(a.baseAddress!, b.baseAddress!, common)
+                return order != 0 ? order < 0 : a.count < b.count
+            }
+        }
+    }
+
+    /// The positions of `names` in list order.
+    public static func listOrder(_ names: [String]) -> [Int] {
+        let keys = names.map(listOrderKey)
+        return keys.indices.sorted { precedes(keys[$0], keys[$1]) }
+    }
+
+    /// Fresh random (version 4) ids in ascending order (the store's order of ids): handed out to new hosts in name
+    /// order, they make `insert(newHosts:)` append to every index.
+    public static func ascendingIDs(_ count: Int) -> [UUID] {
+        var bytes = [UInt8](repeating: 0, count: 16 * count)
+        bytes.withUnsafeMutableBytes { arc4random_buf($0.baseAddress!, $0.count) }
+        var ids: [UUID] = []
+        ids.reserveCapacity(count)
+        for start in stride(from: 0, to: bytes.count, by: 16) {
+            var raw = (UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0),
+                       UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0))
+            withUnsafeMutableBytes(of: &raw) { out in
+                bytes.withUnsafeBytes { out.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[start..<(start + 16)])) }
+            }
+            raw.6 = raw.6 & 0x0F | 0x40
+            raw.8 = raw.8 & 0x3F | 0x80
+            ids.append(UUID(uuid: raw))
+        }
+        return ids.sorted(by: idPrecedes)
+    }
+
+    /// The store's order of ids (their lower-case text, as the primary keys compare): the bytes in order.
+    static func idPrecedes(_ a: UUID, _ b: UUID) -> Bool {
+        withUnsafeBytes(of: a.uuid) { a in
+            withUnsafeBytes(of: b.uuid) { b in memcmp(a.baseAddress!, b.baseAddress!, 16) < 0 }
+        }
+    }
+
+    /// Stamps records never stamped before, each as `stampSave` stamps a new record — one stamp covering every field
+    /// group (the empty clock text), the record queued for sync — with one reading of the clock for all of them: the
+    /// stamps are those `nextStamp` gives `ids.count` times in a row within one millisecond, in the order of `ids`.
+    func stampNew(_ kind: RecordKind, ids: [UUID]) throws {
+        guard !ids.isEmpty else { return }
+        let first = try nextStamp()
+        lastStamp = ClockStamp(wall: first.wall, counter: first.counter + ids.count - 1, device: first.device)
+        let list = Store.jsonArray(ids)
+        try db.run("""
+            INSERT INTO record_clock(kind, id, wall, counter, device, deleted, clock)
+              SELECT ?, value, ?, ? + key, ?, 0, '' FROM json_each(?)
+            """, [.text(kind.rawValue), .int(Int(first.wall)), .int(first.counter), .text(first.device), .text(list)])
+        try db.run("INSERT OR IGNORE INTO sync_outbox(kind, id) SELECT ?, value FROM json_each(?)",
+                   [.text(kind.rawValue), .text(list)])
+    }
+
+    /// `["id", "id", ...]`: ids as one JSON array, for `json_each` (their text needs no escaping).
+    static func jsonArray(_ ids: [UUID]) -> String {
+        var text = "["
+        text.reserveCapacity(ids.count * 39 + 2)
+        for (i, id) in ids.enumerated() {
+            if i > 0 { text += "," }
+            text += "\""
+            text += id.storeText
+            text += "\""
+        }
+        return text + "]"
     }
 }

@@ -117,6 +117,30 @@ final class HostMatcherTests: XCTestCase {
         XCTAssertFalse(HostQuery("rot").refines(HostQuery("root")))
     }
 
+    /// A one-character term is scored in one pass that stops early (a name starting with it, or any field start when
+    /// no field is one byte long): it must give what scoring every field alone gives, one-letter fields included.
+    func testOneCharacterTermsScoreAsEveryFieldAlone() {
+        let hosts = [Self.host("db-fra-1", "db-1.fra.example.com", user: "deploy", tags: ["db"]),
+                     Self.host("d", "x.example.com"), Self.host("web-d", "10.0.0.1", user: "d"),
+                     Self.host("adm", "a.example", tags: ["x", "d"]), Self.host("odd", "odd.example", user: "root"),
+                     Self.host("x-1", "d.example", user: "a-d"), Self.host("dd", "d", user: "d", tags: ["d"]),
+                     Self.host("noted", "e.example")]
+        let fleet = Fleet(hosts)
+        for term in ["d", "x", "1", "-", ".", "a", "e", "z"] {
+            for (row, host) in hosts.enumerated() {
+                let fields = [host.name, host.hostname, host.user] + host.tags
+                var expected: Int32? = nil
+                for (number, field) in fields.enumerated() {
+                    let score = Array(term.utf8).withUnsafeBufferPointer { t in
+                        Array(field.utf8).withUnsafeBufferPointer { FuzzyScore.score(t, in: $0) }
+                    }
+                    if let score { expected = max(expected ?? .min, score + (number == 0 ? HostMatcher.nameBonus : 0)) }
+                }
+                XCTAssertEqual(fleet.matcher.score(row, HostQuery(term)), expected, "'\(term)' in \(host.name)")
+            }
+        }
+    }
+
     func testLargeCandidateSetsGiveTheSameResultsOnTwoCores() {
         let count = HostMatcher.parallelThreshold * 2 + 7
         var builder = HostTableBuilder(expectedCount: count)

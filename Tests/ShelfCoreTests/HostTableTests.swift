@@ -53,6 +53,18 @@ final class HostTableTests: XCTestCase {
         XCTAssertEqual((0..<reloaded.count).map(reloaded.host(at:)), hosts)
     }
 
+    /// Ids are found through a fence of every 256th sorted id, then one block: every id of several blocks is found at
+    /// its row, and ids below, between and above them are not.
+    func testIdsAreFoundThroughTheFenceAndOneBlock() throws {
+        let hosts = (0..<(3 * 256 + 17)).map { ShelfCore.Host(name: "h\($0)", hostname: "x\($0)") }
+        let table = Self.table(hosts)
+        for (row, host) in hosts.enumerated() { XCTAssertEqual(table.index(of: host.id), row) }
+        XCTAssertNil(table.index(of: UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))))
+        XCTAssertNil(table.index(of: UUID(uuid: (255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255))))
+        for _ in 0..<200 { XCTAssertNil(table.index(of: UUID())) }
+        XCTAssertEqual(try HostTable(bytes: table.bytes).index(of: hosts[500].id), 500)
+    }
+
     func testDamagedBytesAreRefusedNotRead() throws {
         let good = Self.table(Self.sample() + (0..<50).map { ShelfCore.Host(name: "h\($0)", hostname: "x\($0)") }).bytes
         XCTAssertThrowsError(try HostTable(bytes: Array(good.prefix(good.count / 2))), "truncated")

@@ -73,6 +73,7 @@ enum ImportExportCommands {
             throw ShelfError(.invalid, "\(error)", hint: "fix that line (ssh -G would reject it too); nothing was imported")
         }
         let resolved = SSHConfigResolver.resolve(document)
+        releaseElsewhere(document)
         let store = try context.store()
         let summary: ImportSummary
         do {
@@ -85,8 +86,15 @@ enum ImportExportCommands {
             context.output(dry.summary)
             return 0
         }
+        releaseElsewhere(resolved)
         context.output(summary.text(path: path, dryRun: false))
         return summary.failures.isEmpty ? 0 : 4
+    }
+
+    /// Drops the last reference to `value` on another core: freeing what a 100,000-host file parses into (half a million
+    /// lines, 100,000 hosts) took the import's one thread tens of milliseconds, while the other core was idle.
+    static func releaseElsewhere<T: Sendable>(_ value: T) {
+        DispatchQueue.global(qos: .utility).async { withExtendedLifetime(value) {} }
     }
 
     static func exportConfig(_ call: Invocation, _ context: AppContext) throws -> Int32 {

@@ -47,34 +47,39 @@ enum ImportPlan {
         var identities = try store.identities()
         // Names are compared ignoring case, as ssh matches Host aliases and as the unique-name rule does: an alias
         // updates the host of that name, and never adds a second one.
-        var byName: [String: ShelfCore.Host] = [:]
-        byName.reserveCapacity(resolved.hosts.count)
         var shared: [String: [ShelfCore.Host]] = [:]
         for host in try store.hosts() { shared[ModelCheck.sameNameKey(host.name), default: []].append(host) }
-        for (key, hosts) in shared where hosts.count == 1 { byName[key] = hosts[0] }
-        var aliasOf: [String: String] = [:]
-        aliasOf.reserveCapacity(resolved.hosts.count)
+        // Where each name of the file is in `imported` (its first alias), and the stored hosts by their unique names.
+        var inFile: [String: Int] = [:]
+        inFile.reserveCapacity(resolved.hosts.count)
         // Read once, not once per host: the stored copy of each host (to tell what changed) and its rules.
         var stored: [UUID: ShelfCore.Host] = [:]
         let rulesByHost = Dictionary(grouping: try store.forwardRules(), by: { $0.hostID })
         var imported: [(ImportedHost, ShelfCore.Host, Bool)] = []
         imported.reserveCapacity(resolved.hosts.count)
-        var idPool = IDSource()
+        var newPositions: [Int] = []
         for entry in resolved.hosts {
             let key = ModelCheck.sameNameKey(entry.alias)
-            if let hosts = shared[key], hosts.count > 1 {
-                let ids = hosts.map { "\($0.name)@\(Display.shortID($0.id))" }
-                summary.failures.append("\(entry.location): host '\(entry.alias)' skipped: \(hosts.count) stored hosts have this name (\(ids.joined(separator: ", "))); rename all but one (sshelf edit \(ShellWord.quote(ids[ids.count - 1])) --rename NEWNAME), then import again")
+            let existing: ShelfCore.Host?
+            if let hosts = shared[key] {
+                guard hosts.count == 1 else {
+                    let ids = hosts.map { "\($0.name)@\(Display.shortID($0.id))" }
+                    summary.failures.append("\(entry.location): host '\(entry.alias)' skipped: \(hosts.count) stored hosts have this name (\(ids.joined(separator: ", "))); rename all but one (sshelf edit \(ShellWord.quote(ids[ids.count - 1])) --rename NEWNAME), then import again")
+                    continue
+                }
+                existing = hosts[0]
+            } else {
+                existing = nil
+            }
+            if let first = inFile[key] {
+                summary.warnings.append("\(entry.location): host '\(entry.alias)' skipped: same name as '\(imported[first].0.alias)' above (names are compared ignoring case)")
                 continue
             }
-            if let first = aliasOf[key] {
-                summary.warnings.append("\(entry.location): host '\(entry.alias)' skipped: same name as '\(first)' above (names are compared ignoring case)")
-                continue
-            }
-            aliasOf[key] = entry.alias
-            let existing = byName[key]
-            if let existing, stored[existing.id] == nil { stored[existing.id] = existing }
-            var host = existing ?? ShelfCore.Host(id: idPool.make(), name: entry.alias, groupID: group?.id)
+            inFile[key] = imported.count
+            if let existing { stored[existing.id] = existing }
+            // A new host's id is handed out after this pass (below).
+            var host = existing ?? ShelfCore.Host(id: ImportPlan.unassigned, name: entry.alias, groupID: group?.id)
+            if existing == nil { newPositions.append(imported.count) }
             host.hostname = entry.hostname
             host.user = entry.user
             host.port = entry.port
@@ -82,17 +87,32 @@ enum ImportPlan {
             if let file = entry.identityFiles.first {
                 host.identityID = try identity(for: file, home: home, identities: &identities, summary: &summary, store: store).id
             }
-            byName[key] = host
             imported.append((entry, host, existing == nil))
+        }
+        // Ids for the new hosts: random, handed out in name order (the list's order) so the store appends each row to
+        // every index it has instead of putting it at a random place in each (Store.insert(newHosts:)).
+        let fresh = Store.listOrder(newPositions.map { imported[$0].1.name }).map { newPositions[$0] }
+        var rank = [Int](repeating: -1, count: imported.count)
+        for (k, (id, position)) in zip(Store.ascendingIDs(fresh.count), fresh).enumerated() {
+            imported[position].1.id = id
+            rank[position] = k
+        }
+        // A name in a jump chain: the host of that name in the file, else the one stored under it (when unique).
+        func id(named name: String) -> UUID? {
+            let key = ModelCheck.sameNameKey(name)
+            if let position = inFile[key] { return imported[position].1.id }
+            guard let hosts = shared[key], hosts.count == 1 else { return nil }
+            return hosts[0].id
         }
         // Second pass: jump chains may name hosts defined later in the file.
         var changedHosts: [ShelfCore.Host] = []
-        changedHosts.reserveCapacity(imported.count)
-        for (entry, var host, isNew) in imported {
+        // New hosts by their id's rank, so they reach the store already in id order.
+        var newSlots = [ShelfCore.Host?](repeating: nil, count: fresh.count)
+        for (position, (entry, var host, isNew)) in imported.enumerated() {
             let before = stored[host.id]
             if entry.proxyJump.isEmpty, let names = entry.proxyCommandJump {
                 // `ProxyCommand ssh -W %h:%p HOST`: a jump chain when every host it names is known, else kept as is.
-                let ids = names.map { byName[ModelCheck.sameNameKey($0)]?.id }
+                let ids = names.map(id(named:))
                 if ids.allSatisfy({ $0 != nil }), !ids.contains(host.id) {
                     host.jumpHostIDs = ids.compactMap { $0 }
                     host.unresolvedJump = ""
@@ -108,7 +128,7 @@ enum ImportPlan {
                 host.jumpHostIDs = []
                 host.unresolvedJump = ""
             } else {
-                let ids = entry.proxyJump.map { byName[ModelCheck.sameNameKey($0)]?.id }
+                let ids = entry.proxyJump.map(id(named:))
                 if ids.allSatisfy({ $0 != nil }), !ids.contains(host.id) {
                     host.jumpHostIDs = ids.compactMap { $0 }
                     host.unresolvedJump = ""
@@ -126,7 +146,7 @@ enum ImportPlan {
             var changed = isNew || before.map { !sameSettings($0, host) } ?? true
             if changed {
                 host.updatedAt = Date()
-                changedHosts.append(host)
+                if isNew { newSlots[rank[position]] = host } else { changedHosts.append(host) }
             }
             let rules = rulesByHost[host.id] ?? []
             for spec in entry.forwards where !rules.contains(where: { $0.spec == spec }) {
@@ -138,8 +158,11 @@ enum ImportPlan {
             }
             if isNew { summary.added.append(host.name) } else if changed { summary.updated.append(host.name) } else { summary.unchanged += 1 }
         }
-        // One prepared statement for every host (in the caller's one transaction).
+        // A fixed set of prepared statements for every host (in the caller's one transaction); new hosts in bulk.
+        let newHosts = newSlots.compactMap { $0 }
+        try store.insert(newHosts: newHosts)
         try store.save(hosts: changedHosts)
+        ImportExportCommands.releaseElsewhere((imported, newSlots, newHosts, changedHosts))
         if !resolved.defaults.isEmpty {
             try store.setOptionDefaults(mergedDefaults(try store.optionDefaults(), resolved.defaults))
             summary.defaultsKept = resolved.defaults.count
@@ -164,29 +187,8 @@ enum ImportPlan {
         return merged
     }
 
-    /// Random (version 4) ids, their bytes fetched from the kernel 256 ids at a time: Foundation's `UUID()`
-    /// opens /dev/urandom for each one, and even one getrandom call per host showed up at 100,000 hosts.
-    struct IDSource {
-        private var pool: [UInt8] = []
-        private var next = 0
-
-        mutating func make() -> UUID {
-            if next + 16 > pool.count {
-                pool = [UInt8](repeating: 0, count: 16 * 256)
-                pool.withUnsafeMutableBytes { arc4random_buf($0.baseAddress!, $0.count) }
-                next = 0
-            }
-            var bytes = (UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0),
-                         UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0))
-            withUnsafeMutableBytes(of: &bytes) { out in
-                pool.withUnsafeBytes { out.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[next..<(next + 16)])) }
-            }
-            next += 16
-            bytes.6 = bytes.6 & 0x0F | 0x40
-            bytes.8 = bytes.8 & 0x3F | 0x80
-            return UUID(uuid: bytes)
-        }
-    }
+    /// A new host's id until the first pass is over (never stored: every new host gets its own before the second).
+    static let unassigned = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
 
     static func sameSettings(_ a: ShelfCore.Host, _ b: ShelfCore.Host) -> Bool {
         a.hostname == b.hostname && a.user == b.user && a.port == b.port && a.identityID == b.identityID

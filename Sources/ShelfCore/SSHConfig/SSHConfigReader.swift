@@ -52,6 +52,81 @@ public enum SSHConfigReader {
         return path
     }
 
+    /// From this many bytes a file is lexed in two halves at once (lines are independent of each other).
+    static let parallelLexBytes = 1 << 20
+
+    /// Every non-blank line of a file's bytes, in order; a large file is split at a line break and lexed on two cores.
+    static func lexLines(_ bytes: UnsafeBufferPointer<UInt8>, file: String) throws(SSHConfigSyntaxError) -> [SSHConfigLine] {
+        guard bytes.count >= parallelLexBytes, let base = bytes.baseAddress,
+              let cut = memchr(base + bytes.count / 2, 0x0A, bytes.count - bytes.count / 2)
+        else { return try lexLines(bytes, file: file, firstNumber: 1) }
+        let middle = UnsafeRawPointer(cut) - UnsafeRawPointer(base) + 1
+        var newlines = 0
+        var at = 0
+        while at < middle, let hit = memchr(base + at, 0x0A, middle - at) {
+            newlines += 1
+            at = UnsafeRawPointer(hit) - UnsafeRawPointer(base) + 1
+        }
+        let halves = Halves(parts: [(UnsafeBufferPointer(rebasing: bytes[..<middle]), 1),
+                                    (UnsafeBufferPointer(rebasing: bytes[middle...]), newlines + 1)])
+        let results = LexedHalves()
+        DispatchQueue.concurrentPerform(iterations: 2) { half in
+            let (part, first) = halves.parts[half]
+            results.set(half, Result { () throws(SSHConfigSyntaxError) in try lexLines(part, file: file, firstNumber: first) })
+        }
+        // The first half's error is the first in the file.
+        return try results.get(0).get() + results.get(1).get()
+    }
+
+    /// The two halves of the file's bytes with their first line numbers, only read while both are lexed (the bytes
+    /// outlive the call).
+    struct Halves: @unchecked Sendable {
+        let parts: [(UnsafeBufferPointer<UInt8>, Int)]
+    }
+
+    /// The halves' results until both are done (each written by one thread only).
+    final class LexedHalves: @unchecked Sendable {
+        private var parts: [Result<[SSHConfigLine], SSHConfigSyntaxError>] = [.success([]), .success([])]
+        private let lock = NSLock()
+        func set(_ index: Int, _ value: Result<[SSHConfigLine], SSHConfigSyntaxError>) {
+            lock.lock()
+            parts[index] = value
+            lock.unlock()
+        }
+        func get(_ index: Int) -> Result<[SSHConfigLine], SSHConfigSyntaxError> {
+            lock.lock()
+            defer { lock.unlock() }
+            return parts[index]
+        }
+    }
+
+    /// The lines of `bytes`, numbered from `firstNumber`; a line ssh would reject is an error, except a Match line,
+    /// whose block is skipped like any Match block.
+    static func lexLines(_ bytes: UnsafeBufferPointer<UInt8>, file: String, firstNumber: Int) throws(SSHConfigSyntaxError)
+        -> [SSHConfigLine]
+    {
+        var lines: [SSHConfigLine] = []
+        var number = firstNumber - 1
+        var start = 0
+        while start <= bytes.count {
+            let end = bytes.baseAddress.flatMap { base in
+                memchr(base + start, 0x0A, bytes.count - start).map { UnsafeRawPointer($0) - UnsafeRawPointer(base) }
+            } ?? bytes.count
+            number += 1
+            let raw = UnsafeBufferPointer(rebasing: bytes[start..<end])
+            do throws(SSHConfigSyntaxError) {
+                if let line = try SSHConfigLexer.lex(raw, file: file, number: number) { lines.append(line) }
+            } catch {
+                guard SSHConfigLexer.keyword(of: raw)?.lowercased() == "match" else { throw error }
+                var line = SSHConfigLine(keyword: "Match", arguments: [], file: file, number: number)
+                line.unreadable = error.message
+                lines.append(line)
+            }
+            start = end + 1
+        }
+        return lines
+    }
+
     private static func readFile(_ path: String, depth: Int, base: String, source: SSHConfigSource,
                                  into document: inout SSHConfigDocument) throws {
         let text = try source.read(path)
@@ -60,32 +135,16 @@ public enum SSHConfigReader {
         }
         document.files.append(path)
         var lastBlock: SSHConfigLine? = nil
-        var number = 0
-        var lines: [SSHConfigLine] = []
         var contents = text
         let lexed = contents.withUTF8 { bytes in
-            Result { () throws(SSHConfigSyntaxError) in
-                var start = 0
-                while start <= bytes.count {
-                    let end = bytes.baseAddress.flatMap { base in
-                        memchr(base + start, 0x0A, bytes.count - start).map { UnsafeRawPointer($0) - UnsafeRawPointer(base) }
-                    } ?? bytes.count
-                    number += 1
-                    let raw = UnsafeBufferPointer(rebasing: bytes[start..<end])
-                    do throws(SSHConfigSyntaxError) {
-                        if let line = try SSHConfigLexer.lex(raw, file: path, number: number) { lines.append(line) }
-                    } catch {
-                        // A Match line ssh could not read either: skip its block like any Match block, not the file.
-                        guard SSHConfigLexer.keyword(of: raw)?.lowercased() == "match" else { throw error }
-                        var line = SSHConfigLine(keyword: "Match", arguments: [], file: path, number: number)
-                        line.unreadable = error.message
-                        lines.append(line)
-                    }
-                    start = end + 1
-                }
-            }
+            Result { () throws(SSHConfigSyntaxError) in try lexLines(bytes, file: path) }
         }
-        try lexed.get()
+        let lines = try lexed.get()
+        // A file without Include lines (a large generated one, usually) is taken whole: no copy line by line.
+        if document.lines.isEmpty && !lines.contains(where: { $0.key == "include" }) {
+            document.lines = lines
+            return
+        }
         for line in lines {
             let number = line.number
             switch line.key {

@@ -41,7 +41,8 @@ public enum SSHConfigResolver {
         var patterns: [String]
         var isMatch: Bool
         var header: SSHConfigLine?
-        var lines: [SSHConfigLine] = []
+        /// The block's lines: a slice of the document's (a block's lines follow its header), not a copy.
+        var lines: ArraySlice<SSHConfigLine> = []
         /// A block whose patterns are not all literal names (its options become defaults).
         var isPattern: Bool { patterns.contains(where: SSHConfigResolver.isWildcard) }
         /// Where the block starts, for messages.
@@ -51,23 +52,20 @@ public enum SSHConfigResolver {
     public static func resolve(_ document: SSHConfigDocument) -> SSHConfigImport {
         var result = SSHConfigImport()
         result.warnings = document.warnings
+        let all = document.lines
         var blocks = [Block(patterns: ["*"], isMatch: false, header: nil)]
-        var aliases: [(String, SSHConfigLine)] = []
+        var blockStart = 0
+        /// Each alias with its case-folded form (made once: the index below is keyed by it) and its Host line's index.
+        var aliases: [(alias: String, key: String, line: Int)] = []
         var seen: Set<String> = []
-        for line in document.lines {
-            switch line.key {
-            case "host":
-                blocks.append(Block(patterns: line.arguments, isMatch: false, header: line))
-                guard !line.reopened else { continue }
-                if line.arguments.isEmpty { result.skipped.append("\(line.location): Host line with no pattern") }
-                for pattern in line.arguments {
-                    if isWildcard(pattern) {
-                        result.skipped.append("\(line.location): Host pattern '\(pattern)' is a wildcard, not a host")
-                    } else if seen.insert(pattern.lowercased()).inserted {
-                        aliases.append((pattern, line))
-                    }
-                }
-            case "match":
+        seen.reserveCapacity(all.count / 4)
+        for index in all.indices {
+            let key = all[index].key
+            guard key == "host" || key == "match" else { continue }
+            blocks[blocks.count - 1].lines = all[blockStart..<index]
+            blockStart = index + 1
+            let line = all[index]
+            if key == "match" {
                 blocks.append(Block(patterns: [], isMatch: true, header: line))
                 if line.reopened {
                 } else if let reason = line.unreadable {
@@ -75,34 +73,131 @@ public enum SSHConfigResolver {
                 } else {
                     result.skipped.append("\(line.location): Match block skipped (its conditions are evaluated by ssh at connect time)")
                 }
-            default:
-                blocks[blocks.count - 1].lines.append(line)
+                continue
+            }
+            blocks.append(Block(patterns: line.arguments, isMatch: false, header: line))
+            guard !line.reopened else { continue }
+            if line.arguments.isEmpty { result.skipped.append("\(line.location): Host line with no pattern") }
+            for pattern in line.arguments {
+                if isWildcard(pattern) {
+                    result.skipped.append("\(line.location): Host pattern '\(pattern)' is a wildcard, not a host")
+                } else {
+                    let folded = lowercased(pattern)
+                    if seen.insert(folded).inserted { aliases.append((pattern, folded, index)) }
+                }
             }
         }
+        blocks[blocks.count - 1].lines = all[blockStart...]
         // Blocks whose patterns are all literal are found through an index, so resolving 100,000 aliases is
         // not 100,000 × 100,000 pattern matches; blocks with wildcards or negations are tested for each alias.
-        var literalBlocks: [String: [Int]] = [:]
+        // Most names are in one block: its index is kept alone, further blocks of a name in a second table.
+        var literalBlock: [String: Int] = [:]
+        literalBlock.reserveCapacity(aliases.count)
+        var moreLiteralBlocks: [String: [Int]] = [:]
         var patternBlocks: [Int] = []
         // A block without settings changes no host (the implicit one before the first Host line, usually).
         for (index, block) in blocks.enumerated() where !block.isMatch && !block.lines.isEmpty {
             if block.patterns.contains(where: isWildcard) {
                 patternBlocks.append(index)
-            } else {
-                for pattern in Set(block.patterns.map { $0.lowercased() }) { literalBlocks[pattern, default: []].append(index) }
+                continue
+            }
+            for (n, pattern) in block.patterns.enumerated() {
+                let key = lowercased(pattern)
+                // The same name twice on one Host line is one block for it.
+                if block.patterns[..<n].contains(where: { lowercased($0) == key }) { continue }
+                if literalBlock[key] == nil {
+                    literalBlock[key] = index
+                } else {
+                    moreLiteralBlocks[key, default: []].append(index)
+                }
             }
         }
-        for (alias, line) in aliases {
-            let candidates = (literalBlocks[alias.lowercased()] ?? []) + patternBlocks.filter { blockMatches(blocks[$0], alias: alias) }
-            let matching = candidates.sorted().map { blocks[$0] }
-            switch effectiveHost(alias: alias, location: line.location, blocks: matching, warnings: &result.warnings) {
-            case .success(let host): result.hosts.append(host)
-            case .failure(let problem): result.failures.append(problem.message)
+        // Each alias is resolved on its own (the blocks are only read): large files are split across cores, and
+        // the parts joined in file order.
+        let parts = aliases.count >= parallelThreshold ? 2 : 1
+        let chunk = (aliases.count + parts - 1) / max(parts, 1)
+        let resolved = ResolvedParts(parts)
+        let shared = SharedBlocks(blocks: blocks, literal: literalBlock, more: moreLiteralBlocks, patterns: patternBlocks)
+        let aliasList = aliases
+        let resolvePart: @Sendable (Int) -> Void = { part in
+            var out = ResolvedPart()
+            var candidates: [Int] = []
+            for (alias, key, line) in aliasList[min(part * chunk, aliasList.count)..<min((part + 1) * chunk, aliasList.count)] {
+                let location = all[line].location
+                candidates.removeAll(keepingCapacity: true)
+                if let first = shared.literal[key] {
+                    candidates.append(first)
+                    if let more = shared.more[key] { candidates += more }
+                }
+                for index in shared.patterns where blockMatches(shared.blocks[index], alias: alias) { candidates.append(index) }
+                if candidates.count > 1 { candidates.sort() }
+                switch effectiveHost(alias: alias, location: location, blocks: shared.blocks, in: candidates,
+                                     warnings: &out.warnings) {
+                case .success(let host): out.hosts.append(host)
+                case .failure(let problem): out.failures.append(problem.message)
+                }
             }
+            resolved.set(part, out)
+        }
+        if parts == 1 {
+            resolvePart(0)
+        } else {
+            DispatchQueue.concurrentPerform(iterations: parts, execute: resolvePart)
+        }
+        for part in resolved.all {
+            result.hosts += part.hosts
+            result.failures += part.failures
+            result.warnings += part.warnings
         }
         for index in patternBlocks { result.defaults += defaults(of: blocks[index], warnings: &result.warnings) }
         result.notes = SSHConfigMatchNotes.notes(blocks: blocks.filter { $0.isMatch && !$0.lines.isEmpty },
                                                  hosts: result.hosts)
         return result
+    }
+
+    /// From this many aliases the resolving is split across two cores.
+    static let parallelThreshold = 4_096
+
+    /// A name's case-folded form as Host matching compares it; a name without capitals is its own (no copy).
+    static func lowercased(_ name: String) -> String {
+        name.utf8.contains(where: { $0 &- 0x41 < 26 || $0 >= 0x80 }) ? name.lowercased() : name
+    }
+
+    /// `none` in any case (what turns IdentityFile and ProxyJump off), without lower-casing every value.
+    static func isNone(_ value: String) -> Bool {
+        value.utf8.count == 4 && value.lowercased() == "none"
+    }
+
+    /// What one part of the aliases resolved to, in their order.
+    struct ResolvedPart {
+        var hosts: [ImportedHost] = []
+        var failures: [String] = []
+        var warnings: [String] = []
+    }
+
+    /// The blocks and their index, read (never written) by every part while resolving runs.
+    struct SharedBlocks: @unchecked Sendable {
+        let blocks: [Block]
+        let literal: [String: Int]
+        let more: [String: [Int]]
+        let patterns: [Int]
+    }
+
+    /// Each part's result until all are done (each part is written by one thread only).
+    final class ResolvedParts: @unchecked Sendable {
+        private var parts: [ResolvedPart]
+        private let lock = NSLock()
+        init(_ count: Int) { parts = Array(repeating: ResolvedPart(), count: count) }
+        func set(_ index: Int, _ value: ResolvedPart) {
+            lock.lock()
+            parts[index] = value
+            lock.unlock()
+        }
+        var all: [ResolvedPart] {
+            lock.lock()
+            defer { lock.unlock() }
+            return parts
+        }
     }
 
     /// A line sshelf keeps verbatim as an option: everything it does not model (IdentityFile is modelled: the first
@@ -181,8 +276,8 @@ public enum SSHConfigResolver {
     }
 
     /// The host as the given blocks (already the matching ones, in file order) configure it.
-    static func effectiveHost(alias: String, location: String, blocks: [Block], warnings: inout [String])
-        -> Result<ImportedHost, ValidationError>
+    static func effectiveHost(alias: String, location: String, blocks: [Block], in indexes: [Int],
+                              warnings: inout [String]) -> Result<ImportedHost, ValidationError>
     {
         var hostname: String?, user: String?, port: Int?, jump: [String]?
         var identityFiles: [String] = []
@@ -194,7 +289,8 @@ public enum SSHConfigResolver {
         func fail(_ line: SSHConfigLine, _ message: String) -> Result<ImportedHost, ValidationError> {
             .failure(ValidationError(field: line.key, message: "\(line.location): host '\(alias)' skipped: \(message)"))
         }
-        for block in blocks {
+        for index in indexes {
+            let block = blocks[index]
             let pattern = block.isPattern
             for line in block.lines {
                 let first = line.arguments.first ?? ""
@@ -230,14 +326,14 @@ public enum SSHConfigResolver {
                     }
                     port = value
                 case "identityfile":
-                    if !first.isEmpty, !identityFiles.contains(first), first.lowercased() != "none" {
+                    if !first.isEmpty, !identityFiles.contains(first), !isNone(first) {
                         identityFiles.append(first)
                         // The first is the host's identity; later ones from its own blocks are tried after it, in order.
                         if identityFiles.count > 1, !pattern { options.append(optionLine(line)) }
                     }
                 case "proxyjump" where jump == nil:
                     guard proxyCommand == nil else { break }
-                    jump = first.lowercased() == "none" ? [] : first.split(separator: ",").map(String.init)
+                    jump = isNone(first) ? [] : first.split(separator: ",").map(String.init)
                 case "localforward", "remoteforward", "dynamicforward":
                     let kind: ForwardKind = line.key == "localforward" ? .local : line.key == "remoteforward" ? .remote : .dynamic
                     if kind != .dynamic, line.arguments.contains(where: { $0.contains("/") }) {

@@ -1,0 +1,40 @@
+// DeferredLibrariesTests: libssh2, libcrypto and libsodium are opened when first needed, not at start (see
+// scripts/deferred-libraries) — a command that does not connect never loads them (the dynamic loader's own trace
+// says so), and when one cannot be loaded, the command that needs it says which and what to install.
+import Foundation
+import TestSupport
+import XCTest
+
+final class DeferredLibrariesTests: XCTestCase {
+    static let deferred = ["libssh2.so", "libcrypto.so", "libsodium.so", "libz.so"]
+
+    func testCommandsThatDoNotConnectNeverLoadTheSSHAndCryptoLibraries() throws {
+        let home = TempHome()
+        XCTAssertExit(try home.run("add", "web", "--host", "web.example.com"), 0)
+        // LD_DEBUG=files makes the loader name every library it opens, at start or by dlopen, on standard error.
+        home.extraEnvironment["LD_DEBUG"] = "files"
+        for arguments in [["--version"], ["list"], ["list", "web"], ["show", "web"], ["export", "ssh-config"]] {
+            let result = try home.run(arguments)
+            XCTAssertExit(result, 0)
+            XCTAssertTrue(result.stderr.contains("file=libc.so.6"), "the loader's trace is there: \(result.stderr.prefix(300))")
+            for library in Self.deferred where result.stderr.contains("file=" + library) {
+                XCTFail("sshelf \(arguments.joined(separator: " ")) loaded \(library)")
+            }
+        }
+    }
+
+    func testALibraryThatCannotBeLoadedIsNamedWithWhatToInstall() throws {
+        let home = TempHome()
+        // A listener that never answers: the TCP connection succeeds, so the next step is libssh2's.
+        let listener = try SilentListener()
+        XCTAssertExit(try home.run("add", "web", "--host", "127.0.0.1", "--port", String(listener.port)), 0)
+        // The library's file is there but not a library: dlopen fails, as for a missing or broken package.
+        let broken = try home.write("", to: "lib/libssh2.so.1")
+        home.extraEnvironment["LD_LIBRARY_PATH"] = (broken as NSString).deletingLastPathComponent
+        let result = try home.run("exec", "web", "--", "true")
+        XCTAssertExit(result, 1)
+        XCTAssertTrue(result.stderr.contains("sshelf: error: cannot load "), result.stderr)
+        XCTAssertTrue(result.stderr.contains("from libssh2.so.1"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("sshelf: hint: install Debian's libssh2-1 package"), result.stderr)
+    }
+}
