@@ -319,6 +319,50 @@ public struct HostMatcher: Sendable {
         return result
     }
 
+    /// The same order as `ranked`, worked out only for the best `first` rows (and any tied with the last of them that
+    /// rank before it) now, the rest when a later row is read: for the first key of a search, most of the fleet
+    /// matches and a screen shows 40. The best rows are found from the scores' counts — the lowest score that still
+    /// reaches `first` — and ranked by the same rule over just them, which gives the whole order's beginning.
+    public func rankedLazily(_ matches: HostMatches, first wanted: Int = 512) -> RankedRows {
+        let n = matches.count
+        guard n > 4 * wanted else { return RankedRows(ranked(matches)) }
+        var top = Int32.min
+        var bottom = Int32.max
+        for score in matches.scores {
+            top = max(top, score)
+            bottom = min(bottom, score)
+        }
+        var counts = [Int](repeating: 0, count: Int(top - bottom) + 1)
+        for score in matches.scores { counts[Int(top - score)] += 1 }
+        var above = 0
+        var bucket = 0
+        while above + counts[bucket] < wanted {
+            above += counts[bucket]
+            bucket += 1
+        }
+        let threshold = top - Int32(bucket)
+        // Every row above the threshold score; at it, every recently connected one (they rank first among equals) and
+        // the first plain ones in candidate order, as many as are still wanted.
+        var head = HostMatches()
+        head.rows.reserveCapacity(wanted * 2)
+        head.scores.reserveCapacity(wanted * 2)
+        var plainAtThreshold = wanted - above
+        let anyRecent = !recentRank.isEmpty
+        for i in 0..<n {
+            let score = matches.scores[i]
+            guard score >= threshold else { continue }
+            let row = matches.rows[i]
+            if score == threshold && !(anyRecent && isRecent(row) && recentRank[row] != nil) {
+                guard plainAtThreshold > 0 else { continue }
+                plainAtThreshold -= 1
+            }
+            head.rows.append(row)
+            head.scores.append(score)
+        }
+        let matcher = self
+        return RankedRows(head: ranked(head), count: n, rest: { matcher.ranked(matches) })
+    }
+
     /// Matches and ranks in one call (the CLI's `list FILTER`).
     public func search(_ query: HostQuery, in candidates: [Int32]) -> [Int32] {
         query.isEmpty ? candidates : ranked(matches(query, in: candidates))

@@ -10,8 +10,9 @@ public struct SearchState: Sendable, Equatable {
     public var query = ""
     /// True while keys go into the query (after `/`, until Enter or Esc).
     public var typing = false
-    /// Matching rows, best first (complete once `isRunning` is false).
-    public var results: [Int32] = []
+    /// Matching rows, best first (complete once `isRunning` is false; the order past the first screenfuls is worked
+    /// out when a row there is first read).
+    public var results: RankedRows = []
     /// Search every host (the default) or only the selected group's (Tab switches while typing).
     public var allHosts = true
     /// True between a change of query or scope and the run that brings its results.
@@ -70,7 +71,7 @@ public struct SearchState: Sendable, Equatable {
                 total -= history.removeFirst().rows.count
             }
         }
-        results = matcher.ranked(matches)
+        results = matcher.rankedLazily(matches)
         isRunning = false
     }
 }

@@ -112,7 +112,7 @@ public struct UIState: Sendable {
     }
 
     /// The rows the host list shows right now (filtered when a search is active).
-    public var visible: [Int32] { search.isActive ? search.results : scoped }
+    public var visible: RankedRows { search.isActive ? search.results : RankedRows(scoped) }
 
     /// What a search runs over: every host, or the selected group's when the search is narrowed to it.
     public var searchCandidates: [Int32] { search.allHosts ? allRows : scoped }

@@ -141,6 +141,31 @@ final class HostMatcherTests: XCTestCase {
         }
     }
 
+    /// The TUI ranks only the first rows of a large result at once: reading them ranks nothing more, and reading on
+    /// gives exactly the order of ranking everything (ties, recent connections and candidate order included).
+    func testRankingPastTheFirstRowsWaitsUntilTheyAreRead() {
+        let names = ["db-%04d", "web-db-%04d", "xdbx-%04d", "d-b-%04d", "db%04d"]
+        var hosts: [ShelfCore.Host] = []
+        for i in 0..<3000 {
+            let name = String(format: names[i % names.count], i)
+            let connected: TimeInterval? = i % 97 == 0 ? TimeInterval(i) : nil
+            hosts.append(Self.host(name, "h\(i % 7).example.com", user: i % 3 == 0 ? "db" : "root", connected: connected))
+        }
+        let fleet = Fleet(hosts)
+        let all = (0..<Int32(hosts.count)).map { $0 }
+        for query in ["d", "db", "db 1"] {
+            let matches = fleet.matcher.matches(HostQuery(query), in: all)
+            let full = fleet.matcher.ranked(matches)
+            let lazy = fleet.matcher.rankedLazily(matches, first: 100)
+            XCTAssertEqual(lazy.count, full.count, query)
+            XCTAssertEqual(Array(lazy.prefix(100)), Array(full.prefix(100)), query)
+            XCTAssertEqual(lazy.isComplete, full.count <= 400, "'\(query)': the rest is ranked only when read")
+            XCTAssertEqual(Array(lazy), full, query)
+            XCTAssertTrue(lazy.isComplete)
+            XCTAssertEqual(lazy.firstIndex(of: full[full.count - 1]), full.count - 1)
+        }
+    }
+
     func testLargeCandidateSetsGiveTheSameResultsOnTwoCores() {
         let count = HostMatcher.parallelThreshold * 2 + 7
         var builder = HostTableBuilder(expectedCount: count)
