@@ -211,7 +211,7 @@ public struct HostMatcher: Sendable {
             let slices = (0..<parts).map { part in
                 candidates[(part * chunk)..<min(candidates.count, (part + 1) * chunk)]
             }
-            let results = PartResults(parts)
+            let results = PartResults(parts, empty: HostMatches())
             let shared = SharedTerms(buffers: terms)
             DispatchQueue.concurrentPerform(iterations: parts) { part in
                 results.set(part, scan(slices[part], shared.buffers, groups))
@@ -248,23 +248,6 @@ public struct HostMatcher: Sendable {
     /// The terms' buffers, read (never written) by every core while the query's `withTerms` call lasts.
     struct SharedTerms: @unchecked Sendable {
         let buffers: [UnsafeBufferPointer<UInt8>]
-    }
-
-    /// Holds each core's part until all are done (each part is written by one thread only).
-    final class PartResults: @unchecked Sendable {
-        private var parts: [HostMatches]
-        private let lock = NSLock()
-        init(_ count: Int) { parts = Array(repeating: HostMatches(), count: count) }
-        func set(_ index: Int, _ value: HostMatches) {
-            lock.lock()
-            parts[index] = value
-            lock.unlock()
-        }
-        var all: [HostMatches] {
-            lock.lock()
-            defer { lock.unlock() }
-            return parts
-        }
     }
 
     // MARK: ranking

@@ -33,6 +33,22 @@ final class ImportStructureTests: XCTestCase {
         XCTAssertLessThan(large.prepared, 40)
     }
 
+    /// New hosts get random ids handed out in name order, so the store's inserts append to every index (the primary
+    /// key and the name index agree): listed by name, their ids ascend.
+    func testNewHostsGetIDsInTheirNameOrder() throws {
+        let home = TempHome()
+        let path = try home.write(BenchmarkData.sshConfig(BenchmarkData.realistic(500)), to: "fleet.conf")
+        XCTAssertExit(try home.run("import", "ssh-config", path), 0)
+        let listed = try home.run("list", "--json")
+        XCTAssertExit(listed, 0)
+        let records = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
+        let ids = records.compactMap { $0["id"] as? String }
+        XCTAssertEqual(ids.count, 500)
+        XCTAssertEqual(ids, ids.sorted(), "ids in the list's (name) order")
+        XCTAssertEqual(Set(ids).count, 500)
+        XCTAssertTrue(ids.allSatisfy { UUID(uuidString: $0) != nil && $0.dropFirst(14).first == "4" }, "random (version 4) ids")
+    }
+
     func testAConfigOverTheOldCapImportsAndOneOverTheLimitIsRefusedClearly() throws {
         let home = TempHome()
         // 9 MiB of comments around two hosts: past the old undocumented 8 MiB cap.

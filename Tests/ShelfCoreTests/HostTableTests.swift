@@ -65,6 +65,42 @@ final class HostTableTests: XCTestCase {
         XCTAssertEqual(try HostTable(bytes: table.bytes).index(of: hosts[500].id), 500)
     }
 
+    /// The catalog cache is written in pieces of at most 64 KiB (the page cache keeps a file in pieces as large as the
+    /// writes that made them, and a mapping maps a whole piece per touch): through a socket that keeps each write a
+    /// message of its own, every message is at most 64 KiB, and together they are the table's bytes.
+    func testTheCacheIsWrittenInPiecesOf64KiBAtMost() throws {
+        let table = Self.table((0..<3000).map { ShelfCore.Host(name: "host-\($0)", hostname: "h\($0).example.com") })
+        XCTAssertGreaterThan(table.bytes.count, 4 * 64 * 1024)
+        var pair: [Int32] = [0, 0]
+        XCTAssertEqual(socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue), 0, &pair), 0)
+        var size: Int32 = 1 << 20
+        setsockopt(pair[0], SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        final class Received: @unchecked Sendable { var messages: [[UInt8]] = [] }
+        let received = Received()
+        let reader = pair[1]
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            var buffer = [UInt8](repeating: 0, count: 4 << 20)
+            while true {
+                let n = recv(reader, &buffer, buffer.count, 0)
+                if n <= 0 { break }
+                received.messages.append(Array(buffer[..<n]))
+            }
+            done.signal()
+        }
+        var builder = HostTableBuilder(expectedCount: 3000)
+        for i in 0..<3000 { builder.append(ShelfCore.Host(name: "host-\(i)", hostname: "h\(i).example.com")) }
+        try builder.write(token: Array(0..<16), to: pair[0])
+        close(pair[0])
+        done.wait()
+        close(pair[1])
+        XCTAssertTrue(received.messages.allSatisfy { $0.count <= 64 * 1024 }, "\(received.messages.map(\.count).max() ?? 0)")
+        XCTAssertGreaterThan(received.messages.count, 4)
+        let written = try HostTable(bytes: received.messages.flatMap { $0 })
+        XCTAssertEqual(written.count, 3000)
+        XCTAssertEqual(written.name(2999), "host-2999")
+    }
+
     func testDamagedBytesAreRefusedNotRead() throws {
         let good = Self.table(Self.sample() + (0..<50).map { ShelfCore.Host(name: "h\($0)", hostname: "x\($0)") }).bytes
         XCTAssertThrowsError(try HostTable(bytes: Array(good.prefix(good.count / 2))), "truncated")

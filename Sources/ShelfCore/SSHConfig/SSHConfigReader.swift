@@ -69,35 +69,20 @@ public enum SSHConfigReader {
         }
         let halves = Halves(parts: [(UnsafeBufferPointer(rebasing: bytes[..<middle]), 1),
                                     (UnsafeBufferPointer(rebasing: bytes[middle...]), newlines + 1)])
-        let results = LexedHalves()
+        let results = PartResults(2, empty: Result<[SSHConfigLine], SSHConfigSyntaxError>.success([]))
         DispatchQueue.concurrentPerform(iterations: 2) { half in
             let (part, first) = halves.parts[half]
             results.set(half, Result { () throws(SSHConfigSyntaxError) in try lexLines(part, file: file, firstNumber: first) })
         }
         // The first half's error is the first in the file.
-        return try results.get(0).get() + results.get(1).get()
+        let halvesLexed = results.all
+        return try halvesLexed[0].get() + halvesLexed[1].get()
     }
 
     /// The two halves of the file's bytes with their first line numbers, only read while both are lexed (the bytes
     /// outlive the call).
     struct Halves: @unchecked Sendable {
         let parts: [(UnsafeBufferPointer<UInt8>, Int)]
-    }
-
-    /// The halves' results until both are done (each written by one thread only).
-    final class LexedHalves: @unchecked Sendable {
-        private var parts: [Result<[SSHConfigLine], SSHConfigSyntaxError>] = [.success([]), .success([])]
-        private let lock = NSLock()
-        func set(_ index: Int, _ value: Result<[SSHConfigLine], SSHConfigSyntaxError>) {
-            lock.lock()
-            parts[index] = value
-            lock.unlock()
-        }
-        func get(_ index: Int) -> Result<[SSHConfigLine], SSHConfigSyntaxError> {
-            lock.lock()
-            defer { lock.unlock() }
-            return parts[index]
-        }
     }
 
     /// The lines of `bytes`, numbered from `firstNumber`; a line ssh would reject is an error, except a Match line,

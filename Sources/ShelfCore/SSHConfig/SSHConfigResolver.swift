@@ -116,7 +116,7 @@ public enum SSHConfigResolver {
         // the parts joined in file order.
         let parts = aliases.count >= parallelThreshold ? 2 : 1
         let chunk = (aliases.count + parts - 1) / max(parts, 1)
-        let resolved = ResolvedParts(parts)
+        let resolved = PartResults(parts, empty: ResolvedPart())
         let shared = SharedBlocks(blocks: blocks, literal: literalBlock, more: moreLiteralBlocks, patterns: patternBlocks)
         let aliasList = aliases
         let resolvePart: @Sendable (Int) -> Void = { part in
@@ -181,23 +181,6 @@ public enum SSHConfigResolver {
         let literal: [String: Int]
         let more: [String: [Int]]
         let patterns: [Int]
-    }
-
-    /// Each part's result until all are done (each part is written by one thread only).
-    final class ResolvedParts: @unchecked Sendable {
-        private var parts: [ResolvedPart]
-        private let lock = NSLock()
-        init(_ count: Int) { parts = Array(repeating: ResolvedPart(), count: count) }
-        func set(_ index: Int, _ value: ResolvedPart) {
-            lock.lock()
-            parts[index] = value
-            lock.unlock()
-        }
-        var all: [ResolvedPart] {
-            lock.lock()
-            defer { lock.unlock() }
-            return parts
-        }
     }
 
     /// A line sshelf keeps verbatim as an option: everything it does not model (IdentityFile is modelled: the first
