@@ -144,6 +144,14 @@ final class LiveStateTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(tight.tags, 4, "tags keep a little room")
     }
 
+    /// Names shorter than the header ("host-0001" under "Hosts 1200"): the count is shown whole, never cut to
+    /// "Hosts 12…", which would read as another number.
+    func testTheHostCountInTheHeaderIsNeverCut() {
+        let state = Fixtures.state(Fixtures.longList(1200), rows: 24, columns: 140)
+        let text = Screen.render(state).text
+        XCTAssertTrue(text.contains("Hosts 1200 "), text)
+    }
+
     func testHostsSharingANameAreMarkedWithTheNameCommandsTake() {
         var state = Fixtures.state(Fixtures.sharedNames(), rows: 24, columns: 100)
         let text = Screen.render(state).text

@@ -66,14 +66,17 @@ enum HostListView {
 
     static func draw(_ state: UIState, in rect: Rect, on canvas: inout Canvas) {
         let focused = state.focus == .hosts && state.mode == .browse
-        let c = columns(width: rect.width, natural: naturalWidths(state, rows: max(0, rect.height - 1)))
         let list = state.visible
-        let x = rect.column
-        let headerStyle = focused ? CellStyle.bold : CellStyle.dim
         // The first screenful of a large store: the count is the store's, the rows follow when loaded.
         let whole = !state.catalog.isComplete && !state.search.isActive && state.selectedGroupID == nil
-        canvas.write("Hosts \(whole ? state.catalog.totalCount : list.count)", row: rect.row, column: x + 1,
-                     width: c.name, style: headerStyle)
+        let header = "Hosts \(whole ? state.catalog.totalCount : list.count)"
+        var natural = naturalWidths(state, rows: max(0, rect.height - 1))
+        // The count in the header is never cut ("Hosts 1000…" would read as another number).
+        natural.name = max(natural.name, header.count)
+        let c = columns(width: rect.width, natural: natural)
+        let x = rect.column
+        let headerStyle = focused ? CellStyle.bold : CellStyle.dim
+        canvas.write(header, row: rect.row, column: x + 1, width: c.name, style: headerStyle)
         canvas.write("Address", row: rect.row, column: x + 1 + c.name + 1, style: headerStyle)
         if c.tags > 4 { canvas.write("Tags", row: rect.row, column: x + 2 + c.name + 1 + c.destination, style: headerStyle) }
         if c.last > 0 { canvas.write("Last", row: rect.row, column: x + rect.width - c.last, style: headerStyle) }
