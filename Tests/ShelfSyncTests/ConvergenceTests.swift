@@ -12,18 +12,6 @@ import TestSupport
 import XCTest
 
 final class ConvergenceTests: XCTestCase {
-    /// A small deterministic generator, so a failing schedule can be replayed from its seed.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     func testRandomSchedulesConverge() throws {
         let schedules = Int(ProcessInfo.processInfo.environment["SSHELF_CONVERGENCE_SCHEDULES"] ?? "") ?? 24
         let first = UInt64(ProcessInfo.processInfo.environment["SSHELF_CONVERGENCE_SEED"] ?? "") ?? 0
@@ -35,7 +23,7 @@ final class ConvergenceTests: XCTestCase {
     final class Tick: @unchecked Sendable { var value = 0.0 }
 
     func runSchedule(seed: UInt64, operations: Int) throws {
-        var random = SplitMix(state: seed)
+        var random = SplitMix64(state: seed)
         let shared = try makeFolder("shared")
         let devices = try (0..<3).map { try Device("d\($0)") }
         for device in devices { try device.enable(folder: shared) }
@@ -131,7 +119,7 @@ final class ConvergenceTests: XCTestCase {
     }
 
     /// Copies up to `count` files an owner wrote into views that lack them, in random order.
-    func deliver(views: [String], owners: [String], count: Int, random: inout SplitMix) {
+    func deliver(views: [String], owners: [String], count: Int, random: inout SplitMix64) {
         var pending: [(source: String, target: String)] = []
         for (source, owner) in zip(views, owners) {
             let folder = source + "/devices/" + owner
@@ -152,7 +140,7 @@ final class ConvergenceTests: XCTestCase {
 
     /// One misdeed of the remote in a random view: drop an entry, flip a byte, replay an entry under another number,
     /// or plant garbage.
-    func byzantine(views: [String], owners: [String], random: inout SplitMix) throws {
+    func byzantine(views: [String], owners: [String], random: inout SplitMix64) throws {
         guard let view = views.randomElement(using: &random), let owner = owners.randomElement(using: &random) else { return }
         let folder = view + "/devices/" + owner
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasSuffix(".entry") }.sorted()

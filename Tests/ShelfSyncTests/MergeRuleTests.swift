@@ -13,7 +13,7 @@ final class MergeRuleTests: XCTestCase {
     let devices = ["11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222", "33333333-3333-4333-8333-333333333333"]
 
     /// A random version of one host: some groups changed by some device at some time.
-    func version(_ random: inout ConvergenceTests.SplitMix, base: [String: JSONValue]) -> (RecordClock, [String: JSONValue]) {
+    func version(_ random: inout SplitMix64, base: [String: JSONValue]) -> (RecordClock, [String: JSONValue]) {
         var body = base
         var clock = RecordClock()
         for name in FieldGroups.names(for: .host) {
@@ -77,7 +77,7 @@ final class MergeRuleTests: XCTestCase {
 
     func testMergeIgnoresOrderAndDuplicates() throws {
         let base = try JSONDecoder().decode([String: JSONValue].self, from: try ShelfJSON.encoder().encode(ShelfCore.Host(name: "h", hostname: "x")))
-        var random = ConvergenceTests.SplitMix(state: 42)
+        var random = SplitMix64(state: 42)
         for _ in 0..<150 {
             let versions = (0..<4).map { _ in version(&random, base: base) }
             let reference = merged(versions)

@@ -26,20 +26,6 @@ enum BenchmarkData {
         var lastConnected: Date?
     }
 
-    /// SplitMix64: small, fast and the same on every machine, so a given count always makes the same fleet.
-    struct Random {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-        mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }
-    }
-
     static let sites: [(region: String, site: String)] = [
         ("eu", "fra"), ("eu", "ams"), ("eu", "lon"), ("eu", "par"), ("eu", "waw"), ("us", "nyc"), ("us", "sfo"),
         ("us", "iad"), ("us", "dfw"), ("ap", "sin"), ("ap", "syd"), ("ap", "tok"), ("ap", "bom"),
@@ -69,7 +55,7 @@ enum BenchmarkData {
     }
 
     static func realistic(_ count: Int) -> [Entry] {
-        var random = Random(state: UInt64(count))
+        var random = SplitMix64(state: UInt64(count))
         var entries: [Entry] = []
         entries.reserveCapacity(count)
         // One bastion per site and environment, first in the file as in most hand-kept configs.

@@ -1,0 +1,20 @@
+// SplitMix64: a small deterministic random generator — the same sequence on every machine for a seed, so generated
+// benchmark fleets and replayed test schedules are reproducible. Not for anything secret.
+public struct SplitMix64: RandomNumberGenerator, Sendable {
+    public var state: UInt64
+
+    public init(state: UInt64) { self.state = state }
+
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// 0..<n (n > 0).
+    public mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
+
+    public mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }
+}
