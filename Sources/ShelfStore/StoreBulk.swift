@@ -82,7 +82,7 @@ extension Store {
             var idLists: [String] = []
             var added = 0
             try Store.rowBlocks(count: count, make: make) { block in
-                for values in block.rows { try store.db.runOnce(insert, values) }
+                try store.db.runEach(insert, block.rows)
                 if !block.ids.isEmpty { idLists.append(block.ids) }
                 added += block.rows.count
             }
@@ -111,10 +111,10 @@ extension Store {
         }
     }
 
-    /// One block of hosts as the inserts take them: each host's row values, and their ids as JSON strings joined by
-    /// commas (for the stamps' `json_each`, written on the maker's core).
-    struct RowBlock {
-        var rows: [[SQLValue]] = []
+    /// One block of hosts as the inserts take them: their rows packed (no String crosses to the inserting thread),
+    /// and their ids as JSON strings joined by commas (for the stamps' `json_each`), both made on the maker's core.
+    struct RowBlock: Sendable {
+        var rows = SQLitePackedRows()
         var ids = ""
     }
 
@@ -124,8 +124,7 @@ extension Store {
         let block = 2_048
         let blocks = (count + block - 1) / block
         func rows(_ range: Range<Int>) -> RowBlock {
-            var made = RowBlock()
-            made.rows.reserveCapacity(range.count)
+            var made = RowBlock(rows: SQLitePackedRows(reservingRows: range.count, bytesPerRow: 256))
             made.ids.reserveCapacity(range.count * 39)
             for k in range {
                 guard let host = make(k) else { continue }
