@@ -77,7 +77,7 @@ convergence: test-deps
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
 	SSHELF_CONVERGENCE_SCHEDULES=$${SSHELF_CONVERGENCE_SCHEDULES:-1000} scripts/run-tests --filter ShelfSyncTests.ConvergenceTests
 
-bench: test-deps
+bench: test-deps release
 	RELEASE_FLAGS="$(RELEASE_FLAGS)" bench/run
 
 clean:
