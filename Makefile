@@ -13,9 +13,14 @@ RELEASE_FLAGS ?= -c release --static-swift-stdlib -Xswiftc -use-ld=lld -Xlinker 
 	-Xswiftc -Xfrontend -Xswiftc -function-sections \
 	-Xlinker --symbol-ordering-file=$(CURDIR)/bench/link-order.txt -Xlinker --no-warn-symbol-ordering
 
+# The shared libraries a release binary loads at start (libssh2, libcrypto and libsodium are opened on first use;
+# SQLite and libstdc++ are linked from their static archives): see docs/PERFORMANCE.md, "Start-up".
+START_LIBRARIES := libncursesw.so.6 libtinfo.so.6 libm.so.6 libgcc_s.so.1 libc.so.6 ld-linux-x86-64.so.2
+CLANG ?= $(dir $(realpath $(shell command -v $(SWIFT) 2>/dev/null)))clang
+
 # Debian packages to build and run, and the extra ones the tests drive for real (the shells: completion tests;
 # git-filter-repo: the sync migration's git-history fix is followed as written).
-RUN_DEBS := pkg-config libssh2-1-dev libsodium-dev libsqlite3-dev libncurses-dev libssl-dev
+RUN_DEBS := pkg-config binutils libssh2-1-dev libsodium-dev libsqlite3-dev libncurses-dev libssl-dev
 TEST_DEBS := $(RUN_DEBS) openssh-server openssh-client tmux git git-filter-repo procps bash zsh fish
 
 .PHONY: run test test-under-load build release deps test-deps install resources check-resources bench convergence clean
@@ -29,8 +34,12 @@ test-deps:
 build: deps
 	$(SWIFT) build $(BUILD_FLAGS)
 
+# libstdc++'s static archive where Package.swift's release link looks first (the toolchain's clang knows the path);
+# after linking, the libraries the binary loads at start are checked: exactly these, or the build fails.
 release: deps
+	@mkdir -p .build/static-libs && ln -sf "$$($(CLANG) -print-file-name=libstdc++.a)" .build/static-libs/libstdc++.a
 	$(SWIFT) build $(RELEASE_FLAGS) --product sshelf $(BUILD_FLAGS)
+	@scripts/check-start-libraries "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/sshelf" $(START_LIBRARIES)
 
 run: release
 	@$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/sshelf $(ARGS)
@@ -68,7 +77,7 @@ convergence: test-deps
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
 	SSHELF_CONVERGENCE_SCHEDULES=$${SSHELF_CONVERGENCE_SCHEDULES:-1000} scripts/run-tests --filter ShelfSyncTests.ConvergenceTests
 
-bench: test-deps
+bench: test-deps release
 	RELEASE_FLAGS="$(RELEASE_FLAGS)" bench/run
 
 clean:

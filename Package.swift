@@ -14,9 +14,12 @@ let package = Package(
         // connecting, forwarding and the vault need them (docs/PERFORMANCE.md, "Start-up").
         .target(name: "CLibSSH2", path: "Sources/CLibSSH2"),
         .target(name: "CSodium", path: "Sources/CSodium"),
-        .systemLibrary(
-            name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
-            providers: [.apt(["libsqlite3-dev"])]),
+        // SQLite is linked from Debian's static archive (same source and options as its shared library): loading
+        // and binding the shared one was a sixth of a `sshelf list`. The store and the vault are sshelf's own
+        // files and SQL; nothing from the network or the sync remote reaches SQLite except as bound values
+        // (docs/PERFORMANCE.md, "Start-up"). No pkg-config and no `link` in the module map: either would add
+        // the shared library back.
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "COpenSSL", path: "Sources/COpenSSL"),
         .systemLibrary(
             name: "CNcurses", path: "Sources/CNcurses", pkgConfig: "ncursesw",
@@ -31,7 +34,9 @@ let package = Package(
         // guarded secret memory.
         .target(name: "ShelfSystem", path: "Sources/ShelfSystem"),
         // The one SQLite wrapper: the store and the vault both open their files through it.
-        .target(name: "ShelfSQLite", dependencies: ["ShelfSystem", "CSQLite"], path: "Sources/ShelfSQLite"),
+        .target(
+            name: "ShelfSQLite", dependencies: ["ShelfSystem", "CSQLite"], path: "Sources/ShelfSQLite",
+            linkerSettings: [.unsafeFlags(["-Xlinker", "-l:libsqlite3.a"])]),
         .target(
             name: "ShelfStore", dependencies: ["ShelfCore", "ShelfSystem", "ShelfSQLite"], path: "Sources/ShelfStore"),
         .target(
@@ -57,7 +62,14 @@ let package = Package(
                 "ShelfTerminal",
             ],
             path: "Sources/ShelfApp"),
-        .executableTarget(name: "sshelf", dependencies: ["ShelfApp"], path: "Sources/sshelf"),
+        // The release build (`make release`, which links the Swift runtime statically) finds libstdc++'s static
+        // archive first in .build/static-libs, put there by the Makefile: the runtime's C++ then needs no
+        // libstdc++.so loaded and bound at every start. Without that folder the shared library is used.
+        .executableTarget(
+            name: "sshelf", dependencies: ["ShelfApp"], path: "Sources/sshelf",
+            linkerSettings: [
+                .unsafeFlags(["-L\(Context.packageDirectory)/.build/static-libs"], .when(configuration: .release))
+            ]),
 
         // Shared by the test targets only: runs the real binary in a private SSHELF_HOME and starts a real sshd
         // on loopback.

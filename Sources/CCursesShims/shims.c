@@ -57,3 +57,10 @@ int cshims_start_screen(void) {
     set_term(screen);
     return 1;
 }
+
+// Called by the libraries' deferred loaders (Sources/C*/deferred.c, a weak reference) just before they end the
+// program because a library is missing: leaves curses if the TUI is on screen, so the error they print shows on
+// the user's own screen and the terminal works again after the exit.
+void sshelf_restore_terminal(void) {
+    if (stdscr != NULL && !isendwin()) endwin();
+}

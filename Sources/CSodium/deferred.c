@@ -7,6 +7,10 @@
 #include <stdio.h>
 #include <unistd.h>
 
+// Defined by the TUI's curses shim (a weak reference: absent from a program without it): leaves curses, so
+// the message below lands on the user's own screen and the terminal is usable after the exit.
+extern void sshelf_restore_terminal(void) __attribute__((weak));
+
 static void *library;
 static pthread_once_t opened = PTHREAD_ONCE_INIT;
 
@@ -18,6 +22,7 @@ static void *deferred_symbol(const char *name) {
     void *function = library ? dlsym(library, name) : NULL;
     if (!function) {
         const char *why = dlerror();
+        if (sshelf_restore_terminal) sshelf_restore_terminal();
         dprintf(2, "sshelf: error: cannot load %s from libsodium.so.23: %s\n", name, why ? why : "not found");
         dprintf(2, "sshelf: hint: install Debian's libsodium23 package (sshelf needs it for the vault and sync)\n");
         _exit(1);

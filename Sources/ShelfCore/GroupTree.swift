@@ -4,19 +4,26 @@ import Foundation
 
 public struct GroupTree: Sendable {
     public let groups: [UUID: HostGroup]
-    private let childrenByParent: [UUID?: [HostGroup]]
+    // The top level apart from the children by parent: a dictionary keyed by `UUID?` would make the Swift runtime
+    // scan every conformance record of the binary to find `Optional: Hashable` (at every `sshelf list`).
+    private let topLevel: [HostGroup]
+    private let childrenByParent: [UUID: [HostGroup]]
 
     public init(_ groups: [HostGroup]) {
         let byID = Dictionary(groups.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         self.groups = byID
-        var children: [UUID?: [HostGroup]] = [:]
+        var top: [HostGroup] = []
+        var children: [UUID: [HostGroup]] = [:]
         for group in byID.values {
             // A missing parent or a cycle puts the group at the top level, so it stays reachable.
-            let parent = group.parentID.flatMap { byID[$0] != nil ? $0 : nil }
-            let key = (parent != nil && ModelCheck.ancestors(of: group.id, in: byID).cycle) ? nil : parent
-            children[key, default: []].append(group)
+            if let parent = group.parentID, byID[parent] != nil, !ModelCheck.ancestors(of: group.id, in: byID).cycle {
+                children[parent, default: []].append(group)
+            } else {
+                top.append(group)
+            }
         }
         for key in children.keys { children[key]?.sort(by: GroupTree.order) }
+        topLevel = top.sorted(by: GroupTree.order)
         childrenByParent = children
     }
 
@@ -27,13 +34,23 @@ public struct GroupTree: Sendable {
         return a.id.uuidString < b.id.uuidString
     }
 
-    public func children(of parentID: UUID?) -> [HostGroup] { childrenByParent[parentID] ?? [] }
+    public func children(of parentID: UUID?) -> [HostGroup] {
+        guard let parentID else { return topLevel }
+        return childrenByParent[parentID] ?? []
+    }
 
     /// `prod/eu` for a group; empty for nil. A cycle is cut where it repeats.
     public func path(of groupID: UUID?) -> String {
         guard let groupID, let group = groups[groupID] else { return "" }
         let (chain, _) = ModelCheck.ancestors(of: groupID, in: groups)
-        return (chain.reversed().map(\.name) + [group.name]).joined(separator: "/")
+        // A loop, not `joined(separator:)`: the generic join makes the Swift runtime scan every conformance record
+        // of the binary once per process, and `sshelf list` calls this first.
+        var path = ""
+        for ancestor in chain.reversed() {
+            path += ancestor.name
+            path += "/"
+        }
+        return path + group.name
     }
 
     /// The deepest group path sshelf creates. Deeper paths are refused with a message (a tree is for people:

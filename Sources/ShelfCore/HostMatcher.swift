@@ -52,7 +52,7 @@ public struct HostMatcher: Sendable {
     let groupDisplay: [String]
 
     /// Recency rank (0: most recent) of every host ever connected to; ties among them rank by it.
-    let recentRank: [Int32: Int32]
+    let recentRank: RecentRanks
 
     public static let nameBonus: Int32 = 2
     /// Below this many candidates one core is quicker than waking a second.
@@ -63,13 +63,9 @@ public struct HostMatcher: Sendable {
         self.table = table
         groupDisplay = groupPaths
         self.groupPaths = groupPaths.map { Array(HostSearch.fold($0).utf8) }
-        var ranks: [Int32: Int32] = [:]
         var bits = [UInt64](repeating: 0, count: (table.count + 63) / 64)
-        for (rank, row) in table.recentRows.enumerated() where ranks[row] == nil {
-            ranks[row] = Int32(rank)
-            bits[Int(row) / 64] |= 1 << UInt64(Int(row) % 64)
-        }
-        recentRank = ranks
+        for row in table.recentRows { bits[Int(row) / 64] |= 1 << UInt64(Int(row) % 64) }
+        recentRank = RecentRanks(table.recentRows)
         recentBits = bits
     }
 
@@ -263,7 +259,7 @@ public struct HostMatcher: Sendable {
         var counts = [Int](repeating: 0, count: top - bottom + 1)
         let anyRecent = !recentRank.isEmpty
         for i in 0..<n {
-            if anyRecent, isRecent(matches.rows[i]), let rank = recentRank[matches.rows[i]] {
+            if anyRecent, isRecent(matches.rows[i]), let rank = recentRank.rank(of: matches.rows[i]) {
                 recent.append((matches.rows[i], matches.scores[i], rank, i))
             } else {
                 counts[top - Int(matches.scores[i])] += 1
@@ -335,7 +331,7 @@ public struct HostMatcher: Sendable {
             let score = matches.scores[i]
             guard score >= threshold else { continue }
             let row = matches.rows[i]
-            if score == threshold && !(anyRecent && isRecent(row) && recentRank[row] != nil) {
+            if score == threshold && !(anyRecent && isRecent(row) && recentRank.rank(of: row) != nil) {
                 guard plainAtThreshold > 0 else { continue }
                 plainAtThreshold -= 1
             }

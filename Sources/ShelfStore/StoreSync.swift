@@ -248,7 +248,13 @@ extension Store {
 
     /// Merges a record from another device (its clock already carries provenance and taint, see ShelfSync) by the
     /// field rules, without stamping it anew. Conflicts are recorded for `sync conflicts`. Call inside `write`.
-    public func apply(_ record: SyncRecord, from device: String, at time: Date) throws -> ApplyOutcome {
+    /// `localArrivedThisRun`: the record's local value itself came from another device earlier in the same sync run
+    /// (a device catching up: newly enrolled, or long offline), so a conflict with it is between two values this
+    /// device never showed — recorded as already seen (listed, not counted in the status line); the device whose
+    /// edit lost records it unseen.
+    public func apply(_ record: SyncRecord, from device: String, at time: Date, localArrivedThisRun: Bool = false) throws
+        -> ApplyOutcome
+    {
         guard record.kind.isKnown, let table = Store.table(record.kind) else {
             return .skipped("record kind '\(record.kind.rawValue)' is from a newer sshelf")
         }
@@ -279,7 +285,7 @@ extension Store {
         if result.history != history { try setHistory(record.kind, record.id, result.history) }
         let name = (result.body ?? local?.1 ?? record.body)?["name"].flatMap { if case .string(let text) = $0 { text } else { nil } } ?? ""
         for conflict in result.conflicts {
-            try recordConflict(conflict, kind: record.kind, id: record.id, name: name, at: time)
+            try recordConflict(conflict, kind: record.kind, id: record.id, name: name, at: time, seen: localArrivedThisRun)
         }
         lastStamp = HybridLogicalClock.receive(result.clock.latest, last: try lastStamp ?? newestStamp())
         return result.changed ? .applied : .kept

@@ -180,12 +180,13 @@ extension Store {
 
     // MARK: conflicts
 
-    func recordConflict(_ conflict: FieldConflict, kind: RecordKind, id: UUID, name: String, at time: Date) throws {
+    func recordConflict(_ conflict: FieldConflict, kind: RecordKind, id: UUID, name: String, at time: Date, seen: Bool = false) throws {
         try db.run("""
-            INSERT INTO sync_conflicts(at, kind, record, name, field, kept, kept_by, lost, lost_by, why)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO sync_conflicts(at, kind, record, name, field, kept, kept_by, lost, lost_by, why, seen)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, [.double(time.timeIntervalSince1970), .text(kind.rawValue), .text(id.storeText), .text(name), .text(conflict.group),
-                  .text(conflict.kept), .text(conflict.keptBy), .text(conflict.lost), .text(conflict.lostBy), .text(conflict.why.rawValue)])
+                  .text(conflict.kept), .text(conflict.keptBy), .text(conflict.lost), .text(conflict.lostBy), .text(conflict.why.rawValue),
+                  .int(seen ? 1 : 0)])
     }
 
     public func conflicts(unseenOnly: Bool = false) throws -> [StoredConflict] {

@@ -195,8 +195,12 @@ struct PeerChains {
                             continue
                         }
                         let annotated = annotate(record, writer: folder, seq: seq, vouched: vouched)
-                        switch try store.apply(annotated, from: folder, at: session.now) {
-                        case .applied: applied += 1
+                        let key = "\(record.kind.rawValue) \(record.id.lowerText)"
+                        switch try store.apply(annotated, from: folder, at: session.now,
+                                               localArrivedThisRun: session.receivedThisRun.contains(key)) {
+                        case .applied:
+                            applied += 1
+                            session.receivedThisRun.insert(key)
                         case .kept: break
                         case .skipped(let why): throw SkippedRecord(why: why)
                         }

@@ -19,6 +19,9 @@ final class SyncSession {
     private var epochKeys: [UUID: SecretBytes] = [:]
     private var groupSecretCache: SecretBytes?
     private(set) var heldEpochs: Set<UUID>
+    /// The records this run has changed from other devices' entries ("kind id"): a conflict between two values
+    /// that both arrived in this run was never on this device's screen (see Store.apply, `localArrivedThisRun`).
+    var receivedThisRun: Set<String> = []
 
     /// The class every sync key is kept in (read by background sync, never leaving the device).
     static let keyClass = ClassPolicy.accessibility(for: .syncEpochKey, readAt: .unattended)

@@ -1,6 +1,7 @@
 // DeferredLibrariesTests: libssh2, libcrypto and libsodium are opened when first needed, not at start (see
 // scripts/deferred-libraries) — a command that does not connect never loads them (the dynamic loader's own trace
-// says so), and when one cannot be loaded, the command that needs it says which and what to install.
+// says so), and when one cannot be loaded, the command that needs it says which and what to install. SQLite is
+// linked from its static archive and is never loaded as a shared library at all.
 import Foundation
 import TestSupport
 import XCTest
@@ -23,6 +24,19 @@ final class DeferredLibrariesTests: XCTestCase {
         }
     }
 
+    func testSQLiteIsPartOfTheBinaryNotASharedLibrary() throws {
+        let home = TempHome()
+        home.extraEnvironment["LD_DEBUG"] = "files"
+        // Every command opens the store: adding a host writes it, listing reads it.
+        for arguments in [["add", "web", "--host", "web.example.com"], ["list", "web"]] {
+            let result = try home.run(arguments)
+            XCTAssertExit(result, 0)
+            XCTAssertTrue(result.stderr.contains("file=libc.so.6"), "the loader's trace is there: \(result.stderr.prefix(300))")
+            XCTAssertFalse(result.stderr.contains("file=libsqlite3"), "sshelf \(arguments.joined(separator: " ")) loaded SQLite's shared library")
+        }
+        XCTAssertTrue(try home.run("list").stdout.contains("web.example.com"))
+    }
+
     func testALibraryThatCannotBeLoadedIsNamedWithWhatToInstall() throws {
         let home = TempHome()
         // A listener that never answers: the TCP connection succeeds, so the next step is libssh2's.
@@ -36,5 +50,26 @@ final class DeferredLibrariesTests: XCTestCase {
         XCTAssertTrue(result.stderr.contains("sshelf: error: cannot load "), result.stderr)
         XCTAssertTrue(result.stderr.contains("from libssh2.so.1"), result.stderr)
         XCTAssertTrue(result.stderr.contains("sshelf: hint: install Debian's libssh2-1 package"), result.stderr)
+    }
+
+    func testAMissingLibraryInTheTUILeavesCursesBeforeTheErrorAndExit() throws {
+        let home = TempHome()
+        let listener = try SilentListener()
+        XCTAssertExit(try home.run("add", "web", "--host", "127.0.0.1", "--port", String(listener.port)), 0)
+        let broken = try home.write("", to: "lib/libssh2.so.1")
+        let tui = try Tmux(home: home, environment: ["LD_LIBRARY_PATH": (broken as NSString).deletingLastPathComponent])
+        try tui.waitFor(text: "1 host")
+        XCTAssertEqual(try tui.tmux(["display-message", "-p", "-t", tui.session, "#{alternate_on}"]).output
+            .trimmingCharacters(in: .whitespacesAndNewlines), "1", "the TUI runs on the alternate screen")
+        try tui.send("Enter")
+        XCTAssertEqual(try tui.waitForExit(), 1)
+        // Curses was left: back on the user's own screen (not the TUI's), and the error and hint are on it.
+        // The pane and what scrolled above it, wrapped lines joined (the message is longer than a line).
+        let screen = try tui.tmux(["capture-pane", "-p", "-J", "-S", "-100", "-t", tui.session]).output
+        XCTAssertEqual(try tui.tmux(["display-message", "-p", "-t", tui.session, "#{alternate_on}"]).output
+            .trimmingCharacters(in: .whitespacesAndNewlines), "0", screen)
+        XCTAssertTrue(screen.contains("sshelf: error: cannot load "), screen)
+        XCTAssertTrue(screen.contains("sshelf: hint: install Debian's libssh2-1 package"), screen)
+        XCTAssertFalse(screen.contains("1 host"), "the TUI's screen is gone: \(screen)")
     }
 }

@@ -333,6 +333,15 @@ final class NotYetSyncedHintTests: XCTestCase {
         XCTAssertExit(waiting, 255)
         XCTAssertTrue(waiting.stderr.contains("hint: this device waits to be enrolled: run 'sshelf sync now' on the device that invited it"),
                       waiting.stderr)
+        // Its invite runs out before A enrolled it (its stored expiry moved into the past: an hour cannot pass here):
+        // syncing on A no longer helps, so the hint asks for a new invite.
+        try Store(path: c.sshelfHome + "/data/store.sqlite").setSetting("sync.join.expires", "1000")
+        XCTAssertExit(try c.run("sync", "now"), 1)
+        let expired = try c.run("exec", "prod", "--no-stdin", "--", "true")
+        XCTAssertExit(expired, 255)
+        XCTAssertTrue(expired.stderr.contains("hint: the invite expired before "), expired.stderr)
+        XCTAssertTrue(expired.stderr.contains("ask for a new one ('sshelf sync invite' on "), expired.stderr)
+        XCTAssertFalse(expired.stderr.contains("on the device that invited it"), expired.stderr)
         // A member whose remote is away (its last run stopped before reading it) is still told the fix for a member,
         // not to join: its place in the group is known without the remote.
         let item = try XCTUnwrap(try b.run("vault", "list").stdout.split(separator: "\n")

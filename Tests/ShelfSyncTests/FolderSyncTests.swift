@@ -120,6 +120,45 @@ final class FolderSyncTests: XCTestCase {
         XCTAssertEqual(try a.store.conflicts().count, 1)
     }
 
+    /// A device enrolled after two others' edits conflicted takes in both values in one run: it lists that conflict
+    /// (already seen: neither value was ever on its screen) but does not count it for its status line; its own
+    /// edits still conflict as before.
+    func testADeviceCatchingUpRecordsOthersOldConflictsAsSeen() throws {
+        let remote = try makeFolder()
+        let a = try Device("a"), b = try Device("b"), c = try Device("c")
+        for device in [a, b, c] { try device.enable(folder: remote) }
+        let host = try a.add("web", hostname: "web.example")
+        try formGroup([a, b])
+        a.store.now = { Date(timeIntervalSince1970: 2_000_000_000) }
+        b.store.now = { Date(timeIntervalSince1970: 2_000_000_100) }
+        try a.edit(host.id) { $0.user = "alice" }
+        try b.edit(host.id) { $0.user = "bob" }
+        a.sync(); b.sync(); a.sync()
+        XCTAssertEqual(try a.store.unseenConflictCount(), 1, "the device whose edit lost counts it")
+
+        let code = try a.invite()
+        a.sync()
+        try c.join(code)
+        a.sync()
+        let caughtUp = c.sync()
+        XCTAssertEqual(try c.store.host(id: host.id)?.user, "bob")
+        let listed = try c.store.conflicts()
+        XCTAssertFalse(listed.isEmpty, "the catch-up met both edits")
+        XCTAssertTrue(listed.allSatisfy(\.seen), "\(listed)")
+        XCTAssertTrue(listed.contains { $0.field == "user" && $0.kept == "\"bob\"" && $0.lost == "\"alice\"" }, "\(listed)")
+        XCTAssertEqual(caughtUp.conflicts, 0)
+        XCTAssertEqual(c.sync().conflicts, 0)
+
+        // Its own edit, concurrent with another's, is a conflict it counts.
+        c.store.now = { Date(timeIntervalSince1970: 2_000_000_300) }
+        a.store.now = { Date(timeIntervalSince1970: 2_000_000_400) }
+        try c.edit(host.id) { $0.user = "carol" }
+        try a.edit(host.id) { $0.user = "dave" }
+        a.sync()
+        XCTAssertEqual(c.sync().conflicts, 1)
+        XCTAssertEqual(try c.store.host(id: host.id)?.user, "dave")
+    }
+
     /// Deletion is final: an edit made without seeing it is discarded everywhere, and recorded as a conflict where
     /// it is discarded, so nothing vanishes silently. A deleted record cannot be saved again locally either.
     func testDeletionIsFinalAndTheDiscardedEditIsReported() throws {

@@ -25,5 +25,7 @@ int cshims_colors(void);
 int cshims_char_width(wchar_t ch);
 void cshims_clear_screen(void);
 void cshims_refresh(void);
+// Leaves curses if it is on (for the deferred library loaders' fatal exit; see shims.c).
+void sshelf_restore_terminal(void);
 
 #endif

@@ -82,7 +82,7 @@ enum HostCommands {
     // MARK: list / show
 
     static func list(_ call: Invocation, _ context: AppContext) throws -> Int32 {
-        let listing = try HostListing.find(call.arguments.joined(separator: " "), groupPath: call.value("group"),
+        let listing = try HostListing.find(HostListing.filter(call.arguments), groupPath: call.value("group"),
                                            store: try context.store())
         if call.flag("json") {
             context.print(try HostListing.json(listing))

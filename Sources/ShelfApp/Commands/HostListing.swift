@@ -13,6 +13,17 @@ enum HostListing {
         var rows: [Int32]
     }
 
+    /// The words of `list FILTER...` as one filter. A loop, not `joined(separator:)`: the generic join asks the
+    /// Swift runtime for a conformance no earlier code needed, a scan of every conformance record at every `list`.
+    static func filter(_ words: [String]) -> String {
+        var filter = ""
+        for (index, word) in words.enumerated() {
+            if index > 0 { filter += " " }
+            filter += word
+        }
+        return filter
+    }
+
     /// The hosts matching `filter` (all when empty) in `groupPath`'s subtree (all groups when nil), best first.
     static func find(_ filter: String, groupPath: String?, store: Store) throws -> Listing {
         try store.read { store in

@@ -145,6 +145,10 @@ public final class VaultCredentialSource: CredentialSource {
         let report = SyncRunner.lastReport(workspace.locations)
         switch report?.membership {
         case "waiting"?:
+            // Its invite ran out before the inviting device enrolled it: syncing there no longer helps.
+            if let report, let reason = report.reason, reason.hasPrefix("the invite expired") {
+                return "\(reason): \(report.hint ?? "ask an enrolled device for a new invite ('sshelf sync invite'), then run 'sshelf sync join' here")"
+            }
             return "this device waits to be enrolled: run 'sshelf sync now' on the device that invited it, then 'sshelf sync now' here"
         case "revoked"?:
             return "this device was revoked from the sync group: store the secret here ('sshelf vault set-password HOST')"
