@@ -58,7 +58,8 @@ enum ImportPlan {
         // Read once, not once per host: the stored copy of each host (to tell what changed) and its rules.
         var stored: [UUID: ShelfCore.Host] = [:]
         let rulesByHost = Dictionary(grouping: try store.forwardRules(), by: { $0.hostID })
-        var imported: [(ImportedHost, ShelfCore.Host, Bool)] = []
+        // Each host to store: where it is in the file's hosts (not a copy of it), the host, whether it is new.
+        var imported: [(Int, ShelfCore.Host, Bool)] = []
         imported.reserveCapacity(resolved.hosts.count)
         // Where each of the file's hosts went in `imported` (-1: skipped).
         var positions = [Int](repeating: -1, count: resolved.hosts.count)
@@ -76,7 +77,7 @@ enum ImportPlan {
                 existing = nil
             }
             if let first = inFile[key] {
-                summary.warnings.append("\(entry.location): host '\(entry.alias)' skipped: same name as '\(imported[first].0.alias)' above (names are compared ignoring case)")
+                summary.warnings.append("\(entry.location): host '\(entry.alias)' skipped: same name as '\(resolved.hosts[imported[first].0].alias)' above (names are compared ignoring case)")
                 continue
             }
             inFile[key] = imported.count
@@ -91,7 +92,7 @@ enum ImportPlan {
             if let file = entry.identityFiles.first {
                 host.identityID = try identity(for: file, home: home, identities: &identities, summary: &summary, store: store).id
             }
-            imported.append((entry, host, existing == nil))
+            imported.append((index, host, existing == nil))
         }
         // Ids for the new hosts: random, handed out in name order (the list's order) so the store appends each row to
         // every index it has instead of putting it at a random place in each (Store.insert(newHostsInOrder:)). New
@@ -106,12 +107,12 @@ enum ImportPlan {
         }
         // Second pass (jump chains may name hosts defined later in the file): new hosts are finished on the other
         // core, in id order, a few blocks ahead of their inserts; what it says of each is read back below.
-        let names = NameTable(inFile: inFile, imported: imported, shared: shared)
+        let names = NameTable(entries: resolved.hosts, inFile: inFile, imported: imported, shared: shared)
         var reports = [Report](repeating: Report(), count: newPositions.count)
         try reports.withUnsafeMutableBufferPointer { reports in
             try store.insert(newHostsInOrder: newPositions.count) { k in
-                let (entry, host, _) = names.imported[newPositions[k]]
-                let (finished, report) = finish(entry, host, names: names)
+                let (index, host, _) = names.imported[newPositions[k]]
+                let (finished, report) = finish(names.entries[index], host, names: names)
                 reports[k] = report
                 guard var finished else { return nil }
                 finished.updatedAt = Date()
@@ -119,8 +120,8 @@ enum ImportPlan {
             }
         }
         var changedHosts: [ShelfCore.Host] = []
-        for (position, (entry, host, isNew)) in imported.enumerated() {
-            let (finished, report) = isNew ? (nil, reports[rank[position]]) : finish(entry, host, names: names)
+        for (position, (index, host, isNew)) in imported.enumerated() {
+            let (finished, report) = isNew ? (nil, reports[rank[position]]) : finish(resolved.hosts[index], host, names: names)
             if let warning = report.warning { summary.warnings.append(warning) }
             if let failure = report.failure {
                 summary.failures.append(failure)
@@ -133,7 +134,7 @@ enum ImportPlan {
                 changed = true
             }
             let rules = rulesByHost[host.id] ?? []
-            for spec in entry.forwards where !rules.contains(where: { $0.spec == spec }) {
+            for spec in resolved.hosts[index].forwards where !rules.contains(where: { $0.spec == spec }) {
                 try store.save(PortForwardRule(hostID: host.id, kind: spec.kind, bindAddress: spec.bindAddress,
                                                bindPort: spec.bindPort, targetHost: spec.targetHost,
                                                targetPort: spec.targetPort))
@@ -155,8 +156,9 @@ enum ImportPlan {
 
     /// The second pass's view of every name: the file's hosts (with their ids) and the stored ones, read by both cores.
     struct NameTable: @unchecked Sendable {
+        let entries: [ImportedHost]
         let inFile: [String: Int]
-        let imported: [(ImportedHost, ShelfCore.Host, Bool)]
+        let imported: [(Int, ShelfCore.Host, Bool)]
         let shared: [String: [ShelfCore.Host]]
 
         /// A name in a jump chain: the host of that name in the file, else the one stored under it (when unique).
