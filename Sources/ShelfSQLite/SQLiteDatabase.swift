@@ -173,12 +173,8 @@ public final class SQLiteStatement {
         self.database = database
     }
 
-    /// Where `runOnce` copies a run's texts (grown as needed, kept for the statement's next runs).
-    private var scratch = UnsafeMutableRawBufferPointer(start: nil, count: 0)
-
     deinit {
         sqlite3_finalize(handle)
-        scratch.deallocate()
     }
 
     public func bind(_ values: [SQLiteValue]) throws(SQLiteError) {
@@ -187,40 +183,50 @@ public final class SQLiteStatement {
         for (offset, value) in values.enumerated() { try bindOne(value, Int32(offset + 1)) }
     }
 
-    /// Runs the statement once to its end with `values` bound, for bulk inserts: the texts are copied into one buffer
-    /// the statement keeps and bound where they lie, instead of SQLite copying each into memory of its own (a malloc
-    /// and a free per value, per row). The bindings are cleared after the run, so nothing points into the buffer.
-    public func runOnce(_ values: [SQLiteValue]) throws(SQLiteError) {
+    /// Runs the statement once for each packed row, to its end, for bulk inserts: texts and blobs are bound where
+    /// they lie in the pack (SQLITE_STATIC: SQLite neither copies them nor frees them), and the bindings are cleared
+    /// before this returns, so nothing points into the pack afterwards.
+    public func runEach(_ rows: SQLitePackedRows) throws(SQLiteError) {
+        guard rows.count > 0 else { return }
         sqlite3_reset(handle)
         defer {
             sqlite3_reset(handle)
             sqlite3_clear_bindings(handle)
         }
-        var total = 0
-        for case .text(let text) in values { total += text.utf8.count }
-        if total > scratch.count || scratch.baseAddress == nil {
-            scratch.deallocate()
-            scratch = .allocate(byteCount: max(total, 2 * scratch.count, 1024), alignment: 1)
-        }
-        var offset = 0
-        for (position, value) in values.enumerated() {
-            let index = Int32(position + 1)
-            guard case .text(var text) = value else {
-                try bindOne(value, index)
-                continue
+        let columns = rows.columns
+        let database = self.database  // once, not an unowned reference taken per value
+        let result = rows.bytes.withUnsafeBufferPointer { bytes in
+            rows.values.withUnsafeBufferPointer { values in
+                Result { () throws(SQLiteError) in
+                    let base = UnsafeRawPointer(bytes.baseAddress)
+                    for row in 0..<rows.count {
+                        for column in 0..<columns {
+                            let value = values[row * columns + column]
+                            let index = Int32(column + 1)
+                            let rc: Int32
+                            switch value.kind {
+                            case .null: rc = sqlite3_bind_null(handle, index)
+                            case .int: rc = sqlite3_bind_int64(handle, index, value.number)
+                            case .double: rc = sqlite3_bind_double(handle, index, Double(bitPattern: UInt64(bitPattern: value.number)))
+                            case .text where value.count == 0, .blob where value.count == 0:
+                                // No bytes, but a pointer all the same: a NULL one would bind SQL NULL.
+                                rc = value.kind == .text ? sqlite3_bind_text(handle, index, "", 0, transient)
+                                    : sqlite3_bind_zeroblob(handle, index, 0)
+                            case .text:
+                                let start = base.map { ($0 + value.offset).assumingMemoryBound(to: CChar.self) }
+                                rc = sqlite3_bind_text(handle, index, start, Int32(value.count), nil)
+                            case .blob:
+                                rc = sqlite3_bind_blob(handle, index, base.map { $0 + value.offset }, Int32(value.count), nil)
+                            }
+                            try database.check(rc, "bind parameter \(index)")
+                        }
+                        while try step() {}
+                        sqlite3_reset(handle)
+                    }
+                }
             }
-            let start = scratch.baseAddress.map { $0 + offset }
-            let count = text.withUTF8 { bytes in
-                if let start, let source = bytes.baseAddress { start.copyMemory(from: source, byteCount: bytes.count) }
-                return bytes.count
-            }
-            offset += count
-            // SQLITE_STATIC (no destructor): SQLite reads the bytes where they are until the bindings are cleared.
-            // A pointer with no bytes is the empty text, not NULL.
-            let rc = sqlite3_bind_text(handle, index, start?.assumingMemoryBound(to: CChar.self), Int32(count), nil)
-            try database.check(rc, "bind parameter \(index)")
         }
-        while try step() {}
+        try result.get()
     }
 
     private func bindOne(_ value: SQLiteValue, _ index: Int32) throws(SQLiteError) {

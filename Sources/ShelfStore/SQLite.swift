@@ -41,6 +41,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
 
 typealias Statement = SQLiteStatement
 typealias SQLValue = SQLiteValue
+typealias SQLitePackedRows = ShelfSQLite.SQLitePackedRows
 
 extension SQLiteValue {
     static func optional(_ id: UUID?) -> SQLiteValue { id.map { .text($0.storeText) } ?? .null }
@@ -86,9 +87,9 @@ final class Database {
         try mapped { () throws(SQLiteError) in try connection.run(sql, bindings) }
     }
 
-    /// Runs a prepared statement once with `bindings` (bulk inserts: the texts bound in place, not copied by SQLite).
-    func runOnce(_ statement: Statement, _ bindings: [SQLValue]) throws(StoreError) {
-        try mapped { () throws(SQLiteError) in try statement.runOnce(bindings) }
+    /// Runs a prepared statement once for each packed row (bulk inserts: the texts bound where they lie in the pack).
+    func runEach(_ statement: Statement, _ rows: SQLitePackedRows) throws(StoreError) {
+        try mapped { () throws(SQLiteError) in try statement.runEach(rows) }
     }
 
     /// Runs one statement with bindings and returns every row; `row` may throw errors of its own.

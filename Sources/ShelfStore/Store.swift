@@ -12,6 +12,8 @@ public final class Store {
     public static var latestVersion: Int { Migrations.latest }
     /// How long a writer waits for another process's transaction before giving up.
     public static let busyTimeoutMilliseconds: Int32 = 15_000
+    /// The page size of a store made from now on (an older file keeps its own).
+    public static let pageSize = 16_384
 
     public let path: String
     let db: Database
@@ -58,6 +60,9 @@ public final class Store {
         db = try Database(path: path)
         db.setBusyTimeout(milliseconds: Store.busyTimeoutMilliseconds)
         try checkIdentity()
+        // A new file gets larger pages than SQLite's 4 KiB (fixed once the file has pages): a 100,000-host import
+        // writes a quarter as many WAL frames, each a write and a read again at the checkpoint.
+        if try db.scalarInt("PRAGMA page_count") == 0 { try db.execute("PRAGMA page_size=\(Store.pageSize)") }
         try db.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=OFF;")
         try migrate(to: version)
         // SQLite creates these itself, copying the main file's mode; tighten anyway in case it was created earlier.

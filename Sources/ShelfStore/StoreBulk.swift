@@ -4,8 +4,9 @@
 // copy of every page it changes, so that statement alone can be rolled back), which made each host's upsert copy
 // a dozen pages; instead the token is changed once at the end. Dropping and re-creating the triggers happens
 // inside the same transaction, so no other connection ever sees the table without them, and a failure rolls them
-// back with everything else. New hosts go in by `insert(newHosts:)`: in id order, with the name index built
-// after them when they are many, and their change stamps written in two statements.
+// back with everything else. New hosts go in by `insert(newHosts:)` or, made on another core as they go in,
+// `insert(newHostsInOrder:make:)`: in id order, with the name index built after them when a large batch is not in
+// name order, and their change stamps written in two statements.
 import Foundation
 import ShelfCore
 
@@ -61,12 +62,31 @@ extension Store {
             if rebuild {
                 try store.db.execute(indexes.map { "DROP INDEX \"\($0.0)\";" }.joined())
             }
-            let insert = try store.db.cached(HostRow.insert)
-            try Store.rowValues(of: hosts, in: order) { values in try store.db.runOnce(insert, values) }
+            try store.insert(newHostsInOrder: order.count) { hosts[order[$0]] }
             if rebuild {
                 try store.db.execute(indexes.map { $0.1 + ";" }.joined())
             }
-            try store.stampNew(.host, ids: order.map { ids[$0] })
+        }
+    }
+
+    /// Adds `count` hosts that were never saved, as `insert(newHosts:)` does, each made by `make` on another core a few
+    /// blocks ahead of the inserts (an import finishes its hosts there — jump chains, validation — while this thread
+    /// writes the rows before them). `make(k)` gives the k-th host, or nil for one not to be added; it is called once
+    /// for each k, in order, from one thread (another than this one when there are many), and never after this
+    /// returns or throws. Made in the store's id order (ascending ids, names in list order, as an import hands out
+    /// ids) every index is appended to; in any other order the rows are the same, only slower to write.
+    public func insert(newHostsInOrder count: Int, make: (Int) -> ShelfCore.Host?) throws {
+        guard count > 0 else { return }
+        try write { store in
+            let insert = try store.db.cached(HostRow.insert)
+            var idLists: [String] = []
+            var added = 0
+            try Store.rowBlocks(count: count, make: make) { block in
+                try store.db.runEach(insert, block.rows)
+                if !block.ids.isEmpty { idLists.append(block.ids) }
+                added += block.rows.count
+            }
+            try store.stampNew(.host, count: added, idList: "[" + idLists.joined(separator: ",") + "]")
         }
     }
 
@@ -91,57 +111,89 @@ extension Store {
         }
     }
 
-    /// Hands `body` each host's row values in `order`, made on another core a few blocks ahead: the inserts, which
-    /// only this thread can run, need not wait for them.
-    static func rowValues(of hosts: [ShelfCore.Host], in order: [Int], _ body: ([SQLValue]) throws -> Void) throws {
+    /// One block of hosts as the inserts take them: their rows packed (no String crosses to the inserting thread),
+    /// and their ids as JSON strings joined by commas (for the stamps' `json_each`), both made on the maker's core.
+    struct RowBlock: Sendable {
+        var rows = SQLitePackedRows()
+        var ids = ""
+    }
+
+    /// Hands `body` the rows of `make(0)`, `make(1)` … in blocks, made on another core a few blocks ahead: the inserts,
+    /// which only this thread can run, need not wait for them. Returns (or throws) only once the maker has stopped.
+    static func rowBlocks(count: Int, make: (Int) -> ShelfCore.Host?, _ body: (RowBlock) throws -> Void) throws {
         let block = 2_048
-        let blocks = (order.count + block - 1) / block
+        let blocks = (count + block - 1) / block
+        func rows(_ range: Range<Int>) -> RowBlock {
+            var made = RowBlock(rows: SQLitePackedRows(reservingRows: range.count, bytesPerRow: 256))
+            made.ids.reserveCapacity(range.count * 39)
+            for k in range {
+                guard let host = make(k) else { continue }
+                made.rows.append(HostRow.bindings(host))
+                if !made.ids.isEmpty { made.ids += "," }
+                made.ids += "\""
+                made.ids += host.id.storeText
+                made.ids += "\""
+            }
+            return made
+        }
         guard blocks > 1 else {
-            for index in order { try body(HostRow.bindings(hosts[index])) }
+            try body(rows(0..<count))
             return
         }
-        let made = RowBlocks(count: blocks)
-        // Back-pressure: at most four blocks made and not yet inserted.
-        let room = DispatchSemaphore(value: 4)
-        let cancelled = ManagedAtomicFlag()
-        DispatchQueue.global(qos: .userInitiated).async {
-            for b in 0..<blocks {
-                room.wait()
-                if cancelled.isSet { break }
-                made.put(b, order[(b * block)..<min((b + 1) * block, order.count)].map { HostRow.bindings(hosts[$0]) })
+        try withoutActuallyEscaping(rows) { rows in
+            let made = RowBlocks(count: blocks)
+            let maker = BlockMaker(make: rows)
+            // Back-pressure: at most four blocks made and not yet inserted.
+            let room = DispatchSemaphore(value: 4)
+            let stopped = DispatchSemaphore(value: 0)
+            let cancelled = ManagedAtomicFlag()
+            DispatchQueue.global(qos: .userInitiated).async {
+                for b in 0..<blocks {
+                    room.wait()
+                    if cancelled.isSet { break }
+                    made.put(b, maker.make(b * block..<min((b + 1) * block, count)))
+                }
+                stopped.signal()
             }
-        }
-        defer {
-            cancelled.set()
-            room.signal()
-        }
-        for b in 0..<blocks {
-            for values in made.take(b) { try body(values) }
-            room.signal()
+            // The maker calls `make`, which must not be called after this returns: wait for it whatever happens.
+            defer {
+                cancelled.set()
+                room.signal()
+                stopped.wait()
+            }
+            for b in 0..<blocks {
+                try body(made.take(b))
+                room.signal()
+            }
         }
     }
 
-    /// Blocks of row values, each put by the maker and taken once by the inserter.
+    /// The block maker as the other thread holds it (rowBlocks waits for that thread before its closure goes).
+    struct BlockMaker: @unchecked Sendable {
+        let make: (Range<Int>) -> RowBlock
+    }
+
+    /// Blocks of rows, each put by the maker and taken once by the inserter.
     final class RowBlocks: @unchecked Sendable {
-        private var blocks: [[[SQLValue]]]
+        private var blocks: [RowBlock]
         private let ready: [DispatchSemaphore]
         private let lock = NSLock()
         init(count: Int) {
-            blocks = Array(repeating: [], count: count)
+            blocks = Array(repeating: RowBlock(), count: count)
             ready = (0..<count).map { _ in DispatchSemaphore(value: 0) }
         }
-        func put(_ index: Int, _ rows: [[SQLValue]]) {
+        func put(_ index: Int, _ rows: RowBlock) {
             lock.lock()
             blocks[index] = rows
             lock.unlock()
             ready[index].signal()
         }
-        func take(_ index: Int) -> [[SQLValue]] {
+        func take(_ index: Int) -> RowBlock {
             ready[index].wait()
             lock.lock()
             defer { lock.unlock() }
             let rows = blocks[index]
-            blocks[index] = []
+            blocks[index] = RowBlock()
             return rows
         }
     }
@@ -208,30 +260,17 @@ extension Store {
 
     /// Stamps records never stamped before, each as `stampSave` stamps a new record — one stamp covering every field
     /// group (the empty clock text), the record queued for sync — with one reading of the clock for all of them: the
-    /// stamps are those `nextStamp` gives `ids.count` times in a row within one millisecond, in the order of `ids`.
-    func stampNew(_ kind: RecordKind, ids: [UUID]) throws {
-        guard !ids.isEmpty else { return }
+    /// stamps are those `nextStamp` gives `count` times in a row within one millisecond, in the order of `idList` (the
+    /// `count` ids as one JSON array; their text needs no escaping).
+    func stampNew(_ kind: RecordKind, count: Int, idList: String) throws {
+        guard count > 0 else { return }
         let first = try nextStamp()
-        lastStamp = ClockStamp(wall: first.wall, counter: first.counter + ids.count - 1, device: first.device)
-        let list = Store.jsonArray(ids)
+        lastStamp = ClockStamp(wall: first.wall, counter: first.counter + count - 1, device: first.device)
         try db.run("""
             INSERT INTO record_clock(kind, id, wall, counter, device, deleted, clock)
               SELECT ?, value, ?, ? + key, ?, 0, '' FROM json_each(?)
-            """, [.text(kind.rawValue), .int(Int(first.wall)), .int(first.counter), .text(first.device), .text(list)])
+            """, [.text(kind.rawValue), .int(Int(first.wall)), .int(first.counter), .text(first.device), .text(idList)])
         try db.run("INSERT OR IGNORE INTO sync_outbox(kind, id) SELECT ?, value FROM json_each(?)",
-                   [.text(kind.rawValue), .text(list)])
-    }
-
-    /// `["id", "id", ...]`: ids as one JSON array, for `json_each` (their text needs no escaping).
-    static func jsonArray(_ ids: [UUID]) -> String {
-        var text = "["
-        text.reserveCapacity(ids.count * 39 + 2)
-        for (i, id) in ids.enumerated() {
-            if i > 0 { text += "," }
-            text += "\""
-            text += id.storeText
-            text += "\""
-        }
-        return text + "]"
+                   [.text(kind.rawValue), .text(idList)])
     }
 }

@@ -1,8 +1,10 @@
 // The importer's structure, not its speed: one write transaction for the whole file, and a fixed set of
-// prepared statements whatever the number of hosts (run in-process, counting what the store did); no size cap
-// below the documented limit, and a clear error above it.
+// prepared statements whatever the number of hosts (run in-process, counting what the store did); a large file's
+// hosts finished on the other core exactly as a small file's; no size cap below the documented limit, and a clear
+// error above it.
 import Foundation
 @testable import ShelfApp
+import ShelfCore
 @testable import ShelfStore
 import TestSupport
 import XCTest
@@ -47,6 +49,47 @@ final class ImportStructureTests: XCTestCase {
         XCTAssertEqual(ids, ids.sorted(), "ids in the list's (name) order")
         XCTAssertEqual(Set(ids).count, 500)
         XCTAssertTrue(ids.allSatisfy { UUID(uuidString: $0) != nil && $0.dropFirst(14).first == "4" }, "random (version 4) ids")
+    }
+
+    /// The second pass of a large file runs on the other core as the rows go in: its jump chains (to hosts later in
+    /// the file), its warnings and its failures are those of a small file, reported in file order, and a host it
+    /// skips is not stored.
+    func testALargeFileFinishesItsHostsAsASmallOneDoes() throws {
+        let chain = (0...Validation.maxJumpChain).map { String(format: "h%04d", $0) }.joined(separator: ",")
+        let special = """
+            Host a-first
+                ProxyJump h2999
+            Host ghost
+                ProxyJump nowhere
+            Host loop
+                ProxyJump loop
+            Host too-long
+                ProxyJump \(chain)
+
+            """
+        // Names in reverse order, so the file's order is not the order ids are handed out in.
+        let fleet = (0..<3_000).reversed().map { String(format: "Host h%04d\n    HostName 10.0.%d.%d\n", $0, $0 / 256, $0 % 256) }
+        let home = TempHome()
+        let small = try home.write(special, to: "small.conf")
+        let large = try home.write(special + fleet.joined(), to: "large.conf")
+        let smallHome = TempHome()
+        _ = try smallHome.write("Host h2999\n    HostName x\n" + (0...Validation.maxJumpChain).map { String(format: "Host h%04d\n", $0) }.joined(), to: "known.conf")
+        XCTAssertExit(try smallHome.run("import", "ssh-config", smallHome.home + "/known.conf"), 0)
+        let one = try smallHome.run("import", "ssh-config", small)
+        let many = try home.run("import", "ssh-config", large)
+        XCTAssertExit(one, 4)
+        XCTAssertExit(many, 4)
+        func report(_ text: String) -> [String] {
+            text.split(separator: "\n").map(String.init).filter { $0.hasPrefix("  warning") || $0.hasPrefix("  error") }
+                .map { $0.replacingOccurrences(of: home.home + "/large.conf", with: "F").replacingOccurrences(of: home.home + "/small.conf", with: "F") }
+        }
+        XCTAssertEqual(report(many.stdout), report(one.stdout), "the same warnings and failures, in file order")
+        XCTAssertEqual(report(many.stdout).count, 3, many.stdout)
+        XCTAssertTrue(many.stdout.contains("3003 added"), many.stdout)
+        let shown = try home.run("show", "a-first")
+        XCTAssertExit(shown, 0)
+        XCTAssertTrue(shown.stdout.contains("h2999"), "a jump to a host later in the file: \(shown.stdout)")
+        XCTAssertExit(try home.run("show", "too-long"), 3)
     }
 
     func testAConfigOverTheOldCapImportsAndOneOverTheLimitIsRefusedClearly() throws {

@@ -1,7 +1,7 @@
 // StoreBulk's insert of new hosts (an import's): the same rows and the same change stamps as saving each host — one
 // stamp covering every field group, later than any before, queued for sync — in id order, with the name index
-// rebuilt when a large batch is not in name order; never an overwrite of an id that exists or was deleted. And the
-// hosts table keeps only the indexes its queries use.
+// rebuilt when a large batch is not in name order; hosts made on another core as they go in get the same; never an
+// overwrite of an id that exists or was deleted. And the hosts table keeps only the indexes its queries use.
 import Foundation
 import ShelfCore
 @testable import ShelfStore
@@ -48,6 +48,41 @@ final class StoreBulkInsertTests: XCTestCase {
         XCTAssertTrue(plan.contains { $0.contains("USING INDEX hosts_by_folded_name") }, "\(plan)")
     }
 
+    /// Hosts made one by one on another core as the rows before them go in (an import's second pass): each made once,
+    /// in order; the ones not made leave no row and no stamp; the texts, empty texts, NULLs and numbers bound from the
+    /// maker's packed rows are the values saving each host writes.
+    func testHostsMadeAsTheyGoInAreStoredAsSavingEachWould() throws {
+        let fleet = hosts(3 * 2_048 + 100).enumerated().map { k, host in
+            var host = host
+            host.user = k % 3 == 0 ? "" : "deploy"
+            host.groupID = k % 2 == 0 ? nil : UUID()
+            host.options = k % 5 == 0 ? ["ServerAliveInterval 30"] : []
+            return host
+        }
+        let order = fleet.indices.sorted { Store.idPrecedes(fleet[$0].id, fleet[$1].id) }
+        let kept = order.enumerated().filter { $0.offset % 7 != 3 }.map { fleet[$0.element] }
+        let calls = CallLog()
+        let streamed = try store("streamed")
+        let one = try store("one")
+        try streamed.bulkWrite { store in
+            try store.insert(newHostsInOrder: order.count) { k in
+                calls.add(k)
+                return k % 7 == 3 ? nil : fleet[order[k]]
+            }
+        }
+        try one.write { store in try store.save(hosts: kept) }
+        XCTAssertEqual(calls.all, Array(order.indices), "each host made once, in order")
+        XCTAssertEqual(try streamed.hosts(), try one.hosts(), "the same rows")
+        for sql in ["SELECT count(*) FROM hosts WHERE group_id IS NULL", "SELECT count(*) FROM hosts WHERE user = ''",
+                    "SELECT count(*) FROM hosts WHERE options = ''", "SELECT count(*) FROM hosts WHERE notes = ''",
+                    "SELECT count(*) FROM hosts WHERE typeof(created_at) = 'real' AND typeof(port) = 'integer'"] {
+            XCTAssertEqual(try streamed.db.scalarInt(sql), try one.db.scalarInt(sql), sql)
+        }
+        XCTAssertEqual(try streamed.outboxCount(), kept.count, "every host stored is queued for sync, no other")
+        XCTAssertEqual(try streamed.db.scalarInt("SELECT count(*) FROM record_clock"), kept.count, "and stamped")
+        XCTAssertNil(try streamed.clock(.host, fleet[order[3]].id), "a host not made has no stamp")
+    }
+
     func testAnIDThatExistsOrWasDeletedIsRefusedNotOverwritten() throws {
         let store = try store("refuse")
         let kept = ShelfCore.Host(name: "kept", hostname: "k")
@@ -81,5 +116,21 @@ final class StoreBulkInsertTests: XCTestCase {
         XCTAssertFalse(plan.contains { $0.contains("TEMP B-TREE") }, "\(plan)")
         XCTAssertEqual(try store.hosts(named: "Web").map(\.hostname), ["b"], "an exact name first")
         XCTAssertEqual(Set(try store.hosts(named: "WEB").map(\.hostname)), ["a", "b"], "else ignoring case")
+    }
+}
+
+/// The indexes `make` was called with, from whichever thread called it.
+final class CallLog: @unchecked Sendable {
+    private var calls: [Int] = []
+    private let lock = NSLock()
+    func add(_ k: Int) {
+        lock.lock()
+        calls.append(k)
+        lock.unlock()
+    }
+    var all: [Int] {
+        lock.lock()
+        defer { lock.unlock() }
+        return calls
     }
 }

@@ -73,22 +73,28 @@ enum ImportExportCommands {
             throw ShelfError(.invalid, "\(error)", hint: "fix that line (ssh -G would reject it too); nothing was imported")
         }
         let resolved = SSHConfigResolver.resolve(document)
-        releaseElsewhere(document)
+        releaseElsewhere(consume document)
         let store = try context.store()
         let summary: ImportSummary
+        var text: BackgroundValue<String>?
         do {
             summary = try store.bulkWrite { store in
                 let summary = try ImportPlan.apply(resolved, groupPath: call.value("group"), home: home, store: store)
                 if call.flag("dry-run") { throw DryRun(summary: summary.text(path: path, dryRun: true)) }
+                // The report (a line for each host added) is written on the other core while this one commits.
+                text = BackgroundValue { summary.text(path: path, dryRun: false) }
                 return summary
             }
         } catch let dry as DryRun {
             context.output(dry.summary)
             return 0
         }
-        releaseElsewhere(resolved)
-        context.output(summary.text(path: path, dryRun: false))
-        return summary.failures.isEmpty ? 0 : 4
+        releaseElsewhere(consume resolved)
+        let report = text?.value ?? summary.text(path: path, dryRun: false)
+        context.output(report)
+        let failed = !summary.failures.isEmpty
+        releaseElsewhere((consume summary, consume report))
+        return failed ? 4 : 0
     }
 
     /// Drops the last reference to `value` on another core: freeing what a 100,000-host file parses into (half a million

@@ -41,6 +41,9 @@ struct ImportSummary {
 
 enum ImportPlan {
     static func apply(_ resolved: SSHConfigImport, groupPath: String?, home: String, store: Store) throws -> ImportSummary {
+        // On the other core while the first pass runs: the list order of every name in the file and as many fresh
+        // ids, ascending (the ids handed out below).
+        let ordering = BackgroundValue { (Store.listOrder(resolved.hosts.map(\.alias)), Store.ascendingIDs(resolved.hosts.count)) }
         var summary = ImportSummary(skipped: resolved.skipped, warnings: resolved.warnings, failures: resolved.failures)
         summary.notes = resolved.notes
         let group = try groupPath.flatMap { try GroupOperations.create($0, in: store) }
@@ -55,10 +58,12 @@ enum ImportPlan {
         // Read once, not once per host: the stored copy of each host (to tell what changed) and its rules.
         var stored: [UUID: ShelfCore.Host] = [:]
         let rulesByHost = Dictionary(grouping: try store.forwardRules(), by: { $0.hostID })
-        var imported: [(ImportedHost, ShelfCore.Host, Bool)] = []
+        // Each host to store: where it is in the file's hosts (not a copy of it), the host, whether it is new.
+        var imported: [(Int, ShelfCore.Host, Bool)] = []
         imported.reserveCapacity(resolved.hosts.count)
-        var newPositions: [Int] = []
-        for entry in resolved.hosts {
+        // Where each of the file's hosts went in `imported` (-1: skipped).
+        var positions = [Int](repeating: -1, count: resolved.hosts.count)
+        for (index, entry) in resolved.hosts.enumerated() {
             let key = ModelCheck.sameNameKey(entry.alias)
             let existing: ShelfCore.Host?
             if let hosts = shared[key] {
@@ -72,14 +77,14 @@ enum ImportPlan {
                 existing = nil
             }
             if let first = inFile[key] {
-                summary.warnings.append("\(entry.location): host '\(entry.alias)' skipped: same name as '\(imported[first].0.alias)' above (names are compared ignoring case)")
+                summary.warnings.append("\(entry.location): host '\(entry.alias)' skipped: same name as '\(resolved.hosts[imported[first].0].alias)' above (names are compared ignoring case)")
                 continue
             }
             inFile[key] = imported.count
+            positions[index] = imported.count
             if let existing { stored[existing.id] = existing }
             // A new host's id is handed out after this pass (below).
             var host = existing ?? ShelfCore.Host(id: ImportPlan.unassigned, name: entry.alias, groupID: group?.id)
-            if existing == nil { newPositions.append(imported.count) }
             host.hostname = entry.hostname
             host.user = entry.user
             host.port = entry.port
@@ -87,69 +92,49 @@ enum ImportPlan {
             if let file = entry.identityFiles.first {
                 host.identityID = try identity(for: file, home: home, identities: &identities, summary: &summary, store: store).id
             }
-            imported.append((entry, host, existing == nil))
+            imported.append((index, host, existing == nil))
         }
         // Ids for the new hosts: random, handed out in name order (the list's order) so the store appends each row to
-        // every index it has instead of putting it at a random place in each (Store.insert(newHosts:)).
-        let fresh = Store.listOrder(newPositions.map { imported[$0].1.name }).map { newPositions[$0] }
+        // every index it has instead of putting it at a random place in each (Store.insert(newHostsInOrder:)). New
+        // names are never equal ignoring case, so their order is the one order of their keys.
+        let (order, ids) = ordering.value
+        var newPositions: [Int] = []
+        for index in order where positions[index] >= 0 && imported[positions[index]].2 { newPositions.append(positions[index]) }
         var rank = [Int](repeating: -1, count: imported.count)
-        for (k, (id, position)) in zip(Store.ascendingIDs(fresh.count), fresh).enumerated() {
-            imported[position].1.id = id
+        for (k, position) in newPositions.enumerated() {
+            imported[position].1.id = ids[k]
             rank[position] = k
         }
-        // A name in a jump chain: the host of that name in the file, else the one stored under it (when unique).
-        func id(named name: String) -> UUID? {
-            let key = ModelCheck.sameNameKey(name)
-            if let position = inFile[key] { return imported[position].1.id }
-            guard let hosts = shared[key], hosts.count == 1 else { return nil }
-            return hosts[0].id
-        }
-        // Second pass: jump chains may name hosts defined later in the file.
-        var changedHosts: [ShelfCore.Host] = []
-        // New hosts by their id's rank, so they reach the store already in id order.
-        var newSlots = [ShelfCore.Host?](repeating: nil, count: fresh.count)
-        for (position, (entry, var host, isNew)) in imported.enumerated() {
-            let before = stored[host.id]
-            if entry.proxyJump.isEmpty, let names = entry.proxyCommandJump {
-                // `ProxyCommand ssh -W %h:%p HOST`: a jump chain when every host it names is known, else kept as is.
-                let ids = names.map(id(named:))
-                if ids.allSatisfy({ $0 != nil }), !ids.contains(host.id) {
-                    host.jumpHostIDs = ids.compactMap { $0 }
-                    host.unresolvedJump = ""
-                    if let index = host.options.firstIndex(where: { SSHOption(line: $0)?.key == "proxycommand" }) {
-                        host.options.remove(at: index)
-                    }
-                } else {
-                    host.jumpHostIDs = []
-                    host.unresolvedJump = ""
-                    summary.warnings.append("\(entry.location): host '\(entry.alias)': its ProxyCommand jumps through \(names.joined(separator: ",")), not all known hosts; kept as a ProxyCommand")
-                }
-            } else if entry.proxyJump.isEmpty {
-                host.jumpHostIDs = []
-                host.unresolvedJump = ""
-            } else {
-                let ids = entry.proxyJump.map(id(named:))
-                if ids.allSatisfy({ $0 != nil }), !ids.contains(host.id) {
-                    host.jumpHostIDs = ids.compactMap { $0 }
-                    host.unresolvedJump = ""
-                } else {
-                    host.jumpHostIDs = []
-                    host.unresolvedJump = entry.proxyJump.joined(separator: ",")
-                    summary.warnings.append("\(entry.location): host '\(entry.alias)': ProxyJump \(host.unresolvedJump) names no stored host; kept as text")
-                }
+        // Second pass (jump chains may name hosts defined later in the file): new hosts are finished on the other
+        // core, in id order, a few blocks ahead of their inserts; what it says of each is read back below.
+        let names = NameTable(entries: resolved.hosts, inFile: inFile, imported: imported, shared: shared)
+        var reports = [Report](repeating: Report(), count: newPositions.count)
+        try reports.withUnsafeMutableBufferPointer { reports in
+            try store.insert(newHostsInOrder: newPositions.count) { k in
+                let (index, host, _) = names.imported[newPositions[k]]
+                let (finished, report) = finish(names.entries[index], host, names: names)
+                reports[k] = report
+                guard var finished else { return nil }
+                finished.updatedAt = Date()
+                return finished
             }
-            let problems = Validation.problems(host)
-            if !problems.isEmpty {
-                summary.failures.append("\(entry.location): host '\(entry.alias)' skipped: \(problems.map(\.message).joined(separator: "; "))")
+        }
+        var changedHosts: [ShelfCore.Host] = []
+        for (position, (index, host, isNew)) in imported.enumerated() {
+            let (finished, report) = isNew ? (nil, reports[rank[position]]) : finish(resolved.hosts[index], host, names: names)
+            if let warning = report.warning { summary.warnings.append(warning) }
+            if let failure = report.failure {
+                summary.failures.append(failure)
                 continue
             }
-            var changed = isNew || before.map { !sameSettings($0, host) } ?? true
-            if changed {
-                host.updatedAt = Date()
-                if isNew { newSlots[rank[position]] = host } else { changedHosts.append(host) }
+            var changed = isNew
+            if var finished, stored[host.id].map({ !sameSettings($0, finished) }) ?? true {
+                finished.updatedAt = Date()
+                changedHosts.append(finished)
+                changed = true
             }
             let rules = rulesByHost[host.id] ?? []
-            for spec in entry.forwards where !rules.contains(where: { $0.spec == spec }) {
+            for spec in resolved.hosts[index].forwards where !rules.contains(where: { $0.spec == spec }) {
                 try store.save(PortForwardRule(hostID: host.id, kind: spec.kind, bindAddress: spec.bindAddress,
                                                bindPort: spec.bindPort, targetHost: spec.targetHost,
                                                targetPort: spec.targetPort))
@@ -158,16 +143,77 @@ enum ImportPlan {
             }
             if isNew { summary.added.append(host.name) } else if changed { summary.updated.append(host.name) } else { summary.unchanged += 1 }
         }
-        // A fixed set of prepared statements for every host (in the caller's one transaction); new hosts in bulk.
-        let newHosts = newSlots.compactMap { $0 }
-        try store.insert(newHosts: newHosts)
         try store.save(hosts: changedHosts)
-        ImportExportCommands.releaseElsewhere((imported, newSlots, newHosts, changedHosts))
         if !resolved.defaults.isEmpty {
             try store.setOptionDefaults(mergedDefaults(try store.optionDefaults(), resolved.defaults))
             summary.defaultsKept = resolved.defaults.count
         }
+        // Freeing what a 100,000-host file made here takes tens of milliseconds: the other core does it.
+        ImportExportCommands.releaseElsewhere((consume imported, consume names, consume reports, consume changedHosts,
+                                               consume stored, consume shared, consume inFile, consume rank))
         return summary
+    }
+
+    /// The second pass's view of every name: the file's hosts (with their ids) and the stored ones, read by both cores.
+    struct NameTable: @unchecked Sendable {
+        let entries: [ImportedHost]
+        let inFile: [String: Int]
+        let imported: [(Int, ShelfCore.Host, Bool)]
+        let shared: [String: [ShelfCore.Host]]
+
+        /// A name in a jump chain: the host of that name in the file, else the one stored under it (when unique).
+        func id(named name: String) -> UUID? {
+            let key = ModelCheck.sameNameKey(name)
+            if let position = inFile[key] { return imported[position].1.id }
+            guard let hosts = shared[key], hosts.count == 1 else { return nil }
+            return hosts[0].id
+        }
+    }
+
+    /// What the second pass says of one host: a warning (its jump chain kept as text), a failure (it is skipped).
+    struct Report {
+        var warning: String?
+        var failure: String?
+    }
+
+    /// The second pass for one host (only reads, so it runs on either core): its jump chain, from ProxyJump or a
+    /// `ProxyCommand ssh -W` naming known hosts (else kept as text, or as the ProxyCommand), and its validation.
+    static func finish(_ entry: ImportedHost, _ host: ShelfCore.Host, names: NameTable) -> (ShelfCore.Host?, Report) {
+        var host = host
+        var warning: String?
+        if entry.proxyJump.isEmpty, let jumps = entry.proxyCommandJump {
+            // `ProxyCommand ssh -W %h:%p HOST`: a jump chain when every host it names is known, else kept as is.
+            let ids = jumps.map(names.id(named:))
+            if ids.allSatisfy({ $0 != nil }), !ids.contains(host.id) {
+                host.jumpHostIDs = ids.compactMap { $0 }
+                host.unresolvedJump = ""
+                if let index = host.options.firstIndex(where: { SSHOption(line: $0)?.key == "proxycommand" }) {
+                    host.options.remove(at: index)
+                }
+            } else {
+                host.jumpHostIDs = []
+                host.unresolvedJump = ""
+                warning = "\(entry.location): host '\(entry.alias)': its ProxyCommand jumps through \(jumps.joined(separator: ",")), not all known hosts; kept as a ProxyCommand"
+            }
+        } else if entry.proxyJump.isEmpty {
+            host.jumpHostIDs = []
+            host.unresolvedJump = ""
+        } else {
+            let ids = entry.proxyJump.map(names.id(named:))
+            if ids.allSatisfy({ $0 != nil }), !ids.contains(host.id) {
+                host.jumpHostIDs = ids.compactMap { $0 }
+                host.unresolvedJump = ""
+            } else {
+                host.jumpHostIDs = []
+                host.unresolvedJump = entry.proxyJump.joined(separator: ",")
+                warning = "\(entry.location): host '\(entry.alias)': ProxyJump \(host.unresolvedJump) names no stored host; kept as text"
+            }
+        }
+        let problems = Validation.problems(host)
+        guard problems.isEmpty else {
+            return (nil, Report(warning: warning, failure: "\(entry.location): host '\(entry.alias)' skipped: \(problems.map(\.message).joined(separator: "; "))"))
+        }
+        return (host, Report(warning: warning))
     }
 
     /// The stored defaults with the imported ones in place: a block of the same pattern is replaced where it stands

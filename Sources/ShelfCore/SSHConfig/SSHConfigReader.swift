@@ -76,7 +76,12 @@ public enum SSHConfigReader {
         }
         // The first half's error is the first in the file.
         let halvesLexed = results.all
-        return try halvesLexed[0].get() + halvesLexed[1].get()
+        // The first half's array is taken as it is (only the second's lines are copied), and the halves are freed
+        // elsewhere.
+        var lines = try halvesLexed[0].get()
+        lines += try halvesLexed[1].get()
+        SSHConfigRelease.elsewhere((consume halvesLexed, results))
+        return lines
     }
 
     /// The two halves of the file's bytes with their first line numbers, only read while both are lexed (the bytes

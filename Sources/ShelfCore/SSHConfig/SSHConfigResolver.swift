@@ -144,14 +144,19 @@ public enum SSHConfigResolver {
         } else {
             DispatchQueue.concurrentPerform(iterations: parts, execute: resolvePart)
         }
-        for part in resolved.all {
-            result.hosts += part.hosts
+        let resolvedParts = resolved.all
+        // The first part's hosts are taken as they are (only the others' are copied).
+        result.hosts = resolvedParts[0].hosts
+        for (n, part) in resolvedParts.enumerated() {
+            if n > 0 { result.hosts += part.hosts }
             result.failures += part.failures
             result.warnings += part.warnings
         }
         for index in patternBlocks { result.defaults += defaults(of: blocks[index], warnings: &result.warnings) }
         result.notes = SSHConfigMatchNotes.notes(blocks: blocks.filter { $0.isMatch && !$0.lines.isEmpty },
                                                  hosts: result.hosts)
+        SSHConfigRelease.elsewhere((consume blocks, consume seen, consume aliases, consume resolvedParts, resolved, shared,
+                                    resolvePart))
         return result
     }
 

@@ -1,0 +1,29 @@
+// BackgroundValue: one value made on another core while this thread does other work (an import's id order while it
+// reads the store, its summary's text while it commits); `value` waits for it.
+import Foundation
+
+final class BackgroundValue<Value: Sendable>: @unchecked Sendable {
+    private var result: Value?
+    private let done = DispatchSemaphore(value: 0)
+    private let lock = NSLock()
+
+    init(_ make: @escaping @Sendable () -> Value) {
+        DispatchQueue.global(qos: .userInitiated).async {
+            let made = make()
+            self.lock.lock()
+            self.result = made
+            self.lock.unlock()
+            self.done.signal()
+        }
+    }
+
+    /// The value, once made (waits until then; every later call returns at once).
+    var value: Value {
+        done.wait()
+        done.signal()
+        lock.lock()
+        defer { lock.unlock() }
+        guard let result else { preconditionFailure("signalled before the value was set") }
+        return result
+    }
+}
