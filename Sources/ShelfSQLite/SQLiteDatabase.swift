@@ -51,6 +51,9 @@ public enum SQLiteValue: Sendable, Equatable {
 private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
 public final class SQLiteDatabase {
+    /// SQLite's process-wide set-up, once, before the first connection: no memory statistics (see CSQLite/shim.h).
+    private static let configured: Void = { _ = sshelf_sqlite_no_memory_statistics() }()
+
     private var handle: OpaquePointer?
     public let path: String
     /// Prepared statements by SQL text: imports and lookups run the same few statements thousands of times.
@@ -64,6 +67,7 @@ public final class SQLiteDatabase {
         do { try RegularFile.check(path, followLinks: false) } catch {
             throw SQLiteError(code: SQLITE_CANTOPEN, message: error.description, context: "open \(path)")
         }
+        Self.configured
         var flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW
         if create && !readOnly { flags |= SQLITE_OPEN_CREATE }
         let rc = sqlite3_open_v2(path, &handle, flags, nil)

@@ -1,6 +1,8 @@
 // How the store lays its tables out for bulk writes: the sync outbox keeps its rows in its primary key's b-tree
 // (WITHOUT ROWID: one b-tree, not a rowid table and an index), and an older store migrates to that without losing or
-// changing a row or a stamp; the newest stamp is still found through its index; a new store has 16 KiB pages.
+// changing a row or a stamp; the newest stamp is still found through its index; a new store has 16 KiB pages;
+// SQLite keeps no memory statistics (their global mutex around every allocation).
+import CSQLite
 import Foundation
 import ShelfCore
 @testable import ShelfStore
@@ -72,5 +74,15 @@ final class StoreLayoutTests: XCTestCase {
         let older = try Store(path: olderPath)
         XCTAssertEqual(try older.db.scalarInt("PRAGMA page_size"), 4096, "an existing file is never rewritten for this")
         XCTAssertEqual(older.schemaVersion, Store.latestVersion)
+    }
+
+    func testSQLiteKeepsNoMemoryStatistics() throws {
+        let store = try Store(path: path)
+        try store.write { store in try store.save(ShelfCore.Host(name: "web", hostname: "web.example")) }
+        XCTAssertEqual(try store.hosts().count, 1)
+        var current: Int64 = -1
+        var highest: Int64 = -1
+        XCTAssertEqual(sqlite3_status64(SQLITE_STATUS_MEMORY_USED, &current, &highest, 0), SQLITE_OK)
+        XCTAssertEqual(current, 0, "SQLite counted its memory: the statistics (and their mutex) are on")
     }
 }
