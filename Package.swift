@@ -79,7 +79,7 @@ let package = Package(
         // Reads Package.swift, docs/ARCHITECTURE.md and the sources: the import rules as a test.
         .testTarget(name: "ArchitectureTests", path: "Tests/ArchitectureTests"),
         .testTarget(
-            name: "ShelfStoreTests", dependencies: ["ShelfStore", "ShelfCore", "TestSupport"],
+            name: "ShelfStoreTests", dependencies: ["ShelfStore", "ShelfCore", "TestSupport", "ShelfSQLite"],
             path: "Tests/ShelfStoreTests"),
         .testTarget(
             name: "ShelfVaultTests", dependencies: ["ShelfVault", "ShelfCore", "TestSupport", "ShelfSQLite"],

@@ -54,6 +54,14 @@ public final class SQLiteDatabase {
     /// SQLite's process-wide set-up, once, before the first connection: no memory statistics (see CSQLite/shim.h).
     private static let configured: Void = { _ = sshelf_sqlite_no_memory_statistics() }()
 
+    /// The memory SQLite counts as in use by this process: 0 while it keeps no statistics (as sshelf configures it).
+    public static func memoryCounted() -> Int64 {
+        var current: Int64 = 0
+        var highest: Int64 = 0
+        guard sqlite3_status64(SQLITE_STATUS_MEMORY_USED, &current, &highest, 0) == SQLITE_OK else { return -1 }
+        return current
+    }
+
     private var handle: OpaquePointer?
     public let path: String
     /// Prepared statements by SQL text: imports and lookups run the same few statements thousands of times.

@@ -2,9 +2,9 @@
 // (WITHOUT ROWID: one b-tree, not a rowid table and an index), and an older store migrates to that without losing or
 // changing a row or a stamp; the newest stamp is still found through its index; a new store has 16 KiB pages;
 // SQLite keeps no memory statistics (their global mutex around every allocation).
-import CSQLite
 import Foundation
 import ShelfCore
+import ShelfSQLite
 @testable import ShelfStore
 import TestSupport
 import XCTest
@@ -80,9 +80,6 @@ final class StoreLayoutTests: XCTestCase {
         let store = try Store(path: path)
         try store.write { store in try store.save(ShelfCore.Host(name: "web", hostname: "web.example")) }
         XCTAssertEqual(try store.hosts().count, 1)
-        var current: Int64 = -1
-        var highest: Int64 = -1
-        XCTAssertEqual(sqlite3_status64(SQLITE_STATUS_MEMORY_USED, &current, &highest, 0), SQLITE_OK)
-        XCTAssertEqual(current, 0, "SQLite counted its memory: the statistics (and their mutex) are on")
+        XCTAssertEqual(SQLiteDatabase.memoryCounted(), 0, "SQLite counted its memory: the statistics (and their mutex) are on")
     }
 }
