@@ -99,7 +99,7 @@ public struct FolderRemote: Sendable {
     /// name itself, never what a link points to. Only for folders this device alone writes, or creates.
     func ensureRealFolder(_ path: String) throws {
         if let kind = FolderRemote.kind(path), kind != S_IFDIR { unlink(path) }
-        try PrivateFiles.ensureDirectory(path)
+        try makeBelowRoot(path)
     }
 
     /// A shared folder (`devices`, `invites`): created when missing, refused when it is not a real folder.
@@ -107,7 +107,27 @@ public struct FolderRemote: Sendable {
         if let kind = FolderRemote.kind(path), kind != S_IFDIR {
             throw SyncFailure("sync folder \(layout.root) holds \((path as NSString).lastPathComponent) as \(FolderRemote.describe(kind)), not a folder")
         }
-        try PrivateFiles.ensureDirectory(path)
+        try makeBelowRoot(path)
+    }
+
+    /// Makes the folders from the root down to `path`, one plain `mkdir` at a time — never the root itself, nor
+    /// anything above it: a sync folder that went away during a run (a share unmounted, a folder renamed) must not
+    /// come back as an empty local folder, which the next run would take for the remote (and which would fill a
+    /// mount point). Gone, it is the run's "sync folder … not found".
+    func makeBelowRoot(_ path: String) throws {
+        try checkUsable()
+        let root = layout.root.hasSuffix("/") ? String(layout.root.dropLast()) : layout.root
+        guard path.hasPrefix(root + "/") else { throw SyncFailure("\(path) is not inside the sync folder \(root)") }
+        var current = root
+        for part in path.dropFirst(root.count + 1).split(separator: "/") {
+            current += "/" + part
+            if mkdir(current, PrivateFiles.directoryMode) != 0 && errno != EEXIST {
+                let code = errno
+                try checkUsable()
+                throw SyncFailure("cannot create \(current) in the sync folder: \(String(cString: strerror(code)))")
+            }
+        }
+        _ = chmod(path, PrivateFiles.directoryMode)  // mkdir's mode is filtered by the umask; chmod is not
     }
 
     /// Whether the remote holds any entry at all (then it belongs to a sync group).

@@ -38,6 +38,29 @@ final class RemoteFaultTests: XCTestCase {
         XCTAssertNotNil(try device.host("kept"), "the local store is untouched")
     }
 
+    /// A sync folder that goes away after a run checked it (a share unmounted, the folder renamed) is never made
+    /// again by the run's writes: they fail with "not found", and nothing appears under the old name (an empty
+    /// local folder there would be taken for the remote next time, and would fill a mount point).
+    func testAFolderThatGoesAwayDuringARunIsNeverMadeAgain() throws {
+        let base = try makeFolder()
+        let root = base + "/share"
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: false)
+        let remote = FolderRemote(path: root)
+        XCTAssertEqual(try remote.check(), 0, "usable when the run looked")
+        try FileManager.default.moveItem(atPath: root, toPath: root + "-renamed")
+        let device = UUID().uuidString.lowercased()
+        XCTAssertThrowsError(try remote.writeEntry(device, 1, Array("entry".utf8))) { error in
+            XCTAssertEqual((error as? SyncFailure)?.reason, "sync folder \(root) not found", "\(error)")
+        }
+        XCTAssertThrowsError(try remote.writeInviteBox(UUID(), Array("box".utf8)))
+        XCTAssertThrowsError(try remote.writeClaim(UUID(), device: device, Array("claim".utf8)))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root), "the old name stays empty")
+        // Back under its name: the writes go in below it, as before.
+        try FileManager.default.moveItem(atPath: root + "-renamed", toPath: root)
+        try remote.writeEntry(device, 1, Array("entry".utf8))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: remote.layout.entryPath(device, 1)))
+    }
+
     func testReadOnlyFolderFallsBack() throws {
         // Root ignores permission bits, so a read-only file system is the honest way to get "not writable".
         let mountPoint = try makeFolder("ro")
