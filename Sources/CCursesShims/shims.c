@@ -3,7 +3,14 @@
 #define NCURSES_WIDECHAR 1
 #define _XOPEN_SOURCE_EXTENDED 1
 #include <ncursesw/curses.h>
+#include <pthread.h>
 #include "CCursesShims.h"
+
+// Screen output, and the deferred loaders' fatal exit (below), one at a time: a loader failing on another thread
+// (the TUI's login thread) must not leave curses while the TUI's thread is drawing, nor see it draw — and so enter
+// curses again — between leaving and the exit.
+static pthread_mutex_t screen_output = PTHREAD_MUTEX_INITIALIZER;
+static int screen_given_up = 0;
 
 void cshims_screen_size(int *rows, int *cols) {
     int r = 0, c = 0;
@@ -34,6 +41,9 @@ void cshims_setup_screen(int escape_delay_ms) {
 }
 
 int cshims_read_key(int timeout_ms, unsigned int *code) {
+    // Blocks for good once the terminal was given up (get_wch may refresh the screen itself).
+    pthread_mutex_lock(&screen_output);
+    pthread_mutex_unlock(&screen_output);
     wint_t ch = 0;
     timeout(timeout_ms);
     int kind = get_wch(&ch);
@@ -47,7 +57,11 @@ int cshims_colors(void) { return COLORS; }
 
 void cshims_clear_screen(void) { clearok(stdscr, TRUE); erase(); }
 
-void cshims_refresh(void) { refresh(); }
+void cshims_refresh(void) {
+    pthread_mutex_lock(&screen_output);
+    if (!screen_given_up) refresh();
+    pthread_mutex_unlock(&screen_output);
+}
 
 int cshims_char_width(wchar_t ch) { return wcwidth(ch); }
 
@@ -62,5 +76,9 @@ int cshims_start_screen(void) {
 // program because a library is missing: leaves curses if the TUI is on screen, so the error they print shows on
 // the user's own screen and the terminal works again after the exit.
 void sshelf_restore_terminal(void) {
+    // Waits for a refresh under way, then keeps the lock: the TUI's thread blocks at its next refresh until the
+    // exit, instead of drawing (and entering curses again) over the message.
+    pthread_mutex_lock(&screen_output);
+    screen_given_up = 1;
     if (stdscr != NULL && !isendwin()) endwin();
 }

@@ -13,7 +13,9 @@ final class CompletionQuotingTests: XCTestCase {
         var shows: String?
     }
 
-    func makeHome() throws -> (TempHome, lab: String) {
+    /// The home, one of the two hosts named `lab` as NAME@ID, and the shortest prefix of it the other one does not
+    /// share (the ids are random: two of them can begin with the same digits).
+    func makeHome() throws -> (TempHome, lab: Lab) {
         let home = TempHome()
         for (name, address) in [("my host", "a.example"), ("o'neil", "b.example"), ("dollar$x", "c.example"),
                                 ("db:1", "d.example"), ("lab", "e.example")] {
@@ -22,19 +24,26 @@ final class CompletionQuotingTests: XCTestCase {
         XCTAssertExit(try home.run("add", "lab", "--host", "f.example", "--allow-duplicate"), 0)
         XCTAssertExit(try home.run("group", "add", "prod/eu west"), 0)
         let names = try home.run("list", "--names").stdout.split(separator: "\n").map(String.init)
-        let lab = try XCTUnwrap(names.first { $0.hasPrefix("lab@") })
-        return (home, lab)
+        let labs = names.filter { $0.hasPrefix("lab@") }
+        XCTAssertEqual(labs.count, 2, "\(names)")
+        let (lab, other) = (try XCTUnwrap(labs.first), try XCTUnwrap(labs.last))
+        let shared = zip(lab, other).prefix { $0 == $1 }.count
+        return (home, Lab(name: lab, uniquePrefix: String(lab.prefix(shared + 1))))
+    }
+
+    struct Lab {
+        var name: String
+        var uniquePrefix: String
     }
 
     /// What each shell should make of the same keystrokes (each followed by Tab).
-    func cases(lab: String) -> [Case] {
-        let labPrefix = String(lab.prefix(6))  // "lab@" and two digits of the id: unique among the two
-        return [
+    func cases(lab: Lab) -> [Case] {
+        [
             Case(typed: "sshelf show my", completed: #"sshelf show my\ host "#, shows: "my host"),
             Case(typed: "sshelf show o", completed: #"sshelf show o\'neil "#, shows: "o'neil"),
             Case(typed: "sshelf show do", completed: #"sshelf show dollar\$x "#, shows: "dollar$x"),
             Case(typed: "sshelf show db", completed: "sshelf show db:1 ", shows: "db:1"),
-            Case(typed: "sshelf show \(labPrefix)", completed: "sshelf show \(lab) ", shows: nil),
+            Case(typed: "sshelf show \(lab.uniquePrefix)", completed: "sshelf show \(lab.name) ", shows: nil),
             Case(typed: "sshelf mv db:1 --group prod/eu", completed: #"sshelf mv db:1 --group prod/eu\ west "#, shows: nil),
         ]
     }
