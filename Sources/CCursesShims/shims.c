@@ -10,7 +10,6 @@
 // (the TUI's login thread) must not leave curses while the TUI's thread is drawing, nor see it draw — and so enter
 // curses again — between leaving and the exit.
 static pthread_mutex_t screen_output = PTHREAD_MUTEX_INITIALIZER;
-static int screen_given_up = 0;
 
 void cshims_screen_size(int *rows, int *cols) {
     int r = 0, c = 0;
@@ -59,7 +58,7 @@ void cshims_clear_screen(void) { clearok(stdscr, TRUE); erase(); }
 
 void cshims_refresh(void) {
     pthread_mutex_lock(&screen_output);
-    if (!screen_given_up) refresh();
+    refresh();
     pthread_mutex_unlock(&screen_output);
 }
 
@@ -79,6 +78,5 @@ void sshelf_restore_terminal(void) {
     // Waits for a refresh under way, then keeps the lock: the TUI's thread blocks at its next refresh until the
     // exit, instead of drawing (and entering curses again) over the message.
     pthread_mutex_lock(&screen_output);
-    screen_given_up = 1;
     if (stdscr != NULL && !isendwin()) endwin();
 }
