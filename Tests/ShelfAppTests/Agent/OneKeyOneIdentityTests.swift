@@ -75,6 +75,30 @@ final class OneKeyOneIdentityTests: XCTestCase {
         XCTAssertEqual(try home.run(["identity", "list", "--names"]).stdout, "own\nstrict\n")
     }
 
+    /// The TUI's identity form, given the public key of an identity that exists: linked to it, with a note.
+    func testTheTUIFormLinksAKnownPublicKeyToItsIdentity() throws {
+        let home = TempHome()
+        home.extraEnvironment = ["SSHELF_VAULT_NO_KEYRING": "1", "SSHELF_TEST_WEAK_KDF": "1"]
+        let made = try home.run(["keygen", "work"])
+        XCTAssertExit(made, 0)
+        let tui = try Tmux(home: home, columns: 250)
+        try tui.waitFor(text: "All hosts")
+        try tui.send("i")
+        try tui.waitFor(text: "Add identity")
+        try tui.type("laptop")
+        try tui.send("Tab", "Tab", "Tab")
+        try tui.type(made.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        try tui.send("Tab", "Space")  // confirm each use
+        try tui.send("Enter")
+        try tui.waitFor(text: "is identity 'work''s already: 'laptop' is linked to it")
+        let listed = try home.run(["identity", "list", "--json"])
+        let identities = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
+        XCTAssertEqual(identities.map { $0["name"] as? String }, ["work"])
+        XCTAssertEqual(identities.first?["confirmEachUse"] as? Bool, true)
+        try tui.send("q")
+        XCTAssertEqual(try tui.waitForExit(), 0)
+    }
+
     /// Two identities holding one key — what sync makes of two devices that imported the key under two names (here
     /// the second record is written the way a sync run writes one, into the store). The agent lists the key once and
     /// asks before each use, as the stricter of the two says.
