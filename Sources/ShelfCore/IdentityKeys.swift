@@ -12,7 +12,9 @@ public enum IdentityKeys {
 
     /// `SHA256:…` as ssh-keygen -l prints it, or nil for a line that holds no key.
     public static func fingerprint(of line: String) -> String? {
-        blob(of: line).map { "SHA256:" + Data(Digest.sha256($0)).base64EncodedString().replacingOccurrences(of: "=", with: "") }
+        blob(of: line).map {
+            "SHA256:" + Data(Digest.sha256($0)).base64EncodedString().replacingOccurrences(of: "=", with: "")
+        }
     }
 
     /// The identity, other than `id`, that holds the key of `line`: one whose private key is in the vault first,

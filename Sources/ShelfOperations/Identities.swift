@@ -29,8 +29,10 @@ public enum IdentityOperations {
             let identities = try store.identities()
             let existing = identities.first { $0.id == identity.id }
             // A record keeping its own key is saved as it is (two that sync brought together stay editable).
-            let newKey = existing.map { IdentityKeys.blob(of: $0.publicKey) != IdentityKeys.blob(of: identity.publicKey) } ?? true
-            guard newKey, let holder = IdentityKeys.holder(of: identity.publicKey, among: identities, except: identity.id) else {
+            let key = IdentityKeys.blob(of: identity.publicKey)
+            let newKey = existing.map { IdentityKeys.blob(of: $0.publicKey) != key } ?? true
+            guard newKey, let holder = IdentityKeys.holder(of: identity.publicKey, among: identities,
+                                                           except: identity.id) else {
                 try store.save(identity)
                 return Saved(identity: identity, linkedFrom: nil)
             }
@@ -51,16 +53,18 @@ public enum IdentityOperations {
         let fingerprint = IdentityKeys.fingerprint(of: holder.publicKey) ?? "this key"
         let options = [holder.confirmEachUse ? "confirm each use" : nil,
                        holder.agentLifetime > 0 ? "agent lifetime \(holder.agentLifetime) s" : nil].compactMap { $0 }
-        return "the key \(fingerprint) is identity '\(Display.safe(holder.name))''s already: '\(Display.safe(name))' is "
-            + "linked to it, one key has one identity (agent options: "
+        return "the key \(fingerprint) is identity '\(Display.safe(holder.name))''s already: "
+            + "'\(Display.safe(name))' is linked to it, one key has one identity (agent options: "
             + (options.isEmpty ? "none" : options.joined(separator: ", ")) + ")"
     }
 
     /// An existing identity cannot take a key another identity holds.
     static func keyTaken(by holder: Identity, _ publicKey: String) -> ShelfError {
         let fingerprint = IdentityKeys.fingerprint(of: publicKey) ?? "this key"
-        return ShelfError(.invalid, "the key \(fingerprint) is identity '\(Display.safe(holder.name))''s already; one key has one identity",
-                          hint: "use \(ShellWord.quote(holder.name)) for it, or remove it first: sshelf identity rm \(ShellWord.quote(holder.name))")
+        let name = ShellWord.quote(holder.name)
+        let shown = Display.safe(holder.name)
+        return ShelfError(.invalid, "the key \(fingerprint) is identity '\(shown)''s already; one key has one identity",
+                          hint: "use \(name) for it, or remove it first: sshelf identity rm \(name)")
     }
 
     public struct Deleted: Sendable {
@@ -147,7 +151,9 @@ public enum IdentityOperations {
         var identity = named ?? Identity(name: name)
         var linkedFrom: String? = nil
         func link(_ line: String?) throws {
-            guard let line, let holder = IdentityKeys.holder(of: line, among: identities, except: identity.id) else { return }
+            guard let line, let holder = IdentityKeys.holder(of: line, among: identities, except: identity.id) else {
+                return
+            }
             guard named == nil else { throw keyTaken(by: holder, line) }
             identity = holder
             linkedFrom = name

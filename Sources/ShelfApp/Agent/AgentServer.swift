@@ -126,8 +126,8 @@ final class AgentServer: @unchecked Sendable {
         case .admit(let closing?):
             // Its thread sees the end of the stream, ends and closes it.
             shutdown(closing, Int32(SHUT_RDWR))
-            service.report(
-                "closed the connection of \(connections[closing]?.who ?? "a client") idle longest, to make room for \(who)")
+            let closed = connections[closing]?.who ?? "a client"
+            service.report("closed the connection of \(closed) idle longest, to make room for \(who)")
         case .admit(nil):
             break
         }
@@ -148,9 +148,8 @@ final class AgentServer: @unchecked Sendable {
         defer { lock.unlock() }
         for fd in admission.expired() {
             shutdown(fd, Int32(SHUT_RDWR))
-            service.report(
-                "closed the connection of \(connections[fd]?.who ?? "a client"): idle for \(AgentAdmission.idle.components.seconds) s"
-            )
+            let closed = connections[fd]?.who ?? "a client"
+            service.report("closed the connection of \(closed): idle for \(AgentAdmission.idle.components.seconds) s")
         }
     }
 

@@ -475,7 +475,7 @@ final class AgentService: @unchecked Sendable {
         }
         let waited = outcome.waited > .zero ? " (after waiting \(Self.seconds(outcome.waited)) s)" : ""
         if outcome.accepted {
-            report(what == "agent" ? "\(who) unlocked the agent\(waited)" : "\(who) unlocked the vault for this agent\(waited)")
+            report("\(who) unlocked " + (what == "agent" ? "the agent" : "the vault for this agent") + waited)
         } else {
             report(
                 "\(who) gave a wrong \(what) passphrase to unlock\(waited)" + (problem.map { " (\($0))" } ?? "")

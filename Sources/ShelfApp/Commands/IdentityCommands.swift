@@ -90,10 +90,13 @@ enum IdentityCommands {
             context.warn("the key is in the vault, but \(Display.safe(path)) could not be removed: \(String(cString: strerror(errno)))")
         }
         if let asked = imported.linkedFrom {
+            let holder = ShellWord.quote(imported.identity.name)
+            let rename = "sshelf identity edit \(holder) --rename \(ShellWord.quote(asked))"
             context.print(IdentityOperations.linkNote(asked: asked, holder: imported.identity)
-                + "; to use the name '\(Display.safe(asked))': sshelf identity edit \(ShellWord.quote(imported.identity.name)) --rename \(ShellWord.quote(asked))")
+                + "; to use the name '\(Display.safe(asked))': \(rename)")
         }
-        context.print("imported \(imported.format) key '\(Display.safe(imported.identity.name))' into the vault (\(imported.keyClass))"
+        context.print("imported \(imported.format) key '\(Display.safe(imported.identity.name))' into the vault"
+            + " (\(imported.keyClass))"
             + (imported.decrypted ? "; stored decrypted, so its passphrase is no longer asked (the vault encrypts it)" : "")
             + (imported.foundPublicKey ? "" : "; no public key found (add \(Display.safe(path)).pub and import again)"))
         return 0

@@ -28,7 +28,8 @@ enum VaultCommands {
                     options: [passphraseFD, .flag("remove", "remove the passphrase"),
                               .flag("yes", "confirm destroying whenPasscodeSetThisDeviceOnly items without asking")],
                     run: passwd),
-        CommandSpec(path: ["vault", "list"], summary: "list stored items: keys, families, classes, the host or identity each is for (never values)",
+        CommandSpec(path: ["vault", "list"],
+                    summary: "list stored items: key, family, class, the host or identity each is for (never values)",
                     options: [json], run: list),
         CommandSpec(path: ["vault", "rm"], summary: "delete one stored item",
                     arguments: [ArgumentSpec(name: "KEY", help: "reference key, e.g. host.<uuid>.password")], run: remove),
@@ -183,8 +184,9 @@ enum VaultCommands {
         } else if items.isEmpty {
             context.errorOutput("the vault holds no items\n")
         } else {
-            context.output(Display.table(["KEY", "FAMILY", "CLASS", "UPDATED", "FOR"],
-                                         items.map { [$0.key, $0.family, $0.accessibility, Display.relative($0.updatedAt), names.name(of: $0.key)] }))
+            context.output(Display.table(["KEY", "FAMILY", "CLASS", "UPDATED", "FOR"], items.map {
+                [$0.key, $0.family, $0.accessibility, Display.relative($0.updatedAt), names.name(of: $0.key)]
+            }))
         }
         return 0
     }

@@ -35,7 +35,8 @@ struct VaultItemNames {
         // A name two hosts share is told apart as NAME@ID, as every name-based command takes it.
         let shared = Dictionary(grouping: hosts, by: { $0.name.lowercased() }).filter { $0.value.count > 1 }
         for host in hosts {
-            self.hosts[host.id] = shared[host.name.lowercased()] == nil ? host.name : "\(host.name)@\(Display.shortID(host.id))"
+            let isShared = shared[host.name.lowercased()] != nil
+            self.hosts[host.id] = isShared ? "\(host.name)@\(Display.shortID(host.id))" : host.name
         }
         for identity in identities { self.identities[identity.id] = identity.name }
     }
@@ -43,7 +44,9 @@ struct VaultItemNames {
     /// `host web1`, `identity work`, `this device` (sync's and the release log's own keys).
     func name(of key: String) -> String {
         guard let reference = ReferenceKey(key) else { return "unknown" }
-        guard let id = reference.ownerID, reference.owner == .host || reference.owner == .identity else { return "this device" }
+        guard let id = reference.ownerID, reference.owner == .host || reference.owner == .identity else {
+            return "this device"
+        }
         let known = reference.owner == .host ? hosts[id] : identities[id]
         return "\(reference.owner.rawValue) " + (known.map(Display.safe) ?? "\(Display.shortID(id)) (not in the store)")
     }

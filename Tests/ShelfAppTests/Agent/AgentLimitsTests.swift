@@ -91,7 +91,8 @@ final class AgentLimitsTests: XCTestCase {
         let clock = StillClock()
         let backoff = UnlockBackoff(now: clock.now, wait: clock.wait)
         XCTAssertEqual(backoff.attempt { false }, .init(accepted: false, waited: .zero, failures: 1, next: .seconds(1)))
-        XCTAssertEqual(backoff.attempt { false }, .init(accepted: false, waited: .seconds(1), failures: 2, next: .seconds(2)))
+        XCTAssertEqual(
+            backoff.attempt { false }, .init(accepted: false, waited: .seconds(1), failures: 2, next: .seconds(2)))
         XCTAssertEqual(backoff.attempt { false }.next, .seconds(4))
         // Time that has passed counts: a try 3 s into a 4 s back-off waits the last second.
         clock.advance(.seconds(3))

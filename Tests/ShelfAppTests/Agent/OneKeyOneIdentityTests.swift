@@ -48,10 +48,12 @@ final class OneKeyOneIdentityTests: XCTestCase {
         let home = TempHome()
         home.extraEnvironment = ["SSHELF_VAULT_NO_KEYRING": "1", "SSHELF_TEST_WEAK_KDF": "1"]
         let key = try TestKey.generate(.ecdsa)
-        XCTAssertExit(try home.run(["identity", "import", "strict", key.privatePath, "--confirm", "--lifetime", "600"]), 0)
+        XCTAssertExit(
+            try home.run(["identity", "import", "strict", key.privatePath, "--confirm", "--lifetime", "600"]), 0)
         XCTAssertExit(try home.run(["identity", "import", "lax", key.privatePath, "--lifetime", "3600"]), 0)
         let listed = try home.run(["identity", "list", "--json"])
-        let identities = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
+        let identities = try XCTUnwrap(
+            try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
         XCTAssertEqual(identities.count, 1)
         XCTAssertEqual(identities.first?["name"] as? String, "strict")
         XCTAssertEqual(identities.first?["confirmEachUse"] as? Bool, true)
@@ -92,7 +94,8 @@ final class OneKeyOneIdentityTests: XCTestCase {
         try tui.send("Enter")
         try tui.waitFor(text: "is identity 'work''s already: 'laptop' is linked to it")
         let listed = try home.run(["identity", "list", "--json"])
-        let identities = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
+        let identities = try XCTUnwrap(
+            try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
         XCTAssertEqual(identities.map { $0["name"] as? String }, ["work"])
         XCTAssertEqual(identities.first?["confirmEachUse"] as? Bool, true)
         try tui.send("q")

@@ -35,6 +35,7 @@ final class VaultListNamesTests: XCTestCase {
         let identity = try XCTUnwrap(try store.identities().first)
         try store.write { try $0.deleteIdentity(identity.id) }
         let orphan = try home.run(["vault", "list"]).stdout
-        XCTAssertTrue(orphan.contains("identity \(identity.id.uuidString.lowercased().prefix(8)) (not in the store)"), orphan)
+        let shortID = identity.id.uuidString.lowercased().prefix(8)
+        XCTAssertTrue(orphan.contains("identity \(shortID) (not in the store)"), orphan)
     }
 }
