@@ -44,7 +44,7 @@ final class AgentAbuseTests: XCTestCase {
         XCTAssertTrue(listed.stdout.contains(" mine (ED25519)"), listed.stdout)
         let pub = try world.home.write(made.stdout, to: "mine.pub")
         let data = try world.home.write("to sign\n", to: "data.txt")
-        XCTAssertExit(try world.tool("/usr/bin/ssh-keygen", ["-Y", "sign", "-f", pub, "-n", "file", data]), 0)
+        XCTAssertExit(try world.tool(TestTool.sshKeygen.path, ["-Y", "sign", "-f", pub, "-n", "file", data]), 0)
         try world.waitForAgentLog("signed with key 'mine'")
         XCTAssertFalse(world.agentLog.contains("refused a connection"), world.agentLog)
     }

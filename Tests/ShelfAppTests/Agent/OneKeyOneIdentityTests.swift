@@ -14,7 +14,7 @@ final class OneKeyOneIdentityTests: XCTestCase {
     func signThroughTheAgent(_ world: AgentWorld, publicKey: String) throws -> CLIResult {
         let pub = try world.home.write(publicKey + "\n", to: "signer-\(UUID().uuidString.prefix(6)).pub")
         let data = try world.home.write("data to sign\n", to: "data-\(UUID().uuidString.prefix(6)).txt")
-        return try world.tool("/usr/bin/ssh-keygen", ["-Y", "sign", "-f", pub, "-n", "file", data])
+        return try world.tool(TestTool.sshKeygen.path, ["-Y", "sign", "-f", pub, "-n", "file", data])
     }
 
     func testImportingAKeyTwiceLinksToTheFirstIdentityAndConfirmationCannotBeSkipped() throws {
