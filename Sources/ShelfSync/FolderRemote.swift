@@ -212,11 +212,40 @@ public struct FolderRemote: Sendable {
         }
     }
 
-    /// Removes an invite's box and every claim on it.
+    /// The welcome sealed to `device` for an invite; nil when there is none (or it is not a small regular file).
+    func readWelcome(_ invite: UUID, device: String) -> [UInt8]? {
+        try? read(layout.welcome(invite, device: device), label: "invites/\(invite.lowerText).\(device).welcome",
+                  limit: RemoteLayout.maxInviteBytes)
+    }
+
+    func writeWelcome(_ invite: UUID, device: String, _ bytes: [UInt8]) throws(SyncFailure) {
+        try failing {
+            try ensureSharedFolder(layout.invitesDirectory)
+            try PrivateFiles.atomicWrite(Data(bytes), to: layout.welcome(invite, device: device))
+        }
+    }
+
+    func removeWelcome(_ invite: UUID, device: String) {
+        try? FileManager.default.removeItem(atPath: layout.welcome(invite, device: device))
+    }
+
+    /// The boxes and claims on the remote, by invite (welcomes are left to the device each is sealed to).
+    func inviteOffers() -> [UUID: [String]] {
+        var found: [UUID: [String]] = [:]
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: layout.invitesDirectory)) ?? []
+        where name.hasSuffix(".box") || name.hasSuffix(".claim") {
+            guard let invite = UUID(uuidString: String(name.prefix(36))), name.prefix(36) == invite.lowerText else { continue }
+            found[invite, default: []].append(name)
+        }
+        return found
+    }
+
+    /// Removes an invite's box and every claim on it (a welcome stays for the device it is sealed to).
     public func removeInvite(_ invite: UUID) {
         try? FileManager.default.removeItem(atPath: layout.inviteBox(invite))
         let prefix = invite.lowerText + "."
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: layout.invitesDirectory)) ?? [] where name.hasPrefix(prefix) {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: layout.invitesDirectory)) ?? []
+        where name.hasPrefix(prefix) && !name.hasSuffix(".welcome") {
             try? FileManager.default.removeItem(atPath: layout.invitesDirectory + "/" + name)
         }
     }

@@ -34,6 +34,16 @@ public struct SyncEngine {
     public func run(report: inout SyncReport) throws {
         let format = try remote.check()
         report.credentials = try SyncSettings.credentialsEnabled(store)
+        // A device that joined holds no key of the group until its welcome arrives: nothing else to do before.
+        if try GroupState.load(store) == nil, let joining = try GroupState.Joining.load(store) {
+            if let waiting = try Enrollment.receiveWelcome(joining, store: store, vault: vault, remote: remote, deviceName: deviceName,
+                                                           now: now) {
+                report.membership = "waiting"
+                report.fail(waiting)
+                return
+            }
+            report.events.append("enrolled in the sync group by \(joining.inviter)")
+        }
         let session = try open(format: format, report: &report)
         let chains = PeerChains(session: session, remote: remote)
 
@@ -87,16 +97,14 @@ public struct SyncEngine {
                                     hint: "this device no longer syncs with the group; its local data stays"))
             return
         }
-        if !session.roster.isActive(session.me) {
-            guard let joining = try GroupState.Joining.load(store) else {
-                report.fail(SyncEngine.notEnrolled)
-                return
-            }
-            if let waiting = try Enrollment(session: session, remote: remote).awaitEnrollment(joining) {
-                report.membership = "waiting"
-                report.fail(waiting)
-                return
-            }
+        guard session.roster.isActive(session.me) else {
+            report.fail(SyncEngine.notEnrolled)
+            return
+        }
+        if let left = try store.setting("sync.join.invite").flatMap(UUID.init(uuidString:)) {
+            // Left by an older version, which enrolled without a welcome: the invite's secret goes now.
+            try store.write { try GroupState.Joining.clear($0) }
+            _ = try? vault.clearInviteSecret(left, class: SyncSession.keyClass)
         }
         report.membership = "member"
         if let target = revoke { try revokeDevice(target, session, report: &report) }
