@@ -52,7 +52,7 @@ struct PeerChains {
             outcome.stop = .problem(SyncFailure(problem, hint: "sshelf never writes a link there: remove \(remote.layout.deviceDirectory(folder))"))
             return outcome
         }
-        let seqs = remote.entries(of: folder)
+        let seqs = try remote.entries(of: folder)
         let top = seqs.last ?? 0
         let name = label(device)
 

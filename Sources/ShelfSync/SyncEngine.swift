@@ -54,7 +54,7 @@ public struct SyncEngine {
         var passes = 0
         // A device this device verified entries of is read even when its folder is gone: that is a rollback too.
         let verified = try store.peers().filter { $0.head > 0 || $0.floor > 0 }.map(\.device).filter(RemoteLayout.isValidDeviceID)
-        let folders = Set(remote.deviceFolders()).union(verified).subtracting([session.meText]).sorted()
+        let folders = Set(try remote.deviceFolders()).union(verified).subtracting([session.meText]).sorted()
         while moved && passes < 8 {
             moved = false
             passes += 1
@@ -149,7 +149,7 @@ public struct SyncEngine {
             return try SyncSession(store: store, vault: vault, keys: keys, me: me, deviceName: deviceName, now: now, state: state)
         }
         // A remote that already holds a group: this device must be invited into it.
-        if format != 1 && remote.hasEntries { throw SyncEngine.notEnrolled }
+        if try format != 1 && remote.hasEntries() { throw SyncEngine.notEnrolled }
         let group = UUID()
         let secret = SyncCrypto.randomKey()
         do { try vault.saveGroupSecret(secret, group: group, class: SyncSession.keyClass) } catch { throw SyncSession.failure(error) }

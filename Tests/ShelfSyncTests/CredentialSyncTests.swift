@@ -96,7 +96,7 @@ final class CredentialSyncTests: XCTestCase {
         let again = a.sync()
         XCTAssertEqual(again.migrated, 0)
         XCTAssertEqual(again.credentialsSent, 0, "nothing changed, nothing sent")
-        XCTAssertEqual(FolderRemote(path: base + "/offline").entries(of: a.id).count, 1, "no entry for a run with nothing to say")
+        XCTAssertEqual(try FolderRemote(path: base + "/offline").entries(of: a.id).count, 1, "no entry for a run with nothing to say")
         // No marker anywhere: not in the store's settings, not in the vault's items.
         XCTAssertNil(try a.store.setting("sync.migrated"))
         XCTAssertFalse(try a.vault.items().contains { $0.key.lowercased().contains("migrat") })

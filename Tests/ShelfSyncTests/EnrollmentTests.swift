@@ -35,7 +35,7 @@ final class EnrollmentTests: XCTestCase {
         XCTAssertEqual(waiting.membership, "waiting")
         XCTAssertNil(try b.store.host(id: web.id), "a waiting device holds no key of the group: it reads nothing")
         try assertHoldsNoGroupKey(b)
-        XCTAssertEqual(FolderRemote(path: remote).entries(of: b.id), [], "a waiting device writes no entry")
+        XCTAssertEqual(try FolderRemote(path: remote).entries(of: b.id), [], "a waiting device writes no entry")
 
         let enrolling = a.sync()
         XCTAssertEqual(enrolling.events, ["enrolled desktop (\(b.id.prefix(8))) with invite \(code.id.uuidString.lowercased().prefix(8))"])
