@@ -62,7 +62,7 @@ final class SyncCommandTests: XCTestCase {
         let waiting = try b.run("sync", "status", "--json")
         let waitingObject = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(waiting.stdout.utf8)) as? [String: Any])
         XCTAssertEqual(waitingObject["membership"] as? String, "waiting")
-        XCTAssertTrue(try b.run("list").stdout.contains("w.example"), "a waiting device already reads the group")
+        XCTAssertFalse(try b.run("list").stdout.contains("w.example"), "a waiting device holds no group key: it reads nothing yet")
 
         let enrolling = try a.run("sync", "now")
         XCTAssertTrue(enrolling.stdout.contains("enrolled "), enrolling.stdout)
