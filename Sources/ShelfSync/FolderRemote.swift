@@ -1,8 +1,10 @@
 // FolderRemote: a sync remote that is a directory (kept in step by Syncthing, Nextcloud, Dropbox, NFS, sshfs, or a
 // git working copy). Checks that it is usable and says exactly why not; reads files with bounds (regular files
 // only, never through a symlink); writes each file once (temp file, fsync, rename, never over an existing one).
-// Below its root nothing is followed: a link (or a special file) where sync keeps a folder is reported or, for this
-// device's own folder, replaced — so a remote cannot point a removal, a write or a chmod outside itself.
+// Below its root nothing is followed: each operation opens the root once and works through folder descriptors
+// (RemoteDirectory), so a link (or a special file) where sync keeps a folder is reported or, for this device's own
+// folder, replaced, and a folder swapped for a link mid-operation cannot point a removal, a write or a chmod outside
+// the remote. Listings are bounded (a flooded remote is a fallback reason, not a slow run).
 import Foundation
 import ShelfCore
 import ShelfSystem
@@ -108,13 +110,6 @@ public struct FolderRemote: Sendable {
         guard let folder = try? deviceFolder(device),
               fstatat(folder.fd, RemoteLayout.entryName(seq), &info, AT_SYMLINK_NOFOLLOW) == 0 else { return "" }
         return "\(seq):\(info.st_size):\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec):\(info.st_ino)"
-    }
-
-    /// The type of what is at `path` itself (a link is not followed); nil when nothing is.
-    static func kind(_ path: String) -> mode_t? {
-        var info = stat()
-        guard lstat(path, &info) == 0 else { return nil }
-        return info.st_mode & S_IFMT
     }
 
     static func describe(_ kind: mode_t) -> String {

@@ -31,7 +31,6 @@ public struct RemoteLayout: Sendable {
     public func entryPath(_ device: String, _ seq: Int64) -> String { deviceDirectory(device) + "/" + RemoteLayout.entryName(seq) }
     public func inviteBox(_ invite: UUID) -> String { invitesDirectory + "/\(invite.lowerText).box" }
     public func claim(_ invite: UUID, device: String) -> String { invitesDirectory + "/\(invite.lowerText).\(device).claim" }
-    public func welcome(_ invite: UUID, device: String) -> String { invitesDirectory + "/\(invite.lowerText).\(device).welcome" }
 
     /// Entry names sort in chain order: zero-padded sequence numbers.
     public static func entryName(_ seq: Int64) -> String { String(format: "%010lld.entry", seq) }
