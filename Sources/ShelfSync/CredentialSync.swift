@@ -154,7 +154,8 @@ public struct CredentialSync {
         if let buried = ledger.tombstones[key], buried >= item.stamp { return false }
         if let existing, let local {
             if local >= item.stamp { return false }
-            if let stored = existing.knownClass, case .found(let value) = vault.read(item.key, class: stored), value.isEqual(to: item.value) {
+            if let stored = existing.knownClass, case .found(let value) = vault.read(item.key, class: stored),
+               value.isEqual(to: item.value) {
                 ledger.seen[key]?.stamp = item.stamp
                 return false
             }

@@ -83,7 +83,8 @@ struct Enrollment {
             }
             if !remote.hasInviteBox(id) {
                 let box = InviteBox(group: session.state.group, anchor: session.state.anchor, inviter: session.me,
-                                    inviterName: session.deviceName, created: invite.created, expires: invite.expires, credentials: credentials)
+                                    inviterName: session.deviceName, created: invite.created, expires: invite.expires,
+                                    credentials: credentials)
                 try remote.writeInviteBox(id, box.seal(code))
             }
         }
@@ -149,7 +150,8 @@ struct Enrollment {
         }
         if case .found(let secret) = vault.loadInviteSecret(joining.invite, class: SyncSession.keyClass),
            remote.hasInviteBox(joining.invite), remote.claims(joining.invite).allSatisfy({ $0.device != me.lowerText }) {
-            let claim = InviteClaim(device: me, name: deviceName, signingKey: keys.signingPublicKey, time: HybridLogicalClock.milliseconds(now))
+            let claim = InviteClaim(device: me, name: deviceName, signingKey: keys.signingPublicKey,
+                                    time: HybridLogicalClock.milliseconds(now))
             try remote.writeClaim(joining.invite, device: me.lowerText, claim.seal(InviteCode(secret: secret), keys: keys))
         }
         return SyncFailure("waiting to be enrolled (invited by \(joining.inviter))",

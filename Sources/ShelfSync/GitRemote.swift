@@ -104,8 +104,8 @@ public struct GitRemote: Sendable {
             do { try PrivateFiles.ensureDirectory((workingCopy as NSString).deletingLastPathComponent) } catch {
                 throw SyncFailure("cannot create \(workingCopy): \(error)")
             }
-            let clone = git(["clone", "--quiet", "--no-recurse-submodules"] + GitRemote.packOptions(url, asConfig: false) + [url, workingCopy],
-                            in: (workingCopy as NSString).deletingLastPathComponent)
+            let options = ["--quiet", "--no-recurse-submodules"] + GitRemote.packOptions(url, asConfig: false)
+            let clone = git(["clone"] + options + [url, workingCopy], in: (workingCopy as NSString).deletingLastPathComponent)
             guard clone.status == 0 else {
                 try? FileManager.default.removeItem(atPath: workingCopy)
                 throw SyncFailure("git remote unreachable: \(GitRemote.reason(clone))",

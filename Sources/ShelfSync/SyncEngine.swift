@@ -200,7 +200,8 @@ public struct SyncEngine {
 
     /// The credential track: the flagless migration pass, deletions, other devices' sets, and this device's set.
     func credentialTrack(_ session: SyncSession, report: inout SyncReport) throws -> (plaintext: SecretBytes, count: Int)? {
-        let credentials = CredentialSync(vault: vault, device: session.meText, digestKey: SyncKeys.credentialDigest(try session.groupSecret()))
+        let credentials = CredentialSync(vault: vault, device: session.meText,
+                                         digestKey: SyncKeys.credentialDigest(try session.groupSecret()))
         report.migrated = try credentials.migrate()
         try credentials.recordDeletions(store: store)
         for var peer in try store.peers() where peer.device != session.meText && peer.credentials > peer.credentialsApplied {

@@ -10,7 +10,9 @@ public enum ChildProcess {
     /// Starts `argv[0]` (a path) with `stdin`, `stdout` and `stderr` as its 0, 1 and 2; returns its pid.
     /// With `newProcessGroup` the child leads a process group of its own, so all it starts can be ended with it.
     public static func spawn(_ argv: [String], stdin: Int32, stdout: Int32, stderr: Int32,
-                             environment: [String: String]? = nil, newProcessGroup: Bool = false) -> Result<pid_t, FileSystemError> {
+                             environment: [String: String]? = nil, newProcessGroup: Bool = false)
+        -> Result<pid_t, FileSystemError>
+    {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -29,7 +31,8 @@ public enum ChildProcess {
         sigemptyset(&mask)
         posix_spawnattr_setsigmask(&attributes, &mask)
         if newProcessGroup { posix_spawnattr_setpgroup(&attributes, 0) }
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | (newProcessGroup ? POSIX_SPAWN_SETPGROUP : 0)))
+        let flags = POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | (newProcessGroup ? POSIX_SPAWN_SETPGROUP : 0)
+        posix_spawnattr_setflags(&attributes, Int16(flags))
         var cArgv = argv.map { strdup($0) } + [nil]
         defer { for pointer in cArgv { free(pointer) } }
         var cEnvironment = environment.map { $0.map { strdup("\($0.key)=\($0.value)") } + [nil] }
