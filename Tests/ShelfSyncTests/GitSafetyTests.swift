@@ -16,7 +16,8 @@ final class GitSafetyTests: XCTestCase {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         for hook in GitSafetyTests.hooks {
             let path = directory + "/" + hook
-            try "#!/bin/sh\ntouch '\(markers)/\(hook)-'\"$$\"\ncat >/dev/null 2>&1 || true\nexit 0\n"
+            // Shell builtins only: a hook that runs leaves its marker with no program of its own.
+            try "#!\(TestTool.sh.path)\n: > '\(markers)/\(hook)-'\"$$\"\nexit 0\n"
                 .write(toFile: path, atomically: true, encoding: .utf8)
             chmod(path, 0o755)
         }
@@ -27,7 +28,7 @@ final class GitSafetyTests: XCTestCase {
         let markers = try makeFolder("markers")
         try plantHooks(in: repository.path + "/hooks", markers: markers)
         // The repository's own configuration asks for hooks elsewhere too: still none run.
-        try Shell.run("/usr/bin/git", ["-C", repository.path, "config", "core.hooksPath", repository.path + "/hooks"])
+        try Shell.run(TestTool.git.path, ["-C", repository.path, "config", "core.hooksPath", repository.path + "/hooks"])
         try GitRemote.probe(repository.url)
         try GitRemote.probe(repository.path)
         let a = try Device("a"), b = try Device("b")

@@ -164,7 +164,7 @@ final class RemoteFaultTests: XCTestCase {
         XCTAssertEqual(try a.state(), try b.state())
 
         // A server that rejects pushes (hooks never run, so by its own setting): the reason names git's refusal.
-        try Shell.run("/usr/bin/git", ["-C", repository.path, "config", "receive.maxInputSize", "1"])
+        try Shell.run(TestTool.git.path, ["-C", repository.path, "config", "receive.maxInputSize", "1"])
         _ = try a.add("a3")
         XCTAssertTrue(fallback(a).hasPrefix("git push rejected after 3 attempts:"))
 
