@@ -14,11 +14,13 @@ enum SyncCommands {
     static let commands: [CommandSpec] = [
         CommandSpec(
             path: ["sync", "enable"], summary: "sync with a folder or a git repository",
-            details: "Each device writes only its own files in the remote, every entry sealed and signed, so Syncthing, Nextcloud, Dropbox, NFS or git never see a conflict and never see a host name. The first device creates the sync group; the others join it with an invite ('sshelf sync invite'). Runs a first sync at once. With sync already on, --credentials alone turns the credential track on for this device.",
+            details: "Each device writes only its own files in the remote, every entry sealed and signed, so Syncthing, Nextcloud, Dropbox, NFS or git never see a conflict and never see a host name. The first device creates the sync group; the others join it with an invite ('sshelf sync invite'). Runs a first sync at once and says what it did; the exit status is 0 once sync is on, whatever that first run found. With sync already on, --credentials alone turns the credential track on for this device: it first lists what will travel, what moves from a device-only class of the default table to its syncable twin, and what stays on this device (classes you chose with 'sshelf vault set-class' never move), and asks (--yes for scripts); a vault without a passphrase asks you to set one or to accept the risk.",
             options: [
                 .value("folder", "PATH", completion: .file, "a folder kept in step between your devices"),
                 .value("git", "URL", "a git repository (your own git auth is used)"),
                 .flag("credentials", "also sync passwords and keys, end-to-end encrypted, on this device"),
+                SyncCredentialConsent.yesOption,
+                SyncCredentialConsent.acceptOption,
                 passphraseOption,
             ],
             examples: ["sshelf sync enable --folder ~/Sync/sshelf", "sshelf sync enable --git git@example.com:me/sshelf-sync.git --credentials"],
@@ -31,8 +33,9 @@ enum SyncCommands {
             run: invite),
         CommandSpec(
             path: ["sync", "join"], summary: "join the sync group with an invite code from an enrolled device",
-            details: "Run 'sshelf sync enable' with the same remote first. The code is read from the terminal (or --code-fd), never from the command line; a mistyped code fails its checksum before anything is written. The device syncs in once the inviting device has enrolled it.",
-            options: [.value("code-fd", "N", "read the invite code from file descriptor N"), passphraseOption],
+            details: "Run 'sshelf sync enable' with the same remote first. The code is read from the terminal (or --code-fd), never from the command line; a mistyped code fails its checksum before anything is written. The device syncs in once the inviting device has enrolled it. When the group syncs credentials, this device takes them only after the same questions as 'sshelf sync enable --credentials' (a vault passphrase, or the risk accepted; the list of what will travel); otherwise it joins for the config alone.",
+            options: [.value("code-fd", "N", "read the invite code from file descriptor N"), SyncCredentialConsent.yesOption,
+                      SyncCredentialConsent.acceptOption, passphraseOption],
             run: join),
         CommandSpec(path: ["sync", "status"], summary: "show whether sync is on and how the last run went",
                     options: [.flag("json", "print JSON for scripts")], run: status),
@@ -81,17 +84,32 @@ enum SyncCommands {
         }
         if call.value("folder") != nil || call.value("git") != nil { try validate(settings) }
         let vault = try VaultCommands.open(context, create: true)
+        // Turning the credential track on is asked for before anything is saved: a refusal changes nothing.
+        let turningOn = try call.flag("credentials") && !SyncSettings.credentialsEnabled(store)
+        if turningOn {
+            do {
+                try SyncCredentialConsent.obtain(call, context, store: store, vault: vault, retry: "sshelf sync enable --credentials")
+            } catch let refusal as SyncCredentialConsent.Refusal {
+                throw ShelfError(.usage, refusal.message, hint: refusal.hint)
+            }
+        }
         try unlock(call, vault)
         if try SyncSettings.load(from: store) != settings {
             try settings.save(to: store)
             if settings.transport == .git { try? FileManager.default.removeItem(atPath: SyncRunner.gitWorkingCopy(context.locations)) }
             context.print("sync enabled: \(settings.transport.rawValue) \(Display.safe(settings.location))")
+        } else if !turningOn {
+            context.print("sync was already on: \(settings.transport.rawValue) \(Display.safe(settings.location))")
         }
-        if call.flag("credentials") {
+        if turningOn {
             try SyncSettings.setCredentials(true, store)
             context.print("credential sync on for this device: passwords and keys travel sealed to the group's devices")
+        } else if call.flag("credentials") {
+            context.print("credential sync was already on for this device")
         }
-        return report(runSync(context, store, vault), context)
+        // Sync is on now: that is what this command did (exit 0). The first run is a separate story, told as such.
+        _ = report(runSync(context, store, vault), context, first: true)
+        return 0
     }
 
     /// A remote given to `sync enable` must be usable before anything is saved (the setting, the vault, the group):
@@ -173,8 +191,19 @@ enum SyncCommands {
         } catch let failure as SyncFailure {
             throw ShelfError(.failure, Display.safe(failure.reason), hint: failure.hint)
         }
-        context.print("joined the sync group invited by \(Display.safe(joined.inviter))\(joined.credentials ? " (with credential sync)" : "");")
+        context.print("joined the sync group invited by \(Display.safe(joined.inviter))\(joined.credentials ? " (it syncs credentials)" : "");")
         context.print("this device syncs in once \(Display.safe(joined.inviter)) has enrolled it (on its next sync)")
+        if joined.credentials {
+            // The invite turned the track on; it stays on only once the user agreed to what that means here.
+            do {
+                try SyncCredentialConsent.obtain(call, context, store: store, vault: vault, retry: "sshelf sync enable --credentials")
+                context.print("credential sync on for this device: passwords and keys travel sealed to the group's devices")
+            } catch let refusal as SyncCredentialConsent.Refusal {
+                try SyncSettings.setCredentials(false, store)
+                context.warn("\(refusal.message); this device syncs the config only")
+                context.errorOutput("sshelf: hint: \(refusal.hint)\n")
+            }
+        }
         let result = runSync(context, store, vault)
         if result.state == .localFallback, result.membership == "waiting" {
             context.print("waiting to be enrolled (invited by \(Display.safe(joined.inviter)))")
@@ -256,14 +285,16 @@ enum SyncCommands {
         return seconds
     }
 
-    /// Prints a run's outcome; exit 1 when sync fell back to the local store.
-    static func report(_ report: SyncReport, _ context: AppContext) -> Int32 {
+    /// Prints a run's outcome; exit 1 when sync fell back to the local store. The `first` run of `sync enable` is told
+    /// as such, its fallback as what it found rather than the command's error.
+    static func report(_ report: SyncReport, _ context: AppContext, first: Bool = false) -> Int32 {
         for line in report.skipped { context.warn("skipped \(Display.safe(line))") }
         for line in report.warnings { context.warn(Display.safe(line)) }
         for line in report.events { context.print(Display.safe(line)) }
+        let prefix = first ? "first sync: " : ""
         switch report.state {
         case .synced:
-            var line = "synced: \(report.pulled) change\(report.pulled == 1 ? "" : "s") received, \(report.pushed) sent"
+            var line = "\(prefix)synced: \(report.pulled) change\(report.pulled == 1 ? "" : "s") received, \(report.pushed) sent"
             if report.credentials {
                 line += "; credentials: \(report.credentialsReceived) received, \(report.credentialsSent) in the upload"
                 if report.migrated > 0 { line += ", \(report.migrated) moved to syncable classes" }
@@ -273,7 +304,7 @@ enum SyncCommands {
             if report.conflicts > 0 { context.print(conflictLine(report.conflicts)) }
             return 0
         case .localFallback:
-            context.errorOutput("sshelf: error: local fallback: \(Display.safe(report.reason ?? "unknown"))\n")
+            context.errorOutput("sshelf: \(first ? "first sync" : "error"): local fallback: \(Display.safe(report.reason ?? "unknown"))\n")
             if let hint = report.hint { context.errorOutput("sshelf: hint: \(Display.safe(hint))\n") }
             return 1
         case .off:
