@@ -94,17 +94,16 @@ final class StatusSource: @unchecked Sendable {
         let (running, missing, stale) = (syncRunning, remoteMissing, vaultFreshness.stale)
         lock.unlock()
         return Self.syncIndicator(running: running, remoteMissing: missing, vaultChanged: stale,
-                                  report: SyncRunner.lastReport(context.locations))
+                                  last: SyncRunner.lastReport(context.locations).map { SyncIndicator($0.status) })
     }
 
     /// The rule, for sync on: a run under way, or a report the vault's lock change made stale (a run is on its
-    /// way), is `syncing`; a missing remote is its fallback at once; else what the last run left (none yet: the TUI
-    /// starts one at once).
-    static func syncIndicator(running: Bool, remoteMissing: String?, vaultChanged: Bool, report: SyncReport?) -> SyncIndicator {
+    /// way), is `syncing`; a missing remote is its fallback at once; else what the last run's report says (none yet:
+    /// the TUI starts one at once).
+    static func syncIndicator(running: Bool, remoteMissing: String?, vaultChanged: Bool, last: SyncIndicator?) -> SyncIndicator {
         if running || vaultChanged { return .syncing }
         if let remoteMissing { return .localFallback(reason: remoteMissing) }
-        guard let report else { return .syncing }
-        return SyncIndicator(report.status)
+        return last ?? .syncing
     }
 
     static func parseTestHook(_ text: String, now: Date) -> SyncIndicator? {

@@ -3,21 +3,16 @@
 // And a note never repeats the fallback reason (a revoked device used to read "revoked" twice and lose the vault part).
 import Foundation
 @testable import ShelfApp
-import ShelfSync
 @testable import ShelfUI
 import XCTest
 
 final class SyncStatusFreshnessTests: XCTestCase {
     let paused = "vault locked (credential track paused while config keeps syncing)"
 
-    func lockedReport() -> SyncReport {
-        var report = SyncReport(state: .localFallback, at: Date(timeIntervalSince1970: 1_800_000_000))
-        report.reason = paused
-        return report
-    }
+    func lockedReport() -> SyncIndicator { .localFallback(reason: paused) }
 
-    func indicator(_ freshness: VaultFreshness, running: Bool = false, report: SyncReport?) -> SyncIndicator {
-        StatusSource.syncIndicator(running: running, remoteMissing: nil, vaultChanged: freshness.stale, report: report)
+    func indicator(_ freshness: VaultFreshness, running: Bool = false, report: SyncIndicator?) -> SyncIndicator {
+        StatusSource.syncIndicator(running: running, remoteMissing: nil, vaultChanged: freshness.stale, last: report)
     }
 
     func testALockChangeMakesTheVaultReasonStaleUntilARunStartedAfterItEnds() {
@@ -36,17 +31,16 @@ final class SyncStatusFreshnessTests: XCTestCase {
         freshness.runStarted()
         XCTAssertEqual(indicator(freshness, running: true, report: locked), .syncing)
         freshness.runEnded()
-        var synced = SyncReport(state: .synced, at: Date(timeIntervalSince1970: 1_800_000_060))
-        synced.credentials = true
-        XCTAssertEqual(indicator(freshness, report: synced), .synced(at: synced.at))
+        let synced = SyncIndicator.synced(at: Date(timeIntervalSince1970: 1_800_000_060))
+        XCTAssertEqual(indicator(freshness, report: synced), synced)
         XCTAssertEqual(indicator(freshness, report: locked), .localFallback(reason: paused), "no change since: the report stands")
     }
 
     func testAMissingRemoteAndNoReportYet() {
         XCTAssertEqual(StatusSource.syncIndicator(running: false, remoteMissing: "sync folder /x not found", vaultChanged: false,
-                                                  report: lockedReport()),
+                                                  last: lockedReport()),
                        .localFallback(reason: "sync folder /x not found"))
-        XCTAssertEqual(StatusSource.syncIndicator(running: false, remoteMissing: nil, vaultChanged: false, report: nil), .syncing)
+        XCTAssertEqual(StatusSource.syncIndicator(running: false, remoteMissing: nil, vaultChanged: false, last: nil), .syncing)
     }
 
     func testANoteNeverRepeatsTheFallbackReason() {
