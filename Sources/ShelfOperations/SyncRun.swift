@@ -9,7 +9,8 @@ import ShelfVault
 
 public enum SyncRun {
     /// `asked`: when a background caller wanted the run; a run another process started since answers it (SyncRunner).
-    public static func run(_ workspace: Workspace, store: Store, vault: Vault? = nil, revoke: UUID? = nil, asked: Date? = nil) -> SyncReport {
+    public static func run(_ workspace: Workspace, store: Store, vault: Vault? = nil, revoke: UUID? = nil,
+                           asked: Date? = nil) -> SyncReport {
         let opened: Result<Vault, VaultError>
         if let vault {
             opened = .success(vault)

@@ -112,8 +112,8 @@ public struct CredentialSync {
             case .changed: changed += 1
             case .unchanged: break
             case .keptOnThisDevice(let stored):
-                kept.append("vault item \(item.key) stays on this device (\(stored)); the copy device \(remoteDevice.prefix(8)) "
-                    + "sent was not applied")
+                kept.append("vault item \(item.key) stays on this device (\(stored)); the copy device "
+                    + "\(remoteDevice.prefix(8)) sent was not applied")
             }
         }
         try ledger.save(store)
@@ -142,12 +142,20 @@ public struct CredentialSync {
             ledger.bury(item.key.rawValue, at: item.updatedAt)
             // A tie goes to the deletion: whoever deleted the item had that value, so the deletion came after it
             // (and a revoked credential should stay revoked).
-            guard let existing, let localTime, let stored = existing.knownClass, localTime <= item.updatedAt else { return .unchanged }
-            do { return try vault.delete(item.key, class: stored) ? .changed : .unchanged } catch { throw Self.failure(error) }
+            guard let existing, let localTime, let stored = existing.knownClass, localTime <= item.updatedAt else {
+                return .unchanged
+            }
+            do {
+                return try vault.delete(item.key, class: stored) ? .changed : .unchanged
+            } catch {
+                throw Self.failure(error)
+            }
         }
         if let buried = ledger.tombstones[item.key.rawValue], buried >= item.updatedAt { return .unchanged }
         if let existing, let localTime {
-            if localTime > item.updatedAt || (localTime == item.updatedAt && localDevice >= remoteDevice) { return .unchanged }
+            if localTime > item.updatedAt || (localTime == item.updatedAt && localDevice >= remoteDevice) {
+                return .unchanged
+            }
             if let stored = existing.knownClass, case .found(let value) = vault.read(item.key, class: stored),
                value.isEqual(to: item.value) { return .unchanged }
         }

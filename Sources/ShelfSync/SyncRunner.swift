@@ -36,13 +36,15 @@ public enum SyncRunner {
                            revoke: UUID? = nil, now: Date? = nil, asked: Date? = nil) -> SyncReport {
         withRunLock(locations) {
             if let asked, let last = lastReport(locations), last.state != .off, startedSince(asked, last) { return last }
-            return runLocked(store: store, locations: locations, deviceName: deviceName, vault: vault, revoke: revoke, now: now ?? Date())
+            return runLocked(store: store, locations: locations, deviceName: deviceName, vault: vault, revoke: revoke,
+                             now: now ?? Date())
         }
     }
 
     /// Whether `report`'s run started at or after `asked`, at the millisecond the status file keeps (rounded there).
     static func startedSince(_ asked: Date, _ report: SyncReport) -> Bool {
-        Int64((report.at.timeIntervalSince1970 * 1000).rounded()) >= Int64((asked.timeIntervalSince1970 * 1000).rounded(.down))
+        Int64((report.at.timeIntervalSince1970 * 1000).rounded())
+            >= Int64((asked.timeIntervalSince1970 * 1000).rounded(.down))
     }
 
     /// One run at a time per device (a CLI `sync now` while the TUI syncs in the background waits for it): two

@@ -27,13 +27,15 @@ enum SyncCredentialConsent {
     /// be asked). Prints the listing.
     static func obtain(_ call: Invocation, _ context: AppContext, store: Store, vault: Vault, retry: String) throws {
         if !vault.hasPassphrase && !call.flag("accept-no-passphrase") {
-            let risk = "this vault has no passphrase: the passwords and keys credential sync brings to this device would open "
-                + "with its device key alone (anyone with a copy of your files could read them; 'sshelf vault audit': no-passphrase)"
+            let risk = "this vault has no passphrase: the passwords and keys credential sync brings to this device would "
+                + "open with its device key alone (anyone with a copy of your files could read them; 'sshelf vault "
+                + "audit': no-passphrase)"
             let fix = "set one first with 'sshelf vault passwd', then run '\(retry)' again; or accept the risk with "
                 + "'\(retry) --accept-no-passphrase'"
             guard let tty = TTY.open() else { throw Refusal(message: risk, hint: fix) }
             defer { tty.close() }
-            tty.write("\(risk).\nSet a passphrase first ('sshelf vault passwd'), or type '\(acceptWords)' to go on without one: ")
+            tty.write("\(risk).\nSet a passphrase first ('sshelf vault passwd'), "
+                      + "or type '\(acceptWords)' to go on without one: ")
             guard tty.readLine(echo: true).trimmingCharacters(in: .whitespaces).lowercased() == acceptWords else {
                 throw Refusal(message: "credential sync was not turned on: the vault has no passphrase", hint: fix)
             }
@@ -44,13 +46,15 @@ enum SyncCredentialConsent {
         let count = "\(plan.moves.count) item\(plan.moves.count == 1 ? "" : "s")"
         guard let tty = TTY.open() else {
             throw Refusal(message: "credential sync would move \(count) to a syncable class; nothing was changed",
-                          hint: "read the list above, then run '\(retry) --yes' to confirm (or run it in a terminal to be asked)")
+                          hint: "read the list above, then run '\(retry) --yes' to confirm "
+                              + "(or run it in a terminal to be asked)")
         }
         defer { tty.close() }
         tty.write("Move \(count) to a syncable class so they travel to your other devices? [y/N] ")
         guard ["y", "yes"].contains(tty.readLine(echo: true).trimmingCharacters(in: .whitespaces).lowercased()) else {
             throw Refusal(message: "credential sync was not turned on; nothing was changed",
-                          hint: "to keep one item on this device, 'sshelf vault set-class KEY whenUnlockedThisDeviceOnly' first")
+                          hint: "to keep one item on this device, "
+                              + "'sshelf vault set-class KEY whenUnlockedThisDeviceOnly' first")
         }
     }
 
@@ -68,12 +72,15 @@ enum SyncCredentialConsent {
         }
         if !plan.moves.isEmpty {
             out += "will move to a syncable class and travel (their class came from the default table):\n"
-            for item in plan.moves { out += "  \(names.describe(item.key)): \(item.stored) -> \(item.twin.map { "\($0)" } ?? "?")\n" }
+            for item in plan.moves {
+                out += "  \(names.describe(item.key)): \(item.stored) -> \(item.twin.map { "\($0)" } ?? "?")\n"
+            }
         }
         if !plan.stays.isEmpty {
             out += "will stay on this device:\n"
             for item in plan.stays {
-                out += "  \(names.describe(item.key)): \(item.stored) (\(item.chosen ? "your choice" : "this class never leaves its device"))\n"
+                let why = item.chosen ? "your choice" : "this class never leaves its device"
+                out += "  \(names.describe(item.key)): \(item.stored) (\(why))\n"
             }
         }
         return out
@@ -99,7 +106,8 @@ enum SyncCredentialConsent {
             default: return key.rawValue
             }
             let owner = key.ownerID.flatMap { key.owner == .host ? hosts[$0] : identities[$0] }
-            return owner.map { "\(what) '\(Display.safe($0))' (\(key))" } ?? "\(what) \(key.ownerID?.uuidString.lowercased() ?? "?") (\(key))"
+            guard let owner else { return "\(what) \(key.ownerID?.uuidString.lowercased() ?? "?") (\(key))" }
+            return "\(what) '\(Display.safe(owner))' (\(key))"
         }
     }
 }

@@ -100,7 +100,9 @@ final class StatusSource: @unchecked Sendable {
     /// The rule, for sync on: a run under way, or a report the vault's lock change made stale (a run is on its
     /// way), is `syncing`; a missing remote is its fallback at once; else what the last run's report says (none yet:
     /// the TUI starts one at once).
-    static func syncIndicator(running: Bool, remoteMissing: String?, vaultChanged: Bool, last: SyncIndicator?) -> SyncIndicator {
+    static func syncIndicator(running: Bool, remoteMissing: String?, vaultChanged: Bool, last: SyncIndicator?)
+        -> SyncIndicator
+    {
         if running || vaultChanged { return .syncing }
         if let remoteMissing { return .localFallback(reason: remoteMissing) }
         return last ?? .syncing
@@ -175,7 +177,9 @@ enum SyncFileNotes {
         return notes(fields.conflicts ?? 0, membership: fields.membership, notice: fields.notice, beside: state)
     }
 
-    static func notes(_ conflicts: Int, membership: String?, notice: String?, beside state: SyncIndicator = .off) -> [SyncNote] {
+    static func notes(_ conflicts: Int, membership: String?, notice: String?, beside state: SyncIndicator = .off)
+        -> [SyncNote]
+    {
         var notes: [SyncNote] = []
         // The fallback reason already says "revoked by NAME on DATE" or "waiting to be enrolled (invited by NAME)";
         // saying it twice would push the vault's state off the line.
