@@ -93,7 +93,7 @@ enum SyncCommands {
                 throw ShelfError(.usage, refusal.message, hint: refusal.hint)
             }
         }
-        try unlock(call, vault)
+        try unlock(call, vault, store)
         if try SyncSettings.load(from: store) != settings {
             try settings.save(to: store)
             if settings.transport == .git { try? FileManager.default.removeItem(atPath: SyncRunner.gitWorkingCopy(context.locations)) }
@@ -141,7 +141,7 @@ enum SyncCommands {
                              hint: "run 'sshelf sync now' (the first device creates the group) or join one with 'sshelf sync join'")
         }
         let vault = try VaultCommands.open(context, create: true)
-        try unlock(call, vault)
+        try unlock(call, vault, store)
         let code = try GroupInfo.createInvite(store: store, vault: vault, lifetime: lifetime)
         let result = runSync(context, store, vault)
         let status = report(result, context)
@@ -184,7 +184,7 @@ enum SyncCommands {
                              hint: "check it character by character; nothing was written")
         }
         let vault = try VaultCommands.open(context, create: true)
-        try unlock(call, vault)
+        try unlock(call, vault, store)
         let joined: Join.Result
         do {
             joined = try SyncRunner.join(code: code, store: store, locations: context.locations, deviceName: deviceName(), vault: vault)
@@ -222,7 +222,7 @@ enum SyncCommands {
             _ = SyncRun.run(context.workspace, store: store)
             throw error
         }
-        try unlock(call, vault)
+        try unlock(call, vault, store)
         return report(runSync(context, store, vault), context)
     }
 
@@ -243,7 +243,7 @@ enum SyncCommands {
             throw ShelfError(.usage, "a device cannot revoke itself", hint: "revoke it from another enrolled device")
         }
         let vault = try VaultCommands.open(context, create: true)
-        try unlock(call, vault)
+        try unlock(call, vault, store)
         let result = SyncRun.run(context.workspace, store: store, vault: vault, revoke: target)
         let revoked = try GroupInfo.devices(store).first { $0.id == target.uuidString.lowercased() }?.revokedAt != nil
         guard revoked else {
@@ -258,18 +258,25 @@ enum SyncCommands {
         SyncRun.run(context.workspace, store: store, vault: vault)
     }
 
-    /// Unlocks with --passphrase-fd (every class a sync may read), or asks on the terminal when the sync keys' class
-    /// is locked and a terminal is there; without either the run reports the locked vault.
-    static func unlock(_ call: Invocation, _ vault: Vault) throws {
-        if call.value("passphrase-fd") != nil {
-            try VaultCommands.unlockIfNeeded(vault, for: Set(AccessibilityClass.allCases.filter(\.mayLeaveDevice) + [.afterFirstUnlockThisDeviceOnly]),
-                                             try SecretInput(call, option: "passphrase-fd"))
-            return
+    /// Unlocks with --passphrase-fd, or asks on the terminal when one is there, for every class the run will read
+    /// that is locked: sync's own keys, and with the credential track on (or being turned on) every class credentials
+    /// travel in — the ones items move from included, so the track is not paused in a terminal that could have asked.
+    /// Without either the run reports the locked vault.
+    static func unlock(_ call: Invocation, _ vault: Vault, _ store: Store) throws {
+        var classes: Set<AccessibilityClass> = [.afterFirstUnlockThisDeviceOnly]
+        if try call.flag("credentials") || SyncSettings.credentialsEnabled(store) {
+            classes.formUnion(AccessibilityClass.allCases.filter(\.mayLeaveDevice))
+            classes.formUnion(try CredentialSyncPlan.make(vault: vault, store: store).moves.map(\.stored))
         }
-        let tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
-        guard tty >= 0 else { return }
-        close(tty)
-        try VaultCommands.unlockIfNeeded(vault, for: [.afterFirstUnlockThisDeviceOnly], try SecretInput(call, option: "passphrase-fd"))
+        if call.value("passphrase-fd") == nil {
+            let tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
+            guard tty >= 0 else { return }
+            close(tty)
+        } else {
+            // A script that gives the passphrase gives it for everything a sync may read.
+            classes.formUnion(AccessibilityClass.allCases.filter(\.mayLeaveDevice))
+        }
+        try VaultCommands.unlockIfNeeded(vault, for: classes, try SecretInput(call, option: "passphrase-fd"))
     }
 
     /// "30m", "1h", "2d", "90s" or plain seconds; between a minute and a week.
