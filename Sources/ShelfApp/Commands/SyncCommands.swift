@@ -266,7 +266,8 @@ enum SyncCommands {
         var classes: Set<AccessibilityClass> = [.afterFirstUnlockThisDeviceOnly]
         if try call.flag("credentials") || SyncSettings.credentialsEnabled(store) {
             classes.formUnion(AccessibilityClass.allCases.filter(\.mayLeaveDevice))
-            classes.formUnion(try CredentialSyncPlan.make(vault: vault, store: store).moves.map(\.stored))
+            // A vault whose item list cannot be read is the run's to report (as its fallback reason), not this.
+            classes.formUnion((try? CredentialSyncPlan.make(vault: vault, store: store))?.moves.map(\.stored) ?? [])
         }
         if call.value("passphrase-fd") == nil {
             let tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
