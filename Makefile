@@ -18,10 +18,13 @@ RELEASE_FLAGS ?= -c release --static-swift-stdlib -Xswiftc -use-ld=lld -Xlinker 
 START_LIBRARIES := libncursesw.so.6 libtinfo.so.6 libm.so.6 libgcc_s.so.1 libc.so.6 ld-linux-x86-64.so.2
 CLANG ?= $(dir $(realpath $(shell command -v $(SWIFT) 2>/dev/null)))clang
 
-# Debian packages to build and run, and the extra ones the tests drive for real (the shells: completion tests;
-# git-filter-repo: the sync migration's git-history fix is followed as written).
+# Debian packages to build and run, and the ones whose programs the tests run — each program declared with its
+# package in Tests/TestSupport/TestTools.swift, which DeclaredToolsTests holds against this list (the shells:
+# completion tests; git-filter-repo: the sync migration's git-history fix is followed as written; nc and socat:
+# ProxyCommand; rsync, scp: the bridge; python3: a socket another uid binds).
 RUN_DEBS := pkg-config binutils libssh2-1-dev libsodium-dev libsqlite3-dev libncurses-dev libssl-dev
-TEST_DEBS := $(RUN_DEBS) openssh-server openssh-client tmux git git-filter-repo procps bash zsh fish
+TEST_DEBS := $(RUN_DEBS) openssh-server openssh-client tmux git git-filter-repo procps bash zsh fish dash \
+	netcat-openbsd socat rsync python3-minimal coreutils util-linux mount passwd
 
 .PHONY: run test test-under-load build release deps test-deps install resources check-resources bench convergence clean
 

@@ -212,8 +212,8 @@ final class SyncCommandTests: XCTestCase {
         // A read-only mount (root ignores permission bits, so a read-only file system is the honest way).
         let readOnly = base + "/ro"
         try FileManager.default.createDirectory(atPath: readOnly, withIntermediateDirectories: true)
-        if (try? Shell.run("/bin/mount", ["-t", "tmpfs", "-o", "ro,size=1m", "tmpfs", readOnly])) != nil {
-            defer { _ = try? Shell.run("/bin/umount", [readOnly]) }
+        if (try? Shell.run(TestTool.mount.path, ["-t", "tmpfs", "-o", "ro,size=1m", "tmpfs", readOnly])) != nil {
+            defer { _ = try? Shell.run(TestTool.umount.path, [readOnly]) }
             try refused(["--folder", readOnly], "--folder: sync folder \(readOnly) is not writable",
                         hint: "check its owner and permissions (and that it is not mounted read-only)")
         }
@@ -230,7 +230,7 @@ final class SyncCommandTests: XCTestCase {
 
         // A bare repository git can read is accepted (empty is fine), and so is the first sync through it.
         let bare = base + "/remote.git"
-        try Shell.run("/usr/bin/git", ["init", "--quiet", "--bare", bare])
+        try Shell.run(TestTool.git.path, ["init", "--quiet", "--bare", bare])
         XCTAssertExit(try a.run("sync", "enable", "--git", "file://" + bare), 0)
 
         // join and invite: bad values are exit 4 too, and nothing is written.

@@ -65,14 +65,14 @@ final class RemoteFaultTests: XCTestCase {
         // Root ignores permission bits, so a read-only file system is the honest way to get "not writable".
         let mountPoint = try makeFolder("ro")
         let mount = Process()
-        mount.executableURL = URL(fileURLWithPath: "/bin/mount")
+        mount.executableURL = TestTool.mount.url
         mount.arguments = ["-t", "tmpfs", "-o", "ro,size=1m", "tmpfs", mountPoint]
         try mount.run()
         mount.waitUntilExit()
         try XCTSkipIf(mount.terminationStatus != 0, "cannot mount a read-only tmpfs here")
         defer {
             let umount = Process()
-            umount.executableURL = URL(fileURLWithPath: "/bin/umount")
+            umount.executableURL = TestTool.umount.url
             umount.arguments = [mountPoint]
             try? umount.run()
             umount.waitUntilExit()

@@ -78,11 +78,11 @@ public enum CLI {
         let process = Process()
         if shell {
             // The arguments are a `sh -c` script and its parameters (for redirections such as 3<file).
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.executableURL = TestTool.sh.url
             process.arguments = arguments
         } else if let mask {
             // Process has no umask setting: run through sh so the child really starts with this umask.
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.executableURL = TestTool.sh.url
             process.arguments = ["-c", "umask \(String(mask, radix: 8)); exec \"$0\" \"$@\"", binary] + arguments
         } else {
             process.executableURL = URL(fileURLWithPath: binary)
