@@ -90,7 +90,7 @@ enum SyncCommands {
             do {
                 try SyncCredentialConsent.obtain(call, context, store: store, vault: vault, retry: "sshelf sync enable --credentials")
             } catch let refusal as SyncCredentialConsent.Refusal {
-                throw ShelfError(.usage, refusal.message, hint: refusal.hint)
+                throw ShelfError(.usage, refusal.message + "; nothing was changed", hint: refusal.hint)
             }
         }
         try unlock(call, vault, store)

@@ -15,7 +15,8 @@ enum SyncCredentialConsent {
     static let acceptOption = OptionSpec.flag(
         "accept-no-passphrase", "sync credentials into a vault with no passphrase (they open with the device key alone)")
 
-    /// Why the track was not turned on: what is wrong and what to do; the caller decides whether that is an error.
+    /// Why the track was not turned on: what is wrong and what to do; the caller decides whether that is an error
+    /// and says what it left as it was.
     struct Refusal: Error {
         var message: String
         var hint: String
@@ -45,14 +46,14 @@ enum SyncCredentialConsent {
         guard !plan.moves.isEmpty, !call.flag("yes") else { return }
         let count = "\(plan.moves.count) item\(plan.moves.count == 1 ? "" : "s")"
         guard let tty = TTY.open() else {
-            throw Refusal(message: "credential sync would move \(count) to a syncable class; nothing was changed",
+            throw Refusal(message: "credential sync would move \(count) to a syncable class",
                           hint: "read the list above, then run '\(retry) --yes' to confirm "
                               + "(or run it in a terminal to be asked)")
         }
         defer { tty.close() }
         tty.write("Move \(count) to a syncable class so they travel to your other devices? [y/N] ")
         guard ["y", "yes"].contains(tty.readLine(echo: true).trimmingCharacters(in: .whitespaces).lowercased()) else {
-            throw Refusal(message: "credential sync was not turned on; nothing was changed",
+            throw Refusal(message: "credential sync was not turned on",
                           hint: "to keep one item on this device, "
                               + "'sshelf vault set-class KEY whenUnlockedThisDeviceOnly' first")
         }
