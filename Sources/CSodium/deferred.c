@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 // Defined by the TUI's curses shim (a weak reference: absent from a program without it): leaves curses, so

@@ -81,6 +81,11 @@ final class Session {
         return (0..<Int(count)).compactMap { list[$0].map { String(cString: $0) } }
     }
 
+    /// The ciphers the loaded libssh2 was built with (a session that never connects is asked).
+    static func builtCiphers() -> [String] {
+        (try? Session(socket: -1, ownsSocket: false))?.supported(LIBSSH2_METHOD_CRYPT_CS) ?? []
+    }
+
     /// The algorithm libssh2 agreed on for `method` (after the handshake), for tests and messages.
     func negotiated(_ method: Int32) -> String? {
         libssh2_session_methods(raw, method).map { String(cString: $0) }
