@@ -1,6 +1,7 @@
 // deferred.c: CLibSSH2's functions as sshelf calls them, opening libssh2.so.1 on first use — written by
 // scripts/deferred-libraries (edit that, not this). Not loading it at start saves every command that does
 // not need it the dynamic loader's work and the memory (docs/PERFORMANCE.md, "Start-up").
+#define _GNU_SOURCE  // dladdr
 #include "shim.h"
 #include <dlfcn.h>
 #include <pthread.h>
@@ -61,6 +62,14 @@ static void *deferred_symbol(const char *name) {
 void *sshelf_libssh2_optional(const char *name) {
     pthread_once(&opened, open_library);
     return library ? dlsym(library, name) : NULL;
+}
+
+// The file the library was opened from, or NULL when it could not be opened.
+const char *sshelf_libssh2_path(void) {
+    pthread_once(&opened, open_library);
+    Dl_info info;
+    void *function = library ? dlsym(library, "libssh2_agent_connect") : NULL;
+    return function && dladdr(function, &info) ? info.dli_fname : NULL;
 }
 
 int libssh2_agent_connect(LIBSSH2_AGENT * a0) {

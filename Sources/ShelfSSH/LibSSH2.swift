@@ -11,6 +11,9 @@ public enum LibSSH2 {
         return String(cString: text)
     }
 
+    /// The file the loaded libssh2 was opened from (the loader's answer for one of its functions).
+    public static var path: String { sshelf_libssh2_path().map { String(cString: $0) } ?? "unknown" }
+
     /// Whether the loaded library is `major.minor.patch` or newer (libssh2_version answers NULL when it is older).
     public static func isAtLeast(_ major: Int, _ minor: Int, _ patch: Int = 0) -> Bool {
         libssh2_version(Int32(major << 16 | minor << 8 | patch)) != nil

@@ -5,3 +5,5 @@
 typedef int (*sshelf_libssh2_userauth_banner)(LIBSSH2_SESSION *session, char **banner);
 typedef int (*sshelf_libssh2_channel_signal_ex)(LIBSSH2_CHANNEL *channel, const char *signame, size_t signame_len);
 void *sshelf_libssh2_optional(const char *name);
+// The file the loaded libssh2 was opened from (NULL when none could be opened).
+const char *sshelf_libssh2_path(void);

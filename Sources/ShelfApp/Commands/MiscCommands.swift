@@ -63,7 +63,7 @@ enum MiscCommands {
             \(Terminal.cursesVersion)
             """)
         if call.flag("verbose") {
-            context.print("libssh2 \(LibSSH2.version) features:\n" + LibSSH2.features.lines.joined(separator: "\n"))
+            context.print("libssh2 \(LibSSH2.version) (\(LibSSH2.path)) features:\n" + LibSSH2.features.lines.joined(separator: "\n"))
         }
         return 0
     }
