@@ -16,7 +16,11 @@ struct Authenticator {
     var hop: SSHEndpoint { verified.hop }
 
     func run(outcome: inout ConnectOutcome) throws(SSHError) {
-        guard let offered = try session.offeredMethods(user: hop.user) else {
+        let offered = try session.offeredMethods(user: hop.user)
+        if let banner = session.userauthBanner().map(UntrustedText.clean), !banner.isEmpty {
+            delegate.note(.banner(hop: hop.name, text: banner))
+        }
+        guard let offered else {
             outcome.methods.append("none")
             return
         }

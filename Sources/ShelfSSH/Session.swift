@@ -157,6 +157,17 @@ final class Session {
         return String(cString: list).split(separator: ",").map(String.init)
     }
 
+    /// The banner the server sent while it was asked for its methods (libssh2 1.11's libssh2_userauth_banner); nil
+    /// when it sent none or the loaded libssh2 does not keep it.
+    func userauthBanner() -> String? {
+        guard let banner = LibSSH2.optional("libssh2_userauth_banner", as: sshelf_libssh2_userauth_banner.self) else {
+            return nil
+        }
+        var text: UnsafeMutablePointer<CChar>? = nil
+        guard banner(raw, &text) == 0, let text else { return nil }
+        return String(cString: text)
+    }
+
     func password(user: String, secret: SecretBytes) -> Int32 {
         secret.withUnsafeBytes { bytes in
             // A zero-length secret never reaches here (the flow refuses empty passwords); this only keeps C happy.

@@ -240,6 +240,27 @@ final class AuthTests: XCTestCase {
         }
     }
 
+    // sshd's Banner reaches the delegate on libssh2 1.11 (escape sequences removed), after the host key was verified;
+    // 1.10 does not keep it, so there is none.
+    func testTheServersLoginBannerWhereTheLibraryKeepsIt() throws {
+        let key = try TestKey.generate(.ed25519)
+        let world = SSHWorld()
+        let banner = world.directory + "/banner"
+        try "Authorised use only\u{1B}[31m, logged\n".write(toFile: banner, atomically: true, encoding: .utf8)
+        let sshd = try server(keys: [key]) { $0.extraConfig = ["Banner \(banner)"] }
+        try world.connector.connect([
+            world.endpoint(sshd, auth: .publickey, identity: world.vaultIdentity(key, type: .ed25519), pinned: world.pin(sshd))
+        ]).close()
+        let entries = world.journal.entries
+        let banners = entries.filter { $0.hasPrefix("banner ") }
+        if LibSSH2.features.userauthBanner {
+            XCTAssertEqual(banners, ["banner target: Authorised use only, logged\n"], "\(entries)")
+            XCTAssertLessThan(try XCTUnwrap(entries.firstIndex(of: "verified target")), try XCTUnwrap(entries.firstIndex(of: banners[0])))
+        } else {
+            XCTAssertEqual(banners, [], "\(entries)")
+        }
+    }
+
     func testAutoTriesOnlyWhatTheServerOffers() throws {
         let sshd = try server { $0.passwordAuthentication = false }
         let world = SSHWorld()

@@ -8,7 +8,7 @@ import XCTest
 final class LibraryFeatureTests: XCTestCase {
     private static let features = [
         "RSA keys sign with rsa-sha2-512/256", "the server's login banner is shown",
-        "Ctrl-C reaches the remote command of sshelf exec as SIGINT",
+        "signals to the remote command in the library",
     ]
 
     func testVersionVerboseListsWhatTheLoadedLibraryCanDo() throws {
@@ -27,6 +27,21 @@ final class LibraryFeatureTests: XCTestCase {
         }
         XCTAssertTrue(verbose.stdout.contains("  ciphers: ") && verbose.stdout.contains("aes128-ctr"), verbose.stdout)
         XCTAssertEqual(newer, verbose.stdout.contains("aes256-gcm@openssh.com"), "1.11 adds AES-GCM:\n\(verbose.stdout)")
+    }
+
+    /// The server's banner is on exec's standard error where the library keeps it (1.11), never on its output.
+    func testExecShowsTheServersBannerWhereTheLibraryHasIt() throws {
+        let banner = FileManager.default.temporaryDirectory.appendingPathComponent("sshelf-banner-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: banner) }
+        try "Authorised use only\n".write(toFile: banner, atomically: true, encoding: .utf8)
+        var options = SSHD.Options()
+        options.extraConfig = ["Banner \(banner)"]
+        let world = try SSHCLIWorld(options: options)
+        let newer = try world.home.run("version", "--verbose").stdout.contains("  yes the server's login banner is shown")
+        let result = try world.home.run("exec", "t", "--accept-new", "--no-stdin", "--", "echo", "ran")
+        XCTAssertExit(result, 0)
+        XCTAssertEqual(result.stdout, "ran\n")
+        XCTAssertEqual(result.stderr.contains("Authorised use only\n"), newer, result.stderr)
     }
 
     /// `make install-libssh2-1.11` puts libssh2 1.11.1 in PREFIX/lib/sshelf/ for a binary in PREFIX/bin/: it is
