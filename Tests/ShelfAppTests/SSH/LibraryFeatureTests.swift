@@ -8,7 +8,7 @@ import XCTest
 final class LibraryFeatureTests: XCTestCase {
     private static let features = [
         "RSA keys sign with rsa-sha2-512/256", "the server's login banner is shown",
-        "signals to the remote command in the library",
+        "Ctrl-C reaches the remote command of sshelf exec as INT",
     ]
 
     func testVersionVerboseListsWhatTheLoadedLibraryCanDo() throws {
