@@ -21,9 +21,9 @@ CLANG ?= $(dir $(realpath $(shell command -v $(SWIFT) 2>/dev/null)))clang
 # Debian packages to build and run, and the extra ones the tests drive for real (the shells: completion tests;
 # git-filter-repo: the sync migration's git-history fix is followed as written).
 RUN_DEBS := pkg-config binutils libssh2-1-dev libsodium-dev libsqlite3-dev libncurses-dev libssl-dev
-TEST_DEBS := $(RUN_DEBS) openssh-server openssh-client tmux git git-filter-repo procps bash zsh fish $(LIBSSH2_BUILD_DEBS)
 # What scripts/libssh2-newer needs to fetch Debian 13's libssh2 source package (apt, dpkg-source) and build it.
 LIBSSH2_BUILD_DEBS := dpkg-dev gcc make libssl-dev zlib1g-dev debian-archive-keyring
+TEST_DEBS := $(RUN_DEBS) openssh-server openssh-client tmux git git-filter-repo procps bash zsh fish $(LIBSSH2_BUILD_DEBS)
 # The second run of `make test`, against libssh2 1.11.1: the suites that log in, run commands, forward, use an agent
 # or hand a host to OpenSSH (scripts/run-tests --filter, a regex over Target.Class/test).
 SSH_MATRIX_TESTS ?= ShelfSSHTests\.(AuthTests|ConnectTests|TransportTests|ExecTests|CancelTests|JumpTests|HostKeyTests|LibSSH|ForwardEngineTests|ForwardRemoteTests|ForwardSocksTests|VerifiedSessionTests)|ShelfAppTests\.(ExecCommandTests|VaultKeyLoginTests|PinAndRefusalTests|AgentSSHTests|CopyIDTests|BridgeOpenSSHTests|ForwardUpTests|LibraryFeatureTests|RSALoginTests|OptionNoteTests|ExecInterruptTests)
@@ -58,13 +58,15 @@ test: test-deps
 
 # libssh2 1.11.1 from Debian 13's source package, built into .build/libssh2-1.11.1/prefix (apt with a private
 # configuration; the system's sources are not touched).
-libssh2-1.11: test-deps
+libssh2-1.11:
+	@scripts/ensure-debs $(LIBSSH2_BUILD_DEBS)
 	@scripts/libssh2-newer
 
 # For a Debian 12 user who wants what libssh2 1.11 adds (RSA keys with rsa-sha2, the login banner, signals): puts
 # that build where sshelf's loader looks before the system's, $(PREFIX)/lib/sshelf/libssh2.so.1. Debian's security
 # updates do not reach this copy: run this again after one (it refetches), or remove the file to go back.
-install-libssh2-1.11: test-deps
+install-libssh2-1.11:
+	@scripts/ensure-debs $(LIBSSH2_BUILD_DEBS)
 	rm -rf .build/libssh2-1.11.1/prefix
 	install -d -m 755 $(DESTDIR)$(PREFIX)/lib/sshelf
 	install -m 644 "$$(scripts/libssh2-newer | tail -n 1)/libssh2.so.1" $(DESTDIR)$(PREFIX)/lib/sshelf/libssh2.so.1

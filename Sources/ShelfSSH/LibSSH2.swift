@@ -72,13 +72,14 @@ public enum LibSSH2 {
             func row(_ has: Bool, _ what: String, _ without: String) -> String {
                 "  \(has ? "yes" : "no ") \(what)\(has ? "" : " (\(without))")"
             }
+            let newer = "libssh2 1.11 or later"
             return [
-                row(rsaSHA2, "RSA keys sign with rsa-sha2-512/256", "libssh2 1.11 or later; sshelf connect hands an RSA host to OpenSSH"),
-                row(userauthBanner, "the server's login banner is shown", "libssh2 1.11 or later"),
-                row(channelSignal, "Ctrl-C reaches the remote command of sshelf exec as INT (without a PTY)", "libssh2 1.11 or later"),
-                row(agentSign, "agent keys sign with the algorithm the server takes (rsa-sha2 for RSA)", "libssh2 1.11 or later"),
-                row(securityKeys, "FIDO security keys in the library (sshelf does not use them yet)", "libssh2 1.11 or later"),
-                row(unixSocketForwards, "unix-socket forwards in the library (sshelf does not use them yet)", "libssh2 1.11 or later"),
+                row(rsaSHA2, "RSA keys sign with rsa-sha2-512/256", newer + "; sshelf connect hands an RSA host to OpenSSH"),
+                row(userauthBanner, "the server's login banner is shown", newer),
+                row(channelSignal, "Ctrl-C reaches the remote command of sshelf exec as INT (without a PTY)", newer),
+                row(agentSign, "agent keys sign with the algorithm the server takes (rsa-sha2 for RSA)", newer),
+                row(securityKeys, "FIDO security keys in the library (sshelf does not use them yet)", newer),
+                row(unixSocketForwards, "unix-socket forwards in the library (sshelf does not use them yet)", newer),
                 "  ciphers: \(ciphers.isEmpty ? "(the library could not start)" : ciphers.joined(separator: ", "))",
             ]
         }

@@ -15,7 +15,8 @@ struct OptionNotes {
     /// version of the host or its options. Remembers it as said.
     func isNew(_ note: String, host: ShelfCore.Host, values: [String]) -> Bool {
         let parts = [note, host.hostname, host.user, String(host.port)] + values
-        let digest = Digest.sha256(Array(parts.joined(separator: "\u{0}").utf8)).map { String(format: "%02x", $0) }.joined()
+        let digest = Digest.sha256(Array(parts.joined(separator: "\u{0}").utf8))
+            .map { String(format: "%02x", $0) }.joined()
         let id = host.id.uuidString.lowercased()
         var said = read()
         guard said[id] != digest else { return false }
