@@ -41,9 +41,12 @@ struct Authenticator {
                     let result = try publicKey(identity: identity, source: source)
                     accepted = result.accepted
                     if !accepted, result.type == .rsa, !LibSSH2.features.rsaSHA2 {
-                        // libssh2 1.10 signs only ssh-rsa (SHA-1): no later method can make this key work, and
-                        // asking for a password instead would hide why. Stop here, with the fix.
-                        throw rsaUnsupported(identity: identity)
+                        // libssh2 1.10 signs only ssh-rsa (SHA-1): the host's own key cannot work, and asking for a
+                        // password instead would hide why — stop here, with the fix. One more IdentityFile of the
+                        // host's options is only one of several keys: the next is tried, and this is the reason
+                        // given if none works.
+                        guard case .optionalFile = source else { throw rsaUnsupported(identity: identity) }
+                        keyRefusal = keyRefusal ?? rsaUnsupported(identity: identity)
                     }
                 case .agent(let socket): accepted = try agent(socket)
                 case .keyboardInteractive(let stored): accepted = try keyboardInteractive(storedPassword: stored)
@@ -68,6 +71,7 @@ struct Authenticator {
             }
             failures.append(step.name)
         }
+        if let keyRefusal, keyRefusal.kind == .rsaSignatureUnsupported { throw keyRefusal }
         let tried = failures.isEmpty ? "nothing sshelf could try" : failures.joined(separator: ", ")
         throw SSHError(
             .authenticationFailed,

@@ -224,6 +224,21 @@ final class AuthTests: XCTestCase {
         }
     }
 
+    // Several IdentityFiles of the host's options, an RSA one first: on 1.10 the RSA key is refused and the next file
+    // still logs in (only the host's own identity stops the login at once).
+    func testAnRSAIdentityFileIsOnlyOneOfSeveral() throws {
+        let rsa = try TestKey.generate(.rsa), ed25519 = try TestKey.generate(.ed25519)
+        let sshd = try server(keys: [rsa, ed25519])
+        let world = SSHWorld()
+        var hop = world.endpoint(sshd, auth: .publickey, pinned: world.pin(sshd))
+        hop.settings.identityFiles = [rsa.privatePath, ed25519.privatePath]
+        let connection = try world.connector.connect([hop])
+        XCTAssertEqual(connection.outcome.methods, ["publickey"])
+        XCTAssertTrue(sshd.waitForLog("Accepted publickey"), sshd.log)
+        XCTAssertTrue(sshd.log.contains(LibSSH2.features.rsaSHA2 ? "ssh2: RSA" : "ssh2: ED25519"), sshd.log)
+        connection.close()
+    }
+
     // A key that is simply not authorized (any library): the password step that nobody answers does not hide it.
     func testARefusedKeyIsNamedWhenNoPasswordIsGiven() throws {
         let key = try TestKey.generate(.ed25519)

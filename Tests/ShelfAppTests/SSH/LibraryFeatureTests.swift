@@ -23,21 +23,25 @@ final class LibraryFeatureTests: XCTestCase {
         let newer = version.hasPrefix("1.11") || version.hasPrefix("1.12")
         XCTAssertTrue(newer || version.hasPrefix("1.10"), "a libssh2 this test knows: \(version)")
         for feature in Self.features {
-            XCTAssertTrue(verbose.stdout.contains("  \(newer ? "yes" : "no ") \(feature)"), "\(feature) on \(version):\n\(verbose.stdout)")
+            XCTAssertTrue(verbose.stdout.contains("  \(newer ? "yes" : "no ") \(feature)"),
+                          "\(feature) on \(version):\n\(verbose.stdout)")
         }
         XCTAssertTrue(verbose.stdout.contains("  ciphers: ") && verbose.stdout.contains("aes128-ctr"), verbose.stdout)
-        XCTAssertEqual(newer, verbose.stdout.contains("aes256-gcm@openssh.com"), "1.11 adds AES-GCM:\n\(verbose.stdout)")
+        XCTAssertEqual(newer, verbose.stdout.contains("aes256-gcm@openssh.com"),
+                       "1.11 adds AES-GCM:\n\(verbose.stdout)")
     }
 
     /// The server's banner is on exec's standard error where the library keeps it (1.11), never on its output.
     func testExecShowsTheServersBannerWhereTheLibraryHasIt() throws {
-        let banner = FileManager.default.temporaryDirectory.appendingPathComponent("sshelf-banner-\(UUID().uuidString)").path
+        let banner = FileManager.default.temporaryDirectory
+            .appendingPathComponent("sshelf-banner-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: banner) }
         try "Authorised use only\n".write(toFile: banner, atomically: true, encoding: .utf8)
         var options = SSHD.Options()
         options.extraConfig = ["Banner \(banner)"]
         let world = try SSHCLIWorld(options: options)
-        let newer = try world.home.run("version", "--verbose").stdout.contains("  yes the server's login banner is shown")
+        let newer = try world.home.run("version", "--verbose").stdout
+            .contains("  yes the server's login banner is shown")
         let result = try world.home.run("exec", "t", "--accept-new", "--no-stdin", "--", "echo", "ran")
         XCTAssertExit(result, 0)
         XCTAssertEqual(result.stdout, "ran\n")
@@ -63,9 +67,11 @@ final class LibraryFeatureTests: XCTestCase {
         try FileManager.default.copyItem(atPath: String(cString: file), toPath: prefix + "/lib/sshelf/libssh2.so.1")
         var environment = home.environment
         environment["LD_LIBRARY_PATH"] = nil
-        let result = try CLI.run(["-c", "exec \"$0\" version --verbose", prefix + "/bin/sshelf"], environment: environment, shell: true)
+        let result = try CLI.run(["-c", "exec \"$0\" version --verbose", prefix + "/bin/sshelf"],
+                                 environment: environment, shell: true)
         XCTAssertExit(result, 0)
-        XCTAssertTrue(result.stdout.contains("libssh2 1.11.1 (\(prefix)/bin/../lib/sshelf/libssh2.so.1)"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("libssh2 1.11.1 (\(prefix)/bin/../lib/sshelf/libssh2.so.1)"),
+                      result.stdout)
         XCTAssertTrue(result.stdout.contains("  yes RSA keys sign with rsa-sha2-512/256"), result.stdout)
     }
 }

@@ -14,8 +14,8 @@ final class RSALoginTests: XCTestCase {
         options.authorizedKeys = [key.publicLine]
         let server = try SSHD.start(options)
         XCTAssertExit(try world.home.run("identity", "import", "rsa1", key.privatePath), 0)
-        XCTAssertExit(try world.home.run("add", "r1", "--host", server.options.listenAddress, "--port", String(server.port),
-                                         "--user", TestAccount.name, "--identity", "rsa1"), 0)
+        XCTAssertExit(try world.home.run("add", "r1", "--host", server.options.listenAddress,
+                                         "--port", String(server.port), "--user", TestAccount.name, "--identity", "rsa1"), 0)
         XCTAssertExit(try world.home.run("trust", "r1", "--fingerprint", try world.fingerprint(server)), 0)
         defer { _ = try? world.home.run(["agent", "stop"]) }
         let newer = try world.home.run("version", "--verbose").stdout.contains("  yes RSA keys sign with rsa-sha2")
@@ -41,8 +41,8 @@ final class RSALoginTests: XCTestCase {
         if newer {
             XCTAssertFalse(connect.stderr.contains(handed), connect.stderr)
         } else {
-            XCTAssertTrue(connect.stderr.contains("sshelf: note: r1 logs in with the RSA key of identity 'rsa1', which libssh2 1.10"),
-                          connect.stderr)
+            let note = "sshelf: note: r1 logs in with the RSA key of identity 'rsa1', which libssh2 1.10"
+            XCTAssertTrue(connect.stderr.contains(note), connect.stderr)
             XCTAssertEqual(connect.stderr.components(separatedBy: handed).count - 1, 1, connect.stderr)
             // OpenSSH signed with rsa-sha2-512 through the sshelf agent (the key is only in the vault's store).
             XCTAssertTrue(server.waitForLog("Accepted publickey"), server.log)
