@@ -143,7 +143,7 @@ enum SSHCommands {
         let terminal = tty == .force || (tty == .yes && isatty(0) == 1) ? context.environment["TERM"] ?? "xterm" : nil
         return try withConnection(plan, store: store, call: call, options: options, context: context) { connection in
             let exit = try connection.exec(
-                command, input: stdin ? 0 : nil, terminal: terminal,
+                command, input: stdin ? 0 : nil, terminal: terminal, passInterrupts: true,
                 stdout: { writeAll(1, $0) }, stderr: { writeAll(2, $0) })
             return exit.exitCode
         }
