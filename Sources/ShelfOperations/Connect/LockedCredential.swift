@@ -40,7 +40,7 @@ public enum LockedCredential {
             return (reason, "let unattended logins read it: \(setClass), \(then)")
         case .noPassphrase:
             switch stored.unlockScope {
-            case .thisProcess:
+            case .whileActive:
                 let reason = "it is stored \(stored), which only a process given the vault passphrase can read, and none was given here"
                 let later = keyringInUse
                     ? "; or, to let commands read it without the passphrase after 'sshelf vault unlock': \(setClass)"

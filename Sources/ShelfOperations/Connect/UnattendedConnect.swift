@@ -52,7 +52,7 @@ public final class UnattendedCredentials: CredentialSource {
 
     /// An item whose class unlocks only in the process that typed the passphrase cannot serve a supervisor.
     private func check(_ reference: ReferenceKey) -> ShelfSSH.CredentialLookup? {
-        guard case .success(let stored?) = vaultSource.storedClass(reference), stored.unlockScope == .thisProcess else { return nil }
+        guard case .success(let stored?) = vaultSource.storedClass(reference), stored.unlockScope == .whileActive else { return nil }
         let facts = vaultSource.unlockFacts()
         let (reason, hint) = LockedCredential.explain(
             reference, stored: stored, situation: .unattended(who: who), keyringInUse: facts.keyringInUse,
