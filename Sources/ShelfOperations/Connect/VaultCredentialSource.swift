@@ -102,21 +102,25 @@ public final class VaultCredentialSource: CredentialSource {
             return .found(secret)
         case .notStored: return .notStored
         case .locked:
-            let facts = unlockFacts()
             let (reason, hint) = LockedCredential.explain(
                 reference, stored: stored, situation: wrong > 0 ? .wrongPassphrase(wrong) : .noPassphrase,
-                keyringInUse: facts.keyringInUse, hasPassphrase: facts.hasPassphrase)
+                keyringInUse: keyringInUse)
             return .unavailable(reason: reason, hint: hint)
         case .storedInOtherClass(let other): return .unavailable(reason: "\(reference) moved to \(other) while reading")
         case .vaultUnavailable(let reason): return .unavailable(reason: reason)
         }
     }
 
-    /// Whether an unlock here outlives this process for afterFirstUnlock items (the kernel keyring is in use), and
-    /// whether the vault has a passphrase at all.
-    func unlockFacts() -> (keyringInUse: Bool, hasPassphrase: Bool) {
-        guard case .success(let vault) = vault(), let status = try? vault.status() else { return (false, true) }
-        return (status.keyring == "kernel", status.hasPassphrase)
+    /// Whether an unlock outlives the process that was given the passphrase (the kernel keyring keeps the session).
+    var keyringInUse: Bool {
+        guard case .success(let vault) = vault() else { return false }
+        return vault.session().shared
+    }
+
+    /// Whether `accessibility` opens right now, without asking anyone (nil: no vault here to ask).
+    func canRead(_ accessibility: AccessibilityClass) -> Bool? {
+        guard case .success(let vault) = vault() else { return nil }
+        return vault.canRead(accessibility)
     }
 
     /// Appends the release to the log; the reason it could not, otherwise (then nothing is released). A locked
@@ -171,16 +175,45 @@ public final class VaultCredentialSource: CredentialSource {
         return true
     }
 
-    /// Stores the typed password behind the "remember" gate, in the class its use needs: interactive, or
-    /// unattended when the host has autostart forwards (a tunnel at login must be able to read it).
+    /// The class a remembered password of `hostID` is stored in: interactive, or unattended when the host has
+    /// autostart forwards (a tunnel at login must be able to read it).
+    public func rememberClass(forHost hostID: UUID) -> AccessibilityClass {
+        let unattended = (try? store.forwardRules(hostID: hostID).contains { $0.autostart && $0.enabled }) ?? false
+        return ClassPolicy.accessibility(for: .hostPassword, readAt: unattended ? .unattended : .interactive)
+    }
+
+    /// Stores the typed password behind the "remember" gate, in `rememberClass`. Through the vault session: when it
+    /// is locked, the passphrase is asked (where someone can answer) and the unlock serves every sshelf process.
     public func rememberPassword(_ password: SecretBytes, forHost hostID: UUID, on hop: VerifiedSession) -> ReferenceKey? {
         do {
-            let vault = try VaultAccess.open(workspace, create: true)
-            opened = .success(vault)
-            let unattended = (try? store.forwardRules(hostID: hostID).contains { $0.autostart && $0.enabled }) ?? false
-            let accessibility = ClassPolicy.accessibility(for: .hostPassword, readAt: unattended ? .unattended : .interactive)
-            try vault.saveRememberedPassword(password, enabled: true, hostID: hostID, class: accessibility)
-            return .hostPassword(hostID)
+            let vault: Vault
+            if case .success(let known)? = opened {
+                vault = known
+            } else {
+                vault = try VaultAccess.open(workspace, create: true)
+                opened = .success(vault)
+            }
+            let accessibility = rememberClass(forHost: hostID)
+            var wrong = 0
+            while true {
+                do {
+                    try vault.saveRememberedPassword(password, enabled: true, hostID: hostID, class: accessibility)
+                    return .hostPassword(hostID)
+                } catch where error.kind == .locked {
+                    guard wrong < Self.passphraseTries, let passphrase = askPassphrase?() else {
+                        let (reason, hint) = LockedCredential.explain(
+                            .hostPassword(hostID), stored: accessibility,
+                            situation: wrong > 0 ? .wrongPassphrase(wrong) : .noPassphrase, keyringInUse: keyringInUse)
+                        workspace.warn("could not remember the password: \(reason) (\(hint); then log in again and answer 'y')")
+                        return nil
+                    }
+                    do {
+                        try vault.unlock(passphrase: passphrase)
+                    } catch where error.kind == .wrongPassphrase {
+                        wrong += 1
+                    }
+                }
+            }
         } catch {
             workspace.warn("could not remember the password: \(error)")
             return nil
