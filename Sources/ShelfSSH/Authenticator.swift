@@ -24,6 +24,10 @@ struct Authenticator {
             .filter { offered.contains($0.wireName) }
         var failures: [String] = []
         var rsaRejected = false
+        // A vault key the vault cannot open now, while an agent comes later in the plan (as --dry-run lists it): the
+        // agent may hold that key, so it is tried; this error is what the user sees if nothing else logs in.
+        let agentLater = steps.contains { if case .agent(_?) = $0 { true } else { false } }
+        var keyUnavailable: SSHError? = nil
         for step in steps {
             delegate.note(.authenticating(hop: hop.name, method: step.name))
             let accepted: Bool
@@ -31,7 +35,14 @@ struct Authenticator {
             case .publicKey(_, .optionalFile(let path)) where !KeyFile.exists(path, environment: options.environment):
                 continue
             case .publicKey(let identity, let source):
-                let result = try publicKey(identity: identity, source: source)
+                let result: (accepted: Bool, type: KeyType?)
+                do {
+                    result = try publicKey(identity: identity, source: source)
+                } catch where error.kind == .credentialUnavailable && agentLater {
+                    keyUnavailable = keyUnavailable ?? error
+                    failures.append(step.name)
+                    continue
+                }
                 accepted = result.accepted
                 rsaRejected = rsaRejected || (!result.accepted && result.type == .rsa)
             case .agent(let socket): accepted = try agent(socket)
@@ -52,6 +63,7 @@ struct Authenticator {
                 library: session.lastError(),
                 hint: "use an ed25519 key (sshelf keygen, or ssh-keygen -t ed25519), or a libssh2 >= 1.11")
         }
+        if let keyUnavailable { throw keyUnavailable }
         let tried = failures.isEmpty ? "nothing sshelf could try" : failures.joined(separator: ", ")
         throw SSHError(
             .authenticationFailed,

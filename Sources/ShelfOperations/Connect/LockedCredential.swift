@@ -39,10 +39,10 @@ public enum LockedCredential {
             if stored.unlockScope == .whileActive {
                 return ("it is stored \(stored), which opens only while the vault session is unlocked, and the session is locked "
                         + "(never unlocked since login, 'sshelf vault lock', or idle); \(who) logs in with nobody there to unlock it",
-                        "sshelf vault unlock (the next attempt then logs in, until the session goes idle); to stay up unattended: \(setClass), then 'sshelf vault unlock' once per login")
+                        "sshelf vault unlock (a waiting tunnel then comes up within a second, until the session goes idle); to stay up unattended: \(setClass), then 'sshelf vault unlock' once per login")
             }
             return ("it is stored \(stored), and the vault has not been unlocked since you logged in; \(who) logs in with nobody there to unlock it",
-                    "sshelf vault unlock (once per login; the next attempt then logs in)")
+                    "sshelf vault unlock (once per login; a waiting tunnel then comes up within a second)")
         case .noPassphrase:
             switch stored.unlockScope {
             case .whileActive:

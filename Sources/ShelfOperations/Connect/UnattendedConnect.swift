@@ -35,7 +35,16 @@ public final class UnattendedCredentials: CredentialSource {
     private let who: String
     private let store: Store
 
-    public func reset() { refusal = nil }
+    /// The class of the credential last refused because the vault could not open it.
+    private var refusedClass: AccessibilityClass?
+
+    public func reset() {
+        refusal = nil
+        refusedClass = nil
+    }
+
+    /// Whether the vault session now opens the credential last refused (someone ran `sshelf vault unlock`).
+    public var refusedCredentialOpens: Bool { refusedClass.map { vaultSource.canRead($0) == true } ?? false }
 
     public func privateKey(for reference: ReferenceKey, on hop: VerifiedSession) -> ShelfSSH.CredentialLookup {
         check(reference) ?? vaultSource.privateKey(for: reference, on: hop)
@@ -58,6 +67,7 @@ public final class UnattendedCredentials: CredentialSource {
         let (reason, hint) = LockedCredential.explain(
             reference, stored: stored, situation: .unattended(who: who), keyringInUse: vaultSource.keyringInUse)
         refusal = "\(describe(reference)) cannot be read: \(reason) (\(hint))"
+        refusedClass = stored
         return .unavailable(reason: reason, hint: hint)
     }
 

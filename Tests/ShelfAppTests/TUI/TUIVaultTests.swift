@@ -7,13 +7,15 @@ import TestSupport
 import XCTest
 
 final class TUIVaultTests: XCTestCase {
-    /// Waits until the status line (not a title-bar notice) says `text` about the vault.
+    /// Waits until the status line (not a title-bar notice) says `text` about the vault ("vault unlocked" matches
+    /// "vault unlocked, 15 min left").
     @discardableResult
     private func waitForVault(_ tui: Tmux, _ text: String, file: StaticString = #filePath, line: UInt = #line) throws
         -> String
     {
         try tui.waitFor("'\(text)' in the status line", file: file, line: line) {
-            tui.lastLine($0).contains("│ \(text) │")
+            let status = tui.lastLine($0)
+            return status.contains("│ \(text) │") || status.contains("│ \(text), ")
         }
     }
 
