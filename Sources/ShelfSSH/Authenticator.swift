@@ -37,7 +37,7 @@ struct Authenticator {
             case .publicKey(let identity, let source):
                 let result: (accepted: Bool, type: KeyType?)
                 do {
-                    result = try publicKey(identity: identity, source: source)
+                    result = try publicKey(identity: identity, source: source, outcome: &outcome)
                 } catch where error.kind == .credentialUnavailable && agentLater {
                     keyUnavailable = keyUnavailable ?? error
                     failures.append(step.name)
@@ -74,7 +74,9 @@ struct Authenticator {
 
     // MARK: public key
 
-    private func publicKey(identity name: String, source: AuthStep.KeySource) throws(SSHError) -> (accepted: Bool, type: KeyType?) {
+    private func publicKey(identity name: String, source: AuthStep.KeySource, outcome: inout ConnectOutcome) throws(SSHError)
+        -> (accepted: Bool, type: KeyType?)
+    {
         let key: SecretBytes
         switch source {
         case .vault(let reference):
@@ -84,19 +86,30 @@ struct Authenticator {
         }
         let info = PrivateKeyInfo.inspect(key)
         var passphrase: SecretBytes? = nil
+        var keep: UUID? = nil
         if info.encrypted {
             if let reference = hop.identity?.passphraseRef,
                 case .found(let stored) = try lookup(credentials.keyPassphrase(for: reference, on: verified))
             {
                 passphrase = stored
             } else {
-                guard let typed = delegate.askKeyPassphrase(KeyPassphraseRequest(verified, keyDescription: name)) else {
+                // The identity's own key file may have its passphrase remembered (an item of the identity's family).
+                let owner = source.isIdentityFile ? hop.identity?.id : nil
+                let request = KeyPassphraseRequest(verified, keyDescription: name,
+                                                   canRemember: owner != nil && credentials.canRemember)
+                guard let typed = delegate.askKeyPassphraseToKeep(request) else {
                     throw SSHError(.cancelled, "no passphrase for the key of identity '\(name)'")
                 }
-                passphrase = typed
+                passphrase = typed.password
+                if typed.remember && request.canRemember { keep = owner }
             }
         }
         let code = session.publicKey(user: hop.user, privateKey: key, passphrase: passphrase)
+        if code == 0, let identityID = keep, let passphrase,
+            let reference = credentials.rememberKeyPassphrase(passphrase, identityID: identityID, on: verified)
+        {
+            outcome.rememberedKeyPassphrases.append((identityID, reference))
+        }
         if code == LIBSSH2_ERROR_FILE || code == LIBSSH2_ERROR_KEYFILE_AUTH_FAILED {
             throw SSHError(.authenticationFailed, "the private key of identity '\(name)' could not be loaded",
                            library: session.lastError(), hint: "wrong passphrase, or a key format libssh2 1.10 cannot read")

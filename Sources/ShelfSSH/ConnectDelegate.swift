@@ -59,10 +59,13 @@ public struct KeyPassphraseRequest: Sendable {
     public let hopName: String
     /// The identity whose key it is.
     public let keyDescription: String
+    /// Whether "remember this passphrase in the vault" may be offered (a file key of a known identity).
+    public let canRemember: Bool
 
-    init(_ verified: VerifiedSession, keyDescription: String) {
+    init(_ verified: VerifiedSession, keyDescription: String, canRemember: Bool = false) {
         hopName = verified.hop.name
         self.keyDescription = keyDescription
+        self.canRemember = canRemember
     }
 }
 
@@ -113,6 +116,10 @@ public protocol ConnectDelegate: AnyObject {
 
 extension ConnectDelegate {
     public func askKeyPassphrase(_ request: KeyPassphraseRequest) -> SecretBytes? { nil }
+    /// The key passphrase and whether to remember it (a delegate that can offer "remember" implements this).
+    public func askKeyPassphraseToKeep(_ request: KeyPassphraseRequest) -> PasswordAnswer? {
+        askKeyPassphrase(request).map { PasswordAnswer(password: $0, remember: false) }
+    }
     public func note(_ event: ConnectEvent) {}
 }
 

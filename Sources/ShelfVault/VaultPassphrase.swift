@@ -100,8 +100,8 @@ extension Vault {
         return opened
     }
 
-    /// Keeps opened class keys in the kernel keyring — `afterFirstUnlock…` until its long timeout, `whenUnlocked…`
-    /// as the session (idle timeout) — or in this process when the keyring is unavailable.
+    /// Keeps opened class keys in the kernel keyring — `afterFirstUnlock…` until its long timeout,
+    /// `whenUnlocked…` as the session (idle timeout) — or in this process when the keyring is unavailable.
     private func remember(_ keys: [(AccessibilityClass, inner: [UInt8], key: SecretBytes)]) {
         let active = keys.filter { $0.0.unlockScope == .whileActive }.map { ($0.0, $0.key) }
         let shared = !active.isEmpty && startSessionHoldingMutex(active)

@@ -145,7 +145,9 @@ extension Vault {
     private func refreshSessionHoldingMutex(_ idle: Int) {
         let record = SessionRecord(lastUse: nowSeconds, idleSeconds: idle)
         let timeout = UInt32(clamping: idle)
-        _ = record.encoded.withUnsafeBytes { keyring.store($0, description: sessionDescription, timeoutSeconds: timeout) }
+        _ = record.encoded.withUnsafeBytes {
+            keyring.store($0, description: sessionDescription, timeoutSeconds: timeout)
+        }
         for accessibility in AccessibilityClass.allCases where accessibility.unlockScope == .whileActive {
             keyring.setTimeout(description: keyringDescription(accessibility), timeoutSeconds: timeout)
         }

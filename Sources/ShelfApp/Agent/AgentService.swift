@@ -234,7 +234,9 @@ final class AgentService: @unchecked Sendable {
         guard let item = served().first(where: { $0.blob == blob }) else {
             let locked = withLock { () -> String? in
                 let identities = (try? store().identities()) ?? []
-                return identities.first { lockedOut.contains($0.id) && SSHPublicKey.blob(fromLine: $0.publicKey) == blob }?.name
+                return identities.first {
+                    lockedOut.contains($0.id) && SSHPublicKey.blob(fromLine: $0.publicKey) == blob
+                }?.name
             }
             if let locked {
                 report("refused to sign with key '\(Display.safe(locked))' for \(who): the vault is locked for its class; run 'sshelf vault unlock'")
@@ -538,7 +540,9 @@ final class AgentService: @unchecked Sendable {
             let session = vault.session()
             vaultState = session.state == .noPassphrase ? "no passphrase" : "passphrase set, session \(session.summary)"
             // Keys left out of the list, and (a foreground agent lists all) served keys whose class is locked now.
-            lockedKeys = withLock { ((try? store().identities()) ?? []).filter { lockedOut.contains($0.id) }.map(\.name) }
+            lockedKeys = withLock {
+                ((try? store().identities()) ?? []).filter { lockedOut.contains($0.id) }.map(\.name)
+            }
             let states = Dictionary(((try? vault.status().classes) ?? []).map { ($0.accessibility, $0.state) }) {
                 a, _ in a
             }

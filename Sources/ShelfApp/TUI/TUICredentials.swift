@@ -54,6 +54,17 @@ final class TUICredentials: CredentialSource {
         return source.rememberPassword(password, forHost: hostID, on: hop)
     }
 
+    /// A key file's passphrase, kept the same way (the identity's `identity.<uuid>.passphrase` item).
+    func rememberKeyPassphrase(_ passphrase: SecretBytes, identityID: UUID, on hop: VerifiedSession) -> ReferenceKey? {
+        if let opened = vault.current, !opened.canRead(source.rememberClass(forIdentity: identityID)) {
+            switch vault.unlock(ask: ask, question: "To remember the key passphrase, the vault passphrase") {
+            case .unlocked: break
+            case .cancelled, .wrongPassphrase, .failed: return nil
+            }
+        }
+        return source.rememberKeyPassphrase(passphrase, identityID: identityID, on: hop)
+    }
+
     /// nil when the item can be read now (or the vault never had it: the source says so); otherwise the answer
     /// that ends this lookup.
     private func unlocked(_ reference: ReferenceKey) -> CredentialLookup? {

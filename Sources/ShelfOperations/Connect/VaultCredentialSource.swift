@@ -182,9 +182,38 @@ public final class VaultCredentialSource: CredentialSource {
         return ClassPolicy.accessibility(for: .hostPassword, readAt: unattended ? .unattended : .interactive)
     }
 
+    /// The class a remembered key-file passphrase of `identityID` is stored in, by the identity's read moment.
+    public func rememberClass(forIdentity identityID: UUID) -> AccessibilityClass {
+        let moment = (try? store.read { store in
+            ClassPolicy.readMoment(identity: identityID, hosts: try store.hosts(), forwardRules: try store.forwardRules())
+        }) ?? .interactive
+        return ClassPolicy.accessibility(for: .identityPassphrase, readAt: moment)
+    }
+
     /// Stores the typed password behind the "remember" gate, in `rememberClass`. Through the vault session: when it
     /// is locked, the passphrase is asked (where someone can answer) and the unlock serves every sshelf process.
     public func rememberPassword(_ password: SecretBytes, forHost hostID: UUID, on hop: VerifiedSession) -> ReferenceKey? {
+        let accessibility = rememberClass(forHost: hostID)
+        let stored = throughSession(.hostPassword(hostID), accessibility, what: "the password") { (vault) throws(VaultError) in
+            try vault.saveRememberedPassword(password, enabled: true, hostID: hostID, class: accessibility)
+        }
+        return stored ? .hostPassword(hostID) : nil
+    }
+
+    /// Stores a key file's passphrase as `identity.<uuid>.passphrase`, in the identity's class, like a password.
+    public func rememberKeyPassphrase(_ passphrase: SecretBytes, identityID: UUID, on hop: VerifiedSession) -> ReferenceKey? {
+        let accessibility = rememberClass(forIdentity: identityID)
+        let key = ReferenceKey.identityPassphrase(identityID)
+        let stored = throughSession(key, accessibility, what: "the key passphrase") { (vault) throws(VaultError) in
+            try vault.write(passphrase, for: key, class: accessibility)
+        }
+        return stored ? key : nil
+    }
+
+    /// Runs a vault write; a locked session is unlocked with the passphrase asked (three tries), and when it stays
+    /// locked the warning says why and what to run. False when nothing was stored.
+    private func throughSession(_ key: ReferenceKey, _ accessibility: AccessibilityClass, what: String,
+                                _ write: (Vault) throws(VaultError) -> Void) -> Bool {
         do {
             let vault: Vault
             if case .success(let known)? = opened {
@@ -193,19 +222,18 @@ public final class VaultCredentialSource: CredentialSource {
                 vault = try VaultAccess.open(workspace, create: true)
                 opened = .success(vault)
             }
-            let accessibility = rememberClass(forHost: hostID)
             var wrong = 0
             while true {
                 do {
-                    try vault.saveRememberedPassword(password, enabled: true, hostID: hostID, class: accessibility)
-                    return .hostPassword(hostID)
+                    try write(vault)
+                    return true
                 } catch where error.kind == .locked {
                     guard wrong < Self.passphraseTries, let passphrase = askPassphrase?() else {
                         let (reason, hint) = LockedCredential.explain(
-                            .hostPassword(hostID), stored: accessibility,
-                            situation: wrong > 0 ? .wrongPassphrase(wrong) : .noPassphrase, keyringInUse: keyringInUse)
-                        workspace.warn("could not remember the password: \(reason) (\(hint); then log in again and answer 'y')")
-                        return nil
+                            key, stored: accessibility, situation: wrong > 0 ? .wrongPassphrase(wrong) : .noPassphrase,
+                            keyringInUse: keyringInUse)
+                        workspace.warn("could not remember \(what): \(reason) (\(hint); then log in again and answer 'y')")
+                        return false
                     }
                     do {
                         try vault.unlock(passphrase: passphrase)
@@ -215,8 +243,8 @@ public final class VaultCredentialSource: CredentialSource {
                 }
             }
         } catch {
-            workspace.warn("could not remember the password: \(error)")
-            return nil
+            workspace.warn("could not remember \(what): \(error)")
+            return false
         }
     }
 }

@@ -104,7 +104,13 @@ final class LockedCredentialHintTests: XCTestCase {
         XCTAssertExit(try home.run("trust", "t", "--fingerprint", try world.fingerprint(world.sshd)), 0)
         let target = try ReverseServer()
         let port = try TrafficSocket.freePort()
-        XCTAssertExit(try home.run("forward", "add", "t", "--local", "\(port):127.0.0.1:\(target.port)", "--autostart"), 0)
+        let added = try home.run("forward", "add", "t", "--local", "\(port):127.0.0.1:\(target.port)", "--autostart")
+        XCTAssertExit(added, 0)
+        // Marking it autostart says which credential locks with the session, and offers the move.
+        XCTAssertTrue(added.stderr.contains(
+            "note: 'sshelf forward up' reads the private key of identity 'made' (whenUnlockedThisDeviceOnly) only while the vault session is unlocked"),
+            added.stderr)
+        XCTAssertTrue(added.stderr.contains("  sshelf vault set-class \(key) afterFirstUnlockThisDeviceOnly\n"), added.stderr)
 
         let up = try BackgroundCLI(home, ["forward", "up"])
         try up.waitFor("t: failed")
@@ -128,6 +134,9 @@ final class LockedCredentialHintTests: XCTestCase {
                                    fd3: Self.passphrase), 0)
         XCTAssertTrue(try home.run("vault", "list").stdout.contains("identity.privkey  afterFirstUnlockThisDeviceOnly"))
         XCTAssertFalse(try home.run("vault", "audit").stdout.contains("weaker-than-use"), "the audit agrees")
+        let third = try home.run("forward", "add", "t", "--dynamic", "\(try TrafficSocket.freePort())", "--autostart")
+        XCTAssertExit(third, 0)
+        XCTAssertFalse(third.stderr.contains("note:"), "nothing left to move: \(third)")
         XCTAssertExit(try home.run("vault", "lock"), 0)
         XCTAssertExit(try home.run(["vault", "unlock", "--passphrase-fd", "3"], fd3: Self.passphrase), 0)
         let fixed = try BackgroundCLI(home, ["forward", "up"])
