@@ -109,6 +109,8 @@ public protocol ConnectDelegate: AnyObject {
     func askPassword(_ request: PasswordRequest) -> PasswordAnswer?
     /// Passphrase for an encrypted private key file; nil cancels.
     func askKeyPassphrase(_ request: KeyPassphraseRequest) -> SecretBytes?
+    /// The same, with whether to remember it in the vault (offered when `request.canRemember`); nil cancels.
+    func askKeyPassphraseToKeep(_ request: KeyPassphraseRequest) -> PasswordAnswer?
     /// One answer per prompt, in order; nil cancels.
     func answer(_ challenge: KeyboardChallenge) -> [SecretBytes]?
     func note(_ event: ConnectEvent)
