@@ -73,16 +73,18 @@ public enum CLI {
         return "sshelf"
     }
 
+    /// Runs `program` (the built binary unless told otherwise) with these arguments.
     public static func run(_ arguments: [String], environment: [String: String], stdin: String? = nil,
-                           umask mask: mode_t? = nil, shell: Bool = false) throws -> CLIResult {
+                           umask mask: mode_t? = nil, shell: Bool = false, program: String? = nil) throws -> CLIResult {
+        let binary = program ?? Self.binary
         let process = Process()
         if shell {
             // The arguments are a `sh -c` script and its parameters (for redirections such as 3<file).
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.executableURL = TestTool.sh.url
             process.arguments = arguments
         } else if let mask {
             // Process has no umask setting: run through sh so the child really starts with this umask.
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.executableURL = TestTool.sh.url
             process.arguments = ["-c", "umask \(String(mask, radix: 8)); exec \"$0\" \"$@\"", binary] + arguments
         } else {
             process.executableURL = URL(fileURLWithPath: binary)

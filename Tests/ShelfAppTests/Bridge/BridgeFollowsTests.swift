@@ -28,7 +28,7 @@ final class BridgeFollowsTests: XCTestCase {
         XCTAssertExit(try a.run("edit", "db", "--port", "2222"), 0)
         XCTAssertExit(try a.run("sync", "now"), 0)
         XCTAssertExit(try b.run("sync", "now"), 0)
-        let resolved = try Shell.run("/usr/bin/ssh", ["-F", b.sshelfHome + "/config/ssh_config", "-G", "db"])
+        let resolved = try Shell.run(TestTool.ssh.path, ["-F", b.sshelfHome + "/config/ssh_config", "-G", "db"])
         XCTAssertTrue(resolved.contains("\nport 2222\n"), resolved)
         XCTAssertTrue(resolved.contains("\nserveraliveinterval 15\n"), resolved)
 
