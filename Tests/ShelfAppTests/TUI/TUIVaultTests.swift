@@ -220,7 +220,7 @@ final class TUIVaultTests: XCTestCase {
         home.extraEnvironment = ["SSHELF_TEST_WEAK_KDF": "1"]
         addTeardownBlock { _ = try? home.run("vault", "lock") }
         let keyPath = home.root + "/id_work"
-        try Shell.run("/usr/bin/ssh-keygen", ["-q", "-t", "ed25519", "-N", "work key pass", "-C", "work", "-f", keyPath])
+        try Shell.run(TestTool.sshKeygen.path, ["-q", "-t", "ed25519", "-N", "work key pass", "-C", "work", "-f", keyPath])
         try world.sshd.authorize(try String(contentsOfFile: keyPath + ".pub", encoding: .utf8)
             .trimmingCharacters(in: .whitespacesAndNewlines))
         let config = try home.write("""
