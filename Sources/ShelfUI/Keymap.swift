@@ -102,7 +102,7 @@ public enum Keymap {
         case .noPassphrase:
             return "the vault has no passphrase, so there is nothing to lock ('sshelf vault passwd' sets one)"
         case .broken(let message): return "the vault cannot be read (\(message))"
-        case .locked, .partlyUnlocked, .unlocked: return nil
+        case .locked, .partlyUnlocked, .unlocked, .unlockedFor: return nil
         }
     }
 

@@ -197,7 +197,7 @@ public enum Reducer {
             state.notice = Notice("syncing now...")
             return [.syncNow]
         case .vaultLock:
-            if state.status.vault == .unlocked {
+            if state.status.vault.isUnlocked {
                 state.notice = Notice("vault locked")
                 return [.lockVault]
             }

@@ -74,6 +74,7 @@ public enum SSHConfigEmitter {
 
             """
         write(input, bridge: bridge, into: &out)
+        out += agentCheck(input, bridge: bridge)
         return out
     }
 
