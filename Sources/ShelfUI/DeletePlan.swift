@@ -29,5 +29,5 @@ enum DeletePlan {
         return Confirmation(title: "Delete group \(path)?", lines: lines, effect: .deleteGroup(id))
     }
 
-    static func plural(_ n: Int, _ word: String) -> String { "\(n) \(word)\(n == 1 ? "" : "s")" }
+    static func plural(_ n: Int, _ word: String) -> String { Counted.words(n, word) }
 }

@@ -31,9 +31,9 @@ enum ForwardRunCommands {
             ],
             options: SSHCommands.connectOptions + [
                 publicBindOption,
-                .value(
-                    "tui-state", "FILE",
-                    "write each rule's state to FILE (0600 JSON, as 'forward status --json') while running, and stop when the parent process exits (the TUI runs rules this way)"
+                .flag(
+                    "from-tui",
+                    "started by the TUI's 't' (the TUI passes it): the rule keeps running after the TUI quits, and 't' in any TUI stops it"
                 ),
             ],
             examples: ["sshelf forward start prod-db", "sshelf forward start bastion socks"],
@@ -103,14 +103,15 @@ enum ForwardRunCommands {
                 context.errorOutput("sshelf: forwarding \(status.spec) (port \(status.boundPort))\(sessions)\n")
             }
             context.errorOutput("sshelf: press Ctrl-C to stop\n")
-            let publisher = call.value("tui-state").map {
-                StartStatePublisher(path: $0, hostName: plan.target.name, pool: pool, context: context)
-            }
-            defer { publisher?.stop() }
+            // Published for the TUI (every TUI shows the rules as running), whoever started this process.
+            let publisher = StartStatePublisher(
+                hostName: plan.target.name, pool: pool, fromTUI: call.flag("from-tui"), context: context)
+            defer { publisher.stop() }
             try pool.run()
             for status in pool.status() {
                 context.errorOutput(
-                    "sshelf: stopped \(status.spec): \(status.totalConnections) connections, \(status.bytesOut) bytes out, \(status.bytesIn) bytes in\n"
+                    "sshelf: stopped \(status.spec): \(Display.counted(status.totalConnections, "connection")), "
+                        + "\(Display.counted(status.bytesOut, "byte")) out, \(Display.counted(status.bytesIn, "byte")) in\n"
                 )
             }
             return pool.failedRules.isEmpty ? 0 : 1

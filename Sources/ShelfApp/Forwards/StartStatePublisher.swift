@@ -1,8 +1,10 @@
-// StartStatePublisher: `forward start --tui-state FILE` — twice a second writes the running rules' state to
-// FILE in the supervisor's format (so one reader serves both), and stops the forwards once the parent that
-// started it (the TUI) is gone, so a crashed TUI leaves no forward behind.
+// StartStatePublisher: every `forward start` — twice a second writes the running rules' state to its own file in
+// the runtime directory (`forward-start-PID.json`, the supervisor's format, so one reader serves both), where the
+// TUI finds it: rules started from another terminal, and those a TUI started and handed over when it quit, show
+// as running in every TUI. Removed when the forwards stop.
 import Foundation
 import ShelfSSH
+import ShelfSystem
 
 final class StartStatePublisher: @unchecked Sendable {
     private let path: String
@@ -10,18 +12,21 @@ final class StartStatePublisher: @unchecked Sendable {
     /// Serial: `stop()` waits out a write in progress, so no file is left behind after it.
     private let queue = DispatchQueue(label: "sshelf.forward-state")
 
-    init(path: String, hostName: String, pool: ForwardPool, context: AppContext) {
+    init(hostName: String, pool: ForwardPool, fromTUI: Bool, context: AppContext) {
+        let path = SupervisorFiles.startStatePath(context.locations, pid: getpid())
         self.path = path
-        let parent = getppid()
         let started = Date()
         timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.setEventHandler { [path] in
+        timer.setEventHandler {
             let rules = pool.status().map { RuleState(status: $0, host: hostName) }
-            let state = SupervisorState(pid: getpid(), startedAt: started, updatedAt: Date(), rules: rules)
-            do { try SupervisorFiles.write(state, to: path) } catch {
+            let state = SupervisorState(pid: getpid(), startedAt: started, updatedAt: Date(), rules: rules,
+                                        fromTUI: fromTUI ? true : nil)
+            do {
+                try PrivateFiles.ensureDirectory(context.locations.runtimeDirectory)
+                try SupervisorFiles.write(state, to: path)
+            } catch {
                 context.warn("could not write the forward state file: \(error)")
             }
-            if getppid() != parent { pool.stop() }
         }
         timer.schedule(deadline: .now(), repeating: 0.5)
         timer.resume()
