@@ -76,7 +76,7 @@ public enum Keymap {
         guard let rule = state.selectedRule else { return "no forward rule selected" }
         switch state.forwardStates[rule.id]?.runner {
         case .supervisor: return "run by 'sshelf forward up'"
-        case .command(let pid): return "run by 'sshelf forward start' (pid \(pid)) in another terminal: stop it there"
+        case .command(let pid): return "run by 'sshelf forward start' (pid \(pid)), stopped where it runs"
         case .tui, nil: break
         }
         if !rule.enabled, state.forwardStates[rule.id] == nil { return "the rule is disabled (e edits it)" }

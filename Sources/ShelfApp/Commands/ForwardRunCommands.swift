@@ -72,6 +72,10 @@ enum ForwardRunCommands {
         let options = try SSHCommands.connectOptions(call, context)
         // Rules with `sessions N` get N logins; the extra ones repeat the first one's answers without asking.
         let login = RepeatLogin()
+        // Published for the TUI (every TUI shows the rules as starting, then running), whoever started this process.
+        let publisher = StartStatePublisher(
+            hostName: plan.target.name, rules: rules, fromTUI: call.flag("from-tui"), context: context)
+        defer { publisher.stop() }
         return try SSHCommands.withConnection(
             plan, store: store, call: call, options: options, context: context, prompts: login.recording
         ) { connection in
@@ -103,10 +107,7 @@ enum ForwardRunCommands {
                 context.errorOutput("sshelf: forwarding \(status.spec) (port \(status.boundPort))\(sessions)\n")
             }
             context.errorOutput("sshelf: press Ctrl-C to stop\n")
-            // Published for the TUI (every TUI shows the rules as running), whoever started this process.
-            let publisher = StartStatePublisher(
-                hostName: plan.target.name, pool: pool, fromTUI: call.flag("from-tui"), context: context)
-            defer { publisher.stop() }
+            publisher.running(pool)
             try pool.run()
             for status in pool.status() {
                 context.errorOutput(
