@@ -160,7 +160,7 @@ complete -c sshelf -n '__fish_seen_subcommand_from forward; and not __fish_seen_
 complete -c sshelf -n '__fish_seen_subcommand_from forward; and __fish_seen_subcommand_from up' -l timeout -r -d 'connect timeout per address (default 10)'
 complete -c sshelf -n '__fish_seen_subcommand_from forward; and __fish_seen_subcommand_from up' -l allow-public-bind -d 'allow rules that listen on a non-loopback address (the port becomes reachable from the network)'
 complete -c sshelf -n '__fish_seen_subcommand_from forward; and __fish_seen_subcommand_from up' -l passphrase-fd -r -d 'read the vault passphrase from descriptor N at start (afterFirstUnlock items; for systems without the kernel keyring)'
-complete -c sshelf -n '__fish_seen_subcommand_from forward; and not __fish_seen_subcommand_from list add edit enable disable rm start up status stop' -a status -d 'show the running supervisor\'s rules: state, connections, bytes'
+complete -c sshelf -n '__fish_seen_subcommand_from forward; and not __fish_seen_subcommand_from list add edit enable disable rm start up status stop' -a status -d 'show the running forward rules: state, connections, bytes'
 complete -c sshelf -n '__fish_seen_subcommand_from forward; and __fish_seen_subcommand_from status' -l json -d 'print JSON for scripts'
 complete -c sshelf -n '__fish_seen_subcommand_from forward; and not __fish_seen_subcommand_from list add edit enable disable rm start up status stop' -a stop -d 'stop the running \'forward up\' supervisor'
 complete -c sshelf -n '__fish_seen_subcommand_from identity; and not __fish_seen_subcommand_from list show import edit rm' -a list -d 'list identities (keys) and the hosts using them'

@@ -57,9 +57,9 @@ enum ForwardRunCommands {
             examples: ["sshelf forward up", "systemd-run --user sshelf forward up"],
             run: up),
         CommandSpec(
-            path: ["forward", "status"], summary: "show the running supervisor's rules: state, connections, bytes",
+            path: ["forward", "status"], summary: "show the running forward rules: state, connections, bytes",
             details:
-                "States: starting, active (with connection and byte counts), retrying (with the last error and the next attempt), failed (with the reason).",
+                "The supervisor's rules, then those each 'forward start' runs (from a terminal, or started in the TUI and kept running after it quit), with its pid. States: starting, active (with connection and byte counts), retrying (with the last error and the next attempt), failed (with the reason). --json prints the supervisor's state only.",
             options: [.flag("json", "print JSON for scripts")], run: status),
         CommandSpec(
             path: ["forward", "stop"], summary: "stop the running 'forward up' supervisor", run: stopSupervisor),
@@ -207,38 +207,52 @@ enum ForwardRunCommands {
     }
 
     static func status(_ call: Invocation, _ context: AppContext) throws -> Int32 {
-        guard let state = try SupervisorFiles.read(context.locations) else {
-            if call.flag("json") {
-                context.print("{\"running\": false, \"rules\": []}")
-            } else {
-                context.errorOutput("no forward supervisor is running; 'sshelf forward up' starts one\n")
-            }
-            return 0
-        }
+        let state = try SupervisorFiles.read(context.locations)
         if call.flag("json") {
+            guard let state else {
+                context.print("{\"running\": false, \"rules\": []}")
+                return 0
+            }
             let encoder = JSONEncoder()
             encoder.dateEncodingStrategy = .iso8601
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             context.print(String(decoding: try encoder.encode(state), as: UTF8.self))
             return 0
         }
-        let rows = state.rules.map { rule -> [String] in
-            var detail = rule.lastError.map(Display.safe) ?? ""
-            if let next = rule.nextAttempt {
-                detail = "next attempt in \(max(0, Int(next.timeIntervalSinceNow.rounded(.up)))) s: " + detail
-            }
-            // A rule spread over several sessions shows how many connections each one carried.
-            let sessions = rule.connectionsPerSession.map { "\($0.count) (\($0.map(String.init).joined(separator: " ")))" }
-            return [
-                Display.safe(rule.host), rule.spec, rule.state.rawValue,
-                "\(rule.activeConnections)/\(rule.totalConnections)", sessions ?? "1",
-                "\(rule.bytesOut)", "\(rule.bytesIn)", detail,
-            ]
+        if let state {
+            context.output(
+                "supervisor pid \(state.pid)\n"
+                    + Display.table(["HOST", "RULE", "STATE", "CONNS", "SESSIONS", "OUT", "IN", "DETAIL"],
+                                    state.rules.map(statusRow)))
+        } else {
+            context.errorOutput("no forward supervisor is running; 'sshelf forward up' starts one\n")
+        }
+        // Rules `forward start` runs (typed in a terminal, or started with t in the TUI and kept after it quit).
+        let started = SupervisorFiles.startStates(context.locations).sorted { $0.pid < $1.pid }
+        guard !started.isEmpty else { return 0 }
+        let rows = started.flatMap { process in
+            process.rules.map { ["\(process.pid)", process.fromTUI == true ? "tui" : "terminal"] + statusRow($0) }
         }
         context.output(
-            "supervisor pid \(state.pid)\n"
-                + Display.table(["HOST", "RULE", "STATE", "CONNS", "SESSIONS", "OUT", "IN", "DETAIL"], rows))
+            (state == nil ? "" : "\n") + "forward start processes (a TUI's 't' stops those it started; "
+                + "'kill PID' stops any)\n"
+                + Display.table(["PID", "BY", "HOST", "RULE", "STATE", "CONNS", "SESSIONS", "OUT", "IN", "DETAIL"], rows))
         return 0
+    }
+
+    /// One rule's line of `forward status`: host, spec, state, connections (active/total), sessions, bytes, detail.
+    static func statusRow(_ rule: RuleState) -> [String] {
+        var detail = rule.lastError.map(Display.safe) ?? ""
+        if let next = rule.nextAttempt {
+            detail = "next attempt in \(max(0, Int(next.timeIntervalSinceNow.rounded(.up)))) s: " + detail
+        }
+        // A rule spread over several sessions shows how many connections each one carried.
+        let sessions = rule.connectionsPerSession.map { "\($0.count) (\($0.map(String.init).joined(separator: " ")))" }
+        return [
+            Display.safe(rule.host), rule.spec, rule.state.rawValue,
+            "\(rule.activeConnections)/\(rule.totalConnections)", sessions ?? "1",
+            "\(rule.bytesOut)", "\(rule.bytesIn)", detail,
+        ]
     }
 
     static func stopSupervisor(_ call: Invocation, _ context: AppContext) throws -> Int32 {

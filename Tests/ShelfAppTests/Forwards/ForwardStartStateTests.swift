@@ -1,6 +1,6 @@
 // ForwardStartStateTests: every `forward start` publishes its rules' live counts in the supervisor's JSON format
 // (run/forward-start-PID.json, 0600) while it runs — how the TUI shows rules run from any terminal — and removes the
-// file once it stops; its closing line counts in agreement ("1 connection").
+// file once it stops; `forward status` lists it with its pid; its closing line counts in agreement ("1 connection").
 import Foundation
 import TestSupport
 import XCTest
@@ -34,6 +34,13 @@ final class ForwardStartStateTests: XCTestCase {
         let json = try XCTUnwrap(JSONSerialization.jsonObject(with: try Data(contentsOf: URL(fileURLWithPath: path)))
             as? [String: Any])
         XCTAssertNil(json["fromTUI"], "typed in a terminal: no TUI may stop it")
+        // `forward status` lists it after saying no supervisor runs.
+        let status = try world.home.run("forward", "status")
+        XCTAssertExit(status, 0)
+        XCTAssertTrue(status.stderr.contains("no forward supervisor is running"), status.stderr)
+        let line = status.stdout.split(separator: "\n").first { $0.hasPrefix("\(running.pid) ") }.map(String.init) ?? ""
+        XCTAssertTrue(line.contains("terminal") && line.contains("-L 127.0.0.1:\(port):") && line.contains("active")
+            && line.contains("0/1"), status.stdout)
         XCTAssertEqual(try running.stop(SIGTERM), 0, running.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: path), "removed when the forward stops")
         XCTAssertTrue(running.stderr.contains(
