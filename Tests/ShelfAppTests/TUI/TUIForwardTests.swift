@@ -10,6 +10,7 @@ import XCTest
 final class TUIForwardTests: XCTestCase {
     func testStartMoveDataSeeItActiveStopIt() throws {
         let world = try SSHCLIWorld()
+        stopHandedOverForwards(world.home)
         XCTAssertExit(try world.home.run("trust", "t", "--fingerprint", try world.fingerprint(world.sshd)), 0)
         let target = try ReverseServer()
         let port = try TrafficSocket.freePort()
@@ -65,6 +66,7 @@ final class TUIForwardTests: XCTestCase {
 
     func testACrashedTUIsForwardKeepsRunningAndTheNextTUIStopsIt() throws {
         let world = try SSHCLIWorld()
+        stopHandedOverForwards(world.home)
         XCTAssertExit(try world.home.run("trust", "t", "--fingerprint", try world.fingerprint(world.sshd)), 0)
         let target = try ReverseServer()
         let port = try TrafficSocket.freePort()
@@ -104,6 +106,7 @@ final class TUIForwardTests: XCTestCase {
 
     func testRulesRunByTheSupervisorShowTheirStateAndAreLeftAlone() throws {
         let world = try SSHCLIWorld()
+        stopHandedOverForwards(world.home)
         XCTAssertExit(try world.home.run("trust", "t", "--fingerprint", try world.fingerprint(world.sshd)), 0)
         let target = try ReverseServer()
         let port = try TrafficSocket.freePort()
@@ -128,6 +131,7 @@ final class TUIForwardTests: XCTestCase {
 
     func testNonLoopbackBindAsksFirst() throws {
         let world = try SSHCLIWorld()
+        stopHandedOverForwards(world.home)
         XCTAssertExit(try world.home.run("trust", "t", "--fingerprint", try world.fingerprint(world.sshd)), 0)
         let port = try TrafficSocket.freePort()
         XCTAssertExit(
@@ -156,6 +160,7 @@ final class TUIForwardTests: XCTestCase {
 
     func testAFailedStartShowsTheReason() throws {
         let world = try SSHCLIWorld()
+        stopHandedOverForwards(world.home)
         // No trust: the child has no terminal to ask on, so the unknown host key stops it, with the reason.
         let port = try TrafficSocket.freePort()
         XCTAssertExit(try world.home.run("forward", "add", "t", "--local", "\(port):127.0.0.1:22"), 0)

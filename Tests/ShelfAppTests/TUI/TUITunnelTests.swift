@@ -9,6 +9,7 @@ import XCTest
 final class TUITunnelTests: XCTestCase {
     func testCtrlCCancelsAConnectUnderWayAndNeverQuits() throws {
         let world = try SSHCLIWorld()
+        stopHandedOverForwards(world.home)
         XCTAssertExit(try world.home.run("trust", "t", "--fingerprint", try world.fingerprint(world.sshd)), 0)
         let target = try ReverseServer()
         let port = try TrafficSocket.freePort()
@@ -56,6 +57,7 @@ final class TUITunnelTests: XCTestCase {
 
     func testARuleServedByForwardStartElsewhereShowsAsRunning() throws {
         let world = try SSHCLIWorld()
+        stopHandedOverForwards(world.home)
         XCTAssertExit(try world.home.run("trust", "t", "--fingerprint", try world.fingerprint(world.sshd)), 0)
         let target = try ReverseServer()
         let port = try TrafficSocket.freePort()
