@@ -86,7 +86,6 @@ _sshelf() {
         --since) COMPREPLY=(); return ;;
         --tag) COMPREPLY=(); return ;;
         --timeout) COMPREPLY=(); return ;;
-        --tui-state) COMPREPLY=(); return ;;
         --untag) COMPREPLY=(); return ;;
         --user) COMPREPLY=(); return ;;
     esac
@@ -113,7 +112,7 @@ _sshelf() {
         "forward enable") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;
         "forward disable") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;
         "forward rm") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;
-        "forward start") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--accept-new --password-fd --remember --timeout --passphrase-fd --allow-public-bind --tui-state --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
+        "forward start") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--accept-new --password-fd --remember --timeout --passphrase-fd --allow-public-bind --from-tui --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "forward up") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--timeout --allow-public-bind --passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "forward status") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "forward stop") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;

@@ -225,6 +225,10 @@ final class ReducerTests: XCTestCase {
         XCTAssertEqual(Fixtures.press(&state, .char("d")), [])
         guard case .confirm(let confirmation) = state.mode else { return XCTFail() }
         XCTAssertTrue(confirmation.lines.contains("Its 2 forward rules go too."), "\(confirmation.lines)")
+        var oneRule = state.catalog
+        oneRule.rulesByHost[Fixtures.id(101)]?.removeLast()
+        XCTAssertTrue(DeletePlan.host(state.selectedHost!, catalog: oneRule).lines.contains("Its 1 forward rule goes too."),
+                      "the verb agrees with the count")
         XCTAssertEqual(Fixtures.press(&state, .char("n")), [])
         XCTAssertEqual(state.mode, .browse)
         Fixtures.press(&state, .char("d"))
