@@ -9,7 +9,7 @@ import ShelfVault
 enum MiscCommands {
     static let commands: [CommandSpec] = [
         CommandSpec(path: ["check"], summary: "report problems in the store: cycles, dangling references, shared names, invalid fields",
-                    details: "Records with problems are kept (sync may still deliver the missing half); this lists them, each with the command that fixes it where there is one. Hosts that share a name (two devices may each add one) are named NAME@ID, as every command accepts them. Exit code 4 when anything is found.",
+                    details: "Records with problems are kept (sync may still deliver the missing half); this lists them, each with the command that fixes it where there is one. Hosts that share a name (two devices may each add one) are named NAME@ID, as every command accepts them. Hosts that cannot be written to an ssh_config (the bridge and export leave them out) are named with the reason. Exit code 4 when anything is found.",
                     options: [.flag("json", "print JSON for scripts")], run: check),
         CommandSpec(path: ["completions"], summary: "print a shell completion script",
                     arguments: [ArgumentSpec(name: "SHELL", help: "bash, zsh or fish", completion: .words(["bash", "zsh", "fish"]))],
