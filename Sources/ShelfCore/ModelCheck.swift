@@ -6,13 +6,20 @@ import Foundation
 
 public struct ModelProblem: Hashable, Sendable, CustomStringConvertible {
     public enum Kind: String, Sendable { case groupCycle, missingParent, jumpCycle, missingJumpHost, orphanForward,
-        missingIdentity, missingGroup, invalidField, duplicateName, notWritable }
+        missingIdentity, missingGroup, invalidField, duplicateName, notWritable, bridgeSettings }
     public var kind: Kind
     public var recordID: UUID
     public var message: String
     /// The command that repairs it, when there is one.
     public var fix: String? = nil
     public var description: String { message }
+
+    public init(kind: Kind, recordID: UUID, message: String, fix: String? = nil) {
+        self.kind = kind
+        self.recordID = recordID
+        self.message = message
+        self.fix = fix
+    }
 }
 
 public enum ModelCheck {
