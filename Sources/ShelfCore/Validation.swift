@@ -84,10 +84,19 @@ public enum Validation {
     }
 
     /// The characters OpenSSH (>= 9.6, `ssh_valid_hostname` in readconf.c) refuses in a host name that reaches a
-    /// %-token: each is shell syntax, and tokens go into ProxyCommand, LocalCommand and Match exec unquoted.
-    public static let hostnameMetacharacters: Set<UInt8> = Set("'`\"$\\;&<>|(){},".utf8)
-    /// OpenSSH's set for a remote user (`ssh_valid_ruser`): `$`, `\` (not last) and `,` are allowed there.
-    public static let userMetacharacters: Set<UInt8> = Set("'`\";&<>|(){}".utf8)
+    /// %-token (' ` " $ \ ; & < > | ( ) { } ,): each is shell syntax, and tokens go into ProxyCommand, LocalCommand
+    /// and Match exec unquoted. A switch, not a set: imports check 100,000 hosts.
+    static func isHostnameMetacharacter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case 0x22, 0x24, 0x26, 0x27, 0x28, 0x29, 0x2C, 0x3B, 0x3C, 0x3E, 0x5C, 0x60, 0x7B, 0x7C, 0x7D: true
+        default: false
+        }
+    }
+
+    /// OpenSSH's set for a remote user (`ssh_valid_ruser`): the same but for `$`, `\` (not last) and `,`.
+    static func isUserMetacharacter(_ byte: UInt8) -> Bool {
+        byte != 0x24 && byte != 0x5C && byte != 0x2C && isHostnameMetacharacter(byte)
+    }
 
     /// A hostname or address ssh can be pointed at. A leading '-' is refused because it would be read as an
     /// option by ssh and scp when the value is exported or passed on; shell syntax because the value reaches
@@ -104,7 +113,7 @@ public enum Validation {
         if let problem = controlCharacterProblem(value) { return problem }
         if hasWhitespace(value) { return "contains whitespace" }
         if value.hasPrefix("-") { return "starts with '-'" }
-        if let found = value.utf8.first(where: { hostnameMetacharacters.contains($0) }) { return metacharacter(found) }
+        if let found = value.utf8.first(where: isHostnameMetacharacter) { return metacharacter(found) }
         return nil
     }
 
@@ -113,7 +122,7 @@ public enum Validation {
         if let problem = controlCharacterProblem(user) { return "user \(problem)" }
         if hasWhitespace(user) { return "user contains whitespace" }
         if user.hasPrefix("-") { return "user starts with '-'" }
-        if let found = user.utf8.first(where: { userMetacharacters.contains($0) }) { return "user \(metacharacter(found))" }
+        if let found = user.utf8.first(where: isUserMetacharacter) { return "user \(metacharacter(found))" }
         if user.hasSuffix("\\") { return "user ends with '\\', which would escape what follows it in a shell" }
         return nil
     }

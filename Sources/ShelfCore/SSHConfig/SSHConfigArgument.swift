@@ -31,6 +31,8 @@ public enum SSHConfigArgument {
     /// `Keyword ARG…`, each argument written by `write`, then read back by the lexer: the line is returned only when
     /// the reader gives back exactly `values`.
     public static func line(_ keyword: String, _ values: [String], _ kind: Kind) throws(Unwritable) -> String {
+        // Plain words (nearly every value) are written and read as they are: nothing to quote, nothing to read back.
+        if values.allSatisfy(isPlain) { return keyword + " " + values.joined(separator: " ") }
         var text = keyword
         for value in values { text += " " + (try write(value, kind, keyword: keyword)) }
         let lexed = try? SSHConfigLexer.lex(Substring(text), file: "bridge", number: 1)
@@ -57,6 +59,18 @@ public enum SSHConfigArgument {
             text = text.replacingOccurrences(of: "%", with: "%%")
         }
         return SSHConfigEmitter.quote(text)
+    }
+
+    /// Printable ASCII that neither the reader nor ssh's expansion gives a meaning: the lexer's plain-word path takes
+    /// it back byte for byte (SSHConfigQuotingTests reads every kind of value back through the lexer).
+    static func isPlain(_ value: String) -> Bool {
+        !value.isEmpty && value.utf8.allSatisfy { byte in
+            switch byte {
+            case 0x22, 0x23, 0x24, 0x25, 0x27, 0x3D, 0x5C: false  // " # $ % ' = \
+            case 0x21...0x7E: true
+            default: false
+            }
+        }
     }
 
     /// What ssh makes of an argument the lexer read, for the kinds ssh expands (only the %% sshelf wrote matters).
