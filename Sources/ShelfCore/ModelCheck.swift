@@ -124,8 +124,8 @@ public enum ModelCheck {
         // hears it): only for hosts whose fields are valid, the others are reported above already.
         let invalid = Set(found.filter { $0.kind == .invalidField }.map(\.recordID))
         let input = SSHConfigEmitter.Input(hosts: hosts, identities: identities, rules: rules, groups: groups)
-        for (id, reason) in SSHConfigEmitter.unwritableHosts(input).sorted(by: { $0.key.uuidString < $1.key.uuidString })
-        where !invalid.contains(id) {
+        let unwritable = SSHConfigEmitter.unwritableHosts(input)
+        for (id, reason) in unwritable.sorted(by: { $0.key.uuidString < $1.key.uuidString }) where !invalid.contains(id) {
             guard let host = hostsByID[id] else { continue }
             found.append(ModelProblem(kind: .notWritable, recordID: id,
                                       message: "host '\(label(host))' cannot be written to ssh_config, so the bridge and export leave it out: \(reason)",

@@ -84,7 +84,8 @@ enum ImportExportCommands {
         let base = path.hasPrefix(sshDirectory + "/") ? sshDirectory : (path as NSString).deletingLastPathComponent
         let source = fileSource(home: home, own: context.locations.configDirectory)
         if let why = source.skip?(path) {
-            throw ShelfError(.invalid, "\(path) is not imported: \(why)", hint: "import your own config (~/.ssh/config)")
+            throw ShelfError(.invalid, "\(path) is not imported: \(why)",
+                             hint: "import your own config (~/.ssh/config)")
         }
         let document: SSHConfigDocument
         do {

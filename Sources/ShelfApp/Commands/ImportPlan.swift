@@ -94,13 +94,15 @@ enum ImportPlan {
             let bridgeLines = leftovers.lines(in: entry.options)
             host.options = bridgeLines.isEmpty ? entry.options : entry.options.filter { !bridgeLines.contains($0) }
             if !bridgeLines.isEmpty {
-                summary.notes.append("\(entry.location): host '\(entry.alias)': left out what the ssh_config bridge writes: \(bridgeLines.joined(separator: "; "))")
+                summary.notes.append("\(entry.location): host '\(entry.alias)': left out what the ssh_config bridge writes: "
+                                         + bridgeLines.joined(separator: "; "))
             }
             if let file = entry.identityFiles.first {
                 if let original = leftovers.keyCopy(file), identities.contains(where: { $0.id == original }) {
                     host.identityID = original  // the bridge's copy of a vault key: the identity it was written for
                 } else {
-                    host.identityID = try identity(for: file, home: home, identities: &identities, summary: &summary, store: store).id
+                    host.identityID = try identity(for: file, home: home, identities: &identities, summary: &summary,
+                                                   store: store).id
                 }
             }
             imported.append((index, host, existing == nil))

@@ -27,7 +27,10 @@ enum MiscCommands {
         if call.flag("fix") {
             let fixed = try leftovers.fix(store)
             if fixed.hosts > 0 || fixed.identitiesRemoved > 0 {
-                context.errorOutput("sshelf: fixed: took \(fixed.lines) bridge setting\(fixed.lines == 1 ? "" : "s") out of \(fixed.hosts) host\(fixed.hosts == 1 ? "" : "s"), removed \(fixed.identitiesRemoved) copied bridge key identit\(fixed.identitiesRemoved == 1 ? "y" : "ies")\n")
+                let settings = "\(fixed.lines) bridge setting\(fixed.lines == 1 ? "" : "s")"
+                let hosts = "\(fixed.hosts) host\(fixed.hosts == 1 ? "" : "s")"
+                let copies = "\(fixed.identitiesRemoved) copied bridge key identit\(fixed.identitiesRemoved == 1 ? "y" : "ies")"
+                context.errorOutput("sshelf: fixed: took \(settings) out of \(hosts), removed \(copies)\n")
             }
         }
         let problems = try store.problems()
