@@ -8,8 +8,9 @@ BUILD_FLAGS ?= -Xswiftc -warnings-as-errors
 # glibc 2.36+): the loader no longer reads a 1.8 MB table at every start; and laying out first, together, the
 # functions everyday commands and the TUI run (each function in a section of its own, placed by the list in
 # bench/link-order.txt, made by bench/link-order): a start then maps a few MiB of code instead of 6-10. See
-# docs/PERFORMANCE.md.
-RELEASE_FLAGS ?= -c release --static-swift-stdlib -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs \
+# docs/PERFORMANCE.md. No $ORIGIN run path: the binary is installed into /usr/bin (make install, make deb) and must
+# not look for the libraries it opens next to itself.
+RELEASE_FLAGS ?= -c release --static-swift-stdlib --disable-local-rpath -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs \
 	-Xswiftc -Xfrontend -Xswiftc -function-sections \
 	-Xlinker --symbol-ordering-file=$(CURDIR)/bench/link-order.txt -Xlinker --no-warn-symbol-ordering
 
@@ -18,12 +19,23 @@ RELEASE_FLAGS ?= -c release --static-swift-stdlib -Xswiftc -use-ld=lld -Xlinker 
 START_LIBRARIES := libncursesw.so.6 libtinfo.so.6 libm.so.6 libgcc_s.so.1 libc.so.6 ld-linux-x86-64.so.2
 CLANG ?= $(dir $(realpath $(shell command -v $(SWIFT) 2>/dev/null)))clang
 
-# Debian packages to build and run, and the extra ones the tests drive for real (the shells: completion tests;
-# git-filter-repo: the sync migration's git-history fix is followed as written).
+# Debian packages to build and run, and the ones whose programs the tests run — each program declared with its
+# package in Tests/TestSupport/TestTools.swift, which DeclaredToolsTests holds against this list (the shells:
+# completion tests; git-filter-repo: the sync migration's git-history fix is followed as written; nc and socat:
+# ProxyCommand; rsync, scp: the bridge; python3: a socket another uid binds).
 RUN_DEBS := pkg-config binutils libssh2-1-dev libsodium-dev libsqlite3-dev libncurses-dev libssl-dev
-TEST_DEBS := $(RUN_DEBS) openssh-server openssh-client tmux git git-filter-repo procps bash zsh fish
+# dpkg-dev: dpkg-shlibdeps for the package's Depends (make deb); lintian checks the package (PackageTests).
+DEB_DEBS := dpkg-dev
+# What scripts/libssh2-newer needs to fetch Debian 13's libssh2 source package (apt, dpkg-source) and build it.
+LIBSSH2_BUILD_DEBS := dpkg-dev gcc make libssl-dev zlib1g-dev debian-archive-keyring
+TEST_DEBS := $(RUN_DEBS) $(DEB_DEBS) $(LIBSSH2_BUILD_DEBS) lintian openssh-server openssh-client tmux git git-filter-repo \
+	procps bash zsh fish dash netcat-openbsd socat rsync python3-minimal coreutils util-linux mount passwd dpkg apt
+# The second run of `make test`, against libssh2 1.11.1: the suites that log in, run commands, forward, use an agent
+# or hand a host to OpenSSH (scripts/run-tests --filter, a regex over Target.Class/test).
+SSH_MATRIX_TESTS ?= ShelfSSHTests\.(AuthTests|ConnectTests|TransportTests|ExecTests|CancelTests|JumpTests|HostKeyTests|LibSSH|ForwardEngineTests|ForwardRemoteTests|ForwardSocksTests|VerifiedSessionTests)|ShelfAppTests\.(ExecCommandTests|VaultKeyLoginTests|PinAndRefusalTests|AgentSSHTests|CopyIDTests|BridgeOpenSSHTests|ForwardUpTests|LibraryFeatureTests|RSALoginTests|OptionNoteTests|ExecInterruptTests)
 
-.PHONY: run test test-under-load build release deps test-deps install resources check-resources bench convergence clean
+.PHONY: run test test-under-load build release deps test-deps install deb resources check-resources bench convergence \
+	clean libssh2-1.11 install-libssh2-1.11
 
 deps:
 	@scripts/ensure-debs $(RUN_DEBS)
@@ -44,10 +56,27 @@ release: deps
 run: release
 	@$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/sshelf $(ARGS)
 
-# Every test target, in parallel worker processes. The closing "N passed, N failed" line comes from the runner.
-test: test-deps
+# Every test target, in parallel worker processes, then the SSH suites again against libssh2 1.11.1 (built once into
+# .build/, see scripts/libssh2-newer). The closing "N passed, N failed" line adds the two runs' lines together.
+# The Debian package is built first: PackageTests installs it into a scratch root and runs it from there.
+test: test-deps deb
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
-	scripts/run-tests
+	SSHELF_DEB=$(DEB) SSH_MATRIX_TESTS='$(SSH_MATRIX_TESTS)' scripts/test-matrix
+
+# libssh2 1.11.1 from Debian 13's source package, built into .build/libssh2-1.11.1/prefix (apt with a private
+# configuration; the system's sources are not touched).
+libssh2-1.11:
+	@scripts/ensure-debs $(LIBSSH2_BUILD_DEBS)
+	@scripts/libssh2-newer
+
+# For a Debian 12 user who wants what libssh2 1.11 adds (RSA keys with rsa-sha2, the login banner, signals): puts
+# that build where sshelf's loader looks before the system's, $(PREFIX)/lib/sshelf/libssh2.so.1. Debian's security
+# updates do not reach this copy: run this again after one (it refetches), or remove the file to go back.
+install-libssh2-1.11:
+	@scripts/ensure-debs $(LIBSSH2_BUILD_DEBS)
+	rm -rf .build/libssh2-1.11.1/prefix
+	install -d -m 755 $(DESTDIR)$(PREFIX)/lib/sshelf
+	install -m 644 "$$(scripts/libssh2-newer | tail -n 1)/libssh2.so.1" $(DESTDIR)$(PREFIX)/lib/sshelf/libssh2.so.1
 
 # The whole suite three times in a row while a CPU hog keeps every core busy (see scripts/test-under-load); fails if
 # any run failed. SSHELF_TEST_DEADLINE_SCALE stretches every test deadline on a machine slower still.
@@ -62,11 +91,19 @@ resources: build
 	$$($(SWIFT) build --show-bin-path)/sshelf completions zsh > Resources/completions/_sshelf
 	$$($(SWIFT) build --show-bin-path)/sshelf completions fish > Resources/completions/sshelf.fish
 
+# A Debian package of the release binary (stripped), the man page and the completions, for machines without the
+# Swift toolchain: `apt install ./$(DEB)`. Depends names every library the binary opens (scripts/make-deb).
+VERSION := $(shell sed -n 's/.*static let version = "\(.*\)"/\1/p' Sources/ShelfApp/AppVersion.swift)
+DEB := .build/deb/sshelf_$(VERSION)_amd64.deb
+deb: release
+	@scripts/ensure-debs $(DEB_DEBS)
+	scripts/make-deb "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/sshelf" $(VERSION) .build/deb
+
 install: release
 	install -d -m 755 $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions \
 		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
-	install -m 755 $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/sshelf $(DESTDIR)$(PREFIX)/bin/sshelf
+	install -s -m 755 $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/sshelf $(DESTDIR)$(PREFIX)/bin/sshelf
 	install -m 644 Resources/sshelf.1 $(DESTDIR)$(PREFIX)/share/man/man1/sshelf.1
 	install -m 644 Resources/completions/sshelf.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/sshelf
 	install -m 644 Resources/completions/_sshelf $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_sshelf

@@ -51,7 +51,7 @@ final class CompletionQuotingTests: XCTestCase {
     func testBashCompletesQuotedNames() throws {
         let (home, lab) = try makeHome()
         let script = try home.write(try home.run("completions", "bash").stdout, to: "sshelf.bash")
-        try drive(home, shell: "/bin/bash", arguments: ["--norc", "--noprofile"], setup: "PS1='$ '; source '\(script)'",
+        try drive(home, shell: TestTool.bash.path, arguments: ["--norc", "--noprofile"], setup: "PS1='$ '; source '\(script)'",
                   cases: cases(lab: lab) + [
                       Case(typed: "sshelf show 'my", completed: "sshelf show 'my host' ", shows: "my host"),
                       Case(typed: "sshelf show \"do", completed: #"sshelf show "dollar\$x" "#, shows: "dollar$x"),
@@ -62,7 +62,7 @@ final class CompletionQuotingTests: XCTestCase {
         let (home, lab) = try makeHome()
         let directory = home.root + "/zsh-functions"
         _ = try home.write(try home.run("completions", "zsh").stdout, to: "../zsh-functions/_sshelf")
-        try drive(home, shell: "/usr/bin/zsh", arguments: ["-f"],
+        try drive(home, shell: TestTool.zsh.path, arguments: ["-f"],
                   setup: "PROMPT='$ '; fpath=('\(directory)' $fpath); autoload -U compinit; compinit -u -D",
                   cases: cases(lab: lab))
     }
@@ -70,7 +70,7 @@ final class CompletionQuotingTests: XCTestCase {
     func testFishCompletesQuotedNames() throws {
         let (home, lab) = try makeHome()
         let script = try home.write(try home.run("completions", "fish").stdout, to: "sshelf.fish")
-        try drive(home, shell: "/usr/bin/fish", arguments: ["--no-config"], setup: "source '\(script)'",
+        try drive(home, shell: TestTool.fish.path, arguments: ["--no-config"], setup: "source '\(script)'",
                   cases: cases(lab: lab))
     }
 

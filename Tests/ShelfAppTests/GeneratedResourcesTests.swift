@@ -47,7 +47,7 @@ final class GeneratedResourcesTests: XCTestCase {
         let home = TempHome()
         let path = try home.write(try home.run("completions", "bash").stdout, to: "completion.bash")
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.executableURL = TestTool.bash.url
         process.arguments = ["-n", path]
         try process.run()
         process.waitUntilExit()

@@ -137,7 +137,7 @@ final class ImportExportTests: XCTestCase {
 
     func ssh(_ arguments: [String], home: TempHome) throws -> String {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/ssh")
+        process.executableURL = TestTool.ssh.url
         process.arguments = arguments
         process.environment = ["HOME": home.home]
         let out = Pipe(), err = Pipe()

@@ -25,7 +25,7 @@ final class DigestTests: XCTestCase {
         let key = try TestKey.generate(.ed25519)
         let parts = key.publicLine.split(separator: " ").map(String.init)
         let hostKey = try XCTUnwrap(HostKey(type: parts[0], base64: parts[1]))
-        let keygen = try Shell.run("/usr/bin/ssh-keygen", ["-l", "-E", "sha256", "-f", key.privatePath + ".pub"])
+        let keygen = try Shell.run(TestTool.sshKeygen.path, ["-l", "-E", "sha256", "-f", key.privatePath + ".pub"])
         XCTAssertTrue(keygen.contains(hostKey.fingerprint), "\(keygen) vs \(hostKey.fingerprint)")
     }
 }

@@ -85,6 +85,6 @@ final class ExecTests: XCTestCase {
         let path = NSTemporaryDirectory() + "sshelf-hash-" + UUID().uuidString.prefix(8)
         try? Data(bytes).write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
-        return (try? Shell.run("/usr/bin/sha256sum", [path]).split(separator: " ").first.map(String.init)) ?? "?"
+        return (try? Shell.run(TestTool.sha256sum.path, [path]).split(separator: " ").first.map(String.init)) ?? "?"
     }
 }

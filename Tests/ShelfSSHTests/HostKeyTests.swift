@@ -168,7 +168,7 @@ final class HostKeyTests: XCTestCase {
         let world = SSHWorld()
         try "\(sshd.knownHostsName) \(sshd.hostPublicKey(.ed25519))\n"
             .write(toFile: world.userKnownHosts, atomically: true, encoding: .utf8)
-        try Shell.run("/usr/bin/ssh-keygen", ["-H", "-f", world.userKnownHosts])
+        try Shell.run(TestTool.sshKeygen.path, ["-H", "-f", world.userKnownHosts])
         XCTAssertTrue(try String(contentsOfFile: world.userKnownHosts, encoding: .utf8).hasPrefix("|1|"))
         let identity = world.vaultIdentity(key, type: .ed25519)
         try world.connector.connect([world.endpoint(sshd, identity: identity)]).close()

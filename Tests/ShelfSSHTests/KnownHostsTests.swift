@@ -39,7 +39,7 @@ final class KnownHostsTests: XCTestCase {
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let path = dir + "/known_hosts"
         try "db.example.org \(line!)\n[10.1.2.3]:2222 \(line!)\n".write(toFile: path, atomically: true, encoding: .utf8)
-        try Shell.run("/usr/bin/ssh-keygen", ["-H", "-f", path])
+        try Shell.run(TestTool.sshKeygen.path, ["-H", "-f", path])
         let file = try KnownHostsFile.load(path)
         XCTAssertTrue(file.entries.allSatisfy { $0.hosts.hasPrefix("|1|") }, file.text)
         XCTAssertEqual(file.entries(for: "db.example.org").map(\.key), [key])

@@ -13,7 +13,7 @@ final class PrivateKeyInfoTests: XCTestCase {
             try? FileManager.default.removeItem(atPath: path)
             try? FileManager.default.removeItem(atPath: path + ".pub")
         }
-        try Shell.run("/usr/bin/ssh-keygen", ["-q", "-f", path, "-C", "test"] + arguments)
+        try Shell.run(TestTool.sshKeygen.path, ["-q", "-f", path, "-C", "test"] + arguments)
         var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
         return SecretBytes.take(&bytes)
     }

@@ -27,7 +27,7 @@ final class ProxyCommandTests: XCTestCase {
         var options = SSHD.Options()
         options.authorizedKeys = [key.publicLine]
         let sshd = try SSHD.start(options)
-        for (command, program) in [("nc %h %p", "nc"), ("socat - TCP:%h:%p", "socat")] {
+        for (command, program) in [("\(TestTool.nc.path) %h %p", "nc"), ("\(TestTool.socat.path) - TCP:%h:%p", "socat")] {
             let world = SSHWorld()
             let connection = try world.connector.connect([proxied(command, world: world, key: key, sshd: sshd)])
             XCTAssertFalse(children(named: program).isEmpty, "\(program) carries the session")

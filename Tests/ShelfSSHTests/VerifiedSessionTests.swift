@@ -19,8 +19,8 @@ final class VerifiedSessionTests: XCTestCase {
         try source.write(toFile: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: file) }
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["swiftc", "-typecheck", "-I", binaries + "/Modules", "-I", root + "/Sources/CLibSSH2", file]
+        process.executableURL = TestTool.swiftc.url
+        process.arguments = ["-typecheck", "-I", binaries + "/Modules", "-I", root + "/Sources/CLibSSH2", file]
         let errors = Pipe()
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice

@@ -46,7 +46,7 @@ enum Canaries {
     /// The contents of every object in the repository, as bytes (entries are binary).
     static func gitObjects(_ repository: String) throws -> Data {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/git")
+        process.executableURL = TestTool.git.url
         process.arguments = ["-C", repository, "cat-file", "--batch-all-objects", "--batch"]
         let output = Pipe()
         process.standardOutput = output

@@ -26,9 +26,9 @@ final class ConfidentialityTests: XCTestCase {
     /// prefix) are canaries too.
     static func realKey(_ name: String) throws -> (type: String, base64: String, canaries: [String]) {
         let folder = try makeFolder("key")
-        try Shell.run("/usr/bin/ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "", "-f", folder + "/" + name])
+        try Shell.run(TestTool.sshKeygen.path, ["-q", "-t", "ed25519", "-N", "", "-C", "", "-f", folder + "/" + name])
         let line = try String(contentsOfFile: folder + "/" + name + ".pub", encoding: .utf8).split(separator: " ")
-        let fingerprint = try Shell.run("/usr/bin/ssh-keygen", ["-l", "-f", folder + "/" + name + ".pub"]).split(separator: " ")[1]
+        let fingerprint = try Shell.run(TestTool.sshKeygen.path, ["-l", "-f", folder + "/" + name + ".pub"]).split(separator: " ")[1]
         XCTAssertTrue(fingerprint.hasPrefix("SHA256:"))
         return (String(line[0]), String(line[1]), [String(line[1]), String(fingerprint), String(fingerprint.dropFirst(7))])
     }

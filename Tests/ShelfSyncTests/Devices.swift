@@ -128,7 +128,7 @@ func makeFolder(_ name: String = "remote") throws -> String {
 func makeBareRepository(_ name: String = "git") throws -> (path: String, url: String) {
     let base = try makeFolder(name)
     let bare = base + "/remote.git"
-    try Shell.run("/usr/bin/git", ["init", "--quiet", "--bare", bare])
+    try Shell.run(TestTool.git.path, ["init", "--quiet", "--bare", bare])
     return (bare, "file://" + bare)
 }
 

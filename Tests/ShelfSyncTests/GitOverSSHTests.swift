@@ -22,8 +22,8 @@ final class GitOverSSHTests: XCTestCase {
         // The repository belongs to the test account, as it would on a real server.
         let base = try makeFolder("git-ssh")
         let bare = base + "/remote.git"
-        _ = try Shell.run("/usr/bin/git", ["init", "--quiet", "--bare", bare])
-        _ = try Shell.run("/bin/chown", ["-R", TestAccount.name, base])
+        _ = try Shell.run(TestTool.git.path, ["init", "--quiet", "--bare", bare])
+        _ = try Shell.run(TestTool.chown.path, ["-R", TestAccount.name, base])
         chmod(base, 0o755)
         setenv("GIT_SSH_COMMAND", "ssh -F none -i \(key.privatePath) -o IdentitiesOnly=yes -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR", 1)
         defer { unsetenv("GIT_SSH_COMMAND") }

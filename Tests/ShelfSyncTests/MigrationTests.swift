@@ -55,7 +55,7 @@ final class MigrationTests: XCTestCase {
         // stopped yet) is removed again.
         let again = a.sync()
         XCTAssertEqual(again.removedFormatOne, 0)
-        XCTAssertEqual(FolderRemote(path: remote).entries(of: a.id).count, 1)
+        XCTAssertEqual(try FolderRemote(path: remote).entries(of: a.id).count, 1)
         let late = remote + "/" + Self.formatOneFiles[3]
         try FileManager.default.createDirectory(atPath: (late as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: fixture("sync-format1/remote") + "/" + Self.formatOneFiles[3], toPath: late)
@@ -82,15 +82,15 @@ final class MigrationTests: XCTestCase {
         let repository = try makeBareRepository()
         // The repository as format 1 left it: the fixture's files, committed and pushed.
         let seed = try makeFolder("seed")
-        try Shell.run("/usr/bin/git", ["clone", "--quiet", repository.url, seed + "/work"])
+        try Shell.run(TestTool.git.path, ["clone", "--quiet", repository.url, seed + "/work"])
         for relative in files(under: fixture("sync-format1/remote")) {
             let target = seed + "/work/" + relative
             try FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             try FileManager.default.copyItem(atPath: fixture("sync-format1/remote") + "/" + relative, toPath: target)
         }
-        try Shell.run("/usr/bin/git", ["-C", seed + "/work", "add", "-A"])
-        try Shell.run("/usr/bin/git", ["-C", seed + "/work", "-c", "user.name=sshelf", "-c", "user.email=sshelf@old", "commit", "--quiet", "-m", "format 1"])
-        try Shell.run("/usr/bin/git", ["-C", seed + "/work", "push", "--quiet", "origin", "HEAD"])
+        try Shell.run(TestTool.git.path, ["-C", seed + "/work", "add", "-A"])
+        try Shell.run(TestTool.git.path, ["-C", seed + "/work", "-c", "user.name=sshelf", "-c", "user.email=sshelf@old", "commit", "--quiet", "-m", "format 1"])
+        try Shell.run(TestTool.git.path, ["-C", seed + "/work", "push", "--quiet", "origin", "HEAD"])
 
         let (a, _) = try devices { try $0.enable(git: repository.url) }
         let upgrade = a.sync()
@@ -100,10 +100,10 @@ final class MigrationTests: XCTestCase {
         // It names the fix: the rewrite that removes exactly format 1's paths, or a new repository.
         XCTAssertTrue(warning.contains("git filter-repo --invert-paths --path-glob 'devices/*/config/*' --path-glob 'devices/*/device.json' --path-glob 'devices/*/credentials/*'"), warning)
         XCTAssertTrue(warning.contains("'sshelf sync enable --git NEW-URL'"), warning)
-        let tree = try Shell.run("/usr/bin/git", ["-C", repository.path, "ls-tree", "-r", "--name-only", "HEAD"])
+        let tree = try Shell.run(TestTool.git.path, ["-C", repository.path, "ls-tree", "-r", "--name-only", "HEAD"])
         XCTAssertEqual(tree.split(separator: "\n").map(String.init).sorted(), ["devices/\(a.id)/0000000001.entry", "format.json"])
         // The warning is true: the history still has them (rewriting it is the user's call).
-        let history = try Shell.run("/usr/bin/git", ["-C", repository.path, "log", "--all", "--name-only", "--format="])
+        let history = try Shell.run(TestTool.git.path, ["-C", repository.path, "log", "--all", "--name-only", "--format="])
         XCTAssertTrue(history.contains(Self.formatOneFiles[0]))
         let again = a.sync()
         XCTAssertFalse(again.warnings.contains { $0.hasPrefix("the git history") }, "said once, while it removed them")
@@ -113,16 +113,16 @@ final class MigrationTests: XCTestCase {
         // longer referenced (here: gc), no object holds the old plaintext.
         let command = try XCTUnwrap(warning.components(separatedBy: "from a fresh clone: ").last?.components(separatedBy: " (the git host").first)
         let workspace = try makeFolder("rewrite")
-        try Shell.run("/bin/sh", ["-c", "cd \(ShellWord.quote(workspace)) && \(command)"])
+        try Shell.run(TestTool.sh.path, ["-c", "cd \(ShellWord.quote(workspace)) && \(command)"])
         func formatOnePaths() throws -> [String] {
-            try Shell.run("/usr/bin/git", ["-C", repository.path, "log", "--all", "--name-only", "--format="]).split(separator: "\n")
+            try Shell.run(TestTool.git.path, ["-C", repository.path, "log", "--all", "--name-only", "--format="]).split(separator: "\n")
                 .map(String.init).filter { $0.contains("/config/") || $0.contains("/credentials/") || $0.hasSuffix("/device.json") }
         }
         XCTAssertEqual(try formatOnePaths(), [])
         _ = try a.add("after-the-rewrite")
         XCTAssertEqual(a.sync().state, .synced)
         XCTAssertEqual(try formatOnePaths(), [], "the device's next push did not bring the old history back")
-        try Shell.run("/usr/bin/git", ["-C", repository.path, "gc", "--quiet", "--prune=now"])
+        try Shell.run(TestTool.git.path, ["-C", repository.path, "gc", "--quiet", "--prune=now"])
         try Canaries.assertAbsent(Self.canaries, inGit: repository.path)
     }
 }

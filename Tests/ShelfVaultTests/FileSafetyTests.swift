@@ -77,7 +77,7 @@ final class FileSafetyTests: XCTestCase {
             "(for i in $(seq 0 \(perWriter - 1)); do echo secret-\(writer)-$i | \"$B\" vault set-password w\(writer)-$i --secret-fd 0 >/dev/null || echo FAIL; done) &"
         }.joined(separator: "\n") + "\nwait\n"
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.executableURL = TestTool.sh.url
         process.arguments = ["-c", script]
         var environment = fixture.home.environment
         environment["B"] = binary

@@ -2,12 +2,13 @@
 // the same public key from it), and inspection recognises formats and encryption without decrypting.
 import Foundation
 import ShelfVault
+import TestSupport
 import XCTest
 
 final class OpenSSHKeyTests: XCTestCase {
     func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/ssh-keygen")
+        process.executableURL = TestTool.sshKeygen.url
         process.arguments = arguments
         let out = Pipe()
         process.standardOutput = out

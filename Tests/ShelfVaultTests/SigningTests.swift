@@ -24,7 +24,7 @@ final class SigningTests: XCTestCase {
         -> (file: SecretBytes, publicLine: String, path: String)
     {
         let path = directory + "/" + name
-        try Shell.run("/usr/bin/ssh-keygen", ["-q", "-N", passphrase, "-C", name, "-f", path] + arguments)
+        try Shell.run(TestTool.sshKeygen.path, ["-q", "-N", passphrase, "-C", name, "-f", path] + arguments)
         let file = SecretBytes([UInt8](try XCTUnwrap(FileManager.default.contents(atPath: path))))
         let line = try String(contentsOfFile: path + ".pub", encoding: .utf8).trimmingCharacters(
             in: .whitespacesAndNewlines)
@@ -56,7 +56,7 @@ final class SigningTests: XCTestCase {
         let signaturePath = directory + "/sig-" + UUID().uuidString.prefix(6)
         try armoured.write(toFile: signaturePath, atomically: true, encoding: .utf8)
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/ssh-keygen")
+        process.executableURL = TestTool.sshKeygen.url
         process.arguments = ["-Y", "check-novalidate", "-n", namespace, "-s", signaturePath]
         let input = Pipe()
         process.standardInput = input
@@ -127,7 +127,7 @@ final class SigningTests: XCTestCase {
             let rewritten = directory + "/rewritten-" + name
             try key.openSSHFile().withUnsafeBytes { try Data($0).write(to: URL(fileURLWithPath: rewritten)) }
             chmod(rewritten, 0o600)
-            let derived = try Shell.run("/usr/bin/ssh-keygen", ["-y", "-f", rewritten])
+            let derived = try Shell.run(TestTool.sshKeygen.path, ["-y", "-f", rewritten])
             XCTAssertEqual(
                 derived.split(separator: " ").prefix(2), made.publicLine.split(separator: " ").prefix(2), name)
             XCTAssertTrue(derived.contains("from the vault"), "the comment travels in the file: \(derived)")

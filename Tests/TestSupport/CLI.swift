@@ -29,6 +29,8 @@ public final class TempHome {
             "SSHELF_HOME": sshelfHome, "HOME": home, "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
             "LANG": "C.UTF-8", "NO_COLOR": "1",
         ]
+        // make test's second run loads libssh2 1.11.1 this way (scripts/test-matrix): sshelf must load it too.
+        if let path = ProcessInfo.processInfo.environment["LD_LIBRARY_PATH"] { env["LD_LIBRARY_PATH"] = path }
         for (key, value) in extraEnvironment { env[key] = value }
         return env
     }
@@ -73,16 +75,18 @@ public enum CLI {
         return "sshelf"
     }
 
+    /// Runs `program` (the built binary unless told otherwise) with these arguments.
     public static func run(_ arguments: [String], environment: [String: String], stdin: String? = nil,
-                           umask mask: mode_t? = nil, shell: Bool = false) throws -> CLIResult {
+                           umask mask: mode_t? = nil, shell: Bool = false, program: String? = nil) throws -> CLIResult {
+        let binary = program ?? Self.binary
         let process = Process()
         if shell {
             // The arguments are a `sh -c` script and its parameters (for redirections such as 3<file).
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.executableURL = TestTool.sh.url
             process.arguments = arguments
         } else if let mask {
             // Process has no umask setting: run through sh so the child really starts with this umask.
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.executableURL = TestTool.sh.url
             process.arguments = ["-c", "umask \(String(mask, radix: 8)); exec \"$0\" \"$@\"", binary] + arguments
         } else {
             process.executableURL = URL(fileURLWithPath: binary)

@@ -208,7 +208,7 @@ public enum Payload {
     /// SHA-256 in hex, by the system's sha256sum (independent of the code under test).
     public static func sha256(_ bytes: [UInt8]) throws -> String {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
+        process.executableURL = TestTool.sha256sum.url
         let input = Pipe()
         let output = Pipe()
         process.standardInput = input

@@ -88,7 +88,7 @@ public final class SSHD: @unchecked Sendable {
                 try FileManager.default.copyItem(atPath: "\(source)/ssh_host_\(type.rawValue)_key", toPath: path)
                 try FileManager.default.copyItem(atPath: "\(source)/ssh_host_\(type.rawValue)_key.pub", toPath: path + ".pub")
             } else {
-                try Shell.run("/usr/bin/ssh-keygen", ["-q", "-t", type.rawValue, "-N", "", "-f", path])
+                try Shell.run(TestTool.sshKeygen.path, ["-q", "-t", type.rawValue, "-N", "", "-f", path])
             }
             config.append("HostKey \(path)")
         }
@@ -97,7 +97,7 @@ public final class SSHD: @unchecked Sendable {
         try (options.authorizedKeys.joined(separator: "\n") + "\n")
             .write(toFile: directory + "/authorized_keys", atomically: true, encoding: .utf8)
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
-        process = try SpawnedProcess("/usr/sbin/sshd", ["-D", "-f", directory + "/sshd_config", "-E", logPath])
+        process = try SpawnedProcess(TestTool.sshd.path, ["-D", "-f", directory + "/sshd_config", "-E", logPath])
         // Listening, or gone (a port taken meanwhile: the caller retries on another one).
         _ = waitUntil { log.contains("Server listening on") || !process.isRunning }
         if log.contains("Server listening on") && process.isRunning { return }
@@ -238,7 +238,7 @@ public struct TestKey {
         let dir = directory ?? (TestScratch.root + "/key-" + UUID().uuidString.prefix(8))
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let path = dir + "/id_" + type.rawValue
-        try Shell.run("/usr/bin/ssh-keygen", ["-q", "-t", type.rawValue, "-N", passphrase, "-C", "sshelf-test", "-f", path])
+        try Shell.run(TestTool.sshKeygen.path, ["-q", "-t", type.rawValue, "-N", passphrase, "-C", "sshelf-test", "-f", path])
         let line = try String(contentsOfFile: path + ".pub", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         return TestKey(privatePath: path, publicLine: line)
     }
@@ -258,13 +258,13 @@ public enum TestAccount {
         guard lockFD >= 0 else { throw HarnessError("cannot open the test account lock: \(String(cString: strerror(errno)))") }
         defer { close(lockFD) }
         while flock(lockFD, LOCK_EX) != 0 && errno == EINTR {}
-        if (try? Shell.run("/usr/bin/id", ["-u", name])) == nil {
-            try Shell.run("/usr/sbin/useradd", ["-m", "-s", "/bin/sh", name])
+        if (try? Shell.run(TestTool.id.path, ["-u", name])) == nil {
+            try Shell.run(TestTool.useradd.path, ["-m", "-s", TestTool.sh.path, name])
         }
-        // Tests read the remote prompt: /bin/sh's "$ ", whatever an older run (or a person) set.
+        // Tests read the remote prompt: sh's "$ ", whatever an older run (or a person) set.
         let passwd = (try? String(contentsOfFile: "/etc/passwd", encoding: .utf8)) ?? ""
-        if passwd.split(separator: "\n").first(where: { $0.hasPrefix(name + ":") })?.hasSuffix(":/bin/sh") != true {
-            try Shell.run("/usr/sbin/usermod", ["-s", "/bin/sh", name])
+        if passwd.split(separator: "\n").first(where: { $0.hasPrefix(name + ":") })?.hasSuffix(":" + TestTool.sh.path) != true {
+            try Shell.run(TestTool.usermod.path, ["-s", TestTool.sh.path, name])
         }
         // The shadow hash we set last time (kept beside the lock) still there means the password is ours.
         let marker = "/tmp/sshelf-test-account.hash"
@@ -273,7 +273,7 @@ public enum TestAccount {
         var lastError: Error?
         let set = waitUntil {
             do {
-                try Shell.run("/usr/sbin/chpasswd", [], input: "\(name):\(password)\n")
+                try Shell.run(TestTool.chpasswd.path, [], input: "\(name):\(password)\n")
                 return true
             } catch {
                 lastError = error
@@ -300,14 +300,14 @@ public final class TestAgent {
         let dir = TestScratch.root + "/agent-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         socketPath = dir + "/agent.sock"
-        process = try SpawnedProcess("/usr/bin/ssh-agent", ["-D", "-a", socketPath])
+        process = try SpawnedProcess(TestTool.sshAgent.path, ["-D", "-a", socketPath])
         guard waitUntil({ FileManager.default.fileExists(atPath: socketPath) || !process.isRunning }), process.isRunning else {
             throw HarnessError("ssh-agent did not create \(socketPath)")
         }
     }
 
     public func add(_ key: TestKey) throws {
-        try Shell.run("/usr/bin/ssh-add", ["-q", key.privatePath], environment: ["SSH_AUTH_SOCK": socketPath])
+        try Shell.run(TestTool.sshAdd.path, ["-q", key.privatePath], environment: ["SSH_AUTH_SOCK": socketPath])
     }
 
     deinit { process.stop() }

@@ -123,7 +123,7 @@ public enum ProcessTree {
     }
 
     /// What a process that should have ended is doing, for a failure message: each thread's name, state and
-    /// kernel wait channel, and the threads' stacks from gdb when it is installed.
+    /// kernel wait channel.
     public static func describe(_ pid: pid_t) -> String {
         let tasks = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []).sorted()
         guard !tasks.isEmpty else { return "process \(pid) is gone" }
@@ -136,16 +136,6 @@ public enum ProcessTree {
             let state = stat.split(separator: ")").last?.split(separator: " ").first.map(String.init) ?? "?"
             let wchan = (try? String(contentsOfFile: base + "/wchan", encoding: .utf8)) ?? "?"
             lines.append("  \(task) \(comm ?? "?") state \(state) waiting in \(wchan)")
-        }
-        let gdb = "/usr/bin/gdb"
-        if FileManager.default.isExecutableFile(atPath: gdb) {
-            let path = NSTemporaryDirectory() + "/sshelf-stacks-" + UUID().uuidString
-            defer { unlink(path) }
-            _ = try? SpawnedProcess.run("/usr/bin/timeout", ["60", gdb, "-p", "\(pid)", "-batch", "-nx",
-                                                           "-ex", "thread apply all bt 30"], output: path)
-            let stacks = ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "")
-                .split(separator: "\n").filter { $0.hasPrefix("#") || $0.hasPrefix("Thread ") }
-            lines += stacks.map(String.init)
         }
         return lines.joined(separator: "\n")
     }

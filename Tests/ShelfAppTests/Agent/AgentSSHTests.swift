@@ -258,10 +258,10 @@ final class AgentSSHTests: XCTestCase {
             chmod(world.socket, 0o600)
         }
         let nobody = try world.tool(
-            "/usr/bin/setpriv",
+            TestTool.setpriv.path,
             [
                 "--reuid=nobody", "--regid=nogroup", "--clear-groups",
-                "/usr/bin/ssh-add", "-l",
+                TestTool.sshAdd.path, "-l",
             ])
         XCTAssertNotEqual(nobody.status, 0, "\(nobody)")
         XCTAssertFalse(nobody.stdout.contains("mine"), "no key was listed to another user")

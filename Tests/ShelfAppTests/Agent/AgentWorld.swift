@@ -60,7 +60,7 @@ final class AgentWorld: @unchecked Sendable {
     /// `ssh … true` to the test sshd through the agent: public keys only, host key not checked (not under test here).
     func ssh(_ extra: [String] = [], command: String = "true") throws -> CLIResult {
         try tool(
-            "/usr/bin/ssh",
+            TestTool.ssh.path,
             [
                 "-F", "none", "-o", "IdentityAgent=\(socket)", "-o", "IdentityFile=/nonexistent-sshelf-test",
                 "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
@@ -71,7 +71,7 @@ final class AgentWorld: @unchecked Sendable {
     }
 
     func sshAdd(_ arguments: [String], environment: [String: String] = [:]) throws -> CLIResult {
-        try tool("/usr/bin/ssh-add", arguments, environment: environment)
+        try tool(TestTool.sshAdd.path, arguments, environment: environment)
     }
 
     /// The release log as `sshelf log --json` prints it.

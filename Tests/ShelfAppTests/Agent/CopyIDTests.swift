@@ -18,7 +18,7 @@ final class CopyIDTests: XCTestCase {
     func remote() throws -> Remote {
         let home = TestScratch.root + "/remote-home-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
-        try Shell.run("/bin/chown", [TestAccount.name, home])
+        try Shell.run(TestTool.chown.path, [TestAccount.name, home])
         var options = SSHD.Options()
         options.extraConfig = [
             "Match User \(TestAccount.name)", "  SetEnv HOME=\(home)",
@@ -33,7 +33,7 @@ final class CopyIDTests: XCTestCase {
     func ssh(_ remote: Remote, key: String) throws -> CLIResult {
         try CLI.run(
             [
-                "-c", "exec \"$0\" \"$@\"", "/usr/bin/ssh", "-F", "none", "-i", key, "-o", "IdentitiesOnly=yes",
+                "-c", "exec \"$0\" \"$@\"", TestTool.ssh.path, "-F", "none", "-i", key, "-o", "IdentitiesOnly=yes",
                 "-o", "IdentityAgent=none", "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
                 "-o", "BatchMode=yes", "-o", "PreferredAuthentications=publickey", "-o", "LogLevel=ERROR",
                 "-p", String(remote.world.sshd.port), "\(TestAccount.name)@127.0.0.1", "echo", "in",
@@ -101,7 +101,7 @@ final class CopyIDTests: XCTestCase {
         let existing = "# keep me\nfrom=\"127.0.0.1\" \(other.publicLine)"
         try existing.write(toFile: remote.authorizedKeys, atomically: false, encoding: .utf8)
         chmod(remote.authorizedKeys, 0o640)
-        try Shell.run("/bin/chown", ["-R", TestAccount.name, remote.sshDirectory])
+        try Shell.run(TestTool.chown.path, ["-R", TestAccount.name, remote.sshDirectory])
 
         let key = try TestKey.generate(.ed25519)
         let pubParts = key.publicLine.split(separator: " ")

@@ -30,10 +30,10 @@ final class BridgeOpenSSHTests: XCTestCase {
         let payload = (0..<4096).map { _ in UInt8.random(in: 0...255) }
         let local = world.home.root + "/payload"
         _ = FileManager.default.createFile(atPath: local, contents: Data(payload))
-        XCTAssertExit(try world.tool("/usr/bin/scp", ["-F", world.userConfig, "-o", "BatchMode=yes", local, "web1:\(remote)"]), 0)
+        XCTAssertExit(try world.tool(TestTool.scp.path, ["-F", world.userConfig, "-o", "BatchMode=yes", local, "web1:\(remote)"]), 0)
         XCTAssertEqual(FileManager.default.contents(atPath: remote).map([UInt8].init), payload)
         let back = world.home.root + "/back"
-        XCTAssertExit(try world.tool("/usr/bin/scp", ["-F", world.userConfig, "-o", "BatchMode=yes", "web1:\(remote)", back]), 0)
+        XCTAssertExit(try world.tool(TestTool.scp.path, ["-F", world.userConfig, "-o", "BatchMode=yes", "web1:\(remote)", back]), 0)
         XCTAssertEqual(FileManager.default.contents(atPath: back).map([UInt8].init), payload)
 
         // rsync over ssh.
@@ -43,20 +43,20 @@ final class BridgeOpenSSHTests: XCTestCase {
         try "two\n".write(toFile: tree + "/sub/b.txt", atomically: true, encoding: .utf8)
         let synced = remote + "-rsync"
         defer { try? FileManager.default.removeItem(atPath: synced) }
-        XCTAssertExit(try world.tool("/usr/bin/rsync", ["-a", "-e", world.sshCommand, tree + "/", "web1:\(synced)/"]), 0)
+        XCTAssertExit(try world.tool(TestTool.rsync.path, ["-a", "-e", world.sshCommand, tree + "/", "web1:\(synced)/"]), 0)
         XCTAssertEqual(try String(contentsOfFile: synced + "/sub/b.txt", encoding: .utf8), "two\n")
 
         // git ls-remote against a bare repository on the server (owned by the login user, as it would be).
         let repository = remote + "-repo.git"
         defer { try? FileManager.default.removeItem(atPath: repository) }
         let work = world.home.root + "/work"
-        try Shell.run("/usr/bin/git", ["init", "-q", "--bare", repository])
-        try Shell.run("/usr/bin/git", ["init", "-q", work])
-        try Shell.run("/usr/bin/git", ["-C", work, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "first"])
-        let head = try Shell.run("/usr/bin/git", ["-C", work, "rev-parse", "HEAD"]).trimmingCharacters(in: .whitespacesAndNewlines)
-        try Shell.run("/usr/bin/git", ["-C", work, "push", "-q", repository, "HEAD:refs/heads/main"])
-        try Shell.run("/usr/bin/chown", ["-R", TestAccount.name, repository])
-        let listed = try world.tool("/usr/bin/git", ["ls-remote", "web1:\(repository)"], environment: ["GIT_SSH_COMMAND": world.sshCommand])
+        try Shell.run(TestTool.git.path, ["init", "-q", "--bare", repository])
+        try Shell.run(TestTool.git.path, ["init", "-q", work])
+        try Shell.run(TestTool.git.path, ["-C", work, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "first"])
+        let head = try Shell.run(TestTool.git.path, ["-C", work, "rev-parse", "HEAD"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        try Shell.run(TestTool.git.path, ["-C", work, "push", "-q", repository, "HEAD:refs/heads/main"])
+        try Shell.run(TestTool.chown.path, ["-R", TestAccount.name, repository])
+        let listed = try world.tool(TestTool.git.path, ["ls-remote", "web1:\(repository)"], environment: ["GIT_SSH_COMMAND": world.sshCommand])
         XCTAssertExit(listed, 0)
         XCTAssertTrue(listed.stdout.contains("\(head)\trefs/heads/main"), listed.stdout)
     }
@@ -135,7 +135,7 @@ final class BridgeOpenSSHTests: XCTestCase {
         XCTAssertExit(try world.home.run("ssh-config", "uninstall"), 0)
         XCTAssertEqual(FileManager.default.contents(atPath: world.userConfig + ".sshelf-backup").map([UInt8].init), original)
         // The real ssh reads the file (and the user's host) as before.
-        let resolved = try world.tool("/usr/bin/ssh", ["-F", world.userConfig, "-G", "own"])
+        let resolved = try world.tool(TestTool.ssh.path, ["-F", world.userConfig, "-G", "own"])
         XCTAssertExit(resolved, 0)
         XCTAssertTrue(resolved.stdout.contains("hostname own.example.com"), resolved.stdout)
     }
@@ -176,7 +176,7 @@ final class BridgeOpenSSHTests: XCTestCase {
         let bridge = world.text(world.bridge)
         XCTAssertTrue(bridge.contains("    # left out, this ssh refuses it (Bad configuration option: usekeychain): UseKeychain yes\n    AddKeysToAgent yes\n"),
                       bridge)
-        XCTAssertExit(try world.tool("/usr/bin/ssh", ["-F", world.bridge, "-G", "mac"]), 0)
+        XCTAssertExit(try world.tool(TestTool.ssh.path, ["-F", world.bridge, "-G", "mac"]), 0)
 
         // Removing a host takes it out; a file nobody changed is not rewritten.
         XCTAssertExit(try world.home.run("rm", "db"), 0)

@@ -49,7 +49,7 @@ final class BridgeWorld: @unchecked Sendable {
     }
 
     func fingerprint(_ server: SSHD) throws -> String {
-        let out = try Shell.run("/usr/bin/ssh-keygen", ["-l", "-E", "sha256", "-f", server.directory + "/ssh_host_ed25519_key.pub"])
+        let out = try Shell.run(TestTool.sshKeygen.path, ["-l", "-E", "sha256", "-f", server.directory + "/ssh_host_ed25519_key.pub"])
         return String(out.split(separator: " ")[1])
     }
 
@@ -70,7 +70,7 @@ final class BridgeWorld: @unchecked Sendable {
     var sshCommand: String { "ssh -F \(userConfig) -o BatchMode=yes" }
 
     func ssh(_ arguments: [String]) throws -> CLIResult {
-        try tool("/usr/bin/ssh", ["-F", userConfig, "-o", "BatchMode=yes"] + arguments)
+        try tool(TestTool.ssh.path, ["-F", userConfig, "-o", "BatchMode=yes"] + arguments)
     }
 
     func text(_ path: String) -> String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }

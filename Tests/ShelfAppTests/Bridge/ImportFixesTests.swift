@@ -87,7 +87,7 @@ final class ImportFixesTests: XCTestCase {
         let file = try home.write(exported.stdout, to: "exported")
         for (alias, expected) in [("app", ["identitiesonly yes", "proxyjump bastion", "serveraliveinterval 30"]),
                                   ("loose", ["identitiesonly no", "serveraliveinterval 30"])] {
-            let resolved = try Shell.run("/usr/bin/ssh", ["-F", file, "-G", alias])
+            let resolved = try Shell.run(TestTool.ssh.path, ["-F", file, "-G", alias])
             for line in expected { XCTAssertTrue(resolved.contains(line + "\n"), "\(alias): \(line)\n\(resolved)") }
         }
     }

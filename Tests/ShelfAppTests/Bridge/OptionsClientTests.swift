@@ -76,7 +76,7 @@ final class OptionsClientTests: XCTestCase {
         let server = try world.server()
         let mark = world.home.root + "/proxy-ran"
         try world.addHost("t", on: server)
-        XCTAssertExit(try world.home.run(["edit", "t", "--option", "ProxyCommand sh -c 'echo %n %r %h %p > \(mark); exec nc %h %p'"]), 0)
+        XCTAssertExit(try world.home.run(["edit", "t", "--option", "ProxyCommand sh -c 'echo %n %r %h %p > \(mark); exec \(TestTool.nc.path) %h %p'"]), 0)
         let ran = try world.home.run(["exec", "t", "-n", "--", "echo", "through the proxy"])
         XCTAssertExit(ran, 0)
         XCTAssertEqual(ran.stdout, "through the proxy\n")

@@ -20,7 +20,7 @@ final class BackgroundCLI: @unchecked Sendable {
         let input = try stdin.map { text in try home.write(text, to: String(name.dropFirst()) + ".stdin") }
         if let fd3 {
             let file = try home.write(fd3 + "\n", to: "fd3-\(UUID().uuidString.prefix(6))")
-            process = try SpawnedProcess("/bin/sh", ["-c", "exec \"$0\" \"$@\" 3<'\(file)'", CLI.binary] + arguments,
+            process = try SpawnedProcess(TestTool.sh.path, ["-c", "exec \"$0\" \"$@\" 3<'\(file)'", CLI.binary] + arguments,
                                          environment: home.environment, input: input, errors: errorsPath)
         } else {
             process = try SpawnedProcess(

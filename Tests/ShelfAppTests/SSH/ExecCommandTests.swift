@@ -89,9 +89,9 @@ final class ExecCommandTests: XCTestCase {
         XCTAssertExit(try world.home.run("trust", "t", "--fingerprint", try world.fingerprint(world.sshd)), 0)
         let remote = "/tmp/sshelf-cli-binary-\(UUID().uuidString.prefix(8))"
         defer { try? FileManager.default.removeItem(atPath: remote) }
-        let local = try Shell.run("/bin/sh", ["-c", "\"$0\" exec t -n -- 'head -c 4000000 /dev/urandom | tee \(remote)' | sha256sum", CLI.binary],
+        let local = try Shell.run(TestTool.sh.path, ["-c", "\"$0\" exec t -n -- 'head -c 4000000 /dev/urandom | tee \(remote)' | sha256sum", CLI.binary],
                                   environment: world.home.environment)
-        let expected = try Shell.run("/usr/bin/sha256sum", [remote])
+        let expected = try Shell.run(TestTool.sha256sum.path, [remote])
         XCTAssertEqual(local.prefix(64), expected.prefix(64))
         XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: remote)[.size] as? NSNumber, 4_000_000)
     }

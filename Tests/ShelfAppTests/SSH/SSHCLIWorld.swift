@@ -32,7 +32,7 @@ final class SSHCLIWorld {
 
     /// The `SHA256:` fingerprint of the server's ed25519 host key, from ssh-keygen.
     func fingerprint(_ server: SSHD) throws -> String {
-        let out = try Shell.run("/usr/bin/ssh-keygen", ["-l", "-E", "sha256", "-f", server.directory + "/ssh_host_ed25519_key.pub"])
+        let out = try Shell.run(TestTool.sshKeygen.path, ["-l", "-E", "sha256", "-f", server.directory + "/ssh_host_ed25519_key.pub"])
         return String(out.split(separator: " ")[1])
     }
 

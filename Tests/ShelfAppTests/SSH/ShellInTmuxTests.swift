@@ -13,7 +13,7 @@ final class ShellInTmuxTests: XCTestCase {
     private func pane(_ world: SSHCLIWorld, _ script: String, columns: Int = 80, rows: Int = 24,
                       extra: [String: String] = [:]) throws -> Tmux {
         let env = world.home.environment.merging(extra) { $1 }
-        return try Tmux(home: world.home, command: ["/bin/sh", "-c", script], environment: env, columns: columns,
+        return try Tmux(home: world.home, command: [TestTool.sh.path, "-c", script], environment: env, columns: columns,
                         rows: rows)
     }
 

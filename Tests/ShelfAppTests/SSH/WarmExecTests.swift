@@ -69,8 +69,8 @@ final class WarmExecTests: XCTestCase {
 
         // 1 MiB of incompressible bytes, compared by SHA-256 with the same bytes written locally.
         let file = world.home.root + "/blob"
-        _ = try Shell.run("/bin/sh", ["-c", "head -c 1048576 /dev/urandom > \(file); chmod 644 \(file); chmod 755 \(world.home.root)"])
-        let expected = try Shell.run("/bin/sh", ["-c", "sha256sum < \(file)"])
+        _ = try Shell.run(TestTool.sh.path, ["-c", "head -c 1048576 /dev/urandom > \(file); chmod 644 \(file); chmod 755 \(world.home.root)"])
+        let expected = try Shell.run(TestTool.sh.path, ["-c", "sha256sum < \(file)"])
         let binary = try CLI.run(["-c", "\"$0\" exec t -n -- cat \(file) | sha256sum", CLI.binary],
                                  environment: world.home.environment, shell: true)
         XCTAssertEqual(binary.stdout, expected)
@@ -93,7 +93,7 @@ final class WarmExecTests: XCTestCase {
         // A socket nobody listens on any more: what a killed keeper leaves behind.
         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
                                                 withIntermediateDirectories: true)
-        _ = try Shell.run("/usr/bin/python3", ["-c", "import socket; socket.socket(socket.AF_UNIX).bind('\(path)')"])
+        _ = try Shell.run(TestTool.python3.path, ["-c", "import socket; socket.socket(socket.AF_UNIX).bind('\(path)')"])
         XCTAssertTrue(FileManager.default.fileExists(atPath: path))
 
         let result = try world.home.run("exec", "t", "-n", "--", "echo direct")
@@ -194,8 +194,8 @@ final class WarmExecTests: XCTestCase {
                 pass
             print(len(data))
             """
-        let reply = try Shell.run("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups",
-                                                       "/usr/bin/python3", "-c", script, path, marker])
+        let reply = try Shell.run(TestTool.setpriv.path, ["--reuid=65534", "--regid=65534", "--clear-groups",
+                                                       TestTool.python3.path, "-c", script, path, marker])
         XCTAssertEqual(reply.trimmingCharacters(in: .whitespacesAndNewlines), "0")
         XCTAssertFalse(FileManager.default.fileExists(atPath: marker))
         let ours = try world.home.run("exec", "t", "-n", "--", "echo still-ours")
@@ -216,7 +216,7 @@ final class WarmExecTests: XCTestCase {
         // stdin is a pipe whose writer stays open: cat would never see EOF on its own. The writer is a `sleep`, part
         // of the scenario: it outlives the limit, so a keeper still reading this stdin would make the next call
         // fail. Spawned and reaped by pid: Foundation's Process would wait for the orphaned sleep.
-        let pipeline = try SpawnedProcess("/bin/sh", ["-c", """
+        let pipeline = try SpawnedProcess(TestTool.sh.path, ["-c", """
             sh -c 'echo $$ > "$1"; exec sleep \(limit * 3)' sh "$1" | sh -c 'echo $$ > "$1"; exec "$0" exec t -- cat' "$0" "$2"
             """, CLI.binary, sleeperFile, callerFile], environment: world.home.environment)
         defer { pipeline.stop() }

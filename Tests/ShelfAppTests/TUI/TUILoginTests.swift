@@ -196,7 +196,7 @@ final class TUILoginTests: XCTestCase {
         var ecdsaOnly = SSHD.Options()
         ecdsaOnly.hostKeyTypes = [.ecdsa]
         let world = try SSHCLIWorld(options: ecdsaOnly)
-        let ecdsa = try Shell.run("/usr/bin/ssh-keygen", ["-l", "-E", "sha256", "-f", world.sshd.directory + "/ssh_host_ecdsa_key.pub"])
+        let ecdsa = try Shell.run(TestTool.sshKeygen.path, ["-l", "-E", "sha256", "-f", world.sshd.directory + "/ssh_host_ecdsa_key.pub"])
         XCTAssertExit(try world.home.run("trust", "t", "--fingerprint", String(ecdsa.split(separator: " ")[1])), 0)
         // The server now offers only an ed25519 key: t is known, but only as ecdsa.
         var options = SSHD.Options()

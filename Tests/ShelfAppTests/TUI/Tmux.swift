@@ -50,7 +50,7 @@ final class Tmux {
     func tmux(_ arguments: [String]) throws -> (status: Int32, output: String) {
         let path = NSTemporaryDirectory() + "/tmux-out-" + UUID().uuidString
         defer { unlink(path) }
-        let status = try SpawnedProcess.run("/usr/bin/tmux", ["-L", socket] + arguments, output: path,
+        let status = try SpawnedProcess.run(TestTool.tmux.path, ["-L", socket] + arguments, output: path,
                                             environment: ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"])
         return (status, (try? String(contentsOfFile: path, encoding: .utf8)) ?? "")
     }

@@ -25,7 +25,7 @@ final class CanaryTests: XCTestCase {
 
         let keyPath = home.home + "/id_test"
         let keygen = Process()
-        keygen.executableURL = URL(fileURLWithPath: "/usr/bin/ssh-keygen")
+        keygen.executableURL = TestTool.sshKeygen.url
         keygen.arguments = ["-q", "-t", "ed25519", "-N", keyPassphrase, "-f", keyPath, "-C", "canary"]
         try keygen.run()
         keygen.waitUntilExit()

@@ -7,7 +7,7 @@ import XCTest
 final class IdentityVaultTests: XCTestCase {
     func sshKeygen(_ arguments: [String]) throws -> String {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/ssh-keygen")
+        process.executableURL = TestTool.sshKeygen.url
         process.arguments = arguments
         let out = Pipe()
         process.standardOutput = out
