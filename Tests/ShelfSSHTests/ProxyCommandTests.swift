@@ -76,7 +76,7 @@ final class ProxyCommandTests: XCTestCase {
                         "printf '%%s|' '%n' '%h' '%r' '%p'"]
         {
             let expanded = try ProxyCommandTransport.expand(command, hop: hop)
-            let out = try Shell.run("/bin/sh", ["-c", expanded])
+            let out = try Shell.run(TestTool.sh.path, ["-c", expanded])
             XCTAssertEqual(out, "web*|fe80::1%eth0|DOM\\svc$x|2222|", command)
         }
         for (field, payload) in [("hostname", "$(touch${IFS}\(mark))"), ("user", "`touch \(mark)`"), ("name", "x;touch \(mark)")] {
