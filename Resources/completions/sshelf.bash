@@ -157,7 +157,7 @@ _sshelf() {
         "sync conflicts") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --seen --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "sync disable") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;
         "ui") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--print-keymap --benchmark-report --benchmark-query --benchmark-seed --benchmark-data --benchmark-ssh-config --help" -- "$cur")); else COMPREPLY=(); fi ;;
-        "check") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "check") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --fix --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "completions") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=($(compgen -W "bash zsh fish" -- "$cur")); fi ;;
         "manpage") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;
         "version") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--verbose --help" -- "$cur")); else COMPREPLY=(); fi ;;

@@ -146,6 +146,21 @@ final class ReducerTests: XCTestCase {
         XCTAssertEqual(form.fields[form.focus].key, "hostname", "focus goes to the first problem")
     }
 
+    /// The form refuses what every entry point refuses: shell syntax OpenSSH refuses in a hostname or user (it would
+    /// reach ProxyCommand's %h and %r), with the same words as the CLI, and nothing is saved.
+    func testAddHostFormRefusesShellSyntaxInHostnameAndUser() {
+        var state = Fixtures.state(Fixtures.threeLevels())
+        Fixtures.press(&state, .char("a"))
+        Fixtures.type(&state, "db.corp")
+        Fixtures.press(&state, .tab)
+        Fixtures.type(&state, "$(touch${IFS}pwned)")
+        let effects = Fixtures.press(&state, .enter)
+        XCTAssertEqual(effects, [])
+        guard case .form(let form) = state.mode else { return XCTFail("form closed") }
+        XCTAssertEqual(form.errors["hostname"], "hostname " + Validation.hostnameProblem("$(touch${IFS}pwned)")!)
+        XCTAssertTrue(form.errors["hostname"]?.contains("contains '$', which a shell reads as syntax") == true)
+    }
+
     func testAddHostFormSavesThroughAnEffectAndWaitsForTheResult() throws {
         var state = Fixtures.state(Fixtures.threeLevels())
         Fixtures.press(&state, .char("a"))
