@@ -83,11 +83,14 @@ struct KernelKeyring {
         return got == length ? key : nil
     }
 
+    /// Invalidates the key (its payload is gone for every process at once) and unlinks it from the user keyring at
+    /// once: an invalidated key stays linked until the kernel's garbage collector runs, and an `add_key` of the same
+    /// description before then (a `vault unlock` right after a lock) could update that dead key instead of adding a
+    /// live one — the unlock would silently not hold.
     func remove(description: String) {
         guard isAvailable, let id = find(description) else { return }
-        if cshims_keyctl(Self.invalidateKey, UInt(id), 0, 0, 0) != 0 {
-            _ = cshims_keyctl(Self.unlinkKey, UInt(id), UInt(bitPattern: Int(Self.userKeyring)), 0, 0)
-        }
+        _ = cshims_keyctl(Self.invalidateKey, UInt(id), 0, 0, 0)
+        _ = cshims_keyctl(Self.unlinkKey, UInt(id), UInt(bitPattern: Int(Self.userKeyring)), 0, 0)
     }
 
     private func find(_ description: String) -> Int? {
