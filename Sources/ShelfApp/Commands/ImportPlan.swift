@@ -51,7 +51,13 @@ enum ImportPlan {
         // Names are compared ignoring case, as ssh matches Host aliases and as the unique-name rule does: an alias
         // updates the host of that name, and never adds a second one.
         var shared: [String: [ShelfCore.Host]] = [:]
-        for host in try store.hosts() { shared[ModelCheck.sameNameKey(host.name), default: []].append(host) }
+        // A stored host's aliases find it too (after the names: a name is never shadowed by another host's alias).
+        var aliasOf: [String: ShelfCore.Host] = [:]
+        for host in try store.hosts() {
+            shared[ModelCheck.sameNameKey(host.name), default: []].append(host)
+            for alias in host.aliases { aliasOf[ModelCheck.sameNameKey(alias)] = aliasOf[ModelCheck.sameNameKey(alias)] ?? host }
+        }
+        for (key, host) in aliasOf where shared[key] == nil { shared[key] = [host] }
         // Where each name of the file is in `imported` (its first alias), and the stored hosts by their unique names.
         var inFile: [String: Int] = [:]
         inFile.reserveCapacity(resolved.hosts.count)
@@ -85,6 +91,18 @@ enum ImportPlan {
             if let existing { stored[existing.id] = existing }
             // A new host's id is handed out after this pass (below).
             var host = existing ?? ShelfCore.Host(id: ImportPlan.unassigned, name: entry.alias, groupID: group?.id)
+            // The file's aliases join the ones the host has; one that is another host's name or alias stays there.
+            for alias in entry.aliases where !host.answers(to: alias) {
+                let aliasKey = ModelCheck.sameNameKey(alias)
+                if let owner = shared[aliasKey]?.first, owner.id != existing?.id {
+                    summary.warnings.append("\(entry.location): host '\(entry.alias)': alias '\(alias)' not kept: it names the stored host '\(owner.name)'")
+                } else if let first = inFile[aliasKey] {
+                    summary.warnings.append("\(entry.location): host '\(entry.alias)': alias '\(alias)' not kept: it names '\(resolved.hosts[imported[first].0].alias)' above")
+                } else {
+                    host.aliases.append(alias)
+                    inFile[aliasKey] = imported.count
+                }
+            }
             host.hostname = entry.hostname
             host.user = entry.user
             host.port = entry.port
@@ -239,6 +257,7 @@ enum ImportPlan {
     static func sameSettings(_ a: ShelfCore.Host, _ b: ShelfCore.Host) -> Bool {
         a.hostname == b.hostname && a.user == b.user && a.port == b.port && a.identityID == b.identityID
             && a.jumpHostIDs == b.jumpHostIDs && a.unresolvedJump == b.unresolvedJump && a.options == b.options
+            && a.aliases == b.aliases
     }
 
     /// The identity for an IdentityFile path, created on first sight. Only the path and the public key (from

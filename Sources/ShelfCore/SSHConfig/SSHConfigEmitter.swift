@@ -102,6 +102,8 @@ public enum SSHConfigEmitter {
         let rulesByHost = Dictionary(grouping: input.rules.filter { $0.enabled && $0.kind.isKnown }, by: { $0.hostID })
         let written = writtenNames(input.hosts)
         var seen: Set<String> = []
+        // Names come before aliases: an alias that is also a host's name (sync can bring that) is left to the name.
+        var aliasTaken = Set(input.hosts.map { $0.name.lowercased() })
         for host in sorted(input.hosts) {
             out += "\n"
             if let why = unexportableName(host.name) {
@@ -124,7 +126,8 @@ public enum SSHConfigEmitter {
             if !host.tags.isEmpty { out += "# tags: \(safe(host.tags.joined(separator: ", ")))\n" }
             let options = host.options.sshOptions
             let own = Set(options.map(\.key))
-            out += "Host \(quote(host.name))\n"
+            let aliases = host.aliases.filter { unexportableName($0) == nil && aliasTaken.insert($0.lowercased()).inserted }
+            out += "Host \(([host.name] + aliases).map(quote).joined(separator: " "))\n"
             out += "    HostName \(quote(host.hostname))\n"
             if !host.user.isEmpty { out += "    User \(quote(host.user))\n" }
             if host.port != Host.defaultPort { out += "    Port \(host.port)\n" }

@@ -6,6 +6,9 @@ import Foundation
 
 public struct ImportedHost: Hashable, Sendable {
     public var alias: String
+    /// The other names of its `Host` line that ssh resolves to exactly the same settings (`Host web1 web1.prod`):
+    /// one host with aliases, not one host per name.
+    public var aliases: [String] = []
     public var hostname: String
     public var user: String
     public var port: Int
@@ -20,6 +23,18 @@ public struct ImportedHost: Hashable, Sendable {
     public var proxyCommandJump: [String]? = nil
     /// Where the alias was first named.
     public var location: String
+}
+
+extension ImportedHost {
+    /// Every setting but the names and where they were read.
+    func sameSettings(as other: ImportedHost) -> Bool {
+        hostname == other.hostname && user == other.user && port == other.port && identityFiles == other.identityFiles
+            && proxyJump == other.proxyJump && forwards == other.forwards && options == other.options
+            && proxyCommandJump == other.proxyCommandJump
+    }
+
+    /// The name, then the aliases.
+    public var names: [String] { [alias] + aliases }
 }
 
 public struct SSHConfigImport: Sendable {
@@ -152,12 +167,32 @@ public enum SSHConfigResolver {
             result.failures += part.failures
             result.warnings += part.warnings
         }
+        result.hosts = foldingAliases(result.hosts)
         for index in patternBlocks { result.defaults += defaults(of: blocks[index], warnings: &result.warnings) }
         result.notes = SSHConfigMatchNotes.notes(blocks: blocks.filter { $0.isMatch && !$0.lines.isEmpty },
                                                  hosts: result.hosts)
         SSHConfigRelease.elsewhere((consume blocks, consume seen, consume aliases, consume resolvedParts, resolved, shared,
                                     resolvePart))
         return result
+    }
+
+    /// The names of one `Host` line (they follow each other in the list) that resolve to the same settings become one
+    /// host: the first name is its name, the others its aliases. A name that resolves differently (its own block
+    /// later, a pattern matching only it, `%h` in HostName, no HostName at all) stays a host of its own, as ssh -G
+    /// sees it.
+    static func foldingAliases(_ hosts: [ImportedHost]) -> [ImportedHost] {
+        var out: [ImportedHost] = []
+        out.reserveCapacity(hosts.count)
+        var lineStart = -1
+        for host in hosts {
+            if lineStart >= 0, out[lineStart].location == host.location, out[lineStart].sameSettings(as: host) {
+                out[lineStart].aliases.append(host.alias)
+                continue
+            }
+            if lineStart < 0 || out[lineStart].location != host.location { lineStart = out.count }
+            out.append(host)
+        }
+        return out
     }
 
     /// From this many aliases the resolving is split across two cores.
