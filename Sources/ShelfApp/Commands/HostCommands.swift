@@ -31,9 +31,9 @@ enum HostCommands {
         CommandSpec(
             path: ["list"], summary: "list hosts, optionally filtered",
             details: """
-                Every word of FILTER must match within one field of the host (its name, hostname, user, a tag or \
-                its group path), fuzzily: its letters in order, not necessarily adjacent, case and accents \
-                ignored. Best matches first (a whole field, then a prefix, then word starts and adjacent \
+                Every word of FILTER must match within one field of the host (its name, hostname, user, a tag, an \
+                alias or its group path), fuzzily: its letters in order, not necessarily adjacent, case and accents \
+                ignored; a word written :PORT (:2222) matches hosts whose port starts with those digits. Best matches first (a whole field, then a prefix, then word starts and adjacent \
                 letters), ties by last connected, then name: the same rule and order as the TUI's search.
                 """,
             arguments: [ArgumentSpec(name: "FILTER", help: "words to search for", optional: true, variadic: true)],
@@ -42,7 +42,7 @@ enum HostCommands {
                 .flag("json", "print JSON (an array of host records) for scripts"),
                 .flag("names", "print only the names, one per line, as commands take them (NAME@ID where several hosts share a name)"),
             ],
-            examples: ["sshelf list", "sshelf list prod db", "sshelf list --group prod/eu --json"],
+            examples: ["sshelf list", "sshelf list prod db", "sshelf list :2222", "sshelf list --group prod/eu --json"],
             run: list),
         CommandSpec(
             path: ["show"], summary: "show one host with its forward rules",
