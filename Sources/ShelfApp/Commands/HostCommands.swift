@@ -132,8 +132,12 @@ enum HostCommands {
                 ("name", host.name),
             ]
             if !host.aliases.isEmpty { lines.append(("aliases", host.aliases.joined(separator: ", "))) }
+            let defaults = try store.optionDefaults()
+            let applied = OptionDefaults.applied(defaults, to: host)
+            let fromPatterns = applied.from.map { "\($0.field) from Host \($0.pattern)" }.joined(separator: ", ")
             lines += [
-                ("id", host.id.uuidString.lowercased()), ("destination", host.destination),
+                ("id", host.id.uuidString.lowercased()),
+                ("destination", applied.host.destination + (fromPatterns.isEmpty ? "" : "  (\(fromPatterns))")),
                 ("group", tree.path(of: host.groupID).isEmpty ? "(none)" : tree.path(of: host.groupID)),
                 ("tags", host.tags.isEmpty ? "(none)" : host.tags.joined(separator: ", ")),
                 ("auth", host.authMethod.rawValue),
@@ -145,7 +149,7 @@ enum HostCommands {
             ]
             if !host.notes.isEmpty { lines.append(("notes", host.notes)) }
             var out = lines.map { "\($0.0.padding(toLength: 15, withPad: " ", startingAt: 0))\(Display.safe($0.1))\n" }.joined()
-            out += OptionListing.text(host: host, defaults: try store.optionDefaults())
+            out += OptionListing.text(host: host, defaults: defaults)
             if !rules.isEmpty {
                 out += "forwards:\n"
                 for rule in rules {

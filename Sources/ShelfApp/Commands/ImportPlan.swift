@@ -48,6 +48,8 @@ enum ImportPlan {
         summary.notes = resolved.notes
         let group = try groupPath.flatMap { try GroupOperations.create($0, in: store) }
         var identities = try store.identities()
+        // The Host patterns as they will be after this import: what they give a stored host is not written into it.
+        let defaults = mergedDefaults(try store.optionDefaults(), resolved.defaults)
         // Names are compared ignoring case, as ssh matches Host aliases and as the unique-name rule does: an alias
         // updates the host of that name, and never adds a second one.
         var shared: [String: [ShelfCore.Host]] = [:]
@@ -106,6 +108,12 @@ enum ImportPlan {
             host.hostname = entry.hostname
             host.user = entry.user
             host.port = entry.port
+            if let existing {
+                // A user or port the host leaves to its Host patterns stays unset when the file says what they give.
+                let given = OptionDefaults.applied(defaults, to: existing).host
+                if existing.user.isEmpty, entry.user == given.user { host.user = "" }
+                if existing.port == ShelfCore.Host.defaultPort, entry.port == given.port { host.port = ShelfCore.Host.defaultPort }
+            }
             host.options = entry.options
             if let file = entry.identityFiles.first {
                 host.identityID = try identity(for: file, home: home, identities: &identities, summary: &summary, store: store).id
@@ -152,7 +160,10 @@ enum ImportPlan {
                 changed = true
             }
             let rules = rulesByHost[host.id] ?? []
-            for spec in resolved.hosts[index].forwards where !rules.contains(where: { $0.spec == spec }) {
+            // A stored host's forward that its Host patterns carry is theirs, not a rule of its own.
+            let patternForwards = isNew ? [] : OptionDefaults.forwards(defaults, for: host)
+            for spec in resolved.hosts[index].forwards
+            where !rules.contains(where: { $0.spec == spec }) && !patternForwards.contains(spec) {
                 try store.save(PortForwardRule(hostID: host.id, kind: spec.kind, bindAddress: spec.bindAddress,
                                                bindPort: spec.bindPort, targetHost: spec.targetHost,
                                                targetPort: spec.targetPort))
@@ -163,7 +174,7 @@ enum ImportPlan {
         }
         try store.save(hosts: changedHosts)
         if !resolved.defaults.isEmpty {
-            try store.setOptionDefaults(mergedDefaults(try store.optionDefaults(), resolved.defaults))
+            try store.setOptionDefaults(defaults)
             summary.defaultsKept = resolved.defaults.count
         }
         // Freeing what a 100,000-host file made here takes tens of milliseconds: the other core does it.

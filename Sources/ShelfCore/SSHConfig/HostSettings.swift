@@ -104,6 +104,8 @@ public struct HostSettings: Sendable, Equatable {
         var seen: Set<String> = []
         for option in options {
             let key = option.key
+            // Host fields a pattern block gave (User, Port…): applied to the host itself (OptionDefaults.applied).
+            if SSHOption.patternKeywords.contains(key) { continue }
             let accumulating = SSHOption.accumulating.contains(key)
             guard accumulating || seen.insert(key).inserted else { continue }
             let words = option.arguments

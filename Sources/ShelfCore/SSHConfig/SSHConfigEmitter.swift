@@ -179,7 +179,7 @@ public enum SSHConfigEmitter {
                 for block in input.defaults where block.matches(host.name) {
                     for option in block.options.sshOptions
                     where SSHOption.accumulating.contains(option.key) || !set.contains(option.key) {
-                        out += optionLine(option.line, refused: bridge?.refused ?? [:])
+                        out += optionLine(option.line, refused: bridge?.refused ?? [:], pattern: true)
                     }
                     set.formUnion(block.options.sshOptions.map(\.key))
                 }
@@ -189,8 +189,8 @@ public enum SSHConfigEmitter {
 
     /// One kept option, indented; a line that cannot be written safely (a control character, a modelled keyword: a
     /// synced record is not trusted to be valid) or that this ssh refuses is written as a comment saying why.
-    static func optionLine(_ line: String, refused: [String: String]) -> String {
-        if let problem = SSHOption.problem(line) { return "    # an option was left out: \(safe(problem))\n" }
+    static func optionLine(_ line: String, refused: [String: String], pattern: Bool = false) -> String {
+        if let problem = pattern ? SSHOption.patternProblem(line) : SSHOption.problem(line) { return "    # an option was left out: \(safe(problem))\n" }
         if let why = refused[line] { return "    # left out, this ssh refuses it (\(safe(why))): \(line)\n" }
         return "    \(line)\n"
     }
@@ -205,7 +205,7 @@ public enum SSHConfigEmitter {
             return "\n# skipped defaults with a pattern ssh cannot read\n"
         }
         var out = "\nHost \(block.pattern)\n"
-        for line in block.options { out += optionLine(line, refused: [:]) }
+        for line in block.options { out += optionLine(line, refused: [:], pattern: true) }
         return out
     }
 

@@ -235,14 +235,17 @@ public enum SSHConfigResolver {
         return SSHOption(keyword: line.keyword, value: line.rawArguments).line
     }
 
-    /// A pattern block's options as defaults (nothing when it has none).
+    /// A pattern block's every line as defaults, in order (nothing when it has none): it has no fields, so `User`,
+    /// `Port`, `HostName` and forwards are lines there too.
     static func defaults(of block: Block, warnings: inout [String]) -> [OptionDefaults] {
         var options: [String] = []
-        for line in block.lines where keptAsOption(line) || line.key == "identityfile" {
-            if let problem = SSHOption.problem(optionLine(line)) {
+        for line in block.lines where line.key != "host" && line.key != "match" && line.key != "include" {
+            let text = keptAsOption(line) ? optionLine(line)
+                : "\(line.keyword) \(line.arguments.map(SSHConfigEmitter.quote).joined(separator: " "))"
+            if let problem = SSHOption.patternProblem(text) {
                 warnings.append("\(line.location): not kept: \(problem)")
             } else {
-                options.append(optionLine(line))
+                options.append(text)
             }
         }
         guard !options.isEmpty else { return [] }
