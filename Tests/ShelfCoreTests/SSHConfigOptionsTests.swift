@@ -45,7 +45,7 @@ final class SSHConfigOptionsTests: XCTestCase {
         XCTAssertEqual(web.identityFiles.first, "~/.ssh/first")
         XCTAssertNil(web.proxyCommandJump)
         XCTAssertEqual(result.defaults, [
-            OptionDefaults(pattern: "*.internal !bastion.internal", options: ["Compression yes"]),
+            OptionDefaults(pattern: "*.internal !bastion.internal", options: ["Compression yes", "User ops"]),
             OptionDefaults(pattern: "*", options: ["ControlMaster auto", "ControlPath ~/.ssh/cm-%C", "IdentityFile ~/.ssh/id_default"]),
         ])
         XCTAssertTrue(result.defaults[0].matches("db.internal"))
