@@ -202,9 +202,15 @@ enum SSHCommands {
     static func noteOptions(_ plan: ConnectPlan, context: AppContext) {
         let target = plan.endpoints[plan.endpoints.count - 1]
         let name = Display.safe(target.name)
-        if !target.settings.unsupported.isEmpty {
-            let list = target.settings.unsupported.map(Display.safe).joined(separator: ", ")
-            context.errorOutput("sshelf: note: \(name) sets \(list), which sshelf's own client (libssh2 \(LibSSH2.version)) cannot do; connecting without \(target.settings.unsupported.count == 1 ? "it" : "them") (sshelf connect \(name) --openssh runs OpenSSH's ssh with them)\n")
+        for line in target.settings.socketForwards {
+            context.errorOutput("sshelf: note: \(name): '\(Display.safe(line))' forwards a unix socket, which sshelf's own client (libssh2 \(LibSSH2.version)) cannot open; connecting without it (sshelf connect \(name) --openssh runs OpenSSH's ssh with it)\n")
+        }
+        let others = target.settings.unsupported.filter { keyword in
+            !target.settings.socketForwards.contains { SSHOption(line: $0)?.keyword == keyword }
+        }
+        if !others.isEmpty {
+            let list = others.map(Display.safe).joined(separator: ", ")
+            context.errorOutput("sshelf: note: \(name) sets \(list), which sshelf's own client (libssh2 \(LibSSH2.version)) cannot do; connecting without \(others.count == 1 ? "it" : "them") (sshelf connect \(name) --openssh runs OpenSSH's ssh with them)\n")
         }
         for problem in target.settings.invalid {
             context.warn("\(name): option \(Display.safe(problem)); ignored")

@@ -363,7 +363,14 @@ public enum SSHConfigResolver {
                 case "localforward", "remoteforward", "dynamicforward":
                     let kind: ForwardKind = line.key == "localforward" ? .local : line.key == "remoteforward" ? .remote : .dynamic
                     if kind != .dynamic, line.arguments.contains(where: { $0.contains("/") }) {
-                        warnings.append("\(line.location): host '\(alias)': \(line.keyword) \(line.arguments.joined(separator: " ")) forwards a unix socket, which sshelf does not support; that rule is skipped, the host is imported")
+                        // A unix socket: kept as the host's line (SSHOption.isSocketForward), for OpenSSH to run.
+                        let text = "\(line.keyword) \(line.arguments.map(SSHConfigEmitter.quote).joined(separator: " "))"
+                        if pattern {
+                        } else if let problem = SSHOption.problem(text) {
+                            warnings.append("\(line.location): host '\(alias)': not kept: \(problem)")
+                        } else if !options.contains(text) {
+                            options.append(text)
+                        }
                         continue
                     }
                     do {

@@ -77,11 +77,20 @@ public struct SSHOption: Hashable, Sendable, CustomStringConvertible {
         guard option.keyword.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) })
         else { return "'\(option.keyword)' is not an ssh_config keyword (letters and digits only)" }
         guard !option.value.isEmpty else { return "option \(option.keyword) has no value ('\(option.keyword) VALUE')" }
-        if modelled.contains(option.key), !(modelledAllowed && patternKeywords.contains(option.key)) {
+        if modelled.contains(option.key), !(modelledAllowed && patternKeywords.contains(option.key)),
+           !isSocketForward(option) {
             return "\(option.keyword) is a host field of its own, not an option (use \(flag(for: option.key)))"
         }
         if option.value.filter({ $0 == "\"" }).count % 2 == 1 { return "option '\(line.prefix(40))' has an unterminated quote" }
         return nil
+    }
+
+    /// A LocalForward or RemoteForward with a unix socket at either end (an argument with a `/`): not a rule sshelf
+    /// models (its rules are TCP ports), so the line is kept with the host as written. sshelf's client cannot run it:
+    /// libssh2 before 1.11 has no direct-streamlocal channel and none has streamlocal-forward for the remote side;
+    /// OpenSSH's ssh does (`sshelf connect NAME --openssh`, the ssh_config bridge).
+    public static func isSocketForward(_ option: SSHOption) -> Bool {
+        (option.key == "localforward" || option.key == "remoteforward") && option.arguments.contains { $0.contains("/") }
     }
 
     /// The longest option line kept (a long ProxyCommand fits).
