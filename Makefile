@@ -8,8 +8,9 @@ BUILD_FLAGS ?= -Xswiftc -warnings-as-errors
 # glibc 2.36+): the loader no longer reads a 1.8 MB table at every start; and laying out first, together, the
 # functions everyday commands and the TUI run (each function in a section of its own, placed by the list in
 # bench/link-order.txt, made by bench/link-order): a start then maps a few MiB of code instead of 6-10. See
-# docs/PERFORMANCE.md.
-RELEASE_FLAGS ?= -c release --static-swift-stdlib -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs \
+# docs/PERFORMANCE.md. No $ORIGIN run path: the binary is installed into /usr/bin (make install, make deb) and must
+# not look for the libraries it opens next to itself.
+RELEASE_FLAGS ?= -c release --static-swift-stdlib --disable-local-rpath -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs \
 	-Xswiftc -Xfrontend -Xswiftc -function-sections \
 	-Xlinker --symbol-ordering-file=$(CURDIR)/bench/link-order.txt -Xlinker --no-warn-symbol-ordering
 
@@ -23,10 +24,12 @@ CLANG ?= $(dir $(realpath $(shell command -v $(SWIFT) 2>/dev/null)))clang
 # completion tests; git-filter-repo: the sync migration's git-history fix is followed as written; nc and socat:
 # ProxyCommand; rsync, scp: the bridge; python3: a socket another uid binds).
 RUN_DEBS := pkg-config binutils libssh2-1-dev libsodium-dev libsqlite3-dev libncurses-dev libssl-dev
-TEST_DEBS := $(RUN_DEBS) openssh-server openssh-client tmux git git-filter-repo procps bash zsh fish dash \
-	netcat-openbsd socat rsync python3-minimal coreutils util-linux mount passwd
+# dpkg-dev: dpkg-shlibdeps for the package's Depends (make deb); lintian checks the package (PackageTests).
+DEB_DEBS := dpkg-dev
+TEST_DEBS := $(RUN_DEBS) $(DEB_DEBS) lintian openssh-server openssh-client tmux git git-filter-repo procps bash zsh fish dash \
+	netcat-openbsd socat rsync python3-minimal coreutils util-linux mount passwd dpkg apt
 
-.PHONY: run test test-under-load build release deps test-deps install resources check-resources bench convergence clean
+.PHONY: run test test-under-load build release deps test-deps install deb resources check-resources bench convergence clean
 
 deps:
 	@scripts/ensure-debs $(RUN_DEBS)
@@ -48,9 +51,10 @@ run: release
 	@$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/sshelf $(ARGS)
 
 # Every test target, in parallel worker processes. The closing "N passed, N failed" line comes from the runner.
-test: test-deps
+# The Debian package is built first: PackageTests installs it into a scratch root and runs it from there.
+test: test-deps deb
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
-	scripts/run-tests
+	SSHELF_DEB=$(DEB) scripts/run-tests
 
 # The whole suite three times in a row while a CPU hog keeps every core busy (see scripts/test-under-load); fails if
 # any run failed. SSHELF_TEST_DEADLINE_SCALE stretches every test deadline on a machine slower still.
@@ -65,11 +69,19 @@ resources: build
 	$$($(SWIFT) build --show-bin-path)/sshelf completions zsh > Resources/completions/_sshelf
 	$$($(SWIFT) build --show-bin-path)/sshelf completions fish > Resources/completions/sshelf.fish
 
+# A Debian package of the release binary (stripped), the man page and the completions, for machines without the
+# Swift toolchain: `apt install ./$(DEB)`. Depends names every library the binary opens (scripts/make-deb).
+VERSION := $(shell sed -n 's/.*static let version = "\(.*\)"/\1/p' Sources/ShelfApp/AppVersion.swift)
+DEB := .build/deb/sshelf_$(VERSION)_amd64.deb
+deb: release
+	@scripts/ensure-debs $(DEB_DEBS)
+	scripts/make-deb "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/sshelf" $(VERSION) .build/deb
+
 install: release
 	install -d -m 755 $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions \
 		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
-	install -m 755 $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/sshelf $(DESTDIR)$(PREFIX)/bin/sshelf
+	install -s -m 755 $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/sshelf $(DESTDIR)$(PREFIX)/bin/sshelf
 	install -m 644 Resources/sshelf.1 $(DESTDIR)$(PREFIX)/share/man/man1/sshelf.1
 	install -m 644 Resources/completions/sshelf.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/sshelf
 	install -m 644 Resources/completions/_sshelf $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_sshelf

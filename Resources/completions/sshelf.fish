@@ -214,7 +214,7 @@ complete -c sshelf -n '__fish_seen_subcommand_from vault; and not __fish_seen_su
 complete -c sshelf -n '__fish_seen_subcommand_from vault; and __fish_seen_subcommand_from passwd' -l passphrase-fd -r -d 'read the vault passphrase (then any further passphrases, one per line) from descriptor N instead of the terminal'
 complete -c sshelf -n '__fish_seen_subcommand_from vault; and __fish_seen_subcommand_from passwd' -l remove -d 'remove the passphrase'
 complete -c sshelf -n '__fish_seen_subcommand_from vault; and __fish_seen_subcommand_from passwd' -l yes -d 'confirm destroying whenPasscodeSetThisDeviceOnly items without asking'
-complete -c sshelf -n '__fish_seen_subcommand_from vault; and not __fish_seen_subcommand_from init status unlock lock passwd list rm audit export import set-password set-class verify' -a list -d 'list stored items: keys, classes, families (never values)'
+complete -c sshelf -n '__fish_seen_subcommand_from vault; and not __fish_seen_subcommand_from init status unlock lock passwd list rm audit export import set-password set-class verify' -a list -d 'list stored items: key, family, class, the host or identity each is for (never values)'
 complete -c sshelf -n '__fish_seen_subcommand_from vault; and __fish_seen_subcommand_from list' -l json -d 'print JSON for scripts'
 complete -c sshelf -n '__fish_seen_subcommand_from vault; and not __fish_seen_subcommand_from init status unlock lock passwd list rm audit export import set-password set-class verify' -a rm -d 'delete one stored item'
 complete -c sshelf -n '__fish_seen_subcommand_from vault; and not __fish_seen_subcommand_from init status unlock lock passwd list rm audit export import set-password set-class verify' -a audit -d 'report items and files weaker than their use needs'

@@ -7,10 +7,64 @@ import ShelfSystem
 import ShelfVault
 
 public enum IdentityOperations {
-    public static func save(_ identity: Identity, in store: Store) throws {
+    public struct Saved: Sendable {
+        /// The record written: the one asked for, or the identity that already held its key.
+        public var identity: Identity
+        /// The name asked for, when the key was another identity's already and the new record was linked to it.
+        public var linkedFrom: String?
+        public var summary: String {
+            guard let linkedFrom else { return "saved identity \(Display.safe(identity.name))" }
+            return IdentityOperations.linkNote(asked: linkedFrom, holder: identity)
+        }
+    }
+
+    /// Saves an identity, keeping one identity per key: a new record whose public key another identity holds is
+    /// linked to that one (which keeps its name and takes the stricter agent options of the two); an existing record
+    /// given another identity's key is refused.
+    @discardableResult
+    public static func save(_ identity: Identity, in store: Store) throws -> Saved {
         let problems = Validation.problems(identity)
         guard problems.isEmpty else { throw ShelfError.invalid(problems) }
-        try store.write { try $0.save(identity) }
+        return try store.write { store -> Saved in
+            let identities = try store.identities()
+            let existing = identities.first { $0.id == identity.id }
+            // A record keeping its own key is saved as it is (two that sync brought together stay editable).
+            let key = IdentityKeys.blob(of: identity.publicKey)
+            let newKey = existing.map { IdentityKeys.blob(of: $0.publicKey) != key } ?? true
+            guard newKey, let holder = IdentityKeys.holder(of: identity.publicKey, among: identities,
+                                                           except: identity.id) else {
+                try store.save(identity)
+                return Saved(identity: identity, linkedFrom: nil)
+            }
+            guard existing == nil else { throw keyTaken(by: holder, identity.publicKey) }
+            var linked = holder
+            (linked.confirmEachUse, linked.agentLifetime) = IdentityKeys.stricter(holder, identity)
+            if linked.keyFile.isEmpty && linked.privateKeyRef == nil { linked.keyFile = identity.keyFile }
+            if linked != holder {
+                linked.updatedAt = Date()
+                try store.save(linked)
+            }
+            return Saved(identity: linked, linkedFrom: identity.name)
+        }
+    }
+
+    /// What a linked import or save says: which identity has the key, and its agent options now.
+    public static func linkNote(asked name: String, holder: Identity) -> String {
+        let fingerprint = IdentityKeys.fingerprint(of: holder.publicKey) ?? "this key"
+        let options = [holder.confirmEachUse ? "confirm each use" : nil,
+                       holder.agentLifetime > 0 ? "agent lifetime \(holder.agentLifetime) s" : nil].compactMap { $0 }
+        return "the key \(fingerprint) is identity '\(Display.safe(holder.name))''s already: "
+            + "'\(Display.safe(name))' is linked to it, one key has one identity (agent options: "
+            + (options.isEmpty ? "none" : options.joined(separator: ", ")) + ")"
+    }
+
+    /// An existing identity cannot take a key another identity holds.
+    static func keyTaken(by holder: Identity, _ publicKey: String) -> ShelfError {
+        let fingerprint = IdentityKeys.fingerprint(of: publicKey) ?? "this key"
+        let name = ShellWord.quote(holder.name)
+        let shown = Display.safe(holder.name)
+        return ShelfError(.invalid, "the key \(fingerprint) is identity '\(shown)''s already; one key has one identity",
+                          hint: "use \(name) for it, or remove it first: sshelf identity rm \(name)")
     }
 
     public struct Deleted: Sendable {
@@ -67,6 +121,8 @@ public enum IdentityOperations {
         public var foundPublicKey: Bool
         /// An encrypted key was opened with its passphrase and stored unencrypted (the vault encrypts it).
         public var decrypted: Bool
+        /// The name asked for, when the key was another identity's already and went to that identity instead.
+        public var linkedFrom: String?
     }
 
     /// Moves the private key at `path` into the vault under identity `name` (created, or its key replaced), in
@@ -75,6 +131,8 @@ public enum IdentityOperations {
     /// passphrase sat beside it would protect nothing, and every use would pay its bcrypt rounds again. A key sshelf
     /// cannot open itself (a cipher it does not know) is kept encrypted with its passphrase beside it; a wrong
     /// passphrase stores nothing. The public key comes from the key itself or `PATH.pub`.
+    /// One key, one identity: a key another identity holds goes to that identity (the name asked for is not made; the
+    /// holder keeps the stricter agent options of the two), and is refused when the name is an identity of its own.
     /// `adjust` sets the record's other fields (the agent's options) before it is saved.
     public static func importKey(named name: String, from path: String, workspace: Workspace, store: Store,
                                  vaultPassphrase: () throws -> SecretBytes,
@@ -88,7 +146,18 @@ public enum IdentityOperations {
         guard let inspection = OpenSSHKey.inspect(file) else {
             throw ShelfError(.invalid, "\(Display.safe(path)) is not a private key in OpenSSH or PEM format")
         }
-        var identity = try store.identities().first { $0.name == name } ?? Identity(name: name)
+        let identities = try store.identities()
+        let named = identities.first { $0.name == name }
+        var identity = named ?? Identity(name: name)
+        var linkedFrom: String? = nil
+        func link(_ line: String?) throws {
+            guard let line, let holder = IdentityKeys.holder(of: line, among: identities, except: identity.id) else {
+                return
+            }
+            guard named == nil else { throw keyTaken(by: holder, line) }
+            identity = holder
+            linkedFrom = name
+        }
         var publicKey = inspection.publicKey
         // The .pub beside the key gives the public key of a PEM file, and the comment of any key (so that
         // `identity show` prints the line ssh-keygen wrote): taken when it holds the same key.
@@ -100,14 +169,19 @@ public enum IdentityOperations {
                 publicKey = Validation.controlCharacterProblem(line) == nil ? line : key
             }
         }
+        try link(publicKey)
         let typeName = inspection.keyType ?? publicKey.map { String($0.prefix { $0 != " " }) } ?? ""
         identity.keyType = typeName.contains("ed25519") ? .ed25519 : typeName.contains("ecdsa") ? .ecdsa
             : typeName.contains("rsa") ? .rsa : identity.keyType
-        identity.publicKey = publicKey ?? identity.publicKey
+        if linkedFrom == nil { identity.publicKey = publicKey ?? identity.publicKey }
         let (hosts, rules) = try store.read { store in (try store.hosts(), try store.forwardRules()) }
-        let moment = ClassPolicy.readMoment(identity: identity.id, hosts: hosts, forwardRules: rules)
-        let keyClass = ClassPolicy.accessibility(for: .identityPrivateKey, readAt: moment)
-        let passphraseClass = ClassPolicy.accessibility(for: .identityPassphrase, readAt: moment)
+        /// The classes the policy names for the identity's key and passphrase, by how its hosts use it.
+        func classes() -> (key: AccessibilityClass, passphrase: AccessibilityClass) {
+            let moment = ClassPolicy.readMoment(identity: identity.id, hosts: hosts, forwardRules: rules)
+            return (ClassPolicy.accessibility(for: .identityPrivateKey, readAt: moment),
+                    ClassPolicy.accessibility(for: .identityPassphrase, readAt: moment))
+        }
+        var (keyClass, passphraseClass) = classes()
         let vault = try VaultAccess.open(workspace, create: true)
         try VaultAccess.unlockIfNeeded(vault, for: [keyClass, passphraseClass], passphrase: vaultPassphrase)
         let passphrase = inspection.encrypted ? try keyPassphrase() : nil
@@ -129,8 +203,14 @@ public enum IdentityOperations {
         // A PEM key without a .pub beside it: its public key is computed from the key itself.
         if publicKey == nil, !inspection.encrypted || decrypted, case .success(let key) = SSHPrivateKey.fromKeyFile(file, passphrase: nil) {
             publicKey = key.withComment(name).publicLine
-            identity.publicKey = key.withComment(name).publicLine
-            identity.keyType = key.algorithm.keyType
+            try link(publicKey)
+            if linkedFrom == nil {
+                identity.publicKey = key.withComment(name).publicLine
+                identity.keyType = key.algorithm.keyType
+            } else {
+                (keyClass, passphraseClass) = classes()
+                try VaultAccess.unlockIfNeeded(vault, for: [keyClass, passphraseClass], passphrase: vaultPassphrase)
+            }
         }
         try vault.saveIdentityPrivateKey(file, identityID: identity.id, class: keyClass)
         if let passphrase, keepPassphrase {
@@ -145,10 +225,16 @@ public enum IdentityOperations {
         identity.passphraseRef = keepPassphrase ? .identityPassphrase(identity.id) : nil
         identity.keyFile = ""
         identity.updatedAt = Date()
-        try adjust(&identity)
+        if linkedFrom == nil {
+            try adjust(&identity)
+        } else {
+            var asked = identity
+            try adjust(&asked)
+            (identity.confirmEachUse, identity.agentLifetime) = IdentityKeys.stricter(identity, asked)
+        }
         try save(identity, in: store)
         return Imported(identity: identity, format: inspection.format.rawValue, keyClass: keyClass, foundPublicKey: publicKey != nil,
-                        decrypted: decrypted)
+                        decrypted: decrypted, linkedFrom: linkedFrom)
     }
 
     /// A new ed25519 identity whose private key exists only in the vault; returns it and its public key line.

@@ -9,8 +9,16 @@ import ShelfVault
 
 public struct CredentialSync {
     public let vault: Vault
+    /// This device's id: the author of the writes made here.
+    let device: String
+    /// Keys the digests that tell a value changed in the vault (the ledger never holds a value).
+    let digestKey: SecretBytes
 
-    public init(vault: Vault) { self.vault = vault }
+    init(vault: Vault, device: String, digestKey: SecretBytes) {
+        self.vault = vault
+        self.device = device
+        self.digestKey = digestKey
+    }
 
     /// Item families that follow the user to other devices once credential sync is on. Sync's own keys never do.
     static let eligibleFamilies: Set<ReferenceKey.Secret> = [.password, .remember, .privkey, .passphrase]
@@ -50,31 +58,51 @@ public struct CredentialSync {
         }
     }
 
-    /// Items the last set sent held that are gone from the vault now were deleted here: bury them before merging
-    /// other devices' sets, so an older copy in one of them is not written back. The deletion's time is the
-    /// vault's clock, the one every item time comes from (a test sets it; so does SSHELF_TEST_NOW), so a value set
-    /// after the deletion is always newer than it.
+    /// What changed in the vault since the last run, stamped before other devices' sets are merged: an item whose
+    /// vault time or value differs from what was last seen was written here (stamped after every stamp known for
+    /// it: CredentialStamp), and an item the last set sent that is gone was deleted here (buried, so an older copy
+    /// in another device's set is not written back). Times are the vault's clock, the one every item time comes
+    /// from (a test sets it; so does SSHELF_TEST_NOW).
     func recordDeletions(store: Store) throws {
         var ledger = try CredentialLedger.load(store)
-        let present = Set(try syncableItems().map(\.key))
-        let gone = ledger.sent.subtracting(present)
-        guard !gone.isEmpty else { return }
-        let now = Int64(vault.now.timeIntervalSince1970)
-        for key in gone { ledger.bury(key, at: now) }
+        let items = try syncableItems()
+        for info in items {
+            guard let key = ReferenceKey(info.key), let accessibility = info.knownClass else { continue }
+            let value: SecretBytes
+            switch vault.read(key, class: accessibility) {
+            case .found(let found): value = found
+            case .locked: throw Self.locked
+            default: continue
+            }
+            let time = CredentialStamp.milliseconds(info.updatedAt), digest = self.digest(value)
+            if let seen = ledger.seen[info.key], seen.time == time, seen.digest == digest { continue }
+            let stamp = CredentialStamp.next(after: ledger.latest(info.key), at: time, by: device)
+            ledger.seen[info.key] = CredentialLedger.Seen(stamp: stamp, time: time, digest: digest)
+            ledger.tombstones[info.key] = nil
+        }
+        let present = Set(items.map(\.key))
+        let now = CredentialStamp.milliseconds(vault.now)
+        for key in ledger.sent.subtracting(present) {
+            ledger.bury(key, at: CredentialStamp.next(after: ledger.latest(key), at: now, by: device))
+        }
         ledger.sent = ledger.sent.intersection(present)
         try ledger.save(store)
     }
+
+    func digest(_ value: SecretBytes) -> String { SyncCrypto.keyedDigest(value, key: digestKey).hex }
 
     /// This device's whole syncable set plus every tombstone it knows, framed in guarded memory; nil when the set
     /// is empty. Throws the locked reason when a whenUnlocked item cannot be read.
     func currentSet(store: Store, report: inout SyncReport) throws -> (plaintext: SecretBytes, count: Int)? {
         var items: [CredentialItem] = []
+        var ledger = try CredentialLedger.load(store)
         for info in try syncableItems() {
             guard let key = ReferenceKey(info.key), let accessibility = info.knownClass else { continue }
             switch vault.read(key, class: accessibility) {
             case .found(let value):
-                items.append(CredentialItem(key: key, accessibility: accessibility,
-                                            updatedAt: Int64(info.updatedAt.timeIntervalSince1970), value: value))
+                let stamp = ledger.seen[info.key]?.stamp
+                    ?? CredentialStamp(time: CredentialStamp.milliseconds(info.updatedAt), counter: 0, author: device)
+                items.append(CredentialItem(key: key, accessibility: accessibility, stamp: stamp, value: value))
             case .locked:
                 throw Self.locked
             default:
@@ -83,13 +111,12 @@ public struct CredentialSync {
         }
         // Deletions travel as tombstones; every set carries all known ones, so a device that joins later learns them
         // too. A key present again was set anew after its deletion.
-        var ledger = try CredentialLedger.load(store)
         let present = Set(items.map(\.key.rawValue))
         for key in present { ledger.tombstones[key] = nil }
         ledger.sent = present
-        for (key, time) in ledger.tombstones.sorted(by: { $0.key < $1.key }) {
+        for (key, stamp) in ledger.tombstones.sorted(by: { $0.key < $1.key }) {
             guard let reference = ReferenceKey(key), !reference.isDeviceSecret else { continue }
-            items.append(CredentialItem(key: reference, accessibility: .whenUnlocked, updatedAt: time, value: SecretBytes(count: 0),
+            items.append(CredentialItem(key: reference, accessibility: .whenUnlocked, stamp: stamp, value: SecretBytes(count: 0),
                                         deleted: true))
         }
         try ledger.save(store)
@@ -99,7 +126,7 @@ public struct CredentialSync {
 
     /// Merges another device's set into the vault; returns how many items changed here.
     func apply(_ plaintext: SecretBytes, store: Store, from remoteDevice: String, local localDevice: String) throws -> Int {
-        let items = try CredentialBatch.decode(plaintext)
+        let items = try CredentialBatch.decode(plaintext, sender: remoteDevice)
         var ledger = try CredentialLedger.load(store)
         var changed = 0
         for item in items where try merge(item, from: remoteDevice, local: localDevice, ledger: &ledger) { changed += 1 }
@@ -107,32 +134,39 @@ public struct CredentialSync {
         return changed
     }
 
-    /// Last writer wins per item (time, then device id), deletions included; an identical value is left alone,
-    /// and a copy older than a deletion known here is not brought back.
+    /// Last writer wins per item by stamp (time, counter, author), deletions included; an identical value is left
+    /// alone (its stamp taken), and a copy older than a deletion known here is not brought back.
     func merge(_ item: CredentialItem, from remoteDevice: String, local localDevice: String,
                ledger: inout CredentialLedger) throws -> Bool {
         let existing: VaultItemInfo?
         do { existing = try vault.items().first { $0.key == item.key.rawValue } } catch { throw Self.failure(error) }
-        let localTime = existing.map { Int64($0.updatedAt.timeIntervalSince1970) }
+        let key = item.key.rawValue
+        let local = ledger.seen[key]?.stamp
+            ?? existing.map { CredentialStamp(time: CredentialStamp.milliseconds($0.updatedAt), counter: 0, author: localDevice) }
         if item.deleted {
-            ledger.bury(item.key.rawValue, at: item.updatedAt)
-            // A tie goes to the deletion: whoever deleted the item had that value, so the deletion came after it
-            // (and a revoked credential should stay revoked).
-            guard let existing, let localTime, let stored = existing.knownClass, localTime <= item.updatedAt else { return false }
+            guard let existing, let local, let stored = existing.knownClass, local <= item.stamp else {
+                ledger.tombstones[key] = max(ledger.tombstones[key] ?? item.stamp, item.stamp)
+                return false
+            }
+            ledger.bury(key, at: item.stamp)
             do { return try vault.delete(item.key, class: stored) } catch { throw Self.failure(error) }
         }
-        if let buried = ledger.tombstones[item.key.rawValue], buried >= item.updatedAt { return false }
-        if let existing, let localTime {
-            if localTime > item.updatedAt || (localTime == item.updatedAt && localDevice >= remoteDevice) { return false }
+        if let buried = ledger.tombstones[key], buried >= item.stamp { return false }
+        if let existing, let local {
+            if local >= item.stamp { return false }
             if let stored = existing.knownClass, case .found(let value) = vault.read(item.key, class: stored),
-               value.isEqual(to: item.value) { return false }
+               value.isEqual(to: item.value) {
+                ledger.seen[key]?.stamp = item.stamp
+                return false
+            }
         }
         do {
-            try vault.writeSynced(item.value, for: item.key, class: item.accessibility,
-                                  updatedAt: Date(timeIntervalSince1970: TimeInterval(item.updatedAt)))
+            try vault.writeSynced(item.value, for: item.key, class: item.accessibility, updatedAt: CredentialStamp.date(item.stamp.time))
         } catch {
             throw Self.failure(error)
         }
+        ledger.seen[key] = CredentialLedger.Seen(stamp: item.stamp, time: item.stamp.time, digest: digest(item.value))
+        ledger.tombstones[key] = nil
         return true
     }
 }

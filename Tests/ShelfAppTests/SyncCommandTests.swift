@@ -62,7 +62,7 @@ final class SyncCommandTests: XCTestCase {
         let waiting = try b.run("sync", "status", "--json")
         let waitingObject = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(waiting.stdout.utf8)) as? [String: Any])
         XCTAssertEqual(waitingObject["membership"] as? String, "waiting")
-        XCTAssertTrue(try b.run("list").stdout.contains("w.example"), "a waiting device already reads the group")
+        XCTAssertFalse(try b.run("list").stdout.contains("w.example"), "a waiting device holds no group key: it reads nothing yet")
 
         let enrolling = try a.run("sync", "now")
         XCTAssertTrue(enrolling.stdout.contains("enrolled "), enrolling.stdout)
@@ -325,7 +325,15 @@ final class NotYetSyncedHintTests: XCTestCase {
         XCTAssertExit(on, 0)
         XCTAssertEqual(on.stdout, "reached\n")
 
-        // C joined but is not enrolled yet: it reads the group, and is told whom to wait for.
+        // C joined but is not enrolled yet: it holds nothing of the group (no key, no host), so its own host whose
+        // password is not in its vault gets the hint, telling it whom to wait for.
+        XCTAssertExit(try c.run("add", "prod", "--host", "127.0.0.1", "--port", "\(server.port)", "--user", TestAccount.name), 0)
+        XCTAssertExit(try c.run("edit", "prod", "--auth", "password"), 0)
+        XCTAssertExit(try c.run(["vault", "set-password", "prod", "--secret-fd", "3"], fd3: TestAccount.password), 0)
+        XCTAssertExit(try c.run(["exec", "prod", "--accept-new", "--no-stdin", "--", "true"]), 0)
+        let cItem = try XCTUnwrap(try c.run("vault", "list").stdout.split(separator: "\n")
+            .compactMap { $0.split(separator: " ").first.map(String.init) }.first { $0.hasPrefix("host.") && $0.hasSuffix(".password") })
+        XCTAssertExit(try c.run("vault", "rm", cItem), 0)
         XCTAssertExit(try c.run("sync", "enable", "--folder", remote), 1)
         let code = try inviteCode(try a.run("sync", "invite"))
         XCTAssertExit(try c.run(["sync", "join", "--code-fd", "3"], fd3: code), 0)
@@ -352,7 +360,7 @@ final class NotYetSyncedHintTests: XCTestCase {
         let away = try b.run("exec", "prod", "--no-stdin", "--", "true")
         XCTAssertExit(away, 255)
         XCTAssertTrue(away.stderr.contains("hint: it has not reached this device yet: run 'sshelf sync now' here"), away.stderr)
-        XCTAssertTrue(server.waitForLog("Accepted password", count: 2), server.log)
-        XCTAssertEqual(server.logCount("Accepted password"), 2, "A's first login and B's; never an empty password from C")
+        XCTAssertTrue(server.waitForLog("Accepted password", count: 3), server.log)
+        XCTAssertEqual(server.logCount("Accepted password"), 3, "A's first login, B's and C's own; never an empty password")
     }
 }

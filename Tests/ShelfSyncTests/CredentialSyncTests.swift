@@ -96,7 +96,7 @@ final class CredentialSyncTests: XCTestCase {
         let again = a.sync()
         XCTAssertEqual(again.migrated, 0)
         XCTAssertEqual(again.credentialsSent, 0, "nothing changed, nothing sent")
-        XCTAssertEqual(FolderRemote(path: base + "/offline").entries(of: a.id).count, 1, "no entry for a run with nothing to say")
+        XCTAssertEqual(try FolderRemote(path: base + "/offline").entries(of: a.id).count, 1, "no entry for a run with nothing to say")
         // No marker anywhere: not in the store's settings, not in the vault's items.
         XCTAssertNil(try a.store.setting("sync.migrated"))
         XCTAssertFalse(try a.vault.items().contains { $0.key.lowercased().contains("migrat") })
@@ -157,6 +157,41 @@ final class CredentialSyncTests: XCTestCase {
         a.sync(); b.sync()
         XCTAssertTrue(try XCTUnwrap(b.vault.loadHostPassword(host.id, class: .whenUnlocked).secret).isEqual(to: secret("second-\(password)")))
         XCTAssertTrue(try XCTUnwrap(a.vault.loadHostPassword(host.id, class: .whenUnlocked).secret).isEqual(to: secret("second-\(password)")))
+    }
+
+    /// A password set twice within one second (here: within one instant of the injected clock, which stands still)
+    /// by the same device: its later value wins on every device, A included — the counter orders the two writes.
+    /// Two devices writing at the same instant without seeing each other end with the same value everywhere: the
+    /// author's id decides, not each receiver's own.
+    func testALaterWriteBySameDeviceWinsWithinOneSecond() throws {
+        let remote = try makeFolder()
+        let clock = ManualVaultClock(start: Date(timeIntervalSince1970: 1_700_000_000))
+        let devices = try ["a", "b", "c", "d"].map { try Device($0, vaultClock: clock.clock) }
+        for device in devices {
+            try device.enable(folder: remote)
+            try SyncSettings.setCredentials(true, device.store)
+        }
+        let a = devices[0]
+        let host = try a.add("db")
+        try formGroup(devices)
+        func everyone(_ expected: String, _ why: String, file: StaticString = #filePath, line: UInt = #line) throws {
+            for _ in 0..<2 { for device in devices { device.sync() } }
+            for device in devices {
+                let value = try XCTUnwrap(device.vault.loadHostPassword(host.id, class: .whenUnlocked).secret, device.name, file: file, line: line)
+                XCTAssertTrue(value.isEqual(to: secret(expected)), "\(device.name): \(why)", file: file, line: line)
+            }
+        }
+        try a.vault.saveHostPassword(secret("OLD"), hostID: host.id, class: .whenUnlocked)
+        try everyone("OLD", "the first value reached everyone")
+        try a.vault.saveHostPassword(secret("NEW"), hostID: host.id, class: .whenUnlocked)
+        try everyone("NEW", "A's later write in the same instant wins")
+
+        // B and C write at the same instant, each without the other's value.
+        let b = devices[1], c = devices[2]
+        try b.vault.saveHostPassword(secret("from-b"), hostID: host.id, class: .whenUnlocked)
+        try c.vault.saveHostPassword(secret("from-c"), hostID: host.id, class: .whenUnlocked)
+        b.sync(); c.sync()
+        try everyone(b.id > c.id ? "from-b" : "from-c", "the same author wins on every device")
     }
 
     /// A device whose credential track is off still syncs config, and says that other devices send credentials.

@@ -73,8 +73,10 @@ public enum CLI {
         return "sshelf"
     }
 
+    /// Runs `program` (the built binary unless told otherwise) with these arguments.
     public static func run(_ arguments: [String], environment: [String: String], stdin: String? = nil,
-                           umask mask: mode_t? = nil, shell: Bool = false) throws -> CLIResult {
+                           umask mask: mode_t? = nil, shell: Bool = false, program: String? = nil) throws -> CLIResult {
+        let binary = program ?? Self.binary
         let process = Process()
         if shell {
             // The arguments are a `sh -c` script and its parameters (for redirections such as 3<file).

@@ -43,7 +43,8 @@ extension AgentClient {
     static func unlock(_ locations: DataLocations, passphrase: SecretBytes) -> Bool {
         guard let fd = PrivateSocket.connect(locations.agentSocket) else { return false }
         defer { close(fd) }
-        PrivateSocket.setTimeout(fd, seconds: 30, option: SO_RCVTIMEO)
+        // The answer may wait out the back-off of wrong passphrases before it (UnlockBackoff), then Argon2id.
+        PrivateSocket.setTimeout(fd, seconds: Int(UnlockBackoff.longest.components.seconds) + 30, option: SO_RCVTIMEO)
         let head =
             SSHWire.uint32(UInt32(5 + passphrase.count)) + [AgentMessage.unlock]
             + SSHWire.uint32(UInt32(passphrase.count))

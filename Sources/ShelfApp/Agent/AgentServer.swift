@@ -1,7 +1,8 @@
 // AgentServer: the agent's socket — a 0600 unix socket in the 0700 agent folder of the runtime directory — the
-// peer-uid check on every connection (other users are refused and logged), one thread per connection reading
-// framed requests into guarded memory (zeroed after each), the state file `agent status|stop` read, and a clean
-// stop on SIGINT/SIGTERM that removes the socket and the state file.
+// peer-uid check on every connection (other users are refused and logged), the places each client may take and how
+// long an idle connection stays (AgentAdmission), one thread per connection reading framed requests into guarded
+// memory (zeroed after each), the state file `agent status|stop` read, and a clean stop on SIGINT/SIGTERM that
+// removes the socket and the state file.
 import Foundation
 import ShelfCore
 import ShelfOperations
@@ -13,16 +14,15 @@ import Glibc
 #endif
 
 final class AgentServer: @unchecked Sendable {
-    /// Connections served at once; more wait in the listen backlog.
-    static let maximumConnections = 64
-    /// Once a message has begun, the rest of it must arrive within this long (an idle connection may wait forever).
+    /// Once a message has begun, the rest of it must arrive within this long (between messages: AgentAdmission.idle).
     static let messageSeconds: Int32 = 10
 
     private let context: AppContext
     private let service: AgentService
     private let lock = NSLock()
-    private var connections: [Int32: JoinableThread] = [:]
+    private var connections: [Int32: (thread: JoinableThread, who: String)] = [:]
     private var finished: [JoinableThread] = []
+    private var admission = AgentAdmission()
 
     init(context: AppContext, service: AgentService) {
         self.context = context
@@ -93,6 +93,7 @@ final class AgentServer: @unchecked Sendable {
                 return 0
             }
             reap()
+            closeIdle()
             guard count > 0, fds[0].revents != 0 else { continue }
             let client = accept(listener, nil, nil)
             guard client >= 0 else { continue }
@@ -114,22 +115,48 @@ final class AgentServer: @unchecked Sendable {
             close(client)
             return
         }
+        let who = AgentPeerName.describe(peer)
         lock.lock()
         defer { lock.unlock() }
-        guard connections.count < Self.maximumConnections else {
-            service.report(
-                "refused a connection from \(AgentPeerName.describe(peer)): \(Self.maximumConnections) are open already"
-            )
+        switch admission.admit(client, pid: peer.pid) {
+        case .refuse(let reason):
+            service.report("refused a connection from \(who): \(reason)")
             close(client)
             return
+        case .admit(let closing?):
+            // Its thread sees the end of the stream, ends and closes it.
+            shutdown(closing, Int32(SHUT_RDWR))
+            let closed = connections[closing]?.who ?? "a client"
+            service.report("closed the connection of \(closed) idle longest, to make room for \(who)")
+        case .admit(nil):
+            break
         }
-        connections[client] = JoinableThread(runInlineIfNoThread: false) { [self] in
+        let thread = JoinableThread(runInlineIfNoThread: false) { [self] in
             serve(client, peer: peer)
             lock.lock()
-            if let thread = connections.removeValue(forKey: client) { finished.append(thread) }
+            admission.removed(client)
+            if let ended = connections.removeValue(forKey: client) { finished.append(ended.thread) }
             lock.unlock()
             close(client)
         }
+        connections[client] = (thread, who)
+    }
+
+    /// Closes the connections idle between messages for longer than AgentAdmission.idle.
+    private func closeIdle() {
+        lock.lock()
+        defer { lock.unlock() }
+        for fd in admission.expired() {
+            shutdown(fd, Int32(SHUT_RDWR))
+            let closed = connections[fd]?.who ?? "a client"
+            service.report("closed the connection of \(closed): idle for \(AgentAdmission.idle.components.seconds) s")
+        }
+    }
+
+    private func activity(_ fd: Int32, busy: Bool) {
+        lock.lock()
+        defer { lock.unlock() }
+        if busy { admission.began(fd) } else { admission.answered(fd) }
     }
 
     private func reap() {
@@ -160,6 +187,7 @@ final class AgentServer: @unchecked Sendable {
             let outcome = AgentFraming.next(
                 read: { buffer in
                     Self.receive(fd, into: buffer, waitForever: !begun).map { count in
+                        if !begun && count > 0 { activity(fd, busy: true) }
                         begun = true
                         return count
                     } ?? -1
@@ -174,6 +202,7 @@ final class AgentServer: @unchecked Sendable {
                 guard let message else { return }
                 let reply = service.handle(message, on: connection)
                 guard Self.sendAll(fd, AgentProtocol.frame(reply)) else { return }
+                activity(fd, busy: false)
             case .closed:
                 return
             case .truncated:

@@ -41,13 +41,14 @@ final class AgentService: @unchecked Sendable {
     /// When the agent first served each identity: lifetimes count from here.
     private var servingSince: [UUID: ContinuousClock.Instant] = [:]
     private var agentLock: AgentLockHash?
-    private var failedUnlocks = 0
+    private let unlockBackoff: UnlockBackoff
 
     init(
         context: AppContext, confirmation: AgentConfirmation, askPassphrase: ((String) -> SecretBytes?)?,
-        report: @escaping @Sendable (String) -> Void
+        report: @escaping @Sendable (String) -> Void, unlockBackoff: UnlockBackoff = UnlockBackoff()
     ) {
         self.context = context
+        self.unlockBackoff = unlockBackoff
         self.confirmation = confirmation
         self.askPassphrase = askPassphrase
         self.report = report
@@ -152,7 +153,8 @@ final class AgentService: @unchecked Sendable {
     }
 
     /// The identities served now: a private key in the vault, a public key in the store of a type this agent
-    /// signs with, not removed with ssh-add -d, and within its lifetime.
+    /// signs with, not removed with ssh-add -d, and within its lifetime. One entry per key, with the stricter
+    /// options of every identity holding it (IdentityKeys.onePerKey).
     func served() -> [Served] {
         let vault = vault(create: false)
         let stored = Set(((try? vault?.items()) ?? []).map(\.key))
@@ -160,9 +162,9 @@ final class AgentService: @unchecked Sendable {
         return withLock { () -> [Served] in
             guard let identities = try? store().identities() else { return [] }
             var result: [Served] = []
-            for identity in identities {
-                guard let reference = identity.privateKeyRef, stored.contains(reference.rawValue),
-                    !hidden.contains(identity.id), let blob = SSHPublicKey.blob(fromLine: identity.publicKey),
+            let inVault = identities.filter { $0.privateKeyRef.map { stored.contains($0.rawValue) } ?? false }
+            for identity in IdentityKeys.onePerKey(inVault) {
+                guard !hidden.contains(identity.id), let blob = SSHPublicKey.blob(fromLine: identity.publicKey),
                     let algorithm = SSHPublicKey.algorithm(of: blob)
                 else { continue }
                 let since = servingSince[identity.id] ?? now
@@ -339,7 +341,7 @@ final class AgentService: @unchecked Sendable {
         do {
             let store = try withLock { try self.store() }
             let identities = try withLock { try store.identities() }
-            let existing = identities.first { SSHPublicKey.blob(fromLine: $0.publicKey) == key.publicBlob }
+            let existing = IdentityKeys.holder(of: key.publicLine, among: identities)
             var identity =
                 existing
                 ?? Identity(
@@ -449,41 +451,42 @@ final class AgentService: @unchecked Sendable {
     }
 
     /// Unlocks a locked agent; on an agent that is not locked, the passphrase is tried as the vault passphrase, so
-    /// `ssh-add -X` can open whenUnlocked keys for a background agent. Wrong answers are slowed down, as OpenSSH's.
+    /// `ssh-add -X` can open whenUnlocked keys for a background agent. Tries take turns and wait out the back-off of
+    /// the wrong ones before them (UnlockBackoff).
     private func unlock(_ passphrase: UnsafeRawBufferPointer, who: String) -> Bool {
-        if let hash = withLock({ agentLock }) {
-            if hash.matches(passphrase) {
-                withLock {
-                    agentLock = nil
-                    failedUnlocks = 0
-                }
-                report("\(who) unlocked the agent")
+        guard isLocked || vault(create: false)?.hasPassphrase == true else { return false }
+        var what = "agent"
+        var problem: String? = nil
+        let outcome = unlockBackoff.attempt {
+            if let hash = withLock({ agentLock }) {
+                guard hash.matches(passphrase) else { return false }
+                withLock { agentLock = nil }
                 return true
             }
-            report("\(who) gave a wrong agent unlock passphrase")
-            slowDown()
-            return false
+            what = "vault"
+            guard let vault = vault(create: false) else { return false }
+            do {
+                try vault.unlock(passphrase: SecretBytes(copying: passphrase))
+                return true
+            } catch {
+                problem = ShelfError(from: error).message
+                return false
+            }
         }
-        guard let vault = vault(create: false), vault.hasPassphrase else { return false }
-        do {
-            try vault.unlock(passphrase: SecretBytes(copying: passphrase))
-            withLock { failedUnlocks = 0 }
-            report("\(who) unlocked the vault for this agent")
-            return true
-        } catch {
-            report("\(who) could not unlock the vault: \(error.message)")
-            slowDown()
-            return false
+        let waited = outcome.waited > .zero ? " (after waiting \(Self.seconds(outcome.waited)) s)" : ""
+        if outcome.accepted {
+            report("\(who) unlocked " + (what == "agent" ? "the agent" : "the vault for this agent") + waited)
+        } else {
+            report(
+                "\(who) gave a wrong \(what) passphrase to unlock\(waited)" + (problem.map { " (\($0))" } ?? "")
+                    + "; \(outcome.failures) wrong in a row, the next try waits \(Self.seconds(outcome.next)) s")
         }
+        return outcome.accepted
     }
 
-    /// After a wrong passphrase: 0.1 s more per failure in a row (at most 10 s), on the asking connection only.
-    private func slowDown() {
-        let failures = withLock { () -> Int in
-            failedUnlocks = min(failedUnlocks + 1, 100)
-            return failedUnlocks
-        }
-        Thread.sleep(forTimeInterval: 0.1 * Double(failures))
+    private static func seconds(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        return attoseconds == 0 ? "\(seconds)" : String(format: "%.1f", Double(seconds) + Double(attoseconds) / 1e18)
     }
 
     // MARK: status

@@ -26,7 +26,7 @@ enum IdentityCommands {
                     arguments: [ArgumentSpec(name: "NAME", help: "identity name (or id prefix)", completion: .identity)],
                     examples: ["sshelf identity show work >> ~/.ssh/authorized_keys"], run: show),
         CommandSpec(path: ["identity", "import"], summary: "move a private key file into the vault",
-                    details: "OpenSSH and PEM keys. An encrypted key is opened with its passphrase (asked for, or --key-passphrase-fd) and stored unencrypted inside the vault, which encrypts it; a wrong passphrase stores nothing. The public key goes to the store (from the key itself, or PATH.pub). The file is left alone unless --remove-file.",
+                    details: "OpenSSH and PEM keys. An encrypted key is opened with its passphrase (asked for, or --key-passphrase-fd) and stored unencrypted inside the vault, which encrypts it; a wrong passphrase stores nothing. The public key goes to the store (from the key itself, or PATH.pub). The file is left alone unless --remove-file. One key has one identity: a key another identity holds already goes to that identity (named in a note), which keeps the stricter agent options of the two.",
                     arguments: [ArgumentSpec(name: "NAME", help: "identity name"),
                                 ArgumentSpec(name: "PATH", help: "private key file", completion: .file)],
                     options: [.flag("remove-file", "delete the key file once it is in the vault"),
@@ -89,7 +89,14 @@ enum IdentityCommands {
         if call.flag("remove-file") && unlink(path) != 0 {
             context.warn("the key is in the vault, but \(Display.safe(path)) could not be removed: \(String(cString: strerror(errno)))")
         }
-        context.print("imported \(imported.format) key '\(Display.safe(name))' into the vault (\(imported.keyClass))"
+        if let asked = imported.linkedFrom {
+            let holder = ShellWord.quote(imported.identity.name)
+            let rename = "sshelf identity edit \(holder) --rename \(ShellWord.quote(asked))"
+            context.print(IdentityOperations.linkNote(asked: asked, holder: imported.identity)
+                + "; to use the name '\(Display.safe(asked))': \(rename)")
+        }
+        context.print("imported \(imported.format) key '\(Display.safe(imported.identity.name))' into the vault"
+            + " (\(imported.keyClass))"
             + (imported.decrypted ? "; stored decrypted, so its passphrase is no longer asked (the vault encrypts it)" : "")
             + (imported.foundPublicKey ? "" : "; no public key found (add \(Display.safe(path)).pub and import again)"))
         return 0

@@ -286,6 +286,8 @@ enum ImportPlan {
             identity.publicKey = line.trimmingCharacters(in: .whitespaces)
             if let algorithm = line.split(separator: " ").first { identity.keyType = KeyType(openSSHAlgorithm: String(algorithm)) }
         }
+        // One key, one identity: a file holding a key an identity has already (in the vault, or under another path).
+        if let holder = IdentityKeys.holder(of: identity.publicKey, among: identities) { return holder }
         try store.save(identity)
         identities.append(identity)
         summary.identitiesAdded += 1

@@ -28,7 +28,8 @@ enum VaultCommands {
                     options: [passphraseFD, .flag("remove", "remove the passphrase"),
                               .flag("yes", "confirm destroying whenPasscodeSetThisDeviceOnly items without asking")],
                     run: passwd),
-        CommandSpec(path: ["vault", "list"], summary: "list stored items: keys, classes, families (never values)",
+        CommandSpec(path: ["vault", "list"],
+                    summary: "list stored items: key, family, class, the host or identity each is for (never values)",
                     options: [json], run: list),
         CommandSpec(path: ["vault", "rm"], summary: "delete one stored item",
                     arguments: [ArgumentSpec(name: "KEY", help: "reference key, e.g. host.<uuid>.password")], run: remove),
@@ -176,13 +177,16 @@ enum VaultCommands {
     static func list(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         let vault = try open(context, create: false)
         let items = try attempt { () throws(VaultError) in try vault.items() }
+        let store = FileManager.default.fileExists(atPath: context.locations.store) ? try context.store() : nil
+        let names = try VaultItemNames(store)
         if call.flag("json") {
-            context.print(try JSONOutput.encode(items))
+            context.print(try JSONOutput.encode(items.map { VaultItemNames.Listed($0, name: names.name(of: $0.key)) }))
         } else if items.isEmpty {
             context.errorOutput("the vault holds no items\n")
         } else {
-            context.output(Display.table(["KEY", "FAMILY", "CLASS", "UPDATED"],
-                                         items.map { [$0.key, $0.family, $0.accessibility, Display.relative($0.updatedAt)] }))
+            context.output(Display.table(["KEY", "FAMILY", "CLASS", "UPDATED", "FOR"], items.map {
+                [$0.key, $0.family, $0.accessibility, Display.relative($0.updatedAt), names.name(of: $0.key)]
+            }))
         }
         return 0
     }

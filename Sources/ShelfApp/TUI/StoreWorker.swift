@@ -82,8 +82,7 @@ final class StoreWorker: @unchecked Sendable {
             let hostName = try ForwardOperations.save(rule, in: store)
             return "saved forward -\(rule.spec.flag) \(rule.spec) of \(Display.safe(hostName))"
         case .saveIdentity(let identity):
-            try IdentityOperations.save(identity, in: store)
-            return "saved identity \(Display.safe(identity.name))"
+            return try IdentityOperations.save(identity, in: store).summary
         case .deleteHost(let id):
             return try HostOperations.delete([id], in: store).first?.summary ?? "already gone"
         case .deleteGroup(let id):
