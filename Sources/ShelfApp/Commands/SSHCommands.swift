@@ -197,6 +197,14 @@ enum SSHCommands {
 
     // MARK: shared
 
+    /// The names of the other hosts whose pinned key is the key a hop offers (none when the store cannot be read: a
+    /// note, not a reason to stop).
+    static func pinnedElsewhere(_ question: HostKeyQuestion, plan: ConnectPlan, store: Store) -> [String] {
+        let pinned = question.key.pinned
+        let hop = plan.endpoints.first { $0.name == question.hopName }?.hostID
+        return ((try? store.hosts()) ?? []).filter { $0.pinnedHostKey == pinned && $0.id != hop }.map(\.name)
+    }
+
     /// Said once before connecting: the target's options sshelf's own client cannot do (it connects without them),
     /// and values it cannot read.
     static func noteOptions(_ plan: ConnectPlan, context: AppContext) {
@@ -247,7 +255,8 @@ enum SSHCommands {
                                context: AppContext, prompts wrap: (ConnectDelegate) -> ConnectDelegate = { $0 },
                                body: (SSHConnection) throws -> Int32) throws -> Int32 {
         let prompts = TerminalPrompts(acceptNew: call.flag("accept-new"), passwordFD: try passwordFD(call),
-                                      remember: call.flag("remember") ? true : nil, errorOutput: context.errorOutput)
+                                      remember: call.flag("remember") ? true : nil, errorOutput: context.errorOutput,
+                                      otherNames: { question in pinnedElsewhere(question, plan: plan, store: store) })
         let connector = SSHConnector(
             options: options, credentials: try credentialSource(context, store: store, call: call),
             delegate: wrap(prompts))
