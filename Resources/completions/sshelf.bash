@@ -125,7 +125,7 @@ _sshelf() {
         "identity edit") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--confirm --lifetime --no-confirm --rename --help" -- "$cur")); else _sshelf_words sshelf identity list --names; fi ;;
         "identity rm") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else _sshelf_words sshelf identity list --names; fi ;;
         "keygen") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--comment --passphrase-fd --confirm --lifetime --help" -- "$cur")); else COMPREPLY=(); fi ;;
-        "import ssh-config") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--group --dry-run --help" -- "$cur")); else _sshelf_files; fi ;;
+        "import ssh-config") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--group --group-by-file --dry-run --help" -- "$cur")); else _sshelf_files; fi ;;
         "export ssh-config") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--output --force --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "ssh-config write") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;
         "ssh-config install") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;

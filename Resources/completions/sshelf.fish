@@ -191,6 +191,7 @@ complete -c sshelf -n '__fish_seen_subcommand_from keygen' -l confirm -d 'the ss
 complete -c sshelf -n '__fish_seen_subcommand_from keygen' -l lifetime -r -d 'the sshelf agent serves the key this long after it starts serving it (0: no limit)'
 complete -c sshelf -n '__fish_seen_subcommand_from import; and not __fish_seen_subcommand_from ssh-config' -a ssh-config -d 'import hosts from an OpenSSH config (default ~/.ssh/config)'
 complete -c sshelf -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from ssh-config' -l group -s g -r -a '(__sshelf_groups)' -d 'put newly added hosts in this group'
+complete -c sshelf -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from ssh-config' -l group-by-file -d 'put newly added hosts of each Included file in a group named after it (config.d/work.conf: work; inside --group when given)'
 complete -c sshelf -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from ssh-config' -l dry-run -s n -d 'show what would change without writing anything'
 complete -c sshelf -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from ssh-config' -F
 complete -c sshelf -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from ssh-config' -a ssh-config -d 'print all hosts as an OpenSSH config (no secrets)'

@@ -40,7 +40,10 @@ struct ImportSummary {
 }
 
 enum ImportPlan {
-    static func apply(_ resolved: SSHConfigImport, groupPath: String?, home: String, store: Store) throws -> ImportSummary {
+    /// With `groupByFile` (the imported file's path), a new host from an Included file goes to a group named after
+    /// that file (inside `groupPath` when given); the imported file's own hosts go to `groupPath`.
+    static func apply(_ resolved: SSHConfigImport, groupPath: String?, home: String, store: Store,
+                      groupByFile mainFile: String? = nil) throws -> ImportSummary {
         // On the other core while the first pass runs: the list order of every name in the file and as many fresh
         // ids, ascending (the ids handed out below).
         let ordering = BackgroundValue { (Store.listOrder(resolved.hosts.map(\.alias)), Store.ascendingIDs(resolved.hosts.count)) }
@@ -48,6 +51,19 @@ enum ImportPlan {
         summary.notes = resolved.notes
         let group = try groupPath.flatMap { try GroupOperations.create($0, in: store) }
         var identities = try store.identities()
+        var fileGroups: [String: HostGroup?] = [:]
+        /// The group of the Included file a host was read from (`--group-by-file`), made on first use.
+        func fileGroup(_ entry: ImportedHost) throws -> HostGroup? {
+            guard let mainFile, let colon = entry.location.lastIndex(of: ":") else { return nil }
+            let file = String(entry.location[..<colon])
+            guard file != mainFile else { return nil }
+            if let known = fileGroups[file] { return known }
+            let name = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
+            let made = name.isEmpty || name.hasPrefix(".") ? nil
+                : try GroupOperations.create((groupPath.map { $0.hasSuffix("/") ? $0 : $0 + "/" } ?? "") + name, in: store)
+            fileGroups[file] = made
+            return made
+        }
         // The Host patterns as they will be after this import: what they give a stored host is not written into it.
         let defaults = mergedDefaults(try store.optionDefaults(), resolved.defaults)
         // Names are compared ignoring case, as ssh matches Host aliases and as the unique-name rule does: an alias
@@ -92,7 +108,8 @@ enum ImportPlan {
             positions[index] = imported.count
             if let existing { stored[existing.id] = existing }
             // A new host's id is handed out after this pass (below).
-            var host = existing ?? ShelfCore.Host(id: ImportPlan.unassigned, name: entry.alias, groupID: group?.id)
+            let groupID = existing == nil ? try fileGroup(entry)?.id ?? group?.id : nil
+            var host = existing ?? ShelfCore.Host(id: ImportPlan.unassigned, name: entry.alias, groupID: groupID)
             // The file's aliases join the ones the host has; one that is another host's name or alias stays there.
             for alias in entry.aliases where !host.answers(to: alias) {
                 let aliasKey = ModelCheck.sameNameKey(alias)
