@@ -51,6 +51,17 @@ enum ImportPlan {
         summary.notes = resolved.notes
         let group = try groupPath.flatMap { try GroupOperations.create($0, in: store) }
         var identities = try store.identities()
+        var annotatedGroups: [String: HostGroup?] = [:]
+        /// The group a `#@group:` annotation names (inside `groupPath` when given), made on first use.
+        func annotatedGroup(_ entry: ImportedHost) throws -> HostGroup? {
+            guard let name = entry.group else { return nil }
+            if let known = annotatedGroups[name] { return known }
+            // A slash path as sshelf's export writes it (`prod/eu`); a name that is no valid path leaves the host
+            // where --group puts it.
+            let made = try? GroupOperations.create((groupPath.map { $0.hasSuffix("/") ? $0 : $0 + "/" } ?? "") + name, in: store)
+            annotatedGroups[name] = made
+            return made
+        }
         var fileGroups: [String: HostGroup?] = [:]
         /// The group of the Included file a host was read from (`--group-by-file`), made on first use.
         func fileGroup(_ entry: ImportedHost) throws -> HostGroup? {
@@ -108,7 +119,7 @@ enum ImportPlan {
             positions[index] = imported.count
             if let existing { stored[existing.id] = existing }
             // A new host's id is handed out after this pass (below).
-            let groupID = existing == nil ? try fileGroup(entry)?.id ?? group?.id : nil
+            let groupID = existing == nil ? try annotatedGroup(entry)?.id ?? fileGroup(entry)?.id ?? group?.id : nil
             var host = existing ?? ShelfCore.Host(id: ImportPlan.unassigned, name: entry.alias, groupID: groupID)
             // The file's aliases join the ones the host has; one that is another host's name or alias stays there.
             for alias in entry.aliases where !host.answers(to: alias) {
@@ -122,6 +133,8 @@ enum ImportPlan {
                     inFile[aliasKey] = imported.count
                 }
             }
+            // A `#@desc:` describes a new host, or one whose notes are empty.
+            if host.notes.isEmpty, !entry.description.isEmpty { host.notes = entry.description }
             host.hostname = entry.hostname
             host.user = entry.user
             host.port = entry.port
@@ -285,7 +298,7 @@ enum ImportPlan {
     static func sameSettings(_ a: ShelfCore.Host, _ b: ShelfCore.Host) -> Bool {
         a.hostname == b.hostname && a.user == b.user && a.port == b.port && a.identityID == b.identityID
             && a.jumpHostIDs == b.jumpHostIDs && a.unresolvedJump == b.unresolvedJump && a.options == b.options
-            && a.aliases == b.aliases
+            && a.aliases == b.aliases && a.notes == b.notes
     }
 
     /// The identity for an IdentityFile path, created on first sight. Only the path and the public key (from

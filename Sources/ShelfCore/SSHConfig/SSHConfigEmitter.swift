@@ -104,6 +104,7 @@ public enum SSHConfigEmitter {
         var seen: Set<String> = []
         // Names come before aliases: an alias that is also a host's name (sync can bring that) is left to the name.
         var aliasTaken = Set(input.hosts.map { $0.name.lowercased() })
+        var currentGroup = ""
         for host in sorted(input.hosts) {
             out += "\n"
             if let why = unexportableName(host.name) {
@@ -121,13 +122,20 @@ public enum SSHConfigEmitter {
                 out += "# skipped host \(host.id.uuidString.lowercased()): its \(safe(problem))\n"
                 continue
             }
+            // sshclick's annotations: a group holds until the next `#@group:` (an empty one ends it).
             let path = tree.path(of: host.groupID)
-            if !path.isEmpty { out += "# group: \(safe(path))\n" }
+            if path != currentGroup {
+                out += "#@group: \(safe(path))\n"
+                currentGroup = path
+            }
             if !host.tags.isEmpty { out += "# tags: \(safe(host.tags.joined(separator: ", ")))\n" }
             let options = host.options.sshOptions
             let own = Set(options.map(\.key))
             let aliases = host.aliases.filter { unexportableName($0) == nil && aliasTaken.insert($0.lowercased()).inserted }
             out += "Host \(([host.name] + aliases).map(quote).joined(separator: " "))\n"
+            for line in host.notes.split(separator: "\n", omittingEmptySubsequences: true) {
+                out += "    #@desc: \(safe(String(line)))\n"
+            }
             out += "    HostName \(quote(host.hostname))\n"
             if !host.user.isEmpty { out += "    User \(quote(host.user))\n" }
             if host.port != Host.defaultPort { out += "    Port \(host.port)\n" }

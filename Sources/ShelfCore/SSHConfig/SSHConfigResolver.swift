@@ -23,12 +23,16 @@ public struct ImportedHost: Hashable, Sendable {
     public var proxyCommandJump: [String]? = nil
     /// Where the alias was first named.
     public var location: String
+    /// The `#@group:` annotation in force at its Host line (nil: none).
+    public var group: String? = nil
+    /// Its `#@desc:` lines, joined by newlines (empty: none).
+    public var description = ""
 }
 
 extension ImportedHost {
     /// Every setting but the names and where they were read.
     func sameSettings(as other: ImportedHost) -> Bool {
-        hostname == other.hostname && user == other.user && port == other.port && identityFiles == other.identityFiles
+        hostname == other.hostname && user == other.user && group == other.group && description == other.description && port == other.port && identityFiles == other.identityFiles
             && proxyJump == other.proxyJump && forwards == other.forwards && options == other.options
             && proxyCommandJump == other.proxyCommandJump
     }
@@ -74,9 +78,17 @@ public enum SSHConfigResolver {
         var aliases: [(alias: String, key: String, line: Int)] = []
         var seen: Set<String> = []
         seen.reserveCapacity(all.count / 4)
+        /// The `#@group:` in force at each Host line (by the line's index), only where there is one.
+        var groupAt: [Int: String] = [:]
+        var currentGroup: String? = nil
         for index in all.indices {
             let key = all[index].key
+            if key == SSHConfigAnnotation.group {
+                currentGroup = all[index].arguments.first.flatMap { $0.isEmpty ? nil : $0 }
+                continue
+            }
             guard key == "host" || key == "match" else { continue }
+            if key == "host", let currentGroup, !all[index].reopened { groupAt[index] = currentGroup }
             blocks[blocks.count - 1].lines = all[blockStart..<index]
             blockStart = index + 1
             let line = all[index]
@@ -132,7 +144,8 @@ public enum SSHConfigResolver {
         let parts = aliases.count >= parallelThreshold ? 2 : 1
         let chunk = (aliases.count + parts - 1) / max(parts, 1)
         let resolved = PartResults(parts, empty: ResolvedPart())
-        let shared = SharedBlocks(blocks: blocks, literal: literalBlock, more: moreLiteralBlocks, patterns: patternBlocks)
+        let shared = SharedBlocks(blocks: blocks, literal: literalBlock, more: moreLiteralBlocks, patterns: patternBlocks,
+                                  groupAt: groupAt)
         let aliasList = aliases
         let resolvePart: @Sendable (Int) -> Void = { part in
             var out = ResolvedPart()
@@ -148,7 +161,9 @@ public enum SSHConfigResolver {
                 if candidates.count > 1 { candidates.sort() }
                 switch effectiveHost(alias: alias, location: location, blocks: shared.blocks, in: candidates,
                                      warnings: &out.warnings) {
-                case .success(let host): out.hosts.append(host)
+                case .success(var host):
+                    host.group = shared.groupAt[line]
+                    out.hosts.append(host)
                 case .failure(let problem): out.failures.append(problem.message)
                 }
             }
@@ -221,6 +236,7 @@ public enum SSHConfigResolver {
         let literal: [String: Int]
         let more: [String: [Int]]
         let patterns: [Int]
+        let groupAt: [Int: String]
     }
 
     /// A line sshelf keeps verbatim as an option: everything it does not model (IdentityFile is modelled: the first
@@ -239,7 +255,8 @@ public enum SSHConfigResolver {
     /// `Port`, `HostName` and forwards are lines there too.
     static func defaults(of block: Block, warnings: inout [String]) -> [OptionDefaults] {
         var options: [String] = []
-        for line in block.lines where line.key != "host" && line.key != "match" && line.key != "include" {
+        for line in block.lines where line.key != "host" && line.key != "match" && line.key != "include"
+            && !SSHConfigAnnotation.isAnnotation(line.key) {
             let text = keptAsOption(line) ? optionLine(line)
                 : "\(line.keyword) \(line.arguments.map(SSHConfigEmitter.quote).joined(separator: " "))"
             if let problem = SSHOption.patternProblem(text) {
@@ -312,6 +329,7 @@ public enum SSHConfigResolver {
         /// Where a pattern block set a first-value-wins keyword: a later value of the host's own is dead in ssh.
         var setByPattern: [String: String] = [:]
         var proxyCommand: String? = nil
+        var descriptions: [String] = []
         func fail(_ line: SSHConfigLine, _ message: String) -> Result<ImportedHost, ValidationError> {
             .failure(ValidationError(field: line.key, message: "\(line.location): host '\(alias)' skipped: \(message)"))
         }
@@ -320,6 +338,12 @@ public enum SSHConfigResolver {
             let pattern = block.isPattern
             for line in block.lines {
                 let first = line.arguments.first ?? ""
+                if SSHConfigAnnotation.isAnnotation(line.key) {
+                    if line.key == SSHConfigAnnotation.description, !pattern, !first.isEmpty {
+                        descriptions.append(first)
+                    }
+                    continue
+                }
                 if keptAsOption(line) {
                     // ProxyJump and ProxyCommand exclude each other; the first one written wins, as in ssh.
                     if line.key == "proxycommand", proxyCommand == nil, jump == nil { proxyCommand = line.rawArguments }
@@ -394,6 +418,6 @@ public enum SSHConfigResolver {
         return .success(ImportedHost(alias: alias, hostname: resolvedHost, user: user ?? "", port: port ?? Host.defaultPort,
                                      identityFiles: identityFiles, proxyJump: jump ?? [], forwards: forwards,
                                      options: options, proxyCommandJump: proxyCommand.flatMap(ProxyCommandJump.hosts),
-                                     location: location))
+                                     location: location, description: descriptions.joined(separator: "\n")))
     }
 }
