@@ -1,7 +1,8 @@
-// CredentialSync: the credential track of one sync run — move eligible device-only items into their syncable
-// classes (an idempotent pass on every run, no "migrated" marker anywhere), build this device's credential set for
-// its next entry, and merge other devices' sets into the vault by last-writer-wins. Entries carry the sets sealed;
-// this file never touches the remote.
+// CredentialSync: the credential track of one sync run — move default-class device-only items into their syncable
+// classes (an idempotent pass on every run, no "migrated" marker anywhere; a class the user chose is never moved),
+// build this device's credential set for its next entry, and merge other devices' sets into the vault by
+// last-writer-wins, never over an item kept on this device. Entries carry the sets sealed; this file never touches
+// the remote.
 import Foundation
 import ShelfCore
 import ShelfStore
@@ -20,27 +21,28 @@ public struct CredentialSync {
         self.digestKey = digestKey
     }
 
-    /// Item families that follow the user to other devices once credential sync is on. Sync's own keys never do.
-    static let eligibleFamilies: Set<ReferenceKey.Secret> = [.password, .remember, .privkey, .passphrase]
-
+    /// The fixes that unlock what the track reads: `vault unlock` opens the session for every sshelf process (the
+    /// TUI's background runs too), a `sync now` in a terminal asks for the passphrase of every class it reads, a
+    /// script gives it on a descriptor.
     static let locked = SyncFailure("vault locked (credential track paused while config keeps syncing)",
-                                    hint: "run 'sshelf vault unlock', or 'sshelf sync now --passphrase-fd N'")
+                                    hint: "run 'sshelf vault unlock' (or 'sshelf sync now' in a terminal, which asks "
+                                        + "for the vault passphrase), or 'sshelf sync now --passphrase-fd N'")
 
     static func failure(_ error: VaultError) -> SyncFailure {
         error.kind == .locked ? locked : SyncFailure("vault unavailable: \(error.message)")
     }
 
-    /// Rewrites eligible device-only items into their syncable twin class. Idempotent: with nothing left to
-    /// move it reads the item list and returns 0.
-    func migrate() throws(SyncFailure) -> Int {
+    /// Rewrites the plan's moves — device-only items whose class came from the default table — into their syncable
+    /// twin class (`sync enable --credentials` listed them and the user confirmed when the track was turned on; items
+    /// made since follow the same rule). Idempotent: with nothing left to move it reads the item list and returns 0.
+    func migrate(store: Store) throws -> Int {
         var moved = 0
         do {
-            for info in try vault.items() {
-                guard let key = ReferenceKey(info.key), !key.isDeviceSecret, Self.eligibleFamilies.contains(key.secret),
-                      let current = info.knownClass, let twin = current.syncableTwin else { continue }
-                if try vault.reclassify(key, from: current, to: twin) { moved += 1 }
+            for item in try CredentialSyncPlan.make(vault: vault, store: store).moves {
+                guard let twin = item.twin else { continue }
+                if try vault.reclassify(item.key, from: item.stored, to: twin) { moved += 1 }
             }
-        } catch {
+        } catch let error as VaultError {
             throw Self.failure(error)
         }
         return moved
@@ -63,6 +65,8 @@ public struct CredentialSync {
     /// it: CredentialStamp), and an item the last set sent that is gone was deleted here (buried, so an older copy
     /// in another device's set is not written back). Times are the vault's clock, the one every item time comes
     /// from (a test sets it; so does SSHELF_TEST_NOW).
+    /// An item moved to a device-only class (`vault set-class`) is not deleted: it only stops travelling, and the
+    /// other devices keep the copy they had.
     func recordDeletions(store: Store) throws {
         var ledger = try CredentialLedger.load(store)
         let items = try syncableItems()
@@ -81,6 +85,9 @@ public struct CredentialSync {
             ledger.tombstones[info.key] = nil
         }
         let present = Set(items.map(\.key))
+        let kept: Set<String>
+        do { kept = Set(try vault.items().map(\.key)) } catch { throw Self.failure(error) }
+        ledger.sent.subtract(kept.subtracting(present))
         let now = CredentialStamp.milliseconds(vault.now)
         for key in ledger.sent.subtracting(present) {
             ledger.bury(key, at: CredentialStamp.next(after: ledger.latest(key), at: now, by: device))
@@ -124,40 +131,66 @@ public struct CredentialSync {
         return (CredentialBatch.encode(items), items.count)
     }
 
-    /// Merges another device's set into the vault; returns how many items changed here.
-    func apply(_ plaintext: SecretBytes, store: Store, from remoteDevice: String, local localDevice: String) throws -> Int {
+    /// Merges another device's set into the vault; returns how many items changed here. An item this device keeps
+    /// in a device-only class is left as it is, with a note in `kept`.
+    func apply(_ plaintext: SecretBytes, store: Store, from remoteDevice: String, local localDevice: String,
+               kept: inout [String]) throws -> Int {
         let items = try CredentialBatch.decode(plaintext, sender: remoteDevice)
         var ledger = try CredentialLedger.load(store)
         var changed = 0
-        for item in items where try merge(item, from: remoteDevice, local: localDevice, ledger: &ledger) { changed += 1 }
+        for item in items {
+            switch try merge(item, from: remoteDevice, local: localDevice, ledger: &ledger) {
+            case .changed: changed += 1
+            case .unchanged: break
+            case .keptOnThisDevice(let stored):
+                kept.append("vault item \(item.key) stays on this device (\(stored)); the copy device "
+                    + "\(remoteDevice.prefix(8)) sent was not applied")
+            }
+        }
         try ledger.save(store)
         return changed
     }
 
+    enum MergeOutcome: Equatable {
+        case changed, unchanged
+        /// The item is stored here in a class that never leaves the device: the user's choice, never overwritten or
+        /// deleted by another device's set.
+        case keptOnThisDevice(AccessibilityClass)
+    }
+
     /// Last writer wins per item by stamp (time, counter, author), deletions included; an identical value is left
-    /// alone (its stamp taken), and a copy older than a deletion known here is not brought back.
+    /// alone (its stamp taken), a copy older than a deletion known here is not brought back, and an item kept on
+    /// this device is not touched.
     func merge(_ item: CredentialItem, from remoteDevice: String, local localDevice: String,
-               ledger: inout CredentialLedger) throws -> Bool {
+               ledger: inout CredentialLedger) throws -> MergeOutcome {
         let existing: VaultItemInfo?
         do { existing = try vault.items().first { $0.key == item.key.rawValue } } catch { throw Self.failure(error) }
         let key = item.key.rawValue
+        if let stored = existing?.knownClass, !stored.mayLeaveDevice {
+            if item.deleted { ledger.bury(key, at: item.stamp) }
+            return item.deleted ? .unchanged : .keptOnThisDevice(stored)
+        }
         let local = ledger.seen[key]?.stamp
             ?? existing.map { CredentialStamp(time: CredentialStamp.milliseconds($0.updatedAt), counter: 0, author: localDevice) }
         if item.deleted {
             guard let existing, let local, let stored = existing.knownClass, local <= item.stamp else {
                 ledger.tombstones[key] = max(ledger.tombstones[key] ?? item.stamp, item.stamp)
-                return false
+                return .unchanged
             }
             ledger.bury(key, at: item.stamp)
-            do { return try vault.delete(item.key, class: stored) } catch { throw Self.failure(error) }
+            do {
+                return try vault.delete(item.key, class: stored) ? .changed : .unchanged
+            } catch {
+                throw Self.failure(error)
+            }
         }
-        if let buried = ledger.tombstones[key], buried >= item.stamp { return false }
+        if let buried = ledger.tombstones[key], buried >= item.stamp { return .unchanged }
         if let existing, let local {
-            if local >= item.stamp { return false }
+            if local >= item.stamp { return .unchanged }
             if let stored = existing.knownClass, case .found(let value) = vault.read(item.key, class: stored),
                value.isEqual(to: item.value) {
                 ledger.seen[key]?.stamp = item.stamp
-                return false
+                return .unchanged
             }
         }
         do {
@@ -167,6 +200,6 @@ public struct CredentialSync {
         }
         ledger.seen[key] = CredentialLedger.Seen(stamp: item.stamp, time: item.stamp.time, digest: digest(item.value))
         ledger.tombstones[key] = nil
-        return true
+        return .changed
     }
 }

@@ -202,11 +202,12 @@ public struct SyncEngine {
     func credentialTrack(_ session: SyncSession, report: inout SyncReport) throws -> (plaintext: SecretBytes, count: Int)? {
         let credentials = CredentialSync(vault: vault, device: session.meText,
                                          digestKey: SyncKeys.credentialDigest(try session.groupSecret()))
-        report.migrated = try credentials.migrate()
+        report.migrated = try credentials.migrate(store: store)
         try credentials.recordDeletions(store: store)
         for var peer in try store.peers() where peer.device != session.meText && peer.credentials > peer.credentialsApplied {
             guard let set = try credentialSet(of: peer, session, report: &report) else { continue }
-            report.credentialsReceived += try credentials.apply(set, store: store, from: peer.device, local: session.meText)
+            report.credentialsReceived += try credentials.apply(set, store: store, from: peer.device, local: session.meText,
+                                                                kept: &report.skipped)
             peer.credentialsApplied = peer.credentials
             try store.write { try $0.savePeer(peer) }
         }

@@ -32,6 +32,12 @@ final class TerminalPrompts: ConnectDelegate {
             + names.map { "    sshelf: \(Display.safe($0))\n" }.joined()
     }
 
+    /// The server's login banner (sshd's `Banner`) goes to standard error before the session starts, as OpenSSH
+    /// prints it; ShelfSSH has already removed its control characters.
+    func note(_ event: ConnectEvent) {
+        if case .banner(_, let text) = event { errorOutput(text.hasSuffix("\n") ? text : text + "\n") }
+    }
+
     func decide(_ question: HostKeyQuestion) -> HostKeyDecision {
         if acceptNew, question.reason == .unknown {
             errorOutput("sshelf: warning: accepting new host key of \(Display.safe(question.hopName)): \(question.key.type) \(question.fingerprint)\n")
@@ -81,6 +87,18 @@ final class TerminalPrompts: ConnectDelegate {
         defer { tty.close() }
         tty.write("Enter passphrase for the key of identity '\(Display.safe(request.keyDescription))': ")
         return tty.readSecret()
+    }
+
+    /// The key passphrase, and — like a password — whether to keep it in the vault (`--remember`, or asked).
+    func askKeyPassphraseToKeep(_ request: KeyPassphraseRequest) -> PasswordAnswer? {
+        guard let passphrase = askKeyPassphrase(request) else { return nil }
+        var keep = request.canRemember && remember == true
+        if request.canRemember && remember == nil, let tty = TTY.open() {
+            defer { tty.close() }
+            tty.write("Remember this key passphrase in the vault? [y/N] ")
+            keep = tty.readLine(echo: true).trimmingCharacters(in: .whitespaces).lowercased().hasPrefix("y")
+        }
+        return PasswordAnswer(password: passphrase, remember: keep)
     }
 
     func answer(_ challenge: KeyboardChallenge) -> [SecretBytes]? {
