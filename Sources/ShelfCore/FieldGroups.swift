@@ -33,6 +33,8 @@ public enum FieldGroups {
 
     static let host = [
         FieldGroup("name", ["name"]),
+        // One group, like tags: two devices that change a host's aliases at once keep one list and report the other.
+        FieldGroup("aliases", ["aliases"]),
         FieldGroup("endpoint", ["hostname", "port", "pinnedHostKey"]),
         FieldGroup("user", ["user"]),
         FieldGroup("group", ["groupID"]),

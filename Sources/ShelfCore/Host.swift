@@ -18,6 +18,10 @@ public struct Host: Hashable, Sendable, Codable, Identifiable {
     public var id: UUID
     /// The alias the user types (`sshelf connect prod-db`); not unique, because two devices may both create one.
     public var name: String
+    /// More names the host answers to (`Host web1 web1.prod`): every command, the search and ssh take them like the
+    /// name; a name and the aliases of all hosts are unique together (the save rule). Written after the name on the
+    /// host's `Host` line by export and the bridge.
+    public var aliases: [String]
     public var hostname: String
     public var port: Int
     public var user: String
@@ -47,10 +51,11 @@ public struct Host: Hashable, Sendable, Codable, Identifiable {
         groupID: UUID? = nil, tags: [String] = [], authMethod: AuthMethod = .auto, identityID: UUID? = nil,
         passwordRef: ReferenceKey? = nil, jumpHostIDs: [UUID] = [], unresolvedJump: String = "",
         pinnedHostKey: PinnedHostKey? = nil, options: [String] = [], notes: String = "", createdAt: Date = Date(), updatedAt: Date = Date(),
-        lastConnectedAt: Date? = nil, extra: [String: JSONValue] = [:]
+        lastConnectedAt: Date? = nil, aliases: [String] = [], extra: [String: JSONValue] = [:]
     ) {
         self.id = id
         self.name = name
+        self.aliases = aliases
         self.hostname = hostname
         self.port = port
         self.user = user
@@ -70,6 +75,14 @@ public struct Host: Hashable, Sendable, Codable, Identifiable {
         self.extra = extra
     }
 
+    /// The name and the aliases, in order: every name the host answers to.
+    public var names: [String] { aliases.isEmpty ? [name] : [name] + aliases }
+
+    /// True when `text` is the name or an alias, ignoring ASCII case (as ssh compares Host patterns).
+    public func answers(to text: String) -> Bool {
+        names.contains { $0.caseInsensitiveASCIIEquals(text) }
+    }
+
     /// `user@hostname:port` as the list shows it; the port only when it is not 22, IPv6 in brackets then.
     public var destination: String {
         let userPart = user.isEmpty ? "" : "\(user)@"
@@ -79,7 +92,7 @@ public struct Host: Hashable, Sendable, Codable, Identifiable {
     }
 
     static let knownFields: Set<String> = [
-        "id", "name", "hostname", "port", "user", "groupID", "tags", "authMethod", "identityID", "passwordRef",
+        "id", "name", "aliases", "hostname", "port", "user", "groupID", "tags", "authMethod", "identityID", "passwordRef",
         "jumpHostIDs", "unresolvedJump", "pinnedHostKey", "options", "notes", "createdAt", "updatedAt", "lastConnectedAt",
     ]
 
@@ -88,6 +101,7 @@ public struct Host: Hashable, Sendable, Codable, Identifiable {
         let epoch = Date(timeIntervalSince1970: 0)
         id = try c.field("id", UUID())
         name = try c.field("name", "")
+        aliases = try c.field("aliases", [String]())
         hostname = try c.field("hostname", "")
         port = try c.field("port", Host.defaultPort)
         user = try c.field("user", "")
@@ -111,6 +125,7 @@ public struct Host: Hashable, Sendable, Codable, Identifiable {
         var c = encoder.container(keyedBy: AnyCodingKey.self)
         try c.put("id", id)
         try c.put("name", name)
+        try c.put("aliases", aliases)
         try c.put("hostname", hostname)
         try c.put("port", port)
         try c.put("user", user)

@@ -1,6 +1,6 @@
 // HostMatcher: the one search rule, shared by `sshelf list FILTER` and the TUI. Every whitespace-separated
-// term must match within ONE field of a host — its name, host name, user, one of its tags, or its group
-// path — fuzzily and scored (FuzzyScore); a host's score is the sum of each term's best field (a name field
+// term must match within ONE field of a host — its name, host name, user, one of its tags, one of its aliases, or
+// its group path — fuzzily and scored (FuzzyScore), or, written `:2222`, the start of its port; a host's score is the sum of each term's best field (a name field
 // scores 2 more, so the name wins a tie with the address). Results rank by score, ties by last connected
 // (most recent first, never last), then by the order they were listed in. Large candidate sets are split
 // across cores.
@@ -116,6 +116,11 @@ public struct HostMatcher: Sendable {
         var total: Int32 = 0
         for t in 0..<terms.count {
             let term = terms[t]
+            if HostMatcher.isPortTerm(term) {
+                guard let s = HostMatcher.portScore(term, port: table.port(row)) else { return nil }
+                total += s
+                continue
+            }
             var best: Int32 = group >= 0 && group < groupCount ? groups[t * groupCount + group] : -1
             if term.count == 1 {
                 // One character (the first key of most searches): one pass over the whole text.
@@ -175,6 +180,25 @@ public struct HostMatcher: Sendable {
             from = i + 1
         }
         return best
+    }
+
+    /// `:2222` — a colon and digits — is a port, not text: it matches the hosts whose port starts with the digits
+    /// (so typing on only narrows the results, as the TUI's incremental search needs; `:` alone matches every host).
+    @inline(__always)
+    static func isPortTerm(_ term: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard term.count >= 1, term[0] == 0x3A, term.count <= 6 else { return false }
+        for byte in term.dropFirst() where byte &- 0x30 >= 10 { return false }
+        return true
+    }
+
+    /// A port term's score on a host with `port`: nil when the digits do not begin the port; the whole port scores
+    /// as a whole field does.
+    static func portScore(_ term: UnsafeBufferPointer<UInt8>, port: Int) -> Int32? {
+        let digits = Array(String(port).utf8)
+        let wanted = term.count - 1
+        guard wanted <= digits.count else { return nil }
+        for i in 0..<wanted where digits[i] != term[i + 1] { return nil }
+        return FuzzyScore.scoreMatch * Int32(max(wanted, 1)) + (wanted == digits.count ? FuzzyScore.bonusExact : 0)
     }
 
     @inline(__always)
@@ -358,6 +382,8 @@ public struct HostMatcher: Sendable {
         let group = table.groupIndex(row)
         for term in query.terms {
             term.withUnsafeBufferPointer { term in
+                // A port term matched the port, which the address shows whole.
+                if HostMatcher.isPortTerm(term) { return }
                 var best: Int32 = -1
                 var bestField = -1
                 var positions = [Int32](repeating: 0, count: term.count)

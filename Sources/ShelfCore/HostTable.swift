@@ -245,6 +245,7 @@ public struct HostTable: @unchecked Sendable {
         {
             host.options = decoded
         }
+        if let aliases = rareFields[.aliases] { host.aliases = HostTable.splitTags(aliases) }
         return host
     }
 
@@ -255,7 +256,8 @@ public struct HostTable: @unchecked Sendable {
     /// Fields most hosts do not have (a password reference, a pinned key, notes...), kept out of the hot
     /// columns; also the exact text of a field whose display copy had control characters replaced.
     enum Rare: UInt8, CaseIterable {
-        case passwordRef = 1, unresolvedJump, pinnedType, pinnedKey, notes, extra, auth, name, hostname, user, tags, options
+        case passwordRef = 1, unresolvedJump, pinnedType, pinnedKey, notes, extra, auth, name, hostname, user, tags, options,
+             aliases
     }
 
     func rareRecord(_ index: Int) -> [Rare: String] {

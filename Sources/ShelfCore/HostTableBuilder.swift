@@ -28,6 +28,8 @@ public struct HostTableRow {
     public var extra: UnsafeBufferPointer<UInt8>
     /// The option lines as the store keeps them (a JSON array of strings; empty for none).
     public var options: UnsafeBufferPointer<UInt8>
+    /// The aliases joined by U+001F, as the store keeps them (empty for none).
+    public var aliases: UnsafeBufferPointer<UInt8>
 
     public init(id: UUID, name: UnsafeBufferPointer<UInt8>, hostname: UnsafeBufferPointer<UInt8>,
                 user: UnsafeBufferPointer<UInt8>, tags: UnsafeBufferPointer<UInt8>, port: Int, groupID: UUID?,
@@ -35,7 +37,8 @@ public struct HostTableRow {
                 jumps: UnsafeBufferPointer<UInt8>, unresolvedJump: UnsafeBufferPointer<UInt8>,
                 pinnedType: UnsafeBufferPointer<UInt8>?, pinnedKey: UnsafeBufferPointer<UInt8>?,
                 notes: UnsafeBufferPointer<UInt8>, created: Double, updated: Double, lastConnected: Double?,
-                extra: UnsafeBufferPointer<UInt8>, options: UnsafeBufferPointer<UInt8> = UnsafeBufferPointer(start: nil, count: 0)) {
+                extra: UnsafeBufferPointer<UInt8>, options: UnsafeBufferPointer<UInt8> = UnsafeBufferPointer(start: nil, count: 0),
+                aliases: UnsafeBufferPointer<UInt8> = UnsafeBufferPointer(start: nil, count: 0)) {
         self.id = id
         self.name = name
         self.hostname = hostname
@@ -56,6 +59,7 @@ public struct HostTableRow {
         self.lastConnected = lastConnected
         self.extra = extra
         self.options = options
+        self.aliases = aliases
     }
 }
 
@@ -178,6 +182,12 @@ public struct HostTableBuilder {
             sanitized = true
             addRare(.tags, row.tags)
         }
+        if !row.aliases.isEmpty {
+            // The aliases are searched (after the tags) but not displayed as fields: the display text keeps its
+            // layout (name, hostname, user, tags) and is stored apart, since the two now differ.
+            addRare(.aliases, row.aliases)
+            appendSearchOnly(row.aliases)
+        }
         foldedScratch.withUnsafeBufferPointer { text.append($0) }
         textStart.append(UInt32(text.count))
         if displayScratch != foldedScratch { displayScratch.withUnsafeBufferPointer { display.append($0) } }
@@ -234,13 +244,14 @@ public struct HostTableBuilder {
         if !host.extra.isEmpty, let data = try? JSONEncoder().encode(host.extra) {
             extra = String(decoding: data, as: UTF8.self)
         }
+        var aliases = host.aliases.joined(separator: "\u{1F}")
         var options = ""
         if !host.options.isEmpty, let data = try? JSONEncoder().encode(host.options) {
             options = String(decoding: data, as: UTF8.self)
         }
         name.withUTF8 { name in hostname.withUTF8 { hostname in user.withUTF8 { user in tags.withUTF8 { tags in
             auth.withUTF8 { auth in jumps.withUTF8 { jumps in unresolved.withUTF8 { unresolved in
-                notes.withUTF8 { notes in extra.withUTF8 { extra in options.withUTF8 { options in
+                notes.withUTF8 { notes in extra.withUTF8 { extra in options.withUTF8 { options in aliases.withUTF8 { aliases in
                     HostTableBuilder.withOptionalUTF8(&ref) { ref in
                         HostTableBuilder.withOptionalUTF8(&pinnedType) { pinnedType in
                             HostTableBuilder.withOptionalUTF8(&pinnedKey) { pinnedKey in
@@ -252,11 +263,11 @@ public struct HostTableBuilder {
                                     created: host.createdAt.timeIntervalSince1970,
                                     updated: host.updatedAt.timeIntervalSince1970,
                                     lastConnected: host.lastConnectedAt?.timeIntervalSince1970, extra: extra,
-                                    options: options))
+                                    options: options, aliases: aliases))
                             }
                         }
                     }
-                } } }
+                } } } }
             } } }
         } } } }
     }
@@ -264,6 +275,15 @@ public struct HostTableBuilder {
     static func withOptionalUTF8<R>(_ text: inout String?, _ body: (UnsafeBufferPointer<UInt8>?) -> R) -> R {
         guard text != nil else { return body(nil) }
         return text!.withUTF8 { body($0) }
+    }
+
+    /// Appends U+001F-separated fields to the search text only, folded.
+    private mutating func appendSearchOnly(_ fields: UnsafeBufferPointer<UInt8>) {
+        let folded = HostSearch.fold(String(decoding: fields, as: UTF8.self))
+        for field in folded.utf8.split(separator: HostTable.separator, omittingEmptySubsequences: true) {
+            foldedScratch.append(HostTable.separator)
+            for byte in field { foldedScratch.append(byte < 0x20 || byte == 0x7F ? 0x3F : byte) }
+        }
     }
 
     private mutating func appendSeparator() {

@@ -11,7 +11,7 @@ public struct HostTableFormatError: Error, CustomStringConvertible, Sendable {
 enum HostTableFormat {
     static let magic: [UInt8] = Array("sshelfct".utf8)
     /// Bumped whenever the layout changes: an old file is then simply rebuilt.
-    static let version: UInt32 = 6
+    static let version: UInt32 = 7
     static let headerSize = 48 + Section.allCases.count * 16
     static let tokenSize = 16
 

@@ -6,7 +6,7 @@ import Foundation
 
 public struct ModelProblem: Hashable, Sendable, CustomStringConvertible {
     public enum Kind: String, Sendable { case groupCycle, missingParent, jumpCycle, missingJumpHost, orphanForward,
-        missingIdentity, missingGroup, invalidField, duplicateName, notWritable, bridgeSettings }
+        missingIdentity, missingGroup, invalidField, duplicateName, notWritable, bridgeSettings, forwardClash }
     public var kind: Kind
     public var recordID: UUID
     public var message: String
@@ -137,6 +137,8 @@ public enum ModelCheck {
                                       message: "\(shared.count) hosts are named '\(shared[0].name)': \(labels); commands need NAME@ID to tell them apart",
                                       fix: "sshelf edit \(ShellWord.quote(label(shared[shared.count - 1]))) --rename NEWNAME"))
         }
+        found += sharedAliases(hosts, label: label)
+        found += forwardClashes(rules, hostsByID: hostsByID, label: label)
         for rule in rules {
             let ruleLabel = rule.name.isEmpty ? "-\(rule.spec.flag) \(rule.spec)" : rule.name
             for error in Validation.problems(rule) {
@@ -149,6 +151,59 @@ public enum ModelCheck {
             }
         }
         return found
+    }
+
+    /// An alias that is another host's name or alias (sync can bring two such hosts together): commands take the
+    /// name first, so the alias no longer reaches its host.
+    static func sharedAliases(_ hosts: [Host], label: (Host) -> String) -> [ModelProblem] {
+        var owner: [String: Host] = [:]
+        for host in hosts { owner[sameNameKey(host.name)] = owner[sameNameKey(host.name)] ?? host }
+        var found: [ModelProblem] = []
+        for host in hosts {
+            for alias in host.aliases {
+                let key = sameNameKey(alias)
+                if let other = owner[key], other.id != host.id {
+                    let what = sameNameKey(other.name) == key ? "the name" : "an alias"
+                    found.append(ModelProblem(kind: .duplicateName, recordID: host.id,
+                                              message: "host '\(label(host))': its alias '\(alias)' is also \(what) of host '\(label(other))'; the alias does not reach it",
+                                              fix: "sshelf edit \(ShellWord.quote(label(host))) --remove-alias \(ShellWord.quote(alias))"))
+                } else {
+                    owner[key] = host
+                }
+            }
+        }
+        return found
+    }
+
+    /// Enabled local and dynamic forwards (they listen on this device) of which two bind one port on one address —
+    /// the same address, or a wildcard one (`0.0.0.0`, `*`, `::`) that takes every address: whichever starts second
+    /// fails with "Address already in use".
+    static func forwardClashes(_ rules: [PortForwardRule], hostsByID: [UUID: Host], label: (Host) -> String)
+        -> [ModelProblem]
+    {
+        let listening = rules.filter { $0.enabled && ($0.kind == .local || $0.kind == .dynamic) && $0.bindPort > 0 }
+        let byPort = Dictionary(grouping: listening, by: \.bindPort)
+        var found: [ModelProblem] = []
+        for port in byPort.keys.sorted() {
+            let sharing = byPort[port] ?? []
+            guard sharing.count > 1 else { continue }
+            for (i, rule) in sharing.enumerated() {
+                guard let first = sharing[..<i].first(where: { bindsTogether($0.bindAddress, rule.bindAddress) }) else { continue }
+                func owner(_ rule: PortForwardRule) -> String {
+                    rule.hostID.flatMap { hostsByID[$0] }.map { "host '\(label($0))'" } ?? "a deleted host"
+                }
+                found.append(ModelProblem(kind: .forwardClash, recordID: rule.id,
+                                          message: "forward -\(rule.spec.flag) \(rule.spec) of \(owner(rule)) binds \(rule.bindAddress):\(port), as does -\(first.spec.flag) \(first.spec) of \(owner(first)); the second to start fails (address already in use)",
+                                          fix: "sshelf forward edit \(shortID(rule.id)) --\(rule.kind == .local ? "local" : "dynamic") NEWPORT\(rule.kind == .local ? ":\(rule.targetHost):\(rule.targetPort)" : "") (or sshelf forward rm \(shortID(rule.id)) when it is the same forward)"))
+            }
+        }
+        return found
+    }
+
+    static func bindsTogether(_ a: String, _ b: String) -> Bool {
+        let wildcard: Set<String> = ["", "*", "0.0.0.0", "::", "[::]"]
+        func normal(_ address: String) -> String { address == "localhost" ? "127.0.0.1" : address.lowercased() }
+        return wildcard.contains(a) || wildcard.contains(b) || normal(a) == normal(b)
     }
 
     /// Names are the same when they differ only in the case of ASCII letters (as the store's unique-name rule and

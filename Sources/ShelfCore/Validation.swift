@@ -163,6 +163,7 @@ public enum Validation {
             if let message { found.append(ValidationError(field: field, message: message)) }
         }
         add("name", nameProblem(host.name))
+        for problem in HostAliases.problems(host) { add("aliases", problem) }
         add("hostname", hostnameProblem(host.hostname).map { "hostname \($0)" })
         add("port", portProblem(host.port))
         add("user", userProblem(host.user))

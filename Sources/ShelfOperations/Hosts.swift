@@ -23,27 +23,38 @@ public enum HostOperations {
             if let groupPath { host.groupID = try GroupOperations.create(groupPath, in: store)?.id }
             if before != nil { host.updatedAt = Date() }
             try validate(host, in: store)
-            if !allowDuplicateName, before?.name != host.name,
-               let other = try hostHolding(host.name, besides: host.id, in: store) {
-                throw NameTaken(name: host.name, other: other)
+            if !allowDuplicateName {
+                // Names and aliases are unique together: each name the host newly answers to is checked against the
+                // names and aliases of every other host.
+                for name in host.names where !(before?.answers(to: name) ?? false) {
+                    if let other = try hostHolding(name, besides: host.id, in: store) {
+                        throw NameTaken(name: name, other: other, isAlias: name != host.name)
+                    }
+                }
             }
             try store.save(host)
             return Saved(host: host, existed: before != nil)
         }
     }
 
-    /// Another host already named `name` (ignoring case), if any.
+    /// Another host already answering to `name` — its name or one of its aliases, ignoring case — if any.
     public static func hostHolding(_ name: String, besides id: UUID?, in store: Store) throws -> ShelfCore.Host? {
-        try store.hosts(sameNameAs: name).first { $0.id != id }
+        try store.hosts(answeringTo: name).first { $0.id != id }
     }
 
     /// The unique-name rule refused a save; `other` is the host that has the name.
     public struct NameTaken: Error, Sendable {
         public var name: String
         public var other: ShelfCore.Host
+        /// The name taken is one of the aliases being saved, not the host's name.
+        public var isAlias = false
 
         public var message: String {
-            "a host named '\(Display.safe(other.name))' already exists (\(Display.safe(other.destination)), id \(Display.shortID(other.id)))"
+            let what = isAlias ? "alias '\(Display.safe(name))': " : ""
+            let holds = other.name.caseInsensitiveASCIIEquals(name)
+                ? "a host named '\(Display.safe(other.name))' already exists"
+                : "'\(Display.safe(name))' is already an alias of host '\(Display.safe(other.name))'"
+            return "\(what)\(holds) (\(Display.safe(other.destination)), id \(Display.shortID(other.id)))"
         }
     }
 

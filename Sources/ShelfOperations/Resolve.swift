@@ -6,17 +6,18 @@ import ShelfCore
 import ShelfStore
 
 public enum Resolve {
-    /// The host `text` names: a name (exact, then ignoring case), `NAME@ID-PREFIX` when several hosts share the name,
-    /// or an id prefix alone. A shared name is an error listing each host as NAME@ID, so the user can pick one.
+    /// The host `text` names: a name (exact, then ignoring case), else an alias, `NAME@ID-PREFIX` when several hosts
+    /// share the name, or an id prefix alone. A shared name is an error listing each host as NAME@ID, so the user can
+    /// pick one.
     public static func host(_ text: String, in store: Store) throws -> ShelfCore.Host {
-        let named = try store.hosts(named: text)
+        let named = try answering(text, in: store)
         if named.count == 1 { return named[0] }
         if named.count > 1 { throw sharedName(text, named) }
         if let at = text.lastIndex(of: "@") {
             let name = String(text[..<at])
             let prefix = String(text[text.index(after: at)...]).lowercased()
             if name.isEmpty { return try host(id: prefix, in: store) }
-            let sameName = name.isEmpty ? [] : try store.hosts(named: name)
+            let sameName = name.isEmpty ? [] : try answering(name, in: store)
             if !sameName.isEmpty, isIDPrefix(prefix) {
                 let picked = sameName.filter { $0.id.uuidString.lowercased().hasPrefix(prefix) }
                 if picked.count == 1 { return picked[0] }
@@ -31,6 +32,12 @@ public enum Resolve {
         let close = try store.searchHosts(text).prefix(3).map(\.name)
         throw ShelfError(.notFound, "no host named '\(Display.safe(text))'",
                          hint: close.isEmpty ? "see 'sshelf list'" : "did you mean: \(close.map(Display.safe).joined(separator: ", "))?")
+    }
+
+    /// The hosts named `name`, or when none is, the hosts that have it as an alias.
+    static func answering(_ name: String, in store: Store) throws -> [ShelfCore.Host] {
+        let named = try store.hosts(named: name)
+        return named.isEmpty ? try store.hosts(aliased: name) : named
     }
 
     /// The host whose id starts with `prefix` (`--id`, or "@PREFIX"), whatever its name.

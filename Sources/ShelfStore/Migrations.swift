@@ -11,7 +11,7 @@ enum Migration: Sendable {
 enum Migrations {
     static let all: [Migration] = [
         version1, version2, version3, version4, catalog, identityAgentOptions, trustedSync, hostOptions, leanHosts,
-        outboxWithoutRowid,
+        outboxWithoutRowid, hostAliases,
     ]
     static var latest: Int { all.count }
 
@@ -266,4 +266,30 @@ enum Migrations {
         DROP TABLE sync_outbox;
         ALTER TABLE sync_outbox_keyed RENAME TO sync_outbox;
         """)
+
+    /// A host's aliases (`Host web1 web1.prod`), joined by U+001F like tags (validation forbids it inside one), empty
+    /// for none; a partial index holds the few hosts that have any, so finding a host by an alias reads only those. A
+    /// host that arrived by sync from a newer device before the column existed kept `aliases` among its unknown
+    /// fields; they move into the column here. The catalog cache is marked stale: its rows now carry the aliases.
+    static let hostAliases = Migration.code { db in
+        try db.execute("""
+            ALTER TABLE hosts ADD COLUMN aliases TEXT NOT NULL DEFAULT '';
+            CREATE INDEX hosts_with_aliases ON hosts(id) WHERE aliases != '';
+            """)
+        let rows = try db.query("SELECT id, extra FROM hosts WHERE extra LIKE '%\"aliases\"%'") { row in
+            (row.text(0), ExtraFields.decode(row.text(1)))
+        }
+        let update = try db.prepare("UPDATE hosts SET aliases = ?, extra = ? WHERE id = ?")
+        for (id, extra) in rows {
+            var rest = extra
+            guard case .array(let values)? = rest.removeValue(forKey: "aliases") else { continue }
+            let aliases = values.compactMap { value -> String? in
+                if case .string(let text) = value, !text.isEmpty, !text.contains("\u{1F}") { return text }
+                return nil
+            }
+            try update.bind([.text(HostRow.joinTags(aliases)), .text(ExtraFields.encode(rest)), .text(id)])
+            while try update.step() {}
+        }
+        try db.execute("UPDATE catalog_version SET token = randomblob(16) WHERE id = 1;")
+    }
 }

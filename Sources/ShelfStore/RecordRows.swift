@@ -39,22 +39,23 @@ enum HostRow {
 
     static let columns = """
         id, name, hostname, port, user, group_id, tags, auth_method, identity_id, password_ref, jump_host_ids, \
-        unresolved_jump, pinned_key_type, pinned_key, notes, created_at, updated_at, last_connected_at, extra, options
+        unresolved_jump, pinned_key_type, pinned_key, notes, created_at, updated_at, last_connected_at, extra, options, \
+        aliases
         """
 
     static let upsert = """
-        INSERT INTO hosts(\(columns)) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+        INSERT INTO hosts(\(columns)) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
         ON CONFLICT(id) DO UPDATE SET name=excluded.name, hostname=excluded.hostname, port=excluded.port,
           user=excluded.user, group_id=excluded.group_id, tags=excluded.tags, auth_method=excluded.auth_method,
           identity_id=excluded.identity_id, password_ref=excluded.password_ref, jump_host_ids=excluded.jump_host_ids,
           unresolved_jump=excluded.unresolved_jump, pinned_key_type=excluded.pinned_key_type,
           pinned_key=excluded.pinned_key, notes=excluded.notes, created_at=excluded.created_at,
           updated_at=excluded.updated_at, last_connected_at=excluded.last_connected_at, extra=excluded.extra,
-          options=excluded.options
+          options=excluded.options, aliases=excluded.aliases
         """
 
     /// A new row only (a bulk insert of hosts never saved): an existing id is a constraint error, not an update.
-    static let insert = "INSERT INTO hosts(\(columns)) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+    static let insert = "INSERT INTO hosts(\(columns)) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 
     static func bindings(_ host: Host) -> [SQLValue] {
         [
@@ -65,6 +66,7 @@ enum HostRow {
             .optional(host.pinnedHostKey?.type), .optional(host.pinnedHostKey?.key), .text(host.notes),
             .double(host.createdAt.timeIntervalSince1970), .double(host.updatedAt.timeIntervalSince1970),
             .optional(host.lastConnectedAt), .text(ExtraFields.encode(host.extra)), .text(OptionLines.encode(host.options)),
+            .text(joinTags(host.aliases)),
         ]
     }
 
@@ -80,7 +82,7 @@ enum HostRow {
             jumpHostIDs: row.text(10).split(separator: " ").compactMap { UUID(uuidString: String($0)) },
             unresolvedJump: row.text(11), pinnedHostKey: pinned, options: OptionLines.decode(row.text(19)),
             notes: row.text(14), createdAt: row.date(15), updatedAt: row.date(16), lastConnectedAt: row.optionalDate(17),
-            extra: ExtraFields.decode(row.text(18)))
+            aliases: splitTags(row.text(20)), extra: ExtraFields.decode(row.text(18)))
     }
 }
 

@@ -190,6 +190,20 @@ public final class Store {
                      row: HostRow.read).compactMap { $0 }
     }
 
+    /// Hosts that have `alias` among their aliases, ignoring case (ASCII), in id order. Only the hosts with any alias
+    /// are read (the partial index `hosts_with_aliases`); the match itself is made here, where the rule is.
+    public func hosts(aliased alias: String) throws -> [ShelfCore.Host] {
+        try db.query("SELECT \(HostRow.columns) FROM hosts WHERE aliases != '' ORDER BY id", row: HostRow.read)
+            .compactMap { $0 }.filter { $0.aliases.contains { $0.caseInsensitiveASCIIEquals(alias) } }
+    }
+
+    /// Hosts that answer to `name` — by their name or an alias, ignoring case — in id order, each once.
+    public func hosts(answeringTo name: String) throws -> [ShelfCore.Host] {
+        let named = try hosts(sameNameAs: name)
+        let aliased = try hosts(aliased: name).filter { host in !named.contains { $0.id == host.id } }
+        return aliased.isEmpty ? named : (named + aliased).sorted { $0.id.storeText < $1.id.storeText }
+    }
+
     /// Hosts whose id starts with `prefix` (lower-case hex and dashes), found through the primary key.
     public func hosts(idPrefix prefix: String) throws -> [ShelfCore.Host] {
         try db.query("SELECT \(HostRow.columns) FROM hosts WHERE id >= ? AND id < ? ORDER BY id",

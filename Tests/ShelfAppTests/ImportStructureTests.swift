@@ -20,8 +20,15 @@ final class ImportStructureTests: XCTestCase {
         let before = StoreCounters.snapshot()
         XCTAssertEqual(SshelfMain.run(["import", "ssh-config", path], context: context), 0, printed)
         let after = StoreCounters.snapshot()
-        let listed = try home.run("list").stdout.split(separator: "\n").count - 1
-        return (after.commits - before.commits, after.prepared - before.prepared, listed)
+        return (after.commits - before.commits, after.prepared - before.prepared, try names(home))
+    }
+
+    /// How many names the stored hosts answer to (the generator writes some blocks with two names for one address:
+    /// one host with an alias each).
+    func names(_ home: TempHome) throws -> Int {
+        let listed = try home.run("list", "--json")
+        let records = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
+        return records.reduce(0) { $0 + 1 + (($1["aliases"] as? [String])?.count ?? 0) }
     }
 
     func testAnImportIsOneTransactionWithAFixedSetOfPreparedStatements() throws {
@@ -45,9 +52,10 @@ final class ImportStructureTests: XCTestCase {
         XCTAssertExit(listed, 0)
         let records = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
         let ids = records.compactMap { $0["id"] as? String }
-        XCTAssertEqual(ids.count, 500)
+        XCTAssertEqual(try names(home), 500)
+        XCTAssertLessThan(ids.count, 500, "some blocks have two names for one host")
         XCTAssertEqual(ids, ids.sorted(), "ids in the list's (name) order")
-        XCTAssertEqual(Set(ids).count, 500)
+        XCTAssertEqual(Set(ids).count, ids.count)
         XCTAssertTrue(ids.allSatisfy { UUID(uuidString: $0) != nil && $0.dropFirst(14).first == "4" }, "random (version 4) ids")
     }
 

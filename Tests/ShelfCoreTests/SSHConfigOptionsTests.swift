@@ -45,7 +45,7 @@ final class SSHConfigOptionsTests: XCTestCase {
         XCTAssertEqual(web.identityFiles.first, "~/.ssh/first")
         XCTAssertNil(web.proxyCommandJump)
         XCTAssertEqual(result.defaults, [
-            OptionDefaults(pattern: "*.internal !bastion.internal", options: ["Compression yes"]),
+            OptionDefaults(pattern: "*.internal !bastion.internal", options: ["Compression yes", "User ops"]),
             OptionDefaults(pattern: "*", options: ["ControlMaster auto", "ControlPath ~/.ssh/cm-%C", "IdentityFile ~/.ssh/id_default"]),
         ])
         XCTAssertTrue(result.defaults[0].matches("db.internal"))
@@ -118,7 +118,7 @@ final class SSHConfigOptionsTests: XCTestCase {
         XCTAssertEqual(settings.sendEnv, ["LC_*", "LANG"])
     }
 
-    func testAUnixSocketForwardIsSkippedAndTheHostKept() throws {
+    func testAUnixSocketForwardIsKeptAsTheHostsLineForOpenSSH() throws {
         let result = try resolve("""
             Host gpg
                 HostName gpg.example.com
@@ -128,9 +128,14 @@ final class SSHConfigOptionsTests: XCTestCase {
             """)
         let gpg = try host(result, "gpg")
         XCTAssertEqual(gpg.forwards.map(\.description), ["127.0.0.1:8080:localhost:80"])
+        XCTAssertEqual(gpg.options, ["RemoteForward /run/user/1000/gnupg/S.gpg-agent /home/u/.gnupg/S.gpg-agent.extra",
+                                     "LocalForward 5432 /var/run/postgresql/.s.PGSQL.5432"])
         XCTAssertTrue(result.failures.isEmpty, result.failures.joined(separator: "\n"))
-        XCTAssertEqual(result.warnings.filter { $0.contains("forwards a unix socket") }.count, 2, result.warnings.joined(separator: "\n"))
-        XCTAssertTrue(result.warnings.contains { $0.hasPrefix("/home/u/.ssh/config:3: host 'gpg': RemoteForward") })
+        XCTAssertTrue(result.warnings.isEmpty, result.warnings.joined(separator: "\n"))
+        let settings = HostSettings.read(gpg.options.sshOptions)
+        XCTAssertEqual(settings.socketForwards, gpg.options, "sshelf's client names each, and runs none")
+        XCTAssertEqual(settings.unsupported, ["RemoteForward", "LocalForward"])
+        XCTAssertNotNil(SSHOption.problem("LocalForward 8080 localhost:80"), "a TCP forward is a rule, never a line")
     }
 
     func testAnUnreadableMatchLineSkipsOnlyItsBlock() throws {

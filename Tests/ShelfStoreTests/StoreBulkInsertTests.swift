@@ -109,7 +109,10 @@ final class StoreBulkInsertTests: XCTestCase {
         }
         let indexes = try store.db.query(
             "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'hosts' AND sql IS NOT NULL") { $0.text(0) }
-        XCTAssertEqual(indexes, ["hosts_by_folded_name"])
+        // And the partial index of the few hosts with aliases (what finding a host by an alias reads).
+        XCTAssertEqual(indexes, ["hosts_by_folded_name", "hosts_with_aliases"])
+        let aliasPlan = try store.queryPlan("SELECT \(HostRow.columns) FROM hosts WHERE aliases != '' ORDER BY id")
+        XCTAssertTrue(aliasPlan.contains { $0.contains("hosts_with_aliases") }, "\(aliasPlan)")
         // What `hosts(named:)` and `hosts(sameNameAs:)` run: through the case-insensitive name index, no sort.
         let plan = try store.queryPlan("SELECT \(HostRow.columns) FROM hosts WHERE name = 'web' COLLATE NOCASE ORDER BY id")
         XCTAssertTrue(plan.contains { $0.contains("USING INDEX hosts_by_folded_name (name=?)") }, "\(plan)")

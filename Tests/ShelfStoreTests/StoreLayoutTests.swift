@@ -27,23 +27,25 @@ final class StoreLayoutTests: XCTestCase {
     func testTheOutboxIsKeyedByItsPrimaryKeyAndOlderStoresMigrateEveryRow() throws {
         let before: [[SQLValue]]
         do {
-            let older = try Store(path: path, migrateTo: Store.latestVersion - 1)
+            // The schema before the outbox step (the steps after it add host columns, so groups are written here:
+            // their rows are the same in both schemas, and their stamps and outbox rows are what this step moves).
+            let older = try Store(path: path, migrateTo: Store.latestVersion - 2)
             XCTAssertTrue(hasRowid(older, "sync_outbox"), "the schema before this step had a rowid table")
-            let hosts = (0..<50).map { ShelfCore.Host(name: "h\($0)", hostname: "10.0.0.\($0)") }
+            let groups = (0..<50).map { HostGroup(name: "g\($0)") }
             try older.write { store in
-                try store.save(hosts: hosts)
-                try store.deleteHost(hosts[7].id)  // a tombstone
-                var edited = hosts[3]
-                edited.hostname = "changed.example"  // a second stamp, with history
+                for group in groups { try store.save(group) }
+                try store.deleteGroup(groups[7].id)  // a tombstone
+                var edited = groups[3]
+                edited.notes = "changed"  // a second stamp, with history
                 try store.save(edited)
                 try store.save(HostGroup(name: "prod"))
             }
             try older.write { store in
-                let sent = try hosts[20..<30].map { host in (RecordKind.host, host.id, try XCTUnwrap(try store.clock(.host, host.id)?.latest)) }
+                let sent = try groups[20..<30].map { group in (RecordKind.group, group.id, try XCTUnwrap(try store.clock(.group, group.id)?.latest)) }
                 try store.clearOutbox(sent: sent)
             }
             before = try stampRows(older)
-            XCTAssertEqual(try older.outboxCount(), 41, "50 hosts and a group queued, 10 of them sent")
+            XCTAssertEqual(try older.outboxCount(), 41, "51 groups queued, 10 of them sent")
         }
         let store = try Store(path: path)
         XCTAssertEqual(store.schemaVersion, Store.latestVersion)

@@ -13,6 +13,8 @@ enum HostCommands {
         .value("port", "PORT", short: "p", "port, 1-65535 (default 22)"),
         .value("group", "PATH", short: "g", completion: .group, "group path such as prod/eu; created if missing ('' or / for none)"),
         .value("tag", "TAG", short: "t", repeatable: true, "add a tag (repeatable)"),
+        .value("alias", "NAME", repeatable: true,
+               "another name the host answers to, like a second name on its Host line (repeatable)"),
         .value("auth", "METHOD", completion: .words(AuthMethod.knownCases.map(\.rawValue)),
                "auto, publickey, password, keyboardInteractive or agent"),
         .value("identity", "NAME", completion: .identity, "identity (key) to log in with ('' for none)"),
@@ -29,9 +31,9 @@ enum HostCommands {
         CommandSpec(
             path: ["list"], summary: "list hosts, optionally filtered",
             details: """
-                Every word of FILTER must match within one field of the host (its name, hostname, user, a tag or \
-                its group path), fuzzily: its letters in order, not necessarily adjacent, case and accents \
-                ignored. Best matches first (a whole field, then a prefix, then word starts and adjacent \
+                Every word of FILTER must match within one field of the host (its name, hostname, user, a tag, an \
+                alias or its group path), fuzzily: its letters in order, not necessarily adjacent, case and accents \
+                ignored; a word written :PORT (:2222) matches hosts whose port starts with those digits. Best matches first (a whole field, then a prefix, then word starts and adjacent \
                 letters), ties by last connected, then name: the same rule and order as the TUI's search.
                 """,
             arguments: [ArgumentSpec(name: "FILTER", help: "words to search for", optional: true, variadic: true)],
@@ -40,7 +42,7 @@ enum HostCommands {
                 .flag("json", "print JSON (an array of host records) for scripts"),
                 .flag("names", "print only the names, one per line, as commands take them (NAME@ID where several hosts share a name)"),
             ],
-            examples: ["sshelf list", "sshelf list prod db", "sshelf list --group prod/eu --json"],
+            examples: ["sshelf list", "sshelf list prod db", "sshelf list :2222", "sshelf list --group prod/eu --json"],
             run: list),
         CommandSpec(
             path: ["show"], summary: "show one host with its forward rules",
@@ -48,22 +50,23 @@ enum HostCommands {
             options: [.flag("json", "print JSON for scripts")], run: show),
         CommandSpec(
             path: ["add"], summary: "add a host",
-            details: "Unless --allow-duplicate is given, NAME must not be the name of another host (compared ignoring case).",
+            details: "Unless --allow-duplicate is given, NAME and each --alias must not be the name or an alias of another host (compared ignoring case).",
             arguments: [ArgumentSpec(name: "NAME", help: "the alias you will type, e.g. prod-db")],
             options: hostOptions + [allowDuplicate],
             examples: ["sshelf add prod-db --host db1.example.com --user deploy --group prod/eu --tag db"],
             run: add),
         CommandSpec(
             path: ["edit"], summary: "change a host's settings",
-            details: "Only the options given change. --tag adds a tag, --untag removes one. --rename refuses a name another host has unless --allow-duplicate is given.",
+            details: "Only the options given change. --tag adds a tag, --untag removes one; --alias adds an alias, --remove-alias removes one. --rename refuses a name another host has unless --allow-duplicate is given.",
             arguments: [ArgumentSpec(name: "NAME", help: "host name (NAME@ID when several hosts share it, or an id prefix)", completion: .host)],
             options: hostOptions + [
                 .value("rename", "NEWNAME", "give the host a new name"),
                 .value("untag", "TAG", repeatable: true, "remove a tag (repeatable)"),
+                .value("remove-alias", "NAME", repeatable: true, "remove an alias (repeatable)"),
                 .value("remove-option", "KEY", repeatable: true, "remove every line of this ssh_config option (repeatable)"),
                 allowDuplicate,
             ],
-            examples: ["sshelf edit prod-db --port 2222 --tag critical",
+            examples: ["sshelf edit prod-db --port 2222 --tag critical", "sshelf edit web1 --alias web1.prod",
                        "sshelf edit prod-db --option 'ServerAliveInterval 15' --remove-option ForwardAgent"],
             run: edit),
         CommandSpec(
@@ -126,7 +129,15 @@ enum HostCommands {
                 return 0
             }
             var lines: [(String, String)] = [
-                ("name", host.name), ("id", host.id.uuidString.lowercased()), ("destination", host.destination),
+                ("name", host.name),
+            ]
+            if !host.aliases.isEmpty { lines.append(("aliases", host.aliases.joined(separator: ", "))) }
+            let defaults = try store.optionDefaults()
+            let applied = OptionDefaults.applied(defaults, to: host)
+            let fromPatterns = applied.from.map { "\($0.field) from Host \($0.pattern)" }.joined(separator: ", ")
+            lines += [
+                ("id", host.id.uuidString.lowercased()),
+                ("destination", applied.host.destination + (fromPatterns.isEmpty ? "" : "  (\(fromPatterns))")),
                 ("group", tree.path(of: host.groupID).isEmpty ? "(none)" : tree.path(of: host.groupID)),
                 ("tags", host.tags.isEmpty ? "(none)" : host.tags.joined(separator: ", ")),
                 ("auth", host.authMethod.rawValue),
@@ -138,7 +149,7 @@ enum HostCommands {
             ]
             if !host.notes.isEmpty { lines.append(("notes", host.notes)) }
             var out = lines.map { "\($0.0.padding(toLength: 15, withPad: " ", startingAt: 0))\(Display.safe($0.1))\n" }.joined()
-            out += OptionListing.text(host: host, defaults: try store.optionDefaults())
+            out += OptionListing.text(host: host, defaults: defaults)
             if !rules.isEmpty {
                 out += "forwards:\n"
                 for rule in rules {
@@ -172,10 +183,22 @@ enum HostCommands {
     static func edit(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         let saved = try context.store().write { store in
             var host = try Resolve.host(call.arguments[0], in: store)
-            if let name = call.value("rename") { host.name = name }
+            if let name = call.value("rename") {
+                // Renaming to one of its own aliases makes that alias the name.
+                host.aliases.removeAll { $0.caseInsensitiveASCIIEquals(name) }
+                host.name = name
+            }
             try apply(call, to: &host, store: store)
             let untag = Set(call.all("untag"))
             host.tags.removeAll { untag.contains($0) }
+            for alias in call.all("remove-alias") {
+                guard host.aliases.contains(where: { $0.caseInsensitiveASCIIEquals(alias) }) else {
+                    throw ShelfError(.invalid, "'\(Display.safe(host.name))' has no alias '\(Display.safe(alias))'",
+                                     hint: host.aliases.isEmpty ? "it has no aliases"
+                                         : "its aliases are: \(host.aliases.map(Display.safe).joined(separator: ", "))")
+                }
+                host.aliases.removeAll { $0.caseInsensitiveASCIIEquals(alias) }
+            }
             return try HostOperations.save(
                 host, groupPath: call.value("group"), allowDuplicateName: call.flag("allow-duplicate"), in: store)
         }
@@ -190,6 +213,7 @@ enum HostCommands {
         if let user = call.value("user") { host.user = user }
         if let port = call.value("port") { host.port = try Resolve.port(port, option: "port") }
         for tag in call.all("tag") where !host.tags.contains(tag) { host.tags.append(tag) }
+        for alias in call.all("alias") where !host.answers(to: alias) { host.aliases.append(alias) }
         if let auth = call.value("auth") { host.authMethod = try Resolve.authMethod(auth) }
         if let name = call.value("identity") {
             host.identityID = name.isEmpty ? nil : try Resolve.identity(name, in: store).id

@@ -11,8 +11,9 @@ enum ImportExportCommands {
         CommandSpec(
             path: ["import", "ssh-config"], summary: "import hosts from an OpenSSH config (default ~/.ssh/config)",
             details: """
-                Host blocks become hosts (one per name); HostName, User, Port, IdentityFile, ProxyJump and \
-                Local/Remote/DynamicForward are carried over, with Include followed (globs; relative paths \
+                Host blocks become hosts: the names of one Host line that ssh resolves alike are one host with \
+                aliases, a name that resolves differently a host of its own. HostName, User, Port, IdentityFile, \
+                ProxyJump, Local/Remote/DynamicForward and every other option are carried over, with Include followed (globs; relative paths \
                 resolve against ~/.ssh, or the imported file's folder when it lies elsewhere). Wildcard \
                 patterns and Match blocks are reported as skipped with their line. Importing again updates \
                 hosts of the same name instead of adding duplicates. The file itself is only read. Each file \
@@ -22,6 +23,7 @@ enum ImportExportCommands {
             arguments: [ArgumentSpec(name: "PATH", help: "config file to read", optional: true, completion: .file)],
             options: [
                 .value("group", "PATH", short: "g", completion: .group, "put newly added hosts in this group"),
+                .flag("group-by-file", "put newly added hosts of each Included file in a group named after it (config.d/work.conf: work; inside --group when given)"),
                 .flag("dry-run", short: "n", "show what would change without writing anything"),
             ],
             run: importConfig),
@@ -101,7 +103,8 @@ enum ImportExportCommands {
         do {
             summary = try store.bulkWrite { store in
                 let summary = try ImportPlan.apply(resolved, groupPath: call.value("group"), home: home,
-                                                 leftovers: BridgeLeftovers(locations: context.locations), store: store)
+                                                   leftovers: BridgeLeftovers(locations: context.locations), store: store,
+                                                   groupByFile: call.flag("group-by-file") ? path : nil)
                 if call.flag("dry-run") { throw DryRun(summary: summary.text(path: path, dryRun: true)) }
                 // The report (a line for each host added) is written on the other core while this one commits.
                 text = BackgroundValue { summary.text(path: path, dryRun: false) }

@@ -40,8 +40,10 @@ struct ImportSummary {
 }
 
 enum ImportPlan {
+    /// With `groupByFile` (the imported file's path), a new host from an Included file goes to a group named after
+    /// that file (inside `groupPath` when given); the imported file's own hosts go to `groupPath`.
     static func apply(_ resolved: SSHConfigImport, groupPath: String?, home: String, leftovers: BridgeLeftovers,
-                      store: Store) throws -> ImportSummary {
+                      store: Store, groupByFile mainFile: String? = nil) throws -> ImportSummary {
         // On the other core while the first pass runs: the list order of every name in the file and as many fresh
         // ids, ascending (the ids handed out below).
         let ordering = BackgroundValue { (Store.listOrder(resolved.hosts.map(\.alias)), Store.ascendingIDs(resolved.hosts.count)) }
@@ -49,10 +51,42 @@ enum ImportPlan {
         summary.notes = resolved.notes
         let group = try groupPath.flatMap { try GroupOperations.create($0, in: store) }
         var identities = try store.identities()
+        var annotatedGroups: [String: HostGroup?] = [:]
+        /// The group a `#@group:` annotation names (inside `groupPath` when given), made on first use.
+        func annotatedGroup(_ entry: ImportedHost) throws -> HostGroup? {
+            guard let name = entry.group else { return nil }
+            if let known = annotatedGroups[name] { return known }
+            // A slash path as sshelf's export writes it (`prod/eu`); a name that is no valid path leaves the host
+            // where --group puts it.
+            let made = try? GroupOperations.create((groupPath.map { $0.hasSuffix("/") ? $0 : $0 + "/" } ?? "") + name, in: store)
+            annotatedGroups[name] = made
+            return made
+        }
+        var fileGroups: [String: HostGroup?] = [:]
+        /// The group of the Included file a host was read from (`--group-by-file`), made on first use.
+        func fileGroup(_ entry: ImportedHost) throws -> HostGroup? {
+            guard let mainFile, let colon = entry.location.lastIndex(of: ":") else { return nil }
+            let file = String(entry.location[..<colon])
+            guard file != mainFile else { return nil }
+            if let known = fileGroups[file] { return known }
+            let name = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
+            let made = name.isEmpty || name.hasPrefix(".") ? nil
+                : try GroupOperations.create((groupPath.map { $0.hasSuffix("/") ? $0 : $0 + "/" } ?? "") + name, in: store)
+            fileGroups[file] = made
+            return made
+        }
+        // The Host patterns as they will be after this import: what they give a stored host is not written into it.
+        let defaults = mergedDefaults(try store.optionDefaults(), resolved.defaults)
         // Names are compared ignoring case, as ssh matches Host aliases and as the unique-name rule does: an alias
         // updates the host of that name, and never adds a second one.
         var shared: [String: [ShelfCore.Host]] = [:]
-        for host in try store.hosts() { shared[ModelCheck.sameNameKey(host.name), default: []].append(host) }
+        // A stored host's aliases find it too (after the names: a name is never shadowed by another host's alias).
+        var aliasOf: [String: ShelfCore.Host] = [:]
+        for host in try store.hosts() {
+            shared[ModelCheck.sameNameKey(host.name), default: []].append(host)
+            for alias in host.aliases { aliasOf[ModelCheck.sameNameKey(alias)] = aliasOf[ModelCheck.sameNameKey(alias)] ?? host }
+        }
+        for (key, host) in aliasOf where shared[key] == nil { shared[key] = [host] }
         // Where each name of the file is in `imported` (its first alias), and the stored hosts by their unique names.
         var inFile: [String: Int] = [:]
         inFile.reserveCapacity(resolved.hosts.count)
@@ -85,10 +119,31 @@ enum ImportPlan {
             positions[index] = imported.count
             if let existing { stored[existing.id] = existing }
             // A new host's id is handed out after this pass (below).
-            var host = existing ?? ShelfCore.Host(id: ImportPlan.unassigned, name: entry.alias, groupID: group?.id)
+            let groupID = existing == nil ? try annotatedGroup(entry)?.id ?? fileGroup(entry)?.id ?? group?.id : nil
+            var host = existing ?? ShelfCore.Host(id: ImportPlan.unassigned, name: entry.alias, groupID: groupID)
+            // The file's aliases join the ones the host has; one that is another host's name or alias stays there.
+            for alias in entry.aliases where !host.answers(to: alias) {
+                let aliasKey = ModelCheck.sameNameKey(alias)
+                if let owner = shared[aliasKey]?.first, owner.id != existing?.id {
+                    summary.warnings.append("\(entry.location): host '\(entry.alias)': alias '\(alias)' not kept: it names the stored host '\(owner.name)'")
+                } else if let first = inFile[aliasKey] {
+                    summary.warnings.append("\(entry.location): host '\(entry.alias)': alias '\(alias)' not kept: it names '\(resolved.hosts[imported[first].0].alias)' above")
+                } else {
+                    host.aliases.append(alias)
+                    inFile[aliasKey] = imported.count
+                }
+            }
+            // A `#@desc:` describes a new host, or one whose notes are empty.
+            if host.notes.isEmpty, !entry.description.isEmpty { host.notes = entry.description }
             host.hostname = entry.hostname
             host.user = entry.user
             host.port = entry.port
+            if let existing {
+                // A user or port the host leaves to its Host patterns stays unset when the file says what they give.
+                let given = OptionDefaults.applied(defaults, to: existing).host
+                if existing.user.isEmpty, entry.user == given.user { host.user = "" }
+                if existing.port == ShelfCore.Host.defaultPort, entry.port == given.port { host.port = ShelfCore.Host.defaultPort }
+            }
             // What the ssh_config bridge writes is never a host's own option (a config that reached the bridge's
             // lines some other way than an Include, which the reader skips).
             let bridgeLines = leftovers.lines(in: entry.options)
@@ -147,7 +202,10 @@ enum ImportPlan {
                 changed = true
             }
             let rules = rulesByHost[host.id] ?? []
-            for spec in resolved.hosts[index].forwards where !rules.contains(where: { $0.spec == spec }) {
+            // A stored host's forward that its Host patterns carry is theirs, not a rule of its own.
+            let patternForwards = isNew ? [] : OptionDefaults.forwards(defaults, for: host)
+            for spec in resolved.hosts[index].forwards
+            where !rules.contains(where: { $0.spec == spec }) && !patternForwards.contains(spec) {
                 try store.save(PortForwardRule(hostID: host.id, kind: spec.kind, bindAddress: spec.bindAddress,
                                                bindPort: spec.bindPort, targetHost: spec.targetHost,
                                                targetPort: spec.targetPort))
@@ -158,7 +216,7 @@ enum ImportPlan {
         }
         try store.save(hosts: changedHosts)
         if !resolved.defaults.isEmpty {
-            try store.setOptionDefaults(mergedDefaults(try store.optionDefaults(), resolved.defaults))
+            try store.setOptionDefaults(defaults)
             summary.defaultsKept = resolved.defaults.count
         }
         // Freeing what a 100,000-host file made here takes tens of milliseconds: the other core does it.
@@ -252,6 +310,7 @@ enum ImportPlan {
     static func sameSettings(_ a: ShelfCore.Host, _ b: ShelfCore.Host) -> Bool {
         a.hostname == b.hostname && a.user == b.user && a.port == b.port && a.identityID == b.identityID
             && a.jumpHostIDs == b.jumpHostIDs && a.unresolvedJump == b.unresolvedJump && a.options == b.options
+            && a.aliases == b.aliases && a.notes == b.notes
     }
 
     /// The identity for an IdentityFile path, created on first sight. Only the path and the public key (from

@@ -202,13 +202,26 @@ enum SSHCommands {
 
     // MARK: shared
 
+    /// The names of the other hosts whose pinned key is the key a hop offers (none when the store cannot be read: a
+    /// note, not a reason to stop).
+    static func pinnedElsewhere(_ question: HostKeyQuestion, plan: ConnectPlan, store: Store) -> [String] {
+        let pinned = question.key.pinned
+        let hop = plan.endpoints.first { $0.name == question.hopName }?.hostID
+        return ((try? store.hosts()) ?? []).filter { $0.pinnedHostKey == pinned && $0.id != hop }.map(\.name)
+    }
+
     /// Said before connecting: the target's options sshelf's own client cannot do (it connects without them) — once
     /// per host until the host or those options change, or every time when `always` (OptionNotes) — and values it
-    /// cannot read.
+    /// cannot read. A unix-socket forward is named on its own, precisely.
     static func noteOptions(_ plan: ConnectPlan, store: Store, always: Bool, context: AppContext) {
         let target = plan.endpoints[plan.endpoints.count - 1]
         let name = Display.safe(target.name)
-        let unsupported = target.settings.unsupported
+        for line in target.settings.socketForwards {
+            context.errorOutput("sshelf: note: \(name): '\(Display.safe(line))' forwards a unix socket, which sshelf's own client (libssh2 \(LibSSH2.version)) cannot open; connecting without it (sshelf connect \(name) --openssh runs OpenSSH's ssh with it)\n")
+        }
+        let unsupported = target.settings.unsupported.filter { keyword in
+            !target.settings.socketForwards.contains { SSHOption(line: $0)?.keyword == keyword }
+        }
         if !unsupported.isEmpty {
             let list = unsupported.map(Display.safe).joined(separator: ", ")
             let note = "sshelf: note: \(name) sets \(list), which sshelf's own client (libssh2 \(LibSSH2.version)) cannot do; connecting without \(unsupported.count == 1 ? "it" : "them") (sshelf connect \(name) --openssh runs OpenSSH's ssh with them)\n"
@@ -254,7 +267,8 @@ enum SSHCommands {
                                context: AppContext, prompts wrap: (ConnectDelegate) -> ConnectDelegate = { $0 },
                                body: (SSHConnection) throws -> Int32) throws -> Int32 {
         let prompts = TerminalPrompts(acceptNew: call.flag("accept-new"), passwordFD: try passwordFD(call),
-                                      remember: call.flag("remember") ? true : nil, errorOutput: context.errorOutput)
+                                      remember: call.flag("remember") ? true : nil, errorOutput: context.errorOutput,
+                                      otherNames: { question in pinnedElsewhere(question, plan: plan, store: store) })
         let connector = SSHConnector(
             options: options, credentials: try credentialSource(context, store: store, call: call),
             delegate: wrap(prompts))

@@ -37,9 +37,11 @@ enum SSHConfigCommands {
         CommandSpec(
             path: ["ssh-config", "defaults"], summary: "list or edit the options kept for Host patterns (Host *)",
             details: """
-                Options an import found under Host patterns (Host *, Host *.internal !bastion) are kept as defaults \
-                for the hosts the pattern matches, in the order written: after a host's own options, so a host's \
-                own value wins, as in ssh. They belong to this device (like ~/.ssh/config) and do not sync. Without \
+                Every line an import found under Host patterns (Host *, Host prod-* !prod-bastion) is kept for \
+                the hosts the pattern matches, in the order written — User, Port, HostName, ProxyJump and forwards \
+                too: after a host's own settings, so a host's own value wins, as in ssh; a host without a user or \
+                with port 22 connects with the pattern's (sshelf show says so). They belong to this device (like \
+                ~/.ssh/config) and do not sync. Without \
                 options, lists them; with a PATTERN and --option/--remove-option, edits that pattern's block \
                 (created when missing); --remove deletes it.
                 """,
@@ -49,7 +51,7 @@ enum SSHConfigCommands {
                 .value("remove-option", "KEY", repeatable: true, "remove every line of this option from the pattern"),
                 .flag("remove", "delete the pattern's block"),
             ],
-            examples: ["sshelf ssh-config defaults", "sshelf ssh-config defaults '*' --option 'ServerAliveInterval 60'"],
+            examples: ["sshelf ssh-config defaults", "sshelf ssh-config defaults 'prod-*' --option 'User deploy'", "sshelf ssh-config defaults '*' --option 'ServerAliveInterval 60'"],
             run: defaults),
     ]
 
@@ -130,9 +132,7 @@ enum SSHConfigCommands {
                     throw ShelfError(.usage, "ssh-config defaults: nothing to change", hint: "give --option 'KEY VALUE', --remove-option KEY or --remove")
                 }
                 var block = index.map { blocks[$0] } ?? OptionDefaults(pattern: pattern, options: [])
-                block.options = try OptionInput.apply(to: block.options, setting: options, removing: removed,
-                                                      owner: "Host \(pattern)")
-                if let problem = SSHOption.problems(block.options).first { throw ShelfError(.invalid, problem) }
+                block.options = try patternOptions(block.options, setting: options, removing: removed, owner: "Host \(pattern)")
                 if let index { blocks[index] = block } else { blocks.append(block) }
             }
             try store.setOptionDefaults(blocks)
@@ -141,5 +141,29 @@ enum SSHConfigCommands {
         context.print(changed.map { "Host \(Display.safe($0.pattern)): \(Display.count($0.options.count, "option"))" }
             ?? "removed the defaults for Host \(Display.safe(pattern))")
         return 0
+    }
+
+    /// A pattern block's lines edited: host fields (`User deploy`, `Port 2222`, `LocalForward …`) are lines there, checked
+    /// by the pattern rule; every other line as a host's option is (OptionInput, which asks the installed ssh too). The
+    /// lines keep the order they were typed in.
+    static func patternOptions(_ lines: [String], setting new: [String], removing keys: [String], owner: String) throws
+        -> [String]
+    {
+        let fields = new.filter { SSHOption(line: $0).map { SSHOption.patternKeywords.contains($0.key) } ?? false }
+        for line in fields {
+            if let problem = SSHOption.patternProblem(line) {
+                throw ShelfError(.invalid, "--option '\(Display.safe(line))': \(problem)",
+                                 hint: "give one ssh_config line as 'Keyword value', e.g. --option 'User deploy'")
+            }
+        }
+        try OptionInput.check(new.filter { !fields.contains($0) })
+        let (edited, notFound) = SSHOption.edited(lines, setting: new, removing: keys)
+        if let missing = notFound.first {
+            throw ShelfError(.notFound, "\(Display.safe(owner)) has no option '\(Display.safe(missing))'",
+                             hint: lines.isEmpty ? "it has no options" : "its options: \(lines.compactMap { SSHOption(line: $0)?.keyword }.map(Display.safe).joined(separator: ", "))")
+        }
+        if let problem = edited.compactMap(SSHOption.patternProblem).first { throw ShelfError(.invalid, problem) }
+        if edited.count > SSHOption.maxCount { throw ShelfError(.invalid, "more than \(SSHOption.maxCount) options") }
+        return edited
     }
 }

@@ -12,12 +12,24 @@ final class TerminalPrompts: ConnectDelegate {
     /// `--remember`: true keeps a given password in the vault; nil asks on the terminal; false never keeps it.
     private let remember: Bool?
     private let errorOutput: (String) -> Void
+    /// The other hosts that have this key pinned (their names), for OpenSSH's "known by other names" note.
+    private let otherNames: (HostKeyQuestion) -> [String]
 
-    init(acceptNew: Bool, passwordFD: Int32?, remember: Bool?, errorOutput: @escaping (String) -> Void) {
+    init(acceptNew: Bool, passwordFD: Int32?, remember: Bool?, errorOutput: @escaping (String) -> Void,
+         otherNames: @escaping (HostKeyQuestion) -> [String] = { _ in [] }) {
         self.acceptNew = acceptNew
         self.passwordFD = passwordFD
         self.remember = remember
         self.errorOutput = errorOutput
+        self.otherNames = otherNames
+    }
+
+    /// As OpenSSH says it when a new name's key is one it already knows: the same machine under another name.
+    func alsoKnownAs(_ question: HostKeyQuestion) -> String {
+        let names = otherNames(question)
+        guard !names.isEmpty else { return "" }
+        return "This host key is known by the following other names/addresses:\n"
+            + names.map { "    sshelf: \(Display.safe($0))\n" }.joined()
     }
 
     /// The server's login banner (sshd's `Banner`) goes to standard error before the session starts, as OpenSSH
@@ -29,6 +41,10 @@ final class TerminalPrompts: ConnectDelegate {
     func decide(_ question: HostKeyQuestion) -> HostKeyDecision {
         if acceptNew, question.reason == .unknown {
             errorOutput("sshelf: warning: accepting new host key of \(Display.safe(question.hopName)): \(question.key.type) \(question.fingerprint)\n")
+            let names = otherNames(question)
+            if !names.isEmpty {
+                errorOutput("sshelf: note: this host key is also known as \(names.map { "'\(Display.safe($0))'" }.joined(separator: ", ")) (pinned for \(names.count == 1 ? "that host" : "those hosts"))\n")
+            }
             return .acceptAndRemember
         }
         guard let tty = TTY.open() else { return .refuse }
@@ -41,6 +57,7 @@ final class TerminalPrompts: ConnectDelegate {
             text = "WARNING: \(Display.safe(question.hopName)) now offers a \(question.key.type) key; \(source.rawValue) knows it only as \(types.joined(separator: ", ")).\n"
         }
         text += "\(question.key.type) key fingerprint is \(question.fingerprint).\n"
+        text += alsoKnownAs(question)
         text += "Are you sure you want to continue connecting (yes/no)? "
         tty.write(text)
         let answer = tty.readLine(echo: true).trimmingCharacters(in: .whitespaces).lowercased()

@@ -48,6 +48,9 @@ public struct HostSettings: Sendable, Equatable {
     public var unsupported: [String] = []
     /// Lines whose value could not be read (`ServerAliveInterval soon`), with why.
     public var invalid: [String] = []
+    /// Forwards to or from a unix socket (`LocalForward 5555 /var/run/docker.sock`), as written: kept with the host
+    /// and run by OpenSSH's ssh (`connect --openssh`, the bridge); sshelf's client names each when it connects.
+    public var socketForwards: [String] = []
 
     public init() {}
 
@@ -61,7 +64,7 @@ public struct HostSettings: Sendable, Equatable {
             && a.sendEnv == b.sendEnv && a.requestTTY == b.requestTTY && a.proxyCommand == b.proxyCommand
             && a.numberOfPasswordPrompts == b.numberOfPasswordPrompts && a.identityAgent == b.identityAgent
             && a.unsupported == b.unsupported
-            && a.invalid == b.invalid
+            && a.invalid == b.invalid && a.socketForwards == b.socketForwards
     }
 
     /// Keywords sshelf's client reads into these settings.
@@ -104,6 +107,13 @@ public struct HostSettings: Sendable, Equatable {
         var seen: Set<String> = []
         for option in options {
             let key = option.key
+            if SSHOption.isSocketForward(option) {
+                if !settings.socketForwards.contains(option.line) { settings.socketForwards.append(option.line) }
+                if !settings.unsupported.contains(option.keyword) { settings.unsupported.append(option.keyword) }
+                continue
+            }
+            // Host fields a pattern block gave (User, Port…): applied to the host itself (OptionDefaults.applied).
+            if SSHOption.patternKeywords.contains(key) { continue }
             let accumulating = SSHOption.accumulating.contains(key)
             guard accumulating || seen.insert(key).inserted else { continue }
             let words = option.arguments

@@ -101,6 +101,9 @@ public enum SSHConfigEmitter {
     private static func write(_ input: Input, bridge: Bridge?, into out: inout String) {
         let context = Context(input)
         var seen: Set<String> = []
+        // Names come before aliases: an alias that is also a host's name (sync can bring that) is left to the name.
+        var aliasTaken = Set(input.hosts.map { $0.name.lowercased() })
+        var currentGroup = ""
         for host in sorted(input.hosts) {
             out += "\n"
             if let why = unexportableName(host.name) {
@@ -111,8 +114,15 @@ public enum SSHConfigEmitter {
                 out += "# skipped a second host named '\(safe(host.name))' (\(host.id.uuidString.lowercased())): ssh would use the first\n"
                 continue
             }
+            // sshclick's annotations: a group holds until the next `#@group:` (an empty one ends it).
+            let path = context.tree.path(of: host.groupID)
+            if path != currentGroup {
+                out += "#@group: \(safe(path))\n"
+                currentGroup = path
+            }
+            let aliases = host.aliases.filter { unexportableName($0) == nil && aliasTaken.insert($0.lowercased()).inserted }
             do {
-                out += try block(host, context, bridge: bridge, defaults: input.defaults)
+                out += try block(host, context, bridge: bridge, defaults: input.defaults, aliases: aliases)
             } catch {
                 out += "# skipped host \(host.id.uuidString.lowercased()): \(safe(error.reason))\n"
             }
@@ -154,23 +164,24 @@ public enum SSHConfigEmitter {
     /// One host's block, every line written by `SSHConfigArgument` and read back by the lexer before it is kept; a
     /// value that cannot be written so ssh reads it as it is (or that is not safe to hand to ssh: a record that came
     /// by sync is not trusted to be valid) throws, and the caller leaves the whole host out with the reason.
-    static func block(_ host: Host, _ context: Context, bridge: Bridge?, defaults: [OptionDefaults])
-        throws(SSHConfigArgument.Unwritable) -> String
+    static func block(_ host: Host, _ context: Context, bridge: Bridge?, defaults: [OptionDefaults],
+                      aliases: [String] = []) throws(SSHConfigArgument.Unwritable) -> String
     {
         typealias Unwritable = SSHConfigArgument.Unwritable
         if let problem = Validation.hostnameProblem(host.hostname) { throw Unwritable("its hostname \(problem)") }
         if let problem = Validation.userProblem(host.user) { throw Unwritable("its \(problem)") }
         if let problem = Validation.jumpTextProblem(host.unresolvedJump) { throw Unwritable("its \(problem)") }
         var out = ""
-        let path = context.tree.path(of: host.groupID)
-        if !path.isEmpty { out += "# group: \(safe(path))\n" }
         if !host.tags.isEmpty { out += "# tags: \(safe(host.tags.joined(separator: ", ")))\n" }
         let options = host.options.sshOptions
         let own = Set(options.map(\.key))
         func line(_ keyword: String, _ values: [String], _ kind: SSHConfigArgument.Kind = .literal) throws(Unwritable) {
             out += "    " + (try SSHConfigArgument.line(keyword, values, kind)) + "\n"
         }
-        out += try SSHConfigArgument.line("Host", [host.name], .literal) + "\n"
+        out += try SSHConfigArgument.line("Host", [host.name] + aliases, .literal) + "\n"
+        for line in host.notes.split(separator: "\n", omittingEmptySubsequences: true) {
+            out += "    #@desc: \(safe(String(line)))\n"
+        }
         try line("HostName", [host.hostname], .hostname)
         if !host.user.isEmpty { try line("User", [host.user], .user) }
         if host.port != Host.defaultPort { try line("Port", [String(host.port)]) }
@@ -241,7 +252,7 @@ public enum SSHConfigEmitter {
             for block in defaults where block.matches(host.name) {
                 for option in block.options.sshOptions
                 where SSHOption.accumulating.contains(option.key) || !set.contains(option.key) {
-                    out += optionLine(option.line, refused: bridge?.refused ?? [:])
+                    out += optionLine(option.line, refused: bridge?.refused ?? [:], pattern: true)
                 }
                 set.formUnion(block.options.sshOptions.map(\.key))
             }
@@ -251,8 +262,8 @@ public enum SSHConfigEmitter {
 
     /// One kept option, indented; a line that cannot be written safely (a control character, a modelled keyword: a
     /// synced record is not trusted to be valid) or that this ssh refuses is written as a comment saying why.
-    static func optionLine(_ line: String, refused: [String: String]) -> String {
-        if let problem = SSHOption.problem(line) { return "    # an option was left out: \(safe(problem))\n" }
+    static func optionLine(_ line: String, refused: [String: String], pattern: Bool = false) -> String {
+        if let problem = pattern ? SSHOption.patternProblem(line) : SSHOption.problem(line) { return "    # an option was left out: \(safe(problem))\n" }
         if let why = refused[line] { return "    # left out, this ssh refuses it (\(safe(why))): \(line)\n" }
         return "    \(line)\n"
     }
@@ -267,7 +278,7 @@ public enum SSHConfigEmitter {
             return "\n# skipped defaults with a pattern ssh cannot read\n"
         }
         var out = "\nHost \(block.pattern)\n"
-        for line in block.options { out += optionLine(line, refused: [:]) }
+        for line in block.options { out += optionLine(line, refused: [:], pattern: true) }
         return out
     }
 

@@ -9,7 +9,8 @@ enum SSHConfigMatchNotes {
         var notes: [String] = []
         for block in blocks {
             guard let header = block.header, !header.reopened else { continue }
-            let settings = Set(block.lines.map(\.keyword)).sorted().joined(separator: ", ")
+            let settings = Set(block.lines.filter { !SSHConfigAnnotation.isAnnotation($0.key) }.map(\.keyword)).sorted()
+                .joined(separator: ", ")
             let shown = "Match \(header.arguments.joined(separator: " "))".trimmingCharacters(in: .whitespaces)
             guard header.unreadable == nil, let criteria = criteria(header.arguments) else {
                 notes.append("\(header.location): the skipped \(header.unreadable == nil ? "'\(shown)' block" : "Match block") sets \(settings) and may change any host; check them with ssh -G")

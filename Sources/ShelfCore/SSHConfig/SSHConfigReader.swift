@@ -110,6 +110,11 @@ public enum SSHConfigReader {
             } ?? bytes.count
             number += 1
             let raw = UnsafeBufferPointer(rebasing: bytes[start..<end])
+            if let note = SSHConfigAnnotation.line(raw, file: file, number: number) {
+                lines.append(note)
+                start = end + 1
+                continue
+            }
             do throws(SSHConfigSyntaxError) {
                 if let line = try SSHConfigLexer.lex(raw, file: file, number: number) { lines.append(line) }
             } catch {

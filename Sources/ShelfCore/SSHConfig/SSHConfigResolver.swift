@@ -6,6 +6,9 @@ import Foundation
 
 public struct ImportedHost: Hashable, Sendable {
     public var alias: String
+    /// The other names of its `Host` line that ssh resolves to exactly the same settings (`Host web1 web1.prod`):
+    /// one host with aliases, not one host per name.
+    public var aliases: [String] = []
     public var hostname: String
     public var user: String
     public var port: Int
@@ -20,6 +23,22 @@ public struct ImportedHost: Hashable, Sendable {
     public var proxyCommandJump: [String]? = nil
     /// Where the alias was first named.
     public var location: String
+    /// The `#@group:` annotation in force at its Host line (nil: none).
+    public var group: String? = nil
+    /// Its `#@desc:` lines, joined by newlines (empty: none).
+    public var description = ""
+}
+
+extension ImportedHost {
+    /// Every setting but the names and where they were read.
+    func sameSettings(as other: ImportedHost) -> Bool {
+        hostname == other.hostname && user == other.user && group == other.group && description == other.description && port == other.port && identityFiles == other.identityFiles
+            && proxyJump == other.proxyJump && forwards == other.forwards && options == other.options
+            && proxyCommandJump == other.proxyCommandJump
+    }
+
+    /// The name, then the aliases.
+    public var names: [String] { [alias] + aliases }
 }
 
 public struct SSHConfigImport: Sendable {
@@ -59,9 +78,17 @@ public enum SSHConfigResolver {
         var aliases: [(alias: String, key: String, line: Int)] = []
         var seen: Set<String> = []
         seen.reserveCapacity(all.count / 4)
+        /// The `#@group:` in force at each Host line (by the line's index), only where there is one.
+        var groupAt: [Int: String] = [:]
+        var currentGroup: String? = nil
         for index in all.indices {
             let key = all[index].key
+            if key == SSHConfigAnnotation.group {
+                currentGroup = all[index].arguments.first.flatMap { $0.isEmpty ? nil : $0 }
+                continue
+            }
             guard key == "host" || key == "match" else { continue }
+            if key == "host", let currentGroup, !all[index].reopened { groupAt[index] = currentGroup }
             blocks[blocks.count - 1].lines = all[blockStart..<index]
             blockStart = index + 1
             let line = all[index]
@@ -117,7 +144,8 @@ public enum SSHConfigResolver {
         let parts = aliases.count >= parallelThreshold ? 2 : 1
         let chunk = (aliases.count + parts - 1) / max(parts, 1)
         let resolved = PartResults(parts, empty: ResolvedPart())
-        let shared = SharedBlocks(blocks: blocks, literal: literalBlock, more: moreLiteralBlocks, patterns: patternBlocks)
+        let shared = SharedBlocks(blocks: blocks, literal: literalBlock, more: moreLiteralBlocks, patterns: patternBlocks,
+                                  groupAt: groupAt)
         let aliasList = aliases
         let resolvePart: @Sendable (Int) -> Void = { part in
             var out = ResolvedPart()
@@ -133,7 +161,9 @@ public enum SSHConfigResolver {
                 if candidates.count > 1 { candidates.sort() }
                 switch effectiveHost(alias: alias, location: location, blocks: shared.blocks, in: candidates,
                                      warnings: &out.warnings) {
-                case .success(let host): out.hosts.append(host)
+                case .success(var host):
+                    host.group = shared.groupAt[line]
+                    out.hosts.append(host)
                 case .failure(let problem): out.failures.append(problem.message)
                 }
             }
@@ -152,12 +182,32 @@ public enum SSHConfigResolver {
             result.failures += part.failures
             result.warnings += part.warnings
         }
+        result.hosts = foldingAliases(result.hosts)
         for index in patternBlocks { result.defaults += defaults(of: blocks[index], warnings: &result.warnings) }
         result.notes = document.notes + SSHConfigMatchNotes.notes(blocks: blocks.filter { $0.isMatch && !$0.lines.isEmpty },
                                                  hosts: result.hosts)
         SSHConfigRelease.elsewhere((consume blocks, consume seen, consume aliases, consume resolvedParts, resolved, shared,
                                     resolvePart))
         return result
+    }
+
+    /// The names of one `Host` line (they follow each other in the list) that resolve to the same settings become one
+    /// host: the first name is its name, the others its aliases. A name that resolves differently (its own block
+    /// later, a pattern matching only it, `%h` in HostName, no HostName at all) stays a host of its own, as ssh -G
+    /// sees it.
+    static func foldingAliases(_ hosts: [ImportedHost]) -> [ImportedHost] {
+        var out: [ImportedHost] = []
+        out.reserveCapacity(hosts.count)
+        var lineStart = -1
+        for host in hosts {
+            if lineStart >= 0, out[lineStart].location == host.location, out[lineStart].sameSettings(as: host) {
+                out[lineStart].aliases.append(host.alias)
+                continue
+            }
+            if lineStart < 0 || out[lineStart].location != host.location { lineStart = out.count }
+            out.append(host)
+        }
+        return out
     }
 
     /// From this many aliases the resolving is split across two cores.
@@ -186,6 +236,7 @@ public enum SSHConfigResolver {
         let literal: [String: Int]
         let more: [String: [Int]]
         let patterns: [Int]
+        let groupAt: [Int: String]
     }
 
     /// A line sshelf keeps verbatim as an option: everything it does not model (IdentityFile is modelled: the first
@@ -200,14 +251,18 @@ public enum SSHConfigResolver {
         return SSHOption(keyword: line.keyword, value: line.rawArguments).line
     }
 
-    /// A pattern block's options as defaults (nothing when it has none).
+    /// A pattern block's every line as defaults, in order (nothing when it has none): it has no fields, so `User`,
+    /// `Port`, `HostName` and forwards are lines there too.
     static func defaults(of block: Block, warnings: inout [String]) -> [OptionDefaults] {
         var options: [String] = []
-        for line in block.lines where keptAsOption(line) || line.key == "identityfile" {
-            if let problem = SSHOption.problem(optionLine(line)) {
+        for line in block.lines where line.key != "host" && line.key != "match" && line.key != "include"
+            && !SSHConfigAnnotation.isAnnotation(line.key) {
+            let text = keptAsOption(line) ? optionLine(line)
+                : "\(line.keyword) \(line.arguments.map(SSHConfigEmitter.quote).joined(separator: " "))"
+            if let problem = SSHOption.patternProblem(text) {
                 warnings.append("\(line.location): not kept: \(problem)")
             } else {
-                options.append(optionLine(line))
+                options.append(text)
             }
         }
         guard !options.isEmpty else { return [] }
@@ -274,6 +329,7 @@ public enum SSHConfigResolver {
         /// Where a pattern block set a first-value-wins keyword: a later value of the host's own is dead in ssh.
         var setByPattern: [String: String] = [:]
         var proxyCommand: String? = nil
+        var descriptions: [String] = []
         func fail(_ line: SSHConfigLine, _ message: String) -> Result<ImportedHost, ValidationError> {
             .failure(ValidationError(field: line.key, message: "\(line.location): host '\(alias)' skipped: \(message)"))
         }
@@ -282,6 +338,12 @@ public enum SSHConfigResolver {
             let pattern = block.isPattern
             for line in block.lines {
                 let first = line.arguments.first ?? ""
+                if SSHConfigAnnotation.isAnnotation(line.key) {
+                    if line.key == SSHConfigAnnotation.description, !pattern, !first.isEmpty {
+                        descriptions.append(first)
+                    }
+                    continue
+                }
                 if keptAsOption(line) {
                     // ProxyJump and ProxyCommand exclude each other; the first one written wins, as in ssh.
                     if line.key == "proxycommand", proxyCommand == nil, jump == nil { proxyCommand = line.rawArguments }
@@ -325,7 +387,14 @@ public enum SSHConfigResolver {
                 case "localforward", "remoteforward", "dynamicforward":
                     let kind: ForwardKind = line.key == "localforward" ? .local : line.key == "remoteforward" ? .remote : .dynamic
                     if kind != .dynamic, line.arguments.contains(where: { $0.contains("/") }) {
-                        warnings.append("\(line.location): host '\(alias)': \(line.keyword) \(line.arguments.joined(separator: " ")) forwards a unix socket, which sshelf does not support; that rule is skipped, the host is imported")
+                        // A unix socket: kept as the host's line (SSHOption.isSocketForward), for OpenSSH to run.
+                        let text = "\(line.keyword) \(line.arguments.map(SSHConfigEmitter.quote).joined(separator: " "))"
+                        if pattern {
+                        } else if let problem = SSHOption.problem(text) {
+                            warnings.append("\(line.location): host '\(alias)': not kept: \(problem)")
+                        } else if !options.contains(text) {
+                            options.append(text)
+                        }
                         continue
                     }
                     do {
@@ -349,6 +418,6 @@ public enum SSHConfigResolver {
         return .success(ImportedHost(alias: alias, hostname: resolvedHost, user: user ?? "", port: port ?? Host.defaultPort,
                                      identityFiles: identityFiles, proxyJump: jump ?? [], forwards: forwards,
                                      options: options, proxyCommandJump: proxyCommand.flatMap(ProxyCommandJump.hosts),
-                                     location: location))
+                                     location: location, description: descriptions.joined(separator: "\n")))
     }
 }

@@ -54,15 +54,31 @@ public struct SSHOption: Hashable, Sendable, CustomStringConvertible {
         "canonicaldomains", "ignoreunknown", "permitremoteopen",
     ]
 
+    /// Keywords a host models as fields but a `Host` pattern block keeps as lines (`Host prod-*` / `User deploy`):
+    /// a pattern has no fields, so its every line is an option of its own.
+    public static let patternKeywords: Set<String> = [
+        "hostname", "user", "port", "proxyjump", "localforward", "remoteforward", "dynamicforward",
+    ]
+
+    /// Why `line` cannot be kept under a `Host` pattern: as for a host's option, except that the host fields
+    /// (`patternKeywords`) are lines there too.
+    public static func patternProblem(_ line: String) -> String? {
+        guard let option = SSHOption(line: line), patternKeywords.contains(option.key) else { return problem(line) }
+        return problem(line, modelledAllowed: true)
+    }
+
     /// Why `line` cannot be kept as an option (in the user's words), or nil.
-    public static func problem(_ line: String) -> String? {
+    public static func problem(_ line: String) -> String? { problem(line, modelledAllowed: false) }
+
+    static func problem(_ line: String, modelledAllowed: Bool) -> String? {
         if let problem = Validation.controlCharacterProblem(line) { return "option '\(line.prefix(40))' \(problem)" }
         if line.utf8.count > maxLength { return "option '\(line.prefix(40))…' is longer than \(maxLength) bytes" }
         guard let option = SSHOption(line: line) else { return "option is empty" }
         guard option.keyword.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) })
         else { return "'\(option.keyword)' is not an ssh_config keyword (letters and digits only)" }
         guard !option.value.isEmpty else { return "option \(option.keyword) has no value ('\(option.keyword) VALUE')" }
-        if modelled.contains(option.key) {
+        if modelled.contains(option.key), !(modelledAllowed && patternKeywords.contains(option.key)),
+           !isSocketForward(option) {
             return "\(option.keyword) is a host field of its own, not an option (use \(flag(for: option.key)))"
         }
         // ssh reads every line's quotes (argv_split) before it looks at the keyword: one it cannot read stops the file.
@@ -70,6 +86,14 @@ public struct SSHOption: Hashable, Sendable, CustomStringConvertible {
             return "option '\(line.prefix(40))' has an unterminated quote"
         }
         return nil
+    }
+
+    /// A LocalForward or RemoteForward with a unix socket at either end (an argument with a `/`): not a rule sshelf
+    /// models (its rules are TCP ports), so the line is kept with the host as written. sshelf's client cannot run it:
+    /// libssh2 before 1.11 has no direct-streamlocal channel and none has streamlocal-forward for the remote side;
+    /// OpenSSH's ssh does (`sshelf connect NAME --openssh`, the ssh_config bridge).
+    public static func isSocketForward(_ option: SSHOption) -> Bool {
+        (option.key == "localforward" || option.key == "remoteforward") && option.arguments.contains { $0.contains("/") }
     }
 
     /// The longest option line kept (a long ProxyCommand fits).
@@ -132,9 +156,10 @@ extension Array where Element == String {
     public var sshOptions: [SSHOption] { compactMap(SSHOption.init(line:)) }
 }
 
-/// Options the user wrote for every host a `Host` pattern matches (`Host *`, `Host *.prod !bastion`), kept as
-/// defaults in the order they were written: written after every host's own block, as ssh reads them (first value
-/// wins, so a host's own setting comes first).
+/// Options the user wrote for every host a `Host` pattern matches (`Host *`, `Host prod-* !prod-bastion`), every line
+/// kept in the order it was written (`User` and `Port` too): written after every host's own block, as ssh reads them
+/// (first value wins, so a host's own setting comes first; forwards and IdentityFiles accumulate). sshelf's client
+/// applies them the same way (`applied(to:)`). They stay on this device (docs/SSH.md, "Host patterns").
 public struct OptionDefaults: Hashable, Sendable, Codable {
     /// The `Host` line's patterns as written, space-separated (`* !bastion`).
     public var pattern: String
@@ -150,6 +175,52 @@ public struct OptionDefaults: Hashable, Sendable, Codable {
 
     /// OpenSSH's Host matching on an alias: some positive pattern matches and no negated one does.
     public func matches(_ alias: String) -> Bool { SSHConfigResolver.hostMatches(patterns: patterns, alias: alias) }
+
+    /// Whether the block applies to `host`: ssh matches the name it is given, so a block applies when it matches the
+    /// host's name (the name sshelf and the bridge's first pattern use).
+    public func matches(_ host: Host) -> Bool { matches(host.name) }
+
+    /// What the defaults give a host that leaves a field unset, as ssh reads them (the host's own block first, then
+    /// the blocks in order, the first value winning): a user when it has none, a port when it has the default. Each
+    /// field taken is named with the pattern it came from, for `show`.
+    public static func applied(_ blocks: [OptionDefaults], to host: Host) -> (host: Host, from: [(field: String, pattern: String)]) {
+        var host = host
+        var from: [(field: String, pattern: String)] = []
+        var userSet = !host.user.isEmpty, portSet = host.port != Host.defaultPort
+        for block in blocks where block.matches(host) {
+            for option in block.options.sshOptions {
+                switch option.key {
+                case "user" where !userSet:
+                    userSet = true
+                    guard let user = option.arguments.first, Validation.userProblem(user) == nil, !user.isEmpty else { continue }
+                    host.user = user
+                    from.append(("User", block.pattern))
+                case "port" where !portSet:
+                    portSet = true
+                    guard let port = option.arguments.first.flatMap(ForwardSpec.parsePort) else { continue }
+                    host.port = port
+                    from.append(("Port", block.pattern))
+                default:
+                    break
+                }
+            }
+        }
+        return (host, from)
+    }
+
+    /// The forwards of the blocks that apply to `host`, in order (lines that do not read as a forward are left out).
+    public static func forwards(_ blocks: [OptionDefaults], for host: Host) -> [ForwardSpec] {
+        blocks.filter { $0.matches(host) }.flatMap { $0.options.sshOptions }.compactMap { option in
+            let kind: ForwardKind
+            switch option.key {
+            case "localforward": kind = .local
+            case "remoteforward": kind = .remote
+            case "dynamicforward": kind = .dynamic
+            default: return nil
+            }
+            return try? ForwardSpec.parseConfig(option.arguments, kind: kind)
+        }
+    }
 
     /// Why a pattern cannot be a defaults block: empty, or a character that would end the line or start a comment.
     public static func patternProblem(_ pattern: String) -> String? {

@@ -19,8 +19,10 @@ public struct ConnectPlan: Sendable {
             let defaults = try store.optionDefaults()
             var chain: [ShelfCore.Host] = []
             try expand(host, into: &chain, visiting: [], store: store)
-            let endpoints = chain.map {
-                SSHEndpoint(host: $0, identity: $0.identityID.flatMap { identities[$0] }, defaults: defaults)
+            // A field the host leaves unset is taken from its Host patterns, as ssh would (`Host prod-*` / `User deploy`).
+            let endpoints = chain.map { host in
+                SSHEndpoint(host: OptionDefaults.applied(defaults, to: host).host,
+                            identity: host.identityID.flatMap { identities[$0] }, defaults: defaults)
             }
             return ConnectPlan(hosts: chain, endpoints: endpoints)
         }

@@ -1,4 +1,4 @@
-// DetailsView: the selected host — address, auth and where its credential comes from, identity, jump chain,
+// DetailsView: the selected host — address, aliases, auth and where its credential comes from, identity, jump chain,
 // pinned host key, and its forward rules with their state.
 import Foundation
 import ShelfCore
@@ -17,6 +17,7 @@ enum DetailsView {
             lines.append(("name", "shared with \(others) other host\(others == 1 ? "" : "s"): commands take "
                           + catalog.reference(row), CellStyle(color: .orange)))
         }
+        if !host.aliases.isEmpty { lines.append(("aliases", host.aliases.joined(separator: ", "), .plain)) }
         lines += [
             ("group", catalog.tree.path(of: host.groupID).isEmpty ? "(none)" : catalog.tree.path(of: host.groupID), .plain),
         ]

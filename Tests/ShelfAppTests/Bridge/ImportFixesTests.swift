@@ -1,5 +1,5 @@
 // ImportFixesTests: the import fixes found on a corpus of real configs, each with a minimal config through the real
-// binary — a unix-socket forward skips that rule and keeps the host, an unreadable Match line skips its block and
+// binary — a unix-socket forward is kept with the host and exported as written, an unreadable Match line skips its block and
 // not the import, hosts a skipped Match block may change get a note, export keeps IdentitiesOnly as written and a
 // ProxyJump alias whose host is in the file, `ProxyCommand ssh -W %h:%p HOST` becomes a jump chain that connects —
 // and options and Host-pattern defaults kept, shown, edited and written back.
@@ -13,21 +13,39 @@ final class ImportFixesTests: XCTestCase {
         return (home, try home.run("import", "ssh-config", path))
     }
 
-    func testAUnixSocketForwardSkipsThatRuleAndKeepsTheHost() throws {
+    func testAUnixSocketForwardIsKeptWithTheHostAndExportedAsWritten() throws {
         let (home, result) = try importing("""
             Host gpg
-                HostName gpg.example.com
+                HostName 127.0.0.1
+                Port 1
                 RemoteForward /run/user/1000/gnupg/S.gpg-agent /home/me/.gnupg/S.gpg-agent.extra
+                LocalForward 5555 /var/run/docker.sock
                 LocalForward 8080 localhost:80
             """)
         XCTAssertExit(result, 0)
         XCTAssertTrue(result.stdout.contains("1 added"), result.stdout)
-        XCTAssertTrue(result.stdout.contains("warning  ") && result.stdout.contains("config:3: host 'gpg': RemoteForward /run/user/1000/gnupg/S.gpg-agent"),
-                      result.stdout)
-        XCTAssertTrue(result.stdout.contains("that rule is skipped, the host is imported"), result.stdout)
+        XCTAssertFalse(result.stdout.contains("warning  "), result.stdout)
         let shown = try home.run("show", "gpg")
         XCTAssertTrue(shown.stdout.contains("-L 127.0.0.1:8080:localhost:80"), shown.stdout)
-        XCTAssertFalse(shown.stdout.contains("-R"), shown.stdout)
+        XCTAssertTrue(shown.stdout.contains("  RemoteForward /run/user/1000/gnupg/S.gpg-agent /home/me/.gnupg/S.gpg-agent.extra"), shown.stdout)
+        XCTAssertTrue(shown.stdout.contains("  LocalForward 5555 /var/run/docker.sock"), shown.stdout)
+        XCTAssertTrue(shown.stdout.contains("(OpenSSH only: sshelf connect gpg --openssh)"), shown.stdout)
+        let exported = try home.run("export", "ssh-config")
+        let file = try home.write(exported.stdout, to: "exported")
+        let resolved = try Shell.run(TestTool.ssh.path, ["-F", file, "-G", "gpg"])
+        XCTAssertTrue(resolved.contains("\nremoteforward /run/user/1000/gnupg/S.gpg-agent /home/me/.gnupg/S.gpg-agent.extra\n"), resolved)
+        XCTAssertTrue(resolved.contains("\nlocalforward 5555 /var/run/docker.sock\n"), resolved)
+        XCTAssertTrue(resolved.contains("\nlocalforward [127.0.0.1]:8080 [localhost]:80\n"), resolved)
+        let again = try home.run("import", "ssh-config", file)
+        XCTAssertTrue(again.stdout.contains("0 added, 0 updated, 1 unchanged"), again.stdout)
+        // sshelf's own client says precisely what it leaves to OpenSSH (nothing listens on port 1: the note comes
+        // before the connection fails).
+        let connect = try home.run("connect", "gpg")
+        XCTAssertExit(connect, 255)
+        XCTAssertTrue(connect.stderr.contains("sshelf: note: gpg: 'LocalForward 5555 /var/run/docker.sock' forwards a unix socket, which sshelf's own client (libssh2 "),
+                      connect.stderr)
+        XCTAssertTrue(connect.stderr.contains("cannot open; connecting without it (sshelf connect gpg --openssh runs OpenSSH's ssh with it)"),
+                      connect.stderr)
     }
 
     func testAnUnreadableMatchLineSkipsItsBlockNotTheImport() throws {
