@@ -14,7 +14,16 @@ public enum FleetConnect {
                            body: (SSHConnection, inout FleetHostResult) throws(SSHError) -> Void) -> FleetHostResult {
         var result = FleetHostResult(name: plan.target.name, hostID: plan.target.id, outcome: .failed)
         result.started = Date()
-        defer { result.finished = Date() }
+        attempt(plan, options: options, credentials: credentials, acceptNew: acceptNew, abort: abort, connected: connected,
+                body: body, into: &result)
+        result.finished = Date()
+        return result
+    }
+
+    private static func attempt(_ plan: ConnectPlan, options: ConnectOptions, credentials: CredentialSource,
+                                acceptNew: Bool, abort: FleetAbort, connected: () -> Void,
+                                body: (SSHConnection, inout FleetHostResult) throws(SSHError) -> Void,
+                                into result: inout FleetHostResult) {
         var options = options
         options.cancellation = abort.cancellation
         let prompts = FleetPrompts(acceptNew: acceptNew, target: plan.endpoints[plan.endpoints.count - 1].name)
@@ -28,13 +37,13 @@ public enum FleetConnect {
             pins.pinnedKeys = connector.lastOutcome.pinnedKeys
             result.connectOutcome = pins
             fail(&result, error, abort: abort, loggedIn: false)
-            return result
+            return
         }
         result.fingerprint = prompts.fingerprint
         result.connectOutcome = connection.outcome
         guard abort.attach(connection) else {
             fail(&result, SSHError(.cancelled, "cancelled"), abort: abort, loggedIn: true)
-            return result
+            return
         }
         defer { abort.closeConnection() }
         connected()
@@ -43,7 +52,6 @@ public enum FleetConnect {
         } catch {
             fail(&result, error, abort: abort, loggedIn: true)
         }
-        return result
     }
 
     /// Runs `command` on the connection and keeps what it printed and its exit status.
