@@ -122,6 +122,7 @@ final class FleetSession: @unchecked Sendable {
 
     /// Runs `job` for every host: SIGINT becomes the two-step stop, and a terminal on stderr gets the progress line.
     func run(_ fleet: Fleet, settings: FleetRun.Settings, options: ConnectOptions, json: Bool,
+             line: @escaping (FleetRun.Progress) -> String = FleetSession.progressLine,
              job: @escaping (ConnectPlan, FleetAbort, @escaping @Sendable () -> Void) -> FleetHostResult) -> FleetRun.Summary {
         let plans = fleet.plans
         let runner = FleetRun(names: plans.map(\.target.name), ids: plans.map(\.target.id), settings: settings) { index, abort, connected in
@@ -150,7 +151,7 @@ final class FleetSession: @unchecked Sendable {
         }
         let live = isatty(2) == 1 && !json
         let summary = runner.run(interrupts: interrupts.readEnd, progress: live ? { progress in
-            errorOutput("\r\u{1B}[K" + FleetSession.progressLine(progress))
+            errorOutput("\r\u{1B}[K" + line(progress))
         } : nil)
         if live { errorOutput("\r\u{1B}[K") }
         return summary

@@ -41,6 +41,8 @@ public struct FleetHostResult: Sendable {
     public var error: String?
     /// The target's host key fingerprint, verified before any credential was read.
     public var fingerprint: String?
+    /// What it did, in words, when that is not an output (a copy: files and bytes).
+    public var note: String?
     /// Ran through a warm session (`exec --persist`) instead of a new connection.
     public var warm = false
     public var started: Date?
