@@ -26,10 +26,16 @@ CLANG ?= $(dir $(realpath $(shell command -v $(SWIFT) 2>/dev/null)))clang
 RUN_DEBS := pkg-config binutils libssh2-1-dev libsodium-dev libsqlite3-dev libncurses-dev libssl-dev
 # dpkg-dev: dpkg-shlibdeps for the package's Depends (make deb); lintian checks the package (PackageTests).
 DEB_DEBS := dpkg-dev
-TEST_DEBS := $(RUN_DEBS) $(DEB_DEBS) lintian openssh-server openssh-client tmux git git-filter-repo procps bash zsh fish dash \
-	netcat-openbsd socat rsync python3-minimal coreutils util-linux mount passwd dpkg apt
+# What scripts/libssh2-newer needs to fetch Debian 13's libssh2 source package (apt, dpkg-source) and build it.
+LIBSSH2_BUILD_DEBS := dpkg-dev gcc make libssl-dev zlib1g-dev debian-archive-keyring
+TEST_DEBS := $(RUN_DEBS) $(DEB_DEBS) $(LIBSSH2_BUILD_DEBS) lintian openssh-server openssh-client tmux git git-filter-repo \
+	procps bash zsh fish dash netcat-openbsd socat rsync python3-minimal coreutils util-linux mount passwd dpkg apt
+# The second run of `make test`, against libssh2 1.11.1: the suites that log in, run commands, forward, use an agent
+# or hand a host to OpenSSH (scripts/run-tests --filter, a regex over Target.Class/test).
+SSH_MATRIX_TESTS ?= ShelfSSHTests\.(AuthTests|ConnectTests|TransportTests|ExecTests|CancelTests|JumpTests|HostKeyTests|LibSSH|ForwardEngineTests|ForwardRemoteTests|ForwardSocksTests|VerifiedSessionTests)|ShelfAppTests\.(ExecCommandTests|VaultKeyLoginTests|PinAndRefusalTests|AgentSSHTests|CopyIDTests|BridgeOpenSSHTests|ForwardUpTests|LibraryFeatureTests|RSALoginTests|OptionNoteTests|ExecInterruptTests)
 
-.PHONY: run test test-under-load build release deps test-deps install deb resources check-resources bench convergence clean
+.PHONY: run test test-under-load build release deps test-deps install deb resources check-resources bench convergence \
+	clean libssh2-1.11 install-libssh2-1.11
 
 deps:
 	@scripts/ensure-debs $(RUN_DEBS)
@@ -50,11 +56,27 @@ release: deps
 run: release
 	@$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/sshelf $(ARGS)
 
-# Every test target, in parallel worker processes. The closing "N passed, N failed" line comes from the runner.
+# Every test target, in parallel worker processes, then the SSH suites again against libssh2 1.11.1 (built once into
+# .build/, see scripts/libssh2-newer). The closing "N passed, N failed" line adds the two runs' lines together.
 # The Debian package is built first: PackageTests installs it into a scratch root and runs it from there.
 test: test-deps deb
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
-	SSHELF_DEB=$(DEB) scripts/run-tests
+	SSHELF_DEB=$(DEB) SSH_MATRIX_TESTS='$(SSH_MATRIX_TESTS)' scripts/test-matrix
+
+# libssh2 1.11.1 from Debian 13's source package, built into .build/libssh2-1.11.1/prefix (apt with a private
+# configuration; the system's sources are not touched).
+libssh2-1.11:
+	@scripts/ensure-debs $(LIBSSH2_BUILD_DEBS)
+	@scripts/libssh2-newer
+
+# For a Debian 12 user who wants what libssh2 1.11 adds (RSA keys with rsa-sha2, the login banner, signals): puts
+# that build where sshelf's loader looks before the system's, $(PREFIX)/lib/sshelf/libssh2.so.1. Debian's security
+# updates do not reach this copy: run this again after one (it refetches), or remove the file to go back.
+install-libssh2-1.11:
+	@scripts/ensure-debs $(LIBSSH2_BUILD_DEBS)
+	rm -rf .build/libssh2-1.11.1/prefix
+	install -d -m 755 $(DESTDIR)$(PREFIX)/lib/sshelf
+	install -m 644 "$$(scripts/libssh2-newer | tail -n 1)/libssh2.so.1" $(DESTDIR)$(PREFIX)/lib/sshelf/libssh2.so.1
 
 # The whole suite three times in a row while a CPU hog keeps every core busy (see scripts/test-under-load); fails if
 # any run failed. SSHELF_TEST_DEADLINE_SCALE stretches every test deadline on a machine slower still.

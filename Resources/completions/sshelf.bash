@@ -101,7 +101,7 @@ _sshelf() {
         "edit") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--host --user --port --group --tag --auth --identity --jump --notes --option --rename --untag --remove-option --allow-duplicate --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "rm") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--force --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "mv") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--group --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
-        "connect") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--accept-new --password-fd --remember --timeout --passphrase-fd --dry-run --openssh --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
+        "connect") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--accept-new --password-fd --remember --timeout --passphrase-fd --dry-run --openssh --verbose --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "exec") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--accept-new --password-fd --remember --timeout --passphrase-fd --no-stdin --persist --persist-for --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "trust") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--replace --fingerprint --timeout --passphrase-fd --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "run") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--hosts-file --dry-run --parallel --canary --timeout --command-timeout --json --yes --accept-new --passphrase-fd --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
@@ -154,9 +154,9 @@ _sshelf() {
         "agent status") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "log") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --since --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "log verify") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
-        "sync enable") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--folder --git --credentials --passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "sync enable") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--folder --git --credentials --yes --accept-no-passphrase --passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "sync invite") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--expires --passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
-        "sync join") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--code-fd --passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "sync join") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--code-fd --yes --accept-no-passphrase --passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "sync status") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "sync now") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "sync devices") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --help" -- "$cur")); else COMPREPLY=(); fi ;;
@@ -167,7 +167,7 @@ _sshelf() {
         "check") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "completions") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=($(compgen -W "bash zsh fish" -- "$cur")); fi ;;
         "manpage") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;
-        "version") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "version") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--verbose --help" -- "$cur")); else COMPREPLY=(); fi ;;
     esac
 }
 complete -F _sshelf sshelf

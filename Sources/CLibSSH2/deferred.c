@@ -1,10 +1,12 @@
 // deferred.c: CLibSSH2's functions as sshelf calls them, opening libssh2.so.1 on first use — written by
 // scripts/deferred-libraries (edit that, not this). Not loading it at start saves every command that does
 // not need it the dynamic loader's work and the memory (docs/PERFORMANCE.md, "Start-up").
+#define _GNU_SOURCE  // dladdr
 #include "shim.h"
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 // Defined by the TUI's curses shim (a weak reference: absent from a program without it): leaves curses, so
@@ -14,7 +16,18 @@ extern void sshelf_restore_terminal(void) __attribute__((weak));
 static void *library;
 static pthread_once_t opened = PTHREAD_ONCE_INIT;
 
-static void open_library(void) { library = dlopen("libssh2.so.1", RTLD_NOW | RTLD_LOCAL); }
+// ../lib/sshelf/libssh2.so.1 beside the binary's directory, when installed (make install-libssh2-1.11); else the system's.
+static void open_library(void) {
+    char path[4096];
+    ssize_t length = readlink("/proc/self/exe", path, sizeof path - 64);
+    if (length > 0) path[length] = 0;
+    char *slash = length > 0 ? strrchr(path, '/') : NULL;
+    if (slash) {
+        strcpy(slash + 1, "../lib/sshelf/libssh2.so.1");
+        if (access(path, R_OK) == 0) library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    }
+    if (!library) library = dlopen("libssh2.so.1", RTLD_NOW | RTLD_LOCAL);
+}
 
 // The library's own function: looked up once; a library that is missing ends the program with what to do.
 static void *deferred_symbol(const char *name) {
@@ -44,6 +57,20 @@ static void *deferred_symbol(const char *name) {
 
 // Hidden: not exported, so the library (and what it loads) binds to its own functions, never to these.
 #pragma GCC visibility push(hidden)
+
+// A function the library may lack (one of a newer version): its address, or NULL; never ends the program.
+void *sshelf_libssh2_optional(const char *name) {
+    pthread_once(&opened, open_library);
+    return library ? dlsym(library, name) : NULL;
+}
+
+// The file the library was opened from, or NULL when it could not be opened.
+const char *sshelf_libssh2_path(void) {
+    pthread_once(&opened, open_library);
+    Dl_info info;
+    void *function = library ? dlsym(library, "libssh2_agent_connect") : NULL;
+    return function && dladdr(function, &info) ? info.dli_fname : NULL;
+}
 
 int libssh2_agent_connect(LIBSSH2_AGENT * a0) {
     return deferred(libssh2_agent_connect)(a0);

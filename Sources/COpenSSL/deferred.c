@@ -1,10 +1,12 @@
 // deferred.c: COpenSSL's functions as sshelf calls them, opening libcrypto.so.3 on first use — written by
 // scripts/deferred-libraries (edit that, not this). Not loading it at start saves every command that does
 // not need it the dynamic loader's work and the memory (docs/PERFORMANCE.md, "Start-up").
+#define _GNU_SOURCE  // dladdr
 #include "shim.h"
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 // Defined by the TUI's curses shim (a weak reference: absent from a program without it): leaves curses, so

@@ -44,7 +44,8 @@ public enum CredentialOperations {
     /// Moves `key` to `target` (same secret, same time), as `sshelf vault set-class` does: through the vault's own
     /// write, so its refusals hold (never an `always…` class; the passcode class only with a passphrase), asking
     /// for the vault passphrase when either class is locked. Afterwards the item is audited like any write: the
-    /// findings about it (a class weaker than its use, syncable while credential sync is off) come back.
+    /// findings about it (a class weaker than its use, syncable while credential sync is off) come back. The
+    /// store remembers the class as chosen by the user, so credential sync never moves the item (ChosenClass).
     public static func setClass(_ key: ReferenceKey, to target: AccessibilityClass, workspace: Workspace, store: Store?,
                                 vaultPassphrase: () throws -> SecretBytes) throws -> ClassChange {
         let vault = try VaultAccess.open(workspace, create: false)
@@ -64,6 +65,8 @@ public enum CredentialOperations {
                 throw ShelfError(.failure, "\(key) changed while it was being moved; nothing was moved", hint: "run the command again")
             }
         }
+        // The class is the user's choice from now on: credential sync never moves it (docs/VAULT.md).
+        try ChosenClass.record(key, target, store: store ?? Store(path: workspace.locations.store))
         let findings = try audit(workspace, store: store).filter { $0.subject == key.rawValue }
         return ClassChange(key: key, from: from, to: target, findings: findings)
     }

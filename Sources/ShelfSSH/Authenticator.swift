@@ -16,48 +16,78 @@ struct Authenticator {
     var hop: SSHEndpoint { verified.hop }
 
     func run(outcome: inout ConnectOutcome) throws(SSHError) {
-        guard let offered = try session.offeredMethods(user: hop.user) else {
+        let offered = try session.offeredMethods(user: hop.user)
+        if let banner = session.userauthBanner().map(UntrustedText.clean), !banner.isEmpty {
+            delegate.note(.banner(hop: hop.name, text: banner))
+        }
+        guard let offered else {
             outcome.methods.append("none")
             return
         }
         let steps = AuthPlan.steps(for: hop, agentSocket: options.agentSocket, environment: options.environment)
             .filter { offered.contains($0.wireName) }
         var failures: [String] = []
-        var rsaRejected = false
+        // Why a key was refused, when sshelf knows: said in the end whatever a later method did (a password prompt
+        // nobody could answer must not hide it).
+        var keyRefusal: SSHError? = nil
         for step in steps {
             delegate.note(.authenticating(hop: hop.name, method: step.name))
             let accepted: Bool
-            switch step {
-            case .publicKey(_, .optionalFile(let path)) where !KeyFile.exists(path, environment: options.environment):
-                continue
-            case .publicKey(let identity, let source):
-                let result = try publicKey(identity: identity, source: source)
-                accepted = result.accepted
-                rsaRejected = rsaRejected || (!result.accepted && result.type == .rsa)
-            case .agent(let socket): accepted = try agent(socket)
-            case .keyboardInteractive(let stored): accepted = try keyboardInteractive(storedPassword: stored)
-            case .password(let stored): accepted = try password(stored: stored, outcome: &outcome)
+            do throws(SSHError) {
+                switch step {
+                case .publicKey(_, .optionalFile(let path)) where !KeyFile.exists(path, environment: options.environment):
+                    continue
+                case .publicKey(let identity, let source):
+                    let result = try publicKey(identity: identity, source: source)
+                    accepted = result.accepted
+                    if !accepted, result.type == .rsa, !LibSSH2.features.rsaSHA2 {
+                        // libssh2 1.10 signs only ssh-rsa (SHA-1): the host's own key cannot work, and asking for a
+                        // password instead would hide why — stop here, with the fix. One more IdentityFile of the
+                        // host's options is only one of several keys: the next is tried, and this is the reason
+                        // given if none works.
+                        guard case .optionalFile = source else { throw rsaUnsupported(identity: identity) }
+                        keyRefusal = keyRefusal ?? rsaUnsupported(identity: identity)
+                    }
+                case .agent(let socket): accepted = try agent(socket)
+                case .keyboardInteractive(let stored): accepted = try keyboardInteractive(storedPassword: stored)
+                case .password(let stored): accepted = try password(stored: stored, outcome: &outcome)
+                }
+            } catch let error where error.kind == .cancelled {
+                guard let refusal = keyRefusal else { throw error }
+                throw SSHError(refusal.kind, "\(refusal.message); then: \(error.message)", library: refusal.libraryMessage,
+                               hint: refusal.hint)
             }
             if accepted {
                 delegate.note(.authenticated(hop: hop.name, method: step.name))
                 outcome.methods.append(step.name)
                 return
             }
+            switch step {
+            case .publicKey(let identity, .vault) where keyRefusal == nil, .publicKey(let identity, .file) where keyRefusal == nil:
+                keyRefusal = SSHError(.authenticationFailed, "\(hop.destination) refused the key of identity '\(identity)'",
+                                      library: session.lastError(),
+                                      hint: "install its public key on the host (sshelf copy-id \(hop.name)), or check the host's --identity")
+            default: break
+            }
             failures.append(step.name)
         }
-        if rsaRejected {
-            throw SSHError(
-                .rsaSignatureUnsupported,
-                "\(hop.destination) rejected the RSA key: libssh2 \(LibSSH2.version) can only sign with ssh-rsa (SHA-1), which OpenSSH 8.8 and later refuse",
-                library: session.lastError(),
-                hint: "use an ed25519 key (sshelf keygen, or ssh-keygen -t ed25519), or a libssh2 >= 1.11")
-        }
+        if let keyRefusal, keyRefusal.kind == .rsaSignatureUnsupported { throw keyRefusal }
         let tried = failures.isEmpty ? "nothing sshelf could try" : failures.joined(separator: ", ")
         throw SSHError(
             .authenticationFailed,
-            "authentication failed for \(hop.destination): tried \(tried); the server offers \(offered.joined(separator: ", "))",
+            "authentication failed for \(hop.destination): tried \(tried); the server offers \(offered.joined(separator: ", "))"
+                + (keyRefusal.map { " (\($0.message))" } ?? ""),
             library: session.lastError(),
             hint: failures.contains("password") ? "check the password" : "check the host's --auth method and --identity")
+    }
+
+    /// An RSA key refused while the loaded libssh2 can sign only ssh-rsa: the reason and every way out.
+    private func rsaUnsupported(identity: String) -> SSHError {
+        SSHError(
+            .rsaSignatureUnsupported,
+            "\(hop.destination) refused the RSA key of identity '\(identity)': libssh2 \(LibSSH2.version) can only sign with ssh-rsa (SHA-1), which OpenSSH 8.8 and later refuse",
+            library: session.lastError(),
+            hint: "use an ed25519 key (sshelf keygen, or ssh-keygen -t ed25519), or libssh2 1.11 (Debian 13; on Debian 12: make install-libssh2-1.11); sshelf connect \(hop.name) --openssh logs in with this key through OpenSSH")
     }
 
     // MARK: public key

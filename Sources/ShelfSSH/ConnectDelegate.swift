@@ -98,6 +98,9 @@ public enum ConnectEvent: Sendable, Equatable {
     case authenticating(hop: String, method: String)
     case authenticated(hop: String, method: String)
     case jumping(from: String, to: String)
+    /// The server's text before login (SSH_MSG_USERAUTH_BANNER, sshd's `Banner`), control characters removed; only
+    /// libssh2 1.11 hands it over (LibSSH2.Features.userauthBanner).
+    case banner(hop: String, text: String)
 }
 
 public protocol ConnectDelegate: AnyObject {

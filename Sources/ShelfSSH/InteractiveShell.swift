@@ -153,7 +153,7 @@ final class RawTerminal {
     deinit { restore() }
 }
 
-/// SIGWINCH, SIGTERM, SIGHUP and SIGQUIT delivered through a self-pipe the poll loop watches; previous handlers
+/// SIGWINCH, SIGTERM, SIGHUP and SIGQUIT (or the signals named) delivered through a self-pipe the poll loop watches; previous handlers
 /// come back on `restore()`.
 final class ShellSignals {
     static let watched: [Int32] = [SIGWINCH, SIGTERM, SIGHUP, SIGQUIT]
@@ -161,7 +161,8 @@ final class ShellSignals {
     private let writeFD: Int32
     private var previous: [Int32: sigaction] = [:]
 
-    init() throws(SSHError) {
+    /// `watched`: the signals caught (exec catches only SIGINT, to pass it on).
+    init(_ watched: [Int32] = ShellSignals.watched) throws(SSHError) {
         var fds: [Int32] = [-1, -1]
         guard pipe(&fds) == 0 else { throw SSHError(.channelFailed, "could not set up signal handling") }
         readFD = fds[0]
@@ -171,7 +172,7 @@ final class ShellSignals {
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         }
         shellSignalPipe = writeFD
-        for signal in Self.watched {
+        for signal in watched {
             var action = sigaction()
             action.__sigaction_handler.sa_handler = shellSignalHandler
             sigemptyset(&action.sa_mask)

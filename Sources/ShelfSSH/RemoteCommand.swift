@@ -8,8 +8,9 @@ extension SSHConnection {
     /// Runs `command` on the target. `stdout`/`stderr` receive each chunk as it arrives; `input` (if given) is
     /// read until EOF and sent as the command's stdin.
     /// With `terminal` (a TERM value) the command gets a PTY, as `RequestTTY yes|force` asks (the local terminal,
-    /// when `input` is one, goes to raw mode meanwhile).
-    public func exec(_ command: String, input: Int32? = nil, terminal: String? = nil,
+    /// when `input` is one, goes to raw mode meanwhile). `passInterrupts` (the CLI's exec, in the foreground) catches
+    /// SIGINT while the command runs and passes it on, where the library can.
+    public func exec(_ command: String, input: Int32? = nil, terminal: String? = nil, passInterrupts: Bool = false,
                      stdout: (UnsafeRawBufferPointer) -> Void,
                      stderr: (UnsafeRawBufferPointer) -> Void) throws(SSHError) -> RemoteExit {
         let session = target
@@ -31,12 +32,33 @@ extension SSHConnection {
         else {
             throw SSHError(.channelFailed, "the server refused to run the command", library: session.lastError())
         }
+        // Without a PTY, Ctrl-C is a signal to sshelf: where libssh2 can send signals (1.11), the first SIGINT goes to
+        // the remote command as INT (it may clean up and say how it ended); a second one ends sshelf's side. With a
+        // PTY the terminal is raw and Ctrl-C is a byte the remote terminal turns into SIGINT itself.
+        let sendSignal = terminal == nil && passInterrupts
+            ? LibSSH2.optional("libssh2_channel_signal_ex", as: sshelf_libssh2_channel_signal_ex.self) : nil
+        let interrupts = sendSignal == nil ? nil : try ShellSignals([SIGINT])
+        defer { interrupts?.restore() }
         session.setBlocking(false)
         defer { session.setBlocking(true) }
         var pump = ChannelPump(session: session, channel: channel, input: input,
                                liveness: Liveness(targetSettings, host: targetName))
-        try pump.run(stdout: stdout, stderr: stderr)
+        pump.wakeFD = interrupts?.readFD
+        var passedOn = 0
+        try pump.run(stdout: stdout, stderr: stderr, onWake: {
+            for _ in interrupts?.drain() ?? [] {
+                passedOn += 1
+                if passedOn > 1 { return false }
+                _ = channel.retry { sendSignal?(channel.raw, "INT", 3) ?? 0 }
+            }
+            return true
+        })
         session.setBlocking(true)
+        if passedOn > 1 {
+            session.setTimeout(seconds: 2)
+            channel.close()
+            return .disconnected
+        }
         channel.close()
         return channel.exit()
     }

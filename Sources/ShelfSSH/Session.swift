@@ -81,6 +81,11 @@ final class Session {
         return (0..<Int(count)).compactMap { list[$0].map { String(cString: $0) } }
     }
 
+    /// The ciphers the loaded libssh2 was built with (a session that never connects is asked).
+    static func builtCiphers() -> [String] {
+        (try? Session(socket: -1, ownsSocket: false))?.supported(LIBSSH2_METHOD_CRYPT_CS) ?? []
+    }
+
     /// The algorithm libssh2 agreed on for `method` (after the handshake), for tests and messages.
     func negotiated(_ method: Int32) -> String? {
         libssh2_session_methods(raw, method).map { String(cString: $0) }
@@ -150,6 +155,17 @@ final class Session {
                            library: lastError())
         }
         return String(cString: list).split(separator: ",").map(String.init)
+    }
+
+    /// The banner the server sent while it was asked for its methods (libssh2 1.11's libssh2_userauth_banner); nil
+    /// when it sent none or the loaded libssh2 does not keep it.
+    func userauthBanner() -> String? {
+        guard let banner = LibSSH2.optional("libssh2_userauth_banner", as: sshelf_libssh2_userauth_banner.self) else {
+            return nil
+        }
+        var text: UnsafeMutablePointer<CChar>? = nil
+        guard banner(raw, &text) == 0, let text else { return nil }
+        return String(cString: text)
     }
 
     func password(user: String, secret: SecretBytes) -> Int32 {

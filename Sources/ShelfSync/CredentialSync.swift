@@ -1,7 +1,8 @@
-// CredentialSync: the credential track of one sync run — move eligible device-only items into their syncable
-// classes (an idempotent pass on every run, no "migrated" marker anywhere), build this device's credential set for
-// its next entry, and merge other devices' sets into the vault by last-writer-wins. Entries carry the sets sealed;
-// this file never touches the remote.
+// CredentialSync: the credential track of one sync run — move default-class device-only items into their syncable
+// classes (an idempotent pass on every run, no "migrated" marker anywhere; a class the user chose is never moved),
+// build this device's credential set for its next entry, and merge other devices' sets into the vault by
+// last-writer-wins, never over an item kept on this device. Entries carry the sets sealed; this file never touches
+// the remote.
 import Foundation
 import ShelfCore
 import ShelfStore
@@ -9,30 +10,38 @@ import ShelfVault
 
 public struct CredentialSync {
     public let vault: Vault
+    /// This device's id: the author of the writes made here.
+    let device: String
+    /// Keys the digests that tell a value changed in the vault (the ledger never holds a value).
+    let digestKey: SecretBytes
 
-    public init(vault: Vault) { self.vault = vault }
+    init(vault: Vault, device: String, digestKey: SecretBytes) {
+        self.vault = vault
+        self.device = device
+        self.digestKey = digestKey
+    }
 
-    /// Item families that follow the user to other devices once credential sync is on. Sync's own keys never do.
-    static let eligibleFamilies: Set<ReferenceKey.Secret> = [.password, .remember, .privkey, .passphrase]
-
+    /// The fixes that unlock what the track reads: a `sync now` in a terminal asks for the passphrase of every class
+    /// it reads, a script gives it on a descriptor.
     static let locked = SyncFailure("vault locked (credential track paused while config keeps syncing)",
-                                    hint: "run 'sshelf vault unlock', or 'sshelf sync now --passphrase-fd N'")
+                                    hint: "run 'sshelf sync now' in a terminal (it asks for the vault passphrase), "
+                                        + "or 'sshelf sync now --passphrase-fd N'")
 
     static func failure(_ error: VaultError) -> SyncFailure {
         error.kind == .locked ? locked : SyncFailure("vault unavailable: \(error.message)")
     }
 
-    /// Rewrites eligible device-only items into their syncable twin class. Idempotent: with nothing left to
-    /// move it reads the item list and returns 0.
-    func migrate() throws(SyncFailure) -> Int {
+    /// Rewrites the plan's moves — device-only items whose class came from the default table — into their syncable
+    /// twin class (`sync enable --credentials` listed them and the user confirmed when the track was turned on; items
+    /// made since follow the same rule). Idempotent: with nothing left to move it reads the item list and returns 0.
+    func migrate(store: Store) throws -> Int {
         var moved = 0
         do {
-            for info in try vault.items() {
-                guard let key = ReferenceKey(info.key), !key.isDeviceSecret, Self.eligibleFamilies.contains(key.secret),
-                      let current = info.knownClass, let twin = current.syncableTwin else { continue }
-                if try vault.reclassify(key, from: current, to: twin) { moved += 1 }
+            for item in try CredentialSyncPlan.make(vault: vault, store: store).moves {
+                guard let twin = item.twin else { continue }
+                if try vault.reclassify(item.key, from: item.stored, to: twin) { moved += 1 }
             }
-        } catch {
+        } catch let error as VaultError {
             throw Self.failure(error)
         }
         return moved
@@ -50,31 +59,56 @@ public struct CredentialSync {
         }
     }
 
-    /// Items the last set sent held that are gone from the vault now were deleted here: bury them before merging
-    /// other devices' sets, so an older copy in one of them is not written back. The deletion's time is the
-    /// vault's clock, the one every item time comes from (a test sets it; so does SSHELF_TEST_NOW), so a value set
-    /// after the deletion is always newer than it.
+    /// What changed in the vault since the last run, stamped before other devices' sets are merged: an item whose
+    /// vault time or value differs from what was last seen was written here (stamped after every stamp known for
+    /// it: CredentialStamp), and an item the last set sent that is gone was deleted here (buried, so an older copy
+    /// in another device's set is not written back). Times are the vault's clock, the one every item time comes
+    /// from (a test sets it; so does SSHELF_TEST_NOW).
+    /// An item moved to a device-only class (`vault set-class`) is not deleted: it only stops travelling, and the
+    /// other devices keep the copy they had.
     func recordDeletions(store: Store) throws {
         var ledger = try CredentialLedger.load(store)
-        let present = Set(try syncableItems().map(\.key))
-        let gone = ledger.sent.subtracting(present)
-        guard !gone.isEmpty else { return }
-        let now = Int64(vault.now.timeIntervalSince1970)
-        for key in gone { ledger.bury(key, at: now) }
+        let items = try syncableItems()
+        for info in items {
+            guard let key = ReferenceKey(info.key), let accessibility = info.knownClass else { continue }
+            let value: SecretBytes
+            switch vault.read(key, class: accessibility) {
+            case .found(let found): value = found
+            case .locked: throw Self.locked
+            default: continue
+            }
+            let time = CredentialStamp.milliseconds(info.updatedAt), digest = self.digest(value)
+            if let seen = ledger.seen[info.key], seen.time == time, seen.digest == digest { continue }
+            let stamp = CredentialStamp.next(after: ledger.latest(info.key), at: time, by: device)
+            ledger.seen[info.key] = CredentialLedger.Seen(stamp: stamp, time: time, digest: digest)
+            ledger.tombstones[info.key] = nil
+        }
+        let present = Set(items.map(\.key))
+        let kept: Set<String>
+        do { kept = Set(try vault.items().map(\.key)) } catch { throw Self.failure(error) }
+        ledger.sent.subtract(kept.subtracting(present))
+        let now = CredentialStamp.milliseconds(vault.now)
+        for key in ledger.sent.subtracting(present) {
+            ledger.bury(key, at: CredentialStamp.next(after: ledger.latest(key), at: now, by: device))
+        }
         ledger.sent = ledger.sent.intersection(present)
         try ledger.save(store)
     }
+
+    func digest(_ value: SecretBytes) -> String { SyncCrypto.keyedDigest(value, key: digestKey).hex }
 
     /// This device's whole syncable set plus every tombstone it knows, framed in guarded memory; nil when the set
     /// is empty. Throws the locked reason when a whenUnlocked item cannot be read.
     func currentSet(store: Store, report: inout SyncReport) throws -> (plaintext: SecretBytes, count: Int)? {
         var items: [CredentialItem] = []
+        var ledger = try CredentialLedger.load(store)
         for info in try syncableItems() {
             guard let key = ReferenceKey(info.key), let accessibility = info.knownClass else { continue }
             switch vault.read(key, class: accessibility) {
             case .found(let value):
-                items.append(CredentialItem(key: key, accessibility: accessibility,
-                                            updatedAt: Int64(info.updatedAt.timeIntervalSince1970), value: value))
+                let stamp = ledger.seen[info.key]?.stamp
+                    ?? CredentialStamp(time: CredentialStamp.milliseconds(info.updatedAt), counter: 0, author: device)
+                items.append(CredentialItem(key: key, accessibility: accessibility, stamp: stamp, value: value))
             case .locked:
                 throw Self.locked
             default:
@@ -83,13 +117,12 @@ public struct CredentialSync {
         }
         // Deletions travel as tombstones; every set carries all known ones, so a device that joins later learns them
         // too. A key present again was set anew after its deletion.
-        var ledger = try CredentialLedger.load(store)
         let present = Set(items.map(\.key.rawValue))
         for key in present { ledger.tombstones[key] = nil }
         ledger.sent = present
-        for (key, time) in ledger.tombstones.sorted(by: { $0.key < $1.key }) {
+        for (key, stamp) in ledger.tombstones.sorted(by: { $0.key < $1.key }) {
             guard let reference = ReferenceKey(key), !reference.isDeviceSecret else { continue }
-            items.append(CredentialItem(key: reference, accessibility: .whenUnlocked, updatedAt: time, value: SecretBytes(count: 0),
+            items.append(CredentialItem(key: reference, accessibility: .whenUnlocked, stamp: stamp, value: SecretBytes(count: 0),
                                         deleted: true))
         }
         try ledger.save(store)
@@ -97,42 +130,75 @@ public struct CredentialSync {
         return (CredentialBatch.encode(items), items.count)
     }
 
-    /// Merges another device's set into the vault; returns how many items changed here.
-    func apply(_ plaintext: SecretBytes, store: Store, from remoteDevice: String, local localDevice: String) throws -> Int {
-        let items = try CredentialBatch.decode(plaintext)
+    /// Merges another device's set into the vault; returns how many items changed here. An item this device keeps
+    /// in a device-only class is left as it is, with a note in `kept`.
+    func apply(_ plaintext: SecretBytes, store: Store, from remoteDevice: String, local localDevice: String,
+               kept: inout [String]) throws -> Int {
+        let items = try CredentialBatch.decode(plaintext, sender: remoteDevice)
         var ledger = try CredentialLedger.load(store)
         var changed = 0
-        for item in items where try merge(item, from: remoteDevice, local: localDevice, ledger: &ledger) { changed += 1 }
+        for item in items {
+            switch try merge(item, from: remoteDevice, local: localDevice, ledger: &ledger) {
+            case .changed: changed += 1
+            case .unchanged: break
+            case .keptOnThisDevice(let stored):
+                kept.append("vault item \(item.key) stays on this device (\(stored)); the copy device "
+                    + "\(remoteDevice.prefix(8)) sent was not applied")
+            }
+        }
         try ledger.save(store)
         return changed
     }
 
-    /// Last writer wins per item (time, then device id), deletions included; an identical value is left alone,
-    /// and a copy older than a deletion known here is not brought back.
+    enum MergeOutcome: Equatable {
+        case changed, unchanged
+        /// The item is stored here in a class that never leaves the device: the user's choice, never overwritten or
+        /// deleted by another device's set.
+        case keptOnThisDevice(AccessibilityClass)
+    }
+
+    /// Last writer wins per item by stamp (time, counter, author), deletions included; an identical value is left
+    /// alone (its stamp taken), a copy older than a deletion known here is not brought back, and an item kept on
+    /// this device is not touched.
     func merge(_ item: CredentialItem, from remoteDevice: String, local localDevice: String,
-               ledger: inout CredentialLedger) throws -> Bool {
+               ledger: inout CredentialLedger) throws -> MergeOutcome {
         let existing: VaultItemInfo?
         do { existing = try vault.items().first { $0.key == item.key.rawValue } } catch { throw Self.failure(error) }
-        let localTime = existing.map { Int64($0.updatedAt.timeIntervalSince1970) }
-        if item.deleted {
-            ledger.bury(item.key.rawValue, at: item.updatedAt)
-            // A tie goes to the deletion: whoever deleted the item had that value, so the deletion came after it
-            // (and a revoked credential should stay revoked).
-            guard let existing, let localTime, let stored = existing.knownClass, localTime <= item.updatedAt else { return false }
-            do { return try vault.delete(item.key, class: stored) } catch { throw Self.failure(error) }
+        let key = item.key.rawValue
+        if let stored = existing?.knownClass, !stored.mayLeaveDevice {
+            if item.deleted { ledger.bury(key, at: item.stamp) }
+            return item.deleted ? .unchanged : .keptOnThisDevice(stored)
         }
-        if let buried = ledger.tombstones[item.key.rawValue], buried >= item.updatedAt { return false }
-        if let existing, let localTime {
-            if localTime > item.updatedAt || (localTime == item.updatedAt && localDevice >= remoteDevice) { return false }
+        let local = ledger.seen[key]?.stamp
+            ?? existing.map { CredentialStamp(time: CredentialStamp.milliseconds($0.updatedAt), counter: 0, author: localDevice) }
+        if item.deleted {
+            guard let existing, let local, let stored = existing.knownClass, local <= item.stamp else {
+                ledger.tombstones[key] = max(ledger.tombstones[key] ?? item.stamp, item.stamp)
+                return .unchanged
+            }
+            ledger.bury(key, at: item.stamp)
+            do {
+                return try vault.delete(item.key, class: stored) ? .changed : .unchanged
+            } catch {
+                throw Self.failure(error)
+            }
+        }
+        if let buried = ledger.tombstones[key], buried >= item.stamp { return .unchanged }
+        if let existing, let local {
+            if local >= item.stamp { return .unchanged }
             if let stored = existing.knownClass, case .found(let value) = vault.read(item.key, class: stored),
-               value.isEqual(to: item.value) { return false }
+               value.isEqual(to: item.value) {
+                ledger.seen[key]?.stamp = item.stamp
+                return .unchanged
+            }
         }
         do {
-            try vault.writeSynced(item.value, for: item.key, class: item.accessibility,
-                                  updatedAt: Date(timeIntervalSince1970: TimeInterval(item.updatedAt)))
+            try vault.writeSynced(item.value, for: item.key, class: item.accessibility, updatedAt: CredentialStamp.date(item.stamp.time))
         } catch {
             throw Self.failure(error)
         }
-        return true
+        ledger.seen[key] = CredentialLedger.Seen(stamp: item.stamp, time: item.stamp.time, digest: digest(item.value))
+        ledger.tombstones[key] = nil
+        return .changed
     }
 }

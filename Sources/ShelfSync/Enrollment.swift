@@ -1,8 +1,9 @@
-// Enrollment: an invite from its creation to the new device's `add` certificate. On the inviting device every run
-// writes the box of a new invite, drops expired ones, and answers a single valid claim by signing the claimant into
-// the roster (two claims on one invite mean the code leaked: nobody is enrolled). On the joining device `sync join`
-// opens the box, refuses an expired or used invite, stores the group's keys and leaves its claim; until it sees
-// itself added it syncs nothing out and says it is waiting.
+// Enrollment: an invite from its creation to the new device's first run as a member. On the inviting device every
+// run writes the box of a new invite, drops expired ones, and answers a single valid claim by signing the claimant
+// into the roster (the `add` names the invite: spent, in the signed roster) and writing its welcome, the group's
+// keys sealed to the claimant alone (two claims on one invite mean the code leaked: nobody is enrolled). On the
+// joining device `sync join` opens the box and leaves its claim; until its welcome arrives it holds no group key,
+// syncs nothing and says it is waiting.
 import Foundation
 import ShelfCore
 import ShelfStore
@@ -18,7 +19,16 @@ struct Enrollment {
     /// is on the remote.
     func serve(credentials: Bool, report: inout SyncReport) throws -> [UUID] {
         var finished: [UUID] = []
-        for invite in try store.pendingInvites() {
+        let pending = try store.pendingInvites()
+        // A spent invite's box or claim that is on the remote again (put back from git history or a folder's
+        // versions, or a claim that came after the enrollment) is refused by removing it, on every member: the
+        // roster says the invite was used, whatever the files say.
+        let known = Set(pending.compactMap { UUID(uuidString: $0.id) })
+        for (invite, _) in remote.inviteOffers() where !known.contains(invite) && session.roster.spentInvites[invite] != nil {
+            remote.removeInvite(invite)
+            report.skipped.append("invite \(invite.lowerText.prefix(8)) was used already; its files on the remote (put back, or a later claim) were removed")
+        }
+        for invite in pending {
             guard let id = UUID(uuidString: invite.id) else { continue }
             let secret: SecretBytes
             switch session.vault.loadInviteSecret(id, class: SyncSession.keyClass) {
@@ -37,10 +47,7 @@ struct Enrollment {
                 report.skipped.append("invite \(invite.id.prefix(8)) expired unused; its box was removed")
                 continue
             }
-            let claims = remote.claims(id).compactMap { claim -> InviteClaim? in
-                guard let device = UUID(uuidString: claim.device) else { return nil }
-                return InviteClaim.open(claim.bytes, code: code, device: device)
-            }
+            let claims = InviteClaim.valid(on: remote, code: code)
             let claimants = Set(claims.map(\.device))
             if claimants.count > 1 {
                 remove(id)
@@ -48,70 +55,134 @@ struct Enrollment {
                     "\(claimants.count) devices claimed invite \(invite.id.prefix(8)): the code reached someone else, so none was enrolled; make a new invite with 'sshelf sync invite'")
                 continue
             }
+            if let spentBy = session.roster.spentInvites[id], claims.first?.device != spentBy {
+                // Spent in the roster (this device's store is older than the roster it holds, or another claim came
+                // after the enrolled device's): an invite enrolls one device, once.
+                remove(id)
+                report.warnings.append("invite \(invite.id.prefix(8)) was already used by \(session.roster.name(of: spentBy)); a later claim on it was refused")
+                continue
+            }
             if let claim = claims.first {
                 if let member = session.roster.everMembers[claim.device] {
-                    if member.signingKey != claim.signingKey {
-                        report.warnings.append("device \(claim.device.lowerText.prefix(8)) claimed an invite with another key than the one it is enrolled with; refused")
+                    if member.signingKey != claim.signingKey || session.roster.spentInvites[id] != claim.device {
+                        remove(id)
+                        report.warnings.append("device \(claim.device.lowerText.prefix(8)) claimed an invite while already in the group (or with another key); refused")
+                        continue
                     }
+                    // Enrolled by this invite in a run that did not finish: its welcome is written again.
+                    try welcome(claim, invite: id)
                     finished.append(id)
                     continue
                 }
                 _ = try session.issue(.add(device: claim.device, name: claim.name, signingKey: claim.signingKey, invite: id,
-                                           epochs: invite.epochs.compactMap(UUID.init(uuidString:))))
+                                           epochs: session.heldEpochs.sorted { $0.lowerText < $1.lowerText }))
+                try welcome(claim, invite: id)
                 report.events.append("enrolled \(claim.name) (\(claim.device.lowerText.prefix(8))) with invite \(invite.id.prefix(8))")
                 finished.append(id)
                 continue
             }
             if !remote.hasInviteBox(id) {
-                let box = try makeBox(invite: invite, credentials: credentials)
+                let box = InviteBox(group: session.state.group, anchor: session.state.anchor, inviter: session.me,
+                                    inviterName: session.deviceName, created: invite.created, expires: invite.expires,
+                                    credentials: credentials)
                 try remote.writeInviteBox(id, box.seal(code))
-                try store.write { try $0.addInvite(PendingInvite(id: invite.id, created: invite.created, expires: invite.expires,
-                                                                 epochs: box.epochs.map(\.id.lowerText))) }
             }
         }
         return finished
     }
 
-    /// Removes an invite everywhere: its box and claims on the remote, its secret and its row here.
+    /// Removes an invite everywhere: its box and claims on the remote, its secret and its row here. A welcome
+    /// stays until the device it is sealed to takes it.
     func remove(_ id: UUID) {
         remote.removeInvite(id)
         _ = try? session.vault.clearInviteSecret(id, class: SyncSession.keyClass)
         try? store.write { try $0.removeInvite(id.lowerText) }
     }
 
-    func makeBox(invite: PendingInvite, credentials: Bool) throws -> InviteBox {
+    /// Writes the welcome of a device just enrolled: every key and certificate this device holds and the heads it
+    /// verified, sealed to the key the device claimed with.
+    func welcome(_ claim: InviteClaim, invite: UUID) throws {
+        guard let boxKey = SyncCrypto.boxPublicKey(signingPublicKey: claim.signingKey) else { return }
         var epochs: [(id: UUID, key: SecretBytes)] = []
         for id in session.heldEpochs.sorted(by: { $0.lowerText < $1.lowerText }) {
             if let key = try session.epochKey(id) { epochs.append((id, key)) }
         }
-        let heads = try store.peers().compactMap { peer -> InviteBox.Head? in
+        let heads = try store.peers().compactMap { peer -> InviteWelcome.InviteHead? in
             guard peer.head > 0, let device = UUID(uuidString: peer.device), let digest = [UInt8](hex: peer.headDigest) else { return nil }
-            return InviteBox.Head(device: device, seq: peer.head, digest: digest)
+            return InviteWelcome.InviteHead(device: device, seq: peer.head, digest: digest)
         }
-        return InviteBox(group: session.state.group, anchor: session.state.anchor, inviter: session.me, inviterName: session.deviceName,
-                         created: invite.created, expires: invite.expires, credentials: credentials,
-                         groupSecret: try session.groupSecret(), certificates: session.certificates, epochs: epochs, heads: heads)
+        let welcome = InviteWelcome(invite: invite, device: claim.device, certificates: session.certificates, heads: heads,
+                                    groupSecret: try session.groupSecret(), epochs: epochs)
+        guard let sealed = welcome.seal(to: boxKey) else { return }
+        try remote.writeWelcome(invite, device: claim.device.lowerText, sealed)
     }
 
-    /// The joining device, every run until it is enrolled: done when the roster holds it; otherwise the reason it
-    /// is still waiting (its claim rewritten if the remote lost it).
-    func awaitEnrollment(_ joining: GroupState.Joining) throws -> SyncFailure? {
-        if session.roster.isActive(session.me) {
-            try store.write { try GroupState.Joining.clear($0) }
-            _ = try? session.vault.clearInviteSecret(joining.invite, class: SyncSession.keyClass)
-            return nil
+    /// The joining device, every run until it is enrolled (it has no group keys yet): takes its welcome when the
+    /// inviter wrote it — believed only when the roster in it enrolls this device, with its own key, through this
+    /// invite — and becomes a member (its invite secret wiped); otherwise the reason it is still waiting (its claim
+    /// rewritten if the remote lost it).
+    static func receiveWelcome(_ joining: GroupState.Joining, store: Store, vault: Vault, remote: FolderRemote, deviceName: String,
+                               now: Date) throws -> SyncFailure? {
+        guard let me = UUID(uuidString: try store.deviceID) else { throw SyncFailure("this store has no device id") }
+        let keys: SyncCrypto.DeviceKeys
+        do { keys = try vault.deviceKeys(class: SyncSession.keyClass) } catch { throw SyncSession.failure(error) }
+        if let sealed = remote.readWelcome(joining.invite, device: me.lowerText) {
+            let opened: InviteWelcome?
+            do { opened = try InviteWelcome.open(sealed, keys: keys, invite: joining.invite, device: me) } catch {
+                return SyncFailure("the welcome for this device on the remote is damaged (\(error))",
+                                   hint: "\(joining.inviter) writes it again on its next sync; if not, ask for a new invite")
+            }
+            if let welcome = opened {
+                let roster = Roster(group: joining.group, anchor: joining.anchor, certificates: welcome.certificates)
+                guard roster.isActive(me), roster.enrolled[me]?.signingKey == keys.signingPublicKey,
+                      roster.spentInvites[joining.invite] == me else {
+                    return SyncFailure("the welcome for this device on the remote does not enroll it in the group it was invited to; refused",
+                                       hint: "ask \(joining.inviter) for a new invite")
+                }
+                try install(welcome, joining, me: me, store: store, vault: vault)
+                remote.removeWelcome(joining.invite, device: me.lowerText)
+                return nil
+            }
         }
-        if session.now > joining.expires {
+        if now > joining.expires {
             return SyncFailure("the invite expired before \(joining.inviter) enrolled this device",
                                hint: "ask for a new one ('sshelf sync invite' on \(joining.inviter)), then run 'sshelf sync join' here")
         }
-        if case .found(let secret) = session.vault.loadInviteSecret(joining.invite, class: SyncSession.keyClass),
-           remote.hasInviteBox(joining.invite), remote.claims(joining.invite).allSatisfy({ $0.device != session.meText }) {
-            let claim = InviteClaim(device: session.me, name: session.deviceName, signingKey: session.keys.signingPublicKey,
-                                    time: HybridLogicalClock.milliseconds(session.now))
-            try remote.writeClaim(joining.invite, device: session.meText, claim.seal(InviteCode(secret: secret), keys: session.keys))
+        if case .found(let secret) = vault.loadInviteSecret(joining.invite, class: SyncSession.keyClass),
+           remote.hasInviteBox(joining.invite), remote.claims(joining.invite).allSatisfy({ $0.device != me.lowerText }) {
+            let claim = InviteClaim(device: me, name: deviceName, signingKey: keys.signingPublicKey,
+                                    time: HybridLogicalClock.milliseconds(now))
+            try remote.writeClaim(joining.invite, device: me.lowerText, claim.seal(InviteCode(secret: secret), keys: keys))
         }
         return SyncFailure("waiting to be enrolled (invited by \(joining.inviter))",
                            hint: "\(joining.inviter) adds this device on its next sync ('sshelf sync now' there); nothing is sent from here until then")
+    }
+
+    /// Keeps what the welcome brought — keys in the vault, certificates and the heads to reach in the store — and
+    /// ends the joining state, wiping the invite's secret (it has done its work).
+    static func install(_ welcome: InviteWelcome, _ joining: GroupState.Joining, me: UUID, store: Store, vault: Vault) throws {
+        do {
+            try vault.saveGroupSecret(welcome.groupSecret, group: joining.group, class: SyncSession.keyClass)
+            for epoch in welcome.epochs { try vault.saveEpochKey(epoch.key, epoch: epoch.id, class: SyncSession.keyClass) }
+        } catch {
+            throw SyncSession.failure(error)
+        }
+        try store.write { store in
+            try GroupState(group: joining.group, anchor: joining.anchor).save(store)
+            for certificate in welcome.certificates where certificate.group == joining.group {
+                try store.addCertificate(StoredCertificate(digest: certificate.digest.hex, body: certificate.bytes.hex, mine: false,
+                                                           published: nil))
+            }
+            for head in welcome.heads where head.device != me {
+                var peer = try store.peer(head.device.lowerText)
+                if head.seq > peer.floor {
+                    peer.floor = head.seq
+                    peer.floorDigest = head.digest.hex
+                    try store.savePeer(peer)
+                }
+            }
+            try GroupState.Joining.clear(store)
+        }
+        do { try vault.clearInviteSecret(joining.invite, class: SyncSession.keyClass) } catch { throw SyncSession.failure(error) }
     }
 }

@@ -65,7 +65,9 @@ public enum GroupInfo {
     /// This device's place in its group from what it holds, without the remote: "member", "waiting" (joined, not
     /// enrolled yet), "revoked", or nil when it has no group. A run that stops before reading the remote keeps it.
     public static func membership(_ store: Store) throws -> String? {
-        guard let roster = try roster(store), let me = UUID(uuidString: try store.deviceID) else { return nil }
+        guard let roster = try roster(store), let me = UUID(uuidString: try store.deviceID) else {
+            return try GroupState.Joining.load(store) != nil ? "waiting" : nil
+        }
         if roster.revoked[me] != nil { return "revoked" }
         if roster.isActive(me) { return "member" }
         return try GroupState.Joining.load(store) != nil ? "waiting" : nil

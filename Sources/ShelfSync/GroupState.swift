@@ -29,27 +29,38 @@ struct GroupState: Equatable {
         try store.forgetSyncGroup()
     }
 
-    /// A device that ran `sync join` and waits for the inviting device to enroll it.
+    /// A device that ran `sync join` and waits for the inviting device to enroll it: which invite, and the group
+    /// and genesis its box named (the welcome must enroll this device in exactly that group). It holds no key of
+    /// the group until the welcome arrives.
     struct Joining: Equatable {
         var invite: UUID
         var inviter: String
         var expires: Date
+        var group: UUID
+        var anchor: [UInt8]
+
+        static let keys = ["sync.join.invite", "sync.join.inviter", "sync.join.expires", "sync.join.group", "sync.join.anchor"]
 
         static func load(_ store: Store) throws -> Joining? {
             guard let inviteText = try store.setting("sync.join.invite"), let invite = UUID(uuidString: inviteText),
-                  let expiresText = try store.setting("sync.join.expires"), let expires = Double(expiresText) else { return nil }
+                  let expiresText = try store.setting("sync.join.expires"), let expires = Double(expiresText),
+                  let groupText = try store.setting("sync.join.group"), let group = UUID(uuidString: groupText),
+                  let anchorText = try store.setting("sync.join.anchor"), let anchor = [UInt8](hex: anchorText), anchor.count == 32
+            else { return nil }
             return Joining(invite: invite, inviter: try store.setting("sync.join.inviter") ?? "another device",
-                           expires: Date(timeIntervalSince1970: expires))
+                           expires: Date(timeIntervalSince1970: expires), group: group, anchor: anchor)
         }
 
         func save(_ store: Store) throws {
             try store.setSetting("sync.join.invite", invite.lowerText)
             try store.setSetting("sync.join.inviter", inviter)
             try store.setSetting("sync.join.expires", String(expires.timeIntervalSince1970))
+            try store.setSetting("sync.join.group", group.lowerText)
+            try store.setSetting("sync.join.anchor", anchor.hex)
         }
 
         static func clear(_ store: Store) throws {
-            for key in ["sync.join.invite", "sync.join.inviter", "sync.join.expires"] { try store.setSetting(key, nil) }
+            for key in keys { try store.setSetting(key, nil) }
         }
     }
 }

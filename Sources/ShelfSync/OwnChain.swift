@@ -19,7 +19,7 @@ struct OwnChain {
     func check(report: inout SyncReport, fresh: Bool = false) throws -> Bool {
         var own = try store.peer(folder)
         var heal = false
-        let seqs = remote.entries(of: folder)
+        let seqs = try remote.entries(of: folder)
         for seq in seqs where seq <= own.head {
             if seq < own.snapshot {
                 // This device removed everything below its last snapshot: anything there now, it did not write.
@@ -60,7 +60,7 @@ struct OwnChain {
                 heal = true
             }
         }
-        let remaining = remote.entries(of: folder)
+        let remaining = try remote.entries(of: folder)
         if fresh, own.head > 0, remaining.isEmpty {
             heal = true
         } else if own.head > 0, (remaining.last ?? 0) < own.head {
@@ -76,11 +76,7 @@ struct OwnChain {
     }
 
     /// Size and modification time of one of this device's files: whether it changed since it was last checked.
-    func fileSignature(_ seq: Int64) -> String {
-        var info = stat()
-        guard lstat(remote.layout.entryPath(folder, seq), &info) == 0 else { return "" }
-        return "\(seq):\(info.st_size):\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec):\(info.st_ino)"
-    }
+    func fileSignature(_ seq: Int64) -> String { remote.signature(folder, seq) }
 
     /// Writes the next entry and records it; returns its number. `afterWrite` runs inside the transaction that
     /// records the entry (clearing the outbox, marking certificates published).
@@ -88,7 +84,7 @@ struct OwnChain {
     func publish(certificates: [Certificate], content: EntryContent, snapshot: Bool, epoch: UUID, epochKey: SecretBytes,
                  afterWrite: (Store, Int64) throws -> Void) throws -> Int64 {
         var own = try store.peer(folder)
-        let seq = max(own.head, remote.entries(of: folder).last ?? 0) + 1
+        let seq = max(own.head, (try remote.entries(of: folder)).last ?? 0) + 1
         let header = EntryHeader(group: session.state.group, device: session.me, seq: UInt64(seq),
                                  previous: own.head == 0 ? EntryHeader.noPrevious : ([UInt8](hex: own.headDigest) ?? EntryHeader.noPrevious),
                                  epoch: epoch, snapshot: snapshot)
@@ -115,7 +111,7 @@ struct OwnChain {
 
     /// Removes this device's files older than its snapshot `seq`: a reader behind it starts at the snapshot.
     func compact(before seq: Int64) {
-        for old in remote.entries(of: folder) where old < seq { remote.removeEntry(folder, old) }
+        for old in (try? remote.entries(of: folder)) ?? [] where old < seq { remote.removeEntry(folder, old) }
         try? store.write { try $0.forgetEntries(device: folder, before: seq) }
     }
 

@@ -52,7 +52,12 @@ struct PeerChains {
             outcome.stop = .problem(SyncFailure(problem, hint: "sshelf never writes a link there: remove \(remote.layout.deviceDirectory(folder))"))
             return outcome
         }
-        let seqs = remote.entries(of: folder)
+        let seqs: [Int64]
+        do { seqs = try remote.entries(of: folder) } catch {
+            // A folder flooded with names stops this chain only; the others still sync.
+            outcome.stop = .problem(error)
+            return outcome
+        }
         let top = seqs.last ?? 0
         let name = label(device)
 

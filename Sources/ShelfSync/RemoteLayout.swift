@@ -6,8 +6,15 @@ import Foundation
 public struct RemoteLayout: Sendable {
     /// The remote format this program writes and understands.
     public static let format = 2
-    /// An entry larger than this is not read (a remote is not trusted to be small).
-    public static let maxEntryBytes = 128 * 1024 * 1024
+    /// An entry larger than this is neither read nor written (a remote is not trusted to be small): a snapshot of
+    /// 100,000 hosts is about 50 MB, and reading one costs about three times its size in memory.
+    public static let maxEntryBytes = 64 * 1024 * 1024
+    /// More device folders than this stop a run with that reason (a group has a handful of devices; a remote
+    /// flooded with folders must not make every run read them all).
+    public static let maxDeviceFolders = 1_000
+    /// More files than this in one device's folder, or in `invites`, stop reading it with that reason.
+    public static let maxEntryFiles = 10_000
+    public static let maxInviteFiles = 10_000
     /// Invite boxes and claims are small; anything larger is not read.
     public static let maxInviteBytes = 1024 * 1024
     /// format.json holds one small object.

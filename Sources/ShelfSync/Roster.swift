@@ -55,6 +55,9 @@ struct Roster {
     private(set) var epochs: [UUID: Epoch] = [:]
     /// Digests of certificates that count.
     private(set) var accepted: Set<[UInt8]> = []
+    /// Invites used up, each with the device it enrolled: an `add` names its invite, so an invite is spent in the
+    /// signed roster itself — whatever files the remote keeps or puts back, no second device is enrolled with it.
+    private(set) var spentInvites: [UUID: UUID] = [:]
     /// Certificates with a signature from no known device yet (kept until one is).
     private(set) var unverified = 0
 
@@ -95,11 +98,12 @@ struct Roster {
         while grew {
             grew = false
             for cert in mine {
-                guard case .add(let device, let name, let key, _, _) = cert.body, everMembers[device] == nil,
+                guard case .add(let device, let name, let key, let invite, _) = cert.body, everMembers[device] == nil,
                       let signer = everMembers[cert.signer], cert.isSigned(by: signer.signingKey),
                       let box = SyncCrypto.boxPublicKey(signingPublicKey: key) else { continue }
                 everMembers[device] = Member(device: device, name: name, signingKey: key, boxKey: box, addedBy: cert.signer,
                                              addedAt: cert.time, certificate: cert.digest)
+                if spentInvites[invite] == nil { spentInvites[invite] = device }
                 grew = true
             }
         }

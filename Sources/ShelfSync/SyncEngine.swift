@@ -34,6 +34,16 @@ public struct SyncEngine {
     public func run(report: inout SyncReport) throws {
         let format = try remote.check()
         report.credentials = try SyncSettings.credentialsEnabled(store)
+        // A device that joined holds no key of the group until its welcome arrives: nothing else to do before.
+        if try GroupState.load(store) == nil, let joining = try GroupState.Joining.load(store) {
+            if let waiting = try Enrollment.receiveWelcome(joining, store: store, vault: vault, remote: remote, deviceName: deviceName,
+                                                           now: now) {
+                report.membership = "waiting"
+                report.fail(waiting)
+                return
+            }
+            report.events.append("enrolled in the sync group by \(joining.inviter)")
+        }
         let session = try open(format: format, report: &report)
         let chains = PeerChains(session: session, remote: remote)
 
@@ -44,7 +54,7 @@ public struct SyncEngine {
         var passes = 0
         // A device this device verified entries of is read even when its folder is gone: that is a rollback too.
         let verified = try store.peers().filter { $0.head > 0 || $0.floor > 0 }.map(\.device).filter(RemoteLayout.isValidDeviceID)
-        let folders = Set(remote.deviceFolders()).union(verified).subtracting([session.meText]).sorted()
+        let folders = Set(try remote.deviceFolders()).union(verified).subtracting([session.meText]).sorted()
         while moved && passes < 8 {
             moved = false
             passes += 1
@@ -87,16 +97,14 @@ public struct SyncEngine {
                                     hint: "this device no longer syncs with the group; its local data stays"))
             return
         }
-        if !session.roster.isActive(session.me) {
-            guard let joining = try GroupState.Joining.load(store) else {
-                report.fail(SyncEngine.notEnrolled)
-                return
-            }
-            if let waiting = try Enrollment(session: session, remote: remote).awaitEnrollment(joining) {
-                report.membership = "waiting"
-                report.fail(waiting)
-                return
-            }
+        guard session.roster.isActive(session.me) else {
+            report.fail(SyncEngine.notEnrolled)
+            return
+        }
+        if let left = try store.setting("sync.join.invite").flatMap(UUID.init(uuidString:)) {
+            // Left by an older version, which enrolled without a welcome: the invite's secret goes now.
+            try store.write { try GroupState.Joining.clear($0) }
+            _ = try? vault.clearInviteSecret(left, class: SyncSession.keyClass)
         }
         report.membership = "member"
         if let target = revoke { try revokeDevice(target, session, report: &report) }
@@ -141,7 +149,7 @@ public struct SyncEngine {
             return try SyncSession(store: store, vault: vault, keys: keys, me: me, deviceName: deviceName, now: now, state: state)
         }
         // A remote that already holds a group: this device must be invited into it.
-        if format != 1 && remote.hasEntries { throw SyncEngine.notEnrolled }
+        if try format != 1 && remote.hasEntries() { throw SyncEngine.notEnrolled }
         let group = UUID()
         let secret = SyncCrypto.randomKey()
         do { try vault.saveGroupSecret(secret, group: group, class: SyncSession.keyClass) } catch { throw SyncSession.failure(error) }
@@ -192,12 +200,14 @@ public struct SyncEngine {
 
     /// The credential track: the flagless migration pass, deletions, other devices' sets, and this device's set.
     func credentialTrack(_ session: SyncSession, report: inout SyncReport) throws -> (plaintext: SecretBytes, count: Int)? {
-        let credentials = CredentialSync(vault: vault)
-        report.migrated = try credentials.migrate()
+        let credentials = CredentialSync(vault: vault, device: session.meText,
+                                         digestKey: SyncKeys.credentialDigest(try session.groupSecret()))
+        report.migrated = try credentials.migrate(store: store)
         try credentials.recordDeletions(store: store)
         for var peer in try store.peers() where peer.device != session.meText && peer.credentials > peer.credentialsApplied {
             guard let set = try credentialSet(of: peer, session, report: &report) else { continue }
-            report.credentialsReceived += try credentials.apply(set, store: store, from: peer.device, local: session.meText)
+            report.credentialsReceived += try credentials.apply(set, store: store, from: peer.device, local: session.meText,
+                                                                kept: &report.skipped)
             peer.credentialsApplied = peer.credentials
             try store.write { try $0.savePeer(peer) }
         }

@@ -28,9 +28,23 @@ public enum SyncRunner {
             + "&& git push --force --all origin"
     }
 
+    /// One run, after any other run of this device has ended. Its report's time is when it started, taken once it
+    /// holds the lock, so the saved reports follow the order the runs really happened in. `asked` is when the caller
+    /// wanted a run (the TUI's background sync): a run that started since — a `sync now` in another terminal the
+    /// caller waited for — already answers it, and its report stands instead of being replaced by an older look.
     public static func run(store: Store, locations: DataLocations, deviceName: String, vault: Result<Vault, VaultError>,
-                           revoke: UUID? = nil, now: Date = Date()) -> SyncReport {
-        withRunLock(locations) { runLocked(store: store, locations: locations, deviceName: deviceName, vault: vault, revoke: revoke, now: now) }
+                           revoke: UUID? = nil, now: Date? = nil, asked: Date? = nil) -> SyncReport {
+        withRunLock(locations) {
+            if let asked, let last = lastReport(locations), last.state != .off, startedSince(asked, last) { return last }
+            return runLocked(store: store, locations: locations, deviceName: deviceName, vault: vault, revoke: revoke,
+                             now: now ?? Date())
+        }
+    }
+
+    /// Whether `report`'s run started at or after `asked`, at the millisecond the status file keeps (rounded there).
+    static func startedSince(_ asked: Date, _ report: SyncReport) -> Bool {
+        Int64((report.at.timeIntervalSince1970 * 1000).rounded())
+            >= Int64((asked.timeIntervalSince1970 * 1000).rounded(.down))
     }
 
     /// One run at a time per device (a CLI `sync now` while the TUI syncs in the background waits for it): two

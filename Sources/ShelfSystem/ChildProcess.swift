@@ -8,8 +8,11 @@ import Glibc
 
 public enum ChildProcess {
     /// Starts `argv[0]` (a path) with `stdin`, `stdout` and `stderr` as its 0, 1 and 2; returns its pid.
+    /// With `newProcessGroup` the child leads a process group of its own, so all it starts can be ended with it.
     public static func spawn(_ argv: [String], stdin: Int32, stdout: Int32, stderr: Int32,
-                             environment: [String: String]? = nil) -> Result<pid_t, FileSystemError> {
+                             environment: [String: String]? = nil, newProcessGroup: Bool = false)
+        -> Result<pid_t, FileSystemError>
+    {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -27,7 +30,9 @@ public enum ChildProcess {
         var mask = sigset_t()
         sigemptyset(&mask)
         posix_spawnattr_setsigmask(&attributes, &mask)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+        if newProcessGroup { posix_spawnattr_setpgroup(&attributes, 0) }
+        let flags = POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | (newProcessGroup ? POSIX_SPAWN_SETPGROUP : 0)
+        posix_spawnattr_setflags(&attributes, Int16(flags))
         var cArgv = argv.map { strdup($0) } + [nil]
         defer { for pointer in cArgv { free(pointer) } }
         var cEnvironment = environment.map { $0.map { strdup("\($0.key)=\($0.value)") } + [nil] }
@@ -69,11 +74,15 @@ public enum ChildProcess {
         public var status: Int32
         public var stdout: [UInt8]
         public var stderr: [UInt8]
+        /// The program (and everything it started) was killed at the deadline.
+        public var timedOut = false
     }
 
     /// Runs a short program with stdin from /dev/null and both outputs captured (each up to `limit` bytes; the rest
-    /// is read and dropped). Nil when it cannot start.
-    public static func run(_ argv: [String], environment: [String: String]? = nil, limit: Int = 1 << 20) -> Output? {
+    /// is read and dropped). Nil when it cannot start. With a `timeout` it runs in a process group of its own, and
+    /// the whole group is killed when the time is up (a child that keeps the output open cannot hold the call).
+    public static func run(_ argv: [String], environment: [String: String]? = nil, limit: Int = 1 << 20,
+                           timeout: TimeInterval? = nil) -> Output? {
         var out: [Int32] = [-1, -1], err: [Int32] = [-1, -1]
         guard pipe(&out) == 0 else { return nil }
         guard pipe(&err) == 0 else {
@@ -83,7 +92,8 @@ public enum ChildProcess {
         }
         for fd in out + err { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         let null = open("/dev/null", O_RDONLY | O_CLOEXEC)
-        let started = spawn(argv, stdin: null, stdout: out[1], stderr: err[1], environment: environment)
+        let started = spawn(argv, stdin: null, stdout: out[1], stderr: err[1], environment: environment,
+                            newProcessGroup: timeout != nil)
         close(null)
         close(out[1])
         close(err[1])
@@ -95,8 +105,22 @@ public enum ChildProcess {
         var stdout: [UInt8] = [], stderr: [UInt8] = []
         var fds = [pollfd(fd: out[0], events: Int16(POLLIN), revents: 0), pollfd(fd: err[0], events: Int16(POLLIN), revents: 0)]
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        let deadline = timeout.map { Date().addingTimeInterval($0) }
+        var timedOut = false
         while fds.contains(where: { $0.fd >= 0 }) {
-            guard Glibc.poll(&fds, nfds_t(fds.count), -1) >= 0 || errno == EINTR else { break }
+            let wait = deadline.map { Int32(max(0, min(Double(Int32.max), $0.timeIntervalSinceNow * 1000))) } ?? -1
+            let ready = Glibc.poll(&fds, nfds_t(fds.count), wait)
+            guard ready >= 0 || errno == EINTR else { break }
+            if ready == 0, deadline != nil {
+                // The program itself may have ended while something it started holds the output open.
+                if let status = poll(pid) {
+                    kill(-pid, SIGKILL)
+                    return Output(status: status, stdout: stdout, stderr: stderr)
+                }
+                timedOut = true
+                kill(-pid, SIGKILL)
+                break
+            }
             for index in fds.indices where fds[index].fd >= 0 && fds[index].revents != 0 {
                 let count = buffer.withUnsafeMutableBytes { read(fds[index].fd, $0.baseAddress, $0.count) }
                 if count > 0 {
@@ -107,6 +131,23 @@ public enum ChildProcess {
                 }
             }
         }
-        return Output(status: wait(pid), stdout: stdout, stderr: stderr)
+        // Both outputs closed: the program is ending, but it gets no more than the time left to do so.
+        var ended: Int32?
+        if !timedOut, let deadline {
+            while ended == nil && !timedOut {
+                ended = poll(pid)
+                if ended == nil && deadline.timeIntervalSinceNow <= 0 {
+                    timedOut = true
+                    kill(-pid, SIGKILL)
+                } else if ended == nil {
+                    usleep(10_000)
+                }
+            }
+        }
+        if timedOut {
+            _ = wait(pid)
+            return Output(status: 124, stdout: stdout, stderr: stderr, timedOut: true)
+        }
+        return Output(status: ended ?? wait(pid), stdout: stdout, stderr: stderr)
     }
 }

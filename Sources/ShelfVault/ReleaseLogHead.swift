@@ -4,6 +4,7 @@
 // its original three-word form, so logs written before rotation existed read and verify unchanged.
 import Foundation
 import ShelfCore
+import ShelfSystem
 
 extension ReleaseLog {
     static let headLabel = Array("sshelf-release-log-head".utf8)
@@ -53,7 +54,8 @@ extension ReleaseLog {
         }
 
         static func load(_ path: String) -> Head? {
-            guard let data = FileManager.default.contents(atPath: path), data.count < 1024 else { return nil }
+            // Read like the log itself: a regular file, no link followed, so a FIFO in its place is not a wait.
+            guard let data = try? RegularFile.read(path, limit: 1023, followLinks: false) else { return nil }
             let parts = String(decoding: data, as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\n" })
             guard parts.count == 3 || parts.count == 4, let count = Int(parts[0]), count >= 0,
                 let last = ReleaseLog.unhex(Array(parts[1].utf8)), let mac = ReleaseLog.unhex(Array(parts[2].utf8))

@@ -66,11 +66,15 @@ extension ReleaseLog {
     /// Every file of the log, oldest first, read under a shared lock on the current file (a writer rotating holds
     /// it exclusively, so no file moves while they are read). An archive that is the current file itself (a
     /// rotation cut short between linking and replacing) is read once.
+    /// Every file is opened through the bounded reader's rule (a regular file, no link followed, never a wait on a
+    /// FIFO): a FIFO, socket or link in the current file's place is refused at once with what it is.
     func segments() throws(ReleaseLogError) -> [Segment] {
         while true {
-            let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-            if fd < 0 {
-                guard errno == ENOENT else { throw failure("open") }
+            let fd: Int32
+            do { fd = try RegularFile.open(path, followLinks: false) } catch {
+                guard error.kind == .missing else {
+                    throw ReleaseLogError(message: "\(error)", hint: "move it away; sshelf starts a new log")
+                }
                 return archives(excluding: nil)
             }
             defer { close(fd) }

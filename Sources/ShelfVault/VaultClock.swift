@@ -1,5 +1,6 @@
-// VaultClock: the vault's sense of time — the wall-clock time stamped on items (whole seconds, which sync compares)
-// and the monotonic clock the idle relock measures. Production reads the system's; a test sets its own (or
+// VaultClock: the vault's sense of time — the wall-clock time stamped on items (with its fraction of a second: a
+// value set twice within one second must tell which write came last, and sync compares these times) and the
+// monotonic clock the idle relock measures. Production reads the system's; a test sets its own (or
 // SSHELF_TEST_NOW for the binary) so that nothing has to wait for a second to pass.
 import Foundation
 
@@ -15,6 +16,16 @@ public struct VaultClock: Sendable {
     }
 
     public static let system = VaultClock(now: { Date() }, instant: { ContinuousClock.now })
+
+    /// An item's `updated_at` as stored: seconds with their fraction (a REAL), or whole seconds (an INTEGER, as
+    /// vaults written before kept them).
+    static func seconds(_ value: DatabaseValue) -> TimeInterval {
+        switch value {
+        case .real(let seconds): seconds
+        case .int(let seconds): TimeInterval(seconds)
+        default: 0
+        }
+    }
 
     /// Test suites only (`SSHELF_TEST_NOW=SECONDS`, Unix time): items are stamped with exactly that time, so a
     /// test orders writes by the value it passes instead of by waiting. Idle timeouts keep the system clock.

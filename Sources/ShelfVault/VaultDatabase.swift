@@ -11,6 +11,8 @@ typealias DatabaseError = SQLiteError
 enum DatabaseValue {
     case null
     case int(Int64)
+    /// Item times, seconds with their fraction.
+    case real(Double)
     case text(String)
     case blob([UInt8])
 
@@ -18,7 +20,7 @@ enum DatabaseValue {
         switch value {
         case .null: self = .null
         case .int(let v): self = .int(Int64(v))
-        case .double(let v): self = .int(Int64(v))
+        case .double(let v): self = .real(v)
         case .text(let v): self = .text(v)
         case .blob(let v): self = .blob(v)
         }
@@ -28,6 +30,7 @@ enum DatabaseValue {
         switch self {
         case .null: .null
         case .int(let v): .int(Int(v))
+        case .real(let v): .double(v)
         case .text(let v): .text(v)
         case .blob(let v): .blob(v)
         }

@@ -93,7 +93,7 @@ extension Vault {
                 sealed.append((record.key, record.accessibility, Sodium.seal(record.value, key: classKey, associatedData:
                     VaultFormat.itemData(vaultID: vaultID, key: record.key, accessibility: record.accessibility.rawValue))))
             }
-            let now = Int64(self.now.timeIntervalSince1970)
+            let now = self.now.timeIntervalSince1970
             try db.writeTransaction(killBeforeCommit: options.killBeforeCommitForTests) {
                 for (key, accessibility, blob) in sealed {
                     try db.query("""
@@ -101,7 +101,7 @@ extension Vault {
                         VALUES (?, ?, ?, ?, ?, ?)
                         """,
                         [.text(key), .text(VaultFormat.family(ofKey: key)), .text(accessibility.rawValue),
-                         .int(VaultFormat.version), .blob(blob), .int(now)])
+                         .int(VaultFormat.version), .blob(blob), .real(now)])
                 }
             }
         }

@@ -112,7 +112,7 @@ extension Vault {
                     VALUES (?, ?, ?, ?, ?, ?)
                     """,
                     [.text(key), .text(VaultFormat.family(ofKey: key)), .text(accessibility.rawValue),
-                     .int(VaultFormat.version), .blob(sealed), .int(Int64(now.timeIntervalSince1970))])
+                     .int(VaultFormat.version), .blob(sealed), .real(now.timeIntervalSince1970)])
             }
         }
     }
@@ -133,7 +133,7 @@ extension Vault {
         try run("list the vault") {
             try db.query("SELECT key, family, class, updated_at FROM items ORDER BY key").map { row in
                 VaultItemInfo(key: row[0].text ?? "", family: row[1].text ?? "", accessibility: row[2].text ?? "",
-                              updatedAt: Date(timeIntervalSince1970: TimeInterval(row[3].int ?? 0)))
+                              updatedAt: Date(timeIntervalSince1970: VaultClock.seconds(row[3])))
             }
         }
     }

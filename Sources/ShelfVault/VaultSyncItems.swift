@@ -27,7 +27,7 @@ extension Vault {
         try write(secret, for: key, class: accessibility)
         _ = try run("date \(key)") {
             try db.query("UPDATE items SET updated_at = ? WHERE key = ? AND class = ?",
-                         [.int(Int64(updatedAt.timeIntervalSince1970)), .text(key.rawValue), .text(accessibility.rawValue)])
+                         [.real(updatedAt.timeIntervalSince1970), .text(key.rawValue), .text(accessibility.rawValue)])
         }
     }
 
@@ -40,7 +40,7 @@ extension Vault {
             if let updated {
                 _ = try run("date \(key)") {
                     try db.query("UPDATE items SET updated_at = ? WHERE key = ? AND class = ?",
-                                 [.int(Int64(updated.timeIntervalSince1970)), .text(key.rawValue), .text(to.rawValue)])
+                                 [.real(updated.timeIntervalSince1970), .text(key.rawValue), .text(to.rawValue)])
                 }
             }
             return true

@@ -48,7 +48,7 @@ final class SyncCommandTests: XCTestCase {
 
         // B points at the same remote: not enrolled, and told how.
         let outsider = try b.run("sync", "enable", "--folder", remote)
-        XCTAssertExit(outsider, 1)
+        XCTAssertExit(outsider, 0)
         XCTAssertTrue(outsider.stderr.contains("local fallback: this device is not enrolled in the sync group on this remote"), outsider.stderr)
         XCTAssertTrue(outsider.stderr.contains("hint: run 'sshelf sync invite' on an enrolled device, then 'sshelf sync join' here"), outsider.stderr)
 
@@ -62,7 +62,7 @@ final class SyncCommandTests: XCTestCase {
         let waiting = try b.run("sync", "status", "--json")
         let waitingObject = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(waiting.stdout.utf8)) as? [String: Any])
         XCTAssertEqual(waitingObject["membership"] as? String, "waiting")
-        XCTAssertTrue(try b.run("list").stdout.contains("w.example"), "a waiting device already reads the group")
+        XCTAssertFalse(try b.run("list").stdout.contains("w.example"), "a waiting device holds no group key: it reads nothing yet")
 
         let enrolling = try a.run("sync", "now")
         XCTAssertTrue(enrolling.stdout.contains("enrolled "), enrolling.stdout)
@@ -106,7 +106,7 @@ final class SyncCommandTests: XCTestCase {
         let remote = try syncRemote("cli-join")
         let a = syncHome(), b = syncHome()
         XCTAssertExit(try a.run("sync", "enable", "--folder", remote), 0)
-        XCTAssertExit(try b.run("sync", "enable", "--folder", remote), 1)
+        XCTAssertExit(try b.run("sync", "enable", "--folder", remote), 0)
         let code = try inviteCode(try a.run("sync", "invite"))
         var wrong = Array(code)
         wrong[0] = wrong[0] == "B" ? "C" : "B"
@@ -136,7 +136,7 @@ final class SyncCommandTests: XCTestCase {
         let joined = try b.run(["sync", "join", "--code-fd", "3"], fd3: code)
         XCTAssertExit(joined, 0)
         let c = syncHome()
-        XCTAssertExit(try c.run("sync", "enable", "--folder", remote), 1)
+        XCTAssertExit(try c.run("sync", "enable", "--folder", remote), 0)
         let reused = try c.run(["sync", "join", "--code-fd", "3"], fd3: code)
         XCTAssertExit(reused, 1)
         XCTAssertTrue(reused.stderr.contains("this invite was already used by another device"), reused.stderr)
@@ -148,7 +148,7 @@ final class SyncCommandTests: XCTestCase {
         XCTAssertExit(try a.run("add", "web", "--host", "w.example"), 0)
         XCTAssertExit(try a.run("sync", "enable", "--folder", remote), 0)
         for home in [b, c] {
-            XCTAssertExit(try home.run("sync", "enable", "--folder", remote), 1)
+            XCTAssertExit(try home.run("sync", "enable", "--folder", remote), 0)
             try enroll(home, by: a)
         }
         XCTAssertExit(try a.run("sync", "now"), 0)
@@ -235,7 +235,7 @@ final class SyncCommandTests: XCTestCase {
 
         // join and invite: bad values are exit 4 too, and nothing is written.
         let b = syncHome()
-        XCTAssertExit(try b.run("sync", "enable", "--folder", good), 1)
+        XCTAssertExit(try b.run("sync", "enable", "--folder", good), 0)
         let badFD = try b.run("sync", "join", "--code-fd", "99")
         XCTAssertExit(badFD, 4)
         XCTAssertTrue(badFD.stderr.contains("--code-fd: '99' is not an open file descriptor"), badFD.stderr)
@@ -275,8 +275,10 @@ final class SyncCommandTests: XCTestCase {
     }
 
     /// With a vault passphrase, `--passphrase-fd` unlocks for the whole run: the keys are made and the whenUnlocked
-    /// password is read and sealed; without it (and no terminal) the run says the vault is locked.
-    func testSyncWithAPassphraseProtectedVault() throws {
+    /// password is read and sealed. Turning credential sync on first lists what will travel and needs a yes: with
+    /// no terminal and no --yes nothing is saved (exit 2). With --yes and no passphrase given, sync is on (exit 0)
+    /// and the first run's locked vault is told apart from the command's outcome.
+    func testCredentialSyncIsListedConfirmedAndEnabledWithAPassphraseProtectedVault() throws {
         let remote = try syncRemote("cli-pp")
         let a = syncHome()
         XCTAssertExit(try a.run("add", "db", "--host", "db.example"), 0)
@@ -284,12 +286,30 @@ final class SyncCommandTests: XCTestCase {
         XCTAssertExit(try a.run(["vault", "passwd", "--passphrase-fd", "3"], fd3: "vault pass phrase"), 0)
         XCTAssertExit(try a.run(["vault", "set-password", "db", "--secret-fd", "3", "--passphrase-fd", "3"],
                               fd3: "vault pass phrase\nCANARY-db-password"), 0)
-        let locked = try a.run("sync", "enable", "--folder", remote, "--credentials")
-        XCTAssertExit(locked, 1)
-        XCTAssertTrue(locked.stderr.contains("vault locked: sync needs this device's keys"), locked.stderr)
-        let enabled = try a.run(["sync", "enable", "--folder", remote, "--credentials", "--passphrase-fd", "3"], fd3: "vault pass phrase")
-        XCTAssertExit(enabled, 0)
-        XCTAssertTrue(enabled.stdout.contains("credentials: 0 received, 1 in the upload, 1 moved to syncable classes"), enabled.stdout)
+
+        let unconfirmed = try a.run("sync", "enable", "--folder", remote, "--credentials")
+        XCTAssertExit(unconfirmed, 2)
+        XCTAssertTrue(unconfirmed.stdout.contains("will move to a syncable class and travel"), unconfirmed.stdout)
+        XCTAssertTrue(unconfirmed.stdout.contains("password of host 'db' (host."), unconfirmed.stdout)
+        XCTAssertTrue(unconfirmed.stdout.contains("whenUnlockedThisDeviceOnly -> whenUnlocked"), unconfirmed.stdout)
+        XCTAssertTrue(unconfirmed.stderr.contains("credential sync would move 1 item to a syncable class; nothing was changed"),
+                      unconfirmed.stderr)
+        XCTAssertTrue(unconfirmed.stderr.contains("hint: read the list above, then run 'sshelf sync enable --credentials --yes'"),
+                      unconfirmed.stderr)
+        XCTAssertEqual(try a.run("sync", "status").stdout, "○ sync off\n", "nothing was saved")
+
+        // Confirmed, but the vault stays locked: sync is on, and the first run says separately what it found.
+        let locked = try a.run("sync", "enable", "--folder", remote, "--credentials", "--yes")
+        XCTAssertExit(locked, 0)
+        XCTAssertTrue(locked.stdout.contains("sync enabled: folder \(remote)"), locked.stdout)
+        XCTAssertTrue(locked.stdout.contains("credential sync on for this device"), locked.stdout)
+        XCTAssertTrue(locked.stderr.contains("sshelf: first sync: local fallback: vault locked: sync needs this device's keys"),
+                      locked.stderr)
+        XCTAssertFalse(locked.stderr.contains("error"), locked.stderr)
+
+        let now = try a.run(["sync", "now", "--passphrase-fd", "3"], fd3: "vault pass phrase")
+        XCTAssertExit(now, 0)
+        XCTAssertTrue(now.stdout.contains("credentials: 0 received, 1 in the upload, 1 moved to syncable classes"), now.stdout)
     }
 }
 
@@ -309,24 +329,32 @@ final class NotYetSyncedHintTests: XCTestCase {
         XCTAssertExit(try a.run(["vault", "set-password", "prod", "--secret-fd", "3"], fd3: TestAccount.password), 0)
         XCTAssertExit(try a.run(["exec", "prod", "--accept-new", "--no-stdin", "--", "true"]), 0)
         XCTAssertExit(try a.run("sync", "enable", "--folder", remote), 0)
-        XCTAssertExit(try b.run("sync", "enable", "--folder", remote), 1)
+        XCTAssertExit(try b.run("sync", "enable", "--folder", remote), 0)
         try enroll(b, by: a)
 
         // B has the host (with its pinned key) but syncs no credentials.
-        XCTAssertExit(try a.run("sync", "enable", "--credentials"), 0)
+        XCTAssertExit(try a.run("sync", "enable", "--credentials", "--yes", "--accept-no-passphrase"), 0)
         let notice = try b.run("sync", "now")
         XCTAssertTrue(notice.stdout.contains("credentials not joined on this device"), notice.stdout)
         let off = try b.run("exec", "prod", "--no-stdin", "--", "true")
         XCTAssertExit(off, 255)
         XCTAssertTrue(off.stderr.contains("has not synced to this device yet"), off.stderr)
         XCTAssertTrue(off.stderr.contains("hint: credentials are not synced on this device: run 'sshelf sync enable --credentials' here"), off.stderr)
-        XCTAssertExit(try b.run("sync", "enable", "--credentials"), 0)
+        XCTAssertExit(try b.run("sync", "enable", "--credentials", "--yes", "--accept-no-passphrase"), 0)
         let on = try b.run("exec", "prod", "--no-stdin", "--", "echo", "reached")
         XCTAssertExit(on, 0)
         XCTAssertEqual(on.stdout, "reached\n")
 
-        // C joined but is not enrolled yet: it reads the group, and is told whom to wait for.
-        XCTAssertExit(try c.run("sync", "enable", "--folder", remote), 1)
+        // C joined but is not enrolled yet: it holds nothing of the group (no key, no host), so its own host whose
+        // password is not in its vault gets the hint, telling it whom to wait for.
+        XCTAssertExit(try c.run("add", "prod", "--host", "127.0.0.1", "--port", "\(server.port)", "--user", TestAccount.name), 0)
+        XCTAssertExit(try c.run("edit", "prod", "--auth", "password"), 0)
+        XCTAssertExit(try c.run(["vault", "set-password", "prod", "--secret-fd", "3"], fd3: TestAccount.password), 0)
+        XCTAssertExit(try c.run(["exec", "prod", "--accept-new", "--no-stdin", "--", "true"]), 0)
+        let cItem = try XCTUnwrap(try c.run("vault", "list").stdout.split(separator: "\n")
+            .compactMap { $0.split(separator: " ").first.map(String.init) }.first { $0.hasPrefix("host.") && $0.hasSuffix(".password") })
+        XCTAssertExit(try c.run("vault", "rm", cItem), 0)
+        XCTAssertExit(try c.run("sync", "enable", "--folder", remote), 0)
         let code = try inviteCode(try a.run("sync", "invite"))
         XCTAssertExit(try c.run(["sync", "join", "--code-fd", "3"], fd3: code), 0)
         let waiting = try c.run("exec", "prod", "--no-stdin", "--", "true")
@@ -352,7 +380,7 @@ final class NotYetSyncedHintTests: XCTestCase {
         let away = try b.run("exec", "prod", "--no-stdin", "--", "true")
         XCTAssertExit(away, 255)
         XCTAssertTrue(away.stderr.contains("hint: it has not reached this device yet: run 'sshelf sync now' here"), away.stderr)
-        XCTAssertTrue(server.waitForLog("Accepted password", count: 2), server.log)
-        XCTAssertEqual(server.logCount("Accepted password"), 2, "A's first login and B's; never an empty password from C")
+        XCTAssertTrue(server.waitForLog("Accepted password", count: 3), server.log)
+        XCTAssertEqual(server.logCount("Accepted password"), 3, "A's first login, B's and C's own; never an empty password")
     }
 }

@@ -173,17 +173,106 @@ final class AuthTests: XCTestCase {
         XCTAssertTrue(world.delegate.challenges.isEmpty, "no question shown")
     }
 
-    func testRSAKeyGetsTheLibssh2Message() throws {
+    // An RSA key from the vault on the default method (auto): libssh2 1.11 signs rsa-sha2 and logs in; 1.10 stops at
+    // once with why and the fix — it never goes on to ask for a password that would hide the reason. Both libraries
+    // run this (make test's second run loads 1.11.1).
+    func testRSAKeyLogsInOn1_11AndFailsAtOnceWithTheReasonOn1_10() throws {
         let key = try TestKey.generate(.rsa)
         let sshd = try server(keys: [key])
         let world = SSHWorld()
+        world.delegate.passwords = ["never asked"]
+        let hop = world.endpoint(sshd, identity: world.vaultIdentity(key, type: .rsa), pinned: world.pin(sshd))
+        if LibSSH2.features.rsaSHA2 {
+            let connection = try world.connector.connect([hop])
+            XCTAssertEqual(connection.outcome.methods, ["publickey"])
+            XCTAssertEqual(try whoami(connection), "\(TestAccount.name)\n")
+            XCTAssertTrue(sshd.waitForLog("Accepted publickey"), sshd.log)
+            XCTAssertTrue(sshd.log.contains("pkalg rsa-sha2-512"), "signed with rsa-sha2-512:\n\(sshd.log)")
+        } else {
+            XCTAssertThrowsError(try world.connector.connect([hop])) {
+                let error = $0 as? SSHError
+                XCTAssertEqual(error?.kind, .rsaSignatureUnsupported, "\(String(describing: $0))")
+                XCTAssertTrue(error?.message.contains("refused the RSA key of identity 'test-rsa'") == true, "\(String(describing: error))")
+                XCTAssertTrue(error?.hint?.contains("ed25519") == true)
+                XCTAssertTrue(error?.hint?.contains("make install-libssh2-1.11") == true)
+            }
+        }
+        XCTAssertTrue(world.delegate.passwordRequests.isEmpty, "no password asked")
+        XCTAssertTrue(world.delegate.challenges.isEmpty, "no keyboard-interactive question")
+    }
+
+    // Through an agent (OpenSSH's ssh-agent) libssh2 1.11 asks for an rsa-sha2-512 signature; 1.10 can only ask for
+    // ssh-rsa, which the server refuses: the login fails saying what was tried, never with a password prompt.
+    func testRSAKeyThroughAnAgent() throws {
+        let key = try TestKey.generate(.rsa)
+        let sshd = try server(keys: [key])
+        let agent = try TestAgent()
+        try agent.add(key)
+        let world = SSHWorld()
+        world.agentSocket = agent.socketPath
+        let hop = world.endpoint(sshd, auth: .agent, pinned: world.pin(sshd))
+        if LibSSH2.features.rsaSHA2 {
+            let connection = try world.connector.connect([hop])
+            XCTAssertEqual(connection.outcome.methods, ["agent"])
+            XCTAssertTrue(sshd.waitForLog("Accepted publickey"), sshd.log)
+            XCTAssertTrue(sshd.log.contains("pkalg rsa-sha2-512"), "signed with rsa-sha2-512:\n\(sshd.log)")
+            connection.close()
+        } else {
+            XCTAssertThrowsError(try world.connector.connect([hop])) {
+                XCTAssertEqual(($0 as? SSHError)?.kind, .authenticationFailed, "\(String(describing: $0))")
+            }
+        }
+    }
+
+    // Several IdentityFiles of the host's options, an RSA one first: on 1.10 the RSA key is refused and the next file
+    // still logs in (only the host's own identity stops the login at once).
+    func testAnRSAIdentityFileIsOnlyOneOfSeveral() throws {
+        let rsa = try TestKey.generate(.rsa), ed25519 = try TestKey.generate(.ed25519)
+        let sshd = try server(keys: [rsa, ed25519])
+        let world = SSHWorld()
+        var hop = world.endpoint(sshd, auth: .publickey, pinned: world.pin(sshd))
+        hop.settings.identityFiles = [rsa.privatePath, ed25519.privatePath]
+        let connection = try world.connector.connect([hop])
+        XCTAssertEqual(connection.outcome.methods, ["publickey"])
+        XCTAssertTrue(sshd.waitForLog("Accepted publickey"), sshd.log)
+        XCTAssertTrue(sshd.log.contains(LibSSH2.features.rsaSHA2 ? "ssh2: RSA" : "ssh2: ED25519"), sshd.log)
+        connection.close()
+    }
+
+    // A key that is simply not authorized (any library): the password step that nobody answers does not hide it.
+    func testARefusedKeyIsNamedWhenNoPasswordIsGiven() throws {
+        let key = try TestKey.generate(.ed25519)
+        let sshd = try server(keys: [])
+        let world = SSHWorld()
+        world.delegate.passwords = []
         XCTAssertThrowsError(try world.connector.connect([
-            world.endpoint(sshd, auth: .publickey, identity: world.vaultIdentity(key, type: .rsa), pinned: world.pin(sshd))
+            world.endpoint(sshd, identity: world.vaultIdentity(key, type: .ed25519), pinned: world.pin(sshd))
         ])) {
             let error = $0 as? SSHError
-            XCTAssertEqual(error?.kind, .rsaSignatureUnsupported, "\(String(describing: $0))")
-            XCTAssertTrue(error?.hint?.contains("ed25519") == true)
-            XCTAssertTrue(error?.hint?.contains("1.11") == true)
+            XCTAssertEqual(error?.kind, .authenticationFailed, "\(String(describing: $0))")
+            XCTAssertTrue(error?.message.contains("refused the key of identity 'test-ed25519'") == true, "\(String(describing: error))")
+            XCTAssertTrue(error?.hint?.contains("copy-id") == true, "\(String(describing: error))")
+        }
+    }
+
+    // sshd's Banner reaches the delegate on libssh2 1.11 (escape sequences removed), after the host key was verified;
+    // 1.10 does not keep it, so there is none.
+    func testTheServersLoginBannerWhereTheLibraryKeepsIt() throws {
+        let key = try TestKey.generate(.ed25519)
+        let world = SSHWorld()
+        let banner = world.directory + "/banner"
+        try "Authorised use only\u{1B}[31m, logged\n".write(toFile: banner, atomically: true, encoding: .utf8)
+        let sshd = try server(keys: [key]) { $0.extraConfig = ["Banner \(banner)"] }
+        try world.connector.connect([
+            world.endpoint(sshd, auth: .publickey, identity: world.vaultIdentity(key, type: .ed25519), pinned: world.pin(sshd))
+        ]).close()
+        let entries = world.journal.entries
+        let banners = entries.filter { $0.hasPrefix("banner ") }
+        if LibSSH2.features.userauthBanner {
+            XCTAssertEqual(banners, ["banner target: Authorised use only, logged\n"], "\(entries)")
+            XCTAssertLessThan(try XCTUnwrap(entries.firstIndex(of: "verified target")), try XCTUnwrap(entries.firstIndex(of: banners[0])))
+        } else {
+            XCTAssertEqual(banners, [], "\(entries)")
         }
     }
 

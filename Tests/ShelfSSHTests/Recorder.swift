@@ -56,6 +56,7 @@ final class RecordingDelegate: ConnectDelegate {
 
     func note(_ event: ConnectEvent) {
         if case .hostKeyVerified(let hop, _, _) = event { journal.add("verified \(hop)") }
+        if case .banner(let hop, let text) = event { journal.add("banner \(hop): \(text)") }
     }
 }
 

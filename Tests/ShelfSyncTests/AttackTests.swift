@@ -103,7 +103,7 @@ final class AttackTests: XCTestCase {
     func testForgedEntryInARealDevicesFolderCannotRedirectAHost() throws {
         let (a, b, prod, legit, attacker, remote) = try world()
         let layout = RemoteLayout(root: remote)
-        let next = (FolderRemote(path: remote).entries(of: a.id).last ?? 0) + 1
+        let next = (try FolderRemote(path: remote).entries(of: a.id).last ?? 0) + 1
         // The old attack: the next plaintext batch in A's folder.
         try FileManager.default.createDirectory(atPath: layout.deviceDirectory(a.id) + "/config", withIntermediateDirectories: true)
         try formatOneLine(prod, attacker: attacker, device: a.id)
@@ -168,7 +168,7 @@ final class AttackTests: XCTestCase {
         let web = try a.add("web", hostname: "real.example")
         try formGroup([a, b, c])
         let forger = try Forger(a)
-        let last = FolderRemote(path: remote).entries(of: a.id).last ?? 0
+        let last = try FolderRemote(path: remote).entries(of: a.id).last ?? 0
         let previous = SyncCrypto.digest(try forger.existing(a.id, last))
         var evil = try XCTUnwrap(try a.store.host(id: web.id))
         evil.hostname = "evil.example"
@@ -193,7 +193,7 @@ final class AttackTests: XCTestCase {
         a.sync(); b.sync()
         XCTAssertNil(try b.host("web"))
         // The remote replays the entry that created the host as A's next one.
-        let seqs = FolderRemote(path: remote).entries(of: a.id)
+        let seqs = try FolderRemote(path: remote).entries(of: a.id)
         let forger = try Forger(a)
         let creation = try forger.existing(a.id, seqs[seqs.count - 2])
         let next = (seqs.last ?? 0) + 1
@@ -212,8 +212,8 @@ final class AttackTests: XCTestCase {
         _ = try a.add("only-from-a")
         a.sync()
         let forger = try Forger(a)
-        let aSeqs = FolderRemote(path: remote).entries(of: a.id)
-        let bNext = (FolderRemote(path: remote).entries(of: b.id).last ?? 0) + 1
+        let aSeqs = try FolderRemote(path: remote).entries(of: a.id)
+        let bNext = (try FolderRemote(path: remote).entries(of: b.id).last ?? 0) + 1
         try forger.place(try forger.existing(a.id, aSeqs.last ?? 1), device: b.id, seq: bNext)
         try FileManager.default.removeItem(atPath: RemoteLayout(root: remote).entryPath(a.id, aSeqs.last ?? 1))
         let report = c.sync(expect: .localFallback)
@@ -232,7 +232,7 @@ final class AttackTests: XCTestCase {
             a.sync()
         }
         b.sync()
-        let seqs = FolderRemote(path: remote).entries(of: a.id)
+        let seqs = try FolderRemote(path: remote).entries(of: a.id)
         let verified = seqs.last ?? 0
         // The remote goes back to an older state of A's folder.
         for seq in seqs.suffix(2) { try FileManager.default.removeItem(atPath: RemoteLayout(root: remote).entryPath(a.id, seq)) }
@@ -241,7 +241,7 @@ final class AttackTests: XCTestCase {
         // A sees that the remote lost its entries, says so, and republishes everything; B accepts the snapshot.
         let healing = a.sync()
         XCTAssertTrue(healing.warnings.contains { $0.hasPrefix("the remote lost this device's entries") }, "\(healing.warnings)")
-        XCTAssertEqual(FolderRemote(path: remote).entries(of: a.id).last, verified + 1, "a sequence number is never used twice")
+        XCTAssertEqual(try FolderRemote(path: remote).entries(of: a.id).last, verified + 1, "a sequence number is never used twice")
         b.sync()
         XCTAssertEqual(try a.state(), try b.state())
     }
@@ -253,7 +253,7 @@ final class AttackTests: XCTestCase {
         try formGroup([a, b])
         _ = try a.add("web")
         a.sync(); b.sync()
-        let seqs = FolderRemote(path: remote).entries(of: a.id)
+        let seqs = try FolderRemote(path: remote).entries(of: a.id)
         let last = seqs.last ?? 0
         // Another entry with A's number and A's real key (a cloned device, or A's key in other hands).
         let forger = try Forger(a)
@@ -276,7 +276,7 @@ final class AttackTests: XCTestCase {
         a.sync()
         _ = try a.add("second")
         a.sync()
-        let seqs = FolderRemote(path: remote).entries(of: a.id)
+        let seqs = try FolderRemote(path: remote).entries(of: a.id)
         let missing = seqs[seqs.count - 2]
         let path = RemoteLayout(root: remote).entryPath(a.id, missing)
         try FileManager.default.moveItem(atPath: path, toPath: path + ".aside")

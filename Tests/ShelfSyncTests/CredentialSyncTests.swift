@@ -96,7 +96,7 @@ final class CredentialSyncTests: XCTestCase {
         let again = a.sync()
         XCTAssertEqual(again.migrated, 0)
         XCTAssertEqual(again.credentialsSent, 0, "nothing changed, nothing sent")
-        XCTAssertEqual(FolderRemote(path: base + "/offline").entries(of: a.id).count, 1, "no entry for a run with nothing to say")
+        XCTAssertEqual(try FolderRemote(path: base + "/offline").entries(of: a.id).count, 1, "no entry for a run with nothing to say")
         // No marker anywhere: not in the store's settings, not in the vault's items.
         XCTAssertNil(try a.store.setting("sync.migrated"))
         XCTAssertFalse(try a.vault.items().contains { $0.key.lowercased().contains("migrat") })
@@ -157,6 +157,106 @@ final class CredentialSyncTests: XCTestCase {
         a.sync(); b.sync()
         XCTAssertTrue(try XCTUnwrap(b.vault.loadHostPassword(host.id, class: .whenUnlocked).secret).isEqual(to: secret("second-\(password)")))
         XCTAssertTrue(try XCTUnwrap(a.vault.loadHostPassword(host.id, class: .whenUnlocked).secret).isEqual(to: secret("second-\(password)")))
+    }
+
+    /// A password set twice within one second (here: within one instant of the injected clock, which stands still)
+    /// by the same device: its later value wins on every device, A included — the counter orders the two writes.
+    /// Two devices writing at the same instant without seeing each other end with the same value everywhere: the
+    /// author's id decides, not each receiver's own.
+    func testALaterWriteBySameDeviceWinsWithinOneSecond() throws {
+        let remote = try makeFolder()
+        let clock = ManualVaultClock(start: Date(timeIntervalSince1970: 1_700_000_000))
+        let devices = try ["a", "b", "c", "d"].map { try Device($0, vaultClock: clock.clock) }
+        for device in devices {
+            try device.enable(folder: remote)
+            try SyncSettings.setCredentials(true, device.store)
+        }
+        let a = devices[0]
+        let host = try a.add("db")
+        try formGroup(devices)
+        func everyone(_ expected: String, _ why: String, file: StaticString = #filePath, line: UInt = #line) throws {
+            for _ in 0..<2 { for device in devices { device.sync() } }
+            for device in devices {
+                let value = try XCTUnwrap(device.vault.loadHostPassword(host.id, class: .whenUnlocked).secret, device.name, file: file, line: line)
+                XCTAssertTrue(value.isEqual(to: secret(expected)), "\(device.name): \(why)", file: file, line: line)
+            }
+        }
+        try a.vault.saveHostPassword(secret("OLD"), hostID: host.id, class: .whenUnlocked)
+        try everyone("OLD", "the first value reached everyone")
+        try a.vault.saveHostPassword(secret("NEW"), hostID: host.id, class: .whenUnlocked)
+        try everyone("NEW", "A's later write in the same instant wins")
+
+        // B and C write at the same instant, each without the other's value.
+        let b = devices[1], c = devices[2]
+        try b.vault.saveHostPassword(secret("from-b"), hostID: host.id, class: .whenUnlocked)
+        try c.vault.saveHostPassword(secret("from-c"), hostID: host.id, class: .whenUnlocked)
+        b.sync(); c.sync()
+        try everyone(b.id > c.id ? "from-b" : "from-c", "the same author wins on every device")
+    }
+
+    /// A class the user chose is a promise: the migration pass never moves it, and another device's sets never
+    /// overwrite or delete it. Moving an item to a device-only class stops it travelling without deleting the
+    /// copies the other devices already have.
+    func testAnItemKeptOnThisDeviceIsNeverMovedOverwrittenOrDeleted() throws {
+        let remote = try makeFolder()
+        let clock = ManualVaultClock(start: Date(timeIntervalSince1970: 1_700_000_000))
+        let a = try Device("a", vaultClock: clock.clock), b = try Device("b", vaultClock: clock.clock)
+        for device in [a, b] {
+            try device.enable(folder: remote)
+            try SyncSettings.setCredentials(true, device.store)
+        }
+        let host = try a.add("db"), kept = try a.add("vault-box")
+        try a.vault.saveHostPassword(secret(password), hostID: host.id, class: .whenUnlockedThisDeviceOnly)
+        try a.vault.saveHostPassword(secret("kept-\(password)"), hostID: kept.id, class: .whenUnlockedThisDeviceOnly)
+        try ChosenClass.record(.hostPassword(kept.id), .whenUnlockedThisDeviceOnly, store: a.store)
+        try formGroup([a, b])
+        XCTAssertEqual(try a.vault.items().filter { $0.family == "host.password" }.map(\.accessibility).sorted(),
+                       ["whenUnlocked", "whenUnlockedThisDeviceOnly"], "only the default-class item moved")
+        XCTAssertNil(b.vault.loadHostPassword(kept.id, class: .whenUnlocked).secret, "the chosen one never left A")
+        XCTAssertNotNil(b.vault.loadHostPassword(host.id, class: .whenUnlocked).secret)
+
+        // A keeps db's password on this device from now on: it stops travelling, B keeps the copy it had.
+        XCTAssertTrue(try a.vault.reclassify(.hostPassword(host.id), from: .whenUnlocked, to: .whenUnlockedThisDeviceOnly))
+        try ChosenClass.record(.hostPassword(host.id), .whenUnlockedThisDeviceOnly, store: a.store)
+        for _ in 0..<2 { a.sync(); b.sync() }
+        XCTAssertNotNil(b.vault.loadHostPassword(host.id, class: .whenUnlocked).secret, "no deletion was sent")
+
+        // B sets a newer value, then deletes it: A's own copy stays as it is, and the run says why.
+        clock.advance(by: .seconds(10))
+        try b.vault.saveHostPassword(secret("from-b"), hostID: host.id, class: .whenUnlocked)
+        b.sync()
+        let received = a.sync()
+        XCTAssertTrue(received.skipped.contains { $0.contains("vault item host.\(host.id.uuidString.lowercased()).password stays on this device") },
+                      "\(received.skipped)")
+        clock.advance(by: .seconds(10))
+        XCTAssertTrue(try b.vault.clearHostPassword(host.id, class: .whenUnlocked))
+        for _ in 0..<2 { b.sync(); a.sync() }
+        let stillThere = try XCTUnwrap(a.vault.loadHostPassword(host.id, class: .whenUnlockedThisDeviceOnly).secret)
+        XCTAssertTrue(stillThere.isEqual(to: secret(password)))
+        XCTAssertEqual(try a.vault.items().filter { $0.family == "host.password" }.map(\.accessibility),
+                       ["whenUnlockedThisDeviceOnly", "whenUnlockedThisDeviceOnly"])
+    }
+
+    /// A run asked for before another run started (the TUI's background sync waiting while `sync now` ran) is
+    /// answered by that run: its report stands; a run asked for later runs and replaces it.
+    func testAnOlderRunNeverReplacesANewerResult() throws {
+        let remote = try makeFolder()
+        let a = try Device("a")
+        try a.enable(folder: remote)
+        let asked = Date()
+        let newer = a.sync()
+        let broken: Result<Vault, VaultError> = .failure(VaultError(.unavailable, "test: this run could not open the vault"))
+        let waited = SyncRunner.run(store: a.store, locations: a.locations, deviceName: "a", vault: broken, asked: asked)
+        XCTAssertEqual(waited.state, .synced, "the waiting run answered with the newer report")
+        XCTAssertEqual(waited.at.timeIntervalSince1970, newer.at.timeIntervalSince1970, accuracy: 0.001)
+        let saved = try XCTUnwrap(SyncRunner.lastReport(a.locations))
+        XCTAssertEqual(saved.state, .synced, "the saved status is still the newer run's")
+        XCTAssertEqual(saved.at.timeIntervalSince1970, newer.at.timeIntervalSince1970, accuracy: 0.001)
+
+        let later = SyncRunner.run(store: a.store, locations: a.locations, deviceName: "a", vault: broken, asked: Date())
+        XCTAssertEqual(later.state, .localFallback)
+        XCTAssertEqual(SyncRunner.lastReport(a.locations)?.reason, later.reason, "a run asked for later is saved")
+        XCTAssertGreaterThan(later.at, newer.at)
     }
 
     /// A device whose credential track is off still syncs config, and says that other devices send credentials.

@@ -33,13 +33,18 @@ final class EnrollmentTests: XCTestCase {
         let waiting = b.sync(expect: .localFallback)
         XCTAssertEqual(waiting.reason, "waiting to be enrolled (invited by laptop)")
         XCTAssertEqual(waiting.membership, "waiting")
-        XCTAssertNotNil(try b.store.host(id: web.id), "a waiting device already reads the group")
-        XCTAssertEqual(FolderRemote(path: remote).entries(of: b.id), [], "a waiting device writes no entry")
+        XCTAssertNil(try b.store.host(id: web.id), "a waiting device holds no key of the group: it reads nothing")
+        try assertHoldsNoGroupKey(b)
+        XCTAssertEqual(try FolderRemote(path: remote).entries(of: b.id), [], "a waiting device writes no entry")
 
         let enrolling = a.sync()
         XCTAssertEqual(enrolling.events, ["enrolled desktop (\(b.id.prefix(8))) with invite \(code.id.uuidString.lowercased().prefix(8))"])
         XCTAssertFalse(FileManager.default.fileExists(atPath: RemoteLayout(root: remote).inviteBox(code.id)), "a used invite is removed")
         XCTAssertEqual(b.sync().membership, "member")
+        XCTAssertNotNil(try b.store.host(id: web.id), "enrolled, it reads the group")
+        XCTAssertTrue(try b.vault.items().allSatisfy { !$0.key.hasSuffix(".invite") }, "the joiner's invite secret is wiped at enrollment")
+        XCTAssertTrue(try a.vault.items().allSatisfy { !$0.key.hasSuffix(".invite") }, "and the inviter's")
+        XCTAssertEqual(files(under: remote).filter { $0.hasPrefix("invites/") && !$0.hasSuffix("/") }, [], "the welcome went with its use")
         a.sync()
         XCTAssertNotNil(try a.store.host(id: db.id), "the new device's own hosts reach the group")
         XCTAssertEqual(try a.state(), try b.state())
@@ -66,6 +71,68 @@ final class EnrollmentTests: XCTestCase {
         }
         XCTAssertNil(try GroupInfo.devices(c.store).first, "a refused join writes nothing")
         XCTAssertEqual(c.sync(expect: .localFallback).reason, "this device is not enrolled in the sync group on this remote")
+        XCTAssertEqual(b.sync().membership, "member")
+    }
+
+    /// A used invite's box put back on the remote (git history and folder versions keep it): a device with the code
+    /// gets no key from it, nobody enrolls it, every member removes the files, and `sync devices` lists only the
+    /// devices enrolled. No device can hold the group's keys without being in the roster.
+    func testAUsedInviteBoxPutBackOnTheRemoteGivesNothing() throws {
+        let remote = try makeFolder()
+        let a = try Device("a"), b = try Device("b"), e = try Device("e")
+        for device in [a, b, e] { try device.enable(folder: remote) }
+        let web = try a.add("web")
+        a.sync()
+        let code = try a.invite()
+        a.sync()
+        let boxPath = RemoteLayout(root: remote).inviteBox(code.id)
+        let kept = try Data(contentsOf: URL(fileURLWithPath: boxPath))
+        try b.join(code)
+        a.sync()
+        XCTAssertEqual(b.sync().membership, "member")
+
+        try kept.write(to: URL(fileURLWithPath: boxPath))
+        // E cannot tell a replayed box from a fresh one: its claim is written, and answered by nobody.
+        try e.join(code)
+        XCTAssertEqual(e.sync(expect: .localFallback).membership, "waiting")
+        let refusing = a.sync()
+        XCTAssertTrue(refusing.skipped.contains { $0.contains("was used already") }, "\(refusing.skipped)")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: boxPath), "a member removes a spent invite's box")
+        XCTAssertTrue(files(under: remote).filter { $0.hasPrefix("invites/") && $0.contains(e.id) }.isEmpty, "and the claim on it")
+        b.sync()
+        XCTAssertEqual(e.sync(expect: .localFallback).membership, "waiting")
+        XCTAssertNil(try e.store.host(id: web.id), "nothing of the group is readable on E")
+        try assertHoldsNoGroupKey(e)
+        XCTAssertEqual(try GroupInfo.devices(a.store).map(\.name), ["a", "b"])
+        XCTAssertEqual(try GroupInfo.devices(b.store).map(\.name).sorted(), ["a", "b"])
+
+        // Put back again after the members removed it, and tried by a third device: the same.
+        try kept.write(to: URL(fileURLWithPath: boxPath))
+        let f = try Device("f")
+        try f.enable(folder: remote)
+        try f.join(code)
+        a.sync()
+        f.sync(expect: .localFallback)
+        try assertHoldsNoGroupKey(f)
+        XCTAssertEqual(try GroupInfo.devices(a.store).count, 2)
+    }
+
+    /// A garbage claim, and a claim from another invite renamed onto this one, are not claims: the real device's
+    /// join and enrollment go through.
+    func testAGarbageOrForeignClaimIsIgnored() throws {
+        let remote = try makeFolder()
+        let a = try Device("a"), b = try Device("b"), c = try Device("c")
+        for device in [a, b, c] { try device.enable(folder: remote) }
+        a.sync()
+        let code = try a.invite(), other = try a.invite()
+        a.sync()
+        let layout = RemoteLayout(root: remote)
+        try Data("not a claim".utf8).write(to: URL(fileURLWithPath: layout.claim(code.id, device: UUID().uuidString.lowercased())))
+        try c.join(other)
+        try FileManager.default.copyItem(atPath: layout.claim(other.id, device: c.id), toPath: layout.claim(code.id, device: c.id))
+        XCTAssertEqual(try b.join(code).inviter, "a")
+        let enrolling = a.sync()
+        XCTAssertTrue(enrolling.events.contains { $0.hasPrefix("enrolled b (") }, "\(enrolling.events) \(enrolling.warnings)")
         XCTAssertEqual(b.sync().membership, "member")
     }
 
@@ -107,10 +174,11 @@ final class EnrollmentTests: XCTestCase {
         let code = try a.invite()
         a.sync()
         try b.join(code)
-        // The remote drops B's claim, so A never enrolls B; B forges an entry anyway, with the group keys it
-        // received and its own (unenrolled) key.
+        // The remote drops B's claim, so A never enrolls B; B forges an entry anyway, with the group keys (as if
+        // they had leaked from A: B never received any) and its own (unenrolled) key.
         try FileManager.default.removeItem(atPath: RemoteLayout(root: remote).claim(code.id, device: b.id))
-        let forger = try Forger(b)
+        var forger = try Forger(a)
+        forger.keys = try b.keys()
         let host = ShelfCore.Host(name: "from-unenrolled", hostname: "evil.example")
         try forger.write(records: [Forger.record(host, by: b.id)], seq: 1, device: b.id)
         let report = a.sync(expect: .localFallback)
@@ -165,5 +233,11 @@ final class EnrollmentTests: XCTestCase {
         XCTAssertEqual(a.sync().state, .synced)
         XCTAssertNotNil(try a.host("b-before"), "what B had before joins the group with it")
         XCTAssertEqual(try a.state(), try b.state())
+    }
+
+    /// No group secret and no epoch key in the device's vault.
+    func assertHoldsNoGroupKey(_ device: Device, file: StaticString = #filePath, line: UInt = #line) throws {
+        let keys = try device.vault.items().map(\.key).filter { $0.hasPrefix("sync.") && ($0.hasSuffix(".group") || $0.hasSuffix(".epoch")) }
+        XCTAssertEqual(keys, [], "\(device.name) holds group keys without being enrolled", file: file, line: line)
     }
 }

@@ -110,21 +110,17 @@ final class FormatTests: XCTestCase {
         let keys = try keys()
         let code = InviteCode.generate()
         let box = InviteBox(group: group, anchor: Array(repeating: 2, count: 32), inviter: me, inviterName: "laptop", created: Date(),
-                            expires: Date().addingTimeInterval(3600), credentials: true, groupSecret: SyncCrypto.randomKey(),
-                            certificates: certificates(keys), epochs: [(UUID(), SyncCrypto.randomKey())],
-                            heads: [InviteBox.Head(device: me, seq: 4, digest: Array(repeating: 3, count: 32))])
+                            expires: Date().addingTimeInterval(3600), credentials: true)
         let sealed = box.seal(code)
         let opened = try XCTUnwrap(try InviteBox.open(sealed, code: code))
         XCTAssertEqual(opened.group, group)
         XCTAssertEqual(opened.inviterName, "laptop")
-        XCTAssertTrue(opened.groupSecret.isEqual(to: box.groupSecret))
-        XCTAssertTrue(opened.epochs[0].key.isEqual(to: box.epochs[0].key))
-        XCTAssertEqual(opened.heads, box.heads)
-        XCTAssertEqual(opened.certificates.count, 5)
+        XCTAssertTrue(opened.credentials)
         XCTAssertNil(try InviteBox.open(sealed, code: InviteCode.generate()), "another code opens nothing")
         var flipped = sealed
         flipped[flipped.count / 2] ^= 1
         XCTAssertNil(try InviteBox.open(flipped, code: code))
+        for length in 0..<sealed.count { XCTAssertNil(try? InviteBox.open(Array(sealed.prefix(length)), code: code)) }
 
         let device = UUID()
         let claim = InviteClaim(device: device, name: "desktop", signingKey: keys.signingPublicKey, time: 1).seal(code, keys: keys)
@@ -134,6 +130,32 @@ final class FormatTests: XCTestCase {
         // Signed by another key than the one it asks to be enrolled with: refused.
         let liar = InviteClaim(device: device, name: "desktop", signingKey: try self.keys().signingPublicKey, time: 1).seal(code, keys: keys)
         XCTAssertNil(InviteClaim.open(liar, code: code, device: device))
+    }
+
+    /// A welcome opens only with the key it was sealed to, for the invite and device it names; every prefix, a
+    /// flipped bit and a trailing byte are refused.
+    func testAWelcomeOpensOnlyForItsDeviceAndInvite() throws {
+        let keys = try keys(), other = try self.keys()
+        let invite = UUID(), device = UUID()
+        let welcome = InviteWelcome(invite: invite, device: device, certificates: certificates(keys),
+                                    heads: [InviteWelcome.InviteHead(device: me, seq: 4, digest: Array(repeating: 3, count: 32))],
+                                    groupSecret: SyncCrypto.randomKey(), epochs: [(UUID(), SyncCrypto.randomKey())])
+        let sealed = try XCTUnwrap(welcome.seal(to: keys.boxPublicKey))
+        let opened = try XCTUnwrap(try InviteWelcome.open(sealed, keys: keys, invite: invite, device: device))
+        XCTAssertTrue(opened.groupSecret.isEqual(to: welcome.groupSecret))
+        XCTAssertTrue(opened.epochs[0].key.isEqual(to: welcome.epochs[0].key))
+        XCTAssertEqual(opened.heads, welcome.heads)
+        XCTAssertEqual(opened.certificates.count, 5)
+        XCTAssertNil(try InviteWelcome.open(sealed, keys: other, invite: invite, device: device), "another device's key opens nothing")
+        XCTAssertThrowsError(try InviteWelcome.open(sealed, keys: keys, invite: UUID(), device: device), "another invite")
+        XCTAssertThrowsError(try InviteWelcome.open(sealed, keys: keys, invite: invite, device: UUID()), "another device's name")
+        var flipped = sealed
+        flipped[flipped.count / 2] ^= 1
+        XCTAssertNil(try InviteWelcome.open(flipped, keys: keys, invite: invite, device: device))
+        for length in stride(from: 0, to: sealed.count, by: 7) {
+            XCTAssertNil(try? InviteWelcome.open(Array(sealed.prefix(length)), keys: keys, invite: invite, device: device))
+        }
+        XCTAssertNil(try? InviteWelcome.open(sealed + [0], keys: keys, invite: invite, device: device))
     }
 
     /// Record bodies go through sshelf's own JSON reader and writer: they agree with Foundation's, and refuse what is

@@ -55,7 +55,7 @@ final class MigrationTests: XCTestCase {
         // stopped yet) is removed again.
         let again = a.sync()
         XCTAssertEqual(again.removedFormatOne, 0)
-        XCTAssertEqual(FolderRemote(path: remote).entries(of: a.id).count, 1)
+        XCTAssertEqual(try FolderRemote(path: remote).entries(of: a.id).count, 1)
         let late = remote + "/" + Self.formatOneFiles[3]
         try FileManager.default.createDirectory(atPath: (late as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: fixture("sync-format1/remote") + "/" + Self.formatOneFiles[3], toPath: late)

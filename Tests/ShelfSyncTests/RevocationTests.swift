@@ -41,18 +41,18 @@ final class RevocationTests: XCTestCase {
         XCTAssertTrue(status.reason?.hasPrefix("revoked by laptop on ") == true, status.reason ?? "")
         XCTAssertNil(try lost.host("after-revocation"))
         let forger = try Forger(a)
-        let latest = try Entry(parsing: try forger.existing(a.id, FolderRemote(path: remote).entries(of: a.id).last ?? 0),
+        let latest = try Entry(parsing: try forger.existing(a.id, try FolderRemote(path: remote).entries(of: a.id).last ?? 0),
                                limit: RemoteLayout.maxEntryBytes)
         for id in try lost.vault.epochKeyIDs() {
             let key = try XCTUnwrap(lost.vault.loadEpochKey(id, class: .afterFirstUnlockThisDeviceOnly).secret)
             XCTAssertNil(latest.openContent(SyncKeys.content(key)), "no key the revoked device holds opens new entries")
         }
-        XCTAssertEqual(FolderRemote(path: remote).entries(of: lost.id).count, 1, "a revoked device writes nothing more")
+        XCTAssertEqual(try FolderRemote(path: remote).entries(of: lost.id).count, 1, "a revoked device writes nothing more")
 
         // Its writes after the revocation (signed with its real key, sealed under a key it still has) are refused.
         var writer = try Forger(lost)
         writer.keys = try lost.keys()
-        let seqs = FolderRemote(path: remote).entries(of: lost.id)
+        let seqs = try FolderRemote(path: remote).entries(of: lost.id)
         let previous = SyncCrypto.digest(try writer.existing(lost.id, seqs.last ?? 1))
         let evil = ShelfCore.Host(name: "after-revoked", hostname: "evil.example")
         try writer.write(records: [Forger.record(evil, by: lost.id)], seq: (seqs.last ?? 0) + 1, device: lost.id, previous: previous)
@@ -78,7 +78,7 @@ final class RevocationTests: XCTestCase {
         // The lost device changes the address; B applies it before anybody knows the device is lost, A does not.
         try lost.edit(host.id) { $0.hostname = "evil.example" }
         lost.sync()
-        let change = RemoteLayout(root: remote).entryPath(lost.id, FolderRemote(path: remote).entries(of: lost.id).last ?? 0)
+        let change = RemoteLayout(root: remote).entryPath(lost.id, try FolderRemote(path: remote).entries(of: lost.id).last ?? 0)
         b.sync()
         XCTAssertEqual(try b.store.host(id: host.id)?.hostname, "evil.example")
         // A revokes with what it had verified, which is before that change (the remote had not shown A the entry).

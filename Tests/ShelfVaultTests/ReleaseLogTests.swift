@@ -5,6 +5,7 @@
 import Foundation
 import ShelfCore
 import ShelfVault
+import TestSupport
 import XCTest
 
 final class ReleaseLogTests: XCTestCase {
@@ -56,6 +57,37 @@ final class ReleaseLogTests: XCTestCase {
         let verdict = try log.verify(vault: vault)
         XCTAssertTrue(verdict.intact, "\(verdict.problems)")
         XCTAssertEqual(verdict.lines, 400)
+    }
+
+    /// A FIFO in the log's (or the head's) place is refused at once, never a `log verify` or `log` that waits for a
+    /// writer. The call runs on its own thread; a wait past the deadline is failed and then released by opening the
+    /// FIFO for writing.
+    func testAFIFOInPlaceOfTheLogIsRefusedAtOnce() throws {
+        let (_, vault, log) = try filled(2)
+        for path in [log.headPath, log.path] {
+            try FileManager.default.removeItem(atPath: path)
+            XCTAssertEqual(mkfifo(path, 0o600), 0)
+            final class Outcome: @unchecked Sendable { var verdict: Result<ReleaseLogVerdict, ReleaseLogError>? }
+            let outcome = Outcome()
+            let done = DispatchSemaphore(value: 0)
+            Thread.detachNewThread {
+                outcome.verdict = Result { () throws(ReleaseLogError) in try log.verify(vault: vault) }
+                done.signal()
+            }
+            if done.wait(timeout: .now() + Deadline.scaled(10)) == .timedOut {
+                let writer = open(path, O_WRONLY | O_NONBLOCK)
+                _ = done.wait(timeout: .now() + 5)
+                if writer >= 0 { close(writer) }
+                XCTFail("verify waited on a FIFO at \(path)")
+                return
+            }
+            switch outcome.verdict {
+            case .success(let verdict): XCTAssertFalse(verdict.intact, "a FIFO as \(path) verified as intact")
+            case .failure(let error): XCTAssertTrue(error.message.contains("FIFO"), error.message)
+            case nil: XCTFail("no outcome")
+            }
+        }
+        XCTAssertThrowsError(try log.entries(), "'sshelf log' refuses the FIFO too")
     }
 
     func testEveryEditedByteIsFound() throws {

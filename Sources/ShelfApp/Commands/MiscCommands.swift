@@ -16,7 +16,9 @@ enum MiscCommands {
                     examples: ["sshelf completions bash > ~/.local/share/bash-completion/completions/sshelf"],
                     run: completions),
         CommandSpec(path: ["manpage"], summary: "print the sshelf(1) manual page (roff)", run: manpage),
-        CommandSpec(path: ["version"], summary: "print version and library versions", run: version),
+        CommandSpec(path: ["version"], summary: "print version and library versions",
+                    details: "With --verbose, also what the libssh2 sshelf loaded can do (it is asked at run time: Debian 12 ships 1.10, Debian 13 1.11) and where that library is.",
+                    options: [.flag("verbose", short: "v", "also list the loaded libssh2's features")], run: version),
     ]
 
     static func check(_ call: Invocation, _ context: AppContext) throws -> Int32 {
@@ -60,6 +62,9 @@ enum MiscCommands {
             libsodium \(Sodium.version)
             \(Terminal.cursesVersion)
             """)
+        if call.flag("verbose") {
+            context.print("libssh2 \(LibSSH2.version) (\(LibSSH2.path)) features:\n" + LibSSH2.features.lines.joined(separator: "\n"))
+        }
         return 0
     }
 }

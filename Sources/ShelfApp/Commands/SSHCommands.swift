@@ -31,6 +31,7 @@ enum SSHCommands {
             options: connectOptions + [
                 .flag("dry-run", "print the plan (hops, host keys, credential sources) and stop"),
                 .flag("openssh", "hand the session to OpenSSH's ssh through the ssh_config bridge, with the sshelf agent (for options sshelf's own client cannot do: ForwardAgent, X11, ControlMaster…)"),
+                .flag("verbose", short: "v", "say the note about options sshelf's client does not apply every time (not only the first)"),
             ],
             examples: ["sshelf connect prod-db", "sshelf connect prod-db --dry-run", "sshelf connect prod-db --openssh"],
             run: connect),
@@ -92,12 +93,16 @@ enum SSHCommands {
     static func connect(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         let (plan, store) = try plan(for: call.arguments[0], context)
         if call.flag("openssh") { return try OpenSSHHandover.run(plan, store: store, dryRun: call.flag("dry-run"), context: context) }
+        if let why = OpenSSHHandover.needed(plan) {
+            context.errorOutput("sshelf: note: \(why); handing the session to OpenSSH's ssh with the sshelf agent\n")
+            return try OpenSSHHandover.run(plan, store: store, dryRun: call.flag("dry-run"), context: context)
+        }
         let options = try connectOptions(call, context)
         if call.flag("dry-run") {
             context.print(plan.describe(trust: options.trust, agentSocket: options.agentSocket, environment: options.environment))
             return 0
         }
-        noteOptions(plan, context: context)
+        noteOptions(plan, store: store, always: call.flag("verbose"), context: context)
         return try withConnection(plan, store: store, call: call, options: options, context: context) { connection in
             let exit = try connection.runShell(ShellOptions(term: context.environment["TERM"] ?? "xterm"))
             if exit == .disconnected { context.errorOutput("\r\nConnection to \(Display.safe(plan.target.name)) closed.\r\n") }
@@ -138,7 +143,7 @@ enum SSHCommands {
         let terminal = tty == .force || (tty == .yes && isatty(0) == 1) ? context.environment["TERM"] ?? "xterm" : nil
         return try withConnection(plan, store: store, call: call, options: options, context: context) { connection in
             let exit = try connection.exec(
-                command, input: stdin ? 0 : nil, terminal: terminal,
+                command, input: stdin ? 0 : nil, terminal: terminal, passInterrupts: true,
                 stdout: { writeAll(1, $0) }, stderr: { writeAll(2, $0) })
             return exit.exitCode
         }
@@ -197,14 +202,22 @@ enum SSHCommands {
 
     // MARK: shared
 
-    /// Said once before connecting: the target's options sshelf's own client cannot do (it connects without them),
-    /// and values it cannot read.
-    static func noteOptions(_ plan: ConnectPlan, context: AppContext) {
+    /// Said before connecting: the target's options sshelf's own client cannot do (it connects without them) — once
+    /// per host until the host or those options change, or every time when `always` (OptionNotes) — and values it
+    /// cannot read.
+    static func noteOptions(_ plan: ConnectPlan, store: Store, always: Bool, context: AppContext) {
         let target = plan.endpoints[plan.endpoints.count - 1]
         let name = Display.safe(target.name)
-        if !target.settings.unsupported.isEmpty {
-            let list = target.settings.unsupported.map(Display.safe).joined(separator: ", ")
-            context.errorOutput("sshelf: note: \(name) sets \(list), which sshelf's own client (libssh2 \(LibSSH2.version)) cannot do; connecting without \(target.settings.unsupported.count == 1 ? "it" : "them") (sshelf connect \(name) --openssh runs OpenSSH's ssh with them)\n")
+        let unsupported = target.settings.unsupported
+        if !unsupported.isEmpty {
+            let list = unsupported.map(Display.safe).joined(separator: ", ")
+            let note = "sshelf: note: \(name) sets \(list), which sshelf's own client (libssh2 \(LibSSH2.version)) cannot do; connecting without \(unsupported.count == 1 ? "it" : "them") (sshelf connect \(name) --openssh runs OpenSSH's ssh with them)\n"
+            let keys = Set(unsupported.map { $0.lowercased() })
+            let defaults = (try? store.optionDefaults()) ?? []
+            let values = HostSettings.options(for: plan.target, defaults: defaults).filter { keys.contains($0.key) }.map(\.description)
+            if OptionNotes(context.locations).isNew(note, host: plan.target, values: values) || always {
+                context.errorOutput(note)
+            }
         }
         for problem in target.settings.invalid {
             context.warn("\(name): option \(Display.safe(problem)); ignored")

@@ -14,11 +14,13 @@ enum SyncCommands {
     static let commands: [CommandSpec] = [
         CommandSpec(
             path: ["sync", "enable"], summary: "sync with a folder or a git repository",
-            details: "Each device writes only its own files in the remote, every entry sealed and signed, so Syncthing, Nextcloud, Dropbox, NFS or git never see a conflict and never see a host name. The first device creates the sync group; the others join it with an invite ('sshelf sync invite'). Runs a first sync at once. With sync already on, --credentials alone turns the credential track on for this device.",
+            details: "Each device writes only its own files in the remote, every entry sealed and signed, so Syncthing, Nextcloud, Dropbox, NFS or git never see a conflict and never see a host name. The first device creates the sync group; the others join it with an invite ('sshelf sync invite'). Runs a first sync at once and says what it did; the exit status is 0 once sync is on, whatever that first run found. With sync already on, --credentials alone turns the credential track on for this device: it first lists what will travel, what moves from a device-only class of the default table to its syncable twin, and what stays on this device (classes you chose with 'sshelf vault set-class' never move), and asks (--yes for scripts); a vault without a passphrase asks you to set one or to accept the risk.",
             options: [
                 .value("folder", "PATH", completion: .file, "a folder kept in step between your devices"),
                 .value("git", "URL", "a git repository (your own git auth is used)"),
                 .flag("credentials", "also sync passwords and keys, end-to-end encrypted, on this device"),
+                SyncCredentialConsent.yesOption,
+                SyncCredentialConsent.acceptOption,
                 passphraseOption,
             ],
             examples: ["sshelf sync enable --folder ~/Sync/sshelf", "sshelf sync enable --git git@example.com:me/sshelf-sync.git --credentials"],
@@ -31,8 +33,9 @@ enum SyncCommands {
             run: invite),
         CommandSpec(
             path: ["sync", "join"], summary: "join the sync group with an invite code from an enrolled device",
-            details: "Run 'sshelf sync enable' with the same remote first. The code is read from the terminal (or --code-fd), never from the command line; a mistyped code fails its checksum before anything is written. The device syncs in once the inviting device has enrolled it.",
-            options: [.value("code-fd", "N", "read the invite code from file descriptor N"), passphraseOption],
+            details: "Run 'sshelf sync enable' with the same remote first. The code is read from the terminal (or --code-fd), never from the command line; a mistyped code fails its checksum before anything is written. The device syncs in once the inviting device has enrolled it. When the group syncs credentials, this device takes them only after the same questions as 'sshelf sync enable --credentials' (a vault passphrase, or the risk accepted; the list of what will travel); otherwise it joins for the config alone.",
+            options: [.value("code-fd", "N", "read the invite code from file descriptor N"), SyncCredentialConsent.yesOption,
+                      SyncCredentialConsent.acceptOption, passphraseOption],
             run: join),
         CommandSpec(path: ["sync", "status"], summary: "show whether sync is on and how the last run went",
                     options: [.flag("json", "print JSON for scripts")], run: status),
@@ -81,17 +84,32 @@ enum SyncCommands {
         }
         if call.value("folder") != nil || call.value("git") != nil { try validate(settings) }
         let vault = try VaultCommands.open(context, create: true)
-        try unlock(call, vault)
+        // Turning the credential track on is asked for before anything is saved: a refusal changes nothing.
+        let turningOn = try call.flag("credentials") && !SyncSettings.credentialsEnabled(store)
+        if turningOn {
+            do {
+                try SyncCredentialConsent.obtain(call, context, store: store, vault: vault, retry: "sshelf sync enable --credentials")
+            } catch let refusal as SyncCredentialConsent.Refusal {
+                throw ShelfError(.usage, refusal.message + "; nothing was changed", hint: refusal.hint)
+            }
+        }
+        try unlock(call, vault, store)
         if try SyncSettings.load(from: store) != settings {
             try settings.save(to: store)
             if settings.transport == .git { try? FileManager.default.removeItem(atPath: SyncRunner.gitWorkingCopy(context.locations)) }
             context.print("sync enabled: \(settings.transport.rawValue) \(Display.safe(settings.location))")
+        } else if !turningOn {
+            context.print("sync was already on: \(settings.transport.rawValue) \(Display.safe(settings.location))")
         }
-        if call.flag("credentials") {
+        if turningOn {
             try SyncSettings.setCredentials(true, store)
             context.print("credential sync on for this device: passwords and keys travel sealed to the group's devices")
+        } else if call.flag("credentials") {
+            context.print("credential sync was already on for this device")
         }
-        return report(runSync(context, store, vault), context)
+        // Sync is on now: that is what this command did (exit 0). The first run is a separate story, told as such.
+        _ = report(runSync(context, store, vault), context, first: true)
+        return 0
     }
 
     /// A remote given to `sync enable` must be usable before anything is saved (the setting, the vault, the group):
@@ -123,7 +141,7 @@ enum SyncCommands {
                              hint: "run 'sshelf sync now' (the first device creates the group) or join one with 'sshelf sync join'")
         }
         let vault = try VaultCommands.open(context, create: true)
-        try unlock(call, vault)
+        try unlock(call, vault, store)
         let code = try GroupInfo.createInvite(store: store, vault: vault, lifetime: lifetime)
         let result = runSync(context, store, vault)
         let status = report(result, context)
@@ -166,15 +184,26 @@ enum SyncCommands {
                              hint: "check it character by character; nothing was written")
         }
         let vault = try VaultCommands.open(context, create: true)
-        try unlock(call, vault)
+        try unlock(call, vault, store)
         let joined: Join.Result
         do {
             joined = try SyncRunner.join(code: code, store: store, locations: context.locations, deviceName: deviceName(), vault: vault)
         } catch let failure as SyncFailure {
             throw ShelfError(.failure, Display.safe(failure.reason), hint: failure.hint)
         }
-        context.print("joined the sync group invited by \(Display.safe(joined.inviter))\(joined.credentials ? " (with credential sync)" : "");")
+        context.print("joined the sync group invited by \(Display.safe(joined.inviter))\(joined.credentials ? " (it syncs credentials)" : "");")
         context.print("this device syncs in once \(Display.safe(joined.inviter)) has enrolled it (on its next sync)")
+        if joined.credentials {
+            // The invite turned the track on; it stays on only once the user agreed to what that means here.
+            do {
+                try SyncCredentialConsent.obtain(call, context, store: store, vault: vault, retry: "sshelf sync enable --credentials")
+                context.print("credential sync on for this device: passwords and keys travel sealed to the group's devices")
+            } catch let refusal as SyncCredentialConsent.Refusal {
+                try SyncSettings.setCredentials(false, store)
+                context.warn("\(refusal.message); this device syncs the config only")
+                context.errorOutput("sshelf: hint: \(refusal.hint)\n")
+            }
+        }
         let result = runSync(context, store, vault)
         if result.state == .localFallback, result.membership == "waiting" {
             context.print("waiting to be enrolled (invited by \(Display.safe(joined.inviter)))")
@@ -193,7 +222,7 @@ enum SyncCommands {
             _ = SyncRun.run(context.workspace, store: store)
             throw error
         }
-        try unlock(call, vault)
+        try unlock(call, vault, store)
         return report(runSync(context, store, vault), context)
     }
 
@@ -214,7 +243,7 @@ enum SyncCommands {
             throw ShelfError(.usage, "a device cannot revoke itself", hint: "revoke it from another enrolled device")
         }
         let vault = try VaultCommands.open(context, create: true)
-        try unlock(call, vault)
+        try unlock(call, vault, store)
         let result = SyncRun.run(context.workspace, store: store, vault: vault, revoke: target)
         let revoked = try GroupInfo.devices(store).first { $0.id == target.uuidString.lowercased() }?.revokedAt != nil
         guard revoked else {
@@ -229,18 +258,26 @@ enum SyncCommands {
         SyncRun.run(context.workspace, store: store, vault: vault)
     }
 
-    /// Unlocks with --passphrase-fd (every class a sync may read), or asks on the terminal when the sync keys' class
-    /// is locked and a terminal is there; without either the run reports the locked vault.
-    static func unlock(_ call: Invocation, _ vault: Vault) throws {
-        if call.value("passphrase-fd") != nil {
-            try VaultCommands.unlockIfNeeded(vault, for: Set(AccessibilityClass.allCases.filter(\.mayLeaveDevice) + [.afterFirstUnlockThisDeviceOnly]),
-                                             try SecretInput(call, option: "passphrase-fd"))
-            return
+    /// Unlocks with --passphrase-fd, or asks on the terminal when one is there, for every class the run will read
+    /// that is locked: sync's own keys, and with the credential track on (or being turned on) every class credentials
+    /// travel in — the ones items move from included, so the track is not paused in a terminal that could have asked.
+    /// Without either the run reports the locked vault.
+    static func unlock(_ call: Invocation, _ vault: Vault, _ store: Store) throws {
+        var classes: Set<AccessibilityClass> = [.afterFirstUnlockThisDeviceOnly]
+        if try call.flag("credentials") || SyncSettings.credentialsEnabled(store) {
+            classes.formUnion(AccessibilityClass.allCases.filter(\.mayLeaveDevice))
+            // A vault whose item list cannot be read is the run's to report (as its fallback reason), not this.
+            classes.formUnion((try? CredentialSyncPlan.make(vault: vault, store: store))?.moves.map(\.stored) ?? [])
         }
-        let tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
-        guard tty >= 0 else { return }
-        close(tty)
-        try VaultCommands.unlockIfNeeded(vault, for: [.afterFirstUnlockThisDeviceOnly], try SecretInput(call, option: "passphrase-fd"))
+        if call.value("passphrase-fd") == nil {
+            let tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
+            guard tty >= 0 else { return }
+            close(tty)
+        } else {
+            // A script that gives the passphrase gives it for everything a sync may read.
+            classes.formUnion(AccessibilityClass.allCases.filter(\.mayLeaveDevice))
+        }
+        try VaultCommands.unlockIfNeeded(vault, for: classes, try SecretInput(call, option: "passphrase-fd"))
     }
 
     /// "30m", "1h", "2d", "90s" or plain seconds; between a minute and a week.
@@ -256,14 +293,16 @@ enum SyncCommands {
         return seconds
     }
 
-    /// Prints a run's outcome; exit 1 when sync fell back to the local store.
-    static func report(_ report: SyncReport, _ context: AppContext) -> Int32 {
+    /// Prints a run's outcome; exit 1 when sync fell back to the local store. The `first` run of `sync enable` is told
+    /// as such, its fallback as what it found rather than the command's error.
+    static func report(_ report: SyncReport, _ context: AppContext, first: Bool = false) -> Int32 {
         for line in report.skipped { context.warn("skipped \(Display.safe(line))") }
         for line in report.warnings { context.warn(Display.safe(line)) }
         for line in report.events { context.print(Display.safe(line)) }
+        let prefix = first ? "first sync: " : ""
         switch report.state {
         case .synced:
-            var line = "synced: \(report.pulled) change\(report.pulled == 1 ? "" : "s") received, \(report.pushed) sent"
+            var line = "\(prefix)synced: \(report.pulled) change\(report.pulled == 1 ? "" : "s") received, \(report.pushed) sent"
             if report.credentials {
                 line += "; credentials: \(report.credentialsReceived) received, \(report.credentialsSent) in the upload"
                 if report.migrated > 0 { line += ", \(report.migrated) moved to syncable classes" }
@@ -273,7 +312,7 @@ enum SyncCommands {
             if report.conflicts > 0 { context.print(conflictLine(report.conflicts)) }
             return 0
         case .localFallback:
-            context.errorOutput("sshelf: error: local fallback: \(Display.safe(report.reason ?? "unknown"))\n")
+            context.errorOutput("sshelf: \(first ? "first sync" : "error"): local fallback: \(Display.safe(report.reason ?? "unknown"))\n")
             if let hint = report.hint { context.errorOutput("sshelf: hint: \(Display.safe(hint))\n") }
             return 1
         case .off:

@@ -2,7 +2,8 @@
 // ControlMaster…), the session goes to OpenSSH's own ssh: the bridge is brought up to date, the sshelf agent is
 // started when a hop's key is in the vault, and ssh replaces this process (its terminal, its exit status), reading
 // the host through the bridge — with the user's ~/.ssh/config when that includes the bridge — and with the sshelf
-// agent as SSH_AUTH_SOCK, so a forwarded agent is the vault's.
+// agent as SSH_AUTH_SOCK, so a forwarded agent is the vault's. `connect` also hands over by itself, saying why, when
+// the loaded libssh2 cannot log a hop in (an RSA key on libssh2 1.10, which signs only SHA-1 ssh-rsa).
 import Foundation
 import ShelfCore
 import ShelfOperations
@@ -11,6 +12,23 @@ import ShelfStore
 
 enum OpenSSHHandover {
     static let sshPath = "/usr/bin/ssh"
+
+    /// Why sshelf's own client cannot log in to `plan`'s hosts with the libssh2 it loaded and OpenSSH can (nil when it
+    /// can, or when OpenSSH's ssh is not installed): a hop logs in with an RSA key and the library signs only ssh-rsa.
+    static func needed(_ plan: ConnectPlan) -> String? {
+        guard !LibSSH2.features.rsaSHA2, access(sshPath, X_OK) == 0 else { return nil }
+        for hop in plan.endpoints {
+            guard let identity = hop.identity, identity.keyType == .rsa,
+                identity.privateKeyRef != nil || !identity.keyFile.isEmpty
+            else { continue }
+            switch hop.authMethod {
+            case .password, .keyboardInteractive: continue
+            default: break
+            }
+            return "\(Display.safe(hop.name)) logs in with the RSA key of identity '\(Display.safe(identity.name))', which libssh2 \(LibSSH2.version) can only sign with ssh-rsa (SHA-1, refused by OpenSSH 8.8 and later)"
+        }
+        return nil
+    }
 
     static func run(_ plan: ConnectPlan, store: Store, dryRun: Bool, context: AppContext) throws -> Int32 {
         let target = plan.target

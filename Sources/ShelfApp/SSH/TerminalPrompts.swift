@@ -20,6 +20,12 @@ final class TerminalPrompts: ConnectDelegate {
         self.errorOutput = errorOutput
     }
 
+    /// The server's login banner (sshd's `Banner`) goes to standard error before the session starts, as OpenSSH
+    /// prints it; ShelfSSH has already removed its control characters.
+    func note(_ event: ConnectEvent) {
+        if case .banner(_, let text) = event { errorOutput(text.hasSuffix("\n") ? text : text + "\n") }
+    }
+
     func decide(_ question: HostKeyQuestion) -> HostKeyDecision {
         if acceptNew, question.reason == .unknown {
             errorOutput("sshelf: warning: accepting new host key of \(Display.safe(question.hopName)): \(question.key.type) \(question.fingerprint)\n")

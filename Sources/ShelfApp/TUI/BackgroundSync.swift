@@ -1,12 +1,13 @@
 // BackgroundSync: sync while the TUI runs, on its own thread with its own store connection, so start-up and
 // browsing never wait on a slow remote. A run starts: at once when the TUI opens, when sync is turned on or pointed
-// elsewhere (from any terminal), when a folder remote changes, when the remote is found missing, and on `S`;
-// about 2 s after a local change (debounced: a burst of edits is one run, at most 10 s after the first); and every
-// poll interval otherwise (git: 60 s by default, SSHELF_SYNC_POLL_SECONDS; a folder remote is watched, so its
-// interval is only a safety net of 5 min). While a run is under way the status line says "syncing" (through
-// StatusSource); afterwards it shows what the run wrote to the status file. Sync needs this device's keys from the
-// vault, read without a prompt (their class is afterFirstUnlockThisDeviceOnly); a locked vault is a status, and a
-// locked credential track never stops the config track.
+// elsewhere (from any terminal), when a folder remote changes, when the remote is found missing, when the vault's
+// lock state changes (LiveWatcher), and on `S`; about 2 s after a local change (debounced: a burst of edits is one
+// run, at most 10 s after the first); and every poll interval otherwise (git: 60 s by default,
+// SSHELF_SYNC_POLL_SECONDS; a folder remote is watched, so its interval is only a safety net of 5 min). While a run
+// is under way the status line says "syncing" (through StatusSource); afterwards it shows what the run wrote to the
+// status file — or what a run another process started meanwhile wrote, which is newer (SyncRunner.run). Sync needs
+// this device's keys from the vault, read without a prompt (their class is afterFirstUnlockThisDeviceOnly); a
+// locked vault is a status, and a locked credential track never stops the config track.
 import Foundation
 import ShelfCore
 import ShelfOperations
@@ -93,11 +94,12 @@ final class BackgroundSync: @unchecked Sendable {
             while due.map({ $0 > Date() }) ?? true {
                 if let due { _ = condition.wait(until: due) } else { condition.wait() }
             }
+            let asked = due ?? Date()
             due = nil
             firstPending = nil
             condition.unlock()
             guard let settings = (try? SyncSettings.load(from: store)) ?? nil else { continue }
-            runOnce(store)
+            runOnce(store, asked: asked)
             condition.lock()
             // The next poll, unless something asked for an earlier run meanwhile.
             let poll = Date().addingTimeInterval(settings.transport == .git ? gitPoll : Self.folderPoll)
@@ -106,13 +108,15 @@ final class BackgroundSync: @unchecked Sendable {
         }
     }
 
-    private func runOnce(_ store: Store) {
+    /// `asked`: when the run became due. A run another process started since (a `sync now` in a terminal) answers
+    /// it, and its report is kept rather than replaced by this one's older look (SyncRunner.run).
+    private func runOnce(_ store: Store, asked: Date) {
         let before = (try? SyncSettings.pendingUp(store)) ?? 0
         status.setSyncRunning(true)
         changed()
         // A vault opened for the run, not the TUI's: a background run must not count as the user's use of the
         // keys unlocked here (that would hold off their idle timeout).
-        let report = SyncRun.run(TUIVault.quiet(context), store: store)
+        let report = SyncRun.run(TUIVault.quiet(context), store: store, asked: asked)
         status.setSyncRunning(false)
         changed()
         if report.pulled > 0 { reload() }

@@ -6,8 +6,9 @@
 //   a folder remote is watched with inotify (a change from another device syncs at once) and checked with a stat
 //   each second, as is a git remote that is a local path (missing: the fallback shows at once, and a run says why);
 // - the vault: its state (a `sshelf vault unlock` or `lock` elsewhere lives in the kernel keyring, which sends no
-//   event: read each second, a few cheap queries), the idle relock of this process's keys, and its item names
-//   (the vault file changing reloads the catalog for "not synced to this device").
+//   event: read each second, a few cheap queries; a change asks sync for a run at once), the idle relock of this
+//   process's keys, and its item names (the vault file changing reloads the catalog for "not synced to this
+//   device").
 // The forward supervisor's state is read by ForwardChildren at each tick of the run loop.
 import Foundation
 import ShelfCore
@@ -179,7 +180,15 @@ final class LiveWatcher: @unchecked Sendable {
 
     private func checkVault(_ state: inout Seen) {
         vault.relockIfIdle()
-        state.vault = vault.indicator()
+        let indicator = vault.indicator()
+        // The lock state changed (`V`, `vault unlock` or `lock` elsewhere, the idle relock): what the last run said
+        // about the vault may no longer hold, so the sync part says so at once and a run tells the truth now.
+        if let before = state.vault, before != indicator, let sync {
+            status.vaultLockChanged()
+            sync.request(.now)
+            state.syncDirty = true
+        }
+        state.vault = indicator
         let files = [context.locations.vault, context.locations.vault + "-wal"].map(FileStamp.init)
         if files != state.vaultFiles {
             if !state.vaultFiles.isEmpty { mailbox.post(.storeChanged) }

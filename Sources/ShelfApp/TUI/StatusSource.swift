@@ -1,8 +1,9 @@
 // StatusSource: the status line's truth — the sync state from this device's settings and the last run's report
-// (`syncing` while the TUI's own run is under way; the fallback reason at once when a quick check between runs
-// finds the remote missing, so the line never says "synced" for a remote that is gone), and the vault's state
-// from the TUI's vault (never a guess; a broken vault says so and browsing goes on). Also the test-only hook
-// SSHELF_TEST_SYNC_STATUS, documented in docs/TUI.md.
+// (`syncing` while the TUI's own run is under way, and from the moment the vault's lock state changes until a run
+// started after that change has ended, so a "vault locked" reason never outlives the lock; the fallback reason at
+// once when a quick check between runs finds the remote missing, so the line never says "synced" for a remote that
+// is gone), and the vault's state from the TUI's vault (never a guess; a broken vault says so and browsing goes on).
+// Also the test-only hook SSHELF_TEST_SYNC_STATUS, documented in docs/TUI.md.
 import Foundation
 import ShelfCore
 import ShelfOperations
@@ -22,6 +23,7 @@ final class StatusSource: @unchecked Sendable {
     private var syncRunning = false
     private var runs = 0
     private var remoteMissing: String?
+    private var vaultFreshness = VaultFreshness()
 
     init(context: AppContext, vault: TUIVault) {
         self.context = context
@@ -32,7 +34,20 @@ final class StatusSource: @unchecked Sendable {
     func setSyncRunning(_ running: Bool) {
         lock.lock()
         syncRunning = running
-        if running { runs += 1 }
+        if running {
+            runs += 1
+            vaultFreshness.runStarted()
+        } else {
+            vaultFreshness.runEnded()
+        }
+        lock.unlock()
+    }
+
+    /// LiveWatcher: the vault's lock state changed (and a run was asked for): the last report may describe the
+    /// vault as it was, so the line says "syncing" until a run that started after now has ended.
+    func vaultLockChanged() {
+        lock.lock()
+        vaultFreshness.vaultChanged()
         lock.unlock()
     }
 
@@ -63,7 +78,7 @@ final class StatusSource: @unchecked Sendable {
     func current(store: Store?, vault known: VaultIndicator? = nil, now: Date = Date()) -> StatusModel {
         let sync = syncIndicator(store)
         var model = StatusModel(sync: sync, vault: known ?? vault.indicator(),
-                                syncNotes: sync == .off ? [] : SyncFileNotes.read(context.locations))
+                                syncNotes: sync == .off ? [] : SyncFileNotes.read(context.locations, beside: sync))
         if let hook = context.environment[Self.testHookVariable], let sync = Self.parseTestHook(hook, now: now) {
             model.sync = sync
         }
@@ -76,12 +91,21 @@ final class StatusSource: @unchecked Sendable {
     func syncIndicator(_ store: Store?) -> SyncIndicator {
         guard let store, (try? SyncSettings.load(from: store)) != nil else { return .off }
         lock.lock()
-        let (running, missing) = (syncRunning, remoteMissing)
+        let (running, missing, stale) = (syncRunning, remoteMissing, vaultFreshness.stale)
         lock.unlock()
-        if running { return .syncing }
-        if let missing { return .localFallback(reason: missing) }
-        guard let report = SyncRunner.lastReport(context.locations) else { return .syncing }
-        return SyncIndicator(report.status)
+        return Self.syncIndicator(running: running, remoteMissing: missing, vaultChanged: stale,
+                                  last: SyncRunner.lastReport(context.locations).map { SyncIndicator($0.status) })
+    }
+
+    /// The rule, for sync on: a run under way, or a report the vault's lock change made stale (a run is on its
+    /// way), is `syncing`; a missing remote is its fallback at once; else what the last run's report says (none yet:
+    /// the TUI starts one at once).
+    static func syncIndicator(running: Bool, remoteMissing: String?, vaultChanged: Bool, last: SyncIndicator?)
+        -> SyncIndicator
+    {
+        if running || vaultChanged { return .syncing }
+        if let remoteMissing { return .localFallback(reason: remoteMissing) }
+        return last ?? .syncing
     }
 
     static func parseTestHook(_ text: String, now: Date) -> SyncIndicator? {
@@ -93,6 +117,29 @@ final class StatusSource: @unchecked Sendable {
         case "fallback": return .localFallback(reason: rest ?? "unknown reason")
         default: return nil
         }
+    }
+}
+
+/// Whether the last report still describes the vault as it is. A change of the lock state (`V`, `vault unlock` or
+/// `lock` elsewhere, the idle relock) makes it stale until a run that *started after the change* has ended: a run
+/// already under way may have read the vault before it.
+struct VaultFreshness: Equatable {
+    private(set) var stale = false
+    private var staleRunStarted = false
+
+    mutating func vaultChanged() {
+        stale = true
+        staleRunStarted = false
+    }
+
+    mutating func runStarted() {
+        if stale { staleRunStarted = true }
+    }
+
+    mutating func runEnded() {
+        guard staleRunStarted else { return }
+        stale = false
+        staleRunStarted = false
     }
 }
 
@@ -122,18 +169,27 @@ enum SyncFileNotes {
         var notice: String?
     }
 
-    static func read(_ locations: DataLocations) -> [SyncNote] {
+    /// `beside`: the state the line shows; a note that would repeat its fallback reason is left out.
+    static func read(_ locations: DataLocations, beside state: SyncIndicator = .off) -> [SyncNote] {
         guard let data = FileManager.default.contents(atPath: SyncRunner.statusFile(locations)),
             let fields = try? JSONDecoder().decode(Fields.self, from: data)
         else { return [] }
-        return notes(fields.conflicts ?? 0, membership: fields.membership, notice: fields.notice)
+        return notes(fields.conflicts ?? 0, membership: fields.membership, notice: fields.notice, beside: state)
     }
 
-    static func notes(_ conflicts: Int, membership: String?, notice: String?) -> [SyncNote] {
+    static func notes(_ conflicts: Int, membership: String?, notice: String?, beside state: SyncIndicator = .off)
+        -> [SyncNote]
+    {
         var notes: [SyncNote] = []
+        // The fallback reason already says "revoked by NAME on DATE" or "waiting to be enrolled (invited by NAME)";
+        // saying it twice would push the vault's state off the line.
+        var reason = ""
+        if case .localFallback(let text) = state { reason = text }
         switch membership {
-        case "waiting": notes.append(SyncNote("waiting to be enrolled by another device", .warning))
-        case "revoked": notes.append(SyncNote("this device was revoked from the sync group", .error))
+        case "waiting" where !reason.hasPrefix("waiting to be enrolled"):
+            notes.append(SyncNote("waiting to be enrolled by another device", .warning))
+        case "revoked" where !reason.hasPrefix("revoked"):
+            notes.append(SyncNote("this device was revoked from the sync group", .error))
         default: break
         }
         if conflicts > 0 {

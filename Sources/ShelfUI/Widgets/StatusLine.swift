@@ -1,5 +1,6 @@
-// StatusLine: the bottom row — sync state in colour with its symbol, vault state, host count, and the keys
-// that matter on this screen. A function of `StatusModel` plus the screen, so every state can be snapshot.
+// StatusLine: the bottom row — sync state in colour with its symbol, its notes, vault state, host count, and the
+// keys that matter on this screen; when the row is short the hints give way first, then the notes (the vault's
+// state keeps its place). A function of `StatusModel` plus the screen, so every state can be snapshot.
 import Foundation
 
 public enum StatusLine {
@@ -47,8 +48,10 @@ public enum StatusLine {
         let (syncText, syncStyle) = syncSegment(state.status.sync, now: state.now, symbols: s)
         // The sync state always shows in full (a fallback reason must be readable); hints give way first.
         var col = canvas.write(syncText, row: rect.row, column: 0, width: rect.width, style: syncStyle, ellipsis: s.ellipsis)
-        // What the sync report says beside the state (conflicts, enrollment, the credential track's notice).
-        for note in state.status.syncNotes where col + CharWidth.of(note.text) + 3 <= rect.width {
+        // What the sync report says beside the state (conflicts, enrollment, the credential track's notice), where it
+        // leaves room for the vault's state, which matters more.
+        let vaultRoom = CharWidth.of(state.status.vault.words) + 3
+        for note in state.status.syncNotes where col + CharWidth.of(note.text) + 3 + vaultRoom <= rect.width {
             let style: CellStyle
             switch note.weight {
             case .info: style = .dim

@@ -22,10 +22,10 @@ final class TwoTracksTests: XCTestCase {
         // A logs in once with its stored password and pins the host key; the pin travels to B with the host.
         XCTAssertExit(try a.run("exec", "pw", "--accept-new", "--no-stdin", "--", "true"), 0)
         XCTAssertExit(try a.run("sync", "enable", "--folder", remote), 0)
-        XCTAssertExit(try b.run("sync", "enable", "--folder", remote), 1)
+        XCTAssertExit(try b.run("sync", "enable", "--folder", remote), 0)
         try enroll(b, by: a)
         // A's credentials start to travel; B syncs config only.
-        XCTAssertExit(try a.run("sync", "enable", "--credentials"), 0)
+        XCTAssertExit(try a.run("sync", "enable", "--credentials", "--yes", "--accept-no-passphrase"), 0)
         XCTAssertExit(try b.run("sync", "now"), 0)
         sshd.waitForLog("Disconnected from")
         let before = sshd.log.count
@@ -41,7 +41,7 @@ final class TwoTracksTests: XCTestCase {
         XCTAssertEqual(try releases(b).count, 0, "nothing was released: the password was not there")
 
         // The credential track arrives.
-        XCTAssertExit(try b.run("sync", "enable", "--credentials"), 0)
+        XCTAssertExit(try b.run("sync", "enable", "--credentials", "--yes", "--accept-no-passphrase"), 0)
         let later = try b.run("exec", "pw", "--no-stdin", "--", "whoami")
         XCTAssertExit(later, 0)
         XCTAssertEqual(later.stdout, "\(TestAccount.name)\n")

@@ -110,7 +110,8 @@ final class VaultCLITests: XCTestCase {
             try FileManager.default.createDirectory(atPath: home.root + "/remote", withIntermediateDirectories: true)
         }
         XCTAssertExit(try other.run(["add", "web", "--host", "web.example"]), 0)
-        XCTAssertExit(try other.run(["sync", "enable", "--folder", other.root + "/remote", "--credentials"]), 0)
+        XCTAssertExit(try other.run(["sync", "enable", "--folder", other.root + "/remote", "--credentials", "--yes",
+                                     "--accept-no-passphrase"]), 0)
         XCTAssertExit(try other.run(["vault", "set-password", "web", "--secret-fd", "0"], stdin: "pw\n"), 0)
         XCTAssertExit(try other.run(["sync", "now"]), 0)
         let exportPath = other.root + "/syncable.export"
@@ -122,7 +123,8 @@ final class VaultCLITests: XCTestCase {
         let off = try source.run(["vault", "audit"])
         XCTAssertExit(off, 4)
         XCTAssertTrue(off.stdout.contains("syncable-while-sync-off"), off.stdout)
-        XCTAssertExit(try source.run(["sync", "enable", "--folder", source.root + "/remote", "--credentials"]), 0)
+        XCTAssertExit(try source.run(["sync", "enable", "--folder", source.root + "/remote", "--credentials", "--yes",
+                                     "--accept-no-passphrase"]), 0)
         let on = try source.run(["vault", "audit"])
         XCTAssertFalse(on.stdout.contains("syncable-while-sync-off"), on.stdout)
     }

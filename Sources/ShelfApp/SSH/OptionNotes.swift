@@ -1,0 +1,40 @@
+// OptionNotes: the note `connect` prints about a host's options sshelf's own client does not apply (AddKeysToAgent
+// from `Host *` is in most real configs) is said once per host, and again only when the host or those options change
+// (`--verbose` says it every time). What was said is a digest per host in the state directory (0600), so the file
+// names no option or host; a missing or unreadable file only means the note is said again.
+import Foundation
+import ShelfCore
+import ShelfSystem
+
+struct OptionNotes {
+    let path: String
+
+    init(_ locations: DataLocations) { path = locations.stateDirectory + "/option-notes" }
+
+    /// Whether `note` about `host` (whose unapplied options have `values`) is new: never said, or said about another
+    /// version of the host or its options. Remembers it as said.
+    func isNew(_ note: String, host: ShelfCore.Host, values: [String]) -> Bool {
+        let parts = [note, host.hostname, host.user, String(host.port)] + values
+        let digest = Digest.sha256(Array(parts.joined(separator: "\u{0}").utf8))
+            .map { String(format: "%02x", $0) }.joined()
+        let id = host.id.uuidString.lowercased()
+        var said = read()
+        guard said[id] != digest else { return false }
+        said[id] = digest
+        let text = said.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)\n" }.joined()
+        try? PrivateFiles.ensureDirectory((path as NSString).deletingLastPathComponent)
+        try? PrivateFiles.atomicWrite(Data(text.utf8), to: path)
+        return true
+    }
+
+    /// host id → digest of the note last said; lines that do not parse are dropped.
+    private func read() -> [String: String] {
+        guard let bytes = try? RegularFile.read(path, limit: 1 << 20) else { return [:] }
+        var said: [String: String] = [:]
+        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            if fields.count == 2 { said[String(fields[0])] = String(fields[1]) }
+        }
+        return said
+    }
+}
