@@ -21,6 +21,36 @@ final class RunCommandTests: XCTestCase {
         XCTAssertTrue(result.stdout.contains("3 hosts: 2 succeeded, 1 unreachable"), result.stdout)
     }
 
+    /// Targets combine (a group with its subgroups, a tag, a search, a hosts file), each host once, in the order first
+    /// named; a target that names nothing is an error, and more than ten hosts need a confirmation.
+    func testTargetsCombineAndResolveOnce() throws {
+        let home = TempHome()
+        for (name, group, tag) in [("db-fra", "prod/eu", "db"), ("web-fra", "prod", "web"), ("db-nyc", "staging", "db"),
+                                   ("mail", "", "mx")] {
+            XCTAssertExit(try home.run(["add", name, "--host", "\(name).example.com", "--tag", tag] + (group.isEmpty ? [] : ["--group", group])), 0)
+        }
+        let file = try home.write("# from the inventory\nmail\n\nweb-fra  # again\n", to: "hosts.txt")
+        let plan = try home.run("run", "@prod", "tag:db", "db fra", "--hosts-file", file, "--dry-run", "--", "uptime")
+        XCTAssertExit(plan, 0)
+        let planned = plan.stdout.split(separator: "\n").filter { $0.hasPrefix("plan for ") }
+            .map { String($0.dropFirst(9).prefix { $0 != " " }) }
+        XCTAssertEqual(planned, ["db-fra", "web-fra", "db-nyc", "mail"], plan.stdout)
+        XCTAssertTrue(plan.stdout.contains("command \(FleetWorld.sha256("uptime"))"), plan.stdout)
+
+        let typo = try home.run("run", "@prod", "tag:dbb", "--dry-run", "--", "uptime")
+        XCTAssertExit(typo, 3)
+        XCTAssertTrue(typo.stderr.contains("no host has the tag 'dbb'"), typo.stderr)
+        XCTAssertExit(try home.run("run", "@nope", "--", "uptime"), 3)
+        XCTAssertExit(try home.run("run", "zzz qqq", "--", "uptime"), 3)
+
+        for index in 1...8 { XCTAssertExit(try home.run("add", "n\(index)", "--host", "n\(index).example.com", "--group", "prod"), 0) }
+        let large = try home.run("run", "@prod", "tag:db", "--dry-run", "--", "uptime")
+        XCTAssertTrue(large.stdout.contains("would ask for confirmation: it reaches 11 hosts (more than 10)"), large.stdout)
+        let refused = try home.run("run", "@prod", "tag:db", "--", "uptime")
+        XCTAssertExit(refused, 2)
+        XCTAssertTrue(refused.stderr.contains("needs a confirmation"), refused.stderr)
+    }
+
     func testAHostWithAChangedKeyIsSkippedAndNothingIsSentToIt() throws {
         let world = try FleetWorld(["a"])
         let impostor = try world.cli.impostorForT()
@@ -118,6 +148,22 @@ final class RunCommandTests: XCTestCase {
         let verify = try world.home.run("log", "verify")
         XCTAssertExit(verify, 0)
         XCTAssertTrue(verify.stdout.contains("intact"), verify.stdout)
+    }
+
+    func testAHostWithAWarmSessionRunsOnItWithoutANewLogin() throws {
+        let world = try FleetWorld(["a", "b"])
+        defer { _ = try? world.home.run("warm", "stop") }
+        XCTAssertExit(try world.home.run("exec", "a", "--persist", "--persist-for", "120", "-n", "--", "true"), 0)
+        XCTAssertTrue(world.sshd.waitForLog("Accepted publickey", count: 1), world.sshd.log)
+        let result = try world.home.run("run", "a", "b", "--json", "--", "echo hi")
+        XCTAssertExit(result, 0)
+        let hosts = try FleetWorld.jsonLines(result.stdout)
+        XCTAssertEqual(hosts["a"]?["warm"] as? Bool, true, result.stdout)
+        XCTAssertEqual(hosts["a"]?["stdout"] as? String, "hi\n", result.stdout)
+        XCTAssertEqual(hosts["a"]?["fingerprint"] as? String, try world.cli.fingerprint(world.sshd), result.stdout)
+        XCTAssertEqual(hosts["b"]?["warm"] as? Bool, false, result.stdout)
+        XCTAssertTrue(world.sshd.waitForLog("Accepted publickey", count: 2), world.sshd.log)
+        XCTAssertEqual(world.sshd.logCount("Accepted publickey"), 2, "the warm host ran without a login of its own")
     }
 
     func testACommandPastItsTimeoutIsCut() throws {
