@@ -96,6 +96,8 @@ enum RunCommand {
         result = output
         result.finished = Date()
         result.warm = true
+        // Nothing new to pin, but it counts as a connection (last connected), as a warm exec does.
+        result.connectOutcome = ConnectOutcome()
         result.fingerprint = plan.target.pinnedHostKey.flatMap(FleetCommand.fingerprint)
         switch abort.reason {
         case .timedOut?:

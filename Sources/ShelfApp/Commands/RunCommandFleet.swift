@@ -40,8 +40,10 @@ enum FleetCommand {
         guard !words.isEmpty else {
             throw ShelfError(.usage, "no hosts given", hint: "name hosts, @group, tag:NAME or a search before --, or use --hosts-file FILE")
         }
-        let hosts = FleetTargets.hosts(try FleetTargets.resolve(words, in: store))
-        let plans = try hosts.map { try ConnectPlan.make(for: $0, in: store) }
+        // One snapshot for the targets and every host's plan.
+        let plans = try store.read { store in
+            try FleetTargets.hosts(try FleetTargets.resolve(words, in: store)).map { try ConnectPlan.make(for: $0, in: store) }
+        }
         return Fleet(targets: words, plans: plans)
     }
 
@@ -169,14 +171,17 @@ final class FleetSession: @unchecked Sendable {
     /// Saves what the connections changed (keys pinned with --accept-new, last-connected times) and appends the run's
     /// release-log entry.
     func finish(_ summary: FleetRun.Summary, fleet: Fleet, what: String, item: String) throws {
-        for result in summary.results {
-            guard let outcome = result.connectOutcome else { continue }
-            let reached = result.outcome == .succeeded || result.outcome == .failed
-            do {
-                try ConnectPlan.record(outcome, target: reached ? result.hostID : nil, store: store)
-            } catch {
-                context.warn("\(Display.safe(result.name)): could not save to the store: \(ShelfError(from: error).message)")
+        // One transaction for every host: each commit is an fsync, which a host apiece would multiply by the fleet.
+        do {
+            try store.write { store in
+                for result in summary.results {
+                    guard let outcome = result.connectOutcome else { continue }
+                    let reached = result.outcome == .succeeded || result.outcome == .failed
+                    try ConnectPlan.record(outcome, target: reached ? result.hostID : nil, store: store)
+                }
             }
+        } catch {
+            context.warn("could not save the hosts' pinned keys and last-connected times: \(ShelfError(from: error).message)")
         }
         let entry = FleetLog.entry(by: by, what: what, item: item, targets: fleet.targets, results: summary.results)
         try FleetLog.append(entry, vault: vault, workspace: context.workspace)

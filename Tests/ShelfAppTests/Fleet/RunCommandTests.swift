@@ -132,6 +132,7 @@ final class RunCommandTests: XCTestCase {
         let world = try FleetWorld(["a", "b"])
         let command = "echo logged"
         XCTAssertExit(try world.home.run("run", "a", "b", "--", command), 0)
+        XCTAssertTrue(try world.home.run("show", "b", "--json").stdout.contains("lastConnectedAt"), "a run counts as a connection")
         let entries = try world.runEntries()
         XCTAssertEqual(entries.count, 1)
         let entry = try XCTUnwrap(entries.first)
