@@ -26,8 +26,9 @@ public final class SftpFile {
     public func write(_ bytes: UnsafeRawBufferPointer) throws(SSHError) {
         var offset = 0
         while offset < bytes.count {
-            let count = libssh2_sftp_write(raw, bytes.baseAddress!.advanced(by: offset).assumingMemoryBound(to: CChar.self),
-                                           bytes.count - offset)
+            let count = libssh2_sftp_write(
+                raw, bytes.baseAddress!.advanced(by: offset).assumingMemoryBound(to: CChar.self),
+                bytes.count - offset)
             if count < 0 { throw sftp.failure(Int32(count), "writing failed") }
             offset += count
         }

@@ -20,7 +20,9 @@ public struct SftpAttributes: Sendable, Equatable {
         self.modificationTime = modificationTime
     }
 
-    public var isDirectory: Bool { mode.map { $0 & UInt32(LIBSSH2_SFTP_S_IFMT) == UInt32(LIBSSH2_SFTP_S_IFDIR) } ?? false }
+    public var isDirectory: Bool {
+        mode.map { $0 & UInt32(LIBSSH2_SFTP_S_IFMT) == UInt32(LIBSSH2_SFTP_S_IFDIR) } ?? false
+    }
     public var permissions: UInt32? { mode.map { $0 & 0o7777 } }
 
     init(_ raw: LIBSSH2_SFTP_ATTRIBUTES) {
@@ -62,8 +64,9 @@ public final class SftpSession {
         session = connection.target
         session.setBlocking(true)
         guard let raw = libssh2_sftp_init(session.raw) else {
-            throw SSHError(.channelFailed, "the server did not start its SFTP subsystem", library: session.lastError(),
-                           hint: "the server needs 'Subsystem sftp' in its sshd_config")
+            throw SSHError(
+                .channelFailed, "the server did not start its SFTP subsystem", library: session.lastError(),
+                hint: "the server needs 'Subsystem sftp' in its sshd_config")
         }
         self.raw = raw
     }
@@ -116,13 +119,15 @@ public final class SftpSession {
 
     /// Opens a file to read.
     public func openForReading(_ path: String) throws(SSHError) -> SftpFile {
-        try open(path, flags: UInt(LIBSSH2_FXF_READ), mode: 0, type: LIBSSH2_SFTP_OPENFILE, doing: "cannot open \(path)")
+        try open(
+            path, flags: UInt(LIBSSH2_FXF_READ), mode: 0, type: LIBSSH2_SFTP_OPENFILE, doing: "cannot open \(path)")
     }
 
     /// Creates a new file to write (an existing one is refused: a temporary name must be ours alone).
     public func create(_ path: String, mode: UInt32) throws(SSHError) -> SftpFile {
-        try open(path, flags: UInt(LIBSSH2_FXF_WRITE | LIBSSH2_FXF_CREAT | LIBSSH2_FXF_EXCL), mode: Int(mode),
-                 type: LIBSSH2_SFTP_OPENFILE, doing: "cannot create \(path)")
+        try open(
+            path, flags: UInt(LIBSSH2_FXF_WRITE | LIBSSH2_FXF_CREAT | LIBSSH2_FXF_EXCL), mode: Int(mode),
+            type: LIBSSH2_SFTP_OPENFILE, doing: "cannot create \(path)")
     }
 
     /// The names in a directory (without . and ..) and their attributes.
@@ -139,7 +144,9 @@ public final class SftpSession {
             if count == 0 { break }
             if count < 0 { throw failure(count, "cannot list \(path)") }
             let name = buffer.withUnsafeBufferPointer { pointer in
-                String(decoding: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(pointer).prefix(Int(count))), as: UTF8.self)
+                String(
+                    decoding: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(pointer).prefix(Int(count))),
+                    as: UTF8.self)
             }
             if name != "." && name != ".." { entries.append((name, SftpAttributes(attributes))) }
         }

@@ -20,8 +20,11 @@ enum CopyCommand {
             login; an unknown key needs --accept-new. Exit status as for run: 0 when every host succeeded, 1 when a \
             copy failed, 255 when a host was not reached or its key was refused.
             """,
-        arguments: [ArgumentSpec(name: "SRC", help: "files or directories, then the destination (HOST:PATH or a local path)",
-                                 variadic: true, completion: .file)],
+        arguments: [
+            ArgumentSpec(
+                name: "SRC", help: "files or directories, then the destination (HOST:PATH or a local path)",
+                variadic: true, completion: .file)
+        ],
         options: [
             .flag("recursive", short: "r", "copy directories and everything in them"),
             .flag("preserve", short: "p", "keep permissions and access/modification times"),
@@ -31,7 +34,10 @@ enum CopyCommand {
             .flag("accept-new", "accept and pin the host key of hosts never seen before (never a changed key)"),
             SSHCommands.passphraseOption,
         ],
-        examples: ["sshelf cp nginx.conf web1:/etc/nginx/", "sshelf cp -r -p site/ @prod:/srv/", "sshelf cp db1:/var/log/syslog ."],
+        examples: [
+            "sshelf cp nginx.conf web1:/etc/nginx/", "sshelf cp -r -p site/ @prod:/srv/",
+            "sshelf cp db1:/var/log/syslog .",
+        ],
         run: run)
 
     /// `HOST:PATH` split at the last colon before the first slash (so tag:NAME:PATH works); nil for a local path.
@@ -45,7 +51,9 @@ enum CopyCommand {
 
     static func run(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         guard call.arguments.count >= 2 else {
-            throw ShelfError(.usage, "cp: give at least one source and a destination", hint: "sshelf cp SRC... HOST:DST, or sshelf cp HOST:SRC... DST")
+            throw ShelfError(
+                .usage, "cp: give at least one source and a destination",
+                hint: "sshelf cp SRC... HOST:DST, or sshelf cp HOST:SRC... DST")
         }
         let sources = Array(call.arguments.dropLast())
         let destination = call.arguments[call.arguments.count - 1]
@@ -57,11 +65,13 @@ enum CopyCommand {
         var expected: UInt64? = nil
         if let (target, path) = remote(destination) {
             if let remoteSource = sources.first(where: { remote($0) != nil }) {
-                throw ShelfError(.usage, "cp: '\(Display.safe(remoteSource))' and the destination are both on hosts",
-                                 hint: "copy from a host to here, then from here to the other host")
+                throw ShelfError(
+                    .usage, "cp: '\(Display.safe(remoteSource))' and the destination are both on hosts",
+                    hint: "copy from a host to here, then from here to the other host")
             }
             for source in sources where access(source, R_OK) != 0 {
-                throw ShelfError(.notFound, "cp: cannot read \(Display.safe(source)): \(String(cString: strerror(errno)))")
+                throw ShelfError(
+                    .notFound, "cp: cannot read \(Display.safe(source)): \(String(cString: strerror(errno)))")
             }
             fleet = try FleetCommand.resolve([target], hostsFile: nil, store: store, context: context)
             direction = { copy throws(SSHError) in try copy.upload(sources, to: path) }
@@ -69,26 +79,37 @@ enum CopyCommand {
         } else {
             let remotes = sources.map(remote)
             guard let first = remotes.first ?? nil, remotes.allSatisfy({ $0?.target == first.target }) else {
-                throw ShelfError(.usage, "cp: the sources must all be on one host (HOST:PATH), or the destination must be",
-                                 hint: "sshelf cp SRC... HOST:DST, or sshelf cp HOST:SRC... DST")
+                throw ShelfError(
+                    .usage, "cp: the sources must all be on one host (HOST:PATH), or the destination must be",
+                    hint: "sshelf cp SRC... HOST:DST, or sshelf cp HOST:SRC... DST")
             }
             fleet = try FleetCommand.resolve([first.target], hostsFile: nil, store: store, context: context)
             guard fleet.plans.count == 1 else {
-                throw ShelfError(.usage, "cp: '\(Display.safe(first.target))' is \(fleet.plans.count) hosts; files come from one host at a time",
-                                 hint: "name one host: sshelf cp HOST:SRC... DST")
+                throw ShelfError(
+                    .usage,
+                    "cp: '\(Display.safe(first.target))' is \(fleet.plans.count) hosts; "
+                        + "files come from one host at a time",
+                    hint: "name one host: sshelf cp HOST:SRC... DST")
             }
             let paths = remotes.compactMap { $0?.path }
             direction = { copy throws(SSHError) in try copy.download(paths, to: destination) }
         }
         try FleetCommand.confirm(fleet, call: call, context: context)
-        let settings = FleetRun.Settings(parallel: try FleetCommand.count(call, "parallel", default: RunCommand.defaultParallel))
+        let settings = FleetRun.Settings(
+            parallel: try FleetCommand.count(call, "parallel", default: RunCommand.defaultParallel))
         let session = try FleetSession(call: call, store: store, context: context, by: "cp")
         let copied = ByteCount()
-        let summary = session.run(fleet, settings: settings, options: connect, json: false, line: { progress in
-            progressBar(copied.total, of: expected, rate: copied.rate()) + "; " + FleetSession.progressLine(progress)
-        }) { plan, abort, connected in
-            FleetConnect.run(plan, options: connect, credentials: session.credentials(), acceptNew: call.flag("accept-new"),
-                             abort: abort, connected: connected) { connection, result throws(SSHError) in
+        let summary = session.run(
+            fleet, settings: settings, options: connect, json: false,
+            line: { progress in
+                progressBar(copied.total, of: expected, rate: copied.rate()) + "; "
+                    + FleetSession.progressLine(progress)
+            }
+        ) { plan, abort, connected in
+            FleetConnect.run(
+                plan, options: connect, credentials: session.credentials(), acceptNew: call.flag("accept-new"),
+                abort: abort, connected: connected
+            ) { connection, result throws(SSHError) in
                 let sftp = try SftpSession(connection)
                 defer { sftp.close() }
                 let copy = FleetCopy(sftp, options: options) { copied.add($0) }
@@ -97,10 +118,14 @@ enum CopyCommand {
                 result.note = "copied \(copy.files) file\(copy.files == 1 ? "" : "s"), \(Bytes.text(copy.bytes))"
             }
         }
-        let description = "cp \(options.recursive ? "-r " : "")\(options.preserve ? "-p " : "")" + call.arguments.joined(separator: " ")
+        let description =
+            "cp \(options.recursive ? "-r " : "")\(options.preserve ? "-p " : "")"
+            + call.arguments.joined(separator: " ")
         try session.finish(summary, fleet: fleet, what: "copy", item: FleetLog.commandHash(description))
         for result in summary.results {
-            let line = result.outcome == .succeeded ? "\(Display.safe(result.name)): \(result.note ?? "copied")" : RunReport.statusLine(result)
+            let line =
+                result.outcome == .succeeded
+                ? "\(Display.safe(result.name)): \(result.note ?? "copied")" : RunReport.statusLine(result)
             context.output(line + "\n")
         }
         if summary.results.count > 1 || summary.interrupts > 0 { context.output(RunReport.summaryLine(summary) + "\n") }
@@ -127,7 +152,9 @@ private func localSize(_ paths: [String]) -> UInt64 {
         guard fstatat(AT_FDCWD, path, &info, 0) == 0 else { continue }
         if info.st_mode & S_IFMT == S_IFREG {
             total += UInt64(info.st_size)
-        } else if info.st_mode & S_IFMT == S_IFDIR, let names = try? FileManager.default.contentsOfDirectory(atPath: path) {
+        } else if info.st_mode & S_IFMT == S_IFDIR,
+            let names = try? FileManager.default.contentsOfDirectory(atPath: path)
+        {
             total += localSize(names.map { path + "/" + $0 })
         }
     }

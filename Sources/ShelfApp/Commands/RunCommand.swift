@@ -29,23 +29,32 @@ enum RunCommand {
             or it timed out; 2 when a confirmation was needed and not given. See docs/FLEET.md.
             """,
         arguments: [
-            ArgumentSpec(name: "TARGETS", help: "hosts, @group, tag:NAME or a quoted search; then -- and the command",
-                         variadic: true, completion: .host),
+            ArgumentSpec(
+                name: "TARGETS", help: "hosts, @group, tag:NAME or a quoted search; then -- and the command",
+                variadic: true, completion: .host)
         ],
         options: [
-            .value("hosts-file", "FILE", "also run on the hosts named in FILE (one sshelf host name a line, # comments)"),
-            .flag("dry-run", "list the hosts and each one's connect plan (hops, host keys, credential sources); connect to none"),
+            .value(
+                "hosts-file", "FILE", "also run on the hosts named in FILE (one sshelf host name a line, # comments)"),
+            .flag(
+                "dry-run",
+                "list the hosts and each one's connect plan (hops, host keys, credential sources); connect to none"),
             .value("parallel", "N", "run on at most N hosts at once (default \(defaultParallel))"),
             .value("canary", "N", "run on the first N hosts first; stop there unless all of them succeed"),
             .value("timeout", "SECONDS", "connect timeout per host and address (default 10)"),
-            .value("command-timeout", "SECONDS", "cut a command that runs longer than this (default \(Int(defaultCommandTimeout)))"),
+            .value(
+                "command-timeout", "SECONDS",
+                "cut a command that runs longer than this (default \(Int(defaultCommandTimeout)))"),
             .flag("json", "print one JSON object a line per host (name, outcome, exit status, stdout, stderr, times)"),
             .flag("yes", short: "y", "go ahead without the typed confirmation a large or protected run asks for"),
             .flag("accept-new", "accept and pin the host key of hosts never seen before (never a changed key)"),
             SSHCommands.passphraseOption,
         ],
-        examples: ["sshelf run @prod -- uptime", "sshelf run tag:db 'web fra' -- systemctl is-active nginx",
-                   "sshelf run @prod --canary 2 --yes -- sudo apt-get -y upgrade", "sshelf run --hosts-file hosts.txt -- df -h /"],
+        examples: [
+            "sshelf run @prod -- uptime", "sshelf run tag:db 'web fra' -- systemctl is-active nginx",
+            "sshelf run @prod --canary 2 --yes -- sudo apt-get -y upgrade",
+            "sshelf run --hosts-file hosts.txt -- df -h /",
+        ],
         run: run)
 
     static func run(_ call: Invocation, _ context: AppContext) throws -> Int32 {
@@ -56,11 +65,13 @@ enum RunCommand {
             throw ShelfError(.usage, "run: missing the command", hint: "sshelf run TARGETS -- COMMAND ...")
         }
         let store = try context.store()
-        let fleet = try FleetCommand.resolve(targets, hostsFile: call.value("hosts-file"), store: store, context: context)
+        let fleet = try FleetCommand.resolve(
+            targets, hostsFile: call.value("hosts-file"), store: store, context: context)
         let options = try SSHCommands.connectOptions(call, context)
         if call.flag("dry-run") {
             FleetCommand.printDryRun(fleet, options: options, context: context)
-            context.print("command \(FleetLog.commandHash(command)) (\(command.utf8.count) bytes) on \(fleet.plans.count) host\(fleet.plans.count == 1 ? "" : "s")")
+            let hosts = "\(fleet.plans.count) host\(fleet.plans.count == 1 ? "" : "s")"
+            context.print("command \(FleetLog.commandHash(command)) (\(command.utf8.count) bytes) on \(hosts)")
             return 0
         }
         try FleetCommand.confirm(fleet, call: call, context: context)
@@ -69,29 +80,38 @@ enum RunCommand {
             canary: try FleetCommand.count(call, "canary", default: 0, allowZero: true),
             commandTimeout: try FleetCommand.seconds(call, "command-timeout", default: defaultCommandTimeout))
         let session = try FleetSession(call: call, store: store, context: context, by: "run")
-        let summary = session.run(fleet, settings: settings, options: options, json: call.flag("json")) { plan, abort, connected in
+        let summary = session.run(fleet, settings: settings, options: options, json: call.flag("json")) {
+            plan, abort, connected in
             if let result = warmRun(command, plan: plan, abort: abort, locations: context.locations) {
                 connected()
                 return result
             }
-            return FleetConnect.run(plan, options: options, credentials: session.credentials(), acceptNew: call.flag("accept-new"),
-                                    abort: abort, connected: connected, body: FleetConnect.exec(command))
+            return FleetConnect.run(
+                plan, options: options, credentials: session.credentials(), acceptNew: call.flag("accept-new"),
+                abort: abort, connected: connected, body: FleetConnect.exec(command))
         }
         try session.finish(summary, fleet: fleet, what: "run", item: FleetLog.commandHash(command))
-        if call.flag("json") { RunReport.printJSON(summary.results, context: context) } else { RunReport.print(summary, context: context) }
+        if call.flag("json") {
+            RunReport.printJSON(summary.results, context: context)
+        } else {
+            RunReport.print(summary, context: context)
+        }
         return FleetReport.exitStatus(summary.results)
     }
 
     /// The command through the host's warm session, when one is running (nil: connect as usual). Its key was
     /// verified when the keeper logged in; the fingerprint logged is the one pinned on the host.
-    static func warmRun(_ command: String, plan: ConnectPlan, abort: FleetAbort, locations: DataLocations) -> FleetHostResult? {
+    static func warmRun(_ command: String, plan: ConnectPlan, abort: FleetAbort, locations: DataLocations)
+        -> FleetHostResult?
+    {
         var result = FleetHostResult(name: plan.target.name, hostID: plan.target.id, outcome: .failed)
         result.started = Date()
         defer { abort.detachSocket() }
         var output = result
-        let status = WarmClient.exec(command, stdin: false, plan: plan, locations: locations, onSocket: abort.attach(socket:),
-                                     output: { toStderr, bytes in bytes.withUnsafeBytes { output.append($0, toStderr: toStderr) } },
-                                     failure: { output.error = UntrustedText.clean($0) })
+        let status = WarmClient.exec(
+            command, stdin: false, plan: plan, locations: locations, onSocket: abort.attach(socket:),
+            output: { toStderr, bytes in bytes.withUnsafeBytes { output.append($0, toStderr: toStderr) } },
+            failure: { output.error = UntrustedText.clean($0) })
         guard let status else { return nil }
         result = output
         result.finished = Date()

@@ -9,7 +9,8 @@ enum RunReport {
 
     static func print(_ summary: FleetRun.Summary, context: AppContext) {
         for group in FleetReport.groups(summary.results) {
-            context.output("\(rule)\n\(group.hosts.map(Display.safe).joined(separator: ",")) (\(group.hosts.count))\n\(rule)\n")
+            context.output(
+                "\(rule)\n\(group.hosts.map(Display.safe).joined(separator: ",")) (\(group.hosts.count))\n\(rule)\n")
             write(group.stdout, context: context)
             if !group.stderr.isEmpty {
                 context.output("--- stderr\n")
@@ -55,7 +56,8 @@ enum RunReport {
             counts[word, default: 0] += 1
         }
         let total = summary.results.count
-        var line = "\(total) host\(total == 1 ? "" : "s"): " + order.map { "\(counts[$0]!) \($0)" }.joined(separator: ", ")
+        var line =
+            "\(total) host\(total == 1 ? "" : "s"): " + order.map { "\(counts[$0]!) \($0)" }.joined(separator: ", ")
         if summary.canaryStopped { line += "; a canary host failed, so the others were not started" }
         if summary.interrupts == 1 { line += "; interrupted: hosts not started were left alone, running ones finished" }
         if summary.interrupts > 1 { line += "; interrupted twice: running hosts were stopped" }
@@ -71,7 +73,8 @@ enum RunReport {
             let record = Record(
                 name: result.name, id: result.hostID.uuidString.lowercased(), outcome: result.outcome.rawValue,
                 exitStatus: result.exitStatus, stdout: String(decoding: result.stdout, as: UTF8.self),
-                stderr: String(decoding: result.stderr, as: UTF8.self), error: result.error, fingerprint: result.fingerprint,
+                stderr: String(decoding: result.stderr, as: UTF8.self), error: result.error,
+                fingerprint: result.fingerprint,
                 warm: result.warm, truncated: result.truncated, started: result.started, finished: result.finished,
                 seconds: result.seconds)
             if let data = try? encoder.encode(record) { context.output(String(decoding: data, as: UTF8.self) + "\n") }

@@ -9,21 +9,26 @@ import ShelfSSH
 public enum FleetConnect {
     /// Connects `plan` and runs `body`; the result says how it ended. `connected` is called once logged in (the
     /// command timeout counts from there). `credentials` must be this host's own source (sources keep state).
-    public static func run(_ plan: ConnectPlan, options: ConnectOptions, credentials: CredentialSource,
-                           acceptNew: Bool, abort: FleetAbort, connected: () -> Void,
-                           body: (SSHConnection, inout FleetHostResult) throws(SSHError) -> Void) -> FleetHostResult {
+    public static func run(
+        _ plan: ConnectPlan, options: ConnectOptions, credentials: CredentialSource,
+        acceptNew: Bool, abort: FleetAbort, connected: () -> Void,
+        body: (SSHConnection, inout FleetHostResult) throws(SSHError) -> Void
+    ) -> FleetHostResult {
         var result = FleetHostResult(name: plan.target.name, hostID: plan.target.id, outcome: .failed)
         result.started = Date()
-        attempt(plan, options: options, credentials: credentials, acceptNew: acceptNew, abort: abort, connected: connected,
-                body: body, into: &result)
+        attempt(
+            plan, options: options, credentials: credentials, acceptNew: acceptNew, abort: abort, connected: connected,
+            body: body, into: &result)
         result.finished = Date()
         return result
     }
 
-    private static func attempt(_ plan: ConnectPlan, options: ConnectOptions, credentials: CredentialSource,
-                                acceptNew: Bool, abort: FleetAbort, connected: () -> Void,
-                                body: (SSHConnection, inout FleetHostResult) throws(SSHError) -> Void,
-                                into result: inout FleetHostResult) {
+    private static func attempt(
+        _ plan: ConnectPlan, options: ConnectOptions, credentials: CredentialSource,
+        acceptNew: Bool, abort: FleetAbort, connected: () -> Void,
+        body: (SSHConnection, inout FleetHostResult) throws(SSHError) -> Void,
+        into result: inout FleetHostResult
+    ) {
         var options = options
         options.cancellation = abort.cancellation
         let prompts = FleetPrompts(acceptNew: acceptNew, target: plan.endpoints[plan.endpoints.count - 1].name)

@@ -45,7 +45,9 @@ public final class FleetCopy {
             guard fstatat(AT_FDCWD, source, &info, 0) == 0 else { throw local("cannot read \(source)") }
             let remote = into ? join(target, Self.baseName(source)) : target
             if info.st_mode & S_IFMT == S_IFDIR {
-                guard options.recursive else { throw SSHError(.channelFailed, "\(source) is a directory (copy it with -r)") }
+                guard options.recursive else {
+                    throw SSHError(.channelFailed, "\(source) is a directory (copy it with -r)")
+                }
                 try uploadTree(source, to: remote, info: info)
             } else {
                 try uploadFile(source, to: remote, info: info)
@@ -119,7 +121,9 @@ public final class FleetCopy {
             }
             let local = into ? join(destination, Self.baseName(path)) : destination
             if attributes.isDirectory {
-                guard options.recursive else { throw SSHError(.channelFailed, "\(path) is a directory (copy it with -r)") }
+                guard options.recursive else {
+                    throw SSHError(.channelFailed, "\(path) is a directory (copy it with -r)")
+                }
                 try downloadTree(path, to: local, attributes: attributes)
             } else {
                 try downloadFile(path, to: local, attributes: attributes)
@@ -138,7 +142,8 @@ public final class FleetCopy {
             guard !name.contains("/") else { continue }
             let child = join(remote, name)
             // A symbolic link is listed as itself: its target decides (as scp -r follows links).
-            let resolved = entry.mode.map { $0 & 0o170000 == 0o120000 } == true ? (try sftp.stat(child) ?? entry) : entry
+            let resolved =
+                entry.mode.map { $0 & 0o170000 == 0o120000 } == true ? (try sftp.stat(child) ?? entry) : entry
             if resolved.isDirectory {
                 try downloadTree(child, to: join(directory, name), attributes: resolved)
             } else {
@@ -162,7 +167,9 @@ public final class FleetCopy {
             while true {
                 let count = try file.read(into: buffer)
                 if count == 0 { break }
-                guard Self.writeAll(fd, UnsafeRawBufferPointer(rebasing: buffer.prefix(count))) else { throw local("cannot write \(temporary)") }
+                guard Self.writeAll(fd, UnsafeRawBufferPointer(rebasing: buffer.prefix(count))) else {
+                    throw local("cannot write \(temporary)")
+                }
                 bytes += UInt64(count)
                 progress(count)
             }
@@ -170,7 +177,9 @@ public final class FleetCopy {
             let mask = umask(0)
             umask(mask)
             let permissions = mode_t(attributes.permissions ?? 0o644)
-            guard fchmod(fd, options.preserve ? permissions : permissions & ~mask) == 0 else { throw local("cannot set the mode of \(temporary)") }
+            guard fchmod(fd, options.preserve ? permissions : permissions & ~mask) == 0 else {
+                throw local("cannot set the mode of \(temporary)")
+            }
             if options.preserve, let times = Self.times(attributes) {
                 guard futimens(fd, times) == 0 else { throw local("cannot set the times of \(temporary)") }
             }
@@ -188,8 +197,12 @@ public final class FleetCopy {
     }
 
     private func setLocal(_ path: String, _ attributes: SftpAttributes) throws(SSHError) {
-        if let permissions = attributes.permissions, chmod(path, mode_t(permissions)) != 0 { throw local("cannot set the mode of \(path)") }
-        if let times = Self.times(attributes), utimensat(AT_FDCWD, path, times, 0) != 0 { throw local("cannot set the times of \(path)") }
+        if let permissions = attributes.permissions, chmod(path, mode_t(permissions)) != 0 {
+            throw local("cannot set the mode of \(path)")
+        }
+        if let times = Self.times(attributes), utimensat(AT_FDCWD, path, times, 0) != 0 {
+            throw local("cannot set the times of \(path)")
+        }
     }
 
     // MARK: names
@@ -217,8 +230,9 @@ public final class FleetCopy {
     }
 
     static func attributes(_ info: stat) -> SftpAttributes {
-        SftpAttributes(mode: UInt32(info.st_mode & 0o7777), accessTime: UInt64(info.st_atim.tv_sec),
-                       modificationTime: UInt64(info.st_mtim.tv_sec))
+        SftpAttributes(
+            mode: UInt32(info.st_mode & 0o7777), accessTime: UInt64(info.st_atim.tv_sec),
+            modificationTime: UInt64(info.st_mtim.tv_sec))
     }
 
     static func times(_ attributes: SftpAttributes) -> [timespec]? {

@@ -13,7 +13,8 @@ public final class FleetCredentials: CredentialSource {
 
     /// `lock` is the run's; `vault` the one opened (and unlocked) at its start.
     public init(workspace: Workspace, store: Store, vault: Vault, releasedBy: String, who: String, lock: NSLock) {
-        inner = UnattendedCredentials(workspace: workspace, store: store, who: who, vault: vault, releasedBy: releasedBy)
+        inner = UnattendedCredentials(
+            workspace: workspace, store: store, who: who, vault: vault, releasedBy: releasedBy)
         self.lock = lock
     }
 
@@ -33,5 +34,7 @@ public final class FleetCredentials: CredentialSource {
         locked { inner.password(for: reference, on: hop) }
     }
     public var canRemember: Bool { false }
-    public func rememberPassword(_ password: SecretBytes, forHost hostID: UUID, on hop: VerifiedSession) -> ReferenceKey? { nil }
+    public func rememberPassword(_ password: SecretBytes, forHost hostID: UUID, on hop: VerifiedSession)
+        -> ReferenceKey?
+    { nil }
 }

@@ -18,7 +18,8 @@ public enum FleetGuard {
         if hosts.count > confirmAbove { reasons.append("it reaches \(hosts.count) hosts (more than \(confirmAbove))") }
         if !protected.isEmpty {
             let list = protected.prefix(5).joined(separator: ", ") + (protected.count > 5 ? ", …" : "")
-            reasons.append("\(protected.count == 1 ? "a host is" : "\(protected.count) hosts are") tagged \(protectedTag) (\(list))")
+            let who = protected.count == 1 ? "a host is" : "\(protected.count) hosts are"
+            reasons.append("\(who) tagged \(protectedTag) (\(list))")
         }
         return reasons.isEmpty ? nil : reasons.joined(separator: ", and ")
     }

@@ -25,7 +25,9 @@ public struct FleetHostResult: Sendable {
         case notStarted = "not-started"
 
         /// Whether the host was never reached or never ran the command, for the exit status (255) of the run.
-        public var isConnectionFailure: Bool { [.unreachable, .hostKeyRefused, .loginFailed, .timedOut].contains(self) }
+        public var isConnectionFailure: Bool {
+            [.unreachable, .hostKeyRefused, .loginFailed, .timedOut].contains(self)
+        }
     }
 
     public var name: String

@@ -15,17 +15,20 @@ public enum FleetLog {
             return vault
         case .locked:
             guard let typed = passphrase() else {
-                throw ShelfError(.failure, "a run is logged in the release log, whose key is locked",
-                                 hint: "sshelf vault unlock, or give the passphrase with --passphrase-fd N")
+                throw ShelfError(
+                    .failure, "a run is logged in the release log, whose key is locked",
+                    hint: "sshelf vault unlock, or give the passphrase with --passphrase-fd N")
             }
             try vault.unlock(passphrase: typed)
             guard case .key = vault.releaseLogKey(create: true) else {
-                throw ShelfError(.failure, "the release log key cannot be read after the unlock", hint: "sshelf vault status")
+                throw ShelfError(
+                    .failure, "the release log key cannot be read after the unlock", hint: "sshelf vault status")
             }
             return vault
         case .absent, .unavailable:
-            throw ShelfError(.storage, "the release log key cannot be read from the vault, so the run could not be logged",
-                             hint: "sshelf vault status")
+            throw ShelfError(
+                .storage, "the release log key cannot be read from the vault, so the run could not be logged",
+                hint: "sshelf vault status")
         }
     }
 
@@ -36,14 +39,18 @@ public enum FleetLog {
 
     /// The entry: `what` run (or copy), `item` the command's hash, `host` every resolved host, `detail` the targets
     /// as typed and `NAME FINGERPRINT OUTCOME[=STATUS]` per host.
-    public static func entry(by: String, what: String, item: String, targets: [String],
-                             results: [FleetHostResult]) -> ReleaseEntry {
+    public static func entry(
+        by: String, what: String, item: String, targets: [String],
+        results: [FleetHostResult]
+    ) -> ReleaseEntry {
         let hosts = results.map(\.name).joined(separator: ",")
         let lines = results.map { result in
             let status = result.exitStatus.map { "=\($0)" } ?? ""
             return "\(result.name) \(result.fingerprint ?? "-") \(result.outcome.rawValue)\(status)"
         }
-        let detail = "targets " + targets.map { ShellWord.quote($0) }.joined(separator: " ") + "; " + lines.joined(separator: "; ")
+        let detail =
+            "targets " + targets.map { ShellWord.quote($0) }.joined(separator: " ") + "; "
+            + lines.joined(separator: "; ")
         return ReleaseEntry(what: what, item: item, by: by, host: hosts, detail: detail)
     }
 
@@ -51,7 +58,8 @@ public enum FleetLog {
         do {
             try ReleaseLog(locations: workspace.locations).append(entry, vault: vault)
         } catch {
-            throw ShelfError(.storage, "the run could not be written to the release log: \(error.message)", hint: error.hint)
+            throw ShelfError(
+                .storage, "the run could not be written to the release log: \(error.message)", hint: error.hint)
         }
     }
 }

@@ -24,8 +24,10 @@ public enum FleetReport {
                 groups.append(OutputGroup(hosts: [result.name], stdout: result.stdout, stderr: result.stderr))
             }
         }
-        return groups.enumerated().sorted { ($0.element.hosts.count, -$0.offset) > ($1.element.hosts.count, -$1.offset) }
-            .map(\.element)
+        return groups.enumerated().sorted {
+            ($0.element.hosts.count, -$0.offset) > ($1.element.hosts.count, -$1.offset)
+        }
+        .map(\.element)
     }
 
     /// The exit status of the whole run (docs/FLEET.md): 0 when every host succeeded; 255 when any host was not

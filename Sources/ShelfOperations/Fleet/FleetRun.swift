@@ -64,7 +64,9 @@ public final class FleetRun: @unchecked Sendable {
     private let now: () -> Date
 
     /// `names` and `ids` are the hosts in run order; `job(i, …)` runs host i.
-    public init(names: [String], ids: [UUID], settings: Settings, now: @escaping () -> Date = Date.init, job: @escaping Job) {
+    public init(
+        names: [String], ids: [UUID], settings: Settings, now: @escaping () -> Date = Date.init, job: @escaping Job
+    ) {
         self.names = names
         self.ids = ids
         self.settings = settings
@@ -98,8 +100,10 @@ public final class FleetRun: @unchecked Sendable {
             }
             var wait = progress == nil ? 1.0 : max(0, tick - Date().timeIntervalSince(lastDraw))
             if let deadline = enforceTimeouts() { wait = min(wait, max(0, deadline.timeIntervalSince(now()))) }
-            var fds = [pollfd(fd: finished.readEnd, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: interrupts, events: Int16(POLLIN), revents: 0)]
+            var fds = [
+                pollfd(fd: finished.readEnd, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: interrupts, events: Int16(POLLIN), revents: 0),
+            ]
             _ = poll(&fds, interrupts >= 0 ? 2 : 1, Int32(wait * 1000) + 1)
             finished.drain()
             if interrupts >= 0 && fds[1].revents & Int16(POLLIN) != 0 {
@@ -144,11 +148,13 @@ public final class FleetRun: @unchecked Sendable {
             let abort = FleetAbort()
             active[index] = Active(abort: abort, started: now())
             lock.unlock()
-            let result = job(index, abort, { [self] in
-                lock.lock()
-                active[index]?.loggedIn = now()
-                lock.unlock()
-            })
+            let result = job(
+                index, abort,
+                { [self] in
+                    lock.lock()
+                    active[index]?.loggedIn = now()
+                    lock.unlock()
+                })
             lock.lock()
             results[index] = result
             active[index] = nil
@@ -188,7 +194,9 @@ public final class FleetRun: @unchecked Sendable {
     private func enforceTimeouts() -> Date? {
         guard let timeout = settings.commandTimeout else { return nil }
         lock.lock()
-        let running = active.values.compactMap { entry in entry.loggedIn.map { ($0.addingTimeInterval(timeout), entry.abort) } }
+        let running = active.values.compactMap { entry in
+            entry.loggedIn.map { ($0.addingTimeInterval(timeout), entry.abort) }
+        }
         lock.unlock()
         let current = now()
         var nextDeadline: Date? = nil

@@ -46,8 +46,10 @@ public enum FleetTargets {
         return resolved.flatMap(\.hosts).filter { seen.insert($0.id).inserted }
     }
 
-    private static func hosts(for target: String, store: Store, tree: GroupTree,
-                              everyHost: () throws -> [ShelfCore.Host]) throws -> [ShelfCore.Host] {
+    private static func hosts(
+        for target: String, store: Store, tree: GroupTree,
+        everyHost: () throws -> [ShelfCore.Host]
+    ) throws -> [ShelfCore.Host] {
         let shown = Display.safe(target)
         if target.hasPrefix("@") && target.count > 1 && !target.dropFirst().allSatisfy(\.isHexDigit) {
             let path = String(target.dropFirst())
@@ -65,8 +67,9 @@ public enum FleetTargets {
             let tag = String(target.dropFirst(4))
             let hosts = try everyHost().filter { $0.tags.contains(tag) }
             guard !tag.isEmpty, !hosts.isEmpty else {
-                throw ShelfError(.notFound, "no host has the tag '\(Display.safe(tag))'",
-                                 hint: "tags are shown by 'sshelf list'; 'sshelf edit HOST --tag NAME' adds one")
+                throw ShelfError(
+                    .notFound, "no host has the tag '\(Display.safe(tag))'",
+                    hint: "tags are shown by 'sshelf list'; 'sshelf edit HOST --tag NAME' adds one")
             }
             return hosts
         }
@@ -78,7 +81,8 @@ public enum FleetTargets {
         }
         let found = try store.searchHosts(query).compactMap { try store.host(id: $0.id) }
         guard !found.isEmpty else {
-            throw ShelfError(.notFound, "no host matches the search '\(shown)'", hint: "try it with 'sshelf list \(shown)'")
+            throw ShelfError(
+                .notFound, "no host matches the search '\(shown)'", hint: "try it with 'sshelf list \(shown)'")
         }
         return found
     }

@@ -10,14 +10,16 @@ final class CopyCommandTests: XCTestCase {
     func makeFile(_ path: String, count: Int, mode: mode_t = 0o644) throws -> Data {
         var generator = SystemRandomNumberGenerator()
         let data = Data((0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) })
-        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try data.write(to: URL(fileURLWithPath: path))
         chmod(path, mode)
         return data
     }
 
     func mode(_ path: String) throws -> Int {
-        try XCTUnwrap((try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue)
+        try XCTUnwrap(
+            (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue)
     }
 
     func modified(_ path: String) throws -> Date {
@@ -83,7 +85,8 @@ final class CopyCommandTests: XCTestCase {
     func testACopyToAGroupReachesEveryHost() throws {
         let world = try FleetWorld(["a", "b"])
         for name in ["a", "b"] {
-            try FileManager.default.createDirectory(atPath: world.shared + "/" + name, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                atPath: world.shared + "/" + name, withIntermediateDirectories: true)
             chmod(world.shared + "/" + name, 0o777)
         }
         let source = world.home.root + "/conf"
@@ -108,7 +111,8 @@ final class CopyCommandTests: XCTestCase {
         try eventually("a partial file under the temporary name", context: { copy.stderr }) {
             leftovers(world.shared).contains { name in
                 name.hasPrefix(".final.bin.sshelf-")
-                    && ((try? FileManager.default.attributesOfItem(atPath: world.shared + "/" + name)[.size] as? NSNumber)??.intValue ?? 0) > 0
+                    && ((try? FileManager.default.attributesOfItem(atPath: world.shared + "/" + name)[.size]
+                        as? NSNumber)??.intValue ?? 0) > 0
             }
         }
         kill(copy.process.pid, SIGKILL)
@@ -132,7 +136,9 @@ final class CopyCommandTests: XCTestCase {
             !leftovers(target).isEmpty
         }
         copy.interrupt()
-        try eventually("sshelf said it stops", context: { copy.stderr }) { copy.stderr.contains("stopping: no more hosts start") }
+        try eventually("sshelf said it stops", context: { copy.stderr }) {
+            copy.stderr.contains("stopping: no more hosts start")
+        }
         copy.interrupt()
         XCTAssertEqual(copy.process.wait(), 1, copy.stdout + copy.stderr)
         XCTAssertTrue(copy.stdout.contains("a: killed"), copy.stdout)

@@ -72,7 +72,8 @@ final class BackgroundSshelf {
         let stamp = UUID().uuidString.prefix(8)
         outputPath = home.root + "/bg-\(stamp).out"
         errorPath = home.root + "/bg-\(stamp).err"
-        process = try SpawnedProcess(CLI.binary, arguments, environment: home.environment, output: outputPath, errors: errorPath)
+        process = try SpawnedProcess(
+            CLI.binary, arguments, environment: home.environment, output: outputPath, errors: errorPath)
     }
 
     var stdout: String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }

@@ -9,8 +9,10 @@ final class RunCommandTests: XCTestCase {
     func testAGroupWithOneHostDownReportsTheTimeoutAndRunsTheRest() throws {
         let world = try FleetWorld(["a", "b"])
         let silent = try SilentListener()
-        XCTAssertExit(try world.home.run("add", "down", "--host", "127.0.0.1", "--port", String(silent.port),
-                                         "--user", TestAccount.name, "--group", "prod/eu"), 0)
+        XCTAssertExit(
+            try world.home.run(
+                "add", "down", "--host", "127.0.0.1", "--port", String(silent.port),
+                "--user", TestAccount.name, "--group", "prod/eu"), 0)
         let result = try world.home.run("run", "@prod", "--timeout", "2", "--", "echo hi")
         XCTAssertExit(result, 255)
         XCTAssertTrue(result.stdout.contains("---------------\na,b (2)\n---------------\nhi\n"), result.stdout)
@@ -25,9 +27,14 @@ final class RunCommandTests: XCTestCase {
     /// named; a target that names nothing is an error, and more than ten hosts need a confirmation.
     func testTargetsCombineAndResolveOnce() throws {
         let home = TempHome()
-        for (name, group, tag) in [("db-fra", "prod/eu", "db"), ("web-fra", "prod", "web"), ("db-nyc", "staging", "db"),
-                                   ("mail", "", "mx")] {
-            XCTAssertExit(try home.run(["add", name, "--host", "\(name).example.com", "--tag", tag] + (group.isEmpty ? [] : ["--group", group])), 0)
+        for (name, group, tag) in [
+            ("db-fra", "prod/eu", "db"), ("web-fra", "prod", "web"), ("db-nyc", "staging", "db"),
+            ("mail", "", "mx"),
+        ] {
+            XCTAssertExit(
+                try home.run(
+                    ["add", name, "--host", "\(name).example.com", "--tag", tag]
+                        + (group.isEmpty ? [] : ["--group", group])), 0)
         }
         let file = try home.write("# from the inventory\nmail\n\nweb-fra  # again\n", to: "hosts.txt")
         let plan = try home.run("run", "@prod", "tag:db", "db fra", "--hosts-file", file, "--dry-run", "--", "uptime")
@@ -43,9 +50,12 @@ final class RunCommandTests: XCTestCase {
         XCTAssertExit(try home.run("run", "@nope", "--", "uptime"), 3)
         XCTAssertExit(try home.run("run", "zzz qqq", "--", "uptime"), 3)
 
-        for index in 1...8 { XCTAssertExit(try home.run("add", "n\(index)", "--host", "n\(index).example.com", "--group", "prod"), 0) }
+        for index in 1...8 {
+            XCTAssertExit(try home.run("add", "n\(index)", "--host", "n\(index).example.com", "--group", "prod"), 0)
+        }
         let large = try home.run("run", "@prod", "tag:db", "--dry-run", "--", "uptime")
-        XCTAssertTrue(large.stdout.contains("would ask for confirmation: it reaches 11 hosts (more than 10)"), large.stdout)
+        XCTAssertTrue(
+            large.stdout.contains("would ask for confirmation: it reaches 11 hosts (more than 10)"), large.stdout)
         let refused = try home.run("run", "@prod", "tag:db", "--", "uptime")
         XCTAssertExit(refused, 2)
         XCTAssertTrue(refused.stderr.contains("needs a confirmation"), refused.stderr)
@@ -90,7 +100,8 @@ final class RunCommandTests: XCTestCase {
         let dryRun = try world.home.run("run", "@prod", "--dry-run", "--", "true")
         XCTAssertExit(dryRun, 0)
         XCTAssertTrue(dryRun.stdout.contains("plan for a"), dryRun.stdout)
-        XCTAssertTrue(dryRun.stdout.contains("would ask for confirmation: a host is tagged protected (b)"), dryRun.stdout)
+        XCTAssertTrue(
+            dryRun.stdout.contains("would ask for confirmation: a host is tagged protected (b)"), dryRun.stdout)
 
         let refused = try world.home.run("run", "@prod", "--", "touch \(world.shared)/ran-$$")
         XCTAssertExit(refused, 2)
@@ -110,8 +121,11 @@ final class RunCommandTests: XCTestCase {
         let command = "echo port ${SSH_CONNECTION##* }; echo oops >&2; exit 2"
         let result = try world.home.run("run", "@prod", "--", command)
         XCTAssertExit(result, 1)
-        XCTAssertTrue(result.stdout.contains("a,b (2)\n---------------\nport \(world.sshd.port)\n--- stderr\noops\n"), result.stdout)
-        XCTAssertTrue(result.stdout.contains("c (1)\n---------------\nport \(other.port)\n--- stderr\noops\n"), result.stdout)
+        XCTAssertTrue(
+            result.stdout.contains("a,b (2)\n---------------\nport \(world.sshd.port)\n--- stderr\noops\n"),
+            result.stdout)
+        XCTAssertTrue(
+            result.stdout.contains("c (1)\n---------------\nport \(other.port)\n--- stderr\noops\n"), result.stdout)
         for name in ["a", "b", "c"] { XCTAssertTrue(result.stdout.contains("\(name): exit 2"), result.stdout) }
 
         let json = try world.home.run("run", "@prod", "--json", "--", command)
@@ -132,7 +146,9 @@ final class RunCommandTests: XCTestCase {
         let world = try FleetWorld(["a", "b"])
         let command = "echo logged"
         XCTAssertExit(try world.home.run("run", "a", "b", "--", command), 0)
-        XCTAssertTrue(try world.home.run("show", "b", "--json").stdout.contains("lastConnectedAt"), "a run counts as a connection")
+        XCTAssertTrue(
+            try world.home.run("show", "b", "--json").stdout.contains("lastConnectedAt"), "a run counts as a connection"
+        )
         let entries = try world.runEntries()
         XCTAssertEqual(entries.count, 1)
         let entry = try XCTUnwrap(entries.first)
@@ -169,8 +185,9 @@ final class RunCommandTests: XCTestCase {
 
     func testACommandPastItsTimeoutIsCut() throws {
         let world = try FleetWorld(["a", "b"])
-        let result = try world.home.run("run", "a", "b", "--command-timeout", "1", "--",
-                                        "[ \"${SSH_CONNECTION##* }\" = never ] || exec sleep 600")
+        let result = try world.home.run(
+            "run", "a", "b", "--command-timeout", "1", "--",
+            "[ \"${SSH_CONNECTION##* }\" = never ] || exec sleep 600")
         XCTAssertExit(result, 255)
         XCTAssertTrue(result.stdout.contains("a: timed out"), result.stdout)
         XCTAssertTrue(result.stdout.contains("b: timed out"), result.stdout)
@@ -180,16 +197,21 @@ final class RunCommandTests: XCTestCase {
     func testCtrlCStopsStartingHostsAndLetsRunningOnesEnd() throws {
         let world = try FleetWorld(["a", "b", "c"])
         let go = world.shared + "/go"
-        let run = try BackgroundSshelf(world.home, [
-            "run", "a", "b", "c", "--parallel", "1", "--",
-            "touch \(world.shared)/started-$$; while [ ! -e \(go) ]; do sleep 0.05; done; echo finished",
-        ])
+        let run = try BackgroundSshelf(
+            world.home,
+            [
+                "run", "a", "b", "c", "--parallel", "1", "--",
+                "touch \(world.shared)/started-$$; while [ ! -e \(go) ]; do sleep 0.05; done; echo finished",
+            ])
         defer { _ = FileManager.default.createFile(atPath: go, contents: nil) }
         try eventually("the first host started", context: { run.stderr }) {
-            (try? FileManager.default.contentsOfDirectory(atPath: world.shared))?.contains { $0.hasPrefix("started-") } == true
+            (try? FileManager.default.contentsOfDirectory(atPath: world.shared))?.contains { $0.hasPrefix("started-") }
+                == true
         }
         run.interrupt()
-        try eventually("sshelf said it stops", context: { run.stderr }) { run.stderr.contains("stopping: no more hosts start") }
+        try eventually("sshelf said it stops", context: { run.stderr }) {
+            run.stderr.contains("stopping: no more hosts start")
+        }
         _ = FileManager.default.createFile(atPath: go, contents: nil)
         XCTAssertEqual(run.process.wait(), 1, run.stdout + run.stderr)
         XCTAssertTrue(run.stdout.contains("a (1)\n---------------\nfinished\n"), run.stdout)
@@ -197,22 +219,30 @@ final class RunCommandTests: XCTestCase {
         XCTAssertTrue(run.stdout.contains("b: not started"), run.stdout)
         XCTAssertTrue(run.stdout.contains("c: not started"), run.stdout)
         XCTAssertTrue(run.stdout.contains("interrupted"), run.stdout)
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: world.shared).filter { $0.hasPrefix("started-") }.count, 1)
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: world.shared).filter { $0.hasPrefix("started-") }.count,
+            1)
         XCTAssertEqual(try world.runEntries().count, 1, "an interrupted run is logged too")
     }
 
     func testASecondCtrlCStopsTheRunningHosts() throws {
         let world = try FleetWorld(["a", "b"])
         let go = world.shared + "/go"
-        let run = try BackgroundSshelf(world.home, [
-            "run", "a", "b", "--json", "--", "touch \(world.shared)/started-$$; while [ ! -e \(go) ]; do sleep 0.05; done",
-        ])
+        let run = try BackgroundSshelf(
+            world.home,
+            [
+                "run", "a", "b", "--json", "--",
+                "touch \(world.shared)/started-$$; while [ ! -e \(go) ]; do sleep 0.05; done",
+            ])
         defer { _ = FileManager.default.createFile(atPath: go, contents: nil) }
         try eventually("both hosts started", context: { run.stderr }) {
-            (try? FileManager.default.contentsOfDirectory(atPath: world.shared))?.filter { $0.hasPrefix("started-") }.count == 2
+            (try? FileManager.default.contentsOfDirectory(atPath: world.shared))?.filter { $0.hasPrefix("started-") }
+                .count == 2
         }
         run.interrupt()
-        try eventually("sshelf said it stops", context: { run.stderr }) { run.stderr.contains("stopping: no more hosts start") }
+        try eventually("sshelf said it stops", context: { run.stderr }) {
+            run.stderr.contains("stopping: no more hosts start")
+        }
         run.interrupt()
         XCTAssertEqual(run.process.wait(), 1, run.stdout + run.stderr)
         let hosts = try FleetWorld.jsonLines(run.stdout)

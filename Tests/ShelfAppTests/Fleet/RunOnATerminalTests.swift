@@ -41,14 +41,18 @@ final class RunOnATerminalTests: XCTestCase {
         XCTAssertEqual(mkfifo(fifo, 0o644), 0)
         let copy = try Tmux(home: world.home, arguments: ["cp", fifo, "a:\(world.shared)/fed.bin"], columns: 160)
         let writer = FifoWriter(fifo, bytes: 32 << 10)
-        try copy.waitFor("the progress line") { $0.contains("32.0 KiB copied") && $0.contains("0/1 done, 0 failed, 1 running") }
+        try copy.waitFor("the progress line") {
+            $0.contains("32.0 KiB copied") && $0.contains("0/1 done, 0 failed, 1 running")
+        }
         XCTAssertFalse(FileManager.default.fileExists(atPath: world.shared + "/fed.bin"))
         writer.finish()
         XCTAssertEqual(try copy.waitForExit(), 0)
         // The report may have scrolled into tmux's history by the time the pane is marked dead.
         try eventually("the report", context: { (try? copy.screen()) ?? "" }) {
-            try copy.tmux(["capture-pane", "-p", "-S", "-200", "-t", copy.session]).output.contains("a: copied 1 file, 32.0 KiB")
+            try copy.tmux(["capture-pane", "-p", "-S", "-200", "-t", copy.session]).output.contains(
+                "a: copied 1 file, 32.0 KiB")
         }
-        XCTAssertEqual(FileManager.default.contents(atPath: world.shared + "/fed.bin"), Data(repeating: 0x5A, count: 32 << 10))
+        XCTAssertEqual(
+            FileManager.default.contents(atPath: world.shared + "/fed.bin"), Data(repeating: 0x5A, count: 32 << 10))
     }
 }
