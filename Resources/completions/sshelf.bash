@@ -90,7 +90,6 @@ _sshelf() {
         --since) COMPREPLY=(); return ;;
         --tag) COMPREPLY=(); return ;;
         --timeout) COMPREPLY=(); return ;;
-        --tui-state) COMPREPLY=(); return ;;
         --untag) COMPREPLY=(); return ;;
         --user) COMPREPLY=(); return ;;
     esac
@@ -119,7 +118,7 @@ _sshelf() {
         "forward enable") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;
         "forward disable") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;
         "forward rm") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;
-        "forward start") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--accept-new --password-fd --remember --timeout --passphrase-fd --allow-public-bind --tui-state --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
+        "forward start") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--accept-new --password-fd --remember --timeout --passphrase-fd --allow-public-bind --from-tui --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "forward up") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--timeout --allow-public-bind --passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "forward status") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "forward stop") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;
@@ -164,7 +163,7 @@ _sshelf() {
         "sync conflicts") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --seen --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "sync disable") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;
         "ui") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--print-keymap --benchmark-report --benchmark-query --benchmark-seed --benchmark-data --benchmark-ssh-config --help" -- "$cur")); else COMPREPLY=(); fi ;;
-        "check") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "check") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --fix --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "completions") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=($(compgen -W "bash zsh fish" -- "$cur")); fi ;;
         "manpage") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;
         "version") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--verbose --help" -- "$cur")); else COMPREPLY=(); fi ;;

@@ -24,6 +24,9 @@ extension Display {
         return out
     }
 
+    /// "1 connection", "3 connections": the TUI's agreement rule.
+    static func counted<Count: BinaryInteger>(_ count: Count, _ noun: String) -> String { Counted.words(count, noun) }
+
     /// The same wording as the TUI ("2 min ago"), or "never".
     static func relative(_ date: Date?, now: Date = Date()) -> String {
         date.map { RelativeTime.words($0, now: now) } ?? "never"

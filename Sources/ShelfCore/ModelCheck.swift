@@ -6,13 +6,20 @@ import Foundation
 
 public struct ModelProblem: Hashable, Sendable, CustomStringConvertible {
     public enum Kind: String, Sendable { case groupCycle, missingParent, jumpCycle, missingJumpHost, orphanForward,
-        missingIdentity, missingGroup, invalidField, duplicateName }
+        missingIdentity, missingGroup, invalidField, duplicateName, notWritable, bridgeSettings }
     public var kind: Kind
     public var recordID: UUID
     public var message: String
     /// The command that repairs it, when there is one.
     public var fix: String? = nil
     public var description: String { message }
+
+    public init(kind: Kind, recordID: UUID, message: String, fix: String? = nil) {
+        self.kind = kind
+        self.recordID = recordID
+        self.message = message
+        self.fix = fix
+    }
 }
 
 public enum ModelCheck {
@@ -112,6 +119,17 @@ public enum ModelCheck {
                                           message: "host '\(name)': its group no longer exists; it is shown at the top level",
                                           fix: "sshelf mv \(ShellWord.quote(name)) --group PATH"))
             }
+        }
+        // What export and the ssh_config bridge must leave out (the bridge says why in a comment; here the user
+        // hears it): only for hosts whose fields are valid, the others are reported above already.
+        let invalid = Set(found.filter { $0.kind == .invalidField }.map(\.recordID))
+        let input = SSHConfigEmitter.Input(hosts: hosts, identities: identities, rules: rules, groups: groups)
+        let unwritable = SSHConfigEmitter.unwritableHosts(input)
+        for (id, reason) in unwritable.sorted(by: { $0.key.uuidString < $1.key.uuidString }) where !invalid.contains(id) {
+            guard let host = hostsByID[id] else { continue }
+            found.append(ModelProblem(kind: .notWritable, recordID: id,
+                                      message: "host '\(label(host))' cannot be written to ssh_config, so the bridge and export leave it out: \(reason)",
+                                      fix: "sshelf edit \(ShellWord.quote(label(host))) (change the value named above)"))
         }
         for (_, shared) in sharing.sorted(by: { $0.key < $1.key }) where shared.count > 1 {
             let labels = shared.map { "\(label($0)) (\($0.destination))" }.joined(separator: ", ")

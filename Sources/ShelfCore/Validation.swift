@@ -30,7 +30,9 @@ public enum Validation {
         // ASCII first: no Unicode property lookup for the common case (imports check 100,000 hosts).
         if scalar.value < 0x80 { return scalar.value < 0x20 || scalar.value == 0x7F }
         if scalar.properties.generalCategory == .control { return true }
+        // The line and paragraph separators too: some editors and terminals end a line there.
         return (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value)
+            || scalar.value == 0x2028 || scalar.value == 0x2029
     }
 
     /// How the bytes of `text` look, in one pass over its UTF-8 (imports check 100,000 hosts, several fields each).
@@ -81,14 +83,37 @@ public enum Validation {
         return nil
     }
 
+    /// The characters OpenSSH (>= 9.6, `ssh_valid_hostname` in readconf.c) refuses in a host name that reaches a
+    /// %-token (' ` " $ \ ; & < > | ( ) { } ,): each is shell syntax, and tokens go into ProxyCommand, LocalCommand
+    /// and Match exec unquoted. A switch, not a set: imports check 100,000 hosts.
+    static func isHostnameMetacharacter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case 0x22, 0x24, 0x26, 0x27, 0x28, 0x29, 0x2C, 0x3B, 0x3C, 0x3E, 0x5C, 0x60, 0x7B, 0x7C, 0x7D: true
+        default: false
+        }
+    }
+
+    /// OpenSSH's set for a remote user (`ssh_valid_ruser`): the same but for `$`, `\` (not last) and `,`.
+    static func isUserMetacharacter(_ byte: UInt8) -> Bool {
+        byte != 0x24 && byte != 0x5C && byte != 0x2C && isHostnameMetacharacter(byte)
+    }
+
     /// A hostname or address ssh can be pointed at. A leading '-' is refused because it would be read as an
-    /// option by ssh and scp when the value is exported or passed on.
+    /// option by ssh and scp when the value is exported or passed on; shell syntax because the value reaches
+    /// ProxyCommand's %h (the rule is OpenSSH's, CVE-2023-51385).
     public static func hostnameProblem(_ hostname: String) -> String? {
         if hostname.isEmpty { return "is empty" }
         if hostname.utf8.count > maxHostnameLength { return "is longer than \(maxHostnameLength) bytes" }
-        if let problem = controlCharacterProblem(hostname) { return problem }
-        if hasWhitespace(hostname) { return "contains whitespace" }
-        if hostname.hasPrefix("-") { return "starts with '-'" }
+        return sshArgumentProblem(hostname)
+    }
+
+    /// What `ssh_valid_hostname` refuses, in words: a value ssh itself refuses as a host on its command line, and
+    /// that the %h and %n tokens must never carry into a shell.
+    public static func sshArgumentProblem(_ value: String) -> String? {
+        if let problem = controlCharacterProblem(value) { return problem }
+        if hasWhitespace(value) { return "contains whitespace" }
+        if value.hasPrefix("-") { return "starts with '-'" }
+        if let found = value.utf8.first(where: isHostnameMetacharacter) { return metacharacter(found) }
         return nil
     }
 
@@ -97,6 +122,26 @@ public enum Validation {
         if let problem = controlCharacterProblem(user) { return "user \(problem)" }
         if hasWhitespace(user) { return "user contains whitespace" }
         if user.hasPrefix("-") { return "user starts with '-'" }
+        if let found = user.utf8.first(where: isUserMetacharacter) { return "user \(metacharacter(found))" }
+        if user.hasSuffix("\\") { return "user ends with '\\', which would escape what follows it in a shell" }
+        return nil
+    }
+
+    static func metacharacter(_ byte: UInt8) -> String {
+        "contains \(byte == 0x27 ? "\"'\"" : "'\(Character(Unicode.Scalar(byte)))'"), which a shell reads as syntax "
+            + "(OpenSSH refuses it too: such a value reaches ProxyCommand through %h, %r and %n)"
+    }
+
+    /// A ProxyJump value kept as text (`[user@]host[:port]`, comma-separated, or ssh:// URIs): OpenSSH hands a hop
+    /// to a shell (`ssh -W … HOP`), so only the characters of names, addresses and ports are allowed.
+    public static func jumpTextProblem(_ text: String) -> String? {
+        if let problem = controlCharacterProblem(text) { return "ProxyJump \(problem)" }
+        if let bad = text.unicodeScalars.first(where: { !(CharacterSet.alphanumerics.contains($0) || "-_.@:[]/%,".unicodeScalars.contains($0)) }) {
+            return "ProxyJump '\(text)' contains '\(bad)', which a jump hop cannot have"
+        }
+        if text.split(separator: ",", omittingEmptySubsequences: false).contains(where: { $0.hasPrefix("-") }) {
+            return "ProxyJump '\(text)' has a hop starting with '-'"
+        }
         return nil
     }
 
@@ -129,7 +174,7 @@ public enum Validation {
         if host.notes.utf8.count > maxNotesLength { add("notes", "notes are longer than \(maxNotesLength) bytes") }
         add("notes", controlCharacterProblem(host.notes, allowNewlines: true).map { "notes \($0)" })
         if host.unresolvedJump.utf8.count > maxFieldLength { add("jump", "ProxyJump text is too long") }
-        add("jump", controlCharacterProblem(host.unresolvedJump).map { "ProxyJump \($0)" })
+        add("jump", jumpTextProblem(host.unresolvedJump))
         for problem in SSHOption.problems(host.options) { add("options", problem) }
         return found
     }

@@ -11,6 +11,9 @@ public enum AuthStep: Sendable, Equatable {
         case file(String)
         /// One more IdentityFile of the host's options: tried when it exists, skipped when it does not (as ssh does).
         case optionalFile(String)
+
+        /// The identity's own key (in the vault or its key file), not another IdentityFile of the host.
+        var isIdentityFile: Bool { if case .optionalFile = self { false } else { true } }
     }
 
     case publicKey(identity: String, source: KeySource)

@@ -30,6 +30,10 @@ struct Authenticator {
         // Why a key was refused, when sshelf knows: said in the end whatever a later method did (a password prompt
         // nobody could answer must not hide it).
         var keyRefusal: SSHError? = nil
+        // A vault key the vault cannot open now, while an agent comes later in the plan (as --dry-run lists it): the
+        // agent may hold that key, so it is tried; this error is what the user sees if nothing else logs in.
+        let agentLater = steps.contains { if case .agent(_?) = $0 { true } else { false } }
+        var keyUnavailable: SSHError? = nil
         for step in steps {
             delegate.note(.authenticating(hop: hop.name, method: step.name))
             let accepted: Bool
@@ -38,7 +42,14 @@ struct Authenticator {
                 case .publicKey(_, .optionalFile(let path)) where !KeyFile.exists(path, environment: options.environment):
                     continue
                 case .publicKey(let identity, let source):
-                    let result = try publicKey(identity: identity, source: source)
+                    let result: (accepted: Bool, type: KeyType?)
+                    do throws(SSHError) {
+                        result = try publicKey(identity: identity, source: source, outcome: &outcome)
+                    } catch where error.kind == .credentialUnavailable && agentLater {
+                        keyUnavailable = keyUnavailable ?? error
+                        failures.append(step.name)
+                        continue
+                    }
                     accepted = result.accepted
                     if !accepted, result.type == .rsa, !LibSSH2.features.rsaSHA2 {
                         // libssh2 1.10 signs only ssh-rsa (SHA-1): the host's own key cannot work, and asking for a
@@ -53,7 +64,7 @@ struct Authenticator {
                 case .password(let stored): accepted = try password(stored: stored, outcome: &outcome)
                 }
             } catch let error where error.kind == .cancelled {
-                guard let refusal = keyRefusal else { throw error }
+                guard let refusal = keyRefusal ?? keyUnavailable else { throw error }
                 throw SSHError(refusal.kind, "\(refusal.message); then: \(error.message)", library: refusal.libraryMessage,
                                hint: refusal.hint)
             }
@@ -72,6 +83,7 @@ struct Authenticator {
             failures.append(step.name)
         }
         if let keyRefusal, keyRefusal.kind == .rsaSignatureUnsupported { throw keyRefusal }
+        if let keyUnavailable { throw keyUnavailable }
         let tried = failures.isEmpty ? "nothing sshelf could try" : failures.joined(separator: ", ")
         throw SSHError(
             .authenticationFailed,
@@ -92,7 +104,9 @@ struct Authenticator {
 
     // MARK: public key
 
-    private func publicKey(identity name: String, source: AuthStep.KeySource) throws(SSHError) -> (accepted: Bool, type: KeyType?) {
+    private func publicKey(identity name: String, source: AuthStep.KeySource, outcome: inout ConnectOutcome) throws(SSHError)
+        -> (accepted: Bool, type: KeyType?)
+    {
         let key: SecretBytes
         switch source {
         case .vault(let reference):
@@ -102,19 +116,30 @@ struct Authenticator {
         }
         let info = PrivateKeyInfo.inspect(key)
         var passphrase: SecretBytes? = nil
+        var keep: UUID? = nil
         if info.encrypted {
             if let reference = hop.identity?.passphraseRef,
                 case .found(let stored) = try lookup(credentials.keyPassphrase(for: reference, on: verified))
             {
                 passphrase = stored
             } else {
-                guard let typed = delegate.askKeyPassphrase(KeyPassphraseRequest(verified, keyDescription: name)) else {
+                // The identity's own key file may have its passphrase remembered (an item of the identity's family).
+                let owner = source.isIdentityFile ? hop.identity?.id : nil
+                let request = KeyPassphraseRequest(verified, keyDescription: name,
+                                                   canRemember: owner != nil && credentials.canRemember)
+                guard let typed = delegate.askKeyPassphraseToKeep(request) else {
                     throw SSHError(.cancelled, "no passphrase for the key of identity '\(name)'")
                 }
-                passphrase = typed
+                passphrase = typed.password
+                if typed.remember && request.canRemember { keep = owner }
             }
         }
         let code = session.publicKey(user: hop.user, privateKey: key, passphrase: passphrase)
+        if code == 0, let identityID = keep, let passphrase,
+            let reference = credentials.rememberKeyPassphrase(passphrase, identityID: identityID, on: verified)
+        {
+            outcome.rememberedKeyPassphrases.append((identityID, reference))
+        }
         if code == LIBSSH2_ERROR_FILE || code == LIBSSH2_ERROR_KEYFILE_AUTH_FAILED {
             throw SSHError(.authenticationFailed, "the private key of identity '\(name)' could not be loaded",
                            library: session.lastError(), hint: "wrong passphrase, or a key format libssh2 1.10 cannot read")

@@ -59,10 +59,13 @@ public struct KeyPassphraseRequest: Sendable {
     public let hopName: String
     /// The identity whose key it is.
     public let keyDescription: String
+    /// Whether "remember this passphrase in the vault" may be offered (a file key of a known identity).
+    public let canRemember: Bool
 
-    init(_ verified: VerifiedSession, keyDescription: String) {
+    init(_ verified: VerifiedSession, keyDescription: String, canRemember: Bool = false) {
         hopName = verified.hop.name
         self.keyDescription = keyDescription
+        self.canRemember = canRemember
     }
 }
 
@@ -109,6 +112,8 @@ public protocol ConnectDelegate: AnyObject {
     func askPassword(_ request: PasswordRequest) -> PasswordAnswer?
     /// Passphrase for an encrypted private key file; nil cancels.
     func askKeyPassphrase(_ request: KeyPassphraseRequest) -> SecretBytes?
+    /// The same, with whether to remember it in the vault (offered when `request.canRemember`); nil cancels.
+    func askKeyPassphraseToKeep(_ request: KeyPassphraseRequest) -> PasswordAnswer?
     /// One answer per prompt, in order; nil cancels.
     func answer(_ challenge: KeyboardChallenge) -> [SecretBytes]?
     func note(_ event: ConnectEvent)
@@ -116,6 +121,10 @@ public protocol ConnectDelegate: AnyObject {
 
 extension ConnectDelegate {
     public func askKeyPassphrase(_ request: KeyPassphraseRequest) -> SecretBytes? { nil }
+    /// The key passphrase and whether to remember it (a delegate that can offer "remember" implements this).
+    public func askKeyPassphraseToKeep(_ request: KeyPassphraseRequest) -> PasswordAnswer? {
+        askKeyPassphrase(request).map { PasswordAnswer(password: $0, remember: false) }
+    }
     public func note(_ event: ConnectEvent) {}
 }
 

@@ -26,10 +26,17 @@ public protocol CredentialSource: AnyObject {
     /// reference the host record should now carry (the gated envelope is the vault's business), or nil when it
     /// could not.
     func rememberPassword(_ password: SecretBytes, forHost hostID: UUID, on hop: VerifiedSession) -> ReferenceKey?
+    /// The same for a key file's passphrase (the identity's `identity.<uuid>.passphrase`).
+    func rememberKeyPassphrase(_ passphrase: SecretBytes, identityID: UUID, on hop: VerifiedSession) -> ReferenceKey?
     /// What to do on this device when a referenced secret is not here ("not yet synced"); nil for the general advice.
     var notSyncedHint: String? { get }
 }
 
 extension CredentialSource {
     public var notSyncedHint: String? { nil }
+    /// Stores a key file's passphrase the user typed and asked to remember, after it opened the key and logged in;
+    /// returns the reference the identity should now carry, or nil.
+    public func rememberKeyPassphrase(_ passphrase: SecretBytes, identityID: UUID, on hop: VerifiedSession) -> ReferenceKey? {
+        nil
+    }
 }

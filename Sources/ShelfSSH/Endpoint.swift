@@ -92,6 +92,8 @@ public struct ConnectOutcome: Sendable {
     public var pinnedKeys: [(hostID: UUID, key: PinnedHostKey)] = []
     /// Passwords stored on "remember": set these references on the hosts.
     public var rememberedPasswords: [(hostID: UUID, reference: ReferenceKey)] = []
+    /// Key-file passphrases the user asked to remember, now in the vault: the identity's `passphraseRef`.
+    public var rememberedKeyPassphrases: [(identityID: UUID, reference: ReferenceKey)] = []
     /// The method that logged in on each hop, outermost first.
     public var methods: [String] = []
 

@@ -1,8 +1,10 @@
 // ProxyCommand: one more hop transport — the host's ProxyCommand, run by `/bin/sh -c` with OpenSSH's tokens
-// expanded (%h %p %r %n %%), its stdin and stdout one end of a socketpair whose other end the session talks over
-// (as a jump hop's bridge does). Its stderr is kept (the last 16 KiB) so a failure says what the command said; the
-// child is hung up on and reaped after the session has disconnected.
+// expanded (%h %p %r %n %%; shell syntax in a value refused, the rest quoted), its stdin and stdout one end of a
+// socketpair whose other end the session talks over (as a jump hop's bridge does). Its stderr is kept (the last
+// 16 KiB) so a failure says what the command said; the child is hung up on and reaped after the session has
+// disconnected.
 import Foundation
+import ShelfCore
 import ShelfSystem
 
 struct ProxyCommandTransport: HopTransport {
@@ -37,27 +39,15 @@ struct ProxyCommandTransport: HopTransport {
     }
 
     /// OpenSSH's ProxyCommand tokens: %h the address, %p the port, %r the user, %n the name as typed, %% a percent.
+    /// A value that holds shell syntax is refused and any other is quoted where it lands (ProxyCommandTokens), so a
+    /// host field — typed, imported or synced from another device — can never run a command of its own.
     static func expand(_ command: String, hop: SSHEndpoint) throws(SSHError) -> String {
-        var out = ""
-        var iterator = command.makeIterator()
-        while let character = iterator.next() {
-            guard character == "%" else {
-                out.append(character)
-                continue
-            }
-            switch iterator.next() {
-            case "h": out += hop.hostname
-            case "p": out += String(hop.port)
-            case "r": out += hop.user
-            case "n": out += hop.name
-            case "%": out += "%"
-            case let other:
-                throw SSHError(.invalidConfiguration,
-                               "the ProxyCommand of \(hop.name) uses %\(other.map(String.init) ?? ""), which is not a ProxyCommand token",
-                               hint: "ProxyCommand takes %h (address), %p (port), %r (user), %n (name) and %% (a percent sign)")
-            }
+        let values = ProxyCommandTokens.Values(hostname: hop.hostname, port: hop.port, user: hop.user, name: hop.name)
+        do {
+            return try ProxyCommandTokens.expand(command, values)
+        } catch {
+            throw SSHError(.invalidConfiguration, "the ProxyCommand of \(hop.name) \(error.message)", hint: error.hint)
         }
-        return out
     }
 }
 

@@ -21,11 +21,12 @@ public struct CredentialSync {
         self.digestKey = digestKey
     }
 
-    /// The fixes that unlock what the track reads: a `sync now` in a terminal asks for the passphrase of every class
-    /// it reads, a script gives it on a descriptor.
+    /// The fixes that unlock what the track reads: `vault unlock` opens the session for every sshelf process (the
+    /// TUI's background runs too), a `sync now` in a terminal asks for the passphrase of every class it reads, a
+    /// script gives it on a descriptor.
     static let locked = SyncFailure("vault locked (credential track paused while config keeps syncing)",
-                                    hint: "run 'sshelf sync now' in a terminal (it asks for the vault passphrase), "
-                                        + "or 'sshelf sync now --passphrase-fd N'")
+                                    hint: "run 'sshelf vault unlock' (or 'sshelf sync now' in a terminal, which asks "
+                                        + "for the vault passphrase), or 'sshelf sync now --passphrase-fd N'")
 
     static func failure(_ error: VaultError) -> SyncFailure {
         error.kind == .locked ? locked : SyncFailure("vault unavailable: \(error.message)")

@@ -6,7 +6,8 @@ enum DeletePlan {
     static func host(_ host: ShelfCore.Host, catalog: Catalog) -> Confirmation {
         let rules = catalog.rulesByHost[host.id]?.count ?? 0
         var lines = ["\(host.name) (\(host.destination))"]
-        lines.append(rules == 0 ? "It has no forward rules." : "Its \(plural(rules, "forward rule")) go too.")
+        lines.append(rules == 0 ? "It has no forward rules."
+                     : "Its \(plural(rules, "forward rule")) \(rules == 1 ? "goes" : "go") too.")
         let dependents = catalog.names(jumpingThrough: host.id)
         if !dependents.isEmpty {
             lines.append("Jumped through by \(dependents.joined(separator: ", ")); their jump will point nowhere.")
@@ -29,5 +30,5 @@ enum DeletePlan {
         return Confirmation(title: "Delete group \(path)?", lines: lines, effect: .deleteGroup(id))
     }
 
-    static func plural(_ n: Int, _ word: String) -> String { "\(n) \(word)\(n == 1 ? "" : "s")" }
+    static func plural(_ n: Int, _ word: String) -> String { Counted.words(n, word) }
 }

@@ -1,12 +1,18 @@
 // ForwardLive: what one forward rule is doing right now, as the details pane shows it — read by the app from
-// the `forward up` supervisor's state file and from the rules the TUI itself runs. Plain values (ShelfUI
-// stays pure): the app maps the supervisor's state onto them.
+// the state files of every process that runs rules: the `forward up` supervisor and each `forward start` (the
+// TUI's own, an earlier TUI's, or one typed in another terminal). Plain values (ShelfUI stays pure): the app maps
+// the published state onto them.
 import Foundation
 
 public struct ForwardLive: Sendable, Equatable {
     public enum Phase: String, Sendable, Equatable { case starting, active, retrying, failed }
-    /// Who runs the rule: this TUI (t stops it) or the `forward up` supervisor (`sshelf forward stop`).
-    public enum Runner: Sendable, Equatable { case tui, supervisor }
+    /// Who runs the rule: a `forward start` the TUI started with `t` (this TUI or an earlier one: `t` stops it), the
+    /// `forward up` supervisor (`sshelf forward stop`), or a `forward start` typed in a terminal (stopped there).
+    public enum Runner: Sendable, Equatable {
+        case tui
+        case supervisor
+        case command(pid: Int32)
+    }
 
     public var phase: Phase
     public var runner: Runner
@@ -38,7 +44,11 @@ public struct ForwardLive: Sendable, Equatable {
 
     /// The state line under the rule, e.g. "active: 2 open, 5 total, 1.2 MB out, 340 B in".
     public func words(now: Date) -> String {
-        let by = runner == .supervisor ? " (forward up)" : ""
+        let by = switch runner {
+        case .tui: ""
+        case .supervisor: " (forward up)"
+        case .command(let pid): " (forward start, pid \(pid))"
+        }
         switch phase {
         case .starting:
             return "starting\(by)..."

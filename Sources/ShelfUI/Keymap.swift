@@ -74,8 +74,10 @@ public enum Keymap {
     static let forwardToggle: @Sendable (UIState) -> String? = { state in
         guard state.focus == .forwards else { return "only in the forwards pane (Tab or l goes there)" }
         guard let rule = state.selectedRule else { return "no forward rule selected" }
-        if state.forwardStates[rule.id]?.runner == .supervisor {
-            return "run by 'sshelf forward up'"
+        switch state.forwardStates[rule.id]?.runner {
+        case .supervisor: return "run by 'sshelf forward up'"
+        case .command(let pid): return "run by 'sshelf forward start' (pid \(pid)), stopped where it runs"
+        case .tui, nil: break
         }
         if !rule.enabled, state.forwardStates[rule.id] == nil { return "the rule is disabled (e edits it)" }
         return nil
@@ -102,7 +104,7 @@ public enum Keymap {
         case .noPassphrase:
             return "the vault has no passphrase, so there is nothing to lock ('sshelf vault passwd' sets one)"
         case .broken(let message): return "the vault cannot be read (\(message))"
-        case .locked, .partlyUnlocked, .unlocked: return nil
+        case .locked, .partlyUnlocked, .unlocked, .unlockedFor: return nil
         }
     }
 
@@ -153,7 +155,8 @@ public enum Keymap {
         KeyBinding([.char("V")], .vaultLock, .browse,
                    "unlock the vault (asks its passphrase), or lock it when it is unlocked", disabled: vaultToggle),
         KeyBinding([.char("?"), .function(1)], .help, .browse, "show this help", hint: "help"),
-        KeyBinding([.char("q"), .ctrl("c")], .quit, .browse, "quit", hint: "quit"),
+        KeyBinding([.char("q"), .ctrl("c")], .quit, .browse, "quit (Ctrl-c cancels a connect under way instead)",
+                   hint: "quit"),
 
         KeyBinding([.enter], .searchAccept, .search, "keep the filter and go to the list", hint: "keep"),
         KeyBinding([.escape], .searchCancel, .search, "clear the search", hint: "clear"),
@@ -170,10 +173,10 @@ public enum Keymap {
         KeyBinding([.backspace], .formErase, .form, "delete the last character"),
         KeyBinding([.ctrl("u")], .formClear, .form, "clear the field"),
         KeyBinding([.enter], .formSave, .form, "save", hint: "save"),
-        KeyBinding([.escape], .formCancel, .form, "cancel without saving", hint: "cancel"),
+        KeyBinding([.escape, .ctrl("c")], .formCancel, .form, "cancel without saving", hint: "cancel"),
 
         KeyBinding([.char("y")], .confirmYes, .dialog, "yes: go ahead", hint: "yes"),
-        KeyBinding([.char("n"), .escape], .confirmNo, .dialog, "no: keep everything", hint: "no"),
+        KeyBinding([.char("n"), .escape, .ctrl("c")], .confirmNo, .dialog, "no: keep everything", hint: "no"),
 
         KeyBinding([.char("j"), .down], .identityDown, .identities, "move down"),
         KeyBinding([.char("k"), .up], .identityUp, .identities, "move up"),

@@ -88,6 +88,7 @@ public enum Reducer {
             state.status = model
             return []
         case .forwardStates(let states):
+            ForwardToggle.settle(&state, states)
             state.forwardStates = states
             return []
         case .prompt(let prompt):
@@ -108,6 +109,12 @@ public enum Reducer {
     // MARK: keys
 
     static func handleKey(_ state: inout UIState, _ key: Key) -> [Effect] {
+        // Ctrl-C under a login cancels it as Esc does, wherever it is pressed (in a dialog it cancels the dialog):
+        // the TUI never quits, and never drops its tunnels' owner, in the middle of a connect.
+        if key == .ctrl("c"), let attempt = state.connecting, !state.mode.isDialog {
+            state.notice = Notice("cancelling the connect to \(attempt.name)...")
+            return [.cancelConnect]
+        }
         if state.isTooSmall {
             return key == .char("q") || key == .ctrl("c") ? quit(&state) : []
         }
@@ -197,7 +204,7 @@ public enum Reducer {
             state.notice = Notice("syncing now...")
             return [.syncNow]
         case .vaultLock:
-            if state.status.vault == .unlocked {
+            if state.status.vault.isUnlocked {
                 state.notice = Notice("vault locked")
                 return [.lockVault]
             }
@@ -458,6 +465,7 @@ public enum Reducer {
         closeForm(&state)
         if binding.command == .confirmYes {
             state.notice = Notice(confirmation.yesNotice)
+            if case .startForward(let ruleID, _) = confirmation.effect { ForwardToggle.starting(&state, ruleID) }
             return [confirmation.effect]
         }
         state.notice = Notice(confirmation.noNotice)

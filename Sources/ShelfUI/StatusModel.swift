@@ -17,10 +17,20 @@ public enum VaultIndicator: Sendable, Equatable {
     /// opened the afterFirstUnlock classes, while whenUnlocked items need the passphrase in this process).
     case partlyUnlocked
     case unlocked
+    /// Unlocked (the vault session of this login), locking after this many minutes without use (rounded up).
+    case unlockedFor(minutes: Int)
     /// Unlocked and protected by no passphrase (the user chose convenience).
     case noPassphrase
     /// The vault could not be read; browsing goes on and the message says why.
     case broken(String)
+
+    /// Whether `V` locks (rather than unlocks) now.
+    public var isUnlocked: Bool {
+        switch self {
+        case .unlocked, .unlockedFor: true
+        default: false
+        }
+    }
 
     public var words: String {
         switch self {
@@ -28,6 +38,7 @@ public enum VaultIndicator: Sendable, Equatable {
         case .locked: "vault locked"
         case .partlyUnlocked: "vault partly unlocked"
         case .unlocked: "vault unlocked"
+        case .unlockedFor(let minutes): "vault unlocked, \(minutes) min left"
         case .noPassphrase: "vault open, no passphrase"
         case .broken(let message): "vault: \(message)"
         }

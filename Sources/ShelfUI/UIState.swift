@@ -34,6 +34,14 @@ public enum Mode: Sendable, Equatable {
     case identities
     /// Connect-time questions (host key, password, keyboard-interactive) asked before curses is left.
     case prompt(ConnectPrompt)
+
+    /// A form, a confirmation or a connect question: Esc and Ctrl-C close it rather than act outside it.
+    var isDialog: Bool {
+        switch self {
+        case .form, .confirm, .prompt: true
+        case .browse, .help, .identities: false
+        }
+    }
 }
 
 /// A connect attempt under way: Esc cancels it, and Enter waits for it instead of starting another.
@@ -100,9 +108,11 @@ public struct UIState: Sendable {
     public var quitting = false
     /// The host to select once it appears (after a save, a reload, or while a search is still running).
     public var wantedHostID: UUID?
-    /// Live state of the forward rules that run (by the TUI or the `forward up` supervisor), by rule id;
-    /// a rule missing here is not running.
+    /// Live state of the forward rules that run (whoever runs them: a TUI, `forward up`, a `forward start` in a
+    /// terminal), by rule id; a rule missing here is not running.
     public var forwardStates: [UUID: ForwardLive] = [:]
+    /// The last `t` until its outcome shows (the title bar then says it).
+    public var forwardTransition: ForwardTransition?
 
     public init(rows: Int = 24, columns: Int = 80, symbols: Symbols = .unicode, now: Date = Date()) {
         self.rows = rows

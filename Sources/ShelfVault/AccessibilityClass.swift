@@ -16,8 +16,10 @@ public enum AccessibilityClass: String, Sendable, CaseIterable, Codable, CustomS
 
     /// How long an unwrapped class key stays usable once the passphrase was entered.
     public enum UnlockScope: Sendable, Equatable {
-        /// Only in the process where the passphrase was entered, until it locks or goes idle.
-        case thisProcess
+        /// While the vault session is active: after an unlock in any sshelf process of this user, by every one of
+        /// them, until `vault lock` or the idle timeout (refreshed on use). Without the kernel keyring, only in the
+        /// process that was given the passphrase.
+        case whileActive
         /// Cached in the kernel user keyring, so later processes of this user can read it until reboot,
         /// logout, `vault lock` or the keyring timeout (falls back to this process where keyctl is refused).
         case session
@@ -27,7 +29,7 @@ public enum AccessibilityClass: String, Sendable, CaseIterable, Codable, CustomS
 
     public var unlockScope: UnlockScope {
         switch self {
-        case .whenUnlocked, .whenUnlockedThisDeviceOnly, .whenPasscodeSetThisDeviceOnly: .thisProcess
+        case .whenUnlocked, .whenUnlockedThisDeviceOnly, .whenPasscodeSetThisDeviceOnly: .whileActive
         case .afterFirstUnlock, .afterFirstUnlockThisDeviceOnly: .session
         case .always, .alwaysThisDeviceOnly: .anyTime
         }

@@ -74,7 +74,7 @@ public enum ClassPolicy {
     public static func isReadable(_ stored: AccessibilityClass, at moment: ReadMoment) -> Bool {
         switch moment {
         case .interactive: true
-        case .unattended: stored.unlockScope != .thisProcess
+        case .unattended: stored.unlockScope != .whileActive
         }
     }
 

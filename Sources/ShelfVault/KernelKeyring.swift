@@ -1,6 +1,7 @@
-// KernelKeyring: caches unwrapped afterFirstUnlock class keys in the Linux kernel user keyring (add_key/keyctl),
-// so later processes of this user read them until reboot, logout, `vault lock` or the timeout. Where keyctl
-// is refused (containers, seccomp) or switched off, it reports that and the vault keeps keys in-process only.
+// KernelKeyring: caches unwrapped class keys — and the vault session's record (VaultSession) — in the Linux kernel
+// user keyring (add_key/keyctl), so every process of this user reads them until reboot, logout, `vault lock` or their
+// timeout. Where keyctl is refused (containers, seccomp) or switched off, it reports that and the vault keeps keys
+// in-process only.
 import CKeyringShims
 import Foundation
 #if canImport(Glibc)
@@ -41,15 +42,36 @@ struct KernelKeyring {
 
     var isAvailable: Bool { availability == .available }
 
+    /// Adds the key, or replaces the payload of the one with this description. `timeoutSeconds` is at least 1
+    /// (the kernel reads 0 as "never").
     func store(_ key: SecretBytes, description: String, timeoutSeconds: UInt32) -> Bool {
+        key.withUnsafeBytes { store($0, description: description, timeoutSeconds: timeoutSeconds) }
+    }
+
+    func store(_ payload: UnsafeRawBufferPointer, description: String, timeoutSeconds: UInt32) -> Bool {
         guard isAvailable else { return false }
-        let id = key.withUnsafeBytes { bytes in
-            cshims_add_key("user", description, bytes.baseAddress, UInt(bytes.count), Self.userKeyring)
-        }
+        let id = cshims_add_key("user", description, payload.baseAddress, UInt(payload.count), Self.userKeyring)
         guard id >= 0 else { return false }
         _ = cshims_keyctl(Self.setPermissions, UInt(id), Self.permissions, 0, 0)
-        _ = cshims_keyctl(Self.setTimeout, UInt(id), UInt(timeoutSeconds), 0, 0)
+        _ = cshims_keyctl(Self.setTimeout, UInt(id), UInt(max(1, timeoutSeconds)), 0, 0)
         return true
+    }
+
+    /// Moves the key's expiry to `timeoutSeconds` from now (the idle timeout, refreshed on use).
+    func setTimeout(description: String, timeoutSeconds: UInt32) {
+        guard isAvailable, let id = find(description) else { return }
+        _ = cshims_keyctl(Self.setTimeout, UInt(id), UInt(max(1, timeoutSeconds)), 0, 0)
+    }
+
+    /// A payload of any length up to `maximum` bytes (the session record; not a secret).
+    func loadPayload(description: String, maximum: Int) -> [UInt8]? {
+        guard isAvailable, let id = find(description) else { return nil }
+        var buffer = [UInt8](repeating: 0, count: maximum)
+        let got = buffer.withUnsafeMutableBytes { out in
+            cshims_keyctl(Self.readKey, UInt(id), UInt(bitPattern: out.baseAddress), UInt(out.count), 0)
+        }
+        guard got >= 0, got <= maximum else { return nil }
+        return Array(buffer.prefix(got))
     }
 
     func load(description: String, length: Int) -> SecretBytes? {

@@ -28,7 +28,8 @@ public struct VaultClock: Sendable {
     }
 
     /// Test suites only (`SSHELF_TEST_NOW=SECONDS`, Unix time): items are stamped with exactly that time, so a
-    /// test orders writes by the value it passes instead of by waiting. Idle timeouts keep the system clock.
+    /// test orders writes by the value it passes instead of by waiting. The vault session's idle timeout reads it too
+    /// (so a test moves a session across processes); the in-process fallback's idle timeout keeps the system clock.
     public static let testNowVariable = "SSHELF_TEST_NOW"
 
     static func from(environment: [String: String]) -> VaultClock {

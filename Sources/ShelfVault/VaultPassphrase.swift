@@ -1,5 +1,6 @@
 // VaultPassphrase: class keys and who may unwrap them — unlock and lock, the idle relock, the kernel keyring
-// cache for afterFirstUnlock classes, and setting, changing or removing the vault passphrase.
+// cache (afterFirstUnlock classes; whenUnlocked ones through the session, VaultSession), and setting, changing or
+// removing the vault passphrase.
 import Foundation
 
 /// What a class key lookup found.
@@ -37,10 +38,15 @@ extension Vault {
                 if use { lastActivity = options.clock.instant() }
                 return .key(key)
             }
-            if accessibility.unlockScope == .session,
-                let key = keyring.load(description: keyringDescription(accessibility), length: Sodium.keyLength)
-            {
-                return .key(key)
+            switch accessibility.unlockScope {
+            case .session:
+                if let key = keyring.load(description: keyringDescription(accessibility), length: Sodium.keyLength) {
+                    return .key(key)
+                }
+            case .whileActive:
+                if let key = sessionKeyHoldingMutex(accessibility, use: use) { return .key(key) }
+            case .anyTime:
+                break
             }
             return .locked
         }
@@ -51,11 +57,11 @@ extension Vault {
                     associatedData: VaultFormat.deviceLayerData(vaultID: vaultID, accessibility: accessibility.rawValue))
     }
 
-    /// Drops `whenUnlocked…`/`whenPasscodeSet…` keys after the idle timeout (checked on each use; the TUI may
-    /// also call `relockIfIdle()` from its clock).
+    /// Drops `whenUnlocked…`/`whenPasscodeSet…` keys this process holds itself (no keyring) after the idle timeout
+    /// (checked on each use; the TUI also calls `relockIfIdle()` from its clock, which ends an idle session too).
     func relockIfIdleHoldingMutex() {
         guard !processKeys.isEmpty, options.clock.instant() - lastActivity >= options.idleTimeout else { return }
-        for accessibility in processKeys.keys where accessibility.unlockScope == .thisProcess {
+        for accessibility in processKeys.keys where accessibility.unlockScope == .whileActive {
             processKeys[accessibility] = nil
         }
     }
@@ -94,15 +100,20 @@ extension Vault {
         return opened
     }
 
-    /// Keeps opened class keys: `whenUnlocked…` in this process; `afterFirstUnlock…` in the kernel keyring,
-    /// or in this process when the keyring is unavailable.
+    /// Keeps opened class keys in the kernel keyring — `afterFirstUnlock…` until its long timeout,
+    /// `whenUnlocked…` as the session (idle timeout) — or in this process when the keyring is unavailable.
     private func remember(_ keys: [(AccessibilityClass, inner: [UInt8], key: SecretBytes)]) {
+        let active = keys.filter { $0.0.unlockScope == .whileActive }.map { ($0.0, $0.key) }
+        let shared = !active.isEmpty && startSessionHoldingMutex(active)
         for (accessibility, _, key) in keys {
-            if accessibility.unlockScope == .session,
-                keyring.store(key, description: keyringDescription(accessibility),
-                              timeoutSeconds: options.keyringTimeoutSeconds)
-            {
-                continue
+            switch accessibility.unlockScope {
+            case .session:
+                if keyring.store(key, description: keyringDescription(accessibility),
+                                 timeoutSeconds: options.keyringTimeoutSeconds) { continue }
+            case .whileActive:
+                if shared { continue }
+            case .anyTime:
+                break
             }
             processKeys[accessibility] = key
         }
@@ -122,17 +133,25 @@ extension Vault {
         }
     }
 
-    /// Forgets every unwrapped class key, in this process and in the kernel keyring.
-    public func lock() {
-        withMutex {
-            processKeys.removeAll()
-            for accessibility in AccessibilityClass.allCases where accessibility.unlockScope == .session {
-                keyring.remove(description: keyringDescription(accessibility))
-            }
+    /// Forgets every unwrapped class key, in this process and in the kernel keyring: the session ends for every
+    /// process of this user.
+    public func lock() { withMutex { lockHoldingMutex() } }
+
+    func lockHoldingMutex() {
+        processKeys.removeAll()
+        for accessibility in AccessibilityClass.allCases where accessibility.unlockScope == .session {
+            keyring.remove(description: keyringDescription(accessibility))
         }
+        endSessionHoldingMutex()
     }
 
-    public func relockIfIdle() { withMutex { relockIfIdleHoldingMutex() } }
+    /// Ends an idle session (here and, for every process, in the keyring); a clock tick calls this.
+    public func relockIfIdle() {
+        withMutex {
+            relockIfIdleHoldingMutex()
+            _ = activeSessionHoldingMutex()
+        }
+    }
 
     /// Sets a passphrase (`current` nil) or changes it. Only class keys are re-wrapped; items are untouched.
     /// Setting one also creates the whenPasscodeSetThisDeviceOnly class and leaves this process unlocked.
@@ -203,7 +222,8 @@ extension Vault {
                 try db.query("DELETE FROM passphrase")
                 return Int(count)
             }
-            processKeys[.whenPasscodeSetThisDeviceOnly] = nil
+            // Every class now opens with the device key: no unwrapped key needs to stay anywhere.
+            lockHoldingMutex()
             return destroyed
         }
     }

@@ -22,6 +22,8 @@ public struct VaultStatus: Sendable, Codable, Equatable {
     public var keyringDetail: String
     public var classes: [ClassState]
     public var itemCount: Int
+    /// The vault session of this login: unlocked or not, and the time left before the idle timeout.
+    public var session: VaultSessionState
 }
 
 extension Vault {
@@ -48,17 +50,17 @@ extension Vault {
             let (mode, detail): (String, String)
             switch keyring.availability {
             case .available:
-                (mode, detail) = ("kernel", "afterFirstUnlock keys are cached in the kernel user keyring after 'sshelf vault unlock', until reboot, logout, 'sshelf vault lock' or \(options.keyringTimeoutSeconds / 3600) h")
+                (mode, detail) = ("kernel", "an unlock is shared by all your sshelf processes through the kernel user keyring: whenUnlocked keys until 'sshelf vault lock' or the idle timeout, afterFirstUnlock keys until reboot, logout, 'sshelf vault lock' or \(options.keyringTimeoutSeconds / 3600) h")
             case .switchedOff:
-                (mode, detail) = ("off", "the kernel keyring is switched off (\(VaultOptions.noKeyringVariable)=1): afterFirstUnlock keys stay in the process that was given the passphrase, and no key is ever written to a file")
+                (mode, detail) = ("off", "the kernel keyring is switched off (\(VaultOptions.noKeyringVariable)=1): an unlock stays in the process that was given the passphrase, and no key is ever written to a file")
             case .refused(let reason):
-                (mode, detail) = ("refused", "the kernel refused keyctl (\(reason)), as in many containers: afterFirstUnlock keys stay in the process that was given the passphrase, and no key is ever written to a file")
+                (mode, detail) = ("refused", "the kernel refused keyctl (\(reason)), as in many containers: an unlock stays in the process that was given the passphrase, and no key is ever written to a file")
             }
             return VaultStatus(
                 vaultPath: locations.vault, deviceKeyPath: locations.deviceKey, hasPassphrase: stretch != nil,
                 passphraseStretch: stretch.map { "argon2id opslimit=\($0.opsLimit) memlimit=\($0.memLimit)" },
                 weakStretch: stretch?.isBelowModerate ?? false, keyring: mode, keyringDetail: detail,
-                classes: classes, itemCount: counts.values.reduce(0, +))
+                classes: classes, itemCount: counts.values.reduce(0, +), session: sessionHoldingMutex())
         }
     }
 }

@@ -67,6 +67,33 @@ final class ProxyCommandTests: XCTestCase {
         }
     }
 
+    /// What the shell makes of an expanded command: each token arrives as exactly its value, whatever quoting the
+    /// command puts around it, and a value holding shell syntax never reaches the shell.
+    func testTokensReachTheShellAsTheirValuesAndNothingElse() throws {
+        let mark = NSTemporaryDirectory() + "proxy-token-\(UUID().uuidString)"
+        let hop = SSHEndpoint(name: "web*", hostname: "fe80::1%eth0", port: 2222, user: "DOM\\svc$x")
+        for command in ["printf '%%s|' %n %h %r %p", "printf '%%s|' \"%n\" \"%h\" \"%r\" \"%p\"",
+                        "printf '%%s|' '%n' '%h' '%r' '%p'"]
+        {
+            let expanded = try ProxyCommandTransport.expand(command, hop: hop)
+            let out = try Shell.run(TestTool.sh.path, ["-c", expanded])
+            XCTAssertEqual(out, "web*|fe80::1%eth0|DOM\\svc$x|2222|", command)
+        }
+        for (field, payload) in [("hostname", "$(touch${IFS}\(mark))"), ("user", "`touch \(mark)`"), ("name", "x;touch \(mark)")] {
+            var bad = hop
+            switch field {
+            case "hostname": bad.hostname = payload
+            case "user": bad.user = payload
+            default: bad.name = payload
+            }
+            XCTAssertThrowsError(try ProxyCommandTransport.expand("nc %h %p %r %n", hop: bad), field) {
+                XCTAssertEqual(($0 as? SSHError)?.kind, .invalidConfiguration)
+                XCTAssertTrue("\($0)".contains("cannot put the \(field)"), "\($0)")
+            }
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: mark))
+    }
+
     func testAlgorithmListsFollowOpenSSHsSyntax() throws {
         let defaults = ["a-ctr", "b-ctr", "c-cbc"], supported = ["a-ctr", "b-ctr", "c-cbc", "d-ctr"]
         XCTAssertEqual(try AlgorithmList.resolve(nil, option: "Ciphers", defaults: defaults, supported: supported), defaults)

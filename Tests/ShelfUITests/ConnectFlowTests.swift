@@ -1,5 +1,6 @@
 // Connect flows in the reducer: a changed host key (or one of another type) is accepted only by typing the host's
-// name, Esc keeps the pin; Esc cancels an attempt under way; a second Enter never starts another connect (nor one
+// name, Esc keeps the pin; Esc and Ctrl-C cancel an attempt under way (Ctrl-C never quits then, nor in a dialog); a
+// second Enter never starts another connect (nor one
 // to a host selected since); the vault's own passphrase dialog is masked.
 import Foundation
 import ShelfCore
@@ -129,6 +130,45 @@ final class ConnectFlowTests: XCTestCase {
         // A login that succeeds anyway still clears the attempt.
         _ = Reducer.reduce(&state, .loggedIn(hostID: state.selectedHost!.id))
         XCTAssertNil(state.connecting)
+    }
+
+    func testCtrlCCancelsTheConnectUnderWayAndNeverQuits() {
+        var state = Fixtures.state(Fixtures.threeLevels())
+        Fixtures.press(&state, .enter)
+        let attempt = state.connecting
+        XCTAssertNotNil(attempt)
+        XCTAssertEqual(Fixtures.press(&state, .ctrl("c")), [.cancelConnect])
+        XCTAssertFalse(state.quitting)
+        XCTAssertEqual(state.notice?.text, "cancelling the connect to \(attempt!.name)...")
+        // The same from the identity list and while typing a search, where Ctrl-C otherwise quits.
+        Fixtures.press(&state, .char("I"))
+        XCTAssertEqual(Fixtures.press(&state, .ctrl("c")), [.cancelConnect])
+        Fixtures.press(&state, .escape, .char("/"))
+        XCTAssertTrue(state.search.typing)
+        XCTAssertEqual(Fixtures.press(&state, .ctrl("c")), [.cancelConnect])
+        XCTAssertFalse(state.quitting)
+        // Once the attempt has ended, Ctrl-C quits again.
+        _ = Reducer.reduce(&state, .connectFinished(Notice("not connected: cancelled", isError: true)))
+        XCTAssertEqual(Fixtures.press(&state, .ctrl("c")), [.quit])
+        XCTAssertTrue(state.quitting)
+    }
+
+    func testCtrlCClosesADialogInsteadOfQuitting() {
+        var state = Fixtures.state(Fixtures.threeLevels())
+        Fixtures.press(&state, .char("a"))
+        guard case .form = state.mode else { return XCTFail("no form: \(state.mode)") }
+        XCTAssertEqual(Fixtures.press(&state, .ctrl("c")), [])
+        XCTAssertEqual(state.mode, .browse)
+        XCTAssertEqual(state.notice?.text, "cancelled; nothing saved")
+        Fixtures.press(&state, .char("d"))
+        guard case .confirm = state.mode else { return XCTFail("no confirmation: \(state.mode)") }
+        XCTAssertEqual(Fixtures.press(&state, .ctrl("c")), [], "no: nothing deleted")
+        XCTAssertEqual(state.mode, .browse)
+        // A connect question under a connect: Ctrl-C answers "cancel", which ends the attempt.
+        Fixtures.press(&state, .enter)
+        _ = Reducer.reduce(&state, .prompt(.vaultPassphrase(prompt: "Vault passphrase:", input: "")))
+        XCTAssertEqual(Fixtures.press(&state, .ctrl("c")), [.answerPrompt(.cancelled)])
+        XCTAssertFalse(state.quitting)
     }
 
     func testTheTitleBarSaysAConnectIsUnderWayAndHowToCancelIt() {

@@ -33,6 +33,64 @@ final class ForwardToggleTests: XCTestCase {
         XCTAssertEqual(Fixtures.press(&state, .char("t")), [.stopForward(Fixtures.id(200))])
     }
 
+    func testTheTitleSaysWhatTheStartAndTheStopCameTo() {
+        var state = forwardsPane()
+        let id = Fixtures.id(200)
+        Fixtures.press(&state, .char("t"))
+        _ = Reducer.reduce(&state, .forwardStates([id: ForwardLive(phase: .starting, runner: .tui)]))
+        XCTAssertEqual(state.notice?.text, "starting -L 127.0.0.1:8080:localhost:80...")
+        _ = Reducer.reduce(&state, .forwardStates([id: ForwardLive(phase: .active, runner: .tui, boundPort: 8080)]))
+        XCTAssertEqual(state.notice, Notice("forwarding -L 127.0.0.1:8080:localhost:80"))
+        XCTAssertTrue(Screen.render(state).line(0).contains("forwarding -L"), Screen.render(state).line(0))
+        XCTAssertFalse(Screen.render(state).line(0).contains("starting"), Screen.render(state).line(0))
+
+        Fixtures.press(&state, .char("t"))
+        XCTAssertEqual(state.notice?.text, "stopping -L 127.0.0.1:8080:localhost:80...")
+        _ = Reducer.reduce(&state, .forwardStates([id: ForwardLive(phase: .active, runner: .tui)]))
+        XCTAssertEqual(state.notice?.text, "stopping -L 127.0.0.1:8080:localhost:80...", "a read from before the stop")
+        _ = Reducer.reduce(&state, .forwardStates([:]))
+        XCTAssertEqual(state.notice, Notice("stopped -L 127.0.0.1:8080:localhost:80"))
+        // Settled: later reads leave the title alone.
+        state.notice = Notice("sorted by name")
+        _ = Reducer.reduce(&state, .forwardStates([id: ForwardLive(phase: .active, runner: .tui)]))
+        XCTAssertEqual(state.notice, Notice("sorted by name"))
+    }
+
+    func testAStartThatFailsSaysWhyInTheTitle() {
+        var state = forwardsPane()
+        Fixtures.press(&state, .char("t"))
+        _ = Reducer.reduce(&state, .forwardStates([Fixtures.id(200): ForwardLive(
+            phase: .failed, runner: .tui, lastError: "the host key of web-eu-1 is not known")]))
+        XCTAssertEqual(state.notice, Notice(
+            "-L 127.0.0.1:8080:localhost:80 failed: the host key of web-eu-1 is not known", isError: true))
+    }
+
+    func testAConfirmedStartIsFollowedToo() {
+        var state = forwardsPane()
+        state.catalog.rulesByHost[Fixtures.id(101)]?[0].bindAddress = "0.0.0.0"
+        Fixtures.press(&state, .char("t"), .char("y"))
+        XCTAssertEqual(state.forwardStates[Fixtures.id(200)]?.phase, .starting)
+        _ = Reducer.reduce(&state, .forwardStates([Fixtures.id(200): ForwardLive(phase: .active, runner: .tui)]))
+        XCTAssertEqual(state.notice?.text, "forwarding -L 0.0.0.0:8080:localhost:80")
+    }
+
+    func testARuleRunByForwardStartInAnotherTerminalIsShownAndLeftAlone() {
+        var state = forwardsPane()
+        let live = ForwardLive(phase: .active, runner: .command(pid: 4242), totalConnections: 1, bytesOut: 3, bytesIn: 3)
+        _ = Reducer.reduce(&state, .forwardStates([Fixtures.id(200): live]))
+        XCTAssertEqual(live.words(now: Fixtures.now), "active (forward start, pid 4242): 0 open, 1 total, 3 B out, 3 B in")
+        XCTAssertEqual(Fixtures.press(&state, .char("t")), [])
+        XCTAssertEqual(state.notice, Notice(
+            "start or stop the selected forward rule: run by 'sshelf forward start' (pid 4242), stopped where it runs",
+            isError: true))
+    }
+
+    func testCountsAgree() {
+        XCTAssertEqual(Counted.words(1, "connection"), "1 connection")
+        XCTAssertEqual(Counted.words(0, "connection"), "0 connections")
+        XCTAssertEqual(Counted.words(Int64(2), "byte"), "2 bytes")
+    }
+
     func testAFailedRuleStartsAgain() {
         var state = forwardsPane()
         _ = Reducer.reduce(&state, .forwardStates([Fixtures.id(200): ForwardLive(phase: .failed, runner: .tui, lastError: "x")]))

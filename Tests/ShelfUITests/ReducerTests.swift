@@ -146,6 +146,21 @@ final class ReducerTests: XCTestCase {
         XCTAssertEqual(form.fields[form.focus].key, "hostname", "focus goes to the first problem")
     }
 
+    /// The form refuses what every entry point refuses: shell syntax OpenSSH refuses in a hostname or user (it would
+    /// reach ProxyCommand's %h and %r), with the same words as the CLI, and nothing is saved.
+    func testAddHostFormRefusesShellSyntaxInHostnameAndUser() {
+        var state = Fixtures.state(Fixtures.threeLevels())
+        Fixtures.press(&state, .char("a"))
+        Fixtures.type(&state, "db.corp")
+        Fixtures.press(&state, .tab)
+        Fixtures.type(&state, "$(touch${IFS}pwned)")
+        let effects = Fixtures.press(&state, .enter)
+        XCTAssertEqual(effects, [])
+        guard case .form(let form) = state.mode else { return XCTFail("form closed") }
+        XCTAssertEqual(form.errors["hostname"], "hostname " + Validation.hostnameProblem("$(touch${IFS}pwned)")!)
+        XCTAssertTrue(form.errors["hostname"]?.contains("contains '$', which a shell reads as syntax") == true)
+    }
+
     func testAddHostFormSavesThroughAnEffectAndWaitsForTheResult() throws {
         var state = Fixtures.state(Fixtures.threeLevels())
         Fixtures.press(&state, .char("a"))
@@ -225,6 +240,10 @@ final class ReducerTests: XCTestCase {
         XCTAssertEqual(Fixtures.press(&state, .char("d")), [])
         guard case .confirm(let confirmation) = state.mode else { return XCTFail() }
         XCTAssertTrue(confirmation.lines.contains("Its 2 forward rules go too."), "\(confirmation.lines)")
+        var oneRule = state.catalog
+        oneRule.rulesByHost[Fixtures.id(101)]?.removeLast()
+        XCTAssertTrue(DeletePlan.host(state.selectedHost!, catalog: oneRule).lines.contains("Its 1 forward rule goes too."),
+                      "the verb agrees with the count")
         XCTAssertEqual(Fixtures.press(&state, .char("n")), [])
         XCTAssertEqual(state.mode, .browse)
         Fixtures.press(&state, .char("d"))

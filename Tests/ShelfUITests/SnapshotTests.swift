@@ -160,6 +160,8 @@ final class SnapshotTests: XCTestCase {
                                  nextAttempt: Fixtures.now.addingTimeInterval(4))),
         ("failed", ForwardLive(phase: .failed, runner: .tui,
                                lastError: "port 8080 on 127.0.0.1 is already in use")),
+        ("by-terminal", ForwardLive(phase: .active, runner: .command(pid: 4242), boundPort: 8080,
+                                    activeConnections: 1, totalConnections: 1, bytesOut: 512, bytesIn: 2048)),
     ]
 
     static let statusStates: [(String, StatusModel)] = [

@@ -1,8 +1,9 @@
-// KeyringTests: afterFirstUnlock across processes — `sshelf vault unlock` in one process, a read in another —
+// KeyringTests: the session across processes — `sshelf vault unlock` in one process, a read in another —
 // and the forced fallback, where nothing outlives the process and `vault status` says so.
 import Foundation
 import ShelfCore
 import ShelfVault
+import TestSupport
 import XCTest
 
 final class KeyringTests: XCTestCase {
@@ -22,14 +23,18 @@ final class KeyringTests: XCTestCase {
         // This test process is the second process: it never saw the passphrase.
         let second = try fixture.open(keyring: true)
         XCTAssertEqual(text(second.read(sessionKey, class: .afterFirstUnlockThisDeviceOnly)), "for-tunnels")
-        XCTAssertTrue(second.read(interactive, class: .whenUnlockedThisDeviceOnly).isLocked,
-                      "whenUnlocked stays with the process that was given the passphrase")
+        XCTAssertEqual(text(second.read(interactive, class: .whenUnlockedThisDeviceOnly)), "for-people",
+                       "whenUnlocked too: the unlock is the login session's")
         let status = try fixture.cli(["vault", "status", "--json"], keyring: true)
         XCTAssertTrue(status.stdout.contains("\"keyring\" : \"kernel\""), status.stdout)
+        let human = try fixture.cli(["vault", "status"], keyring: true)
+        XCTAssertTrue(human.stdout.contains("session:     unlocked for all your sshelf processes, 15 min left (idle timeout 15 min)"),
+                      human.stdout)
 
         XCTAssertEqual(try fixture.cli(["vault", "lock"], keyring: true).status, 0)
-        XCTAssertTrue(try fixture.open(keyring: true).read(sessionKey, class: .afterFirstUnlockThisDeviceOnly).isLocked,
-                      "after lock")
+        let third = try fixture.open(keyring: true)
+        XCTAssertTrue(third.read(sessionKey, class: .afterFirstUnlockThisDeviceOnly).isLocked, "after lock")
+        XCTAssertTrue(third.read(interactive, class: .whenUnlockedThisDeviceOnly).isLocked, "after lock")
     }
 
     func testForcedFallbackKeepsKeysInTheProcessOnlyAndSaysSo() throws {
@@ -55,5 +60,32 @@ final class KeyringTests: XCTestCase {
         let files = FileManager.default.subpaths(atPath: fixture.home.sshelfHome) ?? []
         XCTAssertEqual(Set(files.filter { !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm") }),
                        ["data", "state", "data/vault.sqlite", "state/device.key"])
+    }
+
+    /// The idle timeout across processes, on the injected clock (SSHELF_TEST_NOW stamps "now" for each process):
+    /// unlocked at T, still open at T+899 s (and that use refreshes it), locked for everyone 900 s after the last use.
+    func testTheIdleTimeoutHoldsAcrossProcessesOnAnInjectedClock() throws {
+        let fixture = VaultFixture()
+        let key = ReferenceKey.hostPassword(UUID())
+        let vault = try fixture.open(keyring: false)
+        try vault.setPassphrase(secret("pass"), current: nil)
+        try vault.write(secret("for-people"), for: key, class: .whenUnlockedThisDeviceOnly)
+        let start = 1_900_000_000
+        func at(_ seconds: Int, _ arguments: [String], stdin: String? = nil) throws -> CLIResult {
+            try fixture.cli(arguments, stdin: stdin, keyring: true, extra: ["SSHELF_TEST_NOW": String(start + seconds)])
+        }
+        XCTAssertEqual(try at(0, ["vault", "unlock", "--passphrase-fd", "0"], stdin: "pass\n").status, 0)
+        defer { _ = try? fixture.cli(["vault", "lock"], keyring: true) }
+        XCTAssertTrue(try at(899, ["vault", "status"]).stdout.contains("unlocked for all your sshelf processes, 1 s left"))
+        XCTAssertEqual(try at(899, ["vault", "list"]).status, 0)
+        let read = try at(899, ["vault", "set-class", key.rawValue, "whenUnlocked"])
+        XCTAssertEqual(read.status, 0, "a use at T+899 s reads the item: \(read)")
+        XCTAssertTrue(try at(1798, ["vault", "status"]).stdout.contains("unlocked for all your sshelf processes, 1 s left"),
+                      "the use refreshed the timeout")
+        let idle = try at(1799, ["vault", "status"])
+        XCTAssertTrue(idle.stdout.contains("session:     idle"), idle.stdout)
+        let refused = try at(1799, ["vault", "set-class", key.rawValue, "whenUnlockedThisDeviceOnly"])
+        XCTAssertNotEqual(refused.status, 0, "idle: locked for every process")
+        XCTAssertTrue(refused.stderr.contains("vault passphrase") || refused.stderr.contains("locked"), refused.stderr)
     }
 }

@@ -42,6 +42,8 @@ final class AgentService: @unchecked Sendable {
     private var servingSince: [UUID: ContinuousClock.Instant] = [:]
     private var agentLock: AgentLockHash?
     private let unlockBackoff: UnlockBackoff
+    /// Keys left out of the list because the vault session cannot open them now (logged when this changes).
+    private var lockedOut: Set<UUID> = []
 
     init(
         context: AppContext, confirmation: AgentConfirmation, askPassphrase: ((String) -> SecretBytes?)?,
@@ -154,19 +156,35 @@ final class AgentService: @unchecked Sendable {
 
     /// The identities served now: a private key in the vault, a public key in the store of a type this agent
     /// signs with, not removed with ssh-add -d, and within its lifetime. One entry per key, with the stricter
-    /// options of every identity holding it (IdentityKeys.onePerKey).
+    /// options of every identity holding it (IdentityKeys.onePerKey). An agent nobody can type into lists only keys
+    /// the vault session opens now (so ssh never offers a key the agent would refuse), and logs what it left out.
     func served() -> [Served] {
         let vault = vault(create: false)
-        let stored = Set(((try? vault?.items()) ?? []).map(\.key))
+        let stored = Dictionary(((try? vault?.items()) ?? []).map { ($0.key, $0.knownClass) }) { first, _ in first }
+        var readable: [AccessibilityClass: Bool] = [:]
+        func opens(_ accessibility: AccessibilityClass?) -> Bool {
+            guard askPassphrase == nil, let vault else { return true }
+            guard let accessibility else { return false }
+            if let known = readable[accessibility] { return known }
+            let now = vault.canRead(accessibility)
+            readable[accessibility] = now
+            return now
+        }
         let now = ContinuousClock.now
-        return withLock { () -> [Served] in
-            guard let identities = try? store().identities() else { return [] }
+        let (result, left) = withLock { () -> ([Served], [Identity]) in
+            guard let identities = try? store().identities() else { return ([], []) }
             var result: [Served] = []
-            let inVault = identities.filter { $0.privateKeyRef.map { stored.contains($0.rawValue) } ?? false }
+            var left: [Identity] = []
+            let inVault = identities.filter { $0.privateKeyRef.map { stored[$0.rawValue] != nil } ?? false }
             for identity in IdentityKeys.onePerKey(inVault) {
-                guard !hidden.contains(identity.id), let blob = SSHPublicKey.blob(fromLine: identity.publicKey),
+                guard let reference = identity.privateKeyRef, let accessibility = stored[reference.rawValue],
+                    !hidden.contains(identity.id), let blob = SSHPublicKey.blob(fromLine: identity.publicKey),
                     let algorithm = SSHPublicKey.algorithm(of: blob)
                 else { continue }
+                guard opens(accessibility) else {
+                    left.append(identity)
+                    continue
+                }
                 let since = servingSince[identity.id] ?? now
                 servingSince[identity.id] = since
                 if let lifetime = lifetime(of: identity), now - since >= .seconds(lifetime) {
@@ -178,7 +196,25 @@ final class AgentService: @unchecked Sendable {
                 }
                 result.append(Served(identity: identity, blob: blob, label: algorithm.label))
             }
-            return result
+            return (result, left)
+        }
+        noteLockedOut(left)
+        return result
+    }
+
+    /// Logs, once per change, which keys are not listed because the vault session is locked, and the fix.
+    private func noteLockedOut(_ left: [Identity]) {
+        let ids = Set(left.map(\.id))
+        let changed = withLock { () -> Bool in
+            defer { lockedOut = ids }
+            return ids != lockedOut
+        }
+        guard changed else { return }
+        if left.isEmpty {
+            report("the vault session is open: every key is listed again")
+        } else {
+            let names = left.map { "'\(Display.safe($0.name))'" }.joined(separator: ", ")
+            report("not listing \(names): the vault is locked for their class; run 'sshelf vault unlock' (or 'sshelf agent start --unlock') to serve them")
         }
     }
 
@@ -199,6 +235,16 @@ final class AgentService: @unchecked Sendable {
     /// `server` is the host key of the server the signature is for, when the client bound its session to it.
     private func sign(blob: [UInt8], data: [UInt8], flags: UInt32, who: String, server: [UInt8]?) -> [UInt8] {
         guard let item = served().first(where: { $0.blob == blob }) else {
+            let locked = withLock { () -> String? in
+                let identities = (try? store().identities()) ?? []
+                return identities.first {
+                    lockedOut.contains($0.id) && SSHPublicKey.blob(fromLine: $0.publicKey) == blob
+                }?.name
+            }
+            if let locked {
+                report("refused to sign with key '\(Display.safe(locked))' for \(who): the vault is locked for its class; run 'sshelf vault unlock'")
+                return AgentProtocol.status(false)
+            }
             report("refused to sign for \(who): the key \(SSHPublicKey.fingerprint(blob)) is not one this agent serves")
             return AgentProtocol.status(false)
         }
@@ -295,10 +341,7 @@ final class AgentService: @unchecked Sendable {
                 return nil
             case .locked(let accessibility):
                 guard !asked, let askPassphrase else {
-                    let fix =
-                        accessibility.unlockScope == .session
-                        ? "run 'sshelf vault unlock'"
-                        : "give this agent the vault passphrase: 'ssh-add -X', or run it in the foreground"
+                    let fix = "run 'sshelf vault unlock' (or 'sshelf agent start --unlock', 'ssh-add -X')"
                     report(
                         "refused to sign with key \(name) for \(who): the vault is locked for its class (\(accessibility)); \(fix)"
                     )
@@ -451,8 +494,8 @@ final class AgentService: @unchecked Sendable {
     }
 
     /// Unlocks a locked agent; on an agent that is not locked, the passphrase is tried as the vault passphrase, so
-    /// `ssh-add -X` can open whenUnlocked keys for a background agent. Tries take turns and wait out the back-off of
-    /// the wrong ones before them (UnlockBackoff).
+    /// `ssh-add -X` unlocks the vault session (every sshelf process's, this agent's included). Tries take turns and
+    /// wait out the back-off of the wrong ones before them (UnlockBackoff).
     private func unlock(_ passphrase: UnsafeRawBufferPointer, who: String) -> Bool {
         guard isLocked || vault(create: false)?.hasPassphrase == true else { return false }
         var what = "agent"
@@ -475,7 +518,8 @@ final class AgentService: @unchecked Sendable {
         }
         let waited = outcome.waited > .zero ? " (after waiting \(Self.seconds(outcome.waited)) s)" : ""
         if outcome.accepted {
-            report("\(who) unlocked " + (what == "agent" ? "the agent" : "the vault for this agent") + waited)
+            report("\(who) unlocked " + (what == "agent" ? "the agent" : "the vault session (for every sshelf process of this user)")
+                + waited)
         } else {
             report(
                 "\(who) gave a wrong \(what) passphrase to unlock\(waited)" + (problem.map { " (\($0))" } ?? "")
@@ -497,8 +541,12 @@ final class AgentService: @unchecked Sendable {
         let vaultState: String
         var lockedKeys: [String] = []
         if let vault {
-            vaultState = vault.hasPassphrase ? "passphrase set" : "no passphrase"
-            // Which served keys this agent cannot read right now: their class is locked in this process.
+            let session = vault.session()
+            vaultState = session.state == .noPassphrase ? "no passphrase" : "passphrase set, session \(session.summary)"
+            // Keys left out of the list, and (a foreground agent lists all) served keys whose class is locked now.
+            lockedKeys = withLock {
+                ((try? store().identities()) ?? []).filter { lockedOut.contains($0.id) }.map(\.name)
+            }
             let states = Dictionary(((try? vault.status().classes) ?? []).map { ($0.accessibility, $0.state) }) {
                 a, _ in a
             }

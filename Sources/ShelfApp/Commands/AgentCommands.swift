@@ -37,15 +37,16 @@ enum AgentCommands {
             path: ["agent", "start"], summary: "start the sshelf agent in the background (if it is not running)",
             details: """
                 With no terminal, a key marked --confirm is asked about in a running sshelf TUI (and refused when \
-                none is open), and keys whose vault class is locked are refused: run 'sshelf vault unlock' for \
-                afterFirstUnlock keys, or give the agent the vault passphrase: --unlock (also for an agent that \
-                is running already), or 'ssh-add -X'. Its log is agent.log in the state folder.
+                none is open), and keys the vault session cannot open now are not listed (its log says which): \
+                'sshelf vault unlock', --unlock (also for an agent that is running already) or 'ssh-add -X' \
+                unlocks the session for the agent and every other sshelf process. Its log is agent.log in the \
+                state folder.
                 """,
             options: [
                 printEnv, confirmTimeout,
                 .flag(
                     "unlock",
-                    "give the agent the vault passphrase now (asked here, or --passphrase-fd), so whenUnlocked keys are served"
+                    "unlock the vault session now (passphrase asked here, or --passphrase-fd), so every key is served"
                 ),
                 VaultCommands.passphraseFD,
             ],
@@ -93,7 +94,7 @@ enum AgentCommands {
         let locations = context.locations
         let unlockInput = call.flag("unlock") ? try SecretInput(call, option: "passphrase-fd") : nil
         if let running = AgentClient.status(locations) {
-            if let unlockInput { try unlockAgent(context, unlockInput) }
+            if let unlockInput { try unlockAgent(context, unlockInput, pid: running.pid) }
             if call.flag("print-env") {
                 context.print(environmentLine(running.socket))
             } else {
@@ -102,7 +103,7 @@ enum AgentCommands {
             return 0
         }
         let (pid, logPath) = try startInBackground(context, confirmTimeout: timeout)
-        if let unlockInput { try unlockAgent(context, unlockInput) }
+        if let unlockInput { try unlockAgent(context, unlockInput, pid: Int(pid)) }
         if call.flag("print-env") {
             context.print(environmentLine(locations.agentSocket))
         } else {
@@ -195,7 +196,7 @@ enum AgentCommands {
                     + (running.lockedKeys.isEmpty
                         ? ""
                         : "; locked for \(running.lockedKeys.map(Display.safe).joined(separator: ", ")) ("
-                            + "'sshelf agent start --unlock' or 'ssh-add -X' for whenUnlocked keys, 'sshelf vault unlock' for afterFirstUnlock ones)")
+                            + "not listed until 'sshelf vault unlock', 'sshelf agent start --unlock' or 'ssh-add -X')")
             ),
             ("confirm by", "\(running.confirm), within \(running.confirmTimeout) s"),
             (
@@ -209,18 +210,33 @@ enum AgentCommands {
 
     // MARK: helpers
 
-    /// Hands the vault passphrase to the running agent (whose whenUnlocked keys then open, until its idle timeout).
-    static func unlockAgent(_ context: AppContext, _ input: SecretInput) throws {
-        guard Vault.exists(at: context.locations), try VaultCommands.open(context, create: false).hasPassphrase else {
-            context.errorOutput("the vault has no passphrase: there is nothing to unlock\n")
+    /// Unlocks the vault session, which the running agent `pid` signs through, and says so. Where the kernel keyring
+    /// cannot keep the session between processes, the passphrase is handed to the agent itself (as `ssh-add -X`).
+    static func unlockAgent(_ context: AppContext, _ input: SecretInput, pid: Int) throws {
+        guard Vault.exists(at: context.locations) else {
+            context.errorOutput("there is no vault on this device: the agent has no keys to unlock\n")
+            return
+        }
+        let vault = try VaultCommands.open(context, create: false)
+        guard vault.hasPassphrase else {
+            context.errorOutput("the vault has no passphrase: the agent (pid \(pid)) signs with every key already\n")
             return
         }
         let passphrase = try input.read(prompt: "Vault passphrase (for the agent): ")
+        try VaultCommands.attempt { () throws(VaultError) in try vault.unlock(passphrase: passphrase) }
+        let session = vault.session()
+        if session.shared {
+            let idle = VaultSessionState.duration(session.idleSeconds)
+            context.errorOutput(
+                "unlocked the vault session: the agent (pid \(pid)) signs with every key until 'sshelf vault lock' or \(idle) without use\n")
+            return
+        }
         guard AgentClient.unlock(context.locations, passphrase: passphrase) else {
             throw ShelfError(
                 .failure, "the agent did not open the vault: the passphrase is not correct (or the agent is locked)",
                 hint: "try again; 'sshelf agent status' shows whether the agent itself is locked")
         }
+        context.errorOutput("unlocked the vault in the agent (pid \(pid)) itself: this system keeps no unlock between processes (no kernel keyring)\n")
     }
 
     static func confirmSeconds(_ call: Invocation) throws -> Int {

@@ -112,6 +112,7 @@ enum ForwardCommands {
             return (rule, try ForwardOperations.save(rule, in: store))
         }
         context.print("added forward \(Display.shortID(rule.id)) to \(Display.safe(hostName)): -\(spec.flag) \(spec)")
+        try AutostartOffer.offer(rule, context)
         return 0
     }
 
@@ -139,6 +140,7 @@ enum ForwardCommands {
             return (rule, try ForwardOperations.save(rule, in: store))
         }
         context.print("updated forward \(describe(rule, hostName: hostName))")
+        if call.flag("autostart") { try AutostartOffer.offer(rule, context) }
         return 0
     }
 

@@ -31,9 +31,9 @@ enum ForwardRunCommands {
             ],
             options: SSHCommands.connectOptions + [
                 publicBindOption,
-                .value(
-                    "tui-state", "FILE",
-                    "write each rule's state to FILE (0600 JSON, as 'forward status --json') while running, and stop when the parent process exits (the TUI runs rules this way)"
+                .flag(
+                    "from-tui",
+                    "started by the TUI's 't' (the TUI passes it): the rule keeps running after the TUI quits, and 't' in any TUI stops it"
                 ),
             ],
             examples: ["sshelf forward start prod-db", "sshelf forward start bastion socks"],
@@ -57,9 +57,9 @@ enum ForwardRunCommands {
             examples: ["sshelf forward up", "systemd-run --user sshelf forward up"],
             run: up),
         CommandSpec(
-            path: ["forward", "status"], summary: "show the running supervisor's rules: state, connections, bytes",
+            path: ["forward", "status"], summary: "show the running forward rules: state, connections, bytes",
             details:
-                "States: starting, active (with connection and byte counts), retrying (with the last error and the next attempt), failed (with the reason).",
+                "The supervisor's rules, then those each 'forward start' runs (from a terminal, or started in the TUI and kept running after it quit), with its pid. States: starting, active (with connection and byte counts), retrying (with the last error and the next attempt), failed (with the reason). --json prints the supervisor's state only.",
             options: [.flag("json", "print JSON for scripts")], run: status),
         CommandSpec(
             path: ["forward", "stop"], summary: "stop the running 'forward up' supervisor", run: stopSupervisor),
@@ -72,6 +72,10 @@ enum ForwardRunCommands {
         let options = try SSHCommands.connectOptions(call, context)
         // Rules with `sessions N` get N logins; the extra ones repeat the first one's answers without asking.
         let login = RepeatLogin()
+        // Published for the TUI (every TUI shows the rules as starting, then running), whoever started this process.
+        let publisher = StartStatePublisher(
+            hostName: plan.target.name, rules: rules, fromTUI: call.flag("from-tui"), context: context)
+        defer { publisher.stop() }
         return try SSHCommands.withConnection(
             plan, store: store, call: call, options: options, context: context, prompts: login.recording
         ) { connection in
@@ -103,14 +107,12 @@ enum ForwardRunCommands {
                 context.errorOutput("sshelf: forwarding \(status.spec) (port \(status.boundPort))\(sessions)\n")
             }
             context.errorOutput("sshelf: press Ctrl-C to stop\n")
-            let publisher = call.value("tui-state").map {
-                StartStatePublisher(path: $0, hostName: plan.target.name, pool: pool, context: context)
-            }
-            defer { publisher?.stop() }
+            publisher.running(pool)
             try pool.run()
             for status in pool.status() {
                 context.errorOutput(
-                    "sshelf: stopped \(status.spec): \(status.totalConnections) connections, \(status.bytesOut) bytes out, \(status.bytesIn) bytes in\n"
+                    "sshelf: stopped \(status.spec): \(Display.counted(status.totalConnections, "connection")), "
+                        + "\(Display.counted(status.bytesOut, "byte")) out, \(Display.counted(status.bytesIn, "byte")) in\n"
                 )
             }
             return pool.failedRules.isEmpty ? 0 : 1
@@ -205,38 +207,52 @@ enum ForwardRunCommands {
     }
 
     static func status(_ call: Invocation, _ context: AppContext) throws -> Int32 {
-        guard let state = try SupervisorFiles.read(context.locations) else {
-            if call.flag("json") {
-                context.print("{\"running\": false, \"rules\": []}")
-            } else {
-                context.errorOutput("no forward supervisor is running; 'sshelf forward up' starts one\n")
-            }
-            return 0
-        }
+        let state = try SupervisorFiles.read(context.locations)
         if call.flag("json") {
+            guard let state else {
+                context.print("{\"running\": false, \"rules\": []}")
+                return 0
+            }
             let encoder = JSONEncoder()
             encoder.dateEncodingStrategy = .iso8601
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             context.print(String(decoding: try encoder.encode(state), as: UTF8.self))
             return 0
         }
-        let rows = state.rules.map { rule -> [String] in
-            var detail = rule.lastError.map(Display.safe) ?? ""
-            if let next = rule.nextAttempt {
-                detail = "next attempt in \(max(0, Int(next.timeIntervalSinceNow.rounded(.up)))) s: " + detail
-            }
-            // A rule spread over several sessions shows how many connections each one carried.
-            let sessions = rule.connectionsPerSession.map { "\($0.count) (\($0.map(String.init).joined(separator: " ")))" }
-            return [
-                Display.safe(rule.host), rule.spec, rule.state.rawValue,
-                "\(rule.activeConnections)/\(rule.totalConnections)", sessions ?? "1",
-                "\(rule.bytesOut)", "\(rule.bytesIn)", detail,
-            ]
+        if let state {
+            context.output(
+                "supervisor pid \(state.pid)\n"
+                    + Display.table(["HOST", "RULE", "STATE", "CONNS", "SESSIONS", "OUT", "IN", "DETAIL"],
+                                    state.rules.map(statusRow)))
+        } else {
+            context.errorOutput("no forward supervisor is running; 'sshelf forward up' starts one\n")
+        }
+        // Rules `forward start` runs (typed in a terminal, or started with t in the TUI and kept after it quit).
+        let started = SupervisorFiles.startStates(context.locations).sorted { $0.pid < $1.pid }
+        guard !started.isEmpty else { return 0 }
+        let rows = started.flatMap { process in
+            process.rules.map { ["\(process.pid)", process.fromTUI == true ? "tui" : "terminal"] + statusRow($0) }
         }
         context.output(
-            "supervisor pid \(state.pid)\n"
-                + Display.table(["HOST", "RULE", "STATE", "CONNS", "SESSIONS", "OUT", "IN", "DETAIL"], rows))
+            (state == nil ? "" : "\n") + "forward start processes (a TUI's 't' stops those it started; "
+                + "'kill PID' stops any)\n"
+                + Display.table(["PID", "BY", "HOST", "RULE", "STATE", "CONNS", "SESSIONS", "OUT", "IN", "DETAIL"], rows))
         return 0
+    }
+
+    /// One rule's line of `forward status`: host, spec, state, connections (active/total), sessions, bytes, detail.
+    static func statusRow(_ rule: RuleState) -> [String] {
+        var detail = rule.lastError.map(Display.safe) ?? ""
+        if let next = rule.nextAttempt {
+            detail = "next attempt in \(max(0, Int(next.timeIntervalSinceNow.rounded(.up)))) s: " + detail
+        }
+        // A rule spread over several sessions shows how many connections each one carried.
+        let sessions = rule.connectionsPerSession.map { "\($0.count) (\($0.map(String.init).joined(separator: " ")))" }
+        return [
+            Display.safe(rule.host), rule.spec, rule.state.rawValue,
+            "\(rule.activeConnections)/\(rule.totalConnections)", sessions ?? "1",
+            "\(rule.bytesOut)", "\(rule.bytesIn)", detail,
+        ]
     }
 
     static func stopSupervisor(_ call: Invocation, _ context: AppContext) throws -> Int32 {

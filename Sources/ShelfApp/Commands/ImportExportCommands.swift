@@ -2,6 +2,7 @@
 // touches the source file) and `sshelf export ssh-config` (a config `ssh -G` resolves the same way).
 import Foundation
 import ShelfCore
+import ShelfOperations
 import ShelfStore
 import ShelfSystem
 
@@ -36,7 +37,9 @@ enum ImportExportCommands {
 
     struct DryRun: Error { var summary: String }
 
-    static func fileSource(home: String) -> SSHConfigSource {
+    /// The file system as the reader sees it; files under sshelf's config folder (the bridge, its pins and keys)
+    /// are never read back in.
+    static func fileSource(home: String, own configDirectory: String) -> SSHConfigSource {
         SSHConfigSource(
             read: { path in
                 let data: [UInt8]
@@ -58,7 +61,20 @@ enum ImportExportCommands {
                 guard Glibc.glob(pattern, 0, nil, &result) == 0 else { return [] }
                 return (0..<Int(result.gl_pathc)).compactMap { result.gl_pathv[$0].map { String(cString: $0) } }
             },
-            homeDirectory: home)
+            homeDirectory: home,
+            skip: { path in
+                let own = realPath(configDirectory)
+                let file = realPath(path)
+                guard file == own || file.hasPrefix(own + "/") else { return nil }
+                return "it is sshelf's own output (the ssh_config bridge or a file beside it, written from this store); "
+                    + "importing it would bring sshelf's hosts and its agent and pin settings back in as copies"
+            })
+    }
+
+    static func realPath(_ path: String) -> String {
+        guard let resolved = realpath(path, nil) else { return path }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     static func importConfig(_ call: Invocation, _ context: AppContext) throws -> Int32 {
@@ -66,9 +82,14 @@ enum ImportExportCommands {
         let path = SSHConfigReader.expandTilde(call.argument(0) ?? "~/.ssh/config", home: home)
         let sshDirectory = home + "/.ssh"
         let base = path.hasPrefix(sshDirectory + "/") ? sshDirectory : (path as NSString).deletingLastPathComponent
+        let source = fileSource(home: home, own: context.locations.configDirectory)
+        if let why = source.skip?(path) {
+            throw ShelfError(.invalid, "\(path) is not imported: \(why)",
+                             hint: "import your own config (~/.ssh/config)")
+        }
         let document: SSHConfigDocument
         do {
-            document = try SSHConfigReader.read(path: path, source: fileSource(home: home), includeBase: base)
+            document = try SSHConfigReader.read(path: path, source: source, includeBase: base)
         } catch let error as SSHConfigSyntaxError {
             throw ShelfError(.invalid, "\(error)", hint: "fix that line (ssh -G would reject it too); nothing was imported")
         }
@@ -79,7 +100,8 @@ enum ImportExportCommands {
         var text: BackgroundValue<String>?
         do {
             summary = try store.bulkWrite { store in
-                let summary = try ImportPlan.apply(resolved, groupPath: call.value("group"), home: home, store: store)
+                let summary = try ImportPlan.apply(resolved, groupPath: call.value("group"), home: home,
+                                                 leftovers: BridgeLeftovers(locations: context.locations), store: store)
                 if call.flag("dry-run") { throw DryRun(summary: summary.text(path: path, dryRun: true)) }
                 // The report (a line for each host added) is written on the other core while this one commits.
                 text = BackgroundValue { summary.text(path: path, dryRun: false) }

@@ -40,7 +40,8 @@ struct ImportSummary {
 }
 
 enum ImportPlan {
-    static func apply(_ resolved: SSHConfigImport, groupPath: String?, home: String, store: Store) throws -> ImportSummary {
+    static func apply(_ resolved: SSHConfigImport, groupPath: String?, home: String, leftovers: BridgeLeftovers,
+                      store: Store) throws -> ImportSummary {
         // On the other core while the first pass runs: the list order of every name in the file and as many fresh
         // ids, ascending (the ids handed out below).
         let ordering = BackgroundValue { (Store.listOrder(resolved.hosts.map(\.alias)), Store.ascendingIDs(resolved.hosts.count)) }
@@ -88,9 +89,21 @@ enum ImportPlan {
             host.hostname = entry.hostname
             host.user = entry.user
             host.port = entry.port
-            host.options = entry.options
+            // What the ssh_config bridge writes is never a host's own option (a config that reached the bridge's
+            // lines some other way than an Include, which the reader skips).
+            let bridgeLines = leftovers.lines(in: entry.options)
+            host.options = bridgeLines.isEmpty ? entry.options : entry.options.filter { !bridgeLines.contains($0) }
+            if !bridgeLines.isEmpty {
+                summary.notes.append("\(entry.location): host '\(entry.alias)': left out what the ssh_config bridge writes: "
+                                         + bridgeLines.joined(separator: "; "))
+            }
             if let file = entry.identityFiles.first {
-                host.identityID = try identity(for: file, home: home, identities: &identities, summary: &summary, store: store).id
+                if let original = leftovers.keyCopy(file), identities.contains(where: { $0.id == original }) {
+                    host.identityID = original  // the bridge's copy of a vault key: the identity it was written for
+                } else {
+                    host.identityID = try identity(for: file, home: home, identities: &identities, summary: &summary,
+                                                   store: store).id
+                }
             }
             imported.append((index, host, existing == nil))
         }

@@ -9,8 +9,10 @@ import ShelfVault
 enum MiscCommands {
     static let commands: [CommandSpec] = [
         CommandSpec(path: ["check"], summary: "report problems in the store: cycles, dangling references, shared names, invalid fields",
-                    details: "Records with problems are kept (sync may still deliver the missing half); this lists them, each with the command that fixes it where there is one. Hosts that share a name (two devices may each add one) are named NAME@ID, as every command accepts them. Exit code 4 when anything is found.",
-                    options: [.flag("json", "print JSON for scripts")], run: check),
+                    details: "Records with problems are kept (sync may still deliver the missing half); this lists them, each with the command that fixes it where there is one. Hosts that share a name (two devices may each add one) are named NAME@ID, as every command accepts them. Hosts that cannot be written to an ssh_config (the bridge and export leave them out) are named with the reason, and so are settings of the ssh_config bridge an import took in as host options (--fix takes those out). Exit code 4 when anything is found.",
+                    options: [.flag("json", "print JSON for scripts"),
+                              .flag("fix", "first take out what an import of the ssh_config bridge brought in (its agent, pin and key settings)")],
+                    run: check),
         CommandSpec(path: ["completions"], summary: "print a shell completion script",
                     arguments: [ArgumentSpec(name: "SHELL", help: "bash, zsh or fish", completion: .words(["bash", "zsh", "fish"]))],
                     examples: ["sshelf completions bash > ~/.local/share/bash-completion/completions/sshelf"],
@@ -22,7 +24,19 @@ enum MiscCommands {
     ]
 
     static func check(_ call: Invocation, _ context: AppContext) throws -> Int32 {
-        let problems = try context.store().problems()
+        let store = try context.store()
+        let leftovers = BridgeLeftovers(locations: context.locations)
+        if call.flag("fix") {
+            let fixed = try leftovers.fix(store)
+            if fixed.hosts > 0 || fixed.identitiesRemoved > 0 {
+                let settings = "\(fixed.lines) bridge setting\(fixed.lines == 1 ? "" : "s")"
+                let hosts = "\(fixed.hosts) host\(fixed.hosts == 1 ? "" : "s")"
+                let copies = "\(fixed.identitiesRemoved) copied bridge key identit\(fixed.identitiesRemoved == 1 ? "y" : "ies")"
+                context.errorOutput("sshelf: fixed: took \(settings) out of \(hosts), removed \(copies)\n")
+            }
+        }
+        let problems = try store.problems()
+            + leftovers.problems(hosts: try store.hosts(), identities: try store.identities())
         if call.flag("json") {
             struct View: Encodable { var kind: String; var recordID: String; var message: String; var fix: String? }
             context.print(try JSONOutput.encode(problems.map { problem in

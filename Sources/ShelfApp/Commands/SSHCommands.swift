@@ -10,7 +10,7 @@ enum SSHCommands {
     static let connectOptions: [OptionSpec] = [
         .flag("accept-new", "accept and pin the host key of a host never seen before (never a changed key)"),
         .value("password-fd", "N", "read the password from file descriptor N (for scripts; never argv or env)"),
-        .flag("remember", "keep a password you type (or give on --password-fd) in the vault once it has logged in"),
+        .flag("remember", "keep a password (typed or on --password-fd) or a key file's passphrase in the vault once it has logged in"),
         .value("timeout", "SECONDS", "connect timeout per address (default 10)"),
         passphraseOption,
     ]

@@ -23,14 +23,15 @@ enum SSHConfigCommands {
             details: """
                 Writes the bridge, then adds one line, Include ~/.config/sshelf/ssh_config, at the top of \
                 ~/.ssh/config (created 0600, with ~/.ssh 0700, when missing). Nothing else in the file changes; a \
-                copy of it is saved as ~/.ssh/config.sshelf-backup first. Running it again changes nothing. Vault \
+                copy of it is saved as ~/.ssh/config.sshelf-backup first (once: that first copy is never replaced). Running \
+                it again changes nothing. Vault \
                 keys need the sshelf agent running (sshelf agent start).
                 """,
             examples: ["sshelf ssh-config install && sshelf agent start && ssh web1"],
             run: install),
         CommandSpec(
             path: ["ssh-config", "uninstall"], summary: "take the bridge's Include line out of ~/.ssh/config",
-            details: "Removes only that line (a copy of the file is saved first). With --remove the bridge and its files are deleted too, and no longer kept up to date.",
+            details: "Removes only that line (~/.ssh/config.sshelf-backup keeps the file as it was before the first install). With --remove the bridge and its files are deleted too, and no longer kept up to date.",
             options: [.flag("remove", "also delete the bridge and the files beside it")],
             run: uninstall),
         CommandSpec(

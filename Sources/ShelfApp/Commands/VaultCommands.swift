@@ -17,12 +17,12 @@ enum VaultCommands {
         CommandSpec(path: ["vault", "init"], summary: "create the vault and this device's key",
                     details: "Creates vault.sqlite and device.key (both 0600). Without a passphrase the vault opens with the device key alone; set one with 'sshelf vault passwd'.",
                     run: initVault),
-        CommandSpec(path: ["vault", "status"], summary: "show the passphrase, the keyring and what is readable now",
+        CommandSpec(path: ["vault", "status"], summary: "show the passphrase, the session (time left) and what is readable now",
                     options: [json], run: status),
-        CommandSpec(path: ["vault", "unlock"], summary: "enter the vault passphrase for afterFirstUnlock items",
-                    details: "Caches the afterFirstUnlock class keys in the kernel user keyring, so later sshelf processes (a CLI call, an autostarted tunnel) can read those items until reboot, logout or 'sshelf vault lock'. whenUnlocked items stay readable only in a process given the passphrase itself (the TUI asks). Where the keyring is unavailable, nothing outlives this command.",
+        CommandSpec(path: ["vault", "unlock"], summary: "unlock the vault for every sshelf process of this login",
+                    details: "Starts the vault session of this login: every sshelf process of yours (the TUI, exec, connect, forwards, the agent, sync) can then read whenUnlocked items until 'sshelf vault lock' or the idle timeout (15 min without use; SSHELF_VAULT_IDLE_SECONDS), and afterFirstUnlock items until reboot, logout or 'sshelf vault lock'. The class keys stay in the kernel user keyring, never in a file. Where the keyring is unavailable, nothing outlives this command.",
                     options: [passphraseFD], run: unlock),
-        CommandSpec(path: ["vault", "lock"], summary: "forget cached class keys (kernel keyring included)", run: lock),
+        CommandSpec(path: ["vault", "lock"], summary: "lock the vault for every sshelf process (wipes the keyring's class keys)", run: lock),
         CommandSpec(path: ["vault", "passwd"], summary: "set, change or remove the vault passphrase",
                     details: "Only the class keys are re-wrapped. --remove destroys every whenPasscodeSetThisDeviceOnly item, after confirmation (or --yes).",
                     options: [passphraseFD, .flag("remove", "remove the passphrase"),
@@ -78,6 +78,21 @@ enum VaultCommands {
         try VaultAccess.unlockIfNeeded(vault, for: classes, passphrase: { try input.read(prompt: "Vault passphrase: ") })
     }
 
+    /// "unlocked for all your sshelf processes, 14 min left (idle timeout 15 min)", "locked — 'sshelf vault unlock'".
+    static func sessionLine(_ status: VaultStatus) -> String {
+        let session = status.session
+        switch session.state {
+        case .noPassphrase: return "no passphrase — every item opens with the device key alone"
+        case .unlocked:
+            let left = session.secondsLeft.map { ", \(VaultSessionState.duration($0)) left" } ?? ""
+            return (session.shared ? "unlocked for all your sshelf processes" : "unlocked in this process only")
+                + left + " (idle timeout \(VaultSessionState.duration(session.idleSeconds)))"
+        case .afterFirstUnlockOnly:
+            return "idle — afterFirstUnlock items open, whenUnlocked ones locked; 'sshelf vault unlock' opens them"
+        case .locked: return "locked — 'sshelf vault unlock' opens it for all your sshelf processes"
+        }
+    }
+
     // MARK: commands
 
     static func initVault(_ call: Invocation, _ context: AppContext) throws -> Int32 {
@@ -104,6 +119,7 @@ enum VaultCommands {
             "passphrase:  " + (status.hasPassphrase
                 ? "set (\(status.passphraseStretch ?? ""))\(status.weakStretch ? ", weaker than MODERATE" : "")"
                 : "none — class keys are wrapped by the device key alone"),
+            "session:     \(sessionLine(status))",
             "keyring:     \(status.keyring) — \(status.keyringDetail)",
             "items:       \(status.itemCount)",
         ]
@@ -122,9 +138,9 @@ enum VaultCommands {
         let passphrase = try SecretInput(call, option: "passphrase-fd").read(prompt: "Vault passphrase: ")
         try attempt { () throws(VaultError) in try vault.unlock(passphrase: passphrase) }
         let status = try attempt { () throws(VaultError) in try vault.status() }
-        if status.keyring == "kernel" {
-            context.print("unlocked: afterFirstUnlock items are readable by your sshelf processes until reboot, logout or 'sshelf vault lock'")
-            context.print("whenUnlocked items still need the passphrase in the process that reads them")
+        if status.session.shared {
+            let idle = VaultSessionState.duration(status.session.idleSeconds)
+            context.print("unlocked for all your sshelf processes: whenUnlocked items until 'sshelf vault lock' or \(idle) without use, afterFirstUnlock items until reboot or logout")
         } else {
             context.print("the passphrase is correct, but \(status.keyringDetail); this command's unlock ends with it")
         }
@@ -135,7 +151,7 @@ enum VaultCommands {
         let vault = try open(context, create: false)
         vault.lock()
         let keyring = try attempt { () throws(VaultError) in try vault.status() }.keyring
-        context.print(keyring == "kernel" ? "locked: the cached class keys were removed from the kernel keyring"
+        context.print(keyring == "kernel" ? "locked: the class keys were wiped from the kernel keyring; every sshelf process asks for the passphrase again"
                       : "locked: no class keys were cached outside a process (the kernel keyring is not in use)")
         return 0
     }

@@ -170,7 +170,7 @@ final class HostRunner: @unchecked Sendable {
                 let reason = credentials.refusal ?? Self.describe(error)
                 if credentials.refusal != nil || Self.isPermanent(error) {
                     set(.failed, error: reason, next: Date().addingTimeInterval(Self.maximumDelay))
-                    _ = wake.wait(timeout: .now() + Self.maximumDelay)
+                    waitForRetry(orUnlock: credentials)
                     continue
                 }
                 attempt += 1
@@ -178,6 +178,16 @@ final class HostRunner: @unchecked Sendable {
                 set(.retrying, error: reason, next: Date().addingTimeInterval(delay))
                 _ = wake.wait(timeout: .now() + delay)
             }
+        }
+    }
+
+    /// Waits the longest delay, or until the vault session opens the credential a refusal named (a `sshelf vault
+    /// unlock` anywhere then brings the tunnel up within a second), or until stopped.
+    private func waitForRetry(orUnlock credentials: UnattendedCredentials) {
+        let deadline = DispatchTime.now() + Self.maximumDelay
+        while !isStopping, DispatchTime.now() < deadline {
+            if wake.wait(timeout: min(deadline, .now() + 1)) == .success { return }
+            if credentials.refusedCredentialOpens { return }
         }
     }
 

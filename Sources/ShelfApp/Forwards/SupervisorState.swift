@@ -1,5 +1,6 @@
-// SupervisorState: what `forward up` publishes for `forward status` and `forward stop` — its pid and each
-// rule's state — as a 0600 JSON file in a 0700 runtime directory, replaced atomically.
+// SupervisorState: what `forward up` publishes for `forward status` and `forward stop`, and every `forward start`
+// for the TUI — its pid and each rule's state — as 0600 JSON files in a 0700 runtime directory, replaced
+// atomically. A file whose process is gone is ignored and removed by its reader.
 import Foundation
 import ShelfCore
 import ShelfSSH
@@ -10,6 +11,8 @@ struct SupervisorState: Codable, Equatable {
     var startedAt: Date
     var updatedAt: Date
     var rules: [RuleState]
+    /// A `forward start` the TUI started with `t` (`--from-tui`): any later TUI's `t` may stop it. Nil otherwise.
+    var fromTUI: Bool?
 }
 
 struct RuleState: Codable, Equatable {
@@ -64,7 +67,29 @@ enum SupervisorFiles {
         try write(state, to: statePath(locations))
     }
 
-    /// The same format at another path (`forward start --tui-state`).
+    /// Where `forward start` publishes: one file per process, so the TUI finds every running rule.
+    static func startStatePath(_ locations: DataLocations, pid: Int32) -> String {
+        locations.runtimeDirectory + "/\(startPrefix)\(pid).json"
+    }
+
+    private static let startPrefix = "forward-start-"
+
+    /// Every running `forward start`'s state (files of dead processes are removed; unreadable ones skipped).
+    static func startStates(_ locations: DataLocations) -> [SupervisorState] {
+        let directory = locations.runtimeDirectory
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return names.filter { $0.hasPrefix(startPrefix) && $0.hasSuffix(".json") }.compactMap { name in
+            let path = directory + "/" + name
+            guard let data = try? RegularFile.read(path), let state = decode(Data(data)) else { return nil }
+            guard kill(state.pid, 0) == 0 || errno == EPERM else {
+                try? FileManager.default.removeItem(atPath: path)
+                return nil
+            }
+            return state
+        }
+    }
+
+    /// The same format at another path (each `forward start`'s own file).
     static func write(_ state: SupervisorState, to path: String) throws {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601

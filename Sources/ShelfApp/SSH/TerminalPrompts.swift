@@ -72,6 +72,18 @@ final class TerminalPrompts: ConnectDelegate {
         return tty.readSecret()
     }
 
+    /// The key passphrase, and — like a password — whether to keep it in the vault (`--remember`, or asked).
+    func askKeyPassphraseToKeep(_ request: KeyPassphraseRequest) -> PasswordAnswer? {
+        guard let passphrase = askKeyPassphrase(request) else { return nil }
+        var keep = request.canRemember && remember == true
+        if request.canRemember && remember == nil, let tty = TTY.open() {
+            defer { tty.close() }
+            tty.write("Remember this key passphrase in the vault? [y/N] ")
+            keep = tty.readLine(echo: true).trimmingCharacters(in: .whitespaces).lowercased().hasPrefix("y")
+        }
+        return PasswordAnswer(password: passphrase, remember: keep)
+    }
+
     func answer(_ challenge: KeyboardChallenge) -> [SecretBytes]? {
         // A single hidden prompt is a password prompt: --password-fd may answer it.
         if challenge.prompts.count == 1, !challenge.prompts[0].echo, let secret = takeFromFD() { return [secret] }

@@ -1,7 +1,8 @@
-// ForwardChildren: the forward rules the TUI runs — each one a child `sshelf forward start HOST RULE
-// --tui-state FILE` in its own session (no terminal: it can never prompt over curses, and the terminal's
-// Ctrl-C during a session does not reach it), stopped with SIGTERM on the second `t` or when the TUI quits.
-// Reads their state files and the `forward up` supervisor's off the input path and posts what runs.
+// ForwardChildren: the forward rules the TUI runs — each one a child `sshelf forward start HOST RULE --from-tui`
+// in its own session (no terminal: it can never prompt over curses, and the terminal's Ctrl-C during a session
+// does not reach it). They are handed over, not owned: they keep running when the TUI quits (or dies), and every
+// TUI finds them again through their state files. Reads every runner's state off the input path — the
+// `forward up` supervisor's and each `forward start`'s, whoever started it — and posts what runs.
 import Foundation
 import ShelfCore
 import ShelfOperations
@@ -11,7 +12,6 @@ import ShelfUI
 final class ForwardChildren: @unchecked Sendable {
     private struct Child {
         var pid: pid_t
-        var statePath: String
         var logPath: String
         var stopping = false
     }
@@ -20,54 +20,47 @@ final class ForwardChildren: @unchecked Sendable {
     private let mailbox: Mailbox
     private let selfPath: String
     private let lock = NSLock()
+    /// The children this TUI started (it reaps them and reads why one ended).
     private var children: [UUID: Child] = [:]
     /// Rules whose child ended on its own, with the reason (shown until started again).
     private var failures: [UUID: String] = [:]
+    /// The `forward start` process (pid) serving each rule a TUI started, as last read: `t` stops it.
+    private var handedOver: [UUID: pid_t] = [:]
     private let queue = DispatchQueue(label: "sshelf.tui-forwards")
 
     init(locations: DataLocations, mailbox: Mailbox, selfPath: String) {
         self.locations = locations
         self.mailbox = mailbox
         self.selfPath = selfPath
-        queue.async { [locations] in Self.removeLeftovers(locations) }
-    }
-
-    /// Files of children whose TUI died without quitting (the children stop by themselves; their logs stay).
-    private static func removeLeftovers(_ locations: DataLocations) {
-        let directory = locations.runtimeDirectory
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where name.hasPrefix("tui-") {
-            let parts = name.split(separator: "-")
-            guard parts.count > 2, let pid = Int32(parts[1]), pid != getpid() else { continue }
-            if kill(pid, 0) != 0 && errno == ESRCH { try? FileManager.default.removeItem(atPath: directory + "/" + name) }
-        }
     }
 
     /// The child's command line: this binary's `forward start`, by ids (names are not unique).
-    static func arguments(hostID: UUID, ruleID: UUID, statePath: String, allowPublicBind: Bool) -> [String] {
-        ["forward", "start", hostID.uuidString.lowercased(), ruleID.uuidString.lowercased(), "--tui-state", statePath]
+    static func arguments(hostID: UUID, ruleID: UUID, allowPublicBind: Bool) -> [String] {
+        ["forward", "start", hostID.uuidString.lowercased(), ruleID.uuidString.lowercased(), "--from-tui"]
             + (allowPublicBind ? ["--allow-public-bind"] : [])
+    }
+
+    /// Where a rule's child writes its errors: one file per rule, replaced by its next start.
+    private func logPath(_ ruleID: UUID) -> String {
+        "\(locations.runtimeDirectory)/tui-forward-\(ruleID.uuidString.lowercased()).log"
     }
 
     /// Starts the rule's child; a notice when it could not even be started.
     func start(ruleID: UUID, hostID: UUID, allowPublicBind: Bool) -> Notice? {
         lock.lock()
-        let already = children[ruleID] != nil
+        let already = children[ruleID] != nil || handedOver[ruleID] != nil
         lock.unlock()
         guard !already else { return nil }
         do { try PrivateFiles.ensureDirectory(locations.runtimeDirectory) } catch {
             return Notice("cannot start the forward: \(error)", isError: true)
         }
-        let base = "\(locations.runtimeDirectory)/tui-\(getpid())-\(ruleID.uuidString.lowercased())"
-        let statePath = base + ".json"
-        let logPath = base + ".log"
-        try? FileManager.default.removeItem(atPath: statePath)
-        let argv = [selfPath] + Self.arguments(hostID: hostID, ruleID: ruleID, statePath: statePath,
-                                               allowPublicBind: allowPublicBind)
+        let logPath = logPath(ruleID)
+        let argv = [selfPath] + Self.arguments(hostID: hostID, ruleID: ruleID, allowPublicBind: allowPublicBind)
         switch Self.spawn(argv, logPath: logPath) {
         case .success(let pid):
             lock.lock()
             failures[ruleID] = nil
-            children[ruleID] = Child(pid: pid, statePath: statePath, logPath: logPath)
+            children[ruleID] = Child(pid: pid, logPath: logPath)
             lock.unlock()
             refresh()
             return nil
@@ -76,12 +69,15 @@ final class ForwardChildren: @unchecked Sendable {
         }
     }
 
+    /// Stops the rule's `forward start`: this TUI's child, or one an earlier TUI handed over.
     func stop(ruleID: UUID) {
         lock.lock()
         if var child = children[ruleID] {
             child.stopping = true
             children[ruleID] = child
             kill(child.pid, SIGTERM)
+        } else if let pid = handedOver[ruleID], Self.isForwardStart(pid, ruleID: ruleID) {
+            kill(pid, SIGTERM)
         }
         lock.unlock()
         refresh()
@@ -92,22 +88,16 @@ final class ForwardChildren: @unchecked Sendable {
         queue.async { [self] in mailbox.post(.forwardStates(collect())) }
     }
 
-    /// When the TUI quits: SIGTERM to every child, wait for each (SIGKILL after 5 s), remove their files.
-    func stopAll() {
+    /// When the TUI quits: the rules it runs keep running (handed over); what to say about them on the terminal.
+    func handOver() -> String? {
         lock.lock()
-        let all = children
+        let running = children.filter { !$0.value.stopping }
         children = [:]
         lock.unlock()
-        for child in all.values { kill(child.pid, SIGTERM) }
-        let deadline = Date().addingTimeInterval(5)
-        for child in all.values {
-            var status: Int32 = 0
-            while waitpid(child.pid, &status, WNOHANG) == 0 {
-                if Date() > deadline { kill(child.pid, SIGKILL) }
-                usleep(20_000)
-            }
-            Self.remove(child)
-        }
+        guard !running.isEmpty else { return nil }
+        let pids = running.values.map { String($0.pid) }.sorted().joined(separator: ", ")
+        return "sshelf: \(Counted.words(running.count, "forward rule")) started here \(running.count == 1 ? "keeps" : "keep") "
+            + "running (pid \(pids)); 't' in 'sshelf ui' stops \(running.count == 1 ? "it" : "them")\n"
     }
 
     private func collect() -> [UUID: ForwardLive] {
@@ -115,27 +105,42 @@ final class ForwardChildren: @unchecked Sendable {
         if let supervisor = try? SupervisorFiles.read(locations) {
             for rule in supervisor.rules { states[rule.ruleID] = ForwardLive(rule, runner: .supervisor) }
         }
+        var tuiStarted: [UUID: pid_t] = [:]
+        for process in SupervisorFiles.startStates(locations) {
+            for rule in process.rules {
+                // Only a process that runs this rule alone may be stopped for it (`t` stops no other rule).
+                let ours = process.fromTUI == true && process.rules.count == 1
+                if ours { tuiStarted[rule.ruleID] = process.pid }
+                states[rule.ruleID] = ForwardLive(rule, runner: ours ? .tui : .command(pid: process.pid))
+            }
+        }
         lock.lock()
         defer { lock.unlock() }
+        handedOver = tuiStarted
         for (ruleID, child) in children {
             var status: Int32 = 0
             if waitpid(child.pid, &status, WNOHANG) == child.pid {
                 children[ruleID] = nil
                 if !child.stopping { failures[ruleID] = Self.reason(child, status: status) }
-                Self.remove(child)
+                try? FileManager.default.removeItem(atPath: child.logPath)
                 continue
             }
-            let published = (try? RegularFile.read(child.statePath)).flatMap { SupervisorFiles.decode(Data($0)) }
-            if let rule = published?.rules.first(where: { $0.ruleID == ruleID }) {
-                states[ruleID] = ForwardLive(rule, runner: .tui)
-            } else {
-                states[ruleID] = ForwardLive(phase: .starting, runner: .tui)
-            }
+            // Logging in: it publishes once its forwards listen.
+            if states[ruleID] == nil { states[ruleID] = ForwardLive(phase: .starting, runner: .tui) }
         }
         for (ruleID, reason) in failures where states[ruleID] == nil {
             states[ruleID] = ForwardLive(phase: .failed, runner: .tui, lastError: reason)
         }
         return states
+    }
+
+    /// A pid read from a state file is signalled only while it still is a `forward start` of this rule (a file left by
+    /// a crash could name a pid reused by anything).
+    private static func isForwardStart(_ pid: pid_t, ruleID: UUID) -> Bool {
+        guard let bytes = try? RegularFile.read("/proc/\(pid)/cmdline") else { return false }
+        let arguments = bytes.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+        return arguments.contains("forward") && arguments.contains("start")
+            && arguments.contains(ruleID.uuidString.lowercased())
     }
 
     /// Why a child ended: its last error line (`sshelf: error: …`), or its exit status.
@@ -148,11 +153,6 @@ final class ForwardChildren: @unchecked Sendable {
         let signalled = status & 0x7f
         if signalled != 0 { return "ended by signal \(signalled)" }
         return (status >> 8) & 0xff == 0 ? "ended" : "ended with exit \((status >> 8) & 0xff)"
-    }
-
-    private static func remove(_ child: Child) {
-        try? FileManager.default.removeItem(atPath: child.statePath)
-        try? FileManager.default.removeItem(atPath: child.logPath)
     }
 
     /// A detached child (new session, no terminal), stderr into a 0600 log the TUI reads the failure reason from.

@@ -55,9 +55,11 @@ final class TUIApp {
         self.terminal = terminal
         defer {
             login.prompts.cancelOpenQuestion()
+            // The rules started here keep running (see ForwardChildren); the terminal says so once curses is gone.
+            let handedOver = forwards.handOver()
             terminal.stop()
+            if let handedOver { context.errorOutput(handedOver) }
         }
-        defer { forwards.stopAll() }
         agentQuestions = TUIConfirmListener(locations: context.locations, mailbox: mailbox)
         defer { agentQuestions?.stop() }
         let size = terminal.size

@@ -1,6 +1,6 @@
-// TUICredentials: the TUI's credential source — the vault's (through the one vault this process keeps, so a
-// passphrase typed once serves every later connect until the idle timeout), with the passphrase asked in a dialog
-// only when the item's class is locked here, "wrong passphrase" and another try (three in all), and Esc in that
+// TUICredentials: the TUI's credential source — the vault's, through the vault session (a passphrase typed once, here
+// or in any sshelf process, serves every later connect until the idle timeout), with the passphrase asked in a dialog
+// only when the item's class is locked, "wrong passphrase" and another try (three in all), and Esc in that
 // dialog cancelling the whole connect. Lookups still happen only for a verified hop (each carries its session).
 import Foundation
 import ShelfCore
@@ -42,8 +42,27 @@ final class TUICredentials: CredentialSource {
 
     var canRemember: Bool { source.canRemember }
 
+    /// A locked vault session is unlocked first (a dialog; Esc there only skips remembering), so "remember" works
+    /// whenever the user can give the passphrase, and the unlock serves every sshelf process.
     func rememberPassword(_ password: SecretBytes, forHost hostID: UUID, on hop: VerifiedSession) -> ReferenceKey? {
-        source.rememberPassword(password, forHost: hostID, on: hop)
+        if let opened = vault.current, !opened.canRead(source.rememberClass(forHost: hostID)) {
+            switch vault.unlock(ask: ask, question: "To remember the password, the vault passphrase") {
+            case .unlocked: break
+            case .cancelled, .wrongPassphrase, .failed: return nil
+            }
+        }
+        return source.rememberPassword(password, forHost: hostID, on: hop)
+    }
+
+    /// A key file's passphrase, kept the same way (the identity's `identity.<uuid>.passphrase` item).
+    func rememberKeyPassphrase(_ passphrase: SecretBytes, identityID: UUID, on hop: VerifiedSession) -> ReferenceKey? {
+        if let opened = vault.current, !opened.canRead(source.rememberClass(forIdentity: identityID)) {
+            switch vault.unlock(ask: ask, question: "To remember the key passphrase, the vault passphrase") {
+            case .unlocked: break
+            case .cancelled, .wrongPassphrase, .failed: return nil
+            }
+        }
+        return source.rememberKeyPassphrase(passphrase, identityID: identityID, on: hop)
     }
 
     /// nil when the item can be read now (or the vault never had it: the source says so); otherwise the answer

@@ -99,10 +99,14 @@ final class TUIPrompts: ConnectDelegate {
         return PasswordAnswer(password: password, remember: remember && request.canRemember)
     }
 
-    func askKeyPassphrase(_ request: KeyPassphraseRequest) -> SecretBytes? {
+    func askKeyPassphrase(_ request: KeyPassphraseRequest) -> SecretBytes? { askKeyPassphraseToKeep(request)?.password }
+
+    /// The same masked dialog as a password, with "remember in the vault" when the key's identity can keep it.
+    func askKeyPassphraseToKeep(_ request: KeyPassphraseRequest) -> PasswordAnswer? {
         let text = "Passphrase for the key of identity '\(Display.safe(request.keyDescription))':"
-        guard case .secret(let passphrase, _) = secret(request.hopName, text) else { return nil }
-        return passphrase
+        guard case .secret(let passphrase, let remember) = secret(request.hopName, text, offerRemember: request.canRemember)
+        else { return nil }
+        return PasswordAnswer(password: passphrase, remember: remember && request.canRemember)
     }
 
     /// One dialog per prompt of the round, each with the server's echo setting.

@@ -1,7 +1,8 @@
 // TUIVault: the one vault the TUI process uses. Opened once there is one (and again when one appears: a
-// "remember" creates it), so class keys unlocked here serve every later connect until the idle timeout or a lock
-// (whenUnlocked keys live only in this process: a second Vault object would start locked). Also its state for the
-// status line, the item names for the details pane (never a value), unlocking with three tries, and locking.
+// "remember" creates it). Unlocking here (`V`, any passphrase dialog) unlocks the vault session for every sshelf
+// process, and an unlock or lock elsewhere shows here within a second. Also its state for the status line (with the
+// time left before the idle timeout), the item names for the details pane (never a value), unlocking with three
+// tries, and locking.
 import Foundation
 import ShelfCore
 import ShelfOperations
@@ -52,8 +53,9 @@ final class TUIVault: @unchecked Sendable {
     /// The vault if it opens (for the connect flow and sync, which report their own errors).
     var current: Vault? { if case .success(let vault) = opened() { vault } else { nil } }
 
-    /// What the status line says. "Unlocked" counts the classes that hold items (all of them when none does):
-    /// after `sshelf vault unlock` elsewhere, a vault whose items are all afterFirstUnlock is unlocked here too.
+    /// What the status line says: the session's time left while it is unlocked; otherwise "unlocked" counts the
+    /// classes that hold items (all of them when none does), so a vault whose items are all afterFirstUnlock is
+    /// unlocked after the session's idle timeout too.
     func indicator() -> VaultIndicator {
         guard let result = opened() else { return .notSetUp }
         let status: VaultStatus
@@ -66,6 +68,9 @@ final class TUIVault: @unchecked Sendable {
             return .broken("a class key failed its integrity check")
         }
         guard status.hasPassphrase else { return .noPassphrase }
+        if status.session.state == .unlocked, let left = status.session.secondsLeft {
+            return .unlockedFor(minutes: max(1, (left + 59) / 60))
+        }
         let usable = status.classes.filter { $0.state == "readable" || $0.state == "locked" }
         let holding = usable.filter { $0.items > 0 }
         let counted = holding.isEmpty ? usable : holding
@@ -88,7 +93,7 @@ final class TUIVault: @unchecked Sendable {
         return Set(items.map(\.key))
     }
 
-    /// Whether the item under `reference` is stored in a class that is locked in this process right now.
+    /// Whether the item under `reference` is stored in a class the vault session cannot open right now.
     func isLocked(_ reference: ReferenceKey) -> Bool {
         guard let vault = current, let items = try? vault.items(),
             let stored = items.first(where: { $0.key == reference.rawValue })?.accessibility,
@@ -97,10 +102,10 @@ final class TUIVault: @unchecked Sendable {
         return status.classes.contains { $0.accessibility == stored && $0.state == "locked" }
     }
 
-    /// Drops whenUnlocked keys that went unused for the idle timeout (their bytes are zeroed as they go).
+    /// Ends the session when it went unused for the idle timeout (for every process: the keyring's keys go).
     func relockIfIdle() { current?.relockIfIdle() }
 
-    /// Forgets every unlocked class key, here and in the kernel keyring, as `sshelf vault lock` does.
+    /// Locks the vault session for every sshelf process, as `sshelf vault lock` does.
     func lockAll() { current?.lock() }
 
     /// Asks for the passphrase (through `ask`, which gets the question and returns nil when the user leaves) and

@@ -41,17 +41,17 @@ public enum SSHConfigEmitter {
         }
     }
 
-    /// Quotes an argument when ssh would otherwise split it or read it as a comment.
+    /// An argument as ssh_config's reader (OpenSSH's argv_split) takes it back unchanged: bare when it holds nothing
+    /// the reader gives a meaning, else in double quotes with `\\` and `"` escaped. The caller makes sure no
+    /// control character is in it (`SSHConfigArgument.write` refuses them).
     public static func quote(_ text: String) -> String {
-        if text.isEmpty || text.contains(where: { $0 == " " || $0 == "\t" || $0 == "#" || $0 == "=" }) {
-            return "\"\(text)\""
-        }
-        return text
+        if !text.isEmpty, !text.utf8.contains(where: { SSHConfigArgument.special.contains($0) }) { return text }
+        return "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
     }
 
-    /// Why a host name cannot be a literal `Host` pattern (it would match other hosts, or cannot be quoted).
+    /// Why a host name cannot be a literal `Host` pattern (it would match other hosts, or is no name at all).
     public static func unexportableName(_ name: String) -> String? {
-        if name.contains(where: { "*?!,\"".contains($0) }) { return "contains one of * ? ! , \" which ssh reads as a pattern" }
+        if name.contains(where: { "*?!,".contains($0) }) { return "contains one of * ? ! , which ssh reads as a pattern" }
         if Validation.nameProblem(name) != nil { return "is not a valid name" }
         return nil
     }
@@ -74,6 +74,7 @@ public enum SSHConfigEmitter {
 
             """
         write(input, bridge: bridge, into: &out)
+        out += agentCheck(input, bridge: bridge)
         return out
     }
 
@@ -82,7 +83,9 @@ public enum SSHConfigEmitter {
     public static func writtenNames(_ hosts: [Host]) -> [UUID: String] {
         var seen: Set<String> = []
         var written: [UUID: String] = [:]
-        for host in sorted(hosts) where unexportableName(host.name) == nil && seen.insert(host.name.lowercased()).inserted {
+        for host in sorted(hosts) where unexportableName(host.name) == nil && seen.insert(host.name.lowercased()).inserted
+            && Validation.hostnameProblem(host.hostname) == nil && Validation.userProblem(host.user) == nil
+        {
             written[host.id] = host.name
         }
         return written
@@ -96,11 +99,7 @@ public enum SSHConfigEmitter {
     }
 
     private static func write(_ input: Input, bridge: Bridge?, into out: inout String) {
-        let tree = GroupTree(input.groups)
-        let identities = Dictionary(input.identities.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-        let hostsByID = Dictionary(input.hosts.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-        let rulesByHost = Dictionary(grouping: input.rules.filter { $0.enabled && $0.kind.isKnown }, by: { $0.hostID })
-        let written = writtenNames(input.hosts)
+        let context = Context(input)
         var seen: Set<String> = []
         for host in sorted(input.hosts) {
             out += "\n"
@@ -109,79 +108,145 @@ public enum SSHConfigEmitter {
                 continue
             }
             guard seen.insert(host.name.lowercased()).inserted else {
-                out += "# skipped a second host named '\(host.name)' (\(host.id.uuidString.lowercased())): ssh would use the first\n"
+                out += "# skipped a second host named '\(safe(host.name))' (\(host.id.uuidString.lowercased())): ssh would use the first\n"
                 continue
             }
-            // A record that came by sync is not trusted to be valid: nothing that could end a line reaches the file.
-            if let problem = Validation.hostnameProblem(host.hostname).map({ "hostname \($0)" }) ?? Validation.userProblem(host.user)
-                ?? Validation.controlCharacterProblem(host.unresolvedJump).map({ "ProxyJump \($0)" })
-            {
-                out += "# skipped host \(host.id.uuidString.lowercased()): its \(safe(problem))\n"
-                continue
-            }
-            let path = tree.path(of: host.groupID)
-            if !path.isEmpty { out += "# group: \(safe(path))\n" }
-            if !host.tags.isEmpty { out += "# tags: \(safe(host.tags.joined(separator: ", ")))\n" }
-            let options = host.options.sshOptions
-            let own = Set(options.map(\.key))
-            out += "Host \(quote(host.name))\n"
-            out += "    HostName \(quote(host.hostname))\n"
-            if !host.user.isEmpty { out += "    User \(quote(host.user))\n" }
-            if host.port != Host.defaultPort { out += "    Port \(host.port)\n" }
-            let identity = host.identityID.flatMap { identities[$0] }
-            if let bridge, let identity, identity.privateKeyRef != nil, let publicFile = bridge.publicKeyFiles[identity.id] {
-                // The key exists only in the vault: the sshelf agent serves it, and the public key file makes ssh
-                // offer that key (and no other agent key) first.
-                out += "    IdentityAgent \(quote(bridge.agentSocket))\n"
-                out += "    IdentityFile \(quote(publicFile))\n"
-                if !own.contains("identitiesonly") { out += "    IdentitiesOnly yes\n" }
-            } else if let identity, !identity.keyFile.isEmpty {
-                out += "    IdentityFile \(quote(identity.keyFile))\n"
-            }
-            let jumps = host.jumpHostIDs.compactMap { hostsByID[$0] }
-            if !jumps.isEmpty, jumps.count == host.jumpHostIDs.count {
-                // By alias when the jump host is in this file (its own settings apply to the hop, as in the user's
-                // config); by address otherwise, so the line works on its own.
-                out += "    ProxyJump \(jumps.map { written[$0.id] ?? jumpDestination($0) }.joined(separator: ","))\n"
-            } else if !host.unresolvedJump.isEmpty {
-                out += "    ProxyJump \(quote(host.unresolvedJump))\n"
-            }
-            if let bridge, host.pinnedHostKey != nil {
-                // Exactly sshelf's pin: no other known_hosts file, no key learnt on the way, no asking.
-                out += "    UserKnownHostsFile \(quote(bridge.pinsFile))\n"
-                out += "    GlobalKnownHostsFile /dev/null\n"
-                out += "    StrictHostKeyChecking yes\n"
-                out += "    UpdateHostKeys no\n"
-            }
-            if !own.contains("preferredauthentications") {
-                switch host.authMethod {
-                case .password: out += "    PreferredAuthentications password,keyboard-interactive\n"
-                case .keyboardInteractive: out += "    PreferredAuthentications keyboard-interactive\n"
-                case .publickey: out += "    PreferredAuthentications publickey\n"
-                default: break
-                }
-            }
-            for rule in rulesByHost[host.id] ?? [] {
-                let spec = rule.spec
-                switch rule.kind {
-                case .local: out += "    LocalForward \(spec.listenPart) \(spec.targetPart)\n"
-                case .remote: out += "    RemoteForward \(spec.listenPart) \(spec.targetPart)\n"
-                case .dynamic: out += "    DynamicForward \(spec.listenPart)\n"
-                case .other: break
-                }
-            }
-            for line in host.options { out += optionLine(line, refused: bridge?.refused ?? [:]) }
-            if bridge != nil {
-                var set = own
-                for block in input.defaults where block.matches(host.name) {
-                    for option in block.options.sshOptions
-                    where SSHOption.accumulating.contains(option.key) || !set.contains(option.key) {
-                        out += optionLine(option.line, refused: bridge?.refused ?? [:])
-                    }
-                    set.formUnion(block.options.sshOptions.map(\.key))
-                }
+            do {
+                out += try block(host, context, bridge: bridge, defaults: input.defaults)
+            } catch {
+                out += "# skipped host \(host.id.uuidString.lowercased()): \(safe(error.reason))\n"
             }
         }
+    }
+
+    /// The hosts export and the bridge leave out, each with the reason (a second host of one name is not among
+    /// them: `check` reports shared names on their own).
+    public static func unwritableHosts(_ input: Input) -> [UUID: String] {
+        let context = Context(input)
+        var reasons: [UUID: String] = [:]
+        for host in input.hosts {
+            if let why = unexportableName(host.name) {
+                reasons[host.id] = "its name \(why)"
+                continue
+            }
+            do { _ = try block(host, context, bridge: nil, defaults: []) } catch { reasons[host.id] = error.reason }
+        }
+        return reasons
+    }
+
+    /// What every host's block looks up: identities, jump hosts and forwards by id, the names written as `Host` lines.
+    struct Context {
+        let tree: GroupTree
+        let identities: [UUID: Identity]
+        let hostsByID: [UUID: Host]
+        let rulesByHost: [UUID?: [PortForwardRule]]
+        let written: [UUID: String]
+
+        init(_ input: Input) {
+            tree = GroupTree(input.groups)
+            identities = Dictionary(input.identities.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+            hostsByID = Dictionary(input.hosts.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+            rulesByHost = Dictionary(grouping: input.rules.filter { $0.enabled && $0.kind.isKnown }, by: { $0.hostID })
+            written = writtenNames(input.hosts)
+        }
+    }
+
+    /// One host's block, every line written by `SSHConfigArgument` and read back by the lexer before it is kept; a
+    /// value that cannot be written so ssh reads it as it is (or that is not safe to hand to ssh: a record that came
+    /// by sync is not trusted to be valid) throws, and the caller leaves the whole host out with the reason.
+    static func block(_ host: Host, _ context: Context, bridge: Bridge?, defaults: [OptionDefaults])
+        throws(SSHConfigArgument.Unwritable) -> String
+    {
+        typealias Unwritable = SSHConfigArgument.Unwritable
+        if let problem = Validation.hostnameProblem(host.hostname) { throw Unwritable("its hostname \(problem)") }
+        if let problem = Validation.userProblem(host.user) { throw Unwritable("its \(problem)") }
+        if let problem = Validation.jumpTextProblem(host.unresolvedJump) { throw Unwritable("its \(problem)") }
+        var out = ""
+        let path = context.tree.path(of: host.groupID)
+        if !path.isEmpty { out += "# group: \(safe(path))\n" }
+        if !host.tags.isEmpty { out += "# tags: \(safe(host.tags.joined(separator: ", ")))\n" }
+        let options = host.options.sshOptions
+        let own = Set(options.map(\.key))
+        func line(_ keyword: String, _ values: [String], _ kind: SSHConfigArgument.Kind = .literal) throws(Unwritable) {
+            out += "    " + (try SSHConfigArgument.line(keyword, values, kind)) + "\n"
+        }
+        out += try SSHConfigArgument.line("Host", [host.name], .literal) + "\n"
+        try line("HostName", [host.hostname], .hostname)
+        if !host.user.isEmpty { try line("User", [host.user], .user) }
+        if host.port != Host.defaultPort { try line("Port", [String(host.port)]) }
+        let identity = host.identityID.flatMap { context.identities[$0] }
+        if let bridge, let identity, identity.privateKeyRef != nil, let publicFile = bridge.publicKeyFiles[identity.id] {
+            // The key exists only in the vault: the sshelf agent serves it, and the public key file makes ssh
+            // offer that key (and no other agent key) first.
+            try line("IdentityAgent", [bridge.agentSocket], .path)
+            try line("IdentityFile", [publicFile], .path)
+            if !own.contains("identitiesonly") { try line("IdentitiesOnly", ["yes"]) }
+        } else if let identity, !identity.keyFile.isEmpty {
+            // The user's own ssh_config value (an import keeps `~` and %d as written): quoted, never re-escaped.
+            try line("IdentityFile", [identity.keyFile])
+        }
+        let jumps = host.jumpHostIDs.compactMap { context.hostsByID[$0] }
+        if !jumps.isEmpty, jumps.count == host.jumpHostIDs.count {
+            // By alias when the jump host is in this file (its own settings apply to the hop, as in the user's
+            // config); by address otherwise, so the line works on its own. OpenSSH (9.2) hands a hop to a shell.
+            var hops: [String] = []
+            for jump in jumps {
+                if let alias = context.written[jump.id], Validation.jumpTextProblem(alias) == nil {
+                    hops.append(alias)
+                } else if Validation.hostnameProblem(jump.hostname) == nil,
+                          Validation.jumpTextProblem(jumpDestination(jump)) == nil
+                {
+                    hops.append(jumpDestination(jump))
+                } else {
+                    throw Unwritable("its jump host '\(jump.name)' cannot be written as a ProxyJump hop (a name or address "
+                                         + "with characters a hop cannot have)")
+                }
+            }
+            try line("ProxyJump", [hops.joined(separator: ",")])
+        } else if !host.unresolvedJump.isEmpty {
+            try line("ProxyJump", [host.unresolvedJump])
+        }
+        if let bridge, host.pinnedHostKey != nil {
+            // Exactly sshelf's pin: no other known_hosts file, no key learnt on the way, no asking.
+            try line("UserKnownHostsFile", [bridge.pinsFile], .path)
+            out += "    GlobalKnownHostsFile /dev/null\n"
+            out += "    StrictHostKeyChecking yes\n"
+            out += "    UpdateHostKeys no\n"
+        }
+        if !own.contains("preferredauthentications") {
+            switch host.authMethod {
+            case .password: out += "    PreferredAuthentications password,keyboard-interactive\n"
+            case .keyboardInteractive: out += "    PreferredAuthentications keyboard-interactive\n"
+            case .publickey: out += "    PreferredAuthentications publickey\n"
+            default: break
+            }
+        }
+        for rule in context.rulesByHost[host.id] ?? [] {
+            // A rule that came by sync is not trusted either: one ssh could not use is a comment, the host stays.
+            if let problem = Validation.problems(rule).first {
+                out += "    # a forward was left out: \(safe(problem.message))\n"
+                continue
+            }
+            let spec = rule.spec
+            switch rule.kind {
+            case .local: try line("LocalForward", [spec.listenPart, spec.targetPart])
+            case .remote: try line("RemoteForward", [spec.listenPart, spec.targetPart])
+            case .dynamic: try line("DynamicForward", [spec.listenPart])
+            case .other: break
+            }
+        }
+        for line in host.options { out += optionLine(line, refused: bridge?.refused ?? [:]) }
+        if bridge != nil {
+            var set = own
+            for block in defaults where block.matches(host.name) {
+                for option in block.options.sshOptions
+                where SSHOption.accumulating.contains(option.key) || !set.contains(option.key) {
+                    out += optionLine(option.line, refused: bridge?.refused ?? [:])
+                }
+                set.formUnion(block.options.sshOptions.map(\.key))
+            }
+        }
+        return out
     }
 
     /// One kept option, indented; a line that cannot be written safely (a control character, a modelled keyword: a

@@ -1,5 +1,6 @@
 // SSHConfigLexer: splits one ssh_config line into a keyword and arguments the way OpenSSH's readconf does:
-// `Keyword args`, `Keyword=args`, double quotes, and a word starting with '#' ending the line.
+// `Keyword args`, `Keyword=args`, then argv_split's rules — single and double quotes, backslash escapes, and a word
+// starting with '#' ending the line. The bridge reads each line it writes back through it.
 import Foundation
 
 public struct SSHConfigLine: Hashable, Sendable {
@@ -92,42 +93,49 @@ public enum SSHConfigLexer {
         let keyword = String(decoding: UnsafeBufferPointer(rebasing: raw[start..<keywordEnd]), as: UTF8.self)
 
         var arguments: [String] = []
+        let single: UInt8 = 0x27, backslash: UInt8 = 0x5C
         // A plain word (no quote, no escape: nearly all of them) becomes a String straight from the line.
         while true {
             var j = i
-            while j < end, raw[j] != space, raw[j] != tab, raw[j] != quote, raw[j] != 0x5C { j += 1 }
+            while j < end, raw[j] != space, raw[j] != tab, raw[j] != quote, raw[j] != single, raw[j] != backslash { j += 1 }
             guard j == end || raw[j] == space || raw[j] == tab, j > i, raw[i] != hash else { break }
             arguments.append(String(decoding: UnsafeBufferPointer(rebasing: raw[i..<j]), as: UTF8.self))
             i = j
             while i < end, raw[i] == space || raw[i] == tab { i += 1 }
             if i == end { break }
         }
+        // The rest as OpenSSH's argv_split (misc.c) reads it: ' and " quote (each ends only its own kind); \ before
+        // ' " \ — or, outside quotes, a space — stands for that character, before anything else it is itself; a
+        // word that starts with # ends the line.
         var current: [UInt8] = []
-        var inQuotes = false
+        var openQuote: UInt8 = 0
         var hasToken = false
         while i < end {
             let byte = raw[i]
-            if inQuotes {
-                if byte == quote { inQuotes = false } else { current.append(byte) }
-            } else if byte == quote {
-                inQuotes = true
-                hasToken = true
-            } else if byte == space || byte == tab {
-                if hasToken { arguments.append(String(decoding: current, as: UTF8.self)) }
-                current.removeAll(keepingCapacity: true)
-                hasToken = false
-            } else if byte == hash && !hasToken {
-                break  // a word starting with '#' begins a comment
-            } else if byte == 0x5C && i + 1 < end && (raw[i + 1] == quote || raw[i + 1] == 0x5C) {
+            if byte == backslash, i + 1 < end,
+               raw[i + 1] == quote || raw[i + 1] == single || raw[i + 1] == backslash || (openQuote == 0 && raw[i + 1] == space)
+            {
                 i += 1
                 current.append(raw[i])
                 hasToken = true
+            } else if openQuote == 0 && (byte == space || byte == tab) {
+                if hasToken { arguments.append(String(decoding: current, as: UTF8.self)) }
+                current.removeAll(keepingCapacity: true)
+                hasToken = false
+            } else if openQuote == 0 && byte == hash && !hasToken {
+                break  // a word starting with '#' begins a comment
+            } else if openQuote == 0 && (byte == quote || byte == single) {
+                openQuote = byte
+                hasToken = true
+            } else if openQuote != 0 && byte == openQuote {
+                openQuote = 0
             } else {
                 current.append(byte)
                 hasToken = true
             }
             i += 1
         }
+        let inQuotes = openQuote != 0
         if inQuotes { throw fail("unterminated quote in '\(keyword)' line") }
         if hasToken { arguments.append(String(decoding: current, as: UTF8.self)) }
         var line = SSHConfigLine(keyword: keyword, arguments: arguments, file: file, number: number)

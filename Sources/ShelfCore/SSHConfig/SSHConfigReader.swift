@@ -9,12 +9,16 @@ public struct SSHConfigSource: Sendable {
     /// Expands a glob pattern to existing paths, sorted.
     public var glob: @Sendable (String) -> [String]
     public var homeDirectory: String
+    /// Why an Included file is not read (nil: read it): sshelf's own output — the bridge and the files beside it —
+    /// would come back in as copies of the hosts it was written from.
+    public var skip: (@Sendable (String) -> String?)?
 
     public init(read: @escaping @Sendable (String) throws -> String, glob: @escaping @Sendable (String) -> [String],
-                homeDirectory: String) {
+                homeDirectory: String, skip: (@Sendable (String) -> String?)? = nil) {
         self.read = read
         self.glob = glob
         self.homeDirectory = homeDirectory
+        self.skip = skip
     }
 }
 
@@ -23,6 +27,8 @@ public struct SSHConfigDocument: Sendable {
     /// Problems that did not stop reading: an Include that matched nothing is fine (OpenSSH agrees), an
     /// unreadable one is reported here.
     public var warnings: [String] = []
+    /// Files left unread on purpose (`SSHConfigSource.skip`), each with its reason.
+    public var notes: [String] = []
     public var files: [String] = []
 }
 
@@ -154,6 +160,10 @@ public enum SSHConfigReader {
                     var expanded = expandTilde(pattern, home: source.homeDirectory)
                     if !expanded.hasPrefix("/") { expanded = (base as NSString).appendingPathComponent(expanded) }
                     for match in source.glob(expanded) {
+                        if let why = source.skip?(match) {
+                            document.notes.append("\(line.location): Include \(match) not read: \(why)")
+                            continue
+                        }
                         do {
                             try readFile(match, depth: depth + 1, base: base, source: source, into: &document)
                         } catch let error as SSHConfigSyntaxError {

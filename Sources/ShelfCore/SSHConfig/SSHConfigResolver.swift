@@ -153,7 +153,7 @@ public enum SSHConfigResolver {
             result.warnings += part.warnings
         }
         for index in patternBlocks { result.defaults += defaults(of: blocks[index], warnings: &result.warnings) }
-        result.notes = SSHConfigMatchNotes.notes(blocks: blocks.filter { $0.isMatch && !$0.lines.isEmpty },
+        result.notes = document.notes + SSHConfigMatchNotes.notes(blocks: blocks.filter { $0.isMatch && !$0.lines.isEmpty },
                                                  hosts: result.hosts)
         SSHConfigRelease.elsewhere((consume blocks, consume seen, consume aliases, consume resolvedParts, resolved, shared,
                                     resolvePart))

@@ -65,7 +65,10 @@ public struct SSHOption: Hashable, Sendable, CustomStringConvertible {
         if modelled.contains(option.key) {
             return "\(option.keyword) is a host field of its own, not an option (use \(flag(for: option.key)))"
         }
-        if option.value.filter({ $0 == "\"" }).count % 2 == 1 { return "option '\(line.prefix(40))' has an unterminated quote" }
+        // ssh reads every line's quotes (argv_split) before it looks at the keyword: one it cannot read stops the file.
+        if (try? SSHConfigLexer.lex(Substring(line), file: "", number: 0)) == nil {
+            return "option '\(line.prefix(40))' has an unterminated quote"
+        }
         return nil
     }
 

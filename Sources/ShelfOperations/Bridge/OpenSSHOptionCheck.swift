@@ -57,6 +57,16 @@ public enum OpenSSHOptionCheck {
         return String(text[range.upperBound...])
     }
 
+    /// ssh's words about a whole config file it cannot read (`ssh -G -F FILE`), or nil when it reads it (or no ssh
+    /// is installed: then nothing can break).
+    public static func fileRefusal(_ path: String) -> String? {
+        guard access(sshPath, X_OK) == 0,
+              let output = ChildProcess.run([sshPath, "-G", "-F", path, "sshelf-bridge-check.invalid"], environment: [:]),
+              output.status != 0
+        else { return nil }
+        return messages(output.stderr).joined(separator: "; ")
+    }
+
     /// ssh's messages, one per line (it ends them with CR LF; split on the bytes, not on Characters).
     static func messages(_ bytes: [UInt8]) -> [String] {
         bytes.split(separator: 0x0A).map { line in

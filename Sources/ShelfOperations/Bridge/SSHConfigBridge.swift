@@ -59,7 +59,7 @@ public struct SSHConfigBridge: Sendable {
         let bridge = SSHConfigEmitter.Bridge(agentSocket: locations.agentSocket, pinsFile: pinsPath, publicKeyFiles: keys,
                                              refused: refused)
         let text = SSHConfigEmitter.emitBridge(input, bridge: bridge, generatedBy: "sshelf")
-        let changed = try replaceIfChanged(path, Data(text.utf8))
+        let changed = try replaceIfChanged(path, Data(text.utf8), check: checkReadable)
         return Written(hosts: input.hosts.count, changed: changed, refused: refused)
     }
 
@@ -156,17 +156,44 @@ public struct SSHConfigBridge: Sendable {
 
     // MARK: files
 
-    /// Replaces `path` (0600, atomically) unless it already holds exactly `data`; true when it wrote.
+    /// Replaces `path` (0600, atomically) unless it already holds exactly `data`; true when it wrote. `check`, when
+    /// given, sees the new content before it replaces the old and may refuse it (the old file then stays).
     @discardableResult
-    func replaceIfChanged(_ path: String, _ data: Data) throws -> Bool {
+    func replaceIfChanged(_ path: String, _ data: Data, check: ((Data) throws -> Void)? = nil) throws -> Bool {
         if let current = try? RegularFile.read(path, limit: max(data.count + 1, 1)), current.count == data.count,
            current.elementsEqual(data)
         {
             PrivateFiles.tighten(path)
             return false
         }
+        try check?(data)
         try PrivateFiles.atomicWrite(data, to: path)
         return true
+    }
+
+    /// The new bridge is read back before it replaces the old one — every line by sshelf's lexer (OpenSSH's quoting
+    /// rules), then the whole file by the installed `ssh -G` — so a file ssh cannot read is never installed: one bad
+    /// line there would stop every ssh command on the machine. The emitter already left out what it cannot write;
+    /// this is the guard for anything it missed.
+    func checkReadable(_ data: Data) throws {
+        var number = 0
+        for line in data.split(separator: 0x0A, omittingEmptySubsequences: false) {
+            number += 1
+            let text = String(decoding: line, as: UTF8.self)
+            do {
+                _ = try SSHConfigLexer.lex(Substring(text), file: path, number: number)
+            } catch {
+                throw ShelfError(.failure, "the new ssh_config bridge could not be read back (\(error)); the old one is kept",
+                                 hint: "run 'sshelf check' to see which host cannot be written")
+            }
+        }
+        let scratch = locations.configDirectory + "/.bridge-check-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try PrivateFiles.atomicWrite(data, to: scratch)
+        defer { unlink(scratch) }
+        if let refusal = OpenSSHOptionCheck.fileRefusal(scratch) {
+            throw ShelfError(.failure, "ssh cannot read the new ssh_config bridge (\(refusal.replacingOccurrences(of: scratch, with: "bridge"))); the old one is kept",
+                             hint: "run 'sshelf check' to see which host cannot be written")
+        }
     }
 
     /// An exclusive lock on a file beside the bridge (flock; released when the process ends, whatever happens).

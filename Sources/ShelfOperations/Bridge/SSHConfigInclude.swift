@@ -112,7 +112,10 @@ public struct SSHConfigInclude: Sendable {
         }
     }
 
+    /// Saves the config before a change — once: the first copy (the file as it was before sshelf ever changed it)
+    /// is what a user who wants their old config back needs, so a later install or uninstall never replaces it.
     func backup(_ bytes: [UInt8]) throws {
+        guard access(backupPath, F_OK) != 0 else { return }
         do { try PrivateFiles.atomicWrite(Data(bytes), to: backupPath) } catch {
             throw ShelfError(.failure, "cannot save a copy of \(configPath) first (\(error)); it was left as it was")
         }

@@ -85,6 +85,12 @@ public struct ConnectPlan: Sendable {
                 host.updatedAt = now
                 try store.save(host)
             }
+            for (identityID, reference) in outcome.rememberedKeyPassphrases {
+                guard var identity = try store.identities().first(where: { $0.id == identityID }) else { continue }
+                identity.passphraseRef = reference
+                identity.updatedAt = now
+                try store.save(identity)
+            }
             if let target, var host = try store.host(id: target) {
                 host.lastConnectedAt = now
                 try store.save(host)

@@ -1,7 +1,7 @@
-// LockedCredential: why a credential the vault holds cannot be read right now, in the user's words (its class, who
-// may read that class when), and only fixes that work in that situation: `vault unlock` only where the kernel
-// keyring keeps an unlock between processes, `vault set-class` where a looser class is what the use needs, the
-// passphrase on a terminal or `--passphrase-fd N` where the command can take it.
+// LockedCredential: why a credential the vault holds cannot be read right now, in the user's words (its class, when
+// that class opens), and only fixes that work in that situation: `vault unlock` only where the kernel keyring keeps
+// the session between processes, `vault set-class` where a tunnel must outlive the idle timeout, the passphrase on a
+// terminal or `--passphrase-fd N` where the command can take it.
 import Foundation
 import ShelfCore
 import ShelfVault
@@ -20,10 +20,10 @@ public enum LockedCredential {
     /// The class an unattended reader can open after `sshelf vault unlock` (and that never leaves the device).
     public static let unattendedClass = AccessibilityClass.afterFirstUnlockThisDeviceOnly
 
-    /// `reason` completes "the private key of identity 'x' cannot be read: …"; `hint` is what to run.
-    /// `hasPassphrase`: whether the vault has one at all (without, nothing is ever locked and no unlock is needed).
+    /// `reason` completes "the private key of identity 'x' cannot be read: …"; `hint` is what to run. Only asked
+    /// about an item the vault cannot open now (a vault without a passphrase opens every class).
     public static func explain(_ reference: ReferenceKey, stored: AccessibilityClass, situation: Situation,
-                               keyringInUse: Bool, hasPassphrase: Bool = true) -> (reason: String, hint: String) {
+                               keyringInUse: Bool) -> (reason: String, hint: String) {
         let setClass = "sshelf vault set-class \(reference.rawValue) \(unattendedClass.rawValue)"
         let give = "give the vault passphrase on a terminal, or on a file descriptor: --passphrase-fd N (e.g. --passphrase-fd 3 3<file)"
         switch situation {
@@ -31,21 +31,27 @@ public enum LockedCredential {
             return ("the vault passphrase given was wrong\(times > 1 ? " \(times) times" : "")",
                     "give the right one: typed at the prompt, or as the first line read from --passphrase-fd N ('sshelf vault unlock' checks a passphrase)")
         case .unattended(let who):
-            let reason = "it is stored \(stored), which only a process you type the vault passphrase into can read, "
-                + "and \(who) logs in with nobody there to type it (at start, after every drop)"
-            guard hasPassphrase else { return (reason, "let unattended logins read it: \(setClass)") }
-            let then = keyringInUse
-                ? "then 'sshelf vault unlock' once per login"
-                : "then give the passphrase when starting it (--passphrase-fd N): this system keeps no unlock between processes (no kernel keyring)"
-            return (reason, "let unattended logins read it: \(setClass), \(then)")
+            guard keyringInUse else {
+                return ("it is stored \(stored), which only a process you type the vault passphrase into can read, "
+                        + "and \(who) logs in with nobody there to type it (at start, after every drop)",
+                        "let unattended logins read it: \(setClass), then give the passphrase when starting it (--passphrase-fd N): this system keeps no unlock between processes (no kernel keyring)")
+            }
+            if stored.unlockScope == .whileActive {
+                return ("it is stored \(stored), which opens only while the vault session is unlocked, and the session is locked "
+                        + "(never unlocked since login, 'sshelf vault lock', or idle); \(who) logs in with nobody there to unlock it",
+                        "sshelf vault unlock (a waiting tunnel then comes up within a second, until the session goes idle); to stay up unattended: \(setClass), then 'sshelf vault unlock' once per login")
+            }
+            return ("it is stored \(stored), and the vault has not been unlocked since you logged in; \(who) logs in with nobody there to unlock it",
+                    "sshelf vault unlock (once per login; a waiting tunnel then comes up within a second)")
         case .noPassphrase:
             switch stored.unlockScope {
-            case .thisProcess:
-                let reason = "it is stored \(stored), which only a process given the vault passphrase can read, and none was given here"
-                let later = keyringInUse
-                    ? "; or, to let commands read it without the passphrase after 'sshelf vault unlock': \(setClass)"
-                    : ""
-                return (reason, give + later)
+            case .whileActive:
+                if keyringInUse {
+                    return ("it is stored \(stored), and the vault session is locked (never unlocked since login, 'sshelf vault lock', or idle)",
+                            "sshelf vault unlock (opens it for every sshelf process until 'sshelf vault lock' or the idle timeout), or \(give)")
+                }
+                return ("it is stored \(stored), which only a process given the vault passphrase can read, and none was given here",
+                        give)
             case .session, .anyTime:
                 if keyringInUse {
                     return ("it is stored \(stored), and the vault has not been unlocked since you logged in",

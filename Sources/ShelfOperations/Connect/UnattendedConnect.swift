@@ -1,7 +1,7 @@
 // UnattendedConnect: how sshelf logs in with nobody at the keyboard (the forward supervisor) — no questions (an
-// unknown or changed host key is refused; the key must be pinned first), and credentials only from vault classes
-// that unattended reads can open. A credential stored `whenUnlocked…` is reported in the user's words with the
-// fix (`sshelf vault set-class`), never skipped silently. A vault unlocked at start with a passphrase handed over
+// unknown or changed host key is refused; the key must be pinned first), and credentials the vault session opens
+// now. A credential the vault cannot open now is reported in the user's words with the fixes (`sshelf vault
+// unlock`, `sshelf vault set-class`), never skipped silently. A vault unlocked at start with a passphrase handed over
 // (--passphrase-fd) serves the afterFirstUnlock classes where the kernel keyring cannot keep an unlock.
 import Foundation
 import ShelfCore
@@ -35,7 +35,16 @@ public final class UnattendedCredentials: CredentialSource {
     private let who: String
     private let store: Store
 
-    public func reset() { refusal = nil }
+    /// The class of the credential last refused because the vault could not open it.
+    private var refusedClass: AccessibilityClass?
+
+    public func reset() {
+        refusal = nil
+        refusedClass = nil
+    }
+
+    /// Whether the vault session now opens the credential last refused (someone ran `sshelf vault unlock`).
+    public var refusedCredentialOpens: Bool { refusedClass.map { vaultSource.canRead($0) == true } ?? false }
 
     public func privateKey(for reference: ReferenceKey, on hop: VerifiedSession) -> ShelfSSH.CredentialLookup {
         check(reference) ?? vaultSource.privateKey(for: reference, on: hop)
@@ -50,14 +59,15 @@ public final class UnattendedCredentials: CredentialSource {
     public func rememberPassword(_ password: SecretBytes, forHost hostID: UUID, on hop: VerifiedSession) -> ReferenceKey? { nil }
     public var canRemember: Bool { false }
 
-    /// An item whose class unlocks only in the process that typed the passphrase cannot serve a supervisor.
+    /// An item the vault cannot open now is explained for a process nobody can type into. The refusal follows the
+    /// vault's real state, never the class's name: a vault without a passphrase, or an unlocked session, opens it.
     private func check(_ reference: ReferenceKey) -> ShelfSSH.CredentialLookup? {
-        guard case .success(let stored?) = vaultSource.storedClass(reference), stored.unlockScope == .thisProcess else { return nil }
-        let facts = vaultSource.unlockFacts()
+        guard case .success(let stored?) = vaultSource.storedClass(reference), vaultSource.canRead(stored) == false
+        else { return nil }
         let (reason, hint) = LockedCredential.explain(
-            reference, stored: stored, situation: .unattended(who: who), keyringInUse: facts.keyringInUse,
-            hasPassphrase: facts.hasPassphrase)
+            reference, stored: stored, situation: .unattended(who: who), keyringInUse: vaultSource.keyringInUse)
         refusal = "\(describe(reference)) cannot be read: \(reason) (\(hint))"
+        refusedClass = stored
         return .unavailable(reason: reason, hint: hint)
     }
 

@@ -102,21 +102,25 @@ public final class VaultCredentialSource: CredentialSource {
             return .found(secret)
         case .notStored: return .notStored
         case .locked:
-            let facts = unlockFacts()
             let (reason, hint) = LockedCredential.explain(
                 reference, stored: stored, situation: wrong > 0 ? .wrongPassphrase(wrong) : .noPassphrase,
-                keyringInUse: facts.keyringInUse, hasPassphrase: facts.hasPassphrase)
+                keyringInUse: keyringInUse)
             return .unavailable(reason: reason, hint: hint)
         case .storedInOtherClass(let other): return .unavailable(reason: "\(reference) moved to \(other) while reading")
         case .vaultUnavailable(let reason): return .unavailable(reason: reason)
         }
     }
 
-    /// Whether an unlock here outlives this process for afterFirstUnlock items (the kernel keyring is in use), and
-    /// whether the vault has a passphrase at all.
-    func unlockFacts() -> (keyringInUse: Bool, hasPassphrase: Bool) {
-        guard case .success(let vault) = vault(), let status = try? vault.status() else { return (false, true) }
-        return (status.keyring == "kernel", status.hasPassphrase)
+    /// Whether an unlock outlives the process that was given the passphrase (the kernel keyring keeps the session).
+    var keyringInUse: Bool {
+        guard case .success(let vault) = vault() else { return false }
+        return vault.session().shared
+    }
+
+    /// Whether `accessibility` opens right now, without asking anyone (nil: no vault here to ask).
+    func canRead(_ accessibility: AccessibilityClass) -> Bool? {
+        guard case .success(let vault) = vault() else { return nil }
+        return vault.canRead(accessibility)
     }
 
     /// Appends the release to the log; the reason it could not, otherwise (then nothing is released). A locked
@@ -171,19 +175,76 @@ public final class VaultCredentialSource: CredentialSource {
         return true
     }
 
-    /// Stores the typed password behind the "remember" gate, in the class its use needs: interactive, or
-    /// unattended when the host has autostart forwards (a tunnel at login must be able to read it).
+    /// The class a remembered password of `hostID` is stored in: interactive, or unattended when the host has
+    /// autostart forwards (a tunnel at login must be able to read it).
+    public func rememberClass(forHost hostID: UUID) -> AccessibilityClass {
+        let unattended = (try? store.forwardRules(hostID: hostID).contains { $0.autostart && $0.enabled }) ?? false
+        return ClassPolicy.accessibility(for: .hostPassword, readAt: unattended ? .unattended : .interactive)
+    }
+
+    /// The class a remembered key-file passphrase of `identityID` is stored in, by the identity's read moment.
+    public func rememberClass(forIdentity identityID: UUID) -> AccessibilityClass {
+        let moment = (try? store.read { store in
+            ClassPolicy.readMoment(identity: identityID, hosts: try store.hosts(), forwardRules: try store.forwardRules())
+        }) ?? .interactive
+        return ClassPolicy.accessibility(for: .identityPassphrase, readAt: moment)
+    }
+
+    /// Stores the typed password behind the "remember" gate, in `rememberClass`. Through the vault session: when it
+    /// is locked, the passphrase is asked (where someone can answer) and the unlock serves every sshelf process.
     public func rememberPassword(_ password: SecretBytes, forHost hostID: UUID, on hop: VerifiedSession) -> ReferenceKey? {
-        do {
-            let vault = try VaultAccess.open(workspace, create: true)
-            opened = .success(vault)
-            let unattended = (try? store.forwardRules(hostID: hostID).contains { $0.autostart && $0.enabled }) ?? false
-            let accessibility = ClassPolicy.accessibility(for: .hostPassword, readAt: unattended ? .unattended : .interactive)
+        let accessibility = rememberClass(forHost: hostID)
+        let stored = throughSession(.hostPassword(hostID), accessibility, what: "the password") { (vault) throws(VaultError) in
             try vault.saveRememberedPassword(password, enabled: true, hostID: hostID, class: accessibility)
-            return .hostPassword(hostID)
+        }
+        return stored ? .hostPassword(hostID) : nil
+    }
+
+    /// Stores a key file's passphrase as `identity.<uuid>.passphrase`, in the identity's class, like a password.
+    public func rememberKeyPassphrase(_ passphrase: SecretBytes, identityID: UUID, on hop: VerifiedSession) -> ReferenceKey? {
+        let accessibility = rememberClass(forIdentity: identityID)
+        let key = ReferenceKey.identityPassphrase(identityID)
+        let stored = throughSession(key, accessibility, what: "the key passphrase") { (vault) throws(VaultError) in
+            try vault.write(passphrase, for: key, class: accessibility)
+        }
+        return stored ? key : nil
+    }
+
+    /// Runs a vault write; a locked session is unlocked with the passphrase asked (three tries), and when it stays
+    /// locked the warning says why and what to run. False when nothing was stored.
+    private func throughSession(_ key: ReferenceKey, _ accessibility: AccessibilityClass, what: String,
+                                _ write: (Vault) throws(VaultError) -> Void) -> Bool {
+        do {
+            let vault: Vault
+            if case .success(let known)? = opened {
+                vault = known
+            } else {
+                vault = try VaultAccess.open(workspace, create: true)
+                opened = .success(vault)
+            }
+            var wrong = 0
+            while true {
+                do {
+                    try write(vault)
+                    return true
+                } catch where error.kind == .locked {
+                    guard wrong < Self.passphraseTries, let passphrase = askPassphrase?() else {
+                        let (reason, hint) = LockedCredential.explain(
+                            key, stored: accessibility, situation: wrong > 0 ? .wrongPassphrase(wrong) : .noPassphrase,
+                            keyringInUse: keyringInUse)
+                        workspace.warn("could not remember \(what): \(reason) (\(hint); then log in again and answer 'y')")
+                        return false
+                    }
+                    do {
+                        try vault.unlock(passphrase: passphrase)
+                    } catch where error.kind == .wrongPassphrase {
+                        wrong += 1
+                    }
+                }
+            }
         } catch {
-            workspace.warn("could not remember the password: \(error)")
-            return nil
+            workspace.warn("could not remember \(what): \(error)")
+            return false
         }
     }
 }

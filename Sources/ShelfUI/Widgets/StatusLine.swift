@@ -18,7 +18,7 @@ public enum StatusLine {
         switch vault {
         case .broken: CellStyle(color: .red)
         case .notSetUp, .locked: .dim
-        case .unlocked, .partlyUnlocked, .noPassphrase: .plain
+        case .unlocked, .unlockedFor, .partlyUnlocked, .noPassphrase: .plain
         }
     }
 

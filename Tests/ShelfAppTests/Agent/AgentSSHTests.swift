@@ -196,9 +196,11 @@ final class AgentSSHTests: XCTestCase {
         try world.sshd.authorize(made.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
         try world.startAgent()
 
-        XCTAssertTrue(try world.sshAdd(["-l"]).stdout.contains(" locked (ED25519)"), "listed while locked")
+        XCTAssertFalse(try world.sshAdd(["-l"]).stdout.contains(" locked (ED25519)"),
+                       "not offered while the agent cannot sign with it")
         XCTAssertNotEqual(try world.ssh().status, 0, "a whenUnlocked key in a locked vault is not used")
-        try world.waitForAgentLog("the vault is locked for its class")
+        try world.waitForAgentLog(
+            "not listing 'locked': the vault is locked for their class; run 'sshelf vault unlock' (or 'sshelf agent start --unlock') to serve them")
         XCTAssertEqual(try world.releases().count, 0)
 
         // ssh-add -X with the vault passphrase gives it to this agent (ssh-add reads it through SSH_ASKPASS).
@@ -207,6 +209,7 @@ final class AgentSSHTests: XCTestCase {
         let unlock = try world.sshAdd(
             ["-X"], environment: ["SSH_ASKPASS": askpass, "SSH_ASKPASS_REQUIRE": "force", "DISPLAY": ":0"])
         XCTAssertExit(unlock, 0)
+        XCTAssertTrue(try world.sshAdd(["-l"]).stdout.contains(" locked (ED25519)"), "listed once it can sign")
         XCTAssertExit(try world.ssh(), 0)
 
         // ssh-add -x locks the agent itself: nothing listed, nothing signed, until -X with the same passphrase.
@@ -238,8 +241,10 @@ final class AgentSSHTests: XCTestCase {
 
         let wrong = try world.home.run(["agent", "start", "--unlock", "--passphrase-fd", "3"], fd3: "not-it")
         XCTAssertEqual(wrong.status, 1, "\(wrong)")
-        XCTAssertTrue(wrong.stderr.contains("the passphrase is not correct"), wrong.stderr)
-        XCTAssertExit(try world.home.run(["agent", "start", "--unlock", "--passphrase-fd", "3"], fd3: "start-pass"), 0)
+        XCTAssertTrue(wrong.stderr.contains("the vault passphrase is not correct"), wrong.stderr)
+        let unlocked = try world.home.run(["agent", "start", "--unlock", "--passphrase-fd", "3"], fd3: "start-pass")
+        XCTAssertExit(unlocked, 0)
+        XCTAssertTrue(unlocked.stderr.contains("unlocked the vault in the agent (pid "), "it says so: \(unlocked)")
         XCTAssertFalse(try world.home.run(["agent", "status"]).stdout.contains("locked for"))
         XCTAssertExit(try world.ssh(), 0)
     }

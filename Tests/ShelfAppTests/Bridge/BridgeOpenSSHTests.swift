@@ -126,12 +126,14 @@ final class BridgeOpenSSHTests: XCTestCase {
         XCTAssertExit(try world.home.run("ssh-config", "uninstall"), 0)
         XCTAssertEqual(FileManager.default.contents(atPath: world.userConfig).map([UInt8].init), original)
         XCTAssertEqual(BridgeWorld.mode(world.userConfig), 0o644)
-        XCTAssertEqual(FileManager.default.contents(atPath: world.userConfig + ".sshelf-backup").map([UInt8].init), installed,
-                       "the copy from before the uninstall")
+        XCTAssertEqual(FileManager.default.contents(atPath: world.userConfig + ".sshelf-backup").map([UInt8].init), original,
+                       "the first copy, from before sshelf ever changed the file, is kept")
         XCTAssertExit(try world.home.run("ssh-config", "uninstall"), 0)
         XCTAssertEqual(FileManager.default.contents(atPath: world.userConfig).map([UInt8].init), original, "idempotent too")
-        XCTAssertEqual(FileManager.default.contents(atPath: world.userConfig + ".sshelf-backup").map([UInt8].init), installed,
-                       "nothing to take out: the backup is not replaced")
+        // A second install and uninstall never replace the pristine copy either.
+        XCTAssertExit(try world.home.run("ssh-config", "install"), 0)
+        XCTAssertExit(try world.home.run("ssh-config", "uninstall"), 0)
+        XCTAssertEqual(FileManager.default.contents(atPath: world.userConfig + ".sshelf-backup").map([UInt8].init), original)
         // The real ssh reads the file (and the user's host) as before.
         let resolved = try world.tool(TestTool.ssh.path, ["-F", world.userConfig, "-G", "own"])
         XCTAssertExit(resolved, 0)

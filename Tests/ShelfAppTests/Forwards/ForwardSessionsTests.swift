@@ -45,13 +45,13 @@ final class ForwardSessionsTests: XCTestCase {
         XCTAssertExit(
             try world.home.run("forward", "add", "t", "--local", "\(port):127.0.0.1:\(target.port)", "--sessions", "3"),
             0)
-        let stateFile = world.home.sshelfHome + "/forward-state.json"
         // One password on stdin answers one prompt; the host key is new and accepted once.
         let running = try BackgroundCLI(
             world.home,
-            ["forward", "start", "t", "--accept-new", "--password-fd", "0", "--tui-state", stateFile],
+            ["forward", "start", "t", "--accept-new", "--password-fd", "0"],
             stdin: TestAccount.password + "\n")
         try running.waitFor("press Ctrl-C")
+        let stateFile = world.home.sshelfHome + "/run/forward-start-\(running.pid).json"
         XCTAssertTrue(running.stderr.contains("(port \(port)) over 3 sessions"), running.stderr)
         XCTAssertEqual(world.sshd.logCount("Accepted password"), 3, world.sshd.log)
         XCTAssertEqual(running.stderr.components(separatedBy: "accepting new host key").count - 1, 1, running.stderr)

@@ -20,7 +20,7 @@ final class ForwardStartTests: XCTestCase {
         XCTAssertEqual(try Payload.sha256(reply), try Payload.sha256(payload.reversed()))
         XCTAssertEqual(try running.stop(SIGINT), 0, running.stderr)
         XCTAssertTrue(
-            running.stderr.contains("1 connections, \(payload.count) bytes out, \(payload.count) bytes in"),
+            running.stderr.contains("1 connection, \(payload.count) bytes out, \(payload.count) bytes in"),
             running.stderr)
         XCTAssertThrowsError(try TrafficSocket.connect(port: port), "the port is closed after Ctrl-C")
     }

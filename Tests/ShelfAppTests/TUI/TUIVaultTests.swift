@@ -1,19 +1,22 @@
-// The vault in the TUI, in real tmux against the test sshd, with no kernel keyring (every process starts locked):
+// The vault in the TUI, in real tmux against the test sshd. With no kernel keyring (every process starts locked):
 // a wrong passphrase says so and asks again; the passphrase typed once serves the next connect too (the TUI keeps
 // its one vault unlocked until the idle timeout); V unlocks and locks from the keyboard; the idle timeout locks it
-// again by itself; the form refuses a name another host has.
+// again by itself; the form refuses a name another host has. With the keyring, the vault session of the login: the
+// status line follows an unlock or lock anywhere, and "remember" unlocks it (asking) when it is locked.
 import Foundation
 import TestSupport
 import XCTest
 
 final class TUIVaultTests: XCTestCase {
-    /// Waits until the status line (not a title-bar notice) says `text` about the vault.
+    /// Waits until the status line (not a title-bar notice) says `text` about the vault ("vault unlocked" matches
+    /// "vault unlocked, 15 min left").
     @discardableResult
     private func waitForVault(_ tui: Tmux, _ text: String, file: StaticString = #filePath, line: UInt = #line) throws
         -> String
     {
         try tui.waitFor("'\(text)' in the status line", file: file, line: line) {
-            tui.lastLine($0).contains("│ \(text) │")
+            let status = tui.lastLine($0)
+            return status.contains("│ \(text) │") || status.contains("│ \(text), ")
         }
     }
 
@@ -144,6 +147,123 @@ final class TUIVaultTests: XCTestCase {
         world.sshd.waitForConnectionsEnded()
         XCTAssertFalse(world.sshd.log.contains("method password"), world.sshd.log)
         try tui.send("q")
+    }
+
+    /// The vault session is the login's: an unlock or lock in another terminal shows in the status line (with the
+    /// time left), and `V` here unlocks it for the CLI too. Real kernel keyring.
+    func testTheStatusLineFollowsTheSessionOfEveryProcess() throws {
+        let home = TempHome()
+        home.extraEnvironment = ["SSHELF_TEST_WEAK_KDF": "1"]
+        addTeardownBlock { _ = try? home.run("vault", "lock") }
+        let passphrase = "session-\(UUID().uuidString.prefix(6))"
+        XCTAssertExit(try home.run("add", "lab", "--host", "lab.example"), 0)
+        XCTAssertExit(try home.run(["vault", "passwd", "--passphrase-fd", "0"], stdin: passphrase + "\n"), 0)
+        XCTAssertExit(try home.run("vault", "lock"), 0)
+        let tui = try Tmux(home: home, columns: 120, rows: 30)
+        try waitForVault(tui, "vault locked")
+        XCTAssertExit(try home.run(["vault", "unlock", "--passphrase-fd", "0"], stdin: passphrase + "\n"), 0)
+        try waitForVault(tui, "vault unlocked, 15 min left")
+        XCTAssertExit(try home.run("vault", "lock"), 0)
+        try waitForVault(tui, "vault locked")
+        try unlockWithV(tui, passphrase)
+        let status = try home.run("vault", "status")
+        XCTAssertTrue(status.stdout.contains("session:     unlocked for all your sshelf processes"), status.stdout)
+        try tui.send("V")
+        try waitForVault(tui, "vault locked")
+        XCTAssertTrue(try home.run("vault", "status").stdout.contains("session:     locked"), "V locks it for the CLI too")
+        try tui.send("q")
+        XCTAssertEqual(try tui.waitForExit(), 0)
+    }
+
+    /// "Remember" on a locked vault session asks for the vault passphrase first, then keeps the password (whenUnlocked…)
+    /// — and that unlock is the session's: the CLI reads the password afterwards without being asked.
+    func testRememberOnALockedSessionAsksThePassphraseAndTheUnlockServesTheCLI() throws {
+        let world = try SSHCLIWorld()
+        let home = world.home
+        home.extraEnvironment = ["SSHELF_TEST_WEAK_KDF": "1"]
+        addTeardownBlock { _ = try? home.run("vault", "lock") }
+        XCTAssertExit(try home.run("trust", "t", "--fingerprint", try world.fingerprint(world.sshd)), 0)
+        XCTAssertExit(try home.run("edit", "t", "--auth", "password"), 0)
+        let passphrase = "remember-\(UUID().uuidString.prefix(6))"
+        XCTAssertExit(try home.run(["vault", "passwd", "--passphrase-fd", "0"], stdin: passphrase + "\n"), 0)
+        XCTAssertExit(try home.run("vault", "lock"), 0)
+        let tui = try Tmux(home: home, columns: 100, rows: 30)
+        try waitForVault(tui, "vault locked")
+        try tui.send("Enter")
+        try tui.waitFor(text: "[ ] remember in the vault")
+        try tui.type(TestAccount.password)
+        try tui.send("Tab")
+        try tui.waitFor(text: "[x] remember in the vault")
+        try tui.send("Enter")
+        try tui.waitFor(text: "To remember the password, the vault passphrase:")
+        try tui.type(passphrase)
+        try tui.send("Enter")
+        try tui.waitFor("the remote prompt", shellPrompt)
+        try tui.type("exit")
+        try tui.send("Enter")
+        try tui.waitFor(text: "session to t ended (exit 0)")
+        XCTAssertTrue(try home.run("show", "t").stdout.contains("in the vault"))
+        let listed = try home.run("vault", "list", "--json")
+        XCTAssertTrue(listed.stdout.contains("\"accessibility\" : \"whenUnlockedThisDeviceOnly\""), listed.stdout)
+        XCTAssertExit(try home.run("exec", "t", "--no-stdin", "--", "true"), 0)
+        XCTAssertTrue(world.sshd.waitForLog("Accepted password", count: 2), world.sshd.log)
+        try tui.send("q")
+        XCTAssertEqual(try tui.waitForExit(), 0)
+    }
+
+    /// An encrypted key file's passphrase can be remembered like a password: the dialog offers "remember in the
+    /// vault", the passphrase goes to `identity.<uuid>.passphrase` in the identity's class (whenUnlockedThisDeviceOnly),
+    /// and the next connect asks nothing. The vault has a passphrase; its session was unlocked by the CLI.
+    func testAKeyFilePassphraseIsRememberedInTheIdentitysFamily() throws {
+        let world = try SSHCLIWorld()
+        let home = world.home
+        home.extraEnvironment = ["SSHELF_TEST_WEAK_KDF": "1"]
+        addTeardownBlock { _ = try? home.run("vault", "lock") }
+        let keyPath = home.root + "/id_work"
+        try Shell.run(TestTool.sshKeygen.path, ["-q", "-t", "ed25519", "-N", "work key pass", "-C", "work", "-f", keyPath])
+        try world.sshd.authorize(try String(contentsOfFile: keyPath + ".pub", encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines))
+        let config = try home.write("""
+            Host enc
+              HostName \(world.sshd.options.listenAddress)
+              Port \(world.sshd.port)
+              User \(TestAccount.name)
+              IdentityFile \(keyPath)
+            """, to: ".ssh/config-enc")
+        XCTAssertExit(try home.run("import", "ssh-config", config), 0)
+        XCTAssertExit(try home.run("trust", "enc", "--fingerprint", try world.fingerprint(world.sshd)), 0)
+        let passphrase = "vault-\(UUID().uuidString.prefix(6))"
+        XCTAssertExit(try home.run(["vault", "passwd", "--passphrase-fd", "0"], stdin: passphrase + "\n"), 0)
+
+        let tui = try Tmux(home: home, columns: 110, rows: 30)
+        try tui.waitFor(text: "2 hosts")
+        try tui.send("Enter")
+        try tui.waitFor("the key passphrase dialog") {
+            $0.contains("Passphrase for the key of identity") && $0.contains("[ ] remember in the vault")
+        }
+        try tui.type("work key pass")
+        try tui.send("Tab")
+        try tui.waitFor(text: "[x] remember in the vault")
+        try tui.send("Enter")
+        try tui.waitFor("the remote prompt", shellPrompt)
+        try tui.type("exit")
+        try tui.send("Enter")
+        try tui.waitFor(text: "session to enc ended (exit 0)")
+        let listed = try home.run("vault", "list", "--json")
+        let items = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
+        let kept = try XCTUnwrap(items.first { $0["family"] as? String == "identity.passphrase" }, listed.stdout)
+        XCTAssertEqual(kept["accessibility"] as? String, "whenUnlockedThisDeviceOnly")
+
+        try tui.send("Enter")
+        try tui.waitFor("the remote prompt again") { screen in
+            XCTAssertFalse(screen.contains("Passphrase for the key"), "asked again:\n\(screen)")
+            return self.shellPrompt(screen)
+        }
+        try tui.type("exit")
+        try tui.send("Enter")
+        try tui.waitFor(text: "session to enc ended (exit 0)")
+        try tui.send("q")
+        XCTAssertEqual(try tui.waitForExit(), 0)
     }
 
     func testTheFormRefusesANameAnotherHostHasAndSharedNamesAreMarked() throws {
