@@ -67,6 +67,14 @@ final class RunCommandTests: XCTestCase {
     func testAHostWithAChangedKeyIsSkippedAndNothingIsSentToIt() throws {
         let world = try FleetWorld(["a"])
         let impostor = try world.cli.impostorForT()
+        // Both log in with a key held in the vault, so every release of it is in the release log.
+        world.home.extraEnvironment = ["SSHELF_VAULT_NO_KEYRING": "1"]
+        let made = try world.home.run("keygen", "fleet-key")
+        XCTAssertExit(made, 0)
+        try world.sshd.authorize(made.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        for name in ["a", "t"] {
+            XCTAssertExit(try world.home.run("edit", name, "--identity", "fleet-key", "--auth", "publickey"), 0)
+        }
         let result = try world.home.run("run", "a", "t", "--accept-new", "--json", "--", "echo ran")
         XCTAssertExit(result, 255)
         let hosts = try FleetWorld.jsonLines(result.stdout)
@@ -77,6 +85,11 @@ final class RunCommandTests: XCTestCase {
         XCTAssertTrue(impostor.waitForConnectionsEnded(), impostor.log)
         XCTAssertFalse(impostor.log.contains("userauth-request"), impostor.log)
         XCTAssertFalse(impostor.log.contains("Accepted"), impostor.log)
+        // No credential was released for t: the vault's private key went to a only.
+        let log = try world.home.run("log", "--json")
+        let releases = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(log.stdout.utf8)) as? [[String: Any]])
+        let released = releases.filter { $0["by"] as? String == "run" && $0["what"] as? String == "private key" }
+        XCTAssertEqual(released.compactMap { $0["host"] as? String }, ["a"], log.stdout)
     }
 
     func testACanaryThatFailsStopsTheRun() throws {
@@ -162,9 +175,6 @@ final class RunCommandTests: XCTestCase {
         XCTAssertTrue(detail.contains("a \(fingerprint) succeeded=0"), detail)
         XCTAssertTrue(detail.contains("b \(fingerprint) succeeded=0"), detail)
         XCTAssertFalse(detail.contains(command), "the command itself is never logged: \(detail)")
-        // The private key the logins used came from the vault: released per host, by run.
-        let log = try world.home.run("log", "--json")
-        XCTAssertTrue(log.stdout.contains("\"by\" : \"run\""), log.stdout)
         let verify = try world.home.run("log", "verify")
         XCTAssertExit(verify, 0)
         XCTAssertTrue(verify.stdout.contains("intact"), verify.stdout)
