@@ -151,10 +151,9 @@ final class CopyCommandTests: XCTestCase {
 /// the test then kills.
 final class FifoWriter: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
-    private let ended = DispatchSemaphore(value: 0)
 
     init(_ path: String, bytes: Int) {
-        Thread { [done, ended] in
+        Thread { [done] in
             let fd = open(path, O_WRONLY)
             if fd >= 0 {
                 let block = [UInt8](repeating: 0x5A, count: bytes)
@@ -162,7 +161,6 @@ final class FifoWriter: @unchecked Sendable {
                 done.wait()
                 close(fd)
             }
-            ended.signal()
         }.start()
     }
 
