@@ -28,7 +28,7 @@ _sshelf() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} typed=$2
     local cmd=${COMP_WORDS[1]} sub=${COMP_WORDS[2]}
     if [[ $COMP_CWORD -eq 1 ]]; then
-        COMPREPLY=($(compgen -W "list show add edit rm mv connect exec trust copy-id warm group forward identity keygen import export ssh-config vault agent log sync ui check completions manpage version help" -- "$cur")); return
+        COMPREPLY=($(compgen -W "list show add edit rm mv connect exec trust run cp copy-id warm group forward identity keygen import export ssh-config vault agent log sync ui check completions manpage version help" -- "$cur")); return
     fi
     case "$cmd" in
         warm) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "serve stop" -- "$cur")); return; fi ;;
@@ -53,7 +53,9 @@ _sshelf() {
         --benchmark-report) _sshelf_files; return ;;
         --benchmark-seed) COMPREPLY=(); return ;;
         --benchmark-ssh-config) _sshelf_files; return ;;
+        --canary) COMPREPLY=(); return ;;
         --code-fd) COMPREPLY=(); return ;;
+        --command-timeout) COMPREPLY=(); return ;;
         --comment) COMPREPLY=(); return ;;
         --confirm-timeout) COMPREPLY=(); return ;;
         --dynamic) COMPREPLY=(); return ;;
@@ -63,6 +65,7 @@ _sshelf() {
         --git) COMPREPLY=(); return ;;
         --group) _sshelf_words sshelf group list --names; return ;;
         --host) COMPREPLY=(); return ;;
+        --hosts-file) COMPREPLY=(); return ;;
         --id) COMPREPLY=(); return ;;
         --identity) _sshelf_words sshelf identity list --names; return ;;
         --idle) COMPREPLY=(); return ;;
@@ -74,6 +77,7 @@ _sshelf() {
         --notes) COMPREPLY=(); return ;;
         --option) COMPREPLY=(); return ;;
         --output) _sshelf_files; return ;;
+        --parallel) COMPREPLY=(); return ;;
         --passphrase-fd) COMPREPLY=(); return ;;
         --password-fd) COMPREPLY=(); return ;;
         --persist-for) COMPREPLY=(); return ;;
@@ -101,6 +105,8 @@ _sshelf() {
         "connect") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--accept-new --password-fd --remember --timeout --passphrase-fd --dry-run --openssh --verbose --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "exec") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--accept-new --password-fd --remember --timeout --passphrase-fd --no-stdin --persist --persist-for --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "trust") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--replace --fingerprint --timeout --passphrase-fd --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
+        "run") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--hosts-file --dry-run --parallel --canary --timeout --command-timeout --json --yes --accept-new --passphrase-fd --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
+        "cp") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--recursive --preserve --parallel --timeout --yes --accept-new --passphrase-fd --help" -- "$cur")); else _sshelf_files; fi ;;
         "copy-id") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--identity --accept-new --password-fd --remember --timeout --passphrase-fd --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "warm serve") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--idle --ready-fd --timeout --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "warm stop") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;

@@ -260,6 +260,54 @@ int libssh2_session_supported_algs(LIBSSH2_SESSION * a0, int a1, const char *** 
     return deferred(libssh2_session_supported_algs)(a0, a1, a2);
 }
 
+int libssh2_sftp_close_handle(LIBSSH2_SFTP_HANDLE * a0) {
+    return deferred(libssh2_sftp_close_handle)(a0);
+}
+
+LIBSSH2_SFTP *libssh2_sftp_init(LIBSSH2_SESSION * a0) {
+    return deferred(libssh2_sftp_init)(a0);
+}
+
+unsigned long libssh2_sftp_last_error(LIBSSH2_SFTP * a0) {
+    return deferred(libssh2_sftp_last_error)(a0);
+}
+
+int libssh2_sftp_mkdir_ex(LIBSSH2_SFTP * a0, const char * a1, unsigned int a2, long a3) {
+    return deferred(libssh2_sftp_mkdir_ex)(a0, a1, a2, a3);
+}
+
+LIBSSH2_SFTP_HANDLE *libssh2_sftp_open_ex(LIBSSH2_SFTP * a0, const char * a1, unsigned int a2, unsigned long a3, long a4, int a5) {
+    return deferred(libssh2_sftp_open_ex)(a0, a1, a2, a3, a4, a5);
+}
+
+ssize_t libssh2_sftp_read(LIBSSH2_SFTP_HANDLE * a0, char * a1, size_t a2) {
+    return deferred(libssh2_sftp_read)(a0, a1, a2);
+}
+
+int libssh2_sftp_readdir_ex(LIBSSH2_SFTP_HANDLE * a0, char * a1, size_t a2, char * a3, size_t a4, LIBSSH2_SFTP_ATTRIBUTES * a5) {
+    return deferred(libssh2_sftp_readdir_ex)(a0, a1, a2, a3, a4, a5);
+}
+
+int libssh2_sftp_rename_ex(LIBSSH2_SFTP * a0, const char * a1, unsigned int a2, const char * a3, unsigned int a4, long a5) {
+    return deferred(libssh2_sftp_rename_ex)(a0, a1, a2, a3, a4, a5);
+}
+
+int libssh2_sftp_shutdown(LIBSSH2_SFTP * a0) {
+    return deferred(libssh2_sftp_shutdown)(a0);
+}
+
+int libssh2_sftp_stat_ex(LIBSSH2_SFTP * a0, const char * a1, unsigned int a2, int a3, LIBSSH2_SFTP_ATTRIBUTES * a4) {
+    return deferred(libssh2_sftp_stat_ex)(a0, a1, a2, a3, a4);
+}
+
+int libssh2_sftp_unlink_ex(LIBSSH2_SFTP * a0, const char * a1, unsigned int a2) {
+    return deferred(libssh2_sftp_unlink_ex)(a0, a1, a2);
+}
+
+ssize_t libssh2_sftp_write(LIBSSH2_SFTP_HANDLE * a0, const char * a1, size_t a2) {
+    return deferred(libssh2_sftp_write)(a0, a1, a2);
+}
+
 int libssh2_userauth_authenticated(LIBSSH2_SESSION * a0) {
     return deferred(libssh2_userauth_authenticated)(a0);
 }

@@ -1,4 +1,5 @@
 #include <libssh2.h>
+#include <libssh2_sftp.h>
 
 // libssh2 1.11's functions sshelf uses when the library it runs against has them (the header above is Debian 12's,
 // 1.10): the types of their addresses, which sshelf_libssh2_optional looks up by name (NULL when missing).

@@ -46,6 +46,7 @@ enum ArgumentParser {
             }
             if word == "--" {
                 optionsEnded = true
+                invocation.separator = invocation.separator ?? invocation.arguments.count
                 continue
             }
             if isHelpFlag(word) { return .help(HelpText.command(command)) }

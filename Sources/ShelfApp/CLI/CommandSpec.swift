@@ -82,6 +82,8 @@ struct Invocation: Sendable {
     var arguments: [String] = []
     var values: [String: [String]] = [:]
     var flags: Set<String> = []
+    /// How many arguments came before `--` (nil: there was none), for commands that take words on both sides.
+    var separator: Int? = nil
 
     func flag(_ name: String) -> Bool { flags.contains(name) }
     func value(_ name: String) -> String? { values[name]?.last }

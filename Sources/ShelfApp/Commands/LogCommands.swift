@@ -12,8 +12,9 @@ enum LogCommands {
             summary: "show the release log: every credential the vault released, and every agent signature",
             details: """
                 One line per release — a password, private key or key passphrase read from the vault by connect, \
-                exec, forward, the TUI or copy-id, and every signature the sshelf agent made — with the time, what, \
-                and for which host or requesting process. Never a secret. The lines are hash-chained with a \
+                exec, run, cp, forward, the TUI or copy-id, and every signature the sshelf agent made — with the time, \
+                what, and for which host or requesting process; and one line per 'run' or 'cp' (its hosts, the \
+                SHA-256 of its command, each host's verified key and outcome). Never a secret. The lines are hash-chained with a \
                 device-only key; 'sshelf log verify' checks them. The log is rotated at 1 MiB and keeps nine \
                 archived files (release.log.1 to .9): the newest ~40,000 releases, at most 10 MiB.
                 """,

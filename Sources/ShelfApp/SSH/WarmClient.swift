@@ -10,12 +10,23 @@ import ShelfSSH
 enum WarmClient {
     /// The remote exit status, or nil when the command did not run through a keeper and should connect itself.
     static func exec(_ command: String, stdin: Bool, plan: ConnectPlan, context: AppContext) -> Int32? {
-        let path = WarmSocket.path(context.locations, host: plan.target.id)
+        exec(command, stdin: stdin, plan: plan, locations: context.locations, onSocket: nil,
+             output: { toStderr, bytes in bytes.withUnsafeBytes { StandardStreams.write($0, fd: toStderr ? 2 : 1) } },
+             failure: { context.errorOutput("sshelf: error: \(Display.safe($0))\n") })
+    }
+
+    /// The same, with the output handed to `output` (true: stderr) and a failure after output began to `failure`
+    /// (`sshelf run` keeps them per host). `onSocket` gets the keeper's socket before the request goes out, so
+    /// another thread can shut it down (a timeout); it returns false when the caller gave up meanwhile.
+    static func exec(_ command: String, stdin: Bool, plan: ConnectPlan, locations: DataLocations,
+                     onSocket: ((Int32) -> Bool)?, output write: (Bool, [UInt8]) -> Void, failure: (String) -> Void) -> Int32? {
+        let path = WarmSocket.path(locations, host: plan.target.id)
         guard let fd = PrivateSocket.connect(path) else {
             if errno == ECONNREFUSED { unlink(path) }  // a keeper that died without cleaning up
             return nil
         }
         defer { close(fd) }
+        if let onSocket, !onSocket(fd) { return nil }
         let request = WarmSocket.fingerprint(plan.endpoints) + [stdin ? WarmSocket.stdinFlag : 0] + Array(command.utf8)
         guard WarmSocket.send(fd, .exec, request, passing: stdin ? 0 : nil) else { return nil }
         var reader = WarmSocket.Reader(fd)
@@ -24,20 +35,20 @@ enum WarmClient {
             switch type {
             case .stdout, .stderr:
                 wroteOutput = true
-                payload.withUnsafeBytes { StandardStreams.write($0, fd: type == .stdout ? 1 : 2) }
+                write(type == .stderr, payload)
             case .exit:
                 return WarmSocket.int32(payload) ?? 255
             case .fallback where !wroteOutput:
                 return nil
             case .fallback, .error:
-                context.errorOutput("sshelf: error: \(Display.safe(String(decoding: payload, as: UTF8.self)))\n")
+                failure(String(decoding: payload, as: UTF8.self))
                 return 255
             default:
                 break
             }
         }
         guard wroteOutput else { return nil }
-        context.errorOutput("sshelf: error: the warm session ended in the middle of the command\n")
+        failure("the warm session ended in the middle of the command")
         return 255
     }
 

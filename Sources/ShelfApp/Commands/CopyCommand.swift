@@ -1,0 +1,196 @@
+// CopyCommand: `sshelf cp [-r] [-p] SRC… HOST:DST` and `HOST:SRC… DST` — files over SFTP, with the login rules of
+// `run` (key verified first, nothing asked mid-copy, one release-log entry), to one host or to every host of a
+// group or tag in parallel; from one host. Partial files never appear under their final name (docs/FLEET.md).
+import Foundation
+import ShelfCore
+import ShelfOperations
+import ShelfSSH
+import ShelfStore
+
+enum CopyCommand {
+    static let command = CommandSpec(
+        path: ["cp"], summary: "copy files to or from hosts over SFTP",
+        details: """
+            The last argument is the destination. HOST:PATH is a path on a host (HOST may also be @group/path or \
+            tag:NAME to copy to every host of it in parallel; a colon after a slash is part of a local path); a \
+            relative remote path starts in the login directory. Several sources go into a destination directory. \
+            Each file is written under a temporary name (.NAME.sshelf-XXXXXXXX.part) beside its final one and renamed \
+            at the end, so an interrupted copy never leaves a partial file under the final name. -p keeps \
+            permissions and modification times. The host key is verified before any credential is read, as for a \
+            login; an unknown key needs --accept-new. Exit status as for run: 0 when every host succeeded, 1 when a \
+            copy failed, 255 when a host was not reached or its key was refused.
+            """,
+        arguments: [
+            ArgumentSpec(
+                name: "SRC", help: "files or directories, then the destination (HOST:PATH or a local path)",
+                variadic: true, completion: .file)
+        ],
+        options: [
+            .flag("recursive", short: "r", "copy directories and everything in them"),
+            .flag("preserve", short: "p", "keep permissions and access/modification times"),
+            .value("parallel", "N", "copy to at most N hosts at once (default \(RunCommand.defaultParallel))"),
+            .value("timeout", "SECONDS", "connect timeout per host and address (default 10)"),
+            .flag("yes", short: "y", "go ahead without the typed confirmation a large or protected copy asks for"),
+            .flag("accept-new", "accept and pin the host key of hosts never seen before (never a changed key)"),
+            SSHCommands.passphraseOption,
+        ],
+        examples: [
+            "sshelf cp nginx.conf web1:/etc/nginx/", "sshelf cp -r -p site/ @prod:/srv/",
+            "sshelf cp db1:/var/log/syslog .",
+        ],
+        run: run)
+
+    /// `HOST:PATH` split at the last colon before the first slash (so tag:NAME:PATH works); nil for a local path.
+    static func remote(_ word: String) -> (target: String, path: String)? {
+        let head = word.prefix { $0 != "/" }
+        guard let colon = head.lastIndex(of: ":"), colon != word.startIndex else { return nil }
+        let target = String(word[..<colon])
+        guard target != "tag" else { return nil }
+        return (target, String(word[word.index(after: colon)...]))
+    }
+
+    static func run(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+        guard call.arguments.count >= 2 else {
+            throw ShelfError(
+                .usage, "cp: give at least one source and a destination",
+                hint: "sshelf cp SRC... HOST:DST, or sshelf cp HOST:SRC... DST")
+        }
+        let sources = Array(call.arguments.dropLast())
+        let destination = call.arguments[call.arguments.count - 1]
+        let options = CopyOptions(recursive: call.flag("recursive"), preserve: call.flag("preserve"))
+        let store = try context.store()
+        let connect = try SSHCommands.connectOptions(call, context)
+        let fleet: Fleet
+        let direction: (FleetCopy) throws(SSHError) -> Void
+        var expected: UInt64? = nil
+        if let (target, path) = remote(destination) {
+            if let remoteSource = sources.first(where: { remote($0) != nil }) {
+                throw ShelfError(
+                    .usage, "cp: '\(Display.safe(remoteSource))' and the destination are both on hosts",
+                    hint: "copy from a host to here, then from here to the other host")
+            }
+            for source in sources where access(source, R_OK) != 0 {
+                throw ShelfError(
+                    .notFound, "cp: cannot read \(Display.safe(source)): \(String(cString: strerror(errno)))")
+            }
+            fleet = try FleetCommand.resolve([target], hostsFile: nil, store: store, context: context)
+            direction = { copy throws(SSHError) in try copy.upload(sources, to: path) }
+            expected = localSize(sources) * UInt64(fleet.plans.count)
+        } else {
+            let remotes = sources.map(remote)
+            guard let first = remotes.first ?? nil, remotes.allSatisfy({ $0?.target == first.target }) else {
+                throw ShelfError(
+                    .usage, "cp: the sources must all be on one host (HOST:PATH), or the destination must be",
+                    hint: "sshelf cp SRC... HOST:DST, or sshelf cp HOST:SRC... DST")
+            }
+            fleet = try FleetCommand.resolve([first.target], hostsFile: nil, store: store, context: context)
+            guard fleet.plans.count == 1 else {
+                throw ShelfError(
+                    .usage,
+                    "cp: '\(Display.safe(first.target))' is \(fleet.plans.count) hosts; "
+                        + "files come from one host at a time",
+                    hint: "name one host: sshelf cp HOST:SRC... DST")
+            }
+            let paths = remotes.compactMap { $0?.path }
+            direction = { copy throws(SSHError) in try copy.download(paths, to: destination) }
+        }
+        try FleetCommand.confirm(fleet, call: call, context: context)
+        let settings = FleetRun.Settings(
+            parallel: try FleetCommand.count(call, "parallel", default: RunCommand.defaultParallel))
+        let session = try FleetSession(call: call, store: store, context: context, by: "cp")
+        let copied = ByteCount()
+        let summary = session.run(
+            fleet, settings: settings, options: connect, json: false,
+            line: { progress in
+                progressBar(copied.total, of: expected, rate: copied.rate()) + "; "
+                    + FleetSession.progressLine(progress)
+            }
+        ) { plan, abort, connected in
+            FleetConnect.run(
+                plan, options: connect, credentials: session.credentials(), acceptNew: call.flag("accept-new"),
+                abort: abort, connected: connected
+            ) { connection, result throws(SSHError) in
+                let sftp = try SftpSession(connection)
+                defer { sftp.close() }
+                let copy = FleetCopy(sftp, options: options) { copied.add($0) }
+                try direction(copy)
+                result.outcome = .succeeded
+                result.note = "copied \(copy.files) file\(copy.files == 1 ? "" : "s"), \(Bytes.text(copy.bytes))"
+            }
+        }
+        let description =
+            "cp \(options.recursive ? "-r " : "")\(options.preserve ? "-p " : "")"
+            + call.arguments.joined(separator: " ")
+        try session.finish(summary, fleet: fleet, what: "copy", item: FleetLog.commandHash(description))
+        for result in summary.results {
+            let line =
+                result.outcome == .succeeded
+                ? "\(Display.safe(result.name)): \(result.note ?? "copied")" : RunReport.statusLine(result)
+            context.output(line + "\n")
+        }
+        if summary.results.count > 1 || summary.interrupts > 0 { context.output(RunReport.summaryLine(summary) + "\n") }
+        return FleetReport.exitStatus(summary.results)
+    }
+}
+
+/// `[########------] 57% 1.2 GiB of 2.1 GiB, 96.0 MiB/s` (without a bar when the size is not known ahead).
+func progressBar(_ done: UInt64, of total: UInt64?, rate: Double) -> String {
+    let speed = "\(Bytes.text(UInt64(rate)))/s"
+    guard let total, total > 0 else { return "\(Bytes.text(done)) copied, \(speed)" }
+    let fraction = min(1, Double(done) / Double(total))
+    let width = 20
+    let filled = Int(fraction * Double(width))
+    let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+    return "[\(bar)] \(Int(fraction * 100))% \(Bytes.text(done)) of \(Bytes.text(total)), \(speed)"
+}
+
+/// The bytes of the regular files under `paths` (following directories), for the progress bar.
+private func localSize(_ paths: [String]) -> UInt64 {
+    var total: UInt64 = 0
+    for path in paths {
+        var info = stat()
+        guard fstatat(AT_FDCWD, path, &info, 0) == 0 else { continue }
+        if info.st_mode & S_IFMT == S_IFREG {
+            total += UInt64(info.st_size)
+        } else if info.st_mode & S_IFMT == S_IFDIR,
+            let names = try? FileManager.default.contentsOfDirectory(atPath: path)
+        {
+            total += localSize(names.map { path + "/" + $0 })
+        }
+    }
+    return total
+}
+
+/// Bytes copied by every host's thread, and the rate since the first.
+private final class ByteCount: @unchecked Sendable {
+    private let lock = NSLock()
+    private var bytes: UInt64 = 0
+    private let start = Date()
+
+    func add(_ count: Int) {
+        lock.lock()
+        bytes += UInt64(count)
+        lock.unlock()
+    }
+
+    var total: UInt64 {
+        lock.lock()
+        defer { lock.unlock() }
+        return bytes
+    }
+
+    func rate() -> Double { Double(total) / max(0.001, Date().timeIntervalSince(start)) }
+}
+
+enum Bytes {
+    static func text(_ count: UInt64) -> String {
+        let units = ["B", "KiB", "MiB", "GiB", "TiB"]
+        var value = Double(count)
+        var unit = 0
+        while value >= 1024 && unit < units.count - 1 {
+            value /= 1024
+            unit += 1
+        }
+        return unit == 0 ? "\(count) B" : String(format: "%.1f %@", value, units[unit])
+    }
+}

@@ -1,0 +1,135 @@
+// RunCommand: `sshelf run TARGETS -- COMMAND` — one command on many hosts at once (docs/FLEET.md): targets resolved
+// once, guard rails (confirmation, canary), each host connected as a login is (key verified before any credential,
+// nothing asked mid-run) or through its warm session, Ctrl-C handled in two steps, one release-log entry per run.
+import Foundation
+import ShelfCore
+import ShelfOperations
+import ShelfSSH
+import ShelfStore
+import ShelfSystem
+
+enum RunCommand {
+    static let defaultParallel = 32
+    static let defaultCommandTimeout = 600.0
+
+    static let command = CommandSpec(
+        path: ["run"], summary: "run one command on many hosts at once (a group, a tag, a search)",
+        details: """
+            TARGETS are host names, @group/path (with its subgroups), tag:NAME, or a search as 'sshelf list' takes \
+            it ('db fra', or q:WORD); --hosts-file adds a file of host names. Hosts run in parallel, each connected \
+            as a login is: its host key is verified before any credential is read, and a host whose key is unknown \
+            (without --accept-new) or changed is skipped and reported — nothing is asked in the middle of a run. A \
+            host with a warm session (exec --persist) runs the command on it. At the end every distinct output is \
+            shown once with the hosts that gave it, then each host's status. More than \(FleetGuard.confirmAbove) \
+            hosts, or any host tagged '\(FleetGuard.protectedTag)', must be confirmed by typing the number of hosts \
+            (--yes for scripts). Ctrl-C starts no more hosts and lets running ones end; a second Ctrl-C stops them. \
+            Each run is one entry in the release log (sshelf log): the hosts, a SHA-256 of the command, each host's \
+            verified key and status. Exit status: 0 when every host succeeded; 1 when a command failed, a canary \
+            failed or Ctrl-C stopped the run; 255 when a host was not reached, its key was refused, its login failed \
+            or it timed out; 2 when a confirmation was needed and not given. See docs/FLEET.md.
+            """,
+        arguments: [
+            ArgumentSpec(
+                name: "TARGETS", help: "hosts, @group, tag:NAME or a quoted search; then -- and the command",
+                variadic: true, completion: .host)
+        ],
+        options: [
+            .value(
+                "hosts-file", "FILE", "also run on the hosts named in FILE (one sshelf host name a line, # comments)"),
+            .flag(
+                "dry-run",
+                "list the hosts and each one's connect plan (hops, host keys, credential sources); connect to none"),
+            .value("parallel", "N", "run on at most N hosts at once (default \(defaultParallel))"),
+            .value("canary", "N", "run on the first N hosts first; stop there unless all of them succeed"),
+            .value("timeout", "SECONDS", "connect timeout per host and address (default 10)"),
+            .value(
+                "command-timeout", "SECONDS",
+                "cut a command that runs longer than this (default \(Int(defaultCommandTimeout)))"),
+            .flag("json", "print one JSON object a line per host (name, outcome, exit status, stdout, stderr, times)"),
+            .flag("yes", short: "y", "go ahead without the typed confirmation a large or protected run asks for"),
+            .flag("accept-new", "accept and pin the host key of hosts never seen before (never a changed key)"),
+            SSHCommands.passphraseOption,
+        ],
+        examples: [
+            "sshelf run @prod -- uptime", "sshelf run tag:db 'web fra' -- systemctl is-active nginx",
+            "sshelf run @prod --canary 2 --yes -- sudo apt-get -y upgrade",
+            "sshelf run --hosts-file hosts.txt -- df -h /",
+        ],
+        run: run)
+
+    static func run(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+        let split = call.separator ?? call.arguments.count
+        let targets = Array(call.arguments[..<split])
+        let command = call.arguments[split...].joined(separator: " ")
+        guard !command.isEmpty else {
+            throw ShelfError(.usage, "run: missing the command", hint: "sshelf run TARGETS -- COMMAND ...")
+        }
+        let store = try context.store()
+        let fleet = try FleetCommand.resolve(
+            targets, hostsFile: call.value("hosts-file"), store: store, context: context)
+        let options = try SSHCommands.connectOptions(call, context)
+        if call.flag("dry-run") {
+            FleetCommand.printDryRun(fleet, options: options, context: context)
+            let hosts = "\(fleet.plans.count) host\(fleet.plans.count == 1 ? "" : "s")"
+            context.print("command \(FleetLog.commandHash(command)) (\(command.utf8.count) bytes) on \(hosts)")
+            return 0
+        }
+        try FleetCommand.confirm(fleet, call: call, context: context)
+        let settings = FleetRun.Settings(
+            parallel: try FleetCommand.count(call, "parallel", default: defaultParallel),
+            canary: try FleetCommand.count(call, "canary", default: 0, allowZero: true),
+            commandTimeout: try FleetCommand.seconds(call, "command-timeout", default: defaultCommandTimeout))
+        let session = try FleetSession(call: call, store: store, context: context, by: "run")
+        let summary = session.run(fleet, settings: settings, options: options, json: call.flag("json")) {
+            plan, abort, connected in
+            if let result = warmRun(command, plan: plan, abort: abort, locations: context.locations) {
+                connected()
+                return result
+            }
+            return FleetConnect.run(
+                plan, options: options, credentials: session.credentials(), acceptNew: call.flag("accept-new"),
+                abort: abort, connected: connected, body: FleetConnect.exec(command))
+        }
+        try session.finish(summary, fleet: fleet, what: "run", item: FleetLog.commandHash(command))
+        if call.flag("json") {
+            RunReport.printJSON(summary.results, context: context)
+        } else {
+            RunReport.print(summary, context: context)
+        }
+        return FleetReport.exitStatus(summary.results)
+    }
+
+    /// The command through the host's warm session, when one is running (nil: connect as usual). Its key was
+    /// verified when the keeper logged in; the fingerprint logged is the one pinned on the host.
+    static func warmRun(_ command: String, plan: ConnectPlan, abort: FleetAbort, locations: DataLocations)
+        -> FleetHostResult?
+    {
+        var result = FleetHostResult(name: plan.target.name, hostID: plan.target.id, outcome: .failed)
+        result.started = Date()
+        defer { abort.detachSocket() }
+        var output = result
+        let status = WarmClient.exec(
+            command, stdin: false, plan: plan, locations: locations, onSocket: abort.attach(socket:),
+            output: { toStderr, bytes in bytes.withUnsafeBytes { output.append($0, toStderr: toStderr) } },
+            failure: { output.error = UntrustedText.clean($0) })
+        guard let status else { return nil }
+        result = output
+        result.finished = Date()
+        result.warm = true
+        // Nothing new to pin, but it counts as a connection (last connected), as a warm exec does.
+        result.connectOutcome = ConnectOutcome()
+        result.fingerprint = plan.target.pinnedHostKey.flatMap(FleetCommand.fingerprint)
+        switch abort.reason {
+        case .timedOut?:
+            result.outcome = .timedOut
+            result.error = "cut at the command timeout"
+        case .killed?:
+            result.outcome = .killed
+            result.error = "stopped by a second Ctrl-C"
+        case nil:
+            result.exitStatus = status
+            result.outcome = status == 0 ? .succeeded : .failed
+        }
+        return result
+    }
+}

@@ -1,0 +1,130 @@
+// FleetConnect: one host of a fleet command, connected as a login is (ConnectPlan through SSHConnector: every hop's
+// host key verified before a credential is read), but with nobody to ask — an unknown key is accepted only with
+// --accept-new, a changed one never, no password is prompted for — and stoppable from another thread (FleetAbort).
+// The body (a command, a file copy) runs on the logged-in connection.
+import Foundation
+import ShelfCore
+import ShelfSSH
+
+public enum FleetConnect {
+    /// Connects `plan` and runs `body`; the result says how it ended. `connected` is called once logged in (the
+    /// command timeout counts from there). `credentials` must be this host's own source (sources keep state).
+    public static func run(
+        _ plan: ConnectPlan, options: ConnectOptions, credentials: CredentialSource,
+        acceptNew: Bool, abort: FleetAbort, connected: () -> Void,
+        body: (SSHConnection, inout FleetHostResult) throws(SSHError) -> Void
+    ) -> FleetHostResult {
+        var result = FleetHostResult(name: plan.target.name, hostID: plan.target.id, outcome: .failed)
+        result.started = Date()
+        attempt(
+            plan, options: options, credentials: credentials, acceptNew: acceptNew, abort: abort, connected: connected,
+            body: body, into: &result)
+        result.finished = Date()
+        return result
+    }
+
+    private static func attempt(
+        _ plan: ConnectPlan, options: ConnectOptions, credentials: CredentialSource,
+        acceptNew: Bool, abort: FleetAbort, connected: () -> Void,
+        body: (SSHConnection, inout FleetHostResult) throws(SSHError) -> Void,
+        into result: inout FleetHostResult
+    ) {
+        var options = options
+        options.cancellation = abort.cancellation
+        let prompts = FleetPrompts(acceptNew: acceptNew, target: plan.endpoints[plan.endpoints.count - 1].name)
+        let connector = SSHConnector(options: options, credentials: credentials, delegate: prompts)
+        let connection: SSHConnection
+        do {
+            connection = try connector.connect(plan.endpoints)
+        } catch {
+            result.fingerprint = prompts.fingerprint
+            var pins = ConnectOutcome()
+            pins.pinnedKeys = connector.lastOutcome.pinnedKeys
+            result.connectOutcome = pins
+            fail(&result, error, abort: abort, loggedIn: false)
+            return
+        }
+        result.fingerprint = prompts.fingerprint
+        result.connectOutcome = connection.outcome
+        guard abort.attach(connection) else {
+            fail(&result, SSHError(.cancelled, "cancelled"), abort: abort, loggedIn: true)
+            return
+        }
+        defer { abort.closeConnection() }
+        connected()
+        do {
+            try body(connection, &result)
+        } catch {
+            fail(&result, error, abort: abort, loggedIn: true)
+        }
+    }
+
+    /// Runs `command` on the connection and keeps what it printed and its exit status.
+    public static func exec(_ command: String) -> (SSHConnection, inout FleetHostResult) throws(SSHError) -> Void {
+        { connection, result throws(SSHError) in
+            var output = result
+            let exit = try connection.exec(
+                command, input: nil, terminal: nil,
+                stdout: { output.append($0, toStderr: false) }, stderr: { output.append($0, toStderr: true) })
+            result = output
+            result.exitStatus = exit.exitCode
+            switch exit {
+            case .status(0): result.outcome = .succeeded
+            case .status: result.outcome = .failed
+            case .signal(let name):
+                result.outcome = .failed
+                result.error = "ended by signal \(UntrustedText.clean(name))"
+            case .disconnected:
+                result.outcome = .failed
+                result.error = "the connection ended before the command did"
+            }
+        }
+    }
+
+    private static func fail(_ result: inout FleetHostResult, _ error: SSHError, abort: FleetAbort, loggedIn: Bool) {
+        result.exitStatus = nil
+        switch abort.reason {
+        case .timedOut?:
+            result.outcome = .timedOut
+            result.error = "cut at the command timeout"
+            return
+        case .killed?:
+            result.outcome = .killed
+            result.error = "stopped by a second Ctrl-C"
+            return
+        case nil:
+            break
+        }
+        result.error = error.message
+        switch error.kind {
+        case .hostKeyUnknown, .hostKeyChanged, .hostKeyOtherType, .hostKeyRevoked:
+            result.outcome = .hostKeyRefused
+        case .credentialNotSynced, .credentialUnavailable, .authenticationFailed, .rsaSignatureUnsupported, .cancelled:
+            result.outcome = .loginFailed
+        default:
+            result.outcome = loggedIn ? .failed : .unreachable
+        }
+    }
+}
+
+/// The connect delegate of a fleet host: no questions. An unknown key is pinned only with --accept-new (a changed
+/// one never reaches here: it is a hard failure); nothing is typed; the target's verified fingerprint is kept.
+final class FleetPrompts: ConnectDelegate {
+    let acceptNew: Bool
+    let target: String
+    private(set) var fingerprint: String?
+
+    init(acceptNew: Bool, target: String) {
+        self.acceptNew = acceptNew
+        self.target = target
+    }
+
+    func decide(_ question: HostKeyQuestion) -> HostKeyDecision {
+        acceptNew && question.reason == .unknown ? .acceptAndRemember : .refuse
+    }
+    func askPassword(_ request: PasswordRequest) -> PasswordAnswer? { nil }
+    func answer(_ challenge: KeyboardChallenge) -> [SecretBytes]? { nil }
+    func note(_ event: ConnectEvent) {
+        if case .hostKeyVerified(let hop, let fingerprint, _) = event, hop == target { self.fingerprint = fingerprint }
+    }
+}

@@ -1,0 +1,141 @@
+// FleetHostResult: what one host of a fleet run did — how it ended, its exit status and output, the host key that
+// was verified before anything was sent, and when it started and ended. Also FleetAbort, the handle another thread
+// stops a host's attempt with (command timeout, second Ctrl-C).
+import Foundation
+import ShelfCore
+import ShelfSSH
+
+public struct FleetHostResult: Sendable {
+    public enum Outcome: String, Sendable, Codable {
+        /// The command ran and exited 0.
+        case succeeded
+        /// The command ran and exited non-zero (or was ended by a signal on the host).
+        case failed
+        /// Not reached: no answer within the connect timeout, refused, a name that does not resolve.
+        case unreachable
+        /// The host's key is unknown (and --accept-new was not given), changed or revoked: skipped, nothing sent.
+        case hostKeyRefused = "host-key-refused"
+        /// Reached and verified, but the login failed (no usable credential, refused).
+        case loginFailed = "login-failed"
+        /// The command ran longer than the command timeout and was cut.
+        case timedOut = "timed-out"
+        /// Stopped by a second Ctrl-C while it ran.
+        case killed
+        /// Never started: a canary failed, or Ctrl-C stopped the run first.
+        case notStarted = "not-started"
+
+        /// Whether the host was never reached or never ran the command, for the exit status (255) of the run.
+        public var isConnectionFailure: Bool {
+            [.unreachable, .hostKeyRefused, .loginFailed, .timedOut].contains(self)
+        }
+    }
+
+    public var name: String
+    public var hostID: UUID
+    public var outcome: Outcome
+    /// The remote command's exit status, when it ran to its end.
+    public var exitStatus: Int32?
+    public var stdout: [UInt8] = []
+    public var stderr: [UInt8] = []
+    /// Whether stdout or stderr was cut at `FleetHostResult.outputLimit`.
+    public var truncated = false
+    /// Why it did not succeed, in words (a connection error, a timeout).
+    public var error: String?
+    /// The target's host key fingerprint, verified before any credential was read.
+    public var fingerprint: String?
+    /// What it did, in words, when that is not an output (a copy: files and bytes).
+    public var note: String?
+    /// Ran through a warm session (`exec --persist`) instead of a new connection.
+    public var warm = false
+    public var started: Date?
+    public var finished: Date?
+    /// Keys pinned on --accept-new while connecting, for the caller to save on the host records.
+    public var connectOutcome: ConnectOutcome?
+
+    /// Output kept per stream and host; more is dropped and the result says so.
+    public static let outputLimit = 8 << 20
+
+    public init(name: String, hostID: UUID, outcome: Outcome) {
+        self.name = name
+        self.hostID = hostID
+        self.outcome = outcome
+    }
+
+    public var seconds: Double? {
+        guard let started, let finished else { return nil }
+        return finished.timeIntervalSince(started)
+    }
+
+    public mutating func append(_ bytes: UnsafeRawBufferPointer, toStderr: Bool) {
+        let room = Self.outputLimit - (toStderr ? stderr.count : stdout.count)
+        if bytes.count > room { truncated = true }
+        let kept = UnsafeRawBufferPointer(rebasing: bytes.prefix(max(0, room)))
+        if toStderr { stderr.append(contentsOf: kept) } else { stdout.append(contentsOf: kept) }
+    }
+}
+
+/// Stops one host's attempt from another thread: a connect in progress is cancelled, a command in progress has its
+/// connection's sockets shut down. The first reason given is the one reported.
+public final class FleetAbort: @unchecked Sendable {
+    public enum Reason: Sendable { case timedOut, killed }
+    private let lock = NSLock()
+    private var connection: SSHConnection?
+    private var stopped: Reason?
+    /// A copy of a socket the host's command runs over outside an SSHConnection (a warm session's), shut down on abort.
+    private var socket: Int32 = -1
+    let cancellation = ConnectCancellation()
+
+    public init() {}
+
+    public var reason: Reason? {
+        lock.lock()
+        defer { lock.unlock() }
+        return stopped
+    }
+
+    public func abort(_ reason: Reason) {
+        lock.lock()
+        defer { lock.unlock() }
+        if stopped == nil { stopped = reason }
+        cancellation.cancel()
+        connection?.abort()
+        if socket >= 0 { shutdown(socket, Int32(SHUT_RDWR)) }
+    }
+
+    /// Watches `fd` (kept as a copy, so its number cannot be reused under us); false when stopped already.
+    public func attach(socket fd: Int32) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard stopped == nil else { return false }
+        if socket >= 0 { close(socket) }
+        socket = dup(fd)
+        return true
+    }
+
+    public func detachSocket() {
+        lock.lock()
+        defer { lock.unlock() }
+        if socket >= 0 { close(socket) }
+        socket = -1
+    }
+
+    /// Hands over the logged-in connection; false (and it is closed) when the host was stopped meanwhile.
+    func attach(_ connection: SSHConnection) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard stopped == nil else {
+            connection.close()
+            return false
+        }
+        self.connection = connection
+        return true
+    }
+
+    /// Closes the connection under the lock, so an abort never touches freed sessions.
+    func closeConnection() {
+        lock.lock()
+        defer { lock.unlock() }
+        connection?.close()
+        connection = nil
+    }
+}

@@ -1,0 +1,65 @@
+// FleetLog: the one release-log line a fleet run leaves — the hosts as resolved, a SHA-256 of the command (never
+// the command: it may hold a secret someone typed), and each host's verified key fingerprint and how it ended. The
+// log's key is checked before any host starts, so a run that could not be logged never runs.
+import Foundation
+import ShelfCore
+import ShelfVault
+
+public enum FleetLog {
+    /// Opens the vault (made when there is none: the log's key lives in it) and makes sure the log key can be read,
+    /// unlocking with `passphrase` when it is locked. Throws, in the user's words, when the run could not be logged.
+    public static func prepare(_ workspace: Workspace, passphrase: () -> SecretBytes?) throws -> Vault {
+        let vault = try VaultAccess.open(workspace, create: true)
+        switch vault.releaseLogKey(create: true) {
+        case .key:
+            return vault
+        case .locked:
+            guard let typed = passphrase() else {
+                throw ShelfError(
+                    .failure, "a run is logged in the release log, whose key is locked",
+                    hint: "sshelf vault unlock, or give the passphrase with --passphrase-fd N")
+            }
+            try vault.unlock(passphrase: typed)
+            guard case .key = vault.releaseLogKey(create: true) else {
+                throw ShelfError(
+                    .failure, "the release log key cannot be read after the unlock", hint: "sshelf vault status")
+            }
+            return vault
+        case .absent, .unavailable:
+            throw ShelfError(
+                .storage, "the release log key cannot be read from the vault, so the run could not be logged",
+                hint: "sshelf vault status")
+        }
+    }
+
+    /// `sha256:HEX` of the command as sent.
+    public static func commandHash(_ command: String) -> String {
+        "sha256:" + Digest.sha256(Array(command.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// The entry: `what` run (or copy), `item` the command's hash, `host` every resolved host, `detail` the targets
+    /// as typed and `NAME FINGERPRINT OUTCOME[=STATUS]` per host.
+    public static func entry(
+        by: String, what: String, item: String, targets: [String],
+        results: [FleetHostResult]
+    ) -> ReleaseEntry {
+        let hosts = results.map(\.name).joined(separator: ",")
+        let lines = results.map { result in
+            let status = result.exitStatus.map { "=\($0)" } ?? ""
+            return "\(result.name) \(result.fingerprint ?? "-") \(result.outcome.rawValue)\(status)"
+        }
+        let detail =
+            "targets " + targets.map { ShellWord.quote($0) }.joined(separator: " ") + "; "
+            + lines.joined(separator: "; ")
+        return ReleaseEntry(what: what, item: item, by: by, host: hosts, detail: detail)
+    }
+
+    public static func append(_ entry: ReleaseEntry, vault: Vault, workspace: Workspace) throws {
+        do {
+            try ReleaseLog(locations: workspace.locations).append(entry, vault: vault)
+        } catch {
+            throw ShelfError(
+                .storage, "the run could not be written to the release log: \(error.message)", hint: error.hint)
+        }
+    }
+}

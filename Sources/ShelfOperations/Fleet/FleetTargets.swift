@@ -1,0 +1,89 @@
+// FleetTargets: the hosts a fleet command (`sshelf run`, `sshelf cp`) names, resolved once, in the order given,
+// each host once. A target is a host name (NAME@ID or an id prefix, as every command takes), `@group/path` (the
+// group and all its subgroups), `tag:NAME`, or a search query — a target with a space in it, or `q:TEXT` — matched
+// by the one search rule `sshelf list` uses. A hosts file lists host names, one a line.
+import Foundation
+import ShelfCore
+import ShelfStore
+
+public enum FleetTargets {
+    /// One target as the user typed it and the hosts it stands for.
+    public struct Resolved: Sendable {
+        public var target: String
+        public var hosts: [ShelfCore.Host]
+    }
+
+    /// Resolves every target in one snapshot of the store; a target that names nothing is an error (a typo must not
+    /// quietly shrink the fleet).
+    public static func resolve(_ targets: [String], in store: Store) throws -> [Resolved] {
+        try store.read { store in
+            let tree = GroupTree(try store.groups())
+            var all: [ShelfCore.Host]? = nil
+            func everyHost() throws -> [ShelfCore.Host] {
+                if let all { return all }
+                let hosts = try store.hosts().sorted { ($0.name, $0.id.uuidString) < ($1.name, $1.id.uuidString) }
+                all = hosts
+                return hosts
+            }
+            return try targets.map { target in
+                Resolved(target: target, hosts: try hosts(for: target, store: store, tree: tree, everyHost: everyHost))
+            }
+        }
+    }
+
+    /// The hosts of a hosts file's text: a host name a line; blank lines and `#` comments are skipped.
+    public static func names(inHostsFile text: String) -> [String] {
+        text.split(whereSeparator: \.isNewline).compactMap { line in
+            let name = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0]
+                .trimmingCharacters(in: .whitespaces)
+            return name.isEmpty ? nil : name
+        }
+    }
+
+    /// The resolved hosts, each once, in the order first named.
+    public static func hosts(_ resolved: [Resolved]) -> [ShelfCore.Host] {
+        var seen: Set<UUID> = []
+        return resolved.flatMap(\.hosts).filter { seen.insert($0.id).inserted }
+    }
+
+    private static func hosts(
+        for target: String, store: Store, tree: GroupTree,
+        everyHost: () throws -> [ShelfCore.Host]
+    ) throws -> [ShelfCore.Host] {
+        let shown = Display.safe(target)
+        if target.hasPrefix("@") && target.count > 1 && !target.dropFirst().allSatisfy(\.isHexDigit) {
+            let path = String(target.dropFirst())
+            guard let group = tree.find(path) else {
+                throw ShelfError(.notFound, "no group '\(Display.safe(path))'", hint: "see 'sshelf group list'")
+            }
+            let groups = tree.subtree(of: group.id).union([group.id])
+            let hosts = try everyHost().filter { $0.groupID.map(groups.contains) ?? false }
+            guard !hosts.isEmpty else {
+                throw ShelfError(.notFound, "group '\(Display.safe(path))' and its subgroups hold no host")
+            }
+            return hosts
+        }
+        if target.hasPrefix("tag:") {
+            let tag = String(target.dropFirst(4))
+            let hosts = try everyHost().filter { $0.tags.contains(tag) }
+            guard !tag.isEmpty, !hosts.isEmpty else {
+                throw ShelfError(
+                    .notFound, "no host has the tag '\(Display.safe(tag))'",
+                    hint: "tags are shown by 'sshelf list'; 'sshelf edit HOST --tag NAME' adds one")
+            }
+            return hosts
+        }
+        let isQuery = target.hasPrefix("q:") || target.contains(where: \.isWhitespace)
+        guard isQuery else { return [try Resolve.host(target, in: store)] }
+        let query = target.hasPrefix("q:") ? String(target.dropFirst(2)) : target
+        guard !HostQuery(query).isEmpty else {
+            throw ShelfError(.usage, "the search '\(shown)' has no words", hint: "e.g. 'db fra' or q:db")
+        }
+        let found = try store.searchHosts(query).compactMap { try store.host(id: $0.id) }
+        guard !found.isEmpty else {
+            throw ShelfError(
+                .notFound, "no host matches the search '\(shown)'", hint: "try it with 'sshelf list \(shown)'")
+        }
+        return found
+    }
+}

@@ -1,0 +1,170 @@
+// CopyCommandTests: `sshelf cp` end to end over a real sshd's SFTP — a file both ways, a tree with -r and -p (modes
+// and times), a copy to every host of a group, and interrupted copies (the process killed mid-upload, Ctrl-C twice
+// mid-download) that leave nothing under the final name.
+import Foundation
+import TestSupport
+import XCTest
+
+final class CopyCommandTests: XCTestCase {
+    /// A local file of `count` bytes that are not all the same, so a misplaced block shows.
+    func makeFile(_ path: String, count: Int, mode: mode_t = 0o644) throws -> Data {
+        var generator = SystemRandomNumberGenerator()
+        let data = Data((0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try data.write(to: URL(fileURLWithPath: path))
+        chmod(path, mode)
+        return data
+    }
+
+    func mode(_ path: String) throws -> Int {
+        try XCTUnwrap(
+            (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue)
+    }
+
+    func modified(_ path: String) throws -> Date {
+        try XCTUnwrap(try FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date)
+    }
+
+    func leftovers(_ directory: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.hasSuffix(".part") }
+    }
+
+    func testAFileGoesUpAndComesBackTheSame() throws {
+        let world = try FleetWorld(["a"])
+        let source = world.home.root + "/src/hello.bin"
+        let data = try makeFile(source, count: 3 << 20 | 123)
+        let up = try world.home.run("cp", source, "a:\(world.shared)/")
+        XCTAssertExit(up, 0)
+        XCTAssertTrue(up.stdout.contains("a: copied 1 file, 3.0 MiB"), up.stdout)
+        XCTAssertEqual(FileManager.default.contents(atPath: world.shared + "/hello.bin"), data)
+        XCTAssertEqual(leftovers(world.shared), [])
+
+        let back = world.home.root + "/back.bin"
+        XCTAssertExit(try world.home.run("cp", "a:\(world.shared)/hello.bin", back), 0)
+        XCTAssertEqual(FileManager.default.contents(atPath: back), data)
+        XCTAssertEqual(leftovers(world.home.root), [])
+
+        let missing = try world.home.run("cp", "a:\(world.shared)/nope", back)
+        XCTAssertExit(missing, 1)
+        XCTAssertTrue(missing.stdout.contains("no such file"), missing.stdout)
+        XCTAssertEqual(FileManager.default.contents(atPath: back), data, "a failed copy leaves the old file alone")
+    }
+
+    func testATreeWithRecursiveAndPreserveKeepsModesAndTimes() throws {
+        let world = try FleetWorld(["a"])
+        let tree = world.home.root + "/tree"
+        let x = try makeFile(tree + "/x.txt", count: 1000, mode: 0o600)
+        let y = try makeFile(tree + "/sub/y.sh", count: 70_000, mode: 0o750)
+        let then = Date(timeIntervalSince1970: 978_307_200)  // 2001-01-01
+        for path in [tree + "/x.txt", tree + "/sub/y.sh"] {
+            try FileManager.default.setAttributes([.modificationDate: then], ofItemAtPath: path)
+        }
+        let refused = try world.home.run("cp", tree, "a:\(world.shared)/up")
+        XCTAssertExit(refused, 1)
+        XCTAssertTrue(refused.stdout.contains("is a directory (copy it with -r)"), refused.stdout)
+
+        XCTAssertExit(try world.home.run("cp", "-r", "-p", tree, "a:\(world.shared)/up"), 0)
+        XCTAssertEqual(FileManager.default.contents(atPath: world.shared + "/up/x.txt"), x)
+        XCTAssertEqual(FileManager.default.contents(atPath: world.shared + "/up/sub/y.sh"), y)
+        XCTAssertEqual(try mode(world.shared + "/up/sub/y.sh"), 0o750)
+        XCTAssertEqual(try mode(world.shared + "/up/x.txt"), 0o600)
+        XCTAssertEqual(try modified(world.shared + "/up/sub/y.sh"), then)
+
+        let back = world.home.root + "/back"
+        XCTAssertExit(try world.home.run("cp", "-rp", "a:\(world.shared)/up", back), 0)
+        XCTAssertEqual(FileManager.default.contents(atPath: back + "/sub/y.sh"), y)
+        XCTAssertEqual(try mode(back + "/sub/y.sh"), 0o750)
+        XCTAssertEqual(try modified(back + "/x.txt"), then)
+
+        // Without -p the file gets today's time.
+        XCTAssertExit(try world.home.run("cp", tree + "/x.txt", "a:\(world.shared)/fresh.txt"), 0)
+        XCTAssertGreaterThan(try modified(world.shared + "/fresh.txt"), then)
+    }
+
+    func testACopyToAGroupReachesEveryHost() throws {
+        let world = try FleetWorld(["a", "b"])
+        for name in ["a", "b"] {
+            try FileManager.default.createDirectory(
+                atPath: world.shared + "/" + name, withIntermediateDirectories: true)
+            chmod(world.shared + "/" + name, 0o777)
+        }
+        let source = world.home.root + "/conf"
+        let data = try makeFile(source, count: 4096)
+        // Each host's login directory differs only in name here: one shared tree, a folder per host via a search.
+        let result = try world.home.run("cp", source, "@prod:\(world.shared)/a/")
+        XCTAssertExit(result, 0)
+        XCTAssertTrue(result.stdout.contains("2 hosts: 2 succeeded"), result.stdout)
+        XCTAssertEqual(FileManager.default.contents(atPath: world.shared + "/a/conf"), data)
+        XCTAssertEqual(world.sshd.logCount("Accepted publickey"), 2, world.sshd.log)
+    }
+
+    /// The upload's source is a FIFO the test feeds, so the copy is mid-way for as long as the test wants; then the
+    /// process is killed outright.
+    func testAKilledUploadLeavesNoFileUnderTheFinalName() throws {
+        let world = try FleetWorld(["a"])
+        let fifo = world.home.root + "/feed"
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        let copy = try BackgroundSshelf(world.home, ["cp", fifo, "a:\(world.shared)/final.bin"])
+        let writer = FifoWriter(fifo, bytes: 32 << 10)
+        defer { writer.finish() }
+        try eventually("a partial file under the temporary name", context: { copy.stderr }) {
+            leftovers(world.shared).contains { name in
+                name.hasPrefix(".final.bin.sshelf-")
+                    && ((try? FileManager.default.attributesOfItem(atPath: world.shared + "/" + name)[.size]
+                        as? NSNumber)??.intValue ?? 0) > 0
+            }
+        }
+        kill(copy.process.pid, SIGKILL)
+        XCTAssertEqual(copy.process.wait(), 128 + SIGKILL)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: world.shared + "/final.bin"))
+    }
+
+    /// The download's source is a large sparse file on the host (reads cost nothing there, the copy takes a while);
+    /// once its temporary file appears here, two Ctrl-Cs stop the copy, which removes that file.
+    func testAnInterruptedDownloadLeavesNothingBehind() throws {
+        let world = try FleetWorld(["a"])
+        let big = world.shared + "/big"
+        XCTAssertTrue(FileManager.default.createFile(atPath: big, contents: nil))
+        chmod(big, 0o644)
+        XCTAssertEqual(truncate(big, 16 << 30), 0)
+        let target = world.home.root + "/incoming"
+        try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: true)
+        let copy = try BackgroundSshelf(world.home, ["cp", "a:\(big)", target + "/final.bin"])
+        defer { if copy.process.isRunning { kill(copy.process.pid, SIGKILL) } }
+        try eventually("a partial file under the temporary name", context: { copy.stdout + copy.stderr }) {
+            !leftovers(target).isEmpty
+        }
+        copy.interrupt()
+        try eventually("sshelf said it stops", context: { copy.stderr }) {
+            copy.stderr.contains("stopping: no more hosts start")
+        }
+        copy.interrupt()
+        XCTAssertEqual(copy.process.wait(), 1, copy.stdout + copy.stderr)
+        XCTAssertTrue(copy.stdout.contains("a: killed"), copy.stdout)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: target), [])
+    }
+}
+
+/// Writes `bytes` into a FIFO from a thread (the open blocks until the reader opens it), then holds it open until
+/// `finish()`, so the reader waits for more. `bytes` fits the pipe's buffer: the write never waits on a reader that
+/// the test then kills.
+final class FifoWriter: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ path: String, bytes: Int) {
+        Thread { [done] in
+            let fd = open(path, O_WRONLY)
+            if fd >= 0 {
+                let block = [UInt8](repeating: 0x5A, count: bytes)
+                _ = block.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+                done.wait()
+                close(fd)
+            }
+        }.start()
+    }
+
+    func finish() {
+        done.signal()
+    }
+}

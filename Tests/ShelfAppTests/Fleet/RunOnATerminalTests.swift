@@ -1,0 +1,58 @@
+// RunOnATerminalTests: `sshelf run` at a real terminal (tmux) — the typed confirmation a protected host asks for
+// (a wrong answer runs nothing, the number of hosts goes ahead) and the live progress line while hosts run, gone
+// from the screen when the report is printed.
+import Foundation
+import TestSupport
+import XCTest
+
+final class RunOnATerminalTests: XCTestCase {
+    func testTheConfirmationIsTypedAndTheProgressLineShowsWhileHostsRun() throws {
+        let world = try FleetWorld(["a", "b"])
+        XCTAssertExit(try world.home.run("edit", "b", "--tag", "protected"), 0)
+        let go = world.shared + "/go"
+        defer { _ = FileManager.default.createFile(atPath: go, contents: nil) }
+        let command = "touch \(world.shared)/started-$$; while [ ! -e \(go) ]; do sleep 0.05; done; echo done"
+
+        let wrong = try Tmux(home: world.home, arguments: ["run", "@prod", "--", command], columns: 160)
+        try wrong.waitFor(text: "Type 2 (the number of hosts) to go ahead:")
+        try wrong.enter("y")
+        XCTAssertEqual(try wrong.waitForExit(), 2)
+        try wrong.waitFor(text: "not confirmed; nothing was run")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: world.shared), [])
+
+        let run = try Tmux(home: world.home, arguments: ["run", "@prod", "--", command], columns: 160)
+        let question = try run.waitFor(text: "Type 2 (the number of hosts) to go ahead:")
+        XCTAssertTrue(question.contains("a host is tagged protected (b)"), question)
+        try run.enter("2")
+        try run.waitFor("the progress line") { $0.contains("0/2 done, 0 failed, 2 running; slowest: ") }
+        _ = FileManager.default.createFile(atPath: go, contents: nil)
+        XCTAssertEqual(try run.waitForExit(), 0)
+        // tmux may draw the last output a moment after the status file was written.
+        let screen = try run.waitFor(text: "2 hosts: 2 succeeded")
+        XCTAssertTrue(screen.contains("a,b (2)"), screen)
+        XCTAssertFalse(screen.contains("running; slowest"), "the progress line is cleared before the report: \(screen)")
+    }
+
+    /// `cp` at a terminal shows how much is copied while it runs (here from a FIFO the test feeds, so the copy is
+    /// mid-way for as long as the test wants), and the file appears under its name only when complete.
+    func testCopyShowsItsProgressAtATerminal() throws {
+        let world = try FleetWorld(["a"])
+        let fifo = world.home.root + "/feed"
+        XCTAssertEqual(mkfifo(fifo, 0o644), 0)
+        let copy = try Tmux(home: world.home, arguments: ["cp", fifo, "a:\(world.shared)/fed.bin"], columns: 160)
+        let writer = FifoWriter(fifo, bytes: 32 << 10)
+        try copy.waitFor("the progress line") {
+            $0.contains("32.0 KiB copied") && $0.contains("0/1 done, 0 failed, 1 running")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: world.shared + "/fed.bin"))
+        writer.finish()
+        XCTAssertEqual(try copy.waitForExit(), 0)
+        // The report may have scrolled into tmux's history by the time the pane is marked dead.
+        try eventually("the report", context: { (try? copy.screen()) ?? "" }) {
+            try copy.tmux(["capture-pane", "-p", "-S", "-200", "-t", copy.session]).output.contains(
+                "a: copied 1 file, 32.0 KiB")
+        }
+        XCTAssertEqual(
+            FileManager.default.contents(atPath: world.shared + "/fed.bin"), Data(repeating: 0x5A, count: 32 << 10))
+    }
+}
