@@ -189,6 +189,7 @@ final class TUIVaultTests: XCTestCase {
         XCTAssertExit(try home.run("vault", "lock"), 0)
         let tui = try Tmux(home: home, columns: 100, rows: 30)
         try waitForVault(tui, "vault locked")
+        try tui.waitFor(text: "│ 1 host │")  // loaded: Enter before that only says "still loading"
         try tui.send("Enter")
         try tui.waitFor(text: "[ ] remember in the vault")
         try tui.type(TestAccount.password)
