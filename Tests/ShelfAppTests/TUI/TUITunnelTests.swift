@@ -78,6 +78,8 @@ final class TUITunnelTests: XCTestCase {
         try tui.send("t")
         try tui.waitFor(text: "run by 'sshelf forward start' (pid \(cli.pid)), stopped where it runs")
         close(try TrafficSocket.connect(port: port))
+        // Counted by that process before it is stopped (its state reaches the TUI twice a second).
+        try tui.waitFor(text: "2 total")
 
         XCTAssertEqual(try cli.stop(SIGINT), 0, cli.stderr)
         XCTAssertTrue(cli.stderr.contains(": 2 connections, 3 bytes out, 3 bytes in"), cli.stderr)
