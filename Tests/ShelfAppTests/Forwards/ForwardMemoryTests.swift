@@ -81,8 +81,7 @@ final class ForwardMemoryTests: XCTestCase {
         let flood = Flood()
         let (targetPort, listener) = try floodServer(flood)
         defer { close(listener) }
-        let port = try TrafficSocket.freePort()
-        XCTAssertExit(try world.home.run("forward", "add", "t", "--local", "\(port):127.0.0.1:\(targetPort)"), 0)
+        let port = try world.addLocalRule(to: targetPort)
         let running = try BackgroundCLI(world.home, ["forward", "start", "t", "--accept-new"])
         try running.waitFor("press Ctrl-C")
         let pid = running.pid

@@ -9,8 +9,7 @@ final class ForwardStartStateTests: XCTestCase {
     func testStateFileFollowsTheForwardAndGoesAway() throws {
         let world = try SSHCLIWorld()
         let target = try ReverseServer()
-        let port = try TrafficSocket.freePort()
-        XCTAssertExit(try world.home.run("forward", "add", "t", "--local", "\(port):127.0.0.1:\(target.port)"), 0)
+        let port = try world.addLocalRule(to: target.port)
         let running = try BackgroundCLI(world.home, ["forward", "start", "t", "--accept-new"])
         try running.waitFor("press Ctrl-C")
         let path = world.home.sshelfHome + "/run/forward-start-\(running.pid).json"

@@ -48,4 +48,12 @@ final class SSHCLIWorld {
         XCTAssertExit(try home.run("edit", "t", "--port", String(impostor.port)), 0)
         return impostor
     }
+
+    /// A local forward rule on host "t" from a free loopback port to `targetPort` on the server's side; its port.
+    func addLocalRule(to targetPort: Int, file: StaticString = #filePath, line: UInt = #line) throws -> Int {
+        let port = try TrafficSocket.freePort()
+        XCTAssertExit(try home.run("forward", "add", "t", "--local", "\(port):127.0.0.1:\(targetPort)"), 0,
+                      file: file, line: line)
+        return port
+    }
 }

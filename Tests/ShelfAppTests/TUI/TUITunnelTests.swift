@@ -12,8 +12,7 @@ final class TUITunnelTests: XCTestCase {
         stopHandedOverForwards(world.home)
         XCTAssertExit(try world.home.run("trust", "t", "--fingerprint", try world.fingerprint(world.sshd)), 0)
         let target = try ReverseServer()
-        let port = try TrafficSocket.freePort()
-        XCTAssertExit(try world.home.run("forward", "add", "t", "--local", "\(port):127.0.0.1:\(target.port)"), 0)
+        let port = try world.addLocalRule(to: target.port)
         // A port that accepts TCP and never answers SSH: the connect hangs in its handshake.
         let mute = try RecordingListener()
         XCTAssertExit(
@@ -60,8 +59,7 @@ final class TUITunnelTests: XCTestCase {
         stopHandedOverForwards(world.home)
         XCTAssertExit(try world.home.run("trust", "t", "--fingerprint", try world.fingerprint(world.sshd)), 0)
         let target = try ReverseServer()
-        let port = try TrafficSocket.freePort()
-        XCTAssertExit(try world.home.run("forward", "add", "t", "--local", "\(port):127.0.0.1:\(target.port)"), 0)
+        let port = try world.addLocalRule(to: target.port)
         let tui = try Tmux(home: world.home, columns: 140, rows: 30)
         try tui.waitFor(text: "1 host")
         try tui.send("l")
