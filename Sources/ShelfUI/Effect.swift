@@ -70,6 +70,8 @@ public enum Action: Sendable {
     /// The sshelf agent asks whether a signature may be made; it stopped waiting for the answer.
     case agentQuestion(AgentQuestion)
     case agentQuestionEnded(UUID)
+    /// What the reachability probes found for the hosts in the probed window (the whole window each time).
+    case reachability([UUID: HostReachability])
 }
 
 public struct OperationFailure: Error, Sendable, Equatable {

@@ -5,6 +5,7 @@ public enum Command: String, Sendable, CaseIterable {
     case nextPane, previousPane, left, right, toggleGroup, activate
     case search, cancel, sort, reload, syncNow, vaultLock
     case addHost, addGroup, addForward, addIdentity, identities, edit, delete, toggleForward, copyID
+    case toggleReachability
     case help, quit
     // searching
     case searchAccept, searchCancel, searchErase, searchDown, searchUp, searchScope
@@ -149,6 +150,8 @@ public enum Keymap {
                    disabled: forwardToggle),
         KeyBinding([.char("c")], .copyID, .browse, "install the host's identity key in its ~/.ssh/authorized_keys (copy-id)",
                    disabled: needsHostIdentity),
+        KeyBinding([.char("p")], .toggleReachability, .browse,
+                   "show or hide whether each host on screen answers (a TCP connect every 30 s, nothing sent)"),
         KeyBinding([.char("r")], .reload, .browse,
                    "reload from the store (changes by other programs show by themselves)"),
         KeyBinding([.char("S")], .syncNow, .browse, "sync now", disabled: needsSync),

@@ -25,6 +25,7 @@ public enum Reducer {
                 ?? clamp(state.identityCursor, count: catalog.identities.count)
             state.loaded = true
             state.loadError = nil
+            state.reachability.decide(catalog)
             if state.failure?.subject == .store { state.failure = nil }
             let keepGroup = state.selectedGroupID
             rebuildGroups(&state)
@@ -103,6 +104,9 @@ public enum Reducer {
             return AgentQuestionReducer.ask(&state, question)
         case .agentQuestionEnded(let id):
             return AgentQuestionReducer.ended(&state, id)
+        case .reachability(let results):
+            if state.reachability.shown { state.reachability.results = results }
+            return []
         }
     }
 
@@ -234,6 +238,8 @@ public enum Reducer {
             confirmDelete(&state)
         case .toggleForward:
             return ForwardToggle.run(&state)
+        case .toggleReachability:
+            ReachabilityColumn.toggle(&state)
         case .help:
             state.mode = .help(scroll: 0)
         case .quit:

@@ -113,6 +113,8 @@ public struct UIState: Sendable {
     public var forwardStates: [UUID: ForwardLive] = [:]
     /// The last `t` until its outcome shows (the title bar then says it).
     public var forwardTransition: ForwardTransition?
+    /// The host list's reachability column (`p`) and what the probes found.
+    public var reachability = ReachabilityColumn()
 
     public init(rows: Int = 24, columns: Int = 80, symbols: Symbols = .unicode, now: Date = Date()) {
         self.rows = rows

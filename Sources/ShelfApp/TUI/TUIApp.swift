@@ -15,6 +15,7 @@ final class TUIApp {
     private let status: StatusSource
     private let login: TUILogin
     private let forwards: ForwardChildren
+    private let reachability: ReachabilityWorker
     /// Nil when the test hook replaces the sync state (then nothing syncs in the background).
     private var sync: BackgroundSync?
     private var watcher: LiveWatcher?
@@ -42,6 +43,7 @@ final class TUIApp {
                              secretsPresent: { vault.itemNames() })
         login = TUILogin(context: context, mailbox: mailbox, vault: vault)
         forwards = ForwardChildren(locations: context.locations, mailbox: mailbox, selfPath: TUIApp.selfPath)
+        reachability = ReachabilityWorker(mailbox: mailbox)
         state = UIState()
     }
 
@@ -64,6 +66,7 @@ final class TUIApp {
         defer { agentQuestions?.stop() }
         let size = terminal.size
         state = UIState(rows: size.rows, columns: size.columns, symbols: terminal.symbols, now: Date())
+        state.reachability = ReachabilityColumn(start: ReachabilityWorker.start(context.environment))
         state.status = status.current(store: try? Store(path: context.locations.store), now: state.now)
         if let failure = vault.failure() { apply(.vaultFailed(failure.message, hint: failure.hint)) }
         // The watcher's first look comes before the first load: nothing committed in between is missed.
@@ -75,6 +78,7 @@ final class TUIApp {
             // A search about to run would replace the rows at once: draw its results, not the stale ones.
             let searchDue = state.search.isRunning && state.catalog.isComplete
             if dirty && !searchDue {
+                reachability.follow(state)
                 terminal.draw(Screen.render(state))
                 dirty = false
                 if let benchmark {
@@ -106,6 +110,7 @@ final class TUIApp {
                 lastTick = now
                 apply(.tick(now))
                 forwards.refresh()
+                reachability.pump()
                 dirty = true
             }
         }
