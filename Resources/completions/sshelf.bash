@@ -96,7 +96,7 @@ _sshelf() {
         --user) COMPREPLY=(); return ;;
     esac
     case "$key" in
-        "list") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--group --json --names --help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "list") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--group --json --names --reachable --timeout --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "show") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "add") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--host --user --port --group --tag --alias --auth --identity --jump --notes --option --allow-duplicate --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "edit") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--host --user --port --group --tag --alias --auth --identity --jump --notes --option --rename --untag --remove-alias --remove-option --allow-duplicate --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;

@@ -62,6 +62,15 @@ public enum ProbeFailure: Sendable, Equatable {
     case missingJump
     case other(String)
 
+    /// A word or two for a narrow column (at most 8 characters for the known failures).
+    public var shortWords: String {
+        switch self {
+        case .noSuchName: "no name"
+        case .missingJump: "no jump"
+        default: words
+        }
+    }
+
     public var words: String {
         switch self {
         case .refused: "refused"
@@ -91,6 +100,16 @@ public enum Reachability: Sendable, Equatable {
         case .probing: "probing"
         case .up(let milliseconds): "up \(Reachability.format(milliseconds))"
         case .down(let failure): "down: \(failure.words)"
+        }
+    }
+
+    /// The narrow column's words (8 characters at most but for an unusual error): `0.3 ms`, `refused`, `no name`,
+    /// `probing`, `?` — the colour tells up from down.
+    public var shortWords: String {
+        switch self {
+        case .unknown, .probing: words
+        case .up(let milliseconds): Reachability.format(milliseconds)
+        case .down(let failure): failure.shortWords
         }
     }
 

@@ -141,6 +141,7 @@ final class SnapshotTests: XCTestCase {
         ascii.symbols = .ascii
         ascii.status.sync = .localFallback(reason: "sync folder /mnt/nas/sshelf not found")
         add("ascii-symbols", ascii)
+        out += reachabilityScreens(rows: rows, columns: columns)
         return out
     }
 

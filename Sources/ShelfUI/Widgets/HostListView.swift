@@ -79,7 +79,8 @@ enum HostListView {
         let reach = reachWidth(state, width: rect.width, rows: max(0, rect.height - 1))
         let c = columns(width: rect.width, natural: natural, reach: reach)
         let x = rect.column
-        let reachColumn = x + rect.width - c.last - c.reach - (c.last > 0 ? 1 : 0)
+        // One cell before "Last", or before the pane's edge.
+        let reachColumn = x + rect.width - c.last - c.reach - 1
         let headerStyle = focused ? CellStyle.bold : CellStyle.dim
         canvas.write(header, row: rect.row, column: x + 1, width: c.name, style: headerStyle)
         canvas.write("Address", row: rect.row, column: x + 1 + c.name + 1, style: headerStyle)
@@ -138,7 +139,7 @@ enum HostListView {
             }
             if c.reach > 0 {
                 let result = state.reachability.results[table.id(row)] ?? HostReachability(.unknown)
-                field(result.state.words(via: result.via), matched: [], row: y, column: reachColumn, width: c.reach,
+                field(reachWords(result, width: rect.width), matched: [], row: y, column: reachColumn, width: c.reach,
                       ellipsis: e, on: &canvas, style: reachStyle(result.state))
             }
             if c.last > 0, let last = table.lastConnected(row) {
@@ -153,18 +154,26 @@ enum HostListView {
         }
     }
 
+    /// From this list width the column says `up 0.4 ms via HOP` / `down: refused`; below it, `0.4 ms` / `refused`
+    /// (the colour tells them apart) so that name and address keep their room.
+    static let reachWordsFrom = 80
+
+    static func reachWords(_ result: HostReachability, width: Int) -> String {
+        width >= reachWordsFrom ? result.state.words(via: result.via) : result.state.shortWords
+    }
+
     /// The reachability column's width: none when hidden or when the list is narrower than
-    /// `ReachabilityColumn.minimumListWidth`, else what the rows on screen say (at least the header's), up to 14
-    /// cells in a narrow list and 26 in a wide one (a long "via HOP" ends in `…`).
+    /// `ReachabilityColumn.minimumListWidth`, else what the rows on screen say (at least the header's), up to 8
+    /// cells in a narrow list and 28 in a wide one (a long "via HOP" ends in `…`).
     static func reachWidth(_ state: UIState, width: Int, rows: Int) -> Int {
         guard state.reachability.shown, width >= ReachabilityColumn.minimumListWidth else { return 0 }
         var widest = "Reach".count
         let table = state.catalog.table
         for row in state.visible.dropFirst(state.hostScroll).prefix(rows) {
             let result = state.reachability.results[table.id(Int(row))] ?? HostReachability(.unknown)
-            widest = max(widest, CharWidth.of(result.state.words(via: result.via)))
+            widest = max(widest, CharWidth.of(reachWords(result, width: width)))
         }
-        return min(widest, width >= 80 ? 26 : 14)
+        return min(widest, width >= reachWordsFrom ? 28 : 8)
     }
 
     static func reachStyle(_ state: Reachability) -> CellStyle {
