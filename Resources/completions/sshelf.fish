@@ -36,7 +36,7 @@ complete -c sshelf -n 'not __fish_seen_subcommand_from list show add edit rm mv 
 complete -c sshelf -n '__fish_seen_subcommand_from list' -l group -s g -r -a '(__sshelf_groups)' -d 'only hosts in this group and its subgroups'
 complete -c sshelf -n '__fish_seen_subcommand_from list' -l json -d 'print JSON (an array of host records) for scripts'
 complete -c sshelf -n '__fish_seen_subcommand_from list' -l names -d 'print only the names, one per line, as commands take them (NAME@ID where several hosts share a name)'
-complete -c sshelf -n '__fish_seen_subcommand_from list' -l reachable -d 'add whether each host answers a TCP connect, with the round trip (through a jump chain: its first hop\'s)'
+complete -c sshelf -n '__fish_seen_subcommand_from list' -l reachable -d 'add whether each host answers a TCP connect, and how fast (a jump chain: its first hop)'
 complete -c sshelf -n '__fish_seen_subcommand_from list' -l timeout -r -d 'with --reachable: connect timeout per host and address (default 3)'
 complete -c sshelf -n '__fish_seen_subcommand_from show' -l json -d 'print JSON for scripts'
 complete -c sshelf -n '__fish_seen_subcommand_from show' -l id -r -d 'name the host by its id (4 or more hex digits, as \'sshelf list --json\' or an error lists them) instead of by name'

@@ -36,7 +36,8 @@ public struct ProbeScheduler<Target: Hashable & Sendable>: Sendable {
     public mutating func track(_ targets: [Target], now: Date) -> [Target] {
         var seen: Set<Target> = []
         wanted = targets.filter { seen.insert($0).inserted }
-        let stale = finishedAt.filter { !seen.contains($0.key) && now.timeIntervalSince($0.value) >= interval }.map(\.key)
+        let stale = finishedAt.filter { !seen.contains($0.key) && now.timeIntervalSince($0.value) >= interval }
+            .map(\.key)
         for target in stale { finishedAt[target] = nil }
         return stale
     }

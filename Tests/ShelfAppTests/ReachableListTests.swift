@@ -43,7 +43,8 @@ final class ReachableListTests: XCTestCase {
 
         // sshd saw each probe close before the client said a word: no banner (sshd logs "Remote protocol version"
         // when one arrives), so no key exchange and no login.
-        XCTAssertTrue(sshd.waitForLog("kex_exchange_identification: Connection closed by remote host", count: 4), sshd.log)
+        XCTAssertTrue(sshd.waitForLog("kex_exchange_identification: Connection closed by remote host", count: 4),
+                      sshd.log)
         XCTAssertEqual(sshd.logCount("Remote protocol version"), 0, sshd.log)
         XCTAssertEqual(sshd.logCount("Failed "), 0, sshd.log)
         XCTAssertEqual(sshd.logCount("Accepted "), 0, sshd.log)

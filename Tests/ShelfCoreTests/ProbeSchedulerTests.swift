@@ -109,7 +109,8 @@ final class ProbeSchedulerTests: XCTestCase {
         XCTAssertEqual(target("inner"), ProbeTarget(hostname: "10.0.0.1", port: 2022, via: "bastion"))
         XCTAssertEqual(target("bare.example.com"), ProbeTarget(hostname: "bare.example.com", port: 22))
         XCTAssertNil(target("dangling"), "a jump host that is not in the store: nothing to probe")
-        XCTAssertEqual(target("proxied"), ProbeTarget(hostname: "2001:db8::1", port: 2200, via: "ops@[2001:db8::1]:2200"))
+        XCTAssertEqual(target("proxied"),
+                       ProbeTarget(hostname: "2001:db8::1", port: 2200, via: "ops@[2001:db8::1]:2200"))
     }
 
     func testTheWordsForEachState() {

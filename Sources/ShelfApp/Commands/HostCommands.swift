@@ -45,7 +45,7 @@ enum HostCommands {
                 .value("group", "PATH", short: "g", completion: .group, "only hosts in this group and its subgroups"),
                 .flag("json", "print JSON (an array of host records) for scripts"),
                 .flag("names", "print only the names, one per line, as commands take them (NAME@ID where several hosts share a name)"),
-                .flag("reachable", "add whether each host answers a TCP connect, with the round trip (through a jump chain: its first hop's)"),
+                .flag("reachable", "add whether each host answers a TCP connect, and how fast (a jump chain: its first hop)"),
                 .value("timeout", "SECONDS", "with --reachable: connect timeout per host and address (default 3)"),
             ],
             examples: ["sshelf list", "sshelf list prod db", "sshelf list :2222", "sshelf list --group prod/eu --json",

@@ -38,7 +38,9 @@ final class ReachabilityWorker: @unchecked Sendable {
     /// once, those that left it no longer are). Cheap when the window is unchanged.
     func follow(_ state: UIState) {
         let table = state.catalog.table
-        let members = ReachabilityColumn.rowsToProbe(state).map { Member(id: table.id($0), target: ProbeTarget.of(table, row: $0)) }
+        let members = ReachabilityColumn.rowsToProbe(state).map {
+            Member(id: table.id($0), target: ProbeTarget.of(table, row: $0))
+        }
         lock.lock()
         guard members != window else {
             lock.unlock()

@@ -26,7 +26,8 @@ enum HostListView {
         // Tags matter least: they keep an eighth of the room at most until name and address have what they need.
         let reserved = min(tags, rest / 8)
         let given = share(rest - reserved, needs: [max(natural.name, 9), max(natural.destination, 7)])
-        return Columns(name: given[0], destination: given[1], tags: rest - given[0] - given[1], last: last, reach: reach)
+        return Columns(name: given[0], destination: given[1], tags: rest - given[0] - given[1], last: last,
+                       reach: reach)
     }
 
     /// Max-min fair shares of `total`: each gets at most what it needs, and what one does not need is split

@@ -29,7 +29,9 @@ final class TUIReachabilityTests: XCTestCase {
         XCTAssertEqual(live.received, "", "the probe sent bytes")
 
         try tui.send("p")
-        try tui.waitFor("the column hidden") { !$0.contains("Reach") && !$0.contains("refused") && $0.contains("reachability off") }
+        try tui.waitFor("the column hidden") {
+            !$0.contains("Reach") && !$0.contains("refused") && $0.contains("reachability off")
+        }
         try tui.send("p")
         try tui.waitFor("the column back with results") { screen in
             screen.contains("Reach") && row(screen, "dead").contains("down: refused")
