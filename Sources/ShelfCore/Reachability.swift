@@ -113,6 +113,11 @@ public enum Reachability: Sendable, Equatable {
         }
     }
 
+    /// Probes under way at once, in the TUI and in `list --reachable`.
+    public static let concurrency = 16
+    /// Seconds a probe waits for the handshake (per address), unless `list --timeout` says otherwise.
+    public static let timeoutSeconds = 3.0
+
     /// `0.3 ms` under 10 ms, `42 ms` above.
     public static func format(_ milliseconds: Double) -> String {
         guard milliseconds < 9.95 else { return "\(Int(milliseconds.rounded())) ms" }

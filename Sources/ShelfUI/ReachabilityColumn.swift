@@ -24,10 +24,6 @@ public struct ReachabilityColumn: Sendable, Equatable {
     public static let margin = 10
     /// Seconds between two probes of one address while it is on screen (or within the margin).
     public static let refreshSeconds: TimeInterval = 30
-    /// Seconds a probe waits for the handshake.
-    public static let timeoutSeconds = 3.0
-    /// Probes under way at once.
-    public static let concurrency = 16
     /// Below this list width the column is not drawn (the name and address need the room).
     public static let minimumListWidth = 50
 

@@ -36,7 +36,7 @@ enum HostCommands {
                 ignored; a word written :PORT (:2222) matches hosts whose port starts with those digits. Best matches first (a whole field, then a prefix, then word starts and adjacent \
                 letters), ties by last connected, then name: the same rule and order as the TUI's search.
                 --reachable opens a TCP connection to each listed host's address (for a host with a jump chain, to the \
-                first jump host's, shown as "via HOP"), 16 at a time, and closes it at once: nothing is sent, no \
+                first jump host's, shown as "via HOP"), \(Reachability.concurrency) at a time, and closes it at once: nothing is sent, no \
                 credential is used. The REACHABLE column says "up 0.4 ms" or "down: refused", "down: timeout", \
                 "down: no such name"; --json adds a "reachable" field. The exit status does not depend on the answers.
                 """,
@@ -46,7 +46,7 @@ enum HostCommands {
                 .flag("json", "print JSON (an array of host records) for scripts"),
                 .flag("names", "print only the names, one per line, as commands take them (NAME@ID where several hosts share a name)"),
                 .flag("reachable", "add whether each host answers a TCP connect, and how fast (a jump chain: its first hop)"),
-                .value("timeout", "SECONDS", "with --reachable: connect timeout per host and address (default 3)"),
+                .value("timeout", "SECONDS", "with --reachable: connect timeout per host and address (default \(Int(Reachability.timeoutSeconds)))"),
             ],
             examples: ["sshelf list", "sshelf list prod db", "sshelf list :2222", "sshelf list --group prod/eu --json",
                        "sshelf list --reachable prod"],

@@ -7,10 +7,6 @@ import ShelfOperations
 import ShelfSSH
 
 enum ReachableListing {
-    static let defaultTimeout = 3.0
-    /// Probes under way at once (the TUI's bound too).
-    static let concurrency = 16
-
     /// One host's probe, as --json writes it: `{"state": "up", "milliseconds": 0.4, "via": "bastion"}` or
     /// `{"state": "down", "reason": "refused"}`.
     struct Probed: Encodable {
@@ -37,7 +33,7 @@ enum ReachableListing {
 
     /// `--timeout SECONDS`: more than 0, at most 600.
     static func timeout(_ text: String?) throws -> Double {
-        guard let text else { return defaultTimeout }
+        guard let text else { return Reachability.timeoutSeconds }
         guard let value = Double(text), value > 0, value <= 600 else {
             throw ShelfError(.invalid,
                              "--timeout: '\(Display.safe(text))' is not a number of seconds (more than 0, at most 600)")
@@ -49,7 +45,7 @@ enum ReachableListing {
     static func probe(_ listing: HostListing.Listing, timeout: Double) -> [Probed] {
         let targets = listing.rows.map { ProbeTarget.of(listing.table, row: Int($0)) }
         let distinct = Array(Set(targets.compactMap { $0 }))
-        let outcomes = ReachabilityProbe.probeAll(distinct, timeout: timeout, concurrency: concurrency)
+        let outcomes = ReachabilityProbe.probeAll(distinct, timeout: timeout, concurrency: Reachability.concurrency)
         let byTarget = Dictionary(uniqueKeysWithValues: zip(distinct, outcomes))
         return targets.map { target in
             guard let target else { return Probed(reachability: .down(.missingJump)) }

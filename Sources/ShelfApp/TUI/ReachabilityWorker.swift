@@ -11,7 +11,7 @@ final class ReachabilityWorker: @unchecked Sendable {
     private let lock = NSLock()
     private let mailbox: Mailbox
     private var scheduler = ProbeScheduler<ProbeTarget>(interval: ReachabilityColumn.refreshSeconds,
-                                                        limit: ReachabilityColumn.concurrency)
+                                                        limit: Reachability.concurrency)
     /// The last probe's outcome per address, for the targets the scheduler still tracks.
     private var results: [ProbeTarget: Reachability] = [:]
     /// The hosts of the window, in order, with where each is probed (nil: its jump host is missing).
@@ -59,7 +59,7 @@ final class ReachabilityWorker: @unchecked Sendable {
         lock.unlock()
         for target in due {
             queue.async { [self] in
-                let outcome = ReachabilityProbe.probe(target, timeout: ReachabilityColumn.timeoutSeconds)
+                let outcome = ReachabilityProbe.probe(target, timeout: Reachability.timeoutSeconds)
                 lock.lock()
                 scheduler.finished(target, now: Date())
                 results[target] = outcome
