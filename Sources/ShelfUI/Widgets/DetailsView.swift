@@ -1,5 +1,5 @@
 // DetailsView: the selected host — address, aliases, auth and where its credential comes from, identity, jump chain,
-// pinned host key, and its forward rules with their state.
+// pinned host key, its forward rules with their state, and its ssh options with where each comes from.
 import Foundation
 import ShelfCore
 
@@ -11,7 +11,12 @@ enum DetailsView {
             return
         }
         let catalog = state.catalog
-        var lines: [(String, String, CellStyle)] = [("address", host.destination, .plain)]
+        // User and port a `Host` pattern gives, as `sshelf show` says them.
+        let applied = OptionDefaults.applied(catalog.optionDefaults, to: host)
+        let fromPatterns = applied.from.map { "\($0.field) from Host \($0.pattern)" }.joined(separator: ", ")
+        var lines: [(String, String, CellStyle)] = [
+            ("address", applied.host.destination + (fromPatterns.isEmpty ? "" : "  (\(fromPatterns))"), .plain),
+        ]
         if let row = state.selectedRow, catalog.sharesName(row) {
             let others = catalog.rowsSharingName(with: row).count - 1
             lines.append(("name", "shared with \(others) other host\(others == 1 ? "" : "s"): commands take "
@@ -90,6 +95,35 @@ enum DetailsView {
                 y += 1
             }
         }
+        // The options come after the rules, so a long list never pushes a rule's live state off the pane.
+        let options = HostOptionSources.lines(host: host, defaults: catalog.optionDefaults)
+        guard !options.isEmpty, y < rect.row + rect.height else { return }
+        canvas.write("options (\(options.count))", row: y, column: rect.column + 1, style: .dim)
+        y += 1
+        for option in options where y < rect.row + rect.height {
+            let (origin, style) = optionText(option, hostName: host.name)
+            let end = canvas.write(option.text, row: y, column: rect.column + 3, width: rect.width - 4,
+                                   style: option.note == nil ? .plain : style, ellipsis: state.symbols.ellipsis)
+            if end + 2 < rect.column + rect.width - 1 {
+                canvas.write(origin, row: y, column: end + 2, width: rect.column + rect.width - 1 - (end + 2),
+                             style: style, ellipsis: state.symbols.ellipsis)
+            }
+            y += 1
+        }
+    }
+
+    /// Where an option comes from, and why it does not apply when it does not: "from Host prod-*", "sshelf's
+    /// defaults (Host *); OpenSSH only: sshelf connect web --openssh".
+    static func optionText(_ option: HostOptionLine, hostName: String) -> (String, CellStyle) {
+        var words: String
+        switch option.origin {
+        case .host: words = "this host"
+        case .pattern("*"): words = "sshelf's defaults (Host *)"
+        case .pattern(let pattern): words = "from Host \(pattern)"
+        }
+        guard let note = option.note else { return (words, .dim) }
+        words += "; " + HostOptionSources.words(note, hostName: hostName)
+        return (words, note == .earlierValueWins ? .dim : CellStyle(color: .orange))
     }
 
     /// `text` in lines of at most `width` characters (continuation lines `continuation` wide, 2 narrower than

@@ -1,6 +1,7 @@
 // Overlays: boxes drawn over the main view — forms with inline messages, delete confirmations, the help
 // screen generated from the keymap, and connect-time prompts.
 import Foundation
+import ShelfCore
 
 enum FormView {
     /// One drawn line of a form: a field, or the message under it.
@@ -139,7 +140,7 @@ enum PromptView {
         switch prompt {
         case .hostKey(let host, let keyType, let fingerprint):
             let inner = Frame.box(title: "Unknown host key", height: 8, width: 76, state: state, on: &canvas)
-            canvas.write("\(host) offered a \(keyType) key:", row: inner.row, column: inner.column, width: inner.width)
+            canvas.write("\(host) offered \(KeyTypeArticle.with(keyType)) key:", row: inner.row, column: inner.column, width: inner.width)
             canvas.write(fingerprint, row: inner.row + 1, column: inner.column, width: inner.width, style: .bold)
             canvas.write("Check it with the server's owner before trusting it.", row: inner.row + 2,
                          column: inner.column, width: inner.width, style: .dim)
