@@ -67,14 +67,28 @@ final class StoreWorker: @unchecked Sendable {
     /// --allow-duplicate hint does not apply here: the form has no such switch).
     static func failure(_ error: Error) -> OperationFailure {
         if let taken = error as? HostOperations.NameTaken { return OperationFailure(taken.message, field: "name") }
+        if let failure = error as? FieldFailure { return OperationFailure(failure.message, field: failure.field) }
         return OperationFailure(message(error))
+    }
+
+    /// Option lines the form adds are checked as `sshelf edit --option` checks them (the installed ssh must read
+    /// each), the message under the Options field.
+    private func checkNewOptions(_ host: ShelfCore.Host, store: Store) throws {
+        let old = Set(try store.host(id: host.id)?.options ?? [])
+        do {
+            try OptionInput.check(host.options.filter { !old.contains($0) }, flag: "option")
+        } catch {
+            throw FieldFailure(field: "options", message: StoreWorker.message(error))
+        }
     }
 
     private func perform(_ effect: Effect, store: Store) throws -> String {
         switch effect {
-        case .saveHost(let host, let groupPath):
+        case .saveHost(let host, let groupPath, let password):
+            try checkNewOptions(host, store: store)
             let saved = try HostOperations.save(host, groupPath: groupPath, in: store)
-            return "\(saved.existed ? "saved" : "added") \(Display.safe(saved.host.name)) (\(Display.safe(saved.host.destination)))"
+            let line = "\(saved.existed ? "saved" : "added") \(Display.safe(saved.host.name)) (\(Display.safe(saved.host.destination)))"
+            return line + (try TUIHostPassword.apply(password, hostID: host.id, workspace: workspace, store: store))
         case .saveGroup(let group, let parentPath):
             let placed = try GroupOperations.place(group, under: parentPath, in: store)
             return "\(placed.existed ? "saved" : "added") group \(Display.safe(placed.path))"
@@ -97,4 +111,10 @@ final class StoreWorker: @unchecked Sendable {
             return ""
         }
     }
+}
+
+/// A save refused because of one form field: the message goes under it.
+struct FieldFailure: Error {
+    var field: String
+    var message: String
 }

@@ -101,7 +101,7 @@ enum DetailsView {
         canvas.write("options (\(options.count))", row: y, column: rect.column + 1, style: .dim)
         y += 1
         for option in options where y < rect.row + rect.height {
-            let (origin, style) = optionText(option, hostName: host.name)
+            let (origin, style) = optionText(option)
             let end = canvas.write(option.text, row: y, column: rect.column + 3, width: rect.width - 4,
                                    style: option.note == nil ? .plain : style, ellipsis: state.symbols.ellipsis)
             if end + 2 < rect.column + rect.width - 1 {
@@ -113,17 +113,21 @@ enum DetailsView {
     }
 
     /// Where an option comes from, and why it does not apply when it does not: "from Host prod-*", "sshelf's
-    /// defaults (Host *); OpenSSH only: sshelf connect web --openssh".
-    static func optionText(_ option: HostOptionLine, hostName: String) -> (String, CellStyle) {
-        var words: String
+    /// defaults (Host *); not applied: OpenSSH only".
+    static func optionText(_ option: HostOptionLine) -> (String, CellStyle) {
+        let words: String
         switch option.origin {
         case .host: words = "this host"
         case .pattern("*"): words = "sshelf's defaults (Host *)"
         case .pattern(let pattern): words = "from Host \(pattern)"
         }
-        guard let note = option.note else { return (words, .dim) }
-        words += "; " + HostOptionSources.words(note, hostName: hostName)
-        return (words, note == .earlierValueWins ? .dim : CellStyle(color: .orange))
+        switch option.note {
+        case nil: return (words, .dim)
+        case .earlierValueWins: return (words + "; an earlier value wins", .dim)
+        // Short here (the pane is narrow); `sshelf show` adds how to run it with OpenSSH.
+        case .openSSHOnly: return (words + "; not applied: OpenSSH only", CellStyle(color: .orange))
+        case .unreadable: return (words + "; not applied: sshelf cannot read the value", CellStyle(color: .orange))
+        }
     }
 
     /// `text` in lines of at most `width` characters (continuation lines `continuation` wide, 2 narrower than

@@ -1,0 +1,35 @@
+// TUIHostPassword: the host form's Password field, saved after the host — stored in the vault by the same operation
+// as `sshelf vault set-password` (the class the vault's policy names for the host, device-only by default), or
+// removed. The password goes to the vault only, never to the store, a log or the screen.
+import Foundation
+import ShelfCore
+import ShelfOperations
+import ShelfStore
+import ShelfUI
+import ShelfVault
+
+enum TUIHostPassword {
+    /// What to add to the save's line ("; password stored in the vault (…)"); a failure is the Password field's.
+    static func apply(_ change: PasswordChange, hostID: UUID, workspace: Workspace, store: Store) throws -> String {
+        do {
+            switch change {
+            case .keep:
+                return ""
+            case .remove:
+                try CredentialOperations.removeHostPassword(hostID, workspace: workspace, store: store)
+                return "; password removed from the vault"
+            case .set(let typed):
+                let accessibility = try CredentialOperations.storeHostPassword(
+                    hostID, workspace: workspace, store: store,
+                    vaultPassphrase: {
+                        throw ShelfError(.failure, "the vault is locked: press V to unlock it, then save again")
+                    },
+                    password: { SecretBytes(Array(typed.utf8)) })
+                return "; password stored in the vault (\(accessibility))"
+            }
+        } catch {
+            // The host itself is saved; the form stays open with the reason under the Password field.
+            throw FieldFailure(field: "password", message: "the host is saved, but " + StoreWorker.message(error))
+        }
+    }
+}
