@@ -38,7 +38,9 @@ public enum CredentialOperations {
     public static func removeHostPassword(_ hostID: UUID, workspace: Workspace, store: Store) throws {
         if FileManager.default.fileExists(atPath: workspace.locations.vault) {
             let vault = try VaultAccess.open(workspace, create: false)
-            for accessibility in AccessibilityClass.allCases { try vault.clearHostPassword(hostID, class: accessibility) }
+            for accessibility in AccessibilityClass.allCases {
+                try vault.clearHostPassword(hostID, class: accessibility)
+            }
         }
         try store.write { store in
             guard var host = try store.host(id: hostID), host.passwordRef != nil else { return }

@@ -45,7 +45,8 @@ public enum Resolve {
 
     /// "did you mean: a, b?" (each name as the user may type it), or nil when nothing is close.
     static func didYouMean(_ names: [String]) -> String? {
-        names.isEmpty ? nil : "did you mean: \(names.map { ShellWord.quote(Display.safe($0)) }.joined(separator: ", "))?"
+        guard !names.isEmpty else { return nil }
+        return "did you mean: \(names.map { ShellWord.quote(Display.safe($0)) }.joined(separator: ", "))?"
     }
 
     /// The hosts named `name`, or when none is, the hosts that have it as an alias.
@@ -117,7 +118,8 @@ public enum Resolve {
         let byID = all.filter { prefix.count >= 4 && $0.id.uuidString.lowercased().hasPrefix(prefix) }
         if byID.count == 1 { return byID[0] }
         throw ShelfError(.notFound, "no identity named '\(Display.safe(name))'",
-                         hint: didYouMean(Suggestions.closest(to: name, among: all.map(\.name))) ?? "see 'sshelf identity list'")
+                         hint: didYouMean(Suggestions.closest(to: name, among: all.map(\.name)))
+                             ?? "see 'sshelf identity list'")
     }
 
     public static func forwardRule(_ text: String, in store: Store) throws -> PortForwardRule {

@@ -95,7 +95,8 @@ enum TCPConnection {
                                 + (target == address ? "" : " (\(address))"),
                             hint: "the host may be down or a firewall drops the connection")
         case EHOSTUNREACH, ENETUNREACH:
-            return SSHError(.unreachable, "no route to \(target) (\(detail))", hint: "check the network and the address")
+            return SSHError(.unreachable, "no route to \(target) (\(detail))",
+                            hint: "check the network and the address")
         default:
             return SSHError(.network, "cannot connect to \(target) (\(detail))")
         }

@@ -40,7 +40,8 @@ enum FormReducer {
                 return []
             case .formPickDown, .formPickUp:
                 let count = field.pickMatches.count
-                if count > 0 { form.pickCursor = (form.pickCursor + (binding.command == .formPickDown ? 1 : count - 1)) % count }
+                let step = binding.command == .formPickDown ? 1 : count - 1
+                if count > 0 { form.pickCursor = (form.pickCursor + step) % count }
             case .formPickNew:
                 guard case .pick = field.kind, case .host = form.kind else { break }
                 // The identity form, back to this one afterwards with the new identity picked.

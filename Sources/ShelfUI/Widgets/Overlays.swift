@@ -55,8 +55,8 @@ enum FormView {
                 let end = canvas.write(text, row: y, column: x, width: width - 1, ellipsis: state.symbols.ellipsis)
                 if last, i == form.focus { canvas.write(" ", row: y, column: end, style: CellStyle(reverse: true)) }
             case .pick(let name, let chosen):
-                canvas.write(name, row: y, column: x + 2, width: width - 2, style: chosen ? CellStyle(reverse: true) : .dim,
-                             ellipsis: state.symbols.ellipsis)
+                canvas.write(name, row: y, column: x + 2, width: width - 2,
+                             style: chosen ? CellStyle(reverse: true) : .dim, ellipsis: state.symbols.ellipsis)
             }
             y += 1
         }
@@ -83,13 +83,17 @@ enum FormView {
     /// none and how to add one.
     static func pickLines(_ field: FormField, cursor: Int) -> [Line] {
         let matches = field.pickMatches
-        guard case .pick(let options) = field.kind, !options.contains(field.value) || field.value.isEmpty else { return [] }
+        guard case .pick(let options) = field.kind, !options.contains(field.value) || field.value.isEmpty else {
+            return []
+        }
         if matches.isEmpty {
             return [.pick(options.isEmpty ? "no identities yet: Ctrl-A adds one" : "none matches: Ctrl-A adds one",
                           chosen: false)]
         }
         let first = max(0, min(cursor - pickRows + 1, matches.count - pickRows))
-        var out = matches.enumerated().dropFirst(first).prefix(pickRows).map { Line.pick($0.element, chosen: $0.offset == cursor) }
+        var out = matches.enumerated().dropFirst(first).prefix(pickRows).map {
+            Line.pick($0.element, chosen: $0.offset == cursor)
+        }
         if matches.count > pickRows { out.append(.pick("(\(matches.count) matches; Ctrl-N/P scroll)", chosen: false)) }
         return out
     }
@@ -104,16 +108,20 @@ enum FormView {
                 : field.cleared ? "not set (the stored one is removed on save; Ctrl-U keeps it)"
                 : stored ? "set (type to replace it)" : "not set"
             let style: CellStyle = field.value.isEmpty ? (field.cleared ? CellStyle(color: .orange) : .dim) : .plain
-            let end = canvas.write(words, row: y, column: x, width: width - 1, style: style, ellipsis: state.symbols.ellipsis)
+            let end = canvas.write(words, row: y, column: x, width: width - 1, style: style,
+                                   ellipsis: state.symbols.ellipsis)
             if focused { canvas.write(" ", row: y, column: field.value.isEmpty ? x + CharWidth.of(words) + 1 : end,
                                       style: CellStyle(reverse: true)) }
         case .lines:
             let first = String(field.value.split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
             if field.value.isEmpty && !focused {
-                canvas.write(field.placeholder, row: y, column: x, width: width, style: .dim, ellipsis: state.symbols.ellipsis)
+                canvas.write(field.placeholder, row: y, column: x, width: width, style: .dim,
+                             ellipsis: state.symbols.ellipsis)
             } else {
                 let end = canvas.write(first, row: y, column: x, width: width - 1, ellipsis: state.symbols.ellipsis)
-                if focused, !field.value.contains("\n") { canvas.write(" ", row: y, column: end, style: CellStyle(reverse: true)) }
+                if focused, !field.value.contains("\n") {
+                    canvas.write(" ", row: y, column: end, style: CellStyle(reverse: true))
+                }
             }
         case .text, .pick:
             if field.value.isEmpty && !focused {
@@ -206,7 +214,8 @@ enum PromptView {
         switch prompt {
         case .hostKey(let host, let keyType, let fingerprint):
             let inner = Frame.box(title: "Unknown host key", height: 8, width: 76, state: state, on: &canvas)
-            canvas.write("\(host) offered \(KeyTypeArticle.with(keyType)) key:", row: inner.row, column: inner.column, width: inner.width)
+            canvas.write("\(host) offered \(KeyTypeArticle.with(keyType)) key:", row: inner.row, column: inner.column,
+                         width: inner.width)
             canvas.write(fingerprint, row: inner.row + 1, column: inner.column, width: inner.width, style: .bold)
             canvas.write("Check it with the server's owner before trusting it.", row: inner.row + 2,
                          column: inner.column, width: inner.width, style: .dim)
