@@ -6,6 +6,7 @@ import ShelfCore
 import ShelfOperations
 import ShelfStore
 import ShelfUI
+import ShelfVault
 
 final class StoreWorker: @unchecked Sendable {
     private let queue = DispatchQueue(label: "sshelf.tui.store")
@@ -17,9 +18,14 @@ final class StoreWorker: @unchecked Sendable {
     /// Which reference keys the vault holds, read with each load (names only).
     private let secretsPresent: @Sendable () -> Set<String>?
 
-    init(workspace: Workspace, mailbox: Mailbox, secretsPresent: @escaping @Sendable () -> Set<String>? = { nil }) {
+    /// Asks for the vault passphrase in a dialog (nil: the user left it), for a password saved from the host form.
+    private let askVaultPassphrase: @Sendable (String) -> SecretBytes?
+
+    init(workspace: Workspace, mailbox: Mailbox, secretsPresent: @escaping @Sendable () -> Set<String>? = { nil },
+         askVaultPassphrase: @escaping @Sendable (String) -> SecretBytes? = { _ in nil }) {
         self.workspace = workspace
         self.secretsPresent = secretsPresent
+        self.askVaultPassphrase = askVaultPassphrase
         self.mailbox = mailbox
     }
 
@@ -88,7 +94,8 @@ final class StoreWorker: @unchecked Sendable {
             try checkNewOptions(host, store: store)
             let saved = try HostOperations.save(host, groupPath: groupPath, in: store)
             let line = "\(saved.existed ? "saved" : "added") \(Display.safe(saved.host.name)) (\(Display.safe(saved.host.destination)))"
-            return line + (try TUIHostPassword.apply(password, hostID: host.id, workspace: workspace, store: store))
+            return line + (try TUIHostPassword.apply(password, hostID: host.id, workspace: workspace, store: store,
+                                                     ask: askVaultPassphrase))
         case .saveGroup(let group, let parentPath):
             let placed = try GroupOperations.place(group, under: parentPath, in: store)
             return "\(placed.existed ? "saved" : "added") group \(Display.safe(placed.path))"

@@ -9,8 +9,20 @@ import ShelfUI
 import ShelfVault
 
 enum TUIHostPassword {
+    /// The vault passphrase question as a dialog of the run loop (the worker's thread waits for the answer).
+    static func vaultPassphrase(asking prompts: PromptChannel) -> @Sendable (String) -> SecretBytes? {
+        { question in
+            guard case .secret(let passphrase, _) = prompts.ask(.vaultPassphrase(prompt: question, input: "")) else {
+                return nil
+            }
+            return passphrase
+        }
+    }
+
     /// What to add to the save's line ("; password stored in the vault (…)"); a failure is the Password field's.
-    static func apply(_ change: PasswordChange, hostID: UUID, workspace: Workspace, store: Store) throws -> String {
+    /// `ask` puts the vault passphrase question in a dialog when the password's class is locked.
+    static func apply(_ change: PasswordChange, hostID: UUID, workspace: Workspace, store: Store,
+                      ask: (String) -> SecretBytes?) throws -> String {
         do {
             switch change {
             case .keep:
@@ -22,7 +34,10 @@ enum TUIHostPassword {
                 let accessibility = try CredentialOperations.storeHostPassword(
                     hostID, workspace: workspace, store: store,
                     vaultPassphrase: {
-                        throw ShelfError(.failure, "the vault is locked: press V to unlock it, then save again")
+                        guard let passphrase = ask("To store the password, the vault passphrase:") else {
+                            throw ShelfError(.failure, "the vault stays locked, so the password was not stored")
+                        }
+                        return passphrase
                     },
                     password: { SecretBytes(Array(typed.utf8)) })
                 return "; password stored in the vault (\(accessibility))"

@@ -72,6 +72,35 @@ final class TUIHostFormTests: XCTestCase {
         XCTAssertEqual(try tui.waitForExit(), 0)
     }
 
+    /// A locked vault asks for its passphrase in a dialog while the form waits; then the password is stored.
+    func testALockedVaultAsksForItsPassphraseAndThenKeepsThePassword() throws {
+        let home = TempHome()
+        home.extraEnvironment = ["SSHELF_TEST_WEAK_KDF": "1"]
+        addTeardownBlock { _ = try? home.run("vault", "lock") }
+        XCTAssertExit(try home.run("add", "lab", "--host", "lab.example"), 0)
+        let passphrase = "form-\(UUID().uuidString.prefix(6))"
+        XCTAssertExit(try home.run(["vault", "passwd", "--passphrase-fd", "0"], stdin: passphrase + "\n"), 0)
+        XCTAssertExit(try home.run("vault", "lock"), 0)
+        let tui = try Tmux(home: home, columns: 160, rows: 34)
+        try tui.waitFor(text: "vault locked")
+        try tui.send("e")
+        try tui.waitFor(text: "Edit host lab")
+        for _ in 0..<7 { try tui.send("Tab") }
+        let password = "lab pw \(UUID().uuidString.prefix(8))"
+        try tui.type(password)
+        try tui.send("Enter")
+        try tui.waitFor(text: "To store the password, the vault passphrase:")
+        try tui.type(passphrase)
+        try tui.send("Enter")
+        let saved = try tui.waitFor(text: "password stored in the vault (whenUnlockedThisDeviceOnly)")
+        XCTAssertFalse(saved.contains(password) || saved.contains(passphrase), saved)
+        let listed = try home.run("vault", "list", "--json")
+        XCTAssertTrue(listed.stdout.contains("\"accessibility\" : \"whenUnlockedThisDeviceOnly\""), listed.stdout)
+        XCTAssertNil(storeBytes(home).range(of: Data(password.utf8)), "the password is in the store file")
+        try tui.send("q")
+        XCTAssertEqual(try tui.waitForExit(), 0)
+    }
+
     func testOptionsTypedInTheFormAreKeptAndAConnectSaysOnceWhatIsNotApplied() throws {
         let world = try SSHCLIWorld()
         let home = world.home
