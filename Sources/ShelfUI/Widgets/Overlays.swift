@@ -108,10 +108,12 @@ enum FormView {
                 : field.cleared ? "not set (the stored one is removed on save; Ctrl-U keeps it)"
                 : stored ? "set (type to replace it)" : "not set"
             let style: CellStyle = field.value.isEmpty ? (field.cleared ? CellStyle(color: .orange) : .dim) : .plain
-            let end = canvas.write(words, row: y, column: x, width: width - 1, style: style,
+            let end = canvas.write(words, row: y, column: x, width: width - 2, style: style,
                                    ellipsis: state.symbols.ellipsis)
-            if focused { canvas.write(" ", row: y, column: field.value.isEmpty ? x + CharWidth.of(words) + 1 : end,
-                                      style: CellStyle(reverse: true)) }
+            // Typing goes after the stars; over the words, the cursor stands one blank after them.
+            if focused {
+                canvas.write(" ", row: y, column: field.value.isEmpty ? end + 1 : end, style: CellStyle(reverse: true))
+            }
         case .lines:
             let first = String(field.value.split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
             if field.value.isEmpty && !focused {
