@@ -39,7 +39,11 @@ enum TUIHostPassword {
                         }
                         return passphrase
                     },
-                    password: { SecretBytes(Array(typed.utf8)) })
+                    password: {
+                        // Into a zeroing buffer at once, the copy wiped (as the connect dialogs' answers are).
+                        var bytes = Array(typed.utf8)
+                        return SecretBytes.take(&bytes)
+                    })
                 return "; password stored in the vault (\(accessibility))"
             }
         } catch {
