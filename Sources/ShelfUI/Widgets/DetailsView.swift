@@ -46,6 +46,13 @@ enum DetailsView {
             lines.append(("host key", "not pinned; asked on first connect", .dim))
         }
         lines.append(("last", host.lastConnectedAt.map { RelativeTime.words($0, now: state.now) } ?? "never", .dim))
+        // A count here, where a short pane still shows it; each option with its origin comes after the rules.
+        let options = HostOptionSources.lines(host: host, defaults: catalog.optionDefaults)
+        if !options.isEmpty {
+            let unapplied = options.filter { $0.note == .openSSHOnly || $0.note == .unreadable }.count
+            lines.append(("options", "\(options.count)" + (unapplied == 0 ? "" : ", \(unapplied) not applied"),
+                          unapplied == 0 ? .plain : CellStyle(color: .orange)))
+        }
         // With the forwards pane focused the rules and their state must show: a short pane drops the host lines.
         if state.focus == .forwards, 2 + lines.count + 2 * state.selectedRules.count > rect.height { lines = [] }
         let titleWidth = rect.width - 2
@@ -96,7 +103,6 @@ enum DetailsView {
             }
         }
         // The options come after the rules, so a long list never pushes a rule's live state off the pane.
-        let options = HostOptionSources.lines(host: host, defaults: catalog.optionDefaults)
         guard !options.isEmpty, y < rect.row + rect.height else { return }
         canvas.write("options (\(options.count))", row: y, column: rect.column + 1, style: .dim)
         y += 1
