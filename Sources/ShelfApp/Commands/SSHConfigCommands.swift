@@ -72,7 +72,7 @@ enum SSHConfigCommands {
 
     static func install(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         let bridge = bridge(context)
-        let written = try bridge.write(from: try context.store())
+        let written = try bridge.write(from: try context.store(), included: true)
         report(written, context: context, path: bridge.path)
         let include = SSHConfigInclude(home: context.homeDirectory, bridgePath: bridge.path)
         switch try include.install() {
@@ -97,6 +97,9 @@ enum SSHConfigCommands {
         if call.flag("remove") {
             bridge.remove()
             context.print("deleted \(bridge.path) and the files beside it; sshelf no longer writes them")
+        } else if bridge.exists {
+            // Read on its own now (connect --openssh -F): what it left to ~/.ssh/config is written back in.
+            try bridge.write(from: try context.store(), included: false)
         }
         return 0
     }

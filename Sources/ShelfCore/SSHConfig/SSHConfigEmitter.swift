@@ -32,12 +32,17 @@ public enum SSHConfigEmitter {
         /// Option lines the installed ssh refuses, with its words: written as comments, so one bad line cannot
         /// stop every ssh command that reads the bridge.
         public var refused: [String: String]
+        /// The user's own ~/.ssh/config when it includes the bridge (nil otherwise): what it already says for a host
+        /// is written the way it says it, or left to it, so ssh reads nothing twice (the transparency rule).
+        public var userConfig: SSHConfigHostLines?
 
-        public init(agentSocket: String, pinsFile: String, publicKeyFiles: [UUID: String], refused: [String: String] = [:]) {
+        public init(agentSocket: String, pinsFile: String, publicKeyFiles: [UUID: String], refused: [String: String] = [:],
+                    userConfig: SSHConfigHostLines? = nil) {
             self.agentSocket = agentSocket
             self.pinsFile = pinsFile
             self.publicKeyFiles = publicKeyFiles
             self.refused = refused
+            self.userConfig = userConfig
         }
     }
 
@@ -172,6 +177,7 @@ public enum SSHConfigEmitter {
         if let problem = Validation.userProblem(host.user) { throw Unwritable("its \(problem)") }
         if let problem = Validation.jumpTextProblem(host.unresolvedJump) { throw Unwritable("its \(problem)") }
         var out = ""
+        let user = SSHConfigTransparency(bridge?.userConfig, names: [host.name] + aliases)
         if !host.tags.isEmpty { out += "# tags: \(safe(host.tags.joined(separator: ", ")))\n" }
         let options = host.options.sshOptions
         let own = Set(options.map(\.key))
@@ -213,7 +219,11 @@ public enum SSHConfigEmitter {
                                          + "with characters a hop cannot have)")
                 }
             }
-            try line("ProxyJump", [hops.joined(separator: ",")])
+            if let command = user?.proxyCommand(for: hops) {
+                out += optionLine(command, refused: [:])
+            } else {
+                try line("ProxyJump", [hops.joined(separator: ",")])
+            }
         } else if !host.unresolvedJump.isEmpty {
             try line("ProxyJump", [host.unresolvedJump])
         }
@@ -240,18 +250,22 @@ public enum SSHConfigEmitter {
             }
             let spec = rule.spec
             switch rule.kind {
-            case .local: try line("LocalForward", [spec.listenPart, spec.targetPart])
-            case .remote: try line("RemoteForward", [spec.listenPart, spec.targetPart])
-            case .dynamic: try line("DynamicForward", [spec.listenPart])
+            case .local: try line("LocalForward", user?.forward("LocalForward", spec) ?? [spec.listenPart, spec.targetPart])
+            case .remote: try line("RemoteForward", user?.forward("RemoteForward", spec) ?? [spec.listenPart, spec.targetPart])
+            case .dynamic: try line("DynamicForward", user?.forward("DynamicForward", spec) ?? [spec.listenPart])
             case .other: break
             }
         }
-        for line in host.options { out += optionLine(line, refused: bridge?.refused ?? [:]) }
+        for line in host.options where user?.leavesToUser(line) != true {
+            out += optionLine(line, refused: bridge?.refused ?? [:])
+        }
         if bridge != nil {
             var set = own
             for block in defaults where block.matches(host.name) {
                 for option in block.options.sshOptions
-                where SSHOption.accumulating.contains(option.key) || !set.contains(option.key) {
+                where (SSHOption.accumulating.contains(option.key) || !set.contains(option.key))
+                    && user?.leavesToUser(option.line) != true
+                {
                     out += optionLine(option.line, refused: bridge?.refused ?? [:], pattern: true)
                 }
                 set.formUnion(block.options.sshOptions.map(\.key))
