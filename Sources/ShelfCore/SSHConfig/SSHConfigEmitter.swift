@@ -242,34 +242,54 @@ public enum SSHConfigEmitter {
             default: break
             }
         }
-        for rule in context.rulesByHost[host.id] ?? [] {
+        // With the user's file in view, forward lines are held and written last in the order that file gives them:
+        // ssh lists forwards in the order it first reads them, and the bridge is read first.
+        var held: [(text: String, at: Int)] = []
+        func place(_ text: String, _ option: String) {
+            if let user, SSHConfigTransparency.forwardKeys.contains(SSHOption(line: option)?.key ?? "") {
+                held.append((text, user.position(of: option) ?? Int.max))
+            } else {
+                out += text
+            }
+        }
+        let rules = context.rulesByHost[host.id] ?? []
+        for rule in rules {
             // A rule that came by sync is not trusted either: one ssh could not use is a comment, the host stays.
             if let problem = Validation.problems(rule).first {
                 out += "    # a forward was left out: \(safe(problem.message))\n"
                 continue
             }
             let spec = rule.spec
+            let keyword: String, values: [String]
             switch rule.kind {
-            case .local: try line("LocalForward", user?.forward("LocalForward", spec) ?? [spec.listenPart, spec.targetPart])
-            case .remote: try line("RemoteForward", user?.forward("RemoteForward", spec) ?? [spec.listenPart, spec.targetPart])
-            case .dynamic: try line("DynamicForward", user?.forward("DynamicForward", spec) ?? [spec.listenPart])
-            case .other: break
+            case .local: (keyword, values) = ("LocalForward", [spec.listenPart, spec.targetPart])
+            case .remote: (keyword, values) = ("RemoteForward", [spec.listenPart, spec.targetPart])
+            case .dynamic: (keyword, values) = ("DynamicForward", [spec.listenPart])
+            case .other: continue
             }
+            let text = try SSHConfigArgument.line(keyword, user?.forward(keyword, spec) ?? values, .literal)
+            place("    \(text)\n", text)
         }
         for line in host.options where user?.leavesToUser(line) != true {
-            out += optionLine(line, refused: bridge?.refused ?? [:])
+            place(optionLine(line, refused: bridge?.refused ?? [:]), line)
         }
         if bridge != nil {
             var set = own
+            let specs = Set(rules.map(\.spec))
             for block in defaults where block.matches(host.name) {
                 for option in block.options.sshOptions
                 where (SSHOption.accumulating.contains(option.key) || !set.contains(option.key))
                     && user?.leavesToUser(option.line) != true
+                    // The host's own forward already: written once (ssh would read `19999` and `127.0.0.1:19999` as two).
+                    && !(SSHConfigTransparency.spec(option.key, option.arguments).map(specs.contains) ?? false)
                 {
-                    out += optionLine(option.line, refused: bridge?.refused ?? [:], pattern: true)
+                    place(optionLine(option.line, refused: bridge?.refused ?? [:], pattern: true), option.line)
                 }
                 set.formUnion(block.options.sshOptions.map(\.key))
             }
+        }
+        for line in held.enumerated().sorted(by: { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }) {
+            out += line.element.text
         }
         return out
     }

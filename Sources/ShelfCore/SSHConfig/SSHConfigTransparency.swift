@@ -16,14 +16,38 @@ struct SSHConfigTransparency {
         lines = names.map(view.lines(for:))
     }
 
+    /// The forward keywords: ssh keeps local and dynamic forwards in one list, in the order it reads them.
+    static let forwardKeys: Set<String> = ["localforward", "remoteforward", "dynamicforward"]
+
+    /// A TCP forward line's rule (nil for a unix-socket forward or another keyword).
+    static func spec(_ key: String, _ arguments: [String]) -> ForwardSpec? {
+        let kind: ForwardKind
+        switch key {
+        case "localforward": kind = .local
+        case "remoteforward": kind = .remote
+        case "dynamicforward": kind = .dynamic
+        default: return nil
+        }
+        guard !arguments.contains(where: { $0.contains("/") }) else { return nil }
+        return try? ForwardSpec.parseConfig(arguments, kind: kind)
+    }
+
+    /// Where the user's file first gives the forward `line` (the same forward in any spelling) for the host's name.
+    func position(of line: String) -> Int? {
+        guard let lexed = try? SSHConfigLexer.lex(Substring(line), file: "", number: 0), let mine = lines.first else {
+            return nil
+        }
+        let spec = Self.spec(lexed.key, lexed.arguments)
+        return mine.firstIndex { theirs in
+            theirs.key == lexed.key
+                && (theirs.arguments == lexed.arguments || (spec != nil && Self.spec(theirs.key, theirs.arguments) == spec))
+        }
+    }
+
     /// The user's arguments for a forward that is `spec` (ssh reads a forward once only when it is written alike).
     func forward(_ keyword: String, _ spec: ForwardSpec) -> [String]? {
         let key = keyword.lowercased()
-        let kind = spec.kind
-        return lines.first?.first { line in
-            line.key == key && !line.arguments.contains(where: { $0.contains("/") })
-                && (try? ForwardSpec.parseConfig(line.arguments, kind: kind)) == spec
-        }?.arguments
+        return lines.first?.first { line in line.key == key && Self.spec(line.key, line.arguments) == spec }?.arguments
     }
 
     /// The user's `ProxyCommand ssh -W %h:%p HOST` when it is the old spelling of the jump chain `hops` and the first
