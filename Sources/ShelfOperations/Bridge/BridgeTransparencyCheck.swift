@@ -87,8 +87,9 @@ public struct BridgeTransparencyCheck: Sendable {
             return ModelProblem(kind: .bridgeDisagrees, recordID: found.hostID,
                                 message: "host '\(found.name)': ssh reads it differently with the ssh_config bridge than from "
                                     + "\(configPath) alone: \(options.joined(separator: "; "))",
-                                fix: "make sshelf and \(configPath) agree on it (sshelf edit \(found.name) …, or take its block "
-                                    + "out of \(configPath): the bridge has it)")
+                                fix: "sshelf check --fix writes the bridge anew for \(configPath) as it is now; if they still "
+                                    + "disagree, make sshelf and that file agree (sshelf edit \(found.name) …, or take its block out "
+                                    + "of the file: the bridge has it)")
         }
     }
 

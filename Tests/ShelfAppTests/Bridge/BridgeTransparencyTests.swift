@@ -186,6 +186,21 @@ final class BridgeTransparencyTests: XCTestCase {
         XCTAssertExit(try home.run("import", "ssh-config"), 0)
         XCTAssertExit(try home.run("ssh-config", "install"), 0)
         XCTAssertExit(try home.run("check"), 0)
+        // ~/.ssh/config changed after the bridge was written: a host of sshelf's is now in that file too, its forward
+        // in other words. check names it; --fix writes the bridge anew for the file as it is.
+        XCTAssertExit(try home.run("add", "late", "--host", "10.0.0.13"), 0)
+        XCTAssertExit(try home.run("forward", "add", "late", "--local", "18090:localhost:90"), 0)
+        let handle = try XCTUnwrap(FileHandle(forWritingAtPath: home.home + "/.ssh/config"))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("\nHost late\n    HostName 10.0.0.13\n    LocalForward 18090 localhost:90\n".utf8))
+        try handle.close()
+        let stale = try home.run("check")
+        XCTAssertExit(stale, 4)
+        XCTAssertTrue(stale.stdout.contains("host 'late': ssh reads it differently with the ssh_config bridge than from \(home.home)/.ssh/config alone: localforward [127.0.0.1]:18090 [localhost]:90, 18090 [localhost]:90 (without the bridge: 18090 [localhost]:90)"),
+                      stale.stdout)
+        XCTAssertTrue(stale.stdout.contains("fix: sshelf check --fix writes the bridge anew"), stale.stdout)
+        XCTAssertExit(try home.run("check", "--fix"), 0)
+        XCTAssertExit(try home.run("check"), 0)
         // Changed in sshelf and not in ~/.ssh/config: the bridge (read first) wins, and check says so.
         XCTAssertExit(try home.run("edit", "web1", "--user", "bob"), 0)
         let check = try home.run("check")
@@ -197,7 +212,7 @@ final class BridgeTransparencyTests: XCTestCase {
         XCTAssertTrue(json.stdout.contains("\"kind\" : \"bridgeDisagrees\"") || json.stdout.contains("\"kind\":\"bridgeDisagrees\""), json.stdout)
         // A forward only sshelf has is named too; taken out of the bridge again (uninstall), nothing is compared.
         XCTAssertExit(try home.run("edit", "web1", "--user", "alice"), 0)
-        XCTAssertExit(try home.run("forward", "add", "web1", "-L", "18081:localhost:81"), 0)
+        XCTAssertExit(try home.run("forward", "add", "web1", "--local", "18081:localhost:81"), 0)
         let forward = try home.run("check")
         XCTAssertExit(forward, 4)
         XCTAssertTrue(forward.stdout.contains("localforward 18080 [localhost]:80, [127.0.0.1]:18081 [localhost]:81 (without the bridge: 18080 [localhost]:80)"),
