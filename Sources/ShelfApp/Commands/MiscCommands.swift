@@ -36,7 +36,7 @@ enum MiscCommands {
             }
         }
         let bridge = SSHConfigBridge(workspace: context.workspace)
-        // What ~/.ssh/config says may have changed since the bridge was last written (it is written on sshelf's changes).
+        // ~/.ssh/config may have changed since the bridge was last written (it is written on sshelf's changes).
         if call.flag("fix"), bridge.exists { try bridge.write(from: store) }
         let hosts = try store.hosts()
         let problems = try store.problems()

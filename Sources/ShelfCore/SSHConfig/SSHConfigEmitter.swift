@@ -36,8 +36,8 @@ public enum SSHConfigEmitter {
         /// is written the way it says it, or left to it, so ssh reads nothing twice (the transparency rule).
         public var userConfig: SSHConfigHostLines?
 
-        public init(agentSocket: String, pinsFile: String, publicKeyFiles: [UUID: String], refused: [String: String] = [:],
-                    userConfig: SSHConfigHostLines? = nil) {
+        public init(agentSocket: String, pinsFile: String, publicKeyFiles: [UUID: String],
+                    refused: [String: String] = [:], userConfig: SSHConfigHostLines? = nil) {
             self.agentSocket = agentSocket
             self.pinsFile = pinsFile
             self.publicKeyFiles = publicKeyFiles
@@ -280,7 +280,7 @@ public enum SSHConfigEmitter {
                 for option in block.options.sshOptions
                 where (SSHOption.accumulating.contains(option.key) || !set.contains(option.key))
                     && user?.leavesToUser(option.line) != true
-                    // The host's own forward already: written once (ssh would read `19999` and `127.0.0.1:19999` as two).
+                    // The host's own forward already: written once (ssh reads `19999`, `127.0.0.1:19999` as two).
                     && !(SSHConfigTransparency.spec(option.key, option.arguments).map(specs.contains) ?? false)
                 {
                     place(optionLine(option.line, refused: bridge?.refused ?? [:], pattern: true), option.line)

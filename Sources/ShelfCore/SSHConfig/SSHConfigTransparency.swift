@@ -40,7 +40,8 @@ struct SSHConfigTransparency {
         let spec = Self.spec(lexed.key, lexed.arguments)
         return mine.firstIndex { theirs in
             theirs.key == lexed.key
-                && (theirs.arguments == lexed.arguments || (spec != nil && Self.spec(theirs.key, theirs.arguments) == spec))
+                && (theirs.arguments == lexed.arguments
+                    || (spec != nil && Self.spec(theirs.key, theirs.arguments) == spec))
         }
     }
 

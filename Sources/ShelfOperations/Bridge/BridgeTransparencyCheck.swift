@@ -33,16 +33,21 @@ public struct BridgeTransparencyCheck: Sendable {
               let view = UserSSHConfig.hostLines(home: workspace.homeDirectory, own: bridge.locations.configDirectory),
               let without = include.withoutInclude()
         else { return [] }
-        let checked = hosts.compactMap { host in ([host.name] + host.aliases).first(where: view.defines).map { (host.id, $0) } }
+        let checked = hosts.compactMap { host in
+            ([host.name] + host.aliases).first(where: view.defines).map { (host.id, $0) }
+        }
         guard !checked.isEmpty else { return [] }
-        let scratch = bridge.locations.configDirectory + "/.transparency-check-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let scratch = bridge.locations.configDirectory
+            + "/.transparency-check-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         guard (try? PrivateFiles.atomicWrite(Data(without), to: scratch)) != nil else { return [] }
         defer { unlink(scratch) }
         let found = Found(count: checked.count)
         let keyFiles = bridge.locations.bridgeKeys + "/"
         DispatchQueue.concurrentPerform(iterations: checked.count) { index in
             let (id, name) = checked[index]
-            guard let with = Self.resolved(include.configPath, name), let alone = Self.resolved(scratch, name) else { return }
+            guard let with = Self.resolved(include.configPath, name), let alone = Self.resolved(scratch, name) else {
+                return
+            }
             var options: [(key: String, with: [String], without: [String])] = []
             for key in Set(with.keys).union(alone.keys).sorted() where !Self.bridgeKeys.contains(key) {
                 var mine = with[key] ?? []
@@ -66,7 +71,8 @@ public struct BridgeTransparencyCheck: Sendable {
 
     /// `ssh -G -F FILE NAME`: each option's values, in the order ssh lists them; nil when ssh fails.
     static func resolved(_ file: String, _ name: String) -> [String: [String]]? {
-        guard let output = ChildProcess.run([OpenSSHOptionCheck.sshPath, "-G", "-F", file, "--", name], environment: [:]),
+        let command = [OpenSSHOptionCheck.sshPath, "-G", "-F", file, "--", name]
+        guard let output = ChildProcess.run(command, environment: [:]),
               output.status == 0
         else { return nil }
         var options: [String: [String]] = [:]
@@ -85,11 +91,11 @@ public struct BridgeTransparencyCheck: Sendable {
                 "\(option.key) \(Self.values(option.with)) (without the bridge: \(Self.values(option.without)))"
             }
             return ModelProblem(kind: .bridgeDisagrees, recordID: found.hostID,
-                                message: "host '\(found.name)': ssh reads it differently with the ssh_config bridge than from "
-                                    + "\(configPath) alone: \(options.joined(separator: "; "))",
-                                fix: "sshelf check --fix writes the bridge anew for \(configPath) as it is now; if they still "
-                                    + "disagree, make sshelf and that file agree (sshelf edit \(found.name) …, or take its block out "
-                                    + "of the file: the bridge has it)")
+                                message: "host '\(found.name)': ssh reads it differently with the ssh_config bridge "
+                                    + "than from \(configPath) alone: \(options.joined(separator: "; "))",
+                                fix: "sshelf check --fix writes the bridge anew for \(configPath) as it is now; if they "
+                                    + "still disagree, make sshelf and that file agree (sshelf edit \(found.name) …, or take "
+                                    + "its block out of the file: the bridge has it)")
         }
     }
 
