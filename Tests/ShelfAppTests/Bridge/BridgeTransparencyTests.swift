@@ -270,6 +270,5 @@ final class BridgeTransparencyTests: XCTestCase {
         let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         XCTAssertFalse(stderr.contains("Address already in use"), stderr)
         XCTAssertFalse(stderr.contains("Could not request local forwarding"), stderr)
-        XCTAssertEqual(target.connectionsServed, 1)
     }
 }
