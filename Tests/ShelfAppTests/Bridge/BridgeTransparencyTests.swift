@@ -79,6 +79,14 @@ final class BridgeTransparencyTests: XCTestCase {
             IdentityFile ~/.ssh/id_ed25519
             StrictHostKeyChecking no
             UserKnownHostsFile /dev/null
+
+        Host nas*
+            ServerAliveInterval 25
+
+        # a second `Host *` after another pattern: its first values come after that pattern's
+        Host *
+            ServerAliveInterval 52
+            Compression yes
         """,
     ]
 
