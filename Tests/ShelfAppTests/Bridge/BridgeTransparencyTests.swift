@@ -95,6 +95,10 @@ final class BridgeTransparencyTests: XCTestCase {
     static func generate(seed: UInt64, blocks: Int) -> String {
         var random = SplitMix64(state: seed)
         var text = "# generated, seed \(seed)\n"
+        if seed % 2 == 1 {
+            // A `Host *` first: its values come before every host's own, its forwards and SendEnv first in the lists.
+            text += "Host *\n    SendEnv TOP\n    LocalForward 25000 localhost:1\n    IdentityFile ~/.ssh/id_top\n"
+        }
         for block in 0..<blocks {
             let names = (0..<(1 + random.below(2))).map { "t\(block)\(["a", "b"][$0])" }
             text += "\nHost \(names.joined(separator: " "))\n    HostName 10.9.\(block / 200).\(block % 200 + 1)\n"
@@ -112,9 +116,11 @@ final class BridgeTransparencyTests: XCTestCase {
                 Port 2345
                 LocalForward 24999 localhost:9999
                 SendEnv PATTERNVAR
+                ServerAliveInterval 25
             Host *
                 SendEnv LANG LC_*
                 IdentityFile ~/.ssh/id_default
+                ServerAliveInterval 52
 
             """
         return text
