@@ -48,6 +48,10 @@ final class BridgeTransparencyTests: XCTestCase {
             ProxyJump bastion
             User ops
 
+        # matches web1 and not its other name: the two are two hosts, not one with an alias
+        Host web?
+            SendEnv WEBVAR
+
         Host internal-a
             HostName 10.1.0.1
 
@@ -98,6 +102,7 @@ final class BridgeTransparencyTests: XCTestCase {
         if seed % 2 == 1 {
             // A `Host *` first: its values come before every host's own, its forwards and SendEnv first in the lists.
             text += "Host *\n    SendEnv TOP\n    LocalForward 25000 localhost:1\n    IdentityFile ~/.ssh/id_top\n"
+                + "    SetEnv TOP=1\n"
         }
         for block in 0..<blocks {
             let names = (0..<(1 + random.below(2))).map { "t\(block)\(["a", "b"][$0])" }
@@ -107,6 +112,7 @@ final class BridgeTransparencyTests: XCTestCase {
             if random.below(3) == 0 { text += "    RemoteForward \(22_000 + block) localhost:22\n" }
             if random.below(3) == 0 { text += "    DynamicForward \(23_000 + block)\n" }
             if random.below(3) == 0 { text += "    SendEnv VAR\(random.below(3))\n" }
+            if random.below(3) == 0 { text += "    SetEnv OWN\(block)=1\n" }
             if random.below(3) == 0 { text += "    IdentityFile ~/.ssh/id_\(random.below(3))\n" }
             if block > 0, random.below(4) == 0 { text += "    ProxyCommand ssh -W %h:%p t\(random.below(block))a\n" }
         }
