@@ -37,6 +37,9 @@ public enum Effect: Sendable, Equatable {
     case copyID(UUID, identity: UUID?)
     /// The user's answer to the sshelf agent's question.
     case answerAgent(UUID, allow: Bool)
+    /// Move these vault items to the class `forward up` reads unattended (the user agreed; asks the vault
+    /// passphrase when the session is locked).
+    case moveCredentials([ReferenceKey], to: String)
     case quit
 }
 
@@ -70,6 +73,8 @@ public enum Action: Sendable {
     /// The sshelf agent asks whether a signature may be made; it stopped waiting for the answer.
     case agentQuestion(AgentQuestion)
     case agentQuestionEnded(UUID)
+    /// A rule just marked autostart logs in with credentials that lock with the vault session: ask to move them.
+    case askAutostartMove(AutostartMove)
 }
 
 public struct OperationFailure: Error, Sendable, Equatable {

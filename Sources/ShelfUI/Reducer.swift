@@ -103,6 +103,8 @@ public enum Reducer {
             return AgentQuestionReducer.ask(&state, question)
         case .agentQuestionEnded(let id):
             return AgentQuestionReducer.ended(&state, id)
+        case .askAutostartMove(let move):
+            return AutostartMoveReducer.ask(&state, move)
         }
     }
 
