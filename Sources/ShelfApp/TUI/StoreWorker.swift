@@ -113,8 +113,8 @@ final class StoreWorker: @unchecked Sendable {
         case .deleteGroup(let id):
             return try GroupOperations.delete(id, recursive: true, in: store)?.summary ?? "already gone"
         case .deleteForward(let id):
-            try store.write { try $0.deleteForwardRule(id) }
-            return "deleted forward rule"
+            guard let rule = try ForwardOperations.delete(id, in: store) else { return "already gone" }
+            return "deleted forward -\(rule.spec.flag) \(rule.spec)"
         case .deleteIdentity(let id):
             return try IdentityOperations.delete(id, workspace: workspace, in: store)?.summary ?? "already gone"
         case .load, .connect, .cancelConnect, .launchSession, .answerPrompt, .startForward, .stopForward, .unlockVault,
