@@ -411,8 +411,7 @@ public final class ForwardEngine: @unchecked Sendable {
         let reason = "\(name) could not open a connection to \(link.target): \(session.lastError())"
         if forwards[link.forward].rule.kind == .dynamic {
             link.toSocket.append(link.socks.failure())
-            link.closeAfterFlush = true
-            link.phase = .socks
+            link.phase = .refusing
             noteFailure(link, reason)
         } else {
             fail(link, reason)
@@ -427,6 +426,7 @@ public final class ForwardEngine: @unchecked Sendable {
     private func step(_ link: ForwardLink) throws(SSHError) -> Bool {
         switch link.phase {
         case .socks: return stepSocks(link)
+        case .refusing: return stepRefusing(link)
         case .waitingToOpen, .opening: return false
         case .connecting: return stepConnecting(link)
         case .open: return try link.failed ? finishFailed(link) : stepOpen(link)
@@ -435,16 +435,19 @@ public final class ForwardEngine: @unchecked Sendable {
         }
     }
 
+    /// SOCKS refused (or its channel could not open): write the refusal, then close.
+    private func stepRefusing(_ link: ForwardLink) -> Bool {
+        let progress = flushToSocket(link)
+        if link.toSocket.isEmpty || link.failed {
+            link.closeSocket()
+            link.phase = .done
+            return true
+        }
+        return progress
+    }
+
     private func stepSocks(_ link: ForwardLink) -> Bool {
         var progress = flushToSocket(link)
-        if link.closeAfterFlush {
-            if link.toSocket.isEmpty || link.failed {
-                link.closeSocket()
-                link.phase = .done
-                return true
-            }
-            return progress
-        }
         let room = link.toChannel.space
         let count = read(link.fd, room.baseAddress, min(room.count, 1024))
         if count == 0 || (count < 0 && errno != EAGAIN && errno != EINTR) {
@@ -464,7 +467,7 @@ public final class ForwardEngine: @unchecked Sendable {
             break
         case .refuse(let reply, let reason):
             link.toSocket.append(reply)
-            link.closeAfterFlush = true
+            link.phase = .refusing
             noteFailure(link, "SOCKS request refused: \(reason)")
         case .connect(let target):
             link.target = "\(target.host):\(target.port)"
@@ -500,7 +503,7 @@ public final class ForwardEngine: @unchecked Sendable {
         guard let channel = link.channel else { return false }
         var progress = false
         // Channel → socket.
-        if !link.channelReadDone, !link.toSocket.isFull, may(.read(link.id)) {
+        if link.reads(.downstream), !link.toSocket.isFull, may(.read(link.id)) {
             let room = link.toSocket.space
             let count = libssh2_channel_read_ex(
                 channel, 0, room.baseAddress?.assumingMemoryBound(to: CChar.self), room.count)
@@ -514,13 +517,13 @@ public final class ForwardEngine: @unchecked Sendable {
             } else if count == 0 {
                 settleDone(.read(link.id))
                 if libssh2_channel_eof(channel) != 0 {
-                    link.channelReadDone = true
+                    link.sourceEnded(.downstream)
                     progress = true
                 }
             } else {
                 settleDone(.read(link.id))
                 if isSessionLost(Int32(count)) { throw lost() }
-                link.channelReadDone = true
+                link.sourceEnded(.downstream)
                 if count != Int(LIBSSH2_ERROR_CHANNEL_CLOSED) {
                     fail(link, "reading the channel failed: \(session.lastError())")
                 }
@@ -528,23 +531,22 @@ public final class ForwardEngine: @unchecked Sendable {
             }
         }
         progress = flushToSocket(link) || progress
-        if link.toSocket.isEmpty, link.channelReadDone, !link.socketWriteShut, link.fd >= 0 {
+        if link.toSocket.isEmpty, link.mustTellEnd(.downstream), link.fd >= 0 {
             shutdown(link.fd, Int32(SHUT_WR))
-            link.socketWriteShut = true
+            link.endTold(.downstream)
             progress = true
         }
         // Socket → channel.
-        if !link.socketReadDone, !link.toChannel.isFull, link.fd >= 0 {
+        if link.reads(.upstream), !link.toChannel.isFull, link.fd >= 0 {
             let room = link.toChannel.space
             let count = read(link.fd, room.baseAddress, room.count)
             if count > 0 {
                 link.toChannel.produced(count)
                 progress = true
             } else if count == 0 {
-                link.socketReadDone = true
+                link.sourceEnded(.upstream)
                 progress = true
             } else if errno != EAGAIN && errno != EINTR {
-                link.socketReadDone = true
                 fail(link, "the local connection failed: \(String(cString: strerror(errno)))")
                 return true
             }
@@ -571,18 +573,18 @@ public final class ForwardEngine: @unchecked Sendable {
                 return true
             }
         }
-        if link.toChannel.isEmpty, link.socketReadDone, !link.eofSent, !link.failed, may(.eof(link.id)) {
+        if link.toChannel.isEmpty, link.mustTellEnd(.upstream), may(.eof(link.id)) {
             let code = libssh2_channel_send_eof(channel)
             if code == LIBSSH2_ERROR_EAGAIN {
                 noteEAGAIN(.eof(link.id))
             } else {
                 settleDone(.eof(link.id))
                 if isSessionLost(code) { throw lost() }
-                link.eofSent = true
+                link.endTold(.upstream)
                 progress = true
             }
         }
-        if (link.eofSent && link.socketWriteShut) || link.failed {
+        if link.isFinished {
             if pendingBelongs(to: link) { return progress }
             link.closeSocket()
             link.phase = .closing
@@ -651,7 +653,6 @@ public final class ForwardEngine: @unchecked Sendable {
         }
         if written < 0, errno != EAGAIN, errno != EINTR {
             link.toSocket.clear()
-            link.socketReadDone = true
             fail(link, "the local connection failed: \(String(cString: strerror(errno)))")
             return true
         }
@@ -659,8 +660,7 @@ public final class ForwardEngine: @unchecked Sendable {
     }
 
     private func fail(_ link: ForwardLink, _ reason: String) {
-        guard !link.failed else { return }
-        link.failed = true
+        guard link.fail() else { return }
         noteFailure(link, reason)
     }
 
@@ -742,14 +742,16 @@ public final class ForwardEngine: @unchecked Sendable {
             var events: Int16 = 0
             switch link.phase {
             case .socks:
-                if !link.closeAfterFlush { events |= Int16(POLLIN) }
+                events |= Int16(POLLIN)
+                if !link.toSocket.isEmpty { events |= Int16(POLLOUT) }
+            case .refusing:
                 if !link.toSocket.isEmpty { events |= Int16(POLLOUT) }
             case .connecting:
                 events |= Int16(POLLOUT)
             case .open:
-                if !link.socketReadDone && !link.toChannel.isFull { events |= Int16(POLLIN) }
+                if link.reads(.upstream) && !link.toChannel.isFull { events |= Int16(POLLIN) }
                 if !link.toSocket.isEmpty { events |= Int16(POLLOUT) }
-                if (!link.channelReadDone && !link.toSocket.isFull) || !link.toChannel.isEmpty { wantSession = true }
+                if (link.reads(.downstream) && !link.toSocket.isFull) || !link.toChannel.isEmpty { wantSession = true }
             default:
                 break
             }
