@@ -232,7 +232,7 @@ public final class ForwardEngine: @unchecked Sendable {
         session.setTimeout(seconds: 2)
         for link in links.values {
             link.closeSocket()
-            if let channel = link.channel { _ = libssh2_channel_free(channel) }
+            if let channel = link.channel { _ = ChannelCall.free(channel) }
             link.channel = nil
         }
         links = [:]
@@ -384,26 +384,21 @@ public final class ForwardEngine: @unchecked Sendable {
             return false
         }
         guard may(.open(id)) else { return false }
-        let type = "direct-tcpip"
-        let channel = link.openMessage.withUnsafeBufferPointer { message in
-            message.baseAddress!.withMemoryRebound(to: CChar.self, capacity: message.count) { pointer in
-                libssh2_channel_open_ex(
-                    session.raw, type, UInt32(type.utf8.count), Self.windowSize, Self.packetSize,
-                    pointer, UInt32(message.count))
-            }
-        }
-        if let channel {
+        let code: Int32
+        switch ChannelCall.openDirectTCPIP(session, message: link.openMessage, window: Self.windowSize,
+                                           packet: Self.packetSize) {
+        case .success(let channel):
             settleDone(.open(id))
             opening = nil
             link.channel = channel
             link.phase = .open
             if forwards[link.forward].rule.kind == .dynamic { link.toSocket.append(link.socks.success()) }
             return true
-        }
-        let code = libssh2_session_last_errno(session.raw)
-        if code == LIBSSH2_ERROR_EAGAIN {
+        case .failure(.wouldBlock):
             noteEAGAIN(.open(id))
             return false
+        case .failure(.failed(let failed)):
+            code = failed
         }
         settleDone(.open(id))
         opening = nil
@@ -504,29 +499,30 @@ public final class ForwardEngine: @unchecked Sendable {
         var progress = false
         // Channel → socket.
         if link.reads(.downstream), !link.toSocket.isFull, may(.read(link.id)) {
-            let room = link.toSocket.space
-            let count = libssh2_channel_read_ex(
-                channel, 0, room.baseAddress?.assumingMemoryBound(to: CChar.self), room.count)
-            if count > 0 {
+            let answer = ChannelCall.read(channel, into: link.toSocket.space)
+            if answer == .wouldBlock {
+                noteEAGAIN(.read(link.id))
+            } else {
                 settleDone(.read(link.id))
+            }
+            switch answer {
+            case .done(let count) where count > 0:
                 link.toSocket.produced(count)
                 forwards[link.forward].status.bytesIn += Int64(count)
                 progress = true
-            } else if count == Int(LIBSSH2_ERROR_EAGAIN) {
-                noteEAGAIN(.read(link.id))
-            } else if count == 0 {
-                settleDone(.read(link.id))
-                if libssh2_channel_eof(channel) != 0 {
-                    link.sourceEnded(.downstream)
-                    progress = true
-                }
-            } else {
-                settleDone(.read(link.id))
-                if isSessionLost(Int32(count)) { throw lost() }
+            case .done, .wouldBlock:
+                break
+            case .eof:
                 link.sourceEnded(.downstream)
-                if count != Int(LIBSSH2_ERROR_CHANNEL_CLOSED) {
-                    fail(link, "reading the channel failed: \(session.lastError())")
-                }
+                progress = true
+            case .closed:
+                if isSessionLost(answer.code) { throw lost() }
+                link.sourceEnded(.downstream)
+                progress = true
+            case .failed(let code):
+                if isSessionLost(code) { throw lost() }
+                link.sourceEnded(.downstream)
+                fail(link, "reading the channel failed: \(session.lastError())")
                 progress = true
             }
         }
@@ -555,31 +551,29 @@ public final class ForwardEngine: @unchecked Sendable {
         var writes = 0
         while !link.toChannel.isEmpty, !link.failed, writes < 16, may(.write(link.id)) {
             writes += 1
-            let bytes = link.toChannel.bytes
-            let count = libssh2_channel_write_ex(
-                channel, 0, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count)
-            if count > 0 {
+            let answer = ChannelCall.write(channel, link.toChannel.bytes)
+            if case .done(let count) = answer {
                 settleDone(.write(link.id))
                 link.toChannel.consumed(count)
                 forwards[link.forward].status.bytesOut += Int64(count)
                 progress = true
-            } else if count == Int(LIBSSH2_ERROR_EAGAIN) || count == 0 {
+            } else if answer == .wouldBlock {
                 noteEAGAIN(.write(link.id))
                 break
             } else {
                 settleDone(.write(link.id))
-                if isSessionLost(Int32(count)) { throw lost() }
+                if case .failed(let code) = answer, isSessionLost(code) { throw lost() }
                 fail(link, "writing to the channel failed: \(session.lastError())")
                 return true
             }
         }
         if link.toChannel.isEmpty, link.mustTellEnd(.upstream), may(.eof(link.id)) {
-            let code = libssh2_channel_send_eof(channel)
-            if code == LIBSSH2_ERROR_EAGAIN {
+            let answer = ChannelCall.sendEOF(channel)
+            if answer == .wouldBlock {
                 noteEAGAIN(.eof(link.id))
             } else {
                 settleDone(.eof(link.id))
-                if isSessionLost(code) { throw lost() }
+                if isSessionLost(answer.code) { throw lost() }
                 link.endTold(.upstream)
                 progress = true
             }
@@ -600,26 +594,19 @@ public final class ForwardEngine: @unchecked Sendable {
             link.phase = .closing
             return true
         }
-        let code: Int
+        let answer: ChannelCall.Answer
         switch op {
-        case .read:
-            code = libssh2_channel_read_ex(
-                channel, 0, scratch.baseAddress?.assumingMemoryBound(to: CChar.self), scratch.count)
-        case .write:
-            let bytes = link.toChannel.bytes
-            code = libssh2_channel_write_ex(
-                channel, 0, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count)
-        case .eof:
-            code = Int(libssh2_channel_send_eof(channel))
-        default:
-            code = 0
+        case .read: answer = ChannelCall.read(channel, into: scratch)
+        case .write: answer = ChannelCall.write(channel, link.toChannel.bytes)
+        case .eof: answer = ChannelCall.sendEOF(channel)
+        default: answer = .done(0)
         }
-        if code == Int(LIBSSH2_ERROR_EAGAIN) {
+        if answer == .wouldBlock {
             noteEAGAIN(op)
             return false
         }
         settleDone(op)
-        if code < 0, isSessionLost(Int32(code)) { throw lost() }
+        if answer.code < 0, isSessionLost(answer.code) { throw lost() }
         link.phase = .closing
         return true
     }
@@ -631,15 +618,15 @@ public final class ForwardEngine: @unchecked Sendable {
             return true
         }
         guard may(.free(link.id)) else { return false }
-        let code = libssh2_channel_free(channel)
-        if code == LIBSSH2_ERROR_EAGAIN {
+        let answer = ChannelCall.free(channel)
+        if answer == .wouldBlock {
             noteEAGAIN(.free(link.id))
             return false
         }
         settleDone(.free(link.id))
         link.channel = nil
         link.phase = .done
-        if isSessionLost(code) { throw lost() }
+        if isSessionLost(answer.code) { throw lost() }
         return true
     }
 
