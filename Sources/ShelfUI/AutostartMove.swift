@@ -49,7 +49,8 @@ enum AutostartMoveReducer {
                    "Move \(them) to \(move.target)?"],
             effect: .moveCredentials(move.items.map(\.key), to: move.target),
             yesLabel: "move", noLabel: "keep", yesNotice: "moving to \(move.target)...",
-            noNotice: "kept where \(them == "it" ? "it is" : "they are"); 'sshelf vault set-class' moves \(them) later"))
+            noNotice: "kept where \(them == "it" ? "it is" : "they are"); "
+                + "'sshelf vault set-class' moves \(them) later"))
         return []
     }
 }

@@ -41,7 +41,7 @@ final class WaitForExitTests: XCTestCase {
         let (pid, output) = try spawn("read line", stdin: gate.read)
         close(gate.read)
         defer { close(output) }
-        XCTAssertNil(ChildProcess.waitForExit(pid, deadline: Date().addingTimeInterval(0.2)), "it still waits for input")
+        XCTAssertNil(ChildProcess.waitForExit(pid, deadline: Date().addingTimeInterval(0.2)), "it waits for input")
         kill(pid, SIGKILL)
         XCTAssertEqual(ChildProcess.waitForExit(pid, deadline: Date().addingTimeInterval(Deadline.standard)), 128 + 9)
     }

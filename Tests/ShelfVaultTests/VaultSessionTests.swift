@@ -82,9 +82,9 @@ final class VaultSessionTests: XCTestCase {
         XCTAssertEqual(reachable(vault), [:], "locked: nothing of this vault in the keyring")
         try vault.unlock(passphrase: secret("pass"))
         let unlocked = reachable(vault)
-        XCTAssertEqual(Set(unlocked.keys), ["afterFirstUnlock", "afterFirstUnlockThisDeviceOnly", "session",
-                                            "whenPasscodeSetThisDeviceOnly", "whenUnlocked", "whenUnlockedThisDeviceOnly"],
-                       "the unlock put every class key and the session record in the user keyring")
+        let every: Set = ["afterFirstUnlock", "afterFirstUnlockThisDeviceOnly", "session",
+                          "whenPasscodeSetThisDeviceOnly", "whenUnlocked", "whenUnlockedThisDeviceOnly"]
+        XCTAssertEqual(Set(unlocked.keys), every, "the unlock put every class key and the session record in the keyring")
         let keyring = KernelKeyring(enabled: true)
         for (name, serial) in unlocked where name != "session" {
             XCTAssertEqual(keyring.payload(serial: serial, maximum: 64)?.count, 32, "\(name): a 32-byte key, readable")

@@ -84,11 +84,14 @@ final class StoreWorker: @unchecked Sendable {
     /// session (nil when there are none, as `forward add --autostart` then says nothing).
     private func autostartMove(_ rule: PortForwardRule, _ store: Store) -> AutostartMove? {
         guard let hostID = rule.hostID else { return nil }
-        let items = AutostartCredentials.toMove(hostID: hostID, workspace: workspace.warning(to: { _ in }), store: store)
+        let quiet = workspace.warning(to: { _ in })
+        let items = AutostartCredentials.toMove(hostID: hostID, workspace: quiet, store: store)
         guard !items.isEmpty else { return nil }
         return AutostartMove(
             rule: "-\(rule.spec.flag) \(rule.spec)",
-            items: items.map { AutostartMove.Item(key: $0.key, what: Display.safe($0.what), stored: $0.stored.rawValue) },
+            items: items.map {
+                AutostartMove.Item(key: $0.key, what: Display.safe($0.what), stored: $0.stored.rawValue)
+            },
             target: AutostartCredentials.unattendedClass.rawValue)
     }
 

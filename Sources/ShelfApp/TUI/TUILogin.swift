@@ -255,7 +255,8 @@ final class TUILogin: @unchecked Sendable {
         case .success(.signal(let signal)):
             notice = Notice("session to \(name) ended by signal \(Display.safe(signal))", isError: true)
         case .success(.disconnected): notice = Notice("session to \(name): disconnected")
-        case .failure(let error): notice = Notice("session to \(name) failed: \(TUIErrorLine.text(error))", isError: true)
+        case .failure(let error):
+            notice = Notice("session to \(name) failed: \(TUIErrorLine.text(error))", isError: true)
         }
         if let error = record.wait() {
             notice = Notice(notice.text + "; could not save to the store: \(StoreWorker.message(error))", isError: true)

@@ -2,7 +2,8 @@
 // a real terminal (tmux) with "remember" answered y while the vault session is unlocked, it is kept as the
 // identity's `identity.<uuid>.passphrase` item in the identity's class (read back from the vault file); a second
 // process, with no terminal to ask on, then logs in with it; with the session locked that process is refused
-// before anything is sent, and at a terminal the vault passphrase is asked (then the remembered one serves). Real sshd, real kernel keyring (the session), real vault files.
+// before anything is sent, and at a terminal the vault passphrase is asked (then the remembered one serves). Real
+// sshd, real kernel keyring (the session), real vault files.
 import Foundation
 import ShelfSQLite
 import TestSupport
