@@ -38,6 +38,9 @@ public enum Effect: Sendable, Equatable {
     case copyID(UUID, identity: UUID?)
     /// The user's answer to the sshelf agent's question.
     case answerAgent(UUID, allow: Bool)
+    /// Move these vault items to the class `forward up` reads unattended (the user agreed; asks the vault
+    /// passphrase when the session is locked).
+    case moveCredentials([ReferenceKey], to: String)
     case quit
 }
 
@@ -82,6 +85,8 @@ public enum Action: Sendable {
     case agentQuestionEnded(UUID)
     /// What the reachability probes found for the hosts in the probed window (the whole window each time).
     case reachability([UUID: HostReachability])
+    /// A rule just marked autostart logs in with credentials that lock with the vault session: ask to move them.
+    case askAutostartMove(AutostartMove)
 }
 
 public struct OperationFailure: Error, Sendable, Equatable {

@@ -110,6 +110,8 @@ public enum Reducer {
         case .reachability(let results):
             if state.reachability.shown { state.reachability.results = results }
             return []
+        case .askAutostartMove(let move):
+            return AutostartMoveReducer.ask(&state, move)
         }
     }
 

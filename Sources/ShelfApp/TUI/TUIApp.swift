@@ -202,6 +202,8 @@ final class TUIApp {
                 login.start(id, for: .copyID(identity: identity))
             case .answerAgent(let id, let allow):
                 agentQuestions?.answer(id, allow: allow)
+            case .moveCredentials(let keys, let target):
+                moveCredentials(keys, to: target)
             default:
                 worker.submit(effect)
             }
@@ -228,6 +230,23 @@ final class TUIApp {
             case .failed(let message):
                 mailbox.post(.notify(Notice("the vault stays locked: \(Display.safe(message))", isError: true)))
             }
+        }
+        thread.start()
+    }
+
+    /// "y" to the autostart question: on a background thread (an unlock's key stretching takes a moment), with
+    /// the passphrase dialog when the session is locked; the outcome in the title bar.
+    private func moveCredentials(_ keys: [ReferenceKey], to target: String) {
+        let (vault, prompts, mailbox) = (self.vault, login.prompts, self.mailbox)
+        let thread = Thread {
+            let notice = vault.move(keys, to: target, ask: { question in
+                guard case .secret(let passphrase, _) = prompts.ask(.vaultPassphrase(prompt: question, input: ""))
+                else { return nil }
+                return passphrase
+            })
+            mailbox.post(.vaultStatus(vault.indicator()))
+            mailbox.post(.notify(notice))
+            mailbox.post(.storeChanged)
         }
         thread.start()
     }
