@@ -27,9 +27,12 @@ struct AgentKeyBindings {
     /// Whether any identity holding the key binds it to hosts.
     func isBound(_ blob: [UInt8]) -> Bool { bound[blob] != nil }
 
-    /// Whether the key is listed on a connection with these bindings.
-    func lists(_ blob: [UInt8], on bindings: AgentBindings) -> Bool {
-        (bound[blob] ?? []).allSatisfy { bindings.lists(boundTo: $0) }
+    /// Nil when the key is listed on a connection with these bindings; otherwise why not.
+    func listRefusal(_ blob: [UInt8], on bindings: AgentBindings) -> AgentBindingRefusal? {
+        for places in bound[blob] ?? [] {
+            if let refusal = bindings.listRefusal(boundTo: places) { return refusal }
+        }
+        return nil
     }
 
     /// Nil when the key may sign `data` on this connection (or is bound nowhere); otherwise the first reason not to.

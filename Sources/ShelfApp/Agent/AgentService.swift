@@ -256,7 +256,13 @@ final class AgentService: @unchecked Sendable {
             return keys
         }
         let bindings = keyBindings()
-        return keys.filter { bindings.lists($0.blob, on: connection.bindings) }
+        return keys.filter { item in
+            guard let refusal = bindings.listRefusal(item.blob, on: connection.bindings) else { return true }
+            report(
+                "not offering host-bound key '\(Display.safe(item.identity.name))' to \(connection.who): "
+                    + bindings.describe(refusal, key: item.blob))
+            return false
+        }
     }
 
     /// Refuses a host-bound key's signature the connection's bindings do not allow: a line in the agent's log and

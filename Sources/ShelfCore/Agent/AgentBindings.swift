@@ -92,9 +92,14 @@ public struct AgentBindings: Sendable, Equatable {
     /// Whether a key bound to `hosts` is listed on this connection: always where the connection is not bound
     /// (local use: `ssh-add -l`), else only when every hop is one of its hosts — ssh offers only keys the server
     /// may see, which also ends "Too many authentication failures".
-    public func lists(boundTo hosts: [AgentBoundHost]) -> Bool {
-        if attempted && hops.isEmpty { return false }
-        return hops.allSatisfy { hop in hosts.contains { $0.hostKey == hop.hostKey } }
+    /// Nil when listed; otherwise why not.
+    public func listRefusal(boundTo hosts: [AgentBoundHost]) -> AgentBindingRefusal? {
+        if attempted && hops.isEmpty { return .bindFailed }
+        for (index, hop) in hops.enumerated() where !hosts.contains(where: { $0.hostKey == hop.hostKey }) {
+            return hop.forwarding ? .hopNotBound(index: index, hostKey: hop.hostKey)
+                : .destinationNotBound(hostKey: hop.hostKey)
+        }
+        return nil
     }
 
     /// Nil when a key bound to `hosts` may sign `data` on this connection; otherwise why not. The data must be a
