@@ -36,7 +36,7 @@ final class IdentityOnlyToStoreTests: XCTestCase {
         let kept = UUID()
         let host = UUID()
         do {
-            let old = try Store(path: path, migrateTo: Migrations.latest - 1)
+            let old = try Store(path: path, migrateTo: 11)  // the step before identityDestinations
             // As a version without the column stored an identity that came by sync from a newer device.
             try old.db.run(
                 "INSERT INTO identities(id, name, extra) VALUES (?, 'synced', ?)",
