@@ -3,7 +3,8 @@
 // started when a hop's key is in the vault, and ssh replaces this process (its terminal, its exit status), reading
 // the host through the bridge — with the user's ~/.ssh/config when that includes the bridge — and with the sshelf
 // agent as SSH_AUTH_SOCK, so a forwarded agent is the vault's. `connect` also hands over by itself, saying why, when
-// the loaded libssh2 cannot log a hop in (an RSA key on libssh2 1.10, which signs only SHA-1 ssh-rsa).
+// the loaded libssh2 cannot log a hop in (an RSA key on libssh2 1.10, which signs only SHA-1 ssh-rsa), and when the
+// host asks for ForwardAgent.
 import Foundation
 import ShelfCore
 import ShelfOperations
@@ -27,7 +28,20 @@ enum OpenSSHHandover {
             }
             return "\(Display.safe(hop.name)) logs in with the RSA key of identity '\(Display.safe(identity.name))', which libssh2 \(LibSSH2.version) can only sign with ssh-rsa (SHA-1, refused by OpenSSH 8.8 and later)"
         }
-        return nil
+        return forwardAgent(plan)
+    }
+
+    /// Why a host that asks for ForwardAgent goes to OpenSSH: sshelf's own client does not forward the agent (on
+    /// libssh2 1.10 it could not: the library refuses the auth-agent@openssh.com channels the server opens).
+    static func forwardAgent(_ plan: ConnectPlan) -> String? {
+        guard let target = plan.endpoints.last,
+            target.settings.unsupported.contains(where: { $0.lowercased() == "forwardagent" })
+        else { return nil }
+        let why =
+            LibSSH2.isAtLeast(1, 11)
+            ? "which sshelf's own client does not do yet"
+            : "which sshelf's own client cannot do with libssh2 \(LibSSH2.version) (it refuses the agent channels the server opens)"
+        return "\(Display.safe(target.name)) sets ForwardAgent, \(why)"
     }
 
     static func run(_ plan: ConnectPlan, store: Store, dryRun: Bool, context: AppContext) throws -> Int32 {

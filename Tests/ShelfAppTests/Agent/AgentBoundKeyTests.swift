@@ -140,4 +140,35 @@ final class AgentBoundKeyTests: XCTestCase {
         XCTAssertEqual(signed.count, 1, "\(signed)")
         XCTAssertEqual(signed.first?["host"] as? String, "two")
     }
+
+    /// `sshelf connect` to a host with ForwardAgent: handed to OpenSSH with the sshelf agent (one line says why), and
+    /// from that shell ssh reaches a second host with the forwarded agent — two hops, each checked by the agent.
+    func testConnectWithForwardAgentReachesASecondHopThroughTheSshelfAgent() throws {
+        let (world, second) = try twoHosts()
+        defer { _ = try? world.home.run(["agent", "stop"]) }
+        try world.sshd.authorize(try keygen(world, "plain"))
+        try second.authorize(try keygen(world, "bound"))
+        XCTAssertExit(try world.home.run(["identity", "edit", "bound", "--only", "two"]), 0)
+        XCTAssertExit(
+            try world.home.run(["edit", "one", "--identity", "plain", "--option", "ForwardAgent yes"]), 0)
+        let inner = ([TestTool.ssh.path] + Self.sshOptions(agent: "IdentityAgent=SSH_AUTH_SOCK")
+            + ["-p", String(second.port), "\(TestAccount.name)@\(second.options.listenAddress)", "echo", "reached-two"])
+            .joined(separator: " ")
+
+        let refused = try world.home.run(["connect", "one"], stdin: inner + "; exit 5\n")
+        XCTAssertEqual(refused.status, 5, "\(refused)")
+        XCTAssertTrue(
+            refused.stderr.contains("sshelf: note: one sets ForwardAgent, which sshelf's own client"), refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("handing the session to OpenSSH's ssh with the sshelf agent"))
+        XCTAssertFalse(refused.stdout.contains("reached-two"), "\(refused)")
+        try world.waitForAgentLog("the agent was forwarded through host one (hop 1)")
+
+        XCTAssertExit(try world.home.run(["identity", "edit", "bound", "--only", "one"]), 0)
+        let reached = try world.home.run(["connect", "one"], stdin: inner + "; exit 5\n")
+        XCTAssertEqual(reached.status, 5, "\(reached)")
+        XCTAssertTrue(reached.stdout.contains("reached-two"), "\(reached)")
+        XCTAssertTrue(second.waitForLog("Accepted publickey"), second.log)
+        let signatures = try world.releases().filter { $0["what"] as? String == "signature" }
+        XCTAssertEqual(Set(signatures.compactMap { $0["host"] as? String }), ["one", "two"], "\(signatures)")
+    }
 }
