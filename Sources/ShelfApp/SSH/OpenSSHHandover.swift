@@ -31,15 +31,17 @@ enum OpenSSHHandover {
         return forwardAgent(plan)
     }
 
-    /// Why a host that asks for ForwardAgent goes to OpenSSH: sshelf's own client does not forward the agent (on
-    /// libssh2 1.10 it could not: the library refuses the auth-agent@openssh.com channels the server opens).
+    /// Why a host that asks for ForwardAgent goes to OpenSSH. libssh2 1.10 refuses the auth-agent@openssh.com
+    /// channels the server opens; 1.11 accepts them, but exposes neither the session identifier nor the server's
+    /// signature over it, so the forwarded agent could not be bound to the host (session-bind@openssh.com) and the
+    /// agent could not check a host-bound key's hops — OpenSSH's ssh binds it.
     static func forwardAgent(_ plan: ConnectPlan) -> String? {
         guard let target = plan.endpoints.last,
             target.settings.unsupported.contains(where: { $0.lowercased() == "forwardagent" })
         else { return nil }
         let why =
             LibSSH2.isAtLeast(1, 11)
-            ? "which sshelf's own client does not do yet"
+            ? "which sshelf's own client does not do (libssh2 \(LibSSH2.version) cannot tell the agent which server it is forwarded to)"
             : "which sshelf's own client cannot do with libssh2 \(LibSSH2.version) (it refuses the agent channels the server opens)"
         return "\(Display.safe(target.name)) sets ForwardAgent, \(why)"
     }
