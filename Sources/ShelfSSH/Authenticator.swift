@@ -134,7 +134,17 @@ struct Authenticator {
                 if typed.remember && request.canRemember { keep = owner }
             }
         }
-        let code = session.publicKey(user: hop.user, privateKey: key, passphrase: passphrase)
+        var code: Int32 = LIBSSH2_ERROR_AUTHENTICATION_FAILED
+        // A certificate of this key among the host's CertificateFiles goes first, as OpenSSH offers it; the plain
+        // key after it when the server takes no certificate.
+        if LibSSH2.features.userCertificates, let certificate = certificate(for: source),
+            let signer = options.certificateSigner
+        {
+            code = session.publicKey(user: hop.user, publicBlob: certificate) { data in
+                signer(key, passphrase, data)
+            }
+        }
+        if code != 0 { code = session.publicKey(user: hop.user, privateKey: key, passphrase: passphrase) }
         if code == 0, let identityID = keep, let passphrase,
             let reference = credentials.rememberKeyPassphrase(passphrase, identityID: identityID, on: verified)
         {
@@ -145,6 +155,22 @@ struct Authenticator {
                            library: session.lastError(), hint: "wrong passphrase, or a key format libssh2 1.10 cannot read")
         }
         return (code == 0, info.type)
+    }
+
+    /// The certificate (its blob) among the host's CertificateFiles that certifies the key `source` holds, whose
+    /// public half is the identity's public key, or PATH.pub for another IdentityFile.
+    private func certificate(for source: AuthStep.KeySource) -> [UInt8]? {
+        let paths = hop.settings.certificateFiles
+        guard !paths.isEmpty else { return nil }
+        let line: String?
+        switch source {
+        case .vault, .file: line = hop.identity?.publicKey
+        case .optionalFile(let path):
+            line = try? String(contentsOfFile: KeyFile.expanded(path, environment: options.environment) + ".pub",
+                               encoding: .utf8)
+        }
+        guard let blob = line.flatMap(IdentityKeys.blob(of:)) else { return nil }
+        return UserCertificate.matching(blob, paths: paths, environment: options.environment)
     }
 
     // MARK: agent

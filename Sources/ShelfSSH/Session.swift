@@ -190,6 +190,16 @@ final class Session {
         }
     }
 
+    /// Logs in offering `publicBlob` (a user certificate) while `sign` makes the signature.
+    func publicKey(user: String, publicBlob: [UInt8], sign: @escaping ([UInt8]) -> [UInt8]?) -> Int32 {
+        context.signer = sign
+        defer { context.signer = nil }
+        var abstract: UnsafeMutableRawPointer? = Unmanaged.passUnretained(context).toOpaque()
+        return publicBlob.withUnsafeBufferPointer { blob in
+            libssh2_userauth_publickey(raw, user, blob.baseAddress, blob.count, signCallback, &abstract)
+        }
+    }
+
     /// Runs keyboard-interactive; `respond` answers each round of prompts (nil cancels).
     func keyboardInteractive(user: String, respond: @escaping KeyboardResponder) -> Int32 {
         context.keyboard = respond
@@ -264,6 +274,8 @@ typealias KeyboardResponder = (_ name: String, _ instruction: String, _ prompts:
 final class SessionContext {
     /// Answers keyboard-interactive prompts while a login runs that method.
     var keyboard: KeyboardResponder?
+    /// Signs for a certificate login while one runs.
+    var signer: (([UInt8]) -> [UInt8]?)?
     /// When the server last sent a byte (CLOCK_MONOTONIC nanoseconds): a server that has stopped answering is
     /// told apart from a quiet one by its replies to keepalives.
     var lastReceived = SessionContext.now()
@@ -328,4 +340,20 @@ private let keyboardCallback: @convention(c) (
         responses[index].text = memory?.assumingMemoryBound(to: CChar.self)
         responses[index].length = memory == nil ? 0 : UInt32(answer.count)
     }
+}
+
+/// libssh2 frees the signature with free(), so it is copied into malloc'd memory.
+private let signCallback: @convention(c) (
+    OpaquePointer?, UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?, UnsafeMutablePointer<Int>?,
+    UnsafePointer<UInt8>?, Int, UnsafeMutablePointer<UnsafeMutableRawPointer?>?
+) -> Int32 = { _, signature, signatureLength, data, dataLength, abstract in
+    guard let pointer = abstract?.pointee, let signature, let signatureLength, let data,
+        let sign = Unmanaged<SessionContext>.fromOpaque(pointer).takeUnretainedValue().signer,
+        let made = sign(Array(UnsafeBufferPointer(start: data, count: dataLength))),
+        let memory = malloc(max(made.count, 1))
+    else { return -1 }
+    made.withUnsafeBytes { bytes in if let base = bytes.baseAddress { memcpy(memory, base, bytes.count) } }
+    signature.pointee = memory.assumingMemoryBound(to: UInt8.self)
+    signatureLength.pointee = made.count
+    return 0
 }

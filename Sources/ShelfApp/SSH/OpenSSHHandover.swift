@@ -3,8 +3,8 @@
 // started when a hop's key is in the vault, and ssh replaces this process (its terminal, its exit status), reading
 // the host through the bridge — with the user's ~/.ssh/config when that includes the bridge — and with the sshelf
 // agent as SSH_AUTH_SOCK, so a forwarded agent is the vault's. `connect` also hands over by itself, saying why, when
-// the loaded libssh2 cannot log a hop in (an RSA key on libssh2 1.10, which signs only SHA-1 ssh-rsa), and when the
-// host asks for ForwardAgent.
+// the loaded libssh2 cannot log a hop in (an RSA key, or a user certificate, on libssh2 1.10), and when the host asks
+// for ForwardAgent.
 import Foundation
 import ShelfCore
 import ShelfOperations
@@ -27,6 +27,11 @@ enum OpenSSHHandover {
             default: break
             }
             return "\(Display.safe(hop.name)) logs in with the RSA key of identity '\(Display.safe(identity.name))', which libssh2 \(LibSSH2.version) can only sign with ssh-rsa (SHA-1, refused by OpenSSH 8.8 and later)"
+        }
+        if !LibSSH2.features.userCertificates,
+            let hop = plan.endpoints.first(where: { !$0.settings.certificateFiles.isEmpty })
+        {
+            return "\(Display.safe(hop.name)) sets CertificateFile, which sshelf's own client cannot use with libssh2 \(LibSSH2.version) (it names the signature after the certificate, which servers refuse)"
         }
         return forwardAgent(plan)
     }
