@@ -14,11 +14,12 @@ import ShelfStore
 enum OpenSSHHandover {
     static let sshPath = "/usr/bin/ssh"
 
-    /// Why sshelf's own client cannot log in to `plan`'s hosts with the libssh2 it loaded and OpenSSH can (nil when it
-    /// can, or when OpenSSH's ssh is not installed): a hop logs in with an RSA key and the library signs only ssh-rsa.
+    /// Why sshelf's own client cannot do what `plan`'s hosts ask with the libssh2 it loaded and OpenSSH can (nil when
+    /// it can, or when OpenSSH's ssh is not installed): a hop logs in with an RSA key and the library signs only
+    /// ssh-rsa, or names a user certificate the library cannot use, or the host asks for ForwardAgent.
     static func needed(_ plan: ConnectPlan) -> String? {
-        guard !LibSSH2.features.rsaSHA2, access(sshPath, X_OK) == 0 else { return nil }
-        for hop in plan.endpoints {
+        guard access(sshPath, X_OK) == 0 else { return nil }
+        for hop in plan.endpoints where !LibSSH2.features.rsaSHA2 {
             guard let identity = hop.identity, identity.keyType == .rsa,
                 identity.privateKeyRef != nil || !identity.keyFile.isEmpty
             else { continue }
