@@ -140,11 +140,11 @@ struct Authenticator {
         if LibSSH2.features.userCertificates, let certificate = certificate(for: source),
             let signer = options.certificateSigner
         {
-            code = session.publicKey(user: hop.user, publicBlob: certificate) { data in
+            code = verified.sendPublicKey(certificate) { data in
                 signer(key, passphrase, data)
             }
         }
-        if code != 0 { code = session.publicKey(user: hop.user, privateKey: key, passphrase: passphrase) }
+        if code != 0 { code = verified.sendPublicKey(key, passphrase: passphrase) }
         if code == 0, let identityID = keep, let passphrase,
             let reference = credentials.rememberKeyPassphrase(passphrase, identityID: identityID, on: verified)
         {
@@ -177,7 +177,7 @@ struct Authenticator {
 
     private func agent(_ socket: String?) throws(SSHError) -> Bool {
         guard let socket else { return false }
-        return try session.agent(user: hop.user, socketPath: socket).accepted
+        return try verified.sendAgentKeys(socketPath: socket).accepted
     }
 
     // MARK: password
@@ -190,7 +190,7 @@ struct Authenticator {
             switch try lookup(credentials.password(for: reference, on: verified)) {
             case .found(let stored):
                 guard !stored.isEmpty else { throw notSynced() }
-                if session.password(user: hop.user, secret: stored) == 0 { return true }
+                if verified.sendPassword(stored) == 0 { return true }
                 throw SSHError(.authenticationFailed, "\(hop.destination) rejected the stored password",
                                library: session.lastError(), hint: "store the right one: sshelf vault set-password \(hop.name)")
             case .locked:
@@ -210,7 +210,7 @@ struct Authenticator {
                 return false
             }
             guard !answer.password.isEmpty else { continue }
-            if session.password(user: hop.user, secret: answer.password) == 0 {
+            if verified.sendPassword(answer.password) == 0 {
                 if answer.remember, let hostID = hop.hostID,
                     let reference = credentials.rememberPassword(answer.password, forHost: hostID, on: verified)
                 {
@@ -229,7 +229,7 @@ struct Authenticator {
         var storedFailure: SSHError? = nil
         var cancelled = false
         let verified = self.verified, credentials = self.credentials, delegate = self.delegate
-        let code = session.keyboardInteractive(user: hop.user) { name, instruction, prompts in
+        let code = verified.sendKeyboardInteractive { name, instruction, prompts in
             if prompts.isEmpty { return [] }
             // A lone hidden prompt is the password prompt: answer it from the store when the host has one.
             if prompts.count == 1, !prompts[0].echo, let reference = storedPassword {
