@@ -83,7 +83,6 @@ final class VerifiedSessionTests: XCTestCase {
     func testNoCredentialCanBeSentWithoutAVerifiedSession() throws {
         let inside = """
             import Foundation
-            import ShelfSystem
             @testable import ShelfSSH
 
             """
