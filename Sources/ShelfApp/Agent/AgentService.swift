@@ -1,5 +1,6 @@
 // AgentService: what the sshelf agent answers — the identities in the vault listed, signatures made (confirmed
-// when the key asks for it, logged in the release log first), keys from ssh-add stored in the vault and the store,
+// when the key asks for it, logged in the release log first; a host-bound key only where the connection's
+// session-binds allow it, AgentKeyBindings), keys from ssh-add stored in the vault and the store,
 // keys removed from the agent (never from the vault), lock and unlock. One instance serves every connection; its
 // state sits behind one lock, and no lock is held while a question waits for an answer.
 import Foundation
