@@ -75,6 +75,7 @@ _sshelf() {
         --local) COMPREPLY=(); return ;;
         --name) COMPREPLY=(); return ;;
         --notes) COMPREPLY=(); return ;;
+        --only) COMPREPLY=(); return ;;
         --option) COMPREPLY=(); return ;;
         --output) _sshelf_files; return ;;
         --parallel) COMPREPLY=(); return ;;
@@ -127,7 +128,7 @@ _sshelf() {
         "identity list") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --names --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "identity show") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else _sshelf_words sshelf identity list --names; fi ;;
         "identity import") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--remove-file --key-passphrase-fd --passphrase-fd --confirm --lifetime --help" -- "$cur")); else COMPREPLY=(); fi ;;
-        "identity edit") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--confirm --lifetime --no-confirm --rename --help" -- "$cur")); else _sshelf_words sshelf identity list --names; fi ;;
+        "identity edit") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--confirm --lifetime --no-confirm --only --only-clear --rename --help" -- "$cur")); else _sshelf_words sshelf identity list --names; fi ;;
         "identity rm") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else _sshelf_words sshelf identity list --names; fi ;;
         "keygen") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--comment --passphrase-fd --confirm --lifetime --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "import ssh-config") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--group --group-by-file --dry-run --help" -- "$cur")); else _sshelf_files; fi ;;

@@ -205,6 +205,8 @@ complete -c sshelf -n '__fish_seen_subcommand_from identity; and not __fish_seen
 complete -c sshelf -n '__fish_seen_subcommand_from identity; and __fish_seen_subcommand_from edit' -l confirm -d 'the sshelf agent asks before every signature with this key'
 complete -c sshelf -n '__fish_seen_subcommand_from identity; and __fish_seen_subcommand_from edit' -l lifetime -r -d 'the sshelf agent serves the key this long after it starts serving it (0: no limit)'
 complete -c sshelf -n '__fish_seen_subcommand_from identity; and __fish_seen_subcommand_from edit' -l no-confirm -d 'stop asking before each signature'
+complete -c sshelf -n '__fish_seen_subcommand_from identity; and __fish_seen_subcommand_from edit' -l only -r -d 'the agent uses the key only for this host (or group); repeatable, adds to the list'
+complete -c sshelf -n '__fish_seen_subcommand_from identity; and __fish_seen_subcommand_from edit' -l only-clear -d 'remove every --only binding (given with --only: replace them)'
 complete -c sshelf -n '__fish_seen_subcommand_from identity; and __fish_seen_subcommand_from edit' -l rename -r -d 'give the identity a new name'
 complete -c sshelf -n '__fish_seen_subcommand_from identity; and __fish_seen_subcommand_from edit' -a '(__sshelf_identities)'
 complete -c sshelf -n '__fish_seen_subcommand_from identity; and not __fish_seen_subcommand_from list show import edit rm' -a rm -d 'remove an identity; its hosts keep everything else'

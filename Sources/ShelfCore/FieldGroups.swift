@@ -59,6 +59,7 @@ public enum FieldGroups {
         FieldGroup("key", ["keyType", "publicKey", "privateKeyRef", "passphraseRef", "keyFile"]),
         FieldGroup("confirm", ["confirmEachUse"]),
         FieldGroup("lifetime", ["agentLifetime"]),
+        FieldGroup("only", ["onlyTo"]),
         FieldGroup("updated", ["updatedAt"], quiet: true),
     ]
     static let forward = [
