@@ -72,7 +72,7 @@ public enum FieldMerge {
         guard let local else {
             // A record first seen here: only if something in it was written (and not by a revoked device late).
             guard incoming.groups.values.contains(where: { $0.stamp != .zero }) else { return nil }
-            return Result(clock: incoming, body: incomingBody, changed: true)
+            return Result(clock: incoming, body: FieldMerge.setValues(incoming, body: incomingBody, kind: kind), changed: true)
         }
         if let tombstone = local.clock.tombstone {
             // Deletion is final. An edit made without knowing of it is reported, once per group.
@@ -92,6 +92,14 @@ public enum FieldMerge {
         var changed = false
         var conflicts: [FieldConflict] = []
         for name in FieldGroups.names(for: kind) {
+            if FieldGroups.setNames(for: kind).contains(name), local.clock.sets[name] != nil || incoming.sets[name] != nil {
+                var merge = SetMerge(name: name, clock: clock, body: body, history: kept)
+                merge.run(local: local.clock, incoming: incoming, incomingBody: incomingBody)
+                (clock, body, kept) = (merge.clock, merge.body, merge.history)
+                changed = changed || merge.changed
+                conflicts += merge.conflicts
+                continue
+            }
             let mine = local.clock.group(name), theirs = incoming.group(name)
             let quiet = FieldGroups.isQuiet(name, kind: kind)
             let mineText = FieldGroups.fields(of: name, kind: kind, in: body)
@@ -135,6 +143,12 @@ public enum FieldMerge {
             return out
         }
         guard !local.isDeleted else { return nil }
+        for (name, set) in incoming.sets where !set.isEmpty {
+            // Known when every value stamp it brings is the one held here (otherwise the merge decides).
+            guard let held = local.sets[name], set.floor?.stamp == nil || set.floor?.stamp == held.floor?.stamp,
+                  set.entries.allSatisfy({ $0.value.stamp.tainted || held.state(of: $0.key)?.stamp.stamp == $0.value.stamp.stamp })
+            else { return nil }
+        }
         var out = local
         for name in FieldGroups.names(for: kind) {
             let mine = local.group(name), theirs = incoming.group(name)
@@ -149,7 +163,8 @@ public enum FieldMerge {
     static func withoutTainted(_ clock: RecordClock, body: [String: JSONValue]?, kind: RecordKind)
         -> (RecordClock, [String: JSONValue]?)
     {
-        guard clock.groups.values.contains(where: \.tainted) else { return (clock, body) }
+        let taintedSets = clock.sets.values.contains { $0.stamps.contains(where: \.tainted) }
+        guard taintedSets || clock.groups.values.contains(where: \.tainted) else { return (clock, body) }
         var out = clock
         var stripped = body
         for (name, stamp) in clock.groups where stamp.tainted {
@@ -157,6 +172,11 @@ public enum FieldMerge {
             if let current = stripped {
                 stripped = current.filter { FieldGroups.fields(of: name, kind: kind, in: current)[$0.key] == nil }
             }
+        }
+        for (name, set) in clock.sets {
+            let kept = ElementSet(entries: set.entries.filter { !$0.value.stamp.tainted }, floor: set.floor.flatMap { $0.tainted ? nil : $0 })
+            out.sets[name] = kept.isEmpty ? nil : kept
+            if !kept.isEmpty { out.groups[name] = kept.stamp }
         }
         return (out, stripped)
     }
@@ -169,6 +189,14 @@ public enum FieldMerge {
         guard !changed.isEmpty else { return nil }
         var clock = old
         for name in changed {
+            if FieldGroups.setNames(for: kind).contains(name) {
+                let before = old.sets[name] ?? ElementSet.whole(old.group(name), values: FieldGroups.values(of: name, in: oldBody))
+                let after = before.editing(from: FieldGroups.values(of: name, in: oldBody), to: FieldGroups.values(of: name, in: newBody),
+                                           stamp: stamp)
+                clock.sets[name] = after
+                clock.groups[name] = after.stamp
+                continue
+            }
             let previous = old.group(name)
             let base = previous.stamp.device == stamp.device ? previous.base : (previous.stamp == .zero ? nil : previous.stamp)
             clock.groups[name] = GroupStamp(stamp: stamp, base: base)
@@ -219,11 +247,18 @@ public enum FieldMerge {
                 return .update(clock: clock, body: body, history: history, groups: ["deleted"] + groups)
             }
         }
-        let undone = clock.groups.filter { late($0.value) }.map(\.key).sorted()
-        guard !undone.isEmpty else { return .unchanged }
         var out = clock
         var current = body ?? [:]
         var kept = history
+        var undoneSets: [String] = []
+        for name in clock.sets.keys.sorted() {
+            var merge = SetMerge(name: name, clock: out, body: current, history: kept)
+            guard merge.undo(late: late) else { continue }
+            (out, current, kept) = (merge.clock, merge.body, merge.history)
+            undoneSets.append(name)
+        }
+        let undone = clock.groups.filter { late($0.value) && clock.sets[$0.key] == nil }.map(\.key).sorted()
+        guard !undone.isEmpty || !undoneSets.isEmpty else { return .unchanged }
         for name in undone {
             if let before = kept.groups[name], !late(before.stamp) {
                 out.groups[name] = before.stamp
@@ -235,7 +270,7 @@ public enum FieldMerge {
             kept.groups[name] = nil
         }
         guard out.groups.values.contains(where: { $0.stamp != .zero }) else { return .forget }
-        return .update(clock: out, body: current, history: kept, groups: undone)
+        return .update(clock: out, body: current, history: kept, groups: (undone + undoneSets).sorted())
     }
 
     /// Whether a deletion's writer had seen `stamp`.

@@ -253,6 +253,7 @@ struct PeerChains {
     /// Whether every stamp in a delta record is its writer's (a delta never speaks for another device).
     func stampedOnlyBy(_ device: String, _ record: SyncRecord) -> Bool {
         let stamps = record.clock.groups.values.map(\.stamp) + [record.clock.tombstone?.stamp].compactMap { $0 }
+            + record.clock.sets.values.flatMap(\.stamps).map(\.stamp)
         return stamps.allSatisfy { $0 == .zero || $0.device == device }
     }
 
@@ -277,6 +278,10 @@ struct PeerChains {
         var out = record
         out.clock.tombstone = record.clock.tombstone.map(mark)
         for (name, stamp) in record.clock.groups { out.clock.groups[name] = mark(stamp) }
+        for (name, set) in record.clock.sets {
+            out.clock.sets[name] = ElementSet(entries: set.entries.mapValues { ElementSet.Entry(stamp: mark($0.stamp), present: $0.present) },
+                                              floor: set.floor.map(mark))
+        }
         return out
     }
 }
