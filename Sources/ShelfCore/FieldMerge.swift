@@ -15,14 +15,20 @@ public struct FieldConflict: Sendable, Equatable {
     public var lost: String
     public var lostBy: String
     public var why: Why
+    /// When each side was written: its stamp's milliseconds (0 when not known).
+    public var keptAt: Int64
+    public var lostAt: Int64
 
-    public init(group: String, kept: String, keptBy: String, lost: String, lostBy: String, why: Why) {
+    public init(group: String, kept: String, keptBy: String, lost: String, lostBy: String, why: Why, keptAt: Int64 = 0,
+                lostAt: Int64 = 0) {
         self.group = group
         self.kept = kept
         self.keptBy = keptBy
         self.lost = lost
         self.lostBy = lostBy
         self.why = why
+        self.keptAt = keptAt
+        self.lostAt = lostAt
     }
 }
 
@@ -63,7 +69,8 @@ public enum FieldMerge {
                 guard stamp.stamp != .zero, !seen(stamp, by: tombstone) else { continue }
                 conflicts.append(FieldConflict(group: name, kept: "(deleted)", keptBy: tombstone.stamp.device,
                                                lost: FieldGroups.text(of: name, kind: kind, in: local.body),
-                                               lostBy: stamp.stamp.device, why: .deleted))
+                                               lostBy: stamp.stamp.device, why: .deleted, keptAt: tombstone.stamp.wall,
+                                               lostAt: stamp.stamp.wall))
             }
             let before = FieldHistory(record: FieldHistory.KeptRecord(clock: local.clock, body: local.body ?? [:], groups: history.groups))
             return Result(clock: incoming, body: nil, changed: true, conflicts: conflicts, history: before)
@@ -82,7 +89,8 @@ public enum FieldMerge {
                 guard stamp.stamp != .zero, !seen(stamp, by: tombstone) else { continue }
                 conflicts.append(FieldConflict(group: name, kept: "(deleted)", keptBy: tombstone.stamp.device,
                                                lost: FieldGroups.text(of: name, kind: kind, in: incomingBody),
-                                               lostBy: stamp.stamp.device, why: .deleted))
+                                               lostBy: stamp.stamp.device, why: .deleted, keptAt: tombstone.stamp.wall,
+                                               lostAt: stamp.stamp.wall))
             }
             return Result(clock: local.clock, body: nil, changed: false, conflicts: conflicts, history: history)
         }
@@ -294,6 +302,7 @@ public enum FieldMerge {
     static func conflict(_ name: String, kind: RecordKind, kept: GroupStamp, keptBody: [String: JSONValue],
                          lost: GroupStamp, lostBody: [String: JSONValue], why: FieldConflict.Why) -> FieldConflict {
         FieldConflict(group: name, kept: FieldGroups.text(of: name, kind: kind, in: keptBody), keptBy: kept.stamp.device,
-                      lost: FieldGroups.text(of: name, kind: kind, in: lostBody), lostBy: lost.stamp.device, why: why)
+                      lost: FieldGroups.text(of: name, kind: kind, in: lostBody), lostBy: lost.stamp.device, why: why,
+                      keptAt: kept.stamp.wall, lostAt: lost.stamp.wall)
     }
 }

@@ -66,7 +66,7 @@ extension FieldMerge {
             for clash in clashes {
                 conflicts.append(FieldConflict(group: name, kept: SetMerge.text(clash.value, clash.kept), keptBy: clash.kept.stamp.stamp.device,
                                                lost: SetMerge.text(clash.value, clash.lost), lostBy: clash.lost.stamp.stamp.device,
-                                               why: .concurrent))
+                                               why: .concurrent, keptAt: clash.kept.stamp.stamp.wall, lostAt: clash.lost.stamp.stamp.wall))
             }
         }
 

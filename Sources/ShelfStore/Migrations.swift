@@ -11,7 +11,7 @@ enum Migration: Sendable {
 enum Migrations {
     static let all: [Migration] = [
         version1, version2, version3, version4, catalog, identityAgentOptions, trustedSync, hostOptions, leanHosts,
-        outboxWithoutRowid, hostAliases,
+        outboxWithoutRowid, hostAliases, conflictSettling,
     ]
     static var latest: Int { all.count }
 
@@ -292,4 +292,12 @@ enum Migrations {
         }
         try db.execute("UPDATE catalog_version SET token = randomblob(16) WHERE id = 1;")
     }
+
+    /// When each side of a merge conflict was written (milliseconds of its stamp; 0 for conflicts recorded before),
+    /// and how the user settled it (`kept`, `other`; empty while open), for `sync conflicts` and its `resolve`.
+    static let conflictSettling = Migration.sql("""
+        ALTER TABLE sync_conflicts ADD COLUMN kept_at INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE sync_conflicts ADD COLUMN lost_at INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE sync_conflicts ADD COLUMN settled TEXT NOT NULL DEFAULT '';
+        """)
 }

@@ -69,6 +69,11 @@ public struct StoredConflict: Sendable, Equatable, Codable {
     public var lostBy: String
     public var why: String
     public var seen: Bool
+    /// When each side was written (nil when not known: conflicts recorded before this was kept).
+    public var keptAt: Date?
+    public var lostAt: Date?
+    /// How the user settled it: `kept` or `other`; nil while open.
+    public var settled: String?
 }
 
 extension Store {
@@ -182,22 +187,32 @@ extension Store {
 
     func recordConflict(_ conflict: FieldConflict, kind: RecordKind, id: UUID, name: String, at time: Date, seen: Bool = false) throws {
         try db.run("""
-            INSERT INTO sync_conflicts(at, kind, record, name, field, kept, kept_by, lost, lost_by, why, seen)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO sync_conflicts(at, kind, record, name, field, kept, kept_by, lost, lost_by, why, seen, kept_at, lost_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, [.double(time.timeIntervalSince1970), .text(kind.rawValue), .text(id.storeText), .text(name), .text(conflict.group),
                   .text(conflict.kept), .text(conflict.keptBy), .text(conflict.lost), .text(conflict.lostBy), .text(conflict.why.rawValue),
-                  .int(seen ? 1 : 0)])
+                  .int(seen ? 1 : 0), .int(Int(conflict.keptAt)), .int(Int(conflict.lostAt))])
     }
 
     public func conflicts(unseenOnly: Bool = false) throws -> [StoredConflict] {
         try db.query("""
-            SELECT id, at, kind, record, name, field, kept, kept_by, lost, lost_by, why, seen FROM sync_conflicts
-            \(unseenOnly ? "WHERE seen = 0" : "") ORDER BY id
-            """) { row in
-            StoredConflict(id: row.int(0), at: row.date(1), kind: row.text(2), record: row.text(3), name: row.text(4),
-                           field: row.text(5), kept: row.text(6), keptBy: row.text(7), lost: row.text(8), lostBy: row.text(9),
-                           why: row.text(10), seen: row.int(11) != 0)
-        }
+            SELECT \(Store.conflictColumns) FROM sync_conflicts \(unseenOnly ? "WHERE seen = 0" : "") ORDER BY id
+            """, row: Store.conflictRow)
+    }
+
+    /// One conflict by its number (nil when there is none).
+    public func conflict(_ id: Int) throws -> StoredConflict? {
+        try db.query("SELECT \(Store.conflictColumns) FROM sync_conflicts WHERE id = ?", [.int(id)], row: Store.conflictRow).first
+    }
+
+    static let conflictColumns = "id, at, kind, record, name, field, kept, kept_by, lost, lost_by, why, seen, kept_at, lost_at, settled"
+
+    static func conflictRow(_ row: Statement) -> StoredConflict {
+        func time(_ ms: Int) -> Date? { ms > 0 ? Date(timeIntervalSince1970: Double(ms) / 1000) : nil }
+        return StoredConflict(id: row.int(0), at: row.date(1), kind: row.text(2), record: row.text(3), name: row.text(4),
+                              field: row.text(5), kept: row.text(6), keptBy: row.text(7), lost: row.text(8), lostBy: row.text(9),
+                              why: row.text(10), seen: row.int(11) != 0, keptAt: time(row.int(12)), lostAt: time(row.int(13)),
+                              settled: row.text(14).isEmpty ? nil : row.text(14))
     }
 
     public func unseenConflictCount() throws -> Int { try db.scalarInt("SELECT count(*) FROM sync_conflicts WHERE seen = 0") }

@@ -48,11 +48,7 @@ enum SyncCommands {
             arguments: [ArgumentSpec(name: "DEVICE", help: "a device name or id prefix from 'sshelf sync devices'")],
             options: [passphraseOption],
             run: revoke),
-        CommandSpec(
-            path: ["sync", "conflicts"], summary: "list edits that merges kept or discarded",
-            details: "A field edited on two devices without either seeing the other's edit keeps the later value; an edit a deletion discarded is listed too. New ones are marked until --seen.",
-            options: [.flag("json", "print JSON for scripts"), .flag("seen", "mark every conflict seen")],
-            run: conflicts),
+    ] + SyncConflictCommands.commands + [
         CommandSpec(path: ["sync", "disable"], summary: "stop syncing (the local store and the remote are kept)", run: disable),
     ]
 
@@ -393,32 +389,6 @@ enum SyncCommands {
                     device.enrolledBy.map { "by \($0)" } ?? "created the group", device.thisDevice ? "-" : Display.relative(device.lastSeen)]
         }
         context.output(Display.table(["DEVICE", "NAME", "STATE", "ENROLLED", "LAST SEEN"], rows))
-        return 0
-    }
-
-    static func conflicts(_ call: Invocation, _ context: AppContext) throws -> Int32 {
-        let store = try context.store()
-        if call.flag("seen") {
-            let marked = try SyncRunner.markConflictsSeen(store: store, locations: context.locations)
-            context.print("\(marked) conflict\(marked == 1 ? "" : "s") marked seen")
-            return 0
-        }
-        let names = try GroupInfo.names(store)
-        func who(_ id: String) -> String { id.isEmpty ? "-" : names[id] ?? String(id.prefix(8)) }
-        let all = try store.conflicts()
-        if call.flag("json") {
-            context.print(try JSONOutput.encode(all))
-            return 0
-        }
-        guard !all.isEmpty else {
-            context.print("no merge conflicts")
-            return 0
-        }
-        let rows = all.map { conflict -> [String] in
-            [conflict.seen ? "" : "new", Display.relative(conflict.at), "\(conflict.kind) \(conflict.name.isEmpty ? String(conflict.record.prefix(8)) : conflict.name)",
-             conflict.field, "\(conflict.kept) (\(who(conflict.keptBy)))", "\(conflict.lost) (\(who(conflict.lostBy)))", conflict.why]
-        }
-        context.output(Display.table(["", "WHEN", "RECORD", "FIELD", "KEPT", "NOT KEPT", "WHY"], rows))
         return 0
     }
 
