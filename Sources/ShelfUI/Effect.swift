@@ -37,6 +37,10 @@ public enum Effect: Sendable, Equatable {
     case copyID(UUID, identity: UUID?)
     /// The user's answer to the sshelf agent's question.
     case answerAgent(UUID, allow: Bool)
+    /// Read the merge conflicts for the conflict list (`Action.conflicts` answers).
+    case loadConflicts
+    /// Settle a merge conflict: take the other value, or keep the kept one (an edit that syncs).
+    case settleConflict(Int, takeOther: Bool)
     case quit
 }
 
@@ -70,6 +74,8 @@ public enum Action: Sendable {
     /// The sshelf agent asks whether a signature may be made; it stopped waiting for the answer.
     case agentQuestion(AgentQuestion)
     case agentQuestionEnded(UUID)
+    /// The merge conflicts, worded for the conflict list.
+    case conflicts([ConflictItem])
 }
 
 public struct OperationFailure: Error, Sendable, Equatable {

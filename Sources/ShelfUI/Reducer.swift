@@ -57,7 +57,7 @@ public enum Reducer {
             case .success(let line):
                 if case .form = state.mode { closeForm(&state) }
                 state.notice = Notice(line)
-                return [.load]
+                return state.mode == .conflicts ? [.load, .loadConflicts] : [.load]
             case .failure(let failure):
                 if case .form(var form) = state.mode, form.pending {
                     form.pending = false
@@ -103,6 +103,12 @@ public enum Reducer {
             return AgentQuestionReducer.ask(&state, question)
         case .agentQuestionEnded(let id):
             return AgentQuestionReducer.ended(&state, id)
+        case .conflicts(let items):
+            let keep = state.selectedConflict?.id
+            state.conflicts = items
+            state.conflictsLoaded = true
+            state.conflictCursor = items.firstIndex { $0.id == keep } ?? clamp(state.conflictCursor, count: items.count)
+            return []
         }
     }
 
@@ -130,6 +136,8 @@ public enum Reducer {
             return PromptReducer.key(&state, key, prompt)
         case .identities:
             return IdentityList.key(&state, key)
+        case .conflicts:
+            return ConflictList.key(&state, key)
         case .browse:
             state.notice = nil
             if state.search.typing { return searchKey(&state, key) }
@@ -224,6 +232,10 @@ public enum Reducer {
         case .identities:
             state.identityCursor = clamp(state.identityCursor, count: state.catalog.identities.count)
             state.mode = .identities
+        case .conflicts:
+            state.conflictsLoaded = false
+            state.mode = .conflicts
+            return [.loadConflicts]
         case .addForward:
             if let host = state.selectedHost {
                 state.mode = .form(Forms.forward(nil, hostID: host.id, hostName: host.name))

@@ -45,22 +45,17 @@ enum SyncConflictCommands {
         return 0
     }
 
-    /// One conflict as a few lines of words.
+    /// One conflict as a few lines of words (the TUI's conflict list words it the same way: ConflictItems).
     static func text(_ conflict: StoredConflict, names: [String: String], me: String) -> String {
-        func who(_ id: String, _ at: Date?) -> String {
-            guard !id.isEmpty else { return "" }
-            let name = id == me ? "this device" : names[id].map { "\(Display.safe($0)) (\(id.prefix(8)))" } ?? "device \(id.prefix(8))"
-            return "  by \(name)" + (at.map { ", \(ISO8601.format($0).prefix(16).replacingOccurrences(of: "T", with: " "))" } ?? "")
-        }
-        let record = conflict.name.isEmpty ? String(conflict.record.prefix(8)) : Display.safe(conflict.name)
-        var state = conflict.seen ? "" : " · new"
-        if let settled = conflict.settled { state = " · settled: took \(settled)" }
-        var lines = ["#\(conflict.id) \(conflict.kind) \(record) · \(conflict.field) · found \(Display.relative(conflict.at))\(state)"]
-        lines.append("  kept   \(Display.safe(ConflictWords.side(conflict.kept)))\(who(conflict.keptBy, conflict.keptAt))")
-        lines.append("  other  \(Display.safe(ConflictWords.side(conflict.lost)))\(who(conflict.lostBy, conflict.lostAt))")
-        lines.append("  why    \(ConflictWords.why(conflict.why))")
-        if conflict.settled == nil, conflict.why != "deleted" {
-            lines.append("  settle sshelf sync conflicts resolve \(conflict.id) --take other")
+        let item = ConflictItems.item(conflict, names: names, me: me)
+        var state = item.isNew ? " · new" : ""
+        if let settled = item.settled { state = " · settled: took \(settled)" }
+        var lines = ["#\(item.id) \(item.record) · \(item.field) · found \(Display.relative(conflict.at))\(state)"]
+        lines.append("  kept   \(item.kept)" + (item.keptBy.isEmpty ? "" : "  by \(item.keptBy)"))
+        lines.append("  other  \(item.other)" + (item.otherBy.isEmpty ? "" : "  by \(item.otherBy)"))
+        lines.append("  why    \(item.why)")
+        if item.settled == nil, item.settleable {
+            lines.append("  settle sshelf sync conflicts resolve \(item.id) --take other")
         }
         return lines.joined(separator: "\n") + "\n"
     }

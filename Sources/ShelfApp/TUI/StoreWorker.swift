@@ -5,6 +5,7 @@ import Foundation
 import ShelfCore
 import ShelfOperations
 import ShelfStore
+import ShelfSync
 import ShelfUI
 
 final class StoreWorker: @unchecked Sendable {
@@ -53,6 +54,14 @@ final class StoreWorker: @unchecked Sendable {
             }
             return
         }
+        if case .loadConflicts = effect {
+            do {
+                mailbox.deliver(.conflicts(try ConflictItems.load(try store())))
+            } catch {
+                mailbox.deliver(.operationFinished(.failure(StoreWorker.failure(error))))
+            }
+            return
+        }
         do {
             let line = try perform(effect, store: try store())
             mailbox.deliver(.operationFinished(.success(line)))
@@ -92,7 +101,11 @@ final class StoreWorker: @unchecked Sendable {
             return "deleted forward rule"
         case .deleteIdentity(let id):
             return try IdentityOperations.delete(id, workspace: workspace, in: store)?.summary ?? "already gone"
-        case .load, .connect, .cancelConnect, .launchSession, .answerPrompt, .startForward, .stopForward, .unlockVault,
+        case .settleConflict(let id, let takeOther):
+            try store.write { try $0.settleConflict(id, take: takeOther ? .other : .kept) }
+            try SyncRunner.refreshConflictCount(store: store, locations: workspace.locations)
+            return "conflict \(id) settled: took the \(takeOther ? "other" : "kept") value; it syncs like any edit"
+        case .load, .loadConflicts, .connect, .cancelConnect, .launchSession, .answerPrompt, .startForward, .stopForward, .unlockVault,
              .lockVault, .syncNow, .copyID, .answerAgent, .quit:
             return ""
         }
