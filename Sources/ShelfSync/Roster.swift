@@ -163,7 +163,37 @@ struct Roster {
             else { continue }
             for epoch in carried { epochs[epoch]?.holders.insert(member.device) }
         }
+        applyRenames(mine)
         unverified = mine.filter { everMembers[$0.signer] == nil }.count
+    }
+
+    /// The invite id a rename names: none (an `add` a device signs for itself, see `applyRenames`).
+    static let renameInvite = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+
+    /// A device's new name: an `add` of itself, signed with its own enrolled key (older versions pass over it: a
+    /// device can never add itself). The latest by the signer's time (then digest) counts; a revoked device's
+    /// renames only where its revoker kept them. Membership, keys and invites are untouched by it.
+    private mutating func applyRenames(_ certificates: [Certificate]) {
+        var latest: [UUID: Certificate] = [:]
+        for cert in certificates {
+            guard case .add(let device, _, let key, let invite, _) = cert.body, cert.signer == device, invite == Roster.renameInvite,
+                  let member = everMembers[device], member.signingKey == key, member.certificate != cert.digest,
+                  cert.isSigned(by: key), revoked[device].map({ $0.kept.contains(cert.digest) }) ?? true else { continue }
+            if let known = latest[device], (known.time, known.digest.hex) >= (cert.time, cert.digest.hex) { continue }
+            latest[device] = cert
+        }
+        for (device, cert) in latest {
+            guard case .add(_, let name, _, _, _) = cert.body else { continue }
+            everMembers[device]?.name = name
+            enrolled[device]?.name = name
+            accepted.insert(cert.digest)
+        }
+    }
+
+    /// `name`, or `name-XXXX` (the start of `device`'s id) when another device of the group has that name already.
+    func distinct(_ name: String, for device: UUID) -> String {
+        let taken = everMembers.values.contains { $0.device != device && $0.name.caseInsensitiveCompare(name) == .orderedSame }
+        return taken ? Certificate.clip(name).prefix(Certificate.maxName - 5) + "-" + device.lowerText.prefix(4) : name
     }
 
     /// The epoch this device should seal with: the greatest clean epoch whose key it holds and whose creator is

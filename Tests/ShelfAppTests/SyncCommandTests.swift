@@ -197,6 +197,20 @@ final class SyncCommandTests: XCTestCase {
         XCTAssertTrue(shutOut.stderr.contains("local fallback: revoked by "), shutOut.stderr)
         XCTAssertTrue(try c.run("sync", "status").stdout.contains("▲ local fallback: revoked by "))
         XCTAssertExit(try a.run("sync", "revoke", "no-such-device"), 3)
+
+        // Rename: this device only, never a name another device has; the new name reaches the other device.
+        let bStatus = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(try b.run("sync", "status", "--json").stdout.utf8)) as? [String: Any])
+        let bID = try XCTUnwrap(bStatus["device"] as? String)
+        let other = try b.run("sync", "rename", String(try XCTUnwrap(cStatus["device"] as? String).prefix(8)), "x")
+        XCTAssertExit(other, 2)
+        XCTAssertTrue(other.stderr.contains("is another device; a device renames itself"), other.stderr)
+        let renamed = try b.run("sync", "rename", String(bID.prefix(8)), "build-box")
+        XCTAssertExit(renamed, 0)
+        XCTAssertTrue(renamed.stdout.contains("this device is now 'build-box' in the sync group"), renamed.stdout)
+        XCTAssertExit(try a.run("sync", "now"), 0)
+        XCTAssertTrue(try a.run("sync", "devices").stdout.contains("build-box"))
+        XCTAssertExit(try a.run("sync", "rename", "BUILD-BOX"), 4)
+        XCTAssertTrue(try b.run("sync", "status").stdout.contains("(build-box)"))
     }
 
     /// `sync enable` checks the remote before anything is saved — the setting, the vault, the group: a folder that
