@@ -30,24 +30,45 @@ public struct SyncEngine {
         "this device is not enrolled in the sync group on this remote",
         hint: "run 'sshelf sync invite' on an enrolled device, then 'sshelf sync join' here")
 
-    /// Throws when the remote cannot be used at all; every other problem is in the report.
+    /// Throws when the remote cannot be used at all; every other problem is in the report. The run is a pipeline of
+    /// steps, each below: a step that ends the run says so (the report then holds why).
     public func run(report: inout SyncReport) throws {
         let format = try remote.check()
         report.credentials = try SyncSettings.credentialsEnabled(store)
-        // A device that joined holds no key of the group until its welcome arrives: nothing else to do before.
-        if try GroupState.load(store) == nil, let joining = try GroupState.Joining.load(store) {
-            if let waiting = try Enrollment.receiveWelcome(joining, store: store, vault: vault, remote: remote, deviceName: deviceName,
-                                                           now: now) {
-                report.membership = "waiting"
-                report.fail(waiting)
-                return
-            }
-            report.events.append("enrolled in the sync group by \(joining.inviter)")
-        }
+        guard try welcome(report: &report) else { return }
         let session = try open(format: format, report: &report)
-        let chains = PeerChains(session: session, remote: remote)
+        try readChains(session, report: &report)
+        guard try membership(session, report: &report) else { return }
+        if let target = revoke { try revokeDevice(target, session, report: &report) }
+        try taint(session, report: &report)
+        let enrollment = Enrollment(session: session, remote: remote)
+        let finished = try enrollment.serve(credentials: report.credentials, report: &report)
+        try remote.writeFormat()
+        let (ownSet, credentialFailure) = try credentials(session, report: &report)
+        try write(session, ownSet: ownSet, format: format, report: &report)
+        for id in finished { enrollment.remove(id) }
+        removeFormatOne(report: &report)
+        if let credentialFailure { report.fail(credentialFailure) }
+    }
 
-        // Other devices' chains, until nothing moves (a key or an addition in one chain can unlock another).
+    /// A device that joined holds no key of the group until its welcome arrives: it takes it when it is there.
+    /// False (the run ends) while it waits.
+    func welcome(report: inout SyncReport) throws -> Bool {
+        guard try GroupState.load(store) == nil, let joining = try GroupState.Joining.load(store) else { return true }
+        if let waiting = try Enrollment.receiveWelcome(joining, store: store, vault: vault, remote: remote, deviceName: deviceName,
+                                                       now: now) {
+            report.membership = "waiting"
+            report.fail(waiting)
+            return false
+        }
+        report.events.append("enrolled in the sync group by \(joining.inviter)")
+        return true
+    }
+
+    /// Other devices' chains, until nothing moves (a key or an addition in one chain can unlock another); what
+    /// stopped each goes into the report.
+    func readChains(_ session: SyncSession, report: inout SyncReport) throws {
+        let chains = PeerChains(session: session, remote: remote)
         // A chain that stopped is read again once the roster grew: the certificate it lacked may have come since.
         var stops: [String: (stop: PeerChains.Stop, roster: Int)] = [:]
         var moved = true
@@ -88,18 +109,20 @@ public struct SyncEngine {
                 try store.forgetEntries(device: peer.device, before: peer.credentials > 0 ? min(peer.snapshot, peer.credentials) : peer.snapshot)
             }
         }
+    }
 
-        // Membership.
+    /// This device's place in the group: revoked or not enrolled ends the run (false); a member goes on.
+    func membership(_ session: SyncSession, report: inout SyncReport) throws -> Bool {
         if let revocation = session.roster.revoked[session.me] {
             report.membership = "revoked"
             let date = ISO8601.format(Date(timeIntervalSince1970: Double(revocation.at) / 1000)).prefix(10)
             report.fail(SyncFailure("revoked by \(session.roster.name(of: revocation.by)) on \(date)",
                                     hint: "this device no longer syncs with the group; its local data stays"))
-            return
+            return false
         }
         guard session.roster.isActive(session.me) else {
             report.fail(SyncEngine.notEnrolled)
-            return
+            return false
         }
         if let left = try store.setting("sync.join.invite").flatMap(UUID.init(uuidString:)) {
             // Left by an older version, which enrolled without a welcome: the invite's secret goes now.
@@ -107,35 +130,40 @@ public struct SyncEngine {
             _ = try? vault.clearInviteSecret(left, class: SyncSession.keyClass)
         }
         report.membership = "member"
-        if let target = revoke { try revokeDevice(target, session, report: &report) }
-        try taint(session, report: &report)
+        return true
+    }
 
-        let enrollment = Enrollment(session: session, remote: remote)
-        let finished = try enrollment.serve(credentials: report.credentials, report: &report)
-        try remote.writeFormat()
-
-        var credentialFailure: SyncFailure?
-        var ownSet: (plaintext: SecretBytes, count: Int)?
+    /// The credential track when it is on (this device's set to send, or why the track paused); the notice when other
+    /// devices send credentials and this one does not take them.
+    func credentials(_ session: SyncSession, report: inout SyncReport) throws
+        -> (ownSet: (plaintext: SecretBytes, count: Int)?, failure: SyncFailure?)
+    {
         if report.credentials {
-            do { ownSet = try credentialTrack(session, report: &report) } catch let failure as SyncFailure { credentialFailure = failure }
-        } else if try store.peers().contains(where: { $0.device != session.meText && $0.credentials > 0 }) {
+            do { return (try credentialTrack(session, report: &report), nil) } catch let failure as SyncFailure { return (nil, failure) }
+        }
+        if try store.peers().contains(where: { $0.device != session.meText && $0.credentials > 0 }) {
             report.notice = "credentials not joined on this device"
         }
+        return (nil, nil)
+    }
 
+    /// This device's next entry, under the epoch it should write with (nothing while a new group key is awaited).
+    func write(_ session: SyncSession, ownSet: (plaintext: SecretBytes, count: Int)?, format: Int, report: inout SyncReport) throws {
         switch try Epochs(session: session).prepare() {
         case .waiting(let epoch):
             report.skipped.append("waiting for the new group key from \(session.roster.name(of: epoch.creator)); nothing is sent until it arrives")
         case .write(let epoch, let key):
             try publish(session, epoch: epoch, key: key, ownSet: ownSet, migrating: format == 1, fresh: format == 0, report: &report)
         }
-        for id in finished { enrollment.remove(id) }
+    }
 
+    /// What format 1 left on the remote goes (its plaintext), with a warning when anything did.
+    func removeFormatOne(report: inout SyncReport) {
         let removed = remote.removeFormatOneFiles()
         if removed > 0 {
             report.warnings.append("removed \(removed) plaintext file\(removed == 1 ? "" : "s") of the old sync format (1) from the remote")
             report.removedFormatOne = removed
         }
-        if let credentialFailure { report.fail(credentialFailure) }
     }
 
     // MARK: steps
