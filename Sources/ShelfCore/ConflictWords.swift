@@ -11,16 +11,20 @@ public enum ConflictWords {
     /// One side in words.
     public static func side(_ text: String) -> String {
         guard let value = parse(text) else { return text }
-        if case .object(let object) = value, object.count == 1, let (key, item) = object.first, key == "added" || key == "removed",
-           case .string(let element) = item {
+        if case .object(let object) = value, object.count == 1, let (key, item) = object.first,
+            key == "added" || key == "removed",
+            case .string(let element) = item
+        {
             return "\(key) \(quoted(element))"
         }
         return words(value, top: true)
     }
 
     static func parse(_ text: String) -> JSONValue? {
-        guard let first = text.first, first == "{" || first == "[" || first == "\"" || first == "-" || first.isNumber
-            || text == "null" || text == "true" || text == "false" else { return nil }
+        guard let first = text.first,
+            first == "{" || first == "[" || first == "\"" || first == "-" || first.isNumber
+                || text == "null" || text == "true" || text == "false"
+        else { return nil }
         return try? JSONValue.parse(Array(text.utf8))
     }
 
@@ -32,7 +36,8 @@ public enum ConflictWords {
         case .object(let object):
             guard !object.isEmpty else { return "(none)" }
             if object.count == 2, case .string(let type)? = object["type"], case .string(let key)? = object["key"],
-               let fingerprint = IdentityKeys.fingerprint(of: "\(type) \(key)") {
+                let fingerprint = IdentityKeys.fingerprint(of: "\(type) \(key)")
+            {
                 return "\(type) \(fingerprint)"  // a pinned host key
             }
             return object.keys.sorted().map { "\(label($0)) \(words(object[$0] ?? .null))" }.joined(separator: ", ")
@@ -57,7 +62,9 @@ public enum ConflictWords {
     public static func quoted(_ text: String) -> String {
         guard text.count > longValue else { return "\"\(text)\"" }
         let type = text.prefix { $0 != " " }
-        if type.hasPrefix("ssh-") || type.hasPrefix("ecdsa-") || type.hasPrefix("sk-"), let fingerprint = IdentityKeys.fingerprint(of: text) {
+        if type.hasPrefix("ssh-") || type.hasPrefix("ecdsa-") || type.hasPrefix("sk-"),
+            let fingerprint = IdentityKeys.fingerprint(of: text)
+        {
             return "\(type) \(fingerprint)"
         }
         let digest = Digest.sha256(Array(text.utf8)).prefix(6).map { String(format: "%02x", $0) }.joined()
@@ -76,11 +83,15 @@ public enum ConflictWords {
 
     /// The record `body` with group `group` set to a conflict side (`text` as stored), or nil when that side is not a
     /// value one can take (a deletion, an undone record).
-    public static func taking(_ text: String, group: String, kind: RecordKind, in body: [String: JSONValue]) -> [String: JSONValue]? {
+    public static func taking(
+        _ text: String, group: String, kind: RecordKind, in body: [String: JSONValue]
+    ) -> [String: JSONValue]? {
         guard let value = parse(text) else { return nil }
         var out = body
         if FieldGroups.setNames(for: kind).contains(group), case .object(let object) = value, object.count == 1,
-           let (action, item) = object.first, case .string(let element) = item, action == "added" || action == "removed" {
+            let (action, item) = object.first, case .string(let element) = item,
+            action == "added" || action == "removed"
+        {
             var values = FieldGroups.values(of: group, in: body).filter { $0 != element }
             if action == "added" { values.append(element) }
             out[group] = .array(values.map(JSONValue.string))

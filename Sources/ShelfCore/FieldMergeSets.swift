@@ -45,28 +45,36 @@ extension FieldMerge {
                 // One whole-list write holds it all: kept as before sets, in its writer's order.
                 clock.sets[name] = nil
                 clock.groups[name] = floor
-                values = mine.isWhole && mine.floor?.stamp == floor.stamp ? before : FieldGroups.values(of: name, in: incomingBody)
+                values =
+                    mine.isWhole && mine.floor?.stamp == floor.stamp
+                    ? before : FieldGroups.values(of: name, in: incomingBody)
             } else {
                 clock.sets[name] = merged.isEmpty ? nil : merged
                 clock.groups[name] = merged.stamp
                 values = merged.values
             }
             if merged != mine, theirs.stamps.contains(where: { $0.stamp.device != local.group(name).stamp.device }),
-               local.group(name).stamp != .zero {
+                local.group(name).stamp != .zero
+            {
                 // One step back, for the undo of a revoked device's late values (FieldHistory).
-                history.groups[name] = FieldHistory.Kept(stamp: local.group(name), fields: [
-                    name: .array(before.map(JSONValue.string)),
-                    SetMerge.keptSet: .string(mine.items(name, keepVia: true).joined(separator: " ")),
-                ])
+                history.groups[name] = FieldHistory.Kept(
+                    stamp: local.group(name),
+                    fields: [
+                        name: .array(before.map(JSONValue.string)),
+                        SetMerge.keptSet: .string(mine.items(name, keepVia: true).joined(separator: " ")),
+                    ])
             }
             if values != before {
                 body[name] = .array(values.map(JSONValue.string))
                 changed = true
             }
             for clash in clashes {
-                conflicts.append(FieldConflict(group: name, kept: SetMerge.text(clash.value, clash.kept), keptBy: clash.kept.stamp.stamp.device,
-                                               lost: SetMerge.text(clash.value, clash.lost), lostBy: clash.lost.stamp.stamp.device,
-                                               why: .concurrent, keptAt: clash.kept.stamp.stamp.wall, lostAt: clash.lost.stamp.stamp.wall))
+                conflicts.append(
+                    FieldConflict(
+                        group: name, kept: SetMerge.text(clash.value, clash.kept),
+                        keptBy: clash.kept.stamp.stamp.device,
+                        lost: SetMerge.text(clash.value, clash.lost), lostBy: clash.lost.stamp.stamp.device,
+                        why: .concurrent, keptAt: clash.kept.stamp.stamp.wall, lostAt: clash.lost.stamp.stamp.wall))
             }
         }
 
@@ -82,11 +90,13 @@ extension FieldMerge {
             guard let set = clock.sets[name], set.stamps.contains(where: late) else { return false }
             var previous = ElementSet()
             if case .string(let text)? = history.groups[name]?.fields[SetMerge.keptSet],
-               let parsed = RecordClock(text: "*=0.0@ " + text, kind: .host, latest: .zero, deleted: false) {
+                let parsed = RecordClock(text: "*=0.0@ " + text, kind: .host, latest: .zero, deleted: false)
+            {
                 previous = parsed.sets[name] ?? ElementSet()
             }
-            var out = ElementSet(entries: set.entries.filter { !late($0.value.stamp) },
-                                 floor: set.floor.flatMap { late($0) ? previous.floor.flatMap { late($0) ? nil : $0 } : $0 })
+            var out = ElementSet(
+                entries: set.entries.filter { !late($0.value.stamp) },
+                floor: set.floor.flatMap { late($0) ? previous.floor.flatMap { late($0) ? nil : $0 } : $0 })
             for (value, entry) in set.entries where late(entry.stamp) {
                 if let before = previous.entries[value], !late(before.stamp) { out.entries[value] = before }
             }

@@ -33,7 +33,8 @@ public struct ElementSet: Hashable, Sendable {
     /// A whole-list write at `stamp` (nothing, when the group was never written).
     public static func whole(_ stamp: GroupStamp, values: [String]) -> ElementSet {
         guard stamp.stamp != .zero else { return ElementSet() }
-        return ElementSet(entries: Dictionary(values.map { ($0, Entry(stamp: stamp, present: true)) }) { a, _ in a }, floor: stamp)
+        return ElementSet(
+            entries: Dictionary(values.map { ($0, Entry(stamp: stamp, present: true)) }) { a, _ in a }, floor: stamp)
     }
 
     /// What this set says of `value`: its entry, or its removal by the floor, whichever is later (nil: nothing).
@@ -86,7 +87,9 @@ public struct ElementSet: Hashable, Sendable {
             case (nil, let y?): winner = y
             case (nil, nil): winner = nil
             }
-            if let winner, !(out.floor.map { $0.outranks(winner.stamp) } ?? false), winner.stamp != out.floor || winner.present {
+            if let winner, !(out.floor.map { $0.outranks(winner.stamp) } ?? false),
+                winner.stamp != out.floor || winner.present
+            {
                 out.entries[value] = winner
             }
         }
@@ -119,7 +122,9 @@ public struct ElementSet: Hashable, Sendable {
         let before = Set(old), after = Set(new)
         for value in after.symmetricDifference(before) {
             let previous = state(of: value)?.stamp
-            let base = previous.flatMap { $0.stamp.device == stamp.device ? $0.base : ($0.stamp == .zero ? nil : $0.stamp) }
+            let base = previous.flatMap {
+                $0.stamp.device == stamp.device ? $0.base : ($0.stamp == .zero ? nil : $0.stamp)
+            }
             out.entries[value] = Entry(stamp: GroupStamp(stamp: stamp, base: base), present: after.contains(value))
         }
         return out
@@ -127,8 +132,9 @@ public struct ElementSet: Hashable, Sendable {
 
     /// Only the entries (and floor) `device` wrote: what a delta of that device carries.
     public func written(by device: String) -> ElementSet {
-        ElementSet(entries: entries.filter { $0.value.stamp.stamp.device == device },
-                   floor: floor.flatMap { $0.stamp.device == device ? $0 : nil })
+        ElementSet(
+            entries: entries.filter { $0.value.stamp.stamp.device == device },
+            floor: floor.flatMap { $0.stamp.device == device ? $0 : nil })
     }
 
     /// Every stamp in the set (for checks of who wrote what).
@@ -165,7 +171,9 @@ public struct ElementSet: Hashable, Sendable {
         guard !digits.isEmpty, digits.count % 2 == 0, digits.count <= 512 else { return nil }
         var bytes: [UInt8] = []
         for index in stride(from: 0, to: digits.count, by: 2) {
-            guard let byte = UInt8(String(decoding: digits[index...index + 1], as: UTF8.self), radix: 16) else { return nil }
+            guard let byte = UInt8(String(decoding: digits[index...index + 1], as: UTF8.self), radix: 16) else {
+                return nil
+            }
             bytes.append(byte)
         }
         return String(bytes: bytes, encoding: .utf8)

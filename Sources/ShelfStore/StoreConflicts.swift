@@ -11,26 +11,33 @@ extension Store {
     /// Call inside `write`.
     public func settleConflict(_ id: Int, take side: ConflictSide) throws {
         guard let conflict = try conflict(id) else {
-            throw StoreError(kind: .constraint, message: "no merge conflict number \(id)", hint: "see 'sshelf sync conflicts'")
+            throw StoreError(
+                kind: .constraint, message: "no merge conflict number \(id)", hint: "see 'sshelf sync conflicts'")
         }
         if let settled = conflict.settled {
-            throw StoreError(kind: .constraint, message: "conflict \(id) was settled already (took \(settled))",
-                             hint: "edit the record itself to change it again")
+            throw StoreError(
+                kind: .constraint, message: "conflict \(id) was settled already (took \(settled))",
+                hint: "edit the record itself to change it again")
         }
         let kind = RecordKind(rawValue: conflict.kind)
         guard let record = UUID(uuidString: conflict.record), Store.table(kind) != nil else {
-            throw StoreError(kind: .constraint, message: "conflict \(id) names a record this version does not know", hint: nil)
+            throw StoreError(
+                kind: .constraint, message: "conflict \(id) names a record this version does not know", hint: nil)
         }
         guard let clock = try clock(kind, record), !clock.isDeleted, let body = try rawBody(kind, record) else {
-            throw StoreError(kind: .constraint,
-                             message: "the \(conflict.kind) of conflict \(id) is deleted; a deletion is final, so neither side can be taken",
-                             hint: "make it again if you still need it; 'sshelf sync conflicts --seen' marks the conflict seen")
+            throw StoreError(
+                kind: .constraint,
+                message:
+                    "the \(conflict.kind) of conflict \(id) is deleted; a deletion is final, so neither side can be taken",
+                hint: "make it again if you still need it; 'sshelf sync conflicts --seen' marks the conflict seen")
         }
         let text = side == .kept ? conflict.kept : conflict.lost
         guard let taken = ConflictWords.taking(text, group: conflict.field, kind: kind, in: body) else {
-            throw StoreError(kind: .constraint,
-                             message: "the \(side == .kept ? "kept" : "other") side of conflict \(id) is \(text), not a value to take",
-                             hint: "take the other side, or edit the record itself")
+            throw StoreError(
+                kind: .constraint,
+                message:
+                    "the \(side == .kept ? "kept" : "other") side of conflict \(id) is \(text), not a value to take",
+                hint: "take the other side, or edit the record itself")
         }
         var full = taken
         full["id"] = .string(record.storeText)
@@ -52,7 +59,8 @@ extension Store {
         if let set = clock.sets[group] {
             var entries = set.entries
             for (value, entry) in set.entries {
-                entries[value] = ElementSet.Entry(stamp: GroupStamp(stamp: stamp, base: entry.stamp.stamp), present: entry.present)
+                entries[value] = ElementSet.Entry(
+                    stamp: GroupStamp(stamp: stamp, base: entry.stamp.stamp), present: entry.present)
             }
             let stamped = ElementSet(entries: entries, floor: set.floor)
             out.sets[group] = stamped
@@ -62,6 +70,7 @@ extension Store {
             out.groups[group] = GroupStamp(stamp: stamp, base: previous.stamp == .zero ? nil : previous.stamp)
         }
         try writeClock(kind, id, out)
-        try db.run("INSERT OR IGNORE INTO sync_outbox(kind, id) VALUES (?, ?)", [.text(kind.rawValue), .text(id.storeText)])
+        try db.run(
+            "INSERT OR IGNORE INTO sync_outbox(kind, id) VALUES (?, ?)", [.text(kind.rawValue), .text(id.storeText)])
     }
 }

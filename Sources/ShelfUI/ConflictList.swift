@@ -22,8 +22,10 @@ public struct ConflictItem: Sendable, Equatable {
     /// Whether either side can be taken (not a deleted record's conflict).
     public var settleable: Bool
 
-    public init(id: Int, record: String, field: String, kept: String, other: String, keptBy: String, otherBy: String,
-                why: String, isNew: Bool, settled: String?, settleable: Bool) {
+    public init(
+        id: Int, record: String, field: String, kept: String, other: String, keptBy: String, otherBy: String,
+        why: String, isNew: Bool, settled: String?, settleable: Bool
+    ) {
         self.id = id
         self.record = record
         self.field = field
@@ -55,7 +57,8 @@ enum ConflictList {
         case .conflictTakeOther, .conflictKeep:
             guard let conflict = state.selectedConflict else { return [] }
             let other = binding.command == .conflictTakeOther
-            state.notice = Notice("settling conflict \(conflict.id): \(other ? "taking the other value" : "keeping the kept value")...")
+            state.notice = Notice(
+                "settling conflict \(conflict.id): \(other ? "taking the other value" : "keeping the kept value")...")
             return [.settleConflict(conflict.id, takeOther: other)]
         case .conflictClose: state.mode = .browse
         default: break

@@ -23,16 +23,24 @@ final class ConflictWordsTests: XCTestCase {
     }
 
     func testTakingASideSetsItsFieldGroup() throws {
-        let body: [String: JSONValue] = ["name": .string("db"), "user": .string("bob"), "tags": .array([.string("a"), .string("x")]),
-                                         "hostname": .string("old"), "port": .number(22)]
-        XCTAssertEqual(ConflictWords.taking(#""alice""#, group: "user", kind: .host, in: body)?["user"], .string("alice"))
-        let endpoint = try XCTUnwrap(ConflictWords.taking(#"{"hostname":"new","port":2222}"#, group: "endpoint", kind: .host, in: body))
+        let body: [String: JSONValue] = [
+            "name": .string("db"), "user": .string("bob"), "tags": .array([.string("a"), .string("x")]),
+            "hostname": .string("old"), "port": .number(22),
+        ]
+        XCTAssertEqual(
+            ConflictWords.taking(#""alice""#, group: "user", kind: .host, in: body)?["user"], .string("alice"))
+        let endpoint = try XCTUnwrap(
+            ConflictWords.taking(#"{"hostname":"new","port":2222}"#, group: "endpoint", kind: .host, in: body))
         XCTAssertEqual(endpoint["hostname"], .string("new"))
         XCTAssertEqual(endpoint["port"], .number(2222))
         XCTAssertNil(endpoint["pinnedHostKey"], "a field the side did not have is cleared with the group")
-        XCTAssertEqual(ConflictWords.taking(#"{"removed":"x"}"#, group: "tags", kind: .host, in: body)?["tags"], .array([.string("a")]))
-        XCTAssertEqual(ConflictWords.taking(#"{"added":"b"}"#, group: "tags", kind: .host, in: body)?["tags"],
-                       .array([.string("a"), .string("x"), .string("b")]))
-        XCTAssertNil(ConflictWords.taking("(deleted)", group: "user", kind: .host, in: body), "a deletion is no value to take")
+        XCTAssertEqual(
+            ConflictWords.taking(#"{"removed":"x"}"#, group: "tags", kind: .host, in: body)?["tags"],
+            .array([.string("a")]))
+        XCTAssertEqual(
+            ConflictWords.taking(#"{"added":"b"}"#, group: "tags", kind: .host, in: body)?["tags"],
+            .array([.string("a"), .string("x"), .string("b")]))
+        XCTAssertNil(
+            ConflictWords.taking("(deleted)", group: "user", kind: .host, in: body), "a deletion is no value to take")
     }
 }

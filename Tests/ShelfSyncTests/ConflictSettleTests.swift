@@ -37,7 +37,8 @@ final class ConflictSettleTests: XCTestCase {
         XCTAssertEqual(try b.store.host(id: host.id)?.user, "alice", "and synced like any edit")
         XCTAssertEqual(try b.store.conflicts().count, 1, "without a new conflict: the choice was made knowing both")
         XCTAssertEqual(try a.state(), try b.state())
-        XCTAssertThrowsError(try a.store.write { try $0.settleConflict(conflict.id, take: .kept) }, "a conflict settles once")
+        XCTAssertThrowsError(
+            try a.store.write { try $0.settleConflict(conflict.id, take: .kept) }, "a conflict settles once")
     }
 
     func testKeepingTheKeptValueStampsItAfterBoth() throws {

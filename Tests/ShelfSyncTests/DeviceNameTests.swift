@@ -51,24 +51,39 @@ final class DeviceNameTests: XCTestCase {
         let group = UUID(), founder = UUID(), other = UUID()
         let founderKeys = try XCTUnwrap(SyncCrypto.DeviceKeys(seed: SyncCrypto.randomKey()))
         let otherKeys = try XCTUnwrap(SyncCrypto.DeviceKeys(seed: SyncCrypto.randomKey()))
-        let genesis = Certificate(group: group, signer: founder, time: 1, body: .genesis(name: "a", signingKey: founderKeys.signingPublicKey),
-                                  keys: founderKeys)
-        let add = Certificate(group: group, signer: founder, time: 2, body: .add(device: other, name: "b", signingKey: otherKeys.signingPublicKey,
-                                                                                 invite: UUID(), epochs: []), keys: founderKeys)
-        let forged = Certificate(group: group, signer: other, time: 4, body: .add(device: other, name: "forged",
-                                                                                 signingKey: otherKeys.signingPublicKey,
-                                                                                 invite: Roster.renameInvite, epochs: []),
-                                 keys: founderKeys)
+        let genesis = Certificate(
+            group: group, signer: founder, time: 1, body: .genesis(name: "a", signingKey: founderKeys.signingPublicKey),
+            keys: founderKeys)
+        let add = Certificate(
+            group: group, signer: founder, time: 2,
+            body: .add(
+                device: other, name: "b", signingKey: otherKeys.signingPublicKey,
+                invite: UUID(), epochs: []), keys: founderKeys)
+        let forged = Certificate(
+            group: group, signer: other, time: 4,
+            body: .add(
+                device: other, name: "forged",
+                signingKey: otherKeys.signingPublicKey,
+                invite: Roster.renameInvite, epochs: []),
+            keys: founderKeys)
         let roster = Roster(group: group, anchor: genesis.digest, certificates: [genesis, add, forged])
         XCTAssertEqual(roster.name(of: other), "b")
-        let own = Certificate(group: group, signer: other, time: 5, body: .add(device: other, name: "own", signingKey: otherKeys.signingPublicKey,
-                                                                              invite: Roster.renameInvite, epochs: []), keys: otherKeys)
-        XCTAssertEqual(Roster(group: group, anchor: genesis.digest, certificates: [genesis, add, own]).name(of: other), "own")
-        let revoke = Certificate(group: group, signer: founder, time: 6,
-                                 body: .revoke(device: other, upTo: 0, upToDigest: [UInt8](repeating: 0, count: SyncCrypto.digestLength), kept: []),
-                                 keys: founderKeys)
-        XCTAssertEqual(Roster(group: group, anchor: genesis.digest, certificates: [genesis, add, own, revoke]).name(of: other), "b",
-                       "a revoked device's renames count only where its revoker kept them")
+        let own = Certificate(
+            group: group, signer: other, time: 5,
+            body: .add(
+                device: other, name: "own", signingKey: otherKeys.signingPublicKey,
+                invite: Roster.renameInvite, epochs: []), keys: otherKeys)
+        XCTAssertEqual(
+            Roster(group: group, anchor: genesis.digest, certificates: [genesis, add, own]).name(of: other), "own")
+        let revoke = Certificate(
+            group: group, signer: founder, time: 6,
+            body: .revoke(
+                device: other, upTo: 0, upToDigest: [UInt8](repeating: 0, count: SyncCrypto.digestLength), kept: []),
+            keys: founderKeys)
+        XCTAssertEqual(
+            Roster(group: group, anchor: genesis.digest, certificates: [genesis, add, own, revoke]).name(of: other),
+            "b",
+            "a revoked device's renames count only where its revoker kept them")
     }
 
     /// A group from before names were told apart (two devices called "vm"): the name matches both, and the lookup
@@ -78,18 +93,28 @@ final class DeviceNameTests: XCTestCase {
         let group = UUID(), first = UUID(), second = UUID()
         let keys = try XCTUnwrap(SyncCrypto.DeviceKeys(seed: SyncCrypto.randomKey()))
         let secondKeys = try XCTUnwrap(SyncCrypto.DeviceKeys(seed: SyncCrypto.randomKey()))
-        let genesis = Certificate(group: group, signer: first, time: 1, body: .genesis(name: "vm", signingKey: keys.signingPublicKey), keys: keys)
-        let add = Certificate(group: group, signer: first, time: 2, body: .add(device: second, name: "vm", signingKey: secondKeys.signingPublicKey,
-                                                                                invite: UUID(), epochs: []), keys: keys)
+        let genesis = Certificate(
+            group: group, signer: first, time: 1, body: .genesis(name: "vm", signingKey: keys.signingPublicKey),
+            keys: keys)
+        let add = Certificate(
+            group: group, signer: first, time: 2,
+            body: .add(
+                device: second, name: "vm", signingKey: secondKeys.signingPublicKey,
+                invite: UUID(), epochs: []), keys: keys)
         try device.store.write { store in
             try GroupState(group: group, anchor: genesis.digest).save(store)
             for certificate in [genesis, add] {
-                try store.addCertificate(StoredCertificate(digest: certificate.digest.hex, body: certificate.bytes.hex, mine: false, published: 1))
+                try store.addCertificate(
+                    StoredCertificate(
+                        digest: certificate.digest.hex, body: certificate.bytes.hex, mine: false, published: 1))
             }
         }
-        guard case .ambiguous(let listed) = try GroupInfo.find("vm", in: device.store) else { return XCTFail("expected two matches") }
+        guard case .ambiguous(let listed) = try GroupInfo.find("vm", in: device.store) else {
+            return XCTFail("expected two matches")
+        }
         XCTAssertEqual(Set(listed), ["vm (\(first.lowerText.prefix(8)))", "vm (\(second.lowerText.prefix(8)))"])
-        XCTAssertEqual(try GroupInfo.find(String(second.lowerText.prefix(6)), in: device.store), .found(id: second, name: "vm"))
+        XCTAssertEqual(
+            try GroupInfo.find(String(second.lowerText.prefix(6)), in: device.store), .found(id: second, name: "vm"))
         XCTAssertEqual(try GroupInfo.find("vm-nope", in: device.store), .notFound)
     }
 }

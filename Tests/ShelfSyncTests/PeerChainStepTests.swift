@@ -18,13 +18,17 @@ final class PeerChainStepTests: XCTestCase {
         var next: Int64 { peer.head + 1 }
 
         func candidate(_ seq: Int64? = nil, device: UUID? = nil) -> PeerChains.Candidate {
-            PeerChains.Candidate(folder: (device ?? b.uuid).lowerText, device: device ?? b.uuid, seq: seq ?? next, name: "b")
+            PeerChains.Candidate(
+                folder: (device ?? b.uuid).lowerText, device: device ?? b.uuid, seq: seq ?? next, name: "b")
         }
 
         /// b's next entry with `records`, chained to the entry a verified.
-        func write(_ records: [SyncRecord] = [], seq: Int64? = nil, previous: [UInt8]? = nil, using forger: Forger? = nil) throws {
-            try (forger ?? self.forger).write(records: records, seq: seq ?? next, device: b.id,
-                                              previous: previous ?? ([UInt8](hex: peer.headDigest) ?? []))
+        func write(
+            _ records: [SyncRecord] = [], seq: Int64? = nil, previous: [UInt8]? = nil, using forger: Forger? = nil
+        ) throws {
+            try (forger ?? self.forger).write(
+                records: records, seq: seq ?? next, device: b.id,
+                previous: previous ?? ([UInt8](hex: peer.headDigest) ?? []))
         }
 
         /// The candidate after the steps before `step`.
@@ -42,9 +46,11 @@ final class PeerChainStepTests: XCTestCase {
         for device in [a, b] { try device.enable(folder: remote) }
         try formGroup([a, b])
         let state = try XCTUnwrap(try GroupState.load(a.store))
-        let session = try SyncSession(store: a.store, vault: a.vault, keys: try a.keys(), me: a.uuid, deviceName: "a", now: Date(), state: state)
-        return World(a: a, b: b, chains: PeerChains(session: session, remote: FolderRemote(path: remote)), forger: try Forger(b),
-                     peer: try a.store.peer(b.id))
+        let session = try SyncSession(
+            store: a.store, vault: a.vault, keys: try a.keys(), me: a.uuid, deviceName: "a", now: Date(), state: state)
+        return World(
+            a: a, b: b, chains: PeerChains(session: session, remote: FolderRemote(path: remote)), forger: try Forger(b),
+            peer: try a.store.peer(b.id))
     }
 
     func reason(_ stop: PeerChains.Stop?) -> String {
@@ -64,8 +70,9 @@ final class PeerChainStepTests: XCTestCase {
         XCTAssertTrue(damaged.hasPrefix("entry \(w.next) from b is damaged ("), damaged)
         try w.write(seq: w.next + 1)
         var renamed = w.candidate(w.next + 2)
-        try FileManager.default.moveItem(atPath: RemoteLayout(root: w.forger.remote).entryPath(w.b.id, w.next + 1),
-                                         toPath: RemoteLayout(root: w.forger.remote).entryPath(w.b.id, w.next + 2))
+        try FileManager.default.moveItem(
+            atPath: RemoteLayout(root: w.forger.remote).entryPath(w.b.id, w.next + 1),
+            toPath: RemoteLayout(root: w.forger.remote).entryPath(w.b.id, w.next + 2))
         XCTAssertTrue(reason(w.chains.parse(&renamed)).contains("(moved or renamed on the remote)"))
         try w.write()
         var good = w.candidate()
@@ -77,8 +84,9 @@ final class PeerChainStepTests: XCTestCase {
         let w = try world()
         let stranger = UUID()
         var candidate = w.candidate(device: stranger)
-        XCTAssertEqual(reason(w.chains.enrolled(&candidate)),
-                       "entries from device \(stranger.lowerText.prefix(8)), which is not an enrolled device, refused")
+        XCTAssertEqual(
+            reason(w.chains.enrolled(&candidate)),
+            "entries from device \(stranger.lowerText.prefix(8)), which is not an enrolled device, refused")
         var member = w.candidate()
         XCTAssertNil(w.chains.enrolled(&member))
         XCTAssertEqual(member.member?.device, w.b.uuid)
@@ -91,7 +99,8 @@ final class PeerChainStepTests: XCTestCase {
         var candidate = w.candidate()
         XCTAssertNil(w.chains.parse(&candidate))
         XCTAssertNil(w.chains.enrolled(&candidate))
-        XCTAssertEqual(reason(w.chains.signature(candidate)), "tampered entry \(w.next) from b: its signature does not verify")
+        XCTAssertEqual(
+            reason(w.chains.signature(candidate)), "tampered entry \(w.next) from b: its signature does not verify")
     }
 
     func testLink() throws {
@@ -99,11 +108,14 @@ final class PeerChainStepTests: XCTestCase {
         try w.write(previous: [UInt8](repeating: 7, count: SyncCrypto.digestLength))
         var forked = w.candidate()
         XCTAssertNil(w.chains.parse(&forked))
-        XCTAssertTrue(reason(w.chains.link(forked, peer: w.peer)).hasPrefix("fork: b's entry \(w.next) does not follow"))
+        XCTAssertTrue(
+            reason(w.chains.link(forked, peer: w.peer)).hasPrefix("fork: b's entry \(w.next) does not follow"))
         try w.write(seq: w.next + 1)
         var gap = w.candidate(w.next + 1)
         XCTAssertNil(w.chains.parse(&gap))
-        XCTAssertEqual(reason(w.chains.link(gap, peer: w.peer)), "b's entry \(w.next) is missing (removed by the remote, or not copied in yet)")
+        XCTAssertEqual(
+            reason(w.chains.link(gap, peer: w.peer)),
+            "b's entry \(w.next) is missing (removed by the remote, or not copied in yet)")
         try w.write()
         var good = w.candidate()
         try w.through(&good)
@@ -116,7 +128,9 @@ final class PeerChainStepTests: XCTestCase {
         try w.write()
         var candidate = w.candidate()
         try w.through(&candidate)
-        XCTAssertEqual(reason(try w.chains.rosterSection(&candidate) {}), "entry \(w.next) from b does not open with the group's key")
+        XCTAssertEqual(
+            reason(try w.chains.rosterSection(&candidate) {}),
+            "entry \(w.next) from b does not open with the group's key")
         try w.write(using: honest)
         var good = w.candidate()
         try w.through(&good)
@@ -137,7 +151,8 @@ final class PeerChainStepTests: XCTestCase {
         var waiting = w.candidate()
         try w.through(&waiting)
         XCTAssertNil(try w.chains.rosterSection(&waiting) {})
-        XCTAssertEqual(reason(try w.chains.content(&waiting)), "waiting at \(w.next)", "a key not received yet: the chain waits")
+        XCTAssertEqual(
+            reason(try w.chains.content(&waiting)), "waiting at \(w.next)", "a key not received yet: the chain waits")
     }
 
     func testApply() throws {
@@ -151,7 +166,9 @@ final class PeerChainStepTests: XCTestCase {
         XCTAssertNil(try w.chains.rosterSection(&candidate) {})
         XCTAssertNil(try w.chains.content(&candidate))
         var peer = w.peer, outcome = PeerChains.Outcome()
-        XCTAssertTrue(reason(try w.chains.apply(candidate, peer: &peer, outcome: &outcome)).hasPrefix("entry \(w.next) from b refused: "))
+        XCTAssertTrue(
+            reason(try w.chains.apply(candidate, peer: &peer, outcome: &outcome)).hasPrefix(
+                "entry \(w.next) from b refused: "))
         XCTAssertEqual(peer, w.peer, "nothing of a refused entry counts")
         XCTAssertNil(try w.a.store.host(id: bad.id))
 

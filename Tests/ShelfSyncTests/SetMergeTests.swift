@@ -17,19 +17,27 @@ final class SetMergeTests: XCTestCase {
 
     /// A host made at wall 1 by device a with `tags`, then edited on `device` at `wall` to `edited`.
     func base(_ tags: [String]) -> (RecordClock, [String: JSONValue]) {
-        (RecordClock.uniform(GroupStamp(stamp: stamp(1, a)), kind: .host), ["name": .string("web"), "tags": .array(tags.map(JSONValue.string))])
+        (
+            RecordClock.uniform(GroupStamp(stamp: stamp(1, a)), kind: .host),
+            ["name": .string("web"), "tags": .array(tags.map(JSONValue.string))]
+        )
     }
 
-    func edit(_ version: (RecordClock, [String: JSONValue]), to tags: [String], on device: String, at wall: Int64)
+    func edit(
+        _ version: (RecordClock, [String: JSONValue]), to tags: [String], on device: String, at wall: Int64
+    )
         -> (RecordClock, [String: JSONValue])
     {
         var body = version.1
         body["tags"] = .array(tags.map(JSONValue.string))
-        let clock = FieldMerge.localEdit(kind: .host, old: version.0, oldBody: version.1, newBody: body, stamp: stamp(wall, device))
+        let clock = FieldMerge.localEdit(
+            kind: .host, old: version.0, oldBody: version.1, newBody: body, stamp: stamp(wall, device))
         return (clock ?? version.0, body)
     }
 
-    func merge(_ local: (RecordClock, [String: JSONValue]), _ incoming: (RecordClock, [String: JSONValue])) throws -> FieldMerge.Result {
+    func merge(
+        _ local: (RecordClock, [String: JSONValue]), _ incoming: (RecordClock, [String: JSONValue])
+    ) throws -> FieldMerge.Result {
         try XCTUnwrap(FieldMerge.merge(kind: .host, local: (local.0, local.1), incoming: incoming.0, body: incoming.1))
     }
 
@@ -120,7 +128,9 @@ final class SetMergeTests: XCTestCase {
                 var version = start
                 for step in 0..<Int.random(in: 1...3, using: &random) {
                     let tags = (0..<4).map { "t\($0)" }.filter { _ in Bool.random(using: &random) }
-                    version = edit(version, to: tags, on: devices[index], at: Int64(2 + step * 3 + Int.random(in: 0..<3, using: &random)))
+                    version = edit(
+                        version, to: tags, on: devices[index],
+                        at: Int64(2 + step * 3 + Int.random(in: 0..<3, using: &random)))
                 }
                 versions.append(version)
             }
@@ -130,7 +140,8 @@ final class SetMergeTests: XCTestCase {
                     let result = try merge(local, version)
                     local = (result.clock, try XCTUnwrap(result.body))
                 }
-                return local.0.text(kind: .host, keepVia: false) + " " + FieldGroups.values(of: "tags", in: local.1).joined(separator: ",")
+                return local.0.text(kind: .host, keepVia: false) + " "
+                    + FieldGroups.values(of: "tags", in: local.1).joined(separator: ",")
             }
             let reference = try fold(versions)
             for _ in 0..<3 {
@@ -147,7 +158,8 @@ final class SetMergeTests: XCTestCase {
         let text = edited.0.text(kind: .host, keepVia: false)
         XCTAssertFalse(text.contains("new"), "values are written as hex, never with spaces: \(text)")
         XCTAssertEqual(RecordClock(text: text, kind: .host, latest: .zero, deleted: false), edited.0)
-        XCTAssertNil(RecordClock(text: "*=1.0@\(a) tags+zz=1.0@\(a)", kind: .host, latest: .zero, deleted: false), "bad hex")
+        XCTAssertNil(
+            RecordClock(text: "*=1.0@\(a) tags+zz=1.0@\(a)", kind: .host, latest: .zero, deleted: false), "bad hex")
     }
 
     /// Two real devices, one folder: each adds a tag to one host at the same time; after syncing both have both.
@@ -174,7 +186,9 @@ final class SetMergeTests: XCTestCase {
         try deviceB.edit(host.id) { $0.tags.append("replica") }
         deviceB.sync(); deviceA.sync(); deviceB.sync()
         for device in [deviceA, deviceB] {
-            XCTAssertEqual(Set(try XCTUnwrap(try device.store.host(id: host.id)).tags), ["postgres", "from-a", "replica"], device.name)
+            XCTAssertEqual(
+                Set(try XCTUnwrap(try device.store.host(id: host.id)).tags), ["postgres", "from-a", "replica"],
+                device.name)
         }
         XCTAssertEqual(try deviceA.state(), try deviceB.state())
     }

@@ -12,13 +12,15 @@ import XCTest
 
 final class SyncEngineStepTests: XCTestCase {
     func engine(_ device: Device, remote: String) -> SyncEngine {
-        SyncEngine(store: device.store, remote: FolderRemote(path: remote), vault: device.vault, deviceName: device.name)
+        SyncEngine(
+            store: device.store, remote: FolderRemote(path: remote), vault: device.vault, deviceName: device.name)
     }
 
     func session(_ device: Device) throws -> SyncSession {
         let state = try XCTUnwrap(try GroupState.load(device.store))
-        return try SyncSession(store: device.store, vault: device.vault, keys: try device.keys(), me: device.uuid, deviceName: device.name,
-                               now: Date(), state: state)
+        return try SyncSession(
+            store: device.store, vault: device.vault, keys: try device.keys(), me: device.uuid, deviceName: device.name,
+            now: Date(), state: state)
     }
 
     func group() throws -> (remote: String, a: Device, b: Device) {
@@ -62,7 +64,9 @@ final class SyncEngineStepTests: XCTestCase {
         var stopped = SyncReport(state: .synced, at: Date())
         try engine(a, remote: remote).readChains(try session(a), report: &stopped)
         XCTAssertEqual(stopped.state, .localFallback)
-        XCTAssertTrue(stopped.reason?.hasPrefix("entry \(next) from b (\(b.id.prefix(8))) is damaged") == true, stopped.reason ?? "")
+        XCTAssertTrue(
+            stopped.reason?.hasPrefix("entry \(next) from b (\(b.id.prefix(8))) is damaged") == true,
+            stopped.reason ?? "")
     }
 
     func testMembership() throws {
@@ -100,8 +104,10 @@ final class SyncEngineStepTests: XCTestCase {
         XCTAssertEqual(report.pushed, 1)
 
         let layout = RemoteLayout(root: remote)
-        try FileManager.default.createDirectory(atPath: layout.deviceDirectory(a.id) + "/config", withIntermediateDirectories: true)
-        try "{}".write(toFile: layout.deviceDirectory(a.id) + "/config/00000001.jsonl", atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(
+            atPath: layout.deviceDirectory(a.id) + "/config", withIntermediateDirectories: true)
+        try "{}".write(
+            toFile: layout.deviceDirectory(a.id) + "/config/00000001.jsonl", atomically: true, encoding: .utf8)
         var cleaned = SyncReport(state: .synced, at: Date())
         engine(a, remote: remote).removeFormatOne(report: &cleaned)
         XCTAssertEqual(cleaned.removedFormatOne, 1)

@@ -11,12 +11,17 @@ enum SyncConflictCommands {
     static let commands: [CommandSpec] = [
         CommandSpec(
             path: ["sync", "conflicts"], summary: "list edits that merges kept or discarded",
-            details: "A field edited on two devices without either seeing the other's edit keeps the later value; an edit a deletion discarded is listed too. Tags and aliases merge value by value: only one value added on one device and removed on another is a conflict. Each is shown with the kept value and the other, the device that wrote each and when; long values (keys, pinned host keys) as fingerprints, in full with --json. New ones are marked until --seen; 'sshelf sync conflicts resolve ID --take other' takes the other value.",
-            options: [.flag("json", "print JSON for scripts (full values)"), .flag("seen", "mark every conflict seen")],
+            details:
+                "A field edited on two devices without either seeing the other's edit keeps the later value; an edit a deletion discarded is listed too. Tags and aliases merge value by value: only one value added on one device and removed on another is a conflict. Each is shown with the kept value and the other, the device that wrote each and when; long values (keys, pinned host keys) as fingerprints, in full with --json. New ones are marked until --seen; 'sshelf sync conflicts resolve ID --take other' takes the other value.",
+            options: [
+                .flag("json", "print JSON for scripts (full values)"), .flag("seen", "mark every conflict seen"),
+            ],
             run: list),
         CommandSpec(
-            path: ["sync", "conflicts", "resolve"], summary: "settle a merge conflict: take the other value, or keep the kept one",
-            details: "The value taken is written as an edit on this device, stamped after both sides, so every device takes it on its next sync without a new conflict. A deletion is final: a conflict with a deleted record cannot take the other side.",
+            path: ["sync", "conflicts", "resolve"],
+            summary: "settle a merge conflict: take the other value, or keep the kept one",
+            details:
+                "The value taken is written as an edit on this device, stamped after both sides, so every device takes it on its next sync without a new conflict. A deletion is final: a conflict with a deleted record cannot take the other side.",
             arguments: [ArgumentSpec(name: "ID", help: "the conflict's number from 'sshelf sync conflicts'")],
             options: [.value("take", "SIDE", "other (the value the merge did not keep) or kept")],
             examples: ["sshelf sync conflicts resolve 3 --take other"],
@@ -64,16 +69,21 @@ enum SyncConflictCommands {
         let store = try context.store()
         let text = call.argument(0) ?? ""
         guard let id = Int(text), id > 0 else {
-            throw ShelfError(.usage, "'\(Display.safe(text))' is not a conflict number", hint: "see the numbers in 'sshelf sync conflicts'")
+            throw ShelfError(
+                .usage, "'\(Display.safe(text))' is not a conflict number",
+                hint: "see the numbers in 'sshelf sync conflicts'")
         }
         guard let sideText = call.value("take"), let side = Store.ConflictSide(rawValue: sideText) else {
-            throw ShelfError(.usage, "say which value to take: --take other or --take kept", hint: ArgumentParser.usageHint(call.command))
+            throw ShelfError(
+                .usage, "say which value to take: --take other or --take kept",
+                hint: ArgumentParser.usageHint(call.command))
         }
         try store.write { try $0.settleConflict(id, take: side) }
         try SyncRunner.refreshConflictCount(store: store, locations: context.locations)
         let pending = try SyncSettings.load(from: store) != nil
-        context.print("conflict \(id) settled: took the \(side == .kept ? "kept" : "other") value"
-                      + (pending ? "; it goes to the other devices on the next sync" : ""))
+        context.print(
+            "conflict \(id) settled: took the \(side == .kept ? "kept" : "other") value"
+                + (pending ? "; it goes to the other devices on the next sync" : ""))
         return 0
     }
 }
