@@ -89,7 +89,9 @@ extension ClockStamp {
         guard numbers.count == 2, let wall = Int64(numbers[0]), let counter = Int(numbers[1]), wall >= 0, counter >= 0
         else { return nil }
         let device = text[text.index(after: at)...]
-        guard device.utf8.count <= 64, !device.utf8.contains(where: { $0 == 0x20 || $0 == 0x3c || $0 == 0x23 }) else { return nil }
+        guard device.utf8.count <= 64, !device.utf8.contains(where: { $0 == 0x20 || $0 == 0x3c || $0 == 0x23 }) else {
+            return nil
+        }
         self.init(wall: wall, counter: counter, device: String(device))
     }
 }
@@ -120,7 +122,9 @@ public struct RecordClock: Hashable, Sendable {
 
     /// The newest stamp anywhere in the record (the store indexes it; the local clock never runs behind it).
     public var latest: ClockStamp {
-        let all = groups.values.map(\.stamp) + [tombstone?.stamp].compactMap { $0 } + sets.values.flatMap(\.stamps).map(\.stamp)
+        let all =
+            groups.values.map(\.stamp) + [tombstone?.stamp].compactMap { $0 }
+            + sets.values.flatMap(\.stamps).map(\.stamp)
         return all.max() ?? .zero
     }
 
@@ -136,8 +140,12 @@ public struct RecordClock: Hashable, Sendable {
         var counts: [GroupStamp: Int] = [:]
         for stamp in stamps { counts[stamp, default: 0] += 1 }
         // The most frequent stamp is the default; ties go to the first in text order, so the text is canonical.
-        guard let common = counts.sorted(by: { $0.value != $1.value ? $0.value > $1.value : item("*", $0.key) < item("*", $1.key) })
-            .first?.key else { return "" }
+        guard
+            let common = counts.sorted(by: {
+                $0.value != $1.value ? $0.value > $1.value : item("*", $0.key) < item("*", $1.key)
+            })
+            .first?.key
+        else { return "" }
         let setItems = sets.keys.sorted().flatMap { sets[$0]?.items($0, keepVia: keepVia) ?? [] }
         if keepVia, counts.count == 1, common == GroupStamp(stamp: common.stamp), setItems.isEmpty { return "" }
         var items = [item("*", common)]
@@ -154,7 +162,11 @@ public struct RecordClock: Hashable, Sendable {
     /// Parses the text form; `latest` fills in the empty text. Nil for anything malformed.
     public init?(text: String, kind: RecordKind, latest: ClockStamp, deleted: Bool) {
         guard !text.isEmpty else {
-            if deleted { self.init(tombstone: GroupStamp(stamp: latest)) } else { self = .uniform(GroupStamp(stamp: latest), kind: kind) }
+            if deleted {
+                self.init(tombstone: GroupStamp(stamp: latest))
+            } else {
+                self = .uniform(GroupStamp(stamp: latest), kind: kind)
+            }
             return
         }
         guard text.utf8.count <= 262_144 else { return nil }

@@ -49,7 +49,9 @@ struct PeerChains {
         guard let device = UUID(uuidString: folder) else { return outcome }
         var peer = try store.peer(folder)
         if let problem = remote.folderProblem(folder) {
-            outcome.stop = .problem(SyncFailure(problem, hint: "sshelf never writes a link there: remove \(remote.layout.deviceDirectory(folder))"))
+            outcome.stop = .problem(
+                SyncFailure(
+                    problem, hint: "sshelf never writes a link there: remove \(remote.layout.deviceDirectory(folder))"))
             return outcome
         }
         let seqs: [Int64]
@@ -65,18 +67,25 @@ struct PeerChains {
         // everything up to there, what the remote does with the rest does not matter.
         let end = roster.revoked[device]?.upTo
         if let end, peer.head >= end {
-            if (seqs.last ?? 0) > end { outcome.stop = .note("\(name) was revoked; its entries after \(end) are refused") }
+            if (seqs.last ?? 0) > end {
+                outcome.stop = .note("\(name) was revoked; its entries after \(end) are refused")
+            }
             return outcome
         }
         // What this device verified before must still be there.
         let known = max(peer.head, peer.floor)
         if known > 0 && top < known {
-            outcome.stop = .problem(SyncFailure(
-                "rollback detected: \(name)'s entries end at \(top), this device has verified \(known)",
-                hint: "the remote lost or rolled back files; check the sync folder or repository (nothing from \(name) is applied until it is back)"))
+            outcome.stop = .problem(
+                SyncFailure(
+                    "rollback detected: \(name)'s entries end at \(top), this device has verified \(known)",
+                    hint:
+                        "the remote lost or rolled back files; check the sync folder or repository (nothing from \(name) is applied until it is back)"
+                ))
             return outcome
         }
-        if peer.head > 0, seqs.contains(peer.head), let stop = checkKnown(folder, device, seq: peer.head, digest: peer.headDigest) {
+        if peer.head > 0, seqs.contains(peer.head),
+            let stop = checkKnown(folder, device, seq: peer.head, digest: peer.headDigest)
+        {
             outcome.stop = stop
             return outcome
         }
@@ -108,8 +117,12 @@ struct PeerChains {
 
     /// parse → enrolled → signature → link → roster → content → apply: the first step that finds a reason to stop
     /// returns it, and nothing of the entry is applied.
-    func admit(_ candidate: inout Candidate, peer: inout PeerState, outcome: inout Outcome, taint: () throws -> Void) throws -> Stop? {
-        if let stop = parse(&candidate) ?? enrolled(&candidate) ?? signature(candidate) ?? link(candidate, peer: peer) { return stop }
+    func admit(
+        _ candidate: inout Candidate, peer: inout PeerState, outcome: inout Outcome, taint: () throws -> Void
+    ) throws -> Stop? {
+        if let stop = parse(&candidate) ?? enrolled(&candidate) ?? signature(candidate) ?? link(candidate, peer: peer) {
+            return stop
+        }
         if let stop = try rosterSection(&candidate, taint: taint) { return stop }
         if let stop = try content(&candidate) { return stop }
         return try apply(candidate, peer: &peer, outcome: &outcome)
@@ -128,20 +141,27 @@ struct PeerChains {
         }
         let entry: Entry
         do { entry = try Entry(parsing: bytes, limit: RemoteLayout.maxEntryBytes) } catch {
-            return .problem(SyncFailure("entry \(seq) from \(name) is damaged (\(error)), or still being copied in",
-                                        hint: "if it stays, the remote altered it"))
+            return .problem(
+                SyncFailure(
+                    "entry \(seq) from \(name) is damaged (\(error)), or still being copied in",
+                    hint: "if it stays, the remote altered it"))
         }
         let header = entry.header
         if header.group != session.state.group {
             // Two groups on one remote (two devices set sync up at once, or a device still leaving one): their
             // devices cannot see each other's data, so say so until one side joins the other.
-            return .problem(SyncFailure(
-                "the remote also holds another sync group (device \(folder.prefix(8)) writes to it); the two do not see each other's data",
-                hint: "join one group: 'sshelf sync invite' on a device of the group to keep, 'sshelf sync join' on the others"))
+            return .problem(
+                SyncFailure(
+                    "the remote also holds another sync group (device \(folder.prefix(8)) writes to it); the two do not see each other's data",
+                    hint:
+                        "join one group: 'sshelf sync invite' on a device of the group to keep, 'sshelf sync join' on the others"
+                ))
         }
         guard header.device == candidate.device, header.seq == UInt64(seq) else {
-            return .problem(SyncFailure(
-                "tampered entry \(seq) from \(name): it is entry \(header.seq) of device \(header.device.lowerText.prefix(8)) (moved or renamed on the remote)"))
+            return .problem(
+                SyncFailure(
+                    "tampered entry \(seq) from \(name): it is entry \(header.seq) of device \(header.device.lowerText.prefix(8)) (moved or renamed on the remote)"
+                ))
         }
         candidate.entry = entry
         return nil
@@ -150,11 +170,15 @@ struct PeerChains {
     /// Enrolled: the writer is in the roster and, if revoked, the entry is within its revocation point.
     func enrolled(_ candidate: inout Candidate) -> Stop? {
         guard let member = roster.enrolled[candidate.device] else {
-            return .problem(SyncFailure("entries from device \(candidate.folder.prefix(8)), which is not an enrolled device, refused",
-                                        hint: "a device writes only after an enrolled device has added it ('sshelf sync devices')"))
+            return .problem(
+                SyncFailure(
+                    "entries from device \(candidate.folder.prefix(8)), which is not an enrolled device, refused",
+                    hint: "a device writes only after an enrolled device has added it ('sshelf sync devices')"))
         }
         guard roster.mayWrite(candidate.device, seq: candidate.seq) else {
-            return .note("\(candidate.name) was revoked; its entries after \(roster.revoked[candidate.device]?.upTo ?? 0) are refused")
+            return .note(
+                "\(candidate.name) was revoked; its entries after \(roster.revoked[candidate.device]?.upTo ?? 0) are refused"
+            )
         }
         candidate.member = member
         return nil
@@ -163,7 +187,8 @@ struct PeerChains {
     /// Signature: the writer's enrolled key signed the whole entry.
     func signature(_ candidate: Candidate) -> Stop? {
         guard let entry = candidate.entry, let member = candidate.member, entry.isSigned(by: member.signingKey) else {
-            return .problem(SyncFailure("tampered entry \(candidate.seq) from \(candidate.name): its signature does not verify"))
+            return .problem(
+                SyncFailure("tampered entry \(candidate.seq) from \(candidate.name): its signature does not verify"))
         }
         return nil
     }
@@ -176,16 +201,22 @@ struct PeerChains {
         if seq == peer.head + 1 {
             let previous = peer.head == 0 ? EntryHeader.noPrevious : ([UInt8](hex: peer.headDigest) ?? [])
             guard entry.header.previous == previous else {
-                return .problem(SyncFailure("fork: \(name)'s entry \(seq) does not follow the entry \(seq - 1) this device verified",
-                                            hint: "\(name) wrote two entries numbered \(seq - 1), or the remote replaced one"))
+                return .problem(
+                    SyncFailure(
+                        "fork: \(name)'s entry \(seq) does not follow the entry \(seq - 1) this device verified",
+                        hint: "\(name) wrote two entries numbered \(seq - 1), or the remote replaced one"))
             }
         } else if !entry.header.snapshot {
-            return .problem(SyncFailure("\(name)'s entry \(peer.head + 1) is missing (removed by the remote, or not copied in yet)",
-                                        hint: "entries from \(name) after it wait until it is there"))
+            return .problem(
+                SyncFailure(
+                    "\(name)'s entry \(peer.head + 1) is missing (removed by the remote, or not copied in yet)",
+                    hint: "entries from \(name) after it wait until it is there"))
         }
         if seq == peer.floor, entry.digest.hex != peer.floorDigest {
-            return .problem(SyncFailure("fork: \(name) wrote two entries numbered \(seq)",
-                                        hint: "the device that invited this one verified another entry \(seq)"))
+            return .problem(
+                SyncFailure(
+                    "fork: \(name) wrote two entries numbered \(seq)",
+                    hint: "the device that invited this one verified another entry \(seq)"))
         }
         return nil
     }
@@ -206,7 +237,8 @@ struct PeerChains {
         _ = try store.write { _ in try session.keep(certificates) }
         if Set(roster.revoked.keys) != Set(before) { try taint() }
         guard roster.mayWrite(candidate.device, seq: seq) else {
-            return .note("\(name) was revoked; its entries after \(roster.revoked[candidate.device]?.upTo ?? 0) are refused")
+            return .note(
+                "\(name) was revoked; its entries after \(roster.revoked[candidate.device]?.upTo ?? 0) are refused")
         }
         candidate.certificates = certificates
         return nil
@@ -218,17 +250,23 @@ struct PeerChains {
         guard let entry = candidate.entry else { return nil }
         let (seq, name) = (candidate.seq, candidate.name)
         try session.collectShares()
-        guard let key = try session.epochKey(entry.header.epoch) else { return .waiting(epoch: entry.header.epoch, seq: seq) }
+        guard let key = try session.epochKey(entry.header.epoch) else {
+            return .waiting(epoch: entry.header.epoch, seq: seq)
+        }
         guard let plaintext = entry.openContent(SyncKeys.content(key)) else {
-            return .problem(SyncFailure("tampered entry \(seq) from \(name): its content does not open with its epoch's key"))
+            return .problem(
+                SyncFailure("tampered entry \(seq) from \(name): its content does not open with its epoch's key"))
         }
         let content: EntryContent
         do { content = try EntryContent.decode(plaintext, limit: RemoteLayout.maxEntryBytes) } catch {
             return .problem(SyncFailure("entry \(seq) from \(name) has damaged content: \(error)"))
         }
-        if !entry.header.snapshot, let foreign = content.records.first(where: { !stampedOnlyBy(candidate.folder, $0) }) {
-            return .problem(SyncFailure(
-                "tampered entry \(seq) from \(name): it carries a change to \(foreign.kind.rawValue) \(foreign.id.lowerText.prefix(8)) stamped by another device"))
+        if !entry.header.snapshot, let foreign = content.records.first(where: { !stampedOnlyBy(candidate.folder, $0) })
+        {
+            return .problem(
+                SyncFailure(
+                    "tampered entry \(seq) from \(name): it carries a change to \(foreign.kind.rawValue) \(foreign.id.lowerText.prefix(8)) stamped by another device"
+                ))
         }
         candidate.content = content
         return nil
@@ -239,17 +277,21 @@ struct PeerChains {
     func apply(_ candidate: Candidate, peer: inout PeerState, outcome: inout Outcome) throws -> Stop? {
         guard let entry = candidate.entry, let content = candidate.content else { return nil }
         let (folder, seq) = (candidate.folder, candidate.seq)
-        let vouched = Set(candidate.certificates.compactMap { certificate -> String? in
-            guard case .revoke(let revoked, _, _, _) = certificate.body, roster.accepted.contains(certificate.digest) else { return nil }
-            return revoked.lowerText
-        })
+        let vouched = Set(
+            candidate.certificates.compactMap { certificate -> String? in
+                guard case .revoke(let revoked, _, _, _) = certificate.body,
+                    roster.accepted.contains(certificate.digest)
+                else { return nil }
+                return revoked.lowerText
+            })
         var unknownKinds: Set<String> = []
         var head = peer
         let applied: Int
         do {
             // A snapshot's thousands of rows go in as a bulk write (the catalog triggers step aside, one token
             // change at the end); a few changes take the ordinary transaction.
-            let write: ((Store) throws -> Int) throws -> Int = content.records.count > 256 ? store.bulkWrite : store.write
+            let write: ((Store) throws -> Int) throws -> Int =
+                content.records.count > 256 ? store.bulkWrite : store.write
             applied = try write { store -> Int in
                 var applied = 0
                 for record in content.records {
@@ -260,8 +302,10 @@ struct PeerChains {
                     }
                     let annotated = annotate(record, writer: folder, seq: seq, vouched: vouched)
                     let key = "\(record.kind.rawValue) \(record.id.lowerText)"
-                    switch try store.apply(annotated, from: folder, at: session.now,
-                                           localArrivedThisRun: session.receivedThisRun.contains(key)) {
+                    switch try store.apply(
+                        annotated, from: folder, at: session.now,
+                        localArrivedThisRun: session.receivedThisRun.contains(key))
+                    {
                     case .applied:
                         applied += 1
                         session.receivedThisRun.insert(key)
@@ -283,7 +327,8 @@ struct PeerChains {
         }
         peer = head
         for kind in unknownKinds.sorted() {
-            outcome.notes.append("entry \(seq) from \(candidate.name): record kind '\(kind)' is from a newer sshelf; left out")
+            outcome.notes.append(
+                "entry \(seq) from \(candidate.name): record kind '\(kind)' is from a newer sshelf; left out")
         }
         outcome.applied += applied
         outcome.entries += 1
@@ -300,17 +345,22 @@ struct PeerChains {
     func checkKnown(_ folder: String, _ device: UUID, seq: Int64, digest: String) -> Stop? {
         guard let bytes = try? remote.readEntry(folder, seq), SyncCrypto.digest(bytes).hex != digest else { return nil }
         let name = label(device)
-        if let entry = try? Entry(parsing: bytes, limit: RemoteLayout.maxEntryBytes), let member = roster.enrolled[device],
-           entry.isSigned(by: member.signingKey) {
-            return .problem(SyncFailure("fork: \(name) wrote two entries numbered \(seq)",
-                                        hint: "the remote holds another entry \(seq) than the one this device verified"))
+        if let entry = try? Entry(parsing: bytes, limit: RemoteLayout.maxEntryBytes),
+            let member = roster.enrolled[device],
+            entry.isSigned(by: member.signingKey)
+        {
+            return .problem(
+                SyncFailure(
+                    "fork: \(name) wrote two entries numbered \(seq)",
+                    hint: "the remote holds another entry \(seq) than the one this device verified"))
         }
         return .problem(SyncFailure("tampered entry \(seq) from \(name): it differs from the one this device verified"))
     }
 
     /// Whether every stamp in a delta record is its writer's (a delta never speaks for another device).
     func stampedOnlyBy(_ device: String, _ record: SyncRecord) -> Bool {
-        let stamps = record.clock.groups.values.map(\.stamp) + [record.clock.tombstone?.stamp].compactMap { $0 }
+        let stamps =
+            record.clock.groups.values.map(\.stamp) + [record.clock.tombstone?.stamp].compactMap { $0 }
             + record.clock.sets.values.flatMap(\.stamps).map(\.stamp)
         return stamps.allSatisfy { $0 == .zero || $0.device == device }
     }
@@ -337,8 +387,9 @@ struct PeerChains {
         out.clock.tombstone = record.clock.tombstone.map(mark)
         for (name, stamp) in record.clock.groups { out.clock.groups[name] = mark(stamp) }
         for (name, set) in record.clock.sets {
-            out.clock.sets[name] = ElementSet(entries: set.entries.mapValues { ElementSet.Entry(stamp: mark($0.stamp), present: $0.present) },
-                                              floor: set.floor.map(mark))
+            out.clock.sets[name] = ElementSet(
+                entries: set.entries.mapValues { ElementSet.Entry(stamp: mark($0.stamp), present: $0.present) },
+                floor: set.floor.map(mark))
         }
         return out
     }
