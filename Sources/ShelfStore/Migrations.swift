@@ -11,7 +11,7 @@ enum Migration: Sendable {
 enum Migrations {
     static let all: [Migration] = [
         version1, version2, version3, version4, catalog, identityAgentOptions, trustedSync, hostOptions, leanHosts,
-        outboxWithoutRowid, hostAliases, identityDestinations,
+        outboxWithoutRowid, hostAliases, identityDestinations, conflictSettling,
     ]
     static var latest: Int { all.count }
 
@@ -313,4 +313,11 @@ enum Migrations {
             while try update.step() {}
         }
     }
+    /// When each side of a merge conflict was written (milliseconds of its stamp; 0 for conflicts recorded before),
+    /// and how the user settled it (`kept`, `other`; empty while open), for `sync conflicts` and its `resolve`.
+    static let conflictSettling = Migration.sql("""
+        ALTER TABLE sync_conflicts ADD COLUMN kept_at INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE sync_conflicts ADD COLUMN lost_at INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE sync_conflicts ADD COLUMN settled TEXT NOT NULL DEFAULT '';
+        """)
 }

@@ -41,6 +41,10 @@ public enum Effect: Sendable, Equatable {
     /// Move these vault items to the class `forward up` reads unattended (the user agreed; asks the vault
     /// passphrase when the session is locked).
     case moveCredentials([ReferenceKey], to: String)
+    /// Read the merge conflicts for the conflict list (`Action.conflicts` answers).
+    case loadConflicts
+    /// Settle a merge conflict: take the other value, or keep the kept one (an edit that syncs).
+    case settleConflict(Int, takeOther: Bool)
     case quit
 }
 
@@ -87,6 +91,8 @@ public enum Action: Sendable {
     case reachability([UUID: HostReachability])
     /// A rule just marked autostart logs in with credentials that lock with the vault session: ask to move them.
     case askAutostartMove(AutostartMove)
+    /// The merge conflicts, worded for the conflict list.
+    case conflicts([ConflictItem])
 }
 
 public struct OperationFailure: Error, Sendable, Equatable {

@@ -61,7 +61,7 @@ public enum Reducer {
                     FormReducer.picked(&state, from: saved)
                 }
                 state.notice = Notice(line)
-                return [.load]
+                return state.mode == .conflicts ? [.load, .loadConflicts] : [.load]
             case .failure(let failure):
                 if case .form(var form) = state.mode, form.pending {
                     form.pending = false
@@ -112,6 +112,12 @@ public enum Reducer {
             return []
         case .askAutostartMove(let move):
             return AutostartMoveReducer.ask(&state, move)
+        case .conflicts(let items):
+            let keep = state.selectedConflict?.id
+            state.conflicts = items
+            state.conflictsLoaded = true
+            state.conflictCursor = items.firstIndex { $0.id == keep } ?? clamp(state.conflictCursor, count: items.count)
+            return []
         }
     }
 
@@ -139,6 +145,8 @@ public enum Reducer {
             return PromptReducer.key(&state, key, prompt)
         case .identities:
             return IdentityList.key(&state, key)
+        case .conflicts:
+            return ConflictList.key(&state, key)
         case .browse:
             state.notice = nil
             if state.search.typing { return searchKey(&state, key) }
@@ -233,6 +241,10 @@ public enum Reducer {
         case .identities:
             state.identityCursor = clamp(state.identityCursor, count: state.catalog.identities.count)
             state.mode = .identities
+        case .conflicts:
+            state.conflictsLoaded = false
+            state.mode = .conflicts
+            return [.loadConflicts]
         case .addForward:
             if let host = state.selectedHost {
                 state.mode = .form(Forms.forward(nil, hostID: host.id, hostName: host.name))

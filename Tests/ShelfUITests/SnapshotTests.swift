@@ -80,6 +80,7 @@ final class SnapshotTests: XCTestCase {
         add("confirm-delete-identity", identityDelete)
         add("identities-empty", { var s = Fixtures.state(Catalog(), rows: rows, columns: columns)
             Fixtures.press(&s, .char("I")); return s }())
+        add("conflicts", ConflictListTests.open(rows: rows, columns: columns))
         var confirm = main
         Fixtures.press(&confirm, .char("d"))
         add("confirm-delete-host", confirm)

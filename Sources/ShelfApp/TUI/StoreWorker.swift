@@ -5,6 +5,7 @@ import Foundation
 import ShelfCore
 import ShelfOperations
 import ShelfStore
+import ShelfSync
 import ShelfUI
 import ShelfVault
 
@@ -56,6 +57,14 @@ final class StoreWorker: @unchecked Sendable {
             } catch {
                 let failure = ShelfError(from: error)
                 mailbox.deliver(.loadFailed(failure.message, hint: failure.hint))
+            }
+            return
+        }
+        if case .loadConflicts = effect {
+            do {
+                mailbox.deliver(.conflicts(try ConflictItems.load(try store())))
+            } catch {
+                mailbox.deliver(.operationFinished(.failure(StoreWorker.failure(error))))
             }
             return
         }
@@ -141,8 +150,12 @@ final class StoreWorker: @unchecked Sendable {
             return "deleted forward -\(rule.spec.flag) \(rule.spec)"
         case .deleteIdentity(let id):
             return try IdentityOperations.delete(id, workspace: workspace, in: store)?.summary ?? "already gone"
-        case .load, .connect, .cancelConnect, .launchSession, .answerPrompt, .startForward, .stopForward, .unlockVault,
-             .lockVault, .syncNow, .copyID, .answerAgent, .moveCredentials, .quit:
+        case .settleConflict(let id, let takeOther):
+            try store.write { try $0.settleConflict(id, take: takeOther ? .other : .kept) }
+            try SyncRunner.refreshConflictCount(store: store, locations: workspace.locations)
+            return "conflict \(id) settled: took the \(takeOther ? "other" : "kept") value; it syncs like any edit"
+        case .load, .loadConflicts, .connect, .cancelConnect, .launchSession, .answerPrompt, .startForward,
+             .stopForward, .unlockVault, .lockVault, .syncNow, .copyID, .answerAgent, .moveCredentials, .quit:
             return ""
         }
     }
