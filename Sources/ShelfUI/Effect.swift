@@ -37,6 +37,10 @@ public enum Effect: Sendable, Equatable {
     case copyID(UUID, identity: UUID?)
     /// The user's answer to the sshelf agent's question.
     case answerAgent(UUID, allow: Bool)
+    /// Run one command on these hosts as `sshelf run` does; `confirmed` once the typed confirmation was given.
+    case runFleet([UUID], command: String, confirmed: Bool)
+    /// Esc in the run pane: the first starts no more hosts, the second stops the running ones.
+    case stopFleet
     case quit
 }
 
@@ -70,6 +74,10 @@ public enum Action: Sendable {
     /// The sshelf agent asks whether a signature may be made; it stopped waiting for the answer.
     case agentQuestion(AgentQuestion)
     case agentQuestionEnded(UUID)
+    /// The run needs a typed confirmation first (`reason`; the user types `answer`).
+    case fleetConfirm(reason: String, answer: String)
+    /// The hosts' states of the run under way (or how it ended).
+    case fleetProgress(FleetPane.Update)
 }
 
 public struct OperationFailure: Error, Sendable, Equatable {

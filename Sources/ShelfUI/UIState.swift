@@ -34,11 +34,13 @@ public enum Mode: Sendable, Equatable {
     case identities
     /// Connect-time questions (host key, password, keyboard-interactive) asked before curses is left.
     case prompt(ConnectPrompt)
+    /// The run pane (`!`): one command on the marked hosts (`UIState.fleet`).
+    case fleet
 
     /// A form, a confirmation or a connect question: Esc and Ctrl-C close it rather than act outside it.
     var isDialog: Bool {
         switch self {
-        case .form, .confirm, .prompt: true
+        case .form, .confirm, .prompt, .fleet: true
         case .browse, .help, .identities: false
         }
     }
@@ -113,6 +115,10 @@ public struct UIState: Sendable {
     public var forwardStates: [UUID: ForwardLive] = [:]
     /// The last `t` until its outcome shows (the title bar then says it).
     public var forwardTransition: ForwardTransition?
+    /// Hosts marked with Space (or `*`) for a run (`!`), by id.
+    public var marks: Set<UUID> = []
+    /// The run pane's command, confirmation and run, while it is open.
+    public var fleet: FleetPane?
 
     public init(rows: Int = 24, columns: Int = 80, symbols: Symbols = .unicode, now: Date = Date()) {
         self.rows = rows

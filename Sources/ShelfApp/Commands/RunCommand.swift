@@ -80,16 +80,9 @@ enum RunCommand {
             canary: try FleetCommand.count(call, "canary", default: 0, allowZero: true),
             commandTimeout: try FleetCommand.seconds(call, "command-timeout", default: defaultCommandTimeout))
         let session = try FleetSession(call: call, store: store, context: context, by: "run")
-        let summary = session.run(fleet, settings: settings, options: options, json: call.flag("json")) {
-            plan, abort, connected in
-            if let result = warmRun(command, plan: plan, abort: abort, locations: context.locations) {
-                connected()
-                return result
-            }
-            return FleetConnect.run(
-                plan, options: options, credentials: session.credentials(), acceptNew: call.flag("accept-new"),
-                abort: abort, connected: connected, body: FleetConnect.exec(command))
-        }
+        let summary = session.run(
+            fleet, settings: settings, options: options, json: call.flag("json"),
+            job: job(command, session: session, options: options, acceptNew: call.flag("accept-new"), context: context))
         try session.finish(summary, fleet: fleet, what: "run", item: FleetLog.commandHash(command))
         if call.flag("json") {
             RunReport.printJSON(summary.results, context: context)
@@ -97,6 +90,22 @@ enum RunCommand {
             RunReport.print(summary, context: context)
         }
         return FleetReport.exitStatus(summary.results)
+    }
+
+    /// One host's part of a run, for the CLI and the TUI alike: its warm session when one runs, else a connection
+    /// made as a login is (nothing asked).
+    static func job(
+        _ command: String, session: FleetSession, options: ConnectOptions, acceptNew: Bool, context: AppContext
+    ) -> FleetSession.Job {
+        { plan, abort, connected in
+            if let result = warmRun(command, plan: plan, abort: abort, locations: context.locations) {
+                connected()
+                return result
+            }
+            return FleetConnect.run(
+                plan, options: options, credentials: session.credentials(), acceptNew: acceptNew,
+                abort: abort, connected: connected, body: FleetConnect.exec(command))
+        }
     }
 
     /// The command through the host's warm session, when one is running (nil: connect as usual). Its key was

@@ -93,7 +93,7 @@ final class StoreWorker: @unchecked Sendable {
         case .deleteIdentity(let id):
             return try IdentityOperations.delete(id, workspace: workspace, in: store)?.summary ?? "already gone"
         case .load, .connect, .cancelConnect, .launchSession, .answerPrompt, .startForward, .stopForward, .unlockVault,
-             .lockVault, .syncNow, .copyID, .answerAgent, .quit:
+             .lockVault, .syncNow, .copyID, .answerAgent, .runFleet, .stopFleet, .quit:
             return ""
         }
     }

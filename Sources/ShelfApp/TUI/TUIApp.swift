@@ -15,6 +15,7 @@ final class TUIApp {
     private let status: StatusSource
     private let login: TUILogin
     private let forwards: ForwardChildren
+    private let fleet: TUIFleet
     /// Nil when the test hook replaces the sync state (then nothing syncs in the background).
     private var sync: BackgroundSync?
     private var watcher: LiveWatcher?
@@ -42,6 +43,7 @@ final class TUIApp {
                              secretsPresent: { vault.itemNames() })
         login = TUILogin(context: context, mailbox: mailbox, vault: vault)
         forwards = ForwardChildren(locations: context.locations, mailbox: mailbox, selfPath: TUIApp.selfPath)
+        fleet = TUIFleet(context: context, mailbox: mailbox, prompts: login.prompts)
         state = UIState()
     }
 
@@ -195,6 +197,10 @@ final class TUIApp {
                 login.start(id, for: .copyID(identity: identity))
             case .answerAgent(let id, let allow):
                 agentQuestions?.answer(id, allow: allow)
+            case .runFleet(let ids, let command, let confirmed):
+                fleet.start(ids, command: command, confirmed: confirmed)
+            case .stopFleet:
+                fleet.stop()
             default:
                 worker.submit(effect)
             }

@@ -33,6 +33,7 @@ public enum Screen {
         case .help(let scroll): HelpView.draw(state, scroll: scroll, on: &canvas)
         case .identities: IdentityListView.draw(state, on: &canvas)
         case .prompt(let prompt): PromptView.draw(prompt, state: state, on: &canvas)
+        case .fleet: if let pane = state.fleet { FleetPaneView.draw(pane, state: state, on: &canvas) }
         }
         StatusLine.draw(state, in: layout.status, on: &canvas)
         return canvas
