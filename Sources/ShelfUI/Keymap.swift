@@ -143,7 +143,7 @@ public enum Keymap {
                    }),
         KeyBinding([.char("!")], .runCommand, .browse,
                    "run a command on the marked hosts (the selected host when none is marked), in the run pane",
-                   hint: "run", disabled: { state in
+                   disabled: { state in
                        if let pane = state.fleet, pane.isActive { return nil }
                        return state.marks.isEmpty ? Keymap.needsHost(state) : nil
                    }),
@@ -223,7 +223,7 @@ public enum Keymap {
         KeyBinding([.tab], .promptRemember, .prompt, "toggle \"remember in the vault\" (when offered)"),
 
         KeyBinding([.enter], .fleetSend, .fleet, "run the command typed (or give the typed confirmation)",
-                   hint: "run"),
+                   hint: "run", disabled: { ($0.fleet?.isTyping ?? false) ? nil : "nothing is being typed" }),
         KeyBinding([.escape, .ctrl("c")], .fleetStop, .fleet,
                    "cancel the question; during the run: no more hosts start, a second press stops the running ones; "
                        + "after it: close", hint: "stop/close"),
