@@ -229,7 +229,8 @@ public enum Keymap {
                        + "after it: close", hint: "stop/close"),
         KeyBinding([.char("q")], .fleetClose, .fleet, "close the pane once the run has ended (while typing: text)",
                    disabled: { ($0.fleet?.isActive ?? false) ? "the run goes on (Esc stops it)" : nil }),
-        KeyBinding([.char("f")], .fleetRepeat, .fleet, "run again on the hosts that did not succeed (while typing: text)",
+        KeyBinding([.char("f")], .fleetRepeat, .fleet,
+                   "run again on the hosts that did not succeed (while typing: text)",
                    hint: "repeat failed", disabled: { state in
                        guard let pane = state.fleet, pane.phase == .ended else { return "the run has not ended" }
                        return pane.unsuccessful.isEmpty ? "every host succeeded" : nil

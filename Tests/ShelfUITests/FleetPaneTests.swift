@@ -8,9 +8,6 @@ import ShelfCore
 import XCTest
 
 final class FleetPaneTests: XCTestCase {
-    /// The host list's names, in order (three levels, all hosts by name).
-    static let names = ["bastion-eu", "cache-us", "db-us", "home-nas", "staging-app", "web-eu-1", "web-eu-2", "Zürich-lab"]
-
     static func id(_ name: String, in state: UIState) -> UUID {
         state.catalog.host(at: state.catalog.rows(named: name)[0]).id
     }

@@ -63,7 +63,8 @@ final class TUIFleet: @unchecked Sendable {
             let store = try workspace.openStore()
             fleet = try store.read { store in
                 let hosts = try ids.compactMap { try store.host(id: $0) }
-                return Fleet(targets: hosts.map(\.name), plans: try hosts.map { try ConnectPlan.make(for: $0, in: store) })
+                let plans = try hosts.map { try ConnectPlan.make(for: $0, in: store) }
+                return Fleet(targets: hosts.map(\.name), plans: plans)
             }
             guard !fleet.plans.isEmpty else { throw ShelfError(.notFound, "the marked hosts are gone") }
             if !confirmed, let reason = FleetGuard.reason(fleet.hosts) {
@@ -98,7 +99,9 @@ final class TUIFleet: @unchecked Sendable {
             mailbox.post(.fleetProgress(Self.update(plans, states, ended: true, summary: last)))
         } catch {
             let why = ShelfError(from: error)
-            let hosts = fleet.plans.map { FleetPane.HostLine(id: $0.target.id, name: $0.target.name, state: .notStarted) }
+            let hosts = fleet.plans.map {
+                FleetPane.HostLine(id: $0.target.id, name: Display.safe($0.target.name), state: .notStarted)
+            }
             let text = "not run: \(why.message)" + (why.hint.map { " (\($0))" } ?? "")
             mailbox.post(.fleetProgress(FleetPane.Update(hosts: hosts, groups: [], ended: true, summary: text)))
         }
@@ -144,8 +147,8 @@ final class TUIFleet: @unchecked Sendable {
     /// `?`), tabs as spaces, at most `limit` lines (the pane says how many more).
     static func lines(_ bytes: [UInt8], limit: Int = 1000) -> [String] {
         guard !bytes.isEmpty else { return [] }
-        var all = UntrustedText.clean(String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "\t", with: "    "))
-            .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let text = String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "\t", with: "    ")
+        var all = UntrustedText.clean(text).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         if all.last == "" { all.removeLast() }
         guard all.count > limit else { return all }
         return Array(all.prefix(limit)) + ["… \(all.count - limit) more lines (sshelf run prints them all)"]

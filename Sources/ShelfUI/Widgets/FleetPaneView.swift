@@ -65,7 +65,8 @@ enum FleetPaneView {
         let e = state.symbols.ellipsis
         let head: String
         switch pane.phase {
-        case .starting, .command, .confirm: head = "starting on \(pane.hosts.count) host\(pane.hosts.count == 1 ? "" : "s")..."
+        case .starting, .command, .confirm:
+            head = "starting on \(pane.hosts.count) host\(pane.hosts.count == 1 ? "" : "s")..."
         case .running: head = counts(pane) + (pane.stops == 0 ? "" : pane.stops == 1 ? " (stopping)" : " (killing)")
         case .ended: head = pane.summary ?? counts(pane)
         }
@@ -89,8 +90,9 @@ enum FleetPaneView {
         let footer: String
         switch pane.phase {
         case .ended:
-            footer = (pane.unsuccessful.isEmpty ? "" : "f repeat on the \(pane.unsuccessful.count) that did not succeed, ")
-                + "j/k scroll, Esc/q close" + more
+            let again = pane.unsuccessful.count
+            footer = (again == 0 ? "" : "f repeat on the \(again) that did not succeed, ") + "j/k scroll, Esc/q close"
+                + more
         default:
             footer = (pane.stops == 0 ? "Esc stops starting hosts" : "Esc again stops the running hosts") + more
         }
@@ -112,11 +114,12 @@ enum FleetPaneView {
         canvas.write("Command", row: inner.row + 2, column: inner.column, style: .bold)
         let x = inner.column + 9
         let width = inner.column + inner.width - x
-        let shown = CharWidth.of(pane.command) >= width ? CharWidth.suffix(pane.command, fitting: width - 1) : pane.command
+        let fits = CharWidth.of(pane.command) < width
+        let shown = fits ? pane.command : CharWidth.suffix(pane.command, fitting: width - 1)
         let end = canvas.write(shown, row: inner.row + 2, column: x)
         canvas.write(" ", row: inner.row + 2, column: end, style: CellStyle(reverse: true))
-        canvas.write("Enter run, Esc cancel", row: inner.row + inner.height - 1, column: inner.column, width: inner.width,
-                     style: .dim, ellipsis: e)
+        canvas.write("Enter run, Esc cancel", row: inner.row + inner.height - 1, column: inner.column,
+                     width: inner.width, style: .dim, ellipsis: e)
     }
 
     /// Words of `text` in lines of at most `width` cells.
@@ -160,7 +163,7 @@ enum FleetPaneView {
             canvas.write("That is not \(answer): nothing was run", row: y + 1, column: inner.column, width: inner.width,
                          style: .error, ellipsis: e)
         }
-        canvas.write("Enter run, Esc cancel", row: inner.row + inner.height - 1, column: inner.column, width: inner.width,
-                     style: .dim, ellipsis: e)
+        canvas.write("Enter run, Esc cancel", row: inner.row + inner.height - 1, column: inner.column,
+                     width: inner.width, style: .dim, ellipsis: e)
     }
 }
