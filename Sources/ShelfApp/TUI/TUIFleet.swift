@@ -82,10 +82,11 @@ final class TUIFleet: @unchecked Sendable {
             let settings = FleetRun.Settings(
                 parallel: RunCommand.defaultParallel, commandTimeout: RunCommand.defaultCommandTimeout)
             let plans = fleet.plans
+            let groups = GroupCache()
             let summary = session.run(
                 fleet, settings: settings, interrupts: stops.readEnd,
                 progress: { [mailbox] progress in
-                    mailbox.post(.fleetProgress(Self.update(plans, progress.hosts, ended: false)))
+                    mailbox.post(.fleetProgress(Self.update(plans, progress.hosts, ended: false, groups: groups)))
                 },
                 job: RunCommand.job(command, session: session, options: options, acceptNew: false, context: context))
             var last = RunReport.summaryLine(summary)
@@ -96,7 +97,7 @@ final class TUIFleet: @unchecked Sendable {
             }
             if let warning = warnings.text { last += "; \(warning)" }
             let states = summary.results.map { FleetRun.HostState.finished($0) }
-            mailbox.post(.fleetProgress(Self.update(plans, states, ended: true, summary: last)))
+            mailbox.post(.fleetProgress(Self.update(plans, states, ended: true, summary: last, groups: groups)))
         } catch {
             let why = ShelfError(from: error)
             let hosts = fleet.plans.map {
@@ -109,9 +110,10 @@ final class TUIFleet: @unchecked Sendable {
 
     /// What the pane shows of the hosts: each one's state and how it ended, and the outputs of those that ended,
     /// grouped as `sshelf run` prints them.
-    static func update(_ plans: [ConnectPlan], _ states: [FleetRun.HostState], ended: Bool, summary: String? = nil)
-        -> FleetPane.Update
-    {
+    static func update(
+        _ plans: [ConnectPlan], _ states: [FleetRun.HostState], ended: Bool, summary: String? = nil,
+        groups cache: GroupCache = GroupCache()
+    ) -> FleetPane.Update {
         var finished: [FleetHostResult] = []
         let hosts = zip(plans, states).map { plan, state -> FleetPane.HostLine in
             var line = FleetPane.HostLine(id: plan.target.id, name: Display.safe(plan.target.name), state: .queued)
@@ -126,11 +128,28 @@ final class TUIFleet: @unchecked Sendable {
             }
             return line
         }
-        let groups = FleetReport.groups(finished).map { group in
-            FleetPane.OutputGroup(
-                hosts: group.hosts.map(Display.safe), stdout: lines(group.stdout), stderr: lines(group.stderr))
+        let groups = cache.groups(finished) {
+            FleetReport.groups(finished).map { group in
+                FleetPane.OutputGroup(
+                    hosts: group.hosts.map(Display.safe), stdout: lines(group.stdout), stderr: lines(group.stderr))
+            }
         }
         return FleetPane.Update(hosts: hosts, groups: groups, ended: ended, summary: summary)
+    }
+
+    /// The grouped outputs of the hosts ended so far, made again only when another host has ended: grouping compares
+    /// whole outputs (up to 8 MiB a stream and host), too much to repeat five times a second for nothing.
+    final class GroupCache: @unchecked Sendable {
+        private var ended = -1
+        private var made: [FleetPane.OutputGroup] = []
+
+        func groups(_ finished: [FleetHostResult], make: () -> [FleetPane.OutputGroup]) -> [FleetPane.OutputGroup] {
+            if finished.count != ended {
+                ended = finished.count
+                made = make()
+            }
+            return made
+        }
     }
 
     static func lineState(_ outcome: FleetHostResult.Outcome) -> FleetPane.HostLine.State {
