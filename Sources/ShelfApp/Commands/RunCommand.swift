@@ -98,8 +98,9 @@ enum RunCommand {
         _ command: String, session: FleetSession, options: ConnectOptions, acceptNew: Bool, context: AppContext
     ) -> FleetSession.Job {
         { plan, abort, connected in
-            if let result = warmRun(command, plan: plan, abort: abort, locations: context.locations) {
-                connected()
+            if let result = warmRun(
+                command, plan: plan, abort: abort, locations: context.locations, connected: connected)
+            {
                 return result
             }
             return FleetConnect.run(
@@ -110,18 +111,28 @@ enum RunCommand {
 
     /// The command through the host's warm session, when one is running (nil: connect as usual). Its key was
     /// verified when the keeper logged in; the fingerprint logged is the one pinned on the host.
-    static func warmRun(_ command: String, plan: ConnectPlan, abort: FleetAbort, locations: DataLocations)
-        -> FleetHostResult?
-    {
+    static func warmRun(
+        _ command: String, plan: ConnectPlan, abort: FleetAbort, locations: DataLocations,
+        connected: @escaping @Sendable () -> Void
+    ) -> FleetHostResult? {
         var result = FleetHostResult(name: plan.target.name, hostID: plan.target.id, outcome: .failed)
         result.started = Date()
         defer { abort.detachSocket() }
         var output = result
+        var took = false
         let status = WarmClient.exec(
-            command, stdin: false, plan: plan, locations: locations, onSocket: abort.attach(socket:),
+            command, stdin: false, plan: plan, locations: locations,
+            // The keeper took the request: the command runs from here (its timeout counts, the pane says running).
+            onSocket: { fd in
+                guard abort.attach(socket: fd) else { return false }
+                took = true
+                connected()
+                return true
+            },
             output: { toStderr, bytes in bytes.withUnsafeBytes { output.append($0, toStderr: toStderr) } },
             failure: { output.error = UntrustedText.clean($0) })
-        guard let status else { return nil }
+        // A keeper cut off by a timeout or a second Ctrl-C has no status, and ran on the warm session all the same.
+        guard status != nil || (took && abort.reason != nil) else { return nil }
         result = output
         result.finished = Date()
         result.warm = true
