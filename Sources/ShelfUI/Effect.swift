@@ -42,6 +42,13 @@ public enum Effect: Sendable, Equatable {
     case runFleet([UUID], command: String, confirmed: Bool)
     /// Esc in the run pane: the first starts no more hosts, the second stops the running ones.
     case stopFleet
+    /// Move these vault items to the class `forward up` reads unattended (the user agreed; asks the vault
+    /// passphrase when the session is locked).
+    case moveCredentials([ReferenceKey], to: String)
+    /// Read the merge conflicts for the conflict list (`Action.conflicts` answers).
+    case loadConflicts
+    /// Settle a merge conflict: take the other value, or keep the kept one (an edit that syncs).
+    case settleConflict(Int, takeOther: Bool)
     case quit
 }
 
@@ -88,6 +95,12 @@ public enum Action: Sendable {
     case fleetConfirm(reason: String, answer: String)
     /// The hosts' states of the run under way (or how it ended).
     case fleetProgress(FleetPane.Update)
+    /// What the reachability probes found for the hosts in the probed window (the whole window each time).
+    case reachability([UUID: HostReachability])
+    /// A rule just marked autostart logs in with credentials that lock with the vault session: ask to move them.
+    case askAutostartMove(AutostartMove)
+    /// The merge conflicts, worded for the conflict list.
+    case conflicts([ConflictItem])
 }
 
 public struct OperationFailure: Error, Sendable, Equatable {

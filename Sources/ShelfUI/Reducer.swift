@@ -26,6 +26,7 @@ public enum Reducer {
             state.loaded = true
             state.loadError = nil
             state.marks = state.marks.filter { catalog.row(of: $0) != nil }
+            state.reachability.decide(catalog)
             if state.failure?.subject == .store { state.failure = nil }
             let keepGroup = state.selectedGroupID
             rebuildGroups(&state)
@@ -61,7 +62,7 @@ public enum Reducer {
                     FormReducer.picked(&state, from: saved)
                 }
                 state.notice = Notice(line)
-                return [.load]
+                return state.mode == .conflicts ? [.load, .loadConflicts] : [.load]
             case .failure(let failure):
                 if case .form(var form) = state.mode, form.pending {
                     form.pending = false
@@ -113,6 +114,17 @@ public enum Reducer {
         case .fleetProgress(let update):
             FleetPaneReducer.update(&state, update)
             return []
+        case .reachability(let results):
+            if state.reachability.shown { state.reachability.results = results }
+            return []
+        case .askAutostartMove(let move):
+            return AutostartMoveReducer.ask(&state, move)
+        case .conflicts(let items):
+            let keep = state.selectedConflict?.id
+            state.conflicts = items
+            state.conflictsLoaded = true
+            state.conflictCursor = items.firstIndex { $0.id == keep } ?? clamp(state.conflictCursor, count: items.count)
+            return []
         }
     }
 
@@ -142,6 +154,8 @@ public enum Reducer {
             return IdentityList.key(&state, key)
         case .fleet:
             return FleetPaneReducer.key(&state, key)
+        case .conflicts:
+            return ConflictList.key(&state, key)
         case .browse:
             state.notice = nil
             if state.search.typing { return searchKey(&state, key) }
@@ -241,6 +255,10 @@ public enum Reducer {
         case .identities:
             state.identityCursor = clamp(state.identityCursor, count: state.catalog.identities.count)
             state.mode = .identities
+        case .conflicts:
+            state.conflictsLoaded = false
+            state.mode = .conflicts
+            return [.loadConflicts]
         case .addForward:
             if let host = state.selectedHost {
                 state.mode = .form(Forms.forward(nil, hostID: host.id, hostName: host.name))
@@ -251,6 +269,8 @@ public enum Reducer {
             confirmDelete(&state)
         case .toggleForward:
             return ForwardToggle.run(&state)
+        case .toggleReachability:
+            ReachabilityColumn.toggle(&state)
         case .help:
             state.mode = .help(scroll: 0)
         case .quit:

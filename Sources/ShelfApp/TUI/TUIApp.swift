@@ -16,6 +16,7 @@ final class TUIApp {
     private let login: TUILogin
     private let forwards: ForwardChildren
     private let fleet: TUIFleet
+    private let reachability: ReachabilityWorker
     /// Nil when the test hook replaces the sync state (then nothing syncs in the background).
     private var sync: BackgroundSync?
     private var watcher: LiveWatcher?
@@ -46,6 +47,7 @@ final class TUIApp {
                              askVaultPassphrase: TUIHostPassword.vaultPassphrase(asking: login.prompts))
         forwards = ForwardChildren(locations: context.locations, mailbox: mailbox, selfPath: TUIApp.selfPath)
         fleet = TUIFleet(context: context, mailbox: mailbox, prompts: login.prompts)
+        reachability = ReachabilityWorker(mailbox: mailbox)
         state = UIState()
     }
 
@@ -68,6 +70,7 @@ final class TUIApp {
         defer { agentQuestions?.stop() }
         let size = terminal.size
         state = UIState(rows: size.rows, columns: size.columns, symbols: terminal.symbols, now: Date())
+        state.reachability = ReachabilityColumn(start: ReachabilityWorker.start(context.environment))
         state.status = status.current(store: try? Store(path: context.locations.store), now: state.now)
         if let failure = vault.failure() { apply(.vaultFailed(failure.message, hint: failure.hint)) }
         // The watcher's first look comes before the first load: nothing committed in between is missed.
@@ -79,6 +82,7 @@ final class TUIApp {
             // A search about to run would replace the rows at once: draw its results, not the stale ones.
             let searchDue = state.search.isRunning && state.catalog.isComplete
             if dirty && !searchDue {
+                reachability.follow(state)
                 terminal.draw(Screen.render(state))
                 dirty = false
                 if let benchmark {
@@ -110,6 +114,7 @@ final class TUIApp {
                 lastTick = now
                 apply(.tick(now))
                 forwards.refresh()
+                reachability.pump()
                 dirty = true
             }
         }
@@ -203,6 +208,8 @@ final class TUIApp {
                 fleet.start(ids, command: command, confirmed: confirmed)
             case .stopFleet:
                 fleet.stop()
+            case .moveCredentials(let keys, let target):
+                moveCredentials(keys, to: target)
             default:
                 worker.submit(effect)
             }
@@ -229,6 +236,23 @@ final class TUIApp {
             case .failed(let message):
                 mailbox.post(.notify(Notice("the vault stays locked: \(Display.safe(message))", isError: true)))
             }
+        }
+        thread.start()
+    }
+
+    /// "y" to the autostart question: on a background thread (an unlock's key stretching takes a moment), with
+    /// the passphrase dialog when the session is locked; the outcome in the title bar.
+    private func moveCredentials(_ keys: [ReferenceKey], to target: String) {
+        let (vault, prompts, mailbox) = (self.vault, login.prompts, self.mailbox)
+        let thread = Thread {
+            let notice = vault.move(keys, to: target, ask: { question in
+                guard case .secret(let passphrase, _) = prompts.ask(.vaultPassphrase(prompt: question, input: ""))
+                else { return nil }
+                return passphrase
+            })
+            mailbox.post(.vaultStatus(vault.indicator()))
+            mailbox.post(.notify(notice))
+            mailbox.post(.storeChanged)
         }
         thread.start()
     }

@@ -35,6 +35,7 @@ public enum StatusLine {
             case .help: context = .help
             case .identities: context = .identities
             case .fleet: context = .fleet
+            case .conflicts: context = .conflicts
             case .prompt: return [("Enter", "answer"), ("Esc", "cancel")]
             }
         }
