@@ -55,7 +55,8 @@ enum OpenSSHHandover {
             case .password, .keyboardInteractive: continue
             default: break
             }
-            return "\(Display.safe(hop.name)) logs in with the FIDO security key of identity '\(Display.safe(identity.name))', which sshelf's own client does not use"
+            return "\(Display.safe(hop.name)) logs in with the FIDO security key of identity "
+                + "'\(Display.safe(identity.name))', which sshelf's own client does not use"
         }
         return nil
     }

@@ -119,17 +119,20 @@ final class TUILogin: @unchecked Sendable {
             var result: Result<Ready, OperationFailure>
             do {
                 let store = try TUIVault.quiet(context).openStore()
-                if purpose == .shell, let handover = Self.handover(hostID, store: store) {
+                let failure = before(store)
+                if failure == nil, purpose == .shell, let handover = Self.handover(hostID, store: store) {
                     lock.lock()
                     if cancellation === attempt { cancellation = nil }
-                    let current = generation == mine && !attempt.isCancelled
-                    if current { handovers[hostID] = handover }
+                    let (superseded, cancelled) = (generation != mine, attempt.isCancelled)
+                    if !superseded && !cancelled { handovers[hostID] = handover }
                     lock.unlock()
+                    if superseded { return }
                     // The run loop leaves curses and runs ssh (as it runs the shell of a login).
-                    if current { mailbox.post(.loggedIn(hostID: hostID)) }
+                    mailbox.post(cancelled ? .connectFinished(Notice("not connected: cancelled", isError: true))
+                                           : .loggedIn(hostID: hostID))
                     return
                 }
-                result = before(store).map { .failure($0) }
+                result = failure.map { .failure($0) }
                     ?? login(hostID, for: purpose, store: store, cancellation: attempt)
             } catch {
                 result = .failure(OperationFailure("not connected: \(TUIErrorLine.text(error))"))
