@@ -64,6 +64,22 @@ enum OpenSSHHandover {
             throw ShelfError(.invalid, "'\(Display.safe(target.name))' cannot be written to the ssh_config bridge (a name ssh reads as a pattern, or shared with another host)",
                              hint: "rename it (sshelf edit \(ShellWord.quote(Display.safe(target.name))) --rename NEWNAME), then try again")
         }
+        let environment = try agentEnvironment(plan, store: store, dryRun: dryRun, context: context)
+        let argv = [sshPath] + configArguments(context, bridge: bridge.path) + [target.name]
+        if dryRun {
+            context.print("SSH_AUTH_SOCK=\(environment["SSH_AUTH_SOCK"].map(ShellWord.quote) ?? "(unset)") "
+                + argv.map(ShellWord.quote).joined(separator: " "))
+            return 0
+        }
+        exec(argv, environment: environment)
+        throw ShelfError(.failure, "could not run \(sshPath): \(String(cString: strerror(errno)))")
+    }
+
+    /// The environment ssh runs with: the sshelf agent as SSH_AUTH_SOCK when a hop's key is in the vault (the agent
+    /// started when it is not running) or when the agent runs anyway.
+    static func agentEnvironment(_ plan: ConnectPlan, store: Store, dryRun: Bool, context: AppContext) throws
+        -> [String: String]
+    {
         var environment = context.environment
         let vaultKeys = Set(try store.identities().filter { $0.privateKeyRef != nil }.map(\.id))
         if plan.hosts.contains(where: { $0.identityID.map(vaultKeys.contains) == true }) || AgentClient.status(context.locations) != nil {
@@ -77,14 +93,7 @@ enum OpenSSHHandover {
             }
             environment["SSH_AUTH_SOCK"] = context.locations.agentSocket
         }
-        let argv = [sshPath] + configArguments(context, bridge: bridge.path) + [target.name]
-        if dryRun {
-            context.print("SSH_AUTH_SOCK=\(environment["SSH_AUTH_SOCK"].map(ShellWord.quote) ?? "(unset)") "
-                + argv.map(ShellWord.quote).joined(separator: " "))
-            return 0
-        }
-        exec(argv, environment: environment)
-        throw ShelfError(.failure, "could not run \(sshPath): \(String(cString: strerror(errno)))")
+        return environment
     }
 
     /// Which config ssh reads: the user's own when it includes the bridge (named with -F when HOME is not the
