@@ -11,7 +11,8 @@ import XCTest
 final class ForwardSocketTests: XCTestCase {
     func testLocalForwardToAServerSocketCarriesBytesOrIsRefusedWithTheLibrary() throws {
         let directory = "/tmp/sshelf-sock-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o755])
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let target = try UnixReverseServer(path: directory + "/reverse.sock")
         let rule = PortForwardRule(kind: .local, bindPort: try TrafficSocket.freePort(), targetHost: target.path)
@@ -36,7 +37,7 @@ final class ForwardSocketTests: XCTestCase {
         defer { forwards.stop() }
         let payload = Payload.random(2 << 20)
         let reply = try TrafficSocket.roundTrip(port: forwards.port(rule), payload)
-        XCTAssertEqual(reply.count, payload.count)
+        XCTAssertEqual(reply.count, payload.count, sshd.log)
         XCTAssertEqual(try Payload.sha256(reply), try Payload.sha256(payload.reversed()))
         XCTAssertEqual(try TrafficSocket.roundTrip(port: forwards.port(rule), Array("socket".utf8)), Array("tekcos".utf8))
         let status = try forwards.status { $0.totalConnections == 2 && $0.activeConnections == 0 }

@@ -16,6 +16,8 @@ public final class UnixReverseServer: @unchecked Sendable {
             close(listener)
             throw HarnessError("bind/listen on \(path) failed: \(String(cString: strerror(errno)))")
         }
+        // The login user of the test sshd (not this process's) connects to it.
+        chmod(path, 0o777)
         Thread { [self] in acceptLoop() }.start()
     }
 
