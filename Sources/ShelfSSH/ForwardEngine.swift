@@ -180,6 +180,7 @@ public final class ForwardEngine: @unchecked Sendable {
             forwards.append(Forward(rule: rule, status: ForwardStatus(rule: rule, boundPort: rule.bindPort)))
             return
         }
+        if let refusal = SocketForwardSupport.refusal(rule, hostName: name) { throw refusal }
         switch rule.kind {
         case .local, .dynamic:
             let (fds, port) = try ForwardSocket.listen(address: rule.bindAddress, port: rule.bindPort)
@@ -300,8 +301,12 @@ public final class ForwardEngine: @unchecked Sendable {
         let rule = forwards[index].rule
         let link = newLink(forward: index, fd: fd, phase: rule.kind == .dynamic ? .socks : .waitingToOpen)
         if rule.kind == .local {
-            link.target = "\(rule.targetHost):\(rule.targetPort)"
-            link.openMessage = ForwardLink.directTCPIPMessage(host: rule.targetHost, port: rule.targetPort)
+            link.target = rule.spec.targetPart
+            if rule.spec.targetIsSocket {
+                link.socketPath = rule.targetHost
+            } else {
+                link.openMessage = ForwardLink.directTCPIPMessage(host: rule.targetHost, port: rule.targetPort)
+            }
             openQueue.append(link.id)
         }
     }
@@ -385,8 +390,11 @@ public final class ForwardEngine: @unchecked Sendable {
         }
         guard may(.open(id)) else { return false }
         let code: Int32
-        switch ChannelCall.openDirectTCPIP(session, message: link.openMessage, window: Self.windowSize,
-                                           packet: Self.packetSize) {
+        let opened =
+            link.socketPath.map { ChannelCall.openDirectStreamlocal(session, path: $0) }
+            ?? ChannelCall.openDirectTCPIP(session, message: link.openMessage, window: Self.windowSize,
+                                           packet: Self.packetSize)
+        switch opened {
         case .success(let channel):
             settleDone(.open(id))
             opening = nil

@@ -103,6 +103,15 @@ enum OpenSSHHandover {
             throw ShelfError(.invalid, "'\(Display.safe(target.name))' cannot be written to the ssh_config bridge (a name ssh reads as a pattern, or shared with another host)",
                              hint: "rename it (sshelf edit \(ShellWord.quote(Display.safe(target.name))) --rename NEWNAME), then try again")
         }
+        let environment = try agentEnvironment(plan, store: store, dryRun: dryRun, context: context)
+        return ([sshPath] + configArguments(context, bridge: bridge.path) + [target.name], environment)
+    }
+
+    /// The environment ssh runs with: the sshelf agent as SSH_AUTH_SOCK when a hop's key is in the vault (the agent
+    /// started when it is not running) or when the agent runs anyway.
+    static func agentEnvironment(_ plan: ConnectPlan, store: Store, dryRun: Bool, context: AppContext) throws
+        -> [String: String]
+    {
         var environment = context.environment
         let vaultKeys = Set(try store.identities().filter { $0.privateKeyRef != nil }.map(\.id))
         if plan.hosts.contains(where: { $0.identityID.map(vaultKeys.contains) == true }) || AgentClient.status(context.locations) != nil {
@@ -116,7 +125,7 @@ enum OpenSSHHandover {
             }
             environment["SSH_AUTH_SOCK"] = context.locations.agentSocket
         }
-        return ([sshPath] + configArguments(context, bridge: bridge.path) + [target.name], environment)
+        return environment
     }
 
     /// Which config ssh reads: the user's own when it includes the bridge (named with -F when HOME is not the
