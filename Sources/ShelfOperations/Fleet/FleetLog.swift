@@ -56,7 +56,7 @@ public enum FleetLog {
 
     public static func append(_ entry: ReleaseEntry, vault: Vault, workspace: Workspace) throws {
         do {
-            try ReleaseLog(locations: workspace.locations).append(entry, vault: vault)
+            try vault.record(entry, log: ReleaseLog(locations: workspace.locations))
         } catch {
             throw ShelfError(
                 .storage, "the run could not be written to the release log: \(error.message)", hint: error.hint)
