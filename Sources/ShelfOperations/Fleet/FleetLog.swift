@@ -54,7 +54,7 @@ public enum FleetLog {
         return ReleaseEntry(what: what, item: item, by: by, host: hosts, detail: detail)
     }
 
-    public static func append(_ entry: ReleaseEntry, vault: Vault, workspace: Workspace) throws {
+    public static func record(_ entry: ReleaseEntry, vault: Vault, workspace: Workspace) throws {
         do {
             try vault.record(entry, log: ReleaseLog(locations: workspace.locations))
         } catch {
