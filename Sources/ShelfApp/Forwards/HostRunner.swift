@@ -210,6 +210,6 @@ final class HostRunner: @unchecked Sendable {
 
     static func describe(_ error: Error) -> String {
         let error = ShelfError(from: error)
-        return error.message + (error.hint.map { " (\($0))" } ?? "")
+        return error.message + (error.hint.map { " (\(CLIErrorHints.hint($0)))" } ?? "")
     }
 }

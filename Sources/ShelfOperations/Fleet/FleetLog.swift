@@ -17,7 +17,7 @@ public enum FleetLog {
             guard let typed = passphrase() else {
                 throw ShelfError(
                     .failure, "a run is logged in the release log, whose key is locked",
-                    hint: "sshelf vault unlock, or give the passphrase with --passphrase-fd N")
+                    hint: "sshelf vault unlock, or \(PassphraseNeed.give.words)")
             }
             try vault.unlock(passphrase: typed)
             guard case .key = vault.releaseLogKey(create: true) else {
