@@ -14,7 +14,8 @@ final class LeftoverKeyTests: XCTestCase {
         let vault = try XCTUnwrap(fixture).open(keyring: false)
         try vault.setPassphrase(secret("pass"), current: nil)
         try vault.write(secret("for-tunnels"), for: .syncKey, class: .afterFirstUnlockThisDeviceOnly)
-        let unlocked = try XCTUnwrap(fixture).cli(["vault", "unlock", "--passphrase-fd", "0"], stdin: "pass\n", keyring: true)
+        let unlocked = try XCTUnwrap(fixture).cli(
+            ["vault", "unlock", "--passphrase-fd", "0"], stdin: "pass\n", keyring: true)
         XCTAssertEqual(unlocked.status, 0, "\(unlocked)")
         let home = try XCTUnwrap(fixture).home.sshelfHome
         try FileManager.default.copyItem(atPath: home, toPath: copy.sshelfHome)

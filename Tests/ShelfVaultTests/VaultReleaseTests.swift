@@ -51,14 +51,18 @@ final class VaultReleaseTests: XCTestCase {
         guard case .notLogged(let error) = vault.release(reference, class: .whenUnlockedThisDeviceOnly, for: purpose)
         else { return XCTFail("a secret left the vault without its line") }
         XCTAssertFalse(error.message.isEmpty)
-        XCTAssertThrowsError(try vault.release([1, 2, 3] as [UInt8], logging: ReleaseEntry(what: "signature", item: "x", by: "agent")))
+        let signature = ReleaseEntry(what: "signature", item: "x", by: "agent")
+        XCTAssertThrowsError(try vault.release([1, 2, 3] as [UInt8], logging: signature), "a signature goes nowhere")
     }
 
     func testAnItemNotReadLeavesNoLine() throws {
         let (fixture, vault, reference) = try stored()
-        guard case .unread(.storedInOtherClass) = vault.release(reference, class: .afterFirstUnlockThisDeviceOnly, for: purpose)
+        guard
+            case .unread(.storedInOtherClass) = vault.release(
+                reference, class: .afterFirstUnlockThisDeviceOnly, for: purpose)
         else { return XCTFail("read under a class it is not stored in") }
-        guard case .unread(.notStored) = vault.release(.hostPassword(UUID()), class: .whenUnlockedThisDeviceOnly, for: purpose)
+        guard
+            case .unread(.notStored) = vault.release(.hostPassword(UUID()), class: .whenUnlockedThisDeviceOnly, for: purpose)
         else { return XCTFail("released a secret that is not stored") }
         XCTAssertEqual(try ReleaseLog(locations: fixture.locations).entries().entries.count, 0)
     }

@@ -26,7 +26,8 @@ enum CLIErrorHints {
         PassphraseNeed.worded(text) { need in
             switch need {
             case .give:
-                "give the vault passphrase on a terminal, or on a file descriptor: --passphrase-fd N (e.g. --passphrase-fd 3 3<file)"
+                "give the vault passphrase on a terminal, or on a file descriptor: --passphrase-fd N "
+                    + "(e.g. --passphrase-fd 3 3<file)"
             case .giveTheRightOne:
                 "give the right one: typed at the prompt, or as the first line read from --passphrase-fd N"
             case .giveAtStart: "give the passphrase when starting it (--passphrase-fd N)"

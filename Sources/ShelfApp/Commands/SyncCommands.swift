@@ -345,7 +345,9 @@ enum SyncCommands {
             return 0
         case .localFallback:
             context.errorOutput("sshelf: \(first ? "first sync" : "error"): local fallback: \(Display.safe(report.reason ?? "unknown"))\n")
-            if let hint = report.hint { context.errorOutput("sshelf: hint: \(Display.safe(CLIErrorHints.hint(hint)))\n") }
+            if let hint = report.hint {
+                context.errorOutput("sshelf: hint: \(Display.safe(CLIErrorHints.hint(hint)))\n")
+            }
             return 1
         case .off:
             context.print("sync off")

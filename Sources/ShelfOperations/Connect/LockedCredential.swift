@@ -9,7 +9,8 @@ import ShelfVault
 public enum LockedCredential {
     /// What was tried before the item turned out locked.
     public enum Situation: Sendable, Equatable {
-        /// Nobody gave this process the passphrase (no terminal to ask on, none on a descriptor, or the prompt was left).
+        /// Nobody gave this process the passphrase (no terminal to ask on, none on a descriptor, or the prompt was
+        /// left).
         case noPassphrase
         /// The passphrase given was wrong this many times.
         case wrongPassphrase(Int)

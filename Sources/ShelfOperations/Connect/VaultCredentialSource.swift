@@ -100,22 +100,24 @@ public final class VaultCredentialSource: CredentialSource {
             }
         }
         // A locked log key is asked for like a locked item: once.
-        if case .notLogged = answer, case .locked = vault.releaseLogKey(create: false), let passphrase = askPassphrase?(),
-            (try? vault.unlock(passphrase: passphrase)) != nil
+        if case .notLogged = answer, case .locked = vault.releaseLogKey(create: false),
+            let passphrase = askPassphrase?(), (try? vault.unlock(passphrase: passphrase)) != nil
         {
             answer = vault.release(reference, class: stored, for: purpose, log: log)
         }
         switch answer {
         case .released(let secret): return .found(secret)
         case .notLogged(let error):
-            return .unavailable(reason: "the release log could not be written (\(error.message)), so \(reference) was not released")
+            return .unavailable(
+                reason: "the release log could not be written (\(error.message)), so \(reference) was not released")
         case .unread(.found), .unread(.notStored): return .notStored
         case .unread(.locked):
             let (reason, hint) = LockedCredential.explain(
                 reference, stored: stored, situation: wrong > 0 ? .wrongPassphrase(wrong) : .noPassphrase,
                 keyringInUse: keyringInUse)
             return .unavailable(reason: reason, hint: hint)
-        case .unread(.storedInOtherClass(let other)): return .unavailable(reason: "\(reference) moved to \(other) while reading")
+        case .unread(.storedInOtherClass(let other)):
+            return .unavailable(reason: "\(reference) moved to \(other) while reading")
         case .unread(.vaultUnavailable(let reason)): return .unavailable(reason: reason)
         }
     }

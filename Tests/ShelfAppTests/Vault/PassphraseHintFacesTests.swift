@@ -24,12 +24,16 @@ final class PassphraseHintFacesTests: XCTestCase {
     }
 
     func testTheCLISaysWhatItSaidBefore() {
-        let give = "give the vault passphrase on a terminal, or on a file descriptor: --passphrase-fd N (e.g. --passphrase-fd 3 3<file)"
+        let give = "give the vault passphrase on a terminal, or on a file descriptor: --passphrase-fd N "
+            + "(e.g. --passphrase-fd 3 3<file)"
         XCTAssertEqual(hints().map(CLIErrorHints.hint), [
-            "sshelf vault unlock (opens it for every sshelf process until 'sshelf vault lock' or the idle timeout), or \(give)",
+            "sshelf vault unlock (opens it for every sshelf process until 'sshelf vault lock' or the idle timeout), or "
+                + give,
             give,
-            "give the right one: typed at the prompt, or as the first line read from --passphrase-fd N ('sshelf vault unlock' checks a passphrase)",
-            "let unattended logins read it: \(setClass), then give the passphrase when starting it (--passphrase-fd N): this system keeps no unlock between processes (no kernel keyring)",
+            "give the right one: typed at the prompt, or as the first line read from --passphrase-fd N "
+                + "('sshelf vault unlock' checks a passphrase)",
+            "let unattended logins read it: \(setClass), then give the passphrase when starting it (--passphrase-fd N): "
+                + "this system keeps no unlock between processes (no kernel keyring)",
         ])
         let failure = CLIErrorHints.shelfError(from: ShelfError(.failure, "locked", hint: hints()[1]))
         XCTAssertEqual(failure.hint, give, "the CLI's error output words it")
