@@ -158,7 +158,7 @@ public final class ForwardEngine: @unchecked Sendable {
     public func run() throws(SSHError) {
         session.setBlocking(false)
         let buffer = ForwardSendBuffer(socket: session.socket, capacity: sendBufferCapacity)
-        outgoing = (buffer, buffer.install(on: session.raw))
+        outgoing = (buffer, buffer.install(on: session))
         defer { shutDown() }
         var stopRequested = false
         while !stopRequested {
@@ -225,7 +225,7 @@ public final class ForwardEngine: @unchecked Sendable {
         // What libssh2 believes it sent goes out before its own send is back (and before any blocking call).
         if let (buffer, replaced) = outgoing {
             buffer.drain(timeout: 2)
-            buffer.uninstall(replaced, from: session.raw)
+            buffer.uninstall(replaced, from: session)
             outgoing = nil
         }
         session.setBlocking(true)
