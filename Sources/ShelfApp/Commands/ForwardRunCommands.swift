@@ -277,7 +277,7 @@ enum ForwardRunCommands {
 
     /// One rule's line of `forward status`: host, spec, state, connections (active/total), sessions, bytes, detail.
     static func statusRow(_ rule: RuleState) -> [String] {
-        var detail = rule.lastError.map(Display.safe) ?? ""
+        var detail = rule.lastError.map { Display.safe(CLIErrorHints.hint($0)) } ?? ""
         if let next = rule.nextAttempt {
             detail = "next attempt in \(max(0, Int(next.timeIntervalSinceNow.rounded(.up)))) s: " + detail
         }

@@ -240,7 +240,7 @@ final class FleetSession: @unchecked Sendable {
                 "could not save the hosts' pinned keys and last-connected times: \(ShelfError(from: error).message)")
         }
         let entry = FleetLog.entry(by: by, what: what, item: item, targets: fleet.targets, results: summary.results)
-        try FleetLog.append(entry, vault: vault, workspace: workspace)
+        try FleetLog.record(entry, vault: vault, workspace: workspace)
     }
 }
 
