@@ -55,18 +55,34 @@ let package = Package(
         .target(name: "ShelfUI", dependencies: ["ShelfCore"], path: "Sources/ShelfUI"),
         .target(
             name: "ShelfTerminal", dependencies: ["ShelfUI", "CNcurses", "CCursesShims"], path: "Sources/ShelfTerminal"),
+        // What both faces start or share above the operations: the process context and its output, the sshelf
+        // agent, warm keepers, the forward supervisor, the OpenSSH handover, terminal prompts, a fleet run's session.
         .target(
-            name: "ShelfApp",
+            name: "ShelfServices",
             dependencies: [
                 "ShelfCore", "ShelfSystem", "ShelfStore", "ShelfVault", "ShelfSSH", "ShelfSync", "ShelfOperations", "ShelfUI",
-                "ShelfTerminal",
             ],
-            path: "Sources/ShelfApp"),
+            path: "Sources/ShelfServices"),
+        // The two faces; neither imports the other (the `sshelf` executable wires them together).
+        .target(
+            name: "ShelfCLI",
+            dependencies: [
+                "ShelfCore", "ShelfSystem", "ShelfStore", "ShelfVault", "ShelfSSH", "ShelfSync", "ShelfOperations", "ShelfUI",
+                "ShelfTerminal", "ShelfServices",
+            ],
+            path: "Sources/ShelfCLI"),
+        .target(
+            name: "ShelfTUIApp",
+            dependencies: [
+                "ShelfCore", "ShelfSystem", "ShelfStore", "ShelfVault", "ShelfSSH", "ShelfSync", "ShelfOperations", "ShelfUI",
+                "ShelfTerminal", "ShelfServices",
+            ],
+            path: "Sources/ShelfTUIApp"),
         // The release build (`make release`, which links the Swift runtime statically) finds libstdc++'s static
         // archive first in .build/static-libs, put there by the Makefile: the runtime's C++ then needs no
         // libstdc++.so loaded and bound at every start. Without that folder the shared library is used.
         .executableTarget(
-            name: "sshelf", dependencies: ["ShelfApp"], path: "Sources/sshelf",
+            name: "sshelf", dependencies: ["ShelfSystem", "ShelfServices", "ShelfCLI", "ShelfTUIApp"], path: "Sources/sshelf",
             linkerSettings: [
                 .unsafeFlags(["-L\(Context.packageDirectory)/.build/static-libs"], .when(configuration: .release))
             ]),
@@ -95,7 +111,7 @@ let package = Package(
             exclude: ["Snapshots"]),
         // Drives the built `sshelf` binary (CLI, and the TUI through tmux) as a user would.
         .testTarget(
-            name: "ShelfAppTests", dependencies: ["ShelfApp", "ShelfCore", "ShelfStore", "ShelfUI", "TestSupport", "ShelfSQLite"],
+            name: "ShelfAppTests", dependencies: ["ShelfCLI", "ShelfTUIApp", "ShelfServices", "ShelfCore", "ShelfStore", "ShelfUI", "TestSupport", "ShelfSQLite"],
             path: "Tests/ShelfAppTests"),
     ]
 )

@@ -4,9 +4,9 @@
 import Foundation
 import ShelfCore
 
-enum ArgumentText {
+public enum ArgumentText {
     /// The process's arguments after the program name, each checked to be UTF-8.
-    static func processArguments() throws -> [String] {
+    public static func processArguments() throws -> [String] {
         let argv = CommandLine.unsafeArgv
         return try (1..<Int(CommandLine.argc)).map { index in
             guard let pointer = argv[index] else { return "" }

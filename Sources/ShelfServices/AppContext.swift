@@ -6,14 +6,17 @@ import ShelfCore
 import ShelfOperations
 import ShelfStore
 
-final class AppContext: @unchecked Sendable {
-    let environment: [String: String]
-    let locations: DataLocations
+public final class AppContext: @unchecked Sendable {
+    public let environment: [String: String]
+    public let locations: DataLocations
     private var openedStore: Store?
-    var output: (String) -> Void
-    var errorOutput: (String) -> Void
+    public var output: (String) -> Void
+    public var errorOutput: (String) -> Void
+    /// Opens the terminal UI (with a benchmark to run, for `sshelf ui --benchmark-report`): the TUI is a face the
+    /// command line does not import, so the executable that wires the two together sets it (SshelfMain).
+    public var openTerminalUI: ((_ benchmark: (report: String, query: String)?) -> Int32)?
 
-    init(environment: [String: String], output: @escaping (String) -> Void, errorOutput: @escaping (String) -> Void) {
+    public init(environment: [String: String], output: @escaping (String) -> Void, errorOutput: @escaping (String) -> Void) {
         self.environment = environment
         self.locations = DataLocations.resolve(environment: environment)
         self.output = output
@@ -23,17 +26,17 @@ final class AppContext: @unchecked Sendable {
     /// The operations' view: warnings go through this context (so a caller that must keep stderr clean, the
     /// TUI under curses, can catch them).
     /// (Weakly: the store this context opens keeps its workspace for its change hook.)
-    var workspace: Workspace { Workspace(environment: environment, warn: { [weak self] text in self?.warn(Display.safe(text)) }) }
+    public var workspace: Workspace { Workspace(environment: environment, warn: { [weak self] text in self?.warn(Display.safe(text)) }) }
 
-    var homeDirectory: String { workspace.homeDirectory }
+    public var homeDirectory: String { workspace.homeDirectory }
 
-    func store() throws -> Store {
+    public func store() throws -> Store {
         if let openedStore { return openedStore }
         let store = try workspace.openStore()
         openedStore = store
         return store
     }
 
-    func print(_ text: String) { output(text.hasSuffix("\n") ? text : text + "\n") }
-    func warn(_ text: String) { errorOutput("sshelf: warning: \(text)\n") }
+    public func print(_ text: String) { output(text.hasSuffix("\n") ? text : text + "\n") }
+    public func warn(_ text: String) { errorOutput("sshelf: warning: \(text)\n") }
 }

@@ -7,14 +7,14 @@ import ShelfStore
 import ShelfSync
 import ShelfUI
 
-enum ConflictItems {
-    static func load(_ store: Store) throws -> [ConflictItem] {
+public enum ConflictItems {
+    public static func load(_ store: Store) throws -> [ConflictItem] {
         let names = try GroupInfo.names(store)
         let me = try store.deviceID
         return try store.conflicts().reversed().map { item($0, names: names, me: me) }
     }
 
-    static func item(_ conflict: StoredConflict, names: [String: String], me: String) -> ConflictItem {
+    public static func item(_ conflict: StoredConflict, names: [String: String], me: String) -> ConflictItem {
         func who(_ id: String, _ at: Date?) -> String {
             guard !id.isEmpty else { return "" }
             let name =

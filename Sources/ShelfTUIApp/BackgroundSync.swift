@@ -11,6 +11,7 @@
 import Foundation
 import ShelfCore
 import ShelfOperations
+import ShelfServices
 import ShelfStore
 import ShelfSync
 import ShelfUI

@@ -6,6 +6,7 @@
 import Foundation
 import ShelfCore
 import ShelfOperations
+import ShelfServices
 import ShelfSystem
 import ShelfUI
 

@@ -12,6 +12,7 @@
 // The forward supervisor's state is read by ForwardChildren at each tick of the run loop.
 import Foundation
 import ShelfCore
+import ShelfServices
 import ShelfStore
 import ShelfSync
 import ShelfSystem

@@ -3,11 +3,12 @@
 import Foundation
 import ShelfCore
 import ShelfOperations
+import ShelfServices
 import ShelfStore
 import ShelfTerminal
 import ShelfUI
 
-final class TUIApp {
+public final class TUIApp {
     private let context: AppContext
     private let mailbox = Mailbox()
     private let worker: StoreWorker
@@ -25,17 +26,9 @@ final class TUIApp {
     private var state: UIState
     private var terminal: Terminal?
     /// Set by `sshelf ui --benchmark-report`: measure, write the report, quit.
-    var benchmark: TUIBenchmark?
+    public var benchmark: TUIBenchmark?
 
-    /// This program's own path, for the children it runs (`sshelf forward start` for a rule started with `t`).
-    static var selfPath: String {
-        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-    }
-
-    /// True when both stdin and stdout are a terminal (otherwise `sshelf` prints help instead).
-    static var isInteractive: Bool { isatty(0) == 1 && isatty(1) == 1 }
-
-    init(context: AppContext) {
+    public init(context: AppContext) {
         self.context = context
         let vault = TUIVault(context: context)
         self.vault = vault
@@ -45,13 +38,13 @@ final class TUIApp {
         worker = StoreWorker(workspace: TUIVault.quiet(context), mailbox: mailbox,
                              secretsPresent: { vault.itemNames() },
                              askVaultPassphrase: TUIHostPassword.vaultPassphrase(asking: login.prompts))
-        forwards = ForwardChildren(locations: context.locations, mailbox: mailbox, selfPath: TUIApp.selfPath)
+        forwards = ForwardChildren(locations: context.locations, mailbox: mailbox, selfPath: SelfProcess.path)
         fleet = TUIFleet(context: context, mailbox: mailbox, prompts: login.prompts)
         reachability = ReachabilityWorker(mailbox: mailbox)
         state = UIState()
     }
 
-    func run() -> Int32 {
+    public func run() -> Int32 {
         let noColor = !(context.environment["NO_COLOR"] ?? "").isEmpty
         guard let terminal = Terminal(noColor: noColor) else {
             context.errorOutput("sshelf: error: cannot use this terminal (TERM=\(Display.safe(context.environment["TERM"] ?? "")))\n"

@@ -5,14 +5,14 @@
 import Foundation
 import ShelfUI
 
-final class TUIBenchmark {
+public final class TUIBenchmark {
     let reportPath: String
     let query: String
     let started = DispatchTime.now()
     var lines: [String] = []
     private var rowsDrawn = false
 
-    init(reportPath: String, query: String) {
+    public init(reportPath: String, query: String) {
         self.reportPath = reportPath
         self.query = query
     }

@@ -4,6 +4,7 @@
 import Foundation
 import ShelfCore
 import ShelfOperations
+import ShelfServices
 import ShelfSystem
 import ShelfUI
 

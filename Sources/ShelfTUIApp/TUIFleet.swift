@@ -7,6 +7,7 @@ import Foundation
 import ShelfCore
 import ShelfOperations
 import ShelfSSH
+import ShelfServices
 import ShelfStore
 import ShelfSystem
 import ShelfUI
@@ -80,7 +81,7 @@ final class TUIFleet: @unchecked Sendable {
             }
             let options = ConnectOptions.standard(workspace)
             let settings = FleetRun.Settings(
-                parallel: RunCommand.defaultParallel, commandTimeout: RunCommand.defaultCommandTimeout)
+                parallel: FleetRun.Settings.defaultParallel, commandTimeout: FleetRun.Settings.defaultCommandTimeout)
             let plans = fleet.plans
             let groups = GroupCache()
             let summary = session.run(
@@ -88,8 +89,8 @@ final class TUIFleet: @unchecked Sendable {
                 progress: { [mailbox] progress in
                     mailbox.post(.fleetProgress(Self.update(plans, progress.hosts, ended: false, groups: groups)))
                 },
-                job: RunCommand.job(command, session: session, options: options, acceptNew: false, context: context))
-            var last = RunReport.summaryLine(summary)
+                job: FleetSession.job(command, session: session, options: options, acceptNew: false, context: context))
+            var last = FleetReport.summaryLine(summary)
             do {
                 try session.finish(summary, fleet: fleet, what: "run", item: FleetLog.commandHash(command))
             } catch {
@@ -124,7 +125,7 @@ final class TUIFleet: @unchecked Sendable {
             case .finished(let result):
                 finished.append(result)
                 line.state = lineState(result.outcome)
-                line.detail = RunReport.status(result)
+                line.detail = FleetReport.status(result)
             }
             return line
         }

@@ -11,6 +11,7 @@ import Foundation
 import ShelfCore
 import ShelfOperations
 import ShelfSSH
+import ShelfServices
 import ShelfStore
 import ShelfSystem
 import ShelfTerminal
@@ -194,7 +195,7 @@ final class TUILogin: @unchecked Sendable {
                 return Notice("\(host) has no identity to install", isError: true)
             }
             let name = Display.safe(identity.name)
-            switch try CopyIDCommand.install(try CopyIDCommand.keyLine(for: identity), on: session.connection) {
+            switch try AuthorizedKeyInstall.install(try AuthorizedKeyInstall.keyLine(for: identity), on: session.connection) {
             case .added: return Notice("installed identity '\(name)' in ~/.ssh/authorized_keys on \(host)")
             case .present: return Notice("\(host) already has identity '\(name)'; nothing added")
             case .failed(let reason): return Notice("copy-id to \(host) failed: \(Display.safe(reason))", isError: true)
@@ -271,7 +272,7 @@ final class TUILogin: @unchecked Sendable {
         terminal.suspend()
         // Options sshelf's client does not apply are said as `sshelf connect` says them: once per host until the
         // host or those options change (OptionNotes), here where the session starts.
-        SSHCommands.noteOptions(session.plan, store: session.store, always: false, context: context)
+        OptionNotes.say(session.plan, store: session.store, always: false, context: context)
         // Until the shell puts the terminal in raw mode (and after it restored it), Ctrl-C would be a signal that
         // ends the TUI with the session: ignored meanwhile (in raw mode it is a byte for the remote side).
         let previousInt = signal(SIGINT, SIG_IGN)

@@ -1,4 +1,4 @@
-// sshelf: the executable. Everything happens in ShelfApp; this only hands over the process.
-import ShelfApp
+// sshelf: the executable. SshelfMain wires the faces together; this only hands over the process.
+import Foundation
 
-exitProcess(SshelfMain.run())
+exit(SshelfMain.run())

@@ -3,8 +3,9 @@
 // hosts finished on the other core exactly as a small file's; no size cap below the documented limit, and a clear
 // error above it.
 import Foundation
-@testable import ShelfApp
+@testable import ShelfCLI
 import ShelfCore
+import ShelfServices
 @testable import ShelfStore
 import TestSupport
 import XCTest
@@ -18,7 +19,7 @@ final class ImportStructureTests: XCTestCase {
         var printed = ""
         let context = AppContext(environment: home.environment, output: { printed += $0 }, errorOutput: { printed += $0 })
         let before = StoreCounters.snapshot()
-        XCTAssertEqual(SshelfMain.run(["import", "ssh-config", path], context: context), 0, printed)
+        XCTAssertEqual(CommandLineRun.run(["import", "ssh-config", path], context: context), 0, printed)
         let after = StoreCounters.snapshot()
         return (after.commits - before.commits, after.prepared - before.prepared, try names(home))
     }

@@ -3,6 +3,7 @@
 import Foundation
 import ShelfCore
 import ShelfOperations
+import ShelfServices
 import ShelfSystem
 import ShelfVault
 
@@ -102,7 +103,7 @@ enum AgentCommands {
             }
             return 0
         }
-        let (pid, logPath) = try startInBackground(context, confirmTimeout: timeout)
+        let (pid, logPath) = try AgentStart.inBackground(context, confirmTimeout: timeout)
         if let unlockInput { try unlockAgent(context, unlockInput, pid: Int(pid)) }
         if call.flag("print-env") {
             context.print(environmentLine(locations.agentSocket))
@@ -111,38 +112,6 @@ enum AgentCommands {
             context.errorOutput("point ssh at it with: eval \"$(sshelf agent --print-env)\"\n")
         }
         return 0
-    }
-
-    /// Starts a background agent and waits until it answers; returns its pid and log. Also what hands a session to
-    /// OpenSSH (`connect --openssh`) uses when no agent runs yet.
-    static func startInBackground(_ context: AppContext, confirmTimeout timeout: Int = 30) throws -> (pid_t, String) {
-        let locations = context.locations
-        let logPath = locations.stateDirectory + "/agent.log"
-        do {
-            try PrivateFiles.ensureDirectory(locations.stateDirectory)
-        } catch {
-            throw ShelfError(.storage, "cannot create \(locations.stateDirectory): \(error)")
-        }
-        var channel: [Int32] = [-1, -1]
-        guard pipe(&channel) == 0 else { throw ShelfError(.failure, "pipe: \(String(cString: strerror(errno)))") }
-        _ = fcntl(channel[0], F_SETFD, FD_CLOEXEC)
-        let argv = [TUIApp.selfPath, "agent", "--ready-fd", "3", "--confirm-timeout", String(timeout)]
-        let spawned = DetachedProcess.spawn(argv, stderrPath: logPath, fd3: channel[1])
-        PrivateFiles.tighten(logPath)  // an agent.log left by something else keeps its mode when truncated
-        close(channel[1])
-        defer { close(channel[0]) }
-        let pid: pid_t
-        switch spawned {
-        case .success(let child): pid = child
-        case .failure(let error): throw ShelfError(.failure, "could not start the agent: \(error)")
-        }
-        let answer = readLine(channel[0], timeoutSeconds: 15)
-        guard answer == "ready" else {
-            let reason =
-                answer.map { $0.hasPrefix("error: ") ? String($0.dropFirst(7)) : $0 } ?? "it did not answer within 15 s"
-            throw ShelfError(.failure, "the agent did not start: \(reason)", hint: "see \(logPath)")
-        }
-        return (pid, logPath)
     }
 
     static func stop(_ call: Invocation, _ context: AppContext) throws -> Int32 {
@@ -277,24 +246,5 @@ enum AgentCommands {
             formatter.locale = Locale(identifier: "en_US_POSIX")
             context.errorOutput("sshelf agent \(formatter.string(from: Date())): \(Display.safe(line))\n")
         }
-    }
-
-    /// One line from `fd` within the timeout; nil on timeout or end of input.
-    private static func readLine(_ fd: Int32, timeoutSeconds: Int) -> String? {
-        let deadline = ContinuousClock.now + .seconds(timeoutSeconds)
-        var bytes: [UInt8] = []
-        while bytes.count < 4096 {
-            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&poller, 1, ConfirmChannel.milliseconds(until: deadline))
-            if ready < 0 && errno == EINTR { continue }
-            guard ready > 0 else { return nil }
-            var byte: UInt8 = 0
-            let got = read(fd, &byte, 1)
-            if got < 0 && errno == EINTR { continue }
-            guard got == 1 else { break }
-            if byte == 0x0a { return String(decoding: bytes, as: UTF8.self) }
-            bytes.append(byte)
-        }
-        return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -5,6 +5,7 @@ import Foundation
 import ShelfCore
 import ShelfOperations
 import ShelfSSH
+import ShelfServices
 import ShelfStore
 
 enum CopyCommand {
@@ -28,7 +29,7 @@ enum CopyCommand {
         options: [
             .flag("recursive", short: "r", "copy directories and everything in them"),
             .flag("preserve", short: "p", "keep permissions and access/modification times"),
-            .value("parallel", "N", "copy to at most N hosts at once (default \(RunCommand.defaultParallel))"),
+            .value("parallel", "N", "copy to at most N hosts at once (default \(FleetRun.Settings.defaultParallel))"),
             .value("timeout", "SECONDS", "connect timeout per host and address (default 10)"),
             .flag("yes", short: "y", "go ahead without the typed confirmation a large or protected copy asks for"),
             .flag("accept-new", "accept and pin the host key of hosts never seen before (never a changed key)"),
@@ -96,7 +97,7 @@ enum CopyCommand {
         }
         try FleetCommand.confirm(fleet, call: call, context: context)
         let settings = FleetRun.Settings(
-            parallel: try FleetCommand.count(call, "parallel", default: RunCommand.defaultParallel))
+            parallel: try FleetCommand.count(call, "parallel", default: FleetRun.Settings.defaultParallel))
         let session = try FleetSession(call: call, store: store, context: context, by: "cp")
         let copied = ByteCount()
         let summary = session.run(
@@ -125,10 +126,10 @@ enum CopyCommand {
         for result in summary.results {
             let line =
                 result.outcome == .succeeded
-                ? "\(Display.safe(result.name)): \(result.note ?? "copied")" : RunReport.statusLine(result)
+                ? "\(Display.safe(result.name)): \(result.note ?? "copied")" : FleetReport.statusLine(result)
             context.output(line + "\n")
         }
-        if summary.results.count > 1 || summary.interrupts > 0 { context.output(RunReport.summaryLine(summary) + "\n") }
+        if summary.results.count > 1 || summary.interrupts > 0 { context.output(FleetReport.summaryLine(summary) + "\n") }
         return FleetReport.exitStatus(summary.results)
     }
 }

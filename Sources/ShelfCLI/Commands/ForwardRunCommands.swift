@@ -5,6 +5,7 @@ import Foundation
 import ShelfCore
 import ShelfOperations
 import ShelfSSH
+import ShelfServices
 import ShelfStore
 import ShelfSystem
 import ShelfVault
@@ -208,7 +209,7 @@ enum ForwardRunCommands {
                 .map { host, rules in
                     HostRunner(
                         plan: try ConnectPlan.make(for: host, in: store), rules: rules, options: options,
-                        vault: vault, context: context, report: report)
+                        vault: vault, context: context, report: report, worded: CLIErrorHints.hint)
                 }
         }
         let signals = StopSignals { wakeup.stop() }
@@ -328,33 +329,6 @@ enum ForwardRunCommands {
                 hint: "sshelf forward add \(Display.safe(hostName)) --local 8080:localhost:80")
         }
         return rules
-    }
-}
-
-/// Turns SIGINT and SIGTERM into a call (on a dispatch queue, not in a signal handler), and back on cancel.
-final class StopSignals {
-    private let sources: [DispatchSourceSignal]
-
-    /// Returns once both signals reach `action`. libdispatch installs its own handler only when it registers a
-    /// source, asynchronously after `resume()`; until then the disposition is SIG_IGN and a signal is lost — as
-    /// it was when a script read "press Ctrl-C to stop" and sent SIGTERM at once on a busy machine.
-    init(_ action: @escaping @Sendable () -> Void) {
-        let registered = DispatchSemaphore(value: 0)
-        sources = [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler(handler: action)
-            source.setRegistrationHandler { registered.signal() }
-            source.resume()
-            return source
-        }
-        for _ in sources { registered.wait() }
-    }
-
-    func cancel() {
-        for source in sources { source.cancel() }
-        signal(SIGINT, SIG_DFL)
-        signal(SIGTERM, SIG_DFL)
     }
 }
 

@@ -3,6 +3,7 @@
 import Foundation
 import ShelfCore
 import ShelfOperations
+import ShelfServices
 import ShelfStore
 
 enum GroupCommands {

@@ -5,6 +5,7 @@
 import Foundation
 import ShelfCore
 import ShelfOperations
+import ShelfServices
 import ShelfStore
 #if canImport(Glibc)
 import Glibc

@@ -3,6 +3,7 @@ import Foundation
 import ShelfCore
 import ShelfSSH
 import ShelfOperations
+import ShelfServices
 import ShelfTerminal
 import ShelfVault
 

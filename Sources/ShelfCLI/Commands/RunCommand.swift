@@ -5,13 +5,11 @@ import Foundation
 import ShelfCore
 import ShelfOperations
 import ShelfSSH
+import ShelfServices
 import ShelfStore
 import ShelfSystem
 
 enum RunCommand {
-    static let defaultParallel = 32
-    static let defaultCommandTimeout = 600.0
-
     static let command = CommandSpec(
         path: ["run"], summary: "run one command on many hosts at once (a group, a tag, a search)",
         details: """
@@ -39,12 +37,12 @@ enum RunCommand {
             .flag(
                 "dry-run",
                 "list the hosts and each one's connect plan (hops, host keys, credential sources); connect to none"),
-            .value("parallel", "N", "run on at most N hosts at once (default \(defaultParallel))"),
+            .value("parallel", "N", "run on at most N hosts at once (default \(FleetRun.Settings.defaultParallel))"),
             .value("canary", "N", "run on the first N hosts first; stop there unless all of them succeed"),
             .value("timeout", "SECONDS", "connect timeout per host and address (default 10)"),
             .value(
                 "command-timeout", "SECONDS",
-                "cut a command that runs longer than this (default \(Int(defaultCommandTimeout)))"),
+                "cut a command that runs longer than this (default \(Int(FleetRun.Settings.defaultCommandTimeout)))"),
             .flag("json", "print one JSON object a line per host (name, outcome, exit status, stdout, stderr, times)"),
             .flag("yes", short: "y", "go ahead without the typed confirmation a large or protected run asks for"),
             .flag("accept-new", "accept and pin the host key of hosts never seen before (never a changed key)"),
@@ -76,13 +74,13 @@ enum RunCommand {
         }
         try FleetCommand.confirm(fleet, call: call, context: context)
         let settings = FleetRun.Settings(
-            parallel: try FleetCommand.count(call, "parallel", default: defaultParallel),
+            parallel: try FleetCommand.count(call, "parallel", default: FleetRun.Settings.defaultParallel),
             canary: try FleetCommand.count(call, "canary", default: 0, allowZero: true),
-            commandTimeout: try FleetCommand.seconds(call, "command-timeout", default: defaultCommandTimeout))
+            commandTimeout: try FleetCommand.seconds(call, "command-timeout", default: FleetRun.Settings.defaultCommandTimeout))
         let session = try FleetSession(call: call, store: store, context: context, by: "run")
         let summary = session.run(
             fleet, settings: settings, options: options, json: call.flag("json"),
-            job: job(command, session: session, options: options, acceptNew: call.flag("accept-new"), context: context))
+            job: FleetSession.job(command, session: session, options: options, acceptNew: call.flag("accept-new"), context: context))
         try session.finish(summary, fleet: fleet, what: "run", item: FleetLog.commandHash(command))
         if call.flag("json") {
             RunReport.printJSON(summary.results, context: context)
@@ -90,66 +88,5 @@ enum RunCommand {
             RunReport.print(summary, context: context)
         }
         return FleetReport.exitStatus(summary.results)
-    }
-
-    /// One host's part of a run, for the CLI and the TUI alike: its warm session when one runs, else a connection
-    /// made as a login is (nothing asked).
-    static func job(
-        _ command: String, session: FleetSession, options: ConnectOptions, acceptNew: Bool, context: AppContext
-    ) -> FleetSession.Job {
-        { plan, abort, connected in
-            if let result = warmRun(
-                command, plan: plan, abort: abort, locations: context.locations, connected: connected)
-            {
-                return result
-            }
-            return FleetConnect.run(
-                plan, options: options, credentials: session.credentials(), acceptNew: acceptNew,
-                abort: abort, connected: connected, body: FleetConnect.exec(command))
-        }
-    }
-
-    /// The command through the host's warm session, when one is running (nil: connect as usual). Its key was
-    /// verified when the keeper logged in; the fingerprint logged is the one pinned on the host.
-    static func warmRun(
-        _ command: String, plan: ConnectPlan, abort: FleetAbort, locations: DataLocations,
-        connected: @escaping @Sendable () -> Void
-    ) -> FleetHostResult? {
-        var result = FleetHostResult(name: plan.target.name, hostID: plan.target.id, outcome: .failed)
-        result.started = Date()
-        defer { abort.detachSocket() }
-        var output = result
-        var took = false
-        let status = WarmClient.exec(
-            command, stdin: false, plan: plan, locations: locations,
-            // The keeper took the request: the command runs from here (its timeout counts, the pane says running).
-            onSocket: { fd in
-                guard abort.attach(socket: fd) else { return false }
-                took = true
-                connected()
-                return true
-            },
-            output: { toStderr, bytes in bytes.withUnsafeBytes { output.append($0, toStderr: toStderr) } },
-            failure: { output.error = UntrustedText.clean($0) })
-        // A keeper cut off by a timeout or a second Ctrl-C has no status, and ran on the warm session all the same.
-        guard status != nil || (took && abort.reason != nil) else { return nil }
-        result = output
-        result.finished = Date()
-        result.warm = true
-        // Nothing new to pin, but it counts as a connection (last connected), as a warm exec does.
-        result.connectOutcome = ConnectOutcome()
-        result.fingerprint = plan.target.pinnedHostKey.flatMap(FleetCommand.fingerprint)
-        switch abort.reason {
-        case .timedOut?:
-            result.outcome = .timedOut
-            result.error = "cut at the command timeout"
-        case .killed?:
-            result.outcome = .killed
-            result.error = "stopped by a second Ctrl-C"
-        case nil:
-            result.exitStatus = status
-            result.outcome = status == 0 ? .succeeded : .failed
-        }
-        return result
     }
 }

@@ -3,6 +3,7 @@
 import Foundation
 import ShelfCore
 import ShelfOperations
+import ShelfServices
 
 enum RunReport {
     static let rule = "---------------"
@@ -17,8 +18,8 @@ enum RunReport {
                 write(group.stderr, context: context)
             }
         }
-        for result in summary.results { context.output(statusLine(result) + "\n") }
-        context.output(summaryLine(summary) + "\n")
+        for result in summary.results { context.output(FleetReport.statusLine(result) + "\n") }
+        context.output(FleetReport.summaryLine(summary) + "\n")
     }
 
     /// Remote output as it came (binary-safe), ending its last line so the next header starts on its own.
@@ -26,46 +27,6 @@ enum RunReport {
         guard !bytes.isEmpty else { return }
         bytes.withUnsafeBytes { StandardStreams.write($0, fd: 1) }
         if bytes.last != 0x0A { context.output("\n") }
-    }
-
-    static func statusLine(_ result: FleetHostResult) -> String {
-        "\(Display.safe(result.name)): \(status(result))"
-    }
-
-    /// How the host ended, in words: `exit 0 (0.31s)`, `unreachable: … (10.02s)`, `not started`.
-    static func status(_ result: FleetHostResult) -> String {
-        var facts: [String] = []
-        if let seconds = result.seconds { facts.append(String(format: "%.2fs", seconds)) }
-        if result.warm { facts.append("warm") }
-        if result.truncated { facts.append("output cut at \(FleetHostResult.outputLimit >> 20) MiB") }
-        let tail = facts.isEmpty ? "" : " (\(facts.joined(separator: ", ")))"
-        let error = result.error.map { ": " + Display.safe($0) } ?? ""
-        switch result.outcome {
-        case .succeeded, .failed:
-            if let status = result.exitStatus { return "exit \(status)\(error)\(tail)" }
-            return "failed\(error)\(tail)"
-        case .notStarted:
-            return "not started"
-        default:
-            return "\(result.outcome.rawValue.replacingOccurrences(of: "-", with: " "))\(error)\(tail)"
-        }
-    }
-
-    static func summaryLine(_ summary: FleetRun.Summary) -> String {
-        var counts: [String: Int] = [:]
-        var order: [String] = []
-        for result in summary.results {
-            let word = result.outcome.rawValue
-            if counts[word] == nil { order.append(word) }
-            counts[word, default: 0] += 1
-        }
-        let total = summary.results.count
-        var line =
-            "\(total) host\(total == 1 ? "" : "s"): " + order.map { "\(counts[$0]!) \($0)" }.joined(separator: ", ")
-        if summary.canaryStopped { line += "; a canary host failed, so the others were not started" }
-        if summary.interrupts == 1 { line += "; interrupted: hosts not started were left alone, running ones finished" }
-        if summary.interrupts > 1 { line += "; interrupted twice: running hosts were stopped" }
-        return line
     }
 
     /// One object a line per host, in run order.

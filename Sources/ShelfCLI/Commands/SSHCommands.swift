@@ -4,6 +4,7 @@ import Foundation
 import ShelfCore
 import ShelfOperations
 import ShelfSSH
+import ShelfServices
 import ShelfStore
 
 enum SSHCommands {
@@ -102,7 +103,7 @@ enum SSHCommands {
             context.print(plan.describe(trust: options.trust, agentSocket: options.agentSocket, environment: options.environment))
             return 0
         }
-        noteOptions(plan, store: store, always: call.flag("verbose"), context: context)
+        OptionNotes.say(plan, store: store, always: call.flag("verbose"), context: context)
         return try withConnection(plan, store: store, call: call, options: options, context: context) { connection in
             let exit = try connection.runShell(ShellOptions(term: context.environment["TERM"] ?? "xterm"))
             if exit == .disconnected { context.errorOutput("\r\nConnection to \(Display.safe(plan.target.name)) closed.\r\n") }
@@ -208,33 +209,6 @@ enum SSHCommands {
         let pinned = question.key.pinned
         let hop = plan.endpoints.first { $0.name == question.hopName }?.hostID
         return ((try? store.hosts()) ?? []).filter { $0.pinnedHostKey == pinned && $0.id != hop }.map(\.name)
-    }
-
-    /// Said before connecting: the target's options sshelf's own client cannot do (it connects without them) — once
-    /// per host until the host or those options change, or every time when `always` (OptionNotes) — and values it
-    /// cannot read. A unix-socket forward is named on its own, precisely.
-    static func noteOptions(_ plan: ConnectPlan, store: Store, always: Bool, context: AppContext) {
-        let target = plan.endpoints[plan.endpoints.count - 1]
-        let name = Display.safe(target.name)
-        for line in target.settings.socketForwards {
-            context.errorOutput("sshelf: note: \(name): '\(Display.safe(line))' forwards a unix socket, which sshelf's own client (libssh2 \(LibSSH2.version)) cannot open; connecting without it (sshelf connect \(name) --openssh runs OpenSSH's ssh with it)\n")
-        }
-        let unsupported = target.settings.unsupported.filter { keyword in
-            !target.settings.socketForwards.contains { SSHOption(line: $0)?.keyword == keyword }
-        }
-        if !unsupported.isEmpty {
-            let list = unsupported.map(Display.safe).joined(separator: ", ")
-            let note = "sshelf: note: \(name) sets \(list), which sshelf's own client (libssh2 \(LibSSH2.version)) cannot do; connecting without \(unsupported.count == 1 ? "it" : "them") (sshelf connect \(name) --openssh runs OpenSSH's ssh with them)\n"
-            let keys = Set(unsupported.map { $0.lowercased() })
-            let defaults = (try? store.optionDefaults()) ?? []
-            let values = HostSettings.options(for: plan.target, defaults: defaults).filter { keys.contains($0.key) }.map(\.description)
-            if OptionNotes(context.locations).isNew(note, host: plan.target, values: values) || always {
-                context.errorOutput(note)
-            }
-        }
-        for problem in target.settings.invalid {
-            context.warn("\(name): option \(Display.safe(problem)); ignored")
-        }
     }
 
     static func plan(for name: String, _ context: AppContext) throws -> (ConnectPlan, Store) {

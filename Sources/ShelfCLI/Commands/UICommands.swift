@@ -3,6 +3,7 @@
 import Foundation
 import ShelfCore
 import ShelfOperations
+import ShelfServices
 import ShelfSystem
 import ShelfUI
 
@@ -35,15 +36,12 @@ enum UICommands {
         if let count = call.value("benchmark-seed") {
             return try seed(count, call, context)
         }
-        guard TUIApp.isInteractive else {
+        guard SelfProcess.isInteractive, let openTerminalUI = context.openTerminalUI else {
             throw ShelfError(.usage, "ui: stdin and stdout must be a terminal",
                              hint: "run it in a terminal; scripts use 'sshelf list --json'")
         }
-        let app = TUIApp(context: context)
-        if let report = call.value("benchmark-report") {
-            app.benchmark = TUIBenchmark(reportPath: report, query: call.value("benchmark-query") ?? "web 42")
-        }
-        return app.run()
+        let benchmark = call.value("benchmark-report").map { (report: $0, query: call.value("benchmark-query") ?? "web 42") }
+        return openTerminalUI(benchmark)
     }
 
     /// Writes generated hosts (BenchmarkData) in one transaction, and optionally the same hosts as an ssh_config.

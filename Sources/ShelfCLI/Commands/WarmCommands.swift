@@ -4,6 +4,7 @@ import Foundation
 import ShelfCore
 import ShelfOperations
 import ShelfSSH
+import ShelfServices
 
 enum WarmCommands {
     static let defaultIdle = 600

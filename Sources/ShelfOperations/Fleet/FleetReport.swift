@@ -1,5 +1,6 @@
 // FleetReport: a run's results folded for reading, as clush -b and dshbak do — every distinct output once, with
-// the hosts that printed it — and the counts the summary line and the exit status come from.
+// the hosts that printed it — the counts the exit status comes from, and each host's status and the summary line in
+// words (`sshelf run`, `cp` and the TUI's run pane say them alike).
 import Foundation
 
 public enum FleetReport {
@@ -36,5 +37,45 @@ public enum FleetReport {
     public static func exitStatus(_ results: [FleetHostResult]) -> Int32 {
         if results.contains(where: { $0.outcome.isConnectionFailure }) { return 255 }
         return results.allSatisfy { $0.outcome == .succeeded } ? 0 : 1
+    }
+
+    public static func statusLine(_ result: FleetHostResult) -> String {
+        "\(Display.safe(result.name)): \(status(result))"
+    }
+
+    /// How the host ended, in words: `exit 0 (0.31s)`, `unreachable: … (10.02s)`, `not started`.
+    public static func status(_ result: FleetHostResult) -> String {
+        var facts: [String] = []
+        if let seconds = result.seconds { facts.append(String(format: "%.2fs", seconds)) }
+        if result.warm { facts.append("warm") }
+        if result.truncated { facts.append("output cut at \(FleetHostResult.outputLimit >> 20) MiB") }
+        let tail = facts.isEmpty ? "" : " (\(facts.joined(separator: ", ")))"
+        let error = result.error.map { ": " + Display.safe($0) } ?? ""
+        switch result.outcome {
+        case .succeeded, .failed:
+            if let status = result.exitStatus { return "exit \(status)\(error)\(tail)" }
+            return "failed\(error)\(tail)"
+        case .notStarted:
+            return "not started"
+        default:
+            return "\(result.outcome.rawValue.replacingOccurrences(of: "-", with: " "))\(error)\(tail)"
+        }
+    }
+
+    public static func summaryLine(_ summary: FleetRun.Summary) -> String {
+        var counts: [String: Int] = [:]
+        var order: [String] = []
+        for result in summary.results {
+            let word = result.outcome.rawValue
+            if counts[word] == nil { order.append(word) }
+            counts[word, default: 0] += 1
+        }
+        let total = summary.results.count
+        var line =
+            "\(total) host\(total == 1 ? "" : "s"): " + order.map { "\(counts[$0]!) \($0)" }.joined(separator: ", ")
+        if summary.canaryStopped { line += "; a canary host failed, so the others were not started" }
+        if summary.interrupts == 1 { line += "; interrupted: hosts not started were left alone, running ones finished" }
+        if summary.interrupts > 1 { line += "; interrupted twice: running hosts were stopped" }
+        return line
     }
 }

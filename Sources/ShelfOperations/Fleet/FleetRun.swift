@@ -22,6 +22,10 @@ public final class FleetRun: @unchecked Sendable {
             self.canary = canary
             self.commandTimeout = commandTimeout
         }
+
+        /// What `sshelf run` and the TUI's run pane use unless told otherwise.
+        public static let defaultParallel = 32
+        public static let defaultCommandTimeout = 600.0
     }
 
     /// What the live progress line shows.

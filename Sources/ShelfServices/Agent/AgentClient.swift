@@ -10,9 +10,9 @@ import ShelfSystem
 import Glibc
 #endif
 
-enum AgentClient {
+public enum AgentClient {
     /// The running agent's own account of itself; nil when nothing (of ours) answers on the socket.
-    static func status(_ locations: DataLocations) -> AgentStatus? {
+    public static func status(_ locations: DataLocations) -> AgentStatus? {
         guard let fd = PrivateSocket.connect(locations.agentSocket) else { return nil }
         defer { close(fd) }
         PrivateSocket.setTimeout(fd, seconds: 5, option: SO_RCVTIMEO)
@@ -40,7 +40,7 @@ enum AgentClient {
 extension AgentClient {
     /// Gives a running agent the vault passphrase (an UNLOCK request, built in guarded memory); true when it
     /// opened the vault.
-    static func unlock(_ locations: DataLocations, passphrase: SecretBytes) -> Bool {
+    public static func unlock(_ locations: DataLocations, passphrase: SecretBytes) -> Bool {
         guard let fd = PrivateSocket.connect(locations.agentSocket) else { return false }
         defer { close(fd) }
         // The answer may wait out the back-off of wrong passphrases before it (UnlockBackoff), then Argon2id.
@@ -73,12 +73,12 @@ extension AgentClient {
 }
 
 /// `agent/state` beside the socket: which process serves it, for `agent stop` and `agent status`.
-enum AgentStateFile {
-    struct State: Codable, Equatable {
-        var pid: Int
-        var socket: String
-        var started: Date
-        var foreground: Bool
+public enum AgentStateFile {
+    public struct State: Codable, Equatable {
+        public var pid: Int
+        public var socket: String
+        public var started: Date
+        public var foreground: Bool
     }
 
     static func path(_ locations: DataLocations) -> String { locations.agentDirectory + "/state" }
@@ -91,7 +91,7 @@ enum AgentStateFile {
         try? PrivateFiles.atomicWrite(data, to: path(locations))
     }
 
-    static func read(_ locations: DataLocations) -> State? {
+    public static func read(_ locations: DataLocations) -> State? {
         guard let data = FileManager.default.contents(atPath: path(locations)) else { return nil }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601

@@ -9,13 +9,13 @@ import ShelfOperations
 import Glibc
 #endif
 
-final class AgentConfirmation: @unchecked Sendable {
+public final class AgentConfirmation: @unchecked Sendable {
     enum Answer: Equatable {
         case allowed(by: String)
         case refused(String)
     }
 
-    static let defaultTimeout = 30
+    public static let defaultTimeout = 30
 
     private let locations: DataLocations
     private let timeout: Duration
@@ -23,7 +23,7 @@ final class AgentConfirmation: @unchecked Sendable {
     /// One question on the terminal (or the TUI) at a time; the others wait within their own deadline.
     private let turn = NSLock()
 
-    init(locations: DataLocations, timeoutSeconds: Int, useTerminal: Bool) {
+    public init(locations: DataLocations, timeoutSeconds: Int, useTerminal: Bool) {
         self.locations = locations
         timeout = .seconds(timeoutSeconds)
         self.useTerminal = useTerminal
@@ -89,10 +89,10 @@ final class AgentConfirmation: @unchecked Sendable {
 
 /// The TUI's confirm socket: the agent sends `u32 length, question (UTF-8)`, the TUI answers one byte, `y` or `n`.
 /// The TUI binds it (0600, in a 0700 folder); both sides check the other is this user.
-enum ConfirmChannel {
-    static let maximumQuestion = 4096
+public enum ConfirmChannel {
+    public static let maximumQuestion = 4096
 
-    static func directory(_ locations: DataLocations) -> String { locations.runtimeDirectory + "/tui" }
+    public static func directory(_ locations: DataLocations) -> String { locations.runtimeDirectory + "/tui" }
 
     /// What is left until `deadline`, for poll(2).
     static func milliseconds(until deadline: ContinuousClock.Instant) -> Int32 {
@@ -100,7 +100,7 @@ enum ConfirmChannel {
         return Int32(
             clamping: max(0, left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000))
     }
-    static func path(_ locations: DataLocations) -> String { directory(locations) + "/confirm.sock" }
+    public static func path(_ locations: DataLocations) -> String { directory(locations) + "/confirm.sock" }
 
     /// Asks a running TUI; nil when none listens. Silence until the deadline counts as no.
     static func ask(_ question: String, locations: DataLocations, deadline: ContinuousClock.Instant) -> Bool? {

@@ -13,7 +13,7 @@ import ShelfVault
 import Glibc
 #endif
 
-final class AgentServer: @unchecked Sendable {
+public final class AgentServer: @unchecked Sendable {
     /// Once a message has begun, the rest of it must arrive within this long (between messages: AgentAdmission.idle).
     static let messageSeconds: Int32 = 10
 
@@ -24,14 +24,14 @@ final class AgentServer: @unchecked Sendable {
     private var finished: [JoinableThread] = []
     private var admission = AgentAdmission()
 
-    init(context: AppContext, service: AgentService) {
+    public init(context: AppContext, service: AgentService) {
         self.context = context
         self.service = service
     }
 
     /// Serves until SIGINT or SIGTERM (or until another agent takes the socket path over). `ready` gets "ready" or
     /// the reason it could not start.
-    func run(ready: Int32?, foreground: Bool) -> Int32 {
+    public func run(ready: Int32?, foreground: Bool) -> Int32 {
         let locations = context.locations
         let path = locations.agentSocket
         if let running = AgentClient.status(locations) {

@@ -9,7 +9,7 @@ import ShelfOperations
 import ShelfStore
 import ShelfVault
 
-final class AgentService: @unchecked Sendable {
+public final class AgentService: @unchecked Sendable {
     /// An identity the agent can serve: its record and the public blob from it.
     struct Served {
         var identity: Identity
@@ -46,7 +46,7 @@ final class AgentService: @unchecked Sendable {
     /// Keys left out of the list because the vault session cannot open them now (logged when this changes).
     private var lockedOut: Set<UUID> = []
 
-    init(
+    public init(
         context: AppContext, confirmation: AgentConfirmation, askPassphrase: ((String) -> SecretBytes?)?,
         report: @escaping @Sendable (String) -> Void, unlockBackoff: UnlockBackoff = UnlockBackoff()
     ) {

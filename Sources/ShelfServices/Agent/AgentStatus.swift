@@ -4,22 +4,22 @@ import Foundation
 import ShelfCore
 import ShelfOperations
 
-struct AgentStatus: Codable, Equatable {
+public struct AgentStatus: Codable, Equatable {
     static let extensionName = "status@sshelf"
 
-    var pid: Int
-    var socket: String
+    public var pid: Int
+    public var socket: String
     /// Names of the identities served right now.
-    var keys: [String]
+    public var keys: [String]
     /// Those of them whose vault class is locked in the agent (a signature would need the vault passphrase).
-    var lockedKeys: [String]
-    var locked: Bool
-    var vault: String
-    var confirm: String
-    var confirmTimeout: Int
-    var started: Date
+    public var lockedKeys: [String]
+    public var locked: Bool
+    public var vault: String
+    public var confirm: String
+    public var confirmTimeout: Int
+    public var started: Date
 
-    var encoded: String {
+    public var encoded: String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         encoder.dateEncodingStrategy = .iso8601

@@ -4,7 +4,7 @@
 // Time is a monotonic clock that is injected, and so is the wait: a test moves the clock instead of sleeping.
 import Foundation
 
-final class UnlockBackoff: @unchecked Sendable {
+public final class UnlockBackoff: @unchecked Sendable {
     static let first: Duration = .seconds(1)
     static let longest: Duration = .seconds(300)
 
@@ -26,7 +26,7 @@ final class UnlockBackoff: @unchecked Sendable {
     private var failures = 0
     private var notBefore: ContinuousClock.Instant
 
-    init(
+    public init(
         now: @escaping () -> ContinuousClock.Instant = { ContinuousClock.now },
         wait: @escaping (Duration) -> Void = { duration in
             let (seconds, attoseconds) = duration.components

@@ -10,7 +10,7 @@ import ShelfSSH
 import ShelfStore
 import ShelfVault
 
-final class HostRunner: @unchecked Sendable {
+public final class HostRunner: @unchecked Sendable {
     static let firstDelay = 0.5
     static let maximumDelay = 60.0
 
@@ -22,6 +22,8 @@ final class HostRunner: @unchecked Sendable {
     /// Opened and unlocked by `forward up --passphrase-fd`, shared by every runner; nil otherwise.
     private let vault: Vault?
     private let report: @Sendable (String) -> Void
+    /// The face's words for an error's hint (the CLI's: how to give the vault passphrase on its command line).
+    private let worded: @Sendable (String) -> String
     private let lock = NSLock()
     private var states: [RuleState]
     private var pool: ForwardPool?
@@ -29,9 +31,9 @@ final class HostRunner: @unchecked Sendable {
     private let wake = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
 
-    init(
+    public init(
         plan: ConnectPlan, rules: [PortForwardRule], options: ConnectOptions, vault: Vault?, context: AppContext,
-        report: @escaping @Sendable (String) -> Void
+        report: @escaping @Sendable (String) -> Void, worded: @escaping @Sendable (String) -> String
     ) {
         hostName = plan.target.name
         self.vault = vault
@@ -39,6 +41,7 @@ final class HostRunner: @unchecked Sendable {
         self.rules = rules
         self.options = options
         self.report = report
+        self.worded = worded
         workspace = context.workspace
         let sessions = ForwardPool.sessionsNeeded(for: rules)
         states = rules.map { rule in
@@ -49,7 +52,7 @@ final class HostRunner: @unchecked Sendable {
         }
     }
 
-    func start() {
+    public func start() {
         // Weak: the thread must not hold the last reference past `finished` (nothing may be freed from it late).
         let thread = Thread { [weak self, finished] in
             self?.loop()
@@ -60,7 +63,7 @@ final class HostRunner: @unchecked Sendable {
     }
 
     /// Stops the engine or the backoff sleep and waits for the thread to end.
-    func stop() {
+    public func stop() {
         lock.lock()
         stopping = true
         let running = pool
@@ -71,7 +74,7 @@ final class HostRunner: @unchecked Sendable {
     }
 
     /// The rules' states, with live counts from the running engine.
-    func snapshot() -> [RuleState] {
+    public func snapshot() -> [RuleState] {
         lock.lock()
         defer { lock.unlock() }
         guard let pool else { return states }
@@ -101,7 +104,7 @@ final class HostRunner: @unchecked Sendable {
         lock.unlock()
         var line = "\(Display.safe(hostName)): \(phase.rawValue)"
         // The line goes to `forward up`'s output: the CLI's words for a passphrase the hint asks for.
-        if let error { line += ": \(Display.safe(CLIErrorHints.hint(error)))" }
+        if let error { line += ": \(Display.safe(worded(error)))" }
         if let next { line += " (next attempt in \(String(format: "%.1f", next.timeIntervalSinceNow)) s)" }
         report(line)
     }

@@ -10,8 +10,8 @@ import ShelfSSH
 import ShelfStore
 import ShelfSystem
 
-enum OpenSSHForwards {
-    static func run(_ plan: ConnectPlan, rules: [PortForwardRule], onlyRules: Bool, store: Store,
+public enum OpenSSHForwards {
+    public static func run(_ plan: ConnectPlan, rules: [PortForwardRule], onlyRules: Bool, store: Store,
                     context: AppContext) throws -> Int32 {
         let ssh = OpenSSHHandover.sshPath
         guard access(ssh, X_OK) == 0 else {

@@ -6,20 +6,22 @@
 import Foundation
 import ShelfSSH
 
-final class RepeatLogin {
+public final class RepeatLogin {
     private var acceptedKeys: [String: [UInt8]] = [:]
     private var passwords: [String: SecretBytes] = [:]
     private var passphrases: [String: SecretBytes] = [:]
 
+    public init() {}
+
     /// The first login's delegate: `inner` answers, this remembers.
-    func recording(_ inner: ConnectDelegate) -> ConnectDelegate { Recording(inner: inner, memory: self) }
+    public func recording(_ inner: ConnectDelegate) -> ConnectDelegate { Recording(inner: inner, memory: self) }
 
     /// The extra logins' delegate: answers from memory, asks nobody.
     func replaying() -> ConnectDelegate { Replaying(memory: self) }
 
     /// Opens `count` more logged-in connections through the same hops with the remembered answers; a failure names
     /// the session and closes the ones already open.
-    func connectMore(
+    public func connectMore(
         _ count: Int, to endpoints: [SSHEndpoint], options: ConnectOptions, credentials: CredentialSource
     ) throws(SSHError) -> [SSHConnection] {
         var made: [SSHConnection] = []

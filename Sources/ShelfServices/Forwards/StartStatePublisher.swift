@@ -8,14 +8,14 @@ import ShelfCore
 import ShelfSSH
 import ShelfSystem
 
-final class StartStatePublisher: @unchecked Sendable {
+public final class StartStatePublisher: @unchecked Sendable {
     private let path: String
     private let timer: DispatchSourceTimer
     /// Serial: `stop()` waits out a write in progress, so no file is left behind after it; `pool` is set on it.
     private let queue = DispatchQueue(label: "sshelf.forward-state")
     private var pool: ForwardPool?
 
-    init(hostName: String, rules: [PortForwardRule], fromTUI: Bool, context: AppContext) {
+    public init(hostName: String, rules: [PortForwardRule], fromTUI: Bool, context: AppContext) {
         let path = SupervisorFiles.startStatePath(context.locations, pid: getpid())
         self.path = path
         let started = Date()
@@ -39,13 +39,13 @@ final class StartStatePublisher: @unchecked Sendable {
     }
 
     /// Logged in and listening: from now on the rules' live state (a rule left out is no longer published).
-    func running(_ pool: ForwardPool) {
+    public func running(_ pool: ForwardPool) {
         queue.sync { self.pool = pool }
         timer.schedule(deadline: .now(), repeating: 0.5)
     }
 
     /// Stops publishing and removes the file: a missing file means "not running".
-    func stop() {
+    public func stop() {
         queue.sync { timer.cancel() }
         try? FileManager.default.removeItem(atPath: path)
     }

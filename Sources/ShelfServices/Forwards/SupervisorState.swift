@@ -6,33 +6,41 @@ import ShelfCore
 import ShelfSSH
 import ShelfSystem
 
-struct SupervisorState: Codable, Equatable {
-    var pid: Int32
-    var startedAt: Date
-    var updatedAt: Date
-    var rules: [RuleState]
+public struct SupervisorState: Codable, Equatable {
+    public var pid: Int32
+    public var startedAt: Date
+    public var updatedAt: Date
+    public var rules: [RuleState]
     /// A `forward start` the TUI started with `t` (`--from-tui`): any later TUI's `t` may stop it. Nil otherwise.
-    var fromTUI: Bool?
+    public var fromTUI: Bool?
+
+    public init(pid: Int32, startedAt: Date, updatedAt: Date, rules: [RuleState], fromTUI: Bool? = nil) {
+        self.pid = pid
+        self.startedAt = startedAt
+        self.updatedAt = updatedAt
+        self.rules = rules
+        self.fromTUI = fromTUI
+    }
 }
 
-struct RuleState: Codable, Equatable {
-    enum Phase: String, Codable { case starting, active, retrying, failed }
+public struct RuleState: Codable, Equatable {
+    public enum Phase: String, Codable { case starting, active, retrying, failed }
 
-    var ruleID: UUID
-    var host: String
-    var spec: String
-    var state: Phase
-    var boundPort: Int?
-    var activeConnections = 0
-    var totalConnections = 0
+    public var ruleID: UUID
+    public var host: String
+    public var spec: String
+    public var state: Phase
+    public var boundPort: Int?
+    public var activeConnections = 0
+    public var totalConnections = 0
     var failedConnections = 0
-    var bytesOut: Int64 = 0
-    var bytesIn: Int64 = 0
+    public var bytesOut: Int64 = 0
+    public var bytesIn: Int64 = 0
     /// Why the session is retrying or failed, or the last connection error while active.
-    var lastError: String?
-    var nextAttempt: Date?
+    public var lastError: String?
+    public var nextAttempt: Date?
     /// Connections each session has carried, for a rule spread over several sessions (`sessions N`).
-    var connectionsPerSession: [Int]?
+    public var connectionsPerSession: [Int]?
 }
 
 extension RuleState {
@@ -58,11 +66,11 @@ extension RuleState {
     }
 }
 
-enum SupervisorFiles {
-    static func statePath(_ locations: DataLocations) -> String { locations.runtimeDirectory + "/forwards.json" }
+public enum SupervisorFiles {
+    public static func statePath(_ locations: DataLocations) -> String { locations.runtimeDirectory + "/forwards.json" }
     static func lockPath(_ locations: DataLocations) -> String { locations.runtimeDirectory + "/forward-up.lock" }
 
-    static func write(_ state: SupervisorState, _ locations: DataLocations) throws {
+    public static func write(_ state: SupervisorState, _ locations: DataLocations) throws {
         try PrivateFiles.ensureDirectory(locations.runtimeDirectory)
         try write(state, to: statePath(locations))
     }
@@ -75,7 +83,7 @@ enum SupervisorFiles {
     private static let startPrefix = "forward-start-"
 
     /// Every running `forward start`'s state (files of dead processes are removed; unreadable ones skipped).
-    static func startStates(_ locations: DataLocations) -> [SupervisorState] {
+    public static func startStates(_ locations: DataLocations) -> [SupervisorState] {
         let directory = locations.runtimeDirectory
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         return names.filter { $0.hasPrefix(startPrefix) && $0.hasSuffix(".json") }.compactMap { name in
@@ -98,7 +106,7 @@ enum SupervisorFiles {
     }
 
     /// The running supervisor's state; nil when none runs (a file left by a dead one is removed).
-    static func read(_ locations: DataLocations) throws -> SupervisorState? {
+    public static func read(_ locations: DataLocations) throws -> SupervisorState? {
         let path = statePath(locations)
         let data: [UInt8]
         do { data = try RegularFile.read(path) } catch {
@@ -125,7 +133,7 @@ enum SupervisorFiles {
     }
 
     /// Holds the single-instance lock for the life of the process; nil when another supervisor has it.
-    static func lock(_ locations: DataLocations) throws -> Int32? {
+    public static func lock(_ locations: DataLocations) throws -> Int32? {
         try PrivateFiles.ensureDirectory(locations.runtimeDirectory)
         let fd = open(lockPath(locations), O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else {

@@ -7,7 +7,7 @@ import ShelfSSH
 
 extension ConnectPlan {
     /// What `connect --dry-run` prints: hops, host-key status and each method's credential source.
-    func describe(trust: HostKeyTrustStore, agentSocket: String?, environment: [String: String] = [:]) -> String {
+    public func describe(trust: HostKeyTrustStore, agentSocket: String?, environment: [String: String] = [:]) -> String {
         var lines = ["plan for \(Display.safe(target.name)) (\(endpoints.count) hop\(endpoints.count == 1 ? "" : "s")):"]
         for (index, hop) in endpoints.enumerated() {
             let role = index == endpoints.count - 1 ? "target" : "jump"

@@ -12,14 +12,14 @@ import ShelfOperations
 import ShelfSSH
 import ShelfStore
 
-enum OpenSSHHandover {
+public enum OpenSSHHandover {
     static let sshPath = "/usr/bin/ssh"
 
     /// Why sshelf's own client cannot do what `plan`'s hosts ask with the libssh2 it loaded and OpenSSH can (nil when
     /// it can, or when OpenSSH's ssh is not installed): a hop logs in with an RSA key and the library signs only
     /// ssh-rsa, or with a FIDO security key, or names a user certificate the library cannot use, or the host asks for
     /// ForwardAgent.
-    static func needed(_ plan: ConnectPlan) -> String? {
+    public static func needed(_ plan: ConnectPlan) -> String? {
         guard access(sshPath, X_OK) == 0 else { return nil }
         if let why = securityKey(plan) { return why }
         for hop in plan.endpoints where !LibSSH2.features.rsaSHA2 {
@@ -41,7 +41,7 @@ enum OpenSSHHandover {
     }
 
     /// The line that says a session goes to OpenSSH, and why (`connect` and the TUI say the same).
-    static func note(_ why: String) -> String {
+    public static func note(_ why: String) -> String {
         "sshelf: note: \(why); handing the session to OpenSSH's ssh with the sshelf agent"
     }
 
@@ -76,7 +76,7 @@ enum OpenSSHHandover {
         return "\(Display.safe(target.name)) sets ForwardAgent, \(why)"
     }
 
-    static func run(_ plan: ConnectPlan, store: Store, dryRun: Bool, context: AppContext) throws -> Int32 {
+    public static func run(_ plan: ConnectPlan, store: Store, dryRun: Bool, context: AppContext) throws -> Int32 {
         let (argv, environment) = try prepare(plan, store: store, dryRun: dryRun, context: context)
         if dryRun {
             context.print("SSH_AUTH_SOCK=\(environment["SSH_AUTH_SOCK"].map(ShellWord.quote) ?? "(unset)") "
@@ -89,7 +89,7 @@ enum OpenSSHHandover {
 
     /// What ssh runs with for `plan`'s target: the bridge brought up to date (its host, its pinned keys), the
     /// sshelf agent started when a hop's key is in the vault (with `dryRun` only said), SSH_AUTH_SOCK set to it.
-    static func prepare(_ plan: ConnectPlan, store: Store, dryRun: Bool, context: AppContext) throws
+    public static func prepare(_ plan: ConnectPlan, store: Store, dryRun: Bool, context: AppContext) throws
         -> (argv: [String], environment: [String: String])
     {
         let target = plan.target
@@ -119,7 +119,7 @@ enum OpenSSHHandover {
                 if dryRun {
                     context.print("would start the sshelf agent (sshelf agent start)")
                 } else {
-                    let (pid, log) = try AgentCommands.startInBackground(context)
+                    let (pid, log) = try AgentStart.inBackground(context)
                     context.errorOutput("sshelf: started the sshelf agent (pid \(pid)) for ssh; its log is \(log)\n")
                 }
             }

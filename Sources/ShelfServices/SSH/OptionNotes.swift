@@ -4,9 +4,12 @@
 // names no option or host; a missing or unreadable file only means the note is said again.
 import Foundation
 import ShelfCore
+import ShelfOperations
+import ShelfSSH
+import ShelfStore
 import ShelfSystem
 
-struct OptionNotes {
+public struct OptionNotes {
     let path: String
 
     init(_ locations: DataLocations) { path = locations.stateDirectory + "/option-notes" }
@@ -36,5 +39,34 @@ struct OptionNotes {
             if fields.count == 2 { said[String(fields[0])] = String(fields[1]) }
         }
         return said
+    }
+}
+
+extension OptionNotes {
+    /// Said before connecting: the target's options sshelf's own client cannot do (it connects without them) — once
+    /// per host until the host or those options change, or every time when `always` (OptionNotes) — and values it
+    /// cannot read. A unix-socket forward is named on its own, precisely.
+    public static func say(_ plan: ConnectPlan, store: Store, always: Bool, context: AppContext) {
+        let target = plan.endpoints[plan.endpoints.count - 1]
+        let name = Display.safe(target.name)
+        for line in target.settings.socketForwards {
+            context.errorOutput("sshelf: note: \(name): '\(Display.safe(line))' forwards a unix socket, which sshelf's own client (libssh2 \(LibSSH2.version)) cannot open; connecting without it (sshelf connect \(name) --openssh runs OpenSSH's ssh with it)\n")
+        }
+        let unsupported = target.settings.unsupported.filter { keyword in
+            !target.settings.socketForwards.contains { SSHOption(line: $0)?.keyword == keyword }
+        }
+        if !unsupported.isEmpty {
+            let list = unsupported.map(Display.safe).joined(separator: ", ")
+            let note = "sshelf: note: \(name) sets \(list), which sshelf's own client (libssh2 \(LibSSH2.version)) cannot do; connecting without \(unsupported.count == 1 ? "it" : "them") (sshelf connect \(name) --openssh runs OpenSSH's ssh with them)\n"
+            let keys = Set(unsupported.map { $0.lowercased() })
+            let defaults = (try? store.optionDefaults()) ?? []
+            let values = HostSettings.options(for: plan.target, defaults: defaults).filter { keys.contains($0.key) }.map(\.description)
+            if OptionNotes(context.locations).isNew(note, host: plan.target, values: values) || always {
+                context.errorOutput(note)
+            }
+        }
+        for problem in target.settings.invalid {
+            context.warn("\(name): option \(Display.safe(problem)); ignored")
+        }
     }
 }

@@ -5,7 +5,7 @@ import Foundation
 import ShelfCore
 import ShelfSystem
 
-enum PrivateSocket {
+public enum PrivateSocket {
     /// Who is at the other end of a connected unix socket, from the kernel.
     struct Peer: Sendable, Equatable {
         var pid: pid_t
@@ -52,9 +52,9 @@ enum PrivateSocket {
     }
 
     /// The other end was opened by our own uid.
-    static func peerIsUs(_ fd: Int32) -> Bool { peer(fd)?.uid == getuid() }
+    public static func peerIsUs(_ fd: Int32) -> Bool { peer(fd)?.uid == getuid() }
 
-    static func setTimeout(_ fd: Int32, seconds: Int, option: Int32) {
+    public static func setTimeout(_ fd: Int32, seconds: Int, option: Int32) {
         var value = timeval(tv_sec: seconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, option, &value, socklen_t(MemoryLayout<timeval>.size))
     }
@@ -62,7 +62,7 @@ enum PrivateSocket {
     /// Binds under a temporary name, makes it 0600, then renames it into place, so the path never points at a
     /// socket with looser permissions and one already there is replaced atomically. Returns the listening
     /// descriptor and the socket's inode (see `ownsPath`).
-    static func listen(at path: String, directory: String, backlog: Int32 = 16) throws -> (Int32, ino_t) {
+    public static func listen(at path: String, directory: String, backlog: Int32 = 16) throws -> (Int32, ino_t) {
         try PrivateFiles.ensureDirectory(directory)
         let temporary = path + ".\(getpid()).tmp"
         unlink(temporary)
@@ -96,7 +96,7 @@ enum PrivateSocket {
     }
 
     /// Whether `path` is still the socket this process bound (another one may have taken it over).
-    static func ownsPath(_ path: String, inode: ino_t) -> Bool {
+    public static func ownsPath(_ path: String, inode: ino_t) -> Bool {
         var info = stat()
         return stat(path, &info) == 0 && info.st_ino == inode
     }

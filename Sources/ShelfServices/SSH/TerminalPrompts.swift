@@ -5,7 +5,7 @@ import ShelfCore
 import ShelfOperations
 import ShelfSSH
 
-final class TerminalPrompts: ConnectDelegate {
+public final class TerminalPrompts: ConnectDelegate {
     /// `--accept-new`: accept and remember keys of hosts we know nothing about (never other-type or changed keys).
     let acceptNew: Bool
     /// `--password-fd N`: the password is the first line read from N; it answers one prompt only.
@@ -16,7 +16,7 @@ final class TerminalPrompts: ConnectDelegate {
     /// The other hosts that have this key pinned (their names), for OpenSSH's "known by other names" note.
     private let otherNames: (HostKeyQuestion) -> [String]
 
-    init(acceptNew: Bool, passwordFD: Int32?, remember: Bool?, errorOutput: @escaping (String) -> Void,
+    public init(acceptNew: Bool, passwordFD: Int32?, remember: Bool?, errorOutput: @escaping (String) -> Void,
          otherNames: @escaping (HostKeyQuestion) -> [String] = { _ in [] }) {
         self.acceptNew = acceptNew
         self.passwordFD = passwordFD
@@ -35,11 +35,11 @@ final class TerminalPrompts: ConnectDelegate {
 
     /// The server's login banner (sshd's `Banner`) goes to standard error before the session starts, as OpenSSH
     /// prints it; ShelfSSH has already removed its control characters.
-    func note(_ event: ConnectEvent) {
+    public func note(_ event: ConnectEvent) {
         if case .banner(_, let text) = event { errorOutput(text.hasSuffix("\n") ? text : text + "\n") }
     }
 
-    func decide(_ question: HostKeyQuestion) -> HostKeyDecision {
+    public func decide(_ question: HostKeyQuestion) -> HostKeyDecision {
         if acceptNew, question.reason == .unknown {
             errorOutput("sshelf: warning: accepting new host key of \(Display.safe(question.hopName)): \(question.key.type) \(question.fingerprint)\n")
             let names = otherNames(question)
@@ -65,7 +65,7 @@ final class TerminalPrompts: ConnectDelegate {
         return answer == "yes" ? .acceptAndRemember : .refuse
     }
 
-    func askPassword(_ request: PasswordRequest) -> PasswordAnswer? {
+    public func askPassword(_ request: PasswordRequest) -> PasswordAnswer? {
         if let secret = takeFromFD() { return PasswordAnswer(password: secret, remember: request.canRemember && remember == true) }
         if passwordFD == -1 { return nil }
         guard let tty = TTY.open() else { return nil }
@@ -83,7 +83,7 @@ final class TerminalPrompts: ConnectDelegate {
         return PasswordAnswer(password: secret, remember: keep)
     }
 
-    func askKeyPassphrase(_ request: KeyPassphraseRequest) -> SecretBytes? {
+    public func askKeyPassphrase(_ request: KeyPassphraseRequest) -> SecretBytes? {
         guard let tty = TTY.open() else { return nil }
         defer { tty.close() }
         tty.write("Enter passphrase for the key of identity '\(Display.safe(request.keyDescription))': ")
@@ -91,7 +91,7 @@ final class TerminalPrompts: ConnectDelegate {
     }
 
     /// The key passphrase, and — like a password — whether to keep it in the vault (`--remember`, or asked).
-    func askKeyPassphraseToKeep(_ request: KeyPassphraseRequest) -> PasswordAnswer? {
+    public func askKeyPassphraseToKeep(_ request: KeyPassphraseRequest) -> PasswordAnswer? {
         guard let passphrase = askKeyPassphrase(request) else { return nil }
         var keep = request.canRemember && remember == true
         if request.canRemember && remember == nil, let tty = TTY.open() {
@@ -102,7 +102,7 @@ final class TerminalPrompts: ConnectDelegate {
         return PasswordAnswer(password: passphrase, remember: keep)
     }
 
-    func answer(_ challenge: KeyboardChallenge) -> [SecretBytes]? {
+    public func answer(_ challenge: KeyboardChallenge) -> [SecretBytes]? {
         // A single hidden prompt is a password prompt: --password-fd may answer it.
         if challenge.prompts.count == 1, !challenge.prompts[0].echo, let secret = takeFromFD() { return [secret] }
         if passwordFD == -1 { return nil }
@@ -141,24 +141,24 @@ final class TerminalPrompts: ConnectDelegate {
 }
 
 /// The controlling terminal, opened for each question so prompts work even when stdin/stdout are redirected.
-final class TTY {
+public final class TTY {
     private let fd: Int32
 
     private init(fd: Int32) { self.fd = fd }
 
-    static func open() -> TTY? {
+    public static func open() -> TTY? {
         let fd = Glibc.open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY)
         return fd >= 0 ? TTY(fd: fd) : nil
     }
 
-    func close() { _ = Glibc.close(fd) }
+    public func close() { _ = Glibc.close(fd) }
 
-    func write(_ text: String) {
+    public func write(_ text: String) {
         var text = text
         text.withUTF8 { _ = Glibc.write(fd, $0.baseAddress, $0.count) }
     }
 
-    func readLine(echo: Bool) -> String {
+    public func readLine(echo: Bool) -> String {
         var bytes: [UInt8] = []
         var byte: UInt8 = 0
         while Glibc.read(fd, &byte, 1) == 1 && byte != 0x0A && byte != 0x0D { bytes.append(byte) }

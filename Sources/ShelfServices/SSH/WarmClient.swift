@@ -7,9 +7,9 @@ import ShelfCore
 import ShelfOperations
 import ShelfSSH
 
-enum WarmClient {
+public enum WarmClient {
     /// The remote exit status, or nil when the command did not run through a keeper and should connect itself.
-    static func exec(_ command: String, stdin: Bool, plan: ConnectPlan, context: AppContext) -> Int32? {
+    public static func exec(_ command: String, stdin: Bool, plan: ConnectPlan, context: AppContext) -> Int32? {
         exec(command, stdin: stdin, plan: plan, locations: context.locations, onSocket: nil,
              output: { toStderr, bytes in bytes.withUnsafeBytes { StandardStreams.write($0, fd: toStderr ? 2 : 1) } },
              failure: { context.errorOutput("sshelf: error: \(Display.safe($0))\n") })
@@ -54,7 +54,7 @@ enum WarmClient {
 
     /// Starts `sshelf warm serve` for the host and waits (up to `timeout`) until it has logged in. Returns nil when
     /// it is ready, else why not (it never asks for anything, so a host that needs a typed secret cannot be kept).
-    static func start(plan: ConnectPlan, idle: Int, timeout: Double, context: AppContext) -> String? {
+    public static func start(plan: ConnectPlan, idle: Int, timeout: Double, context: AppContext) -> String? {
         var pipeFDs: [Int32] = [0, 0]
         guard pipe(&pipeFDs) == 0 else { return "pipe: \(String(cString: strerror(errno)))" }
         markCloseOnExec()
@@ -82,7 +82,7 @@ enum WarmClient {
     }
 
     /// Asks the keeper for `host` (or every keeper) to exit; returns how many did.
-    static func stop(host: UUID?, context: AppContext) -> Int {
+    public static func stop(host: UUID?, context: AppContext) -> Int {
         let directory = WarmSocket.directory(context.locations)
         let paths: [String]
         if let host {

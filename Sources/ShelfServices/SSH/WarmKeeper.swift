@@ -8,11 +8,11 @@ import ShelfSSH
 import ShelfStore
 import ShelfSystem
 
-enum WarmKeeper {
+public enum WarmKeeper {
     /// Runs the keeper in this process. `ready` (a pipe from the spawning `exec`) gets "ready\n" or the reason the
     /// login failed, and is closed; from then on the keeper talks only through its socket. Without `ready`, a
     /// failure is thrown, so it is printed like any command's.
-    static func serve(_ plan: ConnectPlan, store: Store, options: ConnectOptions, idle: Int, ready: Int32?,
+    public static func serve(_ plan: ConnectPlan, store: Store, options: ConnectOptions, idle: Int, ready: Int32?,
                       context: AppContext) throws -> Int32 {
         signal(SIGPIPE, SIG_IGN)
         let connection: SSHConnection

@@ -5,7 +5,7 @@
 import Foundation
 import XCTest
 
-@testable import ShelfApp
+@testable import ShelfServices
 
 final class AgentLimitsTests: XCTestCase {
     /// A monotonic clock that moves only when told; `wait` moves it by the time waited, and records it.

@@ -4,7 +4,7 @@
 import Foundation
 import XCTest
 
-@testable import ShelfApp
+@testable import ShelfServices
 
 final class WarmIdleTests: XCTestCase {
     /// A monotonic clock that moves only when told.

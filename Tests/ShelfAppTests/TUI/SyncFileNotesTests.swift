@@ -1,7 +1,7 @@
 // The sync status file's own words beside the state, as the TUI reads them: conflicts not looked at yet, a device
 // waiting to be enrolled or revoked, the credential track's notice — each optional, so an older report adds nothing.
 import Foundation
-@testable import ShelfApp
+@testable import ShelfTUIApp
 import ShelfCore
 import ShelfUI
 import TestSupport

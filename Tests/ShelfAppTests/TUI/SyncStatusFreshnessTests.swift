@@ -2,7 +2,7 @@
 // until a run that started after the change has ended — a run already under way may have read the vault before it.
 // And a note never repeats the fallback reason (a revoked device used to read "revoked" twice and lose the vault part).
 import Foundation
-@testable import ShelfApp
+@testable import ShelfTUIApp
 @testable import ShelfUI
 import XCTest
 

@@ -3,7 +3,7 @@
 // credential track's notice, a revoked device naming who revoked it, and a tampered entry refused with its reason —
 // read by the TUI's own reader of the status file, and once on a real TUI's status line.
 import Foundation
-@testable import ShelfApp
+@testable import ShelfTUIApp
 import ShelfCore
 import ShelfUI
 import TestSupport

@@ -1,7 +1,7 @@
 // TUIFleetUpdateTests: remote output as the run pane shows it — escape sequences removed, tabs as spaces, a long
 // output cut with a note that `sshelf run` prints it all. (The hosts' states and grouped outputs are TUIFleetTests'.)
 import Foundation
-@testable import ShelfApp
+@testable import ShelfTUIApp
 import XCTest
 
 final class TUIFleetUpdateTests: XCTestCase {

@@ -2,8 +2,9 @@
 // and worded by each face — the CLI's words are the ones it printed before (--passphrase-fd N), the TUI's name its
 // V key and no flag; each need's words are replaced once, never inside a face's own words.
 import Foundation
-@testable import ShelfApp
+@testable import ShelfCLI
 import ShelfCore
+@testable import ShelfTUIApp
 import XCTest
 
 final class PassphraseHintFacesTests: XCTestCase {

@@ -1,0 +1,112 @@
+// RunCommandFleet: what `run` and `cp` share on the command line — resolving targets and a hosts file into connect
+// plans, the dry-run listing, the typed confirmation, option values, and the session's passphrase from
+// --passphrase-fd or the terminal (FleetSession, in ShelfServices, is the run itself).
+import Foundation
+import ShelfCore
+import ShelfOperations
+import ShelfSSH
+import ShelfServices
+import ShelfStore
+import ShelfSystem
+
+enum FleetCommand {
+    static func resolve(_ targets: [String], hostsFile: String?, store: Store, context: AppContext) throws -> Fleet {
+        var words = targets
+        if let hostsFile {
+            let text: String
+            do {
+                text = try String(decoding: RegularFile.read(hostsFile), as: UTF8.self)
+            } catch {
+                throw ShelfError(
+                    .invalid, "--hosts-file: cannot read \(Display.safe(hostsFile)): \(error)",
+                    hint: "give a file with one sshelf host name a line")
+            }
+            let names = FleetTargets.names(inHostsFile: text)
+            guard !names.isEmpty else {
+                throw ShelfError(
+                    .invalid, "--hosts-file: \(Display.safe(hostsFile)) names no host",
+                    hint: "one sshelf host name a line")
+            }
+            for name in names
+            where name.hasPrefix("@") || name.hasPrefix("tag:") || name.contains(where: \.isWhitespace) {
+                throw ShelfError(
+                    .invalid, "--hosts-file: '\(Display.safe(name))' is not a host name",
+                    hint: "a hosts file lists host names only; put groups, tags and searches on the command line")
+            }
+            words += names
+        }
+        guard !words.isEmpty else {
+            throw ShelfError(
+                .usage, "no hosts given",
+                hint: "name hosts, @group, tag:NAME or a search before --, or use --hosts-file FILE")
+        }
+        // One snapshot for the targets and every host's plan.
+        let plans = try store.read { store in
+            try FleetTargets.hosts(try FleetTargets.resolve(words, in: store)).map {
+                try ConnectPlan.make(for: $0, in: store)
+            }
+        }
+        return Fleet(targets: words, plans: plans)
+    }
+
+    static func printDryRun(_ fleet: Fleet, options: ConnectOptions, context: AppContext) {
+        for plan in fleet.plans {
+            context.print(
+                plan.describe(trust: options.trust, agentSocket: options.agentSocket, environment: options.environment))
+        }
+        if let reason = FleetGuard.reason(fleet.hosts) {
+            context.print("would ask for confirmation: \(reason)")
+        }
+    }
+
+    /// A large or protected run goes ahead only when the user types the number of hosts (or gave --yes).
+    static func confirm(_ fleet: Fleet, call: Invocation, context: AppContext) throws {
+        guard let reason = FleetGuard.reason(fleet.hosts), !call.flag("yes") else { return }
+        let answer = FleetGuard.answer(fleet.hosts)
+        guard isatty(0) == 1, let tty = TTY.open() else {
+            throw ShelfError(
+                .usage,
+                "\(call.command.name): this needs a confirmation, and there is no terminal to ask on: \(reason)",
+                hint: "check the hosts with --dry-run, then re-run with --yes")
+        }
+        defer { tty.close() }
+        let names =
+            fleet.hosts.prefix(8).map { Display.safe($0.name) }.joined(separator: ", ")
+            + (fleet.hosts.count > 8 ? ", …" : "")
+        tty.write("sshelf \(call.command.name) needs a confirmation: \(reason).\nHosts: \(names)\n")
+        tty.write("Type \(answer) (the number of hosts) to go ahead: ")
+        guard tty.readLine(echo: true).trimmingCharacters(in: .whitespaces) == answer else {
+            throw ShelfError(
+                .usage, "not confirmed; nothing was run",
+                hint: "type the number of hosts at the question, or give --yes")
+        }
+    }
+
+    static func count(_ call: Invocation, _ option: String, default value: Int, allowZero: Bool = false) throws -> Int {
+        guard let text = call.value(option) else { return value }
+        guard let number = Int(text), number >= (allowZero ? 0 : 1), number <= 10_000 else {
+            throw ShelfError(
+                .invalid, "--\(option): '\(Display.safe(text))' is not a whole number (\(allowZero ? 0 : 1)-10000)")
+        }
+        return number
+    }
+
+    static func seconds(_ call: Invocation, _ option: String, default value: Double) throws -> Double {
+        guard let text = call.value(option) else { return value }
+        guard let number = Double(text), number > 0, number <= 86_400 else {
+            throw ShelfError(.invalid, "--\(option): '\(Display.safe(text))' is not a number of seconds (up to 86400)")
+        }
+        return number
+    }
+}
+
+extension FleetSession {
+    /// The command line's: the passphrase from --passphrase-fd, or asked on the terminal.
+    convenience init(call: Invocation, store: Store, context: AppContext, by: String) throws {
+        let input = try SecretInput(call, option: "passphrase-fd")
+        try self.init(store: store, context: context, by: by) {
+            guard input.fd != nil || isatty(0) == 1 else { return nil }
+            return try? input.read(prompt: "Vault passphrase: ")
+        }
+    }
+}

@@ -1,0 +1,69 @@
+// FleetJob: one host's part of a fleet run (`sshelf run` and the TUI's run pane): the host's warm session when one
+// runs, else a connection made as a login is (key verified before any credential, nothing asked).
+import Foundation
+import ShelfCore
+import ShelfOperations
+import ShelfSSH
+
+extension FleetSession {
+    /// One host's part of a run, for the CLI and the TUI alike: its warm session when one runs, else a connection
+    /// made as a login is (nothing asked).
+    public static func job(
+        _ command: String, session: FleetSession, options: ConnectOptions, acceptNew: Bool, context: AppContext
+    ) -> FleetSession.Job {
+        { plan, abort, connected in
+            if let result = warmRun(
+                command, plan: plan, abort: abort, locations: context.locations, connected: connected)
+            {
+                return result
+            }
+            return FleetConnect.run(
+                plan, options: options, credentials: session.credentials(), acceptNew: acceptNew,
+                abort: abort, connected: connected, body: FleetConnect.exec(command))
+        }
+    }
+
+    /// The command through the host's warm session, when one is running (nil: connect as usual). Its key was
+    /// verified when the keeper logged in; the fingerprint logged is the one pinned on the host.
+    static func warmRun(
+        _ command: String, plan: ConnectPlan, abort: FleetAbort, locations: DataLocations,
+        connected: @escaping @Sendable () -> Void
+    ) -> FleetHostResult? {
+        var result = FleetHostResult(name: plan.target.name, hostID: plan.target.id, outcome: .failed)
+        result.started = Date()
+        defer { abort.detachSocket() }
+        var output = result
+        var took = false
+        let status = WarmClient.exec(
+            command, stdin: false, plan: plan, locations: locations,
+            // The keeper took the request: the command runs from here (its timeout counts, the pane says running).
+            onSocket: { fd in
+                guard abort.attach(socket: fd) else { return false }
+                took = true
+                connected()
+                return true
+            },
+            output: { toStderr, bytes in bytes.withUnsafeBytes { output.append($0, toStderr: toStderr) } },
+            failure: { output.error = UntrustedText.clean($0) })
+        // A keeper cut off by a timeout or a second Ctrl-C has no status, and ran on the warm session all the same.
+        guard status != nil || (took && abort.reason != nil) else { return nil }
+        result = output
+        result.finished = Date()
+        result.warm = true
+        // Nothing new to pin, but it counts as a connection (last connected), as a warm exec does.
+        result.connectOutcome = ConnectOutcome()
+        result.fingerprint = plan.target.pinnedHostKey.flatMap(FleetSession.fingerprint)
+        switch abort.reason {
+        case .timedOut?:
+            result.outcome = .timedOut
+            result.error = "cut at the command timeout"
+        case .killed?:
+            result.outcome = .killed
+            result.error = "stopped by a second Ctrl-C"
+        case nil:
+            result.exitStatus = status
+            result.outcome = status == 0 ? .succeeded : .failed
+        }
+        return result
+    }
+}
