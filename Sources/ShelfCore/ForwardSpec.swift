@@ -1,6 +1,6 @@
 // ForwardSpec: OpenSSH's forward syntax, parsed and printed: `[bind:]port:host:hostport` for -L/-R and
 // `[bind:]port` for -D; IPv6 addresses in brackets; `*` binds every interface.
-import Foundation
+import FoundationEssentials
 
 public struct ForwardSpec: Hashable, Sendable, CustomStringConvertible {
     public var kind: ForwardKind

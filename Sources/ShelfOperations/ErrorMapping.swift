@@ -1,7 +1,7 @@
 // ErrorMapping: the one place every failure becomes the shape users see — ShelfError(kind, message, hint,
 // detail). The CLI prints it (`sshelf: error: …`, exit code by kind); the TUI shows its message in the status
 // line. Nothing else maps StoreError, VaultError, SSHError, SyncFailure, ValidationError or the file errors.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfSSH
 import ShelfStore

@@ -1,6 +1,6 @@
 // Forwards: saving and deleting forward rules, and the one rule about where they may listen — for `sshelf
 // forward …` and the TUI's forward form.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfStore
 

@@ -1,7 +1,7 @@
 // ForwardLink: one connection through a forward — a local socket, an SSH channel, and a bounded buffer each
 // way. Tracks half-close separately per direction so EOF one way keeps the other flowing.
 import CLibSSH2
-import Foundation
+import FoundationEssentials
 import ShelfCore
 
 final class ForwardLink {

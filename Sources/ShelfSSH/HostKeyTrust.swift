@@ -1,6 +1,6 @@
 // HostKeyTrust: decides whether a server's host key is trusted — the host's pinned key first (it travels with
 // sync), then sshelf's own known_hosts, then ~/.ssh/known_hosts (read only). Never touches a credential.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 
 public enum HostKeySource: String, Sendable {

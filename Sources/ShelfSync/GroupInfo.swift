@@ -1,7 +1,7 @@
 // GroupInfo: the sync group as the CLI shows it — the roster this device verified (names, who enrolled whom and
 // when, revocations, when each device was last heard from), finding a device by name or id prefix, and making
 // an invite. Reads only what this device holds; the remote is not consulted.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfStore
 import ShelfVault
@@ -54,7 +54,7 @@ public enum GroupInfo {
     /// A device of the roster by exact name (case-insensitive) or id prefix.
     public static func find(_ text: String, in store: Store) throws -> Lookup {
         let devices = try devices(store)
-        let byName = devices.filter { $0.name.caseInsensitiveCompare(text) == .orderedSame }
+        let byName = devices.filter { $0.name.lowercased() == text.lowercased() }
         let lowered = text.lowercased()
         let matches = byName.isEmpty ? devices.filter { lowered.count >= 4 && $0.id.hasPrefix(lowered) } : byName
         guard let first = matches.first else { return .notFound }

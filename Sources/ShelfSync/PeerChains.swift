@@ -4,7 +4,7 @@
 // delta stamped by its writer → applied in one transaction with the new head. Anything wrong stops that device's
 // chain there with a reason naming it; nothing from that entry is applied. Rollbacks and forks are caught against
 // the heads and digests this device verified before.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfStore
 import ShelfVault

@@ -2,7 +2,7 @@
 // trusts (its anchor) — never from one file on the remote. A device is enrolled when an enrolled device added it
 // (a revoked device's additions count only if its revoker kept them); a revocation from any device that was ever
 // enrolled is final; an epoch is clean while no device holding its key is revoked. Rules in docs/SYNC.md.
-import Foundation
+import FoundationEssentials
 import ShelfVault
 
 struct Roster {

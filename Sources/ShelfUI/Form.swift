@@ -1,6 +1,6 @@
 // Form: the add/edit dialogs for hosts, groups, forward rules and identities — fields as text, a focused
 // field, and the inline messages from `Validation` (or from parsing) keyed by field.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 
 public struct FormField: Sendable, Equatable {
@@ -57,7 +57,7 @@ public struct Form: Sendable, Equatable {
     }
 
     public func value(_ key: String) -> String {
-        fields.first { $0.key == key }?.value.trimmingCharacters(in: .whitespaces) ?? ""
+        fields.first { $0.key == key }?.value.trimmingSpaces() ?? ""
     }
 
     mutating func set(_ key: String, _ value: String) {

@@ -1,7 +1,7 @@
 // Forms: building each form from a record, and turning a submitted form back into a record or field messages.
 // The messages come from `Validation`, plus what only the form can know (a port that is not a number, an
 // identity or jump host name that does not exist).
-import Foundation
+import FoundationEssentials
 import ShelfCore
 
 public enum Forms {
@@ -39,7 +39,7 @@ public enum Forms {
         if let port = Int(form.value("port")) { host.port = port } else {
             errors["port"] = "port '\(form.value("port"))' is not a number"
         }
-        host.tags = form.value("tags").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        host.tags = form.value("tags").split(separator: ",").map { $0.trimmingSpaces() }
             .filter { !$0.isEmpty }
         host.authMethod = AuthMethod(rawValue: form.value("auth"))
         let identityName = form.value("identity")
@@ -50,7 +50,7 @@ public enum Forms {
         } else {
             errors["identity"] = "no identity named '\(identityName)' (add one with i)"
         }
-        let jumpNames = form.value("jump").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        let jumpNames = form.value("jump").split(separator: ",").map { $0.trimmingSpaces() }
             .filter { !$0.isEmpty }
         var jumpIDs: [UUID] = []
         for name in jumpNames {
@@ -212,7 +212,7 @@ public enum Forms {
         identity.keyFile = form.value("keyFile")
         identity.publicKey = form.value("publicKey")
         identity.confirmEachUse = form.value("confirmEachUse") == "yes"
-        let lifetime = form.value("agentLifetime").trimmingCharacters(in: .whitespaces)
+        let lifetime = form.value("agentLifetime").trimmingSpaces()
         if lifetime.isEmpty {
             identity.agentLifetime = 0
         } else if let seconds = Int(lifetime) {
@@ -242,7 +242,7 @@ extension Forms {
     /// CLI takes it).
     public static func submitCopyIdentity(_ form: Form, catalog: Catalog) -> Result<ShelfCore.Host, FormErrors> {
         var errors = FormErrors()
-        let text = form.value("host").trimmingCharacters(in: .whitespaces)
+        let text = form.value("host").trimmingSpaces()
         guard !text.isEmpty else {
             errors["host"] = "type the name of the host to install the key on"
             return .failure(errors)

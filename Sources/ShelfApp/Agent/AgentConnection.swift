@@ -1,7 +1,7 @@
 // AgentConnection: what one client connection has told the agent — who is at the other end (SO_PEERCRED), and the
 // server its ssh session talks to, from session-bind@openssh.com once the server's signature over the session
 // identifier checks out. Used by one thread only (its connection's).
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfVault
 

@@ -1,6 +1,6 @@
 // Suggestions: "did you mean" for a mistyped command or option — the known words closest to what was typed, by
 // edit distance (a swap of two neighbours counts once), as the start of a longer word, or as the heart of one.
-import Foundation
+import FoundationEssentials
 
 enum Suggestions {
     /// The candidates close enough to `typed` to be what was meant, closest first (at most three).

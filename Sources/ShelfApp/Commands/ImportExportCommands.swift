@@ -1,6 +1,8 @@
 // ImportExportCommands: `sshelf import ssh-config` (idempotent: updates by name, never duplicates, never
 // touches the source file) and `sshelf export ssh-config` (a config `ssh -G` resolves the same way).
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import ShelfCore
 import ShelfOperations
 import ShelfStore
@@ -83,7 +85,7 @@ enum ImportExportCommands {
         let home = context.homeDirectory
         let path = SSHConfigReader.expandTilde(call.argument(0) ?? "~/.ssh/config", home: home)
         let sshDirectory = home + "/.ssh"
-        let base = path.hasPrefix(sshDirectory + "/") ? sshDirectory : (path as NSString).deletingLastPathComponent
+        let base = path.hasPrefix(sshDirectory + "/") ? sshDirectory : path.parentPath
         let source = fileSource(home: home, own: context.locations.configDirectory)
         if let why = source.skip?(path) {
             throw ShelfError(.invalid, "\(path) is not imported: \(why)",

@@ -1,7 +1,7 @@
 // OptionListing: a host's kept ssh_config options as `show` prints them — its own, then those of the defaults
 // blocks that match it — each marked when sshelf's own client cannot do it (OpenSSH's ssh can: `connect --openssh`)
 // or when an earlier value of the same keyword wins.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfOperations
 
@@ -22,7 +22,7 @@ enum OptionListing {
                 marks.append("sshelf cannot read this value")
             }
             let shown = "  \(Display.safe(option.line))"
-            return marks.isEmpty ? shown + "\n" : shown.padding(toLength: max(shown.count, 40), withPad: " ", startingAt: 0)
+            return marks.isEmpty ? shown + "\n" : shown.padded(to: max(shown.count, 40))
                 + "  (\(marks.joined(separator: "; ")))\n"
         }
         var out = ""

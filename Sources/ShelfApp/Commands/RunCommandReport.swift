@@ -1,6 +1,6 @@
 // RunCommandReport: how a fleet run is reported — every distinct output once under the hosts that gave it (clush -b,
 // dshbak), then one status line per host and a summary; or, with --json, one JSON object a line per host.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfOperations
 
@@ -31,7 +31,7 @@ enum RunReport {
     static func statusLine(_ result: FleetHostResult) -> String {
         let name = Display.safe(result.name)
         var facts: [String] = []
-        if let seconds = result.seconds { facts.append(String(format: "%.2fs", seconds)) }
+        if let seconds = result.seconds { facts.append(TextFormat.fixed(seconds, places: 2) + "s") }
         if result.warm { facts.append("warm") }
         if result.truncated { facts.append("output cut at \(FleetHostResult.outputLimit >> 20) MiB") }
         let tail = facts.isEmpty ? "" : " (\(facts.joined(separator: ", ")))"
@@ -43,7 +43,7 @@ enum RunReport {
         case .notStarted:
             return "\(name): not started"
         default:
-            return "\(name): \(result.outcome.rawValue.replacingOccurrences(of: "-", with: " "))\(error)\(tail)"
+            return "\(name): \(result.outcome.rawValue.replacing("-", with: " "))\(error)\(tail)"
         }
     }
 

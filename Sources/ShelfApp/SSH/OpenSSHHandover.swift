@@ -4,7 +4,8 @@
 // the host through the bridge — with the user's ~/.ssh/config when that includes the bridge — and with the sshelf
 // agent as SSH_AUTH_SOCK, so a forwarded agent is the vault's. `connect` also hands over by itself, saying why, when
 // the loaded libssh2 cannot log a hop in (an RSA key on libssh2 1.10, which signs only SHA-1 ssh-rsa).
-import Foundation
+import FoundationEssentials
+import Glibc
 import ShelfCore
 import ShelfOperations
 import ShelfSSH

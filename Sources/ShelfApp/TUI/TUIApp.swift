@@ -1,9 +1,12 @@
 // TUIApp: the run loop — draw when something changed, poll a key (not at all while a search job still has
 // work: then a chunk of filtering runs between polls), apply background results, and execute effects.
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import ShelfCore
 import ShelfOperations
 import ShelfStore
+import ShelfSystem
 import ShelfTerminal
 import ShelfUI
 
@@ -205,7 +208,7 @@ final class TUIApp {
     /// moment), three tries, the result in the title bar and the status line.
     private func unlockVault() {
         let (vault, prompts, mailbox) = (self.vault, login.prompts, self.mailbox)
-        let thread = Thread {
+        BackgroundThread.start(name: "sshelf-unlock") {
             let outcome = vault.unlock(ask: { question in
                 let reply = prompts.ask(.vaultPassphrase(prompt: question, input: ""))
                 guard case .secret(let passphrase, _) = reply else { return nil }
@@ -222,7 +225,6 @@ final class TUIApp {
                 mailbox.post(.notify(Notice("the vault stays locked: \(Display.safe(message))", isError: true)))
             }
         }
-        thread.start()
     }
 
     /// Leaves curses for the shell of a logged-in host and comes back to the same place with a one-line result.

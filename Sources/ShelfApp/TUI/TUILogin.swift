@@ -4,11 +4,13 @@
 // `sshelf connect` does, and comes back with a one-line result. Failures before the shell never leave curses. Esc
 // stops an attempt at any stage; a changed host key ends it and offers the dialog that can replace the pin.
 // `c` (copy-id) logs in the same way and installs the host's identity key on that thread, curses still up.
-import Foundation
+import FoundationEssentials
+import Glibc
 import ShelfCore
 import ShelfOperations
 import ShelfSSH
 import ShelfStore
+import ShelfSystem
 import ShelfTerminal
 import ShelfUI
 
@@ -31,10 +33,10 @@ final class TUILogin: @unchecked Sendable {
     private let mailbox: Mailbox
     private let vault: TUIVault
     let prompts: PromptChannel
-    private let lock = NSLock()
+    private let lock = Lock()
     /// Held by the login thread for its whole run: one login at a time (its dialogs share the screen). A connect
     /// started while the last one is still closing (its dialog was answered "no") waits here for it.
-    private let oneAtATime = NSLock()
+    private let oneAtATime = Lock()
     /// Counts attempts; a finishing attempt that a newer one superseded reports nothing.
     private var generation = 0
     private var ready: [UUID: Ready] = [:]
@@ -97,7 +99,7 @@ final class TUILogin: @unchecked Sendable {
         // Esc from now on stops this attempt, even while it still waits for the last one to close.
         cancellation = attempt
         lock.unlock()
-        let thread = Thread { [self] in
+        BackgroundThread.start(name: "sshelf-login") { [self] in
             oneAtATime.lock()
             defer { oneAtATime.unlock() }
             lock.lock()
@@ -141,8 +143,6 @@ final class TUILogin: @unchecked Sendable {
                 if let changed { mailbox.post(.prompt(.keyMismatch(Self.dialog(changed)))) }
             }
         }
-        thread.stackSize = 4 << 20
-        thread.start()
     }
 
     /// copy-id on the login thread: the identity's line (the host's own when `identityID` is nil) appended to the
@@ -183,7 +183,7 @@ final class TUILogin: @unchecked Sendable {
             let quiet = context.workspace.warning(to: { [weak self] text in
                 guard let self else { return }
                 lock.lock()
-                warnings.append(Display.safe(text).trimmingCharacters(in: .whitespacesAndNewlines))
+                warnings.append(Display.safe(text).trimmingSpacesAndNewlines())
                 lock.unlock()
             })
             let credentials = TUICredentials(workspace: quiet, store: store, vault: vault,

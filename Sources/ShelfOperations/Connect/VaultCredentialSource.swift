@@ -4,7 +4,7 @@
 // to this device" case — never a blank; a vault that cannot be read is `unavailable` with the vault's own words.
 // Every secret handed out is first written to the release log (what, by which command, for which hop); a release
 // that cannot be logged does not happen.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfSSH
 import ShelfStore

@@ -1,6 +1,6 @@
 // DetailsView: the selected host — address, aliases, auth and where its credential comes from, identity, jump chain,
 // pinned host key, and its forward rules with their state.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 
 enum DetailsView {
