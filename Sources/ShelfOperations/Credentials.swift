@@ -33,6 +33,23 @@ public enum CredentialOperations {
         return accessibility
     }
 
+    /// Removes the host's password from every class of the vault and the host record's pointer to it (a host with no
+    /// vault has nothing to remove there). Deleting needs no class key, so a locked vault does not stop it.
+    public static func removeHostPassword(_ hostID: UUID, workspace: Workspace, store: Store) throws {
+        if FileManager.default.fileExists(atPath: workspace.locations.vault) {
+            let vault = try VaultAccess.open(workspace, create: false)
+            for accessibility in AccessibilityClass.allCases {
+                try vault.clearHostPassword(hostID, class: accessibility)
+            }
+        }
+        try store.write { store in
+            guard var host = try store.host(id: hostID), host.passwordRef != nil else { return }
+            host.passwordRef = nil
+            host.updatedAt = Date()
+            try store.save(host)
+        }
+    }
+
     /// What moving an item to another class did: the classes, and what the audit now says about the item.
     public struct ClassChange: Sendable {
         public var key: ReferenceKey

@@ -29,9 +29,24 @@ public enum Resolve {
         if isIDPrefix(text.lowercased()), !(try store.hosts(idPrefix: text.lowercased())).isEmpty {
             return try host(id: text.lowercased(), in: store)
         }
-        let close = try store.searchHosts(text).prefix(3).map(\.name)
         throw ShelfError(.notFound, "no host named '\(Display.safe(text))'",
-                         hint: close.isEmpty ? "see 'sshelf list'" : "did you mean: \(close.map(Display.safe).joined(separator: ", "))?")
+                         hint: didYouMean(try closeHostNames(text, in: store)) ?? "see 'sshelf list'")
+    }
+
+    /// The hosts a mistyped name may have meant, for every command that takes one: names spelled closest (`bastoin`
+    /// for bastion), then the search's best matches (`db` for prod-db), at most three.
+    public static func closeHostNames(_ text: String, in store: Store) throws -> [String] {
+        let table = try store.hostTable()
+        let spelled = Suggestions.closest(to: text, among: (0..<table.count).map { table.name($0) })
+        let searched = try store.searchHosts(text).prefix(3).map(\.name)
+        var seen: Set<String> = []
+        return (spelled + searched).filter { seen.insert($0).inserted }.prefix(3).map { $0 }
+    }
+
+    /// "did you mean: a, b?" (each name as the user may type it), or nil when nothing is close.
+    static func didYouMean(_ names: [String]) -> String? {
+        guard !names.isEmpty else { return nil }
+        return "did you mean: \(names.map { ShellWord.quote(Display.safe($0)) }.joined(separator: ", "))?"
     }
 
     /// The hosts named `name`, or when none is, the hosts that have it as an alias.
@@ -82,8 +97,10 @@ public enum Resolve {
 
     public static func group(_ path: String, tree: GroupTree) throws -> HostGroup {
         guard let group = tree.find(path) else {
+            let close = Suggestions.closest(to: path, among: tree.flattened().map { tree.path(of: $0.0.id) })
             throw ShelfError(.notFound, "no group '\(Display.safe(path))'",
-                             hint: "see 'sshelf group list'; 'sshelf group add \(Display.safe(path))' creates it")
+                             hint: didYouMean(close)
+                                 ?? "see 'sshelf group list'; 'sshelf group add \(Display.safe(path))' creates it")
         }
         return group
     }
@@ -100,7 +117,9 @@ public enum Resolve {
         let prefix = name.lowercased()
         let byID = all.filter { prefix.count >= 4 && $0.id.uuidString.lowercased().hasPrefix(prefix) }
         if byID.count == 1 { return byID[0] }
-        throw ShelfError(.notFound, "no identity named '\(Display.safe(name))'", hint: "see 'sshelf identity list'")
+        throw ShelfError(.notFound, "no identity named '\(Display.safe(name))'",
+                         hint: didYouMean(Suggestions.closest(to: name, among: all.map(\.name)))
+                             ?? "see 'sshelf identity list'")
     }
 
     public static func forwardRule(_ text: String, in store: Store) throws -> PortForwardRule {

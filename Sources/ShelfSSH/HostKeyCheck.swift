@@ -102,7 +102,7 @@ enum HostKeyCheck {
         case .otherType(let types, let source):
             return SSHError(
                 .hostKeyOtherType,
-                "\(question.hopName) offered a \(question.key.type) key (\(question.fingerprint)) but \(source.rawValue) knows it only as \(types.joined(separator: ", ")); not connecting",
+                "\(question.hopName) offered \(KeyTypeArticle.with(question.key.type)) key (\(question.fingerprint)) but \(source.rawValue) knows it only as \(types.joined(separator: ", ")); not connecting",
                 hint: "if the server gained a new key type, confirm the fingerprint and run: sshelf trust \(question.hopName) --replace --fingerprint \(question.fingerprint)")
         }
     }

@@ -2,6 +2,7 @@
 // sync), then sshelf's own known_hosts, then ~/.ssh/known_hosts (read only). Never touches a credential.
 import FoundationEssentials
 import ShelfCore
+import ShelfSystem
 
 public enum HostKeySource: String, Sendable {
     case pinned = "the host's pinned key"
@@ -83,7 +84,18 @@ public struct HostKeyTrustStore: Sendable {
     }
 
     /// Adds the key to sshelf's known_hosts (replacing this host's entries when asked), keeping every other line.
+    /// Under a lock beside the file: a fleet run accepting many new hosts at once, or two processes, would otherwise
+    /// each rewrite the file from what it read and lose the other's line.
     public func remember(_ key: HostKey, host: String, port: Int, replacing: Bool) throws(SSHError) {
+        let lockPath = ownKnownHostsPath + ".lock"
+        let lock: FileLock
+        do {
+            try PrivateFiles.ensureDirectory(ownKnownHostsPath.parentPath)
+            lock = try FileLock(lockPath)
+        } catch {
+            throw SSHError(.invalidConfiguration, "could not lock \(lockPath): \(error)")
+        }
+        defer { lock.release() }
         var file = try KnownHostsFile.load(ownKnownHostsPath)
         let name = KnownHostsFile.lookupName(host: host, port: port)
         if replacing { file.remove(name) }

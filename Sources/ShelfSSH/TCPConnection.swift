@@ -4,9 +4,10 @@ import FoundationEssentials
 import Glibc
 
 enum TCPConnection {
-    /// `cancellation`: a cancel from another thread ends the wait at once (an error of kind `.cancelled`).
-    static func open(host: String, port: Int, timeout: Double, cancellation: ConnectCancellation? = nil)
-        throws(SSHError) -> Int32
+    /// `cancellation`: a cancel from another thread ends the wait at once (an error of kind `.cancelled`). `name` is
+    /// what the user calls the host (`dead`): errors say it first, with the address after it.
+    static func open(host: String, port: Int, name: String? = nil, timeout: Double,
+                     cancellation: ConnectCancellation? = nil) throws(SSHError) -> Int32
     {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
@@ -41,7 +42,7 @@ enum TCPConnection {
             lastErrno = code
             close(fd)
         }
-        throw error(for: lastErrno, host: host, port: port, timeout: timeout)
+        throw error(for: lastErrno, host: host, port: port, name: name, timeout: timeout)
     }
 
     /// Non-blocking connect bounded by `timeout`; returns 0 or the errno that ended it (ECANCELED when `wake`
@@ -79,20 +80,26 @@ enum TCPConnection {
         _ = setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, size)
     }
 
-    private static func error(for code: Int32, host: String, port: Int, timeout: Double) -> SSHError {
-        let target = KnownHostsFile.lookupName(host: host, port: port)
+    /// The host by its name, the address and the system's words after it: "dead refused the connection
+    /// ([127.0.0.1]:2299: Connection refused)".
+    static func error(for code: Int32, host: String, port: Int, name: String?, timeout: Double) -> SSHError {
+        let address = KnownHostsFile.lookupName(host: host, port: port)
+        let target = name ?? address
         let system = String(cString: strerror(code))
+        let detail = target == address ? system : "\(address): \(system)"
         switch code {
         case ECONNREFUSED:
-            return SSHError(.connectionRefused, "\(target) refused the connection (\(system))",
+            return SSHError(.connectionRefused, "\(target) refused the connection (\(detail))",
                             hint: "is sshd running there, and is the port right?")
         case ETIMEDOUT:
-            return SSHError(.timedOut, "connecting to \(target) timed out after \(Int(timeout)) s",
+            return SSHError(.timedOut, "connecting to \(target) timed out after \(Int(timeout)) s"
+                                + (target == address ? "" : " (\(address))"),
                             hint: "the host may be down or a firewall drops the connection")
         case EHOSTUNREACH, ENETUNREACH:
-            return SSHError(.unreachable, "no route to \(target) (\(system))", hint: "check the network and the address")
+            return SSHError(.unreachable, "no route to \(target) (\(detail))",
+                            hint: "check the network and the address")
         default:
-            return SSHError(.network, "cannot connect to \(target): \(system)")
+            return SSHError(.network, "cannot connect to \(target) (\(detail))")
         }
     }
 }

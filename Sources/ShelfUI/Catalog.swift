@@ -17,6 +17,8 @@ public struct Catalog: Sendable {
     /// Hosts whose credential (password or identity key) has a secret in this device's vault; the app fills it
     /// from the vault once that lands, so the details pane can say "not synced to this device".
     public var secretsPresent: Set<String>?
+    /// The options kept for `Host` patterns (`sshelf ssh-config defaults`), for the details pane's option origins.
+    public var optionDefaults: [OptionDefaults] = []
     /// False while this is only the first screenful; `totalCount` is then the store's host count.
     public var isComplete: Bool
     public var totalCount: Int

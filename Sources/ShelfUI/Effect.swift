@@ -5,7 +5,8 @@ import ShelfCore
 
 public enum Effect: Sendable, Equatable {
     case load
-    case saveHost(ShelfCore.Host, groupPath: String)
+    /// Save a host; its password, typed in the form, goes to the vault (never the store) after it.
+    case saveHost(ShelfCore.Host, groupPath: String, password: PasswordChange = .keep)
     case saveGroup(HostGroup, parentPath: String)
     case saveForward(PortForwardRule)
     case saveIdentity(Identity)
@@ -38,6 +39,15 @@ public enum Effect: Sendable, Equatable {
     /// The user's answer to the sshelf agent's question.
     case answerAgent(UUID, allow: Bool)
     case quit
+}
+
+/// What the host form does with the host's password in the vault.
+public enum PasswordChange: Sendable, Equatable {
+    case keep
+    /// Store this one (in the class the vault's policy names, as `sshelf vault set-password` does).
+    case set(String)
+    /// Remove the stored one.
+    case remove
 }
 
 public enum Action: Sendable {

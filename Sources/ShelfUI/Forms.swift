@@ -20,10 +20,26 @@ public enum Forms {
             FormField("group", "Group", catalog.tree.path(of: h.groupID), placeholder: "e.g. prod/eu; created if missing"),
             FormField("tags", "Tags", h.tags.joined(separator: ","), placeholder: "comma-separated"),
             FormField("auth", "Auth", h.authMethod.rawValue, kind: .choice(AuthMethod.knownCases.map(\.rawValue))),
-            FormField("identity", "Identity", identity, placeholder: "identity name, empty for none"),
+            FormField("password", "Password", kind: .secret(stored: h.passwordRef != nil)),
+            FormField("identity", "Identity", identity, kind: .pick(catalog.identities.map(\.name).sorted()),
+                      placeholder: "type to pick; empty for none"),
             FormField("jump", "Jump via", jumpText, placeholder: "host names, outermost first"),
+            FormField("options", "Options", h.options.joined(separator: "\n"), kind: .lines,
+                      placeholder: "ssh_config lines, one per line, e.g. ServerAliveInterval 30"),
             FormField("notes", "Notes", h.notes),
         ])
+    }
+
+    /// What the form's password field asks of the vault: keep, store the typed one, or remove the stored one.
+    public static func passwordChange(_ form: Form) -> PasswordChange {
+        guard let field = form.field("password") else { return .keep }
+        if !field.value.isEmpty { return .set(field.value) }
+        return field.cleared ? .remove : .keep
+    }
+
+    /// The option lines typed in the form, as a host keeps them (blank lines dropped, each trimmed).
+    static func optionLines(_ text: String) -> [String] {
+        text.split(whereSeparator: \.isNewline).map { $0.trimmingSpaces() }.filter { !$0.isEmpty }
     }
 
     /// The host the form describes, or the messages to show; `groupPath` is resolved (and created) on save.
@@ -42,13 +58,15 @@ public enum Forms {
         host.tags = form.value("tags").split(separator: ",").map { $0.trimmingSpaces() }
             .filter { !$0.isEmpty }
         host.authMethod = AuthMethod(rawValue: form.value("auth"))
+        // Checked by `Validation` below, the same rules `import` keeps a host's options by.
+        host.options = optionLines(form.value("options"))
         let identityName = form.value("identity")
         if identityName.isEmpty {
             host.identityID = nil
         } else if let identity = catalog.identities.first(where: { $0.name == identityName }) {
             host.identityID = identity.id
         } else {
-            errors["identity"] = "no identity named '\(identityName)' (add one with i)"
+            errors["identity"] = "no identity named '\(identityName)' (Ctrl-A adds one)"
         }
         let jumpNames = form.value("jump").split(separator: ",").map { $0.trimmingSpaces() }
             .filter { !$0.isEmpty }

@@ -10,6 +10,7 @@ public enum Command: String, Sendable, CaseIterable {
     case searchAccept, searchCancel, searchErase, searchDown, searchUp, searchScope
     // forms
     case formNext, formPrevious, formCycle, formCycleBack, formSave, formCancel, formErase, formClear
+    case formPickDown, formPickUp, formPickNew
     // dialogs
     case confirmYes, confirmNo
     // the identity list
@@ -171,9 +172,13 @@ public enum Keymap {
         KeyBinding([.char(" "), .right], .formCycle, .form, "next choice / toggle (on a choice field)"),
         KeyBinding([.left], .formCycleBack, .form, "previous choice (on a choice field)"),
         KeyBinding([.backspace], .formErase, .form, "delete the last character"),
-        KeyBinding([.ctrl("u")], .formClear, .form, "clear the field"),
-        KeyBinding([.enter], .formSave, .form, "save", hint: "save"),
+        KeyBinding([.ctrl("u")], .formClear, .form, "clear the field (an empty Password field: remove the stored one)"),
+        KeyBinding([.enter], .formSave, .form, "save (in Options: a new line; on a typed identity: pick the match)",
+                   hint: "save"),
         KeyBinding([.escape, .ctrl("c")], .formCancel, .form, "cancel without saving", hint: "cancel"),
+        KeyBinding([.ctrl("n")], .formPickDown, .form, "next match in a pick-list (the host's identity)"),
+        KeyBinding([.ctrl("p")], .formPickUp, .form, "previous match in a pick-list"),
+        KeyBinding([.ctrl("a")], .formPickNew, .form, "add a new identity from the host form's Identity field"),
 
         KeyBinding([.char("y")], .confirmYes, .dialog, "yes: go ahead", hint: "yes"),
         KeyBinding([.char("n"), .escape, .ctrl("c")], .confirmNo, .dialog, "no: keep everything", hint: "no"),

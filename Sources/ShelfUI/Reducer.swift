@@ -55,7 +55,10 @@ public enum Reducer {
         case .operationFinished(let result):
             switch result {
             case .success(let line):
-                if case .form = state.mode { closeForm(&state) }
+                if case .form(let saved) = state.mode {
+                    closeForm(&state)
+                    FormReducer.picked(&state, from: saved)
+                }
                 state.notice = Notice(line)
                 return [.load]
             case .failure(let failure):

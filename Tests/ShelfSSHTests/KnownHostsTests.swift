@@ -103,6 +103,23 @@ final class KnownHostsTests: XCTestCase {
         XCTAssertEqual(trust.knownTypes(host: "h", port: 2222, pinned: nil), [other.type])
     }
 
+    /// A fleet run accepting many new hosts at once remembers them from many threads: no line may be lost.
+    func testConcurrentRemembersKeepEveryHost() throws {
+        let dir = NSTemporaryDirectory() + "kh-" + UUID().uuidString.prefix(6)
+        let own = dir + "/own"
+        let trust = HostKeyTrustStore(ownKnownHostsPath: own, userKnownHostsPath: nil)
+        let hosts = (0..<48).map { "host\($0)" }, key = try XCTUnwrap(key)
+        DispatchQueue.concurrentPerform(iterations: hosts.count) { index in
+            do { try trust.remember(key, host: hosts[index], port: 22, replacing: false) } catch { XCTFail("\(error)") }
+        }
+        let file = try KnownHostsFile.load(own)
+        XCTAssertEqual(Set(hosts.filter { !file.entries(for: $0).isEmpty }), Set(hosts))
+        XCTAssertEqual(file.entries.count, hosts.count)
+        var info = stat()
+        XCTAssertEqual(stat(own + ".lock", &info), 0)
+        XCTAssertEqual(info.st_mode & 0o777, 0o600)
+    }
+
     func testUntrustedTextLosesControlCharacters() {
         XCTAssertEqual(UntrustedText.clean("Code\u{1B}[2J\u{1B}]0;owned\u{07}: \u{08}\u{9B}x\r"), "Code: x")
         XCTAssertEqual(UntrustedText.clean("line1\nline2\tz"), "line1\nline2\tz")

@@ -169,15 +169,15 @@ final class ReducerTests: XCTestCase {
         Fixtures.type(&state, "new.example.com")
         Fixtures.press(&state, .tab, .tab, .tab)
         Fixtures.type(&state, "lab/x")
-        Fixtures.press(&state, .tab, .tab, .tab)  // tags, auth, identity
+        Fixtures.press(&state, .tab, .tab, .tab, .tab)  // tags, auth, password, identity
         Fixtures.type(&state, "nope")
         XCTAssertEqual(Fixtures.press(&state, .enter), [])
         guard case .form(var form) = state.mode else { return XCTFail("form closed") }
-        XCTAssertEqual(form.errors["identity"], "no identity named 'nope' (add one with i)")
+        XCTAssertEqual(form.errors["identity"], "no identity named 'nope' (Ctrl-A adds one)")
         Fixtures.press(&state, .ctrl("u"))
         Fixtures.type(&state, "laptop")
         let effects = Fixtures.press(&state, .enter)
-        guard case .saveHost(let host, let path) = effects.first else { return XCTFail("no save: \(effects)") }
+        guard case .saveHost(let host, let path, .keep) = effects.first else { return XCTFail("no save: \(effects)") }
         XCTAssertEqual(host.name, "new-box")
         XCTAssertEqual(host.hostname, "new.example.com")
         XCTAssertEqual(host.identityID, Fixtures.id(50))
@@ -200,7 +200,7 @@ final class ReducerTests: XCTestCase {
         var state = Fixtures.state(Fixtures.threeLevels())
         // bastion-eu is first; make it jump through web-eu-1, which jumps through bastion-eu.
         Fixtures.press(&state, .char("e"))
-        for _ in 0..<8 { Fixtures.press(&state, .tab) }
+        for _ in 0..<9 { Fixtures.press(&state, .tab) }
         Fixtures.type(&state, "web-eu-1")
         Fixtures.press(&state, .enter)
         guard case .form(let form) = state.mode else { return XCTFail() }

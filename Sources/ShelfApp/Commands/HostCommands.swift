@@ -147,8 +147,14 @@ enum HostCommands {
                 ("host key", host.pinnedHostKey.map { "\($0.type) pinned" } ?? "(not pinned)"),
                 ("last connected", Display.relative(host.lastConnectedAt)),
             ]
-            if !host.notes.isEmpty { lines.append(("notes", host.notes)) }
             var out = lines.map { "\($0.0.padded(to: 15))\(Display.safe($0.1))\n" }.joined()
+            // Notes may be several lines: each on its own, under the first (a line break is text here, not a `?`).
+            let notes = host.notes.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+                .map { Display.safe(String($0)) }
+            if !host.notes.isEmpty {
+                let indent = String(repeating: " ", count: 15)
+                out += "notes" + indent.dropFirst(5) + notes.joined(separator: "\n" + indent) + "\n"
+            }
             out += OptionListing.text(host: host, defaults: defaults)
             if !rules.isEmpty {
                 out += "forwards:\n"

@@ -2,6 +2,7 @@
 // /dev/tty with echo off, or a password read once from --password-fd (never argv or the environment).
 import FoundationEssentials
 import Glibc
+import ShelfCore
 import ShelfOperations
 import ShelfSSH
 
@@ -55,7 +56,7 @@ final class TerminalPrompts: ConnectDelegate {
         case .unknown:
             text = "The authenticity of host '\(question.lookupName)' (\(Display.safe(question.hopName))) can't be established.\n"
         case .otherType(let types, let source):
-            text = "WARNING: \(Display.safe(question.hopName)) now offers a \(question.key.type) key; \(source.rawValue) knows it only as \(types.joined(separator: ", ")).\n"
+            text = "WARNING: \(Display.safe(question.hopName)) now offers \(KeyTypeArticle.with(question.key.type)) key; \(source.rawValue) knows it only as \(types.joined(separator: ", ")).\n"
         }
         text += "\(question.key.type) key fingerprint is \(question.fingerprint).\n"
         text += alsoKnownAs(question)

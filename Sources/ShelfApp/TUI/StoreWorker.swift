@@ -7,6 +7,7 @@ import ShelfCore
 import ShelfOperations
 import ShelfStore
 import ShelfUI
+import ShelfVault
 
 final class StoreWorker: @unchecked Sendable {
     private let queue = DispatchQueue(label: "sshelf.tui.store")
@@ -18,9 +19,14 @@ final class StoreWorker: @unchecked Sendable {
     /// Which reference keys the vault holds, read with each load (names only).
     private let secretsPresent: @Sendable () -> Set<String>?
 
-    init(workspace: Workspace, mailbox: Mailbox, secretsPresent: @escaping @Sendable () -> Set<String>? = { nil }) {
+    /// Asks for the vault passphrase in a dialog (nil: the user left it), for a password saved from the host form.
+    private let askVaultPassphrase: @Sendable (String) -> SecretBytes?
+
+    init(workspace: Workspace, mailbox: Mailbox, secretsPresent: @escaping @Sendable () -> Set<String>? = { nil },
+         askVaultPassphrase: @escaping @Sendable (String) -> SecretBytes? = { _ in nil }) {
         self.workspace = workspace
         self.secretsPresent = secretsPresent
+        self.askVaultPassphrase = askVaultPassphrase
         self.mailbox = mailbox
     }
 
@@ -68,14 +74,29 @@ final class StoreWorker: @unchecked Sendable {
     /// --allow-duplicate hint does not apply here: the form has no such switch).
     static func failure(_ error: Error) -> OperationFailure {
         if let taken = error as? HostOperations.NameTaken { return OperationFailure(taken.message, field: "name") }
+        if let failure = error as? FieldFailure { return OperationFailure(failure.message, field: failure.field) }
         return OperationFailure(message(error))
+    }
+
+    /// Option lines the form adds are checked as `sshelf edit --option` checks them (the installed ssh must read
+    /// each), the message under the Options field.
+    private func checkNewOptions(_ host: ShelfCore.Host, store: Store) throws {
+        let old = Set(try store.host(id: host.id)?.options ?? [])
+        do {
+            try OptionInput.check(host.options.filter { !old.contains($0) }, flag: "option")
+        } catch {
+            throw FieldFailure(field: "options", message: StoreWorker.message(error))
+        }
     }
 
     private func perform(_ effect: Effect, store: Store) throws -> String {
         switch effect {
-        case .saveHost(let host, let groupPath):
+        case .saveHost(let host, let groupPath, let password):
+            try checkNewOptions(host, store: store)
             let saved = try HostOperations.save(host, groupPath: groupPath, in: store)
-            return "\(saved.existed ? "saved" : "added") \(Display.safe(saved.host.name)) (\(Display.safe(saved.host.destination)))"
+            let line = "\(saved.existed ? "saved" : "added") \(Display.safe(saved.host.name)) (\(Display.safe(saved.host.destination)))"
+            return line + (try TUIHostPassword.apply(password, hostID: host.id, workspace: workspace, store: store,
+                                                     ask: askVaultPassphrase))
         case .saveGroup(let group, let parentPath):
             let placed = try GroupOperations.place(group, under: parentPath, in: store)
             return "\(placed.existed ? "saved" : "added") group \(Display.safe(placed.path))"
@@ -98,4 +119,10 @@ final class StoreWorker: @unchecked Sendable {
             return ""
         }
     }
+}
+
+/// A save refused because of one form field: the message goes under it.
+struct FieldFailure: Error {
+    var field: String
+    var message: String
 }

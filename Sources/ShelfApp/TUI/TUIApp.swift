@@ -41,9 +41,11 @@ final class TUIApp {
         let vault = TUIVault(context: context)
         self.vault = vault
         status = StatusSource(context: context, vault: vault)
+        let login = TUILogin(context: context, mailbox: mailbox, vault: vault)
+        self.login = login
         worker = StoreWorker(workspace: TUIVault.quiet(context), mailbox: mailbox,
-                             secretsPresent: { vault.itemNames() })
-        login = TUILogin(context: context, mailbox: mailbox, vault: vault)
+                             secretsPresent: { vault.itemNames() },
+                             askVaultPassphrase: TUIHostPassword.vaultPassphrase(asking: login.prompts))
         forwards = ForwardChildren(locations: context.locations, mailbox: mailbox, selfPath: TUIApp.selfPath)
         state = UIState()
     }

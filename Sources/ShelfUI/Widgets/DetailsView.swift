@@ -1,5 +1,5 @@
 // DetailsView: the selected host — address, aliases, auth and where its credential comes from, identity, jump chain,
-// pinned host key, and its forward rules with their state.
+// pinned host key, its forward rules with their state, and its ssh options with where each comes from.
 import FoundationEssentials
 import ShelfCore
 
@@ -11,7 +11,12 @@ enum DetailsView {
             return
         }
         let catalog = state.catalog
-        var lines: [(String, String, CellStyle)] = [("address", host.destination, .plain)]
+        // User and port a `Host` pattern gives, as `sshelf show` says them.
+        let applied = OptionDefaults.applied(catalog.optionDefaults, to: host)
+        let fromPatterns = applied.from.map { "\($0.field) from Host \($0.pattern)" }.joined(separator: ", ")
+        var lines: [(String, String, CellStyle)] = [
+            ("address", applied.host.destination + (fromPatterns.isEmpty ? "" : "  (\(fromPatterns))"), .plain),
+        ]
         if let row = state.selectedRow, catalog.sharesName(row) {
             let others = catalog.rowsSharingName(with: row).count - 1
             lines.append(("name", "shared with \(others) other host\(others == 1 ? "" : "s"): commands take "
@@ -41,6 +46,13 @@ enum DetailsView {
             lines.append(("host key", "not pinned; asked on first connect", .dim))
         }
         lines.append(("last", host.lastConnectedAt.map { RelativeTime.words($0, now: state.now) } ?? "never", .dim))
+        // A count here, where a short pane still shows it; each option with its origin comes after the rules.
+        let options = HostOptionSources.lines(host: host, defaults: catalog.optionDefaults)
+        if !options.isEmpty {
+            let unapplied = options.filter { $0.note == .openSSHOnly || $0.note == .unreadable }.count
+            lines.append(("options", "\(options.count)" + (unapplied == 0 ? "" : ", \(unapplied) not applied"),
+                          unapplied == 0 ? .plain : CellStyle(color: .orange)))
+        }
         // With the forwards pane focused the rules and their state must show: a short pane drops the host lines.
         if state.focus == .forwards, 2 + lines.count + 2 * state.selectedRules.count > rect.height { lines = [] }
         let titleWidth = rect.width - 2
@@ -89,6 +101,38 @@ enum DetailsView {
                              style: style, ellipsis: state.symbols.ellipsis)
                 y += 1
             }
+        }
+        // The options come after the rules, so a long list never pushes a rule's live state off the pane.
+        guard !options.isEmpty, y < rect.row + rect.height else { return }
+        canvas.write("options (\(options.count))", row: y, column: rect.column + 1, style: .dim)
+        y += 1
+        for option in options where y < rect.row + rect.height {
+            let (origin, style) = optionText(option)
+            let end = canvas.write(option.text, row: y, column: rect.column + 3, width: rect.width - 4,
+                                   style: option.note == nil ? .plain : style, ellipsis: state.symbols.ellipsis)
+            if end + 2 < rect.column + rect.width - 1 {
+                canvas.write(origin, row: y, column: end + 2, width: rect.column + rect.width - 1 - (end + 2),
+                             style: style, ellipsis: state.symbols.ellipsis)
+            }
+            y += 1
+        }
+    }
+
+    /// Where an option comes from, and why it does not apply when it does not: "from Host prod-*", "sshelf's
+    /// defaults (Host *); not applied: OpenSSH only".
+    static func optionText(_ option: HostOptionLine) -> (String, CellStyle) {
+        let words: String
+        switch option.origin {
+        case .host: words = "this host"
+        case .pattern("*"): words = "sshelf's defaults (Host *)"
+        case .pattern(let pattern): words = "from Host \(pattern)"
+        }
+        switch option.note {
+        case nil: return (words, .dim)
+        case .earlierValueWins: return (words + "; an earlier value wins", .dim)
+        // Short here (the pane is narrow); `sshelf show` adds how to run it with OpenSSH.
+        case .openSSHOnly: return (words + "; not applied: OpenSSH only", CellStyle(color: .orange))
+        case .unreadable: return (words + "; not applied: sshelf cannot read the value", CellStyle(color: .orange))
         }
     }
 

@@ -1,15 +1,27 @@
 // Overlays: boxes drawn over the main view — forms with inline messages, delete confirmations, the help
 // screen generated from the keymap, and connect-time prompts.
 import FoundationEssentials
+import ShelfCore
 
 enum FormView {
-    /// One drawn line of a form: a field, or the message under it.
-    enum Line { case field(Int), message(Int, String) }
+    /// One drawn line of a form: a field, a further line of a several-line field, a row of the focused pick field's
+    /// matches, or the message under a field.
+    enum Line { case field(Int), more(Int, String, last: Bool), pick(String, chosen: Bool), message(Int, String) }
+
+    /// Rows of matches the focused pick field shows under it.
+    static let pickRows = 5
 
     static func draw(_ form: Form, state: UIState, on canvas: inout Canvas) {
         var lines: [Line] = []
         for (i, field) in form.fields.enumerated() {
             lines.append(.field(i))
+            if field.kind == .lines {
+                let more = field.value.split(separator: "\n", omittingEmptySubsequences: false).dropFirst()
+                for (n, line) in more.enumerated() { lines.append(.more(i, String(line), last: n == more.count - 1)) }
+            }
+            if i == form.focus, case .pick = field.kind {
+                lines += pickLines(field, cursor: form.pickCursor)
+            }
             if let message = form.errors[field.key] { lines.append(.message(i, message)) }
         }
         let general = form.errors[""]
@@ -20,7 +32,14 @@ enum FormView {
         let width = inner.width - labelWidth
         // Rows for fields: all but the footer, the blank above it and the whole-form message.
         let room = max(1, inner.height - 2 - (general == nil ? 0 : 1))
-        let focusLine = lines.firstIndex { if case .field(form.focus) = $0 { return true } else { return false } } ?? 0
+        // The focused field's last line (where typing happens) and the line after it stay in view.
+        let focusLine = lines.lastIndex {
+            switch $0 {
+            case .field(form.focus), .more(form.focus, _, _): true
+            case .pick: true
+            default: false
+            }
+        } ?? 0
         let lastNeeded = min(lines.count - 1, focusLine + 1)
         let first = max(0, lastNeeded - room + 1)
         var y = inner.row
@@ -32,6 +51,12 @@ enum FormView {
             case .field(let i):
                 drawField(form.fields[i], focused: i == form.focus, row: y, label: inner.column, x: x, width: width,
                           state: state, on: &canvas)
+            case .more(let i, let text, let last):
+                let end = canvas.write(text, row: y, column: x, width: width - 1, ellipsis: state.symbols.ellipsis)
+                if last, i == form.focus { canvas.write(" ", row: y, column: end, style: CellStyle(reverse: true)) }
+            case .pick(let name, let chosen):
+                canvas.write(name, row: y, column: x + 2, width: width - 2,
+                             style: chosen ? CellStyle(reverse: true) : .dim, ellipsis: state.symbols.ellipsis)
             }
             y += 1
         }
@@ -39,16 +64,68 @@ enum FormView {
             canvas.write("could not save: \(general)", row: inner.row + room, column: inner.column, width: inner.width,
                          style: CellStyle(color: .red, bold: true), ellipsis: state.symbols.ellipsis)
         }
-        let footer = form.pending ? "saving..." : "Tab next, Space or arrows choose, Enter save, Esc cancel"
+        let footer = form.pending ? "saving..." : footerText(form)
         canvas.write(footer, row: inner.row + inner.height - 1, column: inner.column, width: inner.width, style: .dim,
                      ellipsis: state.symbols.ellipsis)
+    }
+
+    /// The keys that matter in the focused field.
+    static func footerText(_ form: Form) -> String {
+        switch form.fields[form.focus].kind {
+        case .lines: "Enter new line, Tab next field, Esc cancel"
+        case .pick: "type to filter, Ctrl-N/P move, Enter pick, Ctrl-A new identity, Esc cancel"
+        case .secret: "typed, never shown; Ctrl-U on empty removes the stored one; Enter save"
+        case .text, .choice, .toggle: "Tab next, Space or arrows choose, Enter save, Esc cancel"
+        }
+    }
+
+    /// The focused pick field's matches (at most `pickRows`, the highlighted one in view), or a line saying there is
+    /// none and how to add one.
+    static func pickLines(_ field: FormField, cursor: Int) -> [Line] {
+        let matches = field.pickMatches
+        guard case .pick(let options) = field.kind, !options.contains(field.value) || field.value.isEmpty else {
+            return []
+        }
+        if matches.isEmpty {
+            return [.pick(options.isEmpty ? "no identities yet: Ctrl-A adds one" : "none matches: Ctrl-A adds one",
+                          chosen: false)]
+        }
+        let first = max(0, min(cursor - pickRows + 1, matches.count - pickRows))
+        var out = matches.enumerated().dropFirst(first).prefix(pickRows).map {
+            Line.pick($0.element, chosen: $0.offset == cursor)
+        }
+        if matches.count > pickRows { out.append(.pick("(\(matches.count) matches; Ctrl-N/P scroll)", chosen: false)) }
+        return out
     }
 
     static func drawField(_ field: FormField, focused: Bool, row y: Int, label: Int, x: Int, width: Int, state: UIState,
                           on canvas: inout Canvas) {
         canvas.write(field.label, row: y, column: label, style: focused ? .bold : .dim)
         switch field.kind {
-        case .text:
+        case .secret(let stored):
+            // Never the characters: one star each while typing, else whether one is stored.
+            let words = !field.value.isEmpty ? String(repeating: "*", count: field.value.count)
+                : field.cleared ? "not set (the stored one is removed on save; Ctrl-U keeps it)"
+                : stored ? "set (type to replace it)" : "not set"
+            let style: CellStyle = field.value.isEmpty ? (field.cleared ? CellStyle(color: .orange) : .dim) : .plain
+            let end = canvas.write(words, row: y, column: x, width: width - 2, style: style,
+                                   ellipsis: state.symbols.ellipsis)
+            // Typing goes after the stars; over the words, the cursor stands one blank after them.
+            if focused {
+                canvas.write(" ", row: y, column: field.value.isEmpty ? end + 1 : end, style: CellStyle(reverse: true))
+            }
+        case .lines:
+            let first = String(field.value.split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
+            if field.value.isEmpty && !focused {
+                canvas.write(field.placeholder, row: y, column: x, width: width, style: .dim,
+                             ellipsis: state.symbols.ellipsis)
+            } else {
+                let end = canvas.write(first, row: y, column: x, width: width - 1, ellipsis: state.symbols.ellipsis)
+                if focused, !field.value.contains("\n") {
+                    canvas.write(" ", row: y, column: end, style: CellStyle(reverse: true))
+                }
+            }
+        case .text, .pick:
             if field.value.isEmpty && !focused {
                 canvas.write(field.placeholder, row: y, column: x, width: width, style: .dim, ellipsis: state.symbols.ellipsis)
             } else {
@@ -139,7 +216,8 @@ enum PromptView {
         switch prompt {
         case .hostKey(let host, let keyType, let fingerprint):
             let inner = Frame.box(title: "Unknown host key", height: 8, width: 76, state: state, on: &canvas)
-            canvas.write("\(host) offered a \(keyType) key:", row: inner.row, column: inner.column, width: inner.width)
+            canvas.write("\(host) offered \(KeyTypeArticle.with(keyType)) key:", row: inner.row, column: inner.column,
+                         width: inner.width)
             canvas.write(fingerprint, row: inner.row + 1, column: inner.column, width: inner.width, style: .bold)
             canvas.write("Check it with the server's owner before trusting it.", row: inner.row + 2,
                          column: inner.column, width: inner.width, style: .dim)

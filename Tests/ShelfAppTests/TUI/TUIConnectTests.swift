@@ -19,6 +19,8 @@ final class TUIConnectTests: XCTestCase {
         try tui.waitFor("the failure in the TUI") {
             $0.contains("not connected: ") && $0.contains("address   nobody@127.0.0.1:1") && $0.contains("○ sync off")
         }
+        // The host by its name (#26), the address after it.
+        try tui.waitFor(text: "not connected: closed refused the connection ([127.0.0.1]:1: ")
         try tui.send("j")
         try tui.waitFor(text: "address   other.example.com")
         try tui.send("q")

@@ -46,7 +46,7 @@ final class TUIFormTests: XCTestCase {
         try tui.waitFor(text: "saved identity work-key")
         try tui.send("e")
         try tui.waitFor(text: "Edit host web1")
-        for _ in 0..<7 { try tui.send("Tab") }
+        for _ in 0..<8 { try tui.send("Tab") }
         try tui.type("work-key")
         try tui.send("Enter")
         try tui.waitFor(text: "saved web1")

@@ -22,6 +22,10 @@ final class TUIForwardTests: XCTestCase {
 
         try tui.send("t")
         try tui.waitFor(text: "active: 0 open, 0 total")
+        // #26: once the forward is up the title bar says so, no longer "starting -L ...".
+        try tui.waitFor("the title bar following the start") {
+            $0.contains("forwarding -L 127.0.0.1:\(port)") && !$0.contains("starting -L")
+        }
         let payload = Payload.random(1 << 20)
         let reply = try TrafficSocket.roundTrip(port: port, payload)
         XCTAssertEqual(try Payload.sha256(reply), try Payload.sha256(payload.reversed()))

@@ -128,12 +128,12 @@ final class TUILoginTests: XCTestCase {
         try tui.send("Enter")
         // The jump host first: its key is checked before anything goes through it.
         try tui.waitFor("the jump host's key") {
-            $0.contains("Unknown host key") && $0.contains("t offered a ssh-ed25519 key:") && $0.contains(jumpKey)
+            $0.contains("Unknown host key") && $0.contains("t offered an ssh-ed25519 key:") && $0.contains(jumpKey)
         }
         XCTAssertFalse(world.sshd.log.contains("userauth-request"), world.sshd.log)
         try tui.send("y")
         try tui.waitFor("the target's key") {
-            $0.contains("Unknown host key") && $0.contains("inner offered a ssh-ed25519 key:") && $0.contains(innerKey)
+            $0.contains("Unknown host key") && $0.contains("inner offered an ssh-ed25519 key:") && $0.contains(innerKey)
         }
         XCTAssertFalse(inner.log.contains("userauth-request"), inner.log)
         try tui.send("y")

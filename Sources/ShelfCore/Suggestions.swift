@@ -1,10 +1,11 @@
-// Suggestions: "did you mean" for a mistyped command or option — the known words closest to what was typed, by
-// edit distance (a swap of two neighbours counts once), as the start of a longer word, or as the heart of one.
+// Suggestions: "did you mean" for a mistyped command, option or name (host, group, identity) — the known words
+// closest to what was typed, by edit distance (a swap of two neighbours counts once), as the start of a longer word,
+// or as the heart of one. The one rule for every "did you mean" sshelf says.
 import FoundationEssentials
 
-enum Suggestions {
+public enum Suggestions {
     /// The candidates close enough to `typed` to be what was meant, closest first (at most three).
-    static func closest(to typed: String, among candidates: [String]) -> [String] {
+    public static func closest(to typed: String, among candidates: [String]) -> [String] {
         let word = typed.lowercased()
         guard !word.isEmpty else { return [] }
         // One edit in a short word, two in a longer one: `lst` -> list, `forwrd` -> forward, but `rm` is not `mv`.
@@ -25,7 +26,7 @@ enum Suggestions {
     }
 
     /// Optimal string alignment distance: insertions, deletions, substitutions and adjacent swaps.
-    static func editDistance(_ a: String, _ b: String) -> Int {
+    public static func editDistance(_ a: String, _ b: String) -> Int {
         let a = Array(a), b = Array(b)
         if a.isEmpty { return b.count }
         if b.isEmpty { return a.count }
@@ -46,7 +47,7 @@ enum Suggestions {
     }
 
     /// "did you mean: A, B?" or nil when nothing is close.
-    static func phrase(_ options: [String]) -> String? {
+    public static func phrase(_ options: [String]) -> String? {
         options.isEmpty ? nil : "did you mean \(options.joined(separator: " or "))?"
     }
 }

@@ -1,0 +1,167 @@
+// HostFormTests: the host form's password field (never drawn, "set"/"not set", Ctrl-U removes), its options field
+// (one option per line, checked by the rules `import` keeps options by, the message under the field), the identity
+// pick-list (type to filter, Ctrl-N/P, Enter picks, Ctrl-A adds one and comes back), and the details pane's options
+// with where each comes from.
+import Foundation
+import ShelfCore
+@testable import ShelfUI
+import XCTest
+
+final class HostFormTests: XCTestCase {
+    /// threeLevels with options on db-us, two defaults blocks matching it, and three identities.
+    static func catalog() -> Catalog {
+        let base = Fixtures.threeLevels()
+        var hosts = (0..<base.count).map(base.host(at:))
+        let db = hosts.firstIndex { $0.name == "db-us" }!
+        hosts[db].options = ["ServerAliveInterval 30", "ControlMaster auto"]
+        let identities = base.identities + [
+            Identity(id: Fixtures.id(51), name: "yubikey", keyType: .ecdsa, privateKeyRef: .identityPrivateKey(Fixtures.id(51))),
+            Identity(id: Fixtures.id(52), name: "work-key", keyType: .ed25519, keyFile: "~/.ssh/work"),
+        ]
+        var catalog = Catalog(hosts: hosts, groups: Array(base.tree.groups.values), identities: identities,
+                              rules: base.rulesByHost.values.flatMap { $0 })
+        catalog.optionDefaults = [
+            OptionDefaults(pattern: "*-us", options: ["ServerAliveInterval 60", "Compression yes"]),
+            OptionDefaults(pattern: "*", options: ["ForwardX11 yes"]),
+        ]
+        return catalog
+    }
+
+    static func select(_ state: inout UIState, _ name: String) {
+        state.hostCursor = state.visible.firstIndex { state.catalog.host(at: Int($0)).name == name }!
+    }
+
+    /// Tabs to the field with `key` in the open form.
+    static func focus(_ state: inout UIState, _ key: String) {
+        for _ in 0..<20 {
+            guard case .form(let form) = state.mode, form.fields[form.focus].key != key else { return }
+            Fixtures.press(&state, .tab)
+        }
+    }
+
+    private func form(_ state: UIState) -> Form? {
+        if case .form(let form) = state.mode { return form }
+        return nil
+    }
+
+    func testPasswordIsNeverDrawnAndGoesToTheSaveAsAVaultChange() throws {
+        var state = Fixtures.state(Self.catalog(), rows: 40, columns: 120)
+        Self.select(&state, "db-us")
+        Fixtures.press(&state, .char("e"))
+        XCTAssertTrue(Screen.render(state).text.contains("Password     set (type to replace it)"), Screen.render(state).text)
+        Self.focus(&state, "password")
+        Fixtures.type(&state, "pa ss w0rd!")
+        let screen = Screen.render(state).text
+        XCTAssertFalse(screen.contains("pa ss") || screen.contains("w0rd"), "the password is drawn:\n\(screen)")
+        XCTAssertTrue(screen.contains("Password     ***********"), screen)
+        let effects = Fixtures.press(&state, .enter)
+        guard case .saveHost(let host, _, .set(let password)) = effects.first else { return XCTFail("\(effects)") }
+        XCTAssertEqual(password, "pa ss w0rd!", "spaces are part of a password: nothing trimmed")
+        XCTAssertEqual(host.passwordRef, .hostPassword(host.id), "the record keeps its pointer; the vault gets the value")
+
+        // A host without one says so; nothing typed keeps it as it is.
+        var fresh = Fixtures.state(Self.catalog(), rows: 40, columns: 120)
+        Self.select(&fresh, "home-nas")
+        Fixtures.press(&fresh, .char("e"))
+        XCTAssertTrue(Screen.render(fresh).text.contains("Password     not set"), Screen.render(fresh).text)
+        guard case .saveHost(_, _, .keep) = Fixtures.press(&fresh, .enter).first else { return XCTFail() }
+    }
+
+    func testCtrlUOnAnEmptyPasswordFieldRemovesTheStoredOneAndAgainKeepsIt() {
+        var state = Fixtures.state(Self.catalog(), rows: 40, columns: 120)
+        Self.select(&state, "db-us")
+        Fixtures.press(&state, .char("e"))
+        Self.focus(&state, "password")
+        Fixtures.press(&state, .ctrl("u"))
+        XCTAssertTrue(Screen.render(state).text.contains("not set (the stored one is removed on save"))
+        var again = state
+        Fixtures.press(&again, .ctrl("u"))
+        guard case .saveHost(_, _, .keep) = Fixtures.press(&again, .enter).first else { return XCTFail("not kept") }
+        guard case .saveHost(_, _, .remove) = Fixtures.press(&state, .enter).first else { return XCTFail("not removed") }
+    }
+
+    func testOptionsAreOneAPerLineCheckedAsImportChecksThem() {
+        var state = Fixtures.state(Self.catalog(), rows: 40, columns: 120)
+        Self.select(&state, "db-us")
+        Fixtures.press(&state, .char("e"))
+        Self.focus(&state, "options")
+        XCTAssertEqual(form(state)?.fields[form(state)!.focus].value, "ServerAliveInterval 30\nControlMaster auto")
+        // Enter starts a line; a host field of its own is refused with import's words, under the field.
+        Fixtures.press(&state, .enter)
+        Fixtures.type(&state, "HostName other.example.com")
+        Fixtures.press(&state, .tab, .enter)
+        guard let refused = form(state) else { return XCTFail("the form closed") }
+        XCTAssertEqual(refused.errors["options"], SSHOption.problem("HostName other.example.com"))
+        XCTAssertEqual(refused.fields[refused.focus].key, "options", "the cursor goes to the field")
+        let screen = Screen.render(state).text
+        XCTAssertTrue(screen.contains("HostName is a host field of its own"), screen)
+        XCTAssertTrue(screen.contains("ControlMaster auto"), "every line is drawn:\n\(screen)")
+        // Fixed: the typed line replaced by an option; blank lines do not count.
+        Fixtures.press(&state, .ctrl("u"))
+        Fixtures.type(&state, "ServerAliveInterval 15")
+        Fixtures.press(&state, .enter, .enter)
+        Fixtures.type(&state, "ForwardAgent no")
+        Fixtures.press(&state, .tab)
+        guard case .saveHost(let host, _, _) = Fixtures.press(&state, .enter).first else { return XCTFail("not saved") }
+        XCTAssertEqual(host.options, ["ServerAliveInterval 15", "ForwardAgent no"])
+    }
+
+    func testIdentityPickListFiltersPicksAndAddsOne() {
+        var state = Fixtures.state(Self.catalog(), rows: 40, columns: 120)
+        Fixtures.press(&state, .char("a"))
+        Fixtures.type(&state, "new-box")
+        Fixtures.press(&state, .tab)
+        Fixtures.type(&state, "new.example.com")
+        Self.focus(&state, "identity")
+        Fixtures.type(&state, "K")
+        XCTAssertEqual(form(state)?.field("identity")?.pickMatches, ["work-key", "yubikey"], "contains, ignoring case")
+        var screen = Screen.render(state).text
+        XCTAssertTrue(screen.contains("work-key") && screen.contains("yubikey") && !screen.contains("laptop"), screen)
+        Fixtures.press(&state, .ctrl("n"))
+        XCTAssertEqual(Fixtures.press(&state, .enter), [], "Enter picks; it does not save yet")
+        XCTAssertEqual(form(state)?.value("identity"), "yubikey")
+        guard case .saveHost(let host, _, _) = Fixtures.press(&state, .enter).first else { return XCTFail("not saved") }
+        XCTAssertEqual(host.identityID, Fixtures.id(51))
+
+        // Ctrl-A: the identity form, then back with the new identity picked.
+        var adding = Fixtures.state(Self.catalog(), rows: 40, columns: 120)
+        Fixtures.press(&adding, .char("a"))
+        Self.focus(&adding, "identity")
+        Fixtures.type(&adding, "zz")
+        screen = Screen.render(adding).text
+        XCTAssertTrue(screen.contains("none matches: Ctrl-A adds one"), screen)
+        Fixtures.press(&adding, .ctrl("a"))
+        XCTAssertEqual(form(adding)?.title, "Add identity")
+        Fixtures.type(&adding, "deploy-key")
+        guard case .saveIdentity(let identity) = Fixtures.press(&adding, .enter).first else { return XCTFail() }
+        _ = Reducer.reduce(&adding, .operationFinished(.success("saved identity deploy-key")))
+        guard let back = form(adding) else { return XCTFail("not back in the host form") }
+        XCTAssertEqual(back.title, "Add host")
+        XCTAssertEqual(back.value("identity"), "deploy-key")
+        XCTAssertEqual(back.fields[back.focus].key, "identity")
+        var catalog = Self.catalog()
+        catalog.identities.append(identity)
+        _ = Reducer.reduce(&adding, .loaded(catalog))
+        Fixtures.press(&adding, .char("x"), .backspace)  // still the host form, still typing
+        XCTAssertEqual(form(adding)?.value("identity"), "deploy-key")
+    }
+
+    func testDetailsPaneShowsEachOptionAndWhereItComesFrom() {
+        var state = Fixtures.state(Self.catalog(), rows: 50, columns: 200)
+        Self.select(&state, "db-us")
+        let screen = Screen.render(state).text
+        for expected in [
+            "ServerAliveInterval 30  this host",
+            "ControlMaster auto  this host; not applied: OpenSSH only",
+            "ServerAliveInterval 60  from Host *-us; an earlier value wins",
+            "Compression yes  from Host *-us",
+            "ForwardX11 yes  sshelf's defaults (Host *); not applied: OpenSSH only",
+        ] {
+            XCTAssertTrue(screen.contains(expected), "missing '\(expected)':\n\(screen)")
+        }
+        // The same lines, in the same order, as `sshelf show` prints (one computation).
+        let lines = HostOptionSources.lines(host: state.selectedHost!, defaults: state.catalog.optionDefaults)
+        XCTAssertEqual(lines.map(\.text), ["ServerAliveInterval 30", "ControlMaster auto", "ServerAliveInterval 60",
+                                           "Compression yes", "ForwardX11 yes"])
+    }
+}
