@@ -20,7 +20,7 @@ public enum NaturalOrder {
             switch (p, q) {
             case let (.number(m), .number(n)):
                 if m.count != n.count { return m.count < n.count }
-                if m != n { return m < n }
+                if m.digits != n.digits { return m < n }
             case (.number, .text): return true
             case (.text, .number): return false
             case let (.text(s), .text(t)):

@@ -2,7 +2,7 @@
 // `whitespacesAndNewlines` and `alphanumerics` sets define them — the shipped binary has FoundationEssentials
 // only, which lacks them.
 extension StringProtocol {
-    /// Without leading and trailing spaces and tabs (Foundation's `.whitespaces`: Unicode's Zs and tab).
+    /// Without leading and trailing spaces and tabs (Foundation's `.whitespaces`: Unicode's Zs, tab, zero-width space).
     public func trimmingSpaces() -> String { trimmingScalars(where: TextTrim.isSpace) }
 
     /// Without leading and trailing spaces, tabs and line ends (Foundation's `.whitespacesAndNewlines`).
@@ -30,14 +30,15 @@ extension StringProtocol {
 
 public enum TextTrim {
     public static func isSpace(_ scalar: Unicode.Scalar) -> Bool {
-        scalar == "\t" || scalar.properties.generalCategory == .spaceSeparator
+        scalar == "\t" || scalar == "\u{200B}" || scalar.properties.generalCategory == .spaceSeparator
     }
 
     public static func isNewline(_ scalar: Unicode.Scalar) -> Bool {
         (0x0A...0x0D).contains(scalar.value) || scalar.value == 0x85 || scalar.value == 0x2028 || scalar.value == 0x2029
     }
 
-    /// A letter, mark or digit of any script (Foundation's `.alphanumerics`: Unicode's L*, M* and N*).
+    /// A letter, mark or digit of any script (Foundation's `.alphanumerics`: Unicode's L*, M* and N*, by the Unicode
+    /// version of Swift's standard library, which knows scripts Foundation's older tables lack).
     public static func isAlphanumeric(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.properties.generalCategory {
         case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,

@@ -14,7 +14,8 @@ final class SearchFoldTests: XCTestCase {
         for value in 0x80...0x10FFFF {
             guard let scalar = Unicode.Scalar(value), scalar.properties.generalCategory != .unassigned,
                   scalar.properties.generalCategory != .privateUse else { continue }
-            let text = String(scalar)
+            // A combining mark comes after a letter in a name (alone, Foundation keeps it).
+            let text = (scalar.properties.canonicalCombiningClass.rawValue == 0 ? "" : "x") + String(scalar)
             if HostSearch.fold(text) != foundationFold(text) { differing.append(String(value, radix: 16)) }
         }
         XCTAssertEqual(differing, [], "run scripts/fold-table: this toolchain's Foundation folds these differently")
