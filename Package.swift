@@ -75,7 +75,7 @@ let package = Package(
         // on loopback.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "ShelfCoreTests", dependencies: ["ShelfCore"], path: "Tests/ShelfCoreTests"),
-        .testTarget(name: "ShelfSystemTests", dependencies: ["ShelfSystem"], path: "Tests/ShelfSystemTests"),
+        .testTarget(name: "ShelfSystemTests", dependencies: ["ShelfSystem", "TestSupport"], path: "Tests/ShelfSystemTests"),
         // Reads Package.swift, docs/ARCHITECTURE.md and the sources: the import rules as a test.
         .testTarget(name: "ArchitectureTests", path: "Tests/ArchitectureTests"),
         .testTarget(

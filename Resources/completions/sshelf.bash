@@ -41,7 +41,7 @@ _sshelf() {
         vault) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "init status unlock lock passwd list rm audit export import set-password set-class verify" -- "$cur")); return; fi ;;
         agent) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "start stop status" -- "$cur")); return; fi ;;
         log) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "verify" -- "$cur")); return; fi ;;
-        sync) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "enable invite join status now devices revoke conflicts disable" -- "$cur")); return; fi ;;
+        sync) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "enable invite join status now devices revoke rename conflicts conflicts disable" -- "$cur")); return; fi ;;
     esac
     local key="$cmd"
     case "$cmd" in warm|group|forward|identity|import|export|ssh-config|vault|agent|log|sync) key="$cmd $sub" ;; esac
@@ -75,6 +75,7 @@ _sshelf() {
         --local) COMPREPLY=(); return ;;
         --name) COMPREPLY=(); return ;;
         --notes) COMPREPLY=(); return ;;
+        --only) COMPREPLY=(); return ;;
         --option) COMPREPLY=(); return ;;
         --output) _sshelf_files; return ;;
         --parallel) COMPREPLY=(); return ;;
@@ -91,12 +92,13 @@ _sshelf() {
         --sessions) COMPREPLY=(); return ;;
         --since) COMPREPLY=(); return ;;
         --tag) COMPREPLY=(); return ;;
+        --take) COMPREPLY=(); return ;;
         --timeout) COMPREPLY=(); return ;;
         --untag) COMPREPLY=(); return ;;
         --user) COMPREPLY=(); return ;;
     esac
     case "$key" in
-        "list") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--group --json --names --help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "list") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--group --json --names --reachable --timeout --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "show") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "add") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--host --user --port --group --tag --alias --auth --identity --jump --notes --option --allow-duplicate --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "edit") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--host --user --port --group --tag --alias --auth --identity --jump --notes --option --rename --untag --remove-alias --remove-option --allow-duplicate --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
@@ -127,7 +129,7 @@ _sshelf() {
         "identity list") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --names --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "identity show") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else _sshelf_words sshelf identity list --names; fi ;;
         "identity import") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--remove-file --key-passphrase-fd --passphrase-fd --confirm --lifetime --help" -- "$cur")); else COMPREPLY=(); fi ;;
-        "identity edit") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--confirm --lifetime --no-confirm --rename --help" -- "$cur")); else _sshelf_words sshelf identity list --names; fi ;;
+        "identity edit") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--confirm --lifetime --no-confirm --only --only-clear --rename --help" -- "$cur")); else _sshelf_words sshelf identity list --names; fi ;;
         "identity rm") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else _sshelf_words sshelf identity list --names; fi ;;
         "keygen") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--comment --passphrase-fd --confirm --lifetime --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "import ssh-config") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--group --group-by-file --dry-run --help" -- "$cur")); else _sshelf_files; fi ;;
@@ -162,7 +164,9 @@ _sshelf() {
         "sync now") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "sync devices") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "sync revoke") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "sync rename") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "sync conflicts") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --seen --help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "sync conflicts resolve") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--take --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "sync disable") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;
         "ui") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--print-keymap --benchmark-report --benchmark-query --benchmark-seed --benchmark-data --benchmark-ssh-config --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "check") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --fix --help" -- "$cur")); else COMPREPLY=(); fi ;;

@@ -324,6 +324,10 @@ int libssh2_userauth_password_ex(LIBSSH2_SESSION * a0, const char * a1, unsigned
     return deferred(libssh2_userauth_password_ex)(a0, a1, a2, a3, a4, a5);
 }
 
+int libssh2_userauth_publickey(LIBSSH2_SESSION * a0, const char * a1, const unsigned char * a2, size_t a3, int (*a4)(LIBSSH2_SESSION *, unsigned char **, size_t *, const unsigned char *, size_t, void **), void ** a5) {
+    return deferred(libssh2_userauth_publickey)(a0, a1, a2, a3, a4, a5);
+}
+
 int libssh2_userauth_publickey_frommemory(LIBSSH2_SESSION * a0, const char * a1, size_t a2, const char * a3, size_t a4, const char * a5, size_t a6, const char * a7) {
     return deferred(libssh2_userauth_publickey_frommemory)(a0, a1, a2, a3, a4, a5, a6, a7);
 }

@@ -41,9 +41,10 @@ public enum SshelfMain {
         }
     }
 
-    /// Prints any failure in the one shape (ShelfError(from:)) and returns its exit code.
+    /// Prints any failure in the one shape (ShelfError(from:), with the CLI's flags in its hint) and returns its
+    /// exit code.
     static func fail(_ error: any Error, context: AppContext) -> Int32 {
-        let error = ShelfError(from: error)
+        let error = CLIErrorHints.shelfError(from: error)
         var text = "sshelf: error: \(Display.safe(error.message))\n"
         if let detail = error.detail { text += "sshelf: \(Display.safe(detail))\n" }
         if let hint = error.hint { text += "sshelf: hint: \(Display.safe(hint))\n" }

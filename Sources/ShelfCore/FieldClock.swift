@@ -89,7 +89,9 @@ extension ClockStamp {
         guard numbers.count == 2, let wall = Int64(numbers[0]), let counter = Int(numbers[1]), wall >= 0, counter >= 0
         else { return nil }
         let device = text[text.index(after: at)...]
-        guard device.utf8.count <= 64, !device.utf8.contains(where: { $0 == 0x20 || $0 == 0x3c || $0 == 0x23 }) else { return nil }
+        guard device.utf8.count <= 64, !device.utf8.contains(where: { $0 == 0x20 || $0 == 0x3c || $0 == 0x23 }) else {
+            return nil
+        }
         self.init(wall: wall, counter: counter, device: String(device))
     }
 }
@@ -99,10 +101,13 @@ public struct RecordClock: Hashable, Sendable {
     public var groups: [String: GroupStamp]
     /// Set when the record is deleted; deletion is final (see FieldMerge).
     public var tombstone: GroupStamp?
+    /// Per-value stamps of set-like groups (FieldSets); a set group without them holds one whole-list write.
+    public var sets: [String: ElementSet] = [:]
 
-    public init(groups: [String: GroupStamp] = [:], tombstone: GroupStamp? = nil) {
+    public init(groups: [String: GroupStamp] = [:], tombstone: GroupStamp? = nil, sets: [String: ElementSet] = [:]) {
         self.groups = groups
         self.tombstone = tombstone
+        self.sets = sets
     }
 
     /// Every group of `kind` stamped alike (a record made here, or by a device before field stamps existed).
@@ -117,7 +122,9 @@ public struct RecordClock: Hashable, Sendable {
 
     /// The newest stamp anywhere in the record (the store indexes it; the local clock never runs behind it).
     public var latest: ClockStamp {
-        let all = groups.values.map(\.stamp) + [tombstone?.stamp].compactMap { $0 }
+        let all =
+            groups.values.map(\.stamp) + [tombstone?.stamp].compactMap { $0 }
+            + sets.values.flatMap(\.stamps).map(\.stamp)
         return all.max() ?? .zero
     }
 
@@ -133,12 +140,17 @@ public struct RecordClock: Hashable, Sendable {
         var counts: [GroupStamp: Int] = [:]
         for stamp in stamps { counts[stamp, default: 0] += 1 }
         // The most frequent stamp is the default; ties go to the first in text order, so the text is canonical.
-        guard let common = counts.sorted(by: { $0.value != $1.value ? $0.value > $1.value : item("*", $0.key) < item("*", $1.key) })
-            .first?.key else { return "" }
-        if keepVia, counts.count == 1, common == GroupStamp(stamp: common.stamp) { return "" }
+        guard
+            let common = counts.sorted(by: {
+                $0.value != $1.value ? $0.value > $1.value : item("*", $0.key) < item("*", $1.key)
+            })
+            .first?.key
+        else { return "" }
+        let setItems = sets.keys.sorted().flatMap { sets[$0]?.items($0, keepVia: keepVia) ?? [] }
+        if keepVia, counts.count == 1, common == GroupStamp(stamp: common.stamp), setItems.isEmpty { return "" }
         var items = [item("*", common)]
         for (name, stamp) in zip(names, stamps) where stamp != common { items.append(item(name, stamp)) }
-        return items.joined(separator: " ")
+        return (items + setItems).joined(separator: " ")
     }
 
     /// The text form that never relies on the record's latest stamp (for a clock kept apart from its row).
@@ -150,18 +162,33 @@ public struct RecordClock: Hashable, Sendable {
     /// Parses the text form; `latest` fills in the empty text. Nil for anything malformed.
     public init?(text: String, kind: RecordKind, latest: ClockStamp, deleted: Bool) {
         guard !text.isEmpty else {
-            if deleted { self.init(tombstone: GroupStamp(stamp: latest)) } else { self = .uniform(GroupStamp(stamp: latest), kind: kind) }
+            if deleted {
+                self.init(tombstone: GroupStamp(stamp: latest))
+            } else {
+                self = .uniform(GroupStamp(stamp: latest), kind: kind)
+            }
             return
         }
-        guard text.utf8.count <= 16_384 else { return nil }
+        guard text.utf8.count <= 262_144 else { return nil }
         var fallback: GroupStamp?
         var listed: [String: GroupStamp] = [:]
         var tombstone: GroupStamp?
+        var sets: [String: ElementSet] = [:]
         let names = Set(FieldGroups.names(for: kind))
-        for item in text.split(separator: " ") {
+        items: for item in text.split(separator: " ") {
             guard let equals = item.firstIndex(of: "=") else { return nil }
             let name = String(item[..<equals])
             guard let stamp = GroupStamp(text: item[item.index(after: equals)...]) else { return nil }
+            for setName in FieldGroups.setNames(for: kind) {
+                var set = sets[setName] ?? ElementSet()
+                switch set.read(item[..<equals], stamp, name: setName) {
+                case true?:
+                    sets[setName] = set
+                    continue items
+                case false?: return nil
+                case nil: continue
+                }
+            }
             switch name {
             case "*": fallback = stamp
             case "~": tombstone = stamp
@@ -178,6 +205,6 @@ public struct RecordClock: Hashable, Sendable {
         for name in FieldGroups.names(for: kind) {
             if let stamp = listed[name] ?? fallback { groups[name] = stamp }
         }
-        self.init(groups: groups)
+        self.init(groups: groups, sets: sets)
     }
 }

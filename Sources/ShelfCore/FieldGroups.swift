@@ -33,7 +33,7 @@ public enum FieldGroups {
 
     static let host = [
         FieldGroup("name", ["name"]),
-        // One group, like tags: two devices that change a host's aliases at once keep one list and report the other.
+        // Aliases and tags merge as sets, value by value (FieldSets).
         FieldGroup("aliases", ["aliases"]),
         FieldGroup("endpoint", ["hostname", "port", "pinnedHostKey"]),
         FieldGroup("user", ["user"]),
@@ -59,6 +59,7 @@ public enum FieldGroups {
         FieldGroup("key", ["keyType", "publicKey", "privateKeyRef", "passphraseRef", "keyFile"]),
         FieldGroup("confirm", ["confirmEachUse"]),
         FieldGroup("lifetime", ["agentLifetime"]),
+        FieldGroup("only", ["onlyTo"]),
         FieldGroup("updated", ["updatedAt"], quiet: true),
     ]
     static let forward = [
@@ -73,6 +74,18 @@ public enum FieldGroups {
 
     /// Every group name of a kind, `extra` last.
     public static func names(for kind: RecordKind) -> [String] { groups(for: kind).map(\.name) + [extra] }
+
+    /// The groups of a kind that hold one list and merge as sets (FieldSets): the group and its field share a name.
+    public static func setNames(for kind: RecordKind) -> [String] {
+        if case .host = kind { return ["aliases", "tags"] }
+        return []
+    }
+
+    /// A set group's values in `body` (nothing when the field is missing or not a list of strings).
+    public static func values(of name: String, in body: [String: JSONValue]?) -> [String] {
+        guard case .array(let items)? = body?[name] else { return [] }
+        return items.compactMap { if case .string(let text) = $0 { text } else { nil } }
+    }
 
     public static func isQuiet(_ name: String, kind: RecordKind) -> Bool {
         groups(for: kind).first { $0.name == name }?.quiet ?? false
@@ -100,8 +113,15 @@ public enum FieldGroups {
     }
 
     /// The groups whose values differ between two bodies of one record.
+    /// A set group changed only when its values did (a new order alone is not an edit that travels).
     public static func changed(kind: RecordKind, from old: [String: JSONValue], to new: [String: JSONValue]) -> [String] {
-        names(for: kind).filter { fields(of: $0, kind: kind, in: old) != fields(of: $0, kind: kind, in: new) }
+        let sets = setNames(for: kind)
+        return names(for: kind).filter { name in
+            if sets.contains(name), case .array? = old[name], case .array? = new[name] {
+                return Set(values(of: name, in: old)) != Set(values(of: name, in: new))
+            }
+            return fields(of: name, kind: kind, in: old) != fields(of: name, kind: kind, in: new)
+        }
     }
 
     /// One group's value as compact JSON, for conflict records and `sync conflicts`.

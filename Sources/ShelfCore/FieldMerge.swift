@@ -15,14 +15,22 @@ public struct FieldConflict: Sendable, Equatable {
     public var lost: String
     public var lostBy: String
     public var why: Why
+    /// When each side was written: its stamp's milliseconds (0 when not known).
+    public var keptAt: Int64
+    public var lostAt: Int64
 
-    public init(group: String, kept: String, keptBy: String, lost: String, lostBy: String, why: Why) {
+    public init(
+        group: String, kept: String, keptBy: String, lost: String, lostBy: String, why: Why, keptAt: Int64 = 0,
+        lostAt: Int64 = 0
+    ) {
         self.group = group
         self.kept = kept
         self.keptBy = keptBy
         self.lost = lost
         self.lostBy = lostBy
         self.why = why
+        self.keptAt = keptAt
+        self.lostAt = lostAt
     }
 }
 
@@ -40,9 +48,11 @@ public enum FieldMerge {
 
     /// Merges an incoming copy of a record into the local one (nil when this device does not have it). Returns
     /// nil when nothing is to be stored: a tainted copy of a record this device does not have.
-    public static func merge(kind: RecordKind, local: (clock: RecordClock, body: [String: JSONValue]?)?,
-                             history: FieldHistory = FieldHistory(), incoming rawIncoming: RecordClock,
-                             body rawBody: [String: JSONValue]?) -> Result? {
+    public static func merge(
+        kind: RecordKind, local: (clock: RecordClock, body: [String: JSONValue]?)?,
+        history: FieldHistory = FieldHistory(), incoming rawIncoming: RecordClock,
+        body rawBody: [String: JSONValue]?
+    ) -> Result? {
         // Tainted values are not part of anyone's state: an incoming one counts as never written.
         let (incoming, incomingBody) = withoutTainted(rawIncoming, body: rawBody, kind: kind)
         if let tombstone = incoming.tombstone {
@@ -61,18 +71,23 @@ public enum FieldMerge {
             for name in FieldGroups.names(for: kind) where !FieldGroups.isQuiet(name, kind: kind) {
                 let stamp = local.clock.group(name)
                 guard stamp.stamp != .zero, !seen(stamp, by: tombstone) else { continue }
-                conflicts.append(FieldConflict(group: name, kept: "(deleted)", keptBy: tombstone.stamp.device,
-                                               lost: FieldGroups.text(of: name, kind: kind, in: local.body),
-                                               lostBy: stamp.stamp.device, why: .deleted))
+                conflicts.append(
+                    FieldConflict(
+                        group: name, kept: "(deleted)", keptBy: tombstone.stamp.device,
+                        lost: FieldGroups.text(of: name, kind: kind, in: local.body),
+                        lostBy: stamp.stamp.device, why: .deleted, keptAt: tombstone.stamp.wall,
+                        lostAt: stamp.stamp.wall))
             }
-            let before = FieldHistory(record: FieldHistory.KeptRecord(clock: local.clock, body: local.body ?? [:], groups: history.groups))
+            let before = FieldHistory(
+                record: FieldHistory.KeptRecord(clock: local.clock, body: local.body ?? [:], groups: history.groups))
             return Result(clock: incoming, body: nil, changed: true, conflicts: conflicts, history: before)
         }
         guard let incomingBody else { return nil }
         guard let local else {
             // A record first seen here: only if something in it was written (and not by a revoked device late).
             guard incoming.groups.values.contains(where: { $0.stamp != .zero }) else { return nil }
-            return Result(clock: incoming, body: incomingBody, changed: true)
+            return Result(
+                clock: incoming, body: FieldMerge.setValues(incoming, body: incomingBody, kind: kind), changed: true)
         }
         if let tombstone = local.clock.tombstone {
             // Deletion is final. An edit made without knowing of it is reported, once per group.
@@ -80,9 +95,12 @@ public enum FieldMerge {
             for name in FieldGroups.names(for: kind) where !FieldGroups.isQuiet(name, kind: kind) {
                 let stamp = incoming.group(name)
                 guard stamp.stamp != .zero, !seen(stamp, by: tombstone) else { continue }
-                conflicts.append(FieldConflict(group: name, kept: "(deleted)", keptBy: tombstone.stamp.device,
-                                               lost: FieldGroups.text(of: name, kind: kind, in: incomingBody),
-                                               lostBy: stamp.stamp.device, why: .deleted))
+                conflicts.append(
+                    FieldConflict(
+                        group: name, kept: "(deleted)", keptBy: tombstone.stamp.device,
+                        lost: FieldGroups.text(of: name, kind: kind, in: incomingBody),
+                        lostBy: stamp.stamp.device, why: .deleted, keptAt: tombstone.stamp.wall,
+                        lostAt: stamp.stamp.wall))
             }
             return Result(clock: local.clock, body: nil, changed: false, conflicts: conflicts, history: history)
         }
@@ -92,14 +110,26 @@ public enum FieldMerge {
         var changed = false
         var conflicts: [FieldConflict] = []
         for name in FieldGroups.names(for: kind) {
+            if FieldGroups.setNames(for: kind).contains(name),
+                local.clock.sets[name] != nil || incoming.sets[name] != nil
+            {
+                var merge = SetMerge(name: name, clock: clock, body: body, history: kept)
+                merge.run(local: local.clock, incoming: incoming, incomingBody: incomingBody)
+                (clock, body, kept) = (merge.clock, merge.body, merge.history)
+                changed = changed || merge.changed
+                conflicts += merge.conflicts
+                continue
+            }
             let mine = local.clock.group(name), theirs = incoming.group(name)
             let quiet = FieldGroups.isQuiet(name, kind: kind)
             let mineText = FieldGroups.fields(of: name, kind: kind, in: body)
             let theirsText = FieldGroups.fields(of: name, kind: kind, in: incomingBody)
             if theirs.outranks(mine) {
                 if !quiet, mine.stamp != .zero, !theirs.succeeds(mine), mineText != theirsText {
-                    conflicts.append(conflict(name, kind: kind, kept: theirs, keptBody: incomingBody, lost: mine, lostBody: body,
-                                              why: .concurrent))
+                    conflicts.append(
+                        conflict(
+                            name, kind: kind, kept: theirs, keptBody: incomingBody, lost: mine, lostBody: body,
+                            why: .concurrent))
                 }
                 // One step back: what this device had before another device's writes to this group.
                 if mine.stamp != .zero, mine.stamp.device != theirs.stamp.device {
@@ -112,8 +142,10 @@ public enum FieldMerge {
                 }
             } else if mine.outranks(theirs) {
                 if !quiet, theirs.stamp != .zero, !mine.succeeds(theirs), mineText != theirsText {
-                    conflicts.append(conflict(name, kind: kind, kept: mine, keptBody: body, lost: theirs, lostBody: incomingBody,
-                                              why: .concurrent))
+                    conflicts.append(
+                        conflict(
+                            name, kind: kind, kept: mine, keptBody: body, lost: theirs, lostBody: incomingBody,
+                            why: .concurrent))
                 }
             } else if mine.stamp == theirs.stamp, betterProvenance(theirs.via, than: mine.via) {
                 clock.groups[name]?.via = theirs.via
@@ -135,6 +167,14 @@ public enum FieldMerge {
             return out
         }
         guard !local.isDeleted else { return nil }
+        for (name, set) in incoming.sets where !set.isEmpty {
+            // Known when every value stamp it brings is the one held here (otherwise the merge decides).
+            guard let held = local.sets[name], set.floor?.stamp == nil || set.floor?.stamp == held.floor?.stamp,
+                set.entries.allSatisfy({
+                    $0.value.stamp.tainted || held.state(of: $0.key)?.stamp.stamp == $0.value.stamp.stamp
+                })
+            else { return nil }
+        }
         var out = local
         for name in FieldGroups.names(for: kind) {
             let mine = local.group(name), theirs = incoming.group(name)
@@ -146,10 +186,13 @@ public enum FieldMerge {
     }
 
     /// `clock` and `body` with every tainted group as if never written (its stamp absent, its fields gone).
-    static func withoutTainted(_ clock: RecordClock, body: [String: JSONValue]?, kind: RecordKind)
+    static func withoutTainted(
+        _ clock: RecordClock, body: [String: JSONValue]?, kind: RecordKind
+    )
         -> (RecordClock, [String: JSONValue]?)
     {
-        guard clock.groups.values.contains(where: \.tainted) else { return (clock, body) }
+        let taintedSets = clock.sets.values.contains { $0.stamps.contains(where: \.tainted) }
+        guard taintedSets || clock.groups.values.contains(where: \.tainted) else { return (clock, body) }
         var out = clock
         var stripped = body
         for (name, stamp) in clock.groups where stamp.tainted {
@@ -158,19 +201,40 @@ public enum FieldMerge {
                 stripped = current.filter { FieldGroups.fields(of: name, kind: kind, in: current)[$0.key] == nil }
             }
         }
+        for (name, set) in clock.sets {
+            let kept = ElementSet(
+                entries: set.entries.filter { !$0.value.stamp.tainted },
+                floor: set.floor.flatMap { $0.tainted ? nil : $0 })
+            out.sets[name] = kept.isEmpty ? nil : kept
+            if !kept.isEmpty { out.groups[name] = kept.stamp }
+        }
         return (out, stripped)
     }
 
     /// The clock after an edit made here: groups whose value changed get `stamp`, with the base they were built on.
     /// Nil when nothing changed.
-    public static func localEdit(kind: RecordKind, old: RecordClock, oldBody: [String: JSONValue],
-                                 newBody: [String: JSONValue], stamp: ClockStamp) -> RecordClock? {
+    public static func localEdit(
+        kind: RecordKind, old: RecordClock, oldBody: [String: JSONValue],
+        newBody: [String: JSONValue], stamp: ClockStamp
+    ) -> RecordClock? {
         let changed = FieldGroups.changed(kind: kind, from: oldBody, to: newBody)
         guard !changed.isEmpty else { return nil }
         var clock = old
         for name in changed {
+            if FieldGroups.setNames(for: kind).contains(name) {
+                let before =
+                    old.sets[name]
+                    ?? ElementSet.whole(old.group(name), values: FieldGroups.values(of: name, in: oldBody))
+                let after = before.editing(
+                    from: FieldGroups.values(of: name, in: oldBody), to: FieldGroups.values(of: name, in: newBody),
+                    stamp: stamp)
+                clock.sets[name] = after
+                clock.groups[name] = after.stamp
+                continue
+            }
             let previous = old.group(name)
-            let base = previous.stamp.device == stamp.device ? previous.base : (previous.stamp == .zero ? nil : previous.stamp)
+            let base =
+                previous.stamp.device == stamp.device ? previous.base : (previous.stamp == .zero ? nil : previous.stamp)
             clock.groups[name] = GroupStamp(stamp: stamp, base: base)
         }
         return clock
@@ -195,8 +259,10 @@ public enum FieldMerge {
     /// Values that came from the revoked device's entries after `upTo`, or only through devices that did not know of
     /// the revocation (provenance `via`), are undone: what this device had before comes back, or the group is erased.
     /// What came from its entries up to `upTo`, or from a device that knew and vouched for it, stays.
-    public static func taint(kind: RecordKind, _ clock: RecordClock, body: [String: JSONValue]?, history: FieldHistory,
-                             device: String, upTo: Int64) -> Taint {
+    public static func taint(
+        kind: RecordKind, _ clock: RecordClock, body: [String: JSONValue]?, history: FieldHistory,
+        device: String, upTo: Int64
+    ) -> Taint {
         func late(_ stamp: GroupStamp) -> Bool {
             guard stamp.stamp.device == device, let via = stamp.via else { return false }
             return via == GroupStamp.relayed || via > upTo
@@ -213,17 +279,25 @@ public enum FieldMerge {
             guard let before = history.record else { return .forget }
             let restored = FieldHistory(groups: before.groups)
             switch taint(kind: kind, before.clock, body: before.body, history: restored, device: device, upTo: upTo) {
-            case .unchanged: return .update(clock: before.clock, body: before.body, history: restored, groups: ["deleted"])
+            case .unchanged:
+                return .update(clock: before.clock, body: before.body, history: restored, groups: ["deleted"])
             case .forget: return .forget
             case .update(let clock, let body, let history, let groups):
                 return .update(clock: clock, body: body, history: history, groups: ["deleted"] + groups)
             }
         }
-        let undone = clock.groups.filter { late($0.value) }.map(\.key).sorted()
-        guard !undone.isEmpty else { return .unchanged }
         var out = clock
         var current = body ?? [:]
         var kept = history
+        var undoneSets: [String] = []
+        for name in clock.sets.keys.sorted() {
+            var merge = SetMerge(name: name, clock: out, body: current, history: kept)
+            guard merge.undo(late: late) else { continue }
+            (out, current, kept) = (merge.clock, merge.body, merge.history)
+            undoneSets.append(name)
+        }
+        let undone = clock.groups.filter { late($0.value) && clock.sets[$0.key] == nil }.map(\.key).sorted()
+        guard !undone.isEmpty || !undoneSets.isEmpty else { return .unchanged }
         for name in undone {
             if let before = kept.groups[name], !late(before.stamp) {
                 out.groups[name] = before.stamp
@@ -235,7 +309,7 @@ public enum FieldMerge {
             kept.groups[name] = nil
         }
         guard out.groups.values.contains(where: { $0.stamp != .zero }) else { return .forget }
-        return .update(clock: out, body: current, history: kept, groups: undone)
+        return .update(clock: out, body: current, history: kept, groups: (undone + undoneSets).sorted())
     }
 
     /// Whether a deletion's writer had seen `stamp`.
@@ -256,9 +330,13 @@ public enum FieldMerge {
         return false
     }
 
-    static func conflict(_ name: String, kind: RecordKind, kept: GroupStamp, keptBody: [String: JSONValue],
-                         lost: GroupStamp, lostBody: [String: JSONValue], why: FieldConflict.Why) -> FieldConflict {
-        FieldConflict(group: name, kept: FieldGroups.text(of: name, kind: kind, in: keptBody), keptBy: kept.stamp.device,
-                      lost: FieldGroups.text(of: name, kind: kind, in: lostBody), lostBy: lost.stamp.device, why: why)
+    static func conflict(
+        _ name: String, kind: RecordKind, kept: GroupStamp, keptBody: [String: JSONValue],
+        lost: GroupStamp, lostBody: [String: JSONValue], why: FieldConflict.Why
+    ) -> FieldConflict {
+        FieldConflict(
+            group: name, kept: FieldGroups.text(of: name, kind: kind, in: keptBody), keptBy: kept.stamp.device,
+            lost: FieldGroups.text(of: name, kind: kind, in: lostBody), lostBy: lost.stamp.device, why: why,
+            keptAt: kept.stamp.wall, lostAt: lost.stamp.wall)
     }
 }

@@ -16,13 +16,16 @@ public struct Identity: Hashable, Sendable, Codable, Identifiable {
     public var confirmEachUse: Bool
     /// The sshelf agent serves the key for this many seconds after it starts serving it (0: no limit).
     public var agentLifetime: Int
+    /// The sshelf agent signs with this key only for logins to these hosts (host-bound agent); empty: anywhere.
+    public var onlyTo: [KeyDestination]
     public var updatedAt: Date
     public var extra: [String: JSONValue]
 
     public init(
         id: UUID = UUID(), name: String = "", keyType: KeyType = .ed25519, publicKey: String = "",
         privateKeyRef: ReferenceKey? = nil, passphraseRef: ReferenceKey? = nil, keyFile: String = "",
-        confirmEachUse: Bool = false, agentLifetime: Int = 0, updatedAt: Date = Date(), extra: [String: JSONValue] = [:]
+        confirmEachUse: Bool = false, agentLifetime: Int = 0, onlyTo: [KeyDestination] = [], updatedAt: Date = Date(),
+        extra: [String: JSONValue] = [:]
     ) {
         self.id = id
         self.name = name
@@ -33,13 +36,14 @@ public struct Identity: Hashable, Sendable, Codable, Identifiable {
         self.keyFile = keyFile
         self.confirmEachUse = confirmEachUse
         self.agentLifetime = agentLifetime
+        self.onlyTo = onlyTo
         self.updatedAt = updatedAt
         self.extra = extra
     }
 
     static let knownFields: Set<String> = [
         "id", "name", "keyType", "publicKey", "privateKeyRef", "passphraseRef", "keyFile", "confirmEachUse",
-        "agentLifetime", "updatedAt",
+        "agentLifetime", "onlyTo", "updatedAt",
     ]
 
     public init(from decoder: Decoder) throws {
@@ -53,6 +57,7 @@ public struct Identity: Hashable, Sendable, Codable, Identifiable {
         keyFile = try c.field("keyFile", "")
         confirmEachUse = try c.field("confirmEachUse", false)
         agentLifetime = try c.field("agentLifetime", 0)
+        onlyTo = try c.field("onlyTo", [KeyDestination]())
         updatedAt = try c.field("updatedAt", Date(timeIntervalSince1970: 0))
         extra = try c.unknownFields(known: Self.knownFields)
     }
@@ -68,6 +73,7 @@ public struct Identity: Hashable, Sendable, Codable, Identifiable {
         try c.put("keyFile", keyFile)
         try c.put("confirmEachUse", confirmEachUse)
         try c.put("agentLifetime", agentLifetime)
+        try c.put("onlyTo", onlyTo)
         try c.put("updatedAt", updatedAt)
         try c.putUnknown(extra)
     }

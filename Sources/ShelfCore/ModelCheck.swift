@@ -6,7 +6,8 @@ import FoundationEssentials
 
 public struct ModelProblem: Hashable, Sendable, CustomStringConvertible {
     public enum Kind: String, Sendable { case groupCycle, missingParent, jumpCycle, missingJumpHost, orphanForward,
-        missingIdentity, missingGroup, invalidField, duplicateName, notWritable, bridgeSettings, forwardClash }
+        missingIdentity, missingGroup, invalidField, duplicateName, notWritable, bridgeSettings, forwardClash,
+        bridgeDisagrees }
     public var kind: Kind
     public var recordID: UUID
     public var message: String

@@ -50,6 +50,16 @@ public struct PortForwardRule: Hashable, Sendable, Codable, Identifiable {
                     targetPort: targetPort)
     }
 
+    /// Loopback (`localhost`, `::1`, `127.x`) is reachable from this machine only: the one copy of the rule behind
+    /// the CLI's --allow-public-bind check, the TUI form's "Public bind" and `t`'s "Listen on the network?".
+    public static func isLoopback(_ address: String) -> Bool {
+        address == "localhost" || address == "::1" || address.hasPrefix("127.")
+    }
+
+    /// Whether the port this rule opens is reachable from other machines: a -L or -D rule on a non-loopback address
+    /// (a -R rule listens on the server, whose own GatewayPorts setting decides).
+    public var listensOnNetwork: Bool { kind != .remote && !Self.isLoopback(bindAddress) }
+
     static let knownFields: Set<String> = [
         "id", "hostID", "name", "kind", "bindAddress", "bindPort", "targetHost", "targetPort", "autostart",
         "enabled", "sessions", "updatedAt",

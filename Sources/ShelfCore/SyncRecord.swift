@@ -64,7 +64,7 @@ public struct SyncRecord: Hashable, Sendable {
             throw JSONTextError(description: "record \(idText) has no valid clock")
         }
         let stamps = clock.groups.values.map(\.stamp) + [clock.tombstone?.stamp, clock.tombstone?.base].compactMap { $0 }
-            + clock.groups.values.compactMap(\.base)
+            + clock.groups.values.compactMap(\.base) + clock.sets.values.flatMap(\.stamps).flatMap { [$0.stamp, $0.base].compactMap { $0 } }
         guard stamps.allSatisfy({ $0 == .zero || SyncRecord.isDeviceID($0.device) }) else {
             throw JSONTextError(description: "record \(idText): a clock stamp names no device")
         }

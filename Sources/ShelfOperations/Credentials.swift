@@ -65,7 +65,14 @@ public enum CredentialOperations {
     /// store remembers the class as chosen by the user, so credential sync never moves the item (ChosenClass).
     public static func setClass(_ key: ReferenceKey, to target: AccessibilityClass, workspace: Workspace, store: Store?,
                                 vaultPassphrase: () throws -> SecretBytes) throws -> ClassChange {
-        let vault = try VaultAccess.open(workspace, create: false)
+        try setClass(key, to: target, in: try VaultAccess.open(workspace, create: false), workspace: workspace,
+                     store: store, vaultPassphrase: vaultPassphrase)
+    }
+
+    /// The same, in a vault the caller already holds open (the TUI's, unlocked in its process).
+    public static func setClass(_ key: ReferenceKey, to target: AccessibilityClass, in vault: Vault,
+                                workspace: Workspace, store: Store?,
+                                vaultPassphrase: () throws -> SecretBytes) throws -> ClassChange {
         guard let item = try vault.items().first(where: { $0.key == key.rawValue }) else {
             throw ShelfError(.notFound, "the vault holds nothing under \(key)", hint: "see 'sshelf vault list'")
         }

@@ -1,6 +1,7 @@
 // ErrorMapping: the one place every failure becomes the shape users see — ShelfError(kind, message, hint,
-// detail). The CLI prints it (`sshelf: error: …`, exit code by kind); the TUI shows its message in the status
-// line. Nothing else maps StoreError, VaultError, SSHError, SyncFailure, ValidationError or the file errors.
+// detail). The CLI prints it (`sshelf: error: …`, exit code by kind; CLIErrorHints adds the flags it names); the
+// TUI shows its message and hint in the title bar. Nothing else maps StoreError, VaultError, SSHError, SyncFailure,
+// ValidationError or the file errors.
 import FoundationEssentials
 import ShelfCore
 import ShelfSSH
@@ -21,8 +22,7 @@ extension ShelfError {
         case let error as HostOperations.StillJumpedThrough:
             self.init(.usage, error.message, hint: error.hint)
         case let error as HostOperations.NameTaken:
-            self.init(.invalid, error.message,
-                      hint: "choose another name, or keep both with --allow-duplicate (then name each as NAME@ID)")
+            self.init(.invalid, error.message, hint: "choose another name")
         case let error as VaultError:
             let kind: ShelfError.Kind
             switch error.kind {

@@ -138,8 +138,7 @@ public enum HostOperations {
 
         public var hint: String {
             let first = jumps[0]
-            return "give \(jumps.flatMap(\.dependents).count == 1 ? "it" : "each") another jump first (sshelf edit \(ShellWord.quote(Display.safe(first.dependents[0]))) --jump NAME, or --jump '' for none), "
-                + "or remove it anyway with --force ('sshelf check' then lists the hosts left with a missing jump host)"
+            return "give \(jumps.flatMap(\.dependents).count == 1 ? "it" : "each") another jump first (sshelf edit \(ShellWord.quote(Display.safe(first.dependents[0]))) --jump NAME, or --jump '' for none)"
         }
     }
 }

@@ -134,7 +134,17 @@ struct Authenticator {
                 if typed.remember && request.canRemember { keep = owner }
             }
         }
-        let code = session.publicKey(user: hop.user, privateKey: key, passphrase: passphrase)
+        var code: Int32 = LIBSSH2_ERROR_AUTHENTICATION_FAILED
+        // A certificate of this key among the host's CertificateFiles goes first, as OpenSSH offers it; the plain
+        // key after it when the server takes no certificate.
+        if LibSSH2.features.userCertificates, let certificate = certificate(for: source),
+            let signer = options.certificateSigner
+        {
+            code = verified.sendPublicKey(certificate) { data in
+                signer(key, passphrase, data)
+            }
+        }
+        if code != 0 { code = verified.sendPublicKey(key, passphrase: passphrase) }
         if code == 0, let identityID = keep, let passphrase,
             let reference = credentials.rememberKeyPassphrase(passphrase, identityID: identityID, on: verified)
         {
@@ -147,11 +157,27 @@ struct Authenticator {
         return (code == 0, info.type)
     }
 
+    /// The certificate (its blob) among the host's CertificateFiles that certifies the key `source` holds, whose
+    /// public half is the identity's public key, or PATH.pub for another IdentityFile.
+    private func certificate(for source: AuthStep.KeySource) -> [UInt8]? {
+        let paths = hop.settings.certificateFiles
+        guard !paths.isEmpty else { return nil }
+        let line: String?
+        switch source {
+        case .vault, .file: line = hop.identity?.publicKey
+        case .optionalFile(let path):
+            line = try? String(contentsOfFile: KeyFile.expanded(path, environment: options.environment) + ".pub",
+                               encoding: .utf8)
+        }
+        guard let blob = line.flatMap(IdentityKeys.blob(of:)) else { return nil }
+        return UserCertificate.matching(blob, paths: paths, environment: options.environment)
+    }
+
     // MARK: agent
 
     private func agent(_ socket: String?) throws(SSHError) -> Bool {
         guard let socket else { return false }
-        return try session.agent(user: hop.user, socketPath: socket).accepted
+        return try verified.sendAgentKeys(socketPath: socket).accepted
     }
 
     // MARK: password
@@ -164,7 +190,7 @@ struct Authenticator {
             switch try lookup(credentials.password(for: reference, on: verified)) {
             case .found(let stored):
                 guard !stored.isEmpty else { throw notSynced() }
-                if session.password(user: hop.user, secret: stored) == 0 { return true }
+                if verified.sendPassword(stored) == 0 { return true }
                 throw SSHError(.authenticationFailed, "\(hop.destination) rejected the stored password",
                                library: session.lastError(), hint: "store the right one: sshelf vault set-password \(hop.name)")
             case .locked:
@@ -184,7 +210,7 @@ struct Authenticator {
                 return false
             }
             guard !answer.password.isEmpty else { continue }
-            if session.password(user: hop.user, secret: answer.password) == 0 {
+            if verified.sendPassword(answer.password) == 0 {
                 if answer.remember, let hostID = hop.hostID,
                     let reference = credentials.rememberPassword(answer.password, forHost: hostID, on: verified)
                 {
@@ -203,7 +229,7 @@ struct Authenticator {
         var storedFailure: SSHError? = nil
         var cancelled = false
         let verified = self.verified, credentials = self.credentials, delegate = self.delegate
-        let code = session.keyboardInteractive(user: hop.user) { name, instruction, prompts in
+        let code = verified.sendKeyboardInteractive { name, instruction, prompts in
             if prompts.isEmpty { return [] }
             // A lone hidden prompt is the password prompt: answer it from the store when the host has one.
             if prompts.count == 1, !prompts[0].echo, let reference = storedPassword {

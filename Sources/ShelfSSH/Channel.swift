@@ -117,3 +117,78 @@ extension Session {
         return Channel(raw: raw, session: self)
     }
 }
+
+/// The forward engine's channel calls, non-blocking, each answer as the engine acts on it. The engine keeps raw
+/// channels (not `Channel`): it frees them itself, repeating on EAGAIN, and repeats a half-done call exactly.
+enum ChannelCall {
+    enum Answer: Equatable {
+        /// Bytes moved (read or written); 0 for a call that carries none (EOF sent, channel freed, nothing to read).
+        case done(Int)
+        /// libssh2 would block: repeat exactly this call when the session is ready.
+        case wouldBlock
+        /// read: the far side sent EOF.
+        case eof
+        /// read: the far side closed the channel.
+        case closed
+        /// A libssh2 error code (the engine asks the session whether it was lost).
+        case failed(Int32)
+
+        /// libssh2's return code: negative for `closed` and `failed`, else 0.
+        var code: Int32 {
+            switch self {
+            case .failed(let code): code
+            case .closed: LIBSSH2_ERROR_CHANNEL_CLOSED
+            case .wouldBlock: LIBSSH2_ERROR_EAGAIN
+            case .done, .eof: 0
+            }
+        }
+    }
+
+    static func read(_ channel: OpaquePointer, into buffer: UnsafeMutableRawBufferPointer) -> Answer {
+        let count = libssh2_channel_read_ex(
+            channel, 0, buffer.baseAddress?.assumingMemoryBound(to: CChar.self), buffer.count)
+        if count > 0 { return .done(count) }
+        if count == Int(LIBSSH2_ERROR_EAGAIN) { return .wouldBlock }
+        if count == 0 { return libssh2_channel_eof(channel) != 0 ? .eof : .done(0) }
+        if count == Int(LIBSSH2_ERROR_CHANNEL_CLOSED) { return .closed }
+        return .failed(Int32(count))
+    }
+
+    /// One write sends at most one packet; a full window is `wouldBlock`.
+    static func write(_ channel: OpaquePointer, _ bytes: UnsafeRawBufferPointer) -> Answer {
+        let count = libssh2_channel_write_ex(
+            channel, 0, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count)
+        if count > 0 { return .done(count) }
+        if count == Int(LIBSSH2_ERROR_EAGAIN) || count == 0 { return .wouldBlock }
+        return .failed(Int32(count))
+    }
+
+    static func sendEOF(_ channel: OpaquePointer) -> Answer { answer(libssh2_channel_send_eof(channel)) }
+
+    static func free(_ channel: OpaquePointer) -> Answer { answer(libssh2_channel_free(channel)) }
+
+    /// Opens a `direct-tcpip` channel with `message` (ForwardLink.directTCPIPMessage): the channel, or why not now.
+    static func openDirectTCPIP(_ session: Session, message: [UInt8], window: UInt32, packet: UInt32)
+        -> Result<OpaquePointer, OpenRefusal>
+    {
+        let type = "direct-tcpip"
+        let channel = message.withUnsafeBufferPointer { bytes in
+            bytes.baseAddress!.withMemoryRebound(to: CChar.self, capacity: bytes.count) { pointer in
+                libssh2_channel_open_ex(session.raw, type, UInt32(type.utf8.count), window, packet, pointer,
+                                        UInt32(bytes.count))
+            }
+        }
+        if let channel { return .success(channel) }
+        let code = libssh2_session_last_errno(session.raw)
+        return .failure(code == LIBSSH2_ERROR_EAGAIN ? .wouldBlock : .failed(code))
+    }
+
+    enum OpenRefusal: Error, Equatable {
+        case wouldBlock
+        case failed(Int32)
+    }
+
+    private static func answer(_ code: Int32) -> Answer {
+        code == LIBSSH2_ERROR_EAGAIN ? .wouldBlock : code < 0 ? .failed(code) : .done(0)
+    }
+}

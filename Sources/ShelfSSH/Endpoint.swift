@@ -73,6 +73,10 @@ public struct ConnectOptions: Sendable {
     public var environment: [String: String]
     /// Lets another thread stop the attempt at any stage (the TUI's Esc); nil: it cannot be stopped.
     public var cancellation: ConnectCancellation?
+    /// Signs with a private key file (OpenSSH or PEM, its passphrase) for a user certificate login, which
+    /// libssh2's own key loading cannot do (it looks the private key up under the certificate's type); nil: the
+    /// host's CertificateFiles are not offered (nor on libssh2 1.10: LibSSH2.Features.userCertificates).
+    public var certificateSigner: CertificateSigner?
 
     public init(trust: HostKeyTrustStore, connectTimeout: Double = 10, agentSocket: String? = nil,
                 passwordAttempts: Int = 3, keepaliveInterval: Int = 30, connectTimeoutGiven: Bool = false,

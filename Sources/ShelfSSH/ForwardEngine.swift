@@ -233,7 +233,7 @@ public final class ForwardEngine: @unchecked Sendable {
         session.setTimeout(seconds: 2)
         for link in links.values {
             link.closeSocket()
-            if let channel = link.channel { _ = libssh2_channel_free(channel) }
+            if let channel = link.channel { _ = ChannelCall.free(channel) }
             link.channel = nil
         }
         links = [:]
@@ -385,26 +385,21 @@ public final class ForwardEngine: @unchecked Sendable {
             return false
         }
         guard may(.open(id)) else { return false }
-        let type = "direct-tcpip"
-        let channel = link.openMessage.withUnsafeBufferPointer { message in
-            message.baseAddress!.withMemoryRebound(to: CChar.self, capacity: message.count) { pointer in
-                libssh2_channel_open_ex(
-                    session.raw, type, UInt32(type.utf8.count), Self.windowSize, Self.packetSize,
-                    pointer, UInt32(message.count))
-            }
-        }
-        if let channel {
+        let code: Int32
+        switch ChannelCall.openDirectTCPIP(session, message: link.openMessage, window: Self.windowSize,
+                                           packet: Self.packetSize) {
+        case .success(let channel):
             settleDone(.open(id))
             opening = nil
             link.channel = channel
             link.phase = .open
             if forwards[link.forward].rule.kind == .dynamic { link.toSocket.append(link.socks.success()) }
             return true
-        }
-        let code = libssh2_session_last_errno(session.raw)
-        if code == LIBSSH2_ERROR_EAGAIN {
+        case .failure(.wouldBlock):
             noteEAGAIN(.open(id))
             return false
+        case .failure(.failed(let failed)):
+            code = failed
         }
         settleDone(.open(id))
         opening = nil
@@ -412,8 +407,7 @@ public final class ForwardEngine: @unchecked Sendable {
         let reason = "\(name) could not open a connection to \(link.target): \(session.lastError())"
         if forwards[link.forward].rule.kind == .dynamic {
             link.toSocket.append(link.socks.failure())
-            link.closeAfterFlush = true
-            link.phase = .socks
+            link.phase = .refusing
             noteFailure(link, reason)
         } else {
             fail(link, reason)
@@ -428,6 +422,7 @@ public final class ForwardEngine: @unchecked Sendable {
     private func step(_ link: ForwardLink) throws(SSHError) -> Bool {
         switch link.phase {
         case .socks: return stepSocks(link)
+        case .refusing: return stepRefusing(link)
         case .waitingToOpen, .opening: return false
         case .connecting: return stepConnecting(link)
         case .open: return try link.failed ? finishFailed(link) : stepOpen(link)
@@ -436,16 +431,19 @@ public final class ForwardEngine: @unchecked Sendable {
         }
     }
 
+    /// SOCKS refused (or its channel could not open): write the refusal, then close.
+    private func stepRefusing(_ link: ForwardLink) -> Bool {
+        let progress = flushToSocket(link)
+        if link.toSocket.isEmpty || link.failed {
+            link.closeSocket()
+            link.phase = .done
+            return true
+        }
+        return progress
+    }
+
     private func stepSocks(_ link: ForwardLink) -> Bool {
         var progress = flushToSocket(link)
-        if link.closeAfterFlush {
-            if link.toSocket.isEmpty || link.failed {
-                link.closeSocket()
-                link.phase = .done
-                return true
-            }
-            return progress
-        }
         let room = link.toChannel.space
         let count = read(link.fd, room.baseAddress, min(room.count, 1024))
         if count == 0 || (count < 0 && errno != EAGAIN && errno != EINTR) {
@@ -465,7 +463,7 @@ public final class ForwardEngine: @unchecked Sendable {
             break
         case .refuse(let reply, let reason):
             link.toSocket.append(reply)
-            link.closeAfterFlush = true
+            link.phase = .refusing
             noteFailure(link, "SOCKS request refused: \(reason)")
         case .connect(let target):
             link.target = "\(target.host):\(target.port)"
@@ -501,51 +499,51 @@ public final class ForwardEngine: @unchecked Sendable {
         guard let channel = link.channel else { return false }
         var progress = false
         // Channel → socket.
-        if !link.channelReadDone, !link.toSocket.isFull, may(.read(link.id)) {
-            let room = link.toSocket.space
-            let count = libssh2_channel_read_ex(
-                channel, 0, room.baseAddress?.assumingMemoryBound(to: CChar.self), room.count)
-            if count > 0 {
+        if link.reads(.downstream), !link.toSocket.isFull, may(.read(link.id)) {
+            let answer = ChannelCall.read(channel, into: link.toSocket.space)
+            if answer == .wouldBlock {
+                noteEAGAIN(.read(link.id))
+            } else {
                 settleDone(.read(link.id))
+            }
+            switch answer {
+            case .done(let count) where count > 0:
                 link.toSocket.produced(count)
                 forwards[link.forward].status.bytesIn += Int64(count)
                 progress = true
-            } else if count == Int(LIBSSH2_ERROR_EAGAIN) {
-                noteEAGAIN(.read(link.id))
-            } else if count == 0 {
-                settleDone(.read(link.id))
-                if libssh2_channel_eof(channel) != 0 {
-                    link.channelReadDone = true
-                    progress = true
-                }
-            } else {
-                settleDone(.read(link.id))
-                if isSessionLost(Int32(count)) { throw lost() }
-                link.channelReadDone = true
-                if count != Int(LIBSSH2_ERROR_CHANNEL_CLOSED) {
-                    fail(link, "reading the channel failed: \(session.lastError())")
-                }
+            case .done, .wouldBlock:
+                break
+            case .eof:
+                link.sourceEnded(.downstream)
+                progress = true
+            case .closed:
+                if isSessionLost(answer.code) { throw lost() }
+                link.sourceEnded(.downstream)
+                progress = true
+            case .failed(let code):
+                if isSessionLost(code) { throw lost() }
+                link.sourceEnded(.downstream)
+                fail(link, "reading the channel failed: \(session.lastError())")
                 progress = true
             }
         }
         progress = flushToSocket(link) || progress
-        if link.toSocket.isEmpty, link.channelReadDone, !link.socketWriteShut, link.fd >= 0 {
+        if link.toSocket.isEmpty, link.mustTellEnd(.downstream), link.fd >= 0 {
             shutdown(link.fd, Int32(SHUT_WR))
-            link.socketWriteShut = true
+            link.endTold(.downstream)
             progress = true
         }
         // Socket → channel.
-        if !link.socketReadDone, !link.toChannel.isFull, link.fd >= 0 {
+        if link.reads(.upstream), !link.toChannel.isFull, link.fd >= 0 {
             let room = link.toChannel.space
             let count = read(link.fd, room.baseAddress, room.count)
             if count > 0 {
                 link.toChannel.produced(count)
                 progress = true
             } else if count == 0 {
-                link.socketReadDone = true
+                link.sourceEnded(.upstream)
                 progress = true
             } else if errno != EAGAIN && errno != EINTR {
-                link.socketReadDone = true
                 fail(link, "the local connection failed: \(String(cString: strerror(errno)))")
                 return true
             }
@@ -554,36 +552,34 @@ public final class ForwardEngine: @unchecked Sendable {
         var writes = 0
         while !link.toChannel.isEmpty, !link.failed, writes < 16, may(.write(link.id)) {
             writes += 1
-            let bytes = link.toChannel.bytes
-            let count = libssh2_channel_write_ex(
-                channel, 0, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count)
-            if count > 0 {
+            let answer = ChannelCall.write(channel, link.toChannel.bytes)
+            if case .done(let count) = answer {
                 settleDone(.write(link.id))
                 link.toChannel.consumed(count)
                 forwards[link.forward].status.bytesOut += Int64(count)
                 progress = true
-            } else if count == Int(LIBSSH2_ERROR_EAGAIN) || count == 0 {
+            } else if answer == .wouldBlock {
                 noteEAGAIN(.write(link.id))
                 break
             } else {
                 settleDone(.write(link.id))
-                if isSessionLost(Int32(count)) { throw lost() }
+                if case .failed(let code) = answer, isSessionLost(code) { throw lost() }
                 fail(link, "writing to the channel failed: \(session.lastError())")
                 return true
             }
         }
-        if link.toChannel.isEmpty, link.socketReadDone, !link.eofSent, !link.failed, may(.eof(link.id)) {
-            let code = libssh2_channel_send_eof(channel)
-            if code == LIBSSH2_ERROR_EAGAIN {
+        if link.toChannel.isEmpty, link.mustTellEnd(.upstream), may(.eof(link.id)) {
+            let answer = ChannelCall.sendEOF(channel)
+            if answer == .wouldBlock {
                 noteEAGAIN(.eof(link.id))
             } else {
                 settleDone(.eof(link.id))
-                if isSessionLost(code) { throw lost() }
-                link.eofSent = true
+                if isSessionLost(answer.code) { throw lost() }
+                link.endTold(.upstream)
                 progress = true
             }
         }
-        if (link.eofSent && link.socketWriteShut) || link.failed {
+        if link.isFinished {
             if pendingBelongs(to: link) { return progress }
             link.closeSocket()
             link.phase = .closing
@@ -599,26 +595,19 @@ public final class ForwardEngine: @unchecked Sendable {
             link.phase = .closing
             return true
         }
-        let code: Int
+        let answer: ChannelCall.Answer
         switch op {
-        case .read:
-            code = libssh2_channel_read_ex(
-                channel, 0, scratch.baseAddress?.assumingMemoryBound(to: CChar.self), scratch.count)
-        case .write:
-            let bytes = link.toChannel.bytes
-            code = libssh2_channel_write_ex(
-                channel, 0, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count)
-        case .eof:
-            code = Int(libssh2_channel_send_eof(channel))
-        default:
-            code = 0
+        case .read: answer = ChannelCall.read(channel, into: scratch)
+        case .write: answer = ChannelCall.write(channel, link.toChannel.bytes)
+        case .eof: answer = ChannelCall.sendEOF(channel)
+        default: answer = .done(0)
         }
-        if code == Int(LIBSSH2_ERROR_EAGAIN) {
+        if answer == .wouldBlock {
             noteEAGAIN(op)
             return false
         }
         settleDone(op)
-        if code < 0, isSessionLost(Int32(code)) { throw lost() }
+        if answer.code < 0, isSessionLost(answer.code) { throw lost() }
         link.phase = .closing
         return true
     }
@@ -630,15 +619,15 @@ public final class ForwardEngine: @unchecked Sendable {
             return true
         }
         guard may(.free(link.id)) else { return false }
-        let code = libssh2_channel_free(channel)
-        if code == LIBSSH2_ERROR_EAGAIN {
+        let answer = ChannelCall.free(channel)
+        if answer == .wouldBlock {
             noteEAGAIN(.free(link.id))
             return false
         }
         settleDone(.free(link.id))
         link.channel = nil
         link.phase = .done
-        if isSessionLost(code) { throw lost() }
+        if isSessionLost(answer.code) { throw lost() }
         return true
     }
 
@@ -652,7 +641,6 @@ public final class ForwardEngine: @unchecked Sendable {
         }
         if written < 0, errno != EAGAIN, errno != EINTR {
             link.toSocket.clear()
-            link.socketReadDone = true
             fail(link, "the local connection failed: \(String(cString: strerror(errno)))")
             return true
         }
@@ -660,8 +648,7 @@ public final class ForwardEngine: @unchecked Sendable {
     }
 
     private func fail(_ link: ForwardLink, _ reason: String) {
-        guard !link.failed else { return }
-        link.failed = true
+        guard link.fail() else { return }
         noteFailure(link, reason)
     }
 
@@ -743,14 +730,16 @@ public final class ForwardEngine: @unchecked Sendable {
             var events: Int16 = 0
             switch link.phase {
             case .socks:
-                if !link.closeAfterFlush { events |= Int16(POLLIN) }
+                events |= Int16(POLLIN)
+                if !link.toSocket.isEmpty { events |= Int16(POLLOUT) }
+            case .refusing:
                 if !link.toSocket.isEmpty { events |= Int16(POLLOUT) }
             case .connecting:
                 events |= Int16(POLLOUT)
             case .open:
-                if !link.socketReadDone && !link.toChannel.isFull { events |= Int16(POLLIN) }
+                if link.reads(.upstream) && !link.toChannel.isFull { events |= Int16(POLLIN) }
                 if !link.toSocket.isEmpty { events |= Int16(POLLOUT) }
-                if (!link.channelReadDone && !link.toSocket.isFull) || !link.toChannel.isEmpty { wantSession = true }
+                if (link.reads(.downstream) && !link.toSocket.isFull) || !link.toChannel.isEmpty { wantSession = true }
             default:
                 break
             }

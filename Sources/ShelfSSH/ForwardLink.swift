@@ -1,5 +1,6 @@
 // ForwardLink: one connection through a forward — a local socket, an SSH channel, and a bounded buffer each
-// way. Tracks half-close separately per direction so EOF one way keeps the other flowing.
+// way. Its lifecycle is `Phase`; once open, each direction has its own state (`Flow`, as swift-nio-ssh's
+// ChildChannelStateMachine tracks each side), so EOF one way keeps the other flowing, and a failure stops both.
 import CLibSSH2
 import FoundationEssentials
 import ShelfCore
@@ -8,6 +9,8 @@ final class ForwardLink {
     enum Phase {
         /// Reading the client's SOCKS request.
         case socks
+        /// SOCKS: the refusal in `toSocket` is being written; then the socket closes.
+        case refusing
         /// Waiting for its turn to open a channel (libssh2 opens one channel at a time per session).
         case waitingToOpen
         case opening
@@ -19,6 +22,22 @@ final class ForwardLink {
         case done
     }
 
+    /// One direction: socket → channel (`upstream`) or channel → socket (`downstream`).
+    enum Direction { case upstream, downstream }
+
+    /// Where one direction is. `open` → `draining` (its source ended) → `closed` (its sink was told); any state →
+    /// `failed` (both directions at once).
+    enum Flow: Equatable {
+        /// Read from the source, write to the sink.
+        case open
+        /// The source ended (EOF, or it is gone): nothing more is read; what is buffered still goes to the sink.
+        case draining
+        /// The sink was told the end (EOF sent on the channel, SHUT_WR on the socket): this direction is over.
+        case closed
+        /// Something broke: move no more data, close as soon as no libssh2 call of ours is half-done.
+        case failed
+    }
+
     let id: Int
     let forward: Int
     var fd: Int32
@@ -26,20 +45,52 @@ final class ForwardLink {
     var phase: Phase
     let toChannel = ForwardBuffer()
     let toSocket = ForwardBuffer()
-    /// The client shut its write side (or the socket is gone).
-    var socketReadDone = false
-    var eofSent = false
-    /// The far side sent EOF (or the channel is gone).
-    var channelReadDone = false
-    var socketWriteShut = false
-    /// Something broke: move no more data, close as soon as no libssh2 call of ours is half-done.
-    var failed = false
-    /// SOCKS: close once the refusal in `toSocket` has been written.
-    var closeAfterFlush = false
+    /// The client's data to the channel: its read side ends at the client's EOF, its write side with our EOF.
+    private(set) var upstream = Flow.open
+    /// The server's data to the client: its read side ends at the channel's EOF, its write side with SHUT_WR.
+    private(set) var downstream = Flow.open
     var socks = SocksParser()
     /// The direct-tcpip open request, kept intact across EAGAIN retries (libssh2 wants the same arguments).
     var openMessage: [UInt8] = []
     var target = ""
+
+    var failed: Bool { upstream == .failed }
+
+    /// Whether `direction` still reads from its source.
+    func reads(_ direction: Direction) -> Bool { flow(direction) == .open }
+
+    /// Whether `direction`'s source ended and its sink is still to be told (a failed link tells nobody).
+    func mustTellEnd(_ direction: Direction) -> Bool { flow(direction) == .draining }
+
+    /// Both directions are over, or the link failed: time to close it.
+    var isFinished: Bool { failed || (upstream == .closed && downstream == .closed) }
+
+    /// The source of `direction` ended (EOF read, or the peer is gone).
+    func sourceEnded(_ direction: Direction) {
+        if flow(direction) == .open { set(direction, .draining) }
+    }
+
+    /// The sink of `direction` was told the end; only after its source ended.
+    func endTold(_ direction: Direction) {
+        if flow(direction) == .draining { set(direction, .closed) }
+    }
+
+    /// Something broke: both directions stop. False when the link had already failed (report a failure once).
+    @discardableResult
+    func fail() -> Bool {
+        guard !failed else { return false }
+        upstream = .failed
+        downstream = .failed
+        return true
+    }
+
+    private func flow(_ direction: Direction) -> Flow {
+        direction == .upstream ? upstream : downstream
+    }
+
+    private func set(_ direction: Direction, _ flow: Flow) {
+        if direction == .upstream { upstream = flow } else { downstream = flow }
+    }
 
     init(id: Int, forward: Int, fd: Int32, channel: OpaquePointer?, phase: Phase) {
         self.id = id

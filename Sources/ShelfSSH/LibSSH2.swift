@@ -53,6 +53,9 @@ public enum LibSSH2 {
         public var securityKeys: Bool
         /// Forwards to a unix socket on the server (direct-streamlocal@openssh.com).
         public var unixSocketForwards: Bool
+        /// OpenSSH user certificates (CertificateFile): 1.11 names the signature after the key, not the
+        /// certificate (1.10 sends `ssh-ed25519-cert-v01@openssh.com` as the signature's algorithm: refused).
+        public var userCertificates: Bool
         /// The ciphers it was built with (1.11 adds chacha20-poly1305 and AES-GCM).
         public var ciphers: [String]
 
@@ -64,6 +67,7 @@ public enum LibSSH2 {
                 agentSign: sshelf_libssh2_optional("libssh2_agent_sign") != nil,
                 securityKeys: sshelf_libssh2_optional("libssh2_userauth_publickey_sk") != nil,
                 unixSocketForwards: sshelf_libssh2_optional("libssh2_channel_direct_streamlocal_ex") != nil,
+                userCertificates: LibSSH2.isAtLeast(1, 11),
                 ciphers: LibSSH2.selfTest() ? Session.builtCiphers() : [])
         }
 
@@ -80,6 +84,8 @@ public enum LibSSH2 {
                 row(agentSign, "agent keys sign with the algorithm the server takes (rsa-sha2 for RSA)", newer),
                 row(securityKeys, "FIDO security keys in the library (sshelf does not use them yet)", newer),
                 row(unixSocketForwards, "unix-socket forwards in the library (sshelf does not use them yet)", newer),
+                row(userCertificates, "user certificates (CertificateFile) in sshelf's own client",
+                    newer + "; sshelf connect hands such a host to OpenSSH"),
                 "  ciphers: \(ciphers.isEmpty ? "(the library could not start)" : ciphers.joined(separator: ", "))",
             ]
         }

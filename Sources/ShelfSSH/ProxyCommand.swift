@@ -131,10 +131,7 @@ final class ProxyCommandChild: HopCarrier, @unchecked Sendable {
     func stop() {
         if status == nil {
             kill(pid, SIGHUP)
-            for _ in 0..<100 where status == nil {
-                status = ChildProcess.poll(pid)
-                if status == nil { usleep(10_000) }
-            }
+            status = ChildProcess.waitForExit(pid, deadline: Date().addingTimeInterval(1))
             if status == nil {
                 kill(pid, SIGKILL)
                 status = ChildProcess.wait(pid)

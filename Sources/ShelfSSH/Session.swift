@@ -169,63 +169,6 @@ final class Session {
         return String(cString: text)
     }
 
-    func password(user: String, secret: SecretBytes) -> Int32 {
-        secret.withUnsafeBytes { bytes in
-            // A zero-length secret never reaches here (the flow refuses empty passwords); this only keeps C happy.
-            var empty: CChar = 0
-            let base = bytes.baseAddress?.assumingMemoryBound(to: CChar.self) ?? withUnsafePointer(to: &empty) { $0 }
-            return libssh2_userauth_password_ex(raw, user, UInt32(user.utf8.count), base, UInt32(bytes.count), nil)
-        }
-    }
-
-    func publicKey(user: String, privateKey: SecretBytes, passphrase: SecretBytes?) -> Int32 {
-        // libssh2 1.10 runs strlen() over the key while parsing PEM: it must be NUL-terminated (withNulTerminated
-        // adds the NUL to a guarded copy, zeroed afterwards).
-        privateKey.withNulTerminated { key, _ in
-            let run = { (phrase: UnsafePointer<CChar>?) -> Int32 in
-                libssh2_userauth_publickey_frommemory(
-                    self.raw, user, user.utf8.count, nil, 0, key, privateKey.count, phrase)
-            }
-            guard let passphrase else { return run(nil) }
-            return passphrase.withNulTerminated { phrase, _ in run(phrase) }
-        }
-    }
-
-    /// Runs keyboard-interactive; `respond` answers each round of prompts (nil cancels).
-    func keyboardInteractive(user: String, respond: @escaping KeyboardResponder) -> Int32 {
-        context.keyboard = respond
-        defer { context.keyboard = nil }
-        return libssh2_userauth_keyboard_interactive_ex(raw, user, UInt32(user.utf8.count), keyboardCallback)
-    }
-
-    /// Tries every identity in the agent at `socketPath`; returns true when one was accepted.
-    func agent(user: String, socketPath: String) throws(SSHError) -> (accepted: Bool, tried: Int) {
-        guard let agent = libssh2_agent_init(raw) else {
-            throw SSHError(.authenticationFailed, "could not start talking to ssh-agent", library: lastError())
-        }
-        defer { libssh2_agent_free(agent) }
-        libssh2_agent_set_identity_path(agent, socketPath)
-        guard libssh2_agent_connect(agent) == 0 else {
-            throw SSHError(.authenticationFailed, "cannot reach ssh-agent at \(socketPath)", library: lastError(),
-                           hint: "is the agent running? (SSH_AUTH_SOCK)")
-        }
-        defer { libssh2_agent_disconnect(agent) }
-        guard libssh2_agent_list_identities(agent) == 0 else {
-            throw SSHError(.authenticationFailed, "ssh-agent did not list its keys", library: lastError())
-        }
-        var previous: UnsafeMutablePointer<libssh2_agent_publickey>? = nil
-        var tried = 0
-        while true {
-            var current: UnsafeMutablePointer<libssh2_agent_publickey>? = nil
-            let next = libssh2_agent_get_identity(agent, &current, previous)
-            guard next == 0, let identity = current else { break }
-            tried += 1
-            if libssh2_agent_userauth(agent, user, identity) == 0 { return (true, tried) }
-            previous = identity
-        }
-        return (false, tried)
-    }
-
     func keepaliveTick() -> Int {
         var next: Int32 = 0
         _ = libssh2_keepalive_send(raw, &next)
@@ -265,6 +208,8 @@ typealias KeyboardResponder = (_ name: String, _ instruction: String, _ prompts:
 final class SessionContext {
     /// Answers keyboard-interactive prompts while a login runs that method.
     var keyboard: KeyboardResponder?
+    /// Signs for a certificate login while one runs.
+    var signer: (([UInt8]) -> [UInt8]?)?
     /// When the server last sent a byte (CLOCK_MONOTONIC nanoseconds): a server that has stopped answering is
     /// told apart from a quiet one by its replies to keepalives.
     var lastReceived = SessionContext.now()
@@ -300,7 +245,7 @@ private func text(_ pointer: UnsafePointer<CChar>?, _ length: Int32) -> String {
 }
 
 /// libssh2 frees each response with free(), so answers are copied into malloc'd memory.
-private let keyboardCallback: @convention(c) (
+let keyboardCallback: @convention(c) (
     UnsafePointer<CChar>?, Int32, UnsafePointer<CChar>?, Int32, Int32,
     UnsafePointer<LIBSSH2_USERAUTH_KBDINT_PROMPT>?, UnsafeMutablePointer<LIBSSH2_USERAUTH_KBDINT_RESPONSE>?,
     UnsafeMutablePointer<UnsafeMutableRawPointer?>?
@@ -329,4 +274,20 @@ private let keyboardCallback: @convention(c) (
         responses[index].text = memory?.assumingMemoryBound(to: CChar.self)
         responses[index].length = memory == nil ? 0 : UInt32(answer.count)
     }
+}
+
+/// libssh2 frees the signature with free(), so it is copied into malloc'd memory.
+let signCallback: @convention(c) (
+    OpaquePointer?, UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?, UnsafeMutablePointer<Int>?,
+    UnsafePointer<UInt8>?, Int, UnsafeMutablePointer<UnsafeMutableRawPointer?>?
+) -> Int32 = { _, signature, signatureLength, data, dataLength, abstract in
+    guard let pointer = abstract?.pointee, let signature, let signatureLength, let data,
+        let sign = Unmanaged<SessionContext>.fromOpaque(pointer).takeUnretainedValue().signer,
+        let made = sign(Array(UnsafeBufferPointer(start: data, count: dataLength))),
+        let memory = malloc(max(made.count, 1))
+    else { return -1 }
+    made.withUnsafeBytes { bytes in if let base = bytes.baseAddress { memcpy(memory, base, bytes.count) } }
+    signature.pointee = memory.assumingMemoryBound(to: UInt8.self)
+    signatureLength.pointee = made.count
+    return 0
 }

@@ -11,7 +11,7 @@ enum Migration: Sendable {
 enum Migrations {
     static let all: [Migration] = [
         version1, version2, version3, version4, catalog, identityAgentOptions, trustedSync, hostOptions, leanHosts,
-        outboxWithoutRowid, hostAliases,
+        outboxWithoutRowid, hostAliases, identityDestinations, conflictSettling,
     ]
     static var latest: Int { all.count }
 
@@ -292,4 +292,32 @@ enum Migrations {
         }
         try db.execute("UPDATE catalog_version SET token = randomblob(16) WHERE id = 1;")
     }
+
+    /// Host-bound keys (`identity edit --only`): the destinations in a column of their own, taken from `extra` where
+    /// a newer device's sync put them before this step ran.
+    static let identityDestinations = Migration.code { db in
+        try db.execute("ALTER TABLE identities ADD COLUMN only_to TEXT NOT NULL DEFAULT '';")
+        let rows = try db.query("SELECT id, extra FROM identities WHERE extra LIKE '%\"onlyTo\"%'") { row in
+            (row.text(0), ExtraFields.decode(row.text(1)))
+        }
+        let update = try db.prepare("UPDATE identities SET only_to = ?, extra = ? WHERE id = ?")
+        for (id, extra) in rows {
+            var rest = extra
+            guard case .array(let values)? = rest.removeValue(forKey: "onlyTo") else { continue }
+            // Anything unreadable stays an entry that matches no host: a binding never widens by being misread.
+            let destinations = values.map { value -> String in
+                if case .string(let text) = value { return KeyDestination(text: text).description }
+                return KeyDestination(text: "").description
+            }
+            try update.bind([.text(HostRow.joinTags(destinations)), .text(ExtraFields.encode(rest)), .text(id)])
+            while try update.step() {}
+        }
+    }
+    /// When each side of a merge conflict was written (milliseconds of its stamp; 0 for conflicts recorded before),
+    /// and how the user settled it (`kept`, `other`; empty while open), for `sync conflicts` and its `resolve`.
+    static let conflictSettling = Migration.sql("""
+        ALTER TABLE sync_conflicts ADD COLUMN kept_at INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE sync_conflicts ADD COLUMN lost_at INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE sync_conflicts ADD COLUMN settled TEXT NOT NULL DEFAULT '';
+        """)
 }

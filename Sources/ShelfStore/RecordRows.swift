@@ -109,21 +109,23 @@ enum GroupRow {
 enum IdentityRow {
     static let columns = """
         id, name, key_type, public_key, private_key_ref, passphrase_ref, key_file, updated_at, extra, confirm_each_use, \
-        agent_lifetime
+        agent_lifetime, only_to
         """
     static let upsert = """
-        INSERT INTO identities(\(columns)) VALUES (?,?,?,?,?,?,?,?,?,?,?)
+        INSERT INTO identities(\(columns)) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)
         ON CONFLICT(id) DO UPDATE SET name=excluded.name, key_type=excluded.key_type,
           public_key=excluded.public_key, private_key_ref=excluded.private_key_ref,
           passphrase_ref=excluded.passphrase_ref, key_file=excluded.key_file, updated_at=excluded.updated_at,
-          extra=excluded.extra, confirm_each_use=excluded.confirm_each_use, agent_lifetime=excluded.agent_lifetime
+          extra=excluded.extra, confirm_each_use=excluded.confirm_each_use, agent_lifetime=excluded.agent_lifetime,
+          only_to=excluded.only_to
         """
 
     static func bindings(_ identity: Identity) -> [SQLValue] {
         [.text(identity.id.storeText), .text(identity.name), .text(identity.keyType.rawValue), .text(identity.publicKey),
          .optional(identity.privateKeyRef?.rawValue), .optional(identity.passphraseRef?.rawValue),
          .text(identity.keyFile), .double(identity.updatedAt.timeIntervalSince1970),
-         .text(ExtraFields.encode(identity.extra)), .int(identity.confirmEachUse ? 1 : 0), .int(identity.agentLifetime)]
+         .text(ExtraFields.encode(identity.extra)), .int(identity.confirmEachUse ? 1 : 0), .int(identity.agentLifetime),
+         .text(HostRow.joinTags(identity.onlyTo.map(\.description)))]
     }
 
     static func read(_ row: Statement) -> Identity? {
@@ -131,7 +133,8 @@ enum IdentityRow {
         return Identity(id: id, name: row.text(1), keyType: KeyType(rawValue: row.text(2)), publicKey: row.text(3),
                         privateKeyRef: row.optionalText(4).flatMap(ReferenceKey.init),
                         passphraseRef: row.optionalText(5).flatMap(ReferenceKey.init), keyFile: row.text(6),
-                        confirmEachUse: row.int(9) != 0, agentLifetime: row.int(10), updatedAt: row.date(7),
+                        confirmEachUse: row.int(9) != 0, agentLifetime: row.int(10),
+                        onlyTo: HostRow.splitTags(row.text(11)).map(KeyDestination.init(text:)), updatedAt: row.date(7),
                         extra: ExtraFields.decode(row.text(8)))
     }
 }

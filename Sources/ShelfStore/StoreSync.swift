@@ -174,7 +174,11 @@ extension Store {
                 if tombstone.stamp.device == me { records.append(SyncRecord(kind: kind, id: id, clock: clock, body: nil)) }
                 continue
             }
-            let mine = clock.groups.filter { $0.value.stamp.device == me }
+            var mine = clock.groups.filter { $0.value.stamp.device == me }
+            // A set group goes with this device's own adds and removes, whoever wrote its newest one.
+            let sets = clock.sets.mapValues { $0.written(by: me) }.filter { !$0.value.isEmpty }
+            for (name, set) in sets { mine[name] = set.stamp }
+            for name in clock.sets.keys where sets[name] == nil { mine[name] = nil }
             guard !mine.isEmpty, let full = try rawBody(kind, id) else { continue }
             var body: [String: JSONValue] = ["id": .string(idText)]
             for name in mine.keys { body.merge(FieldGroups.fields(of: name, kind: kind, in: full)) { $1 } }
@@ -182,7 +186,7 @@ extension Store {
                 refused.append("\(kind.rawValue) \(idText): \(error)")
                 continue
             }
-            records.append(SyncRecord(kind: kind, id: id, clock: RecordClock(groups: mine), body: body))
+            records.append(SyncRecord(kind: kind, id: id, clock: RecordClock(groups: mine, sets: sets), body: body))
         }
         return (records, refused)
     }

@@ -69,16 +69,23 @@ public struct StoredConflict: Sendable, Equatable, Codable {
     public var lostBy: String
     public var why: String
     public var seen: Bool
+    /// When each side was written (nil when not known: conflicts recorded before this was kept).
+    public var keptAt: Date?
+    public var lostAt: Date?
+    /// How the user settled it: `kept` or `other`; nil while open.
+    public var settled: String?
 }
 
 extension Store {
     // MARK: peers and chains
 
     public func peer(_ device: String) throws -> PeerState {
-        try db.query("""
+        try db.query(
+            """
             SELECT head, head_digest, floor, floor_digest, snapshot, credentials, credentials_applied, last_seen
             FROM sync_peers WHERE device = ?
-            """, [.text(device)]) { row in
+            """, [.text(device)]
+        ) { row in
             var peer = PeerState(device: device)
             peer.head = Int64(row.int(0))
             peer.headDigest = row.text(1)
@@ -97,14 +104,20 @@ extension Store {
     }
 
     public func savePeer(_ peer: PeerState) throws {
-        try db.run("""
+        try db.run(
+            """
             INSERT INTO sync_peers(device, head, head_digest, floor, floor_digest, snapshot, credentials, credentials_applied, last_seen)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT(device) DO UPDATE SET head=excluded.head, head_digest=excluded.head_digest, floor=excluded.floor,
               floor_digest=excluded.floor_digest, snapshot=excluded.snapshot, credentials=excluded.credentials,
               credentials_applied=excluded.credentials_applied, last_seen=excluded.last_seen
-            """, [.text(peer.device), .int(Int(peer.head)), .text(peer.headDigest), .int(Int(peer.floor)), .text(peer.floorDigest),
-                  .int(Int(peer.snapshot)), .int(Int(peer.credentials)), .int(Int(peer.credentialsApplied)), .optional(peer.lastSeen)])
+            """,
+            [
+                .text(peer.device), .int(Int(peer.head)), .text(peer.headDigest), .int(Int(peer.floor)),
+                .text(peer.floorDigest),
+                .int(Int(peer.snapshot)), .int(Int(peer.credentials)), .int(Int(peer.credentialsApplied)),
+                .optional(peer.lastSeen),
+            ])
     }
 
     /// Forgets every other device's chain position (sync now points at another remote); this device's own numbering
@@ -116,13 +129,16 @@ extension Store {
 
     /// Records that entry `seq` of `device` was verified with this digest (hex).
     public func recordEntry(device: String, seq: Int64, digest: String) throws {
-        try db.run("INSERT OR REPLACE INTO sync_chain(device, seq, digest) VALUES (?, ?, ?)",
-                   [.text(device), .int(Int(seq)), .text(digest)])
+        try db.run(
+            "INSERT OR REPLACE INTO sync_chain(device, seq, digest) VALUES (?, ?, ?)",
+            [.text(device), .int(Int(seq)), .text(digest)])
     }
 
     /// The digest (hex) this device verified for entry `seq` of `device`, if it did.
     public func entryDigest(device: String, seq: Int64) throws -> String? {
-        try db.query("SELECT digest FROM sync_chain WHERE device = ? AND seq = ?", [.text(device), .int(Int(seq))]) { $0.text(0) }.first
+        try db.query("SELECT digest FROM sync_chain WHERE device = ? AND seq = ?", [.text(device), .int(Int(seq))]) {
+            $0.text(0)
+        }.first
     }
 
     /// Forgets the digests of entries before `seq` (a snapshot made them unnecessary).
@@ -134,8 +150,9 @@ extension Store {
 
     public func certificates() throws -> [StoredCertificate] {
         try db.query("SELECT digest, body, mine, published FROM sync_certs ORDER BY digest") { row in
-            StoredCertificate(digest: row.text(0), body: row.text(1), mine: row.int(2) != 0,
-                              published: row.isNull(3) ? nil : Int64(row.int(3)))
+            StoredCertificate(
+                digest: row.text(0), body: row.text(1), mine: row.int(2) != 0,
+                published: row.isNull(3) ? nil : Int64(row.int(3)))
         }
     }
 
@@ -144,9 +161,12 @@ extension Store {
     public func addCertificate(_ certificate: StoredCertificate) throws -> Bool {
         let known = try db.query("SELECT 1 FROM sync_certs WHERE digest = ?", [.text(certificate.digest)]) { $0.int(0) }
         guard known.isEmpty else { return false }
-        try db.run("INSERT INTO sync_certs(digest, body, mine, published) VALUES (?, ?, ?, ?)",
-                   [.text(certificate.digest), .text(certificate.body), .int(certificate.mine ? 1 : 0),
-                    certificate.published.map { .int(Int($0)) } ?? .null])
+        try db.run(
+            "INSERT INTO sync_certs(digest, body, mine, published) VALUES (?, ?, ?, ?)",
+            [
+                .text(certificate.digest), .text(certificate.body), .int(certificate.mine ? 1 : 0),
+                certificate.published.map { .int(Int($0)) } ?? .null,
+            ])
         return true
     }
 
@@ -158,49 +178,80 @@ extension Store {
 
     /// Forgets the roster and every device's chain (leaving a group, or joining another).
     public func forgetSyncGroup() throws {
-        try db.execute("DELETE FROM sync_certs; DELETE FROM sync_peers; DELETE FROM sync_chain; DELETE FROM sync_invites;")
+        try db.execute(
+            "DELETE FROM sync_certs; DELETE FROM sync_peers; DELETE FROM sync_chain; DELETE FROM sync_invites;")
     }
 
     // MARK: invites
 
     public func pendingInvites() throws -> [PendingInvite] {
         try db.query("SELECT id, created, expires, epochs FROM sync_invites ORDER BY created") { row in
-            PendingInvite(id: row.text(0), created: row.date(1), expires: row.date(2),
-                          epochs: row.text(3).split(separator: " ").map(String.init))
+            PendingInvite(
+                id: row.text(0), created: row.date(1), expires: row.date(2),
+                epochs: row.text(3).split(separator: " ").map(String.init))
         }
     }
 
     public func addInvite(_ invite: PendingInvite) throws {
-        try db.run("INSERT OR REPLACE INTO sync_invites(id, created, expires, epochs) VALUES (?, ?, ?, ?)",
-                   [.text(invite.id), .double(invite.created.timeIntervalSince1970), .double(invite.expires.timeIntervalSince1970),
-                    .text(invite.epochs.joined(separator: " "))])
+        try db.run(
+            "INSERT OR REPLACE INTO sync_invites(id, created, expires, epochs) VALUES (?, ?, ?, ?)",
+            [
+                .text(invite.id), .double(invite.created.timeIntervalSince1970),
+                .double(invite.expires.timeIntervalSince1970),
+                .text(invite.epochs.joined(separator: " ")),
+            ])
     }
 
     public func removeInvite(_ id: String) throws { try db.run("DELETE FROM sync_invites WHERE id = ?", [.text(id)]) }
 
     // MARK: conflicts
 
-    func recordConflict(_ conflict: FieldConflict, kind: RecordKind, id: UUID, name: String, at time: Date, seen: Bool = false) throws {
-        try db.run("""
-            INSERT INTO sync_conflicts(at, kind, record, name, field, kept, kept_by, lost, lost_by, why, seen)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, [.double(time.timeIntervalSince1970), .text(kind.rawValue), .text(id.storeText), .text(name), .text(conflict.group),
-                  .text(conflict.kept), .text(conflict.keptBy), .text(conflict.lost), .text(conflict.lostBy), .text(conflict.why.rawValue),
-                  .int(seen ? 1 : 0)])
+    func recordConflict(
+        _ conflict: FieldConflict, kind: RecordKind, id: UUID, name: String, at time: Date, seen: Bool = false
+    ) throws {
+        try db.run(
+            """
+            INSERT INTO sync_conflicts(at, kind, record, name, field, kept, kept_by, lost, lost_by, why, seen, kept_at, lost_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            [
+                .double(time.timeIntervalSince1970), .text(kind.rawValue), .text(id.storeText), .text(name),
+                .text(conflict.group),
+                .text(conflict.kept), .text(conflict.keptBy), .text(conflict.lost), .text(conflict.lostBy),
+                .text(conflict.why.rawValue),
+                .int(seen ? 1 : 0), .int(Int(conflict.keptAt)), .int(Int(conflict.lostAt)),
+            ])
     }
 
     public func conflicts(unseenOnly: Bool = false) throws -> [StoredConflict] {
-        try db.query("""
-            SELECT id, at, kind, record, name, field, kept, kept_by, lost, lost_by, why, seen FROM sync_conflicts
-            \(unseenOnly ? "WHERE seen = 0" : "") ORDER BY id
-            """) { row in
-            StoredConflict(id: row.int(0), at: row.date(1), kind: row.text(2), record: row.text(3), name: row.text(4),
-                           field: row.text(5), kept: row.text(6), keptBy: row.text(7), lost: row.text(8), lostBy: row.text(9),
-                           why: row.text(10), seen: row.int(11) != 0)
-        }
+        try db.query(
+            """
+            SELECT \(Store.conflictColumns) FROM sync_conflicts \(unseenOnly ? "WHERE seen = 0" : "") ORDER BY id
+            """, row: Store.conflictRow)
     }
 
-    public func unseenConflictCount() throws -> Int { try db.scalarInt("SELECT count(*) FROM sync_conflicts WHERE seen = 0") }
+    /// One conflict by its number (nil when there is none).
+    public func conflict(_ id: Int) throws -> StoredConflict? {
+        try db.query(
+            "SELECT \(Store.conflictColumns) FROM sync_conflicts WHERE id = ?", [.int(id)], row: Store.conflictRow
+        ).first
+    }
+
+    static let conflictColumns =
+        "id, at, kind, record, name, field, kept, kept_by, lost, lost_by, why, seen, kept_at, lost_at, settled"
+
+    static func conflictRow(_ row: Statement) -> StoredConflict {
+        func time(_ ms: Int) -> Date? { ms > 0 ? Date(timeIntervalSince1970: Double(ms) / 1000) : nil }
+        return StoredConflict(
+            id: row.int(0), at: row.date(1), kind: row.text(2), record: row.text(3), name: row.text(4),
+            field: row.text(5), kept: row.text(6), keptBy: row.text(7), lost: row.text(8), lostBy: row.text(9),
+            why: row.text(10), seen: row.int(11) != 0, keptAt: time(row.int(12)), lostAt: time(row.int(13)),
+            settled: row.text(14).isEmpty ? nil : row.text(14))
+    }
+
+    public func unseenConflictCount() throws -> Int {
+        try db.scalarInt("SELECT count(*) FROM sync_conflicts WHERE seen = 0")
+    }
 
     /// Marks every conflict seen; returns how many were not.
     @discardableResult

@@ -74,10 +74,12 @@ struct Enrollment {
                     finished.append(id)
                     continue
                 }
-                _ = try session.issue(.add(device: claim.device, name: claim.name, signingKey: claim.signingKey, invite: id,
+                // Two devices of one group with one name (two machines called "vm") get told apart at once.
+                let name = session.roster.distinct(claim.name, for: claim.device)
+                _ = try session.issue(.add(device: claim.device, name: name, signingKey: claim.signingKey, invite: id,
                                            epochs: session.heldEpochs.sorted { $0.lowerText < $1.lowerText }))
                 try welcome(claim, invite: id)
-                report.events.append("enrolled \(claim.name) (\(claim.device.lowerText.prefix(8))) with invite \(invite.id.prefix(8))")
+                report.events.append("enrolled \(name) (\(claim.device.lowerText.prefix(8))) with invite \(invite.id.prefix(8))")
                 finished.append(id)
                 continue
             }

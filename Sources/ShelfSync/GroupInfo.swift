@@ -37,10 +37,12 @@ public enum GroupInfo {
         for member in roster.enrolled.values {
             let peer = try store.peer(member.device.lowerText)
             let revocation = roster.revoked[member.device]
-            rows.append(SyncDeviceInfo(id: member.device.lowerText, name: member.name, thisDevice: member.device.lowerText == me,
-                                       enrolledBy: member.addedBy.map { roster.name(of: $0) }, enrolledAt: date(member.addedAt),
-                                       revokedBy: revocation.map { roster.name(of: $0.by) }, revokedAt: revocation.map { date($0.at) },
-                                       verifiedEntries: peer.head, lastSeen: peer.lastSeen))
+            rows.append(
+                SyncDeviceInfo(
+                    id: member.device.lowerText, name: member.name, thisDevice: member.device.lowerText == me,
+                    enrolledBy: member.addedBy.map { roster.name(of: $0) }, enrolledAt: date(member.addedAt),
+                    revokedBy: revocation.map { roster.name(of: $0.by) }, revokedAt: revocation.map { date($0.at) },
+                    verifiedEntries: peer.head, lastSeen: peer.lastSeen))
         }
         return rows.sorted { ($0.thisDevice ? 0 : 1, $0.name, $0.id) < ($1.thisDevice ? 0 : 1, $1.name, $1.id) }
     }
@@ -51,15 +53,51 @@ public enum GroupInfo {
         case ambiguous([String])
     }
 
-    /// A device of the roster by exact name (case-insensitive) or id prefix.
+    /// A device of the roster by its name (ignoring case) or an id prefix of at least four characters; several that
+    /// match are listed as `NAME (ID8)` for the caller to say how to pick one.
     public static func find(_ text: String, in store: Store) throws -> Lookup {
         let devices = try devices(store)
         let byName = devices.filter { $0.name.lowercased() == text.lowercased() }
         let lowered = text.lowercased()
         let matches = byName.isEmpty ? devices.filter { lowered.count >= 4 && $0.id.hasPrefix(lowered) } : byName
         guard let first = matches.first else { return .notFound }
-        guard matches.count == 1, let id = UUID(uuidString: first.id) else { return .ambiguous(matches.map { "\($0.name) (\($0.id))" }) }
+        guard matches.count == 1, let id = UUID(uuidString: first.id) else {
+            return .ambiguous(matches.map { "\($0.name) (\($0.id.prefix(8)))" })
+        }
         return .found(id: id, name: first.name)
+    }
+
+    /// Renames this device in the group: a certificate it signs, kept here and sent in its next entry. The name must
+    /// be one line of at most 64 bytes that no other device of the group has (ignoring case).
+    public static func rename(to name: String, store: Store, vault: Vault, now: Date = Date()) throws {
+        guard let state = try GroupState.load(store), let roster = try roster(store),
+            let me = UUID(uuidString: try store.deviceID),
+            let member = roster.enrolled[me], roster.isActive(me)
+        else {
+            throw SyncFailure(
+                "this device is not an enrolled member of a sync group", hint: "a device gets its name when it joins")
+        }
+        let trimmed = name.trimmingSpaces()
+        guard !trimmed.isEmpty, trimmed.utf8.count <= Certificate.maxName,
+            !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else {
+            throw SyncFailure(
+                "a device name is one line of 1 to \(Certificate.maxName) bytes", hint: "choose a shorter name")
+        }
+        if let other = roster.enrolled.values.first(where: {
+            $0.device != me && $0.name.lowercased() == trimmed.lowercased()
+        }) {
+            throw SyncFailure(
+                "device \(other.device.lowerText.prefix(8)) of the group is named '\(other.name)' already",
+                hint: "choose another name (names tell devices apart in 'sshelf sync devices' and conflicts)")
+        }
+        guard trimmed != member.name else { return }
+        let keys: SyncCrypto.DeviceKeys
+        do { keys = try vault.deviceKeys(class: SyncSession.keyClass) } catch { throw SyncSession.failure(error) }
+        let session = try SyncSession(
+            store: store, vault: vault, keys: keys, me: me, deviceName: trimmed, now: now, state: state)
+        _ = try session.issue(
+            .add(device: me, name: trimmed, signingKey: keys.signingPublicKey, invite: Roster.renameInvite, epochs: []))
     }
 
     /// This device's place in its group from what it holds, without the remote: "member", "waiting" (joined, not
@@ -81,13 +119,17 @@ public enum GroupInfo {
 
     /// Makes an invite: its secret goes to the vault (device-only), its expiry to the store; the next sync run writes
     /// its box to the remote. The code is returned to be shown once.
-    public static func createInvite(store: Store, vault: Vault, lifetime: TimeInterval, now: Date = Date()) throws -> InviteCode {
+    public static func createInvite(
+        store: Store, vault: Vault, lifetime: TimeInterval, now: Date = Date()
+    ) throws -> InviteCode {
         let code = InviteCode.generate()
         do { try vault.saveInviteSecret(code.secret, invite: code.id, class: SyncSession.keyClass) } catch {
             throw SyncSession.failure(error)
         }
         try store.write {
-            try $0.addInvite(PendingInvite(id: code.id.lowerText, created: now, expires: now.addingTimeInterval(lifetime), epochs: []))
+            try $0.addInvite(
+                PendingInvite(
+                    id: code.id.lowerText, created: now, expires: now.addingTimeInterval(lifetime), epochs: []))
         }
         return code
     }

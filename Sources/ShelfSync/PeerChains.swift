@@ -1,9 +1,9 @@
-// PeerChains: reading other devices' chains. For each new entry, in order: bounded parse → the writer is enrolled
-// and, if revoked, the entry is within its revocation → signature → sequence and previous-digest link (a gap is
-// allowed only before a snapshot) → roster section → content, opened with its epoch's key → every change in a
-// delta stamped by its writer → applied in one transaction with the new head. Anything wrong stops that device's
-// chain there with a reason naming it; nothing from that entry is applied. Rollbacks and forks are caught against
-// the heads and digests this device verified before.
+// PeerChains: reading other devices' chains. Each new entry goes through one step after another, each a function
+// that returns the reason to stop (`admit`): parse (bounded read, format, header) → enrolled (and, if revoked,
+// within its revocation) → signature → link (sequence and previous digest; a gap only before a snapshot) → roster
+// section → content (opened with its epoch's key; a delta's changes all stamped by its writer) → apply (one
+// transaction with the new head). Anything wrong stops that device's chain there with a reason naming it; nothing
+// from that entry is applied. Rollbacks and forks are caught against the heads and digests verified before.
 import FoundationEssentials
 import ShelfCore
 import ShelfStore
@@ -49,7 +49,9 @@ struct PeerChains {
         guard let device = UUID(uuidString: folder) else { return outcome }
         var peer = try store.peer(folder)
         if let problem = remote.folderProblem(folder) {
-            outcome.stop = .problem(SyncFailure(problem, hint: "sshelf never writes a link there: remove \(remote.layout.deviceDirectory(folder))"))
+            outcome.stop = .problem(
+                SyncFailure(
+                    problem, hint: "sshelf never writes a link there: remove \(remote.layout.deviceDirectory(folder))"))
             return outcome
         }
         let seqs: [Int64]
@@ -65,171 +67,272 @@ struct PeerChains {
         // everything up to there, what the remote does with the rest does not matter.
         let end = roster.revoked[device]?.upTo
         if let end, peer.head >= end {
-            if (seqs.last ?? 0) > end { outcome.stop = .note("\(name) was revoked; its entries after \(end) are refused") }
+            if (seqs.last ?? 0) > end {
+                outcome.stop = .note("\(name) was revoked; its entries after \(end) are refused")
+            }
             return outcome
         }
         // What this device verified before must still be there.
         let known = max(peer.head, peer.floor)
         if known > 0 && top < known {
-            outcome.stop = .problem(SyncFailure(
-                "rollback detected: \(name)'s entries end at \(top), this device has verified \(known)",
-                hint: "the remote lost or rolled back files; check the sync folder or repository (nothing from \(name) is applied until it is back)"))
+            outcome.stop = .problem(
+                SyncFailure(
+                    "rollback detected: \(name)'s entries end at \(top), this device has verified \(known)",
+                    hint:
+                        "the remote lost or rolled back files; check the sync folder or repository (nothing from \(name) is applied until it is back)"
+                ))
             return outcome
         }
-        if peer.head > 0, seqs.contains(peer.head), let stop = checkKnown(folder, device, seq: peer.head, digest: peer.headDigest) {
+        if peer.head > 0, seqs.contains(peer.head),
+            let stop = checkKnown(folder, device, seq: peer.head, digest: peer.headDigest)
+        {
             outcome.stop = stop
             return outcome
         }
 
         for seq in seqs where seq > peer.head {
-            if let end = roster.revoked[device]?.upTo, seq > end {
-                outcome.stop = .note("\(name) was revoked; its entries after \(end) are refused")
+            var candidate = Candidate(folder: folder, device: device, seq: seq, name: name)
+            if let stop = try admit(&candidate, peer: &peer, outcome: &outcome, taint: taint) {
+                outcome.stop = stop
                 return outcome
             }
-            let expected = peer.head + 1
-            let bytes: [UInt8]
-            do { bytes = try remote.readEntry(folder, seq) } catch {
-                outcome.stop = .problem(SyncFailure("entry \(seq) from \(name) is unreadable: \(error.reason)"))
-                return outcome
-            }
-            let entry: Entry
-            do { entry = try Entry(parsing: bytes, limit: RemoteLayout.maxEntryBytes) } catch {
-                outcome.stop = .problem(SyncFailure("entry \(seq) from \(name) is damaged (\(error)), or still being copied in",
-                                                    hint: "if it stays, the remote altered it"))
-                return outcome
-            }
-            let header = entry.header
-            if header.group != session.state.group {
-                // Two groups on one remote (two devices set sync up at once, or a device still leaving one): their
-                // devices cannot see each other's data, so say so until one side joins the other.
-                outcome.stop = .problem(SyncFailure(
-                    "the remote also holds another sync group (device \(folder.prefix(8)) writes to it); the two do not see each other's data",
-                    hint: "join one group: 'sshelf sync invite' on a device of the group to keep, 'sshelf sync join' on the others"))
-                return outcome
-            }
-            guard header.device == device, header.seq == UInt64(seq) else {
-                outcome.stop = .problem(SyncFailure(
-                    "tampered entry \(seq) from \(name): it is entry \(header.seq) of device \(header.device.lowerText.prefix(8)) (moved or renamed on the remote)"))
-                return outcome
-            }
-            guard let member = roster.enrolled[device] else {
-                outcome.stop = .problem(SyncFailure("entries from device \(folder.prefix(8)), which is not an enrolled device, refused",
-                                                    hint: "a device writes only after an enrolled device has added it ('sshelf sync devices')"))
-                return outcome
-            }
-            guard roster.mayWrite(device, seq: seq) else {
-                let upTo = roster.revoked[device]?.upTo ?? 0
-                outcome.stop = .note("\(name) was revoked; its entries after \(upTo) are refused")
-                return outcome
-            }
-            guard entry.isSigned(by: member.signingKey) else {
-                outcome.stop = .problem(SyncFailure("tampered entry \(seq) from \(name): its signature does not verify"))
-                return outcome
-            }
-            if seq == expected {
-                let previous = peer.head == 0 ? EntryHeader.noPrevious : ([UInt8](hex: peer.headDigest) ?? [])
-                guard header.previous == previous else {
-                    outcome.stop = .problem(SyncFailure("fork: \(name)'s entry \(seq) does not follow the entry \(seq - 1) this device verified",
-                                                        hint: "\(name) wrote two entries numbered \(seq - 1), or the remote replaced one"))
-                    return outcome
-                }
-            } else if !header.snapshot {
-                outcome.stop = .problem(SyncFailure(
-                    "\(name)'s entry \(expected) is missing (removed by the remote, or not copied in yet)",
-                    hint: "entries from \(name) after it wait until it is there"))
-                return outcome
-            }
-            if seq == peer.floor, entry.digest.hex != peer.floorDigest {
-                outcome.stop = .problem(SyncFailure("fork: \(name) wrote two entries numbered \(seq)",
-                                                    hint: "the device that invited this one verified another entry \(seq)"))
-                return outcome
-            }
-
-            // Roster first: a revocation, an addition or a key shared in this entry counts for its own content.
-            guard let rosterPlain = entry.openRoster(try session.rosterKey()) else {
-                outcome.stop = .problem(SyncFailure("entry \(seq) from \(name) does not open with the group's key"))
-                return outcome
-            }
-            let certificates: [Certificate]
-            do { certificates = try RosterSection.decode(rosterPlain) } catch {
-                outcome.stop = .problem(SyncFailure("entry \(seq) from \(name) has a damaged roster section: \(error)"))
-                return outcome
-            }
-            let before = roster.revoked.keys
-            _ = try store.write { _ in try session.keep(certificates) }
-            if Set(roster.revoked.keys) != Set(before) { try taint() }
-            guard roster.mayWrite(device, seq: seq) else {
-                outcome.stop = .note("\(name) was revoked; its entries after \(roster.revoked[device]?.upTo ?? 0) are refused")
-                return outcome
-            }
-            try session.collectShares()
-            guard let key = try session.epochKey(header.epoch) else {
-                outcome.stop = .waiting(epoch: header.epoch, seq: seq)
-                return outcome
-            }
-            guard let plaintext = entry.openContent(SyncKeys.content(key)) else {
-                outcome.stop = .problem(SyncFailure("tampered entry \(seq) from \(name): its content does not open with its epoch's key"))
-                return outcome
-            }
-            let content: EntryContent
-            do { content = try EntryContent.decode(plaintext, limit: RemoteLayout.maxEntryBytes) } catch {
-                outcome.stop = .problem(SyncFailure("entry \(seq) from \(name) has damaged content: \(error)"))
-                return outcome
-            }
-            if !header.snapshot, let foreign = content.records.first(where: { !stampedOnlyBy(folder, $0) }) {
-                outcome.stop = .problem(SyncFailure(
-                    "tampered entry \(seq) from \(name): it carries a change to \(foreign.kind.rawValue) \(foreign.id.lowerText.prefix(8)) stamped by another device"))
-                return outcome
-            }
-            let vouched = Set(certificates.compactMap { certificate -> String? in
-                guard case .revoke(let revoked, _, _, _) = certificate.body, roster.accepted.contains(certificate.digest) else { return nil }
-                return revoked.lowerText
-            })
-            var unknownKinds: Set<String> = []
-            let applied: Int
-            do {
-                // A snapshot's thousands of rows go in as a bulk write (the catalog triggers step aside, one token
-                // change at the end); a few changes take the ordinary transaction.
-                let write: ((Store) throws -> Int) throws -> Int = content.records.count > 256 ? store.bulkWrite : store.write
-                applied = try write { store -> Int in
-                    var applied = 0
-                    for record in content.records {
-                        // A kind a newer sshelf added is left for that version; everything else must apply.
-                        guard record.kind.isKnown else {
-                            unknownKinds.insert(record.kind.rawValue)
-                            continue
-                        }
-                        let annotated = annotate(record, writer: folder, seq: seq, vouched: vouched)
-                        let key = "\(record.kind.rawValue) \(record.id.lowerText)"
-                        switch try store.apply(annotated, from: folder, at: session.now,
-                                               localArrivedThisRun: session.receivedThisRun.contains(key)) {
-                        case .applied:
-                            applied += 1
-                            session.receivedThisRun.insert(key)
-                        case .kept: break
-                        case .skipped(let why): throw SkippedRecord(why: why)
-                        }
-                    }
-                    try store.recordEntry(device: folder, seq: seq, digest: entry.digest.hex)
-                    peer.head = seq
-                    peer.headDigest = entry.digest.hex
-                    if header.snapshot { peer.snapshot = seq }
-                    if content.credentials != nil { peer.credentials = seq }
-                    peer.lastSeen = session.now
-                    try store.savePeer(peer)
-                    return applied
-                }
-            } catch let skipped as SkippedRecord {
-                outcome.stop = .problem(SyncFailure("entry \(seq) from \(name) refused: \(skipped.why)"))
-                return outcome
-            }
-            for kind in unknownKinds.sorted() {
-                outcome.notes.append("entry \(seq) from \(name): record kind '\(kind)' is from a newer sshelf; left out")
-            }
-            outcome.applied += applied
-            outcome.entries += 1
         }
         return outcome
+    }
+
+    // MARK: the pipeline, one entry at a time
+
+    /// One entry of another device's chain on its way through the steps: what each step found, for the next.
+    struct Candidate {
+        let folder: String
+        let device: UUID
+        let seq: Int64
+        /// The device as messages name it.
+        let name: String
+        var entry: Entry?
+        var member: Roster.Member?
+        var certificates: [Certificate] = []
+        var content: EntryContent?
+    }
+
+    /// parse → enrolled → signature → link → roster → content → apply: the first step that finds a reason to stop
+    /// returns it, and nothing of the entry is applied.
+    func admit(
+        _ candidate: inout Candidate, peer: inout PeerState, outcome: inout Outcome, taint: () throws -> Void
+    ) throws -> Stop? {
+        if let stop = parse(&candidate) ?? enrolled(&candidate) ?? signature(candidate) ?? link(candidate, peer: peer) {
+            return stop
+        }
+        if let stop = try rosterSection(&candidate, taint: taint) { return stop }
+        if let stop = try content(&candidate) { return stop }
+        return try apply(candidate, peer: &peer, outcome: &outcome)
+    }
+
+    /// Parse: a revoked device's chain ends at its revocation point; then the bounded read, the format, and a header
+    /// that names this group and the folder's device and number.
+    func parse(_ candidate: inout Candidate) -> Stop? {
+        let (folder, seq, name) = (candidate.folder, candidate.seq, candidate.name)
+        if let end = roster.revoked[candidate.device]?.upTo, seq > end {
+            return .note("\(name) was revoked; its entries after \(end) are refused")
+        }
+        let bytes: [UInt8]
+        do { bytes = try remote.readEntry(folder, seq) } catch {
+            return .problem(SyncFailure("entry \(seq) from \(name) is unreadable: \(error.reason)"))
+        }
+        let entry: Entry
+        do { entry = try Entry(parsing: bytes, limit: RemoteLayout.maxEntryBytes) } catch {
+            return .problem(
+                SyncFailure(
+                    "entry \(seq) from \(name) is damaged (\(error)), or still being copied in",
+                    hint: "if it stays, the remote altered it"))
+        }
+        let header = entry.header
+        if header.group != session.state.group {
+            // Two groups on one remote (two devices set sync up at once, or a device still leaving one): their
+            // devices cannot see each other's data, so say so until one side joins the other.
+            return .problem(
+                SyncFailure(
+                    "the remote also holds another sync group (device \(folder.prefix(8)) writes to it); the two do not see each other's data",
+                    hint:
+                        "join one group: 'sshelf sync invite' on a device of the group to keep, 'sshelf sync join' on the others"
+                ))
+        }
+        guard header.device == candidate.device, header.seq == UInt64(seq) else {
+            return .problem(
+                SyncFailure(
+                    "tampered entry \(seq) from \(name): it is entry \(header.seq) of device \(header.device.lowerText.prefix(8)) (moved or renamed on the remote)"
+                ))
+        }
+        candidate.entry = entry
+        return nil
+    }
+
+    /// Enrolled: the writer is in the roster and, if revoked, the entry is within its revocation point.
+    func enrolled(_ candidate: inout Candidate) -> Stop? {
+        guard let member = roster.enrolled[candidate.device] else {
+            return .problem(
+                SyncFailure(
+                    "entries from device \(candidate.folder.prefix(8)), which is not an enrolled device, refused",
+                    hint: "a device writes only after an enrolled device has added it ('sshelf sync devices')"))
+        }
+        guard roster.mayWrite(candidate.device, seq: candidate.seq) else {
+            return .note(
+                "\(candidate.name) was revoked; its entries after \(roster.revoked[candidate.device]?.upTo ?? 0) are refused"
+            )
+        }
+        candidate.member = member
+        return nil
+    }
+
+    /// Signature: the writer's enrolled key signed the whole entry.
+    func signature(_ candidate: Candidate) -> Stop? {
+        guard let entry = candidate.entry, let member = candidate.member, entry.isSigned(by: member.signingKey) else {
+            return .problem(
+                SyncFailure("tampered entry \(candidate.seq) from \(candidate.name): its signature does not verify"))
+        }
+        return nil
+    }
+
+    /// Link: the next entry names the digest of the one verified before it; a gap only before a snapshot; an entry at
+    /// the floor from the invite has the digest the inviter verified.
+    func link(_ candidate: Candidate, peer: PeerState) -> Stop? {
+        guard let entry = candidate.entry else { return nil }
+        let (seq, name) = (candidate.seq, candidate.name)
+        if seq == peer.head + 1 {
+            let previous = peer.head == 0 ? EntryHeader.noPrevious : ([UInt8](hex: peer.headDigest) ?? [])
+            guard entry.header.previous == previous else {
+                return .problem(
+                    SyncFailure(
+                        "fork: \(name)'s entry \(seq) does not follow the entry \(seq - 1) this device verified",
+                        hint: "\(name) wrote two entries numbered \(seq - 1), or the remote replaced one"))
+            }
+        } else if !entry.header.snapshot {
+            return .problem(
+                SyncFailure(
+                    "\(name)'s entry \(peer.head + 1) is missing (removed by the remote, or not copied in yet)",
+                    hint: "entries from \(name) after it wait until it is there"))
+        }
+        if seq == peer.floor, entry.digest.hex != peer.floorDigest {
+            return .problem(
+                SyncFailure(
+                    "fork: \(name) wrote two entries numbered \(seq)",
+                    hint: "the device that invited this one verified another entry \(seq)"))
+        }
+        return nil
+    }
+
+    /// Roster: the section opens and parses; its certificates are kept first, so a revocation, an addition or a key
+    /// shared in this entry counts for its own content (the undo of late values runs at once).
+    func rosterSection(_ candidate: inout Candidate, taint: () throws -> Void) throws -> Stop? {
+        guard let entry = candidate.entry else { return nil }
+        let (seq, name) = (candidate.seq, candidate.name)
+        guard let plaintext = entry.openRoster(try session.rosterKey()) else {
+            return .problem(SyncFailure("entry \(seq) from \(name) does not open with the group's key"))
+        }
+        let certificates: [Certificate]
+        do { certificates = try RosterSection.decode(plaintext) } catch {
+            return .problem(SyncFailure("entry \(seq) from \(name) has a damaged roster section: \(error)"))
+        }
+        let before = roster.revoked.keys
+        _ = try store.write { _ in try session.keep(certificates) }
+        if Set(roster.revoked.keys) != Set(before) { try taint() }
+        guard roster.mayWrite(candidate.device, seq: seq) else {
+            return .note(
+                "\(name) was revoked; its entries after \(roster.revoked[candidate.device]?.upTo ?? 0) are refused")
+        }
+        candidate.certificates = certificates
+        return nil
+    }
+
+    /// Content: opened with its epoch's key (the chain waits when this device has not received it yet), parsed, and
+    /// in a delta every change stamped by its writer.
+    func content(_ candidate: inout Candidate) throws -> Stop? {
+        guard let entry = candidate.entry else { return nil }
+        let (seq, name) = (candidate.seq, candidate.name)
+        try session.collectShares()
+        guard let key = try session.epochKey(entry.header.epoch) else {
+            return .waiting(epoch: entry.header.epoch, seq: seq)
+        }
+        guard let plaintext = entry.openContent(SyncKeys.content(key)) else {
+            return .problem(
+                SyncFailure("tampered entry \(seq) from \(name): its content does not open with its epoch's key"))
+        }
+        let content: EntryContent
+        do { content = try EntryContent.decode(plaintext, limit: RemoteLayout.maxEntryBytes) } catch {
+            return .problem(SyncFailure("entry \(seq) from \(name) has damaged content: \(error)"))
+        }
+        if !entry.header.snapshot, let foreign = content.records.first(where: { !stampedOnlyBy(candidate.folder, $0) })
+        {
+            return .problem(
+                SyncFailure(
+                    "tampered entry \(seq) from \(name): it carries a change to \(foreign.kind.rawValue) \(foreign.id.lowerText.prefix(8)) stamped by another device"
+                ))
+        }
+        candidate.content = content
+        return nil
+    }
+
+    /// Apply: every record merged in one transaction with the new head; a record the credential rule refuses refuses
+    /// the whole entry; a kind a newer sshelf made is left out with a note.
+    func apply(_ candidate: Candidate, peer: inout PeerState, outcome: inout Outcome) throws -> Stop? {
+        guard let entry = candidate.entry, let content = candidate.content else { return nil }
+        let (folder, seq) = (candidate.folder, candidate.seq)
+        let vouched = Set(
+            candidate.certificates.compactMap { certificate -> String? in
+                guard case .revoke(let revoked, _, _, _) = certificate.body,
+                    roster.accepted.contains(certificate.digest)
+                else { return nil }
+                return revoked.lowerText
+            })
+        var unknownKinds: Set<String> = []
+        var head = peer
+        let applied: Int
+        do {
+            // A snapshot's thousands of rows go in as a bulk write (the catalog triggers step aside, one token
+            // change at the end); a few changes take the ordinary transaction.
+            let write: ((Store) throws -> Int) throws -> Int =
+                content.records.count > 256 ? store.bulkWrite : store.write
+            applied = try write { store -> Int in
+                var applied = 0
+                for record in content.records {
+                    // A kind a newer sshelf added is left for that version; everything else must apply.
+                    guard record.kind.isKnown else {
+                        unknownKinds.insert(record.kind.rawValue)
+                        continue
+                    }
+                    let annotated = annotate(record, writer: folder, seq: seq, vouched: vouched)
+                    let key = "\(record.kind.rawValue) \(record.id.lowerText)"
+                    switch try store.apply(
+                        annotated, from: folder, at: session.now,
+                        localArrivedThisRun: session.receivedThisRun.contains(key))
+                    {
+                    case .applied:
+                        applied += 1
+                        session.receivedThisRun.insert(key)
+                    case .kept: break
+                    case .skipped(let why): throw SkippedRecord(why: why)
+                    }
+                }
+                try store.recordEntry(device: folder, seq: seq, digest: entry.digest.hex)
+                head.head = seq
+                head.headDigest = entry.digest.hex
+                if entry.header.snapshot { head.snapshot = seq }
+                if content.credentials != nil { head.credentials = seq }
+                head.lastSeen = session.now
+                try store.savePeer(head)
+                return applied
+            }
+        } catch let skipped as SkippedRecord {
+            return .problem(SyncFailure("entry \(seq) from \(candidate.name) refused: \(skipped.why)"))
+        }
+        peer = head
+        for kind in unknownKinds.sorted() {
+            outcome.notes.append(
+                "entry \(seq) from \(candidate.name): record kind '\(kind)' is from a newer sshelf; left out")
+        }
+        outcome.applied += applied
+        outcome.entries += 1
+        return nil
     }
 
     /// A record a newer sshelf wrote, or one the credential rule refuses: the whole entry is not applied.
@@ -242,17 +345,23 @@ struct PeerChains {
     func checkKnown(_ folder: String, _ device: UUID, seq: Int64, digest: String) -> Stop? {
         guard let bytes = try? remote.readEntry(folder, seq), SyncCrypto.digest(bytes).hex != digest else { return nil }
         let name = label(device)
-        if let entry = try? Entry(parsing: bytes, limit: RemoteLayout.maxEntryBytes), let member = roster.enrolled[device],
-           entry.isSigned(by: member.signingKey) {
-            return .problem(SyncFailure("fork: \(name) wrote two entries numbered \(seq)",
-                                        hint: "the remote holds another entry \(seq) than the one this device verified"))
+        if let entry = try? Entry(parsing: bytes, limit: RemoteLayout.maxEntryBytes),
+            let member = roster.enrolled[device],
+            entry.isSigned(by: member.signingKey)
+        {
+            return .problem(
+                SyncFailure(
+                    "fork: \(name) wrote two entries numbered \(seq)",
+                    hint: "the remote holds another entry \(seq) than the one this device verified"))
         }
         return .problem(SyncFailure("tampered entry \(seq) from \(name): it differs from the one this device verified"))
     }
 
     /// Whether every stamp in a delta record is its writer's (a delta never speaks for another device).
     func stampedOnlyBy(_ device: String, _ record: SyncRecord) -> Bool {
-        let stamps = record.clock.groups.values.map(\.stamp) + [record.clock.tombstone?.stamp].compactMap { $0 }
+        let stamps =
+            record.clock.groups.values.map(\.stamp) + [record.clock.tombstone?.stamp].compactMap { $0 }
+            + record.clock.sets.values.flatMap(\.stamps).map(\.stamp)
         return stamps.allSatisfy { $0 == .zero || $0.device == device }
     }
 
@@ -277,6 +386,11 @@ struct PeerChains {
         var out = record
         out.clock.tombstone = record.clock.tombstone.map(mark)
         for (name, stamp) in record.clock.groups { out.clock.groups[name] = mark(stamp) }
+        for (name, set) in record.clock.sets {
+            out.clock.sets[name] = ElementSet(
+                entries: set.entries.mapValues { ElementSet.Entry(stamp: mark($0.stamp), present: $0.present) },
+                floor: set.floor.map(mark))
+        }
         return out
     }
 }

@@ -64,7 +64,9 @@ struct Roster {
     /// A device that may write: enrolled and not revoked.
     func isActive(_ device: UUID) -> Bool { enrolled[device] != nil && revoked[device] == nil }
 
-    var activeMembers: [Member] { enrolled.values.filter { revoked[$0.device] == nil }.sorted { $0.device.lowerText < $1.device.lowerText } }
+    var activeMembers: [Member] {
+        enrolled.values.filter { revoked[$0.device] == nil }.sorted { $0.device.lowerText < $1.device.lowerText }
+    }
 
     /// Whether `device`'s entry `seq` may be accepted.
     func mayWrite(_ device: UUID, seq: Int64) -> Bool {
@@ -75,21 +77,25 @@ struct Roster {
 
     func isClean(_ epoch: Epoch) -> Bool { epoch.holders.allSatisfy { revoked[$0] == nil } }
 
-    func name(of device: UUID) -> String { enrolled[device]?.name ?? everMembers[device]?.name ?? String(device.lowerText.prefix(8)) }
+    func name(of device: UUID) -> String {
+        enrolled[device]?.name ?? everMembers[device]?.name ?? String(device.lowerText.prefix(8))
+    }
 
     /// The roster from `certificates`, starting at the genesis whose digest is `anchor`.
     init(group: UUID, anchor: [UInt8], certificates: [Certificate]) {
         self.group = group
         let mine = certificates.filter { $0.group == group }.sorted { $0.digest.lexicographicallyPrecedes($1.digest) }
         guard let genesis = mine.first(where: { $0.digest == anchor }), case .genesis(let name, let key) = genesis.body,
-              genesis.isSigned(by: key), let boxKey = SyncCrypto.boxPublicKey(signingPublicKey: key) else {
+            genesis.isSigned(by: key), let boxKey = SyncCrypto.boxPublicKey(signingPublicKey: key)
+        else {
             founder = nil
             unverified = mine.count
             return
         }
         founder = genesis.signer
-        let first = Member(device: genesis.signer, name: name, signingKey: key, boxKey: boxKey, addedBy: nil, addedAt: genesis.time,
-                           certificate: genesis.digest)
+        let first = Member(
+            device: genesis.signer, name: name, signingKey: key, boxKey: boxKey, addedBy: nil, addedAt: genesis.time,
+            certificate: genesis.digest)
         accepted = [genesis.digest]
 
         // Who was ever added (revocations aside): the devices whose revocations count.
@@ -99,17 +105,21 @@ struct Roster {
             grew = false
             for cert in mine {
                 guard case .add(let device, let name, let key, let invite, _) = cert.body, everMembers[device] == nil,
-                      let signer = everMembers[cert.signer], cert.isSigned(by: signer.signingKey),
-                      let box = SyncCrypto.boxPublicKey(signingPublicKey: key) else { continue }
-                everMembers[device] = Member(device: device, name: name, signingKey: key, boxKey: box, addedBy: cert.signer,
-                                             addedAt: cert.time, certificate: cert.digest)
+                    let signer = everMembers[cert.signer], cert.isSigned(by: signer.signingKey),
+                    let box = SyncCrypto.boxPublicKey(signingPublicKey: key)
+                else { continue }
+                everMembers[device] = Member(
+                    device: device, name: name, signingKey: key, boxKey: box, addedBy: cert.signer,
+                    addedAt: cert.time, certificate: cert.digest)
                 if spentInvites[invite] == nil { spentInvites[invite] = device }
                 grew = true
             }
         }
         for cert in mine {
-            guard case .revoke(let device, let upTo, let digest, let kept) = cert.body, let signer = everMembers[cert.signer],
-                  cert.isSigned(by: signer.signingKey), upTo <= UInt64(Int64.max) else { continue }
+            guard case .revoke(let device, let upTo, let digest, let kept) = cert.body,
+                let signer = everMembers[cert.signer],
+                cert.isSigned(by: signer.signingKey), upTo <= UInt64(Int64.max)
+            else { continue }
             accepted.insert(cert.digest)
             if var known = revoked[device] {
                 if Int64(upTo) > known.upTo {
@@ -123,8 +133,9 @@ struct Roster {
                 }
                 revoked[device] = known
             } else {
-                revoked[device] = Revocation(device: device, upTo: Int64(upTo), upToDigest: digest, kept: Set(kept), by: cert.signer,
-                                             at: cert.time)
+                revoked[device] = Revocation(
+                    device: device, upTo: Int64(upTo), upToDigest: digest, kept: Set(kept), by: cert.signer,
+                    at: cert.time)
             }
         }
 
@@ -135,9 +146,10 @@ struct Roster {
             grew = false
             for cert in mine {
                 guard case .add(let device, _, let key, _, _) = cert.body, enrolled[device] == nil,
-                      let signer = enrolled[cert.signer], cert.isSigned(by: signer.signingKey),
-                      revoked[cert.signer].map({ $0.kept.contains(cert.digest) }) ?? true,
-                      let member = everMembers[device], member.signingKey == key else { continue }
+                    let signer = enrolled[cert.signer], cert.isSigned(by: signer.signingKey),
+                    revoked[cert.signer].map({ $0.kept.contains(cert.digest) }) ?? true,
+                    let member = everMembers[device], member.signingKey == key
+                else { continue }
                 enrolled[device] = member
                 accepted.insert(cert.digest)
                 grew = true
@@ -147,23 +159,61 @@ struct Roster {
         // Epochs and who holds their keys.
         for cert in mine {
             guard case .epoch(let id, let number) = cert.body, let signer = everMembers[cert.signer],
-                  cert.isSigned(by: signer.signingKey), epochs[id] == nil else { continue }
-            epochs[id] = Epoch(id: id, number: number, creator: cert.signer, createdAt: cert.time, holders: [cert.signer], shares: [:])
+                cert.isSigned(by: signer.signingKey), epochs[id] == nil
+            else { continue }
+            epochs[id] = Epoch(
+                id: id, number: number, creator: cert.signer, createdAt: cert.time, holders: [cert.signer], shares: [:])
             accepted.insert(cert.digest)
         }
         for cert in mine {
             guard case .share(let epoch, let recipient, let sealed) = cert.body, let signer = everMembers[cert.signer],
-                  cert.isSigned(by: signer.signingKey), epochs[epoch] != nil else { continue }
+                cert.isSigned(by: signer.signingKey), epochs[epoch] != nil
+            else { continue }
             epochs[epoch]?.holders.formUnion([cert.signer, recipient])
             if epochs[epoch]?.shares[recipient] == nil { epochs[epoch]?.shares[recipient] = sealed }
             accepted.insert(cert.digest)
         }
         for member in everMembers.values {
-            guard let cert = mine.first(where: { $0.digest == member.certificate }), case .add(_, _, _, _, let carried) = cert.body
+            guard let cert = mine.first(where: { $0.digest == member.certificate }),
+                case .add(_, _, _, _, let carried) = cert.body
             else { continue }
             for epoch in carried { epochs[epoch]?.holders.insert(member.device) }
         }
+        applyRenames(mine)
         unverified = mine.filter { everMembers[$0.signer] == nil }.count
+    }
+
+    /// The invite id a rename names: none (an `add` a device signs for itself, see `applyRenames`).
+    static let renameInvite = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+
+    /// A device's new name: an `add` of itself, signed with its own enrolled key (older versions pass over it: a
+    /// device can never add itself). The latest by the signer's time (then digest) counts; a revoked device's
+    /// renames only where its revoker kept them. Membership, keys and invites are untouched by it.
+    private mutating func applyRenames(_ certificates: [Certificate]) {
+        var latest: [UUID: Certificate] = [:]
+        for cert in certificates {
+            guard case .add(let device, _, let key, let invite, _) = cert.body, cert.signer == device,
+                invite == Roster.renameInvite,
+                let member = everMembers[device], member.signingKey == key, member.certificate != cert.digest,
+                cert.isSigned(by: key), revoked[device].map({ $0.kept.contains(cert.digest) }) ?? true
+            else { continue }
+            if let known = latest[device], (known.time, known.digest.hex) >= (cert.time, cert.digest.hex) { continue }
+            latest[device] = cert
+        }
+        for (device, cert) in latest {
+            guard case .add(_, let name, _, _, _) = cert.body else { continue }
+            everMembers[device]?.name = name
+            enrolled[device]?.name = name
+            accepted.insert(cert.digest)
+        }
+    }
+
+    /// `name`, or `name-XXXX` (the start of `device`'s id) when another device of the group has that name already.
+    func distinct(_ name: String, for device: UUID) -> String {
+        let taken = everMembers.values.contains {
+            $0.device != device && $0.name.lowercased() == name.lowercased()
+        }
+        return taken ? Certificate.clip(name).prefix(Certificate.maxName - 5) + "-" + device.lowerText.prefix(4) : name
     }
 
     /// The epoch this device should seal with: the greatest clean epoch whose key it holds and whose creator is
@@ -176,9 +226,11 @@ struct Roster {
     /// A clean epoch newer than any this device holds (its key will be shared with this device).
     func awaitedEpoch(held: Set<UUID>) -> Epoch? {
         let best = writeEpoch(held: held)
-        return epochs.values.filter { !held.contains($0.id) && isClean($0) && revoked[$0.creator] == nil && isActive($0.creator) }
-            .filter { epoch in best.map { epoch.isGreater(than: $0) } ?? true }
-            .max { $1.isGreater(than: $0) }
+        return epochs.values.filter {
+            !held.contains($0.id) && isClean($0) && revoked[$0.creator] == nil && isActive($0.creator)
+        }
+        .filter { epoch in best.map { epoch.isGreater(than: $0) } ?? true }
+        .max { $1.isGreater(than: $0) }
     }
 
     /// The number a new epoch gets: one more than any epoch made by a device not revoked.

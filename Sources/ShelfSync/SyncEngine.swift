@@ -17,7 +17,9 @@ public struct SyncEngine {
     /// A device to revoke in this run (`sshelf sync revoke`), after the other chains were read.
     public var revoke: UUID?
 
-    public init(store: Store, remote: FolderRemote, vault: Vault, deviceName: String, now: Date = Date(), revoke: UUID? = nil) {
+    public init(
+        store: Store, remote: FolderRemote, vault: Vault, deviceName: String, now: Date = Date(), revoke: UUID? = nil
+    ) {
         self.store = store
         self.remote = remote
         self.vault = vault
@@ -30,30 +32,54 @@ public struct SyncEngine {
         "this device is not enrolled in the sync group on this remote",
         hint: "run 'sshelf sync invite' on an enrolled device, then 'sshelf sync join' here")
 
-    /// Throws when the remote cannot be used at all; every other problem is in the report.
+    /// Throws when the remote cannot be used at all; every other problem is in the report. The run is a pipeline of
+    /// steps, each below: a step that ends the run says so (the report then holds why).
     public func run(report: inout SyncReport) throws {
         let format = try remote.check()
         report.credentials = try SyncSettings.credentialsEnabled(store)
-        // A device that joined holds no key of the group until its welcome arrives: nothing else to do before.
-        if try GroupState.load(store) == nil, let joining = try GroupState.Joining.load(store) {
-            if let waiting = try Enrollment.receiveWelcome(joining, store: store, vault: vault, remote: remote, deviceName: deviceName,
-                                                           now: now) {
-                report.membership = "waiting"
-                report.fail(waiting)
-                return
-            }
-            report.events.append("enrolled in the sync group by \(joining.inviter)")
-        }
+        guard try welcome(report: &report) else { return }
         let session = try open(format: format, report: &report)
-        let chains = PeerChains(session: session, remote: remote)
+        try readChains(session, report: &report)
+        guard try membership(session, report: &report) else { return }
+        if let target = revoke { try revokeDevice(target, session, report: &report) }
+        try taint(session, report: &report)
+        let enrollment = Enrollment(session: session, remote: remote)
+        let finished = try enrollment.serve(credentials: report.credentials, report: &report)
+        try remote.writeFormat()
+        let (ownSet, credentialFailure) = try credentials(session, report: &report)
+        try write(session, ownSet: ownSet, format: format, report: &report)
+        for id in finished { enrollment.remove(id) }
+        removeFormatOne(report: &report)
+        if let credentialFailure { report.fail(credentialFailure) }
+    }
 
-        // Other devices' chains, until nothing moves (a key or an addition in one chain can unlock another).
+    /// A device that joined holds no key of the group until its welcome arrives: it takes it when it is there.
+    /// False (the run ends) while it waits.
+    func welcome(report: inout SyncReport) throws -> Bool {
+        guard try GroupState.load(store) == nil, let joining = try GroupState.Joining.load(store) else { return true }
+        if let waiting = try Enrollment.receiveWelcome(
+            joining, store: store, vault: vault, remote: remote, deviceName: deviceName,
+            now: now)
+        {
+            report.membership = "waiting"
+            report.fail(waiting)
+            return false
+        }
+        report.events.append("enrolled in the sync group by \(joining.inviter)")
+        return true
+    }
+
+    /// Other devices' chains, until nothing moves (a key or an addition in one chain can unlock another); what
+    /// stopped each goes into the report.
+    func readChains(_ session: SyncSession, report: inout SyncReport) throws {
+        let chains = PeerChains(session: session, remote: remote)
         // A chain that stopped is read again once the roster grew: the certificate it lacked may have come since.
         var stops: [String: (stop: PeerChains.Stop, roster: Int)] = [:]
         var moved = true
         var passes = 0
         // A device this device verified entries of is read even when its folder is gone: that is a rollback too.
-        let verified = try store.peers().filter { $0.head > 0 || $0.floor > 0 }.map(\.device).filter(RemoteLayout.isValidDeviceID)
+        let verified = try store.peers().filter { $0.head > 0 || $0.floor > 0 }.map(\.device).filter(
+            RemoteLayout.isValidDeviceID)
         let folders = Set(try remote.deviceFolders()).union(verified).subtracting([session.meText]).sorted()
         while moved && passes < 8 {
             moved = false
@@ -78,28 +104,36 @@ public struct SyncEngine {
             case .note(let text): report.skipped.append(text)
             case .waiting(_, let seq):
                 if session.roster.revoked[session.me] == nil {
-                    report.skipped.append("cannot read \(chains.label(UUID(uuidString: folder) ?? session.me))'s entries from \(seq) on yet: this device has not received their group key")
+                    report.skipped.append(
+                        "cannot read \(chains.label(UUID(uuidString: folder) ?? session.me))'s entries from \(seq) on yet: this device has not received their group key"
+                    )
                 }
             }
         }
         // Digests of entries before a device's last snapshot are needed no more (but the one holding its credentials is).
         try store.write { store in
             for peer in try store.peers() where peer.device != session.meText && peer.snapshot > 0 {
-                try store.forgetEntries(device: peer.device, before: peer.credentials > 0 ? min(peer.snapshot, peer.credentials) : peer.snapshot)
+                try store.forgetEntries(
+                    device: peer.device,
+                    before: peer.credentials > 0 ? min(peer.snapshot, peer.credentials) : peer.snapshot)
             }
         }
+    }
 
-        // Membership.
+    /// This device's place in the group: revoked or not enrolled ends the run (false); a member goes on.
+    func membership(_ session: SyncSession, report: inout SyncReport) throws -> Bool {
         if let revocation = session.roster.revoked[session.me] {
             report.membership = "revoked"
             let date = ISO8601.format(Date(timeIntervalSince1970: Double(revocation.at) / 1000)).prefix(10)
-            report.fail(SyncFailure("revoked by \(session.roster.name(of: revocation.by)) on \(date)",
-                                    hint: "this device no longer syncs with the group; its local data stays"))
-            return
+            report.fail(
+                SyncFailure(
+                    "revoked by \(session.roster.name(of: revocation.by)) on \(date)",
+                    hint: "this device no longer syncs with the group; its local data stays"))
+            return false
         }
         guard session.roster.isActive(session.me) else {
             report.fail(SyncEngine.notEnrolled)
-            return
+            return false
         }
         if let left = try store.setting("sync.join.invite").flatMap(UUID.init(uuidString:)) {
             // Left by an older version, which enrolled without a welcome: the invite's secret goes now.
@@ -107,35 +141,52 @@ public struct SyncEngine {
             _ = try? vault.clearInviteSecret(left, class: SyncSession.keyClass)
         }
         report.membership = "member"
-        if let target = revoke { try revokeDevice(target, session, report: &report) }
-        try taint(session, report: &report)
+        return true
+    }
 
-        let enrollment = Enrollment(session: session, remote: remote)
-        let finished = try enrollment.serve(credentials: report.credentials, report: &report)
-        try remote.writeFormat()
-
-        var credentialFailure: SyncFailure?
-        var ownSet: (plaintext: SecretBytes, count: Int)?
+    /// The credential track when it is on (this device's set to send, or why the track paused); the notice when other
+    /// devices send credentials and this one does not take them.
+    func credentials(
+        _ session: SyncSession, report: inout SyncReport
+    ) throws
+        -> (ownSet: (plaintext: SecretBytes, count: Int)?, failure: SyncFailure?)
+    {
         if report.credentials {
-            do { ownSet = try credentialTrack(session, report: &report) } catch let failure as SyncFailure { credentialFailure = failure }
-        } else if try store.peers().contains(where: { $0.device != session.meText && $0.credentials > 0 }) {
+            do { return (try credentialTrack(session, report: &report), nil) } catch let failure as SyncFailure {
+                return (nil, failure)
+            }
+        }
+        if try store.peers().contains(where: { $0.device != session.meText && $0.credentials > 0 }) {
             report.notice = "credentials not joined on this device"
         }
+        return (nil, nil)
+    }
 
+    /// This device's next entry, under the epoch it should write with (nothing while a new group key is awaited).
+    func write(
+        _ session: SyncSession, ownSet: (plaintext: SecretBytes, count: Int)?, format: Int, report: inout SyncReport
+    ) throws {
         switch try Epochs(session: session).prepare() {
         case .waiting(let epoch):
-            report.skipped.append("waiting for the new group key from \(session.roster.name(of: epoch.creator)); nothing is sent until it arrives")
+            report.skipped.append(
+                "waiting for the new group key from \(session.roster.name(of: epoch.creator)); nothing is sent until it arrives"
+            )
         case .write(let epoch, let key):
-            try publish(session, epoch: epoch, key: key, ownSet: ownSet, migrating: format == 1, fresh: format == 0, report: &report)
+            try publish(
+                session, epoch: epoch, key: key, ownSet: ownSet, migrating: format == 1, fresh: format == 0,
+                report: &report)
         }
-        for id in finished { enrollment.remove(id) }
+    }
 
+    /// What format 1 left on the remote goes (its plaintext), with a warning when anything did.
+    func removeFormatOne(report: inout SyncReport) {
         let removed = remote.removeFormatOneFiles()
         if removed > 0 {
-            report.warnings.append("removed \(removed) plaintext file\(removed == 1 ? "" : "s") of the old sync format (1) from the remote")
+            report.warnings.append(
+                "removed \(removed) plaintext file\(removed == 1 ? "" : "s") of the old sync format (1) from the remote"
+            )
             report.removedFormatOne = removed
         }
-        if let credentialFailure { report.fail(credentialFailure) }
     }
 
     // MARK: steps
@@ -146,21 +197,28 @@ public struct SyncEngine {
         let keys: SyncCrypto.DeviceKeys
         do { keys = try vault.deviceKeys(class: SyncSession.keyClass) } catch { throw SyncSession.failure(error) }
         if let state = try GroupState.load(store) {
-            return try SyncSession(store: store, vault: vault, keys: keys, me: me, deviceName: deviceName, now: now, state: state)
+            return try SyncSession(
+                store: store, vault: vault, keys: keys, me: me, deviceName: deviceName, now: now, state: state)
         }
         // A remote that already holds a group: this device must be invited into it.
         if try format != 1 && remote.hasEntries() { throw SyncEngine.notEnrolled }
         let group = UUID()
         let secret = SyncCrypto.randomKey()
-        do { try vault.saveGroupSecret(secret, group: group, class: SyncSession.keyClass) } catch { throw SyncSession.failure(error) }
-        let genesis = Certificate(group: group, signer: me, time: HybridLogicalClock.milliseconds(now),
-                                  body: .genesis(name: deviceName, signingKey: keys.signingPublicKey), keys: keys)
+        do { try vault.saveGroupSecret(secret, group: group, class: SyncSession.keyClass) } catch {
+            throw SyncSession.failure(error)
+        }
+        let genesis = Certificate(
+            group: group, signer: me, time: HybridLogicalClock.milliseconds(now),
+            body: .genesis(name: deviceName, signingKey: keys.signingPublicKey), keys: keys)
         let state = GroupState(group: group, anchor: genesis.digest)
         try store.write { store in try state.save(store) }
-        let session = try SyncSession(store: store, vault: vault, keys: keys, me: me, deviceName: deviceName, now: now, state: state)
+        let session = try SyncSession(
+            store: store, vault: vault, keys: keys, me: me, deviceName: deviceName, now: now, state: state)
         _ = try store.write { _ in try session.keep([genesis], mine: true) }
-        report.events.append(format == 1 ? "moved the remote to the trusted format (2) and created the sync group"
-                                         : "created the sync group")
+        report.events.append(
+            format == 1
+                ? "moved the remote to the trusted format (2) and created the sync group"
+                : "created the sync group")
         return session
     }
 
@@ -175,7 +233,9 @@ public struct SyncEngine {
                 return changed
             }
             if changed > 0 {
-                report.warnings.append("\(changed) record\(changed == 1 ? "" : "s") held values from \(session.roster.name(of: device)) written after its revocation; they wait for values from other devices ('sshelf sync conflicts')")
+                report.warnings.append(
+                    "\(changed) record\(changed == 1 ? "" : "s") held values from \(session.roster.name(of: device)) written after its revocation; they wait for values from other devices ('sshelf sync conflicts')"
+                )
             }
         }
     }
@@ -185,29 +245,41 @@ public struct SyncEngine {
         guard target != session.me else {
             throw SyncFailure("a device cannot revoke itself", hint: "revoke it from another enrolled device")
         }
-        guard roster.enrolled[target] != nil else { throw SyncFailure("device \(target.lowerText.prefix(8)) is not enrolled in this group") }
+        guard roster.enrolled[target] != nil else {
+            throw SyncFailure("device \(target.lowerText.prefix(8)) is not enrolled in this group")
+        }
         guard roster.revoked[target] == nil else {
             report.events.append("\(roster.name(of: target)) was already revoked")
             return
         }
         let peer = try store.peer(target.lowerText)
-        let kept = session.certificates.filter { $0.signer == target && roster.accepted.contains($0.digest) }.map(\.digest)
+        let kept = session.certificates.filter { $0.signer == target && roster.accepted.contains($0.digest) }.map(
+            \.digest)
         // Nothing verified of it yet: all of its entries are refused (the digest then names no entry).
-        let digest = [UInt8](hex: peer.headDigest).flatMap { $0.count == SyncCrypto.digestLength ? $0 : nil } ?? EntryHeader.noPrevious
+        let digest =
+            [UInt8](hex: peer.headDigest).flatMap { $0.count == SyncCrypto.digestLength ? $0 : nil }
+            ?? EntryHeader.noPrevious
         _ = try session.issue(.revoke(device: target, upTo: UInt64(peer.head), upToDigest: digest, kept: kept))
-        report.events.append("revoked \(roster.name(of: target)): its entries after \(peer.head) are refused, and the group key is replaced")
+        report.events.append(
+            "revoked \(roster.name(of: target)): its entries after \(peer.head) are refused, and the group key is replaced"
+        )
     }
 
     /// The credential track: the flagless migration pass, deletions, other devices' sets, and this device's set.
-    func credentialTrack(_ session: SyncSession, report: inout SyncReport) throws -> (plaintext: SecretBytes, count: Int)? {
-        let credentials = CredentialSync(vault: vault, device: session.meText,
-                                         digestKey: SyncKeys.credentialDigest(try session.groupSecret()))
+    func credentialTrack(
+        _ session: SyncSession, report: inout SyncReport
+    ) throws -> (plaintext: SecretBytes, count: Int)? {
+        let credentials = CredentialSync(
+            vault: vault, device: session.meText,
+            digestKey: SyncKeys.credentialDigest(try session.groupSecret()))
         report.migrated = try credentials.migrate(store: store)
         try credentials.recordDeletions(store: store)
-        for var peer in try store.peers() where peer.device != session.meText && peer.credentials > peer.credentialsApplied {
+        for var peer in try store.peers()
+        where peer.device != session.meText && peer.credentials > peer.credentialsApplied {
             guard let set = try credentialSet(of: peer, session, report: &report) else { continue }
-            report.credentialsReceived += try credentials.apply(set, store: store, from: peer.device, local: session.meText,
-                                                                kept: &report.skipped)
+            report.credentialsReceived += try credentials.apply(
+                set, store: store, from: peer.device, local: session.meText,
+                kept: &report.skipped)
             peer.credentialsApplied = peer.credentials
             try store.write { try $0.savePeer(peer) }
         }
@@ -218,43 +290,58 @@ public struct SyncEngine {
     /// then). Nil, with a note, when the entry is gone or not the one verified.
     func credentialSet(of peer: PeerState, _ session: SyncSession, report: inout SyncReport) throws -> SecretBytes? {
         guard let digest = try store.entryDigest(device: peer.device, seq: peer.credentials),
-              let bytes = try? remote.readEntry(peer.device, peer.credentials), SyncCrypto.digest(bytes).hex == digest,
-              let entry = try? Entry(parsing: bytes, limit: RemoteLayout.maxEntryBytes), let key = try session.epochKey(entry.header.epoch),
-              let plaintext = entry.openContent(SyncKeys.content(key)),
-              let content = try? EntryContent.decode(plaintext, limit: RemoteLayout.maxEntryBytes), let set = content.credentials
+            let bytes = try? remote.readEntry(peer.device, peer.credentials), SyncCrypto.digest(bytes).hex == digest,
+            let entry = try? Entry(parsing: bytes, limit: RemoteLayout.maxEntryBytes),
+            let key = try session.epochKey(entry.header.epoch),
+            let plaintext = entry.openContent(SyncKeys.content(key)),
+            let content = try? EntryContent.decode(plaintext, limit: RemoteLayout.maxEntryBytes),
+            let set = content.credentials
         else {
-            report.skipped.append("the credentials in entry \(peer.credentials) of device \(peer.device.prefix(8)) are no longer on the remote; its next snapshot brings them")
+            report.skipped.append(
+                "the credentials in entry \(peer.credentials) of device \(peer.device.prefix(8)) are no longer on the remote; its next snapshot brings them"
+            )
             return nil
         }
         return set
     }
 
     /// Writes this device's next entry when it has anything to say.
-    func publish(_ session: SyncSession, epoch: UUID, key: SecretBytes, ownSet: (plaintext: SecretBytes, count: Int)?, migrating: Bool,
-                 fresh: Bool, report: inout SyncReport) throws {
+    func publish(
+        _ session: SyncSession, epoch: UUID, key: SecretBytes, ownSet: (plaintext: SecretBytes, count: Int)?,
+        migrating: Bool,
+        fresh: Bool, report: inout SyncReport
+    ) throws {
         let own = OwnChain(session: session, remote: remote)
         let heal = try own.check(report: &report, fresh: fresh)
         let snapshot = try heal || migrating || own.needsSnapshot(epoch: epoch)
         let pending = try session.unpublished()
         var certificates = snapshot ? session.certificates : pending + session.revocationCertificates
         var seen: Set<[UInt8]> = []
-        certificates = certificates.filter { seen.insert($0.digest).inserted }.sorted { $0.digest.lexicographicallyPrecedes($1.digest) }
+        certificates = certificates.filter { seen.insert($0.digest).inserted }.sorted {
+            $0.digest.lexicographicallyPrecedes($1.digest)
+        }
         let (records, refused) = snapshot ? try store.allRecords() : try store.outboxRecords()
         report.skipped += refused.map { "not sent: \($0)" }
         var credentials: SecretBytes?
         var credentialDigest: String?
         if let ownSet {
-            credentialDigest = SyncCrypto.keyedDigest(ownSet.plaintext, key: SyncKeys.credentialDigest(try session.groupSecret())).hex
+            credentialDigest =
+                SyncCrypto.keyedDigest(ownSet.plaintext, key: SyncKeys.credentialDigest(try session.groupSecret())).hex
             let lastSent = try store.setting("sync.credentials.digest")
             if snapshot || credentialDigest != lastSent { credentials = ownSet.plaintext }
         }
         guard snapshot || !records.isEmpty || !pending.isEmpty || credentials != nil else { return }
         let sent = records.map { ($0.kind, $0.id, $0.clock.latest) }
         let changes = snapshot ? try store.outboxCount() : records.count
-        try own.publish(certificates: certificates, content: EntryContent(records: records, credentials: credentials), snapshot: snapshot,
-                        epoch: epoch, epochKey: key) { store, _ in
+        try own.publish(
+            certificates: certificates, content: EntryContent(records: records, credentials: credentials),
+            snapshot: snapshot,
+            epoch: epoch, epochKey: key
+        ) { store, _ in
             try store.clearOutbox(sent: sent)
-            if credentials != nil, let credentialDigest { try store.setSetting("sync.credentials.digest", credentialDigest) }
+            if credentials != nil, let credentialDigest {
+                try store.setSetting("sync.credentials.digest", credentialDigest)
+            }
         }
         report.pushed += changes
         if credentials != nil { report.credentialsSent = ownSet?.count ?? 0 }

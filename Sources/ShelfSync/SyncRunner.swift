@@ -143,11 +143,16 @@ public enum SyncRunner {
     /// (not at the next run). Returns how many were marked.
     public static func markConflictsSeen(store: Store, locations: DataLocations) throws -> Int {
         let marked = try store.write { try $0.markConflictsSeen() }
+        try refreshConflictCount(store: store, locations: locations)
+        return marked
+    }
+
+    /// The saved report's count of unseen conflicts made true now (one was seen or settled).
+    public static func refreshConflictCount(store: Store, locations: DataLocations) throws {
         if var report = lastReport(locations), report.conflicts != 0 {
             report.conflicts = try store.unseenConflictCount()
             withRunLock(locations) { save(report, locations) }
         }
-        return marked
     }
 
     /// The last saved report, if any.

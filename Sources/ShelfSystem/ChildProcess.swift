@@ -65,6 +65,30 @@ public enum ChildProcess {
         return reaped == pid ? exitCode(status) : nil
     }
 
+    /// Waits until `pid` has ended, or `deadline` passed (then nil: it still runs). A child of this process is
+    /// reaped and its exit status returned; any other process (a daemon found by its pid file) is watched until it
+    /// is gone or a zombie — only its parent learns its status, so 0 stands for "ended".
+    public static func waitForExit(_ pid: pid_t, deadline: Date) -> Int32? {
+        while true {
+            var status: Int32 = 0
+            let reaped = waitpid(pid, &status, WNOHANG)
+            if reaped == pid { return exitCode(status) }
+            if reaped < 0, errno == ECHILD, !isAlive(pid) { return 0 }
+            if reaped < 0, errno != ECHILD, errno != EINTR { return -1 }
+            guard deadline.timeIntervalSinceNow > 0 else { return nil }
+            usleep(10_000)
+        }
+    }
+
+    /// Whether a process that is not our child still runs (a zombie waiting for its parent does not).
+    private static func isAlive(_ pid: pid_t) -> Bool {
+        guard kill(pid, 0) == 0 || errno == EPERM else { return false }
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return true }
+        return !stat[stat.index(after: close)...].hasPrefix(" Z")
+    }
+
     static func exitCode(_ status: Int32) -> Int32 {
         let signal = status & 0x7F
         return signal == 0 ? (status >> 8) & 0xFF : 128 + signal
@@ -134,14 +158,10 @@ public enum ChildProcess {
         // Both outputs closed: the program is ending, but it gets no more than the time left to do so.
         var ended: Int32?
         if !timedOut, let deadline {
-            while ended == nil && !timedOut {
-                ended = poll(pid)
-                if ended == nil && deadline.timeIntervalSinceNow <= 0 {
-                    timedOut = true
-                    kill(-pid, SIGKILL)
-                } else if ended == nil {
-                    usleep(10_000)
-                }
+            ended = waitForExit(pid, deadline: deadline)
+            if ended == nil {
+                timedOut = true
+                kill(-pid, SIGKILL)
             }
         }
         if timedOut {

@@ -38,6 +38,13 @@ public enum Effect: Sendable, Equatable {
     case copyID(UUID, identity: UUID?)
     /// The user's answer to the sshelf agent's question.
     case answerAgent(UUID, allow: Bool)
+    /// Move these vault items to the class `forward up` reads unattended (the user agreed; asks the vault
+    /// passphrase when the session is locked).
+    case moveCredentials([ReferenceKey], to: String)
+    /// Read the merge conflicts for the conflict list (`Action.conflicts` answers).
+    case loadConflicts
+    /// Settle a merge conflict: take the other value, or keep the kept one (an edit that syncs).
+    case settleConflict(Int, takeOther: Bool)
     case quit
 }
 
@@ -80,6 +87,12 @@ public enum Action: Sendable {
     /// The sshelf agent asks whether a signature may be made; it stopped waiting for the answer.
     case agentQuestion(AgentQuestion)
     case agentQuestionEnded(UUID)
+    /// What the reachability probes found for the hosts in the probed window (the whole window each time).
+    case reachability([UUID: HostReachability])
+    /// A rule just marked autostart logs in with credentials that lock with the vault session: ask to move them.
+    case askAutostartMove(AutostartMove)
+    /// The merge conflicts, worded for the conflict list.
+    case conflicts([ConflictItem])
 }
 
 public struct OperationFailure: Error, Sendable, Equatable {

@@ -197,8 +197,7 @@ public enum Forms {
             rule.targetPort = port("targetPort", "target port")
         }
         for problem in Validation.problems(rule) where errors[problem.field] == nil { errors[problem.field] = problem.message }
-        let loopback = rule.bindAddress == "localhost" || rule.bindAddress == "::1" || rule.bindAddress.hasPrefix("127.")
-        if rule.kind != .remote, !loopback, form.value("publicBind") != "yes", errors["bindAddress"] == nil {
+        if rule.listensOnNetwork, form.value("publicBind") != "yes", errors["bindAddress"] == nil {
             errors["bindAddress"] = "bind address \(rule.bindAddress) is not loopback: port would be reachable from the network (set Public bind)"
         }
         if !errors.isEmpty { return .failure(errors) }

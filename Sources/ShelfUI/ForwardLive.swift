@@ -78,10 +78,4 @@ public struct ForwardLive: Sendable, Equatable {
         }
         return "\(TextFormat.fixed(value, places: 1)) \(units[unit])"
     }
-
-    /// Listening on anything but loopback makes the port reachable from the network (remote forwards listen on
-    /// the server, where its own GatewayPorts setting decides).
-    public static func listensOnNetwork(_ address: String) -> Bool {
-        !(address == "localhost" || address == "::1" || address.hasPrefix("127."))
-    }
 }

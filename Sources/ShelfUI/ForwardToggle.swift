@@ -21,7 +21,7 @@ enum ForwardToggle {
             state.forwardTransition = ForwardTransition(ruleID: rule.id, label: label, starting: false)
             return [.stopForward(rule.id)]
         }
-        if rule.kind != .remote, ForwardLive.listensOnNetwork(rule.bindAddress) {
+        if rule.listensOnNetwork {
             state.mode = .confirm(Confirmation(
                 title: "Listen on the network?",
                 lines: ["\(label) listens on \(rule.bindAddress)",

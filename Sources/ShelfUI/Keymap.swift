@@ -5,6 +5,7 @@ public enum Command: String, Sendable, CaseIterable {
     case nextPane, previousPane, left, right, toggleGroup, activate
     case search, cancel, sort, reload, syncNow, vaultLock
     case addHost, addGroup, addForward, addIdentity, identities, edit, delete, toggleForward, copyID
+    case toggleReachability
     case help, quit
     // searching
     case searchAccept, searchCancel, searchErase, searchDown, searchUp, searchScope
@@ -15,6 +16,8 @@ public enum Command: String, Sendable, CaseIterable {
     case confirmYes, confirmNo
     // the identity list
     case identityDown, identityUp, identityAdd, identityEdit, identityDelete, identityCopyID, identityClose
+    // the merge-conflict list
+    case conflicts, conflictDown, conflictUp, conflictTakeOther, conflictKeep, conflictClose
     // connect dialogs
     case promptTrust, promptRefuse, promptCancel, promptSend, promptErase, promptClear, promptRemember
     case helpDown, helpUp, helpClose
@@ -28,6 +31,7 @@ public enum KeyContext: String, Sendable, CaseIterable {
     case form = "Forms"
     case dialog = "Confirmations"
     case identities = "Identity list"
+    case conflicts = "Conflict list"
     case prompt = "Connect dialogs"
     case help = "Help"
     case failure = "Error screen"
@@ -150,9 +154,12 @@ public enum Keymap {
                    disabled: forwardToggle),
         KeyBinding([.char("c")], .copyID, .browse, "install the host's identity key in its ~/.ssh/authorized_keys (copy-id)",
                    disabled: needsHostIdentity),
+        KeyBinding([.char("p")], .toggleReachability, .browse,
+                   "show or hide whether each host on screen answers (a TCP connect every 30 s, nothing sent)"),
         KeyBinding([.char("r")], .reload, .browse,
                    "reload from the store (changes by other programs show by themselves)"),
         KeyBinding([.char("S")], .syncNow, .browse, "sync now", disabled: needsSync),
+        KeyBinding([.char("C")], .conflicts, .browse, "list merge conflicts from sync: take the other value or keep the kept one"),
         KeyBinding([.char("V")], .vaultLock, .browse,
                    "unlock the vault (asks its passphrase), or lock it when it is unlocked", disabled: vaultToggle),
         KeyBinding([.char("?"), .function(1)], .help, .browse, "show this help", hint: "help"),
@@ -194,6 +201,14 @@ public enum Keymap {
         KeyBinding([.char("c")], .identityCopyID, .identities,
                    "install the selected identity's key in a host's ~/.ssh/authorized_keys (asks which host; copy-id)",
                    hint: "copy-id", disabled: needsIdentity),
+
+        KeyBinding([.char("j"), .down], .conflictDown, .conflicts, "move down"),
+        KeyBinding([.char("k"), .up], .conflictUp, .conflicts, "move up"),
+        KeyBinding([.char("o")], .conflictTakeOther, .conflicts, "take the other value (an edit that syncs)", hint: "take other",
+                   disabled: ConflictList.needsOpenConflict),
+        KeyBinding([.char("p")], .conflictKeep, .conflicts, "keep the kept value (stamped again, so it syncs as the choice)",
+                   hint: "keep", disabled: ConflictList.needsOpenConflict),
+        KeyBinding([.escape, .char("q"), .char("C")], .conflictClose, .conflicts, "back to the hosts", hint: "close"),
 
         KeyBinding([.char("y")], .promptTrust, .prompt, "unknown host key: trust and pin it", hint: "trust"),
         KeyBinding([.char("n")], .promptRefuse, .prompt, "unknown host key: refuse (nothing is sent)", hint: "refuse"),

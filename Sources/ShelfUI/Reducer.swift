@@ -25,6 +25,7 @@ public enum Reducer {
                 ?? clamp(state.identityCursor, count: catalog.identities.count)
             state.loaded = true
             state.loadError = nil
+            state.reachability.decide(catalog)
             if state.failure?.subject == .store { state.failure = nil }
             let keepGroup = state.selectedGroupID
             rebuildGroups(&state)
@@ -60,7 +61,7 @@ public enum Reducer {
                     FormReducer.picked(&state, from: saved)
                 }
                 state.notice = Notice(line)
-                return [.load]
+                return state.mode == .conflicts ? [.load, .loadConflicts] : [.load]
             case .failure(let failure):
                 if case .form(var form) = state.mode, form.pending {
                     form.pending = false
@@ -106,6 +107,17 @@ public enum Reducer {
             return AgentQuestionReducer.ask(&state, question)
         case .agentQuestionEnded(let id):
             return AgentQuestionReducer.ended(&state, id)
+        case .reachability(let results):
+            if state.reachability.shown { state.reachability.results = results }
+            return []
+        case .askAutostartMove(let move):
+            return AutostartMoveReducer.ask(&state, move)
+        case .conflicts(let items):
+            let keep = state.selectedConflict?.id
+            state.conflicts = items
+            state.conflictsLoaded = true
+            state.conflictCursor = items.firstIndex { $0.id == keep } ?? clamp(state.conflictCursor, count: items.count)
+            return []
         }
     }
 
@@ -133,6 +145,8 @@ public enum Reducer {
             return PromptReducer.key(&state, key, prompt)
         case .identities:
             return IdentityList.key(&state, key)
+        case .conflicts:
+            return ConflictList.key(&state, key)
         case .browse:
             state.notice = nil
             if state.search.typing { return searchKey(&state, key) }
@@ -227,6 +241,10 @@ public enum Reducer {
         case .identities:
             state.identityCursor = clamp(state.identityCursor, count: state.catalog.identities.count)
             state.mode = .identities
+        case .conflicts:
+            state.conflictsLoaded = false
+            state.mode = .conflicts
+            return [.loadConflicts]
         case .addForward:
             if let host = state.selectedHost {
                 state.mode = .form(Forms.forward(nil, hostID: host.id, hostName: host.name))
@@ -237,6 +255,8 @@ public enum Reducer {
             confirmDelete(&state)
         case .toggleForward:
             return ForwardToggle.run(&state)
+        case .toggleReachability:
+            ReachabilityColumn.toggle(&state)
         case .help:
             state.mode = .help(scroll: 0)
         case .quit:

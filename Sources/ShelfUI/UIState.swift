@@ -32,6 +32,8 @@ public enum Mode: Sendable, Equatable {
     case help(scroll: Int)
     /// The identity list (`I`): every identity with its key and the hosts using it.
     case identities
+    /// The merge-conflict list (`C`).
+    case conflicts
     /// Connect-time questions (host key, password, keyboard-interactive) asked before curses is left.
     case prompt(ConnectPrompt)
 
@@ -39,7 +41,7 @@ public enum Mode: Sendable, Equatable {
     var isDialog: Bool {
         switch self {
         case .form, .confirm, .prompt: true
-        case .browse, .help, .identities: false
+        case .browse, .help, .identities, .conflicts: false
         }
     }
 }
@@ -93,6 +95,10 @@ public struct UIState: Sendable {
     public var forwardCursor = 0
     /// Row of the identity list (`catalog.identities`, sorted by name).
     public var identityCursor = 0
+    /// The merge-conflict list (`C`), read when it opens and after each settle.
+    public var conflicts: [ConflictItem] = []
+    public var conflictsLoaded = false
+    public var conflictCursor = 0
     public var mode: Mode = .browse
     /// What a connect-time question interrupted (a form being filled in), shown again after the answer.
     public var modeAfterPrompt: Mode?
@@ -113,6 +119,8 @@ public struct UIState: Sendable {
     public var forwardStates: [UUID: ForwardLive] = [:]
     /// The last `t` until its outcome shows (the title bar then says it).
     public var forwardTransition: ForwardTransition?
+    /// The host list's reachability column (`p`) and what the probes found.
+    public var reachability = ReachabilityColumn()
 
     public init(rows: Int = 24, columns: Int = 80, symbols: Symbols = .unicode, now: Date = Date()) {
         self.rows = rows
@@ -149,6 +157,10 @@ public struct UIState: Sendable {
     public var selectedRule: PortForwardRule? {
         let rules = selectedRules
         return forwardCursor >= 0 && forwardCursor < rules.count ? rules[forwardCursor] : nil
+    }
+
+    public var selectedConflict: ConflictItem? {
+        conflictCursor >= 0 && conflictCursor < conflicts.count ? conflicts[conflictCursor] : nil
     }
 
     public var selectedIdentity: Identity? {

@@ -59,13 +59,18 @@ struct KernelKeyring {
 
     /// Moves the key's expiry to `timeoutSeconds` from now (the idle timeout, refreshed on use).
     func setTimeout(description: String, timeoutSeconds: UInt32) {
-        guard isAvailable, let id = find(description) else { return }
+        guard isAvailable, let id = serial(of: description) else { return }
         _ = cshims_keyctl(Self.setTimeout, UInt(id), UInt(max(1, timeoutSeconds)), 0, 0)
     }
 
     /// A payload of any length up to `maximum` bytes (the session record; not a secret).
     func loadPayload(description: String, maximum: Int) -> [UInt8]? {
-        guard isAvailable, let id = find(description) else { return nil }
+        guard isAvailable, let id = serial(of: description) else { return nil }
+        return payload(serial: id, maximum: maximum)
+    }
+
+    /// The payload of the key with this serial; nil once it is invalidated, unlinked everywhere or expired.
+    func payload(serial id: Int, maximum: Int) -> [UInt8]? {
         var buffer = [UInt8](repeating: 0, count: maximum)
         let got = buffer.withUnsafeMutableBytes { out in
             cshims_keyctl(Self.readKey, UInt(id), UInt(bitPattern: out.baseAddress), UInt(out.count), 0)
@@ -75,7 +80,7 @@ struct KernelKeyring {
     }
 
     func load(description: String, length: Int) -> SecretBytes? {
-        guard isAvailable, let id = find(description) else { return nil }
+        guard isAvailable, let id = serial(of: description) else { return nil }
         let key = SecretBytes(count: length)
         let got = key.withUnsafeMutableBytes { out in
             cshims_keyctl(Self.readKey, UInt(id), UInt(bitPattern: out.baseAddress), UInt(out.count), 0)
@@ -88,12 +93,14 @@ struct KernelKeyring {
     /// description before then (a `vault unlock` right after a lock) could update that dead key instead of adding a
     /// live one — the unlock would silently not hold.
     func remove(description: String) {
-        guard isAvailable, let id = find(description) else { return }
+        guard isAvailable, let id = serial(of: description) else { return }
         _ = cshims_keyctl(Self.invalidateKey, UInt(id), 0, 0, 0)
         _ = cshims_keyctl(Self.unlinkKey, UInt(id), UInt(bitPattern: Int(Self.userKeyring)), 0, 0)
     }
 
-    private func find(_ description: String) -> Int? {
+    /// The key's serial, found as every process of this user finds it (a search of the user keyring); nil when no
+    /// live key has the description.
+    func serial(of description: String) -> Int? {
         let id = description.withCString { text in
             "user".withCString { type in
                 cshims_keyctl(Self.searchKey, UInt(bitPattern: Int(Self.userKeyring)), UInt(bitPattern: type),

@@ -160,14 +160,29 @@ final class SyncCommandTests: XCTestCase {
         XCTAssertTrue(synced.stdout.contains("1 merge conflict to look at: 'sshelf sync conflicts'"), synced.stdout)
         XCTAssertTrue(try b.run("sync", "status").stdout.contains("1 merge conflict to look at"))
         let listed = try b.run("sync", "conflicts")
-        XCTAssertTrue(listed.stdout.contains("new"), listed.stdout)
-        XCTAssertTrue(listed.stdout.contains("user"), listed.stdout)
-        XCTAssertTrue(listed.stdout.contains("\"alice\""), listed.stdout)
-        XCTAssertTrue(listed.stdout.contains("\"bob\""), listed.stdout)
         let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(try b.run("sync", "conflicts", "--json").stdout.utf8)) as? [[String: Any]])
         XCTAssertEqual(json.first?["field"] as? String, "user")
+        let number = try XCTUnwrap(json.first?["id"] as? Int)
+        // In words: the record, the field, each value with the device that wrote it (by name) and when.
+        let lines = listed.stdout.split(separator: "\n").map(String.init)
+        XCTAssertTrue(lines.first?.hasPrefix("#\(number) host web · user · found ") == true, listed.stdout)
+        XCTAssertTrue(lines.first?.hasSuffix(" · new") == true, listed.stdout)
+        XCTAssertTrue(lines.contains { $0.hasPrefix("  kept   \"bob\"  by this device, 20") }, listed.stdout)
+        XCTAssertTrue(lines.contains { $0.hasPrefix("  other  \"alice\"  by ") && $0.contains(" (") && !$0.contains("this device") }, listed.stdout)
+        XCTAssertTrue(lines.contains("  settle sshelf sync conflicts resolve \(number) --take other"), listed.stdout)
         XCTAssertEqual(try b.run("sync", "conflicts", "--seen").stdout, "1 conflict marked seen\n")
         XCTAssertFalse(try b.run("sync", "status").stdout.contains("merge conflict"))
+        // Settled from the CLI: the other value, which syncs to the device whose value was kept.
+        XCTAssertExit(try b.run("sync", "conflicts", "resolve", String(number)), 2)
+        XCTAssertExit(try b.run("sync", "conflicts", "resolve", "x", "--take", "other"), 2)
+        let settled = try b.run("sync", "conflicts", "resolve", String(number), "--take", "other")
+        XCTAssertExit(settled, 0)
+        XCTAssertEqual(settled.stdout, "conflict \(number) settled: took the other value; it goes to the other devices on the next sync\n")
+        XCTAssertTrue(try b.run("sync", "conflicts").stdout.contains(" · settled: took other"))
+        XCTAssertExit(try b.run("sync", "now"), 0)
+        XCTAssertExit(try a.run("sync", "now"), 0)
+        XCTAssertTrue(try a.run("show", "web").stdout.contains("alice"))
+        XCTAssertNotEqual(try b.run("sync", "conflicts", "resolve", String(number), "--take", "kept").status, 0, "settled once")
 
         // Revoke C by id prefix.
         let cStatus = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(try c.run("sync", "status", "--json").stdout.utf8)) as? [String: Any])
@@ -182,6 +197,20 @@ final class SyncCommandTests: XCTestCase {
         XCTAssertTrue(shutOut.stderr.contains("local fallback: revoked by "), shutOut.stderr)
         XCTAssertTrue(try c.run("sync", "status").stdout.contains("▲ local fallback: revoked by "))
         XCTAssertExit(try a.run("sync", "revoke", "no-such-device"), 3)
+
+        // Rename: this device only, never a name another device has; the new name reaches the other device.
+        let bStatus = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(try b.run("sync", "status", "--json").stdout.utf8)) as? [String: Any])
+        let bID = try XCTUnwrap(bStatus["device"] as? String)
+        let other = try b.run("sync", "rename", String(try XCTUnwrap(cStatus["device"] as? String).prefix(8)), "x")
+        XCTAssertExit(other, 2)
+        XCTAssertTrue(other.stderr.contains("is another device; a device renames itself"), other.stderr)
+        let renamed = try b.run("sync", "rename", String(bID.prefix(8)), "build-box")
+        XCTAssertExit(renamed, 0)
+        XCTAssertTrue(renamed.stdout.contains("this device is now 'build-box' in the sync group"), renamed.stdout)
+        XCTAssertExit(try a.run("sync", "now"), 0)
+        XCTAssertTrue(try a.run("sync", "devices").stdout.contains("build-box"))
+        XCTAssertExit(try a.run("sync", "rename", "BUILD-BOX"), 4)
+        XCTAssertTrue(try b.run("sync", "status").stdout.contains("(build-box)"))
     }
 
     /// `sync enable` checks the remote before anything is saved — the setting, the vault, the group: a folder that

@@ -77,4 +77,33 @@ final class VerifiedSessionTests: XCTestCase {
             XCTAssertTrue(errors.contains("initializer is inaccessible"), "\(request): \(errors)")
         }
     }
+
+    /// Inside the module too (`@testable`, as ShelfSSH's own code sees it): a password, a key, keyboard answers and
+    /// the agent's keys are sent only through a VerifiedSession; a bare Session has no way to send them.
+    func testNoCredentialCanBeSentWithoutAVerifiedSession() throws {
+        let inside = """
+            import Foundation
+            @testable import ShelfSSH
+
+            """
+        let intended = try typecheck(inside + """
+            func send(_ verified: VerifiedSession, _ secret: SecretBytes) throws {
+                _ = verified.sendPassword(secret)
+                _ = verified.sendPublicKey(secret, passphrase: nil)
+                _ = verified.sendPublicKey([1, 2, 3]) { _ in nil }
+                _ = verified.sendKeyboardInteractive { _, _, _ in nil }
+                _ = try verified.sendAgentKeys(socketPath: "/nonexistent")
+            }
+            """)
+        XCTAssertEqual(intended, "", "the intended way compiles")
+        for call in [
+            "session.password(user: \"u\", secret: secret)", "session.sendPassword(secret)",
+            "session.publicKey(user: \"u\", privateKey: secret, passphrase: nil)", "session.sendPublicKey(secret, passphrase: nil)",
+            "session.keyboardInteractive(user: \"u\") { _, _, _ in nil }", "session.sendKeyboardInteractive { _, _, _ in nil }",
+            "try session.agent(user: \"u\", socketPath: \"/x\")", "try session.sendAgentKeys(socketPath: \"/x\")",
+        ] {
+            let errors = try typecheck(inside + "func send(_ session: Session, _ secret: SecretBytes) throws { _ = \(call) }\n")
+            XCTAssertTrue(errors.contains("has no member"), "\(call): \(errors)")
+        }
+    }
 }

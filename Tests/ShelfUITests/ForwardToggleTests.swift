@@ -126,12 +126,14 @@ final class ForwardToggleTests: XCTestCase {
     }
 
     func testLoopbackAddresses() {
-        XCTAssertFalse(ForwardLive.listensOnNetwork("127.0.0.1"))
-        XCTAssertFalse(ForwardLive.listensOnNetwork("localhost"))
-        XCTAssertFalse(ForwardLive.listensOnNetwork("::1"))
-        XCTAssertTrue(ForwardLive.listensOnNetwork("0.0.0.0"))
-        XCTAssertTrue(ForwardLive.listensOnNetwork("192.168.1.5"))
-        XCTAssertTrue(ForwardLive.listensOnNetwork("::"))
+        for address in ["127.0.0.1", "127.9.8.7", "localhost", "::1"] {
+            XCTAssertFalse(PortForwardRule(kind: .local, bindAddress: address).listensOnNetwork, address)
+        }
+        for address in ["0.0.0.0", "192.168.1.5", "::", "*"] {
+            XCTAssertTrue(PortForwardRule(kind: .dynamic, bindAddress: address).listensOnNetwork, address)
+            XCTAssertFalse(PortForwardRule(kind: .remote, bindAddress: address).listensOnNetwork,
+                           "-R listens on the server, whose GatewayPorts decides: \(address)")
+        }
     }
 
     func testStateWords() {

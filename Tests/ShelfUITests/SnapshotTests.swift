@@ -80,6 +80,7 @@ final class SnapshotTests: XCTestCase {
         add("confirm-delete-identity", identityDelete)
         add("identities-empty", { var s = Fixtures.state(Catalog(), rows: rows, columns: columns)
             Fixtures.press(&s, .char("I")); return s }())
+        add("conflicts", ConflictListTests.open(rows: rows, columns: columns))
         var confirm = main
         Fixtures.press(&confirm, .char("d"))
         add("confirm-delete-host", confirm)
@@ -160,6 +161,7 @@ final class SnapshotTests: XCTestCase {
         ascii.symbols = .ascii
         ascii.status.sync = .localFallback(reason: "sync folder /mnt/nas/sshelf not found")
         add("ascii-symbols", ascii)
+        out += reachabilityScreens(rows: rows, columns: columns)
         return out
     }
 

@@ -3,7 +3,7 @@
 // and a lock anywhere locks everywhere. The kernel keyring is the real one; each test's vault id keeps it apart.
 import Foundation
 import ShelfCore
-import ShelfVault
+@testable import ShelfVault
 import TestSupport
 import XCTest
 
@@ -70,50 +70,52 @@ final class VaultSessionTests: XCTestCase {
         XCTAssertEqual(try tui.status().session.summary, "afterFirstUnlock items only (idle)")
     }
 
+    /// The keys themselves, asked of the kernel as any process asks (a search of the user keyring by name, then a
+    /// read of that serial) — not /proc/keys, a listing of every process's keys that says nothing about whether a
+    /// given key can still be found or read. The keys found right after the unlock are read again by serial after
+    /// the idle lock: gone for everyone (invalidated), not only unlinked from the keyring.
     func testTheIdleLockWipesTheKeysFromTheKernelKeyring() throws {
         let fixture = VaultFixture(), clock = ManualVaultClock()
         let (setup, _) = try lockedVault(fixture, clock)
         defer { setup.lock() }
         let vault = try Vault.open(fixture.locations, options: options(fixture, clock, idle: 30), createIfMissing: false)
-        let id = fixture.blob("SELECT value FROM vault_meta WHERE name = 'vault_id'").map { String(format: "%02x", $0) }
-            .joined()
-        XCTAssertEqual(id.count, 32)
-        try expectNoLiveKeys(id, ["afterFirstUnlock", "afterFirstUnlockThisDeviceOnly", "session",
-                                  "whenPasscodeSetThisDeviceOnly", "whenUnlocked", "whenUnlockedThisDeviceOnly"],
-                             "locked: nothing in the keyring")
+        XCTAssertEqual(reachable(vault), [:], "locked: nothing of this vault in the keyring")
         try vault.unlock(passphrase: secret("pass"))
-        XCTAssertEqual(vault.session().state, .unlocked)
-        XCTAssertTrue(vault.session().shared, "the session's keys are in the kernel keyring, not in this process")
+        let unlocked = reachable(vault)
+        let every: Set = ["afterFirstUnlock", "afterFirstUnlockThisDeviceOnly", "session",
+                          "whenPasscodeSetThisDeviceOnly", "whenUnlocked", "whenUnlockedThisDeviceOnly"]
+        XCTAssertEqual(Set(unlocked.keys), every, "the unlock put every class key and the session record in the keyring")
+        let keyring = KernelKeyring(enabled: true)
+        for (name, serial) in unlocked where name != "session" {
+            XCTAssertEqual(keyring.payload(serial: serial, maximum: 64)?.count, 32, "\(name): a 32-byte key, readable")
+        }
+
         clock.advance(by: .seconds(31))
         vault.relockIfIdle()  // a clock tick, as the TUI's
-        try expectNoLiveKeys(id, ["session", "whenPasscodeSetThisDeviceOnly", "whenUnlocked", "whenUnlockedThisDeviceOnly"],
-                             "the idle lock removed the whenUnlocked keys and the record, not only hid them")
+        XCTAssertEqual(Set(reachable(vault).keys), ["afterFirstUnlock", "afterFirstUnlockThisDeviceOnly"],
+                       "the idle lock took the whenUnlocked keys and the record out of the keyring")
+        let whileActive = ["session", "whenPasscodeSetThisDeviceOnly", "whenUnlocked", "whenUnlockedThisDeviceOnly"]
+        for name in whileActive {
+            let serial = try XCTUnwrap(unlocked[name])
+            XCTAssertNil(keyring.payload(serial: serial, maximum: 64), "\(name): no process can read it any more")
+        }
+
         vault.lock()
-        try expectNoLiveKeys(id, ["afterFirstUnlock", "afterFirstUnlockThisDeviceOnly", "session",
-                                  "whenPasscodeSetThisDeviceOnly", "whenUnlocked", "whenUnlockedThisDeviceOnly"],
-                             "a lock wipes every class key")
+        XCTAssertEqual(reachable(vault), [:], "a lock takes every class key")
+        for (name, serial) in unlocked {
+            XCTAssertNil(keyring.payload(serial: serial, maximum: 64), "\(name): unreadable after the lock")
+        }
     }
 
-    /// None of these keys of this vault is alive in the kernel keyring (read from /proc/keys). Only absence is
-    /// asserted from that listing: a read that races other test processes' key changes can skip entries, never add
-    /// one, so a key it shows is really there.
-    private func expectNoLiveKeys(_ vaultID: String, _ gone: [String], _ why: String,
-                                  file: StaticString = #filePath, line: UInt = #line) throws {
-        let left = Set(liveKeys(vaultID)).intersection(gone)
-        XCTAssertEqual(left, [], why, file: file, line: line)
-    }
-
-    /// The classes (and "session") of this vault's keys alive in the kernel user keyring, from /proc/keys.
-    private func liveKeys(_ vaultID: String) -> [String] {
-        guard let table = try? String(contentsOfFile: "/proc/keys", encoding: .utf8) else { return ["unreadable"] }
-        let prefix = "sshelf:\(vaultID):"
-        return table.split(separator: "\n").compactMap { line -> String? in
-            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-            guard fields.count > 8, !fields[1].contains(where: { "iDR".contains($0) }),
-                let name = fields.dropFirst(8).first(where: { $0.hasPrefix(prefix) })
-            else { return nil }
-            return String(name.dropFirst(prefix.count).prefix { $0 != ":" })
-        }.sorted()
+    /// This vault's keys that a search of the user keyring finds now ("session" and the class names), by serial.
+    private func reachable(_ vault: Vault) -> [String: Int] {
+        let keyring = KernelKeyring(enabled: true)
+        var found: [String: Int] = [:]
+        for accessibility in AccessibilityClass.allCases {
+            found[accessibility.rawValue] = keyring.serial(of: vault.keyringDescription(accessibility))
+        }
+        found["session"] = keyring.serial(of: vault.sessionDescription)
+        return found
     }
 
     func testWithoutAPassphraseEveryClassOpensAndTheSessionSaysSo() throws {

@@ -1,5 +1,6 @@
 // AgentService: what the sshelf agent answers — the identities in the vault listed, signatures made (confirmed
-// when the key asks for it, logged in the release log first), keys from ssh-add stored in the vault and the store,
+// when the key asks for it, logged in the release log first; a host-bound key only where the connection's
+// session-binds allow it, AgentKeyBindings), keys from ssh-add stored in the vault and the store,
 // keys removed from the agent (never from the vault), lock and unlock. One instance serves every connection; its
 // state sits behind one lock, and no lock is held while a question waits for an answer.
 import FoundationEssentials
@@ -81,9 +82,9 @@ final class AgentService: @unchecked Sendable {
         }
         switch request {
         case .requestIdentities:
-            return AgentProtocol.identitiesAnswer(served().map { (blob: $0.blob, comment: $0.identity.name) })
+            return AgentProtocol.identitiesAnswer(listed(on: connection).map { (blob: $0.blob, comment: $0.identity.name) })
         case .sign(let blob, let data, let flags):
-            return sign(blob: blob, data: data, flags: flags, who: who, server: connection.server(for: data))
+            return sign(blob: blob, data: data, flags: flags, on: connection)
         case .add(let add):
             return AgentProtocol.status(self.add(add, message: message, who: who))
         case .remove(let blob):
@@ -105,7 +106,15 @@ final class AgentService: @unchecked Sendable {
             let bind = message.withUnsafeBytes {
                 AgentSessionBind.decode(UnsafeRawBufferPointer(rebasing: $0[contents]))
             }
-            return AgentProtocol.extensionStatus(bind.map { connection.bind($0) } ?? false)
+            guard let bind else {
+                report("refused a malformed session binding from \(who)")
+                return AgentProtocol.extensionStatus(false)
+            }
+            if case .refused(let reason) = connection.bind(bind) {
+                report("refused a session binding from \(who): \(reason); its host-bound keys are refused from now on")
+                return AgentProtocol.extensionStatus(false)
+            }
+            return AgentProtocol.extensionStatus(true)
         case .extension:
             // query and any other extension: OpenSSH's clients carry on after a failure.
             return AgentProtocol.status(false)
@@ -231,10 +240,61 @@ final class AgentService: @unchecked Sendable {
         }
     }
 
+    // MARK: host-bound keys
+
+    /// The host-bound keys as the store has them now (an unreadable store binds nothing and serves nothing).
+    private func keyBindings() -> AgentKeyBindings {
+        withLock {
+            let read = try? store().read { store in (try store.identities(), try store.hosts(), try store.groups()) }
+            return AgentKeyBindings(identities: read?.0 ?? [], hosts: read?.1 ?? [], groups: read?.2 ?? [])
+        }
+    }
+
+    /// The keys listed to this connection: a host-bound key only where every server the connection is bound to is
+    /// one of its hosts (all of them where it is bound to none: ssh-add -l on this machine).
+    private func listed(on connection: AgentConnection) -> [Served] {
+        let keys = served()
+        guard keys.contains(where: { !$0.identity.onlyTo.isEmpty }) || !connection.bindings.hops.isEmpty else {
+            return keys
+        }
+        let bindings = keyBindings()
+        return keys.filter { item in
+            guard let refusal = bindings.listRefusal(item.blob, on: connection.bindings) else { return true }
+            report(
+                "not offering host-bound key '\(Display.safe(item.identity.name))' to \(connection.who): "
+                    + bindings.describe(refusal, key: item.blob))
+            return false
+        }
+    }
+
+    /// Refuses a host-bound key's signature the connection's bindings do not allow: a line in the agent's log and
+    /// one in the release log, naming the host asked for. Nil when the signature may go ahead.
+    private func boundRefusal(_ item: Served, data: [UInt8], on connection: AgentConnection) -> [UInt8]? {
+        let bindings = keyBindings()
+        guard let refusal = bindings.refusal(item.blob, signing: data, on: connection.bindings) else { return nil }
+        let name = "'\(Display.safe(item.identity.name))'"
+        let reason = bindings.describe(refusal, key: item.blob)
+        report("refused to sign with host-bound key \(name) for \(connection.who): \(reason)")
+        if let vault = vault(create: false) {
+            let record = ReleaseEntry(
+                what: "refused signature", item: ReferenceKey.identityPrivateKey(item.identity.id).rawValue,
+                by: "agent", host: bindings.askedFor(connection.bindings), process: connection.who,
+                detail: "identity \(name), \(item.fingerprint): \(reason)")
+            do {
+                try releaseLog.append(record, vault: vault)
+            } catch {
+                report("the refusal could not be written to the release log: \(error.message)")
+            }
+        }
+        return AgentProtocol.status(false)
+    }
+
     // MARK: signing
 
-    /// `server` is the host key of the server the signature is for, when the client bound its session to it.
-    private func sign(blob: [UInt8], data: [UInt8], flags: UInt32, who: String, server: [UInt8]?) -> [UInt8] {
+    private func sign(blob: [UInt8], data: [UInt8], flags: UInt32, on connection: AgentConnection) -> [UInt8] {
+        let who = connection.who
+        // The host key of the server the signature is for, when the client bound its session to it.
+        let server = connection.server(for: data)
         guard let item = served().first(where: { $0.blob == blob }) else {
             let locked = withLock { () -> String? in
                 let identities = (try? store().identities()) ?? []
@@ -249,6 +309,7 @@ final class AgentService: @unchecked Sendable {
             report("refused to sign for \(who): the key \(SSHPublicKey.fingerprint(blob)) is not one this agent serves")
             return AgentProtocol.status(false)
         }
+        if let refused = boundRefusal(item, data: data, on: connection) { return refused }
         let name = "'\(Display.safe(item.identity.name))'"
         let mustConfirm = item.identity.confirmEachUse || withLock { added[item.identity.id]?.confirm == true }
         if mustConfirm {

@@ -62,6 +62,9 @@ enum ManPage {
             .TP
             .B SSHELF_VAULT_IDLE_SECONDS
             relock whenUnlocked vault items after this many idle seconds (default 900)
+            .TP
+            .B SSHELF_REACHABILITY=on|off
+            show or hide the TUI's reachability column at start (default: shown for stores of up to 1,000 hosts)
             .SH EXIT STATUS
 
             """

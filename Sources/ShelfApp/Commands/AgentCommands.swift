@@ -155,9 +155,7 @@ enum AgentCommands {
         guard kill(pid, SIGTERM) == 0 else {
             throw ShelfError(.failure, "cannot signal the agent (pid \(pid)): \(String(cString: strerror(errno)))")
         }
-        let deadline = Date().addingTimeInterval(10)
-        while kill(pid, 0) == 0, AgentClient.status(locations) != nil, Date() < deadline { usleep(20_000) }
-        guard AgentClient.status(locations) == nil else {
+        guard ChildProcess.waitForExit(pid, deadline: Date().addingTimeInterval(10)) != nil else {
             throw ShelfError(.failure, "the agent (pid \(pid)) did not stop within 10 s")
         }
         context.print("stopped the sshelf agent (pid \(pid))")

@@ -108,7 +108,7 @@ enum ForwardCommands {
                                        bindAddress: spec.bindAddress, bindPort: spec.bindPort, targetHost: spec.targetHost,
                                        targetPort: spec.targetPort, autostart: call.flag("autostart"),
                                        enabled: !call.flag("disabled"), sessions: sessions)
-            try ForwardOperations.checkBindAddresses([rule], allowPublic: call.flag("allow-public-bind"))
+            try checkBindAddresses([rule], call)
             return (rule, try ForwardOperations.save(rule, in: store))
         }
         context.print("added forward \(Display.shortID(rule.id)) to \(Display.safe(hostName)): -\(spec.flag) \(spec)")
@@ -130,7 +130,7 @@ enum ForwardCommands {
                 rule.bindPort = spec.bindPort
                 rule.targetHost = spec.targetHost
                 rule.targetPort = spec.targetPort
-                try ForwardOperations.checkBindAddresses([rule], allowPublic: call.flag("allow-public-bind"))
+                try checkBindAddresses([rule], call)
             }
             if let name = call.value("name") { rule.name = name }
             if let sessions = try sessionsValue(call) { rule.sessions = sessions }
@@ -178,12 +178,24 @@ enum ForwardCommands {
         return sessions
     }
 
+    /// Listening on a non-loopback address exposes the port to the network: only with --allow-public-bind (the
+    /// TUI asks instead). For -R the bind address is on the server, whose sshd decides (GatewayPorts).
+    static func checkBindAddresses(_ rules: [PortForwardRule], _ call: Invocation) throws {
+        guard !call.flag("allow-public-bind") else { return }
+        for rule in rules where rule.listensOnNetwork {
+            throw ShelfError(
+                .usage,
+                "rule -\(rule.spec.flag) \(rule.spec) listens on \(Display.safe(rule.bindAddress)), which is not loopback: port \(rule.bindPort) would be reachable from the network",
+                hint: "pass --allow-public-bind if that is what you want")
+        }
+    }
+
     static func remove(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         let store = try context.store()
         let removed = try store.write { store in
             try call.arguments.map { text -> String in
                 let rule = try Resolve.forwardRule(text, in: store)
-                try store.deleteForwardRule(rule.id)
+                try ForwardOperations.delete(rule.id, in: store)
                 return "removed forward \(Display.shortID(rule.id)) (-\(rule.spec.flag) \(rule.spec))"
             }
         }

@@ -8,6 +8,7 @@ import ShelfCore
 import ShelfOperations
 import ShelfSSH
 import ShelfStore
+import ShelfSystem
 import ShelfVault
 
 enum ForwardRunCommands {
@@ -70,7 +71,7 @@ enum ForwardRunCommands {
     static func start(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         let (plan, store) = try SSHCommands.plan(for: call.arguments[0], context)
         let rules = try selectRules(call, hostID: plan.target.id, hostName: plan.target.name, store: store)
-        try ForwardOperations.checkBindAddresses(rules, allowPublic: call.flag("allow-public-bind"))
+        try ForwardCommands.checkBindAddresses(rules, call)
         let options = try SSHCommands.connectOptions(call, context)
         // Rules with `sessions N` get N logins; the extra ones repeat the first one's answers without asking.
         let login = RepeatLogin()
@@ -136,7 +137,7 @@ enum ForwardRunCommands {
         let store = try context.store()
         let (hosts, rules) = try store.read { store in (try store.hosts(), try store.forwardRules()) }
         let autostart = rules.filter { $0.enabled && $0.autostart }
-        try ForwardOperations.checkBindAddresses(autostart, allowPublic: call.flag("allow-public-bind"))
+        try ForwardCommands.checkBindAddresses(autostart, call)
         let byID = Dictionary(hosts.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         var byHost: [UUID: [PortForwardRule]] = [:]
         for rule in autostart {
@@ -265,9 +266,7 @@ enum ForwardRunCommands {
             throw ShelfError(
                 .failure, "cannot signal the supervisor (pid \(state.pid)): \(String(cString: strerror(errno)))")
         }
-        let deadline = Date().addingTimeInterval(15)
-        while kill(state.pid, 0) == 0, Date() < deadline { usleep(50_000) }
-        guard kill(state.pid, 0) != 0 else {
+        guard ChildProcess.waitForExit(state.pid, deadline: Date().addingTimeInterval(15)) != nil else {
             throw ShelfError(.failure, "the supervisor (pid \(state.pid)) did not stop within 15 s")
         }
         context.print("stopped the forward supervisor (pid \(state.pid))")

@@ -35,14 +35,21 @@ enum HostCommands {
                 alias or its group path), fuzzily: its letters in order, not necessarily adjacent, case and accents \
                 ignored; a word written :PORT (:2222) matches hosts whose port starts with those digits. Best matches first (a whole field, then a prefix, then word starts and adjacent \
                 letters), ties by last connected, then name: the same rule and order as the TUI's search.
+                --reachable opens a TCP connection to each listed host's address (for a host with a jump chain, to the \
+                first jump host's, shown as "via HOP"), \(Reachability.concurrency) at a time, and closes it at once: nothing is sent, no \
+                credential is used. The REACHABLE column says "up 0.4 ms" or "down: refused", "down: timeout", \
+                "down: no such name"; --json adds a "reachable" field. The exit status does not depend on the answers.
                 """,
             arguments: [ArgumentSpec(name: "FILTER", help: "words to search for", optional: true, variadic: true)],
             options: [
                 .value("group", "PATH", short: "g", completion: .group, "only hosts in this group and its subgroups"),
                 .flag("json", "print JSON (an array of host records) for scripts"),
                 .flag("names", "print only the names, one per line, as commands take them (NAME@ID where several hosts share a name)"),
+                .flag("reachable", "add whether each host answers a TCP connect, and how fast (a jump chain: its first hop)"),
+                .value("timeout", "SECONDS", "with --reachable: connect timeout per host and address (default \(Int(Reachability.timeoutSeconds)))"),
             ],
-            examples: ["sshelf list", "sshelf list prod db", "sshelf list :2222", "sshelf list --group prod/eu --json"],
+            examples: ["sshelf list", "sshelf list prod db", "sshelf list :2222", "sshelf list --group prod/eu --json",
+                       "sshelf list --reachable prod"],
             run: list),
         CommandSpec(
             path: ["show"], summary: "show one host with its forward rules",
@@ -85,10 +92,19 @@ enum HostCommands {
     // MARK: list / show
 
     static func list(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+        let reachable = call.flag("reachable")
+        if call.value("timeout") != nil, !reachable {
+            throw ShelfError(.usage, "--timeout needs --reachable", hint: "sshelf list --reachable --timeout SECONDS")
+        }
+        let timeout = try ReachableListing.timeout(call.value("timeout"))
+        if reachable, call.flag("names") {
+            throw ShelfError(.usage, "--reachable cannot be used with --names", hint: "use --reachable alone or with --json")
+        }
         let listing = try HostListing.find(HostListing.filter(call.arguments), groupPath: call.value("group"),
                                            store: try context.store())
+        let probed = reachable ? ReachableListing.probe(listing, timeout: timeout) : nil
         if call.flag("json") {
-            context.print(try HostListing.json(listing))
+            context.print(try HostListing.json(listing, reachable: probed))
             return 0
         }
         if call.flag("names") {
@@ -109,7 +125,7 @@ enum HostCommands {
                 : "no host matches\n")
             return 0
         }
-        context.output(HostListing.text(listing))
+        context.output(HostListing.text(listing, reachable: probed?.map(\.words)))
         return 0
     }
 
@@ -266,6 +282,7 @@ struct HostJSON: Encodable {
     var groupPath: String
     var identityName: String? = nil
     var forwards: [PortForwardRule]? = nil
+    var reachable: ReachableListing.Probed? = nil
 
     func encode(to encoder: Encoder) throws {
         try host.encode(to: encoder)
@@ -273,6 +290,7 @@ struct HostJSON: Encodable {
         try container.encode(groupPath, forKey: AnyCodingKey("groupPath"))
         if let identityName { try container.encode(identityName, forKey: AnyCodingKey("identityName")) }
         if let forwards { try container.encode(forwards, forKey: AnyCodingKey("forwards")) }
+        if let reachable { try container.encode(reachable, forKey: AnyCodingKey("reachable")) }
     }
 }
 

@@ -40,27 +40,34 @@ enum HostListing {
         }
     }
 
-    static func json(_ listing: Listing) throws -> String {
-        try JSONOutput.encode(listing.rows.map { row in
+    /// `reachable` (`list --reachable`): each listed row's probe, added to its record as `reachable`.
+    static func json(_ listing: Listing, reachable: [ReachableListing.Probed]? = nil) throws -> String {
+        try JSONOutput.encode(listing.rows.enumerated().map { position, row in
             let host = listing.table.host(at: Int(row))
             let group = listing.table.groupIndex(Int(row))
-            return HostJSON(host: host, groupPath: group >= 0 ? listing.groupPaths[group] : "")
+            var view = HostJSON(host: host, groupPath: group >= 0 ? listing.groupPaths[group] : "")
+            view.reachable = reachable?[position]
+            return view
         })
     }
 
     /// The same layout as `Display.table`: columns padded to the widest cell plus two spaces, the last one not
-    /// padded, no trailing spaces; control and bidi characters already shown as `?` by the table.
-    static func text(_ listing: Listing) -> String {
+    /// padded, no trailing spaces; control and bidi characters already shown as `?` by the table. `reachable`
+    /// (`list --reachable`): a REACHABLE column, one cell per listed row.
+    static func text(_ listing: Listing, reachable: [String]? = nil) -> String {
         let table = listing.table
         let groups = listing.groupPaths.map { Array(Display.safe($0).utf8) }
         let groupWidths = listing.groupPaths.map { Display.safe($0).count }
-        let header = ["NAME", "DESTINATION", "GROUP", "TAGS"].map { Array($0.utf8) }
+        let header = (["NAME", "DESTINATION", "GROUP", "TAGS"] + (reachable == nil ? [] : ["REACHABLE"]))
+            .map { Array($0.utf8) }
+        let count = header.count
         var widths = header.map(\.count)
-        var cells: [[UInt8]] = Array(repeating: [], count: 4)
-        var cellWidths = [0, 0, 0, 0]
+        var cells: [[UInt8]] = Array(repeating: [], count: count)
+        var cellWidths = Array(repeating: 0, count: count)
+        let reachableCells = reachable?.map { Array(Display.safe($0).utf8) }
 
         /// The row's cells as bytes, and their widths in characters.
-        func fill(_ row: Int) {
+        func fill(_ row: Int, at position: Int) {
             let fields = HostTable.split(table.displayText(row))
             let plain = !table.needsMapping(row) && !fields.contains { $0.contains { $0 >= 0x80 } }
             func width(_ bytes: [UInt8]) -> Int { plain ? bytes.count : String(decoding: bytes, as: UTF8.self).count }
@@ -88,27 +95,31 @@ enum HostListing {
             let group = table.groupIndex(row)
             cells[2] = group >= 0 ? groups[group] : []
             cells[3] = tags
-            cellWidths = [width(name), width(destination), group >= 0 ? groupWidths[group] : 0, width(tags)]
+            cellWidths[0...3] = [width(name), width(destination), group >= 0 ? groupWidths[group] : 0, width(tags)]
+            if let reachableCells {
+                cells[4] = reachableCells[position]
+                cellWidths[4] = String(decoding: cells[4], as: UTF8.self).count
+            }
         }
 
-        for row in listing.rows {
-            fill(Int(row))
-            for i in 0..<4 { widths[i] = max(widths[i], cellWidths[i]) }
+        for (position, row) in listing.rows.enumerated() {
+            fill(Int(row), at: position)
+            for i in 0..<count { widths[i] = max(widths[i], cellWidths[i]) }
         }
         var out: [UInt8] = []
         out.reserveCapacity((listing.rows.count + 1) * (widths.reduce(0, +) + 8))
         func line(_ line: [[UInt8]], _ lineWidths: [Int]) {
             let start = out.count
-            for i in 0..<4 {
+            for i in 0..<count {
                 out += line[i]
-                if i < 3 { out += repeatElement(0x20, count: widths[i] + 2 - lineWidths[i]) }
+                if i < count - 1 { out += repeatElement(0x20, count: widths[i] + 2 - lineWidths[i]) }
             }
             while out.count > start, out.last == 0x20 { out.removeLast() }
             out.append(0x0A)
         }
         line(header, header.map(\.count))
-        for row in listing.rows {
-            fill(Int(row))
+        for (position, row) in listing.rows.enumerated() {
+            fill(Int(row), at: position)
             line(cells, cellWidths)
         }
         return String(decoding: out, as: UTF8.self)

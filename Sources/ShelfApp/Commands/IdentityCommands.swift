@@ -34,12 +34,17 @@ enum IdentityCommands {
                               VaultCommands.passphraseFD] + agentOptions,
                     examples: ["sshelf identity import work ~/.ssh/id_ed25519"], run: importKey),
         CommandSpec(path: ["identity", "edit"], summary: "rename an identity or change the agent's options for it",
+                    details: "--only binds the key to hosts: the sshelf agent signs with it only for a login to one of them (as the host's user), checked against the host key sshelf pinned for it, through every hop of a forwarded agent; ssh is offered the key only there. See docs/SSH.md (host-bound keys).",
                     arguments: [ArgumentSpec(name: "NAME", help: "identity name (or id prefix)", completion: .identity)],
                     options: agentOptions + [
                         .flag("no-confirm", "stop asking before each signature"),
+                        .value("only", "HOST|@GROUP", repeatable: true,
+                               "the agent uses the key only for this host (or group); repeatable, adds to the list"),
+                        .flag("only-clear", "remove every --only binding (given with --only: replace them)"),
                         .value("rename", "NEWNAME", "give the identity a new name"),
                     ],
-                    examples: ["sshelf identity edit work --confirm --lifetime 3600"], run: edit),
+                    examples: ["sshelf identity edit work --confirm --lifetime 3600",
+                               "sshelf identity edit deploy --only web1 --only @prod"], run: edit),
         CommandSpec(path: ["identity", "rm"], summary: "remove an identity; its hosts keep everything else",
                     details: "The hosts that used it are left without an identity (in the same transaction), and its private key and passphrase are removed from this device's vault.",
                     arguments: [ArgumentSpec(name: "NAME", help: "identity name (or id prefix)", completion: .identity)],
@@ -69,9 +74,11 @@ enum IdentityCommands {
         }
         var users: [UUID: Int] = [:]
         for host in hosts { if let id = host.identityID { users[id, default: 0] += 1 } }
-        let rows = identities.map { identity in
+        let rows = try identities.map { identity in
             [identity.name, identity.keyType.rawValue, identity.privateKeyRef == nil ? identity.keyFile : "vault",
-             "\(users[identity.id] ?? 0)", AgentOptionChange.summary(identity)]
+             "\(users[identity.id] ?? 0)",
+             ([AgentOptionChange.summary(identity)] + [try onlySummary(identity, in: store).map { "only \($0)" }])
+                .compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ", ")]
         }
         context.output(Display.table(["NAME", "TYPE", "PRIVATE KEY", "HOSTS", "AGENT"], rows))
         return 0
@@ -138,12 +145,56 @@ enum IdentityCommands {
         if let newName, try store.identities().contains(where: { $0.name == newName && $0.id != identity.id }) {
             throw ShelfError(.usage, "an identity named '\(Display.safe(newName))' exists already")
         }
+        let only = try call.values["only", default: []].map { try destination($0, in: store) }
         change.apply(&identity)
         if let newName { identity.name = newName }
+        if call.flag("only-clear") { identity.onlyTo = [] }
+        for destination in only where !identity.onlyTo.contains(destination) { identity.onlyTo.append(destination) }
         identity.updatedAt = Date()
         try IdentityOperations.save(identity, in: store)
-        context.print("saved identity '\(Display.safe(identity.name))': " + change.describe(identity))
+        var said = "saved identity '\(Display.safe(identity.name))': " + change.describe(identity)
+        if !identity.onlyTo.isEmpty || call.flag("only-clear") {
+            said += "; " + (try onlySummary(identity, in: store).map { "only for \($0)" } ?? "usable for every host")
+        }
+        context.print(said)
+        for host in try unpinned(identity, in: store) {
+            context.errorOutput("note: host '\(Display.safe(host))' has no pinned host key yet: the agent signs for it once its key is pinned (a first connect, or 'sshelf trust \(Display.safe(host))')\n")
+        }
         return 0
+    }
+
+    /// A host by name (or id prefix), or `@GROUP` by its path.
+    private static func destination(_ text: String, in store: Store) throws -> KeyDestination {
+        if text.hasPrefix("@") && text.count > 1 {
+            let path = String(text.dropFirst())
+            guard let group = GroupTree(try store.groups()).find(path) else {
+                throw ShelfError(.notFound, "--only: no group '\(Display.safe(path))'", hint: "see 'sshelf group list'")
+            }
+            return .group(group.id)
+        }
+        return .host(try Resolve.host(text, in: store).id)
+    }
+
+    /// `web1, @prod` (a host or group deleted since: `a deleted host`); nil when the key is not bound.
+    static func onlySummary(_ identity: Identity, in store: Store) throws -> String? {
+        guard !identity.onlyTo.isEmpty else { return nil }
+        let (hosts, groups) = try store.read { store in (try store.hosts(), try store.groups()) }
+        let tree = GroupTree(groups)
+        return identity.onlyTo.map { destination -> String in
+            switch destination {
+            case .host(let id): hosts.first { $0.id == id }.map { Display.safe($0.name) } ?? "a deleted host"
+            case .group(let id):
+                groups.contains { $0.id == id } ? "@" + Display.safe(tree.path(of: id)) : "a deleted group"
+            case .other(let text): "an unknown binding '\(Display.safe(text))' (from a newer sshelf; matches no host)"
+            }
+        }.joined(separator: ", ")
+    }
+
+    /// The names of the bound hosts with no pinned host key (the agent cannot recognise them yet).
+    private static func unpinned(_ identity: Identity, in store: Store) throws -> [String] {
+        let (hosts, groups) = try store.read { store in (try store.hosts(), try store.groups()) }
+        return KeyDestination.hosts(identity.onlyTo, among: hosts, groups: groups).filter { $0.pinnedHostKey == nil }
+            .map(\.name)
     }
 }
 

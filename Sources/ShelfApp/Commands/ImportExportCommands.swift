@@ -2,7 +2,6 @@
 // touches the source file) and `sshelf export ssh-config` (a config `ssh -G` resolves the same way).
 import Dispatch
 import FoundationEssentials
-import Glibc
 import ShelfCore
 import ShelfOperations
 import ShelfStore
@@ -41,52 +40,12 @@ enum ImportExportCommands {
 
     struct DryRun: Error { var summary: String }
 
-    /// The file system as the reader sees it; files under sshelf's config folder (the bridge, its pins and keys)
-    /// are never read back in.
-    static func fileSource(home: String, own configDirectory: String) -> SSHConfigSource {
-        SSHConfigSource(
-            read: { path in
-                let data: [UInt8]
-                do { data = try RegularFile.read(path, limit: SSHConfigReader.maxFileSize) } catch let error as RegularFileError {
-                    switch error.kind {
-                    case .missing: throw ShelfError(.notFound, "cannot read \(path): \(String(cString: strerror(ENOENT)))")
-                    case .tooLarge: throw ShelfError(.invalid, "\(path) \(SSHConfigReader.sizeProblem)", hint: SSHConfigReader.sizeHint)
-                    case .notRegular, .unreadable: throw ShelfError(.invalid, error.description)
-                    }
-                }
-                guard let text = String(validating: data, as: UTF8.self) else {
-                    throw ShelfError(.invalid, "\(path) is not UTF-8 text (a binary file?)")
-                }
-                return text
-            },
-            glob: { pattern in
-                var result = glob_t()
-                defer { globfree(&result) }
-                guard Glibc.glob(pattern, 0, nil, &result) == 0 else { return [] }
-                return (0..<Int(result.gl_pathc)).compactMap { result.gl_pathv[$0].map { String(cString: $0) } }
-            },
-            homeDirectory: home,
-            skip: { path in
-                let own = realPath(configDirectory)
-                let file = realPath(path)
-                guard file == own || file.hasPrefix(own + "/") else { return nil }
-                return "it is sshelf's own output (the ssh_config bridge or a file beside it, written from this store); "
-                    + "importing it would bring sshelf's hosts and its agent and pin settings back in as copies"
-            })
-    }
-
-    static func realPath(_ path: String) -> String {
-        guard let resolved = realpath(path, nil) else { return path }
-        defer { free(resolved) }
-        return String(cString: resolved)
-    }
-
     static func importConfig(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         let home = context.homeDirectory
         let path = SSHConfigReader.expandTilde(call.argument(0) ?? "~/.ssh/config", home: home)
         let sshDirectory = home + "/.ssh"
         let base = path.hasPrefix(sshDirectory + "/") ? sshDirectory : path.parentPath
-        let source = fileSource(home: home, own: context.locations.configDirectory)
+        let source = UserSSHConfig.fileSource(home: home, own: context.locations.configDirectory)
         if let why = source.skip?(path) {
             throw ShelfError(.invalid, "\(path) is not imported: \(why)",
                              hint: "import your own config (~/.ssh/config)")

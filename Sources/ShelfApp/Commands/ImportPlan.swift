@@ -290,16 +290,25 @@ enum ImportPlan {
     /// The stored defaults with the imported ones in place: a block of the same pattern is replaced where it stands
     /// (importing again changes nothing), a new one goes after the others, in file order.
     static func mergedDefaults(_ stored: [OptionDefaults], _ imported: [OptionDefaults]) -> [OptionDefaults] {
-        var merged = stored
-        var replaced: Set<String> = []
+        // Blocks of one pattern with no other pattern block between them (a Host line reopened after an Include) are
+        // one block; apart, they stay apart, in file order: ssh reads `Host *` at the top and at the bottom of a file
+        // before and after the patterns between them (first value wins), and so must the bridge and export.
+        var blocks: [OptionDefaults] = []
         for block in imported {
-            if let index = merged.firstIndex(where: { $0.pattern == block.pattern }) {
-                // Two blocks of one pattern in the file (a Host line reopened after an Include) stay one block.
-                merged[index].options = replaced.insert(block.pattern).inserted ? block.options : merged[index].options + block.options
+            if let last = blocks.last, last.pattern == block.pattern {
+                blocks[blocks.count - 1].options += block.options
             } else {
-                merged.append(block)
-                replaced.insert(block.pattern)
+                blocks.append(block)
             }
+        }
+        // The file's n-th block of a pattern replaces the stored n-th block of it (a re-import updates, never adds).
+        var merged = stored
+        var seen: [String: Int] = [:]
+        for block in blocks {
+            let n = seen[block.pattern, default: 0]
+            seen[block.pattern] = n + 1
+            let same = merged.indices.filter { merged[$0].pattern == block.pattern }
+            if n < same.count { merged[same[n]].options = block.options } else { merged.append(block) }
         }
         return merged
     }

@@ -9,9 +9,9 @@ import ShelfVault
 enum MiscCommands {
     static let commands: [CommandSpec] = [
         CommandSpec(path: ["check"], summary: "report problems in the store: cycles, dangling references, shared names, invalid fields",
-                    details: "Records with problems are kept (sync may still deliver the missing half); this lists them, each with the command that fixes it where there is one. Hosts that share a name (two devices may each add one) are named NAME@ID, as every command accepts them. Hosts that cannot be written to an ssh_config (the bridge and export leave them out) are named with the reason, and so are settings of the ssh_config bridge an import took in as host options (--fix takes those out). Exit code 4 when anything is found.",
+                    details: "Records with problems are kept (sync may still deliver the missing half); this lists them, each with the command that fixes it where there is one. Hosts that share a name (two devices may each add one) are named NAME@ID, as every command accepts them. Hosts that cannot be written to an ssh_config (the bridge and export leave them out) are named with the reason, and so are settings of the ssh_config bridge an import took in as host options (--fix takes those out). When ~/.ssh/config includes the bridge, every host that file defines too is resolved by ssh -G with and without the bridge, and each option the two disagree on is named (apart from the agent, key and pin settings the bridge adds). Exit code 4 when anything is found.",
                     options: [.flag("json", "print JSON for scripts"),
-                              .flag("fix", "first take out what an import of the ssh_config bridge brought in (its agent, pin and key settings)")],
+                              .flag("fix", "first take out what an import of the ssh_config bridge brought in (its agent, pin and key settings), and write the bridge anew for ~/.ssh/config as it is now")],
                     run: check),
         CommandSpec(path: ["completions"], summary: "print a shell completion script",
                     arguments: [ArgumentSpec(name: "SHELL", help: "bash, zsh or fish", completion: .words(["bash", "zsh", "fish"]))],
@@ -35,8 +35,13 @@ enum MiscCommands {
                 context.errorOutput("sshelf: fixed: took \(settings) out of \(hosts), removed \(copies)\n")
             }
         }
+        let bridge = SSHConfigBridge(workspace: context.workspace)
+        // ~/.ssh/config may have changed since the bridge was last written (it is written on sshelf's changes).
+        if call.flag("fix"), bridge.exists { try bridge.write(from: store) }
+        let hosts = try store.hosts()
         let problems = try store.problems()
-            + leftovers.problems(hosts: try store.hosts(), identities: try store.identities())
+            + leftovers.problems(hosts: hosts, identities: try store.identities())
+            + BridgeTransparencyCheck(bridge: bridge).problems(hosts: hosts)
         if call.flag("json") {
             struct View: Encodable { var kind: String; var recordID: String; var message: String; var fix: String? }
             context.print(try JSONOutput.encode(problems.map { problem in

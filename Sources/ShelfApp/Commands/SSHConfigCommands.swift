@@ -24,7 +24,9 @@ enum SSHConfigCommands {
                 Writes the bridge, then adds one line, Include ~/.config/sshelf/ssh_config, at the top of \
                 ~/.ssh/config (created 0600, with ~/.ssh 0700, when missing). Nothing else in the file changes; a \
                 copy of it is saved as ~/.ssh/config.sshelf-backup first (once: that first copy is never replaced). Running \
-                it again changes nothing. Vault \
+                it again changes nothing. A host also in ~/.ssh/config is written the way that file says it \
+                (its forwards in its words, its ProxyCommand; its SendEnv left to it), so ssh -G of every host stays \
+                as it was but for the agent, key and pin lines; sshelf check names any host where it does not. Vault \
                 keys need the sshelf agent running (sshelf agent start).
                 """,
             examples: ["sshelf ssh-config install && sshelf agent start && ssh web1"],
@@ -72,7 +74,7 @@ enum SSHConfigCommands {
 
     static func install(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         let bridge = bridge(context)
-        let written = try bridge.write(from: try context.store())
+        let written = try bridge.write(from: try context.store(), included: true)
         report(written, context: context, path: bridge.path)
         let include = SSHConfigInclude(home: context.homeDirectory, bridgePath: bridge.path)
         switch try include.install() {
@@ -97,6 +99,9 @@ enum SSHConfigCommands {
         if call.flag("remove") {
             bridge.remove()
             context.print("deleted \(bridge.path) and the files beside it; sshelf no longer writes them")
+        } else if bridge.exists {
+            // Read on its own now (connect --openssh -F): what it left to ~/.ssh/config is written back in.
+            try bridge.write(from: try context.store(), included: false)
         }
         return 0
     }

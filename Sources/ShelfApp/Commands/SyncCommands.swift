@@ -50,10 +50,14 @@ enum SyncCommands {
             options: [passphraseOption],
             run: revoke),
         CommandSpec(
-            path: ["sync", "conflicts"], summary: "list edits that merges kept or discarded",
-            details: "A field edited on two devices without either seeing the other's edit keeps the later value; an edit a deletion discarded is listed too. New ones are marked until --seen.",
-            options: [.flag("json", "print JSON for scripts"), .flag("seen", "mark every conflict seen")],
-            run: conflicts),
+            path: ["sync", "rename"], summary: "rename this device in the sync group",
+            details: "The new name is signed by this device and reaches the others through the roster on the next sync; no two devices of a group may share one. A device renames itself: DEVICE, when given, must name this device (a name or an id prefix from 'sshelf sync devices'). A device that joins with a name another device has gets the start of its id added (vm-3fa2).",
+            arguments: [ArgumentSpec(name: "DEVICE", help: "this device, by name or id prefix", optional: true),
+                        ArgumentSpec(name: "NAME", help: "the new name (one line, at most 64 bytes)")],
+            options: [passphraseOption],
+            examples: ["sshelf sync rename laptop", "sshelf sync rename vm-3fa2 build-box"],
+            run: rename),
+    ] + SyncConflictCommands.commands + [
         CommandSpec(path: ["sync", "disable"], summary: "stop syncing (the local store and the remote are kept)", run: disable),
     ]
 
@@ -230,16 +234,7 @@ enum SyncCommands {
     static func revoke(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         let store = try context.store()
         guard try SyncSettings.load(from: store) != nil else { throw ShelfError(.failure, "sync is off", hint: offHint) }
-        let text = call.argument(0) ?? ""
-        let target: UUID
-        switch try GroupInfo.find(text, in: store) {
-        case .found(let id, _): target = id
-        case .notFound:
-            throw ShelfError(.notFound, "no device '\(Display.safe(text))' in the sync group", hint: "see 'sshelf sync devices'")
-        case .ambiguous(let candidates):
-            throw ShelfError(.usage, "'\(Display.safe(text))' names \(candidates.count) devices: \(Display.safe(candidates.joined(separator: ", ")))",
-                             hint: "give a longer id prefix")
-        }
+        let target = try device(call.argument(0) ?? "", in: store, command: "sshelf sync revoke")
         guard target.uuidString.lowercased() != (try store.deviceID) else {
             throw ShelfError(.usage, "a device cannot revoke itself", hint: "revoke it from another enrolled device")
         }
@@ -252,6 +247,43 @@ enum SyncCommands {
             throw ShelfError(.failure, "the device was not revoked", hint: "fix the sync problem above and run 'sshelf sync revoke' again")
         }
         return report(result, context)
+    }
+
+    /// The device a command names: a unique name (ignoring case) or an id prefix of at least four characters. Several
+    /// matches are listed with how to pick one.
+    static func device(_ text: String, in store: Store, command: String) throws -> UUID {
+        switch try GroupInfo.find(text, in: store) {
+        case .found(let id, _): return id
+        case .notFound:
+            throw ShelfError(.notFound, "no device '\(Display.safe(text))' in the sync group",
+                             hint: "give a name or an id prefix (4 characters or more) from 'sshelf sync devices'")
+        case .ambiguous(let candidates):
+            let example = candidates.first.flatMap { $0.split(separator: "(").last?.prefix(4) } ?? "ID"
+            throw ShelfError(.usage, "'\(Display.safe(text))' names \(candidates.count) devices: \(Display.safe(candidates.joined(separator: ", ")))",
+                             hint: "pick one by its id prefix, e.g. '\(command) \(example)' ('sshelf sync rename' gives a device its own name)")
+        }
+    }
+
+    static func rename(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+        let store = try context.store()
+        guard try SyncSettings.load(from: store) != nil else { throw ShelfError(.failure, "sync is off", hint: offHint) }
+        let name = call.argument(call.argument(1) == nil ? 0 : 1) ?? ""
+        if call.argument(1) != nil, let text = call.argument(0) {
+            let named = try device(text, in: store, command: "sshelf sync rename")
+            guard named.uuidString.lowercased() == (try store.deviceID) else {
+                throw ShelfError(.usage, "'\(Display.safe(text))' is another device; a device renames itself",
+                                 hint: "run 'sshelf sync rename NAME' on that device")
+            }
+        }
+        let vault = try VaultCommands.open(context, create: true)
+        try unlock(call, vault, store)
+        do {
+            try GroupInfo.rename(to: name, store: store, vault: vault)
+        } catch let failure as SyncFailure {
+            throw ShelfError(.invalid, Display.safe(failure.reason), hint: failure.hint)
+        }
+        context.print("this device is now '\(Display.safe(name.trimmingSpaces()))' in the sync group")
+        return report(runSync(context, store, vault), context)
     }
 
     /// One sync run with this device's vault.
@@ -358,7 +390,7 @@ enum SyncCommands {
             context.print("○ sync off")
             return 0
         }
-        var out = "remote: \(settings.transport.rawValue) \(Display.safe(settings.location))\ndevice: \(try store.deviceID) (\(Display.safe(deviceName())))\n"
+        var out = "remote: \(settings.transport.rawValue) \(Display.safe(settings.location))\ndevice: \(try store.deviceID) (\(Display.safe(try GroupInfo.names(store)[try store.deviceID] ?? deviceName())))\n"
         switch last?.state {
         case .synced?: out += "✓ synced \(Display.relative(last?.at)) (\(last?.pulled ?? 0) received, \(last?.pushed ?? 0) sent)\n"
         case .localFallback?:
@@ -394,32 +426,6 @@ enum SyncCommands {
                     device.enrolledBy.map { "by \($0)" } ?? "created the group", device.thisDevice ? "-" : Display.relative(device.lastSeen)]
         }
         context.output(Display.table(["DEVICE", "NAME", "STATE", "ENROLLED", "LAST SEEN"], rows))
-        return 0
-    }
-
-    static func conflicts(_ call: Invocation, _ context: AppContext) throws -> Int32 {
-        let store = try context.store()
-        if call.flag("seen") {
-            let marked = try SyncRunner.markConflictsSeen(store: store, locations: context.locations)
-            context.print("\(marked) conflict\(marked == 1 ? "" : "s") marked seen")
-            return 0
-        }
-        let names = try GroupInfo.names(store)
-        func who(_ id: String) -> String { id.isEmpty ? "-" : names[id] ?? String(id.prefix(8)) }
-        let all = try store.conflicts()
-        if call.flag("json") {
-            context.print(try JSONOutput.encode(all))
-            return 0
-        }
-        guard !all.isEmpty else {
-            context.print("no merge conflicts")
-            return 0
-        }
-        let rows = all.map { conflict -> [String] in
-            [conflict.seen ? "" : "new", Display.relative(conflict.at), "\(conflict.kind) \(conflict.name.isEmpty ? String(conflict.record.prefix(8)) : conflict.name)",
-             conflict.field, "\(conflict.kept) (\(who(conflict.keptBy)))", "\(conflict.lost) (\(who(conflict.lostBy)))", conflict.why]
-        }
-        context.output(Display.table(["", "WHEN", "RECORD", "FIELD", "KEPT", "NOT KEPT", "WHY"], rows))
         return 0
     }
 

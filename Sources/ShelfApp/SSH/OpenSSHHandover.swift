@@ -3,7 +3,8 @@
 // started when a hop's key is in the vault, and ssh replaces this process (its terminal, its exit status), reading
 // the host through the bridge — with the user's ~/.ssh/config when that includes the bridge — and with the sshelf
 // agent as SSH_AUTH_SOCK, so a forwarded agent is the vault's. `connect` also hands over by itself, saying why, when
-// the loaded libssh2 cannot log a hop in (an RSA key on libssh2 1.10, which signs only SHA-1 ssh-rsa).
+// the loaded libssh2 cannot log a hop in (an RSA key, or a user certificate, on libssh2 1.10), and when the host asks
+// for ForwardAgent.
 import FoundationEssentials
 import Glibc
 import ShelfCore
@@ -14,11 +15,12 @@ import ShelfStore
 enum OpenSSHHandover {
     static let sshPath = "/usr/bin/ssh"
 
-    /// Why sshelf's own client cannot log in to `plan`'s hosts with the libssh2 it loaded and OpenSSH can (nil when it
-    /// can, or when OpenSSH's ssh is not installed): a hop logs in with an RSA key and the library signs only ssh-rsa.
+    /// Why sshelf's own client cannot do what `plan`'s hosts ask with the libssh2 it loaded and OpenSSH can (nil when
+    /// it can, or when OpenSSH's ssh is not installed): a hop logs in with an RSA key and the library signs only
+    /// ssh-rsa, or names a user certificate the library cannot use, or the host asks for ForwardAgent.
     static func needed(_ plan: ConnectPlan) -> String? {
-        guard !LibSSH2.features.rsaSHA2, access(sshPath, X_OK) == 0 else { return nil }
-        for hop in plan.endpoints {
+        guard access(sshPath, X_OK) == 0 else { return nil }
+        for hop in plan.endpoints where !LibSSH2.features.rsaSHA2 {
             guard let identity = hop.identity, identity.keyType == .rsa,
                 identity.privateKeyRef != nil || !identity.keyFile.isEmpty
             else { continue }
@@ -28,7 +30,27 @@ enum OpenSSHHandover {
             }
             return "\(Display.safe(hop.name)) logs in with the RSA key of identity '\(Display.safe(identity.name))', which libssh2 \(LibSSH2.version) can only sign with ssh-rsa (SHA-1, refused by OpenSSH 8.8 and later)"
         }
-        return nil
+        if !LibSSH2.features.userCertificates,
+            let hop = plan.endpoints.first(where: { !$0.settings.certificateFiles.isEmpty })
+        {
+            return "\(Display.safe(hop.name)) sets CertificateFile, which sshelf's own client cannot use with libssh2 \(LibSSH2.version) (it names the signature after the certificate, which servers refuse)"
+        }
+        return forwardAgent(plan)
+    }
+
+    /// Why a host that asks for ForwardAgent goes to OpenSSH. libssh2 1.10 refuses the auth-agent@openssh.com
+    /// channels the server opens; 1.11 accepts them, but exposes neither the session identifier nor the server's
+    /// signature over it, so the forwarded agent could not be bound to the host (session-bind@openssh.com) and the
+    /// agent could not check a host-bound key's hops — OpenSSH's ssh binds it.
+    static func forwardAgent(_ plan: ConnectPlan) -> String? {
+        guard let target = plan.endpoints.last,
+            target.settings.unsupported.contains(where: { $0.lowercased() == "forwardagent" })
+        else { return nil }
+        let why =
+            LibSSH2.isAtLeast(1, 11)
+            ? "which sshelf's own client does not do (libssh2 \(LibSSH2.version) cannot tell the agent which server it is forwarded to)"
+            : "which sshelf's own client cannot do with libssh2 \(LibSSH2.version) (it refuses the agent channels the server opens)"
+        return "\(Display.safe(target.name)) sets ForwardAgent, \(why)"
     }
 
     static func run(_ plan: ConnectPlan, store: Store, dryRun: Bool, context: AppContext) throws -> Int32 {

@@ -36,10 +36,10 @@ final class Mailbox: @unchecked Sendable {
         lock.unlock()
     }
 
-    /// Posts the result of work announced with `expect()`.
-    func deliver(_ action: Action) {
+    /// Posts the result of work announced with `expect()` (several actions land together: no screen between them).
+    func deliver(_ actions: Action...) {
         lock.lock()
-        pending.append(action)
+        pending.append(contentsOf: actions)
         outstanding = max(0, outstanding - 1)
         lock.unlock()
     }

@@ -6,6 +6,7 @@ import FoundationEssentials
 import ShelfCore
 import ShelfOperations
 import ShelfStore
+import ShelfSync
 import ShelfUI
 import ShelfVault
 
@@ -60,12 +61,48 @@ final class StoreWorker: @unchecked Sendable {
             }
             return
         }
+        if case .loadConflicts = effect {
+            do {
+                mailbox.deliver(.conflicts(try ConflictItems.load(try store())))
+            } catch {
+                mailbox.deliver(.operationFinished(.failure(StoreWorker.failure(error))))
+            }
+            return
+        }
         do {
-            let line = try perform(effect, store: try store())
-            mailbox.deliver(.operationFinished(.success(line)))
+            let store = try store()
+            let marking = autostartMarked(effect, store)
+            let line = try perform(effect, store: store)
+            if let marking, let move = autostartMove(marking, store) {
+                mailbox.deliver(.operationFinished(.success(line)), .askAutostartMove(move))
+            } else {
+                mailbox.deliver(.operationFinished(.success(line)))
+            }
         } catch {
             mailbox.deliver(.operationFinished(.failure(StoreWorker.failure(error))))
         }
+    }
+
+    /// The rule a forward save is about to mark autostart (enabled and autostart now, not so before), else nil.
+    private func autostartMarked(_ effect: Effect, _ store: Store) -> PortForwardRule? {
+        guard case .saveForward(let rule) = effect, rule.autostart, rule.enabled else { return nil }
+        let before = (try? store.forwardRules(hostID: rule.hostID))?.first { $0.id == rule.id }
+        return before.map { $0.autostart && $0.enabled } == true ? nil : rule
+    }
+
+    /// What the dialog asks about a rule just marked autostart: its host's credentials that lock with the vault
+    /// session (nil when there are none, as `forward add --autostart` then says nothing).
+    private func autostartMove(_ rule: PortForwardRule, _ store: Store) -> AutostartMove? {
+        guard let hostID = rule.hostID else { return nil }
+        let quiet = workspace.warning(to: { _ in })
+        let items = AutostartCredentials.toMove(hostID: hostID, workspace: quiet, store: store)
+        guard !items.isEmpty else { return nil }
+        return AutostartMove(
+            rule: "-\(rule.spec.flag) \(rule.spec)",
+            items: items.map {
+                AutostartMove.Item(key: $0.key, what: Display.safe($0.what), stored: $0.stored.rawValue)
+            },
+            target: AutostartCredentials.unattendedClass.rawValue)
     }
 
     static func message(_ error: Error) -> String { ShelfError(from: error).message }
@@ -110,12 +147,16 @@ final class StoreWorker: @unchecked Sendable {
         case .deleteGroup(let id):
             return try GroupOperations.delete(id, recursive: true, in: store)?.summary ?? "already gone"
         case .deleteForward(let id):
-            try store.write { try $0.deleteForwardRule(id) }
-            return "deleted forward rule"
+            guard let rule = try ForwardOperations.delete(id, in: store) else { return "already gone" }
+            return "deleted forward -\(rule.spec.flag) \(rule.spec)"
         case .deleteIdentity(let id):
             return try IdentityOperations.delete(id, workspace: workspace, in: store)?.summary ?? "already gone"
-        case .load, .connect, .cancelConnect, .launchSession, .answerPrompt, .startForward, .stopForward, .unlockVault,
-             .lockVault, .syncNow, .copyID, .answerAgent, .quit:
+        case .settleConflict(let id, let takeOther):
+            try store.write { try $0.settleConflict(id, take: takeOther ? .other : .kept) }
+            try SyncRunner.refreshConflictCount(store: store, locations: workspace.locations)
+            return "conflict \(id) settled: took the \(takeOther ? "other" : "kept") value; it syncs like any edit"
+        case .load, .loadConflicts, .connect, .cancelConnect, .launchSession, .answerPrompt, .startForward,
+             .stopForward, .unlockVault, .lockVault, .syncNow, .copyID, .answerAgent, .moveCredentials, .quit:
             return ""
         }
     }

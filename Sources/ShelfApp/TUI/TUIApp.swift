@@ -18,6 +18,7 @@ final class TUIApp {
     private let status: StatusSource
     private let login: TUILogin
     private let forwards: ForwardChildren
+    private let reachability: ReachabilityWorker
     /// Nil when the test hook replaces the sync state (then nothing syncs in the background).
     private var sync: BackgroundSync?
     private var watcher: LiveWatcher?
@@ -47,6 +48,7 @@ final class TUIApp {
                              secretsPresent: { vault.itemNames() },
                              askVaultPassphrase: TUIHostPassword.vaultPassphrase(asking: login.prompts))
         forwards = ForwardChildren(locations: context.locations, mailbox: mailbox, selfPath: TUIApp.selfPath)
+        reachability = ReachabilityWorker(mailbox: mailbox)
         state = UIState()
     }
 
@@ -69,6 +71,7 @@ final class TUIApp {
         defer { agentQuestions?.stop() }
         let size = terminal.size
         state = UIState(rows: size.rows, columns: size.columns, symbols: terminal.symbols, now: Date())
+        state.reachability = ReachabilityColumn(start: ReachabilityWorker.start(context.environment))
         state.status = status.current(store: try? Store(path: context.locations.store), now: state.now)
         if let failure = vault.failure() { apply(.vaultFailed(failure.message, hint: failure.hint)) }
         // The watcher's first look comes before the first load: nothing committed in between is missed.
@@ -80,6 +83,7 @@ final class TUIApp {
             // A search about to run would replace the rows at once: draw its results, not the stale ones.
             let searchDue = state.search.isRunning && state.catalog.isComplete
             if dirty && !searchDue {
+                reachability.follow(state)
                 terminal.draw(Screen.render(state))
                 dirty = false
                 if let benchmark {
@@ -111,6 +115,7 @@ final class TUIApp {
                 lastTick = now
                 apply(.tick(now))
                 forwards.refresh()
+                reachability.pump()
                 dirty = true
             }
         }
@@ -200,6 +205,8 @@ final class TUIApp {
                 login.start(id, for: .copyID(identity: identity))
             case .answerAgent(let id, let allow):
                 agentQuestions?.answer(id, allow: allow)
+            case .moveCredentials(let keys, let target):
+                moveCredentials(keys, to: target)
             default:
                 worker.submit(effect)
             }
@@ -226,6 +233,22 @@ final class TUIApp {
             case .failed(let message):
                 mailbox.post(.notify(Notice("the vault stays locked: \(Display.safe(message))", isError: true)))
             }
+        }
+    }
+
+    /// "y" to the autostart question: on a background thread (an unlock's key stretching takes a moment), with
+    /// the passphrase dialog when the session is locked; the outcome in the title bar.
+    private func moveCredentials(_ keys: [ReferenceKey], to target: String) {
+        let (vault, prompts, mailbox) = (self.vault, login.prompts, self.mailbox)
+        BackgroundThread.start(name: "sshelf-move") {
+            let notice = vault.move(keys, to: target, ask: { question in
+                guard case .secret(let passphrase, _) = prompts.ask(.vaultPassphrase(prompt: question, input: ""))
+                else { return nil }
+                return passphrase
+            })
+            mailbox.post(.vaultStatus(vault.indicator()))
+            mailbox.post(.notify(notice))
+            mailbox.post(.storeChanged)
         }
     }
 

@@ -85,7 +85,7 @@ final class TUILogin: @unchecked Sendable {
                 try HostKeyOperations.replace(pending.change, workspace: TUIVault.quiet(context), store: store)
                 return nil
             } catch {
-                return OperationFailure("the pin was not replaced: \(Display.safe(StoreWorker.message(error)))")
+                return OperationFailure("the pin was not replaced: \(TUIErrorLine.text(error))")
             }
         }
     }
@@ -112,7 +112,7 @@ final class TUILogin: @unchecked Sendable {
                 result = before(store).map { .failure($0) }
                     ?? login(hostID, for: purpose, store: store, cancellation: attempt)
             } catch {
-                result = .failure(OperationFailure("not connected: \(Display.safe(StoreWorker.message(error)))"))
+                result = .failure(OperationFailure("not connected: \(TUIErrorLine.text(error))"))
             }
             // Logged in just as Esc was pressed: the user asked not to connect.
             if case .success(let session) = result, attempt.isCancelled {
@@ -165,10 +165,8 @@ final class TUILogin: @unchecked Sendable {
             case .present: return Notice("\(host) already has identity '\(name)'; nothing added")
             case .failed(let reason): return Notice("copy-id to \(host) failed: \(Display.safe(reason))", isError: true)
             }
-        } catch let error as SSHError {
-            return Notice("copy-id to \(host) failed: \(Display.safe(error.message))", isError: true)
         } catch {
-            return Notice("copy-id to \(host) failed: \(StoreWorker.message(error))", isError: true)
+            return Notice("copy-id to \(host) failed: \(TUIErrorLine.text(error))", isError: true)
         }
     }
 
@@ -208,9 +206,9 @@ final class TUILogin: @unchecked Sendable {
                 let hop = Display.safe(change.hopName)
                 return .failure(OperationFailure("not connected: the host key of \(hop) has CHANGED; nothing was sent"))
             }
-            return .failure(OperationFailure("not connected: \(Display.safe(error.message))"))
+            return .failure(OperationFailure("not connected: \(TUIErrorLine.text(error))"))
         } catch {
-            return .failure(OperationFailure("not connected: \(Display.safe(StoreWorker.message(error)))"))
+            return .failure(OperationFailure("not connected: \(TUIErrorLine.text(error))"))
         }
     }
 
@@ -257,7 +255,8 @@ final class TUILogin: @unchecked Sendable {
         case .success(.signal(let signal)):
             notice = Notice("session to \(name) ended by signal \(Display.safe(signal))", isError: true)
         case .success(.disconnected): notice = Notice("session to \(name): disconnected")
-        case .failure(let error): notice = Notice("session to \(name) failed: \(Display.safe(error.message))", isError: true)
+        case .failure(let error):
+            notice = Notice("session to \(name) failed: \(TUIErrorLine.text(error))", isError: true)
         }
         if let error = record.wait() {
             notice = Notice(notice.text + "; could not save to the store: \(StoreWorker.message(error))", isError: true)

@@ -130,3 +130,38 @@ final class TUIVault: @unchecked Sendable {
         return .wrongPassphrase
     }
 }
+
+extension TUIVault {
+    /// Moves `keys` to `target` after the autostart question's "y": a locked session is unlocked first (the dialog,
+    /// three tries; leaving it moves nothing), then each item moves as `vault set-class` moves it. The outcome for
+    /// the title bar.
+    func move(_ keys: [ReferenceKey], to target: String, ask: (String) -> SecretBytes?) -> Notice {
+        guard let target = AccessibilityClass(rawValue: target), let opened = current,
+            let items = try? opened.items()
+        else { return Notice("nothing moved: the vault cannot be opened", isError: true) }
+        let classes = Set(items.filter { item in keys.contains { $0.rawValue == item.key } }.compactMap(\.knownClass))
+        if !classes.union([target]).allSatisfy(opened.canRead) {
+            switch unlock(ask: ask, question: "To move \(keys.count == 1 ? "it" : "them"), the vault passphrase") {
+            case .unlocked: break
+            case .cancelled: return Notice("nothing moved")
+            case .wrongPassphrase:
+                return Notice("nothing moved: the passphrase was wrong \(Self.passphraseTries) times", isError: true)
+            case .failed(let message): return Notice("nothing moved: \(Display.safe(message))", isError: true)
+            }
+        }
+        var moved = 0
+        for key in keys {
+            do {
+                _ = try CredentialOperations.setClass(
+                    key, to: target, in: opened, workspace: Self.quiet(context), store: nil,
+                    vaultPassphrase: { throw ShelfError(.failure, "the vault session locked while moving") })
+                moved += 1
+            } catch {
+                let failure = ShelfError(from: error)
+                return Notice("moved \(moved) of \(keys.count): \(Display.safe(failure.message))", isError: true)
+            }
+        }
+        return Notice("moved \(moved == 1 ? "it" : "them") to \(target): 'sshelf forward up' reads "
+            + "\(moved == 1 ? "it" : "them") after one 'sshelf vault unlock' per login")
+    }
+}

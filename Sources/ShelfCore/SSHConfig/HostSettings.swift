@@ -32,6 +32,8 @@ public struct HostSettings: Sendable, Equatable {
     public var identitiesOnly = false
     /// IdentityFiles to try after the host's identity, in order.
     public var identityFiles: [String] = []
+    /// OpenSSH user certificates (`CertificateFile`, as written): offered with the identity key they certify.
+    public var certificateFiles: [String] = []
     public var hostKeyPolicy = HostKeyPolicy.ask
     /// `SetEnv NAME=value` pairs, in order.
     public var setEnv: [(name: String, value: String)] = []
@@ -59,7 +61,8 @@ public struct HostSettings: Sendable, Equatable {
             && a.compression == b.compression && a.hostKeyAlgorithms == b.hostKeyAlgorithms
             && a.kexAlgorithms == b.kexAlgorithms && a.ciphers == b.ciphers && a.macs == b.macs
             && a.connectTimeout == b.connectTimeout && a.identitiesOnly == b.identitiesOnly
-            && a.identityFiles == b.identityFiles && a.hostKeyPolicy == b.hostKeyPolicy
+            && a.identityFiles == b.identityFiles && a.certificateFiles == b.certificateFiles
+            && a.hostKeyPolicy == b.hostKeyPolicy
             && a.setEnv.map { "\($0.name)=\($0.value)" } == b.setEnv.map { "\($0.name)=\($0.value)" }
             && a.sendEnv == b.sendEnv && a.requestTTY == b.requestTTY && a.proxyCommand == b.proxyCommand
             && a.numberOfPasswordPrompts == b.numberOfPasswordPrompts && a.identityAgent == b.identityAgent
@@ -71,7 +74,7 @@ public struct HostSettings: Sendable, Equatable {
     public static let honoured: Set<String> = [
         "serveraliveinterval", "serveralivecountmax", "compression", "hostkeyalgorithms", "kexalgorithms", "ciphers",
         "macs", "connecttimeout", "identitiesonly", "identityfile", "stricthostkeychecking", "setenv", "sendenv",
-        "requesttty", "proxycommand", "numberofpasswordprompts", "identityagent",
+        "requesttty", "proxycommand", "numberofpasswordprompts", "identityagent", "certificatefile",
     ]
 
     /// Keywords that change nothing a libssh2 session does, or whose job sshelf does its own way (known_hosts files,
@@ -98,7 +101,7 @@ public struct HostSettings: Sendable, Equatable {
         "canonicalizehostname": ["no", "false"], "verifyhostkeydns": ["no", "false"], "proxyusefdpass": ["no", "false"],
         "forkafterauthentication": ["no", "false"], "stdinnull": ["no", "false"], "sessiontype": ["default"],
         "pkcs11provider": ["none"], "securitykeyprovider": ["internal"], "knownhostscommand": ["none"],
-        "localcommand": [], "remotecommand": ["none"], "certificatefile": ["none"], "permitremoteopen": ["any"],
+        "localcommand": [], "remotecommand": ["none"], "permitremoteopen": ["any"],
     ]
 
     /// The settings `options` (a host's own, then its defaults) give, the first value of each keyword winning.
@@ -142,6 +145,10 @@ public struct HostSettings: Sendable, Equatable {
             case "identityfile":
                 if let path = words.first, path.lowercased() != "none", !settings.identityFiles.contains(path) {
                     settings.identityFiles.append(path)
+                }
+            case "certificatefile":
+                if let path = words.first, path.lowercased() != "none", !settings.certificateFiles.contains(path) {
+                    settings.certificateFiles.append(path)
                 }
             case "stricthostkeychecking":
                 switch first {

@@ -32,12 +32,17 @@ public enum SSHConfigEmitter {
         /// Option lines the installed ssh refuses, with its words: written as comments, so one bad line cannot
         /// stop every ssh command that reads the bridge.
         public var refused: [String: String]
+        /// The user's own ~/.ssh/config when it includes the bridge (nil otherwise): what it already says for a host
+        /// is written the way it says it, or left to it, so ssh reads nothing twice (the transparency rule).
+        public var userConfig: SSHConfigHostLines?
 
-        public init(agentSocket: String, pinsFile: String, publicKeyFiles: [UUID: String], refused: [String: String] = [:]) {
+        public init(agentSocket: String, pinsFile: String, publicKeyFiles: [UUID: String],
+                    refused: [String: String] = [:], userConfig: SSHConfigHostLines? = nil) {
             self.agentSocket = agentSocket
             self.pinsFile = pinsFile
             self.publicKeyFiles = publicKeyFiles
             self.refused = refused
+            self.userConfig = userConfig
         }
     }
 
@@ -172,6 +177,7 @@ public enum SSHConfigEmitter {
         if let problem = Validation.userProblem(host.user) { throw Unwritable("its \(problem)") }
         if let problem = Validation.jumpTextProblem(host.unresolvedJump) { throw Unwritable("its \(problem)") }
         var out = ""
+        let user = SSHConfigTransparency(bridge?.userConfig, names: [host.name] + aliases)
         if !host.tags.isEmpty { out += "# tags: \(safe(host.tags.joined(separator: ", ")))\n" }
         let options = host.options.sshOptions
         let own = Set(options.map(\.key))
@@ -213,7 +219,11 @@ public enum SSHConfigEmitter {
                                          + "with characters a hop cannot have)")
                 }
             }
-            try line("ProxyJump", [hops.joined(separator: ",")])
+            if let command = user?.proxyCommand(for: hops) {
+                out += optionLine(command, refused: [:])
+            } else {
+                try line("ProxyJump", [hops.joined(separator: ",")])
+            }
         } else if !host.unresolvedJump.isEmpty {
             try line("ProxyJump", [host.unresolvedJump])
         }
@@ -232,30 +242,54 @@ public enum SSHConfigEmitter {
             default: break
             }
         }
-        for rule in context.rulesByHost[host.id] ?? [] {
+        // With the user's file in view, forward lines are held and written last in the order that file gives them:
+        // ssh lists forwards in the order it first reads them, and the bridge is read first.
+        var held: [(text: String, at: Int)] = []
+        func place(_ text: String, _ option: String) {
+            if let user, SSHConfigTransparency.forwardKeys.contains(SSHOption(line: option)?.key ?? "") {
+                held.append((text, user.position(of: option) ?? Int.max))
+            } else {
+                out += text
+            }
+        }
+        let rules = context.rulesByHost[host.id] ?? []
+        for rule in rules {
             // A rule that came by sync is not trusted either: one ssh could not use is a comment, the host stays.
             if let problem = Validation.problems(rule).first {
                 out += "    # a forward was left out: \(safe(problem.message))\n"
                 continue
             }
             let spec = rule.spec
+            let keyword: String, values: [String]
             switch rule.kind {
-            case .local: try line("LocalForward", [spec.listenPart, spec.targetPart])
-            case .remote: try line("RemoteForward", [spec.listenPart, spec.targetPart])
-            case .dynamic: try line("DynamicForward", [spec.listenPart])
-            case .other: break
+            case .local: (keyword, values) = ("LocalForward", [spec.listenPart, spec.targetPart])
+            case .remote: (keyword, values) = ("RemoteForward", [spec.listenPart, spec.targetPart])
+            case .dynamic: (keyword, values) = ("DynamicForward", [spec.listenPart])
+            case .other: continue
             }
+            let text = try SSHConfigArgument.line(keyword, user?.forward(keyword, spec) ?? values, .literal)
+            place("    \(text)\n", text)
         }
-        for line in host.options { out += optionLine(line, refused: bridge?.refused ?? [:]) }
+        for line in host.options where user?.leavesToUser(line) != true {
+            place(optionLine(line, refused: bridge?.refused ?? [:]), line)
+        }
         if bridge != nil {
             var set = own
+            let specs = Set(rules.map(\.spec))
             for block in defaults where block.matches(host.name) {
                 for option in block.options.sshOptions
-                where SSHOption.accumulating.contains(option.key) || !set.contains(option.key) {
-                    out += optionLine(option.line, refused: bridge?.refused ?? [:], pattern: true)
+                where (SSHOption.accumulating.contains(option.key) || !set.contains(option.key))
+                    && user?.leavesToUser(option.line) != true
+                    // The host's own forward already: written once (ssh reads `19999`, `127.0.0.1:19999` as two).
+                    && !(SSHConfigTransparency.spec(option.key, option.arguments).map(specs.contains) ?? false)
+                {
+                    place(optionLine(option.line, refused: bridge?.refused ?? [:], pattern: true), option.line)
                 }
                 set.formUnion(block.options.sshOptions.map(\.key))
             }
+        }
+        for line in held.enumerated().sorted(by: { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }) {
+            out += line.element.text
         }
         return out
     }

@@ -183,7 +183,11 @@ public enum SSHConfigResolver {
             result.failures += part.failures
             result.warnings += part.warnings
         }
-        result.hosts = foldingAliases(result.hosts)
+        // Names alike in every field may still differ in what a pattern gives them (`Host n?a` with SendEnv matches n3a
+        // and not n3b): one host's block would give both the same.
+        result.hosts = foldingAliases(result.hosts) { first, other in
+            patternBlocks.allSatisfy { blockMatches(blocks[$0], alias: first) == blockMatches(blocks[$0], alias: other) }
+        }
         for index in patternBlocks { result.defaults += defaults(of: blocks[index], warnings: &result.warnings) }
         result.notes = document.notes + SSHConfigMatchNotes.notes(blocks: blocks.filter { $0.isMatch && !$0.lines.isEmpty },
                                                  hosts: result.hosts)
@@ -195,13 +199,17 @@ public enum SSHConfigResolver {
     /// The names of one `Host` line (they follow each other in the list) that resolve to the same settings become one
     /// host: the first name is its name, the others its aliases. A name that resolves differently (its own block
     /// later, a pattern matching only it, `%h` in HostName, no HostName at all) stays a host of its own, as ssh -G
-    /// sees it.
-    static func foldingAliases(_ hosts: [ImportedHost]) -> [ImportedHost] {
+    /// sees it; `samePatterns` says whether two names are matched by the same pattern blocks.
+    static func foldingAliases(_ hosts: [ImportedHost], samePatterns: (String, String) -> Bool = { _, _ in true })
+        -> [ImportedHost]
+    {
         var out: [ImportedHost] = []
         out.reserveCapacity(hosts.count)
         var lineStart = -1
         for host in hosts {
-            if lineStart >= 0, out[lineStart].location == host.location, out[lineStart].sameSettings(as: host) {
+            if lineStart >= 0, out[lineStart].location == host.location, out[lineStart].sameSettings(as: host),
+               samePatterns(out[lineStart].alias, host.alias)
+            {
                 out[lineStart].aliases.append(host.alias)
                 continue
             }

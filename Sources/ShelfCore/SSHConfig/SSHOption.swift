@@ -48,10 +48,11 @@ public struct SSHOption: Hashable, Sendable, CustomStringConvertible {
         "dynamicforward",
     ]
 
-    /// Keywords whose every line counts (OpenSSH accumulates them); for all others the first value wins.
+    /// Keywords whose every line counts (OpenSSH accumulates them); for all others the first value wins — SetEnv,
+    /// CanonicalDomains, PermitRemoteOpen and IgnoreUnknown too: ssh (readconf.c) takes only the first line of each
+    /// (`ssh -G` of `SetEnv A=1` then `SetEnv B=2` says `setenv A=1`).
     public static let accumulating: Set<String> = [
-        "identityfile", "certificatefile", "localforward", "remoteforward", "dynamicforward", "sendenv", "setenv",
-        "canonicaldomains", "ignoreunknown", "permitremoteopen",
+        "identityfile", "certificatefile", "localforward", "remoteforward", "dynamicforward", "sendenv",
     ]
 
     /// Keywords a host models as fields but a `Host` pattern block keeps as lines (`Host prod-*` / `User deploy`):

@@ -43,9 +43,11 @@ public struct SSHConfigBridge: Sendable {
         }
     }
 
-    /// Writes the bridge and the files beside it from the store (each only when its content changed).
+    /// Writes the bridge and the files beside it from the store (each only when its content changed). `included`:
+    /// whether ~/.ssh/config includes the bridge (nil: look; `install` says true before it adds the line) — then what
+    /// that file already says for a host is written its way or left to it (`SSHConfigTransparency`).
     @discardableResult
-    public func write(from store: Store) throws -> Written {
+    public func write(from store: Store, included: Bool? = nil) throws -> Written {
         try PrivateFiles.ensureDirectory(locations.configDirectory)
         let lock = try Lock(lockPath)
         defer { lock.release() }
@@ -57,8 +59,11 @@ public struct SSHConfigBridge: Sendable {
         let refused = try checkedOptions(input)
         let keys = try writePublicKeys(input.identities)
         try replaceIfChanged(pinsPath, Data(Self.pins(input.hosts).utf8))
+        let include = SSHConfigInclude(home: workspace.homeDirectory, bridgePath: path)
+        let userConfig = included ?? include.isInstalled
+            ? UserSSHConfig.hostLines(home: workspace.homeDirectory, own: locations.configDirectory) : nil
         let bridge = SSHConfigEmitter.Bridge(agentSocket: locations.agentSocket, pinsFile: pinsPath, publicKeyFiles: keys,
-                                             refused: refused)
+                                             refused: refused, userConfig: userConfig)
         let text = SSHConfigEmitter.emitBridge(input, bridge: bridge, generatedBy: "sshelf")
         let changed = try replaceIfChanged(path, Data(text.utf8), check: checkReadable)
         return Written(hosts: input.hosts.count, changed: changed, refused: refused)

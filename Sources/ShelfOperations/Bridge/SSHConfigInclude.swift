@@ -66,6 +66,15 @@ public struct SSHConfigInclude: Sendable {
         return .changed
     }
 
+    /// The config as it would be without the lines that include the bridge (nil when it cannot be read): what ssh
+    /// reads when the bridge is not installed (`check` compares the two).
+    public func withoutInclude() -> [UInt8]? {
+        guard let current = try? contents(resolved()) else { return nil }
+        var out: [UInt8] = []
+        for range in lineRanges(current) where !isOurs(current, range) { out += current[range] }
+        return out
+    }
+
     /// Whether the config includes the bridge now.
     public var isInstalled: Bool {
         guard let current = try? contents(resolved()) else { return false }

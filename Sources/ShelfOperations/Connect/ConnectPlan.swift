@@ -5,6 +5,7 @@ import FoundationEssentials
 import ShelfCore
 import ShelfSSH
 import ShelfStore
+import ShelfVault
 
 public struct ConnectPlan: Sendable {
     public var hosts: [ShelfCore.Host]
@@ -105,8 +106,21 @@ extension ConnectOptions {
     /// How this user connects: sshelf's known_hosts, then ~/.ssh/known_hosts; ssh-agent when SSH_AUTH_SOCK is set.
     public static func standard(_ workspace: Workspace, connectTimeout: Double? = nil) -> ConnectOptions {
         let agent = workspace.environment["SSH_AUTH_SOCK"].flatMap { $0.isEmpty ? nil : $0 }
-        return ConnectOptions(trust: .standard(locations: workspace.locations, home: workspace.homeDirectory),
-                              connectTimeout: connectTimeout ?? 10, agentSocket: agent,
-                              connectTimeoutGiven: connectTimeout != nil, environment: workspace.environment)
+        var options = ConnectOptions(trust: .standard(locations: workspace.locations, home: workspace.homeDirectory),
+                                     connectTimeout: connectTimeout ?? 10, agentSocket: agent,
+                                     connectTimeoutGiven: connectTimeout != nil, environment: workspace.environment)
+        // The signature itself: libssh2 wraps it with the algorithm's name.
+        options.certificateSigner = { keyFile, passphrase, data in
+            guard case .success(let key) = SSHPrivateKey.fromKeyFile(keyFile, passphrase: passphrase),
+                case .success(let signature) = key.sign(data, flags: 0)
+            else { return nil }
+            return signature.blob.withUnsafeBytes { bytes -> [UInt8]? in
+                var reader = SSHWireReader(bytes)
+                guard reader.string(limit: 256) != nil, let raw = reader.bytesString(limit: 1024), reader.isAtEnd
+                else { return nil }
+                return raw
+            }
+        }
+        return options
     }
 }

@@ -1,5 +1,6 @@
 // HostListView: the hosts of the selected group (or the search results) — name (NAME@ID when another host has the
-// name too), user@host:port, tags and last connected, with the characters a search matched underlined and coloured.
+// name too), user@host:port, tags, whether it answers (`p`) and last connected, with the characters a search matched
+// underlined and coloured.
 import FoundationEssentials
 import ShelfCore
 
@@ -9,21 +10,24 @@ enum HostListView {
         var destination: Int
         var tags: Int
         var last: Int
+        /// The reachability column (0: not drawn), right of the tags.
+        var reach = 0
     }
 
     /// Widths for the list's columns: "Last" fixed when there is room, and the rest shared by what the rows on
     /// screen need (`natural`: their longest name, address and tags, in cells). A column that needs less than an
     /// even share gets all it needs (so `user@host:port` shows whole when it can), the others split what is left;
     /// what is left goes to the tags. Text is cut only where it cannot fit.
-    static func columns(width: Int, natural: (name: Int, destination: Int, tags: Int)) -> Columns {
+    static func columns(width: Int, natural: (name: Int, destination: Int, tags: Int), reach: Int = 0) -> Columns {
         let last = width >= 70 ? 12 : 0
-        let rest = max(0, width - last - 3)
+        let rest = max(0, width - last - 3 - (reach > 0 ? reach + 1 : 0))
         // The headers ("Hosts 123", "Address") need their room too.
         let tags = natural.tags > 0 ? natural.tags + 1 : 0
         // Tags matter least: they keep an eighth of the room at most until name and address have what they need.
         let reserved = min(tags, rest / 8)
         let given = share(rest - reserved, needs: [max(natural.name, 9), max(natural.destination, 7)])
-        return Columns(name: given[0], destination: given[1], tags: rest - given[0] - given[1], last: last)
+        return Columns(name: given[0], destination: given[1], tags: rest - given[0] - given[1], last: last,
+                       reach: reach)
     }
 
     /// Max-min fair shares of `total`: each gets at most what it needs, and what one does not need is split
@@ -73,12 +77,16 @@ enum HostListView {
         var natural = naturalWidths(state, rows: max(0, rect.height - 1))
         // The count in the header is never cut ("Hosts 1000…" would read as another number).
         natural.name = max(natural.name, header.count)
-        let c = columns(width: rect.width, natural: natural)
+        let reach = reachWidth(state, width: rect.width, rows: max(0, rect.height - 1))
+        let c = columns(width: rect.width, natural: natural, reach: reach)
         let x = rect.column
+        // One cell before "Last", or before the pane's edge.
+        let reachColumn = x + rect.width - c.last - c.reach - 1
         let headerStyle = focused ? CellStyle.bold : CellStyle.dim
         canvas.write(header, row: rect.row, column: x + 1, width: c.name, style: headerStyle)
         canvas.write("Address", row: rect.row, column: x + 1 + c.name + 1, style: headerStyle)
         if c.tags > 4 { canvas.write("Tags", row: rect.row, column: x + 2 + c.name + 1 + c.destination, style: headerStyle) }
+        if c.reach > 0 { canvas.write("Reach", row: rect.row, column: reachColumn, style: headerStyle) }
         if c.last > 0 { canvas.write("Last", row: rect.row, column: x + rect.width - c.last, style: headerStyle) }
         if list.isEmpty {
             let message: String
@@ -130,6 +138,11 @@ enum HostListView {
                 field(tags.joined(separator: ","), matched: tagMatches, row: y, column: x + 3 + c.name + c.destination,
                       width: c.tags - 1, ellipsis: e, on: &canvas, style: .dim)
             }
+            if c.reach > 0 {
+                let result = state.reachability.results[table.id(row)] ?? HostReachability(.unknown)
+                field(reachWords(result, width: rect.width), matched: [], row: y, column: reachColumn, width: c.reach,
+                      ellipsis: e, on: &canvas, style: reachStyle(result.state))
+            }
             if c.last > 0, let last = table.lastConnected(row) {
                 canvas.write(RelativeTime.words(Date(timeIntervalSince1970: last), now: state.now), row: y,
                              column: x + rect.width - c.last, width: c.last, style: .dim)
@@ -139,6 +152,36 @@ enum HostListView {
                     if focused || state.focus == .forwards { style.reverse = true } else { style.bold = true }
                 }
             }
+        }
+    }
+
+    /// From this list width the column says `up 0.4 ms via HOP` / `down: refused`; below it, `0.4 ms` / `refused`
+    /// (the colour tells them apart) so that name and address keep their room.
+    static let reachWordsFrom = 80
+
+    static func reachWords(_ result: HostReachability, width: Int) -> String {
+        width >= reachWordsFrom ? result.state.words(via: result.via) : result.state.shortWords
+    }
+
+    /// The reachability column's width: none when hidden or when the list is narrower than
+    /// `ReachabilityColumn.minimumListWidth`, else what the rows on screen say (at least the header's), up to 8
+    /// cells in a narrow list and 28 in a wide one (a long "via HOP" ends in `…`).
+    static func reachWidth(_ state: UIState, width: Int, rows: Int) -> Int {
+        guard state.reachability.shown, width >= ReachabilityColumn.minimumListWidth else { return 0 }
+        var widest = "Reach".count
+        let table = state.catalog.table
+        for row in state.visible.dropFirst(state.hostScroll).prefix(rows) {
+            let result = state.reachability.results[table.id(Int(row))] ?? HostReachability(.unknown)
+            widest = max(widest, CharWidth.of(reachWords(result, width: width)))
+        }
+        return min(widest, width >= reachWordsFrom ? 28 : 8)
+    }
+
+    static func reachStyle(_ state: Reachability) -> CellStyle {
+        switch state {
+        case .up: CellStyle(color: .green)
+        case .down: CellStyle(color: .red)
+        case .unknown, .probing: .dim
         }
     }
 

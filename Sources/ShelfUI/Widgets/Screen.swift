@@ -32,6 +32,7 @@ public enum Screen {
         case .confirm(let confirmation): ConfirmView.draw(confirmation, state: state, on: &canvas)
         case .help(let scroll): HelpView.draw(state, scroll: scroll, on: &canvas)
         case .identities: IdentityListView.draw(state, on: &canvas)
+        case .conflicts: ConflictListView.draw(state, on: &canvas)
         case .prompt(let prompt): PromptView.draw(prompt, state: state, on: &canvas)
         }
         StatusLine.draw(state, in: layout.status, on: &canvas)

@@ -34,6 +34,7 @@ public enum StatusLine {
             case .confirm: context = .dialog
             case .help: context = .help
             case .identities: context = .identities
+            case .conflicts: context = .conflicts
             case .prompt: return [("Enter", "answer"), ("Esc", "cancel")]
             }
         }

@@ -149,13 +149,14 @@ final class OptionsClientTests: XCTestCase {
         let world = try BridgeWorld()
         let server = try world.server()
         try world.addHost("t", on: server, options: ["ForwardAgent yes", "ControlMaster auto", "ControlPath none"])
+        try world.addHost("c", on: server, options: ["ControlMaster auto", "ControlPath none"])
 
         // sshelf's own client connects without them, and says so once, naming them.
-        let own = try world.home.run(["connect", "t"], stdin: "exit\n")
+        let own = try world.home.run(["connect", "c"], stdin: "exit\n")
         XCTAssertExit(own, 0)
         XCTAssertEqual(own.stderr.components(separatedBy: "sshelf: note:").count - 1, 1, own.stderr)
-        XCTAssertTrue(own.stderr.contains("t sets ForwardAgent, ControlMaster, which sshelf's own client"), own.stderr)
-        XCTAssertTrue(own.stderr.contains("sshelf connect t --openssh"), own.stderr)
+        XCTAssertTrue(own.stderr.contains("c sets ControlMaster, which sshelf's own client"), own.stderr)
+        XCTAssertTrue(own.stderr.contains("sshelf connect c --openssh"), own.stderr)
 
         // --openssh: the real ssh, through the bridge, with the sshelf agent started for the vault key and forwarded.
         let plan = try world.home.run(["connect", "t", "--openssh", "--dry-run"])
@@ -168,5 +169,12 @@ final class OptionsClientTests: XCTestCase {
         XCTAssertTrue(handed.stdout.contains(" vaultkey (ED25519)"), "the forwarded agent is sshelf's: \(handed)")
         XCTAssertTrue(server.waitForLog("Accepted publickey"), server.log)
         XCTAssertFalse(handed.stdout.contains("note:") || handed.stderr.contains("sshelf: note:"), "\(handed)")
+
+        // Without --openssh, ForwardAgent hands the session over by itself, saying why in one line.
+        let asked = try world.home.run(["connect", "t"], stdin: "ssh-add -l; exit 7\n")
+        XCTAssertEqual(asked.status, 7, "\(asked)")
+        XCTAssertEqual(asked.stderr.components(separatedBy: "sshelf: note:").count - 1, 1, asked.stderr)
+        XCTAssertTrue(asked.stderr.contains("sshelf: note: t sets ForwardAgent, which sshelf's own client"), asked.stderr)
+        XCTAssertTrue(asked.stdout.contains(" vaultkey (ED25519)"), "\(asked)")
     }
 }

@@ -1,7 +1,8 @@
 // Connect from the TUI: Enter logs in in the background (curses still up), then leaves curses for the shell on
 // that connection and comes back to the same screen with a one-line result — against the test sshd (run a
 // command, exit) and against a closed loopback port (the failure shows inside the TUI). An unknown host key is a
-// dialog inside the TUI: trusting pins it and connects; refusing sends nothing.
+// dialog inside the TUI: trusting pins it and connects; refusing sends nothing. A failure's line carries the CLI's
+// error and hint.
 import Foundation
 import TestSupport
 import XCTest
@@ -23,6 +24,22 @@ final class TUIConnectTests: XCTestCase {
         try tui.waitFor(text: "not connected: closed refused the connection ([127.0.0.1]:1: ")
         try tui.send("j")
         try tui.waitFor(text: "address   other.example.com")
+        try tui.send("q")
+        XCTAssertEqual(try tui.waitForExit(), 0)
+    }
+
+    /// A failed connect's line says what the CLI says for the same failure: its error and its hint.
+    func testAFailedConnectShowsTheCLIsErrorAndHint() throws {
+        let home = TempHome()
+        XCTAssertExit(try home.run("add", "closed", "--host", "127.0.0.1", "--port", "1", "--user", "nobody"), 0)
+        let cli = try home.run("exec", "closed", "--no-stdin", "--", "true")
+        XCTAssertExit(cli, 255)
+        let error = try XCTUnwrap(cli.stderr.firstMatch(of: /sshelf: error: (.*)\n/)?.1, cli.stderr)
+        let hint = try XCTUnwrap(cli.stderr.firstMatch(of: /sshelf: hint: (.*)\n/)?.1, cli.stderr)
+        let tui = try Tmux(home: home, columns: 220, rows: 30)
+        try tui.waitFor(text: "1 host")
+        try tui.send("Enter")
+        try tui.waitFor(text: "not connected: \(error); hint: \(hint)")
         try tui.send("q")
         XCTAssertEqual(try tui.waitForExit(), 0)
     }

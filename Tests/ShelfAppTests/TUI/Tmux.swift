@@ -16,6 +16,8 @@ final class Tmux {
     convenience init(home: TempHome, arguments: [String] = [], columns: Int = 100, rows: Int = 30,
                      environment extra: [String: String] = [:], removing: Set<String> = ["NO_COLOR"]) throws {
         var env = home.environment.filter { !removing.contains($0.key) }
+        // No reachability probes unless a test asks (TUIReachabilityTests): other tests' listeners count connections.
+        env["SSHELF_REACHABILITY"] = "off"
         for (key, value) in extra { env[key] = value }
         try self.init(home: home, command: [CLI.binary] + arguments, environment: env, columns: columns, rows: rows)
     }

@@ -1,0 +1,35 @@
+// ConflictItems: the store's merge conflicts worded for the TUI's conflict list (`C`) — the same words as
+// `sshelf sync conflicts`: values through ConflictWords (keys as fingerprints), devices by name, times to the minute.
+import FoundationEssentials
+import ShelfCore
+import ShelfOperations
+import ShelfStore
+import ShelfSync
+import ShelfUI
+
+enum ConflictItems {
+    static func load(_ store: Store) throws -> [ConflictItem] {
+        let names = try GroupInfo.names(store)
+        let me = try store.deviceID
+        return try store.conflicts().reversed().map { item($0, names: names, me: me) }
+    }
+
+    static func item(_ conflict: StoredConflict, names: [String: String], me: String) -> ConflictItem {
+        func who(_ id: String, _ at: Date?) -> String {
+            guard !id.isEmpty else { return "" }
+            let name =
+                id == me
+                ? "this device" : names[id].map { "\(Display.safe($0)) (\(id.prefix(8)))" } ?? "device \(id.prefix(8))"
+            return name
+                + (at.map { ", " + ISO8601.format($0).prefix(16).replacing("T", with: " ") } ?? "")
+        }
+        let record = conflict.name.isEmpty ? String(conflict.record.prefix(8)) : Display.safe(conflict.name)
+        return ConflictItem(
+            id: conflict.id, record: "\(conflict.kind) \(record)", field: conflict.field,
+            kept: Display.safe(ConflictWords.side(conflict.kept)),
+            other: Display.safe(ConflictWords.side(conflict.lost)),
+            keptBy: who(conflict.keptBy, conflict.keptAt), otherBy: who(conflict.lostBy, conflict.lostAt),
+            why: ConflictWords.why(conflict.why), isNew: !conflict.seen, settled: conflict.settled,
+            settleable: conflict.why != "deleted" && !conflict.lost.hasPrefix("("))
+    }
+}

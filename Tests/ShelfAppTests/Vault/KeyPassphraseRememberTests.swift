@@ -1,0 +1,85 @@
+// KeyPassphraseRememberTests: an encrypted key file's passphrase remembered from the CLI, as a password is. Typed at
+// a real terminal (tmux) with "remember" answered y while the vault session is unlocked, it is kept as the
+// identity's `identity.<uuid>.passphrase` item in the identity's class (read back from the vault file); a second
+// process, with no terminal to ask on, then logs in with it; with the session locked that process is refused
+// before anything is sent, and at a terminal the vault passphrase is asked (then the remembered one serves). Real
+// sshd, real kernel keyring (the session), real vault files.
+import Foundation
+import ShelfSQLite
+import TestSupport
+import XCTest
+
+final class KeyPassphraseRememberTests: XCTestCase {
+    static let vaultPassphrase = "correct horse battery"
+
+    private func classInFile(_ home: TempHome, _ key: String) throws -> String? {
+        let db = try SQLiteDatabase(path: home.sshelfHome + "/data/vault.sqlite", readOnly: true)
+        return try db.rows("SELECT class FROM items WHERE key = ?", [.text(key)]).first?.first?.text
+    }
+
+    func testARememberedKeyPassphraseServesTheNextProcessWhileTheSessionIsUnlocked() throws {
+        let world = try SSHCLIWorld()
+        let home = world.home
+        home.extraEnvironment = ["SSHELF_TEST_WEAK_KDF": "1"]
+        addTeardownBlock { _ = try? home.run("vault", "lock") }
+        let keyPath = home.root + "/id_work"
+        try Shell.run(TestTool.sshKeygen.path, ["-q", "-t", "ed25519", "-N", "work key pass", "-C", "work", "-f", keyPath])
+        try world.sshd.authorize(try String(contentsOfFile: keyPath + ".pub", encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines))
+        // The key file's identity comes with the host, as from any ssh_config.
+        let config = try home.write("""
+            Host enc
+              HostName \(world.sshd.options.listenAddress)
+              Port \(world.sshd.port)
+              User \(TestAccount.name)
+              IdentityFile \(keyPath)
+            """, to: ".ssh/config-enc")
+        XCTAssertExit(try home.run("import", "ssh-config", config), 0)
+        XCTAssertExit(try home.run("trust", "enc", "--fingerprint", try world.fingerprint(world.sshd)), 0)
+        // Setting the passphrase unlocks the session (for every process of this login).
+        XCTAssertExit(try home.run(["vault", "passwd", "--passphrase-fd", "3"], fd3: Self.vaultPassphrase), 0)
+
+        let typed = try Tmux(home: home, arguments: ["exec", "enc", "--no-stdin", "--", "echo", "first-login"])
+        try typed.waitFor(text: "Enter passphrase for the key of identity '")
+        try typed.enter("work key pass")
+        try typed.waitFor(text: "Remember this key passphrase in the vault? [y/N]")
+        try typed.enter("y")
+        XCTAssertEqual(try typed.waitForExit(), 0, (try? typed.screen()) ?? "")
+        let screen = try typed.waitFor(text: "first-login")
+        XCTAssertFalse(screen.contains("Vault passphrase"), "the unlocked session needed no passphrase:\n\(screen)")
+        XCTAssertFalse(screen.contains("work key pass"), "not echoed:\n\(screen)")
+
+        // Kept in the identity's family, in the identity's (interactive) class.
+        let listed = try home.run("vault", "list", "--json")
+        let items = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
+        let kept = try XCTUnwrap(items.first { $0["family"] as? String == "identity.passphrase" }, listed.stdout)
+        let key = try XCTUnwrap(kept["key"] as? String)
+        let identities = try home.run("identity", "list", "--json").stdout
+        let list = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(identities.utf8)) as? [[String: Any]])
+        let identityID = try XCTUnwrap(list.first { $0["name"] as? String == "id_work" }?["id"] as? String, identities)
+        XCTAssertEqual(key, "identity.\(identityID.lowercased()).passphrase")
+        XCTAssertEqual(try classInFile(home, key), "whenUnlockedThisDeviceOnly")
+
+        // Another process, no terminal to ask on: the session gives it the passphrase.
+        let second = try home.run("exec", "enc", "--no-stdin", "--", "echo", "second-login")
+        XCTAssertExit(second, 0)
+        XCTAssertEqual(second.stdout, "second-login\n")
+        XCTAssertTrue(world.sshd.waitForLog("Accepted publickey", count: 2), world.sshd.log)
+
+        // Locked: the vault cannot give it. With no terminal the login is refused before anything is sent; at a
+        // terminal the vault passphrase is asked, which unlocks the session and the remembered passphrase serves.
+        XCTAssertExit(try home.run("vault", "lock"), 0)
+        let locked = try home.run("exec", "enc", "--no-stdin", "--", "echo", "third-login")
+        XCTAssertExit(locked, 255)
+        XCTAssertFalse(locked.stdout.contains("third-login"))
+        XCTAssertTrue(locked.stderr.contains("no passphrase for the key of identity 'id_work'"), locked.stderr)
+        XCTAssertEqual(world.sshd.logCount("Accepted publickey"), 2, world.sshd.log)
+        let asked = try Tmux(home: home, arguments: ["exec", "enc", "--no-stdin", "--", "echo", "asked-login"])
+        let question = try asked.waitFor(text: "Vault passphrase:")
+        XCTAssertFalse(question.contains("Enter passphrase for the key"), "the vault's, not the key's:\n\(question)")
+        try asked.enter(Self.vaultPassphrase)
+        XCTAssertEqual(try asked.waitForExit(), 0, (try? asked.screen()) ?? "")
+        let done = try asked.waitFor(text: "asked-login")
+        XCTAssertFalse(done.contains("Enter passphrase for the key"), "the remembered one served:\n\(done)")
+    }
+}
