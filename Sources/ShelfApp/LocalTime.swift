@@ -19,7 +19,8 @@ enum LocalTime {
     static func parse(_ text: String) -> Date? {
         let bytes = Array(text.utf8)
         func number(_ at: Int, _ width: Int) -> Int? {
-            guard at + width <= bytes.count, bytes[at..<at + width].allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+            guard at + width <= bytes.count, bytes[at..<at + width].allSatisfy({ $0 >= 0x30 && $0 <= 0x39 })
+            else { return nil }
             return bytes[at..<at + width].reduce(0) { $0 * 10 + Int($1 - 0x30) }
         }
         func isByte(_ at: Int, _ character: Character) -> Bool { at < bytes.count && bytes[at] == character.asciiValue }

@@ -1,7 +1,8 @@
 // PathText: the parts of a file path, worked out on its text as Foundation's NSString path methods do (not in
 // FoundationEssentials): the folder a file is in, its last part, a part appended, an extension removed.
 extension String {
-    /// The path without its last part: `/a/b` → `/a`, `/a` → `/`, `b` → `` (NSString's deletingLastPathComponent).
+    /// The path without its last part: `/a/b` → `/a`, `/a` → `/`, `b` → `` (NSString's
+    /// deletingLastPathComponent).
     public var parentPath: String {
         let path = PathText.withoutTrailingSlashes(self)
         guard let slash = path.lastIndex(of: "/") else { return "" }

@@ -7,14 +7,17 @@ import XCTest
 final class FoundationEssentialsTests: XCTestCase {
     func testNoSourceFileImportsTheWholeOfFoundation() throws {
         let sources = ImportRulesTests.root + "/Sources"
-        let banned: Set<String> = ["Foundation", "FoundationInternationalization", "FoundationNetworking", "FoundationXML"]
+        let banned: Set<String> = [
+            "Foundation", "FoundationInternationalization", "FoundationNetworking", "FoundationXML",
+        ]
         var offenders: [String] = []
         let files = try XCTUnwrap(FileManager.default.enumerator(atPath: sources))
         for case let file as String in files where file.hasSuffix(".swift") {
             let text = try String(contentsOfFile: sources + "/" + file, encoding: .utf8)
             for line in text.split(separator: "\n") {
                 let words = line.split(separator: " ")
-                if words.count >= 2, words[0] == "import" || words[0] == "@_exported", banned.contains(String(words.last!)) {
+                let importing = words.first == "import" || words.first == "@_exported"
+                if words.count >= 2, importing, banned.contains(String(words.last!)) {
                     offenders.append("\(file): \(line)")
                 }
             }

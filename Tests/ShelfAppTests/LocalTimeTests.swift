@@ -29,7 +29,8 @@ final class LocalTimeTests: XCTestCase {
             XCTAssertNotNil(expected, text)
             XCTAssertEqual(LocalTime.parse(text), expected, text)
         }
-        for bad in ["yesterday", "2025-13-01", "2025-01-31T", "2025-01-31 08:00", "2025-01-31T08:00:00+0200x", "25-01-31"] {
+        for bad in ["yesterday", "2025-13-01", "2025-01-31T", "2025-01-31 08:00", "2025-01-31T08:00:00+0200x",
+                    "25-01-31"] {
             XCTAssertNil(LocalTime.parse(bad), bad)
         }
     }

@@ -7,7 +7,8 @@ import XCTest
 final class LockTests: XCTestCase {
     func testATimedTakeGivesUpWhileAnotherThreadHoldsTheLock() {
         let lock = Lock()
-        let held = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
+        let held = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        let done = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
             lock.lock()
             held.signal()

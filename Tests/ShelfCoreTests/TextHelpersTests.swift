@@ -12,7 +12,8 @@ final class TextHelpersTests: XCTestCase {
         XCTAssertGreaterThan(blanks.count, 20)
         for blank in blanks {
             let text = "\(blank)\(blank) a\(blank)b \(blank)"
-            XCTAssertEqual(text.trimmingSpaces(), text.trimmingCharacters(in: .whitespaces), "U+\(String(blank.value, radix: 16))")
+            XCTAssertEqual(text.trimmingSpaces(), text.trimmingCharacters(in: .whitespaces),
+                           "U+\(String(blank.value, radix: 16))")
             XCTAssertEqual(text.trimmingSpacesAndNewlines(), text.trimmingCharacters(in: .whitespacesAndNewlines),
                            "U+\(String(blank.value, radix: 16))")
         }
@@ -74,7 +75,8 @@ final class TextHelpersTests: XCTestCase {
         XCTAssertEqual("a".parentPath, "")
         XCTAssertEqual("".lastPathPart, "")
         for path in ["/a/./b/../c", "/a//b/", "~/Sync/sshelf", "/x/../../y", "/"] {
-            XCTAssertEqual(PathText.standardized(path, home: NSHomeDirectory()), (path as NSString).standardizingPath, path)
+            XCTAssertEqual(PathText.standardized(path, home: NSHomeDirectory()), (path as NSString).standardizingPath,
+                           path)
         }
     }
 }
