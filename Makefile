@@ -30,9 +30,12 @@ DEB_DEBS := dpkg-dev
 LIBSSH2_BUILD_DEBS := dpkg-dev gcc make libssl-dev zlib1g-dev debian-archive-keyring
 TEST_DEBS := $(RUN_DEBS) $(DEB_DEBS) $(LIBSSH2_BUILD_DEBS) lintian openssh-server openssh-client tmux git git-filter-repo \
 	procps bash zsh fish dash netcat-openbsd socat rsync python3-minimal coreutils util-linux mount passwd dpkg apt
+# What `make bench` runs and compares with (bench/*.bench): hyperfine, fzf (the TUI's peer), pssh and clustershell
+# (sshelf run's peers, bench/fleet.bench).
+BENCH_DEBS := hyperfine fzf python3 pssh clustershell
 # The second run of `make test`, against libssh2 1.11.1: the suites that log in, run commands, forward, use an agent
 # or hand a host to OpenSSH (scripts/run-tests --filter, a regex over Target.Class/test).
-SSH_MATRIX_TESTS ?= ShelfSSHTests\.(AuthTests|ConnectTests|TransportTests|ExecTests|CancelTests|JumpTests|HostKeyTests|LibSSH|ForwardEngineTests|ForwardRemoteTests|ForwardSocksTests|VerifiedSessionTests)|ShelfAppTests\.(ExecCommandTests|VaultKeyLoginTests|PinAndRefusalTests|AgentSSHTests|CopyIDTests|BridgeOpenSSHTests|ForwardUpTests|LibraryFeatureTests|RSALoginTests|OptionNoteTests|ExecInterruptTests|CopyCommandTests|UserCertificateTests|AgentBoundKeyTests)
+SSH_MATRIX_TESTS ?= ShelfSSHTests\.(AuthTests|ConnectTests|TransportTests|ExecTests|CancelTests|JumpTests|HostKeyTests|LibSSH|ForwardEngineTests|ForwardRemoteTests|ForwardSocksTests|ForwardSocketTests|VerifiedSessionTests)|ShelfAppTests\.(ExecCommandTests|VaultKeyLoginTests|PinAndRefusalTests|AgentSSHTests|CopyIDTests|BridgeOpenSSHTests|ForwardUpTests|LibraryFeatureTests|RSALoginTests|OptionNoteTests|ExecInterruptTests|CopyCommandTests|UserCertificateTests|AgentBoundKeyTests|OptionsClientTests|TUIOpenSSHHandoverTests|SecurityKeyHandoverTests|ForwardSocketCLITests)
 
 .PHONY: run test test-under-load build release deps test-deps install deb resources check-resources bench convergence \
 	clean libssh2-1.11 install-libssh2-1.11
@@ -115,7 +118,8 @@ convergence: test-deps
 	SSHELF_CONVERGENCE_SCHEDULES=$${SSHELF_CONVERGENCE_SCHEDULES:-1000} scripts/run-tests --filter ShelfSyncTests.ConvergenceTests
 
 bench: test-deps release
-	RELEASE_FLAGS="$(RELEASE_FLAGS)" bench/run
+	scripts/ensure-debs $(BENCH_DEBS)
+	RELEASE_FLAGS="$(RELEASE_FLAGS)" BENCH_DEBS="$(BENCH_DEBS)" bench/run
 
 clean:
 	$(SWIFT) package clean

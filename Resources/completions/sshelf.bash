@@ -122,7 +122,7 @@ _sshelf() {
         "forward enable") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;
         "forward disable") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;
         "forward rm") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;
-        "forward start") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--accept-new --password-fd --remember --timeout --passphrase-fd --allow-public-bind --from-tui --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
+        "forward start") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--accept-new --password-fd --remember --timeout --passphrase-fd --allow-public-bind --openssh --from-tui --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "forward up") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--timeout --allow-public-bind --passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "forward status") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "forward stop") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;

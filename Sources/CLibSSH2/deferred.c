@@ -192,10 +192,6 @@ int libssh2_keepalive_send(LIBSSH2_SESSION * a0, int * a1) {
     return deferred(libssh2_keepalive_send)(a0, a1);
 }
 
-void **libssh2_session_abstract(LIBSSH2_SESSION * a0) {
-    return deferred(libssh2_session_abstract)(a0);
-}
-
 int libssh2_session_block_directions(LIBSSH2_SESSION * a0) {
     return deferred(libssh2_session_block_directions)(a0);
 }

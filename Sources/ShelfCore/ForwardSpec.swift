@@ -1,5 +1,7 @@
 // ForwardSpec: OpenSSH's forward syntax, parsed and printed: `[bind:]port:host:hostport` for -L/-R and
-// `[bind:]port` for -D; IPv6 addresses in brackets; `*` binds every interface.
+// `[bind:]port` for -D; IPv6 addresses in brackets; `*` binds every interface. A field with a `/` is a unix
+// socket, as OpenSSH reads it: `5555:/var/run/docker.sock` (-L to a socket on the server), `-R /run/a.sock:/run/b.sock`
+// (a socket on the server to one here); its port is 0.
 import FoundationEssentials
 
 public struct ForwardSpec: Hashable, Sendable, CustomStringConvertible {
@@ -29,13 +31,25 @@ public struct ForwardSpec: Hashable, Sendable, CustomStringConvertible {
 
     /// `bind:port` as OpenSSH writes it (brackets around IPv6).
     public var listenPart: String {
-        "\(Self.bracketed(bindAddress)):\(bindPort)"
+        listensOnSocket ? bindAddress : "\(Self.bracketed(bindAddress)):\(bindPort)"
     }
 
-    /// `host:port` of the far end; empty for dynamic forwards.
+    /// `host:port` of the far end (or its socket path); empty for dynamic forwards.
     public var targetPart: String {
-        kind == .dynamic ? "" : "\(Self.bracketed(targetHost)):\(targetPort)"
+        kind == .dynamic ? "" : targetIsSocket ? targetHost : "\(Self.bracketed(targetHost)):\(targetPort)"
     }
+
+    /// OpenSSH reads a forward's field with a `/` as a unix socket's path (never a host name or address).
+    public static func isSocketPath(_ text: String) -> Bool { text.contains("/") }
+
+    /// The far end is a unix socket (on the server for -L, here for -R).
+    public var targetIsSocket: Bool { kind != .dynamic && Self.isSocketPath(targetHost) }
+
+    /// The listening end is a unix socket (here for -L, on the server for -R).
+    public var listensOnSocket: Bool { kind != .dynamic && Self.isSocketPath(bindAddress) }
+
+    /// Whether either end is a unix socket.
+    public var hasSocket: Bool { targetIsSocket || listensOnSocket }
 
     public var description: String {
         kind == .dynamic ? listenPart : "\(listenPart):\(targetPart)"
@@ -47,9 +61,12 @@ public struct ForwardSpec: Hashable, Sendable, CustomStringConvertible {
     public static func parse(_ text: String, kind: ForwardKind) throws(ValidationError) -> ForwardSpec {
         let fields = try splitFields(text)
         let flag = ForwardSpec(kind: kind, bindAddress: "", bindPort: 0, targetHost: "", targetPort: 0).flag
-        let usage = kind == .dynamic ? "[bind:]port" : "[bind:]port:host:hostport"
+        let usage = kind == .dynamic ? "[bind:]port" : "[bind:]port:host:hostport or [bind:]port:/socket/path"
         func bad(_ why: String) -> ValidationError {
             ValidationError(field: "forward", message: "invalid -\(flag) spec '\(text)': \(why) (expected \(usage))")
+        }
+        if kind != .dynamic, fields.contains(where: isSocketPath) {
+            return try parseSocket(fields, kind: kind, bad: bad)
         }
         var bind = PortForwardRule.defaultBindAddress
         var rest = fields[...]
@@ -82,6 +99,60 @@ public struct ForwardSpec: Hashable, Sendable, CustomStringConvertible {
             throw bad("target host \(problem)")
         }
         return spec
+    }
+
+    /// A spec with a unix socket at one end or both: `[bind:]port:/path`, `/path:host:hostport`, `/path:/path`.
+    private static func parseSocket(_ fields: [String], kind: ForwardKind, bad: (String) -> ValidationError)
+        throws(ValidationError) -> ForwardSpec
+    {
+        var spec = ForwardSpec(kind: kind, bindAddress: PortForwardRule.defaultBindAddress, bindPort: 0,
+                               targetHost: "", targetPort: 0)
+        var listen = fields[...]
+        if let last = fields.last, isSocketPath(last) {
+            spec.targetHost = last
+            listen = fields.dropLast()
+        } else if fields.count == 3, isSocketPath(fields[0]) {
+            guard let port = parsePort(fields[2]) else {
+                throw bad("target port '\(fields[2])' is not a number between 1 and 65535")
+            }
+            spec.targetHost = fields[1]
+            spec.targetPort = port
+            listen = fields.prefix(1)
+        } else {
+            throw bad("a unix socket's path must be a whole field")
+        }
+        switch listen.count {
+        case 1 where isSocketPath(listen[listen.startIndex]):
+            spec.bindAddress = listen[listen.startIndex]
+        case 1, 2:
+            if listen.count == 2 { spec.bindAddress = listen.first!.isEmpty ? "*" : listen.first! }
+            guard let port = parsePort(listen.last!) else {
+                throw bad("bind port '\(listen.last!)' is not a number between 1 and 65535")
+            }
+            spec.bindPort = port
+        default:
+            throw bad("wrong number of fields")
+        }
+        if let problem = socketProblem(spec) { throw bad(problem) }
+        return spec
+    }
+
+    /// What is wrong with a spec's socket paths and the host or address at its other end (nil when nothing).
+    static func socketProblem(_ spec: ForwardSpec) -> String? {
+        for (path, what) in [(spec.bindAddress, "listening socket"), (spec.targetHost, "target socket")]
+        where isSocketPath(path) {
+            if path.utf8.count > Validation.maxFieldLength { return "\(what) path is too long" }
+            if let problem = Validation.controlCharacterProblem(path) { return "\(what) path \(problem)" }
+        }
+        if !spec.listensOnSocket, spec.bindAddress != "*",
+            let problem = Validation.hostnameProblem(spec.bindAddress)
+        {
+            return "bind address \(problem)"
+        }
+        if !spec.targetIsSocket, let problem = Validation.hostnameProblem(spec.targetHost) {
+            return "target host \(problem)"
+        }
+        return nil
     }
 
     /// ssh_config form: `LocalForward [bind:]port host:hostport` arrives as two arguments.

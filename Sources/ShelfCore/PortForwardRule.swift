@@ -9,7 +9,8 @@ public struct PortForwardRule: Hashable, Sendable, Codable, Identifiable {
     public var kind: ForwardKind
     public var bindAddress: String
     public var bindPort: Int
-    /// Empty for dynamic (SOCKS) forwards.
+    /// Empty for dynamic (SOCKS) forwards; a unix socket's path (with its port 0) when it has a `/`, as does
+    /// `bindAddress` for a -R rule that listens on a socket on the server (ForwardSpec).
     public var targetHost: String
     public var targetPort: Int
     public var autostart: Bool
@@ -58,7 +59,7 @@ public struct PortForwardRule: Hashable, Sendable, Codable, Identifiable {
 
     /// Whether the port this rule opens is reachable from other machines: a -L or -D rule on a non-loopback address
     /// (a -R rule listens on the server, whose own GatewayPorts setting decides).
-    public var listensOnNetwork: Bool { kind != .remote && !Self.isLoopback(bindAddress) }
+    public var listensOnNetwork: Bool { kind != .remote && !spec.listensOnSocket && !Self.isLoopback(bindAddress) }
 
     static let knownFields: Set<String> = [
         "id", "hostID", "name", "kind", "bindAddress", "bindPort", "targetHost", "targetPort", "autostart",

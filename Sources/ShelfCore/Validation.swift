@@ -229,13 +229,21 @@ public enum Validation {
             if let message { found.append(ValidationError(field: field, message: message)) }
         }
         if !rule.kind.isKnown { add("kind", "unknown forward kind '\(rule.kind.rawValue)'") }
-        add("bindPort", portProblem(rule.bindPort, what: "bind port"))
-        if rule.bindAddress != "*" {
-            add("bindAddress", hostnameProblem(rule.bindAddress).map { "bind address \($0)" })
-        }
-        if rule.kind != .dynamic {
-            add("targetHost", hostnameProblem(rule.targetHost).map { "target host \($0)" })
-            add("targetPort", portProblem(rule.targetPort, what: "target port"))
+        let spec = rule.spec
+        if spec.hasSocket {
+            // A unix socket at one end (ForwardSpec): its path, and the host or address at the other end.
+            add(spec.targetIsSocket ? "targetHost" : "bindAddress", ForwardSpec.socketProblem(spec))
+            if !spec.listensOnSocket { add("bindPort", portProblem(rule.bindPort, what: "bind port")) }
+            if !spec.targetIsSocket { add("targetPort", portProblem(rule.targetPort, what: "target port")) }
+        } else {
+            add("bindPort", portProblem(rule.bindPort, what: "bind port"))
+            if rule.bindAddress != "*" {
+                add("bindAddress", hostnameProblem(rule.bindAddress).map { "bind address \($0)" })
+            }
+            if rule.kind != .dynamic {
+                add("targetHost", hostnameProblem(rule.targetHost).map { "target host \($0)" })
+                add("targetPort", portProblem(rule.targetPort, what: "target port"))
+            }
         }
         if !rule.name.isEmpty { add("name", controlCharacterProblem(rule.name).map { "name \($0)" }) }
         if !(1...PortForwardRule.sessionLimit).contains(rule.sessions) {

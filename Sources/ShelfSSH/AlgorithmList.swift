@@ -1,6 +1,6 @@
 // AlgorithmList: a host's HostKeyAlgorithms / KexAlgorithms / Ciphers / MACs in OpenSSH's syntax — a list, or one
 // starting with `+` (append to the defaults), `-` (remove from them; `*` and `?` patterns) or `^` (put first) —
-// resolved against sshelf's default order and kept to what libssh2 1.10 was built with.
+// resolved against sshelf's default order and kept to what the loaded libssh2 has (1.11 adds chacha20 and AES-GCM).
 import FoundationEssentials
 import ShelfCore
 

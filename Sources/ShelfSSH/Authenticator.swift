@@ -118,9 +118,11 @@ struct Authenticator {
         var passphrase: SecretBytes? = nil
         var keep: UUID? = nil
         if info.encrypted {
-            if let reference = hop.identity?.passphraseRef,
-                case .found(let stored) = try lookup(credentials.keyPassphrase(for: reference, on: verified))
-            {
+            var remembered: CredentialLookup? = nil
+            if let reference = hop.identity?.passphraseRef {
+                remembered = try lookup(credentials.keyPassphrase(for: reference, on: verified))
+            }
+            if case .found(let stored)? = remembered {
                 passphrase = stored
             } else {
                 // The identity's own key file may have its passphrase remembered (an item of the identity's family).
@@ -128,7 +130,7 @@ struct Authenticator {
                 let request = KeyPassphraseRequest(verified, keyDescription: name,
                                                    canRemember: owner != nil && credentials.canRemember)
                 guard let typed = delegate.askKeyPassphraseToKeep(request) else {
-                    throw SSHError(.cancelled, "no passphrase for the key of identity '\(name)'")
+                    throw noKeyPassphrase(identity: name, remembered: remembered)
                 }
                 passphrase = typed.password
                 if typed.remember && request.canRemember { keep = owner }
@@ -280,6 +282,22 @@ struct Authenticator {
     private func lookup(_ result: CredentialLookup) throws(SSHError) -> CredentialLookup {
         if case .notStored = result { throw notSynced() }
         return result
+    }
+
+    /// Nobody typed the key's passphrase: when the vault holds it but could not give it (a locked session, with no
+    /// terminal to ask for the vault passphrase on), the vault's reason and fix, not only the missing passphrase.
+    private func noKeyPassphrase(identity name: String, remembered: CredentialLookup?) -> SSHError {
+        let what = "no passphrase for the key of identity '\(name)'"
+        switch remembered {
+        case .unavailable(let reason, let hint)?:
+            return SSHError(.credentialUnavailable, "\(what): the vault remembers it but cannot give it: \(reason)",
+                            hint: hint)
+        case .locked?:
+            return SSHError(.credentialUnavailable, "\(what): the vault remembers it, and the vault session is locked",
+                            hint: "sshelf vault unlock, then try again")
+        case .found?, .notStored?, nil:
+            return SSHError(.cancelled, what)
+        }
     }
 
     /// A secret that must come from the store (no prompt can replace a private key).

@@ -183,6 +183,19 @@ enum ChannelCall {
         return .failure(code == LIBSSH2_ERROR_EAGAIN ? .wouldBlock : .failed(code))
     }
 
+    /// Opens a `direct-streamlocal@openssh.com` channel to the unix socket `path` on the server through libssh2
+    /// 1.11's function (SocketForwardSupport refuses such a rule before, when the loaded library lacks it). Repeated
+    /// after EAGAIN with the same path, as libssh2 wants.
+    static func openDirectStreamlocal(_ session: Session, path: String) -> Result<OpaquePointer, OpenRefusal> {
+        guard
+            let open = LibSSH2.optional(
+                "libssh2_channel_direct_streamlocal_ex", as: sshelf_libssh2_channel_direct_streamlocal_ex.self)
+        else { return .failure(.failed(LIBSSH2_ERROR_METHOD_NOT_SUPPORTED)) }
+        if let channel = open(session.raw, path, "127.0.0.1", 0) { return .success(channel) }
+        let code = libssh2_session_last_errno(session.raw)
+        return .failure(code == LIBSSH2_ERROR_EAGAIN ? .wouldBlock : .failed(code))
+    }
+
     enum OpenRefusal: Error, Equatable {
         case wouldBlock
         case failed(Int32)

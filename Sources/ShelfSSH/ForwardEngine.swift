@@ -159,7 +159,7 @@ public final class ForwardEngine: @unchecked Sendable {
     public func run() throws(SSHError) {
         session.setBlocking(false)
         let buffer = ForwardSendBuffer(socket: session.socket, capacity: sendBufferCapacity)
-        outgoing = (buffer, buffer.install(on: session.raw))
+        outgoing = (buffer, buffer.install(on: session))
         defer { shutDown() }
         var stopRequested = false
         while !stopRequested {
@@ -181,6 +181,7 @@ public final class ForwardEngine: @unchecked Sendable {
             forwards.append(Forward(rule: rule, status: ForwardStatus(rule: rule, boundPort: rule.bindPort)))
             return
         }
+        if let refusal = SocketForwardSupport.refusal(rule, hostName: name) { throw refusal }
         switch rule.kind {
         case .local, .dynamic:
             let (fds, port) = try ForwardSocket.listen(address: rule.bindAddress, port: rule.bindPort)
@@ -226,7 +227,7 @@ public final class ForwardEngine: @unchecked Sendable {
         // What libssh2 believes it sent goes out before its own send is back (and before any blocking call).
         if let (buffer, replaced) = outgoing {
             buffer.drain(timeout: 2)
-            buffer.uninstall(replaced, from: session.raw)
+            buffer.uninstall(replaced, from: session)
             outgoing = nil
         }
         session.setBlocking(true)
@@ -301,8 +302,12 @@ public final class ForwardEngine: @unchecked Sendable {
         let rule = forwards[index].rule
         let link = newLink(forward: index, fd: fd, phase: rule.kind == .dynamic ? .socks : .waitingToOpen)
         if rule.kind == .local {
-            link.target = "\(rule.targetHost):\(rule.targetPort)"
-            link.openMessage = ForwardLink.directTCPIPMessage(host: rule.targetHost, port: rule.targetPort)
+            link.target = rule.spec.targetPart
+            if rule.spec.targetIsSocket {
+                link.socketPath = rule.targetHost
+            } else {
+                link.openMessage = ForwardLink.directTCPIPMessage(host: rule.targetHost, port: rule.targetPort)
+            }
             openQueue.append(link.id)
         }
     }
@@ -386,8 +391,11 @@ public final class ForwardEngine: @unchecked Sendable {
         }
         guard may(.open(id)) else { return false }
         let code: Int32
-        switch ChannelCall.openDirectTCPIP(session, message: link.openMessage, window: Self.windowSize,
-                                           packet: Self.packetSize) {
+        let opened =
+            link.socketPath.map { ChannelCall.openDirectStreamlocal(session, path: $0) }
+            ?? ChannelCall.openDirectTCPIP(session, message: link.openMessage, window: Self.windowSize,
+                                           packet: Self.packetSize)
+        switch opened {
         case .success(let channel):
             settleDone(.open(id))
             opening = nil

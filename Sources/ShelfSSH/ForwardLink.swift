@@ -52,6 +52,8 @@ final class ForwardLink {
     var socks = SocksParser()
     /// The direct-tcpip open request, kept intact across EAGAIN retries (libssh2 wants the same arguments).
     var openMessage: [UInt8] = []
+    /// -L to a unix socket on the server: its path (opened through direct-streamlocal instead of `openMessage`).
+    var socketPath: String?
     var target = ""
 
     var failed: Bool { upstream == .failed }

@@ -86,31 +86,31 @@ final class ForwardSendBuffer {
         }
     }
 
-    /// Routes `session`'s sends here until `uninstall` (the session's abstract pointer names this buffer meanwhile;
-    /// nothing else uses it while the engine runs).
-    func install(on session: OpaquePointer) -> Installed {
-        let abstract = libssh2_session_abstract(session)
-        let saved = Installed(abstract: abstract?.pointee, send: nil)
-        abstract?.pointee = Unmanaged.passUnretained(self).toOpaque()
+    /// Routes `session`'s sends here until `uninstall`. The buffer hangs off the session's context, never in place of
+    /// it: the receive callback (and any other) reads the abstract pointer as the SessionContext, and a buffer put
+    /// there instead had its fields overwritten by the receive time.
+    func install(on session: Session) -> Installed {
+        session.context.sendBuffer = self
         let callback: @convention(c) (
             libssh2_socket_t, UnsafeRawPointer?, Int, Int32, UnsafeMutablePointer<UnsafeMutableRawPointer?>?
         ) -> Int = { _, buffer, length, _, abstract in
-            guard let buffer, let context = abstract?.pointee else { return -Int(EINVAL) }
-            return Unmanaged<ForwardSendBuffer>.fromOpaque(context).takeUnretainedValue().take(buffer, count: length)
+            guard let buffer, let pointer = abstract?.pointee,
+                let sendBuffer = Unmanaged<SessionContext>.fromOpaque(pointer).takeUnretainedValue().sendBuffer
+            else { return -Int(EINVAL) }
+            return sendBuffer.take(buffer, count: length)
         }
         let previous = libssh2_session_callback_set(
-            session, LIBSSH2_CALLBACK_SEND, unsafeBitCast(callback, to: UnsafeMutableRawPointer.self))
-        return Installed(abstract: saved.abstract, send: previous)
+            session.raw, LIBSSH2_CALLBACK_SEND, unsafeBitCast(callback, to: UnsafeMutableRawPointer.self))
+        return Installed(send: previous)
     }
 
-    /// Puts libssh2's own send and the abstract pointer back.
-    func uninstall(_ saved: Installed, from session: OpaquePointer) {
-        _ = libssh2_session_callback_set(session, LIBSSH2_CALLBACK_SEND, saved.send)
-        libssh2_session_abstract(session)?.pointee = saved.abstract
+    /// Puts libssh2's own send back.
+    func uninstall(_ saved: Installed, from session: Session) {
+        _ = libssh2_session_callback_set(session.raw, LIBSSH2_CALLBACK_SEND, saved.send)
+        session.context.sendBuffer = nil
     }
 
     struct Installed {
-        let abstract: UnsafeMutableRawPointer?
         let send: UnsafeMutableRawPointer?
     }
 }

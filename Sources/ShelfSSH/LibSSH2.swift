@@ -51,7 +51,7 @@ public enum LibSSH2 {
         public var agentSign: Bool
         /// FIDO security keys (sk-ssh-ed25519@openssh.com, sk-ecdsa…): libssh2_userauth_publickey_sk.
         public var securityKeys: Bool
-        /// Forwards to a unix socket on the server (direct-streamlocal@openssh.com).
+        /// Forwards to a unix socket on the server (direct-streamlocal@openssh.com): libssh2_channel_direct_streamlocal_ex.
         public var unixSocketForwards: Bool
         /// OpenSSH user certificates (CertificateFile): 1.11 names the signature after the key, not the
         /// certificate (1.10 sends `ssh-ed25519-cert-v01@openssh.com` as the signature's algorithm: refused).
@@ -83,7 +83,8 @@ public enum LibSSH2 {
                 row(channelSignal, "Ctrl-C reaches the remote command of sshelf exec as INT (without a PTY)", newer),
                 row(agentSign, "agent keys sign with the algorithm the server takes (rsa-sha2 for RSA)", newer),
                 row(securityKeys, "FIDO security keys in the library (sshelf does not use them yet)", newer),
-                row(unixSocketForwards, "unix-socket forwards in the library (sshelf does not use them yet)", newer),
+                row(unixSocketForwards, "-L forwards to a unix socket on the server (direct-streamlocal)",
+                    newer + "; sshelf forward start --openssh runs them"),
                 row(userCertificates, "user certificates (CertificateFile) in sshelf's own client",
                     newer + "; sshelf connect hands such a host to OpenSSH"),
                 "  ciphers: \(ciphers.isEmpty ? "(the library could not start)" : ciphers.joined(separator: ", "))",

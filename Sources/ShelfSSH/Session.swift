@@ -204,8 +204,11 @@ public struct KeyboardPrompt: Sendable {
 
 typealias KeyboardResponder = (_ name: String, _ instruction: String, _ prompts: [KeyboardPrompt]) -> [SecretBytes]?
 
-/// What libssh2's callbacks reach through the session's `abstract` pointer (the session keeps it alive).
+/// What libssh2's callbacks reach through the session's `abstract` pointer (the session keeps it alive). The pointer
+/// names this object for the session's whole life: every callback may take it for a SessionContext.
 final class SessionContext {
+    /// Where libssh2's sends go while a forward engine runs (its send callback reads it here).
+    var sendBuffer: ForwardSendBuffer?
     /// Answers keyboard-interactive prompts while a login runs that method.
     var keyboard: KeyboardResponder?
     /// Signs for a certificate login while one runs.

@@ -26,7 +26,7 @@ public struct CredentialSync {
     /// script gives it on a descriptor.
     static let locked = SyncFailure("vault locked (credential track paused while config keeps syncing)",
                                     hint: "run 'sshelf vault unlock' (or 'sshelf sync now' in a terminal, which asks "
-                                        + "for the vault passphrase), or 'sshelf sync now --passphrase-fd N'")
+                                        + "for the vault passphrase), or 'sshelf sync now', and \(PassphraseNeed.give.words)")
 
     static func failure(_ error: VaultError) -> SyncFailure {
         error.kind == .locked ? locked : SyncFailure("vault unavailable: \(error.message)")

@@ -48,7 +48,7 @@ final class SyncSession {
     static func failure(_ error: VaultError) -> SyncFailure {
         if error.kind == .locked {
             return SyncFailure("vault locked: sync needs this device's keys",
-                               hint: "run 'sshelf vault unlock' (or 'sshelf sync now --passphrase-fd N')")
+                               hint: "run 'sshelf vault unlock' (or 'sshelf sync now', and \(PassphraseNeed.give.words))")
         }
         return SyncFailure("vault unavailable: \(error.message)", hint: error.hint ?? "run 'sshelf vault status'")
     }

@@ -38,6 +38,10 @@ public enum Effect: Sendable, Equatable {
     case copyID(UUID, identity: UUID?)
     /// The user's answer to the sshelf agent's question.
     case answerAgent(UUID, allow: Bool)
+    /// Run one command on these hosts as `sshelf run` does; `confirmed` once the typed confirmation was given.
+    case runFleet([UUID], command: String, confirmed: Bool)
+    /// Esc in the run pane: the first starts no more hosts, the second stops the running ones.
+    case stopFleet
     /// Move these vault items to the class `forward up` reads unattended (the user agreed; asks the vault
     /// passphrase when the session is locked).
     case moveCredentials([ReferenceKey], to: String)
@@ -87,6 +91,10 @@ public enum Action: Sendable {
     /// The sshelf agent asks whether a signature may be made; it stopped waiting for the answer.
     case agentQuestion(AgentQuestion)
     case agentQuestionEnded(UUID)
+    /// The run needs a typed confirmation first (`reason`; the user types `answer`).
+    case fleetConfirm(reason: String, answer: String)
+    /// The hosts' states of the run under way (or how it ended).
+    case fleetProgress(FleetPane.Update)
     /// What the reachability probes found for the hosts in the probed window (the whole window each time).
     case reachability([UUID: HostReachability])
     /// A rule just marked autostart logs in with credentials that lock with the vault session: ask to move them.

@@ -187,14 +187,17 @@ public enum Forms {
             }
             return value
         }
-        rule.bindPort = port("bindPort", "bind port")
+        // A unix socket's path (a `/`) has no port: the port field is left empty (ForwardSpec).
+        let bindsSocket = rule.kind == .remote && ForwardSpec.isSocketPath(rule.bindAddress)
+        rule.bindPort = bindsSocket && form.value("bindPort").isEmpty ? 0 : port("bindPort", "bind port")
         rule.sessions = form.value("sessions").isEmpty ? 1 : port("sessions", "sessions")
         if rule.kind == .dynamic {
             rule.targetHost = ""
             rule.targetPort = 0
         } else {
             rule.targetHost = form.value("targetHost")
-            rule.targetPort = port("targetPort", "target port")
+            let toSocket = ForwardSpec.isSocketPath(rule.targetHost) && form.value("targetPort").isEmpty
+            rule.targetPort = toSocket ? 0 : port("targetPort", "target port")
         }
         for problem in Validation.problems(rule) where errors[problem.field] == nil { errors[problem.field] = problem.message }
         if rule.listensOnNetwork, form.value("publicBind") != "yes", errors["bindAddress"] == nil {

@@ -5,6 +5,10 @@ public enum Command: String, Sendable, CaseIterable {
     case nextPane, previousPane, left, right, toggleGroup, activate
     case search, cancel, sort, reload, syncNow, vaultLock
     case addHost, addGroup, addForward, addIdentity, identities, edit, delete, toggleForward, copyID
+    case markAll, runCommand
+    // the run pane
+    case fleetSend, fleetStop, fleetClose, fleetRepeat, fleetErase, fleetClear, fleetDown, fleetUp, fleetPageDown
+    case fleetPageUp
     case toggleReachability
     case help, quit
     // searching
@@ -33,6 +37,7 @@ public enum KeyContext: String, Sendable, CaseIterable {
     case identities = "Identity list"
     case conflicts = "Conflict list"
     case prompt = "Connect dialogs"
+    case fleet = "Run pane"
     case help = "Help"
     case failure = "Error screen"
 }
@@ -129,8 +134,24 @@ public enum Keymap {
         KeyBinding([.backTab], .previousPane, .browse, "previous pane"),
         KeyBinding([.char("h"), .left], .left, .browse, "close the group, or go to the pane on the left"),
         KeyBinding([.char("l"), .right], .right, .browse, "open the group, or go to the pane on the right"),
-        KeyBinding([.char(" ")], .toggleGroup, .browse, "open or close the selected group",
-                   disabled: { $0.focus == .groups ? nil : "only in the group tree" }),
+        KeyBinding([.char(" ")], .toggleGroup, .browse,
+                   "open or close the selected group; in the host list, mark or unmark the host for a run (!)",
+                   disabled: { state in
+                       state.focus == .groups ? nil : state.focus == .hosts ? Keymap.needsHost(state)
+                           : "only in the group tree or the host list"
+                   }),
+        KeyBinding([.char("*")], .markAll, .browse,
+                   "mark every host listed (all results of the search); when all are marked, unmark them",
+                   disabled: { state in
+                       if let reason = Keymap.needsLoaded(state) { return reason }
+                       return state.visible.isEmpty ? "no host listed" : nil
+                   }),
+        KeyBinding([.char("!")], .runCommand, .browse,
+                   "run a command on the marked hosts (the selected host when none is marked), in the run pane",
+                   disabled: { state in
+                       if let pane = state.fleet, pane.isActive { return nil }
+                       return state.marks.isEmpty ? Keymap.needsHost(state) : nil
+                   }),
         KeyBinding([.enter], .activate, .browse, "connect to the selected host (in the group tree: open the group)",
                    hint: "connect", disabled: { state in
                        state.focus == .groups ? nil : Keymap.needsHost(state)
@@ -220,6 +241,26 @@ public enum Keymap {
         KeyBinding([.backspace], .promptErase, .prompt, "delete the last character"),
         KeyBinding([.ctrl("u")], .promptClear, .prompt, "clear the entry"),
         KeyBinding([.tab], .promptRemember, .prompt, "toggle \"remember in the vault\" (when offered)"),
+
+        KeyBinding([.enter], .fleetSend, .fleet, "run the command typed (or give the typed confirmation)",
+                   hint: "run", disabled: { ($0.fleet?.isTyping ?? false) ? nil : "nothing is being typed" }),
+        KeyBinding([.escape, .ctrl("c")], .fleetStop, .fleet,
+                   "cancel the question; during the run: no more hosts start, a second press stops the running ones; "
+                       + "after it: close", hint: "stop/close"),
+        KeyBinding([.char("q")], .fleetClose, .fleet, "close the pane once the run has ended (while typing: text)",
+                   disabled: { ($0.fleet?.isActive ?? false) ? "the run goes on (Esc stops it)" : nil }),
+        KeyBinding([.char("f")], .fleetRepeat, .fleet,
+                   "run again on the hosts that did not succeed (while typing: text)",
+                   hint: "repeat failed", disabled: { state in
+                       guard let pane = state.fleet, pane.phase == .ended else { return "the run has not ended" }
+                       return pane.unsuccessful.isEmpty ? "every host succeeded" : nil
+                   }),
+        KeyBinding([.backspace], .fleetErase, .fleet, "delete the last character"),
+        KeyBinding([.ctrl("u")], .fleetClear, .fleet, "clear the entry"),
+        KeyBinding([.char("j"), .down], .fleetDown, .fleet, "scroll down (while typing: j is text)"),
+        KeyBinding([.char("k"), .up], .fleetUp, .fleet, "scroll up (while typing: k is text)"),
+        KeyBinding([.pageDown], .fleetPageDown, .fleet, "page down"),
+        KeyBinding([.pageUp], .fleetPageUp, .fleet, "page up"),
 
         KeyBinding([.char("j"), .down], .helpDown, .help, "scroll down"),
         KeyBinding([.char("k"), .up], .helpUp, .help, "scroll up"),

@@ -25,6 +25,7 @@ public enum Reducer {
                 ?? clamp(state.identityCursor, count: catalog.identities.count)
             state.loaded = true
             state.loadError = nil
+            state.marks = state.marks.filter { catalog.row(of: $0) != nil }
             state.reachability.decide(catalog)
             if state.failure?.subject == .store { state.failure = nil }
             let keepGroup = state.selectedGroupID
@@ -107,6 +108,12 @@ public enum Reducer {
             return AgentQuestionReducer.ask(&state, question)
         case .agentQuestionEnded(let id):
             return AgentQuestionReducer.ended(&state, id)
+        case .fleetConfirm(let reason, let answer):
+            FleetPaneReducer.confirm(&state, reason: reason, answer: answer)
+            return []
+        case .fleetProgress(let update):
+            FleetPaneReducer.update(&state, update)
+            return []
         case .reachability(let results):
             if state.reachability.shown { state.reachability.results = results }
             return []
@@ -145,6 +152,8 @@ public enum Reducer {
             return PromptReducer.key(&state, key, prompt)
         case .identities:
             return IdentityList.key(&state, key)
+        case .fleet:
+            return FleetPaneReducer.key(&state, key)
         case .conflicts:
             return ConflictList.key(&state, key)
         case .browse:
@@ -190,7 +199,12 @@ public enum Reducer {
                 state.focus = .forwards
             }
         case .toggleGroup:
+            if state.focus == .hosts { return Marks.toggle(&state) }
             if let row = state.groupRows[safe: state.groupCursor] { setGroupOpen(&state, !row.expanded) }
+        case .markAll:
+            Marks.all(&state)
+        case .runCommand:
+            return FleetPaneReducer.open(&state)
         case .activate:
             if state.focus == .groups {
                 if let row = state.groupRows[safe: state.groupCursor], row.hasChildren {

@@ -14,6 +14,8 @@ public struct Symbols: Sendable, Equatable {
     public var enter: String
     public var check: String
     public var unchecked: String
+    /// A host marked for a run.
+    public var mark = "●"
 
     public static let unicode = Symbols(
         synced: "✓", fallback: "▲", off: "○", syncing: "↻", expanded: "▾", collapsed: "▸", leaf: " ",
@@ -21,5 +23,6 @@ public struct Symbols: Sendable, Equatable {
 
     public static let ascii = Symbols(
         synced: "+", fallback: "!", off: "o", syncing: "~", expanded: "v", collapsed: ">", leaf: " ",
-        separator: "|", vertical: "|", horizontal: "-", ellipsis: "~", enter: "Enter", check: "[x]", unchecked: "[ ]")
+        separator: "|", vertical: "|", horizontal: "-", ellipsis: "~", enter: "Enter", check: "[x]", unchecked: "[ ]",
+        mark: "*")
 }

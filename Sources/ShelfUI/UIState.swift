@@ -36,11 +36,13 @@ public enum Mode: Sendable, Equatable {
     case conflicts
     /// Connect-time questions (host key, password, keyboard-interactive) asked before curses is left.
     case prompt(ConnectPrompt)
+    /// The run pane (`!`): one command on the marked hosts (`UIState.fleet`).
+    case fleet
 
     /// A form, a confirmation or a connect question: Esc and Ctrl-C close it rather than act outside it.
     var isDialog: Bool {
         switch self {
-        case .form, .confirm, .prompt: true
+        case .form, .confirm, .prompt, .fleet: true
         case .browse, .help, .identities, .conflicts: false
         }
     }
@@ -119,6 +121,10 @@ public struct UIState: Sendable {
     public var forwardStates: [UUID: ForwardLive] = [:]
     /// The last `t` until its outcome shows (the title bar then says it).
     public var forwardTransition: ForwardTransition?
+    /// Hosts marked with Space (or `*`) for a run (`!`), by id.
+    public var marks: Set<UUID> = []
+    /// The run pane's command, confirmation and run, while it is open.
+    public var fleet: FleetPane?
     /// The host list's reachability column (`p`) and what the probes found.
     public var reachability = ReachabilityColumn()
 

@@ -37,7 +37,7 @@ extension ReleaseLog {
         case .locked:
             throw ReleaseLogError(
                 message: "the release log key is locked",
-                hint: "enter the vault passphrase (--passphrase-fd, or sshelf vault unlock)")
+                hint: "\(PassphraseNeed.give.words), or run 'sshelf vault unlock'")
         case .unavailable(let reason):
             throw ReleaseLogError(message: "the release log key cannot be read: \(reason)", hint: nil)
         }

@@ -17,7 +17,7 @@ extension Vault {
         for key in exported.keys {
             let what = ReferenceKey(key).map(ReleaseEntry.what) ?? "vault item"
             do {
-                try log.append(ReleaseEntry(what: what, item: key, by: "vault export", detail: "to \(destination)"), vault: self)
+                try record(ReleaseEntry(what: what, item: key, by: "vault export", detail: "to \(destination)"), log: log)
             } catch {
                 throw VaultError(.unavailable, "nothing was exported: the release log could not be written (\(error.message))",
                                  hint: error.hint)

@@ -16,6 +16,7 @@ final class SnapshotTests: XCTestCase {
         let three = Fixtures.threeLevels()
 
         add("empty", Fixtures.state(Catalog(), rows: rows, columns: columns))
+        for (name, state) in FleetSnapshots.screens(rows: rows, columns: columns) { add(name, state) }
         var main = Fixtures.state(three, rows: rows, columns: columns)
         main.hostCursor = main.visible.firstIndex { main.catalog.host(at: Int($0)).name == "web-eu-1" }!
         add("groups-3-levels", main)

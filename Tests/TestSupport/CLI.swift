@@ -22,7 +22,17 @@ public final class TempHome {
         try? FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
     }
 
-    deinit { try? FileManager.default.removeItem(atPath: root) }
+    deinit {
+        // A vault this home unlocked keeps its class keys in the kernel user keyring for 10–12 h, past the folder:
+        // lock it first (keyring on, whatever the test chose: an in-process unlock may have used it), so a test run
+        // leaves no keys of deleted vaults behind.
+        if FileManager.default.fileExists(atPath: sshelfHome + "/data/vault.sqlite") {
+            var env = environment
+            env["SSHELF_VAULT_NO_KEYRING"] = "0"
+            _ = try? CLI.run(["vault", "lock"], environment: env)
+        }
+        try? FileManager.default.removeItem(atPath: root)
+    }
 
     public var environment: [String: String] {
         var env = [

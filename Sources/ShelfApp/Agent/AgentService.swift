@@ -281,7 +281,7 @@ final class AgentService: @unchecked Sendable {
                 by: "agent", host: bindings.askedFor(connection.bindings), process: connection.who,
                 detail: "identity \(name), \(item.fingerprint): \(reason)")
             do {
-                try releaseLog.append(record, vault: vault)
+                try vault.record(record, log: releaseLog)
             } catch {
                 report("the refusal could not be written to the release log: \(error.message)")
             }
@@ -347,8 +347,9 @@ final class AgentService: @unchecked Sendable {
             by: "agent", host: hosts.isEmpty ? nil : hosts.joined(separator: ", "), process: who,
             detail: "identity \(name), \(signature.algorithm) \(item.fingerprint)"
                 + (server.map { ", server key \(SSHPublicKey.fingerprint($0))" } ?? ""))
+        let released: [UInt8]
         do {
-            try releaseLog.append(record, vault: vault)
+            released = try vault.release(signature.blob, logging: record, log: releaseLog)
         } catch {
             report(
                 "refused to sign with key \(name) for \(who): the release log could not be written: \(error.message)")
@@ -357,7 +358,7 @@ final class AgentService: @unchecked Sendable {
         report(
             "signed with key \(name) (\(signature.algorithm)) for \(who)"
                 + (hosts.isEmpty ? "" : " to log in to " + hosts.map(Display.safe).joined(separator: ", ")))
-        return AgentProtocol.signResponse(signature.blob)
+        return AgentProtocol.signResponse(released)
     }
 
     /// The hosts whose pinned host key is `hostKey` (what the client's session-bind named).

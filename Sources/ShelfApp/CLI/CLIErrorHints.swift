@@ -1,6 +1,7 @@
 // CLIErrorHints: the parts of a hint that name command-line flags (--force, --allow-duplicate), added where the CLI
 // prints a failure. The operations layer says what is wrong, and what to do, in words every face can show; a flag
-// exists only here (the TUI has no --force: its own dialogs ask).
+// exists only here (the TUI has no --force: its own dialogs ask). A hint that asks for the vault passphrase
+// (PassphraseNeed) names --passphrase-fd here; the TUI names its V key.
 import ShelfCore
 import ShelfOperations
 
@@ -16,6 +17,21 @@ enum CLIErrorHints {
         default:
             break
         }
+        mapped.hint = mapped.hint.map(hint)
         return mapped
+    }
+
+    /// A hint with the CLI's way to give the vault passphrase in place of PassphraseNeed's words.
+    static func hint(_ text: String) -> String {
+        PassphraseNeed.worded(text) { need in
+            switch need {
+            case .give:
+                "give the vault passphrase on a terminal, or on a file descriptor: --passphrase-fd N "
+                    + "(e.g. --passphrase-fd 3 3<file)"
+            case .giveTheRightOne:
+                "give the right one: typed at the prompt, or as the first line read from --passphrase-fd N"
+            case .giveAtStart: "give the passphrase when starting it (--passphrase-fd N)"
+            }
+        }
     }
 }

@@ -25,7 +25,7 @@ enum ForwardCommands {
                     arguments: [ArgumentSpec(name: "HOST", help: "only this host's rules", optional: true, completion: .host)],
                     options: [.flag("json", "print JSON for scripts")], run: list),
         CommandSpec(path: ["forward", "add"], summary: "add a forward rule to a host",
-                    details: "SPEC uses OpenSSH's syntax: [bind:]port:host:hostport for --local/--remote, [bind:]port for --dynamic. The bind address defaults to 127.0.0.1.",
+                    details: "SPEC uses OpenSSH's syntax: [bind:]port:host:hostport for --local/--remote, [bind:]port for --dynamic. The bind address defaults to 127.0.0.1. A field with a / is a unix socket's path: --local 5555:/var/run/docker.sock, --remote /run/a.sock:/run/b.sock (run by 'forward start --openssh'; see docs/FORWARDS.md).",
                     arguments: [ArgumentSpec(name: "HOST", help: "host name (NAME@ID when several hosts share it, or an id prefix)", completion: .host)],
                     options: specOptions + [
                         .value("name", "NAME", "a label for the rule"),

@@ -35,11 +35,16 @@ enum ForwardRunCommands {
             options: SSHCommands.connectOptions + [
                 publicBindOption,
                 .flag(
+                    "openssh",
+                    "run the rules through OpenSSH's ssh -N with the sshelf agent and sshelf's pins (for unix-socket forwards sshelf's own client cannot run: -R with a socket on the server, or -L to one on libssh2 1.10)"
+                ),
+                .flag(
                     "from-tui",
                     "started by the TUI's 't' (the TUI passes it): the rule keeps running after the TUI quits, and 't' in any TUI stops it"
                 ),
             ],
-            examples: ["sshelf forward start prod-db", "sshelf forward start bastion socks"],
+            examples: ["sshelf forward start prod-db", "sshelf forward start bastion socks",
+                       "sshelf forward start --openssh build gpg-socket"],
             run: start),
         CommandSpec(
             path: ["forward", "up"], summary: "run every autostart forward rule, reconnecting after drops",
@@ -70,8 +75,13 @@ enum ForwardRunCommands {
 
     static func start(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         let (plan, store) = try SSHCommands.plan(for: call.arguments[0], context)
-        let rules = try selectRules(call, hostID: plan.target.id, hostName: plan.target.name, store: store)
-        try ForwardCommands.checkBindAddresses(rules, call)
+        let selected = try selectRules(call, hostID: plan.target.id, hostName: plan.target.name, store: store)
+        try ForwardCommands.checkBindAddresses(selected, call)
+        if call.flag("openssh") {
+            return try OpenSSHForwards.run(plan, rules: selected, onlyRules: call.arguments.count > 1, store: store,
+                                           context: context)
+        }
+        let (rules, refused) = try ownClientRules(selected, hostName: plan.target.name, context: context)
         let options = try SSHCommands.connectOptions(call, context)
         // Rules with `sessions N` get N logins; the extra ones repeat the first one's answers without asking.
         let login = RepeatLogin()
@@ -118,8 +128,32 @@ enum ForwardRunCommands {
                         + "\(Display.counted(status.bytesOut, "byte")) out, \(Display.counted(status.bytesIn, "byte")) in\n"
                 )
             }
-            return pool.failedRules.isEmpty ? 0 : 1
+            return pool.failedRules.isEmpty && refused == 0 ? 0 : 1
         }
+    }
+
+    /// The rules sshelf's own client can run with the loaded libssh2 (SocketForwardSupport), before connecting: each
+    /// other one is reported with its reason and left out, and the count of those is returned; none left is an error.
+    static func ownClientRules(_ rules: [PortForwardRule], hostName: String, context: AppContext) throws
+        -> (rules: [PortForwardRule], refused: Int)
+    {
+        let refusals = rules.compactMap { rule in
+            SocketForwardSupport.refusal(rule, hostName: hostName).map { (rule: rule, error: $0) }
+        }
+        guard !refusals.isEmpty else { return (rules, 0) }
+        let runnable = rules.filter { rule in !refusals.contains { $0.rule.id == rule.id } }
+        if runnable.isEmpty, refusals.count == 1, let only = refusals.first {
+            throw ShelfError(.failure, only.error.message, hint: only.error.hint)
+        }
+        for refusal in refusals {
+            context.errorOutput("sshelf: error: \(Display.safe(refusal.error.message)); left out\n")
+            if let hint = refusal.error.hint { context.errorOutput("sshelf: hint: \(Display.safe(hint))\n") }
+        }
+        guard !runnable.isEmpty else {
+            throw ShelfError(.failure, "no rule of \(Display.safe(hostName)) can run in sshelf's own client",
+                             hint: "sshelf forward start --openssh \(ShellWord.quote(Display.safe(hostName)))")
+        }
+        return (runnable, refusals.count)
     }
 
     /// For a rule that could not listen: the engine's own hint, then how to give the rule another port.
@@ -245,7 +279,7 @@ enum ForwardRunCommands {
 
     /// One rule's line of `forward status`: host, spec, state, connections (active/total), sessions, bytes, detail.
     static func statusRow(_ rule: RuleState) -> [String] {
-        var detail = rule.lastError.map(Display.safe) ?? ""
+        var detail = rule.lastError.map { Display.safe(CLIErrorHints.hint($0)) } ?? ""
         if let next = rule.nextAttempt {
             detail = "next attempt in \(max(0, Int(next.timeIntervalSinceNow.rounded(.up)))) s: " + detail
         }

@@ -80,16 +80,9 @@ enum RunCommand {
             canary: try FleetCommand.count(call, "canary", default: 0, allowZero: true),
             commandTimeout: try FleetCommand.seconds(call, "command-timeout", default: defaultCommandTimeout))
         let session = try FleetSession(call: call, store: store, context: context, by: "run")
-        let summary = session.run(fleet, settings: settings, options: options, json: call.flag("json")) {
-            plan, abort, connected in
-            if let result = warmRun(command, plan: plan, abort: abort, locations: context.locations) {
-                connected()
-                return result
-            }
-            return FleetConnect.run(
-                plan, options: options, credentials: session.credentials(), acceptNew: call.flag("accept-new"),
-                abort: abort, connected: connected, body: FleetConnect.exec(command))
-        }
+        let summary = session.run(
+            fleet, settings: settings, options: options, json: call.flag("json"),
+            job: job(command, session: session, options: options, acceptNew: call.flag("accept-new"), context: context))
         try session.finish(summary, fleet: fleet, what: "run", item: FleetLog.commandHash(command))
         if call.flag("json") {
             RunReport.printJSON(summary.results, context: context)
@@ -99,20 +92,47 @@ enum RunCommand {
         return FleetReport.exitStatus(summary.results)
     }
 
+    /// One host's part of a run, for the CLI and the TUI alike: its warm session when one runs, else a connection
+    /// made as a login is (nothing asked).
+    static func job(
+        _ command: String, session: FleetSession, options: ConnectOptions, acceptNew: Bool, context: AppContext
+    ) -> FleetSession.Job {
+        { plan, abort, connected in
+            if let result = warmRun(
+                command, plan: plan, abort: abort, locations: context.locations, connected: connected)
+            {
+                return result
+            }
+            return FleetConnect.run(
+                plan, options: options, credentials: session.credentials(), acceptNew: acceptNew,
+                abort: abort, connected: connected, body: FleetConnect.exec(command))
+        }
+    }
+
     /// The command through the host's warm session, when one is running (nil: connect as usual). Its key was
     /// verified when the keeper logged in; the fingerprint logged is the one pinned on the host.
-    static func warmRun(_ command: String, plan: ConnectPlan, abort: FleetAbort, locations: DataLocations)
-        -> FleetHostResult?
-    {
+    static func warmRun(
+        _ command: String, plan: ConnectPlan, abort: FleetAbort, locations: DataLocations,
+        connected: @escaping @Sendable () -> Void
+    ) -> FleetHostResult? {
         var result = FleetHostResult(name: plan.target.name, hostID: plan.target.id, outcome: .failed)
         result.started = Date()
         defer { abort.detachSocket() }
         var output = result
+        var took = false
         let status = WarmClient.exec(
-            command, stdin: false, plan: plan, locations: locations, onSocket: abort.attach(socket:),
+            command, stdin: false, plan: plan, locations: locations,
+            // The keeper took the request: the command runs from here (its timeout counts, the pane says running).
+            onSocket: { fd in
+                guard abort.attach(socket: fd) else { return false }
+                took = true
+                connected()
+                return true
+            },
             output: { toStderr, bytes in bytes.withUnsafeBytes { output.append($0, toStderr: toStderr) } },
             failure: { output.error = UntrustedText.clean($0) })
-        guard let status else { return nil }
+        // A keeper cut off by a timeout or a second Ctrl-C has no status, and ran on the warm session all the same.
+        guard status != nil || (took && abort.reason != nil) else { return nil }
         result = output
         result.finished = Date()
         result.warm = true

@@ -123,14 +123,28 @@ final class FleetSession: @unchecked Sendable {
     private let vault: Vault
     private let by: String
     private let lock = Lock()
+    /// Where the vault's and the log's warnings go: the terminal's stderr for the CLI, the run pane in the TUI.
+    private let workspace: Workspace
+    private let warn: (String) -> Void
 
-    /// Opens the vault and makes sure the release log can take this run's entry before anything starts.
-    init(call: Invocation, store: Store, context: AppContext, by: String) throws {
+    /// Opens the vault and makes sure the release log can take this run's entry before anything starts; a locked
+    /// log key is unlocked with what `passphrase` gives (nil: the run does not start).
+    init(
+        store: Store, context: AppContext, by: String, workspace: Workspace? = nil,
+        warn: ((String) -> Void)? = nil, passphrase: () -> SecretBytes?
+    ) throws {
         self.context = context
         self.store = store
         self.by = by
+        self.workspace = workspace ?? context.workspace
+        self.warn = warn ?? context.warn
+        vault = try FleetLog.prepare(self.workspace, passphrase: passphrase)
+    }
+
+    /// The command line's: the passphrase from --passphrase-fd, or asked on the terminal.
+    convenience init(call: Invocation, store: Store, context: AppContext, by: String) throws {
         let input = try SecretInput(call, option: "passphrase-fd")
-        vault = try FleetLog.prepare(context.workspace) {
+        try self.init(store: store, context: context, by: by) {
             guard input.fd != nil || isatty(0) == 1 else { return nil }
             return try? input.read(prompt: "Vault passphrase: ")
         }
@@ -139,7 +153,7 @@ final class FleetSession: @unchecked Sendable {
     /// A host's own credential source (sources keep per-attempt state); lookups of all hosts take one lock.
     func credentials() -> CredentialSource {
         FleetCredentials(
-            workspace: context.workspace, store: store, vault: vault, releasedBy: by,
+            workspace: workspace, store: store, vault: vault, releasedBy: by,
             who: "'sshelf \(by)'", lock: lock)
     }
 
@@ -147,13 +161,8 @@ final class FleetSession: @unchecked Sendable {
     func run(
         _ fleet: Fleet, settings: FleetRun.Settings, options: ConnectOptions, json: Bool,
         line: @escaping (FleetRun.Progress) -> String = FleetSession.progressLine,
-        job: @escaping (ConnectPlan, FleetAbort, @escaping @Sendable () -> Void) -> FleetHostResult
+        job: @escaping Job
     ) -> FleetRun.Summary {
-        let plans = fleet.plans
-        let runner = FleetRun(names: plans.map(\.target.name), ids: plans.map(\.target.id), settings: settings) {
-            index, abort, connected in
-            job(plans[index], abort, connected)
-        }
         let interrupts = WakePipe()
         let errorOutput = context.errorOutput
         let presses = Counter()
@@ -178,14 +187,30 @@ final class FleetSession: @unchecked Sendable {
             signal(SIGINT, SIG_DFL)
         }
         let live = isatty(2) == 1 && !json
-        let summary = runner.run(
-            interrupts: interrupts.readEnd,
+        let summary = run(
+            fleet, settings: settings, interrupts: interrupts.readEnd,
             progress: live
                 ? { progress in
                     errorOutput("\r\u{1B}[K" + line(progress))
-                } : nil)
+                } : nil, job: job)
         if live { errorOutput("\r\u{1B}[K") }
         return summary
+    }
+
+    typealias Job = (ConnectPlan, FleetAbort, @escaping @Sendable () -> Void) -> FleetHostResult
+
+    /// Runs `job` for every host on the fleet scheduler: each byte readable on `interrupts` is one stop request
+    /// (the first starts no more hosts, the second stops running ones), `progress` is called while hosts run.
+    func run(
+        _ fleet: Fleet, settings: FleetRun.Settings, interrupts: Int32, progress: ((FleetRun.Progress) -> Void)?,
+        job: @escaping Job
+    ) -> FleetRun.Summary {
+        let plans = fleet.plans
+        let runner = FleetRun(names: plans.map(\.target.name), ids: plans.map(\.target.id), settings: settings) {
+            index, abort, connected in
+            job(plans[index], abort, connected)
+        }
+        return runner.run(interrupts: interrupts, progress: progress)
     }
 
     static func progressLine(_ progress: FleetRun.Progress) -> String {
@@ -213,11 +238,11 @@ final class FleetSession: @unchecked Sendable {
                 }
             }
         } catch {
-            context.warn(
+            warn(
                 "could not save the hosts' pinned keys and last-connected times: \(ShelfError(from: error).message)")
         }
         let entry = FleetLog.entry(by: by, what: what, item: item, targets: fleet.targets, results: summary.results)
-        try FleetLog.append(entry, vault: vault, workspace: context.workspace)
+        try FleetLog.record(entry, vault: vault, workspace: workspace)
     }
 }
 

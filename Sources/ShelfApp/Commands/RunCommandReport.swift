@@ -29,7 +29,11 @@ enum RunReport {
     }
 
     static func statusLine(_ result: FleetHostResult) -> String {
-        let name = Display.safe(result.name)
+        "\(Display.safe(result.name)): \(status(result))"
+    }
+
+    /// How the host ended, in words: `exit 0 (0.31s)`, `unreachable: … (10.02s)`, `not started`.
+    static func status(_ result: FleetHostResult) -> String {
         var facts: [String] = []
         if let seconds = result.seconds { facts.append(TextFormat.fixed(seconds, places: 2) + "s") }
         if result.warm { facts.append("warm") }
@@ -38,12 +42,12 @@ enum RunReport {
         let error = result.error.map { ": " + Display.safe($0) } ?? ""
         switch result.outcome {
         case .succeeded, .failed:
-            if let status = result.exitStatus { return "\(name): exit \(status)\(error)\(tail)" }
-            return "\(name): failed\(error)\(tail)"
+            if let status = result.exitStatus { return "exit \(status)\(error)\(tail)" }
+            return "failed\(error)\(tail)"
         case .notStarted:
-            return "\(name): not started"
+            return "not started"
         default:
-            return "\(name): \(result.outcome.rawValue.replacing("-", with: " "))\(error)\(tail)"
+            return "\(result.outcome.rawValue.replacing("-", with: " "))\(error)\(tail)"
         }
     }
 

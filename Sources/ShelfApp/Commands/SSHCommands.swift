@@ -95,7 +95,7 @@ enum SSHCommands {
         let (plan, store) = try plan(for: call.arguments[0], context)
         if call.flag("openssh") { return try OpenSSHHandover.run(plan, store: store, dryRun: call.flag("dry-run"), context: context) }
         if let why = OpenSSHHandover.needed(plan) {
-            context.errorOutput("sshelf: note: \(why); handing the session to OpenSSH's ssh with the sshelf agent\n")
+            context.errorOutput(OpenSSHHandover.note(why) + "\n")
             return try OpenSSHHandover.run(plan, store: store, dryRun: call.flag("dry-run"), context: context)
         }
         let options = try connectOptions(call, context)

@@ -346,7 +346,9 @@ enum SyncCommands {
             return 0
         case .localFallback:
             context.errorOutput("sshelf: \(first ? "first sync" : "error"): local fallback: \(Display.safe(report.reason ?? "unknown"))\n")
-            if let hint = report.hint { context.errorOutput("sshelf: hint: \(Display.safe(hint))\n") }
+            if let hint = report.hint {
+                context.errorOutput("sshelf: hint: \(Display.safe(CLIErrorHints.hint(hint)))\n")
+            }
             return 1
         case .off:
             context.print("sync off")
@@ -395,7 +397,7 @@ enum SyncCommands {
         case .synced?: out += "✓ synced \(Display.relative(last?.at)) (\(last?.pulled ?? 0) received, \(last?.pushed ?? 0) sent)\n"
         case .localFallback?:
             out += "▲ local fallback: \(Display.safe(last?.reason ?? "unknown")) (\(Display.relative(last?.at)))\n"
-            if let hint = last?.hint { out += "  \(Display.safe(hint))\n" }
+            if let hint = last?.hint { out += "  \(Display.safe(CLIErrorHints.hint(hint)))\n" }
         default: out += "not synced yet: run 'sshelf sync now'\n"
         }
         if let notice = last?.notice { out += "\(notice): \(credentialsHint)\n" }

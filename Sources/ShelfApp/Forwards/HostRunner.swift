@@ -101,7 +101,8 @@ final class HostRunner: @unchecked Sendable {
         }
         lock.unlock()
         var line = "\(Display.safe(hostName)): \(phase.rawValue)"
-        if let error { line += ": \(Display.safe(error))" }
+        // The line goes to `forward up`'s output: the CLI's words for a passphrase the hint asks for.
+        if let error { line += ": \(Display.safe(CLIErrorHints.hint(error)))" }
         if let next { line += " (next attempt in \(TextFormat.fixed(next.timeIntervalSinceNow, places: 1)) s)" }
         report(line)
     }

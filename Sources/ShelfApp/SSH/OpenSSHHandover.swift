@@ -3,8 +3,9 @@
 // started when a hop's key is in the vault, and ssh replaces this process (its terminal, its exit status), reading
 // the host through the bridge — with the user's ~/.ssh/config when that includes the bridge — and with the sshelf
 // agent as SSH_AUTH_SOCK, so a forwarded agent is the vault's. `connect` also hands over by itself, saying why, when
-// the loaded libssh2 cannot log a hop in (an RSA key, or a user certificate, on libssh2 1.10), and when the host asks
-// for ForwardAgent.
+// the loaded libssh2 cannot log a hop in (an RSA key, or a user certificate, on libssh2 1.10; a FIDO security key),
+// and when the host asks for ForwardAgent; Enter in the TUI hands over on the same decision (`needed`), running ssh
+// as a child between leaving curses and coming back (`prepare`).
 import FoundationEssentials
 import Glibc
 import ShelfCore
@@ -17,9 +18,11 @@ enum OpenSSHHandover {
 
     /// Why sshelf's own client cannot do what `plan`'s hosts ask with the libssh2 it loaded and OpenSSH can (nil when
     /// it can, or when OpenSSH's ssh is not installed): a hop logs in with an RSA key and the library signs only
-    /// ssh-rsa, or names a user certificate the library cannot use, or the host asks for ForwardAgent.
+    /// ssh-rsa, or with a FIDO security key, or names a user certificate the library cannot use, or the host asks for
+    /// ForwardAgent.
     static func needed(_ plan: ConnectPlan) -> String? {
         guard access(sshPath, X_OK) == 0 else { return nil }
+        if let why = securityKey(plan) { return why }
         for hop in plan.endpoints where !LibSSH2.features.rsaSHA2 {
             guard let identity = hop.identity, identity.keyType == .rsa,
                 identity.privateKeyRef != nil || !identity.keyFile.isEmpty
@@ -38,6 +41,27 @@ enum OpenSSHHandover {
         return forwardAgent(plan)
     }
 
+    /// The line that says a session goes to OpenSSH, and why (`connect` and the TUI say the same).
+    static func note(_ why: String) -> String {
+        "sshelf: note: \(why); handing the session to OpenSSH's ssh with the sshelf agent"
+    }
+
+    /// A hop that logs in with a FIDO security key (an `sk-` public key): sshelf's own client does not use them on
+    /// either library (1.11's libssh2_userauth_publickey_sk needs the token's callback, which sshelf does not
+    /// implement); OpenSSH's ssh asks for the touch.
+    private static func securityKey(_ plan: ConnectPlan) -> String? {
+        for hop in plan.endpoints {
+            guard let identity = hop.identity, identity.publicKey.hasPrefix("sk-") else { continue }
+            switch hop.authMethod {
+            case .password, .keyboardInteractive: continue
+            default: break
+            }
+            return "\(Display.safe(hop.name)) logs in with the FIDO security key of identity "
+                + "'\(Display.safe(identity.name))', which sshelf's own client does not use"
+        }
+        return nil
+    }
+
     /// Why a host that asks for ForwardAgent goes to OpenSSH. libssh2 1.10 refuses the auth-agent@openssh.com
     /// channels the server opens; 1.11 accepts them, but exposes neither the session identifier nor the server's
     /// signature over it, so the forwarded agent could not be bound to the host (session-bind@openssh.com) and the
@@ -54,6 +78,21 @@ enum OpenSSHHandover {
     }
 
     static func run(_ plan: ConnectPlan, store: Store, dryRun: Bool, context: AppContext) throws -> Int32 {
+        let (argv, environment) = try prepare(plan, store: store, dryRun: dryRun, context: context)
+        if dryRun {
+            context.print("SSH_AUTH_SOCK=\(environment["SSH_AUTH_SOCK"].map(ShellWord.quote) ?? "(unset)") "
+                + argv.map(ShellWord.quote).joined(separator: " "))
+            return 0
+        }
+        exec(argv, environment: environment)
+        throw ShelfError(.failure, "could not run \(sshPath): \(String(cString: strerror(errno)))")
+    }
+
+    /// What ssh runs with for `plan`'s target: the bridge brought up to date (its host, its pinned keys), the
+    /// sshelf agent started when a hop's key is in the vault (with `dryRun` only said), SSH_AUTH_SOCK set to it.
+    static func prepare(_ plan: ConnectPlan, store: Store, dryRun: Bool, context: AppContext) throws
+        -> (argv: [String], environment: [String: String])
+    {
         let target = plan.target
         guard access(sshPath, X_OK) == 0 else {
             throw ShelfError(.failure, "OpenSSH's ssh is not installed (\(sshPath))", hint: "install openssh-client, or connect without --openssh")
@@ -65,6 +104,15 @@ enum OpenSSHHandover {
             throw ShelfError(.invalid, "'\(Display.safe(target.name))' cannot be written to the ssh_config bridge (a name ssh reads as a pattern, or shared with another host)",
                              hint: "rename it (sshelf edit \(ShellWord.quote(Display.safe(target.name))) --rename NEWNAME), then try again")
         }
+        let environment = try agentEnvironment(plan, store: store, dryRun: dryRun, context: context)
+        return ([sshPath] + configArguments(context, bridge: bridge.path) + [target.name], environment)
+    }
+
+    /// The environment ssh runs with: the sshelf agent as SSH_AUTH_SOCK when a hop's key is in the vault (the agent
+    /// started when it is not running) or when the agent runs anyway.
+    static func agentEnvironment(_ plan: ConnectPlan, store: Store, dryRun: Bool, context: AppContext) throws
+        -> [String: String]
+    {
         var environment = context.environment
         let vaultKeys = Set(try store.identities().filter { $0.privateKeyRef != nil }.map(\.id))
         if plan.hosts.contains(where: { $0.identityID.map(vaultKeys.contains) == true }) || AgentClient.status(context.locations) != nil {
@@ -78,14 +126,7 @@ enum OpenSSHHandover {
             }
             environment["SSH_AUTH_SOCK"] = context.locations.agentSocket
         }
-        let argv = [sshPath] + configArguments(context, bridge: bridge.path) + [target.name]
-        if dryRun {
-            context.print("SSH_AUTH_SOCK=\(environment["SSH_AUTH_SOCK"].map(ShellWord.quote) ?? "(unset)") "
-                + argv.map(ShellWord.quote).joined(separator: " "))
-            return 0
-        }
-        exec(argv, environment: environment)
-        throw ShelfError(.failure, "could not run \(sshPath): \(String(cString: strerror(errno)))")
+        return environment
     }
 
     /// Which config ssh reads: the user's own when it includes the bridge (named with -F when HOME is not the

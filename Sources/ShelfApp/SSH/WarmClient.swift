@@ -98,6 +98,8 @@ enum WarmClient {
                 if errno == ECONNREFUSED { unlink(path) }
                 continue
             }
+            // A keeper busy with a command answers only when it ends: stop never waits on it for long.
+            PrivateSocket.setTimeout(fd, seconds: 5, option: SO_RCVTIMEO)
             WarmSocket.send(fd, .stop)
             var reader = WarmSocket.Reader(fd)
             if let (type, _) = reader.next(), type == .ok { stopped += 1 }

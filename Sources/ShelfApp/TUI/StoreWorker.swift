@@ -156,7 +156,8 @@ final class StoreWorker: @unchecked Sendable {
             try SyncRunner.refreshConflictCount(store: store, locations: workspace.locations)
             return "conflict \(id) settled: took the \(takeOther ? "other" : "kept") value; it syncs like any edit"
         case .load, .loadConflicts, .connect, .cancelConnect, .launchSession, .answerPrompt, .startForward,
-             .stopForward, .unlockVault, .lockVault, .syncNow, .copyID, .answerAgent, .moveCredentials, .quit:
+             .stopForward, .unlockVault, .lockVault, .syncNow, .copyID, .answerAgent, .moveCredentials, .runFleet,
+             .stopFleet, .quit:
             return ""
         }
     }

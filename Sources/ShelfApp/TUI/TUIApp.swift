@@ -18,6 +18,7 @@ final class TUIApp {
     private let status: StatusSource
     private let login: TUILogin
     private let forwards: ForwardChildren
+    private let fleet: TUIFleet
     private let reachability: ReachabilityWorker
     /// Nil when the test hook replaces the sync state (then nothing syncs in the background).
     private var sync: BackgroundSync?
@@ -48,6 +49,7 @@ final class TUIApp {
                              secretsPresent: { vault.itemNames() },
                              askVaultPassphrase: TUIHostPassword.vaultPassphrase(asking: login.prompts))
         forwards = ForwardChildren(locations: context.locations, mailbox: mailbox, selfPath: TUIApp.selfPath)
+        fleet = TUIFleet(context: context, mailbox: mailbox, prompts: login.prompts)
         reachability = ReachabilityWorker(mailbox: mailbox)
         state = UIState()
     }
@@ -205,6 +207,10 @@ final class TUIApp {
                 login.start(id, for: .copyID(identity: identity))
             case .answerAgent(let id, let allow):
                 agentQuestions?.answer(id, allow: allow)
+            case .runFleet(let ids, let command, let confirmed):
+                fleet.start(ids, command: command, confirmed: confirmed)
+            case .stopFleet:
+                fleet.stop()
             case .moveCredentials(let keys, let target):
                 moveCredentials(keys, to: target)
             default:

@@ -4,6 +4,9 @@
 // `sshelf connect` does, and comes back with a one-line result. Failures before the shell never leave curses. Esc
 // stops an attempt at any stage; a changed host key ends it and offers the dialog that can replace the pin.
 // `c` (copy-id) logs in the same way and installs the host's identity key on that thread, curses still up.
+// A host that `sshelf connect` would hand to OpenSSH (OpenSSHHandover.needed: an RSA key or a certificate on
+// libssh2 1.10, a FIDO key, ForwardAgent) is handed over the same way: its ssh runs between leaving curses and
+// coming back, after the line that says why, which the result line repeats.
 import FoundationEssentials
 import Glibc
 import ShelfCore
@@ -20,6 +23,13 @@ final class TUILogin: @unchecked Sendable {
         var connection: SSHConnection
         var plan: ConnectPlan
         var store: Store
+    }
+
+    /// A host whose session goes to OpenSSH's ssh, waiting for the run loop, and why.
+    private struct Handover {
+        var plan: ConnectPlan
+        var store: Store
+        var why: String
     }
 
     /// A connect that met a changed host key: the keys, and the connect to start again once the pin is replaced.
@@ -40,6 +50,7 @@ final class TUILogin: @unchecked Sendable {
     /// Counts attempts; a finishing attempt that a newer one superseded reports nothing.
     private var generation = 0
     private var ready: [UUID: Ready] = [:]
+    private var handovers: [UUID: Handover] = [:]
     /// Warnings of the vault while logging in (curses owns the screen: they go into the result line).
     private var warnings: [String] = []
     /// Stops the attempt under way (Esc).
@@ -109,7 +120,20 @@ final class TUILogin: @unchecked Sendable {
             var result: Result<Ready, OperationFailure>
             do {
                 let store = try TUIVault.quiet(context).openStore()
-                result = before(store).map { .failure($0) }
+                let failure = before(store)
+                if failure == nil, purpose == .shell, let handover = Self.handover(hostID, store: store) {
+                    lock.lock()
+                    if cancellation === attempt { cancellation = nil }
+                    let (superseded, cancelled) = (generation != mine, attempt.isCancelled)
+                    if !superseded && !cancelled { handovers[hostID] = handover }
+                    lock.unlock()
+                    if superseded { return }
+                    // The run loop leaves curses and runs ssh (as it runs the shell of a login).
+                    mailbox.post(cancelled ? .connectFinished(Notice("not connected: cancelled", isError: true))
+                                           : .loggedIn(hostID: hostID))
+                    return
+                }
+                result = failure.map { .failure($0) }
                     ?? login(hostID, for: purpose, store: store, cancellation: attempt)
             } catch {
                 result = .failure(OperationFailure("not connected: \(TUIErrorLine.text(error))"))
@@ -143,6 +167,15 @@ final class TUILogin: @unchecked Sendable {
                 if let changed { mailbox.post(.prompt(.keyMismatch(Self.dialog(changed)))) }
             }
         }
+    }
+
+    /// The host's session goes to OpenSSH (nil: sshelf's own client logs in; a plan that cannot be made is the
+    /// login's to report).
+    private static func handover(_ hostID: UUID, store: Store) -> Handover? {
+        guard let host = try? store.host(id: hostID), let plan = try? ConnectPlan.make(for: host, in: store),
+            let why = OpenSSHHandover.needed(plan)
+        else { return nil }
+        return Handover(plan: plan, store: store, why: why)
     }
 
     /// copy-id on the login thread: the identity's line (the host's own when `identityID` is nil) appended to the
@@ -226,8 +259,10 @@ final class TUILogin: @unchecked Sendable {
     func runSession(_ hostID: UUID, terminal: Terminal) -> Notice? {
         lock.lock()
         let session = ready.removeValue(forKey: hostID)
+        let handover = handovers.removeValue(forKey: hostID)
         let warned = warnings
         lock.unlock()
+        if let handover { return runOpenSSH(handover, terminal: terminal) }
         guard let session else { return nil }
         let name = Display.safe(session.plan.target.name)
         let connection = session.connection
@@ -264,5 +299,34 @@ final class TUILogin: @unchecked Sendable {
             notice = Notice(notice.text + "; \(Display.safe(first))", isError: true)
         }
         return notice
+    }
+
+    /// Leaves curses, says why the session goes to OpenSSH (the line `sshelf connect` prints), runs ssh as
+    /// `connect` would exec it (the bridge with its pins, the sshelf agent started when needed), and returns the
+    /// result line, which says why again.
+    private func runOpenSSH(_ handover: Handover, terminal: Terminal) -> Notice {
+        let name = Display.safe(handover.plan.target.name)
+        terminal.suspend()
+        context.errorOutput(OpenSSHHandover.note(handover.why) + "\n")
+        // Ctrl-C belongs to ssh (its signals are back to the defaults in the child), not to the TUI.
+        let previousInt = signal(SIGINT, SIG_IGN)
+        let exit: Result<Int32, Error>
+        do {
+            let (argv, environment) = try OpenSSHHandover.prepare(handover.plan, store: handover.store, dryRun: false,
+                                                                  context: context)
+            exit = ChildProcess.spawn(argv, stdin: 0, stdout: 1, stderr: 2, environment: environment)
+                .map { ChildProcess.wait($0) }.mapError { $0 }
+        } catch {
+            exit = .failure(error)
+        }
+        signal(SIGINT, previousInt)
+        terminal.resume()
+        let why = "through OpenSSH: \(handover.why)"
+        switch exit {
+        case .success(0): return Notice("session to \(name) ended (exit 0); \(why)")
+        case .success(let code): return Notice("session to \(name) ended with exit \(code); \(why)", isError: true)
+        case .failure(let error):
+            return Notice("session to \(name) failed: \(TUIErrorLine.text(error)); \(why)", isError: true)
+        }
     }
 }

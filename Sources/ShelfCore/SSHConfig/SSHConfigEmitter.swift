@@ -253,7 +253,14 @@ public enum SSHConfigEmitter {
             }
         }
         let rules = context.rulesByHost[host.id] ?? []
-        for rule in rules {
+        // An export writes the defaults as `Host PATTERN` blocks after the hosts: a forward such a block gives this
+        // host is written there only, the user's way (ssh reads `19999` and `127.0.0.1:19999` as two forwards).
+        let patternForwards: Set<ForwardSpec> =
+            bridge != nil ? []
+            : Set(defaults.filter { $0.matches(host.name) }.flatMap { block in
+                block.options.sshOptions.compactMap { SSHConfigTransparency.spec($0.key, $0.arguments) }
+            })
+        for rule in rules where !patternForwards.contains(rule.spec) {
             // A rule that came by sync is not trusted either: one ssh could not use is a comment, the host stays.
             if let problem = Validation.problems(rule).first {
                 out += "    # a forward was left out: \(safe(problem.message))\n"

@@ -1,7 +1,7 @@
 // LockedCredential: why a credential the vault holds cannot be read right now, in the user's words (its class, when
 // that class opens), and only fixes that work in that situation: `vault unlock` only where the kernel keyring keeps
 // the session between processes, `vault set-class` where a tunnel must outlive the idle timeout, the passphrase on a
-// terminal or `--passphrase-fd N` where the command can take it.
+// terminal or on a descriptor where the command can take it (in PassphraseNeed's words: each face names its own way).
 import FoundationEssentials
 import ShelfCore
 import ShelfVault
@@ -9,7 +9,8 @@ import ShelfVault
 public enum LockedCredential {
     /// What was tried before the item turned out locked.
     public enum Situation: Sendable, Equatable {
-        /// Nobody gave this process the passphrase (no terminal to ask on, no --passphrase-fd, or the prompt was left).
+        /// Nobody gave this process the passphrase (no terminal to ask on, none on a descriptor, or the prompt was
+        /// left).
         case noPassphrase
         /// The passphrase given was wrong this many times.
         case wrongPassphrase(Int)
@@ -25,16 +26,16 @@ public enum LockedCredential {
     public static func explain(_ reference: ReferenceKey, stored: AccessibilityClass, situation: Situation,
                                keyringInUse: Bool) -> (reason: String, hint: String) {
         let setClass = "sshelf vault set-class \(reference.rawValue) \(unattendedClass.rawValue)"
-        let give = "give the vault passphrase on a terminal, or on a file descriptor: --passphrase-fd N (e.g. --passphrase-fd 3 3<file)"
+        let give = PassphraseNeed.give.words
         switch situation {
         case .wrongPassphrase(let times):
             return ("the vault passphrase given was wrong\(times > 1 ? " \(times) times" : "")",
-                    "give the right one: typed at the prompt, or as the first line read from --passphrase-fd N ('sshelf vault unlock' checks a passphrase)")
+                    "\(PassphraseNeed.giveTheRightOne.words) ('sshelf vault unlock' checks a passphrase)")
         case .unattended(let who):
             guard keyringInUse else {
                 return ("it is stored \(stored), which only a process you type the vault passphrase into can read, "
                         + "and \(who) logs in with nobody there to type it (at start, after every drop)",
-                        "let unattended logins read it: \(setClass), then give the passphrase when starting it (--passphrase-fd N): this system keeps no unlock between processes (no kernel keyring)")
+                        "let unattended logins read it: \(setClass), then \(PassphraseNeed.giveAtStart.words): this system keeps no unlock between processes (no kernel keyring)")
             }
             if stored.unlockScope == .whileActive {
                 return ("it is stored \(stored), which opens only while the vault session is unlocked, and the session is locked "

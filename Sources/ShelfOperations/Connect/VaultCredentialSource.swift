@@ -2,8 +2,9 @@
 // verified (every call carries its VerifiedSession). Each read names the class the item is stored under (found
 // in the item list, which holds no secrets); a reference with no item here is `notStored` — the "not yet synced
 // to this device" case — never a blank; a vault that cannot be read is `unavailable` with the vault's own words.
-// Every secret handed out is first written to the release log (what, by which command, for which hop); a release
-// that cannot be logged does not happen.
+// Every secret is handed out through the vault's one release call (VaultRelease.swift), which writes the release
+// log line (what, by which command, for which hop and its verified key) first; a release that cannot be logged does
+// not happen.
 import FoundationEssentials
 import ShelfCore
 import ShelfSSH
@@ -59,19 +60,19 @@ public final class VaultCredentialSource: CredentialSource {
     }
 
     public func privateKey(for reference: ReferenceKey, on hop: VerifiedSession) -> ShelfSSH.CredentialLookup {
-        lookup(reference, for: hop.hop.name)
+        lookup(reference, for: hop)
     }
     public func keyPassphrase(for reference: ReferenceKey, on hop: VerifiedSession) -> ShelfSSH.CredentialLookup {
-        lookup(reference, for: hop.hop.name)
+        lookup(reference, for: hop)
     }
     public func password(for reference: ReferenceKey, on hop: VerifiedSession) -> ShelfSSH.CredentialLookup {
-        lookup(reference, for: hop.hop.name)
+        lookup(reference, for: hop)
     }
 
     /// How many passphrases one locked item may be asked for before it is reported (a typo gets another chance).
     static let passphraseTries = 3
 
-    private func lookup(_ reference: ReferenceKey, for host: String) -> ShelfSSH.CredentialLookup {
+    private func lookup(_ reference: ReferenceKey, for hop: VerifiedSession) -> ShelfSSH.CredentialLookup {
         // The device's own keys (sync's, the release log's) are never a host's or an identity's secret, whatever a
         // record says.
         if reference.isDeviceSecret { return .unavailable(reason: "\(reference) is one of this device's own keys, never sent to a server") }
@@ -82,32 +83,42 @@ public final class VaultCredentialSource: CredentialSource {
         case .success(let known?): stored = known
         }
         guard case .success(let vault) = self.vault() else { return .notStored }
-        var answer = vault.read(reference, class: stored)
+        let purpose = ReleasePurpose(by: releasedBy, host: hop.hop.name, hostKey: hop.hostKey.fingerprint)
+        let log = ReleaseLog(locations: workspace.locations)
+        var answer = vault.release(reference, class: stored, for: purpose, log: log)
         var tries = 0
         var wrong = 0
-        while case .locked = answer, tries < Self.passphraseTries, let passphrase = askPassphrase?() {
+        while case .unread(.locked) = answer, tries < Self.passphraseTries, let passphrase = askPassphrase?() {
             tries += 1
             do {
                 try vault.unlock(passphrase: passphrase)
-                answer = vault.read(reference, class: stored)
+                answer = vault.release(reference, class: stored, for: purpose, log: log)
             } catch where error.kind == .wrongPassphrase {
                 wrong += 1
             } catch {
                 return .unavailable(reason: error.message, hint: error.hint)
             }
         }
+        // A locked log key is asked for like a locked item: once.
+        if case .notLogged = answer, case .locked = vault.releaseLogKey(create: false),
+            let passphrase = askPassphrase?(), (try? vault.unlock(passphrase: passphrase)) != nil
+        {
+            answer = vault.release(reference, class: stored, for: purpose, log: log)
+        }
         switch answer {
-        case .found(let secret):
-            if let refusal = logRelease(reference, for: host, vault: vault) { return .unavailable(reason: refusal) }
-            return .found(secret)
-        case .notStored: return .notStored
-        case .locked:
+        case .released(let secret): return .found(secret)
+        case .notLogged(let error):
+            return .unavailable(
+                reason: "the release log could not be written (\(error.message)), so \(reference) was not released")
+        case .unread(.found), .unread(.notStored): return .notStored
+        case .unread(.locked):
             let (reason, hint) = LockedCredential.explain(
                 reference, stored: stored, situation: wrong > 0 ? .wrongPassphrase(wrong) : .noPassphrase,
                 keyringInUse: keyringInUse)
             return .unavailable(reason: reason, hint: hint)
-        case .storedInOtherClass(let other): return .unavailable(reason: "\(reference) moved to \(other) while reading")
-        case .vaultUnavailable(let reason): return .unavailable(reason: reason)
+        case .unread(.storedInOtherClass(let other)):
+            return .unavailable(reason: "\(reference) moved to \(other) while reading")
+        case .unread(.vaultUnavailable(let reason)): return .unavailable(reason: reason)
         }
     }
 
@@ -121,24 +132,6 @@ public final class VaultCredentialSource: CredentialSource {
     func canRead(_ accessibility: AccessibilityClass) -> Bool? {
         guard case .success(let vault) = vault() else { return nil }
         return vault.canRead(accessibility)
-    }
-
-    /// Appends the release to the log; the reason it could not, otherwise (then nothing is released). A locked
-    /// log key is asked for like a locked item.
-    private func logRelease(_ reference: ReferenceKey, for host: String, vault: Vault) -> String? {
-        let line = ReleaseEntry(what: ReleaseEntry.what(reference), item: reference.rawValue, by: releasedBy, host: host)
-        let log = ReleaseLog(locations: workspace.locations)
-        do {
-            try log.append(line, vault: vault)
-            return nil
-        } catch {
-            if case .locked = vault.releaseLogKey(create: false), let passphrase = askPassphrase?(),
-                (try? vault.unlock(passphrase: passphrase)) != nil, (try? log.append(line, vault: vault)) != nil
-            {
-                return nil
-            }
-            return "the release log could not be written (\(error.message)), so \(reference) was not released"
-        }
     }
 
     /// The fix for this device when a secret the host names is not in its vault, from its own sync state.

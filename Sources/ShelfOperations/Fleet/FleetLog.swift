@@ -17,7 +17,7 @@ public enum FleetLog {
             guard let typed = passphrase() else {
                 throw ShelfError(
                     .failure, "a run is logged in the release log, whose key is locked",
-                    hint: "sshelf vault unlock, or give the passphrase with --passphrase-fd N")
+                    hint: "sshelf vault unlock, or \(PassphraseNeed.give.words)")
             }
             try vault.unlock(passphrase: typed)
             guard case .key = vault.releaseLogKey(create: true) else {
@@ -54,9 +54,9 @@ public enum FleetLog {
         return ReleaseEntry(what: what, item: item, by: by, host: hosts, detail: detail)
     }
 
-    public static func append(_ entry: ReleaseEntry, vault: Vault, workspace: Workspace) throws {
+    public static func record(_ entry: ReleaseEntry, vault: Vault, workspace: Workspace) throws {
         do {
-            try ReleaseLog(locations: workspace.locations).append(entry, vault: vault)
+            try vault.record(entry, log: ReleaseLog(locations: workspace.locations))
         } catch {
             throw ShelfError(
                 .storage, "the run could not be written to the release log: \(error.message)", hint: error.hint)

@@ -35,6 +35,16 @@ public final class FleetRun: @unchecked Sendable {
         /// The hosts running longest, with their seconds so far, longest first.
         public var slowest: [(name: String, seconds: Double)] = []
         public var stopping = false
+        /// Every host's state, in run order (what the TUI's run pane shows line by line).
+        public var hosts: [HostState] = []
+    }
+
+    /// Where one host is: waiting its turn, connecting (up to its login), running its command, or ended.
+    public enum HostState: Sendable {
+        case queued
+        case connecting
+        case running
+        case finished(FleetHostResult)
     }
 
     /// How the run ended, besides each host's result.
@@ -225,6 +235,11 @@ public final class FleetRun: @unchecked Sendable {
         progress.slowest = active.sorted { $0.value.started < $1.value.started }.prefix(3)
             .map { (names[$0.key], current.timeIntervalSince($0.value.started)) }
         progress.stopping = stopping
+        progress.hosts = results.indices.map { index in
+            if let result = results[index] { return .finished(result) }
+            guard let entry = active[index] else { return .queued }
+            return entry.loggedIn == nil ? .connecting : .running
+        }
         return progress
     }
 }

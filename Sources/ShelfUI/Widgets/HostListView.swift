@@ -147,6 +147,10 @@ enum HostListView {
                 canvas.write(RelativeTime.words(Date(timeIntervalSince1970: last), now: state.now), row: y,
                              column: x + rect.width - c.last, width: c.last, style: .dim)
             }
+            // A host marked for a run (Space, `*`) has its mark in the column before its name.
+            if state.marks.contains(table.id(row)) {
+                canvas.write(state.symbols.mark, row: y, column: x, style: CellStyle(color: .orange, bold: true))
+            }
             if state.hostScroll + i == state.hostCursor {
                 canvas.restyle(row: y, column: x, width: rect.width) { style in
                     if focused || state.focus == .forwards { style.reverse = true } else { style.bold = true }

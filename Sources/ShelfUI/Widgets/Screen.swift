@@ -34,6 +34,7 @@ public enum Screen {
         case .identities: IdentityListView.draw(state, on: &canvas)
         case .conflicts: ConflictListView.draw(state, on: &canvas)
         case .prompt(let prompt): PromptView.draw(prompt, state: state, on: &canvas)
+        case .fleet: if let pane = state.fleet { FleetPaneView.draw(pane, state: state, on: &canvas) }
         }
         StatusLine.draw(state, in: layout.status, on: &canvas)
         return canvas

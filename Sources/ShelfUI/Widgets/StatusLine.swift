@@ -34,6 +34,7 @@ public enum StatusLine {
             case .confirm: context = .dialog
             case .help: context = .help
             case .identities: context = .identities
+            case .fleet: context = .fleet
             case .conflicts: context = .conflicts
             case .prompt: return [("Enter", "answer"), ("Esc", "cancel")]
             }
@@ -66,7 +67,7 @@ public enum StatusLine {
         let parts: [(String, CellStyle)] = [
             (state.status.vault.words, vaultStyle(state.status.vault)),
             (state.loaded ? "\(count) host\(count == 1 ? "" : "s")" : "loading", .dim),
-        ]
+        ] + (state.marks.isEmpty ? [] : [("\(state.marks.count) marked", CellStyle(color: .orange, bold: true))])
         for (i, (text, style)) in parts.enumerated() {
             // A vault error too long for the line is cut rather than left out (its whole text is on its screen).
             let room = rect.width - col - 3

@@ -206,6 +206,18 @@ final class RunCommandTests: XCTestCase {
         XCTAssertTrue(result.stdout.contains("b: timed out"), result.stdout)
     }
 
+    /// Through a warm session too: the keeper runs the command, and the timeout counts from when it took it.
+    func testACommandPastItsTimeoutIsCutOnAWarmSession() throws {
+        let world = try FleetWorld(["a"])
+        defer { _ = try? world.home.run("warm", "stop") }
+        XCTAssertExit(try world.home.run("exec", "a", "--persist", "--persist-for", "120", "-n", "--", "true"), 0)
+        let result = try world.home.run("run", "a", "--command-timeout", "1", "--json", "--", "exec sleep 600")
+        XCTAssertExit(result, 255)
+        let hosts = try FleetWorld.jsonLines(result.stdout)
+        XCTAssertEqual(hosts["a"]?["warm"] as? Bool, true, result.stdout)
+        XCTAssertEqual(hosts["a"]?["outcome"] as? String, "timed-out", result.stdout)
+    }
+
     /// --parallel 1, the first host waits for a file: Ctrl-C then leaves b and c unstarted and lets a finish.
     func testCtrlCStopsStartingHostsAndLetsRunningOnesEnd() throws {
         let world = try FleetWorld(["a", "b", "c"])

@@ -2,8 +2,9 @@
 // a real terminal (tmux) with "remember" answered y while the vault session is unlocked, it is kept as the
 // identity's `identity.<uuid>.passphrase` item in the identity's class (read back from the vault file); a second
 // process, with no terminal to ask on, then logs in with it; with the session locked that process is refused
-// before anything is sent, and at a terminal the vault passphrase is asked (then the remembered one serves). Real
-// sshd, real kernel keyring (the session), real vault files.
+// before anything is sent, saying the session is locked and that `sshelf vault unlock` fixes it (which it does),
+// and at a terminal the vault passphrase is asked (then the remembered one serves). Real sshd, real kernel keyring
+// (the session), real vault files.
 import Foundation
 import ShelfSQLite
 import TestSupport
@@ -72,8 +73,19 @@ final class KeyPassphraseRememberTests: XCTestCase {
         let locked = try home.run("exec", "enc", "--no-stdin", "--", "echo", "third-login")
         XCTAssertExit(locked, 255)
         XCTAssertFalse(locked.stdout.contains("third-login"))
-        XCTAssertTrue(locked.stderr.contains("no passphrase for the key of identity 'id_work'"), locked.stderr)
+        // Not only the missing passphrase: the vault holds it, its session is locked, and what unlocks it.
+        XCTAssertTrue(locked.stderr.contains("no passphrase for the key of identity 'id_work': the vault remembers it"),
+                      locked.stderr)
+        XCTAssertTrue(locked.stderr.contains("the vault session is locked"), locked.stderr)
+        let hint = try XCTUnwrap(locked.stderr.firstMatch(of: /sshelf: hint: (.*)\n/)?.1, locked.stderr)
+        XCTAssertTrue(hint.hasPrefix("sshelf vault unlock"), locked.stderr)
         XCTAssertEqual(world.sshd.logCount("Accepted publickey"), 2, world.sshd.log)
+        // The hint fixes the state it names: after `sshelf vault unlock` the same command logs in.
+        XCTAssertExit(try home.run(["vault", "unlock", "--passphrase-fd", "3"], fd3: Self.vaultPassphrase), 0)
+        let hinted = try home.run("exec", "enc", "--no-stdin", "--", "echo", "after-unlock")
+        XCTAssertExit(hinted, 0)
+        XCTAssertEqual(hinted.stdout, "after-unlock\n")
+        XCTAssertExit(try home.run("vault", "lock"), 0)
         let asked = try Tmux(home: home, arguments: ["exec", "enc", "--no-stdin", "--", "echo", "asked-login"])
         let question = try asked.waitFor(text: "Vault passphrase:")
         XCTAssertFalse(question.contains("Enter passphrase for the key"), "the vault's, not the key's:\n\(question)")
