@@ -1,5 +1,6 @@
 // SelfProcess: this program as the children it starts run it (its own path) and whether it runs on a terminal.
-import Foundation
+import FoundationEssentials
+import Glibc
 
 public enum SelfProcess {
     /// This program's own path, for the children it runs (the agent, `sshelf forward start` for a rule started

@@ -1,5 +1,5 @@
 // StandardStreams: output straight to the file descriptors, whole, for every face (a closed pipe ends it quietly).
-import Foundation
+import Glibc
 
 public enum StandardStreams {
     /// Writes all of `text`, retrying short writes and EINTR; a closed pipe (EPIPE) ends the write quietly.

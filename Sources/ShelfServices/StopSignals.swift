@@ -1,5 +1,7 @@
 // StopSignals: SIGINT and SIGTERM as a call, for the agent, the forward supervisor and `forward start`.
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// Turns SIGINT and SIGTERM into a call (on a dispatch queue, not in a signal handler), and back on cancel.
 public final class StopSignals {

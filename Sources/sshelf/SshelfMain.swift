@@ -1,6 +1,7 @@
 // SshelfMain: the composition root — hardens the process, wires the faces together (no arguments on a terminal
 // opens the TUI, `sshelf ui` too; anything else is the command line), and hands over the process.
-import Foundation
+import FoundationEssentials
+import Glibc
 import ShelfCLI
 import ShelfServices
 import ShelfSystem

@@ -1,4 +1,4 @@
 // sshelf: the executable. SshelfMain wires the faces together; this only hands over the process.
-import Foundation
+import Glibc
 
 exit(SshelfMain.run())

@@ -1,6 +1,6 @@
 // CopyIDCommand: `sshelf copy-id HOST` — installs an identity's public key in the host's ~/.ssh/authorized_keys
 // over sshelf's own connection (host key verified first, as always; the install itself is AuthorizedKeyInstall).
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfOperations
 import ShelfSSH

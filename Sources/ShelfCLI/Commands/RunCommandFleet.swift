@@ -1,7 +1,8 @@
 // RunCommandFleet: what `run` and `cp` share on the command line — resolving targets and a hosts file into connect
 // plans, the dry-run listing, the typed confirmation, option values, and the session's passphrase from
 // --passphrase-fd or the terminal (FleetSession, in ShelfServices, is the run itself).
-import Foundation
+import FoundationEssentials
+import Glibc
 import ShelfCore
 import ShelfOperations
 import ShelfSSH
@@ -75,7 +76,7 @@ enum FleetCommand {
             + (fleet.hosts.count > 8 ? ", …" : "")
         tty.write("sshelf \(call.command.name) needs a confirmation: \(reason).\nHosts: \(names)\n")
         tty.write("Type \(answer) (the number of hosts) to go ahead: ")
-        guard tty.readLine(echo: true).trimmingCharacters(in: .whitespaces) == answer else {
+        guard tty.readLine(echo: true).trimmingSpaces() == answer else {
             throw ShelfError(
                 .usage, "not confirmed; nothing was run",
                 hint: "type the number of hosts at the question, or give --yes")

@@ -1,6 +1,6 @@
 // RunCommandReport: how a fleet run is reported — every distinct output once under the hosts that gave it (clush -b,
 // dshbak), then one status line per host and a summary; or, with --json, one JSON object a line per host.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfOperations
 import ShelfServices

@@ -1,7 +1,8 @@
 // FleetReport: a run's results folded for reading, as clush -b and dshbak do — every distinct output once, with
 // the hosts that printed it — the counts the exit status comes from, and each host's status and the summary line in
 // words (`sshelf run`, `cp` and the TUI's run pane say them alike).
-import Foundation
+import FoundationEssentials
+import ShelfCore
 
 public enum FleetReport {
     /// One distinct output (stdout and stderr both the same) and the hosts, in run order, that gave it.
@@ -46,7 +47,7 @@ public enum FleetReport {
     /// How the host ended, in words: `exit 0 (0.31s)`, `unreachable: … (10.02s)`, `not started`.
     public static func status(_ result: FleetHostResult) -> String {
         var facts: [String] = []
-        if let seconds = result.seconds { facts.append(String(format: "%.2fs", seconds)) }
+        if let seconds = result.seconds { facts.append(TextFormat.fixed(seconds, places: 2) + "s") }
         if result.warm { facts.append("warm") }
         if result.truncated { facts.append("output cut at \(FleetHostResult.outputLimit >> 20) MiB") }
         let tail = facts.isEmpty ? "" : " (\(facts.joined(separator: ", ")))"
@@ -58,7 +59,7 @@ public enum FleetReport {
         case .notStarted:
             return "not started"
         default:
-            return "\(result.outcome.rawValue.replacingOccurrences(of: "-", with: " "))\(error)\(tail)"
+            return "\(result.outcome.rawValue.replacing("-", with: " "))\(error)\(tail)"
         }
     }
 

@@ -1,6 +1,6 @@
 // AgentStart: starts the sshelf agent in the background (`sshelf agent start`, and the hand-over to OpenSSH when no
 // agent runs yet) and waits for its "ready" line.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfSystem
 

@@ -1,6 +1,6 @@
 // FleetJob: one host's part of a fleet run (`sshelf run` and the TUI's run pane): the host's warm session when one
 // runs, else a connection made as a login is (key verified before any credential, nothing asked).
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfOperations
 import ShelfSSH

@@ -1,7 +1,9 @@
 // FleetSession: what `run`, `cp` and the TUI's run pane share — the vault and release log prepared before any host
 // starts, Ctrl-C turned into the run's two-step stop, the live progress line (terminals only), and what a run leaves
 // behind (pinned keys, last-connected times, its release-log entry).
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import ShelfCore
 import ShelfOperations
 import ShelfSSH
@@ -26,7 +28,7 @@ public final class FleetSession: @unchecked Sendable {
     private let store: Store
     private let vault: Vault
     private let by: String
-    private let lock = NSLock()
+    private let lock = Lock()
     /// Where the vault's and the log's warnings go: the terminal's stderr for the CLI, the run pane in the TUI.
     private let workspace: Workspace
     private let warn: (String) -> Void
@@ -114,7 +116,7 @@ public final class FleetSession: @unchecked Sendable {
         if !progress.slowest.isEmpty {
             line +=
                 "; slowest: "
-                + progress.slowest.map { "\(Display.safe($0.name)) \(String(format: "%.1fs", $0.seconds))" }
+                + progress.slowest.map { "\(Display.safe($0.name)) \(TextFormat.fixed($0.seconds, places: 1))s" }
                 .joined(separator: ", ")
         }
         return progress.stopping ? line + " (stopping)" : line
@@ -124,7 +126,7 @@ public final class FleetSession: @unchecked Sendable {
     public static func fingerprint(_ key: PinnedHostKey) -> String? {
         guard let blob = Data(base64Encoded: key.key) else { return nil }
         let digest = Data(Digest.sha256(Array(blob))).base64EncodedString()
-        return "SHA256:" + digest.trimmingCharacters(in: CharacterSet(charactersIn: "="))
+        return "SHA256:" + digest.trimmingScalars(in: "=")
     }
 
     /// Saves what the connections changed (keys pinned with --accept-new, last-connected times) and appends the run's
@@ -150,7 +152,7 @@ public final class FleetSession: @unchecked Sendable {
 
 /// Ctrl-C presses, counted on the signal queue.
 private final class Counter: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var value = 0
     func add(_ count: Int) -> Int {
         lock.lock()
