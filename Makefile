@@ -96,7 +96,7 @@ resources: build
 
 # A Debian package of the release binary (stripped), the man page and the completions, for machines without the
 # Swift toolchain: `apt install ./$(DEB)`. Depends names every library the binary opens (scripts/make-deb).
-VERSION := $(shell sed -n 's/.*static let version = "\(.*\)"/\1/p' Sources/ShelfApp/AppVersion.swift)
+VERSION := $(shell sed -n 's/.*static let version = "\(.*\)"/\1/p' Sources/ShelfCLI/AppVersion.swift)
 DEB := .build/deb/sshelf_$(VERSION)_amd64.deb
 deb: release
 	@scripts/ensure-debs $(DEB_DEBS)

@@ -1,4 +1,4 @@
-// Credentials: how the connect flow gets secrets. A CredentialSource (ShelfApp answers from the vault) is asked
+// Credentials: how the connect flow gets secrets. A CredentialSource (ShelfOperations answers from the vault) is asked
 // by reference key, only for the method being tried, and every call carries the hop's VerifiedSession — a
 // value only the host-key check can make — so no lookup can happen before that hop's key was verified.
 import FoundationEssentials

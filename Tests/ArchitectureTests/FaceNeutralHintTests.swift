@@ -1,13 +1,13 @@
 // FaceNeutralHintTests: a flag of one command line is the CLI's to name. Below the faces (operations, vault, sync,
 // SSH) and in the TUI, no string names --passphrase-fd or --allow-duplicate, and no hint names --force or --yes:
 // those layers say what is needed (PassphraseNeed for the vault passphrase) and each face words it
-// (ShelfApp/CLI/CLIErrorHints.swift, ShelfApp/TUI/TUIErrorLine.swift). Comments may name them.
+// (ShelfCLI/CLIErrorHints.swift, ShelfTUIApp/TUIErrorLine.swift). Comments may name them.
 import Foundation
 import XCTest
 
 final class FaceNeutralHintTests: XCTestCase {
     /// The CLI layer: where a command line's flags are named.
-    static let cliLayer = ["Sources/ShelfApp/CLI/", "Sources/ShelfApp/Commands/"]
+    static let cliLayer = ["Sources/ShelfCLI/"]
     static let anywhere = ["--passphrase-fd", "--allow-duplicate"]
     static let inHints = ["--force", "--yes"]
 
