@@ -12,9 +12,11 @@ public final class AppContext: @unchecked Sendable {
     private var openedStore: Store?
     public var output: (String) -> Void
     public var errorOutput: (String) -> Void
-    /// Opens the terminal UI (with a benchmark to run, for `sshelf ui --benchmark-report`): the TUI is a face the
-    /// command line does not import, so the executable that wires the two together sets it (SshelfMain).
-    public var openTerminalUI: ((_ benchmark: (report: String, query: String)?) -> Int32)?
+    /// Opens the terminal UI in a context (with a benchmark to run, for `sshelf ui --benchmark-report`): the TUI is
+    /// a face the command line does not import, so the executable that wires the two together sets it (SshelfMain).
+    /// The context is an argument, not captured: a context holding a closure that holds it would never be freed,
+    /// and its store never closed (nor its WAL checkpointed) at exit.
+    public var openTerminalUI: ((AppContext, _ benchmark: (report: String, query: String)?) -> Int32)?
 
     public init(environment: [String: String], output: @escaping (String) -> Void, errorOutput: @escaping (String) -> Void) {
         self.environment = environment

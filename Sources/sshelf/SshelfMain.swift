@@ -16,7 +16,7 @@ enum SshelfMain {
             environment: ProcessInfo.processInfo.environment,
             output: { StandardStreams.write($0, fd: 1) },
             errorOutput: { StandardStreams.write($0, fd: 2) })
-        context.openTerminalUI = { benchmark in
+        context.openTerminalUI = { context, benchmark in
             let app = TUIApp(context: context)
             if let benchmark { app.benchmark = TUIBenchmark(reportPath: benchmark.report, query: benchmark.query) }
             return app.run()

@@ -40,8 +40,8 @@ enum UICommands {
             throw ShelfError(.usage, "ui: stdin and stdout must be a terminal",
                              hint: "run it in a terminal; scripts use 'sshelf list --json'")
         }
-        let benchmark = call.value("benchmark-report").map { (report: $0, query: call.value("benchmark-query") ?? "web 42") }
-        return openTerminalUI(benchmark)
+        let query = call.value("benchmark-query") ?? "web 42"
+        return openTerminalUI(context, call.value("benchmark-report").map { (report: $0, query: query) })
     }
 
     /// Writes generated hosts (BenchmarkData) in one transaction, and optionally the same hosts as an ssh_config.
