@@ -82,7 +82,8 @@ let package = Package(
         // archive first in .build/static-libs, put there by the Makefile: the runtime's C++ then needs no
         // libstdc++.so loaded and bound at every start. Without that folder the shared library is used.
         .executableTarget(
-            name: "sshelf", dependencies: ["ShelfSystem", "ShelfServices", "ShelfCLI", "ShelfTUIApp"], path: "Sources/sshelf",
+            name: "sshelf", dependencies: ["ShelfSystem", "ShelfServices", "ShelfCLI", "ShelfTUIApp"],
+            path: "Sources/sshelf",
             linkerSettings: [
                 .unsafeFlags(["-L\(Context.packageDirectory)/.build/static-libs"], .when(configuration: .release))
             ]),

@@ -18,7 +18,9 @@ public final class AppContext: @unchecked Sendable {
     /// and its store never closed (nor its WAL checkpointed) at exit.
     public var openTerminalUI: ((AppContext, _ benchmark: (report: String, query: String)?) -> Int32)?
 
-    public init(environment: [String: String], output: @escaping (String) -> Void, errorOutput: @escaping (String) -> Void) {
+    public init(
+        environment: [String: String], output: @escaping (String) -> Void, errorOutput: @escaping (String) -> Void
+    ) {
         self.environment = environment
         self.locations = DataLocations.resolve(environment: environment)
         self.output = output
@@ -28,7 +30,9 @@ public final class AppContext: @unchecked Sendable {
     /// The operations' view: warnings go through this context (so a caller that must keep stderr clean, the
     /// TUI under curses, can catch them).
     /// (Weakly: the store this context opens keeps its workspace for its change hook.)
-    public var workspace: Workspace { Workspace(environment: environment, warn: { [weak self] text in self?.warn(Display.safe(text)) }) }
+    public var workspace: Workspace {
+        Workspace(environment: environment, warn: { [weak self] text in self?.warn(Display.safe(text)) })
+    }
 
     public var homeDirectory: String { workspace.homeDirectory }
 

@@ -194,7 +194,8 @@ final class TUILogin: @unchecked Sendable {
                 return Notice("\(host) has no identity to install", isError: true)
             }
             let name = Display.safe(identity.name)
-            switch try AuthorizedKeyInstall.install(try AuthorizedKeyInstall.keyLine(for: identity), on: session.connection) {
+            let line = try AuthorizedKeyInstall.keyLine(for: identity)
+            switch try AuthorizedKeyInstall.install(line, on: session.connection) {
             case .added: return Notice("installed identity '\(name)' in ~/.ssh/authorized_keys on \(host)")
             case .present: return Notice("\(host) already has identity '\(name)'; nothing added")
             case .failed(let reason): return Notice("copy-id to \(host) failed: \(Display.safe(reason))", isError: true)

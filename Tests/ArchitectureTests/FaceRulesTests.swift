@@ -51,9 +51,12 @@ final class FaceRulesTests: XCTestCase {
     /// The check finds what it is there to find (a test that cannot fail is a defect).
     func testTheCheckFindsAFaceImportingAnotherFace() {
         let faces: Set = ["ShelfCLI", "ShelfTUIApp"]
-        let tui = ["ShelfCLI": "Sources/ShelfTUIApp/TUILogin.swift", "ShelfServices": "Sources/ShelfTUIApp/TUIApp.swift"]
+        let tui = [
+            "ShelfCLI": "Sources/ShelfTUIApp/TUILogin.swift", "ShelfServices": "Sources/ShelfTUIApp/TUIApp.swift",
+        ]
         XCTAssertEqual(Self.violations(target: "ShelfTUIApp", uses: tui, faces: faces).count, 1)
-        XCTAssertEqual(Self.violations(target: "ShelfServices", uses: ["ShelfTUIApp": "Package.swift"], faces: faces).count, 1)
+        let below = ["ShelfTUIApp": "Package.swift"]
+        XCTAssertEqual(Self.violations(target: "ShelfServices", uses: below, faces: faces).count, 1)
         XCTAssertEqual(Self.violations(target: "ShelfCLI", uses: ["ShelfServices": "Package.swift"], faces: faces), [])
     }
 }

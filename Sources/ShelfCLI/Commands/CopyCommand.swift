@@ -130,7 +130,9 @@ enum CopyCommand {
                 ? "\(Display.safe(result.name)): \(result.note ?? "copied")" : FleetReport.statusLine(result)
             context.output(line + "\n")
         }
-        if summary.results.count > 1 || summary.interrupts > 0 { context.output(FleetReport.summaryLine(summary) + "\n") }
+        if summary.results.count > 1 || summary.interrupts > 0 {
+            context.output(FleetReport.summaryLine(summary) + "\n")
+        }
         return FleetReport.exitStatus(summary.results)
     }
 }

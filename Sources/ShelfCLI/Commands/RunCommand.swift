@@ -76,11 +76,13 @@ enum RunCommand {
         let settings = FleetRun.Settings(
             parallel: try FleetCommand.count(call, "parallel", default: FleetRun.Settings.defaultParallel),
             canary: try FleetCommand.count(call, "canary", default: 0, allowZero: true),
-            commandTimeout: try FleetCommand.seconds(call, "command-timeout", default: FleetRun.Settings.defaultCommandTimeout))
+            commandTimeout: try FleetCommand.seconds(
+                call, "command-timeout", default: FleetRun.Settings.defaultCommandTimeout))
         let session = try FleetSession(call: call, store: store, context: context, by: "run")
         let summary = session.run(
             fleet, settings: settings, options: options, json: call.flag("json"),
-            job: FleetSession.job(command, session: session, options: options, acceptNew: call.flag("accept-new"), context: context))
+            job: FleetSession.job(
+                command, session: session, options: options, acceptNew: call.flag("accept-new"), context: context))
         try session.finish(summary, fleet: fleet, what: "run", item: FleetLog.commandHash(command))
         if call.flag("json") {
             RunReport.printJSON(summary.results, context: context)
