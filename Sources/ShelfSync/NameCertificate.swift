@@ -3,7 +3,7 @@
 // *itself*, so every sshelf that reads rosters parses it and none counts it for membership (an `add` enrolls only a
 // device not yet in the roster, signed by one that is); its invite field names the device named (the nil id: the
 // signer, which is how self-renames were always written). Rules in docs/SYNC.md, "Device names".
-import Foundation
+import FoundationEssentials
 
 extension Certificate {
     /// What a name certificate says: `device` is called `name`. `signingKey` must be the signer's own enrolled key.
