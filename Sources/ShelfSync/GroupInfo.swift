@@ -88,7 +88,8 @@ public enum GroupInfo {
         }
         if let revocation = roster.revoked[target] {
             throw SyncFailure(
-                "'\(member.name)' (\(target.lowerText.prefix(8))) was revoked by \(roster.name(of: revocation.by)); a revoked device cannot be renamed",
+                "'\(member.name)' (\(target.lowerText.prefix(8))) was revoked by \(roster.name(of: revocation.by)); "
+                    + "a revoked device cannot be renamed",
                 hint: "'sshelf sync devices' lists the devices of the group; a revoked device keeps the name it had")
         }
         let trimmed = name.trimmingSpaces()

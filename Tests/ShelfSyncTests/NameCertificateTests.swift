@@ -17,10 +17,13 @@ final class NameCertificateTests: XCTestCase {
         let genesis: Certificate, addB: Certificate, addC: Certificate
 
         init() throws {
-            func keys() throws -> SyncCrypto.DeviceKeys { try XCTUnwrap(SyncCrypto.DeviceKeys(seed: SyncCrypto.randomKey())) }
+            func keys() throws -> SyncCrypto.DeviceKeys {
+                try XCTUnwrap(SyncCrypto.DeviceKeys(seed: SyncCrypto.randomKey()))
+            }
             (aKeys, bKeys, cKeys) = (try keys(), try keys(), try keys())
             genesis = Certificate(
-                group: id, signer: a, time: 1, body: .genesis(name: "vm", signingKey: aKeys.signingPublicKey), keys: aKeys)
+                group: id, signer: a, time: 1, body: .genesis(name: "vm", signingKey: aKeys.signingPublicKey),
+                keys: aKeys)
             addB = Certificate(
                 group: id, signer: a, time: 2,
                 body: .add(device: b, name: "vm-b", signingKey: bKeys.signingPublicKey, invite: UUID(), epochs: []),
@@ -38,7 +41,8 @@ final class NameCertificateTests: XCTestCase {
         ) -> Certificate {
             Certificate(
                 group: id, signer: signer, time: time,
-                body: Certificate.naming(device, as: name, signer: signer, key: key ?? keys.signingPublicKey), keys: keys)
+                body: Certificate.naming(device, as: name, signer: signer, key: key ?? keys.signingPublicKey),
+                keys: keys)
         }
 
         func roster(_ extra: [Certificate]) -> Roster {
@@ -49,7 +53,8 @@ final class NameCertificateTests: XCTestCase {
             Certificate(
                 group: id, signer: signer, time: 20,
                 body: .revoke(
-                    device: device, upTo: 0, upToDigest: [UInt8](repeating: 0, count: SyncCrypto.digestLength), kept: kept),
+                    device: device, upTo: 0, upToDigest: [UInt8](repeating: 0, count: SyncCrypto.digestLength),
+                    kept: kept),
                 keys: keys)
         }
     }
@@ -82,7 +87,9 @@ final class NameCertificateTests: XCTestCase {
         let own = g.name(g.b, "laptop", by: g.b, keys: g.bKeys)
         XCTAssertEqual(
             own.body,
-            .add(device: g.b, name: "laptop", signingKey: g.bKeys.signingPublicKey, invite: Roster.renameInvite, epochs: []))
+            .add(
+                device: g.b, name: "laptop", signingKey: g.bKeys.signingPublicKey, invite: Roster.renameInvite,
+                epochs: []))
         XCTAssertEqual(g.roster([own]).name(of: g.b), "laptop")
     }
 
@@ -153,6 +160,7 @@ final class NameCertificateTests: XCTestCase {
         XCTAssertEqual(roster.name(of: g.b), "db")
         XCTAssertEqual(roster.name(of: g.c), "DB-" + g.c.lowerText.prefix(4))
         // A rename onto a name a device got when it joined is told apart the same way.
-        XCTAssertEqual(g.roster([g.name(g.c, "vm", by: g.c, keys: g.cKeys)]).name(of: g.c), "vm-" + g.c.lowerText.prefix(4))
+        let onto = g.roster([g.name(g.c, "vm", by: g.c, keys: g.cKeys)])
+        XCTAssertEqual(onto.name(of: g.c), "vm-" + g.c.lowerText.prefix(4))
     }
 }
