@@ -3,7 +3,6 @@
 import FoundationEssentials
 import ShelfCore
 import ShelfOperations
-import ShelfServices
 import ShelfVault
 #if canImport(Glibc)
 import Glibc
