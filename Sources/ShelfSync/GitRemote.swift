@@ -116,7 +116,8 @@ public struct GitRemote: Sendable {
         guard heads.status == 0 else {
             throw SyncFailure("git remote unreachable: \(GitRemote.reason(heads))", hint: "check your network and git access")
         }
-        guard !heads.output.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return }  // empty: nothing to pull yet
+        // An empty remote has nothing to pull yet.
+        guard !heads.output.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return }
         let pull = git(["pull", "--quiet", "--rebase", "origin", branch()])
         guard pull.status == 0 else {
             _ = git(["rebase", "--abort"])

@@ -34,7 +34,8 @@ struct SecretInput {
         if let fd { return try Self.readLine(fd, echoOffTerminal: false, what: "--\(option) \(fd)") }
         let tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
         guard tty >= 0 else {
-            throw ShelfError(.usage, "no terminal to ask for the \(prompt.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: ": ")))",
+            throw ShelfError(.usage, "no terminal to ask for the "
+                + "\(prompt.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: ": ")))",
                              hint: "give it on a file descriptor: --\(option) N")
         }
         defer { close(tty) }
