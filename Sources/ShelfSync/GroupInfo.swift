@@ -1,7 +1,7 @@
 // GroupInfo: the sync group as the CLI shows it — the roster this device verified (names, who enrolled whom and
 // when, revocations, when each device was last heard from), finding a device by name or id prefix, and making
 // an invite. Reads only what this device holds; the remote is not consulted.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfStore
 import ShelfVault
@@ -57,7 +57,7 @@ public enum GroupInfo {
     /// match are listed as `NAME (ID8)` for the caller to say how to pick one.
     public static func find(_ text: String, in store: Store) throws -> Lookup {
         let devices = try devices(store)
-        let byName = devices.filter { $0.name.caseInsensitiveCompare(text) == .orderedSame }
+        let byName = devices.filter { $0.name.lowercased() == text.lowercased() }
         let lowered = text.lowercased()
         let matches = byName.isEmpty ? devices.filter { lowered.count >= 4 && $0.id.hasPrefix(lowered) } : byName
         guard let first = matches.first else { return .notFound }
@@ -77,7 +77,7 @@ public enum GroupInfo {
             throw SyncFailure(
                 "this device is not an enrolled member of a sync group", hint: "a device gets its name when it joins")
         }
-        let trimmed = name.trimmingCharacters(in: .whitespaces)
+        let trimmed = name.trimmingSpaces()
         guard !trimmed.isEmpty, trimmed.utf8.count <= Certificate.maxName,
             !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
         else {
@@ -85,7 +85,7 @@ public enum GroupInfo {
                 "a device name is one line of 1 to \(Certificate.maxName) bytes", hint: "choose a shorter name")
         }
         if let other = roster.enrolled.values.first(where: {
-            $0.device != me && $0.name.caseInsensitiveCompare(trimmed) == .orderedSame
+            $0.device != me && $0.name.lowercased() == trimmed.lowercased()
         }) {
             throw SyncFailure(
                 "device \(other.device.lowerText.prefix(8)) of the group is named '\(other.name)' already",

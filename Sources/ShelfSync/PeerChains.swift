@@ -4,7 +4,7 @@
 // section → content (opened with its epoch's key; a delta's changes all stamped by its writer) → apply (one
 // transaction with the new head). Anything wrong stops that device's chain there with a reason naming it; nothing
 // from that entry is applied. Rollbacks and forks are caught against the heads and digests verified before.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfStore
 import ShelfVault

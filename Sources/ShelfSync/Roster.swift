@@ -2,7 +2,7 @@
 // trusts (its anchor) — never from one file on the remote. A device is enrolled when an enrolled device added it
 // (a revoked device's additions count only if its revoker kept them); a revocation from any device that was ever
 // enrolled is final; an epoch is clean while no device holding its key is revoked. Rules in docs/SYNC.md.
-import Foundation
+import FoundationEssentials
 import ShelfVault
 
 struct Roster {
@@ -211,7 +211,7 @@ struct Roster {
     /// `name`, or `name-XXXX` (the start of `device`'s id) when another device of the group has that name already.
     func distinct(_ name: String, for device: UUID) -> String {
         let taken = everMembers.values.contains {
-            $0.device != device && $0.name.caseInsensitiveCompare(name) == .orderedSame
+            $0.device != device && $0.name.lowercased() == name.lowercased()
         }
         return taken ? Certificate.clip(name).prefix(Certificate.maxName - 5) + "-" + device.lowerText.prefix(4) : name
     }

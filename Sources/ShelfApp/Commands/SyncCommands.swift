@@ -1,7 +1,8 @@
 // SyncCommands: `sshelf sync enable|invite|join|now|status|devices|revoke|conflicts|disable` — the sync group over a
 // folder or a git repository (enrollment by one-time invite, revocation with a new group key), with the true reason
 // whenever sync falls back to the local store.
-import Foundation
+import FoundationEssentials
+import Glibc
 import ShelfCore
 import ShelfOperations
 import ShelfStore
@@ -90,7 +91,7 @@ enum SyncCommands {
         case (let folder?, nil):
             var path = SSHConfigReader.expandTilde(folder, home: context.homeDirectory)
             if !path.hasPrefix("/") { path = FileManager.default.currentDirectoryPath + "/" + path }
-            settings = SyncSettings(transport: .folder, location: (path as NSString).standardizingPath)
+            settings = SyncSettings(transport: .folder, location: PathText.standardized(path, home: context.homeDirectory))
         case (nil, let url?):
             guard !url.hasPrefix("-") else {
                 throw ShelfError(.usage, "--git: '\(Display.safe(url))' is not a repository URL", hint: ArgumentParser.usageHint(call.command))
@@ -304,7 +305,7 @@ enum SyncCommands {
         } catch let failure as SyncFailure {
             throw ShelfError(.invalid, Display.safe(failure.reason), hint: failure.hint)
         }
-        context.print("this device is now '\(Display.safe(name.trimmingCharacters(in: .whitespaces)))' in the sync group")
+        context.print("this device is now '\(Display.safe(name.trimmingSpaces()))' in the sync group")
         return report(runSync(context, store, vault), context)
     }
 
@@ -338,7 +339,7 @@ enum SyncCommands {
     /// "30m", "1h", "2d", "90s" or plain seconds; between a minute and a week.
     static func parseDuration(_ text: String) throws -> TimeInterval {
         let units: [Character: TimeInterval] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
-        let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
+        let trimmed = text.trimmingSpaces().lowercased()
         var value: TimeInterval?
         if let unit = trimmed.last, let scale = units[unit], let number = Double(trimmed.dropLast()) { value = number * scale }
         else if let number = Double(trimmed) { value = number }
