@@ -7,8 +7,8 @@ import XCTest
 final class LintTests: XCTestCase {
     static let script = ImportRulesTests.root + "/scripts/style"
 
-    /// `scripts/style lint` on files written into a scratch folder (with `swift`: as SWIFT, the swift it runs): its exit
-    /// status and what it printed.
+    /// `scripts/style lint` on files written into a scratch folder (with `swift`: as SWIFT, the swift it runs): its
+    /// exit status and what it printed.
     func lint(_ files: [String: String], swift: String? = nil) throws -> (status: Int32, output: String) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sshelf-lint-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
