@@ -104,7 +104,9 @@ final class DeviceNameTests: XCTestCase {
         let noted = b.sync()
         XCTAssertTrue(
             noted.skipped.contains(
-                "entry \(next) from vm (\(a.id.prefix(8))) carries a name certificate for laptop (\(b.id.prefix(8))) signed as vm (\(a.id.prefix(8))), refused: it does not verify with its signer's key (forged or altered)"
+                "entry \(next) from vm (\(a.id.prefix(8))) carries a name certificate for laptop (\(b.id.prefix(8))) "
+                    + "signed as vm (\(a.id.prefix(8))), refused: it does not verify with its signer's key (forged or "
+                        + "altered)"
             ), "\(noted.skipped)")
         XCTAssertEqual(try names(b), ["laptop", "vm"])
         XCTAssertEqual(Set(try XCTUnwrap(try GroupInfo.roster(b.store)).enrolled.keys), [a.uuid, b.uuid])

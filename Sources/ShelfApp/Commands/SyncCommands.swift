@@ -67,8 +67,13 @@ enum SyncCommands {
             run: revoke),
         CommandSpec(
             path: ["sync", "rename"], summary: "rename a device of the sync group (this one unless DEVICE is given)",
-            details: "The new name is signed by this device and reaches every device, the renamed one included, through the roster on the next sync; no two devices of a group may share one. Any member may rename any device that is not revoked (two devices both called 'vm': rename the other from either). A device that joins with a name another device has gets the start of its id added (vm-3fa2).",
-            arguments: [ArgumentSpec(name: "DEVICE", help: "the device to rename, by name or id prefix from 'sshelf sync devices' (default: this device)", optional: true),
+            details: "The new name is signed by this device and reaches every device, the renamed one included, "
+                + "through the roster on the next sync; no two devices of a group may share one. Any member may "
+                    + "rename any device that is not revoked (two devices both called 'vm': rename the other from "
+                        + "either). A device that joins with a name another device has gets the start of its id added "
+                            + "(vm-3fa2).",
+            arguments: [ArgumentSpec(name: "DEVICE", help: "the device to rename, by name or id prefix from 'sshelf sync devices' (default: "
+                + "this device)", optional: true),
                         ArgumentSpec(name: "NAME", help: "the new name (one line, at most 64 bytes)")],
             options: [passphraseOption],
             examples: ["sshelf sync rename laptop", "sshelf sync rename vm-3fa2 build-box"],
@@ -278,7 +283,8 @@ enum SyncCommands {
         case .ambiguous(let candidates):
             let example = candidates.first.flatMap { $0.split(separator: "(").last?.prefix(4) } ?? "ID"
             let renaming = rest.isEmpty ? ", or give it a name of its own: 'sshelf sync rename \(example) NAME'" : ""
-            throw ShelfError(.usage, "'\(Display.safe(text))' names \(candidates.count) devices: \(Display.safe(candidates.joined(separator: ", ")))",
+            throw ShelfError(.usage, "'\(Display.safe(text))' names \(candidates.count) devices: "
+                + "\(Display.safe(candidates.joined(separator: ", ")))",
                              hint: "pick one by its id prefix, e.g. '\(command) \(example)\(rest)'\(renaming)")
         }
     }
@@ -301,7 +307,8 @@ enum SyncCommands {
         let named = name.trimmingSpaces()
         if let target, target.uuidString.lowercased() != (try store.deviceID) {
             context.print(
-                "'\(Display.safe(former))' (\(target.uuidString.lowercased().prefix(8))) is now '\(Display.safe(named))' in the sync group")
+                "'\(Display.safe(former))' (\(target.uuidString.lowercased().prefix(8))) is now "
+                    + "'\(Display.safe(named))' in the sync group")
         } else {
             context.print("this device is now '\(Display.safe(named))' in the sync group")
         }
