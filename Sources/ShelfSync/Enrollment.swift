@@ -88,8 +88,9 @@ struct Enrollment {
                 continue
             }
             if !remote.hasInviteBox(id) {
+                // The name the group knows this device by (it may have been renamed), not the machine's.
                 let box = InviteBox(group: session.state.group, anchor: session.state.anchor, inviter: session.me,
-                                    inviterName: session.deviceName, created: invite.created, expires: invite.expires,
+                                    inviterName: session.roster.name(of: session.me), created: invite.created, expires: invite.expires,
                                     credentials: credentials)
                 try remote.writeInviteBox(id, box.seal(code))
             }

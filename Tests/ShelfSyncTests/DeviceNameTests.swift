@@ -43,6 +43,13 @@ final class DeviceNameTests: XCTestCase {
         let roster = try XCTUnwrap(try GroupInfo.roster(a.store))
         XCTAssertEqual(Set(roster.enrolled.keys), [a.uuid, b.uuid])
         XCTAssertEqual(roster.enrolled[b.uuid]?.addedBy, a.uuid, "who enrolled it is still the enrolling device")
+
+        // An invite b makes now names b as the group knows it, not by its machine's name.
+        let c = try Device("desk")
+        try c.enable(folder: remote)
+        let code = try b.invite()
+        b.sync()
+        XCTAssertEqual(try c.join(code).inviter, "laptop")
     }
 
     /// Two devices called "vm" over a real folder remote: A renames B (the one it can reach), and after a sync both
