@@ -54,7 +54,8 @@ let package = Package(
             path: "Sources/ShelfOperations"),
         .target(name: "ShelfUI", dependencies: ["ShelfCore"], path: "Sources/ShelfUI"),
         .target(
-            name: "ShelfTerminal", dependencies: ["ShelfUI", "CNcurses", "CCursesShims"], path: "Sources/ShelfTerminal"),
+            name: "ShelfTerminal", dependencies: ["ShelfUI", "CNcurses", "CCursesShims"],
+            path: "Sources/ShelfTerminal"),
         // What both faces start or share above the operations: the process context and its output, the sshelf
         // agent, warm keepers, the forward supervisor, the OpenSSH handover, terminal prompts, a fleet run's session.
         .target(
