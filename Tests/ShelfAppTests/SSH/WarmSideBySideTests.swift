@@ -54,6 +54,26 @@ final class WarmSideBySideTests: XCTestCase {
         XCTAssertEqual(next.stdout, "after\n")
         XCTAssertEqual(world.sshd.logCount("Accepted publickey"), 1, "the keeper went on: \(world.sshd.log)")
     }
+
+    /// A command that neither writes nor reads: where libssh2 sends signals (1.11) the keeper's TERM ends it; 1.10
+    /// can only close the channel, which such a command outlives (docs/SSH.md says so).
+    func testACallerThatIsKilledHasItsSilentCommandSignalledWhereTheLibraryCan() throws {
+        let world = try FleetWorld(["a"])
+        let version = try world.home.run("version", "--verbose")
+        guard version.stdout.contains("  yes Ctrl-C reaches the remote command") else {
+            throw XCTSkip("this libssh2 cannot send signals (1.10): \(version.stdout)")
+        }
+        defer { _ = try? world.home.run("warm", "stop") }
+        XCTAssertExit(try world.home.run("exec", "a", "--persist", "--persist-for", "120", "-n", "--", "true"), 0)
+        let end = world.shared + "/end", pidFile = world.shared + "/pid"
+        defer { _ = FileManager.default.createFile(atPath: end, contents: nil) }
+        let caller = try BackgroundSshelf(
+            world.home, ["exec", "a", "-n", "--", "echo $$ > \(pidFile); while [ ! -e \(end) ]; do sleep 0.1; done"])
+        let pid = try RemoteProcess.pid(in: pidFile)
+        XCTAssertEqual(kill(caller.process.pid, SIGKILL), 0)
+        _ = caller.process.wait()
+        try eventually("the silent remote command ended after its caller was killed") { !RemoteProcess.isAlive(pid) }
+    }
 }
 
 /// A process on the test's sshd (run as the test account), watched through /proc.
