@@ -2,7 +2,8 @@
 // read, fed and ended without waiting on any one of them, so that one thread can drive them all (a libssh2 session
 // must only be used from one thread at a time). The warm keeper serves its callers with these.
 import CLibSSH2
-import Foundation
+import FoundationEssentials
+import Glibc
 
 public final class SessionCommand {
     private let channel: Channel

@@ -4,7 +4,7 @@
 // keys sealed to the claimant alone (two claims on one invite mean the code leaked: nobody is enrolled). On the
 // joining device `sync join` opens the box and leaves its claim; until its welcome arrives it holds no group key,
 // syncs nothing and says it is waiting.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfStore
 import ShelfVault

@@ -1,7 +1,8 @@
 // WarmCall: one caller's command in a warm keeper — its channel, its stdin relay and the frames its socket has not
 // taken yet — moved along by the keeper's loop a step at a time without ever waiting, so callers run side by side
 // and a caller that goes away (Ctrl-C, killed) has its command stopped instead of left running.
-import Foundation
+import FoundationEssentials
+import Glibc
 import ShelfSSH
 import ShelfSystem
 

@@ -2,7 +2,8 @@
 // agent, key file only), then serves exec requests from our own uid over a 0600 unix socket, one channel each and
 // side by side (KeeperLoop), until it has been idle for its time (WarmIdle), is told to stop, or its socket was
 // replaced.
-import Foundation
+import FoundationEssentials
+import Glibc
 import ShelfCore
 import ShelfOperations
 import ShelfSSH

@@ -1,7 +1,8 @@
 // WarmKeeperLoop: a warm keeper's one thread — the only one that touches its libssh2 session — serving every caller
 // side by side: it accepts callers, takes a request once it has fully arrived (never waiting on a caller), and moves
 // each caller's command (WarmCall) along without blocking, so a slow command holds back nobody else's.
-import Foundation
+import FoundationEssentials
+import Glibc
 import ShelfSSH
 import ShelfSystem
 

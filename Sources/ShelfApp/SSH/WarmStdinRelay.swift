@@ -1,6 +1,7 @@
 // WarmStdinRelay: a warm caller's stdin for its command — the descriptor the caller lent (SCM_RIGHTS) copied into a
 // pipe the keeper's loop reads, closed when the input ends or the caller leaves.
-import Foundation
+import FoundationEssentials
+import Glibc
 import ShelfSystem
 
 /// The caller's stdin as the command sees it: a relay thread copies the lent descriptor into a pipe and closes the
