@@ -1,6 +1,7 @@
 // WarmSideBySideTests: a warm keeper serves its callers side by side — a command that runs on holds back no other
-// caller's — and a caller that goes away (killed, a fleet run's second Ctrl-C) has its command stopped on the server
-// instead of left running (RemoteProcess watches it through /proc: the server runs it as the test account).
+// caller's, nor `warm stop` — and a caller that goes away (killed, a fleet run's second Ctrl-C) has its command
+// stopped on the server instead of left running (RemoteProcess watches it through /proc: the server runs it as the
+// test account).
 import Foundation
 import TestSupport
 import XCTest
@@ -73,6 +74,27 @@ final class WarmSideBySideTests: XCTestCase {
         XCTAssertEqual(kill(caller.process.pid, SIGKILL), 0)
         _ = caller.process.wait()
         try eventually("the silent remote command ended after its caller was killed") { !RemoteProcess.isAlive(pid) }
+    }
+
+    /// `warm stop` while a command runs: answered at once (not when the command ends), the command stopped, its
+    /// caller told why.
+    func testWarmStopEndsRunningCommandsAndTellsTheirCallers() throws {
+        let world = try FleetWorld(["a"])
+        defer { _ = try? world.home.run("warm", "stop") }
+        XCTAssertExit(try world.home.run("exec", "a", "--persist", "--persist-for", "120", "-n", "--", "true"), 0)
+        let end = world.shared + "/end", pidFile = world.shared + "/pid"
+        defer { _ = FileManager.default.createFile(atPath: end, contents: nil) }
+        let caller = try BackgroundSshelf(
+            world.home,
+            ["exec", "a", "-n", "--", "echo $$ > \(pidFile); while [ ! -e \(end) ]; do echo tick; sleep 0.1; done"])
+        let pid = try RemoteProcess.pid(in: pidFile)
+        try eventually("output comes through", context: { caller.stderr }) { caller.stdout.contains("tick") }
+        let stop = try world.home.run("warm", "stop", "a")
+        XCTAssertExit(stop, 0)
+        XCTAssertEqual(stop.stdout, "stopped 1 warm session\n")
+        XCTAssertEqual(caller.process.wait(), 255, caller.stderr)
+        XCTAssertTrue(caller.stderr.contains("the warm session was stopped"), caller.stderr)
+        try eventually("the remote command ended after warm stop") { !RemoteProcess.isAlive(pid) }
     }
 }
 
