@@ -92,6 +92,7 @@ final class WarmSideBySideTests: XCTestCase {
         let stop = try world.home.run("warm", "stop", "a")
         XCTAssertExit(stop, 0)
         XCTAssertEqual(stop.stdout, "stopped 1 warm session\n")
+        try eventually("the caller was told", context: { caller.stderr }) { !caller.process.isRunning }
         XCTAssertEqual(caller.process.wait(), 255, caller.stderr)
         XCTAssertTrue(caller.stderr.contains("the warm session was stopped"), caller.stderr)
         try eventually("the remote command ended after warm stop") { !RemoteProcess.isAlive(pid) }
