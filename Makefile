@@ -43,7 +43,7 @@ BENCH_DEBS := hyperfine fzf python3 pssh clustershell
 SSH_MATRIX_TESTS ?= ShelfSSHTests\.(AuthTests|ConnectTests|TransportTests|ExecTests|CancelTests|JumpTests|HostKeyTests|LibSSH|ForwardEngineTests|ForwardRemoteTests|ForwardSocksTests|ForwardSocketTests|VerifiedSessionTests)|ShelfAppTests\.(ExecCommandTests|VaultKeyLoginTests|PinAndRefusalTests|AgentSSHTests|CopyIDTests|BridgeOpenSSHTests|ForwardUpTests|LibraryFeatureTests|RSALoginTests|OptionNoteTests|ExecInterruptTests|WarmSideBySideTests|RunInterruptTests|CopyCommandTests|UserCertificateTests|AgentBoundKeyTests|OptionsClientTests|TUIOpenSSHHandoverTests|SecurityKeyHandoverTests|ForwardSocketCLITests)
 
 .PHONY: run test test-under-load build release release-symbols deps test-deps install deb resources check-resources bench convergence \
-	clean libssh2-1.11 install-libssh2-1.11
+	clean libssh2-1.11 install-libssh2-1.11 format lint
 
 deps:
 	@scripts/ensure-debs $(RUN_DEBS)
@@ -103,6 +103,15 @@ resources: build
 	$$($(SWIFT) build --show-bin-path)/sshelf completions bash > Resources/completions/sshelf.bash
 	$$($(SWIFT) build --show-bin-path)/sshelf completions zsh > Resources/completions/_sshelf
 	$$($(SWIFT) build --show-bin-path)/sshelf completions fish > Resources/completions/sshelf.fish
+
+# The toolchain's `swift format` with .swift-format: `format` rewrites Package.swift, Sources, Tests (and bench's Swift
+# files) in place; `lint` fails, listing file:line, on whatever `format` would change and on any line over 120
+# columns it cannot break (scripts/style; CI runs it after the tests).
+format:
+	@SWIFT=$(SWIFT) scripts/style format
+
+lint:
+	@SWIFT=$(SWIFT) scripts/style lint
 
 # A Debian package of the release binary, the man page and the completions, for machines without the
 # Swift toolchain: `apt install ./$(DEB)`. Depends names every library the binary opens (scripts/make-deb).

@@ -54,7 +54,8 @@ let package = Package(
             path: "Sources/ShelfOperations"),
         .target(name: "ShelfUI", dependencies: ["ShelfCore"], path: "Sources/ShelfUI"),
         .target(
-            name: "ShelfTerminal", dependencies: ["ShelfUI", "CNcurses", "CCursesShims"], path: "Sources/ShelfTerminal"),
+            name: "ShelfTerminal", dependencies: ["ShelfUI", "CNcurses", "CCursesShims"],
+            path: "Sources/ShelfTerminal"),
         .target(
             name: "ShelfApp",
             dependencies: [

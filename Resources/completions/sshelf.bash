@@ -17,7 +17,8 @@ _sshelf_words() {
         case $raw in
             \'*) [[ $line == "${raw:1}"* ]] || continue; word=${line//\'/\'\\\'\'} ;;
             \"*) [[ $line == "${raw:1}"* ]] || continue
-                word=${line//\\/\\\\}; word=${word//\"/\\\"}; word=${word//\$/\\\$}; word=${word//\`/\\\`} ;;
+                word=${line//\\/\\\\}; word=${word//\"/\\\"}
+                word=${word//\$/\\\$}; word=${word//\`/\\\`} ;;
             *) printf -v word '%q' "$line"; [[ $word == "$raw"* ]] || continue ;;
         esac
         COMPREPLY+=("${word#"$prefix"}")

@@ -193,7 +193,8 @@ public struct RecordClock: Hashable, Sendable {
             case "*": fallback = stamp
             case "~": tombstone = stamp
             default:
-                // A group this version does not know (a newer sshelf split one) is dropped; its fields merge as `extra`.
+                // A group this version does not know (a newer sshelf split one) is dropped; its fields merge as
+                // `extra`.
                 if names.contains(name) { listed[name] = stamp }
             }
         }

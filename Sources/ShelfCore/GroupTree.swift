@@ -82,7 +82,8 @@ public struct GroupTree: Sendable {
                 throw ValidationError(field: "group", message: "group path '\(shown)' has an empty part (two '/' in a row)")
             }
             if name == "." || name == ".." {
-                throw ValidationError(field: "group", message: "group path '\(shown)' contains '\(name)': a path names groups from the top, it has no relative parts")
+                throw ValidationError(field: "group", message: "group path '\(shown)' contains '\(name)': a path names groups from the top, it "
+                    + "has no relative parts")
             }
         }
         return names

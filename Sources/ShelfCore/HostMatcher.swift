@@ -1,9 +1,9 @@
 // HostMatcher: the one search rule, shared by `sshelf list FILTER` and the TUI. Every whitespace-separated
 // term must match within ONE field of a host — its name, host name, user, one of its tags, one of its aliases, or
-// its group path — fuzzily and scored (FuzzyScore), or, written `:2222`, the start of its port; a host's score is the sum of each term's best field (a name field
-// scores 2 more, so the name wins a tie with the address). Results rank by score, ties by last connected
-// (most recent first, never last), then by the order they were listed in. Large candidate sets are split
-// across cores.
+// its group path — fuzzily and scored (FuzzyScore), or, written `:2222`, the start of its port; a host's score is the
+// sum of each term's best field (a name field scores 2 more, so the name wins a tie with the address). Results rank by
+// score, ties by last connected (most recent first, never last), then by the order they were listed in. Large candidate
+// sets are split across cores.
 import Dispatch
 import FoundationEssentials
 import Glibc

@@ -7,8 +7,8 @@ public enum HostSearch {
     /// Separates fields in the search text so a term cannot match across two of them.
     public static let fieldSeparator = "\u{1F}"
 
-    /// The lower-cased search text the store's second migration filled in (without the group path, which is matched separately
-    /// so renaming a group does not rewrite every host below it).
+    /// The lower-cased search text the store's second migration filled in (without the group path, which is matched
+    /// separately so renaming a group does not rewrite every host below it).
     public static func text(for host: Host) -> String {
         let fields = [host.name, host.hostname, host.user] + host.tags
         guard fields.allSatisfy({ $0.utf8.allSatisfy { $0 < 0x80 } }) else {

@@ -107,7 +107,8 @@ public enum ModelCheck {
             if !missing.isEmpty {
                 let which = missing.count == 1 ? "a jump host that no longer exists" : "\(missing.count) jump hosts that no longer exist"
                 found.append(ModelProblem(kind: .missingJumpHost, recordID: host.id,
-                                          message: "host '\(name)' goes through \(which) (deleted here or on another device); it cannot connect",
+                                          message: "host '\(name)' goes through \(which) (deleted here or on another device); "
+                                              + "it cannot connect",
                                           fix: "sshelf edit \(ShellWord.quote(name)) --jump HOST[,HOST...] (or --jump '' for none)"))
             }
             if let identity = host.identityID, !identityIDs.contains(identity) {
@@ -129,13 +130,15 @@ public enum ModelCheck {
         for (id, reason) in unwritable.sorted(by: { $0.key.uuidString < $1.key.uuidString }) where !invalid.contains(id) {
             guard let host = hostsByID[id] else { continue }
             found.append(ModelProblem(kind: .notWritable, recordID: id,
-                                      message: "host '\(label(host))' cannot be written to ssh_config, so the bridge and export leave it out: \(reason)",
+                                      message: "host '\(label(host))' cannot be written to ssh_config, so the bridge and export leave it "
+                                          + "out: \(reason)",
                                       fix: "sshelf edit \(ShellWord.quote(label(host))) (change the value named above)"))
         }
         for (_, shared) in sharing.sorted(by: { $0.key < $1.key }) where shared.count > 1 {
             let labels = shared.map { "\(label($0)) (\($0.destination))" }.joined(separator: ", ")
             found.append(ModelProblem(kind: .duplicateName, recordID: shared[0].id,
-                                      message: "\(shared.count) hosts are named '\(shared[0].name)': \(labels); commands need NAME@ID to tell them apart",
+                                      message: "\(shared.count) hosts are named '\(shared[0].name)': \(labels); commands need NAME@ID to "
+                                          + "tell them apart",
                                       fix: "sshelf edit \(ShellWord.quote(label(shared[shared.count - 1]))) --rename NEWNAME"))
         }
         found += sharedAliases(hosts, label: label)
@@ -166,7 +169,8 @@ public enum ModelCheck {
                 if let other = owner[key], other.id != host.id {
                     let what = sameNameKey(other.name) == key ? "the name" : "an alias"
                     found.append(ModelProblem(kind: .duplicateName, recordID: host.id,
-                                              message: "host '\(label(host))': its alias '\(alias)' is also \(what) of host '\(label(other))'; the alias does not reach it",
+                                              message: "host '\(label(host))': its alias '\(alias)' is also \(what) of host "
+                                                  + "'\(label(other))'; the alias does not reach it",
                                               fix: "sshelf edit \(ShellWord.quote(label(host))) --remove-alias \(ShellWord.quote(alias))"))
                 } else {
                     owner[key] = host
@@ -194,8 +198,12 @@ public enum ModelCheck {
                     rule.hostID.flatMap { hostsByID[$0] }.map { "host '\(label($0))'" } ?? "a deleted host"
                 }
                 found.append(ModelProblem(kind: .forwardClash, recordID: rule.id,
-                                          message: "forward -\(rule.spec.flag) \(rule.spec) of \(owner(rule)) binds \(rule.bindAddress):\(port), as does -\(first.spec.flag) \(first.spec) of \(owner(first)); the second to start fails (address already in use)",
-                                          fix: "sshelf forward edit \(shortID(rule.id)) --\(rule.kind == .local ? "local" : "dynamic") NEWPORT\(rule.kind == .local ? ":\(rule.targetHost):\(rule.targetPort)" : "") (or sshelf forward rm \(shortID(rule.id)) when it is the same forward)"))
+                                          message: "forward -\(rule.spec.flag) \(rule.spec) of \(owner(rule)) binds "
+                                              + "\(rule.bindAddress):\(port), as does -\(first.spec.flag) \(first.spec) of "
+                                                  + "\(owner(first)); the second to start fails (address already in use)",
+                                          fix: "sshelf forward edit \(shortID(rule.id)) --\(rule.kind == .local ? "local" : "dynamic") "
+                                              + "NEWPORT\(rule.kind == .local ? ":\(rule.targetHost):\(rule.targetPort)" : "") (or "
+                                                  + "sshelf forward rm \(shortID(rule.id)) when it is the same forward)"))
             }
         }
         return found

@@ -120,7 +120,8 @@ public enum SyncRecordCodec {
                     throw SyncEncodingError(description: "field \(key) holds something that is not a reference key; refusing to sync it")
                 }
                 guard reference.owner == owner, reference.secret == secret else {
-                    throw SyncEncodingError(description: "field \(key) names \(reference), which is not a \(owner.rawValue) \(secret.rawValue); refusing it")
+                    throw SyncEncodingError(description: "field \(key) names \(reference), which is not a \(owner.rawValue) \(secret.rawValue); "
+                        + "refusing it")
                 }
             } else if !known.contains(key) {
                 let folded = key.lowercased()

@@ -80,8 +80,11 @@ public enum CredentialOperations {
             throw ShelfError(.invalid, "\(key) is stored under a class this sshelf does not know ('\(Display.safe(item.accessibility))')")
         }
         if target.isRefusedOnWrite {
-            throw ShelfError(.invalid, "refusing to store \(key) as '\(target)': that class is readable by anyone holding the device key, with no passphrase, at any time",
-                             hint: "use \(AccessibilityClass.whenUnlockedThisDeviceOnly) (read when you connect) or \(AccessibilityClass.afterFirstUnlockThisDeviceOnly) (read by unattended logins after 'sshelf vault unlock')")
+            throw ShelfError(.invalid, "refusing to store \(key) as '\(target)': that class is readable by anyone holding the device key, "
+                + "with no passphrase, at any time",
+                             hint: "use \(AccessibilityClass.whenUnlockedThisDeviceOnly) (read when you connect) or "
+                                 + "\(AccessibilityClass.afterFirstUnlockThisDeviceOnly) (read by unattended logins after "
+                                     + "'sshelf vault unlock')")
         }
         if from != target {
             try VaultAccess.unlockIfNeeded(vault, for: [from, target], passphrase: vaultPassphrase)

@@ -86,7 +86,8 @@ public enum GroupOperations {
         public var summary: String {
             var text = "deleted group \(Display.safe(path))"
             if deletion.subgroups > 0 || deletion.hosts > 0 {
-                text += " with \(deletion.subgroups) subgroup(s), \(deletion.hosts) host(s) and \(deletion.rules) forward rule(s)"
+                text += " with \(deletion.subgroups) subgroup(s), \(deletion.hosts) host(s) and \(deletion.rules) forward "
+                    + "rule(s)"
             }
             return text
         }
@@ -103,7 +104,8 @@ public enum GroupOperations {
             let hosts = try store.hosts().filter { $0.groupID.map(subtree.contains) ?? false }.count
             let subgroups = subtree.count - 1
             if (hosts > 0 || subgroups > 0) && !recursive {
-                throw ShelfError(.usage, "group '\(Display.safe(path))' holds \(Display.count(hosts, "host")) and \(Display.count(subgroups, "group"))",
+                throw ShelfError(.usage, "group '\(Display.safe(path))' holds \(Display.count(hosts, "host")) and "
+                    + "\(Display.count(subgroups, "group"))",
                                  hint: "move them out first ('sshelf mv NAME --group PATH'), or pass --recursive to remove them too")
             }
             return Deleted(path: path, deletion: try store.deleteGroupTree(id))

@@ -81,7 +81,8 @@ public enum HostOperations {
             var line = "deleted \(Display.safe(name))"
             if rules > 0 { line += " and its \(Display.count(rules, "forward rule"))" }
             if !dependents.isEmpty {
-                line += "; note: \(dependents.map(Display.safe).joined(separator: ", ")) jumped through it (see 'sshelf check')"
+                line += "; note: \(dependents.map(Display.safe).joined(separator: ", ")) jumped through it (see "
+                    + "'sshelf check')"
             }
             return line
         }
@@ -133,12 +134,14 @@ public enum HostOperations {
                 return "\(shown)\(more) \(verb) through '\(Display.safe(jump.host))'"
             }.joined(separator: "; ")
             let count = Set(jumps.flatMap(\.dependents)).count
-            return "\(which): removing \(jumps.count == 1 ? "it" : "them") would leave \(count == 1 ? "that host" : "those \(count) hosts") unable to connect; nothing was removed"
+            return "\(which): removing \(jumps.count == 1 ? "it" : "them") would leave "
+                + "\(count == 1 ? "that host" : "those \(count) hosts") unable to connect; nothing was removed"
         }
 
         public var hint: String {
             let first = jumps[0]
-            return "give \(jumps.flatMap(\.dependents).count == 1 ? "it" : "each") another jump first (sshelf edit \(ShellWord.quote(Display.safe(first.dependents[0]))) --jump NAME, or --jump '' for none)"
+            return "give \(jumps.flatMap(\.dependents).count == 1 ? "it" : "each") another jump first (sshelf edit "
+                + "\(ShellWord.quote(Display.safe(first.dependents[0]))) --jump NAME, or --jump '' for none)"
         }
     }
 }

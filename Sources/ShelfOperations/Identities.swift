@@ -109,7 +109,8 @@ public enum IdentityOperations {
             deleted.vaultItems = removed
         } catch {
             deleted.vaultItems = nil
-            workspace.warn("identity \(Display.safe(identity.name)) is deleted, but its key could not be removed from the vault: \(ShelfError(from: error).message)")
+            workspace.warn("identity \(Display.safe(identity.name)) is deleted, but its key could not be removed from the vault: "
+                + "\(ShelfError(from: error).message)")
         }
         return deleted
     }

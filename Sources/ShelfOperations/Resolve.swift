@@ -85,7 +85,8 @@ public enum Resolve {
         let last = ShellWord.quote("\(Display.safe(hosts[hosts.count - 1].name))@\(Display.shortID(hosts[hosts.count - 1].id))")
         return ShelfError(
             .usage, "\(hosts.count) hosts are named '\(Display.safe(name))': \(choices(hosts))",
-            hint: "say which one as NAME@ID in place of the name (e.g. \(first)), or by its id with --id ID; to end the clash, rename one: sshelf edit \(last) --rename NEWNAME")
+            hint: "say which one as NAME@ID in place of the name (e.g. \(first)), or by its id with --id ID; to end the "
+                + "clash, rename one: sshelf edit \(last) --rename NEWNAME")
     }
 
     /// "web@3fa2c1d0 (deploy@10.0.0.1, group prod), web@9b1e22aa (10.0.0.2)".

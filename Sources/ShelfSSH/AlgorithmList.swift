@@ -27,7 +27,8 @@ enum AlgorithmList {
         guard !usable.isEmpty else {
             throw SSHError(.invalidConfiguration,
                            "\(name) \(option) leaves nothing libssh2 \(LibSSH2.version) can use",
-                           hint: "libssh2 here has: \(supported.joined(separator: ", ")); change the host's option (sshelf edit HOST --option '\(name) …'), or use OpenSSH's ssh (sshelf connect HOST --openssh)")
+                           hint: "libssh2 here has: \(supported.joined(separator: ", ")); change the host's option (sshelf edit "
+                               + "HOST --option '\(name) …'), or use OpenSSH's ssh (sshelf connect HOST --openssh)")
         }
         return usable
     }

@@ -77,7 +77,8 @@ struct Authenticator {
             case .publicKey(let identity, .vault) where keyRefusal == nil, .publicKey(let identity, .file) where keyRefusal == nil:
                 keyRefusal = SSHError(.authenticationFailed, "\(hop.destination) refused the key of identity '\(identity)'",
                                       library: session.lastError(),
-                                      hint: "install its public key on the host (sshelf copy-id \(hop.name)), or check the host's --identity")
+                                      hint: "install its public key on the host (sshelf copy-id \(hop.name)), or check "
+                                          + "the host's --identity")
             default: break
             }
             failures.append(step.name)
@@ -87,7 +88,8 @@ struct Authenticator {
         let tried = failures.isEmpty ? "nothing sshelf could try" : failures.joined(separator: ", ")
         throw SSHError(
             .authenticationFailed,
-            "authentication failed for \(hop.destination): tried \(tried); the server offers \(offered.joined(separator: ", "))"
+            "authentication failed for \(hop.destination): tried \(tried); the server offers "
+                + "\(offered.joined(separator: ", "))"
                 + (keyRefusal.map { " (\($0.message))" } ?? ""),
             library: session.lastError(),
             hint: failures.contains("password") ? "check the password" : "check the host's --auth method and --identity")
@@ -97,9 +99,12 @@ struct Authenticator {
     private func rsaUnsupported(identity: String) -> SSHError {
         SSHError(
             .rsaSignatureUnsupported,
-            "\(hop.destination) refused the RSA key of identity '\(identity)': libssh2 \(LibSSH2.version) can only sign with ssh-rsa (SHA-1), which OpenSSH 8.8 and later refuse",
+            "\(hop.destination) refused the RSA key of identity '\(identity)': libssh2 \(LibSSH2.version) can only "
+                + "sign with ssh-rsa (SHA-1), which OpenSSH 8.8 and later refuse",
             library: session.lastError(),
-            hint: "use an ed25519 key (sshelf keygen, or ssh-keygen -t ed25519), or libssh2 1.11 (Debian 13; on Debian 12: make install-libssh2-1.11); sshelf connect \(hop.name) --openssh logs in with this key through OpenSSH")
+            hint: "use an ed25519 key (sshelf keygen, or ssh-keygen -t ed25519), or libssh2 1.11 (Debian 13; on Debian "
+                + "12: make install-libssh2-1.11); sshelf connect \(hop.name) --openssh logs in with "
+                    + "this key through OpenSSH")
     }
 
     // MARK: public key

@@ -43,7 +43,8 @@ enum HostKeyCheck {
             throw changed(hop: hop, offered: key, known: known, source: source)
         case .revoked(let source):
             throw SSHError(.hostKeyRevoked,
-                           "the host key of \(hop.name) (\(key.type) \(key.fingerprint)) is marked @revoked in \(source.rawValue); nothing was sent",
+                           "the host key of \(hop.name) (\(key.type) \(key.fingerprint)) is marked @revoked in "
+                               + "\(source.rawValue); nothing was sent",
                            hint: "the key was revoked on purpose: contact the server's administrator")
         case .unknown, .otherType:
             var reason = HostKeyQuestion.Reason.unknown
@@ -85,7 +86,8 @@ enum HostKeyCheck {
             the connection (man-in-the-middle), or the server was reinstalled. Known in \(source.rawValue): \(old); \
             offered now: \(offered.type) \(offered.fingerprint). Nothing was sent and no credential was read.
             """,
-            hint: "if the change is expected, confirm the new fingerprint out of band, then: sshelf trust \(hop.name) --replace --fingerprint \(offered.fingerprint)")
+            hint: "if the change is expected, confirm the new fingerprint out of band, then: sshelf trust \(hop.name) "
+                + "--replace --fingerprint \(offered.fingerprint)")
         error.hostKeyChange = HostKeyChange(hopName: hop.name, lookupName: hop.lookupName, hostname: hop.hostname,
                                             port: hop.port, hostID: hop.hostID, offered: offered, known: known,
                                             source: source)
@@ -97,13 +99,17 @@ enum HostKeyCheck {
         case .unknown:
             return SSHError(
                 .hostKeyUnknown,
-                "the host key of \(question.hopName) (\(question.lookupName)) is not known: \(question.key.type) \(question.fingerprint); not connecting",
-                hint: "check the fingerprint, then re-run with --accept-new or run: sshelf trust \(question.hopName) --fingerprint \(question.fingerprint)")
+                "the host key of \(question.hopName) (\(question.lookupName)) is not known: \(question.key.type) "
+                    + "\(question.fingerprint); not connecting",
+                hint: "check the fingerprint, then re-run with --accept-new or run: sshelf trust \(question.hopName) "
+                    + "--fingerprint \(question.fingerprint)")
         case .otherType(let types, let source):
             return SSHError(
                 .hostKeyOtherType,
-                "\(question.hopName) offered \(KeyTypeArticle.with(question.key.type)) key (\(question.fingerprint)) but \(source.rawValue) knows it only as \(types.joined(separator: ", ")); not connecting",
-                hint: "if the server gained a new key type, confirm the fingerprint and run: sshelf trust \(question.hopName) --replace --fingerprint \(question.fingerprint)")
+                "\(question.hopName) offered \(KeyTypeArticle.with(question.key.type)) key (\(question.fingerprint)) "
+                    + "but \(source.rawValue) knows it only as \(types.joined(separator: ", ")); not connecting",
+                hint: "if the server gained a new key type, confirm the fingerprint and run: sshelf trust "
+                    + "\(question.hopName) --replace --fingerprint \(question.fingerprint)")
         }
     }
 }

@@ -154,8 +154,8 @@ final class RawTerminal {
     deinit { restore() }
 }
 
-/// SIGWINCH, SIGTERM, SIGHUP and SIGQUIT (or the signals named) delivered through a self-pipe the poll loop watches; previous handlers
-/// come back on `restore()`.
+/// SIGWINCH, SIGTERM, SIGHUP and SIGQUIT (or the signals named) delivered through a self-pipe the poll loop watches;
+/// previous handlers come back on `restore()`.
 final class ShellSignals {
     static let watched: [Int32] = [SIGWINCH, SIGTERM, SIGHUP, SIGQUIT]
     let readFD: Int32

@@ -51,7 +51,8 @@ public enum LibSSH2 {
         public var agentSign: Bool
         /// FIDO security keys (sk-ssh-ed25519@openssh.com, sk-ecdsa…): libssh2_userauth_publickey_sk.
         public var securityKeys: Bool
-        /// Forwards to a unix socket on the server (direct-streamlocal@openssh.com): libssh2_channel_direct_streamlocal_ex.
+        /// Forwards to a unix socket on the server (direct-streamlocal@openssh.com):
+        /// libssh2_channel_direct_streamlocal_ex.
         public var unixSocketForwards: Bool
         /// OpenSSH user certificates (CertificateFile): 1.11 names the signature after the key, not the
         /// certificate (1.10 sends `ssh-ed25519-cert-v01@openssh.com` as the signature's algorithm: refused).

@@ -195,7 +195,8 @@ struct Liveness {
         let silence = session.context.silence
         guard silence > deadAfter else { return }
         throw SSHError(.disconnected,
-                       "\(host) stopped answering: nothing came back for \(Int(silence)) s, keepalives included (\(description)); the session was ended",
+                       "\(host) stopped answering: nothing came back for \(Int(silence)) s, keepalives included "
+                           + "(\(description)); the session was ended",
                        hint: "the server or the network on the way is down or overloaded")
     }
 }

@@ -147,7 +147,8 @@ enum Migrations {
             ALTER TABLE identities ADD COLUMN agent_lifetime INTEGER NOT NULL DEFAULT 0;
             """)
         let rows = try db.query(
-            "SELECT id, extra FROM identities WHERE extra LIKE '%\"confirmEachUse\"%' OR extra LIKE '%\"agentLifetime\"%'"
+            "SELECT id, extra FROM identities WHERE extra LIKE '%\"confirmEachUse\"%' OR extra LIKE "
+                + "'%\"agentLifetime\"%'"
         ) { row in (row.text(0), ExtraFields.decode(row.text(1))) }
         let update = try db.prepare("UPDATE identities SET confirm_each_use = ?, agent_lifetime = ?, extra = ? WHERE id = ?")
         for (id, extra) in rows {

@@ -39,8 +39,8 @@ enum HostRow {
 
     static let columns = """
         id, name, hostname, port, user, group_id, tags, auth_method, identity_id, password_ref, jump_host_ids, \
-        unresolved_jump, pinned_key_type, pinned_key, notes, created_at, updated_at, last_connected_at, extra, options, \
-        aliases
+        unresolved_jump, pinned_key_type, pinned_key, notes, created_at, updated_at, last_connected_at, extra, \
+        options, aliases
         """
 
     static let upsert = """
@@ -108,8 +108,8 @@ enum GroupRow {
 
 enum IdentityRow {
     static let columns = """
-        id, name, key_type, public_key, private_key_ref, passphrase_ref, key_file, updated_at, extra, confirm_each_use, \
-        agent_lifetime, only_to
+        id, name, key_type, public_key, private_key_ref, passphrase_ref, key_file, updated_at, extra, \
+        confirm_each_use, agent_lifetime, only_to
         """
     static let upsert = """
         INSERT INTO identities(\(columns)) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)
@@ -141,8 +141,8 @@ enum IdentityRow {
 
 enum ForwardRow {
     static let columns = """
-        id, host_id, name, kind, bind_address, bind_port, target_host, target_port, autostart, enabled, updated_at, extra, \
-        sessions
+        id, host_id, name, kind, bind_address, bind_port, target_host, target_port, autostart, enabled, updated_at, \
+        extra, sessions
         """
     static let upsert = """
         INSERT INTO forward_rules(\(columns)) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)

@@ -42,14 +42,15 @@ extension Store {
 
     static let catalogColumns = """
         id, name, hostname, port, user, group_id, tags, auth_method, identity_id, password_ref, jump_host_ids, \
-        unresolved_jump, pinned_key_type, pinned_key, notes, created_at, updated_at, last_connected_at, extra, options, \
-        aliases
+        unresolved_jump, pinned_key_type, pinned_key, notes, created_at, updated_at, last_connected_at, extra, \
+        options, aliases
         """
 
     /// The current catalog token; nil when the triggers that keep it current are missing (then no cache).
     public func catalogToken() throws -> [UInt8]? {
         let triggers = try db.query(
-            "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'hosts' AND name IN (?, ?, ?)",
+            "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'hosts' AND name IN (?, "
+                + "?, ?)",
             Store.catalogTriggers.map { .text($0) }) { $0.int(0) }.first ?? 0
         guard triggers == Store.catalogTriggers.count else { return nil }
         return try db.query("SELECT token FROM catalog_version WHERE id = 1") { row in row.blob(0) }.first

@@ -78,7 +78,8 @@ extension Store {
             let stamp = try nextStamp()
             try db.run("""
                 INSERT INTO record_clock(kind, id, wall, counter, device, deleted, clock) VALUES (?, ?, ?, ?, ?, 0, '')
-                ON CONFLICT(kind, id) DO UPDATE SET wall=excluded.wall, counter=excluded.counter, device=excluded.device,
+                ON CONFLICT(kind, id) DO UPDATE SET wall=excluded.wall, counter=excluded.counter,
+                device=excluded.device,
                   deleted=0, clock=''
                 """, [.text(kind.rawValue), .text(id.storeText), .int(Int(stamp.wall)), .int(stamp.counter), .text(stamp.device)])
             try queue(kind, id)
@@ -320,7 +321,8 @@ extension Store {
         for kind in RecordKind.knownCases {
             guard let table = Store.table(kind) else { continue }
             let rows = try db.query("""
-                SELECT id, wall, counter, device, deleted, clock FROM record_clock WHERE kind = ? AND (device = ? OR clock LIKE ?)
+                SELECT id, wall, counter, device, deleted, clock FROM record_clock WHERE kind = ? AND (device = ? OR
+                clock LIKE ?)
                 """, [.text(kind.rawValue), .text(device), .text("%@" + device + "%")]) { row in
                 (row.text(0), RecordClock(text: row.text(5), kind: kind,
                                           latest: ClockStamp(wall: Int64(row.int(1)), counter: row.int(2), device: row.text(3)),
@@ -373,7 +375,8 @@ extension Store {
             var body = record.body
             body?["id"] = nil
             let text = body.flatMap { try? String(decoding: ShelfJSON.encoder().encode($0), as: UTF8.self) } ?? "deleted"
-            lines.append("\(record.kind.rawValue) \(record.id.storeText) \(record.clock.text(kind: record.kind, keepVia: false)) \(text)")
+            lines.append("\(record.kind.rawValue) \(record.id.storeText) "
+                + "\(record.clock.text(kind: record.kind, keepVia: false)) \(text)")
         }
         return lines
     }

@@ -106,9 +106,11 @@ extension Store {
     public func savePeer(_ peer: PeerState) throws {
         try db.run(
             """
-            INSERT INTO sync_peers(device, head, head_digest, floor, floor_digest, snapshot, credentials, credentials_applied, last_seen)
+            INSERT INTO sync_peers(device, head, head_digest, floor, floor_digest, snapshot, credentials,
+            credentials_applied, last_seen)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT(device) DO UPDATE SET head=excluded.head, head_digest=excluded.head_digest, floor=excluded.floor,
+            ON CONFLICT(device) DO UPDATE SET head=excluded.head, head_digest=excluded.head_digest,
+            floor=excluded.floor,
               floor_digest=excluded.floor_digest, snapshot=excluded.snapshot, credentials=excluded.credentials,
               credentials_applied=excluded.credentials_applied, last_seen=excluded.last_seen
             """,
@@ -211,7 +213,8 @@ extension Store {
     ) throws {
         try db.run(
             """
-            INSERT INTO sync_conflicts(at, kind, record, name, field, kept, kept_by, lost, lost_by, why, seen, kept_at, lost_at)
+            INSERT INTO sync_conflicts(at, kind, record, name, field, kept, kept_by, lost, lost_by, why, seen,
+            kept_at, lost_at)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [

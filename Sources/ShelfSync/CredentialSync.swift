@@ -15,12 +15,6 @@ public struct CredentialSync {
     /// Keys the digests that tell a value changed in the vault (the ledger never holds a value).
     let digestKey: SecretBytes
 
-    init(vault: Vault, device: String, digestKey: SecretBytes) {
-        self.vault = vault
-        self.device = device
-        self.digestKey = digestKey
-    }
-
     /// The fixes that unlock what the track reads: `vault unlock` opens the session for every sshelf process (the
     /// TUI's background runs too), a `sync now` in a terminal asks for the passphrase of every class it reads, a
     /// script gives it on a descriptor.

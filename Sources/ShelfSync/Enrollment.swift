@@ -26,7 +26,8 @@ struct Enrollment {
         let known = Set(pending.compactMap { UUID(uuidString: $0.id) })
         for (invite, _) in remote.inviteOffers() where !known.contains(invite) && session.roster.spentInvites[invite] != nil {
             remote.removeInvite(invite)
-            report.skipped.append("invite \(invite.lowerText.prefix(8)) was used already; its files on the remote (put back, or a later claim) were removed")
+            report.skipped.append("invite \(invite.lowerText.prefix(8)) was used already; its files on the remote (put back, or a later "
+                + "claim) were removed")
         }
         for invite in pending {
             guard let id = UUID(uuidString: invite.id) else { continue }
@@ -52,21 +53,24 @@ struct Enrollment {
             if claimants.count > 1 {
                 remove(id)
                 report.warnings.append(
-                    "\(claimants.count) devices claimed invite \(invite.id.prefix(8)): the code reached someone else, so none was enrolled; make a new invite with 'sshelf sync invite'")
+                    "\(claimants.count) devices claimed invite \(invite.id.prefix(8)): the code reached someone else, "
+                        + "so none was enrolled; make a new invite with 'sshelf sync invite'")
                 continue
             }
             if let spentBy = session.roster.spentInvites[id], claims.first?.device != spentBy {
                 // Spent in the roster (this device's store is older than the roster it holds, or another claim came
                 // after the enrolled device's): an invite enrolls one device, once.
                 remove(id)
-                report.warnings.append("invite \(invite.id.prefix(8)) was already used by \(session.roster.name(of: spentBy)); a later claim on it was refused")
+                report.warnings.append("invite \(invite.id.prefix(8)) was already used by \(session.roster.name(of: spentBy)); a later "
+                    + "claim on it was refused")
                 continue
             }
             if let claim = claims.first {
                 if let member = session.roster.everMembers[claim.device] {
                     if member.signingKey != claim.signingKey || session.roster.spentInvites[id] != claim.device {
                         remove(id)
-                        report.warnings.append("device \(claim.device.lowerText.prefix(8)) claimed an invite while already in the group (or with another key); refused")
+                        report.warnings.append("device \(claim.device.lowerText.prefix(8)) claimed an invite while already in the group "
+                            + "(or with another key); refused")
                         continue
                     }
                     // Enrolled by this invite in a run that did not finish: its welcome is written again.
@@ -84,8 +88,9 @@ struct Enrollment {
                 continue
             }
             if !remote.hasInviteBox(id) {
+                // The name the group knows this device by (it may have been renamed), not the machine's.
                 let box = InviteBox(group: session.state.group, anchor: session.state.anchor, inviter: session.me,
-                                    inviterName: session.deviceName, created: invite.created, expires: invite.expires,
+                                    inviterName: session.roster.name(of: session.me), created: invite.created, expires: invite.expires,
                                     credentials: credentials)
                 try remote.writeInviteBox(id, box.seal(code))
             }
@@ -138,7 +143,8 @@ struct Enrollment {
                 let roster = Roster(group: joining.group, anchor: joining.anchor, certificates: welcome.certificates)
                 guard roster.isActive(me), roster.enrolled[me]?.signingKey == keys.signingPublicKey,
                       roster.spentInvites[joining.invite] == me else {
-                    return SyncFailure("the welcome for this device on the remote does not enroll it in the group it was invited to; refused",
+                    return SyncFailure("the welcome for this device on the remote does not enroll it in the group it "
+                        + "was invited to; refused",
                                        hint: "ask \(joining.inviter) for a new invite")
                 }
                 try install(welcome, joining, me: me, store: store, vault: vault)
@@ -157,7 +163,8 @@ struct Enrollment {
             try remote.writeClaim(joining.invite, device: me.lowerText, claim.seal(InviteCode(secret: secret), keys: keys))
         }
         return SyncFailure("waiting to be enrolled (invited by \(joining.inviter))",
-                           hint: "\(joining.inviter) adds this device on its next sync ('sshelf sync now' there); nothing is sent from here until then")
+                           hint: "\(joining.inviter) adds this device on its next sync ('sshelf sync now' there); nothing is sent from "
+                               + "here until then")
     }
 
     /// Keeps what the welcome brought — keys in the vault, certificates and the heads to reach in the store — and

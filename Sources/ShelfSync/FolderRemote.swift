@@ -46,7 +46,8 @@ public struct FolderRemote: Sendable {
     /// put something else under its name.
     func shared(_ root: RemoteDirectory, _ name: String) throws(SyncFailure) -> RemoteDirectory? {
         if let kind = root.kind(name), kind != S_IFDIR {
-            throw SyncFailure("sync folder \(layout.root) holds '\(name)' as \(FolderRemote.describe(kind)), not a folder; sync does not follow it",
+            throw SyncFailure("sync folder \(layout.root) holds '\(name)' as \(FolderRemote.describe(kind)), not a folder; sync "
+                + "does not follow it",
                               hint: "sshelf never writes one: remove \(layout.root)/\(name) (the devices write their files again)")
         }
         return root.folder(name)
@@ -140,7 +141,8 @@ public struct FolderRemote: Sendable {
     /// what a link points to).
     public func writeEntry(_ device: String, _ seq: Int64, _ bytes: [UInt8]) throws(SyncFailure) {
         guard bytes.count <= RemoteLayout.maxEntryBytes else {
-            throw SyncFailure("this device's next entry would be \(bytes.count / 1024 / 1024) MiB, more than the \(RemoteLayout.maxEntryBytes / 1024 / 1024) MiB an entry may hold; nothing was sent",
+            throw SyncFailure("this device's next entry would be \(bytes.count / 1024 / 1024) MiB, more than the "
+                + "\(RemoteLayout.maxEntryBytes / 1024 / 1024) MiB an entry may hold; nothing was sent",
                               hint: "no device would read it: sync holds a store of up to about 100,000 hosts")
         }
         let root = try openRoot()

@@ -20,7 +20,8 @@ public enum Join {
         let format = try remote.check()
         guard format == RemoteLayout.format, remote.hasInviteBox(code.id) else {
             throw SyncFailure("no invite for this code on the remote",
-                              hint: "it was used, or it expired and was removed, or it has not reached this device yet; check that both devices use the same remote ('sshelf sync status')")
+                              hint: "it was used, or it expired and was removed, or it has not reached this device yet; check that "
+                                  + "both devices use the same remote ('sshelf sync status')")
         }
         let sealed = try remote.readInviteBox(code.id)
         let opened: InviteBox?

@@ -56,7 +56,8 @@ struct OwnChain {
             } else {
                 // Not signed by this device, or from a sync group it has left: either way not part of its chain here.
                 remote.removeEntry(folder, seq)
-                report.warnings.append("removed devices/\(folder)/\(RemoteLayout.entryName(seq)): this device did not write it in this group")
+                report.warnings.append("removed devices/\(folder)/\(RemoteLayout.entryName(seq)): this device did not "
+                    + "write it in this group")
                 heal = true
             }
         }
@@ -65,7 +66,8 @@ struct OwnChain {
             heal = true
         } else if own.head > 0, (remaining.last ?? 0) < own.head {
             report.warnings.append(
-                "the remote lost this device's entries (it holds up to \(remaining.last ?? 0), this device wrote up to \(own.head)); republished everything in a snapshot")
+                "the remote lost this device's entries (it holds up to \(remaining.last ?? 0), this device wrote up "
+                    + "to \(own.head)); republished everything in a snapshot")
             heal = true
         } else if own.snapshot > 0, let lost = (own.snapshot...max(own.snapshot, own.head)).first(where: { !Set(remaining).contains($0) }) {
             // A hole after the last snapshot would stop every reader there: a new snapshot lets them jump it.

@@ -79,7 +79,8 @@ struct PeerChains {
                 SyncFailure(
                     "rollback detected: \(name)'s entries end at \(top), this device has verified \(known)",
                     hint:
-                        "the remote lost or rolled back files; check the sync folder or repository (nothing from \(name) is applied until it is back)"
+                        "the remote lost or rolled back files; check the sync folder or repository (nothing from "
+                            + "\(name) is applied until it is back)"
                 ))
             return outcome
         }
@@ -156,15 +157,18 @@ struct PeerChains {
             // devices cannot see each other's data, so say so until one side joins the other.
             return .problem(
                 SyncFailure(
-                    "the remote also holds another sync group (device \(folder.prefix(8)) writes to it); the two do not see each other's data",
+                    "the remote also holds another sync group (device \(folder.prefix(8)) writes to it); the two do "
+                        + "not see each other's data",
                     hint:
-                        "join one group: 'sshelf sync invite' on a device of the group to keep, 'sshelf sync join' on the others"
+                        "join one group: 'sshelf sync invite' on a device of the group to keep, 'sshelf "
+                            + "sync join' on the others"
                 ))
         }
         guard header.device == candidate.device, header.seq == UInt64(seq) else {
             return .problem(
                 SyncFailure(
-                    "tampered entry \(seq) from \(name): it is entry \(header.seq) of device \(header.device.lowerText.prefix(8)) (moved or renamed on the remote)"
+                    "tampered entry \(seq) from \(name): it is entry \(header.seq) of device "
+                        + "\(header.device.lowerText.prefix(8)) (moved or renamed on the remote)"
                 ))
         }
         candidate.entry = entry
@@ -181,7 +185,8 @@ struct PeerChains {
         }
         guard roster.mayWrite(candidate.device, seq: candidate.seq) else {
             return .note(
-                "\(candidate.name) was revoked; its entries after \(roster.revoked[candidate.device]?.upTo ?? 0) are refused"
+                "\(candidate.name) was revoked; its entries after \(roster.revoked[candidate.device]?.upTo ?? 0) "
+                    + "are refused"
             )
         }
         candidate.member = member
@@ -275,7 +280,8 @@ struct PeerChains {
         {
             return .problem(
                 SyncFailure(
-                    "tampered entry \(seq) from \(name): it carries a change to \(foreign.kind.rawValue) \(foreign.id.lowerText.prefix(8)) stamped by another device"
+                    "tampered entry \(seq) from \(name): it carries a change to \(foreign.kind.rawValue) "
+                        + "\(foreign.id.lowerText.prefix(8)) stamped by another device"
                 ))
         }
         candidate.content = content

@@ -41,7 +41,8 @@ final class RemoteDirectory {
         guard RemoteDirectory.isPlainName(name) else { throw SyncFailure("\(name) is not a name sync writes") }
         if let kind = kind(name), kind != S_IFDIR {
             guard replacing else {
-                throw SyncFailure("sync folder holds \(path)/\(name) as \(FolderRemote.describe(kind)), not a folder; sync does not follow it",
+                throw SyncFailure("sync folder holds \(path)/\(name) as \(FolderRemote.describe(kind)), not a folder; "
+                    + "sync does not follow it",
                                   hint: "sshelf never writes one: remove \(path)/\(name) (the devices write their files again)")
             }
             _ = unlinkat(fd, name, 0)

@@ -95,8 +95,9 @@ public struct SyncEngine {
             if stops.values.contains(where: { $0.roster != session.certificates.count }) { moved = true }
         }
         for (folder, stopped) in stops.sorted(by: { $0.key < $1.key }) {
+            let revoked = UUID(uuidString: folder).map { session.roster.revoked[$0] != nil } == true
             switch stopped.stop {
-            case .problem(let failure) where UUID(uuidString: folder).map({ session.roster.revoked[$0] != nil }) == true:
+            case .problem(let failure) where revoked:
                 // What the remote does to a revoked device's chain stops nothing: what counted of it is relayed by
                 // the devices that remain.
                 report.skipped.append(failure.reason)
@@ -105,12 +106,14 @@ public struct SyncEngine {
             case .waiting(_, let seq):
                 if session.roster.revoked[session.me] == nil {
                     report.skipped.append(
-                        "cannot read \(chains.label(UUID(uuidString: folder) ?? session.me))'s entries from \(seq) on yet: this device has not received their group key"
+                        "cannot read \(chains.label(UUID(uuidString: folder) ?? session.me))'s entries from \(seq) on "
+                            + "yet: this device has not received their group key"
                     )
                 }
             }
         }
-        // Digests of entries before a device's last snapshot are needed no more (but the one holding its credentials is).
+        // Digests of entries before a device's last snapshot are needed no more (but the one holding its credentials
+        // is).
         try store.write { store in
             for peer in try store.peers() where peer.device != session.meText && peer.snapshot > 0 {
                 try store.forgetEntries(
@@ -169,7 +172,8 @@ public struct SyncEngine {
         switch try Epochs(session: session).prepare() {
         case .waiting(let epoch):
             report.skipped.append(
-                "waiting for the new group key from \(session.roster.name(of: epoch.creator)); nothing is sent until it arrives"
+                "waiting for the new group key from \(session.roster.name(of: epoch.creator)); nothing is "
+                    + "sent until it arrives"
             )
         case .write(let epoch, let key):
             try publish(
@@ -234,7 +238,9 @@ public struct SyncEngine {
             }
             if changed > 0 {
                 report.warnings.append(
-                    "\(changed) record\(changed == 1 ? "" : "s") held values from \(session.roster.name(of: device)) written after its revocation; they wait for values from other devices ('sshelf sync conflicts')"
+                    "\(changed) record\(changed == 1 ? "" : "s") held values from \(session.roster.name(of: device)) "
+                        + "written after its revocation; they wait for values from other devices ('sshelf sync "
+                            + "conflicts')"
                 )
             }
         }
@@ -261,7 +267,8 @@ public struct SyncEngine {
             ?? EntryHeader.noPrevious
         _ = try session.issue(.revoke(device: target, upTo: UInt64(peer.head), upToDigest: digest, kept: kept))
         report.events.append(
-            "revoked \(roster.name(of: target)): its entries after \(peer.head) are refused, and the group key is replaced"
+            "revoked \(roster.name(of: target)): its entries after \(peer.head) are refused, and the "
+                + "group key is replaced"
         )
     }
 
@@ -298,7 +305,8 @@ public struct SyncEngine {
             let set = content.credentials
         else {
             report.skipped.append(
-                "the credentials in entry \(peer.credentials) of device \(peer.device.prefix(8)) are no longer on the remote; its next snapshot brings them"
+                "the credentials in entry \(peer.credentials) of device \(peer.device.prefix(8)) are no longer on the "
+                    + "remote; its next snapshot brings them"
             )
             return nil
         }

@@ -19,13 +19,16 @@ public enum SyncRunner {
     static func gitHistoryWarning(url: String) -> String {
         "the git history still holds the old plaintext records; to remove them, rewrite it from a fresh clone: "
             + gitHistoryFix(url: url)
-            + " (the git host may keep the old objects a while) — or create a new repository and point every device at it ('sshelf sync enable --git NEW-URL')"
+            + " (the git host may keep the old objects a while) — or create a new repository and point every device "
+                + "at it ('sshelf sync enable --git NEW-URL')"
     }
 
     static func gitHistoryFix(url: String) -> String {
         let quoted = ShellWord.quote(url)
-        return "git clone \(quoted) sshelf-rewrite && cd sshelf-rewrite && git filter-repo --invert-paths --path-glob 'devices/*/config/*' "
-            + "--path-glob 'devices/*/device.json' --path-glob 'devices/*/credentials/*' && git remote add origin \(quoted) "
+        return "git clone \(quoted) sshelf-rewrite && cd sshelf-rewrite && git filter-repo --invert-paths --path-glob "
+            + "'devices/*/config/*' "
+            + "--path-glob 'devices/*/device.json' --path-glob 'devices/*/credentials/*' && git remote add origin "
+                + "\(quoted) "
             + "&& git push --force --all origin"
     }
 

@@ -25,7 +25,8 @@ enum DeletePlan {
         if subtree.count == 1 && hosts.isEmpty {
             lines.append("It is empty; nothing else goes.")
         } else {
-            lines.append("Also goes: \(plural(subtree.count - 1, "subgroup")), \(plural(hosts.count, "host")) and \(plural(rules, "forward rule")).")
+            lines.append("Also goes: \(plural(subtree.count - 1, "subgroup")), \(plural(hosts.count, "host")) and "
+                + "\(plural(rules, "forward rule")).")
         }
         return Confirmation(title: "Delete group \(path)?", lines: lines, effect: .deleteGroup(id))
     }

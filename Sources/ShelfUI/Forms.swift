@@ -17,7 +17,8 @@ public enum Forms {
             FormField("hostname", "Hostname", h.hostname, placeholder: "DNS name, IPv4 or IPv6"),
             FormField("port", "Port", String(h.port)),
             FormField("user", "User", h.user, placeholder: "empty: ssh's default"),
-            FormField("group", "Group", catalog.tree.path(of: h.groupID), placeholder: "e.g. prod/eu; created if missing"),
+            FormField("group", "Group", catalog.tree.path(of: h.groupID), placeholder: "e.g. prod/eu; "
+                + "created if missing"),
             FormField("tags", "Tags", h.tags.joined(separator: ","), placeholder: "comma-separated"),
             FormField("auth", "Auth", h.authMethod.rawValue, kind: .choice(AuthMethod.knownCases.map(\.rawValue))),
             FormField("password", "Password", kind: .secret(stored: h.passwordRef != nil)),
@@ -201,7 +202,8 @@ public enum Forms {
         }
         for problem in Validation.problems(rule) where errors[problem.field] == nil { errors[problem.field] = problem.message }
         if rule.listensOnNetwork, form.value("publicBind") != "yes", errors["bindAddress"] == nil {
-            errors["bindAddress"] = "bind address \(rule.bindAddress) is not loopback: port would be reachable from the network (set Public bind)"
+            errors["bindAddress"] = "bind address \(rule.bindAddress) is not loopback: port would be reachable from the network (set "
+                + "Public bind)"
         }
         if !errors.isEmpty { return .failure(errors) }
         rule.updatedAt = Date()

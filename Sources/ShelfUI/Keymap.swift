@@ -282,7 +282,8 @@ public enum Keymap {
 
     /// The README section: one table per context, generated so it cannot drift from the program.
     public static func markdown() -> String {
-        var out = "## Keys\n\nGenerated from the keymap table (`Sources/ShelfUI/Keymap.swift`); `?` in the program shows the same list.\n"
+        var out = "## Keys\n\nGenerated from the keymap table (`Sources/ShelfUI/Keymap.swift`); `?` in the program shows "
+            + "the same list.\n"
         for context in KeyContext.allCases where context != .help {
             out += "\n### \(context.rawValue)\n\n| Keys | Action |\n| --- | --- |\n"
             if context == .search { out += "| (text) | type to filter |\n" }

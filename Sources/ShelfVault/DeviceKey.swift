@@ -23,10 +23,12 @@ enum DeviceKey {
             switch error.kind {
             case .missing:
                 throw VaultError(.unavailable, "the device key \(path) is missing, so this vault cannot be opened",
-                                 hint: "the vault only opens on the device that made it; restore device.key from the same backup, or move vault.sqlite aside and run 'sshelf vault init'")
+                                 hint: "the vault only opens on the device that made it; restore device.key from the same backup, or "
+                                     + "move vault.sqlite aside and run 'sshelf vault init'")
             case .notRegular(let what):
                 throw VaultError(.unavailable, "the device key \(path) is \(what), not a regular file, so this vault cannot be opened",
-                                 hint: "sshelf reads its device key only from a plain file: move this aside and restore device.key from a backup")
+                                 hint: "sshelf reads its device key only from a plain file: move this aside and restore "
+                                     + "device.key from a backup")
             case .tooLarge, .unreadable:
                 throw VaultError(.unavailable, "cannot open the device key: \(error)")
             }

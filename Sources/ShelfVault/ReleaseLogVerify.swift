@@ -45,7 +45,8 @@ extension ReleaseLog {
             return ReleaseLogVerdict(
                 lines: 0,
                 problems: [
-                    "the release log is missing, but releases were logged on this device (its key exists): it was deleted"
+                    "the release log is missing, but releases were logged on this device (its key exists): "
+                        + "it was deleted"
                 ], notes: [])
         }
         let head = Head.load(headPath)
@@ -74,15 +75,18 @@ extension ReleaseLog {
                     problems.append("the head record does not match its MAC: it was edited")
                 } else if head.count > chain.last {
                     problems.append(
-                        "the log ends at line \(chain.last) but its head record says \(head.count): lines were cut off the end")
+                        "the log ends at line \(chain.last) but its head record says \(head.count): lines "
+                            + "were cut off the end")
                 } else if chain.start > head.first {
                     problems.append(
-                        "the log starts at line \(chain.start) but its head record says lines from \(head.first) are kept: the oldest lines (an archived file) were deleted")
+                        "the log starts at line \(chain.start) but its head record says lines from \(head.first) are "
+                            + "kept: the oldest lines (an archived file) were deleted")
                 } else if head.count > 0 && !(chain.recordedMAC.map { LogMAC.equal($0, head.last) } ?? false) {
                     problems.append("line \(head.count) is not the line the head record recorded: the log was replaced")
                 } else if head.count < chain.last {
                     notes.append(
-                        "\(chain.last - head.count) line(s) after the head record (an append was interrupted before the head was updated); their chain holds"
+                        "\(chain.last - head.count) line(s) after the head record (an append was interrupted before "
+                            + "the head was updated); their chain holds"
                     )
                 }
             } else if headExists || count > 0 {
@@ -91,7 +95,8 @@ extension ReleaseLog {
         }
         if problems.isEmpty && chain.start > 1 {
             notes.append(
-                "lines 1–\(chain.start - 1) were rotated out: the log keeps \(rotation.archives) archived file(s) of \(rotation.segmentBytes) bytes"
+                "lines 1–\(chain.start - 1) were rotated out: the log keeps \(rotation.archives) archived file(s) of "
+                    + "\(rotation.segmentBytes) bytes"
             )
         }
         return ReleaseLogVerdict(lines: max(0, count), problems: problems, notes: notes)
@@ -130,7 +135,8 @@ extension ReleaseLog {
                     return "\(place) does not follow the line before it: a file of the log was removed or replaced"
                 }
                 guard parsed.entry.seq == last + 1 else {
-                    return "\(place) carries number \(parsed.entry.seq) where \(last + 1) was due: lines were removed or reordered before it"
+                    return "\(place) carries number \(parsed.entry.seq) where \(last + 1) was due: lines were removed or "
+                        + "reordered before it"
                 }
             } else if let named = stated {
                 // The oldest file kept, started by a rotation: its chain starts at the MAC it names.
@@ -139,7 +145,8 @@ extension ReleaseLog {
             } else {
                 link = ReleaseLog.firstLink
                 guard parsed.entry.seq == 1 else {
-                    return "\(place) carries number \(parsed.entry.seq) where 1 was due: lines were removed or reordered before it"
+                    return "\(place) carries number \(parsed.entry.seq) where 1 was due: lines were removed "
+                        + "or reordered before it"
                 }
             }
             let expected = LogMAC.mac(key: key, [link ?? ReleaseLog.firstLink, parsed.body])

@@ -271,7 +271,8 @@ public final class SSHPrivateKey: @unchecked Sendable {
                 guard rsaBits.contains(bits) else {
                     return .failure(
                         KeyProblem(
-                            "an RSA key of \(bits) bits is refused (\(rsaBits.lowerBound)-\(rsaBits.upperBound) bits are accepted)"
+                            "an RSA key of \(bits) bits is refused (\(rsaBits.lowerBound)-\(rsaBits.upperBound) bits "
+                                + "are accepted)"
                         ))
                 }
                 if checkFully {

@@ -28,7 +28,8 @@ public enum VaultAudit {
         return paths.compactMap { path in
             guard let mode = PrivateFiles.mode(of: path), mode & 0o077 != 0 else { return nil }
             return AuditFinding(rule: "loose-permissions", subject: path,
-                                message: "\(path) is accessible by other users (mode \(String(mode & 0o777, radix: 8))); run: chmod go-rwx \(path)")
+                                message: "\(path) is accessible by other users (mode \(String(mode & 0o777, radix: 8))); run: chmod go-rwx "
+                                    + "\(path)")
         }
     }
 }
@@ -43,11 +44,13 @@ extension Vault {
         if !status.hasPassphrase {
             findings.append(AuditFinding(
                 rule: "no-passphrase", subject: nil,
-                message: "the vault has no passphrase: class keys are wrapped by the device key alone, so anyone who can read your files can read every credential; set one with 'sshelf vault passwd'"))
+                message: "the vault has no passphrase: class keys are wrapped by the device key alone, so anyone who "
+                    + "can read your files can read every credential; set one with 'sshelf vault passwd'"))
         } else if status.weakStretch {
             findings.append(AuditFinding(
                 rule: "weak-passphrase-stretch", subject: nil,
-                message: "the passphrase is stretched with parameters below Argon2id MODERATE (\(status.passphraseStretch ?? "")); run 'sshelf vault passwd' to re-stretch it"))
+                message: "the passphrase is stretched with parameters below Argon2id MODERATE "
+                    + "(\(status.passphraseStretch ?? "")); run 'sshelf vault passwd' to re-stretch it"))
         }
         for item in items {
             guard let stored = item.knownClass else {
@@ -58,7 +61,8 @@ extension Vault {
             if stored.isRefusedOnWrite {
                 findings.append(AuditFinding(
                     rule: "always-class", subject: item.key,
-                    message: "\(item.key) is stored as '\(stored)', readable without any passphrase; store it again with 'sshelf vault set-password' or 'sshelf identity import'"))
+                    message: "\(item.key) is stored as '\(stored)', readable without any passphrase; store it again "
+                        + "with 'sshelf vault set-password' or 'sshelf identity import'"))
             }
             if stored.needsPassphrase && !status.hasPassphrase {
                 findings.append(AuditFinding(
@@ -68,12 +72,17 @@ extension Vault {
             if let key = ReferenceKey(item.key), let moment = needs[key], !ClassPolicy.isReadable(stored, at: moment) {
                 findings.append(AuditFinding(
                     rule: "weaker-than-use", subject: item.key,
-                    message: "\(item.key) is needed \(moment == .unattended ? "by an autostarted forward, when nobody is there to type the passphrase" : "interactively") but stored as '\(stored)', which cannot be read then; store it again so it gets \(ClassPolicy.accessibility(for: ItemFamily(key) ?? .hostPassword, readAt: moment))"))
+                    message: "\(item.key) is needed "
+                        + (moment == .unattended
+                            ? "by an autostarted forward, when nobody is there to type the passphrase" : "interactively")
+                            + " but stored as '\(stored)', which cannot be read then; store it again so it gets "
+                                + "\(ClassPolicy.accessibility(for: ItemFamily(key) ?? .hostPassword, readAt: moment))"))
             }
             if stored.mayLeaveDevice && !credentialSyncEnabled {
                 findings.append(AuditFinding(
                     rule: "syncable-while-sync-off", subject: item.key,
-                    message: "\(item.key) is stored as '\(stored)', which may leave this device, but credential sync is off; store it as …ThisDeviceOnly"))
+                    message: "\(item.key) is stored as '\(stored)', which may leave this device, but credential sync "
+                        + "is off; store it as …ThisDeviceOnly"))
             }
         }
         return findings

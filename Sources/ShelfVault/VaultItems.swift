@@ -85,8 +85,10 @@ extension Vault {
     {
         if accessibility.isRefusedOnWrite {
             throw VaultError(.refusedClass,
-                             "refusing to store \(key) as '\(accessibility)': that class is readable by anyone holding the device key, with no passphrase, at any time",
-                             hint: "use whenUnlockedThisDeviceOnly (read when you connect) or afterFirstUnlockThisDeviceOnly (read by autostarted tunnels)")
+                             "refusing to store \(key) as '\(accessibility)': that class is readable by anyone holding the device "
+                                 + "key, with no passphrase, at any time",
+                             hint: "use whenUnlockedThisDeviceOnly (read when you connect) or afterFirstUnlockThisDeviceOnly (read "
+                                 + "by autostarted tunnels)")
         }
         try run("store \(key)") {
             if accessibility.needsPassphrase, try passphraseParameters() == nil {
@@ -108,7 +110,8 @@ extension Vault {
                 guard !(try db.query("SELECT 1 FROM class_keys WHERE class = ?", [.text(accessibility.rawValue)])).isEmpty
                 else { throw VaultError(.refusedClass, "the \(accessibility) class no longer exists in the vault") }
                 try db.query("""
-                    INSERT OR \(replacing ? "REPLACE" : "IGNORE") INTO items(key, family, class, format, sealed, updated_at)
+                    INSERT OR \(replacing ? "REPLACE" : "IGNORE") INTO items(key, family, class, format, sealed,
+                    updated_at)
                     VALUES (?, ?, ?, ?, ?, ?)
                     """,
                     [.text(key), .text(VaultFormat.family(ofKey: key)), .text(accessibility.rawValue),

@@ -30,7 +30,8 @@ final class PatternBlockTests: XCTestCase {
         XCTAssertExit(try home.run("add", "prod-y", "--host", "10.0.0.6"), 0)
         XCTAssertExit(try home.run("add", "prod-bastion", "--host", "10.0.0.7"), 0)
         let shown = try home.run("show", "prod-y")
-        XCTAssertTrue(shown.stdout.contains("destination    deploy@10.0.0.6:2222  (User from Host prod-* !prod-bastion, Port from Host prod-* !prod-bastion)\n"),
+        XCTAssertTrue(shown.stdout.contains("destination    deploy@10.0.0.6:2222  (User from Host prod-* !prod-bastion, Port from Host prod-* "
+            + "!prod-bastion)\n"),
                       shown.stdout)
         XCTAssertTrue(shown.stdout.contains("options from Host prod-* !prod-bastion:\n  User deploy\n  Port 2222\n  ServerAliveInterval 30\n"),
                       shown.stdout)

@@ -240,7 +240,8 @@ final class SyncCommandTests: XCTestCase {
         XCTAssertTrue(FileManager.default.createFile(atPath: base + "/file", contents: Data("x".utf8)))
         try refused(["--folder", base + "/file"], "--folder: sync folder \(base)/file is not a directory", hint: "point sync at a folder")
         try refused(["--git", "file://\(base)/nowhere.git"],
-                    "--git: git cannot read file://\(base)/nowhere.git: fatal: '\(base)/nowhere.git' does not appear to be a git repository",
+                    "--git: git cannot read file://\(base)/nowhere.git: fatal: '\(base)/nowhere.git' does not appear "
+                        + "to be a git repository",
                     hint: "check the URL, and that 'git ls-remote file://\(base)/nowhere.git' works for you")
         try refused(["--git", ""], "--git: '' is not a repository URL", hint: "nothing was saved")
         XCTAssertEqual(try a.run("sync", "status").stdout, "○ sync off\n")

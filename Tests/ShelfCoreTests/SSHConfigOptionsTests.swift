@@ -45,7 +45,8 @@ final class SSHConfigOptionsTests: XCTestCase {
         XCTAssertEqual(web.identityFiles.first, "~/.ssh/first")
         XCTAssertNil(web.proxyCommandJump)
         XCTAssertEqual(result.defaults, [
-            OptionDefaults(pattern: "*.internal !bastion.internal", options: ["Compression yes", "User ops"]),
+            OptionDefaults(pattern: "*.internal !bastion.internal", options: ["Compression "
+                + "yes", "User ops"]),
             OptionDefaults(pattern: "*", options: ["ControlMaster auto", "ControlPath ~/.ssh/cm-%C", "IdentityFile ~/.ssh/id_default"]),
         ])
         XCTAssertTrue(result.defaults[0].matches("db.internal"))
@@ -75,7 +76,8 @@ final class SSHConfigOptionsTests: XCTestCase {
         let web = try host(result, "web")
         let own = [
             "ForwardAgent yes", "ServerAliveInterval 20", "ProxyCommand nc %h %p", "IdentitiesOnly yes",
-            "HostKeyAlgorithms ssh-ed25519,ecdsa-sha2-nistp256", "Compression yes", "SetEnv LANG=C",
+            "HostKeyAlgorithms ssh-ed25519,ecdsa-sha2-nistp256", "Compression "
+                + "yes", "SetEnv LANG=C",
         ]
         XCTAssertEqual(web.options, own)
         let defaults = [OptionDefaults(pattern: "*", options: ["AddKeysToAgent yes", "ControlMaster auto", "ControlPersist 10m"])]
@@ -109,7 +111,8 @@ final class SSHConfigOptionsTests: XCTestCase {
                 Compression yes
             """)
         // ssh uses the first value: Host * came first. SendEnv accumulates, so both count.
-        XCTAssertEqual(try host(result, "web").options, ["SendEnv LC_*", "Compression yes"])
+        XCTAssertEqual(try host(result, "web").options, ["SendEnv LC_*", "Compression "
+            + "yes"])
         XCTAssertTrue(result.warnings.contains { $0.contains(":5: host 'web': ServerAliveInterval is set first by 'Host *'") },
                       result.warnings.joined(separator: "\n"))
         let settings = HostSettings.read(HostSettings.options(
@@ -172,7 +175,8 @@ final class SSHConfigOptionsTests: XCTestCase {
                 User x
             """)
         let notes = result.notes
-        XCTAssertTrue(notes.contains { $0.contains("host 'web1': the skipped 'Match host 10.1.* !originalhost web2' block at /home/u/.ssh/config:5 may change its Port") },
+        XCTAssertTrue(notes.contains { $0.contains("host 'web1': the skipped 'Match host 10.1.* !originalhost web2' block at /home/u/.ssh/config:5 "
+            + "may change its Port") },
                       notes.joined(separator: "\n"))
         XCTAssertFalse(notes.contains { $0.contains("host 'web2'") || $0.contains("host 'db'") }, notes.joined(separator: "\n"))
         // A block without settings changes nothing; conditions only ssh can decide may change any host.
@@ -211,7 +215,8 @@ final class SSHConfigOptionsTests: XCTestCase {
 
     func testWhatTheClientReads() {
         let settings = HostSettings.read([
-            "ServerAliveInterval 1m30s", "ServerAliveCountMax 2", "Compression yes", "Ciphers aes256-ctr",
+            "ServerAliveInterval 1m30s", "ServerAliveCountMax 2", "Compression "
+                + "yes", "Ciphers aes256-ctr",
             "KexAlgorithms -diffie-hellman*", "ConnectTimeout 7", "IdentitiesOnly yes", "IdentityFile ~/.ssh/a",
             "StrictHostKeyChecking accept-new", "SetEnv A=1 B=\"two words\"", "SendEnv LANG", "RequestTTY force",
             "ForwardAgent yes", "ForwardX11 no", "ControlMaster auto", "LogLevel DEBUG", "ServerAliveInterval 5",
@@ -246,10 +251,12 @@ final class SSHConfigOptionsTests: XCTestCase {
         XCTAssertNotNil(SSHOption.problem("Bad-Key x"))
         XCTAssertNotNil(SSHOption.problem("SetEnv A=\"open"))
         XCTAssertEqual(SSHOption(line: "Ciphers = aes128-ctr")?.line, "Ciphers aes128-ctr")
-        let lines = ["SendEnv LANG", "Compression yes", "SendEnv LC_*", "ForwardAgent yes"]
+        let lines = ["SendEnv LANG", "Compression "
+            + "yes", "SendEnv LC_*", "ForwardAgent yes"]
         let edited = SSHOption.edited(lines, setting: ["sendenv TZ", "SendEnv EDITOR", "ServerAliveInterval 5"],
                                       removing: ["forwardagent", "Nothing"])
-        XCTAssertEqual(edited.lines, ["sendenv TZ", "SendEnv EDITOR", "Compression yes", "ServerAliveInterval 5"])
+        XCTAssertEqual(edited.lines, ["sendenv TZ", "SendEnv EDITOR", "Compression "
+            + "yes", "ServerAliveInterval 5"])
         XCTAssertEqual(edited.notFound, ["Nothing"])
     }
 
@@ -262,7 +269,8 @@ final class SSHConfigOptionsTests: XCTestCase {
         let db = Host(name: "db", hostname: "d.example.com", identityID: identity.id, jumpHostIDs: [hidden.id])
         let evil = Host(name: "evil", hostname: "e.example.com", options: ["Compression yes\nHost *", "HostName x.example"])
         let text = SSHConfigEmitter.emit(.init(hosts: [bastion, hidden, web, db, evil], identities: [identity], rules: [],
-                                               groups: [], defaults: [OptionDefaults(pattern: "*", options: ["Compression yes"])]))
+                                               groups: [], defaults: [OptionDefaults(pattern: "*", options: ["Compression "
+                                                   + "yes"])]))
         XCTAssertTrue(text.contains("""
             Host web
                 HostName w.example.com
@@ -294,7 +302,8 @@ final class SSHConfigOptionsTests: XCTestCase {
         let tunnel = PortForwardRule(hostID: plain.id, kind: .local, bindPort: 5432, targetHost: "localhost", targetPort: 5432)
         let text = SSHConfigEmitter.emitBridge(
             .init(hosts: [pinned, plain], identities: [vaultKey], rules: [tunnel], groups: [],
-                  defaults: [OptionDefaults(pattern: "p*", options: ["Compression yes", "Tunnel maybe", "SendEnv LANG"])]),
+                  defaults: [OptionDefaults(pattern: "p*", options: ["Compression "
+                      + "yes", "Tunnel maybe", "SendEnv LANG"])]),
             bridge: bridge)
         XCTAssertTrue(text.contains("""
             Host pinned

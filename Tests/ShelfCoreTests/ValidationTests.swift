@@ -37,15 +37,20 @@ final class ValidationTests: XCTestCase {
             // OpenSSH's own rules (ssh_valid_hostname / ssh_valid_ruser): such a value would reach ProxyCommand's
             // %h and %r as shell syntax.
             ("command in hostname", { $0.hostname = "$(touch${IFS}pwned)" },
-             "hostname contains '$', which a shell reads as syntax (OpenSSH refuses it too: such a value reaches ProxyCommand through %h, %r and %n)"),
+             "hostname contains '$', which a shell reads as syntax (OpenSSH refuses it too: such a value reaches "
+                 + "ProxyCommand through %h, %r and %n)"),
             ("quote in hostname", { $0.hostname = "a\"b" },
-             "hostname contains '\"', which a shell reads as syntax (OpenSSH refuses it too: such a value reaches ProxyCommand through %h, %r and %n)"),
+             "hostname contains '\"', which a shell reads as syntax (OpenSSH refuses it too: such a value reaches "
+                 + "ProxyCommand through %h, %r and %n)"),
             ("comma in hostname", { $0.hostname = "a,b" },
-             "hostname contains ',', which a shell reads as syntax (OpenSSH refuses it too: such a value reaches ProxyCommand through %h, %r and %n)"),
+             "hostname contains ',', which a shell reads as syntax (OpenSSH refuses it too: such a value reaches "
+                 + "ProxyCommand through %h, %r and %n)"),
             ("backtick in user", { $0.user = "`id`" },
-             "user contains '`', which a shell reads as syntax (OpenSSH refuses it too: such a value reaches ProxyCommand through %h, %r and %n)"),
+             "user contains '`', which a shell reads as syntax (OpenSSH refuses it too: such a value reaches "
+                 + "ProxyCommand through %h, %r and %n)"),
             ("quote in user", { $0.user = "o'brien" },
-             "user contains \"'\", which a shell reads as syntax (OpenSSH refuses it too: such a value reaches ProxyCommand through %h, %r and %n)"),
+             "user contains \"'\", which a shell reads as syntax (OpenSSH refuses it too: such a value reaches "
+                 + "ProxyCommand through %h, %r and %n)"),
             ("user ending in backslash", { $0.user = "x\\" }, "user ends with '\\', which would escape what follows it in a shell"),
             ("ProxyJump text", { $0.unresolvedJump = "j;id" }, "ProxyJump 'j;id' contains ';', which a jump hop cannot have"),
             ("line separator in name", { $0.name = "a\u{2028}b" }, "name contains a control character (U+2028)"),

@@ -42,7 +42,8 @@ final class VerifiedSessionTests: XCTestCase {
                 return .notStored
             }
             var canRemember: Bool { false }
-            func rememberPassword(_ password: SecretBytes, forHost hostID: UUID, on hop: VerifiedSession) -> ReferenceKey? { nil }
+            func rememberPassword(_ password: SecretBytes, forHost hostID: UUID, on hop: VerifiedSession)
+                -> ReferenceKey? { nil }
         }
 
         """
@@ -69,7 +70,8 @@ final class VerifiedSessionTests: XCTestCase {
 
     func testNoPromptForACredentialCanBeMadeOutsideTheAuthenticator() throws {
         for request in [
-            "PasswordRequest(hopName: \"h\", user: \"u\", destination: \"u@h\", attempt: 1, canRemember: false, note: nil)",
+            "PasswordRequest(hopName: \"h\", user: \"u\", destination: \"u@h\", attempt: 1, "
+                + "canRemember: false, note: nil)",
             "KeyPassphraseRequest(hopName: \"h\", keyDescription: \"k\")",
             "KeyboardChallenge(hopName: \"h\", name: \"\", instruction: \"\", prompts: [])",
         ] {

@@ -33,7 +33,8 @@ final class ForwardSessionsStoreTests: XCTestCase {
             let v3 = try Store(path: path, migrateTo: 3)
             // As a version without the column stored a rule that came by sync from a newer device.
             try v3.db.run(
-                "INSERT INTO forward_rules(id, kind, bind_port, target_host, target_port, extra) VALUES (?, 'local', 9000, 'h', 9000, ?)",
+                "INSERT INTO forward_rules(id, kind, bind_port, target_host, target_port, extra) VALUES (?, 'local', "
+                    + "9000, 'h', 9000, ?)",
                 [.text(kept.storeText), .text(#"{"future":"kept","sessions":3}"#)])
         }
         let store = try Store(path: path)

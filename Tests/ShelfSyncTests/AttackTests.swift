@@ -52,13 +52,17 @@ final class AttackTests: XCTestCase {
         return try Forger.record(evil, by: device)
     }
 
-    /// The format-1 line that worked before: a host record with the same id, a newer clock, the attacker's port and key.
+    /// The format-1 line that worked before: a host record with the same id, a newer clock, the attacker's port and
+    /// key.
     func formatOneLine(_ prod: ShelfCore.Host, attacker: SSHD, device: String) throws -> String {
         let key = attacker.hostPublicKey(.ed25519).split(separator: " ")
         return """
-            {"v":1,"kind":"host","id":"\(prod.id.uuidString.lowercased())","wall":9999999999999,"counter":0,"device":"\(device)",\
-            "body":{"name":"prod","hostname":"127.0.0.1","port":\(attacker.port),"user":"\(TestAccount.name)","authMethod":"password",\
-            "passwordRef":"host.\(prod.id.uuidString.lowercased()).password","pinnedHostKey":{"type":"\(key[0])","key":"\(key[1])"}}}
+            {"v":1,"kind":"host","id":"\(prod.id.uuidString.lowercased())","wall":9999999999999,"counter":0,\
+            "device":"\(device)",\
+            "body":{"name":"prod","hostname":"127.0.0.1","port":\(attacker.port),"user":"\(TestAccount.name)",\
+            "authMethod":"password",\
+            "passwordRef":"host.\(prod.id.uuidString.lowercased()).password","pinnedHostKey":{"type":"\(key[0])",\
+            "key":"\(key[1])"}}}
 
             """
     }
@@ -177,7 +181,8 @@ final class AttackTests: XCTestCase {
                          previous: previous)
         let report = c.sync(expect: .localFallback)
         XCTAssertEqual(report.reason,
-                       "tampered entry \(last + 1) from a (\(a.id.prefix(8))): it carries a change to host \(web.id.lowerText.prefix(8)) stamped by another device")
+                       "tampered entry \(last + 1) from a (\(a.id.prefix(8))): it carries a change to host "
+                           + "\(web.id.lowerText.prefix(8)) stamped by another device")
         XCTAssertNil(try c.host("from-a"), "nothing else from that entry")
         XCTAssertEqual(try c.store.host(id: web.id)?.hostname, "real.example")
     }
@@ -200,7 +205,8 @@ final class AttackTests: XCTestCase {
         try forger.place(creation, device: a.id, seq: next)
         let report = b.sync(expect: .localFallback)
         XCTAssertEqual(report.reason,
-                       "tampered entry \(next) from a (\(a.id.prefix(8))): it is entry \(seqs[seqs.count - 2]) of device \(a.id.prefix(8)) (moved or renamed on the remote)")
+                       "tampered entry \(next) from a (\(a.id.prefix(8))): it is entry \(seqs[seqs.count - 2]) of device "
+                           + "\(a.id.prefix(8)) (moved or renamed on the remote)")
         XCTAssertNil(try b.host("web"), "the deleted host did not come back")
     }
 
@@ -218,7 +224,8 @@ final class AttackTests: XCTestCase {
         try FileManager.default.removeItem(atPath: RemoteLayout(root: remote).entryPath(a.id, aSeqs.last ?? 1))
         let report = c.sync(expect: .localFallback)
         XCTAssertEqual(report.reason,
-                       "tampered entry \(bNext) from b (\(b.id.prefix(8))): it is entry \(aSeqs.last ?? 1) of device \(a.id.prefix(8)) (moved or renamed on the remote)")
+                       "tampered entry \(bNext) from b (\(b.id.prefix(8))): it is entry \(aSeqs.last ?? 1) of device "
+                           + "\(a.id.prefix(8)) (moved or renamed on the remote)")
         XCTAssertNil(try c.host("only-from-a"))
     }
 
@@ -237,7 +244,8 @@ final class AttackTests: XCTestCase {
         // The remote goes back to an older state of A's folder.
         for seq in seqs.suffix(2) { try FileManager.default.removeItem(atPath: RemoteLayout(root: remote).entryPath(a.id, seq)) }
         let report = b.sync(expect: .localFallback)
-        XCTAssertEqual(report.reason, "rollback detected: a (\(a.id.prefix(8)))'s entries end at \(verified - 2), this device has verified \(verified)")
+        XCTAssertEqual(report.reason, "rollback detected: a (\(a.id.prefix(8)))'s entries end at \(verified - 2), this device has verified "
+            + "\(verified)")
         // A sees that the remote lost its entries, says so, and republishes everything; B accepts the snapshot.
         let healing = a.sync()
         XCTAssertTrue(healing.warnings.contains { $0.hasPrefix("the remote lost this device's entries") }, "\(healing.warnings)")

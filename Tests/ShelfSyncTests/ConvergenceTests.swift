@@ -103,13 +103,15 @@ final class ConvergenceTests: XCTestCase {
         let states = try remaining.map { try $0.state() }
         for (device, state) in zip(remaining, states).dropFirst() where state != states[0] {
             // Enough to replay it: who is who, what each has that the other has not, and where each stopped.
-            var lines = ["seed \(seed): \(remaining[0].name) and \(device.name) differ; revoked: \(revoked.map { devices[$0].name } ?? "none")"]
+            var lines = ["seed \(seed): \(remaining[0].name) and \(device.name) differ; revoked: "
+                + "\(revoked.map { devices[$0].name } ?? "none")"]
             lines += devices.map { "  \($0.name) = \($0.id)" }
             lines += Set(states[0]).subtracting(state).sorted().map { "  only \(remaining[0].name): \($0.prefix(300))" }
             lines += Set(state).subtracting(states[0]).sorted().map { "  only \(device.name): \($0.prefix(300))" }
             for other in remaining { lines += (try other.store.peers()).map { "  \(other.name) read \($0.device.prefix(8)) to \($0.head) (snapshot \($0.snapshot))" } }
             for other in remaining {
-                lines += (try other.store.conflicts()).map { "  \(other.name) conflict \($0.kind) \($0.record.prefix(8)) \($0.field) \($0.why) kept \($0.kept) lost \($0.lost)" }
+                lines += (try other.store.conflicts()).map { "  \(other.name) conflict \($0.kind) \($0.record.prefix(8)) \($0.field) \($0.why) kept \($0.kept) "
+                    + "lost \($0.lost)" }
             }
             XCTFail(lines.joined(separator: "\n"))
         }

@@ -43,6 +43,13 @@ final class DeviceNameTests: XCTestCase {
         let roster = try XCTUnwrap(try GroupInfo.roster(a.store))
         XCTAssertEqual(Set(roster.enrolled.keys), [a.uuid, b.uuid])
         XCTAssertEqual(roster.enrolled[b.uuid]?.addedBy, a.uuid, "who enrolled it is still the enrolling device")
+
+        // An invite b makes now names b as the group knows it, not by its machine's name.
+        let c = try Device("desk")
+        try c.enable(folder: remote)
+        let code = try b.invite()
+        b.sync()
+        XCTAssertEqual(try c.join(code).inviter, "laptop")
     }
 
     /// Two devices called "vm" over a real folder remote: A renames B (the one it can reach), and after a sync both
@@ -104,7 +111,9 @@ final class DeviceNameTests: XCTestCase {
         let noted = b.sync()
         XCTAssertTrue(
             noted.skipped.contains(
-                "entry \(next) from vm (\(a.id.prefix(8))) carries a name certificate for laptop (\(b.id.prefix(8))) signed as vm (\(a.id.prefix(8))), refused: it does not verify with its signer's key (forged or altered)"
+                "entry \(next) from vm (\(a.id.prefix(8))) carries a name certificate for laptop (\(b.id.prefix(8))) "
+                    + "signed as vm (\(a.id.prefix(8))), refused: it does not verify with its signer's key (forged or "
+                        + "altered)"
             ), "\(noted.skipped)")
         XCTAssertEqual(try names(b), ["laptop", "vm"])
         XCTAssertEqual(Set(try XCTUnwrap(try GroupInfo.roster(b.store)).enrolled.keys), [a.uuid, b.uuid])

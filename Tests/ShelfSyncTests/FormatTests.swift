@@ -161,7 +161,8 @@ final class FormatTests: XCTestCase {
     /// Record bodies go through sshelf's own JSON reader and writer: they agree with Foundation's, and refuse what is
     /// not JSON (every prefix of a document, bad escapes, control characters, a nesting bomb).
     func testRecordJSONAgreesWithFoundationAndRefusesDamage() throws {
-        let text = #"{"a":true,"b":1,"c":1.5,"d":"x\n\"q\" \u00e9 \ud83d\ude00 ☎","e":null,"f":[1,false,-2.5e3],"g":{"h":0},"i":"/path"}"#
+        let text = #"{"a":true,"b":1,"c":1.5,"d":"x\n\"q\" \u00e9 \ud83d\ude00 ☎","#
+            + #""e":null,"f":[1,false,-2.5e3],"g":{"h":0},"i":"/path"}"#
         let bytes = Array(text.utf8)
         let mine = try JSONValue.parse(bytes)
         let foundation = try JSONDecoder().decode(JSONValue.self, from: Data(bytes))

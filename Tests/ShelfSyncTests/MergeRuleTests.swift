@@ -1,8 +1,9 @@
 // The merge rules and the roster rules as pure functions: field merge is commutative, associative and idempotent
 // over random histories (so delivery order cannot matter); a deletion is final; a revoked device's late values are
-// never taken and are erased where they were; record clocks have one canonical text. The roster accepts only what chains to its genesis: a forged
-// addition enrolls nobody, a revoked device's later additions do not count unless its revoker kept them, a
-// revocation from any device ever enrolled is final, and an epoch a revoked device holds is never written under.
+// never taken and are erased where they were; record clocks have one canonical text. The roster accepts only what
+// chains to its genesis: a forged addition enrolls nobody, a revoked device's later additions do not count unless its
+// revoker kept them, a revocation from any device ever enrolled is final, and an epoch a revoked device holds is never
+// written under.
 import Foundation
 import ShelfCore
 @testable import ShelfSync
@@ -20,7 +21,8 @@ final class MergeRuleTests: XCTestCase {
             let device = devices[Int.random(in: 0..<3, using: &random)]
             let wall = Int64.random(in: 1...20, using: &random)
             var stamp = GroupStamp(stamp: ClockStamp(wall: wall, counter: 0, device: device))
-            // A stamp names one write: what it was built on goes with it. Taint is how a copy arrived, so it may differ.
+            // A stamp names one write: what it was built on goes with it. Taint is how a copy arrived, so it may
+            // differ.
             if wall % 2 == 0 { stamp.base = ClockStamp(wall: wall - 1, counter: 0, device: devices[0]) }
             stamp.tainted = Int.random(in: 0..<8, using: &random) == 0
             clock.groups[name] = stamp

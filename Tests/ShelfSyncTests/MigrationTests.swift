@@ -98,7 +98,8 @@ final class MigrationTests: XCTestCase {
         let warning = try XCTUnwrap(upgrade.warnings.first { $0.hasPrefix("the git history still holds the old plaintext records") },
                                     "\(upgrade.warnings)")
         // It names the fix: the rewrite that removes exactly format 1's paths, or a new repository.
-        XCTAssertTrue(warning.contains("git filter-repo --invert-paths --path-glob 'devices/*/config/*' --path-glob 'devices/*/device.json' --path-glob 'devices/*/credentials/*'"), warning)
+        XCTAssertTrue(warning.contains("git filter-repo --invert-paths --path-glob 'devices/*/config/*' --path-glob 'devices/*/device.json' "
+            + "--path-glob 'devices/*/credentials/*'"), warning)
         XCTAssertTrue(warning.contains("'sshelf sync enable --git NEW-URL'"), warning)
         let tree = try Shell.run(TestTool.git.path, ["-C", repository.path, "ls-tree", "-r", "--name-only", "HEAD"])
         XCTAssertEqual(tree.split(separator: "\n").map(String.init).sorted(), ["devices/\(a.id)/0000000001.entry", "format.json"])

@@ -357,7 +357,8 @@ final class RemoteLinkTests: XCTestCase {
         let next = (try FolderRemote(path: remote).entries(of: a.id).last ?? 0) + 1
         XCTAssertEqual(mkfifo(RemoteLayout(root: remote).entryPath(a.id, next), 0o600), 0)
         let report = b.sync(expect: .localFallback)
-        XCTAssertEqual(report.reason, "entry \(next) from a (\(a.id.prefix(8))) is unreadable: devices/\(a.id)/\(RemoteLayout.entryName(next)) is not a regular file")
+        XCTAssertEqual(report.reason, "entry \(next) from a (\(a.id.prefix(8))) is unreadable: devices/\(a.id)/\(RemoteLayout.entryName(next)) "
+            + "is not a regular file")
     }
 
     /// A remote that removes a device's whole folder rolled that device back to nothing: said so, not "synced".

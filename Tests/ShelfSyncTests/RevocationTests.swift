@@ -67,8 +67,8 @@ final class RevocationTests: XCTestCase {
         XCTAssertNotNil(try b.host("before-revocation"))
     }
 
-    /// A device took a change from the lost device before anybody knew it was lost; the revoker had not seen that change.
-    /// Once the revocation arrives, the change is undone there and the value from before comes back.
+    /// A device took a change from the lost device before anybody knew it was lost; the revoker had not seen that
+    /// change. Once the revocation arrives, the change is undone there and the value from before comes back.
     func testValuesWrittenAfterTheRevocationPointAreUndone() throws {
         let remote = try makeFolder()
         let a = try Device("a"), b = try Device("b"), lost = try Device("lost")

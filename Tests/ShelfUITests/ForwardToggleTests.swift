@@ -81,7 +81,8 @@ final class ForwardToggleTests: XCTestCase {
         XCTAssertEqual(live.words(now: Fixtures.now), "active (forward start, pid 4242): 0 open, 1 total, 3 B out, 3 B in")
         XCTAssertEqual(Fixtures.press(&state, .char("t")), [])
         XCTAssertEqual(state.notice, Notice(
-            "start or stop the selected forward rule: run by 'sshelf forward start' (pid 4242), stopped where it runs",
+            "start or stop the selected forward rule: run by 'sshelf forward start' (pid 4242), "
+                + "stopped where it runs",
             isError: true))
     }
 

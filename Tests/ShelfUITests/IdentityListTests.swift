@@ -127,7 +127,8 @@ final class IdentityListTests: XCTestCase {
         guard case .confirm(let vaulted) = state.mode else { return XCTFail("no confirmation") }
         XCTAssertEqual(vaulted.lines[1], "No host uses it.")
         XCTAssertEqual(vaulted.lines[2],
-                       "Its private key stays in the vault ('sshelf vault rm identity.00000000-0000-0000-0000-000000000051.privkey' removes it).")
+                       "Its private key stays in the vault ('sshelf vault rm "
+                           + "identity.00000000-0000-0000-0000-000000000051.privkey' removes it).")
         XCTAssertEqual(Fixtures.press(&state, .char("y")), [.deleteIdentity(Fixtures.id(51))])
         XCTAssertEqual(state.mode, .identities)
     }

@@ -1,5 +1,5 @@
-// Reducer: navigation, groups, search (incremental, deferred for big lists, scoped), forms with validation, delete plans,
-// connect and quit effects — all on the pure state, no terminal.
+// Reducer: navigation, groups, search (incremental, deferred for big lists, scoped), forms with validation, delete
+// plans, connect and quit effects — all on the pure state, no terminal.
 import Foundation
 import ShelfCore
 @testable import ShelfUI

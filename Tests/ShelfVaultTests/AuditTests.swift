@@ -24,8 +24,11 @@ final class AuditTests: XCTestCase {
         try vault.setPassphrase(secret("pass"), current: nil)
         XCTAssertEqual(try rules(vault, sync: true), ["weak-passphrase-stretch"], "tests stretch at the minimum")
         // An `always` item, as an old or foreign vault might hold: planted in the file directly.
-        fixture.tamper("INSERT INTO items(key, family, class, format, sealed, updated_at) VALUES ('identity.\(UUID().uuidString.lowercased()).privkey', 'identity.privkey', 'always', 1, x'00', 0)")
-        fixture.tamper("INSERT INTO items(key, family, class, format, sealed, updated_at) VALUES ('identity.\(UUID().uuidString.lowercased()).passphrase', 'identity.passphrase', 'whenPasscodeSetThisDeviceOnly', 1, x'00', 0)")
+        fixture.tamper("INSERT INTO items(key, family, class, format, sealed, updated_at) VALUES "
+            + "('identity.\(UUID().uuidString.lowercased()).privkey', 'identity.privkey', 'always', 1, x'00', 0)")
+        fixture.tamper("INSERT INTO items(key, family, class, format, sealed, updated_at) VALUES "
+            + "('identity.\(UUID().uuidString.lowercased()).passphrase', 'identity.passphrase', "
+                + "'whenPasscodeSetThisDeviceOnly', 1, x'00', 0)")
         fixture.tamper("DELETE FROM passphrase")
         let found = try rules(vault, sync: true)
         XCTAssertTrue(found.contains("always-class"), "\(found)")

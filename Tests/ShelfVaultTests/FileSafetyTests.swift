@@ -74,7 +74,8 @@ final class FileSafetyTests: XCTestCase {
         // Two shell loops, each running set-password one host after another, at the same time.
         let binary = ProcessInfo.processInfo.environment["SSHELF_BIN"] ?? TestSupportBinary.path
         let script = (0..<2).map { writer in
-            "(for i in $(seq 0 \(perWriter - 1)); do echo secret-\(writer)-$i | \"$B\" vault set-password w\(writer)-$i --secret-fd 0 >/dev/null || echo FAIL; done) &"
+            "(for i in $(seq 0 \(perWriter - 1)); do echo secret-\(writer)-$i | \"$B\" vault set-password "
+                + "w\(writer)-$i --secret-fd 0 >/dev/null || echo FAIL; done) &"
         }.joined(separator: "\n") + "\nwait\n"
         let process = Process()
         process.executableURL = TestTool.sh.url

@@ -73,7 +73,8 @@ struct AgentKeyBindings {
     func describe(_ refusal: AgentBindingRefusal, key blob: [UInt8]) -> String {
         switch refusal {
         case .unbound:
-            return "the client did not say which server it logs in to (ssh from OpenSSH 8.9 on sends session-bind@openssh.com); the key is bound to \(boundNames(blob))"
+            return "the client did not say which server it logs in to (ssh from OpenSSH 8.9 on sends "
+                + "session-bind@openssh.com); the key is bound to \(boundNames(blob))"
         case .bindFailed: return "a session binding on this connection did not verify"
         case .notALogin: return "what it was asked to sign is not a login with this key"
         case .otherSession: return "the login is for another session than the one the connection is bound to"
@@ -81,7 +82,8 @@ struct AgentKeyBindings {
         case .signOnForwardingHop: return "the connection is bound for forwarding the agent, not for a login"
         case .forwardedThroughLogin: return "the connection's bindings are out of order (a login before a forwarding)"
         case .hopNotBound(let index, let hostKey):
-            return "the agent was forwarded through \(server(hostKey)) (hop \(index + 1)), which is not one of the key's hosts (\(boundNames(blob)))"
+            return "the agent was forwarded through \(server(hostKey)) (hop \(index + 1)), which is not one of the key's "
+                + "hosts (\(boundNames(blob)))"
         case .destinationNotBound(let hostKey):
             return "\(server(hostKey)) is not one of the key's hosts (\(boundNames(blob)))"
         case .wrongUser(let user, let allowed):

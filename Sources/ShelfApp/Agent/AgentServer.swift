@@ -110,7 +110,8 @@ final class AgentServer: @unchecked Sendable {
         }
         guard peer.uid == getuid() else {
             service.report(
-                "refused a connection from uid \(peer.uid) (\(AgentPeerName.describe(peer))): only uid \(getuid()) may use this agent"
+                "refused a connection from uid \(peer.uid) (\(AgentPeerName.describe(peer))): only uid \(getuid()) "
+                    + "may use this agent"
             )
             close(client)
             return
@@ -209,7 +210,8 @@ final class AgentServer: @unchecked Sendable {
                 return
             case .refused(let length):
                 service.report(
-                    "closed the connection of \(AgentPeerName.describe(peer)): a message of \(length) bytes (the limit is \(AgentLimits.message))"
+                    "closed the connection of \(AgentPeerName.describe(peer)): a message of \(length) bytes (the "
+                        + "limit is \(AgentLimits.message))"
                 )
                 return
             }

@@ -200,7 +200,8 @@ final class AgentService: @unchecked Sendable {
                 if let lifetime = lifetime(of: identity), now - since >= .seconds(lifetime) {
                     hide(identity.id)
                     report(
-                        "the lifetime of key '\(Display.safe(identity.name))' (\(lifetime) s) ended; it is no longer served"
+                        "the lifetime of key '\(Display.safe(identity.name))' (\(lifetime) s) ended; "
+                            + "it is no longer served"
                     )
                     continue
                 }
@@ -224,7 +225,8 @@ final class AgentService: @unchecked Sendable {
             report("the vault session is open: every key is listed again")
         } else {
             let names = left.map { "'\(Display.safe($0.name))'" }.joined(separator: ", ")
-            report("not listing \(names): the vault is locked for their class; run 'sshelf vault unlock' (or 'sshelf agent start --unlock') to serve them")
+            report("not listing \(names): the vault is locked for their class; run 'sshelf vault unlock' (or 'sshelf "
+                + "agent start --unlock') to serve them")
         }
     }
 
@@ -303,7 +305,8 @@ final class AgentService: @unchecked Sendable {
                 }?.name
             }
             if let locked {
-                report("refused to sign with key '\(Display.safe(locked))' for \(who): the vault is locked for its class; run 'sshelf vault unlock'")
+                report("refused to sign with key '\(Display.safe(locked))' for \(who): the vault is locked for its "
+                    + "class; run 'sshelf vault unlock'")
                 return AgentProtocol.status(false)
             }
             report("refused to sign for \(who): the key \(SSHPublicKey.fingerprint(blob)) is not one this agent serves")
@@ -324,7 +327,8 @@ final class AgentService: @unchecked Sendable {
         guard let key = signingKey(item, who: who) else { return AgentProtocol.status(false) }
         guard key.publicBlob == item.blob else {
             report(
-                "refused to sign with key \(name): the private key in the vault is not the public key in the store (\(item.fingerprint)); re-import it"
+                "refused to sign with key \(name): the private key in the vault is not the public key in the store "
+                    + "(\(item.fingerprint)); re-import it"
             )
             return AgentProtocol.status(false)
         }
@@ -333,7 +337,8 @@ final class AgentService: @unchecked Sendable {
         case .success(let made): signature = made
         case .failure(.rsaSHA1Refused):
             report(
-                "refused an ssh-rsa (SHA-1) signature with RSA key \(name) for \(who): this agent signs RSA only with rsa-sha2-256/512"
+                "refused an ssh-rsa (SHA-1) signature with RSA key \(name) for \(who): this agent signs RSA only with "
+                    + "rsa-sha2-256/512"
             )
             return AgentProtocol.status(false)
         case .failure(.failed(let reason)):
@@ -390,7 +395,8 @@ final class AgentService: @unchecked Sendable {
                     report(
                         "refused to sign with key \(name) for \(who): "
                             + (keyPassphrase == nil
-                                ? "the key file is encrypted and its passphrase is not in the vault (import it again with its passphrase, or run the agent in the foreground to be asked)"
+                                ? "the key file is encrypted and its passphrase is not in the vault (import it again "
+                                    + "with its passphrase, or run the agent in the foreground to be asked)"
                                 : "the key's passphrase did not open it"))
                     return nil
                 }
@@ -406,7 +412,8 @@ final class AgentService: @unchecked Sendable {
                 guard !asked, let askPassphrase else {
                     let fix = "run 'sshelf vault unlock' (or 'sshelf agent start --unlock', 'ssh-add -X')"
                     report(
-                        "refused to sign with key \(name) for \(who): the vault is locked for its class (\(accessibility)); \(fix)"
+                        "refused to sign with key \(name) for \(who): the vault is locked for its class "
+                            + "(\(accessibility)); \(fix)"
                     )
                     return nil
                 }
@@ -504,7 +511,8 @@ final class AgentService: @unchecked Sendable {
             } catch  where error.kind == .locked {
                 guard !asked, let askPassphrase else {
                     report(
-                        "refused a key from \(who): the vault is locked for \(accessibility); give this agent the vault passphrase ('ssh-add -X') or run it in the foreground"
+                        "refused a key from \(who): the vault is locked for \(accessibility); give this agent the "
+                            + "vault passphrase ('ssh-add -X') or run it in the foreground"
                     )
                     return false
                 }
@@ -542,7 +550,8 @@ final class AgentService: @unchecked Sendable {
         guard let item = served().first(where: { $0.blob == blob }) else { return false }
         withLock { hide(item.identity.id) }
         report(
-            "\(who) removed key '\(Display.safe(item.identity.name))' from the agent (the vault keeps it; 'sshelf identity rm' deletes it)"
+            "\(who) removed key '\(Display.safe(item.identity.name))' from the agent (the vault keeps it; 'sshelf "
+                + "identity rm' deletes it)"
         )
         return true
     }

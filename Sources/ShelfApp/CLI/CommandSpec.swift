@@ -58,7 +58,8 @@ struct CommandSpec: Sendable {
 
     /// `--id ID`: the host by its id (prefix) instead of NAME — for hosts that share a name.
     static let hostIDOption = OptionSpec.value(
-        "id", "ID", "name the host by its id (4 or more hex digits, as 'sshelf list --json' or an error lists them) instead of by name")
+        "id", "ID", "name the host by its id (4 or more hex digits, as 'sshelf list --json' or an error lists them) "
+            + "instead of by name")
 
     /// The row as the table keeps it: a command that takes one host's name gets `--id` as well.
     var withHostID: CommandSpec {

@@ -40,7 +40,8 @@ enum Completions {
                     case $raw in
                         \'*) [[ $line == "${raw:1}"* ]] || continue; word=${line//\'/\'\\\'\'} ;;
                         \"*) [[ $line == "${raw:1}"* ]] || continue
-                            word=${line//\\/\\\\}; word=${word//\"/\\\"}; word=${word//\$/\\\$}; word=${word//\`/\\\`} ;;
+                            word=${line//\\/\\\\}; word=${word//\"/\\\"}
+                            word=${word//\$/\\\$}; word=${word//\`/\\\`} ;;
                         *) printf -v word '%q' "$line"; [[ $word == "$raw"* ]] || continue ;;
                     esac
                     COMPREPLY+=("${word#"$prefix"}")
@@ -60,10 +61,12 @@ enum Completions {
 
             """
         for first in topWords(table) where !subWords(table, first).isEmpty {
-            out += "        \(first)) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W \"\(subWords(table, first).joined(separator: " "))\" -- \"$cur\")); return; fi ;;\n"
+            out += "        \(first)) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "
+                + "\"\(subWords(table, first).joined(separator: " "))\" -- \"$cur\")); return; fi ;;\n"
         }
         out += "    esac\n    local key=\"$cmd\"\n"
-        out += "    case \"$cmd\" in \(topWords(table).filter { !subWords(table, $0).isEmpty }.joined(separator: "|"))) key=\"$cmd $sub\" ;; esac\n"
+        out += "    case \"$cmd\" in \(topWords(table).filter { !subWords(table, $0).isEmpty }.joined(separator: "|"))) "
+            + "key=\"$cmd $sub\" ;; esac\n"
         out += "    case \"$prev\" in\n"
         var valueCases: [String: String] = [:]
         for command in table {
@@ -76,7 +79,8 @@ enum Completions {
         out += "    esac\n    case \"$key\" in\n"
         for command in table {
             let argument = command.arguments.first.map { bashAction($0.completion) } ?? "COMPREPLY=()"
-            out += "        \"\(command.name)\") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W \"\(optionWords(command).joined(separator: " "))\" -- \"$cur\")); else \(argument); fi ;;\n"
+            out += "        \"\(command.name)\") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "
+                + "\"\(optionWords(command).joined(separator: " "))\" -- \"$cur\")); else \(argument); fi ;;\n"
         }
         out += "    esac\n}\ncomplete -F _sshelf sshelf\n"
         return out
@@ -120,7 +124,8 @@ enum Completions {
                 .map { "'\($0.path[1]):\(zshEscape($0.summary))'" }.joined(separator: " ")
             out += "        \(first)) subs=(\(subs)) ;;\n"
         }
-        out += "      esac\n      _describe subcommand subs; return\n    fi\n    key=\"${words[2]} ${words[3]}\"; shift 2 words; (( CURRENT -= 2 )) ;;\n"
+        out += "      esac\n      _describe subcommand subs; return\n    fi\n    key=\"${words[2]} ${words[3]}\"; shift "
+            + "2 words; (( CURRENT -= 2 )) ;;\n"
         out += "  *) shift words; (( CURRENT -= 1 )) ;;\n  esac\n  case $key in\n"
         for command in table {
             var specs = (command.options + [ArgumentParser.globalHelp]).map { option -> String in
@@ -129,7 +134,8 @@ enum Completions {
                 return "'\(repeat_)--\(option.name)[\(zshEscape(option.help))]\(action)'"
             }
             for argument in command.arguments {
-                specs.append("'\(argument.variadic ? "*" : "")\(argument.optional || argument.variadic ? ":" : ""):\(argument.name.lowercased()):\(zshAction(argument.completion))'")
+                let repeats = (argument.variadic ? "*" : "") + (argument.optional || argument.variadic ? ":" : "")
+                specs.append("'\(repeats):\(argument.name.lowercased()):\(zshAction(argument.completion))'")
             }
             out += "    \"\(command.name)\") _arguments \(specs.joined(separator: " ")) ;;\n"
         }
@@ -167,13 +173,16 @@ enum Completions {
         var seen: Set<String> = []
         for command in table where seen.insert(command.path[0]).inserted {
             let summary = command.path.count == 1 ? command.summary : "\(command.path[0]) commands"
-            out += "complete -c sshelf -n 'not __fish_seen_subcommand_from \(tops.joined(separator: " "))' -a \(command.path[0]) -d '\(fishEscape(summary))'\n"
+            out += "complete -c sshelf -n 'not __fish_seen_subcommand_from \(tops.joined(separator: " "))' -a "
+                + "\(command.path[0]) -d '\(fishEscape(summary))'\n"
         }
         for command in table {
             let condition: String
             if command.path.count > 1 {
                 let siblings = subWords(table, command.path[0]).joined(separator: " ")
-                out += "complete -c sshelf -n '__fish_seen_subcommand_from \(command.path[0]); and not __fish_seen_subcommand_from \(siblings)' -a \(command.path[1]) -d '\(fishEscape(command.summary))'\n"
+                out += "complete -c sshelf -n '__fish_seen_subcommand_from \(command.path[0]); and not "
+                    + "__fish_seen_subcommand_from \(siblings)' -a \(command.path[1]) -d "
+                        + "'\(fishEscape(command.summary))'\n"
                 condition = "__fish_seen_subcommand_from \(command.path[0]); and __fish_seen_subcommand_from \(command.path[1])"
             } else {
                 condition = "__fish_seen_subcommand_from \(command.path[0])"

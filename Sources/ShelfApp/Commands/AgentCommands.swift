@@ -226,7 +226,8 @@ enum AgentCommands {
         if session.shared {
             let idle = VaultSessionState.duration(session.idleSeconds)
             context.errorOutput(
-                "unlocked the vault session: the agent (pid \(pid)) signs with every key until 'sshelf vault lock' or \(idle) without use\n")
+                "unlocked the vault session: the agent (pid \(pid)) signs with every key until 'sshelf vault lock' or "
+                    + "\(idle) without use\n")
             return
         }
         guard AgentClient.unlock(context.locations, passphrase: passphrase) else {
@@ -234,7 +235,8 @@ enum AgentCommands {
                 .failure, "the agent did not open the vault: the passphrase is not correct (or the agent is locked)",
                 hint: "try again; 'sshelf agent status' shows whether the agent itself is locked")
         }
-        context.errorOutput("unlocked the vault in the agent (pid \(pid)) itself: this system keeps no unlock between processes (no kernel keyring)\n")
+        context.errorOutput("unlocked the vault in the agent (pid \(pid)) itself: this system keeps no unlock between processes (no "
+            + "kernel keyring)\n")
     }
 
     static func confirmSeconds(_ call: Invocation) throws -> Int {

@@ -39,7 +39,8 @@ enum CopyIDCommand {
         "d=\"${HOME:?}/.ssh\"", "f=\"$d/authorized_keys\"",
         "[ -d \"$d\" ] || mkdir -m 700 \"$d\" || exit 4",
         "p=",
-        "if [ -f \"$f\" ]; then while IFS= read -r l || [ -n \"$l\" ]; do set -- $l; for w; do [ \"$w\" = \"$b\" ] && p=1; done; done < \"$f\"; fi",
+        "if [ -f \"$f\" ]; then while IFS= read -r l || [ -n \"$l\" ]; do set -- $l; for w; do [ \"$w\" = \"$b\" ] && "
+            + "p=1; done; done < \"$f\"; fi",
         "if [ -n \"$p\" ]; then echo present; exit 0; fi",
         "if [ -s \"$f\" ] && [ -n \"$(tail -c 1 \"$f\")\" ]; then echo >> \"$f\" || exit 5; fi",
         "printf \"%s\\n\" \"$k\" >> \"$f\" || exit 5",

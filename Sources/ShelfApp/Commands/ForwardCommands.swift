@@ -25,7 +25,10 @@ enum ForwardCommands {
                     arguments: [ArgumentSpec(name: "HOST", help: "only this host's rules", optional: true, completion: .host)],
                     options: [.flag("json", "print JSON for scripts")], run: list),
         CommandSpec(path: ["forward", "add"], summary: "add a forward rule to a host",
-                    details: "SPEC uses OpenSSH's syntax: [bind:]port:host:hostport for --local/--remote, [bind:]port for --dynamic. The bind address defaults to 127.0.0.1. A field with a / is a unix socket's path: --local 5555:/var/run/docker.sock, --remote /run/a.sock:/run/b.sock (run by 'forward start --openssh'; see docs/FORWARDS.md).",
+                    details: "SPEC uses OpenSSH's syntax: [bind:]port:host:hostport for --local/--remote, [bind:]port for "
+                        + "--dynamic. The bind address defaults to 127.0.0.1. A field with a / is a unix socket's path: "
+                            + "--local 5555:/var/run/docker.sock, --remote /run/a.sock:/run/b.sock (run by 'forward start "
+                                + "--openssh'; see docs/FORWARDS.md).",
                     arguments: [ArgumentSpec(name: "HOST", help: "host name (NAME@ID when several hosts share it, or an id prefix)", completion: .host)],
                     options: specOptions + [
                         .value("name", "NAME", "a label for the rule"),
@@ -39,7 +42,8 @@ enum ForwardCommands {
                                "sshelf forward add storage --local 9000:localhost:9000 --sessions 4"],
                     run: add),
         CommandSpec(path: ["forward", "edit"], summary: "change a forward rule",
-                    details: "Only the options given change. A new --local, --remote or --dynamic SPEC replaces the rule's kind and spec. A running 'forward up' or 'forward start' picks the change up when it next starts.",
+                    details: "Only the options given change. A new --local, --remote or --dynamic SPEC replaces the rule's kind "
+                        + "and spec. A running 'forward up' or 'forward start' picks the change up when it next starts.",
                     arguments: [ArgumentSpec(name: "RULE", help: "rule id prefix (from 'forward list') or rule name")],
                     options: specOptions + [
                         .value("name", "NAME", "a new label for the rule ('' for none)"),
@@ -185,7 +189,8 @@ enum ForwardCommands {
         for rule in rules where rule.listensOnNetwork {
             throw ShelfError(
                 .usage,
-                "rule -\(rule.spec.flag) \(rule.spec) listens on \(Display.safe(rule.bindAddress)), which is not loopback: port \(rule.bindPort) would be reachable from the network",
+                "rule -\(rule.spec.flag) \(rule.spec) listens on \(Display.safe(rule.bindAddress)), which is not "
+                    + "loopback: port \(rule.bindPort) would be reachable from the network",
                 hint: "pass --allow-public-bind if that is what you want")
         }
     }

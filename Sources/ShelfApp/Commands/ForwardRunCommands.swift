@@ -36,11 +36,14 @@ enum ForwardRunCommands {
                 publicBindOption,
                 .flag(
                     "openssh",
-                    "run the rules through OpenSSH's ssh -N with the sshelf agent and sshelf's pins (for unix-socket forwards sshelf's own client cannot run: -R with a socket on the server, or -L to one on libssh2 1.10)"
+                    "run the rules through OpenSSH's ssh -N with the sshelf agent and sshelf's pins (for unix-socket "
+                        + "forwards sshelf's own client cannot run: -R with a socket on the server, or -L to one on "
+                            + "libssh2 1.10)"
                 ),
                 .flag(
                     "from-tui",
-                    "started by the TUI's 't' (the TUI passes it): the rule keeps running after the TUI quits, and 't' in any TUI stops it"
+                    "started by the TUI's 't' (the TUI passes it): the rule keeps running after the TUI quits, and "
+                        + "'t' in any TUI stops it"
                 ),
             ],
             examples: ["sshelf forward start prod-db", "sshelf forward start bastion socks",
@@ -60,14 +63,18 @@ enum ForwardRunCommands {
                 """,
             options: [
                 .value("timeout", "SECONDS", "connect timeout per address (default 10)"), publicBindOption,
-                .value("passphrase-fd", "N", "read the vault passphrase from descriptor N at start (afterFirstUnlock items; for systems without the kernel keyring)"),
+                .value("passphrase-fd", "N", "read the vault passphrase from descriptor N at start (afterFirstUnlock items; for systems "
+                    + "without the kernel keyring)"),
             ],
             examples: ["sshelf forward up", "systemd-run --user sshelf forward up"],
             run: up),
         CommandSpec(
             path: ["forward", "status"], summary: "show the running forward rules: state, connections, bytes",
             details:
-                "The supervisor's rules, then those each 'forward start' runs (from a terminal, or started in the TUI and kept running after it quit), with its pid. States: starting, active (with connection and byte counts), retrying (with the last error and the next attempt), failed (with the reason). --json prints the supervisor's state only.",
+                "The supervisor's rules, then those each 'forward start' runs (from a terminal, or started in the TUI "
+                    + "and kept running after it quit), with its pid. States: starting, active (with connection and byte "
+                        + "counts), retrying (with the last error and the next attempt), failed (with the reason). --json "
+                            + "prints the supervisor's state only.",
             options: [.flag("json", "print JSON for scripts")], run: status),
         CommandSpec(
             path: ["forward", "stop"], summary: "stop the running 'forward up' supervisor", run: stopSupervisor),
@@ -125,7 +132,8 @@ enum ForwardRunCommands {
             for status in pool.status() {
                 context.errorOutput(
                     "sshelf: stopped \(status.spec): \(Display.counted(status.totalConnections, "connection")), "
-                        + "\(Display.counted(status.bytesOut, "byte")) out, \(Display.counted(status.bytesIn, "byte")) in\n"
+                        + "\(Display.counted(status.bytesOut, "byte")) out, "
+                            + "\(Display.counted(status.bytesIn, "byte")) in\n"
                 )
             }
             return pool.failedRules.isEmpty && refused == 0 ? 0 : 1
@@ -177,7 +185,8 @@ enum ForwardRunCommands {
         for rule in autostart {
             guard let hostID = rule.hostID, byID[hostID] != nil else {
                 context.warn(
-                    "forward \(Display.shortID(rule.id)) (-\(rule.spec.flag) \(rule.spec)) belongs to a deleted host; skipped"
+                    "forward \(Display.shortID(rule.id)) (-\(rule.spec.flag) \(rule.spec)) belongs to a "
+                        + "deleted host; skipped"
                 )
                 continue
             }

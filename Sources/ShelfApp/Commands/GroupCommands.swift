@@ -50,7 +50,8 @@ enum GroupCommands {
         var out = ""
         for (group, depth) in flat {
             let count = total(group.id)
-            out += "\(String(repeating: "  ", count: depth))\(Display.safe(group.name))/  (\(count) host\(count == 1 ? "" : "s"))\n"
+            out += "\(String(repeating: "  ", count: depth))\(Display.safe(group.name))/  (\(count) "
+                + "host\(count == 1 ? "" : "s"))\n"
         }
         if let loose = direct[nil], loose > 0 { out += "(top level)  (\(loose) host\(loose == 1 ? "" : "s"))\n" }
         context.output(out)

@@ -33,20 +33,24 @@ enum HostCommands {
             details: """
                 Every word of FILTER must match within one field of the host (its name, hostname, user, a tag, an \
                 alias or its group path), fuzzily: its letters in order, not necessarily adjacent, case and accents \
-                ignored; a word written :PORT (:2222) matches hosts whose port starts with those digits. Best matches first (a whole field, then a prefix, then word starts and adjacent \
-                letters), ties by last connected, then name: the same rule and order as the TUI's search.
+                ignored; a word written :PORT (:2222) matches hosts whose port starts with those digits. Best matches \
+                first (a whole field, then a prefix, then word starts and adjacent letters), ties by last connected, \
+                then name: the same rule and order as the TUI's search.
                 --reachable opens a TCP connection to each listed host's address (for a host with a jump chain, to the \
-                first jump host's, shown as "via HOP"), \(Reachability.concurrency) at a time, and closes it at once: nothing is sent, no \
-                credential is used. The REACHABLE column says "up 0.4 ms" or "down: refused", "down: timeout", \
-                "down: no such name"; --json adds a "reachable" field. The exit status does not depend on the answers.
+                first jump host's, shown as "via HOP"), \(Reachability.concurrency) at a time, and closes it at once: \
+                nothing is sent, no credential is used. The REACHABLE column says "up 0.4 ms" or "down: refused", \
+                "down: timeout", "down: no such name"; --json adds a "reachable" field. The exit status does not \
+                depend on the answers.
                 """,
             arguments: [ArgumentSpec(name: "FILTER", help: "words to search for", optional: true, variadic: true)],
             options: [
                 .value("group", "PATH", short: "g", completion: .group, "only hosts in this group and its subgroups"),
                 .flag("json", "print JSON (an array of host records) for scripts"),
-                .flag("names", "print only the names, one per line, as commands take them (NAME@ID where several hosts share a name)"),
+                .flag("names", "print only the names, one per line, as commands take them (NAME@ID where "
+                    + "several hosts share a name)"),
                 .flag("reachable", "add whether each host answers a TCP connect, and how fast (a jump chain: its first hop)"),
-                .value("timeout", "SECONDS", "with --reachable: connect timeout per host and address (default \(Int(Reachability.timeoutSeconds)))"),
+                .value("timeout", "SECONDS", "with --reachable: connect timeout per host and address (default "
+                    + "\(Int(Reachability.timeoutSeconds)))"),
             ],
             examples: ["sshelf list", "sshelf list prod db", "sshelf list :2222", "sshelf list --group prod/eu --json",
                        "sshelf list --reachable prod"],
@@ -57,14 +61,17 @@ enum HostCommands {
             options: [.flag("json", "print JSON for scripts")], run: show),
         CommandSpec(
             path: ["add"], summary: "add a host",
-            details: "Unless --allow-duplicate is given, NAME and each --alias must not be the name or an alias of another host (compared ignoring case).",
+            details: "Unless --allow-duplicate is given, NAME and each --alias must not be the name or an alias of another "
+                + "host (compared ignoring case).",
             arguments: [ArgumentSpec(name: "NAME", help: "the alias you will type, e.g. prod-db")],
             options: hostOptions + [allowDuplicate],
             examples: ["sshelf add prod-db --host db1.example.com --user deploy --group prod/eu --tag db"],
             run: add),
         CommandSpec(
             path: ["edit"], summary: "change a host's settings",
-            details: "Only the options given change. --tag adds a tag, --untag removes one; --alias adds an alias, --remove-alias removes one. --rename refuses a name another host has unless --allow-duplicate is given.",
+            details: "Only the options given change. --tag adds a tag, --untag removes one; --alias adds an alias, "
+                + "--remove-alias removes one. --rename refuses a name another host has unless --allow-duplicate is "
+                    + "given.",
             arguments: [ArgumentSpec(name: "NAME", help: "host name (NAME@ID when several hosts share it, or an id prefix)", completion: .host)],
             options: hostOptions + [
                 .value("rename", "NEWNAME", "give the host a new name"),
@@ -78,7 +85,8 @@ enum HostCommands {
             run: edit),
         CommandSpec(
             path: ["rm"], summary: "remove hosts and their forward rules",
-            details: "A host that other hosts jump through is kept (they could no longer connect) unless --force, or unless they are removed in the same command.",
+            details: "A host that other hosts jump through is kept (they could no longer connect) unless --force, or "
+                + "unless they are removed in the same command.",
             arguments: [ArgumentSpec(name: "NAME", help: "host names (or id prefixes)", variadic: true, completion: .host)],
             options: [.flag("force", short: "f", "remove hosts even when other hosts jump through them")],
             run: remove),

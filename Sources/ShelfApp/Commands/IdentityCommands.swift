@@ -14,7 +14,8 @@ enum IdentityCommands {
     /// The sshelf agent's per-identity options, shared by import, keygen and edit.
     static let agentOptions: [OptionSpec] = [
         .flag("confirm", "the sshelf agent asks before every signature with this key"),
-        .value("lifetime", "SECONDS", "the sshelf agent serves the key this long after it starts serving it (0: no limit)"),
+        .value("lifetime", "SECONDS", "the sshelf agent serves the key this long after it starts serving it (0: "
+            + "no limit)"),
     ]
 
     static let commands: [CommandSpec] = [
@@ -26,7 +27,12 @@ enum IdentityCommands {
                     arguments: [ArgumentSpec(name: "NAME", help: "identity name (or id prefix)", completion: .identity)],
                     examples: ["sshelf identity show work >> ~/.ssh/authorized_keys"], run: show),
         CommandSpec(path: ["identity", "import"], summary: "move a private key file into the vault",
-                    details: "OpenSSH and PEM keys. An encrypted key is opened with its passphrase (asked for, or --key-passphrase-fd) and stored unencrypted inside the vault, which encrypts it; a wrong passphrase stores nothing. The public key goes to the store (from the key itself, or PATH.pub). The file is left alone unless --remove-file. One key has one identity: a key another identity holds already goes to that identity (named in a note), which keeps the stricter agent options of the two.",
+                    details: "OpenSSH and PEM keys. An encrypted key is opened with its passphrase (asked for, or "
+                        + "--key-passphrase-fd) and stored unencrypted inside the vault, which encrypts it; a wrong "
+                            + "passphrase stores nothing. The public key goes to the store (from the key itself, or PATH.pub). "
+                                + "The file is left alone unless --remove-file. One key has one identity: a key another identity "
+                                    + "holds already goes to that identity (named in a note), which keeps the stricter "
+                                        + "agent options of the two.",
                     arguments: [ArgumentSpec(name: "NAME", help: "identity name"),
                                 ArgumentSpec(name: "PATH", help: "private key file", completion: .file)],
                     options: [.flag("remove-file", "delete the key file once it is in the vault"),
@@ -34,7 +40,9 @@ enum IdentityCommands {
                               VaultCommands.passphraseFD] + agentOptions,
                     examples: ["sshelf identity import work ~/.ssh/id_ed25519"], run: importKey),
         CommandSpec(path: ["identity", "edit"], summary: "rename an identity or change the agent's options for it",
-                    details: "--only binds the key to hosts: the sshelf agent signs with it only for a login to one of them (as the host's user), checked against the host key sshelf pinned for it, through every hop of a forwarded agent; ssh is offered the key only there. See docs/SSH.md (host-bound keys).",
+                    details: "--only binds the key to hosts: the sshelf agent signs with it only for a login to one of them (as "
+                        + "the host's user), checked against the host key sshelf pinned for it, through every hop of a "
+                            + "forwarded agent; ssh is offered the key only there. See docs/SSH.md (host-bound keys).",
                     arguments: [ArgumentSpec(name: "NAME", help: "identity name (or id prefix)", completion: .identity)],
                     options: agentOptions + [
                         .flag("no-confirm", "stop asking before each signature"),
@@ -46,7 +54,8 @@ enum IdentityCommands {
                     examples: ["sshelf identity edit work --confirm --lifetime 3600",
                                "sshelf identity edit deploy --only web1 --only @prod"], run: edit),
         CommandSpec(path: ["identity", "rm"], summary: "remove an identity; its hosts keep everything else",
-                    details: "The hosts that used it are left without an identity (in the same transaction), and its private key and passphrase are removed from this device's vault.",
+                    details: "The hosts that used it are left without an identity (in the same transaction), and its private key "
+                        + "and passphrase are removed from this device's vault.",
                     arguments: [ArgumentSpec(name: "NAME", help: "identity name (or id prefix)", completion: .identity)],
                     examples: ["sshelf identity rm old-laptop-key"], run: remove),
         CommandSpec(path: ["keygen"], summary: "create an ed25519 identity; the private key stays in the vault",
@@ -94,7 +103,8 @@ enum IdentityCommands {
             keyPassphrase: { try keyInput.read(prompt: "Passphrase of \(Display.safe(path)): ") },
             adjust: try AgentOptionChange(call).apply)
         if call.flag("remove-file") && unlink(path) != 0 {
-            context.warn("the key is in the vault, but \(Display.safe(path)) could not be removed: \(String(cString: strerror(errno)))")
+            context.warn("the key is in the vault, but \(Display.safe(path)) could not be removed: "
+                + "\(String(cString: strerror(errno)))")
         }
         if let asked = imported.linkedFrom {
             let holder = ShellWord.quote(imported.identity.name)
@@ -158,7 +168,8 @@ enum IdentityCommands {
         }
         context.print(said)
         for host in try unpinned(identity, in: store) {
-            context.errorOutput("note: host '\(Display.safe(host))' has no pinned host key yet: the agent signs for it once its key is pinned (a first connect, or 'sshelf trust \(Display.safe(host))')\n")
+            context.errorOutput("note: host '\(Display.safe(host))' has no pinned host key yet: the agent signs for it once its key "
+                + "is pinned (a first connect, or 'sshelf trust \(Display.safe(host))')\n")
         }
         return 0
     }
@@ -210,7 +221,8 @@ struct AgentOptionChange {
         confirm = call.flag("confirm") ? true : call.flag("no-confirm") ? false : nil
         if let text = call.value("lifetime") {
             guard let seconds = Int(text), (0...Validation.maximumAgentLifetime).contains(seconds) else {
-                throw ShelfError(.usage, "--lifetime: '\(Display.safe(text))' is not a number of seconds (0-\(Validation.maximumAgentLifetime))")
+                throw ShelfError(.usage, "--lifetime: '\(Display.safe(text))' is not a number of seconds "
+                    + "(0-\(Validation.maximumAgentLifetime))")
             }
             lifetime = seconds
         }

@@ -14,9 +14,9 @@ enum ImportExportCommands {
             details: """
                 Host blocks become hosts: the names of one Host line that ssh resolves alike are one host with \
                 aliases, a name that resolves differently a host of its own. HostName, User, Port, IdentityFile, \
-                ProxyJump, Local/Remote/DynamicForward and every other option are carried over, with Include followed (globs; relative paths \
-                resolve against ~/.ssh, or the imported file's folder when it lies elsewhere). Wildcard \
-                patterns and Match blocks are reported as skipped with their line. Importing again updates \
+                ProxyJump, Local/Remote/DynamicForward and every other option are carried over, with Include followed \
+                (globs; relative paths resolve against ~/.ssh, or the imported file's folder when it lies elsewhere). \
+                Wildcard patterns and Match blocks are reported as skipped with their line. Importing again updates \
                 hosts of the same name instead of adding duplicates. The file itself is only read. Each file \
                 may be up to 256 MiB (about two million hosts); split a larger one with Include. All hosts \
                 are written in one transaction: no other sshelf ever sees half an import.
@@ -24,7 +24,8 @@ enum ImportExportCommands {
             arguments: [ArgumentSpec(name: "PATH", help: "config file to read", optional: true, completion: .file)],
             options: [
                 .value("group", "PATH", short: "g", completion: .group, "put newly added hosts in this group"),
-                .flag("group-by-file", "put newly added hosts of each Included file in a group named after it (config.d/work.conf: work; inside --group when given)"),
+                .flag("group-by-file", "put newly added hosts of each Included file in a group named after it (config.d/work.conf: work; "
+                    + "inside --group when given)"),
                 .flag("dry-run", short: "n", "show what would change without writing anything"),
             ],
             run: importConfig),
@@ -83,8 +84,8 @@ enum ImportExportCommands {
         return failed ? 4 : 0
     }
 
-    /// Drops the last reference to `value` on another core: freeing what a 100,000-host file parses into (half a million
-    /// lines, 100,000 hosts) took the import's one thread tens of milliseconds, while the other core was idle.
+    /// Drops the last reference to `value` on another core: freeing what a 100,000-host file parses into (half a
+    /// million lines, 100,000 hosts) took the import's one thread tens of milliseconds, while the other core was idle.
     static func releaseElsewhere<T: Sendable>(_ value: T) {
         DispatchQueue.global(qos: .utility).async { withExtendedLifetime(value) {} }
     }

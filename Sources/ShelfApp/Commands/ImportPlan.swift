@@ -23,7 +23,8 @@ struct ImportSummary {
 
     func text(path: String, dryRun: Bool) -> String {
         var out = dryRun ? "dry run, nothing written: " : ""
-        out += "imported \(path): \(added.count) added, \(updated.count) updated, \(unchanged) unchanged, \(skipped.count) skipped"
+        out += "imported \(path): \(added.count) added, \(updated.count) updated, \(unchanged) unchanged, "
+            + "\(skipped.count) skipped"
         if !failures.isEmpty { out += ", \(failures.count) not imported because of errors" }
         if identitiesAdded > 0 { out += ", \(identitiesAdded) identit\(identitiesAdded == 1 ? "y" : "ies") added" }
         if forwardsAdded > 0 { out += ", \(forwardsAdded) forward rule\(forwardsAdded == 1 ? "" : "s") added" }
@@ -104,7 +105,9 @@ enum ImportPlan {
             if let hosts = shared[key] {
                 guard hosts.count == 1 else {
                     let ids = hosts.map { "\($0.name)@\(Display.shortID($0.id))" }
-                    summary.failures.append("\(entry.location): host '\(entry.alias)' skipped: \(hosts.count) stored hosts have this name (\(ids.joined(separator: ", "))); rename all but one (sshelf edit \(ShellWord.quote(ids[ids.count - 1])) --rename NEWNAME), then import again")
+                    summary.failures.append("\(entry.location): host '\(entry.alias)' skipped: \(hosts.count) stored hosts have this name "
+                        + "(\(ids.joined(separator: ", "))); rename all but one (sshelf edit "
+                            + "\(ShellWord.quote(ids[ids.count - 1])) --rename NEWNAME), then import again")
                     continue
                 }
                 existing = hosts[0]
@@ -112,7 +115,8 @@ enum ImportPlan {
                 existing = nil
             }
             if let first = inFile[key] {
-                summary.warnings.append("\(entry.location): host '\(entry.alias)' skipped: same name as '\(resolved.hosts[imported[first].0].alias)' above (names are compared ignoring case)")
+                summary.warnings.append("\(entry.location): host '\(entry.alias)' skipped: same name as "
+                    + "'\(resolved.hosts[imported[first].0].alias)' above (names are compared ignoring case)")
                 continue
             }
             inFile[key] = imported.count
@@ -125,9 +129,11 @@ enum ImportPlan {
             for alias in entry.aliases where !host.answers(to: alias) {
                 let aliasKey = ModelCheck.sameNameKey(alias)
                 if let owner = shared[aliasKey]?.first, owner.id != existing?.id {
-                    summary.warnings.append("\(entry.location): host '\(entry.alias)': alias '\(alias)' not kept: it names the stored host '\(owner.name)'")
+                    summary.warnings.append("\(entry.location): host '\(entry.alias)': alias '\(alias)' not kept: it names the stored "
+                        + "host '\(owner.name)'")
                 } else if let first = inFile[aliasKey] {
-                    summary.warnings.append("\(entry.location): host '\(entry.alias)': alias '\(alias)' not kept: it names '\(resolved.hosts[imported[first].0].alias)' above")
+                    summary.warnings.append("\(entry.location): host '\(entry.alias)': alias '\(alias)' not kept: it names "
+                        + "'\(resolved.hosts[imported[first].0].alias)' above")
                 } else {
                     host.aliases.append(alias)
                     inFile[aliasKey] = imported.count
@@ -264,7 +270,8 @@ enum ImportPlan {
             } else {
                 host.jumpHostIDs = []
                 host.unresolvedJump = ""
-                warning = "\(entry.location): host '\(entry.alias)': its ProxyCommand jumps through \(jumps.joined(separator: ",")), not all known hosts; kept as a ProxyCommand"
+                warning = "\(entry.location): host '\(entry.alias)': its ProxyCommand jumps through "
+                    + "\(jumps.joined(separator: ",")), not all known hosts; kept as a ProxyCommand"
             }
         } else if entry.proxyJump.isEmpty {
             host.jumpHostIDs = []
@@ -277,12 +284,14 @@ enum ImportPlan {
             } else {
                 host.jumpHostIDs = []
                 host.unresolvedJump = entry.proxyJump.joined(separator: ",")
-                warning = "\(entry.location): host '\(entry.alias)': ProxyJump \(host.unresolvedJump) names no stored host; kept as text"
+                warning = "\(entry.location): host '\(entry.alias)': ProxyJump \(host.unresolvedJump) names no "
+                    + "stored host; kept as text"
             }
         }
         let problems = Validation.problems(host)
         guard problems.isEmpty else {
-            return (nil, Report(warning: warning, failure: "\(entry.location): host '\(entry.alias)' skipped: \(problems.map(\.message).joined(separator: "; "))"))
+            return (nil, Report(warning: warning, failure: "\(entry.location): host '\(entry.alias)' skipped: "
+                + "\(problems.map(\.message).joined(separator: "; "))"))
         }
         return (host, Report(warning: warning))
     }

@@ -14,9 +14,9 @@ enum LogCommands {
                 One line per release — a password, private key or key passphrase read from the vault by connect, \
                 exec, run, cp, forward, the TUI or copy-id, and every signature the sshelf agent made — with the time, \
                 what, and for which host or requesting process; and one line per 'run' or 'cp' (its hosts, the \
-                SHA-256 of its command, each host's verified key and outcome). Never a secret. The lines are hash-chained with a \
-                device-only key; 'sshelf log verify' checks them. The log is rotated at 1 MiB and keeps nine \
-                archived files (release.log.1 to .9): the newest ~40,000 releases, at most 10 MiB.
+                SHA-256 of its command, each host's verified key and outcome). Never a secret. The lines are \
+                hash-chained with a device-only key; 'sshelf log verify' checks them. The log is rotated at 1 MiB and \
+                keeps nine archived files (release.log.1 to .9): the newest ~40,000 releases, at most 10 MiB.
                 """,
             options: [
                 .flag("json", "print JSON for scripts"),
@@ -32,8 +32,9 @@ enum LogCommands {
             details: """
                 Recomputes every line's MAC (BLAKE2b keyed with the vault's device-only log.key, chained over the \
                 previous line, across the archived files too) and compares both ends with the MAC'd head record. \
-                Exit 4 when anything does not match: an edited, removed or reordered line, a deleted archive. A cut-off end is found unless the head record was also replaced with an older copy of itself \
-                (see docs/VAULT.md).
+                Exit 4 when anything does not match: an edited, removed or reordered line, a deleted archive. A \
+                cut-off end is found unless the head record was also replaced with an older copy of itself (see \
+                docs/VAULT.md).
                 """,
             options: [VaultCommands.passphraseFD], run: verify),
     ]

@@ -9,9 +9,17 @@ import ShelfVault
 enum MiscCommands {
     static let commands: [CommandSpec] = [
         CommandSpec(path: ["check"], summary: "report problems in the store: cycles, dangling references, shared names, invalid fields",
-                    details: "Records with problems are kept (sync may still deliver the missing half); this lists them, each with the command that fixes it where there is one. Hosts that share a name (two devices may each add one) are named NAME@ID, as every command accepts them. Hosts that cannot be written to an ssh_config (the bridge and export leave them out) are named with the reason, and so are settings of the ssh_config bridge an import took in as host options (--fix takes those out). When ~/.ssh/config includes the bridge, every host that file defines too is resolved by ssh -G with and without the bridge, and each option the two disagree on is named (apart from the agent, key and pin settings the bridge adds). Exit code 4 when anything is found.",
+                    details: "Records with problems are kept (sync may still deliver the missing half); this lists them, each with "
+                        + "the command that fixes it where there is one. Hosts that share a name (two devices may each add "
+                            + "one) are named NAME@ID, as every command accepts them. Hosts that cannot be written to an "
+                                + "ssh_config (the bridge and export leave them out) are named with the reason, and so are settings "
+                                    + "of the ssh_config bridge an import took in as host options (--fix takes those out). When "
+                                        + "~/.ssh/config includes the bridge, every host that file defines too is resolved by ssh -G with and "
+                                            + "without the bridge, and each option the two disagree on is named (apart from the agent, key and "
+                                                + "pin settings the bridge adds). Exit code 4 when anything is found.",
                     options: [.flag("json", "print JSON for scripts"),
-                              .flag("fix", "first take out what an import of the ssh_config bridge brought in (its agent, pin and key settings), and write the bridge anew for ~/.ssh/config as it is now")],
+                              .flag("fix", "first take out what an import of the ssh_config bridge brought in (its agent, pin and key "
+                                  + "settings), and write the bridge anew for ~/.ssh/config as it is now")],
                     run: check),
         CommandSpec(path: ["completions"], summary: "print a shell completion script",
                     arguments: [ArgumentSpec(name: "SHELL", help: "bash, zsh or fish", completion: .words(["bash", "zsh", "fish"]))],
@@ -19,7 +27,8 @@ enum MiscCommands {
                     run: completions),
         CommandSpec(path: ["manpage"], summary: "print the sshelf(1) manual page (roff)", run: manpage),
         CommandSpec(path: ["version"], summary: "print version and library versions",
-                    details: "With --verbose, also what the libssh2 sshelf loaded can do (it is asked at run time: Debian 12 ships 1.10, Debian 13 1.11) and where that library is.",
+                    details: "With --verbose, also what the libssh2 sshelf loaded can do (it is asked at run time: Debian 12 ships "
+                        + "1.10, Debian 13 1.11) and where that library is.",
                     options: [.flag("verbose", short: "v", "also list the loaded libssh2's features")], run: version),
     ]
 

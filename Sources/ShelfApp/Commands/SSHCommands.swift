@@ -11,14 +11,16 @@ enum SSHCommands {
     static let connectOptions: [OptionSpec] = [
         .flag("accept-new", "accept and pin the host key of a host never seen before (never a changed key)"),
         .value("password-fd", "N", "read the password from file descriptor N (for scripts; never argv or env)"),
-        .flag("remember", "keep a password (typed or on --password-fd) or a key file's passphrase in the vault once it has logged in"),
+        .flag("remember", "keep a password (typed or on --password-fd) or a key file's passphrase in the vault "
+            + "once it has logged in"),
         .value("timeout", "SECONDS", "connect timeout per address (default 10)"),
         passphraseOption,
     ]
 
     static let passphraseOption = OptionSpec.value(
         "passphrase-fd", "N",
-        "read the vault passphrase from descriptor N when a credential the login needs is locked (for scripts; never argv or env)")
+        "read the vault passphrase from descriptor N when a credential the login needs is locked (for "
+            + "scripts; never argv or env)")
 
     static let commands: [CommandSpec] = [
         CommandSpec(
@@ -31,7 +33,8 @@ enum SSHCommands {
             arguments: [ArgumentSpec(name: "NAME", help: "host name (NAME@ID when several hosts share it, or an id prefix)", completion: .host)],
             options: connectOptions + [
                 .flag("dry-run", "print the plan (hops, host keys, credential sources) and stop"),
-                .flag("openssh", "hand the session to OpenSSH's ssh through the ssh_config bridge, with the sshelf agent (for options sshelf's own client cannot do: ForwardAgent, X11, ControlMaster…)"),
+                .flag("openssh", "hand the session to OpenSSH's ssh through the ssh_config bridge, with the sshelf agent (for "
+                    + "options sshelf's own client cannot do: ForwardAgent, X11, ControlMaster…)"),
                 .flag("verbose", short: "v", "say the note about options sshelf's client does not apply every time (not only the first)"),
             ],
             examples: ["sshelf connect prod-db", "sshelf connect prod-db --dry-run", "sshelf connect prod-db --openssh"],
@@ -51,7 +54,8 @@ enum SSHCommands {
             options: connectOptions + [
                 .flag("no-stdin", short: "n", "do not forward standard input"),
                 .flag("persist", "keep the session warm in the background for later exec calls (logs in without asking)"),
-                .value("persist-for", "SECONDS", "with --persist: end the warm session after this long idle (default 600)"),
+                .value("persist-for", "SECONDS", "with --persist: end the warm session after this long idle (default "
+                    + "600)"),
             ],
             examples: ["sshelf exec prod-db -- uptime", "sshelf exec prod-db -- tar czf - /etc > etc.tgz",
                        "sshelf exec prod-db --persist -- uptime"],
@@ -179,10 +183,13 @@ enum SSHCommands {
             throw ShelfError(.failure, "\(name)'s key \(key.fingerprint) is marked @revoked in \(source.rawValue); not pinned")
         case .changed(let known, let source) where !call.flag("replace"):
             let old = known.map(\.fingerprint).joined(separator: ", ")
-            throw ShelfError(.failure, "\(name) offers \(key.type) \(key.fingerprint), but \(source.rawValue) has \(old.isEmpty ? "another key" : old); nothing was pinned",
-                             hint: "if the server's key changed on purpose: sshelf trust \(name) --replace --fingerprint \(key.fingerprint)")
+            throw ShelfError(.failure, "\(name) offers \(key.type) \(key.fingerprint), but \(source.rawValue) has "
+                + "\(old.isEmpty ? "another key" : old); nothing was pinned",
+                             hint: "if the server's key changed on purpose: sshelf trust \(name) --replace --fingerprint "
+                                 + "\(key.fingerprint)")
         case .otherType(let types, let source) where !call.flag("replace"):
-            throw ShelfError(.failure, "\(name) offers \(key.type) \(key.fingerprint), but \(source.rawValue) knows it as \(types.joined(separator: ", ")); nothing was pinned",
+            throw ShelfError(.failure, "\(name) offers \(key.type) \(key.fingerprint), but \(source.rawValue) knows it as "
+                + "\(types.joined(separator: ", ")); nothing was pinned",
                              hint: "if that is expected: sshelf trust \(name) --replace --fingerprint \(key.fingerprint)")
         case .unknown where call.value("fingerprint") == nil:
             guard prompts.decide(HostKeyQuestion(hopName: target.name, lookupName: plan.endpoints.last?.lookupName ?? name,
@@ -218,14 +225,18 @@ enum SSHCommands {
         let target = plan.endpoints[plan.endpoints.count - 1]
         let name = Display.safe(target.name)
         for line in target.settings.socketForwards {
-            context.errorOutput("sshelf: note: \(name): '\(Display.safe(line))' forwards a unix socket, which sshelf's own client (libssh2 \(LibSSH2.version)) cannot open; connecting without it (sshelf connect \(name) --openssh runs OpenSSH's ssh with it)\n")
+            context.errorOutput("sshelf: note: \(name): '\(Display.safe(line))' forwards a unix socket, which sshelf's own client "
+                + "(libssh2 \(LibSSH2.version)) cannot open; connecting without it (sshelf connect \(name) "
+                    + "--openssh runs OpenSSH's ssh with it)\n")
         }
         let unsupported = target.settings.unsupported.filter { keyword in
             !target.settings.socketForwards.contains { SSHOption(line: $0)?.keyword == keyword }
         }
         if !unsupported.isEmpty {
             let list = unsupported.map(Display.safe).joined(separator: ", ")
-            let note = "sshelf: note: \(name) sets \(list), which sshelf's own client (libssh2 \(LibSSH2.version)) cannot do; connecting without \(unsupported.count == 1 ? "it" : "them") (sshelf connect \(name) --openssh runs OpenSSH's ssh with them)\n"
+            let note = "sshelf: note: \(name) sets \(list), which sshelf's own client (libssh2 \(LibSSH2.version)) cannot "
+                + "do; connecting without \(unsupported.count == 1 ? "it" : "them") (sshelf connect \(name) --openssh "
+                    + "runs OpenSSH's ssh with them)\n"
             let keys = Set(unsupported.map { $0.lowercased() })
             let defaults = (try? store.optionDefaults()) ?? []
             let values = HostSettings.options(for: plan.target, defaults: defaults).filter { keys.contains($0.key) }.map(\.description)

@@ -23,8 +23,8 @@ enum SSHConfigCommands {
             details: """
                 Writes the bridge, then adds one line, Include ~/.config/sshelf/ssh_config, at the top of \
                 ~/.ssh/config (created 0600, with ~/.ssh 0700, when missing). Nothing else in the file changes; a \
-                copy of it is saved as ~/.ssh/config.sshelf-backup first (once: that first copy is never replaced). Running \
-                it again changes nothing. A host also in ~/.ssh/config is written the way that file says it \
+                copy of it is saved as ~/.ssh/config.sshelf-backup first (once: that first copy is never replaced). \
+                Running it again changes nothing. A host also in ~/.ssh/config is written the way that file says it \
                 (its forwards in its words, its ProxyCommand; its SendEnv left to it), so ssh -G of every host stays \
                 as it was but for the agent, key and pin lines; sshelf check names any host where it does not. Vault \
                 keys need the sshelf agent running (sshelf agent start).
@@ -33,7 +33,8 @@ enum SSHConfigCommands {
             run: install),
         CommandSpec(
             path: ["ssh-config", "uninstall"], summary: "take the bridge's Include line out of ~/.ssh/config",
-            details: "Removes only that line (~/.ssh/config.sshelf-backup keeps the file as it was before the first install). With --remove the bridge and its files are deleted too, and no longer kept up to date.",
+            details: "Removes only that line (~/.ssh/config.sshelf-backup keeps the file as it was before the first "
+                + "install). With --remove the bridge and its files are deleted too, and no longer kept up to date.",
             options: [.flag("remove", "also delete the bridge and the files beside it")],
             run: uninstall),
         CommandSpec(
@@ -79,7 +80,8 @@ enum SSHConfigCommands {
         let include = SSHConfigInclude(home: context.homeDirectory, bridgePath: bridge.path)
         switch try include.install() {
         case .changed:
-            context.print("added '\(include.line)' at the top of \(include.configPath) (a copy of the file before: \(include.backupPath))")
+            context.print("added '\(include.line)' at the top of \(include.configPath) (a copy of the file before: "
+                + "\(include.backupPath))")
         case .alreadyThere, .notThere:
             context.print("\(include.configPath) already includes \(bridge.path)")
         }
@@ -93,7 +95,9 @@ enum SSHConfigCommands {
         let bridge = bridge(context)
         let include = SSHConfigInclude(home: context.homeDirectory, bridgePath: bridge.path)
         switch try include.uninstall() {
-        case .changed: context.print("removed the Include of \(bridge.path) from \(include.configPath) (a copy of the file before: \(include.backupPath))")
+        case .changed:
+            context.print("removed the Include of \(bridge.path) from \(include.configPath) (a copy of the file "
+                + "before: \(include.backupPath))")
         case .alreadyThere, .notThere: context.print("\(include.configPath) does not include \(bridge.path); nothing to remove")
         }
         if call.flag("remove") {
@@ -148,9 +152,9 @@ enum SSHConfigCommands {
         return 0
     }
 
-    /// A pattern block's lines edited: host fields (`User deploy`, `Port 2222`, `LocalForward …`) are lines there, checked
-    /// by the pattern rule; every other line as a host's option is (OptionInput, which asks the installed ssh too). The
-    /// lines keep the order they were typed in.
+    /// A pattern block's lines edited: host fields (`User deploy`, `Port 2222`, `LocalForward …`) are lines there,
+    /// checked by the pattern rule; every other line as a host's option is (OptionInput, which asks the installed ssh
+    /// too). The lines keep the order they were typed in.
     static func patternOptions(_ lines: [String], setting new: [String], removing keys: [String], owner: String) throws
         -> [String]
     {
@@ -165,7 +169,8 @@ enum SSHConfigCommands {
         let (edited, notFound) = SSHOption.edited(lines, setting: new, removing: keys)
         if let missing = notFound.first {
             throw ShelfError(.notFound, "\(Display.safe(owner)) has no option '\(Display.safe(missing))'",
-                             hint: lines.isEmpty ? "it has no options" : "its options: \(lines.compactMap { SSHOption(line: $0)?.keyword }.map(Display.safe).joined(separator: ", "))")
+                             hint: lines.isEmpty ? "it has no options" : "its options: "
+                                 + lines.compactMap { SSHOption(line: $0)?.keyword }.map(Display.safe).joined(separator: ", "))
         }
         if let problem = edited.compactMap(SSHOption.patternProblem).first { throw ShelfError(.invalid, problem) }
         if edited.count > SSHOption.maxCount { throw ShelfError(.invalid, "more than \(SSHOption.maxCount) options") }

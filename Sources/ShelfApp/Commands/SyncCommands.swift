@@ -15,7 +15,15 @@ enum SyncCommands {
     static let commands: [CommandSpec] = [
         CommandSpec(
             path: ["sync", "enable"], summary: "sync with a folder or a git repository",
-            details: "Each device writes only its own files in the remote, every entry sealed and signed, so Syncthing, Nextcloud, Dropbox, NFS or git never see a conflict and never see a host name. The first device creates the sync group; the others join it with an invite ('sshelf sync invite'). Runs a first sync at once and says what it did; the exit status is 0 once sync is on, whatever that first run found. With sync already on, --credentials alone turns the credential track on for this device: it first lists what will travel, what moves from a device-only class of the default table to its syncable twin, and what stays on this device (classes you chose with 'sshelf vault set-class' never move), and asks (--yes for scripts); a vault without a passphrase asks you to set one or to accept the risk.",
+            details: "Each device writes only its own files in the remote, every entry sealed and signed, so "
+                + "Syncthing, Nextcloud, Dropbox, NFS or git never see a conflict and never see a host name. The "
+                    + "first device creates the sync group; the others join it with an invite ('sshelf sync invite'). "
+                        + "Runs a first sync at once and says what it did; the exit status is 0 once sync is on, whatever "
+                            + "that first run found. With sync already on, --credentials alone turns the credential track on "
+                                + "for this device: it first lists what will travel, what moves from a device-only class of the "
+                                    + "default table to its syncable twin, and what stays on this device (classes you chose with "
+                                        + "'sshelf vault set-class' never move), and asks (--yes for scripts); a vault without a "
+                                            + "passphrase asks you to set one or to accept the risk.",
             options: [
                 .value("folder", "PATH", completion: .file, "a folder kept in step between your devices"),
                 .value("git", "URL", "a git repository (your own git auth is used)"),
@@ -28,13 +36,19 @@ enum SyncCommands {
             run: enable),
         CommandSpec(
             path: ["sync", "invite"], summary: "make a one-time code that lets another device join the sync group",
-            details: "The code is shown once. On the new device run 'sshelf sync join' and type it; this device enrolls the new one on its next sync. A code works once and expires (default 1h).",
+            details: "The code is shown once. On the new device run 'sshelf sync join' and type it; this device "
+                + "enrolls the new one on its next sync. A code works once and expires (default 1h).",
             options: [.value("expires", "DURATION", "how long the code works: 30m, 1h, 2d (at most 7d)"), passphraseOption],
             examples: ["sshelf sync invite", "sshelf sync invite --expires 30m"],
             run: invite),
         CommandSpec(
             path: ["sync", "join"], summary: "join the sync group with an invite code from an enrolled device",
-            details: "Run 'sshelf sync enable' with the same remote first. The code is read from the terminal (or --code-fd), never from the command line; a mistyped code fails its checksum before anything is written. The device syncs in once the inviting device has enrolled it. When the group syncs credentials, this device takes them only after the same questions as 'sshelf sync enable --credentials' (a vault passphrase, or the risk accepted; the list of what will travel); otherwise it joins for the config alone.",
+            details: "Run 'sshelf sync enable' with the same remote first. The code is read from the terminal (or "
+                + "--code-fd), never from the command line; a mistyped code fails its checksum before anything is "
+                    + "written. The device syncs in once the inviting device has enrolled it. When the group syncs "
+                        + "credentials, this device takes them only after the same questions as 'sshelf sync enable "
+                            + "--credentials' (a vault passphrase, or the risk accepted; the list of what will travel); "
+                                + "otherwise it joins for the config alone.",
             options: [.value("code-fd", "N", "read the invite code from file descriptor N"), SyncCredentialConsent.yesOption,
                       SyncCredentialConsent.acceptOption, passphraseOption],
             run: join),
@@ -45,14 +59,21 @@ enum SyncCommands {
                     options: [.flag("json", "print JSON for scripts")], run: devices),
         CommandSpec(
             path: ["sync", "revoke"], summary: "remove a device from the sync group and replace the group key",
-            details: "The device's later entries are refused everywhere, the group key is replaced, and every remaining device re-seals its state under the new key on its next sync; the revoked device cannot read anything written after.",
+            details: "The device's later entries are refused everywhere, the group key is replaced, and every "
+                + "remaining device re-seals its state under the new key on its next sync; the revoked device "
+                    + "cannot read anything written after.",
             arguments: [ArgumentSpec(name: "DEVICE", help: "a device name or id prefix from 'sshelf sync devices'")],
             options: [passphraseOption],
             run: revoke),
         CommandSpec(
             path: ["sync", "rename"], summary: "rename a device of the sync group (this one unless DEVICE is given)",
-            details: "The new name is signed by this device and reaches every device, the renamed one included, through the roster on the next sync; no two devices of a group may share one. Any member may rename any device that is not revoked (two devices both called 'vm': rename the other from either). A device that joins with a name another device has gets the start of its id added (vm-3fa2).",
-            arguments: [ArgumentSpec(name: "DEVICE", help: "the device to rename, by name or id prefix from 'sshelf sync devices' (default: this device)", optional: true),
+            details: "The new name is signed by this device and reaches every device, the renamed one included, "
+                + "through the roster on the next sync; no two devices of a group may share one. Any member may "
+                    + "rename any device that is not revoked (two devices both called 'vm': rename the other from "
+                        + "either). A device that joins with a name another device has gets the start of its id added "
+                            + "(vm-3fa2).",
+            arguments: [ArgumentSpec(name: "DEVICE", help: "the device to rename, by name or id prefix from 'sshelf sync devices' (default: "
+                + "this device)", optional: true),
                         ArgumentSpec(name: "NAME", help: "the new name (one line, at most 64 bytes)")],
             options: [passphraseOption],
             examples: ["sshelf sync rename laptop", "sshelf sync rename vm-3fa2 build-box"],
@@ -122,7 +143,8 @@ enum SyncCommands {
     static func validate(_ settings: SyncSettings) throws {
         let option = settings.transport == .folder ? "--folder" : "--git"
         if settings.location.isEmpty || settings.location.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
-            throw ShelfError(.invalid, "\(option): '\(Display.safe(settings.location))' is not a \(settings.transport == .folder ? "folder" : "repository URL")",
+            throw ShelfError(.invalid, "\(option): '\(Display.safe(settings.location))' is not a "
+                + "\(settings.transport == .folder ? "folder" : "repository URL")",
                              hint: "nothing was saved")
         }
         do {
@@ -196,7 +218,8 @@ enum SyncCommands {
         } catch let failure as SyncFailure {
             throw ShelfError(.failure, Display.safe(failure.reason), hint: failure.hint)
         }
-        context.print("joined the sync group invited by \(Display.safe(joined.inviter))\(joined.credentials ? " (it syncs credentials)" : "");")
+        context.print("joined the sync group invited by "
+            + "\(Display.safe(joined.inviter))\(joined.credentials ? " (it syncs credentials)" : "");")
         context.print("this device syncs in once \(Display.safe(joined.inviter)) has enrolled it (on its next sync)")
         if joined.credentials {
             // The invite turned the track on; it stays on only once the user agreed to what that means here.
@@ -260,7 +283,8 @@ enum SyncCommands {
         case .ambiguous(let candidates):
             let example = candidates.first.flatMap { $0.split(separator: "(").last?.prefix(4) } ?? "ID"
             let renaming = rest.isEmpty ? ", or give it a name of its own: 'sshelf sync rename \(example) NAME'" : ""
-            throw ShelfError(.usage, "'\(Display.safe(text))' names \(candidates.count) devices: \(Display.safe(candidates.joined(separator: ", ")))",
+            throw ShelfError(.usage, "'\(Display.safe(text))' names \(candidates.count) devices: "
+                + "\(Display.safe(candidates.joined(separator: ", ")))",
                              hint: "pick one by its id prefix, e.g. '\(command) \(example)\(rest)'\(renaming)")
         }
     }
@@ -283,7 +307,8 @@ enum SyncCommands {
         let named = name.trimmingSpaces()
         if let target, target.uuidString.lowercased() != (try store.deviceID) {
             context.print(
-                "'\(Display.safe(former))' (\(target.uuidString.lowercased().prefix(8))) is now '\(Display.safe(named))' in the sync group")
+                "'\(Display.safe(former))' (\(target.uuidString.lowercased().prefix(8))) is now "
+                    + "'\(Display.safe(named))' in the sync group")
         } else {
             context.print("this device is now '\(Display.safe(named))' in the sync group")
         }
@@ -339,7 +364,8 @@ enum SyncCommands {
         let prefix = first ? "first sync: " : ""
         switch report.state {
         case .synced:
-            var line = "\(prefix)synced: \(report.pulled) change\(report.pulled == 1 ? "" : "s") received, \(report.pushed) sent"
+            var line = "\(prefix)synced: \(report.pulled) change\(report.pulled == 1 ? "" : "s") received, \(report.pushed) "
+                + "sent"
             if report.credentials {
                 line += "; credentials: \(report.credentialsReceived) received, \(report.credentialsSent) in the upload"
                 if report.migrated > 0 { line += ", \(report.migrated) moved to syncable classes" }
@@ -349,7 +375,8 @@ enum SyncCommands {
             if report.conflicts > 0 { context.print(conflictLine(report.conflicts)) }
             return 0
         case .localFallback:
-            context.errorOutput("sshelf: \(first ? "first sync" : "error"): local fallback: \(Display.safe(report.reason ?? "unknown"))\n")
+            context.errorOutput("sshelf: \(first ? "first sync" : "error"): local fallback: "
+                + "\(Display.safe(report.reason ?? "unknown"))\n")
             if let hint = report.hint {
                 context.errorOutput("sshelf: hint: \(Display.safe(CLIErrorHints.hint(hint)))\n")
             }
@@ -396,7 +423,8 @@ enum SyncCommands {
             context.print("○ sync off")
             return 0
         }
-        var out = "remote: \(settings.transport.rawValue) \(Display.safe(settings.location))\ndevice: \(try store.deviceID) (\(Display.safe(try GroupInfo.names(store)[try store.deviceID] ?? deviceName())))\n"
+        var out = "remote: \(settings.transport.rawValue) \(Display.safe(settings.location))\ndevice: \(try store.deviceID) "
+            + "(\(Display.safe(try GroupInfo.names(store)[try store.deviceID] ?? deviceName())))\n"
         switch last?.state {
         case .synced?: out += "✓ synced \(Display.relative(last?.at)) (\(last?.pulled ?? 0) received, \(last?.pushed ?? 0) sent)\n"
         case .localFallback?:
@@ -423,7 +451,8 @@ enum SyncCommands {
             return 0
         }
         guard !devices.isEmpty else {
-            context.print("this device is in no sync group yet: 'sshelf sync now' creates one on an empty remote, 'sshelf sync join' joins one")
+            context.print("this device is in no sync group yet: 'sshelf sync now' creates one on an empty remote, 'sshelf sync "
+                + "join' joins one")
             return 0
         }
         let rows = devices.map { device -> [String] in

@@ -10,21 +10,28 @@ import ShelfVault
 
 enum VaultCommands {
     static let passphraseFD = OptionSpec.value(
-        "passphrase-fd", "N", "read the vault passphrase (then any further passphrases, one per line) from descriptor N instead of the terminal")
+        "passphrase-fd", "N", "read the vault passphrase (then any further passphrases, one per line) from descriptor N "
+            + "instead of the terminal")
     static let json = OptionSpec.flag("json", "print JSON for scripts")
 
     static let commands: [CommandSpec] = [
         CommandSpec(path: ["vault", "init"], summary: "create the vault and this device's key",
-                    details: "Creates vault.sqlite and device.key (both 0600). Without a passphrase the vault opens with the device key alone; set one with 'sshelf vault passwd'.",
+                    details: "Creates vault.sqlite and device.key (both 0600). Without a passphrase the vault opens with the "
+                        + "device key alone; set one with 'sshelf vault passwd'.",
                     run: initVault),
         CommandSpec(path: ["vault", "status"], summary: "show the passphrase, the session (time left) and what is readable now",
                     options: [json], run: status),
         CommandSpec(path: ["vault", "unlock"], summary: "unlock the vault for every sshelf process of this login",
-                    details: "Starts the vault session of this login: every sshelf process of yours (the TUI, exec, connect, forwards, the agent, sync) can then read whenUnlocked items until 'sshelf vault lock' or the idle timeout (15 min without use; SSHELF_VAULT_IDLE_SECONDS), and afterFirstUnlock items until reboot, logout or 'sshelf vault lock'. The class keys stay in the kernel user keyring, never in a file. Where the keyring is unavailable, nothing outlives this command.",
+                    details: "Starts the vault session of this login: every sshelf process of yours (the TUI, exec, connect, "
+                        + "forwards, the agent, sync) can then read whenUnlocked items until 'sshelf vault lock' or the idle "
+                            + "timeout (15 min without use; SSHELF_VAULT_IDLE_SECONDS), and afterFirstUnlock items until reboot, "
+                                + "logout or 'sshelf vault lock'. The class keys stay in the kernel user keyring, never in a file. "
+                                    + "Where the keyring is unavailable, nothing outlives this command.",
                     options: [passphraseFD], run: unlock),
         CommandSpec(path: ["vault", "lock"], summary: "lock the vault for every sshelf process (wipes the keyring's class keys)", run: lock),
         CommandSpec(path: ["vault", "passwd"], summary: "set, change or remove the vault passphrase",
-                    details: "Only the class keys are re-wrapped. --remove destroys every whenPasscodeSetThisDeviceOnly item, after confirmation (or --yes).",
+                    details: "Only the class keys are re-wrapped. --remove destroys every whenPasscodeSetThisDeviceOnly item, "
+                        + "after confirmation (or --yes).",
                     options: [passphraseFD, .flag("remove", "remove the passphrase"),
                               .flag("yes", "confirm destroying whenPasscodeSetThisDeviceOnly items without asking")],
                     run: passwd),
@@ -34,23 +41,33 @@ enum VaultCommands {
         CommandSpec(path: ["vault", "rm"], summary: "delete one stored item",
                     arguments: [ArgumentSpec(name: "KEY", help: "reference key, e.g. host.<uuid>.password")], run: remove),
         CommandSpec(path: ["vault", "audit"], summary: "report items and files weaker than their use needs",
-                    details: "Checks: no passphrase, weak stretching, loose file permissions, always-class items, credentials of autostarting hosts kept whenUnlocked, syncable items while credential sync is off. Exit code 4 when anything is found.",
+                    details: "Checks: no passphrase, weak stretching, loose file permissions, always-class items, credentials of "
+                        + "autostarting hosts kept whenUnlocked, syncable items while credential sync is off. Exit code 4 "
+                            + "when anything is found.",
                     options: [json], run: audit),
         CommandSpec(path: ["vault", "export"], summary: "write items that may leave this device, under an export passphrase",
-                    details: "…ThisDeviceOnly items are never exported. With --passphrase-fd the lines are: the vault passphrase (only when one is set), then the export passphrase.",
+                    details: "…ThisDeviceOnly items are never exported. With --passphrase-fd the lines are: the vault passphrase "
+                        + "(only when one is set), then the export passphrase.",
                     arguments: [ArgumentSpec(name: "FILE", help: "file to create (0600)", completion: .file)],
                     options: [passphraseFD], run: export),
         CommandSpec(path: ["vault", "import"], summary: "restore items from a vault export",
-                    details: "With --passphrase-fd the lines are: the export passphrase, then the vault passphrase (only when needed).",
+                    details: "With --passphrase-fd the lines are: the export passphrase, then the vault passphrase (only "
+                        + "when needed).",
                     arguments: [ArgumentSpec(name: "FILE", help: "a file written by 'sshelf vault export'", completion: .file)],
                     options: [passphraseFD], run: importFile),
         CommandSpec(path: ["vault", "set-password"], summary: "store a host's password in the vault",
-                    details: "The class follows when the password is read: whenUnlockedThisDeviceOnly, or afterFirstUnlockThisDeviceOnly for hosts with autostart forwards. The vault passphrase (when needed) is read before the password.",
+                    details: "The class follows when the password is read: whenUnlockedThisDeviceOnly, or "
+                        + "afterFirstUnlockThisDeviceOnly for hosts with autostart forwards. The vault passphrase (when "
+                            + "needed) is read before the password.",
                     arguments: [ArgumentSpec(name: "HOST", help: "host name (NAME@ID when several hosts share it, or an id prefix)", completion: .host)],
                     options: [.value("secret-fd", "N", "read the password from descriptor N instead of the terminal"), passphraseFD],
                     examples: ["sshelf vault set-password web1 --secret-fd 3 3<password.txt"], run: setPassword),
         CommandSpec(path: ["vault", "set-class"], summary: "move a stored item to another accessibility class",
-                    details: "The same secret, re-sealed under CLASS's key (the vault passphrase is asked when either class is locked). afterFirstUnlockThisDeviceOnly lets unattended logins ('sshelf forward up', scripts) read it after 'sshelf vault unlock'; whenUnlockedThisDeviceOnly only a process given the passphrase. The always classes are refused. The item is then audited like any write: a class weaker than its use, or syncable while credential sync is off, is printed as a warning.",
+                    details: "The same secret, re-sealed under CLASS's key (the vault passphrase is asked when either class is "
+                        + "locked). afterFirstUnlockThisDeviceOnly lets unattended logins ('sshelf forward up', scripts) read "
+                            + "it after 'sshelf vault unlock'; whenUnlockedThisDeviceOnly only a process given the passphrase. "
+                                + "The always classes are refused. The item is then audited like any write: a class weaker than its "
+                                    + "use, or syncable while credential sync is off, is printed as a warning.",
                     arguments: [ArgumentSpec(name: "KEY", help: "reference key, e.g. identity.<uuid>.privkey (see 'sshelf vault list')"),
                                 ArgumentSpec(name: "CLASS", help: "the new class",
                                              completion: .words(AccessibilityClass.writable.map(\.rawValue)))],
@@ -140,7 +157,8 @@ enum VaultCommands {
         let status = try attempt { () throws(VaultError) in try vault.status() }
         if status.session.shared {
             let idle = VaultSessionState.duration(status.session.idleSeconds)
-            context.print("unlocked for all your sshelf processes: whenUnlocked items until 'sshelf vault lock' or \(idle) without use, afterFirstUnlock items until reboot or logout")
+            context.print("unlocked for all your sshelf processes: whenUnlocked items until 'sshelf vault lock' or \(idle) "
+                + "without use, afterFirstUnlock items until reboot or logout")
         } else {
             context.print("the passphrase is correct, but \(status.keyringDetail); this command's unlock ends with it")
         }
@@ -151,7 +169,8 @@ enum VaultCommands {
         let vault = try open(context, create: false)
         vault.lock()
         let keyring = try attempt { () throws(VaultError) in try vault.status() }.keyring
-        context.print(keyring == "kernel" ? "locked: the class keys were wiped from the kernel keyring; every sshelf process asks for the passphrase again"
+        context.print(keyring == "kernel" ? "locked: the class keys were wiped from the kernel keyring; every sshelf process asks for the "
+            + "passphrase again"
                       : "locked: no class keys were cached outside a process (the kernel keyring is not in use)")
         return 0
     }

@@ -8,7 +8,8 @@ import ShelfVault
 enum VaultVerifyCommand {
     static let command = CommandSpec(
         path: ["vault", "verify"], summary: "check that every item opens and is intact (values are never shown)",
-        details: "Items of a locked class are counted as locked, not as damaged; give the passphrase to check them too. Exit code 4 when an item fails its integrity check.",
+        details: "Items of a locked class are counted as locked, not as damaged; give the passphrase to check them too. "
+            + "Exit code 4 when an item fails its integrity check.",
         options: [.value("passphrase-fd", "N", "read the vault passphrase from file descriptor N instead of the terminal")],
         run: verify)
 

@@ -21,8 +21,10 @@ enum OpenSSHForwards {
         }
         let target = plan.target
         guard SSHConfigEmitter.writtenNames(try store.hosts())[target.id] == target.name else {
-            throw ShelfError(.invalid, "'\(Display.safe(target.name))' cannot be written to an ssh_config (a name ssh reads as a pattern, or shared with another host)",
-                             hint: "rename it (sshelf edit \(ShellWord.quote(Display.safe(target.name))) --rename NEWNAME), then try again")
+            throw ShelfError(.invalid, "'\(Display.safe(target.name))' cannot be written to an ssh_config (a name ssh reads as a pattern, or "
+                + "shared with another host)",
+                             hint: "rename it (sshelf edit \(ShellWord.quote(Display.safe(target.name))) --rename NEWNAME), "
+                                 + "then try again")
         }
         try PrivateFiles.ensureDirectory(context.locations.runtimeDirectory)
         let config = context.locations.runtimeDirectory + "/forward-openssh-\(getpid()).config"

@@ -31,12 +31,15 @@ enum OpenSSHHandover {
             case .password, .keyboardInteractive: continue
             default: break
             }
-            return "\(Display.safe(hop.name)) logs in with the RSA key of identity '\(Display.safe(identity.name))', which libssh2 \(LibSSH2.version) can only sign with ssh-rsa (SHA-1, refused by OpenSSH 8.8 and later)"
+            return "\(Display.safe(hop.name)) logs in with the RSA key of identity '\(Display.safe(identity.name))', "
+                + "which libssh2 \(LibSSH2.version) can only sign with ssh-rsa (SHA-1, refused by "
+                    + "OpenSSH 8.8 and later)"
         }
         if !LibSSH2.features.userCertificates,
             let hop = plan.endpoints.first(where: { !$0.settings.certificateFiles.isEmpty })
         {
-            return "\(Display.safe(hop.name)) sets CertificateFile, which sshelf's own client cannot use with libssh2 \(LibSSH2.version) (it names the signature after the certificate, which servers refuse)"
+            return "\(Display.safe(hop.name)) sets CertificateFile, which sshelf's own client cannot use with libssh2 "
+                + "\(LibSSH2.version) (it names the signature after the certificate, which servers refuse)"
         }
         return forwardAgent(plan)
     }
@@ -72,8 +75,10 @@ enum OpenSSHHandover {
         else { return nil }
         let why =
             LibSSH2.isAtLeast(1, 11)
-            ? "which sshelf's own client does not do (libssh2 \(LibSSH2.version) cannot tell the agent which server it is forwarded to)"
-            : "which sshelf's own client cannot do with libssh2 \(LibSSH2.version) (it refuses the agent channels the server opens)"
+            ? "which sshelf's own client does not do (libssh2 \(LibSSH2.version) cannot tell the agent which server "
+                + "it is forwarded to)"
+            : "which sshelf's own client cannot do with libssh2 \(LibSSH2.version) (it refuses the agent "
+                + "channels the server opens)"
         return "\(Display.safe(target.name)) sets ForwardAgent, \(why)"
     }
 
@@ -101,8 +106,10 @@ enum OpenSSHHandover {
         try bridge.write(from: store)
         let input = try store.hosts()
         guard SSHConfigEmitter.writtenNames(input)[target.id] == target.name else {
-            throw ShelfError(.invalid, "'\(Display.safe(target.name))' cannot be written to the ssh_config bridge (a name ssh reads as a pattern, or shared with another host)",
-                             hint: "rename it (sshelf edit \(ShellWord.quote(Display.safe(target.name))) --rename NEWNAME), then try again")
+            throw ShelfError(.invalid, "'\(Display.safe(target.name))' cannot be written to the ssh_config bridge (a name ssh reads as a "
+                + "pattern, or shared with another host)",
+                             hint: "rename it (sshelf edit \(ShellWord.quote(Display.safe(target.name))) --rename NEWNAME), "
+                                 + "then try again")
         }
         let environment = try agentEnvironment(plan, store: store, dryRun: dryRun, context: context)
         return ([sshPath] + configArguments(context, bridge: bridge.path) + [target.name], environment)

@@ -42,10 +42,13 @@ final class TerminalPrompts: ConnectDelegate {
 
     func decide(_ question: HostKeyQuestion) -> HostKeyDecision {
         if acceptNew, question.reason == .unknown {
-            errorOutput("sshelf: warning: accepting new host key of \(Display.safe(question.hopName)): \(question.key.type) \(question.fingerprint)\n")
+            errorOutput("sshelf: warning: accepting new host key of \(Display.safe(question.hopName)): \(question.key.type) "
+                + "\(question.fingerprint)\n")
             let names = otherNames(question)
             if !names.isEmpty {
-                errorOutput("sshelf: note: this host key is also known as \(names.map { "'\(Display.safe($0))'" }.joined(separator: ", ")) (pinned for \(names.count == 1 ? "that host" : "those hosts"))\n")
+                errorOutput("sshelf: note: this host key is also known as "
+                    + "\(names.map { "'\(Display.safe($0))'" }.joined(separator: ", ")) (pinned for "
+                        + "\(names.count == 1 ? "that host" : "those hosts"))\n")
             }
             return .acceptAndRemember
         }
@@ -54,9 +57,11 @@ final class TerminalPrompts: ConnectDelegate {
         var text = ""
         switch question.reason {
         case .unknown:
-            text = "The authenticity of host '\(question.lookupName)' (\(Display.safe(question.hopName))) can't be established.\n"
+            text = "The authenticity of host '\(question.lookupName)' (\(Display.safe(question.hopName))) can't "
+                + "be established.\n"
         case .otherType(let types, let source):
-            text = "WARNING: \(Display.safe(question.hopName)) now offers \(KeyTypeArticle.with(question.key.type)) key; \(source.rawValue) knows it only as \(types.joined(separator: ", ")).\n"
+            text = "WARNING: \(Display.safe(question.hopName)) now offers \(KeyTypeArticle.with(question.key.type)) key; "
+                + "\(source.rawValue) knows it only as \(types.joined(separator: ", ")).\n"
         }
         text += "\(question.key.type) key fingerprint is \(question.fingerprint).\n"
         text += alsoKnownAs(question)

@@ -98,7 +98,8 @@ final class ForwardChildren: @unchecked Sendable {
         lock.unlock()
         guard !running.isEmpty else { return nil }
         let pids = running.values.map { String($0.pid) }.sorted().joined(separator: ", ")
-        return "sshelf: \(Counted.words(running.count, "forward rule")) started here \(running.count == 1 ? "keeps" : "keep") "
+        return "sshelf: \(Counted.words(running.count, "forward rule")) started here "
+            + "\(running.count == 1 ? "keeps" : "keep") "
             + "running (pid \(pids)); 't' in 'sshelf ui' stops \(running.count == 1 ? "it" : "them")\n"
     }
 

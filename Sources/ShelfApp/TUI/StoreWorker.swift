@@ -131,7 +131,8 @@ final class StoreWorker: @unchecked Sendable {
         case .saveHost(let host, let groupPath, let password):
             try checkNewOptions(host, store: store)
             let saved = try HostOperations.save(host, groupPath: groupPath, in: store)
-            let line = "\(saved.existed ? "saved" : "added") \(Display.safe(saved.host.name)) (\(Display.safe(saved.host.destination)))"
+            let line = "\(saved.existed ? "saved" : "added") \(Display.safe(saved.host.name)) "
+                + "(\(Display.safe(saved.host.destination)))"
             return line + (try TUIHostPassword.apply(password, hostID: host.id, workspace: workspace, store: store,
                                                      ask: askVaultPassphrase))
         case .saveGroup(let group, let parentPath):

@@ -58,7 +58,8 @@ final class TUIApp {
         let noColor = !(context.environment["NO_COLOR"] ?? "").isEmpty
         guard let terminal = Terminal(noColor: noColor) else {
             context.errorOutput("sshelf: error: cannot use this terminal (TERM=\(Display.safe(context.environment["TERM"] ?? "")))\n"
-                                + "sshelf: hint: set TERM to your terminal's type, e.g. xterm-256color; the CLI commands work without it\n")
+                                + "sshelf: hint: set TERM to your terminal's type, e.g. xterm-256color; the CLI "
+                                    + "commands work without it\n")
             return 1
         }
         self.terminal = terminal

@@ -58,7 +58,8 @@ public enum ProxyCommandTokens {
                               hint: "ProxyCommand takes %h (address), %p (port), %r (user), %n (name) and %% (a percent sign)")
             }
             if escaped, !value.isEmpty, !isPlain(value) {
-                throw Refusal(message: "has %\(token.map(String.init) ?? "") right after a '\\', which would escape only the first character of '\(value)'",
+                throw Refusal(message: "has %\(token.map(String.init) ?? "") right after a '\\', which would escape only the first "
+                    + "character of '\(value)'",
                               hint: "take the '\\' out of the ProxyCommand")
             }
             out.append(contentsOf: quoted(value, in: escaped ? .bare : quoting).unicodeScalars)

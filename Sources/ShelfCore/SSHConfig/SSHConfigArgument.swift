@@ -52,7 +52,8 @@ public enum SSHConfigArgument {
         case .hostname: text = text.replacing("%", with: "%%")
         case .user:
             if value.contains("%") || value.contains("${") {
-                throw Unwritable("its User '\(value)' holds % or ${, which newer ssh expands in User (it cannot be written for every ssh)")
+                throw Unwritable("its User '\(value)' holds % or ${, which newer ssh expands in User (it cannot be "
+                    + "written for every ssh)")
             }
         case .path:
             if value.contains("${") { throw Unwritable("its \(keyword) '\(value)' holds ${, which ssh would expand") }

@@ -116,7 +116,8 @@ public enum SSHConfigEmitter {
                 continue
             }
             guard seen.insert(host.name.lowercased()).inserted else {
-                out += "# skipped a second host named '\(safe(host.name))' (\(host.id.uuidString.lowercased())): ssh would use the first\n"
+                out += "# skipped a second host named '\(safe(host.name))' (\(host.id.uuidString.lowercased())): ssh "
+                    + "would use the first\n"
                 continue
             }
             // sshclick's annotations: a group holds until the next `#@group:` (an empty one ends it).

@@ -361,7 +361,8 @@ public enum SSHConfigResolver {
                             setByPattern[line.key] = "'Host \(block.patterns.joined(separator: " "))' at \(block.location)"
                         }
                     } else if let shadow = setByPattern[line.key] {
-                        warnings.append("\(line.location): host '\(alias)': \(line.keyword) is set first by \(shadow), the value ssh uses; this one is not kept")
+                        warnings.append("\(line.location): host '\(alias)': \(line.keyword) is set first by \(shadow), the value "
+                            + "ssh uses; this one is not kept")
                     } else if let problem = SSHOption.problem(optionLine(line)) {
                         warnings.append("\(line.location): host '\(alias)': not kept: \(problem)")
                     } else {
@@ -387,7 +388,8 @@ public enum SSHConfigResolver {
                 case "identityfile":
                     if !first.isEmpty, !identityFiles.contains(first), !isNone(first) {
                         identityFiles.append(first)
-                        // The first is the host's identity; later ones from its own blocks are tried after it, in order.
+                        // The first is the host's identity; later ones from its own blocks are tried after it, in
+                        // order.
                         if identityFiles.count > 1, !pattern { options.append(optionLine(line)) }
                     }
                 case "proxyjump" where jump == nil:

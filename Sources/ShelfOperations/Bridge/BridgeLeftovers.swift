@@ -69,7 +69,8 @@ public struct BridgeLeftovers: Sendable {
             let lines = lines(in: host.options)
             guard !lines.isEmpty else { continue }
             found.append(ModelProblem(kind: .bridgeSettings, recordID: host.id,
-                                      message: "host '\(host.name)' holds settings the ssh_config bridge writes, taken in by an import of the bridge: \(lines.joined(separator: "; "))",
+                                      message: "host '\(host.name)' holds settings the ssh_config bridge writes, taken in by an import of "
+                                          + "the bridge: \(lines.joined(separator: "; "))",
                                       fix: "sshelf check --fix"))
         }
         for identity in identities {
@@ -77,7 +78,8 @@ public struct BridgeLeftovers: Sendable {
             let users = hosts.filter { $0.identityID == identity.id }.count
             let of = names[original].map { "identity '\($0)'" } ?? "an identity that no longer exists"
             found.append(ModelProblem(kind: .bridgeSettings, recordID: identity.id,
-                                      message: "identity '\(identity.name)' is a copy of the public key file the ssh_config bridge wrote for \(of) (\(users) host\(users == 1 ? "" : "s") use it)",
+                                      message: "identity '\(identity.name)' is a copy of the public key file the ssh_config bridge wrote for "
+                                          + "\(of) (\(users) host\(users == 1 ? "" : "s") use it)",
                                       fix: names[original] == nil ? nil : "sshelf check --fix"))
         }
         return found

@@ -27,7 +27,8 @@ public enum OptionInput {
         let (edited, notFound) = SSHOption.edited(lines, setting: new, removing: keys)
         if let missing = notFound.first {
             throw ShelfError(.notFound, "\(Display.safe(owner)) has no option '\(Display.safe(missing))'",
-                             hint: lines.isEmpty ? "it has no options" : "its options: \(lines.compactMap { SSHOption(line: $0)?.keyword }.map(Display.safe).joined(separator: ", "))")
+                             hint: lines.isEmpty ? "it has no options" : "its options: "
+                                 + lines.compactMap { SSHOption(line: $0)?.keyword }.map(Display.safe).joined(separator: ", "))
         }
         return edited
     }

@@ -197,7 +197,8 @@ public struct SSHConfigBridge: Sendable {
         try PrivateFiles.atomicWrite(data, to: scratch)
         defer { unlink(scratch) }
         if let refusal = OpenSSHOptionCheck.fileRefusal(scratch) {
-            throw ShelfError(.failure, "ssh cannot read the new ssh_config bridge (\(refusal.replacing(scratch, with: "bridge"))); the old one is kept",
+            throw ShelfError(.failure, "ssh cannot read the new ssh_config bridge (\(refusal.replacing(scratch, with: "bridge"))); the "
+                + "old one is kept",
                              hint: "run 'sshelf check' to see which host cannot be written")
         }
     }

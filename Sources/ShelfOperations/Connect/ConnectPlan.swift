@@ -20,7 +20,8 @@ public struct ConnectPlan: Sendable {
             let defaults = try store.optionDefaults()
             var chain: [ShelfCore.Host] = []
             try expand(host, into: &chain, visiting: [], store: store)
-            // A field the host leaves unset is taken from its Host patterns, as ssh would (`Host prod-*` / `User deploy`).
+            // A field the host leaves unset is taken from its Host patterns, as ssh would (`Host prod-*` / `User
+            // deploy`).
             let endpoints = chain.map { host in
                 SSHEndpoint(host: OptionDefaults.applied(defaults, to: host).host,
                             identity: host.identityID.flatMap { identities[$0] }, defaults: defaults)
@@ -39,7 +40,8 @@ public struct ConnectPlan: Sendable {
                              hint: "fix it with: sshelf edit \(named) --jump HOST[,HOST...] (or --jump '' for none)")
         }
         if !host.unresolvedJump.isEmpty && host.jumpHostIDs.isEmpty {
-            throw ShelfError(.invalid, "'\(Display.safe(host.name))' jumps through '\(Display.safe(host.unresolvedJump))', which is not a known host",
+            throw ShelfError(.invalid, "'\(Display.safe(host.name))' jumps through '\(Display.safe(host.unresolvedJump))', which "
+                + "is not a known host",
                              hint: "add that host, then: sshelf edit \(named) --jump NAME")
         }
         for id in host.jumpHostIDs {

@@ -35,30 +35,39 @@ public enum LockedCredential {
             guard keyringInUse else {
                 return ("it is stored \(stored), which only a process you type the vault passphrase into can read, "
                         + "and \(who) logs in with nobody there to type it (at start, after every drop)",
-                        "let unattended logins read it: \(setClass), then \(PassphraseNeed.giveAtStart.words): this system keeps no unlock between processes (no kernel keyring)")
+                        "let unattended logins read it: \(setClass), then \(PassphraseNeed.giveAtStart.words): this "
+                            + "system keeps no unlock between processes (no kernel keyring)")
             }
             if stored.unlockScope == .whileActive {
-                return ("it is stored \(stored), which opens only while the vault session is unlocked, and the session is locked "
-                        + "(never unlocked since login, 'sshelf vault lock', or idle); \(who) logs in with nobody there to unlock it",
-                        "sshelf vault unlock (a waiting tunnel then comes up within a second, until the session goes idle); to stay up unattended: \(setClass), then 'sshelf vault unlock' once per login")
+                return ("it is stored \(stored), which opens only while the vault session is unlocked, and "
+                    + "the session is locked "
+                        + "(never unlocked since login, 'sshelf vault lock', or idle); \(who) logs in with nobody "
+                            + "there to unlock it",
+                        "sshelf vault unlock (a waiting tunnel then comes up within a second, until the session goes "
+                            + "idle); to stay up unattended: \(setClass), then 'sshelf vault unlock' once per login")
             }
-            return ("it is stored \(stored), and the vault has not been unlocked since you logged in; \(who) logs in with nobody there to unlock it",
+            return ("it is stored \(stored), and the vault has not been unlocked since you logged in; \(who) logs in with "
+                + "nobody there to unlock it",
                     "sshelf vault unlock (once per login; a waiting tunnel then comes up within a second)")
         case .noPassphrase:
             switch stored.unlockScope {
             case .whileActive:
                 if keyringInUse {
-                    return ("it is stored \(stored), and the vault session is locked (never unlocked since login, 'sshelf vault lock', or idle)",
-                            "sshelf vault unlock (opens it for every sshelf process until 'sshelf vault lock' or the idle timeout), or \(give)")
+                    return ("it is stored \(stored), and the vault session is locked (never unlocked since login, 'sshelf "
+                        + "vault lock', or idle)",
+                            "sshelf vault unlock (opens it for every sshelf process until 'sshelf vault lock' or the idle "
+                                + "timeout), or \(give)")
                 }
-                return ("it is stored \(stored), which only a process given the vault passphrase can read, and none was given here",
+                return ("it is stored \(stored), which only a process given the vault passphrase can read, "
+                    + "and none was given here",
                         give)
             case .session, .anyTime:
                 if keyringInUse {
                     return ("it is stored \(stored), and the vault has not been unlocked since you logged in",
                             "sshelf vault unlock (once per login; every sshelf process can then read it), or \(give)")
                 }
-                return ("it is stored \(stored), and this process was given no vault passphrase; without the kernel keyring, an unlock does not outlive the process that was given it",
+                return ("it is stored \(stored), and this process was given no vault passphrase; without the kernel "
+                    + "keyring, an unlock does not outlive the process that was given it",
                         give)
             }
         }

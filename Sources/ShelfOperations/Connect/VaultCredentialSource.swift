@@ -137,22 +137,27 @@ public final class VaultCredentialSource: CredentialSource {
     /// The fix for this device when a secret the host names is not in its vault, from its own sync state.
     public var notSyncedHint: String? {
         guard (try? SyncSettings.load(from: store)) != nil else {
-            return "this device does not sync: store the secret here ('sshelf vault set-password HOST', 'sshelf identity import'), or turn sync on ('sshelf sync enable') and join your other devices"
+            return "this device does not sync: store the secret here ('sshelf vault set-password HOST', 'sshelf identity "
+                + "import'), or turn sync on ('sshelf sync enable') and join your other devices"
         }
         let report = SyncRunner.lastReport(workspace.locations)
         switch report?.membership {
         case "waiting"?:
             // Its invite ran out before the inviting device enrolled it: syncing there no longer helps.
             if let report, let reason = report.reason, reason.hasPrefix("the invite expired") {
-                return "\(reason): \(report.hint ?? "ask an enrolled device for a new invite ('sshelf sync invite'), then run 'sshelf sync join' here")"
+                return "\(reason): "
+                    + (report.hint ?? "ask an enrolled device for a new invite ('sshelf sync invite'), then run "
+                        + "'sshelf sync join' here")
             }
-            return "this device waits to be enrolled: run 'sshelf sync now' on the device that invited it, then 'sshelf sync now' here"
+            return "this device waits to be enrolled: run 'sshelf sync now' on the device that invited it, then "
+                + "'sshelf sync now' here"
         case "revoked"?:
             return "this device was revoked from the sync group: store the secret here ('sshelf vault set-password HOST')"
         case "member"?:
             break
         default:
-            return "this device has not joined the sync group: run 'sshelf sync invite' on an enrolled device, then 'sshelf sync join' here"
+            return "this device has not joined the sync group: run 'sshelf sync invite' on an enrolled device, then "
+                + "'sshelf sync join' here"
         }
         guard (try? SyncSettings.credentialsEnabled(store)) == true else {
             return "credentials are not synced on this device: run 'sshelf sync enable --credentials' here"
@@ -160,7 +165,8 @@ public final class VaultCredentialSource: CredentialSource {
         if report?.reason?.hasPrefix("vault locked") == true {
             return "the vault was locked when this device last synced: run 'sshelf vault unlock', then 'sshelf sync now'"
         }
-        return "it has not reached this device yet: run 'sshelf sync now' here, and 'sshelf sync status' on the device where it was saved (its credential sync must be on)"
+        return "it has not reached this device yet: run 'sshelf sync now' here, and 'sshelf sync status' on the device "
+            + "where it was saved (its credential sync must be on)"
     }
 
     public var canRemember: Bool {

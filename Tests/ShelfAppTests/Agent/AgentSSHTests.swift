@@ -200,7 +200,8 @@ final class AgentSSHTests: XCTestCase {
                        "not offered while the agent cannot sign with it")
         XCTAssertNotEqual(try world.ssh().status, 0, "a whenUnlocked key in a locked vault is not used")
         try world.waitForAgentLog(
-            "not listing 'locked': the vault is locked for their class; run 'sshelf vault unlock' (or 'sshelf agent start --unlock') to serve them")
+            "not listing 'locked': the vault is locked for their class; run 'sshelf vault unlock' (or 'sshelf agent "
+                + "start --unlock') to serve them")
         XCTAssertEqual(try world.releases().count, 0)
 
         // ssh-add -X with the vault passphrase gives it to this agent (ssh-add reads it through SSH_ASKPASS).

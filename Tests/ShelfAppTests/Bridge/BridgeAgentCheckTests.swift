@@ -17,7 +17,8 @@ final class BridgeAgentCheckTests: XCTestCase {
         let stopped = try world.ssh(["db1", "true"])
         XCTAssertNotEqual(stopped.status, 0)
         XCTAssertTrue(stopped.stderr.contains(
-            "sshelf: the key of this host is in the sshelf vault and the sshelf agent is not running: run sshelf agent start"),
+            "sshelf: the key of this host is in the sshelf vault and the sshelf agent is not running: "
+                + "run sshelf agent start"),
             stopped.stderr)
 
         try world.startAgent()

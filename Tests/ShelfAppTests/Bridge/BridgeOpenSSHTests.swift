@@ -174,7 +174,8 @@ final class BridgeOpenSSHTests: XCTestCase {
         let config = try world.home.write("Host mac\n  HostName mac.example.com\n  UseKeychain yes\n  AddKeysToAgent yes\n", to: "mac-config")
         XCTAssertExit(try world.home.run("import", "ssh-config", config), 0)
         let bridge = world.text(world.bridge)
-        XCTAssertTrue(bridge.contains("    # left out, this ssh refuses it (Bad configuration option: usekeychain): UseKeychain yes\n    AddKeysToAgent yes\n"),
+        XCTAssertTrue(bridge.contains("    # left out, this ssh refuses it (Bad configuration option: usekeychain): UseKeychain yes\n    "
+            + "AddKeysToAgent yes\n"),
                       bridge)
         XCTAssertExit(try world.tool(TestTool.ssh.path, ["-F", world.bridge, "-G", "mac"]), 0)
 

@@ -11,7 +11,8 @@ import XCTest
 
 final class BridgeTransparencyTests: XCTestCase {
     /// Configs as people write them (the shapes of the real-config corpus: one host under several names, forwards
-    /// without a bind address, SendEnv and IdentityFile under `Host *`, a jump written as ProxyCommand, socket forwards).
+    /// without a bind address, SendEnv and IdentityFile under `Host *`, a jump written as ProxyCommand, socket
+    /// forwards).
     static let realStyle: [String] = [
         """
         # ~/.ssh/config of a developer
@@ -216,7 +217,9 @@ final class BridgeTransparencyTests: XCTestCase {
         try handle.close()
         let stale = try home.run("check")
         XCTAssertExit(stale, 4)
-        XCTAssertTrue(stale.stdout.contains("host 'late': ssh reads it differently with the ssh_config bridge than from \(home.home)/.ssh/config alone: localforward [127.0.0.1]:18090 [localhost]:90, 18090 [localhost]:90 (without the bridge: 18090 [localhost]:90)"),
+        XCTAssertTrue(stale.stdout.contains("host 'late': ssh reads it differently with the ssh_config bridge than from \(home.home)/.ssh/config "
+            + "alone: localforward [127.0.0.1]:18090 [localhost]:90, 18090 [localhost]:90 (without the "
+                + "bridge: 18090 [localhost]:90)"),
                       stale.stdout)
         XCTAssertTrue(stale.stdout.contains("fix: sshelf check --fix writes the bridge anew"), stale.stdout)
         XCTAssertExit(try home.run("check", "--fix"), 0)
@@ -225,7 +228,8 @@ final class BridgeTransparencyTests: XCTestCase {
         XCTAssertExit(try home.run("edit", "web1", "--user", "bob"), 0)
         let check = try home.run("check")
         XCTAssertExit(check, 4)
-        XCTAssertTrue(check.stdout.contains("host 'web1': ssh reads it differently with the ssh_config bridge than from \(home.home)/.ssh/config alone: user bob (without the bridge: alice)"),
+        XCTAssertTrue(check.stdout.contains("host 'web1': ssh reads it differently with the ssh_config bridge than from \(home.home)/.ssh/config "
+            + "alone: user bob (without the bridge: alice)"),
                       check.stdout)
         XCTAssertFalse(check.stdout.contains("'other'"), check.stdout)
         let json = try home.run("check", "--json")
@@ -235,7 +239,8 @@ final class BridgeTransparencyTests: XCTestCase {
         XCTAssertExit(try home.run("forward", "add", "web1", "--local", "18081:localhost:81"), 0)
         let forward = try home.run("check")
         XCTAssertExit(forward, 4)
-        XCTAssertTrue(forward.stdout.contains("localforward 18080 [localhost]:80, [127.0.0.1]:18081 [localhost]:81 (without the bridge: 18080 [localhost]:80)"),
+        XCTAssertTrue(forward.stdout.contains("localforward 18080 [localhost]:80, [127.0.0.1]:18081 [localhost]:81 (without the bridge: 18080 "
+            + "[localhost]:80)"),
                       forward.stdout)
         XCTAssertExit(try home.run("ssh-config", "uninstall"), 0)
         XCTAssertExit(try home.run("check"), 0)

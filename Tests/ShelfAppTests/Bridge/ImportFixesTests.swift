@@ -1,8 +1,8 @@
 // ImportFixesTests: the import fixes found on a corpus of real configs, each with a minimal config through the real
-// binary — a unix-socket forward is kept with the host and exported as written, an unreadable Match line skips its block and
-// not the import, hosts a skipped Match block may change get a note, export keeps IdentitiesOnly as written and a
-// ProxyJump alias whose host is in the file, `ProxyCommand ssh -W %h:%p HOST` becomes a jump chain that connects —
-// and options and Host-pattern defaults kept, shown, edited and written back.
+// binary — a unix-socket forward is kept with the host and exported as written, an unreadable Match line skips its
+// block and not the import, hosts a skipped Match block may change get a note, export keeps IdentitiesOnly as written
+// and a ProxyJump alias whose host is in the file, `ProxyCommand ssh -W %h:%p HOST` becomes a jump chain that connects
+// — and options and Host-pattern defaults kept, shown, edited and written back.
 import Foundation
 import TestSupport
 import XCTest
@@ -42,7 +42,8 @@ final class ImportFixesTests: XCTestCase {
         // before the connection fails).
         let connect = try home.run("connect", "gpg")
         XCTAssertExit(connect, 255)
-        XCTAssertTrue(connect.stderr.contains("sshelf: note: gpg: 'LocalForward 5555 /var/run/docker.sock' forwards a unix socket, which sshelf's own client (libssh2 "),
+        XCTAssertTrue(connect.stderr.contains("sshelf: note: gpg: 'LocalForward 5555 /var/run/docker.sock' forwards a unix socket, which sshelf's "
+            + "own client (libssh2 "),
                       connect.stderr)
         XCTAssertTrue(connect.stderr.contains("cannot open; connecting without it (sshelf connect gpg --openssh runs OpenSSH's ssh with it)"),
                       connect.stderr)
@@ -97,7 +98,8 @@ final class ImportFixesTests: XCTestCase {
         XCTAssertExit(result, 0)
         let exported = try home.run("export", "ssh-config")
         XCTAssertExit(exported, 0)
-        XCTAssertTrue(exported.stdout.contains("Host app\n    HostName app.internal\n    IdentityFile ~/.ssh/id_app\n    ProxyJump bastion\n    IdentitiesOnly yes\n"),
+        XCTAssertTrue(exported.stdout.contains("Host app\n    HostName app.internal\n    IdentityFile ~/.ssh/id_app\n    ProxyJump bastion\n    "
+            + "IdentitiesOnly yes\n"),
                       exported.stdout)
         XCTAssertTrue(exported.stdout.contains("Host loose\n    HostName loose.example.com\n    IdentityFile ~/.ssh/id_app\n\n"),
                       "no IdentitiesOnly where none was written:\n\(exported.stdout)")
@@ -166,7 +168,8 @@ final class ImportFixesTests: XCTestCase {
                 ProxyCommand ssh -W %h:%p unknown-gateway
             """)
         XCTAssertExit(result, 0)
-        XCTAssertTrue(result.stdout.contains("host 'elsewhere': its ProxyCommand jumps through unknown-gateway, not all known hosts; kept as a ProxyCommand"),
+        XCTAssertTrue(result.stdout.contains("host 'elsewhere': its ProxyCommand jumps through unknown-gateway, not all known hosts; "
+            + "kept as a ProxyCommand"),
                       result.stdout)
         let shown = try home.run("show", "target")
         XCTAssertTrue(shown.stdout.contains("jump           bastion"), shown.stdout)

@@ -29,7 +29,8 @@ final class ForwardSocketCLITests: XCTestCase {
         XCTAssertExit(try world.home.run("forward", "add", "t", "--remote", "/run/a.sock:/run/b.sock", "--name", "gpg"), 0)
         let remote = try world.home.run("forward", "start", "t", "gpg", "--accept-new")
         XCTAssertExit(remote, 1)
-        XCTAssertTrue(remote.stderr.contains("-R /run/a.sock:/run/b.sock listens on a unix socket, which sshelf's own client cannot do with any libssh2"),
+        XCTAssertTrue(remote.stderr.contains("-R /run/a.sock:/run/b.sock listens on a unix socket, which sshelf's own client "
+            + "cannot do with any libssh2"),
                       remote.stderr)
         XCTAssertTrue(remote.stderr.contains("sshelf forward start --openssh t "), remote.stderr)
 
@@ -39,7 +40,8 @@ final class ForwardSocketCLITests: XCTestCase {
         if !newer {
             let local = try world.home.run("forward", "start", "t", "docker", "--accept-new")
             XCTAssertExit(local, 1)
-            for part in ["-L 127.0.0.1:5555:/var/run/docker.sock forwards to a unix socket on the server, which needs libssh2 1.11 or later",
+            for part in ["-L 127.0.0.1:5555:/var/run/docker.sock forwards to a unix socket on the server, which needs "
+                + "libssh2 1.11 or later",
                          "make install-libssh2-1.11", "sshelf forward start --openssh t "] {
                 XCTAssertTrue(local.stderr.contains(part), "missing '\(part)' in: \(local.stderr)")
             }

@@ -53,14 +53,16 @@ final class ForwardStartTests: XCTestCase {
         XCTAssertExit(try world.home.run("forward", "add", "t", "--local", "\(free):127.0.0.1:\(target.port)"), 0)
         let running = try BackgroundCLI(world.home, ["forward", "start", "t", "--accept-new"])
         try running.waitFor("press Ctrl-C")
-        XCTAssertTrue(running.stderr.contains("sshelf: error: -L 127.0.0.1:\(blocker.port):127.0.0.1:\(target.port) left out: port \(blocker.port) on 127.0.0.1 is already in use"),
+        XCTAssertTrue(running.stderr.contains("sshelf: error: -L 127.0.0.1:\(blocker.port):127.0.0.1:\(target.port) left out: port \(blocker.port) "
+            + "on 127.0.0.1 is already in use"),
                       running.stderr)
         XCTAssertTrue(running.stderr.contains("forwarding -L 127.0.0.1:\(free):127.0.0.1:\(target.port)"), running.stderr)
         XCTAssertEqual(try TrafficSocket.roundTrip(port: free, Array("still".utf8)), Array("llits".utf8))
         XCTAssertEqual(try running.stop(SIGINT), 1, running.stderr)
 
         // The hint names the command that gives the busy rule another port; with a free one, both run.
-        let hint = try XCTUnwrap(running.stderr.firstMatch(of: /to give the rule another port: (sshelf forward edit [0-9a-f]{8} --local 127\.0\.0\.1:PORT:[^\n]*)/)?.1)
+        let fix = /to give the rule another port: (sshelf forward edit [0-9a-f]{8} --local 127\.0\.0\.1:PORT:[^\n]*)/
+        let hint = try XCTUnwrap(running.stderr.firstMatch(of: fix)?.1)
         let moved = try TrafficSocket.freePort()
         let words = String(hint).replacingOccurrences(of: "PORT", with: String(moved)).split(separator: " ").dropFirst().map(String.init)
         XCTAssertExit(try world.home.run(words), 0)

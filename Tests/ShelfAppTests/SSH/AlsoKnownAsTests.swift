@@ -14,7 +14,8 @@ final class AlsoKnownAsTests: XCTestCase {
         let home = TempHome()
         // Two addresses of one machine (a host key is asked for per address).
         let config = try home.write([("first", "127.0.0.1"), ("second", "localhost")].map { name, address in
-            "Host \(name)\n    HostName \(address)\n    Port \(server.port)\n    User \(TestAccount.name)\n    IdentityFile \(key.privatePath)\n"
+            "Host \(name)\n    HostName \(address)\n    Port \(server.port)\n    User \(TestAccount.name)\n    "
+                + "IdentityFile \(key.privatePath)\n"
         }.joined(), to: ".ssh/config")
         XCTAssertExit(try home.run("import", "ssh-config", config), 0)
         let first = try home.run("exec", "first", "--accept-new", "--", "true")

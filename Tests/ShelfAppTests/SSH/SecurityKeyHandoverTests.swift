@@ -34,7 +34,8 @@ final class SecurityKeyHandoverTests: XCTestCase {
         let connect = try home.run("connect", "fido", "--dry-run")
         XCTAssertExit(connect, 0)
         XCTAssertTrue(connect.stderr.contains(
-            "sshelf: note: fido logs in with the FIDO security key of identity 'id_token', which sshelf's own client "
+            "sshelf: note: fido logs in with the FIDO security key of identity 'id_token', which "
+                + "sshelf's own client "
                 + "does not use; handing the session to OpenSSH's ssh with the sshelf agent"), connect.stderr)
         XCTAssertTrue(connect.stdout.contains("\(TestTool.ssh.path) -F "), connect.stdout)
         XCTAssertTrue(connect.stdout.hasSuffix(" fido\n"), connect.stdout)

@@ -163,8 +163,8 @@ final class WarmExecTests: XCTestCase {
     }
 
     /// The keeper checks the caller's uid itself (SO_PEERCRED), not only through the 0700 directory: with the
-    /// directory and socket opened up on purpose, a request from `nobody` is closed unanswered (a keeper without the check
-    /// would answer this one: its fingerprint does not match) and runs nothing.
+    /// directory and socket opened up on purpose, a request from `nobody` is closed unanswered (a keeper without the
+    /// check would answer this one: its fingerprint does not match) and runs nothing.
     func testAnotherUidIsRefused() throws {
         guard getuid() == 0 else { throw XCTSkip("needs root to run a client as another user") }
         let world = try pinnedWorld()
@@ -217,7 +217,8 @@ final class WarmExecTests: XCTestCase {
         // of the scenario: it outlives the limit, so a keeper still reading this stdin would make the next call
         // fail. Spawned and reaped by pid: Foundation's Process would wait for the orphaned sleep.
         let pipeline = try SpawnedProcess(TestTool.sh.path, ["-c", """
-            sh -c 'echo $$ > "$1"; exec sleep \(limit * 3)' sh "$1" | sh -c 'echo $$ > "$1"; exec "$0" exec t -- cat' "$0" "$2"
+            sh -c 'echo $$ > "$1"; exec sleep \(limit * 3)' sh "$1" | \
+            sh -c 'echo $$ > "$1"; exec "$0" exec t -- cat' "$0" "$2"
             """, CLI.binary, sleeperFile, callerFile], environment: world.home.environment)
         defer { pipeline.stop() }
         XCTAssertTrue(world.sshd.waitForLog("Starting session", count: started + 1), world.sshd.log)

@@ -107,7 +107,8 @@ final class SyncStatusTruthTests: XCTestCase {
         bytes[bytes.count - 1] ^= 0x01
         try bytes.write(to: URL(fileURLWithPath: folder + "/" + newest))
         let seq = try XCTUnwrap(Int(newest.dropLast(6)))
-        let reason = "▲ local fallback: tampered entry \(seq) from \(deviceName) (\(aID.prefix(8))): its signature does not verify"
+        let reason = "▲ local fallback: tampered entry \(seq) from \(deviceName) (\(aID.prefix(8))): its "
+            + "signature does not verify"
 
         let tui = try Tmux(home: b, columns: 240, environment: ["TERM": "tmux-256color"])
         let screen = try tui.waitFor("the tampered entry's reason", escapes: true) {

@@ -106,7 +106,8 @@ final class TUIVaultTests: XCTestCase {
         try tui.send("Escape")
         try tui.waitFor(
             text:
-                "not connected: the password for t is in the vault, which cannot be read: the vault passphrase was wrong 3 times"
+                "not connected: the password for t is in the vault, which cannot be read: the vault "
+                    + "passphrase was wrong 3 times"
         )
         XCTAssertFalse(world.sshd.log.contains("Accepted password"), world.sshd.log)
         try tui.send("q")
@@ -175,8 +176,8 @@ final class TUIVaultTests: XCTestCase {
         XCTAssertEqual(try tui.waitForExit(), 0)
     }
 
-    /// "Remember" on a locked vault session asks for the vault passphrase first, then keeps the password (whenUnlocked…)
-    /// — and that unlock is the session's: the CLI reads the password afterwards without being asked.
+    /// "Remember" on a locked vault session asks for the vault passphrase first, then keeps the password
+    /// (whenUnlocked…) — and that unlock is the session's: the CLI reads the password afterwards without being asked.
     func testRememberOnALockedSessionAsksThePassphraseAndTheUnlockServesTheCLI() throws {
         let world = try SSHCLIWorld()
         let home = world.home
@@ -213,8 +214,9 @@ final class TUIVaultTests: XCTestCase {
     }
 
     /// An encrypted key file's passphrase can be remembered like a password: the dialog offers "remember in the
-    /// vault", the passphrase goes to `identity.<uuid>.passphrase` in the identity's class (whenUnlockedThisDeviceOnly),
-    /// and the next connect asks nothing. The vault has a passphrase; its session was unlocked by the CLI.
+    /// vault", the passphrase goes to `identity.<uuid>.passphrase` in the identity's class
+    /// (whenUnlockedThisDeviceOnly), and the next connect asks nothing. The vault has a passphrase; its session was
+    /// unlocked by the CLI.
     func testAKeyFilePassphraseIsRememberedInTheIdentitysFamily() throws {
         let world = try SSHCLIWorld()
         let home = world.home

@@ -35,7 +35,8 @@ final class LockedCredentialHintTests: XCTestCase {
         let locked = try home.run("exec", "t", "--accept-new", "--no-stdin", "--", "echo", "ok")
         XCTAssertExit(locked, 255)
         XCTAssertTrue(locked.stderr.contains(
-            "the private key of identity 'made' cannot be read: it is stored whenUnlockedThisDeviceOnly, and the vault session is locked"),
+            "the private key of identity 'made' cannot be read: it is stored whenUnlockedThisDeviceOnly, and the "
+                + "vault session is locked"),
             locked.stderr)
         XCTAssertTrue(locked.stderr.contains("sshelf: hint: sshelf vault unlock (opens it for every sshelf process"), locked.stderr)
         XCTAssertTrue(locked.stderr.contains("--passphrase-fd N"), locked.stderr)
@@ -108,18 +109,21 @@ final class LockedCredentialHintTests: XCTestCase {
         XCTAssertExit(added, 0)
         // Marking it autostart says which credential locks with the session, and offers the move.
         XCTAssertTrue(added.stderr.contains(
-            "note: 'sshelf forward up' reads the private key of identity 'made' (whenUnlockedThisDeviceOnly) only while the vault session is unlocked"),
+            "note: 'sshelf forward up' reads the private key of identity 'made' (whenUnlockedThisDeviceOnly) only "
+                + "while the vault session is unlocked"),
             added.stderr)
         XCTAssertTrue(added.stderr.contains("  sshelf vault set-class \(key) afterFirstUnlockThisDeviceOnly\n"), added.stderr)
 
         let up = try BackgroundCLI(home, ["forward", "up"])
         try up.waitFor("t: failed")
         XCTAssertTrue(up.stderr.contains(
-            "the private key of identity 'made' cannot be read: it is stored whenUnlockedThisDeviceOnly, which opens only while the vault session is unlocked"),
+            "the private key of identity 'made' cannot be read: it is stored whenUnlockedThisDeviceOnly, which "
+                + "opens only while the vault session is unlocked"),
             up.stderr)
         XCTAssertTrue(up.stderr.contains("sshelf vault unlock (a waiting tunnel then comes up within a second"), up.stderr)
         XCTAssertTrue(up.stderr.contains(
-            "to stay up unattended: sshelf vault set-class \(key) afterFirstUnlockThisDeviceOnly, then 'sshelf vault unlock' once per login"),
+            "to stay up unattended: sshelf vault set-class \(key) afterFirstUnlockThisDeviceOnly, then 'sshelf "
+                + "vault unlock' once per login"),
             up.stderr)
         XCTAssertFalse(up.stderr.contains("import the key again"), up.stderr)
         XCTAssertFalse(up.stderr.contains("FILE"), up.stderr)

@@ -14,11 +14,13 @@ final class PassphraseHintFacesTests: XCTestCase {
     /// part, through the built binary and a real sshd).
     func hints() -> [String] {
         [
-            "sshelf vault unlock (opens it for every sshelf process until 'sshelf vault lock' or the idle timeout), or "
+            "sshelf vault unlock (opens it for every sshelf process until 'sshelf vault lock' or "
+                + "the idle timeout), or "
                 + PassphraseNeed.give.words,
             PassphraseNeed.give.words,
             "\(PassphraseNeed.giveTheRightOne.words) ('sshelf vault unlock' checks a passphrase)",
-            "let unattended logins read it: \(setClass), then \(PassphraseNeed.giveAtStart.words): this system keeps no "
+            "let unattended logins read it: \(setClass), then \(PassphraseNeed.giveAtStart.words): this "
+                + "system keeps no "
                 + "unlock between processes (no kernel keyring)",
         ]
     }
@@ -27,12 +29,14 @@ final class PassphraseHintFacesTests: XCTestCase {
         let give = "give the vault passphrase on a terminal, or on a file descriptor: --passphrase-fd N "
             + "(e.g. --passphrase-fd 3 3<file)"
         XCTAssertEqual(hints().map(CLIErrorHints.hint), [
-            "sshelf vault unlock (opens it for every sshelf process until 'sshelf vault lock' or the idle timeout), or "
+            "sshelf vault unlock (opens it for every sshelf process until 'sshelf vault lock' or "
+                + "the idle timeout), or "
                 + give,
             give,
             "give the right one: typed at the prompt, or as the first line read from --passphrase-fd N "
                 + "('sshelf vault unlock' checks a passphrase)",
-            "let unattended logins read it: \(setClass), then give the passphrase when starting it (--passphrase-fd N): "
+            "let unattended logins read it: \(setClass), then give the passphrase when starting it "
+                + "(--passphrase-fd N): "
                 + "this system keeps no unlock between processes (no kernel keyring)",
         ])
         let failure = CLIErrorHints.shelfError(from: ShelfError(.failure, "locked", hint: hints()[1]))

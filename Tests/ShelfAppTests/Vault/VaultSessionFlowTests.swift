@@ -93,7 +93,8 @@ final class VaultSessionFlowTests: XCTestCase {
         let notKept = try run(home, ["exec", "pw", "--password-fd", "4", "--remember", "--no-stdin", "--", "true"],
                               fd3: "", fd4: TestAccount.password)
         XCTAssertExit(notKept, 0)  // the typed password still logs in
-        XCTAssertTrue(notKept.stderr.contains("could not remember the password: it is stored whenUnlockedThisDeviceOnly, and the vault session is locked"),
+        XCTAssertTrue(notKept.stderr.contains("could not remember the password: it is stored whenUnlockedThisDeviceOnly, and the "
+            + "vault session is locked"),
                       notKept.stderr)
         XCTAssertTrue(notKept.stderr.contains("sshelf vault unlock"), notKept.stderr)
 

@@ -25,7 +25,8 @@ final class VaultVerifyTests: XCTestCase {
 
         // Flip one byte inside one item's sealed value, straight in the file.
         try SQLiteDatabase(path: home.sshelfHome + "/data/vault.sqlite").execute(
-            "UPDATE items SET sealed = CAST(substr(sealed, 1, 30) || X'FF' || substr(sealed, 32) AS BLOB) WHERE rowid = (SELECT min(rowid) FROM items)")
+            "UPDATE items SET sealed = CAST(substr(sealed, 1, 30) || X'FF' || substr(sealed, 32) AS BLOB) WHERE rowid "
+                + "= (SELECT min(rowid) FROM items)")
         let damaged = try home.run(["vault", "verify", "--passphrase-fd", "3"], fd3: "pass phrase")
         XCTAssertExit(damaged, 4)
         XCTAssertEqual(damaged.stdout, "1 of 2 items intact\n")
