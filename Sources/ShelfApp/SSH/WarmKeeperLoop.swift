@@ -82,9 +82,12 @@ final class KeeperLoop {
         arriving.removeAll { $0.fd < 0 }
         if let first = arriving.map(\.deadline).min() { wait = min(wait, max(.zero, first - ContinuousClock.now)) }
 
-        var fds = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0),
-                   calls.isEmpty ? pollfd(fd: -1, events: 0, revents: 0)
-                                 : connection.commandsPoll(reading: calls.contains(where: \.readsOutput))]
+        var fds = [
+            pollfd(fd: listener, events: Int16(POLLIN), revents: 0),
+            calls.isEmpty
+                ? pollfd(fd: -1, events: 0, revents: 0)
+                : connection.commandsPoll(reading: calls.contains(where: \.readsOutput)),
+        ]
         fds += arriving.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
         var callFDs: [Int] = []
         for call in calls {

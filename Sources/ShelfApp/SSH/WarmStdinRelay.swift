@@ -8,7 +8,7 @@ import ShelfSystem
 /// pipe when the input ends or the caller goes away (Ctrl-C), so the command gets EOF at once and the keeper never
 /// keeps reading the caller's terminal or pipe after it left.
 final class StdinRelay {
-    /// What the channel pump reads.
+    /// What the keeper's loop reads (made non-blocking by WarmCall).
     let output: Int32
     private let stop: [Int32]
     private var thread: JoinableThread?
@@ -26,7 +26,9 @@ final class StdinRelay {
         output = data[0]
         stop = wake
         let writeEnd = data[1], stopRead = wake[0]
-        thread = JoinableThread(runInlineIfNoThread: false) { StdinRelay.relay(from: input, to: writeEnd, client: client, stop: stopRead) }
+        thread = JoinableThread(runInlineIfNoThread: false) {
+            StdinRelay.relay(from: input, to: writeEnd, client: client, stop: stopRead)
+        }
     }
 
     private static func relay(from input: Int32, to writeEnd: Int32, client: Int32, stop: Int32) {
@@ -34,10 +36,13 @@ final class StdinRelay {
         var pending: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
-            var fds = [pollfd(fd: client, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: stop, events: Int16(POLLIN), revents: 0),
-                       pending.isEmpty ? pollfd(fd: input, events: Int16(POLLIN), revents: 0)
-                                       : pollfd(fd: writeEnd, events: Int16(POLLOUT), revents: 0)]
+            var fds = [
+                pollfd(fd: client, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: stop, events: Int16(POLLIN), revents: 0),
+                pending.isEmpty
+                    ? pollfd(fd: input, events: Int16(POLLIN), revents: 0)
+                    : pollfd(fd: writeEnd, events: Int16(POLLOUT), revents: 0),
+            ]
             if poll(&fds, 3, -1) < 0 {
                 if errno == EINTR { continue }
                 return

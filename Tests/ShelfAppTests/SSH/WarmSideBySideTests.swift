@@ -29,7 +29,8 @@ final class WarmSideBySideTests: XCTestCase {
         _ = FileManager.default.createFile(atPath: go, contents: nil)
         XCTAssertEqual(slow.process.wait(), 0, slow.stderr)
         XCTAssertEqual(slow.stdout, "slow-done\n")
-        XCTAssertEqual(world.sshd.logCount("Accepted publickey"), 1, "both ran on the keeper's login: \(world.sshd.log)")
+        XCTAssertEqual(
+            world.sshd.logCount("Accepted publickey"), 1, "both ran on the keeper's login: \(world.sshd.log)")
     }
 
     /// The caller killed mid-command: the keeper notices its socket close and ends the channel (TERM first on
@@ -103,15 +104,20 @@ final class WarmSideBySideTests: XCTestCase {
 enum RemoteProcess {
     /// The pid a remote command wrote to `path`.
     static func pid(in path: String, file: StaticString = #filePath, line: UInt = #line) throws -> Int32 {
-        try eventually("a pid in \(path)", file: file, line: line, observe: {
-            Int32(((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines))
-        }, until: { $0 != nil }) ?? 0
+        try eventually(
+            "a pid in \(path)", file: file, line: line,
+            observe: {
+                Int32(
+                    ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").trimmingCharacters(
+                        in: .whitespacesAndNewlines))
+            }, until: { $0 != nil }) ?? 0
     }
 
     /// Running (a zombie waiting for its parent counts as ended).
     static func isAlive(_ pid: Int32) -> Bool {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return false }
+            let close = stat.lastIndex(of: ")")
+        else { return false }
         let state = stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).prefix(1)
         return state != "Z" && state != "X"
     }
