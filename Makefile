@@ -9,10 +9,15 @@ BUILD_FLAGS ?= -Xswiftc -warnings-as-errors
 # functions everyday commands and the TUI run (each function in a section of its own, placed by the list in
 # bench/link-order.txt, made by bench/link-order): a start then maps a few MiB of code instead of 6-10. See
 # docs/PERFORMANCE.md. No $ORIGIN run path: the binary is installed into /usr/bin (make install, make deb) and must
-# not look for the libraries it opens next to itself.
-RELEASE_FLAGS ?= -c release --static-swift-stdlib --disable-local-rpath -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs \
-	-Xswiftc -Xfrontend -Xswiftc -function-sections \
-	-Xlinker --symbol-ordering-file=$(CURDIR)/bench/link-order.txt -Xlinker --no-warn-symbol-ordering
+# not look for the libraries it opens next to itself. Small as built (issue 22: 20 MB, not stripped afterwards): no
+# debug info, no symbol table (7.6 MB of names), and none of the executable's own functions in its dynamic symbol
+# table (nothing sshelf loads looks them up). `make release-symbols` builds the same binary with its symbol table,
+# into .build/symbols, for profiling (bench/link-order).
+RELEASE_BASE_FLAGS = -c release --static-swift-stdlib --disable-local-rpath -Xswiftc -use-ld=lld \
+	-Xlinker -z -Xlinker pack-relative-relocs -Xswiftc -Xfrontend -Xswiftc -function-sections \
+	-Xlinker --symbol-ordering-file=$(CURDIR)/bench/link-order.txt -Xlinker --no-warn-symbol-ordering \
+	-Xswiftc -gnone -Xlinker --no-export-dynamic
+RELEASE_FLAGS ?= $(RELEASE_BASE_FLAGS) -Xlinker --strip-all
 
 # The shared libraries a release binary loads at start (libssh2, libcrypto and libsodium are opened on first use;
 # SQLite and libstdc++ are linked from their static archives): see docs/PERFORMANCE.md, "Start-up".
@@ -37,7 +42,7 @@ BENCH_DEBS := hyperfine fzf python3 pssh clustershell
 # or hand a host to OpenSSH (scripts/run-tests --filter, a regex over Target.Class/test).
 SSH_MATRIX_TESTS ?= ShelfSSHTests\.(AuthTests|ConnectTests|TransportTests|ExecTests|CancelTests|JumpTests|HostKeyTests|LibSSH|ForwardEngineTests|ForwardRemoteTests|ForwardSocksTests|ForwardSocketTests|VerifiedSessionTests)|ShelfAppTests\.(ExecCommandTests|VaultKeyLoginTests|PinAndRefusalTests|AgentSSHTests|CopyIDTests|BridgeOpenSSHTests|ForwardUpTests|LibraryFeatureTests|RSALoginTests|OptionNoteTests|ExecInterruptTests|CopyCommandTests|UserCertificateTests|AgentBoundKeyTests|OptionsClientTests|TUIOpenSSHHandoverTests|SecurityKeyHandoverTests|ForwardSocketCLITests)
 
-.PHONY: run test test-under-load build release deps test-deps install deb resources check-resources bench convergence \
+.PHONY: run test test-under-load build release release-symbols deps test-deps install deb resources check-resources bench convergence \
 	clean libssh2-1.11 install-libssh2-1.11
 
 deps:
@@ -55,6 +60,11 @@ release: deps
 	@mkdir -p .build/static-libs && ln -sf "$$($(CLANG) -print-file-name=libstdc++.a)" .build/static-libs/libstdc++.a
 	$(SWIFT) build $(RELEASE_FLAGS) --product sshelf $(BUILD_FLAGS)
 	@scripts/check-start-libraries "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/sshelf" $(START_LIBRARIES)
+
+# The release binary with its symbol table (a separate build folder), for bench/link-order and profilers.
+release-symbols: deps
+	@mkdir -p .build/static-libs && ln -sf "$$($(CLANG) -print-file-name=libstdc++.a)" .build/static-libs/libstdc++.a
+	$(SWIFT) build $(RELEASE_BASE_FLAGS) --scratch-path .build/symbols --product sshelf $(BUILD_FLAGS)
 
 run: release
 	@$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/sshelf $(ARGS)
@@ -94,7 +104,7 @@ resources: build
 	$$($(SWIFT) build --show-bin-path)/sshelf completions zsh > Resources/completions/_sshelf
 	$$($(SWIFT) build --show-bin-path)/sshelf completions fish > Resources/completions/sshelf.fish
 
-# A Debian package of the release binary (stripped), the man page and the completions, for machines without the
+# A Debian package of the release binary, the man page and the completions, for machines without the
 # Swift toolchain: `apt install ./$(DEB)`. Depends names every library the binary opens (scripts/make-deb).
 VERSION := $(shell sed -n 's/.*static let version = "\(.*\)"/\1/p' Sources/ShelfApp/AppVersion.swift)
 DEB := .build/deb/sshelf_$(VERSION)_amd64.deb
@@ -106,7 +116,7 @@ install: release
 	install -d -m 755 $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions \
 		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
-	install -s -m 755 $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/sshelf $(DESTDIR)$(PREFIX)/bin/sshelf
+	install -m 755 $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/sshelf $(DESTDIR)$(PREFIX)/bin/sshelf
 	install -m 644 Resources/sshelf.1 $(DESTDIR)$(PREFIX)/share/man/man1/sshelf.1
 	install -m 644 Resources/completions/sshelf.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/sshelf
 	install -m 644 Resources/completions/_sshelf $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_sshelf

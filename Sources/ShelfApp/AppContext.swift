@@ -1,7 +1,7 @@
 // AppContext: what a command runs with — environment, data locations, output streams, and the store,
 // opened on first use so `--help` and `--version` never touch the disk. Its workspace is what the operations
 // layer is given.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfOperations
 import ShelfStore

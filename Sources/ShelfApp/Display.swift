@@ -1,6 +1,6 @@
 // Display: the CLI's layout of output — simple aligned tables and relative times — beside ShelfOperations'
 // safe text (`Display.safe`, `Display.shortID`), which every printed record goes through.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfOperations
 import ShelfUI
@@ -16,7 +16,7 @@ extension Display {
         for row in all {
             var line = ""
             for (i, cell) in row.enumerated() {
-                line += i == row.count - 1 ? cell : cell.padding(toLength: widths[i] + 2, withPad: " ", startingAt: 0)
+                line += i == row.count - 1 ? cell : cell.padded(to: widths[i] + 2)
             }
             while line.last == " " { line.removeLast() }
             out += line + "\n"

@@ -1,6 +1,7 @@
 // SshelfMain: the composition root — hardens the process, parses argv against the command table, runs the
 // command, and turns every error into `sshelf: error: …` / `sshelf: hint: …` with its exit code.
-import Foundation
+import FoundationEssentials
+import Glibc
 import ShelfCore
 import ShelfOperations
 import ShelfSystem

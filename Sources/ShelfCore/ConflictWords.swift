@@ -2,7 +2,7 @@
 // as the field group's compact JSON (`"bob"`, `{"hostname":…,"port":…,"pinnedHostKey":…}`, `{"added":"db"}`);
 // here it becomes `"bob"`, `hostname db.example, port 2222, pinned key ssh-ed25519 SHA256:…` or `added "db"`, with
 // anything long (keys, pinned host keys) shortened to a fingerprint. `sync conflicts --json` keeps the full text.
-import Foundation
+import FoundationEssentials
 
 public enum ConflictWords {
     /// Values longer than this are shortened to a fingerprint.
@@ -67,7 +67,7 @@ public enum ConflictWords {
         {
             return "\(type) \(fingerprint)"
         }
-        let digest = Digest.sha256(Array(text.utf8)).prefix(6).map { String(format: "%02x", $0) }.joined()
+        let digest = Digest.sha256(Array(text.utf8)).prefix(6).map { TextFormat.hex($0) }.joined()
         return "\"\(text.prefix(24))…\" (\(text.count) characters, sha256 \(digest))"
     }
 

@@ -1,6 +1,6 @@
 // DataLocations: where sshelf keeps each file (XDG base directories; SSHELF_HOME=DIR puts everything under
 // DIR, for tests and benchmarks). Pure: computed from an environment dictionary.
-import Foundation
+import FoundationEssentials
 
 public struct DataLocations: Sendable, Equatable {
     public var dataDirectory: String
@@ -33,7 +33,7 @@ public struct DataLocations: Sendable, Equatable {
             return DataLocations(dataDirectory: base + "/data", stateDirectory: base + "/state",
                                  configDirectory: base + "/config", runtimeDirectory: base + "/run")
         }
-        let home = trimmed(env["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory())
+        let home = trimmed(env["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? FileManager.default.homeDirectoryForCurrentUser.path)
         func xdg(_ name: String, _ fallback: String) -> String {
             // XDG says relative paths are invalid and must be ignored.
             if let value = env[name], value.hasPrefix("/") { return trimmed(value) + "/sshelf" }

@@ -1,7 +1,7 @@
 // Digest: SHA-1, SHA-256 and HMAC-SHA1 in plain Swift — for SHA256 host-key fingerprints (SSH and the TUI)
 // and hashed known_hosts entries (`|1|salt|hmac`, which libsodium cannot compute: it has no SHA-1). Public
 // inputs only; no secret ever goes through here.
-import Foundation
+import FoundationEssentials
 
 public enum Digest {
     public static func sha256(_ message: [UInt8]) -> [UInt8] {

@@ -2,7 +2,7 @@
 // of the value its writer built on (its base), where this device got it from (its provenance), and whether it is
 // tainted (written by a revoked device after its revocation point). Stored compactly in the store's
 // `record_clock.clock` text: most records have one stamp for every group, written as nothing at all.
-import Foundation
+import FoundationEssentials
 
 /// The clock of one field group, or of a tombstone.
 public struct GroupStamp: Hashable, Sendable {

@@ -2,7 +2,7 @@
 // merged together: mostly one field each, but fields that only make sense together travel as one (a host's
 // address, port and pinned key; an identity's key material; a forward's spec), so a merge can never pair an
 // address with another server's pin. Unknown fields from a newer version merge as one group, `extra`.
-import Foundation
+import FoundationEssentials
 
 public struct FieldGroup: Sendable, Equatable {
     public var name: String

@@ -3,7 +3,7 @@
 // deletion replaced — so that when a value turns out
 // to be a revoked device's late write (docs/SYNC.md, "Revocation"), undoing it here restores what this device had,
 // instead of leaving a hole only some other device's snapshot could fill. Local bookkeeping: it never travels.
-import Foundation
+import FoundationEssentials
 
 public struct FieldHistory: Hashable, Sendable {
     /// A group's value as it was: its clock and its fields.

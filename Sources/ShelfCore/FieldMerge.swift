@@ -3,7 +3,7 @@
 // edits of one group with different values are reported as conflicts; a deletion is final and an edit it discards
 // is reported too, so nothing vanishes silently. A value a revoked device wrote after its revocation point
 // (tainted) is never taken, and is erased where it had been taken before the revocation was known.
-import Foundation
+import FoundationEssentials
 
 /// Two values of one field group that were written without knowing of each other (or an edit a deletion
 /// discarded): what was kept and what was not, for `sync conflicts` and the status line.

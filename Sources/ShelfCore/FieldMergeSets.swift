@@ -1,6 +1,6 @@
 // FieldMergeSets: FieldMerge's part for set-like groups (FieldSets) — merging one set group of a record, the
 // values a record first seen holds, and the undo of a revoked device's late adds and removes.
-import Foundation
+import FoundationEssentials
 
 extension FieldMerge {
     /// `body` with each set group that has per-value stamps holding exactly the values its set says.

@@ -5,7 +5,7 @@
 // stamps, or a record made with its list) is a *floor*: every value not listed is removed as of its stamp. Per
 // value, the later stamp wins, so merging stays commutative, associative and idempotent. The stamps travel in the
 // record's clock text (sealed like the rest of the entry); a clock without them merges as a whole-list write.
-import Foundation
+import FoundationEssentials
 
 public struct ElementSet: Hashable, Sendable {
     public struct Entry: Hashable, Sendable {
@@ -164,7 +164,7 @@ public struct ElementSet: Hashable, Sendable {
         return true
     }
 
-    static func hex(_ value: String) -> String { value.utf8.map { String(format: "%02x", $0) }.joined() }
+    static func hex(_ value: String) -> String { value.utf8.map { TextFormat.hex($0) }.joined() }
 
     static func unhex(_ text: Substring) -> String? {
         let digits = Array(text.utf8)

@@ -2,7 +2,7 @@
 // `[bind:]port` for -D; IPv6 addresses in brackets; `*` binds every interface. A field with a `/` is a unix
 // socket, as OpenSSH reads it: `5555:/var/run/docker.sock` (-L to a socket on the server), `-R /run/a.sock:/run/b.sock`
 // (a socket on the server to one here); its port is 0.
-import Foundation
+import FoundationEssentials
 
 public struct ForwardSpec: Hashable, Sendable, CustomStringConvertible {
     public var kind: ForwardKind

@@ -5,7 +5,8 @@
 // most. Two alignments are tried: fzf's v1 (the first complete match, tightened backwards) and every
 // contiguous occurrence, so `fra` in `db-fra-prod.fra.example.com` lands on a whole word. Bytes are folded
 // UTF-8 (lower case, no accents); pure and allocation-free.
-import Foundation
+import FoundationEssentials
+import Glibc
 
 public enum FuzzyScore {
     static let scoreMatch: Int32 = 16

@@ -1,6 +1,6 @@
 // GroupTree: slash paths over the flat group records (`prod/eu`), resolved by name from the top; survives
 // cycles and missing parents (treated as top level) because sync can deliver either.
-import Foundation
+import FoundationEssentials
 
 public struct GroupTree: Sendable {
     public let groups: [UUID: HostGroup]
@@ -30,7 +30,7 @@ public struct GroupTree: Sendable {
     /// Sort order first, then name, then id, so equal names from two devices order the same everywhere.
     public static func order(_ a: HostGroup, _ b: HostGroup) -> Bool {
         if a.sortOrder != b.sortOrder { return a.sortOrder < b.sortOrder }
-        if a.name != b.name { return a.name.localizedStandardCompare(b.name) == .orderedAscending }
+        if a.name != b.name { return NaturalOrder.precedes(a.name, b.name) }
         return a.id.uuidString < b.id.uuidString
     }
 
@@ -72,7 +72,7 @@ public struct GroupTree: Sendable {
             return []
         }
         let names = text.split(separator: "/", omittingEmptySubsequences: false).map {
-            $0.trimmingCharacters(in: .whitespaces)
+            $0.trimmingSpaces()
         }
         guard names.count <= maxDepth else {
             throw ValidationError(field: "group", message: "group path '\(shown)' is \(names.count) levels deep; sshelf allows up to \(maxDepth)")
@@ -91,7 +91,7 @@ public struct GroupTree: Sendable {
     /// Lenient split for looking a path up (a path that cannot exist simply finds nothing).
     public static func components(_ path: String) -> [String] {
         path.split(separator: "/", omittingEmptySubsequences: true).map {
-            $0.trimmingCharacters(in: .whitespaces)
+            $0.trimmingSpaces()
         }.filter { !$0.isEmpty }
     }
 

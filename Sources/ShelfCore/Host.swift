@@ -1,5 +1,5 @@
 // Host: one SSH destination of the config track. Holds reference keys to its secrets, never the secrets.
-import Foundation
+import FoundationEssentials
 
 /// A host key pinned on the host record, so trust travels with sync.
 public struct PinnedHostKey: Hashable, Sendable, Codable {

@@ -1,6 +1,6 @@
 // HostAliases: the rules for a host's other names (`Host web1 web1.prod`) — what an alias may be, and how names are
 // compared (ASCII case ignored, as ssh compares Host patterns and the unique-name rule compares names).
-import Foundation
+import FoundationEssentials
 
 public enum HostAliases {
     /// The most aliases one host keeps (a Host line of a real config rarely has more than a handful).

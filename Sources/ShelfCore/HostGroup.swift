@@ -1,5 +1,5 @@
 // HostGroup: a folder of hosts, nested through a flat optional parentID (so sync never needs a tree merge).
-import Foundation
+import FoundationEssentials
 
 public struct HostGroup: Hashable, Sendable, Codable, Identifiable {
     public var id: UUID

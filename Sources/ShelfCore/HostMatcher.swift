@@ -4,7 +4,9 @@
 // scores 2 more, so the name wins a tie with the address). Results rank by score, ties by last connected
 // (most recent first, never last), then by the order they were listed in. Large candidate sets are split
 // across cores.
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// A search as typed, folded once (lower case, no accents) into its terms.
 public struct HostQuery: Sendable, Equatable {

@@ -1,7 +1,7 @@
 // HostOptionSources: a host's kept ssh_config options as they apply to it — its own, then those of each defaults
 // block (`Host prod-*`, `Host *`) that matches it — each with where it comes from and what sshelf's own client makes
 // of it. The one computation `sshelf show` and the TUI's details pane both print.
-import Foundation
+import FoundationEssentials
 
 public struct HostOptionLine: Sendable, Equatable {
     public enum Origin: Sendable, Equatable {

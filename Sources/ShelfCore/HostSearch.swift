@@ -1,7 +1,7 @@
 // HostSearch: folding for search (lower case, no accents: `zurich` finds `Zürich-lab`), shared by the
 // matcher (HostMatcher: the one rule the CLI and the TUI use) and the store's early migrations (a pre-folded search
 // column, dropped since the catalog folds the fields itself).
-import Foundation
+import FoundationEssentials
 
 public enum HostSearch {
     /// Separates fields in the search text so a term cannot match across two of them.
@@ -27,7 +27,7 @@ public enum HostSearch {
     /// Lower-case and strip diacritics so `Zürich` is found by `zurich`.
     public static func fold(_ text: String) -> String {
         if text.utf8.allSatisfy({ $0 < 0x80 }) { return text.lowercased() }
-        return text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil).lowercased()
+        return SearchFold.fold(text)
     }
 
     public static func fold(_ character: Character) -> String { fold(String(character)) }

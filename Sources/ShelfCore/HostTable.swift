@@ -3,7 +3,8 @@
 // where it differs, fixed-width columns and small integer ids. No Swift String, array or class per host:
 // 100,000 hosts are about 10 MB, and a search touches only the text columns. Full `Host` values are made on
 // demand for the few hosts a screen shows. Rows are in the store's list order (name, case-insensitive, then id).
-import Foundation
+import FoundationEssentials
+import Glibc
 
 public struct HostTable: @unchecked Sendable {
     /// The bytes the columns live in (a read-only mapping of the cache file, or a heap buffer); immutable.

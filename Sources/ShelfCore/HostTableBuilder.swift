@@ -2,7 +2,8 @@
 // buffers straight in, so loading makes no String per host) or from a `Host`. Folds the search text once,
 // replaces control characters in what is displayed (the exact text is kept for saving), and writes the
 // result in the catalog format — to a file (the cache) or a heap buffer of exactly the right size.
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// One host's columns as raw UTF-8 (valid only during `append`), in the store's forms: tags joined by
 /// U+001F, jump hosts as space-separated UUID text, dates in seconds since 1970.

@@ -2,7 +2,8 @@
 // as one aligned section — and the checks that make a damaged or foreign file a load error, never a crash:
 // every section lies inside the buffer, every offset column rises and ends inside its section, and every
 // index column points inside its list.
-import Foundation
+import FoundationEssentials
+import Glibc
 
 public struct HostTableFormatError: Error, CustomStringConvertible, Sendable {
     public var description: String

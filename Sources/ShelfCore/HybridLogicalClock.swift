@@ -1,7 +1,7 @@
 // HybridLogicalClock: stamps every change so the same record edited on two devices orders the same way
 // everywhere: physical milliseconds, a counter for events within one millisecond (or behind a clock that went
 // backwards), then the device id as the final tie-break.
-import Foundation
+import FoundationEssentials
 
 public struct ClockStamp: Hashable, Sendable, Codable, Comparable, CustomStringConvertible {
     public var wall: Int64

@@ -1,6 +1,6 @@
 // Identity: a key pair the user authenticates with. The public half lives here; the private half only in the
 // vault, joined by `privateKeyRef`. One identity may serve many hosts.
-import Foundation
+import FoundationEssentials
 
 public struct Identity: Hashable, Sendable, Codable, Identifiable {
     public var id: UUID

@@ -1,6 +1,6 @@
 // IdentityKeys: one key, one identity — which identity already holds a public key (compared by the key itself, never
 // by its comment), the stricter of two identities' agent options, and the agent's one entry per key.
-import Foundation
+import FoundationEssentials
 
 public enum IdentityKeys {
     /// The key blob of a public key line (`type base64 [comment]`); nil for an empty or malformed line.
@@ -13,7 +13,7 @@ public enum IdentityKeys {
     /// `SHA256:…` as ssh-keygen -l prints it, or nil for a line that holds no key.
     public static func fingerprint(of line: String) -> String? {
         blob(of: line).map {
-            "SHA256:" + Data(Digest.sha256($0)).base64EncodedString().replacingOccurrences(of: "=", with: "")
+            "SHA256:" + Data(Digest.sha256($0)).base64EncodedString().replacing("=", with: "")
         }
     }
 

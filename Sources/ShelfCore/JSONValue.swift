@@ -1,5 +1,6 @@
 // JSONValue: an arbitrary JSON value, used to carry fields this version does not know through a round trip.
-import Foundation
+import FoundationEssentials
+import Glibc
 
 public enum JSONValue: Hashable, Sendable, Codable {
     case null

@@ -2,7 +2,7 @@
 // snapshot holds every record). Bounds-checked, depth-limited, strict (RFC 8259: no trailing commas, no comments,
 // valid UTF-8 and escapes); objects are written with sorted keys, numbers that are whole as integers — the same text
 // ShelfJSON's encoder writes for a body.
-import Foundation
+import FoundationEssentials
 
 public struct JSONTextError: Error, Sendable, CustomStringConvertible {
     public var description: String
@@ -72,7 +72,7 @@ extension JSONValue {
             case 0x0a: out += [0x5c, UInt8(ascii: "n")]
             case 0x0d: out += [0x5c, UInt8(ascii: "r")]
             case 0x09: out += [0x5c, UInt8(ascii: "t")]
-            case 0..<0x20: out += Array(String(format: "\\u%04x", byte).utf8)
+            case 0..<0x20: out += Array(("\\u" + TextFormat.hex(byte, width: 4)).utf8)
             default: out.append(byte)
             }
         }

@@ -2,7 +2,7 @@
 // host of a group and its subgroups, named by id so a rename keeps the binding. Written as `host:ID` / `group:ID`;
 // a form this version does not know is kept as it came (sync from a newer device) and matches no host, so a
 // binding never widens by being misread.
-import Foundation
+import FoundationEssentials
 
 public enum KeyDestination: Hashable, Sendable, Codable, CustomStringConvertible {
     case host(UUID)

@@ -1,6 +1,6 @@
 // KeyTypeArticle: "a" or "an" before a key type as people read it, letter by letter ("an ssh-ed25519 key",
 // "an ecdsa-sha2-nistp256 key", "an rsa-sha2-512 key"), so every message that names an offered key says it alike.
-import Foundation
+import FoundationEssentials
 
 public enum KeyTypeArticle {
     /// Letters whose spoken names start with a vowel sound: "ess", "ee", "ar", "eff", "aitch", "em", "en"...

@@ -2,7 +2,7 @@
 // hosts share. Such records are kept (another device may still send the missing half) and reported, never dropped;
 // each report names hosts as commands take them (NAME, or NAME@ID when the name is shared) and, where a command
 // fixes it, says which.
-import Foundation
+import FoundationEssentials
 
 public struct ModelProblem: Hashable, Sendable, CustomStringConvertible {
     public enum Kind: String, Sendable { case groupCycle, missingParent, jumpCycle, missingJumpHost, orphanForward,

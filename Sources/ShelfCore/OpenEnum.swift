@@ -1,6 +1,6 @@
 // Open enums: known cases plus `.other(raw)`, stored as raw strings, so a value written by a newer version
 // (or another device) survives a load/save round trip instead of failing or being rewritten.
-import Foundation
+import FoundationEssentials
 
 public protocol OpenEnum: Hashable, Sendable, Codable, CustomStringConvertible {
     static var knownCases: [Self] { get }
@@ -23,7 +23,7 @@ extension OpenEnum {
 
     /// Parses user input case-insensitively; nil when it names no known case (user input must be known).
     public static func parseKnown(_ text: String) -> Self? {
-        let wanted = text.lowercased().replacingOccurrences(of: "-", with: "").replacingOccurrences(of: "_", with: "")
+        let wanted = text.lowercased().replacing("-", with: "").replacing("_", with: "")
         return knownCases.first { $0.rawValue.lowercased() == wanted }
     }
 }

@@ -1,10 +1,10 @@
 // PartResults: the parts of a job split across cores (a search's candidates, a config's lines or aliases), each
 // written by the one thread that made it and read once all are done.
-import Foundation
+import FoundationEssentials
 
 final class PartResults<Part: Sendable>: @unchecked Sendable {
     private var parts: [Part]
-    private let lock = NSLock()
+    private let lock = Lock()
 
     init(_ count: Int, empty: Part) { parts = Array(repeating: empty, count: count) }
 

@@ -1,6 +1,6 @@
 // PortForwardRule: one -L/-R/-D rule of a host, related by a flat hostID so it survives (and is reported)
 // when its host is deleted on another device.
-import Foundation
+import FoundationEssentials
 
 public struct PortForwardRule: Hashable, Sendable, Codable, Identifiable {
     public var id: UUID

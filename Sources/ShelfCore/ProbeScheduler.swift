@@ -1,6 +1,6 @@
 // ProbeScheduler: which reachability probes to run, and when — the targets of the rows on screen plus a margin,
 // each again `interval` after its last result, never more than `limit` at once. Pure: the caller passes the time.
-import Foundation
+import FoundationEssentials
 
 public struct ProbeScheduler<Target: Hashable & Sendable>: Sendable {
     /// Seconds between two probes of one target.

@@ -2,13 +2,13 @@
 // when the results are made; the order of the rest — 90,000 hosts for the first key of a search — is worked out the
 // first time a row past them is read (the user scrolls down, or a host is looked for in the list). Also plain lists
 // of rows (the unfiltered list), so the TUI has one type for whatever it shows.
-import Foundation
+import FoundationEssentials
 
 public struct RankedRows: RandomAccessCollection, Equatable, Sendable, ExpressibleByArrayLiteral {
     final class Storage: @unchecked Sendable {
         let head: [Int32]
         let count: Int
-        private let lock = NSLock()
+        private let lock = Lock()
         private var rest: (@Sendable () -> [Int32])?
         private var whole: [Int32]?
 

@@ -1,6 +1,6 @@
 // Reachability: whether a host answers a TCP connect — what is probed for a host (its address, or its first jump
 // hop's), the outcome, and the words the TUI column and `sshelf list --reachable` show for it.
-import Foundation
+import FoundationEssentials
 
 /// Where a reachability probe connects: the host's own address, or the first hop of its jump chain (`via`).
 public struct ProbeTarget: Hashable, Sendable {

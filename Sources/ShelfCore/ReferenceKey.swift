@@ -2,7 +2,7 @@
 // and sync's own keys: `sync.key`, `sync.signing`, `sync.<group>.group`, `sync.<epoch>.epoch`,
 // `sync.<invite>.invite`). The config track stores only these names; a value that is not a well-formed reference
 // cannot be constructed, and a record field can only name the family it is for (never a `sync.*` key).
-import Foundation
+import FoundationEssentials
 
 public struct ReferenceKey: Hashable, Sendable, Codable, CustomStringConvertible {
     /// The record family a reference belongs to, i.e. the first component.

@@ -1,6 +1,6 @@
 // ShelfError: the one error shape users see: what went wrong, and (where the user can act) a hint.
 // Each kind maps to a documented exit code; ShelfError(from:) (ShelfOperations) makes one from any failure.
-import Foundation
+import FoundationEssentials
 
 public struct ShelfError: Error, Sendable, CustomStringConvertible {
     public enum Kind: String, Sendable {

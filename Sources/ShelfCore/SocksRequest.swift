@@ -1,7 +1,7 @@
 // SocksRequest: the client side of a SOCKS5 (RFC 1928, no authentication) or SOCKS4/4a handshake, parsed from
 // bytes as they arrive. Pure and bounds-checked: every length is checked before it is read, input is capped,
 // and anything we do not serve gets the protocol's own refusal.
-import Foundation
+import FoundationEssentials
 
 /// Where a SOCKS client wants to go: an IPv4 or IPv6 literal, or a name the server side resolves.
 public struct SocksTarget: Hashable, Sendable {

@@ -1,7 +1,7 @@
 // Suggestions: "did you mean" for a mistyped command, option or name (host, group, identity) — the known words
 // closest to what was typed, by edit distance (a swap of two neighbours counts once), as the start of a longer word,
 // or as the heart of one. The one rule for every "did you mean" sshelf says.
-import Foundation
+import FoundationEssentials
 
 public enum Suggestions {
     /// The candidates close enough to `typed` to be what was meant, closest first (at most three).

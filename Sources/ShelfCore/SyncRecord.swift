@@ -2,7 +2,7 @@
 // group (or the tombstone) and the record body. The body is built from an allow-list and refuses to carry anything
 // that could be a credential: reference fields must hold reference keys of their own family (never one of sync's
 // keys), and no unknown field may be named like a secret; a received body is checked by the same rule.
-import Foundation
+import FoundationEssentials
 
 public enum RecordKind: OpenEnum {
     case group, host, identity, forward

@@ -1,6 +1,6 @@
 // Validation: the field rules of the model and the cross-record checks (cycles, dangling references), each
 // with a message precise enough to act on.
-import Foundation
+import FoundationEssentials
 
 public struct ValidationError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The field the problem is in, in the user's words (`port`, `hostname`, `jump`).
@@ -64,7 +64,7 @@ public enum Validation {
     /// True when `text` is empty or only blanks (what `trimmingCharacters(in: .whitespaces)` would empty).
     static func isBlank(_ text: String) -> Bool {
         let shape = Shape(text)
-        return shape.ascii ? shape.blank : text.trimmingCharacters(in: .whitespaces).isEmpty
+        return shape.ascii ? shape.blank : text.trimmingSpaces().isEmpty
     }
 
     public static func controlCharacterProblem(_ text: String, allowNewlines: Bool = false) -> String? {
@@ -136,7 +136,7 @@ public enum Validation {
     /// to a shell (`ssh -W … HOP`), so only the characters of names, addresses and ports are allowed.
     public static func jumpTextProblem(_ text: String) -> String? {
         if let problem = controlCharacterProblem(text) { return "ProxyJump \(problem)" }
-        if let bad = text.unicodeScalars.first(where: { !(CharacterSet.alphanumerics.contains($0) || "-_.@:[]/%,".unicodeScalars.contains($0)) }) {
+        if let bad = text.unicodeScalars.first(where: { !(TextTrim.isAlphanumeric($0) || "-_.@:[]/%,".unicodeScalars.contains($0)) }) {
             return "ProxyJump '\(text)' contains '\(bad)', which a jump hop cannot have"
         }
         if text.split(separator: ",", omittingEmptySubsequences: false).contains(where: { $0.hasPrefix("-") }) {

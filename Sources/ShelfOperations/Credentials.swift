@@ -1,7 +1,7 @@
 // Credentials: store-and-vault work on credentials — a host's password kept in the class its use needs (one copy,
 // the host record pointing at it), moving an item to another class, and the vault audit, which needs to know from
 // the store when each credential is read and whether this device syncs credentials.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfStore
 import ShelfSync

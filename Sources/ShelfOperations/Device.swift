@@ -1,5 +1,5 @@
 // Device: this device's name as other devices see it in `sync devices` (the host name; never synced as an id).
-import Foundation
+import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif

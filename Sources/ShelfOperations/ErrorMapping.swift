@@ -2,7 +2,7 @@
 // detail). The CLI prints it (`sshelf: error: …`, exit code by kind; CLIErrorHints adds the flags it names); the
 // TUI shows its message and hint in the title bar. Nothing else maps StoreError, VaultError, SSHError, SyncFailure,
 // ValidationError or the file errors.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfSSH
 import ShelfStore

@@ -1,5 +1,5 @@
 // Forwards: saving and deleting forward rules — for `sshelf forward …` and the TUI's forward form and `d`.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfStore
 

@@ -1,6 +1,6 @@
 // Groups: creating a path of groups, placing a group (rename, move, new) with the cycle check, and deleting a
 // group with what it holds — the same rules for `sshelf group …`, `--group` and the TUI's group form.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfStore
 

@@ -1,6 +1,6 @@
 // HostKeys: pinning a host key the user vouched for — in sshelf's known_hosts and on the host record — and the
 // deliberate replacement of a changed key (the TUI's "type the host's name" dialog, as `sshelf trust --replace`).
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfSSH
 import ShelfStore

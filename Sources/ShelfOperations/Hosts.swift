@@ -1,7 +1,7 @@
 // Hosts: saving a host (field rules, a name no other host has, its group path, the jump-chain cycle check against
 // the stored hosts) and deleting hosts with their forward rules, refused while other hosts jump through them unless
 // forced — the same rules for `sshelf add|edit|mv|rm`, import and the TUI's forms.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfStore
 

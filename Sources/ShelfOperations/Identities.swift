@@ -1,6 +1,6 @@
 // Identities: saving and deleting identities (the hosts using one keep everything but it; its key leaves this
 // device's vault with it), moving a private key file into the vault, and making a new ed25519 key there.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfStore
 import ShelfSystem
@@ -163,7 +163,7 @@ public enum IdentityOperations {
         // `identity show` prints the line ssh-keygen wrote): taken when it holds the same key.
         if let bytes = try? RegularFile.read(path + ".pub", limit: 64 * 1024) {
             let line = String(decoding: bytes, as: UTF8.self).split(separator: "\n").first
-                .map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+                .map { $0.trimmingSpaces() } ?? ""
             let key = line.split(separator: " ").prefix(2).joined(separator: " ")
             if !key.isEmpty, publicKey == nil || publicKey == key {
                 publicKey = Validation.controlCharacterProblem(line) == nil ? line : key

@@ -1,7 +1,7 @@
 // Resolve: finding the record a user named — hosts by name (or id prefix when names repeat), groups by
 // slash path, identities by name, rules by id prefix or name — with errors that say what to type instead
 // (a name several hosts share is given as NAME@ID-PREFIX).
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfStore
 

@@ -1,6 +1,6 @@
 // SafeText: stored text made safe to print (a synced record must not put escape sequences on a terminal), and
 // the short form of an id — shared by every message the operations build for the CLI and the TUI.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 
 public enum Display {

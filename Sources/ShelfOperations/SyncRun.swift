@@ -1,7 +1,7 @@
 // SyncRun: one sync run as the CLI and the TUI both start it — with the vault the caller opened (and unlocked), or
 // else the vault opened now without asking anything (made if there is none: sync keeps this device's keys in it).
 // A vault that cannot open is the run's fallback reason, never a crash.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfStore
 import ShelfSync

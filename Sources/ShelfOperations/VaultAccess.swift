@@ -1,6 +1,6 @@
 // VaultAccess: opening the vault with the options this process runs with (switches from the environment,
 // warnings to the workspace), and unlocking it only when a class the caller needs is locked.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfVault
 

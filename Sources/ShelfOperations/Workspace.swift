@@ -1,6 +1,6 @@
 // Workspace: what an operation runs with — the environment (switches, never secrets), the data locations it
 // names, the home directory, and where warnings go (the CLI prints them; the TUI keeps them off the screen).
-import Foundation
+import FoundationEssentials
 import ShelfCore
 
 public struct Workspace: Sendable {
@@ -15,7 +15,7 @@ public struct Workspace: Sendable {
         self.warn = warn
     }
 
-    public var homeDirectory: String { environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory() }
+    public var homeDirectory: String { environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? FileManager.default.homeDirectoryForCurrentUser.path }
 
     /// The same workspace with warnings sent elsewhere.
     public func warning(to warn: @escaping @Sendable (String) -> Void) -> Workspace {

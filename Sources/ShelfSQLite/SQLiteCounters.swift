@@ -1,20 +1,11 @@
 // SQLiteCounters: how many statements this process has prepared, so tests can guard that bulk work runs on
 // a fixed set of prepared statements (not one per row) without timing anything.
-import Foundation
+import Synchronization
 
 public enum SQLiteCounters {
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var prepared = 0
+    private static let prepared = Atomic<Int>(0)
 
-    static func countPrepare() {
-        lock.lock()
-        prepared += 1
-        lock.unlock()
-    }
+    static func countPrepare() { prepared.add(1, ordering: .relaxed) }
 
-    public static var statementsPrepared: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return prepared
-    }
+    public static var statementsPrepared: Int { prepared.load(ordering: .relaxed) }
 }

@@ -1,7 +1,7 @@
 // AlgorithmList: a host's HostKeyAlgorithms / KexAlgorithms / Ciphers / MACs in OpenSSH's syntax — a list, or one
 // starting with `+` (append to the defaults), `-` (remove from them; `*` and `?` patterns) or `^` (put first) —
 // resolved against sshelf's default order and kept to what the loaded libssh2 has (1.11 adds chacha20 and AES-GCM).
-import Foundation
+import FoundationEssentials
 import ShelfCore
 
 enum AlgorithmList {

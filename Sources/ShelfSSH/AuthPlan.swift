@@ -1,7 +1,7 @@
 // AuthPlan: which login methods a hop tries, in OpenSSH's order, and where each one's credential comes from
 // (a reference or a path, never a value). The authenticator runs these steps (limited to what the server
 // offers) and `connect --dry-run` prints the same steps, so the plan shown is the plan run.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 
 public enum AuthStep: Sendable, Equatable {

@@ -2,7 +2,7 @@
 // keyboard-interactive, password) limited to what the server offers; each credential fetched only when its
 // step is tried, always through the hop's VerifiedSession.
 import CLibSSH2
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfSystem
 
@@ -320,7 +320,7 @@ enum KeyFile {
     /// `~/` spelt out with HOME (the user's, as every path sshelf reads).
     static func expanded(_ path: String, environment: [String: String]) -> String {
         guard path.hasPrefix("~/") else { return path }
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? FileManager.default.homeDirectoryForCurrentUser.path
         return home + String(path.dropFirst(1))
     }
 

@@ -1,7 +1,8 @@
 // Channel: one libssh2 channel in non-blocking mode — reads and writes that say "would block" instead of
 // waiting, so the poll loops can drain every channel until EAGAIN before they sleep.
 import CLibSSH2
-import Foundation
+import FoundationEssentials
+import Glibc
 
 final class Channel {
     let raw: OpaquePointer

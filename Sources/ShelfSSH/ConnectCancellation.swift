@@ -1,11 +1,13 @@
 // ConnectCancellation: lets another thread stop a connect attempt at any stage — while the TCP connection is being
 // made (the wait also watches a wake-up pipe), or once a hop's socket is open (it is shut down both ways, so every
 // blocking libssh2 call on it returns at once and nothing more can be sent). Used by the TUI's Esc.
-import Foundation
+import FoundationEssentials
+import Glibc
+import ShelfCore
 import ShelfSystem
 
 public final class ConnectCancellation: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var cancelled = false
     private var sockets: Set<Int32> = []
     /// Polled by a connect in progress; signalled by `cancel()`.

@@ -1,6 +1,6 @@
 // ConnectDelegate: the decisions and prompts a connection needs from its caller — the TUI draws dialogs, the CLI
 // reads the terminal. Policy lives here, so ShelfSSH never decides on its own to trust a key or ask a question.
-import Foundation
+import FoundationEssentials
 
 /// A host key that needs the user's decision: unknown, or known only under other key types.
 public struct HostKeyQuestion: Sendable {

@@ -1,7 +1,7 @@
 // Connector: the connect flow. One hop routine serves every hop, outermost first: open its transport (TCP, or
 // a channel of the hop before it), handshake, verify the host key (which yields the VerifiedSession), and only
 // then log in with that VerifiedSession — the only value authentication and credential lookups accept.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 
 public final class SSHConnector {

@@ -2,7 +2,7 @@
 // the host-key check makes, so no password, key, keyboard answer or agent signature can be sent to a server whose
 // host key was not verified (the compiler holds it: VerifiedSessionTests). The user is the verified hop's.
 import CLibSSH2
-import Foundation
+import FoundationEssentials
 import ShelfSystem
 
 extension VerifiedSession {

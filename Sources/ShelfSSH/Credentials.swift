@@ -1,7 +1,7 @@
 // Credentials: how the connect flow gets secrets. A CredentialSource (ShelfApp answers from the vault) is asked
 // by reference key, only for the method being tried, and every call carries the hop's VerifiedSession — a
 // value only the host-key check can make — so no lookup can happen before that hop's key was verified.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 
 /// What a credential lookup found. `notStored` with a reference set is the "not yet synced" case.

@@ -1,6 +1,7 @@
 // Endpoint: one hop of a connection as the flow needs it — where, who, how to log in, and which references
 // name its secrets (never the secrets). A connection is a list of endpoints, outermost jump host first.
-import Foundation
+import FoundationEssentials
+import Glibc
 import ShelfCore
 
 public struct SSHEndpoint: Sendable {

@@ -1,10 +1,12 @@
 // ForwardBalancer: spreads a host's forwarded connections over its sessions — each new local connection goes to the
 // session with the fewest open connections (ties in turn), and is handed to that session's engine if it is not
 // the one that accepted it. Shared by the engines of one ForwardPool, each on its own thread.
-import Foundation
+import FoundationEssentials
+import Glibc
+import ShelfCore
 
 final class ForwardBalancer: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     /// Open connections per session, counted from the moment a session is chosen until the engine retires the link.
     private var load: [Int]
     private var next = 0

@@ -1,6 +1,7 @@
 // ForwardBuffer: a fixed-size byte buffer between a socket and a channel. Fixed, so a slow reader on one side
 // stops reads on the other (backpressure) instead of growing memory.
-import Foundation
+import FoundationEssentials
+import Glibc
 
 final class ForwardBuffer {
     static let capacity = 256 * 1024

@@ -6,7 +6,8 @@
 // packet still unsent, the *next* sending call completes that packet and silently drops its own. So after such
 // an EAGAIN only the same call may run again until it finishes (`pending`). Opening channels is serialised too.
 import CLibSSH2
-import Foundation
+import FoundationEssentials
+import Glibc
 import ShelfCore
 
 public final class ForwardEngine: @unchecked Sendable {
@@ -48,7 +49,7 @@ public final class ForwardEngine: @unchecked Sendable {
     private let wakePipe: (read: Int32, write: Int32)
     /// This engine's session among the pool's, and the balancer that spreads connections (nil when alone).
     private let member: (index: Int, balancer: ForwardBalancer)?
-    private let lock = NSLock()
+    private let lock = Lock()
     private var published: [ForwardStatus] = []
     /// Sockets handed over by another engine, and whether this one still takes them (guarded by `lock`).
     private var inbox: [(fd: Int32, forward: Int)] = []

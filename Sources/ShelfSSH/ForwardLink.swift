@@ -2,7 +2,7 @@
 // way. Its lifecycle is `Phase`; once open, each direction has its own state (`Flow`, as swift-nio-ssh's
 // ChildChannelStateMachine tracks each side), so EOF one way keeps the other flowing, and a failure stops both.
 import CLibSSH2
-import Foundation
+import FoundationEssentials
 import ShelfCore
 
 final class ForwardLink {

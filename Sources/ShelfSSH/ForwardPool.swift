@@ -1,14 +1,14 @@
 // ForwardPool: runs a host's forward rules over one or more logged-in sessions of that host — one ForwardEngine per
 // session, each on its own thread (the first on the caller's) — so the connections of a rule with `sessions N`
 // spread over N libssh2 sessions and as many cores. One session ending ends them all; the caller reconnects.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfSystem
 
 public final class ForwardPool: @unchecked Sendable {
     private let engines: [ForwardEngine]
     private let rules: [PortForwardRule]
-    private let lock = NSLock()
+    private let lock = Lock()
     private var firstFailure: SSHError?
 
     /// The sessions these rules need: the largest `sessions` among the -L and -D rules (-R always uses one).

@@ -8,7 +8,8 @@
 // per connection) reach sshd in one write. The bytes and their order are exactly libssh2's; only the moment they
 // leave changes, and never past the end of the pass that produced them.
 import CLibSSH2
-import Foundation
+import FoundationEssentials
+import Glibc
 
 final class ForwardSendBuffer {
     /// libssh2 is told "would block" only when this much is waiting (the socket took none of it).

@@ -1,6 +1,7 @@
 // ForwardSocket: the plain sockets of a forward — a listening socket on the bind address (with a clear error
 // when the port is taken), accepted connections tuned for throughput, and non-blocking connects for -R.
-import Foundation
+import FoundationEssentials
+import Glibc
 
 enum ForwardSocket {
     /// Socket buffers sized to the forward buffers so one read or write moves a whole buffer.

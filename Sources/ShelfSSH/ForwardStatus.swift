@@ -1,6 +1,6 @@
 // ForwardStatus: what a running forward reports — where it listens, connection and byte counts, the last
 // connection error. Plain values, safe to copy to another thread or write to a state file.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 
 public struct ForwardStatus: Sendable, Codable, Equatable {

@@ -2,7 +2,7 @@
 // keep running to carry it. A direct hop is a TCP connection; a jump hop is a direct-tcpip channel of the hop
 // before it, pumped through a socketpair by a JumpBridge. A new kind of hop (a ProxyCommand child on a
 // socketpair) is one more transport: the connector's hop routine (handshake, verify, authenticate) is the same.
-import Foundation
+import FoundationEssentials
 
 /// What keeps a hop's stream alive once opened (a bridge thread, a child process); stopped after the session
 /// it carries has disconnected.

@@ -1,5 +1,5 @@
 // HostKey: a server's public host key as received (wire blob) with its OpenSSH type name and SHA256 fingerprint.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 
 public struct HostKey: Hashable, Sendable {
@@ -29,7 +29,7 @@ public struct HostKey: Hashable, Sendable {
     /// `SHA256:…` exactly as `ssh-keygen -lf` and OpenSSH's prompts print it (unpadded base64).
     public var fingerprint: String {
         let text = Data(Digest.sha256(blob)).base64EncodedString()
-        return "SHA256:" + text.replacingOccurrences(of: "=", with: "")
+        return "SHA256:" + text.replacing("=", with: "")
     }
 
     public var pinned: PinnedHostKey { PinnedHostKey(type: type, key: base64) }

@@ -2,7 +2,7 @@
 // VerifiedSession, and authentication and every credential lookup take one: reading or sending a credential
 // for a hop whose host key was not checked does not compile. Changed and revoked keys end the connection;
 // unknown and other-type keys go to the caller's policy.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 
 /// A hop whose host key was verified: trusted by its pin or a known_hosts file, or accepted by the user. Only

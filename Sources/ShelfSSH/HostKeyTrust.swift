@@ -1,6 +1,6 @@
 // HostKeyTrust: decides whether a server's host key is trusted — the host's pinned key first (it travels with
 // sync), then sshelf's own known_hosts, then ~/.ssh/known_hosts (read only). Never touches a credential.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfSystem
 
@@ -90,7 +90,7 @@ public struct HostKeyTrustStore: Sendable {
         let lockPath = ownKnownHostsPath + ".lock"
         let lock: FileLock
         do {
-            try PrivateFiles.ensureDirectory((ownKnownHostsPath as NSString).deletingLastPathComponent)
+            try PrivateFiles.ensureDirectory(ownKnownHostsPath.parentPath)
             lock = try FileLock(lockPath)
         } catch {
             throw SSHError(.invalidConfiguration, "could not lock \(lockPath): \(error)")

@@ -2,7 +2,8 @@
 // size, window changes forwarded, the OpenSSH escape `~.` to disconnect, and the terminal restored on every exit
 // path (remote exit, error, escape, SIGTERM/SIGHUP).
 import CLibSSH2
-import Foundation
+import FoundationEssentials
+import Glibc
 import ShelfCore
 
 public struct ShellOptions: Sendable {

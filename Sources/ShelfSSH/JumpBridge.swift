@@ -2,7 +2,8 @@
 // talks to one end of a socketpair; a thread pumps bytes between the other end and the channel. From the moment
 // the bridge starts, only its thread touches the outer session.
 import CLibSSH2
-import Foundation
+import FoundationEssentials
+import Glibc
 import ShelfSystem
 
 final class JumpBridge: @unchecked Sendable {

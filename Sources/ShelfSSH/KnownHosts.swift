@@ -1,6 +1,6 @@
 // KnownHosts: OpenSSH known_hosts files — parsed line by line (plain, hashed `|1|salt|hmac`, `[host]:port`,
 // wildcards and negations, `@revoked`), with every line we cannot parse kept verbatim so a rewrite loses nothing.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfSystem
 
@@ -106,7 +106,7 @@ public struct KnownHostsFile: Sendable {
     /// Writes the whole file atomically (temp file, fsync, rename), mode 0600, creating the directory 0700.
     public func write(to path: String) throws(SSHError) {
         do {
-            try PrivateFiles.ensureDirectory((path as NSString).deletingLastPathComponent)
+            try PrivateFiles.ensureDirectory(path.parentPath)
             try PrivateFiles.atomicWrite(Data(text.utf8), to: path)
         } catch {
             throw SSHError(.invalidConfiguration, "could not write \(path): \(error)")
@@ -114,7 +114,7 @@ public struct KnownHostsFile: Sendable {
     }
 
     static func parse(_ raw: String) -> Line {
-        let trimmed = raw.trimmingCharacters(in: .whitespaces)
+        let trimmed = raw.trimmingSpaces()
         if trimmed.isEmpty || trimmed.hasPrefix("#") { return .verbatim(raw) }
         var fields = trimmed.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)[...]
         var marker: KnownHostEntry.Marker? = nil

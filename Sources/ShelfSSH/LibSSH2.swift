@@ -2,7 +2,7 @@
 // — asked of the library at run time (its version, and each newer function looked up by name), never assumed from
 // the header sshelf was built with: the release binary loads the distribution's libssh2, 1.10 or 1.11.
 import CLibSSH2
-import Foundation
+import FoundationEssentials
 
 public enum LibSSH2 {
     /// The libssh2 version this process runs against (not the one it was built with).

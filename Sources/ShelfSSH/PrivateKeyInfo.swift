@@ -1,7 +1,8 @@
 // PrivateKeyInfo: reads only the header of a private key (its type, whether a passphrase protects it) so the
 // flow can ask for a passphrase and explain libssh2 1.10's RSA limit. The key is searched as bytes, never made
 // a String; the one decoded copy lives in a buffer that is zeroed before it is freed.
-import Foundation
+import FoundationEssentials
+import Glibc
 import ShelfCore
 
 struct PrivateKeyInfo: Equatable {

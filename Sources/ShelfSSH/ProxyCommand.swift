@@ -3,7 +3,8 @@
 // socketpair whose other end the session talks over (as a jump hop's bridge does). Its stderr is kept (the last
 // 16 KiB) so a failure says what the command said; the child is hung up on and reaped after the session has
 // disconnected.
-import Foundation
+import FoundationEssentials
+import Glibc
 import ShelfCore
 import ShelfSystem
 
@@ -56,7 +57,7 @@ final class ProxyCommandChild: HopCarrier, @unchecked Sendable {
     let pid: pid_t
     let command: String
     private let stderrFD: Int32
-    private let lock = NSLock()
+    private let lock = Lock()
     private var captured: [UInt8] = []
     private var reader: JoinableThread?
     private var status: Int32?
@@ -108,7 +109,7 @@ final class ProxyCommandChild: HopCarrier, @unchecked Sendable {
     var errorText: String {
         lock.lock()
         defer { lock.unlock() }
-        return UntrustedText.clean(String(decoding: captured, as: UTF8.self)).trimmingCharacters(in: .whitespacesAndNewlines)
+        return UntrustedText.clean(String(decoding: captured, as: UTF8.self)).trimmingSpacesAndNewlines()
     }
 
     /// The session could not start over the command: say what the command said and how it ended.

@@ -1,7 +1,9 @@
 // ReachabilityProbe: one TCP handshake to a host's address, timed — resolve the name, a non-blocking connect bounded
 // by a timeout, then close at once. Nothing is sent or read (no SSH banner, no credential), so a probe costs the
 // server an accepted socket that ends at once.
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import ShelfCore
 
 public enum ReachabilityProbe {
@@ -44,7 +46,7 @@ public enum ReachabilityProbe {
     /// order.
     public static func probeAll(_ targets: [ProbeTarget], timeout: Double, concurrency: Int = 16) -> [Reachability] {
         final class Results: @unchecked Sendable {
-            let lock = NSLock()
+            let lock = Lock()
             var values: [Reachability]
             var next = 0
             init(_ count: Int) { values = Array(repeating: .unknown, count: count) }

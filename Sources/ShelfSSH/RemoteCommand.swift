@@ -1,7 +1,8 @@
 // RemoteCommand: `exec` on a connection — stdout and stderr delivered apart as they arrive (nothing buffered
 // whole), stdin forwarded from a descriptor, and the remote exit status returned.
 import CLibSSH2
-import Foundation
+import FoundationEssentials
+import Glibc
 import ShelfCore
 
 extension SSHConnection {

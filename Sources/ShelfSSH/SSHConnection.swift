@@ -1,7 +1,7 @@
 // SSHConnection: a logged-in connection (with its jump sessions and what carries them). Runs commands and
 // shells on the innermost session and closes everything innermost first.
 import CLibSSH2
-import Foundation
+import FoundationEssentials
 import ShelfCore
 
 public final class SSHConnection {

@@ -1,6 +1,6 @@
 // SSHError: every failure of a connection as one typed value: what kind, a sentence for the user, libssh2's
 // own diagnostic (when it said something) and a hint where the user can act.
-import Foundation
+import FoundationEssentials
 
 public struct SSHError: Error, Sendable, CustomStringConvertible, Equatable {
     public enum Kind: String, Sendable {

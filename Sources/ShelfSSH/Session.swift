@@ -2,7 +2,8 @@
 // handshake, the server's host key, the auth calls, keepalive (and when the server last answered) and disconnect.
 // Every libssh2 return code is translated here, where it is called.
 import CLibSSH2
-import Foundation
+import FoundationEssentials
+import Glibc
 import ShelfCore
 
 final class Session {

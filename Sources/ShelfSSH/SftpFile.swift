@@ -1,7 +1,7 @@
 // SftpFile: one open remote file. Reads and writes take large buffers, which libssh2 splits into several SFTP
 // requests in flight at once (its pipelining): a transfer is not one round trip per 32 KiB.
 import CLibSSH2
-import Foundation
+import FoundationEssentials
 
 public final class SftpFile {
     let raw: OpaquePointer

@@ -3,7 +3,7 @@
 // Blocking calls on the target session; another thread stops a transfer by aborting the connection. Each libssh2
 // return code is translated here, with the server's SFTP status in words.
 import CLibSSH2
-import Foundation
+import FoundationEssentials
 
 /// What the server says about a path.
 public struct SftpAttributes: Sendable, Equatable {

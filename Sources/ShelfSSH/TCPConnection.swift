@@ -1,6 +1,7 @@
 // TCPConnection: opens the TCP socket for an SSH session — every address getaddrinfo returns (IPv6 and IPv4),
 // a connect timeout per address, TCP_NODELAY (halves handshake time) and TCP keepalive.
-import Foundation
+import FoundationEssentials
+import Glibc
 
 enum TCPConnection {
     /// `cancellation`: a cancel from another thread ends the wait at once (an error of kind `.cancelled`). `name` is

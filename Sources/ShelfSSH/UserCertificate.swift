@@ -2,7 +2,7 @@
 // certificate a host's options name for the key being tried, found by the key itself (a certificate embeds the
 // public key it certifies), offered as that key's public half while the key signs. A certificate is public: read
 // from its file, never from the vault.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfSystem
 
@@ -21,7 +21,7 @@ enum UserCertificate {
         for path in paths {
             let expanded = KeyFile.expanded(path, environment: environment)
             guard let text = try? String(contentsOfFile: expanded, encoding: .utf8) else { continue }
-            let line = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            let line = text.trimmingSpacesAndNewlines()
             guard let blob = IdentityKeys.blob(of: line), certifies(blob, publicBlob) else { continue }
             return blob
         }

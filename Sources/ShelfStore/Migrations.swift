@@ -1,6 +1,6 @@
 // Migrations: the store's schema history. Each step runs once, in order, inside the opening transaction;
 // PRAGMA user_version records how far a file has come. Never edit a shipped step: add a new one.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 
 enum Migration: Sendable {

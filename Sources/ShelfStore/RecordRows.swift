@@ -1,6 +1,6 @@
 // RecordRows: how each model record maps to its table row and back. Unknown fields ride in `extra` (JSON,
 // empty when there are none, so the common case costs no JSON work at 100,000 rows).
-import Foundation
+import FoundationEssentials
 import ShelfCore
 
 enum ExtraFields {

@@ -1,6 +1,6 @@
 // SQLite: the store's face of the shared SQLite wrapper (ShelfSQLite) — the same `db.query` / `db.run` calls,
 // with every SQLite failure turned into a StoreError whose kind and hint speak of the store.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfSQLite
 

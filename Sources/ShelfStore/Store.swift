@@ -2,7 +2,8 @@
 // synchronous=FULL, 0600). Refuses a file that is damaged, foreign, newer, or readable by others, and never
 // writes to such a file. Writers take the lock up front (BEGIN IMMEDIATE) so concurrent processes queue
 // instead of losing an update.
-import Foundation
+import FoundationEssentials
+import Glibc
 import ShelfCore
 import ShelfSystem
 
@@ -35,7 +36,7 @@ public final class Store {
     /// Opens with migrations up to `version` only; tests use this to build a first-schema file.
     init(path: String, migrateTo version: Int) throws(StoreError) {
         self.path = path
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = path.parentPath
         var info = stat()
         if lstat(path, &info) == 0 {
             guard (info.st_mode & S_IFMT) == S_IFREG else {
@@ -45,7 +46,7 @@ public final class Store {
             if info.st_mode & 0o077 != 0 {
                 throw StoreError(
                     kind: .permissions,
-                    message: String(format: "store %@ is readable by other users (mode %o)", path, info.st_mode & 0o777),
+                    message: "store \(path) is readable by other users (mode \(String(info.st_mode & 0o777, radix: 8)))",
                     hint: "run: chmod 600 '\(path)' (sshelf refuses loose files, as ssh refuses loose keys)")
             }
         } else {

@@ -7,7 +7,9 @@
 // back with everything else. New hosts go in by `insert(newHosts:)` or, made on another core as they go in,
 // `insert(newHostsInOrder:make:)`: in id order, with the name index built after them when a large batch is not in
 // name order, and their change stamps written in two statements.
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import ShelfCore
 
 extension Store {
@@ -177,7 +179,7 @@ extension Store {
     final class RowBlocks: @unchecked Sendable {
         private var blocks: [RowBlock]
         private let ready: [DispatchSemaphore]
-        private let lock = NSLock()
+        private let lock = Lock()
         init(count: Int) {
             blocks = Array(repeating: RowBlock(), count: count)
             ready = (0..<count).map { _ in DispatchSemaphore(value: 0) }
@@ -201,7 +203,7 @@ extension Store {
     /// A flag one thread sets and another reads.
     final class ManagedAtomicFlag: @unchecked Sendable {
         private var value = false
-        private let lock = NSLock()
+        private let lock = Lock()
         var isSet: Bool {
             lock.lock()
             defer { lock.unlock() }

@@ -1,7 +1,7 @@
 // StoreCascade: deletes that take what depends on them along (a host's forward rules; a group's subgroups and
 // their hosts; an identity's place on the hosts using it), shared by the CLI and the TUI. Call inside `write`
 // so it all happens or none of it does.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 
 extension Store {

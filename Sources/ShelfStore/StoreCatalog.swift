@@ -4,7 +4,8 @@
 // insert, update and delete, by any process or version that writes the file; a cache whose token differs is
 // rebuilt from the rows in the same read transaction as the token, and replaced by rename (never written in
 // place), so a reader's mapping stays valid.
-import Foundation
+import FoundationEssentials
+import Glibc
 import ShelfCore
 import ShelfSQLite
 import ShelfSystem

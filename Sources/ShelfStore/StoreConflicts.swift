@@ -1,7 +1,7 @@
 // StoreConflicts: settling a merge conflict (`sync conflicts resolve ID --take other|kept`). The side taken is
 // written as an edit made here — stamped after both sides, so every device takes it on its next sync and none
 // records a new conflict for it — and the conflict is marked settled.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 
 extension Store {

@@ -1,12 +1,13 @@
 // StoreCounters: how many write transactions this process committed (and, from ShelfSQLite, statements it
 // prepared), so tests can guard the shape of bulk work (an import is one transaction over a fixed set of
 // statements) without timing anything.
-import Foundation
+import FoundationEssentials
+import ShelfCore
 import ShelfSQLite
 
 final class StoreCounters: @unchecked Sendable {
     static let shared = StoreCounters()
-    private let lock = NSLock()
+    private let lock = Lock()
     private var commits = 0
 
     func countCommit() {

@@ -1,7 +1,7 @@
 // StoreOptionDefaults: the defaults blocks (`Host *` and other patterns, with the options written under them), in
 // file order. They belong to this device, like the ~/.ssh/config they came from (paths, agents and keychains differ
 // from machine to machine): sync does not carry them; a host's own options travel with the host.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 
 extension Store {

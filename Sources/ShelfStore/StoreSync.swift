@@ -1,7 +1,7 @@
 // StoreSync: what sync needs from the store's records — the device id, device-local settings, a clock per field
 // group on every change made here (tombstones included) with the change queued in the outbox, the records to
 // send, and merging a record from another device by the field rules of ShelfCore's FieldMerge.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 
 public enum ApplyOutcome: Equatable, Sendable {

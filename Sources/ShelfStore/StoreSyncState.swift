@@ -1,7 +1,7 @@
 // StoreSyncState: what this device has verified of its sync group, kept locally so a remote that drops or rolls
 // back files cannot make it forget — the certificates (the roster is computed from them), each device's chain
 // head and the digests of the entries verified, pending invites, and the conflicts merges recorded.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 
 /// How far this device has verified one device's chain (this device's own chain included).

@@ -1,7 +1,7 @@
 // Certificate: one signed roster statement — the group's genesis, a device added, a device revoked, a new epoch,
 // an epoch key shared with one device. Each is self-contained (signed by the device that made it), so any member
 // can carry it in its entries and the roster never depends on one file or one writer. Format in docs/SYNC.md.
-import Foundation
+import FoundationEssentials
 import ShelfVault
 
 struct Certificate: Equatable {

@@ -1,7 +1,7 @@
 // CredentialBatch: a device's credential set as it travels in an entry's sealed content — item keys, classes, times
 // and values in a bounds-checked binary framing built directly in guarded memory (never a String). Key names
 // included, it is sealed under the epoch's key; the remote sees its size and nothing else.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfVault
 

@@ -3,7 +3,7 @@
 // copy arriving later does not bring the credential back — and each item's stamp (CredentialStamp) with how it
 // looked when last seen. Key names, times and keyed digests only, in the store's device-local settings (never
 // synced in the clear); no value ever.
-import Foundation
+import FoundationEssentials
 import ShelfStore
 
 struct CredentialLedger {

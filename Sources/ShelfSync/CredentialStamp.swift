@@ -3,7 +3,7 @@
 // item is stamped after every stamp it knew for it (the counter moves on when its clock does not), so a later write
 // by the same device always wins, on every device, even twice within one second or with a clock that stepped back;
 // two devices' writes in the same millisecond go to the same one everywhere (the author, not the receiver, decides).
-import Foundation
+import FoundationEssentials
 
 struct CredentialStamp: Codable, Equatable, Comparable {
     var time: Int64

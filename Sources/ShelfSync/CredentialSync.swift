@@ -3,7 +3,7 @@
 // build this device's credential set for its next entry, and merge other devices' sets into the vault by
 // last-writer-wins, never over an item kept on this device. Entries carry the sets sealed; this file never touches
 // the remote.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfStore
 import ShelfVault

@@ -1,7 +1,7 @@
 // CredentialSyncChoices: which vault items' classes the user chose (`sshelf vault set-class`), remembered in the
 // store's device-local settings (never synced), so the credential track never moves them: a class the user picked
 // is a promise (…ThisDeviceOnly: this item never leaves this device), a class from the default table is not.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfStore
 import ShelfVault

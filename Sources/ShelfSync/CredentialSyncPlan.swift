@@ -2,7 +2,7 @@
 // items travel already (a syncable class), which move to their syncable twin (a device-only class that came from the
 // default table), and which stay on this device (a class the user chose, or one with no syncable twin). The track's
 // own migration pass moves exactly `moves`, so what `sync enable --credentials` lists is what happens.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfStore
 import ShelfVault

@@ -4,7 +4,7 @@
 // keys sealed to the claimant alone (two claims on one invite mean the code leaked: nobody is enrolled). On the
 // joining device `sync join` opens the box and leaves its claim; until its welcome arrives it holds no group key,
 // syncs nothing and says it is waiting.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfStore
 import ShelfVault
@@ -84,8 +84,9 @@ struct Enrollment {
                 continue
             }
             if !remote.hasInviteBox(id) {
+                // The name the group knows this device by (it may have been renamed), not the machine's.
                 let box = InviteBox(group: session.state.group, anchor: session.state.anchor, inviter: session.me,
-                                    inviterName: session.deviceName, created: invite.created, expires: invite.expires,
+                                    inviterName: session.roster.name(of: session.me), created: invite.created, expires: invite.expires,
                                     credentials: credentials)
                 try remote.writeInviteBox(id, box.seal(code))
             }

@@ -2,7 +2,7 @@
 // no host (group, device, sequence number, the previous entry's digest, the epoch, whether it is a snapshot),
 // two sealed sections (roster certificates under the group's roster key; records and credentials under the
 // epoch's key; both bind the header as associated data) and the device's ed25519 signature over all of it.
-import Foundation
+import FoundationEssentials
 import ShelfVault
 
 struct EntryHeader: Equatable {

@@ -1,7 +1,7 @@
 // EntryContent: the plaintexts inside an entry's two sealed sections. The roster section lists certificates; the
 // content section holds config records (a JSON array) and, when the credential track is on, this device's sealed
 // credential set (built and read in guarded memory, never as a String or a Swift array).
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfVault
 

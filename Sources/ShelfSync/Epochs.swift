@@ -2,7 +2,7 @@
 // them. The greatest clean epoch it holds is used (clean: no device holding the key was ever revoked); a member
 // that lacks it is sent it, sealed to its box key; with no clean epoch at all (after a revocation) a new one is
 // made and shared with every remaining member. Concurrent rotations settle on the greatest (number, creator).
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfVault
 

@@ -5,7 +5,8 @@
 // (RemoteDirectory), so a link (or a special file) where sync keeps a folder is reported or, for this device's own
 // folder, replaced, and a folder swapped for a link mid-operation cannot point a removal, a write or a chmod outside
 // the remote. Listings are bounded (a flooded remote is a fallback reason, not a slow run).
-import Foundation
+import FoundationEssentials
+import Glibc
 import ShelfCore
 import ShelfSystem
 
@@ -58,7 +59,7 @@ public struct FolderRemote: Sendable {
         for name in ["devices", "invites"] { _ = try shared(root, name) }
         guard root.kind("format.json") != nil else { return 0 }
         guard let data = try? root.read("format.json", label: "format.json", limit: RemoteLayout.maxFormatBytes),
-              let object = try? JSONSerialization.jsonObject(with: Data(data)) as? [String: Any], let format = object["format"] as? Int,
+              let format = (try? JSONDecoder().decode(FormatFile.self, from: Data(data)))?.format,
               format >= 1 else {
             throw SyncFailure("sync folder \(layout.root) has an unreadable format.json", hint: "is this an sshelf sync folder?")
         }
@@ -255,4 +256,9 @@ public struct FolderRemote: Sendable {
         }
         return removed
     }
+}
+
+/// format.json: only its format number is read.
+private struct FormatFile: Decodable {
+    var format: Int
 }

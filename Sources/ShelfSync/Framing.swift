@@ -1,7 +1,8 @@
 // Framing: the one bounds-checked reader and the matching writer for every binary format sync parses (entries,
 // certificates, invites, claims, entry content). Untrusted bytes are read only through `ByteReader`: every
 // length is checked against what is left and against a named limit before anything is allocated.
-import Foundation
+import FoundationEssentials
+import ShelfCore
 
 struct FramingError: Error, CustomStringConvertible {
     var description: String
@@ -127,7 +128,7 @@ extension UUID {
 }
 
 extension Array where Element == UInt8 {
-    var hex: String { map { String(format: "%02x", $0) }.joined() }
+    var hex: String { map { TextFormat.hex($0) }.joined() }
 
     init?(hex: String) {
         guard hex.utf8.count % 2 == 0 else { return nil }

@@ -4,7 +4,7 @@
 // never conflicts; a rejected push is retried after a pull. The repository is not trusted: no hook runs (a local
 // bare repository's receive-pack and upload-pack run as this user), only sync's transports are allowed, and every
 // call is bounded by the run's git time — a hung remote or a FIFO in the repository is a fallback, not a wait.
-import Foundation
+import FoundationEssentials
 import ShelfSystem
 
 public struct GitRemote: Sendable {
@@ -94,18 +94,18 @@ public struct GitRemote: Sendable {
     /// advice such as "and the repository exists."), else its last line.
     static func reason(_ result: GitResult) -> String {
         let text = result.text
-        let lines = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        let lines = text.split(separator: "\n").map { $0.trimmingSpaces() }.filter { !$0.isEmpty }
         return lines.first { $0.hasPrefix("fatal:") || $0.hasPrefix("error:") } ?? lines.last ?? "no output"
     }
 
     /// Clones on first use, then brings the working copy up to date. Throws the reason git gave.
     public func pull() throws(SyncFailure) {
         if !FileManager.default.fileExists(atPath: workingCopy + "/.git") {
-            do { try PrivateFiles.ensureDirectory((workingCopy as NSString).deletingLastPathComponent) } catch {
+            do { try PrivateFiles.ensureDirectory(workingCopy.parentPath) } catch {
                 throw SyncFailure("cannot create \(workingCopy): \(error)")
             }
             let options = ["--quiet", "--no-recurse-submodules"] + GitRemote.packOptions(url, asConfig: false)
-            let clone = git(["clone"] + options + [url, workingCopy], in: (workingCopy as NSString).deletingLastPathComponent)
+            let clone = git(["clone"] + options + [url, workingCopy], in: workingCopy.parentPath)
             guard clone.status == 0 else {
                 try? FileManager.default.removeItem(atPath: workingCopy)
                 throw SyncFailure("git remote unreachable: \(GitRemote.reason(clone))",
@@ -116,7 +116,7 @@ public struct GitRemote: Sendable {
         guard heads.status == 0 else {
             throw SyncFailure("git remote unreachable: \(GitRemote.reason(heads))", hint: "check your network and git access")
         }
-        guard !heads.output.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return }  // empty: nothing to pull yet
+        guard !heads.output.trimmingSpacesAndNewlines().isEmpty else { return }  // empty: nothing to pull yet
         let pull = git(["pull", "--quiet", "--rebase", "origin", branch()])
         guard pull.status == 0 else {
             _ = git(["rebase", "--abort"])
@@ -135,7 +135,7 @@ public struct GitRemote: Sendable {
     }
 
     func branch() -> String {
-        let head = git(["symbolic-ref", "--short", "HEAD"]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let head = git(["symbolic-ref", "--short", "HEAD"]).output.trimmingSpacesAndNewlines()
         return head.isEmpty ? "main" : head
     }
 
@@ -149,7 +149,7 @@ public struct GitRemote: Sendable {
             guard commit.status == 0 else { throw SyncFailure("git commit failed: \(GitRemote.reason(commit))") }
         }
         let ahead = git(["rev-list", "--count", "origin/\(branch())..HEAD"])
-        if ahead.status == 0, ahead.output.trimmingCharacters(in: .whitespacesAndNewlines) == "0" { return }
+        if ahead.status == 0, ahead.output.trimmingSpacesAndNewlines() == "0" { return }
         var last = ""
         for _ in 0..<GitRemote.pushAttempts {
             let push = git(["push", "--quiet", "origin", "HEAD:\(branch())"])

@@ -1,7 +1,7 @@
 // GroupInfo: the sync group as the CLI shows it — the roster this device verified (names, who enrolled whom and
 // when, revocations, when each device was last heard from), finding a device by name or id prefix, and making
 // an invite. Reads only what this device holds; the remote is not consulted.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfStore
 import ShelfVault
@@ -57,7 +57,7 @@ public enum GroupInfo {
     /// match are listed as `NAME (ID8)` for the caller to say how to pick one.
     public static func find(_ text: String, in store: Store) throws -> Lookup {
         let devices = try devices(store)
-        let byName = devices.filter { $0.name.caseInsensitiveCompare(text) == .orderedSame }
+        let byName = devices.filter { $0.name.lowercased() == text.lowercased() }
         let lowered = text.lowercased()
         let matches = byName.isEmpty ? devices.filter { lowered.count >= 4 && $0.id.hasPrefix(lowered) } : byName
         guard let first = matches.first else { return .notFound }
@@ -67,17 +67,32 @@ public enum GroupInfo {
         return .found(id: id, name: first.name)
     }
 
-    /// Renames this device in the group: a certificate it signs, kept here and sent in its next entry. The name must
-    /// be one line of at most 64 bytes that no other device of the group has (ignoring case).
-    public static func rename(to name: String, store: Store, vault: Vault, now: Date = Date()) throws {
+    /// Names `device` (this device when nil) in the group: a name certificate this device signs (NameCertificate),
+    /// kept here and sent in its next entry. Any active member names any device not revoked; the name must be one line
+    /// of at most 64 bytes that no other device of the group has (ignoring case). Returns the device's former name.
+    @discardableResult
+    public static func rename(
+        _ device: UUID? = nil, to name: String, store: Store, vault: Vault, now: Date = Date()
+    ) throws -> String {
         guard let state = try GroupState.load(store), let roster = try roster(store),
-            let me = UUID(uuidString: try store.deviceID),
-            let member = roster.enrolled[me], roster.isActive(me)
+            let me = UUID(uuidString: try store.deviceID), roster.isActive(me)
         else {
             throw SyncFailure(
                 "this device is not an enrolled member of a sync group", hint: "a device gets its name when it joins")
         }
-        let trimmed = name.trimmingCharacters(in: .whitespaces)
+        let target = device ?? me
+        guard let member = roster.enrolled[target] else {
+            throw SyncFailure(
+                "device \(target.lowerText.prefix(8)) is not in the sync group",
+                hint: "'sshelf sync devices' lists the devices of the group")
+        }
+        if let revocation = roster.revoked[target] {
+            throw SyncFailure(
+                "'\(member.name)' (\(target.lowerText.prefix(8))) was revoked by \(roster.name(of: revocation.by)); "
+                    + "a revoked device cannot be renamed",
+                hint: "'sshelf sync devices' lists the devices of the group; a revoked device keeps the name it had")
+        }
+        let trimmed = name.trimmingSpaces()
         guard !trimmed.isEmpty, trimmed.utf8.count <= Certificate.maxName,
             !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
         else {
@@ -85,19 +100,19 @@ public enum GroupInfo {
                 "a device name is one line of 1 to \(Certificate.maxName) bytes", hint: "choose a shorter name")
         }
         if let other = roster.enrolled.values.first(where: {
-            $0.device != me && $0.name.caseInsensitiveCompare(trimmed) == .orderedSame
+            $0.device != target && $0.name.lowercased() == trimmed.lowercased()
         }) {
             throw SyncFailure(
                 "device \(other.device.lowerText.prefix(8)) of the group is named '\(other.name)' already",
                 hint: "choose another name (names tell devices apart in 'sshelf sync devices' and conflicts)")
         }
-        guard trimmed != member.name else { return }
+        guard trimmed != member.name else { return member.name }
         let keys: SyncCrypto.DeviceKeys
         do { keys = try vault.deviceKeys(class: SyncSession.keyClass) } catch { throw SyncSession.failure(error) }
         let session = try SyncSession(
-            store: store, vault: vault, keys: keys, me: me, deviceName: trimmed, now: now, state: state)
-        _ = try session.issue(
-            .add(device: me, name: trimmed, signingKey: keys.signingPublicKey, invite: Roster.renameInvite, epochs: []))
+            store: store, vault: vault, keys: keys, me: me, deviceName: roster.name(of: me), now: now, state: state)
+        _ = try session.issue(Certificate.naming(target, as: trimmed, signer: me, key: keys.signingPublicKey))
+        return member.name
     }
 
     /// This device's place in its group from what it holds, without the remote: "member", "waiting" (joined, not

@@ -1,7 +1,7 @@
 // GroupState: which sync group this device belongs to, kept in the store's device-local settings — the group id
 // and its anchor (the digest of the genesis certificate this device trusts, from creating the group or from the
 // invite it joined with) — and, while a joining device waits for its enrollment, which invite it used.
-import Foundation
+import FoundationEssentials
 import ShelfStore
 
 struct GroupState: Equatable {

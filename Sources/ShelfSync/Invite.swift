@@ -3,7 +3,7 @@
 // no key. The joining device writes `invites/<id>.<device>.claim`, sealed under another key from the code: its id,
 // name and signing key, signed with that key. Without the code the remote can open neither nor forge one. The keys
 // come afterwards, in the welcome (InviteWelcome), only to the device enrolled.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfVault
 

@@ -3,7 +3,7 @@
 // chain heads it verified — sealed to the box key of the signing key the new device claimed with. Only that device
 // can open it, so the group's keys reach enrolled devices only: a code used once, or a box the remote puts back,
 // opens nothing more. The new device believes a welcome only when the roster in it enrolls it through this invite.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfVault
 

@@ -2,7 +2,7 @@
 // invite before anything is written, then remember which group it names (the trust anchor is the genesis in the box,
 // which came sealed under the code) and leave a signed claim for the inviting device to answer. No key of the group
 // is received here: the inviter sends them, sealed to this device, when it enrolls it (Enrollment.receiveWelcome).
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfStore
 import ShelfVault

@@ -2,7 +2,7 @@
 // entry of its own that a crash left unrecorded is adopted; a file it did not write is removed; entries the remote
 // lost are reported and healed with a snapshot), never reuses a sequence number, writes the next entry, and after
 // a snapshot removes its older files so the remote does not grow without end.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfStore
 import ShelfVault

@@ -4,7 +4,7 @@
 // section → content (opened with its epoch's key; a delta's changes all stamped by its writer) → apply (one
 // transaction with the new head). Anything wrong stops that device's chain there with a reason naming it; nothing
 // from that entry is applied. Rollbacks and forks are caught against the heads and digests verified before.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfStore
 import ShelfVault
@@ -112,6 +112,8 @@ struct PeerChains {
         var entry: Entry?
         var member: Roster.Member?
         var certificates: [Certificate] = []
+        /// What of its roster section does not count, in words (a refused name certificate).
+        var notes: [String] = []
         var content: EntryContent?
     }
 
@@ -123,7 +125,9 @@ struct PeerChains {
         if let stop = parse(&candidate) ?? enrolled(&candidate) ?? signature(candidate) ?? link(candidate, peer: peer) {
             return stop
         }
-        if let stop = try rosterSection(&candidate, taint: taint) { return stop }
+        let rosterStop = try rosterSection(&candidate, taint: taint)
+        outcome.notes += candidate.notes
+        if let stop = rosterStop { return stop }
         if let stop = try content(&candidate) { return stop }
         return try apply(candidate, peer: &peer, outcome: &outcome)
     }
@@ -222,7 +226,8 @@ struct PeerChains {
     }
 
     /// Roster: the section opens and parses; its certificates are kept first, so a revocation, an addition or a key
-    /// shared in this entry counts for its own content (the undo of late values runs at once).
+    /// shared in this entry counts for its own content (the undo of late values runs at once). A name certificate
+    /// new here that does not count is named in a note (it changes nothing; the entry's other contents stand).
     func rosterSection(_ candidate: inout Candidate, taint: () throws -> Void) throws -> Stop? {
         guard let entry = candidate.entry else { return nil }
         let (seq, name) = (candidate.seq, candidate.name)
@@ -234,8 +239,13 @@ struct PeerChains {
             return .problem(SyncFailure("entry \(seq) from \(name) has a damaged roster section: \(error)"))
         }
         let before = roster.revoked.keys
-        _ = try store.write { _ in try session.keep(certificates) }
+        let arrived = try store.write { _ in try session.keep(certificates) }
         if Set(roster.revoked.keys) != Set(before) { try taint() }
+        candidate.notes = arrived.compactMap { certificate in
+            guard let naming = certificate.naming, let why = roster.refusedNames[certificate.digest] else { return nil }
+            return "entry \(seq) from \(name) carries a name certificate for \(label(naming.device)) signed as "
+                + "\(label(certificate.signer)), refused: \(why)"
+        }
         guard roster.mayWrite(candidate.device, seq: seq) else {
             return .note(
                 "\(name) was revoked; its entries after \(roster.revoked[candidate.device]?.upTo ?? 0) are refused")

@@ -3,7 +3,7 @@
 // `mkdirat`, `renameat`, `fstatat`) and never follows a link, so a writer of the remote swapping a folder for a link
 // between a check and a use (`renameat2(RENAME_EXCHANGE)` in a loop) cannot turn a removal or a write onto a folder
 // outside the remote: what was checked is the very folder acted on.
-import Foundation
+import FoundationEssentials
 import ShelfSystem
 
 #if canImport(Glibc)

@@ -1,7 +1,8 @@
 // RemoteLayout: the shape of a sync remote (format 2). `format.json` at the top; each device writes only its own
 // chain, `devices/<device-id>/<seq>.entry`, every file once; invites live in `invites/` as sealed boxes (written by
 // the inviting device) and sealed claims (one per joining device). No name or plaintext header names a host.
-import Foundation
+import FoundationEssentials
+import ShelfCore
 
 public struct RemoteLayout: Sendable {
     /// The remote format this program writes and understands.
@@ -33,7 +34,7 @@ public struct RemoteLayout: Sendable {
     public func claim(_ invite: UUID, device: String) -> String { invitesDirectory + "/\(invite.lowerText).\(device).claim" }
 
     /// Entry names sort in chain order: zero-padded sequence numbers.
-    public static func entryName(_ seq: Int64) -> String { String(format: "%010lld.entry", seq) }
+    public static func entryName(_ seq: Int64) -> String { TextFormat.zeroPadded(seq, width: 10) + ".entry" }
 
     public static func sequence(of name: String) -> Int64? {
         guard name.hasSuffix(".entry"), !name.hasPrefix("."), name.utf8.count == 16 else { return nil }

@@ -2,7 +2,7 @@
 // trusts (its anchor) — never from one file on the remote. A device is enrolled when an enrolled device added it
 // (a revoked device's additions count only if its revoker kept them); a revocation from any device that was ever
 // enrolled is final; an epoch is clean while no device holding its key is revoked. Rules in docs/SYNC.md.
-import Foundation
+import FoundationEssentials
 import ShelfVault
 
 struct Roster {
@@ -60,6 +60,8 @@ struct Roster {
     private(set) var spentInvites: [UUID: UUID] = [:]
     /// Certificates with a signature from no known device yet (kept until one is).
     private(set) var unverified = 0
+    /// Name certificates that do not count, by digest, with why (a sync run names each when it arrives).
+    private(set) var refusedNames: [[UInt8]: String] = [:]
 
     /// A device that may write: enrolled and not revoked.
     func isActive(_ device: UUID) -> Bool { enrolled[device] != nil && revoked[device] == nil }
@@ -179,39 +181,38 @@ struct Roster {
             else { continue }
             for epoch in carried { epochs[epoch]?.holders.insert(member.device) }
         }
-        applyRenames(mine)
+        applyNames(mine)
         unverified = mine.filter { everMembers[$0.signer] == nil }.count
     }
 
-    /// The invite id a rename names: none (an `add` a device signs for itself, see `applyRenames`).
+    /// The invite id of a name certificate a device signs for itself (see NameCertificate).
     static let renameInvite = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
 
-    /// A device's new name: an `add` of itself, signed with its own enrolled key (older versions pass over it: a
-    /// device can never add itself). The latest by the signer's time (then digest) counts; a revoked device's
-    /// renames only where its revoker kept them. Membership, keys and invites are untouched by it.
-    private mutating func applyRenames(_ certificates: [Certificate]) {
-        var latest: [UUID: Certificate] = [:]
-        for cert in certificates {
-            guard case .add(let device, _, let key, let invite, _) = cert.body, cert.signer == device,
-                invite == Roster.renameInvite,
-                let member = everMembers[device], member.signingKey == key, member.certificate != cert.digest,
-                cert.isSigned(by: key), revoked[device].map({ $0.kept.contains(cert.digest) }) ?? true
-            else { continue }
-            if let known = latest[device], (known.time, known.digest.hex) >= (cert.time, cert.digest.hex) { continue }
-            latest[device] = cert
+    /// Names from name certificates (NameCertificate): the latest that counts for each device. Two devices renamed
+    /// to one name at the same time stay apart: the later rename gets the start of its device's id added, as a
+    /// joining device does. Membership, keys and invites are untouched.
+    private mutating func applyNames(_ certificates: [Certificate]) {
+        let (counted, latest, refused) = names(certificates)
+        refusedNames = refused
+        accepted.formUnion(counted)
+        for (device, certificate) in latest {
+            guard let naming = certificate.naming else { continue }
+            everMembers[device]?.name = naming.name
+            enrolled[device]?.name = naming.name
         }
-        for (device, cert) in latest {
-            guard case .add(_, let name, _, _, _) = cert.body else { continue }
-            everMembers[device]?.name = name
-            enrolled[device]?.name = name
-            accepted.insert(cert.digest)
+        let newestFirst = latest.values.sorted { ($0.time, $0.digest.hex) > ($1.time, $1.digest.hex) }
+        for certificate in newestFirst {
+            guard let device = certificate.naming?.device, let name = everMembers[device]?.name else { continue }
+            let told = distinct(name, for: device)
+            everMembers[device]?.name = told
+            enrolled[device]?.name = told
         }
     }
 
     /// `name`, or `name-XXXX` (the start of `device`'s id) when another device of the group has that name already.
     func distinct(_ name: String, for device: UUID) -> String {
         let taken = everMembers.values.contains {
-            $0.device != device && $0.name.caseInsensitiveCompare(name) == .orderedSame
+            $0.device != device && $0.name.lowercased() == name.lowercased()
         }
         return taken ? Certificate.clip(name).prefix(Certificate.maxName - 5) + "-" + device.lowerText.prefix(4) : name
     }

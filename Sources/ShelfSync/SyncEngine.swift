@@ -3,7 +3,7 @@
 // invites, carry out a revocation it was asked for, pick the group key to seal under; run the credential track;
 // then write this device's next entry (a delta, or a snapshot) and remove what format 1 left on the remote.
 // A bad remote file is refused with a reason naming its device; nothing local is ever lost because of it.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfStore
 import ShelfVault

@@ -1,7 +1,7 @@
 // SyncReport: what one sync run did and the status it leaves: counts, remote content not used (each with why),
 // warnings, a notice about the credential track, unseen merge conflicts, and `synced` or `localFallback(reason)`.
 // Saved as JSON so `sync status` and the TUI can show it.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 
 public struct SyncReport: Codable, Sendable, Equatable {

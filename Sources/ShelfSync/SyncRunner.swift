@@ -1,7 +1,8 @@
 // SyncRunner: one complete sync for this device — read the settings, run the transport and the engine, and save
 // the resulting report (synced, or local fallback with the real reason). Never throws: a broken remote or vault is
 // a status, not a crash. Also the transport around `sync join`.
-import Foundation
+import FoundationEssentials
+import Glibc
 import ShelfCore
 import ShelfStore
 import ShelfSystem

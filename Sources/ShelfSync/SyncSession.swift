@@ -1,7 +1,7 @@
 // SyncSession: what one sync run works with — the store, the vault and this device's signing keys, its group, the
 // certificates it holds and the roster computed from them, and the group's keys (read from the vault on first use;
 // an epoch key shared with this device is opened from its certificate and stored).
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfStore
 import ShelfVault

@@ -1,6 +1,6 @@
 // SyncSettings: this device's sync configuration (kept in the store's device-local settings, never synced): which
 // transport, where, and whether the credential track is on. The group this device belongs to is GroupState's.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfStore
 

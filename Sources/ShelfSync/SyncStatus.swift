@@ -1,5 +1,5 @@
 // SyncStatus: what the status line says about sync: off, syncing, synced, or local fallback with the real reason.
-import Foundation
+import FoundationEssentials
 
 public enum SyncStatus: Sendable, Equatable {
     case off

@@ -1,7 +1,7 @@
 // ChildProcess: a foreground child started with posix_spawn (not Foundation's Process, whose one monitor thread
 // can miss a child's exit while others run) with the descriptors it gets named exactly — stdin, stdout, stderr,
 // nothing else of ours — reaped by the caller; and a short run of a program with its output captured.
-import Foundation
+import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif

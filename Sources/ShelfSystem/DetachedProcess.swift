@@ -1,7 +1,7 @@
 // DetachedProcess: starts a background sshelf child with posix_spawn (Foundation's Process can miss a child's
 // exit while other children run): a new session with no controlling terminal, default signal handling, stdin
 // and stdout on /dev/null, stderr on /dev/null or a 0600 log, optionally one extra descriptor as fd 3, and no other.
-import Foundation
+import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif

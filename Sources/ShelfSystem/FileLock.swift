@@ -1,5 +1,6 @@
 // FileLock: an exclusive flock(2) on a lock file, for read-modify-write of a file several writers share.
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Held from init until `release()` (or the process's end, whatever happens). flock locks belong to the open file
 /// description, so two holders in one process exclude each other as two processes do — threads need no extra lock.

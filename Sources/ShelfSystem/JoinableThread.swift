@@ -1,7 +1,7 @@
 // JoinableThread: a POSIX thread that can be joined. Foundation's Thread cannot be joined, and a semaphore
 // signalled at the end of its closure lets the caller free libssh2 objects while the thread is still releasing
 // its captures (which crashed at exit).
-import Foundation
+import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif

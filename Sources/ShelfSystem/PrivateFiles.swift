@@ -1,6 +1,6 @@
 // PrivateFiles: directories 0700 and files 0600 whatever the umask, atomic replacement, and the check that
 // refuses a file others can read. Every syscall retries on EINTR and reports errno by name.
-import Foundation
+import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -26,6 +26,16 @@ public enum PrivateFiles {
         }
     }
 
+    /// The folder `path` is in, as ShelfCore's `parentPath` (which this module cannot import) works it out.
+    static func parent(of path: String) -> String {
+        var path = Substring(path)
+        while path.count > 1 && path.hasSuffix("/") { path = path.dropLast() }
+        guard let slash = path.lastIndex(of: "/") else { return "" }
+        var parent = path[..<slash]
+        while parent.hasSuffix("/") { parent = parent.dropLast() }
+        return parent.isEmpty ? "/" : String(parent)
+    }
+
     /// Creates `path` and any missing parents. Directories this call creates get 0700; the final one is
     /// tightened to 0700 even if it existed, because it is ours.
     public static func ensureDirectory(_ path: String) throws(FileSystemError) {
@@ -40,7 +50,7 @@ public enum PrivateFiles {
                 break
             }
             missing.append(current)
-            current = (current as NSString).deletingLastPathComponent
+            current = parent(of: current)
         }
         for directory in missing.reversed() {
             if retrying({ mkdir(directory, directoryMode) }) != 0 && errno != EEXIST {
@@ -78,7 +88,7 @@ public enum PrivateFiles {
 
     /// Replaces `path` atomically: write a 0600 temp file beside it, fsync, rename, fsync the directory.
     public static func atomicWrite(_ data: Data, to path: String) throws(FileSystemError) {
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = parent(of: path)
         let temp = "\(path).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let fd = retrying { open(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, fileMode) }
         guard fd >= 0 else { throw FileSystemError(path: temp, operation: "create", code: errno) }

@@ -1,5 +1,5 @@
 // ProcessHardening: settings applied at start so secrets cannot leak through the process: no core dumps.
-import Foundation
+import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif

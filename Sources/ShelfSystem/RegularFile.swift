@@ -1,7 +1,7 @@
 // RegularFile: opening a file sshelf expects to be plain — a key, a database, known_hosts, an export — so that
 // a FIFO, socket, device or directory in its place is refused at once with what it is, instead of hanging a
 // read forever (a FIFO blocks open() and read() until someone writes) or feeding a device's bytes onward.
-import Foundation
+import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif

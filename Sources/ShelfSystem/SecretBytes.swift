@@ -1,7 +1,7 @@
 // SecretBytes: a secret in memory (password, private key, class key, one-time code) — in its own pages with
 // a guard page on each side, locked out of swap and core dumps where the kernel allows, zeroed on release,
 // never printed. The vault and the SSH code share this one type; neither keeps a secret in a String.
-import Foundation
+import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif

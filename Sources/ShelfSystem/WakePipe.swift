@@ -1,6 +1,7 @@
 // WakePipe: a pipe one thread writes a byte to so that another thread blocked in poll() wakes up at once (a
 // cancelled connect, a watcher told to look again). Both ends close-on-exec and non-blocking.
-import Foundation
+import FoundationEssentials
+import Glibc
 
 public final class WakePipe: @unchecked Sendable {
     /// Poll this for POLLIN; -1 when the pipe could not be made (then nothing wakes early, nothing breaks).

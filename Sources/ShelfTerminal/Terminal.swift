@@ -2,7 +2,8 @@
 // that changed), reads keys (UTF-8 text, function keys, resize), and maps cell styles to colour pairs.
 import CNcurses
 import CCursesShims
-import Foundation
+import FoundationEssentials
+import Glibc
 import ShelfUI
 
 public enum TerminalInput: Sendable, Equatable {
@@ -38,7 +39,7 @@ public final class Terminal {
     public init?(noColor: Bool) {
         setlocale(LC_ALL, "")
         let codeset = nl_langinfo(nl_item(CODESET)).map { String(cString: $0) } ?? ""
-        utf8 = codeset.uppercased().replacingOccurrences(of: "-", with: "") == "UTF8"
+        utf8 = codeset.uppercased().replacing("-", with: "") == "UTF8"
         symbols = utf8 ? .unicode : .ascii
         guard cshims_start_screen() == 1 else { return nil }
         cshims_setup_screen(25)

@@ -1,7 +1,7 @@
 // AgentQuestion: the sshelf agent asking, through the TUI, whether a process may sign with a key marked "confirm
 // each use". It shows as a yes/no dialog over whatever was open (a form comes back after the answer); the answer
 // goes back as `Effect.answerAgent`. When the agent stops waiting (its deadline), the dialog closes by itself.
-import Foundation
+import FoundationEssentials
 
 public struct AgentQuestion: Sendable, Equatable {
     public var id: UUID

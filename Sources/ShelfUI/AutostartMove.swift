@@ -1,7 +1,7 @@
 // AutostartMove: after the forward form marked a rule autostart, the host's credentials that open only while the
 // vault session is unlocked (so `forward up` would stop logging in after the idle timeout), asked about in a y/N
 // dialog: "y" moves them to the class unattended logins read (`Effect.moveCredentials`), anything else keeps them.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 
 public struct AutostartMove: Sendable, Equatable {

@@ -2,7 +2,7 @@
 // column store: no Swift object per host), the group tree with per-group counts, identities and forward rules.
 // Built off the input path by the app, then handed to the reducer. A catalog may be only the first screenful
 // (`isComplete` false): it draws at once while the whole one loads.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 
 public struct Catalog: Sendable {

@@ -1,7 +1,7 @@
 // ConflictList: the merge-conflict list (`C`): each conflict as words the app prepared (record, field, the kept
 // value and the other, who wrote each and when), and its keys — move, take the other value, keep the kept one
 // (either is written as an edit that syncs, as `sshelf sync conflicts resolve` does), back.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 
 /// One merge conflict as the list shows it (worded by the app from the store's record).

@@ -1,5 +1,5 @@
 // DeletePlan: the confirmation text for a delete, saying everything else that goes with it.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 
 enum DeletePlan {

@@ -1,6 +1,6 @@
 // Effect: what the reducer asks the app to do (store reads and writes, connecting, quitting). The app runs
 // them off the input path and reports back with an `Action`.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 
 public enum Effect: Sendable, Equatable {

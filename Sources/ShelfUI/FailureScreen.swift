@@ -1,7 +1,7 @@
 // FailureScreen: a store or vault that cannot be opened, shown on the whole screen with the error and the hint
 // (never a title-bar line cut at the edge, never "loading..." forever). Without the store there is nothing to
 // browse: `r` tries again, `q` quits. Without the vault, browsing can go on (Esc): what needs it says so.
-import Foundation
+import FoundationEssentials
 
 public struct FailureScreen: Sendable, Equatable {
     public enum Subject: Sendable, Equatable {

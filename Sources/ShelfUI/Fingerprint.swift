@@ -1,6 +1,6 @@
 // Fingerprint: OpenSSH's `SHA256:…` form of a pinned host key, for display (ShelfCore's plain-Swift SHA-256:
 // the pure UI links no crypto library).
-import Foundation
+import FoundationEssentials
 import ShelfCore
 
 public enum Fingerprint {

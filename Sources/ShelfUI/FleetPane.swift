@@ -1,7 +1,7 @@
 // FleetPane: the run pane (`!`) — the command asked for, the typed confirmation a large or protected run needs, then
 // each host's state live, the outputs grouped with the hosts that gave them, and the exit statuses. The app runs the
 // hosts (sshelf run's scheduler and guard rails) and sends what it sees as `FleetPane.Update`; this is what is shown.
-import Foundation
+import FoundationEssentials
 
 public struct FleetPane: Sendable, Equatable {
     public enum Phase: Sendable, Equatable {
@@ -206,14 +206,14 @@ enum FleetPaneReducer {
     private static func send(_ state: inout UIState, _ pane: inout FleetPane) -> [Effect] {
         switch pane.phase {
         case .command, .ended:
-            guard !pane.command.trimmingCharacters(in: .whitespaces).isEmpty else {
+            guard !pane.command.trimmingSpaces().isEmpty else {
                 state.notice = Notice("type the command to run, or Esc", isError: true)
                 return []
             }
             pane.phase = .starting
             return [.runFleet(pane.hostIDs, command: pane.command, confirmed: false)]
         case .confirm(_, let answer):
-            guard pane.answer.trimmingCharacters(in: .whitespaces) == answer else {
+            guard pane.answer.trimmingSpaces() == answer else {
                 pane.mistyped = true
                 return []
             }

@@ -1,6 +1,6 @@
 // Form: the add/edit dialogs for hosts, groups, forward rules and identities — fields as text, a focused
 // field, and the inline messages from `Validation` (or from parsing) keyed by field.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 
 public struct FormField: Sendable, Equatable {
@@ -50,7 +50,7 @@ public struct FormField: Sendable, Equatable {
     /// with it, then those containing it, ignoring case.
     public var pickMatches: [String] {
         guard case .pick(let options) = kind else { return [] }
-        let typed = value.trimmingCharacters(in: .whitespaces).lowercased()
+        let typed = value.trimmingSpaces().lowercased()
         if typed.isEmpty { return options }
         let starting = options.filter { $0.lowercased().hasPrefix(typed) }
         return starting + options.filter { !$0.lowercased().hasPrefix(typed) && $0.lowercased().contains(typed) }
@@ -87,7 +87,7 @@ public struct Form: Sendable, Equatable {
     }
 
     public func value(_ key: String) -> String {
-        fields.first { $0.key == key }?.value.trimmingCharacters(in: .whitespaces) ?? ""
+        fields.first { $0.key == key }?.value.trimmingSpaces() ?? ""
     }
 
     public func field(_ key: String) -> FormField? { fields.first { $0.key == key } }

@@ -1,5 +1,5 @@
 // FormReducer: keys inside a form — typing, moving between fields, cycling choices, saving with validation.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 
 enum FormReducer {

@@ -1,7 +1,7 @@
 // Forms: building each form from a record, and turning a submitted form back into a record or field messages.
 // The messages come from `Validation`, plus what only the form can know (a port that is not a number, an
 // identity or jump host name that does not exist).
-import Foundation
+import FoundationEssentials
 import ShelfCore
 
 public enum Forms {
@@ -39,7 +39,7 @@ public enum Forms {
 
     /// The option lines typed in the form, as a host keeps them (blank lines dropped, each trimmed).
     static func optionLines(_ text: String) -> [String] {
-        text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        text.split(whereSeparator: \.isNewline).map { $0.trimmingSpaces() }.filter { !$0.isEmpty }
     }
 
     /// The host the form describes, or the messages to show; `groupPath` is resolved (and created) on save.
@@ -55,7 +55,7 @@ public enum Forms {
         if let port = Int(form.value("port")) { host.port = port } else {
             errors["port"] = "port '\(form.value("port"))' is not a number"
         }
-        host.tags = form.value("tags").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        host.tags = form.value("tags").split(separator: ",").map { $0.trimmingSpaces() }
             .filter { !$0.isEmpty }
         host.authMethod = AuthMethod(rawValue: form.value("auth"))
         // Checked by `Validation` below, the same rules `import` keeps a host's options by.
@@ -68,7 +68,7 @@ public enum Forms {
         } else {
             errors["identity"] = "no identity named '\(identityName)' (Ctrl-A adds one)"
         }
-        let jumpNames = form.value("jump").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        let jumpNames = form.value("jump").split(separator: ",").map { $0.trimmingSpaces() }
             .filter { !$0.isEmpty }
         var jumpIDs: [UUID] = []
         for name in jumpNames {
@@ -232,7 +232,7 @@ public enum Forms {
         identity.keyFile = form.value("keyFile")
         identity.publicKey = form.value("publicKey")
         identity.confirmEachUse = form.value("confirmEachUse") == "yes"
-        let lifetime = form.value("agentLifetime").trimmingCharacters(in: .whitespaces)
+        let lifetime = form.value("agentLifetime").trimmingSpaces()
         if lifetime.isEmpty {
             identity.agentLifetime = 0
         } else if let seconds = Int(lifetime) {
@@ -262,7 +262,7 @@ extension Forms {
     /// CLI takes it).
     public static func submitCopyIdentity(_ form: Form, catalog: Catalog) -> Result<ShelfCore.Host, FormErrors> {
         var errors = FormErrors()
-        let text = form.value("host").trimmingCharacters(in: .whitespaces)
+        let text = form.value("host").trimmingSpaces()
         guard !text.isEmpty else {
             errors["host"] = "type the name of the host to install the key on"
             return .failure(errors)

@@ -2,7 +2,8 @@
 // the state files of every process that runs rules: the `forward up` supervisor and each `forward start` (the
 // TUI's own, an earlier TUI's, or one typed in another terminal). Plain values (ShelfUI stays pure): the app maps
 // the published state onto them.
-import Foundation
+import FoundationEssentials
+import ShelfCore
 
 public struct ForwardLive: Sendable, Equatable {
     public enum Phase: String, Sendable, Equatable { case starting, active, retrying, failed }
@@ -75,6 +76,6 @@ public struct ForwardLive: Sendable, Equatable {
             value /= 1024
             unit += 1
         }
-        return "\(String(format: "%.1f", value)) \(units[unit])"
+        return "\(TextFormat.fixed(value, places: 1)) \(units[unit])"
     }
 }

@@ -2,7 +2,7 @@
 // one: the rules it starts outlive it), otherwise start it, after a confirmation when it would listen on a
 // non-loopback address (the port becomes reachable from the network) — and the title bar's word on it, which
 // follows the rule's published state ("starting …" becomes "forwarding …", "stopping …" becomes "stopped …").
-import Foundation
+import FoundationEssentials
 import ShelfCore
 
 /// A `t` whose outcome the title bar still waits for.

@@ -1,6 +1,6 @@
 // IdentityList: keys of the identity list (`I`) — move, add, edit, delete — and the delete confirmation, which
 // names the hosts using the identity: their identity is cleared, nothing else about them changes.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 
 enum IdentityList {

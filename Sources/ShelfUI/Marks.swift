@@ -1,7 +1,7 @@
 // Marks: the hosts chosen for a run (`!`) — Space marks or unmarks the selected host and moves down, `*` marks every
 // host listed (all results of a search), or unmarks them when all are marked already. Marks are host ids, so they
 // survive a search, a sort and a reload (a host deleted elsewhere drops out).
-import Foundation
+import FoundationEssentials
 
 enum Marks {
     static func toggle(_ state: inout UIState) -> [Effect] {

@@ -1,6 +1,6 @@
 // PromptReducer: keys inside a connect-time dialog. The answer leaves the state at once: the dialog closes (its
 // typed input with it) before the effect carrying the answer runs.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 
 enum PromptReducer {

@@ -1,6 +1,6 @@
 // ReachabilityColumn: the host list's optional "Reach" column (`p`) — whether it is shown, which rows the app probes
 // (those on screen plus a margin), and what the probes found, by host id (the app fills it through the mailbox).
-import Foundation
+import FoundationEssentials
 import ShelfCore
 
 /// One host's probe result as the column shows it: the state, and the jump host the probe went to.

@@ -1,5 +1,5 @@
 // Reducer: the one place state changes. Takes an action, changes the state, returns the effects to run.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 
 public enum Reducer {

@@ -2,7 +2,7 @@
 // sync can bring two devices' "lab" together. The catalog's rows are in list order (name ignoring case, then id),
 // so hosts sharing a name are neighbours: finding them reads the rows next to one, never the whole table. The
 // list marks them with the NAME@ID every command takes for them.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 
 extension Catalog {

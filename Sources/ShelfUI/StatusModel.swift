@@ -1,6 +1,6 @@
 // StatusModel: everything the status line shows, as plain values, so the app can plug in the real sync and
 // vault state and snapshot tests can render every state.
-import Foundation
+import FoundationEssentials
 
 /// The sync side of the status line. Mirrors ShelfSync's `SyncStatus` without depending on it (ShelfUI stays pure).
 public enum SyncIndicator: Sendable, Equatable {

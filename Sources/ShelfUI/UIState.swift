@@ -1,5 +1,5 @@
 // UIState: everything the screen shows, as one value. The reducer changes it; widgets only read it.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 
 public enum Pane: Sendable, Equatable { case groups, hosts, forwards }

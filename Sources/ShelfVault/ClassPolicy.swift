@@ -1,6 +1,6 @@
 // ClassPolicy: the one table that says which accessibility class each item family is stored with, chosen by
 // when the value is read (BRIEF section 1). A test asserts every row by reading the vault file itself.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 
 /// When a stored value will be needed — this, not how sensitive it is, picks the class.

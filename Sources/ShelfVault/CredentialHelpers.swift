@@ -1,7 +1,7 @@
 // CredentialHelpers: a load/save/clear triple per item family, and the gated "remember this password"
 // envelope with self-healing. Key prefixes owned here: host.<uuid>.password, host.<uuid>.remember,
 // identity.<uuid>.privkey, identity.<uuid>.passphrase, sync.key. Loads never throw.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 
 /// Why a load came back empty when the vault itself was the obstacle.

@@ -1,6 +1,6 @@
 // DeviceKey: the random key file that binds the vault to this device (`$XDG_STATE_HOME/sshelf/device.key`,
 // 0600, never synced or exported). Created once, never rewritten; a loose or foreign file is refused.
-import Foundation
+import FoundationEssentials
 import ShelfSystem
 #if canImport(Glibc)
 import Glibc

@@ -1,7 +1,7 @@
 // IdentitySigning: an identity's private key, read from the vault for one signature — in the class the item is
 // stored under, with its passphrase item when the key file is encrypted — and handed back as an SSHPrivateKey
 // that only signs. Nothing is cached: the caller drops the key after use and its guarded memory is zeroed.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 
 public enum SigningKeyLookup: Sendable {

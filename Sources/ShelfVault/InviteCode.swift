@@ -2,7 +2,7 @@
 // and a checksum in base32 groups (37 characters). Everything about the invite derives from the secret: the id
 // that names its files on the remote, the key sealing the invite box, and the key sealing the joiner's claim.
 // The remote never sees the secret, so it can neither open the box nor forge a claim.
-import Foundation
+import FoundationEssentials
 
 public struct InviteCode: Sendable {
     public static let secretLength = 20

@@ -3,7 +3,7 @@
 // timeout. Where keyctl is refused (containers, seccomp) or switched off, it reports that and the vault keeps keys
 // in-process only.
 import CKeyringShims
-import Foundation
+import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif

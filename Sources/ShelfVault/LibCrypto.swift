@@ -3,7 +3,7 @@
 // numbers go to OpenSSL straight from guarded memory (as OSSL_PARAM buffers) and every OpenSSL object holding
 // them is freed, which clears it, before the call returns.
 import COpenSSL
-import Foundation
+import FoundationEssentials
 
 enum LibCrypto {
     /// An EVP_PKEY, freed (and cleared by OpenSSL) when released.

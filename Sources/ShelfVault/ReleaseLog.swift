@@ -4,7 +4,7 @@
 // last MAC and the first line still kept, so an edited, removed, reordered or cut-off line is found by `verify`
 // (ReleaseLogVerify.swift), across rotations (ReleaseLogRotation.swift). Writers (agent, CLI, TUI) take an
 // exclusive flock, so concurrent appends never interleave.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfSystem
 
@@ -255,7 +255,7 @@ public struct ReleaseLog: Sendable {
         return (entry, body, mac)
     }
 
-    static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+    static func hex(_ bytes: [UInt8]) -> String { bytes.map { TextFormat.hex($0) }.joined() }
 
     static func unhex<S: Collection>(_ text: S) -> [UInt8]? where S.Element == UInt8 {
         guard text.count % 2 == 0 else { return nil }

@@ -2,7 +2,7 @@
 // MAC and the number of the first line still kept (after rotations dropped old archives), MAC'd with the log key so
 // nobody without the vault can rewrite it. Until a rotation drops a file the first line is 1 and the record keeps
 // its original three-word form, so logs written before rotation existed read and verify unchanged.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfSystem
 

@@ -3,7 +3,7 @@
 // a new file, carrying the MAC of the line before it so the chain runs on across files and the oldest file kept
 // still verifies once older ones are gone. The head record names the first line kept, so an archive deleted by
 // hand is found. Also the reading of every file, oldest first, under the current file's lock.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfSystem
 
@@ -51,7 +51,7 @@ extension ReleaseLog {
 
     /// The archive numbers present (`release.log.N`), oldest (highest) first.
     func archiveNumbers() -> [Int] {
-        let base = (path as NSString).lastPathComponent + "."
+        let base = path.lastPathPart + "."
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         return names.compactMap { name -> Int? in
             guard name.hasPrefix(base) else { return nil }
@@ -86,7 +86,7 @@ extension ReleaseLog {
             var info = stat()
             _ = fstat(fd, &info)
             return archives(excluding: info)
-                + [Segment(name: (path as NSString).lastPathComponent, bytes: readAll(fd), isCurrent: true)]
+                + [Segment(name: path.lastPathPart, bytes: readAll(fd), isCurrent: true)]
         }
     }
 
@@ -95,7 +95,7 @@ extension ReleaseLog {
             let file = archivePath(number)
             if let current, Self.sameFile(file, current) { return nil }
             guard let bytes = try? RegularFile.read(file, limit: Int.max, followLinks: false) else { return nil }
-            return Segment(name: (file as NSString).lastPathComponent, bytes: bytes, isCurrent: false)
+            return Segment(name: file.lastPathPart, bytes: bytes, isCurrent: false)
         }
     }
 

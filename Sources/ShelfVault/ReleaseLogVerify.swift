@@ -1,7 +1,7 @@
 // ReleaseLogVerify: `sshelf log verify` — recomputes the release log's chain with the log key over every file kept
 // (the archives, oldest first, then the current file) and compares its ends with the head record: an edited,
 // removed, reordered or cut-off line, a replaced log, a deleted archive or a rewritten head is reported.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfSystem
 

@@ -3,7 +3,7 @@
 // PEM key file) or from an agent ADD_IDENTITY request, and written back as an unencrypted OpenSSH key file for
 // the vault. The private fields never leave this module; callers get signatures and public data only.
 import CSodium
-import Foundation
+import FoundationEssentials
 import ShelfCore
 
 /// Why a key could not be used or accepted; the text names the key and the reason, never a secret.
@@ -378,7 +378,7 @@ public final class SSHPrivateKey: @unchecked Sendable {
 public enum SSHPublicKey {
     /// `SHA256:` and the unpadded base64 of the blob's SHA-256, as ssh-keygen -l prints it.
     public static func fingerprint(_ blob: [UInt8]) -> String {
-        "SHA256:" + Data(Digest.sha256(blob)).base64EncodedString().replacingOccurrences(of: "=", with: "")
+        "SHA256:" + Data(Digest.sha256(blob)).base64EncodedString().replacing("=", with: "")
     }
 
     public static func line(_ blob: [UInt8], comment: String) -> String {

@@ -2,7 +2,7 @@
 // (X25519, derived from the signing key) that carry a group key to one device, subkey derivation, BLAKE2b
 // digests, and XChaCha20-Poly1305 sealing. Keys and plaintexts that are secret pass as SecretBytes.
 import CSodium
-import Foundation
+import FoundationEssentials
 
 public enum SyncCrypto {
     public static let keyLength = 32

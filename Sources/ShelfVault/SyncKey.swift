@@ -2,7 +2,7 @@
 // (0, 1, 8 and 9 never appear) — and the format-1 sync key's join code, which is only recognised now so that
 // `sync join` can say it belongs to an older sshelf (see InviteCode for what replaced it).
 import CSodium
-import Foundation
+import FoundationEssentials
 
 public enum SyncKey {
     public static let length = 32

@@ -2,7 +2,7 @@
 // sync.signing (this device's ed25519 seed), sync.<group>.group (a group's roster secret), sync.<epoch>.epoch
 // (one epoch's group key), sync.<invite>.invite (an invite's secret). Every call names its class; the policy
 // stores them all afterFirstUnlockThisDeviceOnly (background sync reads them; they never leave as items).
-import Foundation
+import FoundationEssentials
 import ShelfCore
 
 extension Vault {

@@ -1,6 +1,6 @@
 // Vault: the device-bound credential vault — opening (and creating) `vault.sqlite` beside its device key,
 // the process's unlock state, and the status report. Items, passphrases and helpers live in extensions.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfSystem
 #if canImport(Glibc)
@@ -75,7 +75,7 @@ public final class Vault: @unchecked Sendable {
     let vaultID: [UInt8]
     let keyring: KernelKeyring
     /// Guards everything below and serialises this process's use of the connection.
-    let mutex = NSLock()
+    let mutex = Lock()
     var processKeys: [AccessibilityClass: SecretBytes] = [:]
     var lastActivity: ContinuousClock.Instant
 
@@ -202,7 +202,7 @@ public final class Vault: @unchecked Sendable {
     }
 
     /// The vault id as hex: names the keyring entries so two vaults (two SSHELF_HOMEs) never share one.
-    var idText: String { vaultID.map { String(format: "%02x", $0) }.joined() }
+    var idText: String { vaultID.map { TextFormat.hex($0) }.joined() }
 
     func keyringDescription(_ accessibility: AccessibilityClass) -> String {
         "sshelf:\(idText):\(accessibility.rawValue)"

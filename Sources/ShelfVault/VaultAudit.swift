@@ -1,6 +1,6 @@
 // VaultAudit: the Fortify-style rule set behind `sshelf vault audit` — items weaker than their use needs,
 // syncable items while credential sync is off, `always` items, no passphrase, weak stretching, loose files.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfSystem
 

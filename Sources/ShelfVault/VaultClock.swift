@@ -2,7 +2,8 @@
 // value set twice within one second must tell which write came last, and sync compares these times) and the
 // monotonic clock the idle relock measures. Production reads the system's; a test sets its own (or
 // SSHELF_TEST_NOW for the binary) so that nothing has to wait for a second to pass.
-import Foundation
+import FoundationEssentials
+import ShelfCore
 
 public struct VaultClock: Sendable {
     /// The time stamped on an item when it is written (`updated_at`).
@@ -42,7 +43,7 @@ public struct VaultClock: Sendable {
 /// A clock that stands still until a test moves it: `advance(by:)` moves both the item time and the idle clock,
 /// so "a second later" and "an idle hour later" take no time at all.
 public final class ManualVaultClock: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var offset: Duration = .zero
     private let startDate: Date
     private let startInstant = ContinuousClock.now

@@ -1,6 +1,6 @@
 // VaultExport: `vault export` / `vault import` — items of classes that may leave the device, sealed under an
 // export passphrase (Argon2id + XChaCha20-Poly1305). …ThisDeviceOnly items are never written to an export.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 
 extension Vault {

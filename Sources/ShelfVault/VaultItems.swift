@@ -1,6 +1,6 @@
 // VaultItems: reading, writing, deleting and listing items. Every call names its accessibility class; reads
 // never throw (a broken vault answers `vaultUnavailable` and warns), writes throw VaultError.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 
 /// One row of `vault list`: what is stored and how — never the value.

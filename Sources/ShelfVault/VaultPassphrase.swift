@@ -1,7 +1,7 @@
 // VaultPassphrase: class keys and who may unwrap them — unlock and lock, the idle relock, the kernel keyring
 // cache (afterFirstUnlock classes; whenUnlocked ones through the session, VaultSession), and setting, changing or
 // removing the vault passphrase.
-import Foundation
+import FoundationEssentials
 
 /// What a class key lookup found.
 enum ClassKeyAccess {

@@ -3,7 +3,8 @@
 // every process of this user then reads them until `vault lock`, the idle timeout (refreshed on use) or logout.
 // The idle timeout is checked on the vault's clock (a test moves it) and enforced by the kernel's key expiry too, so
 // the keys go even when no sshelf process runs. Also the state `vault status`, the TUI and the agent show.
-import Foundation
+import FoundationEssentials
+import ShelfCore
 
 /// What `vault status`, the TUI and the agent show: whether the session is unlocked, and for how long.
 public struct VaultSessionState: Sendable, Equatable, Codable {
@@ -49,7 +50,7 @@ public struct VaultSessionState: Sendable, Equatable, Codable {
 /// from the last one seen (time left alone does not count as a change).
 public final class VaultSessionWatch: @unchecked Sendable {
     private let vault: Vault
-    private let lock = NSLock()
+    private let lock = Lock()
     private var last: VaultSessionState?
 
     public init(vault: Vault) { self.vault = vault }

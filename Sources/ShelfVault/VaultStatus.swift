@@ -1,6 +1,6 @@
 // VaultStatus: what `vault status` reports — passphrase, keyring or its fallback, and per class whether this
 // process can read it right now. Never a value.
-import Foundation
+import FoundationEssentials
 
 public struct VaultStatus: Sendable, Codable, Equatable {
     public struct ClassState: Sendable, Codable, Equatable {

@@ -1,7 +1,7 @@
 // VaultSyncItems: what the credential track needs beyond plain reads and writes — storing an item that
 // arrived from another device under its original time, and moving a device-only item into its syncable twin
 // class. Every call still names the classes involved.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 
 extension AccessibilityClass {

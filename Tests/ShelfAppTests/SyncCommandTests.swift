@@ -198,12 +198,14 @@ final class SyncCommandTests: XCTestCase {
         XCTAssertTrue(try c.run("sync", "status").stdout.contains("▲ local fallback: revoked by "))
         XCTAssertExit(try a.run("sync", "revoke", "no-such-device"), 3)
 
-        // Rename: this device only, never a name another device has; the new name reaches the other device.
+        // Rename: any device of the group but a revoked one, never to a name another device has; the new name
+        // reaches the other device, and the renamed one.
         let bStatus = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(try b.run("sync", "status", "--json").stdout.utf8)) as? [String: Any])
         let bID = try XCTUnwrap(bStatus["device"] as? String)
-        let other = try b.run("sync", "rename", String(try XCTUnwrap(cStatus["device"] as? String).prefix(8)), "x")
-        XCTAssertExit(other, 2)
-        XCTAssertTrue(other.stderr.contains("is another device; a device renames itself"), other.stderr)
+        let revokedOne = try b.run("sync", "rename", String(cID.prefix(8)), "x")
+        XCTAssertExit(revokedOne, 4)
+        XCTAssertTrue(revokedOne.stderr.contains("(\(cID.prefix(8))) was revoked by "), revokedOne.stderr)
+        XCTAssertTrue(revokedOne.stderr.contains("a revoked device cannot be renamed"), revokedOne.stderr)
         let renamed = try b.run("sync", "rename", String(bID.prefix(8)), "build-box")
         XCTAssertExit(renamed, 0)
         XCTAssertTrue(renamed.stdout.contains("this device is now 'build-box' in the sync group"), renamed.stdout)
@@ -211,6 +213,12 @@ final class SyncCommandTests: XCTestCase {
         XCTAssertTrue(try a.run("sync", "devices").stdout.contains("build-box"))
         XCTAssertExit(try a.run("sync", "rename", "BUILD-BOX"), 4)
         XCTAssertTrue(try b.run("sync", "status").stdout.contains("(build-box)"))
+        let other = try a.run("sync", "rename", "Build-Box", "laptop")
+        XCTAssertExit(other, 0)
+        XCTAssertTrue(other.stdout.contains("'build-box' (\(bID.prefix(8))) is now 'laptop' in the sync group"), other.stdout)
+        XCTAssertExit(try b.run("sync", "now"), 0)
+        XCTAssertTrue(try b.run("sync", "status").stdout.contains("(laptop)"))
+        XCTAssertTrue(try a.run("sync", "devices").stdout.contains("laptop"))
     }
 
     /// `sync enable` checks the remote before anything is saved — the setting, the vault, the group: a folder that

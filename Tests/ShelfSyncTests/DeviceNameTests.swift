@@ -1,8 +1,8 @@
 // Device names: a device that joins with a name another device of the group has gets the start of its id added;
-// `sync rename` is a certificate the device signs for itself, which reaches the other device through the roster,
-// refuses a name another device has, and counts nowhere for membership (older versions pass over it); a rename
-// signed by another device, or a revoked device's later one, changes nothing; names that match several devices
-// are listed for the caller to pick.
+// `sync rename` signs a name certificate (this device's name, or another's) that reaches every device through the
+// roster, refuses a name another device has, and counts nowhere for membership; a tampered or forged one on the
+// remote is refused and named; names that match several devices are listed for the caller to pick. The certificate's
+// own rules: NameCertificateTests.
 import Foundation
 import ShelfCore
 import ShelfStore
@@ -43,47 +43,78 @@ final class DeviceNameTests: XCTestCase {
         let roster = try XCTUnwrap(try GroupInfo.roster(a.store))
         XCTAssertEqual(Set(roster.enrolled.keys), [a.uuid, b.uuid])
         XCTAssertEqual(roster.enrolled[b.uuid]?.addedBy, a.uuid, "who enrolled it is still the enrolling device")
+
+        // An invite b makes now names b as the group knows it, not by its machine's name.
+        let c = try Device("desk")
+        try c.enable(folder: remote)
+        let code = try b.invite()
+        b.sync()
+        XCTAssertEqual(try c.join(code).inviter, "laptop")
     }
 
-    /// A rename that does not verify with the device's own key, or the device's own after its revocation, names
-    /// nobody anew.
-    func testOnlyTheDeviceItselfRenamesIt() throws {
-        let group = UUID(), founder = UUID(), other = UUID()
-        let founderKeys = try XCTUnwrap(SyncCrypto.DeviceKeys(seed: SyncCrypto.randomKey()))
-        let otherKeys = try XCTUnwrap(SyncCrypto.DeviceKeys(seed: SyncCrypto.randomKey()))
-        let genesis = Certificate(
-            group: group, signer: founder, time: 1, body: .genesis(name: "a", signingKey: founderKeys.signingPublicKey),
-            keys: founderKeys)
-        let add = Certificate(
-            group: group, signer: founder, time: 2,
-            body: .add(
-                device: other, name: "b", signingKey: otherKeys.signingPublicKey,
-                invite: UUID(), epochs: []), keys: founderKeys)
+    /// Two devices called "vm" over a real folder remote: A renames B (the one it can reach), and after a sync both
+    /// show the new name, with membership, keys and who enrolled whom as they were. Then the remote's turn: A's entry
+    /// carrying the next name, altered on the remote, is refused whole and named (the real one counts once it is
+    /// back); a name certificate forged in A's name inside an entry signed with A's stolen key is refused with a note
+    /// naming it, and B keeps its name.
+    func testADeviceRenamesAnotherOverAFolderRemoteAndTamperedNamesAreRefused() throws {
+        let remote = try makeFolder()
+        let a = try Device("vm"), b = try Device("vm")
+        for device in [a, b] { try device.enable(folder: remote) }
+        try formGroup([a, b])
+        let before = try XCTUnwrap(try GroupInfo.roster(b.store))
+
+        XCTAssertEqual(
+            try GroupInfo.rename(b.uuid, to: "build-box", store: a.store, vault: a.vault), "vm-" + b.id.prefix(4))
+        a.sync()
+        b.sync()
+        XCTAssertEqual(try names(a), ["build-box", "vm"])
+        XCTAssertEqual(try names(b), ["build-box", "vm"])
+        XCTAssertEqual(try GroupInfo.devices(b.store).first { $0.thisDevice }?.name, "build-box", "B knows its new name")
+        XCTAssertEqual(try GroupInfo.find("build-box", in: a.store), .found(id: b.uuid, name: "build-box"))
+        let after = try XCTUnwrap(try GroupInfo.roster(b.store))
+        XCTAssertEqual(Set(after.enrolled.keys), [a.uuid, b.uuid])
+        for device in [a.uuid, b.uuid] {
+            XCTAssertEqual(after.enrolled[device]?.signingKey, before.enrolled[device]?.signingKey)
+            XCTAssertEqual(after.enrolled[device]?.addedBy, before.enrolled[device]?.addedBy)
+            XCTAssertEqual(after.enrolled[device]?.certificate, before.enrolled[device]?.certificate)
+        }
+        XCTAssertTrue(after.revoked.isEmpty)
+        XCTAssertEqual(after.epochs, before.epochs)
+
+        // A's entry with the next name, one bit flipped inside its sealed roster section (the name certificate).
+        try GroupInfo.rename(b.uuid, to: "laptop", store: a.store, vault: a.vault)
+        a.sync()
+        let seq = try XCTUnwrap(try FolderRemote(path: remote).entries(of: a.id).last)
+        let url = URL(fileURLWithPath: RemoteLayout(root: remote).entryPath(a.id, seq))
+        let real = try Data(contentsOf: url)
+        var altered = real
+        altered[EntryHeader.size + 4 + 40] ^= 1
+        try altered.write(to: url)
+        let refused = b.sync(expect: .localFallback)
+        XCTAssertEqual(refused.reason, "tampered entry \(seq) from vm (\(a.id.prefix(8))): its signature does not verify")
+        XCTAssertEqual(try names(b), ["build-box", "vm"])
+        try real.write(to: url)
+        b.sync()
+        XCTAssertEqual(try names(b), ["laptop", "vm"])
+
+        // A name certificate claiming A as its signer, not signed with A's key, in an entry signed with A's key.
+        let forger = try Forger(a)
+        let stranger = try Forger.strangerKeys()
         let forged = Certificate(
-            group: group, signer: other, time: 4,
-            body: .add(
-                device: other, name: "forged",
-                signingKey: otherKeys.signingPublicKey,
-                invite: Roster.renameInvite, epochs: []),
-            keys: founderKeys)
-        let roster = Roster(group: group, anchor: genesis.digest, certificates: [genesis, add, forged])
-        XCTAssertEqual(roster.name(of: other), "b")
-        let own = Certificate(
-            group: group, signer: other, time: 5,
-            body: .add(
-                device: other, name: "own", signingKey: otherKeys.signingPublicKey,
-                invite: Roster.renameInvite, epochs: []), keys: otherKeys)
-        XCTAssertEqual(
-            Roster(group: group, anchor: genesis.digest, certificates: [genesis, add, own]).name(of: other), "own")
-        let revoke = Certificate(
-            group: group, signer: founder, time: 6,
-            body: .revoke(
-                device: other, upTo: 0, upToDigest: [UInt8](repeating: 0, count: SyncCrypto.digestLength), kept: []),
-            keys: founderKeys)
-        XCTAssertEqual(
-            Roster(group: group, anchor: genesis.digest, certificates: [genesis, add, own, revoke]).name(of: other),
-            "b",
-            "a revoked device's renames count only where its revoker kept them")
+            group: forger.group, signer: a.uuid, time: 9_999_999_999_999,
+            body: Certificate.naming(b.uuid, as: "evil", signer: a.uuid, key: try a.keys().signingPublicKey),
+            keys: stranger)
+        let next = seq + 1
+        try forger.write(
+            records: [], seq: next, device: a.id, previous: SyncCrypto.digest(Array(real)), certificates: [forged])
+        let noted = b.sync()
+        XCTAssertTrue(
+            noted.skipped.contains(
+                "entry \(next) from vm (\(a.id.prefix(8))) carries a name certificate for laptop (\(b.id.prefix(8))) signed as vm (\(a.id.prefix(8))), refused: it does not verify with its signer's key (forged or altered)"
+            ), "\(noted.skipped)")
+        XCTAssertEqual(try names(b), ["laptop", "vm"])
+        XCTAssertEqual(Set(try XCTUnwrap(try GroupInfo.roster(b.store)).enrolled.keys), [a.uuid, b.uuid])
     }
 
     /// A group from before names were told apart (two devices called "vm"): the name matches both, and the lookup

@@ -3,7 +3,7 @@
 // idle between messages for longer than `idle`, and when all `total` places are taken the connection idle longest
 // makes way for a newcomer. A connection in the middle of a request (a confirmation or a passphrase back-off
 // included) is never closed. Time is a monotonic clock that is injected, so a test moves it instead of waiting.
-import Foundation
+import FoundationEssentials
 
 struct AgentAdmission {
     /// Connections one process may hold open; its next one closes its own idle-longest first.

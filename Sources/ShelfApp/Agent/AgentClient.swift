@@ -1,7 +1,7 @@
 // AgentClient: how `sshelf agent status|stop|start` talk to a running agent — its status over the socket (the
 // `status@sshelf` extension), the vault passphrase handed over as ssh-add -X does (UNLOCK), and the state file
 // (pid, socket, since when) it writes beside the socket.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfOperations
 import ShelfSystem

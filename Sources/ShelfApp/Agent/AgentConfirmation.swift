@@ -1,7 +1,7 @@
 // AgentConfirmation: who answers "allow this signature?" for a key that needs confirming — the terminal of a
 // foreground agent, else a running sshelf TUI (through its confirm socket), else nobody, which refuses. Every
 // question has a deadline (30 s unless --confirm-timeout); silence refuses. Questions are asked one at a time.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfOperations
 
@@ -21,7 +21,7 @@ final class AgentConfirmation: @unchecked Sendable {
     private let timeout: Duration
     private let useTerminal: Bool
     /// One question on the terminal (or the TUI) at a time; the others wait within their own deadline.
-    private let turn = NSLock()
+    private let turn = Lock()
 
     init(locations: DataLocations, timeoutSeconds: Int, useTerminal: Bool) {
         self.locations = locations
@@ -40,7 +40,7 @@ final class AgentConfirmation: @unchecked Sendable {
 
     func ask(_ question: String) -> Answer {
         let deadline = ContinuousClock.now + timeout
-        guard turn.lock(before: Date() + Double(timeout.components.seconds)) else {
+        guard turn.lock(within: timeout) else {
             return .refused("not confirmed within \(timeoutSeconds) s (another confirmation was open)")
         }
         defer { turn.unlock() }
@@ -77,7 +77,7 @@ final class AgentConfirmation: @unchecked Sendable {
             if byte == 0x0a || byte == 0x0d { break }
             if line.count < 16 { line.append(byte) }
         }
-        let answer = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespaces).lowercased()
+        let answer = String(decoding: line, as: UTF8.self).trimmingSpaces().lowercased()
         return answer == "y" || answer == "yes"
             ? .allowed(by: "the agent's terminal") : .refused("answered no on the agent's terminal")
     }

@@ -2,7 +2,7 @@
 // servers its ssh session goes through and to, from session-bind@openssh.com once each server's signature over its
 // session identifier checks out (AgentBindings keeps them and says what a host-bound key may do). Used by one
 // thread only (its connection's).
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfVault
 

@@ -1,7 +1,7 @@
 // AgentKeyBindings: the host-bound keys as the agent sees them for one request — for each key, the hosts every
 // identity holding it is bound to (`identity edit --only`), each with the host key sshelf pinned for it — and the
 // words for a refusal, naming servers by the hosts that pin their keys.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfOperations
 import ShelfVault

@@ -3,7 +3,7 @@
 // long an idle connection stays (AgentAdmission), one thread per connection reading framed requests into guarded
 // memory (zeroed after each), the state file `agent status|stop` read, and a clean stop on SIGINT/SIGTERM that
 // removes the socket and the state file.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfOperations
 import ShelfSystem
@@ -19,7 +19,7 @@ final class AgentServer: @unchecked Sendable {
 
     private let context: AppContext
     private let service: AgentService
-    private let lock = NSLock()
+    private let lock = Lock()
     private var connections: [Int32: (thread: JoinableThread, who: String)] = [:]
     private var finished: [JoinableThread] = []
     private var admission = AgentAdmission()

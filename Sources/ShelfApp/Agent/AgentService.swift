@@ -3,7 +3,8 @@
 // session-binds allow it, AgentKeyBindings), keys from ssh-add stored in the vault and the store,
 // keys removed from the agent (never from the vault), lock and unlock. One instance serves every connection; its
 // state sits behind one lock, and no lock is held while a question waits for an answer.
-import Foundation
+import FoundationEssentials
+import Glibc
 import ShelfCore
 import ShelfOperations
 import ShelfStore
@@ -33,7 +34,7 @@ final class AgentService: @unchecked Sendable {
     private let releaseLog: ReleaseLog
     let started = Date()
 
-    private let lock = NSLock()
+    private let lock = Lock()
     private var openedStore: Store?
     private var openedVault: Vault?
     /// Removed with ssh-add -d / -D: not served until added again (the vault keeps them).
@@ -524,7 +525,7 @@ final class AgentService: @unchecked Sendable {
     /// The key's comment as an identity name (control characters dropped), made unique with -2, -3…
     private func uniqueName(for comment: String, among identities: [Identity]) -> String {
         var base = String(
-            Display.safe(comment).replacingOccurrences(of: "?", with: "").trimmingCharacters(in: .whitespaces).prefix(
+            Display.safe(comment).replacing("?", with: "").trimmingSpaces().prefix(
                 64))
         if Validation.nameProblem(base) != nil { base = "agent-key" }
         let taken = Set(identities.map(\.name))
@@ -592,7 +593,7 @@ final class AgentService: @unchecked Sendable {
 
     private static func seconds(_ duration: Duration) -> String {
         let (seconds, attoseconds) = duration.components
-        return attoseconds == 0 ? "\(seconds)" : String(format: "%.1f", Double(seconds) + Double(attoseconds) / 1e18)
+        return attoseconds == 0 ? "\(seconds)" : TextFormat.fixed(Double(seconds) + Double(attoseconds) / 1e18, places: 1)
     }
 
     // MARK: status

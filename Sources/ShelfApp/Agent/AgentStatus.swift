@@ -1,6 +1,6 @@
 // AgentStatus: what a running agent says about itself through its own extension (`status@sshelf`), for
 // `sshelf agent status`: where, which pid, which keys, locked or not, and who confirms.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfOperations
 
@@ -37,7 +37,7 @@ struct AgentStatus: Codable, Equatable {
 enum AgentPeerName {
     static func describe(_ peer: PrivateSocket.Peer) -> String {
         let comm = (try? String(contentsOfFile: "/proc/\(peer.pid)/comm", encoding: .utf8))?
-            .trimmingCharacters(in: .whitespacesAndNewlines)
+            .trimmingSpacesAndNewlines()
         guard let comm, !comm.isEmpty else { return "pid \(peer.pid)" }
         return "\(Display.safe(comm)) (pid \(peer.pid))"
     }

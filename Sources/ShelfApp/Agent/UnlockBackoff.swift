@@ -2,7 +2,9 @@
 // waits after wrong ones — 1 s after the first, doubling with each wrong answer in a row up to 5 min, none again
 // after a right one. Tries take turns, so clients guessing over many connections at once guess no faster than one.
 // Time is a monotonic clock that is injected, and so is the wait: a test moves the clock instead of sleeping.
-import Foundation
+import FoundationEssentials
+import Glibc
+import ShelfCore
 
 final class UnlockBackoff: @unchecked Sendable {
     static let first: Duration = .seconds(1)
@@ -22,7 +24,7 @@ final class UnlockBackoff: @unchecked Sendable {
     private let now: () -> ContinuousClock.Instant
     private let wait: (Duration) -> Void
     /// Held for a whole try, the wait included: one try at a time.
-    private let turn = NSLock()
+    private let turn = Lock()
     private var failures = 0
     private var notBefore: ContinuousClock.Instant
 
@@ -30,7 +32,9 @@ final class UnlockBackoff: @unchecked Sendable {
         now: @escaping () -> ContinuousClock.Instant = { ContinuousClock.now },
         wait: @escaping (Duration) -> Void = { duration in
             let (seconds, attoseconds) = duration.components
-            Thread.sleep(forTimeInterval: Double(seconds) + Double(attoseconds) / 1e18)
+            var time = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+            var left = timespec()
+            while nanosleep(&time, &left) == -1 && errno == EINTR { time = left }
         }
     ) {
         self.now = now

@@ -1,6 +1,6 @@
 // ArgumentParser: matches argv against the command table — longest command path first, then
 // `--name value`, `--name=value`, `-x value`, bundled short flags, and `--` to end options.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfOperations
 

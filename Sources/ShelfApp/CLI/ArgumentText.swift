@@ -1,7 +1,8 @@
 // ArgumentText: the command line as text. Arguments arrive as bytes; one that is not valid UTF-8 is refused
 // with where it breaks, instead of being stored with U+FFFD in place of the bytes (an address `10.0.\xff.1`
 // must not become a host).
-import Foundation
+import FoundationEssentials
+import Glibc
 import ShelfCore
 
 enum ArgumentText {
@@ -17,7 +18,7 @@ enum ArgumentText {
 
     static func text(_ bytes: [UInt8], position: Int) throws -> String {
         if let offset = firstInvalidByte(bytes) {
-            let byte = String(format: "0x%02x", bytes[offset])
+            let byte = "0x" + TextFormat.hex(bytes[offset])
             throw ShelfError(.usage, "argument \(position) is not valid UTF-8: byte \(offset + 1) (\(byte)) does not form a character",
                              hint: "sshelf keeps names, addresses and paths as UTF-8 text; check the encoding of your terminal or script")
         }

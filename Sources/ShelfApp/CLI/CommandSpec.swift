@@ -1,6 +1,6 @@
 // CommandSpec: the command table's row types. Parsing, --help, the man page and the shell completions are
 // all generated from these rows, so they cannot drift apart.
-import Foundation
+import FoundationEssentials
 
 struct OptionSpec: Sendable {
     /// Long name without dashes (`port` for `--port`).

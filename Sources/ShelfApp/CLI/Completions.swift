@@ -1,7 +1,7 @@
 // Completions: bash, zsh and fish completion scripts generated from the command table. Host names, group paths and
 // identity names are completed live from `sshelf list --names` (and its group and identity twins), one per line, and
 // inserted as one shell word each: a name with spaces, quotes or `$` is quoted, and NAME@ID stays whole.
-import Foundation
+import FoundationEssentials
 
 enum Completions {
     /// Words that can follow `sshelf` (first level) and each command group (second level).
@@ -138,8 +138,8 @@ enum Completions {
     }
 
     static func zshEscape(_ text: String) -> String {
-        text.replacingOccurrences(of: "'", with: "'\\''").replacingOccurrences(of: "[", with: "\\[")
-            .replacingOccurrences(of: "]", with: "\\]").replacingOccurrences(of: ":", with: "\\:")
+        text.replacing("'", with: "'\\''").replacing("[", with: "\\[")
+            .replacing("]", with: "\\]").replacing(":", with: "\\:")
     }
 
     static func zshAction(_ completion: OptionSpec.Completion) -> String {
@@ -192,7 +192,7 @@ enum Completions {
     }
 
     static func fishEscape(_ text: String) -> String {
-        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'")
+        text.replacing("\\", with: "\\\\").replacing("'", with: "\\'")
     }
 
     static func fishArguments(_ completion: OptionSpec.Completion) -> String {

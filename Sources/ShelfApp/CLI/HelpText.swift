@@ -1,5 +1,5 @@
 // HelpText: `--help` pages generated from the command table.
-import Foundation
+import FoundationEssentials
 
 enum HelpText {
     /// The exit codes every command keeps to; the README's table, `--help` and the man page all show this list, and
@@ -26,7 +26,7 @@ enum HelpText {
             """
         let width = table.map(\.name.count).max() ?? 10
         for command in table where !command.summary.isEmpty {
-            out += "  \(command.name.padding(toLength: width + 2, withPad: " ", startingAt: 0))\(command.summary)\n"
+            out += "  \(command.name.padded(to: width + 2))\(command.summary)\n"
         }
         out += "\nenvironment:\n"
         out += "  SSHELF_HOME   keep every sshelf file under this folder instead of the XDG folders\n"
@@ -42,7 +42,7 @@ enum HelpText {
         let width = children.map(\.name.count).max() ?? 10
         var out = "usage: sshelf \(prefix.joined(separator: " ")) SUBCOMMAND ...\n\nsubcommands:\n"
         for command in children {
-            out += "  \(command.name.padding(toLength: width + 2, withPad: " ", startingAt: 0))\(command.summary)\n"
+            out += "  \(command.name.padded(to: width + 2))\(command.summary)\n"
         }
         return out
     }
@@ -54,7 +54,7 @@ enum HelpText {
             out += "\narguments:\n"
             let width = command.arguments.map(\.name.count).max() ?? 0
             for argument in command.arguments {
-                out += "  \(argument.name.padding(toLength: width + 2, withPad: " ", startingAt: 0))\(argument.help)\n"
+                out += "  \(argument.name.padded(to: width + 2))\(argument.help)\n"
             }
         }
         let options = command.options + [ArgumentParser.globalHelp]
@@ -62,7 +62,7 @@ enum HelpText {
         let labels = options.map(optionLabel)
         let width = labels.map(\.count).max() ?? 0
         for (option, label) in zip(options, labels) {
-            out += "  \(label.padding(toLength: width + 2, withPad: " ", startingAt: 0))\(option.help)\n"
+            out += "  \(label.padded(to: width + 2))\(option.help)\n"
         }
         if !command.examples.isEmpty {
             out += "\nexamples:\n" + command.examples.map { "  \($0)\n" }.joined()

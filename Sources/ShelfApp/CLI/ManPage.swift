@@ -1,9 +1,9 @@
 // ManPage: sshelf(1) in roff, generated from the command table (Resources/sshelf.1 is this output).
-import Foundation
+import FoundationEssentials
 
 enum ManPage {
     static func escape(_ text: String) -> String {
-        var out = text.replacingOccurrences(of: "\\", with: "\\e").replacingOccurrences(of: "-", with: "\\-")
+        var out = text.replacing("\\", with: "\\e").replacing("-", with: "\\-")
         if out.hasPrefix(".") || out.hasPrefix("'") { out = "\\&" + out }
         return out
     }

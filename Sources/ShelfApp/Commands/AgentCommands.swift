@@ -1,6 +1,6 @@
 // AgentCommands: `sshelf agent` (an ssh-agent serving the vault's identities, in the foreground), `agent start`,
 // `stop` and `status` for a background one, and `--print-env` for shells.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfOperations
 import ShelfSystem
@@ -202,7 +202,7 @@ enum AgentCommands {
                 state.map { $0.foreground ? "its terminal" : context.locations.stateDirectory + "/agent.log" } ?? "?"
             ),
         ]
-        context.output(lines.map { "\($0.0.padding(toLength: 11, withPad: " ", startingAt: 0))\($0.1)\n" }.joined())
+        context.output(lines.map { "\($0.0.padded(to: 11))\($0.1)\n" }.joined())
         return 0
     }
 
@@ -252,9 +252,9 @@ enum AgentCommands {
 
     static func shellQuoted(_ text: String) -> String {
         let plain = text.unicodeScalars.allSatisfy {
-            CharacterSet.alphanumerics.contains($0) || "/._-+:@%".unicodeScalars.contains($0)
+            TextTrim.isAlphanumeric($0) || "/._-+:@%".unicodeScalars.contains($0)
         }
-        return plain && !text.isEmpty ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        return plain && !text.isEmpty ? text : "'" + text.replacing("'", with: "'\\''") + "'"
     }
 
     private static func jsonString(_ text: String) -> String {
@@ -272,10 +272,7 @@ enum AgentCommands {
     /// The agent's log lines: stderr (its terminal, or agent.log when started in the background), with the time.
     static func reporter(_ context: AppContext) -> @Sendable (String) -> Void {
         { [context] line in
-            let formatter = DateFormatter()
-            formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
-            formatter.locale = Locale(identifier: "en_US_POSIX")
-            context.errorOutput("sshelf agent \(formatter.string(from: Date())): \(Display.safe(line))\n")
+            context.errorOutput("sshelf agent \(LocalTime.text(Date())): \(Display.safe(line))\n")
         }
     }
 

@@ -1,7 +1,7 @@
 // AutostartOffer: after `forward add|edit --autostart`, says which of the host's credentials lock with the vault
 // session's idle timeout (so `forward up` would stop logging in when the session goes idle) and offers to move them
 // to the class unattended logins read — asked on a terminal, or the exact `vault set-class` lines to run.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfOperations
 import ShelfVault
@@ -21,7 +21,7 @@ enum AutostartOffer {
         guard let tty = TTY.open() else { return }
         defer { tty.close() }
         tty.write("Move \(items.count == 1 ? "it" : "them") now? [y/N] ")
-        guard tty.readLine(echo: true).trimmingCharacters(in: .whitespaces).lowercased().hasPrefix("y") else { return }
+        guard tty.readLine(echo: true).trimmingSpaces().lowercased().hasPrefix("y") else { return }
         let store = try context.store()
         for item in items {
             let change = try CredentialOperations.setClass(

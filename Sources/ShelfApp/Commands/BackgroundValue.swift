@@ -1,11 +1,13 @@
 // BackgroundValue: one value made on another core while this thread does other work (an import's id order while it
 // reads the store, its summary's text while it commits); `value` waits for it.
-import Foundation
+import Dispatch
+import FoundationEssentials
+import ShelfCore
 
 final class BackgroundValue<Value: Sendable>: @unchecked Sendable {
     private var result: Value?
     private let done = DispatchSemaphore(value: 0)
-    private let lock = NSLock()
+    private let lock = Lock()
 
     init(_ make: @escaping @Sendable () -> Value) {
         DispatchQueue.global(qos: .userInitiated).async {

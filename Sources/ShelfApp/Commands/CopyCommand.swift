@@ -1,7 +1,8 @@
 // CopyCommand: `sshelf cp [-r] [-p] SRC… HOST:DST` and `HOST:SRC… DST` — files over SFTP, with the login rules of
 // `run` (key verified first, nothing asked mid-copy, one release-log entry), to one host or to every host of a
 // group or tag in parallel; from one host. Partial files never appear under their final name (docs/FLEET.md).
-import Foundation
+import FoundationEssentials
+import Glibc
 import ShelfCore
 import ShelfOperations
 import ShelfSSH
@@ -163,7 +164,7 @@ private func localSize(_ paths: [String]) -> UInt64 {
 
 /// Bytes copied by every host's thread, and the rate since the first.
 private final class ByteCount: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var bytes: UInt64 = 0
     private let start = Date()
 
@@ -191,6 +192,6 @@ enum Bytes {
             value /= 1024
             unit += 1
         }
-        return unit == 0 ? "\(count) B" : String(format: "%.1f %@", value, units[unit])
+        return unit == 0 ? "\(count) B" : "\(TextFormat.fixed(value, places: 1)) \(units[unit])"
     }
 }

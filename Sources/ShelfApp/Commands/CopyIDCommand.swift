@@ -3,7 +3,7 @@
 // the remote script is a constant, so no key comment can be read as shell syntax; `~/.ssh` is made 0700 and the
 // file 0600 when missing, and a key already there (same key material, whatever its options or comment) is not
 // added again.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfOperations
 import ShelfSSH
@@ -77,7 +77,7 @@ enum CopyIDCommand {
         var errors: [UInt8] = []
         let exit = try connection.exec(
             remoteCommand, input: channel[0], stdout: { output += $0 }, stderr: { errors += $0 })
-        let said = String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let said = String(decoding: output, as: UTF8.self).trimmingSpacesAndNewlines()
         if exit.exitCode == 0 && said == "added" { return .added }
         if exit.exitCode == 0 && said == "present" { return .present }
         let reason: String
@@ -87,7 +87,7 @@ enum CopyIDCommand {
         case 5: reason = "could not write ~/.ssh/authorized_keys"
         default: reason = "the remote command ended with status \(exit.exitCode)"
         }
-        let detail = String(decoding: errors.prefix(400), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let detail = String(decoding: errors.prefix(400), as: UTF8.self).trimmingSpacesAndNewlines()
         return .failed(reason + (detail.isEmpty ? "" : ": " + UntrustedText.clean(detail)))
     }
 

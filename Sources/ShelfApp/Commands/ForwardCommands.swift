@@ -1,6 +1,6 @@
 // ForwardCommands: `sshelf forward list|add|edit|enable|disable|rm` — the stored rules (ForwardRunCommands runs
 // them).
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfOperations
 import ShelfStore

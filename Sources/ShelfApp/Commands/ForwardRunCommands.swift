@@ -1,7 +1,9 @@
 // ForwardRunCommands: `sshelf forward start|up|status|stop` — run one host's rules in the foreground, or every
 // autostart rule under a supervisor (one session per host, reconnecting), and read or stop that supervisor.
 // Connections are made exactly as `connect` makes them (plan, host-key trust, vault credentials).
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import ShelfCore
 import ShelfOperations
 import ShelfSSH
@@ -195,11 +197,11 @@ enum ForwardRunCommands {
         defer { close(lockFD) }
         let options = try SSHCommands.connectOptions(call, context)
         let vault = try unlockedVault(call, context)
-        // Runner threads report state changes (FileHandle writes are safe from any thread) and wake the
+        // Runner threads report state changes (writes to the descriptor are safe from any thread) and wake the
         // publisher, so the state file follows a change at once; counts are refreshed twice a second.
         let wakeup = SupervisorWakeup()
         let report: @Sendable (String) -> Void = { line in
-            FileHandle.standardError.write(Data("sshelf: \(line)\n".utf8))
+            StandardStreams.write("sshelf: \(line)\n", fd: 2)
             wakeup.poke()
         }
         let runners = try store.read { store in
@@ -361,7 +363,7 @@ final class StopSignals {
 /// Wakes the supervisor's publishing loop on a state change, and tells it to stop.
 final class SupervisorWakeup: @unchecked Sendable {
     private let semaphore = DispatchSemaphore(value: 0)
-    private let lock = NSLock()
+    private let lock = Lock()
     private var stopping = false
 
     func poke() { semaphore.signal() }

@@ -1,6 +1,6 @@
 // GroupCommands: `sshelf group list|add|rm|mv`, groups addressed by slash paths (`prod/eu`); the rules (paths,
 // cycles, what a delete takes along) are GroupOperations'.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfOperations
 import ShelfStore

@@ -1,7 +1,7 @@
 // HostCommands: list, show, add, edit, rm and mv of hosts — the options parsed into a host, then one call to
 // HostOperations. Writes happen inside one BEGIN IMMEDIATE transaction each, so two sshelf processes editing at
 // once never lose an update.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfOperations
 import ShelfStore
@@ -163,7 +163,7 @@ enum HostCommands {
                 ("host key", host.pinnedHostKey.map { "\($0.type) pinned" } ?? "(not pinned)"),
                 ("last connected", Display.relative(host.lastConnectedAt)),
             ]
-            var out = lines.map { "\($0.0.padding(toLength: 15, withPad: " ", startingAt: 0))\(Display.safe($0.1))\n" }.joined()
+            var out = lines.map { "\($0.0.padded(to: 15))\(Display.safe($0.1))\n" }.joined()
             // Notes may be several lines: each on its own, under the first (a line break is text here, not a `?`).
             let notes = host.notes.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
                 .map { Display.safe(String($0)) }
@@ -241,7 +241,7 @@ enum HostCommands {
             host.identityID = name.isEmpty ? nil : try Resolve.identity(name, in: store).id
         }
         if let jump = call.value("jump") {
-            let names = jump.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            let names = jump.split(separator: ",").map { $0.trimmingSpaces() }.filter { !$0.isEmpty }
             host.jumpHostIDs = try names.map { try Resolve.host($0, in: store).id }
             host.unresolvedJump = ""
         }

@@ -1,7 +1,7 @@
 // HostListing: `sshelf list [FILTER]` — the store's host table, searched with the TUI's matcher (same
 // results, same ranking), printed as the aligned NAME / DESTINATION / GROUP / TAGS table straight from the
 // table's bytes (100,000 rows without a String per cell).
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfOperations
 import ShelfStore

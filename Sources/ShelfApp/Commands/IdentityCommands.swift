@@ -2,7 +2,7 @@
 // them. A private key file moves into the vault on import, its public half into the store; keygen makes a new
 // ed25519 key in the vault; show prints the public key line; edit sets the name and the agent's options
 // (IdentityOperations does the work; here are the options, prompts and output).
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfOperations
 import ShelfStore

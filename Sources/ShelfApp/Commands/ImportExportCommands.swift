@@ -1,6 +1,7 @@
 // ImportExportCommands: `sshelf import ssh-config` (idempotent: updates by name, never duplicates, never
 // touches the source file) and `sshelf export ssh-config` (a config `ssh -G` resolves the same way).
-import Foundation
+import Dispatch
+import FoundationEssentials
 import ShelfCore
 import ShelfOperations
 import ShelfStore
@@ -43,7 +44,7 @@ enum ImportExportCommands {
         let home = context.homeDirectory
         let path = SSHConfigReader.expandTilde(call.argument(0) ?? "~/.ssh/config", home: home)
         let sshDirectory = home + "/.ssh"
-        let base = path.hasPrefix(sshDirectory + "/") ? sshDirectory : (path as NSString).deletingLastPathComponent
+        let base = path.hasPrefix(sshDirectory + "/") ? sshDirectory : path.parentPath
         let source = UserSSHConfig.fileSource(home: home, own: context.locations.configDirectory)
         if let why = source.skip?(path) {
             throw ShelfError(.invalid, "\(path) is not imported: \(why)",

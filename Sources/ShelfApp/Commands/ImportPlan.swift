@@ -1,7 +1,7 @@
 // ImportPlan: maps resolved ssh_config hosts onto the store — update by name (ignoring case; never a second host of
 // a name), identities by key file,
 // ProxyJump to known hosts, forwards without duplicates — and counts what changed.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfOperations
 import ShelfStore
@@ -69,7 +69,7 @@ enum ImportPlan {
             let file = String(entry.location[..<colon])
             guard file != mainFile else { return nil }
             if let known = fileGroups[file] { return known }
-            let name = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
+            let name = file.lastPathPart.removingPathExtension
             let made = name.isEmpty || name.hasPrefix(".") ? nil
                 : try GroupOperations.create((groupPath.map { $0.hasSuffix("/") ? $0 : $0 + "/" } ?? "") + name, in: store)
             fileGroups[file] = made
@@ -328,13 +328,13 @@ enum ImportPlan {
                          store: Store) throws -> Identity {
         if let known = identities.first(where: { $0.keyFile == file }) { return known }
         let expanded = SSHConfigReader.expandTilde(file, home: home)
-        var identity = Identity(name: uniqueName((file as NSString).lastPathComponent, among: identities),
+        var identity = Identity(name: uniqueName(file.lastPathPart, among: identities),
                                 keyType: guessKeyType(file), keyFile: file)
         if let publicKey = (try? RegularFile.read(expanded + ".pub", limit: 64 * 1024)).map({ String(decoding: $0, as: UTF8.self) }),
            let line = publicKey.split(separator: "\n").first.map(String.init), line.utf8.count < 16 * 1024,
            Validation.controlCharacterProblem(line) == nil
         {
-            identity.publicKey = line.trimmingCharacters(in: .whitespaces)
+            identity.publicKey = line.trimmingSpaces()
             if let algorithm = line.split(separator: " ").first { identity.keyType = KeyType(openSSHAlgorithm: String(algorithm)) }
         }
         // One key, one identity: a file holding a key an identity has already (in the vault, or under another path).
@@ -356,7 +356,7 @@ enum ImportPlan {
     }
 
     static func guessKeyType(_ file: String) -> KeyType {
-        let name = (file as NSString).lastPathComponent.lowercased()
+        let name = file.lastPathPart.lowercased()
         if name.contains("ed25519") { return .ed25519 }
         if name.contains("ecdsa") { return .ecdsa }
         if name.contains("rsa") { return .rsa }

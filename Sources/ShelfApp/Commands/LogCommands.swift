@@ -1,6 +1,6 @@
 // LogCommands: `sshelf log` (the release log: every password, key and signature the vault released, when, for
 // which host or process) and `sshelf log verify` (recomputes its hash chain with the device-only log key).
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfOperations
 import ShelfVault
@@ -48,12 +48,9 @@ enum LogCommands {
         } else if entries.isEmpty && damaged == 0 {
             context.errorOutput("nothing was released yet (the log is \(log.path))\n")
         } else {
-            let formatter = DateFormatter()
-            formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
-            formatter.locale = Locale(identifier: "en_US_POSIX")
             let rows = shown.map { entry -> [String] in
                 [
-                    formatter.string(from: entry.time), entry.what, entry.by, entry.host ?? entry.process ?? "",
+                    LocalTime.text(entry.time), entry.what, entry.by, entry.host ?? entry.process ?? "",
                     entry.detail ?? entry.item,
                 ]
             }
@@ -97,12 +94,7 @@ enum LogCommands {
         if let unit = text.last, let seconds = units[unit], let count = Double(text.dropLast()), count >= 0 {
             return now.addingTimeInterval(-count * seconds)
         }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        for format in ["yyyy-MM-dd'T'HH:mm:ssXXXXX", "yyyy-MM-dd'T'HH:mm:ss", "yyyy-MM-dd'T'HH:mm", "yyyy-MM-dd"] {
-            formatter.dateFormat = format
-            if let date = formatter.date(from: text) { return date }
-        }
+        if let date = LocalTime.parse(text) { return date }
         throw ShelfError(
             .usage, "--since: '\(Display.safe(text))' is neither a date nor a span",
             hint: "e.g. --since 2025-01-31, --since 2025-01-31T08:00, --since 12h, --since 7d")

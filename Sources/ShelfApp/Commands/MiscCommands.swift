@@ -1,5 +1,5 @@
 // MiscCommands: `check` (cross-record problems), `completions`, `manpage`, `version`.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfSSH
 import ShelfOperations

@@ -1,7 +1,7 @@
 // OptionListing: a host's kept ssh_config options as `show` prints them — its own, then those of the defaults
 // blocks that match it (HostOptionSources, which the TUI's details pane shows too) — each marked when sshelf's own
 // client cannot do it (OpenSSH's ssh can: `connect --openssh`) or when an earlier value of the same keyword wins.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfOperations
 
@@ -22,7 +22,7 @@ enum OptionListing {
                 out += shown + "\n"
                 continue
             }
-            out += shown.padding(toLength: max(shown.count, 40), withPad: " ", startingAt: 0)
+            out += shown.padded(to: max(shown.count, 40))
                 + "  (\(Display.safe(HostOptionSources.words(note, hostName: host.name))))\n"
         }
         return out

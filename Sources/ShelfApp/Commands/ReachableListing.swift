@@ -1,7 +1,7 @@
 // ReachableListing: `sshelf list --reachable` — a TCP handshake to each listed host (or its first jump hop), in
 // parallel with a timeout, as a REACHABLE column or a `reachable` field in --json. The exit status stays the
 // listing's: a host that does not answer is information, not a failure of the command.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfOperations
 import ShelfSSH

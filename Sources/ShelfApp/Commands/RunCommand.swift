@@ -1,7 +1,7 @@
 // RunCommand: `sshelf run TARGETS -- COMMAND` — one command on many hosts at once (docs/FLEET.md): targets resolved
 // once, guard rails (confirmation, canary), each host connected as a login is (key verified before any credential,
 // nothing asked mid-run) or through its warm session, Ctrl-C handled in two steps, one release-log entry per run.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfOperations
 import ShelfSSH

@@ -2,7 +2,9 @@
 // listing, the typed confirmation, option values, and FleetSession: the vault and release log prepared before any
 // host starts, Ctrl-C turned into the run's two-step stop, the live progress line (terminals only), and what a run
 // leaves behind (pinned keys, last-connected times, its release-log entry).
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import ShelfCore
 import ShelfOperations
 import ShelfSSH
@@ -82,7 +84,7 @@ enum FleetCommand {
             + (fleet.hosts.count > 8 ? ", …" : "")
         tty.write("sshelf \(call.command.name) needs a confirmation: \(reason).\nHosts: \(names)\n")
         tty.write("Type \(answer) (the number of hosts) to go ahead: ")
-        guard tty.readLine(echo: true).trimmingCharacters(in: .whitespaces) == answer else {
+        guard tty.readLine(echo: true).trimmingSpaces() == answer else {
             throw ShelfError(
                 .usage, "not confirmed; nothing was run",
                 hint: "type the number of hosts at the question, or give --yes")
@@ -110,7 +112,7 @@ enum FleetCommand {
     static func fingerprint(_ key: PinnedHostKey) -> String? {
         guard let blob = Data(base64Encoded: key.key) else { return nil }
         let digest = Data(Digest.sha256(Array(blob))).base64EncodedString()
-        return "SHA256:" + digest.trimmingCharacters(in: CharacterSet(charactersIn: "="))
+        return "SHA256:" + digest.trimmingScalars(in: "=")
     }
 }
 
@@ -120,7 +122,7 @@ final class FleetSession: @unchecked Sendable {
     private let store: Store
     private let vault: Vault
     private let by: String
-    private let lock = NSLock()
+    private let lock = Lock()
     /// Where the vault's and the log's warnings go: the terminal's stderr for the CLI, the run pane in the TUI.
     private let workspace: Workspace
     private let warn: (String) -> Void
@@ -217,7 +219,7 @@ final class FleetSession: @unchecked Sendable {
         if !progress.slowest.isEmpty {
             line +=
                 "; slowest: "
-                + progress.slowest.map { "\(Display.safe($0.name)) \(String(format: "%.1fs", $0.seconds))" }
+                + progress.slowest.map { "\(Display.safe($0.name)) \(TextFormat.fixed($0.seconds, places: 1))s" }
                 .joined(separator: ", ")
         }
         return progress.stopping ? line + " (stopping)" : line
@@ -246,7 +248,7 @@ final class FleetSession: @unchecked Sendable {
 
 /// Ctrl-C presses, counted on the signal queue.
 private final class Counter: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var value = 0
     func add(_ count: Int) -> Int {
         lock.lock()

@@ -1,6 +1,6 @@
 // RunCommandReport: how a fleet run is reported — every distinct output once under the hosts that gave it (clush -b,
 // dshbak), then one status line per host and a summary; or, with --json, one JSON object a line per host.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfOperations
 
@@ -35,7 +35,7 @@ enum RunReport {
     /// How the host ended, in words: `exit 0 (0.31s)`, `unreachable: … (10.02s)`, `not started`.
     static func status(_ result: FleetHostResult) -> String {
         var facts: [String] = []
-        if let seconds = result.seconds { facts.append(String(format: "%.2fs", seconds)) }
+        if let seconds = result.seconds { facts.append(TextFormat.fixed(seconds, places: 2) + "s") }
         if result.warm { facts.append("warm") }
         if result.truncated { facts.append("output cut at \(FleetHostResult.outputLimit >> 20) MiB") }
         let tail = facts.isEmpty ? "" : " (\(facts.joined(separator: ", ")))"
@@ -47,7 +47,7 @@ enum RunReport {
         case .notStarted:
             return "not started"
         default:
-            return "\(result.outcome.rawValue.replacingOccurrences(of: "-", with: " "))\(error)\(tail)"
+            return "\(result.outcome.rawValue.replacing("-", with: " "))\(error)\(tail)"
         }
     }
 

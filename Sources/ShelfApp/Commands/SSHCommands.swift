@@ -1,6 +1,7 @@
 // SSHCommands: `connect`, `exec` and `trust` — the CLI faces of the ShelfSSH connect flow. Connection failures
 // exit 255 (as ssh does); otherwise the remote command's or shell's exit status is ours.
-import Foundation
+import FoundationEssentials
+import Glibc
 import ShelfCore
 import ShelfOperations
 import ShelfSSH

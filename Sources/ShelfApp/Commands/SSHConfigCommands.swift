@@ -1,7 +1,7 @@
 // SSHConfigCommands: `sshelf ssh-config write|install|uninstall|defaults` — the ssh_config bridge that lets OpenSSH's
 // ssh, scp, rsync and git use sshelf's hosts, jump chains, pins and vault keys, the one Include line in
 // ~/.ssh/config that turns it on, and the defaults blocks (`Host *` and other patterns) kept from an import.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfOperations
 import ShelfStore

@@ -1,7 +1,8 @@
 // SyncCommands: `sshelf sync enable|invite|join|now|status|devices|revoke|conflicts|disable` — the sync group over a
 // folder or a git repository (enrollment by one-time invite, revocation with a new group key), with the true reason
 // whenever sync falls back to the local store.
-import Foundation
+import FoundationEssentials
+import Glibc
 import ShelfCore
 import ShelfOperations
 import ShelfStore
@@ -49,9 +50,9 @@ enum SyncCommands {
             options: [passphraseOption],
             run: revoke),
         CommandSpec(
-            path: ["sync", "rename"], summary: "rename this device in the sync group",
-            details: "The new name is signed by this device and reaches the others through the roster on the next sync; no two devices of a group may share one. A device renames itself: DEVICE, when given, must name this device (a name or an id prefix from 'sshelf sync devices'). A device that joins with a name another device has gets the start of its id added (vm-3fa2).",
-            arguments: [ArgumentSpec(name: "DEVICE", help: "this device, by name or id prefix", optional: true),
+            path: ["sync", "rename"], summary: "rename a device of the sync group (this one unless DEVICE is given)",
+            details: "The new name is signed by this device and reaches every device, the renamed one included, through the roster on the next sync; no two devices of a group may share one. Any member may rename any device that is not revoked (two devices both called 'vm': rename the other from either). A device that joins with a name another device has gets the start of its id added (vm-3fa2).",
+            arguments: [ArgumentSpec(name: "DEVICE", help: "the device to rename, by name or id prefix from 'sshelf sync devices' (default: this device)", optional: true),
                         ArgumentSpec(name: "NAME", help: "the new name (one line, at most 64 bytes)")],
             options: [passphraseOption],
             examples: ["sshelf sync rename laptop", "sshelf sync rename vm-3fa2 build-box"],
@@ -71,7 +72,7 @@ enum SyncCommands {
         case (let folder?, nil):
             var path = SSHConfigReader.expandTilde(folder, home: context.homeDirectory)
             if !path.hasPrefix("/") { path = FileManager.default.currentDirectoryPath + "/" + path }
-            settings = SyncSettings(transport: .folder, location: (path as NSString).standardizingPath)
+            settings = SyncSettings(transport: .folder, location: PathText.standardized(path, home: context.homeDirectory))
         case (nil, let url?):
             guard !url.hasPrefix("-") else {
                 throw ShelfError(.usage, "--git: '\(Display.safe(url))' is not a repository URL", hint: ArgumentParser.usageHint(call.command))
@@ -250,7 +251,7 @@ enum SyncCommands {
 
     /// The device a command names: a unique name (ignoring case) or an id prefix of at least four characters. Several
     /// matches are listed with how to pick one.
-    static func device(_ text: String, in store: Store, command: String) throws -> UUID {
+    static func device(_ text: String, in store: Store, command: String, rest: String = "") throws -> UUID {
         switch try GroupInfo.find(text, in: store) {
         case .found(let id, _): return id
         case .notFound:
@@ -258,8 +259,9 @@ enum SyncCommands {
                              hint: "give a name or an id prefix (4 characters or more) from 'sshelf sync devices'")
         case .ambiguous(let candidates):
             let example = candidates.first.flatMap { $0.split(separator: "(").last?.prefix(4) } ?? "ID"
+            let renaming = rest.isEmpty ? ", or give it a name of its own: 'sshelf sync rename \(example) NAME'" : ""
             throw ShelfError(.usage, "'\(Display.safe(text))' names \(candidates.count) devices: \(Display.safe(candidates.joined(separator: ", ")))",
-                             hint: "pick one by its id prefix, e.g. '\(command) \(example)' ('sshelf sync rename' gives a device its own name)")
+                             hint: "pick one by its id prefix, e.g. '\(command) \(example)\(rest)'\(renaming)")
         }
     }
 
@@ -267,21 +269,24 @@ enum SyncCommands {
         let store = try context.store()
         guard try SyncSettings.load(from: store) != nil else { throw ShelfError(.failure, "sync is off", hint: offHint) }
         let name = call.argument(call.argument(1) == nil ? 0 : 1) ?? ""
-        if call.argument(1) != nil, let text = call.argument(0) {
-            let named = try device(text, in: store, command: "sshelf sync rename")
-            guard named.uuidString.lowercased() == (try store.deviceID) else {
-                throw ShelfError(.usage, "'\(Display.safe(text))' is another device; a device renames itself",
-                                 hint: "run 'sshelf sync rename NAME' on that device")
-            }
+        let target = try call.argument(1) == nil ? nil : call.argument(0).map {
+            try device($0, in: store, command: "sshelf sync rename", rest: " \(Display.safe(name))")
         }
         let vault = try VaultCommands.open(context, create: true)
         try unlock(call, vault, store)
+        let former: String
         do {
-            try GroupInfo.rename(to: name, store: store, vault: vault)
+            former = try GroupInfo.rename(target, to: name, store: store, vault: vault)
         } catch let failure as SyncFailure {
             throw ShelfError(.invalid, Display.safe(failure.reason), hint: failure.hint)
         }
-        context.print("this device is now '\(Display.safe(name.trimmingCharacters(in: .whitespaces)))' in the sync group")
+        let named = name.trimmingSpaces()
+        if let target, target.uuidString.lowercased() != (try store.deviceID) {
+            context.print(
+                "'\(Display.safe(former))' (\(target.uuidString.lowercased().prefix(8))) is now '\(Display.safe(named))' in the sync group")
+        } else {
+            context.print("this device is now '\(Display.safe(named))' in the sync group")
+        }
         return report(runSync(context, store, vault), context)
     }
 
@@ -315,7 +320,7 @@ enum SyncCommands {
     /// "30m", "1h", "2d", "90s" or plain seconds; between a minute and a week.
     static func parseDuration(_ text: String) throws -> TimeInterval {
         let units: [Character: TimeInterval] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
-        let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
+        let trimmed = text.trimmingSpaces().lowercased()
         var value: TimeInterval?
         if let unit = trimmed.last, let scale = units[unit], let number = Double(trimmed.dropLast()) { value = number * scale }
         else if let number = Double(trimmed) { value = number }

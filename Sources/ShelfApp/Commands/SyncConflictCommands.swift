@@ -1,7 +1,7 @@
 // SyncConflictCommands: `sshelf sync conflicts [--json] [--seen]` — each merge conflict in words (record, field, the
 // kept value and the other, which device wrote each and when; keys shortened to fingerprints) — and
 // `sshelf sync conflicts resolve ID --take other|kept`, which writes the chosen side as an edit that syncs.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfOperations
 import ShelfStore

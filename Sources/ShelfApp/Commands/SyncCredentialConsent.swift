@@ -3,7 +3,7 @@
 // credentials arriving here open with the device key alone (`--accept-no-passphrase`). Then the list of what will
 // travel, what moves to a syncable class and what stays on this device, and the user's yes (`--yes` for scripts).
 // With neither a terminal nor the flag, the answer is no: nothing moves that the user did not see listed.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfOperations
 import ShelfStore
@@ -37,7 +37,7 @@ enum SyncCredentialConsent {
             defer { tty.close() }
             tty.write("\(risk).\nSet a passphrase first ('sshelf vault passwd'), "
                       + "or type '\(acceptWords)' to go on without one: ")
-            guard tty.readLine(echo: true).trimmingCharacters(in: .whitespaces).lowercased() == acceptWords else {
+            guard tty.readLine(echo: true).trimmingSpaces().lowercased() == acceptWords else {
                 throw Refusal(message: "credential sync was not turned on: the vault has no passphrase", hint: fix)
             }
         }
@@ -52,7 +52,7 @@ enum SyncCredentialConsent {
         }
         defer { tty.close() }
         tty.write("Move \(count) to a syncable class so they travel to your other devices? [y/N] ")
-        guard ["y", "yes"].contains(tty.readLine(echo: true).trimmingCharacters(in: .whitespaces).lowercased()) else {
+        guard ["y", "yes"].contains(tty.readLine(echo: true).trimmingSpaces().lowercased()) else {
             throw Refusal(message: "credential sync was not turned on",
                           hint: "to keep one item on this device, "
                               + "'sshelf vault set-class KEY whenUnlockedThisDeviceOnly' first")

@@ -1,6 +1,6 @@
 // UICommands: `ui` — opens the terminal UI explicitly (what `sshelf` with no arguments does on a terminal),
 // prints the generated README keymap, or runs the in-program benchmark that bench/tui drives.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfOperations
 import ShelfSystem

@@ -1,6 +1,6 @@
 // VaultCommands: `sshelf vault …` — init, status, unlock, lock, passwd, list, rm, audit, export, import,
 // set-password, set-class. Values never reach output, arguments or the environment; secrets come from SecretInput.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfOperations
 import ShelfStore

@@ -1,7 +1,7 @@
 // VaultItemNames: whom `vault list` names each item for — the host or identity it belongs to, by name ("host web1",
 // "identity work"), so the list reads without looking UUIDs up; the reference key stays beside it (and in --json,
 // with the name as `name`).
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfOperations
 import ShelfStore

@@ -1,6 +1,6 @@
 // VaultSecretInput: where vault commands get secrets — the terminal with echo off, or a numbered file
 // descriptor for scripts (--passphrase-fd N, --secret-fd N). Never argv, never the environment.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfOperations
 import ShelfVault
@@ -34,7 +34,7 @@ struct SecretInput {
         if let fd { return try Self.readLine(fd, echoOffTerminal: false, what: "--\(option) \(fd)") }
         let tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
         guard tty >= 0 else {
-            throw ShelfError(.usage, "no terminal to ask for the \(prompt.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: ": ")))",
+            throw ShelfError(.usage, "no terminal to ask for the \(prompt.lowercased().trimmingScalars(in: ": "))",
                              hint: "give it on a file descriptor: --\(option) N")
         }
         defer { close(tty) }

@@ -1,6 +1,6 @@
 // VaultVerifyCommand: `sshelf vault verify` — opens every item (naming its class) to check its integrity tag,
 // without printing or keeping any value: "is my vault intact?", and the read path `make bench` times.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfOperations
 import ShelfVault

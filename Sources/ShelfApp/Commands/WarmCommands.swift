@@ -1,6 +1,7 @@
 // WarmCommands: `warm serve` (the keeper `exec --persist` starts in the background) and `warm stop` — warm
 // sessions that let a later `exec` skip the handshake and login, like OpenSSH's ControlPersist.
-import Foundation
+import FoundationEssentials
+import Glibc
 import ShelfCore
 import ShelfOperations
 import ShelfSSH

@@ -3,11 +3,14 @@
 // only the user can fix (host key, credentials the supervisor may not read, a refused login) are `failed` with
 // the reason and tried again only once a minute, so a fix (`sshelf trust`, `vault unlock`, `vault set-class`) is
 // picked up.
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import ShelfCore
 import ShelfOperations
 import ShelfSSH
 import ShelfStore
+import ShelfSystem
 import ShelfVault
 
 final class HostRunner: @unchecked Sendable {
@@ -22,7 +25,7 @@ final class HostRunner: @unchecked Sendable {
     /// Opened and unlocked by `forward up --passphrase-fd`, shared by every runner; nil otherwise.
     private let vault: Vault?
     private let report: @Sendable (String) -> Void
-    private let lock = NSLock()
+    private let lock = Lock()
     private var states: [RuleState]
     private var pool: ForwardPool?
     private var stopping = false
@@ -51,12 +54,10 @@ final class HostRunner: @unchecked Sendable {
 
     func start() {
         // Weak: the thread must not hold the last reference past `finished` (nothing may be freed from it late).
-        let thread = Thread { [weak self, finished] in
+        BackgroundThread.start(name: "sshelf-forward-\(hostName)") { [weak self, finished] in
             self?.loop()
             finished.signal()
         }
-        thread.name = "sshelf-forward-\(hostName)"
-        thread.start()
     }
 
     /// Stops the engine or the backoff sleep and waits for the thread to end.
@@ -102,7 +103,7 @@ final class HostRunner: @unchecked Sendable {
         var line = "\(Display.safe(hostName)): \(phase.rawValue)"
         // The line goes to `forward up`'s output: the CLI's words for a passphrase the hint asks for.
         if let error { line += ": \(Display.safe(CLIErrorHints.hint(error)))" }
-        if let next { line += " (next attempt in \(String(format: "%.1f", next.timeIntervalSinceNow)) s)" }
+        if let next { line += " (next attempt in \(TextFormat.fixed(next.timeIntervalSinceNow, places: 1)) s)" }
         report(line)
     }
 

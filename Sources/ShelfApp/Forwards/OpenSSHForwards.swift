@@ -3,7 +3,8 @@
 // /run/a.sock:/run/b.sock`), or a socket target the loaded libssh2 lacks. ssh reads a private config written from
 // the bridge with only these rules as forwards, logs in with the sshelf agent and trusts sshelf's pins alone; this
 // process waits for it (Ctrl-C and SIGTERM reach it) and removes that config after.
-import Foundation
+import FoundationEssentials
+import Glibc
 import ShelfCore
 import ShelfOperations
 import ShelfSSH
@@ -56,7 +57,7 @@ enum OpenSSHForwards {
 
 /// Set once from a signal's handler queue, read after the child ended.
 private final class StopFlag: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var value = false
     func set() { lock.withLock { value = true } }
     var isSet: Bool { lock.withLock { value } }

@@ -3,7 +3,7 @@
 // or key passphrase that logged in on each hop. The extra logins accept only those exact keys (any other key is
 // refused, never asked about) and give those same answers once; nothing is pinned or stored twice, and the kept
 // answers are zeroed when this object goes.
-import Foundation
+import FoundationEssentials
 import ShelfSSH
 
 final class RepeatLogin {

@@ -3,7 +3,9 @@
 // (`forward-start-PID.json`, the supervisor's format, so one reader serves both), where the TUI finds it: rules
 // started from another terminal, and those a TUI started and handed over when it quit, show as running in every
 // TUI (and a handed-over rule still logging in is not started twice). Removed when the forwards stop.
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import ShelfCore
 import ShelfSSH
 import ShelfSystem

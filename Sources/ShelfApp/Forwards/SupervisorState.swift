@@ -1,7 +1,8 @@
 // SupervisorState: what `forward up` publishes for `forward status` and `forward stop`, and every `forward start`
 // for the TUI — its pid and each rule's state — as 0600 JSON files in a 0700 runtime directory, replaced
 // atomically. A file whose process is gone is ignored and removed by its reader.
-import Foundation
+import FoundationEssentials
+import Glibc
 import ShelfCore
 import ShelfSSH
 import ShelfSystem

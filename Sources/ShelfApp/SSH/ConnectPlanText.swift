@@ -1,6 +1,6 @@
 // ConnectPlanText: what `connect --dry-run` prints for a plan — the hops, each host key's status, and the
 // authenticator's own steps (AuthPlan) with where each credential would come from, never a value.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfOperations
 import ShelfSSH

@@ -6,7 +6,8 @@
 // the loaded libssh2 cannot log a hop in (an RSA key, or a user certificate, on libssh2 1.10; a FIDO security key),
 // and when the host asks for ForwardAgent; Enter in the TUI hands over on the same decision (`needed`), running ssh
 // as a child between leaving curses and coming back (`prepare`).
-import Foundation
+import FoundationEssentials
+import Glibc
 import ShelfCore
 import ShelfOperations
 import ShelfSSH

@@ -2,7 +2,7 @@
 // from `Host *` is in most real configs) is said once per host, and again only when the host or those options change
 // (`--verbose` says it every time). What was said is a digest per host in the state directory (0600), so the file
 // names no option or host; a missing or unreadable file only means the note is said again.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfSystem
 
@@ -16,13 +16,13 @@ struct OptionNotes {
     func isNew(_ note: String, host: ShelfCore.Host, values: [String]) -> Bool {
         let parts = [note, host.hostname, host.user, String(host.port)] + values
         let digest = Digest.sha256(Array(parts.joined(separator: "\u{0}").utf8))
-            .map { String(format: "%02x", $0) }.joined()
+            .map { TextFormat.hex($0) }.joined()
         let id = host.id.uuidString.lowercased()
         var said = read()
         guard said[id] != digest else { return false }
         said[id] = digest
         let text = said.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)\n" }.joined()
-        try? PrivateFiles.ensureDirectory((path as NSString).deletingLastPathComponent)
+        try? PrivateFiles.ensureDirectory(path.parentPath)
         try? PrivateFiles.atomicWrite(Data(text.utf8), to: path)
         return true
     }

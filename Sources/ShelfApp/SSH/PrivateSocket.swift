@@ -1,7 +1,8 @@
 // PrivateSocket: unix sockets only this user can reach — listening under a temporary name made 0600 and renamed
 // into place in a 0700 folder, connecting, telling whether the path is still ours, and the peer's credentials
 // (SO_PEERCRED) that both ends check. Shared by warm sessions, the agent and the TUI's confirm channel.
-import Foundation
+import FoundationEssentials
+import Glibc
 import ShelfCore
 import ShelfSystem
 

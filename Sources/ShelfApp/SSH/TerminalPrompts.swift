@@ -1,6 +1,7 @@
 // TerminalPrompts: the CLI's ConnectDelegate — host-key questions and password/keyboard-interactive prompts on
 // /dev/tty with echo off, or a password read once from --password-fd (never argv or the environment).
-import Foundation
+import FoundationEssentials
+import Glibc
 import ShelfCore
 import ShelfOperations
 import ShelfSSH
@@ -61,7 +62,7 @@ final class TerminalPrompts: ConnectDelegate {
         text += alsoKnownAs(question)
         text += "Are you sure you want to continue connecting (yes/no)? "
         tty.write(text)
-        let answer = tty.readLine(echo: true).trimmingCharacters(in: .whitespaces).lowercased()
+        let answer = tty.readLine(echo: true).trimmingSpaces().lowercased()
         return answer == "yes" ? .acceptAndRemember : .refuse
     }
 
@@ -78,7 +79,7 @@ final class TerminalPrompts: ConnectDelegate {
         if request.canRemember && remember == nil {
             // The envelope's "remember" gate: asked here, stored only after the password logged in.
             tty.write("Remember this password in the vault? [y/N] ")
-            keep = tty.readLine(echo: true).trimmingCharacters(in: .whitespaces).lowercased().hasPrefix("y")
+            keep = tty.readLine(echo: true).trimmingSpaces().lowercased().hasPrefix("y")
         }
         return PasswordAnswer(password: secret, remember: keep)
     }
@@ -97,7 +98,7 @@ final class TerminalPrompts: ConnectDelegate {
         if request.canRemember && remember == nil, let tty = TTY.open() {
             defer { tty.close() }
             tty.write("Remember this key passphrase in the vault? [y/N] ")
-            keep = tty.readLine(echo: true).trimmingCharacters(in: .whitespaces).lowercased().hasPrefix("y")
+            keep = tty.readLine(echo: true).trimmingSpaces().lowercased().hasPrefix("y")
         }
         return PasswordAnswer(password: passphrase, remember: keep)
     }

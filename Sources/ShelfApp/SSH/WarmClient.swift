@@ -1,7 +1,8 @@
 // WarmClient: `exec`'s side of a warm session — run a command through a host's keeper when one is there (nil
 // means "connect normally": no keeper, a stale socket, a changed host record), start a keeper in the background
 // (posix_spawn, new session, stdio on /dev/null) and wait until it has logged in, and stop keepers.
-import Foundation
+import FoundationEssentials
+import Glibc
 import ShelfSystem
 import ShelfCore
 import ShelfOperations
@@ -75,7 +76,7 @@ enum WarmClient {
             if count <= 0 { break }
             line += buffer[0..<count]
         }
-        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = String(decoding: line, as: UTF8.self).trimmingSpacesAndNewlines()
         if text == "ready" { return nil }
         if text.hasPrefix("error: ") { return String(text.dropFirst(7)) }
         return text.isEmpty ? "the background session did not start" : text

@@ -1,7 +1,7 @@
 // WarmIdle: when a warm keeper has been idle long enough to exit, and how long it may sleep before it looks again —
 // measured on a monotonic clock that is injected, so a test moves time instead of waiting for it (and a wall-clock
 // step, NTP or a suspend's, never ends a keeper early or keeps it late).
-import Foundation
+import FoundationEssentials
 
 struct WarmIdle {
     /// How long the keeper lives without a request.

@@ -1,7 +1,8 @@
 // WarmKeeper: the background process behind `exec --persist` — logs in once without asking anything (vault,
 // agent, key file only), then serves exec requests from our own uid over a 0600 unix socket, one channel each,
 // until it has been idle for its time (WarmIdle), is told to stop, or its socket was replaced.
-import Foundation
+import FoundationEssentials
+import Glibc
 import ShelfCore
 import ShelfOperations
 import ShelfSSH

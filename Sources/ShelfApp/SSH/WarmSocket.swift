@@ -1,7 +1,8 @@
 // WarmSocket: the unix socket between `sshelf exec` and a warm-session keeper — where it lives (a 0700 directory in
 // the runtime dir, one 0600 socket per host; PrivateSocket binds it and checks the peer's uid), the fingerprint of
 // the host record a keeper logged in with, and the binary-safe frames (type byte, 4-byte big-endian length, bytes).
-import Foundation
+import FoundationEssentials
+import Glibc
 import ShelfCore
 import ShelfSSH
 import ShelfSystem

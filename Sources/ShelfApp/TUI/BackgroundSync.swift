@@ -8,11 +8,12 @@
 // status file — or what a run another process started meanwhile wrote, which is newer (SyncRunner.run). Sync needs
 // this device's keys from the vault, read without a prompt (their class is afterFirstUnlockThisDeviceOnly); a
 // locked vault is a status, and a locked credential track never stops the config track.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfOperations
 import ShelfStore
 import ShelfSync
+import ShelfSystem
 import ShelfUI
 import ShelfVault
 
@@ -38,7 +39,7 @@ final class BackgroundSync: @unchecked Sendable {
     private let reload: @Sendable () -> Void
     /// Called when a run starts or ends (the watcher posts the status line at once).
     private let changed: @Sendable () -> Void
-    private let condition = NSCondition()
+    private let condition = Condition()
     /// When the next run is due (nil: only when asked); guarded by `condition`.
     private var due: Date?
     private var firstPending: Date?
@@ -63,9 +64,7 @@ final class BackgroundSync: @unchecked Sendable {
 
     func start() {
         request(.now)
-        let thread = Thread { [self] in loop() }
-        thread.name = "sshelf-sync"
-        thread.start()
+        BackgroundThread.start(name: "sshelf-sync") { [self] in loop() }
     }
 
     /// Asks for a run: at once, or after the debounce for a local change.

@@ -3,7 +3,7 @@
 // about 10% second aliases, half the hosts behind a bastion of their site, groups three deep (env/region/site)
 // and a key file per environment. One deterministic generator writes both the store and the same hosts as
 // an ssh_config, so the import benchmark and fzf read exactly what the TUI and `list` search.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfOperations
 import ShelfStore
@@ -48,7 +48,7 @@ enum BenchmarkData {
         let paths = ["prod/eu/web", "prod/eu/db", "prod/us", "staging", "lab", "dev/team-a", "dev/team-b"]
         let tags = [["web"], ["db", "critical"], ["cache"], [], ["web", "canary"]]
         return (0..<count).map { n in
-            Entry(name: String(format: "host-%06d", n), hostname: "10.\(n >> 16).\((n >> 8) & 255).\(n & 255)",
+            Entry(name: "host-" + TextFormat.zeroPadded(n, width: 6), hostname: "10.\(n >> 16).\((n >> 8) & 255).\(n & 255)",
                   user: n % 3 == 0 ? "root" : "deploy", port: 22, groupPath: paths[n % paths.count],
                   tags: tags[n % tags.count], keyFile: "", jump: nil, sharesBlock: false, lastConnected: nil)
         }
@@ -77,7 +77,7 @@ enum BenchmarkData {
             let (region, site) = random.pick(sites)
             let env = random.pick(envs)
             let role = random.pick(roles)
-            let number = String(format: "%06d", serial)
+            let number = TextFormat.zeroPadded(serial, width: 6)
             let name = "\(role)-\(site)-\(env)-\(number)"
             var tags = [role]
             if random.below(20) == 0 { tags.append("critical") }
@@ -110,7 +110,7 @@ enum BenchmarkData {
             }
             var identities: [String: UUID] = [:]
             for file in Set(entries.map(\.keyFile)).sorted() where !file.isEmpty {
-                let identity = Identity(name: (file as NSString).lastPathComponent, keyFile: file)
+                let identity = Identity(name: file.lastPathPart, keyFile: file)
                 try store.save(identity)
                 identities[file] = identity.id
             }

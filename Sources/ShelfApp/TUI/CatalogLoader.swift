@@ -1,6 +1,6 @@
 // CatalogLoader: reads one consistent snapshot of the store and prepares it for the UI (runs off the input
 // path, on the executor's queue).
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfOperations
 import ShelfStore

@@ -1,6 +1,6 @@
 // ConflictItems: the store's merge conflicts worded for the TUI's conflict list (`C`) — the same words as
 // `sshelf sync conflicts`: values through ConflictWords (keys as fingerprints), devices by name, times to the minute.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfOperations
 import ShelfStore
@@ -21,7 +21,7 @@ enum ConflictItems {
                 id == me
                 ? "this device" : names[id].map { "\(Display.safe($0)) (\(id.prefix(8)))" } ?? "device \(id.prefix(8))"
             return name
-                + (at.map { ", " + ISO8601.format($0).prefix(16).replacingOccurrences(of: "T", with: " ") } ?? "")
+                + (at.map { ", " + ISO8601.format($0).prefix(16).replacing("T", with: " ") } ?? "")
         }
         let record = conflict.name.isEmpty ? String(conflict.record.prefix(8)) : Display.safe(conflict.name)
         return ConflictItem(

@@ -3,7 +3,9 @@
 // does not reach it). They are handed over, not owned: they keep running when the TUI quits (or dies), and every
 // TUI finds them again through their state files. Reads every runner's state off the input path — the
 // `forward up` supervisor's and each `forward start`'s, whoever started it — and posts what runs.
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import ShelfCore
 import ShelfOperations
 import ShelfSystem
@@ -19,7 +21,7 @@ final class ForwardChildren: @unchecked Sendable {
     private let locations: DataLocations
     private let mailbox: Mailbox
     private let selfPath: String
-    private let lock = NSLock()
+    private let lock = Lock()
     /// The children this TUI started (it reaps them and reads why one ended).
     private var children: [UUID: Child] = [:]
     /// Rules whose child ended on its own, with the reason (shown until started again).

@@ -10,7 +10,8 @@
 //   process's keys, and its item names (the vault file changing reloads the catalog for "not synced to this
 //   device").
 // The forward supervisor's state is read by ForwardChildren at each tick of the run loop.
-import Foundation
+import FoundationEssentials
+import Glibc
 import ShelfCore
 import ShelfStore
 import ShelfSync
@@ -50,9 +51,7 @@ final class LiveWatcher: @unchecked Sendable {
         }
         let first = FirstLook(try? Store(path: context.locations.store))
         if let store = first.store { checkStore(store, &first.state) }
-        let thread = Thread { [self] in loop(first.store, first.state) }
-        thread.name = "sshelf-watch"
-        thread.start()
+        BackgroundThread.start(name: "sshelf-watch") { [self] in loop(first.store, first.state) }
     }
 
     /// Look again now (a sync run started or ended).

@@ -1,9 +1,10 @@
 // Mailbox: actions posted by background work for the run loop to apply between key polls.
-import Foundation
+import FoundationEssentials
+import ShelfCore
 import ShelfUI
 
 final class Mailbox: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var pending: [Action] = []
     private var outstanding = 0
 

@@ -2,13 +2,14 @@
 // probed window (on screen plus a margin), a ProbeScheduler picks what to probe and when (every 30 s per address, at
 // most 16 at once), each probe runs on a pool thread, and the window's results go to the run loop's mailbox. A key
 // never waits for a probe.
-import Foundation
+import Dispatch
+import FoundationEssentials
 import ShelfCore
 import ShelfSSH
 import ShelfUI
 
 final class ReachabilityWorker: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private let mailbox: Mailbox
     private var scheduler = ProbeScheduler<ProbeTarget>(interval: ReachabilityColumn.refreshSeconds,
                                                         limit: Reachability.concurrency)

@@ -4,7 +4,7 @@
 // once when a quick check between runs finds the remote missing, so the line never says "synced" for a remote that
 // is gone), and the vault's state from the TUI's vault (never a guess; a broken vault says so and browsing goes on).
 // Also the test-only hook SSHELF_TEST_SYNC_STATUS, documented in docs/TUI.md.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfOperations
 import ShelfStore
@@ -19,7 +19,7 @@ final class StatusSource: @unchecked Sendable {
 
     private let context: AppContext
     private let vault: TUIVault
-    private let lock = NSLock()
+    private let lock = Lock()
     private var syncRunning = false
     private var runs = 0
     private var remoteMissing: String?

@@ -1,7 +1,8 @@
 // StoreWorker: runs the TUI's store effects (load, save, delete) on one serial queue, so a slow disk or a
 // lock held by another sshelf process never stalls typing; results come back through the mailbox. Each save or
 // delete is one call to the operations layer, the same the CLI makes.
-import Foundation
+import Dispatch
+import FoundationEssentials
 import ShelfCore
 import ShelfOperations
 import ShelfStore

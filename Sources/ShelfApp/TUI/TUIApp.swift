@@ -1,9 +1,12 @@
 // TUIApp: the run loop — draw when something changed, poll a key (not at all while a search job still has
 // work: then a chunk of filtering runs between polls), apply background results, and execute effects.
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import ShelfCore
 import ShelfOperations
 import ShelfStore
+import ShelfSystem
 import ShelfTerminal
 import ShelfUI
 
@@ -220,7 +223,7 @@ final class TUIApp {
     /// moment), three tries, the result in the title bar and the status line.
     private func unlockVault() {
         let (vault, prompts, mailbox) = (self.vault, login.prompts, self.mailbox)
-        let thread = Thread {
+        BackgroundThread.start(name: "sshelf-unlock") {
             let outcome = vault.unlock(ask: { question in
                 let reply = prompts.ask(.vaultPassphrase(prompt: question, input: ""))
                 guard case .secret(let passphrase, _) = reply else { return nil }
@@ -237,14 +240,13 @@ final class TUIApp {
                 mailbox.post(.notify(Notice("the vault stays locked: \(Display.safe(message))", isError: true)))
             }
         }
-        thread.start()
     }
 
     /// "y" to the autostart question: on a background thread (an unlock's key stretching takes a moment), with
     /// the passphrase dialog when the session is locked; the outcome in the title bar.
     private func moveCredentials(_ keys: [ReferenceKey], to target: String) {
         let (vault, prompts, mailbox) = (self.vault, login.prompts, self.mailbox)
-        let thread = Thread {
+        BackgroundThread.start(name: "sshelf-move") {
             let notice = vault.move(keys, to: target, ask: { question in
                 guard case .secret(let passphrase, _) = prompts.ask(.vaultPassphrase(prompt: question, input: ""))
                 else { return nil }
@@ -254,7 +256,6 @@ final class TUIApp {
             mailbox.post(.notify(notice))
             mailbox.post(.storeChanged)
         }
-        thread.start()
     }
 
     /// Leaves curses for the shell of a logged-in host and comes back to the same place with a one-line result.

@@ -2,7 +2,10 @@
 // with host rows, start to the whole catalog drawn, each keystroke of a query to its complete results drawn,
 // and peak resident memory. The numbers the docs quote come from outside (bench/ptydrive measures what a
 // terminal shows); these say where the time goes inside. Not a test: timings vary by machine.
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import ShelfCore
 import ShelfUI
 
 final class TUIBenchmark {
@@ -29,7 +32,7 @@ final class TUIBenchmark {
     }
 
     func record(_ name: String, _ ms: Double) {
-        lines.append("\(name)\t\(String(format: "%.2f", ms))")
+        lines.append("\(name)\t\(TextFormat.fixed(ms, places: 2))")
     }
 
     /// Called after each frame: notes when host rows first showed.

@@ -1,7 +1,7 @@
 // TUIConfirmListener: the TUI's end of the agent's confirm channel — a 0600 socket (ConfirmChannel.path) that the
 // most recently started TUI owns. A thread accepts the agent's questions (same uid only), posts each as a dialog,
 // and notices when the agent stops waiting; the run loop writes the answer. Only the thread closes descriptors.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfOperations
 import ShelfSystem
@@ -22,7 +22,7 @@ final class TUIConfirmListener: @unchecked Sendable {
     private let listener: Int32
     private let inode: ino_t
     private let wake: [Int32]
-    private let lock = NSLock()
+    private let lock = Lock()
     private var open: [UUID: Open] = [:]
     private var stopping = false
     private var thread: JoinableThread?

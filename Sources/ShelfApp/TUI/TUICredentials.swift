@@ -2,7 +2,7 @@
 // or in any sshelf process, serves every later connect until the idle timeout), with the passphrase asked in a dialog
 // only when the item's class is locked, "wrong passphrase" and another try (three in all), and Esc in that
 // dialog cancelling the whole connect. Lookups still happen only for a verified hop (each carries its session).
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfOperations
 import ShelfSSH

@@ -3,7 +3,7 @@
 // per-host job (FleetSession, RunCommand.job: warm session or a login with the key verified first, nothing asked
 // mid-run, an unknown or changed key skipped), and its release-log entry. Esc in the pane is the run's Ctrl-C. What
 // the hosts do goes to the run loop as `FleetPane.Update`, about five times a second.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfOperations
 import ShelfSSH
@@ -15,7 +15,7 @@ final class TUIFleet: @unchecked Sendable {
     private let context: AppContext
     private let mailbox: Mailbox
     private let prompts: PromptChannel
-    private let lock = NSLock()
+    private let lock = Lock()
     /// The stop requests of the run under way (one byte per Esc), nil when none runs.
     private var interrupts: WakePipe?
     private var running = false
@@ -37,14 +37,13 @@ final class TUIFleet: @unchecked Sendable {
         let stops = WakePipe()
         interrupts = stops
         lock.unlock()
-        let thread = Thread { [self] in
+        BackgroundThread.start(name: "fleet run") { [self] in
             run(ids, command: command, confirmed: confirmed, stops: stops)
             lock.lock()
             running = false
             interrupts = nil
             lock.unlock()
         }
-        thread.start()
     }
 
     /// Esc: one stop request (the first starts no more hosts, the second stops the running ones).
@@ -166,7 +165,7 @@ final class TUIFleet: @unchecked Sendable {
     /// `?`), tabs as spaces, at most `limit` lines (the pane says how many more).
     static func lines(_ bytes: [UInt8], limit: Int = 1000) -> [String] {
         guard !bytes.isEmpty else { return [] }
-        let text = String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "\t", with: "    ")
+        let text = String(decoding: bytes, as: UTF8.self).replacing("\t", with: "    ")
         var all = UntrustedText.clean(text).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         if all.last == "" { all.removeLast() }
         guard all.count > limit else { return all }
@@ -176,7 +175,7 @@ final class TUIFleet: @unchecked Sendable {
 
 /// Warnings collected while curses owns the terminal.
 private final class Warnings: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var list: [String] = []
 
     func add(_ text: String) {

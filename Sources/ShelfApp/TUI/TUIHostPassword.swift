@@ -1,7 +1,7 @@
 // TUIHostPassword: the host form's Password field, saved after the host — stored in the vault by the same operation
 // as `sshelf vault set-password` (the class the vault's policy names for the host, device-only by default), or
 // removed. The password goes to the vault only, never to the store, a log or the screen.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfOperations
 import ShelfStore

@@ -7,7 +7,8 @@
 // A host that `sshelf connect` would hand to OpenSSH (OpenSSHHandover.needed: an RSA key or a certificate on
 // libssh2 1.10, a FIDO key, ForwardAgent) is handed over the same way: its ssh runs between leaving curses and
 // coming back, after the line that says why, which the result line repeats.
-import Foundation
+import FoundationEssentials
+import Glibc
 import ShelfCore
 import ShelfOperations
 import ShelfSSH
@@ -42,10 +43,10 @@ final class TUILogin: @unchecked Sendable {
     private let mailbox: Mailbox
     private let vault: TUIVault
     let prompts: PromptChannel
-    private let lock = NSLock()
+    private let lock = Lock()
     /// Held by the login thread for its whole run: one login at a time (its dialogs share the screen). A connect
     /// started while the last one is still closing (its dialog was answered "no") waits here for it.
-    private let oneAtATime = NSLock()
+    private let oneAtATime = Lock()
     /// Counts attempts; a finishing attempt that a newer one superseded reports nothing.
     private var generation = 0
     private var ready: [UUID: Ready] = [:]
@@ -109,7 +110,7 @@ final class TUILogin: @unchecked Sendable {
         // Esc from now on stops this attempt, even while it still waits for the last one to close.
         cancellation = attempt
         lock.unlock()
-        let thread = Thread { [self] in
+        BackgroundThread.start(name: "sshelf-login") { [self] in
             oneAtATime.lock()
             defer { oneAtATime.unlock() }
             lock.lock()
@@ -166,8 +167,6 @@ final class TUILogin: @unchecked Sendable {
                 if let changed { mailbox.post(.prompt(.keyMismatch(Self.dialog(changed)))) }
             }
         }
-        thread.stackSize = 4 << 20
-        thread.start()
     }
 
     /// The host's session goes to OpenSSH (nil: sshelf's own client logs in; a plan that cannot be made is the
@@ -215,7 +214,7 @@ final class TUILogin: @unchecked Sendable {
             let quiet = context.workspace.warning(to: { [weak self] text in
                 guard let self else { return }
                 lock.lock()
-                warnings.append(Display.safe(text).trimmingCharacters(in: .whitespacesAndNewlines))
+                warnings.append(Display.safe(text).trimmingSpacesAndNewlines())
                 lock.unlock()
             })
             let credentials = TUICredentials(workspace: quiet, store: store, vault: vault,

@@ -1,7 +1,9 @@
 // TUIPrompts: the TUI's ConnectDelegate. It runs on the login thread: each question becomes a dialog posted to the
 // run loop (`Action.prompt`), and the thread waits until the user's answer comes back (`Effect.answerPrompt`).
 // Every hop of a jump chain asks through here, so jump hosts get the same host-key check and prompts as the target.
-import Foundation
+import Dispatch
+import FoundationEssentials
+import ShelfCore
 import ShelfOperations
 import ShelfSSH
 import ShelfUI
@@ -16,7 +18,7 @@ final class PromptChannel: @unchecked Sendable {
     }
 
     private let mailbox: Mailbox
-    private let lock = NSLock()
+    private let lock = Lock()
     private let answered = DispatchSemaphore(value: 0)
     private var waiting = false
     private var reply: Reply?
@@ -115,8 +117,8 @@ final class TUIPrompts: ConnectDelegate {
         for (i, prompt) in challenge.prompts.enumerated() {
             // The server's name and instruction go with the first prompt (all already cleaned of control codes).
             let lead = i == 0 ? [challenge.name, challenge.instruction] : []
-            let text = (lead + [prompt.text]).map { $0.replacingOccurrences(of: "\n", with: " ") }
-                .filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }.joined(separator: " ")
+            let text = (lead + [prompt.text]).map { $0.replacing("\n", with: " ") }
+                .filter { !$0.trimmingSpaces().isEmpty }.joined(separator: " ")
             guard case .secret(let typed, _) = secret(challenge.hopName, text, echo: prompt.echo) else { return nil }
             answers.append(typed)
         }

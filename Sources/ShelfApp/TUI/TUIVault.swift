@@ -3,7 +3,7 @@
 // process, and an unlock or lock elsewhere shows here within a second. Also its state for the status line (with the
 // time left before the idle timeout), the item names for the details pane (never a value), unlocking with three
 // tries, and locking.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfOperations
 import ShelfUI
@@ -23,7 +23,7 @@ final class TUIVault: @unchecked Sendable {
     }
 
     private let context: AppContext
-    private let lock = NSLock()
+    private let lock = Lock()
     private var vault: Vault?
 
     init(context: AppContext) { self.context = context }

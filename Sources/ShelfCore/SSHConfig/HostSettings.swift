@@ -1,7 +1,7 @@
 // HostSettings: what a host's kept options (its own, then the defaults blocks that match it; first value wins, as in
 // ssh) mean for sshelf's own client — the settings libssh2 1.10 can honour, read into values, and the ones it cannot,
 // named so `connect` can say so once and offer OpenSSH's ssh instead. Pure: no IO.
-import Foundation
+import FoundationEssentials
 
 public struct HostSettings: Sendable, Equatable {
     public enum HostKeyPolicy: String, Sendable, Equatable {

@@ -1,7 +1,7 @@
 // ProxyCommandJump: recognises the ProxyCommand that is only a jump host written the old way —
 // `ssh [-q] -W %h:%p HOST` (and `ssh -J A,B -W %h:%p HOST`) — so an import can make it a jump chain. Anything else
 // (another program, a user or port on the command line, other options) is a real ProxyCommand and stays one.
-import Foundation
+import FoundationEssentials
 
 public enum ProxyCommandJump {
     /// The jump hosts the command names, outermost first; nil when it is not that form.

@@ -3,7 +3,7 @@
 // every entry point validates with (Validation: OpenSSH's own ssh_valid_hostname / ssh_valid_ruser), and any other
 // value is quoted for the place it lands in the command — bare, inside '…' or inside "…" — so it arrives as one
 // literal word whatever it holds (a glob character, a backslash in DOMAIN\user).
-import Foundation
+import FoundationEssentials
 
 public enum ProxyCommandTokens {
     /// What the tokens stand for: the hop's address, port, login user (may be empty) and name as the user types it.
@@ -85,7 +85,7 @@ public enum ProxyCommandTokens {
 
     /// Letters, digits and the punctuation no shell gives a meaning inside a word (what ShellWord leaves unquoted).
     static func isPlain(_ value: String) -> Bool {
-        value.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) || "-_.@/+:,=%".unicodeScalars.contains($0) }
+        value.unicodeScalars.allSatisfy { TextTrim.isAlphanumeric($0) || "-_.@/+:,=%".unicodeScalars.contains($0) }
     }
 
     /// Follows the shell's quoting through the command's own text: `\` escapes outside '…', '…' takes everything

@@ -2,7 +2,7 @@
 // that, when the agent's socket is missing, prints one line naming `sshelf agent start` (ssh shows a command's
 // stderr) and matches nothing; otherwise ssh's "Permission denied" would be all the user sees. Only those hosts' ssh
 // runs pay for it: one `sh -c test` (about 2.5 ms of CPU per ssh, measured; docs/SSH.md, "The ssh_config bridge").
-import Foundation
+import FoundationEssentials
 
 extension SSHConfigEmitter {
     /// Names per `Match` line: ssh reads each line whole, and a short list keeps each pattern check cheap.
@@ -24,7 +24,7 @@ extension SSHConfigEmitter {
         guard !names.isEmpty, !socket.contains(where: { "'\"\\".contains($0) }),
             !socket.unicodeScalars.contains(where: Validation.isForbidden)
         else { return "" }
-        let escaped = socket.replacingOccurrences(of: "%", with: "%%")
+        let escaped = socket.replacing("%", with: "%%")
         let command = "test -S '\(escaped)' || { echo 'sshelf: the key of this host is in the sshelf vault and the sshelf agent is not running: run sshelf agent start' >&2; exit 1; }"
         var out = "\n# The sshelf agent serves these hosts' keys: when it is not running, ssh says how to start it.\n"
         for start in stride(from: 0, to: names.count, by: agentCheckChunk) {

@@ -2,7 +2,7 @@
 // before Host lines puts the hosts that follow in a group (until the next `#@group:`; an empty one ends it), and
 // `#@desc: TEXT` inside a host's block describes it (several lines join). ssh reads them as comments; sshelf keeps them
 // as lines of their own kind (`#@group`, `#@desc`), which the resolver reads and nothing takes as an option.
-import Foundation
+import FoundationEssentials
 
 public enum SSHConfigAnnotation {
     public static let group = "#@group"
@@ -18,7 +18,7 @@ public enum SSHConfigAnnotation {
         guard start + 2 < raw.count, raw[start] == 0x23, raw[start + 1] == 0x40 else { return nil }
         let text = String(decoding: UnsafeBufferPointer(rebasing: raw[start...]), as: UTF8.self)
         for key in [group, description] where text.lowercased().hasPrefix(key + ":") {
-            let value = text.dropFirst(key.count + 1).trimmingCharacters(in: .whitespacesAndNewlines)
+            let value = text.dropFirst(key.count + 1).trimmingSpacesAndNewlines()
             return SSHConfigLine(keyword: key, arguments: [value], file: file, number: number)
         }
         return nil

@@ -3,7 +3,7 @@
 // reads each written line back with sshelf's lexer before it is kept. What cannot be written so — a control
 // character, an empty value, a % or ${ where the installed or a newer ssh would expand it — is refused with the
 // reason, and the caller leaves the host out instead of writing a file that stops every ssh.
-import Foundation
+import FoundationEssentials
 
 public enum SSHConfigArgument {
     public struct Unwritable: Error, Equatable, Sendable {
@@ -49,14 +49,14 @@ public enum SSHConfigArgument {
         var text = value
         switch kind {
         case .literal: break
-        case .hostname: text = text.replacingOccurrences(of: "%", with: "%%")
+        case .hostname: text = text.replacing("%", with: "%%")
         case .user:
             if value.contains("%") || value.contains("${") {
                 throw Unwritable("its User '\(value)' holds % or ${, which newer ssh expands in User (it cannot be written for every ssh)")
             }
         case .path:
             if value.contains("${") { throw Unwritable("its \(keyword) '\(value)' holds ${, which ssh would expand") }
-            text = text.replacingOccurrences(of: "%", with: "%%")
+            text = text.replacing("%", with: "%%")
         }
         return SSHConfigEmitter.quote(text)
     }
@@ -77,7 +77,7 @@ public enum SSHConfigArgument {
     static func readBack(_ argument: String, _ kind: Kind) -> String {
         switch kind {
         case .literal, .user: argument
-        case .hostname, .path: argument.replacingOccurrences(of: "%%", with: "%")
+        case .hostname, .path: argument.replacing("%%", with: "%")
         }
     }
 }

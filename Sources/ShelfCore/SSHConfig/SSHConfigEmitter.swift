@@ -2,7 +2,7 @@
 // OpenSSH's own tools read (`Bridge`: the sshelf agent for vault keys, sshelf's pins enforced). No secrets exist in
 // the model, so none can be written; IdentityFile appears only where a file path is known. Kept options are written
 // back verbatim after the fields sshelf models; one that cannot be written safely becomes a comment that says why.
-import Foundation
+import FoundationEssentials
 
 public enum SSHConfigEmitter {
     public struct Input: Sendable {
@@ -51,7 +51,7 @@ public enum SSHConfigEmitter {
     /// control character is in it (`SSHConfigArgument.write` refuses them).
     public static func quote(_ text: String) -> String {
         if !text.isEmpty, !text.utf8.contains(where: { SSHConfigArgument.special.contains($0) }) { return text }
-        return "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        return "\"" + text.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"") + "\""
     }
 
     /// Why a host name cannot be a literal `Host` pattern (it would match other hosts, or is no name at all).
@@ -98,7 +98,7 @@ public enum SSHConfigEmitter {
 
     static func sorted(_ hosts: [Host]) -> [Host] {
         hosts.sorted {
-            $0.name.localizedStandardCompare($1.name) == .orderedAscending
+            NaturalOrder.precedes($0.name, $1.name)
                 || ($0.name == $1.name && $0.id.uuidString < $1.id.uuidString)
         }
     }

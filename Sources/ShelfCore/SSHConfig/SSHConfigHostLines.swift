@@ -2,7 +2,7 @@
 // `Host` block whose patterns match the name (literal names through an index, patterns tested), the lines before the
 // first `Host` line too. `Match` blocks are left out: ssh decides them when it runs. The bridge asks it what the
 // user's own ~/.ssh/config already says for each of sshelf's hosts (its transparency rule, docs/SSH.md).
-import Foundation
+import FoundationEssentials
 
 public struct SSHConfigHostLines: Sendable {
     struct Block: Sendable {

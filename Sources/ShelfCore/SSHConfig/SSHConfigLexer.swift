@@ -1,7 +1,8 @@
 // SSHConfigLexer: splits one ssh_config line into a keyword and arguments the way OpenSSH's readconf does:
 // `Keyword args`, `Keyword=args`, then argv_split's rules — single and double quotes, backslash escapes, and a word
 // starting with '#' ending the line. The bridge reads each line it writes back through it.
-import Foundation
+import FoundationEssentials
+import Glibc
 
 public struct SSHConfigLine: Hashable, Sendable {
     /// The keyword as written; compare with `key`, which is lower-cased.

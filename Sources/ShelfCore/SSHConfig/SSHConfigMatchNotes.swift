@@ -2,7 +2,7 @@
 // like Host patterns, so the hosts it may change are named one by one; a block whose conditions only ssh can
 // decide at connect time (exec, user, localnetwork, canonical, final, all…) or whose line could not be read may
 // change any host, which is said once for the block.
-import Foundation
+import FoundationEssentials
 
 enum SSHConfigMatchNotes {
     static func notes(blocks: [SSHConfigResolver.Block], hosts: [ImportedHost]) -> [String] {
@@ -11,7 +11,7 @@ enum SSHConfigMatchNotes {
             guard let header = block.header, !header.reopened else { continue }
             let settings = Set(block.lines.filter { !SSHConfigAnnotation.isAnnotation($0.key) }.map(\.keyword)).sorted()
                 .joined(separator: ", ")
-            let shown = "Match \(header.arguments.joined(separator: " "))".trimmingCharacters(in: .whitespaces)
+            let shown = "Match \(header.arguments.joined(separator: " "))".trimmingSpaces()
             guard header.unreadable == nil, let criteria = criteria(header.arguments) else {
                 notes.append("\(header.location): the skipped \(header.unreadable == nil ? "'\(shown)' block" : "Match block") sets \(settings) and may change any host; check them with ssh -G")
                 continue

@@ -1,7 +1,9 @@
 // SSHConfigReader: reads an ssh_config and everything it Includes (globs, relative paths, ~), into a flat
 // list of lines; an Include keeps the surrounding Host block active after the included file, as OpenSSH does.
 // IO is injected, so this stays pure and testable.
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 public struct SSHConfigSource: Sendable {
     /// Reads a file's text; throws with a message for missing or unreadable files.
@@ -47,7 +49,7 @@ public enum SSHConfigReader {
     /// config; for another file we use that file's folder).
     public static func read(path: String, source: SSHConfigSource, includeBase: String? = nil) throws -> SSHConfigDocument {
         var document = SSHConfigDocument()
-        let base = includeBase ?? (path as NSString).deletingLastPathComponent
+        let base = includeBase ?? path.parentPath
         try readFile(path, depth: 0, base: base, source: source, into: &document)
         return document
     }
@@ -163,7 +165,7 @@ public enum SSHConfigReader {
                 let before = document.lines.count
                 for pattern in line.arguments {
                     var expanded = expandTilde(pattern, home: source.homeDirectory)
-                    if !expanded.hasPrefix("/") { expanded = (base as NSString).appendingPathComponent(expanded) }
+                    if !expanded.hasPrefix("/") { expanded = base.appendingPathPart(expanded) }
                     for match in source.glob(expanded) {
                         if let why = source.skip?(match) {
                             document.notes.append("\(line.location): Include \(match) not read: \(why)")

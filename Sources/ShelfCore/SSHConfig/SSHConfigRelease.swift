@@ -1,7 +1,8 @@
 // SSHConfigRelease: what reading and resolving a large config made and no longer needs (half a million lines, a
 // block and an index entry per host) is freed on another core: freeing it was tens of milliseconds of the
 // import's one thread, while the other core had nothing to do.
-import Foundation
+import Dispatch
+import FoundationEssentials
 
 enum SSHConfigRelease {
     /// Drops the last reference to `value` on another thread.

@@ -2,7 +2,8 @@
 // blocks apply in file order, the first value of a keyword wins, forwards and IdentityFiles accumulate.
 // Wildcard patterns and Match blocks are not hosts; they are reported as skipped with their line. Options sshelf
 // does not model are kept verbatim: a host's own blocks' on the host, a pattern block's as defaults for it.
-import Foundation
+import Dispatch
+import FoundationEssentials
 
 public struct ImportedHost: Hashable, Sendable {
     public var alias: String
@@ -371,8 +372,8 @@ public enum SSHConfigResolver {
                 switch line.key {
                 case "hostname" where hostname == nil:
                     guard !first.isEmpty else { return fail(line, "HostName has no value") }
-                    let expanded = !first.utf8.contains(0x25) ? first : first.replacingOccurrences(of: "%%", with: "\u{0}")
-                        .replacingOccurrences(of: "%h", with: alias).replacingOccurrences(of: "\u{0}", with: "%")
+                    let expanded = !first.utf8.contains(0x25) ? first : first.replacing("%%", with: "\u{0}")
+                        .replacing("%h", with: alias).replacing("\u{0}", with: "%")
                     if let problem = Validation.hostnameProblem(expanded) { return fail(line, "HostName \(problem)") }
                     hostname = expanded
                 case "user" where user == nil:

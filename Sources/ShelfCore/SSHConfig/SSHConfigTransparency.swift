@@ -5,7 +5,7 @@
 // would silently replace the user's `ProxyCommand ssh -W %h:%p HOST`. Writing the user's spelling (never leaving a
 // setting out) keeps the bridge right when the user later removes the host from their file; only SendEnv, which ssh
 // does not deduplicate, is left to the user's file. docs/SSH.md, "The bridge is transparent".
-import Foundation
+import FoundationEssentials
 
 struct SSHConfigTransparency {
     /// The user's lines for each name of the host (the name first).

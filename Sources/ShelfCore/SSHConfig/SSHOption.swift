@@ -1,7 +1,7 @@
 // SSHOption: one ssh_config option line that sshelf keeps but does not model ("ServerAliveInterval 30"), as the
 // user wrote it: the keyword, then the rest of the line verbatim. Hosts and defaults blocks hold them in order;
 // import, export and the bridge carry them; sshelf's own client reads the ones it can honour (HostSettings).
-import Foundation
+import FoundationEssentials
 
 public struct SSHOption: Hashable, Sendable, CustomStringConvertible {
     /// The keyword as written (`ServerAliveInterval`).
@@ -16,7 +16,7 @@ public struct SSHOption: Hashable, Sendable, CustomStringConvertible {
 
     /// Splits a stored or typed line: `Keyword value`, `Keyword=value` or `Keyword = value`. Nil without a keyword.
     public init?(line: String) {
-        let trimmed = line.trimmingCharacters(in: .whitespaces)
+        let trimmed = line.trimmingSpaces()
         guard let end = trimmed.firstIndex(where: { $0 == " " || $0 == "\t" || $0 == "=" }) else {
             guard !trimmed.isEmpty else { return nil }
             self.init(keyword: trimmed, value: "")

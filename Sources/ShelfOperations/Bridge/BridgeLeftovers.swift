@@ -4,7 +4,7 @@
 // read the bridge took them in as host options (and the key copies as identities), and they synced to devices where
 // those paths mean nothing. Import leaves them out, `check` finds a store that holds them, `check --fix` takes them
 // out and links each host back to the vault identity its key copy was written for.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfStore
 
@@ -24,9 +24,9 @@ public struct BridgeLeftovers: Sendable {
 
     /// The identity a public key file of the bridge was written for (`keys/<identity-id>.pub`), or nil.
     public func keyCopy(_ path: String) -> UUID? {
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = path.parentPath
         guard directory == locations.bridgeKeys || (path.contains("sshelf") && directory.hasSuffix("/keys")) else { return nil }
-        let name = (path as NSString).lastPathComponent
+        let name = path.lastPathPart
         guard name.hasSuffix(".pub") else { return nil }
         return UUID(uuidString: String(name.dropLast(4)))
     }

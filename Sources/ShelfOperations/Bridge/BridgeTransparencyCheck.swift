@@ -2,7 +2,9 @@
 // user's ~/.ssh/config also defines, the installed ssh is asked twice — `ssh -G` of that file as it is (with the
 // bridge's Include) and of a copy without the Include — and every option the two answers disagree on is reported,
 // apart from what the bridge is there to add (the sshelf agent and its key copies, sshelf's pins).
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import ShelfCore
 import ShelfSystem
 
@@ -62,7 +64,7 @@ public struct BridgeTransparencyCheck: Sendable {
 
     /// Each host's answer, filled from several threads (ssh is asked about two hosts at once).
     final class Found: @unchecked Sendable {
-        private let lock = NSLock()
+        private let lock = Lock()
         private var slots: [Disagreement?]
         init(count: Int) { slots = Array(repeating: nil, count: count) }
         func set(_ index: Int, _ value: Disagreement) { lock.withLock { slots[index] = value } }

@@ -1,7 +1,7 @@
 // ForwardRunConfig: the ssh_config `sshelf forward start --openssh` hands OpenSSH's ssh — the bridge's text (the
 // sshelf agent for vault keys, sshelf's pins as the only known hosts) with only the forwards asked for, so `ssh -N`
 // runs those rules and no others (ssh adds up forwards from every file it reads: the config cannot drop one later).
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfStore
 import ShelfSystem

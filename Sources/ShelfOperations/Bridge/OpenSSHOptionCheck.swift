@@ -2,7 +2,8 @@
 // UseKeychain, a bad value), in one `ssh -G` run over a scratch file of those lines; ssh names each bad line. Used
 // before a line is saved (`--option`) and before the bridge is written, since one refused line in a file ssh reads
 // stops every ssh command. Without an ssh installed there is nothing to break and nothing is refused.
-import Foundation
+import FoundationEssentials
+import Glibc
 import ShelfCore
 import ShelfSystem
 
@@ -30,10 +31,10 @@ public enum OpenSSHOptionCheck {
         var refused: [String: String] = [:]
         for message in messages(output.stderr) {
             // "FILE line N: why" or "FILE: line N: Bad configuration option: x"
-            guard let range = message.range(of: file), let number = lineNumber(message[range.upperBound...]),
+            guard let range = message.firstRange(of: file), let number = lineNumber(message[range.upperBound...]),
                   (1...lines.count).contains(number.value)
             else { continue }
-            refused[lines[number.value - 1]] = String(number.rest).trimmingCharacters(in: .whitespaces)
+            refused[lines[number.value - 1]] = String(number.rest).trimmingSpaces()
         }
         if refused.isEmpty {
             // ssh stopped without naming a line (a fatal error): ask about each line on its own.
@@ -53,7 +54,7 @@ public enum OpenSSHOptionCheck {
         else { return nil }
         let text = messages(output.stderr).first ?? "refused"
         // "command-line line 0: why" or "command-line: line 0: why": the line is ours, the why is ssh's.
-        guard let range = text.range(of: "line 0: ") else { return text }
+        guard let range = text.firstRange(of: "line 0: ") else { return text }
         return String(text[range.upperBound...])
     }
 

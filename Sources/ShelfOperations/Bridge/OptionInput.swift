@@ -1,7 +1,7 @@
 // OptionInput: an option line typed by the user (`--option 'ServerAliveInterval 30'`), checked before it is kept: a
 // line sshelf would not write (a modelled keyword, a control character, no value) and a line the installed ssh
 // refuses are errors that say what is wrong, since a refused line in the bridge would stop every ssh command.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 
 public enum OptionInput {

@@ -4,7 +4,8 @@
 // it when it exists. Writers take a lock and read the store after it, so the last writer always writes the newest
 // state; a file whose content did not change is not touched, and the installed ssh is asked about kept options only
 // when they changed.
-import Foundation
+import FoundationEssentials
+import Glibc
 import ShelfCore
 import ShelfStore
 import ShelfSystem
@@ -117,7 +118,7 @@ public struct SSHConfigBridge: Sendable {
             try replaceIfChanged(file, Data("\(words[0]) \(words[1]) \(Self.commentSafe(identity.name))\n".utf8))
             files[identity.id] = file
         }
-        let wanted = Set(files.values.map { ($0 as NSString).lastPathComponent })
+        let wanted = Set(files.values.map { $0.lastPathPart })
         for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where !wanted.contains(name) {
             unlink(directory + "/" + name)
         }
@@ -141,7 +142,7 @@ public struct SSHConfigBridge: Sendable {
         where SSHOption.problem(line) == nil && seen.insert(line).inserted {
             lines.append(line)
         }
-        let digest = Digest.sha256(Array(lines.joined(separator: "\n").utf8)).map { String(format: "%02x", $0) }.joined()
+        let digest = Digest.sha256(Array(lines.joined(separator: "\n").utf8)).map { TextFormat.hex($0) }.joined()
             + " " + OpenSSHOptionCheck.version
         if let state = try? RegularFile.read(statePath, limit: 4 << 20),
            let saved = try? JSONDecoder().decode(CheckState.self, from: Data(state)), saved.digest == digest
@@ -196,7 +197,7 @@ public struct SSHConfigBridge: Sendable {
         try PrivateFiles.atomicWrite(data, to: scratch)
         defer { unlink(scratch) }
         if let refusal = OpenSSHOptionCheck.fileRefusal(scratch) {
-            throw ShelfError(.failure, "ssh cannot read the new ssh_config bridge (\(refusal.replacingOccurrences(of: scratch, with: "bridge"))); the old one is kept",
+            throw ShelfError(.failure, "ssh cannot read the new ssh_config bridge (\(refusal.replacing(scratch, with: "bridge"))); the old one is kept",
                              hint: "run 'sshelf check' to see which host cannot be written")
         }
     }

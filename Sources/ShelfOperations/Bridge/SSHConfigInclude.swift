@@ -2,7 +2,8 @@
 // `uninstall` takes out again. Every other byte of the user's file stays as it was (line endings, a missing final
 // newline, its mode); a copy is saved beside it before each change; a symlinked config (a dotfiles manager's) is
 // changed where the link points. A missing ~/.ssh (0700) and config (0600) are created.
-import Foundation
+import FoundationEssentials
+import Glibc
 import ShelfCore
 import ShelfSystem
 
@@ -41,7 +42,7 @@ public struct SSHConfigInclude: Sendable {
             updated += current
             try write(updated, to: target, like: target)
         } else {
-            try PrivateFiles.ensureDirectory((target as NSString).deletingLastPathComponent)
+            try PrivateFiles.ensureDirectory(target.parentPath)
             try write(updated, to: target, like: nil)
         }
         return .changed
@@ -110,8 +111,10 @@ public struct SSHConfigInclude: Sendable {
     func resolved() -> String {
         guard let destination = try? FileManager.default.destinationOfSymbolicLink(atPath: configPath) else { return configPath }
         let absolute = destination.hasPrefix("/") ? destination
-            : ((configPath as NSString).deletingLastPathComponent as NSString).appendingPathComponent(destination)
-        return (absolute as NSString).resolvingSymlinksInPath
+            : configPath.parentPath.appendingPathPart(destination)
+        guard let real = realpath(absolute, nil) else { return PathText.standardized(absolute, home: home) }
+        defer { free(real) }
+        return String(cString: real)
     }
 
     func contents(_ path: String) throws -> [UInt8]? {

@@ -1,7 +1,8 @@
 // UserSSHConfig: the user's own ssh_config as sshelf reads it — the file system seen by the reader (sshelf's own
 // output, the bridge and the files beside it, never read back in) for `import ssh-config`, and ~/.ssh/config as the
 // bridge sees it when that file includes the bridge (what it already says for each host, the transparency rule).
-import Foundation
+import FoundationEssentials
+import Glibc
 import ShelfCore
 import ShelfSystem
 

@@ -1,7 +1,7 @@
 // AutostartCredentials: when a rule is marked autostart, which of its host's credentials only open while the vault
 // session is unlocked (whenUnlocked…), so a tunnel started by `forward up` would stop logging in after the idle
 // timeout — what `forward add|edit --autostart` offers to move to the class unattended logins read.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfStore
 import ShelfVault

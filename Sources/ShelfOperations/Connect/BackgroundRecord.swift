@@ -2,7 +2,8 @@
 // thread while the session runs. The store commits with synchronous=FULL, whose fsync measured ~85 ms here: done
 // inline it would be the largest part of `sshelf exec H -- true`. The main thread does not touch the store until
 // `wait()` returns.
-import Foundation
+import FoundationEssentials
+import Glibc
 import ShelfSSH
 import ShelfStore
 

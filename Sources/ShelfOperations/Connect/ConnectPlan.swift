@@ -1,7 +1,7 @@
 // ConnectPlan: the hops to a host (its jump chain expanded, outermost first, any depth) as SSH endpoints,
 // connecting through them, and the bookkeeping a connection leaves on the host records (pins of every verified
 // key — also when the login failed afterwards — remembered passwords, last-connected time).
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfSSH
 import ShelfStore

@@ -2,7 +2,7 @@
 // that class opens), and only fixes that work in that situation: `vault unlock` only where the kernel keyring keeps
 // the session between processes, `vault set-class` where a tunnel must outlive the idle timeout, the passphrase on a
 // terminal or on a descriptor where the command can take it (in PassphraseNeed's words: each face names its own way).
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfVault
 

@@ -3,7 +3,7 @@
 // now. A credential the vault cannot open now is reported in the user's words with the fixes (`sshelf vault
 // unlock`, `sshelf vault set-class`), never skipped silently. A vault unlocked at start with a passphrase handed over
 // (--passphrase-fd) serves the afterFirstUnlock classes where the kernel keyring cannot keep an unlock.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfSSH
 import ShelfStore

@@ -5,7 +5,7 @@
 // Every secret is handed out through the vault's one release call (VaultRelease.swift), which writes the release
 // log line (what, by which command, for which hop and its verified key) first; a release that cannot be logged does
 // not happen.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfSSH
 import ShelfStore

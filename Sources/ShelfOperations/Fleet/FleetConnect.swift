@@ -2,7 +2,7 @@
 // host key verified before a credential is read), but with nobody to ask — an unknown key is accepted only with
 // --accept-new, a changed one never, no password is prompted for — and stoppable from another thread (FleetAbort).
 // The body (a command, a file copy) runs on the logged-in connection.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfSSH
 

@@ -2,7 +2,8 @@
 // the host. Every file is written under a temporary name beside its final one (.NAME.sshelf-XXXXXXXX.part) and
 // renamed only once complete, so an interrupted copy never leaves a partial file under the final name; -p keeps
 // permissions and access/modification times. Local files are read and written by this process's user.
-import Foundation
+import FoundationEssentials
+import Glibc
 import ShelfSSH
 
 public struct CopyOptions: Sendable {
@@ -61,7 +62,7 @@ public final class FleetCopy {
         }
         let names: [String]
         do { names = try FileManager.default.contentsOfDirectory(atPath: directory).sorted() } catch {
-            throw SSHError(.channelFailed, "cannot list \(directory): \(error.localizedDescription)")
+            throw SSHError(.channelFailed, "cannot list \(directory): \(error)")
         }
         for name in names {
             let path = join(directory, name)

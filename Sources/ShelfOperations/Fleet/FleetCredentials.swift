@@ -1,7 +1,7 @@
 // FleetCredentials: the credential source of one fleet host — the unattended one (no questions, only classes a
 // process with nobody typing may read) — with every lookup taken under one lock the whole run shares, because the
 // hosts' threads share one vault, one store connection and the release log.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfSSH
 import ShelfStore
@@ -9,10 +9,10 @@ import ShelfVault
 
 public final class FleetCredentials: CredentialSource {
     private let inner: UnattendedCredentials
-    private let lock: NSLock
+    private let lock: Lock
 
     /// `lock` is the run's; `vault` the one opened (and unlocked) at its start.
-    public init(workspace: Workspace, store: Store, vault: Vault, releasedBy: String, who: String, lock: NSLock) {
+    public init(workspace: Workspace, store: Store, vault: Vault, releasedBy: String, who: String, lock: Lock) {
         inner = UnattendedCredentials(
             workspace: workspace, store: store, who: who, vault: vault, releasedBy: releasedBy)
         self.lock = lock

@@ -2,7 +2,7 @@
 // tagged `protected`. The tag is the whole model: it is a host's own field, so it syncs and exports as tags do, and
 // protecting a group means tagging its hosts (`sshelf list @prod` shows which are). The confirmation is typed, like
 // a changed-key dialog: the number of hosts, so a reflex "y" does not pass.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 
 public enum FleetGuard {

@@ -1,7 +1,8 @@
 // FleetHostResult: what one host of a fleet run did — how it ended, its exit status and output, the host key that
 // was verified before anything was sent, and when it started and ended. Also FleetAbort, the handle another thread
 // stops a host's attempt with (command timeout, second Ctrl-C).
-import Foundation
+import FoundationEssentials
+import Glibc
 import ShelfCore
 import ShelfSSH
 
@@ -78,7 +79,7 @@ public struct FleetHostResult: Sendable {
 /// connection's sockets shut down. The first reason given is the one reported.
 public final class FleetAbort: @unchecked Sendable {
     public enum Reason: Sendable { case timedOut, killed }
-    private let lock = NSLock()
+    private let lock = Lock()
     private var connection: SSHConnection?
     private var stopped: Reason?
     /// A copy of a socket the host's command runs over outside an SSHConnection (a warm session's), shut down on abort.

@@ -1,7 +1,7 @@
 // FleetLog: the one release-log line a fleet run leaves — the hosts as resolved, a SHA-256 of the command (never
 // the command: it may hold a secret someone typed), and each host's verified key fingerprint and how it ended. The
 // log's key is checked before any host starts, so a run that could not be logged never runs.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfVault
 
@@ -34,7 +34,7 @@ public enum FleetLog {
 
     /// `sha256:HEX` of the command as sent.
     public static func commandHash(_ command: String) -> String {
-        "sha256:" + Digest.sha256(Array(command.utf8)).map { String(format: "%02x", $0) }.joined()
+        "sha256:" + Digest.sha256(Array(command.utf8)).map { TextFormat.hex($0) }.joined()
     }
 
     /// The entry: `what` run (or copy), `item` the command's hash, `host` every resolved host, `detail` the targets

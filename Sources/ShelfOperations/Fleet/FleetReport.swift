@@ -1,6 +1,6 @@
 // FleetReport: a run's results folded for reading, as clush -b and dshbak do — every distinct output once, with
 // the hosts that printed it — and the counts the summary line and the exit status come from.
-import Foundation
+import FoundationEssentials
 
 public enum FleetReport {
     /// One distinct output (stdout and stderr both the same) and the hosts, in run order, that gave it.

@@ -2,7 +2,9 @@
 // own thread, never a queue), canary hosts first, with a command timeout watched from the calling thread. The
 // caller's thread waits in poll() for a host to finish, a deadline, a redraw tick or an interrupt: the first
 // interrupt stops starting hosts and lets running ones end, the second stops those too.
-import Foundation
+import FoundationEssentials
+import Glibc
+import ShelfCore
 import ShelfSystem
 
 public final class FleetRun: @unchecked Sendable {
@@ -63,7 +65,7 @@ public final class FleetRun: @unchecked Sendable {
     private let names: [String]
     private let settings: Settings
     private let job: Job
-    private let lock = NSLock()
+    private let lock = Lock()
     private var results: [FleetHostResult?]
     private var active: [Int: Active] = [:]
     private var next = 0

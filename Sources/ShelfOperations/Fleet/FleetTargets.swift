@@ -2,7 +2,7 @@
 // each host once. A target is a host name (NAME@ID or an id prefix, as every command takes), `@group/path` (the
 // group and all its subgroups), `tag:NAME`, or a search query — a target with a space in it, or `q:TEXT` — matched
 // by the one search rule `sshelf list` uses. A hosts file lists host names, one a line.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 import ShelfStore
 
@@ -35,7 +35,7 @@ public enum FleetTargets {
     public static func names(inHostsFile text: String) -> [String] {
         text.split(whereSeparator: \.isNewline).compactMap { line in
             let name = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0]
-                .trimmingCharacters(in: .whitespaces)
+                .trimmingSpaces()
             return name.isEmpty ? nil : name
         }
     }

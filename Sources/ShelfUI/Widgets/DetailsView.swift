@@ -1,6 +1,6 @@
 // DetailsView: the selected host — address, aliases, auth and where its credential comes from, identity, jump chain,
 // pinned host key, its forward rules with their state, and its ssh options with where each comes from.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 
 enum DetailsView {

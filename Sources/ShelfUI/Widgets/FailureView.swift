@@ -1,6 +1,6 @@
 // FailureView: the whole screen for a store or vault that cannot be opened — what failed, the error in full
 // (wrapped, never cut), the hint, and the keys that act here.
-import Foundation
+import FoundationEssentials
 
 enum FailureView {
     static func draw(_ failure: FailureScreen, state: UIState, on canvas: inout Canvas) {

@@ -1,6 +1,6 @@
 // FleetPaneView: the run pane — each host's state and how it ended, then every distinct output once under the hosts
 // that gave it; the command question and the typed confirmation as boxes over it.
-import Foundation
+import FoundationEssentials
 
 enum FleetPaneView {
     static func draw(_ pane: FleetPane, state: UIState, on canvas: inout Canvas) {

@@ -1,7 +1,7 @@
 // HostListView: the hosts of the selected group (or the search results) — name (NAME@ID when another host has the
 // name too), user@host:port, tags, whether it answers (`p`) and last connected, with the characters a search matched
 // underlined and coloured.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 
 enum HostListView {

@@ -1,5 +1,5 @@
 // IdentityListView: the identity list overlay (`I`) — name, key type, where the key lives, and the hosts using it.
-import Foundation
+import FoundationEssentials
 
 enum IdentityListView {
     static func draw(_ state: UIState, on canvas: inout Canvas) {

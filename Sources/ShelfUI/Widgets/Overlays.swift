@@ -1,6 +1,6 @@
 // Overlays: boxes drawn over the main view — forms with inline messages, delete confirmations, the help
 // screen generated from the keymap, and connect-time prompts.
-import Foundation
+import FoundationEssentials
 import ShelfCore
 
 enum FormView {
@@ -176,7 +176,7 @@ enum HelpView {
             if !out.isEmpty { out.append(("", .plain)) }
             out.append((context.rawValue, .bold))
             for binding in Keymap.bindings(in: context) {
-                var text = (state.symbols == .ascii ? binding.asciiKeyLabel : binding.keyLabel).padding(toLength: 16, withPad: " ", startingAt: 0) + binding.description
+                var text = (state.symbols == .ascii ? binding.asciiKeyLabel : binding.keyLabel).padded(to: 16) + binding.description
                 var style = CellStyle.plain
                 if context == .browse, let reason = binding.disabledReason(StateForHelp.browsing(state)) {
                     text += " (now: \(reason))"

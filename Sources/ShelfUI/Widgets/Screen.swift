@@ -1,5 +1,5 @@
 // Screen: draws the whole UI state onto a Canvas — main view, then any overlay, then the status line.
-import Foundation
+import FoundationEssentials
 
 public enum Screen {
     public static func render(_ state: UIState) -> Canvas {

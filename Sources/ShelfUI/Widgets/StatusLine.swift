@@ -1,7 +1,7 @@
 // StatusLine: the bottom row — sync state in colour with its symbol, its notes, vault state, host count, and the
 // keys that matter on this screen; when the row is short the hints give way first, then the notes (the vault's
 // state keeps its place). A function of `StatusModel` plus the screen, so every state can be snapshot.
-import Foundation
+import FoundationEssentials
 
 public enum StatusLine {
     /// The sync segment: symbol, words and colour.
