@@ -172,6 +172,10 @@ int libssh2_channel_wait_closed(LIBSSH2_CHANNEL * a0) {
     return deferred(libssh2_channel_wait_closed)(a0);
 }
 
+unsigned long libssh2_channel_window_read_ex(LIBSSH2_CHANNEL * a0, unsigned long * a1, unsigned long * a2) {
+    return deferred(libssh2_channel_window_read_ex)(a0, a1, a2);
+}
+
 ssize_t libssh2_channel_write_ex(LIBSSH2_CHANNEL * a0, int a1, const char * a2, size_t a3) {
     return deferred(libssh2_channel_write_ex)(a0, a1, a2, a3);
 }

@@ -66,6 +66,8 @@ public final class SQLiteDatabase {
     public let path: String
     /// Prepared statements by SQL text: imports and lookups run the same few statements thousands of times.
     private var cache: [String: SQLiteStatement] = [:]
+    /// One thread at a time in this connection (see SQLiteConnectionLock).
+    let lock = SQLiteConnectionLock()
 
     /// Opens `path` (never through a symbolic link). `create` makes a missing file; callers that care about
     /// the new file's mode create it themselves first (PrivateFiles.ensureFile).
@@ -115,62 +117,83 @@ public final class SQLiteDatabase {
     public var totalChanges: Int { Int(sqlite3_total_changes(handle)) }
 
     /// Runs one or more statements that return nothing (schema, pragmas, BEGIN/COMMIT).
-    public func execute(_ sql: String) throws(SQLiteError) {
-        var message: UnsafeMutablePointer<CChar>? = nil
-        let rc = sqlite3_exec(handle, sql, nil, nil, &message)
-        sqlite3_free(message)
-        try check(rc, "run \(sql.prefix(60))")
+    /// Runs `body` with this connection to itself: another thread's call waits until it returns. A transaction
+    /// (BEGIN … COMMIT) runs inside one, so no other thread's statement lands in it.
+    public func exclusive<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        try lock.holding(body)
     }
 
+    public func execute(_ sql: String) throws(SQLiteError) {
+        try lock.holding { () throws(SQLiteError) in
+            var message: UnsafeMutablePointer<CChar>? = nil
+            let rc = sqlite3_exec(handle, sql, nil, nil, &message)
+            sqlite3_free(message)
+            try check(rc, "run \(sql.prefix(60))")
+        }
+    }
+
+    /// A statement whose rows are read by the thread that steps it.
     public func prepare(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
-        SQLiteCounters.countPrepare()
-        var statement: OpaquePointer? = nil
-        try check(sqlite3_prepare_v2(handle, sql, -1, &statement, nil), "prepare \(sql.prefix(60))")
-        return SQLiteStatement(statement, database: self)
+        try lock.holding { () throws(SQLiteError) in
+            SQLiteCounters.countPrepare()
+            var statement: OpaquePointer? = nil
+            try check(sqlite3_prepare_v2(handle, sql, -1, &statement, nil), "prepare \(sql.prefix(60))")
+            return SQLiteStatement(statement, database: self)
+        }
     }
 
     /// A prepared statement reused across calls; callers step it to completion before the next use.
     public func cached(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
-        if let statement = cache[sql] { return statement }
-        if cache.count >= 64 { cache.removeAll() }  // searches build varying SQL; keep the cache bounded
-        let statement = try prepare(sql)
-        cache[sql] = statement
-        return statement
+        try lock.holding { () throws(SQLiteError) in
+            if let statement = cache[sql] { return statement }
+            if cache.count >= 64 { cache.removeAll() }  // searches build varying SQL; keep the cache bounded
+            let statement = try prepare(sql)
+            cache[sql] = statement
+            return statement
+        }
     }
 
     /// Runs one statement with bindings and returns every row as `row` reads it.
     public func query<T>(_ sql: String, _ bindings: [SQLiteValue] = [], row: (SQLiteStatement) throws -> T) throws -> [T] {
-        let statement = try cached(sql)
-        defer { statement.reset() }
-        try statement.bind(bindings)
-        var rows: [T] = []
-        while try statement.step() { rows.append(try row(statement)) }
-        return rows
+        try lock.holding {
+            let statement = try cached(sql)
+            defer { statement.reset() }
+            try statement.bind(bindings)
+            var rows: [T] = []
+            while try statement.step() { rows.append(try row(statement)) }
+            return rows
+        }
     }
 
     /// Runs one statement with bindings and returns every row as its column values.
     public func rows(_ sql: String, _ bindings: [SQLiteValue] = []) throws(SQLiteError) -> [[SQLiteValue]] {
-        let statement = try cached(sql)
-        defer { statement.reset() }
-        try statement.bind(bindings)
-        var rows: [[SQLiteValue]] = []
-        while try statement.step() { rows.append(statement.values()) }
-        return rows
+        try lock.holding { () throws(SQLiteError) in
+            let statement = try cached(sql)
+            defer { statement.reset() }
+            try statement.bind(bindings)
+            var rows: [[SQLiteValue]] = []
+            while try statement.step() { rows.append(statement.values()) }
+            return rows
+        }
     }
 
     /// Runs one statement with bindings, ignoring any rows.
     public func run(_ sql: String, _ bindings: [SQLiteValue] = []) throws(SQLiteError) {
-        let statement = try cached(sql)
-        defer { statement.reset() }
-        try statement.bind(bindings)
-        while try statement.step() {}
+        try lock.holding { () throws(SQLiteError) in
+            let statement = try cached(sql)
+            defer { statement.reset() }
+            try statement.bind(bindings)
+            while try statement.step() {}
+        }
     }
 
     /// The first column of the first row as an integer (0 when there is no row).
     public func scalarInt(_ sql: String) throws(SQLiteError) -> Int {
-        let statement = try cached(sql)
-        defer { statement.reset() }
-        return try statement.step() ? statement.int(0) : 0
+        try lock.holding { () throws(SQLiteError) in
+            let statement = try cached(sql)
+            defer { statement.reset() }
+            return try statement.step() ? statement.int(0) : 0
+        }
     }
 }
 
@@ -190,15 +213,21 @@ public final class SQLiteStatement {
     }
 
     public func bind(_ values: [SQLiteValue]) throws(SQLiteError) {
-        sqlite3_reset(handle)
-        sqlite3_clear_bindings(handle)
-        for (offset, value) in values.enumerated() { try bindOne(value, Int32(offset + 1)) }
+        try database.lock.holding { () throws(SQLiteError) in
+            sqlite3_reset(handle)
+            sqlite3_clear_bindings(handle)
+            for (offset, value) in values.enumerated() { try bindOne(value, Int32(offset + 1)) }
+        }
     }
 
     /// Runs the statement once for each packed row, to its end, for bulk inserts: texts and blobs are bound where
     /// they lie in the pack (SQLITE_STATIC: SQLite neither copies them nor frees them), and the bindings are cleared
     /// before this returns, so nothing points into the pack afterwards.
     public func runEach(_ rows: SQLitePackedRows) throws(SQLiteError) {
+        try database.lock.holding { () throws(SQLiteError) in try bindAndRunEach(rows) }
+    }
+
+    private func bindAndRunEach(_ rows: SQLitePackedRows) throws(SQLiteError) {
         guard rows.count > 0 else { return }
         sqlite3_reset(handle)
         defer {
@@ -260,7 +289,7 @@ public final class SQLiteStatement {
 
     /// Advances; true while there is a row.
     public func step() throws(SQLiteError) -> Bool {
-        let rc = sqlite3_step(handle)
+        let rc = database.lock.holding { sqlite3_step(handle) }
         if rc == SQLITE_ROW { return true }
         if rc == SQLITE_DONE { return false }
         try database.check(rc, "query \(database.path)")
@@ -269,8 +298,10 @@ public final class SQLiteStatement {
 
     /// Releases the statement's read lock and bound values until its next use.
     public func reset() {
-        sqlite3_reset(handle)
-        sqlite3_clear_bindings(handle)
+        database.lock.holding {
+            sqlite3_reset(handle)
+            sqlite3_clear_bindings(handle)
+        }
     }
 
     public var columnCount: Int32 { sqlite3_column_count(handle) }

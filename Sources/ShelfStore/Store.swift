@@ -120,6 +120,11 @@ public final class Store {
     /// Runs `body` holding the write lock (BEGIN IMMEDIATE): read-modify-write inside it cannot lose an update
     /// to another process. Nested calls join the outer transaction.
     public func write<T>(_ body: (Store) throws -> T) throws -> T {
+        // The connection is this thread's until COMMIT: another thread's call waits, and cannot join it.
+        try db.connection.exclusive { try writeHolding(body) }
+    }
+
+    private func writeHolding<T>(_ body: (Store) throws -> T) throws -> T {
         if db.isInTransaction { return try body(self) }
         try db.execute("BEGIN IMMEDIATE")
         // Another process may have stamped changes since our last transaction: re-read the clock lazily.
@@ -140,10 +145,12 @@ public final class Store {
 
     /// Runs `body` on one consistent snapshot.
     public func read<T>(_ body: (Store) throws -> T) throws -> T {
-        if db.isInTransaction { return try body(self) }
-        try db.execute("BEGIN")
-        defer { try? db.execute("COMMIT") }
-        return try body(self)
+        try db.connection.exclusive {
+            if db.isInTransaction { return try body(self) }
+            try db.execute("BEGIN")
+            defer { try? db.execute("COMMIT") }
+            return try body(self)
+        }
     }
 
     // MARK: groups

@@ -268,11 +268,12 @@ final class TUILogin: @unchecked Sendable {
         guard let session else { return nil }
         let name = Display.safe(session.plan.target.name)
         let connection = session.connection
-        let record = BackgroundRecord(connection.outcome, target: session.plan.target.id, store: session.store)
         terminal.suspend()
         // Options sshelf's client does not apply are said as `sshelf connect` says them: once per host until the
-        // host or those options change (OptionNotes), here where the session starts.
+        // host or those options change (OptionNotes), here where the session starts. Before the record starts: the
+        // note reads the store, which is the record's thread's until `wait()`.
         OptionNotes.say(session.plan, store: session.store, always: false, context: context)
+        let record = BackgroundRecord(connection.outcome, target: session.plan.target.id, store: session.store)
         // Until the shell puts the terminal in raw mode (and after it restored it), Ctrl-C would be a signal that
         // ends the TUI with the session: ignored meanwhile (in raw mode it is a byte for the remote side).
         let previousInt = signal(SIGINT, SIG_IGN)

@@ -60,6 +60,11 @@ final class VaultDatabase {
     /// `killBeforeCommit` (tests only) delivers a real SIGKILL with the transaction written but not committed,
     /// so the crash-safety test does not depend on timing.
     func writeTransaction<T>(killBeforeCommit: Bool = false, _ body: () throws -> T) throws -> T {
+        // Another thread's call waits until COMMIT instead of landing inside this transaction.
+        try connection.exclusive { try writeHolding(killBeforeCommit: killBeforeCommit, body) }
+    }
+
+    private func writeHolding<T>(killBeforeCommit: Bool, _ body: () throws -> T) throws -> T {
         try execute("BEGIN IMMEDIATE")
         do {
             let result = try body()

@@ -64,7 +64,7 @@ enum WarmSocket {
         payload.withUnsafeBytes { send(fd, type, $0, passing: passing) }
     }
 
-    private static func sendAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, passing: Int32?) -> Bool {
+    static func sendAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, passing: Int32?) -> Bool {
         var offset = 0
         var pass = passing
         while offset < bytes.count {

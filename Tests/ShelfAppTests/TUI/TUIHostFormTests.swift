@@ -82,7 +82,8 @@ final class TUIHostFormTests: XCTestCase {
         XCTAssertExit(try home.run(["vault", "passwd", "--passphrase-fd", "0"], stdin: passphrase + "\n"), 0)
         XCTAssertExit(try home.run("vault", "lock"), 0)
         let tui = try Tmux(home: home, columns: 160, rows: 34)
-        try tui.waitFor(text: "vault locked")
+        // The status line says "vault locked" before the hosts are loaded; `e` before that is "still loading".
+        try tui.waitFor("the host loaded, the vault locked") { $0.contains("vault locked") && $0.contains("1 host") }
         try tui.send("e")
         try tui.waitFor(text: "Edit host lab")
         for _ in 0..<7 { try tui.send("Tab") }

@@ -1,0 +1,110 @@
+// SessionCommand: one command on its own channel of a connection that several commands share at once — started,
+// read, fed and ended without waiting on any one of them, so that one thread can drive them all (a libssh2 session
+// must only be used from one thread at a time). The warm keeper serves its callers with these.
+import CLibSSH2
+import FoundationEssentials
+import Glibc
+
+public final class SessionCommand {
+    private let channel: Channel
+    private var signalled = false
+    private var closeSent = false
+
+    public enum Output: Equatable {
+        case stdout(Int), stderr(Int)
+        /// Nothing more until the session's socket is ready again.
+        case wouldBlock
+        /// The command's output has ended (the remote side sent EOF and everything queued was read).
+        case eof
+    }
+
+    init(channel: Channel) { self.channel = channel }
+
+    /// The next chunk of stdout or stderr, whichever has one.
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(SSHError) -> Output {
+        let out = try channel.read(stream: 0, into: buffer)
+        if case .data(let count) = out { return .stdout(count) }
+        if case .data(let count) = try channel.read(stream: Int32(SSH_EXTENDED_DATA_STDERR), into: buffer) {
+            return .stderr(count)
+        }
+        if case .eof = out { return .eof }
+        return .wouldBlock
+    }
+
+    /// Bytes the library already holds for this channel (read off the socket while serving another channel): the
+    /// caller must read again before it sleeps, as the socket will not say so.
+    public var hasQueuedOutput: Bool {
+        var available: UInt = 0
+        _ = libssh2_channel_window_read_ex(channel.raw, &available, nil)
+        return available > 0 || channel.isEOF
+    }
+
+    /// Writes to the command's stdin as much as the window takes (0 when it would block).
+    public func write(_ bytes: UnsafeRawBufferPointer) throws(SSHError) -> Int { try channel.write(bytes) }
+
+    /// Sends EOF on stdin; false while it would block (call again).
+    public func sendEOF() -> Bool { libssh2_channel_send_eof(channel.raw) != LIBSSH2_ERROR_EAGAIN }
+
+    /// After the output's EOF: closes the channel and returns how the command ended, or nil while that would block.
+    public func finish() -> RemoteExit? {
+        if !closeSent {
+            guard libssh2_channel_close(channel.raw) != LIBSSH2_ERROR_EAGAIN else { return nil }
+            closeSent = true
+        }
+        // Until the server's close, the exit status may still be on its way.
+        guard libssh2_channel_wait_closed(channel.raw) != LIBSSH2_ERROR_EAGAIN else { return nil }
+        return channel.exit()
+    }
+
+    /// Ends a command nobody waits for any more: TERM first where the library can send signals (libssh2 1.11), then
+    /// the channel is closed — sshd then closes the command's stdin, stdout and stderr, so on 1.10 a command ends
+    /// when it next writes (SIGPIPE) or reads its input (EOF). False while that would block (call again).
+    public func stop() -> Bool {
+        if !signalled {
+            if let send = LibSSH2.optional("libssh2_channel_signal_ex", as: sshelf_libssh2_channel_signal_ex.self) {
+                guard send(channel.raw, "TERM", 4) != LIBSSH2_ERROR_EAGAIN else { return false }
+            }
+            signalled = true
+        }
+        // Only our close is sent; the server's answer is not waited for (libssh2 drops it for a freed channel).
+        return libssh2_channel_close(channel.raw) != LIBSSH2_ERROR_EAGAIN
+    }
+}
+
+extension SSHConnection {
+    /// Opens a channel and starts `command` on it (waiting for those round trips), then leaves the session
+    /// non-blocking for the commands' loop. A server that refuses the channel or the command (sshd's MaxSessions)
+    /// throws `.channelFailed` and the session goes on; a session that broke throws `.disconnected`.
+    public func startCommand(_ command: String) throws(SSHError) -> SessionCommand {
+        let session = target
+        session.setBlocking(true)
+        defer { session.setBlocking(false) }
+        do throws(SSHError) {
+            let channel = try session.openSessionChannel()
+            sendEnvironment(channel)
+            let request = "exec"
+            guard
+                libssh2_channel_process_startup(
+                    channel.raw, request, UInt32(request.utf8.count), command,
+                    UInt32(command.utf8.count)) == 0
+            else {
+                throw SSHError(.channelFailed, "the server refused to run the command", library: session.lastError())
+            }
+            return SessionCommand(channel: channel)
+        } catch {
+            let code = session.lastErrorCode()
+            guard code == LIBSSH2_ERROR_CHANNEL_FAILURE || code == LIBSSH2_ERROR_CHANNEL_REQUEST_DENIED else {
+                throw SSHError(.disconnected, error.message, library: error.libraryMessage)
+            }
+            throw error
+        }
+    }
+
+    /// What the loop driving SessionCommands polls: the session's socket, for reading when `reading` (some command
+    /// takes output) and in whichever direction libssh2 is waiting on.
+    public func commandsPoll(reading: Bool) -> pollfd {
+        let session = target
+        let events = session.blockDirections | (reading ? Int16(POLLIN) : 0)
+        return pollfd(fd: events == 0 ? -1 : session.socket, events: events, revents: 0)
+    }
+}

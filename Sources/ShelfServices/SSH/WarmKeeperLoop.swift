@@ -1,0 +1,212 @@
+// WarmKeeperLoop: a warm keeper's one thread — the only one that touches its libssh2 session — serving every caller
+// side by side: it accepts callers, takes a request once it has fully arrived (never waiting on a caller), and moves
+// each caller's command (WarmCall) along without blocking, so a slow command holds back nobody else's.
+import FoundationEssentials
+import Glibc
+import ShelfSSH
+import ShelfSystem
+
+final class KeeperLoop {
+    private let connection: SSHConnection
+    private var listener: Int32
+    private let path: String
+    private let inode: ino_t
+    private let fingerprint: [UInt8]
+    private var idleness: WarmIdle
+    private var calls: [WarmCall] = []
+    /// Callers accepted whose request has not fully arrived yet, and when they are given up on.
+    private var arriving: [(fd: Int32, deadline: ContinuousClock.Instant)] = []
+    private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 * 1024, alignment: 1)
+
+    init(connection: SSHConnection, listener: Int32, path: String, inode: ino_t, fingerprint: [UInt8], idle: Duration) {
+        self.connection = connection
+        self.listener = listener
+        self.path = path
+        self.inode = inode
+        self.fingerprint = fingerprint
+        idleness = WarmIdle(idle: idle)
+    }
+
+    deinit {
+        for call in calls { call.close() }
+        for arrival in arriving { close(arrival.fd) }
+        retire()
+        buffer.deallocate()
+    }
+
+    /// Serves until idle for its time, told to stop, the session broke, or (once no longer reachable: its socket was
+    /// replaced, or its host record changed) its last caller is served.
+    func run() {
+        while true {
+            do {
+                while try moveCalls() {}
+            } catch {
+                abandonAll("the warm session failed: " + error.message, sessionAlive: false)
+                return
+            }
+            calls.removeAll { call in
+                guard call.isOver else { return false }
+                call.close()
+                idleness.used()
+                return true
+            }
+            // Another keeper for this host took the path over (or someone removed it): nobody can reach us.
+            if listener >= 0 && !PrivateSocket.ownsPath(path, inode: inode) { retire() }
+            if listener < 0 && calls.isEmpty { return }
+            if calls.isEmpty && arriving.isEmpty && idleness.expired { return }
+            if waitAndHandle() == .stop { return }
+        }
+    }
+
+    private enum Next { case goOn, stop }
+
+    private func moveCalls() throws(SSHError) -> Bool {
+        var moved = false
+        for call in calls where try call.step(buffer) { moved = true }
+        return moved
+    }
+
+    private func waitAndHandle() -> Next {
+        let keepalive = Duration.seconds(max(1, connection.keepAlive()))
+        var wait = idleness.wait(keepalive: keepalive)
+        if !calls.isEmpty {
+            // A packet the library read off the socket for one channel while serving another is not announced by the
+            // socket: with several calls, look again soon even when nothing seems ready.
+            let soon = Duration.milliseconds(calls.count > 1 ? 100 : 1000)
+            wait = calls.contains(where: \.hasQueuedWork) ? .zero : min(keepalive, soon)
+        }
+        for index in arriving.indices where arriving[index].deadline < ContinuousClock.now {
+            close(arriving[index].fd)
+            arriving[index].fd = -1
+        }
+        arriving.removeAll { $0.fd < 0 }
+        if let first = arriving.map(\.deadline).min() { wait = min(wait, max(.zero, first - ContinuousClock.now)) }
+
+        var fds = [
+            pollfd(fd: listener, events: Int16(POLLIN), revents: 0),
+            calls.isEmpty
+                ? pollfd(fd: -1, events: 0, revents: 0)
+                : connection.commandsPoll(reading: calls.contains(where: \.readsOutput)),
+        ]
+        fds += arriving.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
+        var callFDs: [Int] = []
+        for call in calls {
+            callFDs.append(fds.count)
+            fds += call.pollRequests()
+        }
+        let ready = poll(&fds, nfds_t(fds.count), wait == .zero ? 0 : WarmIdle.milliseconds(wait))
+        guard ready > 0 else { return .goOn }
+        for (call, index) in zip(calls, callFDs) { call.noticeCaller(fds[index].revents & ~Int16(POLLOUT)) }
+        let waiting = arriving
+        arriving.removeAll()
+        for (offset, arrival) in waiting.enumerated() {
+            guard fds[2 + offset].revents != 0 else {
+                arriving.append(arrival)
+                continue
+            }
+            switch WarmKeeperRequest.complete(arrival.fd) {
+            case false?: arriving.append(arrival)
+            case nil: close(arrival.fd)
+            case true?: if take(arrival.fd) == .stop { return .stop }
+            }
+        }
+        if fds[0].revents != 0 { accept() }
+        return .goOn
+    }
+
+    private func accept() {
+        let client = Glibc.accept(listener, nil, nil)
+        guard client >= 0 else { return }
+        _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+        guard PrivateSocket.peerIsUs(client) else {
+            close(client)
+            return
+        }
+        // A client that connects and says nothing must not be waited on for long (nor ever block the loop).
+        PrivateSocket.setTimeout(client, seconds: 5, option: SO_RCVTIMEO)
+        arriving.append((client, ContinuousClock.now + .seconds(5)))
+    }
+
+    /// A caller's whole request is there: read it (without waiting) and act on it.
+    private func take(_ client: Int32) -> Next {
+        var reader = WarmSocket.Reader(client)
+        let request = reader.next()
+        var lent = reader.received
+        defer { for fd in lent { close(fd) } }
+        guard let (type, payload) = request else {
+            close(client)
+            return .goOn
+        }
+        switch type {
+        case .stop:
+            abandonAll("the warm session was stopped (sshelf warm stop)", sessionAlive: true)
+            WarmSocket.send(client, .ok)
+            close(client)
+            return .stop
+        case .exec where payload.count >= 33:
+            guard Array(payload[0..<32]) == fingerprint else {
+                WarmSocket.send(client, .fallback, Array("the host record changed since this session logged in".utf8))
+                close(client)
+                retire()
+                return .goOn
+            }
+            let input = payload[32] & WarmSocket.stdinFlag != 0 ? lent.first : nil
+            let command: SessionCommand
+            do {
+                command = try connection.startCommand(String(decoding: payload[33...], as: UTF8.self))
+            } catch {
+                // Nothing ran: the caller connects on its own. A broken session ends the keeper too.
+                WarmSocket.send(client, .fallback, Array(("the warm session failed: " + error.message).utf8))
+                close(client)
+                guard error.kind == .disconnected else { return .goOn }
+                abandonAll("the warm session failed: " + error.message, sessionAlive: false)
+                return .stop
+            }
+            // The lent stdin is the relay's now; it is closed with the call.
+            var relay: StdinRelay? = nil
+            if let input, let made = StdinRelay(client: client, input: input) {
+                relay = made
+                lent.removeAll { $0 == input }
+            }
+            calls.append(WarmCall(client: client, command: command, relay: relay, lent: relay == nil ? nil : input))
+            idleness.used()
+            return .goOn
+        default:
+            close(client)
+            return .goOn
+        }
+    }
+
+    private func abandonAll(_ message: String, sessionAlive: Bool) {
+        for call in calls {
+            call.abandon(message, sessionAlive: sessionAlive)
+            call.close()
+        }
+        calls.removeAll()
+    }
+
+    /// Stops taking callers (they connect on their own from now on) and lets the running ones end.
+    private func retire() {
+        guard listener >= 0 else { return }
+        close(listener)
+        listener = -1
+        if PrivateSocket.ownsPath(path, inode: inode) { unlink(path) }
+    }
+}
+
+enum WarmKeeperRequest {
+    /// Whether a caller's first frame has fully arrived (nil: the caller closed or sent garbage). Peeked without a
+    /// control buffer, so a descriptor riding along stays queued for the real read.
+    static func complete(_ fd: Int32) -> Bool? {
+        var header = [UInt8](repeating: 0, count: 5)
+        let peeked = recv(fd, &header, 5, Int32(MSG_PEEK) | Int32(MSG_DONTWAIT))
+        if peeked == 0 { return nil }
+        if peeked < 0 { return errno == EAGAIN || errno == EINTR ? false : nil }
+        guard peeked == 5 else { return false }
+        let length = Int(header[1]) << 24 | Int(header[2]) << 16 | Int(header[3]) << 8 | Int(header[4])
+        guard length <= WarmSocket.maxFrame else { return nil }
+        var available: Int32 = 0
+        guard ioctl(fd, UInt(FIONREAD), &available) == 0 else { return nil }
+        return Int(available) >= 5 + length
+    }
+}
