@@ -40,7 +40,8 @@ let package = Package(
         .target(
             name: "ShelfStore", dependencies: ["ShelfCore", "ShelfSystem", "ShelfSQLite"], path: "Sources/ShelfStore"),
         .target(
-            name: "ShelfVault", dependencies: ["ShelfCore", "ShelfSystem", "ShelfSQLite", "CSodium", "COpenSSL", "CKeyringShims"],
+            name: "ShelfVault",
+            dependencies: ["ShelfCore", "ShelfSystem", "ShelfSQLite", "CSodium", "COpenSSL", "CKeyringShims"],
             path: "Sources/ShelfVault"),
         .target(name: "ShelfSSH", dependencies: ["ShelfCore", "ShelfSystem", "CLibSSH2"], path: "Sources/ShelfSSH"),
         .target(
@@ -61,21 +62,24 @@ let package = Package(
         .target(
             name: "ShelfServices",
             dependencies: [
-                "ShelfCore", "ShelfSystem", "ShelfStore", "ShelfVault", "ShelfSSH", "ShelfSync", "ShelfOperations", "ShelfUI",
+                "ShelfCore", "ShelfSystem", "ShelfStore", "ShelfVault", "ShelfSSH", "ShelfSync", "ShelfOperations",
+                "ShelfUI",
             ],
             path: "Sources/ShelfServices"),
         // The two faces; neither imports the other (the `sshelf` executable wires them together).
         .target(
             name: "ShelfCLI",
             dependencies: [
-                "ShelfCore", "ShelfSystem", "ShelfStore", "ShelfVault", "ShelfSSH", "ShelfSync", "ShelfOperations", "ShelfUI",
+                "ShelfCore", "ShelfSystem", "ShelfStore", "ShelfVault", "ShelfSSH", "ShelfSync", "ShelfOperations",
+                "ShelfUI",
                 "ShelfTerminal", "ShelfServices",
             ],
             path: "Sources/ShelfCLI"),
         .target(
             name: "ShelfTUIApp",
             dependencies: [
-                "ShelfCore", "ShelfSystem", "ShelfStore", "ShelfVault", "ShelfSSH", "ShelfSync", "ShelfOperations", "ShelfUI",
+                "ShelfCore", "ShelfSystem", "ShelfStore", "ShelfVault", "ShelfSSH", "ShelfSync", "ShelfOperations",
+                "ShelfUI",
                 "ShelfTerminal", "ShelfServices",
             ],
             path: "Sources/ShelfTUIApp"),
@@ -93,7 +97,8 @@ let package = Package(
         // on loopback.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "ShelfCoreTests", dependencies: ["ShelfCore"], path: "Tests/ShelfCoreTests"),
-        .testTarget(name: "ShelfSystemTests", dependencies: ["ShelfSystem", "TestSupport"], path: "Tests/ShelfSystemTests"),
+        .testTarget(
+            name: "ShelfSystemTests", dependencies: ["ShelfSystem", "TestSupport"], path: "Tests/ShelfSystemTests"),
         // Reads Package.swift, docs/ARCHITECTURE.md and the sources: the import rules as a test.
         .testTarget(name: "ArchitectureTests", path: "Tests/ArchitectureTests"),
         .testTarget(
@@ -105,7 +110,8 @@ let package = Package(
         .testTarget(
             name: "ShelfSSHTests", dependencies: ["ShelfSSH", "ShelfCore", "TestSupport"], path: "Tests/ShelfSSHTests"),
         .testTarget(
-            name: "ShelfSyncTests", dependencies: ["ShelfSync", "ShelfStore", "ShelfVault", "ShelfCore", "TestSupport"],
+            name: "ShelfSyncTests",
+            dependencies: ["ShelfSync", "ShelfStore", "ShelfVault", "ShelfCore", "TestSupport"],
             path: "Tests/ShelfSyncTests"),
         // Snapshots/ holds the recorded screens as text files, read from the source tree (not bundled).
         .testTarget(
@@ -113,7 +119,11 @@ let package = Package(
             exclude: ["Snapshots"]),
         // Drives the built `sshelf` binary (CLI, and the TUI through tmux) as a user would.
         .testTarget(
-            name: "ShelfAppTests", dependencies: ["ShelfCLI", "ShelfTUIApp", "ShelfServices", "ShelfCore", "ShelfStore", "ShelfUI", "TestSupport", "ShelfSQLite"],
+            name: "ShelfAppTests",
+            dependencies: [
+                "ShelfCLI", "ShelfTUIApp", "ShelfServices", "ShelfCore", "ShelfStore", "ShelfUI", "TestSupport",
+                "ShelfSQLite",
+            ],
             path: "Tests/ShelfAppTests"),
     ]
 )

@@ -31,7 +31,9 @@ enum ArgumentParser {
             // A command group without its subcommand (`sshelf group`) shows the group's help.
             let prefix = words.prefix(while: { !$0.hasPrefix("-") })
             let children = table.filter { $0.path.starts(with: Array(prefix)) && !prefix.isEmpty }
-            if !children.isEmpty && (words.count == prefix.count || words.dropFirst(prefix.count).allSatisfy(isHelpFlag)) {
+            if !children.isEmpty
+                && (words.count == prefix.count || words.dropFirst(prefix.count).allSatisfy(isHelpFlag))
+            {
                 return .help(HelpText.group(Array(prefix), children))
             }
             throw unknownCommand(Array(prefix), table: table)
@@ -95,10 +97,14 @@ enum ArgumentParser {
             .map { ($0, $0.path.count) }
     }
 
-    private static func take(_ option: OptionSpec, spelled: String, inline: String?, from words: inout ArraySlice<String>,
-                             into invocation: inout Invocation) throws(ShelfError) {
+    private static func take(
+        _ option: OptionSpec, spelled: String, inline: String?, from words: inout ArraySlice<String>,
+        into invocation: inout Invocation
+    ) throws(ShelfError) {
         guard option.value != nil else {
-            if inline != nil { throw ShelfError(.usage, "\(spelled) takes no value", hint: usageHint(invocation.command)) }
+            if inline != nil {
+                throw ShelfError(.usage, "\(spelled) takes no value", hint: usageHint(invocation.command))
+            }
             invocation.flags.insert(option.name)
             return
         }
@@ -117,12 +123,14 @@ enum ArgumentParser {
         let variadic = specs.contains { $0.variadic }
         if invocation.arguments.count < required {
             let missing = specs.filter { !$0.optional }[invocation.arguments.count].name
-            throw ShelfError(.usage, "\(invocation.command.name): missing \(missing)", hint: usageHint(invocation.command))
+            throw ShelfError(
+                .usage, "\(invocation.command.name): missing \(missing)", hint: usageHint(invocation.command))
         }
         if !variadic && invocation.arguments.count > specs.count {
             let extra = invocation.arguments[specs.count]
-            throw ShelfError(.usage, "\(invocation.command.name): unexpected argument '\(Display.safe(extra))'",
-                             hint: usageHint(invocation.command))
+            throw ShelfError(
+                .usage, "\(invocation.command.name): unexpected argument '\(Display.safe(extra))'",
+                hint: usageHint(invocation.command))
         }
     }
 
@@ -147,11 +155,13 @@ enum ArgumentParser {
         let subcommands = table.filter { $0.path.count > 1 && $0.path[0] == first }.map { $0.path[1] }
         if words.count >= 2, !subcommands.isEmpty {
             let close = Suggestions.closest(to: words[1], among: subcommands).map { "'sshelf \(first) \($0)'" }
-            return ShelfError(.usage, "unknown command 'sshelf \(Display.safe(first)) \(Display.safe(words[1]))'",
-                              hint: Suggestions.phrase(close) ?? "run 'sshelf \(first) --help' for its commands")
+            return ShelfError(
+                .usage, "unknown command 'sshelf \(Display.safe(first)) \(Display.safe(words[1]))'",
+                hint: Suggestions.phrase(close) ?? "run 'sshelf \(first) --help' for its commands")
         }
         let close = Suggestions.closest(to: first, among: table.map { $0.path[0] }).map { "'sshelf \($0)'" }
-        return ShelfError(.usage, "unknown command '\(Display.safe(first))'",
-                          hint: Suggestions.phrase(close) ?? "run 'sshelf --help' for the list of commands")
+        return ShelfError(
+            .usage, "unknown command '\(Display.safe(first))'",
+            hint: Suggestions.phrase(close) ?? "run 'sshelf --help' for the list of commands")
     }
 }

@@ -19,9 +19,11 @@ public enum ArgumentText {
     static func text(_ bytes: [UInt8], position: Int) throws -> String {
         if let offset = firstInvalidByte(bytes) {
             let byte = "0x" + TextFormat.hex(bytes[offset])
-            throw ShelfError(.usage, "argument \(position) is not valid UTF-8: byte \(offset + 1) (\(byte)) does not form a character",
-                             hint: "sshelf keeps names, addresses and paths as UTF-8 text; check the encoding of "
-                                 + "your terminal or script")
+            throw ShelfError(
+                .usage,
+                "argument \(position) is not valid UTF-8: byte \(offset + 1) (\(byte)) does not form a character",
+                hint: "sshelf keeps names, addresses and paths as UTF-8 text; check the encoding of "
+                    + "your terminal or script")
         }
         return String(decoding: bytes, as: UTF8.self)
     }

@@ -10,7 +10,8 @@ enum CLIErrorHints {
         var mapped = ShelfError(from: error)
         switch error {
         case is HostOperations.StillJumpedThrough:
-            mapped.hint = (mapped.hint.map { $0 + ", or" } ?? "")
+            mapped.hint =
+                (mapped.hint.map { $0 + ", or" } ?? "")
                 + " remove it anyway with --force ('sshelf check' then lists the hosts left with a missing jump host)"
         case is HostOperations.NameTaken:
             mapped.hint = "choose another name, or keep both with --allow-duplicate (then name each as NAME@ID)"

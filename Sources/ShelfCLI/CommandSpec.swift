@@ -20,9 +20,12 @@ struct OptionSpec: Sendable {
         OptionSpec(name: name, short: short, value: nil, help: help)
     }
 
-    static func value(_ name: String, _ placeholder: String, short: Character? = nil, repeatable: Bool = false,
-                      completion: Completion = .none, _ help: String) -> OptionSpec {
-        OptionSpec(name: name, short: short, value: placeholder, repeatable: repeatable, help: help, completion: completion)
+    static func value(
+        _ name: String, _ placeholder: String, short: Character? = nil, repeatable: Bool = false,
+        completion: Completion = .none, _ help: String
+    ) -> OptionSpec {
+        OptionSpec(
+            name: name, short: short, value: placeholder, repeatable: repeatable, help: help, completion: completion)
     }
 }
 
@@ -59,7 +62,8 @@ struct CommandSpec: Sendable {
 
     /// `--id ID`: the host by its id (prefix) instead of NAME — for hosts that share a name.
     static let hostIDOption = OptionSpec.value(
-        "id", "ID", "name the host by its id (4 or more hex digits, as 'sshelf list --json' or an error lists them) "
+        "id", "ID",
+        "name the host by its id (4 or more hex digits, as 'sshelf list --json' or an error lists them) "
             + "instead of by name")
 
     /// The row as the table keeps it: a command that takes one host's name gets `--id` as well.

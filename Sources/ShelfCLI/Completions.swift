@@ -61,11 +61,13 @@ enum Completions {
 
             """
         for first in topWords(table) where !subWords(table, first).isEmpty {
-            out += "        \(first)) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "
+            out +=
+                "        \(first)) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "
                 + "\"\(subWords(table, first).joined(separator: " "))\" -- \"$cur\")); return; fi ;;\n"
         }
         out += "    esac\n    local key=\"$cmd\"\n"
-        out += "    case \"$cmd\" in \(topWords(table).filter { !subWords(table, $0).isEmpty }.joined(separator: "|"))) "
+        out +=
+            "    case \"$cmd\" in \(topWords(table).filter { !subWords(table, $0).isEmpty }.joined(separator: "|"))) "
             + "key=\"$cmd $sub\" ;; esac\n"
         out += "    case \"$prev\" in\n"
         var valueCases: [String: String] = [:]
@@ -75,11 +77,14 @@ enum Completions {
                 valueCases["--\(option.name)", default: action] = action
             }
         }
-        for (flag, action) in valueCases.sorted(by: { $0.key < $1.key }) { out += "        \(flag)) \(action); return ;;\n" }
+        for (flag, action) in valueCases.sorted(by: { $0.key < $1.key }) {
+            out += "        \(flag)) \(action); return ;;\n"
+        }
         out += "    esac\n    case \"$key\" in\n"
         for command in table {
             let argument = command.arguments.first.map { bashAction($0.completion) } ?? "COMPREPLY=()"
-            out += "        \"\(command.name)\") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "
+            out +=
+                "        \"\(command.name)\") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "
                 + "\"\(optionWords(command).joined(separator: " "))\" -- \"$cur\")); else \(argument); fi ;;\n"
         }
         out += "    esac\n}\ncomplete -F _sshelf sshelf\n"
@@ -117,14 +122,16 @@ enum Completions {
         }
         out += "  )\n  if (( CURRENT == 2 )); then _describe command commands; return; fi\n"
         out += "  local key=${words[2]}\n"
-        out += "  case ${words[2]} in \(topWords(table).filter { !subWords(table, $0).isEmpty }.joined(separator: "|")))\n"
+        out +=
+            "  case ${words[2]} in \(topWords(table).filter { !subWords(table, $0).isEmpty }.joined(separator: "|")))\n"
         out += "    if (( CURRENT == 3 )); then\n      local -a subs\n      case ${words[2]} in\n"
         for first in topWords(table) where !subWords(table, first).isEmpty {
             let subs = table.filter { $0.path.count > 1 && $0.path[0] == first }
                 .map { "'\($0.path[1]):\(zshEscape($0.summary))'" }.joined(separator: " ")
             out += "        \(first)) subs=(\(subs)) ;;\n"
         }
-        out += "      esac\n      _describe subcommand subs; return\n    fi\n    key=\"${words[2]} ${words[3]}\"; shift "
+        out +=
+            "      esac\n      _describe subcommand subs; return\n    fi\n    key=\"${words[2]} ${words[3]}\"; shift "
             + "2 words; (( CURRENT -= 2 )) ;;\n"
         out += "  *) shift words; (( CURRENT -= 1 )) ;;\n  esac\n  case $key in\n"
         for command in table {
@@ -173,17 +180,20 @@ enum Completions {
         var seen: Set<String> = []
         for command in table where seen.insert(command.path[0]).inserted {
             let summary = command.path.count == 1 ? command.summary : "\(command.path[0]) commands"
-            out += "complete -c sshelf -n 'not __fish_seen_subcommand_from \(tops.joined(separator: " "))' -a "
+            out +=
+                "complete -c sshelf -n 'not __fish_seen_subcommand_from \(tops.joined(separator: " "))' -a "
                 + "\(command.path[0]) -d '\(fishEscape(summary))'\n"
         }
         for command in table {
             let condition: String
             if command.path.count > 1 {
                 let siblings = subWords(table, command.path[0]).joined(separator: " ")
-                out += "complete -c sshelf -n '__fish_seen_subcommand_from \(command.path[0]); and not "
+                out +=
+                    "complete -c sshelf -n '__fish_seen_subcommand_from \(command.path[0]); and not "
                     + "__fish_seen_subcommand_from \(siblings)' -a \(command.path[1]) -d "
-                        + "'\(fishEscape(command.summary))'\n"
-                condition = "__fish_seen_subcommand_from \(command.path[0]); and __fish_seen_subcommand_from \(command.path[1])"
+                    + "'\(fishEscape(command.summary))'\n"
+                condition =
+                    "__fish_seen_subcommand_from \(command.path[0]); and __fish_seen_subcommand_from \(command.path[1])"
             } else {
                 condition = "__fish_seen_subcommand_from \(command.path[0])"
             }

@@ -10,7 +10,9 @@ extension Display {
     static func table(_ header: [String], _ rows: [[String]]) -> String {
         let all = [header] + rows.map { $0.map(safe) }
         var widths = Array(repeating: 0, count: header.count)
-        for row in all { for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], cell.count) } }
+        for row in all {
+            for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], cell.count) }
+        }
         var out = ""
         out.reserveCapacity(all.count * 64)
         for row in all {

@@ -6,20 +6,32 @@ enum HelpText {
     /// ExitCodeTests makes each code happen.
     static let exitCodes: [(Int32, String)] = [
         (0, "success"),
-        (1, "the operation failed at run time ('vault unlock' with a wrong passphrase, 'trust --fingerprint' offered "
-            + "another key, 'forward start' found a port in use; 'run' and 'cp': a host's command or copy failed, "
-                + "a canary failed, or Ctrl-C stopped it)"),
-        (2, "usage: unknown command or option, a missing or extra argument, an option without its value, a name "
-            + "several hosts share, or a step that needs a confirming flag (--force, --yes, --recursive, "
-                + "--allow-public-bind)"),
+        (
+            1,
+            "the operation failed at run time ('vault unlock' with a wrong passphrase, 'trust --fingerprint' offered "
+                + "another key, 'forward start' found a port in use; 'run' and 'cp': a host's command or copy failed, "
+                + "a canary failed, or Ctrl-C stopped it)"
+        ),
+        (
+            2,
+            "usage: unknown command or option, a missing or extra argument, an option without its value, a name "
+                + "several hosts share, or a step that needs a confirming flag (--force, --yes, --recursive, "
+                + "--allow-public-bind)"
+        ),
         (3, "not found: no such host, group, identity, forward rule or vault item"),
-        (4, "invalid data: a value that is not acceptable (a port outside 1-65535, a name in use, a bad address, spec "
-            + "or descriptor), or problems found in the data ('sshelf check', 'sshelf vault audit', an ssh_config "
-                + "import)"),
+        (
+            4,
+            "invalid data: a value that is not acceptable (a port outside 1-65535, a name in use, a bad address, spec "
+                + "or descriptor), or problems found in the data ('sshelf check', 'sshelf vault audit', an ssh_config "
+                + "import)"
+        ),
         (5, "storage: the store or the vault cannot be used (missing, damaged, foreign, newer, or readable by others)"),
-        (255, "connect, exec, trust, forward start, warm serve: the connection or the login failed, or was cut; "
-            + "otherwise connect and exec exit with the remote command's status; run and cp: a host was not "
-                + "reached, its key was refused, its login failed or it timed out"),
+        (
+            255,
+            "connect, exec, trust, forward start, warm serve: the connection or the login failed, or was cut; "
+                + "otherwise connect and exec exit with the remote command's status; run and cp: a host was not "
+                + "reached, its key was refused, its login failed or it timed out"
+        ),
     ]
 
     static func overview(_ table: [CommandSpec]) -> String {

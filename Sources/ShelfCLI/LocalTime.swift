@@ -25,7 +25,8 @@ enum LocalTime {
         }
         func isByte(_ at: Int, _ character: Character) -> Bool { at < bytes.count && bytes[at] == character.asciiValue }
         guard let year = number(0, 4), isByte(4, "-"), let month = number(5, 2), isByte(7, "-"), let day = number(8, 2),
-              (1...12).contains(month), (1...31).contains(day) else { return nil }
+            (1...12).contains(month), (1...31).contains(day)
+        else { return nil }
         var hour = 0, minute = 0, second = 0, end = 10
         if bytes.count > 10 {
             guard isByte(10, "T"), let h = number(11, 2), isByte(13, ":"), let m = number(14, 2), h < 24, m < 60
@@ -41,7 +42,8 @@ enum LocalTime {
             if isByte(19, "Z") && bytes.count == 20 {
                 offset = 0
             } else if isByte(19, "+") || isByte(19, "-"), let h = number(20, 2), isByte(22, ":"), let m = number(23, 2),
-                      bytes.count == 25 {
+                bytes.count == 25
+            {
                 offset = (h * 3600 + m * 60) * (isByte(19, "-") ? -1 : 1)
             } else {
                 return nil

@@ -30,10 +30,12 @@ public struct DataLocations: Sendable, Equatable {
     public static func resolve(environment env: [String: String]) -> DataLocations {
         if let root = env["SSHELF_HOME"], !root.isEmpty {
             let base = trimmed(root)
-            return DataLocations(dataDirectory: base + "/data", stateDirectory: base + "/state",
-                                 configDirectory: base + "/config", runtimeDirectory: base + "/run")
+            return DataLocations(
+                dataDirectory: base + "/data", stateDirectory: base + "/state",
+                configDirectory: base + "/config", runtimeDirectory: base + "/run")
         }
-        let home = trimmed(env["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? FileManager.default.homeDirectoryForCurrentUser.path)
+        let home = trimmed(
+            env["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? FileManager.default.homeDirectoryForCurrentUser.path)
         func xdg(_ name: String, _ fallback: String) -> String {
             // XDG says relative paths are invalid and must be ignored.
             if let value = env[name], value.hasPrefix("/") { return trimmed(value) + "/sshelf" }
@@ -45,9 +47,10 @@ public struct DataLocations: Sendable, Equatable {
         } else {
             runtime = xdg("XDG_STATE_HOME", "/.local/state") + "/run"
         }
-        return DataLocations(dataDirectory: xdg("XDG_DATA_HOME", "/.local/share"),
-                             stateDirectory: xdg("XDG_STATE_HOME", "/.local/state"),
-                             configDirectory: xdg("XDG_CONFIG_HOME", "/.config"), runtimeDirectory: runtime)
+        return DataLocations(
+            dataDirectory: xdg("XDG_DATA_HOME", "/.local/share"),
+            stateDirectory: xdg("XDG_STATE_HOME", "/.local/state"),
+            configDirectory: xdg("XDG_CONFIG_HOME", "/.config"), runtimeDirectory: runtime)
     }
 
     private static func trimmed(_ path: String) -> String {

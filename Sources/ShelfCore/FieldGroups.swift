@@ -104,8 +104,10 @@ public enum FieldGroups {
     }
 
     /// `body` with group `name` replaced by the same group of `source`.
-    public static func replacing(_ name: String, kind: RecordKind, in body: [String: JSONValue],
-                                 from source: [String: JSONValue]) -> [String: JSONValue] {
+    public static func replacing(
+        _ name: String, kind: RecordKind, in body: [String: JSONValue],
+        from source: [String: JSONValue]
+    ) -> [String: JSONValue] {
         var out = body
         for key in fields(of: name, kind: kind, in: body).keys { out[key] = nil }
         for (key, value) in fields(of: name, kind: kind, in: source) { out[key] = value }
@@ -114,7 +116,8 @@ public enum FieldGroups {
 
     /// The groups whose values differ between two bodies of one record.
     /// A set group changed only when its values did (a new order alone is not an edit that travels).
-    public static func changed(kind: RecordKind, from old: [String: JSONValue], to new: [String: JSONValue]) -> [String] {
+    public static func changed(kind: RecordKind, from old: [String: JSONValue], to new: [String: JSONValue]) -> [String]
+    {
         let sets = setNames(for: kind)
         return names(for: kind).filter { name in
             if sets.contains(name), case .array? = old[name], case .array? = new[name] {
@@ -129,7 +132,10 @@ public enum FieldGroups {
         guard let body else { return "(deleted)" }
         let values = fields(of: name, kind: kind, in: body)
         if values.count == 1, let only = values.first?.value,
-           let data = try? ShelfJSON.encoder().encode(only) { return String(decoding: data, as: UTF8.self) }
+            let data = try? ShelfJSON.encoder().encode(only)
+        {
+            return String(decoding: data, as: UTF8.self)
+        }
         guard let data = try? ShelfJSON.encoder().encode(values) else { return "?" }
         return String(decoding: data, as: UTF8.self)
     }

@@ -45,8 +45,10 @@ public struct FieldHistory: Hashable, Sendable {
         if !groups.isEmpty { object["g"] = .object(FieldHistory.encode(groups)) }
         if let tombstone { object["t"] = .string(tombstone.text()) }
         if let record {
-            object["r"] = .object(["c": .string(record.clock.explicitText(kind: kind)), "v": .object(record.body),
-                                   "g": .object(FieldHistory.encode(record.groups))])
+            object["r"] = .object([
+                "c": .string(record.clock.explicitText(kind: kind)), "v": .object(record.body),
+                "g": .object(FieldHistory.encode(record.groups)),
+            ])
         }
         guard let data = try? ShelfJSON.encoder().encode(object) else { return "" }
         return String(decoding: data, as: UTF8.self)
@@ -54,11 +56,14 @@ public struct FieldHistory: Hashable, Sendable {
 
     /// Parses the text form; an unreadable history is no history (it only ever helps, never decides a merge).
     public init(text: String, kind: RecordKind) {
-        guard !text.isEmpty, let object = try? JSONDecoder().decode([String: JSONValue].self, from: Data(text.utf8)) else { return }
+        guard !text.isEmpty, let object = try? JSONDecoder().decode([String: JSONValue].self, from: Data(text.utf8))
+        else { return }
         if case .object(let kept)? = object["g"] { groups = FieldHistory.decode(kept) }
         if case .string(let text)? = object["t"] { tombstone = GroupStamp(text: Substring(text)) }
-        if case .object(let kept)? = object["r"], case .string(let clockText)? = kept["c"], case .object(let body)? = kept["v"],
-           let clock = RecordClock(text: clockText, kind: kind, latest: .zero, deleted: false) {
+        if case .object(let kept)? = object["r"], case .string(let clockText)? = kept["c"],
+            case .object(let body)? = kept["v"],
+            let clock = RecordClock(text: clockText, kind: kind, latest: .zero, deleted: false)
+        {
             var nested: [String: Kept] = [:]
             if case .object(let groups)? = kept["g"] { nested = FieldHistory.decode(groups) }
             record = KeptRecord(clock: clock, body: body, groups: nested)
@@ -72,8 +77,10 @@ public struct FieldHistory: Hashable, Sendable {
     static func decode(_ object: [String: JSONValue]) -> [String: Kept] {
         var out: [String: Kept] = [:]
         for (name, value) in object {
-            guard case .object(let kept) = value, case .string(let stampText)? = kept["s"], let stamp = GroupStamp(text: Substring(stampText)),
-                  case .object(let fields)? = kept["v"] else { continue }
+            guard case .object(let kept) = value, case .string(let stampText)? = kept["s"],
+                let stamp = GroupStamp(text: Substring(stampText)),
+                case .object(let fields)? = kept["v"]
+            else { continue }
             out[name] = Kept(stamp: stamp, fields: fields)
         }
         return out

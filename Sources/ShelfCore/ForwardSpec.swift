@@ -105,8 +105,9 @@ public struct ForwardSpec: Hashable, Sendable, CustomStringConvertible {
     private static func parseSocket(_ fields: [String], kind: ForwardKind, bad: (String) -> ValidationError)
         throws(ValidationError) -> ForwardSpec
     {
-        var spec = ForwardSpec(kind: kind, bindAddress: PortForwardRule.defaultBindAddress, bindPort: 0,
-                               targetHost: "", targetPort: 0)
+        var spec = ForwardSpec(
+            kind: kind, bindAddress: PortForwardRule.defaultBindAddress, bindPort: 0,
+            targetHost: "", targetPort: 0)
         var listen = fields[...]
         if let last = fields.last, isSocketPath(last) {
             spec.targetHost = last
@@ -170,7 +171,8 @@ public struct ForwardSpec: Hashable, Sendable, CustomStringConvertible {
     /// Splits on ':' outside brackets; `[::1]` stays one field without its brackets.
     static func splitFields(_ text: String) throws(ValidationError) -> [String] {
         guard text.utf8.count <= Validation.maxFieldLength else {
-            throw ValidationError(field: "forward", message: "forward spec is longer than \(Validation.maxFieldLength) bytes")
+            throw ValidationError(
+                field: "forward", message: "forward spec is longer than \(Validation.maxFieldLength) bytes")
         }
         var fields: [String] = []
         var current = ""

@@ -61,8 +61,10 @@ public enum FuzzyScore {
 
     /// The best score of `term` in `field`, or nil when the term is not in it (in order). With `positions`,
     /// also where each term byte matched (offsets into `field`, one per term byte).
-    public static func score(_ term: UnsafeBufferPointer<UInt8>, in field: UnsafeBufferPointer<UInt8>,
-                             positions: UnsafeMutablePointer<Int32>? = nil) -> Int32? {
+    public static func score(
+        _ term: UnsafeBufferPointer<UInt8>, in field: UnsafeBufferPointer<UInt8>,
+        positions: UnsafeMutablePointer<Int32>? = nil
+    ) -> Int32? {
         let m = term.count
         let n = field.count
         guard m > 0, m <= n else { return nil }
@@ -143,8 +145,10 @@ public enum FuzzyScore {
 
     /// fzf's calculateScore: walks `field[start...end]` matching the term greedily from `start`.
     @inline(__always)
-    static func scoreRange(_ term: UnsafeBufferPointer<UInt8>, _ field: UnsafeBufferPointer<UInt8>, start: Int,
-                           end: Int) -> Int32 {
+    static func scoreRange(
+        _ term: UnsafeBufferPointer<UInt8>, _ field: UnsafeBufferPointer<UInt8>, start: Int,
+        end: Int
+    ) -> Int32 {
         var score: Int32 = 0
         var pi = 0
         var inGap = false

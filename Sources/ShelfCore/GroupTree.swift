@@ -67,7 +67,8 @@ public struct GroupTree: Sendable {
         let shown = path.count > 60 ? String(path.prefix(60)) + "…" : path
         guard !text.isEmpty else {
             guard path.count <= 1 else {
-                throw ValidationError(field: "group", message: "group path '\(shown)' has an empty part (two '/' in a row)")
+                throw ValidationError(
+                    field: "group", message: "group path '\(shown)' has an empty part (two '/' in a row)")
             }
             return []
         }
@@ -75,15 +76,20 @@ public struct GroupTree: Sendable {
             $0.trimmingSpaces()
         }
         guard names.count <= maxDepth else {
-            throw ValidationError(field: "group", message: "group path '\(shown)' is \(names.count) levels deep; sshelf allows up to \(maxDepth)")
+            throw ValidationError(
+                field: "group",
+                message: "group path '\(shown)' is \(names.count) levels deep; sshelf allows up to \(maxDepth)")
         }
         for name in names {
             if name.isEmpty {
-                throw ValidationError(field: "group", message: "group path '\(shown)' has an empty part (two '/' in a row)")
+                throw ValidationError(
+                    field: "group", message: "group path '\(shown)' has an empty part (two '/' in a row)")
             }
             if name == "." || name == ".." {
-                throw ValidationError(field: "group", message: "group path '\(shown)' contains '\(name)': a path names groups from the top, it "
-                    + "has no relative parts")
+                throw ValidationError(
+                    field: "group",
+                    message: "group path '\(shown)' contains '\(name)': a path names groups from the top, it "
+                        + "has no relative parts")
             }
         }
         return names

@@ -50,7 +50,8 @@ public struct Host: Hashable, Sendable, Codable, Identifiable {
         id: UUID = UUID(), name: String = "", hostname: String = "", port: Int = Host.defaultPort, user: String = "",
         groupID: UUID? = nil, tags: [String] = [], authMethod: AuthMethod = .auto, identityID: UUID? = nil,
         passwordRef: ReferenceKey? = nil, jumpHostIDs: [UUID] = [], unresolvedJump: String = "",
-        pinnedHostKey: PinnedHostKey? = nil, options: [String] = [], notes: String = "", createdAt: Date = Date(), updatedAt: Date = Date(),
+        pinnedHostKey: PinnedHostKey? = nil, options: [String] = [], notes: String = "", createdAt: Date = Date(),
+        updatedAt: Date = Date(),
         lastConnectedAt: Date? = nil, aliases: [String] = [], extra: [String: JSONValue] = [:]
     ) {
         self.id = id
@@ -92,8 +93,10 @@ public struct Host: Hashable, Sendable, Codable, Identifiable {
     }
 
     static let knownFields: Set<String> = [
-        "id", "name", "aliases", "hostname", "port", "user", "groupID", "tags", "authMethod", "identityID", "passwordRef",
-        "jumpHostIDs", "unresolvedJump", "pinnedHostKey", "options", "notes", "createdAt", "updatedAt", "lastConnectedAt",
+        "id", "name", "aliases", "hostname", "port", "user", "groupID", "tags", "authMethod", "identityID",
+        "passwordRef",
+        "jumpHostIDs", "unresolvedJump", "pinnedHostKey", "options", "notes", "createdAt", "updatedAt",
+        "lastConnectedAt",
     ]
 
     public init(from decoder: Decoder) throws {

@@ -31,7 +31,8 @@ public enum HostAliases {
 
     /// A name as the unique-name rule compares it: ASCII letters lower-cased, everything else as it is.
     public static func fold(_ name: String) -> String {
-        name.utf8.contains(where: { $0 &- 0x41 < 26 }) ? String(decoding: name.utf8.map { $0 &- 0x41 < 26 ? $0 + 32 : $0 }, as: UTF8.self) : name
+        name.utf8.contains(where: { $0 &- 0x41 < 26 })
+            ? String(decoding: name.utf8.map { $0 &- 0x41 < 26 ? $0 + 32 : $0 }, as: UTF8.self) : name
     }
 }
 

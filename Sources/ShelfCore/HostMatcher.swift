@@ -165,7 +165,8 @@ public struct HostMatcher: Sendable {
         let nameEnd = FuzzyScore.find(HostTable.separator, in: text, from: 0) ?? n
         let current = FuzzyScore.charClass(byte)
         // The most an occurrence can score after the name, and in it.
-        let afterName = FuzzyScore.scoreMatch + FuzzyScore.bonusBoundaryWhite * FuzzyScore.bonusFirstCharMultiplier
+        let afterName =
+            FuzzyScore.scoreMatch + FuzzyScore.bonusBoundaryWhite * FuzzyScore.bonusFirstCharMultiplier
             + (oneByteField ? FuzzyScore.bonusExact : 0)
         let inName = afterName + nameBonus
         var best: Int32 = -1
@@ -250,7 +251,8 @@ public struct HostMatcher: Sendable {
         }
     }
 
-    func scan(_ candidates: ArraySlice<Int32>, _ terms: [UnsafeBufferPointer<UInt8>], _ groups: [Int32]) -> HostMatches {
+    func scan(_ candidates: ArraySlice<Int32>, _ terms: [UnsafeBufferPointer<UInt8>], _ groups: [Int32]) -> HostMatches
+    {
         var result = HostMatches()
         result.rows.reserveCapacity(min(candidates.count, 4096))
         result.scores.reserveCapacity(min(candidates.count, 4096))
@@ -402,16 +404,18 @@ public struct HostMatcher: Sendable {
                 if group >= 0 {
                     let path = groupPaths[group]
                     if let s = path.withUnsafeBufferPointer({ FuzzyScore.score(term, in: $0, positions: &positions) }),
-                       s > best
+                        s > best
                     {
-                        result.group += HostMatcher.characterOffsets(bestPositions: positions, display: groupDisplay[group],
-                                                                     mapped: true)
+                        result.group += HostMatcher.characterOffsets(
+                            bestPositions: positions, display: groupDisplay[group],
+                            mapped: true)
                         return
                     }
                 }
                 guard bestField >= 0, bestField < displayFields.count else { return }
-                let offsets = HostMatcher.characterOffsets(bestPositions: bestPositions, display: displayFields[bestField],
-                                                           mapped: table.needsMapping(row))
+                let offsets = HostMatcher.characterOffsets(
+                    bestPositions: bestPositions, display: displayFields[bestField],
+                    mapped: table.needsMapping(row))
                 switch bestField {
                 case 0: result.name += offsets
                 case 1: result.hostname += offsets

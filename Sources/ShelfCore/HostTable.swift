@@ -212,8 +212,11 @@ public struct HostTable: @unchecked Sendable {
     }
 
     static func uuid(_ bytes: UnsafePointer<UInt8>) -> UUID {
-        UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9],
-                    bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        UUID(
+            uuid: (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9],
+                bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+            ))
     }
 
     // MARK: whole records
@@ -237,12 +240,12 @@ public struct HostTable: @unchecked Sendable {
             host.pinnedHostKey = PinnedHostKey(type: type, key: key)
         }
         if let extra = rareFields[.extra], let data = extra.data(using: .utf8),
-           let decoded = try? JSONDecoder().decode([String: JSONValue].self, from: data)
+            let decoded = try? JSONDecoder().decode([String: JSONValue].self, from: data)
         {
             host.extra = decoded
         }
         if let options = rareFields[.options], let data = options.data(using: .utf8),
-           let decoded = try? JSONDecoder().decode([String].self, from: data)
+            let decoded = try? JSONDecoder().decode([String].self, from: data)
         {
             host.options = decoded
         }
@@ -257,8 +260,9 @@ public struct HostTable: @unchecked Sendable {
     /// Fields most hosts do not have (a password reference, a pinned key, notes...), kept out of the hot
     /// columns; also the exact text of a field whose display copy had control characters replaced.
     enum Rare: UInt8, CaseIterable {
-        case passwordRef = 1, unresolvedJump, pinnedType, pinnedKey, notes, extra, auth, name, hostname, user, tags, options,
-             aliases
+        case passwordRef = 1, unresolvedJump, pinnedType, pinnedKey, notes, extra, auth, name, hostname, user, tags,
+            options,
+            aliases
     }
 
     func rareRecord(_ index: Int) -> [Rare: String] {
@@ -269,8 +273,9 @@ public struct HostTable: @unchecked Sendable {
         var at = start
         while at + 5 <= end {
             let tag = rare[at]
-            let length = Int(UInt32(rare[at + 1]) | UInt32(rare[at + 2]) << 8 | UInt32(rare[at + 3]) << 16
-                                | UInt32(rare[at + 4]) << 24)
+            let length = Int(
+                UInt32(rare[at + 1]) | UInt32(rare[at + 2]) << 8 | UInt32(rare[at + 3]) << 16
+                    | UInt32(rare[at + 4]) << 24)
             at += 5
             guard length <= end - at else { break }
             if let kind = Rare(rawValue: tag) {

@@ -32,14 +32,17 @@ public struct HostTableRow {
     /// The aliases joined by U+001F, as the store keeps them (empty for none).
     public var aliases: UnsafeBufferPointer<UInt8>
 
-    public init(id: UUID, name: UnsafeBufferPointer<UInt8>, hostname: UnsafeBufferPointer<UInt8>,
-                user: UnsafeBufferPointer<UInt8>, tags: UnsafeBufferPointer<UInt8>, port: Int, groupID: UUID?,
-                identityID: UUID?, auth: UnsafeBufferPointer<UInt8>, passwordRef: UnsafeBufferPointer<UInt8>?,
-                jumps: UnsafeBufferPointer<UInt8>, unresolvedJump: UnsafeBufferPointer<UInt8>,
-                pinnedType: UnsafeBufferPointer<UInt8>?, pinnedKey: UnsafeBufferPointer<UInt8>?,
-                notes: UnsafeBufferPointer<UInt8>, created: Double, updated: Double, lastConnected: Double?,
-                extra: UnsafeBufferPointer<UInt8>, options: UnsafeBufferPointer<UInt8> = UnsafeBufferPointer(start: nil, count: 0),
-                aliases: UnsafeBufferPointer<UInt8> = UnsafeBufferPointer(start: nil, count: 0)) {
+    public init(
+        id: UUID, name: UnsafeBufferPointer<UInt8>, hostname: UnsafeBufferPointer<UInt8>,
+        user: UnsafeBufferPointer<UInt8>, tags: UnsafeBufferPointer<UInt8>, port: Int, groupID: UUID?,
+        identityID: UUID?, auth: UnsafeBufferPointer<UInt8>, passwordRef: UnsafeBufferPointer<UInt8>?,
+        jumps: UnsafeBufferPointer<UInt8>, unresolvedJump: UnsafeBufferPointer<UInt8>,
+        pinnedType: UnsafeBufferPointer<UInt8>?, pinnedKey: UnsafeBufferPointer<UInt8>?,
+        notes: UnsafeBufferPointer<UInt8>, created: Double, updated: Double, lastConnected: Double?,
+        extra: UnsafeBufferPointer<UInt8>,
+        options: UnsafeBufferPointer<UInt8> = UnsafeBufferPointer(start: nil, count: 0),
+        aliases: UnsafeBufferPointer<UInt8> = UnsafeBufferPointer(start: nil, count: 0)
+    ) {
         self.id = id
         self.name = name
         self.hostname = hostname
@@ -201,8 +204,9 @@ public struct HostTableBuilder {
         let authCode = HostTableBuilder.authCode(row.auth)
         authColumn.append(authCode ?? 0)
         if authCode == nil { addRare(.auth, row.auth) }
-        flagColumn.append((needsMapping || sanitized ? HostTable.flagNeedsMapping : 0)
-                          | (HostTableBuilder.hasOneByteField(foldedScratch) ? HostTable.flagOneByteField : 0))
+        flagColumn.append(
+            (needsMapping || sanitized ? HostTable.flagNeedsMapping : 0)
+                | (HostTableBuilder.hasOneByteField(foldedScratch) ? HostTable.flagOneByteField : 0))
         lastConnectedColumn.append(row.lastConnected ?? .nan)
         createdColumn.append(row.created)
         updatedColumn.append(row.updated)
@@ -250,27 +254,49 @@ public struct HostTableBuilder {
         if !host.options.isEmpty, let data = try? JSONEncoder().encode(host.options) {
             options = String(decoding: data, as: UTF8.self)
         }
-        name.withUTF8 { name in hostname.withUTF8 { hostname in user.withUTF8 { user in tags.withUTF8 { tags in
-            auth.withUTF8 { auth in jumps.withUTF8 { jumps in unresolved.withUTF8 { unresolved in
-                notes.withUTF8 { notes in extra.withUTF8 { extra in options.withUTF8 { options in aliases.withUTF8 { aliases in
-                    HostTableBuilder.withOptionalUTF8(&ref) { ref in
-                        HostTableBuilder.withOptionalUTF8(&pinnedType) { pinnedType in
-                            HostTableBuilder.withOptionalUTF8(&pinnedKey) { pinnedKey in
-                                append(HostTableRow(
-                                    id: host.id, name: name, hostname: hostname, user: user, tags: tags, port: host.port,
-                                    groupID: host.groupID, identityID: host.identityID, auth: auth, passwordRef: ref,
-                                    jumps: jumps, unresolvedJump: unresolved, pinnedType: pinnedType,
-                                    pinnedKey: pinnedKey, notes: notes,
-                                    created: host.createdAt.timeIntervalSince1970,
-                                    updated: host.updatedAt.timeIntervalSince1970,
-                                    lastConnected: host.lastConnectedAt?.timeIntervalSince1970, extra: extra,
-                                    options: options, aliases: aliases))
+        name.withUTF8 { name in
+            hostname.withUTF8 { hostname in
+                user.withUTF8 { user in
+                    tags.withUTF8 { tags in
+                        auth.withUTF8 { auth in
+                            jumps.withUTF8 { jumps in
+                                unresolved.withUTF8 { unresolved in
+                                    notes.withUTF8 { notes in
+                                        extra.withUTF8 { extra in
+                                            options.withUTF8 { options in
+                                                aliases.withUTF8 { aliases in
+                                                    HostTableBuilder.withOptionalUTF8(&ref) { ref in
+                                                        HostTableBuilder.withOptionalUTF8(&pinnedType) { pinnedType in
+                                                            HostTableBuilder.withOptionalUTF8(&pinnedKey) { pinnedKey in
+                                                                append(
+                                                                    HostTableRow(
+                                                                        id: host.id, name: name, hostname: hostname,
+                                                                        user: user, tags: tags, port: host.port,
+                                                                        groupID: host.groupID,
+                                                                        identityID: host.identityID, auth: auth,
+                                                                        passwordRef: ref,
+                                                                        jumps: jumps, unresolvedJump: unresolved,
+                                                                        pinnedType: pinnedType,
+                                                                        pinnedKey: pinnedKey, notes: notes,
+                                                                        created: host.createdAt.timeIntervalSince1970,
+                                                                        updated: host.updatedAt.timeIntervalSince1970,
+                                                                        lastConnected: host.lastConnectedAt?
+                                                                            .timeIntervalSince1970, extra: extra,
+                                                                        options: options, aliases: aliases))
+                                                            }
+                                                        }
+                                                    }
+                                                }
+                                            }
+                                        }
+                                    }
+                                }
                             }
                         }
                     }
-                } } } }
-            } } }
-        } } } }
+                }
+            }
+        }
     }
 
     static func withOptionalUTF8<R>(_ text: inout String?, _ body: (UnsafeBufferPointer<UInt8>?) -> R) -> R {
@@ -453,8 +479,9 @@ public struct HostTableBuilder {
             try pad(to: layout.offsets[section.rawValue])
             for block in values.blocks { try block.withUnsafeBytes { try put($0) } }
         }
-        let header = HostTableFormat.header(count: count, token: token, groups: groupIDs.count,
-                                            identities: identityIDs.count, jumps: jumpIDs.count / 16, layout: layout)
+        let header = HostTableFormat.header(
+            count: count, token: token, groups: groupIDs.count,
+            identities: identityIDs.count, jumps: jumpIDs.count / 16, layout: layout)
         try header.withUnsafeBytes { try put($0) }
         // Sections go out in file order (the layout's), whatever order they are listed in here.
         for section in S.allCases {
@@ -522,7 +549,8 @@ public struct HostTableBuilder {
                 let n = Glibc.write(fd, rest.baseAddress!, min(rest.count, HostTableBuilder.writeChunk))
                 if n < 0 {
                     if errno == EINTR { continue }
-                    throw HostTableFormatError(description: "cannot write the catalog: \(String(cString: strerror(errno)))")
+                    throw HostTableFormatError(
+                        description: "cannot write the catalog: \(String(cString: strerror(errno)))")
                 }
                 rest = UnsafeRawBufferPointer(rebasing: rest[n...])
             }

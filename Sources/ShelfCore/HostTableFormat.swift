@@ -20,7 +20,8 @@ enum HostTableFormat {
     /// in with it), then those only a shown or edited host needs.
     enum Section: Int, CaseIterable {
         case textStart, text, group, flags, recent, displayStart, display, lastConnected,
-            ids, idFence, idSorted, idOrder, identity, port, auth, created, updated, jumpStart, jumpIDs, rareStart, rare,
+            ids, idFence, idSorted, idOrder, identity, port, auth, created, updated, jumpStart, jumpIDs, rareStart,
+            rare,
             groupIDs, identityIDs
     }
 
@@ -45,7 +46,8 @@ enum HostTableFormat {
 
     /// Header: magic, version, host count, token, group count, identity count, jump count, rare bytes; then
     /// (offset, length) of every section as little-endian UInt64.
-    static func header(count: Int, token: [UInt8], groups: Int, identities: Int, jumps: Int, layout: Layout) -> [UInt8] {
+    static func header(count: Int, token: [UInt8], groups: Int, identities: Int, jumps: Int, layout: Layout) -> [UInt8]
+    {
         var bytes = magic
         func put32(_ value: Int) { withUnsafeBytes(of: UInt32(value).littleEndian) { bytes += $0 } }
         func put64(_ value: Int) { withUnsafeBytes(of: UInt64(value).littleEndian) { bytes += $0 } }
@@ -74,9 +76,15 @@ enum HostTableFormat {
 
     static func readHeader(_ base: UnsafeRawPointer, length: Int) throws(HostTableFormatError) -> Header {
         guard length >= headerSize else { throw HostTableFormatError(description: "shorter than its header") }
-        guard memcmp(base, magic, magic.count) == 0 else { throw HostTableFormatError(description: "not a catalog file") }
-        func get32(_ at: Int) -> Int { Int(UInt32(littleEndian: base.loadUnaligned(fromByteOffset: at, as: UInt32.self))) }
-        func get64(_ at: Int) -> UInt64 { UInt64(littleEndian: base.loadUnaligned(fromByteOffset: at, as: UInt64.self)) }
+        guard memcmp(base, magic, magic.count) == 0 else {
+            throw HostTableFormatError(description: "not a catalog file")
+        }
+        func get32(_ at: Int) -> Int {
+            Int(UInt32(littleEndian: base.loadUnaligned(fromByteOffset: at, as: UInt32.self)))
+        }
+        func get64(_ at: Int) -> UInt64 {
+            UInt64(littleEndian: base.loadUnaligned(fromByteOffset: at, as: UInt64.self))
+        }
         guard get32(8) == Int(version) else { throw HostTableFormatError(description: "catalog format \(get32(8))") }
         let token = Array(UnsafeRawBufferPointer(start: base + 16, count: tokenSize))
         var layout = Layout()
@@ -84,7 +92,7 @@ enum HostTableFormat {
             let offset = get64(48 + section.rawValue * 16)
             let size = get64(56 + section.rawValue * 16)
             guard offset % 8 == 0, offset >= UInt64(headerSize), offset <= UInt64(length),
-                  size <= UInt64(length) - offset
+                size <= UInt64(length) - offset
             else {
                 throw HostTableFormatError(description: "section \(section) lies outside the file")
             }
@@ -92,8 +100,9 @@ enum HostTableFormat {
             layout.lengths[section.rawValue] = Int(size)
         }
         layout.total = length
-        return Header(count: get32(12), token: token, groups: get32(32), identities: get32(36), jumps: get32(40),
-                      layout: layout)
+        return Header(
+            count: get32(12), token: token, groups: get32(32), identities: get32(36), jumps: get32(40),
+            layout: layout)
     }
 }
 
@@ -131,7 +140,8 @@ extension HostTable {
         portColumn = try section(.port, elementSize: 2, elements: n).assumingMemoryBound(to: UInt16.self)
         authColumn = try section(.auth, elementSize: 1, elements: n).assumingMemoryBound(to: UInt8.self)
         flagColumn = try section(.flags, elementSize: 1, elements: n).assumingMemoryBound(to: UInt8.self)
-        lastConnectedColumn = try section(.lastConnected, elementSize: 8, elements: n).assumingMemoryBound(to: Double.self)
+        lastConnectedColumn = try section(.lastConnected, elementSize: 8, elements: n).assumingMemoryBound(
+            to: Double.self)
         createdColumn = try section(.created, elementSize: 8, elements: n).assumingMemoryBound(to: Double.self)
         updatedColumn = try section(.updated, elementSize: 8, elements: n).assumingMemoryBound(to: Double.self)
         jumpStart = try section(.jumpStart, elementSize: 4, elements: n + 1).assumingMemoryBound(to: UInt32.self)
@@ -142,7 +152,8 @@ extension HostTable {
         rare = (storage.base + layout.offsets[S.rare.rawValue]).assumingMemoryBound(to: UInt8.self)
         recentCount = layout.lengths[S.recent.rawValue] / 4
         recentColumn = try section(.recent, elementSize: 4, elements: recentCount).assumingMemoryBound(to: UInt32.self)
-        let groupBytes = try section(.groupIDs, elementSize: 16, elements: header.groups).assumingMemoryBound(to: UInt8.self)
+        let groupBytes = try section(.groupIDs, elementSize: 16, elements: header.groups).assumingMemoryBound(
+            to: UInt8.self)
         groupIDs = (0..<header.groups).map { HostTable.uuid(groupBytes + $0 * 16) }
         let identityBytes = try section(.identityIDs, elementSize: 16, elements: header.identities)
             .assumingMemoryBound(to: UInt8.self)
@@ -156,27 +167,35 @@ extension HostTable {
     public init(bytes: [UInt8]) throws(HostTableFormatError) {
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: max(bytes.count, 1), alignment: 16)
         bytes.withUnsafeBytes { buffer.copyMemory(from: $0.baseAddress!, byteCount: bytes.count) }
-        try self.init(storage: HostTableStorage(base: buffer, length: bytes.count, release: { base, _ in
-            base.deallocate()
-        }))
+        try self.init(
+            storage: HostTableStorage(
+                base: buffer, length: bytes.count,
+                release: { base, _ in
+                    base.deallocate()
+                }))
     }
 
     /// Maps a catalog file read-only; the mapping stays valid after the file is replaced (rename).
     public static func map(path: String) throws -> HostTable {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard fd >= 0 else { throw HostTableFormatError(description: "cannot open \(path): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else {
+            throw HostTableFormatError(description: "cannot open \(path): \(String(cString: strerror(errno)))")
+        }
         defer { close(fd) }
         var info = stat()
-        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size >= HostTableFormat.headerSize else {
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size >= HostTableFormat.headerSize
+        else {
             throw HostTableFormatError(description: "\(path) is not a catalog file")
         }
         let length = Int(info.st_size)
         guard let mapped = mmap(nil, length, PROT_READ, MAP_PRIVATE, fd, 0), mapped != MAP_FAILED else {
             throw HostTableFormatError(description: "cannot map \(path): \(String(cString: strerror(errno)))")
         }
-        let storage = HostTableStorage(base: UnsafeRawPointer(mapped), length: length, release: { base, length in
-            munmap(UnsafeMutableRawPointer(mutating: base), length)
-        })
+        let storage = HostTableStorage(
+            base: UnsafeRawPointer(mapped), length: length,
+            release: { base, length in
+                munmap(UnsafeMutableRawPointer(mutating: base), length)
+            })
         return try HostTable(storage: storage)
     }
 }

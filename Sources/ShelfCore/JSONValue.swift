@@ -92,7 +92,8 @@ extension KeyedEncodingContainer where K == AnyCodingKey {
 public enum ShelfJSON {
     public static func encoder(pretty: Bool = false) -> JSONEncoder {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+        encoder.outputFormatting =
+            pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .custom { date, encoder in
             var container = encoder.singleValueContainer()
             try container.encode(ISO8601.format(date))
@@ -132,7 +133,8 @@ public enum ISO8601 {
         guard let dot = text.lastIndex(of: "."), text.hasSuffix("Z") else { return try? whole.parse(text) }
         let digits = text[text.index(after: dot)..<text.index(before: text.endIndex)]
         guard !digits.isEmpty, digits.count <= 9, digits.allSatisfy(\.isASCIIDigit),
-              let base = try? whole.parse(String(text[..<dot]) + "Z") else { return nil }
+            let base = try? whole.parse(String(text[..<dot]) + "Z")
+        else { return nil }
         let millis = (Double(String(digits)) ?? 0) / pow(10, Double(digits.count)) * 1000
         return Date(timeIntervalSince1970: (base.timeIntervalSince1970 * 1000 + millis.rounded()) / 1000)
     }

@@ -168,13 +168,17 @@ struct JSONTextParser {
         }
         if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
             index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                index += 1
+            }
             var exponent = 0
             while index < bytes.count, bytes[index] >= 0x30, bytes[index] <= 0x39 { index += 1; exponent += 1 }
             guard exponent > 0 else { throw failure("a number's exponent has no digits") }
         }
-        guard index - start <= 64, let value = Double(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)),
-              value.isFinite else { throw failure("not a number") }
+        guard index - start <= 64,
+            let value = Double(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)),
+            value.isFinite
+        else { throw failure("not a number") }
         return value
     }
 
@@ -183,12 +187,16 @@ struct JSONTextParser {
         index += 1
         let start = index
         // The common case: no escapes, taken as one slice.
-        while index < bytes.count, bytes[index] != UInt8(ascii: "\""), bytes[index] != UInt8(ascii: "\\"), bytes[index] >= 0x20 { index += 1 }
+        while index < bytes.count, bytes[index] != UInt8(ascii: "\""), bytes[index] != UInt8(ascii: "\\"),
+            bytes[index] >= 0x20
+        { index += 1 }
         guard index < bytes.count else { throw failure("unterminated string") }
         if bytes[index] == UInt8(ascii: "\"") {
             let slice = UnsafeRawBufferPointer(rebasing: bytes[start..<index])
             index += 1
-            guard let text = String(validating: slice, as: UTF8.self) else { throw failure("a string that is not UTF-8") }
+            guard let text = String(validating: slice, as: UTF8.self) else {
+                throw failure("a string that is not UTF-8")
+            }
             return text
         }
         var out = Array(UnsafeRawBufferPointer(rebasing: bytes[start..<index]))
@@ -198,7 +206,9 @@ struct JSONTextParser {
             index += 1
             switch byte {
             case UInt8(ascii: "\""):
-                guard let text = String(validating: out, as: UTF8.self) else { throw failure("a string that is not UTF-8") }
+                guard let text = String(validating: out, as: UTF8.self) else {
+                    throw failure("a string that is not UTF-8")
+                }
                 return text
             case UInt8(ascii: "\\"):
                 guard index < bytes.count else { throw failure("unterminated escape") }

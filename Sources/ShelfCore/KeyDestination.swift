@@ -29,7 +29,9 @@ public enum KeyDestination: Hashable, Sendable, Codable, CustomStringConvertible
         }
     }
 
-    public init(from decoder: Decoder) throws { self.init(text: try decoder.singleValueContainer().decode(String.self)) }
+    public init(from decoder: Decoder) throws {
+        self.init(text: try decoder.singleValueContainer().decode(String.self))
+    }
 
     public func encode(to encoder: Encoder) throws {
         var container = encoder.singleValueContainer()

@@ -22,8 +22,9 @@ public final class Lock: @unchecked Sendable {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)  // pthread_mutex_timedlock's clock
         let (seconds, attoseconds) = timeout.components
-        var deadline = Lock.realtime(Double(now.tv_sec) + Double(now.tv_nsec) / 1e9 + Double(seconds)
-            + Double(attoseconds) / 1e18)
+        var deadline = Lock.realtime(
+            Double(now.tv_sec) + Double(now.tv_nsec) / 1e9 + Double(seconds)
+                + Double(attoseconds) / 1e18)
         return pthread_mutex_timedlock(mutex, &deadline) == 0
     }
 

@@ -5,9 +5,11 @@
 import FoundationEssentials
 
 public struct ModelProblem: Hashable, Sendable, CustomStringConvertible {
-    public enum Kind: String, Sendable { case groupCycle, missingParent, jumpCycle, missingJumpHost, orphanForward,
-        missingIdentity, missingGroup, invalidField, duplicateName, notWritable, bridgeSettings, forwardClash,
-        bridgeDisagrees }
+    public enum Kind: String, Sendable {
+        case groupCycle, missingParent, jumpCycle, missingJumpHost, orphanForward,
+            missingIdentity, missingGroup, invalidField, duplicateName, notWritable, bridgeSettings, forwardClash,
+            bridgeDisagrees
+    }
     public var kind: Kind
     public var recordID: UUID
     public var message: String
@@ -76,14 +78,20 @@ public enum ModelCheck {
         var found: [ModelProblem] = []
         for group in groups {
             for error in Validation.problems(group) {
-                found.append(ModelProblem(kind: .invalidField, recordID: group.id, message: "group '\(group.name)': \(error)"))
+                found.append(
+                    ModelProblem(kind: .invalidField, recordID: group.id, message: "group '\(group.name)': \(error)"))
             }
             if ancestors(of: group.id, in: groupsByID).cycle {
-                found.append(ModelProblem(kind: .groupCycle, recordID: group.id,
-                                          message: "group '\(group.name)' is inside itself (its parents form a cycle)"))
+                found.append(
+                    ModelProblem(
+                        kind: .groupCycle, recordID: group.id,
+                        message: "group '\(group.name)' is inside itself (its parents form a cycle)"))
             } else if let parent = group.parentID, groupsByID[parent] == nil {
-                found.append(ModelProblem(kind: .missingParent, recordID: group.id,
-                                          message: "group '\(group.name)' has a parent that no longer exists; it is shown at the top level"))
+                found.append(
+                    ModelProblem(
+                        kind: .missingParent, recordID: group.id,
+                        message:
+                            "group '\(group.name)' has a parent that no longer exists; it is shown at the top level"))
             }
         }
         // Hosts are named as a command would take them: a shared name needs its id (NAME@ID).
@@ -99,27 +107,37 @@ public enum ModelCheck {
             }
             if let cycle = jumpCycle(from: host.id, in: hostsByID) {
                 let names = cycle.map { hostsByID[$0].map(label) ?? shortID($0) }
-                found.append(ModelProblem(kind: .jumpCycle, recordID: host.id,
-                                          message: "host '\(name)': jump chain loops (\(names.joined(separator: " -> ")))",
-                                          fix: "sshelf edit \(ShellWord.quote(name)) --jump HOST[,HOST...] (or --jump '' for none)"))
+                found.append(
+                    ModelProblem(
+                        kind: .jumpCycle, recordID: host.id,
+                        message: "host '\(name)': jump chain loops (\(names.joined(separator: " -> ")))",
+                        fix: "sshelf edit \(ShellWord.quote(name)) --jump HOST[,HOST...] (or --jump '' for none)"))
             }
             let missing = host.jumpHostIDs.filter { hostsByID[$0] == nil }
             if !missing.isEmpty {
-                let which = missing.count == 1 ? "a jump host that no longer exists" : "\(missing.count) jump hosts that no longer exist"
-                found.append(ModelProblem(kind: .missingJumpHost, recordID: host.id,
-                                          message: "host '\(name)' goes through \(which) (deleted here or on another device); "
-                                              + "it cannot connect",
-                                          fix: "sshelf edit \(ShellWord.quote(name)) --jump HOST[,HOST...] (or --jump '' for none)"))
+                let which =
+                    missing.count == 1
+                    ? "a jump host that no longer exists" : "\(missing.count) jump hosts that no longer exist"
+                found.append(
+                    ModelProblem(
+                        kind: .missingJumpHost, recordID: host.id,
+                        message: "host '\(name)' goes through \(which) (deleted here or on another device); "
+                            + "it cannot connect",
+                        fix: "sshelf edit \(ShellWord.quote(name)) --jump HOST[,HOST...] (or --jump '' for none)"))
             }
             if let identity = host.identityID, !identityIDs.contains(identity) {
-                found.append(ModelProblem(kind: .missingIdentity, recordID: host.id,
-                                          message: "host '\(name)': its identity no longer exists",
-                                          fix: "sshelf edit \(ShellWord.quote(name)) --identity NAME (or --identity '' for none)"))
+                found.append(
+                    ModelProblem(
+                        kind: .missingIdentity, recordID: host.id,
+                        message: "host '\(name)': its identity no longer exists",
+                        fix: "sshelf edit \(ShellWord.quote(name)) --identity NAME (or --identity '' for none)"))
             }
             if let group = host.groupID, groupsByID[group] == nil {
-                found.append(ModelProblem(kind: .missingGroup, recordID: host.id,
-                                          message: "host '\(name)': its group no longer exists; it is shown at the top level",
-                                          fix: "sshelf mv \(ShellWord.quote(name)) --group PATH"))
+                found.append(
+                    ModelProblem(
+                        kind: .missingGroup, recordID: host.id,
+                        message: "host '\(name)': its group no longer exists; it is shown at the top level",
+                        fix: "sshelf mv \(ShellWord.quote(name)) --group PATH"))
             }
         }
         // What export and the ssh_config bridge must leave out (the bridge says why in a comment; here the user
@@ -127,31 +145,39 @@ public enum ModelCheck {
         let invalid = Set(found.filter { $0.kind == .invalidField }.map(\.recordID))
         let input = SSHConfigEmitter.Input(hosts: hosts, identities: identities, rules: rules, groups: groups)
         let unwritable = SSHConfigEmitter.unwritableHosts(input)
-        for (id, reason) in unwritable.sorted(by: { $0.key.uuidString < $1.key.uuidString }) where !invalid.contains(id) {
+        for (id, reason) in unwritable.sorted(by: { $0.key.uuidString < $1.key.uuidString }) where !invalid.contains(id)
+        {
             guard let host = hostsByID[id] else { continue }
-            found.append(ModelProblem(kind: .notWritable, recordID: id,
-                                      message: "host '\(label(host))' cannot be written to ssh_config, so the bridge and export leave it "
-                                          + "out: \(reason)",
-                                      fix: "sshelf edit \(ShellWord.quote(label(host))) (change the value named above)"))
+            found.append(
+                ModelProblem(
+                    kind: .notWritable, recordID: id,
+                    message: "host '\(label(host))' cannot be written to ssh_config, so the bridge and export leave it "
+                        + "out: \(reason)",
+                    fix: "sshelf edit \(ShellWord.quote(label(host))) (change the value named above)"))
         }
         for (_, shared) in sharing.sorted(by: { $0.key < $1.key }) where shared.count > 1 {
             let labels = shared.map { "\(label($0)) (\($0.destination))" }.joined(separator: ", ")
-            found.append(ModelProblem(kind: .duplicateName, recordID: shared[0].id,
-                                      message: "\(shared.count) hosts are named '\(shared[0].name)': \(labels); commands need NAME@ID to "
-                                          + "tell them apart",
-                                      fix: "sshelf edit \(ShellWord.quote(label(shared[shared.count - 1]))) --rename NEWNAME"))
+            found.append(
+                ModelProblem(
+                    kind: .duplicateName, recordID: shared[0].id,
+                    message: "\(shared.count) hosts are named '\(shared[0].name)': \(labels); commands need NAME@ID to "
+                        + "tell them apart",
+                    fix: "sshelf edit \(ShellWord.quote(label(shared[shared.count - 1]))) --rename NEWNAME"))
         }
         found += sharedAliases(hosts, label: label)
         found += forwardClashes(rules, hostsByID: hostsByID, label: label)
         for rule in rules {
             let ruleLabel = rule.name.isEmpty ? "-\(rule.spec.flag) \(rule.spec)" : rule.name
             for error in Validation.problems(rule) {
-                found.append(ModelProblem(kind: .invalidField, recordID: rule.id, message: "forward \(ruleLabel): \(error)"))
+                found.append(
+                    ModelProblem(kind: .invalidField, recordID: rule.id, message: "forward \(ruleLabel): \(error)"))
             }
             if rule.hostID.flatMap({ hostsByID[$0] }) == nil {
-                found.append(ModelProblem(kind: .orphanForward, recordID: rule.id,
-                                          message: "forward \(ruleLabel): its host was deleted; the rule is kept until you remove it",
-                                          fix: "sshelf forward rm \(shortID(rule.id))"))
+                found.append(
+                    ModelProblem(
+                        kind: .orphanForward, recordID: rule.id,
+                        message: "forward \(ruleLabel): its host was deleted; the rule is kept until you remove it",
+                        fix: "sshelf forward rm \(shortID(rule.id))"))
             }
         }
         return found
@@ -168,10 +194,13 @@ public enum ModelCheck {
                 let key = sameNameKey(alias)
                 if let other = owner[key], other.id != host.id {
                     let what = sameNameKey(other.name) == key ? "the name" : "an alias"
-                    found.append(ModelProblem(kind: .duplicateName, recordID: host.id,
-                                              message: "host '\(label(host))': its alias '\(alias)' is also \(what) of host "
-                                                  + "'\(label(other))'; the alias does not reach it",
-                                              fix: "sshelf edit \(ShellWord.quote(label(host))) --remove-alias \(ShellWord.quote(alias))"))
+                    found.append(
+                        ModelProblem(
+                            kind: .duplicateName, recordID: host.id,
+                            message: "host '\(label(host))': its alias '\(alias)' is also \(what) of host "
+                                + "'\(label(other))'; the alias does not reach it",
+                            fix: "sshelf edit \(ShellWord.quote(label(host))) --remove-alias \(ShellWord.quote(alias))")
+                    )
                 } else {
                     owner[key] = host
                 }
@@ -193,17 +222,21 @@ public enum ModelCheck {
             let sharing = byPort[port] ?? []
             guard sharing.count > 1 else { continue }
             for (i, rule) in sharing.enumerated() {
-                guard let first = sharing[..<i].first(where: { bindsTogether($0.bindAddress, rule.bindAddress) }) else { continue }
+                guard let first = sharing[..<i].first(where: { bindsTogether($0.bindAddress, rule.bindAddress) }) else {
+                    continue
+                }
                 func owner(_ rule: PortForwardRule) -> String {
                     rule.hostID.flatMap { hostsByID[$0] }.map { "host '\(label($0))'" } ?? "a deleted host"
                 }
-                found.append(ModelProblem(kind: .forwardClash, recordID: rule.id,
-                                          message: "forward -\(rule.spec.flag) \(rule.spec) of \(owner(rule)) binds "
-                                              + "\(rule.bindAddress):\(port), as does -\(first.spec.flag) \(first.spec) of "
-                                                  + "\(owner(first)); the second to start fails (address already in use)",
-                                          fix: "sshelf forward edit \(shortID(rule.id)) --\(rule.kind == .local ? "local" : "dynamic") "
-                                              + "NEWPORT\(rule.kind == .local ? ":\(rule.targetHost):\(rule.targetPort)" : "") (or "
-                                                  + "sshelf forward rm \(shortID(rule.id)) when it is the same forward)"))
+                found.append(
+                    ModelProblem(
+                        kind: .forwardClash, recordID: rule.id,
+                        message: "forward -\(rule.spec.flag) \(rule.spec) of \(owner(rule)) binds "
+                            + "\(rule.bindAddress):\(port), as does -\(first.spec.flag) \(first.spec) of "
+                            + "\(owner(first)); the second to start fails (address already in use)",
+                        fix: "sshelf forward edit \(shortID(rule.id)) --\(rule.kind == .local ? "local" : "dynamic") "
+                            + "NEWPORT\(rule.kind == .local ? ":\(rule.targetHost):\(rule.targetPort)" : "") (or "
+                            + "sshelf forward rm \(shortID(rule.id)) when it is the same forward)"))
             }
         }
         return found
@@ -220,9 +253,11 @@ public enum ModelCheck {
     public static func sameNameKey(_ name: String) -> String {
         // Nearly every name has no capital: it is its own key (an import asks for 100,000 of them).
         if !name.utf8.contains(where: { $0 &- 0x41 < 26 }) { return name }
-        return String(String.UnicodeScalarView(name.unicodeScalars.map { scalar in
-            ("A"..."Z").contains(scalar) ? Unicode.Scalar(scalar.value + 32) ?? scalar : scalar
-        }))
+        return String(
+            String.UnicodeScalarView(
+                name.unicodeScalars.map { scalar in
+                    ("A"..."Z").contains(scalar) ? Unicode.Scalar(scalar.value + 32) ?? scalar : scalar
+                }))
     }
 
     /// Ids are shown as their first 8 hex digits (as `Display.shortID`).

@@ -18,12 +18,12 @@ public enum NaturalOrder {
         let x = chunks(a), y = chunks(b)
         for (p, q) in zip(x, y) where p != q {
             switch (p, q) {
-            case let (.number(m), .number(n)):
+            case (.number(let m), .number(let n)):
                 if m.count != n.count { return m.count < n.count }
                 if m.digits != n.digits { return m < n }
             case (.number, .text): return true
             case (.text, .number): return false
-            case let (.text(s), .text(t)):
+            case (.text(let s), .text(let t)):
                 if s != t { return s.unicodeScalars.lexicographicallyPrecedes(t.unicodeScalars) }
             }
         }
@@ -33,7 +33,7 @@ public enum NaturalOrder {
     /// Fewer leading zeros first (`7` before `07`); nil when the digit runs are written alike.
     static func numberWidths(_ a: String, _ b: String) -> Bool? {
         for (p, q) in zip(chunks(a), chunks(b)) {
-            if case let (.number(m), .number(n)) = (p, q), m.zeros != n.zeros { return m.zeros < n.zeros }
+            if case (.number(let m), .number(let n)) = (p, q), m.zeros != n.zeros { return m.zeros < n.zeros }
         }
         return nil
     }

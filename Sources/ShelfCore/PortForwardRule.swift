@@ -47,8 +47,9 @@ public struct PortForwardRule: Hashable, Sendable, Codable, Identifiable {
 
     /// The rule in OpenSSH's own spelling: `-L 127.0.0.1:8080:db:5432`, `-D 1080`.
     public var spec: ForwardSpec {
-        ForwardSpec(kind: kind, bindAddress: bindAddress, bindPort: bindPort, targetHost: targetHost,
-                    targetPort: targetPort)
+        ForwardSpec(
+            kind: kind, bindAddress: bindAddress, bindPort: bindPort, targetHost: targetHost,
+            targetPort: targetPort)
     }
 
     /// Loopback (`localhost`, `::1`, `127.x`) is reachable from this machine only: the one copy of the rule behind

@@ -58,7 +58,8 @@ public struct RankedRows: RandomAccessCollection, Equatable, Sendable, Expressib
 
     /// Where `row` is: among the first rows without ranking the rest, else in the whole order.
     public func firstIndex(of row: Int32) -> Int? {
-        storage.head.firstIndex(of: row) ?? (storage.isComplete && storage.head.count == count ? nil : storage.all.firstIndex(of: row))
+        storage.head.firstIndex(of: row)
+            ?? (storage.isComplete && storage.head.count == count ? nil : storage.all.firstIndex(of: row))
     }
 
     /// True once every row's place is known (always, for plain lists).

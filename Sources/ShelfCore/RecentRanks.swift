@@ -7,7 +7,9 @@ public struct RecentRanks: Sendable {
 
     /// `recentRows` most recent first; a row listed twice keeps its first (best) rank.
     public init(_ recentRows: [Int32]) {
-        let order = recentRows.indices.sorted { recentRows[$0] != recentRows[$1] ? recentRows[$0] < recentRows[$1] : $0 < $1 }
+        let order = recentRows.indices.sorted {
+            recentRows[$0] != recentRows[$1] ? recentRows[$0] < recentRows[$1] : $0 < $1
+        }
         var rows: [Int32] = []
         var ranks: [Int32] = []
         rows.reserveCapacity(order.count)

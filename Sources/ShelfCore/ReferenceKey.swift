@@ -47,8 +47,12 @@ public struct ReferenceKey: Hashable, Sendable, Codable, CustomStringConvertible
 
     public static func host(_ id: UUID, _ secret: Secret) -> ReferenceKey? { make(.host, id, secret) }
     public static func identity(_ id: UUID, _ secret: Secret) -> ReferenceKey? { make(.identity, id, secret) }
-    public static func hostPassword(_ id: UUID) -> ReferenceKey { ReferenceKey(owner: .host, ownerID: id, secret: .password) }
-    public static func hostRemember(_ id: UUID) -> ReferenceKey { ReferenceKey(owner: .host, ownerID: id, secret: .remember) }
+    public static func hostPassword(_ id: UUID) -> ReferenceKey {
+        ReferenceKey(owner: .host, ownerID: id, secret: .password)
+    }
+    public static func hostRemember(_ id: UUID) -> ReferenceKey {
+        ReferenceKey(owner: .host, ownerID: id, secret: .remember)
+    }
     public static func identityPrivateKey(_ id: UUID) -> ReferenceKey {
         ReferenceKey(owner: .identity, ownerID: id, secret: .privkey)
     }
@@ -59,7 +63,9 @@ public struct ReferenceKey: Hashable, Sendable, Codable, CustomStringConvertible
     public static let syncSigning = ReferenceKey(owner: .sync, ownerID: nil, secret: .signing)
     public static func syncGroup(_ id: UUID) -> ReferenceKey { ReferenceKey(owner: .sync, ownerID: id, secret: .group) }
     public static func syncEpoch(_ id: UUID) -> ReferenceKey { ReferenceKey(owner: .sync, ownerID: id, secret: .epoch) }
-    public static func syncInvite(_ id: UUID) -> ReferenceKey { ReferenceKey(owner: .sync, ownerID: id, secret: .invite) }
+    public static func syncInvite(_ id: UUID) -> ReferenceKey {
+        ReferenceKey(owner: .sync, ownerID: id, secret: .invite)
+    }
     /// The device-only key the release log's chain is MAC'd with.
     public static let logKey = ReferenceKey(owner: .log, ownerID: nil, secret: .key)
 

@@ -4,9 +4,11 @@ import FoundationEssentials
 
 public enum ShellWord {
     public static func quote(_ text: String) -> String {
-        let plain = !text.isEmpty && text.unicodeScalars.allSatisfy { scalar in
-            TextTrim.isAlphanumeric(scalar) || "-_.@/+:,=%".unicodeScalars.contains(scalar)
-        }
+        let plain =
+            !text.isEmpty
+            && text.unicodeScalars.allSatisfy { scalar in
+                TextTrim.isAlphanumeric(scalar) || "-_.@/+:,=%".unicodeScalars.contains(scalar)
+            }
         return plain ? text : "'" + text.replacing("'", with: "'\\''") + "'"
     }
 }

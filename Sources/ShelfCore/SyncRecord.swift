@@ -46,8 +46,10 @@ public struct SyncRecord: Hashable, Sendable {
 
     /// The record as JSON (`{"k", "i", "c", "v"}`), as it travels inside an entry.
     public var jsonValue: JSONValue {
-        var object: [String: JSONValue] = ["k": .string(kind.rawValue), "i": .string(id.uuidString.lowercased()),
-                                           "c": .string(clock.text(kind: kind, keepVia: false))]
+        var object: [String: JSONValue] = [
+            "k": .string(kind.rawValue), "i": .string(id.uuidString.lowercased()),
+            "c": .string(clock.text(kind: kind, keepVia: false)),
+        ]
         if let body { object["v"] = .object(body) }
         return .object(object)
     }
@@ -55,16 +57,21 @@ public struct SyncRecord: Hashable, Sendable {
     /// A record from its JSON, with the same checks as the Codable path: a clock naming devices only, a body exactly
     /// when it is not deleted.
     public init(json: JSONValue) throws(JSONTextError) {
-        guard case .object(let object) = json, case .string(let kindText)? = object["k"], case .string(let idText)? = object["i"],
-              let id = UUID(uuidString: idText), case .string(let clockText)? = object["c"] else {
+        guard case .object(let object) = json, case .string(let kindText)? = object["k"],
+            case .string(let idText)? = object["i"],
+            let id = UUID(uuidString: idText), case .string(let clockText)? = object["c"]
+        else {
             throw JSONTextError(description: "not a record")
         }
         let kind = RecordKind(rawValue: kindText)
-        guard !clockText.isEmpty, let clock = RecordClock(text: clockText, kind: kind, latest: .zero, deleted: false) else {
+        guard !clockText.isEmpty, let clock = RecordClock(text: clockText, kind: kind, latest: .zero, deleted: false)
+        else {
             throw JSONTextError(description: "record \(idText) has no valid clock")
         }
-        let stamps = clock.groups.values.map(\.stamp) + [clock.tombstone?.stamp, clock.tombstone?.base].compactMap { $0 }
-            + clock.groups.values.compactMap(\.base) + clock.sets.values.flatMap(\.stamps).flatMap { [$0.stamp, $0.base].compactMap { $0 } }
+        let stamps =
+            clock.groups.values.map(\.stamp) + [clock.tombstone?.stamp, clock.tombstone?.base].compactMap { $0 }
+            + clock.groups.values.compactMap(\.base)
+            + clock.sets.values.flatMap(\.stamps).flatMap { [$0.stamp, $0.base].compactMap { $0 } }
         guard stamps.allSatisfy({ $0 == .zero || SyncRecord.isDeviceID($0.device) }) else {
             throw JSONTextError(description: "record \(idText): a clock stamp names no device")
         }
@@ -74,7 +81,9 @@ public struct SyncRecord: Hashable, Sendable {
         case .object(let value)?: body = value
         default: throw JSONTextError(description: "record \(idText) has a body that is not an object")
         }
-        guard (body == nil) == clock.isDeleted else { throw JSONTextError(description: "record \(idText) needs a body unless it is deleted") }
+        guard (body == nil) == clock.isDeleted else {
+            throw JSONTextError(description: "record \(idText) needs a body unless it is deleted")
+        }
         self.init(kind: kind, id: id, clock: clock, body: body)
     }
 
@@ -83,7 +92,8 @@ public struct SyncRecord: Hashable, Sendable {
         var count = 0
         for byte in text.utf8 {
             let dash = count == 8 || count == 13 || count == 18 || count == 23
-            guard dash ? byte == UInt8(ascii: "-") : (byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x66) else { return false }
+            guard dash ? byte == UInt8(ascii: "-") : (byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x66)
+            else { return false }
             count += 1
             if count > 36 { return false }
         }
@@ -100,7 +110,8 @@ public enum SyncRecordCodec {
     /// Fields that hold reference keys and nothing else, with the one family each may name: a host's password
     /// field naming `sync.signing` would hand this device's signing key to whatever server the host points at.
     static let referenceFields: [String: (ReferenceKey.Owner, ReferenceKey.Secret)] = [
-        "passwordRef": (.host, .password), "privateKeyRef": (.identity, .privkey), "passphraseRef": (.identity, .passphrase),
+        "passwordRef": (.host, .password), "privateKeyRef": (.identity, .privkey),
+        "passphraseRef": (.identity, .passphrase),
     ]
     /// Names no field may have unless it is a known reference field: whatever it holds would be a secret.
     static let secretLikeNames = ["password", "passphrase", "secret", "privkey", "privatekey", "private_key", "token"]
@@ -117,11 +128,14 @@ public enum SyncRecordCodec {
             if let (owner, secret) = referenceFields[key] {
                 if case .null = value { continue }
                 guard case .string(let text) = value, let reference = ReferenceKey(text) else {
-                    throw SyncEncodingError(description: "field \(key) holds something that is not a reference key; refusing to sync it")
+                    throw SyncEncodingError(
+                        description: "field \(key) holds something that is not a reference key; refusing to sync it")
                 }
                 guard reference.owner == owner, reference.secret == secret else {
-                    throw SyncEncodingError(description: "field \(key) names \(reference), which is not a \(owner.rawValue) \(secret.rawValue); "
-                        + "refusing it")
+                    throw SyncEncodingError(
+                        description:
+                            "field \(key) names \(reference), which is not a \(owner.rawValue) \(secret.rawValue); "
+                            + "refusing it")
                 }
             } else if !known.contains(key) {
                 let folded = key.lowercased()
@@ -144,9 +158,15 @@ public enum SyncRecordCodec {
     }
 
     public static func body(_ host: Host) throws -> [String: JSONValue] { try body(host, known: Host.knownFields) }
-    public static func body(_ group: HostGroup) throws -> [String: JSONValue] { try body(group, known: HostGroup.knownFields) }
-    public static func body(_ identity: Identity) throws -> [String: JSONValue] { try body(identity, known: Identity.knownFields) }
-    public static func body(_ rule: PortForwardRule) throws -> [String: JSONValue] { try body(rule, known: PortForwardRule.knownFields) }
+    public static func body(_ group: HostGroup) throws -> [String: JSONValue] {
+        try body(group, known: HostGroup.knownFields)
+    }
+    public static func body(_ identity: Identity) throws -> [String: JSONValue] {
+        try body(identity, known: Identity.knownFields)
+    }
+    public static func body(_ rule: PortForwardRule) throws -> [String: JSONValue] {
+        try body(rule, known: PortForwardRule.knownFields)
+    }
 
     public static func decode<T: Decodable>(_ type: T.Type, from body: [String: JSONValue]) throws -> T {
         try ShelfJSON.decoder().decode(T.self, from: Data(JSONValue.object(body).jsonBytes))
@@ -156,7 +176,9 @@ public enum SyncRecordCodec {
     public static func plainBody<T: Encodable>(_ record: T) throws -> [String: JSONValue] {
         let data = try ShelfJSON.encoder().encode(record)
         let value = try data.withUnsafeBytes { buffer throws(JSONTextError) in try JSONValue.parse(buffer) }
-        guard case .object(let object) = value else { throw JSONTextError(description: "a record is not a JSON object") }
+        guard case .object(let object) = value else {
+            throw JSONTextError(description: "a record is not a JSON object")
+        }
         return object
     }
 }

@@ -136,7 +136,9 @@ public enum Validation {
     /// to a shell (`ssh -W … HOP`), so only the characters of names, addresses and ports are allowed.
     public static func jumpTextProblem(_ text: String) -> String? {
         if let problem = controlCharacterProblem(text) { return "ProxyJump \(problem)" }
-        if let bad = text.unicodeScalars.first(where: { !(TextTrim.isAlphanumeric($0) || "-_.@:[]/%,".unicodeScalars.contains($0)) }) {
+        if let bad = text.unicodeScalars.first(where: {
+            !(TextTrim.isAlphanumeric($0) || "-_.@:[]/%,".unicodeScalars.contains($0))
+        }) {
             return "ProxyJump '\(text)' contains '\(bad)', which a jump hop cannot have"
         }
         if text.split(separator: ",", omittingEmptySubsequences: false).contains(where: { $0.hasPrefix("-") }) {
@@ -185,7 +187,10 @@ public enum Validation {
         if let problem = nameProblem(group.name, what: "group name") {
             found.append(ValidationError(field: "name", message: problem))
         } else if group.name.contains("/") {
-            found.append(ValidationError(field: "name", message: "group name '\(group.name)' contains '/', which separates groups in a path"))
+            found.append(
+                ValidationError(
+                    field: "name", message: "group name '\(group.name)' contains '/', which separates groups in a path")
+            )
         }
         if group.parentID == group.id {
             found.append(ValidationError(field: "parent", message: "group '\(group.name)' is its own parent"))
@@ -211,8 +216,10 @@ public enum Validation {
             found.append(ValidationError(field: "publicKey", message: "public key \(problem)"))
         }
         if !(0...maximumAgentLifetime).contains(identity.agentLifetime) {
-            found.append(ValidationError(field: "agentLifetime",
-                                         message: "agent lifetime must be 0 (no limit) to \(maximumAgentLifetime) seconds"))
+            found.append(
+                ValidationError(
+                    field: "agentLifetime",
+                    message: "agent lifetime must be 0 (no limit) to \(maximumAgentLifetime) seconds"))
         }
         if identity.keyFile.utf8.count > 4096 {
             found.append(ValidationError(field: "keyFile", message: "key file path is longer than 4096 bytes"))

@@ -11,9 +11,11 @@ public enum CredentialOperations {
     /// Stores `password` (asked through `password` after the vault is unlocked) for the host in the class the
     /// policy names for when it is read (interactive, or unattended for a host with autostart forwards), drops
     /// copies in other classes, and points the host record at it. Returns the class.
-    public static func storeHostPassword(_ hostID: UUID, workspace: Workspace, store: Store,
-                                         vaultPassphrase: () throws -> SecretBytes,
-                                         password: () throws -> SecretBytes) throws -> AccessibilityClass {
+    public static func storeHostPassword(
+        _ hostID: UUID, workspace: Workspace, store: Store,
+        vaultPassphrase: () throws -> SecretBytes,
+        password: () throws -> SecretBytes
+    ) throws -> AccessibilityClass {
         let moment = ClassPolicy.readMoment(host: hostID, forwardRules: try store.forwardRules(hostID: hostID))
         let accessibility = ClassPolicy.accessibility(for: .hostPassword, readAt: moment)
         let vault = try VaultAccess.open(workspace, create: true)
@@ -63,33 +65,44 @@ public enum CredentialOperations {
     /// for the vault passphrase when either class is locked. Afterwards the item is audited like any write: the
     /// findings about it (a class weaker than its use, syncable while credential sync is off) come back. The
     /// store remembers the class as chosen by the user, so credential sync never moves the item (ChosenClass).
-    public static func setClass(_ key: ReferenceKey, to target: AccessibilityClass, workspace: Workspace, store: Store?,
-                                vaultPassphrase: () throws -> SecretBytes) throws -> ClassChange {
-        try setClass(key, to: target, in: try VaultAccess.open(workspace, create: false), workspace: workspace,
-                     store: store, vaultPassphrase: vaultPassphrase)
+    public static func setClass(
+        _ key: ReferenceKey, to target: AccessibilityClass, workspace: Workspace, store: Store?,
+        vaultPassphrase: () throws -> SecretBytes
+    ) throws -> ClassChange {
+        try setClass(
+            key, to: target, in: try VaultAccess.open(workspace, create: false), workspace: workspace,
+            store: store, vaultPassphrase: vaultPassphrase)
     }
 
     /// The same, in a vault the caller already holds open (the TUI's, unlocked in its process).
-    public static func setClass(_ key: ReferenceKey, to target: AccessibilityClass, in vault: Vault,
-                                workspace: Workspace, store: Store?,
-                                vaultPassphrase: () throws -> SecretBytes) throws -> ClassChange {
+    public static func setClass(
+        _ key: ReferenceKey, to target: AccessibilityClass, in vault: Vault,
+        workspace: Workspace, store: Store?,
+        vaultPassphrase: () throws -> SecretBytes
+    ) throws -> ClassChange {
         guard let item = try vault.items().first(where: { $0.key == key.rawValue }) else {
             throw ShelfError(.notFound, "the vault holds nothing under \(key)", hint: "see 'sshelf vault list'")
         }
         guard let from = item.knownClass else {
-            throw ShelfError(.invalid, "\(key) is stored under a class this sshelf does not know ('\(Display.safe(item.accessibility))')")
+            throw ShelfError(
+                .invalid,
+                "\(key) is stored under a class this sshelf does not know ('\(Display.safe(item.accessibility))')")
         }
         if target.isRefusedOnWrite {
-            throw ShelfError(.invalid, "refusing to store \(key) as '\(target)': that class is readable by anyone holding the device key, "
-                + "with no passphrase, at any time",
-                             hint: "use \(AccessibilityClass.whenUnlockedThisDeviceOnly) (read when you connect) or "
-                                 + "\(AccessibilityClass.afterFirstUnlockThisDeviceOnly) (read by unattended logins after "
-                                     + "'sshelf vault unlock')")
+            throw ShelfError(
+                .invalid,
+                "refusing to store \(key) as '\(target)': that class is readable by anyone holding the device key, "
+                    + "with no passphrase, at any time",
+                hint: "use \(AccessibilityClass.whenUnlockedThisDeviceOnly) (read when you connect) or "
+                    + "\(AccessibilityClass.afterFirstUnlockThisDeviceOnly) (read by unattended logins after "
+                    + "'sshelf vault unlock')")
         }
         if from != target {
             try VaultAccess.unlockIfNeeded(vault, for: [from, target], passphrase: vaultPassphrase)
             guard try vault.reclassify(key, from: from, to: target) else {
-                throw ShelfError(.failure, "\(key) changed while it was being moved; nothing was moved", hint: "run the command again")
+                throw ShelfError(
+                    .failure, "\(key) changed while it was being moved; nothing was moved",
+                    hint: "run the command again")
             }
         }
         // The class is the user's choice from now on: credential sync never moves it (docs/VAULT.md).
@@ -113,7 +126,8 @@ public enum CredentialOperations {
         } catch {
             guard error.kind == .permissions else { throw error }
             let findings = VaultAudit.filePermissions(workspace.locations)
-            return findings.isEmpty ? [AuditFinding(rule: "loose-permissions", subject: nil, message: error.message)] : findings
+            return findings.isEmpty
+                ? [AuditFinding(rule: "loose-permissions", subject: nil, message: error.message)] : findings
         }
     }
 }

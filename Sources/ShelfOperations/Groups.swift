@@ -22,7 +22,8 @@ public enum GroupOperations {
                     continue
                 }
                 let siblings = creating ? [] : tree.children(of: parent?.id)
-                let group = HostGroup(name: name, parentID: parent?.id, sortOrder: (siblings.map(\.sortOrder).max() ?? -1) + 1)
+                let group = HostGroup(
+                    name: name, parentID: parent?.id, sortOrder: (siblings.map(\.sortOrder).max() ?? -1) + 1)
                 let problems = Validation.problems(group)
                 guard problems.isEmpty else { throw ShelfError.invalid(problems) }
                 try store.save(group)
@@ -56,14 +57,17 @@ public enum GroupOperations {
             if existed {
                 // Refuse before creating anything: moving a group into its own subtree would make a cycle.
                 // (Also by path, for a parent that does not exist yet and would be created inside it.)
-                let cycle = tree.find(shownParent).map { ModelCheck.wouldCycle(group: group.id, parent: $0.id, in: tree.groups) }
+                let cycle = tree.find(shownParent).map {
+                    ModelCheck.wouldCycle(group: group.id, parent: $0.id, in: tree.groups)
+                }
                 if cycle == true || shownParent == oldPath || shownParent.hasPrefix(oldPath + "/") {
                     throw ShelfError(.invalid, "cannot move '\(Display.safe(oldPath))' inside itself")
                 }
             }
             if let other = tree.find(newPath), other.id != group.id {
-                throw ShelfError(.invalid, "group '\(Display.safe(newPath))' already exists",
-                                 hint: "choose another name, or move the hosts with 'sshelf mv NAME --group PATH'")
+                throw ShelfError(
+                    .invalid, "group '\(Display.safe(newPath))' already exists",
+                    hint: "choose another name, or move the hosts with 'sshelf mv NAME --group PATH'")
             }
             let parent = try create(shownParent, in: store)
             if !existed || group.parentID != parent?.id {
@@ -86,7 +90,8 @@ public enum GroupOperations {
         public var summary: String {
             var text = "deleted group \(Display.safe(path))"
             if deletion.subgroups > 0 || deletion.hosts > 0 {
-                text += " with \(deletion.subgroups) subgroup(s), \(deletion.hosts) host(s) and \(deletion.rules) forward "
+                text +=
+                    " with \(deletion.subgroups) subgroup(s), \(deletion.hosts) host(s) and \(deletion.rules) forward "
                     + "rule(s)"
             }
             return text
@@ -104,9 +109,11 @@ public enum GroupOperations {
             let hosts = try store.hosts().filter { $0.groupID.map(subtree.contains) ?? false }.count
             let subgroups = subtree.count - 1
             if (hosts > 0 || subgroups > 0) && !recursive {
-                throw ShelfError(.usage, "group '\(Display.safe(path))' holds \(Display.count(hosts, "host")) and "
-                    + "\(Display.count(subgroups, "group"))",
-                                 hint: "move them out first ('sshelf mv NAME --group PATH'), or pass --recursive to remove them too")
+                throw ShelfError(
+                    .usage,
+                    "group '\(Display.safe(path))' holds \(Display.count(hosts, "host")) and "
+                        + "\(Display.count(subgroups, "group"))",
+                    hint: "move them out first ('sshelf mv NAME --group PATH'), or pass --recursive to remove them too")
             }
             return Deleted(path: path, deletion: try store.deleteGroupTree(id))
         }

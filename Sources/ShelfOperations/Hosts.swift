@@ -15,8 +15,10 @@ public enum HostOperations {
     /// groups created; "" or "/" for the top level); without, it stays as it is. A new host, or a renamed one, may
     /// not take a name another host has (compared ignoring case) unless `allowDuplicateName`: the name is what every
     /// command and the TUI's search find it by. Hosts that already share a name (sync can bring that) stay editable.
-    public static func save(_ host: ShelfCore.Host, groupPath: String?, allowDuplicateName: Bool = false,
-                            in store: Store) throws -> Saved {
+    public static func save(
+        _ host: ShelfCore.Host, groupPath: String?, allowDuplicateName: Bool = false,
+        in store: Store
+    ) throws -> Saved {
         try store.write { store in
             var host = host
             let before = try store.host(id: host.id)
@@ -51,7 +53,8 @@ public enum HostOperations {
 
         public var message: String {
             let what = isAlias ? "alias '\(Display.safe(name))': " : ""
-            let holds = other.name.caseInsensitiveASCIIEquals(name)
+            let holds =
+                other.name.caseInsensitiveASCIIEquals(name)
                 ? "a host named '\(Display.safe(other.name))' already exists"
                 : "'\(Display.safe(name))' is already an alias of host '\(Display.safe(other.name))'"
             return "\(what)\(holds) (\(Display.safe(other.destination)), id \(Display.shortID(other.id)))"
@@ -81,7 +84,8 @@ public enum HostOperations {
             var line = "deleted \(Display.safe(name))"
             if rules > 0 { line += " and its \(Display.count(rules, "forward rule"))" }
             if !dependents.isEmpty {
-                line += "; note: \(dependents.map(Display.safe).joined(separator: ", ")) jumped through it (see "
+                line +=
+                    "; note: \(dependents.map(Display.safe).joined(separator: ", ")) jumped through it (see "
                     + "'sshelf check')"
             }
             return line
@@ -101,8 +105,10 @@ public enum HostOperations {
                     guard let host = try store.host(id: id) else { continue }
                     let users = staying.filter { $0.jumpHostIDs.contains(id) }
                     if !users.isEmpty {
-                        blocked.append(.init(host: try Resolve.reference(host, in: store),
-                                             dependents: try users.map { try Resolve.reference($0, in: store) }))
+                        blocked.append(
+                            .init(
+                                host: try Resolve.reference(host, in: store),
+                                dependents: try users.map { try Resolve.reference($0, in: store) }))
                     }
                 }
                 if !blocked.isEmpty { throw StillJumpedThrough(jumps: blocked) }

@@ -31,8 +31,11 @@ public enum IdentityOperations {
             // A record keeping its own key is saved as it is (two that sync brought together stay editable).
             let key = IdentityKeys.blob(of: identity.publicKey)
             let newKey = existing.map { IdentityKeys.blob(of: $0.publicKey) != key } ?? true
-            guard newKey, let holder = IdentityKeys.holder(of: identity.publicKey, among: identities,
-                                                           except: identity.id) else {
+            guard newKey,
+                let holder = IdentityKeys.holder(
+                    of: identity.publicKey, among: identities,
+                    except: identity.id)
+            else {
                 try store.save(identity)
                 return Saved(identity: identity, linkedFrom: nil)
             }
@@ -51,8 +54,10 @@ public enum IdentityOperations {
     /// What a linked import or save says: which identity has the key, and its agent options now.
     public static func linkNote(asked name: String, holder: Identity) -> String {
         let fingerprint = IdentityKeys.fingerprint(of: holder.publicKey) ?? "this key"
-        let options = [holder.confirmEachUse ? "confirm each use" : nil,
-                       holder.agentLifetime > 0 ? "agent lifetime \(holder.agentLifetime) s" : nil].compactMap { $0 }
+        let options = [
+            holder.confirmEachUse ? "confirm each use" : nil,
+            holder.agentLifetime > 0 ? "agent lifetime \(holder.agentLifetime) s" : nil,
+        ].compactMap { $0 }
         return "the key \(fingerprint) is identity '\(Display.safe(holder.name))''s already: "
             + "'\(Display.safe(name))' is linked to it, one key has one identity (agent options: "
             + (options.isEmpty ? "none" : options.joined(separator: ", ")) + ")"
@@ -63,8 +68,9 @@ public enum IdentityOperations {
         let fingerprint = IdentityKeys.fingerprint(of: publicKey) ?? "this key"
         let name = ShellWord.quote(holder.name)
         let shown = Display.safe(holder.name)
-        return ShelfError(.invalid, "the key \(fingerprint) is identity '\(shown)''s already; one key has one identity",
-                          hint: "use \(name) for it, or remove it first: sshelf identity rm \(name)")
+        return ShelfError(
+            .invalid, "the key \(fingerprint) is identity '\(shown)''s already; one key has one identity",
+            hint: "use \(name) for it, or remove it first: sshelf identity rm \(name)")
     }
 
     public struct Deleted: Sendable {
@@ -91,12 +97,14 @@ public enum IdentityOperations {
     public static func delete(_ id: UUID, workspace: Workspace, in store: Store) throws -> Deleted? {
         let outcome = try store.write { store -> (Identity, Int)? in
             guard let identity = try store.identities().first(where: { $0.id == id }),
-                  let cleared = try store.deleteIdentityClearingHosts(id) else { return nil }
+                let cleared = try store.deleteIdentityClearingHosts(id)
+            else { return nil }
             return (identity, cleared)
         }
         guard let (identity, cleared) = outcome else { return nil }
         var deleted = Deleted(name: identity.name, clearedHosts: cleared, vaultItems: 0)
-        guard identity.privateKeyRef != nil || identity.passphraseRef != nil, Vault.exists(at: workspace.locations) else {
+        guard identity.privateKeyRef != nil || identity.passphraseRef != nil, Vault.exists(at: workspace.locations)
+        else {
             return deleted
         }
         do {
@@ -109,8 +117,9 @@ public enum IdentityOperations {
             deleted.vaultItems = removed
         } catch {
             deleted.vaultItems = nil
-            workspace.warn("identity \(Display.safe(identity.name)) is deleted, but its key could not be removed from the vault: "
-                + "\(ShelfError(from: error).message)")
+            workspace.warn(
+                "identity \(Display.safe(identity.name)) is deleted, but its key could not be removed from the vault: "
+                    + "\(ShelfError(from: error).message)")
         }
         return deleted
     }
@@ -135,14 +144,17 @@ public enum IdentityOperations {
     /// One key, one identity: a key another identity holds goes to that identity (the name asked for is not made; the
     /// holder keeps the stricter agent options of the two), and is refused when the name is an identity of its own.
     /// `adjust` sets the record's other fields (the agent's options) before it is saved.
-    public static func importKey(named name: String, from path: String, workspace: Workspace, store: Store,
-                                 vaultPassphrase: () throws -> SecretBytes,
-                                 keyPassphrase: () throws -> SecretBytes,
-                                 adjust: (inout Identity) throws -> Void = { _ in }) throws -> Imported {
+    public static func importKey(
+        named name: String, from path: String, workspace: Workspace, store: Store,
+        vaultPassphrase: () throws -> SecretBytes,
+        keyPassphrase: () throws -> SecretBytes,
+        adjust: (inout Identity) throws -> Void = { _ in }
+    ) throws -> Imported {
         var file: SecretBytes
         do { file = try RegularFile.readSecret(path) } catch {
-            throw ShelfError(error.kind == .missing ? .notFound : .invalid, Display.safe(error.description),
-                             hint: "a private key is a plain file of at most 1 MiB, e.g. ~/.ssh/id_ed25519")
+            throw ShelfError(
+                error.kind == .missing ? .notFound : .invalid, Display.safe(error.description),
+                hint: "a private key is a plain file of at most 1 MiB, e.g. ~/.ssh/id_ed25519")
         }
         guard let inspection = OpenSSHKey.inspect(file) else {
             throw ShelfError(.invalid, "\(Display.safe(path)) is not a private key in OpenSSH or PEM format")
@@ -163,7 +175,8 @@ public enum IdentityOperations {
         // The .pub beside the key gives the public key of a PEM file, and the comment of any key (so that
         // `identity show` prints the line ssh-keygen wrote): taken when it holds the same key.
         if let bytes = try? RegularFile.read(path + ".pub", limit: 64 * 1024) {
-            let line = String(decoding: bytes, as: UTF8.self).split(separator: "\n").first
+            let line =
+                String(decoding: bytes, as: UTF8.self).split(separator: "\n").first
                 .map { $0.trimmingSpaces() } ?? ""
             let key = line.split(separator: " ").prefix(2).joined(separator: " ")
             if !key.isEmpty, publicKey == nil || publicKey == key {
@@ -172,15 +185,21 @@ public enum IdentityOperations {
         }
         try link(publicKey)
         let typeName = inspection.keyType ?? publicKey.map { String($0.prefix { $0 != " " }) } ?? ""
-        identity.keyType = typeName.contains("ed25519") ? .ed25519 : typeName.contains("ecdsa") ? .ecdsa
-            : typeName.contains("rsa") ? .rsa : identity.keyType
+        identity.keyType =
+            typeName.contains("ed25519")
+            ? .ed25519
+            : typeName.contains("ecdsa")
+                ? .ecdsa
+                : typeName.contains("rsa") ? .rsa : identity.keyType
         if linkedFrom == nil { identity.publicKey = publicKey ?? identity.publicKey }
         let (hosts, rules) = try store.read { store in (try store.hosts(), try store.forwardRules()) }
         /// The classes the policy names for the identity's key and passphrase, by how its hosts use it.
         func classes() -> (key: AccessibilityClass, passphrase: AccessibilityClass) {
             let moment = ClassPolicy.readMoment(identity: identity.id, hosts: hosts, forwardRules: rules)
-            return (ClassPolicy.accessibility(for: .identityPrivateKey, readAt: moment),
-                    ClassPolicy.accessibility(for: .identityPassphrase, readAt: moment))
+            return (
+                ClassPolicy.accessibility(for: .identityPrivateKey, readAt: moment),
+                ClassPolicy.accessibility(for: .identityPassphrase, readAt: moment)
+            )
         }
         var (keyClass, passphraseClass) = classes()
         let vault = try VaultAccess.open(workspace, create: true)
@@ -194,15 +213,18 @@ public enum IdentityOperations {
                 file = key.withComment(comment.isEmpty ? key.comment : comment).openSSHFile()
                 decrypted = true
             case .failure(let problem) where problem.wrongPassphrase:
-                throw ShelfError(.invalid, "the passphrase does not open \(Display.safe(path)); nothing was stored",
-                                 hint: "check it (ssh-keygen -y -f \(Display.safe(path)) asks for it too) and import again")
+                throw ShelfError(
+                    .invalid, "the passphrase does not open \(Display.safe(path)); nothing was stored",
+                    hint: "check it (ssh-keygen -y -f \(Display.safe(path)) asks for it too) and import again")
             case .failure:
                 break  // a format sshelf cannot open itself: kept encrypted, the passphrase beside it
             }
         }
         let keepPassphrase = !decrypted && (passphrase.map { !$0.isEmpty } ?? false)
         // A PEM key without a .pub beside it: its public key is computed from the key itself.
-        if publicKey == nil, !inspection.encrypted || decrypted, case .success(let key) = SSHPrivateKey.fromKeyFile(file, passphrase: nil) {
+        if publicKey == nil, !inspection.encrypted || decrypted,
+            case .success(let key) = SSHPrivateKey.fromKeyFile(file, passphrase: nil)
+        {
             publicKey = key.withComment(name).publicLine
             try link(publicKey)
             if linkedFrom == nil {
@@ -220,7 +242,9 @@ public enum IdentityOperations {
         // One copy, in the class the policy names: drop older copies (and a passphrase no longer needed).
         for other in AccessibilityClass.allCases {
             if other != keyClass { try vault.clearIdentityPrivateKey(identity.id, class: other) }
-            if other != passphraseClass || !keepPassphrase { try vault.clearIdentityPassphrase(identity.id, class: other) }
+            if other != passphraseClass || !keepPassphrase {
+                try vault.clearIdentityPassphrase(identity.id, class: other)
+            }
         }
         identity.privateKeyRef = .identityPrivateKey(identity.id)
         identity.passphraseRef = keepPassphrase ? .identityPassphrase(identity.id) : nil
@@ -234,17 +258,22 @@ public enum IdentityOperations {
             (identity.confirmEachUse, identity.agentLifetime) = IdentityKeys.stricter(identity, asked)
         }
         try save(identity, in: store)
-        return Imported(identity: identity, format: inspection.format.rawValue, keyClass: keyClass, foundPublicKey: publicKey != nil,
-                        decrypted: decrypted, linkedFrom: linkedFrom)
+        return Imported(
+            identity: identity, format: inspection.format.rawValue, keyClass: keyClass,
+            foundPublicKey: publicKey != nil,
+            decrypted: decrypted, linkedFrom: linkedFrom)
     }
 
     /// A new ed25519 identity whose private key exists only in the vault; returns it and its public key line.
-    public static func generate(named name: String, comment: String?, workspace: Workspace, store: Store,
-                                vaultPassphrase: () throws -> SecretBytes,
-                                adjust: (inout Identity) throws -> Void = { _ in }) throws -> (identity: Identity, publicKey: String) {
+    public static func generate(
+        named name: String, comment: String?, workspace: Workspace, store: Store,
+        vaultPassphrase: () throws -> SecretBytes,
+        adjust: (inout Identity) throws -> Void = { _ in }
+    ) throws -> (identity: Identity, publicKey: String) {
         if try store.identities().contains(where: { $0.name == name }) {
-            throw ShelfError(.usage, "an identity named '\(Display.safe(name))' exists already",
-                             hint: "choose another name, or 'sshelf identity import' to replace its key")
+            throw ShelfError(
+                .usage, "an identity named '\(Display.safe(name))' exists already",
+                hint: "choose another name, or 'sshelf identity import' to replace its key")
         }
         var identity = Identity(name: name, keyType: .ed25519)
         try adjust(&identity)

@@ -22,15 +22,17 @@ public enum Resolve {
                 let picked = sameName.filter { $0.id.uuidString.lowercased().hasPrefix(prefix) }
                 if picked.count == 1 { return picked[0] }
                 if picked.count > 1 { throw sharedName(name, picked) }
-                throw ShelfError(.notFound, "no host named '\(Display.safe(name))' has an id starting with \(Display.safe(prefix))",
-                                 hint: "the hosts named '\(Display.safe(name))' are \(choices(sameName))")
+                throw ShelfError(
+                    .notFound, "no host named '\(Display.safe(name))' has an id starting with \(Display.safe(prefix))",
+                    hint: "the hosts named '\(Display.safe(name))' are \(choices(sameName))")
             }
         }
         if isIDPrefix(text.lowercased()), !(try store.hosts(idPrefix: text.lowercased())).isEmpty {
             return try host(id: text.lowercased(), in: store)
         }
-        throw ShelfError(.notFound, "no host named '\(Display.safe(text))'",
-                         hint: didYouMean(try closeHostNames(text, in: store)) ?? "see 'sshelf list'")
+        throw ShelfError(
+            .notFound, "no host named '\(Display.safe(text))'",
+            hint: didYouMean(try closeHostNames(text, in: store)) ?? "see 'sshelf list'")
     }
 
     /// The hosts a mistyped name may have meant, for every command that takes one: names spelled closest (`bastoin`
@@ -58,16 +60,19 @@ public enum Resolve {
     /// The host whose id starts with `prefix` (`--id`, or "@PREFIX"), whatever its name.
     public static func host(id prefix: String, in store: Store) throws -> ShelfCore.Host {
         guard isIDPrefix(prefix) else {
-            throw ShelfError(.invalid, "'\(Display.safe(prefix))' is not a host id (4 or more hex digits)",
-                             hint: "ids are listed by 'sshelf list --json'")
+            throw ShelfError(
+                .invalid, "'\(Display.safe(prefix))' is not a host id (4 or more hex digits)",
+                hint: "ids are listed by 'sshelf list --json'")
         }
         let byID = try store.hosts(idPrefix: prefix)
         if byID.count == 1 { return byID[0] }
         if byID.count > 1 {
-            throw ShelfError(.usage, "\(byID.count) hosts have an id starting with \(Display.safe(prefix)): \(choices(byID))",
-                             hint: "give more digits of the id")
+            throw ShelfError(
+                .usage, "\(byID.count) hosts have an id starting with \(Display.safe(prefix)): \(choices(byID))",
+                hint: "give more digits of the id")
         }
-        throw ShelfError(.notFound, "no host has an id starting with \(Display.safe(prefix))", hint: "see 'sshelf list --json'")
+        throw ShelfError(
+            .notFound, "no host has an id starting with \(Display.safe(prefix))", hint: "see 'sshelf list --json'")
     }
 
     static func isIDPrefix(_ text: String) -> Bool {
@@ -82,10 +87,12 @@ public enum Resolve {
     /// Several hosts answer to `name`: say which they are and how to name one, and how to end the clash.
     static func sharedName(_ name: String, _ hosts: [ShelfCore.Host]) -> ShelfError {
         let first = ShellWord.quote("\(Display.safe(hosts[0].name))@\(Display.shortID(hosts[0].id))")
-        let last = ShellWord.quote("\(Display.safe(hosts[hosts.count - 1].name))@\(Display.shortID(hosts[hosts.count - 1].id))")
+        let last = ShellWord.quote(
+            "\(Display.safe(hosts[hosts.count - 1].name))@\(Display.shortID(hosts[hosts.count - 1].id))")
         return ShelfError(
             .usage, "\(hosts.count) hosts are named '\(Display.safe(name))': \(choices(hosts))",
-            hint: "say which one as NAME@ID in place of the name (e.g. \(first)), or by its id with --id ID; to end the "
+            hint:
+                "say which one as NAME@ID in place of the name (e.g. \(first)), or by its id with --id ID; to end the "
                 + "clash, rename one: sshelf edit \(last) --rename NEWNAME")
     }
 
@@ -99,9 +106,10 @@ public enum Resolve {
     public static func group(_ path: String, tree: GroupTree) throws -> HostGroup {
         guard let group = tree.find(path) else {
             let close = Suggestions.closest(to: path, among: tree.flattened().map { tree.path(of: $0.0.id) })
-            throw ShelfError(.notFound, "no group '\(Display.safe(path))'",
-                             hint: didYouMean(close)
-                                 ?? "see 'sshelf group list'; 'sshelf group add \(Display.safe(path))' creates it")
+            throw ShelfError(
+                .notFound, "no group '\(Display.safe(path))'",
+                hint: didYouMean(close)
+                    ?? "see 'sshelf group list'; 'sshelf group add \(Display.safe(path))' creates it")
         }
         return group
     }
@@ -112,15 +120,17 @@ public enum Resolve {
         if named.count == 1 { return named[0] }
         if named.count > 1 {
             let ids = named.map { "\(Display.shortID($0.id)) (\($0.keyType.rawValue))" }.joined(separator: ", ")
-            throw ShelfError(.usage, "\(named.count) identities are named '\(Display.safe(name))': ids \(ids)",
-                             hint: "give the id instead of the name, e.g. \(Display.shortID(named[0].id))")
+            throw ShelfError(
+                .usage, "\(named.count) identities are named '\(Display.safe(name))': ids \(ids)",
+                hint: "give the id instead of the name, e.g. \(Display.shortID(named[0].id))")
         }
         let prefix = name.lowercased()
         let byID = all.filter { prefix.count >= 4 && $0.id.uuidString.lowercased().hasPrefix(prefix) }
         if byID.count == 1 { return byID[0] }
-        throw ShelfError(.notFound, "no identity named '\(Display.safe(name))'",
-                         hint: didYouMean(Suggestions.closest(to: name, among: all.map(\.name)))
-                             ?? "see 'sshelf identity list'")
+        throw ShelfError(
+            .notFound, "no identity named '\(Display.safe(name))'",
+            hint: didYouMean(Suggestions.closest(to: name, among: all.map(\.name)))
+                ?? "see 'sshelf identity list'")
     }
 
     public static func forwardRule(_ text: String, in store: Store) throws -> PortForwardRule {
@@ -131,9 +141,11 @@ public enum Resolve {
         let byName = rules.filter { !$0.name.isEmpty && $0.name == text }
         if byName.count == 1 { return byName[0] }
         if byID.count + byName.count > 1 {
-            throw ShelfError(.usage, "'\(Display.safe(text))' names more than one forward rule", hint: "use more digits of the id")
+            throw ShelfError(
+                .usage, "'\(Display.safe(text))' names more than one forward rule", hint: "use more digits of the id")
         }
-        throw ShelfError(.notFound, "no forward rule '\(Display.safe(text))'", hint: "see 'sshelf forward list' for ids")
+        throw ShelfError(
+            .notFound, "no forward rule '\(Display.safe(text))'", hint: "see 'sshelf forward list' for ids")
     }
 
     /// A port given on the command line; anything but 1-65535 is invalid data (exit 4), as the README's table says.

@@ -9,15 +9,18 @@ import ShelfVault
 
 public enum SyncRun {
     /// `asked`: when a background caller wanted the run; a run another process started since answers it (SyncRunner).
-    public static func run(_ workspace: Workspace, store: Store, vault: Vault? = nil, revoke: UUID? = nil,
-                           asked: Date? = nil) -> SyncReport {
+    public static func run(
+        _ workspace: Workspace, store: Store, vault: Vault? = nil, revoke: UUID? = nil,
+        asked: Date? = nil
+    ) -> SyncReport {
         let opened: Result<Vault, VaultError>
         if let vault {
             opened = .success(vault)
         } else {
             do { opened = .success(try VaultAccess.open(workspace, create: true)) } catch { opened = .failure(error) }
         }
-        return SyncRunner.run(store: store, locations: workspace.locations, deviceName: Device.name(), vault: opened, revoke: revoke,
-                              asked: asked)
+        return SyncRunner.run(
+            store: store, locations: workspace.locations, deviceName: Device.name(), vault: opened, revoke: revoke,
+            asked: asked)
     }
 }

@@ -14,11 +14,15 @@ public enum VaultAccess {
     }
 
     /// Asks for the passphrase (through `passphrase`) when any of `classes` is locked in this process.
-    public static func unlockIfNeeded(_ vault: Vault, for classes: Set<AccessibilityClass>,
-                                      passphrase: () throws -> SecretBytes) throws {
+    public static func unlockIfNeeded(
+        _ vault: Vault, for classes: Set<AccessibilityClass>,
+        passphrase: () throws -> SecretBytes
+    ) throws {
         let status = try vault.status()
         let names = Set(classes.map(\.rawValue))
-        guard status.classes.contains(where: { names.contains($0.accessibility) && $0.state == "locked" }) else { return }
+        guard status.classes.contains(where: { names.contains($0.accessibility) && $0.state == "locked" }) else {
+            return
+        }
         try vault.unlock(passphrase: try passphrase())
     }
 }

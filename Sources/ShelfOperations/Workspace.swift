@@ -15,7 +15,9 @@ public struct Workspace: Sendable {
         self.warn = warn
     }
 
-    public var homeDirectory: String { environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? FileManager.default.homeDirectoryForCurrentUser.path }
+    public var homeDirectory: String {
+        environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? FileManager.default.homeDirectoryForCurrentUser.path
+    }
 
     /// The same workspace with warnings sent elsewhere.
     public func warning(to warn: @escaping @Sendable (String) -> Void) -> Workspace {

@@ -78,7 +78,8 @@ public final class SQLiteDatabase {
             throw SQLiteError(code: SQLITE_CANTOPEN, message: error.description, context: "open \(path)")
         }
         Self.configured
-        var flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW
+        var flags =
+            (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW
         if create && !readOnly { flags |= SQLITE_OPEN_CREATE }
         let rc = sqlite3_open_v2(path, &handle, flags, nil)
         if rc != SQLITE_OK {
@@ -154,7 +155,9 @@ public final class SQLiteDatabase {
     }
 
     /// Runs one statement with bindings and returns every row as `row` reads it.
-    public func query<T>(_ sql: String, _ bindings: [SQLiteValue] = [], row: (SQLiteStatement) throws -> T) throws -> [T] {
+    public func query<T>(_ sql: String, _ bindings: [SQLiteValue] = [], row: (SQLiteStatement) throws -> T) throws
+        -> [T]
+    {
         try lock.holding {
             let statement = try cached(sql)
             defer { statement.reset() }
@@ -248,16 +251,21 @@ public final class SQLiteStatement {
                             switch value.kind {
                             case .null: rc = sqlite3_bind_null(handle, index)
                             case .int: rc = sqlite3_bind_int64(handle, index, value.number)
-                            case .double: rc = sqlite3_bind_double(handle, index, Double(bitPattern: UInt64(bitPattern: value.number)))
+                            case .double:
+                                rc = sqlite3_bind_double(
+                                    handle, index, Double(bitPattern: UInt64(bitPattern: value.number)))
                             case .text where value.count == 0, .blob where value.count == 0:
                                 // No bytes, but a pointer all the same: a NULL one would bind SQL NULL.
-                                rc = value.kind == .text ? sqlite3_bind_text(handle, index, "", 0, transient)
+                                rc =
+                                    value.kind == .text
+                                    ? sqlite3_bind_text(handle, index, "", 0, transient)
                                     : sqlite3_bind_zeroblob(handle, index, 0)
                             case .text:
                                 let start = base.map { ($0 + value.offset).assumingMemoryBound(to: CChar.self) }
                                 rc = sqlite3_bind_text(handle, index, start, Int32(value.count), nil)
                             case .blob:
-                                rc = sqlite3_bind_blob(handle, index, base.map { $0 + value.offset }, Int32(value.count), nil)
+                                rc = sqlite3_bind_blob(
+                                    handle, index, base.map { $0 + value.offset }, Int32(value.count), nil)
                             }
                             try database.check(rc, "bind parameter \(index)")
                         }
@@ -279,7 +287,8 @@ public final class SQLiteStatement {
         case .text(var v):
             // The bytes with their length: no C-string bridge and no strlen for every parameter.
             rc = v.withUTF8 { bytes in
-                bytes.isEmpty ? sqlite3_bind_text(handle, index, "", 0, transient)
+                bytes.isEmpty
+                    ? sqlite3_bind_text(handle, index, "", 0, transient)
                     : sqlite3_bind_text(handle, index, bytes.baseAddress, Int32(bytes.count), transient)
             }
         case .blob(let v): rc = sqlite3_bind_blob(handle, index, v, Int32(v.count), transient)

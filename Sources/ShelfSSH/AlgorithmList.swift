@@ -5,7 +5,8 @@ import FoundationEssentials
 import ShelfCore
 
 enum AlgorithmList {
-    static func resolve(_ option: String?, option name: String, defaults: [String], supported: [String]) throws(SSHError)
+    static func resolve(_ option: String?, option name: String, defaults: [String], supported: [String])
+        throws(SSHError)
         -> [String]
     {
         guard let option, !option.isEmpty else { return defaults }
@@ -25,10 +26,11 @@ enum AlgorithmList {
         }
         let usable = result.filter(supported.contains)
         guard !usable.isEmpty else {
-            throw SSHError(.invalidConfiguration,
-                           "\(name) \(option) leaves nothing libssh2 \(LibSSH2.version) can use",
-                           hint: "libssh2 here has: \(supported.joined(separator: ", ")); change the host's option (sshelf edit "
-                               + "HOST --option '\(name) …'), or use OpenSSH's ssh (sshelf connect HOST --openssh)")
+            throw SSHError(
+                .invalidConfiguration,
+                "\(name) \(option) leaves nothing libssh2 \(LibSSH2.version) can use",
+                hint: "libssh2 here has: \(supported.joined(separator: ", ")); change the host's option (sshelf edit "
+                    + "HOST --option '\(name) …'), or use OpenSSH's ssh (sshelf connect HOST --openssh)")
         }
         return usable
     }
@@ -38,7 +40,9 @@ enum AlgorithmList {
         var out: [String] = []
         for name in names {
             if SSHConfigResolver.isWildcard(name) {
-                out += supported.filter { SSHConfigResolver.glob(name.lowercased(), $0.lowercased()) && !out.contains($0) }
+                out += supported.filter {
+                    SSHConfigResolver.glob(name.lowercased(), $0.lowercased()) && !out.contains($0)
+                }
             } else if !out.contains(name) {
                 out.append(name)
             }

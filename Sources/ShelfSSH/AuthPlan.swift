@@ -46,7 +46,9 @@ public enum AuthStep: Sendable, Equatable {
 
 public enum AuthPlan {
     /// The steps for `hop`, in order, for its configured method. `environment` answers `IdentityAgent $NAME`.
-    public static func steps(for hop: SSHEndpoint, agentSocket: String?, environment: [String: String] = [:]) -> [AuthStep] {
+    public static func steps(for hop: SSHEndpoint, agentSocket: String?, environment: [String: String] = [:])
+        -> [AuthStep]
+    {
         var key: [AuthStep] = []
         var files: Set<String> = []
         if let identity = hop.identity {
@@ -63,7 +65,8 @@ public enum AuthPlan {
         }
         let socket = agent(hop.settings.identityAgent, default: agentSocket, environment: environment)
         // IdentitiesOnly: only the keys named for the host, no other agent key.
-        let agent: [AuthStep] = hop.settings.identitiesOnly && !key.isEmpty ? [] : socket.map { [.agent(socket: $0)] } ?? []
+        let agent: [AuthStep] =
+            hop.settings.identitiesOnly && !key.isEmpty ? [] : socket.map { [.agent(socket: $0)] } ?? []
         let keyboard = AuthStep.keyboardInteractive(storedPassword: hop.passwordRef)
         let password = AuthStep.password(stored: hop.passwordRef)
         switch hop.authMethod {

@@ -39,13 +39,14 @@ struct Authenticator {
             let accepted: Bool
             do throws(SSHError) {
                 switch step {
-                case .publicKey(_, .optionalFile(let path)) where !KeyFile.exists(path, environment: options.environment):
+                case .publicKey(_, .optionalFile(let path))
+                where !KeyFile.exists(path, environment: options.environment):
                     continue
                 case .publicKey(let identity, let source):
                     let result: (accepted: Bool, type: KeyType?)
                     do throws(SSHError) {
                         result = try publicKey(identity: identity, source: source, outcome: &outcome)
-                    } catch where error.kind == .credentialUnavailable && agentLater {
+                    } catch  where error.kind == .credentialUnavailable && agentLater {
                         keyUnavailable = keyUnavailable ?? error
                         failures.append(step.name)
                         continue
@@ -65,8 +66,9 @@ struct Authenticator {
                 }
             } catch let error where error.kind == .cancelled {
                 guard let refusal = keyRefusal ?? keyUnavailable else { throw error }
-                throw SSHError(refusal.kind, "\(refusal.message); then: \(error.message)", library: refusal.libraryMessage,
-                               hint: refusal.hint)
+                throw SSHError(
+                    refusal.kind, "\(refusal.message); then: \(error.message)", library: refusal.libraryMessage,
+                    hint: refusal.hint)
             }
             if accepted {
                 delegate.note(.authenticated(hop: hop.name, method: step.name))
@@ -74,11 +76,13 @@ struct Authenticator {
                 return
             }
             switch step {
-            case .publicKey(let identity, .vault) where keyRefusal == nil, .publicKey(let identity, .file) where keyRefusal == nil:
-                keyRefusal = SSHError(.authenticationFailed, "\(hop.destination) refused the key of identity '\(identity)'",
-                                      library: session.lastError(),
-                                      hint: "install its public key on the host (sshelf copy-id \(hop.name)), or check "
-                                          + "the host's --identity")
+            case .publicKey(let identity, .vault) where keyRefusal == nil,
+                .publicKey(let identity, .file) where keyRefusal == nil:
+                keyRefusal = SSHError(
+                    .authenticationFailed, "\(hop.destination) refused the key of identity '\(identity)'",
+                    library: session.lastError(),
+                    hint: "install its public key on the host (sshelf copy-id \(hop.name)), or check "
+                        + "the host's --identity")
             default: break
             }
             failures.append(step.name)
@@ -92,7 +96,8 @@ struct Authenticator {
                 + "\(offered.joined(separator: ", "))"
                 + (keyRefusal.map { " (\($0.message))" } ?? ""),
             library: session.lastError(),
-            hint: failures.contains("password") ? "check the password" : "check the host's --auth method and --identity")
+            hint: failures.contains("password") ? "check the password" : "check the host's --auth method and --identity"
+        )
     }
 
     /// An RSA key refused while the loaded libssh2 can sign only ssh-rsa: the reason and every way out.
@@ -104,18 +109,20 @@ struct Authenticator {
             library: session.lastError(),
             hint: "use an ed25519 key (sshelf keygen, or ssh-keygen -t ed25519), or libssh2 1.11 (Debian 13; on Debian "
                 + "12: make install-libssh2-1.11); sshelf connect \(hop.name) --openssh logs in with "
-                    + "this key through OpenSSH")
+                + "this key through OpenSSH")
     }
 
     // MARK: public key
 
-    private func publicKey(identity name: String, source: AuthStep.KeySource, outcome: inout ConnectOutcome) throws(SSHError)
+    private func publicKey(identity name: String, source: AuthStep.KeySource, outcome: inout ConnectOutcome)
+        throws(SSHError)
         -> (accepted: Bool, type: KeyType?)
     {
         let key: SecretBytes
         switch source {
         case .vault(let reference):
-            key = try require(credentials.privateKey(for: reference, on: verified), what: "private key of identity '\(name)'")
+            key = try require(
+                credentials.privateKey(for: reference, on: verified), what: "private key of identity '\(name)'")
         case .file(let path), .optionalFile(let path):
             key = try KeyFile.read(path, environment: options.environment)
         }
@@ -132,8 +139,9 @@ struct Authenticator {
             } else {
                 // The identity's own key file may have its passphrase remembered (an item of the identity's family).
                 let owner = source.isIdentityFile ? hop.identity?.id : nil
-                let request = KeyPassphraseRequest(verified, keyDescription: name,
-                                                   canRemember: owner != nil && credentials.canRemember)
+                let request = KeyPassphraseRequest(
+                    verified, keyDescription: name,
+                    canRemember: owner != nil && credentials.canRemember)
                 guard let typed = delegate.askKeyPassphraseToKeep(request) else {
                     throw noKeyPassphrase(identity: name, remembered: remembered)
                 }
@@ -158,8 +166,9 @@ struct Authenticator {
             outcome.rememberedKeyPassphrases.append((identityID, reference))
         }
         if code == LIBSSH2_ERROR_FILE || code == LIBSSH2_ERROR_KEYFILE_AUTH_FAILED {
-            throw SSHError(.authenticationFailed, "the private key of identity '\(name)' could not be loaded",
-                           library: session.lastError(), hint: "wrong passphrase, or a key format libssh2 1.10 cannot read")
+            throw SSHError(
+                .authenticationFailed, "the private key of identity '\(name)' could not be loaded",
+                library: session.lastError(), hint: "wrong passphrase, or a key format libssh2 1.10 cannot read")
         }
         return (code == 0, info.type)
     }
@@ -173,8 +182,9 @@ struct Authenticator {
         switch source {
         case .vault, .file: line = hop.identity?.publicKey
         case .optionalFile(let path):
-            line = try? String(contentsOfFile: KeyFile.expanded(path, environment: options.environment) + ".pub",
-                               encoding: .utf8)
+            line = try? String(
+                contentsOfFile: KeyFile.expanded(path, environment: options.environment) + ".pub",
+                encoding: .utf8)
         }
         guard let blob = line.flatMap(IdentityKeys.blob(of:)) else { return nil }
         return UserCertificate.matching(blob, paths: paths, environment: options.environment)
@@ -198,8 +208,9 @@ struct Authenticator {
             case .found(let stored):
                 guard !stored.isEmpty else { throw notSynced() }
                 if verified.sendPassword(stored) == 0 { return true }
-                throw SSHError(.authenticationFailed, "\(hop.destination) rejected the stored password",
-                               library: session.lastError(), hint: "store the right one: sshelf vault set-password \(hop.name)")
+                throw SSHError(
+                    .authenticationFailed, "\(hop.destination) rejected the stored password",
+                    library: session.lastError(), hint: "store the right one: sshelf vault set-password \(hop.name)")
             case .locked:
                 note = "the vault is locked"
                 storedFailure = unusable(.locked)
@@ -210,10 +221,13 @@ struct Authenticator {
             }
         }
         for attempt in 1...max(1, hop.settings.numberOfPasswordPrompts ?? options.passwordAttempts) {
-            let request = PasswordRequest(verified, attempt: attempt,
-                                          canRemember: credentials.canRemember && hop.hostID != nil, note: note)
+            let request = PasswordRequest(
+                verified, attempt: attempt,
+                canRemember: credentials.canRemember && hop.hostID != nil, note: note)
             guard let answer = delegate.askPassword(request) else {
-                if attempt == 1 { throw storedFailure ?? SSHError(.cancelled, "no password given for \(hop.destination)") }
+                if attempt == 1 {
+                    throw storedFailure ?? SSHError(.cancelled, "no password given for \(hop.destination)")
+                }
                 return false
             }
             guard !answer.password.isEmpty else { continue }
@@ -259,7 +273,9 @@ struct Authenticator {
             return answers
         }
         if let failure { throw failure }
-        if cancelled && code != 0 { throw storedFailure ?? SSHError(.cancelled, "keyboard-interactive login cancelled") }
+        if cancelled && code != 0 {
+            throw storedFailure ?? SSHError(.cancelled, "keyboard-interactive login cancelled")
+        }
         return code == 0
     }
 
@@ -269,19 +285,23 @@ struct Authenticator {
     private func unusable(_ result: CredentialLookup) -> SSHError? {
         switch result {
         case .locked:
-            return SSHError(.credentialUnavailable, "the password for \(hop.name) is in the vault, which is locked",
-                            hint: "give the vault passphrase where sshelf asks for it (see 'sshelf vault status')")
+            return SSHError(
+                .credentialUnavailable, "the password for \(hop.name) is in the vault, which is locked",
+                hint: "give the vault passphrase where sshelf asks for it (see 'sshelf vault status')")
         case .unavailable(let reason, let hint):
-            return SSHError(.credentialUnavailable, "the password for \(hop.name) is in the vault, which cannot be read: \(reason)",
-                            hint: hint ?? "see 'sshelf vault status'")
+            return SSHError(
+                .credentialUnavailable, "the password for \(hop.name) is in the vault, which cannot be read: \(reason)",
+                hint: hint ?? "see 'sshelf vault status'")
         case .found, .notStored:
             return nil
         }
     }
 
     private func notSynced() -> SSHError {
-        SSHError(.credentialNotSynced, "the credential for \(hop.name) has not synced to this device yet",
-                 hint: credentials.notSyncedHint ?? "check 'sshelf sync status' on both devices; the device where it was saved must sync it first")
+        SSHError(
+            .credentialNotSynced, "the credential for \(hop.name) has not synced to this device yet",
+            hint: credentials.notSyncedHint
+                ?? "check 'sshelf sync status' on both devices; the device where it was saved must sync it first")
     }
 
     private func lookup(_ result: CredentialLookup) throws(SSHError) -> CredentialLookup {
@@ -295,11 +315,13 @@ struct Authenticator {
         let what = "no passphrase for the key of identity '\(name)'"
         switch remembered {
         case .unavailable(let reason, let hint)?:
-            return SSHError(.credentialUnavailable, "\(what): the vault remembers it but cannot give it: \(reason)",
-                            hint: hint)
+            return SSHError(
+                .credentialUnavailable, "\(what): the vault remembers it but cannot give it: \(reason)",
+                hint: hint)
         case .locked?:
-            return SSHError(.credentialUnavailable, "\(what): the vault remembers it, and the vault session is locked",
-                            hint: "sshelf vault unlock, then try again")
+            return SSHError(
+                .credentialUnavailable, "\(what): the vault remembers it, and the vault session is locked",
+                hint: "sshelf vault unlock, then try again")
         case .found?, .notStored?, nil:
             return SSHError(.cancelled, what)
         }
@@ -311,8 +333,9 @@ struct Authenticator {
         case .found(let secret) where !secret.isEmpty: return secret
         case .found, .notStored: throw notSynced()
         case .locked:
-            throw SSHError(.credentialUnavailable, "the \(what) is in the vault, which is locked",
-                           hint: "give the vault passphrase where sshelf asks for it (see 'sshelf vault status')")
+            throw SSHError(
+                .credentialUnavailable, "the \(what) is in the vault, which is locked",
+                hint: "give the vault passphrase where sshelf asks for it (see 'sshelf vault status')")
         case .unavailable(let reason, let hint):
             throw SSHError(.credentialUnavailable, "the \(what) cannot be read: \(reason)", hint: hint)
         }
@@ -325,7 +348,9 @@ enum KeyFile {
     /// `~/` spelt out with HOME (the user's, as every path sshelf reads).
     static func expanded(_ path: String, environment: [String: String]) -> String {
         guard path.hasPrefix("~/") else { return path }
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? FileManager.default.homeDirectoryForCurrentUser.path
+        let home =
+            environment["HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? FileManager.default.homeDirectoryForCurrentUser.path
         return home + String(path.dropFirst(1))
     }
 
@@ -338,8 +363,9 @@ enum KeyFile {
         do {
             return try RegularFile.readSecret(expanded)
         } catch {
-            throw SSHError(.credentialUnavailable, "cannot use the key file: \(error)",
-                           hint: "a private key is a plain file of at most 1 MiB; fix the identity's key file or import the key")
+            throw SSHError(
+                .credentialUnavailable, "cannot use the key file: \(error)",
+                hint: "a private key is a plain file of at most 1 MiB; fix the identity's key file or import the key")
         }
     }
 }

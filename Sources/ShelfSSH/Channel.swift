@@ -19,8 +19,9 @@ final class Channel {
 
     /// Reads stdout (stream 0) or stderr (stream 1) into `buffer`.
     func read(stream: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SSHError) -> Read {
-        let count = libssh2_channel_read_ex(raw, stream, buffer.baseAddress?.assumingMemoryBound(to: CChar.self),
-                                            buffer.count)
+        let count = libssh2_channel_read_ex(
+            raw, stream, buffer.baseAddress?.assumingMemoryBound(to: CChar.self),
+            buffer.count)
         if count > 0 { return .data(count) }
         if count == Int(LIBSSH2_ERROR_EAGAIN) { return .wouldBlock }
         if count == 0 { return libssh2_channel_eof(raw) != 0 ? .eof : .wouldBlock }
@@ -31,8 +32,9 @@ final class Channel {
     /// Writes as much as the window allows; returns bytes taken (0 when it would block).
     func write(_ bytes: UnsafeRawBufferPointer, stream: Int32 = 0) throws(SSHError) -> Int {
         guard bytes.count > 0 else { return 0 }
-        let count = libssh2_channel_write_ex(raw, stream, bytes.baseAddress?.assumingMemoryBound(to: CChar.self),
-                                             bytes.count)
+        let count = libssh2_channel_write_ex(
+            raw, stream, bytes.baseAddress?.assumingMemoryBound(to: CChar.self),
+            bytes.count)
         if count >= 0 { return count }
         if count == Int(LIBSSH2_ERROR_EAGAIN) { return 0 }
         throw SSHError(.channelFailed, "writing to the channel failed", library: session.lastError())
@@ -100,8 +102,10 @@ extension Session {
     /// Opens a session channel (blocking mode expected).
     func openSessionChannel() throws(SSHError) -> Channel {
         let type = "session"
-        guard let raw = libssh2_channel_open_ex(raw, type, UInt32(type.utf8.count),
-                                                Self.windowSize, Self.packetSize, nil, 0)
+        guard
+            let raw = libssh2_channel_open_ex(
+                raw, type, UInt32(type.utf8.count),
+                Self.windowSize, Self.packetSize, nil, 0)
         else {
             throw SSHError(.channelFailed, "the server refused to open a session channel", library: lastError())
         }
@@ -111,8 +115,11 @@ extension Session {
     /// Opens a direct-tcpip channel to `host:port` as seen from the server (blocking mode expected).
     func openDirectTCPIP(host: String, port: Int) throws(SSHError) -> Channel {
         guard let raw = libssh2_channel_direct_tcpip_ex(raw, host, Int32(port), "127.0.0.1", 22) else {
-            throw SSHError(.channelFailed, "the jump host could not open a connection to \(KnownHostsFile.lookupName(host: host, port: port))",
-                           library: lastError(), hint: "is the next hop reachable from the jump host, and does it allow TCP forwarding?")
+            throw SSHError(
+                .channelFailed,
+                "the jump host could not open a connection to \(KnownHostsFile.lookupName(host: host, port: port))",
+                library: lastError(),
+                hint: "is the next hop reachable from the jump host, and does it allow TCP forwarding?")
         }
         return Channel(raw: raw, session: self)
     }
@@ -174,8 +181,9 @@ enum ChannelCall {
         let type = "direct-tcpip"
         let channel = message.withUnsafeBufferPointer { bytes in
             bytes.baseAddress!.withMemoryRebound(to: CChar.self, capacity: bytes.count) { pointer in
-                libssh2_channel_open_ex(session.raw, type, UInt32(type.utf8.count), window, packet, pointer,
-                                        UInt32(bytes.count))
+                libssh2_channel_open_ex(
+                    session.raw, type, UInt32(type.utf8.count), window, packet, pointer,
+                    UInt32(bytes.count))
             }
         }
         if let channel { return .success(channel) }

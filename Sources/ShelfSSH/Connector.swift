@@ -61,8 +61,9 @@ public final class SSHConnector {
     private func logIn(_ hops: ArraySlice<SSHEndpoint>, on connection: SSHConnection) throws(SSHError) {
         for hop in hops {
             let session = try handshake(hop, on: connection)
-            let verified = try HostKeyCheck.verify(session, hop: hop, trust: options.trust, delegate: delegate,
-                                                   outcome: &connection.outcome)
+            let verified = try HostKeyCheck.verify(
+                session, hop: hop, trust: options.trust, delegate: delegate,
+                outcome: &connection.outcome)
             try Authenticator(verified: verified, options: options, credentials: credentials, delegate: delegate)
                 .run(outcome: &connection.outcome)
             connection.names.append(hop.name)

@@ -13,7 +13,8 @@ extension VerifiedSession {
             // A zero-length secret never reaches here (the flow refuses empty passwords); this only keeps C happy.
             var empty: CChar = 0
             let base = bytes.baseAddress?.assumingMemoryBound(to: CChar.self) ?? withUnsafePointer(to: &empty) { $0 }
-            return libssh2_userauth_password_ex(session.raw, user, UInt32(user.utf8.count), base, UInt32(bytes.count), nil)
+            return libssh2_userauth_password_ex(
+                session.raw, user, UInt32(user.utf8.count), base, UInt32(bytes.count), nil)
         }
     }
 
@@ -55,8 +56,9 @@ extension VerifiedSession {
         defer { libssh2_agent_free(agent) }
         libssh2_agent_set_identity_path(agent, socketPath)
         guard libssh2_agent_connect(agent) == 0 else {
-            throw SSHError(.authenticationFailed, "cannot reach ssh-agent at \(socketPath)", library: session.lastError(),
-                           hint: "is the agent running? (SSH_AUTH_SOCK)")
+            throw SSHError(
+                .authenticationFailed, "cannot reach ssh-agent at \(socketPath)", library: session.lastError(),
+                hint: "is the agent running? (SSH_AUTH_SOCK)")
         }
         defer { libssh2_agent_disconnect(agent) }
         guard libssh2_agent_list_identities(agent) == 0 else {

@@ -36,7 +36,9 @@ extension CredentialSource {
     public var notSyncedHint: String? { nil }
     /// Stores a key file's passphrase the user typed and asked to remember, after it opened the key and logged in;
     /// returns the reference the identity should now carry, or nil.
-    public func rememberKeyPassphrase(_ passphrase: SecretBytes, identityID: UUID, on hop: VerifiedSession) -> ReferenceKey? {
+    public func rememberKeyPassphrase(_ passphrase: SecretBytes, identityID: UUID, on hop: VerifiedSession)
+        -> ReferenceKey?
+    {
         nil
     }
 }

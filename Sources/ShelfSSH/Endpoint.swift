@@ -18,9 +18,11 @@ public struct SSHEndpoint: Sendable {
     /// What the host's kept ssh_config options (its own, then its defaults) ask of sshelf's client.
     public var settings: HostSettings
 
-    public init(name: String, hostID: UUID? = nil, hostname: String, port: Int = 22, user: String = "",
-                authMethod: AuthMethod = .auto, identity: Identity? = nil, passwordRef: ReferenceKey? = nil,
-                pinnedHostKey: PinnedHostKey? = nil, settings: HostSettings = HostSettings()) {
+    public init(
+        name: String, hostID: UUID? = nil, hostname: String, port: Int = 22, user: String = "",
+        authMethod: AuthMethod = .auto, identity: Identity? = nil, passwordRef: ReferenceKey? = nil,
+        pinnedHostKey: PinnedHostKey? = nil, settings: HostSettings = HostSettings()
+    ) {
         self.name = name
         self.hostID = hostID
         self.hostname = hostname
@@ -34,10 +36,11 @@ public struct SSHEndpoint: Sendable {
     }
 
     public init(host: ShelfCore.Host, identity: Identity?, defaults: [OptionDefaults] = []) {
-        self.init(name: host.name, hostID: host.id, hostname: host.hostname.isEmpty ? host.name : host.hostname,
-                  port: host.port, user: host.user, authMethod: host.authMethod, identity: identity,
-                  passwordRef: host.passwordRef, pinnedHostKey: host.pinnedHostKey,
-                  settings: HostSettings.read(HostSettings.options(for: host, defaults: defaults)))
+        self.init(
+            name: host.name, hostID: host.id, hostname: host.hostname.isEmpty ? host.name : host.hostname,
+            port: host.port, user: host.user, authMethod: host.authMethod, identity: identity,
+            passwordRef: host.passwordRef, pinnedHostKey: host.pinnedHostKey,
+            settings: HostSettings.read(HostSettings.options(for: host, defaults: defaults)))
     }
 
     /// The connect timeout for this hop: the command line's when given, else the host's ConnectTimeout, else the
@@ -78,9 +81,11 @@ public struct ConnectOptions: Sendable {
     /// host's CertificateFiles are not offered (nor on libssh2 1.10: LibSSH2.Features.userCertificates).
     public var certificateSigner: CertificateSigner?
 
-    public init(trust: HostKeyTrustStore, connectTimeout: Double = 10, agentSocket: String? = nil,
-                passwordAttempts: Int = 3, keepaliveInterval: Int = 30, connectTimeoutGiven: Bool = false,
-                environment: [String: String] = [:]) {
+    public init(
+        trust: HostKeyTrustStore, connectTimeout: Double = 10, agentSocket: String? = nil,
+        passwordAttempts: Int = 3, keepaliveInterval: Int = 30, connectTimeoutGiven: Bool = false,
+        environment: [String: String] = [:]
+    ) {
         self.trust = trust
         self.connectTimeoutGiven = connectTimeoutGiven
         self.environment = environment

@@ -73,10 +73,13 @@ public final class ForwardEngine: @unchecked Sendable {
     /// Opens every rule's listening side: local sockets for -L and -D (a taken port is an error naming it), a
     /// listen request on the server for -R. Nothing is half-open when it throws. With `skipFailedRules`, a rule
     /// that cannot listen is left out (see `failedRules`) and the others run; it throws only when none can.
-    public convenience init(connection: SSHConnection, rules: [PortForwardRule], hostName: String,
-                            skipFailedRules: Bool = false) throws(SSHError) {
-        try self.init(connection: connection, rules: rules, hostName: hostName, member: nil,
-                      skipFailedRules: skipFailedRules)
+    public convenience init(
+        connection: SSHConnection, rules: [PortForwardRule], hostName: String,
+        skipFailedRules: Bool = false
+    ) throws(SSHError) {
+        try self.init(
+            connection: connection, rules: rules, hostName: hostName, member: nil,
+            skipFailedRules: skipFailedRules)
     }
 
     /// A lone engine with a send buffer of `sendBufferCapacity` bytes (tests: libssh2 then sees "would block" often).
@@ -393,8 +396,9 @@ public final class ForwardEngine: @unchecked Sendable {
         let code: Int32
         let opened =
             link.socketPath.map { ChannelCall.openDirectStreamlocal(session, path: $0) }
-            ?? ChannelCall.openDirectTCPIP(session, message: link.openMessage, window: Self.windowSize,
-                                           packet: Self.packetSize)
+            ?? ChannelCall.openDirectTCPIP(
+                session, message: link.openMessage, window: Self.windowSize,
+                packet: Self.packetSize)
         switch opened {
         case .success(let channel):
             settleDone(.open(id))

@@ -19,8 +19,10 @@ public final class ForwardPool: @unchecked Sendable {
     /// One engine per connection; the first listens (and holds every -R listener), the others take the connections
     /// it hands them. Nothing is left listening when it throws. With `skipFailedRules`, a rule that cannot listen is
     /// left out (see `failedRules`) and the others run; it throws only when none can.
-    public init(connections: [SSHConnection], rules: [PortForwardRule], hostName: String,
-                skipFailedRules: Bool = false) throws(SSHError) {
+    public init(
+        connections: [SSHConnection], rules: [PortForwardRule], hostName: String,
+        skipFailedRules: Bool = false
+    ) throws(SSHError) {
         guard !connections.isEmpty else {
             throw SSHError(.invalidConfiguration, "no session to run \(hostName)'s forwards on")
         }

@@ -91,14 +91,15 @@ final class ForwardSendBuffer {
     /// there instead had its fields overwritten by the receive time.
     func install(on session: Session) -> Installed {
         session.context.sendBuffer = self
-        let callback: @convention(c) (
-            libssh2_socket_t, UnsafeRawPointer?, Int, Int32, UnsafeMutablePointer<UnsafeMutableRawPointer?>?
-        ) -> Int = { _, buffer, length, _, abstract in
-            guard let buffer, let pointer = abstract?.pointee,
-                let sendBuffer = Unmanaged<SessionContext>.fromOpaque(pointer).takeUnretainedValue().sendBuffer
-            else { return -Int(EINVAL) }
-            return sendBuffer.take(buffer, count: length)
-        }
+        let callback:
+            @convention(c) (
+                libssh2_socket_t, UnsafeRawPointer?, Int, Int32, UnsafeMutablePointer<UnsafeMutableRawPointer?>?
+            ) -> Int = { _, buffer, length, _, abstract in
+                guard let buffer, let pointer = abstract?.pointee,
+                    let sendBuffer = Unmanaged<SessionContext>.fromOpaque(pointer).takeUnretainedValue().sendBuffer
+                else { return -Int(EINVAL) }
+                return sendBuffer.take(buffer, count: length)
+            }
         let previous = libssh2_session_callback_set(
             session.raw, LIBSSH2_CALLBACK_SEND, unsafeBitCast(callback, to: UnsafeMutableRawPointer.self))
         return Installed(send: previous)

@@ -22,9 +22,10 @@ struct DirectTCP: HopTransport {
     func event(for hop: SSHEndpoint) -> ConnectEvent { .connecting(hop: hop.name, address: hop.lookupName) }
 
     func open(_ hop: SSHEndpoint, options: ConnectOptions) throws(SSHError) -> (socket: Int32, carrier: HopCarrier?) {
-        let fd = try TCPConnection.open(host: hop.hostname, port: hop.port, name: hop.name,
-                                        timeout: hop.connectTimeout(options),
-                                        cancellation: options.cancellation)
+        let fd = try TCPConnection.open(
+            host: hop.hostname, port: hop.port, name: hop.name,
+            timeout: hop.connectTimeout(options),
+            cancellation: options.cancellation)
         options.cancellation?.register(fd)
         return (fd, nil)
     }

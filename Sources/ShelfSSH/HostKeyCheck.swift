@@ -27,8 +27,10 @@ enum HostKeyCheck {
     /// Verifies the key `session` received from `hop`. Every verified hop with a host record is pinned
     /// (`outcome.pinnedKeys`) when its record holds no pin yet, whichever source vouched for the key, so other
     /// devices can check it too; a key the user accepts for this connection only is not pinned.
-    static func verify(_ session: Session, hop: SSHEndpoint, trust: HostKeyTrustStore, delegate: ConnectDelegate,
-                       outcome: inout ConnectOutcome) throws(SSHError) -> VerifiedSession {
+    static func verify(
+        _ session: Session, hop: SSHEndpoint, trust: HostKeyTrustStore, delegate: ConnectDelegate,
+        outcome: inout ConnectOutcome
+    ) throws(SSHError) -> VerifiedSession {
         guard let key = session.hostKey() else {
             throw SSHError(.handshakeFailed, "\(hop.name) sent no usable host key", library: session.lastError())
         }
@@ -42,13 +44,16 @@ enum HostKeyCheck {
         case .changed(let known, let source):
             throw changed(hop: hop, offered: key, known: known, source: source)
         case .revoked(let source):
-            throw SSHError(.hostKeyRevoked,
-                           "the host key of \(hop.name) (\(key.type) \(key.fingerprint)) is marked @revoked in "
-                               + "\(source.rawValue); nothing was sent",
-                           hint: "the key was revoked on purpose: contact the server's administrator")
+            throw SSHError(
+                .hostKeyRevoked,
+                "the host key of \(hop.name) (\(key.type) \(key.fingerprint)) is marked @revoked in "
+                    + "\(source.rawValue); nothing was sent",
+                hint: "the key was revoked on purpose: contact the server's administrator")
         case .unknown, .otherType:
             var reason = HostKeyQuestion.Reason.unknown
-            if case .otherType(let types, let source) = verdict { reason = .otherType(knownTypes: types, source: source) }
+            if case .otherType(let types, let source) = verdict {
+                reason = .otherType(knownTypes: types, source: source)
+            }
             let question = HostKeyQuestion(hopName: hop.name, lookupName: hop.lookupName, key: key, reason: reason)
             switch policyDecision(hop.settings.hostKeyPolicy, reason: reason) ?? delegate.decide(question) {
             case .refuse:
@@ -69,7 +74,8 @@ enum HostKeyCheck {
     /// What the host's StrictHostKeyChecking decides without asking: `yes` refuses a key it does not know,
     /// `accept-new` (and `no`, taken no further) accepts and pins an unknown key. A key known under other types
     /// still needs the user, and a changed key never gets here: it is a hard failure whatever the option says.
-    static func policyDecision(_ policy: HostSettings.HostKeyPolicy, reason: HostKeyQuestion.Reason) -> HostKeyDecision? {
+    static func policyDecision(_ policy: HostSettings.HostKeyPolicy, reason: HostKeyQuestion.Reason) -> HostKeyDecision?
+    {
         switch (policy, reason) {
         case (.strict, _): .refuse
         case (.acceptNew, .unknown): .acceptAndRemember
@@ -78,7 +84,9 @@ enum HostKeyCheck {
     }
 
     static func changed(hop: SSHEndpoint, offered: HostKey, known: [HostKey], source: HostKeySource) -> SSHError {
-        let old = known.isEmpty ? "an undecodable pinned key" : known.map { "\($0.type) \($0.fingerprint)" }.joined(separator: ", ")
+        let old =
+            known.isEmpty
+            ? "an undecodable pinned key" : known.map { "\($0.type) \($0.fingerprint)" }.joined(separator: ", ")
         var error = SSHError(
             .hostKeyChanged,
             """
@@ -88,9 +96,10 @@ enum HostKeyCheck {
             """,
             hint: "if the change is expected, confirm the new fingerprint out of band, then: sshelf trust \(hop.name) "
                 + "--replace --fingerprint \(offered.fingerprint)")
-        error.hostKeyChange = HostKeyChange(hopName: hop.name, lookupName: hop.lookupName, hostname: hop.hostname,
-                                            port: hop.port, hostID: hop.hostID, offered: offered, known: known,
-                                            source: source)
+        error.hostKeyChange = HostKeyChange(
+            hopName: hop.name, lookupName: hop.lookupName, hostname: hop.hostname,
+            port: hop.port, hostID: hop.hostID, offered: offered, known: known,
+            source: source)
         return error
     }
 

@@ -32,11 +32,15 @@ extension SSHConnection {
         let channel = try session.openSessionChannel()
         sendEnvironment(channel)
         let terminal = options.requestTerminal && targetSettings.requestTTY != .no
-        let size = TerminalSize.current(options.output) ?? TerminalSize.current(options.input) ?? TerminalSize(rows: 24, columns: 80)
+        let size =
+            TerminalSize.current(options.output) ?? TerminalSize.current(options.input)
+            ?? TerminalSize(rows: 24, columns: 80)
         let modes = ""
         if terminal {
-            guard libssh2_channel_request_pty_ex(channel.raw, options.term, UInt32(options.term.utf8.count), modes, 0,
-                                                 Int32(size.columns), Int32(size.rows), 0, 0) == 0
+            guard
+                libssh2_channel_request_pty_ex(
+                    channel.raw, options.term, UInt32(options.term.utf8.count), modes, 0,
+                    Int32(size.columns), Int32(size.rows), 0, 0) == 0
             else { throw SSHError(.channelFailed, "the server refused a terminal (PTY)", library: session.lastError()) }
         }
         let request = "shell"
@@ -53,8 +57,9 @@ extension SSHConnection {
         defer { session.setBlocking(true) }
         var escape = EscapeFilter(enabled: options.escapeEnabled)
         var stoppedLocally = false
-        var pump = ChannelPump(session: session, channel: channel, input: options.input,
-                               liveness: Liveness(targetSettings, host: targetName))
+        var pump = ChannelPump(
+            session: session, channel: channel, input: options.input,
+            liveness: Liveness(targetSettings, host: targetName))
         pump.wakeFD = signals.readFD
         try pump.run(
             stdout: { FileOutput.writeAll(options.output, $0) },
@@ -69,7 +74,8 @@ extension SSHConnection {
                     if signal == SIGWINCH {
                         if let size = TerminalSize.current(options.output) ?? TerminalSize.current(options.input) {
                             _ = channel.retry {
-                                libssh2_channel_request_pty_size_ex(channel.raw, Int32(size.columns), Int32(size.rows), 0, 0)
+                                libssh2_channel_request_pty_size_ex(
+                                    channel.raw, Int32(size.columns), Int32(size.rows), 0, 0)
                             }
                         }
                     } else {

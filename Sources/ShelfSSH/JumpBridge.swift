@@ -84,7 +84,8 @@ final class JumpBridge: @unchecked Sendable {
                     }
                 }
                 if !channelPending.isEmpty {
-                    let written = Glibc.write(pumpEnd, fromChannel.baseAddress! + channelPending.lowerBound, channelPending.count)
+                    let written = Glibc.write(
+                        pumpEnd, fromChannel.baseAddress! + channelPending.lowerBound, channelPending.count)
                     if written > 0 {
                         channelPending = channelPending.lowerBound + written..<channelPending.upperBound
                         progress = true
@@ -115,8 +116,10 @@ final class JumpBridge: @unchecked Sendable {
                     lastKeepalive = Date()
                 }
                 var fds = [
-                    pollfd(fd: pumpEnd, events: Int16(socketPending.isEmpty && socketOpen ? POLLIN : 0)
-                        | Int16(channelPending.isEmpty ? 0 : POLLOUT), revents: 0),
+                    pollfd(
+                        fd: pumpEnd,
+                        events: Int16(socketPending.isEmpty && socketOpen ? POLLIN : 0)
+                            | Int16(channelPending.isEmpty ? 0 : POLLOUT), revents: 0),
                     pollfd(fd: outer.socket, events: outer.blockDirections | Int16(POLLIN), revents: 0),
                     pollfd(fd: stopPipe.read, events: Int16(POLLIN), revents: 0),
                 ]

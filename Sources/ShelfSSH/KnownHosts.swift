@@ -75,12 +75,14 @@ public struct KnownHostsFile: Sendable {
         lines.compactMap { if case .entry(let entry) = $0 { entry } else { nil } }
     }
 
-    public var text: String { lines.map { line in
-        switch line {
-        case .entry(let entry): entry.line
-        case .verbatim(let raw): raw
-        }
-    }.map { $0 + "\n" }.joined() }
+    public var text: String {
+        lines.map { line in
+            switch line {
+            case .entry(let entry): entry.line
+            case .verbatim(let raw): raw
+            }
+        }.map { $0 + "\n" }.joined()
+    }
 
     /// The name known_hosts files use for a host: bare for port 22, `[host]:port` otherwise.
     public static func lookupName(host: String, port: Int) -> String {

@@ -79,14 +79,18 @@ public enum LibSSH2 {
             }
             let newer = "libssh2 1.11 or later"
             return [
-                row(rsaSHA2, "RSA keys sign with rsa-sha2-512/256", newer + "; sshelf connect hands an RSA host to OpenSSH"),
+                row(
+                    rsaSHA2, "RSA keys sign with rsa-sha2-512/256",
+                    newer + "; sshelf connect hands an RSA host to OpenSSH"),
                 row(userauthBanner, "the server's login banner is shown", newer),
                 row(channelSignal, "Ctrl-C reaches the remote command of sshelf exec as INT (without a PTY)", newer),
                 row(agentSign, "agent keys sign with the algorithm the server takes (rsa-sha2 for RSA)", newer),
                 row(securityKeys, "FIDO security keys in the library (sshelf does not use them yet)", newer),
-                row(unixSocketForwards, "-L forwards to a unix socket on the server (direct-streamlocal)",
+                row(
+                    unixSocketForwards, "-L forwards to a unix socket on the server (direct-streamlocal)",
                     newer + "; sshelf forward start --openssh runs them"),
-                row(userCertificates, "user certificates (CertificateFile) in sshelf's own client",
+                row(
+                    userCertificates, "user certificates (CertificateFile) in sshelf's own client",
                     newer + "; sshelf connect hands such a host to OpenSSH"),
                 "  ciphers: \(ciphers.isEmpty ? "(the library could not start)" : ciphers.joined(separator: ", "))",
             ]

@@ -12,10 +12,16 @@ struct PrivateKeyInfo: Equatable {
     static func inspect(_ key: SecretBytes) -> PrivateKeyInfo {
         key.withUnsafeBytes { bytes in
             let head = UnsafeRawBufferPointer(rebasing: bytes.prefix(64))
-            if contains(head, "BEGIN RSA PRIVATE KEY") { return PrivateKeyInfo(type: .rsa, encrypted: pemEncrypted(bytes)) }
-            if contains(head, "BEGIN EC PRIVATE KEY") { return PrivateKeyInfo(type: .ecdsa, encrypted: pemEncrypted(bytes)) }
+            if contains(head, "BEGIN RSA PRIVATE KEY") {
+                return PrivateKeyInfo(type: .rsa, encrypted: pemEncrypted(bytes))
+            }
+            if contains(head, "BEGIN EC PRIVATE KEY") {
+                return PrivateKeyInfo(type: .ecdsa, encrypted: pemEncrypted(bytes))
+            }
             if contains(head, "BEGIN ENCRYPTED PRIVATE KEY") { return PrivateKeyInfo(type: nil, encrypted: true) }
-            guard contains(head, "BEGIN OPENSSH PRIVATE KEY") else { return PrivateKeyInfo(type: nil, encrypted: false) }
+            guard contains(head, "BEGIN OPENSSH PRIVATE KEY") else {
+                return PrivateKeyInfo(type: nil, encrypted: false)
+            }
             return openSSH(bytes)
         }
     }
@@ -57,7 +63,8 @@ struct PrivateKeyInfo: Equatable {
         guard let publicKey = field(), let key = HostKey(blob: Array(decoded[publicKey])) else {
             return PrivateKeyInfo(type: nil, encrypted: false)
         }
-        return PrivateKeyInfo(type: KeyType(openSSHAlgorithm: key.type), encrypted: !decoded[cipher].elementsEqual("none".utf8))
+        return PrivateKeyInfo(
+            type: KeyType(openSSHAlgorithm: key.type), encrypted: !decoded[cipher].elementsEqual("none".utf8))
     }
 }
 

@@ -26,8 +26,9 @@ struct ProxyCommandTransport: HopTransport {
             throw SSHError(.network, "could not connect the ProxyCommand: \(String(cString: strerror(errno)))")
         }
         for fd in errors { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        let started = ChildProcess.spawn(["/bin/sh", "-c", "exec " + expanded], stdin: pair[1], stdout: pair[1],
-                                         stderr: errors[1])
+        let started = ChildProcess.spawn(
+            ["/bin/sh", "-c", "exec " + expanded], stdin: pair[1], stdout: pair[1],
+            stderr: errors[1])
         close(pair[1])
         close(errors[1])
         guard case .success(let pid) = started else {
@@ -120,11 +121,14 @@ final class ProxyCommandChild: HopCarrier, @unchecked Sendable {
             usleep(20_000)
         }
         let said = errorText
-        let ended = status.map { $0 >= 128 ? "ended by signal \($0 - 128)" : "exited with status \($0)" } ?? "is still running"
-        return SSHError(error.kind, "the ProxyCommand of this host (\(command)) \(ended) before the SSH handshake finished"
-                            + (said.isEmpty ? "" : ": \(said)"),
-                        library: error.libraryMessage,
-                        hint: "run the command yourself to see what it does; the host's ProxyCommand is shown by sshelf show")
+        let ended =
+            status.map { $0 >= 128 ? "ended by signal \($0 - 128)" : "exited with status \($0)" } ?? "is still running"
+        return SSHError(
+            error.kind,
+            "the ProxyCommand of this host (\(command)) \(ended) before the SSH handshake finished"
+                + (said.isEmpty ? "" : ": \(said)"),
+            library: error.libraryMessage,
+            hint: "run the command yourself to see what it does; the host's ProxyCommand is shown by sshelf show")
     }
 
     /// After the session disconnected: hang up on the command (as ssh does), reap it, and stop reading its stderr.

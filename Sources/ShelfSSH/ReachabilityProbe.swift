@@ -18,8 +18,10 @@ public enum ReachabilityProbe {
         let status = getaddrinfo(target.hostname, String(target.port), &hints, &list)
         guard status == 0, let first = list else {
             // -5 is glibc's EAI_NODATA (the name exists without an address), a GNU extension Swift's Glibc lacks.
-            return .down(status == EAI_NONAME || status == -5 ? .noSuchName
-                : .other(String(cString: gai_strerror(status))))
+            return .down(
+                status == EAI_NONAME || status == -5
+                    ? .noSuchName
+                    : .other(String(cString: gai_strerror(status))))
         }
         defer { freeaddrinfo(list) }
         var failure = ProbeFailure.timeout
@@ -71,8 +73,10 @@ public enum ReachabilityProbe {
     }
 
     /// Non-blocking connect bounded by `timeout`; 0 or the errno that ended it.
-    private static func handshake(_ fd: Int32, _ address: UnsafeMutablePointer<sockaddr>, _ length: socklen_t,
-                                  timeout: Double) -> Int32 {
+    private static func handshake(
+        _ fd: Int32, _ address: UnsafeMutablePointer<sockaddr>, _ length: socklen_t,
+        timeout: Double
+    ) -> Int32 {
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         if connect(fd, address, length) == 0 { return 0 }
         guard errno == EINPROGRESS else { return errno }

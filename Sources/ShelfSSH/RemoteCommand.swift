@@ -11,9 +11,11 @@ extension SSHConnection {
     /// With `terminal` (a TERM value) the command gets a PTY, as `RequestTTY yes|force` asks (the local terminal,
     /// when `input` is one, goes to raw mode meanwhile). `passInterrupts` (the CLI's exec, in the foreground) catches
     /// SIGINT while the command runs and passes it on, where the library can.
-    public func exec(_ command: String, input: Int32? = nil, terminal: String? = nil, passInterrupts: Bool = false,
-                     stdout: (UnsafeRawBufferPointer) -> Void,
-                     stderr: (UnsafeRawBufferPointer) -> Void) throws(SSHError) -> RemoteExit {
+    public func exec(
+        _ command: String, input: Int32? = nil, terminal: String? = nil, passInterrupts: Bool = false,
+        stdout: (UnsafeRawBufferPointer) -> Void,
+        stderr: (UnsafeRawBufferPointer) -> Void
+    ) throws(SSHError) -> RemoteExit {
         let session = target
         session.setBlocking(true)
         let channel = try session.openSessionChannel()
@@ -21,39 +23,47 @@ extension SSHConnection {
         var raw: RawTerminal? = nil
         if let terminal {
             let size = input.flatMap(TerminalSize.current) ?? TerminalSize(rows: 24, columns: 80)
-            guard libssh2_channel_request_pty_ex(channel.raw, terminal, UInt32(terminal.utf8.count), "", 0,
-                                                 Int32(size.columns), Int32(size.rows), 0, 0) == 0
+            guard
+                libssh2_channel_request_pty_ex(
+                    channel.raw, terminal, UInt32(terminal.utf8.count), "", 0,
+                    Int32(size.columns), Int32(size.rows), 0, 0) == 0
             else { throw SSHError(.channelFailed, "the server refused a terminal (PTY)", library: session.lastError()) }
             if let input { raw = RawTerminal(input) }
         }
         defer { raw?.restore() }
         let request = "exec"
-        guard libssh2_channel_process_startup(channel.raw, request, UInt32(request.utf8.count), command,
-                                              UInt32(command.utf8.count)) == 0
+        guard
+            libssh2_channel_process_startup(
+                channel.raw, request, UInt32(request.utf8.count), command,
+                UInt32(command.utf8.count)) == 0
         else {
             throw SSHError(.channelFailed, "the server refused to run the command", library: session.lastError())
         }
         // Without a PTY, Ctrl-C is a signal to sshelf: where libssh2 can send signals (1.11), the first SIGINT goes to
         // the remote command as INT (it may clean up and say how it ended); a second one ends sshelf's side. With a
         // PTY the terminal is raw and Ctrl-C is a byte the remote terminal turns into SIGINT itself.
-        let sendSignal = terminal == nil && passInterrupts
+        let sendSignal =
+            terminal == nil && passInterrupts
             ? LibSSH2.optional("libssh2_channel_signal_ex", as: sshelf_libssh2_channel_signal_ex.self) : nil
         let interrupts = sendSignal == nil ? nil : try ShellSignals([SIGINT])
         defer { interrupts?.restore() }
         session.setBlocking(false)
         defer { session.setBlocking(true) }
-        var pump = ChannelPump(session: session, channel: channel, input: input,
-                               liveness: Liveness(targetSettings, host: targetName))
+        var pump = ChannelPump(
+            session: session, channel: channel, input: input,
+            liveness: Liveness(targetSettings, host: targetName))
         pump.wakeFD = interrupts?.readFD
         var passedOn = 0
-        try pump.run(stdout: stdout, stderr: stderr, onWake: {
-            for _ in interrupts?.drain() ?? [] {
-                passedOn += 1
-                if passedOn > 1 { return false }
-                _ = channel.retry { sendSignal?(channel.raw, "INT", 3) ?? 0 }
-            }
-            return true
-        })
+        try pump.run(
+            stdout: stdout, stderr: stderr,
+            onWake: {
+                for _ in interrupts?.drain() ?? [] {
+                    passedOn += 1
+                    if passedOn > 1 { return false }
+                    _ = channel.retry { sendSignal?(channel.raw, "INT", 3) ?? 0 }
+                }
+                return true
+            })
         session.setBlocking(true)
         if passedOn > 1 {
             session.setTimeout(seconds: 2)
@@ -87,9 +97,11 @@ struct ChannelPump {
     }
 
     /// Returns when the remote side closed (or `filterInput`/`onWake` ask to stop by returning false).
-    mutating func run(stdout: (UnsafeRawBufferPointer) -> Void, stderr: (UnsafeRawBufferPointer) -> Void,
-                      filterInput: ((ArraySlice<UInt8>) -> (forward: [UInt8], keepGoing: Bool))? = nil,
-                      onWake: (() -> Bool)? = nil) throws(SSHError) {
+    mutating func run(
+        stdout: (UnsafeRawBufferPointer) -> Void, stderr: (UnsafeRawBufferPointer) -> Void,
+        filterInput: ((ArraySlice<UInt8>) -> (forward: [UInt8], keepGoing: Bool))? = nil,
+        onWake: (() -> Bool)? = nil
+    ) throws(SSHError) {
         let size = 256 * 1024
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 1)
         defer { buffer.deallocate() }
@@ -194,10 +206,11 @@ struct Liveness {
         guard let deadAfter else { return }
         let silence = session.context.silence
         guard silence > deadAfter else { return }
-        throw SSHError(.disconnected,
-                       "\(host) stopped answering: nothing came back for \(Int(silence)) s, keepalives included "
-                           + "(\(description)); the session was ended",
-                       hint: "the server or the network on the way is down or overloaded")
+        throw SSHError(
+            .disconnected,
+            "\(host) stopped answering: nothing came back for \(Int(silence)) s, keepalives included "
+                + "(\(description)); the session was ended",
+            hint: "the server or the network on the way is down or overloaded")
     }
 }
 

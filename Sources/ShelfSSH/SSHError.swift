@@ -62,8 +62,10 @@ public struct HostKeyChange: Sendable, Equatable {
     public var known: [HostKey]
     public var source: HostKeySource
 
-    public init(hopName: String, lookupName: String, hostname: String, port: Int, hostID: UUID?, offered: HostKey,
-                known: [HostKey], source: HostKeySource) {
+    public init(
+        hopName: String, lookupName: String, hostname: String, port: Int, hostID: UUID?, offered: HostKey,
+        known: [HostKey], source: HostKeySource
+    ) {
         self.hopName = hopName
         self.lookupName = lookupName
         self.hostname = hostname

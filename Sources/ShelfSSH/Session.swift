@@ -36,7 +36,8 @@ final class Session {
         self.raw = raw
         self.socket = socket
         self.ownsSocket = ownsSocket
-        _ = libssh2_session_callback_set(raw, LIBSSH2_CALLBACK_RECV, unsafeBitCast(receiveCallback, to: UnsafeMutableRawPointer.self))
+        _ = libssh2_session_callback_set(
+            raw, LIBSSH2_CALLBACK_RECV, unsafeBitCast(receiveCallback, to: UnsafeMutableRawPointer.self))
     }
 
     deinit {
@@ -48,18 +49,23 @@ final class Session {
     /// HostKeyAlgorithms, KexAlgorithms, Ciphers and MACs (OpenSSH's list syntax, limited to what libssh2 has)
     /// replace sshelf's order. A list that leaves nothing libssh2 can do is an error naming the option.
     func preferAlgorithms(knownHostKeyTypes: [String], settings: HostSettings = HostSettings()) throws(SSHError) {
-        let hostKeys = knownHostKeyTypes.filter(Self.hostKeyPreference.contains)
+        let hostKeys =
+            knownHostKeyTypes.filter(Self.hostKeyPreference.contains)
             + Self.hostKeyPreference.filter { !knownHostKeyTypes.contains($0) }
-        let kex = try AlgorithmList.resolve(settings.kexAlgorithms, option: "KexAlgorithms", defaults: Self.kexPreference,
-                                            supported: supported(LIBSSH2_METHOD_KEX))
-        let hostKey = try AlgorithmList.resolve(settings.hostKeyAlgorithms, option: "HostKeyAlgorithms", defaults: hostKeys,
-                                                supported: supported(LIBSSH2_METHOD_HOSTKEY))
-        let ciphers = try AlgorithmList.resolve(settings.ciphers, option: "Ciphers",
-                                                defaults: Self.cipherPreference.split(separator: ",").map(String.init),
-                                                supported: supported(LIBSSH2_METHOD_CRYPT_CS))
-        let macs = try AlgorithmList.resolve(settings.macs, option: "MACs",
-                                             defaults: Self.macPreference.split(separator: ",").map(String.init),
-                                             supported: supported(LIBSSH2_METHOD_MAC_CS))
+        let kex = try AlgorithmList.resolve(
+            settings.kexAlgorithms, option: "KexAlgorithms", defaults: Self.kexPreference,
+            supported: supported(LIBSSH2_METHOD_KEX))
+        let hostKey = try AlgorithmList.resolve(
+            settings.hostKeyAlgorithms, option: "HostKeyAlgorithms", defaults: hostKeys,
+            supported: supported(LIBSSH2_METHOD_HOSTKEY))
+        let ciphers = try AlgorithmList.resolve(
+            settings.ciphers, option: "Ciphers",
+            defaults: Self.cipherPreference.split(separator: ",").map(String.init),
+            supported: supported(LIBSSH2_METHOD_CRYPT_CS))
+        let macs = try AlgorithmList.resolve(
+            settings.macs, option: "MACs",
+            defaults: Self.macPreference.split(separator: ",").map(String.init),
+            supported: supported(LIBSSH2_METHOD_MAC_CS))
         _ = libssh2_session_method_pref(raw, LIBSSH2_METHOD_KEX, kex.joined(separator: ","))
         _ = libssh2_session_method_pref(raw, LIBSSH2_METHOD_HOSTKEY, hostKey.joined(separator: ","))
         for method in [LIBSSH2_METHOD_CRYPT_CS, LIBSSH2_METHOD_CRYPT_SC] {
@@ -101,12 +107,14 @@ final class Session {
         guard code == 0 else {
             let timedOut = code == LIBSSH2_ERROR_TIMEOUT || code == LIBSSH2_ERROR_SOCKET_TIMEOUT
             let seconds = libssh2_session_get_timeout(raw) / 1000
-            throw SSHError(timedOut ? .timedOut : .handshakeFailed,
-                           timedOut ? "the SSH handshake with \(target) timed out (no answer within \(seconds) s)"
-                               : "the SSH handshake with \(target) failed", library: lastError(),
-                           hint: code == LIBSSH2_ERROR_KEX_FAILURE
-                               ? "the server offers no key exchange, cipher or host-key algorithm libssh2 1.10 supports"
-                               : "is this an SSH server?")
+            throw SSHError(
+                timedOut ? .timedOut : .handshakeFailed,
+                timedOut
+                    ? "the SSH handshake with \(target) timed out (no answer within \(seconds) s)"
+                    : "the SSH handshake with \(target) failed", library: lastError(),
+                hint: code == LIBSSH2_ERROR_KEX_FAILURE
+                    ? "the server offers no key exchange, cipher or host-key algorithm libssh2 1.10 supports"
+                    : "is this an SSH server?")
         }
     }
 
@@ -152,8 +160,9 @@ final class Session {
         let list = libssh2_userauth_list(raw, user, UInt32(user.utf8.count))
         guard let list else {
             if isAuthenticated { return nil }
-            throw SSHError(.authenticationFailed, "the server did not list its authentication methods",
-                           library: lastError())
+            throw SSHError(
+                .authenticationFailed, "the server did not list its authentication methods",
+                library: lastError())
         }
         return String(cString: list).split(separator: ",").map(String.init)
     }
@@ -228,19 +237,20 @@ final class SessionContext {
 }
 
 /// libssh2's own receive (recv, with -errno for errors as libssh2 expects), noting when bytes arrived.
-private let receiveCallback: @convention(c) (
-    Int32, UnsafeMutableRawPointer?, Int, Int32, UnsafeMutablePointer<UnsafeMutableRawPointer?>?
-) -> Int = { socket, buffer, length, flags, abstract in
-    let count = recv(socket, buffer, length, flags)
-    if count < 0 {
-        let code = errno
-        return code == ENOENT || code == EWOULDBLOCK ? -Int(EAGAIN) : -Int(code)
+private let receiveCallback:
+    @convention(c) (
+        Int32, UnsafeMutableRawPointer?, Int, Int32, UnsafeMutablePointer<UnsafeMutableRawPointer?>?
+    ) -> Int = { socket, buffer, length, flags, abstract in
+        let count = recv(socket, buffer, length, flags)
+        if count < 0 {
+            let code = errno
+            return code == ENOENT || code == EWOULDBLOCK ? -Int(EAGAIN) : -Int(code)
+        }
+        if count > 0, let pointer = abstract?.pointee {
+            Unmanaged<SessionContext>.fromOpaque(pointer).takeUnretainedValue().lastReceived = SessionContext.now()
+        }
+        return count
     }
-    if count > 0, let pointer = abstract?.pointee {
-        Unmanaged<SessionContext>.fromOpaque(pointer).takeUnretainedValue().lastReceived = SessionContext.now()
-    }
-    return count
-}
 
 private func text(_ pointer: UnsafePointer<CChar>?, _ length: Int32) -> String {
     guard let pointer, length > 0 else { return "" }
@@ -248,49 +258,51 @@ private func text(_ pointer: UnsafePointer<CChar>?, _ length: Int32) -> String {
 }
 
 /// libssh2 frees each response with free(), so answers are copied into malloc'd memory.
-let keyboardCallback: @convention(c) (
-    UnsafePointer<CChar>?, Int32, UnsafePointer<CChar>?, Int32, Int32,
-    UnsafePointer<LIBSSH2_USERAUTH_KBDINT_PROMPT>?, UnsafeMutablePointer<LIBSSH2_USERAUTH_KBDINT_RESPONSE>?,
-    UnsafeMutablePointer<UnsafeMutableRawPointer?>?
-) -> Void = { name, nameLength, instruction, instructionLength, count, prompts, responses, abstract in
-    guard let pointer = abstract?.pointee, let responses, count >= 0,
-          let respond = Unmanaged<SessionContext>.fromOpaque(pointer).takeUnretainedValue().keyboard
-    else { return }
-    var list: [KeyboardPrompt] = []
-    for index in 0..<Int(count) {
-        guard let prompt = prompts?[index] else { continue }
-        let promptText = prompt.text.map { text(UnsafePointer($0), Int32(prompt.length)) } ?? ""
-        list.append(KeyboardPrompt(text: promptText, echo: prompt.echo != 0))
-    }
-    let answers = respond(text(name, nameLength), text(instruction, instructionLength), list) ?? []
-    for index in 0..<Int(count) {
-        guard index < answers.count else {
-            responses[index].text = nil
-            responses[index].length = 0
-            continue
+let keyboardCallback:
+    @convention(c) (
+        UnsafePointer<CChar>?, Int32, UnsafePointer<CChar>?, Int32, Int32,
+        UnsafePointer<LIBSSH2_USERAUTH_KBDINT_PROMPT>?, UnsafeMutablePointer<LIBSSH2_USERAUTH_KBDINT_RESPONSE>?,
+        UnsafeMutablePointer<UnsafeMutableRawPointer?>?
+    ) -> Void = { name, nameLength, instruction, instructionLength, count, prompts, responses, abstract in
+        guard let pointer = abstract?.pointee, let responses, count >= 0,
+            let respond = Unmanaged<SessionContext>.fromOpaque(pointer).takeUnretainedValue().keyboard
+        else { return }
+        var list: [KeyboardPrompt] = []
+        for index in 0..<Int(count) {
+            guard let prompt = prompts?[index] else { continue }
+            let promptText = prompt.text.map { text(UnsafePointer($0), Int32(prompt.length)) } ?? ""
+            list.append(KeyboardPrompt(text: promptText, echo: prompt.echo != 0))
         }
-        let answer = answers[index]
-        let memory = malloc(max(answer.count, 1))
-        answer.withUnsafeBytes { bytes in
-            if let memory, let base = bytes.baseAddress, bytes.count > 0 { memcpy(memory, base, bytes.count) }
+        let answers = respond(text(name, nameLength), text(instruction, instructionLength), list) ?? []
+        for index in 0..<Int(count) {
+            guard index < answers.count else {
+                responses[index].text = nil
+                responses[index].length = 0
+                continue
+            }
+            let answer = answers[index]
+            let memory = malloc(max(answer.count, 1))
+            answer.withUnsafeBytes { bytes in
+                if let memory, let base = bytes.baseAddress, bytes.count > 0 { memcpy(memory, base, bytes.count) }
+            }
+            responses[index].text = memory?.assumingMemoryBound(to: CChar.self)
+            responses[index].length = memory == nil ? 0 : UInt32(answer.count)
         }
-        responses[index].text = memory?.assumingMemoryBound(to: CChar.self)
-        responses[index].length = memory == nil ? 0 : UInt32(answer.count)
     }
-}
 
 /// libssh2 frees the signature with free(), so it is copied into malloc'd memory.
-let signCallback: @convention(c) (
-    OpaquePointer?, UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?, UnsafeMutablePointer<Int>?,
-    UnsafePointer<UInt8>?, Int, UnsafeMutablePointer<UnsafeMutableRawPointer?>?
-) -> Int32 = { _, signature, signatureLength, data, dataLength, abstract in
-    guard let pointer = abstract?.pointee, let signature, let signatureLength, let data,
-        let sign = Unmanaged<SessionContext>.fromOpaque(pointer).takeUnretainedValue().signer,
-        let made = sign(Array(UnsafeBufferPointer(start: data, count: dataLength))),
-        let memory = malloc(max(made.count, 1))
-    else { return -1 }
-    made.withUnsafeBytes { bytes in if let base = bytes.baseAddress { memcpy(memory, base, bytes.count) } }
-    signature.pointee = memory.assumingMemoryBound(to: UInt8.self)
-    signatureLength.pointee = made.count
-    return 0
-}
+let signCallback:
+    @convention(c) (
+        OpaquePointer?, UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?, UnsafeMutablePointer<Int>?,
+        UnsafePointer<UInt8>?, Int, UnsafeMutablePointer<UnsafeMutableRawPointer?>?
+    ) -> Int32 = { _, signature, signatureLength, data, dataLength, abstract in
+        guard let pointer = abstract?.pointee, let signature, let signatureLength, let data,
+            let sign = Unmanaged<SessionContext>.fromOpaque(pointer).takeUnretainedValue().signer,
+            let made = sign(Array(UnsafeBufferPointer(start: data, count: dataLength))),
+            let memory = malloc(max(made.count, 1))
+        else { return -1 }
+        made.withUnsafeBytes { bytes in if let base = bytes.baseAddress { memcpy(memory, base, bytes.count) } }
+        signature.pointee = memory.assumingMemoryBound(to: UInt8.self)
+        signatureLength.pointee = made.count
+        return 0
+    }

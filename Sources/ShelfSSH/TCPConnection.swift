@@ -6,9 +6,10 @@ import Glibc
 enum TCPConnection {
     /// `cancellation`: a cancel from another thread ends the wait at once (an error of kind `.cancelled`). `name` is
     /// what the user calls the host (`dead`): errors say it first, with the address after it.
-    static func open(host: String, port: Int, name: String? = nil, timeout: Double,
-                     cancellation: ConnectCancellation? = nil) throws(SSHError) -> Int32
-    {
+    static func open(
+        host: String, port: Int, name: String? = nil, timeout: Double,
+        cancellation: ConnectCancellation? = nil
+    ) throws(SSHError) -> Int32 {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -29,8 +30,9 @@ enum TCPConnection {
                 lastErrno = errno
                 continue
             }
-            let code = connect(fd: fd, info.pointee.ai_addr, info.pointee.ai_addrlen, timeout: timeout,
-                               wake: cancellation?.wakeFD ?? -1)
+            let code = connect(
+                fd: fd, info.pointee.ai_addr, info.pointee.ai_addrlen, timeout: timeout,
+                wake: cancellation?.wakeFD ?? -1)
             if code == ECANCELED || cancellation?.isCancelled == true {
                 close(fd)
                 throw ConnectCancellation.cancelledError()
@@ -47,8 +49,10 @@ enum TCPConnection {
 
     /// Non-blocking connect bounded by `timeout`; returns 0 or the errno that ended it (ECANCELED when `wake`
     /// became readable: a cancel).
-    private static func connect(fd: Int32, _ address: UnsafeMutablePointer<sockaddr>, _ length: socklen_t,
-                                timeout: Double, wake: Int32) -> Int32 {
+    private static func connect(
+        fd: Int32, _ address: UnsafeMutablePointer<sockaddr>, _ length: socklen_t,
+        timeout: Double, wake: Int32
+    ) -> Int32 {
         let flags = fcntl(fd, F_GETFL)
         _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
         defer { _ = fcntl(fd, F_SETFL, flags) }
@@ -89,15 +93,19 @@ enum TCPConnection {
         let detail = target == address ? system : "\(address): \(system)"
         switch code {
         case ECONNREFUSED:
-            return SSHError(.connectionRefused, "\(target) refused the connection (\(detail))",
-                            hint: "is sshd running there, and is the port right?")
+            return SSHError(
+                .connectionRefused, "\(target) refused the connection (\(detail))",
+                hint: "is sshd running there, and is the port right?")
         case ETIMEDOUT:
-            return SSHError(.timedOut, "connecting to \(target) timed out after \(Int(timeout)) s"
-                                + (target == address ? "" : " (\(address))"),
-                            hint: "the host may be down or a firewall drops the connection")
+            return SSHError(
+                .timedOut,
+                "connecting to \(target) timed out after \(Int(timeout)) s"
+                    + (target == address ? "" : " (\(address))"),
+                hint: "the host may be down or a firewall drops the connection")
         case EHOSTUNREACH, ENETUNREACH:
-            return SSHError(.unreachable, "no route to \(target) (\(detail))",
-                            hint: "check the network and the address")
+            return SSHError(
+                .unreachable, "no route to \(target) (\(detail))",
+                hint: "check the network and the address")
         default:
             return SSHError(.network, "cannot connect to \(target) (\(detail))")
         }

@@ -8,7 +8,8 @@ import ShelfSystem
 
 /// The signature of `data` made with the key in `keyFile` — the signature's own bytes, without the algorithm's
 /// name (libssh2 adds it) — nil when it cannot sign (the login then goes on without the certificate).
-public typealias CertificateSigner = @Sendable (_ keyFile: SecretBytes, _ passphrase: SecretBytes?, _ data: [UInt8])
+public typealias CertificateSigner =
+    @Sendable (_ keyFile: SecretBytes, _ passphrase: SecretBytes?, _ data: [UInt8])
     -> [UInt8]?
 
 enum UserCertificate {

@@ -17,7 +17,8 @@ enum Migrations {
 
     /// The first schema. Relations are flat optional ids with no foreign keys and no unique names: sync can
     /// deliver a host before its group, and two devices may both create "prod".
-    static let version1 = Migration.sql("""
+    static let version1 = Migration.sql(
+        """
         CREATE TABLE host_groups(
             id TEXT PRIMARY KEY NOT NULL,
             name TEXT NOT NULL DEFAULT '',
@@ -73,7 +74,8 @@ enum Migrations {
     /// Search and ProxyJump text: a folded search column (filled here for rows from version 1), the
     /// unresolved ProxyJump text, and the indexes that keep lists and lookups fast at 100,000 hosts.
     static let version2 = Migration.code { db in
-        try db.execute("""
+        try db.execute(
+            """
             ALTER TABLE hosts ADD COLUMN unresolved_jump TEXT NOT NULL DEFAULT '';
             ALTER TABLE hosts ADD COLUMN search_text TEXT NOT NULL DEFAULT '';
             CREATE INDEX hosts_by_name ON hosts(name);
@@ -81,8 +83,12 @@ enum Migrations {
             CREATE INDEX rules_by_host ON forward_rules(host_id);
             """)
         let rows = try db.query("SELECT id, name, hostname, user, tags FROM hosts") { row in
-            (row.text(0), Host(name: row.text(1), hostname: row.text(2), user: row.text(3),
-                               tags: HostRow.splitTags(row.text(4))))
+            (
+                row.text(0),
+                Host(
+                    name: row.text(1), hostname: row.text(2), user: row.text(3),
+                    tags: HostRow.splitTags(row.text(4)))
+            )
         }
         let update = try db.prepare("UPDATE hosts SET search_text = ? WHERE id = ?")
         for (id, host) in rows {
@@ -94,7 +100,8 @@ enum Migrations {
     /// Sync: a clock stamp per record (tombstones included), device-local settings, and the remote batches
     /// already merged. Rows written before sync existed get stamps now, so enabling sync exports them.
     static let version3 = Migration.code { db in
-        try db.execute("""
+        try db.execute(
+            """
             CREATE TABLE record_clock(
                 kind TEXT NOT NULL,
                 id TEXT NOT NULL,
@@ -111,10 +118,13 @@ enum Migrations {
         try db.run("INSERT INTO settings(key, value) VALUES ('device.id', ?)", [.text(device)])
         let wall = HybridLogicalClock.milliseconds(Date())
         var counter = 0
-        for (kind, table) in [("group", "host_groups"), ("host", "hosts"), ("identity", "identities"), ("forward", "forward_rules")] {
+        for (kind, table) in [
+            ("group", "host_groups"), ("host", "hosts"), ("identity", "identities"), ("forward", "forward_rules"),
+        ] {
             for id in try db.query("SELECT id FROM \(table)", row: { $0.text(0) }) {
-                try db.run("INSERT INTO record_clock(kind, id, wall, counter, device) VALUES (?, ?, ?, ?, ?)",
-                           [.text(kind), .text(id), .int(Int(wall)), .int(counter), .text(device)])
+                try db.run(
+                    "INSERT INTO record_clock(kind, id, wall, counter, device) VALUES (?, ?, ?, ?, ?)",
+                    [.text(kind), .text(id), .int(Int(wall)), .int(counter), .text(device)])
                 counter += 1
             }
         }
@@ -142,7 +152,8 @@ enum Migrations {
     /// that arrived by sync from a newer device before these columns existed kept them among its unknown fields;
     /// they move into the columns here.
     static let identityAgentOptions = Migration.code { db in
-        try db.execute("""
+        try db.execute(
+            """
             ALTER TABLE identities ADD COLUMN confirm_each_use INTEGER NOT NULL DEFAULT 0;
             ALTER TABLE identities ADD COLUMN agent_lifetime INTEGER NOT NULL DEFAULT 0;
             """)
@@ -150,11 +161,16 @@ enum Migrations {
             "SELECT id, extra FROM identities WHERE extra LIKE '%\"confirmEachUse\"%' OR extra LIKE "
                 + "'%\"agentLifetime\"%'"
         ) { row in (row.text(0), ExtraFields.decode(row.text(1))) }
-        let update = try db.prepare("UPDATE identities SET confirm_each_use = ?, agent_lifetime = ?, extra = ? WHERE id = ?")
+        let update = try db.prepare(
+            "UPDATE identities SET confirm_each_use = ?, agent_lifetime = ?, extra = ? WHERE id = ?")
         for (id, extra) in rows {
             var rest = extra
             let confirm: Bool
-            if case .bool(let value)? = rest.removeValue(forKey: "confirmEachUse") { confirm = value } else { confirm = false }
+            if case .bool(let value)? = rest.removeValue(forKey: "confirmEachUse") {
+                confirm = value
+            } else {
+                confirm = false
+            }
             var lifetime = 0
             if case .number(let value)? = rest.removeValue(forKey: "agentLifetime"), value.isFinite {
                 lifetime = Int(min(max(value.rounded(), 0), Double(Validation.maximumAgentLifetime)))
@@ -170,7 +186,8 @@ enum Migrations {
     /// verified of the sync group — certificates (the roster), each device's chain head, the entries verified,
     /// pending invites, and merge conflicts. Format-1 bookkeeping (batches merged) goes: those files are never
     /// read again.
-    static let trustedSync = Migration.sql("""
+    static let trustedSync = Migration.sql(
+        """
         ALTER TABLE record_clock ADD COLUMN clock TEXT NOT NULL DEFAULT '';
         ALTER TABLE record_clock ADD COLUMN history TEXT NOT NULL DEFAULT '';
         CREATE TABLE sync_outbox(kind TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY(kind, id));
@@ -221,7 +238,8 @@ enum Migrations {
     /// column existed kept `options` among its unknown fields; it moves into the column here. The catalog cache is
     /// marked stale, so no cache written before this step hands out a host without its options.
     static let hostOptions = Migration.code { db in
-        try db.execute("""
+        try db.execute(
+            """
             ALTER TABLE hosts ADD COLUMN options TEXT NOT NULL DEFAULT '';
             CREATE TABLE option_defaults(
                 position INTEGER PRIMARY KEY NOT NULL,
@@ -249,7 +267,8 @@ enum Migrations {
     /// SQL; the catalog counts them) and `hosts_by_name` (an exact name is found through `hosts_by_folded_name`, whose
     /// case-insensitive key holds every exact match) — and the `search_text` column, a folded copy of the searched
     /// fields that nothing reads since the catalog (HostTable) folds them itself.
-    static let leanHosts = Migration.sql("""
+    static let leanHosts = Migration.sql(
+        """
         DROP INDEX IF EXISTS hosts_by_group;
         DROP INDEX IF EXISTS hosts_by_name;
         ALTER TABLE hosts DROP COLUMN search_text;
@@ -261,7 +280,8 @@ enum Migrations {
     /// saved (an import of 100,000 hosts writes some 1,200 of 15,000 pages fewer). The same columns and rows.
     /// (`record_clock` stays a rowid table: its newest stamp is found through `record_clock_by_stamp` and a look-up by
     /// rowid; without a rowid SQLite's planner scans the whole table for it instead.)
-    static let outboxWithoutRowid = Migration.sql("""
+    static let outboxWithoutRowid = Migration.sql(
+        """
         CREATE TABLE sync_outbox_keyed(kind TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY(kind, id)) WITHOUT ROWID;
         INSERT INTO sync_outbox_keyed(kind, id) SELECT kind, id FROM sync_outbox;
         DROP TABLE sync_outbox;
@@ -273,7 +293,8 @@ enum Migrations {
     /// host that arrived by sync from a newer device before the column existed kept `aliases` among its unknown
     /// fields; they move into the column here. The catalog cache is marked stale: its rows now carry the aliases.
     static let hostAliases = Migration.code { db in
-        try db.execute("""
+        try db.execute(
+            """
             ALTER TABLE hosts ADD COLUMN aliases TEXT NOT NULL DEFAULT '';
             CREATE INDEX hosts_with_aliases ON hosts(id) WHERE aliases != '';
             """)
@@ -316,7 +337,8 @@ enum Migrations {
     }
     /// When each side of a merge conflict was written (milliseconds of its stamp; 0 for conflicts recorded before),
     /// and how the user settled it (`kept`, `other`; empty while open), for `sync conflicts` and its `resolve`.
-    static let conflictSettling = Migration.sql("""
+    static let conflictSettling = Migration.sql(
+        """
         ALTER TABLE sync_conflicts ADD COLUMN kept_at INTEGER NOT NULL DEFAULT 0;
         ALTER TABLE sync_conflicts ADD COLUMN lost_at INTEGER NOT NULL DEFAULT 0;
         ALTER TABLE sync_conflicts ADD COLUMN settled TEXT NOT NULL DEFAULT '';

@@ -65,7 +65,8 @@ enum HostRow {
             .text(host.jumpHostIDs.map(\.storeText).joined(separator: " ")), .text(host.unresolvedJump),
             .optional(host.pinnedHostKey?.type), .optional(host.pinnedHostKey?.key), .text(host.notes),
             .double(host.createdAt.timeIntervalSince1970), .double(host.updatedAt.timeIntervalSince1970),
-            .optional(host.lastConnectedAt), .text(ExtraFields.encode(host.extra)), .text(OptionLines.encode(host.options)),
+            .optional(host.lastConnectedAt), .text(ExtraFields.encode(host.extra)),
+            .text(OptionLines.encode(host.options)),
             .text(joinTags(host.aliases)),
         ]
     }
@@ -73,7 +74,9 @@ enum HostRow {
     static func read(_ row: Statement) -> Host? {
         guard let id = row.uuid(0) else { return nil }
         var pinned: PinnedHostKey? = nil
-        if let type = row.optionalText(12), let key = row.optionalText(13) { pinned = PinnedHostKey(type: type, key: key) }
+        if let type = row.optionalText(12), let key = row.optionalText(13) {
+            pinned = PinnedHostKey(type: type, key: key)
+        }
         return Host(
             id: id, name: row.text(1), hostname: row.text(2), port: row.int(3), user: row.text(4), groupID: row.uuid(5),
             tags: splitTags(row.text(6)), authMethod: AuthMethod(rawValue: row.text(7)), identityID: row.uuid(8),
@@ -81,7 +84,8 @@ enum HostRow {
             passwordRef: row.optionalText(9).flatMap(ReferenceKey.init),
             jumpHostIDs: row.text(10).split(separator: " ").compactMap { UUID(uuidString: String($0)) },
             unresolvedJump: row.text(11), pinnedHostKey: pinned, options: OptionLines.decode(row.text(19)),
-            notes: row.text(14), createdAt: row.date(15), updatedAt: row.date(16), lastConnectedAt: row.optionalDate(17),
+            notes: row.text(14), createdAt: row.date(15), updatedAt: row.date(16),
+            lastConnectedAt: row.optionalDate(17),
             aliases: splitTags(row.text(20)), extra: ExtraFields.decode(row.text(18)))
     }
 }
@@ -95,14 +99,17 @@ enum GroupRow {
         """
 
     static func bindings(_ group: HostGroup) -> [SQLValue] {
-        [.text(group.id.storeText), .text(group.name), .optional(group.parentID), .int(group.sortOrder),
-         .text(group.notes), .double(group.updatedAt.timeIntervalSince1970), .text(ExtraFields.encode(group.extra))]
+        [
+            .text(group.id.storeText), .text(group.name), .optional(group.parentID), .int(group.sortOrder),
+            .text(group.notes), .double(group.updatedAt.timeIntervalSince1970), .text(ExtraFields.encode(group.extra)),
+        ]
     }
 
     static func read(_ row: Statement) -> HostGroup? {
         guard let id = row.uuid(0) else { return nil }
-        return HostGroup(id: id, name: row.text(1), parentID: row.uuid(2), sortOrder: row.int(3), notes: row.text(4),
-                         updatedAt: row.date(5), extra: ExtraFields.decode(row.text(6)))
+        return HostGroup(
+            id: id, name: row.text(1), parentID: row.uuid(2), sortOrder: row.int(3), notes: row.text(4),
+            updatedAt: row.date(5), extra: ExtraFields.decode(row.text(6)))
     }
 }
 
@@ -121,21 +128,26 @@ enum IdentityRow {
         """
 
     static func bindings(_ identity: Identity) -> [SQLValue] {
-        [.text(identity.id.storeText), .text(identity.name), .text(identity.keyType.rawValue), .text(identity.publicKey),
-         .optional(identity.privateKeyRef?.rawValue), .optional(identity.passphraseRef?.rawValue),
-         .text(identity.keyFile), .double(identity.updatedAt.timeIntervalSince1970),
-         .text(ExtraFields.encode(identity.extra)), .int(identity.confirmEachUse ? 1 : 0), .int(identity.agentLifetime),
-         .text(HostRow.joinTags(identity.onlyTo.map(\.description)))]
+        [
+            .text(identity.id.storeText), .text(identity.name), .text(identity.keyType.rawValue),
+            .text(identity.publicKey),
+            .optional(identity.privateKeyRef?.rawValue), .optional(identity.passphraseRef?.rawValue),
+            .text(identity.keyFile), .double(identity.updatedAt.timeIntervalSince1970),
+            .text(ExtraFields.encode(identity.extra)), .int(identity.confirmEachUse ? 1 : 0),
+            .int(identity.agentLifetime),
+            .text(HostRow.joinTags(identity.onlyTo.map(\.description))),
+        ]
     }
 
     static func read(_ row: Statement) -> Identity? {
         guard let id = row.uuid(0) else { return nil }
-        return Identity(id: id, name: row.text(1), keyType: KeyType(rawValue: row.text(2)), publicKey: row.text(3),
-                        privateKeyRef: row.optionalText(4).flatMap(ReferenceKey.init),
-                        passphraseRef: row.optionalText(5).flatMap(ReferenceKey.init), keyFile: row.text(6),
-                        confirmEachUse: row.int(9) != 0, agentLifetime: row.int(10),
-                        onlyTo: HostRow.splitTags(row.text(11)).map(KeyDestination.init(text:)), updatedAt: row.date(7),
-                        extra: ExtraFields.decode(row.text(8)))
+        return Identity(
+            id: id, name: row.text(1), keyType: KeyType(rawValue: row.text(2)), publicKey: row.text(3),
+            privateKeyRef: row.optionalText(4).flatMap(ReferenceKey.init),
+            passphraseRef: row.optionalText(5).flatMap(ReferenceKey.init), keyFile: row.text(6),
+            confirmEachUse: row.int(9) != 0, agentLifetime: row.int(10),
+            onlyTo: HostRow.splitTags(row.text(11)).map(KeyDestination.init(text:)), updatedAt: row.date(7),
+            extra: ExtraFields.decode(row.text(8)))
     }
 }
 
@@ -153,17 +165,20 @@ enum ForwardRow {
         """
 
     static func bindings(_ rule: PortForwardRule) -> [SQLValue] {
-        [.text(rule.id.storeText), .optional(rule.hostID), .text(rule.name), .text(rule.kind.rawValue),
-         .text(rule.bindAddress), .int(rule.bindPort), .text(rule.targetHost), .int(rule.targetPort),
-         .int(rule.autostart ? 1 : 0), .int(rule.enabled ? 1 : 0), .double(rule.updatedAt.timeIntervalSince1970),
-         .text(ExtraFields.encode(rule.extra)), .int(rule.sessions)]
+        [
+            .text(rule.id.storeText), .optional(rule.hostID), .text(rule.name), .text(rule.kind.rawValue),
+            .text(rule.bindAddress), .int(rule.bindPort), .text(rule.targetHost), .int(rule.targetPort),
+            .int(rule.autostart ? 1 : 0), .int(rule.enabled ? 1 : 0), .double(rule.updatedAt.timeIntervalSince1970),
+            .text(ExtraFields.encode(rule.extra)), .int(rule.sessions),
+        ]
     }
 
     static func read(_ row: Statement) -> PortForwardRule? {
         guard let id = row.uuid(0) else { return nil }
-        return PortForwardRule(id: id, hostID: row.uuid(1), name: row.text(2), kind: ForwardKind(rawValue: row.text(3)),
-                               bindAddress: row.text(4), bindPort: row.int(5), targetHost: row.text(6),
-                               targetPort: row.int(7), autostart: row.int(8) != 0, enabled: row.int(9) != 0,
-                               sessions: row.int(12), updatedAt: row.date(10), extra: ExtraFields.decode(row.text(11)))
+        return PortForwardRule(
+            id: id, hostID: row.uuid(1), name: row.text(2), kind: ForwardKind(rawValue: row.text(3)),
+            bindAddress: row.text(4), bindPort: row.int(5), targetHost: row.text(6),
+            targetPort: row.int(7), autostart: row.int(8) != 0, enabled: row.int(9) != 0,
+            sessions: row.int(12), updatedAt: row.date(10), extra: ExtraFields.decode(row.text(11)))
     }
 }

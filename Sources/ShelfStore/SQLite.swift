@@ -5,7 +5,9 @@ import ShelfCore
 import ShelfSQLite
 
 public struct StoreError: Error, Sendable, CustomStringConvertible {
-    public enum Kind: Sendable, Equatable { case corrupt, foreign, newerFormat, permissions, busy, io, constraint, other }
+    public enum Kind: Sendable, Equatable {
+        case corrupt, foreign, newerFormat, permissions, busy, io, constraint, other
+    }
     public var kind: Kind
     public var message: String
     public var hint: String?
@@ -22,13 +24,18 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         let detail = "\(error.context): \(error.message)"
         switch error.kind {
         case .corrupt:
-            self.init(kind: .corrupt, message: "\(error.context): the file is damaged or not an sshelf store (\(error.message))",
-                      hint: "sshelf will not overwrite it; move it aside to start afresh, or restore a backup")
+            self.init(
+                kind: .corrupt,
+                message: "\(error.context): the file is damaged or not an sshelf store (\(error.message))",
+                hint: "sshelf will not overwrite it; move it aside to start afresh, or restore a backup")
         case .busy:
-            self.init(kind: .busy, message: "\(error.context): the store is locked by another process (\(error.message))",
-                      hint: "another sshelf is writing; try again")
+            self.init(
+                kind: .busy, message: "\(error.context): the store is locked by another process (\(error.message))",
+                hint: "another sshelf is writing; try again")
         case .permissions:
-            self.init(kind: .permissions, message: detail, hint: "check that the file and its folder belong to you and are writable")
+            self.init(
+                kind: .permissions, message: detail,
+                hint: "check that the file and its folder belong to you and are writable")
         case .io:
             self.init(kind: .io, message: detail, hint: "check free disk space and the disk's health")
         case .constraint:
@@ -73,7 +80,9 @@ final class Database {
     var totalChanges: Int { connection.totalChanges }
     func setBusyTimeout(milliseconds: Int32) { connection.setBusyTimeout(milliseconds: milliseconds) }
 
-    func execute(_ sql: String) throws(StoreError) { try mapped { () throws(SQLiteError) in try connection.execute(sql) } }
+    func execute(_ sql: String) throws(StoreError) {
+        try mapped { () throws(SQLiteError) in try connection.execute(sql) }
+    }
     func scalarInt(_ sql: String) throws(StoreError) -> Int {
         try mapped { () throws(SQLiteError) in try connection.scalarInt(sql) }
     }
@@ -94,7 +103,9 @@ final class Database {
 
     /// Runs one statement with bindings and returns every row; `row` may throw errors of its own.
     func query<T>(_ sql: String, _ bindings: [SQLValue] = [], row: (Statement) throws -> T) throws -> [T] {
-        do { return try connection.query(sql, bindings, row: row) } catch let error as SQLiteError { throw StoreError(error) }
+        do { return try connection.query(sql, bindings, row: row) } catch let error as SQLiteError {
+            throw StoreError(error)
+        }
     }
 }
 

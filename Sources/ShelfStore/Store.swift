@@ -40,13 +40,15 @@ public final class Store {
         var info = stat()
         if lstat(path, &info) == 0 {
             guard (info.st_mode & S_IFMT) == S_IFREG else {
-                throw StoreError(kind: .foreign, message: "\(path) is \(RegularFile.describe(info.st_mode)), not a regular file",
-                                 hint: "sshelf opens its store only as a plain file; move this aside")
+                throw StoreError(
+                    kind: .foreign, message: "\(path) is \(RegularFile.describe(info.st_mode)), not a regular file",
+                    hint: "sshelf opens its store only as a plain file; move this aside")
             }
             if info.st_mode & 0o077 != 0 {
                 throw StoreError(
                     kind: .permissions,
-                    message: "store \(path) is readable by other users (mode \(String(info.st_mode & 0o777, radix: 8)))",
+                    message:
+                        "store \(path) is readable by other users (mode \(String(info.st_mode & 0o777, radix: 8)))",
                     hint: "run: chmod 600 '\(path)' (sshelf refuses loose files, as ssh refuses loose keys)")
             }
         } else {
@@ -54,8 +56,9 @@ public final class Store {
                 try PrivateFiles.ensureDirectory(directory)
                 try PrivateFiles.ensureFile(path)
             } catch {
-                throw StoreError(kind: .permissions, message: "cannot create the store: \(error)",
-                                 hint: "check that \(directory) is writable")
+                throw StoreError(
+                    kind: .permissions, message: "cannot create the store: \(error)",
+                    hint: "check that \(directory) is writable")
             }
         }
         db = try Database(path: path)
@@ -77,17 +80,20 @@ public final class Store {
         if appID == 0 && version == 0 {
             let tables = try db.scalarInt("SELECT count(*) FROM sqlite_master")
             if tables > 0 {
-                throw StoreError(kind: .foreign, message: "\(path) is a SQLite database of another program",
-                                 hint: "sshelf will not touch it; move it aside or set SSHELF_HOME to another folder")
+                throw StoreError(
+                    kind: .foreign, message: "\(path) is a SQLite database of another program",
+                    hint: "sshelf will not touch it; move it aside or set SSHELF_HOME to another folder")
             }
         } else if appID != Int(Store.applicationID) {
-            throw StoreError(kind: .foreign, message: "\(path) is a SQLite database of another program",
-                             hint: "sshelf will not touch it; move it aside or set SSHELF_HOME to another folder")
+            throw StoreError(
+                kind: .foreign, message: "\(path) is a SQLite database of another program",
+                hint: "sshelf will not touch it; move it aside or set SSHELF_HOME to another folder")
         }
         if version > Migrations.latest {
-            throw StoreError(kind: .newerFormat,
-                             message: "store \(path) has format \(version); this sshelf understands up to \(Migrations.latest)",
-                             hint: "upgrade sshelf; the file is left as it is")
+            throw StoreError(
+                kind: .newerFormat,
+                message: "store \(path) has format \(version); this sshelf understands up to \(Migrations.latest)",
+                hint: "upgrade sshelf; the file is left as it is")
         }
     }
 
@@ -194,8 +200,10 @@ public final class Store {
     /// Hosts whose name equals `name` ignoring case (ASCII), in id order: the unique-name rule compares this way,
     /// as ssh compares Host aliases.
     public func hosts(sameNameAs name: String) throws -> [ShelfCore.Host] {
-        try db.query("SELECT \(HostRow.columns) FROM hosts WHERE name = ? COLLATE NOCASE ORDER BY id", [.text(name)],
-                     row: HostRow.read).compactMap { $0 }
+        try db.query(
+            "SELECT \(HostRow.columns) FROM hosts WHERE name = ? COLLATE NOCASE ORDER BY id", [.text(name)],
+            row: HostRow.read
+        ).compactMap { $0 }
     }
 
     /// Hosts that have `alias` among their aliases, ignoring case (ASCII), in id order. Only the hosts with any alias
@@ -214,8 +222,10 @@ public final class Store {
 
     /// Hosts whose id starts with `prefix` (lower-case hex and dashes), found through the primary key.
     public func hosts(idPrefix prefix: String) throws -> [ShelfCore.Host] {
-        try db.query("SELECT \(HostRow.columns) FROM hosts WHERE id >= ? AND id < ? ORDER BY id",
-                     [.text(prefix), .text(prefix + "\u{7F}")], row: HostRow.read).compactMap { $0 }
+        try db.query(
+            "SELECT \(HostRow.columns) FROM hosts WHERE id >= ? AND id < ? ORDER BY id",
+            [.text(prefix), .text(prefix + "\u{7F}")], row: HostRow.read
+        ).compactMap { $0 }
     }
 
     public func hostCount() throws -> Int { try db.scalarInt("SELECT count(*) FROM hosts") }
@@ -243,8 +253,10 @@ public final class Store {
     // MARK: identities
 
     public func identities() throws -> [Identity] {
-        try db.query("SELECT \(IdentityRow.columns) FROM identities ORDER BY name COLLATE NOCASE, id",
-                     row: IdentityRow.read).compactMap { $0 }
+        try db.query(
+            "SELECT \(IdentityRow.columns) FROM identities ORDER BY name COLLATE NOCASE, id",
+            row: IdentityRow.read
+        ).compactMap { $0 }
     }
 
     public func save(_ identity: Identity) throws {
@@ -262,11 +274,15 @@ public final class Store {
 
     public func forwardRules(hostID: UUID? = nil) throws -> [PortForwardRule] {
         if let hostID {
-            return try db.query("SELECT \(ForwardRow.columns) FROM forward_rules WHERE host_id = ? ORDER BY bind_port, id",
-                                [.text(hostID.storeText)], row: ForwardRow.read).compactMap { $0 }
+            return try db.query(
+                "SELECT \(ForwardRow.columns) FROM forward_rules WHERE host_id = ? ORDER BY bind_port, id",
+                [.text(hostID.storeText)], row: ForwardRow.read
+            ).compactMap { $0 }
         }
-        return try db.query("SELECT \(ForwardRow.columns) FROM forward_rules ORDER BY host_id, bind_port, id",
-                            row: ForwardRow.read).compactMap { $0 }
+        return try db.query(
+            "SELECT \(ForwardRow.columns) FROM forward_rules ORDER BY host_id, bind_port, id",
+            row: ForwardRow.read
+        ).compactMap { $0 }
     }
 
     public func save(_ rule: PortForwardRule) throws {
@@ -283,8 +299,9 @@ public final class Store {
     /// Everything cross-record that is wrong (cycles, dangling references), for `sshelf check`.
     public func problems() throws -> [ModelProblem] {
         try read { store in
-            ModelCheck.problems(groups: try store.groups(), hosts: try store.hosts(), identities: try store.identities(),
-                                rules: try store.forwardRules())
+            ModelCheck.problems(
+                groups: try store.groups(), hosts: try store.hosts(), identities: try store.identities(),
+                rules: try store.forwardRules())
         }
     }
 }

@@ -32,8 +32,9 @@ extension Store {
             }
             let result = try body(store)
             if triggers {
-                try store.db.execute(Store.catalogTriggerSQL
-                                     + "UPDATE catalog_version SET token = randomblob(16) WHERE id = 1;")
+                try store.db.execute(
+                    Store.catalogTriggerSQL
+                        + "UPDATE catalog_version SET token = randomblob(16) WHERE id = 1;")
             }
             return result
         }
@@ -58,7 +59,9 @@ extension Store {
             // Hosts whose ids were handed out in name order (as an import does) are in the name index's order too:
             // every index is appended to, and nothing needs building again.
             let names = hosts.map(\.name)
-            let inNameOrder = zip(order, order.dropFirst()).allSatisfy { !Store.listOrderPrecedes(names[$0.1], names[$0.0]) }
+            let inNameOrder = zip(order, order.dropFirst()).allSatisfy {
+                !Store.listOrderPrecedes(names[$0.1], names[$0.0])
+            }
             let stored = try store.hostCount()
             let rebuild = !inNameOrder && hosts.count >= Store.indexRebuildMinimum && hosts.count >= stored
             if rebuild {
@@ -241,10 +244,14 @@ extension Store {
         var ids: [UUID] = []
         ids.reserveCapacity(count)
         for start in stride(from: 0, to: bytes.count, by: 16) {
-            var raw = (UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0),
-                       UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0))
+            var raw = (
+                UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0),
+                UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0)
+            )
             withUnsafeMutableBytes(of: &raw) { out in
-                bytes.withUnsafeBytes { out.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[start..<(start + 16)])) }
+                bytes.withUnsafeBytes {
+                    out.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[start..<(start + 16)]))
+                }
             }
             raw.6 = raw.6 & 0x0F | 0x40
             raw.8 = raw.8 & 0x3F | 0x80
@@ -268,11 +275,13 @@ extension Store {
         guard count > 0 else { return }
         let first = try nextStamp()
         lastStamp = ClockStamp(wall: first.wall, counter: first.counter + count - 1, device: first.device)
-        try db.run("""
+        try db.run(
+            """
             INSERT INTO record_clock(kind, id, wall, counter, device, deleted, clock)
               SELECT ?, value, ?, ? + key, ?, 0, '' FROM json_each(?)
             """, [.text(kind.rawValue), .int(Int(first.wall)), .int(first.counter), .text(first.device), .text(idList)])
-        try db.run("INSERT OR IGNORE INTO sync_outbox(kind, id) SELECT ?, value FROM json_each(?)",
-                   [.text(kind.rawValue), .text(idList)])
+        try db.run(
+            "INSERT OR IGNORE INTO sync_outbox(kind, id) SELECT ?, value FROM json_each(?)",
+            [.text(kind.rawValue), .text(idList)])
     }
 }

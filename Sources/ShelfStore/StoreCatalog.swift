@@ -13,7 +13,8 @@ import ShelfSystem
 extension Migrations {
     /// The catalog token (changed by trigger on every host write) and the case-insensitive name index that
     /// gives the list order (and the first screenful) without sorting.
-    static let catalog = Migration.sql("""
+    static let catalog = Migration.sql(
+        """
         CREATE TABLE catalog_version(id INTEGER PRIMARY KEY CHECK (id = 1), token BLOB NOT NULL);
         INSERT INTO catalog_version(id, token) VALUES (1, randomblob(16));
         \(Store.catalogTriggerSQL)
@@ -25,7 +26,9 @@ extension Store {
     /// The catalog cache beside the store file.
     public var catalogCachePath: String { path + ".catalog" }
 
-    static let catalogTriggers = ["catalog_after_host_insert", "catalog_after_host_update", "catalog_after_host_delete"]
+    static let catalogTriggers = [
+        "catalog_after_host_insert", "catalog_after_host_update", "catalog_after_host_delete",
+    ]
 
     /// The triggers that change the catalog token on every write to the hosts table.
     static let catalogTriggerSQL = """
@@ -48,10 +51,12 @@ extension Store {
 
     /// The current catalog token; nil when the triggers that keep it current are missing (then no cache).
     public func catalogToken() throws -> [UInt8]? {
-        let triggers = try db.query(
-            "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'hosts' AND name IN (?, "
-                + "?, ?)",
-            Store.catalogTriggers.map { .text($0) }) { $0.int(0) }.first ?? 0
+        let triggers =
+            try db.query(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'hosts' AND name IN (?, "
+                    + "?, ?)",
+                Store.catalogTriggers.map { .text($0) }
+            ) { $0.int(0) }.first ?? 0
         guard triggers == Store.catalogTriggers.count else { return nil }
         return try db.query("SELECT token FROM catalog_version WHERE id = 1") { row in row.blob(0) }.first
     }
@@ -60,7 +65,7 @@ extension Store {
     public func cachedHostTable() throws -> HostTable? {
         try read { store in
             guard let token = try store.catalogToken(), let cached = try? HostTable.map(path: store.catalogCachePath),
-                  cached.token == token
+                cached.token == token
             else { return nil }
             return cached
         }
@@ -71,13 +76,14 @@ extension Store {
     public func hostTable(useCache: Bool = true) throws -> HostTable {
         try read { store in
             let token = try store.catalogToken()
-            if useCache, let token, let cached = try? HostTable.map(path: store.catalogCachePath), cached.token == token {
+            if useCache, let token, let cached = try? HostTable.map(path: store.catalogCachePath), cached.token == token
+            {
                 return cached
             }
             var builder = HostTableBuilder(expectedCount: try store.hostCount())
             try store.appendHosts(to: &builder, sql: "SELECT \(Store.catalogColumns) FROM hosts \(Store.listOrder)")
             if useCache, let token, store.writeCatalogCache(builder, token: token),
-               let written = try? HostTable.map(path: store.catalogCachePath), written.token == token
+                let written = try? HostTable.map(path: store.catalogCachePath), written.token == token
             {
                 return written
             }

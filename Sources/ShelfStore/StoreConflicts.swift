@@ -29,7 +29,7 @@ extension Store {
                 kind: .constraint,
                 message:
                     "the \(conflict.kind) of conflict \(id) is deleted; a deletion is final, so "
-                        + "neither side can be taken",
+                    + "neither side can be taken",
                 hint: "make it again if you still need it; 'sshelf sync conflicts --seen' marks the conflict seen")
         }
         let text = side == .kept ? conflict.kept : conflict.lost

@@ -15,8 +15,9 @@ extension Store {
     public func setOptionDefaults(_ blocks: [OptionDefaults]) throws {
         try db.run("DELETE FROM option_defaults")
         for (position, block) in blocks.enumerated() {
-            try db.run("INSERT INTO option_defaults(position, pattern, options) VALUES (?, ?, ?)",
-                       [.int(position), .text(block.pattern), .text(OptionLines.encode(block.options))])
+            try db.run(
+                "INSERT INTO option_defaults(position, pattern, options) VALUES (?, ?, ?)",
+                [.int(position), .text(block.pattern), .text(OptionLines.encode(block.options))])
         }
     }
 }

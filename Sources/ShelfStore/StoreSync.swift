@@ -34,15 +34,18 @@ extension Store {
 
     public func setSetting(_ key: String, _ value: String?) throws {
         if let value {
-            try db.run("INSERT INTO settings(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                       [.text(key), .text(value)])
+            try db.run(
+                "INSERT INTO settings(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                [.text(key), .text(value)])
         } else {
             try db.run("DELETE FROM settings WHERE key = ?", [.text(key)])
         }
     }
 
     func newestStamp() throws -> ClockStamp? {
-        try db.query("SELECT wall, counter, device FROM record_clock ORDER BY wall DESC, counter DESC, device DESC LIMIT 1") {
+        try db.query(
+            "SELECT wall, counter, device FROM record_clock ORDER BY wall DESC, counter DESC, device DESC LIMIT 1"
+        ) {
             ClockStamp(wall: Int64($0.int(0)), counter: $0.int(1), device: $0.text(2))
         }.first
     }
@@ -64,8 +67,10 @@ extension Store {
     func priorForSave(_ kind: RecordKind, _ id: UUID) throws -> PriorRecord? {
         guard let clock = try clock(kind, id) else { return nil }
         if clock.isDeleted {
-            throw StoreError(kind: .constraint, message: "this \(kind.rawValue) was deleted (here or on another device); it cannot be saved again",
-                             hint: "create a new one")
+            throw StoreError(
+                kind: .constraint,
+                message: "this \(kind.rawValue) was deleted (here or on another device); it cannot be saved again",
+                hint: "create a new one")
         }
         return PriorRecord(clock: clock, body: try rawBody(kind, id))
     }
@@ -76,17 +81,24 @@ extension Store {
             // A new record: one stamp for every group, which the empty clock text says (no clock to build: imports
             // of 100,000 hosts come through here).
             let stamp = try nextStamp()
-            try db.run("""
+            try db.run(
+                """
                 INSERT INTO record_clock(kind, id, wall, counter, device, deleted, clock) VALUES (?, ?, ?, ?, ?, 0, '')
                 ON CONFLICT(kind, id) DO UPDATE SET wall=excluded.wall, counter=excluded.counter,
                 device=excluded.device,
                   deleted=0, clock=''
-                """, [.text(kind.rawValue), .text(id.storeText), .int(Int(stamp.wall)), .int(stamp.counter), .text(stamp.device)])
+                """,
+                [
+                    .text(kind.rawValue), .text(id.storeText), .int(Int(stamp.wall)), .int(stamp.counter),
+                    .text(stamp.device),
+                ])
             try queue(kind, id)
             return
         }
         let stamp = try nextStamp()
-        guard let clock = FieldMerge.localEdit(kind: kind, old: prior.clock, oldBody: prior.body ?? [:], newBody: try body(), stamp: stamp)
+        guard
+            let clock = FieldMerge.localEdit(
+                kind: kind, old: prior.clock, oldBody: prior.body ?? [:], newBody: try body(), stamp: stamp)
         else { return }
         try writeClock(kind, id, clock)
         try queue(kind, id)
@@ -100,42 +112,58 @@ extension Store {
     }
 
     /// A save's body as the merge compares it (unchecked: the credential rule applies when it is sent).
-    static func mergeBody<T: Encodable>(_ record: T) throws -> [String: JSONValue] { try SyncRecordCodec.plainBody(record) }
+    static func mergeBody<T: Encodable>(_ record: T) throws -> [String: JSONValue] {
+        try SyncRecordCodec.plainBody(record)
+    }
 
     private func queue(_ kind: RecordKind, _ id: UUID) throws {
-        try db.run("INSERT OR IGNORE INTO sync_outbox(kind, id) VALUES (?, ?)", [.text(kind.rawValue), .text(id.storeText)])
+        try db.run(
+            "INSERT OR IGNORE INTO sync_outbox(kind, id) VALUES (?, ?)", [.text(kind.rawValue), .text(id.storeText)])
     }
 
     // MARK: clocks
 
     func writeClock(_ kind: RecordKind, _ id: UUID, _ clock: RecordClock) throws {
         let latest = clock.latest
-        try db.run("""
+        try db.run(
+            """
             INSERT INTO record_clock(kind, id, wall, counter, device, deleted, clock) VALUES (?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT(kind, id) DO UPDATE SET wall=excluded.wall, counter=excluded.counter, device=excluded.device,
               deleted=excluded.deleted, clock=excluded.clock
-            """, [.text(kind.rawValue), .text(id.storeText), .int(Int(latest.wall)), .int(latest.counter),
-                  .text(latest.device), .int(clock.isDeleted ? 1 : 0), .text(clock.text(kind: kind))])
+            """,
+            [
+                .text(kind.rawValue), .text(id.storeText), .int(Int(latest.wall)), .int(latest.counter),
+                .text(latest.device), .int(clock.isDeleted ? 1 : 0), .text(clock.text(kind: kind)),
+            ])
     }
 
     public func clock(_ kind: RecordKind, _ id: UUID) throws -> RecordClock? {
-        try db.query("SELECT wall, counter, device, deleted, clock FROM record_clock WHERE kind = ? AND id = ?",
-                     [.text(kind.rawValue), .text(id.storeText)]) { row in
-            RecordClock(text: row.text(4), kind: kind, latest: ClockStamp(wall: Int64(row.int(0)), counter: row.int(1), device: row.text(2)),
-                        deleted: row.int(3) != 0)
+        try db.query(
+            "SELECT wall, counter, device, deleted, clock FROM record_clock WHERE kind = ? AND id = ?",
+            [.text(kind.rawValue), .text(id.storeText)]
+        ) { row in
+            RecordClock(
+                text: row.text(4), kind: kind,
+                latest: ClockStamp(wall: Int64(row.int(0)), counter: row.int(1), device: row.text(2)),
+                deleted: row.int(3) != 0)
         }.first ?? nil
     }
 
     func history(_ kind: RecordKind, _ id: UUID) throws -> FieldHistory {
-        let text = try db.query("SELECT history FROM record_clock WHERE kind = ? AND id = ?", [.text(kind.rawValue), .text(id.storeText)]) {
-            $0.text(0)
-        }.first ?? ""
+        let text =
+            try db.query(
+                "SELECT history FROM record_clock WHERE kind = ? AND id = ?",
+                [.text(kind.rawValue), .text(id.storeText)]
+            ) {
+                $0.text(0)
+            }.first ?? ""
         return FieldHistory(text: text, kind: kind)
     }
 
     func setHistory(_ kind: RecordKind, _ id: UUID, _ history: FieldHistory) throws {
-        try db.run("UPDATE record_clock SET history = ? WHERE kind = ? AND id = ?",
-                   [.text(history.text(kind: kind)), .text(kind.rawValue), .text(id.storeText)])
+        try db.run(
+            "UPDATE record_clock SET history = ? WHERE kind = ? AND id = ?",
+            [.text(history.text(kind: kind)), .text(kind.rawValue), .text(id.storeText)])
     }
 
     func rawBody(_ kind: RecordKind, _ id: UUID) throws -> [String: JSONValue]? {
@@ -147,11 +175,15 @@ extension Store {
         case .host:
             return try host(id: id).map(Store.mergeBody)
         case .identity:
-            return try db.query("SELECT \(IdentityRow.columns) FROM identities WHERE id = ?", key, row: IdentityRow.read)
-                .compactMap { $0 }.first.map(Store.mergeBody)
+            return try db.query(
+                "SELECT \(IdentityRow.columns) FROM identities WHERE id = ?", key, row: IdentityRow.read
+            )
+            .compactMap { $0 }.first.map(Store.mergeBody)
         case .forward:
-            return try db.query("SELECT \(ForwardRow.columns) FROM forward_rules WHERE id = ?", key, row: ForwardRow.read)
-                .compactMap { $0 }.first.map(Store.mergeBody)
+            return try db.query(
+                "SELECT \(ForwardRow.columns) FROM forward_rules WHERE id = ?", key, row: ForwardRow.read
+            )
+            .compactMap { $0 }.first.map(Store.mergeBody)
         case .other:
             return nil
         }
@@ -172,7 +204,9 @@ extension Store {
             let kind = RecordKind(rawValue: kindText)
             guard let id = UUID(uuidString: idText), let clock = try clock(kind, id) else { continue }
             if let tombstone = clock.tombstone {
-                if tombstone.stamp.device == me { records.append(SyncRecord(kind: kind, id: id, clock: clock, body: nil)) }
+                if tombstone.stamp.device == me {
+                    records.append(SyncRecord(kind: kind, id: id, clock: clock, body: nil))
+                }
                 continue
             }
             var mine = clock.groups.filter { $0.value.stamp.device == me }
@@ -196,7 +230,8 @@ extension Store {
     /// (another process edited them after the entry was built: they stay for the next one).
     public func clearOutbox(sent: [(RecordKind, UUID, ClockStamp)]) throws {
         for (kind, id, latest) in sent where try clock(kind, id)?.latest == latest {
-            try db.run("DELETE FROM sync_outbox WHERE kind = ? AND id = ?", [.text(kind.rawValue), .text(id.storeText)])
+            try db.run(
+                "DELETE FROM sync_outbox WHERE kind = ? AND id = ?", [.text(kind.rawValue), .text(id.storeText)])
         }
     }
 
@@ -208,29 +243,42 @@ extension Store {
             var bodies: [String: [String: JSONValue]] = [:]
             switch kind {
             case .group:
-                for group in try db.query("SELECT \(GroupRow.columns) FROM \(table)", row: GroupRow.read).compactMap({ $0 }) {
+                for group in try db.query("SELECT \(GroupRow.columns) FROM \(table)", row: GroupRow.read).compactMap({
+                    $0
+                }) {
                     bodies[group.id.storeText] = try Store.mergeBody(group)
                 }
             case .host:
-                for host in try db.query("SELECT \(HostRow.columns) FROM \(table)", row: HostRow.read).compactMap({ $0 }) {
+                for host in try db.query("SELECT \(HostRow.columns) FROM \(table)", row: HostRow.read).compactMap({ $0 }
+                ) {
                     bodies[host.id.storeText] = try Store.mergeBody(host)
                 }
             case .identity:
-                for identity in try db.query("SELECT \(IdentityRow.columns) FROM \(table)", row: IdentityRow.read).compactMap({ $0 }) {
+                for identity in try db.query("SELECT \(IdentityRow.columns) FROM \(table)", row: IdentityRow.read)
+                    .compactMap({ $0 })
+                {
                     bodies[identity.id.storeText] = try Store.mergeBody(identity)
                 }
             case .forward:
-                for rule in try db.query("SELECT \(ForwardRow.columns) FROM \(table)", row: ForwardRow.read).compactMap({ $0 }) {
+                for rule in try db.query("SELECT \(ForwardRow.columns) FROM \(table)", row: ForwardRow.read).compactMap(
+                    { $0 })
+                {
                     bodies[rule.id.storeText] = try Store.mergeBody(rule)
                 }
             case .other:
                 break
             }
-            let rows = try db.query("SELECT id, wall, counter, device, deleted, clock FROM record_clock WHERE kind = ? ORDER BY id",
-                                    [.text(kind.rawValue)]) { row in
-                (row.text(0), RecordClock(text: row.text(5), kind: kind,
-                                          latest: ClockStamp(wall: Int64(row.int(1)), counter: row.int(2), device: row.text(3)),
-                                          deleted: row.int(4) != 0))
+            let rows = try db.query(
+                "SELECT id, wall, counter, device, deleted, clock FROM record_clock WHERE kind = ? ORDER BY id",
+                [.text(kind.rawValue)]
+            ) { row in
+                (
+                    row.text(0),
+                    RecordClock(
+                        text: row.text(5), kind: kind,
+                        latest: ClockStamp(wall: Int64(row.int(1)), counter: row.int(2), device: row.text(3)),
+                        deleted: row.int(4) != 0)
+                )
             }
             for (idText, parsed) in rows {
                 guard let id = UUID(uuidString: idText), let clock = parsed else { continue }
@@ -257,7 +305,8 @@ extension Store {
     /// (a device catching up: newly enrolled, or long offline), so a conflict with it is between two values this
     /// device never showed — recorded as already seen (listed, not counted in the status line); the device whose
     /// edit lost records it unseen.
-    public func apply(_ record: SyncRecord, from device: String, at time: Date, localArrivedThisRun: Bool = false) throws
+    public func apply(_ record: SyncRecord, from device: String, at time: Date, localArrivedThisRun: Bool = false)
+        throws
         -> ApplyOutcome
     {
         guard record.kind.isKnown, let table = Store.table(record.kind) else {
@@ -269,13 +318,17 @@ extension Store {
             }
         }
         let localClock = try clock(record.kind, record.id)
-        if let localClock, let known = FieldMerge.alreadyKnown(local: localClock, incoming: record.clock, kind: record.kind) {
+        if let localClock,
+            let known = FieldMerge.alreadyKnown(local: localClock, incoming: record.clock, kind: record.kind)
+        {
             if known != localClock { try writeClock(record.kind, record.id, known) }
             return .kept
         }
         let local = try localClock.map { ($0, $0.isDeleted ? nil : try rawBody(record.kind, record.id)) }
         let history = localClock == nil ? FieldHistory() : try self.history(record.kind, record.id)
-        guard let result = FieldMerge.merge(kind: record.kind, local: local, history: history, incoming: record.clock, body: record.body)
+        guard
+            let result = FieldMerge.merge(
+                kind: record.kind, local: local, history: history, incoming: record.clock, body: record.body)
         else { return .kept }
         if result.changed {
             if let body = result.body {
@@ -288,9 +341,13 @@ extension Store {
         }
         if result.clock != localClock { try writeClock(record.kind, record.id, result.clock) }
         if result.history != history { try setHistory(record.kind, record.id, result.history) }
-        let name = (result.body ?? local?.1 ?? record.body)?["name"].flatMap { if case .string(let text) = $0 { text } else { nil } } ?? ""
+        let name =
+            (result.body ?? local?.1 ?? record.body)?["name"].flatMap {
+                if case .string(let text) = $0 { text } else { nil }
+            } ?? ""
         for conflict in result.conflicts {
-            try recordConflict(conflict, kind: record.kind, id: record.id, name: name, at: time, seen: localArrivedThisRun)
+            try recordConflict(
+                conflict, kind: record.kind, id: record.id, name: name, at: time, seen: localArrivedThisRun)
         }
         lastStamp = HybridLogicalClock.receive(result.clock.latest, last: try lastStamp ?? newestStamp())
         return result.changed ? .applied : .kept
@@ -301,10 +358,18 @@ extension Store {
     func storeBody(_ kind: RecordKind, _ body: [String: JSONValue]) throws -> String? {
         do {
             switch kind {
-            case .group: try db.run(GroupRow.upsert, GroupRow.bindings(try SyncRecordCodec.decode(HostGroup.self, from: body)))
-            case .host: try db.run(HostRow.upsert, HostRow.bindings(try SyncRecordCodec.decode(ShelfCore.Host.self, from: body)))
-            case .identity: try db.run(IdentityRow.upsert, IdentityRow.bindings(try SyncRecordCodec.decode(Identity.self, from: body)))
-            case .forward: try db.run(ForwardRow.upsert, ForwardRow.bindings(try SyncRecordCodec.decode(PortForwardRule.self, from: body)))
+            case .group:
+                try db.run(GroupRow.upsert, GroupRow.bindings(try SyncRecordCodec.decode(HostGroup.self, from: body)))
+            case .host:
+                try db.run(
+                    HostRow.upsert, HostRow.bindings(try SyncRecordCodec.decode(ShelfCore.Host.self, from: body)))
+            case .identity:
+                try db.run(
+                    IdentityRow.upsert, IdentityRow.bindings(try SyncRecordCodec.decode(Identity.self, from: body)))
+            case .forward:
+                try db.run(
+                    ForwardRow.upsert, ForwardRow.bindings(try SyncRecordCodec.decode(PortForwardRule.self, from: body))
+                )
             case .other: return "unknown record kind"
             }
         } catch let error as DecodingError {
@@ -320,43 +385,64 @@ extension Store {
         var changed = 0
         for kind in RecordKind.knownCases {
             guard let table = Store.table(kind) else { continue }
-            let rows = try db.query("""
+            let rows = try db.query(
+                """
                 SELECT id, wall, counter, device, deleted, clock FROM record_clock WHERE kind = ? AND (device = ? OR
                 clock LIKE ?)
-                """, [.text(kind.rawValue), .text(device), .text("%@" + device + "%")]) { row in
-                (row.text(0), RecordClock(text: row.text(5), kind: kind,
-                                          latest: ClockStamp(wall: Int64(row.int(1)), counter: row.int(2), device: row.text(3)),
-                                          deleted: row.int(4) != 0))
+                """, [.text(kind.rawValue), .text(device), .text("%@" + device + "%")]
+            ) { row in
+                (
+                    row.text(0),
+                    RecordClock(
+                        text: row.text(5), kind: kind,
+                        latest: ClockStamp(wall: Int64(row.int(1)), counter: row.int(2), device: row.text(3)),
+                        deleted: row.int(4) != 0)
+                )
             }
             for (idText, parsed) in rows {
                 guard let id = UUID(uuidString: idText), let clock = parsed else { continue }
                 let body = clock.isDeleted ? nil : try rawBody(kind, id)
                 let name = body?["name"].flatMap { if case .string(let text) = $0 { text } else { nil } } ?? ""
-                switch FieldMerge.taint(kind: kind, clock, body: body, history: try history(kind, id), device: device, upTo: upTo) {
+                switch FieldMerge.taint(
+                    kind: kind, clock, body: body, history: try history(kind, id), device: device, upTo: upTo)
+                {
                 case .unchanged:
                     continue
                 case .forget:
                     try db.run("DELETE FROM \(table) WHERE id = ?", [.text(idText)])
-                    try db.run("DELETE FROM record_clock WHERE kind = ? AND id = ?", [.text(kind.rawValue), .text(idText)])
-                    try recordConflict(FieldConflict(group: clock.isDeleted ? "deleted" : "record", kept: "(removed)", keptBy: "",
-                                                     lost: clock.isDeleted ? "(deleted)" : "(the record)", lostBy: device, why: .revoked),
-                                       kind: kind, id: id, name: name, at: time)
+                    try db.run(
+                        "DELETE FROM record_clock WHERE kind = ? AND id = ?", [.text(kind.rawValue), .text(idText)])
+                    try recordConflict(
+                        FieldConflict(
+                            group: clock.isDeleted ? "deleted" : "record", kept: "(removed)", keptBy: "",
+                            lost: clock.isDeleted ? "(deleted)" : "(the record)", lostBy: device, why: .revoked),
+                        kind: kind, id: id, name: name, at: time)
                 case .update(let restored, let restoredBody, let history, let groups):
                     for group in groups {
-                        let kept = group != "deleted" ? (restored.group(group).stamp == .zero ? "(erased)"
-                                                         : FieldGroups.text(of: group, kind: kind, in: restoredBody))
+                        let kept =
+                            group != "deleted"
+                            ? (restored.group(group).stamp == .zero
+                                ? "(erased)"
+                                : FieldGroups.text(of: group, kind: kind, in: restoredBody))
                             : restored.isDeleted ? "(deleted)" : "(restored)"
-                        let by = group == "deleted" ? (restored.tombstone?.stamp.device ?? "") : restored.group(group).stamp.device
-                        try recordConflict(FieldConflict(group: group, kept: kept, keptBy: by,
-                                                         lost: group == "deleted" ? "(deleted)" : FieldGroups.text(of: group, kind: kind, in: body),
-                                                         lostBy: device, why: .revoked), kind: kind, id: id, name: name, at: time)
+                        let by =
+                            group == "deleted"
+                            ? (restored.tombstone?.stamp.device ?? "") : restored.group(group).stamp.device
+                        try recordConflict(
+                            FieldConflict(
+                                group: group, kept: kept, keptBy: by,
+                                lost: group == "deleted"
+                                    ? "(deleted)" : FieldGroups.text(of: group, kind: kind, in: body),
+                                lostBy: device, why: .revoked), kind: kind, id: id, name: name, at: time)
                     }
                     if restored.isDeleted {
                         try db.run("DELETE FROM \(table) WHERE id = ?", [.text(idText)])
                     } else {
                         var full = restoredBody
                         full["id"] = .string(idText)
-                        if let failure = try storeBody(kind, full) { throw StoreError(kind: .other, message: failure, hint: nil) }
+                        if let failure = try storeBody(kind, full) {
+                            throw StoreError(kind: .other, message: failure, hint: nil)
+                        }
                     }
                     try writeClock(kind, id, restored)
                     try setHistory(kind, id, history)
@@ -371,12 +457,16 @@ extension Store {
     /// (tests compare these). Provenance, which is this device's own bookkeeping, is left out.
     public func syncedState() throws -> [String] {
         var lines: [String] = []
-        for record in try allRecords().records.sorted(by: { ($0.kind.rawValue, $0.id.storeText) < ($1.kind.rawValue, $1.id.storeText) }) {
+        for record in try allRecords().records.sorted(by: {
+            ($0.kind.rawValue, $0.id.storeText) < ($1.kind.rawValue, $1.id.storeText)
+        }) {
             var body = record.body
             body?["id"] = nil
-            let text = body.flatMap { try? String(decoding: ShelfJSON.encoder().encode($0), as: UTF8.self) } ?? "deleted"
-            lines.append("\(record.kind.rawValue) \(record.id.storeText) "
-                + "\(record.clock.text(kind: record.kind, keepVia: false)) \(text)")
+            let text =
+                body.flatMap { try? String(decoding: ShelfJSON.encoder().encode($0), as: UTF8.self) } ?? "deleted"
+            lines.append(
+                "\(record.kind.rawValue) \(record.id.storeText) "
+                    + "\(record.clock.text(kind: record.kind, keepVia: false)) \(text)")
         }
         return lines
     }

@@ -61,14 +61,18 @@ struct Certificate: Equatable {
     init(parsing bytes: [UInt8]) throws(FramingError) {
         guard bytes.count <= Certificate.maxBytes else { throw FramingError("a certificate is too large") }
         var reader = ByteReader(bytes, what: "a certificate")
-        guard try reader.take(Certificate.magic.count) == Certificate.magic else { throw FramingError("not a certificate") }
+        guard try reader.take(Certificate.magic.count) == Certificate.magic else {
+            throw FramingError("not a certificate")
+        }
         let kind = try reader.u8()
         group = try reader.uuid()
         signer = try reader.uuid()
         time = try reader.i64()
         switch kind {
         case 1:
-            body = .genesis(name: try reader.text(limit: Certificate.maxName), signingKey: try reader.take(SyncCrypto.publicKeyLength))
+            body = .genesis(
+                name: try reader.text(limit: Certificate.maxName),
+                signingKey: try reader.take(SyncCrypto.publicKeyLength))
         case 2:
             let device = try reader.uuid()
             let name = try reader.text(limit: Certificate.maxName)
@@ -89,8 +93,9 @@ struct Certificate: Equatable {
         case 4:
             body = .epoch(id: try reader.uuid(), number: UInt32(try reader.u32()))
         case 5:
-            body = .share(epoch: try reader.uuid(), recipient: try reader.uuid(),
-                          sealedKey: try reader.take(SyncCrypto.keyLength + SyncCrypto.boxOverhead))
+            body = .share(
+                epoch: try reader.uuid(), recipient: try reader.uuid(),
+                sealedKey: try reader.take(SyncCrypto.keyLength + SyncCrypto.boxOverhead))
         default:
             throw FramingError("a certificate of unknown kind \(kind)")
         }
@@ -104,7 +109,9 @@ struct Certificate: Equatable {
 
     /// Whether `publicKey` signed exactly these bytes.
     func isSigned(by publicKey: [UInt8]) -> Bool {
-        SyncCrypto.verify(signature, of: Certificate.signatureLabel + bytes.dropLast(SyncCrypto.signatureLength), publicKey: publicKey)
+        SyncCrypto.verify(
+            signature, of: Certificate.signatureLabel + bytes.dropLast(SyncCrypto.signatureLength), publicKey: publicKey
+        )
     }
 
     /// A device name cut to what a certificate holds, on a character boundary.
@@ -123,7 +130,8 @@ struct Certificate: Equatable {
         case .genesis(_, let key): key.count == SyncCrypto.publicKeyLength
         case .add(_, _, let key, _, let epochs): key.count == SyncCrypto.publicKeyLength && epochs.count <= maxListed
         case .revoke(_, _, let digest, let kept):
-            digest.count == SyncCrypto.digestLength && kept.count <= maxListed && kept.allSatisfy { $0.count == SyncCrypto.digestLength }
+            digest.count == SyncCrypto.digestLength && kept.count <= maxListed
+                && kept.allSatisfy { $0.count == SyncCrypto.digestLength }
         case .epoch: true
         case .share(_, _, let sealed): sealed.count == SyncCrypto.keyLength + SyncCrypto.boxOverhead
         }

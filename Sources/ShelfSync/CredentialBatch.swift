@@ -26,7 +26,9 @@ enum CredentialBatch {
     static func encode(_ items: [CredentialItem]) -> SecretBytes {
         var size = magic.count + 4
         for item in items {
-            size += 2 + item.key.rawValue.utf8.count + 1 + item.accessibility.rawValue.utf8.count + 1 + 8 + 4 + 16 + 4 + item.value.count
+            size +=
+                2 + item.key.rawValue.utf8.count + 1 + item.accessibility.rawValue.utf8.count + 1 + 8 + 4 + 16 + 4
+                + item.value.count
         }
         let out = SecretBytes(count: size)
         out.withUnsafeMutableBytes { buffer in
@@ -35,7 +37,9 @@ enum CredentialBatch {
                 for byte in bytes { buffer[offset] = byte; offset += 1 }
             }
             func putInt(_ value: UInt64, _ width: Int) {
-                for shift in stride(from: (width - 1) * 8, through: 0, by: -8) { put([UInt8((value >> UInt64(shift)) & 0xff)]) }
+                for shift in stride(from: (width - 1) * 8, through: 0, by: -8) {
+                    put([UInt8((value >> UInt64(shift)) & 0xff)])
+                }
             }
             put(magic)
             putInt(UInt64(items.count), 4)
@@ -51,7 +55,10 @@ enum CredentialBatch {
                 put(UUID(uuidString: item.stamp.author)?.bytes ?? [UInt8](repeating: 0, count: 16))
                 putInt(UInt64(item.value.count), 4)
                 item.value.withUnsafeBytes { value in
-                    if value.count > 0 { UnsafeMutableRawBufferPointer(rebasing: buffer[offset..<(offset + value.count)]).copyMemory(from: value) }
+                    if value.count > 0 {
+                        UnsafeMutableRawBufferPointer(rebasing: buffer[offset..<(offset + value.count)]).copyMemory(
+                            from: value)
+                    }
                 }
                 offset += item.value.count
             }
@@ -75,7 +82,8 @@ enum CredentialBatch {
                 guard let bytes = take(width) else { return nil }
                 return bytes.reduce(0) { ($0 << 8) | UInt64($1) }
             }
-            guard let head = take(magic.count), Array(head) == magic || Array(head) == magicV2, let count = int(4), count <= maxItems
+            guard let head = take(magic.count), Array(head) == magic || Array(head) == magicV2, let count = int(4),
+                count <= maxItems
             else {
                 failure = SyncFailure("not a credential batch of this format")
                 return
@@ -83,27 +91,34 @@ enum CredentialBatch {
             for _ in 0..<count {
                 let stamped = Array(head) == magic
                 guard let keyLength = int(2), let keyBytes = take(Int(keyLength)), let classLength = int(1),
-                      let classBytes = take(Int(classLength)), let flags = int(1), let updated = int(8),
-                      let counter = stamped ? int(4) : 0, let author = stamped ? take(16).map(Array.init) : [],
-                      let valueLength = int(4), valueLength <= maxValue, let value = take(Int(valueLength)) else {
+                    let classBytes = take(Int(classLength)), let flags = int(1), let updated = int(8),
+                    let counter = stamped ? int(4) : 0, let author = stamped ? take(16).map(Array.init) : [],
+                    let valueLength = int(4), valueLength <= maxValue, let value = take(Int(valueLength))
+                else {
                     failure = SyncFailure("credential batch is truncated")
                     return
                 }
                 guard let key = ReferenceKey(String(decoding: keyBytes, as: UTF8.self)),
-                      let accessibility = AccessibilityClass(rawValue: String(decoding: classBytes, as: UTF8.self)) else {
+                    let accessibility = AccessibilityClass(rawValue: String(decoding: classBytes, as: UTF8.self))
+                else {
                     failure = SyncFailure("credential batch holds an item this version cannot name")
                     return
                 }
                 guard accessibility.mayLeaveDevice, !key.isDeviceSecret else {
-                    failure = SyncFailure("credential batch holds a \(accessibility) item, which never leaves its device; refused")
+                    failure = SyncFailure(
+                        "credential batch holds a \(accessibility) item, which never leaves its device; refused")
                     return
                 }
-                let stamp = stamped
-                    ? CredentialStamp(time: Int64(bitPattern: updated), counter: UInt32(truncatingIfNeeded: counter),
-                                      author: author == [UInt8](repeating: 0, count: 16) ? "" : UUID(bytes: author).lowerText)
+                let stamp =
+                    stamped
+                    ? CredentialStamp(
+                        time: Int64(bitPattern: updated), counter: UInt32(truncatingIfNeeded: counter),
+                        author: author == [UInt8](repeating: 0, count: 16) ? "" : UUID(bytes: author).lowerText)
                     : CredentialStamp(time: Int64(bitPattern: updated) &* 1000, counter: 0, author: sender)
-                items.append(CredentialItem(key: key, accessibility: accessibility, stamp: stamp, value: SecretBytes(copying: value),
-                                            deleted: flags & 1 == 1))
+                items.append(
+                    CredentialItem(
+                        key: key, accessibility: accessibility, stamp: stamp, value: SecretBytes(copying: value),
+                        deleted: flags & 1 == 1))
             }
             if offset != buffer.count { failure = SyncFailure("credential batch has trailing bytes") }
         }

@@ -29,7 +29,9 @@ struct CredentialLedger {
 
     static func load(_ store: Store) throws -> CredentialLedger {
         var ledger = CredentialLedger()
-        if let text = try store.setting(sentKey), let keys = try? JSONDecoder().decode([String].self, from: Data(text.utf8)) {
+        if let text = try store.setting(sentKey),
+            let keys = try? JSONDecoder().decode([String].self, from: Data(text.utf8))
+        {
             ledger.sent = Set(keys)
         }
         if let text = try store.setting(tombstonesKey) {
@@ -40,7 +42,9 @@ struct CredentialLedger {
                 ledger.tombstones = seconds.mapValues { CredentialStamp(time: $0 * 1000, counter: 0, author: "") }
             }
         }
-        if let text = try store.setting(seenKey), let map = try? JSONDecoder().decode([String: Seen].self, from: Data(text.utf8)) {
+        if let text = try store.setting(seenKey),
+            let map = try? JSONDecoder().decode([String: Seen].self, from: Data(text.utf8))
+        {
             ledger.seen = map
         }
         return ledger

@@ -18,9 +18,10 @@ public struct CredentialSync {
     /// The fixes that unlock what the track reads: `vault unlock` opens the session for every sshelf process (the
     /// TUI's background runs too), a `sync now` in a terminal asks for the passphrase of every class it reads, a
     /// script gives it on a descriptor.
-    static let locked = SyncFailure("vault locked (credential track paused while config keeps syncing)",
-                                    hint: "run 'sshelf vault unlock' (or 'sshelf sync now' in a terminal, which asks "
-                                        + "for the vault passphrase), or 'sshelf sync now', and \(PassphraseNeed.give.words)")
+    static let locked = SyncFailure(
+        "vault locked (credential track paused while config keeps syncing)",
+        hint: "run 'sshelf vault unlock' (or 'sshelf sync now' in a terminal, which asks "
+            + "for the vault passphrase), or 'sshelf sync now', and \(PassphraseNeed.give.words)")
 
     static func failure(_ error: VaultError) -> SyncFailure {
         error.kind == .locked ? locked : SyncFailure("vault unavailable: \(error.message)")
@@ -46,7 +47,9 @@ public struct CredentialSync {
     func syncableItems() throws(SyncFailure) -> [VaultItemInfo] {
         do {
             return try vault.items().filter { info in
-                guard let key = ReferenceKey(info.key), !key.isDeviceSecret, let accessibility = info.knownClass else { return false }
+                guard let key = ReferenceKey(info.key), !key.isDeviceSecret, let accessibility = info.knownClass else {
+                    return false
+                }
                 return accessibility.mayLeaveDevice
             }
         } catch {
@@ -101,7 +104,8 @@ public struct CredentialSync {
             guard let key = ReferenceKey(info.key), let accessibility = info.knownClass else { continue }
             switch vault.read(key, class: accessibility) {
             case .found(let value):
-                let stamp = ledger.seen[info.key]?.stamp
+                let stamp =
+                    ledger.seen[info.key]?.stamp
                     ?? CredentialStamp(time: CredentialStamp.milliseconds(info.updatedAt), counter: 0, author: device)
                 items.append(CredentialItem(key: key, accessibility: accessibility, stamp: stamp, value: value))
             case .locked:
@@ -117,8 +121,10 @@ public struct CredentialSync {
         ledger.sent = present
         for (key, stamp) in ledger.tombstones.sorted(by: { $0.key < $1.key }) {
             guard let reference = ReferenceKey(key), !reference.isDeviceSecret else { continue }
-            items.append(CredentialItem(key: reference, accessibility: .whenUnlocked, stamp: stamp, value: SecretBytes(count: 0),
-                                        deleted: true))
+            items.append(
+                CredentialItem(
+                    key: reference, accessibility: .whenUnlocked, stamp: stamp, value: SecretBytes(count: 0),
+                    deleted: true))
         }
         try ledger.save(store)
         guard !items.isEmpty else { return nil }
@@ -127,8 +133,10 @@ public struct CredentialSync {
 
     /// Merges another device's set into the vault; returns how many items changed here. An item this device keeps
     /// in a device-only class is left as it is, with a note in `kept`.
-    func apply(_ plaintext: SecretBytes, store: Store, from remoteDevice: String, local localDevice: String,
-               kept: inout [String]) throws -> Int {
+    func apply(
+        _ plaintext: SecretBytes, store: Store, from remoteDevice: String, local localDevice: String,
+        kept: inout [String]
+    ) throws -> Int {
         let items = try CredentialBatch.decode(plaintext, sender: remoteDevice)
         var ledger = try CredentialLedger.load(store)
         var changed = 0
@@ -137,8 +145,9 @@ public struct CredentialSync {
             case .changed: changed += 1
             case .unchanged: break
             case .keptOnThisDevice(let stored):
-                kept.append("vault item \(item.key) stays on this device (\(stored)); the copy device "
-                    + "\(remoteDevice.prefix(8)) sent was not applied")
+                kept.append(
+                    "vault item \(item.key) stays on this device (\(stored)); the copy device "
+                        + "\(remoteDevice.prefix(8)) sent was not applied")
             }
         }
         try ledger.save(store)
@@ -155,8 +164,10 @@ public struct CredentialSync {
     /// Last writer wins per item by stamp (time, counter, author), deletions included; an identical value is left
     /// alone (its stamp taken), a copy older than a deletion known here is not brought back, and an item kept on
     /// this device is not touched.
-    func merge(_ item: CredentialItem, from remoteDevice: String, local localDevice: String,
-               ledger: inout CredentialLedger) throws -> MergeOutcome {
+    func merge(
+        _ item: CredentialItem, from remoteDevice: String, local localDevice: String,
+        ledger: inout CredentialLedger
+    ) throws -> MergeOutcome {
         let existing: VaultItemInfo?
         do { existing = try vault.items().first { $0.key == item.key.rawValue } } catch { throw Self.failure(error) }
         let key = item.key.rawValue
@@ -164,8 +175,11 @@ public struct CredentialSync {
             if item.deleted { ledger.bury(key, at: item.stamp) }
             return item.deleted ? .unchanged : .keptOnThisDevice(stored)
         }
-        let local = ledger.seen[key]?.stamp
-            ?? existing.map { CredentialStamp(time: CredentialStamp.milliseconds($0.updatedAt), counter: 0, author: localDevice) }
+        let local =
+            ledger.seen[key]?.stamp
+            ?? existing.map {
+                CredentialStamp(time: CredentialStamp.milliseconds($0.updatedAt), counter: 0, author: localDevice)
+            }
         if item.deleted {
             guard let existing, let local, let stored = existing.knownClass, local <= item.stamp else {
                 ledger.tombstones[key] = max(ledger.tombstones[key] ?? item.stamp, item.stamp)
@@ -182,13 +196,15 @@ public struct CredentialSync {
         if let existing, let local {
             if local >= item.stamp { return .unchanged }
             if let stored = existing.knownClass, case .found(let value) = vault.read(item.key, class: stored),
-               value.isEqual(to: item.value) {
+                value.isEqual(to: item.value)
+            {
                 ledger.seen[key]?.stamp = item.stamp
                 return .unchanged
             }
         }
         do {
-            try vault.writeSynced(item.value, for: item.key, class: item.accessibility, updatedAt: CredentialStamp.date(item.stamp.time))
+            try vault.writeSynced(
+                item.value, for: item.key, class: item.accessibility, updatedAt: CredentialStamp.date(item.stamp.time))
         } catch {
             throw Self.failure(error)
         }

@@ -36,7 +36,8 @@ public struct CredentialSyncPlan: Sendable, Equatable {
         var plan = CredentialSyncPlan()
         for info in try vault.items() {
             guard let key = ReferenceKey(info.key), !key.isDeviceSecret, eligibleFamilies.contains(key.secret),
-                  let stored = info.knownClass else { continue }
+                let stored = info.knownClass
+            else { continue }
             if stored.mayLeaveDevice {
                 plan.travels.append(Item(key: key, stored: stored))
             } else if try ChosenClass.chosen(key, store: store) != nil {

@@ -46,8 +46,10 @@ struct Entry {
     let digest: [UInt8]
 
     /// Seals both sections and signs the whole file.
-    init(header: EntryHeader, roster: SecretBytes, rosterKey: SecretBytes, content: SecretBytes, contentKey: SecretBytes,
-         keys: SyncCrypto.DeviceKeys) {
+    init(
+        header: EntryHeader, roster: SecretBytes, rosterKey: SecretBytes, content: SecretBytes, contentKey: SecretBytes,
+        keys: SyncCrypto.DeviceKeys
+    ) {
         let headerBytes = header.bytes
         sealedRoster = SyncCrypto.seal(roster, key: rosterKey, associatedData: Entry.rosterLabel + headerBytes)
         sealedContent = SyncCrypto.seal(content, key: contentKey, associatedData: Entry.contentLabel + headerBytes)
@@ -71,7 +73,8 @@ struct Entry {
         let previous = try reader.take(SyncCrypto.digestLength), epoch = try reader.uuid()
         let flags = try reader.u8()
         guard flags <= 1 else { throw FramingError("the entry has unknown flags") }
-        header = EntryHeader(group: group, device: device, seq: seq, previous: previous, epoch: epoch, snapshot: flags == 1)
+        header = EntryHeader(
+            group: group, device: device, seq: seq, previous: previous, epoch: epoch, snapshot: flags == 1)
         sealedRoster = try reader.blob(limit: limit)
         sealedContent = try reader.blob(limit: limit)
         _ = try reader.take(SyncCrypto.signatureLength)
@@ -84,8 +87,10 @@ struct Entry {
     }
 
     func isSigned(by publicKey: [UInt8]) -> Bool {
-        SyncCrypto.verify(Array(bytes.suffix(SyncCrypto.signatureLength)), of: Entry.signatureLabel + bytes.dropLast(SyncCrypto.signatureLength),
-                          publicKey: publicKey)
+        SyncCrypto.verify(
+            Array(bytes.suffix(SyncCrypto.signatureLength)),
+            of: Entry.signatureLabel + bytes.dropLast(SyncCrypto.signatureLength),
+            publicKey: publicKey)
     }
 
     func openRoster(_ key: SecretBytes) -> SecretBytes? {
@@ -99,8 +104,12 @@ struct Entry {
 
 /// The keys each group secret and epoch key are split into, so no key seals two kinds of thing.
 enum SyncKeys {
-    static func roster(_ groupSecret: SecretBytes) -> SecretBytes { SyncCrypto.derive(groupSecret, context: "sshelfrs", id: 1) }
-    static func content(_ epochKey: SecretBytes) -> SecretBytes { SyncCrypto.derive(epochKey, context: "sshelfct", id: 1) }
+    static func roster(_ groupSecret: SecretBytes) -> SecretBytes {
+        SyncCrypto.derive(groupSecret, context: "sshelfrs", id: 1)
+    }
+    static func content(_ epochKey: SecretBytes) -> SecretBytes {
+        SyncCrypto.derive(epochKey, context: "sshelfct", id: 1)
+    }
     /// Keys the local digest that tells whether this device's credentials changed since it last sent them.
     static func credentialDigest(_ groupSecret: SecretBytes) -> SecretBytes {
         SyncCrypto.derive(groupSecret, context: "sshelfcd", id: 1)

@@ -20,7 +20,9 @@ enum RosterSection {
     /// The certificates in a roster section (they are public within the group: copying them out is fine).
     static func decode(_ plaintext: SecretBytes) throws(FramingError) -> [Certificate] {
         var reader = ByteReader(plaintext.withUnsafeBytes { Array($0) }, what: "the roster section")
-        guard try reader.take(magic.count) == magic else { throw FramingError("the roster section is not of this format") }
+        guard try reader.take(magic.count) == magic else {
+            throw FramingError("the roster section is not of this format")
+        }
         let count = try reader.count(limit: maxCertificates, minimumSize: 4)
         var out: [Certificate] = []
         for _ in 0..<count { out.append(try Certificate(parsing: try reader.blob(limit: Certificate.maxBytes))) }
@@ -62,12 +64,15 @@ struct EntryContent {
             }
             func int(_ width: Int) -> Int? { take(width).map { $0.reduce(0) { ($0 << 8) | Int($1) } } }
             guard let head = take(magic.count), Array(head) == magic, let length = int(4), length <= limit,
-                  let json = take(length), let flag = int(1) else {
+                let json = take(length), let flag = int(1)
+            else {
                 failure = FramingError("the entry's content is truncated or not of this format")
                 return
             }
             do {
-                guard case .array(let values) = try JSONValue.parse(json) else { throw JSONTextError(description: "not a list") }
+                guard case .array(let values) = try JSONValue.parse(json) else {
+                    throw JSONTextError(description: "not a list")
+                }
                 records = try values.map { value throws(JSONTextError) in try SyncRecord(json: value) }
             } catch {
                 failure = FramingError("the entry's records do not parse (\(error))")

@@ -20,13 +20,17 @@ public struct FolderRemote: Sendable {
         let root = layout.root
         var info = stat()
         guard stat(root, &info) == 0 else {
-            throw SyncFailure("sync folder \(root) not found", hint: "mount or create it, or change it with 'sshelf sync enable --folder PATH'")
+            throw SyncFailure(
+                "sync folder \(root) not found",
+                hint: "mount or create it, or change it with 'sshelf sync enable --folder PATH'")
         }
         guard (info.st_mode & S_IFMT) == S_IFDIR else {
             throw SyncFailure("sync folder \(root) is not a directory", hint: "point sync at a folder")
         }
         guard access(root, W_OK | X_OK) == 0 else {
-            throw SyncFailure("sync folder \(root) is not writable", hint: "check its owner and permissions (and that it is not mounted read-only)")
+            throw SyncFailure(
+                "sync folder \(root) is not writable",
+                hint: "check its owner and permissions (and that it is not mounted read-only)")
         }
     }
 
@@ -46,9 +50,10 @@ public struct FolderRemote: Sendable {
     /// put something else under its name.
     func shared(_ root: RemoteDirectory, _ name: String) throws(SyncFailure) -> RemoteDirectory? {
         if let kind = root.kind(name), kind != S_IFDIR {
-            throw SyncFailure("sync folder \(layout.root) holds '\(name)' as \(FolderRemote.describe(kind)), not a folder; sync "
-                + "does not follow it",
-                              hint: "sshelf never writes one: remove \(layout.root)/\(name) (the devices write their files again)")
+            throw SyncFailure(
+                "sync folder \(layout.root) holds '\(name)' as \(FolderRemote.describe(kind)), not a folder; sync "
+                    + "does not follow it",
+                hint: "sshelf never writes one: remove \(layout.root)/\(name) (the devices write their files again)")
         }
         return root.folder(name)
     }
@@ -60,12 +65,16 @@ public struct FolderRemote: Sendable {
         for name in ["devices", "invites"] { _ = try shared(root, name) }
         guard root.kind("format.json") != nil else { return 0 }
         guard let data = try? root.read("format.json", label: "format.json", limit: RemoteLayout.maxFormatBytes),
-              let format = (try? JSONDecoder().decode(FormatFile.self, from: Data(data)))?.format,
-              format >= 1 else {
-            throw SyncFailure("sync folder \(layout.root) has an unreadable format.json", hint: "is this an sshelf sync folder?")
+            let format = (try? JSONDecoder().decode(FormatFile.self, from: Data(data)))?.format,
+            format >= 1
+        else {
+            throw SyncFailure(
+                "sync folder \(layout.root) has an unreadable format.json", hint: "is this an sshelf sync folder?")
         }
         if format > RemoteLayout.format {
-            throw SyncFailure("remote format \(format) is newer than this program (\(RemoteLayout.format))", hint: "upgrade sshelf on this device")
+            throw SyncFailure(
+                "remote format \(format) is newer than this program (\(RemoteLayout.format))",
+                hint: "upgrade sshelf on this device")
         }
         return format
     }
@@ -74,7 +83,9 @@ public struct FolderRemote: Sendable {
     public func writeFormat() throws(SyncFailure) {
         let data = Array("{\"format\":\(RemoteLayout.format)}\n".utf8)
         let root = try openRoot()
-        guard (try? root.read("format.json", label: "format.json", limit: RemoteLayout.maxFormatBytes)) != data else { return }
+        guard (try? root.read("format.json", label: "format.json", limit: RemoteLayout.maxFormatBytes)) != data else {
+            return
+        }
         try root.write("format.json", data, replace: true)
     }
 
@@ -83,14 +94,18 @@ public struct FolderRemote: Sendable {
     /// reason: a remote flooded with folders must not make every run read them all.
     public func deviceFolders() throws(SyncFailure) -> [String] {
         guard let devices = try shared(try openRoot(), "devices") else { return [] }
-        return try devices.names(limit: RemoteLayout.maxDeviceFolders, what: "device folders").filter(RemoteLayout.isValidDeviceID).sorted()
+        return try devices.names(limit: RemoteLayout.maxDeviceFolders, what: "device folders").filter(
+            RemoteLayout.isValidDeviceID
+        ).sorted()
     }
 
     /// Why a device's folder cannot be read: something other than a real folder under its name. Nil when it is a
     /// folder or absent.
     public func folderProblem(_ device: String) -> String? {
-        guard let devices = try? shared(try openRoot(), "devices"), let kind = devices.kind(device), kind != S_IFDIR else { return nil }
-        return "devices/\(device) on the remote is \(FolderRemote.describe(kind)), not a folder; sync does not follow it"
+        guard let devices = try? shared(try openRoot(), "devices"), let kind = devices.kind(device), kind != S_IFDIR
+        else { return nil }
+        return
+            "devices/\(device) on the remote is \(FolderRemote.describe(kind)), not a folder; sync does not follow it"
     }
 
     /// A device's folder, opened (nil when it is not a real folder).
@@ -103,14 +118,16 @@ public struct FolderRemote: Sendable {
     /// `RemoteLayout.maxEntryFiles` names is a failure with that reason.
     public func entries(of device: String) throws(SyncFailure) -> [Int64] {
         guard let folder = try deviceFolder(device) else { return [] }
-        return try folder.names(limit: RemoteLayout.maxEntryFiles, what: "files").compactMap(RemoteLayout.sequence).sorted()
+        return try folder.names(limit: RemoteLayout.maxEntryFiles, what: "files").compactMap(RemoteLayout.sequence)
+            .sorted()
     }
 
     /// Size, modification time and inode of one of this device's entry files ("" when there is none).
     func signature(_ device: String, _ seq: Int64) -> String {
         var info = stat()
         guard let folder = try? deviceFolder(device),
-              fstatat(folder.fd, RemoteLayout.entryName(seq), &info, AT_SYMLINK_NOFOLLOW) == 0 else { return "" }
+            fstatat(folder.fd, RemoteLayout.entryName(seq), &info, AT_SYMLINK_NOFOLLOW) == 0
+        else { return "" }
         return "\(seq):\(info.st_size):\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec):\(info.st_ino)"
     }
 
@@ -141,15 +158,17 @@ public struct FolderRemote: Sendable {
     /// what a link points to).
     public func writeEntry(_ device: String, _ seq: Int64, _ bytes: [UInt8]) throws(SyncFailure) {
         guard bytes.count <= RemoteLayout.maxEntryBytes else {
-            throw SyncFailure("this device's next entry would be \(bytes.count / 1024 / 1024) MiB, more than the "
-                + "\(RemoteLayout.maxEntryBytes / 1024 / 1024) MiB an entry may hold; nothing was sent",
-                              hint: "no device would read it: sync holds a store of up to about 100,000 hosts")
+            throw SyncFailure(
+                "this device's next entry would be \(bytes.count / 1024 / 1024) MiB, more than the "
+                    + "\(RemoteLayout.maxEntryBytes / 1024 / 1024) MiB an entry may hold; nothing was sent",
+                hint: "no device would read it: sync holds a store of up to about 100,000 hosts")
         }
         let root = try openRoot()
         _ = try shared(root, "devices")
         let folder = try root.makeFolder("devices", replacing: false).makeFolder(device, replacing: true)
         if folder.kind(RemoteLayout.entryName(seq)) != nil {
-            throw SyncFailure("devices/\(device)/\(RemoteLayout.entryName(seq)) already exists; an entry is never written twice")
+            throw SyncFailure(
+                "devices/\(device)/\(RemoteLayout.entryName(seq)) already exists; an entry is never written twice")
         }
         try folder.write(RemoteLayout.entryName(seq), bytes, replace: false)
     }
@@ -175,7 +194,8 @@ public struct FolderRemote: Sendable {
 
     /// The names in `invites`, bounded like device folders.
     func inviteNames() -> (folder: RemoteDirectory, names: [String])? {
-        guard let folder = try? invites(), let names = try? folder.names(limit: RemoteLayout.maxInviteFiles, what: "invite files")
+        guard let folder = try? invites(),
+            let names = try? folder.names(limit: RemoteLayout.maxInviteFiles, what: "invite files")
         else { return nil }
         return (folder, names)
     }
@@ -200,7 +220,8 @@ public struct FolderRemote: Sendable {
             guard name.hasPrefix(prefix), name.hasSuffix(".claim") else { return nil }
             let device = String(name.dropFirst(prefix.count).dropLast(6))
             guard RemoteLayout.isValidDeviceID(device),
-                  let bytes = try? folder.read(name, label: "invites/\(name)", limit: RemoteLayout.maxInviteBytes) else { return nil }
+                let bytes = try? folder.read(name, label: "invites/\(name)", limit: RemoteLayout.maxInviteBytes)
+            else { return nil }
             return (device, bytes)
         }
     }
@@ -227,7 +248,9 @@ public struct FolderRemote: Sendable {
     func inviteOffers() -> [UUID: [String]] {
         var found: [UUID: [String]] = [:]
         for name in inviteNames()?.names ?? [] where name.hasSuffix(".box") || name.hasSuffix(".claim") {
-            guard let invite = UUID(uuidString: String(name.prefix(36))), name.prefix(36) == invite.lowerText else { continue }
+            guard let invite = UUID(uuidString: String(name.prefix(36))), name.prefix(36) == invite.lowerText else {
+                continue
+            }
             found[invite, default: []].append(name)
         }
         return found
@@ -248,13 +271,16 @@ public struct FolderRemote: Sendable {
     /// was listed is either not opened at all or is the very remote folder that was opened — never another one.
     public func removeFormatOneFiles() -> Int {
         guard let devices = try? shared(try openRoot(), "devices"),
-              let names = try? devices.names(limit: RemoteLayout.maxDeviceFolders, what: "device folders") else { return 0 }
+            let names = try? devices.names(limit: RemoteLayout.maxDeviceFolders, what: "device folders")
+        else { return 0 }
         var removed = 0
         for device in names where RemoteLayout.isValidDeviceID(device) {
             guard let folder = devices.folder(device) else { continue }
             for name in RemoteLayout.formatOneNames.sorted() { removed += folder.remove(name) }
             // Only an empty real folder goes (a link under the name is not a folder: AT_REMOVEDIR refuses it).
-            if ((try? folder.names(limit: 1, what: "files")) ?? ["?"]).isEmpty { _ = unlinkat(devices.fd, device, AT_REMOVEDIR) }
+            if ((try? folder.names(limit: 1, what: "files")) ?? ["?"]).isEmpty {
+                _ = unlinkat(devices.fd, device, AT_REMOVEDIR)
+            }
         }
         return removed
     }

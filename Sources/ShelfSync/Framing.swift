@@ -42,7 +42,9 @@ struct ByteWriter {
     }
 
     private mutating func integer(_ value: UInt64, width: Int) {
-        for shift in stride(from: (width - 1) * 8, through: 0, by: -8) { bytes.append(UInt8((value >> UInt64(shift)) & 0xff)) }
+        for shift in stride(from: (width - 1) * 8, through: 0, by: -8) {
+            bytes.append(UInt8((value >> UInt64(shift)) & 0xff))
+        }
     }
 }
 

@@ -31,7 +31,8 @@ public struct GitRemote: Sendable {
     /// and nothing that waits for a person (signing, a pager, an editor).
     static let safety = [
         "core.hooksPath=/dev/null", "protocol.allow=never", "protocol.file.allow=user", "protocol.ssh.allow=always",
-        "protocol.https.allow=always", "protocol.http.allow=always", "protocol.git.allow=always", "submodule.recurse=false",
+        "protocol.https.allow=always", "protocol.http.allow=always", "protocol.git.allow=always",
+        "submodule.recurse=false",
         "fetch.recurseSubmodules=false", "core.fsmonitor=false", "transfer.fsckObjects=true", "commit.gpgSign=false",
         "tag.gpgSign=false", "gc.auto=0", "core.pager=cat", "core.editor=true", "color.ui=false",
     ]
@@ -51,7 +52,10 @@ public struct GitRemote: Sendable {
     static func packOptions(_ url: String, asConfig: Bool) -> [String] {
         guard isLocal(url) else { return [] }
         if asConfig {
-            return ["-c", "remote.origin.uploadpack=" + pack("upload-pack"), "-c", "remote.origin.receivepack=" + pack("receive-pack")]
+            return [
+                "-c", "remote.origin.uploadpack=" + pack("upload-pack"), "-c",
+                "remote.origin.receivepack=" + pack("receive-pack"),
+            ]
         }
         return ["--upload-pack=" + pack("upload-pack")]
     }
@@ -75,8 +79,10 @@ public struct GitRemote: Sendable {
         let left = deadline.timeIntervalSinceNow
         let name = arguments.first { !$0.hasPrefix("-") } ?? "git"
         guard left > 0 else {
-            return GitResult(status: 124, output: "", errors: "git \(name) not run: the \(Int(GitRemote.timeout)) s for git in this run are up",
-                             timedOut: true)
+            return GitResult(
+                status: 124, output: "",
+                errors: "git \(name) not run: the \(Int(GitRemote.timeout)) s for git in this run are up",
+                timedOut: true)
         }
         let configuration = GitRemote.safety.flatMap { ["-c", $0] } + GitRemote.packOptions(url, asConfig: true)
         let argv = ["/usr/bin/env", "git", "-C", directory ?? workingCopy] + configuration + arguments
@@ -84,10 +90,13 @@ public struct GitRemote: Sendable {
             return GitResult(status: 127, output: "", errors: "cannot run git")
         }
         if run.timedOut {
-            return GitResult(status: 124, output: "", errors: "git \(name) did not finish within \(Int(GitRemote.timeout)) s", timedOut: true)
+            return GitResult(
+                status: 124, output: "", errors: "git \(name) did not finish within \(Int(GitRemote.timeout)) s",
+                timedOut: true)
         }
-        return GitResult(status: run.status, output: String(decoding: run.stdout, as: UTF8.self),
-                         errors: String(decoding: run.stderr, as: UTF8.self))
+        return GitResult(
+            status: run.status, output: String(decoding: run.stdout, as: UTF8.self),
+            errors: String(decoding: run.stderr, as: UTF8.self))
     }
 
     /// The line of git's output that says what went wrong: its first `fatal:` or `error:` line (git often ends with
@@ -108,19 +117,22 @@ public struct GitRemote: Sendable {
             let clone = git(["clone"] + options + [url, workingCopy], in: workingCopy.parentPath)
             guard clone.status == 0 else {
                 try? FileManager.default.removeItem(atPath: workingCopy)
-                throw SyncFailure("git remote unreachable: \(GitRemote.reason(clone))",
-                                  hint: "check the URL and that 'git clone \(url)' works for you")
+                throw SyncFailure(
+                    "git remote unreachable: \(GitRemote.reason(clone))",
+                    hint: "check the URL and that 'git clone \(url)' works for you")
             }
         }
         let heads = git(["ls-remote", "--heads", "origin"])
         guard heads.status == 0 else {
-            throw SyncFailure("git remote unreachable: \(GitRemote.reason(heads))", hint: "check your network and git access")
+            throw SyncFailure(
+                "git remote unreachable: \(GitRemote.reason(heads))", hint: "check your network and git access")
         }
         guard !heads.output.trimmingSpacesAndNewlines().isEmpty else { return }  // empty: nothing to pull yet
         let pull = git(["pull", "--quiet", "--rebase", "origin", branch()])
         guard pull.status == 0 else {
             _ = git(["rebase", "--abort"])
-            throw SyncFailure("git remote unreachable: \(GitRemote.reason(pull))", hint: "check your network and git access")
+            throw SyncFailure(
+                "git remote unreachable: \(GitRemote.reason(pull))", hint: "check your network and git access")
         }
     }
 
@@ -130,7 +142,9 @@ public struct GitRemote: Sendable {
         let probe = GitRemote(url: url, workingCopy: "/")
         let result = probe.git(["ls-remote", "--heads"] + packOptions(url, asConfig: false) + [url], in: "/")
         guard result.status == 0 else {
-            throw SyncFailure("git cannot read \(url): \(reason(result))", hint: "check the URL, and that 'git ls-remote \(url)' works for you")
+            throw SyncFailure(
+                "git cannot read \(url): \(reason(result))",
+                hint: "check the URL, and that 'git ls-remote \(url)' works for you")
         }
     }
 
@@ -144,8 +158,10 @@ public struct GitRemote: Sendable {
         _ = git(["add", "-A", "--", "."])
         let staged = git(["diff", "--cached", "--quiet"])
         if staged.status != 0 {
-            let commit = git(["-c", "user.name=sshelf", "-c", "user.email=sshelf@\(device)", "commit", "--quiet",
-                              "-m", "sshelf: changes from device \(device)"])
+            let commit = git([
+                "-c", "user.name=sshelf", "-c", "user.email=sshelf@\(device)", "commit", "--quiet",
+                "-m", "sshelf: changes from device \(device)",
+            ])
             guard commit.status == 0 else { throw SyncFailure("git commit failed: \(GitRemote.reason(commit))") }
         }
         let ahead = git(["rev-list", "--count", "origin/\(branch())..HEAD"])
@@ -155,13 +171,15 @@ public struct GitRemote: Sendable {
             let push = git(["push", "--quiet", "origin", "HEAD:\(branch())"])
             if push.status == 0 { return }
             if push.timedOut {
-                throw SyncFailure("git remote unreachable: \(GitRemote.reason(push))", hint: "check your network and git access")
+                throw SyncFailure(
+                    "git remote unreachable: \(GitRemote.reason(push))", hint: "check your network and git access")
             }
             last = GitRemote.reason(push)
             let pull = git(["pull", "--quiet", "--rebase", "origin", branch()])
             if pull.status != 0 { _ = git(["rebase", "--abort"]) }
         }
-        throw SyncFailure("git push rejected after \(GitRemote.pushAttempts) attempts: \(last)",
-                          hint: "check that you may push to \(url)")
+        throw SyncFailure(
+            "git push rejected after \(GitRemote.pushAttempts) attempts: \(last)",
+            hint: "check that you may push to \(url)")
     }
 }

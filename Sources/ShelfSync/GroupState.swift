@@ -11,7 +11,7 @@ struct GroupState: Equatable {
 
     static func load(_ store: Store) throws -> GroupState? {
         guard let groupText = try store.setting("sync.group"), let group = UUID(uuidString: groupText),
-              let anchorText = try store.setting("sync.anchor"), let anchor = [UInt8](hex: anchorText), anchor.count == 32
+            let anchorText = try store.setting("sync.anchor"), let anchor = [UInt8](hex: anchorText), anchor.count == 32
         else { return nil }
         return GroupState(group: group, anchor: anchor)
     }
@@ -24,7 +24,9 @@ struct GroupState: Equatable {
 
     /// Forgets the group (joining another, or yielding to an older group); call inside `write`.
     static func clear(_ store: Store) throws {
-        for key in ["sync.group", "sync.anchor", "sync.epoch.written", "sync.credentials.digest"] { try store.setSetting(key, nil) }
+        for key in ["sync.group", "sync.anchor", "sync.epoch.written", "sync.credentials.digest"] {
+            try store.setSetting(key, nil)
+        }
         try Joining.clear(store)
         try store.forgetSyncGroup()
     }
@@ -39,16 +41,20 @@ struct GroupState: Equatable {
         var group: UUID
         var anchor: [UInt8]
 
-        static let keys = ["sync.join.invite", "sync.join.inviter", "sync.join.expires", "sync.join.group", "sync.join.anchor"]
+        static let keys = [
+            "sync.join.invite", "sync.join.inviter", "sync.join.expires", "sync.join.group", "sync.join.anchor",
+        ]
 
         static func load(_ store: Store) throws -> Joining? {
             guard let inviteText = try store.setting("sync.join.invite"), let invite = UUID(uuidString: inviteText),
-                  let expiresText = try store.setting("sync.join.expires"), let expires = Double(expiresText),
-                  let groupText = try store.setting("sync.join.group"), let group = UUID(uuidString: groupText),
-                  let anchorText = try store.setting("sync.join.anchor"), let anchor = [UInt8](hex: anchorText), anchor.count == 32
+                let expiresText = try store.setting("sync.join.expires"), let expires = Double(expiresText),
+                let groupText = try store.setting("sync.join.group"), let group = UUID(uuidString: groupText),
+                let anchorText = try store.setting("sync.join.anchor"), let anchor = [UInt8](hex: anchorText),
+                anchor.count == 32
             else { return nil }
-            return Joining(invite: invite, inviter: try store.setting("sync.join.inviter") ?? "another device",
-                           expires: Date(timeIntervalSince1970: expires), group: group, anchor: anchor)
+            return Joining(
+                invite: invite, inviter: try store.setting("sync.join.inviter") ?? "another device",
+                expires: Date(timeIntervalSince1970: expires), group: group, anchor: anchor)
         }
 
         func save(_ store: Store) throws {

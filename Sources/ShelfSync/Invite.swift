@@ -32,21 +32,25 @@ struct InviteBox {
         writer.i64(HybridLogicalClock.milliseconds(created))
         writer.i64(HybridLogicalClock.milliseconds(expires))
         writer.u8(credentials ? 1 : 0)
-        return SyncCrypto.seal(SecretBytes(writer.bytes), key: code.boxKey, associatedData: InviteBox.label + code.id.bytes)
+        return SyncCrypto.seal(
+            SecretBytes(writer.bytes), key: code.boxKey, associatedData: InviteBox.label + code.id.bytes)
     }
 
     /// Opens a box with the code; nil when the code is not the one it was sealed for, or it was altered.
     static func open(_ sealed: [UInt8], code: InviteCode) throws(FramingError) -> InviteBox? {
-        guard let plaintext = SyncCrypto.open(sealed, key: code.boxKey, associatedData: label + code.id.bytes) else { return nil }
+        guard let plaintext = SyncCrypto.open(sealed, key: code.boxKey, associatedData: label + code.id.bytes) else {
+            return nil
+        }
         var reader = ByteReader(plaintext.withUnsafeBytes { Array($0) }, what: "the invite")
         guard try reader.take(magic.count) == magic else { throw FramingError("the invite is not of this format") }
         let group = try reader.uuid(), anchor = try reader.take(32), inviter = try reader.uuid()
         let name = try reader.text(limit: Certificate.maxName)
         let created = try reader.i64(), expires = try reader.i64(), credentials = try reader.u8() == 1
         try reader.expectEnd()
-        return InviteBox(group: group, anchor: anchor, inviter: inviter, inviterName: name,
-                         created: Date(timeIntervalSince1970: Double(created) / 1000),
-                         expires: Date(timeIntervalSince1970: Double(expires) / 1000), credentials: credentials)
+        return InviteBox(
+            group: group, anchor: anchor, inviter: inviter, inviterName: name,
+            created: Date(timeIntervalSince1970: Double(created) / 1000),
+            expires: Date(timeIntervalSince1970: Double(expires) / 1000), credentials: credentials)
     }
 }
 
@@ -76,8 +80,9 @@ struct InviteClaim {
     func seal(_ code: InviteCode, keys: SyncCrypto.DeviceKeys) -> [UInt8] {
         let body = signedPart(invite: code.id)
         let signature = keys.sign(InviteClaim.signatureLabel + body)
-        return SyncCrypto.seal(SecretBytes(body + signature), key: code.claimKey,
-                               associatedData: InviteClaim.label + code.id.bytes + device.bytes)
+        return SyncCrypto.seal(
+            SecretBytes(body + signature), key: code.claimKey,
+            associatedData: InviteClaim.label + code.id.bytes + device.bytes)
     }
 
     /// The claims on the code's invite that count: each opens with the code, names the device whose file it is in
@@ -92,16 +97,20 @@ struct InviteClaim {
     /// Opens and checks a claim left by `device`; nil when it does not open with this code, names another device,
     /// or its signature does not verify.
     static func open(_ sealed: [UInt8], code: InviteCode, device: UUID) -> InviteClaim? {
-        guard let plaintext = SyncCrypto.open(sealed, key: code.claimKey, associatedData: label + code.id.bytes + device.bytes)
+        guard
+            let plaintext = SyncCrypto.open(
+                sealed, key: code.claimKey, associatedData: label + code.id.bytes + device.bytes)
         else { return nil }
         var reader = ByteReader(plaintext.withUnsafeBytes { Array($0) }, what: "the claim")
         guard let magic = try? reader.take(InviteClaim.magic.count), magic == InviteClaim.magic,
-              let invite = try? reader.uuid(), invite == code.id, let claimed = try? reader.uuid(), claimed == device,
-              let name = try? reader.text(limit: Certificate.maxName), let key = try? reader.take(SyncCrypto.publicKeyLength),
-              let time = try? reader.i64(), let signature = try? reader.take(SyncCrypto.signatureLength), reader.isAtEnd
+            let invite = try? reader.uuid(), invite == code.id, let claimed = try? reader.uuid(), claimed == device,
+            let name = try? reader.text(limit: Certificate.maxName),
+            let key = try? reader.take(SyncCrypto.publicKeyLength),
+            let time = try? reader.i64(), let signature = try? reader.take(SyncCrypto.signatureLength), reader.isAtEnd
         else { return nil }
         let claim = InviteClaim(device: device, name: name, signingKey: key, time: time)
-        guard SyncCrypto.verify(signature, of: signatureLabel + claim.signedPart(invite: code.id), publicKey: key) else { return nil }
+        guard SyncCrypto.verify(signature, of: signatureLabel + claim.signedPart(invite: code.id), publicKey: key)
+        else { return nil }
         return claim
     }
 }

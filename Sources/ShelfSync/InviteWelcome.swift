@@ -54,7 +54,9 @@ struct InviteWelcome {
 
     /// Opens a welcome with this device's keys; nil when it was sealed to another key (or altered). Throws when
     /// it opens but does not parse, or names another invite or device.
-    static func open(_ sealed: [UInt8], keys: SyncCrypto.DeviceKeys, invite: UUID, device: UUID) throws(FramingError) -> InviteWelcome? {
+    static func open(_ sealed: [UInt8], keys: SyncCrypto.DeviceKeys, invite: UUID, device: UUID) throws(FramingError)
+        -> InviteWelcome?
+    {
         guard let plaintext = keys.openSealedBox(sealed) else { return nil }
         var failure: FramingError?
         var welcome: InviteWelcome?
@@ -65,7 +67,9 @@ struct InviteWelcome {
                 let publicLength = buffer[0..<4].reduce(0) { ($0 << 8) | Int($1) }
                 guard publicLength <= buffer.count - 4 else { throw FramingError("the welcome is truncated") }
                 var reader = ByteReader(Array(buffer[4..<(4 + publicLength)]), what: "the welcome")
-                guard try reader.take(magic.count) == magic else { throw FramingError("the welcome is not of this format") }
+                guard try reader.take(magic.count) == magic else {
+                    throw FramingError("the welcome is not of this format")
+                }
                 guard try reader.uuid() == invite, try reader.uuid() == device else {
                     throw FramingError("the welcome names another invite or device")
                 }
@@ -75,7 +79,10 @@ struct InviteWelcome {
                 }
                 var heads: [InviteHead] = []
                 for _ in 0..<(try reader.count(limit: 100_000, minimumSize: 56)) {
-                    heads.append(InviteHead(device: try reader.uuid(), seq: Int64(clamping: try reader.u64()), digest: try reader.take(32)))
+                    heads.append(
+                        InviteHead(
+                            device: try reader.uuid(), seq: Int64(clamping: try reader.u64()),
+                            digest: try reader.take(32)))
                 }
                 try reader.expectEnd()
                 let start = 4 + publicLength
@@ -89,11 +96,15 @@ struct InviteWelcome {
                 var epochs: [(id: UUID, key: SecretBytes)] = []
                 for index in 0..<epochCount {
                     let at = start + keyBytes + index * 48
-                    epochs.append((UUID(bytes: Array(buffer[at..<(at + 16)])),
-                                   SecretBytes(copying: UnsafeRawBufferPointer(rebasing: buffer[(at + 16)..<(at + 48)]))))
+                    epochs.append(
+                        (
+                            UUID(bytes: Array(buffer[at..<(at + 16)])),
+                            SecretBytes(copying: UnsafeRawBufferPointer(rebasing: buffer[(at + 16)..<(at + 48)]))
+                        ))
                 }
-                welcome = InviteWelcome(invite: invite, device: device, certificates: certificates, heads: heads, groupSecret: secret,
-                                        epochs: epochs)
+                welcome = InviteWelcome(
+                    invite: invite, device: device, certificates: certificates, heads: heads, groupSecret: secret,
+                    epochs: epochs)
             } catch let error as FramingError {
                 failure = error
             } catch {

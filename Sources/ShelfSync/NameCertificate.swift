@@ -16,8 +16,9 @@ extension Certificate {
     /// The body that names `device` (the signer itself, or another device), signed by `signer` whose key is `key`.
     static func naming(_ device: UUID, as name: String, signer: UUID, key: [UInt8]) -> Body {
         // A device naming itself writes the nil invite id, as renames always were: older versions show it too.
-        .add(device: signer, name: name, signingKey: key, invite: device == signer ? Roster.renameInvite : device,
-             epochs: [])
+        .add(
+            device: signer, name: name, signingKey: key, invite: device == signer ? Roster.renameInvite : device,
+            epochs: [])
     }
 
     /// The naming this certificate makes, if it is a name certificate.

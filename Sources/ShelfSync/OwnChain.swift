@@ -24,7 +24,8 @@ struct OwnChain {
             if seq < own.snapshot {
                 // This device removed everything below its last snapshot: anything there now, it did not write.
                 remote.removeEntry(folder, seq)
-                report.warnings.append("removed devices/\(folder)/\(RemoteLayout.entryName(seq)): this device did not write it")
+                report.warnings.append(
+                    "removed devices/\(folder)/\(RemoteLayout.entryName(seq)): this device did not write it")
                 continue
             }
             // Deltas are small and checked every run; the snapshot they follow is read again only when its size or
@@ -37,15 +38,19 @@ struct OwnChain {
                 continue
             }
             remote.removeEntry(folder, seq)
-            report.warnings.append("removed devices/\(folder)/\(RemoteLayout.entryName(seq)): it is not the entry this device wrote")
+            report.warnings.append(
+                "removed devices/\(folder)/\(RemoteLayout.entryName(seq)): it is not the entry this device wrote")
             heal = true
         }
         for seq in seqs where seq > own.head {
             // An entry of its own that a crash kept out of the store is adopted; anything else goes.
-            if let bytes = try? remote.readEntry(folder, seq), let entry = try? Entry(parsing: bytes, limit: RemoteLayout.maxEntryBytes),
-               entry.header.group == session.state.group, entry.header.device == session.me, entry.header.seq == UInt64(seq),
-               entry.isSigned(by: session.keys.signingPublicKey),
-               entry.header.previous == (own.head == 0 ? EntryHeader.noPrevious : ([UInt8](hex: own.headDigest) ?? [])) {
+            if let bytes = try? remote.readEntry(folder, seq),
+                let entry = try? Entry(parsing: bytes, limit: RemoteLayout.maxEntryBytes),
+                entry.header.group == session.state.group, entry.header.device == session.me,
+                entry.header.seq == UInt64(seq),
+                entry.isSigned(by: session.keys.signingPublicKey),
+                entry.header.previous == (own.head == 0 ? EntryHeader.noPrevious : ([UInt8](hex: own.headDigest) ?? []))
+            {
                 try store.write { store in
                     own.head = seq
                     own.headDigest = entry.digest.hex
@@ -56,8 +61,9 @@ struct OwnChain {
             } else {
                 // Not signed by this device, or from a sync group it has left: either way not part of its chain here.
                 remote.removeEntry(folder, seq)
-                report.warnings.append("removed devices/\(folder)/\(RemoteLayout.entryName(seq)): this device did not "
-                    + "write it in this group")
+                report.warnings.append(
+                    "removed devices/\(folder)/\(RemoteLayout.entryName(seq)): this device did not "
+                        + "write it in this group")
                 heal = true
             }
         }
@@ -69,7 +75,9 @@ struct OwnChain {
                 "the remote lost this device's entries (it holds up to \(remaining.last ?? 0), this device wrote up "
                     + "to \(own.head)); republished everything in a snapshot")
             heal = true
-        } else if own.snapshot > 0, let lost = (own.snapshot...max(own.snapshot, own.head)).first(where: { !Set(remaining).contains($0) }) {
+        } else if own.snapshot > 0,
+            let lost = (own.snapshot...max(own.snapshot, own.head)).first(where: { !Set(remaining).contains($0) })
+        {
             // A hole after the last snapshot would stop every reader there: a new snapshot lets them jump it.
             report.warnings.append("the remote lost this device's entry \(lost); republished everything in a snapshot")
             heal = true
@@ -83,15 +91,19 @@ struct OwnChain {
     /// Writes the next entry and records it; returns its number. `afterWrite` runs inside the transaction that
     /// records the entry (clearing the outbox, marking certificates published).
     @discardableResult
-    func publish(certificates: [Certificate], content: EntryContent, snapshot: Bool, epoch: UUID, epochKey: SecretBytes,
-                 afterWrite: (Store, Int64) throws -> Void) throws -> Int64 {
+    func publish(
+        certificates: [Certificate], content: EntryContent, snapshot: Bool, epoch: UUID, epochKey: SecretBytes,
+        afterWrite: (Store, Int64) throws -> Void
+    ) throws -> Int64 {
         var own = try store.peer(folder)
         let seq = max(own.head, (try remote.entries(of: folder)).last ?? 0) + 1
-        let header = EntryHeader(group: session.state.group, device: session.me, seq: UInt64(seq),
-                                 previous: own.head == 0 ? EntryHeader.noPrevious : ([UInt8](hex: own.headDigest) ?? EntryHeader.noPrevious),
-                                 epoch: epoch, snapshot: snapshot)
-        let entry = Entry(header: header, roster: RosterSection.encode(certificates), rosterKey: try session.rosterKey(),
-                          content: try content.encode(), contentKey: SyncKeys.content(epochKey), keys: session.keys)
+        let header = EntryHeader(
+            group: session.state.group, device: session.me, seq: UInt64(seq),
+            previous: own.head == 0 ? EntryHeader.noPrevious : ([UInt8](hex: own.headDigest) ?? EntryHeader.noPrevious),
+            epoch: epoch, snapshot: snapshot)
+        let entry = Entry(
+            header: header, roster: RosterSection.encode(certificates), rosterKey: try session.rosterKey(),
+            content: try content.encode(), contentKey: SyncKeys.content(epochKey), keys: session.keys)
         try remote.writeEntry(folder, seq, entry.bytes)
         try store.write { store in
             own.head = seq

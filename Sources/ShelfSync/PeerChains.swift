@@ -80,7 +80,7 @@ struct PeerChains {
                     "rollback detected: \(name)'s entries end at \(top), this device has verified \(known)",
                     hint:
                         "the remote lost or rolled back files; check the sync folder or repository (nothing from "
-                            + "\(name) is applied until it is back)"
+                        + "\(name) is applied until it is back)"
                 ))
             return outcome
         }
@@ -161,7 +161,7 @@ struct PeerChains {
                         + "not see each other's data",
                     hint:
                         "join one group: 'sshelf sync invite' on a device of the group to keep, 'sshelf "
-                            + "sync join' on the others"
+                        + "sync join' on the others"
                 ))
         }
         guard header.device == candidate.device, header.seq == UInt64(seq) else {

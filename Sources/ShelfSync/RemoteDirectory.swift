@@ -41,9 +41,10 @@ final class RemoteDirectory {
         guard RemoteDirectory.isPlainName(name) else { throw SyncFailure("\(name) is not a name sync writes") }
         if let kind = kind(name), kind != S_IFDIR {
             guard replacing else {
-                throw SyncFailure("sync folder holds \(path)/\(name) as \(FolderRemote.describe(kind)), not a folder; "
-                    + "sync does not follow it",
-                                  hint: "sshelf never writes one: remove \(path)/\(name) (the devices write their files again)")
+                throw SyncFailure(
+                    "sync folder holds \(path)/\(name) as \(FolderRemote.describe(kind)), not a folder; "
+                        + "sync does not follow it",
+                    hint: "sshelf never writes one: remove \(path)/\(name) (the devices write their files again)")
             }
             _ = unlinkat(fd, name, 0)
         }
@@ -76,12 +77,15 @@ final class RemoteDirectory {
         rewinddir(stream)
         var names: [String] = []
         while let entry = readdir(stream) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(cString: $0.bindMemory(to: CChar.self).baseAddress!)
+            }
             if name == "." || name == ".." { continue }
             names.append(name)
             if names.count > limit {
-                throw SyncFailure("\(path) on the remote holds more than \(limit) \(what); sync stops rather than read them all",
-                                  hint: "sshelf never writes that many: remove what 'sshelf sync devices' does not account for")
+                throw SyncFailure(
+                    "\(path) on the remote holds more than \(limit) \(what); sync stops rather than read them all",
+                    hint: "sshelf never writes that many: remove what 'sshelf sync devices' does not account for")
             }
         }
         return names
@@ -98,7 +102,9 @@ final class RemoteDirectory {
         }
         defer { close(file) }
         var info = stat()
-        guard fstat(file, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { throw SyncFailure("\(label) is not a regular file") }
+        guard fstat(file, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            throw SyncFailure("\(label) is not a regular file")
+        }
         guard info.st_size <= limit else { throw SyncFailure("\(label) is larger than \(limit / 1024 / 1024) MiB") }
         var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
         var offset = 0
@@ -147,8 +153,9 @@ final class RemoteDirectory {
 
     private func writeFailure(_ name: String, _ code: Int32) -> SyncFailure {
         if code == EEXIST { return SyncFailure("\(path)/\(name) already exists; sync never writes a file twice") }
-        return SyncFailure("cannot write to sync folder \(path)/\(name): \(String(cString: strerror(code)))",
-                           hint: "check free space and permissions")
+        return SyncFailure(
+            "cannot write to sync folder \(path)/\(name): \(String(cString: strerror(code)))",
+            hint: "check free space and permissions")
     }
 
     /// Removes `name` from this folder: a file or a link itself (never what it points to), a real folder with
@@ -160,7 +167,9 @@ final class RemoteDirectory {
         if unlinkat(fd, name, 0) == 0 { return kind == S_IFREG ? 1 : 0 }
         guard errno == EISDIR || errno == EPERM, depth < 32, let inner = folder(name) else { return 0 }
         var removed = 0
-        for child in (try? inner.names(limit: .max, what: "entries")) ?? [] { removed += inner.remove(child, depth: depth + 1) }
+        for child in (try? inner.names(limit: .max, what: "entries")) ?? [] {
+            removed += inner.remove(child, depth: depth + 1)
+        }
         _ = unlinkat(fd, name, AT_REMOVEDIR)
         return removed
     }

@@ -29,9 +29,13 @@ public struct RemoteLayout: Sendable {
     public var devicesDirectory: String { root + "/devices" }
     public var invitesDirectory: String { root + "/invites" }
     public func deviceDirectory(_ device: String) -> String { devicesDirectory + "/" + device }
-    public func entryPath(_ device: String, _ seq: Int64) -> String { deviceDirectory(device) + "/" + RemoteLayout.entryName(seq) }
+    public func entryPath(_ device: String, _ seq: Int64) -> String {
+        deviceDirectory(device) + "/" + RemoteLayout.entryName(seq)
+    }
     public func inviteBox(_ invite: UUID) -> String { invitesDirectory + "/\(invite.lowerText).box" }
-    public func claim(_ invite: UUID, device: String) -> String { invitesDirectory + "/\(invite.lowerText).\(device).claim" }
+    public func claim(_ invite: UUID, device: String) -> String {
+        invitesDirectory + "/\(invite.lowerText).\(device).claim"
+    }
 
     /// Entry names sort in chain order: zero-padded sequence numbers.
     public static func entryName(_ seq: Int64) -> String { TextFormat.zeroPadded(seq, width: 10) + ".entry" }

@@ -240,7 +240,7 @@ public struct SyncEngine {
                 report.warnings.append(
                     "\(changed) record\(changed == 1 ? "" : "s") held values from \(session.roster.name(of: device)) "
                         + "written after its revocation; they wait for values from other devices ('sshelf sync "
-                            + "conflicts')"
+                        + "conflicts')"
                 )
             }
         }

@@ -9,7 +9,9 @@ import ShelfSystem
 import ShelfVault
 
 public enum SyncRunner {
-    public static func statusFile(_ locations: DataLocations) -> String { locations.stateDirectory + "/sync-status.json" }
+    public static func statusFile(_ locations: DataLocations) -> String {
+        locations.stateDirectory + "/sync-status.json"
+    }
 
     public static func gitWorkingCopy(_ locations: DataLocations) -> String { locations.syncWorkingCopy + "/git" }
 
@@ -20,7 +22,7 @@ public enum SyncRunner {
         "the git history still holds the old plaintext records; to remove them, rewrite it from a fresh clone: "
             + gitHistoryFix(url: url)
             + " (the git host may keep the old objects a while) — or create a new repository and point every device "
-                + "at it ('sshelf sync enable --git NEW-URL')"
+            + "at it ('sshelf sync enable --git NEW-URL')"
     }
 
     static func gitHistoryFix(url: String) -> String {
@@ -28,7 +30,7 @@ public enum SyncRunner {
         return "git clone \(quoted) sshelf-rewrite && cd sshelf-rewrite && git filter-repo --invert-paths --path-glob "
             + "'devices/*/config/*' "
             + "--path-glob 'devices/*/device.json' --path-glob 'devices/*/credentials/*' && git remote add origin "
-                + "\(quoted) "
+            + "\(quoted) "
             + "&& git push --force --all origin"
     }
 
@@ -36,12 +38,17 @@ public enum SyncRunner {
     /// holds the lock, so the saved reports follow the order the runs really happened in. `asked` is when the caller
     /// wanted a run (the TUI's background sync): a run that started since — a `sync now` in another terminal the
     /// caller waited for — already answers it, and its report stands instead of being replaced by an older look.
-    public static func run(store: Store, locations: DataLocations, deviceName: String, vault: Result<Vault, VaultError>,
-                           revoke: UUID? = nil, now: Date? = nil, asked: Date? = nil) -> SyncReport {
+    public static func run(
+        store: Store, locations: DataLocations, deviceName: String, vault: Result<Vault, VaultError>,
+        revoke: UUID? = nil, now: Date? = nil, asked: Date? = nil
+    ) -> SyncReport {
         withRunLock(locations) {
-            if let asked, let last = lastReport(locations), last.state != .off, startedSince(asked, last) { return last }
-            return runLocked(store: store, locations: locations, deviceName: deviceName, vault: vault, revoke: revoke,
-                             now: now ?? Date())
+            if let asked, let last = lastReport(locations), last.state != .off, startedSince(asked, last) {
+                return last
+            }
+            return runLocked(
+                store: store, locations: locations, deviceName: deviceName, vault: vault, revoke: revoke,
+                now: now ?? Date())
         }
     }
 
@@ -55,15 +62,18 @@ public enum SyncRunner {
     /// runs at once would give two entries one number.
     static func withRunLock<T>(_ locations: DataLocations, _ body: () throws -> T) rethrows -> T {
         try? PrivateFiles.ensureDirectory(locations.stateDirectory)
-        let fd = open(locations.stateDirectory + "/sync.lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, PrivateFiles.fileMode)
+        let fd = open(
+            locations.stateDirectory + "/sync.lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, PrivateFiles.fileMode)
         guard fd >= 0 else { return try body() }
         defer { close(fd) }
         while flock(fd, LOCK_EX) != 0 && errno == EINTR {}
         return try body()
     }
 
-    static func runLocked(store: Store, locations: DataLocations, deviceName: String, vault: Result<Vault, VaultError>,
-                          revoke: UUID?, now: Date) -> SyncReport {
+    static func runLocked(
+        store: Store, locations: DataLocations, deviceName: String, vault: Result<Vault, VaultError>,
+        revoke: UUID?, now: Date
+    ) -> SyncReport {
         var report: SyncReport
         do {
             guard let settings = try SyncSettings.load(from: store) else {
@@ -81,8 +91,10 @@ public enum SyncRunner {
                 case .failure(let error): throw SyncSession.failure(error)
                 }
                 try withRemote(settings, store: store, locations: locations) { remote in
-                    try SyncEngine(store: store, remote: remote, vault: opened, deviceName: deviceName, now: now, revoke: revoke)
-                        .run(report: &report)
+                    try SyncEngine(
+                        store: store, remote: remote, vault: opened, deviceName: deviceName, now: now, revoke: revoke
+                    )
+                    .run(report: &report)
                 }
                 if report.removedFormatOne > 0 && settings.transport == .git {
                     report.warnings.append(gitHistoryWarning(url: settings.location))
@@ -103,7 +115,9 @@ public enum SyncRunner {
 
     /// Runs `body` on the remote's folder: the folder itself, or a git working copy pulled before and committed and
     /// pushed after (even when `body` failed part-way, so what it wrote is not left behind).
-    static func withRemote(_ settings: SyncSettings, store: Store, locations: DataLocations, _ body: (FolderRemote) throws -> Void) throws {
+    static func withRemote(
+        _ settings: SyncSettings, store: Store, locations: DataLocations, _ body: (FolderRemote) throws -> Void
+    ) throws {
         switch settings.transport {
         case .folder:
             try body(FolderRemote(path: settings.location))
@@ -118,13 +132,16 @@ public enum SyncRunner {
     }
 
     /// `sync join`: opens the invite on the remote and leaves this device's claim (pushed at once for git).
-    public static func join(code: InviteCode, store: Store, locations: DataLocations, deviceName: String, vault: Vault,
-                            now: Date = Date()) throws -> Join.Result {
+    public static func join(
+        code: InviteCode, store: Store, locations: DataLocations, deviceName: String, vault: Vault,
+        now: Date = Date()
+    ) throws -> Join.Result {
         guard let settings = try SyncSettings.load(from: store) else { throw SyncFailure("sync is off on this device") }
         var result: Join.Result?
         try withRunLock(locations) {
             try withRemote(settings, store: store, locations: locations) { remote in
-                result = try Join.run(code: code, store: store, vault: vault, remote: remote, deviceName: deviceName, now: now)
+                result = try Join.run(
+                    code: code, store: store, vault: vault, remote: remote, deviceName: deviceName, now: now)
             }
         }
         guard let result else { throw SyncFailure("the invite could not be read") }

@@ -26,7 +26,10 @@ final class SyncSession {
     /// The class every sync key is kept in (read by background sync, never leaving the device).
     static let keyClass = ClassPolicy.accessibility(for: .syncEpochKey, readAt: .unattended)
 
-    init(store: Store, vault: Vault, keys: SyncCrypto.DeviceKeys, me: UUID, deviceName: String, now: Date, state: GroupState)
+    init(
+        store: Store, vault: Vault, keys: SyncCrypto.DeviceKeys, me: UUID, deviceName: String, now: Date,
+        state: GroupState
+    )
         throws
     {
         self.store = store
@@ -39,7 +42,9 @@ final class SyncSession {
         do { heldEpochs = Set(try vault.epochKeyIDs()) } catch { throw SyncSession.failure(error) }
         roster = Roster(group: state.group, anchor: state.anchor, certificates: [])
         for stored in try store.certificates() {
-            guard let bytes = [UInt8](hex: stored.body), let certificate = try? Certificate(parsing: bytes) else { continue }
+            guard let bytes = [UInt8](hex: stored.body), let certificate = try? Certificate(parsing: bytes) else {
+                continue
+            }
             certificatesByDigest[certificate.digest] = certificate
         }
         recompute()
@@ -47,8 +52,9 @@ final class SyncSession {
 
     static func failure(_ error: VaultError) -> SyncFailure {
         if error.kind == .locked {
-            return SyncFailure("vault locked: sync needs this device's keys",
-                               hint: "run 'sshelf vault unlock' (or 'sshelf sync now', and \(PassphraseNeed.give.words))")
+            return SyncFailure(
+                "vault locked: sync needs this device's keys",
+                hint: "run 'sshelf vault unlock' (or 'sshelf sync now', and \(PassphraseNeed.give.words))")
         }
         return SyncFailure("vault unavailable: \(error.message)", hint: error.hint ?? "run 'sshelf vault status'")
     }
@@ -65,10 +71,13 @@ final class SyncSession {
     @discardableResult
     func keep(_ incoming: [Certificate], mine: Bool = false) throws -> [Certificate] {
         var added: [Certificate] = []
-        for certificate in incoming where certificate.group == state.group && certificatesByDigest[certificate.digest] == nil {
+        for certificate in incoming
+        where certificate.group == state.group && certificatesByDigest[certificate.digest] == nil {
             certificatesByDigest[certificate.digest] = certificate
-            try store.addCertificate(StoredCertificate(digest: certificate.digest.hex, body: certificate.bytes.hex, mine: mine,
-                                                       published: nil))
+            try store.addCertificate(
+                StoredCertificate(
+                    digest: certificate.digest.hex, body: certificate.bytes.hex, mine: mine,
+                    published: nil))
             added.append(certificate)
         }
         if !added.isEmpty { recompute() }
@@ -77,7 +86,8 @@ final class SyncSession {
 
     /// Signs and keeps a certificate made by this device; it goes out in this device's next entry.
     func issue(_ body: Certificate.Body) throws -> Certificate {
-        let certificate = Certificate(group: state.group, signer: me, time: HybridLogicalClock.milliseconds(now), body: body, keys: keys)
+        let certificate = Certificate(
+            group: state.group, signer: me, time: HybridLogicalClock.milliseconds(now), body: body, keys: keys)
         _ = try store.write { _ in try keep([certificate], mine: true) }
         return certificate
     }
@@ -104,7 +114,9 @@ final class SyncSession {
             groupSecretCache = secret
             return secret
         case .notStored:
-            throw SyncFailure("this device has no key for its sync group", hint: "join it again: 'sshelf sync invite' on an enrolled device, then 'sshelf sync join' here")
+            throw SyncFailure(
+                "this device has no key for its sync group",
+                hint: "join it again: 'sshelf sync invite' on an enrolled device, then 'sshelf sync join' here")
         case .locked:
             throw SyncSession.failure(VaultError(.locked, "locked"))
         case .storedInOtherClass(let other):
@@ -130,14 +142,17 @@ final class SyncSession {
             case .notStored, .storedInOtherClass: break
             }
         }
-        guard let sealed = roster.epochs[epoch]?.shares[me], let key = keys.openSealedBox(sealed), key.count == SyncCrypto.keyLength
+        guard let sealed = roster.epochs[epoch]?.shares[me], let key = keys.openSealedBox(sealed),
+            key.count == SyncCrypto.keyLength
         else { return nil }
         try store(epochKey: key, epoch)
         return key
     }
 
     func store(epochKey key: SecretBytes, _ epoch: UUID) throws(SyncFailure) {
-        do { try vault.saveEpochKey(key, epoch: epoch, class: SyncSession.keyClass) } catch { throw SyncSession.failure(error) }
+        do { try vault.saveEpochKey(key, epoch: epoch, class: SyncSession.keyClass) } catch {
+            throw SyncSession.failure(error)
+        }
         epochKeys[epoch] = key
         heldEpochs.insert(epoch)
     }

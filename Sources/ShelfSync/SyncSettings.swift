@@ -18,7 +18,8 @@ public struct SyncSettings: Sendable, Equatable {
 
     public static func load(from store: Store) throws -> SyncSettings? {
         guard let transport = try store.setting("sync.transport").flatMap(Transport.init(rawValue:)),
-              let location = try store.setting("sync.location") else { return nil }
+            let location = try store.setting("sync.location")
+        else { return nil }
         return SyncSettings(transport: transport, location: location)
     }
 
@@ -45,7 +46,9 @@ public struct SyncSettings: Sendable, Equatable {
     }
 
     /// Whether the credential track is on for this device.
-    public static func credentialsEnabled(_ store: Store) throws -> Bool { try store.setting("sync.credentials") == "on" }
+    public static func credentialsEnabled(_ store: Store) throws -> Bool {
+        try store.setting("sync.credentials") == "on"
+    }
 
     public static func setCredentials(_ on: Bool, _ store: Store) throws {
         try store.write { store in

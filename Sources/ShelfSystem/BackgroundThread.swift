@@ -16,13 +16,16 @@ public enum BackgroundThread {
     public static func start(name: String, _ body: @escaping () -> Void) {
         let context = Unmanaged.passRetained(Body(name, body)).toOpaque()
         var thread = pthread_t()
-        let started = pthread_create(&thread, nil, { context in
-            guard let context else { return nil }
-            let body = Unmanaged<Body>.fromOpaque(context).takeRetainedValue()
-            BackgroundThread.name(body.name)
-            body.run()
-            return nil
-        }, context) == 0
+        let started =
+            pthread_create(
+                &thread, nil,
+                { context in
+                    guard let context else { return nil }
+                    let body = Unmanaged<Body>.fromOpaque(context).takeRetainedValue()
+                    BackgroundThread.name(body.name)
+                    body.run()
+                    return nil
+                }, context) == 0
         if started {
             pthread_detach(thread)
         } else {

@@ -9,8 +9,10 @@ import Glibc
 public enum ChildProcess {
     /// Starts `argv[0]` (a path) with `stdin`, `stdout` and `stderr` as its 0, 1 and 2; returns its pid.
     /// With `newProcessGroup` the child leads a process group of its own, so all it starts can be ended with it.
-    public static func spawn(_ argv: [String], stdin: Int32, stdout: Int32, stderr: Int32,
-                             environment: [String: String]? = nil, newProcessGroup: Bool = false)
+    public static func spawn(
+        _ argv: [String], stdin: Int32, stdout: Int32, stderr: Int32,
+        environment: [String: String]? = nil, newProcessGroup: Bool = false
+    )
         -> Result<pid_t, FileSystemError>
     {
         var actions = posix_spawn_file_actions_t()
@@ -19,7 +21,9 @@ public enum ChildProcess {
         posix_spawn_file_actions_adddup2(&actions, stdin, 0)
         posix_spawn_file_actions_adddup2(&actions, stdout, 1)
         posix_spawn_file_actions_adddup2(&actions, stderr, 2)
-        for fd in DetachedProcess.inheritedDescriptors() where fd > 2 { posix_spawn_file_actions_addclose(&actions, fd) }
+        for fd in DetachedProcess.inheritedDescriptors() where fd > 2 {
+            posix_spawn_file_actions_addclose(&actions, fd)
+        }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -105,8 +109,10 @@ public enum ChildProcess {
     /// Runs a short program with stdin from /dev/null and both outputs captured (each up to `limit` bytes; the rest
     /// is read and dropped). Nil when it cannot start. With a `timeout` it runs in a process group of its own, and
     /// the whole group is killed when the time is up (a child that keeps the output open cannot hold the call).
-    public static func run(_ argv: [String], environment: [String: String]? = nil, limit: Int = 1 << 20,
-                           timeout: TimeInterval? = nil) -> Output? {
+    public static func run(
+        _ argv: [String], environment: [String: String]? = nil, limit: Int = 1 << 20,
+        timeout: TimeInterval? = nil
+    ) -> Output? {
         var out: [Int32] = [-1, -1], err: [Int32] = [-1, -1]
         guard pipe(&out) == 0 else { return nil }
         guard pipe(&err) == 0 else {
@@ -116,8 +122,9 @@ public enum ChildProcess {
         }
         for fd in out + err { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         let null = open("/dev/null", O_RDONLY | O_CLOEXEC)
-        let started = spawn(argv, stdin: null, stdout: out[1], stderr: err[1], environment: environment,
-                            newProcessGroup: timeout != nil)
+        let started = spawn(
+            argv, stdin: null, stdout: out[1], stderr: err[1], environment: environment,
+            newProcessGroup: timeout != nil)
         close(null)
         close(out[1])
         close(err[1])
@@ -127,7 +134,10 @@ public enum ChildProcess {
         }
         guard case .success(let pid) = started else { return nil }
         var stdout: [UInt8] = [], stderr: [UInt8] = []
-        var fds = [pollfd(fd: out[0], events: Int16(POLLIN), revents: 0), pollfd(fd: err[0], events: Int16(POLLIN), revents: 0)]
+        var fds = [
+            pollfd(fd: out[0], events: Int16(POLLIN), revents: 0),
+            pollfd(fd: err[0], events: Int16(POLLIN), revents: 0),
+        ]
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         let deadline = timeout.map { Date().addingTimeInterval($0) }
         var timedOut = false

@@ -8,7 +8,9 @@ import Glibc
 
 public enum DetachedProcess {
     /// Returns the child's pid, or the reason it could not start.
-    public static func spawn(_ argv: [String], stderrPath: String? = nil, fd3: Int32? = nil) -> Result<pid_t, FileSystemError> {
+    public static func spawn(_ argv: [String], stderrPath: String? = nil, fd3: Int32? = nil) -> Result<
+        pid_t, FileSystemError
+    > {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }

@@ -20,11 +20,14 @@ public final class JoinableThread {
     /// must see it finished), or not at all (a relay that would block its caller).
     public init(runInlineIfNoThread runInline: Bool = true, _ body: @escaping () -> Void) {
         let context = Unmanaged.passRetained(Body(body)).toOpaque()
-        started = pthread_create(&thread, nil, { context in
-            guard let context else { return nil }
-            Unmanaged<Body>.fromOpaque(context).takeRetainedValue().run()
-            return nil
-        }, context) == 0
+        started =
+            pthread_create(
+                &thread, nil,
+                { context in
+                    guard let context else { return nil }
+                    Unmanaged<Body>.fromOpaque(context).takeRetainedValue().run()
+                    return nil
+                }, context) == 0
         if !started {
             let body = Unmanaged<Body>.fromOpaque(context).takeRetainedValue()
             if runInline { body.run() }

@@ -108,7 +108,9 @@ public enum PrivateFiles {
         }
         if failure == nil && fsync(fd) != 0 { failure = FileSystemError(path: temp, operation: "sync", code: errno) }
         close(fd)
-        if failure == nil && rename(temp, path) != 0 { failure = FileSystemError(path: path, operation: "replace", code: errno) }
+        if failure == nil && rename(temp, path) != 0 {
+            failure = FileSystemError(path: path, operation: "replace", code: errno)
+        }
         if let failure {
             unlink(temp)
             throw failure

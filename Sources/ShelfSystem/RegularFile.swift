@@ -49,7 +49,9 @@ public enum RegularFile {
         var info = stat()
         let result = followLinks ? stat(path, &info) : lstat(path, &info)
         guard result == 0 else { return }
-        guard info.st_mode & S_IFMT == S_IFREG else { throw RegularFileError(path: path, kind: .notRegular(describe(info.st_mode))) }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw RegularFileError(path: path, kind: .notRegular(describe(info.st_mode)))
+        }
     }
 
     /// Opens `path` read-only as a regular file: without blocking (a FIFO would wait for a writer), checked with
@@ -63,7 +65,9 @@ public enum RegularFile {
             if code == ENOENT { throw RegularFileError(path: path, kind: .missing) }
             // A socket cannot be opened at all (ENXIO), a symbolic link not with O_NOFOLLOW (ELOOP): say what it is.
             var info = stat()
-            if lstat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG, !(followLinks && info.st_mode & S_IFMT == S_IFLNK) {
+            if lstat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG,
+                !(followLinks && info.st_mode & S_IFMT == S_IFLNK)
+            {
                 throw RegularFileError(path: path, kind: .notRegular(describe(info.st_mode)))
             }
             throw RegularFileError(path: path, kind: .unreadable(code))
@@ -101,7 +105,9 @@ public enum RegularFile {
     }
 
     /// The whole file, refusing one over `limit` bytes.
-    public static func read(_ path: String, limit: Int = 16 << 20, followLinks: Bool = true) throws(RegularFileError) -> [UInt8] {
+    public static func read(_ path: String, limit: Int = 16 << 20, followLinks: Bool = true) throws(RegularFileError)
+        -> [UInt8]
+    {
         let fd = try open(path, followLinks: followLinks)
         defer { close(fd) }
         var bytes: [UInt8] = []
@@ -111,7 +117,8 @@ public enum RegularFile {
 
     /// The whole file into guarded memory (a private key), refusing one over `limit` bytes; no copy of the
     /// content is left outside it (the read buffer is zeroed).
-    public static func readSecret(_ path: String, limit: Int = 1 << 20, followLinks: Bool = true) throws(RegularFileError)
+    public static func readSecret(_ path: String, limit: Int = 1 << 20, followLinks: Bool = true)
+        throws(RegularFileError)
         -> SecretBytes
     {
         let fd = try open(path, followLinks: followLinks)

@@ -24,7 +24,7 @@ public final class SecretBytes: @unchecked Sendable, CustomStringConvertible {
         let data = (max(count, 1) + page - 1) / page * page
         let size = data + 2 * page
         guard let mapped = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
-              mapped != UnsafeMutableRawPointer(bitPattern: -1)
+            mapped != UnsafeMutableRawPointer(bitPattern: -1)
         else { fatalError("cannot map \(size) bytes for a secret: \(String(cString: strerror(errno)))") }
         region = mapped
         regionSize = size
@@ -80,7 +80,9 @@ public final class SecretBytes: @unchecked Sendable, CustomStringConvertible {
         try body(UnsafeRawBufferPointer(start: pointer, count: count))
     }
 
-    public func withUnsafeMutableBytes<R, E: Error>(_ body: (UnsafeMutableRawBufferPointer) throws(E) -> R) throws(E) -> R {
+    public func withUnsafeMutableBytes<R, E: Error>(_ body: (UnsafeMutableRawBufferPointer) throws(E) -> R) throws(E)
+        -> R
+    {
         try body(UnsafeMutableRawBufferPointer(start: pointer, count: count))
     }
 

@@ -14,9 +14,10 @@ enum CatalogLoader {
     /// The whole catalog; the host table comes from the catalog cache when it is current, else from the rows.
     static func load(_ store: Store, secretsPresent: Set<String>? = nil) throws -> Catalog {
         try store.read { store in
-            var catalog = Catalog(table: try store.hostTable(), groups: try store.groups(),
-                                  identities: try store.identities(), rules: try store.forwardRules(),
-                                  secretsPresent: secretsPresent)
+            var catalog = Catalog(
+                table: try store.hostTable(), groups: try store.groups(),
+                identities: try store.identities(), rules: try store.forwardRules(),
+                secretsPresent: secretsPresent)
             catalog.optionDefaults = try store.optionDefaults()
             return catalog
         }
@@ -26,8 +27,9 @@ enum CatalogLoader {
     static func cached(_ store: Store, secretsPresent: @autoclosure () -> Set<String>?) throws -> Catalog? {
         try store.read { store in
             guard let table = try store.cachedHostTable() else { return nil }
-            var catalog = Catalog(table: table, groups: try store.groups(), identities: try store.identities(),
-                                  rules: try store.forwardRules(), secretsPresent: secretsPresent())
+            var catalog = Catalog(
+                table: table, groups: try store.groups(), identities: try store.identities(),
+                rules: try store.forwardRules(), secretsPresent: secretsPresent())
             catalog.optionDefaults = try store.optionDefaults()
             return catalog
         }
@@ -37,9 +39,10 @@ enum CatalogLoader {
     /// screen while the whole catalog is rebuilt.
     static func first(_ store: Store) throws -> Catalog {
         try store.read { store in
-            var catalog = Catalog(table: try store.firstHosts(limit: firstScreenful), groups: try store.groups(),
-                                  identities: try store.identities(), rules: try store.forwardRules(),
-                                  isComplete: false, totalCount: try store.hostCount())
+            var catalog = Catalog(
+                table: try store.firstHosts(limit: firstScreenful), groups: try store.groups(),
+                identities: try store.identities(), rules: try store.forwardRules(),
+                isComplete: false, totalCount: try store.hostCount())
             catalog.optionDefaults = try store.optionDefaults()
             return catalog
         }

@@ -161,7 +161,9 @@ final class ForwardChildren: @unchecked Sendable {
 
     /// A detached child (new session, no terminal), stderr into a 0600 log the TUI reads the failure reason from.
     private static func spawn(_ argv: [String], logPath: String) -> Result<pid_t, SpawnFailure> {
-        DetachedProcess.spawn(argv, stderrPath: logPath).mapError { SpawnFailure(message: String(cString: strerror($0.code))) }
+        DetachedProcess.spawn(argv, stderrPath: logPath).mapError {
+            SpawnFailure(message: String(cString: strerror($0.code)))
+        }
     }
 }
 
@@ -172,12 +174,13 @@ private struct SpawnFailure: Error {
 extension ForwardLive {
     /// The TUI's view of one rule's published state.
     init(_ rule: RuleState, runner: Runner) {
-        let phase: Phase = switch rule.state {
-        case .starting: .starting
-        case .active: .active
-        case .retrying: .retrying
-        case .failed: .failed
-        }
+        let phase: Phase =
+            switch rule.state {
+            case .starting: .starting
+            case .active: .active
+            case .retrying: .retrying
+            case .failed: .failed
+            }
         self.init(
             phase: phase, runner: runner, boundPort: rule.boundPort, activeConnections: rule.activeConnections,
             totalConnections: rule.totalConnections, bytesOut: rule.bytesOut, bytesIn: rule.bytesIn,

@@ -11,8 +11,9 @@ import ShelfUI
 final class ReachabilityWorker: @unchecked Sendable {
     private let lock = Lock()
     private let mailbox: Mailbox
-    private var scheduler = ProbeScheduler<ProbeTarget>(interval: ReachabilityColumn.refreshSeconds,
-                                                        limit: Reachability.concurrency)
+    private var scheduler = ProbeScheduler<ProbeTarget>(
+        interval: ReachabilityColumn.refreshSeconds,
+        limit: Reachability.concurrency)
     /// The last probe's outcome per address, for the targets the scheduler still tracks.
     private var results: [ProbeTarget: Reachability] = [:]
     /// The hosts of the window, in order, with where each is probed (nil: its jump host is missing).

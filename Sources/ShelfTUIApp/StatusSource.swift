@@ -78,8 +78,9 @@ final class StatusSource: @unchecked Sendable {
     /// given, is a vault state the caller already read.
     func current(store: Store?, vault known: VaultIndicator? = nil, now: Date = Date()) -> StatusModel {
         let sync = syncIndicator(store)
-        var model = StatusModel(sync: sync, vault: known ?? vault.indicator(),
-                                syncNotes: sync == .off ? [] : SyncFileNotes.read(context.locations, beside: sync))
+        var model = StatusModel(
+            sync: sync, vault: known ?? vault.indicator(),
+            syncNotes: sync == .off ? [] : SyncFileNotes.read(context.locations, beside: sync))
         if let hook = context.environment[Self.testHookVariable], let sync = Self.parseTestHook(hook, now: now) {
             model.sync = sync
         }
@@ -94,8 +95,9 @@ final class StatusSource: @unchecked Sendable {
         lock.lock()
         let (running, missing, stale) = (syncRunning, remoteMissing, vaultFreshness.stale)
         lock.unlock()
-        return Self.syncIndicator(running: running, remoteMissing: missing, vaultChanged: stale,
-                                  last: SyncRunner.lastReport(context.locations).map { SyncIndicator($0.status) })
+        return Self.syncIndicator(
+            running: running, remoteMissing: missing, vaultChanged: stale,
+            last: SyncRunner.lastReport(context.locations).map { SyncIndicator($0.status) })
     }
 
     /// The rule, for sync on: a run under way, or a report the vault's lock change made stale (a run is on its
@@ -194,7 +196,8 @@ enum SyncFileNotes {
         default: break
         }
         if conflicts > 0 {
-            notes.append(SyncNote("\(conflicts) merge conflict\(conflicts == 1 ? "" : "s"): sshelf sync conflicts", .warning))
+            notes.append(
+                SyncNote("\(conflicts) merge conflict\(conflicts == 1 ? "" : "s"): sshelf sync conflicts", .warning))
         }
         if let notice, !notice.isEmpty { notes.append(SyncNote(Display.safe(notice), .info)) }
         return notes

@@ -24,8 +24,10 @@ final class StoreWorker: @unchecked Sendable {
     /// Asks for the vault passphrase in a dialog (nil: the user left it), for a password saved from the host form.
     private let askVaultPassphrase: @Sendable (String) -> SecretBytes?
 
-    init(workspace: Workspace, mailbox: Mailbox, secretsPresent: @escaping @Sendable () -> Set<String>? = { nil },
-         askVaultPassphrase: @escaping @Sendable (String) -> SecretBytes? = { _ in nil }) {
+    init(
+        workspace: Workspace, mailbox: Mailbox, secretsPresent: @escaping @Sendable () -> Set<String>? = { nil },
+        askVaultPassphrase: @escaping @Sendable (String) -> SecretBytes? = { _ in nil }
+    ) {
         self.workspace = workspace
         self.secretsPresent = secretsPresent
         self.askVaultPassphrase = askVaultPassphrase
@@ -132,10 +134,13 @@ final class StoreWorker: @unchecked Sendable {
         case .saveHost(let host, let groupPath, let password):
             try checkNewOptions(host, store: store)
             let saved = try HostOperations.save(host, groupPath: groupPath, in: store)
-            let line = "\(saved.existed ? "saved" : "added") \(Display.safe(saved.host.name)) "
+            let line =
+                "\(saved.existed ? "saved" : "added") \(Display.safe(saved.host.name)) "
                 + "(\(Display.safe(saved.host.destination)))"
-            return line + (try TUIHostPassword.apply(password, hostID: host.id, workspace: workspace, store: store,
-                                                     ask: askVaultPassphrase))
+            return line
+                + (try TUIHostPassword.apply(
+                    password, hostID: host.id, workspace: workspace, store: store,
+                    ask: askVaultPassphrase))
         case .saveGroup(let group, let parentPath):
             let placed = try GroupOperations.place(group, under: parentPath, in: store)
             return "\(placed.existed ? "saved" : "added") group \(Display.safe(placed.path))"
@@ -158,8 +163,8 @@ final class StoreWorker: @unchecked Sendable {
             try SyncRunner.refreshConflictCount(store: store, locations: workspace.locations)
             return "conflict \(id) settled: took the \(takeOther ? "other" : "kept") value; it syncs like any edit"
         case .load, .loadConflicts, .connect, .cancelConnect, .launchSession, .answerPrompt, .startForward,
-             .stopForward, .unlockVault, .lockVault, .syncNow, .copyID, .answerAgent, .moveCredentials, .runFleet,
-             .stopFleet, .quit:
+            .stopForward, .unlockVault, .lockVault, .syncNow, .copyID, .answerAgent, .moveCredentials, .runFleet,
+            .stopFleet, .quit:
             return ""
         }
     }

@@ -38,9 +38,10 @@ public final class TUIApp {
         status = StatusSource(context: context, vault: vault)
         let login = TUILogin(context: context, mailbox: mailbox, vault: vault)
         self.login = login
-        worker = StoreWorker(workspace: TUIVault.quiet(context), mailbox: mailbox,
-                             secretsPresent: { vault.itemNames() },
-                             askVaultPassphrase: TUIHostPassword.vaultPassphrase(asking: login.prompts))
+        worker = StoreWorker(
+            workspace: TUIVault.quiet(context), mailbox: mailbox,
+            secretsPresent: { vault.itemNames() },
+            askVaultPassphrase: TUIHostPassword.vaultPassphrase(asking: login.prompts))
         forwards = ForwardChildren(locations: context.locations, mailbox: mailbox, selfPath: SelfProcess.path)
         fleet = TUIFleet(context: context, mailbox: mailbox, prompts: login.prompts)
         reachability = ReachabilityWorker(mailbox: mailbox)
@@ -50,9 +51,10 @@ public final class TUIApp {
     public func run() -> Int32 {
         let noColor = !(context.environment["NO_COLOR"] ?? "").isEmpty
         guard let terminal = Terminal(noColor: noColor) else {
-            context.errorOutput("sshelf: error: cannot use this terminal (TERM=\(Display.safe(context.environment["TERM"] ?? "")))\n"
-                                + "sshelf: hint: set TERM to your terminal's type, e.g. xterm-256color; the CLI "
-                                    + "commands work without it\n")
+            context.errorOutput(
+                "sshelf: error: cannot use this terminal (TERM=\(Display.safe(context.environment["TERM"] ?? "")))\n"
+                    + "sshelf: hint: set TERM to your terminal's type, e.g. xterm-256color; the CLI "
+                    + "commands work without it\n")
             return 1
         }
         self.terminal = terminal
@@ -142,8 +144,9 @@ public final class TUIApp {
         final class WatcherBox: @unchecked Sendable { var watcher: LiveWatcher? }
         let box = WatcherBox()
         if context.environment[StatusSource.testHookVariable] == nil {
-            sync = BackgroundSync(context: context, status: status,
-                                  reload: { mailbox.post(.storeChanged) }, changed: { box.watcher?.wake() })
+            sync = BackgroundSync(
+                context: context, status: status,
+                reload: { mailbox.post(.storeChanged) }, changed: { box.watcher?.wake() })
         }
         let watcher = LiveWatcher(context: context, mailbox: mailbox, vault: vault, status: status, sync: sync)
         box.watcher = watcher
@@ -162,7 +165,8 @@ public final class TUIApp {
         case .startForward(let id, let allowPublicBind):
             let rule = state.catalog.rulesByHost.values.joined().first { $0.id == id }
             if let hostID = rule?.hostID,
-               let failure = forwards.start(ruleID: id, hostID: hostID, allowPublicBind: allowPublicBind) {
+                let failure = forwards.start(ruleID: id, hostID: hostID, allowPublicBind: allowPublicBind)
+            {
                 state.notice = failure
             }
             return true
@@ -229,7 +233,8 @@ public final class TUIApp {
             case .cancelled: break
             case .wrongPassphrase:
                 let tries = TUIVault.passphraseTries
-                mailbox.post(.notify(Notice("the vault stays locked: the passphrase was wrong \(tries) times", isError: true)))
+                mailbox.post(
+                    .notify(Notice("the vault stays locked: the passphrase was wrong \(tries) times", isError: true)))
             case .failed(let message):
                 mailbox.post(.notify(Notice("the vault stays locked: \(Display.safe(message))", isError: true)))
             }
@@ -241,11 +246,13 @@ public final class TUIApp {
     private func moveCredentials(_ keys: [ReferenceKey], to target: String) {
         let (vault, prompts, mailbox) = (self.vault, login.prompts, self.mailbox)
         BackgroundThread.start(name: "sshelf-move") {
-            let notice = vault.move(keys, to: target, ask: { question in
-                guard case .secret(let passphrase, _) = prompts.ask(.vaultPassphrase(prompt: question, input: ""))
-                else { return nil }
-                return passphrase
-            })
+            let notice = vault.move(
+                keys, to: target,
+                ask: { question in
+                    guard case .secret(let passphrase, _) = prompts.ask(.vaultPassphrase(prompt: question, input: ""))
+                    else { return nil }
+                    return passphrase
+                })
             mailbox.post(.vaultStatus(vault.indicator()))
             mailbox.post(.notify(notice))
             mailbox.post(.storeChanged)

@@ -18,11 +18,13 @@ final class TUICredentials: CredentialSource {
 
     /// `releasedBy` names the reader in the vault's release log ("tui", "copy-id").
     init(
-        workspace: Workspace, store: Store, vault: TUIVault, releasedBy: String, ask: @escaping (String) -> SecretBytes?,
+        workspace: Workspace, store: Store, vault: TUIVault, releasedBy: String,
+        ask: @escaping (String) -> SecretBytes?,
         cancel: @escaping () -> Void
     ) {
-        source = VaultCredentialSource(workspace: workspace, store: store, vault: vault.current, releasedBy: releasedBy,
-                                       askPassphrase: nil)
+        source = VaultCredentialSource(
+            workspace: workspace, store: store, vault: vault.current, releasedBy: releasedBy,
+            askPassphrase: nil)
         self.vault = vault
         self.ask = ask
         self.cancel = cancel

@@ -21,8 +21,10 @@ enum TUIHostPassword {
 
     /// What to add to the save's line ("; password stored in the vault (…)"); a failure is the Password field's.
     /// `ask` puts the vault passphrase question in a dialog when the password's class is locked.
-    static func apply(_ change: PasswordChange, hostID: UUID, workspace: Workspace, store: Store,
-                      ask: (String) -> SecretBytes?) throws -> String {
+    static func apply(
+        _ change: PasswordChange, hostID: UUID, workspace: Workspace, store: Store,
+        ask: (String) -> SecretBytes?
+    ) throws -> String {
         do {
             switch change {
             case .keep:

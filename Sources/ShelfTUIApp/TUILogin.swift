@@ -130,11 +130,14 @@ final class TUILogin: @unchecked Sendable {
                     lock.unlock()
                     if superseded { return }
                     // The run loop leaves curses and runs ssh (as it runs the shell of a login).
-                    mailbox.post(cancelled ? .connectFinished(Notice("not connected: cancelled", isError: true))
-                                           : .loggedIn(hostID: hostID))
+                    mailbox.post(
+                        cancelled
+                            ? .connectFinished(Notice("not connected: cancelled", isError: true))
+                            : .loggedIn(hostID: hostID))
                     return
                 }
-                result = failure.map { .failure($0) }
+                result =
+                    failure.map { .failure($0) }
                     ?? login(hostID, for: purpose, store: store, cancellation: attempt)
             } catch {
                 result = .failure(OperationFailure("not connected: \(TUIErrorLine.text(error))"))
@@ -185,7 +188,8 @@ final class TUILogin: @unchecked Sendable {
         let host = Display.safe(session.plan.target.name)
         defer {
             session.connection.close()
-            _ = BackgroundRecord(session.connection.outcome, target: session.plan.target.id, store: session.store).wait()
+            _ = BackgroundRecord(session.connection.outcome, target: session.plan.target.id, store: session.store)
+                .wait()
         }
         do {
             let chosen = try identityID.flatMap { id in try session.store.identities().first { $0.id == id } }
@@ -210,7 +214,9 @@ final class TUILogin: @unchecked Sendable {
     {
         let delegate = TUIPrompts(channel: prompts)
         do {
-            guard let host = try store.host(id: hostID) else { return .failure(OperationFailure("not connected: the host is gone")) }
+            guard let host = try store.host(id: hostID) else {
+                return .failure(OperationFailure("not connected: the host is gone"))
+            }
             let plan = try ConnectPlan.make(for: host, in: store)
             // The vault's warnings must not write over the curses screen: they go into the result line.
             let quiet = context.workspace.warning(to: { [weak self] text in
@@ -219,16 +225,19 @@ final class TUILogin: @unchecked Sendable {
                 warnings.append(Display.safe(text).trimmingSpacesAndNewlines())
                 lock.unlock()
             })
-            let credentials = TUICredentials(workspace: quiet, store: store, vault: vault,
-                                             releasedBy: purpose == .shell ? "tui" : "copy-id",
-                                             ask: { delegate.vaultPassphrase($0) }, cancel: { cancellation.cancel() })
+            let credentials = TUICredentials(
+                workspace: quiet, store: store, vault: vault,
+                releasedBy: purpose == .shell ? "tui" : "copy-id",
+                ask: { delegate.vaultPassphrase($0) }, cancel: { cancellation.cancel() })
             var options = ConnectOptions.standard(quiet)
             options.cancellation = cancellation
             let connector = SSHConnector(options: options, credentials: credentials, delegate: delegate)
             let connection = try plan.connect(connector, store: store)
             return .success(Ready(connection: connection, plan: plan, store: store))
         } catch let error as SSHError {
-            if delegate.refusedHostKey { return .failure(OperationFailure("not connected: the host key was not trusted")) }
+            if delegate.refusedHostKey {
+                return .failure(OperationFailure("not connected: the host key was not trusted"))
+            }
             if error.kind == .cancelled || cancellation.isCancelled {
                 return .failure(OperationFailure("not connected: cancelled"))
             }
@@ -250,10 +259,11 @@ final class TUILogin: @unchecked Sendable {
     /// The changed-key dialog: both keys, where the known one came from, and the host whose name must be typed.
     private static func dialog(_ changed: ChangedKey) -> KeyMismatch {
         let change = changed.change
-        return KeyMismatch(kind: .changed, host: Display.safe(change.hopName), address: Display.safe(change.lookupName),
-                           offered: "\(change.offered.type) \(change.offered.fingerprint)",
-                           known: change.known.map { "\($0.type) \($0.fingerprint)" }, source: change.source.rawValue,
-                           retry: changed.target)
+        return KeyMismatch(
+            kind: .changed, host: Display.safe(change.hopName), address: Display.safe(change.lookupName),
+            offered: "\(change.offered.type) \(change.offered.fingerprint)",
+            known: change.known.map { "\($0.type) \($0.fingerprint)" }, source: change.source.rawValue,
+            retry: changed.target)
     }
 
     /// Leaves curses, runs the shell on the logged-in connection, saves what the login changed, and returns the
@@ -315,8 +325,9 @@ final class TUILogin: @unchecked Sendable {
         let previousInt = signal(SIGINT, SIG_IGN)
         let exit: Result<Int32, Error>
         do {
-            let (argv, environment) = try OpenSSHHandover.prepare(handover.plan, store: handover.store, dryRun: false,
-                                                                  context: context)
+            let (argv, environment) = try OpenSSHHandover.prepare(
+                handover.plan, store: handover.store, dryRun: false,
+                context: context)
             exit = ChildProcess.spawn(argv, stdin: 0, stdout: 1, stderr: 2, environment: environment)
                 .map { ChildProcess.wait($0) }.mapError { $0 }
         } catch {

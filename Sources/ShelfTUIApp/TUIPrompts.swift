@@ -82,10 +82,11 @@ final class TUIPrompts: ConnectDelegate {
         case .unknown:
             prompt = .hostKey(host: host, keyType: question.key.type, fingerprint: question.fingerprint)
         case .otherType(let types, let source):
-            prompt = .keyMismatch(KeyMismatch(
-                kind: .otherType, host: host, address: Display.safe(question.lookupName),
-                offered: "\(question.key.type) \(question.fingerprint)", known: types.map(Display.safe),
-                source: source.rawValue))
+            prompt = .keyMismatch(
+                KeyMismatch(
+                    kind: .otherType, host: host, address: Display.safe(question.lookupName),
+                    offered: "\(question.key.type) \(question.fingerprint)", known: types.map(Display.safe),
+                    source: source.rawValue))
         }
         if case .trust(true) = channel.ask(prompt) { return .acceptAndRemember }
         refusedHostKey = true
@@ -96,7 +97,8 @@ final class TUIPrompts: ConnectDelegate {
         var text = "\(Display.safe(request.destination))'s password:"
         if request.attempt > 1 { text = "Permission denied, please try again. " + text }
         if let note = request.note { text = "(\(Display.safe(note))) " + text }
-        guard case .secret(let password, let remember) = secret(request.hopName, text, offerRemember: request.canRemember)
+        guard
+            case .secret(let password, let remember) = secret(request.hopName, text, offerRemember: request.canRemember)
         else { return nil }
         return PasswordAnswer(password: password, remember: remember && request.canRemember)
     }
@@ -106,7 +108,9 @@ final class TUIPrompts: ConnectDelegate {
     /// The same masked dialog as a password, with "remember in the vault" when the key's identity can keep it.
     func askKeyPassphraseToKeep(_ request: KeyPassphraseRequest) -> PasswordAnswer? {
         let text = "Passphrase for the key of identity '\(Display.safe(request.keyDescription))':"
-        guard case .secret(let passphrase, let remember) = secret(request.hopName, text, offerRemember: request.canRemember)
+        guard
+            case .secret(let passphrase, let remember) = secret(
+                request.hopName, text, offerRemember: request.canRemember)
         else { return nil }
         return PasswordAnswer(password: passphrase, remember: remember && request.canRemember)
     }
@@ -140,8 +144,12 @@ final class TUIPrompts: ConnectDelegate {
         return passphrase
     }
 
-    private func secret(_ hop: String, _ text: String, echo: Bool = false, offerRemember: Bool = false) -> PromptChannel.Reply {
-        channel.ask(.secret(host: Display.safe(hop), prompt: text, echo: echo, input: "", remember: false,
-                            offerRemember: offerRemember))
+    private func secret(_ hop: String, _ text: String, echo: Bool = false, offerRemember: Bool = false)
+        -> PromptChannel.Reply
+    {
+        channel.ask(
+            .secret(
+                host: Display.safe(hop), prompt: text, echo: echo, input: "", remember: false,
+                offerRemember: offerRemember))
     }
 }

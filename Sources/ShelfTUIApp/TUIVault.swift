@@ -162,7 +162,8 @@ extension TUIVault {
                 return Notice("moved \(moved) of \(keys.count): \(Display.safe(failure.message))", isError: true)
             }
         }
-        return Notice("moved \(moved == 1 ? "it" : "them") to \(target): 'sshelf forward up' reads "
-            + "\(moved == 1 ? "it" : "them") after one 'sshelf vault unlock' per login")
+        return Notice(
+            "moved \(moved == 1 ? "it" : "them") to \(target): 'sshelf forward up' reads "
+                + "\(moved == 1 ? "it" : "them") after one 'sshelf vault unlock' per login")
     }
 }

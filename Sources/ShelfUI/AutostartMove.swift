@@ -36,21 +36,25 @@ enum AutostartMoveReducer {
     static func ask(_ state: inout UIState, _ move: AutostartMove) -> [Effect] {
         let them = move.items.count == 1 ? "it" : "them"
         guard !state.mode.isDialog else {
-            state.notice = Notice("\(move.rule) stops logging in after the vault's idle timeout: "
-                + "'sshelf vault set-class KEY \(move.target)' keeps it up", isError: true)
+            state.notice = Notice(
+                "\(move.rule) stops logging in after the vault's idle timeout: "
+                    + "'sshelf vault set-class KEY \(move.target)' keeps it up", isError: true)
             return []
         }
-        state.mode = .confirm(Confirmation(
-            title: "Keep this tunnel up unattended?",
-            lines: ["\(move.rule) runs under 'sshelf forward up', which reads"]
-                + move.items.map { "  \($0.what) (\($0.stored))" }
-                + ["only while the vault session is unlocked: after its idle",
-                   "timeout the tunnel stops logging in.",
-                   "Move \(them) to \(move.target)?"],
-            effect: .moveCredentials(move.items.map(\.key), to: move.target),
-            yesLabel: "move", noLabel: "keep", yesNotice: "moving to \(move.target)...",
-            noNotice: "kept where \(them == "it" ? "it is" : "they are"); "
-                + "'sshelf vault set-class' moves \(them) later"))
+        state.mode = .confirm(
+            Confirmation(
+                title: "Keep this tunnel up unattended?",
+                lines: ["\(move.rule) runs under 'sshelf forward up', which reads"]
+                    + move.items.map { "  \($0.what) (\($0.stored))" }
+                    + [
+                        "only while the vault session is unlocked: after its idle",
+                        "timeout the tunnel stops logging in.",
+                        "Move \(them) to \(move.target)?",
+                    ],
+                effect: .moveCredentials(move.items.map(\.key), to: move.target),
+                yesLabel: "move", noLabel: "keep", yesNotice: "moving to \(move.target)...",
+                noNotice: "kept where \(them == "it" ? "it is" : "they are"); "
+                    + "'sshelf vault set-class' moves \(them) later"))
         return []
     }
 }

@@ -74,11 +74,14 @@ public struct Canvas: Sendable, Equatable {
 
     /// Writes text clipped to `width` cells, ending in '…' when cut (never inside a double-width character).
     @discardableResult
-    public mutating func write(_ text: String, row: Int, column: Int, width: Int, style: CellStyle = CellStyle(),
-                               ellipsis: Character = "…") -> Int {
+    public mutating func write(
+        _ text: String, row: Int, column: Int, width: Int, style: CellStyle = CellStyle(),
+        ellipsis: Character = "…"
+    ) -> Int {
         guard width > 0 else { return column }
         if CharWidth.of(text) <= width { return write(text, row: row, column: column, style: style) }
-        return write(CharWidth.prefix(text, fitting: width - 1) + String(ellipsis), row: row, column: column, style: style)
+        return write(
+            CharWidth.prefix(text, fitting: width - 1) + String(ellipsis), row: row, column: column, style: style)
     }
 
     /// Sets one cell. Overwriting either half of a double-width character blanks its other half, so the
@@ -91,8 +94,10 @@ public struct Canvas: Sendable, Equatable {
     }
 
     /// Fills a rectangle with one character and style (clears a pane or draws a selection bar).
-    public mutating func fill(row: Int, column: Int, height: Int, width: Int, character: Character = " ",
-                              style: CellStyle = CellStyle()) {
+    public mutating func fill(
+        row: Int, column: Int, height: Int, width: Int, character: Character = " ",
+        style: CellStyle = CellStyle()
+    ) {
         for r in max(0, row)..<min(rows, row + height) {
             for c in max(0, column)..<min(columns, column + width) {
                 place(Cell(character, style: style), row: r, column: c)
@@ -122,7 +127,9 @@ public struct Canvas: Sendable, Equatable {
     }
 
     static func printable(_ ch: Character) -> Character {
-        ch.unicodeScalars.contains { $0.properties.generalCategory == .control
-            || (0x202A...0x202E).contains($0.value) || (0x2066...0x2069).contains($0.value) } ? "?" : ch
+        ch.unicodeScalars.contains {
+            $0.properties.generalCategory == .control
+                || (0x202A...0x202E).contains($0.value) || (0x2066...0x2069).contains($0.value)
+        } ? "?" : ch
     }
 }

@@ -23,8 +23,10 @@ public struct Catalog: Sendable {
     public var isComplete: Bool
     public var totalCount: Int
 
-    public init(table: HostTable, groups: [HostGroup], identities: [Identity] = [], rules: [PortForwardRule] = [],
-                secretsPresent: Set<String>? = nil, isComplete: Bool = true, totalCount: Int? = nil) {
+    public init(
+        table: HostTable, groups: [HostGroup], identities: [Identity] = [], rules: [PortForwardRule] = [],
+        secretsPresent: Set<String>? = nil, isComplete: Bool = true, totalCount: Int? = nil
+    ) {
         self.table = table
         tree = GroupTree(groups)
         let tree = self.tree
@@ -51,12 +53,15 @@ public struct Catalog: Sendable {
     }
 
     /// A catalog of these hosts in this order (tests, and anything built in memory).
-    public init(hosts: [ShelfCore.Host] = [], groups: [HostGroup] = [], identities: [Identity] = [],
-                rules: [PortForwardRule] = [], secretsPresent: Set<String>? = nil) {
+    public init(
+        hosts: [ShelfCore.Host] = [], groups: [HostGroup] = [], identities: [Identity] = [],
+        rules: [PortForwardRule] = [], secretsPresent: Set<String>? = nil
+    ) {
         var builder = HostTableBuilder(expectedCount: hosts.count)
         for host in hosts { builder.append(host) }
-        self.init(table: builder.finish(token: []), groups: groups, identities: identities, rules: rules,
-                  secretsPresent: secretsPresent)
+        self.init(
+            table: builder.finish(token: []), groups: groups, identities: identities, rules: rules,
+            secretsPresent: secretsPresent)
     }
 
     public var count: Int { table.count }

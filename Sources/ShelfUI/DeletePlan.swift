@@ -6,8 +6,10 @@ enum DeletePlan {
     static func host(_ host: ShelfCore.Host, catalog: Catalog) -> Confirmation {
         let rules = catalog.rulesByHost[host.id]?.count ?? 0
         var lines = ["\(host.name) (\(host.destination))"]
-        lines.append(rules == 0 ? "It has no forward rules."
-                     : "Its \(plural(rules, "forward rule")) \(rules == 1 ? "goes" : "go") too.")
+        lines.append(
+            rules == 0
+                ? "It has no forward rules."
+                : "Its \(plural(rules, "forward rule")) \(rules == 1 ? "goes" : "go") too.")
         let dependents = catalog.names(jumpingThrough: host.id)
         if !dependents.isEmpty {
             lines.append("Jumped through by \(dependents.joined(separator: ", ")); their jump will point nowhere.")
@@ -25,8 +27,9 @@ enum DeletePlan {
         if subtree.count == 1 && hosts.isEmpty {
             lines.append("It is empty; nothing else goes.")
         } else {
-            lines.append("Also goes: \(plural(subtree.count - 1, "subgroup")), \(plural(hosts.count, "host")) and "
-                + "\(plural(rules, "forward rule")).")
+            lines.append(
+                "Also goes: \(plural(subtree.count - 1, "subgroup")), \(plural(hosts.count, "host")) and "
+                    + "\(plural(rules, "forward rule")).")
         }
         return Confirmation(title: "Delete group \(path)?", lines: lines, effect: .deleteGroup(id))
     }

@@ -55,7 +55,8 @@ enum FormReducer {
                 }
                 let matches = field.pickMatches
                 if case .pick(let options) = field.kind, !field.value.isEmpty, !matches.isEmpty,
-                   !options.contains(field.value) {
+                    !options.contains(field.value)
+                {
                     // Enter picks the highlighted identity; the next Enter saves.
                     form.fields[form.focus].value = matches[min(form.pickCursor, matches.count - 1)]
                     form.errors[field.key] = nil
@@ -78,8 +79,8 @@ enum FormReducer {
     /// An identity added from the host form (Ctrl-A) is that form's identity once saved.
     static func picked(_ state: inout UIState, from saved: Form) {
         guard case .identity(editing: nil) = saved.kind, case .form(var host) = state.mode, case .host = host.kind,
-              let index = host.fields.firstIndex(where: { $0.key == "identity" }),
-              case .pick(var options) = host.fields[index].kind
+            let index = host.fields.firstIndex(where: { $0.key == "identity" }),
+            case .pick(var options) = host.fields[index].kind
         else { return }
         let name = saved.value("name")
         if !options.contains(name) { options = (options + [name]).sorted() }
@@ -138,8 +139,10 @@ enum FormReducer {
             case .failure(let e): errors = e
             }
         case .identity(let editing):
-            switch Forms.submitIdentity(form, original: editing.flatMap { id in catalog.identities.first { $0.id == id } },
-                                        catalog: catalog) {
+            switch Forms.submitIdentity(
+                form, original: editing.flatMap { id in catalog.identities.first { $0.id == id } },
+                catalog: catalog)
+            {
             case .success(let identity): effect = .saveIdentity(identity)
             case .failure(let e): errors = e
             }

@@ -12,23 +12,29 @@ public enum Forms {
         let identity = h.identityID.flatMap { id in catalog.identities.first { $0.id == id }?.name } ?? ""
         let jumps = h.jumpHostIDs.map { catalog.host($0)?.name ?? "" }.filter { !$0.isEmpty }
         let jumpText = jumps.isEmpty ? h.unresolvedJump : jumps.joined(separator: ",")
-        return Form(kind: .host(editing: host?.id), title: host == nil ? "Add host" : "Edit host \(h.name)", fields: [
-            FormField("name", "Name", h.name, placeholder: "the alias you type, e.g. prod-db"),
-            FormField("hostname", "Hostname", h.hostname, placeholder: "DNS name, IPv4 or IPv6"),
-            FormField("port", "Port", String(h.port)),
-            FormField("user", "User", h.user, placeholder: "empty: ssh's default"),
-            FormField("group", "Group", catalog.tree.path(of: h.groupID), placeholder: "e.g. prod/eu; "
-                + "created if missing"),
-            FormField("tags", "Tags", h.tags.joined(separator: ","), placeholder: "comma-separated"),
-            FormField("auth", "Auth", h.authMethod.rawValue, kind: .choice(AuthMethod.knownCases.map(\.rawValue))),
-            FormField("password", "Password", kind: .secret(stored: h.passwordRef != nil)),
-            FormField("identity", "Identity", identity, kind: .pick(catalog.identities.map(\.name).sorted()),
-                      placeholder: "type to pick; empty for none"),
-            FormField("jump", "Jump via", jumpText, placeholder: "host names, outermost first"),
-            FormField("options", "Options", h.options.joined(separator: "\n"), kind: .lines,
-                      placeholder: "ssh_config lines, one per line, e.g. ServerAliveInterval 30"),
-            FormField("notes", "Notes", h.notes),
-        ])
+        return Form(
+            kind: .host(editing: host?.id), title: host == nil ? "Add host" : "Edit host \(h.name)",
+            fields: [
+                FormField("name", "Name", h.name, placeholder: "the alias you type, e.g. prod-db"),
+                FormField("hostname", "Hostname", h.hostname, placeholder: "DNS name, IPv4 or IPv6"),
+                FormField("port", "Port", String(h.port)),
+                FormField("user", "User", h.user, placeholder: "empty: ssh's default"),
+                FormField(
+                    "group", "Group", catalog.tree.path(of: h.groupID),
+                    placeholder: "e.g. prod/eu; "
+                        + "created if missing"),
+                FormField("tags", "Tags", h.tags.joined(separator: ","), placeholder: "comma-separated"),
+                FormField("auth", "Auth", h.authMethod.rawValue, kind: .choice(AuthMethod.knownCases.map(\.rawValue))),
+                FormField("password", "Password", kind: .secret(stored: h.passwordRef != nil)),
+                FormField(
+                    "identity", "Identity", identity, kind: .pick(catalog.identities.map(\.name).sorted()),
+                    placeholder: "type to pick; empty for none"),
+                FormField("jump", "Jump via", jumpText, placeholder: "host names, outermost first"),
+                FormField(
+                    "options", "Options", h.options.joined(separator: "\n"), kind: .lines,
+                    placeholder: "ssh_config lines, one per line, e.g. ServerAliveInterval 30"),
+                FormField("notes", "Notes", h.notes),
+            ])
     }
 
     /// What the form's password field asks of the vault: keep, store the typed one, or remove the stored one.
@@ -53,7 +59,9 @@ public enum Forms {
         host.hostname = form.value("hostname")
         host.user = form.value("user")
         host.notes = form.value("notes")
-        if let port = Int(form.value("port")) { host.port = port } else {
+        if let port = Int(form.value("port")) {
+            host.port = port
+        } else {
             errors["port"] = "port '\(form.value("port"))' is not a number"
         }
         host.tags = form.value("tags").split(separator: ",").map { $0.trimmingSpaces() }
@@ -105,7 +113,8 @@ public enum Forms {
                 next += jump.jumpHostIDs
             }
             if let cycle = ModelCheck.jumpCycle(from: host.id, in: byID) {
-                errors["jump"] = "jump chain would loop: " + cycle.map { byID[$0]?.name ?? "?" }.joined(separator: " -> ")
+                errors["jump"] =
+                    "jump chain would loop: " + cycle.map { byID[$0]?.name ?? "?" }.joined(separator: " -> ")
             }
         }
         if !errors.isEmpty { return .failure(errors) }
@@ -117,12 +126,13 @@ public enum Forms {
 
     public static func group(_ group: HostGroup?, catalog: Catalog, parent: UUID?) -> Form {
         let parentPath = catalog.tree.path(of: group?.parentID ?? parent)
-        return Form(kind: .group(editing: group?.id), title: group == nil ? "Add group" : "Edit group \(group!.name)",
-                    fields: [
-                        FormField("name", "Name", group?.name ?? "", placeholder: "one level, no '/'"),
-                        FormField("parent", "Inside", parentPath, placeholder: "parent group path, empty for top level"),
-                        FormField("notes", "Notes", group?.notes ?? ""),
-                    ])
+        return Form(
+            kind: .group(editing: group?.id), title: group == nil ? "Add group" : "Edit group \(group!.name)",
+            fields: [
+                FormField("name", "Name", group?.name ?? "", placeholder: "one level, no '/'"),
+                FormField("parent", "Inside", parentPath, placeholder: "parent group path, empty for top level"),
+                FormField("notes", "Notes", group?.notes ?? ""),
+            ])
     }
 
     public static func submitGroup(_ form: Form, original: HostGroup?, catalog: Catalog)
@@ -133,9 +143,15 @@ public enum Forms {
         group.name = form.value("name")
         group.notes = form.value("notes")
         var parentPath = ""
-        do { parentPath = try GroupTree.parsePath(form.value("parent")).joined(separator: "/") } catch { errors["parent"] = error.message }
-        for problem in Validation.problems(group) where errors[problem.field] == nil { errors[problem.field] = problem.message }
-        if let original, let parent = catalog.tree.find(parentPath), catalog.tree.subtree(of: original.id).contains(parent.id) {
+        do { parentPath = try GroupTree.parsePath(form.value("parent")).joined(separator: "/") } catch {
+            errors["parent"] = error.message
+        }
+        for problem in Validation.problems(group) where errors[problem.field] == nil {
+            errors[problem.field] = problem.message
+        }
+        if let original, let parent = catalog.tree.find(parentPath),
+            catalog.tree.subtree(of: original.id).contains(parent.id)
+        {
             errors["parent"] = "cannot move '\(catalog.tree.path(of: original.id))' inside itself"
         }
         let siblingParent = parentPath.isEmpty ? nil : catalog.tree.find(parentPath)?.id
@@ -200,9 +216,12 @@ public enum Forms {
             let toSocket = ForwardSpec.isSocketPath(rule.targetHost) && form.value("targetPort").isEmpty
             rule.targetPort = toSocket ? 0 : port("targetPort", "target port")
         }
-        for problem in Validation.problems(rule) where errors[problem.field] == nil { errors[problem.field] = problem.message }
+        for problem in Validation.problems(rule) where errors[problem.field] == nil {
+            errors[problem.field] = problem.message
+        }
         if rule.listensOnNetwork, form.value("publicBind") != "yes", errors["bindAddress"] == nil {
-            errors["bindAddress"] = "bind address \(rule.bindAddress) is not loopback: port would be reachable from the network (set "
+            errors["bindAddress"] =
+                "bind address \(rule.bindAddress) is not loopback: port would be reachable from the network (set "
                 + "Public bind)"
         }
         if !errors.isEmpty { return .failure(errors) }
@@ -214,19 +233,23 @@ public enum Forms {
 
     public static func identity(_ identity: Identity?) -> Form {
         let i = identity ?? Identity()
-        return Form(kind: .identity(editing: identity?.id), title: identity == nil ? "Add identity" : "Edit identity \(i.name)",
-                    fields: [
-                        FormField("name", "Name", i.name, placeholder: "e.g. work-laptop"),
-                        FormField("keyType", "Key type", i.keyType.rawValue, kind: .choice(KeyType.knownCases.map(\.rawValue))),
-                        FormField("keyFile", "Key file", i.keyFile, placeholder: "path to the private key file"),
-                        FormField("publicKey", "Public key", i.publicKey, placeholder: "ssh-ed25519 AAAA... (optional)"),
-                        FormField("confirmEachUse", "Confirm each", i.confirmEachUse ? "yes" : "no", kind: .toggle),
-                        FormField("agentLifetime", "Lifetime (s)", i.agentLifetime == 0 ? "" : String(i.agentLifetime),
-                                  placeholder: "the sshelf agent serves it this long; empty: no limit"),
-                    ])
+        return Form(
+            kind: .identity(editing: identity?.id), title: identity == nil ? "Add identity" : "Edit identity \(i.name)",
+            fields: [
+                FormField("name", "Name", i.name, placeholder: "e.g. work-laptop"),
+                FormField("keyType", "Key type", i.keyType.rawValue, kind: .choice(KeyType.knownCases.map(\.rawValue))),
+                FormField("keyFile", "Key file", i.keyFile, placeholder: "path to the private key file"),
+                FormField("publicKey", "Public key", i.publicKey, placeholder: "ssh-ed25519 AAAA... (optional)"),
+                FormField("confirmEachUse", "Confirm each", i.confirmEachUse ? "yes" : "no", kind: .toggle),
+                FormField(
+                    "agentLifetime", "Lifetime (s)", i.agentLifetime == 0 ? "" : String(i.agentLifetime),
+                    placeholder: "the sshelf agent serves it this long; empty: no limit"),
+            ])
     }
 
-    public static func submitIdentity(_ form: Form, original: Identity?, catalog: Catalog) -> Result<Identity, FormErrors> {
+    public static func submitIdentity(_ form: Form, original: Identity?, catalog: Catalog) -> Result<
+        Identity, FormErrors
+    > {
         var errors = FormErrors()
         var identity = original ?? Identity(id: form.newID)
         identity.name = form.value("name")
@@ -242,8 +265,12 @@ public enum Forms {
         } else {
             errors["agentLifetime"] = "lifetime '\(lifetime)' is not a number of seconds"
         }
-        for problem in Validation.problems(identity) where errors[problem.field] == nil { errors[problem.field] = problem.message }
-        if errors["name"] == nil, catalog.identities.contains(where: { $0.name == identity.name && $0.id != identity.id }) {
+        for problem in Validation.problems(identity) where errors[problem.field] == nil {
+            errors[problem.field] = problem.message
+        }
+        if errors["name"] == nil,
+            catalog.identities.contains(where: { $0.name == identity.name && $0.id != identity.id })
+        {
             errors["name"] = "an identity named '\(identity.name)' already exists"
         }
         if !errors.isEmpty { return .failure(errors) }
@@ -256,8 +283,11 @@ extension Forms {
     // MARK: copy-id from the identity list
 
     public static func copyIdentity(_ identity: Identity) -> Form {
-        Form(kind: .copyIdentity(identityID: identity.id), title: "Install \(identity.name) on a host (copy-id)",
-             fields: [FormField("host", "Host", "", placeholder: "the host's name (NAME@id-prefix when names are shared)")])
+        Form(
+            kind: .copyIdentity(identityID: identity.id), title: "Install \(identity.name) on a host (copy-id)",
+            fields: [
+                FormField("host", "Host", "", placeholder: "the host's name (NAME@id-prefix when names are shared)")
+            ])
     }
 
     /// The host named in the copy-id form: its name, or NAME@id-prefix when several hosts share the name (as the

@@ -26,9 +26,11 @@ public struct ForwardLive: Sendable, Equatable {
     public var lastError: String?
     public var nextAttempt: Date?
 
-    public init(phase: Phase, runner: Runner, boundPort: Int? = nil, activeConnections: Int = 0,
-                totalConnections: Int = 0, bytesOut: Int64 = 0, bytesIn: Int64 = 0, lastError: String? = nil,
-                nextAttempt: Date? = nil) {
+    public init(
+        phase: Phase, runner: Runner, boundPort: Int? = nil, activeConnections: Int = 0,
+        totalConnections: Int = 0, bytesOut: Int64 = 0, bytesIn: Int64 = 0, lastError: String? = nil,
+        nextAttempt: Date? = nil
+    ) {
         self.phase = phase
         self.runner = runner
         self.boundPort = boundPort
@@ -45,16 +47,18 @@ public struct ForwardLive: Sendable, Equatable {
 
     /// The state line under the rule, e.g. "active: 2 open, 5 total, 1.2 MB out, 340 B in".
     public func words(now: Date) -> String {
-        let by = switch runner {
-        case .tui: ""
-        case .supervisor: " (forward up)"
-        case .command(let pid): " (forward start, pid \(pid))"
-        }
+        let by =
+            switch runner {
+            case .tui: ""
+            case .supervisor: " (forward up)"
+            case .command(let pid): " (forward start, pid \(pid))"
+            }
         switch phase {
         case .starting:
             return "starting\(by)..."
         case .active:
-            var text = "active\(by): \(activeConnections) open, \(totalConnections) total, "
+            var text =
+                "active\(by): \(activeConnections) open, \(totalConnections) total, "
                 + "\(Self.bytes(bytesOut)) out, \(Self.bytes(bytesIn)) in"
             if let lastError { text += "; last error: \(lastError)" }
             return text

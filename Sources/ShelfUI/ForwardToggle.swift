@@ -22,14 +22,17 @@ enum ForwardToggle {
             return [.stopForward(rule.id)]
         }
         if rule.listensOnNetwork {
-            state.mode = .confirm(Confirmation(
-                title: "Listen on the network?",
-                lines: ["\(label) listens on \(rule.bindAddress)",
+            state.mode = .confirm(
+                Confirmation(
+                    title: "Listen on the network?",
+                    lines: [
+                        "\(label) listens on \(rule.bindAddress)",
                         "Port \(rule.bindPort) becomes reachable from other machines,",
-                        "not only from this one. Start it anyway?"],
-                effect: .startForward(rule.id, allowPublicBind: true),
-                yesLabel: "start", noLabel: "cancel", yesNotice: "starting \(label)...",
-                noNotice: "not started"))
+                        "not only from this one. Start it anyway?",
+                    ],
+                    effect: .startForward(rule.id, allowPublicBind: true),
+                    yesLabel: "start", noLabel: "cancel", yesNotice: "starting \(label)...",
+                    noNotice: "not started"))
             return []
         }
         state.notice = Notice("starting \(label)...")
@@ -41,8 +44,9 @@ enum ForwardToggle {
     static func starting(_ state: inout UIState, _ ruleID: UUID) {
         guard let rule = state.catalog.rulesByHost.values.joined().first(where: { $0.id == ruleID }) else { return }
         state.forwardStates[ruleID] = ForwardLive(phase: .starting, runner: .tui)
-        state.forwardTransition = ForwardTransition(ruleID: ruleID, label: "-\(rule.spec.flag) \(rule.spec)",
-                                                    starting: true)
+        state.forwardTransition = ForwardTransition(
+            ruleID: ruleID, label: "-\(rule.spec.flag) \(rule.spec)",
+            starting: true)
     }
 
     /// New published states: a start that became active or failed, or a stop that took effect, replaces the
@@ -54,8 +58,9 @@ enum ForwardToggle {
         switch (transition.starting, states[transition.ruleID]?.phase) {
         case (true, .active?): outcome = Notice("forwarding \(transition.label)")
         case (true, .failed?):
-            outcome = Notice("\(transition.label) failed: \(states[transition.ruleID]?.lastError ?? "unknown reason")",
-                             isError: true)
+            outcome = Notice(
+                "\(transition.label) failed: \(states[transition.ruleID]?.lastError ?? "unknown reason")",
+                isError: true)
         case (false, nil): outcome = Notice("stopped \(transition.label)")
         default: return
         }

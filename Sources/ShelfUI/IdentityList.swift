@@ -52,7 +52,8 @@ enum IdentityList {
         if users.isEmpty {
             lines.append("No host uses it.")
         } else {
-            let shown = users.prefix(5).joined(separator: ", ") + (users.count > 5 ? " and \(users.count - 5) more" : "")
+            let shown =
+                users.prefix(5).joined(separator: ", ") + (users.count > 5 ? " and \(users.count - 5) more" : "")
             lines.append("Used by \(DeletePlan.plural(users.count, "host")): \(shown).")
             lines.append("Their identity is cleared; nothing else about them changes.")
         }
@@ -61,6 +62,7 @@ enum IdentityList {
         } else if !identity.keyFile.isEmpty {
             lines.append("The key file \(identity.keyFile) is not touched.")
         }
-        return Confirmation(title: "Delete identity \(identity.name)?", lines: lines, effect: .deleteIdentity(identity.id))
+        return Confirmation(
+            title: "Delete identity \(identity.name)?", lines: lines, effect: .deleteIdentity(identity.id))
     }
 }

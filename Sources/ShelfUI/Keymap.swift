@@ -52,8 +52,10 @@ public struct KeyBinding: Sendable {
     /// Why the binding does nothing right now, or nil when it is enabled.
     public var disabledReason: @Sendable (UIState) -> String?
 
-    public init(_ keys: [Key], _ command: Command, _ context: KeyContext, _ description: String, hint: String? = nil,
-                disabled: @escaping @Sendable (UIState) -> String? = { _ in nil }) {
+    public init(
+        _ keys: [Key], _ command: Command, _ context: KeyContext, _ description: String, hint: String? = nil,
+        disabled: @escaping @Sendable (UIState) -> String? = { _ in nil }
+    ) {
         self.keys = keys
         self.command = command
         self.context = context
@@ -134,66 +136,88 @@ public enum Keymap {
         KeyBinding([.backTab], .previousPane, .browse, "previous pane"),
         KeyBinding([.char("h"), .left], .left, .browse, "close the group, or go to the pane on the left"),
         KeyBinding([.char("l"), .right], .right, .browse, "open the group, or go to the pane on the right"),
-        KeyBinding([.char(" ")], .toggleGroup, .browse,
-                   "open or close the selected group; in the host list, mark or unmark the host for a run (!)",
-                   disabled: { state in
-                       state.focus == .groups ? nil : state.focus == .hosts ? Keymap.needsHost(state)
-                           : "only in the group tree or the host list"
-                   }),
-        KeyBinding([.char("*")], .markAll, .browse,
-                   "mark every host listed (all results of the search); when all are marked, unmark them",
-                   disabled: { state in
-                       if let reason = Keymap.needsLoaded(state) { return reason }
-                       return state.visible.isEmpty ? "no host listed" : nil
-                   }),
-        KeyBinding([.char("!")], .runCommand, .browse,
-                   "run a command on the marked hosts (the selected host when none is marked), in the run pane",
-                   disabled: { state in
-                       if let pane = state.fleet, pane.isActive { return nil }
-                       return state.marks.isEmpty ? Keymap.needsHost(state) : nil
-                   }),
-        KeyBinding([.enter], .activate, .browse, "connect to the selected host (in the group tree: open the group)",
-                   hint: "connect", disabled: { state in
-                       state.focus == .groups ? nil : Keymap.needsHost(state)
-                   }),
-        KeyBinding([.char("/")], .search, .browse, "search hosts (fuzzy: name, address, user, tags, group)",
-                   hint: "search", disabled: needsLoaded),
-        KeyBinding([.escape], .cancel, .browse, "cancel the connect under way (at any stage), else clear the search",
-                   disabled: cancelOrClear),
+        KeyBinding(
+            [.char(" ")], .toggleGroup, .browse,
+            "open or close the selected group; in the host list, mark or unmark the host for a run (!)",
+            disabled: { state in
+                state.focus == .groups
+                    ? nil
+                    : state.focus == .hosts
+                        ? Keymap.needsHost(state)
+                        : "only in the group tree or the host list"
+            }),
+        KeyBinding(
+            [.char("*")], .markAll, .browse,
+            "mark every host listed (all results of the search); when all are marked, unmark them",
+            disabled: { state in
+                if let reason = Keymap.needsLoaded(state) { return reason }
+                return state.visible.isEmpty ? "no host listed" : nil
+            }),
+        KeyBinding(
+            [.char("!")], .runCommand, .browse,
+            "run a command on the marked hosts (the selected host when none is marked), in the run pane",
+            disabled: { state in
+                if let pane = state.fleet, pane.isActive { return nil }
+                return state.marks.isEmpty ? Keymap.needsHost(state) : nil
+            }),
+        KeyBinding(
+            [.enter], .activate, .browse, "connect to the selected host (in the group tree: open the group)",
+            hint: "connect",
+            disabled: { state in
+                state.focus == .groups ? nil : Keymap.needsHost(state)
+            }),
+        KeyBinding(
+            [.char("/")], .search, .browse, "search hosts (fuzzy: name, address, user, tags, group)",
+            hint: "search", disabled: needsLoaded),
+        KeyBinding(
+            [.escape], .cancel, .browse, "cancel the connect under way (at any stage), else clear the search",
+            disabled: cancelOrClear),
         KeyBinding([.char("s")], .sort, .browse, "sort hosts by name or by last connected"),
         KeyBinding([.char("a")], .addHost, .browse, "add a host", hint: "add", disabled: needsLoaded),
         KeyBinding([.char("N")], .addGroup, .browse, "add a group (inside the selected one)", disabled: needsLoaded),
         KeyBinding([.char("f")], .addForward, .browse, "add a forward rule to the selected host", disabled: needsHost),
         KeyBinding([.char("i")], .addIdentity, .browse, "add an identity (key)", disabled: needsLoaded),
-        KeyBinding([.char("I")], .identities, .browse, "list identities (keys): edit or delete them", disabled: needsLoaded),
-        KeyBinding([.char("e")], .edit, .browse, "edit the selected host, group or forward rule", hint: "edit",
-                   disabled: needsSelection),
-        KeyBinding([.char("d"), .delete], .delete, .browse, "delete the selected host, group or forward rule",
-                   hint: "delete", disabled: needsSelection),
-        KeyBinding([.char("t")], .toggleForward, .browse,
-                   "start or stop the selected forward rule", hint: "start/stop",
-                   disabled: forwardToggle),
-        KeyBinding([.char("c")], .copyID, .browse, "install the host's identity key in its ~/.ssh/authorized_keys (copy-id)",
-                   disabled: needsHostIdentity),
-        KeyBinding([.char("p")], .toggleReachability, .browse,
-                   "show or hide whether each host on screen answers (a TCP connect every 30 s, nothing sent)"),
-        KeyBinding([.char("r")], .reload, .browse,
-                   "reload from the store (changes by other programs show by themselves)"),
+        KeyBinding(
+            [.char("I")], .identities, .browse, "list identities (keys): edit or delete them", disabled: needsLoaded),
+        KeyBinding(
+            [.char("e")], .edit, .browse, "edit the selected host, group or forward rule", hint: "edit",
+            disabled: needsSelection),
+        KeyBinding(
+            [.char("d"), .delete], .delete, .browse, "delete the selected host, group or forward rule",
+            hint: "delete", disabled: needsSelection),
+        KeyBinding(
+            [.char("t")], .toggleForward, .browse,
+            "start or stop the selected forward rule", hint: "start/stop",
+            disabled: forwardToggle),
+        KeyBinding(
+            [.char("c")], .copyID, .browse, "install the host's identity key in its ~/.ssh/authorized_keys (copy-id)",
+            disabled: needsHostIdentity),
+        KeyBinding(
+            [.char("p")], .toggleReachability, .browse,
+            "show or hide whether each host on screen answers (a TCP connect every 30 s, nothing sent)"),
+        KeyBinding(
+            [.char("r")], .reload, .browse,
+            "reload from the store (changes by other programs show by themselves)"),
         KeyBinding([.char("S")], .syncNow, .browse, "sync now", disabled: needsSync),
-        KeyBinding([.char("C")], .conflicts, .browse, "list merge conflicts from sync: take the other value or keep the kept one"),
-        KeyBinding([.char("V")], .vaultLock, .browse,
-                   "unlock the vault (asks its passphrase), or lock it when it is unlocked", disabled: vaultToggle),
+        KeyBinding(
+            [.char("C")], .conflicts, .browse,
+            "list merge conflicts from sync: take the other value or keep the kept one"),
+        KeyBinding(
+            [.char("V")], .vaultLock, .browse,
+            "unlock the vault (asks its passphrase), or lock it when it is unlocked", disabled: vaultToggle),
         KeyBinding([.char("?"), .function(1)], .help, .browse, "show this help", hint: "help"),
-        KeyBinding([.char("q"), .ctrl("c")], .quit, .browse, "quit (Ctrl-c cancels a connect under way instead)",
-                   hint: "quit"),
+        KeyBinding(
+            [.char("q"), .ctrl("c")], .quit, .browse, "quit (Ctrl-c cancels a connect under way instead)",
+            hint: "quit"),
 
         KeyBinding([.enter], .searchAccept, .search, "keep the filter and go to the list", hint: "keep"),
         KeyBinding([.escape], .searchCancel, .search, "clear the search", hint: "clear"),
         KeyBinding([.backspace], .searchErase, .search, "delete the last character"),
         KeyBinding([.down, .ctrl("n")], .searchDown, .search, "move down in the results"),
         KeyBinding([.up, .ctrl("p")], .searchUp, .search, "move up in the results"),
-        KeyBinding([.tab], .searchScope, .search, "search every host, or only the selected group",
-                   disabled: { $0.selectedGroupID == nil ? "\"All hosts\" is selected" : nil }),
+        KeyBinding(
+            [.tab], .searchScope, .search, "search every host, or only the selected group",
+            disabled: { $0.selectedGroupID == nil ? "\"All hosts\" is selected" : nil }),
 
         KeyBinding([.tab, .down], .formNext, .form, "next field", hint: "next"),
         KeyBinding([.backTab, .up], .formPrevious, .form, "previous field"),
@@ -201,8 +225,9 @@ public enum Keymap {
         KeyBinding([.left], .formCycleBack, .form, "previous choice (on a choice field)"),
         KeyBinding([.backspace], .formErase, .form, "delete the last character"),
         KeyBinding([.ctrl("u")], .formClear, .form, "clear the field (an empty Password field: remove the stored one)"),
-        KeyBinding([.enter], .formSave, .form, "save (in Options: a new line; on a typed identity: pick the match)",
-                   hint: "save"),
+        KeyBinding(
+            [.enter], .formSave, .form, "save (in Options: a new line; on a typed identity: pick the match)",
+            hint: "save"),
         KeyBinding([.escape, .ctrl("c")], .formCancel, .form, "cancel without saving", hint: "cancel"),
         KeyBinding([.ctrl("n")], .formPickDown, .form, "next match in a pick-list (the host's identity)"),
         KeyBinding([.ctrl("p")], .formPickUp, .form, "previous match in a pick-list"),
@@ -214,47 +239,60 @@ public enum Keymap {
         KeyBinding([.char("j"), .down], .identityDown, .identities, "move down"),
         KeyBinding([.char("k"), .up], .identityUp, .identities, "move up"),
         KeyBinding([.char("a"), .char("i")], .identityAdd, .identities, "add an identity", hint: "add"),
-        KeyBinding([.char("e"), .enter], .identityEdit, .identities, "edit the selected identity", hint: "edit",
-                   disabled: needsIdentity),
-        KeyBinding([.char("d"), .delete], .identityDelete, .identities,
-                   "delete the selected identity (hosts using it lose it)", hint: "delete", disabled: needsIdentity),
+        KeyBinding(
+            [.char("e"), .enter], .identityEdit, .identities, "edit the selected identity", hint: "edit",
+            disabled: needsIdentity),
+        KeyBinding(
+            [.char("d"), .delete], .identityDelete, .identities,
+            "delete the selected identity (hosts using it lose it)", hint: "delete", disabled: needsIdentity),
         KeyBinding([.escape, .char("q"), .char("I")], .identityClose, .identities, "back to the hosts", hint: "close"),
-        KeyBinding([.char("c")], .identityCopyID, .identities,
-                   "install the selected identity's key in a host's ~/.ssh/authorized_keys (asks which host; copy-id)",
-                   hint: "copy-id", disabled: needsIdentity),
+        KeyBinding(
+            [.char("c")], .identityCopyID, .identities,
+            "install the selected identity's key in a host's ~/.ssh/authorized_keys (asks which host; copy-id)",
+            hint: "copy-id", disabled: needsIdentity),
 
         KeyBinding([.char("j"), .down], .conflictDown, .conflicts, "move down"),
         KeyBinding([.char("k"), .up], .conflictUp, .conflicts, "move up"),
-        KeyBinding([.char("o")], .conflictTakeOther, .conflicts, "take the other value (an edit that syncs)", hint: "take other",
-                   disabled: ConflictList.needsOpenConflict),
-        KeyBinding([.char("p")], .conflictKeep, .conflicts, "keep the kept value (stamped again, so it syncs as the choice)",
-                   hint: "keep", disabled: ConflictList.needsOpenConflict),
+        KeyBinding(
+            [.char("o")], .conflictTakeOther, .conflicts, "take the other value (an edit that syncs)",
+            hint: "take other",
+            disabled: ConflictList.needsOpenConflict),
+        KeyBinding(
+            [.char("p")], .conflictKeep, .conflicts, "keep the kept value (stamped again, so it syncs as the choice)",
+            hint: "keep", disabled: ConflictList.needsOpenConflict),
         KeyBinding([.escape, .char("q"), .char("C")], .conflictClose, .conflicts, "back to the hosts", hint: "close"),
 
         KeyBinding([.char("y")], .promptTrust, .prompt, "unknown host key: trust and pin it", hint: "trust"),
         KeyBinding([.char("n")], .promptRefuse, .prompt, "unknown host key: refuse (nothing is sent)", hint: "refuse"),
-        KeyBinding([.enter], .promptSend, .prompt,
-                   "send what was typed (a password, a passphrase, or the host's name to replace a changed key)",
-                   hint: "answer"),
-        KeyBinding([.escape, .ctrl("c")], .promptCancel, .prompt,
-                   "cancel (an unknown or changed host key is refused; a pinned key is kept)", hint: "cancel"),
+        KeyBinding(
+            [.enter], .promptSend, .prompt,
+            "send what was typed (a password, a passphrase, or the host's name to replace a changed key)",
+            hint: "answer"),
+        KeyBinding(
+            [.escape, .ctrl("c")], .promptCancel, .prompt,
+            "cancel (an unknown or changed host key is refused; a pinned key is kept)", hint: "cancel"),
         KeyBinding([.backspace], .promptErase, .prompt, "delete the last character"),
         KeyBinding([.ctrl("u")], .promptClear, .prompt, "clear the entry"),
         KeyBinding([.tab], .promptRemember, .prompt, "toggle \"remember in the vault\" (when offered)"),
 
-        KeyBinding([.enter], .fleetSend, .fleet, "run the command typed (or give the typed confirmation)",
-                   hint: "run", disabled: { ($0.fleet?.isTyping ?? false) ? nil : "nothing is being typed" }),
-        KeyBinding([.escape, .ctrl("c")], .fleetStop, .fleet,
-                   "cancel the question; during the run: no more hosts start, a second press stops the running ones; "
-                       + "after it: close", hint: "stop/close"),
-        KeyBinding([.char("q")], .fleetClose, .fleet, "close the pane once the run has ended (while typing: text)",
-                   disabled: { ($0.fleet?.isActive ?? false) ? "the run goes on (Esc stops it)" : nil }),
-        KeyBinding([.char("f")], .fleetRepeat, .fleet,
-                   "run again on the hosts that did not succeed (while typing: text)",
-                   hint: "repeat failed", disabled: { state in
-                       guard let pane = state.fleet, pane.phase == .ended else { return "the run has not ended" }
-                       return pane.unsuccessful.isEmpty ? "every host succeeded" : nil
-                   }),
+        KeyBinding(
+            [.enter], .fleetSend, .fleet, "run the command typed (or give the typed confirmation)",
+            hint: "run", disabled: { ($0.fleet?.isTyping ?? false) ? nil : "nothing is being typed" }),
+        KeyBinding(
+            [.escape, .ctrl("c")], .fleetStop, .fleet,
+            "cancel the question; during the run: no more hosts start, a second press stops the running ones; "
+                + "after it: close", hint: "stop/close"),
+        KeyBinding(
+            [.char("q")], .fleetClose, .fleet, "close the pane once the run has ended (while typing: text)",
+            disabled: { ($0.fleet?.isActive ?? false) ? "the run goes on (Esc stops it)" : nil }),
+        KeyBinding(
+            [.char("f")], .fleetRepeat, .fleet,
+            "run again on the hosts that did not succeed (while typing: text)",
+            hint: "repeat failed",
+            disabled: { state in
+                guard let pane = state.fleet, pane.phase == .ended else { return "the run has not ended" }
+                return pane.unsuccessful.isEmpty ? "every host succeeded" : nil
+            }),
         KeyBinding([.backspace], .fleetErase, .fleet, "delete the last character"),
         KeyBinding([.ctrl("u")], .fleetClear, .fleet, "clear the entry"),
         KeyBinding([.char("j"), .down], .fleetDown, .fleet, "scroll down (while typing: j is text)"),
@@ -266,11 +304,13 @@ public enum Keymap {
         KeyBinding([.char("k"), .up], .helpUp, .help, "scroll up"),
         KeyBinding([.escape, .char("q"), .char("?")], .helpClose, .help, "close help", hint: "close"),
 
-        KeyBinding([.char("r")], .failureRetry, .failure, "try to open the store again", hint: "try again",
-                   disabled: { $0.failure?.subject == .store ? nil : "the vault is checked again by itself" }),
-        KeyBinding([.escape], .failureContinue, .failure, "go on without the vault (what needs it says so)",
-                   hint: "go on without it",
-                   disabled: { $0.failure?.subject == .vault ? nil : "there is nothing to show without the store" }),
+        KeyBinding(
+            [.char("r")], .failureRetry, .failure, "try to open the store again", hint: "try again",
+            disabled: { $0.failure?.subject == .store ? nil : "the vault is checked again by itself" }),
+        KeyBinding(
+            [.escape], .failureContinue, .failure, "go on without the vault (what needs it says so)",
+            hint: "go on without it",
+            disabled: { $0.failure?.subject == .vault ? nil : "there is nothing to show without the store" }),
         KeyBinding([.char("q"), .ctrl("c")], .failureQuit, .failure, "quit", hint: "quit"),
     ]
 
@@ -282,14 +322,16 @@ public enum Keymap {
 
     /// The README section: one table per context, generated so it cannot drift from the program.
     public static func markdown() -> String {
-        var out = "## Keys\n\nGenerated from the keymap table (`Sources/ShelfUI/Keymap.swift`); `?` in the program shows "
+        var out =
+            "## Keys\n\nGenerated from the keymap table (`Sources/ShelfUI/Keymap.swift`); `?` in the program shows "
             + "the same list.\n"
         for context in KeyContext.allCases where context != .help {
             out += "\n### \(context.rawValue)\n\n| Keys | Action |\n| --- | --- |\n"
             if context == .search { out += "| (text) | type to filter |\n" }
             if context == .form { out += "| (text) | type into the field |\n" }
             if context == .prompt {
-                out += "| (text) | type the answer in a password or question dialog, or the host's name in a "
+                out +=
+                    "| (text) | type the answer in a password or question dialog, or the host's name in a "
                     + "changed-key dialog (`y` and `n` are text there) |\n"
             }
             for binding in bindings(in: context) {

@@ -59,9 +59,10 @@ public struct ReachabilityColumn: Sendable, Equatable {
     static func toggle(_ state: inout UIState) {
         state.reachability.decided = true
         state.reachability.shown.toggle()
-        state.notice = Notice(state.reachability.shown
-            ? "reachability on: a TCP connect to each host on screen every \(Int(refreshSeconds)) s (p hides it)"
-            : "reachability off: no more probes")
+        state.notice = Notice(
+            state.reachability.shown
+                ? "reachability on: a TCP connect to each host on screen every \(Int(refreshSeconds)) s (p hides it)"
+                : "reachability off: no more probes")
         if !state.reachability.shown { state.reachability.results = [:] }
     }
 }

@@ -21,7 +21,8 @@ public enum Reducer {
             let keep = state.wantedHostID ?? state.selectedHost?.id
             state.catalog = catalog
             // The identity list keeps its row by id (a renamed identity may move), else stays on a real row.
-            state.identityCursor = catalog.identities.firstIndex { $0.id == keepIdentity }
+            state.identityCursor =
+                catalog.identities.firstIndex { $0.id == keepIdentity }
                 ?? clamp(state.identityCursor, count: catalog.identities.count)
             state.loaded = true
             state.loadError = nil
@@ -187,7 +188,11 @@ public enum Reducer {
         case .nextPane: cyclePane(&state, forward: true)
         case .previousPane: cyclePane(&state, forward: false)
         case .left:
-            if state.focus == .groups { setGroupOpen(&state, false) } else { state.focus = state.focus == .forwards ? .hosts : .groups }
+            if state.focus == .groups {
+                setGroupOpen(&state, false)
+            } else {
+                state.focus = state.focus == .forwards ? .hosts : .groups
+            }
         case .right:
             if state.focus == .groups {
                 if let row = state.groupRows[safe: state.groupCursor], row.hasChildren, !row.expanded {
@@ -414,16 +419,21 @@ public enum Reducer {
 
     static func rebuildGroups(_ state: inout UIState) {
         let tree = state.catalog.tree
-        var rows = [GroupRow(groupID: nil, name: "All hosts", depth: 0, count: state.catalog.totalCount,
-                             hasChildren: false, expanded: true)]
+        var rows = [
+            GroupRow(
+                groupID: nil, name: "All hosts", depth: 0, count: state.catalog.totalCount,
+                hasChildren: false, expanded: true)
+        ]
         var visited: Set<UUID> = []
         func walk(_ parent: UUID?, _ depth: Int) {
             for group in tree.children(of: parent) where visited.insert(group.id).inserted {
                 let hasChildren = !tree.children(of: group.id).isEmpty
                 let open = !state.collapsed.contains(group.id)
-                rows.append(GroupRow(groupID: group.id, name: group.name, depth: depth,
-                                     count: state.catalog.countByGroup[group.id] ?? 0, hasChildren: hasChildren,
-                                     expanded: open))
+                rows.append(
+                    GroupRow(
+                        groupID: group.id, name: group.name, depth: depth,
+                        count: state.catalog.countByGroup[group.id] ?? 0, hasChildren: hasChildren,
+                        expanded: open))
                 if open { walk(group.id, depth + 1) }
             }
         }
@@ -445,7 +455,8 @@ public enum Reducer {
         state.allRows = all
         if let groupID = state.selectedGroupID {
             let subtree = state.catalog.tree.subtree(of: groupID)
-            let wanted = Set(table.groupIDs.enumerated().filter { subtree.contains($0.element) }.map { Int32($0.offset) })
+            let wanted = Set(
+                table.groupIDs.enumerated().filter { subtree.contains($0.element) }.map { Int32($0.offset) })
             state.scoped = all.filter { wanted.contains(Int32(table.groupIndex(Int($0)))) }
         } else {
             state.scoped = all
@@ -486,11 +497,14 @@ public enum Reducer {
             state.mode = .confirm(DeletePlan.group(id, catalog: catalog))
         case .forwards:
             guard let rule = state.selectedRule, let host = state.selectedHost else { return }
-            state.mode = .confirm(Confirmation(
-                title: "Delete forward rule?",
-                lines: ["-\(rule.spec.flag) \(rule.spec)\(rule.name.isEmpty ? "" : " (\(rule.name))") of \(host.name)",
-                        "Nothing else goes."],
-                effect: .deleteForward(rule.id)))
+            state.mode = .confirm(
+                Confirmation(
+                    title: "Delete forward rule?",
+                    lines: [
+                        "-\(rule.spec.flag) \(rule.spec)\(rule.name.isEmpty ? "" : " (\(rule.name))") of \(host.name)",
+                        "Nothing else goes.",
+                    ],
+                    effect: .deleteForward(rule.id)))
         }
     }
 

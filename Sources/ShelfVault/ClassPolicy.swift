@@ -87,7 +87,9 @@ public enum ClassPolicy {
     public static func readMoment(identity identityID: UUID, hosts: [ShelfCore.Host], forwardRules: [PortForwardRule])
         -> ReadMoment
     {
-        hosts.contains { $0.identityID == identityID && readMoment(host: $0.id, forwardRules: forwardRules) == .unattended }
+        hosts.contains {
+            $0.identityID == identityID && readMoment(host: $0.id, forwardRules: forwardRules) == .unattended
+        }
             ? .unattended : .interactive
     }
 

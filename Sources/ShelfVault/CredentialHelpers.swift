@@ -75,7 +75,8 @@ extension Vault {
         }
         do {
             try clearRememberedPassword(hostID, class: accessibility)
-            options.warn("vault: 'remember password' for host \(hostID.uuidString.lowercased()) had no password; cleared it")
+            options.warn(
+                "vault: 'remember password' for host \(hostID.uuidString.lowercased()) had no password; cleared it")
         } catch {
             options.warn("vault: could not clear an inconsistent 'remember password' entry: \(error)")
         }
@@ -84,9 +85,10 @@ extension Vault {
 
     /// `enabled` with a non-empty password stores both; `enabled: false` stores the "no" and deletes any
     /// remembered password.
-    public func saveRememberedPassword(_ password: SecretBytes?, enabled: Bool, hostID: UUID,
-                                       class accessibility: AccessibilityClass) throws(VaultError)
-    {
+    public func saveRememberedPassword(
+        _ password: SecretBytes?, enabled: Bool, hostID: UUID,
+        class accessibility: AccessibilityClass
+    ) throws(VaultError) {
         if enabled {
             guard let password, !password.isEmpty else {
                 throw VaultError(.invalid, "cannot remember an empty password")
@@ -107,7 +109,8 @@ extension Vault {
 
     // MARK: identity.<uuid>.privkey
 
-    public func loadIdentityPrivateKey(_ identityID: UUID, class accessibility: AccessibilityClass) -> CredentialLookup {
+    public func loadIdentityPrivateKey(_ identityID: UUID, class accessibility: AccessibilityClass) -> CredentialLookup
+    {
         read(.identityPrivateKey(identityID), class: accessibility)
     }
 
@@ -126,13 +129,15 @@ extension Vault {
 
     // MARK: identity.<uuid>.passphrase
 
-    public func loadIdentityPassphrase(_ identityID: UUID, class accessibility: AccessibilityClass) -> CredentialLookup {
+    public func loadIdentityPassphrase(_ identityID: UUID, class accessibility: AccessibilityClass) -> CredentialLookup
+    {
         read(.identityPassphrase(identityID), class: accessibility)
     }
 
-    public func saveIdentityPassphrase(_ passphrase: SecretBytes, identityID: UUID,
-                                       class accessibility: AccessibilityClass) throws(VaultError)
-    {
+    public func saveIdentityPassphrase(
+        _ passphrase: SecretBytes, identityID: UUID,
+        class accessibility: AccessibilityClass
+    ) throws(VaultError) {
         try write(passphrase, for: .identityPassphrase(identityID), class: accessibility)
     }
 

@@ -22,13 +22,17 @@ enum DeviceKey {
         } catch {
             switch error.kind {
             case .missing:
-                throw VaultError(.unavailable, "the device key \(path) is missing, so this vault cannot be opened",
-                                 hint: "the vault only opens on the device that made it; restore device.key from the same backup, or "
-                                     + "move vault.sqlite aside and run 'sshelf vault init'")
+                throw VaultError(
+                    .unavailable, "the device key \(path) is missing, so this vault cannot be opened",
+                    hint:
+                        "the vault only opens on the device that made it; restore device.key from the same backup, or "
+                        + "move vault.sqlite aside and run 'sshelf vault init'")
             case .notRegular(let what):
-                throw VaultError(.unavailable, "the device key \(path) is \(what), not a regular file, so this vault cannot be opened",
-                                 hint: "sshelf reads its device key only from a plain file: move this aside and restore "
-                                     + "device.key from a backup")
+                throw VaultError(
+                    .unavailable,
+                    "the device key \(path) is \(what), not a regular file, so this vault cannot be opened",
+                    hint: "sshelf reads its device key only from a plain file: move this aside and restore "
+                        + "device.key from a backup")
             case .tooLarge, .unreadable:
                 throw VaultError(.unavailable, "cannot open the device key: \(error)")
             }
@@ -38,8 +42,9 @@ enum DeviceKey {
         guard fstat(fd, &info) == 0 else { throw VaultError(.unavailable, "cannot inspect \(path)") }
         try refuseLoose(path, info)
         guard info.st_size == fileLength else {
-            throw VaultError(.unavailable, "the device key \(path) is not an sshelf device key (wrong length)",
-                             hint: "sshelf will not replace it; restore it from a backup")
+            throw VaultError(
+                .unavailable, "the device key \(path) is not an sshelf device key (wrong length)",
+                hint: "sshelf will not replace it; restore it from a backup")
         }
         let raw = SecretBytes(count: fileLength)
         var offset = 0
@@ -51,11 +56,14 @@ enum DeviceKey {
         }
         let header = raw.withUnsafeBytes { Array($0.prefix(magic.count)) }
         guard header == magic else {
-            throw VaultError(.unavailable, "the device key \(path) is not an sshelf device key",
-                             hint: "sshelf will not replace it; restore it from a backup")
+            throw VaultError(
+                .unavailable, "the device key \(path) is not an sshelf device key",
+                hint: "sshelf will not replace it; restore it from a backup")
         }
         let key = SecretBytes(count: Sodium.keyLength)
-        key.withUnsafeMutableBytes { out in raw.withUnsafeBytes { out.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[magic.count...])) } }
+        key.withUnsafeMutableBytes { out in
+            raw.withUnsafeBytes { out.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[magic.count...])) }
+        }
         return key
     }
 
@@ -64,7 +72,9 @@ enum DeviceKey {
     static func create(_ path: String) throws(VaultError) {
         let temp = "\(path).new-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, PrivateFiles.fileMode)
-        guard fd >= 0 else { throw VaultError(.unavailable, "cannot create \(temp): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else {
+            throw VaultError(.unavailable, "cannot create \(temp): \(String(cString: strerror(errno)))")
+        }
         defer { unlink(temp) }
         _ = fchmod(fd, PrivateFiles.fileMode)  // open's mode passed through the umask
         let key = Sodium.randomKey()
@@ -90,9 +100,10 @@ enum DeviceKey {
     /// The rule ssh applies to private keys: ours alone, nobody else may read or write it.
     static func refuseLoose(_ path: String, _ info: stat) throws(VaultError) {
         if info.st_mode & 0o077 != 0 {
-            throw VaultError(.permissions,
-                             "\(path) is accessible by other users (mode \(String(info.st_mode & 0o777, radix: 8)))",
-                             hint: "run: chmod 600 \(path)   (and check nobody copied it)")
+            throw VaultError(
+                .permissions,
+                "\(path) is accessible by other users (mode \(String(info.st_mode & 0o777, radix: 8)))",
+                hint: "run: chmod 600 \(path)   (and check nobody copied it)")
         }
         if info.st_uid != geteuid() {
             throw VaultError(.permissions, "\(path) belongs to another user", hint: "sshelf opens only files you own")

@@ -18,7 +18,10 @@ public struct InviteCode: Sendable {
 
     /// The code to show: base32 in groups of five.
     public var text: String {
-        SyncKey.encode(SecretBytes.joined([secret, SecretBytes(SyncKey.checksum(secret, label: "sshelf-invite-code", length: Self.checksumLength))]))
+        SyncKey.encode(
+            SecretBytes.joined([
+                secret, SecretBytes(SyncKey.checksum(secret, label: "sshelf-invite-code", length: Self.checksumLength)),
+            ]))
     }
 
     public enum ParseError: Error, Equatable {
@@ -34,10 +37,14 @@ public struct InviteCode: Sendable {
         let symbols = SyncKey.symbols(of: text)
         if symbols.count == SyncKey.joinCodeSymbols { return .failure(.formatOneJoinCode) }
         guard symbols.count == Self.symbols else { return .failure(.wrongLength(symbols.count)) }
-        guard let payload = SyncKey.decode(symbols, count: secretLength + checksumLength) else { return .failure(.badCharacter) }
+        guard let payload = SyncKey.decode(symbols, count: secretLength + checksumLength) else {
+            return .failure(.badCharacter)
+        }
         let secret = payload.prefix(secretLength)
         let given = payload.withUnsafeBytes { Array($0[secretLength...]) }
-        guard given == SyncKey.checksum(secret, label: "sshelf-invite-code", length: checksumLength) else { return .failure(.checksum) }
+        guard given == SyncKey.checksum(secret, label: "sshelf-invite-code", length: checksumLength) else {
+            return .failure(.checksum)
+        }
         return .success(InviteCode(secret: secret))
     }
 
@@ -48,8 +55,11 @@ public struct InviteCode: Sendable {
     /// Names the invite's files on the remote; reveals nothing about the secret.
     public var id: UUID {
         let bytes = SyncCrypto.derive(master, context: "sshelfiv", id: 3, length: 16).withUnsafeBytes { Array($0) }
-        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9],
-                           bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        return UUID(
+            uuid: (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9],
+                bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+            ))
     }
 
     /// Seals the invite box (written by the inviting device).

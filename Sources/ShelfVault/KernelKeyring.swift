@@ -103,8 +103,9 @@ struct KernelKeyring {
     func serial(of description: String) -> Int? {
         let id = description.withCString { text in
             "user".withCString { type in
-                cshims_keyctl(Self.searchKey, UInt(bitPattern: Int(Self.userKeyring)), UInt(bitPattern: type),
-                              UInt(bitPattern: text), 0)
+                cshims_keyctl(
+                    Self.searchKey, UInt(bitPattern: Int(Self.userKeyring)), UInt(bitPattern: type),
+                    UInt(bitPattern: text), 0)
             }
         }
         return id >= 0 ? id : nil

@@ -27,7 +27,9 @@ public enum OpenSSHKey {
         seed.withBytes { pointer, count in randombytes_buf(pointer, count) }
         let (publicKey, secretKey) = Ed25519.expand(seed)
         let publicBlob = SSHWire.string(Array("ssh-ed25519".utf8)) + SSHWire.string(publicKey)
-        let fields = SecretBytes.joined([SecretBytes(SSHWire.string(publicKey) + SSHWire.uint32(UInt32(secretKey.count))), secretKey])
+        let fields = SecretBytes.joined([
+            SecretBytes(SSHWire.string(publicKey) + SSHWire.uint32(UInt32(secretKey.count))), secretKey,
+        ])
         let file = encodeFile(publicBlob: publicBlob, keyType: "ssh-ed25519", fields: fields, comment: comment)
         return (file, SSHPublicKey.line(publicBlob, comment: comment))
     }
@@ -44,8 +46,10 @@ public enum OpenSSHKey {
             padding += 1
         }
         let privateSection = SecretBytes.joined([SecretBytes(privateHead), fields, SecretBytes(privateTail)])
-        let head = Array("openssh-key-v1".utf8) + [0] + SSHWire.string(Array("none".utf8)) + SSHWire.string(Array("none".utf8))
-            + SSHWire.string([]) + SSHWire.uint32(1) + SSHWire.string(publicBlob) + SSHWire.uint32(UInt32(privateSection.count))
+        let head =
+            Array("openssh-key-v1".utf8) + [0] + SSHWire.string(Array("none".utf8)) + SSHWire.string(Array("none".utf8))
+            + SSHWire.string([]) + SSHWire.uint32(1) + SSHWire.string(publicBlob)
+            + SSHWire.uint32(UInt32(privateSection.count))
         let binary = SecretBytes.joined([SecretBytes(head), privateSection])
         let encoded = base64(binary)
         // Wrap at 70 columns between the armour lines, as ssh-keygen does.
@@ -98,7 +102,8 @@ public enum OpenSSHKey {
             var blobReader = SSHWireReader(publicBlob)
             let type = blobReader.string(limit: AgentLimits.name).map { String(decoding: $0, as: UTF8.self) }
             let line = type.map { "\($0) " + String(decoding: base64Public(Array(publicBlob)), as: UTF8.self) }
-            return Inspection(format: .openssh, encrypted: Array(cipher) != Array("none".utf8), keyType: type, publicKey: line)
+            return Inspection(
+                format: .openssh, encrypted: Array(cipher) != Array("none".utf8), keyType: type, publicKey: line)
         }
     }
 
@@ -112,8 +117,9 @@ public enum OpenSSHKey {
             let decoded = SecretBytes(count: (endIndex - begin) * 3 / 4 + 3)
             var length = 0
             let rc = decoded.withBytes { out, capacity in
-                sodium_base642bin(out, capacity, UnsafeRawPointer(pointer + begin).assumingMemoryBound(to: CChar.self),
-                                  endIndex - begin, " \r\n\t", &length, nil, Int32(sodium_base64_VARIANT_ORIGINAL))
+                sodium_base642bin(
+                    out, capacity, UnsafeRawPointer(pointer + begin).assumingMemoryBound(to: CChar.self),
+                    endIndex - begin, " \r\n\t", &length, nil, Int32(sodium_base64_VARIANT_ORIGINAL))
             }
             return rc == 0 ? decoded.prefix(length) : nil
         }

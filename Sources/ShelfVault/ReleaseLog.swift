@@ -288,7 +288,9 @@ public struct ReleaseLog: Sendable {
         var bytes = [UInt8](repeating: 0, count: Int(info.st_size - start))
         var filled = 0
         while filled < bytes.count {
-            let count = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + filled, $0.count - filled, start + off_t(filled)) }
+            let count = bytes.withUnsafeMutableBytes {
+                pread(fd, $0.baseAddress! + filled, $0.count - filled, start + off_t(filled))
+            }
             if count < 0 && errno == EINTR { continue }
             if count <= 0 { break }
             filled += count

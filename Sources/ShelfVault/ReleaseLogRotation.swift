@@ -56,7 +56,8 @@ extension ReleaseLog {
         return names.compactMap { name -> Int? in
             guard name.hasPrefix(base) else { return nil }
             let suffix = name.dropFirst(base.count)
-            guard !suffix.isEmpty, suffix.allSatisfy(\.isASCII), suffix.allSatisfy(\.isNumber), let number = Int(suffix),
+            guard !suffix.isEmpty, suffix.allSatisfy(\.isASCII), suffix.allSatisfy(\.isNumber),
+                let number = Int(suffix),
                 number > 0, String(number) == suffix
             else { return nil }
             return number
@@ -124,7 +125,8 @@ extension ReleaseLog {
         let known = headFirst(key: key)
         var first = known
         if !dropped.isEmpty {
-            let oldest = kept.max().map { try? RegularFile.read(archivePath($0), limit: Int.max, followLinks: false) }
+            let oldest =
+                kept.max().map { try? RegularFile.read(archivePath($0), limit: Int.max, followLinks: false) }
                 ?? readAll(fd)
             if let oldest, let seq = Self.firstNumber(oldest) { first = max(first, seq) }
         }

@@ -121,7 +121,9 @@ extension ReleaseLog {
 
         /// Walks one line; the problem it shows, if any.
         mutating func take(_ raw: [UInt8], at place: String) -> String? {
-            guard let parsed = ReleaseLog.parse(raw) else { return "\(place) is not a log line: it was damaged or edited" }
+            guard let parsed = ReleaseLog.parse(raw) else {
+                return "\(place) is not a log line: it was damaged or edited"
+            }
             var stated: [UInt8]? = nil
             if let text = parsed.entry.previous {
                 guard let bytes = ReleaseLog.unhex(Array(text.utf8)), bytes.count == LogMAC.length else {
@@ -135,7 +137,8 @@ extension ReleaseLog {
                     return "\(place) does not follow the line before it: a file of the log was removed or replaced"
                 }
                 guard parsed.entry.seq == last + 1 else {
-                    return "\(place) carries number \(parsed.entry.seq) where \(last + 1) was due: lines were removed or "
+                    return
+                        "\(place) carries number \(parsed.entry.seq) where \(last + 1) was due: lines were removed or "
                         + "reordered before it"
                 }
             } else if let named = stated {

@@ -66,13 +66,15 @@ public enum Sodium {
 
         static var saltLength: Int { Int(crypto_pwhash_SALTBYTES) }
         static func moderate() -> StretchParameters {
-            StretchParameters(opsLimit: UInt64(crypto_pwhash_OPSLIMIT_MODERATE),
-                              memLimit: UInt64(crypto_pwhash_MEMLIMIT_MODERATE), salt: randomBytes(saltLength))
+            StretchParameters(
+                opsLimit: UInt64(crypto_pwhash_OPSLIMIT_MODERATE),
+                memLimit: UInt64(crypto_pwhash_MEMLIMIT_MODERATE), salt: randomBytes(saltLength))
         }
         /// libsodium's minimum: only for the test suite (SSHELF_TEST_WEAK_KDF); `vault audit` reports it.
         static func minimum() -> StretchParameters {
-            StretchParameters(opsLimit: UInt64(crypto_pwhash_OPSLIMIT_MIN),
-                              memLimit: UInt64(crypto_pwhash_MEMLIMIT_MIN), salt: randomBytes(saltLength))
+            StretchParameters(
+                opsLimit: UInt64(crypto_pwhash_OPSLIMIT_MIN),
+                memLimit: UInt64(crypto_pwhash_MEMLIMIT_MIN), salt: randomBytes(saltLength))
         }
         var isBelowModerate: Bool {
             opsLimit < UInt64(crypto_pwhash_OPSLIMIT_MODERATE) || memLimit < UInt64(crypto_pwhash_MEMLIMIT_MODERATE)
@@ -90,8 +92,9 @@ public enum Sodium {
         let rc = key.withBytes { out, outLength in
             passphrase.withBytes { input, inputLength in
                 input.withMemoryRebound(to: CChar.self, capacity: max(inputLength, 1)) { text in
-                    crypto_pwhash(out, UInt64(outLength), text, UInt64(inputLength), parameters.salt,
-                                  parameters.opsLimit, Int(parameters.memLimit), crypto_pwhash_ALG_ARGON2ID13)
+                    crypto_pwhash(
+                        out, UInt64(outLength), text, UInt64(inputLength), parameters.salt,
+                        parameters.opsLimit, Int(parameters.memLimit), crypto_pwhash_ALG_ARGON2ID13)
                 }
             }
         }

@@ -27,10 +27,14 @@ public enum SyncCrypto {
             guard Sodium.initialize(), seed.count == Int(crypto_sign_seedbytes()) else { return nil }
             var publicKey = [UInt8](repeating: 0, count: publicKeyLength)
             let secret = SecretBytes(count: Int(crypto_sign_secretkeybytes()))
-            let made = secret.withBytes { sk, _ in seed.withBytes { s, _ in crypto_sign_seed_keypair(&publicKey, sk, s) } }
+            let made = secret.withBytes { sk, _ in
+                seed.withBytes { s, _ in crypto_sign_seed_keypair(&publicKey, sk, s) }
+            }
             guard made == 0, let boxPublic = SyncCrypto.boxPublicKey(signingPublicKey: publicKey) else { return nil }
             let boxSecret = SecretBytes(count: Int(crypto_scalarmult_curve25519_bytes()))
-            let converted = boxSecret.withBytes { out, _ in secret.withBytes { sk, _ in crypto_sign_ed25519_sk_to_curve25519(out, sk) } }
+            let converted = boxSecret.withBytes { out, _ in
+                secret.withBytes { sk, _ in crypto_sign_ed25519_sk_to_curve25519(out, sk) }
+            }
             guard converted == 0 else { return nil }
             signingPublicKey = publicKey
             boxPublicKey = boxPublic
@@ -66,7 +70,9 @@ public enum SyncCrypto {
     public static func randomBytes(_ count: Int) -> [UInt8] { Sodium.randomBytes(count) }
 
     public static func verify(_ signature: [UInt8], of message: [UInt8], publicKey: [UInt8]) -> Bool {
-        guard Sodium.initialize(), signature.count == signatureLength, publicKey.count == publicKeyLength else { return false }
+        guard Sodium.initialize(), signature.count == signatureLength, publicKey.count == publicKeyLength else {
+            return false
+        }
         return crypto_sign_verify_detached(signature, message, UInt64(message.count), publicKey) == 0
     }
 

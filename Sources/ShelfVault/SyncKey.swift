@@ -19,7 +19,9 @@ public enum SyncKey {
     public static var joinCodeSymbols: Int { symbols(forBytes: length + checksumLength) }
 
     /// The characters of a typed code without spaces and dashes, upper-cased.
-    static func symbols(of text: String) -> [Character] { Array(text.uppercased().filter { !$0.isWhitespace && $0 != "-" }) }
+    static func symbols(of text: String) -> [Character] {
+        Array(text.uppercased().filter { !$0.isWhitespace && $0 != "-" })
+    }
 
     /// Base32 in groups of five.
     static func encode(_ payload: SecretBytes) -> String {
@@ -64,7 +66,8 @@ public enum SyncKey {
 
     /// The join code for a key: 58 base32 characters in groups of five.
     public static func joinCode(for key: SecretBytes) -> String {
-        encode(SecretBytes.joined([key, SecretBytes(checksum(key, label: "sshelf-join-code", length: checksumLength))]))
+        encode(
+            SecretBytes.joined([key, SecretBytes(checksum(key, label: "sshelf-join-code", length: checksumLength))]))
     }
 
     /// The key in a format-1 join code. Spaces, dashes and case do not matter; a wrong character or a swapped pair
@@ -73,8 +76,9 @@ public enum SyncKey {
         let symbols = symbols(of: text)
         let expected = joinCodeSymbols
         guard symbols.count == expected else {
-            throw VaultError(.invalid, "the join code has \(symbols.count) characters; a join code has \(expected)",
-                             hint: "copy it again from 'sshelf sync enable' on your first device")
+            throw VaultError(
+                .invalid, "the join code has \(symbols.count) characters; a join code has \(expected)",
+                hint: "copy it again from 'sshelf sync enable' on your first device")
         }
         guard let payload = decode(symbols, count: length + checksumLength) else {
             throw VaultError(.invalid, "the join code contains a character that is not in it (0, 1, 8 and 9 never are)")
@@ -82,8 +86,9 @@ public enum SyncKey {
         let key = payload.prefix(length)
         let given = payload.withUnsafeBytes { Array($0[length...]) }
         guard given == checksum(key, label: "sshelf-join-code", length: checksumLength) else {
-            throw VaultError(.invalid, "the join code is wrong (its checksum does not match)",
-                             hint: "check it character by character; nothing was written")
+            throw VaultError(
+                .invalid, "the join code is wrong (its checksum does not match)",
+                hint: "check it character by character; nothing was written")
         }
         return key
     }

@@ -29,10 +29,12 @@ extension Vault {
             }
             return keys
         case .locked:
-            throw VaultError(.locked, "the vault is locked for \(accessibility) items", hint: "run 'sshelf vault unlock'")
+            throw VaultError(
+                .locked, "the vault is locked for \(accessibility) items", hint: "run 'sshelf vault unlock'")
         case .storedInOtherClass(let other):
-            throw VaultError(.unavailable, "the sync signing key is stored as \(other), not \(accessibility)",
-                             hint: "run 'sshelf vault audit'")
+            throw VaultError(
+                .unavailable, "the sync signing key is stored as \(other), not \(accessibility)",
+                hint: "run 'sshelf vault audit'")
         case .vaultUnavailable(let reason):
             throw VaultError(.unavailable, reason)
         }
@@ -54,7 +56,9 @@ extension Vault {
         read(.syncEpoch(epoch), class: accessibility)
     }
 
-    public func saveEpochKey(_ key: SecretBytes, epoch: UUID, class accessibility: AccessibilityClass) throws(VaultError) {
+    public func saveEpochKey(_ key: SecretBytes, epoch: UUID, class accessibility: AccessibilityClass)
+        throws(VaultError)
+    {
         try write(key, for: .syncEpoch(epoch), class: accessibility)
     }
 

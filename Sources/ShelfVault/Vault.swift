@@ -25,9 +25,11 @@ public struct VaultOptions: Sendable {
     /// Item times and the idle timeout read this (the system's clock unless a test sets one).
     public var clock = VaultClock.system
 
-    public init(idleTimeout: Duration = .seconds(15 * 60), keyringTimeoutSeconds: UInt32 = 12 * 3600,
-                useKernelKeyring: Bool = true, minimumStretch: Bool = false,
-                warn: @escaping @Sendable (String) -> Void = { _ in }) {
+    public init(
+        idleTimeout: Duration = .seconds(15 * 60), keyringTimeoutSeconds: UInt32 = 12 * 3600,
+        useKernelKeyring: Bool = true, minimumStretch: Bool = false,
+        warn: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
         self.idleTimeout = idleTimeout
         self.keyringTimeoutSeconds = keyringTimeoutSeconds
         self.useKernelKeyring = useKernelKeyring
@@ -101,7 +103,8 @@ public final class Vault: @unchecked Sendable {
                 _ = try DeviceKey.load(keyPath)  // throws the "device key is missing" error
             }
             guard createIfMissing else {
-                throw VaultError(.notInitialized, "there is no vault on this device yet", hint: "run 'sshelf vault init'")
+                throw VaultError(
+                    .notInitialized, "there is no vault on this device yet", hint: "run 'sshelf vault init'")
             }
             do {
                 try PrivateFiles.ensureDirectory(locations.stateDirectory)
@@ -127,8 +130,9 @@ public final class Vault: @unchecked Sendable {
             for suffix in ["-wal", "-shm"] { PrivateFiles.tighten(vaultPath + suffix) }
             let version = try db.query("PRAGMA user_version").first?.first?.int ?? 0
             if version > VaultFormat.version {
-                throw VaultError(.unavailable, "the vault was written by a newer sshelf (format \(version))",
-                                 hint: "upgrade sshelf; this version will not change the file")
+                throw VaultError(
+                    .unavailable, "the vault was written by a newer sshelf (format \(version))",
+                    hint: "upgrade sshelf; this version will not change the file")
             }
             let vaultID = try existingVaultID(db) ?? (try createContent(db, deviceKey: deviceKey))
             return Vault(locations: locations, options: options, db: db, deviceKey: deviceKey, vaultID: vaultID)
@@ -141,8 +145,10 @@ public final class Vault: @unchecked Sendable {
         }
     }
 
-    private init(locations: DataLocations, options: VaultOptions, db: VaultDatabase, deviceKey: SecretBytes,
-                 vaultID: [UInt8]) {
+    private init(
+        locations: DataLocations, options: VaultOptions, db: VaultDatabase, deviceKey: SecretBytes,
+        vaultID: [UInt8]
+    ) {
         self.locations = locations
         self.options = options
         self.db = db
@@ -159,7 +165,8 @@ public final class Vault: @unchecked Sendable {
         var info = stat()
         guard lstat(path, &info) == 0 else { return }
         if info.st_mode & S_IFMT == S_IFLNK {
-            throw VaultError(.permissions, "\(path) is a symbolic link", hint: "sshelf opens its vault only as a plain file")
+            throw VaultError(
+                .permissions, "\(path) is a symbolic link", hint: "sshelf opens its vault only as a plain file")
         }
         try DeviceKey.refuseLoose(path, info)
     }
@@ -185,10 +192,12 @@ public final class Vault: @unchecked Sendable {
             try db.query("INSERT INTO vault_meta(name, value) VALUES ('vault_id', ?)", [.blob(id)])
             try db.execute("PRAGMA user_version = \(VaultFormat.version)")
             for accessibility in AccessibilityClass.writable where !accessibility.needsPassphrase {
-                let wrapped = Sodium.seal(Sodium.randomKey(), key: deviceKey,
-                                          associatedData: VaultFormat.deviceLayerData(vaultID: id, accessibility: accessibility.rawValue))
-                try db.query("INSERT INTO class_keys(class, layers, wrapped) VALUES (?, ?, ?)",
-                             [.text(accessibility.rawValue), .text(VaultFormat.Layers.device.rawValue), .blob(wrapped)])
+                let wrapped = Sodium.seal(
+                    Sodium.randomKey(), key: deviceKey,
+                    associatedData: VaultFormat.deviceLayerData(vaultID: id, accessibility: accessibility.rawValue))
+                try db.query(
+                    "INSERT INTO class_keys(class, layers, wrapped) VALUES (?, ?, ?)",
+                    [.text(accessibility.rawValue), .text(VaultFormat.Layers.device.rawValue), .blob(wrapped)])
             }
             return id
         }

@@ -23,13 +23,17 @@ public enum VaultAudit {
     /// Files and folders of the vault that group or others can access. Works without opening the vault, which
     /// refuses to open loose files.
     public static func filePermissions(_ locations: DataLocations) -> [AuditFinding] {
-        let paths = [locations.dataDirectory, locations.stateDirectory, locations.vault, locations.vault + "-wal",
-                     locations.vault + "-shm", locations.deviceKey]
+        let paths = [
+            locations.dataDirectory, locations.stateDirectory, locations.vault, locations.vault + "-wal",
+            locations.vault + "-shm", locations.deviceKey,
+        ]
         return paths.compactMap { path in
             guard let mode = PrivateFiles.mode(of: path), mode & 0o077 != 0 else { return nil }
-            return AuditFinding(rule: "loose-permissions", subject: path,
-                                message: "\(path) is accessible by other users (mode \(String(mode & 0o777, radix: 8))); run: chmod go-rwx "
-                                    + "\(path)")
+            return AuditFinding(
+                rule: "loose-permissions", subject: path,
+                message:
+                    "\(path) is accessible by other users (mode \(String(mode & 0o777, radix: 8))); run: chmod go-rwx "
+                    + "\(path)")
         }
     }
 }
@@ -37,52 +41,66 @@ public enum VaultAudit {
 extension Vault {
     /// `needs` says when each credential is read (from the config store: a host with autostart forwards
     /// needs its credentials `.unattended`). Keys not listed are checked only by the class-independent rules.
-    public func audit(needs: [ReferenceKey: ReadMoment], credentialSyncEnabled: Bool) throws(VaultError) -> [AuditFinding] {
+    public func audit(needs: [ReferenceKey: ReadMoment], credentialSyncEnabled: Bool) throws(VaultError)
+        -> [AuditFinding]
+    {
         let status = try status()
         let items = try items()
         var findings = VaultAudit.filePermissions(locations)
         if !status.hasPassphrase {
-            findings.append(AuditFinding(
-                rule: "no-passphrase", subject: nil,
-                message: "the vault has no passphrase: class keys are wrapped by the device key alone, so anyone who "
-                    + "can read your files can read every credential; set one with 'sshelf vault passwd'"))
+            findings.append(
+                AuditFinding(
+                    rule: "no-passphrase", subject: nil,
+                    message:
+                        "the vault has no passphrase: class keys are wrapped by the device key alone, so anyone who "
+                        + "can read your files can read every credential; set one with 'sshelf vault passwd'"))
         } else if status.weakStretch {
-            findings.append(AuditFinding(
-                rule: "weak-passphrase-stretch", subject: nil,
-                message: "the passphrase is stretched with parameters below Argon2id MODERATE "
-                    + "(\(status.passphraseStretch ?? "")); run 'sshelf vault passwd' to re-stretch it"))
+            findings.append(
+                AuditFinding(
+                    rule: "weak-passphrase-stretch", subject: nil,
+                    message: "the passphrase is stretched with parameters below Argon2id MODERATE "
+                        + "(\(status.passphraseStretch ?? "")); run 'sshelf vault passwd' to re-stretch it"))
         }
         for item in items {
             guard let stored = item.knownClass else {
-                findings.append(AuditFinding(rule: "unknown-class", subject: item.key,
-                                             message: "\(item.key) is stored under an unknown class '\(item.accessibility)'"))
+                findings.append(
+                    AuditFinding(
+                        rule: "unknown-class", subject: item.key,
+                        message: "\(item.key) is stored under an unknown class '\(item.accessibility)'"))
                 continue
             }
             if stored.isRefusedOnWrite {
-                findings.append(AuditFinding(
-                    rule: "always-class", subject: item.key,
-                    message: "\(item.key) is stored as '\(stored)', readable without any passphrase; store it again "
-                        + "with 'sshelf vault set-password' or 'sshelf identity import'"))
+                findings.append(
+                    AuditFinding(
+                        rule: "always-class", subject: item.key,
+                        message:
+                            "\(item.key) is stored as '\(stored)', readable without any passphrase; store it again "
+                            + "with 'sshelf vault set-password' or 'sshelf identity import'"))
             }
             if stored.needsPassphrase && !status.hasPassphrase {
-                findings.append(AuditFinding(
-                    rule: "passcode-class-without-passphrase", subject: item.key,
-                    message: "\(item.key) is whenPasscodeSetThisDeviceOnly but the vault has no passphrase"))
+                findings.append(
+                    AuditFinding(
+                        rule: "passcode-class-without-passphrase", subject: item.key,
+                        message: "\(item.key) is whenPasscodeSetThisDeviceOnly but the vault has no passphrase"))
             }
             if let key = ReferenceKey(item.key), let moment = needs[key], !ClassPolicy.isReadable(stored, at: moment) {
-                findings.append(AuditFinding(
-                    rule: "weaker-than-use", subject: item.key,
-                    message: "\(item.key) is needed "
-                        + (moment == .unattended
-                            ? "by an autostarted forward, when nobody is there to type the passphrase" : "interactively")
+                findings.append(
+                    AuditFinding(
+                        rule: "weaker-than-use", subject: item.key,
+                        message: "\(item.key) is needed "
+                            + (moment == .unattended
+                                ? "by an autostarted forward, when nobody is there to type the passphrase"
+                                : "interactively")
                             + " but stored as '\(stored)', which cannot be read then; store it again so it gets "
-                                + "\(ClassPolicy.accessibility(for: ItemFamily(key) ?? .hostPassword, readAt: moment))"))
+                            + "\(ClassPolicy.accessibility(for: ItemFamily(key) ?? .hostPassword, readAt: moment))"))
             }
             if stored.mayLeaveDevice && !credentialSyncEnabled {
-                findings.append(AuditFinding(
-                    rule: "syncable-while-sync-off", subject: item.key,
-                    message: "\(item.key) is stored as '\(stored)', which may leave this device, but credential sync "
-                        + "is off; store it as …ThisDeviceOnly"))
+                findings.append(
+                    AuditFinding(
+                        rule: "syncable-while-sync-off", subject: item.key,
+                        message:
+                            "\(item.key) is stored as '\(stored)', which may leave this device, but credential sync "
+                            + "is off; store it as …ThisDeviceOnly"))
             }
         }
         return findings

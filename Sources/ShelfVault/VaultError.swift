@@ -36,12 +36,14 @@ public struct VaultError: Error, Sendable, Equatable, CustomStringConvertible {
 
     static func database(_ error: DatabaseError, _ context: String) -> VaultError {
         if error.isBusy {
-            return VaultError(.busy, "\(context): the vault is locked by another sshelf process",
-                              hint: "try again when the other process has finished")
+            return VaultError(
+                .busy, "\(context): the vault is locked by another sshelf process",
+                hint: "try again when the other process has finished")
         }
         if error.isCorrupt {
-            return VaultError(.unavailable, "\(context): the vault file is damaged (\(error.message))",
-                              hint: "sshelf will not overwrite it; restore a backup or move it aside")
+            return VaultError(
+                .unavailable, "\(context): the vault file is damaged (\(error.message))",
+                hint: "sshelf will not overwrite it; restore a backup or move it aside")
         }
         return VaultError(.unavailable, "\(context): \(error.message)")
     }

@@ -11,16 +11,20 @@ extension Vault {
     /// bytes and how many items it holds.
     /// Every item that leaves is a release: one line each in `log` (by "vault export", to `destination`), written
     /// before the export is handed back; when the log cannot be written, nothing is exported.
-    public func export(passphrase: SecretBytes, log: ReleaseLog, destination: String) throws(VaultError) -> ExportedVault {
+    public func export(passphrase: SecretBytes, log: ReleaseLog, destination: String) throws(VaultError)
+        -> ExportedVault
+    {
         guard !passphrase.isEmpty else { throw VaultError(.invalid, "the export passphrase is empty") }
         let exported = try sealExport(passphrase)
         for key in exported.keys {
             let what = ReferenceKey(key).map(ReleaseEntry.what) ?? "vault item"
             do {
-                try record(ReleaseEntry(what: what, item: key, by: "vault export", detail: "to \(destination)"), log: log)
+                try record(
+                    ReleaseEntry(what: what, item: key, by: "vault export", detail: "to \(destination)"), log: log)
             } catch {
-                throw VaultError(.unavailable, "nothing was exported: the release log could not be written (\(error.message))",
-                                 hint: error.hint)
+                throw VaultError(
+                    .unavailable, "nothing was exported: the release log could not be written (\(error.message))",
+                    hint: error.hint)
             }
         }
         return exported
@@ -31,7 +35,8 @@ extension Vault {
             var parts: [SecretBytes] = []
             var keys: [String] = []
             for row in try db.query("SELECT key, class FROM items ORDER BY key") {
-                guard let key = row[0].text, let name = row[1].text, let accessibility = AccessibilityClass(rawValue: name),
+                guard let key = row[0].text, let name = row[1].text,
+                    let accessibility = AccessibilityClass(rawValue: name),
                     accessibility.mayLeaveDevice, !accessibility.isRefusedOnWrite
                 else { continue }
                 switch try readHoldingMutex(key, accessibility) {
@@ -39,15 +44,19 @@ extension Vault {
                     parts.append(Self.record(key: key, accessibility: accessibility, value: value))
                     keys.append(key)
                 case .locked:
-                    throw VaultError(.locked, "the vault is locked for \(accessibility) items", hint: "enter the vault passphrase")
+                    throw VaultError(
+                        .locked, "the vault is locked for \(accessibility) items", hint: "enter the vault passphrase")
                 default:
                     throw VaultError(.unavailable, "\(key) cannot be read, so the export would be incomplete")
                 }
             }
             let stretch = options.minimumStretch ? Sodium.StretchParameters.minimum() : .moderate()
-            guard let key = Sodium.stretch(passphrase, stretch) else { throw VaultError(.unavailable, "Argon2id failed") }
+            guard let key = Sodium.stretch(passphrase, stretch) else {
+                throw VaultError(.unavailable, "Argon2id failed")
+            }
             let header = Self.exportHeader(stretch)
-            return ExportedVault(file: header + Sodium.seal(SecretBytes.joined(parts), key: key, associatedData: header), keys: keys)
+            return ExportedVault(
+                file: header + Sodium.seal(SecretBytes.joined(parts), key: key, associatedData: header), keys: keys)
         }
     }
 
@@ -64,8 +73,9 @@ extension Vault {
             return file[offset..<offset + 8].reduce(0) { $0 << 8 | UInt64($1) }
         }
         let ops = u64(), mem = u64()
-        let stretch = Sodium.StretchParameters(opsLimit: ops, memLimit: mem,
-                                               salt: Array(file[offset..<offset + Sodium.StretchParameters.saltLength]))
+        let stretch = Sodium.StretchParameters(
+            opsLimit: ops, memLimit: mem,
+            salt: Array(file[offset..<offset + Sodium.StretchParameters.saltLength]))
         guard let key = Sodium.stretch(passphrase, stretch) else {
             throw VaultError(.invalid, "the export file's parameters are unusable")
         }
@@ -79,29 +89,47 @@ extension Vault {
     }
 
     /// Seals and stores several items in one write transaction.
-    func writeBatch(_ records: [(key: String, accessibility: AccessibilityClass, value: SecretBytes)]) throws(VaultError) {
+    func writeBatch(_ records: [(key: String, accessibility: AccessibilityClass, value: SecretBytes)])
+        throws(VaultError)
+    {
         try run("import into the vault") {
             var sealed: [(String, AccessibilityClass, [UInt8])] = []
             for record in records {
-                guard ReferenceKey(record.key) != nil else { throw VaultError(.invalid, "the export holds a malformed key") }
+                guard ReferenceKey(record.key) != nil else {
+                    throw VaultError(.invalid, "the export holds a malformed key")
+                }
                 guard record.accessibility.mayLeaveDevice, !record.accessibility.isRefusedOnWrite else {
-                    throw VaultError(.refusedClass, "the export holds \(record.key) as '\(record.accessibility)', which sshelf does not import")
+                    throw VaultError(
+                        .refusedClass,
+                        "the export holds \(record.key) as '\(record.accessibility)', which sshelf does not import")
                 }
                 guard case .key(let classKey) = try classKey(record.accessibility) else {
-                    throw VaultError(.locked, "the vault is locked for \(record.accessibility) items", hint: "enter the vault passphrase")
+                    throw VaultError(
+                        .locked, "the vault is locked for \(record.accessibility) items",
+                        hint: "enter the vault passphrase")
                 }
-                sealed.append((record.key, record.accessibility, Sodium.seal(record.value, key: classKey, associatedData:
-                    VaultFormat.itemData(vaultID: vaultID, key: record.key, accessibility: record.accessibility.rawValue))))
+                sealed.append(
+                    (
+                        record.key, record.accessibility,
+                        Sodium.seal(
+                            record.value, key: classKey,
+                            associatedData:
+                                VaultFormat.itemData(
+                                    vaultID: vaultID, key: record.key, accessibility: record.accessibility.rawValue))
+                    ))
             }
             let now = self.now.timeIntervalSince1970
             try db.writeTransaction(killBeforeCommit: options.killBeforeCommitForTests) {
                 for (key, accessibility, blob) in sealed {
-                    try db.query("""
+                    try db.query(
+                        """
                         INSERT OR REPLACE INTO items(key, family, class, format, sealed, updated_at)
                         VALUES (?, ?, ?, ?, ?, ?)
                         """,
-                        [.text(key), .text(VaultFormat.family(ofKey: key)), .text(accessibility.rawValue),
-                         .int(VaultFormat.version), .blob(blob), .real(now)])
+                        [
+                            .text(key), .text(VaultFormat.family(ofKey: key)), .text(accessibility.rawValue),
+                            .int(VaultFormat.version), .blob(blob), .real(now),
+                        ])
                 }
             }
         }

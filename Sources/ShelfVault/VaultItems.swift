@@ -17,12 +17,13 @@ public struct VaultItemInfo: Sendable, Equatable, Codable {
 extension Vault {
     /// One read for code that has no Vault open (a connection attempt): opens without creating, and maps
     /// "no vault on this device" to `.notStored` and any other failure to `.vaultUnavailable`. Never throws.
-    public static func lookup(_ key: ReferenceKey, class accessibility: AccessibilityClass, in locations: DataLocations,
-                              options: VaultOptions) -> CredentialLookup
-    {
+    public static func lookup(
+        _ key: ReferenceKey, class accessibility: AccessibilityClass, in locations: DataLocations,
+        options: VaultOptions
+    ) -> CredentialLookup {
         do {
             return try open(locations, options: options, createIfMissing: false).read(key, class: accessibility)
-        } catch where error.kind == .notInitialized {
+        } catch  where error.kind == .notInitialized {
             return .notStored
         } catch {
             options.warn("vault: \(error.message)")
@@ -35,7 +36,8 @@ extension Vault {
             do {
                 return try readHoldingMutex(key.rawValue, accessibility)
             } catch {
-                let reason = (error as? DatabaseError).map { VaultError.database($0, "read \(key)").message } ?? "\(error)"
+                let reason =
+                    (error as? DatabaseError).map { VaultError.database($0, "read \(key)").message } ?? "\(error)"
                 options.warn("vault: \(reason); treating \(key) as not stored")
                 return .vaultUnavailable(reason: reason)
             }
@@ -84,38 +86,47 @@ extension Vault {
         throws(VaultError)
     {
         if accessibility.isRefusedOnWrite {
-            throw VaultError(.refusedClass,
-                             "refusing to store \(key) as '\(accessibility)': that class is readable by anyone holding the device "
-                                 + "key, with no passphrase, at any time",
-                             hint: "use whenUnlockedThisDeviceOnly (read when you connect) or afterFirstUnlockThisDeviceOnly (read "
-                                 + "by autostarted tunnels)")
+            throw VaultError(
+                .refusedClass,
+                "refusing to store \(key) as '\(accessibility)': that class is readable by anyone holding the device "
+                    + "key, with no passphrase, at any time",
+                hint: "use whenUnlockedThisDeviceOnly (read when you connect) or afterFirstUnlockThisDeviceOnly (read "
+                    + "by autostarted tunnels)")
         }
         try run("store \(key)") {
             if accessibility.needsPassphrase, try passphraseParameters() == nil {
-                throw VaultError(.refusedClass, "refusing to store \(key) as '\(accessibility)': the vault has no passphrase",
-                                 hint: "set one first with 'sshelf vault passwd'")
+                throw VaultError(
+                    .refusedClass, "refusing to store \(key) as '\(accessibility)': the vault has no passphrase",
+                    hint: "set one first with 'sshelf vault passwd'")
             }
             let classKey: SecretBytes
             switch try self.classKey(accessibility) {
             case .key(let key): classKey = key
             case .locked:
-                throw VaultError(.locked, "the vault is locked for \(accessibility) items", hint: "enter the vault passphrase")
+                throw VaultError(
+                    .locked, "the vault is locked for \(accessibility) items", hint: "enter the vault passphrase")
             case .missing, .damaged:
                 throw VaultError(.unavailable, "the \(accessibility) class key is missing or damaged")
             }
-            let sealed = Sodium.seal(secret, key: classKey, associatedData: VaultFormat.itemData(
-                vaultID: vaultID, key: key, accessibility: accessibility.rawValue))
+            let sealed = Sodium.seal(
+                secret, key: classKey,
+                associatedData: VaultFormat.itemData(
+                    vaultID: vaultID, key: key, accessibility: accessibility.rawValue))
             try db.writeTransaction {
                 // Re-checked inside the write lock: another process may have removed the passphrase meanwhile.
-                guard !(try db.query("SELECT 1 FROM class_keys WHERE class = ?", [.text(accessibility.rawValue)])).isEmpty
+                guard
+                    !(try db.query("SELECT 1 FROM class_keys WHERE class = ?", [.text(accessibility.rawValue)])).isEmpty
                 else { throw VaultError(.refusedClass, "the \(accessibility) class no longer exists in the vault") }
-                try db.query("""
+                try db.query(
+                    """
                     INSERT OR \(replacing ? "REPLACE" : "IGNORE") INTO items(key, family, class, format, sealed,
                     updated_at)
                     VALUES (?, ?, ?, ?, ?, ?)
                     """,
-                    [.text(key), .text(VaultFormat.family(ofKey: key)), .text(accessibility.rawValue),
-                     .int(VaultFormat.version), .blob(sealed), .real(now.timeIntervalSince1970)])
+                    [
+                        .text(key), .text(VaultFormat.family(ofKey: key)), .text(accessibility.rawValue),
+                        .int(VaultFormat.version), .blob(sealed), .real(now.timeIntervalSince1970),
+                    ])
             }
         }
     }
@@ -125,7 +136,9 @@ extension Vault {
     public func delete(_ key: ReferenceKey, class accessibility: AccessibilityClass) throws(VaultError) -> Bool {
         try run("delete \(key)") {
             try db.writeTransaction { () throws -> Bool in
-                try db.query("DELETE FROM items WHERE key = ? AND class = ?", [.text(key.rawValue), .text(accessibility.rawValue)])
+                try db.query(
+                    "DELETE FROM items WHERE key = ? AND class = ?",
+                    [.text(key.rawValue), .text(accessibility.rawValue)])
                 return (try db.query("SELECT changes()").first?.first?.int ?? 0) > 0
             }
         }
@@ -135,8 +148,9 @@ extension Vault {
     public func items() throws(VaultError) -> [VaultItemInfo] {
         try run("list the vault") {
             try db.query("SELECT key, family, class, updated_at FROM items ORDER BY key").map { row in
-                VaultItemInfo(key: row[0].text ?? "", family: row[1].text ?? "", accessibility: row[2].text ?? "",
-                              updatedAt: Date(timeIntervalSince1970: VaultClock.seconds(row[3])))
+                VaultItemInfo(
+                    key: row[0].text ?? "", family: row[1].text ?? "", accessibility: row[2].text ?? "",
+                    updatedAt: Date(timeIntervalSince1970: VaultClock.seconds(row[3])))
             }
         }
     }

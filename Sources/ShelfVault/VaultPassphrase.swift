@@ -25,8 +25,11 @@ extension Vault {
     /// count as activity (a TUI reading the status each second must not keep keys unlocked forever).
     func classKey(_ accessibility: AccessibilityClass, use: Bool = true) throws -> ClassKeyAccess {
         relockIfIdleHoldingMutex()
-        guard let row = try db.query("SELECT layers, wrapped FROM class_keys WHERE class = ?",
-                                     [.text(accessibility.rawValue)]).first,
+        guard
+            let row = try db.query(
+                "SELECT layers, wrapped FROM class_keys WHERE class = ?",
+                [.text(accessibility.rawValue)]
+            ).first,
             let layersText = row[0].text, let wrapped = row[1].blob,
             let layers = VaultFormat.Layers(rawValue: layersText)
         else { return .missing }
@@ -53,8 +56,9 @@ extension Vault {
     }
 
     func unwrapDeviceLayer(_ wrapped: [UInt8], _ accessibility: AccessibilityClass) -> SecretBytes? {
-        Sodium.open(wrapped, key: deviceKey,
-                    associatedData: VaultFormat.deviceLayerData(vaultID: vaultID, accessibility: accessibility.rawValue))
+        Sodium.open(
+            wrapped, key: deviceKey,
+            associatedData: VaultFormat.deviceLayerData(vaultID: vaultID, accessibility: accessibility.rawValue))
     }
 
     /// Drops `whenUnlocked…`/`whenPasscodeSet…` keys this process holds itself (no keyring) after the idle timeout
@@ -72,13 +76,17 @@ extension Vault {
         -> [(AccessibilityClass, inner: [UInt8], key: SecretBytes)]
     {
         guard let passKey = Sodium.stretch(passphrase, stretch) else {
-            throw VaultError(.unavailable, "the vault's passphrase parameters are unusable (damaged file or out of memory)")
+            throw VaultError(
+                .unavailable, "the vault's passphrase parameters are unusable (damaged file or out of memory)")
         }
         var opened: [(AccessibilityClass, inner: [UInt8], key: SecretBytes)] = []
         var failed = 0
-        for row in try db.query("SELECT class, wrapped FROM class_keys WHERE layers = ?",
-                                [.text(VaultFormat.Layers.devicePassphrase.rawValue)]) {
-            guard let name = row[0].text, let accessibility = AccessibilityClass(rawValue: name), let wrapped = row[1].blob
+        for row in try db.query(
+            "SELECT class, wrapped FROM class_keys WHERE layers = ?",
+            [.text(VaultFormat.Layers.devicePassphrase.rawValue)])
+        {
+            guard let name = row[0].text, let accessibility = AccessibilityClass(rawValue: name),
+                let wrapped = row[1].blob
             else { throw VaultError(.unavailable, "the vault file has a class key it does not recognise") }
             let data = VaultFormat.passphraseLayerData(vaultID: vaultID, accessibility: name, stretch)
             guard let inner = Sodium.open(wrapped, key: passKey, associatedData: data) else {
@@ -87,15 +95,17 @@ extension Vault {
             }
             let innerBytes = inner.withUnsafeBytes { Array($0) }
             guard let key = unwrapDeviceLayer(innerBytes, accessibility) else {
-                throw VaultError(.unavailable, "the \(name) class key failed its integrity check; the vault file was altered",
-                                 hint: "restore vault.sqlite from a backup")
+                throw VaultError(
+                    .unavailable, "the \(name) class key failed its integrity check; the vault file was altered",
+                    hint: "restore vault.sqlite from a backup")
             }
             opened.append((accessibility, innerBytes, key))
         }
         if failed > 0 && opened.isEmpty { throw VaultError.wrongPassphrase }
         if failed > 0 {
-            throw VaultError(.unavailable, "some class keys failed their integrity check; the vault file was altered",
-                             hint: "restore vault.sqlite from a backup")
+            throw VaultError(
+                .unavailable, "some class keys failed their integrity check; the vault file was altered",
+                hint: "restore vault.sqlite from a backup")
         }
         return opened
     }
@@ -108,8 +118,12 @@ extension Vault {
         for (accessibility, _, key) in keys {
             switch accessibility.unlockScope {
             case .session:
-                if keyring.store(key, description: keyringDescription(accessibility),
-                                 timeoutSeconds: options.keyringTimeoutSeconds) { continue }
+                if keyring.store(
+                    key, description: keyringDescription(accessibility),
+                    timeoutSeconds: options.keyringTimeoutSeconds)
+                {
+                    continue
+                }
             case .whileActive:
                 if shared { continue }
             case .anyTime:
@@ -167,8 +181,10 @@ extension Vault {
                 guard let current else { throw VaultError.wrongPassphrase }
                 keys = try openPassphraseLayers(current, oldStretch)
             } else {
-                for row in try db.query("SELECT class, wrapped FROM class_keys WHERE layers = ?",
-                                        [.text(VaultFormat.Layers.device.rawValue)]) {
+                for row in try db.query(
+                    "SELECT class, wrapped FROM class_keys WHERE layers = ?",
+                    [.text(VaultFormat.Layers.device.rawValue)])
+                {
                     guard let name = row[0].text, let accessibility = AccessibilityClass(rawValue: name),
                         !accessibility.isRefusedOnWrite, let wrapped = row[1].blob
                     else { continue }
@@ -179,20 +195,28 @@ extension Vault {
                 }
                 if !keys.contains(where: { $0.0 == .whenPasscodeSetThisDeviceOnly }) {
                     let key = Sodium.randomKey()
-                    let inner = Sodium.seal(key, key: deviceKey, associatedData: VaultFormat.deviceLayerData(
-                        vaultID: vaultID, accessibility: AccessibilityClass.whenPasscodeSetThisDeviceOnly.rawValue))
+                    let inner = Sodium.seal(
+                        key, key: deviceKey,
+                        associatedData: VaultFormat.deviceLayerData(
+                            vaultID: vaultID, accessibility: AccessibilityClass.whenPasscodeSetThisDeviceOnly.rawValue))
                     keys.append((.whenPasscodeSetThisDeviceOnly, inner, key))
                 }
             }
             try db.writeTransaction {
-                try db.query("INSERT OR REPLACE INTO passphrase(id, ops_limit, mem_limit, salt) VALUES (1, ?, ?, ?)",
-                             [.int(Int64(stretch.opsLimit)), .int(Int64(stretch.memLimit)), .blob(stretch.salt)])
+                try db.query(
+                    "INSERT OR REPLACE INTO passphrase(id, ops_limit, mem_limit, salt) VALUES (1, ?, ?, ?)",
+                    [.int(Int64(stretch.opsLimit)), .int(Int64(stretch.memLimit)), .blob(stretch.salt)])
                 for (accessibility, inner, _) in keys {
-                    let outer = Sodium.seal(SecretBytes(inner), key: newKey, associatedData: VaultFormat.passphraseLayerData(
-                        vaultID: vaultID, accessibility: accessibility.rawValue, stretch))
-                    try db.query("INSERT OR REPLACE INTO class_keys(class, layers, wrapped) VALUES (?, ?, ?)",
-                                 [.text(accessibility.rawValue), .text(VaultFormat.Layers.devicePassphrase.rawValue),
-                                  .blob(outer)])
+                    let outer = Sodium.seal(
+                        SecretBytes(inner), key: newKey,
+                        associatedData: VaultFormat.passphraseLayerData(
+                            vaultID: vaultID, accessibility: accessibility.rawValue, stretch))
+                    try db.query(
+                        "INSERT OR REPLACE INTO class_keys(class, layers, wrapped) VALUES (?, ?, ?)",
+                        [
+                            .text(accessibility.rawValue), .text(VaultFormat.Layers.devicePassphrase.rawValue),
+                            .blob(outer),
+                        ])
                 }
             }
             remember(keys)
@@ -207,16 +231,21 @@ extension Vault {
             guard let stretch = try passphraseParameters() else { return 0 }
             let keys = try openPassphraseLayers(current, stretch)
             let destroyed = try db.writeTransaction { () throws -> Int in
-                let count = try db.query("SELECT count(*) FROM items WHERE class = ?",
-                                         [.text(AccessibilityClass.whenPasscodeSetThisDeviceOnly.rawValue)]).first?.first?.int ?? 0
-                try db.query("DELETE FROM items WHERE class = ?",
-                             [.text(AccessibilityClass.whenPasscodeSetThisDeviceOnly.rawValue)])
+                let count =
+                    try db.query(
+                        "SELECT count(*) FROM items WHERE class = ?",
+                        [.text(AccessibilityClass.whenPasscodeSetThisDeviceOnly.rawValue)]
+                    ).first?.first?.int ?? 0
+                try db.query(
+                    "DELETE FROM items WHERE class = ?",
+                    [.text(AccessibilityClass.whenPasscodeSetThisDeviceOnly.rawValue)])
                 for (accessibility, inner, _) in keys {
                     if accessibility == .whenPasscodeSetThisDeviceOnly {
                         try db.query("DELETE FROM class_keys WHERE class = ?", [.text(accessibility.rawValue)])
                     } else {
-                        try db.query("UPDATE class_keys SET layers = ?, wrapped = ? WHERE class = ?",
-                                     [.text(VaultFormat.Layers.device.rawValue), .blob(inner), .text(accessibility.rawValue)])
+                        try db.query(
+                            "UPDATE class_keys SET layers = ?, wrapped = ? WHERE class = ?",
+                            [.text(VaultFormat.Layers.device.rawValue), .blob(inner), .text(accessibility.rawValue)])
                     }
                 }
                 try db.query("DELETE FROM passphrase")

@@ -177,20 +177,25 @@ extension Vault {
             keyring.load(description: keyringDescription(.whenUnlockedThisDeviceOnly), length: Sodium.keyLength) != nil
         {
             let left = Int(record.secondsLeft(at: nowSeconds).rounded(.up))
-            return VaultSessionState(state: .unlocked, shared: true, idleSeconds: record.idleSeconds,
-                                     secondsLeft: left)
+            return VaultSessionState(
+                state: .unlocked, shared: true, idleSeconds: record.idleSeconds,
+                secondsLeft: left)
         }
         if processKeys[.whenUnlockedThisDeviceOnly] != nil {
             let elapsed = options.clock.instant() - lastActivity
             let left = (options.idleTimeout - elapsed).components.seconds
-            return VaultSessionState(state: .unlocked, shared: false, idleSeconds: idleSeconds,
-                                     secondsLeft: Int(max(0, left)))
+            return VaultSessionState(
+                state: .unlocked, shared: false, idleSeconds: idleSeconds,
+                secondsLeft: Int(max(0, left)))
         }
-        let afterFirst = processKeys[.afterFirstUnlockThisDeviceOnly] != nil
-            || keyring.load(description: keyringDescription(.afterFirstUnlockThisDeviceOnly),
-                            length: Sodium.keyLength) != nil
-        return VaultSessionState(state: afterFirst ? .afterFirstUnlockOnly : .locked,
-                                 shared: keyring.isAvailable, idleSeconds: idleSeconds)
+        let afterFirst =
+            processKeys[.afterFirstUnlockThisDeviceOnly] != nil
+            || keyring.load(
+                description: keyringDescription(.afterFirstUnlockThisDeviceOnly),
+                length: Sodium.keyLength) != nil
+        return VaultSessionState(
+            state: afterFirst ? .afterFirstUnlockOnly : .locked,
+            shared: keyring.isAvailable, idleSeconds: idleSeconds)
     }
 
     /// Whether an item of `accessibility` can be read right now (without asking anyone). Does not count as use.

@@ -43,22 +43,35 @@ extension Vault {
                 case .missing: state = "absent"
                 case .damaged: state = "damaged"
                 }
-                if state == "absent" && counts[accessibility.rawValue] == nil && accessibility.isRefusedOnWrite { continue }
-                classes.append(.init(accessibility: accessibility.rawValue, state: state,
-                                     items: counts[accessibility.rawValue] ?? 0))
+                if state == "absent" && counts[accessibility.rawValue] == nil && accessibility.isRefusedOnWrite {
+                    continue
+                }
+                classes.append(
+                    .init(
+                        accessibility: accessibility.rawValue, state: state,
+                        items: counts[accessibility.rawValue] ?? 0))
             }
             let (mode, detail): (String, String)
             switch keyring.availability {
             case .available:
-                (mode, detail) = ("kernel", "an unlock is shared by all your sshelf processes through the kernel user keyring: whenUnlocked "
-                    + "keys until 'sshelf vault lock' or the idle timeout, afterFirstUnlock keys until reboot, "
-                        + "logout, 'sshelf vault lock' or \(options.keyringTimeoutSeconds / 3600) h")
+                (mode, detail) = (
+                    "kernel",
+                    "an unlock is shared by all your sshelf processes through the kernel user keyring: whenUnlocked "
+                        + "keys until 'sshelf vault lock' or the idle timeout, afterFirstUnlock keys until reboot, "
+                        + "logout, 'sshelf vault lock' or \(options.keyringTimeoutSeconds / 3600) h"
+                )
             case .switchedOff:
-                (mode, detail) = ("off", "the kernel keyring is switched off (\(VaultOptions.noKeyringVariable)=1): an unlock stays in the "
-                    + "process that was given the passphrase, and no key is ever written to a file")
+                (mode, detail) = (
+                    "off",
+                    "the kernel keyring is switched off (\(VaultOptions.noKeyringVariable)=1): an unlock stays in the "
+                        + "process that was given the passphrase, and no key is ever written to a file"
+                )
             case .refused(let reason):
-                (mode, detail) = ("refused", "the kernel refused keyctl (\(reason)), as in many containers: an unlock stays in the process "
-                    + "that was given the passphrase, and no key is ever written to a file")
+                (mode, detail) = (
+                    "refused",
+                    "the kernel refused keyctl (\(reason)), as in many containers: an unlock stays in the process "
+                        + "that was given the passphrase, and no key is ever written to a file"
+                )
             }
             return VaultStatus(
                 vaultPath: locations.vault, deviceKeyPath: locations.deviceKey, hasPassphrase: stretch != nil,

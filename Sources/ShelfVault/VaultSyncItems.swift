@@ -19,28 +19,36 @@ extension AccessibilityClass {
 extension Vault {
     /// Writes a secret received from another device, keeping the time it was written there, so
     /// last-writer-wins compares the same instants on every device.
-    public func writeSynced(_ secret: SecretBytes, for key: ReferenceKey, class accessibility: AccessibilityClass,
-                            updatedAt: Date) throws(VaultError) {
+    public func writeSynced(
+        _ secret: SecretBytes, for key: ReferenceKey, class accessibility: AccessibilityClass,
+        updatedAt: Date
+    ) throws(VaultError) {
         guard accessibility.mayLeaveDevice else {
-            throw VaultError(.refusedClass, "refusing to store a synced item as '\(accessibility)': that class never leaves its device")
+            throw VaultError(
+                .refusedClass,
+                "refusing to store a synced item as '\(accessibility)': that class never leaves its device")
         }
         try write(secret, for: key, class: accessibility)
         _ = try run("date \(key)") {
-            try db.query("UPDATE items SET updated_at = ? WHERE key = ? AND class = ?",
-                         [.real(updatedAt.timeIntervalSince1970), .text(key.rawValue), .text(accessibility.rawValue)])
+            try db.query(
+                "UPDATE items SET updated_at = ? WHERE key = ? AND class = ?",
+                [.real(updatedAt.timeIntervalSince1970), .text(key.rawValue), .text(accessibility.rawValue)])
         }
     }
 
     /// Moves `key` from `from` to `to` (same secret, same time). Returns false when it is not stored in `from`.
-    public func reclassify(_ key: ReferenceKey, from: AccessibilityClass, to: AccessibilityClass) throws(VaultError) -> Bool {
+    public func reclassify(_ key: ReferenceKey, from: AccessibilityClass, to: AccessibilityClass) throws(VaultError)
+        -> Bool
+    {
         let updated = try items().first { $0.key == key.rawValue && $0.accessibility == from.rawValue }?.updatedAt
         switch read(key, class: from) {
         case .found(let secret):
             try write(secret, for: key, class: to)
             if let updated {
                 _ = try run("date \(key)") {
-                    try db.query("UPDATE items SET updated_at = ? WHERE key = ? AND class = ?",
-                                 [.real(updated.timeIntervalSince1970), .text(key.rawValue), .text(to.rawValue)])
+                    try db.query(
+                        "UPDATE items SET updated_at = ? WHERE key = ? AND class = ?",
+                        [.real(updated.timeIntervalSince1970), .text(key.rawValue), .text(to.rawValue)])
                 }
             }
             return true

@@ -30,10 +30,13 @@ final class DeclaredToolsTests: XCTestCase {
             variables[name] = line[assignment.upperBound...].split(whereSeparator: { $0 == " " || $0 == "\t" })
                 .map(String.init)
         }
-        return Set((variables["TEST_DEBS"] ?? []).flatMap { word -> [String] in
-            if word.hasPrefix("$("), word.hasSuffix(")") { return variables[String(word.dropFirst(2).dropLast())] ?? [] }
-            return [word]
-        })
+        return Set(
+            (variables["TEST_DEBS"] ?? []).flatMap { word -> [String] in
+                if word.hasPrefix("$("), word.hasSuffix(")") {
+                    return variables[String(word.dropFirst(2).dropLast())] ?? []
+                }
+                return [word]
+            })
     }
 
     /// Every Swift file under Tests/, as (path relative to the root, text).
@@ -56,19 +59,22 @@ final class DeclaredToolsTests: XCTestCase {
         XCTAssertTrue(packages.contains("openssh-server"), "TEST_DEBS was not read from the Makefile")
         for (program, package) in try Self.table() {
             guard let package else { continue }
-            XCTAssertTrue(packages.contains(package),
-                          "\(program) comes from the Debian package \(package), which the Makefile's TEST_DEBS lacks")
+            XCTAssertTrue(
+                packages.contains(package),
+                "\(program) comes from the Debian package \(package), which the Makefile's TEST_DEBS lacks")
         }
     }
 
     /// Run after `make test-deps`: a declared program that is missing means the table names the wrong package.
     func testEveryDeclaredProgramIsInstalled() throws {
         for (program, package) in try Self.table() {
-            let folders = package == nil
+            let folders =
+                package == nil
                 ? (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
                 : ["/usr/bin", "/usr/sbin", "/bin", "/sbin"]
-            XCTAssertTrue(folders.contains { FileManager.default.isExecutableFile(atPath: $0 + "/" + program) },
-                          "\(program) is not installed although \(package ?? "the toolchain") is declared for it")
+            XCTAssertTrue(
+                folders.contains { FileManager.default.isExecutableFile(atPath: $0 + "/" + program) },
+                "\(program) is not installed although \(package ?? "the toolchain") is declared for it")
         }
     }
 
@@ -87,7 +93,8 @@ final class DeclaredToolsTests: XCTestCase {
                     found.append("\(path):\(number + 1): a program path written out; use TestTool")
                 }
                 if line.contains("executableURL ="),
-                    !(line.contains("TestTool.") || line.contains("binary") || line.contains("Binary")) {
+                    !(line.contains("TestTool.") || line.contains("binary") || line.contains("Binary"))
+                {
                     found.append("\(path):\(number + 1): a Process on a program outside the table")
                 }
             }

@@ -26,17 +26,23 @@ final class ImportRulesTests: XCTestCase {
     /// The table between the import-rules markers of docs/ARCHITECTURE.md, in its order.
     static func rules() throws -> [Rule] {
         let text = try String(contentsOfFile: root + "/docs/ARCHITECTURE.md", encoding: .utf8)
-        guard let start = text.range(of: "<!-- import-rules:begin -->"), let end = text.range(of: "<!-- import-rules:end -->")
+        guard let start = text.range(of: "<!-- import-rules:begin -->"),
+            let end = text.range(of: "<!-- import-rules:end -->")
         else { throw RulesError("docs/ARCHITECTURE.md has no import-rules table") }
         var rules: [Rule] = []
         for line in text[start.upperBound..<end.lowerBound].split(separator: "\n") {
-            let cells = line.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            let cells = line.split(separator: "|", omittingEmptySubsequences: false).map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }
             guard cells.count >= 5, !cells[1].isEmpty, cells[1] != "target", !cells[1].hasPrefix("-") else { continue }
             func names(_ cell: String) -> [String] {
                 cell.replacingOccurrences(of: "`", with: "").split(separator: ",")
                     .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && $0 != "—" }
             }
-            rules.append(Rule(target: cells[1].replacingOccurrences(of: "`", with: ""), modules: names(cells[2]), cModules: names(cells[3])))
+            rules.append(
+                Rule(
+                    target: cells[1].replacingOccurrences(of: "`", with: ""), modules: names(cells[2]),
+                    cModules: names(cells[3])))
         }
         return rules
     }
@@ -51,19 +57,25 @@ final class ImportRulesTests: XCTestCase {
         var targets: [PackageTarget] = []
         for (index, match) in starts.enumerated() {
             let end = index + 1 < starts.count ? starts[index + 1].range.location : whole.length
-            let chunk = (text as NSString).substring(with: NSRange(location: match.range.location, length: end - match.range.location))
+            let chunk = (text as NSString).substring(
+                with: NSRange(location: match.range.location, length: end - match.range.location))
             let kind = (text as NSString).substring(with: match.range(at: 1))
             func first(_ regex: String) -> String? {
-                guard let found = try? NSRegularExpression(pattern: regex, options: [.dotMatchesLineSeparators])
-                    .firstMatch(in: chunk, range: NSRange(chunk.startIndex..., in: chunk)) else { return nil }
+                guard
+                    let found = try? NSRegularExpression(pattern: regex, options: [.dotMatchesLineSeparators])
+                        .firstMatch(in: chunk, range: NSRange(chunk.startIndex..., in: chunk))
+                else { return nil }
                 return (chunk as NSString).substring(with: found.range(at: 1))
             }
             guard let name = first("name:\\s*\"([^\"]+)\"") else { continue }
             let list = first("dependencies:\\s*\\[(.*?)\\]") ?? ""
-            let dependencies = Set(list.split(separator: ",").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: " \n\"")) }
-                .filter { !$0.isEmpty })
-            targets.append(PackageTarget(kind: kind, name: name, path: first("path:\\s*\"([^\"]+)\"") ?? "Sources/\(name)",
-                                         dependencies: dependencies))
+            let dependencies = Set(
+                list.split(separator: ",").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: " \n\"")) }
+                    .filter { !$0.isEmpty })
+            targets.append(
+                PackageTarget(
+                    kind: kind, name: name, path: first("path:\\s*\"([^\"]+)\"") ?? "Sources/\(name)",
+                    dependencies: dependencies))
         }
         return targets
     }
@@ -94,13 +106,17 @@ final class ImportRulesTests: XCTestCase {
         let rules = try Self.rules()
         let targets = try Self.packageTargets()
         let ours = Set(targets.map(\.name))
-        let swiftTargets = targets.filter { ($0.kind == "target" || $0.kind == "executableTarget") && !$0.name.hasPrefix("C")
-            && $0.name != "TestSupport" }
+        let swiftTargets = targets.filter {
+            ($0.kind == "target" || $0.kind == "executableTarget") && !$0.name.hasPrefix("C")
+                && $0.name != "TestSupport"
+        }
         XCTAssertFalse(rules.isEmpty)
-        XCTAssertEqual(Set(rules.map(\.target)), Set(swiftTargets.map(\.name)), "every Swift target has one row, and no more")
+        XCTAssertEqual(
+            Set(rules.map(\.target)), Set(swiftTargets.map(\.name)), "every Swift target has one row, and no more")
         for target in swiftTargets {
             guard let rule = rules.first(where: { $0.target == target.name }) else { continue }
-            XCTAssertEqual(target.dependencies, rule.allowed, "\(target.name): Package.swift dependencies differ from the table")
+            XCTAssertEqual(
+                target.dependencies, rule.allowed, "\(target.name): Package.swift dependencies differ from the table")
             let imported = Self.imports(under: target.path).filter { ours.contains($0.key) }
             for (module, file) in imported where !rule.allowed.contains(module) {
                 XCTFail("\(file) imports \(module), which the table does not allow \(target.name)")
@@ -114,7 +130,8 @@ final class ImportRulesTests: XCTestCase {
     func testEachCModuleHasOneOwnerAndDependenciesPointOneWay() throws {
         let rules = try Self.rules()
         let targets = try Self.packageTargets()
-        let cModules = targets.filter { $0.kind == "systemLibrary" || ($0.kind == "target" && $0.name.hasPrefix("C")) }.map(\.name)
+        let cModules = targets.filter { $0.kind == "systemLibrary" || ($0.kind == "target" && $0.name.hasPrefix("C")) }
+            .map(\.name)
         XCTAssertFalse(cModules.isEmpty)
         for module in cModules {
             let owners = rules.filter { $0.cModules.contains(module) }.map(\.target)
@@ -123,7 +140,9 @@ final class ImportRulesTests: XCTestCase {
         for (index, rule) in rules.enumerated() {
             let above = Set(rules[..<index].map(\.target))
             for module in rule.modules where !above.contains(module) {
-                XCTFail("\(rule.target) depends on \(module), which is not listed above it: dependencies must point one way")
+                XCTFail(
+                    "\(rule.target) depends on \(module), which is not listed above it: dependencies must point one way"
+                )
             }
         }
     }
@@ -131,11 +150,17 @@ final class ImportRulesTests: XCTestCase {
     func testTestsImportNoCModuleAndOnlyWhatTheyDeclare() throws {
         let targets = try Self.packageTargets()
         let ours = Set(targets.map(\.name))
-        let cModules = Set(targets.filter { $0.kind == "systemLibrary" || ($0.kind == "target" && $0.name.hasPrefix("C")) }.map(\.name))
+        let cModules = Set(
+            targets.filter { $0.kind == "systemLibrary" || ($0.kind == "target" && $0.name.hasPrefix("C")) }.map(\.name)
+        )
         for target in targets where target.kind == "testTarget" || target.name == "TestSupport" {
             for (module, file) in Self.imports(under: target.path) where ours.contains(module) {
-                XCTAssertFalse(cModules.contains(module), "\(file) imports the C module \(module); tests go through the Swift wrappers")
-                XCTAssertTrue(target.dependencies.contains(module), "\(file) imports \(module), which \(target.name) does not declare")
+                XCTAssertFalse(
+                    cModules.contains(module),
+                    "\(file) imports the C module \(module); tests go through the Swift wrappers")
+                XCTAssertTrue(
+                    target.dependencies.contains(module),
+                    "\(file) imports \(module), which \(target.name) does not declare")
             }
         }
     }

@@ -25,7 +25,9 @@ final class ReleaseLogWriterTests: XCTestCase {
 
     /// The pattern finds the calls it is there to find (a test that cannot fail is a defect).
     func testThePatternFindsAnAppend() {
-        let calls = ["try log.append(line, vault: vault)", "try ReleaseLog(locations: l).append(\n  entry,\n  vault: self)"]
+        let calls = [
+            "try log.append(line, vault: vault)", "try ReleaseLog(locations: l).append(\n  entry,\n  vault: self)",
+        ]
         for text in calls {
             XCTAssertNotNil(Self.appendCall.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)), text)
         }

@@ -48,7 +48,8 @@ final class AliasTests: XCTestCase {
 
     func testNamesThatResolveDifferentlyStayHostsOfTheirOwn() throws {
         let home = TempHome()
-        let path = try home.write("""
+        let path = try home.write(
+            """
             Host a b
                 User shared
             Host c d
@@ -95,7 +96,8 @@ final class AliasTests: XCTestCase {
 
     func testCheckReportsTwoHostsWhoseForwardsBindOnePort() throws {
         let home = TempHome()
-        let path = try home.write("""
+        let path = try home.write(
+            """
             Host web1
                 HostName 10.0.0.1
                 LocalForward 127.0.0.1:18080 localhost:80
@@ -110,12 +112,17 @@ final class AliasTests: XCTestCase {
         XCTAssertExit(try home.run("import", "ssh-config", path), 0)
         let check = try home.run("check")
         XCTAssertExit(check, 4)
-        XCTAssertTrue(check.stdout.contains("of host 'web1.prod' binds localhost:18080, as does -L 127.0.0.1:18080:localhost:80 of host 'web1'"),
-                      check.stdout)
+        XCTAssertTrue(
+            check.stdout.contains(
+                "of host 'web1.prod' binds localhost:18080, as does -L 127.0.0.1:18080:localhost:80 of host 'web1'"),
+            check.stdout)
         XCTAssertFalse(check.stdout.contains("host 'spare'"), "another address, no clash:\n\(check.stdout)")
-        let fix = try XCTUnwrap(check.stdout.components(separatedBy: "  fix: ").dropFirst().first?.components(separatedBy: " (or").first)
+        let fix = try XCTUnwrap(
+            check.stdout.components(separatedBy: "  fix: ").dropFirst().first?.components(separatedBy: " (or").first)
         XCTAssertTrue(fix.hasPrefix("sshelf forward edit "), fix)
-        let words = fix.split(separator: " ").map(String.init).dropFirst().map { $0 == "NEWPORT:localhost:80" ? "18081:localhost:80" : $0 }
+        let words = fix.split(separator: " ").map(String.init).dropFirst().map {
+            $0 == "NEWPORT:localhost:80" ? "18081:localhost:80" : $0
+        }
         XCTAssertExit(try home.run(Array(words)), 0)
         XCTAssertExit(try home.run("check"), 0)
     }

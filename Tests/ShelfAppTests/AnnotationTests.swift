@@ -7,7 +7,8 @@ import XCTest
 final class AnnotationTests: XCTestCase {
     func testGroupAndDescriptionCommentsAreImportedAndExportedBack() throws {
         let home = TempHome()
-        let config = try home.write("""
+        let config = try home.write(
+            """
             #@group: web
             Host web1 web1.prod
                 #@desc: the front page
@@ -28,15 +29,19 @@ final class AnnotationTests: XCTestCase {
         XCTAssertEqual(try home.run("list", "--names", "--group", "web").stdout, "web1\nweb2\n")
         XCTAssertEqual(try home.run("list", "--names", "--group", "databases/eu").stdout, "db\n")
         XCTAssertTrue(try home.run("show", "loose").stdout.contains("group          (none)\n"))
-        let web1 = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(try home.run("show", "web1", "--json").stdout.utf8)) as? [String: Any])
+        let web1 = try XCTUnwrap(
+            JSONSerialization.jsonObject(with: Data(try home.run("show", "web1", "--json").stdout.utf8))
+                as? [String: Any])
         XCTAssertEqual(web1["notes"] as? String, "the front page\nbehind the load balancer")
         XCTAssertEqual(web1["aliases"] as? [String], ["web1.prod"])
 
         let exported = try home.run("export", "ssh-config")
         XCTAssertTrue(exported.stdout.contains("#@group: databases/eu\nHost db\n"), exported.stdout)
         XCTAssertTrue(exported.stdout.contains("#@group: \nHost loose\n"), exported.stdout)
-        XCTAssertTrue(exported.stdout.contains("Host web1 web1.prod\n    #@desc: the front page\n    #@desc: behind the load balancer\n"),
-                      exported.stdout)
+        XCTAssertTrue(
+            exported.stdout.contains(
+                "Host web1 web1.prod\n    #@desc: the front page\n    #@desc: behind the load balancer\n"),
+            exported.stdout)
         let other = TempHome()
         XCTAssertExit(try other.run("import", "ssh-config", try other.write(exported.stdout, to: "exported")), 0)
         XCTAssertEqual(try other.run("export", "ssh-config").stdout, exported.stdout)

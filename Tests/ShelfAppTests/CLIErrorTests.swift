@@ -65,8 +65,10 @@ final class CLIErrorTests: XCTestCase {
         let result = try home.run("show", "prod")
         XCTAssertExit(result, 2)
         XCTAssertTrue(result.stderr.contains("2 hosts are named 'prod'"), result.stderr)
-        let ids = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(try home.run("list", "--json").stdout.utf8)) as? [[String: Any]])
-            .compactMap { $0["id"] as? String }
+        let ids = try XCTUnwrap(
+            JSONSerialization.jsonObject(with: Data(try home.run("list", "--json").stdout.utf8)) as? [[String: Any]]
+        )
+        .compactMap { $0["id"] as? String }
         let shown = try home.run("show", String(ids[1].prefix(8)))
         XCTAssertExit(shown, 0)
         XCTAssertTrue(shown.stdout.contains(ids[1]), shown.stdout)
@@ -76,7 +78,9 @@ final class CLIErrorTests: XCTestCase {
         let home = TempHome()
         let overview = try home.run("--help")
         XCTAssertExit(overview, 0)
-        let commands = overview.stdout.split(separator: "\n", omittingEmptySubsequences: false).drop { !$0.hasPrefix("commands:") }.dropFirst()
+        let commands = overview.stdout.split(separator: "\n", omittingEmptySubsequences: false).drop {
+            !$0.hasPrefix("commands:")
+        }.dropFirst()
             .prefix { !$0.isEmpty }.map { line in
                 line.trimmingCharacters(in: .whitespaces).components(separatedBy: "  ")[0]
             }

@@ -21,7 +21,9 @@ final class ConfigRoundTripTests: XCTestCase {
             text += "\nHost \(line.joined(separator: " "))\n    HostName 10.0.\(block / 200).\(block % 200 + 1)\n"
             if random.below(3) > 0 { text += "    User \(random.pick(["deploy", "ops", "root"]))\n" }
             if random.below(3) == 0 { text += "    Port \(2200 + random.below(50))\n" }
-            if random.below(2) == 0 { text += "    LocalForward 127.0.0.1:\(20_000 + block) localhost:\(80 + random.below(10))\n" }
+            if random.below(2) == 0 {
+                text += "    LocalForward 127.0.0.1:\(20_000 + block) localhost:\(80 + random.below(10))\n"
+            }
             if random.below(3) == 0 { text += "    ServerAliveInterval \(10 + random.below(50))\n" }
             // Now and then a second name gets a block of its own: it no longer resolves as the first does.
             if count > 1, random.below(4) == 0 { separate.append(line[1]) }
@@ -42,7 +44,9 @@ final class ConfigRoundTripTests: XCTestCase {
         return (text, names)
     }
 
-    static let keys = ["hostname", "user", "port", "localforward", "serveraliveinterval", "serveralivecountmax", "compression"]
+    static let keys = [
+        "hostname", "user", "port", "localforward", "serveraliveinterval", "serveralivecountmax", "compression",
+    ]
 
     /// What `ssh -G` says of `name` in `file`, for the keys the generator writes (lines sorted: forwards are a set).
     func sshG(_ file: String, _ name: String) throws -> [String] {
@@ -61,7 +65,9 @@ final class ConfigRoundTripTests: XCTestCase {
             XCTAssertExit(first, 0)
             let exported = try home.write(first.stdout, to: "exported")
             for name in names {
-                XCTAssertEqual(try sshG(exported, name), try sshG(original, name), "seed \(seed), \(name)\n\(config)\n\(first.stdout)")
+                XCTAssertEqual(
+                    try sshG(exported, name), try sshG(original, name),
+                    "seed \(seed), \(name)\n\(config)\n\(first.stdout)")
             }
             // The export imported into the same store changes nothing; into a new one, it exports the same again.
             let again = try home.run("import", "ssh-config", exported)

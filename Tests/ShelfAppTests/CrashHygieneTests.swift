@@ -29,10 +29,14 @@ final class CrashHygieneTests: XCTestCase {
             process.waitUntilExit()
         }
         // The limit is set first thing in main: wait until the process has got that far (it then reads stdin).
-        let row = try eventually("a core file size limit of 0 0", observe: { () -> String in
-            let limits = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/limits", encoding: .utf8)) ?? ""
-            return limits.split(separator: "\n").first { $0.hasPrefix("Max core file size") }.map(String.init) ?? limits
-        }, until: { $0.hasPrefix("Max core file size") && Self.softAndHard($0) == ["0", "0"] })
+        let row = try eventually(
+            "a core file size limit of 0 0",
+            observe: { () -> String in
+                let limits =
+                    (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/limits", encoding: .utf8)) ?? ""
+                return limits.split(separator: "\n").first { $0.hasPrefix("Max core file size") }.map(String.init)
+                    ?? limits
+            }, until: { $0.hasPrefix("Max core file size") && Self.softAndHard($0) == ["0", "0"] })
         XCTAssertEqual(Self.softAndHard(row), ["0", "0"], row)
     }
 }

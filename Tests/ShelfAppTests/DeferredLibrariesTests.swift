@@ -17,7 +17,8 @@ final class DeferredLibrariesTests: XCTestCase {
         for arguments in [["--version"], ["list"], ["list", "web"], ["show", "web"], ["export", "ssh-config"]] {
             let result = try home.run(arguments)
             XCTAssertExit(result, 0)
-            XCTAssertTrue(result.stderr.contains("file=libc.so.6"), "the loader's trace is there: \(result.stderr.prefix(300))")
+            XCTAssertTrue(
+                result.stderr.contains("file=libc.so.6"), "the loader's trace is there: \(result.stderr.prefix(300))")
             for library in Self.deferred where result.stderr.contains("file=" + library) {
                 XCTFail("sshelf \(arguments.joined(separator: " ")) loaded \(library)")
             }
@@ -31,8 +32,11 @@ final class DeferredLibrariesTests: XCTestCase {
         for arguments in [["add", "web", "--host", "web.example.com"], ["list", "web"]] {
             let result = try home.run(arguments)
             XCTAssertExit(result, 0)
-            XCTAssertTrue(result.stderr.contains("file=libc.so.6"), "the loader's trace is there: \(result.stderr.prefix(300))")
-            XCTAssertFalse(result.stderr.contains("file=libsqlite3"), "sshelf \(arguments.joined(separator: " ")) loaded SQLite's shared library")
+            XCTAssertTrue(
+                result.stderr.contains("file=libc.so.6"), "the loader's trace is there: \(result.stderr.prefix(300))")
+            XCTAssertFalse(
+                result.stderr.contains("file=libsqlite3"),
+                "sshelf \(arguments.joined(separator: " ")) loaded SQLite's shared library")
         }
         XCTAssertTrue(try home.run("list").stdout.contains("web.example.com"))
     }
@@ -59,15 +63,17 @@ final class DeferredLibrariesTests: XCTestCase {
         let broken = try home.write("", to: "lib/libssh2.so.1")
         let tui = try Tmux(home: home, environment: ["LD_LIBRARY_PATH": (broken as NSString).deletingLastPathComponent])
         try tui.waitFor(text: "1 host")
-        XCTAssertEqual(try tui.tmux(["display-message", "-p", "-t", tui.session, "#{alternate_on}"]).output
-            .trimmingCharacters(in: .whitespacesAndNewlines), "1", "the TUI runs on the alternate screen")
+        XCTAssertEqual(
+            try tui.tmux(["display-message", "-p", "-t", tui.session, "#{alternate_on}"]).output
+                .trimmingCharacters(in: .whitespacesAndNewlines), "1", "the TUI runs on the alternate screen")
         try tui.send("Enter")
         XCTAssertEqual(try tui.waitForExit(), 1)
         // Curses was left: back on the user's own screen (not the TUI's), and the error and hint are on it.
         // The pane and what scrolled above it, wrapped lines joined (the message is longer than a line).
         let screen = try tui.tmux(["capture-pane", "-p", "-J", "-S", "-100", "-t", tui.session]).output
-        XCTAssertEqual(try tui.tmux(["display-message", "-p", "-t", tui.session, "#{alternate_on}"]).output
-            .trimmingCharacters(in: .whitespacesAndNewlines), "0", screen)
+        XCTAssertEqual(
+            try tui.tmux(["display-message", "-p", "-t", tui.session, "#{alternate_on}"]).output
+                .trimmingCharacters(in: .whitespacesAndNewlines), "0", screen)
         XCTAssertTrue(screen.contains("sshelf: error: cannot load "), screen)
         XCTAssertTrue(screen.contains("sshelf: hint: install Debian's libssh2-1 package"), screen)
         XCTAssertFalse(screen.contains("1 host"), "the TUI's screen is gone: \(screen)")

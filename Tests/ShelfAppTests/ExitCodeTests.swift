@@ -32,16 +32,23 @@ final class ExitCodeTests: XCTestCase {
 
         let cases: [Int32: (String, () throws -> CLIResult)] = [
             0: ("success", { try home.run("list") }),
-            1: ("a wrong vault passphrase", { try home.run(["vault", "unlock", "--passphrase-fd", "3"], fd3: "wrong horse") }),
+            1: (
+                "a wrong vault passphrase",
+                { try home.run(["vault", "unlock", "--passphrase-fd", "3"], fd3: "wrong horse") }
+            ),
             2: ("an unknown command", { try home.run("lst") }),
             3: ("no such host", { try home.run("show", "nope") }),
             4: ("a port outside 1-65535", { try home.run("add", "x", "--host", "h", "--port", "70000") }),
-            5: ("a damaged store", {
-                let damaged = TempHome()
-                XCTAssertExit(try damaged.run("add", "web", "--host", "h"), 0)
-                try Data(repeating: 0x41, count: 4096).write(to: URL(fileURLWithPath: damaged.sshelfHome + "/data/store.sqlite"))
-                return try damaged.run("list")
-            }),
+            5: (
+                "a damaged store",
+                {
+                    let damaged = TempHome()
+                    XCTAssertExit(try damaged.run("add", "web", "--host", "h"), 0)
+                    try Data(repeating: 0x41, count: 4096).write(
+                        to: URL(fileURLWithPath: damaged.sshelfHome + "/data/store.sqlite"))
+                    return try damaged.run("list")
+                }
+            ),
             255: ("a connection refused", { try home.run("exec", "nobody-home", "--no-stdin", "--", "true") }),
         ]
         let codes = try documented(home)
@@ -60,7 +67,8 @@ final class ExitCodeTests: XCTestCase {
     func testTheReadmeTableIsTheDocumentedOne() throws {
         let home = TempHome()
         let readme = try String(contentsOfFile: root + "/README.md", encoding: .utf8)
-        guard let start = readme.range(of: "<!-- exit-codes:start -->\n"), let end = readme.range(of: "<!-- exit-codes:end -->")
+        guard let start = readme.range(of: "<!-- exit-codes:start -->\n"),
+            let end = readme.range(of: "<!-- exit-codes:end -->")
         else { return XCTFail("README.md has no exit-codes table") }
         let rows = readme[start.upperBound..<end.lowerBound].split(separator: "\n").dropFirst(2).map(String.init)
         let expected = try documented(home).map { "| `\($0.0)` | \($0.1) |" }

@@ -8,7 +8,8 @@ import XCTest
 final class ExportPatternForwardTests: XCTestCase {
     func testAPatternsForwardIsExportedOnceForTheHostsItMatches() throws {
         let home = TempHome()
-        let config = try home.write("""
+        let config = try home.write(
+            """
             Host prod-x
                 HostName 10.0.0.5
                 LocalForward 18080 localhost:8080
@@ -24,8 +25,9 @@ final class ExportPatternForwardTests: XCTestCase {
         let file = try home.write(exported.stdout, to: "exported")
         let resolved = try Shell.run(TestTool.ssh.path, ["-F", file, "-G", "prod-x"])
         let forwards = resolved.split(separator: "\n").filter { $0.hasPrefix("localforward ") }
-        XCTAssertEqual(forwards, ["localforward [127.0.0.1]:18080 [localhost]:8080", "localforward 19999 [localhost]:80"],
-                       resolved)
+        XCTAssertEqual(
+            forwards, ["localforward [127.0.0.1]:18080 [localhost]:8080", "localforward 19999 [localhost]:80"],
+            resolved)
         let again = try home.run("import", "ssh-config", file)
         XCTAssertTrue(again.stdout.contains("0 added, 0 updated, 1 unchanged"), again.stdout)
     }

@@ -35,7 +35,8 @@ final class GroupForwardCommandTests: XCTestCase {
     func testForwardRulesAddListRemoveAndOrphans() throws {
         let home = TempHome()
         XCTAssertExit(try home.run("add", "db", "--host", "db.example"), 0)
-        XCTAssertExit(try home.run("forward", "add", "db", "-L", "5432:localhost:5432", "--name", "pg", "--autostart"), 0)
+        XCTAssertExit(
+            try home.run("forward", "add", "db", "-L", "5432:localhost:5432", "--name", "pg", "--autostart"), 0)
         XCTAssertExit(try home.run("forward", "add", "db", "--remote", "[::1]:9000:[::1]:9000"), 0)
         XCTAssertExit(try home.run("forward", "add", "db", "--dynamic", "0.0.0.0:1080", "--allow-public-bind"), 0)
         let rules = try json(try home.run("forward", "list", "db", "--json"))
@@ -63,6 +64,7 @@ final class GroupForwardCommandTests: XCTestCase {
         XCTAssertTrue(rm.stdout.contains("inner jumped through it"), rm.stdout)
         let check = try home.run("check")
         XCTAssertExit(check, 4)
-        XCTAssertTrue(check.stdout.contains("host 'inner' goes through a jump host that no longer exists"), check.stdout)
+        XCTAssertTrue(
+            check.stdout.contains("host 'inner' goes through a jump host that no longer exists"), check.stdout)
     }
 }

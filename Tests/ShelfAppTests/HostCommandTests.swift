@@ -6,8 +6,10 @@ import XCTest
 final class HostCommandTests: XCTestCase {
     func testAddListShowEditRemove() throws {
         let home = TempHome()
-        XCTAssertExit(try home.run("add", "web1", "--host", "web1.example.com", "--user", "deploy", "--group", "prod/eu",
-                                   "--tag", "web"), 0)
+        XCTAssertExit(
+            try home.run(
+                "add", "web1", "--host", "web1.example.com", "--user", "deploy", "--group", "prod/eu",
+                "--tag", "web"), 0)
         XCTAssertExit(try home.run("add", "db", "-H", "10.0.0.5", "-p", "2222", "--jump", "web1"), 0)
         let list = try home.run("list")
         XCTAssertExit(list, 0)

@@ -34,8 +34,9 @@ final class ImportExportTests: XCTestCase {
 
     func prepare(_ home: TempHome) throws -> String {
         _ = try home.write("Host bastion\n  HostName bastion.example.com\n  User jump\n", to: ".ssh/conf.d/bastion")
-        _ = try home.write("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBQ8y1Fz5v4Qv3Oj0V8wL4l8F3N1t4x6hM5kq7m2b0aa me@laptop\n",
-                           to: ".ssh/id_ed25519.pub")
+        _ = try home.write(
+            "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBQ8y1Fz5v4Qv3Oj0V8wL4l8F3N1t4x6hM5kq7m2b0aa me@laptop\n",
+            to: ".ssh/id_ed25519.pub")
         return try home.write(config, to: ".ssh/config")
     }
 
@@ -47,28 +48,35 @@ final class ImportExportTests: XCTestCase {
 
         let first = try home.run("import", "ssh-config")
         XCTAssertExit(first, 4)  // `broken` could not be imported; everything else was
-        XCTAssertTrue(first.stdout.contains("6 added, 0 updated, 0 unchanged, 2 skipped, 1 not imported because of errors"),
-                      first.stdout)
+        XCTAssertTrue(
+            first.stdout.contains("6 added, 0 updated, 0 unchanged, 2 skipped, 1 not imported because of errors"),
+            first.stdout)
         XCTAssertTrue(first.stdout.contains("config:19: Host pattern '*.corp' is a wildcard"), first.stdout)
         XCTAssertTrue(first.stdout.contains("config:21: Match block skipped"), first.stdout)
         XCTAssertTrue(first.stdout.contains("config:24: host 'broken' skipped: Port '70000'"), first.stdout)
-        XCTAssertFalse(first.stdout.contains("ProxyCommand"), "kept as an option (ProxyJump came first and wins): \(first.stdout)")
+        XCTAssertFalse(
+            first.stdout.contains("ProxyCommand"), "kept as an option (ProxyJump came first and wins): \(first.stdout)")
         XCTAssertTrue(first.stdout.contains("1 identity added, 2 forward rules added"), first.stdout)
 
-        let db = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(try home.run("show", "db", "--json").stdout.utf8)) as? [String: Any])
+        let db = try XCTUnwrap(
+            JSONSerialization.jsonObject(with: Data(try home.run("show", "db", "--json").stdout.utf8)) as? [String: Any]
+        )
         XCTAssertEqual(db["hostname"] as? String, "10.0.0.5")
         XCTAssertEqual(db["port"] as? Int, 2222)
         XCTAssertEqual(db["identityName"] as? String, "id_ed25519")
         XCTAssertEqual((db["jumpHostIDs"] as? [String])?.count, 1)
         XCTAssertEqual((db["forwards"] as? [Any])?.count, 2)
-        let legacy = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(try home.run("show", "legacy", "--json").stdout.utf8)) as? [String: Any])
+        let legacy = try XCTUnwrap(
+            JSONSerialization.jsonObject(with: Data(try home.run("show", "legacy", "--json").stdout.utf8))
+                as? [String: Any])
         XCTAssertEqual(legacy["unresolvedJump"] as? String, "someone@elsewhere.example:2200")
         XCTAssertEqual(legacy["options"] as? [String], ["ProxyCommand nc %h %p"])
         XCTAssertTrue(try home.run("identity", "list").stdout.contains("ed25519"))
 
         let second = try home.run("import", "ssh-config", path)
         XCTAssertTrue(second.stdout.contains("0 added, 0 updated, 6 unchanged"), second.stdout)
-        let hosts = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(try home.run("list", "--json").stdout.utf8)) as? [Any])
+        let hosts = try XCTUnwrap(
+            JSONSerialization.jsonObject(with: Data(try home.run("list", "--json").stdout.utf8)) as? [Any])
         XCTAssertEqual(hosts.count, 6)
         XCTAssertEqual(try home.run("forward", "list").stdout.split(separator: "\n").count, 3)
         // The source was only read: same bytes, same modification time.
@@ -110,8 +118,10 @@ final class ImportExportTests: XCTestCase {
         let home = TempHome()
         _ = try prepare(home)
         XCTAssertExit(try home.run("import", "ssh-config"), 4)
-        XCTAssertExit(try home.run("add", "spaced", "--host", "s.example", "--user", "u1", "--port", "2022",
-                                   "--group", "team a/sub"), 0)
+        XCTAssertExit(
+            try home.run(
+                "add", "spaced", "--host", "s.example", "--user", "u1", "--port", "2022",
+                "--group", "team a/sub"), 0)
         let exported = try home.run("export", "ssh-config", "--output", home.root + "/exported")
         XCTAssertExit(exported, 0)
         let mode = try FileManager.default.attributesOfItem(atPath: home.root + "/exported")[.posixPermissions] as? Int
@@ -127,7 +137,11 @@ final class ImportExportTests: XCTestCase {
             let resolved = try ssh(["-G", "-F", home.root + "/exported", alias], home: home)
             XCTAssertTrue(resolved.contains("\nhostname \(hostname)\n"), "\(alias): \(resolved)")
             XCTAssertTrue(resolved.contains("\nport \(port)\n"), "\(alias): \(resolved)")
-            if !user.isEmpty { XCTAssertTrue(resolved.hasPrefix("user \(user)\n") || resolved.contains("\nuser \(user)\n"), "\(alias): \(resolved)") }
+            if !user.isEmpty {
+                XCTAssertTrue(
+                    resolved.hasPrefix("user \(user)\n") || resolved.contains("\nuser \(user)\n"),
+                    "\(alias): \(resolved)")
+            }
         }
         let db = try ssh(["-G", "-F", home.root + "/exported", "db"], home: home)
         XCTAssertTrue(db.contains("\nproxyjump bastion\n"), "by alias: bastion is in the same file\n\(db)")

@@ -7,7 +7,8 @@ import XCTest
 final class ImportGroupByFileTests: XCTestCase {
     func testEachIncludedFileBecomesAGroup() throws {
         let home = TempHome()
-        _ = try home.write("Host w1 w1.work\n    HostName 10.0.1.1\nHost w2\n    HostName 10.0.1.2\n", to: ".ssh/config.d/work.conf")
+        _ = try home.write(
+            "Host w1 w1.work\n    HostName 10.0.1.1\nHost w2\n    HostName 10.0.1.2\n", to: ".ssh/config.d/work.conf")
         _ = try home.write("Host p1\n    HostName 10.0.2.1\n", to: ".ssh/config.d/personal.conf")
         let config = try home.write("Include config.d/*.conf\n\nHost main\n    HostName 10.0.0.1\n", to: ".ssh/config")
         let imported = try home.run("import", "ssh-config", config, "--group-by-file", "--group", "imported")

@@ -17,7 +17,8 @@ final class ImportStructureTests: XCTestCase {
         XCTAssertExit(try home.run("list"), 0)  // the store exists and is migrated before counting starts
         let path = try home.write(BenchmarkData.sshConfig(BenchmarkData.realistic(count)), to: "fleet.conf")
         var printed = ""
-        let context = AppContext(environment: home.environment, output: { printed += $0 }, errorOutput: { printed += $0 })
+        let context = AppContext(
+            environment: home.environment, output: { printed += $0 }, errorOutput: { printed += $0 })
         let before = StoreCounters.snapshot()
         XCTAssertEqual(CommandLineRun.run(["import", "ssh-config", path], context: context), 0, printed)
         let after = StoreCounters.snapshot()
@@ -57,7 +58,8 @@ final class ImportStructureTests: XCTestCase {
         XCTAssertLessThan(ids.count, 500, "some blocks have two names for one host")
         XCTAssertEqual(ids, ids.sorted(), "ids in the list's (name) order")
         XCTAssertEqual(Set(ids).count, ids.count)
-        XCTAssertTrue(ids.allSatisfy { UUID(uuidString: $0) != nil && $0.dropFirst(14).first == "4" }, "random (version 4) ids")
+        XCTAssertTrue(
+            ids.allSatisfy { UUID(uuidString: $0) != nil && $0.dropFirst(14).first == "4" }, "random (version 4) ids")
     }
 
     /// The second pass of a large file runs on the other core as the rows go in: its jump chains (to hosts later in
@@ -77,12 +79,16 @@ final class ImportStructureTests: XCTestCase {
 
             """
         // Names in reverse order, so the file's order is not the order ids are handed out in.
-        let fleet = (0..<3_000).reversed().map { String(format: "Host h%04d\n    HostName 10.0.%d.%d\n", $0, $0 / 256, $0 % 256) }
+        let fleet = (0..<3_000).reversed().map {
+            String(format: "Host h%04d\n    HostName 10.0.%d.%d\n", $0, $0 / 256, $0 % 256)
+        }
         let home = TempHome()
         let small = try home.write(special, to: "small.conf")
         let large = try home.write(special + fleet.joined(), to: "large.conf")
         let smallHome = TempHome()
-        _ = try smallHome.write("Host h2999\n    HostName x\n" + (0...Validation.maxJumpChain).map { String(format: "Host h%04d\n", $0) }.joined(), to: "known.conf")
+        _ = try smallHome.write(
+            "Host h2999\n    HostName x\n"
+                + (0...Validation.maxJumpChain).map { String(format: "Host h%04d\n", $0) }.joined(), to: "known.conf")
         XCTAssertExit(try smallHome.run("import", "ssh-config", smallHome.home + "/known.conf"), 0)
         let one = try smallHome.run("import", "ssh-config", small)
         let many = try home.run("import", "ssh-config", large)
@@ -90,7 +96,10 @@ final class ImportStructureTests: XCTestCase {
         XCTAssertExit(many, 4)
         func report(_ text: String) -> [String] {
             text.split(separator: "\n").map(String.init).filter { $0.hasPrefix("  warning") || $0.hasPrefix("  error") }
-                .map { $0.replacingOccurrences(of: home.home + "/large.conf", with: "F").replacingOccurrences(of: home.home + "/small.conf", with: "F") }
+                .map {
+                    $0.replacingOccurrences(of: home.home + "/large.conf", with: "F").replacingOccurrences(
+                        of: home.home + "/small.conf", with: "F")
+                }
         }
         XCTAssertEqual(report(many.stdout), report(one.stdout), "the same warnings and failures, in file order")
         XCTAssertEqual(report(many.stdout).count, 3, many.stdout)
@@ -105,7 +114,8 @@ final class ImportStructureTests: XCTestCase {
         let home = TempHome()
         // 9 MiB of comments around two hosts: past the old undocumented 8 MiB cap.
         let padding = String(repeating: "# " + String(repeating: "x", count: 1021) + "\n", count: 9 * 1024)
-        let big = try home.write(padding + "Host a\n  HostName a.example\nHost b\n  HostName b.example\n", to: "big.conf")
+        let big = try home.write(
+            padding + "Host a\n  HostName a.example\nHost b\n  HostName b.example\n", to: "big.conf")
         let imported = try home.run("import", "ssh-config", big)
         XCTAssertExit(imported, 0)
         XCTAssertTrue(imported.stdout.contains("2 added"), imported.stdout)
@@ -115,9 +125,11 @@ final class ImportStructureTests: XCTestCase {
         XCTAssertEqual(truncate(huge, off_t(256 * 1024 * 1024 + 1)), 0)
         let refused = try home.run("import", "ssh-config", huge)
         XCTAssertExit(refused, 4)
-        XCTAssertTrue(refused.stderr.contains("is larger than 256 MiB, the most sshelf reads as one ssh config"),
-                      refused.stderr)
-        XCTAssertTrue(refused.stderr.contains("sshelf: hint: split it into several files joined with Include"),
-                      refused.stderr)
+        XCTAssertTrue(
+            refused.stderr.contains("is larger than 256 MiB, the most sshelf reads as one ssh config"),
+            refused.stderr)
+        XCTAssertTrue(
+            refused.stderr.contains("sshelf: hint: split it into several files joined with Include"),
+            refused.stderr)
     }
 }

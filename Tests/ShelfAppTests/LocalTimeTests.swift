@@ -22,15 +22,19 @@ final class LocalTimeTests: XCTestCase {
 
     func testSinceDatesReadAsDateFormatterReadThem() {
         let formats = ["yyyy-MM-dd'T'HH:mm:ssXXXXX", "yyyy-MM-dd'T'HH:mm:ss", "yyyy-MM-dd'T'HH:mm", "yyyy-MM-dd"]
-        let texts = ["2025-01-31", "2025-01-31T08:00", "2025-01-31T08:00:59", "2025-01-31T08:00:00Z",
-                     "2025-06-30T23:59:00+02:00", "2025-01-31T08:00:00-05:30", "2024-02-29"]
+        let texts = [
+            "2025-01-31", "2025-01-31T08:00", "2025-01-31T08:00:59", "2025-01-31T08:00:00Z",
+            "2025-06-30T23:59:00+02:00", "2025-01-31T08:00:00-05:30", "2024-02-29",
+        ]
         for text in texts {
             let expected = formats.lazy.compactMap { self.formatter($0).date(from: text) }.first
             XCTAssertNotNil(expected, text)
             XCTAssertEqual(LocalTime.parse(text), expected, text)
         }
-        for bad in ["yesterday", "2025-13-01", "2025-01-31T", "2025-01-31 08:00", "2025-01-31T08:00:00+0200x",
-                    "25-01-31"] {
+        for bad in [
+            "yesterday", "2025-13-01", "2025-01-31T", "2025-01-31 08:00", "2025-01-31T08:00:00+0200x",
+            "25-01-31",
+        ] {
             XCTAssertNil(LocalTime.parse(bad), bad)
         }
     }

@@ -17,9 +17,11 @@ final class PackageTests: XCTestCase {
 
     func testThePackageHoldsTheProgramItsManPageAndCompletions() throws {
         let contents = try Shell.run(TestTool.dpkgDeb.path, ["--contents", deb])
-        for path in ["./usr/bin/sshelf", "./usr/share/man/man1/sshelf.1.gz",
-                     "./usr/share/bash-completion/completions/sshelf", "./usr/share/zsh/vendor-completions/_sshelf",
-                     "./usr/share/fish/vendor_completions.d/sshelf.fish", "./usr/share/doc/sshelf/copyright"] {
+        for path in [
+            "./usr/bin/sshelf", "./usr/share/man/man1/sshelf.1.gz",
+            "./usr/share/bash-completion/completions/sshelf", "./usr/share/zsh/vendor-completions/_sshelf",
+            "./usr/share/fish/vendor_completions.d/sshelf.fish", "./usr/share/doc/sshelf/copyright",
+        ] {
             XCTAssertTrue(contents.contains(" " + path + "\n"), "\(path) is missing:\n\(contents)")
         }
         XCTAssertTrue(contents.contains("-rwxr-xr-x root/root"), "files are root's:\n\(contents)")
@@ -30,26 +32,36 @@ final class PackageTests: XCTestCase {
     func testDependsNamesEveryLibraryTheBinaryOpens() throws {
         let depends = try Shell.run(TestTool.dpkgDeb.path, ["--field", deb, "Depends"])
         for package in ["libc6", "libncursesw6", "libtinfo6", "libssh2-1", "libssl3", "libsodium23"] {
-            XCTAssertTrue(depends.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces)
-                    .hasPrefix(package) }, "Depends lacks \(package): \(depends)")
+            XCTAssertTrue(
+                depends.split(separator: ",").contains {
+                    $0.trimmingCharacters(in: .whitespaces)
+                        .hasPrefix(package)
+                }, "Depends lacks \(package): \(depends)")
         }
     }
 
     func testLintianFindsNoError() throws {
-        let report = try CLI.run(["-c", "exec \"$0\" --fail-on error --no-tag-display-limit \"$1\" 2>&1", TestTool.lintian.path,
-                                  deb], environment: ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"], shell: true)
+        let report = try CLI.run(
+            [
+                "-c", "exec \"$0\" --fail-on error --no-tag-display-limit \"$1\" 2>&1", TestTool.lintian.path,
+                deb,
+            ], environment: ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"], shell: true)
         XCTAssertExit(report, 0)
         XCTAssertFalse(report.stdout.split(separator: "\n").contains { $0.hasPrefix("E: ") }, report.stdout)
     }
 
     /// What `apt install ./sshelf_*.deb` would do here, without changing the machine: every dependency resolves.
     func testAptCanInstallIt() throws {
-        let simulated = try CLI.run(["-c", "exec \"$0\" install --simulate --no-install-recommends \"$1\" 2>&1",
-                                     TestTool.aptGet.path, deb], environment: ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"],
-                                    shell: true)
+        let simulated = try CLI.run(
+            [
+                "-c", "exec \"$0\" install --simulate --no-install-recommends \"$1\" 2>&1",
+                TestTool.aptGet.path, deb,
+            ], environment: ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"],
+            shell: true)
         XCTAssertExit(simulated, 0)
-        XCTAssertTrue(simulated.stdout.contains("Inst sshelf ") || simulated.stdout.contains("Conf sshelf "),
-                      simulated.stdout)
+        XCTAssertTrue(
+            simulated.stdout.contains("Inst sshelf ") || simulated.stdout.contains("Conf sshelf "),
+            simulated.stdout)
     }
 
     /// Unpacked into a scratch root and run from there, with only the system's folders on PATH and no library path:
@@ -60,15 +72,20 @@ final class PackageTests: XCTestCase {
         try Shell.run(TestTool.dpkgDeb.path, ["--extract", deb, root])
         let binary = [root, "usr", "bin", "sshelf"].joined(separator: "/")
         let dynamic = try Shell.run(TestTool.readelf.path, ["--dynamic", binary])
-        XCTAssertFalse(dynamic.contains("libswift") || dynamic.contains("libFoundation") || dynamic.contains("RUNPATH"),
-                       dynamic)
-        let environment = ["PATH": "/usr/bin:/bin", "HOME": home.home, "SSHELF_HOME": home.sshelfHome, "LANG": "C.UTF-8",
-                           "NO_COLOR": "1"]
+        XCTAssertFalse(
+            dynamic.contains("libswift") || dynamic.contains("libFoundation") || dynamic.contains("RUNPATH"),
+            dynamic)
+        let environment = [
+            "PATH": "/usr/bin:/bin", "HOME": home.home, "SSHELF_HOME": home.sshelfHome, "LANG": "C.UTF-8",
+            "NO_COLOR": "1",
+        ]
         let version = try CLI.run(["--version"], environment: environment, program: binary)
         XCTAssertExit(version, 0)
         XCTAssertTrue(version.stdout.hasPrefix("sshelf "), version.stdout)
-        XCTAssertExit(try CLI.run(["add", "web1", "--host", "web1.example.com"], environment: environment,
-                                  program: binary), 0)
+        XCTAssertExit(
+            try CLI.run(
+                ["add", "web1", "--host", "web1.example.com"], environment: environment,
+                program: binary), 0)
         let listed = try CLI.run(["list"], environment: environment, program: binary)
         XCTAssertExit(listed, 0)
         XCTAssertTrue(listed.stdout.contains("web1"), listed.stdout)

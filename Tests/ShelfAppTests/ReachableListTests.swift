@@ -22,8 +22,9 @@ final class ReachableListTests: XCTestCase {
         func line(_ name: String) -> String { lines.first { $0.hasPrefix(name + " ") } ?? "" }
         XCTAssertNotNil(line("live").range(of: #"up [0-9.]+ ms$"#, options: .regularExpression), list.stdout)
         XCTAssertTrue(line("dead").hasSuffix("down: refused"), list.stdout)
-        XCTAssertNotNil(line("inner").range(of: #"up [0-9.]+ ms via live$"#, options: .regularExpression),
-                        "probed at its first jump host: \(list.stdout)")
+        XCTAssertNotNil(
+            line("inner").range(of: #"up [0-9.]+ ms via live$"#, options: .regularExpression),
+            "probed at its first jump host: \(list.stdout)")
 
         let json = try home.run("list", "--reachable", "--json", "--timeout", "10")
         XCTAssertExit(json, 0)
@@ -43,8 +44,9 @@ final class ReachableListTests: XCTestCase {
 
         // sshd saw each probe close before the client said a word: no banner (sshd logs "Remote protocol version"
         // when one arrives), so no key exchange and no login.
-        XCTAssertTrue(sshd.waitForLog("kex_exchange_identification: Connection closed by remote host", count: 4),
-                      sshd.log)
+        XCTAssertTrue(
+            sshd.waitForLog("kex_exchange_identification: Connection closed by remote host", count: 4),
+            sshd.log)
         XCTAssertEqual(sshd.logCount("Remote protocol version"), 0, sshd.log)
         XCTAssertEqual(sshd.logCount("Failed "), 0, sshd.log)
         XCTAssertEqual(sshd.logCount("Accepted "), 0, sshd.log)

@@ -32,10 +32,15 @@ final class StoreSafetyTests: XCTestCase {
         }
         group.wait()
         XCTAssertEqual(failures.items, [])
-        let show = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(try home.run("show", "shared", "--json").stdout.utf8)) as? [String: Any])
+        let show = try XCTUnwrap(
+            JSONSerialization.jsonObject(with: Data(try home.run("show", "shared", "--json").stdout.utf8))
+                as? [String: Any])
         let tags = Set(show["tags"] as? [String] ?? [])
-        XCTAssertEqual(tags.count, 2 * rounds, "lost tags: \(Set((0..<rounds).flatMap { ["a\($0)", "b\($0)"] }).subtracting(tags))")
-        let hosts = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(try home.run("list", "--json").stdout.utf8)) as? [Any])
+        XCTAssertEqual(
+            tags.count, 2 * rounds, "lost tags: \(Set((0..<rounds).flatMap { ["a\($0)", "b\($0)"] }).subtracting(tags))"
+        )
+        let hosts = try XCTUnwrap(
+            JSONSerialization.jsonObject(with: Data(try home.run("list", "--json").stdout.utf8)) as? [Any])
         XCTAssertEqual(hosts.count, 1 + 2 * rounds)
     }
 

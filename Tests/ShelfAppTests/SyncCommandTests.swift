@@ -15,14 +15,16 @@ func syncHome() -> TempHome {
 }
 
 func syncRemote(_ name: String) throws -> String {
-    let path = (ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp") + "/sshelf-\(name)-\(UUID().uuidString.prefix(8))"
+    let path =
+        (ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp") + "/sshelf-\(name)-\(UUID().uuidString.prefix(8))"
     try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     return path
 }
 
 /// The invite code `sync invite` printed (the indented line).
 func inviteCode(_ result: CLIResult) throws -> String {
-    try XCTUnwrap(result.stdout.split(separator: "\n").first { $0.hasPrefix("    ") }).trimmingCharacters(in: .whitespaces)
+    try XCTUnwrap(result.stdout.split(separator: "\n").first { $0.hasPrefix("    ") }).trimmingCharacters(
+        in: .whitespaces)
 }
 
 /// Enrolls `joiner` into `inviter`'s group through the CLI.
@@ -49,8 +51,12 @@ final class SyncCommandTests: XCTestCase {
         // B points at the same remote: not enrolled, and told how.
         let outsider = try b.run("sync", "enable", "--folder", remote)
         XCTAssertExit(outsider, 0)
-        XCTAssertTrue(outsider.stderr.contains("local fallback: this device is not enrolled in the sync group on this remote"), outsider.stderr)
-        XCTAssertTrue(outsider.stderr.contains("hint: run 'sshelf sync invite' on an enrolled device, then 'sshelf sync join' here"), outsider.stderr)
+        XCTAssertTrue(
+            outsider.stderr.contains("local fallback: this device is not enrolled in the sync group on this remote"),
+            outsider.stderr)
+        XCTAssertTrue(
+            outsider.stderr.contains(
+                "hint: run 'sshelf sync invite' on an enrolled device, then 'sshelf sync join' here"), outsider.stderr)
 
         let invite = try a.run("sync", "invite", "--expires", "30m")
         XCTAssertExit(invite, 0)
@@ -60,9 +66,11 @@ final class SyncCommandTests: XCTestCase {
         XCTAssertExit(joined, 0)
         XCTAssertTrue(joined.stdout.contains("waiting to be enrolled (invited by "), joined.stdout)
         let waiting = try b.run("sync", "status", "--json")
-        let waitingObject = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(waiting.stdout.utf8)) as? [String: Any])
+        let waitingObject = try XCTUnwrap(
+            JSONSerialization.jsonObject(with: Data(waiting.stdout.utf8)) as? [String: Any])
         XCTAssertEqual(waitingObject["membership"] as? String, "waiting")
-        XCTAssertFalse(try b.run("list").stdout.contains("w.example"), "a waiting device holds no group key: it reads nothing yet")
+        XCTAssertFalse(
+            try b.run("list").stdout.contains("w.example"), "a waiting device holds no group key: it reads nothing yet")
 
         let enrolling = try a.run("sync", "now")
         XCTAssertTrue(enrolling.stdout.contains("enrolled "), enrolling.stdout)
@@ -72,7 +80,9 @@ final class SyncCommandTests: XCTestCase {
         XCTAssertExit(try a.run("edit", "web", "--user", "alice"), 0)
         XCTAssertExit(try b.run("sync", "now"), 0)
         XCTAssertExit(try a.run("sync", "now"), 0)
-        XCTAssertTrue(try a.run("show", "web").stdout.contains("alice@w.example:2222"), "different fields edited on two devices both stay")
+        XCTAssertTrue(
+            try a.run("show", "web").stdout.contains("alice@w.example:2222"),
+            "different fields edited on two devices both stay")
         XCTAssertExit(try a.run("edit", "web", "--tag", "later"), 0)
         XCTAssertTrue(try a.run("sync", "status").stdout.contains("1 local change not sent yet"))
         XCTAssertExit(try a.run("sync", "now"), 0)
@@ -81,7 +91,9 @@ final class SyncCommandTests: XCTestCase {
         let devices = try a.run("sync", "devices")
         XCTAssertEqual(devices.stdout.split(separator: "\n").count, 3, devices.stdout)
         XCTAssertTrue(devices.stdout.contains("(this device)"), devices.stdout)
-        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(try a.run("sync", "devices", "--json").stdout.utf8)) as? [[String: Any]])
+        let json = try XCTUnwrap(
+            JSONSerialization.jsonObject(with: Data(try a.run("sync", "devices", "--json").stdout.utf8))
+                as? [[String: Any]])
         XCTAssertEqual(json.count, 2)
         XCTAssertEqual(json.filter { $0["thisDevice"] as? Bool == true }.count, 1)
 
@@ -120,14 +132,18 @@ final class SyncCommandTests: XCTestCase {
         XCTAssertTrue(old.stderr.contains("join code from an older sshelf"), old.stderr)
         XCTAssertTrue(old.stderr.contains("sshelf sync invite"), old.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: remote + "/invites/\(UUID().uuidString.lowercased())"))
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: remote + "/invites").filter { $0.hasSuffix(".claim") }, [],
-                       "no claim was left")
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: remote + "/invites").filter { $0.hasSuffix(".claim") },
+            [],
+            "no claim was left")
         let short = try a.run("sync", "invite", "--expires", "10s")
         XCTAssertExit(short, 4)
         XCTAssertTrue(short.stderr.contains("not a duration between 1m and 7d"), short.stderr)
         XCTAssertExit(try syncHome().run("sync", "invite"), 1)
-        let me = try XCTUnwrap(try XCTUnwrap(JSONSerialization.jsonObject(with: Data(try a.run("sync", "status", "--json").stdout.utf8))
-                                             as? [String: Any])["device"] as? String)
+        let me = try XCTUnwrap(
+            try XCTUnwrap(
+                JSONSerialization.jsonObject(with: Data(try a.run("sync", "status", "--json").stdout.utf8))
+                    as? [String: Any])["device"] as? String)
         let selfRevoke = try a.run("sync", "revoke", String(me.prefix(8)))
         XCTAssertNotEqual(selfRevoke.status, 0)
         XCTAssertTrue(selfRevoke.stderr.contains("a device cannot revoke itself"), selfRevoke.stderr)
@@ -160,7 +176,9 @@ final class SyncCommandTests: XCTestCase {
         XCTAssertTrue(synced.stdout.contains("1 merge conflict to look at: 'sshelf sync conflicts'"), synced.stdout)
         XCTAssertTrue(try b.run("sync", "status").stdout.contains("1 merge conflict to look at"))
         let listed = try b.run("sync", "conflicts")
-        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(try b.run("sync", "conflicts", "--json").stdout.utf8)) as? [[String: Any]])
+        let json = try XCTUnwrap(
+            JSONSerialization.jsonObject(with: Data(try b.run("sync", "conflicts", "--json").stdout.utf8))
+                as? [[String: Any]])
         XCTAssertEqual(json.first?["field"] as? String, "user")
         let number = try XCTUnwrap(json.first?["id"] as? Int)
         // In words: the record, the field, each value with the device that wrote it (by name) and when.
@@ -168,7 +186,10 @@ final class SyncCommandTests: XCTestCase {
         XCTAssertTrue(lines.first?.hasPrefix("#\(number) host web · user · found ") == true, listed.stdout)
         XCTAssertTrue(lines.first?.hasSuffix(" · new") == true, listed.stdout)
         XCTAssertTrue(lines.contains { $0.hasPrefix("  kept   \"bob\"  by this device, 20") }, listed.stdout)
-        XCTAssertTrue(lines.contains { $0.hasPrefix("  other  \"alice\"  by ") && $0.contains(" (") && !$0.contains("this device") }, listed.stdout)
+        XCTAssertTrue(
+            lines.contains {
+                $0.hasPrefix("  other  \"alice\"  by ") && $0.contains(" (") && !$0.contains("this device")
+            }, listed.stdout)
         XCTAssertTrue(lines.contains("  settle sshelf sync conflicts resolve \(number) --take other"), listed.stdout)
         XCTAssertEqual(try b.run("sync", "conflicts", "--seen").stdout, "1 conflict marked seen\n")
         XCTAssertFalse(try b.run("sync", "status").stdout.contains("merge conflict"))
@@ -177,15 +198,20 @@ final class SyncCommandTests: XCTestCase {
         XCTAssertExit(try b.run("sync", "conflicts", "resolve", "x", "--take", "other"), 2)
         let settled = try b.run("sync", "conflicts", "resolve", String(number), "--take", "other")
         XCTAssertExit(settled, 0)
-        XCTAssertEqual(settled.stdout, "conflict \(number) settled: took the other value; it goes to the other devices on the next sync\n")
+        XCTAssertEqual(
+            settled.stdout,
+            "conflict \(number) settled: took the other value; it goes to the other devices on the next sync\n")
         XCTAssertTrue(try b.run("sync", "conflicts").stdout.contains(" · settled: took other"))
         XCTAssertExit(try b.run("sync", "now"), 0)
         XCTAssertExit(try a.run("sync", "now"), 0)
         XCTAssertTrue(try a.run("show", "web").stdout.contains("alice"))
-        XCTAssertNotEqual(try b.run("sync", "conflicts", "resolve", String(number), "--take", "kept").status, 0, "settled once")
+        XCTAssertNotEqual(
+            try b.run("sync", "conflicts", "resolve", String(number), "--take", "kept").status, 0, "settled once")
 
         // Revoke C by id prefix.
-        let cStatus = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(try c.run("sync", "status", "--json").stdout.utf8)) as? [String: Any])
+        let cStatus = try XCTUnwrap(
+            JSONSerialization.jsonObject(with: Data(try c.run("sync", "status", "--json").stdout.utf8))
+                as? [String: Any])
         let cID = try XCTUnwrap(cStatus["device"] as? String)
         let revoked = try a.run("sync", "revoke", String(cID.prefix(8)))
         XCTAssertExit(revoked, 0)
@@ -200,7 +226,9 @@ final class SyncCommandTests: XCTestCase {
 
         // Rename: any device of the group but a revoked one, never to a name another device has; the new name
         // reaches the other device, and the renamed one.
-        let bStatus = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(try b.run("sync", "status", "--json").stdout.utf8)) as? [String: Any])
+        let bStatus = try XCTUnwrap(
+            JSONSerialization.jsonObject(with: Data(try b.run("sync", "status", "--json").stdout.utf8))
+                as? [String: Any])
         let bID = try XCTUnwrap(bStatus["device"] as? String)
         let revokedOne = try b.run("sync", "rename", String(cID.prefix(8)), "x")
         XCTAssertExit(revokedOne, 4)
@@ -215,7 +243,8 @@ final class SyncCommandTests: XCTestCase {
         XCTAssertTrue(try b.run("sync", "status").stdout.contains("(build-box)"))
         let other = try a.run("sync", "rename", "Build-Box", "laptop")
         XCTAssertExit(other, 0)
-        XCTAssertTrue(other.stdout.contains("'build-box' (\(bID.prefix(8))) is now 'laptop' in the sync group"), other.stdout)
+        XCTAssertTrue(
+            other.stdout.contains("'build-box' (\(bID.prefix(8))) is now 'laptop' in the sync group"), other.stdout)
         XCTAssertExit(try b.run("sync", "now"), 0)
         XCTAssertTrue(try b.run("sync", "status").stdout.contains("(laptop)"))
         XCTAssertTrue(try a.run("sync", "devices").stdout.contains("laptop"))
@@ -228,21 +257,27 @@ final class SyncCommandTests: XCTestCase {
         let base = try syncRemote("cli-validate")
         let a = syncHome()
         let vaultFile = a.sshelfHome + "/data/vault.sqlite"
-        func refused(_ arguments: [String], _ message: String, hint: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        func refused(
+            _ arguments: [String], _ message: String, hint: String, file: StaticString = #filePath, line: UInt = #line
+        ) throws {
             let result = try a.run(["sync", "enable"] + arguments)
             XCTAssertExit(result, 4, file: file, line: line)
             XCTAssertTrue(result.stderr.hasPrefix("sshelf: error: \(message)\n"), result.stderr, file: file, line: line)
             XCTAssertTrue(result.stderr.contains("sshelf: hint: \(hint)"), result.stderr, file: file, line: line)
             XCTAssertTrue(result.stderr.contains("nothing was saved"), result.stderr, file: file, line: line)
         }
-        try refused(["--folder", base + "/missing"], "--folder: sync folder \(base)/missing not found",
-                    hint: "create it first (mkdir -p \(base)/missing) or mount it")
+        try refused(
+            ["--folder", base + "/missing"], "--folder: sync folder \(base)/missing not found",
+            hint: "create it first (mkdir -p \(base)/missing) or mount it")
         XCTAssertTrue(FileManager.default.createFile(atPath: base + "/file", contents: Data("x".utf8)))
-        try refused(["--folder", base + "/file"], "--folder: sync folder \(base)/file is not a directory", hint: "point sync at a folder")
-        try refused(["--git", "file://\(base)/nowhere.git"],
-                    "--git: git cannot read file://\(base)/nowhere.git: fatal: '\(base)/nowhere.git' does not appear "
-                        + "to be a git repository",
-                    hint: "check the URL, and that 'git ls-remote file://\(base)/nowhere.git' works for you")
+        try refused(
+            ["--folder", base + "/file"], "--folder: sync folder \(base)/file is not a directory",
+            hint: "point sync at a folder")
+        try refused(
+            ["--git", "file://\(base)/nowhere.git"],
+            "--git: git cannot read file://\(base)/nowhere.git: fatal: '\(base)/nowhere.git' does not appear "
+                + "to be a git repository",
+            hint: "check the URL, and that 'git ls-remote file://\(base)/nowhere.git' works for you")
         try refused(["--git", ""], "--git: '' is not a repository URL", hint: "nothing was saved")
         XCTAssertEqual(try a.run("sync", "status").stdout, "○ sync off\n")
         XCTAssertFalse(FileManager.default.fileExists(atPath: vaultFile), "not even the vault was created")
@@ -252,17 +287,21 @@ final class SyncCommandTests: XCTestCase {
         try FileManager.default.createDirectory(atPath: readOnly, withIntermediateDirectories: true)
         if (try? Shell.run(TestTool.mount.path, ["-t", "tmpfs", "-o", "ro,size=1m", "tmpfs", readOnly])) != nil {
             defer { _ = try? Shell.run(TestTool.umount.path, [readOnly]) }
-            try refused(["--folder", readOnly], "--folder: sync folder \(readOnly) is not writable",
-                        hint: "check its owner and permissions (and that it is not mounted read-only)")
+            try refused(
+                ["--folder", readOnly], "--folder: sync folder \(readOnly) is not writable",
+                hint: "check its owner and permissions (and that it is not mounted read-only)")
         }
 
         // With sync on, a bad new remote leaves the old one in place.
         let good = base + "/good"
         try FileManager.default.createDirectory(atPath: good, withIntermediateDirectories: true)
         XCTAssertExit(try a.run("sync", "enable", "--folder", good), 0)
-        try refused(["--folder", base + "/elsewhere"], "--folder: sync folder \(base)/elsewhere not found",
-                    hint: "create it first (mkdir -p \(base)/elsewhere) or mount it")
-        let status = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(try a.run("sync", "status", "--json").stdout.utf8)) as? [String: Any])
+        try refused(
+            ["--folder", base + "/elsewhere"], "--folder: sync folder \(base)/elsewhere not found",
+            hint: "create it first (mkdir -p \(base)/elsewhere) or mount it")
+        let status = try XCTUnwrap(
+            JSONSerialization.jsonObject(with: Data(try a.run("sync", "status", "--json").stdout.utf8))
+                as? [String: Any])
         XCTAssertEqual(status["location"] as? String, good)
         XCTAssertEqual(status["state"] as? String, "synced")
 
@@ -294,7 +333,8 @@ final class SyncCommandTests: XCTestCase {
         try Data(repeating: 0x41, count: 4096).write(to: URL(fileURLWithPath: a.sshelfHome + "/data/vault.sqlite"))
         let failed = try a.run("sync", "now")
         XCTAssertExit(failed, 5)
-        XCTAssertTrue(failed.stderr.hasPrefix("sshelf: error: open the vault: the vault file is damaged"), failed.stderr)
+        XCTAssertTrue(
+            failed.stderr.hasPrefix("sshelf: error: open the vault: the vault file is damaged"), failed.stderr)
         XCTAssertTrue(failed.stderr.contains("sshelf: hint: "), failed.stderr)
         let status = try a.run("sync", "status").stdout
         XCTAssertTrue(status.contains("▲ local fallback: vault unavailable: "), status)
@@ -309,7 +349,8 @@ final class SyncCommandTests: XCTestCase {
         XCTAssertExit(try a.run("sync", "invite"), 0)
         XCTAssertExit(try a.run("sync", "invite", "--expires", "30m"), 0)
         let store = try Store(path: a.sshelfHome + "/data/store.sqlite")
-        XCTAssertEqual(try store.pendingInvites().map { $0.expires.timeIntervalSince($0.created) }.sorted(), [1800, 3600])
+        XCTAssertEqual(
+            try store.pendingInvites().map { $0.expires.timeIntervalSince($0.created) }.sorted(), [1800, 3600])
     }
 
     /// With a vault passphrase, `--passphrase-fd` unlocks for the whole run: the keys are made and the whenUnlocked
@@ -322,18 +363,22 @@ final class SyncCommandTests: XCTestCase {
         XCTAssertExit(try a.run("add", "db", "--host", "db.example"), 0)
         XCTAssertExit(try a.run("vault", "init"), 0)
         XCTAssertExit(try a.run(["vault", "passwd", "--passphrase-fd", "3"], fd3: "vault pass phrase"), 0)
-        XCTAssertExit(try a.run(["vault", "set-password", "db", "--secret-fd", "3", "--passphrase-fd", "3"],
-                              fd3: "vault pass phrase\nCANARY-db-password"), 0)
+        XCTAssertExit(
+            try a.run(
+                ["vault", "set-password", "db", "--secret-fd", "3", "--passphrase-fd", "3"],
+                fd3: "vault pass phrase\nCANARY-db-password"), 0)
 
         let unconfirmed = try a.run("sync", "enable", "--folder", remote, "--credentials")
         XCTAssertExit(unconfirmed, 2)
         XCTAssertTrue(unconfirmed.stdout.contains("will move to a syncable class and travel"), unconfirmed.stdout)
         XCTAssertTrue(unconfirmed.stdout.contains("password of host 'db' (host."), unconfirmed.stdout)
         XCTAssertTrue(unconfirmed.stdout.contains("whenUnlockedThisDeviceOnly -> whenUnlocked"), unconfirmed.stdout)
-        XCTAssertTrue(unconfirmed.stderr.contains("credential sync would move 1 item to a syncable class; nothing was changed"),
-                      unconfirmed.stderr)
-        XCTAssertTrue(unconfirmed.stderr.contains("hint: read the list above, then run 'sshelf sync enable --credentials --yes'"),
-                      unconfirmed.stderr)
+        XCTAssertTrue(
+            unconfirmed.stderr.contains("credential sync would move 1 item to a syncable class; nothing was changed"),
+            unconfirmed.stderr)
+        XCTAssertTrue(
+            unconfirmed.stderr.contains("hint: read the list above, then run 'sshelf sync enable --credentials --yes'"),
+            unconfirmed.stderr)
         XCTAssertEqual(try a.run("sync", "status").stdout, "○ sync off\n", "nothing was saved")
 
         // Confirmed, but the vault stays locked: sync is on, and the first run says separately what it found.
@@ -341,13 +386,15 @@ final class SyncCommandTests: XCTestCase {
         XCTAssertExit(locked, 0)
         XCTAssertTrue(locked.stdout.contains("sync enabled: folder \(remote)"), locked.stdout)
         XCTAssertTrue(locked.stdout.contains("credential sync on for this device"), locked.stdout)
-        XCTAssertTrue(locked.stderr.contains("sshelf: first sync: local fallback: vault locked: sync needs this device's keys"),
-                      locked.stderr)
+        XCTAssertTrue(
+            locked.stderr.contains("sshelf: first sync: local fallback: vault locked: sync needs this device's keys"),
+            locked.stderr)
         XCTAssertFalse(locked.stderr.contains("error"), locked.stderr)
 
         let now = try a.run(["sync", "now", "--passphrase-fd", "3"], fd3: "vault pass phrase")
         XCTAssertExit(now, 0)
-        XCTAssertTrue(now.stdout.contains("credentials: 0 received, 1 in the upload, 1 moved to syncable classes"), now.stdout)
+        XCTAssertTrue(
+            now.stdout.contains("credentials: 0 received, 1 in the upload, 1 moved to syncable classes"), now.stdout)
     }
 }
 
@@ -362,7 +409,8 @@ final class NotYetSyncedHintTests: XCTestCase {
         sshd = server
         let remote = try syncRemote("cli-hint")
         let a = syncHome(), b = syncHome(), c = syncHome()
-        XCTAssertExit(try a.run("add", "prod", "--host", "127.0.0.1", "--port", "\(server.port)", "--user", TestAccount.name), 0)
+        XCTAssertExit(
+            try a.run("add", "prod", "--host", "127.0.0.1", "--port", "\(server.port)", "--user", TestAccount.name), 0)
         XCTAssertExit(try a.run("edit", "prod", "--auth", "password"), 0)
         XCTAssertExit(try a.run(["vault", "set-password", "prod", "--secret-fd", "3"], fd3: TestAccount.password), 0)
         XCTAssertExit(try a.run(["exec", "prod", "--accept-new", "--no-stdin", "--", "true"]), 0)
@@ -377,7 +425,10 @@ final class NotYetSyncedHintTests: XCTestCase {
         let off = try b.run("exec", "prod", "--no-stdin", "--", "true")
         XCTAssertExit(off, 255)
         XCTAssertTrue(off.stderr.contains("has not synced to this device yet"), off.stderr)
-        XCTAssertTrue(off.stderr.contains("hint: credentials are not synced on this device: run 'sshelf sync enable --credentials' here"), off.stderr)
+        XCTAssertTrue(
+            off.stderr.contains(
+                "hint: credentials are not synced on this device: run 'sshelf sync enable --credentials' here"),
+            off.stderr)
         XCTAssertExit(try b.run("sync", "enable", "--credentials", "--yes", "--accept-no-passphrase"), 0)
         let on = try b.run("exec", "prod", "--no-stdin", "--", "echo", "reached")
         XCTAssertExit(on, 0)
@@ -385,20 +436,26 @@ final class NotYetSyncedHintTests: XCTestCase {
 
         // C joined but is not enrolled yet: it holds nothing of the group (no key, no host), so its own host whose
         // password is not in its vault gets the hint, telling it whom to wait for.
-        XCTAssertExit(try c.run("add", "prod", "--host", "127.0.0.1", "--port", "\(server.port)", "--user", TestAccount.name), 0)
+        XCTAssertExit(
+            try c.run("add", "prod", "--host", "127.0.0.1", "--port", "\(server.port)", "--user", TestAccount.name), 0)
         XCTAssertExit(try c.run("edit", "prod", "--auth", "password"), 0)
         XCTAssertExit(try c.run(["vault", "set-password", "prod", "--secret-fd", "3"], fd3: TestAccount.password), 0)
         XCTAssertExit(try c.run(["exec", "prod", "--accept-new", "--no-stdin", "--", "true"]), 0)
-        let cItem = try XCTUnwrap(try c.run("vault", "list").stdout.split(separator: "\n")
-            .compactMap { $0.split(separator: " ").first.map(String.init) }.first { $0.hasPrefix("host.") && $0.hasSuffix(".password") })
+        let cItem = try XCTUnwrap(
+            try c.run("vault", "list").stdout.split(separator: "\n")
+                .compactMap { $0.split(separator: " ").first.map(String.init) }.first {
+                    $0.hasPrefix("host.") && $0.hasSuffix(".password")
+                })
         XCTAssertExit(try c.run("vault", "rm", cItem), 0)
         XCTAssertExit(try c.run("sync", "enable", "--folder", remote), 0)
         let code = try inviteCode(try a.run("sync", "invite"))
         XCTAssertExit(try c.run(["sync", "join", "--code-fd", "3"], fd3: code), 0)
         let waiting = try c.run("exec", "prod", "--no-stdin", "--", "true")
         XCTAssertExit(waiting, 255)
-        XCTAssertTrue(waiting.stderr.contains("hint: this device waits to be enrolled: run 'sshelf sync now' on the device that invited it"),
-                      waiting.stderr)
+        XCTAssertTrue(
+            waiting.stderr.contains(
+                "hint: this device waits to be enrolled: run 'sshelf sync now' on the device that invited it"),
+            waiting.stderr)
         // Its invite runs out before A enrolled it (its stored expiry moved into the past: an hour cannot pass here):
         // syncing on A no longer helps, so the hint asks for a new invite.
         try Store(path: c.sshelfHome + "/data/store.sqlite").setSetting("sync.join.expires", "1000")
@@ -410,15 +467,20 @@ final class NotYetSyncedHintTests: XCTestCase {
         XCTAssertFalse(expired.stderr.contains("on the device that invited it"), expired.stderr)
         // A member whose remote is away (its last run stopped before reading it) is still told the fix for a member,
         // not to join: its place in the group is known without the remote.
-        let item = try XCTUnwrap(try b.run("vault", "list").stdout.split(separator: "\n")
-            .compactMap { $0.split(separator: " ").first.map(String.init) }.first { $0.hasPrefix("host.") && $0.hasSuffix(".password") })
+        let item = try XCTUnwrap(
+            try b.run("vault", "list").stdout.split(separator: "\n")
+                .compactMap { $0.split(separator: " ").first.map(String.init) }.first {
+                    $0.hasPrefix("host.") && $0.hasSuffix(".password")
+                })
         XCTAssertExit(try b.run("vault", "rm", item), 0)
         try FileManager.default.moveItem(atPath: remote, toPath: remote + ".away")
         XCTAssertExit(try b.run("sync", "now"), 1)
         let away = try b.run("exec", "prod", "--no-stdin", "--", "true")
         XCTAssertExit(away, 255)
-        XCTAssertTrue(away.stderr.contains("hint: it has not reached this device yet: run 'sshelf sync now' here"), away.stderr)
+        XCTAssertTrue(
+            away.stderr.contains("hint: it has not reached this device yet: run 'sshelf sync now' here"), away.stderr)
         XCTAssertTrue(server.waitForLog("Accepted password", count: 3), server.log)
-        XCTAssertEqual(server.logCount("Accepted password"), 3, "A's first login, B's and C's own; never an empty password")
+        XCTAssertEqual(
+            server.logCount("Accepted password"), 3, "A's first login, B's and C's own; never an empty password")
     }
 }

@@ -12,12 +12,16 @@ final class SyncConsentTerminalTests: XCTestCase {
         XCTAssertExit(try home.run("add", "db", "--host", "db.example"), 0)
         XCTAssertExit(try home.run("vault", "init"), 0)
         XCTAssertExit(try home.run(["vault", "passwd", "--passphrase-fd", "3"], fd3: "vault pass phrase"), 0)
-        XCTAssertExit(try home.run(["vault", "set-password", "db", "--secret-fd", "3", "--passphrase-fd", "3"],
-                                   fd3: "vault pass phrase\nCANARY-consent-password"), 0)
-        XCTAssertExit(try home.run(["sync", "enable", "--folder", remote, "--passphrase-fd", "3"], fd3: "vault pass phrase"), 0)
+        XCTAssertExit(
+            try home.run(
+                ["vault", "set-password", "db", "--secret-fd", "3", "--passphrase-fd", "3"],
+                fd3: "vault pass phrase\nCANARY-consent-password"), 0)
+        XCTAssertExit(
+            try home.run(["sync", "enable", "--folder", remote, "--passphrase-fd", "3"], fd3: "vault pass phrase"), 0)
 
         let declined = try Tmux(home: home, arguments: ["sync", "enable", "--credentials"], columns: 160)
-        let asked = try declined.waitFor(text: "Move 1 item to a syncable class so they travel to your other devices? [y/N]")
+        let asked = try declined.waitFor(
+            text: "Move 1 item to a syncable class so they travel to your other devices? [y/N]")
         XCTAssertTrue(asked.contains("password of host 'db' (host."), asked)
         try declined.enter("n")
         XCTAssertEqual(try declined.waitForExit(), 2)
@@ -35,7 +39,9 @@ final class SyncConsentTerminalTests: XCTestCase {
         XCTAssertEqual(try accepted.waitForExit(), 0)
         let screen = try accepted.screen()
         XCTAssertTrue(screen.contains("credential sync on for this device"), screen)
-        XCTAssertTrue(screen.contains("first sync: synced: 0 changes received, 0 sent; credentials: 0 received, 1 in the upload, "
-                                      + "1 moved to syncable classes"), screen)
+        XCTAssertTrue(
+            screen.contains(
+                "first sync: synced: 0 changes received, 0 sent; credentials: 0 received, 1 in the upload, "
+                    + "1 moved to syncable classes"), screen)
     }
 }

@@ -14,7 +14,8 @@ final class UniqueNameTests: XCTestCase {
         for name in ["lab", "LAB", "Lab"] {
             let again = try home.run("add", name, "--host", "lab2.example.com")
             XCTAssertExit(again, 4)
-            XCTAssertTrue(again.stderr.contains("a host named 'lab' already exists (deploy@lab1.example.com, id "), again.stderr)
+            XCTAssertTrue(
+                again.stderr.contains("a host named 'lab' already exists (deploy@lab1.example.com, id "), again.stderr)
             XCTAssertTrue(again.stderr.contains("--allow-duplicate"), again.stderr)
         }
         let renamed = try home.run("edit", "db", "--rename", "Lab")
@@ -36,13 +37,16 @@ final class UniqueNameTests: XCTestCase {
         XCTAssertExit(try home.run("add", "lab", "--host", "10.0.0.1"), 0)
         XCTAssertExit(try home.run("add", "lab", "--host", "10.0.0.2", "--allow-duplicate"), 0)
         let ids = try hostIDs(home)
-        for command in [["show", "lab"], ["edit", "lab", "--port", "2"], ["rm", "lab"], ["exec", "lab", "--", "true"],
-                        ["forward", "add", "lab", "--dynamic", "1080"], ["mv", "lab", "--group", "x"]] {
+        for command in [
+            ["show", "lab"], ["edit", "lab", "--port", "2"], ["rm", "lab"], ["exec", "lab", "--", "true"],
+            ["forward", "add", "lab", "--dynamic", "1080"], ["mv", "lab", "--group", "x"],
+        ] {
             let result = try home.run(command)
             XCTAssertExit(result, 2)
             XCTAssertTrue(result.stderr.contains("2 hosts are named 'lab': lab@"), "\(command): \(result.stderr)")
             XCTAssertTrue(result.stderr.contains("(10.0.0.1)") && result.stderr.contains("(10.0.0.2)"), result.stderr)
-            XCTAssertTrue(result.stderr.contains("say which one as NAME@ID in place of the name (e.g. lab@"), result.stderr)
+            XCTAssertTrue(
+                result.stderr.contains("say which one as NAME@ID in place of the name (e.g. lab@"), result.stderr)
             XCTAssertTrue(result.stderr.contains("or by its id with --id ID"), result.stderr)
         }
         // Way out 1, from the hint: NAME@ID picks one.
@@ -67,7 +71,8 @@ final class UniqueNameTests: XCTestCase {
         XCTAssertTrue(check.stdout.contains("2 hosts are named 'lab'"), check.stdout)
         let fix = try XCTUnwrap(check.stdout.firstMatch(of: /fix: sshelf edit (lab@[0-9a-f]{8}) --rename NEWNAME/)?.1)
         // Way out 2, from the hint: rename one; the name then works alone again.
-        let renamed = try XCTUnwrap(shared.stderr.firstMatch(of: /rename one: sshelf edit (lab@[0-9a-f]{8}) --rename NEWNAME/)?.1)
+        let renamed = try XCTUnwrap(
+            shared.stderr.firstMatch(of: /rename one: sshelf edit (lab@[0-9a-f]{8}) --rename NEWNAME/)?.1)
         XCTAssertEqual(renamed, fix)
         XCTAssertExit(try home.run("edit", String(renamed), "--rename", "lab-2"), 0)
         XCTAssertExit(try home.run("show", "lab"), 0)
@@ -80,7 +85,8 @@ final class UniqueNameTests: XCTestCase {
     func testImportUpdatesTheHostOfTheSameNameIgnoringCase() throws {
         let home = TempHome()
         XCTAssertExit(try home.run("add", "web", "--host", "old.example.com"), 0)
-        let config = try home.write("""
+        let config = try home.write(
+            """
             Host Web
               HostName new.example.com
               User deploy
@@ -106,7 +112,8 @@ final class UniqueNameTests: XCTestCase {
     /// Two devices each add a `prod` (each refused nothing: the name was free there) and sync: the clash is
     /// reported by `check` and by the commands on both, and the rename `check` prints ends it everywhere.
     func testDuplicatesThatArriveBySyncAreReportedAndTheFixTravels() throws {
-        let remote = (ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp") + "/sshelf-names-\(UUID().uuidString.prefix(8))"
+        let remote =
+            (ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp") + "/sshelf-names-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: remote, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: remote) }
         let a = syncHome(), b = syncHome()
@@ -123,7 +130,8 @@ final class UniqueNameTests: XCTestCase {
             XCTAssertTrue(check.stdout.contains("(a.example)") && check.stdout.contains("(b.example)"), check.stdout)
             XCTAssertTrue(try home.run("show", "prod").stderr.contains("2 hosts are named 'prod': prod@"))
         }
-        let fix = try XCTUnwrap(try b.run("check").stdout.firstMatch(of: /fix: sshelf edit (prod@[0-9a-f]{8}) --rename NEWNAME/)?.1)
+        let fix = try XCTUnwrap(
+            try b.run("check").stdout.firstMatch(of: /fix: sshelf edit (prod@[0-9a-f]{8}) --rename NEWNAME/)?.1)
         XCTAssertExit(try b.run("edit", String(fix), "--rename", "prod-2"), 0)
         XCTAssertExit(try b.run("sync", "now"), 0)
         XCTAssertExit(try a.run("sync", "now"), 0)
@@ -139,13 +147,15 @@ final class UniqueNameTests: XCTestCase {
 
     /// Host ids by hostname.
     private func hostIDs(_ home: TempHome) throws -> [String: String] {
-        Dictionary(try hosts(home).compactMap { host in
-            (host["hostname"] as? String).flatMap { name in (host["id"] as? String).map { (name, $0) } }
-        }, uniquingKeysWith: { a, _ in a })
+        Dictionary(
+            try hosts(home).compactMap { host in
+                (host["hostname"] as? String).flatMap { name in (host["id"] as? String).map { (name, $0) } }
+            }, uniquingKeysWith: { a, _ in a })
     }
 
     private func hosts(_ home: TempHome) throws -> [[String: Any]] {
         let list = try home.run("list", "--json")
-        return try XCTUnwrap(JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]], list.stdout)
+        return try XCTUnwrap(
+            JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]], list.stdout)
     }
 }

@@ -35,15 +35,17 @@ final class WordingTests: XCTestCase {
         XCTAssertExit(try home.run("add", "dead", "--host", "127.0.0.1", "--port", String(port)), 0)
         let result = try home.run("exec", "dead", "--no-stdin", "--", "true")
         XCTAssertExit(result, 255)
-        XCTAssertTrue(result.stderr.contains(
-            "sshelf: error: dead refused the connection ([127.0.0.1]:\(port): Connection refused)"), result.stderr)
+        XCTAssertTrue(
+            result.stderr.contains(
+                "sshelf: error: dead refused the connection ([127.0.0.1]:\(port): Connection refused)"), result.stderr)
     }
 
     func testShowPrintsNotesOfSeveralLinesAsIndentedLines() throws {
         let home = TempHome()
         XCTAssertExit(try home.run("add", "n", "--host", "n.example.com", "--notes", "rack 4\nask Ana first\nthird"), 0)
         let shown = try home.run("show", "n").stdout
-        XCTAssertTrue(shown.contains("notes          rack 4\n               ask Ana first\n               third\n"), shown)
+        XCTAssertTrue(
+            shown.contains("notes          rack 4\n               ask Ana first\n               third\n"), shown)
         XCTAssertFalse(shown.contains("?"), shown)
     }
 }

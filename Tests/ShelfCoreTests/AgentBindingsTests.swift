@@ -12,7 +12,10 @@ final class AgentBindingsTests: XCTestCase {
     let key: [UInt8] = Array("user key".utf8)
 
     var hosts: [AgentBoundHost] {
-        [AgentBoundHost(name: "one", user: "", hostKey: one), AgentBoundHost(name: "two", user: "deploy", hostKey: two)]
+        [
+            AgentBoundHost(name: "one", user: "", hostKey: one),
+            AgentBoundHost(name: "two", user: "deploy", hostKey: two),
+        ]
     }
 
     func bind(_ hostKey: [UInt8], _ session: String, forwarding: Bool) -> AgentSessionBind {
@@ -45,8 +48,9 @@ final class AgentBindingsTests: XCTestCase {
         guard case .refused = unverified.record(bind(one, "s1", forwarding: false), verified: false) else {
             return XCTFail("a signature that does not verify")
         }
-        XCTAssertEqual(unverified.refusal(signing: login("s1", user: "u", hostKey: nil), keyBlob: key, boundTo: hosts),
-                       .bindFailed, "after a failed binding, a bound key is refused")
+        XCTAssertEqual(
+            unverified.refusal(signing: login("s1", user: "u", hostKey: nil), keyBlob: key, boundTo: hosts),
+            .bindFailed, "after a failed binding, a bound key is refused")
         XCTAssertEqual(unverified.listRefusal(boundTo: hosts), .bindFailed)
 
         var many = AgentBindings()
@@ -60,32 +64,40 @@ final class AgentBindingsTests: XCTestCase {
 
     func testALoginIsSignedOnlyForTheBoundSessionToABoundHostAsItsUser() {
         let unbound = AgentBindings()
-        XCTAssertEqual(unbound.refusal(signing: login("s", user: "u", hostKey: nil), keyBlob: key, boundTo: hosts),
-                       .unbound)
+        XCTAssertEqual(
+            unbound.refusal(signing: login("s", user: "u", hostKey: nil), keyBlob: key, boundTo: hosts),
+            .unbound)
         XCTAssertNil(unbound.listRefusal(boundTo: hosts), "listed for local use (ssh-add -l)")
 
         var direct = AgentBindings()
         _ = direct.record(bind(one, "s1", forwarding: false), verified: true)
         XCTAssertNil(direct.refusal(signing: login("s1", user: "anyone", hostKey: one), keyBlob: key, boundTo: hosts))
         XCTAssertNil(direct.refusal(signing: login("s1", user: "anyone", hostKey: nil), keyBlob: key, boundTo: hosts))
-        XCTAssertEqual(direct.refusal(signing: login("s0", user: "u", hostKey: one), keyBlob: key, boundTo: hosts),
-                       .otherSession)
-        XCTAssertEqual(direct.refusal(signing: login("s1", user: "u", hostKey: two), keyBlob: key, boundTo: hosts),
-                       .hostKeyMismatch)
-        XCTAssertEqual(direct.refusal(signing: login("s1", user: "u", hostKey: one, key: two), keyBlob: key,
-                                      boundTo: hosts), .notALogin, "a login with another key")
+        XCTAssertEqual(
+            direct.refusal(signing: login("s0", user: "u", hostKey: one), keyBlob: key, boundTo: hosts),
+            .otherSession)
+        XCTAssertEqual(
+            direct.refusal(signing: login("s1", user: "u", hostKey: two), keyBlob: key, boundTo: hosts),
+            .hostKeyMismatch)
+        XCTAssertEqual(
+            direct.refusal(
+                signing: login("s1", user: "u", hostKey: one, key: two), keyBlob: key,
+                boundTo: hosts), .notALogin, "a login with another key")
         XCTAssertEqual(direct.refusal(signing: Array("not a login".utf8), keyBlob: key, boundTo: hosts), .notALogin)
 
         var toTwo = AgentBindings()
         _ = toTwo.record(bind(two, "s2", forwarding: false), verified: true)
         XCTAssertNil(toTwo.refusal(signing: login("s2", user: "deploy", hostKey: two), keyBlob: key, boundTo: hosts))
-        XCTAssertEqual(toTwo.refusal(signing: login("s2", user: "root", hostKey: two), keyBlob: key, boundTo: hosts),
-                       .wrongUser(user: "root", allowed: ["deploy"]))
+        XCTAssertEqual(
+            toTwo.refusal(signing: login("s2", user: "root", hostKey: two), keyBlob: key, boundTo: hosts),
+            .wrongUser(user: "root", allowed: ["deploy"]))
 
         var toElsewhere = AgentBindings()
         _ = toElsewhere.record(bind(elsewhere, "s3", forwarding: false), verified: true)
-        XCTAssertEqual(toElsewhere.refusal(signing: login("s3", user: "u", hostKey: elsewhere), keyBlob: key,
-                                           boundTo: hosts), .destinationNotBound(hostKey: elsewhere))
+        XCTAssertEqual(
+            toElsewhere.refusal(
+                signing: login("s3", user: "u", hostKey: elsewhere), keyBlob: key,
+                boundTo: hosts), .destinationNotBound(hostKey: elsewhere))
         XCTAssertEqual(toElsewhere.listRefusal(boundTo: hosts), .destinationNotBound(hostKey: elsewhere))
     }
 
@@ -93,18 +105,23 @@ final class AgentBindingsTests: XCTestCase {
         var through = AgentBindings()
         _ = through.record(bind(one, "s1", forwarding: true), verified: true)
         XCTAssertNil(through.listRefusal(boundTo: hosts), "ssh-add -l on one: listed")
-        XCTAssertEqual(through.refusal(signing: login("s1", user: "u", hostKey: one), keyBlob: key, boundTo: hosts),
-                       .signOnForwardingHop)
+        XCTAssertEqual(
+            through.refusal(signing: login("s1", user: "u", hostKey: one), keyBlob: key, boundTo: hosts),
+            .signOnForwardingHop)
         _ = through.record(bind(two, "s2", forwarding: false), verified: true)
         XCTAssertNil(through.refusal(signing: login("s2", user: "deploy", hostKey: two), keyBlob: key, boundTo: hosts))
-        XCTAssertEqual(through.refusal(signing: login("s2", user: "deploy", hostKey: nil), keyBlob: key,
-                                       boundTo: hosts), .hostKeyMismatch, "beyond the first hop the login must name the server")
+        XCTAssertEqual(
+            through.refusal(
+                signing: login("s2", user: "deploy", hostKey: nil), keyBlob: key,
+                boundTo: hosts), .hostKeyMismatch, "beyond the first hop the login must name the server")
 
         var viaElsewhere = AgentBindings()
         _ = viaElsewhere.record(bind(elsewhere, "s1", forwarding: true), verified: true)
         _ = viaElsewhere.record(bind(two, "s2", forwarding: false), verified: true)
-        XCTAssertEqual(viaElsewhere.refusal(signing: login("s2", user: "deploy", hostKey: two), keyBlob: key,
-                                            boundTo: hosts), .hopNotBound(index: 0, hostKey: elsewhere))
+        XCTAssertEqual(
+            viaElsewhere.refusal(
+                signing: login("s2", user: "deploy", hostKey: two), keyBlob: key,
+                boundTo: hosts), .hopNotBound(index: 0, hostKey: elsewhere))
         XCTAssertEqual(viaElsewhere.listRefusal(boundTo: hosts), .hopNotBound(index: 0, hostKey: elsewhere))
     }
 }

@@ -16,8 +16,9 @@ final class ForwardSocketSpecTests: XCTestCase {
             let spec = try ForwardSpec.parse(text, kind: kind)
             XCTAssertEqual(spec.description, printed, text)
             XCTAssertTrue(spec.hasSocket, text)
-            let rule = PortForwardRule(kind: kind, bindAddress: spec.bindAddress, bindPort: spec.bindPort,
-                                       targetHost: spec.targetHost, targetPort: spec.targetPort)
+            let rule = PortForwardRule(
+                kind: kind, bindAddress: spec.bindAddress, bindPort: spec.bindPort,
+                targetHost: spec.targetHost, targetPort: spec.targetPort)
             XCTAssertEqual(Validation.problems(rule), [], text)
             XCTAssertFalse(rule.listensOnNetwork && spec.listensOnSocket, text)
         }
@@ -27,9 +28,11 @@ final class ForwardSocketSpecTests: XCTestCase {
     }
 
     func testBadSocketSpecsAreRefusedSayingWhy() {
-        for (text, why) in [("5555:/run/\u{7}x", "target socket path contains a control character"),
-                            ("x:/run/a.sock", "bind port 'x' is not a number"),
-                            ("1:2:3:/run/a.sock", "wrong number of fields")] {
+        for (text, why) in [
+            ("5555:/run/\u{7}x", "target socket path contains a control character"),
+            ("x:/run/a.sock", "bind port 'x' is not a number"),
+            ("1:2:3:/run/a.sock", "wrong number of fields"),
+        ] {
             XCTAssertThrowsError(try ForwardSpec.parse(text, kind: .local)) { error in
                 let message = (error as? ValidationError)?.message ?? ""
                 XCTAssertTrue(message.contains(why), message)

@@ -8,23 +8,27 @@ import XCTest
 final class HostTableTests: XCTestCase {
     static func sample() -> [ShelfCore.Host] {
         let created = Date(timeIntervalSince1970: 1_700_000_000.25)
-        let bastion = ShelfCore.Host(name: "bastion", hostname: "bastion.example.com", user: "jump", createdAt: created,
-                                     updatedAt: created)
+        let bastion = ShelfCore.Host(
+            name: "bastion", hostname: "bastion.example.com", user: "jump", createdAt: created,
+            updatedAt: created)
         return [
             bastion,
-            ShelfCore.Host(name: "Web-EU-1", hostname: "10.1.0.11", port: 2222, user: "deploy", groupID: UUID(),
-                           tags: ["web", "nginx"], authMethod: .publickey, identityID: UUID(),
-                           jumpHostIDs: [bastion.id, UUID()],
-                           pinnedHostKey: PinnedHostKey(type: "ssh-ed25519", key: "AAAAC3NzaC1lZDI1NTE5AAAAIOMq"),
-                           options: ["ServerAliveInterval 15", "ProxyCommand nc \"%h\" %p"],
-                           notes: "line one\nline two", createdAt: created, updatedAt: created.addingTimeInterval(60),
-                           lastConnectedAt: created.addingTimeInterval(3600), extra: ["future": .string("kept")]),
-            ShelfCore.Host(name: "Zürich-lab", hostname: "2001:db8::7", port: 2200, user: "root", tags: ["lab", "ü"],
-                           authMethod: .other("fido2"), passwordRef: ReferenceKey.hostPassword(UUID()),
-                           unresolvedJump: "gone-host", createdAt: created, updatedAt: created),
+            ShelfCore.Host(
+                name: "Web-EU-1", hostname: "10.1.0.11", port: 2222, user: "deploy", groupID: UUID(),
+                tags: ["web", "nginx"], authMethod: .publickey, identityID: UUID(),
+                jumpHostIDs: [bastion.id, UUID()],
+                pinnedHostKey: PinnedHostKey(type: "ssh-ed25519", key: "AAAAC3NzaC1lZDI1NTE5AAAAIOMq"),
+                options: ["ServerAliveInterval 15", "ProxyCommand nc \"%h\" %p"],
+                notes: "line one\nline two", createdAt: created, updatedAt: created.addingTimeInterval(60),
+                lastConnectedAt: created.addingTimeInterval(3600), extra: ["future": .string("kept")]),
+            ShelfCore.Host(
+                name: "Zürich-lab", hostname: "2001:db8::7", port: 2200, user: "root", tags: ["lab", "ü"],
+                authMethod: .other("fido2"), passwordRef: ReferenceKey.hostPassword(UUID()),
+                unresolvedJump: "gone-host", createdAt: created, updatedAt: created),
             // Control characters (a record synced from a broken device) are shown as '?' but kept exactly.
-            ShelfCore.Host(name: "evil\u{1B}[2J", hostname: "h\u{1F}x", user: "u\u{7}", tags: ["t\u{1}"],
-                           createdAt: created, updatedAt: created),
+            ShelfCore.Host(
+                name: "evil\u{1B}[2J", hostname: "h\u{1F}x", user: "u\u{7}", tags: ["t\u{1}"],
+                createdAt: created, updatedAt: created),
             ShelfCore.Host(name: "empty", hostname: "", createdAt: created, updatedAt: created),
         ]
     }
@@ -60,7 +64,9 @@ final class HostTableTests: XCTestCase {
         let table = Self.table(hosts)
         for (row, host) in hosts.enumerated() { XCTAssertEqual(table.index(of: host.id), row) }
         XCTAssertNil(table.index(of: UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))))
-        XCTAssertNil(table.index(of: UUID(uuid: (255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255))))
+        XCTAssertNil(
+            table.index(
+                of: UUID(uuid: (255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255))))
         for _ in 0..<200 { XCTAssertNil(table.index(of: UUID())) }
         XCTAssertEqual(try HostTable(bytes: table.bytes).index(of: hosts[500].id), 500)
     }
@@ -94,7 +100,8 @@ final class HostTableTests: XCTestCase {
         close(pair[0])
         done.wait()
         close(pair[1])
-        XCTAssertTrue(received.messages.allSatisfy { $0.count <= 64 * 1024 }, "\(received.messages.map(\.count).max() ?? 0)")
+        XCTAssertTrue(
+            received.messages.allSatisfy { $0.count <= 64 * 1024 }, "\(received.messages.map(\.count).max() ?? 0)")
         XCTAssertGreaterThan(received.messages.count, 4)
         let written = try HostTable(bytes: received.messages.flatMap { $0 })
         XCTAssertEqual(written.count, 3000)
@@ -133,18 +140,21 @@ final class HostTableTests: XCTestCase {
     static func reachableElements(_ value: Any, depth: Int = 0) -> Int {
         guard depth < 12 else { return 0 }
         let mirror = Mirror(reflecting: value)
-        var total = mirror.displayStyle == .collection || mirror.displayStyle == .dictionary
-            || mirror.displayStyle == .set ? mirror.children.count : 0
+        var total =
+            mirror.displayStyle == .collection || mirror.displayStyle == .dictionary
+                || mirror.displayStyle == .set ? mirror.children.count : 0
         for child in mirror.children { total += reachableElements(child.value, depth: depth + 1) }
         return total
     }
 
     func testTheTableHoldsNoObjectOrCollectionPerHost() {
         func table(_ count: Int) -> HostTable {
-            Self.table((0..<count).map {
-                ShelfCore.Host(name: String(format: "db-fra-prod-%06d", $0), hostname: "db-\($0).fra.prod.example.com",
-                               user: "deploy", tags: ["db"], jumpHostIDs: [UUID()])
-            })
+            Self.table(
+                (0..<count).map {
+                    ShelfCore.Host(
+                        name: String(format: "db-fra-prod-%06d", $0), hostname: "db-\($0).fra.prod.example.com",
+                        user: "deploy", tags: ["db"], jumpHostIDs: [UUID()])
+                })
         }
         let small = table(10), large = table(20_000)
         // Collections reachable from the value (group and identity lists) do not grow with the host count:

@@ -10,7 +10,8 @@ final class IdentityKeysTests: XCTestCase {
     let other = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBnp3j7A1mkXtDbdzR8Ph1VqS2xLxJ3qEW7EVpYV3kbX other"
 
     func testKeysAreComparedByTheirBlob() {
-        let sameKeyOtherComment = "ssh-ed25519\tAAAAC3NzaC1lZDI1NTE5AAAAIHd9lo1S+b6Fv9B6eCmPuEvXwVd0ugknx6c3tXyVQ0kf  work"
+        let sameKeyOtherComment =
+            "ssh-ed25519\tAAAAC3NzaC1lZDI1NTE5AAAAIHd9lo1S+b6Fv9B6eCmPuEvXwVd0ugknx6c3tXyVQ0kf  work"
         XCTAssertEqual(IdentityKeys.blob(of: line), IdentityKeys.blob(of: sameKeyOtherComment))
         XCTAssertNotEqual(IdentityKeys.blob(of: line), IdentityKeys.blob(of: other))
         XCTAssertNil(IdentityKeys.blob(of: ""))
@@ -42,7 +43,8 @@ final class IdentityKeysTests: XCTestCase {
         let identities = [
             Identity(name: "aa-plain", publicKey: line),
             Identity(name: "mm", publicKey: other),
-            Identity(name: "zz-c", publicKey: line.replacingOccurrences(of: "laptop", with: "desk"), confirmEachUse: true),
+            Identity(
+                name: "zz-c", publicKey: line.replacingOccurrences(of: "laptop", with: "desk"), confirmEachUse: true),
             Identity(name: "zz-t", publicKey: line, agentLifetime: 120),
             Identity(name: "no-key"),
         ]

@@ -11,8 +11,9 @@ final class ProbeSchedulerTests: XCTestCase {
 
     func testTheWindowIsTheRowsOnScreenThenTheMarginBelowThenAbove() {
         // 100 rows, rows 40..<50 on screen, a margin of 3.
-        XCTAssertEqual(ProbeScheduler<Int>.window(count: 100, first: 40, rows: 10, margin: 3),
-                       Array(40..<50) + [50, 51, 52] + [39, 38, 37])
+        XCTAssertEqual(
+            ProbeScheduler<Int>.window(count: 100, first: 40, rows: 10, margin: 3),
+            Array(40..<50) + [50, 51, 52] + [39, 38, 37])
         // At the top there is nothing above; at the end nothing below.
         XCTAssertEqual(ProbeScheduler<Int>.window(count: 100, first: 0, rows: 5, margin: 2), [0, 1, 2, 3, 4, 5, 6])
         XCTAssertEqual(ProbeScheduler<Int>.window(count: 12, first: 8, rows: 10, margin: 2), [8, 9, 10, 11, 7, 6])
@@ -109,8 +110,9 @@ final class ProbeSchedulerTests: XCTestCase {
         XCTAssertEqual(target("inner"), ProbeTarget(hostname: "10.0.0.1", port: 2022, via: "bastion"))
         XCTAssertEqual(target("bare.example.com"), ProbeTarget(hostname: "bare.example.com", port: 22))
         XCTAssertNil(target("dangling"), "a jump host that is not in the store: nothing to probe")
-        XCTAssertEqual(target("proxied"),
-                       ProbeTarget(hostname: "2001:db8::1", port: 2200, via: "ops@[2001:db8::1]:2200"))
+        XCTAssertEqual(
+            target("proxied"),
+            ProbeTarget(hostname: "2001:db8::1", port: 2200, via: "ops@[2001:db8::1]:2200"))
     }
 
     func testTheWordsForEachState() {

@@ -17,7 +17,8 @@ final class RoundTripTests: XCTestCase {
         let again = try JSONSerialization.jsonObject(with: try ShelfJSON.encoder().encode(host)) as? [String: Any]
         XCTAssertEqual(again?["authMethod"] as? String, "fido2-magic")
         XCTAssertNotNil(again?["futureField"])
-        XCTAssertEqual(try ShelfJSON.decoder().decode(ShelfCore.Host.self, from: try ShelfJSON.encoder().encode(host)), host)
+        XCTAssertEqual(
+            try ShelfJSON.decoder().decode(ShelfCore.Host.self, from: try ShelfJSON.encoder().encode(host)), host)
     }
 
     func testEmptyRecordsDecodeWithDefaults() throws {
@@ -30,7 +31,9 @@ final class RoundTripTests: XCTestCase {
         XCTAssertEqual(rule.bindAddress, "127.0.0.1")
         XCTAssertTrue(rule.enabled)
         XCTAssertEqual(try ShelfJSON.decoder().decode(HostGroup.self, from: Data("{}".utf8)).parentID, nil)
-        XCTAssertEqual(try ShelfJSON.decoder().decode(Identity.self, from: Data(#"{"keyType":"pq-kem"}"#.utf8)).keyType, .other("pq-kem"))
+        XCTAssertEqual(
+            try ShelfJSON.decoder().decode(Identity.self, from: Data(#"{"keyType":"pq-kem"}"#.utf8)).keyType,
+            .other("pq-kem"))
     }
 
     func testASecretInAReferenceFieldIsRejectedOnDecode() {
@@ -40,7 +43,10 @@ final class RoundTripTests: XCTestCase {
 
     func testForwardSpecsParseAndPrint() throws {
         let l = try ForwardSpec.parse("8080:db.internal:5432", kind: .local)
-        XCTAssertEqual(l, ForwardSpec(kind: .local, bindAddress: "127.0.0.1", bindPort: 8080, targetHost: "db.internal", targetPort: 5432))
+        XCTAssertEqual(
+            l,
+            ForwardSpec(
+                kind: .local, bindAddress: "127.0.0.1", bindPort: 8080, targetHost: "db.internal", targetPort: 5432))
         let v6 = try ForwardSpec.parse("[::1]:8080:[2001:db8::5]:80", kind: .remote)
         XCTAssertEqual(v6.bindAddress, "::1")
         XCTAssertEqual(v6.targetHost, "2001:db8::5")
@@ -55,7 +61,9 @@ final class RoundTripTests: XCTestCase {
     }
 
     func testDataLocations() {
-        let xdg = DataLocations.resolve(environment: ["HOME": "/home/u", "XDG_DATA_HOME": "/d", "XDG_STATE_HOME": "relative"])
+        let xdg = DataLocations.resolve(environment: [
+            "HOME": "/home/u", "XDG_DATA_HOME": "/d", "XDG_STATE_HOME": "relative",
+        ])
         XCTAssertEqual(xdg.store, "/d/sshelf/store.sqlite")
         XCTAssertEqual(xdg.deviceKey, "/home/u/.local/state/sshelf/device.key")
         XCTAssertEqual(xdg.configDirectory, "/home/u/.config/sshelf")

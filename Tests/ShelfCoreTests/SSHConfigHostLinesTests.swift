@@ -13,7 +13,8 @@ final class SSHConfigHostLinesTests: XCTestCase {
     }
 
     func testLinesForANameFollowHostMatchingInFileOrder() throws {
-        let lines = try view("""
+        let lines = try view(
+            """
             Compression yes
             Host web1 web1.prod
                 User alice
@@ -26,8 +27,9 @@ final class SSHConfigHostLinesTests: XCTestCase {
             Host *
                 SendEnv LANG
             """)
-        XCTAssertEqual(lines.lines(for: "WEB1").map { "\($0.keyword) \($0.arguments.joined(separator: " "))" },
-                       ["Compression yes", "User alice", "Port 2222", "SendEnv LANG"])
+        XCTAssertEqual(
+            lines.lines(for: "WEB1").map { "\($0.keyword) \($0.arguments.joined(separator: " "))" },
+            ["Compression yes", "User alice", "Port 2222", "SendEnv LANG"])
         XCTAssertEqual(lines.lines(for: "web2").map(\.keyword), ["Compression", "SendEnv"])
         XCTAssertTrue(lines.defines("web1.prod"))
         XCTAssertFalse(lines.defines("web3"))
@@ -43,7 +45,8 @@ final class SSHConfigHostLinesTests: XCTestCase {
             PortForwardRule(hostID: web.id, kind: .local, bindPort: 18081, targetHost: "localhost", targetPort: 81),
         ]
         let input = SSHConfigEmitter.Input(hosts: [bastion, web, db], identities: [], rules: rules, groups: [])
-        let user = try view("""
+        let user = try view(
+            """
             Host web1
                 LocalForward 18080 localhost:80
                 DynamicForward 1080
@@ -53,21 +56,27 @@ final class SSHConfigHostLinesTests: XCTestCase {
             """)
         let bridge = SSHConfigEmitter.Bridge(agentSocket: "/a", pinsFile: "/p", publicKeyFiles: [:], userConfig: user)
         let text = SSHConfigEmitter.emitBridge(input, bridge: bridge)
-        XCTAssertTrue(text.contains("""
-            Host web1
-                HostName 10.0.0.1
-                SendEnv BAR
-                LocalForward 18080 localhost:80
-                DynamicForward 1080
-                LocalForward 127.0.0.1:18081 localhost:81
+        XCTAssertTrue(
+            text.contains(
+                """
+                Host web1
+                    HostName 10.0.0.1
+                    SendEnv BAR
+                    LocalForward 18080 localhost:80
+                    DynamicForward 1080
+                    LocalForward 127.0.0.1:18081 localhost:81
 
-            """), text)
+                """), text)
         XCTAssertTrue(text.contains("Host db1\n    HostName 10.0.0.2\n    ProxyCommand ssh -W %h:%p bastion\n"), text)
         XCTAssertFalse(text.contains("ProxyJump"), text)
         // Not included by the user's file: the bridge is read alone and writes everything its own way.
-        let alone = SSHConfigEmitter.emitBridge(input, bridge: SSHConfigEmitter.Bridge(agentSocket: "/a", pinsFile: "/p",
-                                                                                        publicKeyFiles: [:]))
-        XCTAssertTrue(alone.contains("    DynamicForward 127.0.0.1:1080\n    LocalForward 127.0.0.1:18080 localhost:80\n"), alone)
+        let alone = SSHConfigEmitter.emitBridge(
+            input,
+            bridge: SSHConfigEmitter.Bridge(
+                agentSocket: "/a", pinsFile: "/p",
+                publicKeyFiles: [:]))
+        XCTAssertTrue(
+            alone.contains("    DynamicForward 127.0.0.1:1080\n    LocalForward 127.0.0.1:18080 localhost:80\n"), alone)
         XCTAssertTrue(alone.contains("    SendEnv FOO\n    SendEnv BAR\n"), alone)
         XCTAssertTrue(alone.contains("    ProxyJump bastion\n"), alone)
     }

@@ -8,10 +8,11 @@ import XCTest
 
 final class SSHConfigOptionsTests: XCTestCase {
     func resolve(_ text: String) throws -> SSHConfigImport {
-        let source = SSHConfigSource(read: { path in
-            guard path == "/home/u/.ssh/config" else { throw CocoaError(.fileNoSuchFile) }
-            return text
-        }, glob: { _ in [] }, homeDirectory: "/home/u")
+        let source = SSHConfigSource(
+            read: { path in
+                guard path == "/home/u/.ssh/config" else { throw CocoaError(.fileNoSuchFile) }
+                return text
+            }, glob: { _ in [] }, homeDirectory: "/home/u")
         return SSHConfigResolver.resolve(try SSHConfigReader.read(path: "/home/u/.ssh/config", source: source))
     }
 
@@ -20,7 +21,8 @@ final class SSHConfigOptionsTests: XCTestCase {
     }
 
     func testOptionsAreKeptVerbatimInOrderAndPatternsBecomeDefaults() throws {
-        let result = try resolve("""
+        let result = try resolve(
+            """
             Host web
                 HostName web.example.com
                 ServerAliveInterval 15
@@ -38,17 +40,28 @@ final class SSHConfigOptionsTests: XCTestCase {
                 IdentityFile ~/.ssh/id_default
             """)
         let web = try host(result, "web")
-        XCTAssertEqual(web.options, [
-            "ServerAliveInterval 15", "ForwardAgent yes", "SetEnv LANG=C  TZ=\"Europe/Paris\"",
-            "ProxyCommand sh -c \"nc %h %p\"   # comment kept, as ssh keeps it", "IdentityFile \"~/.ssh/second key\"",
-        ])
+        XCTAssertEqual(
+            web.options,
+            [
+                "ServerAliveInterval 15", "ForwardAgent yes", "SetEnv LANG=C  TZ=\"Europe/Paris\"",
+                "ProxyCommand sh -c \"nc %h %p\"   # comment kept, as ssh keeps it",
+                "IdentityFile \"~/.ssh/second key\"",
+            ])
         XCTAssertEqual(web.identityFiles.first, "~/.ssh/first")
         XCTAssertNil(web.proxyCommandJump)
-        XCTAssertEqual(result.defaults, [
-            OptionDefaults(pattern: "*.internal !bastion.internal", options: ["Compression "
-                + "yes", "User ops"]),
-            OptionDefaults(pattern: "*", options: ["ControlMaster auto", "ControlPath ~/.ssh/cm-%C", "IdentityFile ~/.ssh/id_default"]),
-        ])
+        XCTAssertEqual(
+            result.defaults,
+            [
+                OptionDefaults(
+                    pattern: "*.internal !bastion.internal",
+                    options: [
+                        "Compression "
+                            + "yes", "User ops",
+                    ]),
+                OptionDefaults(
+                    pattern: "*",
+                    options: ["ControlMaster auto", "ControlPath ~/.ssh/cm-%C", "IdentityFile ~/.ssh/id_default"]),
+            ])
         XCTAssertTrue(result.defaults[0].matches("db.internal"))
         XCTAssertFalse(result.defaults[0].matches("bastion.internal"))
     }
@@ -58,7 +71,8 @@ final class SSHConfigOptionsTests: XCTestCase {
     /// host or as a default, where the user wrote it — without a warning, honoured by the client where libssh2 can,
     /// named as OpenSSH-only where it cannot, and written back by export.
     func testEveryOptionTheCorpusCountedIsKeptHonouredOrNamed() throws {
-        let result = try resolve("""
+        let result = try resolve(
+            """
             Host *
                 AddKeysToAgent yes
                 ControlMaster auto
@@ -76,11 +90,14 @@ final class SSHConfigOptionsTests: XCTestCase {
         let web = try host(result, "web")
         let own = [
             "ForwardAgent yes", "ServerAliveInterval 20", "ProxyCommand nc %h %p", "IdentitiesOnly yes",
-            "HostKeyAlgorithms ssh-ed25519,ecdsa-sha2-nistp256", "Compression "
+            "HostKeyAlgorithms ssh-ed25519,ecdsa-sha2-nistp256",
+            "Compression "
                 + "yes", "SetEnv LANG=C",
         ]
         XCTAssertEqual(web.options, own)
-        let defaults = [OptionDefaults(pattern: "*", options: ["AddKeysToAgent yes", "ControlMaster auto", "ControlPersist 10m"])]
+        let defaults = [
+            OptionDefaults(pattern: "*", options: ["AddKeysToAgent yes", "ControlMaster auto", "ControlPersist 10m"])
+        ]
         XCTAssertEqual(result.defaults, defaults)
         XCTAssertEqual(result.warnings, [], "nothing was dropped, so nothing to warn about")
 
@@ -92,16 +109,23 @@ final class SSHConfigOptionsTests: XCTestCase {
         XCTAssertEqual(settings.hostKeyAlgorithms, "ssh-ed25519,ecdsa-sha2-nistp256")
         XCTAssertTrue(settings.compression)
         XCTAssertEqual(settings.setEnv.map { "\($0.name)=\($0.value)" }, ["LANG=C"])
-        XCTAssertEqual(settings.unsupported, ["ForwardAgent", "AddKeysToAgent", "ControlMaster", "ControlPersist"],
-                       "each named once, for connect's note")
+        XCTAssertEqual(
+            settings.unsupported, ["ForwardAgent", "AddKeysToAgent", "ControlMaster", "ControlPersist"],
+            "each named once, for connect's note")
 
-        let exported = SSHConfigEmitter.emit(.init(hosts: [record], identities: [], rules: [], groups: [], defaults: defaults))
-        XCTAssertTrue(exported.contains("Host web\n    HostName web.example.com\n" + own.map { "    \($0)\n" }.joined()), exported)
-        XCTAssertTrue(exported.hasSuffix("Host *\n    AddKeysToAgent yes\n    ControlMaster auto\n    ControlPersist 10m\n"), exported)
+        let exported = SSHConfigEmitter.emit(
+            .init(hosts: [record], identities: [], rules: [], groups: [], defaults: defaults))
+        XCTAssertTrue(
+            exported.contains("Host web\n    HostName web.example.com\n" + own.map { "    \($0)\n" }.joined()), exported
+        )
+        XCTAssertTrue(
+            exported.hasSuffix("Host *\n    AddKeysToAgent yes\n    ControlMaster auto\n    ControlPersist 10m\n"),
+            exported)
     }
 
     func testAValueAPatternBlockSetFirstIsNotKeptOnTheHost() throws {
-        let result = try resolve("""
+        let result = try resolve(
+            """
             Host *
                 ServerAliveInterval 60
                 SendEnv LANG
@@ -111,18 +135,26 @@ final class SSHConfigOptionsTests: XCTestCase {
                 Compression yes
             """)
         // ssh uses the first value: Host * came first. SendEnv accumulates, so both count.
-        XCTAssertEqual(try host(result, "web").options, ["SendEnv LC_*", "Compression "
-            + "yes"])
-        XCTAssertTrue(result.warnings.contains { $0.contains(":5: host 'web': ServerAliveInterval is set first by 'Host *'") },
-                      result.warnings.joined(separator: "\n"))
-        let settings = HostSettings.read(HostSettings.options(
-            for: Host(name: "web", options: try host(result, "web").options), defaults: result.defaults))
+        XCTAssertEqual(
+            try host(result, "web").options,
+            [
+                "SendEnv LC_*",
+                "Compression "
+                    + "yes",
+            ])
+        XCTAssertTrue(
+            result.warnings.contains { $0.contains(":5: host 'web': ServerAliveInterval is set first by 'Host *'") },
+            result.warnings.joined(separator: "\n"))
+        let settings = HostSettings.read(
+            HostSettings.options(
+                for: Host(name: "web", options: try host(result, "web").options), defaults: result.defaults))
         XCTAssertEqual(settings.serverAliveInterval, 60)
         XCTAssertEqual(settings.sendEnv, ["LC_*", "LANG"])
     }
 
     func testAUnixSocketForwardIsKeptAsTheHostsLineForOpenSSH() throws {
-        let result = try resolve("""
+        let result = try resolve(
+            """
             Host gpg
                 HostName gpg.example.com
                 RemoteForward /run/user/1000/gnupg/S.gpg-agent /home/u/.gnupg/S.gpg-agent.extra
@@ -131,8 +163,12 @@ final class SSHConfigOptionsTests: XCTestCase {
             """)
         let gpg = try host(result, "gpg")
         XCTAssertEqual(gpg.forwards.map(\.description), ["127.0.0.1:8080:localhost:80"])
-        XCTAssertEqual(gpg.options, ["RemoteForward /run/user/1000/gnupg/S.gpg-agent /home/u/.gnupg/S.gpg-agent.extra",
-                                     "LocalForward 5432 /var/run/postgresql/.s.PGSQL.5432"])
+        XCTAssertEqual(
+            gpg.options,
+            [
+                "RemoteForward /run/user/1000/gnupg/S.gpg-agent /home/u/.gnupg/S.gpg-agent.extra",
+                "LocalForward 5432 /var/run/postgresql/.s.PGSQL.5432",
+            ])
         XCTAssertTrue(result.failures.isEmpty, result.failures.joined(separator: "\n"))
         XCTAssertTrue(result.warnings.isEmpty, result.warnings.joined(separator: "\n"))
         let settings = HostSettings.read(gpg.options.sshOptions)
@@ -142,7 +178,8 @@ final class SSHConfigOptionsTests: XCTestCase {
     }
 
     func testAnUnreadableMatchLineSkipsOnlyItsBlock() throws {
-        let result = try resolve("""
+        let result = try resolve(
+            """
             Host before
                 HostName 10.0.0.1
             Match exec "test -f /tmp/flag
@@ -154,14 +191,21 @@ final class SSHConfigOptionsTests: XCTestCase {
         XCTAssertEqual(result.hosts.map(\.alias), ["before", "after"])
         XCTAssertEqual(try host(result, "after").user, "")
         XCTAssertEqual(try host(result, "before").options, [])
-        XCTAssertTrue(result.skipped.contains { $0.hasPrefix("/home/u/.ssh/config:3: Match block skipped: its line cannot be read") },
-                      result.skipped.joined(separator: "\n"))
-        XCTAssertTrue(result.notes.contains { $0.contains(":3: the skipped Match block sets Compression, User and may change any host") },
-                      result.notes.joined(separator: "\n"))
+        XCTAssertTrue(
+            result.skipped.contains {
+                $0.hasPrefix("/home/u/.ssh/config:3: Match block skipped: its line cannot be read")
+            },
+            result.skipped.joined(separator: "\n"))
+        XCTAssertTrue(
+            result.notes.contains {
+                $0.contains(":3: the skipped Match block sets Compression, User and may change any host")
+            },
+            result.notes.joined(separator: "\n"))
     }
 
     func testHostsAMatchBlockMayChangeGetANote() throws {
-        let result = try resolve("""
+        let result = try resolve(
+            """
             Host web1 web2 db
                 User deploy
             Host web1
@@ -175,14 +219,26 @@ final class SSHConfigOptionsTests: XCTestCase {
                 User x
             """)
         let notes = result.notes
-        XCTAssertTrue(notes.contains { $0.contains("host 'web1': the skipped 'Match host 10.1.* !originalhost web2' block at /home/u/.ssh/config:5 "
-            + "may change its Port") },
-                      notes.joined(separator: "\n"))
-        XCTAssertFalse(notes.contains { $0.contains("host 'web2'") || $0.contains("host 'db'") }, notes.joined(separator: "\n"))
+        XCTAssertTrue(
+            notes.contains {
+                $0.contains(
+                    "host 'web1': the skipped 'Match host 10.1.* !originalhost web2' block at /home/u/.ssh/config:5 "
+                        + "may change its Port")
+            },
+            notes.joined(separator: "\n"))
+        XCTAssertFalse(
+            notes.contains { $0.contains("host 'web2'") || $0.contains("host 'db'") }, notes.joined(separator: "\n"))
         // A block without settings changes nothing; conditions only ssh can decide may change any host.
-        XCTAssertTrue(notes.contains { $0.contains(":8: the skipped 'Match user root exec true' block sets ForwardAgent and may change any host") },
-                      notes.joined(separator: "\n"))
-        XCTAssertTrue(notes.contains { $0.contains(":10: the skipped 'Match nonsense here' block sets User and may change any host") })
+        XCTAssertTrue(
+            notes.contains {
+                $0.contains(
+                    ":8: the skipped 'Match user root exec true' block sets ForwardAgent and may change any host")
+            },
+            notes.joined(separator: "\n"))
+        XCTAssertTrue(
+            notes.contains {
+                $0.contains(":10: the skipped 'Match nonsense here' block sets User and may change any host")
+            })
         XCTAssertEqual(notes.count, 3, notes.joined(separator: "\n"))
     }
 
@@ -199,7 +255,8 @@ final class SSHConfigOptionsTests: XCTestCase {
     }
 
     func testProxyJumpAndProxyCommandExcludeEachOtherFirstWins() throws {
-        let result = try resolve("""
+        let result = try resolve(
+            """
             Host a
                 ProxyCommand ssh -W %h:%p bastion
                 ProxyJump other
@@ -214,14 +271,16 @@ final class SSHConfigOptionsTests: XCTestCase {
     }
 
     func testWhatTheClientReads() {
-        let settings = HostSettings.read([
-            "ServerAliveInterval 1m30s", "ServerAliveCountMax 2", "Compression "
-                + "yes", "Ciphers aes256-ctr",
-            "KexAlgorithms -diffie-hellman*", "ConnectTimeout 7", "IdentitiesOnly yes", "IdentityFile ~/.ssh/a",
-            "StrictHostKeyChecking accept-new", "SetEnv A=1 B=\"two words\"", "SendEnv LANG", "RequestTTY force",
-            "ForwardAgent yes", "ForwardX11 no", "ControlMaster auto", "LogLevel DEBUG", "ServerAliveInterval 5",
-            "NumberOfPasswordPrompts 1", "IdentityAgent none", "Compression maybe",
-        ].sshOptions)
+        let settings = HostSettings.read(
+            [
+                "ServerAliveInterval 1m30s", "ServerAliveCountMax 2",
+                "Compression "
+                    + "yes", "Ciphers aes256-ctr",
+                "KexAlgorithms -diffie-hellman*", "ConnectTimeout 7", "IdentitiesOnly yes", "IdentityFile ~/.ssh/a",
+                "StrictHostKeyChecking accept-new", "SetEnv A=1 B=\"two words\"", "SendEnv LANG", "RequestTTY force",
+                "ForwardAgent yes", "ForwardX11 no", "ControlMaster auto", "LogLevel DEBUG", "ServerAliveInterval 5",
+                "NumberOfPasswordPrompts 1", "IdentityAgent none", "Compression maybe",
+            ].sshOptions)
         XCTAssertEqual(settings.serverAliveInterval, 90)
         XCTAssertEqual(settings.serverAliveCountMax, 2)
         XCTAssertTrue(settings.compression)
@@ -251,12 +310,21 @@ final class SSHConfigOptionsTests: XCTestCase {
         XCTAssertNotNil(SSHOption.problem("Bad-Key x"))
         XCTAssertNotNil(SSHOption.problem("SetEnv A=\"open"))
         XCTAssertEqual(SSHOption(line: "Ciphers = aes128-ctr")?.line, "Ciphers aes128-ctr")
-        let lines = ["SendEnv LANG", "Compression "
-            + "yes", "SendEnv LC_*", "ForwardAgent yes"]
-        let edited = SSHOption.edited(lines, setting: ["sendenv TZ", "SendEnv EDITOR", "ServerAliveInterval 5"],
-                                      removing: ["forwardagent", "Nothing"])
-        XCTAssertEqual(edited.lines, ["sendenv TZ", "SendEnv EDITOR", "Compression "
-            + "yes", "ServerAliveInterval 5"])
+        let lines = [
+            "SendEnv LANG",
+            "Compression "
+                + "yes", "SendEnv LC_*", "ForwardAgent yes",
+        ]
+        let edited = SSHOption.edited(
+            lines, setting: ["sendenv TZ", "SendEnv EDITOR", "ServerAliveInterval 5"],
+            removing: ["forwardagent", "Nothing"])
+        XCTAssertEqual(
+            edited.lines,
+            [
+                "sendenv TZ", "SendEnv EDITOR",
+                "Compression "
+                    + "yes", "ServerAliveInterval 5",
+            ])
         XCTAssertEqual(edited.notFound, ["Nothing"])
     }
 
@@ -264,25 +332,40 @@ final class SSHConfigOptionsTests: XCTestCase {
         let identity = Identity(name: "k", keyFile: "~/.ssh/k")
         let bastion = Host(name: "bastion", hostname: "b.example.com", port: 2200, user: "jump")
         let hidden = Host(name: "odd*", hostname: "o.example.com")
-        let web = Host(name: "web", hostname: "w.example.com", identityID: identity.id, jumpHostIDs: [bastion.id],
-                       options: ["ServerAliveInterval 15", "IdentitiesOnly no"])
+        let web = Host(
+            name: "web", hostname: "w.example.com", identityID: identity.id, jumpHostIDs: [bastion.id],
+            options: ["ServerAliveInterval 15", "IdentitiesOnly no"])
         let db = Host(name: "db", hostname: "d.example.com", identityID: identity.id, jumpHostIDs: [hidden.id])
-        let evil = Host(name: "evil", hostname: "e.example.com", options: ["Compression yes\nHost *", "HostName x.example"])
-        let text = SSHConfigEmitter.emit(.init(hosts: [bastion, hidden, web, db, evil], identities: [identity], rules: [],
-                                               groups: [], defaults: [OptionDefaults(pattern: "*", options: ["Compression "
-                                                   + "yes"])]))
-        XCTAssertTrue(text.contains("""
-            Host web
-                HostName w.example.com
-                IdentityFile ~/.ssh/k
-                ProxyJump bastion
-                ServerAliveInterval 15
-                IdentitiesOnly no
+        let evil = Host(
+            name: "evil", hostname: "e.example.com", options: ["Compression yes\nHost *", "HostName x.example"])
+        let text = SSHConfigEmitter.emit(
+            .init(
+                hosts: [bastion, hidden, web, db, evil], identities: [identity], rules: [],
+                groups: [],
+                defaults: [
+                    OptionDefaults(
+                        pattern: "*",
+                        options: [
+                            "Compression "
+                                + "yes"
+                        ])
+                ]))
+        XCTAssertTrue(
+            text.contains(
+                """
+                Host web
+                    HostName w.example.com
+                    IdentityFile ~/.ssh/k
+                    ProxyJump bastion
+                    ServerAliveInterval 15
+                    IdentitiesOnly no
 
-            """), text)
+                """), text)
         // IdentitiesOnly only where it was written; a jump host that is not in the file is written by address.
         XCTAssertFalse(text.contains("IdentitiesOnly yes"), text)
-        XCTAssertTrue(text.contains("Host db\n    HostName d.example.com\n    IdentityFile ~/.ssh/k\n    ProxyJump o.example.com\n"), text)
+        XCTAssertTrue(
+            text.contains(
+                "Host db\n    HostName d.example.com\n    IdentityFile ~/.ssh/k\n    ProxyJump o.example.com\n"), text)
         XCTAssertTrue(text.hasSuffix("\nHost *\n    Compression yes\n"), text)
         // A line that could inject config (a newline) or that names a modelled field is never written as such.
         XCTAssertFalse(text.contains("\nHost *\n    Compression yes\n\n"), text)
@@ -293,42 +376,56 @@ final class SSHConfigOptionsTests: XCTestCase {
     func testBridgeAddsTheAgentPinsAndScopedDefaults() {
         var vaultKey = Identity(name: "vault key", publicKey: "ssh-ed25519 AAAAC3Nza")
         vaultKey.privateKeyRef = ReferenceKey.identityPrivateKey(vaultKey.id)
-        let pinned = Host(name: "pinned", hostname: "p.example.com", identityID: vaultKey.id,
-                          pinnedHostKey: PinnedHostKey(type: "ssh-ed25519", key: "AAAA"),
-                          options: ["IdentitiesOnly no"])
+        let pinned = Host(
+            name: "pinned", hostname: "p.example.com", identityID: vaultKey.id,
+            pinnedHostKey: PinnedHostKey(type: "ssh-ed25519", key: "AAAA"),
+            options: ["IdentitiesOnly no"])
         let plain = Host(name: "plain", hostname: "q.example.com", options: ["Compression no"])
-        let bridge = SSHConfigEmitter.Bridge(agentSocket: "/run/a/socket", pinsFile: "/c/pins",
-                                             publicKeyFiles: [vaultKey.id: "/c/keys/k.pub"], refused: ["Tunnel maybe": "bad"])
-        let tunnel = PortForwardRule(hostID: plain.id, kind: .local, bindPort: 5432, targetHost: "localhost", targetPort: 5432)
+        let bridge = SSHConfigEmitter.Bridge(
+            agentSocket: "/run/a/socket", pinsFile: "/c/pins",
+            publicKeyFiles: [vaultKey.id: "/c/keys/k.pub"], refused: ["Tunnel maybe": "bad"])
+        let tunnel = PortForwardRule(
+            hostID: plain.id, kind: .local, bindPort: 5432, targetHost: "localhost", targetPort: 5432)
         let text = SSHConfigEmitter.emitBridge(
-            .init(hosts: [pinned, plain], identities: [vaultKey], rules: [tunnel], groups: [],
-                  defaults: [OptionDefaults(pattern: "p*", options: ["Compression "
-                      + "yes", "Tunnel maybe", "SendEnv LANG"])]),
+            .init(
+                hosts: [pinned, plain], identities: [vaultKey], rules: [tunnel], groups: [],
+                defaults: [
+                    OptionDefaults(
+                        pattern: "p*",
+                        options: [
+                            "Compression "
+                                + "yes", "Tunnel maybe", "SendEnv LANG",
+                        ])
+                ]),
             bridge: bridge)
-        XCTAssertTrue(text.contains("""
-            Host pinned
-                HostName p.example.com
-                IdentityAgent /run/a/socket
-                IdentityFile /c/keys/k.pub
-                UserKnownHostsFile /c/pins
-                GlobalKnownHostsFile /dev/null
-                StrictHostKeyChecking yes
-                UpdateHostKeys no
-                IdentitiesOnly no
-                Compression yes
-                # left out, this ssh refuses it (bad): Tunnel maybe
-                SendEnv LANG
+        XCTAssertTrue(
+            text.contains(
+                """
+                Host pinned
+                    HostName p.example.com
+                    IdentityAgent /run/a/socket
+                    IdentityFile /c/keys/k.pub
+                    UserKnownHostsFile /c/pins
+                    GlobalKnownHostsFile /dev/null
+                    StrictHostKeyChecking yes
+                    UpdateHostKeys no
+                    IdentitiesOnly no
+                    Compression yes
+                    # left out, this ssh refuses it (bad): Tunnel maybe
+                    SendEnv LANG
 
-            """), text)
+                """), text)
         // The host's own value comes first and its defaults' same keyword is not repeated; no Host pattern block.
-        XCTAssertTrue(text.contains("""
-            Host plain
-                HostName q.example.com
-                LocalForward 127.0.0.1:5432 localhost:5432
-                Compression no
-                # left out, this ssh refuses it (bad): Tunnel maybe
-                SendEnv LANG
-            """), text)
+        XCTAssertTrue(
+            text.contains(
+                """
+                Host plain
+                    HostName q.example.com
+                    LocalForward 127.0.0.1:5432 localhost:5432
+                    Compression no
+                    # left out, this ssh refuses it (bad): Tunnel maybe
+                    SendEnv LANG
+                """), text)
         XCTAssertFalse(text.contains("Host p*"), text)
     }
 }

@@ -28,8 +28,10 @@ final class SSHConfigQuotingTests: XCTestCase {
     }
 
     /// Values that broke the bridge file before (quotes, a trailing backslash, '#', '=') and a few more.
-    static let awkward = ["a\"b", "x\\", "o'brien", "my host\\", "it's \"quoted\"", "#hash", "=eq", "a  b", "\\\\", "'",
-                          "\"", "ünïcode wörd", "a\\ b", "%h%%"]
+    static let awkward = [
+        "a\"b", "x\\", "o'brien", "my host\\", "it's \"quoted\"", "#hash", "=eq", "a  b", "\\\\", "'",
+        "\"", "ünïcode wörd", "a\\ b", "%h%%",
+    ]
 
     func testEveryArgumentReadsBackAsWritten() throws {
         for value in Self.awkward {
@@ -38,7 +40,8 @@ final class SSHConfigQuotingTests: XCTestCase {
         }
         // HostName is %-expanded by ssh, so a % is written as %% (an IPv6 scope).
         XCTAssertEqual(try SSHConfigArgument.line("HostName", ["fe80::1%eth0"], .hostname), "HostName fe80::1%%eth0")
-        XCTAssertEqual(try SSHConfigArgument.line("IdentityFile", ["/k/50% off key"], .path), "IdentityFile \"/k/50%% off key\"")
+        XCTAssertEqual(
+            try SSHConfigArgument.line("IdentityFile", ["/k/50% off key"], .path), "IdentityFile \"/k/50%% off key\"")
     }
 
     func testWhatNoSpellingReadsBackIsRefused() {
@@ -104,8 +107,9 @@ final class SSHConfigQuotingTests: XCTestCase {
         XCTAssertTrue(reasons[percentUser.id]?.contains("newer ssh expands in User") == true, "\(reasons)")
         let problems = ModelCheck.problems(groups: [], hosts: good + bad, identities: [], rules: [])
         XCTAssertEqual(problems.filter { $0.kind == .notWritable }.map(\.recordID), [percentUser.id], "\(problems)")
-        XCTAssertEqual(Set(problems.filter { $0.kind == .invalidField }.map(\.recordID)),
-                       [quoteHost.id, quoteUser.id, shellHost.id, badJump.id])
+        XCTAssertEqual(
+            Set(problems.filter { $0.kind == .invalidField }.map(\.recordID)),
+            [quoteHost.id, quoteUser.id, shellHost.id, badJump.id])
     }
 
     // MARK: ProxyCommand tokens
@@ -119,15 +123,19 @@ final class SSHConfigQuotingTests: XCTestCase {
     }
 
     func testTokensHoldingShellSyntaxAreRefused() {
-        let payloads = ["$(touch${IFS}pwned)", "`touch pwned`", "a;touch pwned", "a|sh", "a&&id", "x>y", "(id)", "{a,b}",
-                        "it's", "a\"b", "-oProxyCommand=x", "a\nb", "a b"]
+        let payloads = [
+            "$(touch${IFS}pwned)", "`touch pwned`", "a;touch pwned", "a|sh", "a&&id", "x>y", "(id)", "{a,b}",
+            "it's", "a\"b", "-oProxyCommand=x", "a\nb", "a b",
+        ]
         for payload in payloads {
-            for (token, change) in [("%h", { (v: inout ProxyCommandTokens.Values) in v.hostname = payload }),
-                                    ("%r", { (v: inout ProxyCommandTokens.Values) in v.user = payload }),
-                                    ("%n", { (v: inout ProxyCommandTokens.Values) in v.name = payload })]
-            {
+            for (token, change) in [
+                ("%h", { (v: inout ProxyCommandTokens.Values) in v.hostname = payload }),
+                ("%r", { (v: inout ProxyCommandTokens.Values) in v.user = payload }),
+                ("%n", { (v: inout ProxyCommandTokens.Values) in v.name = payload }),
+            ] {
                 XCTAssertThrowsError(try expand("socat - TCP:\(token):%p", change), "\(token) \(payload)") { error in
-                    XCTAssertTrue((error as? ProxyCommandTokens.Refusal)?.message.contains("cannot put the") == true, "\(error)")
+                    XCTAssertTrue(
+                        (error as? ProxyCommandTokens.Refusal)?.message.contains("cannot put the") == true, "\(error)")
                 }
             }
         }

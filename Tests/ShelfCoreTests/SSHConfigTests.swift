@@ -26,7 +26,8 @@ final class SSHConfigTests: XCTestCase {
     func host(_ result: SSHConfigImport, _ alias: String) -> ImportedHost? { result.hosts.first { $0.alias == alias } }
 
     func testRealisticConfig() throws {
-        let result = try resolve("""
+        let result = try resolve(
+            """
             # personal config
             Host web1 web2
                 HostName %h.example.com
@@ -61,9 +62,12 @@ final class SSHConfigTests: XCTestCase {
         XCTAssertEqual(db.hostname, "10.0.0.5")
         XCTAssertEqual(db.user, "postgres")
         XCTAssertEqual(db.identityFiles, ["~/.ssh/id_ed25519", "~/.ssh/id_second"])
-        XCTAssertEqual(db.forwards.map(\.description), [
-            "127.0.0.1:5432:localhost:5432", "[::1]:8080:[2001:db8::1]:80", "127.0.0.1:1080", "0.0.0.0:9000:localhost:9000",
-        ])
+        XCTAssertEqual(
+            db.forwards.map(\.description),
+            [
+                "127.0.0.1:5432:localhost:5432", "[::1]:8080:[2001:db8::1]:80", "127.0.0.1:1080",
+                "0.0.0.0:9000:localhost:9000",
+            ])
         XCTAssertEqual(db.proxyJump, ["bastion"])
         let v6 = try XCTUnwrap(host(result, "v6"))
         XCTAssertEqual(v6.hostname, "2001:db8::10")
@@ -74,12 +78,14 @@ final class SSHConfigTests: XCTestCase {
     }
 
     func testIncludeWithGlobsRelativePathsAndBlockRestore() throws {
-        let result = try resolve("""
+        let result = try resolve(
+            """
             Include conf.d/*.conf
             Host outer
               Include extra/common
               Port 2200
-            """, [
+            """,
+            [
                 "/home/u/.ssh/conf.d/a.conf": "Host from-a\n  HostName a.example\n",
                 "/home/u/.ssh/conf.d/b.conf": "Host from-b\n  User bee\n",
                 "/home/u/.ssh/conf.d/ignored.txt": "Host nope\n",
@@ -100,7 +106,8 @@ final class SSHConfigTests: XCTestCase {
     }
 
     func testBadValuesSkipTheHostWithItsLine() throws {
-        let result = try resolve("""
+        let result = try resolve(
+            """
             Host good
               HostName ok.example
             Host badport
@@ -143,7 +150,8 @@ final class SSHConfigTests: XCTestCase {
         XCTAssertTrue(SSHConfigResolver.glob("web?", "web1"))
         XCTAssertFalse(SSHConfigResolver.glob("web?", "web12"))
         XCTAssertTrue(SSHConfigResolver.glob("*a*a*a*", "bababab" + "a"))
-        XCTAssertFalse(SSHConfigResolver.glob(String(repeating: "*a", count: 30) + "b", String(repeating: "a", count: 200)))
+        XCTAssertFalse(
+            SSHConfigResolver.glob(String(repeating: "*a", count: 30) + "b", String(repeating: "a", count: 200)))
     }
 
     func testEmitterQuotesAndSkipsPatternNames() {
@@ -153,8 +161,10 @@ final class SSHConfigTests: XCTestCase {
         let identity = Identity(name: "k", keyFile: "~/.ssh/my key")
         target.identityID = identity.id
         let pattern = ShelfCore.Host(name: "web*", hostname: "x")
-        let rule = PortForwardRule(hostID: target.id, kind: .local, bindPort: 5432, targetHost: "localhost", targetPort: 5432)
-        let text = SSHConfigEmitter.emit(.init(hosts: [jump, target, pattern], identities: [identity], rules: [rule], groups: []))
+        let rule = PortForwardRule(
+            hostID: target.id, kind: .local, bindPort: 5432, targetHost: "localhost", targetPort: 5432)
+        let text = SSHConfigEmitter.emit(
+            .init(hosts: [jump, target, pattern], identities: [identity], rules: [rule], groups: []))
         XCTAssertTrue(text.contains("Host db\n    HostName 2001:db8::1\n    User pg\n"), text)
         XCTAssertTrue(text.contains("IdentityFile \"~/.ssh/my key\""), text)
         XCTAssertTrue(text.contains("ProxyJump bastion\n"), text)  // by alias: the jump host is in the same file

@@ -13,7 +13,8 @@ final class SearchFoldTests: XCTestCase {
         var differing: [String] = []
         for value in 0x80...0x10FFFF {
             guard let scalar = Unicode.Scalar(value), scalar.properties.generalCategory != .unassigned,
-                  scalar.properties.generalCategory != .privateUse else { continue }
+                scalar.properties.generalCategory != .privateUse
+            else { continue }
             // A combining mark comes after a letter in a name (alone, Foundation keeps it).
             let text = (scalar.properties.canonicalCombiningClass.rawValue == 0 ? "" : "x") + String(scalar)
             if HostSearch.fold(text) != foundationFold(text) { differing.append(String(value, radix: 16)) }
@@ -39,8 +40,10 @@ final class SearchFoldTests: XCTestCase {
     }
 
     func testNumberedNamesSortByTheirNumbers() {
-        let names = ["web10", "web2", "Web1", "web-3", "db", "web02", "Zürich", "zug", "app 9", "app 10", "Alpha",
-                     "alpha"]
+        let names = [
+            "web10", "web2", "Web1", "web-3", "db", "web02", "Zürich", "zug", "app 9", "app 10", "Alpha",
+            "alpha",
+        ]
         let sorted = names.sorted(by: NaturalOrder.precedes)
         let index = { (name: String) in sorted.firstIndex(of: name)! }
         XCTAssertLessThan(index("Web1"), index("web2"))
@@ -49,13 +52,16 @@ final class SearchFoldTests: XCTestCase {
         XCTAssertLessThan(index("app 9"), index("app 10"))
         XCTAssertLessThan(index("alpha"), index("Alpha"), "equal but for case: lower case first")
         XCTAssertLessThan(index("zug"), index("Zürich"), "accents are ignored: g before r")
-        XCTAssertEqual(names.reversed().sorted(by: NaturalOrder.precedes), sorted,
-                       "a total order: input order does not matter")
+        XCTAssertEqual(
+            names.reversed().sorted(by: NaturalOrder.precedes), sorted,
+            "a total order: input order does not matter")
     }
 
     func testPlainNamesOrderAsLocalizedStandardCompare() {
-        let names = ["prod", "staging", "dev", "Lab 2", "lab 10", "eu-west", "eu-central", "db1", "db12", "db3", "Ops",
-                     "zone9", "zone10", "Ünits", "under"]
+        let names = [
+            "prod", "staging", "dev", "Lab 2", "lab 10", "eu-west", "eu-central", "db1", "db12", "db3", "Ops",
+            "zone9", "zone10", "Ünits", "under",
+        ]
         let foundation = names.sorted { $0.localizedStandardCompare($1) == .orderedAscending }
         XCTAssertEqual(names.sorted(by: NaturalOrder.precedes), foundation)
     }

@@ -12,14 +12,17 @@ final class TextHelpersTests: XCTestCase {
         XCTAssertGreaterThan(blanks.count, 20)
         for blank in blanks {
             let text = "\(blank)\(blank) a\(blank)b \(blank)"
-            XCTAssertEqual(text.trimmingSpaces(), text.trimmingCharacters(in: .whitespaces),
-                           "U+\(String(blank.value, radix: 16))")
-            XCTAssertEqual(text.trimmingSpacesAndNewlines(), text.trimmingCharacters(in: .whitespacesAndNewlines),
-                           "U+\(String(blank.value, radix: 16))")
+            XCTAssertEqual(
+                text.trimmingSpaces(), text.trimmingCharacters(in: .whitespaces),
+                "U+\(String(blank.value, radix: 16))")
+            XCTAssertEqual(
+                text.trimmingSpacesAndNewlines(), text.trimmingCharacters(in: .whitespacesAndNewlines),
+                "U+\(String(blank.value, radix: 16))")
         }
         XCTAssertEqual("  ".trimmingSpaces(), "")
-        XCTAssertEqual(" \u{301}x ".trimmingSpaces(), " \u{301}x ".trimmingCharacters(in: .whitespaces),
-                       "a combining mark after a blank stays, as in Foundation")
+        XCTAssertEqual(
+            " \u{301}x ".trimmingSpaces(), " \u{301}x ".trimmingCharacters(in: .whitespaces),
+            "a combining mark after a blank stays, as in Foundation")
         XCTAssertEqual("== x ==".trimmingScalars(in: "= "), "x")
     }
 
@@ -61,8 +64,10 @@ final class TextHelpersTests: XCTestCase {
 
     func testPathPartsMatchNSString() {
         // Not "a" or "": NSString's deletingLastPathComponent traps on a relative name without a slash.
-        let paths = ["/a/b", "/a/b/", "/a", "/", "a/b", "/home/me/.ssh/config", "/home/me/.ssh/id_ed25519.pub",
-                     "keys/id_rsa", ".ssh", "x.tar.gz", "/dir.d/file"]
+        let paths = [
+            "/a/b", "/a/b/", "/a", "/", "a/b", "/home/me/.ssh/config", "/home/me/.ssh/id_ed25519.pub",
+            "keys/id_rsa", ".ssh", "x.tar.gz", "/dir.d/file",
+        ]
         for path in paths {
             let ns = path as NSString
             XCTAssertEqual(path.parentPath, ns.deletingLastPathComponent, "parent of '\(path)'")
@@ -75,8 +80,9 @@ final class TextHelpersTests: XCTestCase {
         XCTAssertEqual("a".parentPath, "")
         XCTAssertEqual("".lastPathPart, "")
         for path in ["/a/./b/../c", "/a//b/", "~/Sync/sshelf", "/x/../../y", "/"] {
-            XCTAssertEqual(PathText.standardized(path, home: NSHomeDirectory()), (path as NSString).standardizingPath,
-                           path)
+            XCTAssertEqual(
+                PathText.standardized(path, home: NSHomeDirectory()), (path as NSString).standardizingPath,
+                path)
         }
     }
 }

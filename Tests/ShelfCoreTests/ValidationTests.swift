@@ -11,11 +11,18 @@ final class ValidationTests: XCTestCase {
     }
 
     func testValidHostHasNoProblems() {
-        XCTAssertEqual(Validation.problems(host { $0.hostname = "2001:db8::1"; $0.tags = ["a", "b-c"] }), [])
+        XCTAssertEqual(
+            Validation.problems(
+                host {
+                    $0.hostname = "2001:db8::1"; $0.tags = ["a", "b-c"]
+                }), [])
         // What OpenSSH still allows: a scoped address, a domain user, a $ in a user, a jump chain with ports.
-        XCTAssertEqual(Validation.problems(host {
-            $0.hostname = "fe80::1%eth0"; $0.user = "DOM\\svc$"; $0.unresolvedJump = "ops@bastion:2222,[2001:db8::1]:22"
-        }), [])
+        XCTAssertEqual(
+            Validation.problems(
+                host {
+                    $0.hostname = "fe80::1%eth0"; $0.user = "DOM\\svc$";
+                    $0.unresolvedJump = "ops@bastion:2222,[2001:db8::1]:22"
+                }), [])
     }
 
     func testFieldRulesTable() {
@@ -29,30 +36,49 @@ final class ValidationTests: XCTestCase {
             ("bidi override", { $0.name = "web\u{202E}" }, "name contains a control character (U+202E)"),
             ("empty name", { $0.name = "  " }, "name is empty"),
             ("long name", { $0.name = String(repeating: "n", count: 257) }, "name is longer than 256 bytes"),
-            ("long hostname", { $0.hostname = String(repeating: "h", count: 256) }, "hostname is longer than 255 bytes"),
+            (
+                "long hostname", { $0.hostname = String(repeating: "h", count: 256) },
+                "hostname is longer than 255 bytes"
+            ),
             ("user with space", { $0.user = "a b" }, "user contains whitespace"),
             ("tag with comma", { $0.tags = ["a,b"] }, "tag 'a,b' contains whitespace or ','"),
             ("unknown auth", { $0.authMethod = AuthMethod(rawValue: "telepathy") }, "unknown auth method 'telepathy'"),
             ("huge notes", { $0.notes = String(repeating: "x", count: 70_000) }, "notes are longer than 65536 bytes"),
             // OpenSSH's own rules (ssh_valid_hostname / ssh_valid_ruser): such a value would reach ProxyCommand's
             // %h and %r as shell syntax.
-            ("command in hostname", { $0.hostname = "$(touch${IFS}pwned)" },
-             "hostname contains '$', which a shell reads as syntax (OpenSSH refuses it too: such a value reaches "
-                 + "ProxyCommand through %h, %r and %n)"),
-            ("quote in hostname", { $0.hostname = "a\"b" },
-             "hostname contains '\"', which a shell reads as syntax (OpenSSH refuses it too: such a value reaches "
-                 + "ProxyCommand through %h, %r and %n)"),
-            ("comma in hostname", { $0.hostname = "a,b" },
-             "hostname contains ',', which a shell reads as syntax (OpenSSH refuses it too: such a value reaches "
-                 + "ProxyCommand through %h, %r and %n)"),
-            ("backtick in user", { $0.user = "`id`" },
-             "user contains '`', which a shell reads as syntax (OpenSSH refuses it too: such a value reaches "
-                 + "ProxyCommand through %h, %r and %n)"),
-            ("quote in user", { $0.user = "o'brien" },
-             "user contains \"'\", which a shell reads as syntax (OpenSSH refuses it too: such a value reaches "
-                 + "ProxyCommand through %h, %r and %n)"),
-            ("user ending in backslash", { $0.user = "x\\" }, "user ends with '\\', which would escape what follows it in a shell"),
-            ("ProxyJump text", { $0.unresolvedJump = "j;id" }, "ProxyJump 'j;id' contains ';', which a jump hop cannot have"),
+            (
+                "command in hostname", { $0.hostname = "$(touch${IFS}pwned)" },
+                "hostname contains '$', which a shell reads as syntax (OpenSSH refuses it too: such a value reaches "
+                    + "ProxyCommand through %h, %r and %n)"
+            ),
+            (
+                "quote in hostname", { $0.hostname = "a\"b" },
+                "hostname contains '\"', which a shell reads as syntax (OpenSSH refuses it too: such a value reaches "
+                    + "ProxyCommand through %h, %r and %n)"
+            ),
+            (
+                "comma in hostname", { $0.hostname = "a,b" },
+                "hostname contains ',', which a shell reads as syntax (OpenSSH refuses it too: such a value reaches "
+                    + "ProxyCommand through %h, %r and %n)"
+            ),
+            (
+                "backtick in user", { $0.user = "`id`" },
+                "user contains '`', which a shell reads as syntax (OpenSSH refuses it too: such a value reaches "
+                    + "ProxyCommand through %h, %r and %n)"
+            ),
+            (
+                "quote in user", { $0.user = "o'brien" },
+                "user contains \"'\", which a shell reads as syntax (OpenSSH refuses it too: such a value reaches "
+                    + "ProxyCommand through %h, %r and %n)"
+            ),
+            (
+                "user ending in backslash", { $0.user = "x\\" },
+                "user ends with '\\', which would escape what follows it in a shell"
+            ),
+            (
+                "ProxyJump text", { $0.unresolvedJump = "j;id" },
+                "ProxyJump 'j;id' contains ';', which a jump hop cannot have"
+            ),
             ("line separator in name", { $0.name = "a\u{2028}b" }, "name contains a control character (U+2028)"),
         ]
         for (label, change, message) in cases {
@@ -77,8 +103,9 @@ final class ValidationTests: XCTestCase {
                 XCTAssertTrue((error as? ValidationError)?.message.contains(message) == true, "\(path): \(error)")
             }
         }
-        XCTAssertEqual(try GroupTree.parsePath(Array(repeating: "g", count: GroupTree.maxDepth).joined(separator: "/")).count,
-                       GroupTree.maxDepth)
+        XCTAssertEqual(
+            try GroupTree.parsePath(Array(repeating: "g", count: GroupTree.maxDepth).joined(separator: "/")).count,
+            GroupTree.maxDepth)
     }
 
     func testSelfJumpIsRejected() {
@@ -95,11 +122,13 @@ final class ValidationTests: XCTestCase {
     }
 
     func testForwardRuleRules() {
-        XCTAssertEqual(Validation.problems(PortForwardRule(kind: .local, bindPort: 8080, targetHost: "db", targetPort: 5432)), [])
+        XCTAssertEqual(
+            Validation.problems(PortForwardRule(kind: .local, bindPort: 8080, targetHost: "db", targetPort: 5432)), [])
         XCTAssertEqual(Validation.problems(PortForwardRule(kind: .dynamic, bindPort: 1080)), [])
         for target in ["a\"b", "x\\"] {
-            XCTAssertEqual(Validation.problems(PortForwardRule(kind: .local, bindPort: 8080, targetHost: target, targetPort: 80))
-                .map(\.field), ["targetHost"], target)
+            XCTAssertEqual(
+                Validation.problems(PortForwardRule(kind: .local, bindPort: 8080, targetHost: target, targetPort: 80))
+                    .map(\.field), ["targetHost"], target)
         }
         let bad = PortForwardRule(kind: .local, bindPort: 0, targetHost: "", targetPort: 99999)
         XCTAssertEqual(Set(Validation.problems(bad).map(\.field)), ["bindPort", "targetHost", "targetPort"])

@@ -26,7 +26,8 @@ final class AuthTests: XCTestCase {
         let sshd = try server(keys: [key])
         let world = SSHWorld()
         let connection = try world.connector.connect([
-            world.endpoint(sshd, auth: .publickey, identity: world.vaultIdentity(key, type: .ecdsa), pinned: world.pin(sshd))
+            world.endpoint(
+                sshd, auth: .publickey, identity: world.vaultIdentity(key, type: .ecdsa), pinned: world.pin(sshd))
         ])
         XCTAssertEqual(try whoami(connection), "\(TestAccount.name)\n")
     }
@@ -37,9 +38,11 @@ final class AuthTests: XCTestCase {
         let world = SSHWorld()
         let identity = Identity(name: "file", keyType: .ed25519, keyFile: key.privatePath)
         let before = try Data(contentsOf: URL(fileURLWithPath: key.privatePath))
-        let connection = try world.connector.connect([world.endpoint(sshd, identity: identity, pinned: world.pin(sshd))])
+        let connection = try world.connector.connect([world.endpoint(sshd, identity: identity, pinned: world.pin(sshd))]
+        )
         XCTAssertEqual(connection.outcome.methods, ["publickey"])
-        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: key.privatePath)), before, "the key file is never rewritten")
+        XCTAssertEqual(
+            try Data(contentsOf: URL(fileURLWithPath: key.privatePath)), before, "the key file is never rewritten")
     }
 
     func testAKeyFileThatIsAFIFOIsRefusedNotWaitedOn() throws {
@@ -62,7 +65,9 @@ final class AuthTests: XCTestCase {
             do { try outcome.connector.connect([hop]).close() } catch { outcome.error = error }
             done.signal()
         }.start()
-        try eventually("connect to refuse the FIFO instead of blocking on it") { done.wait(timeout: .now()) == .success }
+        try eventually("connect to refuse the FIFO instead of blocking on it") {
+            done.wait(timeout: .now()) == .success
+        }
         let error = try XCTUnwrap(outcome.error as? SSHError)
         XCTAssertEqual(error.kind, .credentialUnavailable)
         XCTAssertTrue(error.message.contains("is a FIFO (named pipe), not a regular file"), error.message)
@@ -109,7 +114,9 @@ final class AuthTests: XCTestCase {
         let sshd = try server()
         let world = SSHWorld()
         world.delegate.passwords = ["wrong one", "wrong two"]
-        XCTAssertThrowsError(try world.connector.connect([world.endpoint(sshd, auth: .password, pinned: world.pin(sshd))])) {
+        XCTAssertThrowsError(
+            try world.connector.connect([world.endpoint(sshd, auth: .password, pinned: world.pin(sshd))])
+        ) {
             let error = $0 as? SSHError
             XCTAssertEqual(error?.kind, .authenticationFailed)
             XCTAssertTrue(error?.message.contains("tried password") == true, "\(String(describing: error))")
@@ -143,7 +150,9 @@ final class AuthTests: XCTestCase {
         let world = SSHWorld()
         var identity = Identity(name: "synced-later", keyType: .ed25519)
         identity.privateKeyRef = .identityPrivateKey(identity.id)
-        XCTAssertThrowsError(try world.connector.connect([world.endpoint(sshd, identity: identity, pinned: world.pin(sshd))])) {
+        XCTAssertThrowsError(
+            try world.connector.connect([world.endpoint(sshd, identity: identity, pinned: world.pin(sshd))])
+        ) {
             XCTAssertEqual(($0 as? SSHError)?.kind, .credentialNotSynced)
         }
         sshd.waitForConnectionsEnded()
@@ -151,7 +160,9 @@ final class AuthTests: XCTestCase {
     }
 
     func testKeyboardInteractiveThroughPAM() throws {
-        let sshd = try server { $0.keyboardInteractive = true; $0.passwordAuthentication = false }
+        let sshd = try server {
+            $0.keyboardInteractive = true; $0.passwordAuthentication = false
+        }
         let world = SSHWorld()
         world.delegate.keyboardAnswers = [[TestAccount.password]]
         let connection = try world.connector.connect([world.endpoint(sshd, pinned: world.pin(sshd))])
@@ -163,11 +174,14 @@ final class AuthTests: XCTestCase {
     }
 
     func testKeyboardInteractiveAnsweredByTheStoredPassword() throws {
-        let sshd = try server { $0.keyboardInteractive = true; $0.passwordAuthentication = false }
+        let sshd = try server {
+            $0.keyboardInteractive = true; $0.passwordAuthentication = false
+        }
         let world = SSHWorld()
         let hostID = UUID()
         world.source.items[ReferenceKey.hostPassword(hostID).rawValue] = Array(TestAccount.password.utf8)
-        var hop = world.endpoint(sshd, auth: .keyboardInteractive, passwordRef: .hostPassword(hostID), pinned: world.pin(sshd))
+        var hop = world.endpoint(
+            sshd, auth: .keyboardInteractive, passwordRef: .hostPassword(hostID), pinned: world.pin(sshd))
         hop.hostID = hostID
         try world.connector.connect([hop]).close()
         XCTAssertTrue(world.delegate.challenges.isEmpty, "no question shown")
@@ -192,7 +206,9 @@ final class AuthTests: XCTestCase {
             XCTAssertThrowsError(try world.connector.connect([hop])) {
                 let error = $0 as? SSHError
                 XCTAssertEqual(error?.kind, .rsaSignatureUnsupported, "\(String(describing: $0))")
-                XCTAssertTrue(error?.message.contains("refused the RSA key of identity 'test-rsa'") == true, "\(String(describing: error))")
+                XCTAssertTrue(
+                    error?.message.contains("refused the RSA key of identity 'test-rsa'") == true,
+                    "\(String(describing: error))")
                 XCTAssertTrue(error?.hint?.contains("ed25519") == true)
                 XCTAssertTrue(error?.hint?.contains("make install-libssh2-1.11") == true)
             }
@@ -245,12 +261,16 @@ final class AuthTests: XCTestCase {
         let sshd = try server(keys: [])
         let world = SSHWorld()
         world.delegate.passwords = []
-        XCTAssertThrowsError(try world.connector.connect([
-            world.endpoint(sshd, identity: world.vaultIdentity(key, type: .ed25519), pinned: world.pin(sshd))
-        ])) {
+        XCTAssertThrowsError(
+            try world.connector.connect([
+                world.endpoint(sshd, identity: world.vaultIdentity(key, type: .ed25519), pinned: world.pin(sshd))
+            ])
+        ) {
             let error = $0 as? SSHError
             XCTAssertEqual(error?.kind, .authenticationFailed, "\(String(describing: $0))")
-            XCTAssertTrue(error?.message.contains("refused the key of identity 'test-ed25519'") == true, "\(String(describing: error))")
+            XCTAssertTrue(
+                error?.message.contains("refused the key of identity 'test-ed25519'") == true,
+                "\(String(describing: error))")
             XCTAssertTrue(error?.hint?.contains("copy-id") == true, "\(String(describing: error))")
         }
     }
@@ -264,13 +284,16 @@ final class AuthTests: XCTestCase {
         try "Authorised use only\u{1B}[31m, logged\n".write(toFile: banner, atomically: true, encoding: .utf8)
         let sshd = try server(keys: [key]) { $0.extraConfig = ["Banner \(banner)"] }
         try world.connector.connect([
-            world.endpoint(sshd, auth: .publickey, identity: world.vaultIdentity(key, type: .ed25519), pinned: world.pin(sshd))
+            world.endpoint(
+                sshd, auth: .publickey, identity: world.vaultIdentity(key, type: .ed25519), pinned: world.pin(sshd))
         ]).close()
         let entries = world.journal.entries
         let banners = entries.filter { $0.hasPrefix("banner ") }
         if LibSSH2.features.userauthBanner {
             XCTAssertEqual(banners, ["banner target: Authorised use only, logged\n"], "\(entries)")
-            XCTAssertLessThan(try XCTUnwrap(entries.firstIndex(of: "verified target")), try XCTUnwrap(entries.firstIndex(of: banners[0])))
+            XCTAssertLessThan(
+                try XCTUnwrap(entries.firstIndex(of: "verified target")),
+                try XCTUnwrap(entries.firstIndex(of: banners[0])))
         } else {
             XCTAssertEqual(banners, [], "\(entries)")
         }
@@ -283,7 +306,8 @@ final class AuthTests: XCTestCase {
         XCTAssertThrowsError(try world.connector.connect([world.endpoint(sshd, pinned: world.pin(sshd))])) {
             let error = $0 as? SSHError
             XCTAssertEqual(error?.kind, .authenticationFailed)
-            XCTAssertTrue(error?.message.contains("the server offers publickey") == true, "\(String(describing: error))")
+            XCTAssertTrue(
+                error?.message.contains("the server offers publickey") == true, "\(String(describing: error))")
         }
         XCTAssertTrue(world.delegate.passwordRequests.isEmpty)
         XCTAssertTrue(world.delegate.challenges.isEmpty)
@@ -295,10 +319,14 @@ final class AuthTests: XCTestCase {
         let world = SSHWorld()
         world.delegate.keyPassphrase = "open sesame"
         let identity = Identity(name: "locked", keyType: .ed25519, keyFile: key.privatePath)
-        let connection = try world.connector.connect([world.endpoint(sshd, auth: .publickey, identity: identity, pinned: world.pin(sshd))])
+        let connection = try world.connector.connect([
+            world.endpoint(sshd, auth: .publickey, identity: identity, pinned: world.pin(sshd))
+        ])
         XCTAssertEqual(connection.outcome.methods, ["publickey"])
         let entries = world.journal.entries
-        XCTAssertLessThan(try XCTUnwrap(entries.firstIndex(of: "verified target")), try XCTUnwrap(entries.firstIndex(of: "askKeyPassphrase")))
+        XCTAssertLessThan(
+            try XCTUnwrap(entries.firstIndex(of: "verified target")),
+            try XCTUnwrap(entries.firstIndex(of: "askKeyPassphrase")))
     }
 
     func testRSAHostKeyWorksWhenTheServerAllowsSSHRSA() throws {

@@ -77,8 +77,9 @@ final class TransportTests: XCTestCase {
         let listener = try SilentListener()
         let world = SSHWorld()
         let hop = SSHEndpoint(name: "silent", hostname: "127.0.0.1", port: listener.port, user: "x")
-        let connector = SSHConnector(options: ConnectOptions(trust: world.trust, connectTimeout: 1),
-                                     credentials: world.source, delegate: world.delegate)
+        let connector = SSHConnector(
+            options: ConnectOptions(trust: world.trust, connectTimeout: 1),
+            credentials: world.source, delegate: world.delegate)
         XCTAssertThrowsError(try connector.connect([hop])) { error in
             XCTAssertEqual((error as? SSHError)?.kind, .timedOut, "\(error)")
         }

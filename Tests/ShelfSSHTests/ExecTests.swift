@@ -57,10 +57,12 @@ final class ExecTests: XCTestCase {
         defer { try? FileManager.default.removeItem(atPath: path) }
         var chunks = 0
         var received = [UInt8]()
-        let status = try connection.exec("head -c 6000000 /dev/urandom | tee \(path)", stdout: {
-            chunks += 1
-            received += $0
-        }, stderr: { _ in })
+        let status = try connection.exec(
+            "head -c 6000000 /dev/urandom | tee \(path)",
+            stdout: {
+                chunks += 1
+                received += $0
+            }, stderr: { _ in })
         XCTAssertEqual(status, .status(0))
         XCTAssertEqual(received.count, 6_000_000)
         XCTAssertGreaterThan(chunks, 1, "delivered as it arrived, not in one piece")

@@ -49,11 +49,14 @@ final class RunningForwards: @unchecked Sendable {
     /// The engine's published status once `settled` holds (it publishes from its loop, so a count can trail the
     /// traffic by one turn); fails with the last status when it never does.
     @discardableResult
-    func status(of ruleID: UUID? = nil, file: StaticString = #filePath, line: UInt = #line,
-                settled: @escaping (ForwardStatus) -> Bool) throws -> ForwardStatus {
-        let found = try eventually("the forward's status to settle", file: file, line: line,
-                                   observe: { self.engine.status().first { ruleID == nil || $0.ruleID == ruleID } },
-                                   until: { $0.map(settled) ?? false })
+    func status(
+        of ruleID: UUID? = nil, file: StaticString = #filePath, line: UInt = #line,
+        settled: @escaping (ForwardStatus) -> Bool
+    ) throws -> ForwardStatus {
+        let found = try eventually(
+            "the forward's status to settle", file: file, line: line,
+            observe: { self.engine.status().first { ruleID == nil || $0.ruleID == ruleID } },
+            until: { $0.map(settled) ?? false })
         return try XCTUnwrap(found)
     }
 

@@ -11,8 +11,9 @@ import XCTest
 final class ForwardSocketTests: XCTestCase {
     func testLocalForwardToAServerSocketCarriesBytesOrIsRefusedWithTheLibrary() throws {
         let directory = "/tmp/sshelf-sock-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o755])
+        try FileManager.default.createDirectory(
+            atPath: directory, withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o755])
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let target = try UnixReverseServer(path: directory + "/reverse.sock")
         let rule = PortForwardRule(kind: .local, bindPort: try TrafficSocket.freePort(), targetHost: target.path)
@@ -39,7 +40,8 @@ final class ForwardSocketTests: XCTestCase {
         let reply = try TrafficSocket.roundTrip(port: forwards.port(rule), payload)
         XCTAssertEqual(reply.count, payload.count, sshd.log)
         XCTAssertEqual(try Payload.sha256(reply), try Payload.sha256(payload.reversed()))
-        XCTAssertEqual(try TrafficSocket.roundTrip(port: forwards.port(rule), Array("socket".utf8)), Array("tekcos".utf8))
+        XCTAssertEqual(
+            try TrafficSocket.roundTrip(port: forwards.port(rule), Array("socket".utf8)), Array("tekcos".utf8))
         let status = try forwards.status { $0.totalConnections == 2 && $0.activeConnections == 0 }
         XCTAssertEqual(status.bytesIn, Int64(payload.count + 6))
     }

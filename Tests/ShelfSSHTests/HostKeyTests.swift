@@ -25,7 +25,8 @@ final class HostKeyTests: XCTestCase {
         let sshd = try server()
         let world = SSHWorld()
         let identity = world.vaultIdentity(key, type: .ed25519)
-        let connection = try world.connector.connect([world.endpoint(sshd, identity: identity, pinned: world.pin(sshd))])
+        let connection = try world.connector.connect([world.endpoint(sshd, identity: identity, pinned: world.pin(sshd))]
+        )
         connection.close()
         let verified = try XCTUnwrap(world.journal.index(of: "verified target"), "\(world.journal.entries)")
         let lookup = try XCTUnwrap(world.journal.index(of: "lookup privkey"), "\(world.journal.entries)")
@@ -41,7 +42,8 @@ final class HostKeyTests: XCTestCase {
         XCTAssertThrowsError(try world.connector.connect([world.endpoint(sshd, identity: identity)])) { error in
             let error = error as? SSHError
             XCTAssertEqual(error?.kind, .hostKeyUnknown)
-            XCTAssertTrue(error?.message.contains(world.pin(sshd).fingerprintForTest) == true, "\(String(describing: error))")
+            XCTAssertTrue(
+                error?.message.contains(world.pin(sshd).fingerprintForTest) == true, "\(String(describing: error))")
         }
         XCTAssertEqual(world.delegate.questions.first?.reason, .unknown)
         XCTAssertNil(world.journal.index(of: "lookup"), "\(world.journal.entries)")
@@ -78,7 +80,8 @@ final class HostKeyTests: XCTestCase {
         let identity = world.vaultIdentity(key, type: .ed25519)
         // A second host record for an address sshelf's known_hosts already holds: no question, and a pin.
         try FileManager.default.createDirectory(atPath: world.directory + "/data", withIntermediateDirectories: true)
-        try "\(sshd.knownHostsName) \(sshd.hostPublicKey(.ed25519))\n".write(toFile: world.ownKnownHosts, atomically: true, encoding: .utf8)
+        try "\(sshd.knownHostsName) \(sshd.hostPublicKey(.ed25519))\n".write(
+            toFile: world.ownKnownHosts, atomically: true, encoding: .utf8)
         let second = world.endpoint(sshd, name: "second", identity: identity)
         let connection = try world.connector.connect([second])
         connection.close()
@@ -116,7 +119,8 @@ final class HostKeyTests: XCTestCase {
             let error = error as? SSHError
             XCTAssertEqual(error?.kind, .hostKeyChanged)
             XCTAssertTrue(error?.message.contains(oldPin.fingerprintForTest) == true, "\(String(describing: error))")
-            XCTAssertTrue(error?.message.contains(world.pin(sshd).fingerprintForTest) == true, "\(String(describing: error))")
+            XCTAssertTrue(
+                error?.message.contains(world.pin(sshd).fingerprintForTest) == true, "\(String(describing: error))")
             XCTAssertTrue(error?.hint?.contains("sshelf trust target --replace") == true)
         }
         XCTAssertTrue(world.delegate.questions.isEmpty)
@@ -130,7 +134,8 @@ final class HostKeyTests: XCTestCase {
         let sshd = try server()
         let impostor = try TestKey.generate(.ed25519).publicLine.split(separator: " ").prefix(2).joined(separator: " ")
         let world = SSHWorld()
-        try "\(sshd.knownHostsName) \(impostor)\n".write(toFile: world.userKnownHosts, atomically: true, encoding: .utf8)
+        try "\(sshd.knownHostsName) \(impostor)\n".write(
+            toFile: world.userKnownHosts, atomically: true, encoding: .utf8)
         XCTAssertThrowsError(try world.connector.connect([world.endpoint(sshd)])) { error in
             XCTAssertEqual((error as? SSHError)?.kind, .hostKeyChanged)
         }
@@ -145,8 +150,9 @@ final class HostKeyTests: XCTestCase {
         XCTAssertThrowsError(try world.connector.connect([world.endpoint(sshd)])) { error in
             XCTAssertEqual((error as? SSHError)?.kind, .hostKeyOtherType, "\(error)")
         }
-        XCTAssertEqual(world.delegate.questions.first?.reason,
-                       .otherType(knownTypes: ["ecdsa-sha2-nistp256"], source: .userKnownHosts))
+        XCTAssertEqual(
+            world.delegate.questions.first?.reason,
+            .otherType(knownTypes: ["ecdsa-sha2-nistp256"], source: .userKnownHosts))
         world.delegate.hostKeyDecision = .acceptOnce
         let identity = world.vaultIdentity(key, type: .ed25519)
         try world.connector.connect([world.endpoint(sshd, identity: identity)]).close()

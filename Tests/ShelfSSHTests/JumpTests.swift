@@ -36,11 +36,13 @@ final class JumpTests: XCTestCase {
         for name in ["jump1", "jump2", "target"] {
             XCTAssertNotNil(entries.firstIndex(of: "verified \(name)"), "\(entries)")
         }
-        XCTAssertEqual(entries.filter { $0.hasPrefix("verified") }, ["verified jump1", "verified jump2", "verified target"])
+        XCTAssertEqual(
+            entries.filter { $0.hasPrefix("verified") }, ["verified jump1", "verified jump2", "verified target"])
         // Each lookup carried the VerifiedSession of its own hop, with the key that hop's server proved it holds.
         XCTAssertEqual(world.source.lookups.map(\.hop), ["jump1", "jump2", "target"])
-        XCTAssertEqual(world.source.lookups.map(\.fingerprint),
-                       [world.pin(jump1), world.pin(jump2), world.pin(target)].map(\.fingerprintForTest))
+        XCTAssertEqual(
+            world.source.lookups.map(\.fingerprint),
+            [world.pin(jump1), world.pin(jump2), world.pin(target)].map(\.fingerprintForTest))
         connection.close()
 
         XCTAssertTrue(jump1.waitForLog("direct-tcpip"), jump1.log)
@@ -65,7 +67,8 @@ final class JumpTests: XCTestCase {
         XCTAssertThrowsError(try world.connector.connect(hops)) {
             XCTAssertEqual(($0 as? SSHError)?.kind, .hostKeyChanged)
         }
-        XCTAssertEqual(world.journal.entries.filter { $0.hasPrefix("lookup") }.count, 1, "only the jump host's key was read")
+        XCTAssertEqual(
+            world.journal.entries.filter { $0.hasPrefix("lookup") }.count, 1, "only the jump host's key was read")
         target.waitForConnectionsEnded()
         XCTAssertFalse(target.log.contains("userauth-request"), target.log)
     }

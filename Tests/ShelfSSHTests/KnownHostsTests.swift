@@ -12,18 +12,20 @@ final class KnownHostsTests: XCTestCase {
 
     override func setUpWithError() throws {
         let a = try TestKey.generate(.ed25519), b = try TestKey.generate(.ecdsa)
-        let pa = a.publicLine.split(separator: " ").map(String.init), pb = b.publicLine.split(separator: " ").map(String.init)
+        let pa = a.publicLine.split(separator: " ").map(String.init),
+            pb = b.publicLine.split(separator: " ").map(String.init)
         key = HostKey(type: pa[0], base64: pa[1])
         other = HostKey(type: pb[0], base64: pb[1])
         line = "\(pa[0]) \(pa[1])"
     }
 
     func testPlainPortAndWildcardPatterns() {
-        let file = KnownHostsFile(text: """
-            example.com,10.0.0.1 \(line!)
-            [example.com]:2222 \(line!)
-            *.corp.example,!bad.corp.example \(line!)
-            """)
+        let file = KnownHostsFile(
+            text: """
+                example.com,10.0.0.1 \(line!)
+                [example.com]:2222 \(line!)
+                *.corp.example,!bad.corp.example \(line!)
+                """)
         XCTAssertEqual(file.entries(for: "example.com").count, 1)
         XCTAssertEqual(file.entries(for: "10.0.0.1").count, 1)
         XCTAssertEqual(file.entries(for: "[example.com]:2222").count, 1)
@@ -83,15 +85,18 @@ final class KnownHostsTests: XCTestCase {
         XCTAssertEqual(trust.evaluate(key, host: "h", port: 22, pinned: nil), .unknown)
         try "h \(line!)\n".write(toFile: user, atomically: true, encoding: .utf8)
         XCTAssertEqual(trust.evaluate(key, host: "h", port: 22, pinned: nil), .trusted(.userKnownHosts))
-        XCTAssertEqual(trust.evaluate(other, host: "h", port: 22, pinned: nil),
-                       .otherType(knownTypes: ["ssh-ed25519"], source: .userKnownHosts))
+        XCTAssertEqual(
+            trust.evaluate(other, host: "h", port: 22, pinned: nil),
+            .otherType(knownTypes: ["ssh-ed25519"], source: .userKnownHosts))
         // A pin wins over known_hosts; a different key of the pinned type is a change.
         XCTAssertEqual(trust.evaluate(other, host: "h", port: 22, pinned: other.pinned), .trusted(.pinned))
         let third = try TestKey.generate(.ed25519).publicLine.split(separator: " ").map(String.init)
         let changed = try XCTUnwrap(HostKey(type: third[0], base64: third[1]))
-        XCTAssertEqual(trust.evaluate(changed, host: "h", port: 22, pinned: nil),
-                       .changed(known: [key], source: .userKnownHosts))
-        XCTAssertEqual(trust.evaluate(changed, host: "h", port: 22, pinned: key.pinned), .changed(known: [key], source: .pinned))
+        XCTAssertEqual(
+            trust.evaluate(changed, host: "h", port: 22, pinned: nil),
+            .changed(known: [key], source: .userKnownHosts))
+        XCTAssertEqual(
+            trust.evaluate(changed, host: "h", port: 22, pinned: key.pinned), .changed(known: [key], source: .pinned))
         // @revoked anywhere refuses the key, even when another line trusts it.
         try "h \(line!)\n@revoked * \(line!)\n".write(toFile: user, atomically: true, encoding: .utf8)
         XCTAssertEqual(trust.evaluate(key, host: "h", port: 22, pinned: nil), .revoked(.userKnownHosts))

@@ -31,6 +31,7 @@ final class PrivateKeyInfoTests: XCTestCase {
         for (arguments, expected) in cases {
             XCTAssertEqual(PrivateKeyInfo.inspect(try key(arguments)), expected, arguments.joined(separator: " "))
         }
-        XCTAssertEqual(PrivateKeyInfo.inspect(SecretBytes(Array("not a key".utf8))), PrivateKeyInfo(type: nil, encrypted: false))
+        XCTAssertEqual(
+            PrivateKeyInfo.inspect(SecretBytes(Array("not a key".utf8))), PrivateKeyInfo(type: nil, encrypted: false))
     }
 }

@@ -27,15 +27,18 @@ final class ProxyCommandTests: XCTestCase {
         var options = SSHD.Options()
         options.authorizedKeys = [key.publicLine]
         let sshd = try SSHD.start(options)
-        for (command, program) in [("\(TestTool.nc.path) %h %p", "nc"), ("\(TestTool.socat.path) - TCP:%h:%p", "socat")] {
+        for (command, program) in [
+            ("\(TestTool.nc.path) %h %p", "nc"), ("\(TestTool.socat.path) - TCP:%h:%p", "socat"),
+        ] {
             let world = SSHWorld()
             let connection = try world.connector.connect([proxied(command, world: world, key: key, sshd: sshd)])
             XCTAssertFalse(children(named: program).isEmpty, "\(program) carries the session")
             let (status, out, _) = try SSHWorld.run(connection, "echo over \(program)")
             XCTAssertEqual(status, .status(0))
             XCTAssertEqual(String(decoding: out, as: UTF8.self), "over \(program)\n")
-            XCTAssertEqual(world.journal.entries.filter { $0.hasPrefix("verified") || $0.hasPrefix("lookup") }.first,
-                           "verified target", "the host key first, then the credential")
+            XCTAssertEqual(
+                world.journal.entries.filter { $0.hasPrefix("verified") || $0.hasPrefix("lookup") }.first,
+                "verified target", "the host key first, then the credential")
             connection.close()
             // Closed means hung up on and reaped: no child of ours is left, not even a zombie.
             XCTAssertEqual(children(named: program), [], "\(program) was reaped")
@@ -47,13 +50,16 @@ final class ProxyCommandTests: XCTestCase {
         let world = SSHWorld()
         let key = try TestKey.generate(.ed25519)
         let sshd = try SSHD.start()
-        let hop = proxied("sh -c 'echo no route to %h, port %p, user %r, %n and 100%% sure >&2; exit 3'",
-                          world: world, key: key, sshd: sshd)
+        let hop = proxied(
+            "sh -c 'echo no route to %h, port %p, user %r, %n and 100%% sure >&2; exit 3'",
+            world: world, key: key, sshd: sshd)
         XCTAssertThrowsError(try world.connector.connect([hop])) { error in
             let message = (error as? SSHError)?.message ?? "\(error)"
             XCTAssertTrue(message.contains("exited with status 3"), message)
-            XCTAssertTrue(message.contains("no route to 127.0.0.1, port \(sshd.port), user \(TestAccount.name), target and 100% sure"),
-                          message)
+            XCTAssertTrue(
+                message.contains(
+                    "no route to 127.0.0.1, port \(sshd.port), user \(TestAccount.name), target and 100% sure"),
+                message)
         }
         XCTAssertTrue(world.journal.entries.filter { $0.hasPrefix("lookup") }.isEmpty, "no credential was read")
         XCTAssertEqual(children(named: "sh"), [], "the command was reaped")
@@ -72,14 +78,17 @@ final class ProxyCommandTests: XCTestCase {
     func testTokensReachTheShellAsTheirValuesAndNothingElse() throws {
         let mark = NSTemporaryDirectory() + "proxy-token-\(UUID().uuidString)"
         let hop = SSHEndpoint(name: "web*", hostname: "fe80::1%eth0", port: 2222, user: "DOM\\svc$x")
-        for command in ["printf '%%s|' %n %h %r %p", "printf '%%s|' \"%n\" \"%h\" \"%r\" \"%p\"",
-                        "printf '%%s|' '%n' '%h' '%r' '%p'"]
-        {
+        for command in [
+            "printf '%%s|' %n %h %r %p", "printf '%%s|' \"%n\" \"%h\" \"%r\" \"%p\"",
+            "printf '%%s|' '%n' '%h' '%r' '%p'",
+        ] {
             let expanded = try ProxyCommandTransport.expand(command, hop: hop)
             let out = try Shell.run(TestTool.sh.path, ["-c", expanded])
             XCTAssertEqual(out, "web*|fe80::1%eth0|DOM\\svc$x|2222|", command)
         }
-        for (field, payload) in [("hostname", "$(touch${IFS}\(mark))"), ("user", "`touch \(mark)`"), ("name", "x;touch \(mark)")] {
+        for (field, payload) in [
+            ("hostname", "$(touch${IFS}\(mark))"), ("user", "`touch \(mark)`"), ("name", "x;touch \(mark)"),
+        ] {
             var bad = hop
             switch field {
             case "hostname": bad.hostname = payload
@@ -96,19 +105,28 @@ final class ProxyCommandTests: XCTestCase {
 
     func testAlgorithmListsFollowOpenSSHsSyntax() throws {
         let defaults = ["a-ctr", "b-ctr", "c-cbc"], supported = ["a-ctr", "b-ctr", "c-cbc", "d-ctr"]
-        XCTAssertEqual(try AlgorithmList.resolve(nil, option: "Ciphers", defaults: defaults, supported: supported), defaults)
-        XCTAssertEqual(try AlgorithmList.resolve("d-ctr,x-gcm,a-ctr", option: "Ciphers", defaults: defaults, supported: supported),
-                       ["d-ctr", "a-ctr"])
-        XCTAssertEqual(try AlgorithmList.resolve("+d-ctr", option: "Ciphers", defaults: defaults, supported: supported),
-                       ["a-ctr", "b-ctr", "c-cbc", "d-ctr"])
-        XCTAssertEqual(try AlgorithmList.resolve("-*-cbc", option: "Ciphers", defaults: defaults, supported: supported),
-                       ["a-ctr", "b-ctr"])
-        XCTAssertEqual(try AlgorithmList.resolve("^b-ctr,d-*", option: "Ciphers", defaults: defaults, supported: supported),
-                       ["b-ctr", "d-ctr", "a-ctr", "c-cbc"])
-        XCTAssertThrowsError(try AlgorithmList.resolve("chacha20-poly1305@openssh.com", option: "Ciphers", defaults: defaults,
-                                                       supported: supported)) { error in
+        XCTAssertEqual(
+            try AlgorithmList.resolve(nil, option: "Ciphers", defaults: defaults, supported: supported), defaults)
+        XCTAssertEqual(
+            try AlgorithmList.resolve("d-ctr,x-gcm,a-ctr", option: "Ciphers", defaults: defaults, supported: supported),
+            ["d-ctr", "a-ctr"])
+        XCTAssertEqual(
+            try AlgorithmList.resolve("+d-ctr", option: "Ciphers", defaults: defaults, supported: supported),
+            ["a-ctr", "b-ctr", "c-cbc", "d-ctr"])
+        XCTAssertEqual(
+            try AlgorithmList.resolve("-*-cbc", option: "Ciphers", defaults: defaults, supported: supported),
+            ["a-ctr", "b-ctr"])
+        XCTAssertEqual(
+            try AlgorithmList.resolve("^b-ctr,d-*", option: "Ciphers", defaults: defaults, supported: supported),
+            ["b-ctr", "d-ctr", "a-ctr", "c-cbc"])
+        XCTAssertThrowsError(
+            try AlgorithmList.resolve(
+                "chacha20-poly1305@openssh.com", option: "Ciphers", defaults: defaults,
+                supported: supported)
+        ) { error in
             XCTAssertEqual((error as? SSHError)?.kind, .invalidConfiguration)
-            XCTAssertTrue((error as? SSHError)?.message.contains("Ciphers chacha20-poly1305@openssh.com leaves nothing") == true)
+            XCTAssertTrue(
+                (error as? SSHError)?.message.contains("Ciphers chacha20-poly1305@openssh.com leaves nothing") == true)
         }
     }
 }

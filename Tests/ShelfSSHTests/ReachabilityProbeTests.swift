@@ -21,8 +21,9 @@ final class ReachabilityProbeTests: XCTestCase {
 
     func testAClosedPortIsRefused() throws {
         let port = try TestPorts.free()
-        XCTAssertEqual(ReachabilityProbe.probe(ProbeTarget(hostname: "127.0.0.1", port: port), timeout: 10),
-                       .down(.refused))
+        XCTAssertEqual(
+            ReachabilityProbe.probe(ProbeTarget(hostname: "127.0.0.1", port: port), timeout: 10),
+            .down(.refused))
     }
 
     /// A listener whose accept queue is full drops further handshakes (the kernel ignores their SYN), as a firewall
@@ -64,8 +65,10 @@ final class ReachabilityProbeTests: XCTestCase {
         let live = try RecordingListener()
         let closed = try TestPorts.free()
         let results = ReachabilityProbe.probeAll(
-            [ProbeTarget(hostname: "127.0.0.1", port: closed), ProbeTarget(hostname: "127.0.0.1", port: live.port),
-             ProbeTarget(hostname: "localhost", port: closed)],
+            [
+                ProbeTarget(hostname: "127.0.0.1", port: closed), ProbeTarget(hostname: "127.0.0.1", port: live.port),
+                ProbeTarget(hostname: "localhost", port: closed),
+            ],
             timeout: 10, concurrency: 2)
         XCTAssertEqual(results.count, 3)
         XCTAssertEqual(results[0], .down(.refused))

@@ -78,11 +78,15 @@ final class RecordingSource: CredentialSource {
         return .found(SecretBytes.take(&bytes))
     }
 
-    func privateKey(for reference: ReferenceKey, on hop: VerifiedSession) -> CredentialLookup { lookup("privkey", reference, hop) }
+    func privateKey(for reference: ReferenceKey, on hop: VerifiedSession) -> CredentialLookup {
+        lookup("privkey", reference, hop)
+    }
     func keyPassphrase(for reference: ReferenceKey, on hop: VerifiedSession) -> CredentialLookup {
         lookup("passphrase", reference, hop)
     }
-    func password(for reference: ReferenceKey, on hop: VerifiedSession) -> CredentialLookup { lookup("password", reference, hop) }
+    func password(for reference: ReferenceKey, on hop: VerifiedSession) -> CredentialLookup {
+        lookup("password", reference, hop)
+    }
 
     func rememberPassword(_ password: SecretBytes, forHost hostID: UUID, on hop: VerifiedSession) -> ReferenceKey? {
         journal.add("remember \(hostID)")
@@ -100,7 +104,8 @@ final class SSHWorld {
     var agentSocket: String? = nil
 
     init() {
-        directory = (ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp") + "/sshelf-world-" + UUID().uuidString.prefix(8)
+        directory =
+            (ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp") + "/sshelf-world-" + UUID().uuidString.prefix(8)
         try? FileManager.default.createDirectory(atPath: directory + "/ssh", withIntermediateDirectories: true)
         delegate = RecordingDelegate(journal: journal)
         source = RecordingSource(journal: journal)
@@ -110,17 +115,23 @@ final class SSHWorld {
 
     var ownKnownHosts: String { directory + "/data/known_hosts" }
     var userKnownHosts: String { directory + "/ssh/known_hosts" }
-    var trust: HostKeyTrustStore { HostKeyTrustStore(ownKnownHostsPath: ownKnownHosts, userKnownHostsPath: userKnownHosts) }
-
-    var connector: SSHConnector {
-        SSHConnector(options: ConnectOptions(trust: trust, connectTimeout: 5, agentSocket: agentSocket),
-                     credentials: source, delegate: delegate)
+    var trust: HostKeyTrustStore {
+        HostKeyTrustStore(ownKnownHostsPath: ownKnownHosts, userKnownHostsPath: userKnownHosts)
     }
 
-    func endpoint(_ sshd: SSHD, name: String = "target", user: String = TestAccount.name, auth: AuthMethod = .auto,
-                  identity: Identity? = nil, passwordRef: ReferenceKey? = nil, pinned: PinnedHostKey? = nil) -> SSHEndpoint {
-        SSHEndpoint(name: name, hostID: UUID(), hostname: sshd.options.listenAddress, port: sshd.port, user: user,
-                    authMethod: auth, identity: identity, passwordRef: passwordRef, pinnedHostKey: pinned)
+    var connector: SSHConnector {
+        SSHConnector(
+            options: ConnectOptions(trust: trust, connectTimeout: 5, agentSocket: agentSocket),
+            credentials: source, delegate: delegate)
+    }
+
+    func endpoint(
+        _ sshd: SSHD, name: String = "target", user: String = TestAccount.name, auth: AuthMethod = .auto,
+        identity: Identity? = nil, passwordRef: ReferenceKey? = nil, pinned: PinnedHostKey? = nil
+    ) -> SSHEndpoint {
+        SSHEndpoint(
+            name: name, hostID: UUID(), hostname: sshd.options.listenAddress, port: sshd.port, user: user,
+            authMethod: auth, identity: identity, passwordRef: passwordRef, pinnedHostKey: pinned)
     }
 
     /// Pins the server's ed25519 key so host-key checks pass without a question.

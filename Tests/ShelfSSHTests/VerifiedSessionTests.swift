@@ -49,22 +49,25 @@ final class VerifiedSessionTests: XCTestCase {
         """
 
     func testACredentialSourceWrittenAsIntendedCompiles() throws {
-        XCTAssertEqual(try typecheck(preamble + "let source: CredentialSource = Source()\nprint(source.canRemember)\n"), "")
+        XCTAssertEqual(
+            try typecheck(preamble + "let source: CredentialSource = Source()\nprint(source.canRemember)\n"), "")
     }
 
     func testOnlyTheHostKeyCheckCanMakeAVerifiedSession() throws {
-        let errors = try typecheck(preamble + """
-            let endpoint = SSHEndpoint(name: "h", hostname: "127.0.0.1")
-            let forged = VerifiedSession(hop: endpoint, hostKey: HostKey(blob: [])!, trustedBy: "me")
-            """)
+        let errors = try typecheck(
+            preamble + """
+                let endpoint = SSHEndpoint(name: "h", hostname: "127.0.0.1")
+                let forged = VerifiedSession(hop: endpoint, hostKey: HostKey(blob: [])!, trustedBy: "me")
+                """)
         XCTAssertTrue(errors.contains("'VerifiedSession' initializer is inaccessible"), errors)
     }
 
     func testNoCredentialCanBeAskedForWithoutAVerifiedSession() throws {
-        let errors = try typecheck(preamble + """
-            let reference = ReferenceKey.hostPassword(UUID())
-            _ = Source().password(for: reference)
-            """)
+        let errors = try typecheck(
+            preamble + """
+                let reference = ReferenceKey.hostPassword(UUID())
+                _ = Source().password(for: reference)
+                """)
         XCTAssertTrue(errors.contains("missing argument"), errors)
     }
 
@@ -88,23 +91,27 @@ final class VerifiedSessionTests: XCTestCase {
             @testable import ShelfSSH
 
             """
-        let intended = try typecheck(inside + """
-            func send(_ verified: VerifiedSession, _ secret: SecretBytes) throws {
-                _ = verified.sendPassword(secret)
-                _ = verified.sendPublicKey(secret, passphrase: nil)
-                _ = verified.sendPublicKey([1, 2, 3]) { _ in nil }
-                _ = verified.sendKeyboardInteractive { _, _, _ in nil }
-                _ = try verified.sendAgentKeys(socketPath: "/nonexistent")
-            }
-            """)
+        let intended = try typecheck(
+            inside + """
+                func send(_ verified: VerifiedSession, _ secret: SecretBytes) throws {
+                    _ = verified.sendPassword(secret)
+                    _ = verified.sendPublicKey(secret, passphrase: nil)
+                    _ = verified.sendPublicKey([1, 2, 3]) { _ in nil }
+                    _ = verified.sendKeyboardInteractive { _, _, _ in nil }
+                    _ = try verified.sendAgentKeys(socketPath: "/nonexistent")
+                }
+                """)
         XCTAssertEqual(intended, "", "the intended way compiles")
         for call in [
             "session.password(user: \"u\", secret: secret)", "session.sendPassword(secret)",
-            "session.publicKey(user: \"u\", privateKey: secret, passphrase: nil)", "session.sendPublicKey(secret, passphrase: nil)",
-            "session.keyboardInteractive(user: \"u\") { _, _, _ in nil }", "session.sendKeyboardInteractive { _, _, _ in nil }",
+            "session.publicKey(user: \"u\", privateKey: secret, passphrase: nil)",
+            "session.sendPublicKey(secret, passphrase: nil)",
+            "session.keyboardInteractive(user: \"u\") { _, _, _ in nil }",
+            "session.sendKeyboardInteractive { _, _, _ in nil }",
             "try session.agent(user: \"u\", socketPath: \"/x\")", "try session.sendAgentKeys(socketPath: \"/x\")",
         ] {
-            let errors = try typecheck(inside + "func send(_ session: Session, _ secret: SecretBytes) throws { _ = \(call) }\n")
+            let errors = try typecheck(
+                inside + "func send(_ session: Session, _ secret: SecretBytes) throws { _ = \(call) }\n")
             XCTAssertTrue(errors.contains("has no member"), "\(call): \(errors)")
         }
     }

@@ -9,13 +9,18 @@ import XCTest
 
 final class HostAliasesStoreTests: XCTestCase {
     func testAliasesRoundTripThroughJSONTheStoreAndTheCatalog() throws {
-        let host = ShelfCore.Host(name: "web1", hostname: "10.0.0.1", createdAt: Date(timeIntervalSince1970: 1_700_000_000),
-                                  updatedAt: Date(timeIntervalSince1970: 1_700_000_000), aliases: ["web1.prod", "Zürich-w1"])
-        XCTAssertEqual(try ShelfJSON.decoder().decode(ShelfCore.Host.self, from: try ShelfJSON.encoder().encode(host)), host)
+        let host = ShelfCore.Host(
+            name: "web1", hostname: "10.0.0.1", createdAt: Date(timeIntervalSince1970: 1_700_000_000),
+            updatedAt: Date(timeIntervalSince1970: 1_700_000_000), aliases: ["web1.prod", "Zürich-w1"])
+        XCTAssertEqual(
+            try ShelfJSON.decoder().decode(ShelfCore.Host.self, from: try ShelfJSON.encoder().encode(host)), host)
         XCTAssertEqual(try ShelfJSON.decoder().decode(ShelfCore.Host.self, from: Data("{}".utf8)).aliases, [])
-        let body = try XCTUnwrap(try JSONDecoder().decode([String: JSONValue].self, from: try ShelfJSON.encoder().encode(host)))
-        XCTAssertEqual(FieldGroups.fields(of: "aliases", kind: .host, in: body), ["aliases": .array([.string("web1.prod"), .string("Zürich-w1")])],
-                       "the aliases sync as a field group of their own")
+        let body = try XCTUnwrap(
+            try JSONDecoder().decode([String: JSONValue].self, from: try ShelfJSON.encoder().encode(host)))
+        XCTAssertEqual(
+            FieldGroups.fields(of: "aliases", kind: .host, in: body),
+            ["aliases": .array([.string("web1.prod"), .string("Zürich-w1")])],
+            "the aliases sync as a field group of their own")
         XCTAssertNil(FieldGroups.fields(of: FieldGroups.extra, kind: .host, in: body)["aliases"])
 
         let home = TempHome()
@@ -34,7 +39,9 @@ final class HostAliasesStoreTests: XCTestCase {
         XCTAssertEqual(table.fields(row), ["web1", "10.0.0.1", ""], "displayed fields keep their layout")
         XCTAssertEqual(try store.cachedHostTable()?.host(at: row).aliases, host.aliases, "and so does its cache file")
         let matcher = HostMatcher(table: table, groupPaths: table.groupIDs.map { _ in "" })
-        XCTAssertEqual(matcher.search(HostQuery("zurich"), in: (0..<Int32(table.count)).map { $0 }).map { table.name(Int($0)) }, ["web1"])
+        XCTAssertEqual(
+            matcher.search(HostQuery("zurich"), in: (0..<Int32(table.count)).map { $0 }).map { table.name(Int($0)) },
+            ["web1"])
     }
 
     func testAnOlderCopyInExtraMovesIntoTheColumnAndOldCachesAreStale() throws {
@@ -44,8 +51,9 @@ final class HostAliasesStoreTests: XCTestCase {
         var tokenBefore: [UInt8]?
         do {
             let older = try Store(path: path, migrateTo: 10)  // the step before hostAliases
-            try older.db.run("INSERT INTO hosts(id, name, hostname, extra) VALUES (?, 'synced', 's.example', ?)",
-                             [.text(kept.storeText), .text(#"{"future":"kept","aliases":["s1","s.prod"]}"#)])
+            try older.db.run(
+                "INSERT INTO hosts(id, name, hostname, extra) VALUES (?, 'synced', 's.example', ?)",
+                [.text(kept.storeText), .text(#"{"future":"kept","aliases":["s1","s.prod"]}"#)])
             tokenBefore = try older.catalogToken()
         }
         let store = try Store(path: path)

@@ -10,16 +10,20 @@ import XCTest
 
 final class HostOptionsStoreTests: XCTestCase {
     func testOptionsRoundTripThroughJSONTheStoreAndTheCatalog() throws {
-        let host = ShelfCore.Host(name: "web", hostname: "w.example.com",
-                                  options: ["ServerAliveInterval 15", "ProxyCommand sh -c \"nc %h %p\""],
-                                  createdAt: Date(timeIntervalSince1970: 1_700_000_000), updatedAt: Date(timeIntervalSince1970: 1_700_000_000))
-        XCTAssertEqual(try ShelfJSON.decoder().decode(ShelfCore.Host.self, from: try ShelfJSON.encoder().encode(host)), host)
+        let host = ShelfCore.Host(
+            name: "web", hostname: "w.example.com",
+            options: ["ServerAliveInterval 15", "ProxyCommand sh -c \"nc %h %p\""],
+            createdAt: Date(timeIntervalSince1970: 1_700_000_000), updatedAt: Date(timeIntervalSince1970: 1_700_000_000)
+        )
+        XCTAssertEqual(
+            try ShelfJSON.decoder().decode(ShelfCore.Host.self, from: try ShelfJSON.encoder().encode(host)), host)
         XCTAssertEqual(try ShelfJSON.decoder().decode(ShelfCore.Host.self, from: Data("{}".utf8)).options, [])
         let home = TempHome()
         let store = try Store(path: home.sshelfHome + "/data/store.sqlite")
         try store.write { try $0.save(host) }
         XCTAssertEqual(try store.host(id: host.id)?.options, host.options)
-        XCTAssertEqual(try store.hostTable().host(at: 0).options, host.options, "the catalog (what the TUI edits) keeps them")
+        XCTAssertEqual(
+            try store.hostTable().host(at: 0).options, host.options, "the catalog (what the TUI edits) keeps them")
         XCTAssertEqual(try store.cachedHostTable()?.host(at: 0).options, host.options, "and so does its cache file")
     }
 
@@ -30,8 +34,9 @@ final class HostOptionsStoreTests: XCTestCase {
         var tokenBefore: [UInt8]?
         do {
             let v7 = try Store(path: path, migrateTo: 7)
-            try v7.db.run("INSERT INTO hosts(id, name, hostname, extra) VALUES (?, 'synced', 's.example', ?)",
-                          [.text(kept.storeText), .text(#"{"future":"kept","options":["Compression yes","SendEnv LANG"]}"#)])
+            try v7.db.run(
+                "INSERT INTO hosts(id, name, hostname, extra) VALUES (?, 'synced', 's.example', ?)",
+                [.text(kept.storeText), .text(#"{"future":"kept","options":["Compression yes","SendEnv LANG"]}"#)])
             tokenBefore = try v7.catalogToken()
         }
         let store = try Store(path: path)
@@ -44,8 +49,10 @@ final class HostOptionsStoreTests: XCTestCase {
     func testDefaultsKeepTheirOrder() throws {
         let home = TempHome()
         let store = try Store(path: home.sshelfHome + "/data/store.sqlite")
-        let blocks = [OptionDefaults(pattern: "*.internal !bastion", options: ["Compression yes"]),
-                      OptionDefaults(pattern: "*", options: ["ServerAliveInterval 60", "SendEnv LANG"])]
+        let blocks = [
+            OptionDefaults(pattern: "*.internal !bastion", options: ["Compression yes"]),
+            OptionDefaults(pattern: "*", options: ["ServerAliveInterval 60", "SendEnv LANG"]),
+        ]
         try store.write { try $0.setOptionDefaults(blocks) }
         XCTAssertEqual(try store.optionDefaults(), blocks)
         try store.write { try $0.setOptionDefaults(Array(blocks.reversed())) }
@@ -62,10 +69,11 @@ final class HostOptionsStoreTests: XCTestCase {
         _ = try store.write { try $0.hosts() }
         XCTAssertEqual(calls, 1, "a write transaction that changed nothing")
         struct Abort: Error {}
-        XCTAssertThrowsError(try store.write { store in
-            try store.save(ShelfCore.Host(name: "b", hostname: "b.example"))
-            throw Abort()
-        })
+        XCTAssertThrowsError(
+            try store.write { store in
+                try store.save(ShelfCore.Host(name: "b", hostname: "b.example"))
+                throw Abort()
+            })
         XCTAssertEqual(calls, 1, "a transaction rolled back")
         try store.bulkWrite { try $0.save(hosts: [ShelfCore.Host(name: "c", hostname: "c.example")]) }
         XCTAssertEqual(calls, 2, "a bulk write (an import) too")

@@ -8,8 +8,9 @@ import XCTest
 
 final class IdentityAgentOptionsStoreTests: XCTestCase {
     func testOptionsRoundTripThroughJSON() throws {
-        let identity = Identity(name: "k", confirmEachUse: true, agentLifetime: 600,
-                                updatedAt: Date(timeIntervalSince1970: 1_700_000_000))
+        let identity = Identity(
+            name: "k", confirmEachUse: true, agentLifetime: 600,
+            updatedAt: Date(timeIntervalSince1970: 1_700_000_000))
         let encoded = try ShelfJSON.encoder().encode(identity)
         XCTAssertEqual(try ShelfJSON.decoder().decode(Identity.self, from: encoded), identity)
         let defaults = try ShelfJSON.decoder().decode(Identity.self, from: Data("{}".utf8))

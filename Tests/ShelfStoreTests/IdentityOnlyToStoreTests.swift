@@ -11,8 +11,9 @@ final class IdentityOnlyToStoreTests: XCTestCase {
     func testBindingsRoundTripThroughJSONAndUnknownFormsAreKept() throws {
         let host = UUID()
         let group = UUID()
-        let identity = Identity(name: "k", onlyTo: [.host(host), .group(group), .other("tag:db")],
-                                updatedAt: Date(timeIntervalSince1970: 1_700_000_000))
+        let identity = Identity(
+            name: "k", onlyTo: [.host(host), .group(group), .other("tag:db")],
+            updatedAt: Date(timeIntervalSince1970: 1_700_000_000))
         let encoded = try ShelfJSON.encoder().encode(identity)
         let text = String(decoding: encoded, as: UTF8.self)
         XCTAssertTrue(text.contains("host:\(host.uuidString.lowercased())"), text)
@@ -40,8 +41,10 @@ final class IdentityOnlyToStoreTests: XCTestCase {
             // As a version without the column stored an identity that came by sync from a newer device.
             try old.db.run(
                 "INSERT INTO identities(id, name, extra) VALUES (?, 'synced', ?)",
-                [.text(kept.storeText),
-                 .text(#"{"onlyTo":["host:\#(host.uuidString)",7,"later:form"],"future":"kept"}"#)])
+                [
+                    .text(kept.storeText),
+                    .text(#"{"onlyTo":["host:\#(host.uuidString)",7,"later:form"],"future":"kept"}"#),
+                ])
         }
         let store = try Store(path: path)
         let migrated = try XCTUnwrap(try store.identities().first { $0.id == kept })

@@ -73,9 +73,11 @@ final class StoreBulkInsertTests: XCTestCase {
         try one.write { store in try store.save(hosts: kept) }
         XCTAssertEqual(calls.all, Array(order.indices), "each host made once, in order")
         XCTAssertEqual(try streamed.hosts(), try one.hosts(), "the same rows")
-        for sql in ["SELECT count(*) FROM hosts WHERE group_id IS NULL", "SELECT count(*) FROM hosts WHERE user = ''",
-                    "SELECT count(*) FROM hosts WHERE options = ''", "SELECT count(*) FROM hosts WHERE notes = ''",
-                    "SELECT count(*) FROM hosts WHERE typeof(created_at) = 'real' AND typeof(port) = 'integer'"] {
+        for sql in [
+            "SELECT count(*) FROM hosts WHERE group_id IS NULL", "SELECT count(*) FROM hosts WHERE user = ''",
+            "SELECT count(*) FROM hosts WHERE options = ''", "SELECT count(*) FROM hosts WHERE notes = ''",
+            "SELECT count(*) FROM hosts WHERE typeof(created_at) = 'real' AND typeof(port) = 'integer'",
+        ] {
             XCTAssertEqual(try streamed.db.scalarInt(sql), try one.db.scalarInt(sql), sql)
         }
         XCTAssertEqual(try streamed.outboxCount(), kept.count, "every host stored is queued for sync, no other")
@@ -94,9 +96,11 @@ final class StoreBulkInsertTests: XCTestCase {
         for clash in [kept, gone] {
             var again = clash
             again.hostname = "changed"
-            XCTAssertThrowsError(try store.bulkWrite { store in
-                try store.insert(newHosts: [ShelfCore.Host(name: "fresh", hostname: "f"), again])
-            }) { error in XCTAssertEqual((error as? StoreError)?.kind, .constraint, "\(error)") }
+            XCTAssertThrowsError(
+                try store.bulkWrite { store in
+                    try store.insert(newHosts: [ShelfCore.Host(name: "fresh", hostname: "f"), again])
+                }
+            ) { error in XCTAssertEqual((error as? StoreError)?.kind, .constraint, "\(error)") }
         }
         XCTAssertEqual(try store.hosts().map(\.hostname), ["k"], "nothing written, nothing overwritten")
     }
@@ -105,16 +109,20 @@ final class StoreBulkInsertTests: XCTestCase {
         let store = try store("indexes")
         try store.write { store in
             // The store itself does not hold the unique-name rule (the operations do): two names differing in case.
-            try store.save(hosts: [ShelfCore.Host(name: "web", hostname: "a"), ShelfCore.Host(name: "Web", hostname: "b")])
+            try store.save(hosts: [
+                ShelfCore.Host(name: "web", hostname: "a"), ShelfCore.Host(name: "Web", hostname: "b"),
+            ])
         }
         let indexes = try store.db.query(
-            "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'hosts' AND sql IS NOT NULL") { $0.text(0) }
+            "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'hosts' AND sql IS NOT NULL"
+        ) { $0.text(0) }
         // And the partial index of the few hosts with aliases (what finding a host by an alias reads).
         XCTAssertEqual(indexes, ["hosts_by_folded_name", "hosts_with_aliases"])
         let aliasPlan = try store.queryPlan("SELECT \(HostRow.columns) FROM hosts WHERE aliases != '' ORDER BY id")
         XCTAssertTrue(aliasPlan.contains { $0.contains("hosts_with_aliases") }, "\(aliasPlan)")
         // What `hosts(named:)` and `hosts(sameNameAs:)` run: through the case-insensitive name index, no sort.
-        let plan = try store.queryPlan("SELECT \(HostRow.columns) FROM hosts WHERE name = 'web' COLLATE NOCASE ORDER BY id")
+        let plan = try store.queryPlan(
+            "SELECT \(HostRow.columns) FROM hosts WHERE name = 'web' COLLATE NOCASE ORDER BY id")
         XCTAssertTrue(plan.contains { $0.contains("USING INDEX hosts_by_folded_name (name=?)") }, "\(plan)")
         XCTAssertFalse(plan.contains { $0.contains("TEMP B-TREE") }, "\(plan)")
         XCTAssertEqual(try store.hosts(named: "Web").map(\.hostname), ["b"], "an exact name first")

@@ -48,16 +48,25 @@ final class StoreCatalogTests: XCTestCase {
         let added = ShelfCore.Host(name: "added", hostname: "new.example")
         let writes: [(String, () throws -> Void)] = [
             ("save from another connection", { try other.save(added) }),
-            ("update", { var h = added; h.user = "root"; try other.save(h) }),
+            (
+                "update",
+                {
+                    var h = added; h.user = "root"; try other.save(h)
+                }
+            ),
             ("raw SQL", { try other.db.run("UPDATE hosts SET last_connected_at = 5 WHERE name = 'host-1'") }),
             ("delete", { try other.deleteHost(added.id) }),
-            ("sync apply", {
-                let host = ShelfCore.Host(name: "synced", hostname: "s.example")
-                let stamp = ClockStamp(wall: Int64.max / 2, counter: 0, device: "other-device")
-                let record = SyncRecord(kind: .host, id: host.id, clock: .uniform(GroupStamp(stamp: stamp), kind: .host),
-                                        body: try SyncRecordCodec.body(host))
-                XCTAssertEqual(try other.apply(record, from: "other-device", at: Date()), .applied)
-            }),
+            (
+                "sync apply",
+                {
+                    let host = ShelfCore.Host(name: "synced", hostname: "s.example")
+                    let stamp = ClockStamp(wall: Int64.max / 2, counter: 0, device: "other-device")
+                    let record = SyncRecord(
+                        kind: .host, id: host.id, clock: .uniform(GroupStamp(stamp: stamp), kind: .host),
+                        body: try SyncRecordCodec.body(host))
+                    XCTAssertEqual(try other.apply(record, from: "other-device", at: Date()), .applied)
+                }
+            ),
         ]
         for (what, write) in writes {
             let before = try store.hostTable()
@@ -101,10 +110,11 @@ final class StoreCatalogTests: XCTestCase {
         XCTAssertNotEqual(after, before)
         XCTAssertEqual(try store.hostTable().count, 150)
         struct Stop: Error {}
-        XCTAssertThrowsError(try store.bulkWrite { store in
-            try store.save(ShelfCore.Host(name: "rolled-back", hostname: "r"))
-            throw Stop()
-        })
+        XCTAssertThrowsError(
+            try store.bulkWrite { store in
+                try store.save(ShelfCore.Host(name: "rolled-back", hostname: "r"))
+                throw Stop()
+            })
         XCTAssertEqual(try store.catalogToken(), after, "a failed bulk write changes nothing, triggers included")
         try other(store).save(ShelfCore.Host(name: "later", hostname: "l"))
         XCTAssertNotEqual(try store.catalogToken(), after, "the triggers work again after a bulk write")

@@ -16,7 +16,8 @@ final class StoreLayoutTests: XCTestCase {
 
     /// Every row of the stamp tables, in key order, all columns.
     func stampRows(_ store: Store) throws -> [[SQLValue]] {
-        try store.db.connection.rows("SELECT kind, id, wall, counter, device, deleted, clock, history FROM record_clock ORDER BY kind, id")
+        try store.db.connection.rows(
+            "SELECT kind, id, wall, counter, device, deleted, clock, history FROM record_clock ORDER BY kind, id")
             + store.db.connection.rows("SELECT 'outbox', kind, id FROM sync_outbox ORDER BY kind, id")
     }
 
@@ -41,7 +42,9 @@ final class StoreLayoutTests: XCTestCase {
                 try store.save(HostGroup(name: "prod"))
             }
             try older.write { store in
-                let sent = try groups[20..<30].map { group in (RecordKind.group, group.id, try XCTUnwrap(try store.clock(.group, group.id)?.latest)) }
+                let sent = try groups[20..<30].map { group in
+                    (RecordKind.group, group.id, try XCTUnwrap(try store.clock(.group, group.id)?.latest))
+                }
                 try store.clearOutbox(sent: sent)
             }
             before = try stampRows(older)
@@ -51,10 +54,15 @@ final class StoreLayoutTests: XCTestCase {
         XCTAssertEqual(store.schemaVersion, Store.latestVersion)
         XCTAssertEqual(try stampRows(store), before, "every stamp and every queued record kept as it was")
         XCTAssertFalse(hasRowid(store, "sync_outbox"), "the outbox lives in its key's b-tree")
-        let outboxIndexes = try store.db.query("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'sync_outbox'") { $0.text(0) }
+        let outboxIndexes = try store.db.query(
+            "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'sync_outbox'"
+        ) { $0.text(0) }
         XCTAssertEqual(outboxIndexes, [], "no index beside the outbox for its own key")
-        let plan = try store.queryPlan("SELECT wall, counter, device FROM record_clock ORDER BY wall DESC, counter DESC, device DESC LIMIT 1")
-        XCTAssertTrue(plan.contains { $0.contains("record_clock_by_stamp") }, "the newest stamp is found through its index: \(plan)")
+        let plan = try store.queryPlan(
+            "SELECT wall, counter, device FROM record_clock ORDER BY wall DESC, counter DESC, device DESC LIMIT 1")
+        XCTAssertTrue(
+            plan.contains { $0.contains("record_clock_by_stamp") },
+            "the newest stamp is found through its index: \(plan)")
         XCTAssertEqual(try store.db.query("PRAGMA integrity_check") { $0.text(0) }, ["ok"])
         // Stamping goes on where it left off: a new save is later than every stamp migrated.
         let newest = try XCTUnwrap(before.compactMap { $0[2].int }.max())
@@ -65,11 +73,15 @@ final class StoreLayoutTests: XCTestCase {
     func testANewStoreHasLargePagesAndAnOlderOneKeepsItsOwn() throws {
         let store = try Store(path: path)
         XCTAssertEqual(try store.db.scalarInt("PRAGMA page_size"), Store.pageSize)
-        XCTAssertEqual(try store.db.query("PRAGMA journal_mode") { $0.text(0) }, ["wal"], "WAL: readers keep reading while an import writes")
+        XCTAssertEqual(
+            try store.db.query("PRAGMA journal_mode") { $0.text(0) }, ["wal"],
+            "WAL: readers keep reading while an import writes")
         let olderPath = home.sshelfHome + "/old/store.sqlite"
         try PrivateDirectory.make(home.sshelfHome + "/old")
         do {
-            XCTAssertTrue(FileManager.default.createFile(atPath: olderPath, contents: nil, attributes: [.posixPermissions: 0o600]))
+            XCTAssertTrue(
+                FileManager.default.createFile(atPath: olderPath, contents: nil, attributes: [.posixPermissions: 0o600])
+            )
             let raw = try Database(path: olderPath)
             try raw.execute("PRAGMA page_size=4096; PRAGMA journal_mode=WAL; CREATE TABLE t(x); DROP TABLE t;")
         }
@@ -82,6 +94,7 @@ final class StoreLayoutTests: XCTestCase {
         let store = try Store(path: path)
         try store.write { store in try store.save(ShelfCore.Host(name: "web", hostname: "web.example")) }
         XCTAssertEqual(try store.hosts().count, 1)
-        XCTAssertEqual(SQLiteDatabase.memoryCounted(), 0, "SQLite counted its memory: the statistics (and their mutex) are on")
+        XCTAssertEqual(
+            SQLiteDatabase.memoryCounted(), 0, "SQLite counted its memory: the statistics (and their mutex) are on")
     }
 }

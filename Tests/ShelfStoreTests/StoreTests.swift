@@ -16,12 +16,14 @@ final class StoreTests: XCTestCase {
         let store = try Store(path: path)
         let prod = HostGroup(name: "prod"), eu = HostGroup(name: "eu", parentID: prod.id)
         let identity = Identity(name: "laptop", keyType: .ed25519, publicKey: "ssh-ed25519 AAAA x")
-        var host = ShelfCore.Host(name: "db", hostname: "10.0.0.5", port: 2222, user: "pg", groupID: eu.id, tags: ["sql", "eu"],
-                                  authMethod: .publickey, identityID: identity.id,
-                                  passwordRef: .hostPassword(UUID()), pinnedHostKey: PinnedHostKey(type: "ssh-ed25519", key: "AAAA"),
-                                  notes: "line1\nline2", extra: ["future": .string("kept")])
-        let rule = PortForwardRule(hostID: host.id, name: "pg", kind: .local, bindPort: 5432, targetHost: "localhost",
-                                   targetPort: 5432, autostart: true)
+        var host = ShelfCore.Host(
+            name: "db", hostname: "10.0.0.5", port: 2222, user: "pg", groupID: eu.id, tags: ["sql", "eu"],
+            authMethod: .publickey, identityID: identity.id,
+            passwordRef: .hostPassword(UUID()), pinnedHostKey: PinnedHostKey(type: "ssh-ed25519", key: "AAAA"),
+            notes: "line1\nline2", extra: ["future": .string("kept")])
+        let rule = PortForwardRule(
+            hostID: host.id, name: "pg", kind: .local, bindPort: 5432, targetHost: "localhost",
+            targetPort: 5432, autostart: true)
         try store.write { store in
             try store.save(prod)
             try store.save(eu)
@@ -66,10 +68,12 @@ final class StoreTests: XCTestCase {
         let group = HostGroup(name: "Frankfurt")
         try store.save(group)
         try store.write { store in
-            try store.save(hosts: (0..<2000).map { i in
-                ShelfCore.Host(name: "host\(i)", hostname: "10.0.\(i / 256).\(i % 256)", user: i % 2 == 0 ? "deploy" : "root",
-                               groupID: i % 10 == 0 ? group.id : nil, tags: i % 100 == 0 ? ["Critical"] : [])
-            })
+            try store.save(
+                hosts: (0..<2000).map { i in
+                    ShelfCore.Host(
+                        name: "host\(i)", hostname: "10.0.\(i / 256).\(i % 256)", user: i % 2 == 0 ? "deploy" : "root",
+                        groupID: i % 10 == 0 ? group.id : nil, tags: i % 100 == 0 ? ["Critical"] : [])
+                })
         }
         XCTAssertEqual(try store.searchHosts("").count, 2000)
         XCTAssertEqual(try store.searchHosts("critical").count, 20)
@@ -85,8 +89,9 @@ final class StoreTests: XCTestCase {
         do {
             let v1 = try Store(path: path, migrateTo: 1)
             XCTAssertEqual(v1.schemaVersion, 1)
-            try v1.db.run("INSERT INTO hosts(id, name, hostname, tags) VALUES (?, 'Legacy', 'old.example', 'tagA')",
-                          [.text(UUID().uuidString.lowercased())])
+            try v1.db.run(
+                "INSERT INTO hosts(id, name, hostname, tags) VALUES (?, 'Legacy', 'old.example', 'tagA')",
+                [.text(UUID().uuidString.lowercased())])
         }
         let store = try Store(path: path)
         XCTAssertEqual(store.schemaVersion, Store.latestVersion)
@@ -98,7 +103,8 @@ final class StoreTests: XCTestCase {
         try PrivateDirectory.make(home.sshelfHome + "/data")
         var garbage = Data("SQLite format 3\0".utf8)
         garbage.append(Data((0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 31) }))
-        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: garbage, attributes: [.posixPermissions: 0o600]))
+        XCTAssertTrue(
+            FileManager.default.createFile(atPath: path, contents: garbage, attributes: [.posixPermissions: 0o600]))
         XCTAssertThrowsError(try Store(path: path)) { error in
             let store = error as? StoreError
             XCTAssertEqual(store?.kind, .corrupt, "\(error)")
@@ -109,7 +115,8 @@ final class StoreTests: XCTestCase {
 
     func testForeignDatabaseIsRefused() throws {
         try PrivateDirectory.make(home.sshelfHome + "/data")
-        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]))
+        XCTAssertTrue(
+            FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]))
         let other = try Database(path: path)
         try other.execute("CREATE TABLE music(title TEXT); INSERT INTO music VALUES ('x');")
         XCTAssertThrowsError(try Store(path: path)) { XCTAssertEqual(($0 as? StoreError)?.kind, .foreign) }
@@ -135,7 +142,8 @@ final class StoreTests: XCTestCase {
 
 enum PrivateDirectory {
     static func make(_ path: String) throws {
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            atPath: path, withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700])
     }
 }

@@ -14,8 +14,9 @@ final class StoreThreadsTests: XCTestCase {
         let store = try Store(path: path)
         // Commits without waiting for the disk: the test is about the connection, not fsync (FULL takes ~85 ms here).
         try store.db.execute("PRAGMA synchronous=OFF")
-        let host = ShelfCore.Host(name: "t", hostname: "127.0.0.1",
-                                  options: ["ServerAliveInterval 30", "AddKeysToAgent yes"])
+        let host = ShelfCore.Host(
+            name: "t", hostname: "127.0.0.1",
+            options: ["ServerAliveInterval 30", "AddKeysToAgent yes"])
         try store.save(host)
         let writes = 400
         // Shared on purpose (the store is not Sendable): the test is that sharing it is safe.

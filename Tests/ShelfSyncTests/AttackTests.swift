@@ -31,12 +31,14 @@ final class AttackTests: XCTestCase {
             try device.enable(folder: remote)
             try SyncSettings.setCredentials(true, device.store)
         }
-        var prod = ShelfCore.Host(name: "prod", hostname: "127.0.0.1", port: legit.port, user: TestAccount.name, authMethod: .password)
+        var prod = ShelfCore.Host(
+            name: "prod", hostname: "127.0.0.1", port: legit.port, user: TestAccount.name, authMethod: .password)
         prod.passwordRef = .hostPassword(prod.id)
         let key = legit.hostPublicKey(.ed25519).split(separator: " ")
         prod.pinnedHostKey = PinnedHostKey(type: String(key[0]), key: String(key[1]))
         try a.store.write { try $0.save(prod) }
-        try a.vault.saveHostPassword(SecretBytes(Array(TestAccount.password.utf8)), hostID: prod.id, class: .whenUnlocked)
+        try a.vault.saveHostPassword(
+            SecretBytes(Array(TestAccount.password.utf8)), hostID: prod.id, class: .whenUnlocked)
         try formGroup([a, b])
         XCTAssertEqual(try b.store.host(id: prod.id)?.port, legit.port)
         XCTAssertNotNil(b.vault.loadHostPassword(prod.id, class: .whenUnlocked).secret, "B has the synced password")
@@ -69,7 +71,9 @@ final class AttackTests: XCTestCase {
 
     /// B connects to prod after the attack: it reaches the real server with the synced password, and the attacker's
     /// server logs no connection at all (so certainly no authentication attempt).
-    func assertConnectsToTheRealServer(_ b: Device, _ legit: SSHD, _ attacker: SSHD, file: StaticString = #filePath, line: UInt = #line) throws {
+    func assertConnectsToTheRealServer(
+        _ b: Device, _ legit: SSHD, _ attacker: SSHD, file: StaticString = #filePath, line: UInt = #line
+    ) throws {
         let result = try b.home.run("exec", "prod", "--no-stdin", "--", "echo", "reached")
         XCTAssertExit(result, 0, file: file, line: line)
         XCTAssertEqual(result.stdout, "reached\n", file: file, line: line)
@@ -83,22 +87,27 @@ final class AttackTests: XCTestCase {
         let layout = RemoteLayout(root: remote)
         // The old attack: a new device folder with a plaintext record.
         let impostor = UUID().uuidString.lowercased()
-        try FileManager.default.createDirectory(atPath: layout.deviceDirectory(impostor) + "/config", withIntermediateDirectories: true)
-        try #"{"format":1,"id":"\#(impostor)","name":"evil"}"#.write(toFile: layout.deviceDirectory(impostor) + "/device.json",
-                                                                     atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(
+            atPath: layout.deviceDirectory(impostor) + "/config", withIntermediateDirectories: true)
+        try #"{"format":1,"id":"\#(impostor)","name":"evil"}"#.write(
+            toFile: layout.deviceDirectory(impostor) + "/device.json",
+            atomically: true, encoding: .utf8)
         try formatOneLine(prod, attacker: attacker, device: impostor)
-            .write(toFile: layout.deviceDirectory(impostor) + "/config/00000001.jsonl", atomically: true, encoding: .utf8)
+            .write(
+                toFile: layout.deviceDirectory(impostor) + "/config/00000001.jsonl", atomically: true, encoding: .utf8)
         let first = b.sync()
         XCTAssertEqual(first.pulled, 0)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: layout.deviceDirectory(impostor) + "/config"),
-                       "format-1 files are never read, and removed")
+        XCTAssertFalse(
+            FileManager.default.fileExists(atPath: layout.deviceDirectory(impostor) + "/config"),
+            "format-1 files are never read, and removed")
         // The same in this format, sealed with the group's keys (as if they had leaked), signed by the impostor's key.
         var forger = try Forger(a)
         forger.keys = try Forger.strangerKeys()
         let second = UUID().uuidString.lowercased()
         try forger.write(records: [redirected(prod, to: attacker, by: second)], seq: 1, device: second)
         let report = b.sync(expect: .localFallback)
-        XCTAssertEqual(report.reason, "entries from device \(second.prefix(8)), which is not an enrolled device, refused")
+        XCTAssertEqual(
+            report.reason, "entries from device \(second.prefix(8)), which is not an enrolled device, refused")
         XCTAssertEqual(try b.store.host(id: prod.id)?.port, legit.port)
         XCTAssertEqual(try b.state(), try a.state(), "nothing of the impostor's was applied")
         try assertConnectsToTheRealServer(b, legit, attacker)
@@ -109,7 +118,8 @@ final class AttackTests: XCTestCase {
         let layout = RemoteLayout(root: remote)
         let next = (try FolderRemote(path: remote).entries(of: a.id).last ?? 0) + 1
         // The old attack: the next plaintext batch in A's folder.
-        try FileManager.default.createDirectory(atPath: layout.deviceDirectory(a.id) + "/config", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: layout.deviceDirectory(a.id) + "/config", withIntermediateDirectories: true)
         try formatOneLine(prod, attacker: attacker, device: a.id)
             .write(toFile: layout.deviceDirectory(a.id) + "/config/00000002.jsonl", atomically: true, encoding: .utf8)
         XCTAssertEqual(b.sync().pulled, 0)
@@ -120,12 +130,15 @@ final class AttackTests: XCTestCase {
         let head = SyncCrypto.digest(try forger.existing(a.id, next - 1))
         try forger.write(records: [redirected(prod, to: attacker, by: a.id)], seq: next, device: a.id, previous: head)
         let report = b.sync(expect: .localFallback)
-        XCTAssertEqual(report.reason, "tampered entry \(next) from a (\(a.id.prefix(8))): its signature does not verify")
+        XCTAssertEqual(
+            report.reason, "tampered entry \(next) from a (\(a.id.prefix(8))): its signature does not verify")
         XCTAssertEqual(try b.store.host(id: prod.id)?.port, legit.port)
         try assertConnectsToTheRealServer(b, legit, attacker)
         // A notices a file it did not write in its own folder and removes it; B then carries on.
         let cleanup = a.sync()
-        XCTAssertTrue(cleanup.warnings.contains { $0.contains("this device did not write it in this group") }, "\(cleanup.warnings)")
+        XCTAssertTrue(
+            cleanup.warnings.contains { $0.contains("this device did not write it in this group") },
+            "\(cleanup.warnings)")
         XCTAssertEqual(b.sync().state, .synced)
     }
 
@@ -141,12 +154,16 @@ final class AttackTests: XCTestCase {
         let stranger = try Forger.strangerKeys()
         forger.keys = stranger
         let evil = UUID()
-        let add = forger.certificate(.add(device: evil, name: "evil", signingKey: stranger.signingPublicKey, invite: UUID(), epochs: []),
-                                     signer: a.uuid)
-        let revoke = forger.certificate(.revoke(device: b.uuid, upTo: 0, upToDigest: EntryHeader.noPrevious, kept: []), signer: a.uuid)
+        let add = forger.certificate(
+            .add(device: evil, name: "evil", signingKey: stranger.signingPublicKey, invite: UUID(), epochs: []),
+            signer: a.uuid)
+        let revoke = forger.certificate(
+            .revoke(device: b.uuid, upTo: 0, upToDigest: EntryHeader.noPrevious, kept: []), signer: a.uuid)
         for certificate in [add, revoke] {
             _ = try b.store.write {
-                try $0.addCertificate(StoredCertificate(digest: certificate.digest.hex, body: certificate.bytes.hex, mine: true, published: nil))
+                try $0.addCertificate(
+                    StoredCertificate(
+                        digest: certificate.digest.hex, body: certificate.bytes.hex, mine: true, published: nil))
             }
         }
         _ = try b.add("carrier")
@@ -156,9 +173,13 @@ final class AttackTests: XCTestCase {
         XCTAssertEqual(try GroupInfo.devices(c.store).map(\.name).sorted(), ["a", "b", "c"])
         XCTAssertNil(try GroupInfo.devices(c.store).first { $0.name == "b" }?.revokedAt)
         let host = ShelfCore.Host(name: "from-evil", hostname: "evil.example")
-        try forger.write(records: [Forger.record(host, by: evil.uuidString.lowercased())], seq: 1, device: evil.uuidString.lowercased())
+        try forger.write(
+            records: [Forger.record(host, by: evil.uuidString.lowercased())], seq: 1,
+            device: evil.uuidString.lowercased())
         let report = c.sync(expect: .localFallback)
-        XCTAssertEqual(report.reason, "entries from device \(evil.uuidString.lowercased().prefix(8)), which is not an enrolled device, refused")
+        XCTAssertEqual(
+            report.reason,
+            "entries from device \(evil.uuidString.lowercased().prefix(8)), which is not an enrolled device, refused")
         XCTAssertNil(try c.host("from-evil"))
         XCTAssertEqual(b.sync(expect: .localFallback).membership, "member")
     }
@@ -177,12 +198,14 @@ final class AttackTests: XCTestCase {
         var evil = try XCTUnwrap(try a.store.host(id: web.id))
         evil.hostname = "evil.example"
         let own = ShelfCore.Host(name: "from-a", hostname: "a.example")
-        try forger.write(records: [Forger.record(own, by: a.id), Forger.record(evil, by: b.id)], seq: last + 1, device: a.id,
-                         previous: previous)
+        try forger.write(
+            records: [Forger.record(own, by: a.id), Forger.record(evil, by: b.id)], seq: last + 1, device: a.id,
+            previous: previous)
         let report = c.sync(expect: .localFallback)
-        XCTAssertEqual(report.reason,
-                       "tampered entry \(last + 1) from a (\(a.id.prefix(8))): it carries a change to host "
-                           + "\(web.id.lowerText.prefix(8)) stamped by another device")
+        XCTAssertEqual(
+            report.reason,
+            "tampered entry \(last + 1) from a (\(a.id.prefix(8))): it carries a change to host "
+                + "\(web.id.lowerText.prefix(8)) stamped by another device")
         XCTAssertNil(try c.host("from-a"), "nothing else from that entry")
         XCTAssertEqual(try c.store.host(id: web.id)?.hostname, "real.example")
     }
@@ -204,9 +227,10 @@ final class AttackTests: XCTestCase {
         let next = (seqs.last ?? 0) + 1
         try forger.place(creation, device: a.id, seq: next)
         let report = b.sync(expect: .localFallback)
-        XCTAssertEqual(report.reason,
-                       "tampered entry \(next) from a (\(a.id.prefix(8))): it is entry \(seqs[seqs.count - 2]) of device "
-                           + "\(a.id.prefix(8)) (moved or renamed on the remote)")
+        XCTAssertEqual(
+            report.reason,
+            "tampered entry \(next) from a (\(a.id.prefix(8))): it is entry \(seqs[seqs.count - 2]) of device "
+                + "\(a.id.prefix(8)) (moved or renamed on the remote)")
         XCTAssertNil(try b.host("web"), "the deleted host did not come back")
     }
 
@@ -223,9 +247,10 @@ final class AttackTests: XCTestCase {
         try forger.place(try forger.existing(a.id, aSeqs.last ?? 1), device: b.id, seq: bNext)
         try FileManager.default.removeItem(atPath: RemoteLayout(root: remote).entryPath(a.id, aSeqs.last ?? 1))
         let report = c.sync(expect: .localFallback)
-        XCTAssertEqual(report.reason,
-                       "tampered entry \(bNext) from b (\(b.id.prefix(8))): it is entry \(aSeqs.last ?? 1) of device "
-                           + "\(a.id.prefix(8)) (moved or renamed on the remote)")
+        XCTAssertEqual(
+            report.reason,
+            "tampered entry \(bNext) from b (\(b.id.prefix(8))): it is entry \(aSeqs.last ?? 1) of device "
+                + "\(a.id.prefix(8)) (moved or renamed on the remote)")
         XCTAssertNil(try c.host("only-from-a"))
     }
 
@@ -242,14 +267,21 @@ final class AttackTests: XCTestCase {
         let seqs = try FolderRemote(path: remote).entries(of: a.id)
         let verified = seqs.last ?? 0
         // The remote goes back to an older state of A's folder.
-        for seq in seqs.suffix(2) { try FileManager.default.removeItem(atPath: RemoteLayout(root: remote).entryPath(a.id, seq)) }
+        for seq in seqs.suffix(2) {
+            try FileManager.default.removeItem(atPath: RemoteLayout(root: remote).entryPath(a.id, seq))
+        }
         let report = b.sync(expect: .localFallback)
-        XCTAssertEqual(report.reason, "rollback detected: a (\(a.id.prefix(8)))'s entries end at \(verified - 2), this device has verified "
-            + "\(verified)")
+        XCTAssertEqual(
+            report.reason,
+            "rollback detected: a (\(a.id.prefix(8)))'s entries end at \(verified - 2), this device has verified "
+                + "\(verified)")
         // A sees that the remote lost its entries, says so, and republishes everything; B accepts the snapshot.
         let healing = a.sync()
-        XCTAssertTrue(healing.warnings.contains { $0.hasPrefix("the remote lost this device's entries") }, "\(healing.warnings)")
-        XCTAssertEqual(try FolderRemote(path: remote).entries(of: a.id).last, verified + 1, "a sequence number is never used twice")
+        XCTAssertTrue(
+            healing.warnings.contains { $0.hasPrefix("the remote lost this device's entries") }, "\(healing.warnings)")
+        XCTAssertEqual(
+            try FolderRemote(path: remote).entries(of: a.id).last, verified + 1, "a sequence number is never used twice"
+        )
         b.sync()
         XCTAssertEqual(try a.state(), try b.state())
     }
@@ -267,7 +299,8 @@ final class AttackTests: XCTestCase {
         let forger = try Forger(a)
         let previous = SyncCrypto.digest(try forger.existing(a.id, last - 1))
         let other = ShelfCore.Host(name: "other-history", hostname: "o.example")
-        let fork = try forger.entry(device: a.id, seq: last, previous: previous, records: [Forger.record(other, by: a.id, wall: 1)])
+        let fork = try forger.entry(
+            device: a.id, seq: last, previous: previous, records: [Forger.record(other, by: a.id, wall: 1)])
         try FileManager.default.removeItem(atPath: RemoteLayout(root: remote).entryPath(a.id, last))
         try forger.place(fork.bytes, device: a.id, seq: last)
         let report = b.sync(expect: .localFallback)
@@ -289,7 +322,9 @@ final class AttackTests: XCTestCase {
         let path = RemoteLayout(root: remote).entryPath(a.id, missing)
         try FileManager.default.moveItem(atPath: path, toPath: path + ".aside")
         let report = b.sync(expect: .localFallback)
-        XCTAssertEqual(report.reason, "a (\(a.id.prefix(8)))'s entry \(missing) is missing (removed by the remote, or not copied in yet)")
+        XCTAssertEqual(
+            report.reason,
+            "a (\(a.id.prefix(8)))'s entry \(missing) is missing (removed by the remote, or not copied in yet)")
         XCTAssertNil(try b.host("second"), "nothing after the gap is applied")
         // A sync tool copies it in later: everything applies.
         try FileManager.default.moveItem(atPath: path + ".aside", toPath: path)

@@ -28,7 +28,9 @@ enum Canaries {
     }
 
     /// Every file under a folder remote, checked.
-    static func assertAbsent(_ canaries: [String], inFolder root: String, file: StaticString = #filePath, line: UInt = #line) throws {
+    static func assertAbsent(
+        _ canaries: [String], inFolder root: String, file: StaticString = #filePath, line: UInt = #line
+    ) throws {
         for relative in files(under: root) {
             let bytes = try Data(contentsOf: URL(fileURLWithPath: root + "/" + relative))
             XCTAssertEqual(found(canaries, in: bytes), [], "\(relative)", file: file, line: line)
@@ -37,7 +39,9 @@ enum Canaries {
     }
 
     /// Every object in a git repository (blobs, trees, commits, whatever is reachable or not), checked.
-    static func assertAbsent(_ canaries: [String], inGit repository: String, file: StaticString = #filePath, line: UInt = #line) throws {
+    static func assertAbsent(
+        _ canaries: [String], inGit repository: String, file: StaticString = #filePath, line: UInt = #line
+    ) throws {
         let objects = try gitObjects(repository)
         XCTAssertFalse(objects.isEmpty, "the repository holds objects", file: file, line: line)
         XCTAssertEqual(found(canaries, in: objects), [], "git objects of \(repository)", file: file, line: line)

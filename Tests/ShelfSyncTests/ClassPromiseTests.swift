@@ -28,7 +28,8 @@ final class ClassPromiseTests: XCTestCase {
     }
 
     func code(_ invite: CLIResult) throws -> String {
-        try XCTUnwrap(invite.stdout.split(separator: "\n").first { $0.hasPrefix("    ") }).trimmingCharacters(in: .whitespaces)
+        try XCTUnwrap(invite.stdout.split(separator: "\n").first { $0.hasPrefix("    ") }).trimmingCharacters(
+            in: .whitespaces)
     }
 
     func testAChosenDeviceOnlyItemStaysOffTheRemoteWhileDefaultItemsTravel() throws {
@@ -45,23 +46,32 @@ final class ClassPromiseTests: XCTestCase {
         let enabled = try a.run("sync", "enable", "--git", url, "--credentials", "--yes", "--accept-no-passphrase")
         XCTAssertExit(enabled, 0)
         XCTAssertTrue(enabled.stdout.contains("will move to a syncable class and travel"), enabled.stdout)
-        XCTAssertTrue(enabled.stdout.contains("password of host 'travels' (\(travelKey)): whenUnlockedThisDeviceOnly -> whenUnlocked"),
-                      enabled.stdout)
-        XCTAssertTrue(enabled.stdout.contains("will stay on this device:\n  password of host 'kept' (\(keptKey)): "
-                                              + "whenUnlockedThisDeviceOnly (your choice)"), enabled.stdout)
+        XCTAssertTrue(
+            enabled.stdout.contains(
+                "password of host 'travels' (\(travelKey)): whenUnlockedThisDeviceOnly -> whenUnlocked"),
+            enabled.stdout)
+        XCTAssertTrue(
+            enabled.stdout.contains(
+                "will stay on this device:\n  password of host 'kept' (\(keptKey)): "
+                    + "whenUnlockedThisDeviceOnly (your choice)"), enabled.stdout)
         XCTAssertTrue(enabled.stdout.contains("1 moved to syncable classes"), enabled.stdout)
-        XCTAssertEqual(try classes(a).filter { $0.key.hasPrefix("host.") }, [keptKey: "whenUnlockedThisDeviceOnly", travelKey: "whenUnlocked"])
+        XCTAssertEqual(
+            try classes(a).filter { $0.key.hasPrefix("host.") },
+            [keptKey: "whenUnlockedThisDeviceOnly", travelKey: "whenUnlocked"])
 
         // B joins (its own vault has no passphrase either: accepted), is enrolled, and receives what travels.
         XCTAssertExit(try b.run("sync", "enable", "--git", url), 0)
         let invite = try a.run("sync", "invite")
         XCTAssertExit(invite, 0)
-        XCTAssertExit(try b.run(["sync", "join", "--code-fd", "3", "--yes", "--accept-no-passphrase"], fd3: try code(invite)), 0)
+        XCTAssertExit(
+            try b.run(["sync", "join", "--code-fd", "3", "--yes", "--accept-no-passphrase"], fd3: try code(invite)), 0)
         XCTAssertExit(try a.run("sync", "now"), 0)
         XCTAssertExit(try b.run("sync", "now"), 0)
         XCTAssertExit(try a.run("sync", "now"), 0)
-        XCTAssertEqual(try classes(b).filter { !$0.key.hasPrefix("sync.") && !$0.key.hasPrefix("log.") }, [travelKey: "whenUnlocked"],
-                       "B received the default-class item and not the chosen one")
+        XCTAssertEqual(
+            try classes(b).filter { !$0.key.hasPrefix("sync.") && !$0.key.hasPrefix("log.") },
+            [travelKey: "whenUnlocked"],
+            "B received the default-class item and not the chosen one")
         XCTAssertEqual(try classes(a)[keptKey], "whenUnlockedThisDeviceOnly", "later runs did not move it either")
 
         // Red line: no form of the kept secret (nor of the sealed one) in any remote file, file name or git object.
@@ -74,7 +84,8 @@ final class ClassPromiseTests: XCTestCase {
         let a = home(), b = home(), c = home()
         XCTAssertExit(try a.run("add", "db", "--host", "db.example"), 0)
         XCTAssertExit(try a.run(["vault", "set-password", "db", "--secret-fd", "3"], fd3: travelCanary), 0)
-        XCTAssertExit(try a.run("sync", "enable", "--folder", remote, "--credentials", "--yes", "--accept-no-passphrase"), 0)
+        XCTAssertExit(
+            try a.run("sync", "enable", "--folder", remote, "--credentials", "--yes", "--accept-no-passphrase"), 0)
 
         // B has no passphrase and no terminal: it joins for the config alone, told why and what to do.
         XCTAssertExit(try b.run("sync", "enable", "--folder", remote), 0)
@@ -82,8 +93,10 @@ final class ClassPromiseTests: XCTestCase {
         XCTAssertExit(joined, 0)
         XCTAssertTrue(joined.stderr.contains("this vault has no passphrase"), joined.stderr)
         XCTAssertTrue(joined.stderr.contains("this device syncs the config only"), joined.stderr)
-        XCTAssertTrue(joined.stderr.contains("hint: set one first with 'sshelf vault passwd', then run 'sshelf sync enable --credentials'"),
-                      joined.stderr)
+        XCTAssertTrue(
+            joined.stderr.contains(
+                "hint: set one first with 'sshelf vault passwd', then run 'sshelf sync enable --credentials'"),
+            joined.stderr)
         XCTAssertExit(try a.run("sync", "now"), 0)
         let configOnly = try b.run("sync", "now")
         XCTAssertTrue(configOnly.stdout.contains("credentials not joined on this device"), configOnly.stdout)
@@ -91,14 +104,18 @@ final class ClassPromiseTests: XCTestCase {
         let accepted = try b.run("sync", "enable", "--credentials", "--accept-no-passphrase")
         XCTAssertExit(accepted, 0)
         XCTAssertTrue(accepted.stdout.contains("credential sync on for this device"), accepted.stdout)
-        XCTAssertTrue(accepted.stdout.contains("first sync: synced: 0 changes received, 0 sent; credentials: 1 received"), accepted.stdout)
+        XCTAssertTrue(
+            accepted.stdout.contains("first sync: synced: 0 changes received, 0 sent; credentials: 1 received"),
+            accepted.stdout)
 
         // C follows the first way: a passphrase set before joining, and no question about the risk.
         XCTAssertExit(try c.run("vault", "init"), 0)
         XCTAssertExit(try c.run(["vault", "passwd", "--passphrase-fd", "3"], fd3: "c pass phrase"), 0)
-        XCTAssertExit(try c.run(["sync", "enable", "--folder", remote, "--passphrase-fd", "3"], fd3: "c pass phrase"), 0)
-        let withPassphrase = try c.run(["sync", "join", "--code-fd", "3", "--passphrase-fd", "3"],
-                                       fd3: try code(try a.run("sync", "invite")) + "\nc pass phrase")
+        XCTAssertExit(
+            try c.run(["sync", "enable", "--folder", remote, "--passphrase-fd", "3"], fd3: "c pass phrase"), 0)
+        let withPassphrase = try c.run(
+            ["sync", "join", "--code-fd", "3", "--passphrase-fd", "3"],
+            fd3: try code(try a.run("sync", "invite")) + "\nc pass phrase")
         XCTAssertExit(withPassphrase, 0)
         XCTAssertFalse(withPassphrase.stderr.contains("no passphrase"), withPassphrase.stderr)
         XCTAssertTrue(withPassphrase.stdout.contains("credential sync on for this device"), withPassphrase.stdout)

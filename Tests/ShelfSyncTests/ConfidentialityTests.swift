@@ -13,7 +13,8 @@ import XCTest
 
 final class ConfidentialityTests: XCTestCase {
     static let canaries = [
-        "canaryhost-prod-db", "canary-db.internal.example", "canaryuser-dbadmin", "canarytag-payments", "canary notes: rack 7",
+        "canaryhost-prod-db", "canary-db.internal.example", "canaryuser-dbadmin", "canarytag-payments",
+        "canary notes: rack 7",
         "canary-fwd.internal.example", "canarygroup-eu-west", "canary-identity-laptop", "CANARY-credential-Pa55",
         "/home/canary/.ssh/id_canary", "canary-forward-name", "canary-jump.internal.example", "canary group notes",
         // The host's kept ssh_config lines (the OpenSSH bridge's `options`): a ProxyCommand and a SetEnv value.
@@ -28,13 +29,17 @@ final class ConfidentialityTests: XCTestCase {
         let folder = try makeFolder("key")
         try Shell.run(TestTool.sshKeygen.path, ["-q", "-t", "ed25519", "-N", "", "-C", "", "-f", folder + "/" + name])
         let line = try String(contentsOfFile: folder + "/" + name + ".pub", encoding: .utf8).split(separator: " ")
-        let fingerprint = try Shell.run(TestTool.sshKeygen.path, ["-l", "-f", folder + "/" + name + ".pub"]).split(separator: " ")[1]
+        let fingerprint = try Shell.run(TestTool.sshKeygen.path, ["-l", "-f", folder + "/" + name + ".pub"]).split(
+            separator: " ")[1]
         XCTAssertTrue(fingerprint.hasPrefix("SHA256:"))
-        return (String(line[0]), String(line[1]), [String(line[1]), String(fingerprint), String(fingerprint.dropFirst(7))])
+        return (
+            String(line[0]), String(line[1]), [String(line[1]), String(fingerprint), String(fingerprint.dropFirst(7))]
+        )
     }
 
     func workflow(_ enable: (Device) throws -> Void) throws -> (devices: [Device], canaries: [String]) {
-        let a = try Device("canary-device-laptop"), b = try Device("canary-device-desktop"), c = try Device("canary-device-phone")
+        let a = try Device("canary-device-laptop"), b = try Device("canary-device-desktop"),
+            c = try Device("canary-device-phone")
         for device in [a, b, c] {
             try enable(device)
             try SyncSettings.setCredentials(true, device.store)
@@ -42,14 +47,19 @@ final class ConfidentialityTests: XCTestCase {
         let hostKey = try Self.realKey("host"), identityKey = try Self.realKey("identity")
         let canaries = Self.canaries + hostKey.canaries + identityKey.canaries
         let group = HostGroup(name: canaries[6], notes: canaries[12])
-        let identity = Identity(name: canaries[7], publicKey: "\(identityKey.type) \(identityKey.base64)",
-                                privateKeyRef: .identityPrivateKey(UUID()), keyFile: canaries[9])
-        var host = ShelfCore.Host(name: canaries[0], hostname: canaries[1], user: canaries[2], groupID: group.id, tags: [canaries[3]],
-                                  identityID: identity.id, unresolvedJump: canaries[11], notes: canaries[4])
+        let identity = Identity(
+            name: canaries[7], publicKey: "\(identityKey.type) \(identityKey.base64)",
+            privateKeyRef: .identityPrivateKey(UUID()), keyFile: canaries[9])
+        var host = ShelfCore.Host(
+            name: canaries[0], hostname: canaries[1], user: canaries[2], groupID: group.id, tags: [canaries[3]],
+            identityID: identity.id, unresolvedJump: canaries[11], notes: canaries[4])
         host.pinnedHostKey = PinnedHostKey(type: hostKey.type, key: hostKey.base64)
         host.passwordRef = .hostPassword(host.id)
-        host.options = ["ProxyCommand ssh -W %h:%p \(canaries[13])", "SetEnv CANARY_NAME=\(canaries[15])", "ServerAliveInterval 30"]
-        let rule = PortForwardRule(hostID: host.id, name: canaries[10], bindPort: 8080, targetHost: canaries[5], targetPort: 80)
+        host.options = [
+            "ProxyCommand ssh -W %h:%p \(canaries[13])", "SetEnv CANARY_NAME=\(canaries[15])", "ServerAliveInterval 30",
+        ]
+        let rule = PortForwardRule(
+            hostID: host.id, name: canaries[10], bindPort: 8080, targetHost: canaries[5], targetPort: 80)
         try a.store.write { store in
             try store.save(group)
             try store.save(identity)
@@ -94,10 +104,13 @@ final class ConfidentialityTests: XCTestCase {
         try Canaries.assertAbsent(canaries, inGit: repository.path)
         // The scan is able to see such text: the same scan of a device's own store (and its WAL) finds it.
         var local = Data()
-        for suffix in ["", "-wal"] { local += (try? Data(contentsOf: URL(fileURLWithPath: devices[0].locations.store + suffix))) ?? Data() }
+        for suffix in ["", "-wal"] {
+            local += (try? Data(contentsOf: URL(fileURLWithPath: devices[0].locations.store + suffix))) ?? Data()
+        }
         let seen = Canaries.found(canaries, in: local)
         for canary in [canaries[0], canaries[13], canaries[15], canaries[19]] {
-            XCTAssertTrue(seen.contains(canary), "a canary scan that cannot find \(canary) in the local store proves nothing")
+            XCTAssertTrue(
+                seen.contains(canary), "a canary scan that cannot find \(canary) in the local store proves nothing")
         }
     }
 }

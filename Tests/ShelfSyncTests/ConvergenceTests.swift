@@ -52,13 +52,16 @@ final class ConvergenceTests: XCTestCase {
             let device = devices[index]
             switch Int.random(in: 0..<16, using: &random) {
             case 0...2:
-                let host = ShelfCore.Host(name: "h\(Int.random(in: 0..<50, using: &random))", hostname: "x.example",
-                                          groupID: groups.randomElement(using: &random))
+                let host = ShelfCore.Host(
+                    name: "h\(Int.random(in: 0..<50, using: &random))", hostname: "x.example",
+                    groupID: groups.randomElement(using: &random))
                 try device.store.write { try $0.save(host) }
                 known.append(host.id)
             case 3...6:
                 // Edit one or two fields, so concurrent edits of different fields meet.
-                guard let id = known.randomElement(using: &random), var host = try device.store.host(id: id) else { continue }
+                guard let id = known.randomElement(using: &random), var host = try device.store.host(id: id) else {
+                    continue
+                }
                 for _ in 0..<Int.random(in: 1...2, using: &random) {
                     switch Int.random(in: 0..<5, using: &random) {
                     case 0: host.port = Int.random(in: 1...65535, using: &random)
@@ -73,7 +76,8 @@ final class ConvergenceTests: XCTestCase {
                 guard let id = known.randomElement(using: &random) else { continue }
                 try device.store.write { try $0.deleteHost(id) }
             case 8:
-                let group = HostGroup(name: "g\(Int.random(in: 0..<9, using: &random))", parentID: groups.randomElement(using: &random))
+                let group = HostGroup(
+                    name: "g\(Int.random(in: 0..<9, using: &random))", parentID: groups.randomElement(using: &random))
                 try device.store.write { try $0.save(group) }
                 groups.append(group.id)
             case 9...10:
@@ -98,20 +102,29 @@ final class ConvergenceTests: XCTestCase {
         let remaining = devices.indices.filter { $0 != revoked }.map { devices[$0] }
         for device in remaining {
             let report = device.sync(expect: nil)
-            XCTAssertEqual(report.state, .synced, "seed \(seed), \(device.name): \(report.reason ?? "") \(report.skipped)")
+            XCTAssertEqual(
+                report.state, .synced, "seed \(seed), \(device.name): \(report.reason ?? "") \(report.skipped)")
         }
         let states = try remaining.map { try $0.state() }
         for (device, state) in zip(remaining, states).dropFirst() where state != states[0] {
             // Enough to replay it: who is who, what each has that the other has not, and where each stopped.
-            var lines = ["seed \(seed): \(remaining[0].name) and \(device.name) differ; revoked: "
-                + "\(revoked.map { devices[$0].name } ?? "none")"]
+            var lines = [
+                "seed \(seed): \(remaining[0].name) and \(device.name) differ; revoked: "
+                    + "\(revoked.map { devices[$0].name } ?? "none")"
+            ]
             lines += devices.map { "  \($0.name) = \($0.id)" }
             lines += Set(states[0]).subtracting(state).sorted().map { "  only \(remaining[0].name): \($0.prefix(300))" }
             lines += Set(state).subtracting(states[0]).sorted().map { "  only \(device.name): \($0.prefix(300))" }
-            for other in remaining { lines += (try other.store.peers()).map { "  \(other.name) read \($0.device.prefix(8)) to \($0.head) (snapshot \($0.snapshot))" } }
             for other in remaining {
-                lines += (try other.store.conflicts()).map { "  \(other.name) conflict \($0.kind) \($0.record.prefix(8)) \($0.field) \($0.why) kept \($0.kept) "
-                    + "lost \($0.lost)" }
+                lines += (try other.store.peers()).map {
+                    "  \(other.name) read \($0.device.prefix(8)) to \($0.head) (snapshot \($0.snapshot))"
+                }
+            }
+            for other in remaining {
+                lines += (try other.store.conflicts()).map {
+                    "  \(other.name) conflict \($0.kind) \($0.record.prefix(8)) \($0.field) \($0.why) kept \($0.kept) "
+                        + "lost \($0.lost)"
+                }
             }
             XCTFail(lines.joined(separator: "\n"))
         }
@@ -125,7 +138,8 @@ final class ConvergenceTests: XCTestCase {
         var pending: [(source: String, target: String)] = []
         for (source, owner) in zip(views, owners) {
             let folder = source + "/devices/" + owner
-            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.hasSuffix(".entry") {
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+            where name.hasSuffix(".entry") {
                 for view in views where view != source {
                     let target = view + "/devices/" + owner + "/" + name
                     if !FileManager.default.fileExists(atPath: target) { pending.append((folder + "/" + name, target)) }
@@ -134,8 +148,9 @@ final class ConvergenceTests: XCTestCase {
         }
         pending.shuffle(using: &random)
         for item in pending.prefix(count) {
-            try? FileManager.default.createDirectory(atPath: (item.target as NSString).deletingLastPathComponent,
-                                                     withIntermediateDirectories: true)
+            try? FileManager.default.createDirectory(
+                atPath: (item.target as NSString).deletingLastPathComponent,
+                withIntermediateDirectories: true)
             try? FileManager.default.copyItem(atPath: item.source, toPath: item.target)
         }
     }
@@ -143,9 +158,13 @@ final class ConvergenceTests: XCTestCase {
     /// One misdeed of the remote in a random view: drop an entry, flip a byte, replay an entry under another number,
     /// or plant garbage.
     func byzantine(views: [String], owners: [String], random: inout SplitMix64) throws {
-        guard let view = views.randomElement(using: &random), let owner = owners.randomElement(using: &random) else { return }
+        guard let view = views.randomElement(using: &random), let owner = owners.randomElement(using: &random) else {
+            return
+        }
         let folder = view + "/devices/" + owner
-        let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasSuffix(".entry") }.sorted()
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter {
+            $0.hasSuffix(".entry")
+        }.sorted()
         guard let name = names.randomElement(using: &random) else { return }
         let path = folder + "/" + name
         switch Int.random(in: 0..<4, using: &random) {
@@ -169,7 +188,8 @@ final class ConvergenceTests: XCTestCase {
         let manager = FileManager.default
         for (source, owner) in zip(views, owners) {
             let folder = source + "/devices/" + owner
-            let truth = Set(((try? manager.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasSuffix(".entry") })
+            let truth = Set(
+                ((try? manager.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasSuffix(".entry") })
             for view in views where view != source {
                 let target = view + "/devices/" + owner
                 try? manager.createDirectory(atPath: target, withIntermediateDirectories: true)

@@ -11,14 +11,18 @@ import XCTest
 
 final class CredentialSyncTests: XCTestCase {
     let password = "CANARY-Pa55w0rd-7f3e9a"
-    let privateKey = "-----BEGIN OPENSSH PRIVATE KEY-----\nCANARY-KEY-b3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n"
+    let privateKey =
+        "-----BEGIN OPENSSH PRIVATE KEY-----\nCANARY-KEY-b3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n"
 
     func secret(_ text: String) -> SecretBytes { SecretBytes(Array(text.utf8)) }
 
     func testOldJoinCodeIsRecognisedAndInviteCodesCatchMistakes() throws {
         let code = InviteCode.generate()
         XCTAssertEqual(code.text.filter { $0 != "-" }.count, InviteCode.symbols)
-        guard case .success(let parsed) = InviteCode.parse(code.text.lowercased().replacingOccurrences(of: "-", with: " ")) else {
+        guard
+            case .success(let parsed) = InviteCode.parse(
+                code.text.lowercased().replacingOccurrences(of: "-", with: " "))
+        else {
             return XCTFail("the code does not parse")
         }
         XCTAssertTrue(parsed.secret.isEqual(to: code.secret))
@@ -39,7 +43,8 @@ final class CredentialSyncTests: XCTestCase {
         let host = try a.add("db")
         let identity = Identity(name: "laptop", privateKeyRef: .identityPrivateKey(UUID()))
         try a.vault.saveHostPassword(secret(password), hostID: host.id, class: .whenUnlockedThisDeviceOnly)
-        try a.vault.saveIdentityPrivateKey(secret(privateKey), identityID: identity.id, class: .whenUnlockedThisDeviceOnly)
+        try a.vault.saveIdentityPrivateKey(
+            secret(privateKey), identityID: identity.id, class: .whenUnlockedThisDeviceOnly)
         try SyncSettings.setCredentials(true, a.store)
         let first = a.sync()
         XCTAssertEqual(first.migrated, 2)
@@ -52,13 +57,16 @@ final class CredentialSyncTests: XCTestCase {
         a.sync()
         let joined = b.sync()
         XCTAssertEqual(joined.credentialsReceived, 2, "\(joined)")
-        XCTAssertTrue(try XCTUnwrap(b.vault.loadHostPassword(host.id, class: .whenUnlocked).secret).isEqual(to: secret(password)))
+        XCTAssertTrue(
+            try XCTUnwrap(b.vault.loadHostPassword(host.id, class: .whenUnlocked).secret).isEqual(to: secret(password)))
         XCTAssertNotNil(b.vault.loadIdentityPrivateKey(identity.id, class: .whenUnlocked).secret)
 
         // Red line: no form of either secret anywhere in the remote.
         for canary in [password, privateKey, "CANARY-KEY-b3BlbnNzaC1rZXktdjEAAAAA"] {
-            let forms = [Data(canary.utf8), Data(Data(canary.utf8).base64EncodedString().utf8),
-                         Data(canary.utf8.map { String(format: "%02x", $0) }.joined().utf8)]
+            let forms = [
+                Data(canary.utf8), Data(Data(canary.utf8).base64EncodedString().utf8),
+                Data(canary.utf8.map { String(format: "%02x", $0) }.joined().utf8),
+            ]
             for relative in files(under: remote) {
                 let bytes = try Data(contentsOf: URL(fileURLWithPath: remote + "/" + relative))
                 for form in forms { XCTAssertNil(bytes.range(of: form), "\(relative) holds the canary") }
@@ -71,7 +79,8 @@ final class CredentialSyncTests: XCTestCase {
         for item in try b.vault.items() where item.key.hasPrefix("sync.") {
             XCTAssertEqual(item.accessibility, "afterFirstUnlockThisDeviceOnly", item.key)
         }
-        XCTAssertEqual(try b.vault.items().filter { $0.family == "host.password" }.map(\.accessibility), ["whenUnlocked"])
+        XCTAssertEqual(
+            try b.vault.items().filter { $0.family == "host.password" }.map(\.accessibility), ["whenUnlocked"])
     }
 
     func testMigrationWaitsForTheRemoteAndNeedsNoMarker() throws {
@@ -84,8 +93,9 @@ final class CredentialSyncTests: XCTestCase {
 
         let offline = a.sync(expect: .localFallback)
         XCTAssertEqual(offline.reason, "sync folder \(base)/offline not found")
-        XCTAssertEqual(try a.vault.items().first { $0.family == "host.password" }?.accessibility, "whenUnlockedThisDeviceOnly",
-                       "items stay device-only while the remote is away")
+        XCTAssertEqual(
+            try a.vault.items().first { $0.family == "host.password" }?.accessibility, "whenUnlockedThisDeviceOnly",
+            "items stay device-only while the remote is away")
 
         try FileManager.default.createDirectory(atPath: base + "/offline", withIntermediateDirectories: true)
         let online = a.sync()
@@ -96,7 +106,9 @@ final class CredentialSyncTests: XCTestCase {
         let again = a.sync()
         XCTAssertEqual(again.migrated, 0)
         XCTAssertEqual(again.credentialsSent, 0, "nothing changed, nothing sent")
-        XCTAssertEqual(try FolderRemote(path: base + "/offline").entries(of: a.id).count, 1, "no entry for a run with nothing to say")
+        XCTAssertEqual(
+            try FolderRemote(path: base + "/offline").entries(of: a.id).count, 1,
+            "no entry for a run with nothing to say")
         // No marker anywhere: not in the store's settings, not in the vault's items.
         XCTAssertNil(try a.store.setting("sync.migrated"))
         XCTAssertFalse(try a.vault.items().contains { $0.key.lowercased().contains("migrat") })
@@ -149,14 +161,19 @@ final class CredentialSyncTests: XCTestCase {
         a.sync(); b.sync()
         XCTAssertNil(b.vault.loadHostPassword(host.id, class: .whenUnlocked).secret, "the deletion reached B")
         for _ in 0..<2 { a.sync(); b.sync() }
-        XCTAssertNil(a.vault.loadHostPassword(host.id, class: .whenUnlocked).secret, "B's older copy did not come back to A")
+        XCTAssertNil(
+            a.vault.loadHostPassword(host.id, class: .whenUnlocked).secret, "B's older copy did not come back to A")
 
         // Set again five seconds after the deletion: the new value wins over the tombstone everywhere.
         clock.advance(by: .seconds(5))
         try a.vault.saveHostPassword(secret("second-\(password)"), hostID: host.id, class: .whenUnlocked)
         a.sync(); b.sync()
-        XCTAssertTrue(try XCTUnwrap(b.vault.loadHostPassword(host.id, class: .whenUnlocked).secret).isEqual(to: secret("second-\(password)")))
-        XCTAssertTrue(try XCTUnwrap(a.vault.loadHostPassword(host.id, class: .whenUnlocked).secret).isEqual(to: secret("second-\(password)")))
+        XCTAssertTrue(
+            try XCTUnwrap(b.vault.loadHostPassword(host.id, class: .whenUnlocked).secret).isEqual(
+                to: secret("second-\(password)")))
+        XCTAssertTrue(
+            try XCTUnwrap(a.vault.loadHostPassword(host.id, class: .whenUnlocked).secret).isEqual(
+                to: secret("second-\(password)")))
     }
 
     /// A password set twice within one second (here: within one instant of the injected clock, which stands still)
@@ -177,7 +194,9 @@ final class CredentialSyncTests: XCTestCase {
         func everyone(_ expected: String, _ why: String, file: StaticString = #filePath, line: UInt = #line) throws {
             for _ in 0..<2 { for device in devices { device.sync() } }
             for device in devices {
-                let value = try XCTUnwrap(device.vault.loadHostPassword(host.id, class: .whenUnlocked).secret, device.name, file: file, line: line)
+                let value = try XCTUnwrap(
+                    device.vault.loadHostPassword(host.id, class: .whenUnlocked).secret, device.name, file: file,
+                    line: line)
                 XCTAssertTrue(value.isEqual(to: secret(expected)), "\(device.name): \(why)", file: file, line: line)
             }
         }
@@ -210,13 +229,15 @@ final class CredentialSyncTests: XCTestCase {
         try a.vault.saveHostPassword(secret("kept-\(password)"), hostID: kept.id, class: .whenUnlockedThisDeviceOnly)
         try ChosenClass.record(.hostPassword(kept.id), .whenUnlockedThisDeviceOnly, store: a.store)
         try formGroup([a, b])
-        XCTAssertEqual(try a.vault.items().filter { $0.family == "host.password" }.map(\.accessibility).sorted(),
-                       ["whenUnlocked", "whenUnlockedThisDeviceOnly"], "only the default-class item moved")
+        XCTAssertEqual(
+            try a.vault.items().filter { $0.family == "host.password" }.map(\.accessibility).sorted(),
+            ["whenUnlocked", "whenUnlockedThisDeviceOnly"], "only the default-class item moved")
         XCTAssertNil(b.vault.loadHostPassword(kept.id, class: .whenUnlocked).secret, "the chosen one never left A")
         XCTAssertNotNil(b.vault.loadHostPassword(host.id, class: .whenUnlocked).secret)
 
         // A keeps db's password on this device from now on: it stops travelling, B keeps the copy it had.
-        XCTAssertTrue(try a.vault.reclassify(.hostPassword(host.id), from: .whenUnlocked, to: .whenUnlockedThisDeviceOnly))
+        XCTAssertTrue(
+            try a.vault.reclassify(.hostPassword(host.id), from: .whenUnlocked, to: .whenUnlockedThisDeviceOnly))
         try ChosenClass.record(.hostPassword(host.id), .whenUnlockedThisDeviceOnly, store: a.store)
         for _ in 0..<2 { a.sync(); b.sync() }
         XCTAssertNotNil(b.vault.loadHostPassword(host.id, class: .whenUnlocked).secret, "no deletion was sent")
@@ -226,15 +247,19 @@ final class CredentialSyncTests: XCTestCase {
         try b.vault.saveHostPassword(secret("from-b"), hostID: host.id, class: .whenUnlocked)
         b.sync()
         let received = a.sync()
-        XCTAssertTrue(received.skipped.contains { $0.contains("vault item host.\(host.id.uuidString.lowercased()).password stays on this device") },
-                      "\(received.skipped)")
+        XCTAssertTrue(
+            received.skipped.contains {
+                $0.contains("vault item host.\(host.id.uuidString.lowercased()).password stays on this device")
+            },
+            "\(received.skipped)")
         clock.advance(by: .seconds(10))
         XCTAssertTrue(try b.vault.clearHostPassword(host.id, class: .whenUnlocked))
         for _ in 0..<2 { b.sync(); a.sync() }
         let stillThere = try XCTUnwrap(a.vault.loadHostPassword(host.id, class: .whenUnlockedThisDeviceOnly).secret)
         XCTAssertTrue(stillThere.isEqual(to: secret(password)))
-        XCTAssertEqual(try a.vault.items().filter { $0.family == "host.password" }.map(\.accessibility),
-                       ["whenUnlockedThisDeviceOnly", "whenUnlockedThisDeviceOnly"])
+        XCTAssertEqual(
+            try a.vault.items().filter { $0.family == "host.password" }.map(\.accessibility),
+            ["whenUnlockedThisDeviceOnly", "whenUnlockedThisDeviceOnly"])
     }
 
     /// A run asked for before another run started (the TUI's background sync waiting while `sync now` ran) is
@@ -245,15 +270,18 @@ final class CredentialSyncTests: XCTestCase {
         try a.enable(folder: remote)
         let asked = Date()
         let newer = a.sync()
-        let broken: Result<Vault, VaultError> = .failure(VaultError(.unavailable, "test: this run could not open the vault"))
-        let waited = SyncRunner.run(store: a.store, locations: a.locations, deviceName: "a", vault: broken, asked: asked)
+        let broken: Result<Vault, VaultError> = .failure(
+            VaultError(.unavailable, "test: this run could not open the vault"))
+        let waited = SyncRunner.run(
+            store: a.store, locations: a.locations, deviceName: "a", vault: broken, asked: asked)
         XCTAssertEqual(waited.state, .synced, "the waiting run answered with the newer report")
         XCTAssertEqual(waited.at.timeIntervalSince1970, newer.at.timeIntervalSince1970, accuracy: 0.001)
         let saved = try XCTUnwrap(SyncRunner.lastReport(a.locations))
         XCTAssertEqual(saved.state, .synced, "the saved status is still the newer run's")
         XCTAssertEqual(saved.at.timeIntervalSince1970, newer.at.timeIntervalSince1970, accuracy: 0.001)
 
-        let later = SyncRunner.run(store: a.store, locations: a.locations, deviceName: "a", vault: broken, asked: Date())
+        let later = SyncRunner.run(
+            store: a.store, locations: a.locations, deviceName: "a", vault: broken, asked: Date())
         XCTAssertEqual(later.state, .localFallback)
         XCTAssertEqual(SyncRunner.lastReport(a.locations)?.reason, later.reason, "a run asked for later is saved")
         XCTAssertGreaterThan(later.at, newer.at)

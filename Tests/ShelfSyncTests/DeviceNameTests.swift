@@ -70,7 +70,8 @@ final class DeviceNameTests: XCTestCase {
         b.sync()
         XCTAssertEqual(try names(a), ["build-box", "vm"])
         XCTAssertEqual(try names(b), ["build-box", "vm"])
-        XCTAssertEqual(try GroupInfo.devices(b.store).first { $0.thisDevice }?.name, "build-box", "B knows its new name")
+        XCTAssertEqual(
+            try GroupInfo.devices(b.store).first { $0.thisDevice }?.name, "build-box", "B knows its new name")
         XCTAssertEqual(try GroupInfo.find("build-box", in: a.store), .found(id: b.uuid, name: "build-box"))
         let after = try XCTUnwrap(try GroupInfo.roster(b.store))
         XCTAssertEqual(Set(after.enrolled.keys), [a.uuid, b.uuid])
@@ -92,7 +93,8 @@ final class DeviceNameTests: XCTestCase {
         altered[EntryHeader.size + 4 + 40] ^= 1
         try altered.write(to: url)
         let refused = b.sync(expect: .localFallback)
-        XCTAssertEqual(refused.reason, "tampered entry \(seq) from vm (\(a.id.prefix(8))): its signature does not verify")
+        XCTAssertEqual(
+            refused.reason, "tampered entry \(seq) from vm (\(a.id.prefix(8))): its signature does not verify")
         XCTAssertEqual(try names(b), ["build-box", "vm"])
         try real.write(to: url)
         b.sync()
@@ -113,7 +115,7 @@ final class DeviceNameTests: XCTestCase {
             noted.skipped.contains(
                 "entry \(next) from vm (\(a.id.prefix(8))) carries a name certificate for laptop (\(b.id.prefix(8))) "
                     + "signed as vm (\(a.id.prefix(8))), refused: it does not verify with its signer's key (forged or "
-                        + "altered)"
+                    + "altered)"
             ), "\(noted.skipped)")
         XCTAssertEqual(try names(b), ["laptop", "vm"])
         XCTAssertEqual(Set(try XCTUnwrap(try GroupInfo.roster(b.store)).enrolled.keys), [a.uuid, b.uuid])

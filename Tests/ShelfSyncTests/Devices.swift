@@ -33,7 +33,8 @@ final class Device {
 
     /// Copies a saved home into place with the modes sshelf insists on (git keeps none of them).
     static func install(_ fixture: String, into root: String) throws {
-        try FileManager.default.createDirectory(atPath: (root as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: (root as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: fixture, toPath: root)
         chmod(root, 0o700)
         for relative in try FileManager.default.subpathsOfDirectory(atPath: root) {
@@ -44,7 +45,9 @@ final class Device {
     }
 
     /// This device's vault, opened again (another process would); `idle` drops whenUnlocked keys after that long.
-    static func openVault(_ locations: DataLocations, idle: Duration = .seconds(900), clock: VaultClock? = nil) throws -> Vault {
+    static func openVault(_ locations: DataLocations, idle: Duration = .seconds(900), clock: VaultClock? = nil) throws
+        -> Vault
+    {
         var options = VaultOptions(idleTimeout: idle, useKernelKeyring: false, minimumStretch: true)
         options.warn = { _ in }
         if let clock { options.clock = clock }
@@ -53,12 +56,19 @@ final class Device {
 
     /// One run; asserts it synced unless told otherwise.
     @discardableResult
-    func sync(revoke: UUID? = nil, expect state: SyncReport.State? = .synced, file: StaticString = #filePath, line: UInt = #line)
+    func sync(
+        revoke: UUID? = nil, expect state: SyncReport.State? = .synced, file: StaticString = #filePath,
+        line: UInt = #line
+    )
         -> SyncReport
     {
-        let report = SyncRunner.run(store: store, locations: locations, deviceName: name, vault: .success(vault), revoke: revoke,
-                                    now: clock ?? Date())
-        if let state { XCTAssertEqual(report.state, state, "\(name): \(report.reason ?? "") \(report.skipped)", file: file, line: line) }
+        let report = SyncRunner.run(
+            store: store, locations: locations, deviceName: name, vault: .success(vault), revoke: revoke,
+            now: clock ?? Date())
+        if let state {
+            XCTAssertEqual(
+                report.state, state, "\(name): \(report.reason ?? "") \(report.skipped)", file: file, line: line)
+        }
         // What `sync status`, the TUI's status line and the connect hints read is exactly what the run found.
         let saved = SyncRunner.lastReport(locations)
         XCTAssertEqual(saved?.state, report.state, "\(name): the saved status", file: file, line: line)
@@ -96,7 +106,8 @@ final class Device {
 
     @discardableResult
     func join(_ code: InviteCode) throws -> Join.Result {
-        try SyncRunner.join(code: code, store: store, locations: locations, deviceName: name, vault: vault, now: clock ?? Date())
+        try SyncRunner.join(
+            code: code, store: store, locations: locations, deviceName: name, vault: vault, now: clock ?? Date())
     }
 
     /// This device's signing keys, as a test attacker that stole them would have them.
@@ -119,7 +130,9 @@ func formGroup(_ devices: [Device]) throws {
 }
 
 func makeFolder(_ name: String = "remote") throws -> String {
-    let path = (ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp") + "/sshelf-remote-\(UUID().uuidString.prefix(8))-\(name)"
+    let path =
+        (ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp")
+        + "/sshelf-remote-\(UUID().uuidString.prefix(8))-\(name)"
     try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     return path
 }
@@ -134,7 +147,9 @@ func makeBareRepository(_ name: String = "git") throws -> (path: String, url: St
 
 /// A saved fixture under Tests/Fixtures.
 func fixture(_ name: String, file: StaticString = #filePath) -> String {
-    URL(fileURLWithPath: "\(file)").deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures/" + name).path
+    URL(fileURLWithPath: "\(file)").deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(
+        "Fixtures/" + name
+    ).path
 }
 
 /// Every file under `root`, relative, sorted.
@@ -143,7 +158,9 @@ func files(under root: String) -> [String] {
     let enumerator = FileManager.default.enumerator(atPath: root)
     while let relative = enumerator?.nextObject() as? String {
         var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: root + "/" + relative, isDirectory: &isDirectory), !isDirectory.boolValue {
+        if FileManager.default.fileExists(atPath: root + "/" + relative, isDirectory: &isDirectory),
+            !isDirectory.boolValue
+        {
             out.append(relative)
         }
     }

@@ -38,13 +38,21 @@ final class EnrollmentTests: XCTestCase {
         XCTAssertEqual(try FolderRemote(path: remote).entries(of: b.id), [], "a waiting device writes no entry")
 
         let enrolling = a.sync()
-        XCTAssertEqual(enrolling.events, ["enrolled desktop (\(b.id.prefix(8))) with invite \(code.id.uuidString.lowercased().prefix(8))"])
-        XCTAssertFalse(FileManager.default.fileExists(atPath: RemoteLayout(root: remote).inviteBox(code.id)), "a used invite is removed")
+        XCTAssertEqual(
+            enrolling.events,
+            ["enrolled desktop (\(b.id.prefix(8))) with invite \(code.id.uuidString.lowercased().prefix(8))"])
+        XCTAssertFalse(
+            FileManager.default.fileExists(atPath: RemoteLayout(root: remote).inviteBox(code.id)),
+            "a used invite is removed")
         XCTAssertEqual(b.sync().membership, "member")
         XCTAssertNotNil(try b.store.host(id: web.id), "enrolled, it reads the group")
-        XCTAssertTrue(try b.vault.items().allSatisfy { !$0.key.hasSuffix(".invite") }, "the joiner's invite secret is wiped at enrollment")
+        XCTAssertTrue(
+            try b.vault.items().allSatisfy { !$0.key.hasSuffix(".invite") },
+            "the joiner's invite secret is wiped at enrollment")
         XCTAssertTrue(try a.vault.items().allSatisfy { !$0.key.hasSuffix(".invite") }, "and the inviter's")
-        XCTAssertEqual(files(under: remote).filter { $0.hasPrefix("invites/") && !$0.hasSuffix("/") }, [], "the welcome went with its use")
+        XCTAssertEqual(
+            files(under: remote).filter { $0.hasPrefix("invites/") && !$0.hasSuffix("/") }, [],
+            "the welcome went with its use")
         a.sync()
         XCTAssertNotNil(try a.store.host(id: db.id), "the new device's own hosts reach the group")
         XCTAssertEqual(try a.state(), try b.state())
@@ -70,7 +78,8 @@ final class EnrollmentTests: XCTestCase {
             XCTAssertEqual((error as? SyncFailure)?.reason, "no invite for this code on the remote")
         }
         XCTAssertNil(try GroupInfo.devices(c.store).first, "a refused join writes nothing")
-        XCTAssertEqual(c.sync(expect: .localFallback).reason, "this device is not enrolled in the sync group on this remote")
+        XCTAssertEqual(
+            c.sync(expect: .localFallback).reason, "this device is not enrolled in the sync group on this remote")
         XCTAssertEqual(b.sync().membership, "member")
     }
 
@@ -98,7 +107,9 @@ final class EnrollmentTests: XCTestCase {
         let refusing = a.sync()
         XCTAssertTrue(refusing.skipped.contains { $0.contains("was used already") }, "\(refusing.skipped)")
         XCTAssertFalse(FileManager.default.fileExists(atPath: boxPath), "a member removes a spent invite's box")
-        XCTAssertTrue(files(under: remote).filter { $0.hasPrefix("invites/") && $0.contains(e.id) }.isEmpty, "and the claim on it")
+        XCTAssertTrue(
+            files(under: remote).filter { $0.hasPrefix("invites/") && $0.contains(e.id) }.isEmpty, "and the claim on it"
+        )
         b.sync()
         XCTAssertEqual(e.sync(expect: .localFallback).membership, "waiting")
         XCTAssertNil(try e.store.host(id: web.id), "nothing of the group is readable on E")
@@ -127,12 +138,15 @@ final class EnrollmentTests: XCTestCase {
         let code = try a.invite(), other = try a.invite()
         a.sync()
         let layout = RemoteLayout(root: remote)
-        try Data("not a claim".utf8).write(to: URL(fileURLWithPath: layout.claim(code.id, device: UUID().uuidString.lowercased())))
+        try Data("not a claim".utf8).write(
+            to: URL(fileURLWithPath: layout.claim(code.id, device: UUID().uuidString.lowercased())))
         try c.join(other)
-        try FileManager.default.copyItem(atPath: layout.claim(other.id, device: c.id), toPath: layout.claim(code.id, device: c.id))
+        try FileManager.default.copyItem(
+            atPath: layout.claim(other.id, device: c.id), toPath: layout.claim(code.id, device: c.id))
         XCTAssertEqual(try b.join(code).inviter, "a")
         let enrolling = a.sync()
-        XCTAssertTrue(enrolling.events.contains { $0.hasPrefix("enrolled b (") }, "\(enrolling.events) \(enrolling.warnings)")
+        XCTAssertTrue(
+            enrolling.events.contains { $0.hasPrefix("enrolled b (") }, "\(enrolling.events) \(enrolling.warnings)")
         XCTAssertEqual(b.sync().membership, "member")
     }
 
@@ -222,7 +236,9 @@ final class EnrollmentTests: XCTestCase {
         try FileManager.default.moveItem(atPath: aside + "/devices/" + a.id, toPath: remote + "/devices/" + a.id)
         for device in [a, b] {
             let report = device.sync(expect: .localFallback)
-            XCTAssertTrue(report.reason?.hasPrefix("the remote also holds another sync group") == true, "\(device.name): \(report.reason ?? "")")
+            XCTAssertTrue(
+                report.reason?.hasPrefix("the remote also holds another sync group") == true,
+                "\(device.name): \(report.reason ?? "")")
         }
         let code = try a.invite()
         a.sync(expect: .localFallback)
@@ -237,7 +253,9 @@ final class EnrollmentTests: XCTestCase {
 
     /// No group secret and no epoch key in the device's vault.
     func assertHoldsNoGroupKey(_ device: Device, file: StaticString = #filePath, line: UInt = #line) throws {
-        let keys = try device.vault.items().map(\.key).filter { $0.hasPrefix("sync.") && ($0.hasSuffix(".group") || $0.hasSuffix(".epoch")) }
+        let keys = try device.vault.items().map(\.key).filter {
+            $0.hasPrefix("sync.") && ($0.hasSuffix(".group") || $0.hasSuffix(".epoch"))
+        }
         XCTAssertEqual(keys, [], "\(device.name) holds group keys without being enrolled", file: file, line: line)
     }
 }

@@ -93,7 +93,9 @@ final class FolderSyncTests: XCTestCase {
         let fromA = a.sync()
         b.sync()
         a.sync()
-        for device in [a, b] { XCTAssertEqual(try device.store.host(id: host.id)?.user, "bob", "the later stamp wins on \(device.name)") }
+        for device in [a, b] {
+            XCTAssertEqual(try device.store.host(id: host.id)?.user, "bob", "the later stamp wins on \(device.name)")
+        }
         XCTAssertEqual(fromA.conflicts, 0)
         for device in [a, b] {
             let conflicts = try device.store.conflicts()
@@ -116,7 +118,9 @@ final class FolderSyncTests: XCTestCase {
         XCTAssertEqual(away.membership, "member")
         try FileManager.default.moveItem(atPath: remote + ".away", toPath: remote)
         XCTAssertEqual(try SyncRunner.markConflictsSeen(store: a.store, locations: a.locations), 1)
-        XCTAssertEqual(SyncRunner.lastReport(a.locations)?.conflicts, 0, "the saved status drops them at once, not at the next run")
+        XCTAssertEqual(
+            SyncRunner.lastReport(a.locations)?.conflicts, 0, "the saved status drops them at once, not at the next run"
+        )
         XCTAssertEqual(a.sync().conflicts, 0)
 
         // A later edit that saw the other one is no conflict.
@@ -146,7 +150,8 @@ final class FolderSyncTests: XCTestCase {
         let listed = try c.store.conflicts()
         XCTAssertFalse(listed.isEmpty, "the catch-up met both edits")
         XCTAssertTrue(listed.allSatisfy(\.seen), "\(listed)")
-        XCTAssertTrue(listed.contains { $0.field == "user" && $0.kept == "\"bob\"" && $0.lost == "\"alice\"" }, "\(listed)")
+        XCTAssertTrue(
+            listed.contains { $0.field == "user" && $0.kept == "\"bob\"" && $0.lost == "\"alice\"" }, "\(listed)")
         XCTAssertEqual(caughtUp.conflicts, 0)
         XCTAssertEqual(c.sync().conflicts, 0)
 
@@ -190,9 +195,13 @@ final class FolderSyncTests: XCTestCase {
         try b.edit(second.id) { $0.user = "discarded" }
         a.sync(); b.sync(); a.sync()
         XCTAssertNil(try b.store.host(id: second.id))
-        XCTAssertTrue(try b.store.conflicts().contains { $0.field == "user" && $0.why == "deleted" && $0.lost == "\"discarded\"" })
+        XCTAssertTrue(
+            try b.store.conflicts().contains { $0.field == "user" && $0.why == "deleted" && $0.lost == "\"discarded\"" }
+        )
         XCTAssertEqual(try a.state(), try b.state())
-        XCTAssertThrowsError(try b.store.write { try $0.save(host) }) { XCTAssertTrue("\($0)".contains("was deleted"), "\($0)") }
+        XCTAssertThrowsError(try b.store.write { try $0.save(host) }) {
+            XCTAssertTrue("\($0)".contains("was deleted"), "\($0)")
+        }
     }
 
     func testUnknownFieldsFromANewerDeviceAreKept() throws {
@@ -207,7 +216,9 @@ final class FolderSyncTests: XCTestCase {
         XCTAssertEqual(received.extra["colour"], .string("teal"))
         try b.edit(host.id) { $0.port = 2200 }
         b.sync(); a.sync()
-        XCTAssertEqual(try a.store.host(id: host.id)?.extra["colour"], .string("teal"), "an edit elsewhere keeps the unknown field")
+        XCTAssertEqual(
+            try a.store.host(id: host.id)?.extra["colour"], .string("teal"), "an edit elsewhere keeps the unknown field"
+        )
         XCTAssertEqual(try a.store.host(id: host.id)?.port, 2200)
     }
 }

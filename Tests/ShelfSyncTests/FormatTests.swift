@@ -15,15 +15,26 @@ final class FormatTests: XCTestCase {
 
     func certificates(_ keys: SyncCrypto.DeviceKeys) -> [Certificate] {
         [
-            Certificate(group: group, signer: me, time: 1, body: .genesis(name: "laptop", signingKey: keys.signingPublicKey), keys: keys),
-            Certificate(group: group, signer: me, time: 2, body: .add(device: UUID(), name: "phone ☎", signingKey: keys.signingPublicKey,
-                                                                        invite: UUID(), epochs: [UUID(), UUID()]), keys: keys),
-            Certificate(group: group, signer: me, time: 3, body: .revoke(device: UUID(), upTo: 7, upToDigest: Array(repeating: 9, count: 32),
-                                                                           kept: [Array(repeating: 1, count: 32)]), keys: keys),
+            Certificate(
+                group: group, signer: me, time: 1, body: .genesis(name: "laptop", signingKey: keys.signingPublicKey),
+                keys: keys),
+            Certificate(
+                group: group, signer: me, time: 2,
+                body: .add(
+                    device: UUID(), name: "phone ☎", signingKey: keys.signingPublicKey,
+                    invite: UUID(), epochs: [UUID(), UUID()]), keys: keys),
+            Certificate(
+                group: group, signer: me, time: 3,
+                body: .revoke(
+                    device: UUID(), upTo: 7, upToDigest: Array(repeating: 9, count: 32),
+                    kept: [Array(repeating: 1, count: 32)]), keys: keys),
             Certificate(group: group, signer: me, time: 4, body: .epoch(id: UUID(), number: 3), keys: keys),
-            Certificate(group: group, signer: me, time: 5, body: .share(epoch: UUID(), recipient: UUID(),
-                                                                          sealedKey: SyncCrypto.sealedBox(SyncCrypto.randomKey(), to: keys.boxPublicKey) ?? []),
-                        keys: keys),
+            Certificate(
+                group: group, signer: me, time: 5,
+                body: .share(
+                    epoch: UUID(), recipient: UUID(),
+                    sealedKey: SyncCrypto.sealedBox(SyncCrypto.randomKey(), to: keys.boxPublicKey) ?? []),
+                keys: keys),
         ]
     }
 
@@ -35,7 +46,8 @@ final class FormatTests: XCTestCase {
             XCTAssertTrue(parsed.isSigned(by: keys.signingPublicKey))
             XCTAssertFalse(parsed.isSigned(by: try self.keys().signingPublicKey), "another key did not sign it")
             for length in 0..<certificate.bytes.count {
-                XCTAssertThrowsError(try Certificate(parsing: Array(certificate.bytes.prefix(length))), "prefix \(length)")
+                XCTAssertThrowsError(
+                    try Certificate(parsing: Array(certificate.bytes.prefix(length))), "prefix \(length)")
             }
             XCTAssertThrowsError(try Certificate(parsing: certificate.bytes + [0]), "trailing byte")
             for index in stride(from: 0, to: certificate.bytes.count, by: 7) {
@@ -48,13 +60,17 @@ final class FormatTests: XCTestCase {
         }
         var unknown = certificates(keys)[3].bytes
         unknown[8] = 99
-        XCTAssertThrowsError(try Certificate(parsing: unknown)) { XCTAssertTrue("\($0)".contains("unknown kind"), "\($0)") }
+        XCTAssertThrowsError(try Certificate(parsing: unknown)) {
+            XCTAssertTrue("\($0)".contains("unknown kind"), "\($0)")
+        }
         // An addition claiming 65,535 epochs in a few bytes is refused before anything is allocated.
         var claims = certificates(keys)[1].bytes
         let countOffset = 8 + 1 + 16 + 16 + 8 + 16 + 2 + "phone ☎".utf8.count + 32 + 16
         claims[countOffset] = 0xff
         claims[countOffset + 1] = 0xff
-        XCTAssertThrowsError(try Certificate(parsing: claims)) { XCTAssertTrue("\($0)".contains("more than it can hold"), "\($0)") }
+        XCTAssertThrowsError(try Certificate(parsing: claims)) {
+            XCTAssertTrue("\($0)".contains("more than it can hold"), "\($0)")
+        }
     }
 
     func testEntriesRoundTripAndRefuseDamage() throws {
@@ -62,10 +78,13 @@ final class FormatTests: XCTestCase {
         let rosterKey = SyncCrypto.randomKey(), contentKey = SyncCrypto.randomKey()
         let host = ShelfCore.Host(name: "web", hostname: "w.example")
         let record = try Forger.record(host, by: me.uuidString.lowercased(), wall: 5)
-        let header = EntryHeader(group: group, device: me, seq: 3, previous: Array(repeating: 4, count: 32), epoch: UUID(), snapshot: true)
-        let entry = Entry(header: header, roster: RosterSection.encode(certificates(keys)), rosterKey: rosterKey,
-                          content: try EntryContent(records: [record], credentials: SecretBytes([1, 2, 3])).encode(), contentKey: contentKey,
-                          keys: keys)
+        let header = EntryHeader(
+            group: group, device: me, seq: 3, previous: Array(repeating: 4, count: 32), epoch: UUID(), snapshot: true)
+        let entry = Entry(
+            header: header, roster: RosterSection.encode(certificates(keys)), rosterKey: rosterKey,
+            content: try EntryContent(records: [record], credentials: SecretBytes([1, 2, 3])).encode(),
+            contentKey: contentKey,
+            keys: keys)
         let parsed = try Entry(parsing: entry.bytes, limit: RemoteLayout.maxEntryBytes)
         XCTAssertEqual(parsed.header, header)
         XCTAssertTrue(parsed.isSigned(by: keys.signingPublicKey))
@@ -78,7 +97,9 @@ final class FormatTests: XCTestCase {
         XCTAssertNil(parsed.openRoster(contentKey))
 
         for length in stride(from: 0, to: entry.bytes.count, by: 3) {
-            XCTAssertThrowsError(try Entry(parsing: Array(entry.bytes.prefix(length)), limit: RemoteLayout.maxEntryBytes), "prefix \(length)")
+            XCTAssertThrowsError(
+                try Entry(parsing: Array(entry.bytes.prefix(length)), limit: RemoteLayout.maxEntryBytes),
+                "prefix \(length)")
         }
         XCTAssertThrowsError(try Entry(parsing: entry.bytes + [0], limit: RemoteLayout.maxEntryBytes))
         XCTAssertThrowsError(try Entry(parsing: entry.bytes, limit: 16), "a section larger than the limit")
@@ -98,19 +119,23 @@ final class FormatTests: XCTestCase {
         let plain = try EntryContent(records: [], credentials: SecretBytes([7])).encode()
         let bytes = plain.withUnsafeBytes { Array($0) }
         for length in 0..<bytes.count {
-            XCTAssertThrowsError(try EntryContent.decode(SecretBytes(Array(bytes.prefix(length))), limit: 1 << 20), "prefix \(length)")
+            XCTAssertThrowsError(
+                try EntryContent.decode(SecretBytes(Array(bytes.prefix(length))), limit: 1 << 20), "prefix \(length)")
         }
         XCTAssertThrowsError(try EntryContent.decode(SecretBytes(bytes + [0]), limit: 1 << 20))
         let badRecords = SecretBytes(EntryContent.magic + [0, 0, 0, 2] + Array("[{".utf8) + [0])
-        XCTAssertThrowsError(try EntryContent.decode(badRecords, limit: 1 << 20)) { XCTAssertTrue("\($0)".contains("do not parse"), "\($0)") }
+        XCTAssertThrowsError(try EntryContent.decode(badRecords, limit: 1 << 20)) {
+            XCTAssertTrue("\($0)".contains("do not parse"), "\($0)")
+        }
         XCTAssertThrowsError(try RosterSection.decode(SecretBytes(RosterSection.magic + [0xff, 0xff, 0xff, 0xff])))
     }
 
     func testInviteBoxAndClaimOpenOnlyWithTheirCodeAndDevice() throws {
         let keys = try keys()
         let code = InviteCode.generate()
-        let box = InviteBox(group: group, anchor: Array(repeating: 2, count: 32), inviter: me, inviterName: "laptop", created: Date(),
-                            expires: Date().addingTimeInterval(3600), credentials: true)
+        let box = InviteBox(
+            group: group, anchor: Array(repeating: 2, count: 32), inviter: me, inviterName: "laptop", created: Date(),
+            expires: Date().addingTimeInterval(3600), credentials: true)
         let sealed = box.seal(code)
         let opened = try XCTUnwrap(try InviteBox.open(sealed, code: code))
         XCTAssertEqual(opened.group, group)
@@ -123,12 +148,15 @@ final class FormatTests: XCTestCase {
         for length in 0..<sealed.count { XCTAssertNil(try? InviteBox.open(Array(sealed.prefix(length)), code: code)) }
 
         let device = UUID()
-        let claim = InviteClaim(device: device, name: "desktop", signingKey: keys.signingPublicKey, time: 1).seal(code, keys: keys)
+        let claim = InviteClaim(device: device, name: "desktop", signingKey: keys.signingPublicKey, time: 1).seal(
+            code, keys: keys)
         XCTAssertEqual(InviteClaim.open(claim, code: code, device: device)?.name, "desktop")
-        XCTAssertNil(InviteClaim.open(claim, code: code, device: UUID()), "a claim moved to another device's name does not open")
+        XCTAssertNil(
+            InviteClaim.open(claim, code: code, device: UUID()), "a claim moved to another device's name does not open")
         XCTAssertNil(InviteClaim.open(claim, code: InviteCode.generate(), device: device))
         // Signed by another key than the one it asks to be enrolled with: refused.
-        let liar = InviteClaim(device: device, name: "desktop", signingKey: try self.keys().signingPublicKey, time: 1).seal(code, keys: keys)
+        let liar = InviteClaim(device: device, name: "desktop", signingKey: try self.keys().signingPublicKey, time: 1)
+            .seal(code, keys: keys)
         XCTAssertNil(InviteClaim.open(liar, code: code, device: device))
     }
 
@@ -137,23 +165,29 @@ final class FormatTests: XCTestCase {
     func testAWelcomeOpensOnlyForItsDeviceAndInvite() throws {
         let keys = try keys(), other = try self.keys()
         let invite = UUID(), device = UUID()
-        let welcome = InviteWelcome(invite: invite, device: device, certificates: certificates(keys),
-                                    heads: [InviteWelcome.InviteHead(device: me, seq: 4, digest: Array(repeating: 3, count: 32))],
-                                    groupSecret: SyncCrypto.randomKey(), epochs: [(UUID(), SyncCrypto.randomKey())])
+        let welcome = InviteWelcome(
+            invite: invite, device: device, certificates: certificates(keys),
+            heads: [InviteWelcome.InviteHead(device: me, seq: 4, digest: Array(repeating: 3, count: 32))],
+            groupSecret: SyncCrypto.randomKey(), epochs: [(UUID(), SyncCrypto.randomKey())])
         let sealed = try XCTUnwrap(welcome.seal(to: keys.boxPublicKey))
         let opened = try XCTUnwrap(try InviteWelcome.open(sealed, keys: keys, invite: invite, device: device))
         XCTAssertTrue(opened.groupSecret.isEqual(to: welcome.groupSecret))
         XCTAssertTrue(opened.epochs[0].key.isEqual(to: welcome.epochs[0].key))
         XCTAssertEqual(opened.heads, welcome.heads)
         XCTAssertEqual(opened.certificates.count, 5)
-        XCTAssertNil(try InviteWelcome.open(sealed, keys: other, invite: invite, device: device), "another device's key opens nothing")
-        XCTAssertThrowsError(try InviteWelcome.open(sealed, keys: keys, invite: UUID(), device: device), "another invite")
-        XCTAssertThrowsError(try InviteWelcome.open(sealed, keys: keys, invite: invite, device: UUID()), "another device's name")
+        XCTAssertNil(
+            try InviteWelcome.open(sealed, keys: other, invite: invite, device: device),
+            "another device's key opens nothing")
+        XCTAssertThrowsError(
+            try InviteWelcome.open(sealed, keys: keys, invite: UUID(), device: device), "another invite")
+        XCTAssertThrowsError(
+            try InviteWelcome.open(sealed, keys: keys, invite: invite, device: UUID()), "another device's name")
         var flipped = sealed
         flipped[flipped.count / 2] ^= 1
         XCTAssertNil(try InviteWelcome.open(flipped, keys: keys, invite: invite, device: device))
         for length in stride(from: 0, to: sealed.count, by: 7) {
-            XCTAssertNil(try? InviteWelcome.open(Array(sealed.prefix(length)), keys: keys, invite: invite, device: device))
+            XCTAssertNil(
+                try? InviteWelcome.open(Array(sealed.prefix(length)), keys: keys, invite: invite, device: device))
         }
         XCTAssertNil(try? InviteWelcome.open(sealed + [0], keys: keys, invite: invite, device: device))
     }
@@ -161,22 +195,29 @@ final class FormatTests: XCTestCase {
     /// Record bodies go through sshelf's own JSON reader and writer: they agree with Foundation's, and refuse what is
     /// not JSON (every prefix of a document, bad escapes, control characters, a nesting bomb).
     func testRecordJSONAgreesWithFoundationAndRefusesDamage() throws {
-        let text = #"{"a":true,"b":1,"c":1.5,"d":"x\n\"q\" \u00e9 \ud83d\ude00 ☎","#
+        let text =
+            #"{"a":true,"b":1,"c":1.5,"d":"x\n\"q\" \u00e9 \ud83d\ude00 ☎","#
             + #""e":null,"f":[1,false,-2.5e3],"g":{"h":0},"i":"/path"}"#
         let bytes = Array(text.utf8)
         let mine = try JSONValue.parse(bytes)
         let foundation = try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
         XCTAssertEqual(mine, foundation)
         XCTAssertEqual(try JSONValue.parse(mine.jsonBytes), mine, "what it writes it reads back")
-        XCTAssertEqual(try JSONDecoder().decode(JSONValue.self, from: Data(mine.jsonBytes)), mine, "and so does Foundation")
-        let host = ShelfCore.Host(name: "web ☎", hostname: "w.example", port: 2222, tags: ["a", "b"], notes: "line\nnext")
-        XCTAssertEqual(try SyncRecordCodec.plainBody(host),
-                       try JSONDecoder().decode([String: JSONValue].self, from: try ShelfJSON.encoder().encode(host)))
+        XCTAssertEqual(
+            try JSONDecoder().decode(JSONValue.self, from: Data(mine.jsonBytes)), mine, "and so does Foundation")
+        let host = ShelfCore.Host(
+            name: "web ☎", hostname: "w.example", port: 2222, tags: ["a", "b"], notes: "line\nnext")
+        XCTAssertEqual(
+            try SyncRecordCodec.plainBody(host),
+            try JSONDecoder().decode([String: JSONValue].self, from: try ShelfJSON.encoder().encode(host)))
         for length in 0..<bytes.count {
             XCTAssertThrowsError(try JSONValue.parse(Array(bytes.prefix(length))), "prefix \(length)")
         }
-        for bad in [#"{"a":1,}"#, #"[1 2]"#, #""\x""#, "\"a\u{1}b\"", #""\ud800""#, #"01"#, #"1."#, #"{"a"}"#, "[" + String(repeating: "[", count: 100) + "]]",
-                    #""\u12"#, "nul", "[1]x"] {
+        for bad in [
+            #"{"a":1,}"#, #"[1 2]"#, #""\x""#, "\"a\u{1}b\"", #""\ud800""#, #"01"#, #"1."#, #"{"a"}"#,
+            "[" + String(repeating: "[", count: 100) + "]]",
+            #""\u12"#, "nul", "[1]x",
+        ] {
             XCTAssertThrowsError(try JSONValue.parse(Array(bad.utf8)), bad)
         }
     }

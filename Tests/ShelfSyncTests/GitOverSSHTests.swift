@@ -25,8 +25,10 @@ final class GitOverSSHTests: XCTestCase {
         _ = try Shell.run(TestTool.git.path, ["init", "--quiet", "--bare", bare])
         _ = try Shell.run(TestTool.chown.path, ["-R", TestAccount.name, base])
         chmod(base, 0o755)
-        setenv("GIT_SSH_COMMAND", "ssh -F none -i \(key.privatePath) -o IdentitiesOnly=yes -o BatchMode=yes -o StrictHostKeyChecking=no -o "
-            + "UserKnownHostsFile=/dev/null -o LogLevel=ERROR", 1)
+        setenv(
+            "GIT_SSH_COMMAND",
+            "ssh -F none -i \(key.privatePath) -o IdentitiesOnly=yes -o BatchMode=yes -o StrictHostKeyChecking=no -o "
+                + "UserKnownHostsFile=/dev/null -o LogLevel=ERROR", 1)
         defer { unsetenv("GIT_SSH_COMMAND") }
         let url = "ssh://\(TestAccount.name)@127.0.0.1:\(server.port)\(bare)"
 

@@ -7,9 +7,11 @@ import TestSupport
 import XCTest
 
 final class GitSafetyTests: XCTestCase {
-    static let hooks = ["pre-receive", "update", "post-receive", "post-update", "reference-transaction", "push-to-checkout",
-                        "proc-receive", "pre-push", "pre-commit", "prepare-commit-msg", "commit-msg", "post-commit", "post-checkout",
-                        "post-merge", "post-rewrite", "pre-rebase", "pre-auto-gc", "fsmonitor-watchman"]
+    static let hooks = [
+        "pre-receive", "update", "post-receive", "post-update", "reference-transaction", "push-to-checkout",
+        "proc-receive", "pre-push", "pre-commit", "prepare-commit-msg", "commit-msg", "post-commit", "post-checkout",
+        "post-merge", "post-rewrite", "pre-rebase", "pre-auto-gc", "fsmonitor-watchman",
+    ]
 
     /// Executable hooks in `directory` that each leave a file named after themselves in `markers`.
     func plantHooks(in directory: String, markers: String) throws {
@@ -28,7 +30,8 @@ final class GitSafetyTests: XCTestCase {
         let markers = try makeFolder("markers")
         try plantHooks(in: repository.path + "/hooks", markers: markers)
         // The repository's own configuration asks for hooks elsewhere too: still none run.
-        try Shell.run(TestTool.git.path, ["-C", repository.path, "config", "core.hooksPath", repository.path + "/hooks"])
+        try Shell.run(
+            TestTool.git.path, ["-C", repository.path, "config", "core.hooksPath", repository.path + "/hooks"])
         try GitRemote.probe(repository.url)
         try GitRemote.probe(repository.path)
         let a = try Device("a"), b = try Device("b")

@@ -10,7 +10,9 @@ import XCTest
 final class RemoteFaultTests: XCTestCase {
     func fallback(_ device: Device) -> String {
         let report = device.sync(expect: .localFallback)
-        XCTAssertEqual(SyncRunner.lastReport(device.locations)?.reason, report.reason, "the status is saved for sync status and the TUI")
+        XCTAssertEqual(
+            SyncRunner.lastReport(device.locations)?.reason, report.reason,
+            "the status is saved for sync status and the TUI")
         return report.reason ?? ""
     }
 
@@ -29,7 +31,8 @@ final class RemoteFaultTests: XCTestCase {
         try #"{"format":99}"#.write(toFile: base + "/newer/format.json", atomically: true, encoding: .utf8)
         try device.enable(folder: base + "/newer")
         XCTAssertEqual(fallback(device), "remote format 99 is newer than this program (2)")
-        XCTAssertFalse(FileManager.default.fileExists(atPath: base + "/newer/devices"), "nothing written to a newer remote")
+        XCTAssertFalse(
+            FileManager.default.fileExists(atPath: base + "/newer/devices"), "nothing written to a newer remote")
 
         try FileManager.default.createDirectory(atPath: base + "/odd", withIntermediateDirectories: true)
         try "not json".write(toFile: base + "/odd/format.json", atomically: true, encoding: .utf8)
@@ -74,7 +77,9 @@ final class RemoteFaultTests: XCTestCase {
             XCTAssertEqual(mkdir(devices + "/" + UUID().uuidString.lowercased(), 0o700), 0)
         }
         let report = a.sync(expect: .localFallback)
-        XCTAssertEqual(report.reason, "\(devices) on the remote holds more than 1000 device folders; sync stops rather than read them all")
+        XCTAssertEqual(
+            report.reason,
+            "\(devices) on the remote holds more than 1000 device folders; sync stops rather than read them all")
         XCTAssertNotNil(try a.host("kept"))
     }
 
@@ -112,33 +117,50 @@ final class RemoteFaultTests: XCTestCase {
         let next = (try FolderRemote(path: remote).entries(of: a.id).last ?? 0) + 1
         let good = try Data(contentsOf: URL(fileURLWithPath: layout.entryPath(a.id, next - 1)))
 
-        func check(_ damage: () throws -> Void, _ expected: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        func check(_ damage: () throws -> Void, _ expected: String, file: StaticString = #filePath, line: UInt = #line)
+            throws
+        {
             try damage()
             _ = try c.add("from-c-\(UUID().uuidString.prefix(4))")
             c.sync(expect: .localFallback)
             let report = b.sync(expect: .localFallback, file: file, line: line)
-            XCTAssertTrue(report.reason?.contains(expected) == true, "\(report.reason ?? "") lacks \(expected)", file: file, line: line)
-            XCTAssertTrue(report.reason?.contains("(\(a.id.prefix(8)))") == true, "the reason names device A", file: file, line: line)
-            XCTAssertEqual(try b.store.hosts().count, try c.store.hosts().count, "C's chain still syncs", file: file, line: line)
+            XCTAssertTrue(
+                report.reason?.contains(expected) == true, "\(report.reason ?? "") lacks \(expected)", file: file,
+                line: line)
+            XCTAssertTrue(
+                report.reason?.contains("(\(a.id.prefix(8)))") == true, "the reason names device A", file: file,
+                line: line)
+            XCTAssertEqual(
+                try b.store.hosts().count, try c.store.hosts().count, "C's chain still syncs", file: file, line: line)
             try? FileManager.default.removeItem(atPath: layout.entryPath(a.id, next))
         }
-        try check({ try good.prefix(good.count / 2).write(to: URL(fileURLWithPath: layout.entryPath(a.id, next))) }, "is damaged")
-        try check({ try Data([0xff, 0, 0x13, 0x37]).write(to: URL(fileURLWithPath: layout.entryPath(a.id, next))) }, "is damaged")
-        try check({
-            XCTAssertTrue(FileManager.default.createFile(atPath: layout.entryPath(a.id, next), contents: nil))
-            let handle = try XCTUnwrap(FileHandle(forWritingAtPath: layout.entryPath(a.id, next)))
-            try handle.truncate(atOffset: UInt64(RemoteLayout.maxEntryBytes + 1))
-            try handle.close()
-        }, "larger than 64 MiB")
+        try check(
+            { try good.prefix(good.count / 2).write(to: URL(fileURLWithPath: layout.entryPath(a.id, next))) },
+            "is damaged")
+        try check(
+            { try Data([0xff, 0, 0x13, 0x37]).write(to: URL(fileURLWithPath: layout.entryPath(a.id, next))) },
+            "is damaged")
+        try check(
+            {
+                XCTAssertTrue(FileManager.default.createFile(atPath: layout.entryPath(a.id, next), contents: nil))
+                let handle = try XCTUnwrap(FileHandle(forWritingAtPath: layout.entryPath(a.id, next)))
+                try handle.truncate(atOffset: UInt64(RemoteLayout.maxEntryBytes + 1))
+                try handle.close()
+            }, "larger than 64 MiB")
         // 120 MB (the size that once cost 359 MiB to read): refused on its size, before a byte is read.
-        try check({
-            XCTAssertTrue(FileManager.default.createFile(atPath: layout.entryPath(a.id, next), contents: nil))
-            let handle = try XCTUnwrap(FileHandle(forWritingAtPath: layout.entryPath(a.id, next)))
-            try handle.truncate(atOffset: 120_000_000)
-            try handle.close()
-        }, "larger than 64 MiB")
-        try check({ try FileManager.default.createSymbolicLink(atPath: layout.entryPath(a.id, next), withDestinationPath: "/etc/passwd") },
-                  "not a regular file")
+        try check(
+            {
+                XCTAssertTrue(FileManager.default.createFile(atPath: layout.entryPath(a.id, next), contents: nil))
+                let handle = try XCTUnwrap(FileHandle(forWritingAtPath: layout.entryPath(a.id, next)))
+                try handle.truncate(atOffset: 120_000_000)
+                try handle.close()
+            }, "larger than 64 MiB")
+        try check(
+            {
+                try FileManager.default.createSymbolicLink(
+                    atPath: layout.entryPath(a.id, next), withDestinationPath: "/etc/passwd")
+            },
+            "not a regular file")
         // Once the damage is gone, A's chain goes on where it stopped.
         _ = try a.add("later")
         a.sync()
@@ -182,17 +204,23 @@ final class RemoteLinkTests: XCTestCase {
     func victim() throws -> (path: String, files: [String: Data]) {
         let path = try makeFolder("victim")
         chmod(path, 0o755)
-        let files = ["config": "Host keep-me\n", "credentials": "[default]\n", "device.json": "{}\n",
-                     "0000000001.entry": "not sync's", "0000000002.entry": "not sync's either"].mapValues { Data($0.utf8) }
+        let files = [
+            "config": "Host keep-me\n", "credentials": "[default]\n", "device.json": "{}\n",
+            "0000000001.entry": "not sync's", "0000000002.entry": "not sync's either",
+        ].mapValues { Data($0.utf8) }
         for (name, data) in files { try data.write(to: URL(fileURLWithPath: path + "/" + name)) }
         return (path, files)
     }
 
-    func assertUntouched(_ victim: (path: String, files: [String: Data]), file: StaticString = #filePath, line: UInt = #line) throws {
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: victim.path).sorted(), victim.files.keys.sorted(),
-                       "nothing removed or added outside the remote", file: file, line: line)
+    func assertUntouched(
+        _ victim: (path: String, files: [String: Data]), file: StaticString = #filePath, line: UInt = #line
+    ) throws {
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: victim.path).sorted(), victim.files.keys.sorted(),
+            "nothing removed or added outside the remote", file: file, line: line)
         for (name, data) in victim.files {
-            XCTAssertEqual(FileManager.default.contents(atPath: victim.path + "/" + name), data, name, file: file, line: line)
+            XCTAssertEqual(
+                FileManager.default.contents(atPath: victim.path + "/" + name), data, name, file: file, line: line)
         }
         var info = stat()
         XCTAssertEqual(stat(victim.path, &info), 0)
@@ -210,8 +238,10 @@ final class RemoteLinkTests: XCTestCase {
         let remote = try makeFolder()
         let layout = RemoteLayout(root: remote)
         let victim = try makeFolder("victim")
-        let kept: [String: Data] = ["config": Data("Host keep-me\n".utf8), "device.json": Data("{}\n".utf8),
-                                    "credentials/aws": Data("[default]\n".utf8)]
+        let kept: [String: Data] = [
+            "config": Data("Host keep-me\n".utf8), "device.json": Data("{}\n".utf8),
+            "credentials/aws": Data("[default]\n".utf8),
+        ]
         try FileManager.default.createDirectory(atPath: victim + "/credentials", withIntermediateDirectories: true)
         for (name, data) in kept { try data.write(to: URL(fileURLWithPath: victim + "/" + name)) }
         let device = UUID().uuidString.lowercased(), swap = UUID().uuidString.lowercased()
@@ -230,7 +260,9 @@ final class RemoteLinkTests: XCTestCase {
             // The real folder under the device's name again, holding what format 1 wrote (and one file it did not,
             // so the folder itself stays).
             var info = stat()
-            if lstat(real, &info) == 0, info.st_mode & S_IFMT == S_IFLNK { XCTAssertEqual(exchange(AT_FDCWD, real, AT_FDCWD, link, renameExchange), 0) }
+            if lstat(real, &info) == 0, info.st_mode & S_IFMT == S_IFLNK {
+                XCTAssertEqual(exchange(AT_FDCWD, real, AT_FDCWD, link, renameExchange), 0)
+            }
             try FileManager.default.createDirectory(atPath: real + "/config", withIntermediateDirectories: true)
             try FileManager.default.createDirectory(atPath: real + "/credentials", withIntermediateDirectories: true)
             try Data("x".utf8).write(to: URL(fileURLWithPath: real + "/config/hosts.jsonl"))
@@ -240,7 +272,9 @@ final class RemoteLinkTests: XCTestCase {
             let swapper = Swapper()
             let done = DispatchSemaphore(value: 0)
             Thread.detachNewThread {
-                for _ in 0..<200_000 where !swapper.stopped { _ = exchange(AT_FDCWD, real, AT_FDCWD, link, renameExchange) }
+                for _ in 0..<200_000 where !swapper.stopped {
+                    _ = exchange(AT_FDCWD, real, AT_FDCWD, link, renameExchange)
+                }
                 done.signal()
             }
             removed += FolderRemote(path: remote).removeFormatOneFiles()
@@ -248,7 +282,9 @@ final class RemoteLinkTests: XCTestCase {
             done.wait()
         }
         for (name, data) in kept {
-            XCTAssertEqual(FileManager.default.contents(atPath: victim + "/" + name), data, "\(name) outside the remote was removed")
+            XCTAssertEqual(
+                FileManager.default.contents(atPath: victim + "/" + name), data,
+                "\(name) outside the remote was removed")
         }
         XCTAssertGreaterThan(removed, 0, "the clean-up ran on the real folder")
     }
@@ -264,10 +300,13 @@ final class RemoteLinkTests: XCTestCase {
         // A device folder that is a link (under a format-1 device's name, and under a device id nobody enrolled): the
         // format-1 clean-up does not reach through it, and the folder is reported, not read.
         let planted = UUID().uuidString.lowercased()
-        try FileManager.default.createSymbolicLink(atPath: layout.deviceDirectory(planted), withDestinationPath: target.path)
-        try FileManager.default.createSymbolicLink(atPath: layout.devicesDirectory + "/evil", withDestinationPath: target.path)
+        try FileManager.default.createSymbolicLink(
+            atPath: layout.deviceDirectory(planted), withDestinationPath: target.path)
+        try FileManager.default.createSymbolicLink(
+            atPath: layout.devicesDirectory + "/evil", withDestinationPath: target.path)
         let linked = b.sync(expect: .localFallback)
-        XCTAssertEqual(linked.reason, "devices/\(planted) on the remote is a symbolic link, not a folder; sync does not follow it")
+        XCTAssertEqual(
+            linked.reason, "devices/\(planted) on the remote is a symbolic link, not a folder; sync does not follow it")
         XCTAssertEqual(linked.removedFormatOne, 0)
         try assertUntouched(target)
         try FileManager.default.removeItem(atPath: layout.deviceDirectory(planted))
@@ -277,7 +316,8 @@ final class RemoteLinkTests: XCTestCase {
         try FileManager.default.createDirectory(atPath: old + "/config", withIntermediateDirectories: true)
         try Data("{}".utf8).write(to: URL(fileURLWithPath: old + "/config/00000001.jsonl"))
         try FileManager.default.createSymbolicLink(atPath: old + "/config/inner", withDestinationPath: target.path)
-        try FileManager.default.createSymbolicLink(atPath: old + "/credentials", withDestinationPath: target.path + "/credentials")
+        try FileManager.default.createSymbolicLink(
+            atPath: old + "/credentials", withDestinationPath: target.path + "/credentials")
         XCTAssertEqual(b.sync().removedFormatOne, 1, "the one real format-1 file")
         XCTAssertFalse(FileManager.default.fileExists(atPath: old))
         try assertUntouched(target)
@@ -286,11 +326,15 @@ final class RemoteLinkTests: XCTestCase {
         // published again in a real folder, and the other device reads it.
         _ = try a.add("after-the-link")
         try FileManager.default.removeItem(atPath: layout.deviceDirectory(a.id))
-        try FileManager.default.createSymbolicLink(atPath: layout.deviceDirectory(a.id), withDestinationPath: target.path)
+        try FileManager.default.createSymbolicLink(
+            atPath: layout.deviceDirectory(a.id), withDestinationPath: target.path)
         let healed = a.sync()
-        XCTAssertTrue(healed.warnings.contains { $0.hasPrefix("the remote lost this device's entries") }, "\(healed.warnings)")
+        XCTAssertTrue(
+            healed.warnings.contains { $0.hasPrefix("the remote lost this device's entries") }, "\(healed.warnings)")
         try assertUntouched(target)
-        XCTAssertEqual(FileManager.default.destinationOfSymbolicLinkOrNil(layout.deviceDirectory(a.id)), nil, "a real folder again")
+        XCTAssertEqual(
+            FileManager.default.destinationOfSymbolicLinkOrNil(layout.deviceDirectory(a.id)), nil, "a real folder again"
+        )
         b.sync()
         XCTAssertNotNil(try b.host("after-the-link"))
 
@@ -298,14 +342,20 @@ final class RemoteLinkTests: XCTestCase {
         for name in ["devices", "invites"] {
             let path = remote + "/" + name
             let aside = remote + "/" + name + ".real"
-            if FileManager.default.fileExists(atPath: path) { try FileManager.default.moveItem(atPath: path, toPath: aside) }
+            if FileManager.default.fileExists(atPath: path) {
+                try FileManager.default.moveItem(atPath: path, toPath: aside)
+            }
             try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: target.path)
             _ = try a.invite()
             let report = a.sync(expect: .localFallback)
-            XCTAssertEqual(report.reason, "sync folder \(remote) holds '\(name)' as a symbolic link, not a folder; sync does not follow it")
+            XCTAssertEqual(
+                report.reason,
+                "sync folder \(remote) holds '\(name)' as a symbolic link, not a folder; sync does not follow it")
             try assertUntouched(target)
             try FileManager.default.removeItem(atPath: path)
-            if FileManager.default.fileExists(atPath: aside) { try FileManager.default.moveItem(atPath: aside, toPath: path) }
+            if FileManager.default.fileExists(atPath: aside) {
+                try FileManager.default.moveItem(atPath: aside, toPath: path)
+            }
         }
         a.sync()
         b.sync()
@@ -357,8 +407,10 @@ final class RemoteLinkTests: XCTestCase {
         let next = (try FolderRemote(path: remote).entries(of: a.id).last ?? 0) + 1
         XCTAssertEqual(mkfifo(RemoteLayout(root: remote).entryPath(a.id, next), 0o600), 0)
         let report = b.sync(expect: .localFallback)
-        XCTAssertEqual(report.reason, "entry \(next) from a (\(a.id.prefix(8))) is unreadable: devices/\(a.id)/\(RemoteLayout.entryName(next)) "
-            + "is not a regular file")
+        XCTAssertEqual(
+            report.reason,
+            "entry \(next) from a (\(a.id.prefix(8))) is unreadable: devices/\(a.id)/\(RemoteLayout.entryName(next)) "
+                + "is not a regular file")
     }
 
     /// A remote that removes a device's whole folder rolled that device back to nothing: said so, not "synced".
@@ -373,7 +425,9 @@ final class RemoteLinkTests: XCTestCase {
         let verified = try b.store.peer(a.id).head
         try FileManager.default.removeItem(atPath: RemoteLayout(root: remote).deviceDirectory(a.id))
         let report = b.sync(expect: .localFallback)
-        XCTAssertEqual(report.reason, "rollback detected: a (\(a.id.prefix(8)))'s entries end at 0, this device has verified \(verified)")
+        XCTAssertEqual(
+            report.reason,
+            "rollback detected: a (\(a.id.prefix(8)))'s entries end at 0, this device has verified \(verified)")
         a.sync()
         XCTAssertEqual(b.sync().state, .synced, "the writer republished its chain")
     }

@@ -41,13 +41,15 @@ final class RevocationTests: XCTestCase {
         XCTAssertTrue(status.reason?.hasPrefix("revoked by laptop on ") == true, status.reason ?? "")
         XCTAssertNil(try lost.host("after-revocation"))
         let forger = try Forger(a)
-        let latest = try Entry(parsing: try forger.existing(a.id, try FolderRemote(path: remote).entries(of: a.id).last ?? 0),
-                               limit: RemoteLayout.maxEntryBytes)
+        let latest = try Entry(
+            parsing: try forger.existing(a.id, try FolderRemote(path: remote).entries(of: a.id).last ?? 0),
+            limit: RemoteLayout.maxEntryBytes)
         for id in try lost.vault.epochKeyIDs() {
             let key = try XCTUnwrap(lost.vault.loadEpochKey(id, class: .afterFirstUnlockThisDeviceOnly).secret)
             XCTAssertNil(latest.openContent(SyncKeys.content(key)), "no key the revoked device holds opens new entries")
         }
-        XCTAssertEqual(try FolderRemote(path: remote).entries(of: lost.id).count, 1, "a revoked device writes nothing more")
+        XCTAssertEqual(
+            try FolderRemote(path: remote).entries(of: lost.id).count, 1, "a revoked device writes nothing more")
 
         // Its writes after the revocation (signed with its real key, sealed under a key it still has) are refused.
         var writer = try Forger(lost)
@@ -55,11 +57,14 @@ final class RevocationTests: XCTestCase {
         let seqs = try FolderRemote(path: remote).entries(of: lost.id)
         let previous = SyncCrypto.digest(try writer.existing(lost.id, seqs.last ?? 1))
         let evil = ShelfCore.Host(name: "after-revoked", hostname: "evil.example")
-        try writer.write(records: [Forger.record(evil, by: lost.id)], seq: (seqs.last ?? 0) + 1, device: lost.id, previous: previous)
+        try writer.write(
+            records: [Forger.record(evil, by: lost.id)], seq: (seqs.last ?? 0) + 1, device: lost.id, previous: previous)
         for device in [a, b] {
             let report = device.sync()
-            XCTAssertTrue(report.skipped.contains("phone (\(lost.id.prefix(8))) was revoked; its entries after \(seqs.last ?? 0) are refused"),
-                          "\(device.name): \(report.skipped)")
+            XCTAssertTrue(
+                report.skipped.contains(
+                    "phone (\(lost.id.prefix(8))) was revoked; its entries after \(seqs.last ?? 0) are refused"),
+                "\(device.name): \(report.skipped)")
             XCTAssertNil(try device.host("after-revoked"))
         }
         XCTAssertEqual(try a.state(), try b.state())
@@ -78,7 +83,8 @@ final class RevocationTests: XCTestCase {
         // The lost device changes the address; B applies it before anybody knows the device is lost, A does not.
         try lost.edit(host.id) { $0.hostname = "evil.example" }
         lost.sync()
-        let change = RemoteLayout(root: remote).entryPath(lost.id, try FolderRemote(path: remote).entries(of: lost.id).last ?? 0)
+        let change = RemoteLayout(root: remote).entryPath(
+            lost.id, try FolderRemote(path: remote).entries(of: lost.id).last ?? 0)
         b.sync()
         XCTAssertEqual(try b.store.host(id: host.id)?.hostname, "evil.example")
         // A revokes with what it had verified, which is before that change (the remote had not shown A the entry).
@@ -87,7 +93,9 @@ final class RevocationTests: XCTestCase {
         try FileManager.default.moveItem(atPath: change + ".aside", toPath: change)
         let report = b.sync()
         XCTAssertTrue(report.warnings.contains { $0.contains("written after its revocation") }, "\(report.warnings)")
-        XCTAssertEqual(try b.store.host(id: host.id)?.hostname, "real.example", "the address from before the revocation point is back")
+        XCTAssertEqual(
+            try b.store.host(id: host.id)?.hostname, "real.example",
+            "the address from before the revocation point is back")
         a.sync()
         XCTAssertEqual(try a.state(), try b.state())
         XCTAssertTrue(try b.store.conflicts().contains { $0.why == "revoked" && $0.field == "endpoint" })

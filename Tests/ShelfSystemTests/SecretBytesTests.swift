@@ -71,7 +71,9 @@ final class SecretBytesTests: XCTestCase {
     }
 
     func testJoinPrefixAndNulTerminatedCopies() {
-        let joined = SecretBytes.joined([SecretBytes(Array("ab".utf8)), SecretBytes(count: 0), SecretBytes(Array("cd".utf8))])
+        let joined = SecretBytes.joined([
+            SecretBytes(Array("ab".utf8)), SecretBytes(count: 0), SecretBytes(Array("cd".utf8)),
+        ])
         XCTAssertEqual(joined.withUnsafeBytes { Array($0) }, Array("abcd".utf8))
         XCTAssertEqual(joined.prefix(3).withUnsafeBytes { Array($0) }, Array("abc".utf8))
         XCTAssertEqual(joined.prefix(99).count, 4)

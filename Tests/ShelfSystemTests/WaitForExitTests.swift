@@ -13,8 +13,10 @@ final class WaitForExitTests: XCTestCase {
         var out: [Int32] = [-1, -1]
         XCTAssertEqual(pipe(&out), 0)
         defer { close(out[1]) }
-        guard case .success(let pid) = ChildProcess.spawn([TestTool.sh.path, "-c", script], stdin: stdin,
-                                                          stdout: out[1], stderr: out[1])
+        guard
+            case .success(let pid) = ChildProcess.spawn(
+                [TestTool.sh.path, "-c", script], stdin: stdin,
+                stdout: out[1], stderr: out[1])
         else { throw HarnessError("sh did not start") }
         return (pid, out[0])
     }

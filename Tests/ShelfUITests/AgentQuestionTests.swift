@@ -75,8 +75,9 @@ final class AgentQuestionTests: XCTestCase {
         XCTAssertEqual(refused.errors["host"], "no host is named 'nosuch'")
         Fixtures.press(&state, .ctrl("u"))
         for ch in "db-us" { Fixtures.press(&state, .char(ch)) }
-        XCTAssertEqual(Fixtures.press(&state, .enter), [.copyID(Fixtures.id(103), identity: Fixtures.id(50))],
-                       "db-us has no identity of its own: the one chosen in the list is installed")
+        XCTAssertEqual(
+            Fixtures.press(&state, .enter), [.copyID(Fixtures.id(103), identity: Fixtures.id(50))],
+            "db-us has no identity of its own: the one chosen in the list is installed")
         XCTAssertEqual(state.mode, .browse, "the login runs in the host list, where Esc cancels it")
         XCTAssertEqual(state.connecting?.hostID, Fixtures.id(103))
         XCTAssertEqual(Fixtures.press(&state, .escape), [.cancelConnect])
@@ -91,8 +92,9 @@ final class AgentQuestionTests: XCTestCase {
         }
         XCTAssertEqual(errors["host"], "2 hosts are named 'LAB': type one of lab@3fa2c1d0, Lab@9b1e22aa")
         form.fields[0].value = "lab"
-        XCTAssertEqual(try? Forms.submitCopyIdentity(form, catalog: catalog).get().hostname, "lab.site-a.example",
-                       "an exact name wins, as in the CLI")
+        XCTAssertEqual(
+            try? Forms.submitCopyIdentity(form, catalog: catalog).get().hostname, "lab.site-a.example",
+            "an exact name wins, as in the CLI")
         form.fields[0].value = "LAB@9b1e"
         XCTAssertEqual(try? Forms.submitCopyIdentity(form, catalog: catalog).get().hostname, "lab.site-b.example")
     }

@@ -12,7 +12,7 @@ final class ConflictListTests: XCTestCase {
             id: 7, record: "host db", field: "endpoint",
             kept:
                 "host name \"db.example\", pinned key ssh-ed25519 "
-                    + "SHA256:uNiVztksCsDhcc0u9e8BujQXVUpKZIDTMczCvj3tD2s, port 2222",
+                + "SHA256:uNiVztksCsDhcc0u9e8BujQXVUpKZIDTMczCvj3tD2s, port 2222",
             other: "host name \"db.example\", port 22", keptBy: "laptop (4f2a9c1e), 2026-12-01 18:20",
             otherBy: "this device, 2026-12-01 18:19", why: ConflictWords.why("concurrent"), isNew: true, settled: nil,
             settleable: true),

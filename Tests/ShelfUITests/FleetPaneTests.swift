@@ -106,14 +106,19 @@ final class FleetPaneTests: XCTestCase {
     /// A run of db-us and web-eu-1 seen while running (db-us done, web-eu-1 running) or ended.
     static func update(_ state: UIState, ended: Bool) -> FleetPane.Update {
         let ids = state.fleet!.hostIDs
-        let second: FleetPane.HostLine = ended
-            ? FleetPane.HostLine(id: ids[1], name: "web-eu-1", state: .failed,
-                                 detail: "unreachable: connect to 10.1.0.11 port 22 timed out (10.02s)")
+        let second: FleetPane.HostLine =
+            ended
+            ? FleetPane.HostLine(
+                id: ids[1], name: "web-eu-1", state: .failed,
+                detail: "unreachable: connect to 10.1.0.11 port 22 timed out (10.02s)")
             : FleetPane.HostLine(id: ids[1], name: "web-eu-1", state: .running)
         return FleetPane.Update(
             hosts: [FleetPane.HostLine(id: ids[0], name: "db-us", state: .done, detail: "exit 0 (0.31s)"), second],
-            groups: [FleetPane.OutputGroup(hosts: ["db-us"], stdout: [" 10:02:11 up 41 days,  3:12,  0 users"],
-                                           stderr: [])],
+            groups: [
+                FleetPane.OutputGroup(
+                    hosts: ["db-us"], stdout: [" 10:02:11 up 41 days,  3:12,  0 users"],
+                    stderr: [])
+            ],
             ended: ended, summary: ended ? "2 hosts: 1 succeeded, 1 unreachable" : nil)
     }
 
@@ -135,9 +140,12 @@ final class FleetPaneTests: XCTestCase {
         XCTAssertEqual(Fixtures.press(&state, .char("f")), [.runFleet([failed], command: "uptime", confirmed: false)])
         XCTAssertEqual(state.fleet?.hosts.map(\.name), ["web-eu-1"])
         XCTAssertEqual(state.fleet?.phase, .starting)
-        _ = Reducer.reduce(&state, .fleetProgress(FleetPane.Update(
-            hosts: [FleetPane.HostLine(id: failed, name: "web-eu-1", state: .done, detail: "exit 0 (0.20s)")],
-            groups: [], ended: true, summary: "1 host: 1 succeeded")))
+        _ = Reducer.reduce(
+            &state,
+            .fleetProgress(
+                FleetPane.Update(
+                    hosts: [FleetPane.HostLine(id: failed, name: "web-eu-1", state: .done, detail: "exit 0 (0.20s)")],
+                    groups: [], ended: true, summary: "1 host: 1 succeeded")))
         XCTAssertEqual(Fixtures.press(&state, .char("f")), [], "nothing left to repeat")
         Fixtures.press(&state, .escape)
         XCTAssertEqual(state.mode, .browse)
@@ -162,7 +170,9 @@ enum FleetSnapshots {
         _ = Reducer.reduce(&running, .fleetProgress(FleetPaneTests.update(running, ended: false)))
         var ended = running
         _ = Reducer.reduce(&ended, .fleetProgress(FleetPaneTests.update(ended, ended: true)))
-        return [("fleet-marked", marked), ("fleet-command", asked), ("fleet-confirm", confirm),
-                ("fleet-running", running), ("fleet-ended", ended)]
+        return [
+            ("fleet-marked", marked), ("fleet-command", asked), ("fleet-confirm", confirm),
+            ("fleet-running", running), ("fleet-ended", ended),
+        ]
     }
 }

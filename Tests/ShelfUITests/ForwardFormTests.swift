@@ -29,20 +29,25 @@ final class ForwardFormTests: XCTestCase {
     }
 
     func testAnEditKeepsTheRulesSessions() {
-        let rule = PortForwardRule(hostID: UUID(), kind: .local, bindPort: 9000, targetHost: "x", targetPort: 1, sessions: 3)
+        let rule = PortForwardRule(
+            hostID: UUID(), kind: .local, bindPort: 9000, targetHost: "x", targetPort: 1, sessions: 3)
         let form = Forms.forward(rule, hostID: rule.hostID ?? UUID(), hostName: "db")
         XCTAssertEqual(form.value("sessions"), "3")
     }
 
     func testBadSessionsAreRefusedOnTheirLine() {
-        for (text, words) in [("0", "sessions must be 1 to"), ("17", "sessions must be 1 to"), ("four", "is not a number")] {
+        for (text, words) in [
+            ("0", "sessions must be 1 to"), ("17", "sessions must be 1 to"), ("four", "is not a number"),
+        ] {
             guard case .failure(let errors) = submit(local.merging(["sessions": text]) { $1 }) else {
                 XCTFail("sessions \(text) was accepted")
                 continue
             }
             XCTAssertTrue(errors["sessions"]?.contains(words) == true, "\(text): \(errors)")
         }
-        let remote = ["kind": "remote", "bindPort": "9000", "targetHost": "127.0.0.1", "targetPort": "80", "sessions": "2"]
+        let remote = [
+            "kind": "remote", "bindPort": "9000", "targetHost": "127.0.0.1", "targetPort": "80", "sessions": "2",
+        ]
         guard case .failure(let errors) = submit(remote) else { return XCTFail("-R with 2 sessions was accepted") }
         XCTAssertTrue(errors["sessions"]?.contains("-L and -D") == true, "\(errors)")
     }

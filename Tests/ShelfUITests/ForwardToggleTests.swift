@@ -21,7 +21,8 @@ final class ForwardToggleTests: XCTestCase {
         state.hostCursor = state.visible.firstIndex { state.catalog.host(at: Int($0)).name == "web-eu-1" }!
         XCTAssertEqual(Fixtures.press(&state, .char("t")), [])
         XCTAssertEqual(state.notice?.isError, true)
-        XCTAssertTrue(state.notice?.text.contains("only in the forwards pane") == true, "\(String(describing: state.notice))")
+        XCTAssertTrue(
+            state.notice?.text.contains("only in the forwards pane") == true, "\(String(describing: state.notice))")
     }
 
     func testStartsThenStops() {
@@ -59,10 +60,16 @@ final class ForwardToggleTests: XCTestCase {
     func testAStartThatFailsSaysWhyInTheTitle() {
         var state = forwardsPane()
         Fixtures.press(&state, .char("t"))
-        _ = Reducer.reduce(&state, .forwardStates([Fixtures.id(200): ForwardLive(
-            phase: .failed, runner: .tui, lastError: "the host key of web-eu-1 is not known")]))
-        XCTAssertEqual(state.notice, Notice(
-            "-L 127.0.0.1:8080:localhost:80 failed: the host key of web-eu-1 is not known", isError: true))
+        _ = Reducer.reduce(
+            &state,
+            .forwardStates([
+                Fixtures.id(200): ForwardLive(
+                    phase: .failed, runner: .tui, lastError: "the host key of web-eu-1 is not known")
+            ]))
+        XCTAssertEqual(
+            state.notice,
+            Notice(
+                "-L 127.0.0.1:8080:localhost:80 failed: the host key of web-eu-1 is not known", isError: true))
     }
 
     func testAConfirmedStartIsFollowedToo() {
@@ -76,14 +83,18 @@ final class ForwardToggleTests: XCTestCase {
 
     func testARuleRunByForwardStartInAnotherTerminalIsShownAndLeftAlone() {
         var state = forwardsPane()
-        let live = ForwardLive(phase: .active, runner: .command(pid: 4242), totalConnections: 1, bytesOut: 3, bytesIn: 3)
+        let live = ForwardLive(
+            phase: .active, runner: .command(pid: 4242), totalConnections: 1, bytesOut: 3, bytesIn: 3)
         _ = Reducer.reduce(&state, .forwardStates([Fixtures.id(200): live]))
-        XCTAssertEqual(live.words(now: Fixtures.now), "active (forward start, pid 4242): 0 open, 1 total, 3 B out, 3 B in")
+        XCTAssertEqual(
+            live.words(now: Fixtures.now), "active (forward start, pid 4242): 0 open, 1 total, 3 B out, 3 B in")
         XCTAssertEqual(Fixtures.press(&state, .char("t")), [])
-        XCTAssertEqual(state.notice, Notice(
-            "start or stop the selected forward rule: run by 'sshelf forward start' (pid 4242), "
-                + "stopped where it runs",
-            isError: true))
+        XCTAssertEqual(
+            state.notice,
+            Notice(
+                "start or stop the selected forward rule: run by 'sshelf forward start' (pid 4242), "
+                    + "stopped where it runs",
+                isError: true))
     }
 
     func testCountsAgree() {
@@ -94,7 +105,8 @@ final class ForwardToggleTests: XCTestCase {
 
     func testAFailedRuleStartsAgain() {
         var state = forwardsPane()
-        _ = Reducer.reduce(&state, .forwardStates([Fixtures.id(200): ForwardLive(phase: .failed, runner: .tui, lastError: "x")]))
+        _ = Reducer.reduce(
+            &state, .forwardStates([Fixtures.id(200): ForwardLive(phase: .failed, runner: .tui, lastError: "x")]))
         XCTAssertEqual(Fixtures.press(&state, .char("t")), [.startForward(Fixtures.id(200), allowPublicBind: false)])
     }
 
@@ -102,7 +114,8 @@ final class ForwardToggleTests: XCTestCase {
         var state = forwardsPane()
         _ = Reducer.reduce(&state, .forwardStates([Fixtures.id(200): ForwardLive(phase: .active, runner: .supervisor)]))
         XCTAssertEqual(Fixtures.press(&state, .char("t")), [])
-        XCTAssertTrue(state.notice?.text.contains("run by 'sshelf forward up'") == true, "\(String(describing: state.notice))")
+        XCTAssertTrue(
+            state.notice?.text.contains("run by 'sshelf forward up'") == true, "\(String(describing: state.notice))")
     }
 
     func testADisabledRuleDoesNotStart() {
@@ -110,7 +123,8 @@ final class ForwardToggleTests: XCTestCase {
         Fixtures.press(&state, .char("j"))
         XCTAssertEqual(state.selectedRule?.id, Fixtures.id(201))
         XCTAssertEqual(Fixtures.press(&state, .char("t")), [])
-        XCTAssertTrue(state.notice?.text.contains("the rule is disabled") == true, "\(String(describing: state.notice))")
+        XCTAssertTrue(
+            state.notice?.text.contains("the rule is disabled") == true, "\(String(describing: state.notice))")
     }
 
     func testNonLoopbackBindIsConfirmedFirst() {
@@ -132,21 +146,29 @@ final class ForwardToggleTests: XCTestCase {
         }
         for address in ["0.0.0.0", "192.168.1.5", "::", "*"] {
             XCTAssertTrue(PortForwardRule(kind: .dynamic, bindAddress: address).listensOnNetwork, address)
-            XCTAssertFalse(PortForwardRule(kind: .remote, bindAddress: address).listensOnNetwork,
-                           "-R listens on the server, whose GatewayPorts decides: \(address)")
+            XCTAssertFalse(
+                PortForwardRule(kind: .remote, bindAddress: address).listensOnNetwork,
+                "-R listens on the server, whose GatewayPorts decides: \(address)")
         }
     }
 
     func testStateWords() {
         let now = Fixtures.now
-        XCTAssertEqual(ForwardLive(phase: .active, runner: .tui, activeConnections: 1, totalConnections: 3,
-                                   bytesOut: 1536, bytesIn: 12).words(now: now),
-                       "active: 1 open, 3 total, 1.5 KB out, 12 B in")
-        XCTAssertEqual(ForwardLive(phase: .retrying, runner: .supervisor, lastError: "connection refused",
-                                   nextAttempt: now.addingTimeInterval(7.2)).words(now: now),
-                       "retrying in 8 s (forward up): connection refused")
-        XCTAssertEqual(ForwardLive(phase: .failed, runner: .tui, lastError: "host key changed").words(now: now),
-                       "failed: host key changed")
+        XCTAssertEqual(
+            ForwardLive(
+                phase: .active, runner: .tui, activeConnections: 1, totalConnections: 3,
+                bytesOut: 1536, bytesIn: 12
+            ).words(now: now),
+            "active: 1 open, 3 total, 1.5 KB out, 12 B in")
+        XCTAssertEqual(
+            ForwardLive(
+                phase: .retrying, runner: .supervisor, lastError: "connection refused",
+                nextAttempt: now.addingTimeInterval(7.2)
+            ).words(now: now),
+            "retrying in 8 s (forward up): connection refused")
+        XCTAssertEqual(
+            ForwardLive(phase: .failed, runner: .tui, lastError: "host key changed").words(now: now),
+            "failed: host key changed")
         XCTAssertEqual(ForwardLive.bytes(3 << 30), "3.0 GB")
     }
 

@@ -14,12 +14,16 @@ final class HostFormTests: XCTestCase {
         var hosts = (0..<base.count).map(base.host(at:))
         let db = hosts.firstIndex { $0.name == "db-us" }!
         hosts[db].options = ["ServerAliveInterval 30", "ControlMaster auto"]
-        let identities = base.identities + [
-            Identity(id: Fixtures.id(51), name: "yubikey", keyType: .ecdsa, privateKeyRef: .identityPrivateKey(Fixtures.id(51))),
-            Identity(id: Fixtures.id(52), name: "work-key", keyType: .ed25519, keyFile: "~/.ssh/work"),
-        ]
-        var catalog = Catalog(hosts: hosts, groups: Array(base.tree.groups.values), identities: identities,
-                              rules: base.rulesByHost.values.flatMap { $0 })
+        let identities =
+            base.identities + [
+                Identity(
+                    id: Fixtures.id(51), name: "yubikey", keyType: .ecdsa,
+                    privateKeyRef: .identityPrivateKey(Fixtures.id(51))),
+                Identity(id: Fixtures.id(52), name: "work-key", keyType: .ed25519, keyFile: "~/.ssh/work"),
+            ]
+        var catalog = Catalog(
+            hosts: hosts, groups: Array(base.tree.groups.values), identities: identities,
+            rules: base.rulesByHost.values.flatMap { $0 })
         catalog.optionDefaults = [
             OptionDefaults(pattern: "*-us", options: ["ServerAliveInterval 60", "Compression yes"]),
             OptionDefaults(pattern: "*", options: ["ForwardX11 yes"]),
@@ -48,7 +52,8 @@ final class HostFormTests: XCTestCase {
         var state = Fixtures.state(Self.catalog(), rows: 40, columns: 120)
         Self.select(&state, "db-us")
         Fixtures.press(&state, .char("e"))
-        XCTAssertTrue(Screen.render(state).text.contains("Password     set (type to replace it)"), Screen.render(state).text)
+        XCTAssertTrue(
+            Screen.render(state).text.contains("Password     set (type to replace it)"), Screen.render(state).text)
         Self.focus(&state, "password")
         Fixtures.type(&state, "pa ss w0rd!")
         let screen = Screen.render(state).text
@@ -57,7 +62,8 @@ final class HostFormTests: XCTestCase {
         let effects = Fixtures.press(&state, .enter)
         guard case .saveHost(let host, _, .set(let password)) = effects.first else { return XCTFail("\(effects)") }
         XCTAssertEqual(password, "pa ss w0rd!", "spaces are part of a password: nothing trimmed")
-        XCTAssertEqual(host.passwordRef, .hostPassword(host.id), "the record keeps its pointer; the vault gets the value")
+        XCTAssertEqual(
+            host.passwordRef, .hostPassword(host.id), "the record keeps its pointer; the vault gets the value")
 
         // A host without one says so; nothing typed keeps it as it is.
         var fresh = Fixtures.state(Self.catalog(), rows: 40, columns: 120)
@@ -77,7 +83,9 @@ final class HostFormTests: XCTestCase {
         var again = state
         Fixtures.press(&again, .ctrl("u"))
         guard case .saveHost(_, _, .keep) = Fixtures.press(&again, .enter).first else { return XCTFail("not kept") }
-        guard case .saveHost(_, _, .remove) = Fixtures.press(&state, .enter).first else { return XCTFail("not removed") }
+        guard case .saveHost(_, _, .remove) = Fixtures.press(&state, .enter).first else {
+            return XCTFail("not removed")
+        }
     }
 
     func testOptionsAreOneAPerLineCheckedAsImportChecksThem() {
@@ -161,7 +169,11 @@ final class HostFormTests: XCTestCase {
         }
         // The same lines, in the same order, as `sshelf show` prints (one computation).
         let lines = HostOptionSources.lines(host: state.selectedHost!, defaults: state.catalog.optionDefaults)
-        XCTAssertEqual(lines.map(\.text), ["ServerAliveInterval 30", "ControlMaster auto", "ServerAliveInterval 60",
-                                           "Compression yes", "ForwardX11 yes"])
+        XCTAssertEqual(
+            lines.map(\.text),
+            [
+                "ServerAliveInterval 30", "ControlMaster auto", "ServerAliveInterval 60",
+                "Compression yes", "ForwardX11 yes",
+            ])
     }
 }

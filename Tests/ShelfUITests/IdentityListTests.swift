@@ -8,10 +8,13 @@ import XCTest
 final class IdentityListTests: XCTestCase {
     static func catalog() -> Catalog {
         let base = Fixtures.threeLevels()
-        let vaulted = Identity(id: Fixtures.id(51), name: "yubikey", keyType: .ecdsa,
-                               privateKeyRef: .identityPrivateKey(Fixtures.id(51)))
-        return Catalog(hosts: (0..<base.count).map(base.host(at:)), groups: Array(base.tree.groups.values), identities: base.identities + [vaulted],
-                       rules: base.rulesByHost.values.flatMap { $0 })
+        let vaulted = Identity(
+            id: Fixtures.id(51), name: "yubikey", keyType: .ecdsa,
+            privateKeyRef: .identityPrivateKey(Fixtures.id(51)))
+        return Catalog(
+            hosts: (0..<base.count).map(base.host(at:)), groups: Array(base.tree.groups.values),
+            identities: base.identities + [vaulted],
+            rules: base.rulesByHost.values.flatMap { $0 })
     }
 
     func testIOpensTheListAndMovesThroughIt() {
@@ -114,21 +117,24 @@ final class IdentityListTests: XCTestCase {
         Fixtures.press(&state, .char("I"), .char("d"))
         guard case .confirm(let confirmation) = state.mode else { return XCTFail("no confirmation: \(state.mode)") }
         XCTAssertEqual(confirmation.title, "Delete identity laptop?")
-        XCTAssertEqual(confirmation.lines, [
-            "laptop (ed25519)",
-            "Used by 1 host: web-eu-1.",
-            "Their identity is cleared; nothing else about them changes.",
-            "The key file ~/.ssh/id_ed25519 is not touched.",
-        ])
+        XCTAssertEqual(
+            confirmation.lines,
+            [
+                "laptop (ed25519)",
+                "Used by 1 host: web-eu-1.",
+                "Their identity is cleared; nothing else about them changes.",
+                "The key file ~/.ssh/id_ed25519 is not touched.",
+            ])
         XCTAssertEqual(confirmation.effect, .deleteIdentity(Fixtures.id(50)))
         XCTAssertEqual(Fixtures.press(&state, .char("n")), [])
         XCTAssertEqual(state.mode, .identities, "n keeps it and stays in the list")
         Fixtures.press(&state, .char("j"), .char("d"))
         guard case .confirm(let vaulted) = state.mode else { return XCTFail("no confirmation") }
         XCTAssertEqual(vaulted.lines[1], "No host uses it.")
-        XCTAssertEqual(vaulted.lines[2],
-                       "Its private key stays in the vault ('sshelf vault rm "
-                           + "identity.00000000-0000-0000-0000-000000000051.privkey' removes it).")
+        XCTAssertEqual(
+            vaulted.lines[2],
+            "Its private key stays in the vault ('sshelf vault rm "
+                + "identity.00000000-0000-0000-0000-000000000051.privkey' removes it).")
         XCTAssertEqual(Fixtures.press(&state, .char("y")), [.deleteIdentity(Fixtures.id(51))])
         XCTAssertEqual(state.mode, .identities)
     }
@@ -149,7 +155,8 @@ final class IdentityListTests: XCTestCase {
         XCTAssertEqual(state.identityCursor, 1)
         // Renamed so it sorts first: the cursor follows it.
         var renamed = Self.catalog()
-        renamed.identities = [Identity(id: Fixtures.id(51), name: "a-yubikey", keyType: .ecdsa)] + [renamed.identities[0]]
+        renamed.identities =
+            [Identity(id: Fixtures.id(51), name: "a-yubikey", keyType: .ecdsa)] + [renamed.identities[0]]
         _ = Reducer.reduce(&state, .loaded(renamed))
         XCTAssertEqual(state.identityCursor, 0)
         XCTAssertEqual(state.selectedIdentity?.name, "a-yubikey")
@@ -163,14 +170,19 @@ final class IdentityListTests: XCTestCase {
 
     func testConnectDialogKeysAreInTheTableAndDriveTheDialogs() {
         let keys = Keymap.bindings(in: .prompt)
-        XCTAssertEqual(Set(keys.map(\.command)),
-                       [.promptTrust, .promptRefuse, .promptCancel, .promptSend, .promptErase, .promptClear, .promptRemember])
+        XCTAssertEqual(
+            Set(keys.map(\.command)),
+            [.promptTrust, .promptRefuse, .promptCancel, .promptSend, .promptErase, .promptClear, .promptRemember])
         XCTAssertTrue(Keymap.markdown().contains("### Connect dialogs"))
         XCTAssertTrue(HelpView.lines(Fixtures.state(Self.catalog())).contains { $0.0 == "Connect dialogs" })
         // In a text dialog y and n are text, not answers.
         var state = Fixtures.state(Self.catalog())
-        _ = Reducer.reduce(&state, .prompt(.secret(host: "db", prompt: "Password:", echo: false, input: "",
-                                                   remember: false, offerRemember: true)))
+        _ = Reducer.reduce(
+            &state,
+            .prompt(
+                .secret(
+                    host: "db", prompt: "Password:", echo: false, input: "",
+                    remember: false, offerRemember: true)))
         Fixtures.type(&state, "yn")
         Fixtures.press(&state, .tab)
         XCTAssertEqual(Fixtures.press(&state, .enter), [.answerPrompt(.secret("yn", remember: true))])

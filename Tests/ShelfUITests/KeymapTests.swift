@@ -43,8 +43,9 @@ final class KeymapTests: XCTestCase {
                 XCTFail("\(file) has no keymap markers")
                 continue
             }
-            XCTAssertEqual(String(text[start.upperBound..<end.lowerBound]), Keymap.markdown(),
-                           "\(file)'s keymap is stale: regenerate it from `sshelf ui --print-keymap`")
+            XCTAssertEqual(
+                String(text[start.upperBound..<end.lowerBound]), Keymap.markdown(),
+                "\(file)'s keymap is stale: regenerate it from `sshelf ui --print-keymap`")
         }
     }
 }

@@ -87,14 +87,18 @@ final class LiveStateTests: XCTestCase {
     }
 
     func testSyncNotesFollowTheSyncStateInTheirColours() {
-        let notes = [SyncNote("waiting to be enrolled by another device", .warning),
-                     SyncNote("this device was revoked from the sync group", .error),
-                     SyncNote("credentials not joined on this device", .info)]
+        let notes = [
+            SyncNote("waiting to be enrolled by another device", .warning),
+            SyncNote("this device was revoked from the sync group", .error),
+            SyncNote("credentials not joined on this device", .info),
+        ]
         var state = Fixtures.state(Fixtures.threeLevels(), rows: 24, columns: 250)
-        _ = Reducer.reduce(&state, .status(StatusModel(sync: .synced(at: Fixtures.now), vault: .unlocked, syncNotes: notes)))
+        _ = Reducer.reduce(
+            &state, .status(StatusModel(sync: .synced(at: Fixtures.now), vault: .unlocked, syncNotes: notes)))
         let canvas = Screen.render(state)
         let line = canvas.line(23)
-        XCTAssertTrue(line.hasPrefix("✓ synced just now │ waiting to be enrolled by another device │ this device was"), line)
+        XCTAssertTrue(
+            line.hasPrefix("✓ synced just now │ waiting to be enrolled by another device │ this device was"), line)
         func style(of text: String) -> CellStyle? {
             guard let range = line.range(of: text) else { return nil }
             return canvas[23, line.distance(from: line.startIndex, to: range.lowerBound)].style

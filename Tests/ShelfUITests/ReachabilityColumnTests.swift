@@ -35,8 +35,9 @@ final class ReachabilityColumnTests: XCTestCase {
         XCTAssertEqual(ReachabilityColumn.rowsToProbe(state), [], "nothing probed while hidden")
         Fixtures.press(&state, .char("p"))
         XCTAssertTrue(state.reachability.shown)
-        XCTAssertEqual(state.notice?.text,
-                       "reachability on: a TCP connect to each host on screen every 30 s (p hides it)")
+        XCTAssertEqual(
+            state.notice?.text,
+            "reachability on: a TCP connect to each host on screen every 30 s (p hides it)")
         let text = Screen.render(state).text
         XCTAssertTrue(text.contains("Reach"), text)
         XCTAssertEqual(ReachabilityColumn.rowsToProbe(state).count, 8, "the whole small list")
@@ -75,14 +76,16 @@ final class ReachabilityColumnTests: XCTestCase {
         _ = Reducer.reduce(&state, .loaded(Fixtures.longList(500)))
         let onScreen = Layout(rows: 24, columns: 80).hostRows
         let margin = ReachabilityColumn.margin
-        XCTAssertEqual(ReachabilityColumn.rowsToProbe(state).map { state.catalog.table.name($0) },
-                       (1...(onScreen + margin)).map { String(format: "host-%04d", $0) },
-                       "at the top: the screen and below")
+        XCTAssertEqual(
+            ReachabilityColumn.rowsToProbe(state).map { state.catalog.table.name($0) },
+            (1...(onScreen + margin)).map { String(format: "host-%04d", $0) },
+            "at the top: the screen and below")
         for _ in 0..<5 { Fixtures.press(&state, .pageDown) }
         let probed = ReachabilityColumn.rowsToProbe(state)
         XCTAssertEqual(probed.count, onScreen + 2 * margin)
         let first = state.hostScroll
-        let expected = Array(first..<(first + onScreen)) + Array((first + onScreen)..<(first + onScreen + margin))
+        let expected =
+            Array(first..<(first + onScreen)) + Array((first + onScreen)..<(first + onScreen + margin))
             + Array((first - margin)..<first).reversed()
         XCTAssertEqual(probed, expected.map { Int(state.visible[$0]) })
         // A search probes what it shows.

@@ -26,8 +26,9 @@ final class ReducerTests: XCTestCase {
         Fixtures.press(&state, .char("j"))  // prod
         XCTAssertEqual(state.groupRows[state.groupCursor].name, "prod")
         XCTAssertEqual(state.visible.count, 5)
-        XCTAssertEqual(Set(state.visible.map { state.catalog.host(at: Int($0)).name }),
-                       ["bastion-eu", "web-eu-1", "web-eu-2", "db-us", "cache-us"])
+        XCTAssertEqual(
+            Set(state.visible.map { state.catalog.host(at: Int($0)).name }),
+            ["bastion-eu", "web-eu-1", "web-eu-2", "db-us", "cache-us"])
         Fixtures.press(&state, .char("h"))  // close prod
         XCTAssertEqual(state.groupRows.map(\.name), ["All hosts", "prod", "staging"])
         Fixtures.press(&state, .char(" "))  // open again
@@ -80,9 +81,10 @@ final class ReducerTests: XCTestCase {
         XCTAssertEqual(state.search.history.suffix(3).map(\.query.text), ["root", "root ", "root d"])
         XCTAssertEqual(state.search.history.suffix(2).first?.rows.count, rootCount)
         XCTAssertEqual(state.visible.count, 666)
-        XCTAssertTrue(state.visible.allSatisfy {
-            state.catalog.host(at: Int($0)).tags == ["db"] && state.catalog.host(at: Int($0)).user == "root"
-        })
+        XCTAssertTrue(
+            state.visible.allSatisfy {
+                state.catalog.host(at: Int($0)).tags == ["db"] && state.catalog.host(at: Int($0)).user == "root"
+            })
         // Backspace twice filters the remembered "root" matches again.
         Fixtures.press(&state, .backspace, .backspace)
         XCTAssertFalse(state.search.isRunning)
@@ -124,7 +126,8 @@ final class ReducerTests: XCTestCase {
         XCTAssertEqual(state.visible, [])
         XCTAssertTrue(Screen.render(state).text.contains("in prod/eu — Tab: all"))
         Fixtures.press(&state, .backspace)  // "u": the three hosts of prod/eu have it in their names
-        XCTAssertEqual(Set(state.visible.map { state.catalog.host(at: Int($0)).name }), ["bastion-eu", "web-eu-1", "web-eu-2"])
+        XCTAssertEqual(
+            Set(state.visible.map { state.catalog.host(at: Int($0)).name }), ["bastion-eu", "web-eu-1", "web-eu-2"])
         Fixtures.press(&state, .tab)
         XCTAssertTrue(state.search.allHosts)
         XCTAssertGreaterThan(state.visible.count, 1)
@@ -242,8 +245,9 @@ final class ReducerTests: XCTestCase {
         XCTAssertTrue(confirmation.lines.contains("Its 2 forward rules go too."), "\(confirmation.lines)")
         var oneRule = state.catalog
         oneRule.rulesByHost[Fixtures.id(101)]?.removeLast()
-        XCTAssertTrue(DeletePlan.host(state.selectedHost!, catalog: oneRule).lines.contains("Its 1 forward rule goes too."),
-                      "the verb agrees with the count")
+        XCTAssertTrue(
+            DeletePlan.host(state.selectedHost!, catalog: oneRule).lines.contains("Its 1 forward rule goes too."),
+            "the verb agrees with the count")
         XCTAssertEqual(Fixtures.press(&state, .char("n")), [])
         XCTAssertEqual(state.mode, .browse)
         Fixtures.press(&state, .char("d"))
@@ -270,7 +274,8 @@ final class ReducerTests: XCTestCase {
     func testDisabledKeysSayWhy() {
         var state = Fixtures.state(Catalog())
         XCTAssertEqual(Fixtures.press(&state, .enter), [])
-        XCTAssertEqual(state.notice?.text, "connect to the selected host (in the group tree: open the group): no host selected")
+        XCTAssertEqual(
+            state.notice?.text, "connect to the selected host (in the group tree: open the group): no host selected")
         XCTAssertEqual(Fixtures.press(&state, .char("f")), [])
         XCTAssertEqual(state.notice?.isError, true)
     }
@@ -295,8 +300,12 @@ final class ReducerTests: XCTestCase {
 
     func testPasswordPromptIsMaskedAndCanBeRemembered() {
         var state = Fixtures.state(Fixtures.threeLevels())
-        _ = Reducer.reduce(&state, .prompt(.secret(host: "db-us", prompt: "Password:", echo: false, input: "",
-                                                    remember: false, offerRemember: true)))
+        _ = Reducer.reduce(
+            &state,
+            .prompt(
+                .secret(
+                    host: "db-us", prompt: "Password:", echo: false, input: "",
+                    remember: false, offerRemember: true)))
         Fixtures.type(&state, "s3cret")
         Fixtures.press(&state, .tab)
         let canvas = Screen.render(state)
@@ -310,8 +319,12 @@ final class ReducerTests: XCTestCase {
 
     func testRememberIsNotOfferedWhenTheVaultCannotKeepIt() {
         var state = Fixtures.state(Fixtures.threeLevels())
-        _ = Reducer.reduce(&state, .prompt(.secret(host: "db-us", prompt: "Password:", echo: false, input: "",
-                                                    remember: false, offerRemember: false)))
+        _ = Reducer.reduce(
+            &state,
+            .prompt(
+                .secret(
+                    host: "db-us", prompt: "Password:", echo: false, input: "",
+                    remember: false, offerRemember: false)))
         Fixtures.type(&state, "pw")
         Fixtures.press(&state, .tab)
         XCTAssertFalse(Screen.render(state).text.contains("remember in the vault"))
@@ -320,8 +333,12 @@ final class ReducerTests: XCTestCase {
 
     func testEchoedPromptShowsWhatIsTypedAndBackspaceErases() {
         var state = Fixtures.state(Fixtures.threeLevels())
-        _ = Reducer.reduce(&state, .prompt(.secret(host: "db-us", prompt: "Verification code:", echo: true, input: "",
-                                                    remember: false, offerRemember: false)))
+        _ = Reducer.reduce(
+            &state,
+            .prompt(
+                .secret(
+                    host: "db-us", prompt: "Verification code:", echo: true, input: "",
+                    remember: false, offerRemember: false)))
         Fixtures.type(&state, "12345")
         Fixtures.press(&state, .backspace)
         let text = Screen.render(state).text
@@ -332,8 +349,12 @@ final class ReducerTests: XCTestCase {
 
     func testEscapeCancelsASecretPromptAndSaysSo() {
         var state = Fixtures.state(Fixtures.threeLevels())
-        _ = Reducer.reduce(&state, .prompt(.secret(host: "db-us", prompt: "Password:", echo: false, input: "",
-                                                    remember: false, offerRemember: true)))
+        _ = Reducer.reduce(
+            &state,
+            .prompt(
+                .secret(
+                    host: "db-us", prompt: "Password:", echo: false, input: "",
+                    remember: false, offerRemember: true)))
         Fixtures.type(&state, "abc")
         Fixtures.press(&state, .ctrl("u"))
         Fixtures.type(&state, "de")

@@ -79,8 +79,12 @@ final class SnapshotTests: XCTestCase {
         var identityDelete = identities
         Fixtures.press(&identityDelete, .char("k"), .char("d"))
         add("confirm-delete-identity", identityDelete)
-        add("identities-empty", { var s = Fixtures.state(Catalog(), rows: rows, columns: columns)
-            Fixtures.press(&s, .char("I")); return s }())
+        add(
+            "identities-empty",
+            {
+                var s = Fixtures.state(Catalog(), rows: rows, columns: columns)
+                Fixtures.press(&s, .char("I")); return s
+            }())
         add("conflicts", ConflictListTests.open(rows: rows, columns: columns))
         var confirm = main
         Fixtures.press(&confirm, .char("d"))
@@ -89,14 +93,23 @@ final class SnapshotTests: XCTestCase {
         Fixtures.press(&help, .char("?"))
         add("help", help)
         var hostKey = main
-        _ = Reducer.reduce(&hostKey, .prompt(.hostKey(host: "web-eu-1", keyType: "ssh-ed25519",
-                                                        fingerprint: "SHA256:uNiVztksCsDhcc0u9e8BujQXVUpKZIDTMczCvj3tD2s")))
+        _ = Reducer.reduce(
+            &hostKey,
+            .prompt(
+                .hostKey(
+                    host: "web-eu-1", keyType: "ssh-ed25519",
+                    fingerprint: "SHA256:uNiVztksCsDhcc0u9e8BujQXVUpKZIDTMczCvj3tD2s")))
         add("prompt-host-key", hostKey)
         var otherType = main
-        _ = Reducer.reduce(&otherType, .prompt(.keyMismatch(KeyMismatch(
-            kind: .otherType, host: "web-eu-1", address: "10.1.0.11",
-            offered: "ssh-ed25519 SHA256:uNiVztksCsDhcc0u9e8BujQXVUpKZIDTMczCvj3tD2s", known: ["ecdsa-sha2-nistp256"],
-            source: "the host's pinned key"))))
+        _ = Reducer.reduce(
+            &otherType,
+            .prompt(
+                .keyMismatch(
+                    KeyMismatch(
+                        kind: .otherType, host: "web-eu-1", address: "10.1.0.11",
+                        offered: "ssh-ed25519 SHA256:uNiVztksCsDhcc0u9e8BujQXVUpKZIDTMczCvj3tD2s",
+                        known: ["ecdsa-sha2-nistp256"],
+                        source: "the host's pinned key"))))
         Fixtures.type(&otherType, "web-")
         add("prompt-host-key-other-type", otherType)
         var changed = main
@@ -105,27 +118,38 @@ final class SnapshotTests: XCTestCase {
         Fixtures.press(&changed, .enter)
         add("prompt-host-key-changed", changed)
         var vaultPassphrase = main
-        _ = Reducer.reduce(&vaultPassphrase, .prompt(.vaultPassphrase(
-            prompt: "Wrong passphrase (try 2 of 3). Vault passphrase:", input: "")))
+        _ = Reducer.reduce(
+            &vaultPassphrase,
+            .prompt(
+                .vaultPassphrase(
+                    prompt: "Wrong passphrase (try 2 of 3). Vault passphrase:", input: "")))
         Fixtures.type(&vaultPassphrase, "hunter2")
         add("prompt-vault-passphrase", vaultPassphrase)
         var connecting = main
         Fixtures.press(&connecting, .enter, .char("j"))
         add("connecting", connecting)
         var storeFailure = Fixtures.state(Catalog(), rows: rows, columns: columns, loaded: false)
-        _ = Reducer.reduce(&storeFailure, .loadFailed(
-            "store /home/u/.local/share/sshelf/store.sqlite is damaged: database disk image is malformed",
-            hint: "restore it from a backup, or move it aside to start an empty store "
-                + "(sshelf never changes a damaged file)"))
+        _ = Reducer.reduce(
+            &storeFailure,
+            .loadFailed(
+                "store /home/u/.local/share/sshelf/store.sqlite is damaged: database disk image is malformed",
+                hint: "restore it from a backup, or move it aside to start an empty store "
+                    + "(sshelf never changes a damaged file)"))
         add("failure-store", storeFailure)
         var vaultFailure = main
-        _ = Reducer.reduce(&vaultFailure, .vaultFailed(
-            "vault /home/u/.local/share/sshelf/vault.sqlite is readable by other users (mode 644)",
-            hint: "run: chmod 600 /home/u/.local/share/sshelf/vault.sqlite"))
+        _ = Reducer.reduce(
+            &vaultFailure,
+            .vaultFailed(
+                "vault /home/u/.local/share/sshelf/vault.sqlite is readable by other users (mode 644)",
+                hint: "run: chmod 600 /home/u/.local/share/sshelf/vault.sqlite"))
         add("failure-vault", vaultFailure)
         var password = main
-        _ = Reducer.reduce(&password, .prompt(.secret(host: "web-eu-1", prompt: "deploy@web-eu-1.example.com's password:",
-                                                       echo: false, input: "", remember: false, offerRemember: true)))
+        _ = Reducer.reduce(
+            &password,
+            .prompt(
+                .secret(
+                    host: "web-eu-1", prompt: "deploy@web-eu-1.example.com's password:",
+                    echo: false, input: "", remember: false, offerRemember: true)))
         Fixtures.type(&password, "hunter2")
         Fixtures.press(&password, .tab)
         add("prompt-password", password)
@@ -176,30 +200,57 @@ final class SnapshotTests: XCTestCase {
     /// The rule web-eu-1's "admin" in each live state (run by the TUI, or by `forward up`).
     static let forwardStates: [(String, ForwardLive)] = [
         ("starting", ForwardLive(phase: .starting, runner: .tui)),
-        ("active", ForwardLive(phase: .active, runner: .tui, boundPort: 8080, activeConnections: 2,
-                               totalConnections: 17, bytesOut: 1_234_567, bytesIn: 348_160)),
-        ("retrying", ForwardLive(phase: .retrying, runner: .supervisor, lastError: "connection refused",
-                                 nextAttempt: Fixtures.now.addingTimeInterval(4))),
-        ("failed", ForwardLive(phase: .failed, runner: .tui,
-                               lastError: "port 8080 on 127.0.0.1 is already in use")),
-        ("by-terminal", ForwardLive(phase: .active, runner: .command(pid: 4242), boundPort: 8080,
-                                    activeConnections: 1, totalConnections: 1, bytesOut: 512, bytesIn: 2048)),
+        (
+            "active",
+            ForwardLive(
+                phase: .active, runner: .tui, boundPort: 8080, activeConnections: 2,
+                totalConnections: 17, bytesOut: 1_234_567, bytesIn: 348_160)
+        ),
+        (
+            "retrying",
+            ForwardLive(
+                phase: .retrying, runner: .supervisor, lastError: "connection refused",
+                nextAttempt: Fixtures.now.addingTimeInterval(4))
+        ),
+        (
+            "failed",
+            ForwardLive(
+                phase: .failed, runner: .tui,
+                lastError: "port 8080 on 127.0.0.1 is already in use")
+        ),
+        (
+            "by-terminal",
+            ForwardLive(
+                phase: .active, runner: .command(pid: 4242), boundPort: 8080,
+                activeConnections: 1, totalConnections: 1, bytesOut: 512, bytesIn: 2048)
+        ),
     ]
 
     static let statusStates: [(String, StatusModel)] = [
         ("off", StatusModel(sync: .off, vault: .notSetUp)),
         ("syncing", StatusModel(sync: .syncing, vault: .locked)),
         ("synced", StatusModel(sync: .synced(at: Fixtures.now.addingTimeInterval(-120)), vault: .unlocked)),
-        ("partly-unlocked",
-         StatusModel(sync: .synced(at: Fixtures.now.addingTimeInterval(-30)), vault: .partlyUnlocked)),
-        ("fallback", StatusModel(sync: .localFallback(reason: "sync folder /mnt/nas/sshelf not found"), vault: .noPassphrase)),
+        (
+            "partly-unlocked",
+            StatusModel(sync: .synced(at: Fixtures.now.addingTimeInterval(-30)), vault: .partlyUnlocked)
+        ),
+        (
+            "fallback",
+            StatusModel(sync: .localFallback(reason: "sync folder /mnt/nas/sshelf not found"), vault: .noPassphrase)
+        ),
         ("vault-broken", StatusModel(sync: .off, vault: .broken("vault file damaged (bad MAC)"))),
-        ("sync-notes",
-         StatusModel(sync: .synced(at: Fixtures.now.addingTimeInterval(-60)), vault: .unlocked,
-                     syncNotes: [SyncNote("2 merge conflicts: sshelf sync conflicts", .warning)])),
-        ("revoked",
-         StatusModel(sync: .localFallback(reason: "this device was revoked"), vault: .unlocked,
-                     syncNotes: [SyncNote("this device was revoked from the sync group", .error)])),
+        (
+            "sync-notes",
+            StatusModel(
+                sync: .synced(at: Fixtures.now.addingTimeInterval(-60)), vault: .unlocked,
+                syncNotes: [SyncNote("2 merge conflicts: sshelf sync conflicts", .warning)])
+        ),
+        (
+            "revoked",
+            StatusModel(
+                sync: .localFallback(reason: "this device was revoked"), vault: .unlocked,
+                syncNotes: [SyncNote("this device was revoked from the sync group", .error)])
+        ),
     ]
 
     static func allSnapshots() -> [(String, String)] {
@@ -212,8 +263,10 @@ final class SnapshotTests: XCTestCase {
                 out.append(("status-\(name)-\(columns)x\(rows)", canvas.line(rows - 1)))
             }
         }
-        out.append(("too-small-59x15", Screen.render(Fixtures.state(Fixtures.threeLevels(), rows: 15, columns: 59)).text))
-        out.append(("smallest-60x15", Screen.render(Fixtures.state(Fixtures.threeLevels(), rows: 15, columns: 60)).text))
+        out.append(
+            ("too-small-59x15", Screen.render(Fixtures.state(Fixtures.threeLevels(), rows: 15, columns: 59)).text))
+        out.append(
+            ("smallest-60x15", Screen.render(Fixtures.state(Fixtures.threeLevels(), rows: 15, columns: 60)).text))
         return out
     }
 
@@ -225,8 +278,9 @@ final class SnapshotTests: XCTestCase {
 
     /// The recorded names (files ending in .txt).
     static func recorded() throws -> Set<String> {
-        Set(try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".txt") }
-            .map { String($0.dropLast(4)) })
+        Set(
+            try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".txt") }
+                .map { String($0.dropLast(4)) })
     }
 
     func testScreensMatchSnapshots() throws {
@@ -238,7 +292,8 @@ final class SnapshotTests: XCTestCase {
         for (name, text) in actual {
             // Each file holds the screen's text and one closing newline.
             guard let data = FileManager.default.contents(atPath: Self.file(name).path) else {
-                XCTFail("""
+                XCTFail(
+                    """
                     no snapshot \(Self.file(name).path); record it with \(Self.updateVariable)=1 swift test --filter \
                     SnapshotTests (or make test) and review the new file. This run rendered:
                     \(text)
@@ -246,17 +301,21 @@ final class SnapshotTests: XCTestCase {
                 continue
             }
             let expected = String(decoding: data, as: UTF8.self)
-            XCTAssertEqual(text + "\n", expected, "snapshot \(name) differs from \(Self.file(name).path); actual:\n\(text)")
+            XCTAssertEqual(
+                text + "\n", expected, "snapshot \(name) differs from \(Self.file(name).path); actual:\n\(text)")
         }
         let stale = try Self.recorded().subtracting(actual.map(\.0))
-        XCTAssertTrue(stale.isEmpty, "snapshot files no screen renders any more (\(Self.updateVariable)=1 removes them): "
-                      + stale.sorted().joined(separator: ", "))
+        XCTAssertTrue(
+            stale.isEmpty,
+            "snapshot files no screen renders any more (\(Self.updateVariable)=1 removes them): "
+                + stale.sorted().joined(separator: ", "))
     }
 
     /// Writes every snapshot that changed and removes the ones no screen renders any more.
     static func write(_ snapshots: [(String, String)]) throws {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        for (name, text) in snapshots where FileManager.default.contents(atPath: file(name).path) != Data((text + "\n").utf8) {
+        for (name, text) in snapshots
+        where FileManager.default.contents(atPath: file(name).path) != Data((text + "\n").utf8) {
             try (text + "\n").write(to: file(name), atomically: true, encoding: .utf8)
         }
         for name in try recorded().subtracting(snapshots.map(\.0)) {

@@ -15,7 +15,10 @@ final class StatusLineTests: XCTestCase {
     func testEachSyncStateHasItsSymbolWordsAndColour() {
         let cases: [(SyncIndicator, String, CellStyle.Color)] = [
             (.synced(at: Fixtures.now.addingTimeInterval(-120)), "✓ synced 2 min ago", .green),
-            (.localFallback(reason: "sync folder /mnt/nas/sshelf not found"), "▲ local fallback: sync folder /mnt/nas/sshelf not found", .orange),
+            (
+                .localFallback(reason: "sync folder /mnt/nas/sshelf not found"),
+                "▲ local fallback: sync folder /mnt/nas/sshelf not found", .orange
+            ),
             (.off, "○ sync off", .dim),
             (.syncing, "↻ syncing", .blue),
         ]
@@ -72,7 +75,8 @@ final class StatusLineTests: XCTestCase {
 
     func testFingerprintMatchesOpenSSH() {
         // ssh-keygen -lf on this key prints SHA256:+DiY3wvvV6TuJJhbpZisF/zLDA0zPMSvHdkr4UvCOqU
-        let key = PinnedHostKey(type: "ssh-ed25519", key: "AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl")
+        let key = PinnedHostKey(
+            type: "ssh-ed25519", key: "AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl")
         XCTAssertEqual(Fingerprint.of(key), "SHA256:+DiY3wvvV6TuJJhbpZisF/zLDA0zPMSvHdkr4UvCOqU")
     }
 }

@@ -23,7 +23,9 @@ final class WideCharacterTests: XCTestCase {
     /// or wide characters would be drawn as '?' (never misplaced, but unreadable).
     func testTableAgreesWithTheCLibraryForEveryScalar() throws {
         // Glibc's Swift module hides wcwidth (it needs _XOPEN_SOURCE); the test looks it up in the C library.
-        guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "wcwidth") else { return XCTFail("no wcwidth in the C library") }
+        guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "wcwidth") else {
+            return XCTFail("no wcwidth in the C library")
+        }
         typealias WCWidth = @convention(c) (wchar_t) -> Int32
         let wcwidth = unsafeBitCast(symbol, to: WCWidth.self)
         guard let locale = newlocale(LC_CTYPE_MASK, "C.UTF-8", nil) else { throw XCTSkip("no C.UTF-8 locale") }
@@ -35,7 +37,9 @@ final class WideCharacterTests: XCTestCase {
         var disagreements: [String] = []
         for value in UInt32(0x20)..<0x110000 where !(0xD800...0xDFFF).contains(value) {
             let wide = wcwidth(wchar_t(value)) == 2
-            if wide != CharWidth.isWide(value), disagreements.count < 10 { disagreements.append(String(value, radix: 16)) }
+            if wide != CharWidth.isWide(value), disagreements.count < 10 {
+                disagreements.append(String(value, radix: 16))
+            }
         }
         XCTAssertEqual(disagreements, [])
     }
@@ -96,9 +100,11 @@ final class WideCharacterTests: XCTestCase {
     static func wideCatalog() -> Catalog {
         let asia = HostGroup(id: Fixtures.id(1), name: "アジア")
         let hosts = [
-            ShelfCore.Host(id: Fixtures.id(100), name: "東京-web-1", hostname: "tokyo.example.jp", user: "デプロイ",
-                           groupID: asia.id, tags: ["本番", "web"]),
-            ShelfCore.Host(id: Fixtures.id(101), name: "서울-db", hostname: "seoul.example.kr", groupID: asia.id, tags: ["db"]),
+            ShelfCore.Host(
+                id: Fixtures.id(100), name: "東京-web-1", hostname: "tokyo.example.jp", user: "デプロイ",
+                groupID: asia.id, tags: ["本番", "web"]),
+            ShelfCore.Host(
+                id: Fixtures.id(101), name: "서울-db", hostname: "seoul.example.kr", groupID: asia.id, tags: ["db"]),
             ShelfCore.Host(id: Fixtures.id(102), name: "🚀-launch", hostname: "rocket.example.com", user: "ops"),
             ShelfCore.Host(id: Fixtures.id(103), name: "北京上海广州深圳成都重庆天津南京杭州-edge", hostname: "cn.example.com"),
             ShelfCore.Host(id: Fixtures.id(104), name: "plain", hostname: "plain.example.com"),

@@ -16,7 +16,8 @@ final class AuditTests: XCTestCase {
         XCTAssertEqual(try rules(vault), ["no-passphrase"])
         let host = UUID()
         try vault.write(secret("pw"), for: .hostPassword(host), class: .whenUnlockedThisDeviceOnly)
-        XCTAssertEqual(try rules(vault, needs: [.hostPassword(host): .unattended]), ["no-passphrase", "weaker-than-use"])
+        XCTAssertEqual(
+            try rules(vault, needs: [.hostPassword(host): .unattended]), ["no-passphrase", "weaker-than-use"])
         XCTAssertEqual(try rules(vault, needs: [.hostPassword(host): .interactive]), ["no-passphrase"])
         try vault.write(secret("s"), for: .syncKey, class: .afterFirstUnlock)
         XCTAssertEqual(try rules(vault), ["no-passphrase", "syncable-while-sync-off"])
@@ -24,10 +25,12 @@ final class AuditTests: XCTestCase {
         try vault.setPassphrase(secret("pass"), current: nil)
         XCTAssertEqual(try rules(vault, sync: true), ["weak-passphrase-stretch"], "tests stretch at the minimum")
         // An `always` item, as an old or foreign vault might hold: planted in the file directly.
-        fixture.tamper("INSERT INTO items(key, family, class, format, sealed, updated_at) VALUES "
-            + "('identity.\(UUID().uuidString.lowercased()).privkey', 'identity.privkey', 'always', 1, x'00', 0)")
-        fixture.tamper("INSERT INTO items(key, family, class, format, sealed, updated_at) VALUES "
-            + "('identity.\(UUID().uuidString.lowercased()).passphrase', 'identity.passphrase', "
+        fixture.tamper(
+            "INSERT INTO items(key, family, class, format, sealed, updated_at) VALUES "
+                + "('identity.\(UUID().uuidString.lowercased()).privkey', 'identity.privkey', 'always', 1, x'00', 0)")
+        fixture.tamper(
+            "INSERT INTO items(key, family, class, format, sealed, updated_at) VALUES "
+                + "('identity.\(UUID().uuidString.lowercased()).passphrase', 'identity.passphrase', "
                 + "'whenPasscodeSetThisDeviceOnly', 1, x'00', 0)")
         fixture.tamper("DELETE FROM passphrase")
         let found = try rules(vault, sync: true)
@@ -45,8 +48,9 @@ final class AuditTests: XCTestCase {
 
     func testVaultLookupWithoutAVaultIsNotStored() {
         let fixture = VaultFixture()
-        let lookup = Vault.lookup(.hostPassword(UUID()), class: .whenUnlockedThisDeviceOnly, in: fixture.locations,
-                                  options: fixture.options())
+        let lookup = Vault.lookup(
+            .hostPassword(UUID()), class: .whenUnlockedThisDeviceOnly, in: fixture.locations,
+            options: fixture.options())
         XCTAssertTrue(lookup.isNotStored, "no vault on this device means 'not yet synced here', not an error")
         XCTAssertFalse(FileManager.default.fileExists(atPath: fixture.locations.vault), "a lookup creates nothing")
     }

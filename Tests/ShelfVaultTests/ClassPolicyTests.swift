@@ -33,7 +33,9 @@ final class ClassPolicyTests: XCTestCase {
     func testEveryFamilyAndMomentHasExactlyOneRow() {
         for family in ItemFamily.allCases {
             for moment in ReadMoment.allCases {
-                XCTAssertEqual(ClassPolicy.table.filter { $0.family == family && $0.moment == moment }.count, 1, "\(family) \(moment)")
+                XCTAssertEqual(
+                    ClassPolicy.table.filter { $0.family == family && $0.moment == moment }.count, 1,
+                    "\(family) \(moment)")
             }
         }
         XCTAssertEqual(ClassPolicy.table.count, expected.count)
@@ -80,7 +82,8 @@ final class ClassPolicyTests: XCTestCase {
                 guard case .key = vault.releaseLogKey(create: true) else { return XCTFail("no release log key") }
             }
             XCTAssertEqual(fixture.classOf(key), className, "\(family) read \(moment)")
-            XCTAssertEqual(fixture.rows("SELECT family FROM items WHERE key = '\(key.rawValue)'").first?.first, family.rawValue)
+            XCTAssertEqual(
+                fixture.rows("SELECT family FROM items WHERE key = '\(key.rawValue)'").first?.first, family.rawValue)
         }
     }
 
@@ -92,8 +95,11 @@ final class ClassPolicyTests: XCTestCase {
         let fixture = VaultFixture()
         XCTAssertEqual(try fixture.cli(["add", "plain", "--host", "plain.example"]).status, 0)
         XCTAssertEqual(try fixture.cli(["add", "tunnel", "--host", "tunnel.example"]).status, 0)
-        XCTAssertEqual(try fixture.cli(["forward", "add", "tunnel", "-L", "8080:localhost:80", "--autostart"]).status, 0)
-        for (name, expectedClass) in [("plain", "whenUnlockedThisDeviceOnly"), ("tunnel", "afterFirstUnlockThisDeviceOnly")] {
+        XCTAssertEqual(
+            try fixture.cli(["forward", "add", "tunnel", "-L", "8080:localhost:80", "--autostart"]).status, 0)
+        for (name, expectedClass) in [
+            ("plain", "whenUnlockedThisDeviceOnly"), ("tunnel", "afterFirstUnlockThisDeviceOnly"),
+        ] {
             let before = Set(fixture.rows("SELECT key FROM items").map { $0[0] })
             let result = try fixture.cli(["vault", "set-password", name, "--secret-fd", "0"], stdin: "pw-\(name)\n")
             XCTAssertEqual(result.status, 0, "\(result)")
@@ -102,15 +108,18 @@ final class ClassPolicyTests: XCTestCase {
         }
         let keygen = try fixture.cli(["keygen", "laptop"])
         XCTAssertEqual(keygen.status, 0, "\(keygen)")
-        XCTAssertEqual(fixture.rows("SELECT class FROM items WHERE family = 'identity.privkey'").first?.first,
-                       "whenUnlockedThisDeviceOnly")
+        XCTAssertEqual(
+            fixture.rows("SELECT class FROM items WHERE family = 'identity.privkey'").first?.first,
+            "whenUnlockedThisDeviceOnly")
     }
 
     /// The compiler enforces "no default class" only if nobody writes one; this keeps it that way.
     func testNoCallAnywhereHasADefaultClass() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Sources")
-        let files = (FileManager.default.enumerator(atPath: root.path)?.allObjects as? [String] ?? []).filter { $0.hasSuffix(".swift") }
+        let files = (FileManager.default.enumerator(atPath: root.path)?.allObjects as? [String] ?? []).filter {
+            $0.hasSuffix(".swift")
+        }
         XCTAssertFalse(files.isEmpty)
         let pattern = try NSRegularExpression(pattern: #":\s*AccessibilityClass\??\s*="#)
         for file in files {
@@ -126,12 +135,18 @@ final class ReadMomentTests: XCTestCase {
         let key = Identity(name: "k")
         let tunnel = ShelfCore.Host(name: "tunnel", hostname: "t", identityID: key.id)
         let plain = ShelfCore.Host(name: "plain", hostname: "p")
-        let rules = [PortForwardRule(hostID: tunnel.id, kind: .local, bindPort: 1, targetHost: "x", targetPort: 2, autostart: true),
-                     PortForwardRule(hostID: plain.id, kind: .local, bindPort: 3, targetHost: "x", targetPort: 4, autostart: true,
-                                     enabled: false)]
+        let rules = [
+            PortForwardRule(
+                hostID: tunnel.id, kind: .local, bindPort: 1, targetHost: "x", targetPort: 2, autostart: true),
+            PortForwardRule(
+                hostID: plain.id, kind: .local, bindPort: 3, targetHost: "x", targetPort: 4, autostart: true,
+                enabled: false),
+        ]
         XCTAssertEqual(ClassPolicy.readMoment(host: tunnel.id, forwardRules: rules), .unattended)
-        XCTAssertEqual(ClassPolicy.readMoment(host: plain.id, forwardRules: rules), .interactive, "a disabled rule never starts")
-        XCTAssertEqual(ClassPolicy.readMoment(identity: key.id, hosts: [tunnel, plain], forwardRules: rules), .unattended)
+        XCTAssertEqual(
+            ClassPolicy.readMoment(host: plain.id, forwardRules: rules), .interactive, "a disabled rule never starts")
+        XCTAssertEqual(
+            ClassPolicy.readMoment(identity: key.id, hosts: [tunnel, plain], forwardRules: rules), .unattended)
         let needs = ClassPolicy.needs(hosts: [tunnel, plain], forwardRules: rules)
         XCTAssertEqual(needs[.hostPassword(tunnel.id)], .unattended)
         XCTAssertEqual(needs[.identityPrivateKey(key.id)], .unattended)

@@ -73,9 +73,12 @@ final class EnvelopeTests: XCTestCase {
         let loaded = vault.loadRememberedPassword(host, class: accessibility)  // does not throw: no `try`
         XCTAssertFalse(loaded.enabled)
         XCTAssertNil(loaded.credentials)
-        guard case .vaultUnavailable = loaded.problem else { return XCTFail("expected vaultUnavailable, got \(String(describing: loaded.problem))") }
+        guard case .vaultUnavailable = loaded.problem else {
+            return XCTFail("expected vaultUnavailable, got \(String(describing: loaded.problem))")
+        }
         XCTAssertFalse(fixture.warnings.all.isEmpty, "a broken vault is logged")
-        XCTAssertEqual(fixture.rows("SELECT count(*) FROM items").first?.first, "2", "damage is not 'healed' by deleting")
+        XCTAssertEqual(
+            fixture.rows("SELECT count(*) FROM items").first?.first, "2", "damage is not 'healed' by deleting")
         // The vault file itself gone bad: every load still answers.
         fixture.tamper("DROP TABLE items")
         XCTAssertTrue(vault.loadHostPassword(host, class: accessibility).isUnavailable)
@@ -91,7 +94,8 @@ final class EnvelopeTests: XCTestCase {
         let fresh = try fixture.open()
         XCTAssertEqual(fresh.loadRememberedPassword(host, class: accessibility).problem, .locked)
         XCTAssertTrue(fresh.loadHostPassword(host, class: accessibility).isLocked)
-        XCTAssertEqual(fixture.rows("SELECT count(*) FROM items").first?.first, "2", "locked is not 'missing': nothing healed")
+        XCTAssertEqual(
+            fixture.rows("SELECT count(*) FROM items").first?.first, "2", "locked is not 'missing': nothing healed")
     }
 
     func testTriplesForEveryFamily() throws {

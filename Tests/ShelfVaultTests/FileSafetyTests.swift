@@ -15,7 +15,8 @@ final class FileSafetyTests: XCTestCase {
         let fixture = VaultFixture()
         let result = try fixture.cli(["vault", "init"], umask: 0)
         XCTAssertEqual(result.status, 0, "\(result)")
-        XCTAssertEqual(try fixture.cli(["vault", "passwd", "--passphrase-fd", "0"], stdin: "pass\n", umask: 0).status, 0)
+        XCTAssertEqual(
+            try fixture.cli(["vault", "passwd", "--passphrase-fd", "0"], stdin: "pass\n", umask: 0).status, 0)
         let locations = fixture.locations
         XCTAssertEqual(mode(locations.vault), 0o600)
         XCTAssertEqual(mode(locations.deviceKey), 0o600)
@@ -59,7 +60,8 @@ final class FileSafetyTests: XCTestCase {
             XCTAssertEqual((error as? VaultError)?.kind, .unavailable)
             XCTAssertTrue((error as? VaultError)?.message.contains("device key") == true)
         }
-        XCTAssertFalse(FileManager.default.fileExists(atPath: fixture.locations.deviceKey), "no replacement key was made")
+        XCTAssertFalse(
+            FileManager.default.fileExists(atPath: fixture.locations.deviceKey), "no replacement key was made")
     }
 
     func testTwoProcessesWritingAtOnceLoseNothing() throws {
@@ -68,15 +70,17 @@ final class FileSafetyTests: XCTestCase {
         let perWriter = 15
         for writer in 0..<2 {
             for index in 0..<perWriter {
-                XCTAssertEqual(try fixture.cli(["add", "w\(writer)-\(index)", "--host", "h\(index).example"]).status, 0)
+                XCTAssertEqual(
+                    try fixture.cli(["add", "w\(writer)-\(index)", "--host", "h\(index).example"]).status, 0)
             }
         }
         // Two shell loops, each running set-password one host after another, at the same time.
         let binary = ProcessInfo.processInfo.environment["SSHELF_BIN"] ?? TestSupportBinary.path
-        let script = (0..<2).map { writer in
-            "(for i in $(seq 0 \(perWriter - 1)); do echo secret-\(writer)-$i | \"$B\" vault set-password "
-                + "w\(writer)-$i --secret-fd 0 >/dev/null || echo FAIL; done) &"
-        }.joined(separator: "\n") + "\nwait\n"
+        let script =
+            (0..<2).map { writer in
+                "(for i in $(seq 0 \(perWriter - 1)); do echo secret-\(writer)-$i | \"$B\" vault set-password "
+                    + "w\(writer)-$i --secret-fd 0 >/dev/null || echo FAIL; done) &"
+            }.joined(separator: "\n") + "\nwait\n"
         let process = Process()
         process.executableURL = TestTool.sh.url
         process.arguments = ["-c", script]
@@ -102,18 +106,21 @@ final class FileSafetyTests: XCTestCase {
         for index in 0..<50 {
             try vault.write(secret("export-\(index)"), for: .hostPassword(UUID()), class: .afterFirstUnlock)
         }
-        let export = try vault.export(passphrase: secret("exp"), log: ReleaseLog(locations: fixture.locations), destination: "test")
+        let export = try vault.export(
+            passphrase: secret("exp"), log: ReleaseLog(locations: fixture.locations), destination: "test")
         XCTAssertEqual(export.count, 51)
         let exportPath = fixture.home.root + "/export.bin"
         try Data(export.file).write(to: URL(fileURLWithPath: exportPath))
         // Into a second vault that holds one other item: the import dies with SIGKILL before COMMIT.
         let target = VaultFixture()
         try target.open().write(secret("target-old"), for: .syncKey, class: .afterFirstUnlockThisDeviceOnly)
-        let killed = try target.cli(["vault", "import", exportPath, "--passphrase-fd", "0"], stdin: "exp\n",
-                                    extra: ["SSHELF_TEST_SIGKILL_BEFORE_COMMIT": "1"])
+        let killed = try target.cli(
+            ["vault", "import", exportPath, "--passphrase-fd", "0"], stdin: "exp\n",
+            extra: ["SSHELF_TEST_SIGKILL_BEFORE_COMMIT": "1"])
         XCTAssertEqual(killed.status, 9, "the writer died by SIGKILL: \(killed)")
         let after = try target.open()
-        XCTAssertEqual(try after.items().map(\.key), [ReferenceKey.syncKey.rawValue], "old contents, nothing half-written")
+        XCTAssertEqual(
+            try after.items().map(\.key), [ReferenceKey.syncKey.rawValue], "old contents, nothing half-written")
         XCTAssertEqual(text(after.read(.syncKey, class: .afterFirstUnlockThisDeviceOnly)), "target-old")
         XCTAssertEqual(target.rows("PRAGMA integrity_check").first?.first, "ok")
         // The same import without the kill: new contents, all of them.
@@ -134,7 +141,8 @@ extension FileSafetyTests {
             try vault.write(secret("bulk-\(index)"), for: .hostPassword(UUID()), class: .afterFirstUnlock)
         }
         let exportPath = source.home.root + "/bulk.export"
-        let export = try vault.export(passphrase: secret("exp"), log: ReleaseLog(locations: source.locations), destination: "test")
+        let export = try vault.export(
+            passphrase: secret("exp"), log: ReleaseLog(locations: source.locations), destination: "test")
         try Data(export.file).write(to: URL(fileURLWithPath: exportPath))
         for round in 0..<12 {
             let target = VaultFixture()

@@ -39,17 +39,21 @@ final class OpenSSHKeyTests: XCTestCase {
         let fixture = VaultFixture()
         let base = fixture.home.root
         XCTAssertEqual(try run(["-q", "-t", "ed25519", "-N", "pw-long", "-f", base + "/enc", "-C", ""]).status, 0)
-        XCTAssertEqual(try run(["-q", "-t", "ecdsa", "-m", "PEM", "-N", "pw-long", "-f", base + "/pem", "-C", ""]).status, 0)
-        let encrypted = try XCTUnwrap(OpenSSHKey.inspect(SecretBytes(Array(try Data(contentsOf: URL(fileURLWithPath: base + "/enc"))))))
+        XCTAssertEqual(
+            try run(["-q", "-t", "ecdsa", "-m", "PEM", "-N", "pw-long", "-f", base + "/pem", "-C", ""]).status, 0)
+        let encrypted = try XCTUnwrap(
+            OpenSSHKey.inspect(SecretBytes(Array(try Data(contentsOf: URL(fileURLWithPath: base + "/enc"))))))
         XCTAssertEqual(encrypted.format, .openssh)
         XCTAssertTrue(encrypted.encrypted)
         XCTAssertEqual(encrypted.keyType, "ssh-ed25519")
-        let pem = try XCTUnwrap(OpenSSHKey.inspect(SecretBytes(Array(try Data(contentsOf: URL(fileURLWithPath: base + "/pem"))))))
+        let pem = try XCTUnwrap(
+            OpenSSHKey.inspect(SecretBytes(Array(try Data(contentsOf: URL(fileURLWithPath: base + "/pem"))))))
         XCTAssertEqual(pem.format, .pem)
         XCTAssertTrue(pem.encrypted)
         XCTAssertNil(OpenSSHKey.inspect(SecretBytes(Array("ssh-ed25519 AAAA not a private key".utf8))))
         // A truncated OpenSSH key is not misread (bounds-checked reader).
-        let truncated = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n"
+        let truncated =
+            "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n"
         XCTAssertNil(OpenSSHKey.inspect(SecretBytes(Array(truncated.utf8))))
     }
 }

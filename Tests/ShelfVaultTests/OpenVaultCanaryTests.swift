@@ -9,15 +9,19 @@ final class OpenVaultCanaryTests: XCTestCase {
     func needles(_ secret: String) -> [String: Data] {
         let bytes = Data(secret.utf8)
         let hex = bytes.map { String(format: "%02x", $0) }.joined()
-        return ["raw": bytes, "hex": Data(hex.utf8), "HEX": Data(hex.uppercased().utf8),
-                "base64": Data(bytes.base64EncodedString().dropLast(4).utf8)]
+        return [
+            "raw": bytes, "hex": Data(hex.utf8), "HEX": Data(hex.uppercased().utf8),
+            "base64": Data(bytes.base64EncodedString().dropLast(4).utf8),
+        ]
     }
 
     func findings(_ root: String, _ secret: String) -> [String] {
         var found: [String] = []
         for path in FileManager.default.subpaths(atPath: root) ?? [] {
             guard let data = FileManager.default.contents(atPath: root + "/" + path) else { continue }
-            for (form, needle) in needles(secret) where data.range(of: needle) != nil { found.append("\(form) in \(path)") }
+            for (form, needle) in needles(secret) where data.range(of: needle) != nil {
+                found.append("\(form) in \(path)")
+            }
         }
         return found
     }
@@ -29,7 +33,8 @@ final class OpenVaultCanaryTests: XCTestCase {
         let key = ReferenceKey.hostPassword(UUID())
         let canary = "CANARY-open-vault-secret-0e4d17"
         try vault.write(secret(canary), for: key, class: .whenUnlockedThisDeviceOnly)
-        XCTAssertTrue(FileManager.default.fileExists(atPath: fixture.locations.vault + "-wal"), "the WAL is part of the scan")
+        XCTAssertTrue(
+            FileManager.default.fileExists(atPath: fixture.locations.vault + "-wal"), "the WAL is part of the scan")
         XCTAssertEqual(findings(fixture.home.sshelfHome, canary), [])
         XCTAssertEqual(findings(fixture.home.sshelfHome, "CANARY-open-passphrase-5521"), [])
         XCTAssertTrue(try vault.delete(key, class: .whenUnlockedThisDeviceOnly))

@@ -12,8 +12,10 @@ final class PassphraseTests: XCTestCase {
         let vault = try fixture.open()
         try vault.setPassphrase(secret("right"), current: nil)
         try vault.write(secret("value"), for: key, class: .whenUnlockedThisDeviceOnly)
-        let before = fixture.rows("SELECT class, layers, hex(wrapped) FROM class_keys ORDER BY class")
-            + fixture.rows("SELECT key, hex(sealed) FROM items") + fixture.rows("SELECT ops_limit, hex(salt) FROM passphrase")
+        let before =
+            fixture.rows("SELECT class, layers, hex(wrapped) FROM class_keys ORDER BY class")
+            + fixture.rows("SELECT key, hex(sealed) FROM items")
+            + fixture.rows("SELECT ops_limit, hex(salt) FROM passphrase")
         let fresh = try fixture.open()
         var messages: Set<String> = []
         for wrong in ["wrong", "", "right ", "RIGHT"] {
@@ -26,8 +28,10 @@ final class PassphraseTests: XCTestCase {
         XCTAssertThrowsError(try fresh.removePassphrase(current: secret("wrong")))
         XCTAssertEqual(messages.count, 1, "one generic message")
         XCTAssertTrue(fresh.read(key, class: .whenUnlockedThisDeviceOnly).isLocked)
-        let after = fixture.rows("SELECT class, layers, hex(wrapped) FROM class_keys ORDER BY class")
-            + fixture.rows("SELECT key, hex(sealed) FROM items") + fixture.rows("SELECT ops_limit, hex(salt) FROM passphrase")
+        let after =
+            fixture.rows("SELECT class, layers, hex(wrapped) FROM class_keys ORDER BY class")
+            + fixture.rows("SELECT key, hex(sealed) FROM items")
+            + fixture.rows("SELECT ops_limit, hex(salt) FROM passphrase")
         XCTAssertEqual(before, after, "no state change")
         try fresh.unlock(passphrase: secret("right"))
         XCTAssertEqual(text(fresh.read(key, class: .whenUnlockedThisDeviceOnly)), "value")
@@ -43,7 +47,8 @@ final class PassphraseTests: XCTestCase {
         }
         try writer.unlock(passphrase: secret("pass"))
         try writer.write(secret("v"), for: key, class: .whenUnlockedThisDeviceOnly)
-        XCTAssertTrue(try fixture.open().read(key, class: .whenUnlockedThisDeviceOnly).isLocked, "a new process is locked")
+        XCTAssertTrue(
+            try fixture.open().read(key, class: .whenUnlockedThisDeviceOnly).isLocked, "a new process is locked")
     }
 
     func testChangingThePassphraseRewrapsClassKeysOnly() throws {
@@ -74,10 +79,13 @@ final class PassphraseTests: XCTestCase {
         try vault.write(secret("doomed"), for: doomed, class: .whenPasscodeSetThisDeviceOnly)
         XCTAssertEqual(try vault.removePassphrase(current: secret("pass")), 1)
         XCTAssertEqual(Set(fixture.rows("SELECT key FROM items").map { $0[0] }), [keep.rawValue, keepToo.rawValue])
-        XCTAssertEqual(fixture.rows("SELECT count(*) FROM class_keys WHERE class = 'whenPasscodeSetThisDeviceOnly'").first?.first, "0")
+        XCTAssertEqual(
+            fixture.rows("SELECT count(*) FROM class_keys WHERE class = 'whenPasscodeSetThisDeviceOnly'").first?.first,
+            "0")
         XCTAssertEqual(fixture.rows("SELECT count(*) FROM passphrase").first?.first, "0")
         let fresh = try fixture.open(keyring: false)
-        XCTAssertEqual(text(fresh.read(keep, class: .whenUnlockedThisDeviceOnly)), "keep", "device key alone opens it now")
+        XCTAssertEqual(
+            text(fresh.read(keep, class: .whenUnlockedThisDeviceOnly)), "keep", "device key alone opens it now")
         XCTAssertEqual(text(fresh.read(keepToo, class: .afterFirstUnlockThisDeviceOnly)), "keep2")
         XCTAssertFalse(fresh.hasPassphrase)
     }
@@ -90,9 +98,11 @@ final class PassphraseTests: XCTestCase {
         let refused = try fixture.cli(["vault", "passwd", "--remove", "--passphrase-fd", "0"], stdin: "pass\n")
         XCTAssertEqual(refused.status, 2, "\(refused)")
         XCTAssertTrue(refused.stderr.contains("destroys 1 whenPasscodeSetThisDeviceOnly item"), refused.stderr)
-        XCTAssertEqual(fixture.rows("SELECT count(*) FROM items").first?.first, "1", "nothing destroyed without consent")
+        XCTAssertEqual(
+            fixture.rows("SELECT count(*) FROM items").first?.first, "1", "nothing destroyed without consent")
         XCTAssertEqual(fixture.rows("SELECT count(*) FROM passphrase").first?.first, "1")
-        let removed = try fixture.cli(["vault", "passwd", "--remove", "--yes", "--passphrase-fd", "0"], stdin: "pass\n")
+        let removed = try fixture.cli(
+            ["vault", "passwd", "--remove", "--yes", "--passphrase-fd", "0"], stdin: "pass\n")
         XCTAssertEqual(removed.status, 0, "\(removed)")
         XCTAssertEqual(fixture.rows("SELECT count(*) FROM items").first?.first, "0")
     }
@@ -105,8 +115,10 @@ final class PassphraseTests: XCTestCase {
         options.idleTimeout = .zero
         let vault = try Vault.open(fixture.locations, options: options, createIfMissing: false)
         try vault.unlock(passphrase: secret("pass"))
-        XCTAssertThrowsError(try vault.write(secret("v"), for: key, class: .whenUnlockedThisDeviceOnly),
-                             "with no idle allowance the key is gone at the next use") {
+        XCTAssertThrowsError(
+            try vault.write(secret("v"), for: key, class: .whenUnlockedThisDeviceOnly),
+            "with no idle allowance the key is gone at the next use"
+        ) {
             XCTAssertEqual(($0 as? VaultError)?.kind, .locked)
         }
         var patient = fixture.options(keyring: false)

@@ -26,7 +26,9 @@ final class ReleaseLogRotationTests: XCTestCase {
     func files(_ log: ReleaseLog) throws -> [String] {
         let directory = (log.path as NSString).deletingLastPathComponent
         return try FileManager.default.contentsOfDirectory(atPath: directory)
-            .filter { $0 == "release.log" || $0.range(of: #"^release\.log\.[0-9]+$"#, options: .regularExpression) != nil }
+            .filter {
+                $0 == "release.log" || $0.range(of: #"^release\.log\.[0-9]+$"#, options: .regularExpression) != nil
+            }
             .sorted()
     }
 
@@ -115,7 +117,8 @@ final class ReleaseLogRotationTests: XCTestCase {
             var changed = original
             changed[index] = changed[index] == 0x41 ? 0x42 : 0x41
             try changed.write(to: URL(fileURLWithPath: archive))
-            XCTAssertFalse(try log.verify(vault: vault).intact, "a change at byte \(index) of release.log.2 went unnoticed")
+            XCTAssertFalse(
+                try log.verify(vault: vault).intact, "a change at byte \(index) of release.log.2 went unnoticed")
         }
         try original.write(to: URL(fileURLWithPath: archive))
         XCTAssertTrue(try log.verify(vault: vault).intact)

@@ -76,7 +76,8 @@ final class TamperTests: XCTestCase {
         fixture.tamper("UPDATE class_keys SET wrapped = ? WHERE class = 'whenUnlockedThisDeviceOnly'", blob: two)
         fixture.tamper("UPDATE class_keys SET wrapped = ? WHERE class = 'whenUnlocked'", blob: one)
         XCTAssertThrowsError(try fixture.open().unlock(passphrase: secret("pass"))) {
-            XCTAssertEqual(($0 as? VaultError)?.kind, .unavailable, "tampering is reported as damage, not as a wrong passphrase")
+            XCTAssertEqual(
+                ($0 as? VaultError)?.kind, .unavailable, "tampering is reported as damage, not as a wrong passphrase")
         }
     }
 

@@ -42,7 +42,8 @@ final class VaultClockTests: XCTestCase {
         clock.advance(by: .seconds(599))
         try vault.write(secret("v"), for: key, class: .whenUnlockedThisDeviceOnly)
         clock.advance(by: .seconds(599))
-        XCTAssertEqual(text(vault.read(key, class: .whenUnlockedThisDeviceOnly)), "v", "each use starts the idle time anew")
+        XCTAssertEqual(
+            text(vault.read(key, class: .whenUnlockedThisDeviceOnly)), "v", "each use starts the idle time anew")
         clock.advance(by: .seconds(600))
         XCTAssertTrue(vault.read(key, class: .whenUnlockedThisDeviceOnly).isLocked, "600 idle seconds relock the class")
     }
@@ -64,8 +65,9 @@ final class VaultClockTests: XCTestCase {
     func testTheBinaryStampsItemsWithTestNow() throws {
         let fixture = VaultFixture()
         XCTAssertEqual(try fixture.cli(["add", "web", "--host", "web.example"]).status, 0)
-        let stored = try fixture.cli(["vault", "set-password", "web", "--secret-fd", "0"], stdin: "pw\n",
-                                     extra: [VaultClock.testNowVariable: "1234567890"])
+        let stored = try fixture.cli(
+            ["vault", "set-password", "web", "--secret-fd", "0"], stdin: "pw\n",
+            extra: [VaultClock.testNowVariable: "1234567890"])
         XCTAssertEqual(stored.status, 0, "\(stored)")
         XCTAssertEqual(fixture.rows("SELECT updated_at FROM items").map { $0[0] }, ["1234567890"])
     }

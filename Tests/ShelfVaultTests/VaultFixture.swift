@@ -31,8 +31,10 @@ final class VaultFixture {
     }
 
     /// CLI environment for the same home (weak Argon2id so tests stay quick; no kernel keyring unless `keyring`).
-    func cli(_ arguments: [String], stdin: String? = nil, umask: mode_t? = nil, keyring: Bool = false,
-             extra: [String: String] = [:]) throws -> CLIResult {
+    func cli(
+        _ arguments: [String], stdin: String? = nil, umask: mode_t? = nil, keyring: Bool = false,
+        extra: [String: String] = [:]
+    ) throws -> CLIResult {
         home.extraEnvironment = ["SSHELF_TEST_WEAK_KDF": "1", "SSHELF_VAULT_NO_KEYRING": keyring ? "0" : "1"]
             .merging(extra) { $1 }
         return try home.run(arguments, stdin: stdin, umask: umask)
@@ -41,7 +43,9 @@ final class VaultFixture {
     // MARK: the file itself
 
     func rows(_ sql: String) -> [[String]] {
-        guard let db = try? SQLiteDatabase(path: locations.vault, readOnly: true), let rows = try? db.rows(sql) else { return [] }
+        guard let db = try? SQLiteDatabase(path: locations.vault, readOnly: true), let rows = try? db.rows(sql) else {
+            return []
+        }
         return rows.map { row in
             row.map { value in
                 switch value {
@@ -70,7 +74,9 @@ final class VaultFixture {
         }
     }
 
-    func classOf(_ key: ReferenceKey) -> String? { rows("SELECT class FROM items WHERE key = '\(key.rawValue)'").first?.first }
+    func classOf(_ key: ReferenceKey) -> String? {
+        rows("SELECT class FROM items WHERE key = '\(key.rawValue)'").first?.first
+    }
 }
 
 func secret(_ text: String) -> SecretBytes { SecretBytes(Array(text.utf8)) }

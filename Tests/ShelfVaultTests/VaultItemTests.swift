@@ -15,7 +15,8 @@ final class VaultItemTests: XCTestCase {
         try vault.write(secret("second"), for: key, class: .whenUnlockedThisDeviceOnly)
         XCTAssertEqual(text(try fixture.open().read(key, class: .whenUnlockedThisDeviceOnly)), "second")
         XCTAssertEqual(fixture.rows("SELECT count(*) FROM items").first?.first, "1")
-        XCTAssertFalse(try vault.delete(key, class: .afterFirstUnlockThisDeviceOnly), "a delete names the class it deletes from")
+        XCTAssertFalse(
+            try vault.delete(key, class: .afterFirstUnlockThisDeviceOnly), "a delete names the class it deletes from")
         XCTAssertTrue(try vault.delete(key, class: .whenUnlockedThisDeviceOnly))
         XCTAssertTrue(vault.read(key, class: .whenUnlockedThisDeviceOnly).isNotStored)
     }

@@ -62,7 +62,8 @@ final class VaultReleaseTests: XCTestCase {
                 reference, class: .afterFirstUnlockThisDeviceOnly, for: purpose)
         else { return XCTFail("read under a class it is not stored in") }
         guard
-            case .unread(.notStored) = vault.release(.hostPassword(UUID()), class: .whenUnlockedThisDeviceOnly, for: purpose)
+            case .unread(.notStored) = vault.release(
+                .hostPassword(UUID()), class: .whenUnlockedThisDeviceOnly, for: purpose)
         else { return XCTFail("released a secret that is not stored") }
         XCTAssertEqual(try ReleaseLog(locations: fixture.locations).entries().entries.count, 0)
     }

@@ -78,13 +78,17 @@ final class VaultSessionTests: XCTestCase {
         let fixture = VaultFixture(), clock = ManualVaultClock()
         let (setup, _) = try lockedVault(fixture, clock)
         defer { setup.lock() }
-        let vault = try Vault.open(fixture.locations, options: options(fixture, clock, idle: 30), createIfMissing: false)
+        let vault = try Vault.open(
+            fixture.locations, options: options(fixture, clock, idle: 30), createIfMissing: false)
         XCTAssertEqual(reachable(vault), [:], "locked: nothing of this vault in the keyring")
         try vault.unlock(passphrase: secret("pass"))
         let unlocked = reachable(vault)
-        let every: Set = ["afterFirstUnlock", "afterFirstUnlockThisDeviceOnly", "session",
-                          "whenPasscodeSetThisDeviceOnly", "whenUnlocked", "whenUnlockedThisDeviceOnly"]
-        XCTAssertEqual(Set(unlocked.keys), every, "the unlock put every class key and the session record in the keyring")
+        let every: Set = [
+            "afterFirstUnlock", "afterFirstUnlockThisDeviceOnly", "session",
+            "whenPasscodeSetThisDeviceOnly", "whenUnlocked", "whenUnlockedThisDeviceOnly",
+        ]
+        XCTAssertEqual(
+            Set(unlocked.keys), every, "the unlock put every class key and the session record in the keyring")
         let keyring = KernelKeyring(enabled: true)
         for (name, serial) in unlocked where name != "session" {
             XCTAssertEqual(keyring.payload(serial: serial, maximum: 64)?.count, 32, "\(name): a 32-byte key, readable")
@@ -92,8 +96,9 @@ final class VaultSessionTests: XCTestCase {
 
         clock.advance(by: .seconds(31))
         vault.relockIfIdle()  // a clock tick, as the TUI's
-        XCTAssertEqual(Set(reachable(vault).keys), ["afterFirstUnlock", "afterFirstUnlockThisDeviceOnly"],
-                       "the idle lock took the whenUnlocked keys and the record out of the keyring")
+        XCTAssertEqual(
+            Set(reachable(vault).keys), ["afterFirstUnlock", "afterFirstUnlockThisDeviceOnly"],
+            "the idle lock took the whenUnlocked keys and the record out of the keyring")
         let whileActive = ["session", "whenPasscodeSetThisDeviceOnly", "whenUnlocked", "whenUnlockedThisDeviceOnly"]
         for name in whileActive {
             let serial = try XCTUnwrap(unlocked[name])
@@ -131,11 +136,13 @@ final class VaultSessionTests: XCTestCase {
         let fixture = VaultFixture(), clock = ManualVaultClock()
         let (setup, _) = try lockedVault(fixture, clock)
         defer { setup.lock() }
-        let watched = try Vault.open(fixture.locations, options: options(fixture, clock, idle: 60), createIfMissing: false)
+        let watched = try Vault.open(
+            fixture.locations, options: options(fixture, clock, idle: 60), createIfMissing: false)
         let watch = VaultSessionWatch(vault: watched)
         XCTAssertEqual(watch.changed()?.state, .locked, "the first call says where things stand")
         XCTAssertNil(watch.changed())
-        let other = try Vault.open(fixture.locations, options: options(fixture, clock, idle: 60), createIfMissing: false)
+        let other = try Vault.open(
+            fixture.locations, options: options(fixture, clock, idle: 60), createIfMissing: false)
         try other.unlock(passphrase: secret("pass"))
         XCTAssertEqual(watch.changed()?.state, .unlocked, "an unlock in another process")
         clock.advance(by: .seconds(10))

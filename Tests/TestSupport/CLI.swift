@@ -36,7 +36,8 @@ public final class TempHome {
 
     public var environment: [String: String] {
         var env = [
-            "SSHELF_HOME": sshelfHome, "HOME": home, "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
+            "SSHELF_HOME": sshelfHome, "HOME": home,
+            "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
             "LANG": "C.UTF-8", "NO_COLOR": "1",
         ]
         // make test's second run loads libssh2 1.11.1 this way (scripts/test-matrix): sshelf must load it too.
@@ -59,14 +60,16 @@ public final class TempHome {
     @discardableResult
     public func run(_ arguments: [String], fd3 text: String) throws -> CLIResult {
         let file = try write(text + "\n", to: "fd3-\(UUID().uuidString.prefix(6))")
-        return try CLI.run(["-c", "exec \"$0\" \"$@\" 3<'\(file)'", CLI.binary] + arguments, environment: environment,
-                           shell: true)
+        return try CLI.run(
+            ["-c", "exec \"$0\" \"$@\" 3<'\(file)'", CLI.binary] + arguments, environment: environment,
+            shell: true)
     }
 
     public func write(_ text: String, to relativePath: String) throws -> String {
         let path = home + "/" + relativePath
-        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
-                                                withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent,
+            withIntermediateDirectories: true)
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         return path
     }
@@ -86,8 +89,10 @@ public enum CLI {
     }
 
     /// Runs `program` (the built binary unless told otherwise) with these arguments.
-    public static func run(_ arguments: [String], environment: [String: String], stdin: String? = nil,
-                           umask mask: mode_t? = nil, shell: Bool = false, program: String? = nil) throws -> CLIResult {
+    public static func run(
+        _ arguments: [String], environment: [String: String], stdin: String? = nil,
+        umask mask: mode_t? = nil, shell: Bool = false, program: String? = nil
+    ) throws -> CLIResult {
         let binary = program ?? Self.binary
         let process = Process()
         if shell {
@@ -128,8 +133,9 @@ public enum CLI {
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         group.wait()
         process.waitUntilExit()
-        return CLIResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                         stderr: String(decoding: errData.data, as: UTF8.self))
+        return CLIResult(
+            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData.data, as: UTF8.self))
     }
 }
 

@@ -33,8 +33,10 @@ public struct WaitTimedOut: Error, CustomStringConvertible {
 /// Polls until `condition` holds: the building block for waits that must not record a test failure (the harness
 /// starting sshd throws its own error). Polls quickly at first, then every `poll` seconds; false at the deadline.
 /// The condition is always checked once more after the deadline, so a slow poll cannot lose a late success.
-public func waitUntil(deadline seconds: TimeInterval = Deadline.standard, poll: TimeInterval = 0.1,
-                 _ condition: () throws -> Bool) rethrows -> Bool {
+public func waitUntil(
+    deadline seconds: TimeInterval = Deadline.standard, poll: TimeInterval = 0.1,
+    _ condition: () throws -> Bool
+) rethrows -> Bool {
     let end = ContinuousClock.now + .milliseconds(Int64(Deadline.scaled(seconds) * 1000))
     var pause: TimeInterval = 0.005
     while true {
@@ -48,10 +50,12 @@ public func waitUntil(deadline seconds: TimeInterval = Deadline.standard, poll: 
 /// Waits until `observe()` returns a value `accept` takes, and returns it. On timeout records a failure at the
 /// caller's line naming `what`, with the last observation and `context()` (e.g. a log tail), then throws.
 @discardableResult
-public func eventually<T>(_ what: @autoclosure () -> String, deadline: TimeInterval = Deadline.standard,
-                          poll interval: TimeInterval = 0.1, file: StaticString = #filePath, line: UInt = #line,
-                          observe: () throws -> T, until accept: (T) throws -> Bool,
-                          context: () -> String = { "" }) throws -> T {
+public func eventually<T>(
+    _ what: @autoclosure () -> String, deadline: TimeInterval = Deadline.standard,
+    poll interval: TimeInterval = 0.1, file: StaticString = #filePath, line: UInt = #line,
+    observe: () throws -> T, until accept: (T) throws -> Bool,
+    context: () -> String = { "" }
+) throws -> T {
     var last: T?
     let met = try waitUntil(deadline: deadline, poll: interval) {
         let value = try observe()
@@ -65,18 +69,24 @@ public func eventually<T>(_ what: @autoclosure () -> String, deadline: TimeInter
 
 /// Waits until `condition` holds. On timeout records a failure at the caller's line naming `what`, with
 /// `context()` (what the test could see: a screen, a log tail, a process's stderr), then throws.
-public func eventually(_ what: @autoclosure () -> String, deadline: TimeInterval = Deadline.standard,
-                       poll interval: TimeInterval = 0.1, file: StaticString = #filePath, line: UInt = #line,
-                       context: () -> String = { "" }, _ condition: () throws -> Bool) throws {
+public func eventually(
+    _ what: @autoclosure () -> String, deadline: TimeInterval = Deadline.standard,
+    poll interval: TimeInterval = 0.1, file: StaticString = #filePath, line: UInt = #line,
+    context: () -> String = { "" }, _ condition: () throws -> Bool
+) throws {
     guard try !waitUntil(deadline: deadline, poll: interval, condition) else { return }
     throw timedOut(what(), deadline, [context()], file, line)
 }
 
-private func timedOut(_ what: String, _ deadline: TimeInterval, _ details: [String], _ file: StaticString,
-                      _ line: UInt) -> WaitTimedOut {
+private func timedOut(
+    _ what: String, _ deadline: TimeInterval, _ details: [String], _ file: StaticString,
+    _ line: UInt
+) -> WaitTimedOut {
     let shown = details.filter { !$0.isEmpty }.joined(separator: "\n")
-    XCTFail("timed out after \(Int(Deadline.scaled(deadline))) s waiting for \(what)" + (shown.isEmpty ? "" : ":\n" + shown),
-            file: file, line: line)
+    XCTFail(
+        "timed out after \(Int(Deadline.scaled(deadline))) s waiting for \(what)"
+            + (shown.isEmpty ? "" : ":\n" + shown),
+        file: file, line: line)
     return WaitTimedOut(what: what)
 }
 

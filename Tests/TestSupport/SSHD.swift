@@ -47,7 +47,8 @@ public final class SSHD: @unchecked Sendable {
 
     /// The host public key line (`type base64`) of one of this server's host keys.
     public func hostPublicKey(_ type: KeyType) -> String {
-        let text = (try? String(contentsOfFile: "\(directory)/ssh_host_\(type.rawValue)_key.pub", encoding: .utf8)) ?? ""
+        let text =
+            (try? String(contentsOfFile: "\(directory)/ssh_host_\(type.rawValue)_key.pub", encoding: .utf8)) ?? ""
         return text.split(separator: " ").prefix(2).joined(separator: " ")
     }
 
@@ -86,14 +87,16 @@ public final class SSHD: @unchecked Sendable {
             let path = "\(directory)/ssh_host_\(type.rawValue)_key"
             if let source = options.hostKeysFrom {
                 try FileManager.default.copyItem(atPath: "\(source)/ssh_host_\(type.rawValue)_key", toPath: path)
-                try FileManager.default.copyItem(atPath: "\(source)/ssh_host_\(type.rawValue)_key.pub", toPath: path + ".pub")
+                try FileManager.default.copyItem(
+                    atPath: "\(source)/ssh_host_\(type.rawValue)_key.pub", toPath: path + ".pub")
             } else {
                 try Shell.run(TestTool.sshKeygen.path, ["-q", "-t", type.rawValue, "-N", "", "-f", path])
             }
             config.append("HostKey \(path)")
         }
         config += options.extraConfig
-        try (config.joined(separator: "\n") + "\n").write(toFile: directory + "/sshd_config", atomically: true, encoding: .utf8)
+        try (config.joined(separator: "\n") + "\n").write(
+            toFile: directory + "/sshd_config", atomically: true, encoding: .utf8)
         try (options.authorizedKeys.joined(separator: "\n") + "\n")
             .write(toFile: directory + "/authorized_keys", atomically: true, encoding: .utf8)
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
@@ -109,7 +112,9 @@ public final class SSHD: @unchecked Sendable {
     /// Stops the server and removes its directory (kept when SSHELF_KEEP_SSHD is set, for debugging).
     deinit {
         stop()
-        if ProcessInfo.processInfo.environment["SSHELF_KEEP_SSHD"] == nil { try? FileManager.default.removeItem(atPath: directory) }
+        if ProcessInfo.processInfo.environment["SSHELF_KEEP_SSHD"] == nil {
+            try? FileManager.default.removeItem(atPath: directory)
+        }
     }
 
     public func stop() { process.stop() }
@@ -131,7 +136,9 @@ public final class SSHD: @unchecked Sendable {
     /// here with the log's tail, and false comes back.
     @discardableResult
     public func waitForLog(_ text: String, count: Int = 1, file: StaticString = #filePath, line: UInt = #line) -> Bool {
-        (try? eventually("'\(text)' \(count)× in the sshd log", file: file, line: line, context: { "sshd log:\n" + tail(log) }) {
+        (try? eventually(
+            "'\(text)' \(count)× in the sshd log", file: file, line: line, context: { "sshd log:\n" + tail(log) }
+        ) {
             logCount(text) >= count
         }) != nil
     }
@@ -141,8 +148,10 @@ public final class SSHD: @unchecked Sendable {
     /// end either way, depending on which side gets there first). Use before asserting what a connection did not do.
     @discardableResult
     public func waitForConnectionsEnded(_ count: Int = 1, file: StaticString = #filePath, line: UInt = #line) -> Bool {
-        (try? eventually("\(count) connection(s) to end in the sshd log", file: file, line: line,
-                         context: { "sshd log:\n" + tail(log) }) {
+        (try? eventually(
+            "\(count) connection(s) to end in the sshd log", file: file, line: line,
+            context: { "sshd log:\n" + tail(log) }
+        ) {
             Self.connectionEndings.map(logCount).reduce(0, +) >= count
         }) != nil
     }
@@ -234,12 +243,16 @@ public struct TestKey {
     public let publicLine: String
     public var privateBytes: [UInt8] { [UInt8](FileManager.default.contents(atPath: privatePath) ?? Data()) }
 
-    public static func generate(_ type: SSHD.KeyType, passphrase: String = "", in directory: String? = nil) throws -> TestKey {
+    public static func generate(_ type: SSHD.KeyType, passphrase: String = "", in directory: String? = nil) throws
+        -> TestKey
+    {
         let dir = directory ?? (TestScratch.root + "/key-" + UUID().uuidString.prefix(8))
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let path = dir + "/id_" + type.rawValue
-        try Shell.run(TestTool.sshKeygen.path, ["-q", "-t", type.rawValue, "-N", passphrase, "-C", "sshelf-test", "-f", path])
-        let line = try String(contentsOfFile: path + ".pub", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        try Shell.run(
+            TestTool.sshKeygen.path, ["-q", "-t", type.rawValue, "-N", passphrase, "-C", "sshelf-test", "-f", path])
+        let line = try String(contentsOfFile: path + ".pub", encoding: .utf8).trimmingCharacters(
+            in: .whitespacesAndNewlines)
         return TestKey(privatePath: path, publicLine: line)
     }
 }
@@ -255,7 +268,9 @@ public enum TestAccount {
     /// and rewriting /etc/shadow under every SSH test is needless churn while other tests' sshd read it.
     public static func ensure() throws {
         let lockFD = open("/tmp/sshelf-test-account.lock", O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
-        guard lockFD >= 0 else { throw HarnessError("cannot open the test account lock: \(String(cString: strerror(errno)))") }
+        guard lockFD >= 0 else {
+            throw HarnessError("cannot open the test account lock: \(String(cString: strerror(errno)))")
+        }
         defer { close(lockFD) }
         while flock(lockFD, LOCK_EX) != 0 && errno == EINTR {}
         if (try? Shell.run(TestTool.id.path, ["-u", name])) == nil {
@@ -263,7 +278,9 @@ public enum TestAccount {
         }
         // Tests read the remote prompt: sh's "$ ", whatever an older run (or a person) set.
         let passwd = (try? String(contentsOfFile: "/etc/passwd", encoding: .utf8)) ?? ""
-        if passwd.split(separator: "\n").first(where: { $0.hasPrefix(name + ":") })?.hasSuffix(":" + TestTool.sh.path) != true {
+        if passwd.split(separator: "\n").first(where: { $0.hasPrefix(name + ":") })?.hasSuffix(":" + TestTool.sh.path)
+            != true
+        {
             try Shell.run(TestTool.usermod.path, ["-s", TestTool.sh.path, name])
         }
         // The shadow hash we set last time (kept beside the lock) still there means the password is ours.
@@ -301,7 +318,8 @@ public final class TestAgent {
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         socketPath = dir + "/agent.sock"
         process = try SpawnedProcess(TestTool.sshAgent.path, ["-D", "-a", socketPath])
-        guard waitUntil({ FileManager.default.fileExists(atPath: socketPath) || !process.isRunning }), process.isRunning else {
+        guard waitUntil({ FileManager.default.fileExists(atPath: socketPath) || !process.isRunning }), process.isRunning
+        else {
             throw HarnessError("ssh-agent did not create \(socketPath)")
         }
     }
@@ -332,8 +350,10 @@ public struct HarnessError: Error, CustomStringConvertible {
 public enum Shell {
     /// Runs a program and returns its stdout; throws with stderr when it fails.
     @discardableResult
-    public static func run(_ path: String, _ arguments: [String], input: String? = nil,
-                           environment: [String: String]? = nil) throws -> String {
+    public static func run(
+        _ path: String, _ arguments: [String], input: String? = nil,
+        environment: [String: String]? = nil
+    ) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
@@ -354,7 +374,8 @@ public enum Shell {
         let errors = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw HarnessError("\(path) \(arguments.joined(separator: " ")) failed: \(String(decoding: errors, as: UTF8.self))")
+            throw HarnessError(
+                "\(path) \(arguments.joined(separator: " ")) failed: \(String(decoding: errors, as: UTF8.self))")
         }
         return String(decoding: output, as: UTF8.self)
     }

@@ -18,8 +18,10 @@ public final class SpawnedProcess: @unchecked Sendable {
     /// /dev/null, stderr to `errors` (a file), else to wherever stdout goes, and no other descriptor of ours: a
     /// daemon (sshd, the tmux server) that inherited a pipe a test reads would keep that reader waiting for as long
     /// as it runs.
-    public init(_ path: String, _ arguments: [String], environment: [String: String]? = nil,
-                input: String? = nil, output: String? = nil, errors: String? = nil) throws {
+    public init(
+        _ path: String, _ arguments: [String], environment: [String: String]? = nil,
+        input: String? = nil, output: String? = nil, errors: String? = nil
+    ) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -57,11 +59,13 @@ public final class SpawnedProcess: @unchecked Sendable {
 
     /// glibc's posix_spawn_file_actions_addclosefrom_np (2.34+), which Swift's Glibc module does not import:
     /// closes every descriptor from 3 up in the child, whatever other threads opened meanwhile.
-    private static let addCloseFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
-        else { return nil }
-        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
-    }()
+    private static let addCloseFrom:
+        (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
+            guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
+            else { return nil }
+            return unsafeBitCast(
+                symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+        }()
 
     /// Closes every descriptor from 3 up in the child (glibc before 2.34 has no way: nothing is closed there).
     private static func closeFrom3(_ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>) {
@@ -89,8 +93,10 @@ public final class SpawnedProcess: @unchecked Sendable {
     /// Runs a program and waits for it; stdout and stderr go to `output` (or /dev/null). For commands that leave
     /// a daemon behind (tmux new-session), which would hold a captured pipe open forever.
     @discardableResult
-    public static func run(_ path: String, _ arguments: [String], output: String? = nil,
-                           environment: [String: String]? = nil) throws -> Int32 {
+    public static func run(
+        _ path: String, _ arguments: [String], output: String? = nil,
+        environment: [String: String]? = nil
+    ) throws -> Int32 {
         try SpawnedProcess(path, arguments, environment: environment, output: output).wait()
     }
 

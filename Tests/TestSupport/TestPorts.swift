@@ -13,7 +13,8 @@ public enum TestPorts {
     /// The range below the kernel's ephemeral ports (net.ipv4.ip_local_port_range), leaving the well-known ports.
     static let range: Range<Int> = {
         let text = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)) ?? ""
-        let low = text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).first.flatMap { Int($0) } ?? 32768
+        let low =
+            text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).first.flatMap { Int($0) } ?? 32768
         return 10_000..<max(low, 10_001)
     }()
 

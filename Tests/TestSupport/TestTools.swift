@@ -19,7 +19,8 @@ public struct TestTool: Sendable, CustomStringConvertible {
     /// The installed program, or a path that cannot exist and says which package to install: launching it then
     /// fails with that advice in the error instead of a bare "no such file".
     public var path: String {
-        let folders = package == nil
+        let folders =
+            package == nil
             ? (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
             : Self.systemFolders
         for folder in folders where FileManager.default.isExecutableFile(atPath: folder + "/" + program) {

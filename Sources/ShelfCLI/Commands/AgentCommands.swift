@@ -204,8 +204,9 @@ enum AgentCommands {
                 .failure, "the agent did not open the vault: the passphrase is not correct (or the agent is locked)",
                 hint: "try again; 'sshelf agent status' shows whether the agent itself is locked")
         }
-        context.errorOutput("unlocked the vault in the agent (pid \(pid)) itself: this system keeps no unlock between processes (no "
-            + "kernel keyring)\n")
+        context.errorOutput(
+            "unlocked the vault in the agent (pid \(pid)) itself: this system keeps no unlock between processes (no "
+                + "kernel keyring)\n")
     }
 
     static func confirmSeconds(_ call: Invocation) throws -> Int {

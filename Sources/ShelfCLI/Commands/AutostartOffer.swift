@@ -10,10 +10,12 @@ import ShelfVault
 enum AutostartOffer {
     static func offer(_ rule: PortForwardRule, _ context: AppContext) throws {
         guard rule.autostart, rule.enabled, let hostID = rule.hostID else { return }
-        let items = AutostartCredentials.toMove(hostID: hostID, workspace: context.workspace, store: try context.store())
+        let items = AutostartCredentials.toMove(
+            hostID: hostID, workspace: context.workspace, store: try context.store())
         guard !items.isEmpty else { return }
         let target = AutostartCredentials.unattendedClass
-        var text = "note: 'sshelf forward up' reads "
+        var text =
+            "note: 'sshelf forward up' reads "
             + items.map { "\(Display.safe($0.what)) (\($0.stored))" }.joined(separator: ", ")
             + " only while the vault session is unlocked: the tunnel stops logging in after its idle timeout."
             + " To keep it up unattended, move \(items.count == 1 ? "it" : "them") to \(target):\n"
@@ -27,7 +29,9 @@ enum AutostartOffer {
         for item in items {
             let change = try CredentialOperations.setClass(
                 item.key, to: target, workspace: context.workspace, store: store,
-                vaultPassphrase: { try SecretInput(fd: nil, option: "passphrase-fd").read(prompt: "Vault passphrase: ") })
+                vaultPassphrase: {
+                    try SecretInput(fd: nil, option: "passphrase-fd").read(prompt: "Vault passphrase: ")
+                })
             context.print("moved \(item.key) from \(change.from) to \(change.to)")
         }
     }

@@ -48,9 +48,11 @@ enum BenchmarkData {
         let paths = ["prod/eu/web", "prod/eu/db", "prod/us", "staging", "lab", "dev/team-a", "dev/team-b"]
         let tags = [["web"], ["db", "critical"], ["cache"], [], ["web", "canary"]]
         return (0..<count).map { n in
-            Entry(name: "host-" + TextFormat.zeroPadded(n, width: 6), hostname: "10.\(n >> 16).\((n >> 8) & 255).\(n & 255)",
-                  user: n % 3 == 0 ? "root" : "deploy", port: 22, groupPath: paths[n % paths.count],
-                  tags: tags[n % tags.count], keyFile: "", jump: nil, sharesBlock: false, lastConnected: nil)
+            Entry(
+                name: "host-" + TextFormat.zeroPadded(n, width: 6),
+                hostname: "10.\(n >> 16).\((n >> 8) & 255).\(n & 255)",
+                user: n % 3 == 0 ? "root" : "deploy", port: 22, groupPath: paths[n % paths.count],
+                tags: tags[n % tags.count], keyFile: "", jump: nil, sharesBlock: false, lastConnected: nil)
         }
     }
 
@@ -66,9 +68,11 @@ enum BenchmarkData {
             let env = ["prod", "staging", "dev", "qa"][i / sites.count]
             let name = "bastion-\(site)-\(env)"
             bastions["\(site)/\(env)"] = name
-            entries.append(Entry(name: name, hostname: "bastion.\(site).\(env).example.com", user: "jump", port: 22,
-                                 groupPath: "\(env)/\(region)/\(site)", tags: ["bastion"],
-                                 keyFile: "~/.ssh/id_ed25519_\(env)", jump: nil, sharesBlock: false, lastConnected: nil))
+            entries.append(
+                Entry(
+                    name: name, hostname: "bastion.\(site).\(env).example.com", user: "jump", port: 22,
+                    groupPath: "\(env)/\(region)/\(site)", tags: ["bastion"],
+                    keyFile: "~/.ssh/id_ed25519_\(env)", jump: nil, sharesBlock: false, lastConnected: nil))
         }
         let now = Date(timeIntervalSince1970: 1_790_000_000)
         var serial = 0
@@ -84,10 +88,11 @@ enum BenchmarkData {
             if random.below(33) == 0 { tags.append("legacy") }
             let jump = random.below(2) == 0 ? bastions["\(site)/\(env)"] : nil
             let recent = random.below(50) == 0 ? now.addingTimeInterval(-Double(random.below(90 * 86_400))) : nil
-            let entry = Entry(name: name, hostname: "\(role)-\(number).\(site).\(env).example.com",
-                              user: random.pick(users), port: random.below(20) == 0 ? 2222 : 22,
-                              groupPath: "\(env)/\(region)/\(site)", tags: tags, keyFile: "~/.ssh/id_ed25519_\(env)",
-                              jump: jump, sharesBlock: false, lastConnected: recent)
+            let entry = Entry(
+                name: name, hostname: "\(role)-\(number).\(site).\(env).example.com",
+                user: random.pick(users), port: random.below(20) == 0 ? 2222 : 22,
+                groupPath: "\(env)/\(region)/\(site)", tags: tags, keyFile: "~/.ssh/id_ed25519_\(env)",
+                jump: jump, sharesBlock: false, lastConnected: recent)
             entries.append(entry)
             if entries.count < count, random.below(10) == 0 {
                 var alias = entry
@@ -116,9 +121,10 @@ enum BenchmarkData {
             }
             var ids: [String: UUID] = [:]
             var hosts = entries.map { entry in
-                let host = ShelfCore.Host(name: entry.name, hostname: entry.hostname, port: entry.port, user: entry.user,
-                                          groupID: groups[entry.groupPath], tags: entry.tags,
-                                          identityID: identities[entry.keyFile], lastConnectedAt: entry.lastConnected)
+                let host = ShelfCore.Host(
+                    name: entry.name, hostname: entry.hostname, port: entry.port, user: entry.user,
+                    groupID: groups[entry.groupPath], tags: entry.tags,
+                    identityID: identities[entry.keyFile], lastConnectedAt: entry.lastConnected)
                 ids[entry.name] = host.id
                 return host
             }

@@ -2,10 +2,15 @@
 // commands of one path (all of `forward …` in the two forward files, all of `identity …` in one). Commands that
 // take one host's name get `--id ID` here, so every one of them has it.
 enum Commands {
-    static let table: [CommandSpec] = Array([
-        HostCommands.commands, SSHCommands.commands, [RunCommand.command, CopyCommand.command], [CopyIDCommand.command], WarmCommands.commands, GroupCommands.commands,
-        ForwardCommands.commands, ForwardRunCommands.commands, IdentityCommands.commands, ImportExportCommands.commands,
-        SSHConfigCommands.commands, VaultCommands.commands, AgentCommands.commands, LogCommands.commands, SyncCommands.commands, UICommands.commands,
-        MiscCommands.commands,
-    ].joined()).map(\.withHostID)
+    static let table: [CommandSpec] = Array(
+        [
+            HostCommands.commands, SSHCommands.commands, [RunCommand.command, CopyCommand.command],
+            [CopyIDCommand.command], WarmCommands.commands, GroupCommands.commands,
+            ForwardCommands.commands, ForwardRunCommands.commands, IdentityCommands.commands,
+            ImportExportCommands.commands,
+            SSHConfigCommands.commands, VaultCommands.commands, AgentCommands.commands, LogCommands.commands,
+            SyncCommands.commands, UICommands.commands,
+            MiscCommands.commands,
+        ].joined()
+    ).map(\.withHostID)
 }

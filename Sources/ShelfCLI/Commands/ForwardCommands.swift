@@ -21,47 +21,62 @@ enum ForwardCommands {
     ]
 
     static let commands: [CommandSpec] = [
-        CommandSpec(path: ["forward", "list"], summary: "list forward rules (all, or one host's)",
-                    details: "Rules whose host was deleted (for example on another device) are kept and shown as orphaned.",
-                    arguments: [ArgumentSpec(name: "HOST", help: "only this host's rules", optional: true, completion: .host)],
-                    options: [.flag("json", "print JSON for scripts")], run: list),
-        CommandSpec(path: ["forward", "add"], summary: "add a forward rule to a host",
-                    details: "SPEC uses OpenSSH's syntax: [bind:]port:host:hostport for --local/--remote, [bind:]port for "
-                        + "--dynamic. The bind address defaults to 127.0.0.1. A field with a / is a unix socket's path: "
-                            + "--local 5555:/var/run/docker.sock, --remote /run/a.sock:/run/b.sock (run by 'forward start "
-                                + "--openssh'; see docs/FORWARDS.md).",
-                    arguments: [ArgumentSpec(name: "HOST", help: "host name (NAME@ID when several hosts share it, or an id prefix)", completion: .host)],
-                    options: specOptions + [
-                        .value("name", "NAME", "a label for the rule"),
-                        .flag("autostart", "start with 'sshelf forward up'"),
-                        .flag("disabled", "store the rule switched off"),
-                        sessionsOption,
-                        publicBind,
-                    ],
-                    examples: ["sshelf forward add prod-db --local 5432:localhost:5432",
-                               "sshelf forward add bastion --dynamic 1080 --autostart",
-                               "sshelf forward add storage --local 9000:localhost:9000 --sessions 4"],
-                    run: add),
-        CommandSpec(path: ["forward", "edit"], summary: "change a forward rule",
-                    details: "Only the options given change. A new --local, --remote or --dynamic SPEC replaces the rule's kind "
-                        + "and spec. A running 'forward up' or 'forward start' picks the change up when it next starts.",
-                    arguments: [ArgumentSpec(name: "RULE", help: "rule id prefix (from 'forward list') or rule name")],
-                    options: specOptions + [
-                        .value("name", "NAME", "a new label for the rule ('' for none)"),
-                        .flag("autostart", "start it with 'sshelf forward up'"),
-                        .flag("no-autostart", "do not start it with 'sshelf forward up'"),
-                        sessionsOption,
-                        publicBind,
-                    ],
-                    examples: ["sshelf forward edit 3fa2 --local 15432:localhost:5432", "sshelf forward edit db --no-autostart"],
-                    run: edit),
-        CommandSpec(path: ["forward", "enable"], summary: "switch forward rules on",
-                    details: "'forward start HOST' runs a host's enabled rules; 'forward up' its enabled autostart rules.",
-                    arguments: ruleArguments, run: { try setEnabled(true, $0, $1) }),
-        CommandSpec(path: ["forward", "disable"], summary: "switch forward rules off (kept, but not run)",
-                    arguments: ruleArguments, run: { try setEnabled(false, $0, $1) }),
-        CommandSpec(path: ["forward", "rm"], summary: "remove forward rules",
-                    arguments: ruleArguments, run: remove),
+        CommandSpec(
+            path: ["forward", "list"], summary: "list forward rules (all, or one host's)",
+            details: "Rules whose host was deleted (for example on another device) are kept and shown as orphaned.",
+            arguments: [ArgumentSpec(name: "HOST", help: "only this host's rules", optional: true, completion: .host)],
+            options: [.flag("json", "print JSON for scripts")], run: list),
+        CommandSpec(
+            path: ["forward", "add"], summary: "add a forward rule to a host",
+            details: "SPEC uses OpenSSH's syntax: [bind:]port:host:hostport for --local/--remote, [bind:]port for "
+                + "--dynamic. The bind address defaults to 127.0.0.1. A field with a / is a unix socket's path: "
+                + "--local 5555:/var/run/docker.sock, --remote /run/a.sock:/run/b.sock (run by 'forward start "
+                + "--openssh'; see docs/FORWARDS.md).",
+            arguments: [
+                ArgumentSpec(
+                    name: "HOST", help: "host name (NAME@ID when several hosts share it, or an id prefix)",
+                    completion: .host)
+            ],
+            options: specOptions + [
+                .value("name", "NAME", "a label for the rule"),
+                .flag("autostart", "start with 'sshelf forward up'"),
+                .flag("disabled", "store the rule switched off"),
+                sessionsOption,
+                publicBind,
+            ],
+            examples: [
+                "sshelf forward add prod-db --local 5432:localhost:5432",
+                "sshelf forward add bastion --dynamic 1080 --autostart",
+                "sshelf forward add storage --local 9000:localhost:9000 --sessions 4",
+            ],
+            run: add),
+        CommandSpec(
+            path: ["forward", "edit"], summary: "change a forward rule",
+            details:
+                "Only the options given change. A new --local, --remote or --dynamic SPEC replaces the rule's kind "
+                + "and spec. A running 'forward up' or 'forward start' picks the change up when it next starts.",
+            arguments: [ArgumentSpec(name: "RULE", help: "rule id prefix (from 'forward list') or rule name")],
+            options: specOptions + [
+                .value("name", "NAME", "a new label for the rule ('' for none)"),
+                .flag("autostart", "start it with 'sshelf forward up'"),
+                .flag("no-autostart", "do not start it with 'sshelf forward up'"),
+                sessionsOption,
+                publicBind,
+            ],
+            examples: [
+                "sshelf forward edit 3fa2 --local 15432:localhost:5432", "sshelf forward edit db --no-autostart",
+            ],
+            run: edit),
+        CommandSpec(
+            path: ["forward", "enable"], summary: "switch forward rules on",
+            details: "'forward start HOST' runs a host's enabled rules; 'forward up' its enabled autostart rules.",
+            arguments: ruleArguments, run: { try setEnabled(true, $0, $1) }),
+        CommandSpec(
+            path: ["forward", "disable"], summary: "switch forward rules off (kept, but not run)",
+            arguments: ruleArguments, run: { try setEnabled(false, $0, $1) }),
+        CommandSpec(
+            path: ["forward", "rm"], summary: "remove forward rules",
+            arguments: ruleArguments, run: remove),
     ]
 
     static func list(_ call: Invocation, _ context: AppContext) throws -> Int32 {
@@ -85,8 +100,10 @@ enum ForwardCommands {
             let host = rule.hostID.flatMap { hosts[$0] }?.name ?? "(orphaned: host deleted)"
             var state = rule.enabled ? "enabled" : "disabled"
             if rule.autostart { state += ",autostart" }
-            return [Display.shortID(rule.id), host, "-\(rule.spec.flag)", rule.spec.description, state, "\(rule.sessions)",
-                    rule.name]
+            return [
+                Display.shortID(rule.id), host, "-\(rule.spec.flag)", rule.spec.description, state, "\(rule.sessions)",
+                rule.name,
+            ]
         }
         context.output(Display.table(["ID", "HOST", "KIND", "SPEC", "STATE", "SESSIONS", "NAME"], rows))
         return 0
@@ -98,8 +115,9 @@ enum ForwardCommands {
     static func givenSpec(_ call: Invocation) throws -> ForwardSpec {
         let given = specKinds.compactMap { kind, name in call.value(name).map { (kind, $0) } }
         guard given.count == 1, let (kind, text) = given.first else {
-            throw ShelfError(.usage, "\(call.command.name): give exactly one of --local, --remote or --dynamic",
-                             hint: ArgumentParser.usageHint(call.command))
+            throw ShelfError(
+                .usage, "\(call.command.name): give exactly one of --local, --remote or --dynamic",
+                hint: ArgumentParser.usageHint(call.command))
         }
         do { return try ForwardSpec.parse(text, kind: kind) } catch { throw ShelfError(.invalid, error.message) }
     }
@@ -109,10 +127,11 @@ enum ForwardCommands {
         let sessions = try sessionsValue(call) ?? 1
         let (rule, hostName) = try context.store().write { store in
             let host = try Resolve.host(call.arguments[0], in: store)
-            let rule = PortForwardRule(hostID: host.id, name: call.value("name") ?? "", kind: spec.kind,
-                                       bindAddress: spec.bindAddress, bindPort: spec.bindPort, targetHost: spec.targetHost,
-                                       targetPort: spec.targetPort, autostart: call.flag("autostart"),
-                                       enabled: !call.flag("disabled"), sessions: sessions)
+            let rule = PortForwardRule(
+                hostID: host.id, name: call.value("name") ?? "", kind: spec.kind,
+                bindAddress: spec.bindAddress, bindPort: spec.bindPort, targetHost: spec.targetHost,
+                targetPort: spec.targetPort, autostart: call.flag("autostart"),
+                enabled: !call.flag("disabled"), sessions: sessions)
             try checkBindAddresses([rule], call)
             return (rule, try ForwardOperations.save(rule, in: store))
         }
@@ -123,8 +142,9 @@ enum ForwardCommands {
 
     static func edit(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         if call.flag("autostart") && call.flag("no-autostart") {
-            throw ShelfError(.usage, "forward edit: --autostart and --no-autostart exclude each other",
-                             hint: ArgumentParser.usageHint(call.command))
+            throw ShelfError(
+                .usage, "forward edit: --autostart and --no-autostart exclude each other",
+                hint: ArgumentParser.usageHint(call.command))
         }
         let spec = specKinds.contains { call.value($0.1) != nil } ? try givenSpec(call) : nil
         let (rule, hostName) = try context.store().write { store in
@@ -177,8 +197,9 @@ enum ForwardCommands {
     static func sessionsValue(_ call: Invocation) throws -> Int? {
         guard let text = call.value("sessions") else { return nil }
         guard let sessions = Int(text) else {
-            throw ShelfError(.invalid, "--sessions takes a number of SSH sessions, not '\(Display.safe(text))'",
-                             hint: "for example --sessions 4 (1 to \(PortForwardRule.sessionLimit))")
+            throw ShelfError(
+                .invalid, "--sessions takes a number of SSH sessions, not '\(Display.safe(text))'",
+                hint: "for example --sessions 4 (1 to \(PortForwardRule.sessionLimit))")
         }
         return sessions
     }

@@ -28,7 +28,9 @@ enum ForwardRunCommands {
                 1 when a rule could not listen (or none could), 255 when the connection failed or was lost.
                 """,
             arguments: [
-                ArgumentSpec(name: "HOST", help: "host name (NAME@ID when several hosts share it, or an id prefix)", completion: .host),
+                ArgumentSpec(
+                    name: "HOST", help: "host name (NAME@ID when several hosts share it, or an id prefix)",
+                    completion: .host),
                 ArgumentSpec(
                     name: "RULE", help: "only these rules (id prefix or name); default: every enabled rule",
                     optional: true, variadic: true),
@@ -39,7 +41,7 @@ enum ForwardRunCommands {
                     "openssh",
                     "run the rules through OpenSSH's ssh -N with the sshelf agent and sshelf's pins (for unix-socket "
                         + "forwards sshelf's own client cannot run: -R with a socket on the server, or -L to one on "
-                            + "libssh2 1.10)"
+                        + "libssh2 1.10)"
                 ),
                 .flag(
                     "from-tui",
@@ -47,8 +49,10 @@ enum ForwardRunCommands {
                         + "'t' in any TUI stops it"
                 ),
             ],
-            examples: ["sshelf forward start prod-db", "sshelf forward start bastion socks",
-                       "sshelf forward start --openssh build gpg-socket"],
+            examples: [
+                "sshelf forward start prod-db", "sshelf forward start bastion socks",
+                "sshelf forward start --openssh build gpg-socket",
+            ],
             run: start),
         CommandSpec(
             path: ["forward", "up"], summary: "run every autostart forward rule, reconnecting after drops",
@@ -64,8 +68,10 @@ enum ForwardRunCommands {
                 """,
             options: [
                 .value("timeout", "SECONDS", "connect timeout per address (default 10)"), publicBindOption,
-                .value("passphrase-fd", "N", "read the vault passphrase from descriptor N at start (afterFirstUnlock items; for systems "
-                    + "without the kernel keyring)"),
+                .value(
+                    "passphrase-fd", "N",
+                    "read the vault passphrase from descriptor N at start (afterFirstUnlock items; for systems "
+                        + "without the kernel keyring)"),
             ],
             examples: ["sshelf forward up", "systemd-run --user sshelf forward up"],
             run: up),
@@ -73,9 +79,9 @@ enum ForwardRunCommands {
             path: ["forward", "status"], summary: "show the running forward rules: state, connections, bytes",
             details:
                 "The supervisor's rules, then those each 'forward start' runs (from a terminal, or started in the TUI "
-                    + "and kept running after it quit), with its pid. States: starting, active (with connection and byte "
-                        + "counts), retrying (with the last error and the next attempt), failed (with the reason). --json "
-                            + "prints the supervisor's state only.",
+                + "and kept running after it quit), with its pid. States: starting, active (with connection and byte "
+                + "counts), retrying (with the last error and the next attempt), failed (with the reason). --json "
+                + "prints the supervisor's state only.",
             options: [.flag("json", "print JSON for scripts")], run: status),
         CommandSpec(
             path: ["forward", "stop"], summary: "stop the running 'forward up' supervisor", run: stopSupervisor),
@@ -86,8 +92,9 @@ enum ForwardRunCommands {
         let selected = try selectRules(call, hostID: plan.target.id, hostName: plan.target.name, store: store)
         try ForwardCommands.checkBindAddresses(selected, call)
         if call.flag("openssh") {
-            return try OpenSSHForwards.run(plan, rules: selected, onlyRules: call.arguments.count > 1, store: store,
-                                           context: context)
+            return try OpenSSHForwards.run(
+                plan, rules: selected, onlyRules: call.arguments.count > 1, store: store,
+                context: context)
         }
         let (rules, refused) = try ownClientRules(selected, hostName: plan.target.name, context: context)
         let options = try SSHCommands.connectOptions(call, context)
@@ -134,7 +141,7 @@ enum ForwardRunCommands {
                 context.errorOutput(
                     "sshelf: stopped \(status.spec): \(Display.counted(status.totalConnections, "connection")), "
                         + "\(Display.counted(status.bytesOut, "byte")) out, "
-                            + "\(Display.counted(status.bytesIn, "byte")) in\n"
+                        + "\(Display.counted(status.bytesIn, "byte")) in\n"
                 )
             }
             return pool.failedRules.isEmpty && refused == 0 ? 0 : 1
@@ -159,8 +166,9 @@ enum ForwardRunCommands {
             if let hint = refusal.error.hint { context.errorOutput("sshelf: hint: \(Display.safe(hint))\n") }
         }
         guard !runnable.isEmpty else {
-            throw ShelfError(.failure, "no rule of \(Display.safe(hostName)) can run in sshelf's own client",
-                             hint: "sshelf forward start --openssh \(ShellWord.quote(Display.safe(hostName)))")
+            throw ShelfError(
+                .failure, "no rule of \(Display.safe(hostName)) can run in sshelf's own client",
+                hint: "sshelf forward start --openssh \(ShellWord.quote(Display.safe(hostName)))")
         }
         return (runnable, refusals.count)
     }
@@ -269,8 +277,9 @@ enum ForwardRunCommands {
         if let state {
             context.output(
                 "supervisor pid \(state.pid)\n"
-                    + Display.table(["HOST", "RULE", "STATE", "CONNS", "SESSIONS", "OUT", "IN", "DETAIL"],
-                                    state.rules.map(statusRow)))
+                    + Display.table(
+                        ["HOST", "RULE", "STATE", "CONNS", "SESSIONS", "OUT", "IN", "DETAIL"],
+                        state.rules.map(statusRow)))
         } else {
             context.errorOutput("no forward supervisor is running; 'sshelf forward up' starts one\n")
         }
@@ -283,7 +292,8 @@ enum ForwardRunCommands {
         context.output(
             (state == nil ? "" : "\n") + "forward start processes (a TUI's 't' stops those it started; "
                 + "'kill PID' stops any)\n"
-                + Display.table(["PID", "BY", "HOST", "RULE", "STATE", "CONNS", "SESSIONS", "OUT", "IN", "DETAIL"], rows))
+                + Display.table(
+                    ["PID", "BY", "HOST", "RULE", "STATE", "CONNS", "SESSIONS", "OUT", "IN", "DETAIL"], rows))
         return 0
     }
 

@@ -8,21 +8,33 @@ import ShelfStore
 
 enum GroupCommands {
     static let commands: [CommandSpec] = [
-        CommandSpec(path: ["group", "list"], summary: "show the group tree with host counts",
-                    options: [.flag("json", "print JSON for scripts"),
-                              .flag("names", "print only the group paths, one per line")], run: list),
-        CommandSpec(path: ["group", "add"], summary: "create a group (and any missing parents)",
-                    arguments: [ArgumentSpec(name: "PATH", help: "slash path, e.g. prod/eu", completion: .group)],
-                    examples: ["sshelf group add prod/eu"], run: add),
-        CommandSpec(path: ["group", "rm"], summary: "remove a group",
-                    details: "A group that still holds hosts or groups is kept unless --recursive is given.",
-                    arguments: [ArgumentSpec(name: "PATH", help: "slash path", completion: .group)],
-                    options: [.flag("recursive", short: "r", "also remove its subgroups and every host in them, with their forward rules")],
-                    run: remove),
-        CommandSpec(path: ["group", "mv"], summary: "rename a group or move it under another",
-                    arguments: [ArgumentSpec(name: "PATH", help: "the group's current path", completion: .group),
-                                 ArgumentSpec(name: "NEWPATH", help: "its new path; missing parents are created", completion: .group)],
-                    examples: ["sshelf group mv staging prod/staging"], run: move),
+        CommandSpec(
+            path: ["group", "list"], summary: "show the group tree with host counts",
+            options: [
+                .flag("json", "print JSON for scripts"),
+                .flag("names", "print only the group paths, one per line"),
+            ], run: list),
+        CommandSpec(
+            path: ["group", "add"], summary: "create a group (and any missing parents)",
+            arguments: [ArgumentSpec(name: "PATH", help: "slash path, e.g. prod/eu", completion: .group)],
+            examples: ["sshelf group add prod/eu"], run: add),
+        CommandSpec(
+            path: ["group", "rm"], summary: "remove a group",
+            details: "A group that still holds hosts or groups is kept unless --recursive is given.",
+            arguments: [ArgumentSpec(name: "PATH", help: "slash path", completion: .group)],
+            options: [
+                .flag(
+                    "recursive", short: "r",
+                    "also remove its subgroups and every host in them, with their forward rules")
+            ],
+            run: remove),
+        CommandSpec(
+            path: ["group", "mv"], summary: "rename a group or move it under another",
+            arguments: [
+                ArgumentSpec(name: "PATH", help: "the group's current path", completion: .group),
+                ArgumentSpec(name: "NEWPATH", help: "its new path; missing parents are created", completion: .group),
+            ],
+            examples: ["sshelf group mv staging prod/staging"], run: move),
     ]
 
     static func list(_ call: Invocation, _ context: AppContext) throws -> Int32 {
@@ -33,10 +45,16 @@ enum GroupCommands {
         func total(_ id: UUID) -> Int { tree.subtree(of: id).reduce(0) { $0 + (direct[$1] ?? 0) } }
         let flat = tree.flattened()
         if call.flag("json") {
-            struct GroupView: Encodable { var id: String; var name: String; var path: String; var parentID: String?; var hosts: Int; var hostsInTree: Int }
-            let views = flat.map { GroupView(id: $0.group.id.uuidString.lowercased(), name: $0.group.name, path: tree.path(of: $0.group.id),
-                                             parentID: $0.group.parentID?.uuidString.lowercased(), hosts: direct[$0.group.id] ?? 0,
-                                             hostsInTree: total($0.group.id)) }
+            struct GroupView: Encodable {
+                var id: String; var name: String; var path: String; var parentID: String?; var hosts: Int;
+                var hostsInTree: Int
+            }
+            let views = flat.map {
+                GroupView(
+                    id: $0.group.id.uuidString.lowercased(), name: $0.group.name, path: tree.path(of: $0.group.id),
+                    parentID: $0.group.parentID?.uuidString.lowercased(), hosts: direct[$0.group.id] ?? 0,
+                    hostsInTree: total($0.group.id))
+            }
             context.print(try JSONOutput.encode(views))
             return 0
         }
@@ -51,7 +69,8 @@ enum GroupCommands {
         var out = ""
         for (group, depth) in flat {
             let count = total(group.id)
-            out += "\(String(repeating: "  ", count: depth))\(Display.safe(group.name))/  (\(count) "
+            out +=
+                "\(String(repeating: "  ", count: depth))\(Display.safe(group.name))/  (\(count) "
                 + "host\(count == 1 ? "" : "s"))\n"
         }
         if let loose = direct[nil], loose > 0 { out += "(top level)  (\(loose) host\(loose == 1 ? "" : "s"))\n" }
@@ -61,7 +80,9 @@ enum GroupCommands {
 
     static func add(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         let path = call.arguments[0]
-        guard !(try GroupTree.parsePath(path)).isEmpty else { throw ShelfError(.invalid, "group add: the path is empty") }
+        guard !(try GroupTree.parsePath(path)).isEmpty else {
+            throw ShelfError(.invalid, "group add: the path is empty")
+        }
         let existed = try context.store().write { store -> Bool in
             if GroupTree(try store.groups()).find(path) != nil { return true }
             try GroupOperations.create(path, in: store)

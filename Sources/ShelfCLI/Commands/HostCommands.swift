@@ -12,17 +12,22 @@ enum HostCommands {
         .value("host", "HOSTNAME", short: "H", "address to connect to: DNS name, IPv4 or IPv6"),
         .value("user", "USER", short: "u", "login user (default: ssh's default)"),
         .value("port", "PORT", short: "p", "port, 1-65535 (default 22)"),
-        .value("group", "PATH", short: "g", completion: .group, "group path such as prod/eu; created if missing ('' or / for none)"),
+        .value(
+            "group", "PATH", short: "g", completion: .group,
+            "group path such as prod/eu; created if missing ('' or / for none)"),
         .value("tag", "TAG", short: "t", repeatable: true, "add a tag (repeatable)"),
-        .value("alias", "NAME", repeatable: true,
-               "another name the host answers to, like a second name on its Host line (repeatable)"),
-        .value("auth", "METHOD", completion: .words(AuthMethod.knownCases.map(\.rawValue)),
-               "auto, publickey, password, keyboardInteractive or agent"),
+        .value(
+            "alias", "NAME", repeatable: true,
+            "another name the host answers to, like a second name on its Host line (repeatable)"),
+        .value(
+            "auth", "METHOD", completion: .words(AuthMethod.knownCases.map(\.rawValue)),
+            "auto, publickey, password, keyboardInteractive or agent"),
         .value("identity", "NAME", completion: .identity, "identity (key) to log in with ('' for none)"),
         .value("jump", "HOST[,HOST...]", completion: .host, "jump through these hosts, outermost first ('' for none)"),
         .value("notes", "TEXT", "free-form notes"),
-        .value("option", "'KEY VALUE'", repeatable: true,
-               "keep an ssh_config option, e.g. 'ServerAliveInterval 30' (replaces that keyword's lines; repeatable)"),
+        .value(
+            "option", "'KEY VALUE'", repeatable: true,
+            "keep an ssh_config option, e.g. 'ServerAliveInterval 30' (replaces that keyword's lines; repeatable)"),
     ]
 
     static let allowDuplicate = OptionSpec.flag(
@@ -47,22 +52,35 @@ enum HostCommands {
             options: [
                 .value("group", "PATH", short: "g", completion: .group, "only hosts in this group and its subgroups"),
                 .flag("json", "print JSON (an array of host records) for scripts"),
-                .flag("names", "print only the names, one per line, as commands take them (NAME@ID where "
-                    + "several hosts share a name)"),
-                .flag("reachable", "add whether each host answers a TCP connect, and how fast (a jump chain: its first hop)"),
-                .value("timeout", "SECONDS", "with --reachable: connect timeout per host and address (default "
-                    + "\(Int(Reachability.timeoutSeconds)))"),
+                .flag(
+                    "names",
+                    "print only the names, one per line, as commands take them (NAME@ID where "
+                        + "several hosts share a name)"),
+                .flag(
+                    "reachable",
+                    "add whether each host answers a TCP connect, and how fast (a jump chain: its first hop)"),
+                .value(
+                    "timeout", "SECONDS",
+                    "with --reachable: connect timeout per host and address (default "
+                        + "\(Int(Reachability.timeoutSeconds)))"),
             ],
-            examples: ["sshelf list", "sshelf list prod db", "sshelf list :2222", "sshelf list --group prod/eu --json",
-                       "sshelf list --reachable prod"],
+            examples: [
+                "sshelf list", "sshelf list prod db", "sshelf list :2222", "sshelf list --group prod/eu --json",
+                "sshelf list --reachable prod",
+            ],
             run: list),
         CommandSpec(
             path: ["show"], summary: "show one host with its forward rules",
-            arguments: [ArgumentSpec(name: "NAME", help: "host name (NAME@ID when several hosts share it, or an id prefix)", completion: .host)],
+            arguments: [
+                ArgumentSpec(
+                    name: "NAME", help: "host name (NAME@ID when several hosts share it, or an id prefix)",
+                    completion: .host)
+            ],
             options: [.flag("json", "print JSON for scripts")], run: show),
         CommandSpec(
             path: ["add"], summary: "add a host",
-            details: "Unless --allow-duplicate is given, NAME and each --alias must not be the name or an alias of another "
+            details:
+                "Unless --allow-duplicate is given, NAME and each --alias must not be the name or an alias of another "
                 + "host (compared ignoring case).",
             arguments: [ArgumentSpec(name: "NAME", help: "the alias you will type, e.g. prod-db")],
             options: hostOptions + [allowDuplicate],
@@ -72,29 +90,45 @@ enum HostCommands {
             path: ["edit"], summary: "change a host's settings",
             details: "Only the options given change. --tag adds a tag, --untag removes one; --alias adds an alias, "
                 + "--remove-alias removes one. --rename refuses a name another host has unless --allow-duplicate is "
-                    + "given.",
-            arguments: [ArgumentSpec(name: "NAME", help: "host name (NAME@ID when several hosts share it, or an id prefix)", completion: .host)],
+                + "given.",
+            arguments: [
+                ArgumentSpec(
+                    name: "NAME", help: "host name (NAME@ID when several hosts share it, or an id prefix)",
+                    completion: .host)
+            ],
             options: hostOptions + [
                 .value("rename", "NEWNAME", "give the host a new name"),
                 .value("untag", "TAG", repeatable: true, "remove a tag (repeatable)"),
                 .value("remove-alias", "NAME", repeatable: true, "remove an alias (repeatable)"),
-                .value("remove-option", "KEY", repeatable: true, "remove every line of this ssh_config option (repeatable)"),
+                .value(
+                    "remove-option", "KEY", repeatable: true, "remove every line of this ssh_config option (repeatable)"
+                ),
                 allowDuplicate,
             ],
-            examples: ["sshelf edit prod-db --port 2222 --tag critical", "sshelf edit web1 --alias web1.prod",
-                       "sshelf edit prod-db --option 'ServerAliveInterval 15' --remove-option ForwardAgent"],
+            examples: [
+                "sshelf edit prod-db --port 2222 --tag critical", "sshelf edit web1 --alias web1.prod",
+                "sshelf edit prod-db --option 'ServerAliveInterval 15' --remove-option ForwardAgent",
+            ],
             run: edit),
         CommandSpec(
             path: ["rm"], summary: "remove hosts and their forward rules",
             details: "A host that other hosts jump through is kept (they could no longer connect) unless --force, or "
                 + "unless they are removed in the same command.",
-            arguments: [ArgumentSpec(name: "NAME", help: "host names (or id prefixes)", variadic: true, completion: .host)],
+            arguments: [
+                ArgumentSpec(name: "NAME", help: "host names (or id prefixes)", variadic: true, completion: .host)
+            ],
             options: [.flag("force", short: "f", "remove hosts even when other hosts jump through them")],
             run: remove),
         CommandSpec(
             path: ["mv"], summary: "move a host to another group",
-            arguments: [ArgumentSpec(name: "NAME", help: "host name (NAME@ID when several hosts share it, or an id prefix)", completion: .host)],
-            options: [.value("group", "PATH", short: "g", completion: .group, "destination group ('' or / for the top level)")],
+            arguments: [
+                ArgumentSpec(
+                    name: "NAME", help: "host name (NAME@ID when several hosts share it, or an id prefix)",
+                    completion: .host)
+            ],
+            options: [
+                .value("group", "PATH", short: "g", completion: .group, "destination group ('' or / for the top level)")
+            ],
             run: move),
     ]
 
@@ -107,10 +141,12 @@ enum HostCommands {
         }
         let timeout = try ReachableListing.timeout(call.value("timeout"))
         if reachable, call.flag("names") {
-            throw ShelfError(.usage, "--reachable cannot be used with --names", hint: "use --reachable alone or with --json")
+            throw ShelfError(
+                .usage, "--reachable cannot be used with --names", hint: "use --reachable alone or with --json")
         }
-        let listing = try HostListing.find(HostListing.filter(call.arguments), groupPath: call.value("group"),
-                                           store: try context.store())
+        let listing = try HostListing.find(
+            HostListing.filter(call.arguments), groupPath: call.value("group"),
+            store: try context.store())
         let probed = reachable ? ReachableListing.probe(listing, timeout: timeout) : nil
         if call.flag("json") {
             context.print(try HostListing.json(listing, reachable: probed))
@@ -121,17 +157,19 @@ enum HostCommands {
             let table = listing.table
             var sharing: [String: Int] = [:]
             for row in 0..<table.count { sharing[ModelCheck.sameNameKey(table.name(row)), default: 0] += 1 }
-            context.output(listing.rows.map { row in
-                let name = table.name(Int(row))
-                let shared = (sharing[ModelCheck.sameNameKey(name)] ?? 0) > 1
-                return Display.safe(shared ? "\(name)@\(Display.shortID(table.id(Int(row))))" : name) + "\n"
-            }.joined())
+            context.output(
+                listing.rows.map { row in
+                    let name = table.name(Int(row))
+                    let shared = (sharing[ModelCheck.sameNameKey(name)] ?? 0) > 1
+                    return Display.safe(shared ? "\(name)@\(Display.shortID(table.id(Int(row))))" : name) + "\n"
+                }.joined())
             return 0
         }
         if listing.rows.isEmpty {
-            context.errorOutput(call.arguments.isEmpty && call.value("group") == nil
-                ? "no hosts yet; add one with 'sshelf add NAME --host HOSTNAME' or 'sshelf import ssh-config'\n"
-                : "no host matches\n")
+            context.errorOutput(
+                call.arguments.isEmpty && call.value("group") == nil
+                    ? "no hosts yet; add one with 'sshelf add NAME --host HOSTNAME' or 'sshelf import ssh-config'\n"
+                    : "no host matches\n")
             return 0
         }
         context.output(HostListing.text(listing, reachable: probed?.map(\.words)))
@@ -145,7 +183,9 @@ enum HostCommands {
             let tree = GroupTree(try store.groups())
             let rules = try store.forwardRules(hostID: host.id)
             let identity = try host.identityID.flatMap { id in try store.identities().first { $0.id == id } }
-            let jumps = try host.jumpHostIDs.map { id in try store.host(id: id)?.name ?? "(missing \(Display.shortID(id)))" }
+            let jumps = try host.jumpHostIDs.map { id in
+                try store.host(id: id)?.name ?? "(missing \(Display.shortID(id)))"
+            }
             if call.flag("json") {
                 var view = HostJSON(host: host, groupPath: tree.path(of: host.groupID))
                 view.forwards = rules
@@ -154,7 +194,7 @@ enum HostCommands {
                 return 0
             }
             var lines: [(String, String)] = [
-                ("name", host.name),
+                ("name", host.name)
             ]
             if !host.aliases.isEmpty { lines.append(("aliases", host.aliases.joined(separator: ", "))) }
             let defaults = try store.optionDefaults()
@@ -166,9 +206,22 @@ enum HostCommands {
                 ("group", tree.path(of: host.groupID).isEmpty ? "(none)" : tree.path(of: host.groupID)),
                 ("tags", host.tags.isEmpty ? "(none)" : host.tags.joined(separator: ", ")),
                 ("auth", host.authMethod.rawValue),
-                ("identity", identity.map { "\($0.name) (\($0.keyType.rawValue))\($0.keyFile.isEmpty ? "" : ", file \($0.keyFile)")" } ?? "(none)"),
-                ("password", host.passwordRef.map { "in the vault as \($0.rawValue)" } ?? "(none stored; asked when needed)"),
-                ("jump", jumps.isEmpty ? (host.unresolvedJump.isEmpty ? "(none)" : "\(host.unresolvedJump) (not a known host)") : jumps.joined(separator: " -> ")),
+                (
+                    "identity",
+                    identity.map {
+                        "\($0.name) (\($0.keyType.rawValue))\($0.keyFile.isEmpty ? "" : ", file \($0.keyFile)")"
+                    } ?? "(none)"
+                ),
+                (
+                    "password",
+                    host.passwordRef.map { "in the vault as \($0.rawValue)" } ?? "(none stored; asked when needed)"
+                ),
+                (
+                    "jump",
+                    jumps.isEmpty
+                        ? (host.unresolvedJump.isEmpty ? "(none)" : "\(host.unresolvedJump) (not a known host)")
+                        : jumps.joined(separator: " -> ")
+                ),
                 ("host key", host.pinnedHostKey.map { "\($0.type) pinned" } ?? "(not pinned)"),
                 ("last connected", Display.relative(host.lastConnectedAt)),
             ]
@@ -224,9 +277,11 @@ enum HostCommands {
             host.tags.removeAll { untag.contains($0) }
             for alias in call.all("remove-alias") {
                 guard host.aliases.contains(where: { $0.caseInsensitiveASCIIEquals(alias) }) else {
-                    throw ShelfError(.invalid, "'\(Display.safe(host.name))' has no alias '\(Display.safe(alias))'",
-                                     hint: host.aliases.isEmpty ? "it has no aliases"
-                                         : "its aliases are: \(host.aliases.map(Display.safe).joined(separator: ", "))")
+                    throw ShelfError(
+                        .invalid, "'\(Display.safe(host.name))' has no alias '\(Display.safe(alias))'",
+                        hint: host.aliases.isEmpty
+                            ? "it has no aliases"
+                            : "its aliases are: \(host.aliases.map(Display.safe).joined(separator: ", "))")
                 }
                 host.aliases.removeAll { $0.caseInsensitiveASCIIEquals(alias) }
             }
@@ -257,7 +312,8 @@ enum HostCommands {
         if let notes = call.value("notes") { host.notes = notes }
         let options = call.all("option"), removed = call.all("remove-option")
         if !options.isEmpty || !removed.isEmpty {
-            host.options = try OptionInput.apply(to: host.options, setting: options, removing: removed, owner: host.name)
+            host.options = try OptionInput.apply(
+                to: host.options, setting: options, removing: removed, owner: host.name)
         }
     }
 
@@ -277,10 +333,13 @@ enum HostCommands {
             throw ShelfError(.usage, "mv: --group is required", hint: ArgumentParser.usageHint(call.command))
         }
         let (saved, shownPath) = try context.store().write { store in
-            let saved = try HostOperations.save(try Resolve.host(call.arguments[0], in: store), groupPath: path, in: store)
+            let saved = try HostOperations.save(
+                try Resolve.host(call.arguments[0], in: store), groupPath: path, in: store)
             return (saved, GroupTree(try store.groups()).path(of: saved.host.groupID))
         }
-        context.print("moved \(Display.safe(saved.host.name)) to \(shownPath.isEmpty ? "the top level" : Display.safe(shownPath))")
+        context.print(
+            "moved \(Display.safe(saved.host.name)) to \(shownPath.isEmpty ? "the top level" : Display.safe(shownPath))"
+        )
         return 0
     }
 }

@@ -35,20 +35,22 @@ enum HostListing {
             }
             let paths = table.groupIDs.map { tree.path(of: $0) }
             let matcher = HostMatcher(table: table, groupPaths: paths)
-            return Listing(table: table, groupPaths: paths,
-                           rows: matcher.search(HostQuery(filter), in: Store.rows(of: table, inGroups: scope)))
+            return Listing(
+                table: table, groupPaths: paths,
+                rows: matcher.search(HostQuery(filter), in: Store.rows(of: table, inGroups: scope)))
         }
     }
 
     /// `reachable` (`list --reachable`): each listed row's probe, added to its record as `reachable`.
     static func json(_ listing: Listing, reachable: [ReachableListing.Probed]? = nil) throws -> String {
-        try JSONOutput.encode(listing.rows.enumerated().map { position, row in
-            let host = listing.table.host(at: Int(row))
-            let group = listing.table.groupIndex(Int(row))
-            var view = HostJSON(host: host, groupPath: group >= 0 ? listing.groupPaths[group] : "")
-            view.reachable = reachable?[position]
-            return view
-        })
+        try JSONOutput.encode(
+            listing.rows.enumerated().map { position, row in
+                let host = listing.table.host(at: Int(row))
+                let group = listing.table.groupIndex(Int(row))
+                var view = HostJSON(host: host, groupPath: group >= 0 ? listing.groupPaths[group] : "")
+                view.reachable = reachable?[position]
+                return view
+            })
     }
 
     /// The same layout as `Display.table`: columns padded to the widest cell plus two spaces, the last one not

@@ -15,56 +15,77 @@ enum IdentityCommands {
     /// The sshelf agent's per-identity options, shared by import, keygen and edit.
     static let agentOptions: [OptionSpec] = [
         .flag("confirm", "the sshelf agent asks before every signature with this key"),
-        .value("lifetime", "SECONDS", "the sshelf agent serves the key this long after it starts serving it (0: "
-            + "no limit)"),
+        .value(
+            "lifetime", "SECONDS",
+            "the sshelf agent serves the key this long after it starts serving it (0: "
+                + "no limit)"),
     ]
 
     static let commands: [CommandSpec] = [
-        CommandSpec(path: ["identity", "list"], summary: "list identities (keys) and the hosts using them",
-                    options: [.flag("json", "print JSON for scripts"),
-                              .flag("names", "print only the identity names, one per line")], run: list),
-        CommandSpec(path: ["identity", "show"], summary: "print an identity's public key line (for authorized_keys)",
-                    details: "The line is `type base64 comment`, as ssh-keygen writes it to a .pub file.",
-                    arguments: [ArgumentSpec(name: "NAME", help: "identity name (or id prefix)", completion: .identity)],
-                    examples: ["sshelf identity show work >> ~/.ssh/authorized_keys"], run: show),
-        CommandSpec(path: ["identity", "import"], summary: "move a private key file into the vault",
-                    details: "OpenSSH and PEM keys. An encrypted key is opened with its passphrase (asked for, or "
-                        + "--key-passphrase-fd) and stored unencrypted inside the vault, which encrypts it; a wrong "
-                            + "passphrase stores nothing. The public key goes to the store (from the key itself, or PATH.pub). "
-                                + "The file is left alone unless --remove-file. One key has one identity: a key another identity "
-                                    + "holds already goes to that identity (named in a note), which keeps the stricter "
-                                        + "agent options of the two.",
-                    arguments: [ArgumentSpec(name: "NAME", help: "identity name"),
-                                ArgumentSpec(name: "PATH", help: "private key file", completion: .file)],
-                    options: [.flag("remove-file", "delete the key file once it is in the vault"),
-                              .value("key-passphrase-fd", "N", "read the key's own passphrase from descriptor N"),
-                              VaultCommands.passphraseFD] + agentOptions,
-                    examples: ["sshelf identity import work ~/.ssh/id_ed25519"], run: importKey),
-        CommandSpec(path: ["identity", "edit"], summary: "rename an identity or change the agent's options for it",
-                    details: "--only binds the key to hosts: the sshelf agent signs with it only for a login to one of them (as "
-                        + "the host's user), checked against the host key sshelf pinned for it, through every hop of a "
-                            + "forwarded agent; ssh is offered the key only there. See docs/SSH.md (host-bound keys).",
-                    arguments: [ArgumentSpec(name: "NAME", help: "identity name (or id prefix)", completion: .identity)],
-                    options: agentOptions + [
-                        .flag("no-confirm", "stop asking before each signature"),
-                        .value("only", "HOST|@GROUP", repeatable: true,
-                               "the agent uses the key only for this host (or group); repeatable, adds to the list"),
-                        .flag("only-clear", "remove every --only binding (given with --only: replace them)"),
-                        .value("rename", "NEWNAME", "give the identity a new name"),
-                    ],
-                    examples: ["sshelf identity edit work --confirm --lifetime 3600",
-                               "sshelf identity edit deploy --only web1 --only @prod"], run: edit),
-        CommandSpec(path: ["identity", "rm"], summary: "remove an identity; its hosts keep everything else",
-                    details: "The hosts that used it are left without an identity (in the same transaction), and its private key "
-                        + "and passphrase are removed from this device's vault.",
-                    arguments: [ArgumentSpec(name: "NAME", help: "identity name (or id prefix)", completion: .identity)],
-                    examples: ["sshelf identity rm old-laptop-key"], run: remove),
-        CommandSpec(path: ["keygen"], summary: "create an ed25519 identity; the private key stays in the vault",
-                    details: "Prints the public key line for authorized_keys.",
-                    arguments: [ArgumentSpec(name: "NAME", help: "identity name")],
-                    options: [.value("comment", "TEXT", "comment on the public key (default: NAME)"), VaultCommands.passphraseFD]
-                        + agentOptions,
-                    run: keygen),
+        CommandSpec(
+            path: ["identity", "list"], summary: "list identities (keys) and the hosts using them",
+            options: [
+                .flag("json", "print JSON for scripts"),
+                .flag("names", "print only the identity names, one per line"),
+            ], run: list),
+        CommandSpec(
+            path: ["identity", "show"], summary: "print an identity's public key line (for authorized_keys)",
+            details: "The line is `type base64 comment`, as ssh-keygen writes it to a .pub file.",
+            arguments: [ArgumentSpec(name: "NAME", help: "identity name (or id prefix)", completion: .identity)],
+            examples: ["sshelf identity show work >> ~/.ssh/authorized_keys"], run: show),
+        CommandSpec(
+            path: ["identity", "import"], summary: "move a private key file into the vault",
+            details: "OpenSSH and PEM keys. An encrypted key is opened with its passphrase (asked for, or "
+                + "--key-passphrase-fd) and stored unencrypted inside the vault, which encrypts it; a wrong "
+                + "passphrase stores nothing. The public key goes to the store (from the key itself, or PATH.pub). "
+                + "The file is left alone unless --remove-file. One key has one identity: a key another identity "
+                + "holds already goes to that identity (named in a note), which keeps the stricter "
+                + "agent options of the two.",
+            arguments: [
+                ArgumentSpec(name: "NAME", help: "identity name"),
+                ArgumentSpec(name: "PATH", help: "private key file", completion: .file),
+            ],
+            options: [
+                .flag("remove-file", "delete the key file once it is in the vault"),
+                .value("key-passphrase-fd", "N", "read the key's own passphrase from descriptor N"),
+                VaultCommands.passphraseFD,
+            ] + agentOptions,
+            examples: ["sshelf identity import work ~/.ssh/id_ed25519"], run: importKey),
+        CommandSpec(
+            path: ["identity", "edit"], summary: "rename an identity or change the agent's options for it",
+            details:
+                "--only binds the key to hosts: the sshelf agent signs with it only for a login to one of them (as "
+                + "the host's user), checked against the host key sshelf pinned for it, through every hop of a "
+                + "forwarded agent; ssh is offered the key only there. See docs/SSH.md (host-bound keys).",
+            arguments: [ArgumentSpec(name: "NAME", help: "identity name (or id prefix)", completion: .identity)],
+            options: agentOptions + [
+                .flag("no-confirm", "stop asking before each signature"),
+                .value(
+                    "only", "HOST|@GROUP", repeatable: true,
+                    "the agent uses the key only for this host (or group); repeatable, adds to the list"),
+                .flag("only-clear", "remove every --only binding (given with --only: replace them)"),
+                .value("rename", "NEWNAME", "give the identity a new name"),
+            ],
+            examples: [
+                "sshelf identity edit work --confirm --lifetime 3600",
+                "sshelf identity edit deploy --only web1 --only @prod",
+            ], run: edit),
+        CommandSpec(
+            path: ["identity", "rm"], summary: "remove an identity; its hosts keep everything else",
+            details:
+                "The hosts that used it are left without an identity (in the same transaction), and its private key "
+                + "and passphrase are removed from this device's vault.",
+            arguments: [ArgumentSpec(name: "NAME", help: "identity name (or id prefix)", completion: .identity)],
+            examples: ["sshelf identity rm old-laptop-key"], run: remove),
+        CommandSpec(
+            path: ["keygen"], summary: "create an ed25519 identity; the private key stays in the vault",
+            details: "Prints the public key line for authorized_keys.",
+            arguments: [ArgumentSpec(name: "NAME", help: "identity name")],
+            options: [
+                .value("comment", "TEXT", "comment on the public key (default: NAME)"), VaultCommands.passphraseFD,
+            ]
+                + agentOptions,
+            run: keygen),
     ]
 
     static func list(_ call: Invocation, _ context: AppContext) throws -> Int32 {
@@ -85,10 +106,12 @@ enum IdentityCommands {
         var users: [UUID: Int] = [:]
         for host in hosts { if let id = host.identityID { users[id, default: 0] += 1 } }
         let rows = try identities.map { identity in
-            [identity.name, identity.keyType.rawValue, identity.privateKeyRef == nil ? identity.keyFile : "vault",
-             "\(users[identity.id] ?? 0)",
-             ([AgentOptionChange.summary(identity)] + [try onlySummary(identity, in: store).map { "only \($0)" }])
-                .compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ", ")]
+            [
+                identity.name, identity.keyType.rawValue, identity.privateKeyRef == nil ? identity.keyFile : "vault",
+                "\(users[identity.id] ?? 0)",
+                ([AgentOptionChange.summary(identity)] + [try onlySummary(identity, in: store).map { "only \($0)" }])
+                    .compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ", "),
+            ]
         }
         context.output(Display.table(["NAME", "TYPE", "PRIVATE KEY", "HOSTS", "AGENT"], rows))
         return 0
@@ -104,19 +127,24 @@ enum IdentityCommands {
             keyPassphrase: { try keyInput.read(prompt: "Passphrase of \(Display.safe(path)): ") },
             adjust: try AgentOptionChange(call).apply)
         if call.flag("remove-file") && unlink(path) != 0 {
-            context.warn("the key is in the vault, but \(Display.safe(path)) could not be removed: "
-                + "\(String(cString: strerror(errno)))")
+            context.warn(
+                "the key is in the vault, but \(Display.safe(path)) could not be removed: "
+                    + "\(String(cString: strerror(errno)))")
         }
         if let asked = imported.linkedFrom {
             let holder = ShellWord.quote(imported.identity.name)
             let rename = "sshelf identity edit \(holder) --rename \(ShellWord.quote(asked))"
-            context.print(IdentityOperations.linkNote(asked: asked, holder: imported.identity)
-                + "; to use the name '\(Display.safe(asked))': \(rename)")
+            context.print(
+                IdentityOperations.linkNote(asked: asked, holder: imported.identity)
+                    + "; to use the name '\(Display.safe(asked))': \(rename)")
         }
-        context.print("imported \(imported.format) key '\(Display.safe(imported.identity.name))' into the vault"
-            + " (\(imported.keyClass))"
-            + (imported.decrypted ? "; stored decrypted, so its passphrase is no longer asked (the vault encrypts it)" : "")
-            + (imported.foundPublicKey ? "" : "; no public key found (add \(Display.safe(path)).pub and import again)"))
+        context.print(
+            "imported \(imported.format) key '\(Display.safe(imported.identity.name))' into the vault"
+                + " (\(imported.keyClass))"
+                + (imported.decrypted
+                    ? "; stored decrypted, so its passphrase is no longer asked (the vault encrypts it)" : "")
+                + (imported.foundPublicKey
+                    ? "" : "; no public key found (add \(Display.safe(path)).pub and import again)"))
         return 0
     }
 
@@ -141,8 +169,9 @@ enum IdentityCommands {
     static func show(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         let identity = try Resolve.identity(call.arguments[0], in: try context.store())
         guard !identity.publicKey.isEmpty else {
-            throw ShelfError(.notFound, "identity '\(Display.safe(identity.name))' has no public key recorded",
-                             hint: "import its key again: sshelf identity import \(Display.safe(identity.name)) FILE")
+            throw ShelfError(
+                .notFound, "identity '\(Display.safe(identity.name))' has no public key recorded",
+                hint: "import its key again: sshelf identity import \(Display.safe(identity.name)) FILE")
         }
         context.print(Display.safe(identity.publicKey))
         return 0
@@ -169,8 +198,9 @@ enum IdentityCommands {
         }
         context.print(said)
         for host in try unpinned(identity, in: store) {
-            context.errorOutput("note: host '\(Display.safe(host))' has no pinned host key yet: the agent signs for it once its key "
-                + "is pinned (a first connect, or 'sshelf trust \(Display.safe(host))')\n")
+            context.errorOutput(
+                "note: host '\(Display.safe(host))' has no pinned host key yet: the agent signs for it once its key "
+                    + "is pinned (a first connect, or 'sshelf trust \(Display.safe(host))')\n")
         }
         return 0
     }
@@ -222,8 +252,10 @@ struct AgentOptionChange {
         confirm = call.flag("confirm") ? true : call.flag("no-confirm") ? false : nil
         if let text = call.value("lifetime") {
             guard let seconds = Int(text), (0...Validation.maximumAgentLifetime).contains(seconds) else {
-                throw ShelfError(.usage, "--lifetime: '\(Display.safe(text))' is not a number of seconds "
-                    + "(0-\(Validation.maximumAgentLifetime))")
+                throw ShelfError(
+                    .usage,
+                    "--lifetime: '\(Display.safe(text))' is not a number of seconds "
+                        + "(0-\(Validation.maximumAgentLifetime))")
             }
             lifetime = seconds
         }

@@ -25,15 +25,19 @@ enum ImportExportCommands {
             arguments: [ArgumentSpec(name: "PATH", help: "config file to read", optional: true, completion: .file)],
             options: [
                 .value("group", "PATH", short: "g", completion: .group, "put newly added hosts in this group"),
-                .flag("group-by-file", "put newly added hosts of each Included file in a group named after it (config.d/work.conf: work; "
-                    + "inside --group when given)"),
+                .flag(
+                    "group-by-file",
+                    "put newly added hosts of each Included file in a group named after it (config.d/work.conf: work; "
+                        + "inside --group when given)"),
                 .flag("dry-run", short: "n", "show what would change without writing anything"),
             ],
             run: importConfig),
         CommandSpec(
             path: ["export", "ssh-config"], summary: "print all hosts as an OpenSSH config (no secrets)",
             options: [
-                .value("output", "FILE", short: "o", completion: .file, "write to FILE (mode 0600) instead of standard output"),
+                .value(
+                    "output", "FILE", short: "o", completion: .file,
+                    "write to FILE (mode 0600) instead of standard output"),
                 .flag("force", short: "f", "replace FILE if it exists"),
             ],
             examples: ["sshelf export ssh-config > ~/.ssh/sshelf.conf   # then 'Include sshelf.conf' in ~/.ssh/config"],
@@ -49,14 +53,16 @@ enum ImportExportCommands {
         let base = path.hasPrefix(sshDirectory + "/") ? sshDirectory : path.parentPath
         let source = UserSSHConfig.fileSource(home: home, own: context.locations.configDirectory)
         if let why = source.skip?(path) {
-            throw ShelfError(.invalid, "\(path) is not imported: \(why)",
-                             hint: "import your own config (~/.ssh/config)")
+            throw ShelfError(
+                .invalid, "\(path) is not imported: \(why)",
+                hint: "import your own config (~/.ssh/config)")
         }
         let document: SSHConfigDocument
         do {
             document = try SSHConfigReader.read(path: path, source: source, includeBase: base)
         } catch let error as SSHConfigSyntaxError {
-            throw ShelfError(.invalid, "\(error)", hint: "fix that line (ssh -G would reject it too); nothing was imported")
+            throw ShelfError(
+                .invalid, "\(error)", hint: "fix that line (ssh -G would reject it too); nothing was imported")
         }
         let resolved = SSHConfigResolver.resolve(document)
         releaseElsewhere(consume document)
@@ -65,9 +71,10 @@ enum ImportExportCommands {
         var text: BackgroundValue<String>?
         do {
             summary = try store.bulkWrite { store in
-                let summary = try ImportPlan.apply(resolved, groupPath: call.value("group"), home: home,
-                                                   leftovers: BridgeLeftovers(locations: context.locations), store: store,
-                                                   groupByFile: call.flag("group-by-file") ? path : nil)
+                let summary = try ImportPlan.apply(
+                    resolved, groupPath: call.value("group"), home: home,
+                    leftovers: BridgeLeftovers(locations: context.locations), store: store,
+                    groupByFile: call.flag("group-by-file") ? path : nil)
                 if call.flag("dry-run") { throw DryRun(summary: summary.text(path: path, dryRun: true)) }
                 // The report (a line for each host added) is written on the other core while this one commits.
                 text = BackgroundValue { summary.text(path: path, dryRun: false) }
@@ -94,9 +101,10 @@ enum ImportExportCommands {
     static func exportConfig(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         let store = try context.store()
         let input = try store.read { store in
-            SSHConfigEmitter.Input(hosts: try store.hosts(), identities: try store.identities(),
-                                   rules: try store.forwardRules(), groups: try store.groups(),
-                                   defaults: try store.optionDefaults())
+            SSHConfigEmitter.Input(
+                hosts: try store.hosts(), identities: try store.identities(),
+                rules: try store.forwardRules(), groups: try store.groups(),
+                defaults: try store.optionDefaults())
         }
         let text = SSHConfigEmitter.emit(input, generatedBy: "sshelf \(AppVersion.version)")
         guard let output = call.value("output") else {

@@ -23,12 +23,15 @@ struct ImportSummary {
 
     func text(path: String, dryRun: Bool) -> String {
         var out = dryRun ? "dry run, nothing written: " : ""
-        out += "imported \(path): \(added.count) added, \(updated.count) updated, \(unchanged) unchanged, "
+        out +=
+            "imported \(path): \(added.count) added, \(updated.count) updated, \(unchanged) unchanged, "
             + "\(skipped.count) skipped"
         if !failures.isEmpty { out += ", \(failures.count) not imported because of errors" }
         if identitiesAdded > 0 { out += ", \(identitiesAdded) identit\(identitiesAdded == 1 ? "y" : "ies") added" }
         if forwardsAdded > 0 { out += ", \(forwardsAdded) forward rule\(forwardsAdded == 1 ? "" : "s") added" }
-        if defaultsKept > 0 { out += ", options of \(defaultsKept) Host pattern\(defaultsKept == 1 ? "" : "s") kept as defaults" }
+        if defaultsKept > 0 {
+            out += ", options of \(defaultsKept) Host pattern\(defaultsKept == 1 ? "" : "s") kept as defaults"
+        }
         out += "\n"
         for name in added { out += "  added    \(Display.safe(name))\n" }
         for name in updated { out += "  updated  \(Display.safe(name))\n" }
@@ -43,11 +46,15 @@ struct ImportSummary {
 enum ImportPlan {
     /// With `groupByFile` (the imported file's path), a new host from an Included file goes to a group named after
     /// that file (inside `groupPath` when given); the imported file's own hosts go to `groupPath`.
-    static func apply(_ resolved: SSHConfigImport, groupPath: String?, home: String, leftovers: BridgeLeftovers,
-                      store: Store, groupByFile mainFile: String? = nil) throws -> ImportSummary {
+    static func apply(
+        _ resolved: SSHConfigImport, groupPath: String?, home: String, leftovers: BridgeLeftovers,
+        store: Store, groupByFile mainFile: String? = nil
+    ) throws -> ImportSummary {
         // On the other core while the first pass runs: the list order of every name in the file and as many fresh
         // ids, ascending (the ids handed out below).
-        let ordering = BackgroundValue { (Store.listOrder(resolved.hosts.map(\.alias)), Store.ascendingIDs(resolved.hosts.count)) }
+        let ordering = BackgroundValue {
+            (Store.listOrder(resolved.hosts.map(\.alias)), Store.ascendingIDs(resolved.hosts.count))
+        }
         var summary = ImportSummary(skipped: resolved.skipped, warnings: resolved.warnings, failures: resolved.failures)
         summary.notes = resolved.notes
         let group = try groupPath.flatMap { try GroupOperations.create($0, in: store) }
@@ -59,7 +66,8 @@ enum ImportPlan {
             if let known = annotatedGroups[name] { return known }
             // A slash path as sshelf's export writes it (`prod/eu`); a name that is no valid path leaves the host
             // where --group puts it.
-            let made = try? GroupOperations.create((groupPath.map { $0.hasSuffix("/") ? $0 : $0 + "/" } ?? "") + name, in: store)
+            let made = try? GroupOperations.create(
+                (groupPath.map { $0.hasSuffix("/") ? $0 : $0 + "/" } ?? "") + name, in: store)
             annotatedGroups[name] = made
             return made
         }
@@ -71,8 +79,11 @@ enum ImportPlan {
             guard file != mainFile else { return nil }
             if let known = fileGroups[file] { return known }
             let name = file.lastPathPart.removingPathExtension
-            let made = name.isEmpty || name.hasPrefix(".") ? nil
-                : try GroupOperations.create((groupPath.map { $0.hasSuffix("/") ? $0 : $0 + "/" } ?? "") + name, in: store)
+            let made =
+                name.isEmpty || name.hasPrefix(".")
+                ? nil
+                : try GroupOperations.create(
+                    (groupPath.map { $0.hasSuffix("/") ? $0 : $0 + "/" } ?? "") + name, in: store)
             fileGroups[file] = made
             return made
         }
@@ -85,7 +96,9 @@ enum ImportPlan {
         var aliasOf: [String: ShelfCore.Host] = [:]
         for host in try store.hosts() {
             shared[ModelCheck.sameNameKey(host.name), default: []].append(host)
-            for alias in host.aliases { aliasOf[ModelCheck.sameNameKey(alias)] = aliasOf[ModelCheck.sameNameKey(alias)] ?? host }
+            for alias in host.aliases {
+                aliasOf[ModelCheck.sameNameKey(alias)] = aliasOf[ModelCheck.sameNameKey(alias)] ?? host
+            }
         }
         for (key, host) in aliasOf where shared[key] == nil { shared[key] = [host] }
         // Where each name of the file is in `imported` (its first alias), and the stored hosts by their unique names.
@@ -105,8 +118,9 @@ enum ImportPlan {
             if let hosts = shared[key] {
                 guard hosts.count == 1 else {
                     let ids = hosts.map { "\($0.name)@\(Display.shortID($0.id))" }
-                    summary.failures.append("\(entry.location): host '\(entry.alias)' skipped: \(hosts.count) stored hosts have this name "
-                        + "(\(ids.joined(separator: ", "))); rename all but one (sshelf edit "
+                    summary.failures.append(
+                        "\(entry.location): host '\(entry.alias)' skipped: \(hosts.count) stored hosts have this name "
+                            + "(\(ids.joined(separator: ", "))); rename all but one (sshelf edit "
                             + "\(ShellWord.quote(ids[ids.count - 1])) --rename NEWNAME), then import again")
                     continue
                 }
@@ -115,8 +129,9 @@ enum ImportPlan {
                 existing = nil
             }
             if let first = inFile[key] {
-                summary.warnings.append("\(entry.location): host '\(entry.alias)' skipped: same name as "
-                    + "'\(resolved.hosts[imported[first].0].alias)' above (names are compared ignoring case)")
+                summary.warnings.append(
+                    "\(entry.location): host '\(entry.alias)' skipped: same name as "
+                        + "'\(resolved.hosts[imported[first].0].alias)' above (names are compared ignoring case)")
                 continue
             }
             inFile[key] = imported.count
@@ -129,11 +144,13 @@ enum ImportPlan {
             for alias in entry.aliases where !host.answers(to: alias) {
                 let aliasKey = ModelCheck.sameNameKey(alias)
                 if let owner = shared[aliasKey]?.first, owner.id != existing?.id {
-                    summary.warnings.append("\(entry.location): host '\(entry.alias)': alias '\(alias)' not kept: it names the stored "
-                        + "host '\(owner.name)'")
+                    summary.warnings.append(
+                        "\(entry.location): host '\(entry.alias)': alias '\(alias)' not kept: it names the stored "
+                            + "host '\(owner.name)'")
                 } else if let first = inFile[aliasKey] {
-                    summary.warnings.append("\(entry.location): host '\(entry.alias)': alias '\(alias)' not kept: it names "
-                        + "'\(resolved.hosts[imported[first].0].alias)' above")
+                    summary.warnings.append(
+                        "\(entry.location): host '\(entry.alias)': alias '\(alias)' not kept: it names "
+                            + "'\(resolved.hosts[imported[first].0].alias)' above")
                 } else {
                     host.aliases.append(alias)
                     inFile[aliasKey] = imported.count
@@ -148,22 +165,27 @@ enum ImportPlan {
                 // A user or port the host leaves to its Host patterns stays unset when the file says what they give.
                 let given = OptionDefaults.applied(defaults, to: existing).host
                 if existing.user.isEmpty, entry.user == given.user { host.user = "" }
-                if existing.port == ShelfCore.Host.defaultPort, entry.port == given.port { host.port = ShelfCore.Host.defaultPort }
+                if existing.port == ShelfCore.Host.defaultPort, entry.port == given.port {
+                    host.port = ShelfCore.Host.defaultPort
+                }
             }
             // What the ssh_config bridge writes is never a host's own option (a config that reached the bridge's
             // lines some other way than an Include, which the reader skips).
             let bridgeLines = leftovers.lines(in: entry.options)
             host.options = bridgeLines.isEmpty ? entry.options : entry.options.filter { !bridgeLines.contains($0) }
             if !bridgeLines.isEmpty {
-                summary.notes.append("\(entry.location): host '\(entry.alias)': left out what the ssh_config bridge writes: "
-                                         + bridgeLines.joined(separator: "; "))
+                summary.notes.append(
+                    "\(entry.location): host '\(entry.alias)': left out what the ssh_config bridge writes: "
+                        + bridgeLines.joined(separator: "; "))
             }
             if let file = entry.identityFiles.first {
                 if let original = leftovers.keyCopy(file), identities.contains(where: { $0.id == original }) {
                     host.identityID = original  // the bridge's copy of a vault key: the identity it was written for
                 } else {
-                    host.identityID = try identity(for: file, home: home, identities: &identities, summary: &summary,
-                                                   store: store).id
+                    host.identityID = try identity(
+                        for: file, home: home, identities: &identities, summary: &summary,
+                        store: store
+                    ).id
                 }
             }
             imported.append((index, host, existing == nil))
@@ -173,7 +195,9 @@ enum ImportPlan {
         // names are never equal ignoring case, so their order is the one order of their keys.
         let (order, ids) = ordering.value
         var newPositions: [Int] = []
-        for index in order where positions[index] >= 0 && imported[positions[index]].2 { newPositions.append(positions[index]) }
+        for index in order where positions[index] >= 0 && imported[positions[index]].2 {
+            newPositions.append(positions[index])
+        }
         var rank = [Int](repeating: -1, count: imported.count)
         for (k, position) in newPositions.enumerated() {
             imported[position].1.id = ids[k]
@@ -195,7 +219,8 @@ enum ImportPlan {
         }
         var changedHosts: [ShelfCore.Host] = []
         for (position, (index, host, isNew)) in imported.enumerated() {
-            let (finished, report) = isNew ? (nil, reports[rank[position]]) : finish(resolved.hosts[index], host, names: names)
+            let (finished, report) =
+                isNew ? (nil, reports[rank[position]]) : finish(resolved.hosts[index], host, names: names)
             if let warning = report.warning { summary.warnings.append(warning) }
             if let failure = report.failure {
                 summary.failures.append(failure)
@@ -212,13 +237,21 @@ enum ImportPlan {
             let patternForwards = isNew ? [] : OptionDefaults.forwards(defaults, for: host)
             for spec in resolved.hosts[index].forwards
             where !rules.contains(where: { $0.spec == spec }) && !patternForwards.contains(spec) {
-                try store.save(PortForwardRule(hostID: host.id, kind: spec.kind, bindAddress: spec.bindAddress,
-                                               bindPort: spec.bindPort, targetHost: spec.targetHost,
-                                               targetPort: spec.targetPort))
+                try store.save(
+                    PortForwardRule(
+                        hostID: host.id, kind: spec.kind, bindAddress: spec.bindAddress,
+                        bindPort: spec.bindPort, targetHost: spec.targetHost,
+                        targetPort: spec.targetPort))
                 summary.forwardsAdded += 1
                 changed = true
             }
-            if isNew { summary.added.append(host.name) } else if changed { summary.updated.append(host.name) } else { summary.unchanged += 1 }
+            if isNew {
+                summary.added.append(host.name)
+            } else if changed {
+                summary.updated.append(host.name)
+            } else {
+                summary.unchanged += 1
+            }
         }
         try store.save(hosts: changedHosts)
         if !resolved.defaults.isEmpty {
@@ -226,8 +259,11 @@ enum ImportPlan {
             summary.defaultsKept = resolved.defaults.count
         }
         // Freeing what a 100,000-host file made here takes tens of milliseconds: the other core does it.
-        ImportExportCommands.releaseElsewhere((consume imported, consume names, consume reports, consume changedHosts,
-                                               consume stored, consume shared, consume inFile, consume rank))
+        ImportExportCommands.releaseElsewhere(
+            (
+                consume imported, consume names, consume reports, consume changedHosts,
+                consume stored, consume shared, consume inFile, consume rank
+            ))
         return summary
     }
 
@@ -270,7 +306,8 @@ enum ImportPlan {
             } else {
                 host.jumpHostIDs = []
                 host.unresolvedJump = ""
-                warning = "\(entry.location): host '\(entry.alias)': its ProxyCommand jumps through "
+                warning =
+                    "\(entry.location): host '\(entry.alias)': its ProxyCommand jumps through "
                     + "\(jumps.joined(separator: ",")), not all known hosts; kept as a ProxyCommand"
             }
         } else if entry.proxyJump.isEmpty {
@@ -284,14 +321,20 @@ enum ImportPlan {
             } else {
                 host.jumpHostIDs = []
                 host.unresolvedJump = entry.proxyJump.joined(separator: ",")
-                warning = "\(entry.location): host '\(entry.alias)': ProxyJump \(host.unresolvedJump) names no "
+                warning =
+                    "\(entry.location): host '\(entry.alias)': ProxyJump \(host.unresolvedJump) names no "
                     + "stored host; kept as text"
             }
         }
         let problems = Validation.problems(host)
         guard problems.isEmpty else {
-            return (nil, Report(warning: warning, failure: "\(entry.location): host '\(entry.alias)' skipped: "
-                + "\(problems.map(\.message).joined(separator: "; "))"))
+            return (
+                nil,
+                Report(
+                    warning: warning,
+                    failure: "\(entry.location): host '\(entry.alias)' skipped: "
+                        + "\(problems.map(\.message).joined(separator: "; "))")
+            )
         }
         return (host, Report(warning: warning))
     }
@@ -333,18 +376,25 @@ enum ImportPlan {
 
     /// The identity for an IdentityFile path, created on first sight. Only the path and the public key (from
     /// the `.pub` beside it) are recorded; the private key stays where it is until `sshelf identity import`.
-    static func identity(for file: String, home: String, identities: inout [Identity], summary: inout ImportSummary,
-                         store: Store) throws -> Identity {
+    static func identity(
+        for file: String, home: String, identities: inout [Identity], summary: inout ImportSummary,
+        store: Store
+    ) throws -> Identity {
         if let known = identities.first(where: { $0.keyFile == file }) { return known }
         let expanded = SSHConfigReader.expandTilde(file, home: home)
-        var identity = Identity(name: uniqueName(file.lastPathPart, among: identities),
-                                keyType: guessKeyType(file), keyFile: file)
-        if let publicKey = (try? RegularFile.read(expanded + ".pub", limit: 64 * 1024)).map({ String(decoding: $0, as: UTF8.self) }),
-           let line = publicKey.split(separator: "\n").first.map(String.init), line.utf8.count < 16 * 1024,
-           Validation.controlCharacterProblem(line) == nil
+        var identity = Identity(
+            name: uniqueName(file.lastPathPart, among: identities),
+            keyType: guessKeyType(file), keyFile: file)
+        if let publicKey = (try? RegularFile.read(expanded + ".pub", limit: 64 * 1024)).map({
+            String(decoding: $0, as: UTF8.self)
+        }),
+            let line = publicKey.split(separator: "\n").first.map(String.init), line.utf8.count < 16 * 1024,
+            Validation.controlCharacterProblem(line) == nil
         {
             identity.publicKey = line.trimmingSpaces()
-            if let algorithm = line.split(separator: " ").first { identity.keyType = KeyType(openSSHAlgorithm: String(algorithm)) }
+            if let algorithm = line.split(separator: " ").first {
+                identity.keyType = KeyType(openSSHAlgorithm: String(algorithm))
+            }
         }
         // One key, one identity: a file holding a key an identity has already (in the vault, or under another path).
         if let holder = IdentityKeys.holder(of: identity.publicKey, among: identities) { return holder }

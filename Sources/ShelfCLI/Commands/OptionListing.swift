@@ -22,7 +22,8 @@ enum OptionListing {
                 out += shown + "\n"
                 continue
             }
-            out += shown.padded(to: max(shown.count, 40))
+            out +=
+                shown.padded(to: max(shown.count, 40))
                 + "  (\(Display.safe(HostOptionSources.words(note, hostName: host.name))))\n"
         }
         return out

@@ -35,8 +35,9 @@ enum ReachableListing {
     static func timeout(_ text: String?) throws -> Double {
         guard let text else { return Reachability.timeoutSeconds }
         guard let value = Double(text), value > 0, value <= 600 else {
-            throw ShelfError(.invalid,
-                             "--timeout: '\(Display.safe(text))' is not a number of seconds (more than 0, at most 600)")
+            throw ShelfError(
+                .invalid,
+                "--timeout: '\(Display.safe(text))' is not a number of seconds (more than 0, at most 600)")
         }
         return value
     }

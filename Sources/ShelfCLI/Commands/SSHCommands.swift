@@ -12,8 +12,10 @@ enum SSHCommands {
     static let connectOptions: [OptionSpec] = [
         .flag("accept-new", "accept and pin the host key of a host never seen before (never a changed key)"),
         .value("password-fd", "N", "read the password from file descriptor N (for scripts; never argv or env)"),
-        .flag("remember", "keep a password (typed or on --password-fd) or a key file's passphrase in the vault "
-            + "once it has logged in"),
+        .flag(
+            "remember",
+            "keep a password (typed or on --password-fd) or a key file's passphrase in the vault "
+                + "once it has logged in"),
         .value("timeout", "SECONDS", "connect timeout per address (default 10)"),
         passphraseOption,
     ]
@@ -31,14 +33,24 @@ enum SSHCommands {
                 shell with a terminal of your size. Type ~. at the start of a line to disconnect. The exit status \
                 is the remote shell's; 255 when the connection failed or was cut.
                 """,
-            arguments: [ArgumentSpec(name: "NAME", help: "host name (NAME@ID when several hosts share it, or an id prefix)", completion: .host)],
+            arguments: [
+                ArgumentSpec(
+                    name: "NAME", help: "host name (NAME@ID when several hosts share it, or an id prefix)",
+                    completion: .host)
+            ],
             options: connectOptions + [
                 .flag("dry-run", "print the plan (hops, host keys, credential sources) and stop"),
-                .flag("openssh", "hand the session to OpenSSH's ssh through the ssh_config bridge, with the sshelf agent (for "
-                    + "options sshelf's own client cannot do: ForwardAgent, X11, ControlMaster…)"),
-                .flag("verbose", short: "v", "say the note about options sshelf's client does not apply every time (not only the first)"),
+                .flag(
+                    "openssh",
+                    "hand the session to OpenSSH's ssh through the ssh_config bridge, with the sshelf agent (for "
+                        + "options sshelf's own client cannot do: ForwardAgent, X11, ControlMaster…)"),
+                .flag(
+                    "verbose", short: "v",
+                    "say the note about options sshelf's client does not apply every time (not only the first)"),
             ],
-            examples: ["sshelf connect prod-db", "sshelf connect prod-db --dry-run", "sshelf connect prod-db --openssh"],
+            examples: [
+                "sshelf connect prod-db", "sshelf connect prod-db --dry-run", "sshelf connect prod-db --openssh",
+            ],
             run: connect),
         CommandSpec(
             path: ["exec"], summary: "run a command on a host",
@@ -49,17 +61,24 @@ enum SSHCommands {
                 otherwise exec connects as usual.
                 """,
             arguments: [
-                ArgumentSpec(name: "NAME", help: "host name (NAME@ID when several hosts share it, or an id prefix)", completion: .host),
+                ArgumentSpec(
+                    name: "NAME", help: "host name (NAME@ID when several hosts share it, or an id prefix)",
+                    completion: .host),
                 ArgumentSpec(name: "CMD", help: "the remote command and its arguments (after --)", variadic: true),
             ],
             options: connectOptions + [
                 .flag("no-stdin", short: "n", "do not forward standard input"),
-                .flag("persist", "keep the session warm in the background for later exec calls (logs in without asking)"),
-                .value("persist-for", "SECONDS", "with --persist: end the warm session after this long idle (default "
-                    + "600)"),
+                .flag(
+                    "persist", "keep the session warm in the background for later exec calls (logs in without asking)"),
+                .value(
+                    "persist-for", "SECONDS",
+                    "with --persist: end the warm session after this long idle (default "
+                        + "600)"),
             ],
-            examples: ["sshelf exec prod-db -- uptime", "sshelf exec prod-db -- tar czf - /etc > etc.tgz",
-                       "sshelf exec prod-db --persist -- uptime"],
+            examples: [
+                "sshelf exec prod-db -- uptime", "sshelf exec prod-db -- tar czf - /etc > etc.tgz",
+                "sshelf exec prod-db --persist -- uptime",
+            ],
             run: exec),
         CommandSpec(
             path: ["trust"], summary: "pin a host's current host key deliberately",
@@ -68,7 +87,11 @@ enum SSHCommands {
                 in sshelf's known_hosts. A key that differs from the pinned or known one is only replaced with \
                 --replace; --fingerprint makes sure the key is the one you checked out of band.
                 """,
-            arguments: [ArgumentSpec(name: "NAME", help: "host name (NAME@ID when several hosts share it, or an id prefix)", completion: .host)],
+            arguments: [
+                ArgumentSpec(
+                    name: "NAME", help: "host name (NAME@ID when several hosts share it, or an id prefix)",
+                    completion: .host)
+            ],
             options: [
                 .flag("replace", "replace a pinned or known key that differs (after a deliberate server change)"),
                 .value("fingerprint", "SHA256:...", "only pin if the offered key has this fingerprint"),
@@ -86,32 +109,40 @@ enum SSHCommands {
         let input = try SecretInput(call, option: "passphrase-fd")
         var asked = 0
         let by = call.command.path.first ?? call.command.name
-        return VaultCredentialSource(workspace: context.workspace, store: store, releasedBy: by, askPassphrase: {
-            asked += 1
-            if input.fd != nil { return asked == 1 ? try? input.read(prompt: "") : nil }
-            guard isatty(0) == 1 else { return nil }
-            return try? input.read(prompt: asked == 1 ? "Vault passphrase: " : "Wrong passphrase. Vault passphrase: ")
-        })
+        return VaultCredentialSource(
+            workspace: context.workspace, store: store, releasedBy: by,
+            askPassphrase: {
+                asked += 1
+                if input.fd != nil { return asked == 1 ? try? input.read(prompt: "") : nil }
+                guard isatty(0) == 1 else { return nil }
+                return try? input.read(
+                    prompt: asked == 1 ? "Vault passphrase: " : "Wrong passphrase. Vault passphrase: ")
+            })
     }
 
     // MARK: commands
 
     static func connect(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         let (plan, store) = try plan(for: call.arguments[0], context)
-        if call.flag("openssh") { return try OpenSSHHandover.run(plan, store: store, dryRun: call.flag("dry-run"), context: context) }
+        if call.flag("openssh") {
+            return try OpenSSHHandover.run(plan, store: store, dryRun: call.flag("dry-run"), context: context)
+        }
         if let why = OpenSSHHandover.needed(plan) {
             context.errorOutput(OpenSSHHandover.note(why) + "\n")
             return try OpenSSHHandover.run(plan, store: store, dryRun: call.flag("dry-run"), context: context)
         }
         let options = try connectOptions(call, context)
         if call.flag("dry-run") {
-            context.print(plan.describe(trust: options.trust, agentSocket: options.agentSocket, environment: options.environment))
+            context.print(
+                plan.describe(trust: options.trust, agentSocket: options.agentSocket, environment: options.environment))
             return 0
         }
         OptionNotes.say(plan, store: store, always: call.flag("verbose"), context: context)
         return try withConnection(plan, store: store, call: call, options: options, context: context) { connection in
             let exit = try connection.runShell(ShellOptions(term: context.environment["TERM"] ?? "xterm"))
-            if exit == .disconnected { context.errorOutput("\r\nConnection to \(Display.safe(plan.target.name)) closed.\r\n") }
+            if exit == .disconnected {
+                context.errorOutput("\r\nConnection to \(Display.safe(plan.target.name)) closed.\r\n")
+            }
             return exit.exitCode
         }
     }
@@ -158,7 +189,8 @@ enum SSHCommands {
     static func trust(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         let (plan, store) = try plan(for: call.arguments[0], context)
         let options = try connectOptions(call, context)
-        let prompts = TerminalPrompts(acceptNew: false, passwordFD: nil, remember: false, errorOutput: context.errorOutput)
+        let prompts = TerminalPrompts(
+            acceptNew: false, passwordFD: nil, remember: false, errorOutput: context.errorOutput)
         let connector = SSHConnector(
             options: options, credentials: try credentialSource(context, store: store, call: call), delegate: prompts)
         let key: HostKey
@@ -172,39 +204,54 @@ enum SSHCommands {
         let target = plan.target
         let name = Display.safe(target.name)
         if let wanted = call.value("fingerprint"), wanted != key.fingerprint {
-            throw ShelfError(.failure, "\(name) offered \(key.type) \(key.fingerprint), not \(Display.safe(wanted)); nothing was pinned",
-                             hint: "check the fingerprint with the server's administrator (ssh-keygen -lf /etc/ssh/ssh_host_*_key.pub)")
+            throw ShelfError(
+                .failure,
+                "\(name) offered \(key.type) \(key.fingerprint), not \(Display.safe(wanted)); nothing was pinned",
+                hint:
+                    "check the fingerprint with the server's administrator (ssh-keygen -lf /etc/ssh/ssh_host_*_key.pub)"
+            )
         }
-        let verdict = options.trust.evaluate(key, host: target.hostname.isEmpty ? target.name : target.hostname,
-                                             port: target.port, pinned: target.pinnedHostKey)
+        let verdict = options.trust.evaluate(
+            key, host: target.hostname.isEmpty ? target.name : target.hostname,
+            port: target.port, pinned: target.pinnedHostKey)
         switch verdict {
         case .trusted:
             break
         case .revoked(let source):
-            throw ShelfError(.failure, "\(name)'s key \(key.fingerprint) is marked @revoked in \(source.rawValue); not pinned")
+            throw ShelfError(
+                .failure, "\(name)'s key \(key.fingerprint) is marked @revoked in \(source.rawValue); not pinned")
         case .changed(let known, let source) where !call.flag("replace"):
             let old = known.map(\.fingerprint).joined(separator: ", ")
-            throw ShelfError(.failure, "\(name) offers \(key.type) \(key.fingerprint), but \(source.rawValue) has "
-                + "\(old.isEmpty ? "another key" : old); nothing was pinned",
-                             hint: "if the server's key changed on purpose: sshelf trust \(name) --replace --fingerprint "
-                                 + "\(key.fingerprint)")
+            throw ShelfError(
+                .failure,
+                "\(name) offers \(key.type) \(key.fingerprint), but \(source.rawValue) has "
+                    + "\(old.isEmpty ? "another key" : old); nothing was pinned",
+                hint: "if the server's key changed on purpose: sshelf trust \(name) --replace --fingerprint "
+                    + "\(key.fingerprint)")
         case .otherType(let types, let source) where !call.flag("replace"):
-            throw ShelfError(.failure, "\(name) offers \(key.type) \(key.fingerprint), but \(source.rawValue) knows it as "
-                + "\(types.joined(separator: ", ")); nothing was pinned",
-                             hint: "if that is expected: sshelf trust \(name) --replace --fingerprint \(key.fingerprint)")
+            throw ShelfError(
+                .failure,
+                "\(name) offers \(key.type) \(key.fingerprint), but \(source.rawValue) knows it as "
+                    + "\(types.joined(separator: ", ")); nothing was pinned",
+                hint: "if that is expected: sshelf trust \(name) --replace --fingerprint \(key.fingerprint)")
         case .unknown where call.value("fingerprint") == nil:
-            guard prompts.decide(HostKeyQuestion(hopName: target.name, lookupName: plan.endpoints.last?.lookupName ?? name,
-                                                 key: key, reason: .unknown)) != .refuse
+            guard
+                prompts.decide(
+                    HostKeyQuestion(
+                        hopName: target.name, lookupName: plan.endpoints.last?.lookupName ?? name,
+                        key: key, reason: .unknown)) != .refuse
             else {
-                throw ShelfError(.failure, "\(name) offers \(key.type) \(key.fingerprint); not pinned without confirmation",
-                                 hint: "check it out of band, then: sshelf trust \(name) --fingerprint \(key.fingerprint)")
+                throw ShelfError(
+                    .failure, "\(name) offers \(key.type) \(key.fingerprint); not pinned without confirmation",
+                    hint: "check it out of band, then: sshelf trust \(name) --fingerprint \(key.fingerprint)")
             }
         case .changed, .otherType, .unknown:
             break
         }
         let hop = plan.endpoints[plan.endpoints.count - 1]
-        try HostKeyOperations.pin(key, host: hop.hostname, port: hop.port, hostID: target.id,
-                                  replacing: call.flag("replace"), trust: options.trust, store: store)
+        try HostKeyOperations.pin(
+            key, host: hop.hostname, port: hop.port, hostID: target.id,
+            replacing: call.flag("replace"), trust: options.trust, store: store)
         context.print("pinned \(key.type) \(key.fingerprint) for \(name)")
         return 0
     }
@@ -245,12 +292,15 @@ enum SSHCommands {
 
     /// Connects, records what changed, and runs `body`; a connection error leaves as such (exit 255). `prompts` may
     /// wrap the terminal prompts (a forward with several sessions keeps the first login's answers).
-    static func withConnection(_ plan: ConnectPlan, store: Store, call: Invocation, options: ConnectOptions,
-                               context: AppContext, prompts wrap: (ConnectDelegate) -> ConnectDelegate = { $0 },
-                               body: (SSHConnection) throws -> Int32) throws -> Int32 {
-        let prompts = TerminalPrompts(acceptNew: call.flag("accept-new"), passwordFD: try passwordFD(call),
-                                      remember: call.flag("remember") ? true : nil, errorOutput: context.errorOutput,
-                                      otherNames: { question in pinnedElsewhere(question, plan: plan, store: store) })
+    static func withConnection(
+        _ plan: ConnectPlan, store: Store, call: Invocation, options: ConnectOptions,
+        context: AppContext, prompts wrap: (ConnectDelegate) -> ConnectDelegate = { $0 },
+        body: (SSHConnection) throws -> Int32
+    ) throws -> Int32 {
+        let prompts = TerminalPrompts(
+            acceptNew: call.flag("accept-new"), passwordFD: try passwordFD(call),
+            remember: call.flag("remember") ? true : nil, errorOutput: context.errorOutput,
+            otherNames: { question in pinnedElsewhere(question, plan: plan, store: store) })
         let connector = SSHConnector(
             options: options, credentials: try credentialSource(context, store: store, call: call),
             delegate: wrap(prompts))
@@ -258,7 +308,9 @@ enum SSHCommands {
         defer { connection.close() }
         let record = BackgroundRecord(connection.outcome, target: plan.target.id, store: store)
         defer {
-            if let error = record.wait() { context.warn("connected, but could not save to the store: \(ShelfError(from: error).message)") }
+            if let error = record.wait() {
+                context.warn("connected, but could not save to the store: \(ShelfError(from: error).message)")
+            }
         }
         return try body(connection)
     }

@@ -49,13 +49,21 @@ enum SSHConfigCommands {
                 options, lists them; with a PATTERN and --option/--remove-option, edits that pattern's block \
                 (created when missing); --remove deletes it.
                 """,
-            arguments: [ArgumentSpec(name: "PATTERN", help: "the Host pattern, e.g. '*' or '*.internal !bastion'", optional: true)],
+            arguments: [
+                ArgumentSpec(
+                    name: "PATTERN", help: "the Host pattern, e.g. '*' or '*.internal !bastion'", optional: true)
+            ],
             options: [
-                .value("option", "'KEY VALUE'", repeatable: true, "set an ssh_config option for the pattern (replaces that keyword's lines)"),
+                .value(
+                    "option", "'KEY VALUE'", repeatable: true,
+                    "set an ssh_config option for the pattern (replaces that keyword's lines)"),
                 .value("remove-option", "KEY", repeatable: true, "remove every line of this option from the pattern"),
                 .flag("remove", "delete the pattern's block"),
             ],
-            examples: ["sshelf ssh-config defaults", "sshelf ssh-config defaults 'prod-*' --option 'User deploy'", "sshelf ssh-config defaults '*' --option 'ServerAliveInterval 60'"],
+            examples: [
+                "sshelf ssh-config defaults", "sshelf ssh-config defaults 'prod-*' --option 'User deploy'",
+                "sshelf ssh-config defaults '*' --option 'ServerAliveInterval 60'",
+            ],
             run: defaults),
     ]
 
@@ -68,7 +76,8 @@ enum SSHConfigCommands {
     }
 
     static func report(_ written: SSHConfigBridge.Written, context: AppContext, path: String) {
-        context.print("wrote \(Display.count(written.hosts, "host")) to \(path)\(written.changed ? "" : " (unchanged)")")
+        context.print(
+            "wrote \(Display.count(written.hosts, "host")) to \(path)\(written.changed ? "" : " (unchanged)")")
         for (line, why) in written.refused.sorted(by: { $0.key < $1.key }) {
             context.warn("left out '\(Display.safe(line))': this ssh refuses it (\(Display.safe(why)))")
         }
@@ -81,13 +90,17 @@ enum SSHConfigCommands {
         let include = SSHConfigInclude(home: context.homeDirectory, bridgePath: bridge.path)
         switch try include.install() {
         case .changed:
-            context.print("added '\(include.line)' at the top of \(include.configPath) (a copy of the file before: "
-                + "\(include.backupPath))")
+            context.print(
+                "added '\(include.line)' at the top of \(include.configPath) (a copy of the file before: "
+                    + "\(include.backupPath))")
         case .alreadyThere, .notThere:
             context.print("\(include.configPath) already includes \(bridge.path)")
         }
-        if AgentClient.status(context.locations) == nil, try context.store().identities().contains(where: { $0.privateKeyRef != nil }) {
-            context.errorOutput("sshelf: hint: keys in the vault reach ssh through the sshelf agent: sshelf agent start\n")
+        if AgentClient.status(context.locations) == nil,
+            try context.store().identities().contains(where: { $0.privateKeyRef != nil })
+        {
+            context.errorOutput(
+                "sshelf: hint: keys in the vault reach ssh through the sshelf agent: sshelf agent start\n")
         }
         return 0
     }
@@ -97,9 +110,11 @@ enum SSHConfigCommands {
         let include = SSHConfigInclude(home: context.homeDirectory, bridgePath: bridge.path)
         switch try include.uninstall() {
         case .changed:
-            context.print("removed the Include of \(bridge.path) from \(include.configPath) (a copy of the file "
-                + "before: \(include.backupPath))")
-        case .alreadyThere, .notThere: context.print("\(include.configPath) does not include \(bridge.path); nothing to remove")
+            context.print(
+                "removed the Include of \(bridge.path) from \(include.configPath) (a copy of the file "
+                    + "before: \(include.backupPath))")
+        case .alreadyThere, .notThere:
+            context.print("\(include.configPath) does not include \(bridge.path); nothing to remove")
         }
         if call.flag("remove") {
             bridge.remove()
@@ -116,16 +131,19 @@ enum SSHConfigCommands {
         let options = call.all("option"), removed = call.all("remove-option")
         guard let pattern = call.argument(0) else {
             guard options.isEmpty, removed.isEmpty, !call.flag("remove") else {
-                throw ShelfError(.usage, "ssh-config defaults: which pattern?", hint: "sshelf ssh-config defaults '*' --option 'KEY VALUE'")
+                throw ShelfError(
+                    .usage, "ssh-config defaults: which pattern?",
+                    hint: "sshelf ssh-config defaults '*' --option 'KEY VALUE'")
             }
             let blocks = try store.optionDefaults()
             if blocks.isEmpty {
                 context.errorOutput("no defaults; an import keeps the options written under Host patterns (Host *)\n")
                 return 0
             }
-            context.output(blocks.map { block in
-                "Host \(Display.safe(block.pattern))\n" + block.options.map { "    \(Display.safe($0))\n" }.joined()
-            }.joined(separator: "\n"))
+            context.output(
+                blocks.map { block in
+                    "Host \(Display.safe(block.pattern))\n" + block.options.map { "    \(Display.safe($0))\n" }.joined()
+                }.joined(separator: "\n"))
             return 0
         }
         if let problem = OptionDefaults.patternProblem(pattern) {
@@ -135,21 +153,29 @@ enum SSHConfigCommands {
             var blocks = try store.optionDefaults()
             let index = blocks.firstIndex { $0.pattern == pattern }
             if call.flag("remove") {
-                guard let index else { throw ShelfError(.notFound, "no defaults for Host \(Display.safe(pattern))", hint: "see 'sshelf ssh-config defaults'") }
+                guard let index else {
+                    throw ShelfError(
+                        .notFound, "no defaults for Host \(Display.safe(pattern))",
+                        hint: "see 'sshelf ssh-config defaults'")
+                }
                 blocks.remove(at: index)
             } else {
                 guard !options.isEmpty || !removed.isEmpty else {
-                    throw ShelfError(.usage, "ssh-config defaults: nothing to change", hint: "give --option 'KEY VALUE', --remove-option KEY or --remove")
+                    throw ShelfError(
+                        .usage, "ssh-config defaults: nothing to change",
+                        hint: "give --option 'KEY VALUE', --remove-option KEY or --remove")
                 }
                 var block = index.map { blocks[$0] } ?? OptionDefaults(pattern: pattern, options: [])
-                block.options = try patternOptions(block.options, setting: options, removing: removed, owner: "Host \(pattern)")
+                block.options = try patternOptions(
+                    block.options, setting: options, removing: removed, owner: "Host \(pattern)")
                 if let index { blocks[index] = block } else { blocks.append(block) }
             }
             try store.setOptionDefaults(blocks)
             return blocks.first { $0.pattern == pattern }
         }
-        context.print(changed.map { "Host \(Display.safe($0.pattern)): \(Display.count($0.options.count, "option"))" }
-            ?? "removed the defaults for Host \(Display.safe(pattern))")
+        context.print(
+            changed.map { "Host \(Display.safe($0.pattern)): \(Display.count($0.options.count, "option"))" }
+                ?? "removed the defaults for Host \(Display.safe(pattern))")
         return 0
     }
 
@@ -162,16 +188,20 @@ enum SSHConfigCommands {
         let fields = new.filter { SSHOption(line: $0).map { SSHOption.patternKeywords.contains($0.key) } ?? false }
         for line in fields {
             if let problem = SSHOption.patternProblem(line) {
-                throw ShelfError(.invalid, "--option '\(Display.safe(line))': \(problem)",
-                                 hint: "give one ssh_config line as 'Keyword value', e.g. --option 'User deploy'")
+                throw ShelfError(
+                    .invalid, "--option '\(Display.safe(line))': \(problem)",
+                    hint: "give one ssh_config line as 'Keyword value', e.g. --option 'User deploy'")
             }
         }
         try OptionInput.check(new.filter { !fields.contains($0) })
         let (edited, notFound) = SSHOption.edited(lines, setting: new, removing: keys)
         if let missing = notFound.first {
-            throw ShelfError(.notFound, "\(Display.safe(owner)) has no option '\(Display.safe(missing))'",
-                             hint: lines.isEmpty ? "it has no options" : "its options: "
-                                 + lines.compactMap { SSHOption(line: $0)?.keyword }.map(Display.safe).joined(separator: ", "))
+            throw ShelfError(
+                .notFound, "\(Display.safe(owner)) has no option '\(Display.safe(missing))'",
+                hint: lines.isEmpty
+                    ? "it has no options"
+                    : "its options: "
+                        + lines.compactMap { SSHOption(line: $0)?.keyword }.map(Display.safe).joined(separator: ", "))
         }
         if let problem = edited.compactMap(SSHOption.patternProblem).first { throw ShelfError(.invalid, problem) }
         if edited.count > SSHOption.maxCount { throw ShelfError(.invalid, "more than \(SSHOption.maxCount) options") }

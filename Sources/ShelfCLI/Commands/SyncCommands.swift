@@ -11,77 +11,101 @@ import ShelfSync
 import ShelfVault
 
 enum SyncCommands {
-    static let passphraseOption = OptionSpec.value("passphrase-fd", "N", "read the vault passphrase from file descriptor N instead of the terminal")
+    static let passphraseOption = OptionSpec.value(
+        "passphrase-fd", "N", "read the vault passphrase from file descriptor N instead of the terminal")
 
-    static let commands: [CommandSpec] = [
-        CommandSpec(
-            path: ["sync", "enable"], summary: "sync with a folder or a git repository",
-            details: "Each device writes only its own files in the remote, every entry sealed and signed, so "
-                + "Syncthing, Nextcloud, Dropbox, NFS or git never see a conflict and never see a host name. The "
+    static let commands: [CommandSpec] =
+        [
+            CommandSpec(
+                path: ["sync", "enable"], summary: "sync with a folder or a git repository",
+                details: "Each device writes only its own files in the remote, every entry sealed and signed, so "
+                    + "Syncthing, Nextcloud, Dropbox, NFS or git never see a conflict and never see a host name. The "
                     + "first device creates the sync group; the others join it with an invite ('sshelf sync invite'). "
-                        + "Runs a first sync at once and says what it did; the exit status is 0 once sync is on, whatever "
-                            + "that first run found. With sync already on, --credentials alone turns the credential track on "
-                                + "for this device: it first lists what will travel, what moves from a device-only class of the "
-                                    + "default table to its syncable twin, and what stays on this device (classes you chose with "
-                                        + "'sshelf vault set-class' never move), and asks (--yes for scripts); a vault without a "
-                                            + "passphrase asks you to set one or to accept the risk.",
-            options: [
-                .value("folder", "PATH", completion: .file, "a folder kept in step between your devices"),
-                .value("git", "URL", "a git repository (your own git auth is used)"),
-                .flag("credentials", "also sync passwords and keys, end-to-end encrypted, on this device"),
-                SyncCredentialConsent.yesOption,
-                SyncCredentialConsent.acceptOption,
-                passphraseOption,
-            ],
-            examples: ["sshelf sync enable --folder ~/Sync/sshelf", "sshelf sync enable --git git@example.com:me/sshelf-sync.git --credentials"],
-            run: enable),
-        CommandSpec(
-            path: ["sync", "invite"], summary: "make a one-time code that lets another device join the sync group",
-            details: "The code is shown once. On the new device run 'sshelf sync join' and type it; this device "
-                + "enrolls the new one on its next sync. A code works once and expires (default 1h).",
-            options: [.value("expires", "DURATION", "how long the code works: 30m, 1h, 2d (at most 7d)"), passphraseOption],
-            examples: ["sshelf sync invite", "sshelf sync invite --expires 30m"],
-            run: invite),
-        CommandSpec(
-            path: ["sync", "join"], summary: "join the sync group with an invite code from an enrolled device",
-            details: "Run 'sshelf sync enable' with the same remote first. The code is read from the terminal (or "
-                + "--code-fd), never from the command line; a mistyped code fails its checksum before anything is "
+                    + "Runs a first sync at once and says what it did; the exit status is 0 once sync is on, whatever "
+                    + "that first run found. With sync already on, --credentials alone turns the credential track on "
+                    + "for this device: it first lists what will travel, what moves from a device-only class of the "
+                    + "default table to its syncable twin, and what stays on this device (classes you chose with "
+                    + "'sshelf vault set-class' never move), and asks (--yes for scripts); a vault without a "
+                    + "passphrase asks you to set one or to accept the risk.",
+                options: [
+                    .value("folder", "PATH", completion: .file, "a folder kept in step between your devices"),
+                    .value("git", "URL", "a git repository (your own git auth is used)"),
+                    .flag("credentials", "also sync passwords and keys, end-to-end encrypted, on this device"),
+                    SyncCredentialConsent.yesOption,
+                    SyncCredentialConsent.acceptOption,
+                    passphraseOption,
+                ],
+                examples: [
+                    "sshelf sync enable --folder ~/Sync/sshelf",
+                    "sshelf sync enable --git git@example.com:me/sshelf-sync.git --credentials",
+                ],
+                run: enable),
+            CommandSpec(
+                path: ["sync", "invite"], summary: "make a one-time code that lets another device join the sync group",
+                details: "The code is shown once. On the new device run 'sshelf sync join' and type it; this device "
+                    + "enrolls the new one on its next sync. A code works once and expires (default 1h).",
+                options: [
+                    .value("expires", "DURATION", "how long the code works: 30m, 1h, 2d (at most 7d)"),
+                    passphraseOption,
+                ],
+                examples: ["sshelf sync invite", "sshelf sync invite --expires 30m"],
+                run: invite),
+            CommandSpec(
+                path: ["sync", "join"], summary: "join the sync group with an invite code from an enrolled device",
+                details: "Run 'sshelf sync enable' with the same remote first. The code is read from the terminal (or "
+                    + "--code-fd), never from the command line; a mistyped code fails its checksum before anything is "
                     + "written. The device syncs in once the inviting device has enrolled it. When the group syncs "
-                        + "credentials, this device takes them only after the same questions as 'sshelf sync enable "
-                            + "--credentials' (a vault passphrase, or the risk accepted; the list of what will travel); "
-                                + "otherwise it joins for the config alone.",
-            options: [.value("code-fd", "N", "read the invite code from file descriptor N"), SyncCredentialConsent.yesOption,
-                      SyncCredentialConsent.acceptOption, passphraseOption],
-            run: join),
-        CommandSpec(path: ["sync", "status"], summary: "show whether sync is on and how the last run went",
-                    options: [.flag("json", "print JSON for scripts")], run: status),
-        CommandSpec(path: ["sync", "now"], summary: "sync now and report what changed", options: [passphraseOption], run: now),
-        CommandSpec(path: ["sync", "devices"], summary: "list the devices of the sync group",
-                    options: [.flag("json", "print JSON for scripts")], run: devices),
-        CommandSpec(
-            path: ["sync", "revoke"], summary: "remove a device from the sync group and replace the group key",
-            details: "The device's later entries are refused everywhere, the group key is replaced, and every "
-                + "remaining device re-seals its state under the new key on its next sync; the revoked device "
+                    + "credentials, this device takes them only after the same questions as 'sshelf sync enable "
+                    + "--credentials' (a vault passphrase, or the risk accepted; the list of what will travel); "
+                    + "otherwise it joins for the config alone.",
+                options: [
+                    .value("code-fd", "N", "read the invite code from file descriptor N"),
+                    SyncCredentialConsent.yesOption,
+                    SyncCredentialConsent.acceptOption, passphraseOption,
+                ],
+                run: join),
+            CommandSpec(
+                path: ["sync", "status"], summary: "show whether sync is on and how the last run went",
+                options: [.flag("json", "print JSON for scripts")], run: status),
+            CommandSpec(
+                path: ["sync", "now"], summary: "sync now and report what changed", options: [passphraseOption],
+                run: now),
+            CommandSpec(
+                path: ["sync", "devices"], summary: "list the devices of the sync group",
+                options: [.flag("json", "print JSON for scripts")], run: devices),
+            CommandSpec(
+                path: ["sync", "revoke"], summary: "remove a device from the sync group and replace the group key",
+                details: "The device's later entries are refused everywhere, the group key is replaced, and every "
+                    + "remaining device re-seals its state under the new key on its next sync; the revoked device "
                     + "cannot read anything written after.",
-            arguments: [ArgumentSpec(name: "DEVICE", help: "a device name or id prefix from 'sshelf sync devices'")],
-            options: [passphraseOption],
-            run: revoke),
-        CommandSpec(
-            path: ["sync", "rename"], summary: "rename a device of the sync group (this one unless DEVICE is given)",
-            details: "The new name is signed by this device and reaches every device, the renamed one included, "
-                + "through the roster on the next sync; no two devices of a group may share one. Any member may "
+                arguments: [
+                    ArgumentSpec(name: "DEVICE", help: "a device name or id prefix from 'sshelf sync devices'")
+                ],
+                options: [passphraseOption],
+                run: revoke),
+            CommandSpec(
+                path: ["sync", "rename"],
+                summary: "rename a device of the sync group (this one unless DEVICE is given)",
+                details: "The new name is signed by this device and reaches every device, the renamed one included, "
+                    + "through the roster on the next sync; no two devices of a group may share one. Any member may "
                     + "rename any device that is not revoked (two devices both called 'vm': rename the other from "
-                        + "either). A device that joins with a name another device has gets the start of its id added "
-                            + "(vm-3fa2).",
-            arguments: [ArgumentSpec(name: "DEVICE", help: "the device to rename, by name or id prefix from 'sshelf sync devices' (default: "
-                + "this device)", optional: true),
-                        ArgumentSpec(name: "NAME", help: "the new name (one line, at most 64 bytes)")],
-            options: [passphraseOption],
-            examples: ["sshelf sync rename laptop", "sshelf sync rename vm-3fa2 build-box"],
-            run: rename),
-    ] + SyncConflictCommands.commands + [
-        CommandSpec(path: ["sync", "disable"], summary: "stop syncing (the local store and the remote are kept)", run: disable),
-    ]
+                    + "either). A device that joins with a name another device has gets the start of its id added "
+                    + "(vm-3fa2).",
+                arguments: [
+                    ArgumentSpec(
+                        name: "DEVICE",
+                        help: "the device to rename, by name or id prefix from 'sshelf sync devices' (default: "
+                            + "this device)", optional: true),
+                    ArgumentSpec(name: "NAME", help: "the new name (one line, at most 64 bytes)"),
+                ],
+                options: [passphraseOption],
+                examples: ["sshelf sync rename laptop", "sshelf sync rename vm-3fa2 build-box"],
+                run: rename),
+        ] + SyncConflictCommands.commands + [
+            CommandSpec(
+                path: ["sync", "disable"], summary: "stop syncing (the local store and the remote are kept)",
+                run: disable)
+        ]
 
     static func deviceName() -> String { Device.name() }
 
@@ -94,20 +118,25 @@ enum SyncCommands {
         case (let folder?, nil):
             var path = SSHConfigReader.expandTilde(folder, home: context.homeDirectory)
             if !path.hasPrefix("/") { path = FileManager.default.currentDirectoryPath + "/" + path }
-            settings = SyncSettings(transport: .folder, location: PathText.standardized(path, home: context.homeDirectory))
+            settings = SyncSettings(
+                transport: .folder, location: PathText.standardized(path, home: context.homeDirectory))
         case (nil, let url?):
             guard !url.hasPrefix("-") else {
-                throw ShelfError(.usage, "--git: '\(Display.safe(url))' is not a repository URL", hint: ArgumentParser.usageHint(call.command))
+                throw ShelfError(
+                    .usage, "--git: '\(Display.safe(url))' is not a repository URL",
+                    hint: ArgumentParser.usageHint(call.command))
             }
             settings = SyncSettings(transport: .git, location: url)
         case (nil, nil) where call.flag("credentials"):
             guard let current = try SyncSettings.load(from: store) else {
-                throw ShelfError(.usage, "sync enable --credentials: sync is off", hint: "give --folder PATH or --git URL as well")
+                throw ShelfError(
+                    .usage, "sync enable --credentials: sync is off", hint: "give --folder PATH or --git URL as well")
             }
             settings = current
         default:
-            throw ShelfError(.usage, "sync enable: give exactly one of --folder PATH or --git URL",
-                             hint: ArgumentParser.usageHint(call.command))
+            throw ShelfError(
+                .usage, "sync enable: give exactly one of --folder PATH or --git URL",
+                hint: ArgumentParser.usageHint(call.command))
         }
         if call.value("folder") != nil || call.value("git") != nil { try validate(settings) }
         let vault = try VaultCommands.open(context, create: true)
@@ -115,7 +144,8 @@ enum SyncCommands {
         let turningOn = try call.flag("credentials") && !SyncSettings.credentialsEnabled(store)
         if turningOn {
             do {
-                try SyncCredentialConsent.obtain(call, context, store: store, vault: vault, retry: "sshelf sync enable --credentials")
+                try SyncCredentialConsent.obtain(
+                    call, context, store: store, vault: vault, retry: "sshelf sync enable --credentials")
             } catch let refusal as SyncCredentialConsent.Refusal {
                 throw ShelfError(.usage, refusal.message + "; nothing was changed", hint: refusal.hint)
             }
@@ -123,7 +153,9 @@ enum SyncCommands {
         try unlock(call, vault, store)
         if try SyncSettings.load(from: store) != settings {
             try settings.save(to: store)
-            if settings.transport == .git { try? FileManager.default.removeItem(atPath: SyncRunner.gitWorkingCopy(context.locations)) }
+            if settings.transport == .git {
+                try? FileManager.default.removeItem(atPath: SyncRunner.gitWorkingCopy(context.locations))
+            }
             context.print("sync enabled: \(settings.transport.rawValue) \(Display.safe(settings.location))")
         } else if !turningOn {
             context.print("sync was already on: \(settings.transport.rawValue) \(Display.safe(settings.location))")
@@ -143,10 +175,14 @@ enum SyncCommands {
     /// a folder that exists and is writable, a git repository git can read. Exit 4 otherwise, nothing changed.
     static func validate(_ settings: SyncSettings) throws {
         let option = settings.transport == .folder ? "--folder" : "--git"
-        if settings.location.isEmpty || settings.location.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
-            throw ShelfError(.invalid, "\(option): '\(Display.safe(settings.location))' is not a "
-                + "\(settings.transport == .folder ? "folder" : "repository URL")",
-                             hint: "nothing was saved")
+        if settings.location.isEmpty
+            || settings.location.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        {
+            throw ShelfError(
+                .invalid,
+                "\(option): '\(Display.safe(settings.location))' is not a "
+                    + "\(settings.transport == .folder ? "folder" : "repository URL")",
+                hint: "nothing was saved")
         }
         do {
             switch settings.transport {
@@ -155,18 +191,24 @@ enum SyncCommands {
             }
         } catch {
             let missing = settings.transport == .folder && error.reason.hasSuffix(" not found")
-            let hint = missing ? "create it first (mkdir -p \(ShellWord.quote(settings.location))) or mount it" : error.hint ?? "check it"
+            let hint =
+                missing
+                ? "create it first (mkdir -p \(ShellWord.quote(settings.location))) or mount it"
+                : error.hint ?? "check it"
             throw ShelfError(.invalid, "\(option): \(Display.safe(error.reason))", hint: "\(hint); nothing was saved")
         }
     }
 
     static func invite(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         let store = try context.store()
-        guard try SyncSettings.load(from: store) != nil else { throw ShelfError(.failure, "sync is off", hint: offHint) }
+        guard try SyncSettings.load(from: store) != nil else {
+            throw ShelfError(.failure, "sync is off", hint: offHint)
+        }
         let lifetime = try parseDuration(call.value("expires") ?? "1h")
         guard try GroupInfo.isMember(store) else {
-            throw ShelfError(.failure, "this device is not an enrolled member of a sync group yet",
-                             hint: "run 'sshelf sync now' (the first device creates the group) or join one with 'sshelf sync join'")
+            throw ShelfError(
+                .failure, "this device is not an enrolled member of a sync group yet",
+                hint: "run 'sshelf sync now' (the first device creates the group) or join one with 'sshelf sync join'")
         }
         let vault = try VaultCommands.open(context, create: true)
         try unlock(call, vault, store)
@@ -183,7 +225,8 @@ enum SyncCommands {
         let expiry = ISO8601.format(Date().addingTimeInterval(lifetime))
         context.print("invite code (shown only now; works once, until \(expiry)):")
         context.print("    \(code.text)")
-        context.print("on the new device: 'sshelf sync enable' with the same remote, then 'sshelf sync join' and type the code;")
+        context.print(
+            "on the new device: 'sshelf sync enable' with the same remote, then 'sshelf sync join' and type the code;")
         context.print("this device enrolls it on its next sync")
         return status
     }
@@ -191,7 +234,9 @@ enum SyncCommands {
     static func join(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         let store = try context.store()
         guard try SyncSettings.load(from: store) != nil else {
-            throw ShelfError(.failure, "sync is off on this device", hint: "first 'sshelf sync enable --folder PATH' (or --git URL) with the same remote")
+            throw ShelfError(
+                .failure, "sync is off on this device",
+                hint: "first 'sshelf sync enable --folder PATH' (or --git URL) with the same remote")
         }
         let typed = try SecretInput(call, option: "code-fd").read(prompt: "Invite code: ")
         let text = typed.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
@@ -199,34 +244,42 @@ enum SyncCommands {
         switch InviteCode.parse(text) {
         case .success(let parsed): code = parsed
         case .failure(.formatOneJoinCode):
-            throw ShelfError(.invalid, "this is a join code from an older sshelf (sync format 1), which no longer enrolls a device",
-                             hint: "make an invite on an enrolled device with 'sshelf sync invite' and type that code")
+            throw ShelfError(
+                .invalid, "this is a join code from an older sshelf (sync format 1), which no longer enrolls a device",
+                hint: "make an invite on an enrolled device with 'sshelf sync invite' and type that code")
         case .failure(.wrongLength(let count)):
-            throw ShelfError(.invalid, "the invite code has \(count) characters; an invite code has \(InviteCode.symbols)",
-                             hint: "copy it again from 'sshelf sync invite'; nothing was written")
+            throw ShelfError(
+                .invalid, "the invite code has \(count) characters; an invite code has \(InviteCode.symbols)",
+                hint: "copy it again from 'sshelf sync invite'; nothing was written")
         case .failure(.badCharacter):
-            throw ShelfError(.invalid, "the invite code contains a character that is not in it (0, 1, 8 and 9 never are)",
-                             hint: "check it character by character; nothing was written")
+            throw ShelfError(
+                .invalid, "the invite code contains a character that is not in it (0, 1, 8 and 9 never are)",
+                hint: "check it character by character; nothing was written")
         case .failure(.checksum):
-            throw ShelfError(.invalid, "the invite code is wrong (its checksum does not match)",
-                             hint: "check it character by character; nothing was written")
+            throw ShelfError(
+                .invalid, "the invite code is wrong (its checksum does not match)",
+                hint: "check it character by character; nothing was written")
         }
         let vault = try VaultCommands.open(context, create: true)
         try unlock(call, vault, store)
         let joined: Join.Result
         do {
-            joined = try SyncRunner.join(code: code, store: store, locations: context.locations, deviceName: deviceName(), vault: vault)
+            joined = try SyncRunner.join(
+                code: code, store: store, locations: context.locations, deviceName: deviceName(), vault: vault)
         } catch let failure as SyncFailure {
             throw ShelfError(.failure, Display.safe(failure.reason), hint: failure.hint)
         }
-        context.print("joined the sync group invited by "
-            + "\(Display.safe(joined.inviter))\(joined.credentials ? " (it syncs credentials)" : "");")
+        context.print(
+            "joined the sync group invited by "
+                + "\(Display.safe(joined.inviter))\(joined.credentials ? " (it syncs credentials)" : "");")
         context.print("this device syncs in once \(Display.safe(joined.inviter)) has enrolled it (on its next sync)")
         if joined.credentials {
             // The invite turned the track on; it stays on only once the user agreed to what that means here.
             do {
-                try SyncCredentialConsent.obtain(call, context, store: store, vault: vault, retry: "sshelf sync enable --credentials")
-                context.print("credential sync on for this device: passwords and keys travel sealed to the group's devices")
+                try SyncCredentialConsent.obtain(
+                    call, context, store: store, vault: vault, retry: "sshelf sync enable --credentials")
+                context.print(
+                    "credential sync on for this device: passwords and keys travel sealed to the group's devices")
             } catch let refusal as SyncCredentialConsent.Refusal {
                 try SyncSettings.setCredentials(false, store)
                 context.warn("\(refusal.message); this device syncs the config only")
@@ -243,7 +296,9 @@ enum SyncCommands {
 
     static func now(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         let store = try context.store()
-        guard try SyncSettings.load(from: store) != nil else { throw ShelfError(.failure, "sync is off", hint: offHint) }
+        guard try SyncSettings.load(from: store) != nil else {
+            throw ShelfError(.failure, "sync is off", hint: offHint)
+        }
         let vault: Vault
         do { vault = try VaultCommands.open(context, create: true) } catch {
             // The run happens anyway, to fail on the vault the same way: the saved status (`sync status`, the status
@@ -257,7 +312,9 @@ enum SyncCommands {
 
     static func revoke(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         let store = try context.store()
-        guard try SyncSettings.load(from: store) != nil else { throw ShelfError(.failure, "sync is off", hint: offHint) }
+        guard try SyncSettings.load(from: store) != nil else {
+            throw ShelfError(.failure, "sync is off", hint: offHint)
+        }
         let target = try device(call.argument(0) ?? "", in: store, command: "sshelf sync revoke")
         guard target.uuidString.lowercased() != (try store.deviceID) else {
             throw ShelfError(.usage, "a device cannot revoke itself", hint: "revoke it from another enrolled device")
@@ -268,7 +325,9 @@ enum SyncCommands {
         let revoked = try GroupInfo.devices(store).first { $0.id == target.uuidString.lowercased() }?.revokedAt != nil
         guard revoked else {
             _ = report(result, context)
-            throw ShelfError(.failure, "the device was not revoked", hint: "fix the sync problem above and run 'sshelf sync revoke' again")
+            throw ShelfError(
+                .failure, "the device was not revoked",
+                hint: "fix the sync problem above and run 'sshelf sync revoke' again")
         }
         return report(result, context)
     }
@@ -279,24 +338,32 @@ enum SyncCommands {
         switch try GroupInfo.find(text, in: store) {
         case .found(let id, _): return id
         case .notFound:
-            throw ShelfError(.notFound, "no device '\(Display.safe(text))' in the sync group",
-                             hint: "give a name or an id prefix (4 characters or more) from 'sshelf sync devices'")
+            throw ShelfError(
+                .notFound, "no device '\(Display.safe(text))' in the sync group",
+                hint: "give a name or an id prefix (4 characters or more) from 'sshelf sync devices'")
         case .ambiguous(let candidates):
             let example = candidates.first.flatMap { $0.split(separator: "(").last?.prefix(4) } ?? "ID"
             let renaming = rest.isEmpty ? ", or give it a name of its own: 'sshelf sync rename \(example) NAME'" : ""
-            throw ShelfError(.usage, "'\(Display.safe(text))' names \(candidates.count) devices: "
-                + "\(Display.safe(candidates.joined(separator: ", ")))",
-                             hint: "pick one by its id prefix, e.g. '\(command) \(example)\(rest)'\(renaming)")
+            throw ShelfError(
+                .usage,
+                "'\(Display.safe(text))' names \(candidates.count) devices: "
+                    + "\(Display.safe(candidates.joined(separator: ", ")))",
+                hint: "pick one by its id prefix, e.g. '\(command) \(example)\(rest)'\(renaming)")
         }
     }
 
     static func rename(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         let store = try context.store()
-        guard try SyncSettings.load(from: store) != nil else { throw ShelfError(.failure, "sync is off", hint: offHint) }
-        let name = call.argument(call.argument(1) == nil ? 0 : 1) ?? ""
-        let target = try call.argument(1) == nil ? nil : call.argument(0).map {
-            try device($0, in: store, command: "sshelf sync rename", rest: " \(Display.safe(name))")
+        guard try SyncSettings.load(from: store) != nil else {
+            throw ShelfError(.failure, "sync is off", hint: offHint)
         }
+        let name = call.argument(call.argument(1) == nil ? 0 : 1) ?? ""
+        let target =
+            try call.argument(1) == nil
+            ? nil
+            : call.argument(0).map {
+                try device($0, in: store, command: "sshelf sync rename", rest: " \(Display.safe(name))")
+            }
         let vault = try VaultCommands.open(context, create: true)
         try unlock(call, vault, store)
         let former: String
@@ -348,10 +415,15 @@ enum SyncCommands {
         let units: [Character: TimeInterval] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
         let trimmed = text.trimmingSpaces().lowercased()
         var value: TimeInterval?
-        if let unit = trimmed.last, let scale = units[unit], let number = Double(trimmed.dropLast()) { value = number * scale }
-        else if let number = Double(trimmed) { value = number }
+        if let unit = trimmed.last, let scale = units[unit], let number = Double(trimmed.dropLast()) {
+            value = number * scale
+        } else if let number = Double(trimmed) {
+            value = number
+        }
         guard let seconds = value, seconds.isFinite, seconds >= 60, seconds <= 7 * 86_400 else {
-            throw ShelfError(.invalid, "--expires: '\(Display.safe(text))' is not a duration between 1m and 7d", hint: "e.g. --expires 30m, 1h or 2d")
+            throw ShelfError(
+                .invalid, "--expires: '\(Display.safe(text))' is not a duration between 1m and 7d",
+                hint: "e.g. --expires 30m, 1h or 2d")
         }
         return seconds
     }
@@ -365,7 +437,8 @@ enum SyncCommands {
         let prefix = first ? "first sync: " : ""
         switch report.state {
         case .synced:
-            var line = "\(prefix)synced: \(report.pulled) change\(report.pulled == 1 ? "" : "s") received, \(report.pushed) "
+            var line =
+                "\(prefix)synced: \(report.pulled) change\(report.pulled == 1 ? "" : "s") received, \(report.pushed) "
                 + "sent"
             if report.credentials {
                 line += "; credentials: \(report.credentialsReceived) received, \(report.credentialsSent) in the upload"
@@ -376,8 +449,9 @@ enum SyncCommands {
             if report.conflicts > 0 { context.print(conflictLine(report.conflicts)) }
             return 0
         case .localFallback:
-            context.errorOutput("sshelf: \(first ? "first sync" : "error"): local fallback: "
-                + "\(Display.safe(report.reason ?? "unknown"))\n")
+            context.errorOutput(
+                "sshelf: \(first ? "first sync" : "error"): local fallback: "
+                    + "\(Display.safe(report.reason ?? "unknown"))\n")
             if let hint = report.hint {
                 context.errorOutput("sshelf: hint: \(Display.safe(CLIErrorHints.hint(hint)))\n")
             }
@@ -388,7 +462,8 @@ enum SyncCommands {
         }
     }
 
-    static let credentialsHint = "other devices send passwords and keys; to take them here run 'sshelf sync enable --credentials'"
+    static let credentialsHint =
+        "other devices send passwords and keys; to take them here run 'sshelf sync enable --credentials'"
 
     static func conflictLine(_ count: Int) -> String {
         "\(count) merge conflict\(count == 1 ? "" : "s") to look at: 'sshelf sync conflicts'"
@@ -413,21 +488,27 @@ enum SyncCommands {
                 var lastRun: SyncReport?
             }
             let state = settings == nil ? "off" : last?.state.rawValue ?? "never run"
-            context.print(try JSONOutput.encode(View(state: state, transport: settings?.transport.rawValue,
-                                                     location: settings?.location, device: try store.deviceID,
-                                                     membership: last?.membership, pendingUp: settings == nil ? 0 : try SyncSettings.pendingUp(store),
-                                                     conflicts: conflicts, notice: settings == nil ? nil : last?.notice,
-                                                     lastRun: settings == nil ? nil : last)))
+            context.print(
+                try JSONOutput.encode(
+                    View(
+                        state: state, transport: settings?.transport.rawValue,
+                        location: settings?.location, device: try store.deviceID,
+                        membership: last?.membership,
+                        pendingUp: settings == nil ? 0 : try SyncSettings.pendingUp(store),
+                        conflicts: conflicts, notice: settings == nil ? nil : last?.notice,
+                        lastRun: settings == nil ? nil : last)))
             return 0
         }
         guard let settings else {
             context.print("○ sync off")
             return 0
         }
-        var out = "remote: \(settings.transport.rawValue) \(Display.safe(settings.location))\ndevice: \(try store.deviceID) "
+        var out =
+            "remote: \(settings.transport.rawValue) \(Display.safe(settings.location))\ndevice: \(try store.deviceID) "
             + "(\(Display.safe(try GroupInfo.names(store)[try store.deviceID] ?? deviceName())))\n"
         switch last?.state {
-        case .synced?: out += "✓ synced \(Display.relative(last?.at)) (\(last?.pulled ?? 0) received, \(last?.pushed ?? 0) sent)\n"
+        case .synced?:
+            out += "✓ synced \(Display.relative(last?.at)) (\(last?.pulled ?? 0) received, \(last?.pushed ?? 0) sent)\n"
         case .localFallback?:
             out += "▲ local fallback: \(Display.safe(last?.reason ?? "unknown")) (\(Display.relative(last?.at)))\n"
             if let hint = last?.hint { out += "  \(Display.safe(CLIErrorHints.hint(hint)))\n" }
@@ -445,21 +526,28 @@ enum SyncCommands {
 
     static func devices(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         let store = try context.store()
-        guard try SyncSettings.load(from: store) != nil else { throw ShelfError(.failure, "sync is off", hint: offHint) }
+        guard try SyncSettings.load(from: store) != nil else {
+            throw ShelfError(.failure, "sync is off", hint: offHint)
+        }
         let devices = try GroupInfo.devices(store)
         if call.flag("json") {
             context.print(try JSONOutput.encode(devices))
             return 0
         }
         guard !devices.isEmpty else {
-            context.print("this device is in no sync group yet: 'sshelf sync now' creates one on an empty remote, 'sshelf sync "
-                + "join' joins one")
+            context.print(
+                "this device is in no sync group yet: 'sshelf sync now' creates one on an empty remote, 'sshelf sync "
+                    + "join' joins one")
             return 0
         }
         let rows = devices.map { device -> [String] in
-            let state = device.revokedAt.map { "revoked by \(device.revokedBy ?? "?") \(Display.relative($0))" } ?? "enrolled"
-            return [String(device.id.prefix(8)), device.name + (device.thisDevice ? " (this device)" : ""), state,
-                    device.enrolledBy.map { "by \($0)" } ?? "created the group", device.thisDevice ? "-" : Display.relative(device.lastSeen)]
+            let state =
+                device.revokedAt.map { "revoked by \(device.revokedBy ?? "?") \(Display.relative($0))" } ?? "enrolled"
+            return [
+                String(device.id.prefix(8)), device.name + (device.thisDevice ? " (this device)" : ""), state,
+                device.enrolledBy.map { "by \($0)" } ?? "created the group",
+                device.thisDevice ? "-" : Display.relative(device.lastSeen),
+            ]
         }
         context.output(Display.table(["DEVICE", "NAME", "STATE", "ENROLLED", "LAST SEEN"], rows))
         return 0

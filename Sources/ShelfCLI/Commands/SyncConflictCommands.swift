@@ -14,11 +14,11 @@ enum SyncConflictCommands {
             path: ["sync", "conflicts"], summary: "list edits that merges kept or discarded",
             details:
                 "A field edited on two devices without either seeing the other's edit keeps the later value; an edit "
-                    + "a deletion discarded is listed too. Tags and aliases merge value by value: only one value added on "
-                        + "one device and removed on another is a conflict. Each is shown with the kept value and the other, "
-                            + "the device that wrote each and when; long values (keys, pinned host keys) as fingerprints, in full "
-                                + "with --json. New ones are marked until --seen; 'sshelf sync conflicts resolve ID --take other' "
-                                    + "takes the other value.",
+                + "a deletion discarded is listed too. Tags and aliases merge value by value: only one value added on "
+                + "one device and removed on another is a conflict. Each is shown with the kept value and the other, "
+                + "the device that wrote each and when; long values (keys, pinned host keys) as fingerprints, in full "
+                + "with --json. New ones are marked until --seen; 'sshelf sync conflicts resolve ID --take other' "
+                + "takes the other value.",
             options: [
                 .flag("json", "print JSON for scripts (full values)"), .flag("seen", "mark every conflict seen"),
             ],
@@ -28,8 +28,8 @@ enum SyncConflictCommands {
             summary: "settle a merge conflict: take the other value, or keep the kept one",
             details:
                 "The value taken is written as an edit on this device, stamped after both sides, so every device "
-                    + "takes it on its next sync without a new conflict. A deletion is final: a conflict with a deleted "
-                        + "record cannot take the other side.",
+                + "takes it on its next sync without a new conflict. A deletion is final: a conflict with a deleted "
+                + "record cannot take the other side.",
             arguments: [ArgumentSpec(name: "ID", help: "the conflict's number from 'sshelf sync conflicts'")],
             options: [.value("take", "SIDE", "other (the value the merge did not keep) or kept")],
             examples: ["sshelf sync conflicts resolve 3 --take other"],

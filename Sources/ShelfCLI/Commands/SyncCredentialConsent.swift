@@ -14,7 +14,8 @@ import ShelfVault
 enum SyncCredentialConsent {
     static let yesOption = OptionSpec.flag("yes", "move the listed items to syncable classes without asking")
     static let acceptOption = OptionSpec.flag(
-        "accept-no-passphrase", "sync credentials into a vault with no passphrase (they open with the device key alone)")
+        "accept-no-passphrase", "sync credentials into a vault with no passphrase (they open with the device key alone)"
+    )
 
     /// Why the track was not turned on: what is wrong and what to do; the caller decides whether that is an error
     /// and says what it left as it was.
@@ -29,15 +30,18 @@ enum SyncCredentialConsent {
     /// be asked). Prints the listing.
     static func obtain(_ call: Invocation, _ context: AppContext, store: Store, vault: Vault, retry: String) throws {
         if !vault.hasPassphrase && !call.flag("accept-no-passphrase") {
-            let risk = "this vault has no passphrase: the passwords and keys credential sync brings to this device would "
+            let risk =
+                "this vault has no passphrase: the passwords and keys credential sync brings to this device would "
                 + "open with its device key alone (anyone with a copy of your files could read them; 'sshelf vault "
                 + "audit': no-passphrase)"
-            let fix = "set one first with 'sshelf vault passwd', then run '\(retry)' again; or accept the risk with "
+            let fix =
+                "set one first with 'sshelf vault passwd', then run '\(retry)' again; or accept the risk with "
                 + "'\(retry) --accept-no-passphrase'"
             guard let tty = TTY.open() else { throw Refusal(message: risk, hint: fix) }
             defer { tty.close() }
-            tty.write("\(risk).\nSet a passphrase first ('sshelf vault passwd'), "
-                      + "or type '\(acceptWords)' to go on without one: ")
+            tty.write(
+                "\(risk).\nSet a passphrase first ('sshelf vault passwd'), "
+                    + "or type '\(acceptWords)' to go on without one: ")
             guard tty.readLine(echo: true).trimmingSpaces().lowercased() == acceptWords else {
                 throw Refusal(message: "credential sync was not turned on: the vault has no passphrase", hint: fix)
             }
@@ -47,16 +51,18 @@ enum SyncCredentialConsent {
         guard !plan.moves.isEmpty, !call.flag("yes") else { return }
         let count = "\(plan.moves.count) item\(plan.moves.count == 1 ? "" : "s")"
         guard let tty = TTY.open() else {
-            throw Refusal(message: "credential sync would move \(count) to a syncable class",
-                          hint: "read the list above, then run '\(retry) --yes' to confirm "
-                              + "(or run it in a terminal to be asked)")
+            throw Refusal(
+                message: "credential sync would move \(count) to a syncable class",
+                hint: "read the list above, then run '\(retry) --yes' to confirm "
+                    + "(or run it in a terminal to be asked)")
         }
         defer { tty.close() }
         tty.write("Move \(count) to a syncable class so they travel to your other devices? [y/N] ")
         guard ["y", "yes"].contains(tty.readLine(echo: true).trimmingSpaces().lowercased()) else {
-            throw Refusal(message: "credential sync was not turned on",
-                          hint: "to keep one item on this device, "
-                              + "'sshelf vault set-class KEY whenUnlockedThisDeviceOnly' first")
+            throw Refusal(
+                message: "credential sync was not turned on",
+                hint: "to keep one item on this device, "
+                    + "'sshelf vault set-class KEY whenUnlockedThisDeviceOnly' first")
         }
     }
 

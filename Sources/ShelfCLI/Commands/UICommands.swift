@@ -14,18 +14,22 @@ enum UICommands {
             details: "Needs a terminal on stdin and stdout. Press ? inside for the keys.",
             options: [
                 .flag("print-keymap", "print the keymap as Markdown (the README section) and exit"),
-                .value("benchmark-report", "FILE", completion: .file,
-                       "benchmark: time start to first frame and each keystroke of --benchmark-query, write FILE, quit"),
+                .value(
+                    "benchmark-report", "FILE", completion: .file,
+                    "benchmark: time start to first frame and each keystroke of --benchmark-query, write FILE, quit"),
                 .value("benchmark-query", "TEXT", "benchmark: the query typed one key at a time (default: web 42)"),
-                .value("benchmark-seed", "COUNT",
-                       "benchmark: fill an EMPTY store with COUNT generated hosts and exit (refused when it has hosts)"),
-                .value("benchmark-data", "KIND", completion: .words(["synthetic", "realistic"]),
-                       "benchmark: what --benchmark-seed makes: synthetic (default) or realistic"),
-                .value("benchmark-ssh-config", "FILE", completion: .file,
-                       "benchmark: also write the same hosts as an ssh_config to FILE"),
+                .value(
+                    "benchmark-seed", "COUNT",
+                    "benchmark: fill an EMPTY store with COUNT generated hosts and exit (refused when it has hosts)"),
+                .value(
+                    "benchmark-data", "KIND", completion: .words(["synthetic", "realistic"]),
+                    "benchmark: what --benchmark-seed makes: synthetic (default) or realistic"),
+                .value(
+                    "benchmark-ssh-config", "FILE", completion: .file,
+                    "benchmark: also write the same hosts as an ssh_config to FILE"),
             ],
             examples: ["sshelf ui", "sshelf ui --print-keymap"],
-            run: ui),
+            run: ui)
     ]
 
     static func ui(_ call: Invocation, _ context: AppContext) throws -> Int32 {
@@ -37,8 +41,9 @@ enum UICommands {
             return try seed(count, call, context)
         }
         guard SelfProcess.isInteractive, let openTerminalUI = context.openTerminalUI else {
-            throw ShelfError(.usage, "ui: stdin and stdout must be a terminal",
-                             hint: "run it in a terminal; scripts use 'sshelf list --json'")
+            throw ShelfError(
+                .usage, "ui: stdin and stdout must be a terminal",
+                hint: "run it in a terminal; scripts use 'sshelf list --json'")
         }
         let query = call.value("benchmark-query") ?? "web 42"
         return openTerminalUI(context, call.value("benchmark-report").map { (report: $0, query: query) })
@@ -56,8 +61,9 @@ enum UICommands {
         let entries = BenchmarkData.entries(count: count, kind: kind)
         let store = try context.store()
         guard try store.hostCount() == 0 else {
-            throw ShelfError(.invalid, "ui: --benchmark-seed only fills an empty store",
-                             hint: "point SSHELF_HOME at a fresh folder for benchmarks")
+            throw ShelfError(
+                .invalid, "ui: --benchmark-seed only fills an empty store",
+                hint: "point SSHELF_HOME at a fresh folder for benchmarks")
         }
         try BenchmarkData.seed(entries, into: store)
         if let output = call.value("benchmark-ssh-config") {

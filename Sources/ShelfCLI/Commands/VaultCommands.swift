@@ -11,70 +11,98 @@ import ShelfVault
 
 enum VaultCommands {
     static let passphraseFD = OptionSpec.value(
-        "passphrase-fd", "N", "read the vault passphrase (then any further passphrases, one per line) from descriptor N "
+        "passphrase-fd", "N",
+        "read the vault passphrase (then any further passphrases, one per line) from descriptor N "
             + "instead of the terminal")
     static let json = OptionSpec.flag("json", "print JSON for scripts")
 
     static let commands: [CommandSpec] = [
-        CommandSpec(path: ["vault", "init"], summary: "create the vault and this device's key",
-                    details: "Creates vault.sqlite and device.key (both 0600). Without a passphrase the vault opens with the "
-                        + "device key alone; set one with 'sshelf vault passwd'.",
-                    run: initVault),
-        CommandSpec(path: ["vault", "status"], summary: "show the passphrase, the session (time left) and what is readable now",
-                    options: [json], run: status),
-        CommandSpec(path: ["vault", "unlock"], summary: "unlock the vault for every sshelf process of this login",
-                    details: "Starts the vault session of this login: every sshelf process of yours (the TUI, exec, connect, "
-                        + "forwards, the agent, sync) can then read whenUnlocked items until 'sshelf vault lock' or the idle "
-                            + "timeout (15 min without use; SSHELF_VAULT_IDLE_SECONDS), and afterFirstUnlock items until reboot, "
-                                + "logout or 'sshelf vault lock'. The class keys stay in the kernel user keyring, never in a file. "
-                                    + "Where the keyring is unavailable, nothing outlives this command.",
-                    options: [passphraseFD], run: unlock),
-        CommandSpec(path: ["vault", "lock"], summary: "lock the vault for every sshelf process (wipes the keyring's class keys)", run: lock),
-        CommandSpec(path: ["vault", "passwd"], summary: "set, change or remove the vault passphrase",
-                    details: "Only the class keys are re-wrapped. --remove destroys every whenPasscodeSetThisDeviceOnly item, "
-                        + "after confirmation (or --yes).",
-                    options: [passphraseFD, .flag("remove", "remove the passphrase"),
-                              .flag("yes", "confirm destroying whenPasscodeSetThisDeviceOnly items without asking")],
-                    run: passwd),
-        CommandSpec(path: ["vault", "list"],
-                    summary: "list stored items: key, family, class, the host or identity each is for (never values)",
-                    options: [json], run: list),
-        CommandSpec(path: ["vault", "rm"], summary: "delete one stored item",
-                    arguments: [ArgumentSpec(name: "KEY", help: "reference key, e.g. host.<uuid>.password")], run: remove),
-        CommandSpec(path: ["vault", "audit"], summary: "report items and files weaker than their use needs",
-                    details: "Checks: no passphrase, weak stretching, loose file permissions, always-class items, credentials of "
-                        + "autostarting hosts kept whenUnlocked, syncable items while credential sync is off. Exit code 4 "
-                            + "when anything is found.",
-                    options: [json], run: audit),
-        CommandSpec(path: ["vault", "export"], summary: "write items that may leave this device, under an export passphrase",
-                    details: "…ThisDeviceOnly items are never exported. With --passphrase-fd the lines are: the vault passphrase "
-                        + "(only when one is set), then the export passphrase.",
-                    arguments: [ArgumentSpec(name: "FILE", help: "file to create (0600)", completion: .file)],
-                    options: [passphraseFD], run: export),
-        CommandSpec(path: ["vault", "import"], summary: "restore items from a vault export",
-                    details: "With --passphrase-fd the lines are: the export passphrase, then the vault passphrase (only "
-                        + "when needed).",
-                    arguments: [ArgumentSpec(name: "FILE", help: "a file written by 'sshelf vault export'", completion: .file)],
-                    options: [passphraseFD], run: importFile),
-        CommandSpec(path: ["vault", "set-password"], summary: "store a host's password in the vault",
-                    details: "The class follows when the password is read: whenUnlockedThisDeviceOnly, or "
-                        + "afterFirstUnlockThisDeviceOnly for hosts with autostart forwards. The vault passphrase (when "
-                            + "needed) is read before the password.",
-                    arguments: [ArgumentSpec(name: "HOST", help: "host name (NAME@ID when several hosts share it, or an id prefix)", completion: .host)],
-                    options: [.value("secret-fd", "N", "read the password from descriptor N instead of the terminal"), passphraseFD],
-                    examples: ["sshelf vault set-password web1 --secret-fd 3 3<password.txt"], run: setPassword),
-        CommandSpec(path: ["vault", "set-class"], summary: "move a stored item to another accessibility class",
-                    details: "The same secret, re-sealed under CLASS's key (the vault passphrase is asked when either class is "
-                        + "locked). afterFirstUnlockThisDeviceOnly lets unattended logins ('sshelf forward up', scripts) read "
-                            + "it after 'sshelf vault unlock'; whenUnlockedThisDeviceOnly only a process given the passphrase. "
-                                + "The always classes are refused. The item is then audited like any write: a class weaker than its "
-                                    + "use, or syncable while credential sync is off, is printed as a warning.",
-                    arguments: [ArgumentSpec(name: "KEY", help: "reference key, e.g. identity.<uuid>.privkey (see 'sshelf vault list')"),
-                                ArgumentSpec(name: "CLASS", help: "the new class",
-                                             completion: .words(AccessibilityClass.writable.map(\.rawValue)))],
-                    options: [passphraseFD],
-                    examples: ["sshelf vault set-class identity.3fa2c1d0-….privkey afterFirstUnlockThisDeviceOnly"],
-                    run: setClass),
+        CommandSpec(
+            path: ["vault", "init"], summary: "create the vault and this device's key",
+            details: "Creates vault.sqlite and device.key (both 0600). Without a passphrase the vault opens with the "
+                + "device key alone; set one with 'sshelf vault passwd'.",
+            run: initVault),
+        CommandSpec(
+            path: ["vault", "status"], summary: "show the passphrase, the session (time left) and what is readable now",
+            options: [json], run: status),
+        CommandSpec(
+            path: ["vault", "unlock"], summary: "unlock the vault for every sshelf process of this login",
+            details: "Starts the vault session of this login: every sshelf process of yours (the TUI, exec, connect, "
+                + "forwards, the agent, sync) can then read whenUnlocked items until 'sshelf vault lock' or the idle "
+                + "timeout (15 min without use; SSHELF_VAULT_IDLE_SECONDS), and afterFirstUnlock items until reboot, "
+                + "logout or 'sshelf vault lock'. The class keys stay in the kernel user keyring, never in a file. "
+                + "Where the keyring is unavailable, nothing outlives this command.",
+            options: [passphraseFD], run: unlock),
+        CommandSpec(
+            path: ["vault", "lock"],
+            summary: "lock the vault for every sshelf process (wipes the keyring's class keys)", run: lock),
+        CommandSpec(
+            path: ["vault", "passwd"], summary: "set, change or remove the vault passphrase",
+            details: "Only the class keys are re-wrapped. --remove destroys every whenPasscodeSetThisDeviceOnly item, "
+                + "after confirmation (or --yes).",
+            options: [
+                passphraseFD, .flag("remove", "remove the passphrase"),
+                .flag("yes", "confirm destroying whenPasscodeSetThisDeviceOnly items without asking"),
+            ],
+            run: passwd),
+        CommandSpec(
+            path: ["vault", "list"],
+            summary: "list stored items: key, family, class, the host or identity each is for (never values)",
+            options: [json], run: list),
+        CommandSpec(
+            path: ["vault", "rm"], summary: "delete one stored item",
+            arguments: [ArgumentSpec(name: "KEY", help: "reference key, e.g. host.<uuid>.password")], run: remove),
+        CommandSpec(
+            path: ["vault", "audit"], summary: "report items and files weaker than their use needs",
+            details:
+                "Checks: no passphrase, weak stretching, loose file permissions, always-class items, credentials of "
+                + "autostarting hosts kept whenUnlocked, syncable items while credential sync is off. Exit code 4 "
+                + "when anything is found.",
+            options: [json], run: audit),
+        CommandSpec(
+            path: ["vault", "export"], summary: "write items that may leave this device, under an export passphrase",
+            details:
+                "…ThisDeviceOnly items are never exported. With --passphrase-fd the lines are: the vault passphrase "
+                + "(only when one is set), then the export passphrase.",
+            arguments: [ArgumentSpec(name: "FILE", help: "file to create (0600)", completion: .file)],
+            options: [passphraseFD], run: export),
+        CommandSpec(
+            path: ["vault", "import"], summary: "restore items from a vault export",
+            details: "With --passphrase-fd the lines are: the export passphrase, then the vault passphrase (only "
+                + "when needed).",
+            arguments: [ArgumentSpec(name: "FILE", help: "a file written by 'sshelf vault export'", completion: .file)],
+            options: [passphraseFD], run: importFile),
+        CommandSpec(
+            path: ["vault", "set-password"], summary: "store a host's password in the vault",
+            details: "The class follows when the password is read: whenUnlockedThisDeviceOnly, or "
+                + "afterFirstUnlockThisDeviceOnly for hosts with autostart forwards. The vault passphrase (when "
+                + "needed) is read before the password.",
+            arguments: [
+                ArgumentSpec(
+                    name: "HOST", help: "host name (NAME@ID when several hosts share it, or an id prefix)",
+                    completion: .host)
+            ],
+            options: [
+                .value("secret-fd", "N", "read the password from descriptor N instead of the terminal"), passphraseFD,
+            ],
+            examples: ["sshelf vault set-password web1 --secret-fd 3 3<password.txt"], run: setPassword),
+        CommandSpec(
+            path: ["vault", "set-class"], summary: "move a stored item to another accessibility class",
+            details: "The same secret, re-sealed under CLASS's key (the vault passphrase is asked when either class is "
+                + "locked). afterFirstUnlockThisDeviceOnly lets unattended logins ('sshelf forward up', scripts) read "
+                + "it after 'sshelf vault unlock'; whenUnlockedThisDeviceOnly only a process given the passphrase. "
+                + "The always classes are refused. The item is then audited like any write: a class weaker than its "
+                + "use, or syncable while credential sync is off, is printed as a warning.",
+            arguments: [
+                ArgumentSpec(
+                    name: "KEY", help: "reference key, e.g. identity.<uuid>.privkey (see 'sshelf vault list')"),
+                ArgumentSpec(
+                    name: "CLASS", help: "the new class",
+                    completion: .words(AccessibilityClass.writable.map(\.rawValue))),
+            ],
+            options: [passphraseFD],
+            examples: ["sshelf vault set-class identity.3fa2c1d0-….privkey afterFirstUnlockThisDeviceOnly"],
+            run: setClass),
         VaultVerifyCommand.command,
     ]
 
@@ -93,7 +121,8 @@ enum VaultCommands {
 
     /// Asks for the passphrase (from `input`) when any of `classes` is locked in this process.
     static func unlockIfNeeded(_ vault: Vault, for classes: Set<AccessibilityClass>, _ input: SecretInput) throws {
-        try VaultAccess.unlockIfNeeded(vault, for: classes, passphrase: { try input.read(prompt: "Vault passphrase: ") })
+        try VaultAccess.unlockIfNeeded(
+            vault, for: classes, passphrase: { try input.read(prompt: "Vault passphrase: ") })
     }
 
     /// "unlocked for all your sshelf processes, 14 min left (idle timeout 15 min)", "locked — 'sshelf vault unlock'".
@@ -117,7 +146,8 @@ enum VaultCommands {
         let existed = Vault.exists(at: context.locations)
         let vault = try open(context, create: true)
         let status = try attempt { () throws(VaultError) in try vault.status() }
-        context.print(existed ? "the vault already exists at \(status.vaultPath)" : "created the vault at \(status.vaultPath)")
+        context.print(
+            existed ? "the vault already exists at \(status.vaultPath)" : "created the vault at \(status.vaultPath)")
         if !status.hasPassphrase {
             context.print("no passphrase yet: items open with the device key alone; set one with 'sshelf vault passwd'")
         }
@@ -134,15 +164,18 @@ enum VaultCommands {
         var lines = [
             "vault:       \(status.vaultPath)",
             "device key:  \(status.deviceKeyPath)",
-            "passphrase:  " + (status.hasPassphrase
-                ? "set (\(status.passphraseStretch ?? ""))\(status.weakStretch ? ", weaker than MODERATE" : "")"
-                : "none — class keys are wrapped by the device key alone"),
+            "passphrase:  "
+                + (status.hasPassphrase
+                    ? "set (\(status.passphraseStretch ?? ""))\(status.weakStretch ? ", weaker than MODERATE" : "")"
+                    : "none — class keys are wrapped by the device key alone"),
             "session:     \(sessionLine(status))",
             "keyring:     \(status.keyring) — \(status.keyringDetail)",
             "items:       \(status.itemCount)",
         ]
         lines.append("")
-        lines.append(Display.table(["CLASS", "NOW", "ITEMS"], status.classes.map { [$0.accessibility, $0.state, "\($0.items)"] }))
+        lines.append(
+            Display.table(
+                ["CLASS", "NOW", "ITEMS"], status.classes.map { [$0.accessibility, $0.state, "\($0.items)"] }))
         context.output(lines.joined(separator: "\n"))
         return 0
     }
@@ -158,8 +191,9 @@ enum VaultCommands {
         let status = try attempt { () throws(VaultError) in try vault.status() }
         if status.session.shared {
             let idle = VaultSessionState.duration(status.session.idleSeconds)
-            context.print("unlocked for all your sshelf processes: whenUnlocked items until 'sshelf vault lock' or \(idle) "
-                + "without use, afterFirstUnlock items until reboot or logout")
+            context.print(
+                "unlocked for all your sshelf processes: whenUnlocked items until 'sshelf vault lock' or \(idle) "
+                    + "without use, afterFirstUnlock items until reboot or logout")
         } else {
             context.print("the passphrase is correct, but \(status.keyringDetail); this command's unlock ends with it")
         }
@@ -170,9 +204,11 @@ enum VaultCommands {
         let vault = try open(context, create: false)
         vault.lock()
         let keyring = try attempt { () throws(VaultError) in try vault.status() }.keyring
-        context.print(keyring == "kernel" ? "locked: the class keys were wiped from the kernel keyring; every sshelf process asks for the "
-            + "passphrase again"
-                      : "locked: no class keys were cached outside a process (the kernel keyring is not in use)")
+        context.print(
+            keyring == "kernel"
+                ? "locked: the class keys were wiped from the kernel keyring; every sshelf process asks for the "
+                    + "passphrase again"
+                : "locked: no class keys were cached outside a process (the kernel keyring is not in use)")
         return 0
     }
 
@@ -191,10 +227,13 @@ enum VaultCommands {
                 .filter { $0.knownClass == .whenPasscodeSetThisDeviceOnly }
             if !doomed.isEmpty && !call.flag("yes") {
                 guard input.fd == nil else {
-                    throw ShelfError(.usage, "removing the passphrase destroys \(doomed.count) whenPasscodeSetThisDeviceOnly item(s)",
-                                     hint: "add --yes to confirm")
+                    throw ShelfError(
+                        .usage,
+                        "removing the passphrase destroys \(doomed.count) whenPasscodeSetThisDeviceOnly item(s)",
+                        hint: "add --yes to confirm")
                 }
-                let answer = try input.read(prompt: "Removing the passphrase destroys \(doomed.count) item(s). Type 'yes' to go on: ")
+                let answer = try input.read(
+                    prompt: "Removing the passphrase destroys \(doomed.count) item(s). Type 'yes' to go on: ")
                 guard answer.isEqual(to: SecretBytes(Array("yes".utf8))) else {
                     context.print("nothing changed")
                     return 1
@@ -220,16 +259,20 @@ enum VaultCommands {
         } else if items.isEmpty {
             context.errorOutput("the vault holds no items\n")
         } else {
-            context.output(Display.table(["KEY", "FAMILY", "CLASS", "UPDATED", "FOR"], items.map {
-                [$0.key, $0.family, $0.accessibility, Display.relative($0.updatedAt), names.name(of: $0.key)]
-            }))
+            context.output(
+                Display.table(
+                    ["KEY", "FAMILY", "CLASS", "UPDATED", "FOR"],
+                    items.map {
+                        [$0.key, $0.family, $0.accessibility, Display.relative($0.updatedAt), names.name(of: $0.key)]
+                    }))
         }
         return 0
     }
 
     static func remove(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         guard let key = ReferenceKey(call.arguments[0]) else {
-            throw ShelfError(.invalid, "'\(Display.safe(call.arguments[0]))' is not a vault key", hint: "see 'sshelf vault list'")
+            throw ShelfError(
+                .invalid, "'\(Display.safe(call.arguments[0]))' is not a vault key", hint: "see 'sshelf vault list'")
         }
         let vault = try open(context, create: false)
         let items = try attempt { () throws(VaultError) in try vault.items() }
@@ -261,14 +304,16 @@ enum VaultCommands {
         try unlockIfNeeded(vault, for: Set(AccessibilityClass.writable.filter(\.mayLeaveDevice)), input)
         let passphrase = try input.readNew(prompt: "Export passphrase: ", confirm: "Repeat the export passphrase: ")
         let exported = try attempt { () throws(VaultError) in
-            try vault.export(passphrase: passphrase, log: ReleaseLog(locations: context.locations), destination: Display.safe(path))
+            try vault.export(
+                passphrase: passphrase, log: ReleaseLog(locations: context.locations), destination: Display.safe(path))
         }
         do {
             try PrivateFiles.atomicWrite(Data(exported.file), to: path)
         } catch {
             throw ShelfError(.failure, "cannot write \(Display.safe(path)): \(error)")
         }
-        context.print("exported \(exported.count) item(s) to \(Display.safe(path)); …ThisDeviceOnly items stay on this device")
+        context.print(
+            "exported \(exported.count) item(s) to \(Display.safe(path)); …ThisDeviceOnly items stay on this device")
         return 0
     }
 
@@ -302,19 +347,22 @@ enum VaultCommands {
 
     static func setClass(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         guard let key = ReferenceKey(call.arguments[0]) else {
-            throw ShelfError(.invalid, "'\(Display.safe(call.arguments[0]))' is not a vault key", hint: "see 'sshelf vault list'")
+            throw ShelfError(
+                .invalid, "'\(Display.safe(call.arguments[0]))' is not a vault key", hint: "see 'sshelf vault list'")
         }
         guard let target = AccessibilityClass(rawValue: call.arguments[1]) else {
-            throw ShelfError(.invalid, "'\(Display.safe(call.arguments[1]))' is not an accessibility class",
-                             hint: "one of: \(AccessibilityClass.writable.map(\.rawValue).joined(separator: ", "))")
+            throw ShelfError(
+                .invalid, "'\(Display.safe(call.arguments[1]))' is not an accessibility class",
+                hint: "one of: \(AccessibilityClass.writable.map(\.rawValue).joined(separator: ", "))")
         }
         let store = FileManager.default.fileExists(atPath: context.locations.store) ? try context.store() : nil
         let input = try SecretInput(call, option: "passphrase-fd")
         let change = try CredentialOperations.setClass(
             key, to: target, workspace: context.workspace, store: store,
             vaultPassphrase: { try input.read(prompt: "Vault passphrase: ") })
-        context.print(change.from == change.to
-            ? "\(key) is already stored \(change.to)" : "moved \(key) from \(change.from) to \(change.to)")
+        context.print(
+            change.from == change.to
+                ? "\(key) is already stored \(change.to)" : "moved \(key) from \(change.from) to \(change.to)")
         for finding in change.findings { context.warn("\(finding.rule): \(finding.message)") }
         return 0
     }

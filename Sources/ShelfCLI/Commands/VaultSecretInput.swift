@@ -23,8 +23,9 @@ struct SecretInput {
             return
         }
         guard let number = Int32(text), number >= 0, fcntl(number, F_GETFD) != -1 else {
-            throw ShelfError(.invalid, "--\(option): '\(Display.safe(text))' is not an open file descriptor",
-                             hint: "e.g. --\(option) 3 with 3<file in the shell")
+            throw ShelfError(
+                .invalid, "--\(option): '\(Display.safe(text))' is not an open file descriptor",
+                hint: "e.g. --\(option) 3 with 3<file in the shell")
         }
         fd = number
     }
@@ -34,8 +35,9 @@ struct SecretInput {
         if let fd { return try Self.readLine(fd, echoOffTerminal: false, what: "--\(option) \(fd)") }
         let tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
         guard tty >= 0 else {
-            throw ShelfError(.usage, "no terminal to ask for the \(prompt.lowercased().trimmingScalars(in: ": "))",
-                             hint: "give it on a file descriptor: --\(option) N")
+            throw ShelfError(
+                .usage, "no terminal to ask for the \(prompt.lowercased().trimmingScalars(in: ": "))",
+                hint: "give it on a file descriptor: --\(option) N")
         }
         defer { close(tty) }
         var saved = termios()
@@ -59,7 +61,9 @@ struct SecretInput {
         guard !first.isEmpty else { throw ShelfError(.invalid, "empty input; nothing changed") }
         if fd == nil {
             let second = try read(prompt: confirm)
-            guard first.isEqual(to: second) else { throw ShelfError(.invalid, "the two entries differ; nothing changed") }
+            guard first.isEqual(to: second) else {
+                throw ShelfError(.invalid, "the two entries differ; nothing changed")
+            }
         }
         return first
     }
@@ -74,7 +78,9 @@ struct SecretInput {
                 length < bytes.count ? Glibc.read(fd, bytes.baseAddress! + length, 1) : -2
             }
             if got == -1 && errno == EINTR { continue }
-            if got == -2 { throw ShelfError(.invalid, "the line read from \(what) is longer than \(maximumLine) bytes") }
+            if got == -2 {
+                throw ShelfError(.invalid, "the line read from \(what) is longer than \(maximumLine) bytes")
+            }
             if got < 0 { throw ShelfError(.failure, "cannot read from \(what): \(String(cString: strerror(errno)))") }
             if got == 0 { break }
             let byte = buffer.withUnsafeBytes { $0[length] }

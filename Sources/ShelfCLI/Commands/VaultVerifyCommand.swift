@@ -9,15 +9,19 @@ import ShelfVault
 enum VaultVerifyCommand {
     static let command = CommandSpec(
         path: ["vault", "verify"], summary: "check that every item opens and is intact (values are never shown)",
-        details: "Items of a locked class are counted as locked, not as damaged; give the passphrase to check them too. "
+        details:
+            "Items of a locked class are counted as locked, not as damaged; give the passphrase to check them too. "
             + "Exit code 4 when an item fails its integrity check.",
-        options: [.value("passphrase-fd", "N", "read the vault passphrase from file descriptor N instead of the terminal")],
+        options: [
+            .value("passphrase-fd", "N", "read the vault passphrase from file descriptor N instead of the terminal")
+        ],
         run: verify)
 
     static func verify(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         let vault = try VaultCommands.open(context, create: false)
         if call.value("passphrase-fd") != nil {
-            try VaultCommands.unlockIfNeeded(vault, for: Set(AccessibilityClass.allCases), try SecretInput(call, option: "passphrase-fd"))
+            try VaultCommands.unlockIfNeeded(
+                vault, for: Set(AccessibilityClass.allCases), try SecretInput(call, option: "passphrase-fd"))
         }
         let items = try VaultCommands.attempt { () throws(VaultError) in try vault.items() }
         var intact = 0, locked = 0

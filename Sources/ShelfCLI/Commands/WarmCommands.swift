@@ -19,7 +19,11 @@ enum WarmCommands {
                 directory until it has been idle for --idle seconds or is stopped. `sshelf exec NAME --persist` \
                 starts it in the background for you.
                 """,
-            arguments: [ArgumentSpec(name: "NAME", help: "host name (NAME@ID when several hosts share it, or an id prefix)", completion: .host)],
+            arguments: [
+                ArgumentSpec(
+                    name: "NAME", help: "host name (NAME@ID when several hosts share it, or an id prefix)",
+                    completion: .host)
+            ],
             options: [
                 .value("idle", "SECONDS", "exit after this long without a request (default 600)"),
                 .value("ready-fd", "N", "write 'ready' (or the login error) to descriptor N, then close it"),
@@ -29,8 +33,11 @@ enum WarmCommands {
             run: serve),
         CommandSpec(
             path: ["warm", "stop"], summary: "end the warm session of a host (or all of them)",
-            arguments: [ArgumentSpec(name: "NAME", help: "host name (or id prefix); all hosts when left out",
-                                     optional: true, completion: .host)],
+            arguments: [
+                ArgumentSpec(
+                    name: "NAME", help: "host name (or id prefix); all hosts when left out",
+                    optional: true, completion: .host)
+            ],
             examples: ["sshelf warm stop prod-db", "sshelf warm stop"],
             run: stop),
     ]

@@ -96,7 +96,8 @@ public struct AgentBindings: Sendable, Equatable {
     public func listRefusal(boundTo hosts: [AgentBoundHost]) -> AgentBindingRefusal? {
         if attempted && hops.isEmpty { return .bindFailed }
         for (index, hop) in hops.enumerated() where !hosts.contains(where: { $0.hostKey == hop.hostKey }) {
-            return hop.forwarding ? .hopNotBound(index: index, hostKey: hop.hostKey)
+            return hop.forwarding
+                ? .hopNotBound(index: index, hostKey: hop.hostKey)
                 : .destinationNotBound(hostKey: hop.hostKey)
         }
         return nil

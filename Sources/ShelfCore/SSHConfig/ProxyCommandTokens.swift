@@ -54,13 +54,16 @@ public enum ProxyCommandTokens {
             case "r": value = try checked(values.user, token: "r", field: "user", userProblem)
             case "n": value = try checked(values.name, token: "n", field: "name", Validation.sshArgumentProblem)
             default:
-                throw Refusal(message: "uses %\(token.map(String.init) ?? ""), which is not a ProxyCommand token",
-                              hint: "ProxyCommand takes %h (address), %p (port), %r (user), %n (name) and %% (a percent sign)")
+                throw Refusal(
+                    message: "uses %\(token.map(String.init) ?? ""), which is not a ProxyCommand token",
+                    hint: "ProxyCommand takes %h (address), %p (port), %r (user), %n (name) and %% (a percent sign)")
             }
             if escaped, !value.isEmpty, !isPlain(value) {
-                throw Refusal(message: "has %\(token.map(String.init) ?? "") right after a '\\', which would escape only the first "
-                    + "character of '\(value)'",
-                              hint: "take the '\\' out of the ProxyCommand")
+                throw Refusal(
+                    message:
+                        "has %\(token.map(String.init) ?? "") right after a '\\', which would escape only the first "
+                        + "character of '\(value)'",
+                    hint: "take the '\\' out of the ProxyCommand")
             }
             out.append(contentsOf: quoted(value, in: escaped ? .bare : quoting).unicodeScalars)
             escaped = false
@@ -114,7 +117,9 @@ public enum ProxyCommandTokens {
         throws(Refusal) -> String
     {
         guard let why = problem(value) else { return value }
-        throw Refusal(message: "cannot put the \(field) '\(value)' into %\(token): it \(why)",
-                      hint: "nothing was run; correct the host's \(field) (sshelf edit), or take %\(token) out of the ProxyCommand")
+        throw Refusal(
+            message: "cannot put the \(field) '\(value)' into %\(token): it \(why)",
+            hint:
+                "nothing was run; correct the host's \(field) (sshelf edit), or take %\(token) out of the ProxyCommand")
     }
 }

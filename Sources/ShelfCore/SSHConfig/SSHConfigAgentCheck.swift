@@ -25,7 +25,8 @@ extension SSHConfigEmitter {
             !socket.unicodeScalars.contains(where: Validation.isForbidden)
         else { return "" }
         let escaped = socket.replacing("%", with: "%%")
-        let command = "test -S '\(escaped)' || { echo 'sshelf: the key of this host is in the sshelf vault and the sshelf agent "
+        let command =
+            "test -S '\(escaped)' || { echo 'sshelf: the key of this host is in the sshelf vault and the sshelf agent "
             + "is not running: run sshelf agent start' >&2; exit 1; }"
         var out = "\n# The sshelf agent serves these hosts' keys: when it is not running, ssh says how to start it.\n"
         for start in stride(from: 0, to: names.count, by: agentCheckChunk) {

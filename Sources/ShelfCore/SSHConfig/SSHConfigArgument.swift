@@ -37,7 +37,8 @@ public enum SSHConfigArgument {
         for value in values { text += " " + (try write(value, kind, keyword: keyword)) }
         let lexed = try? SSHConfigLexer.lex(Substring(text), file: "bridge", number: 1)
         guard let lexed, lexed.keyword == keyword, lexed.arguments.map({ readBack($0, kind) }) == values else {
-            throw Unwritable("its \(keyword) '\(values.joined(separator: " "))' cannot be written so ssh reads it back as it is")
+            throw Unwritable(
+                "its \(keyword) '\(values.joined(separator: " "))' cannot be written so ssh reads it back as it is")
         }
         return text
     }
@@ -52,8 +53,9 @@ public enum SSHConfigArgument {
         case .hostname: text = text.replacing("%", with: "%%")
         case .user:
             if value.contains("%") || value.contains("${") {
-                throw Unwritable("its User '\(value)' holds % or ${, which newer ssh expands in User (it cannot be "
-                    + "written for every ssh)")
+                throw Unwritable(
+                    "its User '\(value)' holds % or ${, which newer ssh expands in User (it cannot be "
+                        + "written for every ssh)")
             }
         case .path:
             if value.contains("${") { throw Unwritable("its \(keyword) '\(value)' holds ${, which ssh would expand") }
@@ -65,13 +67,14 @@ public enum SSHConfigArgument {
     /// Printable ASCII that neither the reader nor ssh's expansion gives a meaning: the lexer's plain-word path takes
     /// it back byte for byte (SSHConfigQuotingTests reads every kind of value back through the lexer).
     static func isPlain(_ value: String) -> Bool {
-        !value.isEmpty && value.utf8.allSatisfy { byte in
-            switch byte {
-            case 0x22, 0x23, 0x24, 0x25, 0x27, 0x3D, 0x5C: false  // " # $ % ' = \
-            case 0x21...0x7E: true
-            default: false
+        !value.isEmpty
+            && value.utf8.allSatisfy { byte in
+                switch byte {
+                case 0x22, 0x23, 0x24, 0x25, 0x27, 0x3D, 0x5C: false  // " # $ % ' = \
+                case 0x21...0x7E: true
+                default: false
+                }
             }
-        }
     }
 
     /// What ssh makes of an argument the lexer read, for the kinds ssh expands (only the %% sshelf wrote matters).

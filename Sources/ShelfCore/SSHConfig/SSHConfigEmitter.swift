@@ -11,8 +11,10 @@ public enum SSHConfigEmitter {
         public var rules: [PortForwardRule]
         public var groups: [HostGroup]
         public var defaults: [OptionDefaults]
-        public init(hosts: [Host], identities: [Identity], rules: [PortForwardRule], groups: [HostGroup],
-                    defaults: [OptionDefaults] = []) {
+        public init(
+            hosts: [Host], identities: [Identity], rules: [PortForwardRule], groups: [HostGroup],
+            defaults: [OptionDefaults] = []
+        ) {
             self.hosts = hosts
             self.identities = identities
             self.rules = rules
@@ -36,8 +38,10 @@ public enum SSHConfigEmitter {
         /// is written the way it says it, or left to it, so ssh reads nothing twice (the transparency rule).
         public var userConfig: SSHConfigHostLines?
 
-        public init(agentSocket: String, pinsFile: String, publicKeyFiles: [UUID: String],
-                    refused: [String: String] = [:], userConfig: SSHConfigHostLines? = nil) {
+        public init(
+            agentSocket: String, pinsFile: String, publicKeyFiles: [UUID: String],
+            refused: [String: String] = [:], userConfig: SSHConfigHostLines? = nil
+        ) {
             self.agentSocket = agentSocket
             self.pinsFile = pinsFile
             self.publicKeyFiles = publicKeyFiles
@@ -56,7 +60,9 @@ public enum SSHConfigEmitter {
 
     /// Why a host name cannot be a literal `Host` pattern (it would match other hosts, or is no name at all).
     public static func unexportableName(_ name: String) -> String? {
-        if name.contains(where: { "*?!,".contains($0) }) { return "contains one of * ? ! , which ssh reads as a pattern" }
+        if name.contains(where: { "*?!,".contains($0) }) {
+            return "contains one of * ? ! , which ssh reads as a pattern"
+        }
         if Validation.nameProblem(name) != nil { return "is not a valid name" }
         return nil
     }
@@ -88,7 +94,8 @@ public enum SSHConfigEmitter {
     public static func writtenNames(_ hosts: [Host]) -> [UUID: String] {
         var seen: Set<String> = []
         var written: [UUID: String] = [:]
-        for host in sorted(hosts) where unexportableName(host.name) == nil && seen.insert(host.name.lowercased()).inserted
+        for host in sorted(hosts)
+        where unexportableName(host.name) == nil && seen.insert(host.name.lowercased()).inserted
             && Validation.hostnameProblem(host.hostname) == nil && Validation.userProblem(host.user) == nil
         {
             written[host.id] = host.name
@@ -116,7 +123,8 @@ public enum SSHConfigEmitter {
                 continue
             }
             guard seen.insert(host.name.lowercased()).inserted else {
-                out += "# skipped a second host named '\(safe(host.name))' (\(host.id.uuidString.lowercased())): ssh "
+                out +=
+                    "# skipped a second host named '\(safe(host.name))' (\(host.id.uuidString.lowercased())): ssh "
                     + "would use the first\n"
                 continue
             }
@@ -126,7 +134,9 @@ public enum SSHConfigEmitter {
                 out += "#@group: \(safe(path))\n"
                 currentGroup = path
             }
-            let aliases = host.aliases.filter { unexportableName($0) == nil && aliasTaken.insert($0.lowercased()).inserted }
+            let aliases = host.aliases.filter {
+                unexportableName($0) == nil && aliasTaken.insert($0.lowercased()).inserted
+            }
             do {
                 out += try block(host, context, bridge: bridge, defaults: input.defaults, aliases: aliases)
             } catch {
@@ -170,9 +180,10 @@ public enum SSHConfigEmitter {
     /// One host's block, every line written by `SSHConfigArgument` and read back by the lexer before it is kept; a
     /// value that cannot be written so ssh reads it as it is (or that is not safe to hand to ssh: a record that came
     /// by sync is not trusted to be valid) throws, and the caller leaves the whole host out with the reason.
-    static func block(_ host: Host, _ context: Context, bridge: Bridge?, defaults: [OptionDefaults],
-                      aliases: [String] = []) throws(SSHConfigArgument.Unwritable) -> String
-    {
+    static func block(
+        _ host: Host, _ context: Context, bridge: Bridge?, defaults: [OptionDefaults],
+        aliases: [String] = []
+    ) throws(SSHConfigArgument.Unwritable) -> String {
         typealias Unwritable = SSHConfigArgument.Unwritable
         if let problem = Validation.hostnameProblem(host.hostname) { throw Unwritable("its hostname \(problem)") }
         if let problem = Validation.userProblem(host.user) { throw Unwritable("its \(problem)") }
@@ -193,7 +204,8 @@ public enum SSHConfigEmitter {
         if !host.user.isEmpty { try line("User", [host.user], .user) }
         if host.port != Host.defaultPort { try line("Port", [String(host.port)]) }
         let identity = host.identityID.flatMap { context.identities[$0] }
-        if let bridge, let identity, identity.privateKeyRef != nil, let publicFile = bridge.publicKeyFiles[identity.id] {
+        if let bridge, let identity, identity.privateKeyRef != nil, let publicFile = bridge.publicKeyFiles[identity.id]
+        {
             // The key exists only in the vault: the sshelf agent serves it, and the public key file makes ssh
             // offer that key (and no other agent key) first.
             try line("IdentityAgent", [bridge.agentSocket], .path)
@@ -212,12 +224,13 @@ public enum SSHConfigEmitter {
                 if let alias = context.written[jump.id], Validation.jumpTextProblem(alias) == nil {
                     hops.append(alias)
                 } else if Validation.hostnameProblem(jump.hostname) == nil,
-                          Validation.jumpTextProblem(jumpDestination(jump)) == nil
+                    Validation.jumpTextProblem(jumpDestination(jump)) == nil
                 {
                     hops.append(jumpDestination(jump))
                 } else {
-                    throw Unwritable("its jump host '\(jump.name)' cannot be written as a ProxyJump hop (a name or address "
-                                         + "with characters a hop cannot have)")
+                    throw Unwritable(
+                        "its jump host '\(jump.name)' cannot be written as a ProxyJump hop (a name or address "
+                            + "with characters a hop cannot have)")
                 }
             }
             if let command = user?.proxyCommand(for: hops) {
@@ -257,10 +270,12 @@ public enum SSHConfigEmitter {
         // An export writes the defaults as `Host PATTERN` blocks after the hosts: a forward such a block gives this
         // host is written there only, the user's way (ssh reads `19999` and `127.0.0.1:19999` as two forwards).
         let patternForwards: Set<ForwardSpec> =
-            bridge != nil ? []
-            : Set(defaults.filter { $0.matches(host.name) }.flatMap { block in
-                block.options.sshOptions.compactMap { SSHConfigTransparency.spec($0.key, $0.arguments) }
-            })
+            bridge != nil
+            ? []
+            : Set(
+                defaults.filter { $0.matches(host.name) }.flatMap { block in
+                    block.options.sshOptions.compactMap { SSHConfigTransparency.spec($0.key, $0.arguments) }
+                })
         for rule in rules where !patternForwards.contains(rule.spec) {
             // A rule that came by sync is not trusted either: one ssh could not use is a comment, the host stays.
             if let problem = Validation.problems(rule).first {
@@ -305,7 +320,9 @@ public enum SSHConfigEmitter {
     /// One kept option, indented; a line that cannot be written safely (a control character, a modelled keyword: a
     /// synced record is not trusted to be valid) or that this ssh refuses is written as a comment saying why.
     static func optionLine(_ line: String, refused: [String: String], pattern: Bool = false) -> String {
-        if let problem = pattern ? SSHOption.patternProblem(line) : SSHOption.problem(line) { return "    # an option was left out: \(safe(problem))\n" }
+        if let problem = pattern ? SSHOption.patternProblem(line) : SSHOption.problem(line) {
+            return "    # an option was left out: \(safe(problem))\n"
+        }
         if let why = refused[line] { return "    # left out, this ssh refuses it (\(safe(why))): \(line)\n" }
         return "    \(line)\n"
     }

@@ -98,7 +98,9 @@ public enum SSHConfigLexer {
         // A plain word (no quote, no escape: nearly all of them) becomes a String straight from the line.
         while true {
             var j = i
-            while j < end, raw[j] != space, raw[j] != tab, raw[j] != quote, raw[j] != single, raw[j] != backslash { j += 1 }
+            while j < end, raw[j] != space, raw[j] != tab, raw[j] != quote, raw[j] != single, raw[j] != backslash {
+                j += 1
+            }
             guard j == end || raw[j] == space || raw[j] == tab, j > i, raw[i] != hash else { break }
             arguments.append(String(decoding: UnsafeBufferPointer(rebasing: raw[i..<j]), as: UTF8.self))
             i = j
@@ -114,7 +116,8 @@ public enum SSHConfigLexer {
         while i < end {
             let byte = raw[i]
             if byte == backslash, i + 1 < end,
-               raw[i + 1] == quote || raw[i + 1] == single || raw[i + 1] == backslash || (openQuote == 0 && raw[i + 1] == space)
+                raw[i + 1] == quote || raw[i + 1] == single || raw[i + 1] == backslash
+                    || (openQuote == 0 && raw[i + 1] == space)
             {
                 i += 1
                 current.append(raw[i])

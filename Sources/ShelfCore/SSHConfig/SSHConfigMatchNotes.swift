@@ -13,24 +13,28 @@ enum SSHConfigMatchNotes {
                 .joined(separator: ", ")
             let shown = "Match \(header.arguments.joined(separator: " "))".trimmingSpaces()
             guard header.unreadable == nil, let criteria = criteria(header.arguments) else {
-                notes.append("\(header.location): the skipped \(header.unreadable == nil ? "'\(shown)' block" : "Match block") "
-                    + "sets \(settings) and may change any host; check them with ssh -G")
+                notes.append(
+                    "\(header.location): the skipped \(header.unreadable == nil ? "'\(shown)' block" : "Match block") "
+                        + "sets \(settings) and may change any host; check them with ssh -G")
                 continue
             }
             let named = criteria.filter { $0.name == "host" || $0.name == "originalhost" }
             guard !named.isEmpty else {
-                notes.append("\(header.location): the skipped '\(shown)' block sets \(settings) and may change any host; check "
-                    + "them with ssh -G")
+                notes.append(
+                    "\(header.location): the skipped '\(shown)' block sets \(settings) and may change any host; check "
+                        + "them with ssh -G")
                 continue
             }
             for host in hosts {
                 let decided = named.allSatisfy { criterion in
                     let subject = criterion.name == "host" ? host.hostname : host.alias
-                    return SSHConfigResolver.hostMatches(patterns: criterion.patterns, alias: subject) != criterion.negated
+                    return SSHConfigResolver.hostMatches(patterns: criterion.patterns, alias: subject)
+                        != criterion.negated
                 }
                 if decided {
-                    notes.append("\(host.location): host '\(host.alias)': the skipped '\(shown)' block at \(header.location) "
-                        + "may change its \(settings)")
+                    notes.append(
+                        "\(host.location): host '\(host.alias)': the skipped '\(shown)' block at \(header.location) "
+                            + "may change its \(settings)")
                 }
             }
         }

@@ -15,8 +15,10 @@ public struct SSHConfigSource: Sendable {
     /// would come back in as copies of the hosts it was written from.
     public var skip: (@Sendable (String) -> String?)?
 
-    public init(read: @escaping @Sendable (String) throws -> String, glob: @escaping @Sendable (String) -> [String],
-                homeDirectory: String, skip: (@Sendable (String) -> String?)? = nil) {
+    public init(
+        read: @escaping @Sendable (String) throws -> String, glob: @escaping @Sendable (String) -> [String],
+        homeDirectory: String, skip: (@Sendable (String) -> String?)? = nil
+    ) {
         self.read = read
         self.glob = glob
         self.homeDirectory = homeDirectory
@@ -42,12 +44,16 @@ public enum SSHConfigReader {
     public static let maxFileSize = 256 * 1024 * 1024
 
     /// Why a file over the limit is refused, and what to do about it.
-    public static let sizeProblem = "is larger than \(maxFileSize / 1024 / 1024) MiB, the most sshelf reads as one ssh config"
-    public static let sizeHint = "split it into several files joined with Include lines (each up to \(maxFileSize / 1024 / 1024) MiB)"
+    public static let sizeProblem =
+        "is larger than \(maxFileSize / 1024 / 1024) MiB, the most sshelf reads as one ssh config"
+    public static let sizeHint =
+        "split it into several files joined with Include lines (each up to \(maxFileSize / 1024 / 1024) MiB)"
 
     /// Reads `path`; relative Include paths resolve against `includeBase` (OpenSSH uses ~/.ssh for the user's
     /// config; for another file we use that file's folder).
-    public static func read(path: String, source: SSHConfigSource, includeBase: String? = nil) throws -> SSHConfigDocument {
+    public static func read(path: String, source: SSHConfigSource, includeBase: String? = nil) throws
+        -> SSHConfigDocument
+    {
         var document = SSHConfigDocument()
         let base = includeBase ?? path.parentPath
         try readFile(path, depth: 0, base: base, source: source, into: &document)
@@ -64,9 +70,11 @@ public enum SSHConfigReader {
     static let parallelLexBytes = 1 << 20
 
     /// Every non-blank line of a file's bytes, in order; a large file is split at a line break and lexed on two cores.
-    static func lexLines(_ bytes: UnsafeBufferPointer<UInt8>, file: String) throws(SSHConfigSyntaxError) -> [SSHConfigLine] {
+    static func lexLines(_ bytes: UnsafeBufferPointer<UInt8>, file: String) throws(SSHConfigSyntaxError)
+        -> [SSHConfigLine]
+    {
         guard bytes.count >= parallelLexBytes, let base = bytes.baseAddress,
-              let cut = memchr(base + bytes.count / 2, 0x0A, bytes.count - bytes.count / 2)
+            let cut = memchr(base + bytes.count / 2, 0x0A, bytes.count - bytes.count / 2)
         else { return try lexLines(bytes, file: file, firstNumber: 1) }
         let middle = UnsafeRawPointer(cut) - UnsafeRawPointer(base) + 1
         var newlines = 0
@@ -75,12 +83,15 @@ public enum SSHConfigReader {
             newlines += 1
             at = UnsafeRawPointer(hit) - UnsafeRawPointer(base) + 1
         }
-        let halves = Halves(parts: [(UnsafeBufferPointer(rebasing: bytes[..<middle]), 1),
-                                    (UnsafeBufferPointer(rebasing: bytes[middle...]), newlines + 1)])
+        let halves = Halves(parts: [
+            (UnsafeBufferPointer(rebasing: bytes[..<middle]), 1),
+            (UnsafeBufferPointer(rebasing: bytes[middle...]), newlines + 1),
+        ])
         let results = PartResults(2, empty: Result<[SSHConfigLine], SSHConfigSyntaxError>.success([]))
         DispatchQueue.concurrentPerform(iterations: 2) { half in
             let (part, first) = halves.parts[half]
-            results.set(half, Result { () throws(SSHConfigSyntaxError) in try lexLines(part, file: file, firstNumber: first) })
+            results.set(
+                half, Result { () throws(SSHConfigSyntaxError) in try lexLines(part, file: file, firstNumber: first) })
         }
         // The first half's error is the first in the file.
         let halvesLexed = results.all
@@ -100,16 +111,20 @@ public enum SSHConfigReader {
 
     /// The lines of `bytes`, numbered from `firstNumber`; a line ssh would reject is an error, except a Match line,
     /// whose block is skipped like any Match block.
-    static func lexLines(_ bytes: UnsafeBufferPointer<UInt8>, file: String, firstNumber: Int) throws(SSHConfigSyntaxError)
+    static func lexLines(_ bytes: UnsafeBufferPointer<UInt8>, file: String, firstNumber: Int)
+        throws(SSHConfigSyntaxError)
         -> [SSHConfigLine]
     {
         var lines: [SSHConfigLine] = []
         var number = firstNumber - 1
         var start = 0
         while start <= bytes.count {
-            let end = bytes.baseAddress.flatMap { base in
-                memchr(base + start, 0x0A, bytes.count - start).map { UnsafeRawPointer($0) - UnsafeRawPointer(base) }
-            } ?? bytes.count
+            let end =
+                bytes.baseAddress.flatMap { base in
+                    memchr(base + start, 0x0A, bytes.count - start).map {
+                        UnsafeRawPointer($0) - UnsafeRawPointer(base)
+                    }
+                } ?? bytes.count
             number += 1
             let raw = UnsafeBufferPointer(rebasing: bytes[start..<end])
             if let note = SSHConfigAnnotation.line(raw, file: file, number: number) {
@@ -130,8 +145,10 @@ public enum SSHConfigReader {
         return lines
     }
 
-    private static func readFile(_ path: String, depth: Int, base: String, source: SSHConfigSource,
-                                 into document: inout SSHConfigDocument) throws {
+    private static func readFile(
+        _ path: String, depth: Int, base: String, source: SSHConfigSource,
+        into document: inout SSHConfigDocument
+    ) throws {
         let text = try source.read(path)
         guard text.utf8.count <= maxFileSize else {
             throw SSHConfigSyntaxError(file: path, line: 0, message: "the file \(sizeProblem); \(sizeHint)")
@@ -159,8 +176,9 @@ public enum SSHConfigReader {
                     throw SSHConfigSyntaxError(file: path, line: number, message: "Include needs a path")
                 }
                 guard depth < maxIncludeDepth else {
-                    throw SSHConfigSyntaxError(file: path, line: number,
-                                               message: "Include nested more than \(maxIncludeDepth) deep (a loop?)")
+                    throw SSHConfigSyntaxError(
+                        file: path, line: number,
+                        message: "Include nested more than \(maxIncludeDepth) deep (a loop?)")
                 }
                 let before = document.lines.count
                 for pattern in line.arguments {
@@ -183,7 +201,8 @@ public enum SSHConfigReader {
                 // An included file's own Host lines end at its end: reopen the block this Include sat in.
                 let included = document.lines[before...]
                 if included.contains(where: { $0.key == "host" || $0.key == "match" }) {
-                    var reopened = lastBlock
+                    var reopened =
+                        lastBlock
                         ?? SSHConfigLine(keyword: "Host", arguments: ["*"], file: path, number: number)
                     reopened.reopened = true
                     document.lines.append(reopened)

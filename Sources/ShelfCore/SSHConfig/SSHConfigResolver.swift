@@ -33,7 +33,8 @@ public struct ImportedHost: Hashable, Sendable {
 extension ImportedHost {
     /// Every setting but the names and where they were read.
     func sameSettings(as other: ImportedHost) -> Bool {
-        hostname == other.hostname && user == other.user && group == other.group && description == other.description && port == other.port && identityFiles == other.identityFiles
+        hostname == other.hostname && user == other.user && group == other.group && description == other.description
+            && port == other.port && identityFiles == other.identityFiles
             && proxyJump == other.proxyJump && forwards == other.forwards && options == other.options
             && proxyCommandJump == other.proxyCommandJump
     }
@@ -99,7 +100,8 @@ public enum SSHConfigResolver {
                 } else if let reason = line.unreadable {
                     result.skipped.append("\(line.location): Match block skipped: its line cannot be read (\(reason))")
                 } else {
-                    result.skipped.append("\(line.location): Match block skipped (its conditions are evaluated by ssh at connect time)")
+                    result.skipped.append(
+                        "\(line.location): Match block skipped (its conditions are evaluated by ssh at connect time)")
                 }
                 continue
             }
@@ -145,23 +147,30 @@ public enum SSHConfigResolver {
         let parts = aliases.count >= parallelThreshold ? 2 : 1
         let chunk = (aliases.count + parts - 1) / max(parts, 1)
         let resolved = PartResults(parts, empty: ResolvedPart())
-        let shared = SharedBlocks(blocks: blocks, literal: literalBlock, more: moreLiteralBlocks, patterns: patternBlocks,
-                                  groupAt: groupAt)
+        let shared = SharedBlocks(
+            blocks: blocks, literal: literalBlock, more: moreLiteralBlocks, patterns: patternBlocks,
+            groupAt: groupAt)
         let aliasList = aliases
         let resolvePart: @Sendable (Int) -> Void = { part in
             var out = ResolvedPart()
             var candidates: [Int] = []
-            for (alias, key, line) in aliasList[min(part * chunk, aliasList.count)..<min((part + 1) * chunk, aliasList.count)] {
+            for (alias, key, line) in aliasList[
+                min(part * chunk, aliasList.count)..<min((part + 1) * chunk, aliasList.count)]
+            {
                 let location = all[line].location
                 candidates.removeAll(keepingCapacity: true)
                 if let first = shared.literal[key] {
                     candidates.append(first)
                     if let more = shared.more[key] { candidates += more }
                 }
-                for index in shared.patterns where blockMatches(shared.blocks[index], alias: alias) { candidates.append(index) }
+                for index in shared.patterns where blockMatches(shared.blocks[index], alias: alias) {
+                    candidates.append(index)
+                }
                 if candidates.count > 1 { candidates.sort() }
-                switch effectiveHost(alias: alias, location: location, blocks: shared.blocks, in: candidates,
-                                     warnings: &out.warnings) {
+                switch effectiveHost(
+                    alias: alias, location: location, blocks: shared.blocks, in: candidates,
+                    warnings: &out.warnings)
+                {
                 case .success(var host):
                     host.group = shared.groupAt[line]
                     out.hosts.append(host)
@@ -186,13 +195,21 @@ public enum SSHConfigResolver {
         // Names alike in every field may still differ in what a pattern gives them (`Host n?a` with SendEnv matches n3a
         // and not n3b): one host's block would give both the same.
         result.hosts = foldingAliases(result.hosts) { first, other in
-            patternBlocks.allSatisfy { blockMatches(blocks[$0], alias: first) == blockMatches(blocks[$0], alias: other) }
+            patternBlocks.allSatisfy {
+                blockMatches(blocks[$0], alias: first) == blockMatches(blocks[$0], alias: other)
+            }
         }
         for index in patternBlocks { result.defaults += defaults(of: blocks[index], warnings: &result.warnings) }
-        result.notes = document.notes + SSHConfigMatchNotes.notes(blocks: blocks.filter { $0.isMatch && !$0.lines.isEmpty },
-                                                 hosts: result.hosts)
-        SSHConfigRelease.elsewhere((consume blocks, consume seen, consume aliases, consume resolvedParts, resolved, shared,
-                                    resolvePart))
+        result.notes =
+            document.notes
+            + SSHConfigMatchNotes.notes(
+                blocks: blocks.filter { $0.isMatch && !$0.lines.isEmpty },
+                hosts: result.hosts)
+        SSHConfigRelease.elsewhere(
+            (
+                consume blocks, consume seen, consume aliases, consume resolvedParts, resolved, shared,
+                resolvePart
+            ))
         return result
     }
 
@@ -208,7 +225,7 @@ public enum SSHConfigResolver {
         var lineStart = -1
         for host in hosts {
             if lineStart >= 0, out[lineStart].location == host.location, out[lineStart].sameSettings(as: host),
-               samePatterns(out[lineStart].alias, host.alias)
+                samePatterns(out[lineStart].alias, host.alias)
             {
                 out[lineStart].aliases.append(host.alias)
                 continue
@@ -256,7 +273,9 @@ public enum SSHConfigResolver {
 
     /// The line as an option: as written for kept keywords; IdentityFile (read as arguments) quoted again.
     static func optionLine(_ line: SSHConfigLine) -> String {
-        if line.key == "identityfile" { return "\(line.keyword) \(line.arguments.map(SSHConfigEmitter.quote).joined(separator: " "))" }
+        if line.key == "identityfile" {
+            return "\(line.keyword) \(line.arguments.map(SSHConfigEmitter.quote).joined(separator: " "))"
+        }
         return SSHOption(keyword: line.keyword, value: line.rawArguments).line
     }
 
@@ -264,9 +283,13 @@ public enum SSHConfigResolver {
     /// `Port`, `HostName` and forwards are lines there too.
     static func defaults(of block: Block, warnings: inout [String]) -> [OptionDefaults] {
         var options: [String] = []
-        for line in block.lines where line.key != "host" && line.key != "match" && line.key != "include"
-            && !SSHConfigAnnotation.isAnnotation(line.key) {
-            let text = keptAsOption(line) ? optionLine(line)
+        for line in block.lines
+        where line.key != "host" && line.key != "match" && line.key != "include"
+            && !SSHConfigAnnotation.isAnnotation(line.key)
+        {
+            let text =
+                keptAsOption(line)
+                ? optionLine(line)
                 : "\(line.keyword) \(line.arguments.map(SSHConfigEmitter.quote).joined(separator: " "))"
             if let problem = SSHOption.patternProblem(text) {
                 warnings.append("\(line.location): not kept: \(problem)")
@@ -328,9 +351,10 @@ public enum SSHConfigResolver {
     }
 
     /// The host as the given blocks (already the matching ones, in file order) configure it.
-    static func effectiveHost(alias: String, location: String, blocks: [Block], in indexes: [Int],
-                              warnings: inout [String]) -> Result<ImportedHost, ValidationError>
-    {
+    static func effectiveHost(
+        alias: String, location: String, blocks: [Block], in indexes: [Int],
+        warnings: inout [String]
+    ) -> Result<ImportedHost, ValidationError> {
         var hostname: String?, user: String?, port: Int?, jump: [String]?
         var identityFiles: [String] = []
         var forwards: [ForwardSpec] = []
@@ -358,11 +382,13 @@ public enum SSHConfigResolver {
                     if line.key == "proxycommand", proxyCommand == nil, jump == nil { proxyCommand = line.rawArguments }
                     if pattern {
                         if !SSHOption.accumulating.contains(line.key), setByPattern[line.key] == nil {
-                            setByPattern[line.key] = "'Host \(block.patterns.joined(separator: " "))' at \(block.location)"
+                            setByPattern[line.key] =
+                                "'Host \(block.patterns.joined(separator: " "))' at \(block.location)"
                         }
                     } else if let shadow = setByPattern[line.key] {
-                        warnings.append("\(line.location): host '\(alias)': \(line.keyword) is set first by \(shadow), the value "
-                            + "ssh uses; this one is not kept")
+                        warnings.append(
+                            "\(line.location): host '\(alias)': \(line.keyword) is set first by \(shadow), the value "
+                                + "ssh uses; this one is not kept")
                     } else if let problem = SSHOption.problem(optionLine(line)) {
                         warnings.append("\(line.location): host '\(alias)': not kept: \(problem)")
                     } else {
@@ -373,8 +399,11 @@ public enum SSHConfigResolver {
                 switch line.key {
                 case "hostname" where hostname == nil:
                     guard !first.isEmpty else { return fail(line, "HostName has no value") }
-                    let expanded = !first.utf8.contains(0x25) ? first : first.replacing("%%", with: "\u{0}")
-                        .replacing("%h", with: alias).replacing("\u{0}", with: "%")
+                    let expanded =
+                        !first.utf8.contains(0x25)
+                        ? first
+                        : first.replacing("%%", with: "\u{0}")
+                            .replacing("%h", with: alias).replacing("\u{0}", with: "%")
                     if let problem = Validation.hostnameProblem(expanded) { return fail(line, "HostName \(problem)") }
                     hostname = expanded
                 case "user" where user == nil:
@@ -396,10 +425,12 @@ public enum SSHConfigResolver {
                     guard proxyCommand == nil else { break }
                     jump = isNone(first) ? [] : first.split(separator: ",").map(String.init)
                 case "localforward", "remoteforward", "dynamicforward":
-                    let kind: ForwardKind = line.key == "localforward" ? .local : line.key == "remoteforward" ? .remote : .dynamic
+                    let kind: ForwardKind =
+                        line.key == "localforward" ? .local : line.key == "remoteforward" ? .remote : .dynamic
                     if kind != .dynamic, line.arguments.contains(where: { $0.contains("/") }) {
                         // A unix socket: kept as the host's line (SSHOption.isSocketForward), for OpenSSH to run.
-                        let text = "\(line.keyword) \(line.arguments.map(SSHConfigEmitter.quote).joined(separator: " "))"
+                        let text =
+                            "\(line.keyword) \(line.arguments.map(SSHConfigEmitter.quote).joined(separator: " "))"
                         if pattern {
                         } else if let problem = SSHOption.problem(text) {
                             warnings.append("\(line.location): host '\(alias)': not kept: \(problem)")
@@ -421,14 +452,18 @@ public enum SSHConfigResolver {
         }
         let resolvedHost = hostname ?? alias
         if let problem = Validation.hostnameProblem(resolvedHost) {
-            return .failure(ValidationError(field: "hostname", message: "\(location): host '\(alias)' skipped: hostname \(problem)"))
+            return .failure(
+                ValidationError(field: "hostname", message: "\(location): host '\(alias)' skipped: hostname \(problem)")
+            )
         }
         if let problem = Validation.nameProblem(alias) {
             return .failure(ValidationError(field: "name", message: "\(location): host skipped: \(problem)"))
         }
-        return .success(ImportedHost(alias: alias, hostname: resolvedHost, user: user ?? "", port: port ?? Host.defaultPort,
-                                     identityFiles: identityFiles, proxyJump: jump ?? [], forwards: forwards,
-                                     options: options, proxyCommandJump: proxyCommand.flatMap(ProxyCommandJump.hosts),
-                                     location: location, description: descriptions.joined(separator: "\n")))
+        return .success(
+            ImportedHost(
+                alias: alias, hostname: resolvedHost, user: user ?? "", port: port ?? Host.defaultPort,
+                identityFiles: identityFiles, proxyJump: jump ?? [], forwards: forwards,
+                options: options, proxyCommandJump: proxyCommand.flatMap(ProxyCommandJump.hosts),
+                location: location, description: descriptions.joined(separator: "\n")))
     }
 }

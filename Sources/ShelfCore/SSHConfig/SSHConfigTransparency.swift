@@ -55,7 +55,7 @@ struct SSHConfigTransparency {
     /// of ProxyJump/ProxyCommand the user's file gives (the first one wins in ssh): written instead of ProxyJump.
     func proxyCommand(for hops: [String]) -> String? {
         guard let first = lines.first?.first(where: { $0.key == "proxyjump" || $0.key == "proxycommand" }),
-              first.key == "proxycommand", ProxyCommandJump.hosts(first.rawArguments) == hops
+            first.key == "proxycommand", ProxyCommandJump.hosts(first.rawArguments) == hops
         else { return nil }
         return "\(first.keyword) \(first.rawArguments)"
     }

@@ -75,11 +75,15 @@ public struct SSHOption: Hashable, Sendable, CustomStringConvertible {
         if let problem = Validation.controlCharacterProblem(line) { return "option '\(line.prefix(40))' \(problem)" }
         if line.utf8.count > maxLength { return "option '\(line.prefix(40))…' is longer than \(maxLength) bytes" }
         guard let option = SSHOption(line: line) else { return "option is empty" }
-        guard option.keyword.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) })
+        guard
+            option.keyword.utf8.allSatisfy({
+                (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0)
+            })
         else { return "'\(option.keyword)' is not an ssh_config keyword (letters and digits only)" }
         guard !option.value.isEmpty else { return "option \(option.keyword) has no value ('\(option.keyword) VALUE')" }
         if modelled.contains(option.key), !(modelledAllowed && patternKeywords.contains(option.key)),
-           !isSocketForward(option) {
+            !isSocketForward(option)
+        {
             return "\(option.keyword) is a host field of its own, not an option (use \(flag(for: option.key)))"
         }
         // ssh reads every line's quotes (argv_split) before it looks at the keyword: one it cannot read stops the file.
@@ -94,7 +98,8 @@ public struct SSHOption: Hashable, Sendable, CustomStringConvertible {
     /// libssh2 before 1.11 has no direct-streamlocal channel and none has streamlocal-forward for the remote side;
     /// OpenSSH's ssh does (`sshelf connect NAME --openssh`, the ssh_config bridge).
     public static func isSocketForward(_ option: SSHOption) -> Bool {
-        (option.key == "localforward" || option.key == "remoteforward") && option.arguments.contains { $0.contains("/") }
+        (option.key == "localforward" || option.key == "remoteforward")
+            && option.arguments.contains { $0.contains("/") }
     }
 
     /// The longest option line kept (a long ProxyCommand fits).
@@ -184,7 +189,9 @@ public struct OptionDefaults: Hashable, Sendable, Codable {
     /// What the defaults give a host that leaves a field unset, as ssh reads them (the host's own block first, then
     /// the blocks in order, the first value winning): a user when it has none, a port when it has the default. Each
     /// field taken is named with the pattern it came from, for `show`.
-    public static func applied(_ blocks: [OptionDefaults], to host: Host) -> (host: Host, from: [(field: String, pattern: String)]) {
+    public static func applied(_ blocks: [OptionDefaults], to host: Host) -> (
+        host: Host, from: [(field: String, pattern: String)]
+    ) {
         var host = host
         var from: [(field: String, pattern: String)] = []
         var userSet = !host.user.isEmpty, portSet = host.port != Host.defaultPort
@@ -193,7 +200,9 @@ public struct OptionDefaults: Hashable, Sendable, Codable {
                 switch option.key {
                 case "user" where !userSet:
                     userSet = true
-                    guard let user = option.arguments.first, Validation.userProblem(user) == nil, !user.isEmpty else { continue }
+                    guard let user = option.arguments.first, Validation.userProblem(user) == nil, !user.isEmpty else {
+                        continue
+                    }
                     host.user = user
                     from.append(("User", block.pattern))
                 case "port" where !portSet:
@@ -231,7 +240,9 @@ public struct OptionDefaults: Hashable, Sendable, Codable {
         if words.contains(where: { $0.hasPrefix("#") || $0.contains("\"") || $0.contains("=") }) {
             return "pattern '\(pattern)' has a word ssh would not read as a host pattern"
         }
-        if words.allSatisfy({ $0.hasPrefix("!") }) { return "pattern '\(pattern)' has only negations and matches nothing" }
+        if words.allSatisfy({ $0.hasPrefix("!") }) {
+            return "pattern '\(pattern)' has only negations and matches nothing"
+        }
         return nil
     }
 }

@@ -25,7 +25,9 @@ public struct BridgeLeftovers: Sendable {
     /// The identity a public key file of the bridge was written for (`keys/<identity-id>.pub`), or nil.
     public func keyCopy(_ path: String) -> UUID? {
         let directory = path.parentPath
-        guard directory == locations.bridgeKeys || (path.contains("sshelf") && directory.hasSuffix("/keys")) else { return nil }
+        guard directory == locations.bridgeKeys || (path.contains("sshelf") && directory.hasSuffix("/keys")) else {
+            return nil
+        }
         let name = path.lastPathPart
         guard name.hasSuffix(".pub") else { return nil }
         return UUID(uuidString: String(name.dropLast(4)))
@@ -38,7 +40,7 @@ public struct BridgeLeftovers: Sendable {
         var pinned = false
         for line in options {
             guard let lexed = try? SSHConfigLexer.lex(Substring(line), file: "", number: 0),
-                  let value = lexed.arguments.first
+                let value = lexed.arguments.first
             else { continue }
             switch lexed.key {
             case "identityagent" where isAgentSocket(value): found.append(line)
@@ -50,7 +52,9 @@ public struct BridgeLeftovers: Sendable {
             }
         }
         if pinned {
-            let pinSettings: Set<String> = ["globalknownhostsfile /dev/null", "stricthostkeychecking yes", "updatehostkeys no"]
+            let pinSettings: Set<String> = [
+                "globalknownhostsfile /dev/null", "stricthostkeychecking yes", "updatehostkeys no",
+            ]
             for line in options where pinSettings.contains(Self.normalized(line)) { found.append(line) }
         }
         return found
@@ -68,19 +72,25 @@ public struct BridgeLeftovers: Sendable {
         for host in hosts {
             let lines = lines(in: host.options)
             guard !lines.isEmpty else { continue }
-            found.append(ModelProblem(kind: .bridgeSettings, recordID: host.id,
-                                      message: "host '\(host.name)' holds settings the ssh_config bridge writes, taken in by an import of "
-                                          + "the bridge: \(lines.joined(separator: "; "))",
-                                      fix: "sshelf check --fix"))
+            found.append(
+                ModelProblem(
+                    kind: .bridgeSettings, recordID: host.id,
+                    message:
+                        "host '\(host.name)' holds settings the ssh_config bridge writes, taken in by an import of "
+                        + "the bridge: \(lines.joined(separator: "; "))",
+                    fix: "sshelf check --fix"))
         }
         for identity in identities {
             guard let original = keyCopy(identity.keyFile), original != identity.id else { continue }
             let users = hosts.filter { $0.identityID == identity.id }.count
             let of = names[original].map { "identity '\($0)'" } ?? "an identity that no longer exists"
-            found.append(ModelProblem(kind: .bridgeSettings, recordID: identity.id,
-                                      message: "identity '\(identity.name)' is a copy of the public key file the ssh_config bridge wrote for "
-                                          + "\(of) (\(users) host\(users == 1 ? "" : "s") use it)",
-                                      fix: names[original] == nil ? nil : "sshelf check --fix"))
+            found.append(
+                ModelProblem(
+                    kind: .bridgeSettings, recordID: identity.id,
+                    message:
+                        "identity '\(identity.name)' is a copy of the public key file the ssh_config bridge wrote for "
+                        + "\(of) (\(users) host\(users == 1 ? "" : "s") use it)",
+                    fix: names[original] == nil ? nil : "sshelf check --fix"))
         }
         return found
     }
@@ -99,9 +109,12 @@ public struct BridgeLeftovers: Sendable {
             var fixed = Fixed()
             let identities = try store.identities()
             let known = Set(identities.map(\.id))
-            let copies = Dictionary(identities.compactMap { identity in
-                keyCopy(identity.keyFile).flatMap { known.contains($0) && $0 != identity.id ? (identity.id, $0) : nil }
-            }, uniquingKeysWith: { a, _ in a })
+            let copies = Dictionary(
+                identities.compactMap { identity in
+                    keyCopy(identity.keyFile).flatMap {
+                        known.contains($0) && $0 != identity.id ? (identity.id, $0) : nil
+                    }
+                }, uniquingKeysWith: { a, _ in a })
             var stillUsed: Set<UUID> = []
             for var host in try store.hosts() {
                 let lines = lines(in: host.options)

@@ -32,14 +32,15 @@ public struct BridgeTransparencyCheck: Sendable {
         let workspace = bridge.workspace
         let include = SSHConfigInclude(home: workspace.homeDirectory, bridgePath: bridge.path)
         guard bridge.exists, include.isInstalled, access(OpenSSHOptionCheck.sshPath, X_OK) == 0,
-              let view = UserSSHConfig.hostLines(home: workspace.homeDirectory, own: bridge.locations.configDirectory),
-              let without = include.withoutInclude()
+            let view = UserSSHConfig.hostLines(home: workspace.homeDirectory, own: bridge.locations.configDirectory),
+            let without = include.withoutInclude()
         else { return [] }
         let checked = hosts.compactMap { host in
             ([host.name] + host.aliases).first(where: view.defines).map { (host.id, $0) }
         }
         guard !checked.isEmpty else { return [] }
-        let scratch = bridge.locations.configDirectory
+        let scratch =
+            bridge.locations.configDirectory
             + "/.transparency-check-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         guard (try? PrivateFiles.atomicWrite(Data(without), to: scratch)) != nil else { return [] }
         defer { unlink(scratch) }
@@ -75,7 +76,7 @@ public struct BridgeTransparencyCheck: Sendable {
     static func resolved(_ file: String, _ name: String) -> [String: [String]]? {
         let command = [OpenSSHOptionCheck.sshPath, "-G", "-F", file, "--", name]
         guard let output = ChildProcess.run(command, environment: [:]),
-              output.status == 0
+            output.status == 0
         else { return nil }
         var options: [String: [String]] = [:]
         for line in OpenSSHOptionCheck.messages(output.stdout) {
@@ -92,12 +93,13 @@ public struct BridgeTransparencyCheck: Sendable {
             let options = found.options.map { option in
                 "\(option.key) \(Self.values(option.with)) (without the bridge: \(Self.values(option.without)))"
             }
-            return ModelProblem(kind: .bridgeDisagrees, recordID: found.hostID,
-                                message: "host '\(found.name)': ssh reads it differently with the ssh_config bridge "
-                                    + "than from \(configPath) alone: \(options.joined(separator: "; "))",
-                                fix: "sshelf check --fix writes the bridge anew for \(configPath) as it is now; if they "
-                                    + "still disagree, make sshelf and that file agree (sshelf edit \(found.name) …, or take "
-                                    + "its block out of the file: the bridge has it)")
+            return ModelProblem(
+                kind: .bridgeDisagrees, recordID: found.hostID,
+                message: "host '\(found.name)': ssh reads it differently with the ssh_config bridge "
+                    + "than from \(configPath) alone: \(options.joined(separator: "; "))",
+                fix: "sshelf check --fix writes the bridge anew for \(configPath) as it is now; if they "
+                    + "still disagree, make sshelf and that file agree (sshelf edit \(found.name) …, or take "
+                    + "its block out of the file: the bridge has it)")
         }
     }
 

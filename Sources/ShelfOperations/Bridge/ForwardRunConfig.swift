@@ -10,13 +10,16 @@ extension SSHConfigBridge {
     /// Writes the bridge (pins and public keys current), then a private config at `path` where host `hostID` has the
     /// rules in `ruleIDs` as its forwards. With `onlyRules` (the user named rules) the forwards its patterns and its
     /// kept lines give (a socket forward kept as written) are left out too; else they run as `ssh HOST` would.
-    public func writeForwardRun(from store: Store, hostID: UUID, ruleIDs: Set<UUID>, onlyRules: Bool,
-                                to path: String) throws {
+    public func writeForwardRun(
+        from store: Store, hostID: UUID, ruleIDs: Set<UUID>, onlyRules: Bool,
+        to path: String
+    ) throws {
         try write(from: store)
         var input = try store.read { store in
-            SSHConfigEmitter.Input(hosts: try store.hosts(), identities: try store.identities(),
-                                   rules: try store.forwardRules(), groups: try store.groups(),
-                                   defaults: try store.optionDefaults())
+            SSHConfigEmitter.Input(
+                hosts: try store.hosts(), identities: try store.identities(),
+                rules: try store.forwardRules(), groups: try store.groups(),
+                defaults: try store.optionDefaults())
         }
         input.rules = input.rules.filter { ruleIDs.contains($0.id) && $0.hostID == hostID }
         if onlyRules {
@@ -28,7 +31,8 @@ extension SSHConfigBridge {
             for index in input.defaults.indices { input.defaults[index].options.removeAll(where: isForward) }
         }
         let bridge = SSHConfigEmitter.Bridge(
-            agentSocket: locations.agentSocket, pinsFile: pinsPath, publicKeyFiles: try writePublicKeys(input.identities),
+            agentSocket: locations.agentSocket, pinsFile: pinsPath,
+            publicKeyFiles: try writePublicKeys(input.identities),
             refused: try checkedOptions(input))
         let text = SSHConfigEmitter.emitBridge(input, bridge: bridge, generatedBy: "sshelf forward start --openssh")
         try PrivateFiles.atomicWrite(Data(text.utf8), to: path)

@@ -22,7 +22,9 @@ public enum OpenSSHOptionCheck {
     public static func refused(_ lines: [String], scratch: String) -> [String: String] {
         guard !lines.isEmpty, access(sshPath, X_OK) == 0 else { return [:] }
         let file = scratch + "/.option-check-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        guard (try? PrivateFiles.atomicWrite(Data(lines.map { $0 + "\n" }.joined().utf8), to: file)) != nil else { return [:] }
+        guard (try? PrivateFiles.atomicWrite(Data(lines.map { $0 + "\n" }.joined().utf8), to: file)) != nil else {
+            return [:]
+        }
         defer { unlink(file) }
         guard let output = ChildProcess.run([sshPath, "-G", "-F", file, "sshelf-option-check"], environment: [:]) else {
             return [:]
@@ -32,7 +34,7 @@ public enum OpenSSHOptionCheck {
         for message in messages(output.stderr) {
             // "FILE line N: why" or "FILE: line N: Bad configuration option: x"
             guard let range = message.firstRange(of: file), let number = lineNumber(message[range.upperBound...]),
-                  (1...lines.count).contains(number.value)
+                (1...lines.count).contains(number.value)
             else { continue }
             refused[lines[number.value - 1]] = String(number.rest).trimmingSpaces()
         }
@@ -48,9 +50,10 @@ public enum OpenSSHOptionCheck {
     /// ssh's words about one line given as `-o`, or nil when it takes it.
     public static func refusal(_ line: String) -> String? {
         guard access(sshPath, X_OK) == 0,
-              let output = ChildProcess.run([sshPath, "-G", "-F", "/dev/null", "-o", line, "sshelf-option-check"],
-                                            environment: [:]),
-              output.status != 0
+            let output = ChildProcess.run(
+                [sshPath, "-G", "-F", "/dev/null", "-o", line, "sshelf-option-check"],
+                environment: [:]),
+            output.status != 0
         else { return nil }
         let text = messages(output.stderr).first ?? "refused"
         // "command-line line 0: why" or "command-line: line 0: why": the line is ours, the why is ssh's.
@@ -62,8 +65,9 @@ public enum OpenSSHOptionCheck {
     /// is installed: then nothing can break).
     public static func fileRefusal(_ path: String) -> String? {
         guard access(sshPath, X_OK) == 0,
-              let output = ChildProcess.run([sshPath, "-G", "-F", path, "sshelf-bridge-check.invalid"], environment: [:]),
-              output.status != 0
+            let output = ChildProcess.run(
+                [sshPath, "-G", "-F", path, "sshelf-bridge-check.invalid"], environment: [:]),
+            output.status != 0
         else { return nil }
         return messages(output.stderr).joined(separator: "; ")
     }

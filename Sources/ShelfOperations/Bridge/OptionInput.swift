@@ -9,12 +9,14 @@ public enum OptionInput {
     public static func check(_ lines: [String], flag: String = "--option") throws {
         for line in lines {
             if let problem = SSHOption.problem(line) {
-                throw ShelfError(.invalid, "\(flag) '\(Display.safe(line))': \(problem)",
-                                 hint: "give one ssh_config line as 'Keyword value', e.g. --option 'ServerAliveInterval 30'")
+                throw ShelfError(
+                    .invalid, "\(flag) '\(Display.safe(line))': \(problem)",
+                    hint: "give one ssh_config line as 'Keyword value', e.g. --option 'ServerAliveInterval 30'")
             }
             if let refusal = OpenSSHOptionCheck.refusal(line) {
-                throw ShelfError(.invalid, "\(flag) '\(Display.safe(line))': ssh refuses it: \(Display.safe(refusal))",
-                                 hint: "sshelf keeps only lines this ssh reads (see 'man ssh_config')")
+                throw ShelfError(
+                    .invalid, "\(flag) '\(Display.safe(line))': ssh refuses it: \(Display.safe(refusal))",
+                    hint: "sshelf keeps only lines this ssh reads (see 'man ssh_config')")
             }
         }
     }
@@ -26,9 +28,12 @@ public enum OptionInput {
         try check(new)
         let (edited, notFound) = SSHOption.edited(lines, setting: new, removing: keys)
         if let missing = notFound.first {
-            throw ShelfError(.notFound, "\(Display.safe(owner)) has no option '\(Display.safe(missing))'",
-                             hint: lines.isEmpty ? "it has no options" : "its options: "
-                                 + lines.compactMap { SSHOption(line: $0)?.keyword }.map(Display.safe).joined(separator: ", "))
+            throw ShelfError(
+                .notFound, "\(Display.safe(owner)) has no option '\(Display.safe(missing))'",
+                hint: lines.isEmpty
+                    ? "it has no options"
+                    : "its options: "
+                        + lines.compactMap { SSHOption(line: $0)?.keyword }.map(Display.safe).joined(separator: ", "))
         }
         return edited
     }

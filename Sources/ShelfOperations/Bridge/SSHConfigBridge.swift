@@ -38,7 +38,8 @@ public struct SSHConfigBridge: Sendable {
         store.afterChange = { store in
             guard self.exists else { return }
             do { _ = try self.write(from: store) } catch {
-                self.workspace.warn("could not update the ssh_config bridge \(self.path): \(ShelfError(from: error).message)")
+                self.workspace.warn(
+                    "could not update the ssh_config bridge \(self.path): \(ShelfError(from: error).message)")
             }
         }
     }
@@ -52,18 +53,21 @@ public struct SSHConfigBridge: Sendable {
         let lock = try Lock(lockPath)
         defer { lock.release() }
         let input = try store.read { store in
-            SSHConfigEmitter.Input(hosts: try store.hosts(), identities: try store.identities(),
-                                   rules: try store.forwardRules(), groups: try store.groups(),
-                                   defaults: try store.optionDefaults())
+            SSHConfigEmitter.Input(
+                hosts: try store.hosts(), identities: try store.identities(),
+                rules: try store.forwardRules(), groups: try store.groups(),
+                defaults: try store.optionDefaults())
         }
         let refused = try checkedOptions(input)
         let keys = try writePublicKeys(input.identities)
         try replaceIfChanged(pinsPath, Data(Self.pins(input.hosts).utf8))
         let include = SSHConfigInclude(home: workspace.homeDirectory, bridgePath: path)
-        let userConfig = included ?? include.isInstalled
+        let userConfig =
+            included ?? include.isInstalled
             ? UserSSHConfig.hostLines(home: workspace.homeDirectory, own: locations.configDirectory) : nil
-        let bridge = SSHConfigEmitter.Bridge(agentSocket: locations.agentSocket, pinsFile: pinsPath, publicKeyFiles: keys,
-                                             refused: refused, userConfig: userConfig)
+        let bridge = SSHConfigEmitter.Bridge(
+            agentSocket: locations.agentSocket, pinsFile: pinsPath, publicKeyFiles: keys,
+            refused: refused, userConfig: userConfig)
         let text = SSHConfigEmitter.emitBridge(input, bridge: bridge, generatedBy: "sshelf")
         let changed = try replaceIfChanged(path, Data(text.utf8), check: checkReadable)
         return Written(hosts: input.hosts.count, changed: changed, refused: refused)
@@ -85,7 +89,9 @@ public struct SSHConfigBridge: Sendable {
         for host in hosts {
             guard let pin = host.pinnedHostKey, isKeyWord(pin.type), isBase64(pin.key) else { continue }
             let address = host.hostname.isEmpty ? host.name : host.hostname
-            guard Validation.hostnameProblem(address) == nil, !address.contains(where: { ",*?!#".contains($0) }) else { continue }
+            guard Validation.hostnameProblem(address) == nil, !address.contains(where: { ",*?!#".contains($0) }) else {
+                continue
+            }
             let name = host.port == Host.defaultPort ? address : "[\(address)]:\(host.port)"
             lines.insert("\(name) \(pin.type) \(pin.key)")
         }
@@ -94,13 +100,18 @@ public struct SSHConfigBridge: Sendable {
     }
 
     static func isKeyWord(_ text: String) -> Bool {
-        !text.isEmpty && text.utf8.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D || $0 == 0x40 || $0 == 0x2E }
+        !text.isEmpty
+            && text.utf8.allSatisfy {
+                (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D || $0 == 0x40 || $0 == 0x2E
+            }
     }
 
     static func isBase64(_ text: String) -> Bool {
-        !text.isEmpty && text.utf8.allSatisfy {
-            (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2B || $0 == 0x2F || $0 == 0x3D
-        }
+        !text.isEmpty
+            && text.utf8.allSatisfy {
+                (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2B
+                    || $0 == 0x2F || $0 == 0x3D
+            }
     }
 
     // MARK: public keys of vault identities
@@ -119,7 +130,8 @@ public struct SSHConfigBridge: Sendable {
             files[identity.id] = file
         }
         let wanted = Set(files.values.map { $0.lastPathPart })
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where !wanted.contains(name) {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where !wanted.contains(name)
+        {
             unlink(directory + "/" + name)
         }
         return files
@@ -127,7 +139,9 @@ public struct SSHConfigBridge: Sendable {
 
     /// The identity's name as a key comment: one word of printable text.
     static func commentSafe(_ name: String) -> String {
-        let cleaned = name.unicodeScalars.map { Validation.isForbidden($0) || $0 == " " || $0 == "\t" ? "-" : String($0) }.joined()
+        let cleaned = name.unicodeScalars.map {
+            Validation.isForbidden($0) || $0 == " " || $0 == "\t" ? "-" : String($0)
+        }.joined()
         return cleaned.isEmpty ? "sshelf" : "sshelf:" + cleaned
     }
 
@@ -142,10 +156,11 @@ public struct SSHConfigBridge: Sendable {
         where SSHOption.problem(line) == nil && seen.insert(line).inserted {
             lines.append(line)
         }
-        let digest = Digest.sha256(Array(lines.joined(separator: "\n").utf8)).map { TextFormat.hex($0) }.joined()
+        let digest =
+            Digest.sha256(Array(lines.joined(separator: "\n").utf8)).map { TextFormat.hex($0) }.joined()
             + " " + OpenSSHOptionCheck.version
         if let state = try? RegularFile.read(statePath, limit: 4 << 20),
-           let saved = try? JSONDecoder().decode(CheckState.self, from: Data(state)), saved.digest == digest
+            let saved = try? JSONDecoder().decode(CheckState.self, from: Data(state)), saved.digest == digest
         {
             return saved.refused
         }
@@ -167,7 +182,7 @@ public struct SSHConfigBridge: Sendable {
     @discardableResult
     func replaceIfChanged(_ path: String, _ data: Data, check: ((Data) throws -> Void)? = nil) throws -> Bool {
         if let current = try? RegularFile.read(path, limit: max(data.count + 1, 1)), current.count == data.count,
-           current.elementsEqual(data)
+            current.elementsEqual(data)
         {
             PrivateFiles.tighten(path)
             return false
@@ -189,17 +204,20 @@ public struct SSHConfigBridge: Sendable {
             do {
                 _ = try SSHConfigLexer.lex(Substring(text), file: path, number: number)
             } catch {
-                throw ShelfError(.failure, "the new ssh_config bridge could not be read back (\(error)); the old one is kept",
-                                 hint: "run 'sshelf check' to see which host cannot be written")
+                throw ShelfError(
+                    .failure, "the new ssh_config bridge could not be read back (\(error)); the old one is kept",
+                    hint: "run 'sshelf check' to see which host cannot be written")
             }
         }
         let scratch = locations.configDirectory + "/.bridge-check-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         try PrivateFiles.atomicWrite(data, to: scratch)
         defer { unlink(scratch) }
         if let refusal = OpenSSHOptionCheck.fileRefusal(scratch) {
-            throw ShelfError(.failure, "ssh cannot read the new ssh_config bridge (\(refusal.replacing(scratch, with: "bridge"))); the "
-                + "old one is kept",
-                             hint: "run 'sshelf check' to see which host cannot be written")
+            throw ShelfError(
+                .failure,
+                "ssh cannot read the new ssh_config bridge (\(refusal.replacing(scratch, with: "bridge"))); the "
+                    + "old one is kept",
+                hint: "run 'sshelf check' to see which host cannot be written")
         }
     }
 
@@ -209,7 +227,9 @@ public struct SSHConfigBridge: Sendable {
 
         init(_ path: String) throws {
             fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-            guard fd >= 0 else { throw ShelfError(.failure, "cannot open \(path): \(String(cString: strerror(errno)))") }
+            guard fd >= 0 else {
+                throw ShelfError(.failure, "cannot open \(path): \(String(cString: strerror(errno)))")
+            }
             while flock(fd, LOCK_EX) != 0 {
                 guard errno == EINTR else {
                     let reason = String(cString: strerror(errno))

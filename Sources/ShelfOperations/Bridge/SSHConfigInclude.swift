@@ -100,7 +100,7 @@ public struct SSHConfigInclude: Sendable {
         var text = String(decoding: bytes[range], as: UTF8.self)
         while text.hasSuffix("\n") || text.hasSuffix("\r") { text.removeLast() }
         guard let lexed = try? SSHConfigLexer.lex(Substring(text), file: "", number: 0), lexed.key == "include",
-              lexed.arguments.count == 1
+            lexed.arguments.count == 1
         else { return false }
         return SSHConfigReader.expandTilde(lexed.arguments[0], home: home) == bridgePath
     }
@@ -109,8 +109,12 @@ public struct SSHConfigInclude: Sendable {
 
     /// The file a change goes to: the config itself, or what it links to.
     func resolved() -> String {
-        guard let destination = try? FileManager.default.destinationOfSymbolicLink(atPath: configPath) else { return configPath }
-        let absolute = destination.hasPrefix("/") ? destination
+        guard let destination = try? FileManager.default.destinationOfSymbolicLink(atPath: configPath) else {
+            return configPath
+        }
+        let absolute =
+            destination.hasPrefix("/")
+            ? destination
             : configPath.parentPath.appendingPathPart(destination)
         guard let real = realpath(absolute, nil) else { return PathText.standardized(absolute, home: home) }
         defer { free(real) }
@@ -120,7 +124,9 @@ public struct SSHConfigInclude: Sendable {
     func contents(_ path: String) throws -> [UInt8]? {
         guard access(path, F_OK) == 0 else { return nil }
         do { return try RegularFile.read(path, limit: 256 << 20) } catch {
-            throw ShelfError(.failure, "cannot read \(path): \(error)", hint: "sshelf changes ~/.ssh/config only when it can read it")
+            throw ShelfError(
+                .failure, "cannot read \(path): \(error)", hint: "sshelf changes ~/.ssh/config only when it can read it"
+            )
         }
     }
 
@@ -138,7 +144,9 @@ public struct SSHConfigInclude: Sendable {
         let mode = original.flatMap(PrivateFiles.mode(of:)) ?? PrivateFiles.fileMode
         do {
             try PrivateFiles.atomicWrite(Data(bytes), to: path)
-            if chmod(path, mode) != 0 { throw ShelfError(.failure, "cannot set the mode of \(path): \(String(cString: strerror(errno)))") }
+            if chmod(path, mode) != 0 {
+                throw ShelfError(.failure, "cannot set the mode of \(path): \(String(cString: strerror(errno)))")
+            }
         } catch {
             throw ShelfError(.failure, "cannot write \(path): \(error)", hint: "the copy from before is \(backupPath)")
         }

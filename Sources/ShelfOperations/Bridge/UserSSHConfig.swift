@@ -13,10 +13,15 @@ public enum UserSSHConfig {
         SSHConfigSource(
             read: { path in
                 let data: [UInt8]
-                do { data = try RegularFile.read(path, limit: SSHConfigReader.maxFileSize) } catch let error as RegularFileError {
+                do { data = try RegularFile.read(path, limit: SSHConfigReader.maxFileSize) } catch let error
+                    as RegularFileError
+                {
                     switch error.kind {
-                    case .missing: throw ShelfError(.notFound, "cannot read \(path): \(String(cString: strerror(ENOENT)))")
-                    case .tooLarge: throw ShelfError(.invalid, "\(path) \(SSHConfigReader.sizeProblem)", hint: SSHConfigReader.sizeHint)
+                    case .missing:
+                        throw ShelfError(.notFound, "cannot read \(path): \(String(cString: strerror(ENOENT)))")
+                    case .tooLarge:
+                        throw ShelfError(
+                            .invalid, "\(path) \(SSHConfigReader.sizeProblem)", hint: SSHConfigReader.sizeHint)
                     case .notRegular, .unreadable: throw ShelfError(.invalid, error.description)
                     }
                 }
@@ -36,7 +41,8 @@ public enum UserSSHConfig {
                 let own = realPath(configDirectory)
                 let file = realPath(path)
                 guard file == own || file.hasPrefix(own + "/") else { return nil }
-                return "it is sshelf's own output (the ssh_config bridge or a file beside it, written from this store); "
+                return
+                    "it is sshelf's own output (the ssh_config bridge or a file beside it, written from this store); "
                     + "importing it would bring sshelf's hosts and its agent and pin settings back in as copies"
             })
     }
@@ -52,8 +58,9 @@ public enum UserSSHConfig {
     public static func hostLines(home: String, own configDirectory: String) -> SSHConfigHostLines? {
         let path = home + "/.ssh/config"
         guard access(path, F_OK) == 0,
-              let document = try? SSHConfigReader.read(path: path, source: fileSource(home: home, own: configDirectory),
-                                                       includeBase: home + "/.ssh")
+            let document = try? SSHConfigReader.read(
+                path: path, source: fileSource(home: home, own: configDirectory),
+                includeBase: home + "/.ssh")
         else { return nil }
         return SSHConfigHostLines(document)
     }

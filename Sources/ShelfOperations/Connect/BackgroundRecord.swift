@@ -22,11 +22,14 @@ public final class BackgroundRecord: @unchecked Sendable {
         self.store = store
         // A joinable POSIX thread, so nothing of it is still running when the process exits.
         let context = Unmanaged.passUnretained(self).toOpaque()
-        started = pthread_create(&thread, nil, { context in
-            guard let context else { return nil }
-            Unmanaged<BackgroundRecord>.fromOpaque(context).takeUnretainedValue().run()
-            return nil
-        }, context) == 0
+        started =
+            pthread_create(
+                &thread, nil,
+                { context in
+                    guard let context else { return nil }
+                    Unmanaged<BackgroundRecord>.fromOpaque(context).takeUnretainedValue().run()
+                    return nil
+                }, context) == 0
         if !started { run() }
     }
 

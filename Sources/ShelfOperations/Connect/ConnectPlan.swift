@@ -23,31 +23,38 @@ public struct ConnectPlan: Sendable {
             // A field the host leaves unset is taken from its Host patterns, as ssh would (`Host prod-*` / `User
             // deploy`).
             let endpoints = chain.map { host in
-                SSHEndpoint(host: OptionDefaults.applied(defaults, to: host).host,
-                            identity: host.identityID.flatMap { identities[$0] }, defaults: defaults)
+                SSHEndpoint(
+                    host: OptionDefaults.applied(defaults, to: host).host,
+                    identity: host.identityID.flatMap { identities[$0] }, defaults: defaults)
             }
             return ConnectPlan(hosts: chain, endpoints: endpoints)
         }
     }
 
     /// A jump host's own jumps come before it (OpenSSH follows ProxyJump of a jump host the same way).
-    private static func expand(_ host: ShelfCore.Host, into chain: inout [ShelfCore.Host], visiting: Set<UUID>,
-                               store: Store) throws {
+    private static func expand(
+        _ host: ShelfCore.Host, into chain: inout [ShelfCore.Host], visiting: Set<UUID>,
+        store: Store
+    ) throws {
         // Hints name the host as a command takes it (NAME@ID when the name is shared), quoted for the shell.
         let named = ShellWord.quote(Display.safe(try Resolve.reference(host, in: store)))
         guard !visiting.contains(host.id) else {
-            throw ShelfError(.invalid, "the jump chain of '\(Display.safe(host.name))' loops back to itself",
-                             hint: "fix it with: sshelf edit \(named) --jump HOST[,HOST...] (or --jump '' for none)")
+            throw ShelfError(
+                .invalid, "the jump chain of '\(Display.safe(host.name))' loops back to itself",
+                hint: "fix it with: sshelf edit \(named) --jump HOST[,HOST...] (or --jump '' for none)")
         }
         if !host.unresolvedJump.isEmpty && host.jumpHostIDs.isEmpty {
-            throw ShelfError(.invalid, "'\(Display.safe(host.name))' jumps through '\(Display.safe(host.unresolvedJump))', which "
-                + "is not a known host",
-                             hint: "add that host, then: sshelf edit \(named) --jump NAME")
+            throw ShelfError(
+                .invalid,
+                "'\(Display.safe(host.name))' jumps through '\(Display.safe(host.unresolvedJump))', which "
+                    + "is not a known host",
+                hint: "add that host, then: sshelf edit \(named) --jump NAME")
         }
         for id in host.jumpHostIDs {
             guard let jump = try store.host(id: id) else {
-                throw ShelfError(.notFound, "a jump host of '\(Display.safe(host.name))' no longer exists",
-                                 hint: "sshelf edit \(named) --jump HOST[,HOST...] (or --jump '' for none)")
+                throw ShelfError(
+                    .notFound, "a jump host of '\(Display.safe(host.name))' no longer exists",
+                    hint: "sshelf edit \(named) --jump HOST[,HOST...] (or --jump '' for none)")
             }
             try expand(jump, into: &chain, visiting: visiting.union([host.id]), store: store)
         }
@@ -108,9 +115,10 @@ extension ConnectOptions {
     /// How this user connects: sshelf's known_hosts, then ~/.ssh/known_hosts; ssh-agent when SSH_AUTH_SOCK is set.
     public static func standard(_ workspace: Workspace, connectTimeout: Double? = nil) -> ConnectOptions {
         let agent = workspace.environment["SSH_AUTH_SOCK"].flatMap { $0.isEmpty ? nil : $0 }
-        var options = ConnectOptions(trust: .standard(locations: workspace.locations, home: workspace.homeDirectory),
-                                     connectTimeout: connectTimeout ?? 10, agentSocket: agent,
-                                     connectTimeoutGiven: connectTimeout != nil, environment: workspace.environment)
+        var options = ConnectOptions(
+            trust: .standard(locations: workspace.locations, home: workspace.homeDirectory),
+            connectTimeout: connectTimeout ?? 10, agentSocket: agent,
+            connectTimeoutGiven: connectTimeout != nil, environment: workspace.environment)
         // The signature itself: libssh2 wraps it with the algorithm's name.
         options.certificateSigner = { keyFile, passphrase, data in
             guard case .success(let key) = SSHPrivateKey.fromKeyFile(keyFile, passphrase: passphrase),

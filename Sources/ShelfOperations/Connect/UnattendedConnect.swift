@@ -25,12 +25,15 @@ public final class UnattendedCredentials: CredentialSource {
     /// `who` names the process in messages ("'sshelf forward up'"); `vault` is one opened and unlocked at start with
     /// a passphrase the user handed over (--passphrase-fd), shared by every host's runner.
     /// `releasedBy` names the releasing command in the release log (forward, exec).
-    public init(workspace: Workspace, store: Store, who: String = "'sshelf forward up'", vault: Vault? = nil,
-                releasedBy: String) {
+    public init(
+        workspace: Workspace, store: Store, who: String = "'sshelf forward up'", vault: Vault? = nil,
+        releasedBy: String
+    ) {
         self.who = who
         self.store = store
-        vaultSource = VaultCredentialSource(workspace: workspace, store: store, vault: vault, releasedBy: releasedBy,
-                                            askPassphrase: nil)
+        vaultSource = VaultCredentialSource(
+            workspace: workspace, store: store, vault: vault, releasedBy: releasedBy,
+            askPassphrase: nil)
     }
     private let who: String
     private let store: Store
@@ -56,7 +59,9 @@ public final class UnattendedCredentials: CredentialSource {
         check(reference) ?? vaultSource.password(for: reference, on: hop)
     }
 
-    public func rememberPassword(_ password: SecretBytes, forHost hostID: UUID, on hop: VerifiedSession) -> ReferenceKey? { nil }
+    public func rememberPassword(_ password: SecretBytes, forHost hostID: UUID, on hop: VerifiedSession)
+        -> ReferenceKey?
+    { nil }
     public var canRemember: Bool { false }
 
     /// An item the vault cannot open now is explained for a process nobody can type into. The refusal follows the
@@ -73,13 +78,14 @@ public final class UnattendedCredentials: CredentialSource {
 
     /// An item in the user's words: "the password of host 'web'", "the private key of identity 'deploy'".
     func describe(_ reference: ReferenceKey) -> String {
-        let owner = reference.ownerID.flatMap { id -> String? in
-            switch reference.owner {
-            case .host: return (try? store.host(id: id))??.name
-            case .identity: return (try? store.identities())?.first { $0.id == id }?.name
-            case .sync, .log: return nil
-            }
-        }.map { "'\(Display.safe($0))'" } ?? "(\(reference.rawValue))"
+        let owner =
+            reference.ownerID.flatMap { id -> String? in
+                switch reference.owner {
+                case .host: return (try? store.host(id: id))??.name
+                case .identity: return (try? store.identities())?.first { $0.id == id }?.name
+                case .sync, .log: return nil
+                }
+            }.map { "'\(Display.safe($0))'" } ?? "(\(reference.rawValue))"
         switch (reference.owner, reference.secret) {
         case (.host, .remember): return "the remembered password of host \(owner)"
         case (.host, _): return "the password of host \(owner)"

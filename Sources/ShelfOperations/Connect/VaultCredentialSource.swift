@@ -23,8 +23,10 @@ public final class VaultCredentialSource: CredentialSource {
 
     /// `store` is the calling thread's connection (to see whether a host has autostart forwards). `vault`, when
     /// given, is a vault opened (and perhaps unlocked) by the caller, shared by several sources.
-    public init(workspace: Workspace, store: Store, vault: Vault? = nil, releasedBy: String,
-                askPassphrase: (() -> SecretBytes?)?) {
+    public init(
+        workspace: Workspace, store: Store, vault: Vault? = nil, releasedBy: String,
+        askPassphrase: (() -> SecretBytes?)?
+    ) {
         self.workspace = workspace
         self.store = store
         self.releasedBy = releasedBy
@@ -48,9 +50,12 @@ public final class VaultCredentialSource: CredentialSource {
         case .failure(let error): return .failure(error)
         case .success(let vault):
             do {
-                guard let info = try vault.items().first(where: { $0.key == reference.rawValue }) else { return .success(nil) }
+                guard let info = try vault.items().first(where: { $0.key == reference.rawValue }) else {
+                    return .success(nil)
+                }
                 guard let known = info.knownClass else {
-                    return .failure(VaultError(.unavailable, "\(reference) is stored under a class this sshelf does not know"))
+                    return .failure(
+                        VaultError(.unavailable, "\(reference) is stored under a class this sshelf does not know"))
                 }
                 return .success(known)
             } catch {
@@ -75,7 +80,9 @@ public final class VaultCredentialSource: CredentialSource {
     private func lookup(_ reference: ReferenceKey, for hop: VerifiedSession) -> ShelfSSH.CredentialLookup {
         // The device's own keys (sync's, the release log's) are never a host's or an identity's secret, whatever a
         // record says.
-        if reference.isDeviceSecret { return .unavailable(reason: "\(reference) is one of this device's own keys, never sent to a server") }
+        if reference.isDeviceSecret {
+            return .unavailable(reason: "\(reference) is one of this device's own keys, never sent to a server")
+        }
         let stored: AccessibilityClass
         switch storedClass(reference) {
         case .failure(let error): return .unavailable(reason: error.message, hint: error.hint)
@@ -93,7 +100,7 @@ public final class VaultCredentialSource: CredentialSource {
             do {
                 try vault.unlock(passphrase: passphrase)
                 answer = vault.release(reference, class: stored, for: purpose, log: log)
-            } catch where error.kind == .wrongPassphrase {
+            } catch  where error.kind == .wrongPassphrase {
                 wrong += 1
             } catch {
                 return .unavailable(reason: error.message, hint: error.hint)
@@ -137,7 +144,8 @@ public final class VaultCredentialSource: CredentialSource {
     /// The fix for this device when a secret the host names is not in its vault, from its own sync state.
     public var notSyncedHint: String? {
         guard (try? SyncSettings.load(from: store)) != nil else {
-            return "this device does not sync: store the secret here ('sshelf vault set-password HOST', 'sshelf identity "
+            return
+                "this device does not sync: store the secret here ('sshelf vault set-password HOST', 'sshelf identity "
                 + "import'), or turn sync on ('sshelf sync enable') and join your other devices"
         }
         let report = SyncRunner.lastReport(workspace.locations)
@@ -152,7 +160,8 @@ public final class VaultCredentialSource: CredentialSource {
             return "this device waits to be enrolled: run 'sshelf sync now' on the device that invited it, then "
                 + "'sshelf sync now' here"
         case "revoked"?:
-            return "this device was revoked from the sync group: store the secret here ('sshelf vault set-password HOST')"
+            return
+                "this device was revoked from the sync group: store the secret here ('sshelf vault set-password HOST')"
         case "member"?:
             break
         default:
@@ -163,7 +172,8 @@ public final class VaultCredentialSource: CredentialSource {
             return "credentials are not synced on this device: run 'sshelf sync enable --credentials' here"
         }
         if report?.reason?.hasPrefix("vault locked") == true {
-            return "the vault was locked when this device last synced: run 'sshelf vault unlock', then 'sshelf sync now'"
+            return
+                "the vault was locked when this device last synced: run 'sshelf vault unlock', then 'sshelf sync now'"
         }
         return "it has not reached this device yet: run 'sshelf sync now' here, and 'sshelf sync status' on the device "
             + "where it was saved (its credential sync must be on)"
@@ -183,24 +193,31 @@ public final class VaultCredentialSource: CredentialSource {
 
     /// The class a remembered key-file passphrase of `identityID` is stored in, by the identity's read moment.
     public func rememberClass(forIdentity identityID: UUID) -> AccessibilityClass {
-        let moment = (try? store.read { store in
-            ClassPolicy.readMoment(identity: identityID, hosts: try store.hosts(), forwardRules: try store.forwardRules())
-        }) ?? .interactive
+        let moment =
+            (try? store.read { store in
+                ClassPolicy.readMoment(
+                    identity: identityID, hosts: try store.hosts(), forwardRules: try store.forwardRules())
+            }) ?? .interactive
         return ClassPolicy.accessibility(for: .identityPassphrase, readAt: moment)
     }
 
     /// Stores the typed password behind the "remember" gate, in `rememberClass`. Through the vault session: when it
     /// is locked, the passphrase is asked (where someone can answer) and the unlock serves every sshelf process.
-    public func rememberPassword(_ password: SecretBytes, forHost hostID: UUID, on hop: VerifiedSession) -> ReferenceKey? {
+    public func rememberPassword(_ password: SecretBytes, forHost hostID: UUID, on hop: VerifiedSession)
+        -> ReferenceKey?
+    {
         let accessibility = rememberClass(forHost: hostID)
-        let stored = throughSession(.hostPassword(hostID), accessibility, what: "the password") { (vault) throws(VaultError) in
+        let stored = throughSession(.hostPassword(hostID), accessibility, what: "the password") {
+            (vault) throws(VaultError) in
             try vault.saveRememberedPassword(password, enabled: true, hostID: hostID, class: accessibility)
         }
         return stored ? .hostPassword(hostID) : nil
     }
 
     /// Stores a key file's passphrase as `identity.<uuid>.passphrase`, in the identity's class, like a password.
-    public func rememberKeyPassphrase(_ passphrase: SecretBytes, identityID: UUID, on hop: VerifiedSession) -> ReferenceKey? {
+    public func rememberKeyPassphrase(_ passphrase: SecretBytes, identityID: UUID, on hop: VerifiedSession)
+        -> ReferenceKey?
+    {
         let accessibility = rememberClass(forIdentity: identityID)
         let key = ReferenceKey.identityPassphrase(identityID)
         let stored = throughSession(key, accessibility, what: "the key passphrase") { (vault) throws(VaultError) in
@@ -211,8 +228,10 @@ public final class VaultCredentialSource: CredentialSource {
 
     /// Runs a vault write; a locked session is unlocked with the passphrase asked (three tries), and when it stays
     /// locked the warning says why and what to run. False when nothing was stored.
-    private func throughSession(_ key: ReferenceKey, _ accessibility: AccessibilityClass, what: String,
-                                _ write: (Vault) throws(VaultError) -> Void) -> Bool {
+    private func throughSession(
+        _ key: ReferenceKey, _ accessibility: AccessibilityClass, what: String,
+        _ write: (Vault) throws(VaultError) -> Void
+    ) -> Bool {
         do {
             let vault: Vault
             if case .success(let known)? = opened {
@@ -226,17 +245,18 @@ public final class VaultCredentialSource: CredentialSource {
                 do {
                     try write(vault)
                     return true
-                } catch where error.kind == .locked {
+                } catch  where error.kind == .locked {
                     guard wrong < Self.passphraseTries, let passphrase = askPassphrase?() else {
                         let (reason, hint) = LockedCredential.explain(
                             key, stored: accessibility, situation: wrong > 0 ? .wrongPassphrase(wrong) : .noPassphrase,
                             keyringInUse: keyringInUse)
-                        workspace.warn("could not remember \(what): \(reason) (\(hint); then log in again and answer 'y')")
+                        workspace.warn(
+                            "could not remember \(what): \(reason) (\(hint); then log in again and answer 'y')")
                         return false
                     }
                     do {
                         try vault.unlock(passphrase: passphrase)
-                    } catch where error.kind == .wrongPassphrase {
+                    } catch  where error.kind == .wrongPassphrase {
                         wrong += 1
                     }
                 }

@@ -82,7 +82,8 @@ struct AgentKeyBindings {
         case .signOnForwardingHop: return "the connection is bound for forwarding the agent, not for a login"
         case .forwardedThroughLogin: return "the connection's bindings are out of order (a login before a forwarding)"
         case .hopNotBound(let index, let hostKey):
-            return "the agent was forwarded through \(server(hostKey)) (hop \(index + 1)), which is not one of the key's "
+            return
+                "the agent was forwarded through \(server(hostKey)) (hop \(index + 1)), which is not one of the key's "
                 + "hosts (\(boundNames(blob)))"
         case .destinationNotBound(let hostKey):
             return "\(server(hostKey)) is not one of the key's hosts (\(boundNames(blob)))"

@@ -82,7 +82,8 @@ public final class AgentService: @unchecked Sendable {
         }
         switch request {
         case .requestIdentities:
-            return AgentProtocol.identitiesAnswer(listed(on: connection).map { (blob: $0.blob, comment: $0.identity.name) })
+            return AgentProtocol.identitiesAnswer(
+                listed(on: connection).map { (blob: $0.blob, comment: $0.identity.name) })
         case .sign(let blob, let data, let flags):
             return sign(blob: blob, data: data, flags: flags, on: connection)
         case .add(let add):
@@ -225,8 +226,9 @@ public final class AgentService: @unchecked Sendable {
             report("the vault session is open: every key is listed again")
         } else {
             let names = left.map { "'\(Display.safe($0.name))'" }.joined(separator: ", ")
-            report("not listing \(names): the vault is locked for their class; run 'sshelf vault unlock' (or 'sshelf "
-                + "agent start --unlock') to serve them")
+            report(
+                "not listing \(names): the vault is locked for their class; run 'sshelf vault unlock' (or 'sshelf "
+                    + "agent start --unlock') to serve them")
         }
     }
 
@@ -305,8 +307,9 @@ public final class AgentService: @unchecked Sendable {
                 }?.name
             }
             if let locked {
-                report("refused to sign with key '\(Display.safe(locked))' for \(who): the vault is locked for its "
-                    + "class; run 'sshelf vault unlock'")
+                report(
+                    "refused to sign with key '\(Display.safe(locked))' for \(who): the vault is locked for its "
+                        + "class; run 'sshelf vault unlock'")
                 return AgentProtocol.status(false)
             }
             report("refused to sign for \(who): the key \(SSHPublicKey.fingerprint(blob)) is not one this agent serves")
@@ -590,8 +593,10 @@ public final class AgentService: @unchecked Sendable {
         }
         let waited = outcome.waited > .zero ? " (after waiting \(Self.seconds(outcome.waited)) s)" : ""
         if outcome.accepted {
-            report("\(who) unlocked " + (what == "agent" ? "the agent" : "the vault session (for every sshelf process of this user)")
-                + waited)
+            report(
+                "\(who) unlocked "
+                    + (what == "agent" ? "the agent" : "the vault session (for every sshelf process of this user)")
+                    + waited)
         } else {
             report(
                 "\(who) gave a wrong \(what) passphrase to unlock\(waited)" + (problem.map { " (\($0))" } ?? "")
@@ -602,7 +607,8 @@ public final class AgentService: @unchecked Sendable {
 
     private static func seconds(_ duration: Duration) -> String {
         let (seconds, attoseconds) = duration.components
-        return attoseconds == 0 ? "\(seconds)" : TextFormat.fixed(Double(seconds) + Double(attoseconds) / 1e18, places: 1)
+        return attoseconds == 0
+            ? "\(seconds)" : TextFormat.fixed(Double(seconds) + Double(attoseconds) / 1e18, places: 1)
     }
 
     // MARK: status

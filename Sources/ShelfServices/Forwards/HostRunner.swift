@@ -121,8 +121,9 @@ public final class HostRunner: @unchecked Sendable {
         }
         lock.unlock()
         for failure in failures {
-            report("\(Display.safe(hostName)): -\(failure.rule.spec.flag) \(failure.rule.spec) left out: "
-                   + Display.safe(ShelfError(from: failure.error).message))
+            report(
+                "\(Display.safe(hostName)): -\(failure.rule.spec.flag) \(failure.rule.spec) left out: "
+                    + Display.safe(ShelfError(from: failure.error).message))
         }
     }
 

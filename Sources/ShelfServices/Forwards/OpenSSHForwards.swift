@@ -12,25 +12,31 @@ import ShelfStore
 import ShelfSystem
 
 public enum OpenSSHForwards {
-    public static func run(_ plan: ConnectPlan, rules: [PortForwardRule], onlyRules: Bool, store: Store,
-                    context: AppContext) throws -> Int32 {
+    public static func run(
+        _ plan: ConnectPlan, rules: [PortForwardRule], onlyRules: Bool, store: Store,
+        context: AppContext
+    ) throws -> Int32 {
         let ssh = OpenSSHHandover.sshPath
         guard access(ssh, X_OK) == 0 else {
-            throw ShelfError(.failure, "OpenSSH's ssh is not installed (\(ssh))",
-                             hint: "install openssh-client, or start the rules without --openssh")
+            throw ShelfError(
+                .failure, "OpenSSH's ssh is not installed (\(ssh))",
+                hint: "install openssh-client, or start the rules without --openssh")
         }
         let target = plan.target
         guard SSHConfigEmitter.writtenNames(try store.hosts())[target.id] == target.name else {
-            throw ShelfError(.invalid, "'\(Display.safe(target.name))' cannot be written to an ssh_config (a name ssh reads as a pattern, or "
-                + "shared with another host)",
-                             hint: "rename it (sshelf edit \(ShellWord.quote(Display.safe(target.name))) --rename NEWNAME), "
-                                 + "then try again")
+            throw ShelfError(
+                .invalid,
+                "'\(Display.safe(target.name))' cannot be written to an ssh_config (a name ssh reads as a pattern, or "
+                    + "shared with another host)",
+                hint: "rename it (sshelf edit \(ShellWord.quote(Display.safe(target.name))) --rename NEWNAME), "
+                    + "then try again")
         }
         try PrivateFiles.ensureDirectory(context.locations.runtimeDirectory)
         let config = context.locations.runtimeDirectory + "/forward-openssh-\(getpid()).config"
         let bridge = SSHConfigBridge(workspace: context.workspace)
-        try bridge.writeForwardRun(from: store, hostID: target.id, ruleIDs: Set(rules.map(\.id)), onlyRules: onlyRules,
-                                   to: config)
+        try bridge.writeForwardRun(
+            from: store, hostID: target.id, ruleIDs: Set(rules.map(\.id)), onlyRules: onlyRules,
+            to: config)
         defer { unlink(config) }
         let environment = try OpenSSHHandover.agentEnvironment(plan, store: store, dryRun: false, context: context)
         // ExitOnForwardFailure: a forward ssh cannot open ends it with its reason, as a rule that cannot listen does.

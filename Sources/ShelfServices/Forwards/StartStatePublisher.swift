@@ -27,8 +27,9 @@ public final class StartStatePublisher: @unchecked Sendable {
         timer = DispatchSource.makeTimerSource(queue: queue)
         timer.setEventHandler { [unowned self] in
             let rules = pool.map { $0.status().map { RuleState(status: $0, host: hostName) } } ?? starting
-            let state = SupervisorState(pid: getpid(), startedAt: started, updatedAt: Date(), rules: rules,
-                                        fromTUI: fromTUI ? true : nil)
+            let state = SupervisorState(
+                pid: getpid(), startedAt: started, updatedAt: Date(), rules: rules,
+                fromTUI: fromTUI ? true : nil)
             do {
                 try PrivateFiles.ensureDirectory(context.locations.runtimeDirectory)
                 try SupervisorFiles.write(state, to: path)

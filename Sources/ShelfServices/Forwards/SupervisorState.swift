@@ -112,8 +112,9 @@ public enum SupervisorFiles {
         let data: [UInt8]
         do { data = try RegularFile.read(path) } catch {
             if error.kind == .missing { return nil }
-            throw ShelfError(.failure, "cannot read the forward state: \(error)",
-                             hint: "remove it if no 'sshelf forward up' is running")
+            throw ShelfError(
+                .failure, "cannot read the forward state: \(error)",
+                hint: "remove it if no 'sshelf forward up' is running")
         }
         guard let state = decode(Data(data)) else {
             throw ShelfError(

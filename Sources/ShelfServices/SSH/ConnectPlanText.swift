@@ -7,18 +7,24 @@ import ShelfSSH
 
 extension ConnectPlan {
     /// What `connect --dry-run` prints: hops, host-key status and each method's credential source.
-    public func describe(trust: HostKeyTrustStore, agentSocket: String?, environment: [String: String] = [:]) -> String {
-        var lines = ["plan for \(Display.safe(target.name)) (\(endpoints.count) hop\(endpoints.count == 1 ? "" : "s")):"]
+    public func describe(trust: HostKeyTrustStore, agentSocket: String?, environment: [String: String] = [:]) -> String
+    {
+        var lines = [
+            "plan for \(Display.safe(target.name)) (\(endpoints.count) hop\(endpoints.count == 1 ? "" : "s")):"
+        ]
         for (index, hop) in endpoints.enumerated() {
             let role = index == endpoints.count - 1 ? "target" : "jump"
-            lines.append("  \(index + 1). \(role) \(Display.safe(hop.name)): \(Display.safe(hop.destination))"
-                + (index > 0 ? " (through \(Display.safe(endpoints[index - 1].name)), direct-tcpip)" : ""))
+            lines.append(
+                "  \(index + 1). \(role) \(Display.safe(hop.name)): \(Display.safe(hop.destination))"
+                    + (index > 0 ? " (through \(Display.safe(endpoints[index - 1].name)), direct-tcpip)" : ""))
             lines.append("     host key: " + hostKeyStatus(hop, trust: trust))
             lines.append("     auth \(hop.authMethod.rawValue), in this order (limited to what the server offers):")
             if index == 0, let command = hop.settings.proxyCommand {
                 lines.append("     reached through its ProxyCommand: \(Display.safe(command))")
             }
-            for method in methods(hop, agentSocket: agentSocket, environment: environment) { lines.append("       - " + method) }
+            for method in methods(hop, agentSocket: agentSocket, environment: environment) {
+                lines.append("       - " + method)
+            }
         }
         lines.append("credentials are read only after each hop's host key is verified")
         return lines.joined(separator: "\n")
@@ -30,14 +36,18 @@ extension ConnectPlan {
             return "pinned \(pin.type) \(fingerprint)"
         }
         let types = trust.knownTypes(host: hop.hostname, port: hop.port, pinned: nil)
-        if !types.isEmpty { return "known in known_hosts as \(types.joined(separator: ", ")) (\(Display.safe(hop.lookupName)))" }
+        if !types.isEmpty {
+            return "known in known_hosts as \(types.joined(separator: ", ")) (\(Display.safe(hop.lookupName)))"
+        }
         return "unknown: you will be asked (or use --accept-new)"
     }
 
     /// The authenticator's own steps (AuthPlan), each with where its credential would come from.
     private func methods(_ hop: SSHEndpoint, agentSocket: String?, environment: [String: String]) -> [String] {
         let steps = AuthPlan.steps(for: hop, agentSocket: agentSocket, environment: environment)
-        guard !steps.isEmpty else { return ["nothing to try: no identity with a key, and no ssh-agent (SSH_AUTH_SOCK)"] }
+        guard !steps.isEmpty else {
+            return ["nothing to try: no identity with a key, and no ssh-agent (SSH_AUTH_SOCK)"]
+        }
         return steps.map { step in
             switch step {
             case .publicKey(let identity, .vault(let reference)):
@@ -49,8 +59,10 @@ extension ConnectPlan {
             case .agent(let socket?): "agent: ssh-agent at \(Display.safe(socket))"
             case .agent(nil): "agent: none (SSH_AUTH_SOCK not set), so this fails"
             case .keyboardInteractive(let stored):
-                "keyboard-interactive: answered on the terminal" + (stored != nil ? "; a lone password prompt from the vault" : "")
-            case .password(let stored?): "password: from the vault (\(stored.rawValue)); fails as 'not yet synced' if absent"
+                "keyboard-interactive: answered on the terminal"
+                    + (stored != nil ? "; a lone password prompt from the vault" : "")
+            case .password(let stored?):
+                "password: from the vault (\(stored.rawValue)); fails as 'not yet synced' if absent"
             case .password(nil): "password: asked on the terminal (or --password-fd)"
             }
         }

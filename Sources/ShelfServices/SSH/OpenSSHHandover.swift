@@ -33,7 +33,7 @@ public enum OpenSSHHandover {
             }
             return "\(Display.safe(hop.name)) logs in with the RSA key of identity '\(Display.safe(identity.name))', "
                 + "which libssh2 \(LibSSH2.version) can only sign with ssh-rsa (SHA-1, refused by "
-                    + "OpenSSH 8.8 and later)"
+                + "OpenSSH 8.8 and later)"
         }
         if !LibSSH2.features.userCertificates,
             let hop = plan.endpoints.first(where: { !$0.settings.certificateFiles.isEmpty })
@@ -85,8 +85,9 @@ public enum OpenSSHHandover {
     public static func run(_ plan: ConnectPlan, store: Store, dryRun: Bool, context: AppContext) throws -> Int32 {
         let (argv, environment) = try prepare(plan, store: store, dryRun: dryRun, context: context)
         if dryRun {
-            context.print("SSH_AUTH_SOCK=\(environment["SSH_AUTH_SOCK"].map(ShellWord.quote) ?? "(unset)") "
-                + argv.map(ShellWord.quote).joined(separator: " "))
+            context.print(
+                "SSH_AUTH_SOCK=\(environment["SSH_AUTH_SOCK"].map(ShellWord.quote) ?? "(unset)") "
+                    + argv.map(ShellWord.quote).joined(separator: " "))
             return 0
         }
         exec(argv, environment: environment)
@@ -100,16 +101,20 @@ public enum OpenSSHHandover {
     {
         let target = plan.target
         guard access(sshPath, X_OK) == 0 else {
-            throw ShelfError(.failure, "OpenSSH's ssh is not installed (\(sshPath))", hint: "install openssh-client, or connect without --openssh")
+            throw ShelfError(
+                .failure, "OpenSSH's ssh is not installed (\(sshPath))",
+                hint: "install openssh-client, or connect without --openssh")
         }
         let bridge = SSHConfigBridge(workspace: context.workspace)
         try bridge.write(from: store)
         let input = try store.hosts()
         guard SSHConfigEmitter.writtenNames(input)[target.id] == target.name else {
-            throw ShelfError(.invalid, "'\(Display.safe(target.name))' cannot be written to the ssh_config bridge (a name ssh reads as a "
-                + "pattern, or shared with another host)",
-                             hint: "rename it (sshelf edit \(ShellWord.quote(Display.safe(target.name))) --rename NEWNAME), "
-                                 + "then try again")
+            throw ShelfError(
+                .invalid,
+                "'\(Display.safe(target.name))' cannot be written to the ssh_config bridge (a name ssh reads as a "
+                    + "pattern, or shared with another host)",
+                hint: "rename it (sshelf edit \(ShellWord.quote(Display.safe(target.name))) --rename NEWNAME), "
+                    + "then try again")
         }
         let environment = try agentEnvironment(plan, store: store, dryRun: dryRun, context: context)
         return ([sshPath] + configArguments(context, bridge: bridge.path) + [target.name], environment)
@@ -122,7 +127,9 @@ public enum OpenSSHHandover {
     {
         var environment = context.environment
         let vaultKeys = Set(try store.identities().filter { $0.privateKeyRef != nil }.map(\.id))
-        if plan.hosts.contains(where: { $0.identityID.map(vaultKeys.contains) == true }) || AgentClient.status(context.locations) != nil {
+        if plan.hosts.contains(where: { $0.identityID.map(vaultKeys.contains) == true })
+            || AgentClient.status(context.locations) != nil
+        {
             if AgentClient.status(context.locations) == nil {
                 if dryRun {
                     context.print("would start the sshelf agent (sshelf agent start)")

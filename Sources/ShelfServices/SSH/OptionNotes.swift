@@ -50,8 +50,9 @@ extension OptionNotes {
         let target = plan.endpoints[plan.endpoints.count - 1]
         let name = Display.safe(target.name)
         for line in target.settings.socketForwards {
-            context.errorOutput("sshelf: note: \(name): '\(Display.safe(line))' forwards a unix socket, which sshelf's own client "
-                + "(libssh2 \(LibSSH2.version)) cannot open; connecting without it (sshelf connect \(name) "
+            context.errorOutput(
+                "sshelf: note: \(name): '\(Display.safe(line))' forwards a unix socket, which sshelf's own client "
+                    + "(libssh2 \(LibSSH2.version)) cannot open; connecting without it (sshelf connect \(name) "
                     + "--openssh runs OpenSSH's ssh with it)\n")
         }
         let unsupported = target.settings.unsupported.filter { keyword in
@@ -59,12 +60,14 @@ extension OptionNotes {
         }
         if !unsupported.isEmpty {
             let list = unsupported.map(Display.safe).joined(separator: ", ")
-            let note = "sshelf: note: \(name) sets \(list), which sshelf's own client (libssh2 \(LibSSH2.version)) cannot "
+            let note =
+                "sshelf: note: \(name) sets \(list), which sshelf's own client (libssh2 \(LibSSH2.version)) cannot "
                 + "do; connecting without \(unsupported.count == 1 ? "it" : "them") (sshelf connect \(name) --openssh "
-                    + "runs OpenSSH's ssh with them)\n"
+                + "runs OpenSSH's ssh with them)\n"
             let keys = Set(unsupported.map { $0.lowercased() })
             let defaults = (try? store.optionDefaults()) ?? []
-            let values = HostSettings.options(for: plan.target, defaults: defaults).filter { keys.contains($0.key) }.map(\.description)
+            let values = HostSettings.options(for: plan.target, defaults: defaults).filter { keys.contains($0.key) }
+                .map(\.description)
             if OptionNotes(context.locations).isNew(note, host: plan.target, values: values) || always {
                 context.errorOutput(note)
             }

@@ -17,8 +17,10 @@ public final class TerminalPrompts: ConnectDelegate {
     /// The other hosts that have this key pinned (their names), for OpenSSH's "known by other names" note.
     private let otherNames: (HostKeyQuestion) -> [String]
 
-    public init(acceptNew: Bool, passwordFD: Int32?, remember: Bool?, errorOutput: @escaping (String) -> Void,
-         otherNames: @escaping (HostKeyQuestion) -> [String] = { _ in [] }) {
+    public init(
+        acceptNew: Bool, passwordFD: Int32?, remember: Bool?, errorOutput: @escaping (String) -> Void,
+        otherNames: @escaping (HostKeyQuestion) -> [String] = { _ in [] }
+    ) {
         self.acceptNew = acceptNew
         self.passwordFD = passwordFD
         self.remember = remember
@@ -42,12 +44,14 @@ public final class TerminalPrompts: ConnectDelegate {
 
     public func decide(_ question: HostKeyQuestion) -> HostKeyDecision {
         if acceptNew, question.reason == .unknown {
-            errorOutput("sshelf: warning: accepting new host key of \(Display.safe(question.hopName)): \(question.key.type) "
-                + "\(question.fingerprint)\n")
+            errorOutput(
+                "sshelf: warning: accepting new host key of \(Display.safe(question.hopName)): \(question.key.type) "
+                    + "\(question.fingerprint)\n")
             let names = otherNames(question)
             if !names.isEmpty {
-                errorOutput("sshelf: note: this host key is also known as "
-                    + "\(names.map { "'\(Display.safe($0))'" }.joined(separator: ", ")) (pinned for "
+                errorOutput(
+                    "sshelf: note: this host key is also known as "
+                        + "\(names.map { "'\(Display.safe($0))'" }.joined(separator: ", ")) (pinned for "
                         + "\(names.count == 1 ? "that host" : "those hosts"))\n")
             }
             return .acceptAndRemember
@@ -57,10 +61,12 @@ public final class TerminalPrompts: ConnectDelegate {
         var text = ""
         switch question.reason {
         case .unknown:
-            text = "The authenticity of host '\(question.lookupName)' (\(Display.safe(question.hopName))) can't "
+            text =
+                "The authenticity of host '\(question.lookupName)' (\(Display.safe(question.hopName))) can't "
                 + "be established.\n"
         case .otherType(let types, let source):
-            text = "WARNING: \(Display.safe(question.hopName)) now offers \(KeyTypeArticle.with(question.key.type)) key; "
+            text =
+                "WARNING: \(Display.safe(question.hopName)) now offers \(KeyTypeArticle.with(question.key.type)) key; "
                 + "\(source.rawValue) knows it only as \(types.joined(separator: ", ")).\n"
         }
         text += "\(question.key.type) key fingerprint is \(question.fingerprint).\n"
@@ -72,7 +78,9 @@ public final class TerminalPrompts: ConnectDelegate {
     }
 
     public func askPassword(_ request: PasswordRequest) -> PasswordAnswer? {
-        if let secret = takeFromFD() { return PasswordAnswer(password: secret, remember: request.canRemember && remember == true) }
+        if let secret = takeFromFD() {
+            return PasswordAnswer(password: secret, remember: request.canRemember && remember == true)
+        }
         if passwordFD == -1 { return nil }
         guard let tty = TTY.open() else { return nil }
         defer { tty.close() }

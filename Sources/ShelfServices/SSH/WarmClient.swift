@@ -11,16 +11,19 @@ import ShelfSSH
 public enum WarmClient {
     /// The remote exit status, or nil when the command did not run through a keeper and should connect itself.
     public static func exec(_ command: String, stdin: Bool, plan: ConnectPlan, context: AppContext) -> Int32? {
-        exec(command, stdin: stdin, plan: plan, locations: context.locations, onSocket: nil,
-             output: { toStderr, bytes in bytes.withUnsafeBytes { StandardStreams.write($0, fd: toStderr ? 2 : 1) } },
-             failure: { context.errorOutput("sshelf: error: \(Display.safe($0))\n") })
+        exec(
+            command, stdin: stdin, plan: plan, locations: context.locations, onSocket: nil,
+            output: { toStderr, bytes in bytes.withUnsafeBytes { StandardStreams.write($0, fd: toStderr ? 2 : 1) } },
+            failure: { context.errorOutput("sshelf: error: \(Display.safe($0))\n") })
     }
 
     /// The same, with the output handed to `output` (true: stderr) and a failure after output began to `failure`
     /// (`sshelf run` keeps them per host). `onSocket` gets the keeper's socket before the request goes out, so
     /// another thread can shut it down (a timeout); it returns false when the caller gave up meanwhile.
-    static func exec(_ command: String, stdin: Bool, plan: ConnectPlan, locations: DataLocations,
-                     onSocket: ((Int32) -> Bool)?, output write: (Bool, [UInt8]) -> Void, failure: (String) -> Void) -> Int32? {
+    static func exec(
+        _ command: String, stdin: Bool, plan: ConnectPlan, locations: DataLocations,
+        onSocket: ((Int32) -> Bool)?, output write: (Bool, [UInt8]) -> Void, failure: (String) -> Void
+    ) -> Int32? {
         let path = WarmSocket.path(locations, host: plan.target.id)
         guard let fd = PrivateSocket.connect(path) else {
             if errno == ECONNREFUSED { unlink(path) }  // a keeper that died without cleaning up
@@ -60,7 +63,9 @@ public enum WarmClient {
         guard pipe(&pipeFDs) == 0 else { return "pipe: \(String(cString: strerror(errno)))" }
         markCloseOnExec()
         defer { close(pipeFDs[0]) }
-        let argv = [executablePath(), "warm", "serve", plan.target.id.uuidString, "--idle", String(idle), "--ready-fd", "3"]
+        let argv = [
+            executablePath(), "warm", "serve", plan.target.id.uuidString, "--idle", String(idle), "--ready-fd", "3",
+        ]
         let spawned = spawn(argv, readyFD: pipeFDs[1])
         close(pipeFDs[1])
         if let spawned { return spawned }
@@ -127,7 +132,8 @@ public enum WarmClient {
     private static func spawn(_ argv: [String], readyFD: Int32) -> String? {
         switch DetachedProcess.spawn(argv, fd3: readyFD) {
         case .success: return nil
-        case .failure(let error): return "could not start the background session: \(String(cString: strerror(error.code)))"
+        case .failure(let error):
+            return "could not start the background session: \(String(cString: strerror(error.code)))"
         }
     }
 }

@@ -14,8 +14,10 @@ public enum WarmKeeper {
     /// Runs the keeper in this process. `ready` (a pipe from the spawning `exec`) gets "ready\n" or the reason the
     /// login failed, and is closed; from then on the keeper talks only through its socket. Without `ready`, a
     /// failure is thrown, so it is printed like any command's.
-    public static func serve(_ plan: ConnectPlan, store: Store, options: ConnectOptions, idle: Int, ready: Int32?,
-                      context: AppContext) throws -> Int32 {
+    public static func serve(
+        _ plan: ConnectPlan, store: Store, options: ConnectOptions, idle: Int, ready: Int32?,
+        context: AppContext
+    ) throws -> Int32 {
         signal(SIGPIPE, SIG_IGN)
         let connection: SSHConnection
         let listener: Int32
@@ -24,7 +26,8 @@ public enum WarmKeeper {
         do {
             connection = try login(plan, store: store, options: options, context: context)
             do {
-                (listener, inode) = try PrivateSocket.listen(at: path, directory: WarmSocket.directory(context.locations))
+                (listener, inode) = try PrivateSocket.listen(
+                    at: path, directory: WarmSocket.directory(context.locations))
             } catch {
                 connection.close()
                 throw error
@@ -40,19 +43,23 @@ public enum WarmKeeper {
 
         tell(ready, "ready")
 
-        let loop = KeeperLoop(connection: connection, listener: listener, path: path, inode: inode,
-                              fingerprint: WarmSocket.fingerprint(plan.endpoints), idle: .seconds(idle))
+        let loop = KeeperLoop(
+            connection: connection, listener: listener, path: path, inode: inode,
+            fingerprint: WarmSocket.fingerprint(plan.endpoints), idle: .seconds(idle))
         loop.run()
         return 0
     }
 
     /// The credential source (and the vault it opened, with its keys) lives only for the login: afterwards the
     /// keeper holds the session and nothing secret.
-    private static func login(_ plan: ConnectPlan, store: Store, options: ConnectOptions, context: AppContext) throws(SSHError)
+    private static func login(_ plan: ConnectPlan, store: Store, options: ConnectOptions, context: AppContext)
+        throws(SSHError)
         -> SSHConnection
     {
-        let source = VaultCredentialSource(workspace: context.workspace, store: store, releasedBy: "exec", askPassphrase: nil)
-        return try plan.connect(SSHConnector(options: options, credentials: source, delegate: UnattendedPrompts()), store: store)
+        let source = VaultCredentialSource(
+            workspace: context.workspace, store: store, releasedBy: "exec", askPassphrase: nil)
+        return try plan.connect(
+            SSHConnector(options: options, credentials: source, delegate: UnattendedPrompts()), store: store)
     }
 
     private static func tell(_ fd: Int32?, _ line: String) {
@@ -62,4 +69,3 @@ public enum WarmKeeper {
         close(fd)
     }
 }
-

@@ -10,14 +10,14 @@ import ShelfSystem
 enum WarmSocket {
     /// Frame types. Requests: exec, stop. Replies: stdout, stderr, exit, fallback, error, ok.
     enum Frame: UInt8 {
-        case exec = 0x58       // 'X': fingerprint(32) + flags(1) + command; stdin rides along as SCM_RIGHTS
-        case stop = 0x53       // 'S'
+        case exec = 0x58  // 'X': fingerprint(32) + flags(1) + command; stdin rides along as SCM_RIGHTS
+        case stop = 0x53  // 'S'
         case stdout = 0x01
         case stderr = 0x02
-        case exit = 0x78       // 'x': Int32 big-endian
-        case fallback = 0x46   // 'F': nothing ran; connect normally (message says why)
-        case error = 0x45      // 'E': failed after output began
-        case ok = 0x4B         // 'K'
+        case exit = 0x78  // 'x': Int32 big-endian
+        case fallback = 0x46  // 'F': nothing ran; connect normally (message says why)
+        case error = 0x45  // 'E': failed after output began
+        case ok = 0x4B  // 'K'
     }
 
     static let stdinFlag: UInt8 = 1
@@ -35,9 +35,11 @@ enum WarmSocket {
     static func fingerprint(_ endpoints: [SSHEndpoint]) -> [UInt8] {
         var text = ""
         for hop in endpoints {
-            let fields = [hop.hostID?.uuidString ?? "", hop.hostname, String(hop.port), hop.user,
-                          hop.authMethod.rawValue, hop.identity?.id.uuidString ?? "", hop.identity?.keyFile ?? "",
-                          hop.pinnedHostKey?.type ?? "", hop.pinnedHostKey?.key ?? ""]
+            let fields = [
+                hop.hostID?.uuidString ?? "", hop.hostname, String(hop.port), hop.user,
+                hop.authMethod.rawValue, hop.identity?.id.uuidString ?? "", hop.identity?.keyFile ?? "",
+                hop.pinnedHostKey?.type ?? "", hop.pinnedHostKey?.key ?? "",
+            ]
             text += fields.map { String($0.utf8.count) + ":" + $0 }.joined() + ";"
         }
         return Digest.sha256(Array(text.utf8))
@@ -47,7 +49,9 @@ enum WarmSocket {
 
     static func frameHeader(_ type: Frame, length: Int) -> [UInt8] {
         let size = UInt32(length)
-        return [type.rawValue, UInt8(size >> 24), UInt8((size >> 16) & 0xff), UInt8((size >> 8) & 0xff), UInt8(size & 0xff)]
+        return [
+            type.rawValue, UInt8(size >> 24), UInt8((size >> 16) & 0xff), UInt8((size >> 8) & 0xff), UInt8(size & 0xff),
+        ]
     }
 
     /// Sends one frame (never SIGPIPE); `passing` is a descriptor sent with it as SCM_RIGHTS.
@@ -171,6 +175,7 @@ enum WarmSocket {
 
     static func int32(_ bytes: [UInt8]) -> Int32? {
         guard bytes.count == 4 else { return nil }
-        return Int32(bitPattern: UInt32(bytes[0]) << 24 | UInt32(bytes[1]) << 16 | UInt32(bytes[2]) << 8 | UInt32(bytes[3]))
+        return Int32(
+            bitPattern: UInt32(bytes[0]) << 24 | UInt32(bytes[1]) << 16 | UInt32(bytes[2]) << 8 | UInt32(bytes[3]))
     }
 }

@@ -15,30 +15,45 @@ enum DetailsView {
         let applied = OptionDefaults.applied(catalog.optionDefaults, to: host)
         let fromPatterns = applied.from.map { "\($0.field) from Host \($0.pattern)" }.joined(separator: ", ")
         var lines: [(String, String, CellStyle)] = [
-            ("address", applied.host.destination + (fromPatterns.isEmpty ? "" : "  (\(fromPatterns))"), .plain),
+            ("address", applied.host.destination + (fromPatterns.isEmpty ? "" : "  (\(fromPatterns))"), .plain)
         ]
         if let row = state.selectedRow, catalog.sharesName(row) {
             let others = catalog.rowsSharingName(with: row).count - 1
-            lines.append(("name", "shared with \(others) other host\(others == 1 ? "" : "s"): commands take "
-                          + catalog.reference(row), CellStyle(color: .orange)))
+            lines.append(
+                (
+                    "name",
+                    "shared with \(others) other host\(others == 1 ? "" : "s"): commands take "
+                        + catalog.reference(row), CellStyle(color: .orange)
+                ))
         }
         if !host.aliases.isEmpty { lines.append(("aliases", host.aliases.joined(separator: ", "), .plain)) }
         lines += [
-            ("group", catalog.tree.path(of: host.groupID).isEmpty ? "(none)" : catalog.tree.path(of: host.groupID), .plain),
+            (
+                "group", catalog.tree.path(of: host.groupID).isEmpty ? "(none)" : catalog.tree.path(of: host.groupID),
+                .plain
+            )
         ]
         if !host.tags.isEmpty { lines.append(("tags", host.tags.joined(separator: ", "), .plain)) }
         let (credential, credentialStyle) = credentialText(host, catalog: catalog)
         lines.append(("auth", credential, credentialStyle))
         if let identityID = host.identityID {
             let identity = catalog.identities.first { $0.id == identityID }
-            lines.append(("identity", identity.map { "\($0.name) (\($0.keyType.rawValue))" } ?? "(missing identity)",
-                          identity == nil ? .error : .plain))
+            lines.append(
+                (
+                    "identity", identity.map { "\($0.name) (\($0.keyType.rawValue))" } ?? "(missing identity)",
+                    identity == nil ? .error : .plain
+                ))
         }
         if !host.jumpHostIDs.isEmpty || !host.unresolvedJump.isEmpty {
             let arrow = state.symbols == .unicode ? " → " : " -> "
             let chain = host.jumpHostIDs.map { catalog.host($0)?.name ?? "(missing)" } + [host.name]
-            lines.append(("jump", host.jumpHostIDs.isEmpty ? "\(host.unresolvedJump) (not a known host)"
-                                                            : chain.joined(separator: arrow), .plain))
+            lines.append(
+                (
+                    "jump",
+                    host.jumpHostIDs.isEmpty
+                        ? "\(host.unresolvedJump) (not a known host)"
+                        : chain.joined(separator: arrow), .plain
+                ))
         }
         if let key = host.pinnedHostKey {
             lines.append(("host key", "\(key.type) \(Fingerprint.of(key) ?? "(unreadable key)")", .plain))
@@ -50,14 +65,18 @@ enum DetailsView {
         let options = HostOptionSources.lines(host: host, defaults: catalog.optionDefaults)
         if !options.isEmpty {
             let unapplied = options.filter { $0.note == .openSSHOnly || $0.note == .unreadable }.count
-            lines.append(("options", "\(options.count)" + (unapplied == 0 ? "" : ", \(unapplied) not applied"),
-                          unapplied == 0 ? .plain : CellStyle(color: .orange)))
+            lines.append(
+                (
+                    "options", "\(options.count)" + (unapplied == 0 ? "" : ", \(unapplied) not applied"),
+                    unapplied == 0 ? .plain : CellStyle(color: .orange)
+                ))
         }
         // With the forwards pane focused the rules and their state must show: a short pane drops the host lines.
         if state.focus == .forwards, 2 + lines.count + 2 * state.selectedRules.count > rect.height { lines = [] }
         let titleWidth = rect.width - 2
-        canvas.write(host.name, row: rect.row, column: rect.column + 1, width: titleWidth, style: .bold,
-                     ellipsis: state.symbols.ellipsis)
+        canvas.write(
+            host.name, row: rect.row, column: rect.column + 1, width: titleWidth, style: .bold,
+            ellipsis: state.symbols.ellipsis)
         var y = rect.row + 1
         let labelWidth = 10
         // A value longer than the pane goes on over up to three lines (a fingerprint, an auth source) rather than
@@ -70,16 +89,18 @@ enum DetailsView {
             let parts = wrap(value, width: valueWidth, lines: 3, continuation: onWidth)
             for (n, part) in parts.enumerated() where y < rect.row + rect.height {
                 let column = n == 0 ? rect.column + 1 + labelWidth : rect.column + 3
-                canvas.write(part, row: y, column: column, width: n == 0 ? valueWidth : onWidth, style: style,
-                             ellipsis: state.symbols.ellipsis)
+                canvas.write(
+                    part, row: y, column: column, width: n == 0 ? valueWidth : onWidth, style: style,
+                    ellipsis: state.symbols.ellipsis)
                 y += 1
             }
         }
         let rules = state.selectedRules
         guard y < rect.row + rect.height else { return }
         let focused = state.focus == .forwards && state.mode == .browse
-        canvas.write(rules.isEmpty ? "no forward rules (f adds one)" : "forwards (\(rules.count))", row: y,
-                     column: rect.column + 1, style: focused ? .bold : .dim)
+        canvas.write(
+            rules.isEmpty ? "no forward rules (f adds one)" : "forwards (\(rules.count))", row: y,
+            column: rect.column + 1, style: focused ? .bold : .dim)
         y += 1
         for (i, rule) in rules.enumerated() where y < rect.row + rect.height {
             let mark = rule.enabled ? (state.symbols == .unicode ? "●" : "*") : (state.symbols == .unicode ? "○" : "o")
@@ -87,8 +108,9 @@ enum DetailsView {
             text += rule.enabled ? (rule.autostart ? "  autostart" : "") : "  disabled"
             if rule.sessions > 1 { text += "  \(rule.sessions) sessions" }
             if !rule.name.isEmpty { text += "  \(rule.name)" }
-            canvas.write(text, row: y, column: rect.column + 1, width: rect.width - 2,
-                         style: rule.enabled ? .plain : .dim, ellipsis: state.symbols.ellipsis)
+            canvas.write(
+                text, row: y, column: rect.column + 1, width: rect.width - 2,
+                style: rule.enabled ? .plain : .dim, ellipsis: state.symbols.ellipsis)
             if focused && i == state.forwardCursor {
                 canvas.restyle(row: y, column: rect.column, width: rect.width) { $0.reverse = true }
             }
@@ -96,9 +118,11 @@ enum DetailsView {
             guard y < rect.row + rect.height else { break }
             let (words, style) = liveText(state.forwardStates[rule.id], now: state.now)
             // A failure reason must be readable: up to three lines, broken at spaces.
-            for (n, part) in wrap(words, width: rect.width - 4, lines: 3).enumerated() where y < rect.row + rect.height {
-                canvas.write((n == 0 ? "" : "  ") + part, row: y, column: rect.column + 3, width: rect.width - 4,
-                             style: style, ellipsis: state.symbols.ellipsis)
+            for (n, part) in wrap(words, width: rect.width - 4, lines: 3).enumerated() where y < rect.row + rect.height
+            {
+                canvas.write(
+                    (n == 0 ? "" : "  ") + part, row: y, column: rect.column + 3, width: rect.width - 4,
+                    style: style, ellipsis: state.symbols.ellipsis)
                 y += 1
             }
         }
@@ -108,11 +132,13 @@ enum DetailsView {
         y += 1
         for option in options where y < rect.row + rect.height {
             let (origin, style) = optionText(option)
-            let end = canvas.write(option.text, row: y, column: rect.column + 3, width: rect.width - 4,
-                                   style: option.note == nil ? .plain : style, ellipsis: state.symbols.ellipsis)
+            let end = canvas.write(
+                option.text, row: y, column: rect.column + 3, width: rect.width - 4,
+                style: option.note == nil ? .plain : style, ellipsis: state.symbols.ellipsis)
             if end + 2 < rect.column + rect.width - 1 {
-                canvas.write(origin, row: y, column: end + 2, width: rect.column + rect.width - 1 - (end + 2),
-                             style: style, ellipsis: state.symbols.ellipsis)
+                canvas.write(
+                    origin, row: y, column: end + 2, width: rect.column + rect.width - 1 - (end + 2),
+                    style: style, ellipsis: state.symbols.ellipsis)
             }
             y += 1
         }
@@ -150,10 +176,13 @@ enum DetailsView {
             // Measured in cells: a double-width character counts twice.
             let head = rest.prefix(CharWidth.prefix(String(rest), fitting: room + 1).count)
             // Prefer a break after a comma or colon (so "340.0 KB" stays together), unless it wastes half the line.
-            let afterPunctuation = head.indices.last { head[$0] == " " && $0 > head.startIndex
-                && [",", ":", ";"].contains(head[head.index(before: $0)]) }
-                .flatMap { head.distance(from: head.startIndex, to: $0) * 2 >= room ? $0 : nil }
-            let cut = afterPunctuation ?? head.lastIndex(of: " ")
+            let afterPunctuation = head.indices.last {
+                head[$0] == " " && $0 > head.startIndex
+                    && [",", ":", ";"].contains(head[head.index(before: $0)])
+            }
+            .flatMap { head.distance(from: head.startIndex, to: $0) * 2 >= room ? $0 : nil }
+            let cut =
+                afterPunctuation ?? head.lastIndex(of: " ")
                 ?? rest.index(rest.startIndex, offsetBy: max(1, CharWidth.prefix(String(rest), fitting: room).count))
             out.append(String(rest[..<cut]))
             rest = rest[cut...].drop { $0 == " " }

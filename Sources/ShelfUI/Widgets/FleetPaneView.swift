@@ -34,8 +34,10 @@ enum FleetPaneView {
     static func counts(_ pane: FleetPane) -> String {
         var counted: [FleetPane.HostLine.State: Int] = [:]
         for host in pane.hosts { counted[host.state, default: 0] += 1 }
-        let order: [FleetPane.HostLine.State] = [.done, .failed, .skipped, .stopped, .running, .connecting, .queued,
-                                                 .notStarted]
+        let order: [FleetPane.HostLine.State] = [
+            .done, .failed, .skipped, .stopped, .running, .connecting, .queued,
+            .notStarted,
+        ]
         let words = order.compactMap { state in counted[state].map { "\($0) \(state.rawValue)" } }
         return "\(pane.hosts.count) host\(pane.hosts.count == 1 ? "" : "s"): " + words.joined(separator: ", ")
     }
@@ -44,8 +46,11 @@ enum FleetPaneView {
         let nameWidth = min(max(8, pane.hosts.map { CharWidth.of($0.name) }.max() ?? 0), max(8, width / 3))
         var out: [Line] = []
         for host in pane.hosts {
-            out.append(Line(parts: [(host.name, .bold, nameWidth), (host.state.rawValue, style(host.state), 12),
-                                    (host.detail, .plain, nil)]))
+            out.append(
+                Line(parts: [
+                    (host.name, .bold, nameWidth), (host.state.rawValue, style(host.state), 12),
+                    (host.detail, .plain, nil),
+                ]))
         }
         for group in pane.groups {
             out.append(Line(""))
@@ -60,8 +65,9 @@ enum FleetPaneView {
     }
 
     static func drawRun(_ pane: FleetPane, state: UIState, on canvas: inout Canvas) {
-        let inner = Frame.box(title: "Run: \(pane.command)", height: state.rows - 2, width: state.columns,
-                              state: state, on: &canvas)
+        let inner = Frame.box(
+            title: "Run: \(pane.command)", height: state.rows - 2, width: state.columns,
+            state: state, on: &canvas)
         let e = state.symbols.ellipsis
         let head: String
         switch pane.phase {
@@ -70,8 +76,9 @@ enum FleetPaneView {
         case .running: head = counts(pane) + (pane.stops == 0 ? "" : pane.stops == 1 ? " (stopping)" : " (killing)")
         case .ended: head = pane.summary ?? counts(pane)
         }
-        canvas.write(head, row: inner.row, column: inner.column, width: inner.width,
-                     style: pane.phase == .ended ? .bold : CellStyle(color: .blue), ellipsis: e)
+        canvas.write(
+            head, row: inner.row, column: inner.column, width: inner.width,
+            style: pane.phase == .ended ? .bold : CellStyle(color: .blue), ellipsis: e)
         let all = lines(pane, width: inner.width)
         let room = max(1, inner.height - 3)
         let first = min(pane.scroll, max(0, all.count - room))
@@ -80,8 +87,9 @@ enum FleetPaneView {
             let y = inner.row + 2 + i
             for (text, style, width) in line.parts {
                 let cell = width ?? (inner.column + inner.width - x)
-                canvas.write(text, row: y, column: x, width: min(cell, inner.column + inner.width - x), style: style,
-                             ellipsis: e)
+                canvas.write(
+                    text, row: y, column: x, width: min(cell, inner.column + inner.width - x), style: style,
+                    ellipsis: e)
                 x += cell + 1
                 if x >= inner.column + inner.width { break }
             }
@@ -91,13 +99,15 @@ enum FleetPaneView {
         switch pane.phase {
         case .ended:
             let again = pane.unsuccessful.count
-            footer = (again == 0 ? "" : "f repeat on the \(again) that did not succeed, ") + "j/k scroll, Esc/q close"
+            footer =
+                (again == 0 ? "" : "f repeat on the \(again) that did not succeed, ") + "j/k scroll, Esc/q close"
                 + more
         default:
             footer = (pane.stops == 0 ? "Esc stops starting hosts" : "Esc again stops the running hosts") + more
         }
-        canvas.write(footer, row: inner.row + inner.height - 1, column: inner.column, width: inner.width, style: .dim,
-                     ellipsis: e)
+        canvas.write(
+            footer, row: inner.row + inner.height - 1, column: inner.column, width: inner.width, style: .dim,
+            ellipsis: e)
     }
 
     static func hostList(_ pane: FleetPane, limit: Int = 8) -> String {
@@ -107,8 +117,9 @@ enum FleetPaneView {
 
     static func drawQuestion(_ pane: FleetPane, state: UIState, on canvas: inout Canvas) {
         let count = pane.hosts.count
-        let inner = Frame.box(title: "Run a command on \(count) host\(count == 1 ? "" : "s")", height: 8, width: 72,
-                              state: state, on: &canvas)
+        let inner = Frame.box(
+            title: "Run a command on \(count) host\(count == 1 ? "" : "s")", height: 8, width: 72,
+            state: state, on: &canvas)
         let e = state.symbols.ellipsis
         canvas.write(hostList(pane), row: inner.row, column: inner.column, width: inner.width, style: .dim, ellipsis: e)
         canvas.write("Command", row: inner.row + 2, column: inner.column, style: .bold)
@@ -118,8 +129,9 @@ enum FleetPaneView {
         let shown = fits ? pane.command : CharWidth.suffix(pane.command, fitting: width - 1)
         let end = canvas.write(shown, row: inner.row + 2, column: x)
         canvas.write(" ", row: inner.row + 2, column: end, style: CellStyle(reverse: true))
-        canvas.write("Enter run, Esc cancel", row: inner.row + inner.height - 1, column: inner.column,
-                     width: inner.width, style: .dim, ellipsis: e)
+        canvas.write(
+            "Enter run, Esc cancel", row: inner.row + inner.height - 1, column: inner.column,
+            width: inner.width, style: .dim, ellipsis: e)
     }
 
     /// Words of `text` in lines of at most `width` cells.
@@ -137,13 +149,16 @@ enum FleetPaneView {
         return lines
     }
 
-    static func drawConfirmation(_ pane: FleetPane, reason: String, answer: String, state: UIState,
-                                 on canvas: inout Canvas) {
+    static func drawConfirmation(
+        _ pane: FleetPane, reason: String, answer: String, state: UIState,
+        on canvas: inout Canvas
+    ) {
         let width = min(72, state.columns - 2)
         let text = wrap("This run needs a confirmation: \(reason).", width: width - 4)
         let hosts = wrap("Hosts: " + hostList(pane), width: width - 4).prefix(2)
-        let inner = Frame.box(title: "Run on \(pane.hosts.count) hosts?", height: text.count + hosts.count + 8,
-                              width: width, state: state, on: &canvas)
+        let inner = Frame.box(
+            title: "Run on \(pane.hosts.count) hosts?", height: text.count + hosts.count + 8,
+            width: width, state: state, on: &canvas)
         let e = state.symbols.ellipsis
         var y = inner.row
         for line in text {
@@ -160,10 +175,12 @@ enum FleetPaneView {
         x = canvas.write(pane.answer, row: y, column: x)
         canvas.write(" ", row: y, column: x, style: CellStyle(reverse: true))
         if pane.mistyped {
-            canvas.write("That is not \(answer): nothing was run", row: y + 1, column: inner.column, width: inner.width,
-                         style: .error, ellipsis: e)
+            canvas.write(
+                "That is not \(answer): nothing was run", row: y + 1, column: inner.column, width: inner.width,
+                style: .error, ellipsis: e)
         }
-        canvas.write("Enter run, Esc cancel", row: inner.row + inner.height - 1, column: inner.column,
-                     width: inner.width, style: .dim, ellipsis: e)
+        canvas.write(
+            "Enter run, Esc cancel", row: inner.row + inner.height - 1, column: inner.column,
+            width: inner.width, style: .dim, ellipsis: e)
     }
 }

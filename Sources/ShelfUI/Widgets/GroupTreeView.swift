@@ -7,13 +7,15 @@ enum GroupTreeView {
         let scroll = max(0, state.groupCursor - rows + 1)
         for (i, row) in state.groupRows.dropFirst(scroll).prefix(rows).enumerated() {
             let y = rect.row + 1 + i
-            let marker = row.hasChildren ? (row.expanded ? state.symbols.expanded : state.symbols.collapsed) : state.symbols.leaf
+            let marker =
+                row.hasChildren ? (row.expanded ? state.symbols.expanded : state.symbols.collapsed) : state.symbols.leaf
             let count = String(row.count)
             let indent = String(repeating: " ", count: row.depth * 2)
             let nameWidth = rect.width - indent.count - count.count - 4
             canvas.write(indent + marker + " ", row: y, column: rect.column, style: .dim)
-            canvas.write(row.name, row: y, column: rect.column + indent.count + 2, width: nameWidth,
-                         ellipsis: state.symbols.ellipsis)
+            canvas.write(
+                row.name, row: y, column: rect.column + indent.count + 2, width: nameWidth,
+                ellipsis: state.symbols.ellipsis)
             canvas.write(count, row: y, column: rect.column + rect.width - count.count - 1, style: .dim)
             if scroll + i == state.groupCursor {
                 canvas.restyle(row: y, column: rect.column, width: rect.width) { style in

@@ -26,8 +26,9 @@ enum HostListView {
         // Tags matter least: they keep an eighth of the room at most until name and address have what they need.
         let reserved = min(tags, rest / 8)
         let given = share(rest - reserved, needs: [max(natural.name, 9), max(natural.destination, 7)])
-        return Columns(name: given[0], destination: given[1], tags: rest - given[0] - given[1], last: last,
-                       reach: reach)
+        return Columns(
+            name: given[0], destination: given[1], tags: rest - given[0] - given[1], last: last,
+            reach: reach)
     }
 
     /// Max-min fair shares of `total`: each gets at most what it needs, and what one does not need is split
@@ -59,8 +60,9 @@ enum HostListView {
         let table = state.catalog.table
         for row in state.visible.dropFirst(state.hostScroll).prefix(rows) {
             let fields = table.fields(Int(row))
-            let destination = Destination(user: fields[safe: 2] ?? "", hostname: fields[safe: 1] ?? "",
-                                          port: table.port(Int(row)), marks: HostHighlights())
+            let destination = Destination(
+                user: fields[safe: 2] ?? "", hostname: fields[safe: 1] ?? "",
+                port: table.port(Int(row)), marks: HostHighlights())
             widths.name = max(widths.name, CharWidth.of(state.catalog.reference(Int(row))))
             widths.destination = max(widths.destination, CharWidth.of(destination.text))
             widths.tags = max(widths.tags, CharWidth.of(fields.dropFirst(3).joined(separator: ",")))
@@ -85,7 +87,9 @@ enum HostListView {
         let headerStyle = focused ? CellStyle.bold : CellStyle.dim
         canvas.write(header, row: rect.row, column: x + 1, width: c.name, style: headerStyle)
         canvas.write("Address", row: rect.row, column: x + 1 + c.name + 1, style: headerStyle)
-        if c.tags > 4 { canvas.write("Tags", row: rect.row, column: x + 2 + c.name + 1 + c.destination, style: headerStyle) }
+        if c.tags > 4 {
+            canvas.write("Tags", row: rect.row, column: x + 2 + c.name + 1 + c.destination, style: headerStyle)
+        }
         if c.reach > 0 { canvas.write("Reach", row: rect.row, column: reachColumn, style: headerStyle) }
         if c.last > 0 { canvas.write("Last", row: rect.row, column: x + rect.width - c.last, style: headerStyle) }
         if list.isEmpty {
@@ -124,10 +128,13 @@ enum HostListView {
             field(reference, matched: marks.name, row: y, column: x + 1, width: c.name, ellipsis: e, on: &canvas)
             if reference.count > name.count, CharWidth.of(reference) <= c.name {
                 let start = CharWidth.of(name)
-                canvas.restyle(row: y, column: x + 1 + start, width: CharWidth.of(reference) - start) { $0.color = .orange }
+                canvas.restyle(row: y, column: x + 1 + start, width: CharWidth.of(reference) - start) {
+                    $0.color = .orange
+                }
             }
-            field(destination.text, matched: destination.matched, row: y, column: x + 2 + c.name,
-                  width: c.destination, ellipsis: e, on: &canvas, style: .plain)
+            field(
+                destination.text, matched: destination.matched, row: y, column: x + 2 + c.name,
+                width: c.destination, ellipsis: e, on: &canvas, style: .plain)
             if c.tags > 2 {
                 var tagMatches: [Int] = []
                 var offset = 0
@@ -135,17 +142,20 @@ enum HostListView {
                     tagMatches += (marks.tags[t] ?? []).map { $0 + offset }
                     offset += tag.count + 1
                 }
-                field(tags.joined(separator: ","), matched: tagMatches, row: y, column: x + 3 + c.name + c.destination,
-                      width: c.tags - 1, ellipsis: e, on: &canvas, style: .dim)
+                field(
+                    tags.joined(separator: ","), matched: tagMatches, row: y, column: x + 3 + c.name + c.destination,
+                    width: c.tags - 1, ellipsis: e, on: &canvas, style: .dim)
             }
             if c.reach > 0 {
                 let result = state.reachability.results[table.id(row)] ?? HostReachability(.unknown)
-                field(reachWords(result, width: rect.width), matched: [], row: y, column: reachColumn, width: c.reach,
-                      ellipsis: e, on: &canvas, style: reachStyle(result.state))
+                field(
+                    reachWords(result, width: rect.width), matched: [], row: y, column: reachColumn, width: c.reach,
+                    ellipsis: e, on: &canvas, style: reachStyle(result.state))
             }
             if c.last > 0, let last = table.lastConnected(row) {
-                canvas.write(RelativeTime.words(Date(timeIntervalSince1970: last), now: state.now), row: y,
-                             column: x + rect.width - c.last, width: c.last, style: .dim)
+                canvas.write(
+                    RelativeTime.words(Date(timeIntervalSince1970: last), now: state.now), row: y,
+                    column: x + rect.width - c.last, width: c.last, style: .dim)
             }
             // A host marked for a run (Space, `*`) has its mark in the column before its name.
             if state.marks.contains(table.id(row)) {
@@ -207,8 +217,10 @@ enum HostListView {
 
     /// Draws one field, highlighting the matched characters (offsets are characters of `text`; a
     /// double-width character takes two cells, so columns are counted separately).
-    static func field(_ text: String, matched: [Int], row: Int, column: Int, width: Int, ellipsis: Character,
-                      on canvas: inout Canvas, style: CellStyle = .plain) {
+    static func field(
+        _ text: String, matched: [Int], row: Int, column: Int, width: Int, ellipsis: Character,
+        on canvas: inout Canvas, style: CellStyle = .plain
+    ) {
         guard width > 0 else { return }
         let cut = CharWidth.of(text) > width
         let room = cut ? width - 1 : width
@@ -217,8 +229,9 @@ enum HostListView {
             let w = CharWidth.of(ch)
             if x + w > room { break }
             let hit = matched.contains(i)
-            canvas.write(String(ch), row: row, column: column + x,
-                         style: hit ? CellStyle(color: .orange, bold: true, underline: true) : style)
+            canvas.write(
+                String(ch), row: row, column: column + x,
+                style: hit ? CellStyle(color: .orange, bold: true, underline: true) : style)
             x += w
         }
         if cut { canvas.write(String(ellipsis), row: row, column: column + x, style: style) }

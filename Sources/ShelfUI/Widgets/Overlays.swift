@@ -33,40 +33,46 @@ enum FormView {
         // Rows for fields: all but the footer, the blank above it and the whole-form message.
         let room = max(1, inner.height - 2 - (general == nil ? 0 : 1))
         // The focused field's last line (where typing happens) and the line after it stay in view.
-        let focusLine = lines.lastIndex {
-            switch $0 {
-            case .field(form.focus), .more(form.focus, _, _): true
-            case .pick: true
-            default: false
-            }
-        } ?? 0
+        let focusLine =
+            lines.lastIndex {
+                switch $0 {
+                case .field(form.focus), .more(form.focus, _, _): true
+                case .pick: true
+                default: false
+                }
+            } ?? 0
         let lastNeeded = min(lines.count - 1, focusLine + 1)
         let first = max(0, lastNeeded - room + 1)
         var y = inner.row
         for line in lines.dropFirst(first).prefix(room) {
             switch line {
             case .message(_, let message):
-                canvas.write("\(state.symbols.fallback) \(message)", row: y, column: x, width: width, style: .error,
-                             ellipsis: state.symbols.ellipsis)
+                canvas.write(
+                    "\(state.symbols.fallback) \(message)", row: y, column: x, width: width, style: .error,
+                    ellipsis: state.symbols.ellipsis)
             case .field(let i):
-                drawField(form.fields[i], focused: i == form.focus, row: y, label: inner.column, x: x, width: width,
-                          state: state, on: &canvas)
+                drawField(
+                    form.fields[i], focused: i == form.focus, row: y, label: inner.column, x: x, width: width,
+                    state: state, on: &canvas)
             case .more(let i, let text, let last):
                 let end = canvas.write(text, row: y, column: x, width: width - 1, ellipsis: state.symbols.ellipsis)
                 if last, i == form.focus { canvas.write(" ", row: y, column: end, style: CellStyle(reverse: true)) }
             case .pick(let name, let chosen):
-                canvas.write(name, row: y, column: x + 2, width: width - 2,
-                             style: chosen ? CellStyle(reverse: true) : .dim, ellipsis: state.symbols.ellipsis)
+                canvas.write(
+                    name, row: y, column: x + 2, width: width - 2,
+                    style: chosen ? CellStyle(reverse: true) : .dim, ellipsis: state.symbols.ellipsis)
             }
             y += 1
         }
         if let general {
-            canvas.write("could not save: \(general)", row: inner.row + room, column: inner.column, width: inner.width,
-                         style: CellStyle(color: .red, bold: true), ellipsis: state.symbols.ellipsis)
+            canvas.write(
+                "could not save: \(general)", row: inner.row + room, column: inner.column, width: inner.width,
+                style: CellStyle(color: .red, bold: true), ellipsis: state.symbols.ellipsis)
         }
         let footer = form.pending ? "saving..." : footerText(form)
-        canvas.write(footer, row: inner.row + inner.height - 1, column: inner.column, width: inner.width, style: .dim,
-                     ellipsis: state.symbols.ellipsis)
+        canvas.write(
+            footer, row: inner.row + inner.height - 1, column: inner.column, width: inner.width, style: .dim,
+            ellipsis: state.symbols.ellipsis)
     }
 
     /// The keys that matter in the focused field.
@@ -87,8 +93,11 @@ enum FormView {
             return []
         }
         if matches.isEmpty {
-            return [.pick(options.isEmpty ? "no identities yet: Ctrl-A adds one" : "none matches: Ctrl-A adds one",
-                          chosen: false)]
+            return [
+                .pick(
+                    options.isEmpty ? "no identities yet: Ctrl-A adds one" : "none matches: Ctrl-A adds one",
+                    chosen: false)
+            ]
         }
         let first = max(0, min(cursor - pickRows + 1, matches.count - pickRows))
         var out = matches.enumerated().dropFirst(first).prefix(pickRows).map {
@@ -98,18 +107,24 @@ enum FormView {
         return out
     }
 
-    static func drawField(_ field: FormField, focused: Bool, row y: Int, label: Int, x: Int, width: Int, state: UIState,
-                          on canvas: inout Canvas) {
+    static func drawField(
+        _ field: FormField, focused: Bool, row y: Int, label: Int, x: Int, width: Int, state: UIState,
+        on canvas: inout Canvas
+    ) {
         canvas.write(field.label, row: y, column: label, style: focused ? .bold : .dim)
         switch field.kind {
         case .secret(let stored):
             // Never the characters: one star each while typing, else whether one is stored.
-            let words = !field.value.isEmpty ? String(repeating: "*", count: field.value.count)
-                : field.cleared ? "not set (the stored one is removed on save; Ctrl-U keeps it)"
-                : stored ? "set (type to replace it)" : "not set"
+            let words =
+                !field.value.isEmpty
+                ? String(repeating: "*", count: field.value.count)
+                : field.cleared
+                    ? "not set (the stored one is removed on save; Ctrl-U keeps it)"
+                    : stored ? "set (type to replace it)" : "not set"
             let style: CellStyle = field.value.isEmpty ? (field.cleared ? CellStyle(color: .orange) : .dim) : .plain
-            let end = canvas.write(words, row: y, column: x, width: width - 2, style: style,
-                                   ellipsis: state.symbols.ellipsis)
+            let end = canvas.write(
+                words, row: y, column: x, width: width - 2, style: style,
+                ellipsis: state.symbols.ellipsis)
             // Typing goes after the stars; over the words, the cursor stands one blank after them.
             if focused {
                 canvas.write(" ", row: y, column: field.value.isEmpty ? end + 1 : end, style: CellStyle(reverse: true))
@@ -117,8 +132,9 @@ enum FormView {
         case .lines:
             let first = String(field.value.split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
             if field.value.isEmpty && !focused {
-                canvas.write(field.placeholder, row: y, column: x, width: width, style: .dim,
-                             ellipsis: state.symbols.ellipsis)
+                canvas.write(
+                    field.placeholder, row: y, column: x, width: width, style: .dim,
+                    ellipsis: state.symbols.ellipsis)
             } else {
                 let end = canvas.write(first, row: y, column: x, width: width - 1, ellipsis: state.symbols.ellipsis)
                 if focused, !field.value.contains("\n") {
@@ -127,10 +143,12 @@ enum FormView {
             }
         case .text, .pick:
             if field.value.isEmpty && !focused {
-                canvas.write(field.placeholder, row: y, column: x, width: width, style: .dim, ellipsis: state.symbols.ellipsis)
+                canvas.write(
+                    field.placeholder, row: y, column: x, width: width, style: .dim, ellipsis: state.symbols.ellipsis)
             } else {
                 // Show the end of a long value, where typing happens.
-                let shown = CharWidth.of(field.value) >= width ? CharWidth.suffix(field.value, fitting: width - 1) : field.value
+                let shown =
+                    CharWidth.of(field.value) >= width ? CharWidth.suffix(field.value, fitting: width - 1) : field.value
                 let end = canvas.write(shown, row: y, column: x)
                 if focused { canvas.write(" ", row: y, column: end, style: CellStyle(reverse: true)) }
             }
@@ -143,11 +161,14 @@ enum FormView {
                     canvas.write(String(state.symbols.ellipsis), row: y, column: min(cx, x + width - 1), style: .dim)
                     break
                 }
-                cx = canvas.write(text, row: y, column: cx, style: chosen ? CellStyle(bold: true, reverse: focused) : .dim) + 1
+                cx =
+                    canvas.write(
+                        text, row: y, column: cx, style: chosen ? CellStyle(bold: true, reverse: focused) : .dim) + 1
             }
         case .toggle:
-            canvas.write(field.isOn ? state.symbols.check : state.symbols.unchecked, row: y, column: x,
-                         style: focused ? CellStyle(bold: true, reverse: true) : .plain)
+            canvas.write(
+                field.isOn ? state.symbols.check : state.symbols.unchecked, row: y, column: x,
+                style: focused ? CellStyle(bold: true, reverse: true) : .plain)
         }
     }
 }
@@ -155,13 +176,16 @@ enum FormView {
 enum ConfirmView {
     static func draw(_ confirmation: Confirmation, state: UIState, on canvas: inout Canvas) {
         let width = min(72, max(40, (confirmation.lines.map(CharWidth.of).max() ?? 0) + 6))
-        let inner = Frame.box(title: confirmation.title, height: confirmation.lines.count + 5, width: width,
-                              state: state, on: &canvas)
+        let inner = Frame.box(
+            title: confirmation.title, height: confirmation.lines.count + 5, width: width,
+            state: state, on: &canvas)
         for (i, line) in confirmation.lines.enumerated() {
-            canvas.write(line, row: inner.row + i, column: inner.column, width: inner.width,
-                         style: i == 0 ? .bold : .plain, ellipsis: state.symbols.ellipsis)
+            canvas.write(
+                line, row: inner.row + i, column: inner.column, width: inner.width,
+                style: i == 0 ? .bold : .plain, ellipsis: state.symbols.ellipsis)
         }
-        var x = canvas.write("y", row: inner.row + inner.height - 1, column: inner.column, style: CellStyle(color: .red, bold: true))
+        var x = canvas.write(
+            "y", row: inner.row + inner.height - 1, column: inner.column, style: CellStyle(color: .red, bold: true))
         x = canvas.write(" \(confirmation.yesLabel)   ", row: inner.row + inner.height - 1, column: x)
         x = canvas.write("n", row: inner.row + inner.height - 1, column: x, style: .bold)
         canvas.write(" / Esc \(confirmation.noLabel)", row: inner.row + inner.height - 1, column: x)
@@ -176,7 +200,9 @@ enum HelpView {
             if !out.isEmpty { out.append(("", .plain)) }
             out.append((context.rawValue, .bold))
             for binding in Keymap.bindings(in: context) {
-                var text = (state.symbols == .ascii ? binding.asciiKeyLabel : binding.keyLabel).padded(to: 16) + binding.description
+                var text =
+                    (state.symbols == .ascii ? binding.asciiKeyLabel : binding.keyLabel).padded(to: 16)
+                    + binding.description
                 var style = CellStyle.plain
                 if context == .browse, let reason = binding.disabledReason(StateForHelp.browsing(state)) {
                     text += " (now: \(reason))"
@@ -194,11 +220,13 @@ enum HelpView {
         let rows = max(1, inner.height - 1)
         let start = min(scroll, max(0, all.count - rows))
         for (i, line) in all.dropFirst(start).prefix(rows).enumerated() {
-            canvas.write(line.0, row: inner.row + i, column: inner.column, width: inner.width, style: line.1,
-                         ellipsis: state.symbols.ellipsis)
+            canvas.write(
+                line.0, row: inner.row + i, column: inner.column, width: inner.width, style: line.1,
+                ellipsis: state.symbols.ellipsis)
         }
-        canvas.write("j/k scroll; Esc, q or ? closes", row: inner.row + inner.height - 1, column: inner.column,
-                     width: inner.width, style: .dim)
+        canvas.write(
+            "j/k scroll; Esc, q or ? closes", row: inner.row + inner.height - 1, column: inner.column,
+            width: inner.width, style: .dim)
     }
 }
 
@@ -216,11 +244,13 @@ enum PromptView {
         switch prompt {
         case .hostKey(let host, let keyType, let fingerprint):
             let inner = Frame.box(title: "Unknown host key", height: 8, width: 76, state: state, on: &canvas)
-            canvas.write("\(host) offered \(KeyTypeArticle.with(keyType)) key:", row: inner.row, column: inner.column,
-                         width: inner.width)
+            canvas.write(
+                "\(host) offered \(KeyTypeArticle.with(keyType)) key:", row: inner.row, column: inner.column,
+                width: inner.width)
             canvas.write(fingerprint, row: inner.row + 1, column: inner.column, width: inner.width, style: .bold)
-            canvas.write("Check it with the server's owner before trusting it.", row: inner.row + 2,
-                         column: inner.column, width: inner.width, style: .dim)
+            canvas.write(
+                "Check it with the server's owner before trusting it.", row: inner.row + 2,
+                column: inner.column, width: inner.width, style: .dim)
             canvas.write("y trust and pin   n / Esc refuse", row: inner.row + 4, column: inner.column)
         case .keyMismatch(let mismatch):
             drawMismatch(mismatch, state: state, on: &canvas)
@@ -229,8 +259,9 @@ enum PromptView {
             // The question may be long (a server's instruction before its prompt): two lines, the end kept.
             let lines = wrap(text, width: inner.width)
             for (i, line) in lines.suffix(2).enumerated() {
-                canvas.write(line, row: inner.row + i, column: inner.column, width: inner.width,
-                             ellipsis: state.symbols.ellipsis)
+                canvas.write(
+                    line, row: inner.row + i, column: inner.column, width: inner.width,
+                    ellipsis: state.symbols.ellipsis)
             }
             // Masked: one star per character, never the characters; the end of a long entry stays in view.
             let typed = echo ? input : String(repeating: "*", count: input.count)
@@ -238,16 +269,18 @@ enum PromptView {
             let end = canvas.write(shown, row: inner.row + 2, column: inner.column)
             canvas.write(" ", row: inner.row + 2, column: end, style: CellStyle(reverse: true))
             if offer {
-                canvas.write("\(remember ? state.symbols.check : state.symbols.unchecked) remember in the vault (Tab)",
-                             row: inner.row + 3, column: inner.column)
+                canvas.write(
+                    "\(remember ? state.symbols.check : state.symbols.unchecked) remember in the vault (Tab)",
+                    row: inner.row + 3, column: inner.column)
             }
             canvas.write("Enter sends, Esc cancels", row: inner.row + 5, column: inner.column, style: .dim)
         case .vaultPassphrase(let text, let input):
             let inner = Frame.box(title: "Unlock the vault", height: 8, width: 72, state: state, on: &canvas)
             for (i, line) in wrap(text, width: inner.width).suffix(2).enumerated() {
-                canvas.write(line, row: inner.row + i, column: inner.column, width: inner.width,
-                             style: line.hasPrefix("Wrong") ? CellStyle(color: .red, bold: true) : .plain,
-                             ellipsis: state.symbols.ellipsis)
+                canvas.write(
+                    line, row: inner.row + i, column: inner.column, width: inner.width,
+                    style: line.hasPrefix("Wrong") ? CellStyle(color: .red, bold: true) : .plain,
+                    ellipsis: state.symbols.ellipsis)
             }
             let typed = String(repeating: "*", count: input.count)
             let shown = typed.count >= inner.width ? String(typed.suffix(inner.width - 1)) : typed
@@ -292,8 +325,9 @@ enum PromptView {
         lines.append(("", .plain))
         let verb = m.kind == .changed ? "replace the pin and connect" : "trust it and connect"
         let refuse = m.kind == .changed ? "Esc keeps the pin and does not connect." : "Esc refuses."
-        paragraph("Check the new fingerprint with the server's owner. To \(verb), type the host's name (\(m.host)) "
-                  + "and press Enter. \(refuse)")
+        paragraph(
+            "Check the new fingerprint with the server's owner. To \(verb), type the host's name (\(m.host)) "
+                + "and press Enter. \(refuse)")
         let entry = lines.count
         lines.append(("", .plain))
         if m.mistyped { paragraph("That is not '\(m.host)': type the host's name exactly, or press Esc.", red) }
@@ -309,8 +343,9 @@ enum PromptView {
                 let end = canvas.write(shown, row: row, column: prompt)
                 canvas.write(" ", row: row, column: end, style: CellStyle(reverse: true))
             } else {
-                canvas.write(line.0, row: row, column: inner.column, width: inner.width, style: line.1,
-                             ellipsis: state.symbols.ellipsis)
+                canvas.write(
+                    line.0, row: row, column: inner.column, width: inner.width, style: line.1,
+                    ellipsis: state.symbols.ellipsis)
             }
         }
     }

@@ -15,15 +15,18 @@ public enum Screen {
         let layout = Layout(rows: state.rows, columns: state.columns)
         TitleBar.draw(state, in: layout.title, on: &canvas)
         GroupTreeView.draw(state, in: layout.groups, on: &canvas)
-        Frame.vertical(column: layout.groups.column + layout.groups.width, row: layout.groups.row,
-                       height: layout.groups.height, symbols: state.symbols, on: &canvas)
+        Frame.vertical(
+            column: layout.groups.column + layout.groups.width, row: layout.groups.row,
+            height: layout.groups.height, symbols: state.symbols, on: &canvas)
         HostListView.draw(state, in: layout.hosts, on: &canvas)
         if layout.detailsBeside {
-            Frame.vertical(column: layout.details.column - 1, row: layout.details.row, height: layout.details.height,
-                           symbols: state.symbols, on: &canvas)
+            Frame.vertical(
+                column: layout.details.column - 1, row: layout.details.row, height: layout.details.height,
+                symbols: state.symbols, on: &canvas)
         } else {
-            canvas.fill(row: layout.details.row - 1, column: layout.details.column, height: 1,
-                        width: layout.details.width, character: state.symbols.horizontal, style: .dim)
+            canvas.fill(
+                row: layout.details.row - 1, column: layout.details.column, height: 1,
+                width: layout.details.width, character: state.symbols.horizontal, style: .dim)
         }
         DetailsView.draw(state, in: layout.details, on: &canvas)
         switch state.mode {
@@ -85,8 +88,9 @@ enum TooSmallView {
         let top = max(0, (state.rows - lines.count) / 2)
         for (i, line) in lines.enumerated() {
             let text = String(line.prefix(state.columns))
-            canvas.write(text, row: top + i, column: max(0, (state.columns - text.count) / 2),
-                         style: i == 0 ? .bold : .plain)
+            canvas.write(
+                text, row: top + i, column: max(0, (state.columns - text.count) / 2),
+                style: i == 0 ? .bold : .plain)
         }
     }
 }
@@ -102,15 +106,19 @@ enum TitleBar {
 
     static func draw(_ state: UIState, in rect: Rect, on canvas: inout Canvas) {
         var col = canvas.write(" sshelf ", row: rect.row, column: 0, style: CellStyle(bold: true, reverse: true))
-        let scope = state.groupRows[safe: state.groupCursor].map { row in
-            row.groupID == nil ? "All hosts" : state.catalog.tree.path(of: row.groupID)
-        } ?? "All hosts"
-        col = canvas.write(" \(scope) ", row: rect.row, column: col + 1, width: max(0, rect.width / 3),
-                           style: .bold, ellipsis: state.symbols.ellipsis)
+        let scope =
+            state.groupRows[safe: state.groupCursor].map { row in
+                row.groupID == nil ? "All hosts" : state.catalog.tree.path(of: row.groupID)
+            } ?? "All hosts"
+        col = canvas.write(
+            " \(scope) ", row: rect.row, column: col + 1, width: max(0, rect.width / 3),
+            style: .bold, ellipsis: state.symbols.ellipsis)
         if state.search.typing || state.search.isActive {
             col = canvas.write(" /", row: rect.row, column: col, style: .bold)
             col = canvas.write(state.search.query, row: rect.row, column: col)
-            if state.search.typing { col = canvas.write("_", row: rect.row, column: col, style: CellStyle(reverse: true)) }
+            if state.search.typing {
+                col = canvas.write("_", row: rect.row, column: col, style: CellStyle(reverse: true))
+            }
             if let scope = searchScope(state) {
                 col = canvas.write("  \(scope)", row: rect.row, column: col, style: .dim)
             }
@@ -118,14 +126,16 @@ enum TitleBar {
         if let notice = state.notice {
             let text = notice.text
             let width = min(CharWidth.of(text), max(0, rect.width - col - 2))
-            canvas.write(text, row: rect.row, column: rect.width - width - 1, width: width,
-                         style: notice.isError ? CellStyle(color: .red, bold: true) : CellStyle(color: .green),
-                         ellipsis: state.symbols.ellipsis)
+            canvas.write(
+                text, row: rect.row, column: rect.width - width - 1, width: width,
+                style: notice.isError ? CellStyle(color: .red, bold: true) : CellStyle(color: .green),
+                ellipsis: state.symbols.ellipsis)
         } else if let attempt = state.connecting {
             let text = "connecting to \(attempt.name)... (Esc cancels)"
             let width = min(CharWidth.of(text), max(0, rect.width - col - 2))
-            canvas.write(text, row: rect.row, column: rect.width - width - 1, width: width,
-                         style: CellStyle(color: .blue), ellipsis: state.symbols.ellipsis)
+            canvas.write(
+                text, row: rect.row, column: rect.width - width - 1, width: width,
+                style: CellStyle(color: .blue), ellipsis: state.symbols.ellipsis)
         } else if !state.loaded || !state.catalog.isComplete {
             canvas.write("loading...", row: rect.row, column: max(col + 1, rect.width - 11), style: .dim)
         }

@@ -9,8 +9,10 @@ public enum StatusLine {
         switch sync {
         case .off: ("\(symbols.off) sync off", CellStyle(color: .dim))
         case .syncing: ("\(symbols.syncing) syncing", CellStyle(color: .blue, bold: true))
-        case .synced(let at): ("\(symbols.synced) synced \(RelativeTime.words(at, now: now))", CellStyle(color: .green, bold: true))
-        case .localFallback(let reason): ("\(symbols.fallback) local fallback: \(reason)", CellStyle(color: .orange, bold: true))
+        case .synced(let at):
+            ("\(symbols.synced) synced \(RelativeTime.words(at, now: now))", CellStyle(color: .green, bold: true))
+        case .localFallback(let reason):
+            ("\(symbols.fallback) local fallback: \(reason)", CellStyle(color: .orange, bold: true))
         }
     }
 
@@ -40,7 +42,9 @@ public enum StatusLine {
             }
         }
         return Keymap.bindings(in: context).compactMap { binding in
-            guard let hint = binding.hint, binding.disabledReason(state) == nil, let key = binding.keys.first else { return nil }
+            guard let hint = binding.hint, binding.disabledReason(state) == nil, let key = binding.keys.first else {
+                return nil
+            }
             return (key == .enter ? state.symbols.enter : (state.symbols == .ascii ? key.asciiLabel : key.label), hint)
         }
     }
@@ -49,7 +53,8 @@ public enum StatusLine {
         let s = state.symbols
         let (syncText, syncStyle) = syncSegment(state.status.sync, now: state.now, symbols: s)
         // The sync state always shows in full (a fallback reason must be readable); hints give way first.
-        var col = canvas.write(syncText, row: rect.row, column: 0, width: rect.width, style: syncStyle, ellipsis: s.ellipsis)
+        var col = canvas.write(
+            syncText, row: rect.row, column: 0, width: rect.width, style: syncStyle, ellipsis: s.ellipsis)
         // What the sync report says beside the state (conflicts, enrollment, the credential track's notice), where it
         // leaves room for the vault's state, which matters more.
         let vaultRoom = CharWidth.of(state.status.vault.words) + 3
@@ -64,10 +69,11 @@ public enum StatusLine {
             col = canvas.write(note.text, row: rect.row, column: col, style: style)
         }
         let count = state.catalog.totalCount
-        let parts: [(String, CellStyle)] = [
-            (state.status.vault.words, vaultStyle(state.status.vault)),
-            (state.loaded ? "\(count) host\(count == 1 ? "" : "s")" : "loading", .dim),
-        ] + (state.marks.isEmpty ? [] : [("\(state.marks.count) marked", CellStyle(color: .orange, bold: true))])
+        let parts: [(String, CellStyle)] =
+            [
+                (state.status.vault.words, vaultStyle(state.status.vault)),
+                (state.loaded ? "\(count) host\(count == 1 ? "" : "s")" : "loading", .dim),
+            ] + (state.marks.isEmpty ? [] : [("\(state.marks.count) marked", CellStyle(color: .orange, bold: true))])
         for (i, (text, style)) in parts.enumerated() {
             // A vault error too long for the line is cut rather than left out (its whole text is on its screen).
             let room = rect.width - col - 3

@@ -37,8 +37,10 @@ final class AgentBoundKeyTests: XCTestCase {
     }
 
     /// ssh (with -v, to see what it offers) to `server` as `user`.
-    private func ssh(_ world: AgentWorld, to server: SSHD, user: String = TestAccount.name, forward: Bool = false,
-                     command: String = "true") throws -> CLIResult {
+    private func ssh(
+        _ world: AgentWorld, to server: SSHD, user: String = TestAccount.name, forward: Bool = false,
+        command: String = "true"
+    ) throws -> CLIResult {
         try world.tool(
             TestTool.ssh.path,
             Self.sshOptions(agent: "IdentityAgent=\(world.socket)") + (forward ? ["-A"] : [])
@@ -110,7 +112,8 @@ final class AgentBoundKeyTests: XCTestCase {
         XCTAssertExit(try world.home.run(["identity", "edit", "bound", "--only", "two"]), 0)
         try world.startAgent()
         // Run on one, as sshelftest, with the agent one forwarded.
-        let inner = ([TestTool.ssh.path] + Self.sshOptions(agent: "IdentityAgent=SSH_AUTH_SOCK")
+        let inner =
+            ([TestTool.ssh.path] + Self.sshOptions(agent: "IdentityAgent=SSH_AUTH_SOCK")
             + ["-p", String(second.port), "\(TestAccount.name)@\(second.options.listenAddress)", "echo", "reached-two"])
             .joined(separator: " ")
 
@@ -119,7 +122,8 @@ final class AgentBoundKeyTests: XCTestCase {
         XCTAssertNotEqual(through.status, 0, "\(through)")
         XCTAssertFalse(through.stdout.contains("reached-two"), through.stdout)
         XCTAssertTrue(world.sshd.waitForLog("Accepted publickey"), "plain logged in to one:\n\(world.sshd.log)")
-        try world.waitForAgentLog("the agent was forwarded through host one (hop 1), which is not one of the key's hosts (two)")
+        try world.waitForAgentLog(
+            "the agent was forwarded through host one (hop 1), which is not one of the key's hosts (two)")
         XCTAssertEqual(second.logCount("Accepted publickey"), 0, second.log)
 
         // Bound to both: the forwarded agent signs the login to two, and the log names two.
@@ -151,7 +155,8 @@ final class AgentBoundKeyTests: XCTestCase {
         XCTAssertExit(try world.home.run(["identity", "edit", "bound", "--only", "two"]), 0)
         XCTAssertExit(
             try world.home.run(["edit", "one", "--identity", "plain", "--option", "ForwardAgent yes"]), 0)
-        let inner = ([TestTool.ssh.path] + Self.sshOptions(agent: "IdentityAgent=SSH_AUTH_SOCK")
+        let inner =
+            ([TestTool.ssh.path] + Self.sshOptions(agent: "IdentityAgent=SSH_AUTH_SOCK")
             + ["-p", String(second.port), "\(TestAccount.name)@\(second.options.listenAddress)", "echo", "reached-two"])
             .joined(separator: " ")
 

@@ -130,7 +130,8 @@ final class AgentSSHTests: XCTestCase {
         XCTAssertEqual(after["name"] as? String, before["name"] as? String, "the same identity, not a new one")
         let reference = try XCTUnwrap(after["privateKeyRef"] as? String)
         let item = try XCTUnwrap(try world.vaultItems().first { $0["key"] as? String == reference })
-        XCTAssertEqual(item["accessibility"] as? String, "afterFirstUnlockThisDeviceOnly", "a tunnel reads it unattended")
+        XCTAssertEqual(
+            item["accessibility"] as? String, "afterFirstUnlockThisDeviceOnly", "a tunnel reads it unattended")
         XCTAssertEqual(try world.identities().count, 1)
     }
 
@@ -196,8 +197,9 @@ final class AgentSSHTests: XCTestCase {
         try world.sshd.authorize(made.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
         try world.startAgent()
 
-        XCTAssertFalse(try world.sshAdd(["-l"]).stdout.contains(" locked (ED25519)"),
-                       "not offered while the agent cannot sign with it")
+        XCTAssertFalse(
+            try world.sshAdd(["-l"]).stdout.contains(" locked (ED25519)"),
+            "not offered while the agent cannot sign with it")
         XCTAssertNotEqual(try world.ssh().status, 0, "a whenUnlocked key in a locked vault is not used")
         try world.waitForAgentLog(
             "not listing 'locked': the vault is locked for their class; run 'sshelf vault unlock' (or 'sshelf agent "

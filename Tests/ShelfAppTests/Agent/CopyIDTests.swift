@@ -84,8 +84,9 @@ final class CopyIDTests: XCTestCase {
         XCTAssertExit(try remote.world.home.run(["identity", "import", "laptop", key.privatePath]), 0)
         XCTAssertExit(try remote.world.home.run(["copy-id", "t", "--accept-new", "--identity", "laptop"]), 0)
         XCTAssertExit(try ssh(remote, key: key.privatePath), 0)
-        let logged = try JSONSerialization.jsonObject(
-            with: Data(try remote.world.home.run(["log", "--json"]).stdout.utf8)) as? [[String: Any]]
+        let logged =
+            try JSONSerialization.jsonObject(
+                with: Data(try remote.world.home.run(["log", "--json"]).stdout.utf8)) as? [[String: Any]]
         XCTAssertEqual(logged?.count, 1, "\(String(describing: logged))")
         XCTAssertEqual(logged?.first?["by"] as? String, "copy-id")
         XCTAssertEqual(logged?.first?["what"] as? String, "password")

@@ -11,14 +11,16 @@ final class BridgeAgentCheckTests: XCTestCase {
         let server = try world.server()
         try world.addHost("db1", on: server)
         XCTAssertExit(try world.home.run("ssh-config", "install"), 0)
-        XCTAssertTrue(world.text(world.bridge).contains("Match originalhost db1 exec \"test -S '\(world.agentSocket)'"),
-                      world.text(world.bridge))
+        XCTAssertTrue(
+            world.text(world.bridge).contains("Match originalhost db1 exec \"test -S '\(world.agentSocket)'"),
+            world.text(world.bridge))
 
         let stopped = try world.ssh(["db1", "true"])
         XCTAssertNotEqual(stopped.status, 0)
-        XCTAssertTrue(stopped.stderr.contains(
-            "sshelf: the key of this host is in the sshelf vault and the sshelf agent is not running: "
-                + "run sshelf agent start"),
+        XCTAssertTrue(
+            stopped.stderr.contains(
+                "sshelf: the key of this host is in the sshelf vault and the sshelf agent is not running: "
+                    + "run sshelf agent start"),
             stopped.stderr)
 
         try world.startAgent()

@@ -16,13 +16,17 @@ final class BridgeFollowsTests: XCTestCase {
         XCTAssertExit(try b.run("ssh-config", "write"), 0)
         XCTAssertFalse(bridge(b).contains("Host db"))
 
-        XCTAssertExit(try a.run(["add", "db", "--host", "db.example.com", "--user", "ops",
-                                 "--option", "ServerAliveInterval 15"]), 0)
+        XCTAssertExit(
+            try a.run([
+                "add", "db", "--host", "db.example.com", "--user", "ops",
+                "--option", "ServerAliveInterval 15",
+            ]), 0)
         XCTAssertExit(try a.run("sync", "enable", "--folder", remote), 0)
         XCTAssertExit(try b.run("sync", "enable", "--folder", remote), 0)  // the group exists: b must join
         try enroll(b, by: a)
-        XCTAssertTrue(bridge(b).contains("Host db\n    HostName db.example.com\n    User ops\n    ServerAliveInterval 15\n"),
-                      "b's sync run that brought db wrote it:\n\(bridge(b))")
+        XCTAssertTrue(
+            bridge(b).contains("Host db\n    HostName db.example.com\n    User ops\n    ServerAliveInterval 15\n"),
+            "b's sync run that brought db wrote it:\n\(bridge(b))")
 
         // An edit on a reaches b's bridge with b's next sync run, and OpenSSH reads it.
         XCTAssertExit(try a.run("edit", "db", "--port", "2222"), 0)

@@ -30,10 +30,14 @@ final class BridgeOpenSSHTests: XCTestCase {
         let payload = (0..<4096).map { _ in UInt8.random(in: 0...255) }
         let local = world.home.root + "/payload"
         _ = FileManager.default.createFile(atPath: local, contents: Data(payload))
-        XCTAssertExit(try world.tool(TestTool.scp.path, ["-F", world.userConfig, "-o", "BatchMode=yes", local, "web1:\(remote)"]), 0)
+        XCTAssertExit(
+            try world.tool(
+                TestTool.scp.path, ["-F", world.userConfig, "-o", "BatchMode=yes", local, "web1:\(remote)"]), 0)
         XCTAssertEqual(FileManager.default.contents(atPath: remote).map([UInt8].init), payload)
         let back = world.home.root + "/back"
-        XCTAssertExit(try world.tool(TestTool.scp.path, ["-F", world.userConfig, "-o", "BatchMode=yes", "web1:\(remote)", back]), 0)
+        XCTAssertExit(
+            try world.tool(TestTool.scp.path, ["-F", world.userConfig, "-o", "BatchMode=yes", "web1:\(remote)", back]),
+            0)
         XCTAssertEqual(FileManager.default.contents(atPath: back).map([UInt8].init), payload)
 
         // rsync over ssh.
@@ -43,7 +47,8 @@ final class BridgeOpenSSHTests: XCTestCase {
         try "two\n".write(toFile: tree + "/sub/b.txt", atomically: true, encoding: .utf8)
         let synced = remote + "-rsync"
         defer { try? FileManager.default.removeItem(atPath: synced) }
-        XCTAssertExit(try world.tool(TestTool.rsync.path, ["-a", "-e", world.sshCommand, tree + "/", "web1:\(synced)/"]), 0)
+        XCTAssertExit(
+            try world.tool(TestTool.rsync.path, ["-a", "-e", world.sshCommand, tree + "/", "web1:\(synced)/"]), 0)
         XCTAssertEqual(try String(contentsOfFile: synced + "/sub/b.txt", encoding: .utf8), "two\n")
 
         // git ls-remote against a bare repository on the server (owned by the login user, as it would be).
@@ -52,11 +57,15 @@ final class BridgeOpenSSHTests: XCTestCase {
         let work = world.home.root + "/work"
         try Shell.run(TestTool.git.path, ["init", "-q", "--bare", repository])
         try Shell.run(TestTool.git.path, ["init", "-q", work])
-        try Shell.run(TestTool.git.path, ["-C", work, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "first"])
-        let head = try Shell.run(TestTool.git.path, ["-C", work, "rev-parse", "HEAD"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        try Shell.run(
+            TestTool.git.path,
+            ["-C", work, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "first"])
+        let head = try Shell.run(TestTool.git.path, ["-C", work, "rev-parse", "HEAD"]).trimmingCharacters(
+            in: .whitespacesAndNewlines)
         try Shell.run(TestTool.git.path, ["-C", work, "push", "-q", repository, "HEAD:refs/heads/main"])
         try Shell.run(TestTool.chown.path, ["-R", TestAccount.name, repository])
-        let listed = try world.tool(TestTool.git.path, ["ls-remote", "web1:\(repository)"], environment: ["GIT_SSH_COMMAND": world.sshCommand])
+        let listed = try world.tool(
+            TestTool.git.path, ["ls-remote", "web1:\(repository)"], environment: ["GIT_SSH_COMMAND": world.sshCommand])
         XCTAssertExit(listed, 0)
         XCTAssertTrue(listed.stdout.contains("\(head)\trefs/heads/main"), listed.stdout)
     }
@@ -95,12 +104,16 @@ final class BridgeOpenSSHTests: XCTestCase {
         XCTAssertTrue(world.text(world.bridge).contains("Port \(impostor.port)\n"), "the bridge followed the edit")
         let refused = try world.ssh(["t", "true"])
         XCTAssertEqual(refused.status, 255, "\(refused)")
-        XCTAssertTrue(refused.stderr.contains("REMOTE HOST IDENTIFICATION HAS CHANGED") || refused.stderr.contains("Host key verification failed"),
-                      refused.stderr)
+        XCTAssertTrue(
+            refused.stderr.contains("REMOTE HOST IDENTIFICATION HAS CHANGED")
+                || refused.stderr.contains("Host key verification failed"),
+            refused.stderr)
         impostor.waitForConnectionsEnded()
-        XCTAssertFalse(impostor.log.contains("userauth-request") || impostor.log.contains("Accepted"),
-                       "nothing was sent to the impostor after its key:\n\(impostor.log)")
-        XCTAssertTrue(world.text(world.pins).contains("[127.0.0.1]:\(impostor.port) ssh-ed25519 "), world.text(world.pins))
+        XCTAssertFalse(
+            impostor.log.contains("userauth-request") || impostor.log.contains("Accepted"),
+            "nothing was sent to the impostor after its key:\n\(impostor.log)")
+        XCTAssertTrue(
+            world.text(world.pins).contains("[127.0.0.1]:\(impostor.port) ssh-ed25519 "), world.text(world.pins))
     }
 
     func testInstallAndUninstallLeaveTheUsersLinesByteIdentical() throws {
@@ -108,7 +121,8 @@ final class BridgeOpenSSHTests: XCTestCase {
         // A CRLF line, tabs, a comment, no final newline: every byte must survive.
         let original = Array("# mine\r\nHost own\n\tHostName own.example.com\n\n# end, no newline".utf8)
         try FileManager.default.createDirectory(atPath: world.home.home + "/.ssh", withIntermediateDirectories: true)
-        _ = FileManager.default.createFile(atPath: world.userConfig, contents: Data(original), attributes: [.posixPermissions: 0o644])
+        _ = FileManager.default.createFile(
+            atPath: world.userConfig, contents: Data(original), attributes: [.posixPermissions: 0o644])
 
         XCTAssertExit(try world.home.run("ssh-config", "install"), 0)
         let installed = try XCTUnwrap(FileManager.default.contents(atPath: world.userConfig)).map { $0 }
@@ -116,24 +130,29 @@ final class BridgeOpenSSHTests: XCTestCase {
         XCTAssertEqual(Array(installed.prefix(line.count)), line, "the Include is the first line")
         XCTAssertEqual(Array(installed.dropFirst(line.count)), original, "every other byte is as it was")
         XCTAssertEqual(BridgeWorld.mode(world.userConfig), 0o644, "the file keeps its mode")
-        XCTAssertEqual(FileManager.default.contents(atPath: world.userConfig + ".sshelf-backup").map([UInt8].init), original)
+        XCTAssertEqual(
+            FileManager.default.contents(atPath: world.userConfig + ".sshelf-backup").map([UInt8].init), original)
 
         let again = try world.home.run("ssh-config", "install")
         XCTAssertExit(again, 0)
         XCTAssertTrue(again.stdout.contains("already includes"), again.stdout)
-        XCTAssertEqual(FileManager.default.contents(atPath: world.userConfig).map([UInt8].init), installed, "idempotent")
+        XCTAssertEqual(
+            FileManager.default.contents(atPath: world.userConfig).map([UInt8].init), installed, "idempotent")
 
         XCTAssertExit(try world.home.run("ssh-config", "uninstall"), 0)
         XCTAssertEqual(FileManager.default.contents(atPath: world.userConfig).map([UInt8].init), original)
         XCTAssertEqual(BridgeWorld.mode(world.userConfig), 0o644)
-        XCTAssertEqual(FileManager.default.contents(atPath: world.userConfig + ".sshelf-backup").map([UInt8].init), original,
-                       "the first copy, from before sshelf ever changed the file, is kept")
+        XCTAssertEqual(
+            FileManager.default.contents(atPath: world.userConfig + ".sshelf-backup").map([UInt8].init), original,
+            "the first copy, from before sshelf ever changed the file, is kept")
         XCTAssertExit(try world.home.run("ssh-config", "uninstall"), 0)
-        XCTAssertEqual(FileManager.default.contents(atPath: world.userConfig).map([UInt8].init), original, "idempotent too")
+        XCTAssertEqual(
+            FileManager.default.contents(atPath: world.userConfig).map([UInt8].init), original, "idempotent too")
         // A second install and uninstall never replace the pristine copy either.
         XCTAssertExit(try world.home.run("ssh-config", "install"), 0)
         XCTAssertExit(try world.home.run("ssh-config", "uninstall"), 0)
-        XCTAssertEqual(FileManager.default.contents(atPath: world.userConfig + ".sshelf-backup").map([UInt8].init), original)
+        XCTAssertEqual(
+            FileManager.default.contents(atPath: world.userConfig + ".sshelf-backup").map([UInt8].init), original)
         // The real ssh reads the file (and the user's host) as before.
         let resolved = try world.tool(TestTool.ssh.path, ["-F", world.userConfig, "-G", "own"])
         XCTAssertExit(resolved, 0)
@@ -158,12 +177,17 @@ final class BridgeOpenSSHTests: XCTestCase {
     func testTheBridgeFollowsEveryChangeAndLeavesOutWhatSshRefuses() throws {
         let world = try BridgeWorld()
         XCTAssertExit(try world.home.run("ssh-config", "write"), 0)
-        XCTAssertExit(try world.home.run(["add", "db", "--host", "db.example.com", "--option", "ServerAliveInterval 15"]), 0)
-        XCTAssertTrue(world.text(world.bridge).contains("Host db\n    HostName db.example.com\n    ServerAliveInterval 15\n"),
-                      world.text(world.bridge))
-        XCTAssertExit(try world.home.run(["edit", "db", "--remove-option", "serveraliveinterval", "--option", "Compression yes"]), 0)
-        XCTAssertTrue(world.text(world.bridge).contains("Host db\n    HostName db.example.com\n    Compression yes\n"),
-                      world.text(world.bridge))
+        XCTAssertExit(
+            try world.home.run(["add", "db", "--host", "db.example.com", "--option", "ServerAliveInterval 15"]), 0)
+        XCTAssertTrue(
+            world.text(world.bridge).contains("Host db\n    HostName db.example.com\n    ServerAliveInterval 15\n"),
+            world.text(world.bridge))
+        XCTAssertExit(
+            try world.home.run(["edit", "db", "--remove-option", "serveraliveinterval", "--option", "Compression yes"]),
+            0)
+        XCTAssertTrue(
+            world.text(world.bridge).contains("Host db\n    HostName db.example.com\n    Compression yes\n"),
+            world.text(world.bridge))
 
         // A line this ssh refuses is an error when typed...
         let typed = try world.home.run(["edit", "db", "--option", "UseKeychain yes"])
@@ -171,12 +195,15 @@ final class BridgeOpenSSHTests: XCTestCase {
         XCTAssertTrue(typed.stderr.contains("ssh refuses it: Bad configuration option: usekeychain"), typed.stderr)
         // ...and, when it came from elsewhere (an import of a macOS config), a comment in the bridge, never a line
         // that would stop every ssh command.
-        let config = try world.home.write("Host mac\n  HostName mac.example.com\n  UseKeychain yes\n  AddKeysToAgent yes\n", to: "mac-config")
+        let config = try world.home.write(
+            "Host mac\n  HostName mac.example.com\n  UseKeychain yes\n  AddKeysToAgent yes\n", to: "mac-config")
         XCTAssertExit(try world.home.run("import", "ssh-config", config), 0)
         let bridge = world.text(world.bridge)
-        XCTAssertTrue(bridge.contains("    # left out, this ssh refuses it (Bad configuration option: usekeychain): UseKeychain yes\n    "
-            + "AddKeysToAgent yes\n"),
-                      bridge)
+        XCTAssertTrue(
+            bridge.contains(
+                "    # left out, this ssh refuses it (Bad configuration option: usekeychain): UseKeychain yes\n    "
+                    + "AddKeysToAgent yes\n"),
+            bridge)
         XCTAssertExit(try world.tool(TestTool.ssh.path, ["-F", world.bridge, "-G", "mac"]), 0)
 
         // Removing a host takes it out; a file nobody changed is not rewritten.
@@ -185,6 +212,7 @@ final class BridgeOpenSSHTests: XCTestCase {
         let before = try FileManager.default.attributesOfItem(atPath: world.bridge)[.modificationDate] as? Date
         let unchanged = try world.home.run("ssh-config", "write")
         XCTAssertTrue(unchanged.stdout.contains("(unchanged)"), unchanged.stdout)
-        XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: world.bridge)[.modificationDate] as? Date, before)
+        XCTAssertEqual(
+            try FileManager.default.attributesOfItem(atPath: world.bridge)[.modificationDate] as? Date, before)
     }
 }

@@ -102,7 +102,8 @@ final class BridgeTransparencyTests: XCTestCase {
         var text = "# generated, seed \(seed)\n"
         if seed % 2 == 1 {
             // A `Host *` first: its values come before every host's own, its forwards and SendEnv first in the lists.
-            text += "Host *\n    SendEnv TOP\n    LocalForward 25000 localhost:1\n    IdentityFile ~/.ssh/id_top\n"
+            text +=
+                "Host *\n    SendEnv TOP\n    LocalForward 25000 localhost:1\n    IdentityFile ~/.ssh/id_top\n"
                 + "    SetEnv TOP=1\n"
         }
         for block in 0..<blocks {
@@ -139,7 +140,8 @@ final class BridgeTransparencyTests: XCTestCase {
         for line in config.split(separator: "\n") {
             let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
             guard words.first?.lowercased() == "host" else { continue }
-            for word in words.dropFirst() where !word.contains(where: { "*?!".contains($0) }) && !names.contains(String(word)) {
+            for word in words.dropFirst()
+            where !word.contains(where: { "*?!".contains($0) }) && !names.contains(String(word)) {
                 names.append(String(word))
             }
         }
@@ -147,8 +149,10 @@ final class BridgeTransparencyTests: XCTestCase {
     }
 
     /// What the bridge is there to add: the agent, its key copies, the pins.
-    static let bridgeKeys: Set<String> = ["identityagent", "identitiesonly", "userknownhostsfile", "globalknownhostsfile",
-                                          "stricthostkeychecking", "updatehostkeys"]
+    static let bridgeKeys: Set<String> = [
+        "identityagent", "identitiesonly", "userknownhostsfile", "globalknownhostsfile",
+        "stricthostkeychecking", "updatehostkeys",
+    ]
 
     /// `ssh -G` of `name` in `file`, the bridge's own lines left out, in ssh's order.
     func resolved(_ file: String, _ name: String, home: TempHome) throws -> [String] {
@@ -169,8 +173,9 @@ final class BridgeTransparencyTests: XCTestCase {
         XCTAssertTrue(try String(contentsOfFile: userConfig, encoding: .utf8).hasPrefix("Include "), label)
         let bridge = (try? String(contentsOfFile: home.sshelfHome + "/config/ssh_config", encoding: .utf8)) ?? ""
         for name in Self.names(config) {
-            XCTAssertEqual(try resolved(userConfig, name, home: home), try resolved(original, name, home: home),
-                           "\(label): \(name)\n\(config)\n\(bridge)")
+            XCTAssertEqual(
+                try resolved(userConfig, name, home: home), try resolved(original, name, home: home),
+                "\(label): \(name)\n\(config)\n\(bridge)")
         }
         // Importing again after install changes nothing in the store, and check finds nothing.
         let before = try home.run("export", "ssh-config").stdout
@@ -186,17 +191,22 @@ final class BridgeTransparencyTests: XCTestCase {
     }
 
     func testInstallLeavesSshGOfEveryRealStyleHostAsItWas() throws {
-        for (index, config) in Self.realStyle.enumerated() { try assertTransparent(config, "real-style config \(index)") }
+        for (index, config) in Self.realStyle.enumerated() {
+            try assertTransparent(config, "real-style config \(index)")
+        }
     }
 
     func testInstallLeavesSshGOfEveryGeneratedHostAsItWas() throws {
-        for seed in [11, 12, 13] as [UInt64] { try assertTransparent(Self.generate(seed: seed, blocks: 12), "seed \(seed)") }
+        for seed in [11, 12, 13] as [UInt64] {
+            try assertTransparent(Self.generate(seed: seed, blocks: 12), "seed \(seed)")
+        }
         try assertTransparent(ConfigRoundTripTests.generate(seed: 4, blocks: 10).text, "round-trip generator, seed 4")
     }
 
     func testCheckNamesTheHostAndOptionWhereTheBridgeChangesWhatSshReads() throws {
         let home = TempHome()
-        _ = try home.write("""
+        _ = try home.write(
+            """
             Host web1
                 HostName 10.0.0.11
                 User alice
@@ -213,14 +223,17 @@ final class BridgeTransparencyTests: XCTestCase {
         XCTAssertExit(try home.run("forward", "add", "late", "--local", "18090:localhost:90"), 0)
         let handle = try XCTUnwrap(FileHandle(forWritingAtPath: home.home + "/.ssh/config"))
         try handle.seekToEnd()
-        try handle.write(contentsOf: Data("\nHost late\n    HostName 10.0.0.13\n    LocalForward 18090 localhost:90\n".utf8))
+        try handle.write(
+            contentsOf: Data("\nHost late\n    HostName 10.0.0.13\n    LocalForward 18090 localhost:90\n".utf8))
         try handle.close()
         let stale = try home.run("check")
         XCTAssertExit(stale, 4)
-        XCTAssertTrue(stale.stdout.contains("host 'late': ssh reads it differently with the ssh_config bridge than from \(home.home)/.ssh/config "
-            + "alone: localforward [127.0.0.1]:18090 [localhost]:90, 18090 [localhost]:90 (without the "
-                + "bridge: 18090 [localhost]:90)"),
-                      stale.stdout)
+        XCTAssertTrue(
+            stale.stdout.contains(
+                "host 'late': ssh reads it differently with the ssh_config bridge than from \(home.home)/.ssh/config "
+                    + "alone: localforward [127.0.0.1]:18090 [localhost]:90, 18090 [localhost]:90 (without the "
+                    + "bridge: 18090 [localhost]:90)"),
+            stale.stdout)
         XCTAssertTrue(stale.stdout.contains("fix: sshelf check --fix writes the bridge anew"), stale.stdout)
         XCTAssertExit(try home.run("check", "--fix"), 0)
         XCTAssertExit(try home.run("check"), 0)
@@ -228,20 +241,26 @@ final class BridgeTransparencyTests: XCTestCase {
         XCTAssertExit(try home.run("edit", "web1", "--user", "bob"), 0)
         let check = try home.run("check")
         XCTAssertExit(check, 4)
-        XCTAssertTrue(check.stdout.contains("host 'web1': ssh reads it differently with the ssh_config bridge than from \(home.home)/.ssh/config "
-            + "alone: user bob (without the bridge: alice)"),
-                      check.stdout)
+        XCTAssertTrue(
+            check.stdout.contains(
+                "host 'web1': ssh reads it differently with the ssh_config bridge than from \(home.home)/.ssh/config "
+                    + "alone: user bob (without the bridge: alice)"),
+            check.stdout)
         XCTAssertFalse(check.stdout.contains("'other'"), check.stdout)
         let json = try home.run("check", "--json")
-        XCTAssertTrue(json.stdout.contains("\"kind\" : \"bridgeDisagrees\"") || json.stdout.contains("\"kind\":\"bridgeDisagrees\""), json.stdout)
+        XCTAssertTrue(
+            json.stdout.contains("\"kind\" : \"bridgeDisagrees\"")
+                || json.stdout.contains("\"kind\":\"bridgeDisagrees\""), json.stdout)
         // A forward only sshelf has is named too; taken out of the bridge again (uninstall), nothing is compared.
         XCTAssertExit(try home.run("edit", "web1", "--user", "alice"), 0)
         XCTAssertExit(try home.run("forward", "add", "web1", "--local", "18081:localhost:81"), 0)
         let forward = try home.run("check")
         XCTAssertExit(forward, 4)
-        XCTAssertTrue(forward.stdout.contains("localforward 18080 [localhost]:80, [127.0.0.1]:18081 [localhost]:81 (without the bridge: 18080 "
-            + "[localhost]:80)"),
-                      forward.stdout)
+        XCTAssertTrue(
+            forward.stdout.contains(
+                "localforward 18080 [localhost]:80, [127.0.0.1]:18081 [localhost]:81 (without the bridge: 18080 "
+                    + "[localhost]:80)"),
+            forward.stdout)
         XCTAssertExit(try home.run("ssh-config", "uninstall"), 0)
         XCTAssertExit(try home.run("check"), 0)
     }
@@ -257,7 +276,8 @@ final class BridgeTransparencyTests: XCTestCase {
         let port = try TrafficSocket.freePort()
         let home = TempHome()
         try TestAccount.ensure()
-        let userConfig = try home.write("""
+        let userConfig = try home.write(
+            """
             Host fwd
                 HostName 127.0.0.1
                 Port \(server.port)
@@ -268,13 +288,17 @@ final class BridgeTransparencyTests: XCTestCase {
         XCTAssertExit(try home.run("import", "ssh-config"), 0)
         XCTAssertExit(try home.run("ssh-config", "install"), 0)
         let resolved = try Shell.run(TestTool.ssh.path, ["-F", userConfig, "-G", "fwd"])
-        XCTAssertEqual(resolved.split(separator: "\n").filter { $0.hasPrefix("localforward ") }, ["localforward \(port) [127.0.0.1]:\(target.port)"],
-                       resolved)
+        XCTAssertEqual(
+            resolved.split(separator: "\n").filter { $0.hasPrefix("localforward ") },
+            ["localforward \(port) [127.0.0.1]:\(target.port)"],
+            resolved)
 
         let ssh = Process()
         ssh.executableURL = TestTool.ssh.url
-        ssh.arguments = ["-F", userConfig, "-N", "-o", "BatchMode=yes", "-o", "ExitOnForwardFailure=yes",
-                         "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null", "fwd"]
+        ssh.arguments = [
+            "-F", userConfig, "-N", "-o", "BatchMode=yes", "-o", "ExitOnForwardFailure=yes",
+            "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null", "fwd",
+        ]
         var environment = home.environment
         environment["SSH_AUTH_SOCK"] = nil
         ssh.environment = environment

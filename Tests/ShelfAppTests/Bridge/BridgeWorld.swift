@@ -40,8 +40,10 @@ final class BridgeWorld: @unchecked Sendable {
     /// pinned with `sshelf trust` (checked against the server's own fingerprint).
     func addHost(_ name: String, on server: SSHD, jump: [String] = [], options: [String] = []) throws {
         servers[name] = server
-        var arguments = ["add", name, "--host", server.options.listenAddress, "--port", String(server.port),
-                         "--user", TestAccount.name, "--identity", "vaultkey"]
+        var arguments = [
+            "add", name, "--host", server.options.listenAddress, "--port", String(server.port),
+            "--user", TestAccount.name, "--identity", "vaultkey",
+        ]
         if !jump.isEmpty { arguments += ["--jump", jump.joined(separator: ",")] }
         for option in options { arguments += ["--option", option] }
         XCTAssertExit(try home.run(arguments), 0)
@@ -49,7 +51,8 @@ final class BridgeWorld: @unchecked Sendable {
     }
 
     func fingerprint(_ server: SSHD) throws -> String {
-        let out = try Shell.run(TestTool.sshKeygen.path, ["-l", "-E", "sha256", "-f", server.directory + "/ssh_host_ed25519_key.pub"])
+        let out = try Shell.run(
+            TestTool.sshKeygen.path, ["-l", "-E", "sha256", "-f", server.directory + "/ssh_host_ed25519_key.pub"])
         return String(out.split(separator: " ")[1])
     }
 

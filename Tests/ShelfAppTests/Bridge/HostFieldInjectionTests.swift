@@ -20,7 +20,10 @@ final class HostFieldInjectionTests: XCTestCase {
         let home = world.home
         let server = try world.server()
         let mark = home.root + "/pwned"
-        XCTAssertExit(try home.run(["ssh-config", "defaults", "*.corp", "--option", "ProxyCommand \(TestTool.socat.path) - TCP:%h:%p"]), 0)
+        XCTAssertExit(
+            try home.run([
+                "ssh-config", "defaults", "*.corp", "--option", "ProxyCommand \(TestTool.socat.path) - TCP:%h:%p",
+            ]), 0)
         // The ProxyCommand does run: a host with plain fields logs in through socat.
         try world.addHost("ok.corp", on: server)
         let ok = try home.run(["exec", "ok.corp", "-n", "--", "echo", "through socat"])
@@ -28,17 +31,20 @@ final class HostFieldInjectionTests: XCTestCase {
         XCTAssertEqual(ok.stdout, "through socat\n")
 
         // Typed: refused with OpenSSH's rules, nothing stored.
-        for (flag, value) in [("--host", "$(touch${IFS}\(mark))"), ("--host", "`touch${IFS}\(mark)`"),
-                              ("--user", "$(touch${IFS}\(mark))"), ("--host", "a;touch${IFS}\(mark)")]
-        {
-            let added = try home.run(["add", "db.corp"] + (flag == "--host" ? [] : ["--host", "127.0.0.1"]) + [flag, value])
+        for (flag, value) in [
+            ("--host", "$(touch${IFS}\(mark))"), ("--host", "`touch${IFS}\(mark)`"),
+            ("--user", "$(touch${IFS}\(mark))"), ("--host", "a;touch${IFS}\(mark)"),
+        ] {
+            let added = try home.run(
+                ["add", "db.corp"] + (flag == "--host" ? [] : ["--host", "127.0.0.1"]) + [flag, value])
             XCTAssertExit(added, 4)
             XCTAssertTrue(added.stderr.contains("which a shell reads as syntax"), added.stderr)
         }
         XCTAssertExit(try home.run(["show", "db.corp"]), 3)
 
         // Imported: the host is skipped with its line.
-        let config = try home.write("Host db.corp\n    HostName $(touch${IFS}\(mark))\n    User ops\n", to: "evil.config")
+        let config = try home.write(
+            "Host db.corp\n    HostName $(touch${IFS}\(mark))\n    User ops\n", to: "evil.config")
         let imported = try home.run("import", "ssh-config", config)
         XCTAssertTrue("\(imported)".contains("host 'db.corp' skipped: HostName contains '$'"), "\(imported)")
         XCTAssertExit(try home.run(["show", "db.corp"]), 3)
@@ -49,11 +55,14 @@ final class HostFieldInjectionTests: XCTestCase {
             ShelfCore.Host(name: "h1.corp", hostname: "$(touch${IFS}\(mark))", port: server.port),
             ShelfCore.Host(name: "h2.corp", hostname: "`touch${IFS}\(mark)`", port: server.port),
             ShelfCore.Host(name: "h3.corp", hostname: "x;touch \(mark);", port: server.port),
-            ShelfCore.Host(name: "r1", hostname: "127.0.0.1", port: server.port, user: "$(touch${IFS}\(mark))",
-                           options: [command]),
-            ShelfCore.Host(name: "r2", hostname: "127.0.0.1", port: server.port, user: "x|touch \(mark)", options: [command]),
-            ShelfCore.Host(name: "n1$(touch${IFS}\(mark))", hostname: "127.0.0.1", port: server.port, user: TestAccount.name,
-                 options: [command]),
+            ShelfCore.Host(
+                name: "r1", hostname: "127.0.0.1", port: server.port, user: "$(touch${IFS}\(mark))",
+                options: [command]),
+            ShelfCore.Host(
+                name: "r2", hostname: "127.0.0.1", port: server.port, user: "x|touch \(mark)", options: [command]),
+            ShelfCore.Host(
+                name: "n1$(touch${IFS}\(mark))", hostname: "127.0.0.1", port: server.port, user: TestAccount.name,
+                options: [command]),
         ]
         try store(home).save(hosts: arriving)
         for host in arriving {
@@ -69,7 +78,8 @@ final class HostFieldInjectionTests: XCTestCase {
         for host in arriving.prefix(5) {
             XCTAssertTrue(written.contains("# skipped host \(host.id.uuidString.lowercased()): its "), written)
         }
-        let ssh = try world.tool(TestTool.ssh.path, ["-F", world.bridge, "-o", "BatchMode=yes", arriving[5].name, "true"])
+        let ssh = try world.tool(
+            TestTool.ssh.path, ["-F", world.bridge, "-o", "BatchMode=yes", arriving[5].name, "true"])
         XCTAssertNotEqual(ssh.status, 0, "\(ssh)")
         XCTAssertFalse(FileManager.default.fileExists(atPath: mark), "ssh ran a command: \(ssh)")
 
@@ -95,7 +105,10 @@ final class HostFieldInjectionTests: XCTestCase {
         try enroll(b, by: a)
         XCTAssertTrue(try b.run("list").stdout.contains("db.corp"))
 
-        XCTAssertExit(try b.run(["ssh-config", "defaults", "*.corp", "--option", "ProxyCommand \(TestTool.socat.path) - TCP:%h:%p"]), 0)
+        XCTAssertExit(
+            try b.run([
+                "ssh-config", "defaults", "*.corp", "--option", "ProxyCommand \(TestTool.socat.path) - TCP:%h:%p",
+            ]), 0)
         let ran = try b.run(["exec", "db.corp", "-n", "--", "true"])
         XCTAssertNotEqual(ran.status, 0, "\(ran)")
         XCTAssertTrue(ran.stderr.contains("cannot put the hostname"), ran.stderr)
@@ -114,7 +127,8 @@ final class HostFieldInjectionTests: XCTestCase {
         XCTAssertExit(try home.run(["add", "v6", "--host", "fe80::1%eth0", "--user", "DOM\\svc$x"]), 0)
         XCTAssertExit(try home.run(["add", "say \"hi\"", "--host", "10.0.0.2"]), 0)
         for (flag, value) in [("--host", "a\"b"), ("--host", "it's"), ("--user", "o'brien"), ("--user", "x\\")] {
-            XCTAssertExit(try home.run(["add", "typed"] + (flag == "--host" ? [] : ["--host", "10.0.0.9"]) + [flag, value]), 4)
+            XCTAssertExit(
+                try home.run(["add", "typed"] + (flag == "--host" ? [] : ["--host", "10.0.0.9"]) + [flag, value]), 4)
         }
         XCTAssertExit(try home.run(["forward", "add", "v6", "--local", "8080:a\"b:80"]), 4)
 
@@ -122,7 +136,8 @@ final class HostFieldInjectionTests: XCTestCase {
         let v6 = try XCTUnwrap(try store(home).hosts().first { $0.name == "v6" })
         let arriving = [
             ShelfCore.Host(name: "q1", hostname: "a\"b"), ShelfCore.Host(name: "q2", hostname: "it's"),
-            ShelfCore.Host(name: "q3", hostname: "10.0.0.3", user: "o'brien"), ShelfCore.Host(name: "q4", hostname: "10.0.0.4", user: "a%b"),
+            ShelfCore.Host(name: "q3", hostname: "10.0.0.3", user: "o'brien"),
+            ShelfCore.Host(name: "q4", hostname: "10.0.0.4", user: "a%b"),
         ]
         let s = try store(home)
         try s.save(hosts: arriving)

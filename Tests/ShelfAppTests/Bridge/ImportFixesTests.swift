@@ -14,7 +14,8 @@ final class ImportFixesTests: XCTestCase {
     }
 
     func testAUnixSocketForwardIsKeptWithTheHostAndExportedAsWritten() throws {
-        let (home, result) = try importing("""
+        let (home, result) = try importing(
+            """
             Host gpg
                 HostName 127.0.0.1
                 Port 1
@@ -27,13 +28,17 @@ final class ImportFixesTests: XCTestCase {
         XCTAssertFalse(result.stdout.contains("warning  "), result.stdout)
         let shown = try home.run("show", "gpg")
         XCTAssertTrue(shown.stdout.contains("-L 127.0.0.1:8080:localhost:80"), shown.stdout)
-        XCTAssertTrue(shown.stdout.contains("  RemoteForward /run/user/1000/gnupg/S.gpg-agent /home/me/.gnupg/S.gpg-agent.extra"), shown.stdout)
+        XCTAssertTrue(
+            shown.stdout.contains("  RemoteForward /run/user/1000/gnupg/S.gpg-agent /home/me/.gnupg/S.gpg-agent.extra"),
+            shown.stdout)
         XCTAssertTrue(shown.stdout.contains("  LocalForward 5555 /var/run/docker.sock"), shown.stdout)
         XCTAssertTrue(shown.stdout.contains("(OpenSSH only: sshelf connect gpg --openssh)"), shown.stdout)
         let exported = try home.run("export", "ssh-config")
         let file = try home.write(exported.stdout, to: "exported")
         let resolved = try Shell.run(TestTool.ssh.path, ["-F", file, "-G", "gpg"])
-        XCTAssertTrue(resolved.contains("\nremoteforward /run/user/1000/gnupg/S.gpg-agent /home/me/.gnupg/S.gpg-agent.extra\n"), resolved)
+        XCTAssertTrue(
+            resolved.contains("\nremoteforward /run/user/1000/gnupg/S.gpg-agent /home/me/.gnupg/S.gpg-agent.extra\n"),
+            resolved)
         XCTAssertTrue(resolved.contains("\nlocalforward 5555 /var/run/docker.sock\n"), resolved)
         XCTAssertTrue(resolved.contains("\nlocalforward [127.0.0.1]:8080 [localhost]:80\n"), resolved)
         let again = try home.run("import", "ssh-config", file)
@@ -42,15 +47,20 @@ final class ImportFixesTests: XCTestCase {
         // before the connection fails).
         let connect = try home.run("connect", "gpg")
         XCTAssertExit(connect, 255)
-        XCTAssertTrue(connect.stderr.contains("sshelf: note: gpg: 'LocalForward 5555 /var/run/docker.sock' forwards a unix socket, which sshelf's "
-            + "own client (libssh2 "),
-                      connect.stderr)
-        XCTAssertTrue(connect.stderr.contains("cannot open; connecting without it (sshelf connect gpg --openssh runs OpenSSH's ssh with it)"),
-                      connect.stderr)
+        XCTAssertTrue(
+            connect.stderr.contains(
+                "sshelf: note: gpg: 'LocalForward 5555 /var/run/docker.sock' forwards a unix socket, which sshelf's "
+                    + "own client (libssh2 "),
+            connect.stderr)
+        XCTAssertTrue(
+            connect.stderr.contains(
+                "cannot open; connecting without it (sshelf connect gpg --openssh runs OpenSSH's ssh with it)"),
+            connect.stderr)
     }
 
     func testAnUnreadableMatchLineSkipsItsBlockNotTheImport() throws {
-        let (home, result) = try importing("""
+        let (home, result) = try importing(
+            """
             Host a
                 HostName a.example.com
             Match exec "test -e /tmp/x
@@ -60,26 +70,34 @@ final class ImportFixesTests: XCTestCase {
             """)
         XCTAssertExit(result, 0)
         XCTAssertTrue(result.stdout.contains("2 added"), result.stdout)
-        XCTAssertTrue(result.stdout.contains("config:3: Match block skipped: its line cannot be read (unterminated quote"), result.stdout)
-        XCTAssertTrue(result.stdout.contains("note     ") && result.stdout.contains("sets User and may change any host"), result.stdout)
+        XCTAssertTrue(
+            result.stdout.contains("config:3: Match block skipped: its line cannot be read (unterminated quote"),
+            result.stdout)
+        XCTAssertTrue(
+            result.stdout.contains("note     ") && result.stdout.contains("sets User and may change any host"),
+            result.stdout)
         XCTAssertFalse(try home.run("show", "b").stdout.contains("other"))
     }
 
     func testHostsASkippedMatchBlockWouldChangeGetANote() throws {
-        let (_, result) = try importing("""
+        let (_, result) = try importing(
+            """
             Host web1 web2 db
                 User deploy
             Match originalhost web*
                 Port 2222
             """)
         XCTAssertExit(result, 0)
-        XCTAssertTrue(result.stdout.contains("host 'web1': the skipped 'Match originalhost web*' block at"), result.stdout)
-        XCTAssertTrue(result.stdout.contains("host 'web2': the skipped 'Match originalhost web*' block at"), result.stdout)
+        XCTAssertTrue(
+            result.stdout.contains("host 'web1': the skipped 'Match originalhost web*' block at"), result.stdout)
+        XCTAssertTrue(
+            result.stdout.contains("host 'web2': the skipped 'Match originalhost web*' block at"), result.stdout)
         XCTAssertFalse(result.stdout.contains("host 'db': the skipped"), result.stdout)
     }
 
     func testExportKeepsIdentitiesOnlyAsWrittenAndJumpAliasesAndTheRealSshAgrees() throws {
-        let (home, result) = try importing("""
+        let (home, result) = try importing(
+            """
             Host bastion
                 HostName bastion.example.com
                 User jump
@@ -98,15 +116,20 @@ final class ImportFixesTests: XCTestCase {
         XCTAssertExit(result, 0)
         let exported = try home.run("export", "ssh-config")
         XCTAssertExit(exported, 0)
-        XCTAssertTrue(exported.stdout.contains("Host app\n    HostName app.internal\n    IdentityFile ~/.ssh/id_app\n    ProxyJump bastion\n    "
-            + "IdentitiesOnly yes\n"),
-                      exported.stdout)
-        XCTAssertTrue(exported.stdout.contains("Host loose\n    HostName loose.example.com\n    IdentityFile ~/.ssh/id_app\n\n"),
-                      "no IdentitiesOnly where none was written:\n\(exported.stdout)")
+        XCTAssertTrue(
+            exported.stdout.contains(
+                "Host app\n    HostName app.internal\n    IdentityFile ~/.ssh/id_app\n    ProxyJump bastion\n    "
+                    + "IdentitiesOnly yes\n"),
+            exported.stdout)
+        XCTAssertTrue(
+            exported.stdout.contains("Host loose\n    HostName loose.example.com\n    IdentityFile ~/.ssh/id_app\n\n"),
+            "no IdentitiesOnly where none was written:\n\(exported.stdout)")
         XCTAssertTrue(exported.stdout.hasSuffix("Host *\n    ServerAliveInterval 30\n"), exported.stdout)
         let file = try home.write(exported.stdout, to: "exported")
-        for (alias, expected) in [("app", ["identitiesonly yes", "proxyjump bastion", "serveraliveinterval 30"]),
-                                  ("loose", ["identitiesonly no", "serveraliveinterval 30"])] {
+        for (alias, expected) in [
+            ("app", ["identitiesonly yes", "proxyjump bastion", "serveraliveinterval 30"]),
+            ("loose", ["identitiesonly no", "serveraliveinterval 30"]),
+        ] {
             let resolved = try Shell.run(TestTool.ssh.path, ["-F", file, "-G", alias])
             for line in expected { XCTAssertTrue(resolved.contains(line + "\n"), "\(alias): \(line)\n\(resolved)") }
         }
@@ -127,7 +150,9 @@ final class ImportFixesTests: XCTestCase {
         XCTAssertTrue(shown.stdout.contains("options:\n  ServerAliveInterval 15\n  ForwardAgent yes"), shown.stdout)
         XCTAssertTrue(shown.stdout.contains("(OpenSSH only: sshelf connect db.internal --openssh)"), shown.stdout)
         XCTAssertTrue(shown.stdout.contains("options from Host *.internal:\n  Compression yes\n"), shown.stdout)
-        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(try home.run("show", "db.internal", "--json").stdout.utf8)) as? [String: Any])
+        let json = try XCTUnwrap(
+            JSONSerialization.jsonObject(with: Data(try home.run("show", "db.internal", "--json").stdout.utf8))
+                as? [String: Any])
         XCTAssertEqual(json["options"] as? [String], ["ServerAliveInterval 15", "ForwardAgent yes"])
 
         let again = try home.run("import", "ssh-config", home.home + "/.ssh/config")
@@ -136,13 +161,15 @@ final class ImportFixesTests: XCTestCase {
 
         XCTAssertExit(try home.run("ssh-config", "defaults", "*", "--option", "ServerAliveInterval 60"), 0)
         XCTAssertExit(try home.run("ssh-config", "defaults", "*.internal", "--remove-option", "compression"), 0)
-        XCTAssertEqual(try home.run("ssh-config", "defaults").stdout, "Host *.internal\n\nHost *\n    ServerAliveInterval 60\n")
+        XCTAssertEqual(
+            try home.run("ssh-config", "defaults").stdout, "Host *.internal\n\nHost *\n    ServerAliveInterval 60\n")
         let missing = try home.run("edit", "db.internal", "--remove-option", "Tunnel")
         XCTAssertExit(missing, 3)
         XCTAssertTrue(missing.stderr.contains("db.internal has no option 'Tunnel'"), missing.stderr)
         let modelled = try home.run("edit", "db.internal", "--option", "Port 2222")
         XCTAssertExit(modelled, 4)
-        XCTAssertTrue(modelled.stderr.contains("Port is a host field of its own, not an option (use --port)"), modelled.stderr)
+        XCTAssertTrue(
+            modelled.stderr.contains("Port is a host field of its own, not an option (use --port)"), modelled.stderr)
     }
 
     func testProxyCommandWFormImportsAsAJumpChainThatConnects() throws {
@@ -151,7 +178,8 @@ final class ImportFixesTests: XCTestCase {
         var options = SSHD.Options()
         options.authorizedKeys = [key.publicLine]
         let bastion = try SSHD.start(options), target = try SSHD.start(options)
-        let (home, result) = try importing("""
+        let (home, result) = try importing(
+            """
             Host bastion
                 HostName 127.0.0.1
                 Port \(bastion.port)
@@ -168,12 +196,15 @@ final class ImportFixesTests: XCTestCase {
                 ProxyCommand ssh -W %h:%p unknown-gateway
             """)
         XCTAssertExit(result, 0)
-        XCTAssertTrue(result.stdout.contains("host 'elsewhere': its ProxyCommand jumps through unknown-gateway, not all known hosts; "
-            + "kept as a ProxyCommand"),
-                      result.stdout)
+        XCTAssertTrue(
+            result.stdout.contains(
+                "host 'elsewhere': its ProxyCommand jumps through unknown-gateway, not all known hosts; "
+                    + "kept as a ProxyCommand"),
+            result.stdout)
         let shown = try home.run("show", "target")
         XCTAssertTrue(shown.stdout.contains("jump           bastion"), shown.stdout)
-        XCTAssertFalse(shown.stdout.contains("ProxyCommand"), "the ProxyCommand became the jump chain:\n\(shown.stdout)")
+        XCTAssertFalse(
+            shown.stdout.contains("ProxyCommand"), "the ProxyCommand became the jump chain:\n\(shown.stdout)")
         XCTAssertTrue(try home.run("show", "elsewhere").stdout.contains("ProxyCommand ssh -W %h:%p unknown-gateway"))
         let ran = try home.run("exec", "target", "--accept-new", "--", "echo", "through bastion")
         XCTAssertExit(ran, 0)

@@ -34,17 +34,21 @@ final class OptionsClientTests: XCTestCase {
         var options = SSHD.Options()
         options.hostKeyTypes = [.ed25519, .ecdsa]
         let server = try world.server(options)
-        XCTAssertExit(try world.home.run([
-            "add", "t", "--host", "127.0.0.1", "--port", String(server.port), "--user", "sshelftest", "--identity", "vaultkey",
-            "--option", "KexAlgorithms ecdh-sha2-nistp384", "--option", "HostKeyAlgorithms ecdsa-sha2-nistp256",
-            "--option", "Ciphers aes256-ctr", "--option", "MACs hmac-sha2-512", "--option", "Compression yes",
-        ]), 0)
+        XCTAssertExit(
+            try world.home.run([
+                "add", "t", "--host", "127.0.0.1", "--port", String(server.port), "--user", "sshelftest", "--identity",
+                "vaultkey",
+                "--option", "KexAlgorithms ecdh-sha2-nistp384", "--option", "HostKeyAlgorithms ecdsa-sha2-nistp256",
+                "--option", "Ciphers aes256-ctr", "--option", "MACs hmac-sha2-512", "--option", "Compression yes",
+            ]), 0)
         let ran = try world.home.run(["exec", "t", "--accept-new", "--", "echo", "negotiated"])
         XCTAssertExit(ran, 0)
         XCTAssertEqual(ran.stdout, "negotiated\n")
         XCTAssertTrue(server.waitForLog("kex: algorithm: ecdh-sha2-nistp384"), server.log)
         XCTAssertTrue(server.log.contains("kex: host key algorithm: ecdsa-sha2-nistp256"), server.log)
-        XCTAssertTrue(server.log.contains("kex: client->server cipher: aes256-ctr MAC: hmac-sha2-512 compression: zlib"), server.log)
+        XCTAssertTrue(
+            server.log.contains("kex: client->server cipher: aes256-ctr MAC: hmac-sha2-512 compression: zlib"),
+            server.log)
         // The key that was accepted (and pinned) is the ECDSA one the option asked for.
         XCTAssertTrue(try world.home.run(["show", "t"]).stdout.contains("host key       ecdsa-sha2-nistp256 pinned"))
 
@@ -61,13 +65,17 @@ final class OptionsClientTests: XCTestCase {
             XCTAssertTrue(server.waitForLog("kex: client->server cipher: chacha20-poly1305@openssh.com"), server.log)
         } else {
             XCTAssertExit(chacha, 255)
-            XCTAssertTrue(chacha.stderr.contains("Ciphers chacha20-poly1305@openssh.com leaves nothing libssh2"),
-                          chacha.stderr)
+            XCTAssertTrue(
+                chacha.stderr.contains("Ciphers chacha20-poly1305@openssh.com leaves nothing libssh2"),
+                chacha.stderr)
             XCTAssertTrue(chacha.stderr.contains("--openssh"), chacha.stderr)
         }
         // A list with nothing either library can do (libssh2 has no UMAC) is that error on both.
-        XCTAssertExit(try world.home.run(["edit", "t", "--option", "Ciphers aes256-ctr",
-                                          "--option", "MACs umac-128@openssh.com"]), 0)
+        XCTAssertExit(
+            try world.home.run([
+                "edit", "t", "--option", "Ciphers aes256-ctr",
+                "--option", "MACs umac-128@openssh.com",
+            ]), 0)
         let refused = try world.home.run(["exec", "t", "--", "true"])
         XCTAssertExit(refused, 255)
         XCTAssertTrue(refused.stderr.contains("MACs umac-128@openssh.com leaves nothing libssh2"), refused.stderr)
@@ -79,10 +87,13 @@ final class OptionsClientTests: XCTestCase {
         var options = SSHD.Options()
         options.extraConfig = ["AcceptEnv SSHELF_*"]
         let server = try world.server(options)
-        try world.addHost("t", on: server, options: ["SetEnv SSHELF_SET=\"from setenv\" OTHER_SET=refused", "SendEnv SSHELF_SENT"])
+        try world.addHost(
+            "t", on: server, options: ["SetEnv SSHELF_SET=\"from setenv\" OTHER_SET=refused", "SendEnv SSHELF_SENT"])
         world.home.extraEnvironment["SSHELF_SENT"] = "from sendenv"
         world.home.extraEnvironment["SSHELF_NOT_SENT"] = "stays here"
-        let ran = try world.home.run(["exec", "t", "--", "echo \"$SSHELF_SET|$SSHELF_SENT|$SSHELF_NOT_SENT|$OTHER_SET\""])
+        let ran = try world.home.run([
+            "exec", "t", "--", "echo \"$SSHELF_SET|$SSHELF_SENT|$SSHELF_NOT_SENT|$OTHER_SET\"",
+        ])
         XCTAssertExit(ran, 0)
         XCTAssertEqual(ran.stdout, "from setenv|from sendenv||\n")
     }
@@ -94,12 +105,17 @@ final class OptionsClientTests: XCTestCase {
         let server = try world.server()
         let mark = world.home.root + "/proxy-ran"
         try world.addHost("t", on: server)
-        XCTAssertExit(try world.home.run(["edit", "t", "--option", "ProxyCommand sh -c 'echo %n %r %h %p > \(mark); exec \(TestTool.nc.path) %h %p'"]), 0)
+        XCTAssertExit(
+            try world.home.run([
+                "edit", "t", "--option",
+                "ProxyCommand sh -c 'echo %n %r %h %p > \(mark); exec \(TestTool.nc.path) %h %p'",
+            ]), 0)
         let ran = try world.home.run(["exec", "t", "-n", "--", "echo", "through the proxy"])
         XCTAssertExit(ran, 0)
         XCTAssertEqual(ran.stdout, "through the proxy\n")
-        XCTAssertEqual(try String(contentsOfFile: mark, encoding: .utf8),
-                       "t \(TestAccount.name) \(server.options.listenAddress) \(server.port)\n")
+        XCTAssertEqual(
+            try String(contentsOfFile: mark, encoding: .utf8),
+            "t \(TestAccount.name) \(server.options.listenAddress) \(server.port)\n")
     }
 
     func testRequestTTYForceGivesExecATerminal() throws {
@@ -117,10 +133,12 @@ final class OptionsClientTests: XCTestCase {
     func testStrictHostKeyCheckingNeverWeakensTheChangedKeyRule() throws {
         let world = try BridgeWorld()
         let server = try world.server()
-        XCTAssertExit(try world.home.run([
-            "add", "t", "--host", "127.0.0.1", "--port", String(server.port), "--user", "sshelftest", "--identity", "vaultkey",
-            "--option", "StrictHostKeyChecking yes",
-        ]), 0)
+        XCTAssertExit(
+            try world.home.run([
+                "add", "t", "--host", "127.0.0.1", "--port", String(server.port), "--user", "sshelftest", "--identity",
+                "vaultkey",
+                "--option", "StrictHostKeyChecking yes",
+            ]), 0)
         let strict = try world.home.run(["exec", "t", "--", "true"])
         XCTAssertExit(strict, 255)
         XCTAssertTrue(strict.stderr.contains("is not known"), strict.stderr)
@@ -146,18 +164,24 @@ final class OptionsClientTests: XCTestCase {
         options.passwordAuthentication = false
         options.authorizedKeys = [fileKey.publicLine]
         let server = try SSHD.start(options)  // accepts only the file key, not the vault one
-        XCTAssertExit(try world.home.run([
-            "add", "t", "--host", "127.0.0.1", "--port", String(server.port), "--user", "sshelftest", "--identity", "vaultkey",
-            "--option", "IdentityFile /nonexistent/first", "--option", "IdentityFile \(fileKey.privatePath)",
-            "--option", "StrictHostKeyChecking accept-new",
-        ]), 0)
+        XCTAssertExit(
+            try world.home.run([
+                "add", "t", "--host", "127.0.0.1", "--port", String(server.port), "--user", "sshelftest", "--identity",
+                "vaultkey",
+                "--option", "IdentityFile /nonexistent/first", "--option", "IdentityFile \(fileKey.privatePath)",
+                "--option", "StrictHostKeyChecking accept-new",
+            ]), 0)
         XCTAssertExit(try world.home.run(["exec", "t", "--", "true"]), 0)
         XCTAssertTrue(server.waitForLog("Accepted publickey"), server.log)
-        XCTAssertEqual(server.logCount("Failed publickey"), 1, "the vault key first, then the file that exists:\n\(server.log)")
+        XCTAssertEqual(
+            server.logCount("Failed publickey"), 1, "the vault key first, then the file that exists:\n\(server.log)")
 
         let silent = try SilentListener()
-        XCTAssertExit(try world.home.run(["add", "slow", "--host", "127.0.0.1", "--port", String(silent.port),
-                                          "--option", "ConnectTimeout 1"]), 0)
+        XCTAssertExit(
+            try world.home.run([
+                "add", "slow", "--host", "127.0.0.1", "--port", String(silent.port),
+                "--option", "ConnectTimeout 1",
+            ]), 0)
         let slow = try world.home.run(["exec", "slow", "--", "true"])
         XCTAssertExit(slow, 255)
         XCTAssertTrue(slow.stderr.contains("the SSH handshake with slow timed out (no answer within 1 s)"), slow.stderr)
@@ -179,7 +203,8 @@ final class OptionsClientTests: XCTestCase {
         // --openssh: the real ssh, through the bridge, with the sshelf agent started for the vault key and forwarded.
         let plan = try world.home.run(["connect", "t", "--openssh", "--dry-run"])
         XCTAssertExit(plan, 0)
-        XCTAssertTrue(plan.stdout.contains("SSH_AUTH_SOCK=\(world.agentSocket) /usr/bin/ssh -F \(world.bridge) t"), plan.stdout)
+        XCTAssertTrue(
+            plan.stdout.contains("SSH_AUTH_SOCK=\(world.agentSocket) /usr/bin/ssh -F \(world.bridge) t"), plan.stdout)
         let handed = try world.home.run(["connect", "t", "--openssh"], stdin: "ssh-add -l; exit 7\n")
         defer { _ = try? world.home.run(["agent", "stop"]) }
         XCTAssertEqual(handed.status, 7, "ssh's exit status is ours: \(handed)")
@@ -192,7 +217,8 @@ final class OptionsClientTests: XCTestCase {
         let asked = try world.home.run(["connect", "t"], stdin: "ssh-add -l; exit 7\n")
         XCTAssertEqual(asked.status, 7, "\(asked)")
         XCTAssertEqual(asked.stderr.components(separatedBy: "sshelf: note:").count - 1, 1, asked.stderr)
-        XCTAssertTrue(asked.stderr.contains("sshelf: note: t sets ForwardAgent, which sshelf's own client"), asked.stderr)
+        XCTAssertTrue(
+            asked.stderr.contains("sshelf: note: t sets ForwardAgent, which sshelf's own client"), asked.stderr)
         XCTAssertTrue(asked.stdout.contains(" vaultkey (ED25519)"), "\(asked)")
     }
 }

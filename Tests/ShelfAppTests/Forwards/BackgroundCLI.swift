@@ -20,8 +20,9 @@ final class BackgroundCLI: @unchecked Sendable {
         let input = try stdin.map { text in try home.write(text, to: String(name.dropFirst()) + ".stdin") }
         if let fd3 {
             let file = try home.write(fd3 + "\n", to: "fd3-\(UUID().uuidString.prefix(6))")
-            process = try SpawnedProcess(TestTool.sh.path, ["-c", "exec \"$0\" \"$@\" 3<'\(file)'", CLI.binary] + arguments,
-                                         environment: home.environment, input: input, errors: errorsPath)
+            process = try SpawnedProcess(
+                TestTool.sh.path, ["-c", "exec \"$0\" \"$@\" 3<'\(file)'", CLI.binary] + arguments,
+                environment: home.environment, input: input, errors: errorsPath)
         } else {
             process = try SpawnedProcess(
                 CLI.binary, arguments, environment: home.environment, input: input, errors: errorsPath)
@@ -41,14 +42,17 @@ final class BackgroundCLI: @unchecked Sendable {
 
     /// Waits until `text` has shown up `count` times on stderr; fails here (with the stderr so far) when the
     /// deadline passes or the process ends first.
-    func waitFor(_ text: String, count wanted: Int = 1, deadline: TimeInterval = Deadline.standard,
-                 file: StaticString = #filePath, line: UInt = #line) throws {
+    func waitFor(
+        _ text: String, count wanted: Int = 1, deadline: TimeInterval = Deadline.standard,
+        file: StaticString = #filePath, line: UInt = #line
+    ) throws {
         let what = "'\(text)' \(wanted)× on the stderr of \(command)"
         try eventually(what, deadline: deadline, file: file, line: line, context: { diagnosis() }) {
             count(text) >= wanted || !process.isRunning
         }
         guard count(text) >= wanted else {
-            XCTFail("\(command) exited (\(process.exitStatus ?? -1)) before \(what):\n\(stderr)", file: file, line: line)
+            XCTFail(
+                "\(command) exited (\(process.exitStatus ?? -1)) before \(what):\n\(stderr)", file: file, line: line)
             throw WaitTimedOut(what: what)
         }
     }
@@ -62,8 +66,9 @@ final class BackgroundCLI: @unchecked Sendable {
     /// Waits for the process to end and returns its exit status; on timeout the failure shows what the process's
     /// threads are doing.
     func waitExit(file: StaticString = #filePath, line: UInt = #line) throws -> Int32 {
-        try eventually("\(command) to exit", file: file, line: line, observe: { process.exitStatus },
-                       until: { $0 != nil }, context: { diagnosis() }) ?? -1
+        try eventually(
+            "\(command) to exit", file: file, line: line, observe: { process.exitStatus },
+            until: { $0 != nil }, context: { diagnosis() }) ?? -1
     }
 
     private func diagnosis() -> String {

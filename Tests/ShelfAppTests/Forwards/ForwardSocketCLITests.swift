@@ -20,29 +20,36 @@ final class ForwardSocketCLITests: XCTestCase {
         XCTAssertTrue(listed.stdout.contains("/run/a.sock:/run/b.sock"), listed.stdout)
         let exported = try world.home.run("export", "ssh-config")
         XCTAssertExit(exported, 0)
-        XCTAssertTrue(exported.stdout.contains("    LocalForward 127.0.0.1:5555 /var/run/docker.sock\n"), exported.stdout)
+        XCTAssertTrue(
+            exported.stdout.contains("    LocalForward 127.0.0.1:5555 /var/run/docker.sock\n"), exported.stdout)
         XCTAssertTrue(exported.stdout.contains("    RemoteForward /run/a.sock /run/b.sock\n"), exported.stdout)
     }
 
     func testForwardStartRefusesWhatTheOwnClientCannotRunBeforeConnecting() throws {
         let world = try SSHCLIWorld()
-        XCTAssertExit(try world.home.run("forward", "add", "t", "--remote", "/run/a.sock:/run/b.sock", "--name", "gpg"), 0)
+        XCTAssertExit(
+            try world.home.run("forward", "add", "t", "--remote", "/run/a.sock:/run/b.sock", "--name", "gpg"), 0)
         let remote = try world.home.run("forward", "start", "t", "gpg", "--accept-new")
         XCTAssertExit(remote, 1)
-        XCTAssertTrue(remote.stderr.contains("-R /run/a.sock:/run/b.sock listens on a unix socket, which sshelf's own client "
-            + "cannot do with any libssh2"),
-                      remote.stderr)
+        XCTAssertTrue(
+            remote.stderr.contains(
+                "-R /run/a.sock:/run/b.sock listens on a unix socket, which sshelf's own client "
+                    + "cannot do with any libssh2"),
+            remote.stderr)
         XCTAssertTrue(remote.stderr.contains("sshelf forward start --openssh t "), remote.stderr)
 
-        XCTAssertExit(try world.home.run("forward", "add", "t", "--local", "5555:/var/run/docker.sock", "--name", "docker"), 0)
+        XCTAssertExit(
+            try world.home.run("forward", "add", "t", "--local", "5555:/var/run/docker.sock", "--name", "docker"), 0)
         let newer = try world.home.run("version", "--verbose").stdout
             .contains("  yes -L forwards to a unix socket on the server")
         if !newer {
             let local = try world.home.run("forward", "start", "t", "docker", "--accept-new")
             XCTAssertExit(local, 1)
-            for part in ["-L 127.0.0.1:5555:/var/run/docker.sock forwards to a unix socket on the server, which needs "
-                + "libssh2 1.11 or later",
-                         "make install-libssh2-1.11", "sshelf forward start --openssh t "] {
+            for part in [
+                "-L 127.0.0.1:5555:/var/run/docker.sock forwards to a unix socket on the server, which needs "
+                    + "libssh2 1.11 or later",
+                "make install-libssh2-1.11", "sshelf forward start --openssh t ",
+            ] {
                 XCTAssertTrue(local.stderr.contains(part), "missing '\(part)' in: \(local.stderr)")
             }
         }
@@ -57,19 +64,24 @@ final class ForwardSocketCLITests: XCTestCase {
         try world.addHost("sock", on: server)
         try world.startAgent()
         let directory = "/tmp/sshelf-rsock-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o777])
+        try FileManager.default.createDirectory(
+            atPath: directory, withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o777])
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let here = try UnixReverseServer(path: directory + "/here.sock")
         let there = directory + "/there.sock"
-        XCTAssertExit(try world.home.run("forward", "add", "sock", "--remote", "\(there):\(here.path)", "--name", "r"), 0)
+        XCTAssertExit(
+            try world.home.run("forward", "add", "sock", "--remote", "\(there):\(here.path)", "--name", "r"), 0)
         let running = try BackgroundCLI(world.home, ["forward", "start", "--openssh", "sock", "r"])
         try running.waitFor("press Ctrl-C")
-        XCTAssertTrue(running.stderr.contains("forwarding -R \(there):\(here.path) through OpenSSH's ssh"), running.stderr)
+        XCTAssertTrue(
+            running.stderr.contains("forwarding -R \(there):\(here.path) through OpenSSH's ssh"), running.stderr)
         // sshd makes the socket once ssh's streamlocal-forward request arrives: wait for it to answer.
-        let reply = try eventually("the server's socket to answer", observe: {
-            try? UnixSocket.roundTrip(path: there, Array("through openssh".utf8))
-        }, until: { $0 == Array("hssnepo hguorht".utf8) })
+        let reply = try eventually(
+            "the server's socket to answer",
+            observe: {
+                try? UnixSocket.roundTrip(path: there, Array("through openssh".utf8))
+            }, until: { $0 == Array("hssnepo hguorht".utf8) })
         XCTAssertEqual(reply, Array("hssnepo hguorht".utf8))
         XCTAssertEqual(try running.stop(SIGINT), 0, running.stderr)
         XCTAssertTrue(server.waitForLog("Accepted publickey"), server.log)

@@ -33,7 +33,8 @@ final class ForwardStartTests: XCTestCase {
         let refused = try world.home.run("forward", "start", "t", "--accept-new")
         XCTAssertExit(refused, 2)
         XCTAssertTrue(
-            refused.stderr.contains("listens on 0.0.0.0, which is not loopback: port \(port) would be reachable from the network"),
+            refused.stderr.contains(
+                "listens on 0.0.0.0, which is not loopback: port \(port) would be reachable from the network"),
             refused.stderr)
         XCTAssertTrue(refused.stderr.contains("--allow-public-bind"), refused.stderr)
         XCTAssertEqual(world.sshd.logCount("Connection from"), 0, "refused before connecting")
@@ -49,14 +50,18 @@ final class ForwardStartTests: XCTestCase {
         let blocker = try ReverseServer()
         let target = try ReverseServer()
         let free = try TrafficSocket.freePort()
-        XCTAssertExit(try world.home.run("forward", "add", "t", "--local", "\(blocker.port):127.0.0.1:\(target.port)"), 0)
+        XCTAssertExit(
+            try world.home.run("forward", "add", "t", "--local", "\(blocker.port):127.0.0.1:\(target.port)"), 0)
         XCTAssertExit(try world.home.run("forward", "add", "t", "--local", "\(free):127.0.0.1:\(target.port)"), 0)
         let running = try BackgroundCLI(world.home, ["forward", "start", "t", "--accept-new"])
         try running.waitFor("press Ctrl-C")
-        XCTAssertTrue(running.stderr.contains("sshelf: error: -L 127.0.0.1:\(blocker.port):127.0.0.1:\(target.port) left out: port \(blocker.port) "
-            + "on 127.0.0.1 is already in use"),
-                      running.stderr)
-        XCTAssertTrue(running.stderr.contains("forwarding -L 127.0.0.1:\(free):127.0.0.1:\(target.port)"), running.stderr)
+        XCTAssertTrue(
+            running.stderr.contains(
+                "sshelf: error: -L 127.0.0.1:\(blocker.port):127.0.0.1:\(target.port) left out: port \(blocker.port) "
+                    + "on 127.0.0.1 is already in use"),
+            running.stderr)
+        XCTAssertTrue(
+            running.stderr.contains("forwarding -L 127.0.0.1:\(free):127.0.0.1:\(target.port)"), running.stderr)
         XCTAssertEqual(try TrafficSocket.roundTrip(port: free, Array("still".utf8)), Array("llits".utf8))
         XCTAssertEqual(try running.stop(SIGINT), 1, running.stderr)
 
@@ -64,7 +69,8 @@ final class ForwardStartTests: XCTestCase {
         let fix = /to give the rule another port: (sshelf forward edit [0-9a-f]{8} --local 127\.0\.0\.1:PORT:[^\n]*)/
         let hint = try XCTUnwrap(running.stderr.firstMatch(of: fix)?.1)
         let moved = try TrafficSocket.freePort()
-        let words = String(hint).replacingOccurrences(of: "PORT", with: String(moved)).split(separator: " ").dropFirst().map(String.init)
+        let words = String(hint).replacingOccurrences(of: "PORT", with: String(moved)).split(separator: " ").dropFirst()
+            .map(String.init)
         XCTAssertExit(try world.home.run(words), 0)
         let both = try BackgroundCLI(world.home, ["forward", "start", "t"])
         try both.waitFor("press Ctrl-C")

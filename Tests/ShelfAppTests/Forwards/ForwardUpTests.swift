@@ -16,14 +16,19 @@ final class ForwardUpTests: XCTestCase {
     /// Reads `forward status --json` until the rule satisfies `settled` (the supervisor rewrites the file twice a
     /// second); fails here with the last status on timeout.
     @discardableResult
-    private func waitForRule(_ world: SSHCLIWorld, _ what: String, file: StaticString = #filePath, line: UInt = #line,
-                             _ settled: @escaping ([String: Any]) -> Bool) throws -> [String: Any] {
-        try eventually("the rule in forward status to be \(what)", file: file, line: line, observe: { try statusJSON(world) },
-                       until: { settled(firstRule($0)) })
+    private func waitForRule(
+        _ world: SSHCLIWorld, _ what: String, file: StaticString = #filePath, line: UInt = #line,
+        _ settled: @escaping ([String: Any]) -> Bool
+    ) throws -> [String: Any] {
+        try eventually(
+            "the rule in forward status to be \(what)", file: file, line: line, observe: { try statusJSON(world) },
+            until: { settled(firstRule($0)) })
     }
 
-    private func waitForState(_ world: SSHCLIWorld, _ state: String, file: StaticString = #filePath,
-                              line: UInt = #line) throws -> [String: Any] {
+    private func waitForState(
+        _ world: SSHCLIWorld, _ state: String, file: StaticString = #filePath,
+        line: UInt = #line
+    ) throws -> [String: Any] {
         try waitForRule(world, state, file: file, line: line) { $0["state"] as? String == state }
     }
 
@@ -69,8 +74,9 @@ final class ForwardUpTests: XCTestCase {
         XCTAssertNotNil(firstRule(json)["lastError"] as? String, "\(json)")
         XCTAssertNotNil(firstRule(json)["nextAttempt"] as? String, "\(json)")
         // Between attempts (not during one) the table says when the next one comes.
-        try eventually("'next attempt in' in the forward status table", observe: { try world.home.run("forward", "status") },
-                       until: { $0.stdout.contains("next attempt in") })
+        try eventually(
+            "'next attempt in' in the forward status table", observe: { try world.home.run("forward", "status") },
+            until: { $0.stdout.contains("next attempt in") })
         var options = world.sshd.options
         options.port = world.sshd.port
         options.hostKeysFrom = world.sshd.directory
@@ -114,17 +120,23 @@ final class ForwardUpTests: XCTestCase {
         let blocker = try ReverseServer()
         let target = try ReverseServer()
         let free = try TrafficSocket.freePort()
-        XCTAssertExit(try world.home.run("forward", "add", "t", "--local", "\(blocker.port):127.0.0.1:\(target.port)",
-                                         "--autostart", "--name", "busy"), 0)
-        XCTAssertExit(try world.home.run("forward", "add", "t", "--local", "\(free):127.0.0.1:\(target.port)",
-                                         "--autostart", "--name", "free"), 0)
+        XCTAssertExit(
+            try world.home.run(
+                "forward", "add", "t", "--local", "\(blocker.port):127.0.0.1:\(target.port)",
+                "--autostart", "--name", "busy"), 0)
+        XCTAssertExit(
+            try world.home.run(
+                "forward", "add", "t", "--local", "\(free):127.0.0.1:\(target.port)",
+                "--autostart", "--name", "free"), 0)
         let up = try BackgroundCLI(world.home, ["forward", "up"])
         try up.waitFor("left out: port \(blocker.port) on 127.0.0.1 is already in use")
         XCTAssertEqual(try TrafficSocket.roundTrip(port: free, Array("still".utf8)), Array("llits".utf8))
-        let json = try eventually("both rules in forward status", observe: { try statusJSON(world) }, until: {
-            let states = (($0["rules"] as? [[String: Any]]) ?? []).compactMap { $0["state"] as? String }.sorted()
-            return states == ["active", "failed"]
-        })
+        let json = try eventually(
+            "both rules in forward status", observe: { try statusJSON(world) },
+            until: {
+                let states = (($0["rules"] as? [[String: Any]]) ?? []).compactMap { $0["state"] as? String }.sorted()
+                return states == ["active", "failed"]
+            })
         let busy = try XCTUnwrap((json["rules"] as? [[String: Any]])?.first { $0["state"] as? String == "failed" })
         XCTAssertTrue((busy["lastError"] as? String ?? "").contains("port \(blocker.port)"), "\(json)")
         XCTAssertEqual(try up.stop(SIGTERM), 0, up.stderr)

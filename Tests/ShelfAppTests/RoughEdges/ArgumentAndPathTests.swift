@@ -53,14 +53,17 @@ final class ArgumentAndPathTests: XCTestCase {
         let home = TempHome()
         let deepest = (1...32).map { "g\($0)" }.joined(separator: "/")
         XCTAssertExit(try home.run("group", "add", deepest), 0)
-        let groups = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(try home.run("group", "list", "--json").stdout.utf8)) as? [[String: Any]])
+        let groups = try XCTUnwrap(
+            JSONSerialization.jsonObject(with: Data(try home.run("group", "list", "--json").stdout.utf8))
+                as? [[String: Any]])
         XCTAssertEqual(groups.count, 32)
         XCTAssertEqual(groups.last?["path"] as? String, deepest)
 
         let tooDeep = try home.run("group", "add", deepest + "/g33")
         XCTAssertExit(tooDeep, 4)
         XCTAssertTrue(tooDeep.stderr.contains("33 levels deep; sshelf allows up to 32"), tooDeep.stderr)
-        let absurd = try home.run("add", "h", "--host", "h.example", "--group", Array(repeating: "x", count: 1000).joined(separator: "/"))
+        let absurd = try home.run(
+            "add", "h", "--host", "h.example", "--group", Array(repeating: "x", count: 1000).joined(separator: "/"))
         XCTAssertExit(absurd, 4)
         XCTAssertTrue(absurd.stderr.contains("1000 levels deep"), absurd.stderr)
         XCTAssertLessThan(absurd.stderr.count, 400, "the message shows the start of the path, not all of it")

@@ -25,10 +25,14 @@ final class NonRegularFileTests: XCTestCase {
             var address = sockaddr_un()
             address.sun_family = sa_family_t(AF_UNIX)
             withUnsafeMutableBytes(of: &address.sun_path) { raw in
-                path.utf8CString.withUnsafeBytes { raw.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0.prefix(raw.count))) }
+                path.utf8CString.withUnsafeBytes {
+                    raw.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0.prefix(raw.count)))
+                }
             }
             let bound = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
             }
             XCTAssertEqual(bound, 0, "bind \(path): \(String(cString: strerror(errno)))")
             chmod(path, 0o600)
@@ -43,8 +47,9 @@ final class NonRegularFileTests: XCTestCase {
 
     /// `sshelf ARGS` killed after a minute if it has not ended (exit 137 then).
     func run(_ home: TempHome, _ arguments: [String]) throws -> CLIResult {
-        try CLI.run(["-c", "exec timeout -s KILL 60 \"$0\" \"$@\"", CLI.binary] + arguments, environment: home.environment,
-                    shell: true)
+        try CLI.run(
+            ["-c", "exec timeout -s KILL 60 \"$0\" \"$@\"", CLI.binary] + arguments, environment: home.environment,
+            shell: true)
     }
 
     func testADeviceKeyThatIsNotAFileIsRefusedWithWhatItIs() throws {
@@ -57,7 +62,9 @@ final class NonRegularFileTests: XCTestCase {
             for arguments in [["vault", "status"], ["vault", "set-password", "web", "--secret-fd", "0"]] {
                 let result = try run(home, arguments)
                 XCTAssertExit(result, 5)
-                XCTAssertTrue(result.stderr.contains("device.key is \(what), not a regular file"), "\(kind) \(arguments): \(result)")
+                XCTAssertTrue(
+                    result.stderr.contains("device.key is \(what), not a regular file"),
+                    "\(kind) \(arguments): \(result)")
                 XCTAssertTrue(result.stderr.contains("sshelf: hint: "), result.stderr)
             }
         }

@@ -31,7 +31,8 @@ final class ExecCommandTests: XCTestCase {
         XCTAssertTrue(show.stdout.contains("lastConnectedAt"), show.stdout)
         let known = try String(contentsOfFile: world.knownHostsPath, encoding: .utf8)
         XCTAssertTrue(known.contains(world.sshd.knownHostsName), known)
-        let mode = try FileManager.default.attributesOfItem(atPath: world.knownHostsPath)[.posixPermissions] as? NSNumber
+        let mode =
+            try FileManager.default.attributesOfItem(atPath: world.knownHostsPath)[.posixPermissions] as? NSNumber
         XCTAssertEqual(mode?.intValue, 0o600)
 
         let again = try world.home.run("exec", "t", "--", "true")
@@ -42,13 +43,15 @@ final class ExecCommandTests: XCTestCase {
     func testPasswordFromADescriptor() throws {
         let world = try SSHCLIWorld()
         XCTAssertExit(try world.home.run("edit", "t", "--auth", "password"), 0)
-        let result = try world.home.run(["exec", "t", "--accept-new", "--no-stdin", "--password-fd", "0", "--", "whoami"],
-                                        stdin: TestAccount.password + "\n")
+        let result = try world.home.run(
+            ["exec", "t", "--accept-new", "--no-stdin", "--password-fd", "0", "--", "whoami"],
+            stdin: TestAccount.password + "\n")
         XCTAssertExit(result, 0)
         XCTAssertEqual(result.stdout, "\(TestAccount.name)\n")
         XCTAssertTrue(world.sshd.waitForLog("Accepted password"), world.sshd.log)
 
-        let wrong = try world.home.run(["exec", "t", "--no-stdin", "--password-fd", "0", "--", "whoami"], stdin: "nope\n")
+        let wrong = try world.home.run(
+            ["exec", "t", "--no-stdin", "--password-fd", "0", "--", "whoami"], stdin: "nope\n")
         XCTAssertExit(wrong, 255)
         XCTAssertTrue(wrong.stderr.contains("authentication failed"), wrong.stderr)
     }
@@ -59,8 +62,9 @@ final class ExecCommandTests: XCTestCase {
         let world = try SSHCLIWorld()
         world.home.extraEnvironment = ["SSHELF_VAULT_NO_KEYRING": "1"]
         XCTAssertExit(try world.home.run("edit", "t", "--auth", "password"), 0)
-        let first = try world.home.run(["exec", "t", "--accept-new", "--no-stdin", "--password-fd", "0", "--remember", "--", "true"],
-                                       stdin: TestAccount.password + "\n")
+        let first = try world.home.run(
+            ["exec", "t", "--accept-new", "--no-stdin", "--password-fd", "0", "--remember", "--", "true"],
+            stdin: TestAccount.password + "\n")
         XCTAssertExit(first, 0)
         let list = try world.home.run("vault", "list")
         XCTAssertTrue(list.stdout.contains("host.password  whenUnlockedThisDeviceOnly"), list.stdout)
@@ -89,8 +93,10 @@ final class ExecCommandTests: XCTestCase {
         XCTAssertExit(try world.home.run("trust", "t", "--fingerprint", try world.fingerprint(world.sshd)), 0)
         let remote = "/tmp/sshelf-cli-binary-\(UUID().uuidString.prefix(8))"
         defer { try? FileManager.default.removeItem(atPath: remote) }
-        let local = try Shell.run(TestTool.sh.path, ["-c", "\"$0\" exec t -n -- 'head -c 4000000 /dev/urandom | tee \(remote)' | sha256sum", CLI.binary],
-                                  environment: world.home.environment)
+        let local = try Shell.run(
+            TestTool.sh.path,
+            ["-c", "\"$0\" exec t -n -- 'head -c 4000000 /dev/urandom | tee \(remote)' | sha256sum", CLI.binary],
+            environment: world.home.environment)
         let expected = try Shell.run(TestTool.sha256sum.path, [remote])
         XCTAssertEqual(local.prefix(64), expected.prefix(64))
         XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: remote)[.size] as? NSNumber, 4_000_000)

@@ -12,7 +12,8 @@ final class ExecInterruptTests: XCTestCase {
         let newer = try world.home.run("version", "--verbose").stdout
             .contains("  yes Ctrl-C reaches the remote command")
         // Bounded (60 s), so a command that never hears of the interrupt does not outlive the test for long.
-        let command = "trap 'echo got-int; exit 7' INT; echo ready; for i in $(seq 600); do sleep 0.1; done; "
+        let command =
+            "trap 'echo got-int; exit 7' INT; echo ready; for i in $(seq 600); do sleep 0.1; done; "
             + "echo not-interrupted"
         let process = Process()
         process.executableURL = URL(fileURLWithPath: CLI.binary)
@@ -31,8 +32,9 @@ final class ExecInterruptTests: XCTestCase {
         try eventually("the output to be read", context: { output.text }) { output.closed }
         if newer {
             XCTAssertEqual(process.terminationReason, .exit)
-            XCTAssertEqual(process.terminationStatus, 7,
-                           "the remote command's status after its INT trap: \(output.text)")
+            XCTAssertEqual(
+                process.terminationStatus, 7,
+                "the remote command's status after its INT trap: \(output.text)")
             XCTAssertEqual(output.text, "ready\ngot-int\n")
         } else {
             XCTAssertEqual(process.terminationReason, .uncaughtSignal, "1.10: SIGINT ends sshelf as before")

@@ -23,12 +23,14 @@ final class LibraryFeatureTests: XCTestCase {
         let newer = version.hasPrefix("1.11") || version.hasPrefix("1.12")
         XCTAssertTrue(newer || version.hasPrefix("1.10"), "a libssh2 this test knows: \(version)")
         for feature in Self.features {
-            XCTAssertTrue(verbose.stdout.contains("  \(newer ? "yes" : "no ") \(feature)"),
-                          "\(feature) on \(version):\n\(verbose.stdout)")
+            XCTAssertTrue(
+                verbose.stdout.contains("  \(newer ? "yes" : "no ") \(feature)"),
+                "\(feature) on \(version):\n\(verbose.stdout)")
         }
         XCTAssertTrue(verbose.stdout.contains("  ciphers: ") && verbose.stdout.contains("aes128-ctr"), verbose.stdout)
-        XCTAssertEqual(newer, verbose.stdout.contains("aes256-gcm@openssh.com"),
-                       "1.11 adds AES-GCM:\n\(verbose.stdout)")
+        XCTAssertEqual(
+            newer, verbose.stdout.contains("aes256-gcm@openssh.com"),
+            "1.11 adds AES-GCM:\n\(verbose.stdout)")
     }
 
     /// The server's banner is on exec's standard error where the library keeps it (1.11), never on its output.
@@ -52,7 +54,8 @@ final class LibraryFeatureTests: XCTestCase {
     /// loaded instead of the system's, without LD_LIBRARY_PATH.
     func testACopyInstalledBesideTheBinaryIsLoadedFirst() throws {
         let built = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
-            "../../../.build/libssh2-1.11.1/prefix/lib/libssh2.so.1").standardized.path
+            "../../../.build/libssh2-1.11.1/prefix/lib/libssh2.so.1"
+        ).standardized.path
         guard FileManager.default.fileExists(atPath: built) else {
             throw XCTSkip("libssh2 1.11.1 is not built (make libssh2-1.11; make test builds it)")
         }
@@ -67,11 +70,13 @@ final class LibraryFeatureTests: XCTestCase {
         try FileManager.default.copyItem(atPath: String(cString: file), toPath: prefix + "/lib/sshelf/libssh2.so.1")
         var environment = home.environment
         environment["LD_LIBRARY_PATH"] = nil
-        let result = try CLI.run(["-c", "exec \"$0\" version --verbose", prefix + "/bin/sshelf"],
-                                 environment: environment, shell: true)
+        let result = try CLI.run(
+            ["-c", "exec \"$0\" version --verbose", prefix + "/bin/sshelf"],
+            environment: environment, shell: true)
         XCTAssertExit(result, 0)
-        XCTAssertTrue(result.stdout.contains("libssh2 1.11.1 (\(prefix)/bin/../lib/sshelf/libssh2.so.1)"),
-                      result.stdout)
+        XCTAssertTrue(
+            result.stdout.contains("libssh2 1.11.1 (\(prefix)/bin/../lib/sshelf/libssh2.so.1)"),
+            result.stdout)
         XCTAssertTrue(result.stdout.contains("  yes RSA keys sign with rsa-sha2-512/256"), result.stdout)
     }
 }

@@ -19,8 +19,10 @@ final class OptionNoteTests: XCTestCase {
         XCTAssertEqual(try notes([]), 0, "not again for the same host and option")
         XCTAssertEqual(try notes(["--verbose"]), 1, "--verbose says it every time")
         XCTAssertEqual(try notes([]), 0)
-        XCTAssertExit(try world.home.run("edit", "t", "--remove-option", "AddKeysToAgent",
-                                         "--option", "AddKeysToAgent confirm"), 0)
+        XCTAssertExit(
+            try world.home.run(
+                "edit", "t", "--remove-option", "AddKeysToAgent",
+                "--option", "AddKeysToAgent confirm"), 0)
         XCTAssertEqual(try notes([]), 1, "the option changed")
         XCTAssertEqual(try notes([]), 0)
         XCTAssertExit(try world.home.run("edit", "t", "--host", "localhost"), 0)

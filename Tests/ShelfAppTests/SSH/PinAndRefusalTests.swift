@@ -8,7 +8,8 @@ import XCTest
 final class PinAndRefusalTests: XCTestCase {
     func pinnedKey(_ world: SSHCLIWorld, _ name: String) throws -> String? {
         let show = try world.home.run("show", name, "--json")
-        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(show.stdout.utf8)) as? [String: Any], show.stdout)
+        let object = try XCTUnwrap(
+            JSONSerialization.jsonObject(with: Data(show.stdout.utf8)) as? [String: Any], show.stdout)
         return (object["pinnedHostKey"] as? [String: Any])?["key"] as? String
     }
 
@@ -23,15 +24,17 @@ final class PinAndRefusalTests: XCTestCase {
         XCTAssertNil(try pinnedKey(world, "t2"))
         let second = try world.home.run("exec", "t2", "--", "true")
         XCTAssertExit(second, 0)
-        XCTAssertFalse(second.stderr.contains("accepting"), "known from sshelf's known_hosts, no question: \(second.stderr)")
+        XCTAssertFalse(
+            second.stderr.contains("accepting"), "known from sshelf's known_hosts, no question: \(second.stderr)")
         XCTAssertEqual(try pinnedKey(world, "t2"), serverKey(world))
     }
 
     func testAKeyAcceptedBeforeAFailedLoginIsPinned() throws {
         let world = try SSHCLIWorld()
         XCTAssertExit(try world.home.run("edit", "t", "--auth", "password"), 0)
-        let failed = try world.home.run(["exec", "t", "--accept-new", "--no-stdin", "--password-fd", "0", "--", "true"],
-                                        stdin: "not the password\n")
+        let failed = try world.home.run(
+            ["exec", "t", "--accept-new", "--no-stdin", "--password-fd", "0", "--", "true"],
+            stdin: "not the password\n")
         XCTAssertExit(failed, 255)
         XCTAssertTrue(failed.stderr.contains("authentication failed"), failed.stderr)
         XCTAssertEqual(try pinnedKey(world, "t"), serverKey(world))
@@ -42,7 +45,8 @@ final class PinAndRefusalTests: XCTestCase {
         world.home.extraEnvironment = ["SSHELF_VAULT_NO_KEYRING": "1"]
         XCTAssertExit(try world.home.run("trust", "t", "--fingerprint", try world.fingerprint(world.sshd)), 0)
         XCTAssertExit(try world.home.run("edit", "t", "--auth", "password"), 0)
-        XCTAssertExit(try world.home.run(["vault", "set-password", "t", "--secret-fd", "3"], fd3: TestAccount.password), 0)
+        XCTAssertExit(
+            try world.home.run(["vault", "set-password", "t", "--secret-fd", "3"], fd3: TestAccount.password), 0)
         XCTAssertExit(try world.home.run("exec", "t", "--no-stdin", "--", "true"), 0)
 
         // Same length and mode, but no longer an sshelf device key.

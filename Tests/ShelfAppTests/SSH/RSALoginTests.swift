@@ -14,8 +14,10 @@ final class RSALoginTests: XCTestCase {
         options.authorizedKeys = [key.publicLine]
         let server = try SSHD.start(options)
         XCTAssertExit(try world.home.run("identity", "import", "rsa1", key.privatePath), 0)
-        XCTAssertExit(try world.home.run("add", "r1", "--host", server.options.listenAddress,
-                                         "--port", String(server.port), "--user", TestAccount.name, "--identity", "rsa1"), 0)
+        XCTAssertExit(
+            try world.home.run(
+                "add", "r1", "--host", server.options.listenAddress,
+                "--port", String(server.port), "--user", TestAccount.name, "--identity", "rsa1"), 0)
         XCTAssertExit(try world.home.run("trust", "r1", "--fingerprint", try world.fingerprint(server)), 0)
         defer { _ = try? world.home.run(["agent", "stop"]) }
         let newer = try world.home.run("version", "--verbose").stdout.contains("  yes RSA keys sign with rsa-sha2")

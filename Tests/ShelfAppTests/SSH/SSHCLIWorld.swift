@@ -19,7 +19,8 @@ final class SSHCLIWorld {
     }
 
     func addHost(_ name: String, _ server: SSHD, extra: String = "") throws {
-        let config = try home.write("""
+        let config = try home.write(
+            """
             Host \(name)
               HostName \(server.options.listenAddress)
               Port \(server.port)
@@ -32,7 +33,8 @@ final class SSHCLIWorld {
 
     /// The `SHA256:` fingerprint of the server's ed25519 host key, from ssh-keygen.
     func fingerprint(_ server: SSHD) throws -> String {
-        let out = try Shell.run(TestTool.sshKeygen.path, ["-l", "-E", "sha256", "-f", server.directory + "/ssh_host_ed25519_key.pub"])
+        let out = try Shell.run(
+            TestTool.sshKeygen.path, ["-l", "-E", "sha256", "-f", server.directory + "/ssh_host_ed25519_key.pub"])
         return String(out.split(separator: " ")[1])
     }
 
@@ -52,8 +54,9 @@ final class SSHCLIWorld {
     /// A local forward rule on host "t" from a free loopback port to `targetPort` on the server's side; its port.
     func addLocalRule(to targetPort: Int, file: StaticString = #filePath, line: UInt = #line) throws -> Int {
         let port = try TrafficSocket.freePort()
-        XCTAssertExit(try home.run("forward", "add", "t", "--local", "\(port):127.0.0.1:\(targetPort)"), 0,
-                      file: file, line: line)
+        XCTAssertExit(
+            try home.run("forward", "add", "t", "--local", "\(port):127.0.0.1:\(targetPort)"), 0,
+            file: file, line: line)
         return port
     }
 }

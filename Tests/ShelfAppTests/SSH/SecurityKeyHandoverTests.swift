@@ -14,7 +14,8 @@ final class SecurityKeyHandoverTests: XCTestCase {
             return [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: count >> $0) } + bytes
         }
         let type = "sk-ssh-ed25519@openssh.com"
-        let blob = field(Array(type.utf8)) + field((0..<32).map { _ in UInt8.random(in: 0...255) })
+        let blob =
+            field(Array(type.utf8)) + field((0..<32).map { _ in UInt8.random(in: 0...255) })
             + field(Array("ssh:".utf8))
         return "\(type) \(Data(blob).base64EncodedString()) token@laptop"
     }
@@ -23,7 +24,8 @@ final class SecurityKeyHandoverTests: XCTestCase {
         let home = TempHome()
         _ = try home.write("(a token's key handle, never read here)\n", to: ".ssh/id_token")
         _ = try home.write(Self.securityKeyLine() + "\n", to: ".ssh/id_token.pub")
-        let config = try home.write("""
+        let config = try home.write(
+            """
             Host fido
               HostName 127.0.0.1
               User someone
@@ -33,10 +35,11 @@ final class SecurityKeyHandoverTests: XCTestCase {
 
         let connect = try home.run("connect", "fido", "--dry-run")
         XCTAssertExit(connect, 0)
-        XCTAssertTrue(connect.stderr.contains(
-            "sshelf: note: fido logs in with the FIDO security key of identity 'id_token', which "
-                + "sshelf's own client "
-                + "does not use; handing the session to OpenSSH's ssh with the sshelf agent"), connect.stderr)
+        XCTAssertTrue(
+            connect.stderr.contains(
+                "sshelf: note: fido logs in with the FIDO security key of identity 'id_token', which "
+                    + "sshelf's own client "
+                    + "does not use; handing the session to OpenSSH's ssh with the sshelf agent"), connect.stderr)
         XCTAssertTrue(connect.stdout.contains("\(TestTool.ssh.path) -F "), connect.stdout)
         XCTAssertTrue(connect.stdout.hasSuffix(" fido\n"), connect.stdout)
     }

@@ -10,17 +10,24 @@ final class ShellInTmuxTests: XCTestCase {
         "echo EXIT=$?; stty -a | tr ' ' '\\n' | grep -x -e icanon -e -icanon -e echo -e -echo | tr '\\n' ' '; echo"
 
     /// Runs `script` (through /bin/sh) in a pane with the world's environment plus `extra`.
-    private func pane(_ world: SSHCLIWorld, _ script: String, columns: Int = 80, rows: Int = 24,
-                      extra: [String: String] = [:]) throws -> Tmux {
+    private func pane(
+        _ world: SSHCLIWorld, _ script: String, columns: Int = 80, rows: Int = 24,
+        extra: [String: String] = [:]
+    ) throws -> Tmux {
         let env = world.home.environment.merging(extra) { $1 }
-        return try Tmux(home: world.home, command: [TestTool.sh.path, "-c", script], environment: env, columns: columns,
-                        rows: rows)
+        return try Tmux(
+            home: world.home, command: [TestTool.sh.path, "-c", script], environment: env, columns: columns,
+            rows: rows)
     }
 
     /// Waits for the remote shell's prompt. TestAccount's login shell is /bin/sh, whose prompt is "$ " (capture-pane
     /// trims the space); on failure the sshd log shows how far the login got.
-    private func waitForPrompt(_ tmux: Tmux, _ world: SSHCLIWorld, file: StaticString = #filePath, line: UInt = #line) throws {
-        try tmux.waitFor("the remote shell's prompt", file: file, line: line, context: { "sshd log:\n" + tail(world.sshd.log) }) {
+    private func waitForPrompt(_ tmux: Tmux, _ world: SSHCLIWorld, file: StaticString = #filePath, line: UInt = #line)
+        throws
+    {
+        try tmux.waitFor(
+            "the remote shell's prompt", file: file, line: line, context: { "sshd log:\n" + tail(world.sshd.log) }
+        ) {
             tmux.lastLine($0) == "$"
         }
     }
@@ -28,8 +35,9 @@ final class ShellInTmuxTests: XCTestCase {
     func testTypeResizeEscapeAndRestore() throws {
         let world = try SSHCLIWorld()
         XCTAssertExit(try world.home.run("trust", "t", "--fingerprint", try world.fingerprint(world.sshd)), 0)
-        let tmux = try pane(world, "\(Tmux.quote(CLI.binary)) connect t; \(Self.reportTerminal)",
-                            extra: ["TERM": "xterm-256color"])
+        let tmux = try pane(
+            world, "\(Tmux.quote(CLI.binary)) connect t; \(Self.reportTerminal)",
+            extra: ["TERM": "xterm-256color"])
         try waitForPrompt(tmux, world)
         try tmux.enter("echo hello-$((6*7)) $TERM")
         try tmux.waitFor(text: "hello-42 xterm-256color")

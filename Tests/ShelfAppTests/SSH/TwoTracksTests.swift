@@ -11,13 +11,16 @@ final class TwoTracksTests: XCTestCase {
     func testConfigBeforeCredentialThenBoth() throws {
         try TestAccount.ensure()
         let sshd = try SSHD.start()
-        let remote = (ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp") + "/sshelf-tracks-\(UUID().uuidString.prefix(8))"
+        let remote =
+            (ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp") + "/sshelf-tracks-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: remote, withIntermediateDirectories: true)
         let a = TempHome(), b = TempHome()
         for home in [a, b] { home.extraEnvironment = ["SSHELF_VAULT_NO_KEYRING": "1", "SSHELF_TEST_WEAK_KDF": "1"] }
 
-        XCTAssertExit(try a.run("add", "pw", "--host", "127.0.0.1", "--port", "\(sshd.port)", "--user", TestAccount.name,
-                                "--auth", "password"), 0)
+        XCTAssertExit(
+            try a.run(
+                "add", "pw", "--host", "127.0.0.1", "--port", "\(sshd.port)", "--user", TestAccount.name,
+                "--auth", "password"), 0)
         XCTAssertExit(try a.run(["vault", "set-password", "pw", "--secret-fd", "3"], fd3: TestAccount.password), 0)
         // A logs in once with its stored password and pins the host key; the pin travels to B with the host.
         XCTAssertExit(try a.run("exec", "pw", "--accept-new", "--no-stdin", "--", "true"), 0)
@@ -57,7 +60,8 @@ final class TwoTracksTests: XCTestCase {
         XCTAssertEqual(try releases(a).map { $0["what"] as? String }, ["password"])
         for home in [a, b] { XCTAssertExit(try home.run("log", "verify"), 0) }
         XCTAssertFalse(
-            try String(contentsOfFile: b.sshelfHome + "/state/release.log", encoding: .utf8).contains(TestAccount.password),
+            try String(contentsOfFile: b.sshelfHome + "/state/release.log", encoding: .utf8).contains(
+                TestAccount.password),
             "no secret in the log")
     }
 

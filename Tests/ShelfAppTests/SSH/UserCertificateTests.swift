@@ -15,8 +15,10 @@ final class UserCertificateTests: XCTestCase {
         for signed in [key, stranger] {
             try Shell.run(
                 TestTool.sshKeygen.path,
-                ["-q", "-s", ca.privatePath, "-I", "sshelf-test", "-n", TestAccount.name, "-V", "-5m:+1h",
-                 signed.privatePath + ".pub"])
+                [
+                    "-q", "-s", ca.privatePath, "-I", "sshelf-test", "-n", TestAccount.name, "-V", "-5m:+1h",
+                    signed.privatePath + ".pub",
+                ])
         }
         var options = SSHD.Options()
         options.extraConfig = ["TrustedUserCAKeys \(ca.privatePath).pub"]
@@ -49,7 +51,10 @@ final class UserCertificateTests: XCTestCase {
             let connect = try home.run(["connect", "c"], stdin: "echo via-openssh; exit 4\n")
             XCTAssertEqual(connect.status, 4, "\(connect)")
             XCTAssertTrue(connect.stdout.contains("via-openssh"), "\(connect)")
-            XCTAssertTrue(connect.stderr.contains("sshelf: note: c sets CertificateFile, which sshelf's own client cannot use with libssh2 1.10"), connect.stderr)
+            XCTAssertTrue(
+                connect.stderr.contains(
+                    "sshelf: note: c sets CertificateFile, which sshelf's own client cannot use with libssh2 1.10"),
+                connect.stderr)
             XCTAssertTrue(sshd.waitForLog("Accepted publickey"), sshd.log)
             XCTAssertTrue(sshd.log.contains("ED25519-CERT"), sshd.log)
             return

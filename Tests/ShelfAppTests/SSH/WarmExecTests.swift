@@ -24,8 +24,11 @@ final class WarmExecTests: XCTestCase {
     }
 
     /// Waits until the keeper's socket `path` is gone (the keeper removes it as it exits).
-    private func waitUntilGone(_ path: String, _ why: String, file: StaticString = #filePath, line: UInt = #line) throws {
-        try eventually("\(why): \(path) removed", file: file, line: line) { !FileManager.default.fileExists(atPath: path) }
+    private func waitUntilGone(_ path: String, _ why: String, file: StaticString = #filePath, line: UInt = #line) throws
+    {
+        try eventually("\(why): \(path) removed", file: file, line: line) {
+            !FileManager.default.fileExists(atPath: path)
+        }
     }
 
     /// The host's last-connected time as `show --json` prints it.
@@ -69,10 +72,13 @@ final class WarmExecTests: XCTestCase {
 
         // 1 MiB of incompressible bytes, compared by SHA-256 with the same bytes written locally.
         let file = world.home.root + "/blob"
-        _ = try Shell.run(TestTool.sh.path, ["-c", "head -c 1048576 /dev/urandom > \(file); chmod 644 \(file); chmod 755 \(world.home.root)"])
+        _ = try Shell.run(
+            TestTool.sh.path,
+            ["-c", "head -c 1048576 /dev/urandom > \(file); chmod 644 \(file); chmod 755 \(world.home.root)"])
         let expected = try Shell.run(TestTool.sh.path, ["-c", "sha256sum < \(file)"])
-        let binary = try CLI.run(["-c", "\"$0\" exec t -n -- cat \(file) | sha256sum", CLI.binary],
-                                 environment: world.home.environment, shell: true)
+        let binary = try CLI.run(
+            ["-c", "\"$0\" exec t -n -- cat \(file) | sha256sum", CLI.binary],
+            environment: world.home.environment, shell: true)
         XCTAssertEqual(binary.stdout, expected)
         XCTAssertEqual(binary.stderr, "")
 
@@ -91,9 +97,11 @@ final class WarmExecTests: XCTestCase {
         let world = try pinnedWorld()
         let path = try socketPath(world)
         // A socket nobody listens on any more: what a killed keeper leaves behind.
-        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
-                                                withIntermediateDirectories: true)
-        _ = try Shell.run(TestTool.python3.path, ["-c", "import socket; socket.socket(socket.AF_UNIX).bind('\(path)')"])
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent,
+            withIntermediateDirectories: true)
+        _ = try Shell.run(
+            TestTool.python3.path, ["-c", "import socket; socket.socket(socket.AF_UNIX).bind('\(path)')"])
         XCTAssertTrue(FileManager.default.fileExists(atPath: path))
 
         let result = try world.home.run("exec", "t", "-n", "--", "echo direct")
@@ -150,8 +158,11 @@ final class WarmExecTests: XCTestCase {
         let id = try hostID(world)
         XCTAssertExit(try world.home.run("exec", "t", "--persist", "--persist-for", "7", "-n", "--", "true"), 0)
         XCTAssertTrue(world.sshd.waitForLog("Accepted publickey", count: 2), world.sshd.log)
-        let keepers = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap { pid -> [String]? in
-            guard Int32(pid) != nil, let raw = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return nil }
+        let keepers = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap {
+            pid -> [String]? in
+            guard Int32(pid) != nil, let raw = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else {
+                return nil
+            }
             let argv = raw.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
             return argv.contains { $0.lowercased() == id } && argv.contains("serve") ? argv : nil
         }
@@ -172,8 +183,10 @@ final class WarmExecTests: XCTestCase {
         defer { _ = try? world.home.run("warm", "stop") }
         XCTAssertExit(try world.home.run("exec", "t", "--persist", "-n", "--", "true"), 0)
         let marker = world.home.root + "/ran-by-nobody"
-        for directory in [world.home.root, world.home.sshelfHome, world.home.sshelfHome + "/run",
-                          (path as NSString).deletingLastPathComponent] {
+        for directory in [
+            world.home.root, world.home.sshelfHome, world.home.sshelfHome + "/run",
+            (path as NSString).deletingLastPathComponent,
+        ] {
             chmod(directory, 0o755)
         }
         chmod(path, 0o666)
@@ -194,8 +207,12 @@ final class WarmExecTests: XCTestCase {
                 pass
             print(len(data))
             """
-        let reply = try Shell.run(TestTool.setpriv.path, ["--reuid=65534", "--regid=65534", "--clear-groups",
-                                                       TestTool.python3.path, "-c", script, path, marker])
+        let reply = try Shell.run(
+            TestTool.setpriv.path,
+            [
+                "--reuid=65534", "--regid=65534", "--clear-groups",
+                TestTool.python3.path, "-c", script, path, marker,
+            ])
         XCTAssertEqual(reply.trimmingCharacters(in: .whitespacesAndNewlines), "0")
         XCTAssertFalse(FileManager.default.fileExists(atPath: marker))
         let ours = try world.home.run("exec", "t", "-n", "--", "echo still-ours")
@@ -216,23 +233,33 @@ final class WarmExecTests: XCTestCase {
         // stdin is a pipe whose writer stays open: cat would never see EOF on its own. The writer is a `sleep`, part
         // of the scenario: it outlives the limit, so a keeper still reading this stdin would make the next call
         // fail. Spawned and reaped by pid: Foundation's Process would wait for the orphaned sleep.
-        let pipeline = try SpawnedProcess(TestTool.sh.path, ["-c", """
-            sh -c 'echo $$ > "$1"; exec sleep \(limit * 3)' sh "$1" | \
-            sh -c 'echo $$ > "$1"; exec "$0" exec t -- cat' "$0" "$2"
-            """, CLI.binary, sleeperFile, callerFile], environment: world.home.environment)
+        let pipeline = try SpawnedProcess(
+            TestTool.sh.path,
+            [
+                "-c",
+                """
+                sh -c 'echo $$ > "$1"; exec sleep \(limit * 3)' sh "$1" | \
+                sh -c 'echo $$ > "$1"; exec "$0" exec t -- cat' "$0" "$2"
+                """, CLI.binary, sleeperFile, callerFile,
+            ], environment: world.home.environment)
         defer { pipeline.stop() }
         XCTAssertTrue(world.sshd.waitForLog("Starting session", count: started + 1), world.sshd.log)
         func pid(_ path: String) throws -> Int32 {
-            try eventually("a pid in \(path)", observe: {
-                Int32(((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines))
-            }, until: { $0 != nil }) ?? 0
+            try eventually(
+                "a pid in \(path)",
+                observe: {
+                    Int32(
+                        ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").trimmingCharacters(
+                            in: .whitespacesAndNewlines))
+                }, until: { $0 != nil }) ?? 0
         }
         let sleeper = try pid(sleeperFile)
         defer { kill(sleeper, SIGKILL) }
         XCTAssertEqual(kill(try pid(callerFile), SIGKILL), 0)
 
-        let next = try CLI.run(["-c", "timeout \(limit) \"$0\" exec t -n -- echo after", CLI.binary],
-                               environment: world.home.environment, shell: true)
+        let next = try CLI.run(
+            ["-c", "timeout \(limit) \"$0\" exec t -n -- echo after", CLI.binary],
+            environment: world.home.environment, shell: true)
         XCTAssertExit(next, 0)
         XCTAssertEqual(next.stdout, "after\n")
         XCTAssertEqual(world.sshd.logCount("Accepted publickey"), 2, world.sshd.log)

@@ -41,8 +41,9 @@ final class WarmIdleTests: XCTestCase {
         clock.elapsed = .milliseconds(1500)
         XCTAssertEqual(idle.wait(keepalive: .seconds(30)), .milliseconds(500))
         XCTAssertEqual(idle.wait(keepalive: .milliseconds(200)), .milliseconds(200), "a keepalive is due first")
-        XCTAssertEqual(WarmIdle(idle: .seconds(600), now: clock.now).wait(keepalive: .seconds(30)), .seconds(5),
-                       "and it looks at its socket path at least every 5 s")
+        XCTAssertEqual(
+            WarmIdle(idle: .seconds(600), now: clock.now).wait(keepalive: .seconds(30)), .seconds(5),
+            "and it looks at its socket path at least every 5 s")
         clock.elapsed = .seconds(3)
         XCTAssertEqual(idle.wait(keepalive: .seconds(30)), .milliseconds(1), "expired: poll returns at once")
         XCTAssertEqual(WarmIdle.milliseconds(.milliseconds(500)), 500)

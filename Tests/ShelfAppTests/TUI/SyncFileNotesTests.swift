@@ -17,16 +17,24 @@ final class SyncFileNotesTests: XCTestCase {
     }
 
     func testTheReportsFieldsBecomeNotesInOrderOfWeight() throws {
-        let read = try notes("""
+        let read = try notes(
+            """
             {"state": "localFallback", "at": "2026-11-30T22:00:00Z", "reason": "not enrolled", "conflicts": 2,
              "membership": "waiting", "notice": "credentials not joined on this device"}
             """)
-        XCTAssertEqual(read, [SyncNote("waiting to be enrolled by another device", .warning),
-                              SyncNote("2 merge conflicts: sshelf sync conflicts", .warning),
-                              SyncNote("credentials not joined on this device", .info)])
-        XCTAssertEqual(try notes(#"{"state": "localFallback", "membership": "revoked", "conflicts": 1}"#),
-                       [SyncNote("this device was revoked from the sync group", .error),
-                        SyncNote("1 merge conflict: sshelf sync conflicts", .warning)])
+        XCTAssertEqual(
+            read,
+            [
+                SyncNote("waiting to be enrolled by another device", .warning),
+                SyncNote("2 merge conflicts: sshelf sync conflicts", .warning),
+                SyncNote("credentials not joined on this device", .info),
+            ])
+        XCTAssertEqual(
+            try notes(#"{"state": "localFallback", "membership": "revoked", "conflicts": 1}"#),
+            [
+                SyncNote("this device was revoked from the sync group", .error),
+                SyncNote("1 merge conflict: sshelf sync conflicts", .warning),
+            ])
     }
 
     func testAReportWithoutTheFieldsOrNoReportAddsNothing() throws {

@@ -17,10 +17,14 @@ final class SyncStatusTruthTests: XCTestCase {
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }()
 
-    func notes(_ home: TempHome) -> [SyncNote] { SyncFileNotes.read(DataLocations.resolve(environment: home.environment)) }
+    func notes(_ home: TempHome) -> [SyncNote] {
+        SyncFileNotes.read(DataLocations.resolve(environment: home.environment))
+    }
 
     func status(_ home: TempHome) throws -> [String: Any] {
-        try XCTUnwrap(JSONSerialization.jsonObject(with: Data(try home.run("sync", "status", "--json").stdout.utf8)) as? [String: Any])
+        try XCTUnwrap(
+            JSONSerialization.jsonObject(with: Data(try home.run("sync", "status", "--json").stdout.utf8))
+                as? [String: Any])
     }
 
     func testTheStatusLinesNotesComeFromRealRuns() throws {
@@ -34,7 +38,9 @@ final class SyncStatusTruthTests: XCTestCase {
         XCTAssertExit(try c.run("sync", "enable", "--folder", remote), 0)
         XCTAssertEqual(notes(c), [])
         XCTAssertNil(try status(c)["membership"])
-        XCTAssertTrue(try c.run("sync", "status").stdout.contains("▲ local fallback: this device is not enrolled in the sync group on this remote"))
+        XCTAssertTrue(
+            try c.run("sync", "status").stdout.contains(
+                "▲ local fallback: this device is not enrolled in the sync group on this remote"))
 
         // Joined, not enrolled yet: waiting, on the line and in status.
         XCTAssertExit(try b.run("sync", "enable", "--folder", remote), 0)
@@ -42,7 +48,8 @@ final class SyncStatusTruthTests: XCTestCase {
         XCTAssertExit(try b.run(["sync", "join", "--code-fd", "3"], fd3: code), 0)
         XCTAssertEqual(notes(b), [SyncNote("waiting to be enrolled by another device", .warning)])
         XCTAssertEqual(try status(b)["membership"] as? String, "waiting")
-        XCTAssertTrue(try b.run("sync", "status").stdout.contains("▲ local fallback: waiting to be enrolled (invited by "))
+        XCTAssertTrue(
+            try b.run("sync", "status").stdout.contains("▲ local fallback: waiting to be enrolled (invited by "))
         XCTAssertExit(try a.run("sync", "now"), 0)
         XCTAssertExit(try b.run("sync", "now"), 0)
         XCTAssertEqual(notes(b), [])
@@ -102,12 +109,14 @@ final class SyncStatusTruthTests: XCTestCase {
         XCTAssertExit(try a.run("sync", "now"), 0)
         let aID = try XCTUnwrap(try status(a)["device"] as? String)
         let folder = remote + "/devices/" + aID
-        let newest = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".entry") }.max())
+        let newest = try XCTUnwrap(
+            try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".entry") }.max())
         var bytes = try Data(contentsOf: URL(fileURLWithPath: folder + "/" + newest))
         bytes[bytes.count - 1] ^= 0x01
         try bytes.write(to: URL(fileURLWithPath: folder + "/" + newest))
         let seq = try XCTUnwrap(Int(newest.dropLast(6)))
-        let reason = "▲ local fallback: tampered entry \(seq) from \(deviceName) (\(aID.prefix(8))): its "
+        let reason =
+            "▲ local fallback: tampered entry \(seq) from \(deviceName) (\(aID.prefix(8))): its "
             + "signature does not verify"
 
         let tui = try Tmux(home: b, columns: 240, environment: ["TERM": "tmux-256color"])
@@ -115,9 +124,12 @@ final class SyncStatusTruthTests: XCTestCase {
             $0.contains(reason) && $0.contains("1 merge conflict: sshelf sync conflicts")
         }
         let line = try XCTUnwrap(screen.split(separator: "\n").last { $0.contains(reason) })
-        XCTAssertTrue(line[..<(line.range(of: reason)?.lowerBound ?? line.endIndex)].contains("38;5;208"), "orange expected: \(line)")
+        XCTAssertTrue(
+            line[..<(line.range(of: reason)?.lowerBound ?? line.endIndex)].contains("38;5;208"),
+            "orange expected: \(line)")
         XCTAssertTrue(try b.run("sync", "status").stdout.contains(reason))
-        XCTAssertEqual(try b.run("show", "web").stdout.contains(":2222"), false, "nothing of the tampered entry was applied")
+        XCTAssertEqual(
+            try b.run("show", "web").stdout.contains(":2222"), false, "nothing of the tampered entry was applied")
 
         XCTAssertExit(try b.run("sync", "conflicts", "--seen"), 0)
         try tui.waitFor("the conflict to leave the line") { $0.contains(reason) && !$0.contains("merge conflict") }

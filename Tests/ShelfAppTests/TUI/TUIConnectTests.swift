@@ -52,7 +52,8 @@ final class TUIConnectTests: XCTestCase {
         try tui.send("Enter")
         // The remote shell's prompt on the plain terminal (capture-pane trims the space after it).
         try tui.waitFor("the remote prompt") { screen in
-            screen.split(separator: "\n").contains { $0.hasSuffix("$") || $0.hasSuffix("#") } && !screen.contains("○ sync")
+            screen.split(separator: "\n").contains { $0.hasSuffix("$") || $0.hasSuffix("#") }
+                && !screen.contains("○ sync")
         }
         try tui.type("echo tui-$((6*7))")
         try tui.send("Enter")
@@ -88,7 +89,8 @@ final class TUIConnectTests: XCTestCase {
         try tui.waitFor("the host-key dialog again") { $0.contains("Unknown host key") && $0.contains(fingerprint) }
         try tui.send("y")
         try tui.waitFor("the remote prompt") { screen in
-            screen.split(separator: "\n").contains { $0.hasSuffix("$") || $0.hasSuffix("#") } && !screen.contains("○ sync")
+            screen.split(separator: "\n").contains { $0.hasSuffix("$") || $0.hasSuffix("#") }
+                && !screen.contains("○ sync")
         }
         try tui.type("exit")
         try tui.send("Enter")

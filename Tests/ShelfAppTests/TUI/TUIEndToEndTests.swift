@@ -9,8 +9,10 @@ import XCTest
 final class TUIEndToEndTests: XCTestCase {
     func seededHome() throws -> TempHome {
         let home = TempHome()
-        XCTAssertExit(try home.run("add", "web1", "--host", "web1.example.com", "--user", "deploy", "--group", "prod/eu",
-                                   "--tag", "web"), 0)
+        XCTAssertExit(
+            try home.run(
+                "add", "web1", "--host", "web1.example.com", "--user", "deploy", "--group", "prod/eu",
+                "--tag", "web"), 0)
         XCTAssertExit(try home.run("add", "db", "--host", "10.0.0.5", "-p", "2222", "--group", "prod/us"), 0)
         XCTAssertExit(try home.run("add", "laptop", "--host", "192.168.1.4"), 0)
         XCTAssertExit(try home.run("forward", "add", "web1", "--local", "8080:localhost:80"), 0)
@@ -105,37 +107,46 @@ final class TUIEndToEndTests: XCTestCase {
         // tmux writes one SGR run per attribute change, e.g. ESC[0;1m ESC[38;5;208m ESC[49m: collect the run.
         var start = escape.lowerBound
         while let earlier = prefix[..<start].range(of: "\u{1B}[", options: .backwards),
-            prefix[earlier.lowerBound..<start].hasSuffix("m"), !prefix[earlier.lowerBound..<start].dropFirst(2).contains("\u{1B}")
+            prefix[earlier.lowerBound..<start].hasSuffix("m"),
+            !prefix[earlier.lowerBound..<start].dropFirst(2).contains("\u{1B}")
         {
             start = earlier.lowerBound
         }
         return String(prefix[start...])
     }
 
-    func statusScreen(_ hook: String, environment: [String: String] = [:], removing: Set<String> = ["NO_COLOR"],
-                      marker: String) throws -> String {
+    func statusScreen(
+        _ hook: String, environment: [String: String] = [:], removing: Set<String> = ["NO_COLOR"],
+        marker: String
+    ) throws -> String {
         let home = try seededHome()
         var env = environment
         env["SSHELF_TEST_SYNC_STATUS"] = hook
         let tui = try Tmux(home: home, environment: env, removing: removing)
-        let screen = try tui.waitFor("status '\(marker)'", escapes: true) { $0.contains(marker) && $0.contains("3 hosts") }
+        let screen = try tui.waitFor("status '\(marker)'", escapes: true) {
+            $0.contains(marker) && $0.contains("3 hosts")
+        }
         try tui.send("q")
         return screen
     }
 
     func testStatusLineColoursOn256ColourTerminal() throws {
         let synced = try statusScreen("synced", environment: ["TERM": "tmux-256color"], marker: "✓ synced 2 min ago")
-        XCTAssertTrue(style(before: "✓ synced", in: synced)?.contains("[32m") ?? false,
-                      "green expected: \(String(reflecting: style(before: "✓ synced", in: synced)))")
+        XCTAssertTrue(
+            style(before: "✓ synced", in: synced)?.contains("[32m") ?? false,
+            "green expected: \(String(reflecting: style(before: "✓ synced", in: synced)))")
 
-        let fallback = try statusScreen("fallback:sync folder /mnt/nas/sshelf not found", environment: ["TERM": "tmux-256color"],
-                                        marker: "▲ local fallback: sync folder /mnt/nas/sshelf not found")
-        XCTAssertTrue(style(before: "▲ local fallback", in: fallback)?.contains("38;5;208") ?? false,
-                      "orange (208) expected: \(String(reflecting: style(before: "▲ local fallback", in: fallback)))")
+        let fallback = try statusScreen(
+            "fallback:sync folder /mnt/nas/sshelf not found", environment: ["TERM": "tmux-256color"],
+            marker: "▲ local fallback: sync folder /mnt/nas/sshelf not found")
+        XCTAssertTrue(
+            style(before: "▲ local fallback", in: fallback)?.contains("38;5;208") ?? false,
+            "orange (208) expected: \(String(reflecting: style(before: "▲ local fallback", in: fallback)))")
 
         let syncing = try statusScreen("syncing", environment: ["TERM": "tmux-256color"], marker: "↻ syncing")
-        XCTAssertTrue(style(before: "↻ syncing", in: syncing)?.contains("[34m") ?? false,
-                      "blue expected: \(String(reflecting: style(before: "↻ syncing", in: syncing)))")
+        XCTAssertTrue(
+            style(before: "↻ syncing", in: syncing)?.contains("[34m") ?? false,
+            "blue expected: \(String(reflecting: style(before: "↻ syncing", in: syncing)))")
 
         let off = try statusScreen("off", environment: ["TERM": "tmux-256color"], marker: "○ sync off")
         let offStyle = style(before: "○ sync off", in: off) ?? ""
@@ -144,23 +155,26 @@ final class TUIEndToEndTests: XCTestCase {
     }
 
     func testOrangeIsYellowOnEightColourTerminal() throws {
-        let screen = try statusScreen("fallback:remote unreachable", environment: ["TERM": "screen"],
-                                      marker: "▲ local fallback: remote unreachable")
+        let screen = try statusScreen(
+            "fallback:remote unreachable", environment: ["TERM": "screen"],
+            marker: "▲ local fallback: remote unreachable")
         let sgr = style(before: "▲ local fallback", in: screen) ?? ""
         XCTAssertTrue(sgr.contains("[33m"), "yellow expected: \(String(reflecting: sgr))")
         XCTAssertFalse(sgr.contains("208"), sgr)
     }
 
     func testNoColorKeepsSymbolsAndWords() throws {
-        let screen = try statusScreen("fallback:remote unreachable", environment: ["NO_COLOR": "1", "TERM": "tmux-256color"],
-                                      removing: [], marker: "▲ local fallback: remote unreachable")
+        let screen = try statusScreen(
+            "fallback:remote unreachable", environment: ["NO_COLOR": "1", "TERM": "tmux-256color"],
+            removing: [], marker: "▲ local fallback: remote unreachable")
         let sgr = style(before: "▲ local fallback", in: screen) ?? ""
         XCTAssertFalse(sgr.contains("38;5") || sgr.contains("[33m"), "no colour expected: \(String(reflecting: sgr))")
     }
 
     func testNonUTF8LocaleGetsASCIISymbols() throws {
-        let screen = try statusScreen("fallback:remote unreachable", environment: ["LANG": "C", "LC_ALL": "C"],
-                                      marker: "! local fallback: remote unreachable")
+        let screen = try statusScreen(
+            "fallback:remote unreachable", environment: ["LANG": "C", "LC_ALL": "C"],
+            marker: "! local fallback: remote unreachable")
         XCTAssertFalse(screen.contains("▲"), screen)
         XCTAssertTrue(screen.contains("| vault not set up"), screen)
     }

@@ -61,7 +61,9 @@ final class TUIFleetTests: XCTestCase {
         XCTAssertTrue(ended.contains("f repeat on the 2 that did not succeed"), ended)
 
         try tui.type("f")
-        let again = try tui.waitFor("the second run's end") { $0.contains("2 hosts: 1 unreachable, 1 host-key-refused") }
+        let again = try tui.waitFor("the second run's end") {
+            $0.contains("2 hosts: 1 unreachable, 1 host-key-refused")
+        }
         XCTAssertFalse(again.contains("hi-42"), "a did not run again:\n\(again)")
         let runs = try world.runEntries()
         XCTAssertEqual(runs.count, 2, "\(runs)")

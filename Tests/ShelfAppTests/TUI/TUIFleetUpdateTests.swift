@@ -6,8 +6,9 @@ import XCTest
 
 final class TUIFleetUpdateTests: XCTestCase {
     func testRemoteTextLosesEscapeSequencesAndTabs() {
-        XCTAssertEqual(TUIFleet.lines(Array("\u{1B}[31mred\u{1B}[0m\tcell\n\u{1B}]0;title\u{07}next\n".utf8)),
-                       ["red    cell", "next"])
+        XCTAssertEqual(
+            TUIFleet.lines(Array("\u{1B}[31mred\u{1B}[0m\tcell\n\u{1B}]0;title\u{07}next\n".utf8)),
+            ["red    cell", "next"])
         XCTAssertEqual(TUIFleet.lines([]), [])
         XCTAssertEqual(TUIFleet.lines(Array("no newline".utf8)), ["no newline"])
     }

@@ -45,12 +45,15 @@ final class TUIForwardTests: XCTestCase {
         try tui.send("q")
         XCTAssertEqual(try tui.waitForExit(), 0)
         // Said on the terminal after curses has gone (tmux keeps it in the pane's history).
-        try eventually("the handover said on the terminal", observe: {
-            try tui.tmux(["capture-pane", "-p", "-S", "-100", "-t", tui.session]).output
-        }, until: { $0.contains("1 forward rule started here keeps running") })
+        try eventually(
+            "the handover said on the terminal",
+            observe: {
+                try tui.tmux(["capture-pane", "-p", "-S", "-100", "-t", tui.session]).output
+            }, until: { $0.contains("1 forward rule started here keeps running") })
         let after = Payload.random(200_000)
-        XCTAssertEqual(try Payload.sha256(try TrafficSocket.roundTrip(port: port, after)),
-                       try Payload.sha256(after.reversed()), "the tunnel outlives the TUI")
+        XCTAssertEqual(
+            try Payload.sha256(try TrafficSocket.roundTrip(port: port, after)),
+            try Payload.sha256(after.reversed()), "the tunnel outlives the TUI")
 
         // The next TUI shows it running, counts included, and its t stops it.
         let next = try Tmux(home: world.home, columns: 100, rows: 30)
@@ -63,8 +66,9 @@ final class TUIForwardTests: XCTestCase {
         XCTAssertThrowsError(try TrafficSocket.connect(port: port), "the port is closed after t")
         try next.send("q")
         XCTAssertEqual(try next.waitForExit(), 0)
-        XCTAssertFalse(try next.tmux(["capture-pane", "-p", "-S", "-100", "-t", next.session]).output
-            .contains("keeps running"), "nothing was left running")
+        XCTAssertFalse(
+            try next.tmux(["capture-pane", "-p", "-S", "-100", "-t", next.session]).output
+                .contains("keeps running"), "nothing was left running")
     }
 
     func testACrashedTUIsForwardKeepsRunningAndTheNextTUIStopsIt() throws {
@@ -80,8 +84,9 @@ final class TUIForwardTests: XCTestCase {
         try tui.waitFor(text: "active: 0 open, 0 total")
         // The child publishes in the runtime directory, 0600; its parent is the TUI.
         let runtime = world.home.sshelfHome + "/run"
-        let file = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: runtime)
-            .first { $0.hasPrefix("forward-start-") && $0.hasSuffix(".json") })
+        let file = try XCTUnwrap(
+            try FileManager.default.contentsOfDirectory(atPath: runtime)
+                .first { $0.hasPrefix("forward-start-") && $0.hasSuffix(".json") })
         let attributes = try FileManager.default.attributesOfItem(atPath: runtime + "/" + file)
         XCTAssertEqual((attributes[.posixPermissions] as? Int) ?? 0, 0o600)
         let child = try XCTUnwrap(Int32(file.dropFirst("forward-start-".count).dropLast(".json".count)))

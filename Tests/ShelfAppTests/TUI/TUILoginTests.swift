@@ -12,7 +12,9 @@ final class TUILoginTests: XCTestCase {
         screen.split(separator: "\n").contains { $0.hasSuffix("$") || $0.hasSuffix("#") } && !screen.contains("○ sync")
     }
 
-    private func passwordWorld(_ options: SSHD.Options = SSHD.Options(), auth: String = "password") throws -> SSHCLIWorld {
+    private func passwordWorld(_ options: SSHD.Options = SSHD.Options(), auth: String = "password") throws
+        -> SSHCLIWorld
+    {
         let world = try SSHCLIWorld(options: options)
         XCTAssertExit(try world.home.run("trust", "t", "--fingerprint", try world.fingerprint(world.sshd)), 0)
         XCTAssertExit(try world.home.run("edit", "t", "--auth", auth), 0)
@@ -77,7 +79,8 @@ final class TUILoginTests: XCTestCase {
         try tui.waitFor(text: "Permission denied, please try again.")
         try tui.send("Escape")
         let screen = try tui.waitFor("the error line") {
-            $0.contains("not connected: authentication failed for") && $0.contains("○ sync off") && $0.contains("1 host")
+            $0.contains("not connected: authentication failed for") && $0.contains("○ sync off")
+                && $0.contains("1 host")
         }
         // Red: the notice is drawn in the error colour.
         let coloured = try tui.screen(escapes: true)
@@ -149,14 +152,16 @@ final class TUILoginTests: XCTestCase {
 
     func testAPasswordNotOnThisDeviceIsTheNotSyncedLine() throws {
         let world = try passwordWorld()
-        XCTAssertExit(try world.home.run(["vault", "set-password", "t", "--secret-fd", "3"], fd3: TestAccount.password), 0)
+        XCTAssertExit(
+            try world.home.run(["vault", "set-password", "t", "--secret-fd", "3"], fd3: TestAccount.password), 0)
         // This device has the host (and its password reference) but not the vault item: as before a sync.
         for suffix in ["", "-wal", "-shm"] { unlink(world.home.sshelfHome + "/data/vault.sqlite" + suffix) }
         let tui = try Tmux(home: world.home, columns: 140, rows: 30)
         try tui.waitFor(text: "1 host")
         try tui.send("Enter")
         let screen = try tui.waitFor("the not-synced line") {
-            $0.contains("not connected: the credential for t has not synced to this device yet") && $0.contains("1 host")
+            $0.contains("not connected: the credential for t has not synced to this device yet")
+                && $0.contains("1 host")
         }
         XCTAssertFalse(screen.contains("'s password:"), "no prompt replaces a missing stored password:\n\(screen)")
         world.sshd.waitForConnectionsEnded()
@@ -172,8 +177,12 @@ final class TUILoginTests: XCTestCase {
         XCTAssertExit(try world.home.run(["vault", "passwd", "--passphrase-fd", "0"], stdin: passphrase + "\n"), 0)
         let secret = try world.home.write(TestAccount.password + "\n", to: "pw")
         let phrase = try world.home.write(passphrase + "\n", to: "pp")
-        XCTAssertExit(try CLI.run(["-c", "exec \"$0\" \"$@\" 3<'\(secret)' 4<'\(phrase)'", CLI.binary, "vault", "set-password",
-                                   "t", "--secret-fd", "3", "--passphrase-fd", "4"], environment: world.home.environment, shell: true), 0)
+        XCTAssertExit(
+            try CLI.run(
+                [
+                    "-c", "exec \"$0\" \"$@\" 3<'\(secret)' 4<'\(phrase)'", CLI.binary, "vault", "set-password",
+                    "t", "--secret-fd", "3", "--passphrase-fd", "4",
+                ], environment: world.home.environment, shell: true), 0)
         let tui = try Tmux(home: world.home, columns: 100, rows: 30)
         try tui.waitFor(text: "1 host")
         try tui.send("Enter")
@@ -196,7 +205,8 @@ final class TUILoginTests: XCTestCase {
         var ecdsaOnly = SSHD.Options()
         ecdsaOnly.hostKeyTypes = [.ecdsa]
         let world = try SSHCLIWorld(options: ecdsaOnly)
-        let ecdsa = try Shell.run(TestTool.sshKeygen.path, ["-l", "-E", "sha256", "-f", world.sshd.directory + "/ssh_host_ecdsa_key.pub"])
+        let ecdsa = try Shell.run(
+            TestTool.sshKeygen.path, ["-l", "-E", "sha256", "-f", world.sshd.directory + "/ssh_host_ecdsa_key.pub"])
         XCTAssertExit(try world.home.run("trust", "t", "--fingerprint", String(ecdsa.split(separator: " ")[1])), 0)
         // The server now offers only an ed25519 key: t is known, but only as ecdsa.
         var options = SSHD.Options()

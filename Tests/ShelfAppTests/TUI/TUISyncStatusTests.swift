@@ -9,7 +9,8 @@ final class TUISyncStatusTests: XCTestCase {
     /// The text of the status line's last row, up to `marker`, as tmux reports it with escapes.
     func prefix(before marker: String, in screen: String) -> String {
         guard let line = screen.split(separator: "\n").last(where: { $0.contains(marker) }),
-              let range = line.range(of: marker) else { return "" }
+            let range = line.range(of: marker)
+        else { return "" }
         return String(line[..<range.lowerBound])
     }
 
@@ -26,7 +27,9 @@ final class TUISyncStatusTests: XCTestCase {
         let missing = "▲ local fallback: sync folder \(folder) not found"
         var tui: Tmux? = try Tmux(home: home, columns: 140, environment: ["TERM": "tmux-256color"])
         let screen = try XCTUnwrap(tui).waitFor("the fallback reason", escapes: true) { $0.contains(missing) }
-        XCTAssertTrue(prefix(before: missing, in: screen).contains("38;5;208"), "orange expected: \(prefix(before: missing, in: screen))")
+        XCTAssertTrue(
+            prefix(before: missing, in: screen).contains("38;5;208"),
+            "orange expected: \(prefix(before: missing, in: screen))")
         XCTAssertTrue(screen.contains("vault open, no passphrase"), screen)
         try XCTUnwrap(tui).send("q")
         tui = nil
@@ -35,9 +38,12 @@ final class TUISyncStatusTests: XCTestCase {
         let again = try Tmux(home: home, columns: 140, environment: ["TERM": "tmux-256color"])
         // The TUI starts a sync in the background at once; the line turns green when it is done.
         let synced = try again.waitFor("synced", escapes: true) { $0.contains("✓ synced just now") }
-        XCTAssertTrue(prefix(before: "✓ synced", in: synced).contains("[32m"), "green expected: \(prefix(before: "✓ synced", in: synced))")
+        XCTAssertTrue(
+            prefix(before: "✓ synced", in: synced).contains("[32m"),
+            "green expected: \(prefix(before: "✓ synced", in: synced))")
         XCTAssertTrue(synced.contains("vault open, no passphrase"), synced)
-        XCTAssertTrue(FileManager.default.fileExists(atPath: folder + "/format.json"), "the background run really synced")
+        XCTAssertTrue(
+            FileManager.default.fileExists(atPath: folder + "/format.json"), "the background run really synced")
         try again.send("q")
     }
 
@@ -68,7 +74,8 @@ final class TUICredentialSourceTests: XCTestCase {
         try XCTUnwrap(tui).waitFor(text: "password: vault")
         try XCTUnwrap(tui).send("q")
         tui = nil
-        let key = try XCTUnwrap(try home.run("vault", "list").stdout.split(separator: "\n").dropFirst().first?.split(separator: " ").first)
+        let key = try XCTUnwrap(
+            try home.run("vault", "list").stdout.split(separator: "\n").dropFirst().first?.split(separator: " ").first)
         XCTAssertExit(try home.run("vault", "rm", String(key)), 0)
         let after = try Tmux(home: home, columns: 140)
         try after.waitFor(text: "password: not synced to this device")

@@ -107,7 +107,7 @@ final class TUIVaultTests: XCTestCase {
         try tui.waitFor(
             text:
                 "not connected: the password for t is in the vault, which cannot be read: the vault "
-                    + "passphrase was wrong 3 times"
+                + "passphrase was wrong 3 times"
         )
         XCTAssertFalse(world.sshd.log.contains("Accepted password"), world.sshd.log)
         try tui.send("q")
@@ -171,7 +171,8 @@ final class TUIVaultTests: XCTestCase {
         XCTAssertTrue(status.stdout.contains("session:     unlocked for all your sshelf processes"), status.stdout)
         try tui.send("V")
         try waitForVault(tui, "vault locked")
-        XCTAssertTrue(try home.run("vault", "status").stdout.contains("session:     locked"), "V locks it for the CLI too")
+        XCTAssertTrue(
+            try home.run("vault", "status").stdout.contains("session:     locked"), "V locks it for the CLI too")
         try tui.send("q")
         XCTAssertEqual(try tui.waitForExit(), 0)
     }
@@ -223,10 +224,13 @@ final class TUIVaultTests: XCTestCase {
         home.extraEnvironment = ["SSHELF_TEST_WEAK_KDF": "1"]
         addTeardownBlock { _ = try? home.run("vault", "lock") }
         let keyPath = home.root + "/id_work"
-        try Shell.run(TestTool.sshKeygen.path, ["-q", "-t", "ed25519", "-N", "work key pass", "-C", "work", "-f", keyPath])
-        try world.sshd.authorize(try String(contentsOfFile: keyPath + ".pub", encoding: .utf8)
-            .trimmingCharacters(in: .whitespacesAndNewlines))
-        let config = try home.write("""
+        try Shell.run(
+            TestTool.sshKeygen.path, ["-q", "-t", "ed25519", "-N", "work key pass", "-C", "work", "-f", keyPath])
+        try world.sshd.authorize(
+            try String(contentsOfFile: keyPath + ".pub", encoding: .utf8)
+                .trimmingCharacters(in: .whitespacesAndNewlines))
+        let config = try home.write(
+            """
             Host enc
               HostName \(world.sshd.options.listenAddress)
               Port \(world.sshd.port)

@@ -13,8 +13,10 @@ final class Tmux {
     private let configPath: String
 
     /// Starts `sshelf ARGS` in a detached session of the given size with exactly `environment`.
-    convenience init(home: TempHome, arguments: [String] = [], columns: Int = 100, rows: Int = 30,
-                     environment extra: [String: String] = [:], removing: Set<String> = ["NO_COLOR"]) throws {
+    convenience init(
+        home: TempHome, arguments: [String] = [], columns: Int = 100, rows: Int = 30,
+        environment extra: [String: String] = [:], removing: Set<String> = ["NO_COLOR"]
+    ) throws {
         var env = home.environment.filter { !removing.contains($0.key) }
         // No reachability probes unless a test asks (TUIReachabilityTests): other tests' listeners count connections.
         env["SSHELF_REACHABILITY"] = "off"
@@ -25,20 +27,26 @@ final class Tmux {
     /// Starts `command` in a detached session of the given size with exactly `environment` (plus the pane's own
     /// TERM unless the environment sets one). The pane stays on screen after the command ends (remain-on-exit),
     /// so a test reads what it printed last without keeping it alive.
-    init(home: TempHome, command: [String], environment env: [String: String], columns: Int = 100,
-         rows: Int = 30) throws {
+    init(
+        home: TempHome, command: [String], environment env: [String: String], columns: Int = 100,
+        rows: Int = 30
+    ) throws {
         statusPath = home.root + "/tui-exit-status-" + UUID().uuidString.prefix(6)
         // Set before the session exists: set afterwards, a command that ends at once takes its session (and
         // the server) with it before the option lands, and the test then reads a blank screen.
         configPath = home.root + "/tmux-" + UUID().uuidString.prefix(6) + ".conf"
         try "set-option -g remain-on-exit on\n"
             .write(toFile: configPath, atomically: true, encoding: .utf8)
-        let assignments = env.sorted { $0.key < $1.key }.map { Tmux.quote("\($0.key)=\($0.value)") }
+        let assignments =
+            env.sorted { $0.key < $1.key }.map { Tmux.quote("\($0.key)=\($0.value)") }
             + (env["TERM"] == nil ? ["TERM=\"$TERM\""] : [])
-        let line = (["env", "-i"] + assignments + command.map(Tmux.quote)).joined(separator: " ")
+        let line =
+            (["env", "-i"] + assignments + command.map(Tmux.quote)).joined(separator: " ")
             + "; echo $? > \(Tmux.quote(statusPath))"
-        let started = try tmux(["-f", configPath, "new-session", "-d", "-s", session, "-x", String(columns),
-                                "-y", String(rows), line])
+        let started = try tmux([
+            "-f", configPath, "new-session", "-d", "-s", session, "-x", String(columns),
+            "-y", String(rows), line,
+        ])
         guard started.status == 0 else { throw HarnessError("tmux new-session failed: \(started.output)") }
     }
 
@@ -52,8 +60,9 @@ final class Tmux {
     func tmux(_ arguments: [String]) throws -> (status: Int32, output: String) {
         let path = NSTemporaryDirectory() + "/tmux-out-" + UUID().uuidString
         defer { unlink(path) }
-        let status = try SpawnedProcess.run(TestTool.tmux.path, ["-L", socket] + arguments, output: path,
-                                            environment: ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"])
+        let status = try SpawnedProcess.run(
+            TestTool.tmux.path, ["-L", socket] + arguments, output: path,
+            environment: ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"])
         return (status, (try? String(contentsOfFile: path, encoding: .utf8)) ?? "")
     }
 
@@ -85,9 +94,10 @@ final class Tmux {
     /// Resizes the window and waits until the pane has the new size (tmux applies it from its event loop).
     func resize(columns: Int, rows: Int, file: StaticString = #filePath, line: UInt = #line) throws {
         try command(["resize-window", "-t", session, "-x", String(columns), "-y", String(rows)])
-        try eventually("the pane to be \(columns)x\(rows)", file: file, line: line,
-                       observe: { try command(["display-message", "-p", "-t", session, "#{pane_width}x#{pane_height}"]) },
-                       until: { $0.trimmingCharacters(in: .whitespacesAndNewlines) == "\(columns)x\(rows)" })
+        try eventually(
+            "the pane to be \(columns)x\(rows)", file: file, line: line,
+            observe: { try command(["display-message", "-p", "-t", session, "#{pane_width}x#{pane_height}"]) },
+            until: { $0.trimmingCharacters(in: .whitespacesAndNewlines) == "\(columns)x\(rows)" })
     }
 
     /// The pid of the process the pane runs (the shell that runs the command).
@@ -108,24 +118,30 @@ final class Tmux {
     /// Waits until the screen satisfies `condition`, and returns that screen; on timeout the test fails here
     /// with the last screen (and `context()`, e.g. a server log).
     @discardableResult
-    func waitFor(_ what: String, escapes: Bool = false, deadline: TimeInterval = Deadline.standard,
-                 file: StaticString = #filePath, line: UInt = #line, context: () -> String = { "" },
-                 _ condition: (String) -> Bool) throws -> String {
-        try eventually(what, deadline: deadline, file: file, line: line, observe: { try screen(escapes: escapes) },
-                       until: condition, context: context)
+    func waitFor(
+        _ what: String, escapes: Bool = false, deadline: TimeInterval = Deadline.standard,
+        file: StaticString = #filePath, line: UInt = #line, context: () -> String = { "" },
+        _ condition: (String) -> Bool
+    ) throws -> String {
+        try eventually(
+            what, deadline: deadline, file: file, line: line, observe: { try screen(escapes: escapes) },
+            until: condition, context: context)
     }
 
     @discardableResult
-    func waitFor(text: String, file: StaticString = #filePath, line: UInt = #line,
-                 context: () -> String = { "" }) throws -> String {
+    func waitFor(
+        text: String, file: StaticString = #filePath, line: UInt = #line,
+        context: () -> String = { "" }
+    ) throws -> String {
         try waitFor("'\(text)' on the screen", file: file, line: line, context: context) { $0.contains(text) }
     }
 
     /// Waits until the program ended and returns its exit status.
     @discardableResult
     func waitForExit(file: StaticString = #filePath, line: UInt = #line) throws -> Int {
-        try eventually("the program to exit", file: file, line: line, observe: { try exitStatus() }, until: { $0 != nil },
-                       context: { (try? screen()) ?? "" }) ?? -1
+        try eventually(
+            "the program to exit", file: file, line: line, observe: { try exitStatus() }, until: { $0 != nil },
+            context: { (try? screen()) ?? "" }) ?? -1
     }
 
     func lastLine(_ screen: String) -> String {

@@ -34,11 +34,14 @@ final class IdentityVaultTests: XCTestCase {
         _ = try sshKeygen(["-q", "-t", "rsa", "-b", "2048", "-m", "PEM", "-N", "", "-f", keys + "/pem", "-C", "pem"])
 
         XCTAssertExit(try home.run(["identity", "import", "plain", keys + "/plain"]), 0)
-        let wrong = try home.run(["identity", "import", "locked", keys + "/locked", "--key-passphrase-fd", "0"], stdin: "nope\n")
+        let wrong = try home.run(
+            ["identity", "import", "locked", keys + "/locked", "--key-passphrase-fd", "0"], stdin: "nope\n")
         XCTAssertEqual(wrong.status, 4, "\(wrong)")
         XCTAssertTrue(wrong.stderr.contains("the passphrase does not open"), wrong.stderr)
-        XCTAssertFalse(try home.run(["identity", "list"]).stdout.contains("locked"), "a wrong passphrase stores nothing")
-        let opened = try home.run(["identity", "import", "locked", keys + "/locked", "--key-passphrase-fd", "0"], stdin: "keypass\n")
+        XCTAssertFalse(
+            try home.run(["identity", "list"]).stdout.contains("locked"), "a wrong passphrase stores nothing")
+        let opened = try home.run(
+            ["identity", "import", "locked", keys + "/locked", "--key-passphrase-fd", "0"], stdin: "keypass\n")
         XCTAssertExit(opened, 0)
         XCTAssertTrue(opened.stdout.contains("stored decrypted"), opened.stdout)
         XCTAssertExit(try home.run(["identity", "import", "pem", keys + "/pem", "--remove-file"]), 0)
@@ -84,7 +87,8 @@ final class IdentityVaultTests: XCTestCase {
         home.extraEnvironment = ["SSHELF_VAULT_NO_KEYRING": "1"]
         XCTAssertExit(try home.run(["keygen", "old-key"]), 0)
         XCTAssertExit(try home.run(["keygen", "kept-key"]), 0)
-        XCTAssertExit(try home.run(["add", "web", "--host", "web.example", "--identity", "old-key", "--tag", "prod"]), 0)
+        XCTAssertExit(
+            try home.run(["add", "web", "--host", "web.example", "--identity", "old-key", "--tag", "prod"]), 0)
         XCTAssertEqual(try home.run(["vault", "list"]).stdout.components(separatedBy: "identity.privkey").count - 1, 2)
 
         let removed = try home.run(["identity", "rm", "old-key"])

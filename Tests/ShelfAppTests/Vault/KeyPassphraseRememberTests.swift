@@ -24,11 +24,14 @@ final class KeyPassphraseRememberTests: XCTestCase {
         home.extraEnvironment = ["SSHELF_TEST_WEAK_KDF": "1"]
         addTeardownBlock { _ = try? home.run("vault", "lock") }
         let keyPath = home.root + "/id_work"
-        try Shell.run(TestTool.sshKeygen.path, ["-q", "-t", "ed25519", "-N", "work key pass", "-C", "work", "-f", keyPath])
-        try world.sshd.authorize(try String(contentsOfFile: keyPath + ".pub", encoding: .utf8)
-            .trimmingCharacters(in: .whitespacesAndNewlines))
+        try Shell.run(
+            TestTool.sshKeygen.path, ["-q", "-t", "ed25519", "-N", "work key pass", "-C", "work", "-f", keyPath])
+        try world.sshd.authorize(
+            try String(contentsOfFile: keyPath + ".pub", encoding: .utf8)
+                .trimmingCharacters(in: .whitespacesAndNewlines))
         // The key file's identity comes with the host, as from any ssh_config.
-        let config = try home.write("""
+        let config = try home.write(
+            """
             Host enc
               HostName \(world.sshd.options.listenAddress)
               Port \(world.sshd.port)
@@ -74,8 +77,9 @@ final class KeyPassphraseRememberTests: XCTestCase {
         XCTAssertExit(locked, 255)
         XCTAssertFalse(locked.stdout.contains("third-login"))
         // Not only the missing passphrase: the vault holds it, its session is locked, and what unlocks it.
-        XCTAssertTrue(locked.stderr.contains("no passphrase for the key of identity 'id_work': the vault remembers it"),
-                      locked.stderr)
+        XCTAssertTrue(
+            locked.stderr.contains("no passphrase for the key of identity 'id_work': the vault remembers it"),
+            locked.stderr)
         XCTAssertTrue(locked.stderr.contains("the vault session is locked"), locked.stderr)
         let hint = try XCTUnwrap(locked.stderr.firstMatch(of: /sshelf: hint: (.*)\n/)?.1, locked.stderr)
         XCTAssertTrue(hint.hasPrefix("sshelf vault unlock"), locked.stderr)

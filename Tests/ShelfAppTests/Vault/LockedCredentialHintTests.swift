@@ -34,19 +34,24 @@ final class LockedCredentialHintTests: XCTestCase {
         let home = world.home
         let locked = try home.run("exec", "t", "--accept-new", "--no-stdin", "--", "echo", "ok")
         XCTAssertExit(locked, 255)
-        XCTAssertTrue(locked.stderr.contains(
-            "the private key of identity 'made' cannot be read: it is stored whenUnlockedThisDeviceOnly, and the "
-                + "vault session is locked"),
+        XCTAssertTrue(
+            locked.stderr.contains(
+                "the private key of identity 'made' cannot be read: it is stored whenUnlockedThisDeviceOnly, and the "
+                    + "vault session is locked"),
             locked.stderr)
-        XCTAssertTrue(locked.stderr.contains("sshelf: hint: sshelf vault unlock (opens it for every sshelf process"), locked.stderr)
+        XCTAssertTrue(
+            locked.stderr.contains("sshelf: hint: sshelf vault unlock (opens it for every sshelf process"),
+            locked.stderr)
         XCTAssertTrue(locked.stderr.contains("--passphrase-fd N"), locked.stderr)
         XCTAssertFalse(locked.stderr.contains("FILE"), locked.stderr)
 
         // Fix 1: the passphrase on a descriptor. A wrong one is called wrong, not "locked".
-        let wrong = try home.run(["exec", "t", "--no-stdin", "--passphrase-fd", "3", "--", "echo", "ok"], fd3: "not it")
+        let wrong = try home.run(
+            ["exec", "t", "--no-stdin", "--passphrase-fd", "3", "--", "echo", "ok"], fd3: "not it")
         XCTAssertExit(wrong, 255)
         XCTAssertTrue(wrong.stderr.contains("the vault passphrase given was wrong"), wrong.stderr)
-        let given = try home.run(["exec", "t", "--no-stdin", "--passphrase-fd", "3", "--", "echo", "ok"], fd3: Self.passphrase)
+        let given = try home.run(
+            ["exec", "t", "--no-stdin", "--passphrase-fd", "3", "--", "echo", "ok"], fd3: Self.passphrase)
         XCTAssertExit(given, 0)
         XCTAssertEqual(given.stdout, "ok\n")
         // ... which unlocked the session: the next command needs no passphrase.
@@ -65,17 +70,21 @@ final class LockedCredentialHintTests: XCTestCase {
     func testWithoutTheKeyringOnlyTheFixesThatWorkAreOffered() throws {
         let (world, key) = try keygenWorld(keyring: false)
         let home = world.home
-        XCTAssertExit(try home.run(["vault", "set-class", key, "afterFirstUnlockThisDeviceOnly", "--passphrase-fd", "3"],
-                                   fd3: Self.passphrase), 0)
+        XCTAssertExit(
+            try home.run(
+                ["vault", "set-class", key, "afterFirstUnlockThisDeviceOnly", "--passphrase-fd", "3"],
+                fd3: Self.passphrase), 0)
         let locked = try home.run("exec", "t", "--accept-new", "--no-stdin", "--", "echo", "ok")
         XCTAssertExit(locked, 255)
-        XCTAssertTrue(locked.stderr.contains("without the kernel keyring, an unlock does not outlive the process"), locked.stderr)
+        XCTAssertTrue(
+            locked.stderr.contains("without the kernel keyring, an unlock does not outlive the process"), locked.stderr)
         let hint = locked.stderr.components(separatedBy: "sshelf: hint: ").last ?? ""
         XCTAssertTrue(hint.contains("--passphrase-fd N"), hint)
         XCTAssertFalse(hint.contains("vault unlock"), "not offered where it cannot help: \(hint)")
         XCTAssertExit(try home.run(["vault", "unlock", "--passphrase-fd", "3"], fd3: Self.passphrase), 0)
         XCTAssertExit(try home.run("exec", "t", "--no-stdin", "--", "echo", "ok"), 255)
-        let given = try home.run(["exec", "t", "--no-stdin", "--passphrase-fd", "3", "--", "echo", "ok"], fd3: Self.passphrase)
+        let given = try home.run(
+            ["exec", "t", "--no-stdin", "--passphrase-fd", "3", "--", "echo", "ok"], fd3: Self.passphrase)
         XCTAssertExit(given, 0)
 
         // forward start and trust take it the same way (trust logs in to the jump hosts on the way).
@@ -89,10 +98,13 @@ final class LockedCredentialHintTests: XCTestCase {
         try running.waitFor("press Ctrl-C")
         XCTAssertEqual(try TrafficSocket.roundTrip(port: port, Array("start".utf8)), Array("trats".utf8))
         XCTAssertEqual(try running.stop(SIGINT), 0, running.stderr)
-        XCTAssertExit(try home.run("add", "inner", "--host", "127.0.0.1", "--port", String(world.sshd.port), "--jump", "t"), 0)
+        XCTAssertExit(
+            try home.run("add", "inner", "--host", "127.0.0.1", "--port", String(world.sshd.port), "--jump", "t"), 0)
         XCTAssertExit(try home.run("trust", "inner", "--fingerprint", try world.fingerprint(world.sshd)), 255)
-        XCTAssertExit(try home.run(["trust", "inner", "--fingerprint", try world.fingerprint(world.sshd), "--passphrase-fd", "3"],
-                                   fd3: Self.passphrase), 0)
+        XCTAssertExit(
+            try home.run(
+                ["trust", "inner", "--fingerprint", try world.fingerprint(world.sshd), "--passphrase-fd", "3"],
+                fd3: Self.passphrase), 0)
     }
 
     /// `forward up` with a key made by keygen and kept whenUnlocked, the session locked: explained, nothing sent, and
@@ -108,22 +120,27 @@ final class LockedCredentialHintTests: XCTestCase {
         let added = try home.run("forward", "add", "t", "--local", "\(port):127.0.0.1:\(target.port)", "--autostart")
         XCTAssertExit(added, 0)
         // Marking it autostart says which credential locks with the session, and offers the move.
-        XCTAssertTrue(added.stderr.contains(
-            "note: 'sshelf forward up' reads the private key of identity 'made' (whenUnlockedThisDeviceOnly) only "
-                + "while the vault session is unlocked"),
+        XCTAssertTrue(
+            added.stderr.contains(
+                "note: 'sshelf forward up' reads the private key of identity 'made' (whenUnlockedThisDeviceOnly) only "
+                    + "while the vault session is unlocked"),
             added.stderr)
-        XCTAssertTrue(added.stderr.contains("  sshelf vault set-class \(key) afterFirstUnlockThisDeviceOnly\n"), added.stderr)
+        XCTAssertTrue(
+            added.stderr.contains("  sshelf vault set-class \(key) afterFirstUnlockThisDeviceOnly\n"), added.stderr)
 
         let up = try BackgroundCLI(home, ["forward", "up"])
         try up.waitFor("t: failed")
-        XCTAssertTrue(up.stderr.contains(
-            "the private key of identity 'made' cannot be read: it is stored whenUnlockedThisDeviceOnly, which "
-                + "opens only while the vault session is unlocked"),
+        XCTAssertTrue(
+            up.stderr.contains(
+                "the private key of identity 'made' cannot be read: it is stored whenUnlockedThisDeviceOnly, which "
+                    + "opens only while the vault session is unlocked"),
             up.stderr)
-        XCTAssertTrue(up.stderr.contains("sshelf vault unlock (a waiting tunnel then comes up within a second"), up.stderr)
-        XCTAssertTrue(up.stderr.contains(
-            "to stay up unattended: sshelf vault set-class \(key) afterFirstUnlockThisDeviceOnly, then 'sshelf "
-                + "vault unlock' once per login"),
+        XCTAssertTrue(
+            up.stderr.contains("sshelf vault unlock (a waiting tunnel then comes up within a second"), up.stderr)
+        XCTAssertTrue(
+            up.stderr.contains(
+                "to stay up unattended: sshelf vault set-class \(key) afterFirstUnlockThisDeviceOnly, then 'sshelf "
+                    + "vault unlock' once per login"),
             up.stderr)
         XCTAssertFalse(up.stderr.contains("import the key again"), up.stderr)
         XCTAssertFalse(up.stderr.contains("FILE"), up.stderr)
@@ -134,8 +151,10 @@ final class LockedCredentialHintTests: XCTestCase {
         XCTAssertEqual(try TrafficSocket.roundTrip(port: port, Array("session".utf8)), Array("session".utf8.reversed()))
         XCTAssertEqual(try up.stop(SIGINT), 0, up.stderr)
 
-        XCTAssertExit(try home.run(["vault", "set-class", key, "afterFirstUnlockThisDeviceOnly", "--passphrase-fd", "3"],
-                                   fd3: Self.passphrase), 0)
+        XCTAssertExit(
+            try home.run(
+                ["vault", "set-class", key, "afterFirstUnlockThisDeviceOnly", "--passphrase-fd", "3"],
+                fd3: Self.passphrase), 0)
         XCTAssertTrue(try home.run("vault", "list").stdout.contains("identity.privkey  afterFirstUnlockThisDeviceOnly"))
         XCTAssertFalse(try home.run("vault", "audit").stdout.contains("weaker-than-use"), "the audit agrees")
         let third = try home.run("forward", "add", "t", "--dynamic", "\(try TrafficSocket.freePort())", "--autostart")
@@ -145,7 +164,8 @@ final class LockedCredentialHintTests: XCTestCase {
         XCTAssertExit(try home.run(["vault", "unlock", "--passphrase-fd", "3"], fd3: Self.passphrase), 0)
         let fixed = try BackgroundCLI(home, ["forward", "up"])
         try fixed.waitFor("t: active")
-        XCTAssertEqual(try TrafficSocket.roundTrip(port: port, Array("unattended".utf8)), Array("unattended".utf8.reversed()))
+        XCTAssertEqual(
+            try TrafficSocket.roundTrip(port: port, Array("unattended".utf8)), Array("unattended".utf8.reversed()))
         XCTAssertEqual(try fixed.stop(SIGINT), 0, fixed.stderr)
     }
 
@@ -155,11 +175,14 @@ final class LockedCredentialHintTests: XCTestCase {
         let (world, key) = try keygenWorld(keyring: false)
         let home = world.home
         XCTAssertExit(try home.run("trust", "t", "--fingerprint", try world.fingerprint(world.sshd)), 0)
-        XCTAssertExit(try home.run(["vault", "set-class", key, "afterFirstUnlockThisDeviceOnly", "--passphrase-fd", "3"],
-                                   fd3: Self.passphrase), 0)
+        XCTAssertExit(
+            try home.run(
+                ["vault", "set-class", key, "afterFirstUnlockThisDeviceOnly", "--passphrase-fd", "3"],
+                fd3: Self.passphrase), 0)
         let target = try ReverseServer()
         let port = try TrafficSocket.freePort()
-        XCTAssertExit(try home.run("forward", "add", "t", "--local", "\(port):127.0.0.1:\(target.port)", "--autostart"), 0)
+        XCTAssertExit(
+            try home.run("forward", "add", "t", "--local", "\(port):127.0.0.1:\(target.port)", "--autostart"), 0)
 
         let without = try BackgroundCLI(home, ["forward", "up"])
         try without.waitFor("t: failed")

@@ -27,19 +27,22 @@ final class PassphraseHintFacesTests: XCTestCase {
     }
 
     func testTheCLISaysWhatItSaidBefore() {
-        let give = "give the vault passphrase on a terminal, or on a file descriptor: --passphrase-fd N "
+        let give =
+            "give the vault passphrase on a terminal, or on a file descriptor: --passphrase-fd N "
             + "(e.g. --passphrase-fd 3 3<file)"
-        XCTAssertEqual(hints().map(CLIErrorHints.hint), [
-            "sshelf vault unlock (opens it for every sshelf process until 'sshelf vault lock' or "
-                + "the idle timeout), or "
-                + give,
-            give,
-            "give the right one: typed at the prompt, or as the first line read from --passphrase-fd N "
-                + "('sshelf vault unlock' checks a passphrase)",
-            "let unattended logins read it: \(setClass), then give the passphrase when starting it "
-                + "(--passphrase-fd N): "
-                + "this system keeps no unlock between processes (no kernel keyring)",
-        ])
+        XCTAssertEqual(
+            hints().map(CLIErrorHints.hint),
+            [
+                "sshelf vault unlock (opens it for every sshelf process until 'sshelf vault lock' or "
+                    + "the idle timeout), or "
+                    + give,
+                give,
+                "give the right one: typed at the prompt, or as the first line read from --passphrase-fd N "
+                    + "('sshelf vault unlock' checks a passphrase)",
+                "let unattended logins read it: \(setClass), then give the passphrase when starting it "
+                    + "(--passphrase-fd N): "
+                    + "this system keeps no unlock between processes (no kernel keyring)",
+            ])
         let failure = CLIErrorHints.shelfError(from: ShelfError(.failure, "locked", hint: hints()[1]))
         XCTAssertEqual(failure.hint, give, "the CLI's error output words it")
     }
@@ -57,6 +60,7 @@ final class PassphraseHintFacesTests: XCTestCase {
         let hint = "\(PassphraseNeed.giveAtStart.words); or \(PassphraseNeed.give.words)"
         let worded = PassphraseNeed.worded(hint) { "<\($0)>" }
         XCTAssertEqual(worded, "<giveAtStart>; or <give>")
-        XCTAssertEqual(CLIErrorHints.hint(PassphraseNeed.give.words).components(separatedBy: "--passphrase-fd N").count, 2)
+        XCTAssertEqual(
+            CLIErrorHints.hint(PassphraseNeed.give.words).components(separatedBy: "--passphrase-fd N").count, 2)
     }
 }

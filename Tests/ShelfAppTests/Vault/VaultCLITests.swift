@@ -22,22 +22,27 @@ final class VaultCLITests: XCTestCase {
         XCTAssertExit(try home.run(["vault", "unlock", "--passphrase-fd", "0"], stdin: "second\n"), 0)
 
         XCTAssertExit(try home.run(["add", "web", "--host", "web.example"]), 0)
-        XCTAssertExit(try home.run(["vault", "set-password", "web", "--passphrase-fd", "0", "--secret-fd", "0"],
-                                   stdin: "second\nweb-password\n"), 0)
+        XCTAssertExit(
+            try home.run(
+                ["vault", "set-password", "web", "--passphrase-fd", "0", "--secret-fd", "0"],
+                stdin: "second\nweb-password\n"), 0)
         // Removal with nothing of the passcode class to destroy needs no confirmation.
         let removed = try home.run(["vault", "passwd", "--remove", "--passphrase-fd", "0"], stdin: "second\n")
         XCTAssertExit(removed, 0)
         XCTAssertTrue(removed.stdout.contains("0 whenPasscodeSetThisDeviceOnly item(s) destroyed"), removed.stdout)
         let status = try home.run(["vault", "status"])
         XCTAssertTrue(status.stdout.contains("passphrase:  none"), status.stdout)
-        XCTAssertTrue(try home.run(["vault", "list"]).stdout.contains("whenUnlockedThisDeviceOnly"), "the password survived")
+        XCTAssertTrue(
+            try home.run(["vault", "list"]).stdout.contains("whenUnlockedThisDeviceOnly"), "the password survived")
     }
 
     func testSecretsAreNeverAcceptedOnTheCommandLine() throws {
         let home = makeHome()
         XCTAssertExit(try home.run(["add", "web", "--host", "web.example"]), 0)
-        for argv in [["vault", "set-password", "web", "hunter2"], ["vault", "set-password", "web", "--password", "hunter2"],
-                     ["vault", "unlock", "--passphrase", "hunter2"]] {
+        for argv in [
+            ["vault", "set-password", "web", "hunter2"], ["vault", "set-password", "web", "--password", "hunter2"],
+            ["vault", "unlock", "--passphrase", "hunter2"],
+        ] {
             XCTAssertExit(try home.run(argv), 2)
         }
         // No terminal and no descriptor: a usage error naming the descriptor option, never a prompt on stdout.
@@ -110,8 +115,11 @@ final class VaultCLITests: XCTestCase {
             try FileManager.default.createDirectory(atPath: home.root + "/remote", withIntermediateDirectories: true)
         }
         XCTAssertExit(try other.run(["add", "web", "--host", "web.example"]), 0)
-        XCTAssertExit(try other.run(["sync", "enable", "--folder", other.root + "/remote", "--credentials", "--yes",
-                                     "--accept-no-passphrase"]), 0)
+        XCTAssertExit(
+            try other.run([
+                "sync", "enable", "--folder", other.root + "/remote", "--credentials", "--yes",
+                "--accept-no-passphrase",
+            ]), 0)
         XCTAssertExit(try other.run(["vault", "set-password", "web", "--secret-fd", "0"], stdin: "pw\n"), 0)
         XCTAssertExit(try other.run(["sync", "now"]), 0)
         let exportPath = other.root + "/syncable.export"
@@ -123,8 +131,11 @@ final class VaultCLITests: XCTestCase {
         let off = try source.run(["vault", "audit"])
         XCTAssertExit(off, 4)
         XCTAssertTrue(off.stdout.contains("syncable-while-sync-off"), off.stdout)
-        XCTAssertExit(try source.run(["sync", "enable", "--folder", source.root + "/remote", "--credentials", "--yes",
-                                     "--accept-no-passphrase"]), 0)
+        XCTAssertExit(
+            try source.run([
+                "sync", "enable", "--folder", source.root + "/remote", "--credentials", "--yes",
+                "--accept-no-passphrase",
+            ]), 0)
         let on = try source.run(["vault", "audit"])
         XCTAssertFalse(on.stdout.contains("syncable-while-sync-off"), on.stdout)
     }

@@ -22,8 +22,10 @@ final class VaultSessionFlowTests: XCTestCase {
         try world.sshd.authorize(made.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
         XCTAssertExit(try home.run("edit", "t", "--identity", "made", "--auth", "publickey"), 0)
         XCTAssertExit(try home.run("trust", "t", "--fingerprint", try world.fingerprint(world.sshd)), 0)
-        XCTAssertExit(try home.run("add", "pw", "--host", world.sshd.options.listenAddress, "--port", "\(world.sshd.port)",
-                                   "--user", TestAccount.name, "--auth", "password"), 0)
+        XCTAssertExit(
+            try home.run(
+                "add", "pw", "--host", world.sshd.options.listenAddress, "--port", "\(world.sshd.port)",
+                "--user", TestAccount.name, "--auth", "password"), 0)
         XCTAssertExit(try home.run("trust", "pw", "--fingerprint", try world.fingerprint(world.sshd)), 0)
         XCTAssertExit(try home.run("vault", "lock"), 0)
         return world
@@ -33,8 +35,9 @@ final class VaultSessionFlowTests: XCTestCase {
     private func run(_ home: TempHome, _ arguments: [String], fd3: String, fd4: String) throws -> CLIResult {
         let three = try home.write(fd3 + "\n", to: "fd3-\(UUID().uuidString.prefix(6))")
         let four = try home.write(fd4 + "\n", to: "fd4-\(UUID().uuidString.prefix(6))")
-        return try CLI.run(["-c", "exec \"$0\" \"$@\" 3<'\(three)' 4<'\(four)'", CLI.binary] + arguments,
-                           environment: home.environment, shell: true)
+        return try CLI.run(
+            ["-c", "exec \"$0\" \"$@\" 3<'\(three)' 4<'\(four)'", CLI.binary] + arguments,
+            environment: home.environment, shell: true)
     }
 
     /// The class of the first item of `family`, from `vault list --json`.
@@ -57,12 +60,15 @@ final class VaultSessionFlowTests: XCTestCase {
         let unlocked = try home.run(["vault", "unlock", "--passphrase-fd", "3"], fd3: Self.passphrase)
         XCTAssertExit(unlocked, 0)
         XCTAssertTrue(unlocked.stdout.contains("unlocked for all your sshelf processes"), unlocked.stdout)
-        XCTAssertTrue(try home.run("vault", "status").stdout.contains("session:     unlocked for all your sshelf processes, 15 min left"))
+        XCTAssertTrue(
+            try home.run("vault", "status").stdout.contains(
+                "session:     unlocked for all your sshelf processes, 15 min left"))
 
         // Another process remembers a password (whenUnlockedThisDeviceOnly, by the table) without being asked for the
         // passphrase; the next one logs in with it.
-        let remembered = try home.run(["exec", "pw", "--password-fd", "3", "--remember", "--no-stdin", "--", "true"],
-                                      fd3: TestAccount.password)
+        let remembered = try home.run(
+            ["exec", "pw", "--password-fd", "3", "--remember", "--no-stdin", "--", "true"],
+            fd3: TestAccount.password)
         XCTAssertExit(remembered, 0)
         XCTAssertFalse(remembered.stderr.contains("could not remember"), remembered.stderr)
         XCTAssertEqual(try storedClass(home, "host.password"), "whenUnlockedThisDeviceOnly")
@@ -90,12 +96,15 @@ final class VaultSessionFlowTests: XCTestCase {
         XCTAssertNotEqual(try agent.ssh().status, 0)
         XCTAssertFalse(try agent.sshAdd(["-l"]).stdout.contains(" made (ED25519)"), "not offered while locked")
         try agent.waitForAgentLog("not listing 'made': the vault is locked for their class; run 'sshelf vault unlock'")
-        let notKept = try run(home, ["exec", "pw", "--password-fd", "4", "--remember", "--no-stdin", "--", "true"],
-                              fd3: "", fd4: TestAccount.password)
+        let notKept = try run(
+            home, ["exec", "pw", "--password-fd", "4", "--remember", "--no-stdin", "--", "true"],
+            fd3: "", fd4: TestAccount.password)
         XCTAssertExit(notKept, 0)  // the typed password still logs in
-        XCTAssertTrue(notKept.stderr.contains("could not remember the password: it is stored whenUnlockedThisDeviceOnly, and the "
-            + "vault session is locked"),
-                      notKept.stderr)
+        XCTAssertTrue(
+            notKept.stderr.contains(
+                "could not remember the password: it is stored whenUnlockedThisDeviceOnly, and the "
+                    + "vault session is locked"),
+            notKept.stderr)
         XCTAssertTrue(notKept.stderr.contains("sshelf vault unlock"), notKept.stderr)
 
         // Following the hint: one unlock, and every one of them works again.
@@ -109,8 +118,12 @@ final class VaultSessionFlowTests: XCTestCase {
     func testRememberWithThePassphraseOnADescriptorWhileLocked() throws {
         let world = try world()
         let home = world.home
-        let given = try run(home, ["exec", "pw", "--password-fd", "4", "--remember", "--passphrase-fd", "3", "--no-stdin",
-                                   "--", "true"], fd3: Self.passphrase, fd4: TestAccount.password)
+        let given = try run(
+            home,
+            [
+                "exec", "pw", "--password-fd", "4", "--remember", "--passphrase-fd", "3", "--no-stdin",
+                "--", "true",
+            ], fd3: Self.passphrase, fd4: TestAccount.password)
         XCTAssertExit(given, 0)
         XCTAssertFalse(given.stderr.contains("could not remember"), given.stderr)
         XCTAssertEqual(try storedClass(home, "host.password"), "whenUnlockedThisDeviceOnly")

@@ -19,34 +19,46 @@ final class VaultSetClassTests: XCTestCase {
         XCTAssertExit(try home.run(["vault", "passwd", "--passphrase-fd", "3"], fd3: "pass phrase"), 0)
         let passphrase = try home.write("pass phrase\n", to: "passphrase")
         let password = try home.write("CANARY-set-class\n", to: "password")
-        let stored = try CLI.run(["-c", "exec \"$0\" vault set-password web --passphrase-fd 3 --secret-fd 4 3<'\(passphrase)' 4<'\(password)'",
-                                  CLI.binary], environment: home.environment, shell: true)
+        let stored = try CLI.run(
+            [
+                "-c",
+                "exec \"$0\" vault set-password web --passphrase-fd 3 --secret-fd 4 3<'\(passphrase)' 4<'\(password)'",
+                CLI.binary,
+            ], environment: home.environment, shell: true)
         XCTAssertExit(stored, 0)
         let listed = try home.run("vault", "list", "--json")
         let items = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
         let key = try XCTUnwrap(items.compactMap { $0["key"] as? String }.first { $0.hasSuffix(".password") })
         XCTAssertEqual(try classInFile(home, key), "whenUnlockedThisDeviceOnly")
 
-        for (bad, message) in [("always", "refusing to store"), ("alwaysThisDeviceOnly", "refusing to store"),
-                               ("sometimes", "is not an accessibility class")] {
+        for (bad, message) in [
+            ("always", "refusing to store"), ("alwaysThisDeviceOnly", "refusing to store"),
+            ("sometimes", "is not an accessibility class"),
+        ] {
             let refused = try home.run(["vault", "set-class", key, bad, "--passphrase-fd", "3"], fd3: "pass phrase")
             XCTAssertExit(refused, 4)
             XCTAssertTrue(refused.stderr.contains(message), refused.stderr)
             XCTAssertEqual(try classInFile(home, key), "whenUnlockedThisDeviceOnly", "unchanged after \(bad)")
         }
         XCTAssertExit(try home.run(["vault", "set-class", "host.password", "afterFirstUnlock"]), 4)
-        XCTAssertExit(try home.run(["vault", "set-class", key.replacingOccurrences(of: "password", with: "remember"),
-                                    "afterFirstUnlock"]), 3)
+        XCTAssertExit(
+            try home.run([
+                "vault", "set-class", key.replacingOccurrences(of: "password", with: "remember"),
+                "afterFirstUnlock",
+            ]), 3)
 
-        let wrong = try home.run(["vault", "set-class", key, "afterFirstUnlockThisDeviceOnly", "--passphrase-fd", "3"],
-                                 fd3: "not it")
+        let wrong = try home.run(
+            ["vault", "set-class", key, "afterFirstUnlockThisDeviceOnly", "--passphrase-fd", "3"],
+            fd3: "not it")
         XCTAssertExit(wrong, 1)
         XCTAssertEqual(try classInFile(home, key), "whenUnlockedThisDeviceOnly")
 
         // A syncable class while this device does not sync credentials: moved, and the audit says so.
-        let moved = try home.run(["vault", "set-class", key, "afterFirstUnlock", "--passphrase-fd", "3"], fd3: "pass phrase")
+        let moved = try home.run(
+            ["vault", "set-class", key, "afterFirstUnlock", "--passphrase-fd", "3"], fd3: "pass phrase")
         XCTAssertExit(moved, 0)
-        XCTAssertTrue(moved.stdout.contains("moved \(key) from whenUnlockedThisDeviceOnly to afterFirstUnlock"), moved.stdout)
+        XCTAssertTrue(
+            moved.stdout.contains("moved \(key) from whenUnlockedThisDeviceOnly to afterFirstUnlock"), moved.stdout)
         XCTAssertTrue(moved.stderr.contains("sshelf: warning: syncable-while-sync-off"), moved.stderr)
         XCTAssertEqual(try classInFile(home, key), "afterFirstUnlock")
         let same = try home.run(["vault", "set-class", key, "afterFirstUnlock"])
@@ -55,8 +67,10 @@ final class VaultSetClassTests: XCTestCase {
 
         // The secret moved whole: a vault verify with the passphrase opens every item.
         XCTAssertExit(try home.run(["vault", "verify", "--passphrase-fd", "3"], fd3: "pass phrase"), 0)
-        XCTAssertExit(try home.run(["vault", "set-class", key, "whenUnlockedThisDeviceOnly", "--passphrase-fd", "3"],
-                                   fd3: "pass phrase"), 0)
+        XCTAssertExit(
+            try home.run(
+                ["vault", "set-class", key, "whenUnlockedThisDeviceOnly", "--passphrase-fd", "3"],
+                fd3: "pass phrase"), 0)
         XCTAssertEqual(try classInFile(home, key), "whenUnlockedThisDeviceOnly")
         XCTAssertFalse(try home.run("vault", "audit").stdout.contains("syncable-while-sync-off"))
     }

@@ -12,7 +12,8 @@ final class VaultVerifyTests: XCTestCase {
         home.extraEnvironment = ["SSHELF_VAULT_NO_KEYRING": "1", "SSHELF_TEST_WEAK_KDF": "1"]
         for name in ["a", "b"] { XCTAssertExit(try home.run("add", name, "--host", "\(name).example"), 0) }
         for name in ["a", "b"] {
-            XCTAssertExit(try home.run(["vault", "set-password", name, "--secret-fd", "3"], fd3: "CANARY-\(name)-secret"), 0)
+            XCTAssertExit(
+                try home.run(["vault", "set-password", name, "--secret-fd", "3"], fd3: "CANARY-\(name)-secret"), 0)
         }
         let ok = try home.run("vault", "verify")
         XCTAssertExit(ok, 0)
