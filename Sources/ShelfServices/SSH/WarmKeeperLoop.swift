@@ -16,6 +16,9 @@ final class KeeperLoop {
     private var calls: [WarmCall] = []
     /// Callers accepted whose request has not fully arrived yet, and when they are given up on.
     private var arriving: [(fd: Int32, deadline: ContinuousClock.Instant)] = []
+    /// How long to wait before looking at the calls again when the socket announces nothing: 1 ms after a call moved,
+    /// doubling while none does (see waitAndHandle).
+    private var lookAgain = Duration.milliseconds(1)
     private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 * 1024, alignment: 1)
 
     init(connection: SSHConnection, listener: Int32, path: String, inode: ino_t, fingerprint: [UInt8], idle: Duration) {
@@ -39,7 +42,9 @@ final class KeeperLoop {
     func run() {
         while true {
             do {
-                while try moveCalls() {}
+                var moved = false
+                while try moveCalls() { moved = true }
+                if moved { lookAgain = .milliseconds(1) }
             } catch {
                 abandonAll("the warm session failed: " + error.message, sessionAlive: false)
                 return
@@ -70,9 +75,11 @@ final class KeeperLoop {
         let keepalive = Duration.seconds(max(1, connection.keepAlive()))
         var wait = idleness.wait(keepalive: keepalive)
         if !calls.isEmpty {
-            // A packet the library read off the socket for one channel while serving another is not announced by the
-            // socket: with several calls, look again soon even when nothing seems ready.
-            let soon = Duration.milliseconds(calls.count > 1 ? 100 : 1000)
+            // A packet the library has already read off the socket (the exit status behind a command's last output,
+            // or one for another channel) is not announced by the socket: look again soon after a call moved, then
+            // less and less often while none does (a command's end came a whole poll timeout late otherwise).
+            let soon = lookAgain
+            lookAgain = min(lookAgain * 2, .milliseconds(calls.count > 1 ? 100 : 1000))
             wait = calls.contains(where: \.hasQueuedWork) ? .zero : min(keepalive, soon)
         }
         for index in arriving.indices where arriving[index].deadline < ContinuousClock.now {
