@@ -43,10 +43,10 @@ final class ReachableListTests: XCTestCase {
         XCTAssertFalse(plain.stdout.contains("\"reachable\""), plain.stdout)
 
         // sshd saw each probe close before the client said a word: no banner (sshd logs "Remote protocol version"
-        // when one arrives), so no key exchange and no login.
-        XCTAssertTrue(
-            sshd.waitForLog("kex_exchange_identification: Connection closed by remote host", count: 4),
-            sshd.log)
+        // when one arrives), so no key exchange and no login. A probe that closes after sshd's own banner reached it
+        // unread ends with a reset rather than a close ("kex_exchange_identification: read: Connection reset by
+        // peer", seen under load): either way the exchange of identifications never happened.
+        XCTAssertTrue(sshd.waitForLog("kex_exchange_identification: ", count: 4), sshd.log)
         XCTAssertEqual(sshd.logCount("Remote protocol version"), 0, sshd.log)
         XCTAssertEqual(sshd.logCount("Failed "), 0, sshd.log)
         XCTAssertEqual(sshd.logCount("Accepted "), 0, sshd.log)
