@@ -38,15 +38,9 @@ final class WarmSideBySideTests: XCTestCase {
     func testACallerThatIsKilledHasItsCommandStopped() throws {
         let world = try FleetWorld(["a"])
         defer { _ = try? world.home.run("warm", "stop") }
-        XCTAssertExit(try world.home.run("exec", "a", "--persist", "--persist-for", "120", "-n", "--", "true"), 0)
-        let end = world.shared + "/end", pidFile = world.shared + "/pid"
-        // The loop ends by itself once the test is over, whatever happened: the test account's processes are not ours
-        // to kill.
-        defer { _ = FileManager.default.createFile(atPath: end, contents: nil) }
-        let caller = try BackgroundSshelf(
-            world.home,
-            ["exec", "a", "-n", "--", "echo $$ > \(pidFile); while [ ! -e \(end) ]; do echo tick; sleep 0.1; done"])
-        let pid = try RemoteProcess.pid(in: pidFile)
+        let loop = try RemoteLoop(world, ticking: true)
+        defer { loop.end() }
+        let (caller, pid) = (loop.caller, loop.pid)
         try eventually("output comes through", context: { caller.stderr }) { caller.stdout.contains("tick") }
         XCTAssertEqual(kill(caller.process.pid, SIGKILL), 0)
         _ = caller.process.wait()
@@ -66,12 +60,9 @@ final class WarmSideBySideTests: XCTestCase {
             throw XCTSkip("this libssh2 cannot send signals (1.10): \(version.stdout)")
         }
         defer { _ = try? world.home.run("warm", "stop") }
-        XCTAssertExit(try world.home.run("exec", "a", "--persist", "--persist-for", "120", "-n", "--", "true"), 0)
-        let end = world.shared + "/end", pidFile = world.shared + "/pid"
-        defer { _ = FileManager.default.createFile(atPath: end, contents: nil) }
-        let caller = try BackgroundSshelf(
-            world.home, ["exec", "a", "-n", "--", "echo $$ > \(pidFile); while [ ! -e \(end) ]; do sleep 0.1; done"])
-        let pid = try RemoteProcess.pid(in: pidFile)
+        let loop = try RemoteLoop(world, ticking: false)
+        defer { loop.end() }
+        let (caller, pid) = (loop.caller, loop.pid)
         XCTAssertEqual(kill(caller.process.pid, SIGKILL), 0)
         _ = caller.process.wait()
         try eventually("the silent remote command ended after its caller was killed") { !RemoteProcess.isAlive(pid) }
@@ -82,13 +73,9 @@ final class WarmSideBySideTests: XCTestCase {
     func testWarmStopEndsRunningCommandsAndTellsTheirCallers() throws {
         let world = try FleetWorld(["a"])
         defer { _ = try? world.home.run("warm", "stop") }
-        XCTAssertExit(try world.home.run("exec", "a", "--persist", "--persist-for", "120", "-n", "--", "true"), 0)
-        let end = world.shared + "/end", pidFile = world.shared + "/pid"
-        defer { _ = FileManager.default.createFile(atPath: end, contents: nil) }
-        let caller = try BackgroundSshelf(
-            world.home,
-            ["exec", "a", "-n", "--", "echo $$ > \(pidFile); while [ ! -e \(end) ]; do echo tick; sleep 0.1; done"])
-        let pid = try RemoteProcess.pid(in: pidFile)
+        let loop = try RemoteLoop(world, ticking: true)
+        defer { loop.end() }
+        let (caller, pid) = (loop.caller, loop.pid)
         try eventually("output comes through", context: { caller.stderr }) { caller.stdout.contains("tick") }
         let stop = try world.home.run("warm", "stop", "a")
         XCTAssertExit(stop, 0)
@@ -98,6 +85,32 @@ final class WarmSideBySideTests: XCTestCase {
         XCTAssertTrue(caller.stderr.contains("the warm session was stopped"), caller.stderr)
         try eventually("the remote command ended after warm stop") { !RemoteProcess.isAlive(pid) }
     }
+}
+
+/// Host `a`'s warm keeper, then a caller through it running a remote loop (printing "tick" every 0.1 s when
+/// `ticking`) that writes its pid first and runs until `end()`: the loop ends by itself once the test is over,
+/// whatever happened — the test account's processes are not ours to kill.
+struct RemoteLoop {
+    let caller: BackgroundSshelf
+    let pid: Int32
+    private let endFile: String
+
+    init(_ world: FleetWorld, ticking: Bool) throws {
+        XCTAssertExit(try world.home.run("exec", "a", "--persist", "--persist-for", "120", "-n", "--", "true"), 0)
+        endFile = world.shared + "/end"
+        let pidFile = world.shared + "/pid", tick = ticking ? "echo tick; " : ""
+        caller = try BackgroundSshelf(
+            world.home,
+            ["exec", "a", "-n", "--", "echo $$ > \(pidFile); while [ ! -e \(endFile) ]; do \(tick)sleep 0.1; done"])
+        do {
+            pid = try RemoteProcess.pid(in: pidFile)
+        } catch {
+            _ = FileManager.default.createFile(atPath: endFile, contents: nil)
+            throw error
+        }
+    }
+
+    func end() { _ = FileManager.default.createFile(atPath: endFile, contents: nil) }
 }
 
 /// A process on the test's sshd (run as the test account), watched through /proc.
