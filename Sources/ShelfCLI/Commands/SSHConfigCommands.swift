@@ -194,15 +194,7 @@ enum SSHConfigCommands {
             }
         }
         try OptionInput.check(new.filter { !fields.contains($0) })
-        let (edited, notFound) = SSHOption.edited(lines, setting: new, removing: keys)
-        if let missing = notFound.first {
-            throw ShelfError(
-                .notFound, "\(Display.safe(owner)) has no option '\(Display.safe(missing))'",
-                hint: lines.isEmpty
-                    ? "it has no options"
-                    : "its options: "
-                        + lines.compactMap { SSHOption(line: $0)?.keyword }.map(Display.safe).joined(separator: ", "))
-        }
+        let edited = try OptionInput.edited(lines, setting: new, removing: keys, owner: owner)
         if let problem = edited.compactMap(SSHOption.patternProblem).first { throw ShelfError(.invalid, problem) }
         if edited.count > SSHOption.maxCount { throw ShelfError(.invalid, "more than \(SSHOption.maxCount) options") }
         return edited

@@ -26,6 +26,13 @@ public enum OptionInput {
         -> [String]
     {
         try check(new)
+        return try edited(lines, setting: new, removing: keys, owner: owner)
+    }
+
+    /// `apply` without checking the typed options (for a caller that checked them its own way).
+    public static func edited(_ lines: [String], setting new: [String], removing keys: [String], owner: String) throws
+        -> [String]
+    {
         let (edited, notFound) = SSHOption.edited(lines, setting: new, removing: keys)
         if let missing = notFound.first {
             throw ShelfError(
