@@ -3,16 +3,14 @@
 turn — so sshelf and its peer see the same load on a shared machine. Writes a hyperfine-shaped JSON export (the
 commands in the given order: bench/summarize.py pairs 1 with 2, 3 with 4, ...). Each result also has `cpu_times`: the
 user + system CPU seconds of each run, its processes and all they waited for (not daemons they talk to). Each
-`--account LABEL=REGEX` adds `LABEL_cpu_times`: the CPU seconds, over the same run, of every process whose command line
-matches REGEX (or, for `LABEL=@FILE`, whose process ID is a line of FILE) and of all its descendants (sshd and what it
-starts; a client's daemons) — read from /proc before and after, so work the command caused in processes it never
-waited for is counted too.
+`--account LABEL=WHAT` adds `LABEL_cpu_times`, the CPU seconds other processes used over the same run: for
+`cgroup:DIR`, every process in that control group (cgroup v1 cpuacct or v2; servers and all they start, counted even
+when nobody waits for them); for `@FILE`, the processes whose IDs are the lines of FILE (daemons a client talks to).
 
-    interleave.py --runs N --warmup W --export OUT.json [--account LABEL=REGEX ...] NAME COMMAND [NAME COMMAND ...]
+    interleave.py --runs N --warmup W --export OUT.json [--account LABEL=WHAT ...] NAME COMMAND [NAME COMMAND ...]
 """
 import argparse
 import os
-import re
 import resource
 import json
 import statistics
@@ -22,82 +20,87 @@ import time
 TICKS = os.sysconf("SC_CLK_TCK")
 
 
-def tree_cpu(roots_wanted):
-    """CPU seconds so far of the processes matching `pattern` and their descendants: each live process's own time (its
-    threads' run time in nanoseconds from schedstat: a daemon serving 200 short calls uses less than one clock tick in
-    each of 200 processes) plus what its reaped children used (cutime/cstime), so every CPU second is counted once."""
-    parents, used, roots = {}, {}, []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
+def cgroup_cpu(directory):
+    """CPU seconds so far of every process that was ever in the control group."""
+    if os.path.exists(f"{directory}/cpuacct.usage"):
+        with open(f"{directory}/cpuacct.usage") as usage:
+            return int(usage.read()) / 1e9
+    with open(f"{directory}/cpu.stat") as stat:
+        fields = dict(line.split() for line in stat)
+    return int(fields["usage_usec"]) / 1e6
+
+
+def processes_cpu(pids):
+    """CPU seconds so far of these processes: their threads' run time in nanoseconds (schedstat: a daemon serving one
+    short call a run uses less than a clock tick) and what their reaped children used."""
+    total = 0.0
+    for pid in pids:
         try:
-            with open(f"/proc/{entry}/stat") as stat_file:
-                fields = stat_file.read().rsplit(")", 1)[1].split()
-            with open(f"/proc/{entry}/cmdline", "rb") as cmdline_file:
-                cmdline = cmdline_file.read().replace(b"\0", b" ").decode(errors="replace")
-            own = 0
-            for task in os.listdir(f"/proc/{entry}/task"):
-                with open(f"/proc/{entry}/task/{task}/schedstat") as schedstat_file:
-                    own += int(schedstat_file.read().split()[0])
+            for task in os.listdir(f"/proc/{pid}/task"):
+                with open(f"/proc/{pid}/task/{task}/schedstat") as schedstat:
+                    total += int(schedstat.read().split()[0]) / 1e9
+            with open(f"/proc/{pid}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+            total += (int(fields[13]) + int(fields[14])) / TICKS
         except OSError:
-            continue  # ended while we looked
-        pid = int(entry)
-        parents[pid] = int(fields[1])
-        used[pid] = own / 1e9 + (int(fields[13]) + int(fields[14])) / TICKS
-        if isinstance(roots_wanted, set):
-            if pid in roots_wanted:
-                roots.append(pid)
-        elif roots_wanted.search(cmdline) and pid != os.getpid():  # our own command line holds the pattern
-            roots.append(pid)
-    total, inside = 0.0, set(roots)
-    for pid in parents:
-        ancestor, chain = pid, []
-        while ancestor > 1 and ancestor not in inside:
-            chain.append(ancestor)
-            ancestor = parents.get(ancestor, 0)
-        if ancestor in inside:
-            inside.update(chain)
-    return sum(used[pid] for pid in inside)
+            pass  # ended: a daemon gone is one not counted
+    return total
+
+
+def cgroup_processes(directory):
+    with open(f"{directory}/cgroup.procs") as procs:
+        return sum(1 for _ in procs)
+
+
+def meter(what):
+    """(read, count): the CPU seconds so far, and how many processes there are now (a run is over for the servers once
+    the sessions it started have ended: a session still closing when the client has exited belongs to this run)."""
+    if what.startswith("cgroup:"):
+        directory = what[len("cgroup:"):]
+        return lambda: cgroup_cpu(directory), lambda: cgroup_processes(directory)
+    with open(what.removeprefix("@")) as lines:
+        pids = [int(line) for line in lines if line.strip()]
+    return lambda: processes_cpu(pids), lambda: 0
+
+
+def settled(count, before):
+    deadline = time.monotonic() + 10
+    while count() > before and time.monotonic() < deadline:
+        time.sleep(0.005)
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--runs", type=int, default=20)
 parser.add_argument("--warmup", type=int, default=3)
 parser.add_argument("--export", required=True)
-parser.add_argument("--account", action="append", default=[], metavar="LABEL=REGEX")
+parser.add_argument("--account", action="append", default=[], metavar="LABEL=WHAT")
 parser.add_argument("pairs", nargs="+")
 arguments = parser.parse_args()
 names, commands = arguments.pairs[0::2], arguments.pairs[1::2]
-
-
-def roots_of(spec):
-    if spec.startswith("@"):
-        with open(spec[1:]) as pids:
-            return {int(line) for line in pids if line.strip()}
-    return re.compile(spec)
-
-
-accounts = [(label, roots_of(spec)) for label, spec in (item.split("=", 1) for item in arguments.account)]
+meters = [(label, *meter(what)) for label, what in (item.split("=", 1) for item in arguments.account)]
 times = [[] for _ in commands]
 cpu = [[] for _ in commands]
-accounted = {label: [[] for _ in commands] for label, _ in accounts}
+accounted = {label: [[] for _ in commands] for label, _, _ in meters}
 for round_number in range(arguments.warmup + arguments.runs):
     for index, command in enumerate(commands):
-        trees_before = [tree_cpu(pattern) for _, pattern in accounts]
+        counts_before = [count() for _, _, count in meters]
+        others_before = [read() for _, read, _ in meters]
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         result = subprocess.run(command, shell=True, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.PIPE)
         elapsed = time.perf_counter() - start
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        trees_after = [tree_cpu(pattern) for _, pattern in accounts]
+        for (_, _, count), count_before in zip(meters, counts_before):
+            settled(count, count_before)
+        others_after = [read() for _, read, _ in meters]
         used = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
         if result.returncode != 0:
             raise SystemExit(f"interleave: '{names[index]}' failed ({result.returncode}): {result.stderr.decode()}")
         if round_number >= arguments.warmup:
             times[index].append(elapsed)
             cpu[index].append(used)
-            for (label, _), tree_before, tree_after in zip(accounts, trees_before, trees_after):
-                accounted[label][index].append(tree_after - tree_before)
+            for (label, _, _), other_before, other_after in zip(meters, others_before, others_after):
+                accounted[label][index].append(other_after - other_before)
 results = [{"command": name, "times": values, "median": statistics.median(values), "interleaved": True,
             "cpu_times": used} for name, values, used in zip(names, times, cpu)]
 for label, per_command in accounted.items():

@@ -46,6 +46,11 @@ final class RunCommandTests: XCTestCase {
             .map { String($0.dropFirst(9).prefix { $0 != " " }) }
         XCTAssertEqual(planned, ["db-fra", "web-fra", "db-nyc", "mail"], plan.stdout)
         XCTAssertTrue(plan.stdout.contains("command \(FleetWorld.sha256("uptime"))"), plan.stdout)
+        // Who a target reaches can be checked before there is a command; a real run still needs one.
+        let hostsOnly = try home.run("run", "@prod", "tag:db", "--dry-run")
+        XCTAssertExit(hostsOnly, 0)
+        XCTAssertTrue(hostsOnly.stdout.hasSuffix("3 hosts, no command given\n"), hostsOnly.stdout)
+        XCTAssertExit(try home.run("run", "@prod", "tag:db"), 2)
 
         let typo = try home.run("run", "@prod", "tag:dbb", "--dry-run", "--", "uptime")
         XCTAssertExit(typo, 3)
