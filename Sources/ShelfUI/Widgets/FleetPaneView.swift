@@ -1,6 +1,7 @@
 // FleetPaneView: the run pane — each host's state and how it ended, then every distinct output once under the hosts
 // that gave it; the command question and the typed confirmation as boxes over it.
 import FoundationEssentials
+import ShelfCore
 
 enum FleetPaneView {
     static func draw(_ pane: FleetPane, state: UIState, on canvas: inout Canvas) {
@@ -54,7 +55,7 @@ enum FleetPaneView {
         }
         for group in pane.groups {
             out.append(Line(""))
-            out.append(Line("\(group.hosts.joined(separator: ",")) (\(group.hosts.count))", .bold))
+            out.append(Line("\(HostRanges.fold(group.hosts)) (\(group.hosts.count))", .bold))
             out += group.stdout.map { Line($0) }
             if !group.stderr.isEmpty {
                 out.append(Line("--- stderr", .dim))
@@ -110,9 +111,8 @@ enum FleetPaneView {
             ellipsis: e)
     }
 
-    static func hostList(_ pane: FleetPane, limit: Int = 8) -> String {
-        let names = pane.hosts.prefix(limit).map(\.name).joined(separator: ", ")
-        return pane.hosts.count > limit ? names + " and \(pane.hosts.count - limit) more" : names
+    static func hostList(_ pane: FleetPane, width: Int = 160) -> String {
+        HostRanges.fold(pane.hosts.map(\.name), within: width)
     }
 
     static func drawQuestion(_ pane: FleetPane, state: UIState, on canvas: inout Canvas) {
