@@ -46,6 +46,22 @@ final class KeyBeforeMethodsTests: XCTestCase {
             requests(sshd, logins: 2), ["publickey", "publickey", "none", "publickey", "publickey"], sshd.log)
     }
 
+    /// Nothing but the login goes before the login: a keepalive then would be a protocol error to sshd, one line in
+    /// the server's log (at INFO) for every login.
+    func testNoKeepaliveBeforeTheLogin() throws {
+        let key = try TestKey.generate(.ed25519)
+        var options = SSHD.Options()
+        options.authorizedKeys = [key.publicLine]
+        let sshd = try SSHD.start(options)
+        let world = SSHWorld()
+        let hop = world.endpoint(sshd, identity: world.vaultIdentity(key, type: .ed25519), pinned: world.pin(sshd))
+        let connection = try world.connector.connect([hop])
+        XCTAssertEqual(try SSHWorld.run(connection, "echo in").1, Array("in\n".utf8))
+        connection.close()
+        XCTAssertTrue(sshd.waitForLog("Accepted publickey"), sshd.log)
+        XCTAssertFalse(sshd.log.contains("dispatch_protocol_error"), sshd.log)
+    }
+
     func testARefusedFirstKeyAsksForTheMethodsAndGoesOn() throws {
         let refused = try TestKey.generate(.ed25519)
         let sshd = try SSHD.start(SSHD.Options())
