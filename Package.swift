@@ -122,7 +122,7 @@ let package = Package(
             name: "ShelfAppTests",
             dependencies: [
                 "ShelfCLI", "ShelfTUIApp", "ShelfServices", "ShelfCore", "ShelfStore", "ShelfUI", "TestSupport",
-                "ShelfSQLite",
+                "ShelfSQLite", "ShelfOperations",
             ],
             path: "Tests/ShelfAppTests"),
     ]
