@@ -44,7 +44,7 @@ final class WarmKeepaliveTests: XCTestCase {
             !FileManager.default.fileExists(atPath: socket)
         }
         for pid in keepers {
-            try eventually("the keeper \(pid) exited") { kill(pid, 0) != 0 && errno == ESRCH }
+            try eventually("the keeper \(pid) exited") { !RemoteProcess.isAlive(pid) }
         }
         try eventually("the waiting caller was answered", context: { caller.stderr }) { !caller.process.isRunning }
         XCTAssertEqual(caller.process.wait(), 255, caller.stderr)
