@@ -1,7 +1,7 @@
 // WarmKeepaliveTests: a warm keeper keeps watch on its server with the host's ServerAliveInterval and
 // ServerAliveCountMax, against the real sshd — one whose server stopped answering (its sshd session processes paused
 // with SIGSTOP: the TCP connection stays open, nothing comes back) exits, removes its socket and tells its waiting
-// caller why, and the next exec logs in on its own; one whose server answers stays up across many intervals.
+// caller why, and the next exec or run logs in on its own; one whose server answers stays up across many intervals.
 import Foundation
 import TestSupport
 import XCTest
@@ -59,6 +59,12 @@ final class WarmKeepaliveTests: XCTestCase {
         XCTAssertExit(next, 0)
         XCTAssertEqual(next.stdout, "back\n")
         XCTAssertTrue(world.sshd.waitForLog("Accepted publickey", count: logins + 1), world.sshd.log)
+        // And so does a fleet run's host.
+        let run = try world.home.run("run", "a", "--json", "--", "echo again")
+        XCTAssertExit(run, 0)
+        let host = try XCTUnwrap(try FleetWorld.jsonLines(run.stdout)["a"], run.stdout)
+        XCTAssertEqual(host["warm"] as? Bool, false, run.stdout)
+        XCTAssertEqual(host["stdout"] as? String, "again\n", run.stdout)
     }
 
     /// Five answered keepalives asking for a reply span more than the 6 s of silence the settings allow: a keeper
