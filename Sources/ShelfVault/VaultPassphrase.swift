@@ -278,7 +278,8 @@ extension Vault {
     ) throws(VaultError) -> T {
         var expected = try run(context) { try passphraseParameters() }
         for _ in 0..<3 {
-            let passKey = try expected.map { stretch throws(VaultError) in try stretchOutsideMutex(passphrase, stretch) }
+            var passKey: SecretBytes?
+            if let stretch = expected { passKey = try stretchOutsideMutex(passphrase, stretch) }
             let seen = expected
             let outcome: PassphraseAttempt<T> = try run(context) {
                 let now = try passphraseParameters()
