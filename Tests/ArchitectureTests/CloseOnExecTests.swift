@@ -1,7 +1,8 @@
 // CloseOnExecTests: every descriptor the shipped code makes is close-on-exec from the system call that makes it —
 // pipes, accepted connections and copies through ShelfSystem's CloseOnExec (pipe2, accept4, F_DUPFD_CLOEXEC),
-// sockets with SOCK_CLOEXEC, files with O_CLOEXEC. A bare pipe(/accept(/dup( followed by fcntl(FD_CLOEXEC) leaves
-// a gap in which a fork on another thread hands the descriptor to a child (docs/ARCHITECTURE.md, "Descriptors").
+// sockets with SOCK_CLOEXEC, files with O_CLOEXEC. A bare pipe(/accept(/dup( followed by fcntl(FD_CLOEXEC)
+// leaves a gap in which a fork on another thread hands the descriptor to a child (docs/ARCHITECTURE.md,
+// "Credentials, connect and sync").
 import Foundation
 import XCTest
 
