@@ -15,7 +15,9 @@ enum CopyCommand {
         details: """
             The last argument is the destination. HOST:PATH is a path on a host (HOST may also be @group/path or \
             tag:NAME to copy to every host of it in parallel; a colon after a slash is part of a local path); a \
-            relative remote path starts in the login directory. Several sources go into a destination directory. \
+            relative remote path, or one that starts with ~/, starts in the login directory, and a host's source may \
+            hold wildcards (quote them: 'web1:/var/log/*.log'), matched on the host as scp does. Several sources go \
+            into a destination directory. \
             Each file is written under a temporary name (.NAME.sshelf-XXXXXXXX.part) beside its final one and renamed \
             at the end, so an interrupted copy never leaves a partial file under the final name. -p keeps \
             permissions and modification times. The host key is verified before any credential is read, as for a \
@@ -104,8 +106,9 @@ enum CopyCommand {
         let summary = session.run(
             fleet, settings: settings, options: connect, json: false,
             line: { progress in
-                progressBar(copied.total, of: expected, rate: copied.rate()) + "; "
-                    + FleetSession.progressLine(progress)
+                // One host: the bytes say it all; several: how many hosts are done too.
+                let bar = progressBar(copied.total, of: expected, rate: copied.rate())
+                return fleet.plans.count == 1 ? bar : bar + "; " + FleetSession.progressLine(progress)
             }
         ) { plan, abort, connected in
             FleetConnect.run(
@@ -137,7 +140,8 @@ enum CopyCommand {
     }
 }
 
-/// `[########------] 57% 1.2 GiB of 2.1 GiB, 96.0 MiB/s` (without a bar when the size is not known ahead).
+/// `[########------] 57% 1.2 GiB of 2.1 GiB, 96.0 MiB/s, 0:09 left` (without a bar when the size is not known
+/// ahead).
 func progressBar(_ done: UInt64, of total: UInt64?, rate: Double) -> String {
     let speed = "\(Bytes.text(UInt64(rate)))/s"
     guard let total, total > 0 else { return "\(Bytes.text(done)) copied, \(speed)" }
@@ -145,8 +149,19 @@ func progressBar(_ done: UInt64, of total: UInt64?, rate: Double) -> String {
     let width = 20
     let filled = Int(fraction * Double(width))
     let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
-    return "[\(bar)] \(Int(fraction * 100))% \(Bytes.text(done)) of \(Bytes.text(total)), \(speed)"
+    var line = "[\(bar)] \(Int(fraction * 100))% \(Bytes.text(done)) of \(Bytes.text(total)), \(speed)"
+    if rate > 0, done < total {
+        let seconds = Int((Double(total - done) / rate).rounded(.up))
+        let clock =
+            seconds >= 3600
+            ? "\(seconds / 3600):\(twoDigits(seconds / 60 % 60)):\(twoDigits(seconds % 60))"
+            : "\(seconds / 60):\(twoDigits(seconds % 60))"
+        line += ", \(clock) left"
+    }
+    return line
 }
+
+private func twoDigits(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
 
 /// The bytes of the regular files under `paths` (following directories), for the progress bar.
 private func localSize(_ paths: [String]) -> UInt64 {
