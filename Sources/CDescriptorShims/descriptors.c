@@ -1,7 +1,9 @@
 // CDescriptorShims: the bodies of the wrappers declared in include/CDescriptorShims.h.
 #define _GNU_SOURCE 1
 #include "CDescriptorShims.h"
+#include <dirent.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <stddef.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -12,4 +14,21 @@ int cshims_pipe_cloexec(int fds[2], int nonblocking) {
 
 int cshims_accept_cloexec(int listener, int nonblocking) {
     return accept4(listener, NULL, NULL, SOCK_CLOEXEC | (nonblocking ? SOCK_NONBLOCK : 0));
+}
+
+int cshims_cloexec_from(int lowest) {
+    if (close_range((unsigned)lowest, ~0U, CLOSE_RANGE_CLOEXEC) == 0) return 0;
+    // A kernel before 5.11 has no CLOSE_RANGE_CLOEXEC: every open descriptor, one by one.
+    DIR *listing = opendir("/proc/self/fd");
+    if (listing == NULL) return -1;
+    int own = dirfd(listing);
+    struct dirent *entry;
+    while ((entry = readdir(listing)) != NULL) {
+        int fd = atoi(entry->d_name);
+        if (fd < lowest || fd == own) continue;
+        int flags = fcntl(fd, F_GETFD);
+        if (flags >= 0) fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
+    }
+    closedir(listing);
+    return 0;
 }

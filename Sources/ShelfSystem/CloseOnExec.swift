@@ -21,4 +21,9 @@ public enum CloseOnExec {
 
     /// dup(2), the copy close-on-exec.
     public static func duplicate(_ fd: Int32) -> Int32 { fcntl(fd, F_DUPFD_CLOEXEC, 0) }
+
+    /// Marks every open descriptor from `lowest` up close-on-exec (close_range), so a child spawned next gets only
+    /// what its spawn names: what another library or an older call of ours left inheritable included. 0 or -1.
+    @discardableResult
+    public static func markAll(from lowest: Int32) -> Int32 { cshims_cloexec_from(lowest) }
 }

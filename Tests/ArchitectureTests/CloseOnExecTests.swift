@@ -7,12 +7,6 @@ import Foundation
 import XCTest
 
 final class CloseOnExecTests: XCTestCase {
-    /// Files owned by another branch at the time of writing (the warm keeper's): converted when it merges. The
-    /// test fails once a listed file is clean, so the list can only shrink.
-    static let notYetConverted: Set<String> = [
-        "ShelfServices/SSH/WarmStdinRelay.swift", "ShelfServices/SSH/WarmKeeperLoop.swift",
-        "ShelfServices/SSH/WarmClient.swift",
-    ]
 
     /// A call made without close-on-exec, on one line of code (comments and strings aside).
     static func offence(_ line: Substring) -> String? {
@@ -51,21 +45,14 @@ final class CloseOnExecTests: XCTestCase {
     func testEveryDescriptorIsCloseOnExecFromItsCreation() throws {
         let sources = ImportRulesTests.root + "/Sources"
         var offenders: [String] = []
-        var stillNeeded: Set<String> = []
         let files = try XCTUnwrap(FileManager.default.enumerator(atPath: sources))
         for case let file as String in files where file.hasSuffix(".swift") {
             let text = try String(contentsOfFile: sources + "/" + file, encoding: .utf8)
             for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
                 guard let offence = Self.offence(line) else { continue }
-                if Self.notYetConverted.contains(file) {
-                    stillNeeded.insert(file)
-                } else {
-                    offenders.append("\(file):\(number + 1): \(offence)")
-                }
+                offenders.append("\(file):\(number + 1): \(offence)")
             }
         }
         XCTAssertEqual(offenders, [], "use CloseOnExec.pipe/accept/duplicate, SOCK_CLOEXEC or O_CLOEXEC")
-        XCTAssertEqual(
-            Self.notYetConverted.subtracting(stillNeeded), [], "clean now: take these off notYetConverted")
     }
 }

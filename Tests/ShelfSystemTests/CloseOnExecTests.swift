@@ -75,4 +75,19 @@ final class CloseOnExecTests: XCTestCase {
             XCTAssertFalse(held.contains("\(name):[\(inode(fd))]"), "the child holds our \(name): \(held)")
         }
     }
+
+    /// Before a spawn that must pass on only what it names (the warm keeper's), every descriptor from a number up is
+    /// marked close-on-exec — one a library left inheritable too; those below it are left alone. (From the test's own
+    /// pipes up: the rest of this process is not ours to change.)
+    func testMarkAllFromANumberUp() throws {
+        var below: [Int32] = [-1, -1], above: [Int32] = [-1, -1]
+        XCTAssertEqual(pipe(&below), 0)
+        XCTAssertEqual(pipe(&above), 0)
+        defer { for fd in below + above { close(fd) } }
+        XCTAssertLessThan(below.max()!, above.min()!)
+        XCTAssertFalse((below + above).contains(where: isCloseOnExec), "plain pipes are inheritable")
+        XCTAssertEqual(CloseOnExec.markAll(from: above.min()!), 0)
+        XCTAssertTrue(above.allSatisfy(isCloseOnExec))
+        XCTAssertFalse(below.contains(where: isCloseOnExec), "below the number: untouched")
+    }
 }

@@ -60,8 +60,10 @@ public enum WarmClient {
     /// it is ready, else why not (it never asks for anything, so a host that needs a typed secret cannot be kept).
     public static func start(plan: ConnectPlan, idle: Int, timeout: Double, context: AppContext) -> String? {
         var pipeFDs: [Int32] = [0, 0]
-        guard pipe(&pipeFDs) == 0 else { return "pipe: \(String(cString: strerror(errno)))" }
-        markCloseOnExec()
+        guard CloseOnExec.pipe(&pipeFDs) == 0 else { return "pipe: \(String(cString: strerror(errno)))" }
+        // Nothing of ours but the ready pipe may reach the keeper (an inherited pipe would keep whoever reads our
+        // output waiting for its end).
+        CloseOnExec.markAll(from: 3)
         defer { close(pipeFDs[0]) }
         let argv = [
             executablePath(), "warm", "serve", plan.target.id.uuidString, "--idle", String(idle), "--ready-fd", "3",
@@ -111,17 +113,6 @@ public enum WarmClient {
             close(fd)
         }
         return stopped
-    }
-
-    /// Nothing of ours but the ready pipe may reach the keeper (an inherited pipe would keep whoever reads our
-    /// output waiting for its end). posix_spawn_file_actions_addclosefrom_np is not imported into Swift.
-    private static func markCloseOnExec() {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-        for name in names {
-            guard let fd = Int32(name), fd > 2 else { continue }
-            let flags = fcntl(fd, F_GETFD)
-            if flags >= 0 { _ = fcntl(fd, F_SETFD, flags | FD_CLOEXEC) }
-        }
     }
 
     private static func executablePath() -> String {

@@ -128,9 +128,8 @@ final class KeeperLoop {
     }
 
     private func accept() {
-        let client = Glibc.accept(listener, nil, nil)
+        let client = CloseOnExec.accept(listener)
         guard client >= 0 else { return }
-        _ = fcntl(client, F_SETFD, FD_CLOEXEC)
         guard PrivateSocket.peerIsUs(client) else {
             close(client)
             return

@@ -15,13 +15,12 @@ final class StdinRelay {
 
     init?(client: Int32, input: Int32) {
         var data: [Int32] = [-1, -1], wake: [Int32] = [-1, -1]
-        guard pipe(&data) == 0 else { return nil }
-        guard pipe(&wake) == 0 else {
+        guard CloseOnExec.pipe(&data) == 0 else { return nil }
+        guard CloseOnExec.pipe(&wake) == 0 else {
             close(data[0])
             close(data[1])
             return nil
         }
-        for fd in data + wake { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         _ = fcntl(data[1], F_SETFL, fcntl(data[1], F_GETFL) | O_NONBLOCK)
         output = data[0]
         stop = wake
