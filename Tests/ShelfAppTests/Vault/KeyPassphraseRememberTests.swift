@@ -49,9 +49,12 @@ final class KeyPassphraseRememberTests: XCTestCase {
         try typed.waitFor(text: "Remember this key passphrase in the vault? [y/N]")
         try typed.enter("y")
         XCTAssertEqual(try typed.waitForExit(), 0, (try? typed.screen()) ?? "")
-        let screen = try typed.waitFor(text: "first-login")
-        XCTAssertFalse(screen.contains("Vault passphrase"), "the unlocked session needed no passphrase:\n\(screen)")
-        XCTAssertFalse(screen.contains("work key pass"), "not echoed:\n\(screen)")
+        // Checked on every frame the wait reads, not only the last.
+        try typed.waitFor("the command's output") { screen in
+            XCTAssertFalse(screen.contains("Vault passphrase"), "the unlocked session needed no passphrase:\n\(screen)")
+            XCTAssertFalse(screen.contains("work key pass"), "not echoed:\n\(screen)")
+            return screen.contains("first-login")
+        }
 
         // Kept in the identity's family, in the identity's (interactive) class.
         let listed = try home.run("vault", "list", "--json")
@@ -91,11 +94,16 @@ final class KeyPassphraseRememberTests: XCTestCase {
         XCTAssertEqual(hinted.stdout, "after-unlock\n")
         XCTAssertExit(try home.run("vault", "lock"), 0)
         let asked = try Tmux(home: home, arguments: ["exec", "enc", "--no-stdin", "--", "echo", "asked-login"])
-        let question = try asked.waitFor(text: "Vault passphrase:")
-        XCTAssertFalse(question.contains("Enter passphrase for the key"), "the vault's, not the key's:\n\(question)")
+        // The key's question is never asked: checked on every frame each wait reads, not only the last.
+        try asked.waitFor("the vault's question") { screen in
+            XCTAssertFalse(screen.contains("Enter passphrase for the key"), "the vault's, not the key's:\n\(screen)")
+            return screen.contains("Vault passphrase:")
+        }
         try asked.enter(Self.vaultPassphrase)
         XCTAssertEqual(try asked.waitForExit(), 0, (try? asked.screen()) ?? "")
-        let done = try asked.waitFor(text: "asked-login")
-        XCTAssertFalse(done.contains("Enter passphrase for the key"), "the remembered one served:\n\(done)")
+        try asked.waitFor("the command's output") { screen in
+            XCTAssertFalse(screen.contains("Enter passphrase for the key"), "the remembered one served:\n\(screen)")
+            return screen.contains("asked-login")
+        }
     }
 }
