@@ -21,25 +21,8 @@ final class KeyPassphraseRememberTests: XCTestCase {
     func testARememberedKeyPassphraseServesTheNextProcessWhileTheSessionIsUnlocked() throws {
         let world = try SSHCLIWorld()
         let home = world.home
-        home.extraEnvironment = ["SSHELF_TEST_WEAK_KDF": "1"]
-        addTeardownBlock { _ = try? home.run("vault", "lock") }
-        let keyPath = home.root + "/id_work"
-        try Shell.run(
-            TestTool.sshKeygen.path, ["-q", "-t", "ed25519", "-N", "work key pass", "-C", "work", "-f", keyPath])
-        try world.sshd.authorize(
-            try String(contentsOfFile: keyPath + ".pub", encoding: .utf8)
-                .trimmingCharacters(in: .whitespacesAndNewlines))
         // The key file's identity comes with the host, as from any ssh_config.
-        let config = try home.write(
-            """
-            Host enc
-              HostName \(world.sshd.options.listenAddress)
-              Port \(world.sshd.port)
-              User \(TestAccount.name)
-              IdentityFile \(keyPath)
-            """, to: ".ssh/config-enc")
-        XCTAssertExit(try home.run("import", "ssh-config", config), 0)
-        XCTAssertExit(try home.run("trust", "enc", "--fingerprint", try world.fingerprint(world.sshd)), 0)
+        try world.addEncryptedKeyHost("work key pass", lockingAfter: self)
         // Setting the passphrase unlocks the session (for every process of this login).
         XCTAssertExit(try home.run(["vault", "passwd", "--passphrase-fd", "3"], fd3: Self.vaultPassphrase), 0)
 
