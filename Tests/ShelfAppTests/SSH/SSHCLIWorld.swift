@@ -37,7 +37,7 @@ final class SSHCLIWorld {
     /// The vault takes the weak KDF (these tests set vault passphrases); `test` locks the vault session at its end.
     func addEncryptedKeyHost(_ keyPassphrase: String, lockingAfter test: XCTestCase) throws {
         home.extraEnvironment = ["SSHELF_TEST_WEAK_KDF": "1"]
-        test.addTeardownBlock { [home] in _ = try? home.run("vault", "lock") }
+        test.addTeardown { [home] in _ = try? home.run("vault", "lock") }
         let keyPath = home.root + "/id_work"
         try Shell.run(
             TestTool.sshKeygen.path, ["-q", "-t", "ed25519", "-N", keyPassphrase, "-C", "work", "-f", keyPath])

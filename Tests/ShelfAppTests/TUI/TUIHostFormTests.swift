@@ -79,7 +79,7 @@ final class TUIHostFormTests: XCTestCase {
     func testALockedVaultAsksForItsPassphraseAndThenKeepsThePassword() throws {
         let home = TempHome()
         home.extraEnvironment = ["SSHELF_TEST_WEAK_KDF": "1"]
-        addTeardownBlock { _ = try? home.run("vault", "lock") }
+        addTeardown { _ = try? home.run("vault", "lock") }
         XCTAssertExit(try home.run("add", "lab", "--host", "lab.example"), 0)
         let passphrase = "form-\(UUID().uuidString.prefix(6))"
         XCTAssertExit(try home.run(["vault", "passwd", "--passphrase-fd", "0"], stdin: passphrase + "\n"), 0)

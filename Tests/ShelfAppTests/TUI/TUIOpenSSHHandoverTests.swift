@@ -31,7 +31,7 @@ final class TUIOpenSSHHandoverTests: XCTestCase {
                 "--port", String(server.port), "--user", TestAccount.name,
                 "--identity", "rsa1"), 0)
         XCTAssertExit(try world.home.run("trust", "r1", "--fingerprint", try world.fingerprint(server)), 0)
-        addTeardownBlock { _ = try? world.home.run(["agent", "stop"]) }
+        addTeardown { _ = try? world.home.run(["agent", "stop"]) }
         let newer = try world.home.run("version", "--verbose").stdout.contains("  yes RSA keys sign with rsa-sha2")
 
         let tui = try Tmux(home: world.home, columns: 240, rows: 30)
@@ -64,7 +64,7 @@ final class TUIOpenSSHHandoverTests: XCTestCase {
         let world = try BridgeWorld()
         let server = try world.server()
         try world.addHost("fa", on: server, options: ["ForwardAgent yes"])
-        addTeardownBlock { _ = try? world.home.run(["agent", "stop"]) }
+        addTeardown { _ = try? world.home.run(["agent", "stop"]) }
 
         let tui = try Tmux(home: world.home, columns: 240, rows: 30)
         try tui.waitFor(text: "1 host")
