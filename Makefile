@@ -40,7 +40,7 @@ TEST_DEBS := $(RUN_DEBS) $(DEB_DEBS) $(LIBSSH2_BUILD_DEBS) lintian openssh-serve
 BENCH_DEBS := hyperfine fzf python3 pssh clustershell
 # The second run of `make test`, against libssh2 1.11.1: the suites that log in, run commands, forward, use an agent
 # or hand a host to OpenSSH (scripts/run-tests --filter, a regex over Target.Class/test).
-SSH_MATRIX_TESTS ?= ShelfSSHTests\.(AuthTests|ConnectTests|TransportTests|ExecTests|CancelTests|JumpTests|HostKeyTests|LibSSH|ForwardEngineTests|ForwardRemoteTests|ForwardSocksTests|ForwardSocketTests|VerifiedSessionTests)|ShelfAppTests\.(ExecCommandTests|VaultKeyLoginTests|PinAndRefusalTests|AgentSSHTests|CopyIDTests|BridgeOpenSSHTests|ForwardUpTests|LibraryFeatureTests|RSALoginTests|OptionNoteTests|ExecInterruptTests|WarmSideBySideTests|RunInterruptTests|CopyCommandTests|UserCertificateTests|AgentBoundKeyTests|OptionsClientTests|TUIOpenSSHHandoverTests|SecurityKeyHandoverTests|ForwardSocketCLITests)
+SSH_MATRIX_TESTS ?= ShelfSSHTests\.(AuthTests|KeyBeforeMethodsTests|ConnectTests|TransportTests|ExecTests|CancelTests|JumpTests|HostKeyTests|LibSSH|ForwardEngineTests|ForwardRemoteTests|ForwardSocksTests|ForwardSocketTests|VerifiedSessionTests)|ShelfAppTests\.(ExecCommandTests|VaultKeyLoginTests|PinAndRefusalTests|AgentSSHTests|CopyIDTests|BridgeOpenSSHTests|ForwardUpTests|LibraryFeatureTests|RSALoginTests|OptionNoteTests|ExecInterruptTests|WarmSideBySideTests|RunInterruptTests|CopyCommandTests|UserCertificateTests|AgentBoundKeyTests|OptionsClientTests|TUIOpenSSHHandoverTests|SecurityKeyHandoverTests|ForwardSocketCLITests)
 
 .PHONY: run test test-under-load build release release-symbols deps test-deps install deb resources check-resources bench convergence \
 	clean libssh2-1.11 install-libssh2-1.11 format lint

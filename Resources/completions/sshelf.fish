@@ -103,7 +103,7 @@ complete -c sshelf -n '__fish_seen_subcommand_from trust' -l passphrase-fd -r -d
 complete -c sshelf -n '__fish_seen_subcommand_from trust' -l id -r -d 'name the host by its id (4 or more hex digits, as \'sshelf list --json\' or an error lists them) instead of by name'
 complete -c sshelf -n '__fish_seen_subcommand_from trust' -a '(__sshelf_hosts)'
 complete -c sshelf -n '__fish_seen_subcommand_from run' -l hosts-file -r -d 'also run on the hosts named in FILE (one sshelf host name a line, # comments)'
-complete -c sshelf -n '__fish_seen_subcommand_from run' -l dry-run -d 'list the hosts and each one\'s connect plan (hops, host keys, credential sources); connect to none'
+complete -c sshelf -n '__fish_seen_subcommand_from run' -l dry-run -d 'list the hosts and each one\'s connect plan (hops, host keys, credential sources); connect to none (the command may be left out)'
 complete -c sshelf -n '__fish_seen_subcommand_from run' -l parallel -r -d 'run on at most N hosts at once (default 32)'
 complete -c sshelf -n '__fish_seen_subcommand_from run' -l canary -r -d 'run on the first N hosts first; stop there unless all of them succeed'
 complete -c sshelf -n '__fish_seen_subcommand_from run' -l timeout -r -d 'connect timeout per host and address (default 10)'

@@ -33,6 +33,9 @@ public enum AuthStep: Sendable, Equatable {
         }
     }
 
+    /// One key of sshelf's own (not the agent's several): what a login may send before asking for the methods.
+    var isOwnKey: Bool { if case .publicKey = self { true } else { false } }
+
     /// The name sshelf reports ("agent" apart from a key of its own).
     public var name: String {
         switch self {

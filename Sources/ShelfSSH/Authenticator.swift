@@ -16,25 +16,33 @@ struct Authenticator {
     var hop: SSHEndpoint { verified.hop }
 
     func run(outcome: inout ConnectOutcome) throws(SSHError) {
-        let offered = try session.offeredMethods(user: hop.user)
-        if let banner = session.userauthBanner().map(UntrustedText.clean), !banner.isEmpty {
-            delegate.note(.banner(hop: hop.name, text: banner))
+        let plan = AuthPlan.steps(for: hop, agentSocket: options.agentSocket, environment: options.environment)
+        // The methods the server offers: asked first, or (keyBeforeMethods, the plan starting with a key) only once
+        // that key was refused, so a login with its first key takes one round trip less.
+        var offered: [String]? = nil
+        /// Asks for the methods; false when the "none" request itself logged in.
+        func learnMethods() throws(SSHError) -> Bool {
+            guard let listed = try offeredMethods() else {
+                outcome.methods.append("none")
+                return false
+            }
+            offered = listed
+            return true
         }
-        guard let offered else {
-            outcome.methods.append("none")
-            return
-        }
-        let steps = AuthPlan.steps(for: hop, agentSocket: options.agentSocket, environment: options.environment)
-            .filter { offered.contains($0.wireName) }
+        let keyFirst = options.keyBeforeMethods && plan.first?.isOwnKey == true
+        if !keyFirst, try !learnMethods() { return }
         var failures: [String] = []
         // Why a key was refused, when sshelf knows: said in the end whatever a later method did (a password prompt
         // nobody could answer must not hide it).
         var keyRefusal: SSHError? = nil
         // A vault key the vault cannot open now, while an agent comes later in the plan (as --dry-run lists it): the
         // agent may hold that key, so it is tried; this error is what the user sees if nothing else logs in.
-        let agentLater = steps.contains { if case .agent(_?) = $0 { true } else { false } }
+        let agentLater = plan.contains { if case .agent(_?) = $0 { true } else { false } }
         var keyUnavailable: SSHError? = nil
-        for step in steps {
+        for (index, step) in plan.enumerated() {
+            // Only the plan's first key goes before the methods are known.
+            if offered == nil && index > 0, try !learnMethods() { return }
+            if let offered, !offered.contains(step.wireName) { continue }
             delegate.note(.authenticating(hop: hop.name, method: step.name))
             let accepted: Bool
             do throws(SSHError) {
@@ -87,17 +95,27 @@ struct Authenticator {
             }
             failures.append(step.name)
         }
+        if offered == nil, try !learnMethods() { return }
         if let keyRefusal, keyRefusal.kind == .rsaSignatureUnsupported { throw keyRefusal }
         if let keyUnavailable { throw keyUnavailable }
         let tried = failures.isEmpty ? "nothing sshelf could try" : failures.joined(separator: ", ")
         throw SSHError(
             .authenticationFailed,
             "authentication failed for \(hop.destination): tried \(tried); the server offers "
-                + "\(offered.joined(separator: ", "))"
+                + "\(offered?.joined(separator: ", ") ?? "")"
                 + (keyRefusal.map { " (\($0.message))" } ?? ""),
             library: session.lastError(),
             hint: failures.contains("password") ? "check the password" : "check the host's --auth method and --identity"
         )
+    }
+
+    /// The methods the server offers (nil: the "none" request logged in), and the banner it sent with them.
+    private func offeredMethods() throws(SSHError) -> [String]? {
+        let offered = try session.offeredMethods(user: hop.user)
+        if let banner = session.userauthBanner().map(UntrustedText.clean), !banner.isEmpty {
+            delegate.note(.banner(hop: hop.name, text: banner))
+        }
+        return offered
     }
 
     /// An RSA key refused while the loaded libssh2 can sign only ssh-rsa: the reason and every way out.

@@ -66,6 +66,9 @@ public final class SSHConnector {
                 outcome: &connection.outcome)
             try Authenticator(verified: verified, options: options, credentials: credentials, delegate: delegate)
                 .run(outcome: &connection.outcome)
+            // Only once logged in: libssh2 sends its first keepalive at the next wait, and one sent before the login
+            // is a protocol error to sshd (a "dispatch_protocol_error" line in the server's log for every login).
+            session.startKeepalives(interval: hop.settings.serverAliveInterval ?? options.keepaliveInterval)
             connection.names.append(hop.name)
             connection.targetSettings = hop.settings
             connection.targetName = hop.name
@@ -96,7 +99,6 @@ public final class SSHConnector {
             settings: hop.settings)
         do {
             try session.handshake(target: hop.name)
-            session.startKeepalives(interval: hop.settings.serverAliveInterval ?? options.keepaliveInterval)
         } catch {
             // A ProxyCommand that failed says why on its stderr: that is the message, not libssh2's.
             throw (carrier as? ProxyCommandChild)?.failure(handshake: error) ?? error

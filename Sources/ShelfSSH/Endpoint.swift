@@ -80,6 +80,10 @@ public struct ConnectOptions: Sendable {
     /// libssh2's own key loading cannot do (it looks the private key up under the certificate's type); nil: the
     /// host's CertificateFiles are not offered (nor on libssh2 1.10: LibSSH2.Features.userCertificates).
     public var certificateSigner: CertificateSigner?
+    /// Sends the plan's first key at once instead of asking the server for its methods first (the "none" request):
+    /// one round trip less per login. Only where nobody is shown the server's banner (a fleet run): libssh2 hands the
+    /// banner over only with the methods.
+    public var keyBeforeMethods = false
 
     public init(
         trust: HostKeyTrustStore, connectTimeout: Double = 10, agentSocket: String? = nil,

@@ -118,7 +118,7 @@ final class Session {
         }
     }
 
-    /// Keepalives after `interval` seconds without sending, set right after the handshake — at first asking for *no*
+    /// Keepalives after `interval` seconds without sending, set right after the login — at first asking for *no*
     /// reply. libssh2 sends one from any blocking wait and matches a global request's answer by its type alone, so a
     /// keepalive answered by sshd's REQUEST_FAILURE (sshd answers one sent during the login once the login is done)
     /// would be taken as the answer to a `-R` listen request that follows. Once the session's own global requests are

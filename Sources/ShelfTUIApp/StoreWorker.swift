@@ -17,6 +17,8 @@ final class StoreWorker: @unchecked Sendable {
     private let mailbox: Mailbox
     /// Touched only on `queue`.
     private var opened: Store?
+    /// Touched only on `queue`: a whole catalog was delivered, so the screen shows every host.
+    private var deliveredWhole = false
 
     /// Which reference keys the vault holds, read with each load (names only).
     private let secretsPresent: @Sendable () -> Set<String>?
@@ -52,12 +54,18 @@ final class StoreWorker: @unchecked Sendable {
                 let store = try store()
                 if let catalog = try CatalogLoader.cached(store, secretsPresent: secretsPresent()) {
                     mailbox.deliver(.loaded(catalog))
+                    deliveredWhole = true
                     return
                 }
-                // The cache is stale (a change since it was built): rows first, then the whole catalog.
-                mailbox.expect()
-                mailbox.deliver(.loaded(try CatalogLoader.first(store)))
+                // The cache is stale (a change since it was built). On the first load, rows first, then the whole
+                // catalog; once every host is on screen, only the whole one: a first screenful would swap a search's
+                // results for "loading all hosts" until the rebuild lands.
+                if !deliveredWhole {
+                    mailbox.expect()
+                    mailbox.deliver(.loaded(try CatalogLoader.first(store)))
+                }
                 mailbox.deliver(.loaded(try CatalogLoader.load(store, secretsPresent: secretsPresent())))
+                deliveredWhole = true
             } catch {
                 let failure = ShelfError(from: error)
                 mailbox.deliver(.loadFailed(failure.message, hint: failure.hint))

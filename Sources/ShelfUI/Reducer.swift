@@ -26,7 +26,8 @@ public enum Reducer {
                 ?? clamp(state.identityCursor, count: catalog.identities.count)
             state.loaded = true
             state.loadError = nil
-            state.marks = state.marks.filter { catalog.row(of: $0) != nil }
+            // Only a whole catalog says a marked host is gone: a first screenful lacks every host after it.
+            if catalog.isComplete { state.marks = state.marks.filter { catalog.row(of: $0) != nil } }
             state.reachability.decide(catalog)
             if state.failure?.subject == .store { state.failure = nil }
             let keepGroup = state.selectedGroupID

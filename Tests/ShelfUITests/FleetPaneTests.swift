@@ -45,6 +45,26 @@ final class FleetPaneTests: XCTestCase {
         XCTAssertTrue(state.marks.isEmpty, "all were marked: * unmarks them")
     }
 
+    /// A first screenful (the rows the store worker shows while the whole catalog is rebuilt) lacks every host after
+    /// it: their marks stay. Only a whole catalog without a host drops its mark.
+    func testMarksOutliveAFirstScreenfulAndGoOnlyWithTheirHost() {
+        let whole = Fixtures.longList(300)
+        var state = Fixtures.state(whole)
+        Fixtures.press(&state, .char("*"))
+        let marked = state.marks
+        XCTAssertEqual(marked.count, 300)
+        let hosts = (0..<whole.table.count).map { whole.host(at: $0) }
+        let groups = Array(whole.tree.groups.values)
+        var first = Catalog(hosts: Array(hosts.prefix(40)), groups: groups)
+        first.isComplete = false
+        _ = Reducer.reduce(&state, .loaded(first))
+        XCTAssertEqual(state.marks.count, 300, "a first screenful drops no mark")
+        XCTAssertTrue(state.marks == marked)
+        _ = Reducer.reduce(&state, .loaded(Catalog(hosts: Array(hosts.dropLast()), groups: groups)))
+        XCTAssertEqual(state.marks.count, 299, "a host gone from a whole catalog is unmarked")
+        XCTAssertFalse(state.marks.contains(hosts[299].id))
+    }
+
     /// Marks web-eu-1 and db-us, opens the pane and types `uptime`.
     static func asked(rows: Int = 24, columns: Int = 80) -> UIState {
         var state = Fixtures.state(Fixtures.threeLevels(), rows: rows, columns: columns)

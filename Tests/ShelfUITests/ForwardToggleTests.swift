@@ -180,5 +180,9 @@ final class ForwardToggleTests: XCTestCase {
         XCTAssertEqual(lines[1], "1.2 MB out, 340.0 KB in;", "broken after punctuation, units kept with numbers")
         for (i, line) in lines.dropLast().enumerated() { XCTAssertLessThanOrEqual(line.count, i == 0 ? 30 : 28, line) }
         XCTAssertEqual(DetailsView.wrap("not running", width: 30, lines: 3), ["not running"])
+        // An address has no space: it breaks after the user, never inside the port.
+        XCTAssertEqual(
+            DetailsView.wrap("deploy-bench-4685@127.0.0.1:51377", width: 30, lines: 3),
+            ["deploy-bench-4685@", "127.0.0.1:51377"])
     }
 }

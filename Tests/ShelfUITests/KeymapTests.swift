@@ -32,6 +32,22 @@ final class KeymapTests: XCTestCase {
         XCTAssertEqual(state.mode, .browse)
     }
 
+    /// A description longer than the help box goes on under itself: nothing is cut with an ellipsis.
+    func testALongDescriptionWrapsInsteadOfBeingCut() {
+        var state = Fixtures.state(ShelfUI.Catalog(), rows: 200, columns: 120)
+        _ = Reducer.reduce(&state, .key(.char("?")))
+        let screen = Screen.render(state)
+        XCTAssertFalse(screen.text.contains("…"), screen.text)
+        let space = Keymap.table.first { $0.command == .toggleGroup }!.description
+        XCTAssertGreaterThan(space.count, 80, "the test needs a description longer than the box")
+        let shown = screen.text.split(separator: "\n").map { line in
+            line.replacingOccurrences(of: "│", with: "").trimmingCharacters(in: .whitespaces)
+        }
+        let start = shown.firstIndex { $0.hasPrefix("Space") && $0.contains("mark or unmark") }!
+        let words = shown[start...].prefix(3).joined(separator: " ").split(separator: " ").joined(separator: " ")
+        XCTAssertTrue(words.contains(space.split(separator: " ").joined(separator: " ")), words)
+    }
+
     /// The README's keymap section and docs/TUI.md's are exactly what the table generates.
     func testReadmeAndTUIDocKeymapSectionsMatchTheTable() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -104,8 +104,9 @@ enum CopyCommand {
         let summary = session.run(
             fleet, settings: settings, options: connect, json: false,
             line: { progress in
-                progressBar(copied.total, of: expected, rate: copied.rate()) + "; "
-                    + FleetSession.progressLine(progress)
+                // One host: the bytes say it all; several: how many hosts are done too.
+                let bar = progressBar(copied.total, of: expected, rate: copied.rate())
+                return fleet.plans.count == 1 ? bar : bar + "; " + FleetSession.progressLine(progress)
             }
         ) { plan, abort, connected in
             FleetConnect.run(
@@ -137,7 +138,8 @@ enum CopyCommand {
     }
 }
 
-/// `[########------] 57% 1.2 GiB of 2.1 GiB, 96.0 MiB/s` (without a bar when the size is not known ahead).
+/// `[########------] 57% 1.2 GiB of 2.1 GiB, 96.0 MiB/s, 0:09 left` (without a bar when the size is not known
+/// ahead).
 func progressBar(_ done: UInt64, of total: UInt64?, rate: Double) -> String {
     let speed = "\(Bytes.text(UInt64(rate)))/s"
     guard let total, total > 0 else { return "\(Bytes.text(done)) copied, \(speed)" }
@@ -145,8 +147,19 @@ func progressBar(_ done: UInt64, of total: UInt64?, rate: Double) -> String {
     let width = 20
     let filled = Int(fraction * Double(width))
     let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
-    return "[\(bar)] \(Int(fraction * 100))% \(Bytes.text(done)) of \(Bytes.text(total)), \(speed)"
+    var line = "[\(bar)] \(Int(fraction * 100))% \(Bytes.text(done)) of \(Bytes.text(total)), \(speed)"
+    if rate > 0, done < total {
+        let seconds = Int((Double(total - done) / rate).rounded(.up))
+        let clock =
+            seconds >= 3600
+            ? "\(seconds / 3600):\(twoDigits(seconds / 60 % 60)):\(twoDigits(seconds % 60))"
+            : "\(seconds / 60):\(twoDigits(seconds % 60))"
+        line += ", \(clock) left"
+    }
+    return line
 }
+
+private func twoDigits(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
 
 /// The bytes of the regular files under `paths` (following directories), for the progress bar.
 private func localSize(_ paths: [String]) -> UInt64 {

@@ -36,7 +36,8 @@ enum RunCommand {
                 "hosts-file", "FILE", "also run on the hosts named in FILE (one sshelf host name a line, # comments)"),
             .flag(
                 "dry-run",
-                "list the hosts and each one's connect plan (hops, host keys, credential sources); connect to none"),
+                "list the hosts and each one's connect plan (hops, host keys, credential sources); connect to none"
+                    + " (the command may be left out)"),
             .value("parallel", "N", "run on at most N hosts at once (default \(FleetRun.Settings.defaultParallel))"),
             .value("canary", "N", "run on the first N hosts first; stop there unless all of them succeed"),
             .value("timeout", "SECONDS", "connect timeout per host and address (default 10)"),
@@ -59,7 +60,8 @@ enum RunCommand {
         let split = call.separator ?? call.arguments.count
         let targets = Array(call.arguments[..<split])
         let command = call.arguments[split...].joined(separator: " ")
-        guard !command.isEmpty else {
+        // A dry run plans the hosts; the command is optional there (checking who a target reaches comes first).
+        guard !command.isEmpty || call.flag("dry-run") else {
             throw ShelfError(.usage, "run: missing the command", hint: "sshelf run TARGETS -- COMMAND ...")
         }
         let store = try context.store()
@@ -69,7 +71,11 @@ enum RunCommand {
         if call.flag("dry-run") {
             FleetCommand.printDryRun(fleet, options: options, context: context)
             let hosts = "\(fleet.plans.count) host\(fleet.plans.count == 1 ? "" : "s")"
-            context.print("command \(FleetLog.commandHash(command)) (\(command.utf8.count) bytes) on \(hosts)")
+            if command.isEmpty {
+                context.print("\(hosts), no command given")
+            } else {
+                context.print("command \(FleetLog.commandHash(command)) (\(command.utf8.count) bytes) on \(hosts)")
+            }
             return 0
         }
         try FleetCommand.confirm(fleet, call: call, context: context)

@@ -71,9 +71,7 @@ enum FleetCommand {
                 hint: "check the hosts with --dry-run, then re-run with --yes")
         }
         defer { tty.close() }
-        let names =
-            fleet.hosts.prefix(8).map { Display.safe($0.name) }.joined(separator: ", ")
-            + (fleet.hosts.count > 8 ? ", …" : "")
+        let names = HostRanges.fold(fleet.hosts.map { Display.safe($0.name) }, within: 240)
         tty.write("sshelf \(call.command.name) needs a confirmation: \(reason).\nHosts: \(names)\n")
         tty.write("Type \(answer) (the number of hosts) to go ahead: ")
         guard tty.readLine(echo: true).trimmingSpaces() == answer else {

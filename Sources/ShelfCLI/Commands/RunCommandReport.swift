@@ -1,5 +1,6 @@
-// RunCommandReport: how a fleet run is reported — every distinct output once under the hosts that gave it (clush -b,
-// dshbak), then one status line per host and a summary; or, with --json, one JSON object a line per host.
+// RunCommandReport: how a fleet run is reported — every distinct output once under the hosts that gave it, folded
+// as clush -b and dshbak -c print them (web-[01-03]), then one status line per host and a summary; or, with --json,
+// one JSON object a line per host.
 import FoundationEssentials
 import ShelfCore
 import ShelfOperations
@@ -11,7 +12,7 @@ enum RunReport {
     static func print(_ summary: FleetRun.Summary, context: AppContext) {
         for group in FleetReport.groups(summary.results) {
             context.output(
-                "\(rule)\n\(group.hosts.map(Display.safe).joined(separator: ",")) (\(group.hosts.count))\n\(rule)\n")
+                "\(rule)\n\(HostRanges.fold(group.hosts.map(Display.safe))) (\(group.hosts.count))\n\(rule)\n")
             write(group.stdout, context: context)
             if !group.stderr.isEmpty {
                 context.output("--- stderr\n")

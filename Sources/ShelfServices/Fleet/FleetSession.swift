@@ -88,7 +88,7 @@ public final class FleetSession: @unchecked Sendable {
             fleet, settings: settings, interrupts: interrupts.readEnd,
             progress: live
                 ? { progress in
-                    errorOutput("\r\u{1B}[K" + line(progress))
+                    errorOutput("\r\u{1B}[K" + Self.fit(line(progress), columns: TerminalSize.current(2)?.columns))
                 } : nil, job: job)
         if live { errorOutput("\r\u{1B}[K") }
         return summary
@@ -108,6 +108,13 @@ public final class FleetSession: @unchecked Sendable {
             job(plans[index], abort, connected)
         }
         return runner.run(interrupts: interrupts, progress: progress)
+    }
+
+    /// The live line cut to one column short of the terminal's width: a line that wrapped would leave a copy of
+    /// itself on the screen at every update (a carriage return goes back only to the start of its last row).
+    public static func fit(_ line: String, columns: Int?) -> String {
+        guard let columns, line.count >= columns else { return line }
+        return String(line.prefix(max(1, columns - 1)))
     }
 
     public static func progressLine(_ progress: FleetRun.Progress) -> String {

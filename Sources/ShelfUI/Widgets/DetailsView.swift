@@ -163,7 +163,8 @@ enum DetailsView {
     }
 
     /// `text` in lines of at most `width` characters (continuation lines `continuation` wide, 2 narrower than
-    /// `width` unless given), broken at spaces; the last line keeps the rest (the canvas ends it with an ellipsis).
+    /// `width` unless given), broken at spaces (else after an "@"); the last line keeps the rest (the canvas ends it
+    /// with an ellipsis).
     static func wrap(_ text: String, width: Int, lines: Int, continuation: Int? = nil) -> [String] {
         var out: [String] = []
         var rest = Substring(text)
@@ -181,8 +182,10 @@ enum DetailsView {
                     && [",", ":", ";"].contains(head[head.index(before: $0)])
             }
             .flatMap { head.distance(from: head.startIndex, to: $0) * 2 >= room ? $0 : nil }
+            // A word with no space (an address: user@host:port) breaks after its "@", not inside a number.
+            let afterAt = head.dropLast().lastIndex(of: "@").map { head.index(after: $0) }
             let cut =
-                afterPunctuation ?? head.lastIndex(of: " ")
+                afterPunctuation ?? head.lastIndex(of: " ") ?? afterAt
                 ?? rest.index(rest.startIndex, offsetBy: max(1, CharWidth.prefix(String(rest), fitting: room).count))
             out.append(String(rest[..<cut]))
             rest = rest[cut...].drop { $0 == " " }

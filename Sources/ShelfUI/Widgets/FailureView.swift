@@ -8,16 +8,16 @@ enum FailureView {
         let width = max(10, min(state.columns - 4, 100))
         let left = max(2, (state.columns - width) / 2)
         var lines: [(String, CellStyle)] = [(failure.title, CellStyle(color: .red, bold: true)), ("", .plain)]
-        for line in PromptView.wrap(failure.message, width: width) { lines.append((line, .plain)) }
+        for line in WordWrap.lines(failure.message, width: width) { lines.append((line, .plain)) }
         if let hint = failure.hint {
             lines.append(("", .plain))
-            for (i, line) in PromptView.wrap(hint, width: width - 6).enumerated() {
+            for (i, line) in WordWrap.lines(hint, width: width - 6).enumerated() {
                 lines.append(((i == 0 ? "hint: " : "      ") + line, .bold))
             }
         }
         if failure.subject == .vault {
             lines.append(("", .plain))
-            for line in PromptView.wrap(
+            for line in WordWrap.lines(
                 "Hosts can still be browsed and edited; connecting with a credential from "
                     + "the vault fails until it can be opened.", width: width)
             {

@@ -1,6 +1,7 @@
 // FleetPaneView: the run pane — each host's state and how it ended, then every distinct output once under the hosts
 // that gave it; the command question and the typed confirmation as boxes over it.
 import FoundationEssentials
+import ShelfCore
 
 enum FleetPaneView {
     static func draw(_ pane: FleetPane, state: UIState, on canvas: inout Canvas) {
@@ -54,7 +55,7 @@ enum FleetPaneView {
         }
         for group in pane.groups {
             out.append(Line(""))
-            out.append(Line("\(group.hosts.joined(separator: ",")) (\(group.hosts.count))", .bold))
+            out.append(Line("\(HostRanges.fold(group.hosts)) (\(group.hosts.count))", .bold))
             out += group.stdout.map { Line($0) }
             if !group.stderr.isEmpty {
                 out.append(Line("--- stderr", .dim))
@@ -71,7 +72,9 @@ enum FleetPaneView {
         let e = state.symbols.ellipsis
         let head: String
         switch pane.phase {
-        case .starting, .command, .confirm:
+        case .command, .confirm:
+            head = "waiting to start on \(pane.hosts.count) host\(pane.hosts.count == 1 ? "" : "s")"
+        case .starting:
             head = "starting on \(pane.hosts.count) host\(pane.hosts.count == 1 ? "" : "s")..."
         case .running: head = counts(pane) + (pane.stops == 0 ? "" : pane.stops == 1 ? " (stopping)" : " (killing)")
         case .ended: head = pane.summary ?? counts(pane)
@@ -110,9 +113,8 @@ enum FleetPaneView {
             ellipsis: e)
     }
 
-    static func hostList(_ pane: FleetPane, limit: Int = 8) -> String {
-        let names = pane.hosts.prefix(limit).map(\.name).joined(separator: ", ")
-        return pane.hosts.count > limit ? names + " and \(pane.hosts.count - limit) more" : names
+    static func hostList(_ pane: FleetPane, width: Int = 160) -> String {
+        HostRanges.fold(pane.hosts.map(\.name), within: width)
     }
 
     static func drawQuestion(_ pane: FleetPane, state: UIState, on canvas: inout Canvas) {
@@ -134,28 +136,13 @@ enum FleetPaneView {
             width: inner.width, style: .dim, ellipsis: e)
     }
 
-    /// Words of `text` in lines of at most `width` cells.
-    static func wrap(_ text: String, width: Int) -> [String] {
-        var lines: [String] = []
-        var line = ""
-        for word in text.split(separator: " ") {
-            if !line.isEmpty, CharWidth.of(line) + 1 + CharWidth.of(String(word)) > width {
-                lines.append(line)
-                line = ""
-            }
-            line += (line.isEmpty ? "" : " ") + word
-        }
-        if !line.isEmpty { lines.append(line) }
-        return lines
-    }
-
     static func drawConfirmation(
         _ pane: FleetPane, reason: String, answer: String, state: UIState,
         on canvas: inout Canvas
     ) {
         let width = min(72, state.columns - 2)
-        let text = wrap("This run needs a confirmation: \(reason).", width: width - 4)
-        let hosts = wrap("Hosts: " + hostList(pane), width: width - 4).prefix(2)
+        let text = WordWrap.lines("This run needs a confirmation: \(reason).", width: width - 4)
+        let hosts = WordWrap.lines("Hosts: " + hostList(pane), width: width - 4).prefix(2)
         let inner = Frame.box(
             title: "Run on \(pane.hosts.count) hosts?", height: text.count + hosts.count + 8,
             width: width, state: state, on: &canvas)

@@ -201,7 +201,7 @@ enum HelpView {
             out.append((context.rawValue, .bold))
             for binding in Keymap.bindings(in: context) {
                 var text =
-                    (state.symbols == .ascii ? binding.asciiKeyLabel : binding.keyLabel).padded(to: 16)
+                    (state.symbols == .ascii ? binding.asciiKeyLabel : binding.keyLabel).padded(to: keyColumn)
                     + binding.description
                 var style = CellStyle.plain
                 if context == .browse, let reason = binding.disabledReason(StateForHelp.browsing(state)) {
@@ -214,9 +214,23 @@ enum HelpView {
         return out
     }
 
+    static let keyColumn = 16
+
+    /// `lines` as drawn `width` cells wide: a description too long for one line goes on under itself, never cut.
+    static func wrapped(_ state: UIState, width: Int) -> [(String, CellStyle)] {
+        lines(state).flatMap { line -> [(String, CellStyle)] in
+            guard CharWidth.of(line.0) > width, width > keyColumn + 8 else { return [line] }
+            let key = String(line.0.prefix(keyColumn))
+            let indent = String(repeating: " ", count: keyColumn)
+            return WordWrap.lines(String(line.0.dropFirst(keyColumn)), width: width - keyColumn).enumerated().map {
+                (($0.offset == 0 ? key : indent) + $0.element, line.1)
+            }
+        }
+    }
+
     static func draw(_ state: UIState, scroll: Int, on canvas: inout Canvas) {
         let inner = Frame.box(title: "Keys", height: state.rows - 2, width: 96, state: state, on: &canvas)
-        let all = lines(state)
+        let all = wrapped(state, width: inner.width)
         let rows = max(1, inner.height - 1)
         let start = min(scroll, max(0, all.count - rows))
         for (i, line) in all.dropFirst(start).prefix(rows).enumerated() {
@@ -257,7 +271,7 @@ enum PromptView {
         case .secret(let host, let text, let echo, let input, let remember, let offer):
             let inner = Frame.box(title: "Connecting to \(host)", height: 8, width: 72, state: state, on: &canvas)
             // The question may be long (a server's instruction before its prompt): two lines, the end kept.
-            let lines = wrap(text, width: inner.width)
+            let lines = WordWrap.lines(text, width: inner.width)
             for (i, line) in lines.suffix(2).enumerated() {
                 canvas.write(
                     line, row: inner.row + i, column: inner.column, width: inner.width,
@@ -276,7 +290,7 @@ enum PromptView {
             canvas.write("Enter sends, Esc cancels", row: inner.row + 5, column: inner.column, style: .dim)
         case .vaultPassphrase(let text, let input):
             let inner = Frame.box(title: "Unlock the vault", height: 8, width: 72, state: state, on: &canvas)
-            for (i, line) in wrap(text, width: inner.width).suffix(2).enumerated() {
+            for (i, line) in WordWrap.lines(text, width: inner.width).suffix(2).enumerated() {
                 canvas.write(
                     line, row: inner.row + i, column: inner.column, width: inner.width,
                     style: line.hasPrefix("Wrong") ? CellStyle(color: .red, bold: true) : .plain,
@@ -297,7 +311,7 @@ enum PromptView {
         let text = width - 4
         var lines: [(String, CellStyle)] = []
         func paragraph(_ words: String, _ style: CellStyle = .plain) {
-            for line in wrap(words, width: text) { lines.append((line, style)) }
+            for line in WordWrap.lines(words, width: text) { lines.append((line, style)) }
         }
         let red = CellStyle(color: .red, bold: true)
         let title: String
@@ -348,25 +362,5 @@ enum PromptView {
                     ellipsis: state.symbols.ellipsis)
             }
         }
-    }
-}
-
-extension PromptView {
-    /// Splits at spaces into lines of at most `width` characters (a longer word is cut).
-    static func wrap(_ text: String, width: Int) -> [String] {
-        var lines: [String] = []
-        var line = ""
-        for word in text.split(separator: " ", omittingEmptySubsequences: true) {
-            if line.isEmpty {
-                line = String(word)
-            } else if CharWidth.of(line) + 1 + CharWidth.of(String(word)) <= width {
-                line += " " + word
-            } else {
-                lines.append(line)
-                line = String(word)
-            }
-        }
-        if !line.isEmpty || lines.isEmpty { lines.append(line) }
-        return lines
     }
 }

@@ -46,6 +46,11 @@ final class RunCommandTests: XCTestCase {
             .map { String($0.dropFirst(9).prefix { $0 != " " }) }
         XCTAssertEqual(planned, ["db-fra", "web-fra", "db-nyc", "mail"], plan.stdout)
         XCTAssertTrue(plan.stdout.contains("command \(FleetWorld.sha256("uptime"))"), plan.stdout)
+        // Who a target reaches can be checked before there is a command; a real run still needs one.
+        let hostsOnly = try home.run("run", "@prod", "tag:db", "--dry-run")
+        XCTAssertExit(hostsOnly, 0)
+        XCTAssertTrue(hostsOnly.stdout.hasSuffix("3 hosts, no command given\n"), hostsOnly.stdout)
+        XCTAssertExit(try home.run("run", "@prod", "tag:db"), 2)
 
         let typo = try home.run("run", "@prod", "tag:dbb", "--dry-run", "--", "uptime")
         XCTAssertExit(typo, 3)
@@ -131,24 +136,27 @@ final class RunCommandTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: world.shared).count, 2)
     }
 
+    /// The hosts of one output are folded as clush -b prints them (web-[1-2]).
     func testIdenticalOutputsAreGroupedAndJSONKeepsStreamsApart() throws {
-        let world = try FleetWorld(["a", "b"])
-        let other = try world.secondServer(["c"])
+        let world = try FleetWorld(["web-1", "web-2"])
+        let other = try world.secondServer(["web-3"])
         let command = "echo port ${SSH_CONNECTION##* }; echo oops >&2; exit 2"
         let result = try world.home.run("run", "@prod", "--", command)
         XCTAssertExit(result, 1)
         XCTAssertTrue(
-            result.stdout.contains("a,b (2)\n---------------\nport \(world.sshd.port)\n--- stderr\noops\n"),
+            result.stdout.contains("web-[1-2] (2)\n---------------\nport \(world.sshd.port)\n--- stderr\noops\n"),
             result.stdout)
         XCTAssertTrue(
-            result.stdout.contains("c (1)\n---------------\nport \(other.port)\n--- stderr\noops\n"), result.stdout)
-        for name in ["a", "b", "c"] { XCTAssertTrue(result.stdout.contains("\(name): exit 2"), result.stdout) }
+            result.stdout.contains("web-3 (1)\n---------------\nport \(other.port)\n--- stderr\noops\n"), result.stdout)
+        for name in ["web-1", "web-2", "web-3"] {
+            XCTAssertTrue(result.stdout.contains("\(name): exit 2"), result.stdout)
+        }
 
         let json = try world.home.run("run", "@prod", "--json", "--", command)
         XCTAssertExit(json, 1)
         let hosts = try FleetWorld.jsonLines(json.stdout)
-        XCTAssertEqual(Set(hosts.keys), ["a", "b", "c"])
-        let c = try XCTUnwrap(hosts["c"])
+        XCTAssertEqual(Set(hosts.keys), ["web-1", "web-2", "web-3"])
+        let c = try XCTUnwrap(hosts["web-3"])
         XCTAssertEqual(c["stdout"] as? String, "port \(other.port)\n")
         XCTAssertEqual(c["stderr"] as? String, "oops\n")
         XCTAssertEqual(c["exitStatus"] as? Int, 2)
