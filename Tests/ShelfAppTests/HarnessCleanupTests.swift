@@ -28,6 +28,9 @@ final class HarnessCleanupTests: XCTestCase {
         environment[Self.childReport] = report
         let child = try SpawnedProcess(executable, [test], environment: environment, output: output)
         let childOutput = { tail((try? String(contentsOfFile: output, encoding: .utf8)) ?? "") }
+        try eventually("the child test process to end", deadline: Deadline.long, context: childOutput) {
+            !child.isRunning
+        }
         XCTAssertEqual(child.wait(), ending == .killed ? 128 + SIGKILL : 0, childOutput())
         let lines = ((try? String(contentsOfFile: report, encoding: .utf8)) ?? "").split(separator: "\n")
         guard let done = lines.last, done == "started" else {
@@ -77,7 +80,7 @@ final class HarnessCleanupTests: XCTestCase {
         let processes = ProcessTree.descendants(of: getpid()) + daemons
         let lines =
             processes.compactMap { StartedProcess(pid: $0)?.line }
-            + ["directory \(sshd.directory)", "directory \(home.root)", "started"]
+            + ["directory \(sshd.directory)", "directory \(home.root)", "directory \(TestScratch.root)", "started"]
         try (lines.joined(separator: "\n") + "\n").write(toFile: report, atomically: true, encoding: .utf8)
         // Held past exit, as XCTest holds a test case's properties.
         Self.held = (sshd, agent, home, tui)
