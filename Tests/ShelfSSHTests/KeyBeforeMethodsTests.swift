@@ -25,13 +25,21 @@ final class KeyBeforeMethodsTests: XCTestCase {
         }
     }
 
-    func testTheFirstKeyGoesWithoutAskingForTheMethods() throws {
+    /// A real sshd that takes one ed25519 key, and a hop that logs in with it from the vault.
+    private func keyedServer() throws -> (SSHD, SSHWorld, SSHEndpoint) {
         let key = try TestKey.generate(.ed25519)
         var options = SSHD.Options()
         options.authorizedKeys = [key.publicLine]
         let sshd = try SSHD.start(options)
         let world = SSHWorld()
-        let hop = world.endpoint(sshd, identity: world.vaultIdentity(key, type: .ed25519), pinned: world.pin(sshd))
+        return (
+            sshd, world,
+            world.endpoint(sshd, identity: world.vaultIdentity(key, type: .ed25519), pinned: world.pin(sshd))
+        )
+    }
+
+    func testTheFirstKeyGoesWithoutAskingForTheMethods() throws {
+        let (sshd, world, hop) = try keyedServer()
 
         let fleet = try connector(world, keyFirst: true).connect([hop])
         XCTAssertEqual(fleet.outcome.methods, ["publickey"])
@@ -49,12 +57,7 @@ final class KeyBeforeMethodsTests: XCTestCase {
     /// Nothing but the login goes before the login: a keepalive then would be a protocol error to sshd, one line in
     /// the server's log (at INFO) for every login.
     func testNoKeepaliveBeforeTheLogin() throws {
-        let key = try TestKey.generate(.ed25519)
-        var options = SSHD.Options()
-        options.authorizedKeys = [key.publicLine]
-        let sshd = try SSHD.start(options)
-        let world = SSHWorld()
-        let hop = world.endpoint(sshd, identity: world.vaultIdentity(key, type: .ed25519), pinned: world.pin(sshd))
+        let (sshd, world, hop) = try keyedServer()
         let connection = try world.connector.connect([hop])
         XCTAssertEqual(try SSHWorld.run(connection, "echo in").1, Array("in\n".utf8))
         connection.close()

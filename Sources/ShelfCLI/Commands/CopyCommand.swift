@@ -15,7 +15,9 @@ enum CopyCommand {
         details: """
             The last argument is the destination. HOST:PATH is a path on a host (HOST may also be @group/path or \
             tag:NAME to copy to every host of it in parallel; a colon after a slash is part of a local path); a \
-            relative remote path starts in the login directory. Several sources go into a destination directory. \
+            relative remote path, or one that starts with ~/, starts in the login directory, and a host's source may \
+            hold wildcards (quote them: 'web1:/var/log/*.log'), matched on the host as scp does. Several sources go \
+            into a destination directory. \
             Each file is written under a temporary name (.NAME.sshelf-XXXXXXXX.part) beside its final one and renamed \
             at the end, so an interrupted copy never leaves a partial file under the final name. -p keeps \
             permissions and modification times. The host key is verified before any credential is read, as for a \

@@ -36,7 +36,7 @@ public final class FleetCopy {
 
     /// Copies local `sources` to `destination` on the host: into it when it is a directory, else as it (one source).
     public func upload(_ sources: [String], to destination: String) throws(SSHError) {
-        let target = destination.isEmpty ? "." : destination
+        let target = destination.isEmpty ? "." : try RemotePaths.home(destination)
         let into = try sftp.stat(target)?.isDirectory ?? false
         if sources.count > 1 && !into {
             throw SSHError(.channelFailed, "\(target) is not a directory on the host, and several sources go into it")
@@ -108,8 +108,11 @@ public final class FleetCopy {
 
     // MARK: download
 
-    /// Copies the host's `sources` to local `destination`: into it when it is a directory, else as it (one source).
-    public func download(_ sources: [String], to destination: String) throws(SSHError) {
+    /// Copies the host's paths (`~/`, wildcards: RemotePaths) to local `destination`: into it when it is a directory,
+    /// else as it (one source).
+    public func download(_ patterns: [String], to destination: String) throws(SSHError) {
+        var sources: [String] = []
+        for pattern in patterns { sources += try RemotePaths.expand(pattern.isEmpty ? "." : pattern, in: sftp) }
         var info = stat()
         let into = fstatat(AT_FDCWD, destination, &info, 0) == 0 && info.st_mode & S_IFMT == S_IFDIR
         if sources.count > 1 && !into {

@@ -51,6 +51,40 @@ final class CopyCommandTests: XCTestCase {
         XCTAssertEqual(FileManager.default.contents(atPath: back), data, "a failed copy leaves the old file alone")
     }
 
+    /// A host's path as scp takes it: wildcards matched on the host (hidden names only by a dot), `~/` the login's
+    /// home; a pattern that matches nothing is an error that names it.
+    func testWildcardsAndTheHomeOnTheHost() throws {
+        let world = try FleetWorld(["a"])
+        var made: [String: Data] = [:]
+        for name in ["x1.log", "x2.log", "y.txt", ".hidden.log", "sub/x3.log"] {
+            made[name] = try makeFile(world.shared + "/" + name, count: 100 + name.count)
+        }
+        let local = world.home.root + "/got"
+        try FileManager.default.createDirectory(atPath: local, withIntermediateDirectories: true)
+        let logs = try world.home.run("cp", "a:\(world.shared)/*.log", local)
+        XCTAssertExit(logs, 0)
+        XCTAssertTrue(logs.stdout.contains("a: copied 2 files"), logs.stdout)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: local).sorted(), ["x1.log", "x2.log"])
+        XCTAssertEqual(FileManager.default.contents(atPath: local + "/x2.log"), made["x2.log"])
+        let deeper = try world.home.run("cp", "a:\(world.shared)/s*/x?.log", local)
+        XCTAssertExit(deeper, 0)
+        XCTAssertEqual(FileManager.default.contents(atPath: local + "/x3.log"), made["sub/x3.log"])
+
+        let none = try world.home.run("cp", "a:\(world.shared)/*.nothing", local)
+        XCTAssertExit(none, 1)
+        XCTAssertTrue(none.stdout.contains("*.nothing: no match on the host"), none.stdout)
+
+        // ~/ is the login's home.
+        let folder = "sshelf-cp-\(UUID().uuidString.prefix(8))"
+        let home = "/home/\(TestAccount.name)/\(folder)"
+        let inHome = try makeFile(home + "/notes.txt", count: 321)
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        XCTAssertExit(try world.home.run("cp", "a:~/\(folder)/notes.txt", local), 0)
+        XCTAssertEqual(FileManager.default.contents(atPath: local + "/notes.txt"), inHome)
+        let other = try world.home.run("cp", "a:~root/x", local)
+        XCTAssertTrue(other.stdout.contains("another account's home"), other.stdout)
+    }
+
     func testATreeWithRecursiveAndPreserveKeepsModesAndTimes() throws {
         let world = try FleetWorld(["a"])
         let tree = world.home.root + "/tree"
