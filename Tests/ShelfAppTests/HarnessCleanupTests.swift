@@ -26,6 +26,7 @@ final class HarnessCleanupTests: XCTestCase {
         let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
         var environment = ProcessInfo.processInfo.environment
         environment[Self.childReport] = report
+        environment["SSHELF_KEEP_SSHD"] = nil  // the server's folder must go at exit, whatever the developer keeps
         let child = try SpawnedProcess(executable, [test], environment: environment, output: output)
         let childOutput = { tail((try? String(contentsOfFile: output, encoding: .utf8)) ?? "") }
         try eventually("the child test process to end", deadline: Deadline.long, context: childOutput) {
