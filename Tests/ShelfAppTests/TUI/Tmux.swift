@@ -127,7 +127,8 @@ final class Tmux {
     }
 
     /// Waits until the screen satisfies `condition`, and returns that screen; on timeout the test fails here
-    /// with the last screen (and `context()`, e.g. a server log).
+    /// with the last screen (and `context()`, e.g. a server log). The screen may be a frame half drawn: what must
+    /// be gone from it belongs in `condition`, not in an assertion on what comes back.
     @discardableResult
     func waitFor(
         _ what: String, escapes: Bool = false, deadline: TimeInterval = Deadline.standard,
