@@ -28,11 +28,12 @@ let package = Package(
         // each imported by the one Swift target that owns that library.
         .target(name: "CCursesShims", dependencies: ["CNcurses"], path: "Sources/CCursesShims"),
         .target(name: "CKeyringShims", path: "Sources/CKeyringShims"),
+        .target(name: "CDescriptorShims", path: "Sources/CDescriptorShims"),
 
         .target(name: "ShelfCore", path: "Sources/ShelfCore"),
         // POSIX helpers every file owner shares: private directories and files, atomic writes, hardening,
         // guarded secret memory.
-        .target(name: "ShelfSystem", path: "Sources/ShelfSystem"),
+        .target(name: "ShelfSystem", dependencies: ["CDescriptorShims"], path: "Sources/ShelfSystem"),
         // The one SQLite wrapper: the store and the vault both open their files through it.
         .target(
             name: "ShelfSQLite", dependencies: ["ShelfSystem", "CSQLite"], path: "Sources/ShelfSQLite",
@@ -122,7 +123,7 @@ let package = Package(
             name: "ShelfAppTests",
             dependencies: [
                 "ShelfCLI", "ShelfTUIApp", "ShelfServices", "ShelfCore", "ShelfStore", "ShelfUI", "TestSupport",
-                "ShelfSQLite",
+                "ShelfSQLite", "ShelfOperations",
             ],
             path: "Tests/ShelfAppTests"),
     ]

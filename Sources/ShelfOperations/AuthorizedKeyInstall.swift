@@ -6,6 +6,7 @@
 import FoundationEssentials
 import ShelfCore
 import ShelfSSH
+import ShelfSystem
 import ShelfVault
 
 #if canImport(Glibc)
@@ -51,7 +52,7 @@ public enum AuthorizedKeyInstall {
     /// Runs the script on a logged-in connection with `line` on its stdin.
     public static func install(_ line: String, on connection: SSHConnection) throws(SSHError) -> Outcome {
         var channel: [Int32] = [-1, -1]
-        guard pipe(&channel) == 0 else { return .failed("pipe: \(String(cString: strerror(errno)))") }
+        guard CloseOnExec.pipe(&channel) == 0 else { return .failed("pipe: \(String(cString: strerror(errno)))") }
         let bytes = Array((line + "\n").utf8)
         let written = bytes.withUnsafeBytes { write(channel[1], $0.baseAddress, $0.count) }
         close(channel[1])

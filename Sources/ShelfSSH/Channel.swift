@@ -7,6 +7,7 @@ import Glibc
 final class Channel {
     let raw: OpaquePointer
     unowned let session: Session
+    private var termSent = false
 
     enum Read { case data(Int), wouldBlock, eof }
 
@@ -56,6 +57,21 @@ final class Channel {
     func close() {
         _ = retry { libssh2_channel_close(raw) }
         _ = retry { libssh2_channel_wait_closed(raw) }
+    }
+
+    /// Stops the command on this channel: TERM first where the library can send signals (libssh2 1.11's
+    /// libssh2_channel_signal_ex, looked up at run time), then the channel is closed — sshd then closes the command's
+    /// stdin, stdout and stderr, so on 1.10 a command ends when it next writes (SIGPIPE) or reads its input (EOF).
+    /// The server's close is not waited for (libssh2 drops it for a freed channel). False while that would block
+    /// (call again).
+    func stopCommand() -> Bool {
+        if !termSent {
+            if let send = LibSSH2.optional("libssh2_channel_signal_ex", as: sshelf_libssh2_channel_signal_ex.self) {
+                guard send(raw, "TERM", 4) != LIBSSH2_ERROR_EAGAIN else { return false }
+            }
+            termSent = true
+        }
+        return libssh2_channel_close(raw) != LIBSSH2_ERROR_EAGAIN
     }
 
     /// The remote command's exit: its status, or the signal that ended it.

@@ -9,6 +9,7 @@ import CLibSSH2
 import FoundationEssentials
 import Glibc
 import ShelfCore
+import ShelfSystem
 
 public final class ForwardEngine: @unchecked Sendable {
     /// The server's window per channel: how much it may send before we read. Bounds libssh2's queue per channel.
@@ -105,15 +106,11 @@ public final class ForwardEngine: @unchecked Sendable {
         var pipes: [(read: Int32, write: Int32)] = []
         for _ in 0..<2 {
             var pipeFDs: [Int32] = [-1, -1]
-            guard pipe(&pipeFDs) == 0 else {
+            guard CloseOnExec.pipe(&pipeFDs, nonBlocking: true) == 0 else {
                 let reason = String(cString: strerror(errno))
                 for made in pipes { close(made.read); close(made.write) }
                 scratch.deallocate()
                 throw SSHError(.network, "could not create the forward's control pipe: \(reason)")
-            }
-            for fd in pipeFDs {
-                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
             }
             pipes.append((pipeFDs[0], pipeFDs[1]))
         }

@@ -2,6 +2,7 @@
 // when the port is taken), accepted connections tuned for throughput, and non-blocking connects for -R.
 import FoundationEssentials
 import Glibc
+import ShelfSystem
 
 enum ForwardSocket {
     /// Socket buffers sized to the forward buffers so one read or write moves a whole buffer.
@@ -63,10 +64,8 @@ enum ForwardSocket {
 
     /// Accepts one connection (nil when none is waiting), non-blocking, with TCP_NODELAY and large buffers.
     static func accept(_ listener: Int32) -> Int32? {
-        let fd = Glibc.accept(listener, nil, nil)
+        let fd = CloseOnExec.accept(listener, nonBlocking: true)
         guard fd >= 0 else { return nil }
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         tune(fd)
         return fd
     }

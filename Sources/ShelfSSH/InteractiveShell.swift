@@ -5,6 +5,7 @@ import CLibSSH2
 import FoundationEssentials
 import Glibc
 import ShelfCore
+import ShelfSystem
 
 public struct ShellOptions: Sendable {
     public var term: String
@@ -171,13 +172,11 @@ final class ShellSignals {
     /// `watched`: the signals caught (exec catches only SIGINT, to pass it on).
     init(_ watched: [Int32] = ShellSignals.watched) throws(SSHError) {
         var fds: [Int32] = [-1, -1]
-        guard pipe(&fds) == 0 else { throw SSHError(.channelFailed, "could not set up signal handling") }
+        guard CloseOnExec.pipe(&fds, nonBlocking: true) == 0 else {
+            throw SSHError(.channelFailed, "could not set up signal handling")
+        }
         readFD = fds[0]
         writeFD = fds[1]
-        for fd in fds {
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        }
         shellSignalPipe = writeFD
         for signal in watched {
             var action = sigaction()

@@ -23,12 +23,11 @@ final class JumpBridge: @unchecked Sendable {
             throw SSHError(.network, "could not create the jump-host bridge: \(String(cString: strerror(errno)))")
         }
         var pipeFDs: [Int32] = [-1, -1]
-        guard pipe(&pipeFDs) == 0 else {
+        guard CloseOnExec.pipe(&pipeFDs) == 0 else {
             close(pair[0])
             close(pair[1])
             throw SSHError(.network, "could not create the jump-host bridge: \(String(cString: strerror(errno)))")
         }
-        for fd in pipeFDs { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         self.outer = outer
         self.channel = channel
         self.pumpEnd = pair[0]

@@ -20,12 +20,11 @@ struct ProxyCommandTransport: HopTransport {
             throw SSHError(.network, "could not connect the ProxyCommand: \(String(cString: strerror(errno)))")
         }
         var errors: [Int32] = [-1, -1]
-        guard pipe(&errors) == 0 else {
+        guard CloseOnExec.pipe(&errors) == 0 else {
             close(pair[0])
             close(pair[1])
             throw SSHError(.network, "could not connect the ProxyCommand: \(String(cString: strerror(errno)))")
         }
-        for fd in errors { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         let started = ChildProcess.spawn(
             ["/bin/sh", "-c", "exec " + expanded], stdin: pair[1], stdout: pair[1],
             stderr: errors[1])

@@ -10,7 +10,8 @@ extension SSHConnection {
     /// read until EOF and sent as the command's stdin.
     /// With `terminal` (a TERM value) the command gets a PTY, as `RequestTTY yes|force` asks (the local terminal,
     /// when `input` is one, goes to raw mode meanwhile). `passInterrupts` (the CLI's exec, in the foreground) catches
-    /// SIGINT while the command runs and passes it on, where the library can.
+    /// SIGINT while the command runs and passes it on, where the library can. Another thread's `abort()` while the
+    /// command runs stops it (TERM where the library can, then the channel closed) and throws `.cancelled`.
     public func exec(
         _ command: String, input: Int32? = nil, terminal: String? = nil, passInterrupts: Bool = false,
         stdout: (UnsafeRawBufferPointer) -> Void,
@@ -53,18 +54,29 @@ extension SSHConnection {
             session: session, channel: channel, input: input,
             liveness: Liveness(targetSettings, host: targetName))
         pump.wakeFD = interrupts?.readFD
+        // Another thread's abort() (a fleet run's second Ctrl-C, its command timeout) is a stop this loop carries out.
+        pump.stopFD = commandStop.listen()
+        defer { commandStop.stopListening() }
         var passedOn = 0
-        try pump.run(
-            stdout: stdout, stderr: stderr,
-            onWake: {
-                for _ in interrupts?.drain() ?? [] {
-                    passedOn += 1
-                    if passedOn > 1 { return false }
-                    _ = channel.retry { sendSignal?(channel.raw, "INT", 3) ?? 0 }
-                }
-                return true
-            })
+        if pump.stopFD != nil {
+            try pump.run(
+                stdout: stdout, stderr: stderr,
+                onWake: {
+                    for _ in interrupts?.drain() ?? [] {
+                        passedOn += 1
+                        if passedOn > 1 { return false }
+                        _ = channel.retry { sendSignal?(channel.raw, "INT", 3) ?? 0 }
+                    }
+                    return true
+                })
+        }
         session.setBlocking(true)
+        if pump.stopFD == nil || pump.stopped {
+            // TERM (where the library can) and the close, as a warm keeper stops the command of a caller that left.
+            session.setTimeout(seconds: 2)
+            _ = channel.stopCommand()
+            throw SSHError(.cancelled, "the command was stopped")
+        }
         if passedOn > 1 {
             session.setTimeout(seconds: 2)
             channel.close()
@@ -85,6 +97,9 @@ struct ChannelPump {
     var inputDone = false
     /// Extra descriptor to watch (the shell's signal pipe); `onWake` is called when it fires.
     var wakeFD: Int32? = nil
+    /// Readable when another thread asks for the command to be stopped: `run` returns with `stopped` set.
+    var stopFD: Int32? = nil
+    private(set) var stopped = false
     var lastKeepalive = Date()
     let liveness: Liveness
 
@@ -143,7 +158,14 @@ struct ChannelPump {
                     progress = true
                 }
             }
-            if progress { continue }
+            if progress {
+                // A command that never pauses its output must still be stoppable.
+                if let stopFD, Self.readable(stopFD) {
+                    stopped = true
+                    return
+                }
+                continue
+            }
             try liveness.check(session)
             if Date().timeIntervalSince(lastKeepalive) >= Double(liveness.interval) {
                 _ = session.keepaliveTick()
@@ -153,10 +175,16 @@ struct ChannelPump {
             let watchInput = !inputDone && inputPending.isEmpty
             if watchInput, let input { fds.append(pollfd(fd: input, events: Int16(POLLIN), revents: 0)) }
             if let wakeFD { fds.append(pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)) }
+            if let stopFD { fds.append(pollfd(fd: stopFD, events: Int16(POLLIN), revents: 0)) }
             let ready = poll(&fds, nfds_t(fds.count), Int32(min(liveness.interval, 30) * 1000))
             if ready < 0 && errno != EINTR {
                 throw SSHError(.network, "waiting for the connection failed: \(String(cString: strerror(errno)))")
             }
+            if let stopFD, fds.contains(where: { $0.fd == stopFD && $0.revents != 0 }) {
+                stopped = true
+                return
+            }
+            if stopFD != nil { fds.removeLast() }
             if let wakeFD, let last = fds.last, last.fd == wakeFD, last.revents != 0, let onWake {
                 if !onWake() { return }
             }
@@ -177,40 +205,10 @@ struct ChannelPump {
             }
         }
     }
-}
 
-/// Keepalives and a server that stopped answering: after `interval` seconds in which the server sent nothing, a
-/// keepalive asking for a reply goes out; when `countMax` of them in a row got nothing back (ServerAliveInterval /
-/// ServerAliveCountMax, as in ssh), the session is ended with a clear message. Without the options, sshelf sends a
-/// keepalive every 30 s and ends nothing.
-struct Liveness {
-    var interval = 30
-    /// Seconds of silence after which the server counts as gone; nil: never.
-    var deadAfter: Double? = nil
-    var host = ""
-    var description = ""
-
-    init() {}
-
-    init(_ settings: HostSettings, host: String) {
-        self.host = host
-        guard let interval = settings.serverAliveInterval else { return }
-        self.interval = interval
-        if settings.serverAliveCountMax > 0 {
-            deadAfter = Double(interval * (settings.serverAliveCountMax + 1))
-            description = "ServerAliveInterval \(interval), ServerAliveCountMax \(settings.serverAliveCountMax)"
-        }
-    }
-
-    func check(_ session: Session) throws(SSHError) {
-        guard let deadAfter else { return }
-        let silence = session.context.silence
-        guard silence > deadAfter else { return }
-        throw SSHError(
-            .disconnected,
-            "\(host) stopped answering: nothing came back for \(Int(silence)) s, keepalives included "
-                + "(\(description)); the session was ended",
-            hint: "the server or the network on the way is down or overloaded")
+    private static func readable(_ fd: Int32) -> Bool {
+        var check = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return poll(&check, 1, 0) > 0
     }
 }
 

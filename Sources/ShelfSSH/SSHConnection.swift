@@ -17,6 +17,10 @@ public final class SSHConnection {
     /// The target's name, for messages.
     var targetName = ""
     private var closed = false
+    /// A held connection's reader of what the server sends while no command runs (SSHConnectionWatch).
+    var watchReader: Channel?
+    /// How another thread stops the command `exec` runs (SSHConnectionAbort).
+    let commandStop = CommandStop()
     /// Keys to pin and passwords remembered while connecting; the caller saves them on the host records.
     public internal(set) var outcome = ConnectOutcome()
 
@@ -35,8 +39,9 @@ public final class SSHConnection {
 
     public var isClosed: Bool { closed }
 
-    /// For a connection kept warm between commands (the TUI): sends a keepalive on the target session if one is
-    /// due and returns the seconds until the next. Jump sessions keep themselves alive on their bridge threads.
+    /// For a connection kept between commands: sends a keepalive on the target session if one is due and returns the
+    /// seconds until the next (a warm keeper also watches for answers: SSHConnectionWatch). Jump sessions keep
+    /// themselves alive on their bridge threads.
     @discardableResult
     public func keepAlive() -> Int {
         guard !closed, !sessions.isEmpty else { return 0 }
@@ -47,6 +52,7 @@ public final class SSHConnection {
     public func close() {
         guard !closed else { return }
         closed = true
+        watchReader = nil  // freed before its session is
         for index in carriers.indices.reversed() {
             if index < sessions.count { sessions[index].disconnect() }
             carriers[index]?.stop()

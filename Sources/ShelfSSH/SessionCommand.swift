@@ -7,7 +7,6 @@ import Glibc
 
 public final class SessionCommand {
     private let channel: Channel
-    private var signalled = false
     private var closeSent = false
 
     public enum Output: Equatable {
@@ -56,29 +55,25 @@ public final class SessionCommand {
         return channel.exit()
     }
 
-    /// Ends a command nobody waits for any more: TERM first where the library can send signals (libssh2 1.11), then
-    /// the channel is closed — sshd then closes the command's stdin, stdout and stderr, so on 1.10 a command ends
-    /// when it next writes (SIGPIPE) or reads its input (EOF). False while that would block (call again).
-    public func stop() -> Bool {
-        if !signalled {
-            if let send = LibSSH2.optional("libssh2_channel_signal_ex", as: sshelf_libssh2_channel_signal_ex.self) {
-                guard send(channel.raw, "TERM", 4) != LIBSSH2_ERROR_EAGAIN else { return false }
-            }
-            signalled = true
-        }
-        // Only our close is sent; the server's answer is not waited for (libssh2 drops it for a freed channel).
-        return libssh2_channel_close(channel.raw) != LIBSSH2_ERROR_EAGAIN
-    }
+    /// Ends a command nobody waits for any more (Channel.stopCommand: TERM where the library can, then the close).
+    /// False while that would block (call again).
+    public func stop() -> Bool { channel.stopCommand() }
 }
 
 extension SSHConnection {
-    /// Opens a channel and starts `command` on it (waiting for those round trips), then leaves the session
-    /// non-blocking for the commands' loop. A server that refuses the channel or the command (sshd's MaxSessions)
-    /// throws `.channelFailed` and the session goes on; a session that broke throws `.disconnected`.
+    /// Opens a channel and starts `command` on it (waiting for those round trips, no longer than the server may
+    /// stay silent: ServerAliveInterval × (ServerAliveCountMax + 1)), then leaves the session non-blocking for the
+    /// commands' loop. A server that refuses the channel or the command (sshd's MaxSessions) throws
+    /// `.channelFailed` and the session goes on; one that does not answer in time throws the watch's `.timedOut`; a
+    /// session that broke throws `.disconnected`.
     public func startCommand(_ command: String) throws(SSHError) -> SessionCommand {
         let session = target
         session.setBlocking(true)
-        defer { session.setBlocking(false) }
+        session.setTimeout(seconds: watchTimeout)
+        defer {
+            session.setTimeout(seconds: 0)
+            session.setBlocking(false)
+        }
         do throws(SSHError) {
             let channel = try session.openSessionChannel()
             sendEnvironment(channel)
@@ -93,6 +88,7 @@ extension SSHConnection {
             return SessionCommand(channel: channel)
         } catch {
             let code = session.lastErrorCode()
+            if code == LIBSSH2_ERROR_TIMEOUT { throw stoppedAnswering }
             guard code == LIBSSH2_ERROR_CHANNEL_FAILURE || code == LIBSSH2_ERROR_CHANNEL_REQUEST_DENIED else {
                 throw SSHError(.disconnected, error.message, library: error.libraryMessage)
             }

@@ -68,7 +68,7 @@ final class RemoteDirectory {
     /// The names in this folder (not `.` and `..`). More than `limit` is a failure with that reason: a remote
     /// flooded with names must not make a run read them all.
     func names(limit: Int, what: String) throws(SyncFailure) -> [String] {
-        let copy = dup(fd)
+        let copy = CloseOnExec.duplicate(fd)
         guard copy >= 0, let stream = fdopendir(copy) else {
             if copy >= 0 { close(copy) }
             return []

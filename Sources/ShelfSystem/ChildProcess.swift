@@ -114,13 +114,12 @@ public enum ChildProcess {
         timeout: TimeInterval? = nil
     ) -> Output? {
         var out: [Int32] = [-1, -1], err: [Int32] = [-1, -1]
-        guard pipe(&out) == 0 else { return nil }
-        guard pipe(&err) == 0 else {
+        guard CloseOnExec.pipe(&out) == 0 else { return nil }
+        guard CloseOnExec.pipe(&err) == 0 else {
             close(out[0])
             close(out[1])
             return nil
         }
-        for fd in out + err { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         let null = open("/dev/null", O_RDONLY | O_CLOEXEC)
         let started = spawn(
             argv, stdin: null, stdout: out[1], stderr: err[1], environment: environment,

@@ -10,14 +10,7 @@ public final class WakePipe: @unchecked Sendable {
 
     public init() {
         var fds: [Int32] = [-1, -1]
-        if pipe(&fds) == 0 {
-            for fd in fds {
-                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            }
-        } else {
-            fds = [-1, -1]
-        }
+        if CloseOnExec.pipe(&fds, nonBlocking: true) != 0 { fds = [-1, -1] }
         readEnd = fds[0]
         writeEnd = fds[1]
     }

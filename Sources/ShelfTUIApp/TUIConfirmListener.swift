@@ -36,9 +36,8 @@ final class TUIConfirmListener: @unchecked Sendable {
         guard
             let (fd, node) = try? PrivateSocket.listen(
                 at: path, directory: ConfirmChannel.directory(locations), backlog: 4),
-            pipe(&pair) == 0
+            CloseOnExec.pipe(&pair) == 0
         else { return nil }
-        for end in pair { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         listener = fd
         inode = node
         wake = pair
@@ -122,9 +121,9 @@ final class TUIConfirmListener: @unchecked Sendable {
     }
 
     private func accept() {
-        let fd = Glibc.accept(listener, nil, nil)
+        // Close-on-exec in the accept itself: a connect's ProxyCommand may be forked on another thread meanwhile.
+        let fd = CloseOnExec.accept(listener)
         guard fd >= 0 else { return }
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         guard PrivateSocket.peerIsUs(fd), let question = readQuestion(fd) else {
             close(fd)
             return

@@ -20,6 +20,9 @@ public struct VaultOptions: Sendable {
     /// Test suites only (`SSHELF_TEST_SIGKILL_BEFORE_COMMIT=1`): an import kills its own process with
     /// SIGKILL inside the write transaction, to prove a crash leaves the old contents readable.
     public var killBeforeCommitForTests = false
+    /// Test suites only: called as an Argon2id stretch starts (outside the vault's mutex), so a test can prove
+    /// that other threads are served meanwhile.
+    public var stretchingForTests: (@Sendable () -> Void)?
     /// Where "nothing stored, because…" warnings go; reads never throw, so this is how a broken vault is told.
     public var warn: @Sendable (String) -> Void
     /// Item times and the idle timeout read this (the system's clock unless a test sets one).
@@ -76,7 +79,11 @@ public final class Vault: @unchecked Sendable {
     let deviceKey: SecretBytes
     let vaultID: [UInt8]
     let keyring: KernelKeyring
-    /// Guards everything below and serialises this process's use of the connection.
+    /// Guards everything below and serialises this process's use of the connection. Lock order: this mutex, then
+    /// the connection's (SQLiteConnectionLock, taken inside every `db` call), then SQLite's file locks; nothing
+    /// slow but a database wait is done holding it (Argon2id runs outside: `stretchOutsideMutex`), and nothing
+    /// under it calls back into the vault (`options.warn` must not: the mutex is not recursive). docs/VAULT.md,
+    /// "Threads".
     let mutex = Lock()
     var processKeys: [AccessibilityClass: SecretBytes] = [:]
     var lastActivity: ContinuousClock.Instant

@@ -31,7 +31,9 @@ extension Vault {
     }
 
     private func sealExport(_ passphrase: SecretBytes) throws(VaultError) -> ExportedVault {
-        try run("export the vault") {
+        let stretch = options.minimumStretch ? Sodium.StretchParameters.minimum() : .moderate()
+        let key = try stretchOutsideMutex(passphrase, stretch)
+        return try run("export the vault") {
             var parts: [SecretBytes] = []
             var keys: [String] = []
             for row in try db.query("SELECT key, class FROM items ORDER BY key") {
@@ -49,10 +51,6 @@ extension Vault {
                 default:
                     throw VaultError(.unavailable, "\(key) cannot be read, so the export would be incomplete")
                 }
-            }
-            let stretch = options.minimumStretch ? Sodium.StretchParameters.minimum() : .moderate()
-            guard let key = Sodium.stretch(passphrase, stretch) else {
-                throw VaultError(.unavailable, "Argon2id failed")
             }
             let header = Self.exportHeader(stretch)
             return ExportedVault(

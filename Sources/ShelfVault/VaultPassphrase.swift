@@ -70,15 +70,12 @@ extension Vault {
         }
     }
 
-    /// Opens every passphrase-wrapped class key: the class keys, and the device-wrapped blobs under them.
+    /// Opens every passphrase-wrapped class key with `passKey` (the passphrase stretched with `stretch`): the class
+    /// keys, and the device-wrapped blobs under them.
     /// One generic error when the passphrase is wrong; a partial success means the file was tampered with.
-    private func openPassphraseLayers(_ passphrase: SecretBytes, _ stretch: Sodium.StretchParameters) throws
+    private func openPassphraseLayers(_ passKey: SecretBytes, _ stretch: Sodium.StretchParameters) throws
         -> [(AccessibilityClass, inner: [UInt8], key: SecretBytes)]
     {
-        guard let passKey = Sodium.stretch(passphrase, stretch) else {
-            throw VaultError(
-                .unavailable, "the vault's passphrase parameters are unusable (damaged file or out of memory)")
-        }
         var opened: [(AccessibilityClass, inner: [UInt8], key: SecretBytes)] = []
         var failed = 0
         for row in try db.query(
@@ -141,9 +138,9 @@ extension Vault {
     /// Unwraps the class keys with the passphrase. Wrong passphrase: `VaultError.wrongPassphrase`, nothing
     /// changes. Without a passphrase there is nothing to unlock and this returns quietly.
     public func unlock(passphrase: SecretBytes) throws(VaultError) {
-        try run("unlock the vault") {
-            guard let stretch = try passphraseParameters() else { return }
-            remember(try openPassphraseLayers(passphrase, stretch))
+        try withPassphraseKey("unlock the vault", passphrase) { opened in
+            guard let (stretch, passKey) = opened else { return }
+            remember(try openPassphraseLayers(passKey, stretch))
         }
     }
 
@@ -171,15 +168,14 @@ extension Vault {
     /// Setting one also creates the whenPasscodeSetThisDeviceOnly class and leaves this process unlocked.
     public func setPassphrase(_ new: SecretBytes, current: SecretBytes?) throws(VaultError) {
         guard !new.isEmpty else { throw VaultError(.invalid, "the new passphrase is empty") }
-        try run("set the vault passphrase") {
-            let stretch = options.minimumStretch ? Sodium.StretchParameters.minimum() : .moderate()
-            guard let newKey = Sodium.stretch(new, stretch) else {
-                throw VaultError(.unavailable, "Argon2id failed (out of memory?)")
-            }
+        let stretch = options.minimumStretch ? Sodium.StretchParameters.minimum() : .moderate()
+        let newKey = try stretchOutsideMutex(new, stretch)
+        // Without a current passphrase there is nothing to stretch; a vault that has one then says "wrong".
+        try withPassphraseKey("set the vault passphrase", current ?? SecretBytes(count: 0)) { opened in
             var keys: [(AccessibilityClass, inner: [UInt8], key: SecretBytes)] = []
-            if let oldStretch = try passphraseParameters() {
-                guard let current else { throw VaultError.wrongPassphrase }
-                keys = try openPassphraseLayers(current, oldStretch)
+            if let (oldStretch, oldKey) = opened {
+                guard current != nil else { throw VaultError.wrongPassphrase }
+                keys = try openPassphraseLayers(oldKey, oldStretch)
             } else {
                 for row in try db.query(
                     "SELECT class, wrapped FROM class_keys WHERE layers = ?",
@@ -227,9 +223,9 @@ extension Vault {
     /// whenPasscodeSetThisDeviceOnly item is destroyed with its class key. Returns how many items went.
     @discardableResult
     public func removePassphrase(current: SecretBytes) throws(VaultError) -> Int {
-        try run("remove the vault passphrase") {
-            guard let stretch = try passphraseParameters() else { return 0 }
-            let keys = try openPassphraseLayers(current, stretch)
+        try withPassphraseKey("remove the vault passphrase", current) { opened in
+            guard let (stretch, passKey) = opened else { return 0 }
+            let keys = try openPassphraseLayers(passKey, stretch)
             let destroyed = try db.writeTransaction { () throws -> Int in
                 let count =
                     try db.query(
@@ -257,6 +253,48 @@ extension Vault {
         }
     }
 
+    // MARK: Argon2id outside the mutex
+
+    /// Argon2id(`passphrase`) — about a second at the moderate setting, and the one slow step of an unlock. Called
+    /// without the mutex, so the TUI's status line, a connect's read and `V`'s lock on other threads never wait for
+    /// it (docs/VAULT.md, "Threads").
+    func stretchOutsideMutex(_ passphrase: SecretBytes, _ stretch: Sodium.StretchParameters) throws(VaultError)
+        -> SecretBytes
+    {
+        options.stretchingForTests?()
+        guard let key = Sodium.stretch(passphrase, stretch) else {
+            throw VaultError(
+                .unavailable, "the vault's passphrase parameters are unusable (damaged file or out of memory)")
+        }
+        return key
+    }
+
+    /// Runs `body` under the mutex with the vault's passphrase parameters and `passphrase` stretched with them (nil
+    /// when the vault has no passphrase). The parameters are read under the mutex, stretched without it, and read
+    /// again under it: when a passphrase change (this process or another) came in between, the stretch is redone.
+    func withPassphraseKey<T>(
+        _ context: String, _ passphrase: SecretBytes,
+        _ body: ((Sodium.StretchParameters, SecretBytes)?) throws -> T
+    ) throws(VaultError) -> T {
+        var expected = try run(context) { try passphraseParameters() }
+        for _ in 0..<3 {
+            var passKey: SecretBytes?
+            if let stretch = expected { passKey = try stretchOutsideMutex(passphrase, stretch) }
+            let seen = expected
+            let outcome: PassphraseAttempt<T> = try run(context) {
+                let now = try passphraseParameters()
+                guard now == seen else { return .changed(now) }
+                return .done(try body(zip(now, passKey)))
+            }
+            switch outcome {
+            case .done(let result): return result
+            case .changed(let now): expected = now
+            }
+        }
+        throw VaultError(
+            .unavailable, "\(context): the vault passphrase kept changing meanwhile", hint: "try again")
+    }
+
     /// Runs `body` under the mutex and turns every failure into a VaultError.
     func run<T>(_ context: String, _ body: () throws -> T) throws(VaultError) -> T {
         mutex.lock()
@@ -271,4 +309,16 @@ extension Vault {
             throw VaultError(.unavailable, "\(context): \(error)")
         }
     }
+}
+
+/// One try of `withPassphraseKey`: done, or the parameters it stretched for were replaced meanwhile.
+private enum PassphraseAttempt<T> {
+    case done(T)
+    case changed(Sodium.StretchParameters?)
+}
+
+/// Both values, or nil when either is.
+private func zip<A, B>(_ a: A?, _ b: B?) -> (A, B)? {
+    guard let a, let b else { return nil }
+    return (a, b)
 }

@@ -16,8 +16,10 @@ enum WarmCommands {
             details: """
                 Logs in without asking anything (vault, ssh-agent or key file only; an unknown host key is refused), \
                 then serves `sshelf exec NAME` calls of your own user over a 0600 unix socket in the runtime \
-                directory until it has been idle for --idle seconds or is stopped. `sshelf exec NAME --persist` \
-                starts it in the background for you.
+                directory until it has been idle for --idle seconds or is stopped. Like ssh's ControlPersist \
+                master it keeps watch with the host's ServerAliveInterval and ServerAliveCountMax: when that many \
+                keepalives go unanswered it tells its waiting callers, removes its socket and exits, and the next \
+                exec logs in anew. `sshelf exec NAME --persist` starts it in the background for you.
                 """,
             arguments: [
                 ArgumentSpec(

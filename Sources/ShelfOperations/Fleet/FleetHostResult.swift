@@ -4,6 +4,7 @@
 import FoundationEssentials
 import Glibc
 import ShelfCore
+import ShelfSystem
 import ShelfSSH
 
 public struct FleetHostResult: Sendable {
@@ -109,7 +110,7 @@ public final class FleetAbort: @unchecked Sendable {
         defer { lock.unlock() }
         guard stopped == nil else { return false }
         if socket >= 0 { close(socket) }
-        socket = dup(fd)
+        socket = CloseOnExec.duplicate(fd)
         return true
     }
 

@@ -51,11 +51,10 @@ public final class AgentServer: @unchecked Sendable {
             return 1
         }
         var wake: [Int32] = [-1, -1]
-        guard pipe(&wake) == 0 else {
+        guard CloseOnExec.pipe(&wake) == 0 else {
             close(listener)
             return 1
         }
-        for fd in wake { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         let wakeWrite = wake[1]
         let stop = StopSignals {
             var byte: UInt8 = 1
@@ -95,9 +94,8 @@ public final class AgentServer: @unchecked Sendable {
             reap()
             closeIdle()
             guard count > 0, fds[0].revents != 0 else { continue }
-            let client = accept(listener, nil, nil)
+            let client = CloseOnExec.accept(listener)
             guard client >= 0 else { continue }
-            _ = fcntl(client, F_SETFD, FD_CLOEXEC)
             admit(client)
         }
     }

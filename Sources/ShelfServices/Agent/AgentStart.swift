@@ -20,8 +20,11 @@ public enum AgentStart {
             throw ShelfError(.storage, "cannot create \(locations.stateDirectory): \(error)")
         }
         var channel: [Int32] = [-1, -1]
-        guard pipe(&channel) == 0 else { throw ShelfError(.failure, "pipe: \(String(cString: strerror(errno)))") }
-        _ = fcntl(channel[0], F_SETFD, FD_CLOEXEC)
+        // Both ends close-on-exec: the spawn's dup2 onto 3 is the agent's copy of the write end, and no other child
+        // started meanwhile gets one (the read end would never see its end of input).
+        guard CloseOnExec.pipe(&channel) == 0 else {
+            throw ShelfError(.failure, "pipe: \(String(cString: strerror(errno)))")
+        }
         let argv = [SelfProcess.path, "agent", "--ready-fd", "3", "--confirm-timeout", String(timeout)]
         let spawned = DetachedProcess.spawn(argv, stderrPath: logPath, fd3: channel[1])
         PrivateFiles.tighten(logPath)  // an agent.log left by something else keeps its mode when truncated

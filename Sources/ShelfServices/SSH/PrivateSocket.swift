@@ -1,6 +1,7 @@
-// PrivateSocket: unix sockets only this user can reach — listening under a temporary name made 0600 and renamed
-// into place in a 0700 folder, connecting, telling whether the path is still ours, and the peer's credentials
-// (SO_PEERCRED) that both ends check. Shared by warm sessions, the agent and the TUI's confirm channel.
+// PrivateSocket: unix sockets only this user can reach — listening under a temporary name made 0600 (never through
+// the umask) and renamed into place in a 0700 folder, connecting, telling whether the path is still ours, and the
+// peer's credentials (SO_PEERCRED) that both ends check. Shared by warm sessions, the agent and the TUI's confirm
+// channel.
 import FoundationEssentials
 import Glibc
 import ShelfCore
@@ -74,14 +75,17 @@ public enum PrivateSocket {
         }
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw ShelfError(.failure, "socket: \(String(cString: strerror(errno)))") }
-        let old = umask(0o177)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        umask(old)
-        guard bound == 0, chmod(temporary, 0o600) == 0, Glibc.listen(fd, backlog) == 0, rename(temporary, path) == 0
+        // Never the umask (process-wide: a file another thread created meanwhile would get it): Linux makes the
+        // bound path with the unbound socket's mode, so fchmod first; the folder is 0700 anyway, and chmod after.
+        let bound =
+            fchmod(fd, PrivateFiles.fileMode) == 0
+            && withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
+            } == 0
+        guard bound, chmod(temporary, PrivateFiles.fileMode) == 0, Glibc.listen(fd, backlog) == 0,
+            rename(temporary, path) == 0
         else {
             let reason = String(cString: strerror(errno))
             close(fd)

@@ -103,13 +103,14 @@ final class WarmCall {
         if state == .running { state = .stopping }
     }
 
-    /// The keeper is going away (`warm stop`, a broken session): stop the command if it can, and tell the caller
-    /// once whatever it was sent has reached it — "fall back" when nothing has, so it connects on its own.
-    func abandon(_ message: String, sessionAlive: Bool) {
+    /// The keeper is going away (`warm stop`, a broken session, a server that stopped answering): stop the command
+    /// if it can, and tell the caller once whatever it was sent has reached it — "fall back" when nothing has and
+    /// `fallBack` allows it, so it connects on its own; else the error.
+    func abandon(_ message: String, sessionAlive: Bool, fallBack: Bool = true) {
         if sessionAlive && (state == .running || state == .stopping) { _ = command.stop() }
         state = .done
         guard !callerGone else { return }
-        queue(sentOutput ? .error : .fallback, Array(message.utf8))
+        queue(sentOutput || !fallBack ? .error : .fallback, Array(message.utf8))
         PrivateSocket.setTimeout(client, seconds: 2, option: SO_SNDTIMEO)
         _ = outgoing.withUnsafeBytes { WarmSocket.sendAll(client, $0, passing: nil) }
         outgoing.removeAll()

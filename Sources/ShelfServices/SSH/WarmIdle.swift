@@ -24,7 +24,8 @@ struct WarmIdle {
     var expired: Bool { remaining == .zero }
 
     /// How long to sleep in `poll` before looking again: never past the idle deadline, nor past `keepalive`
-    /// (the next keepalive libssh2 wants), nor past `longest`; at least a millisecond.
+    /// (what the connection's watch allows: the next keepalive, or when the server's silence would be too long), nor
+    /// past `longest`; at least a millisecond.
     func wait(keepalive: Duration, longest: Duration = .seconds(5)) -> Duration {
         max(.milliseconds(1), min(remaining, keepalive, longest))
     }

@@ -1,7 +1,7 @@
 // WarmKeeper: the background process behind `exec --persist` — logs in once without asking anything (vault,
 // agent, key file only), then serves exec requests from our own uid over a 0600 unix socket, one channel each and
-// side by side (KeeperLoop), until it has been idle for its time (WarmIdle), is told to stop, or its socket was
-// replaced.
+// side by side (KeeperLoop), until it has been idle for its time (WarmIdle), is told to stop, its socket was
+// replaced, or its server stopped answering (ServerAliveInterval / ServerAliveCountMax, SSHConnectionWatch).
 import FoundationEssentials
 import Glibc
 import ShelfCore
@@ -26,6 +26,7 @@ public enum WarmKeeper {
         do {
             connection = try login(plan, store: store, options: options, context: context)
             do {
+                try connection.startWatch()
                 (listener, inode) = try PrivateSocket.listen(
                     at: path, directory: WarmSocket.directory(context.locations))
             } catch {

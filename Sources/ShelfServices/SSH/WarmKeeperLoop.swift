@@ -20,6 +20,8 @@ final class KeeperLoop {
     /// doubling while none does (see waitAndHandle).
     private var lookAgain = Duration.milliseconds(1)
     private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 * 1024, alignment: 1)
+    /// How long the watch on the server (keepalives, ServerAliveCountMax) lets the loop sleep.
+    private var watchWait = Duration.seconds(1)
 
     init(connection: SSHConnection, listener: Int32, path: String, inode: ino_t, fingerprint: [UInt8], idle: Duration) {
         self.connection = connection
@@ -37,16 +39,19 @@ final class KeeperLoop {
         buffer.deallocate()
     }
 
-    /// Serves until idle for its time, told to stop, the session broke, or (once no longer reachable: its socket was
+    /// Serves until idle for its time, told to stop, the session broke or its server stopped answering (the
+    /// connection's watch: ServerAliveInterval / ServerAliveCountMax), or (once no longer reachable: its socket was
     /// replaced, or its host record changed) its last caller is served.
     func run() {
         while true {
             do {
+                // The watch first: what it reads for the calls' channels is theirs to take right after.
+                watchWait = try connection.keepWatch(reading: calls.isEmpty || calls.contains(where: \.readsOutput))
                 var moved = false
                 while try moveCalls() { moved = true }
                 if moved { lookAgain = .milliseconds(1) }
             } catch {
-                abandonAll("the warm session failed: " + error.message, sessionAlive: false)
+                end(error)
                 return
             }
             calls.removeAll { call in
@@ -72,7 +77,7 @@ final class KeeperLoop {
     }
 
     private func waitAndHandle() -> Next {
-        let keepalive = Duration.seconds(max(1, connection.keepAlive()))
+        let keepalive = watchWait
         var wait = idleness.wait(keepalive: keepalive)
         if !calls.isEmpty {
             // A packet the library has already read off the socket (the exit status behind a command's last output,
@@ -91,8 +96,9 @@ final class KeeperLoop {
 
         var fds = [
             pollfd(fd: listener, events: Int16(POLLIN), revents: 0),
+            // Idle, the session's socket is still read: keepalive replies, the server's own keepalives, its close.
             calls.isEmpty
-                ? pollfd(fd: -1, events: 0, revents: 0)
+                ? connection.watchPoll()
                 : connection.commandsPoll(reading: calls.contains(where: \.readsOutput)),
         ]
         fds += arriving.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
@@ -162,11 +168,15 @@ final class KeeperLoop {
             do {
                 command = try connection.startCommand(String(decoding: payload[33...], as: UTF8.self))
             } catch {
-                // Nothing ran: the caller connects on its own. A broken session ends the keeper too.
-                WarmSocket.send(client, .fallback, Array(("the warm session failed: " + error.message).utf8))
+                // Nothing ran: the caller connects on its own — unless the server stopped answering, which its own
+                // login would find too: it is told so. A broken or silent session ends the keeper too.
+                let silent = error.kind == .timedOut
+                WarmSocket.send(
+                    client, silent ? .error : .fallback,
+                    Array((silent ? error.message : "the warm session failed: " + error.message).utf8))
                 close(client)
-                guard error.kind == .disconnected else { return .goOn }
-                abandonAll("the warm session failed: " + error.message, sessionAlive: false)
+                guard error.kind == .disconnected || silent else { return .goOn }
+                end(error)
                 return .stop
             }
             // The lent stdin is the relay's now; it is closed with the call.
@@ -184,9 +194,21 @@ final class KeeperLoop {
         }
     }
 
-    private func abandonAll(_ message: String, sessionAlive: Bool) {
+    /// The session broke or its server stopped answering (the watch's `.timedOut`): nobody new is taken (the socket
+    /// goes first, so the next caller logs in on its own), and the callers are told why — one whose server stopped
+    /// answering gets the error even before any output, as its own login would hang the same way.
+    private func end(_ error: SSHError) {
+        retire()
+        if error.kind == .timedOut {
+            abandonAll(error.message, sessionAlive: false, fallBack: false)
+        } else {
+            abandonAll("the warm session failed: " + error.message, sessionAlive: false)
+        }
+    }
+
+    private func abandonAll(_ message: String, sessionAlive: Bool, fallBack: Bool = true) {
         for call in calls {
-            call.abandon(message, sessionAlive: sessionAlive)
+            call.abandon(message, sessionAlive: sessionAlive, fallBack: fallBack)
             call.close()
         }
         calls.removeAll()

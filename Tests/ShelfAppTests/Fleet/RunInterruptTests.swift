@@ -1,6 +1,7 @@
 // RunInterruptTests: a fleet run's Ctrl-C over warm sessions and new logins alike — the first starts no more hosts
 // and lets the running ones finish (a warm host's command included), the second stops the running commands on the
-// servers themselves (watched through /proc until they end), and the report says which hosts ran and how.
+// servers themselves (watched through /proc until they end; a new login's command gets TERM first where libssh2 can
+// send it, as a warm host's does), and the report says which hosts ran and how.
 import Foundation
 import TestSupport
 import XCTest
@@ -69,6 +70,41 @@ final class RunInterruptTests: XCTestCase {
             try eventually("the remote command \(pid) ended after the second Ctrl-C") { !RemoteProcess.isAlive(pid) }
         }
         XCTAssertEqual(try world.runEntries().count, 1, "a stopped run is logged too")
+    }
+
+    /// A new login's command that traps TERM and neither writes nor reads: on libssh2 1.11 the second Ctrl-C sends
+    /// it TERM before the channel is closed (its trap leaves a marker), as a warm keeper does. libssh2 1.10 has no
+    /// signals: the channel is only closed, and such a command runs on until its own end (docs/SSH.md says so).
+    func testTheSecondCtrlCSendsTermToANewLoginsCommandWhereTheLibraryCan() throws {
+        let world = try FleetWorld(["a"])
+        let version = try world.home.run("version", "--verbose")
+        guard version.stdout.contains("  yes Ctrl-C reaches the remote command") else {
+            throw XCTSkip("this libssh2 cannot send signals (1.10): \(version.stdout)")
+        }
+        let end = world.shared + "/end", term = world.shared + "/term"
+        defer { _ = FileManager.default.createFile(atPath: end, contents: nil) }
+        // Its stderr goes nowhere: the shell's "Terminated" note for its sleep (killed by the same TERM) would
+        // otherwise meet the stderr sshd closed with the channel, and SIGPIPE would end it before its trap ran.
+        let run = try BackgroundSshelf(
+            world.home,
+            [
+                "run", "a", "--json", "--",
+                "exec 2>/dev/null; trap 'touch \(term); exit 143' TERM; touch \(world.shared)/started-$$; "
+                    + "while [ ! -e \(end) ]; do sleep 0.1; done",
+            ])
+        let pid = try XCTUnwrap(
+            try eventually("the command started", observe: { self.started(world) }, until: { $0.count == 1 }).first)
+        run.interrupt()
+        try eventually("sshelf said it stops", context: { run.stderr }) {
+            run.stderr.contains("stopping: no more hosts start")
+        }
+        run.interrupt()
+        XCTAssertEqual(run.process.wait(), 1, run.stdout + run.stderr)
+        XCTAssertEqual(try FleetWorld.jsonLines(run.stdout)["a"]?["outcome"] as? String, "killed", run.stdout)
+        try eventually("the command's TERM trap ran", context: { tail(world.sshd.log) }) {
+            FileManager.default.fileExists(atPath: term)
+        }
+        try eventually("the remote command \(pid) ended") { !RemoteProcess.isAlive(pid) }
     }
 
     /// The pids of the commands that started (each touched started-PID in the shared folder).

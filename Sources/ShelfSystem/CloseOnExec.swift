@@ -1,0 +1,24 @@
+// CloseOnExec: descriptors that are close-on-exec from the moment they exist — a pipe (pipe2), an accepted
+// connection (accept4) and a copy (F_DUPFD_CLOEXEC). Setting FD_CLOEXEC afterwards leaves a gap in which a fork and
+// exec on another thread (a ProxyCommand, a git run, the agent's start) hands the descriptor to the child, which
+// then holds a socket or pipe end open past its use. Sockets and files say SOCK_CLOEXEC / O_CLOEXEC themselves.
+import CDescriptorShims
+import Glibc
+
+public enum CloseOnExec {
+    /// pipe(2) into `fds` (read end, write end), both ends close-on-exec (and non-blocking when asked); 0 or -1.
+    public static func pipe(_ fds: inout [Int32], nonBlocking: Bool = false) -> Int32 {
+        var pair: [Int32] = [-1, -1]
+        let rc = cshims_pipe_cloexec(&pair, nonBlocking ? 1 : 0)
+        if rc == 0 { fds = pair }
+        return rc
+    }
+
+    /// accept(2) of one waiting connection, close-on-exec (and non-blocking when asked); -1 and errno when none.
+    public static func accept(_ listener: Int32, nonBlocking: Bool = false) -> Int32 {
+        cshims_accept_cloexec(listener, nonBlocking ? 1 : 0)
+    }
+
+    /// dup(2), the copy close-on-exec.
+    public static func duplicate(_ fd: Int32) -> Int32 { fcntl(fd, F_DUPFD_CLOEXEC, 0) }
+}
