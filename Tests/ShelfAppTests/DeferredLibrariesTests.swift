@@ -68,14 +68,22 @@ final class DeferredLibrariesTests: XCTestCase {
                 .trimmingCharacters(in: .whitespacesAndNewlines), "1", "the TUI runs on the alternate screen")
         try tui.send("Enter")
         XCTAssertEqual(try tui.waitForExit(), 1)
-        // Curses was left: back on the user's own screen (not the TUI's), and the error and hint are on it.
-        // The pane and what scrolled above it, wrapped lines joined (the message is longer than a line).
-        let screen = try tui.tmux(["capture-pane", "-p", "-J", "-S", "-100", "-t", tui.session]).output
-        XCTAssertEqual(
-            try tui.tmux(["display-message", "-p", "-t", tui.session, "#{alternate_on}"]).output
-                .trimmingCharacters(in: .whitespacesAndNewlines), "0", screen)
-        XCTAssertTrue(screen.contains("sshelf: error: cannot load "), screen)
-        XCTAssertTrue(screen.contains("sshelf: hint: install Debian's libssh2-1 package"), screen)
-        XCTAssertFalse(screen.contains("1 host"), "the TUI's screen is gone: \(screen)")
+        // Curses was left: back on the user's own screen (not the TUI's), and the error and hint are on it. The pane
+        // and what scrolled above it, wrapped lines joined (the message is longer than a line). A wait, all of it
+        // in the condition: tmux may draw the last output a moment after the exit status was written.
+        try eventually(
+            "the user's own screen with the error and the hint, the TUI's screen gone",
+            observe: {
+                (
+                    alternate: try tui.tmux(["display-message", "-p", "-t", tui.session, "#{alternate_on}"]).output
+                        .trimmingCharacters(in: .whitespacesAndNewlines),
+                    screen: try tui.tmux(["capture-pane", "-p", "-J", "-S", "-100", "-t", tui.session]).output
+                )
+            },
+            until: {
+                $0.alternate == "0" && $0.screen.contains("sshelf: error: cannot load ")
+                    && $0.screen.contains("sshelf: hint: install Debian's libssh2-1 package")
+                    && !$0.screen.contains("1 host")
+            })
     }
 }

@@ -11,15 +11,7 @@ import XCTest
 final class ConflictSettleTests: XCTestCase {
     /// Devices a and b, a host `web` edited on both without either seeing the other (b's "bob" later, kept), synced.
     func conflicted() throws -> (a: Device, b: Device, host: ShelfCore.Host) {
-        let remote = try makeFolder()
-        let a = try Device("a"), b = try Device("b")
-        for device in [a, b] { try device.enable(folder: remote) }
-        let host = try a.add("web", hostname: "web.example")
-        try formGroup([a, b])
-        a.store.now = { Date(timeIntervalSince1970: 2_000_000_000) }
-        b.store.now = { Date(timeIntervalSince1970: 2_000_000_100) }
-        try a.edit(host.id) { $0.user = "alice" }
-        try b.edit(host.id) { $0.user = "bob" }
+        let (_, a, b, host) = try concurrentUserEdits()
         a.sync(); b.sync(); a.sync()
         for device in [a, b] { XCTAssertEqual(try device.store.host(id: host.id)?.user, "bob") }
         return (a, b, host)

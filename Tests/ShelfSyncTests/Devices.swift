@@ -137,6 +137,21 @@ func makeFolder(_ name: String = "remote") throws -> String {
     return path
 }
 
+/// Devices a and b in one group on a new folder, a host `web` from a, and the same field edited on both without
+/// either seeing the other (b's clock later: "bob" wins over "alice"); nothing synced since the edits.
+func concurrentUserEdits() throws -> (remote: String, a: Device, b: Device, host: ShelfCore.Host) {
+    let remote = try makeFolder()
+    let a = try Device("a"), b = try Device("b")
+    for device in [a, b] { try device.enable(folder: remote) }
+    let host = try a.add("web", hostname: "web.example")
+    try formGroup([a, b])
+    a.store.now = { Date(timeIntervalSince1970: 2_000_000_000) }
+    b.store.now = { Date(timeIntervalSince1970: 2_000_000_100) }
+    try a.edit(host.id) { $0.user = "alice" }
+    try b.edit(host.id) { $0.user = "bob" }
+    return (remote, a, b, host)
+}
+
 /// A bare git repository to sync through, and its file URL.
 func makeBareRepository(_ name: String = "git") throws -> (path: String, url: String) {
     let base = try makeFolder(name)

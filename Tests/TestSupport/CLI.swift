@@ -9,7 +9,8 @@ public struct CLIResult: CustomStringConvertible {
     public var description: String { "exit \(status)\n--- stdout\n\(stdout)--- stderr\n\(stderr)" }
 }
 
-/// A throwaway SSHELF_HOME (and HOME) for one test; removed when the test ends.
+/// A throwaway SSHELF_HOME (and HOME) for one test; removed, with every process still running on it, when the test
+/// ends — or when the test process exits, for a home XCTest still holds then (a test case's property).
 public final class TempHome {
     public let root: String
     public var sshelfHome: String { root + "/sshelf" }
@@ -20,6 +21,7 @@ public final class TempHome {
         let base = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
         root = base + "/sshelf-test-" + UUID().uuidString.prefix(12)
         try? FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+        Self.live.insert(root)
     }
 
     deinit {
@@ -31,7 +33,32 @@ public final class TempHome {
             env["SSHELF_VAULT_NO_KEYRING"] = "0"
             _ = try? CLI.run(["vault", "lock"], environment: env)
         }
+        Self.live.remove(root)
+        Self.remove(root)
+    }
+
+    /// Ends what still runs on the home, then deletes it.
+    private static func remove(_ root: String) {
+        HomeProcesses.end(home: root + "/sshelf")
         try? FileManager.default.removeItem(atPath: root)
+    }
+
+    /// The homes not yet released, removed at exit.
+    private static let live: LiveHomes = {
+        atexit { TempHome.live.drain().forEach(TempHome.remove) }
+        return LiveHomes()
+    }()
+
+    private final class LiveHomes: @unchecked Sendable {
+        private let lock = NSLock()
+        private var roots: Set<String> = []
+        func insert(_ root: String) { lock.withLock { _ = roots.insert(root) } }
+        func remove(_ root: String) { lock.withLock { _ = roots.remove(root) } }
+        func drain() -> Set<String> {
+            lock.withLock {
+                defer { roots = [] }; return roots
+            }
+        }
     }
 
     public var environment: [String: String] {

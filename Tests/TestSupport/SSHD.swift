@@ -1,5 +1,6 @@
 // SSHD: the test harness's real OpenSSH server — started on a free loopback port with its own config, host keys,
-// authorized_keys and log file; stopped when the object goes away. Shared by the SSH, forward and TUI tests.
+// authorized_keys and log file; stopped when the object goes away, and killed with the test process however that
+// ends (SpawnedProcess). Shared by the SSH, forward and TUI tests.
 import Foundation
 import XCTest
 
@@ -72,6 +73,7 @@ public final class SSHD: @unchecked Sendable {
         let base = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
         directory = base + "/sshelf-sshd-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        if ProcessInfo.processInfo.environment["SSHELF_KEEP_SSHD"] == nil { TestScratch.removeAtExit(directory) }
         logPath = directory + "/sshd.log"
         port = try options.port ?? Self.freePort(options.listenAddress)
         var config = [
@@ -308,38 +310,80 @@ public enum TestAccount {
     }
 }
 
-/// A real ssh-agent on a private socket, killed on deinit.
+/// A real ssh-agent on a private socket, ended on deinit — and with the test process, however that ends.
 public final class TestAgent {
     public let socketPath: String
+    /// What the agent runs and watches: ssh-agent is set-group-id, so the kernel drops the parent-death signal
+    /// SpawnedProcess gives it, but an agent started with a command exits when that command's process goes (it
+    /// looks every 10 s). The command is a sleep that has the parent-death signal set again.
     private let process: SpawnedProcess
+    /// The agent itself (SSH_AGENT_PID in the command's environment), stopped at once on deinit.
+    private var agentPID: pid_t?
 
     public init() throws {
         let dir = TestScratch.root + "/agent-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         socketPath = dir + "/agent.sock"
-        process = try SpawnedProcess(TestTool.sshAgent.path, ["-D", "-a", socketPath])
+        process = try SpawnedProcess(
+            TestTool.sshAgent.path,
+            ["-a", socketPath, TestTool.setpriv.path, "--pdeathsig", "KILL", TestTool.sleep.path, "infinity"])
         guard waitUntil({ FileManager.default.fileExists(atPath: socketPath) || !process.isRunning }), process.isRunning
         else {
             throw HarnessError("ssh-agent did not create \(socketPath)")
         }
+        _ = waitUntil {
+            agentPID = Self.agentPID(in: process.pid)
+            return agentPID != nil || !process.isRunning
+        }
+    }
+
+    /// SSH_AGENT_PID in the environment of `pid`, once the agent's command runs there.
+    private static func agentPID(in pid: pid_t) -> pid_t? {
+        guard let file = FileHandle(forReadingAtPath: "/proc/\(pid)/environ") else { return nil }
+        defer { try? file.close() }
+        let variables = ((try? file.readToEnd()) ?? Data()).split(separator: 0)
+        let prefix = "SSH_AGENT_PID="
+        return variables.lazy.map { String(decoding: $0, as: UTF8.self) }.first { $0.hasPrefix(prefix) }
+            .flatMap { pid_t($0.dropFirst(prefix.count)) }
     }
 
     public func add(_ key: TestKey) throws {
         try Shell.run(TestTool.sshAdd.path, ["-q", key.privatePath], environment: ["SSH_AUTH_SOCK": socketPath])
     }
 
-    deinit { process.stop() }
+    deinit {
+        if let agentPID { kill(agentPID, SIGTERM) }
+        process.stop()
+    }
 }
 
-/// One scratch directory per test process for keys and agent sockets, removed when the process exits.
+/// One scratch directory per test process for keys and agent sockets, removed when the process exits, with the
+/// other directories handed to `removeAtExit` (a server's, when XCTest still holds its test case at exit).
 public enum TestScratch {
     public static let root: String = {
         let base = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
         let path = "\(base)/sshelf-scratch-\(getpid())"
         try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        atexit { try? FileManager.default.removeItem(atPath: TestScratch.root) }
+        atexit {
+            try? FileManager.default.removeItem(atPath: TestScratch.root)
+            for other in TestScratch.others.lock.withLock({ TestScratch.others.paths }) {
+                try? FileManager.default.removeItem(atPath: other)
+            }
+        }
         return path
     }()
+
+    /// Removes `path` when the process exits, if nothing removed it before.
+    public static func removeAtExit(_ path: String) {
+        _ = root
+        others.lock.withLock { others.paths.append(path) }
+    }
+
+    private final class Others: @unchecked Sendable {
+        let lock = NSLock()
+        var paths: [String] = []
+    }
+    private static let others = Others()
 }
 
 public struct HarnessError: Error, CustomStringConvertible {

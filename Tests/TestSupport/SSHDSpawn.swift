@@ -6,7 +6,7 @@ import Foundation
 
 public final class SpawnedProcess: @unchecked Sendable {
     public let pid: pid_t
-    private let exit = Exit()
+    private let exit: Exit
 
     /// The exit status, set by the reaper thread (which must not keep the process object alive).
     private final class Exit: @unchecked Sendable {
@@ -18,33 +18,32 @@ public final class SpawnedProcess: @unchecked Sendable {
     /// /dev/null, stderr to `errors` (a file), else to wherever stdout goes, and no other descriptor of ours: a
     /// daemon (sshd, the tmux server) that inherited a pipe a test reads would keep that reader waiting for as long
     /// as it runs.
+    ///
+    /// The program dies with the test process, however that ends (a crash, a kill, exit with the object still
+    /// alive): it runs under `setpriv --pdeathsig KILL`, which sets PR_SET_PDEATHSIG before it execs the program
+    /// (posix_spawn has no way to). Linux sends that signal when the *thread* that spawned the child ends, so the
+    /// child is spawned by its own reaper thread, which lives exactly as long as the child does.
     public init(
         _ path: String, _ arguments: [String], environment: [String: String]? = nil,
         input: String? = nil, output: String? = nil, errors: String? = nil
     ) throws {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        let create = O_WRONLY | O_CREAT | O_TRUNC
-        posix_spawn_file_actions_addopen(&actions, 0, input ?? "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, output ?? "/dev/null", create, 0o600)
-        if let errors {
-            posix_spawn_file_actions_addopen(&actions, 2, errors, create, 0o600)
-        } else {
-            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // setpriv would report a missing program only on the child's stderr: say which package to install here.
+        guard FileManager.default.isExecutableFile(atPath: path) else {
+            throw HarnessError("cannot start \(path): no such program")
         }
-        Self.closeFrom3(&actions)
-        let argv = ([path] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        let env = (environment ?? ProcessInfo.processInfo.environment).map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { env.forEach { free($0) } }
-        var pid: pid_t = 0
-        let status = posix_spawn(&pid, path, &actions, nil, argv, env)
-        guard status == 0 else { throw HarnessError("cannot start \(path): \(String(cString: strerror(status)))") }
-        self.pid = pid
+        let launch = Launch(
+            TestTool.setpriv.path, ["--pdeathsig", "KILL", path] + arguments,
+            environment: environment ?? ProcessInfo.processInfo.environment)
+        launch.addOpen(0, input ?? "/dev/null", O_RDONLY)
+        let create = O_WRONLY | O_CREAT | O_TRUNC
+        launch.addOpen(1, output ?? "/dev/null", create)
+        if let errors { launch.addOpen(2, errors, create) } else { launch.addDup(1, to: 2) }
+        launch.closeFrom3()
         // Reaped the moment it ends, as Foundation's Process does: a zombie still answers kill(pid, 0), so a
         // program waiting for it to go (`sshelf forward stop`) would wait in vain until a test polled.
-        let reaper = Thread { [exit, pid] in
+        let exit = Exit()
+        let reaper = Thread { [launch] in
+            guard let pid = launch.spawn() else { return }
             var raw: Int32 = 0
             while waitpid(pid, &raw, 0) < 0 && errno == EINTR {}
             let signal = raw & 0x7f
@@ -53,8 +52,60 @@ public final class SpawnedProcess: @unchecked Sendable {
             exit.condition.broadcast()
             exit.condition.unlock()
         }
-        reaper.name = "reaper-\(pid)"
+        reaper.name = "spawn-reap"
         reaper.start()
+        self.exit = exit
+        pid = try launch.waitForSpawn()
+    }
+
+    /// One posix_spawn call prepared on the test's thread and made on the reaper thread, which reports the pid
+    /// (or the error) back.
+    private final class Launch: @unchecked Sendable {
+        let program: String
+        let argv: [UnsafeMutablePointer<CChar>?]
+        let env: [UnsafeMutablePointer<CChar>?]
+        let actions = UnsafeMutablePointer<posix_spawn_file_actions_t>.allocate(capacity: 1)
+        private let spawned = DispatchSemaphore(value: 0)
+        private var result: (pid: pid_t, status: Int32) = (0, 0)
+
+        init(_ program: String, _ arguments: [String], environment: [String: String]) {
+            self.program = program
+            argv = ([program] + arguments).map { strdup($0) } + [nil]
+            env = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+            posix_spawn_file_actions_init(actions)
+        }
+
+        deinit {
+            posix_spawn_file_actions_destroy(actions)
+            actions.deallocate()
+            argv.forEach { free($0) }
+            env.forEach { free($0) }
+        }
+
+        func addOpen(_ fd: Int32, _ path: String, _ flags: Int32) {
+            posix_spawn_file_actions_addopen(actions, fd, path, flags, 0o600)
+        }
+
+        func addDup(_ fd: Int32, to target: Int32) { posix_spawn_file_actions_adddup2(actions, fd, target) }
+
+        func closeFrom3() { SpawnedProcess.closeFrom3(actions) }
+
+        /// Spawns (on the calling thread, the child's parent) and reports; nil when it failed.
+        func spawn() -> pid_t? {
+            var pid: pid_t = 0
+            let status = posix_spawn(&pid, program, actions, nil, argv, env)
+            result = (pid, status)
+            spawned.signal()
+            return status == 0 ? pid : nil
+        }
+
+        func waitForSpawn() throws -> pid_t {
+            spawned.wait()
+            guard result.status == 0 else {
+                throw HarnessError("cannot start \(program): \(String(cString: strerror(result.status)))")
+            }
+            return result.pid
+        }
     }
 
     /// glibc's posix_spawn_file_actions_addclosefrom_np (2.34+), which Swift's Glibc module does not import:

@@ -61,6 +61,7 @@ extension TestTool {
     public static let sha256sum = TestTool("sha256sum", package: "coreutils")
     public static let chown = TestTool("chown", package: "coreutils")
     public static let id = TestTool("id", package: "coreutils")
+    public static let sleep = TestTool("sleep", package: "coreutils")
     public static let dpkgDeb = TestTool("dpkg-deb", package: "dpkg")
     public static let aptGet = TestTool("apt-get", package: "apt")
     public static let lintian = TestTool("lintian", package: "lintian")

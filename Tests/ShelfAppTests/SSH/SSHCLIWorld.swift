@@ -18,17 +18,34 @@ final class SSHCLIWorld {
         try addHost("t", sshd)
     }
 
-    func addHost(_ name: String, _ server: SSHD, extra: String = "") throws {
+    /// Imports host `name` on `server`, logging in with `identityFile` (the world's key unless told).
+    func addHost(_ name: String, _ server: SSHD, identityFile: String? = nil, extra: String = "") throws {
         let config = try home.write(
             """
             Host \(name)
               HostName \(server.options.listenAddress)
               Port \(server.port)
               User \(TestAccount.name)
-              IdentityFile \(key.privatePath)
+              IdentityFile \(identityFile ?? key.privatePath)
             \(extra)
             """, to: ".ssh/config-\(name)")
         XCTAssertExit(try home.run("import", "ssh-config", config), 0)
+    }
+
+    /// Host "enc", trusted, logging in with a key file of its own (`id_work`, so identity "id_work") encrypted with
+    /// `keyPassphrase` and authorized on the server: where the tests of a key passphrase asked and remembered start.
+    /// The vault takes the weak KDF (these tests set vault passphrases); `test` locks the vault session at its end.
+    func addEncryptedKeyHost(_ keyPassphrase: String, lockingAfter test: XCTestCase) throws {
+        home.extraEnvironment = ["SSHELF_TEST_WEAK_KDF": "1"]
+        test.addTeardown { [home] in _ = try? home.run("vault", "lock") }
+        let keyPath = home.root + "/id_work"
+        try Shell.run(
+            TestTool.sshKeygen.path, ["-q", "-t", "ed25519", "-N", keyPassphrase, "-C", "work", "-f", keyPath])
+        try sshd.authorize(
+            try String(contentsOfFile: keyPath + ".pub", encoding: .utf8).trimmingCharacters(
+                in: .whitespacesAndNewlines))
+        try addHost("enc", sshd, identityFile: keyPath)
+        XCTAssertExit(try home.run("trust", "enc", "--fingerprint", try fingerprint(sshd)), 0)
     }
 
     /// The `SHA256:` fingerprint of the server's ed25519 host key, from ssh-keygen.

@@ -32,6 +32,14 @@ final class ShellInTmuxTests: XCTestCase {
         }
     }
 
+    /// Waits for the pane's report after sshelf ended: exit status 255 and the terminal's modes back in canonical
+    /// mode with echo. All in the wait's condition: the report's line comes after EXIT= (a frame may show one only).
+    private func waitForRestoredTerminal(_ tmux: Tmux, file: StaticString = #filePath, line: UInt = #line) throws {
+        try tmux.waitFor("EXIT=255 and the terminal restored", file: file, line: line) {
+            $0.contains("EXIT=255") && $0.contains("icanon echo") && !$0.contains("-icanon")
+        }
+    }
+
     func testTypeResizeEscapeAndRestore() throws {
         let world = try SSHCLIWorld()
         XCTAssertExit(try world.home.run("trust", "t", "--fingerprint", try world.fingerprint(world.sshd)), 0)
@@ -52,9 +60,7 @@ final class ShellInTmuxTests: XCTestCase {
         try tmux.type("~.")
         try tmux.waitFor(text: "Connection to t closed.")
         XCTAssertEqual(try tmux.waitForExit(), 0, "the pane's report ran")
-        let screen = try tmux.waitFor(text: "EXIT=255")
-        XCTAssertTrue(screen.contains("icanon echo"), screen)
-        XCTAssertFalse(screen.contains("-icanon"), screen)
+        try waitForRestoredTerminal(tmux)
         XCTAssertTrue(world.sshd.waitForLog("Accepted publickey"), world.sshd.log)
     }
 
@@ -77,9 +83,7 @@ final class ShellInTmuxTests: XCTestCase {
         XCTAssertEqual(programs.count, 1, "\(programs)")
         kill(try XCTUnwrap(programs.first), SIGTERM)
         XCTAssertEqual(try tmux.waitForExit(), 0, "the pane's report ran")
-        let screen = try tmux.waitFor(text: "EXIT=255")
-        XCTAssertTrue(screen.contains("icanon echo"), screen)
-        XCTAssertFalse(screen.contains("-icanon"), screen)
+        try waitForRestoredTerminal(tmux)
     }
 
     func testInteractiveYesAndAPasswordTypedWithoutEcho() throws {
@@ -94,10 +98,12 @@ final class ShellInTmuxTests: XCTestCase {
         // The remember gate is asked on the terminal; "n" keeps nothing.
         try tmux.waitFor(text: "Remember this password in the vault? [y/N]")
         try tmux.enter("n")
-        let screen = try tmux.waitFor(text: "EXIT=0")
-        XCTAssertTrue(screen.contains("\(TestAccount.name)\n"), screen)
+        // Checked on every frame the wait reads, not only the last: the password is never echoed, even for a moment.
+        try tmux.waitFor("whoami's answer and the exit status") { screen in
+            XCTAssertFalse(screen.contains(TestAccount.password), "the password was echoed:\n\(screen)")
+            return screen.contains("\(TestAccount.name)\n") && screen.contains("EXIT=0")
+        }
         XCTAssertFalse(try world.home.run("show", "t").stdout.contains("in the vault"), "answered no: nothing stored")
-        XCTAssertFalse(screen.contains(TestAccount.password), "the password was echoed:\n\(screen)")
         XCTAssertTrue(FileManager.default.fileExists(atPath: world.knownHostsPath), "yes pins the key")
     }
 }

@@ -7,7 +7,7 @@ import XCTest
 extension XCTestCase {
     /// At the end of the test, SIGTERM to every `forward start` that publishes in this home's runtime directory.
     func stopHandedOverForwards(_ home: TempHome) {
-        addTeardownBlock {
+        addTeardown {
             let runtime = home.sshelfHome + "/run"
             let prefix = "forward-start-"
             for name in (try? FileManager.default.contentsOfDirectory(atPath: runtime)) ?? []

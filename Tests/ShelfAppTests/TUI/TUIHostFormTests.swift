@@ -31,8 +31,11 @@ final class TUIHostFormTests: XCTestCase {
         try tui.waitFor(text: "Password     not set")
         for _ in 0..<7 { try tui.send("Tab") }  // name, hostname, port, user, group, tags, auth: the password
         try tui.type(password)
-        let typed = try tui.waitFor(text: "Password     " + String(repeating: "*", count: password.count))
-        XCTAssertFalse(typed.contains(password), "the password is on screen:\n\(typed)")
+        // Checked on every frame the wait reads, not only the last: a secret is never on screen, even for a moment.
+        try tui.waitFor("the password masked") { screen in
+            XCTAssertFalse(screen.contains(password), "the password is on screen:\n\(screen)")
+            return screen.contains("Password     " + String(repeating: "*", count: password.count))
+        }
         try tui.send("Enter")
         try tui.waitFor(text: "password stored in the vault (whenUnlockedThisDeviceOnly)")
 
@@ -76,7 +79,7 @@ final class TUIHostFormTests: XCTestCase {
     func testALockedVaultAsksForItsPassphraseAndThenKeepsThePassword() throws {
         let home = TempHome()
         home.extraEnvironment = ["SSHELF_TEST_WEAK_KDF": "1"]
-        addTeardownBlock { _ = try? home.run("vault", "lock") }
+        addTeardown { _ = try? home.run("vault", "lock") }
         XCTAssertExit(try home.run("add", "lab", "--host", "lab.example"), 0)
         let passphrase = "form-\(UUID().uuidString.prefix(6))"
         XCTAssertExit(try home.run(["vault", "passwd", "--passphrase-fd", "0"], stdin: passphrase + "\n"), 0)
@@ -93,8 +96,10 @@ final class TUIHostFormTests: XCTestCase {
         try tui.waitFor(text: "To store the password, the vault passphrase:")
         try tui.type(passphrase)
         try tui.send("Enter")
-        let saved = try tui.waitFor(text: "password stored in the vault (whenUnlockedThisDeviceOnly)")
-        XCTAssertFalse(saved.contains(password) || saved.contains(passphrase), saved)
+        try tui.waitFor("the password stored") { screen in
+            XCTAssertFalse(screen.contains(password) || screen.contains(passphrase), "a secret on screen:\n\(screen)")
+            return screen.contains("password stored in the vault (whenUnlockedThisDeviceOnly)")
+        }
         let listed = try home.run("vault", "list", "--json")
         XCTAssertTrue(listed.stdout.contains("\"accessibility\" : \"whenUnlockedThisDeviceOnly\""), listed.stdout)
         XCTAssertNil(storeBytes(home).range(of: Data(password.utf8)), "the password is in the store file")

@@ -32,9 +32,12 @@ final class TUILoginTests: XCTestCase {
         }
         try tui.type(TestAccount.password)
         try tui.send("Tab")
-        let masked = try tui.waitFor(text: "[x] remember in the vault")
-        XCTAssertTrue(masked.contains(String(repeating: "*", count: TestAccount.password.count)), masked)
-        XCTAssertFalse(masked.contains(TestAccount.password), "the password is on screen:\n\(masked)")
+        // Checked on every frame the wait reads, not only the last: a secret is never on screen, even for a moment.
+        try tui.waitFor("the password masked, remember ticked") { screen in
+            XCTAssertFalse(screen.contains(TestAccount.password), "the password is on screen:\n\(screen)")
+            return screen.contains("[x] remember in the vault")
+                && screen.contains(String(repeating: "*", count: TestAccount.password.count))
+        }
         try tui.send("Enter")
         try tui.waitFor("the remote prompt", shellPrompt)
         try tui.type("echo tui-$((6*7))")
@@ -78,14 +81,14 @@ final class TUILoginTests: XCTestCase {
         // The server said no: asked again, saying so.
         try tui.waitFor(text: "Permission denied, please try again.")
         try tui.send("Escape")
-        let screen = try tui.waitFor("the error line") {
+        // The dialog gone is part of the wait: tmux may show a frame half drawn (the line new, the dialog not cleared).
+        try tui.waitFor("the error line, the dialog gone") {
             $0.contains("not connected: authentication failed for") && $0.contains("○ sync off")
-                && $0.contains("1 host")
+                && $0.contains("1 host") && !$0.contains("'s password:")
         }
         // Red: the notice is drawn in the error colour.
         let coloured = try tui.screen(escapes: true)
         XCTAssertTrue(coloured.contains("31mnot connected"), coloured)
-        XCTAssertFalse(screen.contains("'s password:"), screen)
         XCTAssertFalse(try world.home.run("show", "t").stdout.contains("in the vault"), "nothing remembered")
         try tui.send("q")
         XCTAssertEqual(try tui.waitForExit(), 0)
@@ -100,13 +103,16 @@ final class TUILoginTests: XCTestCase {
         try tui.waitFor(text: "1 host")
         try tui.send("Enter")
         // PAM's prompt, hidden: masked, and no "remember" (a challenge is not a stored password).
-        let dialog = try tui.waitFor("the keyboard-interactive dialog") {
+        try tui.waitFor("the keyboard-interactive dialog, without remember") {
             $0.contains("Connecting to t") && $0.lowercased().contains("password") && $0.contains("Enter sends")
+                && !$0.contains("remember in the vault")
         }
-        XCTAssertFalse(dialog.contains("remember in the vault"), dialog)
         try tui.type(TestAccount.password)
-        let typed = try tui.waitFor(text: String(repeating: "*", count: TestAccount.password.count))
-        XCTAssertFalse(typed.contains(TestAccount.password), typed)
+        // Checked on every frame the wait reads, not only the last: a secret is never on screen, even for a moment.
+        try tui.waitFor("the answer masked") { screen in
+            XCTAssertFalse(screen.contains(TestAccount.password), "the password is on screen:\n\(screen)")
+            return screen.contains(String(repeating: "*", count: TestAccount.password.count))
+        }
         try tui.send("Enter")
         try tui.waitFor("the remote prompt", shellPrompt)
         try tui.type("exit")
@@ -159,11 +165,12 @@ final class TUILoginTests: XCTestCase {
         let tui = try Tmux(home: world.home, columns: 140, rows: 30)
         try tui.waitFor(text: "1 host")
         try tui.send("Enter")
-        let screen = try tui.waitFor("the not-synced line") {
-            $0.contains("not connected: the credential for t has not synced to this device yet")
-                && $0.contains("1 host")
+        // Checked on every frame the wait reads: no prompt, not even for a moment.
+        try tui.waitFor("the not-synced line") { screen in
+            XCTAssertFalse(screen.contains("'s password:"), "no prompt replaces a missing stored password:\n\(screen)")
+            return screen.contains("not connected: the credential for t has not synced to this device yet")
+                && screen.contains("1 host")
         }
-        XCTAssertFalse(screen.contains("'s password:"), "no prompt replaces a missing stored password:\n\(screen)")
         world.sshd.waitForConnectionsEnded()
         XCTAssertFalse(world.sshd.log.contains("method password"), world.sshd.log)
         try tui.send("q")
@@ -186,12 +193,16 @@ final class TUILoginTests: XCTestCase {
         let tui = try Tmux(home: world.home, columns: 100, rows: 30)
         try tui.waitFor(text: "1 host")
         try tui.send("Enter")
-        let dialog = try tui.waitFor(text: "The vault is locked. Vault passphrase:")
-        XCTAssertFalse(dialog.contains("remember in the vault"), dialog)
+        try tui.waitFor("the passphrase dialog, without remember") {
+            $0.contains("The vault is locked. Vault passphrase:") && !$0.contains("remember in the vault")
+        }
         XCTAssertFalse(world.sshd.log.contains("method password"), "nothing sent before the passphrase")
         try tui.type(passphrase)
-        let typed = try tui.waitFor(text: String(repeating: "*", count: passphrase.count))
-        XCTAssertFalse(typed.contains(passphrase), typed)
+        // Checked on every frame the wait reads, not only the last: a secret is never on screen, even for a moment.
+        try tui.waitFor("the passphrase masked") { screen in
+            XCTAssertFalse(screen.contains(passphrase), "the passphrase is on screen:\n\(screen)")
+            return screen.contains(String(repeating: "*", count: passphrase.count))
+        }
         try tui.send("Enter")
         try tui.waitFor("the remote prompt", shellPrompt)
         try tui.type("exit")

@@ -31,7 +31,7 @@ final class TUIOpenSSHHandoverTests: XCTestCase {
                 "--port", String(server.port), "--user", TestAccount.name,
                 "--identity", "rsa1"), 0)
         XCTAssertExit(try world.home.run("trust", "r1", "--fingerprint", try world.fingerprint(server)), 0)
-        addTeardownBlock { _ = try? world.home.run(["agent", "stop"]) }
+        addTeardown { _ = try? world.home.run(["agent", "stop"]) }
         let newer = try world.home.run("version", "--verbose").stdout.contains("  yes RSA keys sign with rsa-sha2")
 
         let tui = try Tmux(home: world.home, columns: 240, rows: 30)
@@ -46,11 +46,12 @@ final class TUIOpenSSHHandoverTests: XCTestCase {
         try tui.waitFor(text: "via-42")
         try tui.type("exit 3")
         try tui.send("Enter")
-        let back = try tui.waitFor("the TUI after the session") {
+        // The result line repeats why (the line before the session may have scrolled away): on 1.11 it does not,
+        // which is part of the wait, as tmux may show a frame half drawn.
+        try tui.waitFor("the TUI after the session, saying why OpenSSH served" + (newer ? " only if it did" : "")) {
             $0.contains("session to r1 ended with exit 3") && $0.contains("1 host")
+                && $0.contains("through OpenSSH: r1 logs in with the RSA key of identity 'rsa1'") == !newer
         }
-        // The result line repeats why (the line before the session may have scrolled away).
-        XCTAssertEqual(back.contains("through OpenSSH: r1 logs in with the RSA key of identity 'rsa1'"), !newer, back)
         // Either way the server took an rsa-sha2-512 signature: OpenSSH's through the sshelf agent (the key is only
         // in the vault), or the own client's on 1.11.
         XCTAssertTrue(server.waitForLog("Accepted publickey"), server.log)
@@ -63,7 +64,7 @@ final class TUIOpenSSHHandoverTests: XCTestCase {
         let world = try BridgeWorld()
         let server = try world.server()
         try world.addHost("fa", on: server, options: ["ForwardAgent yes"])
-        addTeardownBlock { _ = try? world.home.run(["agent", "stop"]) }
+        addTeardown { _ = try? world.home.run(["agent", "stop"]) }
 
         let tui = try Tmux(home: world.home, columns: 240, rows: 30)
         try tui.waitFor(text: "1 host")
@@ -77,10 +78,11 @@ final class TUIOpenSSHHandoverTests: XCTestCase {
         try tui.waitFor(text: "vault-keys-1")
         try tui.type("exit")
         try tui.send("Enter")
-        let back = try tui.waitFor("the TUI after the session") {
+        // Curses is back: the session's hand-over line gone is part of the wait (a half-drawn frame may keep it).
+        try tui.waitFor("the TUI after the session, the hand-over line gone") {
             $0.contains("session to fa ended (exit 0); through OpenSSH: fa sets ForwardAgent") && $0.contains("1 host")
+                && !$0.contains(Self.handing)
         }
-        XCTAssertFalse(back.contains(Self.handing), "curses is back:\n\(back)")
         XCTAssertTrue(server.waitForLog("Accepted publickey"), server.log)
         try tui.send("q")
         XCTAssertEqual(try tui.waitForExit(), 0)

@@ -155,7 +155,7 @@ final class TUIVaultTests: XCTestCase {
     func testTheStatusLineFollowsTheSessionOfEveryProcess() throws {
         let home = TempHome()
         home.extraEnvironment = ["SSHELF_TEST_WEAK_KDF": "1"]
-        addTeardownBlock { _ = try? home.run("vault", "lock") }
+        addTeardown { _ = try? home.run("vault", "lock") }
         let passphrase = "session-\(UUID().uuidString.prefix(6))"
         XCTAssertExit(try home.run("add", "lab", "--host", "lab.example"), 0)
         XCTAssertExit(try home.run(["vault", "passwd", "--passphrase-fd", "0"], stdin: passphrase + "\n"), 0)
@@ -183,7 +183,7 @@ final class TUIVaultTests: XCTestCase {
         let world = try SSHCLIWorld()
         let home = world.home
         home.extraEnvironment = ["SSHELF_TEST_WEAK_KDF": "1"]
-        addTeardownBlock { _ = try? home.run("vault", "lock") }
+        addTeardown { _ = try? home.run("vault", "lock") }
         XCTAssertExit(try home.run("trust", "t", "--fingerprint", try world.fingerprint(world.sshd)), 0)
         XCTAssertExit(try home.run("edit", "t", "--auth", "password"), 0)
         let passphrase = "remember-\(UUID().uuidString.prefix(6))"
@@ -221,24 +221,7 @@ final class TUIVaultTests: XCTestCase {
     func testAKeyFilePassphraseIsRememberedInTheIdentitysFamily() throws {
         let world = try SSHCLIWorld()
         let home = world.home
-        home.extraEnvironment = ["SSHELF_TEST_WEAK_KDF": "1"]
-        addTeardownBlock { _ = try? home.run("vault", "lock") }
-        let keyPath = home.root + "/id_work"
-        try Shell.run(
-            TestTool.sshKeygen.path, ["-q", "-t", "ed25519", "-N", "work key pass", "-C", "work", "-f", keyPath])
-        try world.sshd.authorize(
-            try String(contentsOfFile: keyPath + ".pub", encoding: .utf8)
-                .trimmingCharacters(in: .whitespacesAndNewlines))
-        let config = try home.write(
-            """
-            Host enc
-              HostName \(world.sshd.options.listenAddress)
-              Port \(world.sshd.port)
-              User \(TestAccount.name)
-              IdentityFile \(keyPath)
-            """, to: ".ssh/config-enc")
-        XCTAssertExit(try home.run("import", "ssh-config", config), 0)
-        XCTAssertExit(try home.run("trust", "enc", "--fingerprint", try world.fingerprint(world.sshd)), 0)
+        try world.addEncryptedKeyHost("work key pass", lockingAfter: self)
         let passphrase = "vault-\(UUID().uuidString.prefix(6))"
         XCTAssertExit(try home.run(["vault", "passwd", "--passphrase-fd", "0"], stdin: passphrase + "\n"), 0)
 

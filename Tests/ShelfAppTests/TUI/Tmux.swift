@@ -11,6 +11,9 @@ final class Tmux {
     /// when the pane's terminal closes before tmux reaps the process).
     let statusPath: String
     private let configPath: String
+    /// The tmux server, in the foreground (-D) as our own child rather than a daemon, so that it dies with the
+    /// test process (SpawnedProcess) even when the test crashes before kill-server.
+    private let server: SpawnedProcess
 
     /// Starts `sshelf ARGS` in a detached session of the given size with exactly `environment`.
     convenience init(
@@ -32,8 +35,8 @@ final class Tmux {
         rows: Int = 30
     ) throws {
         statusPath = home.root + "/tui-exit-status-" + UUID().uuidString.prefix(6)
-        // Set before the session exists: set afterwards, a command that ends at once takes its session (and
-        // the server) with it before the option lands, and the test then reads a blank screen.
+        // Read by the server before the session exists: set afterwards, a command that ends at once takes its
+        // session with it before the option lands, and the test then reads a blank screen.
         configPath = home.root + "/tmux-" + UUID().uuidString.prefix(6) + ".conf"
         try "set-option -g remain-on-exit on\n"
             .write(toFile: configPath, atomically: true, encoding: .utf8)
@@ -43,26 +46,34 @@ final class Tmux {
         let line =
             (["env", "-i"] + assignments + command.map(Tmux.quote)).joined(separator: " ")
             + "; echo $? > \(Tmux.quote(statusPath))"
+        server = try SpawnedProcess(
+            TestTool.tmux.path, ["-D", "-L", socket, "-f", configPath], environment: Self.environment)
+        // The server answers once its socket is up (list-sessions starts no server of its own).
+        guard waitUntil({ (try? tmux(["list-sessions"]))?.status == 0 || !server.isRunning }), server.isRunning else {
+            throw HarnessError("the tmux server did not start (exit \(server.exitStatus.map(String.init) ?? "-"))")
+        }
         let started = try tmux([
-            "-f", configPath, "new-session", "-d", "-s", session, "-x", String(columns),
+            "new-session", "-d", "-s", session, "-x", String(columns),
             "-y", String(rows), line,
         ])
         guard started.status == 0 else { throw HarnessError("tmux new-session failed: \(started.output)") }
     }
 
+    /// kill-server ends the panes' programs; the server process is then reaped (SpawnedProcess's deinit).
     deinit { _ = try? tmux(["kill-server"]) }
+
+    static let environment = ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"]
 
     static func quote(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
 
-    /// Runs one tmux command with posix_spawn and waitpid, output to a file. Not Foundation's Process: the server
-    /// tmux forks on first use would inherit Process's pipe, and reading it would then never see the end.
+    /// Runs one tmux command with posix_spawn and waitpid, output to a file. Not Foundation's Process: a server a
+    /// client forked would inherit Process's pipe, and reading it would then never see the end.
     @discardableResult
     func tmux(_ arguments: [String]) throws -> (status: Int32, output: String) {
         let path = NSTemporaryDirectory() + "/tmux-out-" + UUID().uuidString
         defer { unlink(path) }
         let status = try SpawnedProcess.run(
-            TestTool.tmux.path, ["-L", socket] + arguments, output: path,
-            environment: ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"])
+            TestTool.tmux.path, ["-L", socket] + arguments, output: path, environment: Self.environment)
         return (status, (try? String(contentsOfFile: path, encoding: .utf8)) ?? "")
     }
 
@@ -116,7 +127,8 @@ final class Tmux {
     }
 
     /// Waits until the screen satisfies `condition`, and returns that screen; on timeout the test fails here
-    /// with the last screen (and `context()`, e.g. a server log).
+    /// with the last screen (and `context()`, e.g. a server log). The screen may be a frame half drawn: what must
+    /// be gone from it belongs in `condition`, not in an assertion on what comes back.
     @discardableResult
     func waitFor(
         _ what: String, escapes: Bool = false, deadline: TimeInterval = Deadline.standard,

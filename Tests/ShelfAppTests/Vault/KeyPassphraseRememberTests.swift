@@ -21,25 +21,8 @@ final class KeyPassphraseRememberTests: XCTestCase {
     func testARememberedKeyPassphraseServesTheNextProcessWhileTheSessionIsUnlocked() throws {
         let world = try SSHCLIWorld()
         let home = world.home
-        home.extraEnvironment = ["SSHELF_TEST_WEAK_KDF": "1"]
-        addTeardownBlock { _ = try? home.run("vault", "lock") }
-        let keyPath = home.root + "/id_work"
-        try Shell.run(
-            TestTool.sshKeygen.path, ["-q", "-t", "ed25519", "-N", "work key pass", "-C", "work", "-f", keyPath])
-        try world.sshd.authorize(
-            try String(contentsOfFile: keyPath + ".pub", encoding: .utf8)
-                .trimmingCharacters(in: .whitespacesAndNewlines))
         // The key file's identity comes with the host, as from any ssh_config.
-        let config = try home.write(
-            """
-            Host enc
-              HostName \(world.sshd.options.listenAddress)
-              Port \(world.sshd.port)
-              User \(TestAccount.name)
-              IdentityFile \(keyPath)
-            """, to: ".ssh/config-enc")
-        XCTAssertExit(try home.run("import", "ssh-config", config), 0)
-        XCTAssertExit(try home.run("trust", "enc", "--fingerprint", try world.fingerprint(world.sshd)), 0)
+        try world.addEncryptedKeyHost("work key pass", lockingAfter: self)
         // Setting the passphrase unlocks the session (for every process of this login).
         XCTAssertExit(try home.run(["vault", "passwd", "--passphrase-fd", "3"], fd3: Self.vaultPassphrase), 0)
 
@@ -49,9 +32,12 @@ final class KeyPassphraseRememberTests: XCTestCase {
         try typed.waitFor(text: "Remember this key passphrase in the vault? [y/N]")
         try typed.enter("y")
         XCTAssertEqual(try typed.waitForExit(), 0, (try? typed.screen()) ?? "")
-        let screen = try typed.waitFor(text: "first-login")
-        XCTAssertFalse(screen.contains("Vault passphrase"), "the unlocked session needed no passphrase:\n\(screen)")
-        XCTAssertFalse(screen.contains("work key pass"), "not echoed:\n\(screen)")
+        // Checked on every frame the wait reads, not only the last.
+        try typed.waitFor("the command's output") { screen in
+            XCTAssertFalse(screen.contains("Vault passphrase"), "the unlocked session needed no passphrase:\n\(screen)")
+            XCTAssertFalse(screen.contains("work key pass"), "not echoed:\n\(screen)")
+            return screen.contains("first-login")
+        }
 
         // Kept in the identity's family, in the identity's (interactive) class.
         let listed = try home.run("vault", "list", "--json")
@@ -91,11 +77,16 @@ final class KeyPassphraseRememberTests: XCTestCase {
         XCTAssertEqual(hinted.stdout, "after-unlock\n")
         XCTAssertExit(try home.run("vault", "lock"), 0)
         let asked = try Tmux(home: home, arguments: ["exec", "enc", "--no-stdin", "--", "echo", "asked-login"])
-        let question = try asked.waitFor(text: "Vault passphrase:")
-        XCTAssertFalse(question.contains("Enter passphrase for the key"), "the vault's, not the key's:\n\(question)")
+        // The key's question is never asked: checked on every frame each wait reads, not only the last.
+        try asked.waitFor("the vault's question") { screen in
+            XCTAssertFalse(screen.contains("Enter passphrase for the key"), "the vault's, not the key's:\n\(screen)")
+            return screen.contains("Vault passphrase:")
+        }
         try asked.enter(Self.vaultPassphrase)
         XCTAssertEqual(try asked.waitForExit(), 0, (try? asked.screen()) ?? "")
-        let done = try asked.waitFor(text: "asked-login")
-        XCTAssertFalse(done.contains("Enter passphrase for the key"), "the remembered one served:\n\(done)")
+        try asked.waitFor("the command's output") { screen in
+            XCTAssertFalse(screen.contains("Enter passphrase for the key"), "the remembered one served:\n\(screen)")
+            return screen.contains("asked-login")
+        }
     }
 }

@@ -25,7 +25,7 @@ final class LockedCredentialHintTests: XCTestCase {
         let key = try XCTUnwrap(list.compactMap { $0["key"] as? String }.first { $0.hasSuffix(".privkey") })
         // Setting the passphrase and keygen unlocked the session (any passphrase entry does): start locked.
         XCTAssertExit(try world.home.run("vault", "lock"), 0)
-        addTeardownBlock { _ = try? world.home.run("vault", "lock") }
+        addTeardown { _ = try? world.home.run("vault", "lock") }
         return (world, key)
     }
 

@@ -13,7 +13,7 @@ final class SessionSyncHintTests: XCTestCase {
         let remote = try syncRemote("session")
         let home = TempHome()
         home.extraEnvironment = ["SSHELF_TEST_WEAK_KDF": "1"]
-        addTeardownBlock { _ = try? home.run("vault", "lock") }
+        addTeardown { _ = try? home.run("vault", "lock") }
         XCTAssertExit(try home.run("add", "db", "--host", "db.example"), 0)
         XCTAssertExit(try home.run("vault", "init"), 0)
         XCTAssertExit(try home.run(["vault", "passwd", "--passphrase-fd", "3"], fd3: Self.passphrase), 0)

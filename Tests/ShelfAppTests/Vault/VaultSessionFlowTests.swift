@@ -15,7 +15,7 @@ final class VaultSessionFlowTests: XCTestCase {
         let world = try SSHCLIWorld()
         let home = world.home
         home.extraEnvironment = ["SSHELF_TEST_WEAK_KDF": "1"]
-        addTeardownBlock { _ = try? home.run("vault", "lock") }
+        addTeardown { _ = try? home.run("vault", "lock") }
         XCTAssertExit(try home.run(["vault", "passwd", "--passphrase-fd", "3"], fd3: Self.passphrase), 0)
         let made = try home.run(["keygen", "made", "--passphrase-fd", "3"], fd3: Self.passphrase)
         XCTAssertExit(made, 0)
@@ -154,7 +154,7 @@ final class VaultSessionFlowTests: XCTestCase {
         let home = world.home
         home.extraEnvironment["SSHELF_VAULT_NO_KEYRING"] = "1"
         let agent = AgentWorld(over: home, sshd: world.sshd)
-        addTeardownBlock { _ = try? home.run("agent", "stop") }
+        addTeardown { _ = try? home.run("agent", "stop") }
         let started = try home.run(["agent", "start", "--unlock", "--passphrase-fd", "3"], fd3: Self.passphrase)
         XCTAssertExit(started, 0)
         XCTAssertTrue(started.stderr.contains("unlocked the vault in the agent (pid "), started.stderr)

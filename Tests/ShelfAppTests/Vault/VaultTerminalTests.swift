@@ -15,8 +15,11 @@ final class VaultTerminalTests: XCTestCase {
         try tmux.waitFor(text: "Repeat the new passphrase:")
         try tmux.enter(typed)
         XCTAssertEqual(try tmux.waitForExit(), 0, (try? tmux.screen()) ?? "")
-        let pane = try tmux.waitFor(text: "passphrase set")
-        XCTAssertFalse(pane.contains(typed), "the passphrase was echoed:\n\(pane)")
+        // Checked on every frame the wait reads, not only the last.
+        try tmux.waitFor("passphrase set") { pane in
+            XCTAssertFalse(pane.contains(typed), "the passphrase was echoed:\n\(pane)")
+            return pane.contains("passphrase set")
+        }
         XCTAssertExit(try home.run(["vault", "unlock", "--passphrase-fd", "0"], stdin: typed + "\n"), 0)
     }
 }
