@@ -20,7 +20,14 @@ final class VerifiedSessionTests: XCTestCase {
         defer { try? FileManager.default.removeItem(atPath: file) }
         let process = Process()
         process.executableURL = TestTool.swiftc.url
-        process.arguments = ["-typecheck", "-I", binaries + "/Modules", "-I", root + "/Sources/CLibSSH2", file]
+        // The C modules SwiftPM made a module map for (CDescriptorShims, below ShelfSystem) are found in their build
+        // folders; CLibSSH2 brings its own.
+        let generated = ((try? FileManager.default.contentsOfDirectory(atPath: binaries)) ?? []).filter {
+            $0.hasSuffix(".build") && FileManager.default.fileExists(atPath: binaries + "/" + $0 + "/module.modulemap")
+        }
+        process.arguments =
+            ["-typecheck", "-I", binaries + "/Modules", "-I", root + "/Sources/CLibSSH2"]
+            + generated.flatMap { ["-I", binaries + "/" + $0] } + [file]
         let errors = Pipe()
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
