@@ -18,6 +18,17 @@ final class Channel {
 
     deinit { libssh2_channel_free(raw) }
 
+    /// Asks the server to run `command` on this channel (the "exec" request; blocking mode).
+    func exec(_ command: String) throws(SSHError) {
+        let request = "exec"
+        guard
+            libssh2_channel_process_startup(
+                raw, request, UInt32(request.utf8.count), command, UInt32(command.utf8.count)) == 0
+        else {
+            throw SSHError(.channelFailed, "the server refused to run the command", library: session.lastError())
+        }
+    }
+
     /// Reads stdout (stream 0) or stderr (stream 1) into `buffer`.
     func read(stream: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SSHError) -> Read {
         let count = libssh2_channel_read_ex(

@@ -32,14 +32,7 @@ extension SSHConnection {
             if let input { raw = RawTerminal(input) }
         }
         defer { raw?.restore() }
-        let request = "exec"
-        guard
-            libssh2_channel_process_startup(
-                channel.raw, request, UInt32(request.utf8.count), command,
-                UInt32(command.utf8.count)) == 0
-        else {
-            throw SSHError(.channelFailed, "the server refused to run the command", library: session.lastError())
-        }
+        try channel.exec(command)
         // Without a PTY, Ctrl-C is a signal to sshelf: where libssh2 can send signals (1.11), the first SIGINT goes to
         // the remote command as INT (it may clean up and say how it ended); a second one ends sshelf's side. With a
         // PTY the terminal is raw and Ctrl-C is a byte the remote terminal turns into SIGINT itself.

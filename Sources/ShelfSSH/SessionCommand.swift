@@ -77,14 +77,7 @@ extension SSHConnection {
         do throws(SSHError) {
             let channel = try session.openSessionChannel()
             sendEnvironment(channel)
-            let request = "exec"
-            guard
-                libssh2_channel_process_startup(
-                    channel.raw, request, UInt32(request.utf8.count), command,
-                    UInt32(command.utf8.count)) == 0
-            else {
-                throw SSHError(.channelFailed, "the server refused to run the command", library: session.lastError())
-            }
+            try channel.exec(command)
             return SessionCommand(channel: channel)
         } catch {
             let code = session.lastErrorCode()
