@@ -180,8 +180,12 @@ public enum ProcessTree {
     }
 
     /// What a process that should have ended is doing, for a failure message: each thread's name, state and
-    /// kernel wait channel.
+    /// kernel wait channel, then the same for every process below it (a child it waits for may be the one stuck).
     public static func describe(_ pid: pid_t) -> String {
+        ([pid] + descendants(of: pid)).map(describeOne).joined(separator: "\n")
+    }
+
+    private static func describeOne(_ pid: pid_t) -> String {
         let tasks = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []).sorted()
         guard !tasks.isEmpty else { return "process \(pid) is gone" }
         var lines = ["process \(pid) (\(name(of: pid) ?? "?")), threads:"]

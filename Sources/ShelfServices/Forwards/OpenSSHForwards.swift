@@ -46,27 +46,17 @@ public enum OpenSSHForwards {
         case .success(let started): pid = started
         case .failure(let error): throw ShelfError(.failure, "could not run \(ssh): \(error)")
         }
-        // ssh gets Ctrl-C from the terminal itself; a SIGTERM to sshelf is passed on. Either is a clean stop.
-        let stopped = StopFlag()
-        let signals = StopSignals {
-            stopped.set()
-            kill(pid, SIGTERM)
-        }
+        // ssh gets Ctrl-C from the terminal itself; a SIGTERM to sshelf is passed on, and again until ssh has
+        // ended (ssh 9.2 can miss one: StoppableChild). Either is a clean stop.
+        let child = StoppableChild(pid: pid)
+        let signals = StopSignals { child.stop(SIGTERM) }
         defer { signals.cancel() }
         for rule in rules {
             context.errorOutput("sshelf: forwarding -\(rule.spec.flag) \(rule.spec) through OpenSSH's ssh\n")
         }
         context.errorOutput("sshelf: press Ctrl-C to stop\n")
-        let status = ChildProcess.wait(pid)
+        let status = child.wait()
         // ssh says 255 when a signal stopped it; without one that was a failed or lost connection (as for connect).
-        return stopped.isSet && (status == 255 || status > 128) ? 0 : status
+        return child.wasStopped && (status == 255 || status > 128) ? 0 : status
     }
-}
-
-/// Set once from a signal's handler queue, read after the child ended.
-private final class StopFlag: @unchecked Sendable {
-    private let lock = Lock()
-    private var value = false
-    func set() { lock.withLock { value = true } }
-    var isSet: Bool { lock.withLock { value } }
 }
