@@ -116,7 +116,7 @@ let package = Package(
             path: "Tests/ShelfSyncTests"),
         // Snapshots/ holds the recorded screens as text files, read from the source tree (not bundled).
         .testTarget(
-            name: "ShelfUITests", dependencies: ["ShelfUI", "ShelfCore"], path: "Tests/ShelfUITests",
+            name: "ShelfUITests", dependencies: ["ShelfUI", "ShelfCore", "TestSupport"], path: "Tests/ShelfUITests",
             exclude: ["Snapshots"]),
         // Drives the built `sshelf` binary (CLI, and the TUI through tmux) as a user would.
         .testTarget(

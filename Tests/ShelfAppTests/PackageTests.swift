@@ -10,7 +10,7 @@ final class PackageTests: XCTestCase {
 
     override func setUpWithError() throws {
         let path = ProcessInfo.processInfo.environment["SSHELF_DEB"] ?? ""
-        try XCTSkipIf(path.isEmpty, "SSHELF_DEB is unset: make test builds the package (make deb) and sets it")
+        try skip(if: path.isEmpty, "SSHELF_DEB is unset: make test builds the package (make deb) and sets it")
         deb = URL(fileURLWithPath: path).standardizedFileURL.path
         XCTAssertTrue(FileManager.default.fileExists(atPath: deb), "\(deb) was not built")
     }

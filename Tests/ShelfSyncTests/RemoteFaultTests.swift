@@ -91,7 +91,7 @@ final class RemoteFaultTests: XCTestCase {
         mount.arguments = ["-t", "tmpfs", "-o", "ro,size=1m", "tmpfs", mountPoint]
         try mount.run()
         mount.waitUntilExit()
-        try XCTSkipIf(mount.terminationStatus != 0, "cannot mount a read-only tmpfs here")
+        try skip(if: mount.terminationStatus != 0, "cannot mount a read-only tmpfs here")
         defer {
             let umount = Process()
             umount.executableURL = TestTool.umount.url

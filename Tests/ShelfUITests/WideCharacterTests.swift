@@ -4,6 +4,7 @@
 import Foundation
 import Glibc
 import ShelfCore
+import TestSupport
 import XCTest
 @testable import ShelfUI
 
@@ -28,7 +29,7 @@ final class WideCharacterTests: XCTestCase {
         }
         typealias WCWidth = @convention(c) (wchar_t) -> Int32
         let wcwidth = unsafeBitCast(symbol, to: WCWidth.self)
-        guard let locale = newlocale(LC_CTYPE_MASK, "C.UTF-8", nil) else { throw XCTSkip("no C.UTF-8 locale") }
+        guard let locale = newlocale(LC_CTYPE_MASK, "C.UTF-8", nil) else { throw skipped("no C.UTF-8 locale") }
         let previous = uselocale(locale)
         defer {
             uselocale(previous)

@@ -253,7 +253,7 @@ final class AgentSSHTests: XCTestCase {
     }
 
     func testAnotherUserIsRefusedAndLogged() throws {
-        guard getuid() == 0 else { throw XCTSkip("needs root to run a client as another user (nobody)") }
+        guard getuid() == 0 else { throw skipped("needs root to run a client as another user (nobody)") }
         let world = try AgentWorld()
         XCTAssertExit(try world.home.run("keygen", "mine"), 0)
         try world.startAgent()

@@ -57,7 +57,7 @@ final class LibraryFeatureTests: XCTestCase {
             "../../../.build/libssh2-1.11.1/prefix/lib/libssh2.so.1"
         ).standardized.path
         guard FileManager.default.fileExists(atPath: built) else {
-            throw XCTSkip("libssh2 1.11.1 is not built (make libssh2-1.11; make test builds it)")
+            throw skipped("libssh2 1.11.1 is not built (make libssh2-1.11; make test builds it)")
         }
         let home = TempHome()
         let prefix = home.root + "/prefix"

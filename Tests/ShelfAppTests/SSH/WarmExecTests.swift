@@ -177,7 +177,7 @@ final class WarmExecTests: XCTestCase {
     /// directory and socket opened up on purpose, a request from `nobody` is closed unanswered (a keeper without the
     /// check would answer this one: its fingerprint does not match) and runs nothing.
     func testAnotherUidIsRefused() throws {
-        guard getuid() == 0 else { throw XCTSkip("needs root to run a client as another user") }
+        guard getuid() == 0 else { throw skipped("needs root to run a client as another user") }
         let world = try pinnedWorld()
         let path = try socketPath(world)
         defer { _ = try? world.home.run("warm", "stop") }
