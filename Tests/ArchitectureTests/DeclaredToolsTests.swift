@@ -48,6 +48,15 @@ final class DeclaredToolsTests: XCTestCase {
         }
     }
 
+    /// The test files other than `allowed` (which must have been read) and the rule's own test `rule` whose text
+    /// contains `word`: what a rule that only one helper may use something finds breaking it.
+    static func testSources(using word: String, except allowed: String, rule: AnyClass) throws -> [String] {
+        let sources = try testSources()
+        XCTAssertTrue(sources.contains { $0.path == allowed }, "\(allowed) was not read")
+        return sources.filter { $0.path != allowed && $0.path != "Tests/ArchitectureTests/\(rule).swift" }
+            .filter { $0.text.contains(word) }.map(\.path)
+    }
+
     func testTheTableIsReadable() throws {
         let table = try Self.table()
         XCTAssertGreaterThan(table.count, 10, "the table in \(Self.tableFile) was not read")

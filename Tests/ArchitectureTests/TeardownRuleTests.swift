@@ -8,12 +8,8 @@ final class TeardownRuleTests: XCTestCase {
     static let allowed = "Tests/TestSupport/Teardown.swift"
 
     func testNoTestAddsATeardownBlockDirectly() throws {
-        let sources = try DeclaredToolsTests.testSources()
-        XCTAssertTrue(sources.contains { $0.path == Self.allowed }, "\(Self.allowed) was not read")
-        let callers = sources.filter {
-            $0.path != Self.allowed && $0.path != "Tests/ArchitectureTests/\(Self.self).swift"
-        }
-        .filter { $0.text.contains("addTeardownBlock") }.map(\.path)
+        let callers = try DeclaredToolsTests.testSources(
+            using: "addTeardownBlock", except: Self.allowed, rule: Self.self)
         XCTAssertEqual(callers, [], "use addTeardown { … } (TestSupport), which lets go of what the block captured")
     }
 }
