@@ -74,7 +74,14 @@ public enum FleetTargets {
             return hosts
         }
         let isQuery = target.hasPrefix("q:") || target.contains(where: \.isWhitespace)
-        guard isQuery else { return [try Resolve.host(target, in: store)] }
+        guard isQuery else {
+            do {
+                return [try Resolve.host(target, in: store)]
+            } catch var error as ShelfError where error.kind == .notFound {
+                error.hint = try otherReading(of: target, store: store, tree: tree, everyHost: everyHost) ?? error.hint
+                throw error
+            }
+        }
         let query = target.hasPrefix("q:") ? String(target.dropFirst(2)) : target
         guard !HostQuery(query).isEmpty else {
             throw ShelfError(.usage, "the search '\(shown)' has no words", hint: "e.g. 'db fra' or q:db")
@@ -85,5 +92,29 @@ public enum FleetTargets {
                 .notFound, "no host matches the search '\(shown)'", hint: "try it with 'sshelf list \(shown)'")
         }
         return found
+    }
+
+    /// What a word that names no host stands for as another kind of target — a group typed without its `@`, a tag
+    /// without `tag:`, a word of the search without `q:` — as the hint to type that instead (nil: none of these).
+    private static func otherReading(
+        of word: String, store: Store, tree: GroupTree, everyHost: () throws -> [ShelfCore.Host]
+    ) throws -> String? {
+        let quoted = { (target: String) in ShellWord.quote(Display.safe(target)) }
+        let hosts = { (count: Int) in "\(count) host\(count == 1 ? "" : "s")" }
+        if let group = tree.find(word) {
+            let groups = tree.subtree(of: group.id).union([group.id])
+            let count = try everyHost().filter { $0.groupID.map(groups.contains) ?? false }.count
+            return "'\(Display.safe(word))' is a group: \(quoted("@" + word)) stands for its \(hosts(count))"
+        }
+        let tagged = try everyHost().filter { $0.tags.contains(word) }.count
+        if tagged > 0 {
+            return "'\(Display.safe(word))' is a tag: \(quoted("tag:" + word)) stands for the \(hosts(tagged)) with it"
+        }
+        let found = try store.searchHosts(word)
+        guard !found.isEmpty else { return nil }
+        let names = found.map(\.name).sorted(by: NaturalOrder.precedes).prefix(3).map(Display.safe)
+            .joined(separator: ", ")
+        return "a search for it is \(quoted("q:" + word)) (\(hosts(found.count)): \(names)"
+            + (found.count > 3 ? ", …)" : ")")
     }
 }

@@ -27,7 +27,8 @@ final class RunCommandTests: XCTestCase {
     }
 
     /// Targets combine (a group with its subgroups, a tag, a search, a hosts file), each host once, in the order first
-    /// named; a target that names nothing is an error, and more than ten hosts need a confirmation.
+    /// named; a target that names nothing is an error (a bare word that is a group, a tag or a search word says how
+    /// to type it as one), and more than ten hosts need a confirmation.
     func testTargetsCombineAndResolveOnce() throws {
         let home = TempHome()
         for (name, group, tag) in [
@@ -57,6 +58,17 @@ final class RunCommandTests: XCTestCase {
         XCTAssertTrue(typo.stderr.contains("no host has the tag 'dbb'"), typo.stderr)
         XCTAssertExit(try home.run("run", "@nope", "--", "uptime"), 3)
         XCTAssertExit(try home.run("run", "zzz qqq", "--", "uptime"), 3)
+        // A bare word that names no host: what it names as another kind of target is the hint.
+        for (word, hint) in [
+            ("prod", "hint: 'prod' is a group: @prod stands for its 2 hosts"),
+            ("db", "hint: 'db' is a tag: tag:db stands for the 2 hosts with it"),
+            ("fra", "hint: a search for it is q:fra (2 hosts: db-fra, web-fra)"),
+            ("zzz", "hint: see 'sshelf list'"),
+        ] {
+            let bare = try home.run("run", word, "--dry-run")
+            XCTAssertExit(bare, 3)
+            XCTAssertTrue(bare.stderr.contains("no host named '\(word)'\nsshelf: \(hint)\n"), bare.stderr)
+        }
 
         for index in 1...8 {
             XCTAssertExit(try home.run("add", "n\(index)", "--host", "n\(index).example.com", "--group", "prod"), 0)
