@@ -124,10 +124,12 @@ public final class SftpSession {
     }
 
     /// Creates a new file to write (an existing one is refused: a temporary name must be ours alone).
-    public func create(_ path: String, mode: UInt32) throws(SSHError) -> SftpFile {
+    /// A failure names `shown` (the file the user asked for) rather than `path` when given: a temporary name
+    /// beside it means nothing to them.
+    public func create(_ path: String, mode: UInt32, shown: String? = nil) throws(SSHError) -> SftpFile {
         try open(
             path, flags: UInt(LIBSSH2_FXF_WRITE | LIBSSH2_FXF_CREAT | LIBSSH2_FXF_EXCL), mode: Int(mode),
-            type: LIBSSH2_SFTP_OPENFILE, doing: "cannot create \(path)")
+            type: LIBSSH2_SFTP_OPENFILE, doing: "cannot create \(shown ?? path)")
     }
 
     /// The names in a directory (without . and ..) and their attributes.

@@ -14,7 +14,9 @@ enum CopyCommand {
         path: ["cp"], summary: "copy files to or from hosts over SFTP",
         details: """
             The last argument is the destination. HOST:PATH is a path on a host (HOST may also be @group/path or \
-            tag:NAME to copy to every host of it in parallel; a colon after a slash is part of a local path); a \
+            tag:NAME to copy to every host of it in parallel; otherwise a colon after a slash is part of a local \
+            path, and a local path that starts with @ or tag: is written ./@…); a path ending in / names a \
+            directory, which must exist unless a directory is copied to it with -r; a \
             relative remote path, or one that starts with ~/, starts in the login directory, and a host's source may \
             hold wildcards (quote them: 'web1:/var/log/*.log'), matched on the host as scp does. Several sources go \
             into a destination directory. \
@@ -44,13 +46,18 @@ enum CopyCommand {
         ],
         run: run)
 
-    /// `HOST:PATH` split at the last colon before the first slash (so tag:NAME:PATH works); nil for a local path.
+    /// `HOST:PATH` split at the last colon before the first slash, as scp reads it; `@group/path:PATH` and
+    /// `tag:NAME:PATH` at the first colon after the group or tag (a group path holds slashes of its own). Nil for a
+    /// local path (write one that starts with @ or tag: as ./@…).
     static func remote(_ word: String) -> (target: String, path: String)? {
+        for prefix in ["@", "tag:"] where word.hasPrefix(prefix) {
+            let rest = word.dropFirst(prefix.count)
+            guard let colon = rest.firstIndex(of: ":"), colon != rest.startIndex else { return nil }
+            return (String(word[..<colon]), String(word[word.index(after: colon)...]))
+        }
         let head = word.prefix { $0 != "/" }
         guard let colon = head.lastIndex(of: ":"), colon != word.startIndex else { return nil }
-        let target = String(word[..<colon])
-        guard target != "tag" else { return nil }
-        return (target, String(word[word.index(after: colon)...]))
+        return (String(word[..<colon]), String(word[word.index(after: colon)...]))
     }
 
     static func run(_ call: Invocation, _ context: AppContext) throws -> Int32 {

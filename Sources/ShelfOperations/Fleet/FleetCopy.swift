@@ -37,9 +37,17 @@ public final class FleetCopy {
     /// Copies local `sources` to `destination` on the host: into it when it is a directory, else as it (one source).
     public func upload(_ sources: [String], to destination: String) throws(SSHError) {
         let target = destination.isEmpty ? "." : try RemotePaths.home(destination)
-        let into = try sftp.stat(target)?.isDirectory ?? false
+        let found = try sftp.stat(target)
+        let into = found?.isDirectory ?? false
         if sources.count > 1 && !into {
             throw SSHError(.channelFailed, "\(target) is not a directory on the host, and several sources go into it")
+        }
+        // DIR/ names a directory, as for scp: one that is missing is made only as the copy of a directory (-r).
+        if target.hasSuffix("/") && !into && !(options.recursive && sources.count == 1 && Self.isDirectory(sources[0]))
+        {
+            throw SSHError(
+                .channelFailed,
+                found == nil ? "\(target): no such directory on the host" : "\(target) is not a directory")
         }
         for source in sources {
             var info = stat()
@@ -82,7 +90,7 @@ public final class FleetCopy {
         guard fd >= 0 else { throw local("cannot open \(path)") }
         defer { close(fd) }
         let temporary = Self.temporaryName(for: remote)
-        let file = try sftp.create(temporary, mode: UInt32(info.st_mode & 0o777))
+        let file = try sftp.create(temporary, mode: UInt32(info.st_mode & 0o777), shown: remote)
         do throws(SSHError) {
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: options.chunk, alignment: 16)
             defer { buffer.deallocate() }
@@ -114,9 +122,18 @@ public final class FleetCopy {
         var sources: [String] = []
         for pattern in patterns { sources += try RemotePaths.expand(pattern.isEmpty ? "." : pattern, in: sftp) }
         var info = stat()
-        let into = fstatat(AT_FDCWD, destination, &info, 0) == 0 && info.st_mode & S_IFMT == S_IFDIR
+        let exists = fstatat(AT_FDCWD, destination, &info, 0) == 0
+        let into = exists && info.st_mode & S_IFMT == S_IFDIR
         if sources.count > 1 && !into {
             throw SSHError(.channelFailed, "\(destination) is not a directory here, and several sources go into it")
+        }
+        var oneTree = false
+        if options.recursive && sources.count == 1 && destination.hasSuffix("/") {
+            oneTree = try sftp.stat(sources[0])?.isDirectory ?? false
+        }
+        if destination.hasSuffix("/") && !into && !oneTree {
+            throw SSHError(
+                .channelFailed, exists ? "\(destination) is not a directory" : "\(destination): no such directory here")
         }
         for source in sources {
             let path = source.isEmpty ? "." : source
@@ -162,7 +179,7 @@ public final class FleetCopy {
         defer { file.close() }
         let temporary = Self.temporaryName(for: path)
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { throw local("cannot create \(temporary)") }
+        guard fd >= 0 else { throw local("cannot create \(path)") }
         var closed = false
         defer { if !closed { close(fd) } }
         do throws(SSHError) {
@@ -227,6 +244,11 @@ public final class FleetCopy {
 
     private func join(_ directory: String, _ name: String) -> String {
         directory.hasSuffix("/") ? directory + name : directory + "/" + name
+    }
+
+    private static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return fstatat(AT_FDCWD, path, &info, 0) == 0 && info.st_mode & S_IFMT == S_IFDIR
     }
 
     private func local(_ doing: String) -> SSHError {

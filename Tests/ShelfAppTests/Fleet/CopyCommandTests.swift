@@ -1,6 +1,6 @@
 // CopyCommandTests: `sshelf cp` end to end over a real sshd's SFTP — a file both ways, a tree with -r and -p (modes
-// and times), a copy to every host of a group, and interrupted copies (the process killed mid-upload, Ctrl-C twice
-// mid-download) that leave nothing under the final name.
+// and times), a copy to every host of a group (a group path too), directory destinations, and interrupted copies
+// (the process killed mid-upload, Ctrl-C twice mid-download) that leave nothing under the final name.
 import Foundation
 import TestSupport
 import XCTest
@@ -131,6 +131,39 @@ final class CopyCommandTests: XCTestCase {
         XCTAssertTrue(result.stdout.contains("2 hosts: 2 succeeded"), result.stdout)
         XCTAssertEqual(FileManager.default.contents(atPath: world.shared + "/a/conf"), data)
         XCTAssertEqual(world.sshd.logCount("Accepted publickey"), 2, world.sshd.log)
+    }
+
+    /// A group path holds slashes, yet `@prod/eu:PATH` is a host target, not a local path; a destination ending in
+    /// / must be a directory that exists (unless a tree is copied to it with -r), either way; a failure names the
+    /// file asked for, never the temporary name beside it.
+    func testGroupPathsAndDirectoryDestinations() throws {
+        let world = try FleetWorld(["a"], group: "prod/eu")
+        let source = world.home.root + "/conf"
+        let data = try makeFile(source, count: 512)
+        let missing = world.shared + "/missing/"
+        let toGroup = try world.home.run("cp", source, "@prod/eu:\(missing)")
+        XCTAssertExit(toGroup, 1)
+        XCTAssertTrue(toGroup.stdout.contains("a: failed: \(missing): no such directory on the host"), toGroup.stdout)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: missing), "nothing was made in its place")
+        XCTAssertExit(try world.home.run("cp", source, "@prod/eu:\(world.shared)/"), 0)
+        XCTAssertEqual(FileManager.default.contents(atPath: world.shared + "/conf"), data)
+
+        let deep = world.shared + "/no/such/conf"
+        let parentless = try world.home.run("cp", source, "a:\(deep)")
+        XCTAssertExit(parentless, 1)
+        XCTAssertTrue(
+            parentless.stdout.contains("cannot create \(deep): no such file or directory"), parentless.stdout)
+
+        let down = try world.home.run("cp", "a:\(world.shared)/conf", world.home.root + "/nowhere/")
+        XCTAssertExit(down, 1)
+        XCTAssertTrue(down.stdout.contains("\(world.home.root)/nowhere/: no such directory here"), down.stdout)
+
+        // A tree copied with -r to DIR/ makes DIR, as scp -r does.
+        _ = try makeFile(world.home.root + "/tree/sub/f", count: 64)
+        XCTAssertExit(try world.home.run("cp", "-r", world.home.root + "/tree", "a:\(world.shared)/made/"), 0)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: world.shared + "/made/sub/f"))
+        XCTAssertExit(try world.home.run("cp", "-r", "a:\(world.shared)/made", world.home.root + "/back/"), 0)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: world.home.root + "/back/sub/f"))
     }
 
     /// The upload's source is a FIFO the test feeds, so the copy is mid-way for as long as the test wants; then the
