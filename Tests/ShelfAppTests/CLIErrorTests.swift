@@ -15,7 +15,7 @@ final class CLIErrorTests: XCTestCase {
             (["add", "x", "--host", "h", "--port", "0"], 4, "--port: '0' is not a port (1-65535)"),
             (["add", "x", "--host", "h", "--port", "22x"], 4, "is not a port"),
             (["add", "x", "--host", "h", "--port", "70000"], 4, "is not a port"),
-            (["add", "x"], 2, "--host is required"),
+            (["add", "x"], 2, "add: give the address (DESTINATION, or --host)"),
             (["add", "x", "--host", "h", "--auth", "magic"], 4, "unknown method 'magic'"),
             (["add", "x", "--host", "h", "--jump", "ghost"], 3, "no host named 'ghost'"),
             (["add", "x", "--host", "bad host"], 4, "hostname contains whitespace"),

@@ -32,4 +32,43 @@ final class HostCommandTests: XCTestCase {
         XCTAssertExit(try home.run("rm", "database"), 0)
         XCTAssertFalse(try home.run("list").stdout.contains("database"))
     }
+
+    /// The address as ssh takes it on its command line or as an ssh URI, with a port where the list shows one;
+    /// what cannot be an address, or says the same thing twice, is refused with how to write it.
+    func testAddTakesTheAddressAsOneWord() throws {
+        let home = TempHome()
+        for (name, word, hostname, user, port) in [
+            ("a", "deploy@db1.example.com:2222", "db1.example.com", "deploy", 2222),
+            ("b", "db2.example.com", "db2.example.com", "", 22),
+            ("c", "ssh://ops@db3.example.com:2200/", "db3.example.com", "ops", 2200),
+            ("d", "root@[2001:db8::1]:2222", "2001:db8::1", "root", 2222),
+            ("e", "2001:db8::2", "2001:db8::2", "", 22),
+            ("f", "a@b@db4.example.com", "db4.example.com", "a@b", 22),
+        ] {
+            XCTAssertExit(try home.run("add", name, word), 0)
+            let json = try home.run("show", name, "--json")
+            let host = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+            XCTAssertEqual(host["hostname"] as? String, hostname, word)
+            XCTAssertEqual(host["user"] as? String ?? "", user, word)
+            XCTAssertEqual(host["port"] as? Int, port, word)
+        }
+        for (word, message) in [
+            ("@x", "'@x' has nothing before its '@' (the user)"),
+            ("db:99999", "'db:99999': '99999' is not a port (1-65535)"),
+            ("ssh://db/path", "'ssh://db/path': an ssh:// address has no path"),
+            ("[::1", "'[::1' opens a '[' it does not close"),
+            ("u@", "'u@' names no host"),
+        ] {
+            let refused = try home.run("add", "z", word)
+            XCTAssertExit(refused, 4)
+            XCTAssertTrue(refused.stderr.contains("error: \(message)\n"), refused.stderr)
+        }
+        let twice = try home.run("add", "z", "ops@db", "--user", "root", "--host", "db")
+        XCTAssertExit(twice, 2)
+        XCTAssertTrue(twice.stderr.contains("add: --host and --user repeat what 'ops@db' says"), twice.stderr)
+        XCTAssertExit(try home.run("add", "z", "db", "--user", "root", "--port", "2022"), 0)
+        XCTAssertTrue(try home.run("list", "z").stdout.contains("root@db:2022"))
+        XCTAssertEqual(
+            try home.run("list", "--names").stdout, "a\nb\nc\nd\ne\nf\nz\n", "nothing refused was stored")
+    }
 }

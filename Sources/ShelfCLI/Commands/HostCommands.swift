@@ -80,11 +80,21 @@ enum HostCommands {
         CommandSpec(
             path: ["add"], summary: "add a host",
             details:
-                "Unless --allow-duplicate is given, NAME and each --alias must not be the name or an alias of another "
-                + "host (compared ignoring case).",
-            arguments: [ArgumentSpec(name: "NAME", help: "the alias you will type, e.g. prod-db")],
+                "The address is DESTINATION as ssh takes it ([USER@]HOST, or ssh://[USER@]HOST[:PORT]; "
+                + "[USER@]HOST:PORT too, an IPv6 address then in brackets), or --host with --user and --port. "
+                + "Unless --allow-duplicate is given, NAME and each --alias must not be the name or an alias of "
+                + "another host (compared ignoring case).",
+            arguments: [
+                ArgumentSpec(name: "NAME", help: "the alias you will type, e.g. prod-db"),
+                ArgumentSpec(
+                    name: "DESTINATION", help: "[USER@]HOST[:PORT] or ssh://[USER@]HOST[:PORT], instead of --host",
+                    optional: true),
+            ],
             options: hostOptions + [allowDuplicate],
-            examples: ["sshelf add prod-db --host db1.example.com --user deploy --group prod/eu --tag db"],
+            examples: [
+                "sshelf add prod-db deploy@db1.example.com:2222 --group prod/eu --tag db",
+                "sshelf add prod-db --host db1.example.com --user deploy --group prod/eu --tag db",
+            ],
             run: add),
         CommandSpec(
             path: ["edit"], summary: "change a host's settings",
@@ -168,7 +178,7 @@ enum HostCommands {
         if listing.rows.isEmpty {
             context.errorOutput(
                 call.arguments.isEmpty && call.value("group") == nil
-                    ? "no hosts yet; add one with 'sshelf add NAME --host HOSTNAME' or 'sshelf import ssh-config'\n"
+                    ? "no hosts yet; add one with 'sshelf add NAME [USER@]HOST' or 'sshelf import ssh-config'\n"
                     : "no host matches\n")
             return 0
         }
@@ -251,11 +261,30 @@ enum HostCommands {
     // MARK: add / edit
 
     static func add(_ call: Invocation, _ context: AppContext) throws -> Int32 {
-        guard call.value("host") != nil else {
-            throw ShelfError(.usage, "add: --host is required", hint: ArgumentParser.usageHint(call.command))
+        let destination = try call.arguments.count > 1 ? DestinationWord.parse(call.arguments[1]) : nil
+        if let destination {
+            let twice = [
+                ("host", true), ("user", destination.user != nil), ("port", destination.port != nil),
+            ].filter { $0.1 && call.value($0.0) != nil }.map { "--" + $0.0 }
+            if !twice.isEmpty {
+                throw ShelfError(
+                    .usage,
+                    "add: \(twice.joined(separator: " and ")) \(twice.count == 1 ? "repeats" : "repeat") what "
+                        + "'\(Display.safe(call.arguments[1]))' says",
+                    hint: "give the address once: as DESTINATION, or with --host, --user and --port")
+            }
+        } else if call.value("host") == nil {
+            throw ShelfError(
+                .usage, "add: give the address (DESTINATION, or --host)",
+                hint: "sshelf add NAME [USER@]HOST[:PORT], or sshelf add NAME --host HOST")
         }
         let saved = try context.store().write { store in
             var host = ShelfCore.Host(name: call.arguments[0])
+            if let destination {
+                host.hostname = destination.hostname
+                if let user = destination.user { host.user = user }
+                if let port = destination.port { host.port = port }
+            }
             try apply(call, to: &host, store: store)
             return try HostOperations.save(
                 host, groupPath: call.value("group"), allowDuplicateName: call.flag("allow-duplicate"), in: store)
