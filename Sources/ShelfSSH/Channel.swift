@@ -52,8 +52,6 @@ final class Channel {
         throw SSHError(.channelFailed, "writing to the channel failed", library: session.lastError())
     }
 
-    var isEOF: Bool { libssh2_channel_eof(raw) != 0 }
-
     /// Calls a libssh2 function until it stops saying EAGAIN (used for control requests in non-blocking mode).
     func retry(_ body: () -> Int32) -> Int32 {
         while true {

@@ -225,6 +225,9 @@ final class SessionContext {
     /// When the server last sent a byte (CLOCK_MONOTONIC nanoseconds): a server that has stopped answering is
     /// told apart from a quiet one by its replies to keepalives.
     var lastReceived = SessionContext.now()
+    /// Bytes received so far: a loop driving several channels tells by it whether a step read anything off the
+    /// socket (SSHConnection.bytesReceived).
+    var received: UInt64 = 0
 
     static func now() -> UInt64 {
         var time = timespec()
@@ -236,7 +239,7 @@ final class SessionContext {
     var silence: Double { Double(SessionContext.now() &- lastReceived) / 1e9 }
 }
 
-/// libssh2's own receive (recv, with -errno for errors as libssh2 expects), noting when bytes arrived.
+/// libssh2's own receive (recv, with -errno for errors as libssh2 expects), noting when bytes arrived and how many.
 private let receiveCallback:
     @convention(c) (
         Int32, UnsafeMutableRawPointer?, Int, Int32, UnsafeMutablePointer<UnsafeMutableRawPointer?>?
@@ -247,7 +250,9 @@ private let receiveCallback:
             return code == ENOENT || code == EWOULDBLOCK ? -Int(EAGAIN) : -Int(code)
         }
         if count > 0, let pointer = abstract?.pointee {
-            Unmanaged<SessionContext>.fromOpaque(pointer).takeUnretainedValue().lastReceived = SessionContext.now()
+            let context = Unmanaged<SessionContext>.fromOpaque(pointer).takeUnretainedValue()
+            context.lastReceived = SessionContext.now()
+            context.received &+= UInt64(count)
         }
         return count
     }

@@ -30,14 +30,6 @@ public final class SessionCommand {
         return .wouldBlock
     }
 
-    /// Bytes the library already holds for this channel (read off the socket while serving another channel): the
-    /// caller must read again before it sleeps, as the socket will not say so.
-    public var hasQueuedOutput: Bool {
-        var available: UInt = 0
-        _ = libssh2_channel_window_read_ex(channel.raw, &available, nil)
-        return available > 0 || channel.isEOF
-    }
-
     /// Writes to the command's stdin as much as the window takes (0 when it would block).
     public func write(_ bytes: UnsafeRawBufferPointer) throws(SSHError) -> Int { try channel.write(bytes) }
 
@@ -88,6 +80,11 @@ extension SSHConnection {
             throw error
         }
     }
+
+    /// Bytes read off the session's socket so far. Every step of a SessionCommand first reads all the socket has,
+    /// whichever channel it is for, and the socket does not announce again what it handed over: the loop driving
+    /// them steps them all again until a round moved nothing and this did not change, before it polls.
+    public var bytesReceived: UInt64 { target.context.received }
 
     /// What the loop driving SessionCommands polls: the session's socket, for reading when `reading` (some command
     /// takes output) and in whichever direction libssh2 is waiting on.

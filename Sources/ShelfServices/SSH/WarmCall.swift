@@ -40,9 +40,6 @@ final class WarmCall {
     /// Whether it takes output from the session now (the loop polls the session for reading only then).
     var readsOutput: Bool { state == .running && outgoing.count < Self.outgoingLimit }
 
-    /// Work the session's socket will not announce: output the library already holds for this channel.
-    var hasQueuedWork: Bool { readsOutput && command.hasQueuedOutput }
-
     /// Does what can be done now; true when something moved. A throw means the session broke.
     func step(_ buffer: UnsafeMutableRawBufferPointer) throws(SSHError) -> Bool {
         var moved = false
@@ -78,14 +75,13 @@ final class WarmCall {
         return moved
     }
 
-    /// The descriptors this call waits on: its caller's socket (readable only when it leaves; writable when frames
-    /// wait) and the stdin relay's pipe while input is wanted.
-    func pollRequests() -> [pollfd] {
-        var fds = [pollfd(fd: client, events: Int16(POLLIN) | (outgoing.isEmpty ? 0 : Int16(POLLOUT)), revents: 0)]
+    /// Adds the descriptors this call waits on: its caller's socket (readable only when it leaves; writable when
+    /// frames wait) and the stdin relay's pipe while input is wanted.
+    func addPollRequests(to fds: inout [pollfd]) {
+        fds.append(pollfd(fd: client, events: Int16(POLLIN) | (outgoing.isEmpty ? 0 : Int16(POLLOUT)), revents: 0))
         if state == .running, !inputDone, !inputEnded, input.isEmpty, let relay {
             fds.append(pollfd(fd: relay.output, events: Int16(POLLIN), revents: 0))
         }
-        return fds
     }
 
     /// After poll: a caller's socket that became readable has closed (callers send nothing after their request).

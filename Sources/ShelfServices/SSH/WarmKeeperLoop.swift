@@ -16,12 +16,14 @@ final class KeeperLoop {
     private var calls: [WarmCall] = []
     /// Callers accepted whose request has not fully arrived yet, and when they are given up on.
     private var arriving: [(fd: Int32, deadline: ContinuousClock.Instant)] = []
-    /// How long to wait before looking at the calls again when the socket announces nothing: 1 ms after a call moved,
-    /// doubling while none does (see waitAndHandle).
-    private var lookAgain = Duration.milliseconds(1)
     private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 * 1024, alignment: 1)
     /// How long the watch on the server (keepalives, ServerAliveCountMax) lets the loop sleep.
     private var watchWait = Duration.seconds(1)
+    /// When the socket path is next looked at for a takeover (a stat): once a second at most, not every turn.
+    private var nextOwnershipCheck = ContinuousClock.now
+    /// What poll is given each turn, and where each call's descriptors start in it (kept, not rebuilt).
+    private var fds: [pollfd] = []
+    private var callFDs: [Int] = []
 
     init(connection: SSHConnection, listener: Int32, path: String, inode: ino_t, fingerprint: [UInt8], idle: Duration) {
         self.connection = connection
@@ -47,9 +49,7 @@ final class KeeperLoop {
             do {
                 // The watch first: what it reads for the calls' channels is theirs to take right after.
                 watchWait = try connection.keepWatch(reading: calls.isEmpty || calls.contains(where: \.readsOutput))
-                var moved = false
-                while try moveCalls() { moved = true }
-                if moved { lookAgain = .milliseconds(1) }
+                try settleCalls()
             } catch {
                 end(error)
                 return
@@ -61,7 +61,7 @@ final class KeeperLoop {
                 return true
             }
             // Another keeper for this host took the path over (or someone removed it): nobody can reach us.
-            if listener >= 0 && !PrivateSocket.ownsPath(path, inode: inode) { retire() }
+            if listener >= 0 && ownershipCheckDue() && !PrivateSocket.ownsPath(path, inode: inode) { retire() }
             if listener < 0 && calls.isEmpty { return }
             if calls.isEmpty && arriving.isEmpty && idleness.expired { return }
             if waitAndHandle() == .stop { return }
@@ -70,42 +70,53 @@ final class KeeperLoop {
 
     private enum Next { case goOn, stop }
 
-    private func moveCalls() throws(SSHError) -> Bool {
-        var moved = false
-        for call in calls where try call.step(buffer) { moved = true }
-        return moved
+    /// Moves every call as far as it goes without waiting. Each step first reads all the session's socket has,
+    /// whichever channel it is for, and the socket does not announce again what the library took: a packet for a
+    /// call stepped earlier in the round (a command's exit status or close behind its last output) would wait for
+    /// the next poll's timeout. So the calls go round again until a round moved nothing and read nothing new.
+    private func settleCalls() throws(SSHError) {
+        while true {
+            let received = connection.bytesReceived
+            var moved = false
+            for call in calls where try call.step(buffer) { moved = true }
+            if !moved && connection.bytesReceived == received { return }
+        }
+    }
+
+    /// Whether to look at the socket path now: a takeover only stops new callers from reaching us, so noticing it
+    /// within a second (or the next wake-up) is as good as every turn, and spares a stat per turn.
+    private func ownershipCheckDue() -> Bool {
+        let now = ContinuousClock.now
+        guard now >= nextOwnershipCheck else { return false }
+        nextOwnershipCheck = now + .seconds(1)
+        return true
     }
 
     private func waitAndHandle() -> Next {
-        let keepalive = watchWait
-        var wait = idleness.wait(keepalive: keepalive)
-        if !calls.isEmpty {
-            // A packet the library has already read off the socket (the exit status behind a command's last output,
-            // or one for another channel) is not announced by the socket: look again soon after a call moved, then
-            // less and less often while none does (a command's end came a whole poll timeout late otherwise).
-            let soon = lookAgain
-            lookAgain = min(lookAgain * 2, .milliseconds(calls.count > 1 ? 100 : 1000))
-            wait = calls.contains(where: \.hasQueuedWork) ? .zero : min(keepalive, soon)
+        // While calls run the keeper is not idle: only the watch bounds the sleep (settleCalls left nothing unread).
+        var wait = calls.isEmpty ? idleness.wait(keepalive: watchWait) : watchWait
+        if !arriving.isEmpty {
+            let now = ContinuousClock.now
+            for index in arriving.indices where arriving[index].deadline < now {
+                close(arriving[index].fd)
+                arriving[index].fd = -1
+            }
+            arriving.removeAll { $0.fd < 0 }
+            if let first = arriving.map(\.deadline).min() { wait = min(wait, max(.zero, first - now)) }
         }
-        for index in arriving.indices where arriving[index].deadline < ContinuousClock.now {
-            close(arriving[index].fd)
-            arriving[index].fd = -1
-        }
-        arriving.removeAll { $0.fd < 0 }
-        if let first = arriving.map(\.deadline).min() { wait = min(wait, max(.zero, first - ContinuousClock.now)) }
 
-        var fds = [
-            pollfd(fd: listener, events: Int16(POLLIN), revents: 0),
-            // Idle, the session's socket is still read: keepalive replies, the server's own keepalives, its close.
+        fds.removeAll(keepingCapacity: true)
+        fds.append(pollfd(fd: listener, events: Int16(POLLIN), revents: 0))
+        // Idle, the session's socket is still read: keepalive replies, the server's own keepalives, its close.
+        fds.append(
             calls.isEmpty
                 ? connection.watchPoll()
-                : connection.commandsPoll(reading: calls.contains(where: \.readsOutput)),
-        ]
-        fds += arriving.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
-        var callFDs: [Int] = []
+                : connection.commandsPoll(reading: calls.contains(where: \.readsOutput)))
+        for arrival in arriving { fds.append(pollfd(fd: arrival.fd, events: Int16(POLLIN), revents: 0)) }
+        callFDs.removeAll(keepingCapacity: true)
         for call in calls {
             callFDs.append(fds.count)
-            fds += call.pollRequests()
+            call.addPollRequests(to: &fds)
         }
         let ready = poll(&fds, nfds_t(fds.count), wait == .zero ? 0 : WarmIdle.milliseconds(wait))
         guard ready > 0 else { return .goOn }
@@ -123,20 +134,26 @@ final class KeeperLoop {
             case true?: if take(arrival.fd) == .stop { return .stop }
             }
         }
-        if fds[0].revents != 0 { accept() }
+        if fds[0].revents != 0 { return accept() }
         return .goOn
     }
 
-    private func accept() {
+    private func accept() -> Next {
         let client = CloseOnExec.accept(listener)
-        guard client >= 0 else { return }
+        guard client >= 0 else { return .goOn }
         guard PrivateSocket.peerIsUs(client) else {
             close(client)
-            return
+            return .goOn
         }
         // A client that connects and says nothing must not be waited on for long (nor ever block the loop).
         PrivateSocket.setTimeout(client, seconds: 5, option: SO_RCVTIMEO)
-        arriving.append((client, ContinuousClock.now + .seconds(5)))
+        // The request mostly follows the connect at once: taken now, it costs no turn of the loop of its own.
+        switch WarmKeeperRequest.complete(client) {
+        case true?: return take(client)
+        case nil: close(client)
+        case false?: arriving.append((client, ContinuousClock.now + .seconds(5)))
+        }
+        return .goOn
     }
 
     /// A caller's whole request is there: read it (without waiting) and act on it.
