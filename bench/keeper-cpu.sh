@@ -68,7 +68,7 @@ export SSHELF_HOME="$work/sshelf" HOME="$work/home"
 "$sshelf" exec h --accept-new -n -- true
 "$sshelf" exec h --persist --persist-for 600 -n -- true
 keeper=""
-for pid in $(pgrep -f 'sshelf warm serve'); do
+for pid in $(pgrep -f ' warm serve '); do
     grep -qxz "SSHELF_HOME=$work/sshelf" "/proc/$pid/environ" 2>/dev/null && keeper=$pid
 done
 [ -n "$keeper" ] || { echo "no keeper found" >&2; exit 1; }

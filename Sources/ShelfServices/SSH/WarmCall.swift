@@ -52,6 +52,7 @@ final class WarmCall {
                 case .wouldBlock: break reading
                 case .eof:
                     state = .finishing
+                    moved = true
                     break reading
                 }
                 moved = true

@@ -54,13 +54,12 @@ enum WarmSocket {
         ]
     }
 
-    /// Sends one frame (never SIGPIPE); `passing` is a descriptor sent with it as SCM_RIGHTS.
+    /// Sends one frame (never SIGPIPE); `passing` is a descriptor sent with it as SCM_RIGHTS. Header and payload go
+    /// in one write: a reader that waits for a whole frame (the keeper) wakes once for it, not once for each part.
     @discardableResult
     static func send(_ fd: Int32, _ type: Frame, _ payload: UnsafeRawBufferPointer, passing: Int32? = nil) -> Bool {
-        let header = frameHeader(type, length: payload.count)
-        var ok = header.withUnsafeBytes { head in sendAll(fd, head, passing: passing) }
-        if ok && payload.count > 0 { ok = sendAll(fd, payload, passing: nil) }
-        return ok
+        let frame = frameHeader(type, length: payload.count) + payload
+        return frame.withUnsafeBytes { sendAll(fd, $0, passing: passing) }
     }
 
     @discardableResult

@@ -1,7 +1,7 @@
 // WarmSideBySideTests: a warm keeper serves its callers side by side — a command that runs on holds back no other
-// caller's, nor `warm stop` — and a caller that goes away (killed, a fleet run's second Ctrl-C) has its command
-// stopped on the server instead of left running (RemoteProcess watches it through /proc: the server runs it as the
-// test account).
+// caller's, nor `warm stop`, and each command's end reaches its caller at once — and a caller that goes away
+// (killed, a fleet run's second Ctrl-C) has its command stopped on the server instead of left running
+// (RemoteProcess watches it through /proc: the server runs it as the test account).
 import Foundation
 import TestSupport
 import XCTest
@@ -31,6 +31,30 @@ final class WarmSideBySideTests: XCTestCase {
         XCTAssertEqual(slow.stdout, "slow-done\n")
         XCTAssertEqual(
             world.sshd.logCount("Accepted publickey"), 1, "both ran on the keeper's login: \(world.sshd.log)")
+    }
+
+    /// A command's end (its output's EOF, exit status and close, often read off the socket while another channel
+    /// was served) reaches its caller at once, not when the keeper next wakes on its own: with ServerAliveInterval
+    /// 600 nothing else wakes it for ten minutes, far past the deadline here. One call at a time (with stdin, whose
+    /// relay ends too), then eight side by side.
+    func testACommandsEndReachesItsCallerWithoutWaitingForTheKeepersNextWakeUp() throws {
+        let world = try FleetWorld(["a"])
+        defer { _ = try? world.home.run("warm", "stop") }
+        XCTAssertExit(try world.home.run("edit", "a", "--option", "ServerAliveInterval 600"), 0)
+        XCTAssertExit(try world.home.run("exec", "a", "--persist", "--persist-for", "1200", "-n", "--", "true"), 0)
+        func ended(_ call: BackgroundSshelf, _ index: Int) throws {
+            try eventually("call \(index) ended", context: { call.stderr }) { !call.process.isRunning }
+            XCTAssertEqual(call.process.wait(), Int32(index), call.stderr)
+            XCTAssertEqual(call.stdout, "\(index)\n")
+        }
+        for index in 0..<3 {
+            try ended(try BackgroundSshelf(world.home, ["exec", "a", "--", "echo \(index); exit \(index)"]), index)
+        }
+        let side = try (3..<11).map {
+            try BackgroundSshelf(world.home, ["exec", "a", "-n", "--", "echo \($0); exit \($0)"])
+        }
+        for (offset, call) in side.enumerated() { try ended(call, offset + 3) }
+        XCTAssertEqual(world.sshd.logCount("Accepted publickey"), 1, "all ran on the keeper's login: \(world.sshd.log)")
     }
 
     /// The caller killed mid-command: the keeper notices its socket close and ends the channel (TERM first on
