@@ -88,15 +88,15 @@ measure() {
     end=$(date +%s%N)
     after=$(cpu "$pid")
     awk -v d=$((after - before)) -v t="$ticks" -v n="$calls" -v w=$((end - start)) \
-        'BEGIN { printf "%.3f %.2f", d * 1000 / t / n, w / 1e6 / n }'
+        'BEGIN { printf "%.3f %.2f\n", d * 1000 / t / n, w / 1e6 / n }'
 }
 median() { tr ' ' '\n' | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 keeper_ms=() master_ms=()
 echo "sshelf: $sshelf; $calls calls a round, $rounds rounds (ms of the daemon's CPU per call; wall ms per call)"
 for round in $(seq "$rounds"); do
-    read -r keeper keeper_wall < <(measure "$keeper" "$sshelf" exec h ${EXEC_FLAGS:-} -- true)
-    read -r master master_wall < <(measure "$master" ssh -F "$work/ssh_config" h true)
-    keeper_ms+=("$keeper") master_ms+=("$master")
-    echo "round $round: sshelf keeper $keeper ms (wall $keeper_wall), OpenSSH master $master ms (wall $master_wall)"
+    read -r keeper_cpu keeper_wall < <(measure "$keeper" "$sshelf" exec h ${EXEC_FLAGS:-} -- true)
+    read -r master_cpu master_wall < <(measure "$master" ssh -F "$work/ssh_config" h true)
+    keeper_ms+=("$keeper_cpu") master_ms+=("$master_cpu")
+    echo "round $round: sshelf keeper $keeper_cpu ms (wall $keeper_wall), OpenSSH master $master_cpu ms (wall $master_wall)"
 done
 echo "median: sshelf keeper $(echo "${keeper_ms[*]}" | median) ms, OpenSSH master $(echo "${master_ms[*]}" | median) ms"
