@@ -16,6 +16,14 @@ final class CLIErrorTests: XCTestCase {
             (["add", "x", "--host", "h", "--port", "22x"], 4, "is not a port"),
             (["add", "x", "--host", "h", "--port", "70000"], 4, "is not a port"),
             (["add", "x"], 2, "add: give the address (DESTINATION, or --host)"),
+            (
+                ["run", "web", "--parallel", "0", "--", "true"], 4,
+                "--parallel: '0' is not a whole number from 1 to 10000"
+            ),
+            (
+                ["run", "web", "--command-timeout", "0", "--", "true"], 4,
+                "--command-timeout: '0' is not a number of seconds above 0, up to 86400"
+            ),
             (["add", "x", "--host", "h", "--auth", "magic"], 4, "unknown method 'magic'"),
             (["add", "x", "--host", "h", "--jump", "ghost"], 3, "no host named 'ghost'"),
             (["add", "x", "--host", "bad host"], 4, "hostname contains whitespace"),
