@@ -138,8 +138,20 @@ enum SSHCommands {
             return 0
         }
         OptionNotes.say(plan, store: store, always: call.flag("verbose"), context: context)
+        // As ssh: a PTY (and the ~ escapes) only when stdin is a terminal, unless RequestTTY force; without one the
+        // login shell reads stdin as a script and ends at its end (`sshelf connect web1 < setup.sh`).
+        var shell = ShellOptions(term: context.environment["TERM"] ?? "xterm")
+        let tty = plan.endpoints[plan.endpoints.count - 1].settings.requestTTY
+        if tty != .force && isatty(0) != 1 {
+            shell.requestTerminal = false
+            shell.escapeEnabled = false
+            shell.errors = 2
+            if tty != .no {
+                context.errorOutput("sshelf: no terminal (PTY) is asked for: stdin is not a terminal\n")
+            }
+        }
         return try withConnection(plan, store: store, call: call, options: options, context: context) { connection in
-            let exit = try connection.runShell(ShellOptions(term: context.environment["TERM"] ?? "xterm"))
+            let exit = try connection.runShell(shell)
             if exit == .disconnected {
                 context.errorOutput("\r\nConnection to \(Display.safe(plan.target.name)) closed.\r\n")
             }
