@@ -92,6 +92,7 @@ complete -c sshelf -n '__fish_seen_subcommand_from exec' -l remember -d 'keep a 
 complete -c sshelf -n '__fish_seen_subcommand_from exec' -l timeout -r -d 'connect timeout per address (default 10)'
 complete -c sshelf -n '__fish_seen_subcommand_from exec' -l passphrase-fd -r -d 'read the vault passphrase from descriptor N when a credential the login needs is locked (for scripts; never argv or env)'
 complete -c sshelf -n '__fish_seen_subcommand_from exec' -l no-stdin -s n -d 'do not forward standard input'
+complete -c sshelf -n '__fish_seen_subcommand_from exec' -l tty -s t -d 'give the command a terminal (PTY), as ssh -tt: for sudo\'s password prompt, top, an editor (a new login, not a warm session)'
 complete -c sshelf -n '__fish_seen_subcommand_from exec' -l persist -d 'keep the session warm in the background for later exec calls (logs in without asking)'
 complete -c sshelf -n '__fish_seen_subcommand_from exec' -l persist-for -r -d 'with --persist: end the warm session after this long idle (default 600)'
 complete -c sshelf -n '__fish_seen_subcommand_from exec' -l id -r -d 'name the host by its id (4 or more hex digits, as \'sshelf list --json\' or an error lists them) instead of by name'

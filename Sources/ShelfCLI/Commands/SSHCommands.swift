@@ -69,6 +69,10 @@ enum SSHCommands {
             options: connectOptions + [
                 .flag("no-stdin", short: "n", "do not forward standard input"),
                 .flag(
+                    "tty", short: "t",
+                    "give the command a terminal (PTY), as ssh -tt: for sudo's password prompt, top, an editor (a new "
+                        + "login, not a warm session)"),
+                .flag(
                     "persist", "keep the session warm in the background for later exec calls (logs in without asking)"),
                 .value(
                     "persist-for", "SECONDS",
@@ -177,7 +181,16 @@ enum SSHCommands {
             }
             return status
         }
-        if let status = WarmClient.exec(command, stdin: stdin, plan: plan, context: context) { return warmRan(status) }
+        // --tty asks for a terminal, which a warm keeper's channels do not have: always a new login.
+        let forceTTY = call.flag("tty")
+        if forceTTY && call.flag("persist") {
+            throw ShelfError(
+                .usage, "exec: --tty (a terminal for the command) cannot go through a warm session (--persist)",
+                hint: "leave out one of them")
+        }
+        if !forceTTY, let status = WarmClient.exec(command, stdin: stdin, plan: plan, context: context) {
+            return warmRan(status)
+        }
         if call.flag("persist") {
             let idle = try WarmCommands.idleSeconds(call.value("persist-for"), option: "--persist-for")
             let wait = options.connectTimeout * Double(plan.endpoints.count) + 20
@@ -187,9 +200,10 @@ enum SSHCommands {
                 return warmRan(status)
             }
         }
-        // RequestTTY force (or yes, from a terminal): the command gets a PTY.
+        // --tty, RequestTTY force (or yes, from a terminal): the command gets a PTY.
         let tty = plan.endpoints[plan.endpoints.count - 1].settings.requestTTY
-        let terminal = tty == .force || (tty == .yes && isatty(0) == 1) ? context.environment["TERM"] ?? "xterm" : nil
+        let terminal =
+            forceTTY || tty == .force || (tty == .yes && isatty(0) == 1) ? context.environment["TERM"] ?? "xterm" : nil
         return try withConnection(plan, store: store, call: call, options: options, context: context) { connection in
             let exit = try connection.exec(
                 command, input: stdin ? 0 : nil, terminal: terminal, passInterrupts: true,

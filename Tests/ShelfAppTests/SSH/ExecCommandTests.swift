@@ -96,6 +96,26 @@ final class ExecCommandTests: XCTestCase {
         XCTAssertFalse(forced.stderr.contains("no terminal"), forced.stderr)
     }
 
+    /// `exec -t` gives the command a terminal (as ssh -tt), even with a warm session for the host running (whose
+    /// channels have none: it logs in anew); with --persist it is refused before connecting.
+    func testTTYGivesTheCommandATerminal() throws {
+        let world = try SSHCLIWorld()
+        let plain = try world.home.run("exec", "t", "--accept-new", "--", "tty")
+        XCTAssertExit(plain, 1)
+        XCTAssertEqual(plain.stdout, "not a tty\n")
+        XCTAssertExit(try world.home.run("exec", "t", "--persist", "--", "true"), 0)
+        defer { _ = try? world.home.run("warm", "stop", "t") }
+        let logins = world.sshd.logCount("Accepted publickey")
+        let forced = try world.home.run("exec", "-t", "t", "--", "tty")
+        XCTAssertExit(forced, 0)
+        XCTAssertTrue(forced.stdout.hasPrefix("/dev/pts/"), forced.stdout)
+        XCTAssertTrue(
+            world.sshd.waitForLog("Accepted publickey", count: logins + 1), "a new login: \(world.sshd.log)")
+        let both = try world.home.run("exec", "-t", "--persist", "t", "--", "tty")
+        XCTAssertExit(both, 2)
+        XCTAssertTrue(both.stderr.contains("--tty (a terminal for the command) cannot go through a warm session"))
+    }
+
     func testDryRunShowsThePlanAndNoSecret() throws {
         let world = try SSHCLIWorld()
         let result = try world.home.run("connect", "t", "--dry-run")
