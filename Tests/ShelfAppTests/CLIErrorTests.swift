@@ -16,6 +16,12 @@ final class CLIErrorTests: XCTestCase {
             (["add", "x", "--host", "h", "--port", "22x"], 4, "is not a port"),
             (["add", "x", "--host", "h", "--port", "70000"], 4, "is not a port"),
             (["add", "x"], 2, "add: give the address (DESTINATION, or --host)"),
+            // A word that reads as an option's value is shown with that option.
+            (["sync", "enable", "/tmp/sync"], 2, "hint: did you mean: sshelf sync enable --folder /tmp/sync\n"),
+            (
+                ["sync", "enable", "git@example.com:me/s.git"], 2,
+                "hint: did you mean: sshelf sync enable --git git@example.com:me/s.git\n"
+            ),
             (
                 ["run", "web", "--parallel", "0", "--", "true"], 4,
                 "--parallel: '0' is not a whole number from 1 to 10000"
