@@ -16,6 +16,12 @@ final class CLIErrorTests: XCTestCase {
             (["add", "x", "--host", "h", "--port", "22x"], 4, "is not a port"),
             (["add", "x", "--host", "h", "--port", "70000"], 4, "is not a port"),
             (["add", "x"], 2, "add: give the address (DESTINATION, or --host)"),
+            (["add", "x", "--host", "ops@h"], 4, "--host 'ops@h' holds a user ('ops@')"),
+            (["add", "x", "--host", "h:2222"], 4, "hint: give each part its option (--user, --port), or the address "),
+            (
+                ["edit", "web", "--host", "[::1]"], 4,
+                "--host '[::1]' holds brackets (an IPv6 address goes without them)"
+            ),
             // A word that reads as an option's value is shown with that option.
             (["sync", "enable", "/tmp/sync"], 2, "hint: did you mean: sshelf sync enable --folder /tmp/sync\n"),
             (

@@ -324,7 +324,17 @@ enum HostCommands {
     /// Applies the shared host options (all but --group, which the save applies); only options that were given
     /// change anything.
     static func apply(_ call: Invocation, to host: inout ShelfCore.Host, store: Store) throws {
-        if let hostname = call.value("host") { host.hostname = hostname }
+        if let hostname = call.value("host") {
+            if let misplaced = Validation.misplacedInHostname(hostname) {
+                throw ShelfError(
+                    .invalid, "--host '\(Display.safe(hostname))' holds \(misplaced)",
+                    hint: "give each part its option (--user, --port)"
+                        + (call.command.name == "add"
+                            ? ", or the address as one word: sshelf add NAME \(ShellWord.quote(Display.safe(hostname)))"
+                            : ""))
+            }
+            host.hostname = hostname
+        }
         if let user = call.value("user") { host.user = user }
         if let port = call.value("port") { host.port = try Resolve.port(port, option: "port") }
         for tag in call.all("tag") where !host.tags.contains(tag) { host.tags.append(tag) }
