@@ -6,6 +6,7 @@ import ShelfCore
 import ShelfOperations
 import ShelfServices
 import ShelfStore
+import ShelfUI
 
 enum HostCommands {
     static let hostOptions: [OptionSpec] = [
@@ -232,7 +233,11 @@ enum HostCommands {
                         ? (host.unresolvedJump.isEmpty ? "(none)" : "\(host.unresolvedJump) (not a known host)")
                         : jumps.joined(separator: " -> ")
                 ),
-                ("host key", host.pinnedHostKey.map { "\($0.type) pinned" } ?? "(not pinned)"),
+                (
+                    "host key",
+                    host.pinnedHostKey.map { "\($0.type) \(Fingerprint.of($0) ?? "(unreadable key)") pinned" }
+                        ?? "(not pinned)"
+                ),
                 ("last connected", Display.relative(host.lastConnectedAt)),
             ]
             var out = lines.map { "\($0.0.padded(to: 15))\(Display.safe($0.1))\n" }.joined()
