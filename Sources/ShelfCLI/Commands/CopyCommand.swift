@@ -14,17 +14,17 @@ enum CopyCommand {
         path: ["cp"], summary: "copy files to or from hosts over SFTP",
         details: """
             The last argument is the destination. HOST:PATH is a path on a host (HOST may also be @group/path or \
-            tag:NAME to copy to or from every host of it in parallel: from several hosts, each host's files go into \
-            a folder of its own named after it, DST/HOST/, as pslurp does; otherwise a colon after a slash is part \
-            of a local path, and a local path that starts with @ or tag: is written ./@…); a path ending in / names \
-            a directory, which must exist unless a directory is copied to it with -r; a relative remote path, or one that starts with ~/, starts in the login directory, and a host's source may \
-            hold wildcards (quote them: 'web1:/var/log/*.log'), matched on the host as scp does. Several sources go \
-            into a destination directory. \
+            tag:NAME to copy to or from every host of it in parallel: from several hosts, each host's files go into a \
+            folder of its own named after it, DST/HOST/, as pslurp does; otherwise a colon after a slash is part of a \
+            local path, and a local path that starts with @ or tag: is written ./@…); a path ending in / names a \
+            directory, which must exist unless a directory is copied to it with -r; a relative remote path, or one \
+            that starts with ~/, starts in the login directory, and a host's source may hold wildcards (quote them: \
+            'web1:/var/log/*.log'), matched on the host as scp does. Several sources go into a destination directory. \
             Each file is written under a temporary name (.NAME.sshelf-XXXXXXXX.part) beside its final one and renamed \
-            at the end, so an interrupted copy never leaves a partial file under the final name. -p keeps \
-            permissions and modification times. The host key is verified before any credential is read, as for a \
-            login; an unknown key needs --accept-new. Exit status as for run: 0 when every host succeeded, 1 when a \
-            copy failed, 255 when a host was not reached or its key was refused.
+            at the end, so an interrupted copy never leaves a partial file under the final name. -p keeps permissions \
+            and modification times. The host key is verified before any credential is read, as for a login; an unknown \
+            key needs --accept-new. Exit status as for run: 0 when every host succeeded, 1 when a copy failed, 255 \
+            when a host was not reached or its key was refused.
             """,
         arguments: [
             ArgumentSpec(
