@@ -130,7 +130,9 @@ enum ArgumentParser {
             let extra = invocation.arguments[specs.count]
             throw ShelfError(
                 .usage, "\(invocation.command.name): unexpected argument '\(Display.safe(extra))'",
-                hint: optionFor(extra, command: invocation.command) ?? usageHint(invocation.command))
+                hint: invocation.command.extraArguments?(invocation.arguments) ?? optionFor(
+                    extra, command: invocation.command)
+                    ?? usageHint(invocation.command))
         }
     }
 

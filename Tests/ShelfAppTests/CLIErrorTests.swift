@@ -22,6 +22,10 @@ final class CLIErrorTests: XCTestCase {
                 ["edit", "web", "--host", "[::1]"], 4,
                 "--host '[::1]' holds brackets (an IPv6 address goes without them)"
             ),
+            (
+                ["connect", "web", "--", "uptime", "-x"], 2,
+                "hint: to run a command on it: sshelf exec web -- uptime -x (exec -t gives it a terminal)\n"
+            ),
             // A word that reads as an option's value is shown with that option.
             (["sync", "enable", "/tmp/sync"], 2, "hint: did you mean: sshelf sync enable --folder /tmp/sync\n"),
             (

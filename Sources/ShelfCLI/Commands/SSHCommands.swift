@@ -51,6 +51,13 @@ enum SSHCommands {
             examples: [
                 "sshelf connect prod-db", "sshelf connect prod-db --dry-run", "sshelf connect prod-db --openssh",
             ],
+            extraArguments: { words in
+                // As `ssh HOST CMD` runs CMD: here that is exec (with -t when it wants a terminal).
+                "to run a command on it: sshelf exec "
+                    + words.map { ShellWord.quote(Display.safe($0)) }.prefix(1).joined()
+                    + " -- " + words.dropFirst().map { ShellWord.quote(Display.safe($0)) }.joined(separator: " ")
+                    + " (exec -t gives it a terminal)"
+            },
             run: connect),
         CommandSpec(
             path: ["exec"], summary: "run a command on a host",
