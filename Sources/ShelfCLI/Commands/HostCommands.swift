@@ -42,7 +42,9 @@ enum HostCommands {
                 alias or its group path), fuzzily: its letters in order, not necessarily adjacent, case and accents \
                 ignored; a word written :PORT (:2222) matches hosts whose port starts with those digits. Best matches \
                 first (a whole field, then a prefix, then word starts and adjacent letters), ties by last connected, \
-                then name: the same rule and order as the TUI's search.
+                then name: the same rule and order as the TUI's search. Words @group/path (its subgroups too) and \
+                tag:NAME pick hosts as they do for 'sshelf run' (the hosts of each, added up); the other words \
+                search among those.
                 --reachable opens a TCP connection to each listed host's address (for a host with a jump chain, to the \
                 first jump host's, shown as "via HOP"), \(Reachability.concurrency) at a time, and closes it at once: \
                 nothing is sent, no credential is used. The REACHABLE column says "up 0.4 ms" or "down: refused", \
@@ -155,8 +157,14 @@ enum HostCommands {
             throw ShelfError(
                 .usage, "--reachable cannot be used with --names", hint: "use --reachable alone or with --json")
         }
+        // @group and tag:NAME pick hosts as `run` targets do; the other words are the search.
+        let isGroup = { (word: String) in word.hasPrefix("@") && word.count > 1 }
+        let isTag = { (word: String) in word.hasPrefix("tag:") && word.count > 4 }
         let listing = try HostListing.find(
-            HostListing.filter(call.arguments), groupPath: call.value("group"),
+            HostListing.filter(call.arguments.filter { !isGroup($0) && !isTag($0) }),
+            groupPaths: (call.value("group").map { [$0] } ?? [])
+                + call.arguments.filter(isGroup).map { String($0.dropFirst()) },
+            tags: call.arguments.filter(isTag).map { String($0.dropFirst(4)) },
             store: try context.store())
         let probed = reachable ? ReachableListing.probe(listing, timeout: timeout) : nil
         if call.flag("json") {
