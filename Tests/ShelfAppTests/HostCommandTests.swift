@@ -73,7 +73,7 @@ final class HostCommandTests: XCTestCase {
     }
 
     /// `list` takes `@group` and `tag:NAME` as `run` does (their hosts added up), the other words searching among
-    /// them — so a run's hosts can be looked at first.
+    /// them — so a run's hosts can be looked at first; a command for one host given either says to use run or cp.
     func testListTakesGroupsAndTagsAsRunDoes() throws {
         let home = TempHome()
         for (name, group, tag) in [
@@ -92,5 +92,19 @@ final class HostCommandTests: XCTestCase {
         let missing = try home.run("list", "@nowhere")
         XCTAssertExit(missing, 3)
         XCTAssertTrue(missing.stderr.contains("no group 'nowhere'"), missing.stderr)
+        // Where one host goes, a group or a tag is told apart from a host id (@1a2b) and pointed to run and cp.
+        for (target, message) in [
+            ("@prod", "'@prod' is a group of 2 hosts"), ("tag:db", "'tag:db' is a tag of 2 hosts"),
+        ] {
+            let one = try home.run("exec", target, "--", "uptime")
+            XCTAssertExit(one, 2)
+            XCTAssertTrue(
+                one.stderr.contains(
+                    "error: \(message); this command takes one host\n"
+                        + "sshelf: hint: for each of them: sshelf run \(target) -- COMMAND, "
+                        + "or sshelf cp FILE \(target):DIR"
+                ),
+                one.stderr)
+        }
     }
 }
