@@ -130,8 +130,24 @@ enum ArgumentParser {
             let extra = invocation.arguments[specs.count]
             throw ShelfError(
                 .usage, "\(invocation.command.name): unexpected argument '\(Display.safe(extra))'",
-                hint: usageHint(invocation.command))
+                hint: invocation.command.extraArguments?(invocation.arguments) ?? optionFor(
+                    extra, command: invocation.command)
+                    ?? usageHint(invocation.command))
         }
+    }
+
+    /// A word given where no argument goes, that reads as the value of one of the command's options — a URL for the
+    /// one taking a URL, a path for the one taking a PATH or FILE (`sync enable ~/Sync` means `--folder ~/Sync`):
+    /// that option, written out, as the hint. Nil when none or several could take it.
+    private static func optionFor(_ word: String, command: CommandSpec) -> String? {
+        let isURL = word.contains("://") || (word.contains("@") && word.contains(":"))
+        let isPath = !isURL && (word.contains("/") || word.hasPrefix("~") || word.hasPrefix("."))
+        let takers = command.options.filter { option in
+            guard let placeholder = option.value else { return false }
+            return isURL ? placeholder == "URL" : isPath && (placeholder == "PATH" || placeholder == "FILE")
+        }
+        guard takers.count == 1, let option = takers.first else { return nil }
+        return "did you mean: sshelf \(command.name) --\(option.name) \(ShellWord.quote(Display.safe(word)))"
     }
 
     static func usageHint(_ command: CommandSpec) -> String {

@@ -50,6 +50,9 @@ struct CommandSpec: Sendable {
     var arguments: [ArgumentSpec] = []
     var options: [OptionSpec] = []
     var examples: [String] = []
+    /// What to say when more words are given than the command takes (nil: the usage): `connect HOST CMD` is
+    /// `exec HOST -- CMD` for someone used to `ssh HOST CMD`.
+    var extraArguments: (@Sendable ([String]) -> String)? = nil
     var run: @Sendable (Invocation, AppContext) throws -> Int32
 
     var name: String { path.joined(separator: " ") }

@@ -107,6 +107,19 @@ public enum Validation {
         return sshArgumentProblem(hostname)
     }
 
+    /// What a hostname typed by hand (`--host`, the form's Hostname) holds that belongs in another field: a user
+    /// (`deploy@db1`), a port (`db1:2222`; more colons are an IPv6 address), or an IPv6 address's brackets
+    /// (`[::1]`, as a destination writes it before a port). Nil for a plain name or address. Not a rule of the model:
+    /// ssh_config's HostName is imported as written.
+    public static func misplacedInHostname(_ hostname: String) -> String? {
+        if hostname.contains("@") { return "a user ('\(hostname.prefix { $0 != "@" })@')" }
+        if hostname.hasPrefix("[") || hostname.hasSuffix("]") { return "brackets (an IPv6 address goes without them)" }
+        if hostname.filter({ $0 == ":" }).count == 1 {
+            return "a port (':\(hostname.drop { $0 != ":" }.dropFirst())')"
+        }
+        return nil
+    }
+
     /// What `ssh_valid_hostname` refuses, in words: a value ssh itself refuses as a host on its command line, and
     /// that the %h and %n tokens must never carry into a shell.
     public static func sshArgumentProblem(_ value: String) -> String? {

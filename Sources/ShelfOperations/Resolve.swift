@@ -13,6 +13,7 @@ public enum Resolve {
         let named = try answering(text, in: store)
         if named.count == 1 { return named[0] }
         if named.count > 1 { throw sharedName(text, named) }
+        if let many = try manyHostsTarget(text, in: store) { throw many }
         if let at = text.lastIndex(of: "@") {
             let name = String(text[..<at])
             let prefix = String(text[text.index(after: at)...]).lowercased()
@@ -33,6 +34,33 @@ public enum Resolve {
         throw ShelfError(
             .notFound, "no host named '\(Display.safe(text))'",
             hint: didYouMean(try closeHostNames(text, in: store)) ?? "see 'sshelf list'")
+    }
+
+    /// `@group/path` or `tag:NAME` given where one host goes (`exec @prod`): the error saying which commands take
+    /// many hosts — nil for anything else (`@1a2b`, an id prefix, is a host).
+    static func manyHostsTarget(_ text: String, in store: Store) throws -> ShelfError? {
+        let what: String
+        let count: Int
+        if text.hasPrefix("@"), !isIDPrefix(String(text.dropFirst()).lowercased()),
+            let group = GroupTree(try store.groups()).find(String(text.dropFirst()))
+        {
+            let tree = GroupTree(try store.groups())
+            let groups = tree.subtree(of: group.id).union([group.id])
+            count = try store.hosts().filter { $0.groupID.map(groups.contains) ?? false }.count
+            what = "a group"
+        } else if text.hasPrefix("tag:"), text.count > 4 {
+            let tag = String(text.dropFirst(4))
+            count = try store.hosts().filter { $0.tags.contains(tag) }.count
+            guard count > 0 else { return nil }
+            what = "a tag"
+        } else {
+            return nil
+        }
+        let quoted = ShellWord.quote(Display.safe(text))
+        return ShelfError(
+            .usage,
+            "'\(Display.safe(text))' is \(what) of \(count) host\(count == 1 ? "" : "s"); this command takes one host",
+            hint: "for each of them: sshelf run \(quoted) -- COMMAND, or sshelf cp FILE \(quoted):DIR")
     }
 
     /// The hosts a mistyped name may have meant, for every command that takes one: names spelled closest (`bastoin`

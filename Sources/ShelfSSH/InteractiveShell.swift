@@ -11,6 +11,8 @@ public struct ShellOptions: Sendable {
     public var term: String
     public var input: Int32
     public var output: Int32
+    /// Where the remote stderr goes: with a PTY it arrives mixed into stdout anyway; without one, apart (fd 2).
+    public var errors: Int32?
     /// `~.` after a newline disconnects, `~~` sends one `~` (as in OpenSSH).
     public var escapeEnabled: Bool
     /// Ask for a PTY (and put the local terminal in raw mode); off for a host whose options say `RequestTTY no`.
@@ -64,7 +66,7 @@ extension SSHConnection {
         pump.wakeFD = signals.readFD
         try pump.run(
             stdout: { FileOutput.writeAll(options.output, $0) },
-            stderr: { FileOutput.writeAll(options.output, $0) },
+            stderr: { FileOutput.writeAll(options.errors ?? options.output, $0) },
             filterInput: { bytes in
                 let (forward, disconnect) = escape.filter(bytes)
                 if disconnect { stoppedLocally = true }

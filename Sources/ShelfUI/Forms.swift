@@ -100,6 +100,9 @@ public enum Forms {
         } catch {
             errors["group"] = error.message
         }
+        if let misplaced = Validation.misplacedInHostname(host.hostname) {
+            errors["hostname"] = "holds \(misplaced): the user goes in User, the port in Port"
+        }
         for problem in Validation.problems(host) where errors[problem.field] == nil {
             errors[problem.field] = problem.message
         }

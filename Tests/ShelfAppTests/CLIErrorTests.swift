@@ -16,6 +16,30 @@ final class CLIErrorTests: XCTestCase {
             (["add", "x", "--host", "h", "--port", "22x"], 4, "is not a port"),
             (["add", "x", "--host", "h", "--port", "70000"], 4, "is not a port"),
             (["add", "x"], 2, "add: give the address (DESTINATION, or --host)"),
+            (["add", "x", "--host", "ops@h"], 4, "--host 'ops@h' holds a user ('ops@')"),
+            (["add", "x", "--host", "h:2222"], 4, "hint: give each part its option (--user, --port), or the address "),
+            (
+                ["edit", "web", "--host", "[::1]"], 4,
+                "--host '[::1]' holds brackets (an IPv6 address goes without them)"
+            ),
+            (
+                ["connect", "web", "--", "uptime", "-x"], 2,
+                "hint: to run a command on it: sshelf exec web -- uptime -x (exec -t gives it a terminal)\n"
+            ),
+            // A word that reads as an option's value is shown with that option.
+            (["sync", "enable", "/tmp/sync"], 2, "hint: did you mean: sshelf sync enable --folder /tmp/sync\n"),
+            (
+                ["sync", "enable", "git@example.com:me/s.git"], 2,
+                "hint: did you mean: sshelf sync enable --git git@example.com:me/s.git\n"
+            ),
+            (
+                ["run", "web", "--parallel", "0", "--", "true"], 4,
+                "--parallel: '0' is not a whole number from 1 to 10000"
+            ),
+            (
+                ["run", "web", "--command-timeout", "0", "--", "true"], 4,
+                "--command-timeout: '0' is not a number of seconds above 0, up to 86400"
+            ),
             (["add", "x", "--host", "h", "--auth", "magic"], 4, "unknown method 'magic'"),
             (["add", "x", "--host", "h", "--jump", "ghost"], 3, "no host named 'ghost'"),
             (["add", "x", "--host", "bad host"], 4, "hostname contains whitespace"),

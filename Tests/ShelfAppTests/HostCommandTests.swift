@@ -71,4 +71,40 @@ final class HostCommandTests: XCTestCase {
         XCTAssertEqual(
             try home.run("list", "--names").stdout, "a\nb\nc\nd\ne\nf\nz\n", "nothing refused was stored")
     }
+
+    /// `list` takes `@group` and `tag:NAME` as `run` does (their hosts added up), the other words searching among
+    /// them — so a run's hosts can be looked at first; a command for one host given either says to use run or cp.
+    func testListTakesGroupsAndTagsAsRunDoes() throws {
+        let home = TempHome()
+        for (name, group, tag) in [
+            ("db-fra", "prod/eu", "db"), ("web-fra", "prod", "web"), ("db-nyc", "staging", "db"),
+        ] {
+            XCTAssertExit(try home.run("add", name, "\(name).example.com", "--group", group, "--tag", tag), 0)
+        }
+        let names = { (words: [String]) in
+            try home.run(["list", "--names"] + words).stdout.split(separator: "\n").map(String.init).sorted()
+        }
+        XCTAssertEqual(try names(["@prod"]), ["db-fra", "web-fra"])
+        XCTAssertEqual(try names(["tag:db"]), ["db-fra", "db-nyc"])
+        XCTAssertEqual(try names(["@staging", "tag:web"]), ["db-nyc", "web-fra"])
+        XCTAssertEqual(try names(["@prod", "fra", "db"]), ["db-fra"])
+        XCTAssertEqual(try names(["tag:nope"]), [])
+        let missing = try home.run("list", "@nowhere")
+        XCTAssertExit(missing, 3)
+        XCTAssertTrue(missing.stderr.contains("no group 'nowhere'"), missing.stderr)
+        // Where one host goes, a group or a tag is told apart from a host id (@1a2b) and pointed to run and cp.
+        for (target, message) in [
+            ("@prod", "'@prod' is a group of 2 hosts"), ("tag:db", "'tag:db' is a tag of 2 hosts"),
+        ] {
+            let one = try home.run("exec", target, "--", "uptime")
+            XCTAssertExit(one, 2)
+            XCTAssertTrue(
+                one.stderr.contains(
+                    "error: \(message); this command takes one host\n"
+                        + "sshelf: hint: for each of them: sshelf run \(target) -- COMMAND, "
+                        + "or sshelf cp FILE \(target):DIR"
+                ),
+                one.stderr)
+        }
+    }
 }

@@ -164,6 +164,35 @@ final class ReducerTests: XCTestCase {
         XCTAssertTrue(form.errors["hostname"]?.contains("contains '$', which a shell reads as syntax") == true)
     }
 
+    /// A destination pasted into Hostname (`deploy@db1:2222`) is refused with where its parts go, not saved as a
+    /// hostname no resolver knows.
+    func testAddHostFormSaysWhereAUserOrPortInTheHostnameGoes() {
+        for (typed, message) in [
+            ("deploy@db1:2222", "holds a user ('deploy@'): the user goes in User, the port in Port"),
+            ("db1:2222", "holds a port (':2222'): the user goes in User, the port in Port"),
+            (
+                "[2001:db8::1]",
+                "holds brackets (an IPv6 address goes without them): the user goes in User, the port in Port"
+            ),
+        ] {
+            var state = Fixtures.state(Fixtures.threeLevels())
+            Fixtures.press(&state, .char("a"))
+            Fixtures.type(&state, "db.corp")
+            Fixtures.press(&state, .tab)
+            Fixtures.type(&state, typed)
+            XCTAssertEqual(Fixtures.press(&state, .enter), [], typed)
+            guard case .form(let form) = state.mode else { return XCTFail("form closed") }
+            XCTAssertEqual(form.errors["hostname"], message, typed)
+        }
+        var state = Fixtures.state(Fixtures.threeLevels())
+        Fixtures.press(&state, .char("a"))
+        Fixtures.type(&state, "v6")
+        Fixtures.press(&state, .tab)
+        Fixtures.type(&state, "2001:db8::1")
+        Fixtures.press(&state, .enter)
+        if case .form(let form) = state.mode { XCTAssertNil(form.errors["hostname"], "an IPv6 address is a hostname") }
+    }
+
     func testAddHostFormSavesThroughAnEffectAndWaitsForTheResult() throws {
         var state = Fixtures.state(Fixtures.threeLevels())
         Fixtures.press(&state, .char("a"))

@@ -14,17 +14,17 @@ enum CopyCommand {
         path: ["cp"], summary: "copy files to or from hosts over SFTP",
         details: """
             The last argument is the destination. HOST:PATH is a path on a host (HOST may also be @group/path or \
-            tag:NAME to copy to every host of it in parallel; otherwise a colon after a slash is part of a local \
-            path, and a local path that starts with @ or tag: is written ./@…); a path ending in / names a \
-            directory, which must exist unless a directory is copied to it with -r; a \
-            relative remote path, or one that starts with ~/, starts in the login directory, and a host's source may \
-            hold wildcards (quote them: 'web1:/var/log/*.log'), matched on the host as scp does. Several sources go \
-            into a destination directory. \
+            tag:NAME to copy to or from every host of it in parallel: from several hosts, each host's files go into a \
+            folder of its own named after it, DST/HOST/, as pslurp does; otherwise a colon after a slash is part of a \
+            local path, and a local path that starts with @ or tag: is written ./@…); a path ending in / names a \
+            directory, which must exist unless a directory is copied to it with -r; a relative remote path, or one \
+            that starts with ~/, starts in the login directory, and a host's source may hold wildcards (quote them: \
+            'web1:/var/log/*.log'), matched on the host as scp does. Several sources go into a destination directory. \
             Each file is written under a temporary name (.NAME.sshelf-XXXXXXXX.part) beside its final one and renamed \
-            at the end, so an interrupted copy never leaves a partial file under the final name. -p keeps \
-            permissions and modification times. The host key is verified before any credential is read, as for a \
-            login; an unknown key needs --accept-new. Exit status as for run: 0 when every host succeeded, 1 when a \
-            copy failed, 255 when a host was not reached or its key was refused.
+            at the end, so an interrupted copy never leaves a partial file under the final name. -p keeps permissions \
+            and modification times. The host key is verified before any credential is read, as for a login; an unknown \
+            key needs --accept-new. Exit status as for run: 0 when every host succeeded, 1 when a copy failed, 255 \
+            when a host was not reached or its key was refused.
             """,
         arguments: [
             ArgumentSpec(
@@ -42,7 +42,7 @@ enum CopyCommand {
         ],
         examples: [
             "sshelf cp nginx.conf web1:/etc/nginx/", "sshelf cp -r -p site/ @prod:/srv/",
-            "sshelf cp db1:/var/log/syslog .",
+            "sshelf cp db1:/var/log/syslog .", "sshelf cp @prod:/var/log/syslog logs/",
         ],
         run: run)
 
@@ -72,7 +72,7 @@ enum CopyCommand {
         let store = try context.store()
         let connect = try SSHCommands.connectOptions(call, context)
         let fleet: Fleet
-        let direction: (FleetCopy) throws(SSHError) -> Void
+        let direction: (FleetCopy, ShelfCore.Host) throws(SSHError) -> Void
         var expected: UInt64? = nil
         if let (target, path) = remote(destination) {
             if let remoteSource = sources.first(where: { remote($0) != nil }) {
@@ -85,7 +85,7 @@ enum CopyCommand {
                     .notFound, "cp: cannot read \(Display.safe(source)): \(String(cString: strerror(errno)))")
             }
             fleet = try FleetCommand.resolve([target], hostsFile: nil, store: store, context: context)
-            direction = { copy throws(SSHError) in try copy.upload(sources, to: path) }
+            direction = { copy, _ throws(SSHError) in try copy.upload(sources, to: path) }
             expected = localSize(sources) * UInt64(fleet.plans.count)
         } else {
             let remotes = sources.map(remote)
@@ -95,15 +95,16 @@ enum CopyCommand {
                     hint: "sshelf cp SRC... HOST:DST, or sshelf cp HOST:SRC... DST")
             }
             fleet = try FleetCommand.resolve([first.target], hostsFile: nil, store: store, context: context)
-            guard fleet.plans.count == 1 else {
-                throw ShelfError(
-                    .usage,
-                    "cp: '\(Display.safe(first.target))' is \(fleet.plans.count) hosts; "
-                        + "files come from one host at a time",
-                    hint: "name one host: sshelf cp HOST:SRC... DST")
-            }
             let paths = remotes.compactMap { $0?.path }
-            direction = { copy throws(SSHError) in try copy.download(paths, to: destination) }
+            if fleet.plans.count == 1 {
+                direction = { copy, _ throws(SSHError) in try copy.download(paths, to: destination) }
+            } else {
+                // From several hosts, as pslurp and clush --rcopy: each host's files in a folder of its own.
+                let folders = try HostFolders(fleet.hosts, in: destination)
+                direction = { copy, host throws(SSHError) in
+                    try copy.download(paths, to: try folders.make(for: host))
+                }
+            }
         }
         try FleetCommand.confirm(fleet, call: call, context: context)
         let settings = FleetRun.Settings(
@@ -125,7 +126,7 @@ enum CopyCommand {
                 let sftp = try SftpSession(connection)
                 defer { sftp.close() }
                 let copy = FleetCopy(sftp, options: options) { copied.add($0) }
-                try direction(copy)
+                try direction(copy, plan.target)
                 result.outcome = .succeeded
                 result.note = "copied \(copy.files) file\(copy.files == 1 ? "" : "s"), \(Bytes.text(copy.bytes))"
             }

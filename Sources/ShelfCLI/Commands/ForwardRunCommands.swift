@@ -102,7 +102,8 @@ enum ForwardRunCommands {
         let login = RepeatLogin()
         // Published for the TUI (every TUI shows the rules as starting, then running), whoever started this process.
         let publisher = StartStatePublisher(
-            hostName: plan.target.name, rules: rules, fromTUI: call.flag("from-tui"), context: context)
+            hostName: plan.target.name, rules: rules, fromTUI: call.flag("from-tui"), context: context,
+            note: { StandardStreams.write($0, fd: 2) })
         defer { publisher.stop() }
         return try SSHCommands.withConnection(
             plan, store: store, call: call, options: options, context: context, prompts: login.recording
@@ -139,7 +140,8 @@ enum ForwardRunCommands {
             try pool.run()
             for status in pool.status() {
                 context.errorOutput(
-                    "sshelf: stopped \(status.spec): \(Display.counted(status.totalConnections, "connection")), "
+                    "sshelf: stopped \(status.spec): \(Display.counted(status.totalConnections, "connection"))"
+                        + (status.failedConnections > 0 ? " (\(status.failedConnections) failed)" : "") + ", "
                         + "\(Display.counted(status.bytesOut, "byte")) out, "
                         + "\(Display.counted(status.bytesIn, "byte")) in\n"
                 )
@@ -234,9 +236,11 @@ enum ForwardRunCommands {
         let signals = StopSignals { wakeup.stop() }
         defer { signals.cancel() }
         let started = Date()
+        let notes = ConnectionFailureNotes()
         func publish() {
             let state = SupervisorState(
                 pid: getpid(), startedAt: started, updatedAt: Date(), rules: runners.flatMap { $0.snapshot() })
+            for line in notes.lines(state.rules.filter { $0.state == .active }) { context.errorOutput(line) }
             do { try SupervisorFiles.write(state, context.locations) } catch {
                 context.warn("could not write the forward state file: \(error)")
             }

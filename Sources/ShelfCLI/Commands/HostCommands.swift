@@ -6,6 +6,7 @@ import ShelfCore
 import ShelfOperations
 import ShelfServices
 import ShelfStore
+import ShelfUI
 
 enum HostCommands {
     static let hostOptions: [OptionSpec] = [
@@ -41,7 +42,9 @@ enum HostCommands {
                 alias or its group path), fuzzily: its letters in order, not necessarily adjacent, case and accents \
                 ignored; a word written :PORT (:2222) matches hosts whose port starts with those digits. Best matches \
                 first (a whole field, then a prefix, then word starts and adjacent letters), ties by last connected, \
-                then name: the same rule and order as the TUI's search.
+                then name: the same rule and order as the TUI's search. Words @group/path (its subgroups too) and \
+                tag:NAME pick hosts as they do for 'sshelf run' (the hosts of each, added up); the other words \
+                search among those.
                 --reachable opens a TCP connection to each listed host's address (for a host with a jump chain, to the \
                 first jump host's, shown as "via HOP"), \(Reachability.concurrency) at a time, and closes it at once: \
                 nothing is sent, no credential is used. The REACHABLE column says "up 0.4 ms" or "down: refused", \
@@ -154,8 +157,14 @@ enum HostCommands {
             throw ShelfError(
                 .usage, "--reachable cannot be used with --names", hint: "use --reachable alone or with --json")
         }
+        // @group and tag:NAME pick hosts as `run` targets do; the other words are the search.
+        let isGroup = { (word: String) in word.hasPrefix("@") && word.count > 1 }
+        let isTag = { (word: String) in word.hasPrefix("tag:") && word.count > 4 }
         let listing = try HostListing.find(
-            HostListing.filter(call.arguments), groupPath: call.value("group"),
+            HostListing.filter(call.arguments.filter { !isGroup($0) && !isTag($0) }),
+            groupPaths: (call.value("group").map { [$0] } ?? [])
+                + call.arguments.filter(isGroup).map { String($0.dropFirst()) },
+            tags: call.arguments.filter(isTag).map { String($0.dropFirst(4)) },
             store: try context.store())
         let probed = reachable ? ReachableListing.probe(listing, timeout: timeout) : nil
         if call.flag("json") {
@@ -232,7 +241,11 @@ enum HostCommands {
                         ? (host.unresolvedJump.isEmpty ? "(none)" : "\(host.unresolvedJump) (not a known host)")
                         : jumps.joined(separator: " -> ")
                 ),
-                ("host key", host.pinnedHostKey.map { "\($0.type) pinned" } ?? "(not pinned)"),
+                (
+                    "host key",
+                    host.pinnedHostKey.map { "\($0.type) \(Fingerprint.of($0) ?? "(unreadable key)") pinned" }
+                        ?? "(not pinned)"
+                ),
                 ("last connected", Display.relative(host.lastConnectedAt)),
             ]
             var out = lines.map { "\($0.0.padded(to: 15))\(Display.safe($0.1))\n" }.joined()
@@ -324,7 +337,17 @@ enum HostCommands {
     /// Applies the shared host options (all but --group, which the save applies); only options that were given
     /// change anything.
     static func apply(_ call: Invocation, to host: inout ShelfCore.Host, store: Store) throws {
-        if let hostname = call.value("host") { host.hostname = hostname }
+        if let hostname = call.value("host") {
+            if let misplaced = Validation.misplacedInHostname(hostname) {
+                throw ShelfError(
+                    .invalid, "--host '\(Display.safe(hostname))' holds \(misplaced)",
+                    hint: "give each part its option (--user, --port)"
+                        + (call.command.name == "add"
+                            ? ", or the address as one word: sshelf add NAME \(ShellWord.quote(Display.safe(hostname)))"
+                            : ""))
+            }
+            host.hostname = hostname
+        }
         if let user = call.value("user") { host.user = user }
         if let port = call.value("port") { host.port = try Resolve.port(port, option: "port") }
         for tag in call.all("tag") where !host.tags.contains(tag) { host.tags.append(tag) }

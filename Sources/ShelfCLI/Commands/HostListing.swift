@@ -24,20 +24,27 @@ enum HostListing {
         return filter
     }
 
-    /// The hosts matching `filter` (all when empty) in `groupPath`'s subtree (all groups when nil), best first.
-    static func find(_ filter: String, groupPath: String?, store: Store) throws -> Listing {
+    /// The hosts matching `filter` (all when empty) among those `groupPaths` (each with its subgroups) and `tags`
+    /// pick — either, as `run` targets add up — or among all hosts when neither is given; best first.
+    static func find(_ filter: String, groupPaths: [String], tags: [String] = [], store: Store) throws -> Listing {
         try store.read { store in
             let table = try store.hostTable()
             let tree = GroupTree(try store.groups())
             var scope: Set<UUID>? = nil
-            if let groupPath, !GroupTree.components(groupPath).isEmpty {
-                scope = tree.subtree(of: try Resolve.group(groupPath, tree: tree).id)
+            for groupPath in groupPaths where !GroupTree.components(groupPath).isEmpty {
+                scope = (scope ?? []).union(tree.subtree(of: try Resolve.group(groupPath, tree: tree).id))
+            }
+            var candidates = Store.rows(of: table, inGroups: scope)
+            if !tags.isEmpty {
+                let wanted = Set(tags)
+                let inGroups = scope == nil ? [] : Set(candidates)
+                candidates = (0..<Int32(table.count)).filter { row in
+                    inGroups.contains(row) || !wanted.isDisjoint(with: table.host(at: Int(row)).tags)
+                }
             }
             let paths = table.groupIDs.map { tree.path(of: $0) }
             let matcher = HostMatcher(table: table, groupPaths: paths)
-            return Listing(
-                table: table, groupPaths: paths,
-                rows: matcher.search(HostQuery(filter), in: Store.rows(of: table, inGroups: scope)))
+            return Listing(table: table, groupPaths: paths, rows: matcher.search(HostQuery(filter), in: candidates))
         }
     }
 

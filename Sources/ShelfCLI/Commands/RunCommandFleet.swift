@@ -85,7 +85,8 @@ enum FleetCommand {
         guard let text = call.value(option) else { return value }
         guard let number = Int(text), number >= (allowZero ? 0 : 1), number <= 10_000 else {
             throw ShelfError(
-                .invalid, "--\(option): '\(Display.safe(text))' is not a whole number (\(allowZero ? 0 : 1)-10000)")
+                .invalid,
+                "--\(option): '\(Display.safe(text))' is not a whole number from \(allowZero ? 0 : 1) to 10000")
         }
         return number
     }
@@ -93,7 +94,8 @@ enum FleetCommand {
     static func seconds(_ call: Invocation, _ option: String, default value: Double) throws -> Double {
         guard let text = call.value(option) else { return value }
         guard let number = Double(text), number > 0, number <= 86_400 else {
-            throw ShelfError(.invalid, "--\(option): '\(Display.safe(text))' is not a number of seconds (up to 86400)")
+            throw ShelfError(
+                .invalid, "--\(option): '\(Display.safe(text))' is not a number of seconds above 0, up to 86400")
         }
         return number
     }

@@ -51,6 +51,13 @@ enum SSHCommands {
             examples: [
                 "sshelf connect prod-db", "sshelf connect prod-db --dry-run", "sshelf connect prod-db --openssh",
             ],
+            extraArguments: { words in
+                // As `ssh HOST CMD` runs CMD: here that is exec (with -t when it wants a terminal).
+                "to run a command on it: sshelf exec "
+                    + words.map { ShellWord.quote(Display.safe($0)) }.prefix(1).joined()
+                    + " -- " + words.dropFirst().map { ShellWord.quote(Display.safe($0)) }.joined(separator: " ")
+                    + " (exec -t gives it a terminal)"
+            },
             run: connect),
         CommandSpec(
             path: ["exec"], summary: "run a command on a host",
@@ -68,6 +75,10 @@ enum SSHCommands {
             ],
             options: connectOptions + [
                 .flag("no-stdin", short: "n", "do not forward standard input"),
+                .flag(
+                    "tty", short: "t",
+                    "give the command a terminal (PTY), as ssh -tt: for sudo's password prompt, top, an editor (a new "
+                        + "login, not a warm session)"),
                 .flag(
                     "persist", "keep the session warm in the background for later exec calls (logs in without asking)"),
                 .value(
@@ -138,8 +149,20 @@ enum SSHCommands {
             return 0
         }
         OptionNotes.say(plan, store: store, always: call.flag("verbose"), context: context)
+        // As ssh: a PTY (and the ~ escapes) only when stdin is a terminal, unless RequestTTY force; without one the
+        // login shell reads stdin as a script and ends at its end (`sshelf connect web1 < setup.sh`).
+        var shell = ShellOptions(term: context.environment["TERM"] ?? "xterm")
+        let tty = plan.endpoints[plan.endpoints.count - 1].settings.requestTTY
+        if tty != .force && isatty(0) != 1 {
+            shell.requestTerminal = false
+            shell.escapeEnabled = false
+            shell.errors = 2
+            if tty != .no {
+                context.errorOutput("sshelf: no terminal (PTY) is asked for: stdin is not a terminal\n")
+            }
+        }
         return try withConnection(plan, store: store, call: call, options: options, context: context) { connection in
-            let exit = try connection.runShell(ShellOptions(term: context.environment["TERM"] ?? "xterm"))
+            let exit = try connection.runShell(shell)
             if exit == .disconnected {
                 context.errorOutput("\r\nConnection to \(Display.safe(plan.target.name)) closed.\r\n")
             }
@@ -165,7 +188,16 @@ enum SSHCommands {
             }
             return status
         }
-        if let status = WarmClient.exec(command, stdin: stdin, plan: plan, context: context) { return warmRan(status) }
+        // --tty asks for a terminal, which a warm keeper's channels do not have: always a new login.
+        let forceTTY = call.flag("tty")
+        if forceTTY && call.flag("persist") {
+            throw ShelfError(
+                .usage, "exec: --tty (a terminal for the command) cannot go through a warm session (--persist)",
+                hint: "leave out one of them")
+        }
+        if !forceTTY, let status = WarmClient.exec(command, stdin: stdin, plan: plan, context: context) {
+            return warmRan(status)
+        }
         if call.flag("persist") {
             let idle = try WarmCommands.idleSeconds(call.value("persist-for"), option: "--persist-for")
             let wait = options.connectTimeout * Double(plan.endpoints.count) + 20
@@ -175,9 +207,10 @@ enum SSHCommands {
                 return warmRan(status)
             }
         }
-        // RequestTTY force (or yes, from a terminal): the command gets a PTY.
+        // --tty, RequestTTY force (or yes, from a terminal): the command gets a PTY.
         let tty = plan.endpoints[plan.endpoints.count - 1].settings.requestTTY
-        let terminal = tty == .force || (tty == .yes && isatty(0) == 1) ? context.environment["TERM"] ?? "xterm" : nil
+        let terminal =
+            forceTTY || tty == .force || (tty == .yes && isatty(0) == 1) ? context.environment["TERM"] ?? "xterm" : nil
         return try withConnection(plan, store: store, call: call, options: options, context: context) { connection in
             let exit = try connection.exec(
                 command, input: stdin ? 0 : nil, terminal: terminal, passInterrupts: true,

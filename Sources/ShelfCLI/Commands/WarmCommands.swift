@@ -1,4 +1,4 @@
-// WarmCommands: `warm serve` (the keeper `exec --persist` starts in the background) and `warm stop` — warm
+// WarmCommands: `warm serve` (the keeper `exec --persist` starts in the background), `warm list` and `warm stop` — warm
 // sessions that let a later `exec` skip the handshake and login, like OpenSSH's ControlPersist.
 import FoundationEssentials
 import Glibc
@@ -34,6 +34,13 @@ enum WarmCommands {
             examples: ["sshelf warm serve prod-db --idle 60"],
             run: serve),
         CommandSpec(
+            path: ["warm", "list"], summary: "list the warm sessions running: host, keeper pid, since when",
+            details: "Each keeper is asked over its socket (its pid comes from the connection, so a session listed is "
+                + "one that answers); a socket nobody answers is removed.",
+            options: [.flag("json", "print JSON for scripts")],
+            examples: ["sshelf warm list"],
+            run: list),
+        CommandSpec(
             path: ["warm", "stop"], summary: "end the warm session of a host (or all of them)",
             arguments: [
                 ArgumentSpec(
@@ -56,6 +63,43 @@ enum WarmCommands {
             ready = fd
         }
         return try WarmKeeper.serve(plan, store: store, options: options, idle: idle, ready: ready, context: context)
+    }
+
+    static func list(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+        let found = WarmListing.entries(context.locations)
+        let named = try context.store().read { store in try found.map { ($0, try store.host(id: $0.hostID)) } }
+            .sorted { ($0.1?.name ?? "~", $0.0.hostID.uuidString) < ($1.1?.name ?? "~", $1.0.hostID.uuidString) }
+        let entries = named.map(\.0), hosts = named.map(\.1)
+        if call.flag("json") {
+            let objects = zip(entries, hosts).map { entry, host in
+                WarmJSON(
+                    host: host?.name, hostID: entry.hostID.uuidString.lowercased(), destination: host?.destination,
+                    pid: entry.pid, startedAt: entry.started)
+            }
+            context.print(try JSONOutput.encode(objects))
+            return 0
+        }
+        guard !entries.isEmpty else {
+            context.errorOutput("no warm sessions; 'sshelf exec NAME --persist -- CMD' starts one\n")
+            return 0
+        }
+        let rows = zip(entries, hosts).map { entry, host in
+            [
+                Display.safe(host?.name ?? "(removed host \(Display.shortID(entry.hostID)))"),
+                Display.safe(host?.destination ?? ""), String(entry.pid),
+                entry.started.map { Display.relative($0) } ?? "?",
+            ]
+        }
+        context.output(Display.table(["HOST", "DESTINATION", "PID", "STARTED"], rows))
+        return 0
+    }
+
+    private struct WarmJSON: Encodable {
+        var host: String?
+        var hostID: String
+        var destination: String?
+        var pid: Int32
+        var startedAt: Date?
     }
 
     static func stop(_ call: Invocation, _ context: AppContext) throws -> Int32 {

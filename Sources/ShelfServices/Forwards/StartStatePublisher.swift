@@ -2,7 +2,8 @@
 // twice a second with the running rules' live counts, writes its state to its own file in the runtime directory
 // (`forward-start-PID.json`, the supervisor's format, so one reader serves both), where the TUI finds it: rules
 // started from another terminal, and those a TUI started and handed over when it quit, show as running in every
-// TUI (and a handed-over rule still logging in is not started twice). Removed when the forwards stop.
+// TUI (and a handed-over rule still logging in is not started twice). Removed when the forwards stop. The same look
+// notes each connection that could not be carried, with why, on the process's stderr.
 import Dispatch
 import FoundationEssentials
 import Glibc
@@ -17,7 +18,12 @@ public final class StartStatePublisher: @unchecked Sendable {
     private let queue = DispatchQueue(label: "sshelf.forward-state")
     private var pool: ForwardPool?
 
-    public init(hostName: String, rules: [PortForwardRule], fromTUI: Bool, context: AppContext) {
+    /// `note` gets a line for each rule whose connections failed since the last look (ConnectionFailureNotes).
+    public init(
+        hostName: String, rules: [PortForwardRule], fromTUI: Bool, context: AppContext,
+        note: @escaping @Sendable (String) -> Void
+    ) {
+        let notes = ConnectionFailureNotes()
         let path = SupervisorFiles.startStatePath(context.locations, pid: getpid())
         self.path = path
         let started = Date()
@@ -27,6 +33,7 @@ public final class StartStatePublisher: @unchecked Sendable {
         timer = DispatchSource.makeTimerSource(queue: queue)
         timer.setEventHandler { [unowned self] in
             let rules = pool.map { $0.status().map { RuleState(status: $0, host: hostName) } } ?? starting
+            if pool != nil { for line in notes.lines(rules) { note(line) } }
             let state = SupervisorState(
                 pid: getpid(), startedAt: started, updatedAt: Date(), rules: rules,
                 fromTUI: fromTUI ? true : nil)

@@ -34,7 +34,7 @@ public struct RuleState: Codable, Equatable {
     public var boundPort: Int?
     public var activeConnections = 0
     public var totalConnections = 0
-    var failedConnections = 0
+    public var failedConnections = 0
     public var bytesOut: Int64 = 0
     public var bytesIn: Int64 = 0
     /// Why the session is retrying or failed, or the last connection error while active.

@@ -166,6 +166,28 @@ final class CopyCommandTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: world.home.root + "/back/sub/f"))
     }
 
+    /// From a group, as pslurp does: each host's files in DST/HOST/ — a name that would reach outside DST (`../x`)
+    /// or hide (`.x`) is written with '_'; DST must be a directory, or end in / to be made.
+    func testACopyFromAGroupPutsEachHostsFilesInItsOwnFolder() throws {
+        let world = try FleetWorld(["a", "../up", ".dot"])
+        let data = try makeFile(world.shared + "/app.log", count: 2048)
+        let logs = world.home.root + "/logs"
+        let refused = try world.home.run("cp", "@prod:\(world.shared)/app.log", logs)
+        XCTAssertExit(refused, 3)
+        XCTAssertTrue(refused.stderr.contains("\(logs): no such directory; from several hosts"), refused.stderr)
+        XCTAssertEqual(world.sshd.logCount("Accepted publickey"), 0, "refused before connecting")
+
+        let result = try world.home.run("cp", "@prod:\(world.shared)/app.log", logs + "/")
+        XCTAssertExit(result, 0)
+        XCTAssertTrue(result.stdout.contains("3 hosts: 3 succeeded"), result.stdout)
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: logs).sorted(), ["_._up", "_dot", "a"])
+        for folder in ["a", "_._up", "_dot"] {
+            XCTAssertEqual(FileManager.default.contents(atPath: "\(logs)/\(folder)/app.log"), data, folder)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: world.home.root + "/up"), "nothing outside DST")
+    }
+
     /// The upload's source is a FIFO the test feeds, so the copy is mid-way for as long as the test wants; then the
     /// process is killed outright.
     func testAKilledUploadLeavesNoFileUnderTheFinalName() throws {

@@ -1,6 +1,7 @@
 // ForwardStartTests: `sshelf forward start` through the real binary, a real sshd and real traffic — a local
-// forward carrying megabytes both ways until Ctrl-C, a non-loopback bind refused without consent (before any
-// connection), and a taken port reported by number while the other rules run.
+// forward carrying megabytes both ways until Ctrl-C, a connection the server cannot open noted with why, a
+// non-loopback bind refused without consent (before any connection), and a taken port reported by number while the
+// other rules run.
 import Foundation
 import TestSupport
 import XCTest
@@ -22,6 +23,24 @@ final class ForwardStartTests: XCTestCase {
             running.stderr.contains("1 connection, \(payload.count) bytes out, \(payload.count) bytes in"),
             running.stderr)
         XCTAssertThrowsError(try TrafficSocket.connect(port: port), "the port is closed after Ctrl-C")
+    }
+
+    /// The server cannot reach the rule's target: each connection is closed, and why is said on stderr as it
+    /// happens (as ssh -L says "open failed"), not only in `forward status`; the summary counts the failures.
+    func testAConnectionTheServerCannotOpenIsNotedWithWhy() throws {
+        let world = try SSHCLIWorld()
+        let closed = try TrafficSocket.freePort()
+        let port = try world.addLocalRule(to: closed)
+        let running = try BackgroundCLI(world.home, ["forward", "start", "t", "--accept-new"])
+        try running.waitFor("press Ctrl-C")
+        let socket = try TrafficSocket.connect(port: port)
+        XCTAssertEqual(TrafficSocket.readAll(socket), [], "closed without a byte")
+        close(socket)
+        try running.waitFor(
+            "sshelf: -L 127.0.0.1:\(port):127.0.0.1:\(closed): t could not open a connection to 127.0.0.1:\(closed): "
+                + "Channel open failure (connect failed)\n")
+        XCTAssertEqual(try running.stop(SIGINT), 0, running.stderr)
+        XCTAssertTrue(running.stderr.contains("1 connection (1 failed), 0 bytes out, 0 bytes in"), running.stderr)
     }
 
     func testPublicBindNeedsConsent() throws {

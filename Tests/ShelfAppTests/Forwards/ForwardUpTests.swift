@@ -1,7 +1,7 @@
 // ForwardUpTests: the `forward up` supervisor through the real binary — autostart rules come up, `forward status`
 // reads the 0600 state file, the server is killed (sessions included) and restarted on the same port and the
-// forward recovers by itself, `forward stop` ends it; a credential the supervisor may not read is reported with
-// the fix.
+// forward recovers by itself, `forward stop` ends it; a connection the server cannot open is noted with why; a
+// credential the supervisor may not read is reported with the fix.
 import Foundation
 import TestSupport
 import XCTest
@@ -97,6 +97,32 @@ final class ForwardUpTests: XCTestCase {
         XCTAssertEqual(try up.waitExit(), 0, up.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: statePath))
         XCTAssertTrue(try world.home.run("forward", "status").stderr.contains("no forward supervisor is running"))
+    }
+
+    /// A connection the server cannot open is said on the supervisor's stderr with why, as `forward start` says it.
+    func testAConnectionTheServerCannotOpenIsNotedWithWhy() throws {
+        let world = try SSHCLIWorld()
+        XCTAssertExit(try world.home.run("exec", "t", "--accept-new", "--", "true"), 0)
+        let closed = try TrafficSocket.freePort()
+        let port = try TrafficSocket.freePort()
+        XCTAssertExit(
+            try world.home.run("forward", "add", "t", "--local", "\(port):127.0.0.1:\(closed)", "--autostart"), 0)
+        let up = try BackgroundCLI(world.home, ["forward", "up"])
+        try up.waitFor("t: active")
+        for _ in 0..<2 {
+            let socket = try TrafficSocket.connect(port: port)
+            XCTAssertEqual(TrafficSocket.readAll(socket), [], "closed without a byte")
+            close(socket)
+        }
+        let note =
+            "sshelf: -L 127.0.0.1:\(port):127.0.0.1:\(closed): t could not open a connection to 127.0.0.1:\(closed)"
+        try eventually(
+            "both failures noted", observe: { up.stderr },
+            until: {
+                $0.contains(note + ": Channel open failure (connect failed) (2 connections failed")
+                    || $0.components(separatedBy: note).count == 3
+            })
+        XCTAssertEqual(try up.stop(SIGTERM), 0, up.stderr)
     }
 
     func testAnUnknownHostKeyFailsWithTheReasonInsteadOfRetrying() throws {

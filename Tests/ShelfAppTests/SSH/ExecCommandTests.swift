@@ -1,6 +1,7 @@
 // ExecCommandTests: `sshelf exec` through the real binary and a real sshd — first-use refusal (nothing sent),
 // --accept-new pinning the key (host record and known_hosts, 0600), exit status and stderr kept apart,
-// last-connected time, a password from --password-fd, and `connect --dry-run` showing no secret.
+// last-connected time, a password from --password-fd, `connect` without a terminal running stdin as a script, and
+// `connect --dry-run` showing no secret.
 import Foundation
 import TestSupport
 import XCTest
@@ -74,6 +75,45 @@ final class ExecCommandTests: XCTestCase {
         XCTAssertExit(second, 0)
         XCTAssertEqual(second.stdout, "\(TestAccount.name)\n")
         XCTAssertFalse(try world.home.run("vault", "list").stdout.contains("CANARY"))
+    }
+
+    /// As ssh: without a terminal on stdin, `connect` asks for no PTY and the login shell reads stdin as a script —
+    /// its exit status comes back, stderr stays apart, and a line `~.` is the script's, not an escape. RequestTTY
+    /// force still asks for one.
+    func testConnectWithoutATerminalRunsStdinAsAScript() throws {
+        let world = try SSHCLIWorld()
+        let script = "echo from-script\ntty || echo no-tty\n~.\necho after-tilde\necho err >&2\nexit 4\n"
+        let result = try world.home.run(["connect", "t", "--accept-new"], stdin: script)
+        XCTAssertExit(result, 4)
+        XCTAssertEqual(result.stdout, "from-script\nnot a tty\nno-tty\nafter-tilde\n")
+        XCTAssertTrue(result.stderr.contains("sshelf: no terminal (PTY) is asked for: stdin is not a terminal\n"))
+        XCTAssertTrue(result.stderr.hasSuffix("err\n"), result.stderr)
+
+        XCTAssertExit(try world.home.run("edit", "t", "--option", "RequestTTY force"), 0)
+        let forced = try world.home.run(["connect", "t"], stdin: "tty\nexit 5\n")
+        XCTAssertExit(forced, 5)
+        XCTAssertTrue(forced.stdout.contains("/dev/pts/"), forced.stdout)
+        XCTAssertFalse(forced.stderr.contains("no terminal"), forced.stderr)
+    }
+
+    /// `exec -t` gives the command a terminal (as ssh -tt), even with a warm session for the host running (whose
+    /// channels have none: it logs in anew); with --persist it is refused before connecting.
+    func testTTYGivesTheCommandATerminal() throws {
+        let world = try SSHCLIWorld()
+        let plain = try world.home.run("exec", "t", "--accept-new", "--", "tty")
+        XCTAssertExit(plain, 1)
+        XCTAssertEqual(plain.stdout, "not a tty\n")
+        XCTAssertExit(try world.home.run("exec", "t", "--persist", "--", "true"), 0)
+        defer { _ = try? world.home.run("warm", "stop", "t") }
+        let logins = world.sshd.logCount("Accepted publickey")
+        let forced = try world.home.run("exec", "-t", "t", "--", "tty")
+        XCTAssertExit(forced, 0)
+        XCTAssertTrue(forced.stdout.hasPrefix("/dev/pts/"), forced.stdout)
+        XCTAssertTrue(
+            world.sshd.waitForLog("Accepted publickey", count: logins + 1), "a new login: \(world.sshd.log)")
+        let both = try world.home.run("exec", "-t", "--persist", "t", "--", "tty")
+        XCTAssertExit(both, 2)
+        XCTAssertTrue(both.stderr.contains("--tty (a terminal for the command) cannot go through a warm session"))
     }
 
     func testDryRunShowsThePlanAndNoSecret() throws {

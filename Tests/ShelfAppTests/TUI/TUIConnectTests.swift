@@ -97,7 +97,8 @@ final class TUIConnectTests: XCTestCase {
         try tui.waitFor(text: "session to t ended (exit 0)")
         XCTAssertTrue(world.sshd.log.contains("userauth-request"), "the log names logins:\n\(world.sshd.log)")
         let show = try world.home.run("show", "t")
-        XCTAssertTrue(show.stdout.contains("host key       ssh-ed25519 pinned"), show.stdout)
+        XCTAssertTrue(
+            show.stdout.contains("host key       ssh-ed25519 \(try world.fingerprint(world.sshd)) pinned"), show.stdout)
         try tui.send("q")
     }
 }

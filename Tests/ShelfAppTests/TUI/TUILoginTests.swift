@@ -151,8 +151,9 @@ final class TUILoginTests: XCTestCase {
         try tui.send("Enter")
         try tui.waitFor(text: "session to inner ended with exit 5")
         XCTAssertTrue(world.sshd.waitForLog("target 127.0.0.3 port \(inner.port)"), world.sshd.log)
-        XCTAssertTrue(try world.home.run("show", "t").stdout.contains("host key       ssh-ed25519 pinned"))
-        XCTAssertTrue(try world.home.run("show", "inner").stdout.contains("host key       ssh-ed25519 pinned"))
+        XCTAssertTrue(try world.home.run("show", "t").stdout.contains("host key       ssh-ed25519 \(jumpKey) pinned"))
+        XCTAssertTrue(
+            try world.home.run("show", "inner").stdout.contains("host key       ssh-ed25519 \(innerKey) pinned"))
         try tui.send("q")
     }
 
@@ -249,7 +250,8 @@ final class TUILoginTests: XCTestCase {
         try tui.type("exit")
         try tui.send("Enter")
         try tui.waitFor(text: "session to t ended (exit 0)")
-        XCTAssertTrue(try world.home.run("show", "t").stdout.contains("host key       ssh-ed25519 pinned"))
+        XCTAssertTrue(
+            try world.home.run("show", "t").stdout.contains("host key       ssh-ed25519 \(fingerprint) pinned"))
         try tui.send("q")
     }
 
