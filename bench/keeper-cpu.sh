@@ -4,9 +4,10 @@
 # and login user with /bin/sh and an empty home, as bench/fleet.bench does). Each round runs CALLS calls of `true`
 # through each daemon in turn (`sshelf exec H -- true`, `ssh … H true`, both with stdin from /dev/null) and reads the
 # daemon's utime+stime (/proc/PID/stat: every thread's, the exited ones too) before and after; it prints each round's
-# ms per call (and wall ms per call) and the median over ROUNDS. Only the daemons are measured, not the clients or sshd, so the machine's
-# other load matters little. Needs root (starts its own sshd, makes a user). SSHELF_BIN (default: this checkout's
-# .build/release/sshelf), CALLS (300), ROUNDS (5); KEEP=1 keeps the work folder.
+# ms of CPU per call (and wall ms per call) and the median over ROUNDS. Only the daemons are measured, not the clients
+# or sshd, so the machine's other load matters little. Needs root (starts its own sshd, makes a user). SSHELF_BIN
+# (default: this checkout's .build/release/sshelf), CALLS (300), ROUNDS (5), EXEC_FLAGS (e.g. -n, added to sshelf's
+# calls); KEEP=1 keeps the work folder.
 #   usage: bench/keeper-cpu.sh            e.g. SSHELF_BIN=.build/debug/sshelf ROUNDS=3 bench/keeper-cpu.sh
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -90,13 +91,17 @@ measure() {
     awk -v d=$((after - before)) -v t="$ticks" -v n="$calls" -v w=$((end - start)) \
         'BEGIN { printf "%.3f %.2f\n", d * 1000 / t / n, w / 1e6 / n }'
 }
-median() { tr ' ' '\n' | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+median() {
+    tr ' ' '\n' | sort -n \
+        | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
 keeper_ms=() master_ms=()
 echo "sshelf: $sshelf; $calls calls a round, $rounds rounds (ms of the daemon's CPU per call; wall ms per call)"
 for round in $(seq "$rounds"); do
     read -r keeper_cpu keeper_wall < <(measure "$keeper" "$sshelf" exec h ${EXEC_FLAGS:-} -- true)
     read -r master_cpu master_wall < <(measure "$master" ssh -F "$work/ssh_config" h true)
     keeper_ms+=("$keeper_cpu") master_ms+=("$master_cpu")
-    echo "round $round: sshelf keeper $keeper_cpu ms (wall $keeper_wall), OpenSSH master $master_cpu ms (wall $master_wall)"
+    echo "round $round: sshelf keeper $keeper_cpu ms (wall $keeper_wall)," \
+        "OpenSSH master $master_cpu ms (wall $master_wall)"
 done
 echo "median: sshelf keeper $(echo "${keeper_ms[*]}" | median) ms, OpenSSH master $(echo "${master_ms[*]}" | median) ms"

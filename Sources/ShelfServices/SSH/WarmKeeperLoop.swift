@@ -147,7 +147,7 @@ final class KeeperLoop {
         }
         // A client that connects and says nothing must not be waited on for long (nor ever block the loop).
         PrivateSocket.setTimeout(client, seconds: 5, option: SO_RCVTIMEO)
-        // The request mostly follows the connect at once: taken now, it costs no turn of the loop of its own.
+        // A request already there with its connection is taken now: no turn of the loop of its own.
         switch WarmKeeperRequest.complete(client) {
         case true?: return take(client)
         case nil: close(client)
