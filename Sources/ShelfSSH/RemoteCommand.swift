@@ -7,7 +7,7 @@ import ShelfCore
 
 extension SSHConnection {
     /// Runs `command` on the target. `stdout`/`stderr` receive each chunk as it arrives; `input` (if given) is
-    /// read until EOF and sent as the command's stdin.
+    /// read until EOF and sent as the command's stdin; without it the command's stdin is at its end from the start.
     /// With `terminal` (a TERM value) the command gets a PTY, as `RequestTTY yes|force` asks (the local terminal,
     /// when `input` is one, goes to raw mode meanwhile). `passInterrupts` (the CLI's exec, in the foreground) catches
     /// SIGINT while the command runs and passes it on, where the library can. Another thread's `abort()` while the
@@ -33,6 +33,9 @@ extension SSHConnection {
         }
         defer { raw?.restore() }
         try channel.exec(command)
+        // No input (exec -n, a fleet run): the command's stdin ends at once, as `ssh -n` gives it /dev/null — one
+        // that reads it (`wc -c`, a prompt) must not wait for ever.
+        if input == nil { channel.sendEOF() }
         // Without a PTY, Ctrl-C is a signal to sshelf: where libssh2 can send signals (1.11), the first SIGINT goes to
         // the remote command as INT (it may clean up and say how it ended); a second one ends sshelf's side. With a
         // PTY the terminal is raw and Ctrl-C is a byte the remote terminal turns into SIGINT itself.

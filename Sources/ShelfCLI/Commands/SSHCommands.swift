@@ -7,6 +7,7 @@ import ShelfOperations
 import ShelfSSH
 import ShelfServices
 import ShelfStore
+import ShelfSystem
 
 enum SSHCommands {
     static let connectOptions: [OptionSpec] = [
@@ -177,7 +178,8 @@ enum SSHCommands {
         }
         let (plan, store) = try plan(for: call.arguments[0], context)
         let options = try connectOptions(call, context)
-        let stdin = !call.flag("no-stdin")
+        // /dev/null as stdin can only say end-of-file: sent as -n says it, without a relay for it.
+        let stdin = !call.flag("no-stdin") && !NullInput.isNull(0)
         if call.value("persist-for") != nil && !call.flag("persist") {
             throw ShelfError(.usage, "--persist-for needs --persist")
         }

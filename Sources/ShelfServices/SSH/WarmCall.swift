@@ -30,7 +30,9 @@ final class WarmCall {
         self.command = command
         self.relay = relay
         self.lent = lent
-        inputDone = relay == nil
+        // Without a relay (exec -n, stdin /dev/null, a fleet run) the input has ended already: only its EOF is sent.
+        inputDone = false
+        inputEnded = relay == nil
         if let relay { _ = fcntl(relay.output, F_SETFL, fcntl(relay.output, F_GETFL) | O_NONBLOCK) }
     }
 
@@ -146,9 +148,9 @@ final class WarmCall {
 
     /// The caller's stdin (through the relay) into the channel, then EOF once it ends.
     private func feedInput() throws(SSHError) -> Bool {
-        guard !inputDone, let relay else { return false }
+        guard !inputDone else { return false }
         var moved = false
-        if input.isEmpty && !inputEnded {
+        if input.isEmpty && !inputEnded, let relay {
             var chunk = [UInt8](repeating: 0, count: 64 * 1024)
             let count = chunk.withUnsafeMutableBytes { read(relay.output, $0.baseAddress, $0.count) }
             if count > 0 {

@@ -116,6 +116,21 @@ final class ExecCommandTests: XCTestCase {
         XCTAssertTrue(both.stderr.contains("--tty (a terminal for the command) cannot go through a warm session"))
     }
 
+    /// Without stdin to forward (`exec -n`, stdin /dev/null, a `run`), the command's input ends at once, as
+    /// `ssh -n` gives it /dev/null: one that reads it finishes instead of waiting for ever.
+    func testACommandWithoutStdinReadsItsEndAtOnce() throws {
+        let world = try SSHCLIWorld()
+        XCTAssertExit(try world.home.run("exec", "t", "--accept-new", "--", "true"), 0)
+        for arguments in [["exec", "-n", "t", "--", "wc -c"], ["exec", "t", "--", "wc -c"]] {
+            let result = try world.home.run(arguments)
+            XCTAssertExit(result, 0)
+            XCTAssertEqual(result.stdout.trimmingCharacters(in: .whitespaces), "0\n", "\(arguments)")
+        }
+        let fleet = try world.home.run("run", "t", "--", "wc -c")
+        XCTAssertExit(fleet, 0)
+        XCTAssertTrue(fleet.stdout.contains("\n0\n"), fleet.stdout)
+    }
+
     func testDryRunShowsThePlanAndNoSecret() throws {
         let world = try SSHCLIWorld()
         let result = try world.home.run("connect", "t", "--dry-run")

@@ -69,6 +69,10 @@ final class WarmExecTests: XCTestCase {
         let input = try world.home.run(["exec", "t", "--", "wc -c"], stdin: "hello")
         XCTAssertExit(input, 0)
         XCTAssertEqual(input.stdout.trimmingCharacters(in: .whitespaces), "5\n")
+        // Stdin /dev/null goes as -n does (no relay for it): the command still reads its end at once.
+        let null = try world.home.run("exec", "t", "--", "wc -c")
+        XCTAssertExit(null, 0)
+        XCTAssertEqual(null.stdout.trimmingCharacters(in: .whitespaces), "0\n")
 
         // 1 MiB of incompressible bytes, compared by SHA-256 with the same bytes written locally.
         let file = world.home.root + "/blob"
@@ -82,7 +86,7 @@ final class WarmExecTests: XCTestCase {
         XCTAssertEqual(binary.stdout, expected)
         XCTAssertEqual(binary.stderr, "")
 
-        // Four calls, one login: the keeper's (the first was the pinning call before it).
+        // Five calls, one login: the keeper's (the first was the pinning call before it).
         XCTAssertEqual(world.sshd.logCount("Accepted publickey"), 2, world.sshd.log)
 
         let stop = try world.home.run("warm", "stop", "t")
