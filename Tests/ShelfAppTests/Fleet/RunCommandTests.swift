@@ -246,7 +246,8 @@ final class RunCommandTests: XCTestCase {
             world.home,
             [
                 "run", "a", "b", "c", "--parallel", "1", "--",
-                "touch \(world.shared)/started-$$; while [ ! -e \(go) ]; do sleep 0.05; done; echo finished",
+                "touch \(world.shared)/started-$$; while [ ! -e \(go) ]"
+                    + " && [ -d \(world.shared) ]; do sleep 0.05; done; echo finished",
             ])
         defer { _ = FileManager.default.createFile(atPath: go, contents: nil) }
         try eventually("the first host started", context: { run.stderr }) {
@@ -277,7 +278,7 @@ final class RunCommandTests: XCTestCase {
             world.home,
             [
                 "run", "a", "b", "--json", "--",
-                "touch \(world.shared)/started-$$; while [ ! -e \(go) ]; do sleep 0.05; done",
+                "touch \(world.shared)/started-$$; while [ ! -e \(go) ] && [ -d \(world.shared) ]; do sleep 0.05; done",
             ])
         defer { _ = FileManager.default.createFile(atPath: go, contents: nil) }
         try eventually("both hosts started", context: { run.stderr }) {

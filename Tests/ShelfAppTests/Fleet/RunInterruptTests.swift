@@ -17,7 +17,8 @@ final class RunInterruptTests: XCTestCase {
             world.home,
             [
                 "run", "a", "b", "c", "--parallel", "1", "--json", "--",
-                "touch \(world.shared)/started-$$; while [ ! -e \(go) ]; do sleep 0.05; done; echo finished",
+                "touch \(world.shared)/started-$$; while [ ! -e \(go) ]"
+                    + " && [ -d \(world.shared) ]; do sleep 0.05; done; echo finished",
             ])
         defer { _ = FileManager.default.createFile(atPath: go, contents: nil) }
         try eventually("the first host started", context: { run.stderr }) { self.started(world).count == 1 }
@@ -49,7 +50,8 @@ final class RunInterruptTests: XCTestCase {
             world.home,
             [
                 "run", "a", "b", "--json", "--",
-                "touch \(world.shared)/started-$$; while [ ! -e \(end) ]; do echo tick; sleep 0.1; done",
+                "touch \(world.shared)/started-$$; while [ ! -e \(end) ]"
+                    + " && [ -d \(world.shared) ]; do echo tick; sleep 0.1; done",
             ])
         let pids = try eventually("both hosts started", observe: { self.started(world) }, until: { $0.count == 2 })
         XCTAssertTrue(pids.allSatisfy(RemoteProcess.isAlive))
@@ -90,7 +92,7 @@ final class RunInterruptTests: XCTestCase {
             [
                 "run", "a", "--json", "--",
                 "exec 2>/dev/null; trap 'touch \(term); exit 143' TERM; touch \(world.shared)/started-$$; "
-                    + "while [ ! -e \(end) ]; do sleep 0.1; done",
+                    + "while [ ! -e \(end) ] && [ -d \(world.shared) ]; do sleep 0.1; done",
             ])
         let pid = try XCTUnwrap(
             try eventually("the command started", observe: { self.started(world) }, until: { $0.count == 1 }).first)

@@ -11,7 +11,9 @@ final class RunOnATerminalTests: XCTestCase {
         XCTAssertExit(try world.home.run("edit", "b", "--tag", "protected"), 0)
         let go = world.shared + "/go"
         defer { _ = FileManager.default.createFile(atPath: go, contents: nil) }
-        let command = "touch \(world.shared)/started-$$; while [ ! -e \(go) ]; do sleep 0.05; done; echo done"
+        let command =
+            "touch \(world.shared)/started-$$; while [ ! -e \(go) ]"
+            + " && [ -d \(world.shared) ]; do sleep 0.05; done; echo done"
 
         let wrong = try Tmux(home: world.home, arguments: ["run", "@prod", "--", command], columns: 160)
         try wrong.waitFor(text: "Type 2 (the number of hosts) to go ahead:")
@@ -40,7 +42,7 @@ final class RunOnATerminalTests: XCTestCase {
         let world = try FleetWorld(["a", "b"])
         let go = world.shared + "/go"
         defer { _ = FileManager.default.createFile(atPath: go, contents: nil) }
-        let command = "while [ ! -e \(go) ]; do sleep 0.05; done"
+        let command = "while [ ! -e \(go) ] && [ -d \(world.shared) ]; do sleep 0.05; done"
         let run = try Tmux(home: world.home, arguments: ["run", "@prod", "--", command], columns: 50)
         // "0/2 done, 0 failed, 2 running; slowest: a 1.0s, b 1.0s" is longer than 49 columns: after a second of
         // updates (one every 100 ms) a wrapped line would have left rows behind.

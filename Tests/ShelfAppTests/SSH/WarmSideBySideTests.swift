@@ -14,7 +14,10 @@ final class WarmSideBySideTests: XCTestCase {
         let go = world.shared + "/go", started = world.shared + "/started"
         let slow = try BackgroundSshelf(
             world.home,
-            ["exec", "a", "-n", "--", "touch \(started); while [ ! -e \(go) ]; do sleep 0.05; done; echo slow-done"])
+            [
+                "exec", "a", "-n", "--",
+                "touch \(started); while [ ! -e \(go) ] && [ -d \(world.shared) ]; do sleep 0.05; done; echo slow-done",
+            ])
         defer { _ = FileManager.default.createFile(atPath: go, contents: nil) }
         try eventually("the slow command started", context: { slow.stderr }) {
             FileManager.default.fileExists(atPath: started)
@@ -125,7 +128,10 @@ struct RemoteLoop {
         let pidFile = world.shared + "/pid", tick = ticking ? "echo tick; " : ""
         caller = try BackgroundSshelf(
             world.home,
-            ["exec", "a", "-n", "--", "echo $$ > \(pidFile); while [ ! -e \(endFile) ]; do \(tick)sleep 0.1; done"])
+            [
+                "exec", "a", "-n", "--",
+                "echo $$ > \(pidFile); while [ ! -e \(endFile) ] && [ -d \(world.shared) ]; do \(tick)sleep 0.1; done",
+            ])
         do {
             pid = try RemoteProcess.pid(in: pidFile)
         } catch {

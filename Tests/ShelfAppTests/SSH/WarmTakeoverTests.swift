@@ -27,7 +27,11 @@ final class WarmTakeoverTests: XCTestCase {
         let go = world.shared + "/go", started = world.shared + "/started"
         let slow = try BackgroundSshelf(
             world.home,
-            ["exec", "a", "-n", "--", "touch \(started); while [ ! -e \(go) ]; do sleep 0.05; done; echo slow; exit 7"])
+            [
+                "exec", "a", "-n", "--",
+                "touch \(started); while [ ! -e \(go) ]"
+                    + " && [ -d \(world.shared) ]; do sleep 0.05; done; echo slow; exit 7",
+            ])
         defer { _ = FileManager.default.createFile(atPath: go, contents: nil) }
         try eventually("the slow command started", context: { slow.stderr }) {
             FileManager.default.fileExists(atPath: started)
