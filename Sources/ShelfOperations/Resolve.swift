@@ -42,9 +42,8 @@ public enum Resolve {
         let what: String
         let count: Int
         if text.hasPrefix("@"), !isIDPrefix(String(text.dropFirst()).lowercased()),
-            let group = GroupTree(try store.groups()).find(String(text.dropFirst()))
+            case let tree = GroupTree(try store.groups()), let group = tree.find(String(text.dropFirst()))
         {
-            let tree = GroupTree(try store.groups())
             let groups = tree.subtree(of: group.id).union([group.id])
             count = try store.hosts().filter { $0.groupID.map(groups.contains) ?? false }.count
             what = "a group"

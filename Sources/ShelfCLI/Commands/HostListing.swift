@@ -39,7 +39,7 @@ enum HostListing {
                 let wanted = Set(tags)
                 let inGroups = scope == nil ? [] : Set(candidates)
                 candidates = (0..<Int32(table.count)).filter { row in
-                    inGroups.contains(row) || !wanted.isDisjoint(with: table.host(at: Int(row)).tags)
+                    inGroups.contains(row) || !wanted.isDisjoint(with: table.tags(Int(row)))
                 }
             }
             let paths = table.groupIDs.map { tree.path(of: $0) }
