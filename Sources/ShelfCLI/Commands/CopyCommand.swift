@@ -74,6 +74,7 @@ enum CopyCommand {
         let fleet: Fleet
         let direction: (FleetCopy, ShelfCore.Host) throws(SSHError) -> Void
         var expected: UInt64? = nil
+        let folders: HostFolders?
         if let (target, path) = remote(destination) {
             if let remoteSource = sources.first(where: { remote($0) != nil }) {
                 throw ShelfError(
@@ -86,6 +87,7 @@ enum CopyCommand {
             }
             fleet = try FleetCommand.resolve([target], hostsFile: nil, store: store, context: context)
             direction = { copy, _ throws(SSHError) in try copy.upload(sources, to: path) }
+            folders = nil
             expected = localSize(sources) * UInt64(fleet.plans.count)
         } else {
             let remotes = sources.map(remote)
@@ -98,17 +100,22 @@ enum CopyCommand {
             let paths = remotes.compactMap { $0?.path }
             if fleet.plans.count == 1 {
                 direction = { copy, _ throws(SSHError) in try copy.download(paths, to: destination) }
+                folders = nil
             } else {
                 // From several hosts, as pslurp and clush --rcopy: each host's files in a folder of its own.
-                let folders = try HostFolders(fleet.hosts, in: destination)
+                let each = try HostFolders(fleet.hosts, in: destination)
+                folders = each
                 direction = { copy, host throws(SSHError) in
-                    try copy.download(paths, to: try folders.make(for: host))
+                    try copy.download(paths, to: try each.make(for: host))
                 }
             }
         }
         try FleetCommand.confirm(fleet, call: call, context: context)
+        // The first Ctrl-C stops every copy: each removes its temporary file; one whose host does not answer within
+        // the connect timeout is cut off, and its temporary file named.
         let settings = FleetRun.Settings(
-            parallel: try FleetCommand.count(call, "parallel", default: FleetRun.Settings.defaultParallel))
+            parallel: try FleetCommand.count(call, "parallel", default: FleetRun.Settings.defaultParallel),
+            stopGrace: connect.connectTimeout)
         let session = try FleetSession(call: call, store: store, context: context, by: "cp")
         let copied = ByteCount()
         let summary = session.run(
@@ -119,28 +126,26 @@ enum CopyCommand {
                 return fleet.plans.count == 1 ? bar : bar + "; " + FleetSession.progressLine(progress)
             }
         ) { plan, abort, connected in
-            FleetConnect.run(
+            var copy: FleetCopy? = nil
+            var result = FleetConnect.run(
                 plan, options: connect, credentials: session.credentials(), acceptNew: call.flag("accept-new"),
                 abort: abort, connected: connected
             ) { connection, result throws(SSHError) in
                 let sftp = try SftpSession(connection)
                 defer { sftp.close() }
-                let copy = FleetCopy(sftp, options: options) { copied.add($0) }
-                try direction(copy, plan.target)
-                result.outcome = .succeeded
-                result.note = "copied \(copy.files) file\(copy.files == 1 ? "" : "s"), \(Bytes.text(copy.bytes))"
+                let started = FleetCopy(sftp, options: options, stop: { abort.reason != nil }) { copied.add($0) }
+                copy = started
+                try direction(started, plan.target)
+                result.outcome = started.problems.isEmpty ? .succeeded : .failed
             }
+            if let copy { CopyReport.describe(copy, into: &result, folder: folders?.folder(for: plan.target)) }
+            return result
         }
         let description =
             "cp \(options.recursive ? "-r " : "")\(options.preserve ? "-p " : "")"
             + call.arguments.joined(separator: " ")
         try session.finish(summary, fleet: fleet, what: "copy", item: FleetLog.commandHash(description))
-        for result in summary.results {
-            let line =
-                result.outcome == .succeeded
-                ? "\(Display.safe(result.name)): \(result.note ?? "copied")" : FleetReport.statusLine(result)
-            context.output(line + "\n")
-        }
+        for result in summary.results { context.output(CopyReport.line(result) + "\n") }
         if summary.results.count > 1 || summary.interrupts > 0 {
             context.output(FleetReport.summaryLine(summary) + "\n")
         }
