@@ -20,11 +20,19 @@ enum CopyCommand {
             directory, which must exist unless a directory is copied to it with -r; a relative remote path, or one \
             that starts with ~/, starts in the login directory, and a host's source may hold wildcards (quote them: \
             'web1:/var/log/*.log'), matched on the host as scp does. Several sources go into a destination directory. \
-            Each file is written under a temporary name (.NAME.sshelf-XXXXXXXX.part) beside its final one and renamed \
-            at the end, so an interrupted copy never leaves a partial file under the final name. -p keeps permissions \
-            and modification times. The host key is verified before any credential is read, as for a login; an unknown \
-            key needs --accept-new. Exit status as for run: 0 when every host succeeded, 1 when a copy failed, 255 \
-            when a host was not reached or its key was refused.
+            From several hosts, hosts whose folders would be the same (g/x and g_x) each get NAME@ID, and the report \
+            says where each host's files went. Only regular files and directories are copied: a device, FIFO or socket \
+            is refused, saying what it is, as is a file that gives more bytes than its size when opened; a link you \
+            name is followed, inside a -r tree only to a regular file (a link to a directory is left out and named). A \
+            file that cannot be copied is named on the host's line and the rest goes on. Each file is written under a \
+            temporary name (.NAME.sshelf-XXXXXXXX.part) beside its final one and renamed at the end, so an interrupted \
+            copy never leaves a partial file under the final name; a failure or Ctrl-C removes it, and one that could \
+            not be removed (the host stopped answering) is named with its path. The first Ctrl-C stops every copy; a \
+            host that does not answer within --timeout is then cut off. -p keeps permissions and modification times; \
+            setuid, setgid and sticky are never copied, with or without -p. The host key is verified before any \
+            credential is read, as for a login; an unknown key needs --accept-new. Exit status as for run: 0 when \
+            every host succeeded, 1 when a copy failed or was stopped, 255 when a host was not reached or its key was \
+            refused.
             """,
         arguments: [
             ArgumentSpec(
@@ -33,9 +41,13 @@ enum CopyCommand {
         ],
         options: [
             .flag("recursive", short: "r", "copy directories and everything in them"),
-            .flag("preserve", short: "p", "keep permissions and access/modification times"),
+            .flag(
+                "preserve", short: "p",
+                "keep permissions (never setuid, setgid or sticky) and access/modification times"),
             .value("parallel", "N", "copy to at most N hosts at once (default \(FleetRun.Settings.defaultParallel))"),
-            .value("timeout", "SECONDS", "connect timeout per host and address (default 10)"),
+            .value(
+                "timeout", "SECONDS",
+                "connect timeout per host and address, and how long a stopped copy may take to clean up (default 10)"),
             .flag("yes", short: "y", "go ahead without the typed confirmation a large or protected copy asks for"),
             .flag("accept-new", "accept and pin the host key of hosts never seen before (never a changed key)"),
             SSHCommands.passphraseOption,

@@ -26,7 +26,8 @@ enum CopyReport {
         if copy.files > 0 { parts.append(copied) }
         let onHost = copy.leftovers.filter(\.onHost).map { $0.path.hasPrefix("/") ? $0.path : "~/" + $0.path }
         if !onHost.isEmpty {
-            parts.append("left behind on the host (it could not be reached to remove it): " + onHost.joined(separator: ", "))
+            parts.append(
+                "left behind on the host (it could not be reached to remove it): " + onHost.joined(separator: ", "))
         }
         let here = copy.leftovers.filter { !$0.onHost }.map(\.path)
         if !here.isEmpty { parts.append("left behind here (it could not be removed): " + here.joined(separator: ", ")) }

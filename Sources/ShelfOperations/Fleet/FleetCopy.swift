@@ -156,7 +156,9 @@ public final class FleetCopy {
             files += 1
         } catch {
             file.close()
-            do { try sftp.removeIfPresent(temporary) } catch { leftovers.append(Leftover(path: temporary, onHost: true)) }
+            do { try sftp.removeIfPresent(temporary) } catch {
+                leftovers.append(Leftover(path: temporary, onHost: true))
+            }
             throw error
         }
     }
@@ -168,7 +170,9 @@ public final class FleetCopy {
     public func download(_ patterns: [String], to destination: String) throws(SSHError) {
         var sources: [String] = []
         for pattern in patterns {
-            try each { () throws(SSHError) in sources += try RemotePaths.expand(pattern.isEmpty ? "." : pattern, in: sftp) }
+            try each { () throws(SSHError) in
+                sources += try RemotePaths.expand(pattern.isEmpty ? "." : pattern, in: sftp)
+            }
         }
         var info = stat()
         let exists = fstatat(AT_FDCWD, destination, &info, 0) == 0
@@ -330,7 +334,8 @@ public final class FleetCopy {
     static func grew(_ path: String, size: UInt64) -> SSHError {
         SSHError(
             .channelFailed,
-            "\(path) gave more than the \(size) bytes it had when opened (it grows, or is not a plain file): not copied")
+            "\(path) gave more than the \(size) bytes it had when opened (it grows, or is not a plain file): not copied"
+        )
     }
 
     // MARK: names

@@ -16,7 +16,9 @@ final class CopyHostileServerTests: XCTestCase {
         for (name, mode) in modes { try CopyFiles.make(world.shared + "/" + name, count: 300, mode: mode) }
         XCTAssertEqual(CopyFiles.mode(world.shared + "/suid"), 0o4755, "the server's file is setuid")
         let plain = world.home.root + "/plain", kept = world.home.root + "/kept"
-        for folder in [plain, kept] { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+        for folder in [plain, kept] {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        }
         let names = modes.keys.sorted().map { "a:\(world.shared)/\($0)" }
         XCTAssertExit(try world.home.run(["cp"] + names + [plain], umask: 0o022), 0)
         XCTAssertExit(try world.home.run(["cp", "-p"] + names + [kept], umask: 0o022), 0)
@@ -125,7 +127,9 @@ final class CopyHostileServerTests: XCTestCase {
         let target = world.shared + "/up"
         try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: true)
         chmod(target, 0o777)
-        for (source, what) in [(fifo, "a FIFO (named pipe)"), ("/dev/zero", "a character device"), (link, "a character device")] {
+        for (source, what) in [
+            (fifo, "a FIFO (named pipe)"), ("/dev/zero", "a character device"), (link, "a character device"),
+        ] {
             let result = try world.home.run("cp", source, "a:\(target)/")
             XCTAssertExit(result, 1)
             XCTAssertTrue(result.stdout.contains("\(source) is \(what), not a regular file"), result.stdout)

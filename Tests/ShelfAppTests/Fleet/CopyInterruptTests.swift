@@ -85,7 +85,9 @@ final class CopyInterruptTests: XCTestCase {
         XCTAssertTrue(output.contains("b: killed: stopped by Ctrl-C"), output)
         XCTAssertEqual(output.components(separatedBy: "left behind").count - 1, 1, "only c left one: \(output)")
         let line = try XCTUnwrap(output.split(separator: "\n").first { $0.hasPrefix("c: ") }, output)
-        XCTAssertTrue(line.contains("left behind on the host (it could not be reached to remove it): \(dest)/.big.sshelf-"), String(line))
+        XCTAssertTrue(
+            line.contains("left behind on the host (it could not be reached to remove it): \(dest)/.big.sshelf-"),
+            String(line))
         let parts = CopyFiles.parts(dest)
         XCTAssertEqual(parts.count, 1, "c's alone: \(parts)")
         XCTAssertTrue(line.contains("\(dest)/\(parts.first ?? "?")"), "the path named is the file left: \(line)")
@@ -115,7 +117,9 @@ final class CopyInterruptTests: XCTestCase {
         let parts = CopyFiles.parts(world.shared)
         XCTAssertEqual(parts.count, 1)
         XCTAssertTrue(
-            up.stdout.contains("left behind on the host (it could not be reached to remove it): \(world.shared)/\(parts.first ?? "?")"),
+            up.stdout.contains(
+                "left behind on the host (it could not be reached to remove it): "
+                    + "\(world.shared)/\(parts.first ?? "?")"),
             up.stdout)
 
         let remote = world.shared + "/remote-big"
