@@ -150,7 +150,7 @@ final class CopyHostileServerTests: XCTestCase {
     }
 
     /// A name of 255 bytes (the most a Linux file system takes) is copied both ways, alone and inside a -r tree:
-    /// its temporary name is cut to fit.
+    /// its temporary name is cut to fit. A name that cannot be written where it goes never stops the rest of a tree.
     func testNamesOf255BytesAreCopied() throws {
         let world = try FleetWorld(["a"])
         let long = String(repeating: "n", count: 241) + "-é-" + String(repeating: "z", count: 10)  // 255 bytes
@@ -171,6 +171,19 @@ final class CopyHostileServerTests: XCTestCase {
         XCTAssertExit(try world.home.run("cp", "-r", here + "/tree", "a:\(up)"), 0)
         XCTAssertEqual(FileManager.default.contents(atPath: up + "/" + long), data)
         XCTAssertEqual(CopyFiles.parts(up) + CopyFiles.parts(here) + CopyFiles.parts(here + "/tree"), [])
+
+        // Where the long name cannot be written (its whole path here would pass PATH_MAX), that file is reported and
+        // the rest of the tree is copied.
+        var deepest = world.home.root + "/deep"
+        while deepest.utf8.count < 3900 { deepest += "/" + String(repeating: "d", count: 200) }
+        try FileManager.default.createDirectory(atPath: deepest, withIntermediateDirectories: true)
+        XCTAssertGreaterThan(deepest.utf8.count + "/tree/".utf8.count + long.utf8.count, Int(PATH_MAX) - 1)
+        let cut = try world.home.run("cp", "-r", "a:\(tree)", deepest + "/tree")
+        XCTAssertExit(cut, 1)
+        XCTAssertTrue(cut.stdout.contains("File name too long"), cut.stdout)
+        XCTAssertTrue(cut.stdout.contains("copied 1 file"), cut.stdout)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: deepest + "/tree"), ["short"])
+        XCTAssertEqual(FileManager.default.contents(atPath: deepest + "/tree/short"), other)
     }
 
     /// Hosts `g/x` and `g_x`, `.gy` and `_gy` would share a folder (DST/g_x/, DST/_gy/): each gets its own,
