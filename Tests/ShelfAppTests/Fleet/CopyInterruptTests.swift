@@ -62,7 +62,7 @@ final class CopyInterruptTests: XCTestCase {
         let dest = world.shared + "/dest"
         try FileManager.default.createDirectory(atPath: dest, withIntermediateDirectories: true)
         chmod(dest, 0o777)
-        let timeout = Int(Deadline.scaled(3))
+        let timeout = Int(Deadline.scaled(6))
         let copy = try BackgroundSshelf(world.home, ["cp", "--timeout", "\(timeout)", big, "@prod:\(dest)/"])
         var stopped: [pid_t] = []
         defer {
