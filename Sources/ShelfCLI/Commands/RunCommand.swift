@@ -45,6 +45,18 @@ enum RunCommand {
                 "command-timeout", "SECONDS",
                 "cut a command that runs longer than this (default \(Int(FleetRun.Settings.defaultCommandTimeout)))"),
             .flag("json", "print one JSON object a line per host (name, outcome, exit status, stdout, stderr, times)"),
+            .flag(
+                "stream",
+                "print each line as it arrives, prefixed by its host (as pssh -P); the hosts' statuses at the end"),
+            FleetCommand.loginOption,
+            .flag(
+                "tty", short: "t",
+                "give each command a terminal (PTY), as ssh -tt and pssh -x -t do, for commands that need one"),
+            .flag(
+                "sudo",
+                "run the command under sudo on a terminal: sudo's password is asked once here and typed only where"
+                    + " sudo asks for it"),
+            .value("sudo-password-fd", "N", "with --sudo: read sudo's password from descriptor N (for scripts)"),
             .flag("yes", short: "y", "go ahead without the typed confirmation a large or protected run asks for"),
             .flag("accept-new", "accept and pin the host key of hosts never seen before (never a changed key)"),
             SSHCommands.passphraseOption,
@@ -65,8 +77,9 @@ enum RunCommand {
             throw ShelfError(.usage, "run: missing the command", hint: "sshelf run TARGETS -- COMMAND ...")
         }
         let store = try context.store()
-        let fleet = try FleetCommand.resolve(
+        var fleet = try FleetCommand.resolve(
             targets, hostsFile: call.value("hosts-file"), store: store, context: context)
+        try FleetCommand.loginUser(call, &fleet)
         let options = try SSHCommands.connectOptions(call, context)
         if call.flag("dry-run") {
             FleetCommand.printDryRun(fleet, options: options, context: context)
@@ -78,20 +91,34 @@ enum RunCommand {
             }
             return 0
         }
+        if call.flag("stream") && call.flag("json") {
+            throw ShelfError(
+                .usage, "run: --stream and --json do not go together",
+                hint: "--json prints each host's output whole at the end; --stream prints lines as they arrive")
+        }
         try FleetCommand.confirm(fleet, call: call, context: context)
+        let sudo = try RunSudo.ask(call)
+        let stream = call.flag("stream") ? RunReport.stream() : nil
         let settings = FleetRun.Settings(
             parallel: try FleetCommand.count(call, "parallel", default: FleetRun.Settings.defaultParallel),
             canary: try FleetCommand.count(call, "canary", default: 0, allowZero: true),
             commandTimeout: try FleetCommand.seconds(
                 call, "command-timeout", default: FleetRun.Settings.defaultCommandTimeout))
         let session = try FleetSession(call: call, store: store, context: context, by: "run")
+        // No live progress line between streamed lines (it would be cut into them).
         let summary = session.run(
-            fleet, settings: settings, options: options, json: call.flag("json"),
+            fleet, settings: settings, options: options, json: call.flag("json") || stream != nil,
             job: FleetSession.job(
-                command, session: session, options: options, acceptNew: call.flag("accept-new"), context: context))
+                command, session: session, options: options, acceptNew: call.flag("accept-new"),
+                warm: fleet.loginUser == nil && !call.flag("tty") && sudo == nil,
+                terminal: call.flag("tty") || sudo != nil ? RunSudo.terminalType(context) : nil, sudo: sudo,
+                stream: stream,
+                context: context))
         try session.finish(summary, fleet: fleet, what: "run", item: FleetLog.commandHash(command))
         if call.flag("json") {
             RunReport.printJSON(summary.results, context: context)
+        } else if stream != nil {
+            RunReport.printStatuses(summary, context: context)
         } else {
             RunReport.print(summary, context: context)
         }

@@ -2,8 +2,10 @@
 // as clush -b and dshbak -c print them (web-[01-03]), then one status line per host and a summary; or, with --json,
 // one JSON object a line per host.
 import FoundationEssentials
+import Glibc
 import ShelfCore
 import ShelfOperations
+import ShelfSSH
 import ShelfServices
 
 enum RunReport {
@@ -19,8 +21,22 @@ enum RunReport {
                 write(group.stderr, context: context)
             }
         }
+        printStatuses(summary, context: context)
+    }
+
+    /// Each host's status and the summary line (what `--stream` prints at the end: the outputs were printed as they
+    /// came).
+    static func printStatuses(_ summary: FleetRun.Summary, context: AppContext) {
         for result in summary.results { context.output(FleetReport.statusLine(result) + "\n") }
         context.output(FleetReport.summaryLine(summary) + "\n")
+    }
+
+    /// `--stream`'s printer: lines shown safe on a terminal, raw to a file or a pipe.
+    static func stream() -> FleetStream {
+        let terminal = isatty(1) == 1
+        return FleetStream(show: { line in
+            terminal ? Array(UntrustedText.clean(String(decoding: line, as: UTF8.self)).utf8) : line
+        })
     }
 
     /// Remote output as it came (binary-safe), ending its last line so the next header starts on its own.
