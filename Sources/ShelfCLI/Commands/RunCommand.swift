@@ -20,7 +20,10 @@ enum RunCommand {
             host with a warm session (exec --persist) runs the command on it. At the end every distinct output is \
             shown once with the hosts that gave it, then each host's status. More than \(FleetGuard.confirmAbove) \
             hosts, or any host tagged '\(FleetGuard.protectedTag)', must be confirmed by typing the number of hosts \
-            (--yes for scripts). Ctrl-C starts no more hosts and lets running ones end; a second Ctrl-C stops them. \
+            (--yes for scripts). As with pssh: -l USER logs every host in as USER for this run, -t gives each \
+            command a terminal, --sudo runs it under sudo with the password asked once here (typed only into a \
+            prompt sudo was told to mark, on hosts whose key was verified), --stream prints lines as they arrive, \
+            prefixed by host. Ctrl-C starts no more hosts and lets running ones end; a second Ctrl-C stops them. \
             Each run is one entry in the release log (sshelf log): the hosts, a SHA-256 of the command, each host's \
             verified key and status. Exit status: 0 when every host succeeded; 1 when a command failed, a canary \
             failed or Ctrl-C stopped the run; 255 when a host was not reached, its key was refused, its login failed \
