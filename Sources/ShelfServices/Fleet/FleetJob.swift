@@ -29,7 +29,8 @@ extension FleetSession {
             }
             return FleetConnect.run(
                 plan, options: options, credentials: session.credentials(), acceptNew: acceptNew,
-                abort: abort, connected: connected, body: FleetConnect.exec(command, terminal: terminal, sudo: sudo, observe: observe))
+                abort: abort, connected: connected,
+                body: FleetConnect.exec(command, terminal: terminal, sudo: sudo, observe: observe))
         }
     }
 

@@ -54,7 +54,8 @@ enum FleetPaneView {
         for (index, host) in pane.hosts.enumerated() {
             out.append(
                 Line(parts: [
-                    (host.name, index == cursor ? CellStyle(bold: true, reverse: true) : .bold, nameWidth), (host.state.rawValue, style(host.state), 12),
+                    (host.name, index == cursor ? CellStyle(bold: true, reverse: true) : .bold, nameWidth),
+                    (host.state.rawValue, style(host.state), 12),
                     (host.detail, .plain, nil),
                 ]))
         }
