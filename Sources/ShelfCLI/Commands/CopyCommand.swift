@@ -135,12 +135,7 @@ enum CopyCommand {
             "cp \(options.recursive ? "-r " : "")\(options.preserve ? "-p " : "")"
             + call.arguments.joined(separator: " ")
         try session.finish(summary, fleet: fleet, what: "copy", item: FleetLog.commandHash(description))
-        for result in summary.results {
-            let line =
-                result.outcome == .succeeded
-                ? "\(Display.safe(result.name)): \(result.note ?? "copied")" : FleetReport.statusLine(result)
-            context.output(line + "\n")
-        }
+        for line in FleetReport.statusLines(summary.results) { context.output(line + "\n") }
         if summary.results.count > 1 || summary.interrupts > 0 {
             context.output(FleetReport.summaryLine(summary) + "\n")
         }

@@ -28,8 +28,7 @@ enum FleetCommand {
                     .invalid, "--hosts-file: \(Display.safe(hostsFile)) names no host",
                     hint: "one sshelf host name a line")
             }
-            for name in names
-            where name.hasPrefix("@") || name.hasPrefix("tag:") || name.contains(where: \.isWhitespace) {
+            for name in names where !TargetWord(name).isOneHost {
                 throw ShelfError(
                     .invalid, "--hosts-file: '\(Display.safe(name))' is not a host name",
                     hint: "a hosts file lists host names only; put groups, tags and searches on the command line")
@@ -53,7 +52,9 @@ enum FleetCommand {
     static func printDryRun(_ fleet: Fleet, options: ConnectOptions, context: AppContext) {
         for plan in fleet.plans {
             context.print(
-                plan.describe(trust: options.trust, agentSocket: options.agentSocket, environment: options.environment))
+                plan.describe(
+                    trust: options.trust, agentSocket: options.agentSocket, environment: options.environment,
+                    unattended: true))
         }
         if let reason = FleetGuard.reason(fleet.hosts) {
             context.print("would ask for confirmation: \(reason)")
