@@ -142,11 +142,12 @@ final class RunReportingTests: XCTestCase {
         let run = try home.run("run", "@bulk", "--yes", "--", "true")
         XCTAssertExit(run, 255)
         let lines = run.stdout.split(separator: "\n").map(String.init)
-        XCTAssertEqual(lines.count, 2, run.stdout)
+        XCTAssertEqual(lines.count, 3, run.stdout)
         XCTAssertTrue(
             lines[0].hasPrefix("bulk-[1-60] (60): unreachable: the host refused the connection ([127.0.0.1]:\(port)"),
             run.stdout)
-        XCTAssertEqual(lines[1], "60 hosts: 60 unreachable", run.stdout)
+        XCTAssertEqual(lines[1], "    to fix: is sshd running there, and is the port right?", run.stdout)
+        XCTAssertEqual(lines[2], "60 hosts: 60 unreachable", run.stdout)
 
         let json = try home.run("run", "@bulk", "--yes", "--json", "--", "true")
         XCTAssertExit(json, 255)
