@@ -12,7 +12,8 @@ final class HostOutputTextTests: XCTestCase {
     private func assertInert(_ text: String, file: StaticString = #filePath, line: UInt = #line) {
         for byte in text.utf8 {
             XCTAssertFalse(
-                (byte < 0x20 && byte != 0x09 && byte != 0x0A) || byte == 0x7F, "byte \(byte) in \(text.debugDescription)",
+                (byte < 0x20 && byte != 0x09 && byte != 0x0A) || byte == 0x7F,
+                "byte \(byte) in \(text.debugDescription)",
                 file: file, line: line)
         }
         for scalar in text.unicodeScalars {
@@ -22,7 +23,9 @@ final class HostOutputTextTests: XCTestCase {
     }
 
     func testTextAndLinesAreKept() {
-        XCTAssertEqual(clean("uptime 41 days\n\tload 0.00\nnaïve café — 日本 👍🏽\n"), "uptime 41 days\n\tload 0.00\nnaïve café — 日本 👍🏽\n")
+        XCTAssertEqual(
+            clean("uptime 41 days\n\tload 0.00\nnaïve café — 日本 👍🏽\n"),
+            "uptime 41 days\n\tload 0.00\nnaïve café — 日本 👍🏽\n")
         XCTAssertEqual(clean("windows\r\nline\r\n"), "windows\nline\n")
         XCTAssertEqual(clean(""), "")
     }

@@ -57,7 +57,8 @@ public enum FleetTargets {
         case .group(let path):
             // Always the group, whatever the name looks like (`@cafe` is no id prefix): one reading for every command.
             guard !path.isEmpty, let group = tree.find(path) else {
-                let isID = try Resolve.isIDPrefix(path.lowercased()) && !store.hosts(idPrefix: path.lowercased()).isEmpty
+                let isID =
+                    try Resolve.isIDPrefix(path.lowercased()) && !store.hosts(idPrefix: path.lowercased()).isEmpty
                 throw ShelfError(
                     .notFound, path.isEmpty ? "'@' names no group" : "no group '\(Display.safe(path))'",
                     hint: isID

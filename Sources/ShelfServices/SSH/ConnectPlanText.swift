@@ -66,7 +66,8 @@ extension ConnectPlan {
             case .agent(nil): "agent: none (SSH_AUTH_SOCK not set), so this fails"
             case .keyboardInteractive(let stored) where unattended:
                 stored != nil
-                    ? "keyboard-interactive: a lone password prompt answered from the vault (\(stored?.rawValue ?? "")); "
+                    ? "keyboard-interactive: a lone password prompt answered from the vault "
+                        + "(\(stored?.rawValue ?? "")); "
                         + "any other prompt fails this method, since a run asks nothing"
                     : "keyboard-interactive: skipped, a run answers no prompt (nothing stored to answer with)"
             case .keyboardInteractive(let stored):

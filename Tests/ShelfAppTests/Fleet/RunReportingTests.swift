@@ -36,7 +36,9 @@ final class RunReportingTests: XCTestCase {
             home: world.home, arguments: ["run", "a", "--raw", "--", attack], columns: 160,
             options: ["-g set-clipboard on"])
         XCTAssertEqual(try raw.waitForExit(), 0)
-        try eventually("OSC 52 through --raw sets tmux's buffer", context: { (try? raw.tmux(["list-buffers"]).output) ?? "" }) {
+        try eventually(
+            "OSC 52 through --raw sets tmux's buffer", context: { (try? raw.tmux(["list-buffers"]).output) ?? "" }
+        ) {
             try raw.tmux(["show-buffer"]).output == "PWNED"
         }
         XCTAssertEqual(try paneTitle(raw), "PWNTITLE")
@@ -76,8 +78,10 @@ final class RunReportingTests: XCTestCase {
             world.home, ["run", "slow", "--json", "--command-timeout", "120", "--", command])
         var session: pid_t = 0
         try eventually("the command wrote its session's pid") {
-            session = pid_t((try? String(contentsOfFile: pidFile, encoding: .utf8))?.trimmingCharacters(
-                in: .whitespacesAndNewlines) ?? "") ?? 0
+            session =
+                pid_t(
+                    (try? String(contentsOfFile: pidFile, encoding: .utf8))?.trimmingCharacters(
+                        in: .whitespacesAndNewlines) ?? "") ?? 0
             return session > 0
         }
         XCTAssertEqual(kill(session, SIGSTOP), 0)
