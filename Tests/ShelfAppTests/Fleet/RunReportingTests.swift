@@ -66,10 +66,31 @@ final class RunReportingTests: XCTestCase {
     }
 
     /// A host whose session stops answering mid-command (its sshd session process stopped with SIGSTOP) ends as
-    /// `connection-lost` with exit status 255 — not 1, a command's failure — within the keepalive its options give.
+    /// `connection-lost` with exit status 255 — not 1, a command's failure — within the keepalive its options give;
+    /// the same through a warm session, whose keeper loses the server.
     func testASessionLostMidCommandIs255WithItsCause() throws {
+        try assertLostMidCommand(warm: false)
+    }
+
+    func testAWarmSessionLostMidCommandIs255WithItsCause() throws {
+        try assertLostMidCommand(warm: true)
+    }
+
+    private func assertLostMidCommand(warm: Bool, file: StaticString = #filePath, line: UInt = #line) throws {
         let world = try FleetWorld(["a"])
         try world.cli.addHost("slow", world.sshd, extra: "  ServerAliveInterval 1\n  ServerAliveCountMax 2")
+        if warm {
+            // A first login records what it learns on the host (its pinned key): the keeper starts from that record.
+            XCTAssertExit(try world.home.run("exec", "slow", "-n", "--", "true"), 0)
+            XCTAssertExit(
+                try world.home.run("exec", "slow", "--persist", "--persist-for", "120", "-n", "--", "true"), 0)
+            try eventually(
+                "the warm session is listed", context: { (try? world.home.run("warm", "list").stdout) ?? "" }
+            ) {
+                try world.home.run("warm", "list", "--json").stdout.contains("\"host\" : \"slow\"")
+            }
+        }
+        defer { if warm { _ = try? world.home.run("warm", "stop") } }
         let pidFile = world.shared + "/session-pid"
         // The command's parent is sshd's session process for it: stopped, nothing answers the keepalives.
         let command = "echo $PPID > \(pidFile); while [ -d \(world.shared) ]; do sleep 0.2; done"
@@ -84,18 +105,48 @@ final class RunReportingTests: XCTestCase {
                         in: .whitespacesAndNewlines) ?? "") ?? 0
             return session > 0
         }
-        XCTAssertEqual(kill(session, SIGSTOP), 0)
+        XCTAssertEqual(kill(session, SIGSTOP), 0, file: file, line: line)
         defer { kill(session, SIGKILL) }
-        XCTAssertEqual(lost.process.wait(), 255, lost.stdout + lost.stderr)
-        let host = try XCTUnwrap(try FleetWorld.jsonLines(lost.stdout)["slow"], lost.stdout)
-        XCTAssertEqual(host["outcome"] as? String, "connection-lost", lost.stdout)
-        XCTAssertNil(host["exitStatus"] as? Int, lost.stdout)
+        XCTAssertEqual(lost.process.wait(), 255, lost.stdout + lost.stderr, file: file, line: line)
+        let host = try XCTUnwrap(try FleetWorld.jsonLines(lost.stdout)["slow"], lost.stdout, file: file, line: line)
+        XCTAssertEqual(host["warm"] as? Bool, warm, lost.stdout, file: file, line: line)
+        XCTAssertEqual(host["outcome"] as? String, "connection-lost", lost.stdout, file: file, line: line)
+        XCTAssertNil(host["exitStatus"] as? Int, lost.stdout, file: file, line: line)
         let error = host["error"] as? String ?? ""
-        XCTAssertTrue(error.contains("stopped answering"), error)
-        XCTAssertTrue(error.contains("ServerAliveInterval 1, ServerAliveCountMax 2"), error)
-        // Given up after the keepalives' silence (2 s × 3 with libssh2's 2 s floor), well before the command's end.
-        let seconds = try XCTUnwrap(host["seconds"] as? Double, lost.stdout)
-        XCTAssertLessThan(seconds, 120, lost.stdout)
+        XCTAssertTrue(error.contains("stopped answering") || warm, error, file: file, line: line)
+        XCTAssertFalse(error.isEmpty, lost.stdout, file: file, line: line)
+        if !warm {
+            XCTAssertTrue(error.contains("ServerAliveInterval 1, ServerAliveCountMax 2"), error, file: file, line: line)
+        }
+        // Given up after the keepalives' silence (2 s × 3 with libssh2's 2 s floor), well before the command timeout.
+        let seconds = try XCTUnwrap(host["seconds"] as? Double, lost.stdout, file: file, line: line)
+        XCTAssertLessThan(seconds, 120, lost.stdout, file: file, line: line)
+    }
+
+    /// A warm session that goes away mid-command (`warm stop`) before the command printed anything: the host is
+    /// reported as not finished (255), and the command is not run a second time on a login of its own — it was
+    /// started on the host already.
+    func testAWarmSessionGoneMidCommandIsNotRunAgain() throws {
+        let world = try FleetWorld(["a"])
+        XCTAssertExit(try world.home.run("exec", "a", "--persist", "--persist-for", "120", "-n", "--", "true"), 0)
+        defer { _ = try? world.home.run("warm", "stop") }
+        try eventually("the warm session is listed", context: { (try? world.home.run("warm", "list").stdout) ?? "" }) {
+            try world.home.run("warm", "list", "--json").stdout.contains("\"host\" : \"a\"")
+        }
+        let go = world.shared + "/go"
+        defer { _ = FileManager.default.createFile(atPath: go, contents: nil) }
+        let command =
+            "touch \(world.shared)/ran-$$; while [ ! -e \(go) ] && [ -d \(world.shared) ]; do sleep 0.1; done"
+        let run = try BackgroundSshelf(world.home, ["run", "a", "--json", "--command-timeout", "120", "--", command])
+        let started = { (try? FileManager.default.contentsOfDirectory(atPath: world.shared))?.count ?? 0 }
+        try eventually("the command started through the warm session") { started() == 1 }
+        XCTAssertExit(try world.home.run("warm", "stop"), 0)
+        XCTAssertEqual(run.process.wait(), 255, run.stdout + run.stderr)
+        let host = try XCTUnwrap(try FleetWorld.jsonLines(run.stdout)["a"], run.stdout)
+        XCTAssertEqual(host["warm"] as? Bool, true, run.stdout)
+        XCTAssertEqual(host["outcome"] as? String, "connection-lost", run.stdout)
+        XCTAssertTrue((host["error"] as? String ?? "").contains("warm stop"), run.stdout)
+        XCTAssertEqual(started(), 1, "the command ran once: \(run.stdout)")
     }
 
     /// docs/FLEET.md's exit-status table is the code's: every outcome is named in the row of the code it gives.
