@@ -133,6 +133,8 @@ final class RunReportingTests: XCTestCase {
         try eventually("the warm session is listed", context: { (try? world.home.run("warm", "list").stdout) ?? "" }) {
             try world.home.run("warm", "list", "--json").stdout.contains("\"host\" : \"a\"")
         }
+        let dry = try world.home.run("run", "a", "--dry-run", "--", "true")
+        XCTAssertTrue(dry.stdout.contains("a warm session runs for it"), dry.stdout)
         let go = world.shared + "/go"
         defer { _ = FileManager.default.createFile(atPath: go, contents: nil) }
         let command =
