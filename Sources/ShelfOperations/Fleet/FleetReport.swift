@@ -63,8 +63,13 @@ public enum FleetReport {
         return a.id.uuidString < b.id.uuidString
     }
 
+    /// `web3: unreachable: … (10.02s)`, and the fix `exec` would give on the line after when there is one.
     public static func statusLine(_ result: FleetHostResult) -> String {
-        "\(Display.safe(result.name)): \(status(result))"
+        "\(Display.safe(result.name)): \(status(result))" + fixLine(result)
+    }
+
+    private static func fixLine(_ result: FleetHostResult) -> String {
+        result.fix.map { "\n    to fix: " + Display.safe($0) } ?? ""
     }
 
     /// How the host ended, in words: `exit 0 (0.31s)`, `unreachable: … (10.02s)`, `not started`.
@@ -106,8 +111,7 @@ public enum FleetReport {
         var groups: [String: Group] = [:]
         for result in ordered(results) {
             let name = Display.safe(result.name)
-            let fix = result.fix.map { "\n    to fix: " + Display.safe($0) } ?? ""
-            let key = HostMention.mask(name, in: status(result, seconds: nil) + fix)
+            let key = HostMention.mask(name, in: status(result, seconds: nil) + fixLine(result))
             if groups[key] == nil {
                 order.append(key)
                 groups[key] = Group(first: result)
@@ -118,8 +122,7 @@ public enum FleetReport {
         return order.compactMap { key in
             guard let group = groups[key] else { return nil }
             let first = group.first
-            let fix = first.fix.map { "\n    to fix: " + Display.safe($0) } ?? ""
-            guard group.names.count > 1 else { return statusLine(first) + fix }
+            guard group.names.count > 1 else { return statusLine(first) }
             var span: String? = nil
             if let low = group.seconds.min(), let high = group.seconds.max() {
                 let (from, to) = (TextFormat.fixed(low, places: 2), TextFormat.fixed(high, places: 2))
@@ -127,7 +130,7 @@ public enum FleetReport {
             }
             let name = Display.safe(first.name)
             let head = HostMention.unmask(HostMention.mask(name, in: status(first, seconds: span)), as: "the host")
-            let folded = HostMention.unmask(HostMention.mask(name, in: fix), as: "HOST")
+            let folded = HostMention.unmask(HostMention.mask(name, in: fixLine(first)), as: "HOST")
             return "\(HostRanges.fold(group.names)) (\(group.names.count)): \(head)\(folded)"
         }
     }
@@ -144,8 +147,13 @@ public enum FleetReport {
         var line =
             "\(total) host\(total == 1 ? "" : "s"): " + order.map { "\(counts[$0]!) \($0)" }.joined(separator: ", ")
         if summary.canaryStopped { line += "; a canary host failed, so the others were not started" }
-        if summary.interrupts == 1 { line += "; interrupted: hosts not started were left alone, running ones finished" }
-        if summary.interrupts > 1 { line += "; interrupted twice: running hosts were stopped" }
+        if summary.interrupts > 0 && summary.stopsAtFirst {
+            line += "; interrupted: hosts not started were left alone, running ones were stopped"
+        } else if summary.interrupts == 1 {
+            line += "; interrupted: hosts not started were left alone, running ones finished"
+        } else if summary.interrupts > 1 {
+            line += "; interrupted twice: running hosts were stopped"
+        }
         return line
     }
 }
@@ -176,6 +184,7 @@ enum HostMention {
     /// Characters a host name is made of: a name next to one of them is part of a longer word.
     private static func isWordCharacter(_ character: Character?) -> Bool {
         guard let character else { return false }
-        return character.isLetter || character.isNumber || "-_.".contains(character)
+        // A slash too: a name inside a path (`logs/web1/x`) is part of that path, not a mention of the host.
+        return character.isLetter || character.isNumber || "-_./".contains(character)
     }
 }
