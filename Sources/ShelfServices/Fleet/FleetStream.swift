@@ -4,6 +4,7 @@
 // last line is printed when the host ends; a line longer than `longestLine` is printed in parts.
 import FoundationEssentials
 import ShelfCore
+import ShelfOperations
 import ShelfSystem
 
 public final class FleetStream: @unchecked Sendable {

@@ -62,8 +62,9 @@ final class RunAsPsshTests: XCTestCase {
             XCTAssertNil(bytes.range(of: Data(TestAccount.password.utf8)), "the password in sshelf's \(part)")
         }
         _ = FileManager.default.createFile(atPath: go, contents: nil)
-        XCTAssertEqual(try run.waitForExit(), 0, try run.screen())
+        let status = try run.waitForExit()
         let screen = try run.screen()
+        XCTAssertEqual(status, 0, screen)
         XCTAssertTrue(screen.contains(#""outcome":"succeeded""#), screen)
         XCTAssertTrue(screen.contains(#"0\r\n"#), "the command ran as root: \(screen)")
         XCTAssertFalse(screen.contains("sshelf-sudo-"), "the prompt's marker is taken out of the output: \(screen)")
@@ -96,10 +97,13 @@ final class RunAsPsshTests: XCTestCase {
             "for i in 1 2 3 4 5; do echo line-$i; done; printf 'no newline'; echo oops >&2")
         XCTAssertExit(run, 0)
         for host in ["a", "b"] {
-            let lines = run.stdout.split(separator: "\n").filter { $0.hasPrefix("\(host): ") }
-            XCTAssertEqual(
-                lines, ["line-1", "line-2", "line-3", "line-4", "line-5", "no newline"].map { "\(host): \($0)" }[...],
-                run.stdout)
+            let lines: [String] = run.stdout.split(separator: "\n").map(String.init).filter {
+                $0.hasPrefix("\(host): ")
+            }
+            let expected: [String] = ["line-1", "line-2", "line-3", "line-4", "line-5", "no newline"].map {
+                "\(host): " + $0
+            }
+            XCTAssertEqual(lines, expected, run.stdout)
             XCTAssertTrue(run.stderr.contains("\(host): oops\n"), run.stderr)
         }
         XCTAssertFalse(run.stdout.contains("---------------"), "no grouped copy: \(run.stdout)")
