@@ -4,7 +4,6 @@
 // looked like its start given back).
 import ShelfOperations
 import ShelfServices
-import ShelfSystem
 import XCTest
 
 final class FleetLinesTests: XCTestCase {
@@ -48,14 +47,6 @@ final class FleetLinesTests: XCTestCase {
         output += watch.finish()
         XCTAssertEqual(prompts, 1)
         XCTAssertEqual(String(decoding: output, as: UTF8.self), "before after [sshell] [s")
-    }
-
-    func testTheSudoCommandQuotesTheMarkerAndTheCommand() {
-        let sudo = FleetSudo(password: SecretBytes(Array("pw".utf8)))
-        XCTAssertTrue(sudo.marker.hasPrefix("[sshelf-sudo-"), sudo.marker)
-        XCTAssertFalse(sudo.marker.contains("%"))
-        XCTAssertEqual(sudo.command("echo 'a'"), "sudo -p '\(sudo.marker)' -- sh -c 'echo '\\''a'\\'''")
-        XCTAssertNotEqual(sudo.marker, FleetSudo(password: SecretBytes(Array("pw".utf8))).marker)
     }
 
     private func feed(_ host: FleetStream.Host, _ text: String, toStderr: Bool) {

@@ -88,9 +88,9 @@ final class TUIFleetTests: XCTestCase {
         try world.add("fresh", on: unknown, group: nil)
         let fingerprint = try world.cli.fingerprint(unknown)
         let tui = try Tmux(home: world.home, columns: 72, rows: 30)
-        try tui.waitFor(text: "2 hosts")
+        // The list is a, then the second host, then t (the world's own); Space marks and moves down.
+        try tui.waitFor(text: "Hosts 3")
         try tui.send("Space")
-        try tui.send("Down")
         try tui.send("Space")
         try tui.waitFor(text: "2 marked")
         try tui.type("!")
@@ -123,9 +123,9 @@ final class TUIFleetTests: XCTestCase {
         let end = world.shared + "/end"
         defer { _ = FileManager.default.createFile(atPath: end, contents: nil) }
         let tui = try Tmux(home: world.home, columns: 120, rows: 30)
-        try tui.waitFor(text: "2 hosts")
+        // The list is a, then the second host, then t (the world's own); Space marks and moves down.
+        try tui.waitFor(text: "Hosts 3")
         try tui.send("Space")
-        try tui.send("Down")
         try tui.send("Space")
         try tui.waitFor(text: "2 marked")
         try tui.type("!")
