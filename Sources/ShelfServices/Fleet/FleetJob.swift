@@ -17,9 +17,11 @@ extension FleetSession {
         { plan, abort, connected in
             let lines = stream?.host(plan.target.name)
             defer { lines?.finish() }
-            let observe = lines.map { lines in { (bytes: UnsafeRawBufferPointer, toStderr: Bool) in
-                lines.feed(bytes, toStderr: toStderr)
-            } }
+            let observe = lines.map { lines in
+                { (bytes: UnsafeRawBufferPointer, toStderr: Bool) in
+                    lines.feed(bytes, toStderr: toStderr)
+                }
+            }
             if warm,
                 let result = warmRun(
                     command, plan: plan, abort: abort, locations: context.locations, observe: observe,
