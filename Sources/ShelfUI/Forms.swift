@@ -16,6 +16,9 @@ public enum Forms {
             kind: .host(editing: host?.id), title: host == nil ? "Add host" : "Edit host \(h.name)",
             fields: [
                 FormField("name", "Name", h.name, placeholder: "the alias you type, e.g. prod-db"),
+                FormField(
+                    "aliases", "Aliases", h.aliases.joined(separator: ","),
+                    placeholder: "other names it answers to, comma-separated"),
                 FormField("hostname", "Hostname", h.hostname, placeholder: "DNS name, IPv4 or IPv6"),
                 FormField("port", "Port", String(h.port)),
                 FormField("user", "User", h.user, placeholder: "empty: ssh's default"),
@@ -66,6 +69,8 @@ public enum Forms {
         }
         host.tags = form.value("tags").split(separator: ",").map { $0.trimmingSpaces() }
             .filter { !$0.isEmpty }
+        // An alias holds no whitespace (ssh would read two names): a space separates as a comma does.
+        host.aliases = form.value("aliases").split(whereSeparator: { $0 == "," || $0.isWhitespace }).map(String.init)
         host.authMethod = AuthMethod(rawValue: form.value("auth"))
         // Checked by `Validation` below, the same rules `import` keeps a host's options by.
         host.options = optionLines(form.value("options"))

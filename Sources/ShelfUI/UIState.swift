@@ -107,6 +107,12 @@ public struct UIState: Sendable {
     /// Where a form or confirmation opened from the identity list returns to (nil: browsing).
     public var modeAfterForm: Mode?
     public var notice: Notice?
+    /// The notice on screen and when it first showed (the clock's ticks age it: `NoticeLifetime`).
+    var noticeShown: NoticeLifetime.Shown?
+    /// The recency order (most recently connected first) the list and the search were ranked by, held after a reload
+    /// changed it (a connect) until the user changes the search or the sort: the rows do not move under the cursor.
+    /// Nil: the catalog's own.
+    var heldRecency: [UUID]?
     /// The connect attempt under way (the login runs in the background until it logs in or fails).
     public var connecting: ConnectAttempt?
     /// A store or vault that cannot be opened: shown on the whole screen with its error and hint.

@@ -6,6 +6,7 @@ import ShelfCore
 import ShelfOperations
 import ShelfServices
 import ShelfStore
+import ShelfSystem
 import ShelfUI
 
 enum HostCommands {
@@ -126,18 +127,19 @@ enum HostCommands {
         CommandSpec(
             path: ["rm"], summary: "remove hosts and their forward rules",
             details: "A host that other hosts jump through is kept (they could no longer connect) unless --force, or "
-                + "unless they are removed in the same command.",
+                + "unless they are removed in the same command. TARGETS are host names, @group/path (with its "
+                + "subgroups) or tag:NAME, as 'sshelf run' takes them (but no search).",
             arguments: [
-                ArgumentSpec(name: "NAME", help: "host names (or id prefixes)", variadic: true, completion: .host)
+                ArgumentSpec(name: "TARGETS", help: "hosts, @group or tag:NAME", variadic: true, completion: .host)
             ],
             options: [.flag("force", short: "f", "remove hosts even when other hosts jump through them")],
             run: remove),
         CommandSpec(
-            path: ["mv"], summary: "move a host to another group",
+            path: ["mv"], summary: "move hosts to another group",
+            details: "TARGETS are host names, @group/path (with its subgroups) or tag:NAME, as 'sshelf rm' takes them. "
+                + "All move in one transaction, or none does.",
             arguments: [
-                ArgumentSpec(
-                    name: "NAME", help: "host name (NAME@ID when several hosts share it, or an id prefix)",
-                    completion: .host)
+                ArgumentSpec(name: "TARGETS", help: "hosts, @group or tag:NAME", variadic: true, completion: .host)
             ],
             options: [
                 .value("group", "PATH", short: "g", completion: .group, "destination group ('' or / for the top level)")
@@ -227,8 +229,13 @@ enum HostCommands {
                 ("auth", host.authMethod.rawValue),
                 (
                     "identity",
-                    identity.map {
-                        "\($0.name) (\($0.keyType.rawValue))\($0.keyFile.isEmpty ? "" : ", file \($0.keyFile)")"
+                    identity.map { identity in
+                        // Where the private key lives, wherever it is: a key moved into the vault says so.
+                        var places: [String] = []
+                        if let ref = identity.privateKeyRef { places.append("key in the vault as \(ref.rawValue)") }
+                        if !identity.keyFile.isEmpty { places.append("file \(identity.keyFile)") }
+                        if places.isEmpty { places.append("no private key stored (the agent's)") }
+                        return "\(identity.name) (\(identity.keyType.rawValue)), " + places.joined(separator: ", ")
                     } ?? "(none)"
                 ),
                 (
@@ -256,7 +263,8 @@ enum HostCommands {
                 let indent = String(repeating: " ", count: 15)
                 out += "notes" + indent.dropFirst(5) + notes.joined(separator: "\n" + indent) + "\n"
             }
-            out += OptionListing.text(host: host, defaults: defaults)
+            out += OptionListing.text(
+                host: host, defaults: defaults, refused: refusedOptions(host, defaults, context))
             if !rules.isEmpty {
                 out += "forwards:\n"
                 for rule in rules {
@@ -334,6 +342,18 @@ enum HostCommands {
         return 0
     }
 
+    /// The host's kept lines (its own and its matching defaults') the installed ssh refuses, with its words: one
+    /// `ssh -G` run, only when there are lines to show it.
+    static func refusedOptions(_ host: ShelfCore.Host, _ defaults: [OptionDefaults], _ context: AppContext)
+        -> [String: String]
+    {
+        let lists = [host.options] + defaults.filter { $0.matches(host.name) }.map(\.options)
+        guard lists.contains(where: { !$0.isEmpty }),
+            (try? PrivateFiles.ensureDirectory(context.locations.configDirectory)) != nil
+        else { return [:] }
+        return RefusedOptions.refused(lists, scratch: context.locations.configDirectory)
+    }
+
     /// Applies the shared host options (all but --group, which the save applies); only options that were given
     /// change anything.
     static func apply(_ call: Invocation, to host: inout ShelfCore.Host, store: Store) throws {
@@ -373,7 +393,8 @@ enum HostCommands {
 
     static func remove(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         let deleted = try context.store().write { store in
-            let ids = try call.arguments.map { try Resolve.host($0, in: store).id }
+            let ids = try FleetTargets.hosts(FleetTargets.resolve(call.arguments, searches: false, in: store))
+                .map(\.id)
             return try HostOperations.delete(ids, refuseIfJumpedThrough: !call.flag("force"), in: store)
         }
         context.print(deleted.map(\.summary).joined(separator: "\n"))
@@ -385,13 +406,12 @@ enum HostCommands {
             throw ShelfError(.usage, "mv: --group is required", hint: ArgumentParser.usageHint(call.command))
         }
         let (saved, shownPath) = try context.store().write { store in
-            let saved = try HostOperations.save(
-                try Resolve.host(call.arguments[0], in: store), groupPath: path, in: store)
-            return (saved, GroupTree(try store.groups()).path(of: saved.host.groupID))
+            let hosts = try FleetTargets.hosts(FleetTargets.resolve(call.arguments, searches: false, in: store))
+            let saved = try hosts.map { try HostOperations.save($0, groupPath: path, in: store) }
+            return (saved, GroupTree(try store.groups()).path(of: saved.first?.host.groupID))
         }
-        context.print(
-            "moved \(Display.safe(saved.host.name)) to \(shownPath.isEmpty ? "the top level" : Display.safe(shownPath))"
-        )
+        let place = shownPath.isEmpty ? "the top level" : Display.safe(shownPath)
+        context.print(saved.map { "moved \(Display.safe($0.host.name)) to \(place)" }.joined(separator: "\n"))
         return 0
     }
 }

@@ -1,7 +1,9 @@
 // FleetTargets: the hosts a fleet command (`sshelf run`, `sshelf cp`) names, resolved once, in the order given,
 // each host once. A target is a host name (NAME@ID or an id prefix, as every command takes), `@group/path` (the
 // group and all its subgroups), `tag:NAME`, or a search query — a target with a space in it, or `q:TEXT` — matched
-// by the one search rule `sshelf list` uses. A hosts file lists host names, one a line.
+// by the one search rule `sshelf list` uses. A hosts file lists host names, one a line. Commands that change or
+// remove the hosts they name (`mv`, `rm`) take the same targets without searches: what they act on is named, never
+// guessed.
 import FoundationEssentials
 import ShelfCore
 import ShelfStore
@@ -14,8 +16,8 @@ public enum FleetTargets {
     }
 
     /// Resolves every target in one snapshot of the store; a target that names nothing is an error (a typo must not
-    /// quietly shrink the fleet).
-    public static func resolve(_ targets: [String], in store: Store) throws -> [Resolved] {
+    /// quietly shrink the fleet). Without `searches`, a target is a host, a group or a tag, never a search.
+    public static func resolve(_ targets: [String], searches: Bool = true, in store: Store) throws -> [Resolved] {
         try store.read { store in
             let tree = GroupTree(try store.groups())
             var all: [ShelfCore.Host]? = nil
@@ -26,7 +28,9 @@ public enum FleetTargets {
                 return hosts
             }
             return try targets.map { target in
-                Resolved(target: target, hosts: try hosts(for: target, store: store, tree: tree, everyHost: everyHost))
+                Resolved(
+                    target: target,
+                    hosts: try hosts(for: target, searches: searches, store: store, tree: tree, everyHost: everyHost))
             }
         }
     }
@@ -47,7 +51,7 @@ public enum FleetTargets {
     }
 
     private static func hosts(
-        for target: String, store: Store, tree: GroupTree,
+        for target: String, searches: Bool, store: Store, tree: GroupTree,
         everyHost: () throws -> [ShelfCore.Host]
     ) throws -> [ShelfCore.Host] {
         let shown = Display.safe(target)
@@ -74,11 +78,13 @@ public enum FleetTargets {
             return hosts
         }
         let isQuery = target.hasPrefix("q:") || target.contains(where: \.isWhitespace)
-        guard isQuery else {
+        guard isQuery, searches else {
             do {
                 return [try Resolve.host(target, in: store)]
             } catch var error as ShelfError where error.kind == .notFound {
-                error.hint = try otherReading(of: target, store: store, tree: tree, everyHost: everyHost) ?? error.hint
+                error.hint =
+                    try otherReading(of: target, searches: searches, store: store, tree: tree, everyHost: everyHost)
+                    ?? error.hint
                 throw error
             }
         }
@@ -97,7 +103,7 @@ public enum FleetTargets {
     /// What a word that names no host stands for as another kind of target — a group typed without its `@`, a tag
     /// without `tag:`, a word of the search without `q:` — as the hint to type that instead (nil: none of these).
     private static func otherReading(
-        of word: String, store: Store, tree: GroupTree, everyHost: () throws -> [ShelfCore.Host]
+        of word: String, searches: Bool, store: Store, tree: GroupTree, everyHost: () throws -> [ShelfCore.Host]
     ) throws -> String? {
         let quoted = { (target: String) in ShellWord.quote(Display.safe(target)) }
         let hosts = { (count: Int) in "\(count) host\(count == 1 ? "" : "s")" }
@@ -110,6 +116,7 @@ public enum FleetTargets {
         if tagged > 0 {
             return "'\(Display.safe(word))' is a tag: \(quoted("tag:" + word)) stands for the \(hosts(tagged)) with it"
         }
+        guard searches else { return nil }
         let found = try store.searchHosts(word)
         guard !found.isEmpty else { return nil }
         let names = found.map(\.name).sorted(by: NaturalOrder.precedes).prefix(3).map(Display.safe)
