@@ -16,9 +16,6 @@ public enum Forms {
             kind: .host(editing: host?.id), title: host == nil ? "Add host" : "Edit host \(h.name)",
             fields: [
                 FormField("name", "Name", h.name, placeholder: "the alias you type, e.g. prod-db"),
-                FormField(
-                    "aliases", "Aliases", h.aliases.joined(separator: ","),
-                    placeholder: "other names it answers to, comma-separated"),
                 FormField("hostname", "Hostname", h.hostname, placeholder: "DNS name, IPv4 or IPv6"),
                 FormField("port", "Port", String(h.port)),
                 FormField("user", "User", h.user, placeholder: "empty: ssh's default"),
@@ -33,6 +30,9 @@ public enum Forms {
                     "identity", "Identity", identity, kind: .pick(catalog.identities.map(\.name).sorted()),
                     placeholder: "type to pick; empty for none"),
                 FormField("jump", "Jump via", jumpText, placeholder: "host names, outermost first"),
+                FormField(
+                    "aliases", "Aliases", h.aliases.joined(separator: ","),
+                    placeholder: "other names it answers to, comma-separated"),
                 FormField(
                     "options", "Options", h.options.joined(separator: "\n"), kind: .lines,
                     placeholder: "ssh_config lines, one per line, e.g. ServerAliveInterval 30"),

@@ -23,7 +23,7 @@ final class ImportFixesTests: XCTestCase {
             + "leaves it out"
         XCTAssertTrue(
             result.stdout.contains(
-                "  warning  \(home.root)/.ssh/config:1: host 'odd': \(words) (remove it: sshelf edit odd "
+                "/.ssh/config:1: host 'odd': \(words) (remove it: sshelf edit odd "
                     + "--remove-option Frobnicate)"),
             result.stdout)
         let shown = try home.run("show", "odd")
