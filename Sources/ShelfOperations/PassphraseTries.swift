@@ -48,6 +48,16 @@ public enum PassphraseTries {
         _ vault: Vault, question: String = "Vault passphrase", ask: (String) -> SecretBytes?,
         wait: (Duration) -> Void = PassphraseTries.sleep
     ) -> Outcome {
+        tries(question: question, ask: ask, wait: wait) { passphrase throws(VaultError) in
+            try vault.unlock(passphrase: passphrase)
+        }
+    }
+
+    /// The rule itself: `check` is the vault's unlock (a test gives its own, with a wait that records).
+    public static func tries(
+        question: String, ask: (String) -> SecretBytes?, wait: (Duration) -> Void,
+        check: (SecretBytes) throws(VaultError) -> Void
+    ) -> Outcome {
         var refusal: VaultError?
         for number in 1...count {
             guard let passphrase = ask(prompt(try: number, question: question)) else {
@@ -56,7 +66,7 @@ public enum PassphraseTries {
             // The wait goes before the check, as the agent's does: nothing is waited for when nothing more comes.
             if number > 1 { wait(delay(afterWrong: number - 1)) }
             do {
-                try vault.unlock(passphrase: passphrase)
+                try check(passphrase)
                 return .unlocked
             } catch  where error.kind == .wrongPassphrase {
                 refusal = error
