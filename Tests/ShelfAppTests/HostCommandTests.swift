@@ -66,6 +66,26 @@ final class HostCommandTests: XCTestCase {
             try home.run("list", "--names").stdout.split(separator: "\n").sorted(), ["stay", "web1", "web2"])
     }
 
+    /// `edit` takes several targets too; what names or addresses one host is refused for several.
+    func testEditTakesSeveralTargets() throws {
+        let home = TempHome()
+        for name in ["db1", "db2", "web"] {
+            XCTAssertExit(try home.run(["add", name, "--host", "\(name).example"] + (name.hasPrefix("db") ? ["--tag", "db"] : [])), 0)
+        }
+        let edited = try home.run("edit", "tag:db", "web", "--port", "2200", "--option", "ServerAliveInterval 15")
+        XCTAssertExit(edited, 0)
+        XCTAssertEqual(edited.stdout.split(separator: "\n").count, 3, edited.stdout)
+        for name in ["db1", "db2", "web"] {
+            let shown = try home.run("show", name).stdout
+            XCTAssertTrue(shown.contains("\(name).example:2200"), shown)
+            XCTAssertTrue(shown.contains("  ServerAliveInterval 15"), shown)
+        }
+        let renamed = try home.run("edit", "tag:db", "--rename", "x")
+        XCTAssertExit(renamed, 2)
+        XCTAssertTrue(renamed.stderr.contains("edit: --rename is for one host, and tag:db names 2"), renamed.stderr)
+        XCTAssertExit(try home.run("edit", "db1", "--rename", "db-one"), 0)
+    }
+
     /// `show` says where an identity's private key lives, a key in the vault included (not only a key file).
     func testShowSaysWhereTheKeyLives() throws {
         let home = TempHome()

@@ -101,14 +101,14 @@ enum HostCommands {
             ],
             run: add),
         CommandSpec(
-            path: ["edit"], summary: "change a host's settings",
+            path: ["edit"], summary: "change hosts' settings",
             details: "Only the options given change. --tag adds a tag, --untag removes one; --alias adds an alias, "
                 + "--remove-alias removes one. --rename refuses a name another host has unless --allow-duplicate is "
-                + "given.",
+                + "given. TARGETS are host names, @group/path (with its subgroups) or tag:NAME, as 'sshelf rm' takes "
+                + "them; all change in one transaction, or none does. What names or addresses one host (--rename, "
+                + "--host, --alias, --remove-alias) takes one host.",
             arguments: [
-                ArgumentSpec(
-                    name: "NAME", help: "host name (NAME@ID when several hosts share it, or an id prefix)",
-                    completion: .host)
+                ArgumentSpec(name: "TARGETS", help: "hosts, @group or tag:NAME", variadic: true, completion: .host)
             ],
             options: hostOptions + [
                 .value("rename", "NEWNAME", "give the host a new name"),
@@ -122,6 +122,7 @@ enum HostCommands {
             examples: [
                 "sshelf edit prod-db --port 2222 --tag critical", "sshelf edit web1 --alias web1.prod",
                 "sshelf edit prod-db --option 'ServerAliveInterval 15' --remove-option ForwardAgent",
+                "sshelf edit @prod tag:db --tag critical",
             ],
             run: edit),
         CommandSpec(
@@ -306,6 +307,7 @@ enum HostCommands {
                 if let user = destination.user { host.user = user }
                 if let port = destination.port { host.port = port }
             }
+            try checkedOptions(call)
             try apply(call, to: &host, store: store)
             return try HostOperations.save(
                 host, groupPath: call.value("group"), allowDuplicateName: call.flag("allow-duplicate"), in: store)
@@ -314,32 +316,54 @@ enum HostCommands {
         return 0
     }
 
+    /// Options of `edit` that name or address one host: refused when the targets are several hosts.
+    static let oneHostOptions = ["rename", "host", "alias", "remove-alias"]
+
     static func edit(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         let saved = try context.store().write { store in
-            var host = try Resolve.host(call.arguments[0], in: store)
-            if let name = call.value("rename") {
-                // Renaming to one of its own aliases makes that alias the name.
-                host.aliases.removeAll { $0.caseInsensitiveASCIIEquals(name) }
-                host.name = name
+            let hosts = try FleetTargets.hosts(FleetTargets.resolve(call.arguments, searches: false, in: store))
+            if hosts.count > 1, let option = oneHostOptions.first(where: { !call.all($0).isEmpty }) {
+                throw ShelfError(
+                    .usage,
+                    "edit: --\(option) is for one host, and \(call.arguments.map(Display.safe).joined(separator: " ")) "
+                        + "names \(hosts.count)",
+                    hint: "give --\(option) with one host's name")
             }
-            try apply(call, to: &host, store: store)
-            let untag = Set(call.all("untag"))
-            host.tags.removeAll { untag.contains($0) }
-            for alias in call.all("remove-alias") {
-                guard host.aliases.contains(where: { $0.caseInsensitiveASCIIEquals(alias) }) else {
-                    throw ShelfError(
-                        .invalid, "'\(Display.safe(host.name))' has no alias '\(Display.safe(alias))'",
-                        hint: host.aliases.isEmpty
-                            ? "it has no aliases"
-                            : "its aliases are: \(host.aliases.map(Display.safe).joined(separator: ", "))")
-                }
-                host.aliases.removeAll { $0.caseInsensitiveASCIIEquals(alias) }
-            }
-            return try HostOperations.save(
-                host, groupPath: call.value("group"), allowDuplicateName: call.flag("allow-duplicate"), in: store)
+            try checkedOptions(call)
+            return try hosts.map { try edit($0, call, in: store) }
         }
-        context.print("updated \(Display.safe(saved.host.name)) (\(Display.safe(saved.host.destination)))")
+        context.print(
+            saved.map { "updated \(Display.safe($0.host.name)) (\(Display.safe($0.host.destination)))" }
+                .joined(separator: "\n"))
         return 0
+    }
+
+    /// The typed --option lines, checked (by sshelf's rules and the installed ssh) once for every host they go to.
+    static func checkedOptions(_ call: Invocation) throws { try OptionInput.check(call.all("option")) }
+
+    /// One host of `edit`'s targets, changed by the options given and saved.
+    static func edit(_ found: ShelfCore.Host, _ call: Invocation, in store: Store) throws -> HostOperations.Saved {
+        var host = found
+        if let name = call.value("rename") {
+            // Renaming to one of its own aliases makes that alias the name.
+            host.aliases.removeAll { $0.caseInsensitiveASCIIEquals(name) }
+            host.name = name
+        }
+        try apply(call, to: &host, store: store)
+        let untag = Set(call.all("untag"))
+        host.tags.removeAll { untag.contains($0) }
+        for alias in call.all("remove-alias") {
+            guard host.aliases.contains(where: { $0.caseInsensitiveASCIIEquals(alias) }) else {
+                throw ShelfError(
+                    .invalid, "'\(Display.safe(host.name))' has no alias '\(Display.safe(alias))'",
+                    hint: host.aliases.isEmpty
+                        ? "it has no aliases"
+                        : "its aliases are: \(host.aliases.map(Display.safe).joined(separator: ", "))")
+            }
+            host.aliases.removeAll { $0.caseInsensitiveASCIIEquals(alias) }
+        }
+        return try HostOperations.save(
+            host, groupPath: call.value("group"), allowDuplicateName: call.flag("allow-duplicate"), in: store)
     }
 
     /// The host's kept lines (its own and its matching defaults') the installed ssh refuses, with its words: one
@@ -384,8 +408,9 @@ enum HostCommands {
         if let notes = call.value("notes") { host.notes = notes }
         let options = call.all("option"), removed = call.all("remove-option")
         if !options.isEmpty || !removed.isEmpty {
-            host.options = try OptionInput.apply(
-                to: host.options, setting: options, removing: removed, owner: host.name)
+            // The typed lines were shown to ssh once, before the first host (`checkedOptions`).
+            host.options = try OptionInput.edited(
+                host.options, setting: options, removing: removed, owner: host.name)
         }
     }
 
