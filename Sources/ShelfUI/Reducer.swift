@@ -121,6 +121,9 @@ public enum Reducer {
         case .reachability(let results):
             if state.reachability.shown { state.reachability.results = results }
             return []
+        case .optionsRefused(let refused):
+            state.refusedOptions.merge(refused) { _, new in new }
+            return []
         case .askAutostartMove(let move):
             return AutostartMoveReducer.ask(&state, move)
         case .conflicts(let items):

@@ -133,6 +133,8 @@ public struct UIState: Sendable {
     public var fleet: FleetPane?
     /// The host list's reachability column (`p`) and what the probes found.
     public var reachability = ReachabilityColumn()
+    /// Kept option lines the installed ssh refuses, with its words: the details pane says so, as `show` does.
+    public var refusedOptions: [String: String] = [:]
 
     public init(rows: Int = 24, columns: Int = 80, symbols: Symbols = .unicode, now: Date = Date()) {
         self.rows = rows

@@ -62,7 +62,8 @@ enum DetailsView {
         }
         lines.append(("last", host.lastConnectedAt.map { RelativeTime.words($0, now: state.now) } ?? "never", .dim))
         // A count here, where a short pane still shows it; each option with its origin comes after the rules.
-        let options = HostOptionSources.lines(host: host, defaults: catalog.optionDefaults)
+        let options = HostOptionSources.lines(
+            host: host, defaults: catalog.optionDefaults, refused: state.refusedOptions)
         if !options.isEmpty {
             let unapplied = options.filter { $0.note != nil && $0.note != .earlierValueWins }.count
             lines.append(
