@@ -356,7 +356,8 @@ public enum Reducer {
     /// Brings a pending search's results (only over a complete catalog: the first screenful is not all).
     static func runSearch(_ state: inout UIState) {
         guard state.search.isRunning, state.catalog.isComplete else { return }
-        let matcher = state.heldRecency == nil ? state.catalog.matcher : state.catalog.matcher.withRecency(recentRows(state))
+        let matcher =
+            state.heldRecency == nil ? state.catalog.matcher : state.catalog.matcher.withRecency(recentRows(state))
         state.search.run(matcher: matcher, candidates: state.searchCandidates)
         if let wanted = state.wantedHostID { select(&state, hostID: wanted) }
         clampCursors(&state)

@@ -50,7 +50,8 @@ final class HostCommandTests: XCTestCase {
         XCTAssertEqual(moved.stdout.split(separator: "\n").count, 5, moved.stdout)
         XCTAssertTrue(moved.stdout.contains("moved web1 to new\n"), moved.stdout)
         let names = try home.run("list", "@new", "--names")
-        XCTAssertEqual(names.stdout.split(separator: "\n").sorted(), ["db1", "db2", "lone", "web1", "web2"], names.stdout)
+        XCTAssertEqual(
+            names.stdout.split(separator: "\n").sorted(), ["db1", "db2", "lone", "web1", "web2"], names.stdout)
         // One bad target: nothing moves, and the error says which.
         let bad = try home.run("mv", "stay", "tag:nope", "--group", "elsewhere")
         XCTAssertExit(bad, 3)
@@ -70,7 +71,9 @@ final class HostCommandTests: XCTestCase {
     func testEditTakesSeveralTargets() throws {
         let home = TempHome()
         for name in ["db1", "db2", "web"] {
-            XCTAssertExit(try home.run(["add", name, "--host", "\(name).example"] + (name.hasPrefix("db") ? ["--tag", "db"] : [])), 0)
+            XCTAssertExit(
+                try home.run(
+                    ["add", name, "--host", "\(name).example"] + (name.hasPrefix("db") ? ["--tag", "db"] : [])), 0)
         }
         let edited = try home.run("edit", "tag:db", "web", "--port", "2200", "--option", "ServerAliveInterval 15")
         XCTAssertExit(edited, 0)
@@ -98,7 +101,8 @@ final class HostCommandTests: XCTestCase {
         XCTAssertTrue(line.contains("made-here (ed25519), key in the vault as identity."), show.stdout)
         // A key file imported with the host, then moved into the vault: both places are said in turn.
         let key = try TestKey.generate(.ed25519)
-        let config = try home.write("Host disk\n  HostName disk.example\n  IdentityFile \(key.privatePath)\n", to: "cfg")
+        let config = try home.write(
+            "Host disk\n  HostName disk.example\n  IdentityFile \(key.privatePath)\n", to: "cfg")
         XCTAssertExit(try home.run("import", "ssh-config", config), 0)
         let before = try home.run("show", "disk")
         XCTAssertTrue(before.stdout.contains(" (ed25519), file \(key.privatePath)\n"), before.stdout)

@@ -86,7 +86,8 @@ final class SSHConfigTests: XCTestCase {
         let empty = try resolve("Host web1\n  User a\nHost *.lab\n")
         XCTAssertEqual(empty.keptAsDefaults, [])
         XCTAssertEqual(
-            empty.skipped, ["/home/u/.ssh/config:3: Host pattern '*.lab' is a wildcard with no options to keep, not a host"])
+            empty.skipped,
+            ["/home/u/.ssh/config:3: Host pattern '*.lab' is a wildcard with no options to keep, not a host"])
     }
 
     func testIncludeWithGlobsRelativePathsAndBlockRestore() throws {

@@ -144,7 +144,8 @@ final class HostFormTests: XCTestCase {
         var state = Fixtures.state(base, rows: 40, columns: 200)
         Self.select(&state, "web-eu-1")
         XCTAssertTrue(
-            Screen.render(state).text.contains("laptop (ed25519), key file ~/.ssh/id_ed25519"), Screen.render(state).text)
+            Screen.render(state).text.contains("laptop (ed25519), key file ~/.ssh/id_ed25519"),
+            Screen.render(state).text)
     }
 
     func testOptionsAreOneAPerLineCheckedAsImportChecksThem() {

@@ -1,6 +1,7 @@
 // UnlockBackoff: how long a try at the agent's unlock passphrase (`ssh-add -X`: the lock passphrase, or the vault's)
 // waits after wrong ones — 1 s after the first, doubling with each wrong answer in a row up to 5 min, none again
-// after a right one: `PassphraseTries`' delay, the one `vault unlock` and the TUI wait between their tries. Tries take turns, so clients guessing over many connections at once guess no faster than one.
+// after a right one: `PassphraseTries`' delay, the one `vault unlock` and the TUI wait between their tries. Tries
+// take turns, so clients guessing over many connections at once guess no faster than one.
 // Time is a monotonic clock that is injected, and so is the wait: a test moves the clock instead of sleeping.
 import FoundationEssentials
 import Glibc

@@ -58,9 +58,11 @@ enum Frame {
             let details = layout.details
             // The separator above (the pane below the list) or beside it (a wide terminal) goes with it.
             if layout.detailsBeside {
-                canvas.fill(row: details.row, column: details.column - 1, height: details.height, width: details.width + 1)
+                canvas.fill(
+                    row: details.row, column: details.column - 1, height: details.height, width: details.width + 1)
             } else {
-                canvas.fill(row: details.row - 1, column: details.column, height: details.height + 1, width: details.width)
+                canvas.fill(
+                    row: details.row - 1, column: details.column, height: details.height + 1, width: details.width)
             }
         case .help, .identities, .conflicts, .fleet:
             canvas.fill(row: 1, column: 0, height: max(0, state.rows - 2), width: state.columns)

@@ -16,7 +16,8 @@ final class ImportFixesTests: XCTestCase {
     /// A line ssh itself rejects (`Frobnicate yes`) is said in the same words by the import, `show`, the bridge and
     /// `check` — ssh refuses it, so the bridge leaves it out — and `check` reports it with a fix that works.
     func testALineSSHRefusesIsSaidTheSameWayEverywhere() throws {
-        let (home, result) = try importing("Host odd\n    HostName 127.0.0.1\n    Frobnicate yes\n    Compression yes\n")
+        let (home, result) = try importing(
+            "Host odd\n    HostName 127.0.0.1\n    Frobnicate yes\n    Compression yes\n")
         XCTAssertExit(result, 0)
         let words =
             "'Frobnicate yes': ssh refuses it (Bad configuration option: frobnicate), so the ssh_config bridge "
@@ -29,8 +30,9 @@ final class ImportFixesTests: XCTestCase {
         let shown = try home.run("show", "odd")
         let line = try XCTUnwrap(shown.stdout.split(separator: "\n").first { $0.contains("Frobnicate yes") })
         XCTAssertTrue(
-            line.hasSuffix("(ssh refuses it (Bad configuration option: frobnicate), so the ssh_config bridge leaves "
-                + "it out)"), shown.stdout)
+            line.hasSuffix(
+                "(ssh refuses it (Bad configuration option: frobnicate), so the ssh_config bridge leaves "
+                    + "it out)"), shown.stdout)
         XCTAssertFalse(line.contains("OpenSSH only"), shown.stdout)
         let written = try home.run("ssh-config", "write")
         XCTAssertExit(written, 0)
