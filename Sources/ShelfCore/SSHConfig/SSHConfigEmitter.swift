@@ -37,16 +37,24 @@ public enum SSHConfigEmitter {
         /// The user's own ~/.ssh/config when it includes the bridge (nil otherwise): what it already says for a host
         /// is written the way it says it, or left to it, so ssh reads nothing twice (the transparency rule).
         public var userConfig: SSHConfigHostLines?
+        /// The sshelf executable the bridge's unlock guard runs (SSHConfigAgentCheck); nil: the older agent check.
+        public var sshelfProgram: String?
+        /// Whether sshelf's forward rules are written as forwards: only for `forward start --openssh`'s own config.
+        /// The bridge leaves them out: sshelf runs them, and a second listener on their port would fail every ssh.
+        public var writesForwardRules: Bool
 
         public init(
             agentSocket: String, pinsFile: String, publicKeyFiles: [UUID: String],
-            refused: [String: String] = [:], userConfig: SSHConfigHostLines? = nil
+            refused: [String: String] = [:], userConfig: SSHConfigHostLines? = nil, sshelfProgram: String? = nil,
+            writesForwardRules: Bool = false
         ) {
             self.agentSocket = agentSocket
             self.pinsFile = pinsFile
             self.publicKeyFiles = publicKeyFiles
             self.refused = refused
             self.userConfig = userConfig
+            self.sshelfProgram = sshelfProgram
+            self.writesForwardRules = writesForwardRules
         }
     }
 
@@ -84,6 +92,7 @@ public enum SSHConfigEmitter {
             # keys in sshelf's vault are served by the sshelf agent (sshelf agent start).
 
             """
+        out += unlockGuard(input, bridge: bridge)
         write(input, bridge: bridge, into: &out)
         out += agentCheck(input, bridge: bridge)
         return out
@@ -266,7 +275,10 @@ public enum SSHConfigEmitter {
                 out += text
             }
         }
-        let rules = context.rulesByHost[host.id] ?? []
+        // The bridge leaves sshelf's forward rules to sshelf (it runs them: `forward start|up`, the TUI); written here
+        // they would make every `ssh HOST` bind the same ports ("Address already in use"). Forwards the user's own
+        // lines give (kept options, the user's file) stay as written.
+        let rules = bridge.map { !$0.writesForwardRules } == true ? [] : context.rulesByHost[host.id] ?? []
         // An export writes the defaults as `Host PATTERN` blocks after the hosts: a forward such a block gives this
         // host is written there only, the user's way (ssh reads `19999` and `127.0.0.1:19999` as two forwards).
         let patternForwards: Set<ForwardSpec> =
