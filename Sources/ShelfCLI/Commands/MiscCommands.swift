@@ -66,6 +66,7 @@ enum MiscCommands {
             try store.problems()
             + leftovers.problems(hosts: hosts, identities: try store.identities())
             + BridgeTransparencyCheck(bridge: bridge).problems(hosts: hosts)
+            + UserConfigSource(bridge: bridge).problems(store: store)
         if call.flag("json") {
             struct View: Encodable { var kind: String; var recordID: String; var message: String; var fix: String? }
             context.print(
@@ -82,6 +83,19 @@ enum MiscCommands {
                 problems.map { problem in
                     "\(Display.safe(problem.message))\n" + (problem.fix.map { "  fix: \(Display.safe($0))\n" } ?? "")
                 }.joined())
+        }
+        if !call.flag("json"), let origins = UserConfigSource(bridge: bridge).origins(hosts: hosts) {
+            // Where ssh takes each host's settings from (docs/SSH.md, "One source of truth per host").
+            var lines = "where ssh takes each host's settings from (\(origins.file) includes the ssh_config bridge):\n"
+            if !origins.fromFile.isEmpty {
+                lines +=
+                    "  \(origins.file), sshelf adding its vault key, pin and unlock: "
+                    + origins.fromFile.map(Display.safe).joined(separator: ", ") + "\n"
+            }
+            if !origins.fromSshelf.isEmpty {
+                lines += "  sshelf (the bridge): " + origins.fromSshelf.map(Display.safe).joined(separator: ", ") + "\n"
+            }
+            context.output(lines)
         }
         return problems.isEmpty ? 0 : 4
     }
