@@ -66,8 +66,10 @@ final class SSHConfigHostLinesTests: XCTestCase {
                 """), text)
         // sshelf's forward rules are sshelf's to run: the bridge writes none (the user's file gives its own).
         XCTAssertFalse(text.contains("Forward"), text)
-        XCTAssertTrue(text.contains("Host db1\n    HostName 10.0.0.2\n    ProxyCommand ssh -W %h:%p bastion\n"), text)
+        // The user's file defines db1 and gives its jump (a ProxyCommand): that decides, the bridge yields.
+        XCTAssertTrue(text.contains("Host db1\n    HostName 10.0.0.2\n\n"), text)
         XCTAssertFalse(text.contains("ProxyJump"), text)
+        XCTAssertFalse(text.contains("ProxyCommand"), text)
         // Not included by the user's file: the bridge is read alone and writes everything its own way.
         let alone = SSHConfigEmitter.emitBridge(
             input,
