@@ -1,8 +1,8 @@
 // AgentUnlockGuard: `sshelf agent ensure-unlocked HOST [SOCKET]`, the command the ssh_config bridge's `Match exec`
 // runs before ssh connects to a host whose key only the sshelf agent serves (SSHConfigAgentCheck). It asks the
 // agent whether that key can be signed with now; when its vault class is locked it asks for the vault passphrase
-// where the user is — the terminal ssh runs in (/dev/tty: ssh gives the command /dev/null as stdin), or
-// SSH_ASKPASS by OpenSSH's own rules (no terminal and a display, or SSH_ASKPASS_REQUIRE=force) — and hands it to
+// where the user is — the terminal ssh runs in (/dev/tty: ssh gives the command /dev/null as stdin), an open sshelf
+// TUI (its passphrase dialog, through the confirm socket), or SSH_ASKPASS by OpenSSH's own rules (no terminal and a display, or SSH_ASKPASS_REQUIRE=force) — and hands it to
 // the agent as `ssh-add -X` does, so the agent's tries and back-off hold (UnlockBackoff). Exit 1 lets ssh go on;
 // exit 0 (nothing could ask, the passphrase was not given, the agent is not running) matches the bridge's block
 // that ends ssh quietly, after the one line printed here says what to run.
@@ -23,7 +23,7 @@ enum AgentUnlockGuard {
         summary: "before ssh connects (the ssh_config bridge runs it): ask for the vault passphrase if HOST's key is locked",
         details: """
             Run by the ssh_config bridge's Match exec for the hosts whose key is in the vault. Asks on the terminal \
-            ssh runs in, else through SSH_ASKPASS (OpenSSH's rules: no terminal and a display, or \
+            ssh runs in, else in an open sshelf TUI, else through SSH_ASKPASS (OpenSSH's rules: no terminal and a display, or \
             SSH_ASKPASS_REQUIRE=force); with ssh -o BatchMode=yes, or nothing to ask with, it prints what to run. \
             Exits 1 when ssh may go on, 0 when the bridge should end ssh (the line printed says why).
             """,
@@ -35,6 +35,8 @@ enum AgentUnlockGuard {
 
     /// Wrong passphrases before giving up (as `connect` asks on the terminal).
     static let tries = 3
+    /// How long an open TUI's dialog may take to be answered.
+    static let tuiDeadline: Duration = .seconds(120)
     static let goOn: Int32 = 1
     static let stop: Int32 = 0
 
@@ -72,6 +74,15 @@ enum AgentUnlockGuard {
             asker = { askpass.ask(prompt) }
         } else if !batch, AgentCommands.hasTerminal {
             asker = { try? SecretInput(fd: nil, option: "passphrase-fd").read(prompt: prompt) }
+        } else if !batch,
+            let answered = ConfirmChannel.askUnlock(
+                "ssh to \(shown) needs key '\(key)', which the vault keeps locked.", locations: context.locations,
+                deadline: .now + tuiDeadline)
+        {
+            // An open TUI asked in its own dialog and handed the passphrase to the agent itself.
+            if answered { return goOn }
+            line("the vault stayed locked (not unlocked in the sshelf TUI): " + locked)
+            return stop
         } else if let askpass, askpass.allowed {
             asker = { askpass.ask(prompt) }
         } else {

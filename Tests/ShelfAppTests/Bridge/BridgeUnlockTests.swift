@@ -147,4 +147,39 @@ final class BridgeUnlockTests: XCTestCase {
         XCTAssertEqual(cancelled.status, 255)
         XCTAssertEqual(cancelled.stderr, "sshelf: no passphrase given: " + lockedLine.dropFirst("sshelf: ".count))
     }
+
+    func testWithoutATerminalAnOpenTUIAsksInADialog() throws {
+        let (world, server) = try lockedWorld()
+        let tui = try Tmux(home: world.home, columns: 160, rows: 30)
+        try tui.waitFor(text: "1 host")
+        // ssh with no controlling terminal (setsid), as git run by an editor: the open TUI asks.
+        let finished = expectation(description: "ssh ended")
+        let outcome = Locked<CLIResult?>(nil)
+        DispatchQueue.global().async {
+            outcome.set(
+                try? world.tool(
+                    TestTool.setsid.path, ["-w", TestTool.ssh.path, "-F", world.userConfig, "db1", "echo", "tui-ok"]))
+            finished.fulfill()
+        }
+        try tui.waitFor(text: "ssh to db1 needs key 'vaultkey', which the vault keeps locked.")
+        try tui.type(passphrase)
+        try tui.send("Enter")
+        wait(for: [finished], timeout: Deadline.standard)
+        let result = try XCTUnwrap(outcome.value)
+        XCTAssertExit(result, 0)
+        XCTAssertEqual(result.stdout, "tui-ok\n")
+        XCTAssertTrue(server.log.contains("Accepted publickey"), server.log)
+        try tui.waitFor(text: "vault unlocked: ssh goes on")
+        try tui.send("q")
+        XCTAssertEqual(try tui.waitForExit(), 0)
+    }
+}
+
+/// A value set on one thread and read on another.
+private final class Locked<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Value
+    init(_ value: Value) { stored = value }
+    func set(_ value: Value) { lock.withLock { stored = value } }
+    var value: Value { lock.withLock { stored } }
 }
