@@ -33,7 +33,8 @@ enum TUIUnlockForSSH {
             mailbox.post(
                 .notify(
                     unlocked
-                        ? Notice("vault unlocked: ssh goes on") : Notice("the vault stays locked: ssh was stopped", isError: true)))
+                        ? Notice("vault unlocked: ssh goes on")
+                        : Notice("the vault stays locked: ssh was stopped", isError: true)))
         }
     }
 }

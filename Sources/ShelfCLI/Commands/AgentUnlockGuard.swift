@@ -2,8 +2,9 @@
 // runs before ssh connects to a host whose key only the sshelf agent serves (SSHConfigAgentCheck). It asks the
 // agent whether that key can be signed with now; when its vault class is locked it asks for the vault passphrase
 // where the user is — the terminal ssh runs in (/dev/tty: ssh gives the command /dev/null as stdin), an open sshelf
-// TUI (its passphrase dialog, through the confirm socket), or SSH_ASKPASS by OpenSSH's own rules (no terminal and a display, or SSH_ASKPASS_REQUIRE=force) — and hands it to
-// the agent as `ssh-add -X` does, so the agent's tries and back-off hold (UnlockBackoff). Exit 1 lets ssh go on;
+// TUI (its passphrase dialog, through the confirm socket), or SSH_ASKPASS by OpenSSH's own rules (no terminal and a
+// display, or SSH_ASKPASS_REQUIRE=force) — and hands it to the agent as `ssh-add -X` does, so the agent's tries and
+// back-off hold (UnlockBackoff). Exit 1 lets ssh go on;
 // exit 0 (nothing could ask, the passphrase was not given, the agent is not running) matches the bridge's block
 // that ends ssh quietly, after the one line printed here says what to run.
 import FoundationEssentials
@@ -20,11 +21,13 @@ import Glibc
 enum AgentUnlockGuard {
     static let command = CommandSpec(
         path: ["agent", "ensure-unlocked"],
-        summary: "before ssh connects (the ssh_config bridge runs it): ask for the vault passphrase if HOST's key is locked",
+        summary:
+            "before ssh connects (the ssh_config bridge runs it): ask for the vault passphrase if HOST's key is locked",
         details: """
             Run by the ssh_config bridge's Match exec for the hosts whose key is in the vault. Asks on the terminal \
-            ssh runs in, else in an open sshelf TUI, else through SSH_ASKPASS (OpenSSH's rules: no terminal and a display, or \
-            SSH_ASKPASS_REQUIRE=force); with ssh -o BatchMode=yes, or nothing to ask with, it prints what to run. \
+            ssh runs in, else in an open sshelf TUI, else through SSH_ASKPASS (OpenSSH's rules: no terminal and a \
+            display, or SSH_ASKPASS_REQUIRE=force); with ssh -o BatchMode=yes, or nothing to ask with, it prints \
+            what to run. \
             Exits 1 when ssh may go on, 0 when the bridge should end ssh (the line printed says why).
             """,
         arguments: [
@@ -129,8 +132,9 @@ struct Askpass {
         guard CloseOnExec.pipe(&fds) == 0 else { return nil }
         let null = open("/dev/null", O_RDWR | O_CLOEXEC)
         defer { if null >= 0 { close(null) } }
-        guard case .success(let pid) = ChildProcess.spawn(
-            [path, prompt], stdin: null >= 0 ? null : fds[0], stdout: fds[1], stderr: 2)
+        guard
+            case .success(let pid) = ChildProcess.spawn(
+                [path, prompt], stdin: null >= 0 ? null : fds[0], stdout: fds[1], stderr: 2)
         else {
             close(fds[0])
             close(fds[1])

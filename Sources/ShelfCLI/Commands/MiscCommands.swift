@@ -20,7 +20,10 @@ enum MiscCommands {
                 + "of the ssh_config bridge an import took in as host options (--fix takes those out). When "
                 + "~/.ssh/config includes the bridge, every host that file defines too is resolved by ssh -G with and "
                 + "without the bridge, and each option the two disagree on is named (apart from the agent, key and "
-                + "pin settings the bridge adds). Exit code 4 when anything is found.",
+                + "pin settings the bridge adds), and so is sshelf's own HostName, User or Port where it differs from "
+                + "the file (the file decides for the hosts it defines). When ~/.ssh/config changed since it was last "
+                + "imported, check says so and offers the re-import; it ends with where ssh takes each host's "
+                + "settings from. Exit code 4 when anything is found.",
             options: [
                 .flag("json", "print JSON for scripts"),
                 .flag(

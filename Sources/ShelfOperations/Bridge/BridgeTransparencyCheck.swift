@@ -93,7 +93,9 @@ public struct BridgeTransparencyCheck: Sendable {
     }
 
     /// sshelf's hostname, user and port for `host` against ssh's answer from the user's file alone.
-    static func sshelfDiffers(_ host: ShelfCore.Host, file: [String: [String]]) -> [(key: String, sshelf: String, file: String)] {
+    static func sshelfDiffers(_ host: ShelfCore.Host, file: [String: [String]]) -> [(
+        key: String, sshelf: String, file: String
+    )] {
         var differs: [(key: String, sshelf: String, file: String)] = []
         func compare(_ key: String, _ mine: String) {
             guard let theirs = file[key]?.first, theirs.lowercased() != mine.lowercased() else { return }
@@ -119,18 +121,19 @@ public struct BridgeTransparencyCheck: Sendable {
                 fix: "sshelf import ssh-config takes the file's values in (or change the file: for a host it "
                     + "defines, the file decides what ssh uses)")
         }
-        return stale + found.filter { !$0.options.isEmpty }.map { found in
-            let options = found.options.map { option in
-                "\(option.key) \(Self.values(option.with)) (without the bridge: \(Self.values(option.without)))"
+        return stale
+            + found.filter { !$0.options.isEmpty }.map { found in
+                let options = found.options.map { option in
+                    "\(option.key) \(Self.values(option.with)) (without the bridge: \(Self.values(option.without)))"
+                }
+                return ModelProblem(
+                    kind: .bridgeDisagrees, recordID: found.hostID,
+                    message: "host '\(found.name)': ssh reads it differently with the ssh_config bridge "
+                        + "than from \(configPath) alone: \(options.joined(separator: "; "))",
+                    fix: "sshelf check --fix writes the bridge anew for \(configPath) as it is now; if they "
+                        + "still disagree, make sshelf and that file agree (sshelf edit \(found.name) …, or take "
+                        + "its block out of the file: the bridge has it)")
             }
-            return ModelProblem(
-                kind: .bridgeDisagrees, recordID: found.hostID,
-                message: "host '\(found.name)': ssh reads it differently with the ssh_config bridge "
-                    + "than from \(configPath) alone: \(options.joined(separator: "; "))",
-                fix: "sshelf check --fix writes the bridge anew for \(configPath) as it is now; if they "
-                    + "still disagree, make sshelf and that file agree (sshelf edit \(found.name) …, or take "
-                    + "its block out of the file: the bridge has it)")
-        }
     }
 
     static func values(_ values: [String]) -> String {

@@ -70,4 +70,3 @@ public struct UserConfigSource: Sendable {
         return (include.configPath, fromFile, fromSshelf)
     }
 }
-

@@ -46,7 +46,8 @@ final class BridgeSourceOfTruthTests: XCTestCase {
         XCTAssertExit(changed, 4)
         XCTAssertTrue(changed.stdout.contains("\(config) changed since sshelf last imported it"), changed.stdout)
         XCTAssertTrue(
-            changed.stdout.contains("host 'web2': ssh takes its settings from \(config), which says port 2202 (sshelf: 2201)"),
+            changed.stdout.contains(
+                "host 'web2': ssh takes its settings from \(config), which says port 2202 (sshelf: 2201)"),
             changed.stdout)
         XCTAssertTrue(changed.stdout.contains("fix: sshelf import ssh-config"), changed.stdout)
         XCTAssertExit(try home.run("import", "ssh-config"), 0)

@@ -233,7 +233,8 @@ final class BridgeTransparencyTests: XCTestCase {
                     + "alone: user carol (without the bridge: dave)"),
             stale.stdout)
         XCTAssertTrue(stale.stdout.contains("fix: sshelf check --fix writes the bridge anew"), stale.stdout)
-        XCTAssertTrue(stale.stdout.contains("\(home.home)/.ssh/config changed since sshelf last imported it"), stale.stdout)
+        XCTAssertTrue(
+            stale.stdout.contains("\(home.home)/.ssh/config changed since sshelf last imported it"), stale.stdout)
         XCTAssertExit(try home.run("check", "--fix"), 4)
         let fixed = try home.run("check")
         XCTAssertFalse(fixed.stdout.contains("ssh reads it differently"), fixed.stdout)
@@ -265,7 +266,8 @@ final class BridgeTransparencyTests: XCTestCase {
         XCTAssertExit(try home.run("check"), 0)
         let resolved = try Shell.run(TestTool.ssh.path, ["-F", home.home + "/.ssh/config", "-G", "web1"])
         XCTAssertEqual(
-            resolved.split(separator: "\n").filter { $0.hasPrefix("localforward ") }, ["localforward 18080 [localhost]:80"],
+            resolved.split(separator: "\n").filter { $0.hasPrefix("localforward ") },
+            ["localforward 18080 [localhost]:80"],
             resolved)
         XCTAssertExit(try home.run("ssh-config", "uninstall"), 0)
         XCTAssertExit(try home.run("check"), 0)
