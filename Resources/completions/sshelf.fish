@@ -110,6 +110,7 @@ complete -c sshelf -n '__fish_seen_subcommand_from run' -l canary -r -d 'run on 
 complete -c sshelf -n '__fish_seen_subcommand_from run' -l timeout -r -d 'connect timeout per host and address (default 10)'
 complete -c sshelf -n '__fish_seen_subcommand_from run' -l command-timeout -r -d 'cut a command that runs longer than this (default 600)'
 complete -c sshelf -n '__fish_seen_subcommand_from run' -l json -d 'print one JSON object a line per host (name, outcome, exit status, stdout, stderr, times)'
+complete -c sshelf -n '__fish_seen_subcommand_from run' -l raw -d 'print the hosts\' output byte for byte even on a terminal (escape sequences included; without it a terminal is shown them as ^[ and <U+009B>, and a file or pipe gets them raw)'
 complete -c sshelf -n '__fish_seen_subcommand_from run' -l yes -s y -d 'go ahead without the typed confirmation a large or protected run asks for'
 complete -c sshelf -n '__fish_seen_subcommand_from run' -l accept-new -d 'accept and pin the host key of hosts never seen before (never a changed key)'
 complete -c sshelf -n '__fish_seen_subcommand_from run' -l passphrase-fd -r -d 'read the vault passphrase from descriptor N when a credential the login needs is locked (for scripts; never argv or env)'

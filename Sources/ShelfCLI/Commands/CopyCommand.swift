@@ -157,7 +157,7 @@ enum CopyCommand {
             "cp \(options.recursive ? "-r " : "")\(options.preserve ? "-p " : "")"
             + call.arguments.joined(separator: " ")
         try session.finish(summary, fleet: fleet, what: "copy", item: FleetLog.commandHash(description))
-        for result in summary.results { context.output(CopyReport.line(result) + "\n") }
+        for result in FleetReport.ordered(summary.results) { context.output(CopyReport.line(result) + "\n") }
         if summary.results.count > 1 || summary.interrupts > 0 {
             context.output(FleetReport.summaryLine(summary) + "\n")
         }

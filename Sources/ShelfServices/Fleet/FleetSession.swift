@@ -157,7 +157,7 @@ public final class FleetSession: @unchecked Sendable {
             try store.write { store in
                 for result in summary.results {
                     guard let outcome = result.connectOutcome else { continue }
-                    let reached = result.outcome == .succeeded || result.outcome == .failed
+                    let reached = [.succeeded, .failed, .connectionLost].contains(result.outcome)
                     try ConnectPlan.record(outcome, target: reached ? result.hostID : nil, store: store)
                 }
             }
