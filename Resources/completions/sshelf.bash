@@ -40,7 +40,7 @@ _sshelf() {
         export) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "ssh-config" -- "$cur")); return; fi ;;
         ssh-config) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "write install uninstall defaults" -- "$cur")); return; fi ;;
         vault) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "init status unlock lock passwd list rm audit export import set-password set-class verify" -- "$cur")); return; fi ;;
-        agent) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "start stop status" -- "$cur")); return; fi ;;
+        agent) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "start stop status ensure-unlocked" -- "$cur")); return; fi ;;
         log) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "verify" -- "$cur")); return; fi ;;
         sync) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "enable invite join status now devices revoke rename conflicts conflicts disable" -- "$cur")); return; fi ;;
     esac
@@ -157,6 +157,7 @@ _sshelf() {
         "agent start") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--print-env --confirm-timeout --unlock --passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "agent stop") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;
         "agent status") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "agent ensure-unlocked") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "log") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --since --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "log verify") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "sync enable") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--folder --git --credentials --yes --accept-no-passphrase --passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;

@@ -67,7 +67,13 @@ public final class TUIApp {
             terminal.stop()
             if let handedOver { context.errorOutput(handedOver) }
         }
-        agentQuestions = TUIConfirmListener(locations: context.locations, mailbox: mailbox)
+        let (vault, prompts, mailbox, locations) = (self.vault, login.prompts, self.mailbox, context.locations)
+        agentQuestions = TUIConfirmListener(
+            locations: context.locations, mailbox: mailbox,
+            onUnlock: { question, answer in
+                TUIUnlockForSSH.ask(
+                    question, vault: vault, prompts: prompts, mailbox: mailbox, locations: locations, answer: answer)
+            })
         defer { agentQuestions?.stop() }
         let size = terminal.size
         state = UIState(rows: size.rows, columns: size.columns, symbols: terminal.symbols, now: Date())

@@ -97,6 +97,8 @@ enum ImportExportCommands {
             return dry.failed ? 4 : 0
         }
         releaseElsewhere(consume resolved)
+        // ~/.ssh/config as imported now: `check` says when it changes after this (UserConfigSource).
+        try UserConfigSource(bridge: SSHConfigBridge(workspace: context.workspace)).recordImport(of: path, store: store)
         let report = text?.value ?? summary.text(path: path, dryRun: false)
         context.output(report)
         let failed = !summary.failures.isEmpty

@@ -67,7 +67,7 @@ public struct SSHConfigBridge: Sendable {
             ? UserSSHConfig.hostLines(home: workspace.homeDirectory, own: locations.configDirectory) : nil
         let bridge = SSHConfigEmitter.Bridge(
             agentSocket: locations.agentSocket, pinsFile: pinsPath, publicKeyFiles: keys,
-            refused: refused, userConfig: userConfig)
+            refused: refused, userConfig: userConfig, sshelfProgram: workspace.program)
         let text = SSHConfigEmitter.emitBridge(input, bridge: bridge, generatedBy: "sshelf")
         let changed = try replaceIfChanged(path, Data(text.utf8), check: checkReadable)
         return Written(hosts: input.hosts.count, changed: changed, refused: refused)
