@@ -110,6 +110,10 @@ enum CopyCommand {
         let settings = FleetRun.Settings(
             parallel: try FleetCommand.count(call, "parallel", default: FleetRun.Settings.defaultParallel))
         let session = try FleetSession(call: call, store: store, context: context, by: "cp")
+        let description =
+            "cp \(options.recursive ? "-r " : "")\(options.preserve ? "-p " : "")"
+            + call.arguments.joined(separator: " ")
+        try session.begin(fleet, what: "copy", item: FleetLog.commandHash(description))
         let copied = ByteCount()
         let summary = session.run(
             fleet, settings: settings, options: connect, json: false,
@@ -131,9 +135,6 @@ enum CopyCommand {
                 result.note = "copied \(copy.files) file\(copy.files == 1 ? "" : "s"), \(Bytes.text(copy.bytes))"
             }
         }
-        let description =
-            "cp \(options.recursive ? "-r " : "")\(options.preserve ? "-p " : "")"
-            + call.arguments.joined(separator: " ")
         try session.finish(summary, fleet: fleet, what: "copy", item: FleetLog.commandHash(description))
         for result in summary.results {
             let line =
