@@ -110,7 +110,8 @@ final class PrivateDirectoryTests: XCTestCase {
         XCTAssertEqual(mode(home + "/sshelf"), 0o700)
         // The same link planted by another uid in a shared folder is not followed.
         XCTAssertEqual(lchown(root + "/home", other, gid_t.max), 0)
-        let message = refusal { try PrivateFiles.ensureDirectory(root + "/home/sshelf2", within: root + "/home/sshelf2") }
+        let folder = root + "/home/sshelf2"
+        let message = refusal { try PrivateFiles.ensureDirectory(folder, within: folder) }
         XCTAssertTrue(message.contains("\(root)/home is a symbolic link owned by uid \(other)"), message)
         XCTAssertNil(mode(home + "/sshelf2"))
     }

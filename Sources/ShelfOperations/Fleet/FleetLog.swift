@@ -47,8 +47,8 @@ public enum FleetLog {
             what: what + " started", item: item, by: by, host: hosts.joined(separator: ","), detail: detail)
     }
 
-    /// The entry when the run ends: `what` run (or copy), `item` the command's hash, `host` every resolved host, `detail` the targets
-    /// as typed and `NAME FINGERPRINT OUTCOME[=STATUS]` per host.
+    /// The entry when the run ends: `what` run (or copy), `item` the command's hash, `host` every resolved host,
+    /// `detail` the targets as typed and `NAME FINGERPRINT OUTCOME[=STATUS]` per host.
     public static func entry(
         by: String, what: String, item: String, targets: [String],
         results: [FleetHostResult]
