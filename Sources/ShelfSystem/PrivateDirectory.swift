@@ -14,11 +14,12 @@ public enum PrivateDirectory {
     /// Opens `path` as a folder only this uid can use, making what is missing, and returns an O_PATH descriptor of
     /// it (for `*at` calls and `path(of:)`): the caller closes it.
     ///
-    /// `root` is where sshelf's own part starts (a DataLocations folder; `path` itself when nil): every component
-    /// from it down must be a real folder (not a link), owned by this uid, and is made 0700. Above it (HOME,
-    /// XDG_RUNTIME_DIR, ~/.config linked to a dotfiles checkout) links are followed, but only a link owned by this
-    /// uid or root: one another user planted in a shared folder is refused there too. Folders this call makes are
-    /// 0700 wherever they are.
+    /// `root` is where sshelf's own part starts (a DataLocations folder; `path` itself when nil). The folder `root`
+    /// names and every one below it must be owned by this uid and is made 0700; below it (`warm`, `agent`,
+    /// `keys`: folders sshelf makes) a link is refused whoever owns it. `root` itself and the folders above it
+    /// (HOME, XDG_RUNTIME_DIR, ~/.config linked to a dotfiles checkout) may be links, followed only when this uid
+    /// or root owns the link: one another user planted in a shared folder (/tmp/sshelf) is refused. Folders this
+    /// call makes are 0700 wherever they are.
     public static func open(_ path: String, within root: String? = nil) throws(FileSystemError) -> Int32 {
         let components = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         let rootCount = root.flatMap { prefixCount(of: $0, in: path) } ?? components.count
@@ -30,10 +31,12 @@ public enum PrivateDirectory {
         for (index, name) in components.enumerated() {
             walked += "/" + name
             if name == "." { continue }
-            let strict = index + 1 >= max(1, rootCount)
+            // At or below the root: ours (owner checked, 0700); strictly below it: no link either.
+            let ours = index + 1 >= max(1, rootCount) && name != ".."
+            let noLink = index + 1 > max(1, rootCount) && name != ".."
             let child: Int32
             do throws(FileSystemError) {
-                child = try step(parent, name, at: walked, strict: strict && name != "..")
+                child = try step(parent, name, at: walked, ours: ours, noLink: noLink)
             } catch {
                 close(parent)
                 throw error
@@ -53,8 +56,8 @@ public enum PrivateDirectory {
     }
 
     /// Opens (making it when missing) one component below `parent`.
-    private static func step(_ parent: Int32, _ name: String, at path: String, strict: Bool) throws(FileSystemError)
-        -> Int32
+    private static func step(_ parent: Int32, _ name: String, at path: String, ours: Bool, noLink: Bool)
+        throws(FileSystemError) -> Int32
     {
         var created = false
         var fd = PrivateFiles.retrying { openat(parent, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
@@ -67,10 +70,10 @@ public enum PrivateDirectory {
             fd = PrivateFiles.retrying { openat(parent, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
         }
         if fd < 0 && (errno == ELOOP || errno == ENOTDIR) {
-            fd = try throughLink(parent, name, at: path, strict: strict)
+            fd = try throughLink(parent, name, at: path, noLink: noLink)
         }
         guard fd >= 0 else { throw FileSystemError(path: path, operation: "open directory", code: errno) }
-        guard strict || created else { return fd }
+        guard ours || created else { return fd }
         var info = stat()
         guard fstat(fd, &info) == 0 else {
             let code = errno
@@ -95,9 +98,9 @@ public enum PrivateDirectory {
         return fd
     }
 
-    /// `name` is not a folder opened without following: a link, or something else. A link is refused in sshelf's
-    /// own part, and above it unless this uid or root owns it (another user's link in a shared folder).
-    private static func throughLink(_ parent: Int32, _ name: String, at path: String, strict: Bool)
+    /// `name` is not a folder opened without following: a link, or something else. A link is refused below
+    /// sshelf's root, and elsewhere unless this uid or root owns it (another user's link in a shared folder).
+    private static func throughLink(_ parent: Int32, _ name: String, at path: String, noLink: Bool)
         throws(FileSystemError) -> Int32
     {
         var info = stat()
@@ -107,7 +110,7 @@ public enum PrivateDirectory {
         guard (info.st_mode & S_IFMT) == S_IFLNK else {
             throw FileSystemError(path: path, operation: "use as a directory", code: ENOTDIR)
         }
-        if strict {
+        if noLink {
             throw FileSystemError(
                 path: path, operation: "use", code: ELOOP,
                 reason: "\(path) is a symbolic link (owned by \(user(info.st_uid))): sshelf does not follow links "
@@ -118,7 +121,8 @@ public enum PrivateDirectory {
             throw FileSystemError(
                 path: path, operation: "use", code: EPERM,
                 reason: "\(path) is a symbolic link owned by \(user(info.st_uid)), not by you or root: sshelf does not "
-                    + "follow it; remove it, or point XDG_RUNTIME_DIR (or SSHELF_HOME) at a folder only you can write")
+                    + "follow it, as another user may have planted it; remove it (rm \(path)), or point "
+                    + "XDG_RUNTIME_DIR (or SSHELF_HOME) at a folder only you can write")
         }
         return PrivateFiles.retrying { openat(parent, name, O_PATH | O_DIRECTORY | O_CLOEXEC) }
     }

@@ -1,7 +1,8 @@
 // PrivateDirectoryTests: sshelf's private folders made and opened without following links, on real folders — a
-// link where sshelf's part starts or below it refused whoever owns it, a folder of another uid refused with its
-// owner named, another uid's link above sshelf's part refused and the user's own followed, the folder a refused
-// link points at left as it was (mode asserted), folders made 0700 whatever the umask.
+// link below where sshelf's part starts refused whoever owns it, one where it starts unless it is the user's own,
+// a folder of another uid refused with its owner named, another uid's link above sshelf's part refused and the
+// user's own followed, the folder a refused link points at left as it was (mode asserted), folders made 0700
+// whatever the umask.
 import Foundation
 import ShelfSystem
 import TestSupport
@@ -69,19 +70,17 @@ final class PrivateDirectoryTests: XCTestCase {
     func testALinkInSshelfsPartIsRefusedAndItsTargetLeftAsItWas() throws {
         let other = try otherUID()
         let target = try victim()
-        // `run` (where sshelf's part starts) a link, then `run/warm` a link, each owned by another uid and by us.
-        for linkOwner in [other, geteuid()] {
-            for (link, folder) in [("/run", "/run/warm"), ("/run/warm", "/run/warm")] {
-                try? FileManager.default.removeItem(atPath: root + "/run")
-                if link != "/run" { XCTAssertEqual(mkdir(root + "/run", 0o700), 0) }
-                XCTAssertEqual(symlink(target, root + link), 0)
-                XCTAssertEqual(lchown(root + link, linkOwner, gid_t.max), 0)
-                let message = refusal { try PrivateFiles.ensureDirectory(root + folder, within: root + "/run") }
-                XCTAssertTrue(message.contains("\(root + link) is a symbolic link"), message)
-                XCTAssertTrue(message.contains("rm \(root + link)"), "it says what to do: \(message)")
-                XCTAssertEqual(mode(target), 0o755, "the folder the link points at keeps its mode")
-                XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: target), [], "nothing made in it")
-            }
+        // `run` (where sshelf's part starts) a link of another uid's; `run/warm` a link, whoever owns it.
+        for (link, linkOwner) in [("/run", other), ("/run/warm", other), ("/run/warm", geteuid())] {
+            try? FileManager.default.removeItem(atPath: root + "/run")
+            if link != "/run" { XCTAssertEqual(mkdir(root + "/run", 0o700), 0) }
+            XCTAssertEqual(symlink(target, root + link), 0)
+            XCTAssertEqual(lchown(root + link, linkOwner, gid_t.max), 0)
+            let message = refusal { try PrivateFiles.ensureDirectory(root + "/run/warm", within: root + "/run") }
+            XCTAssertTrue(message.contains("\(root + link) is a symbolic link"), message)
+            XCTAssertTrue(message.contains("rm \(root + link)"), "it says what to do: \(message)")
+            XCTAssertEqual(mode(target), 0o755, "the folder the link points at keeps its mode")
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: target), [], "nothing made in it")
         }
     }
 
@@ -104,6 +103,13 @@ final class PrivateDirectoryTests: XCTestCase {
         let other = try otherUID()
         let home = root + "/real-home"
         XCTAssertEqual(mkdir(home, 0o755), 0)
+        // sshelf's own folder a link the user made (to keep it elsewhere): followed, the folder behind it ours.
+        let elsewhere = root + "/elsewhere"
+        XCTAssertEqual(mkdir(elsewhere, 0o755), 0)
+        XCTAssertEqual(symlink(elsewhere, root + "/run"), 0)
+        try PrivateFiles.ensureDirectory(root + "/run/warm", within: root + "/run")
+        XCTAssertEqual(mode(elsewhere), 0o700)
+        XCTAssertEqual(mode(elsewhere + "/warm"), 0o700)
         // ~/.config linked to a dotfiles checkout: followed, sshelf's folder made in the checkout.
         XCTAssertEqual(symlink(home, root + "/home"), 0)
         try PrivateFiles.ensureDirectory(root + "/home/sshelf", within: root + "/home/sshelf")

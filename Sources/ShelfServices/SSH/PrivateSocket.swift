@@ -71,18 +71,22 @@ public enum PrivateSocket {
     public static func listen(at path: String, directory: String, within root: String, backlog: Int32 = 16) throws
         -> (Int32, ino_t)
     {
-        let folder = try PrivateDirectory.open(directory, within: root)
-        defer { close(folder) }
         let name = path.lastPathPart
         let temporary = name + ".\(getpid()).tmp"
+        // Clients connect by the path itself: one too long for a unix socket is refused here, not left unreachable.
+        guard address(directory + "/" + temporary) != nil else {
+            throw ShelfError(
+                .failure, "the socket path \(directory)/\(temporary) is too long for a unix socket",
+                hint: "use a shorter XDG_RUNTIME_DIR (or SSHELF_HOME)")
+        }
+        let folder = try PrivateDirectory.open(directory, within: root)
+        defer { close(folder) }
         // The folder's /proc name reaches the folder checked even if its path was swapped since; without /proc,
         // its path (whose sshelf part no other uid can change).
         let base = PrivateDirectory.path(of: folder) ?? directory
         unlinkat(folder, temporary, 0)
         guard var address = address(base + "/" + temporary) else {
-            throw ShelfError(
-                .failure, "the socket path \(directory)/\(temporary) is too long for a unix socket",
-                hint: "use a shorter XDG_RUNTIME_DIR (or SSHELF_HOME)")
+            throw ShelfError(.failure, "the socket path \(base)/\(temporary) is too long for a unix socket")
         }
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw ShelfError(.failure, "socket: \(String(cString: strerror(errno)))") }
