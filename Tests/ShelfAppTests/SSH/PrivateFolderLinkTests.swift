@@ -1,7 +1,7 @@
 // PrivateFolderLinkTests: issue 31's hole 7 end to end — another uid's link or folder where sshelf keeps its runtime,
 // state and config folders (the runtime folder itself, its `warm` and `agent`, the state folder, `config/keys`) is
 // refused with a message naming it, the root-owned folder a link points at keeps its mode, and no socket, log or
-// key file is made outside sshelf's own folders. The suite runs as root; `nobody` is the other uid.
+// key file is made outside sshelf's own folders; also with XDG_RUNTIME_DIR in a folder everyone may write. The suite runs as root; `nobody` is the other uid.
 import Foundation
 import TestSupport
 import XCTest
@@ -94,6 +94,29 @@ final class PrivateFolderLinkTests: XCTestCase {
         XCTAssertNotEqual(result.status, 0, "\(result)")
         XCTAssertTrue(result.stderr.contains("\(home.sshelfHome)/run/agent is a symbolic link"), "\(result)")
         assertUntouched(target)
+    }
+
+    /// The issue's case: XDG_RUNTIME_DIR in a folder everyone may write (as /tmp), where another uid made `sshelf/`
+    /// with `agent` a link to a folder of root's.
+    func testAnotherUidsSshelfFolderInASharedRuntimeDirIsRefused() throws {
+        let other = try otherUID()
+        let home = TempHome()
+        let shared = home.root + "/tmp"
+        XCTAssertEqual(mkdir(shared, 0o1777), 0)
+        XCTAssertEqual(chmod(shared, 0o1777), 0)
+        let target = try victim(home)
+        XCTAssertEqual(mkdir(shared + "/sshelf", 0o755), 0)
+        XCTAssertEqual(chown(shared + "/sshelf", other, gid_t.max), 0)
+        try plant(shared + "/sshelf/agent", to: target)
+        var environment = home.environment
+        environment["SSHELF_HOME"] = nil
+        environment["XDG_RUNTIME_DIR"] = shared
+        let result = try CLI.run(["agent", "start"], environment: environment)
+        defer { _ = try? CLI.run(["agent", "stop"], environment: environment) }
+        XCTAssertNotEqual(result.status, 0, "\(result)")
+        XCTAssertTrue(result.stderr.contains("\(shared)/sshelf is owned by uid \(other)"), "\(result)")
+        assertUntouched(target)
+        XCTAssertEqual(mode(shared + "/sshelf"), 0o755, "another uid's folder is not touched")
     }
 
     func testTheAgentRefusesALinkedStateFolder() throws {
