@@ -1,7 +1,8 @@
 // PrivateFolderLinkTests: issue 31's hole 7 end to end — another uid's link or folder where sshelf keeps its runtime,
 // state and config folders (the runtime folder itself, its `warm` and `agent`, the state folder, `config/keys`) is
 // refused with a message naming it, the root-owned folder a link points at keeps its mode, and no socket, log or
-// key file is made outside sshelf's own folders; also with XDG_RUNTIME_DIR in a folder everyone may write. The suite runs as root; `nobody` is the other uid.
+// key file is made outside sshelf's own folders; also with XDG_RUNTIME_DIR in a folder everyone may write. The
+// suite runs as root; `nobody` is the other uid.
 import Foundation
 import TestSupport
 import XCTest
