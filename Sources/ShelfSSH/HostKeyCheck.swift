@@ -70,8 +70,11 @@ enum HostKeyCheck {
     /// A session kept open (a warm keeper) checks the key its hop proved at login again, against the pins and
     /// known_hosts files as they are now, before each command: a key revoked, changed or no longer known since is
     /// refused as a new login would refuse it (nothing is asked here: the caller's own login asks, if it may).
-    static func recheck(_ key: HostKey, hop: SSHEndpoint, trust: HostKeyTrustStore) throws(SSHError) {
-        switch trust.evaluate(key, host: hop.hostname, port: hop.port, pinned: hop.pinnedHostKey) {
+    static func recheck(_ key: HostKey, hop: SSHEndpoint, trust: HostKeyTrustStore, files: KnownHostsCache)
+        throws(SSHError)
+    {
+        switch trust.evaluate(key, host: hop.hostname, port: hop.port, pinned: hop.pinnedHostKey, load: files.entries)
+        {
         case .trusted:
             return
         case .changed(let known, let source):

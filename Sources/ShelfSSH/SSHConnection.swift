@@ -25,6 +25,8 @@ public final class SSHConnection {
     public internal(set) var outcome = ConnectOutcome()
     /// The host key each hop proved and that was verified, outermost first (`recheckHostKeys`).
     var hostKeys: [HostKey] = []
+    /// The known_hosts files `recheckHostKeys` reads, parsed again only when they change.
+    private let knownHostsFiles = KnownHostsCache()
 
     init() {}
 
@@ -57,7 +59,9 @@ public final class SSHConnection {
         guard hops.count == hostKeys.count else {
             throw SSHError(.invalidConfiguration, "the hops of \(targetName) changed since this session logged in")
         }
-        for (hop, key) in zip(hops, hostKeys) { try HostKeyCheck.recheck(key, hop: hop, trust: trust) }
+        for (hop, key) in zip(hops, hostKeys) {
+            try HostKeyCheck.recheck(key, hop: hop, trust: trust, files: knownHostsFiles)
+        }
     }
 
     /// Disconnects every hop, innermost first, stopping each hop's carrier after its session; safe to call twice.

@@ -28,6 +28,10 @@ final class WarmRevocationTests: XCTestCase {
         XCTAssertEqual(mkdir(folder, 0o777), 0)
         XCTAssertEqual(chmod(folder, 0o777), 0)
         XCTAssertEqual(chmod(world.home.root, 0o755), 0)
+        // A known_hosts with a line of another host's: the keeper has read it (and keeps what it parsed) before the
+        // test adds to it.
+        _ = try world.home.write(
+            "other.example \(try TestKey.generate(.ed25519).publicLine)\n", to: ".ssh/known_hosts")
         XCTAssertExit(try world.home.run("exec", "t", "--persist", "--persist-for", "120", "-n", "--", "true"), 0)
         XCTAssertTrue(world.sshd.waitForLog("Accepted publickey", count: 2), world.sshd.log)
         XCTAssertExit(try world.home.run("exec", "t", "-n", "--", "true"), 0)
@@ -53,9 +57,13 @@ final class WarmRevocationTests: XCTestCase {
 
     func testARevokedKeyStopsAWarmSession() throws {
         let warm = try warmWorld()
-        // The refusal a new login meets, for comparison: the same words through the warm session.
+        // An @revoked line appended to the file the keeper has read (the same inode, a later modification time);
+        // the words expected are a new login's refusal.
         let key = warm.world.sshd.hostPublicKey(.ed25519)
-        _ = try warm.world.home.write("@revoked * \(key)\n", to: ".ssh/known_hosts")
+        let file = try XCTUnwrap(FileHandle(forWritingAtPath: warm.world.home.home + "/.ssh/known_hosts"))
+        try file.seekToEnd()
+        try file.write(contentsOf: Data("@revoked * \(key)\n".utf8))
+        try file.close()
         try assertRefused(warm, saying: "is marked @revoked in ~/.ssh/known_hosts; nothing was sent")
     }
 
