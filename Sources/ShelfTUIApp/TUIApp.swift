@@ -21,6 +21,7 @@ public final class TUIApp {
     private let forwards: ForwardChildren
     private let fleet: TUIFleet
     private let reachability: ReachabilityWorker
+    private let optionCheck: OptionCheckWorker
     /// Nil when the test hook replaces the sync state (then nothing syncs in the background).
     private var sync: BackgroundSync?
     private var watcher: LiveWatcher?
@@ -45,6 +46,7 @@ public final class TUIApp {
         forwards = ForwardChildren(locations: context.locations, mailbox: mailbox, selfPath: SelfProcess.path)
         fleet = TUIFleet(context: context, mailbox: mailbox, prompts: login.prompts)
         reachability = ReachabilityWorker(mailbox: mailbox)
+        optionCheck = OptionCheckWorker(mailbox: mailbox, scratch: context.locations.configDirectory)
         state = UIState()
     }
 
@@ -82,6 +84,7 @@ public final class TUIApp {
             let searchDue = state.search.isRunning && state.catalog.isComplete
             if dirty && !searchDue {
                 reachability.follow(state)
+                optionCheck.follow(state)
                 terminal.draw(Screen.render(state))
                 dirty = false
                 if let benchmark {

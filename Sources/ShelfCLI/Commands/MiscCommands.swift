@@ -66,6 +66,7 @@ enum MiscCommands {
             try store.problems()
             + leftovers.problems(hosts: hosts, identities: try store.identities())
             + BridgeTransparencyCheck(bridge: bridge).problems(hosts: hosts)
+            + bridge.refusedOptionProblems(store)
         if call.flag("json") {
             struct View: Encodable { var kind: String; var recordID: String; var message: String; var fix: String? }
             context.print(
