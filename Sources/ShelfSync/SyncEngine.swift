@@ -81,6 +81,10 @@ public struct SyncEngine {
         let verified = try store.peers().filter { $0.head > 0 || $0.floor > 0 }.map(\.device).filter(
             RemoteLayout.isValidDeviceID)
         let folders = Set(try remote.deviceFolders()).union(verified).subtracting([session.meText]).sorted()
+        // Trust is decided on everything the remote holds before any record is applied, then what it changes about
+        // values taken in earlier runs is undone.
+        try chains.gatherRoster(folders)
+        try taint(session, report: &report)
         while moved && passes < 8 {
             moved = false
             passes += 1
@@ -102,6 +106,8 @@ public struct SyncEngine {
                 // the devices that remain.
                 report.skipped.append(failure.reason)
             case .problem(let failure): report.fail(failure)
+            case .note(let text) where UUID(uuidString: folder).map(session.roster.isDisenrolled) == true:
+                report.warnings.append(text)
             case .note(let text): report.skipped.append(text)
             case .waiting(_, let seq):
                 if session.roster.revoked[session.me] == nil {
@@ -226,22 +232,31 @@ public struct SyncEngine {
         return session
     }
 
-    /// Marks values from revoked devices after their revocation points (once per revocation and point).
+    /// Marks values from revoked devices after their revocation points (once per revocation and point), and every
+    /// value from a device enrolled only by a revoked device after its revocation (point 0: nothing of it counts).
     func taint(_ session: SyncSession, report: inout SyncReport) throws {
-        for (device, revocation) in session.roster.revoked.sorted(by: { $0.key.lowerText < $1.key.lowerText }) {
+        let roster = session.roster
+        var points = roster.revoked.mapValues(\.upTo)
+        for device in roster.disenrolled.keys { points[device] = 0 }
+        for (device, upTo) in points.sorted(by: { $0.key.lowerText < $1.key.lowerText }) {
             let key = "sync.taint." + device.lowerText
-            guard try store.setting(key) != String(revocation.upTo) else { continue }
+            guard try store.setting(key) != String(upTo) else { continue }
             let changed = try store.write { store -> Int in
-                let changed = try store.taint(device: device.lowerText, upTo: revocation.upTo, at: now)
-                try store.setSetting(key, String(revocation.upTo))
+                let changed = try store.taint(device: device.lowerText, upTo: upTo, at: now)
+                try store.setSetting(key, String(upTo))
                 return changed
             }
-            if changed > 0 {
+            guard changed > 0 else { continue }
+            let records = "\(changed) record\(changed == 1 ? "" : "s")"
+            if let member = roster.disenrolled[device] {
+                let enroller = member.addedBy.map { roster.name(of: $0) } ?? "a revoked device"
                 report.warnings.append(
-                    "\(changed) record\(changed == 1 ? "" : "s") held values from \(session.roster.name(of: device)) "
-                        + "written after its revocation; they wait for values from other devices ('sshelf sync "
-                        + "conflicts')"
-                )
+                    "\(records) held values from \(roster.name(of: device)) (\(device.lowerText.prefix(8))), which "
+                        + "\(enroller) enrolled after its revocation; they were undone ('sshelf sync conflicts')")
+            } else {
+                report.warnings.append(
+                    "\(records) held values from \(roster.name(of: device)) written after its revocation; they wait "
+                        + "for values from other devices ('sshelf sync conflicts')")
             }
         }
     }
