@@ -256,7 +256,9 @@ struct PeerChains {
             return .problem(SyncFailure("entry \(seq) from \(name) has a damaged roster section: \(error)"))
         }
         let before = roster.revoked.keys
-        let arrived = try store.write { _ in try session.keep(certificates) }
+        let kept = try store.write { _ in try session.keep(certificates) }
+        // New here: kept now, or kept when the run read this entry ahead (gatherRoster).
+        let arrived = kept + certificates.filter { prefetched.arrived.remove($0.digest) != nil }
         if Set(roster.revoked.keys) != Set(before) { try taint() }
         candidate.notes = arrived.compactMap { certificate in
             guard let naming = certificate.naming, let why = roster.refusedNames[certificate.digest] else { return nil }

@@ -18,6 +18,8 @@ extension PeerChains {
     final class Prefetched {
         static let keepBelow = 4 << 20
         var entries: [String: Entry] = [:]
+        /// Certificates first kept here: the chain pass names the refused ones among them as it reaches their entry.
+        var arrived: Set<[UInt8]> = []
 
         func take(_ folder: String, _ seq: Int64) -> Entry? { entries.removeValue(forKey: "\(folder)/\(seq)") }
     }
@@ -70,6 +72,7 @@ extension PeerChains {
         }
         let counted = ahead.indices.filter { counts[$0] }.flatMap { ahead[$0].certificates }
         guard !counted.isEmpty else { return }
-        _ = try store.write { _ in try session.keep(counted) }
+        let arrived = try store.write { _ in try session.keep(counted) }
+        prefetched.arrived.formUnion(arrived.map(\.digest))
     }
 }

@@ -23,7 +23,8 @@ public struct SyncEngine {
         self.store = store
         self.remote = remote
         self.vault = vault
-        self.deviceName = deviceName
+        // The machine's name, without the characters a device name may not hold (DeviceName).
+        self.deviceName = DeviceName.fitted(deviceName)
         self.now = now
         self.revoke = revoke
     }

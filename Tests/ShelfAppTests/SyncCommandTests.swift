@@ -234,6 +234,11 @@ final class SyncCommandTests: XCTestCase {
         XCTAssertExit(revokedOne, 4)
         XCTAssertTrue(revokedOne.stderr.contains("(\(cID.prefix(8))) was revoked by "), revokedOne.stderr)
         XCTAssertTrue(revokedOne.stderr.contains("a revoked device cannot be renamed"), revokedOne.stderr)
+        // A bidi override (or any control or format character) is refused with the character named.
+        let bidi = try b.run("sync", "rename", "evil\u{202E}txt.exe")
+        XCTAssertExit(bidi, 4)
+        XCTAssertTrue(
+            bidi.stderr.contains("a device name cannot hold U+202E (RIGHT-TO-LEFT OVERRIDE)"), bidi.stderr)
         let renamed = try b.run("sync", "rename", String(bID.prefix(8)), "build-box")
         XCTAssertExit(renamed, 0)
         XCTAssertTrue(renamed.stdout.contains("this device is now 'build-box' in the sync group"), renamed.stdout)
