@@ -2,9 +2,9 @@
 // device syncing against its own view of the remote, files delivered between views shuffled and late, clocks that
 // disagree, a byzantine remote that drops, corrupts, replays and injects files, and sometimes a revocation while the
 // revoked device keeps writing and, shown a remote without its revocation, enrolls a device of its own that writes
-// too (issue 31, hole 10: the revocation arriving late relative to that enrollment). Once the remote is honest again and everything is delivered, the devices that
-// remain enrolled end in one state. SSHELF_CONVERGENCE_SCHEDULES sets how many schedules run (`make bench` runs
-// 1,000).
+// too (issue 31, hole 10: the revocation arriving late relative to that enrollment). Once the remote is honest
+// again and everything is delivered, the devices that remain enrolled end in one state, holding nothing the late
+// device wrote. SSHELF_CONVERGENCE_SCHEDULES sets how many schedules run (`make convergence` runs 1,000).
 import Foundation
 import ShelfCore
 import ShelfStore
