@@ -228,8 +228,11 @@ extension Store {
 
     /// Takes records off the outbox once they are in an entry on the remote — unless they changed again meanwhile
     /// (another process edited them after the entry was built: they stay for the next one).
+    /// `sent` holds each record's newest stamp by this device: another device's later value merged in since (it is
+    /// then the record's newest stamp) is no change of this device's, and must not keep the record here for ever.
     public func clearOutbox(sent: [(RecordKind, UUID, ClockStamp)]) throws {
-        for (kind, id, latest) in sent where try clock(kind, id)?.latest == latest {
+        let me = try deviceID
+        for (kind, id, latest) in sent where try clock(kind, id)?.latest(by: me) ?? .zero <= latest {
             try db.run(
                 "DELETE FROM sync_outbox WHERE kind = ? AND id = ?", [.text(kind.rawValue), .text(id.storeText)])
         }

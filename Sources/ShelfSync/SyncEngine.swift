@@ -355,7 +355,7 @@ public struct SyncEngine {
             if snapshot || credentialDigest != lastSent { credentials = ownSet.plaintext }
         }
         guard snapshot || !records.isEmpty || !pending.isEmpty || credentials != nil else { return }
-        let sent = records.map { ($0.kind, $0.id, $0.clock.latest) }
+        let sent = records.map { ($0.kind, $0.id, $0.clock.latest(by: session.meText)) }
         let changes = snapshot ? try store.outboxCount() : records.count
         try own.publish(
             certificates: certificates, content: EntryContent(records: records, credentials: credentials),

@@ -163,6 +163,29 @@ final class ConvergenceTests: XCTestCase {
             }
             XCTFail(lines.joined(separator: "\n"))
         }
+        // A quiet group writes nothing: after two more rounds without edits, further rounds send nothing.
+        func written() -> [Int] {
+            remaining.map { device in
+                let folder = (sources[owners.firstIndex(of: device.id) ?? 0]) + "/devices/" + device.id
+                return ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).compactMap(
+                    RemoteLayout.sequence
+                ).max() ?? 0
+            }
+        }
+        for _ in 0..<2 {
+            restore(views: views, sources: sources, owners: owners)
+            for device in remaining { device.sync(expect: nil) }
+        }
+        let settled = written()
+        for _ in 0..<2 {
+            restore(views: views, sources: sources, owners: owners)
+            for device in remaining {
+                let report = device.sync(expect: nil)
+                XCTAssertEqual(report.pushed, 0, "seed \(seed), \(device.name) sent again while the group was quiet")
+                XCTAssertEqual(try device.store.outboxCount(), 0, "seed \(seed), \(device.name): a change not sent")
+            }
+        }
+        XCTAssertEqual(written(), settled, "seed \(seed): a device wrote a new entry while the group was quiet")
         if let revoked {
             XCTAssertEqual(devices[revoked].sync(expect: nil).membership, "revoked", "seed \(seed)")
         }
