@@ -169,7 +169,7 @@ final class ConvergenceTests: XCTestCase {
                 let folder = (sources[owners.firstIndex(of: device.id) ?? 0]) + "/devices/" + device.id
                 return ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).compactMap(
                     RemoteLayout.sequence
-                ).max() ?? 0
+                ).max().map(Int.init) ?? 0
             }
         }
         for _ in 0..<2 {
