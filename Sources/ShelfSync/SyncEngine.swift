@@ -344,8 +344,15 @@ public struct SyncEngine {
         certificates = certificates.filter { seen.insert($0.digest).inserted }.sorted {
             $0.digest.lexicographicallyPrecedes($1.digest)
         }
-        let (records, refused) = snapshot ? try store.allRecords() : try store.outboxRecords()
+        let records: [SyncRecord], refused: [String], idle: [(RecordKind, String)]
+        if snapshot {
+            (records, refused) = try store.allRecords()
+            idle = []
+        } else {
+            (records, refused, idle) = try store.outboxRecords()
+        }
         report.skipped += refused.map { "not sent: \($0)" }
+        if !idle.isEmpty { try store.write { try $0.clearIdleOutbox(idle) } }
         var credentials: SecretBytes?
         var credentialDigest: String?
         if let ownSet {

@@ -213,9 +213,20 @@ final class SyncCommandTests: XCTestCase {
             JSONSerialization.jsonObject(with: Data(try c.run("sync", "status", "--json").stdout.utf8))
                 as? [String: Any])
         let cID = try XCTUnwrap(cStatus["device"] as? String)
-        let revoked = try a.run("sync", "revoke", String(cID.prefix(8)))
+        // It cannot be undone: without a terminal and without --yes it refuses, says why, and revokes nothing.
+        let unasked = try a.run("sync", "revoke", String(cID.prefix(8)))
+        XCTAssertExit(unasked, 2)
+        XCTAssertTrue(
+            unasked.stderr.contains(
+                "sync revoke needs a confirmation, and there is no terminal to ask on; nothing was revoked"),
+            unasked.stderr)
+        XCTAssertTrue(unasked.stdout.contains("cannot be undone"), unasked.stdout)
+        XCTAssertFalse(try a.run("sync", "devices").stdout.contains("revoked by"))
+        let revoked = try a.run("sync", "revoke", String(cID.prefix(8)), "--yes")
         XCTAssertExit(revoked, 0)
         XCTAssertTrue(revoked.stdout.contains("revoked "), revoked.stdout)
+        XCTAssertTrue(revoked.stdout.contains("the group key is replaced"), revoked.stdout)
+        XCTAssertTrue(revoked.stdout.contains("keeps what it already has"), revoked.stdout)
         XCTAssertTrue(try a.run("sync", "devices").stdout.contains("revoked by"))
         XCTAssertExit(try b.run("sync", "now"), 0)
         let shutOut = try c.run("sync", "now")

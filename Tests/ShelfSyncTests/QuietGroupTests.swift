@@ -30,7 +30,8 @@ final class QuietGroupTests: XCTestCase {
                 for device in [a, b, c] {
                     let report = device.sync()
                     XCTAssertEqual(report.pushed, 0, "\(edit): \(device.name) sent again")
-                    XCTAssertEqual(try device.store.outboxCount(), 0, "\(edit): \(device.name) counts a change not sent")
+                    XCTAssertEqual(
+                        try device.store.outboxCount(), 0, "\(edit): \(device.name) counts a change not sent")
                 }
             }
             XCTAssertEqual(files(under: remote).filter { $0.hasSuffix(".entry") }.count, entries, "\(edit)")
