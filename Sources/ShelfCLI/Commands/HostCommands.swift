@@ -158,14 +158,19 @@ enum HostCommands {
                 .usage, "--reachable cannot be used with --names", hint: "use --reachable alone or with --json")
         }
         // @group and tag:NAME pick hosts as `run` targets do; the other words are the search.
-        let isGroup = { (word: String) in word.hasPrefix("@") && word.count > 1 }
-        let isTag = { (word: String) in word.hasPrefix("tag:") && word.count > 4 }
+        // (TargetWord, the one reading of targets: `@cafe` is the group cafe, whatever it looks like.)
+        var groupPaths = call.value("group").map { [$0] } ?? []
+        var tags: [String] = []
+        var words: [String] = []
+        for word in call.arguments {
+            switch TargetWord(word) {
+            case .group(let path) where !path.isEmpty: groupPaths.append(path)
+            case .tag(let tag) where !tag.isEmpty: tags.append(tag)
+            default: words.append(word)
+            }
+        }
         let listing = try HostListing.find(
-            HostListing.filter(call.arguments.filter { !isGroup($0) && !isTag($0) }),
-            groupPaths: (call.value("group").map { [$0] } ?? [])
-                + call.arguments.filter(isGroup).map { String($0.dropFirst()) },
-            tags: call.arguments.filter(isTag).map { String($0.dropFirst(4)) },
-            store: try context.store())
+            HostListing.filter(words), groupPaths: groupPaths, tags: tags, store: try context.store())
         let probed = reachable ? ReachableListing.probe(listing, timeout: timeout) : nil
         if call.flag("json") {
             context.print(try HostListing.json(listing, reachable: probed))
@@ -411,11 +416,5 @@ struct HostJSON: Encodable {
         if let identityName { try container.encode(identityName, forKey: AnyCodingKey("identityName")) }
         if let forwards { try container.encode(forwards, forKey: AnyCodingKey("forwards")) }
         if let reachable { try container.encode(reachable, forKey: AnyCodingKey("reachable")) }
-    }
-}
-
-enum JSONOutput {
-    static func encode<T: Encodable>(_ value: T) throws -> String {
-        String(decoding: try ShelfJSON.encoder(pretty: true).encode(value), as: UTF8.self)
     }
 }

@@ -1,7 +1,8 @@
 // FleetTargets: the hosts a fleet command (`sshelf run`, `sshelf cp`) names, resolved once, in the order given,
-// each host once. A target is a host name (NAME@ID or an id prefix, as every command takes), `@group/path` (the
-// group and all its subgroups), `tag:NAME`, or a search query — a target with a space in it, or `q:TEXT` — matched
-// by the one search rule `sshelf list` uses. A hosts file lists host names, one a line.
+// each host once (the hosts of one group, tag or search in natural order). A target is read as every command reads
+// it (TargetWord): a host name (NAME@ID, an id prefix, id:PREFIX), `@group/path` (the group and all its
+// subgroups, whatever the name looks like), `tag:NAME`, or a search query — a target with a space in it, or
+// `q:TEXT` — matched by the one search rule `sshelf list` uses. A hosts file lists host names, one a line.
 import FoundationEssentials
 import ShelfCore
 import ShelfStore
@@ -21,7 +22,8 @@ public enum FleetTargets {
             var all: [ShelfCore.Host]? = nil
             func everyHost() throws -> [ShelfCore.Host] {
                 if let all { return all }
-                let hosts = try store.hosts().sorted { ($0.name, $0.id.uuidString) < ($1.name, $1.id.uuidString) }
+                // Natural order (bulk-6 before bulk-59), the one order every report of a run uses.
+                let hosts = try store.hosts().sorted { FleetReport.precedes(($0.name, $0.id), ($1.name, $1.id)) }
                 all = hosts
                 return hosts
             }
@@ -51,10 +53,17 @@ public enum FleetTargets {
         everyHost: () throws -> [ShelfCore.Host]
     ) throws -> [ShelfCore.Host] {
         let shown = Display.safe(target)
-        if target.hasPrefix("@") && target.count > 1 && !target.dropFirst().allSatisfy(\.isHexDigit) {
-            let path = String(target.dropFirst())
-            guard let group = tree.find(path) else {
-                throw ShelfError(.notFound, "no group '\(Display.safe(path))'", hint: "see 'sshelf group list'")
+        switch TargetWord(target) {
+        case .group(let path):
+            // Always the group, whatever the name looks like (`@cafe` is no id prefix): one reading for every command.
+            guard !path.isEmpty, let group = tree.find(path) else {
+                let isID =
+                    try Resolve.isIDPrefix(path.lowercased()) && !store.hosts(idPrefix: path.lowercased()).isEmpty
+                throw ShelfError(
+                    .notFound, path.isEmpty ? "'@' names no group" : "no group '\(Display.safe(path))'",
+                    hint: isID
+                        ? "a host by its id is \(ShellWord.quote(TargetWord.id(Display.safe(path))))"
+                        : "see 'sshelf group list'")
             }
             let groups = tree.subtree(of: group.id).union([group.id])
             let hosts = try everyHost().filter { $0.groupID.map(groups.contains) ?? false }
@@ -62,9 +71,7 @@ public enum FleetTargets {
                 throw ShelfError(.notFound, "group '\(Display.safe(path))' and its subgroups hold no host")
             }
             return hosts
-        }
-        if target.hasPrefix("tag:") {
-            let tag = String(target.dropFirst(4))
+        case .tag(let tag):
             let hosts = try everyHost().filter { $0.tags.contains(tag) }
             guard !tag.isEmpty, !hosts.isEmpty else {
                 throw ShelfError(
@@ -72,26 +79,26 @@ public enum FleetTargets {
                     hint: "tags are shown by 'sshelf list'; 'sshelf edit HOST --tag NAME' adds one")
             }
             return hosts
-        }
-        let isQuery = target.hasPrefix("q:") || target.contains(where: \.isWhitespace)
-        guard isQuery else {
+        case .hostID(let prefix):
+            return [try Resolve.host(id: prefix.lowercased(), in: store)]
+        case .host:
             do {
                 return [try Resolve.host(target, in: store)]
             } catch var error as ShelfError where error.kind == .notFound {
                 error.hint = try otherReading(of: target, store: store, tree: tree, everyHost: everyHost) ?? error.hint
                 throw error
             }
+        case .search(let query):
+            guard !HostQuery(query).isEmpty else {
+                throw ShelfError(.usage, "the search '\(shown)' has no words", hint: "e.g. 'db fra' or q:db")
+            }
+            let found = try store.searchHosts(query).compactMap { try store.host(id: $0.id) }
+            guard !found.isEmpty else {
+                throw ShelfError(
+                    .notFound, "no host matches the search '\(shown)'", hint: "try it with 'sshelf list \(shown)'")
+            }
+            return found.sorted { FleetReport.precedes(($0.name, $0.id), ($1.name, $1.id)) }
         }
-        let query = target.hasPrefix("q:") ? String(target.dropFirst(2)) : target
-        guard !HostQuery(query).isEmpty else {
-            throw ShelfError(.usage, "the search '\(shown)' has no words", hint: "e.g. 'db fra' or q:db")
-        }
-        let found = try store.searchHosts(query).compactMap { try store.host(id: $0.id) }
-        guard !found.isEmpty else {
-            throw ShelfError(
-                .notFound, "no host matches the search '\(shown)'", hint: "try it with 'sshelf list \(shown)'")
-        }
-        return found
     }
 
     /// What a word that names no host stands for as another kind of target — a group typed without its `@`, a tag

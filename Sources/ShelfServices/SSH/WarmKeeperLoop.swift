@@ -211,20 +211,20 @@ final class KeeperLoop {
     }
 
     /// The session broke or its server stopped answering (the watch's `.timedOut`): nobody new is taken (the socket
-    /// goes first, so the next caller logs in on its own), and the callers are told why — one whose server stopped
-    /// answering gets the error even before any output, as its own login would hang the same way.
+    /// goes first, so the next caller logs in on its own), and the callers are told why, output or not: their
+    /// commands were started, so none falls back to run it again on a login of its own.
     private func end(_ error: SSHError) {
         retire()
         if error.kind == .timedOut {
-            abandonAll(error.message, sessionAlive: false, fallBack: false)
+            abandonAll(error.message, sessionAlive: false)
         } else {
             abandonAll("the warm session failed: " + error.message, sessionAlive: false)
         }
     }
 
-    private func abandonAll(_ message: String, sessionAlive: Bool, fallBack: Bool = true) {
+    private func abandonAll(_ message: String, sessionAlive: Bool) {
         for call in calls {
-            call.abandon(message, sessionAlive: sessionAlive, fallBack: fallBack)
+            call.abandon(message, sessionAlive: sessionAlive)
             call.close()
         }
         calls.removeAll()
