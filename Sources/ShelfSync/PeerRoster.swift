@@ -6,35 +6,42 @@ import FoundationEssentials
 import ShelfVault
 
 extension PeerChains {
-    /// An entry read ahead: where it is, what it is, and the certificates its roster section carries.
+    /// An entry read ahead: where it is, the certificates its roster section carries, and the signing key it
+    /// verifies with (the entry itself is not kept: a remote may hold thousands).
     struct Ahead {
         let device: UUID
         let seq: Int64
-        let entry: Entry
+        let signedBy: [UInt8]?
         let certificates: [Certificate]
     }
 
     /// Entries read ahead and small enough to keep for the chain pass (a big snapshot is read again instead).
     final class Prefetched {
         static let keepBelow = 4 << 20
+        /// At most this many bytes of entries are kept for the chain pass, whatever the remote holds.
+        static let keepAtMost = 64 << 20
         var entries: [String: Entry] = [:]
+        var kept = 0
         /// Certificates first kept here: the chain pass names the refused ones among them as it reaches their entry.
         var arrived: Set<[UInt8]> = []
 
         func take(_ folder: String, _ seq: Int64) -> Entry? { entries.removeValue(forKey: "\(folder)/\(seq)") }
     }
 
-    /// Reads every new entry of `folders` as far as its header, signature and roster section go, then keeps the
-    /// certificates of those that count under the roster they make together: an entry counts when its writer may
-    /// write it (enrolled, within any revocation point) under that roster and its signature verifies with the
-    /// writer's enrolled key, and every earlier new entry of its chain counts. Repeated until nothing changes (a
-    /// revocation can take back what an addition allowed). Nothing here applies a record.
+    /// Reads every new entry of `folders` whose device a held certificate added, as far as its header, signature and
+    /// roster section go, then keeps the certificates of those that count under the roster they make together: an
+    /// entry counts when its writer may write it (enrolled, within any revocation point) under that roster and its
+    /// signature verifies with the writer's enrolled key, and every earlier new entry of its chain counts. Repeated
+    /// until nothing changes (a revocation can take back what an addition allowed). Nothing here applies a record;
+    /// at most 64 MiB of entries are kept for the chain pass.
     func gatherRoster(_ folders: [String]) throws {
         var ahead: [Ahead] = []
         let rosterKey = try session.rosterKey()
         for folder in folders {
-            guard let device = UUID(uuidString: folder), remote.folderProblem(folder) == nil,
-                let seqs = try? remote.entries(of: folder)
+            // Only devices some certificate held here added: an unknown folder's entries can count for nothing
+            // before its addition does (the chain pass reads it then), and are not read twice.
+            guard let device = UUID(uuidString: folder), let member = roster.everMembers[device],
+                remote.folderProblem(folder) == nil, let seqs = try? remote.entries(of: folder)
             else { continue }
             let head = try store.peer(folder).head
             for seq in seqs where seq > head {
@@ -43,13 +50,20 @@ extension PeerChains {
                     let plaintext = entry.openRoster(rosterKey),
                     let certificates = try? RosterSection.decode(plaintext)
                 else { break }
-                ahead.append(Ahead(device: device, seq: seq, entry: entry, certificates: certificates))
-                if entry.bytes.count < Prefetched.keepBelow { prefetched.entries["\(folder)/\(seq)"] = entry }
+                let signed = entry.isSigned(by: member.signingKey) ? member.signingKey : nil
+                ahead.append(Ahead(device: device, seq: seq, signedBy: signed, certificates: certificates))
+                if entry.bytes.count < Prefetched.keepBelow,
+                    prefetched.kept + entry.bytes.count <= Prefetched.keepAtMost
+                {
+                    prefetched.entries["\(folder)/\(seq)"] = entry
+                    prefetched.kept += entry.bytes.count
+                }
+                // A chain counts no further than its first entry that does not verify.
+                if signed == nil { break }
             }
         }
         guard !ahead.isEmpty else { return }
         var counts = [Bool](repeating: false, count: ahead.count)
-        var verified: [Int: (key: [UInt8], signed: Bool)] = [:]
         for _ in 0..<8 {
             let held = session.certificates + ahead.indices.filter { counts[$0] }.flatMap { ahead[$0].certificates }
             let trial = Roster(group: session.state.group, anchor: session.state.anchor, certificates: held)
@@ -63,8 +77,7 @@ extension PeerChains {
                     next[index] = false
                     continue
                 }
-                if verified[index]?.key != key { verified[index] = (key, item.entry.isSigned(by: key)) }
-                next[index] = verified[index]?.signed == true
+                next[index] = item.signedBy == key
                 if !next[index] { stopped.insert(item.device) }
             }
             if next == counts { break }
