@@ -4,6 +4,7 @@
 // state (`Flow`), so EOF one way keeps the other flowing, and a failure stops both.
 import CLibSSH2
 import FoundationEssentials
+import Glibc
 import ShelfCore
 
 final class ForwardLink {
@@ -130,7 +131,7 @@ final class ForwardLink {
 
     /// Closes the local socket; the phase is unchanged (a failed link keeps its channel until its call is done).
     func closeSocket() {
-        if fd >= 0 { close(fd) }
+        if fd >= 0 { Glibc.close(fd) }
         fd = -1
     }
 

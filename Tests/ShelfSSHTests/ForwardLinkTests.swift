@@ -9,7 +9,7 @@ import XCTest
 
 final class ForwardLinkTests: XCTestCase {
     /// Never dereferenced: the link only keeps and hands back its channel.
-    private static let channel = OpaquePointer(bitPattern: 0x1000)!
+    private var channel: OpaquePointer { OpaquePointer(bitPattern: 0x1000)! }
 
     private func link() -> ForwardLink { link(in: .open) }
 
@@ -23,13 +23,13 @@ final class ForwardLinkTests: XCTestCase {
             case .refusing: try socks.refuse(reply: [5, 1])
             case .waitingToOpen: return waiting
             case .opening: try waiting.beginOpening()
-            case .connecting: return ForwardLink(id: 1, forward: 0, fd: -1, start: .connecting(channel: Self.channel))
+            case .connecting: return ForwardLink(id: 1, forward: 0, fd: -1, start: .connecting(channel: channel))
             case .open:
                 try waiting.beginOpening()
-                try waiting.channelOpened(Self.channel)
+                try waiting.channelOpened(channel)
             case .closing:
                 try waiting.beginOpening()
-                try waiting.channelOpened(Self.channel)
+                try waiting.channelOpened(channel)
                 try waiting.close()
             case .done:
                 try socks.socketFinished()
@@ -42,8 +42,10 @@ final class ForwardLinkTests: XCTestCase {
     }
 
     /// Each event, the phases it applies to, and where it leads.
-    private static let moves: [(event: String, from: Set<ForwardLink.Phase>, to: ForwardLink.Phase,
-        apply: (ForwardLink) throws(ForwardLink.InvalidMove) -> Void)] = [
+    private var moves: [(event: String, from: Set<ForwardLink.Phase>, to: ForwardLink.Phase,
+        apply: (ForwardLink) throws(ForwardLink.InvalidMove) -> Void)] {
+        let channel = channel
+        return [
         ("socksConnect", [.socks], .waitingToOpen, { link throws(ForwardLink.InvalidMove) in
             try link.socksConnect(host: "db", port: 5432)
         }),
@@ -66,10 +68,11 @@ final class ForwardLinkTests: XCTestCase {
             link throws(ForwardLink.InvalidMove) in try link.close()
         }),
         ("channelFreed", [.closing], .done, { link throws(ForwardLink.InvalidMove) in try link.channelFreed() }),
-    ]
+        ]
+    }
 
     func testEveryEventFromEveryPhaseMovesAsTheTableSaysOrIsRejected() {
-        for move in Self.moves {
+        for move in moves {
             for phase in ForwardLink.Phase.allCases {
                 let link = link(in: phase)
                 XCTAssertEqual(link.phase, phase)
@@ -89,14 +92,14 @@ final class ForwardLinkTests: XCTestCase {
     func testTheChannelIsKeptFromItsOpeningToItsFreeing() {
         let link = link(in: .opening)
         XCTAssertNil(link.channel)
-        XCTAssertNoThrow(try link.channelOpened(Self.channel))
-        XCTAssertEqual(link.channel, Self.channel)
+        XCTAssertNoThrow(try link.channelOpened(channel))
+        XCTAssertEqual(link.channel, channel)
         XCTAssertNoThrow(try link.close())
-        XCTAssertEqual(link.channel, Self.channel, "closing still has a channel to free")
+        XCTAssertEqual(link.channel, channel, "closing still has a channel to free")
         XCTAssertNoThrow(try link.channelFreed())
         XCTAssertNil(link.channel)
-        XCTAssertEqual(ForwardLink(id: 2, forward: 0, fd: -1, start: .connecting(channel: Self.channel)).channel,
-            Self.channel, "a -R link starts with the channel the server opened")
+        XCTAssertEqual(ForwardLink(id: 2, forward: 0, fd: -1, start: .connecting(channel: channel)).channel,
+            channel, "a -R link starts with the channel the server opened")
     }
 
     func testASOCKSRequestSetsTheTargetAndTheOpenMessage() throws {
