@@ -124,7 +124,6 @@ public final class ForwardEngine: @unchecked Sendable {
                 }
             }
             if forwards.isEmpty, let first = failedRules.first { throw first.error }
-            session.askKeepaliveReplies()
         } catch {
             releaseListeners()
             throw error
