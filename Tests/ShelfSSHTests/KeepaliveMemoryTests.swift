@@ -2,7 +2,6 @@
 // to a keepalive that asks for one in the session's packet list until the session ends; sshelf's held connections
 // ask with Session.probe instead, whose answer libssh2 frees. A day of probes at 15 s (5,760) against the real sshd
 // leaves libssh2's held blocks flat, and the measure itself is shown to catch the pile-up of keepalive replies.
-import CLibSSH2
 import Foundation
 @testable import ShelfSSH
 import TestSupport
@@ -64,14 +63,14 @@ final class KeepaliveMemoryTests: XCTestCase {
         let reader = try session.openSessionChannel()
         defer { reader.close() }
         let before = session.context.heldBlocks
-        let piled = waitUntil(deadline: Deadline.standard, poll: 0.05) {
-            var next: Int32 = 0
-            _ = libssh2_keepalive_send(session.raw, &next)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64, alignment: 1)
+        defer { buffer.deallocate() }
+        let piled = try waitUntil(deadline: Deadline.standard, poll: 0.05) {
+            _ = session.keepaliveTick()
             // Reading any channel makes libssh2 read the transport: the reply arrives and is kept.
-            var byte: CChar = 0
             session.setBlocking(false)
-            _ = libssh2_channel_read_ex(reader.raw, 0, &byte, 1)
-            session.setBlocking(true)
+            defer { session.setBlocking(true) }
+            _ = try reader.read(stream: 0, into: buffer)
             return session.context.heldBlocks >= before + 3
         }
         XCTAssertTrue(piled, "libssh2 holds \(session.context.heldBlocks - before) more blocks (3 kept replies expected)")
