@@ -94,6 +94,10 @@ public enum FleetConnect {
             result.outcome = .killed
             result.error = "stopped by a second Ctrl-C"
             return
+        case .interrupted?:
+            result.outcome = .killed
+            result.error = "stopped by Ctrl-C"
+            return
         case nil:
             break
         }

@@ -77,9 +77,11 @@ public struct FleetHostResult: Sendable {
 }
 
 /// Stops one host's attempt from another thread: a connect in progress is cancelled, a command in progress has its
-/// connection's sockets shut down. The first reason given is the one reported.
+/// connection's sockets shut down. The first reason given is the one reported. A job that stops by itself (a copy:
+/// it removes its temporary file first) is asked with `request` and cut with `abort` only if it does not end.
 public final class FleetAbort: @unchecked Sendable {
-    public enum Reason: Sendable { case timedOut, killed }
+    /// `killed`: a second Ctrl-C; `interrupted`: the first Ctrl-C of a job that stops at once (`cp`).
+    public enum Reason: Sendable { case timedOut, killed, interrupted }
     private let lock = Lock()
     private var connection: SSHConnection?
     private var stopped: Reason?
@@ -102,6 +104,15 @@ public final class FleetAbort: @unchecked Sendable {
         cancellation.cancel()
         connection?.abort()
         if socket >= 0 { shutdown(socket, Int32(SHUT_RDWR)) }
+    }
+
+    /// Asks the job to stop by itself: the reason is set (the job checks it between steps) and a connect in progress
+    /// is cancelled, but a logged-in connection is left open for the job to clean up on.
+    public func request(_ reason: Reason) {
+        lock.lock()
+        defer { lock.unlock() }
+        if stopped == nil { stopped = reason }
+        cancellation.cancel()
     }
 
     /// Watches `fd` (kept as a copy, so its number cannot be reused under us); false when stopped already.

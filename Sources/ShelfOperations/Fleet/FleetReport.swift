@@ -75,8 +75,13 @@ public enum FleetReport {
         var line =
             "\(total) host\(total == 1 ? "" : "s"): " + order.map { "\(counts[$0]!) \($0)" }.joined(separator: ", ")
         if summary.canaryStopped { line += "; a canary host failed, so the others were not started" }
-        if summary.interrupts == 1 { line += "; interrupted: hosts not started were left alone, running ones finished" }
-        if summary.interrupts > 1 { line += "; interrupted twice: running hosts were stopped" }
+        if summary.interrupts > 0 && summary.stopsAtFirst {
+            line += "; interrupted: hosts not started were left alone, running ones were stopped"
+        } else if summary.interrupts == 1 {
+            line += "; interrupted: hosts not started were left alone, running ones finished"
+        } else if summary.interrupts > 1 {
+            line += "; interrupted twice: running hosts were stopped"
+        }
         return line
     }
 }

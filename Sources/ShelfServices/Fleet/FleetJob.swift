@@ -57,7 +57,7 @@ extension FleetSession {
         case .timedOut?:
             result.outcome = .timedOut
             result.error = "cut at the command timeout"
-        case .killed?:
+        case .killed?, .interrupted?:
             result.outcome = .killed
             result.error = "stopped by a second Ctrl-C"
         case nil:

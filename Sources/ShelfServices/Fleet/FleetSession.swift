@@ -65,13 +65,10 @@ public final class FleetSession: @unchecked Sendable {
         let presses = Counter()
         signal(SIGINT, SIG_IGN)
         let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        let messages = Self.stopMessages(settings)
         source.setEventHandler {
             let count = presses.add(Int(source.data))
-            StandardStreams.write(
-                count == 1
-                    ? "\r\u{1B}[Ksshelf: stopping: no more hosts start; running ones may finish "
-                        + "(Ctrl-C again stops them)\n"
-                    : "\r\u{1B}[Ksshelf: stopping the running hosts\n", fd: 2)
+            StandardStreams.write("\r\u{1B}[K" + (count == 1 ? messages.first : messages.again) + "\n", fd: 2)
             for _ in 0..<source.data { interrupts.signal() }
         }
         // libdispatch installs its handler only once the source is registered; until then a Ctrl-C would be lost.
@@ -95,6 +92,22 @@ public final class FleetSession: @unchecked Sendable {
     }
 
     public typealias Job = (ConnectPlan, FleetAbort, @escaping @Sendable () -> Void) -> FleetHostResult
+
+    /// What the first Ctrl-C and any later one say: a run lets running hosts finish until the second, a copy stops
+    /// them at the first (each removes its temporary file; FleetRun.Settings.stopGrace).
+    static func stopMessages(_ settings: FleetRun.Settings) -> (first: String, again: String) {
+        guard let grace = settings.stopGrace else {
+            return (
+                "sshelf: stopping: no more hosts start; running ones may finish (Ctrl-C again stops them)",
+                "sshelf: stopping the running hosts"
+            )
+        }
+        let cut = "a host that does not answer within \(TextFormat.fixed(grace, places: 0)) s is cut off"
+        return (
+            "sshelf: stopping: no more hosts start; running copies stop and remove their temporary files (\(cut))",
+            "sshelf: still stopping: running copies are removing their temporary files (\(cut))"
+        )
+    }
 
     /// Runs `job` for every host on the fleet scheduler: each byte readable on `interrupts` is one stop request
     /// (the first starts no more hosts, the second stops running ones), `progress` is called while hosts run.
