@@ -173,8 +173,6 @@ public final class ForwardEngine: @unchecked Sendable {
         }
     }
 
-
-
     func add(_ rule: PortForwardRule) throws(SSHError) {
         guard listens else {
             forwards.append(Forward(rule: rule, status: ForwardStatus(rule: rule, boundPort: rule.bindPort)))
@@ -244,8 +242,6 @@ public final class ForwardEngine: @unchecked Sendable {
         session.setTimeout(seconds: 0)
         publish()
     }
-
-
 
     /// One round over everything; true when anything moved.
     func pass() throws(SSHError) -> Bool {

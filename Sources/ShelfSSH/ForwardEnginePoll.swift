@@ -8,7 +8,6 @@ import ShelfSystem
 
 extension ForwardEngine {
 
-
     func stopWasRequested() -> Bool {
         var pfd = pollfd(fd: stopPipe.read, events: Int16(POLLIN), revents: 0)
         return poll(&pfd, 1, 0) == 1

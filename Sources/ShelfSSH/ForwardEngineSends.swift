@@ -8,7 +8,6 @@ import ShelfSystem
 
 extension ForwardEngine {
 
-
     func may(_ op: Op) -> Bool { pending == nil || pending == op }
 
     func pendingBelongs(to link: ForwardLink) -> Bool {

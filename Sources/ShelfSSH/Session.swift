@@ -324,18 +324,19 @@ private let allocateCallback:
 
 private let reallocateCallback:
     @convention(c) (UnsafeMutableRawPointer?, Int, UnsafeMutablePointer<UnsafeMutableRawPointer?>?) ->
-    UnsafeMutableRawPointer? = { block, size, abstract in
-        guard let moved = realloc(block, size) else { return nil }
-        if block == nil { context(abstract)?.heldBlocks += 1 }
-        return moved
-    }
+        UnsafeMutableRawPointer? = { block, size, abstract in
+            guard let moved = realloc(block, size) else { return nil }
+            if block == nil { context(abstract)?.heldBlocks += 1 }
+            return moved
+        }
 
-private let freeCallback: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<UnsafeMutableRawPointer?>?) ->
-    Void = { block, abstract in
-        guard let block else { return }
-        context(abstract)?.heldBlocks -= 1
-        free(block)
-    }
+private let freeCallback:
+    @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<UnsafeMutableRawPointer?>?) ->
+        Void = { block, abstract in
+            guard let block else { return }
+            context(abstract)?.heldBlocks -= 1
+            free(block)
+        }
 
 private func text(_ pointer: UnsafePointer<CChar>?, _ length: Int32) -> String {
     guard let pointer, length > 0 else { return "" }

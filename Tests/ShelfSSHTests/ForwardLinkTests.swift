@@ -42,32 +42,57 @@ final class ForwardLinkTests: XCTestCase {
     }
 
     /// Each event, the phases it applies to, and where it leads.
-    private var moves: [(event: String, from: Set<ForwardLink.Phase>, to: ForwardLink.Phase,
-        apply: (ForwardLink) throws(ForwardLink.InvalidMove) -> Void)] {
+    private var moves:
+        [(
+            event: String, from: Set<ForwardLink.Phase>, to: ForwardLink.Phase,
+            apply: (ForwardLink) throws(ForwardLink.InvalidMove) -> Void
+        )]
+    {
         let channel = channel
         return [
-        ("socksConnect", [.socks], .waitingToOpen, { link throws(ForwardLink.InvalidMove) in
-            try link.socksConnect(host: "db", port: 5432)
-        }),
-        ("refuse", [.socks, .opening], .refusing, { link throws(ForwardLink.InvalidMove) in
-            try link.refuse(reply: [5, 1])
-        }),
-        ("socketFinished", [.socks, .refusing], .done, { link throws(ForwardLink.InvalidMove) in
-            try link.socketFinished()
-        }),
-        ("beginOpening", [.waitingToOpen], .opening, { link throws(ForwardLink.InvalidMove) in
-            try link.beginOpening()
-        }),
-        ("channelOpened", [.opening], .open, { link throws(ForwardLink.InvalidMove) in
-            try link.channelOpened(channel)
-        }),
-        ("targetConnected", [.connecting], .open, { link throws(ForwardLink.InvalidMove) in
-            try link.targetConnected()
-        }),
-        ("close", [.socks, .refusing, .waitingToOpen, .opening, .connecting, .open], .closing, {
-            link throws(ForwardLink.InvalidMove) in try link.close()
-        }),
-        ("channelFreed", [.closing], .done, { link throws(ForwardLink.InvalidMove) in try link.channelFreed() }),
+            (
+                "socksConnect", [.socks], .waitingToOpen,
+                { link throws(ForwardLink.InvalidMove) in
+                    try link.socksConnect(host: "db", port: 5432)
+                }
+            ),
+            (
+                "refuse", [.socks, .opening], .refusing,
+                { link throws(ForwardLink.InvalidMove) in
+                    try link.refuse(reply: [5, 1])
+                }
+            ),
+            (
+                "socketFinished", [.socks, .refusing], .done,
+                { link throws(ForwardLink.InvalidMove) in
+                    try link.socketFinished()
+                }
+            ),
+            (
+                "beginOpening", [.waitingToOpen], .opening,
+                { link throws(ForwardLink.InvalidMove) in
+                    try link.beginOpening()
+                }
+            ),
+            (
+                "channelOpened", [.opening], .open,
+                { link throws(ForwardLink.InvalidMove) in
+                    try link.channelOpened(channel)
+                }
+            ),
+            (
+                "targetConnected", [.connecting], .open,
+                { link throws(ForwardLink.InvalidMove) in
+                    try link.targetConnected()
+                }
+            ),
+            (
+                "close", [.socks, .refusing, .waitingToOpen, .opening, .connecting, .open], .closing,
+                {
+                    link throws(ForwardLink.InvalidMove) in try link.close()
+                }
+            ),
+            ("channelFreed", [.closing], .done, { link throws(ForwardLink.InvalidMove) in try link.channelFreed() }),
         ]
     }
 
@@ -98,7 +123,8 @@ final class ForwardLinkTests: XCTestCase {
         XCTAssertEqual(link.channel, channel, "closing still has a channel to free")
         XCTAssertNoThrow(try link.channelFreed())
         XCTAssertNil(link.channel)
-        XCTAssertEqual(ForwardLink(id: 2, forward: 0, fd: -1, start: .connecting(channel: channel)).channel,
+        XCTAssertEqual(
+            ForwardLink(id: 2, forward: 0, fd: -1, start: .connecting(channel: channel)).channel,
             channel, "a -R link starts with the channel the server opened")
     }
 

@@ -73,7 +73,8 @@ final class KeepaliveMemoryTests: XCTestCase {
             _ = try reader.read(stream: 0, into: buffer)
             return session.context.heldBlocks >= before + 3
         }
-        XCTAssertTrue(piled, "libssh2 holds \(session.context.heldBlocks - before) more blocks (3 kept replies expected)")
+        XCTAssertTrue(
+            piled, "libssh2 holds \(session.context.heldBlocks - before) more blocks (3 kept replies expected)")
     }
 
     private func residentKiB() throws -> Int {
