@@ -77,7 +77,7 @@ public enum FleetConnect {
                 result.outcome = .failed
                 result.error = "ended by signal \(UntrustedText.clean(name))"
             case .disconnected:
-                result.outcome = .failed
+                result.outcome = .connectionLost
                 result.error = "the connection ended before the command did"
             }
         }
@@ -102,11 +102,15 @@ public enum FleetConnect {
             break
         }
         result.error = error.message
+        result.fix = error.hint
         switch error.kind {
         case .hostKeyUnknown, .hostKeyChanged, .hostKeyOtherType, .hostKeyRevoked:
             result.outcome = .hostKeyRefused
         case .credentialNotSynced, .credentialUnavailable, .authenticationFailed, .rsaSignatureUnsupported, .cancelled:
             result.outcome = .loginFailed
+        case .disconnected, .timedOut, .network, .connectionRefused, .unreachable:
+            // Logged in, then the host stopped answering or the connection broke: not a command's failure.
+            result.outcome = loggedIn ? .connectionLost : .unreachable
         default:
             result.outcome = loggedIn ? .failed : .unreachable
         }
