@@ -70,6 +70,9 @@ public final class ServiceHost: @unchecked Sendable {
         let sync = ServiceSync(workspace: workspace, log: log, changed: changed, woke: { [self] in woke() })
         let nudge = Self.signalSource(SIGUSR1) { sync.request(.now("asked by another sshelf")) }
         defer { nudge.cancel() }
+        // SIGUSR2: write the state file now — one loop iteration, nothing else (the idle test counts on that).
+        let refresh = Self.signalSource(SIGUSR2) { [wake] in wake.signal() }
+        defer { refresh.cancel() }
         let forwards = ServiceForwards(context: context, log: log, worded: worded, changed: changed)
         let watch = ServiceWatch(store: locations.store)
         if watch.fd < 0 { Self.log("inotify is not available: local changes sync on the timer only") }

@@ -22,7 +22,6 @@ public enum ServiceUnit {
             "# Written by 'sshelf service install'; 'sshelf service uninstall' removes it.",
             "[Unit]",
             "Description=sshelf: the agent, autostart forwards and background sync",
-            "Documentation=man:sshelf(1)",
             "",
             "[Service]",
             "Type=simple",
