@@ -5,7 +5,6 @@
 // timer, the agent's socket, or a forward's sockets and keepalives: an idle service does not wake without cause.
 // kill -9 at any moment loses nothing (every write it makes is a transaction or an atomic rename; a sync run is
 // the same run as `sync now`), and SIGTERM stops each part in turn.
-import Dispatch
 import FoundationEssentials
 import Glibc
 import ShelfCore
@@ -41,6 +40,12 @@ public final class ServiceHost: @unchecked Sendable {
         lock.unlock()
     }
 
+    private func stop() {
+        lock.lock()
+        stopping = true
+        lock.unlock()
+    }
+
     private var isStopping: Bool {
         lock.lock()
         defer { lock.unlock() }
@@ -58,21 +63,16 @@ public final class ServiceHost: @unchecked Sendable {
         }
         // A terminal that closes must not end a service started from ~/.profile with `&`.
         signal(SIGHUP, SIG_IGN)
-        let signals = StopSignals { [self] in
-            lock.lock()
-            stopping = true
-            lock.unlock()
-            wake.signal()
+        // SIGTERM, SIGINT: stop; SIGUSR1: a sync run now (the TUI, `vault unlock`); SIGUSR2: write the state file
+        // now — one loop iteration, nothing else (the idle test counts on that).
+        guard let signals = SignalPipe([SIGTERM, SIGINT, SIGUSR1, SIGUSR2]) else {
+            Self.log("cannot make the signal pipe: \(String(cString: strerror(errno)))")
+            return 1
         }
-        defer { signals.cancel() }
+        defer { signals.restore() }
         let log: @Sendable (String) -> Void = { Self.log($0) }
         let changed: @Sendable () -> Void = { [wake] in wake.signal() }
         let sync = ServiceSync(workspace: workspace, log: log, changed: changed, woke: { [self] in woke() })
-        let nudge = Self.signalSource(SIGUSR1) { sync.request(.now("asked by another sshelf")) }
-        defer { nudge.cancel() }
-        // SIGUSR2: write the state file now — one loop iteration, nothing else (the idle test counts on that).
-        let refresh = Self.signalSource(SIGUSR2) { [wake] in wake.signal() }
-        defer { refresh.cancel() }
         let forwards = ServiceForwards(context: context, log: log, worded: worded, changed: changed)
         let watch = ServiceWatch(store: locations.store)
         if watch.fd < 0 { Self.log("inotify is not available: local changes sync on the timer only") }
@@ -90,11 +90,21 @@ public final class ServiceHost: @unchecked Sendable {
             var fds = [
                 pollfd(fd: wake.readEnd, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: watch.fd, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: signals.readEnd, events: Int16(POLLIN), revents: 0),
             ]
-            let count = poll(&fds, 2, -1)
-            if count < 0 && errno != EINTR { break }
+            let count = poll(&fds, 3, -1)
+            // A signal taken by this thread interrupts the wait; its byte is on the pipe for the next turn.
+            if count < 0 && errno == EINTR { continue }
+            if count < 0 { break }
             woke()
             if fds[0].revents != 0 { wake.drain() }
+            for number in fds[2].revents != 0 ? signals.received() : [] {
+                switch number {
+                case SIGTERM, SIGINT: stop()
+                case SIGUSR1: sync.request(.now("asked by another sshelf"))
+                default: break
+                }
+            }
             if isStopping { break }
             let events = fds[1].revents != 0 ? watch.read() : ServiceWatch.Events()
             if events.store, let now = try? store.dataVersion(), now != version {
@@ -168,18 +178,6 @@ public final class ServiceHost: @unchecked Sendable {
         lock.unlock()
         if case .failure(let reason) = outcome { Self.log("agent not started: \(reason)") }
         return outcome.isSuccess ? hosted : nil
-    }
-
-    /// A signal as a call on a dispatch queue; returns once the handler is registered (StopSignals explains why).
-    static func signalSource(_ number: Int32, _ action: @escaping @Sendable () -> Void) -> DispatchSourceSignal {
-        let registered = DispatchSemaphore(value: 0)
-        signal(number, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-        source.setEventHandler(handler: action)
-        source.setRegistrationHandler { registered.signal() }
-        source.resume()
-        registered.wait()
-        return source
     }
 }
 

@@ -118,8 +118,18 @@ final class ServiceTests: XCTestCase {
             defer { last = wakeups }
             return (state["sync"] as? [String: Any])?["state"] as? String == "idle" && wakeups == last + 1
         }
-        // An idle window (part of the scenario, not a wait for a condition): nothing changes, nothing is due.
+        // An idle window (part of the scenario, not a wait for a condition): nothing changes, nothing is due. No
+        // thread of the process blocks again in it — a thread that woke on a tick (a poll timeout, libdispatch's
+        // worker monitor) and went back to sleep is a voluntary context switch — and the loop turns only for SIGUSR2.
+        // Every thread back in its wait after the last SIGUSR2's turn: two looks in a row see the same counts.
+        var before: [String: Int] = [:]
+        try eventually("the service's threads to be back in their waits") {
+            let now = ContextSwitches.voluntary(service.process.pid)
+            defer { before = now }
+            return now == before
+        }
         Thread.sleep(forTimeInterval: 3)
+        XCTAssertEqual(ContextSwitches.voluntary(service.process.pid), before, "a thread woke without cause")
         let after = try service.refreshed()
         XCTAssertEqual(after["wakeups"] as? Int, last + 1, "woke without cause:\n\(service.log)")
     }
@@ -153,5 +163,23 @@ enum PrivateMode {
     static func of(_ path: String) -> mode_t? {
         var info = stat()
         return stat(path, &info) == 0 ? info.st_mode & 0o777 : nil
+    }
+}
+
+/// Each thread's voluntary context switches (/proc/PID/task/*/status), by thread id.
+enum ContextSwitches {
+    static func voluntary(_ pid: pid_t) -> [String: Int] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        var counts: [String: Int] = [:]
+        for task in tasks {
+            guard let status = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8)
+            else { continue }
+            for line in status.split(separator: "\n") where line.hasPrefix("voluntary_ctxt_switches:") {
+                let name = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/comm", encoding: .utf8)) ?? ""
+                counts[task + " " + name.trimmingCharacters(in: .whitespacesAndNewlines)] =
+                    Int(line.split(separator: ":")[1].trimmingCharacters(in: .whitespaces))
+            }
+        }
+        return counts
     }
 }
