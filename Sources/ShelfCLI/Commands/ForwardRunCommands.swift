@@ -328,7 +328,8 @@ enum ForwardRunCommands {
         if ServiceFiles.running(context.locations)?.pid == state.pid {
             throw ShelfError(
                 .failure, "the autostart forwards run inside the sshelf service (pid \(state.pid))",
-                hint: "turn a rule's autostart off ('sshelf forward edit RULE --no-autostart') or 'sshelf service stop'")
+                hint: "turn a rule's autostart off ('sshelf forward edit RULE --no-autostart') or 'sshelf service stop'"
+            )
         }
         guard kill(state.pid, SIGTERM) == 0 else {
             throw ShelfError(

@@ -222,7 +222,7 @@ enum ServiceCommands {
             (
                 "forwards",
                 forwards.rules.isEmpty
-                    ? (forwards.note ?? "none")
+                    ? Display.safe(forwards.note ?? "none")
                     : "\(forwards.up.count) of \(forwards.rules.count) up"
                         + (forwards.up.isEmpty ? "" : ": " + forwards.up.map(Display.safe).joined(separator: ", "))
             ),

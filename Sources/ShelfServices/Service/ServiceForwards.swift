@@ -47,7 +47,8 @@ final class ServiceForwards: @unchecked Sendable {
         stopRunners()
         for line in found.skipped { log("forwards: \(line)") }
         guard !found.rules.isEmpty else {
-            setNote(found.skipped.isEmpty ? "no enabled autostart forward rules" : found.skipped.joined(separator: "; "))
+            setNote(
+                found.skipped.isEmpty ? "no enabled autostart forward rules" : found.skipped.joined(separator: "; "))
             lock.lock()
             signature = found.signature
             lock.unlock()
@@ -58,7 +59,9 @@ final class ServiceForwards: @unchecked Sendable {
             do { lockFD = try SupervisorFiles.lock(context.locations) ?? -1 } catch { lockFD = -1 }
             if lockFD < 0 {
                 let pid = (try? SupervisorFiles.read(context.locations))??.pid
-                setNote("a 'sshelf forward up'\(pid.map { " (pid \($0))" } ?? "") runs them; stop it and restart the service")
+                setNote(
+                    "a 'sshelf forward up'\(pid.map { " (pid \($0))" } ?? "") runs them; "
+                        + "stop it and restart the service")
                 changed()
                 return
             }
@@ -70,7 +73,10 @@ final class ServiceForwards: @unchecked Sendable {
                 try found.rules.map { host, rules in
                     HostRunner(
                         plan: try ConnectPlan.make(for: host, in: store), rules: rules, options: options, vault: nil,
-                        context: context, report: { [log, changed] line in log("forwards: \(line)"); changed() },
+                        context: context,
+                        report: { [log, changed] line in
+                            log("forwards: \(line)"); changed()
+                        },
                         worded: worded)
                 }
             }
@@ -100,8 +106,8 @@ final class ServiceForwards: @unchecked Sendable {
         for rule in wanted {
             if rule.listensOnNetwork {
                 skipped.append(
-                    "-\(rule.spec.flag) \(rule.spec) listens on \(rule.bindAddress), not loopback: the service does not "
-                        + "run it ('sshelf forward up --allow-public-bind' does)")
+                    "-\(rule.spec.flag) \(rule.spec) listens on \(rule.bindAddress), not loopback: "
+                        + "the service does not run it ('sshelf forward up --allow-public-bind' does)")
                 continue
             }
             guard let hostID = rule.hostID else { continue }

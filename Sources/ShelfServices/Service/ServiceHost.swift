@@ -83,8 +83,9 @@ public final class ServiceHost: @unchecked Sendable {
         let agent = startAgent()
         forwards.reload(store)
         sync.start()
-        Self.log("running (pid \(getpid())): agent \(agentSnapshot().running ? "on" : "off"), sync "
-            + (settings == nil ? "off" : "on (\(settings?.transport.rawValue ?? ""))"))
+        Self.log(
+            "running (pid \(getpid())): agent \(agentSnapshot().running ? "on" : "off"), sync "
+                + (settings == nil ? "off" : "on (\(settings?.transport.rawValue ?? ""))"))
         publish(sync, forwards)
         while !isStopping {
             var fds = [

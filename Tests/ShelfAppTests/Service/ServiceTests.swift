@@ -74,7 +74,8 @@ final class ServiceTests: XCTestCase {
 
         // The agent it hosts answers ssh-add, and the commands that would start a second copy say who runs it.
         let listed = try CLI.run(
-            ["-l"], environment: home.environment.merging(["SSH_AUTH_SOCK": home.sshelfHome + "/run/agent/socket"]) {
+            ["-l"],
+            environment: home.environment.merging(["SSH_AUTH_SOCK": home.sshelfHome + "/run/agent/socket"]) {
                 $1
             }, program: TestTool.sshAdd.path)
         XCTAssertEqual(listed.status, 1, "\(listed)")  // "The agent has no identities."
@@ -89,8 +90,9 @@ final class ServiceTests: XCTestCase {
         XCTAssertExit(up, 1)
         XCTAssertTrue(up.stderr.contains("the sshelf service (pid \(service.process.pid)) runs the autostart"), "\(up)")
         // The new rule reached the service through the store's change notification.
-        try eventually("the service to run the new rule", observe: { service.state()?["forwards"] as? [String: Any] })
-        { (($0?["rules"] as? [String]) ?? []).count == 1 }
+        try eventually("the service to run the new rule", observe: { service.state()?["forwards"] as? [String: Any] }) {
+            (($0?["rules"] as? [String]) ?? []).count == 1
+        }
 
         // SIGTERM: a clean stop, its state file gone, the agent's socket too, and the status says so.
         XCTAssertEqual(try service.process.stop(SIGTERM), 0, service.log)
