@@ -62,7 +62,7 @@ enum ServiceCommands {
         let log = try openLog(logPath)
         context.errorOutput("sshelf service running (pid \(getpid())); its log is \(logPath)\n")
         // Everything the parts report (the agent's lines, the forwards', sync's) goes to the log from here on.
-        dup2(log, 2)
+        CloseOnExec.replaceStandardError(with: log)
         close(log)
         return ServiceHost(context: context, worded: { CLIErrorHints.hint($0) }).run()
     }
