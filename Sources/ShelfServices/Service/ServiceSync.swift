@@ -95,7 +95,10 @@ public final class ServiceSync: @unchecked Sendable {
             let first = firstPending ?? now
             firstPending = first
             let wanted = min(now.addingTimeInterval(Self.debounce), first.addingTimeInterval(Self.debounceLimit))
-            if !(due.map { $0 <= now } ?? false) {
+            // After a failure the backoff stands (a burst of edits must not retry a missing remote every 2 s); the
+            // change goes with the retry. A run asked for at once stays so.
+            let backingOff = failures > 0 && due != nil
+            if !backingOff, !(due.map { $0 <= now } ?? false) {
                 due = wanted
                 dueReason = "a local change"
             }

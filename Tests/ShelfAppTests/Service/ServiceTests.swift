@@ -136,6 +136,34 @@ final class ServiceTests: XCTestCase {
         XCTAssertEqual(after["wakeups"] as? Int, last + 1, "woke without cause:\n\(service.log)")
     }
 
+    func testAFailedRunSaysWhyAndBacksOff() throws {
+        let home = syncHome()
+        let remote = home.root + "/remote"
+        try FileManager.default.createDirectory(atPath: remote, withIntermediateDirectories: true)
+        XCTAssertExit(try home.run("sync", "enable", "--folder", remote), 0)
+        let service = try RunningService(home)
+        try FileManager.default.removeItem(atPath: remote)
+        // The folder's watch sees it go: a run, which falls back. A local change made then waits for the backoff.
+        _ = try eventually(
+            "the service to report the fallback", observe: { service.sync() },
+            until: { ($0["failures"] as? Int ?? 0) >= 1 }, context: { service.log })
+        XCTAssertExit(try home.run("add", "while-gone", "--host", "10.3.3.3"), 0)
+        let sync = try service.refreshed()["sync"] as? [String: Any] ?? [:]
+        XCTAssertTrue((sync["lastResult"] as? String ?? "").hasPrefix("local fallback: "), "\(sync)")
+        XCTAssertTrue(
+            (sync["nextReason"] as? String ?? "").hasPrefix("retry after a failure (backoff 30 s)"), "\(sync)")
+        XCTAssertNotNil(sync["nextAttempt"] as? String)
+        let text = try home.run("service", "status")
+        XCTAssertTrue(text.stdout.contains("local fallback: "), text.stdout)
+        XCTAssertTrue(text.stdout.contains("retry after a failure (backoff 30 s)"), text.stdout)
+        // The folder back, a nudge (what `vault unlock` and the TUI send) syncs at once instead of after the backoff.
+        try FileManager.default.createDirectory(atPath: remote, withIntermediateDirectories: true)
+        kill(service.process.pid, SIGUSR1)
+        try eventually("the run after the nudge", context: { service.log }) {
+            service.sync()["failures"] as? Int == 0 && service.sync()["lastResult"] as? String == "synced"
+        }
+    }
+
     func testTheUnitIsWrittenAcceptedBySystemdAndRemoved() throws {
         let home = TempHome()
         let installed = try home.run("service", "install")
