@@ -264,6 +264,10 @@ int libssh2_sftp_close_handle(LIBSSH2_SFTP_HANDLE * a0) {
     return deferred(libssh2_sftp_close_handle)(a0);
 }
 
+int libssh2_sftp_fstat_ex(LIBSSH2_SFTP_HANDLE * a0, LIBSSH2_SFTP_ATTRIBUTES * a1, int a2) {
+    return deferred(libssh2_sftp_fstat_ex)(a0, a1, a2);
+}
+
 LIBSSH2_SFTP *libssh2_sftp_init(LIBSSH2_SESSION * a0) {
     return deferred(libssh2_sftp_init)(a0);
 }

@@ -81,9 +81,9 @@ enum ArgumentParser {
                 }
             }
         }
-        // `--id ID` stands for the NAME argument: "@ID" is the host with that id, whatever its name.
+        // `--id ID` stands for the NAME argument: "id:ID" is the host with that id, whatever its name.
         if let id = invocation.value("id"), command.takesHostName {
-            invocation.arguments.insert("@" + id, at: 0)
+            invocation.arguments.insert(TargetWord.id(id), at: 0)
         }
         try checkArguments(invocation)
         return .run(invocation)

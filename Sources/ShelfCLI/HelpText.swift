@@ -30,7 +30,8 @@ enum HelpText {
             255,
             "connect, exec, trust, forward start, warm serve: the connection or the login failed, or was cut; "
                 + "otherwise connect and exec exit with the remote command's status; run and cp: a host was not "
-                + "reached, its key was refused, its login failed or it timed out"
+                + "reached, its key was refused, its login failed, its connection was lost mid-command or it timed out "
+                + "(a command's own non-zero exit is 1)"
         ),
     ]
 

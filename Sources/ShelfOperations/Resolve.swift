@@ -13,12 +13,21 @@ public enum Resolve {
         let named = try answering(text, in: store)
         if named.count == 1 { return named[0] }
         if named.count > 1 { throw sharedName(text, named) }
-        if let many = try manyHostsTarget(text, in: store) { throw many }
+        let word = TargetWord(text)
+        if case .hostID(let prefix) = word { return try host(id: prefix.lowercased(), in: store) }
+        if let many = try manyHostsTarget(word, text: text, in: store) { throw many }
+        if case .group(let path) = word {
+            // `@NAME` is always a group (TargetWord), even when it reads as hex: never a host's id.
+            throw ShelfError(
+                .notFound, "no group '\(Display.safe(path))'",
+                hint: try isIDPrefix(path.lowercased()) && !store.hosts(idPrefix: path.lowercased()).isEmpty
+                    ? "a host by its id is \(ShellWord.quote(TargetWord.id(Display.safe(path)))) (or --id)"
+                    : "see 'sshelf group list'")
+        }
         if let at = text.lastIndex(of: "@") {
             let name = String(text[..<at])
             let prefix = String(text[text.index(after: at)...]).lowercased()
-            if name.isEmpty { return try host(id: prefix, in: store) }
-            let sameName = name.isEmpty ? [] : try answering(name, in: store)
+            let sameName = try answering(name, in: store)
             if !sameName.isEmpty, isIDPrefix(prefix) {
                 let picked = sameName.filter { $0.id.uuidString.lowercased().hasPrefix(prefix) }
                 if picked.count == 1 { return picked[0] }
@@ -37,22 +46,22 @@ public enum Resolve {
     }
 
     /// `@group/path` or `tag:NAME` given where one host goes (`exec @prod`): the error saying which commands take
-    /// many hosts — nil for anything else (`@1a2b`, an id prefix, is a host).
-    static func manyHostsTarget(_ text: String, in store: Store) throws -> ShelfError? {
+    /// many hosts — nil for anything else.
+    static func manyHostsTarget(_ word: TargetWord, text: String, in store: Store) throws -> ShelfError? {
         let what: String
         let count: Int
-        if text.hasPrefix("@"), !isIDPrefix(String(text.dropFirst()).lowercased()),
-            case let tree = GroupTree(try store.groups()), let group = tree.find(String(text.dropFirst()))
-        {
+        switch word {
+        case .group(let path):
+            let tree = GroupTree(try store.groups())
+            guard let group = tree.find(path) else { return nil }
             let groups = tree.subtree(of: group.id).union([group.id])
             count = try store.hosts().filter { $0.groupID.map(groups.contains) ?? false }.count
             what = "a group"
-        } else if text.hasPrefix("tag:"), text.count > 4 {
-            let tag = String(text.dropFirst(4))
+        case .tag(let tag) where !tag.isEmpty:
             count = try store.hosts().filter { $0.tags.contains(tag) }.count
             guard count > 0 else { return nil }
             what = "a tag"
-        } else {
+        default:
             return nil
         }
         let quoted = ShellWord.quote(Display.safe(text))
@@ -84,7 +93,7 @@ public enum Resolve {
         return named.isEmpty ? try store.hosts(aliased: name) : named
     }
 
-    /// The host whose id starts with `prefix` (`--id`, or "@PREFIX"), whatever its name.
+    /// The host whose id starts with `prefix` (`--id`, or `id:PREFIX`), whatever its name.
     public static func host(id prefix: String, in store: Store) throws -> ShelfCore.Host {
         guard isIDPrefix(prefix) else {
             throw ShelfError(

@@ -22,6 +22,14 @@ public final class SftpFile {
         return count
     }
 
+    /// The open file's attributes (fstat on the handle: what was opened, whatever the name points at since).
+    public func attributes() throws(SSHError) -> SftpAttributes {
+        var attributes = LIBSSH2_SFTP_ATTRIBUTES()
+        let code = libssh2_sftp_fstat_ex(raw, &attributes, 0)
+        if code != 0 { throw sftp.failure(code, "cannot look at the open file") }
+        return SftpAttributes(attributes)
+    }
+
     /// Writes all of `bytes`.
     public func write(_ bytes: UnsafeRawBufferPointer) throws(SSHError) {
         var offset = 0

@@ -20,10 +20,27 @@ public struct SftpAttributes: Sendable, Equatable {
         self.modificationTime = modificationTime
     }
 
-    public var isDirectory: Bool {
-        mode.map { $0 & UInt32(LIBSSH2_SFTP_S_IFMT) == UInt32(LIBSSH2_SFTP_S_IFDIR) } ?? false
-    }
+    public var isDirectory: Bool { type == UInt32(LIBSSH2_SFTP_S_IFDIR) }
+    public var isRegularFile: Bool { type == UInt32(LIBSSH2_SFTP_S_IFREG) }
+    public var isSymbolicLink: Bool { type == UInt32(LIBSSH2_SFTP_S_IFLNK) }
     public var permissions: UInt32? { mode.map { $0 & 0o7777 } }
+
+    private var type: UInt32? { mode.map { $0 & UInt32(LIBSSH2_SFTP_S_IFMT) } }
+
+    /// What the path is, in words ("a FIFO (named pipe)"), as the server says.
+    public var kind: String {
+        switch type.map(Int32.init) {
+        case LIBSSH2_SFTP_S_IFREG?: "a regular file"
+        case LIBSSH2_SFTP_S_IFDIR?: "a directory"
+        case LIBSSH2_SFTP_S_IFIFO?: "a FIFO (named pipe)"
+        case LIBSSH2_SFTP_S_IFSOCK?: "a socket"
+        case LIBSSH2_SFTP_S_IFCHR?: "a character device"
+        case LIBSSH2_SFTP_S_IFBLK?: "a block device"
+        case LIBSSH2_SFTP_S_IFLNK?: "a symbolic link"
+        case nil: "of a type the server did not say"
+        default: "a special file"
+        }
+    }
 
     init(_ raw: LIBSSH2_SFTP_ATTRIBUTES) {
         let flags = UInt(raw.flags)
@@ -57,6 +74,9 @@ public final class SftpSession {
     /// Keeps the connection (and its sessions) alive while the SFTP channel is open.
     private let connection: SSHConnection
     private var closed = false
+    /// A call failed without an answer from the server (the connection broke or was cut): nothing more can be done
+    /// on this session, not even removing a temporary file. A refusal the server sent (an SFTP status) is not this.
+    public private(set) var lost = false
 
     /// Starts the sftp subsystem on the connection's target.
     public init(_ connection: SSHConnection) throws(SSHError) {
@@ -103,6 +123,12 @@ public final class SftpSession {
     public func unlink(_ path: String) throws(SSHError) {
         let code = libssh2_sftp_unlink_ex(raw, path, UInt32(path.utf8.count))
         if code != 0 { throw failure(code, "cannot remove \(path)") }
+    }
+
+    /// Removes `path`; nothing there is no failure (a temporary file a stop removes may never have been made).
+    public func removeIfPresent(_ path: String) throws(SSHError) {
+        let code = libssh2_sftp_unlink_ex(raw, path, UInt32(path.utf8.count))
+        if code != 0 && !isMissing(code) { throw failure(code, "cannot remove \(path)") }
     }
 
     /// Renames `from` to `to`, replacing a file there. OpenSSH's server refuses a plain SFTP rename onto an existing
@@ -171,6 +197,7 @@ public final class SftpSession {
     /// An error for a failed call: the server's SFTP status when it sent one, else libssh2's own message.
     func failure(_ code: Int32, _ doing: String) -> SSHError {
         guard code == LIBSSH2_ERROR_SFTP_PROTOCOL else {
+            lost = true
             return SSHError(.channelFailed, doing, library: session.lastError())
         }
         return SSHError(.channelFailed, "\(doing): \(Self.words(libssh2_sftp_last_error(raw)))")

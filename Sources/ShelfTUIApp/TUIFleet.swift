@@ -62,7 +62,10 @@ final class TUIFleet: @unchecked Sendable {
         do {
             let store = try workspace.openStore()
             fleet = try store.read { store in
-                let hosts = try ids.compactMap { try store.host(id: $0) }
+                // The pane lists the hosts in the order every report of a run uses (bulk-6 before bulk-59).
+                let hosts = try ids.compactMap { try store.host(id: $0) }.sorted {
+                    FleetReport.precedes(($0.name, $0.id), ($1.name, $1.id))
+                }
                 let plans = try hosts.map { try ConnectPlan.make(for: $0, in: store) }
                 return Fleet(targets: hosts.map(\.name), plans: plans)
             }
@@ -81,6 +84,7 @@ final class TUIFleet: @unchecked Sendable {
             let options = ConnectOptions.standard(workspace)
             let settings = FleetRun.Settings(
                 parallel: FleetRun.Settings.defaultParallel, commandTimeout: FleetRun.Settings.defaultCommandTimeout)
+            try session.begin(fleet, what: "run", item: FleetLog.commandHash(command))
             let plans = fleet.plans
             let groups = GroupCache()
             let summary = session.run(
@@ -155,19 +159,19 @@ final class TUIFleet: @unchecked Sendable {
     static func lineState(_ outcome: FleetHostResult.Outcome) -> FleetPane.HostLine.State {
         switch outcome {
         case .succeeded: .done
-        case .failed, .unreachable, .loginFailed, .timedOut: .failed
+        case .failed, .unreachable, .loginFailed, .connectionLost, .timedOut: .failed
         case .hostKeyRefused: .skipped
         case .killed: .stopped
         case .notStarted: .notStarted
         }
     }
 
-    /// Remote output as lines for the pane: escape sequences removed (the canvas draws other control characters as
-    /// `?`), tabs as spaces, at most `limit` lines (the pane says how many more).
+    /// Remote output as lines for the pane: shown safe as `sshelf run` shows it on a terminal (HostOutputText: ESC as
+    /// ^[, C1 controls as <U+009B>), tabs as spaces, at most `limit` lines (the pane says how many more).
     static func lines(_ bytes: [UInt8], limit: Int = 1000) -> [String] {
         guard !bytes.isEmpty else { return [] }
-        let text = String(decoding: bytes, as: UTF8.self).replacing("\t", with: "    ")
-        var all = UntrustedText.clean(text).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let text = HostOutputText.clean(bytes).replacing("\t", with: "    ")
+        var all = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         if all.last == "" { all.removeLast() }
         guard all.count > limit else { return all }
         return Array(all.prefix(limit)) + ["… \(all.count - limit) more lines (sshelf run prints them all)"]

@@ -57,6 +57,7 @@ enum AgentCommands {
         CommandSpec(
             path: ["agent", "status"], summary: "show where the agent listens, its pid, its keys, locked or not",
             options: [.flag("json", "print JSON for scripts")], run: status),
+        AgentUnlockGuard.command,
     ]
 
     // MARK: commands
@@ -147,7 +148,7 @@ enum AgentCommands {
             throw ShelfError(.notFound, "no sshelf agent is running", hint: "start one: sshelf agent start")
         }
         if call.flag("json") {
-            context.print("{\"running\":true,\"agent\":\(running.encoded)}")
+            context.print("{\"running\":true,\"agent\":\(JSONOutput.terminalSafe(Array(running.encoded.utf8)))}")
             return 0
         }
         let state = AgentStateFile.read(context.locations)
@@ -237,8 +238,7 @@ enum AgentCommands {
     }
 
     private static func jsonString(_ text: String) -> String {
-        let data = (try? JSONEncoder().encode(text)) ?? Data("\"\"".utf8)
-        return String(decoding: data, as: UTF8.self)
+        JSONOutput.terminalSafe((try? JSONEncoder().encode(text)) ?? Data("\"\"".utf8))
     }
 
     static var hasTerminal: Bool {

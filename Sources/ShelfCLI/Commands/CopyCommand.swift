@@ -20,11 +20,19 @@ enum CopyCommand {
             directory, which must exist unless a directory is copied to it with -r; a relative remote path, or one \
             that starts with ~/, starts in the login directory, and a host's source may hold wildcards (quote them: \
             'web1:/var/log/*.log'), matched on the host as scp does. Several sources go into a destination directory. \
-            Each file is written under a temporary name (.NAME.sshelf-XXXXXXXX.part) beside its final one and renamed \
-            at the end, so an interrupted copy never leaves a partial file under the final name. -p keeps permissions \
-            and modification times. The host key is verified before any credential is read, as for a login; an unknown \
-            key needs --accept-new. Exit status as for run: 0 when every host succeeded, 1 when a copy failed, 255 \
-            when a host was not reached or its key was refused.
+            From several hosts, hosts whose folders would be the same (g/x and g_x) each get NAME@ID, and the report \
+            says where each host's files went. Only regular files and directories are copied: a device, FIFO or socket \
+            is refused, saying what it is, as is a file that gives more bytes than its size when opened; a link you \
+            name is followed, inside a -r tree only to a regular file (a link to a directory is left out and named). A \
+            file that cannot be copied is named on the host's line and the rest goes on. Each file is written under a \
+            temporary name (.NAME.sshelf-XXXXXXXX.part) beside its final one and renamed at the end, so an interrupted \
+            copy never leaves a partial file under the final name; a failure or Ctrl-C removes it, and one that could \
+            not be removed (the host stopped answering) is named with its path. The first Ctrl-C stops every copy; a \
+            host that does not answer within --timeout is then cut off. -p keeps permissions and modification times; \
+            setuid, setgid and sticky are never copied, with or without -p. The host key is verified before any \
+            credential is read, as for a login; an unknown key needs --accept-new. Exit status as for run: 0 when \
+            every host succeeded, 1 when a copy failed or was stopped, 255 when a host was not reached or its key was \
+            refused.
             """,
         arguments: [
             ArgumentSpec(
@@ -33,9 +41,13 @@ enum CopyCommand {
         ],
         options: [
             .flag("recursive", short: "r", "copy directories and everything in them"),
-            .flag("preserve", short: "p", "keep permissions and access/modification times"),
+            .flag(
+                "preserve", short: "p",
+                "keep permissions (never setuid, setgid or sticky) and access/modification times"),
             .value("parallel", "N", "copy to at most N hosts at once (default \(FleetRun.Settings.defaultParallel))"),
-            .value("timeout", "SECONDS", "connect timeout per host and address (default 10)"),
+            .value(
+                "timeout", "SECONDS",
+                "connect timeout per host and address, and how long a stopped copy may take to clean up (default 10)"),
             .flag("yes", short: "y", "go ahead without the typed confirmation a large or protected copy asks for"),
             .flag("accept-new", "accept and pin the host key of hosts never seen before (never a changed key)"),
             SSHCommands.passphraseOption,
@@ -74,6 +86,7 @@ enum CopyCommand {
         let fleet: Fleet
         let direction: (FleetCopy, ShelfCore.Host) throws(SSHError) -> Void
         var expected: UInt64? = nil
+        let folders: HostFolders?
         if let (target, path) = remote(destination) {
             if let remoteSource = sources.first(where: { remote($0) != nil }) {
                 throw ShelfError(
@@ -86,6 +99,7 @@ enum CopyCommand {
             }
             fleet = try FleetCommand.resolve([target], hostsFile: nil, store: store, context: context)
             direction = { copy, _ throws(SSHError) in try copy.upload(sources, to: path) }
+            folders = nil
             expected = localSize(sources) * UInt64(fleet.plans.count)
         } else {
             let remotes = sources.map(remote)
@@ -98,18 +112,27 @@ enum CopyCommand {
             let paths = remotes.compactMap { $0?.path }
             if fleet.plans.count == 1 {
                 direction = { copy, _ throws(SSHError) in try copy.download(paths, to: destination) }
+                folders = nil
             } else {
                 // From several hosts, as pslurp and clush --rcopy: each host's files in a folder of its own.
-                let folders = try HostFolders(fleet.hosts, in: destination)
+                let each = try HostFolders(fleet.hosts, in: destination)
+                folders = each
                 direction = { copy, host throws(SSHError) in
-                    try copy.download(paths, to: try folders.make(for: host))
+                    try copy.download(paths, to: try each.make(for: host))
                 }
             }
         }
         try FleetCommand.confirm(fleet, call: call, context: context)
+        // The first Ctrl-C stops every copy: each removes its temporary file; one whose host does not answer within
+        // the connect timeout is cut off, and its temporary file named.
         let settings = FleetRun.Settings(
-            parallel: try FleetCommand.count(call, "parallel", default: FleetRun.Settings.defaultParallel))
+            parallel: try FleetCommand.count(call, "parallel", default: FleetRun.Settings.defaultParallel),
+            stopGrace: connect.connectTimeout)
         let session = try FleetSession(call: call, store: store, context: context, by: "cp")
+        let description =
+            "cp \(options.recursive ? "-r " : "")\(options.preserve ? "-p " : "")"
+            + call.arguments.joined(separator: " ")
+        try session.begin(fleet, what: "copy", item: FleetLog.commandHash(description))
         let copied = ByteCount()
         let summary = session.run(
             fleet, settings: settings, options: connect, json: false,
@@ -119,28 +142,23 @@ enum CopyCommand {
                 return fleet.plans.count == 1 ? bar : bar + "; " + FleetSession.progressLine(progress)
             }
         ) { plan, abort, connected in
-            FleetConnect.run(
+            var copy: FleetCopy? = nil
+            var result = FleetConnect.run(
                 plan, options: connect, credentials: session.credentials(), acceptNew: call.flag("accept-new"),
                 abort: abort, connected: connected
             ) { connection, result throws(SSHError) in
                 let sftp = try SftpSession(connection)
                 defer { sftp.close() }
-                let copy = FleetCopy(sftp, options: options) { copied.add($0) }
-                try direction(copy, plan.target)
-                result.outcome = .succeeded
-                result.note = "copied \(copy.files) file\(copy.files == 1 ? "" : "s"), \(Bytes.text(copy.bytes))"
+                let started = FleetCopy(sftp, options: options, stop: { abort.reason != nil }) { copied.add($0) }
+                copy = started
+                try direction(started, plan.target)
+                result.outcome = started.problems.isEmpty ? .succeeded : .failed
             }
+            if let copy { CopyReport.describe(copy, into: &result, folder: folders?.folder(for: plan.target)) }
+            return result
         }
-        let description =
-            "cp \(options.recursive ? "-r " : "")\(options.preserve ? "-p " : "")"
-            + call.arguments.joined(separator: " ")
         try session.finish(summary, fleet: fleet, what: "copy", item: FleetLog.commandHash(description))
-        for result in summary.results {
-            let line =
-                result.outcome == .succeeded
-                ? "\(Display.safe(result.name)): \(result.note ?? "copied")" : FleetReport.statusLine(result)
-            context.output(line + "\n")
-        }
+        for result in FleetReport.ordered(summary.results) { context.output(CopyReport.line(result) + "\n") }
         if summary.results.count > 1 || summary.interrupts > 0 {
             context.output(FleetReport.summaryLine(summary) + "\n")
         }

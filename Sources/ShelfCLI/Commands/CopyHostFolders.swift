@@ -1,6 +1,7 @@
 // HostFolders: where `sshelf cp @group:SRC… DST/` puts each host's files — DST/HOST/, one folder per host named
-// after it (NAME@ID-PREFIX when names repeat; a '/' or a leading '.' in a name written as '_', so no name reaches
-// outside DST), made when the host's copy starts. DST itself must be a directory, or end in '/' to be made.
+// after it (a '/' or a leading '.' in a name written as '_', so no name reaches outside DST), made when the host's
+// copy starts. No two hosts share a folder: hosts whose folders would be the same (ignoring case: `g/x` and `g_x`,
+// `.gy` and `_gy`, two `web`) each get NAME@ID-PREFIX, stable across runs. DST must be a directory, or end in '/'.
 import FoundationEssentials
 import Glibc
 import ShelfCore
@@ -33,17 +34,37 @@ struct HostFolders: Sendable {
             }
         }
         self.destination = destination
-        let counts = Dictionary(hosts.map { ($0.name.lowercased(), 1) }, uniquingKeysWith: +)
-        names = Dictionary(
-            hosts.map { host in
-                let shared = (counts[host.name.lowercased()] ?? 0) > 1
-                return (host.id, Self.folderName(shared ? "\(host.name)@\(Display.shortID(host.id))" : host.name))
-            }, uniquingKeysWith: { first, _ in first })
+        names = Self.names(hosts)
+    }
+
+    /// Each host's folder name, no two alike ignoring case: hosts that would share one get `@` and their id's first
+    /// eight digits (stable: the id never changes); were those to meet another name still, `@` and the whole id
+    /// (two hosts that still shared a name differ after it, as their ids do).
+    static func names(_ hosts: [ShelfCore.Host]) -> [UUID: String] {
+        var names: [UUID: String] = [:]
+        for host in hosts { names[host.id] = folderName(host.name) }
+        for round in 0...hosts.count {
+            let counts = Dictionary(names.values.map { ($0.lowercased(), 1) }, uniquingKeysWith: +)
+            let shared = hosts.filter { (counts[names[$0.id, default: ""].lowercased()] ?? 0) > 1 }
+            if shared.isEmpty { break }
+            for host in shared {
+                names[host.id] =
+                    round == 0
+                    ? folderName(host.name) + "@" + Display.shortID(host.id)
+                    : names[host.id, default: ""] + "@" + host.id.uuidString.lowercased()
+            }
+        }
+        return names
+    }
+
+    /// Where the host's files go (DST/NAME), for the report.
+    func folder(for host: ShelfCore.Host) -> String {
+        (destination.hasSuffix("/") ? destination : destination + "/") + (names[host.id] ?? "_")
     }
 
     /// The host's folder, made if missing.
     func make(for host: ShelfCore.Host) throws(SSHError) -> String {
-        let folder = (destination.hasSuffix("/") ? destination : destination + "/") + (names[host.id] ?? "_")
+        let folder = folder(for: host)
         guard mkdir(folder, 0o777) == 0 || errno == EEXIST else {
             throw SSHError(.channelFailed, "cannot make the directory \(folder): \(String(cString: strerror(errno)))")
         }

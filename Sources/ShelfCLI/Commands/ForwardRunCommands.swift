@@ -280,7 +280,7 @@ enum ForwardRunCommands {
             let encoder = JSONEncoder()
             encoder.dateEncodingStrategy = .iso8601
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            context.print(String(decoding: try encoder.encode(state), as: UTF8.self))
+            context.print(JSONOutput.terminalSafe(try encoder.encode(state)))
             return 0
         }
         if let state {

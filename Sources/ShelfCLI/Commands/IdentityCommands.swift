@@ -207,8 +207,7 @@ enum IdentityCommands {
 
     /// A host by name (or id prefix), or `@GROUP` by its path.
     private static func destination(_ text: String, in store: Store) throws -> KeyDestination {
-        if text.hasPrefix("@") && text.count > 1 {
-            let path = String(text.dropFirst())
+        if case .group(let path) = TargetWord(text), !path.isEmpty {
             guard let group = GroupTree(try store.groups()).find(path) else {
                 throw ShelfError(.notFound, "--only: no group '\(Display.safe(path))'", hint: "see 'sshelf group list'")
             }

@@ -2,6 +2,7 @@
 // once, guard rails (confirmation, canary), each host connected as a login is (key verified before any credential,
 // nothing asked mid-run) or through its warm session, Ctrl-C handled in two steps, one release-log entry per run.
 import FoundationEssentials
+import Glibc
 import ShelfCore
 import ShelfOperations
 import ShelfSSH
@@ -18,13 +19,17 @@ enum RunCommand {
             as a login is: its host key is verified before any credential is read, and a host whose key is unknown \
             (without --accept-new) or changed is skipped and reported — nothing is asked in the middle of a run. A \
             host with a warm session (exec --persist) runs the command on it. At the end every distinct output is \
-            shown once with the hosts that gave it, then each host's status. More than \(FleetGuard.confirmAbove) \
+            shown once with the hosts that gave it, then each host's status, hosts that ended alike on one line. On a \
+            terminal the hosts' output is shown safe: control characters and escape sequences as ^[, ^M, <U+009B> \
+            (a host cannot set the clipboard or the title, or hide a line); --raw, or a file or pipe, gets it raw. \
+            More than \(FleetGuard.confirmAbove) \
             hosts, or any host tagged '\(FleetGuard.protectedTag)', must be confirmed by typing the number of hosts \
             (--yes for scripts). Ctrl-C starts no more hosts and lets running ones end; a second Ctrl-C stops them. \
             Each run is one entry in the release log (sshelf log): the hosts, a SHA-256 of the command, each host's \
             verified key and status. Exit status: 0 when every host succeeded; 1 when a command failed, a canary \
-            failed or Ctrl-C stopped the run; 255 when a host was not reached, its key was refused, its login failed \
-            or it timed out; 2 when a confirmation was needed and not given. See docs/FLEET.md.
+            failed or Ctrl-C stopped the run; 255 when a host was not reached, its key was refused, its login failed, \
+            its connection was lost mid-command or it timed out; 2 when a confirmation was needed and not given. \
+            See docs/FLEET.md.
             """,
         arguments: [
             ArgumentSpec(
@@ -45,6 +50,10 @@ enum RunCommand {
                 "command-timeout", "SECONDS",
                 "cut a command that runs longer than this (default \(Int(FleetRun.Settings.defaultCommandTimeout)))"),
             .flag("json", "print one JSON object a line per host (name, outcome, exit status, stdout, stderr, times)"),
+            .flag(
+                "raw",
+                "print the hosts' output byte for byte even on a terminal (escape sequences included; without it a "
+                    + "terminal is shown them as ^[ and <U+009B>, and a file or pipe gets them raw)"),
             .flag("yes", short: "y", "go ahead without the typed confirmation a large or protected run asks for"),
             .flag("accept-new", "accept and pin the host key of hosts never seen before (never a changed key)"),
             SSHCommands.passphraseOption,
@@ -85,6 +94,7 @@ enum RunCommand {
             commandTimeout: try FleetCommand.seconds(
                 call, "command-timeout", default: FleetRun.Settings.defaultCommandTimeout))
         let session = try FleetSession(call: call, store: store, context: context, by: "run")
+        try session.begin(fleet, what: "run", item: FleetLog.commandHash(command))
         let summary = session.run(
             fleet, settings: settings, options: options, json: call.flag("json"),
             job: FleetSession.job(
@@ -93,7 +103,7 @@ enum RunCommand {
         if call.flag("json") {
             RunReport.printJSON(summary.results, context: context)
         } else {
-            RunReport.print(summary, context: context)
+            RunReport.print(summary, raw: call.flag("raw") || isatty(1) != 1, context: context)
         }
         return FleetReport.exitStatus(summary.results)
     }

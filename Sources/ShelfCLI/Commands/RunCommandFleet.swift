@@ -28,8 +28,7 @@ enum FleetCommand {
                     .invalid, "--hosts-file: \(Display.safe(hostsFile)) names no host",
                     hint: "one sshelf host name a line")
             }
-            for name in names
-            where name.hasPrefix("@") || name.hasPrefix("tag:") || name.contains(where: \.isWhitespace) {
+            for name in names where !TargetWord(name).isOneHost {
                 throw ShelfError(
                     .invalid, "--hosts-file: '\(Display.safe(name))' is not a host name",
                     hint: "a hosts file lists host names only; put groups, tags and searches on the command line")
@@ -50,10 +49,19 @@ enum FleetCommand {
         return Fleet(targets: words, plans: plans)
     }
 
+    /// What a run would do per host: its connect plan as a run follows it (nothing asked: the steps that would ask
+    /// say what happens instead), or its warm session when one runs.
     static func printDryRun(_ fleet: Fleet, options: ConnectOptions, context: AppContext) {
+        let warm = Set(WarmListing.entries(context.locations).map(\.hostID))
         for plan in fleet.plans {
             context.print(
-                plan.describe(trust: options.trust, agentSocket: options.agentSocket, environment: options.environment))
+                plan.describe(
+                    trust: options.trust, agentSocket: options.agentSocket, environment: options.environment,
+                    unattended: true))
+            if warm.contains(plan.target.id) {
+                context.print(
+                    "a warm session runs for it (sshelf warm list): the command would go through it, no login")
+            }
         }
         if let reason = FleetGuard.reason(fleet.hosts) {
             context.print("would ask for confirmation: \(reason)")

@@ -67,7 +67,7 @@ public struct SSHConfigBridge: Sendable {
             ? UserSSHConfig.hostLines(home: workspace.homeDirectory, own: locations.configDirectory) : nil
         let bridge = SSHConfigEmitter.Bridge(
             agentSocket: locations.agentSocket, pinsFile: pinsPath, publicKeyFiles: keys,
-            refused: refused, userConfig: userConfig)
+            refused: refused, userConfig: userConfig, sshelfProgram: workspace.program)
         let text = SSHConfigEmitter.emitBridge(input, bridge: bridge, generatedBy: "sshelf")
         let changed = try replaceIfChanged(path, Data(text.utf8), check: checkReadable)
         return Written(hosts: input.hosts.count, changed: changed, refused: refused)
@@ -121,17 +121,28 @@ public struct SSHConfigBridge: Sendable {
     func writePublicKeys(_ identities: [Identity]) throws -> [UUID: String] {
         let directory = locations.bridgeKeys
         var files: [UUID: String] = [:]
+        // A keys folder that is a link (or another uid's) is refused before anything is written in it or removed
+        // from it: followed, its clean-up would delete the files of whatever folder it points at (PrivateDirectory).
+        var checked = false
+        var info = stat()
+        if lstat(directory, &info) == 0 {
+            try PrivateFiles.ensureDirectory(directory, within: locations.configDirectory)
+            checked = true
+        }
         for identity in identities where identity.privateKeyRef != nil {
             let words = identity.publicKey.split(separator: " ")
             guard words.count >= 2, Self.isKeyWord(String(words[0])), Self.isBase64(String(words[1])) else { continue }
-            if files.isEmpty { try PrivateFiles.ensureDirectory(directory) }
+            if !checked {
+                try PrivateFiles.ensureDirectory(directory, within: locations.configDirectory)
+                checked = true
+            }
             let file = directory + "/" + identity.id.uuidString.lowercased() + ".pub"
             try replaceIfChanged(file, Data("\(words[0]) \(words[1]) \(Self.commentSafe(identity.name))\n".utf8))
             files[identity.id] = file
         }
         let wanted = Set(files.values.map { $0.lastPathPart })
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where !wanted.contains(name)
-        {
+        for name in (checked ? try? FileManager.default.contentsOfDirectory(atPath: directory) : nil) ?? []
+        where !wanted.contains(name) {
             unlink(directory + "/" + name)
         }
         return files
@@ -150,12 +161,7 @@ public struct SSHConfigBridge: Sendable {
     /// Every kept option line is shown to the installed ssh once (again only when they change): a line it refuses
     /// would stop every ssh command that reads the bridge. The answer is kept beside the bridge.
     func checkedOptions(_ input: SSHConfigEmitter.Input) throws -> [String: String] {
-        var lines: [String] = []
-        var seen: Set<String> = []
-        for line in input.hosts.flatMap(\.options) + input.defaults.flatMap(\.options)
-        where SSHOption.problem(line) == nil && seen.insert(line).inserted {
-            lines.append(line)
-        }
+        let lines = RefusedOptions.candidates(input.hosts.map(\.options) + input.defaults.map(\.options))
         let digest =
             Digest.sha256(Array(lines.joined(separator: "\n").utf8)).map { TextFormat.hex($0) }.joined()
             + " " + OpenSSHOptionCheck.version
@@ -168,6 +174,19 @@ public struct SSHConfigBridge: Sendable {
         let state = CheckState(digest: digest, refused: refused)
         try replaceIfChanged(statePath, try ShelfJSON.encoder().encode(state))
         return refused
+    }
+
+    /// `check`'s report of the kept lines the installed ssh refuses (the saved answer when they did not change),
+    /// whether or not the bridge is written: the lines are refused all the same.
+    public func refusedOptionProblems(_ store: Store) throws -> [ModelProblem] {
+        try PrivateFiles.ensureDirectory(locations.configDirectory)
+        let lock = try Lock(lockPath)
+        defer { lock.release() }
+        let input = try store.read { store in
+            SSHConfigEmitter.Input(
+                hosts: try store.hosts(), identities: [], rules: [], groups: [], defaults: try store.optionDefaults())
+        }
+        return RefusedOptions.problems(hosts: input.hosts, defaults: input.defaults, refused: try checkedOptions(input))
     }
 
     struct CheckState: Codable {

@@ -77,7 +77,7 @@ public enum FleetConnect {
                 result.outcome = .failed
                 result.error = "ended by signal \(UntrustedText.clean(name))"
             case .disconnected:
-                result.outcome = .failed
+                result.outcome = .connectionLost
                 result.error = "the connection ended before the command did"
             }
         }
@@ -94,15 +94,23 @@ public enum FleetConnect {
             result.outcome = .killed
             result.error = "stopped by a second Ctrl-C"
             return
+        case .interrupted?:
+            result.outcome = .killed
+            result.error = "stopped by Ctrl-C"
+            return
         case nil:
             break
         }
         result.error = error.message
+        result.fix = error.hint
         switch error.kind {
         case .hostKeyUnknown, .hostKeyChanged, .hostKeyOtherType, .hostKeyRevoked:
             result.outcome = .hostKeyRefused
         case .credentialNotSynced, .credentialUnavailable, .authenticationFailed, .rsaSignatureUnsupported, .cancelled:
             result.outcome = .loginFailed
+        case .disconnected, .timedOut, .network, .connectionRefused, .unreachable:
+            // Logged in, then the host stopped answering or the connection broke: not a command's failure.
+            result.outcome = loggedIn ? .connectionLost : .unreachable
         default:
             result.outcome = loggedIn ? .failed : .unreachable
         }

@@ -11,9 +11,14 @@ public enum FleetGuard {
     /// The tag that marks a host a run must be confirmed for, however small the run.
     public static let protectedTag = "protected"
 
+    /// Whether the host carries the tag, in any case (`Protected`, `PROTECTED`): a guard must not hang on a capital.
+    public static func isProtected(_ host: ShelfCore.Host) -> Bool {
+        host.tags.contains { $0.lowercased() == protectedTag }
+    }
+
     /// Why this run needs a confirmation (nil: it does not).
     public static func reason(_ hosts: [ShelfCore.Host]) -> String? {
-        let protected = hosts.filter { $0.tags.contains(protectedTag) }.map { Display.safe($0.name) }
+        let protected = hosts.filter(isProtected).map { Display.safe($0.name) }
         var reasons: [String] = []
         if hosts.count > confirmAbove { reasons.append("it reaches \(hosts.count) hosts (more than \(confirmAbove))") }
         if !protected.isEmpty {

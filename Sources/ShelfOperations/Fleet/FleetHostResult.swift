@@ -19,6 +19,9 @@ public struct FleetHostResult: Sendable {
         case hostKeyRefused = "host-key-refused"
         /// Reached and verified, but the login failed (no usable credential, refused).
         case loginFailed = "login-failed"
+        /// Logged in, then the connection was lost before the command ended: the host stopped answering (its
+        /// ServerAliveInterval × ServerAliveCountMax passed in silence) or the connection was reset or closed.
+        case connectionLost = "connection-lost"
         /// The command ran longer than the command timeout and was cut.
         case timedOut = "timed-out"
         /// Stopped by a second Ctrl-C while it ran.
@@ -26,9 +29,10 @@ public struct FleetHostResult: Sendable {
         /// Never started: a canary failed, or Ctrl-C stopped the run first.
         case notStarted = "not-started"
 
-        /// Whether the host was never reached or never ran the command, for the exit status (255) of the run.
+        /// Whether the host was not reached or its command did not finish (not reached, key refused, login failed,
+        /// connection lost, timed out), for the exit status (255) of the run — never a command's own exit status.
         public var isConnectionFailure: Bool {
-            [.unreachable, .hostKeyRefused, .loginFailed, .timedOut].contains(self)
+            [.unreachable, .hostKeyRefused, .loginFailed, .connectionLost, .timedOut].contains(self)
         }
     }
 
@@ -43,6 +47,8 @@ public struct FleetHostResult: Sendable {
     public var truncated = false
     /// Why it did not succeed, in words (a connection error, a timeout).
     public var error: String?
+    /// What to do about it, as `exec` says it (`sshelf trust HOST --replace --fingerprint …` for a changed key).
+    public var fix: String?
     /// The target's host key fingerprint, verified before any credential was read.
     public var fingerprint: String?
     /// What it did, in words, when that is not an output (a copy: files and bytes).
@@ -77,9 +83,11 @@ public struct FleetHostResult: Sendable {
 }
 
 /// Stops one host's attempt from another thread: a connect in progress is cancelled, a command in progress has its
-/// connection's sockets shut down. The first reason given is the one reported.
+/// connection's sockets shut down. The first reason given is the one reported. A job that stops by itself (a copy:
+/// it removes its temporary file first) is asked with `request` and cut with `abort` only if it does not end.
 public final class FleetAbort: @unchecked Sendable {
-    public enum Reason: Sendable { case timedOut, killed }
+    /// `killed`: a second Ctrl-C; `interrupted`: the first Ctrl-C of a job that stops at once (`cp`).
+    public enum Reason: Sendable { case timedOut, killed, interrupted }
     private let lock = Lock()
     private var connection: SSHConnection?
     private var stopped: Reason?
@@ -102,6 +110,15 @@ public final class FleetAbort: @unchecked Sendable {
         cancellation.cancel()
         connection?.abort()
         if socket >= 0 { shutdown(socket, Int32(SHUT_RDWR)) }
+    }
+
+    /// Asks the job to stop by itself: the reason is set (the job checks it between steps) and a connect in progress
+    /// is cancelled, but a logged-in connection is left open for the job to clean up on.
+    public func request(_ reason: Reason) {
+        lock.lock()
+        defer { lock.unlock() }
+        if stopped == nil { stopped = reason }
+        cancellation.cancel()
     }
 
     /// Watches `fd` (kept as a copy, so its number cannot be reused under us); false when stopped already.

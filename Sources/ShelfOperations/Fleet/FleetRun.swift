@@ -1,7 +1,8 @@
 // FleetRun: runs one job per host on a pool of worker threads (at most `parallel` at once; a slow host holds only its
 // own thread, never a queue), canary hosts first, with a command timeout watched from the calling thread. The
 // caller's thread waits in poll() for a host to finish, a deadline, a redraw tick or an interrupt: the first
-// interrupt stops starting hosts and lets running ones end, the second stops those too.
+// interrupt stops starting hosts and lets running ones end, the second stops those too — or, for jobs that clean up
+// after themselves (a copy), the first asks the running ones to stop and cuts those that do not within a grace.
 import FoundationEssentials
 import Glibc
 import ShelfCore
@@ -18,11 +19,17 @@ public final class FleetRun: @unchecked Sendable {
         public var canary: Int
         /// Seconds a command may run once logged in (nil: no limit).
         public var commandTimeout: Double?
+        /// Set for jobs that stop by themselves when asked (a copy, which removes its temporary file first): the first
+        /// interrupt asks every running host to stop (FleetAbort.request) and a host still running `stopGrace`
+        /// seconds later is cut (FleetAbort.abort). Nil: the first interrupt lets running hosts end, the second cuts
+        /// them at once (`run`).
+        public var stopGrace: Double?
 
-        public init(parallel: Int, canary: Int = 0, commandTimeout: Double? = nil) {
+        public init(parallel: Int, canary: Int = 0, commandTimeout: Double? = nil, stopGrace: Double? = nil) {
             self.parallel = parallel
             self.canary = canary
             self.commandTimeout = commandTimeout
+            self.stopGrace = stopGrace
         }
 
         /// What `sshelf run` and the TUI's run pane use unless told otherwise.
@@ -58,12 +65,16 @@ public final class FleetRun: @unchecked Sendable {
         public var canaryStopped = false
         /// Ctrl-C was pressed (once: no new hosts; twice: running ones stopped too).
         public var interrupts = 0
+        /// The first Ctrl-C stopped the running hosts too (Settings.stopGrace: a copy).
+        public var stopsAtFirst = false
     }
 
     private struct Active {
         var abort: FleetAbort
         var started: Date
         var loggedIn: Date?
+        /// When a host asked to stop is cut if it has not ended (Settings.stopGrace).
+        var cutAt: Date?
     }
 
     private let names: [String]
@@ -96,6 +107,7 @@ public final class FleetRun: @unchecked Sendable {
     /// Ctrl-C. `progress` (nil: none) is called about every `tick` seconds while hosts run.
     public func run(interrupts: Int32 = -1, tick: Double = 0.2, progress: ((Progress) -> Void)? = nil) -> Summary {
         var summary = Summary(results: [])
+        summary.stopsAtFirst = settings.stopGrace != nil
         let canary = min(max(settings.canary, 0), names.count)
         startPhase(upTo: canary > 0 ? canary : names.count)
         var canaryPhase = canary > 0
@@ -201,17 +213,28 @@ public final class FleetRun: @unchecked Sendable {
     private func interrupt(second: Bool) {
         lock.lock()
         stopping = true
+        if let grace = settings.stopGrace {
+            let cutAt = now().addingTimeInterval(grace)
+            for index in active.keys where active[index]?.cutAt == nil {
+                active[index]?.cutAt = cutAt
+                active[index]?.abort.request(.interrupted)
+            }
+            lock.unlock()
+            return
+        }
         let running = active.values.map(\.abort)
         lock.unlock()
         if second { for abort in running { abort.abort(.killed) } }
     }
 
-    /// Cuts commands past their timeout; returns the next deadline among the rest.
+    /// Cuts commands past their timeout, and hosts asked to stop that did not within the grace; returns the next
+    /// deadline among the rest.
     private func enforceTimeouts() -> Date? {
-        guard let timeout = settings.commandTimeout else { return nil }
         lock.lock()
-        let running = active.values.compactMap { entry in
-            entry.loggedIn.map { ($0.addingTimeInterval(timeout), entry.abort) }
+        let running = active.values.compactMap { entry -> (Date, FleetAbort)? in
+            let timeout = settings.commandTimeout.flatMap { timeout in entry.loggedIn?.addingTimeInterval(timeout) }
+            guard let deadline = [timeout, entry.cutAt].compactMap({ $0 }).min() else { return nil }
+            return (deadline, entry.abort)
         }
         lock.unlock()
         let current = now()

@@ -1,7 +1,10 @@
 // FleetTargets: the hosts a fleet command (`sshelf run`, `sshelf cp`) names, resolved once, in the order given,
-// each host once. A target is a host name (NAME@ID or an id prefix, as every command takes), `@group/path` (the
-// group and all its subgroups), `tag:NAME`, or a search query — a target with a space in it, or `q:TEXT` — matched
-// by the one search rule `sshelf list` uses. A hosts file lists host names, one a line.
+// each host once (the hosts of one group, tag or search in natural order). A target is read as every command reads
+// it (TargetWord): a host name (NAME@ID, an id prefix, id:PREFIX), `@group/path` (the group and all its
+// subgroups, whatever the name looks like), `tag:NAME`, or a search query — a target with a space in it, or
+// `q:TEXT` — matched by the one search rule `sshelf list` uses. A hosts file lists host names, one a line. Commands
+// that change or remove the hosts they name (`mv`, `rm`) take the same targets without searches: what they act on is
+// named, never guessed.
 import FoundationEssentials
 import ShelfCore
 import ShelfStore
@@ -14,19 +17,22 @@ public enum FleetTargets {
     }
 
     /// Resolves every target in one snapshot of the store; a target that names nothing is an error (a typo must not
-    /// quietly shrink the fleet).
-    public static func resolve(_ targets: [String], in store: Store) throws -> [Resolved] {
+    /// quietly shrink the fleet). Without `searches`, a target is a host, a group or a tag, never a search.
+    public static func resolve(_ targets: [String], searches: Bool = true, in store: Store) throws -> [Resolved] {
         try store.read { store in
             let tree = GroupTree(try store.groups())
             var all: [ShelfCore.Host]? = nil
             func everyHost() throws -> [ShelfCore.Host] {
                 if let all { return all }
-                let hosts = try store.hosts().sorted { ($0.name, $0.id.uuidString) < ($1.name, $1.id.uuidString) }
+                // Natural order (bulk-6 before bulk-59), the one order every report of a run uses.
+                let hosts = try store.hosts().sorted { FleetReport.precedes(($0.name, $0.id), ($1.name, $1.id)) }
                 all = hosts
                 return hosts
             }
             return try targets.map { target in
-                Resolved(target: target, hosts: try hosts(for: target, store: store, tree: tree, everyHost: everyHost))
+                Resolved(
+                    target: target,
+                    hosts: try hosts(for: target, searches: searches, store: store, tree: tree, everyHost: everyHost))
             }
         }
     }
@@ -47,14 +53,21 @@ public enum FleetTargets {
     }
 
     private static func hosts(
-        for target: String, store: Store, tree: GroupTree,
+        for target: String, searches: Bool, store: Store, tree: GroupTree,
         everyHost: () throws -> [ShelfCore.Host]
     ) throws -> [ShelfCore.Host] {
         let shown = Display.safe(target)
-        if target.hasPrefix("@") && target.count > 1 && !target.dropFirst().allSatisfy(\.isHexDigit) {
-            let path = String(target.dropFirst())
-            guard let group = tree.find(path) else {
-                throw ShelfError(.notFound, "no group '\(Display.safe(path))'", hint: "see 'sshelf group list'")
+        switch TargetWord(target) {
+        case .group(let path):
+            // Always the group, whatever the name looks like (`@cafe` is no id prefix): one reading for every command.
+            guard !path.isEmpty, let group = tree.find(path) else {
+                let isID =
+                    try Resolve.isIDPrefix(path.lowercased()) && !store.hosts(idPrefix: path.lowercased()).isEmpty
+                throw ShelfError(
+                    .notFound, path.isEmpty ? "'@' names no group" : "no group '\(Display.safe(path))'",
+                    hint: isID
+                        ? "a host by its id is \(ShellWord.quote(TargetWord.id(Display.safe(path))))"
+                        : "see 'sshelf group list'")
             }
             let groups = tree.subtree(of: group.id).union([group.id])
             let hosts = try everyHost().filter { $0.groupID.map(groups.contains) ?? false }
@@ -62,9 +75,7 @@ public enum FleetTargets {
                 throw ShelfError(.notFound, "group '\(Display.safe(path))' and its subgroups hold no host")
             }
             return hosts
-        }
-        if target.hasPrefix("tag:") {
-            let tag = String(target.dropFirst(4))
+        case .tag(let tag):
             let hosts = try everyHost().filter { $0.tags.contains(tag) }
             guard !tag.isEmpty, !hosts.isEmpty else {
                 throw ShelfError(
@@ -72,32 +83,34 @@ public enum FleetTargets {
                     hint: "tags are shown by 'sshelf list'; 'sshelf edit HOST --tag NAME' adds one")
             }
             return hosts
-        }
-        let isQuery = target.hasPrefix("q:") || target.contains(where: \.isWhitespace)
-        guard isQuery else {
+        case .hostID(let prefix):
+            return [try Resolve.host(id: prefix.lowercased(), in: store)]
+        case .search where !searches, .host:
             do {
                 return [try Resolve.host(target, in: store)]
             } catch var error as ShelfError where error.kind == .notFound {
-                error.hint = try otherReading(of: target, store: store, tree: tree, everyHost: everyHost) ?? error.hint
+                error.hint =
+                    try otherReading(of: target, searches: searches, store: store, tree: tree, everyHost: everyHost)
+                    ?? error.hint
                 throw error
             }
+        case .search(let query):
+            guard !HostQuery(query).isEmpty else {
+                throw ShelfError(.usage, "the search '\(shown)' has no words", hint: "e.g. 'db fra' or q:db")
+            }
+            let found = try store.searchHosts(query).compactMap { try store.host(id: $0.id) }
+            guard !found.isEmpty else {
+                throw ShelfError(
+                    .notFound, "no host matches the search '\(shown)'", hint: "try it with 'sshelf list \(shown)'")
+            }
+            return found.sorted { FleetReport.precedes(($0.name, $0.id), ($1.name, $1.id)) }
         }
-        let query = target.hasPrefix("q:") ? String(target.dropFirst(2)) : target
-        guard !HostQuery(query).isEmpty else {
-            throw ShelfError(.usage, "the search '\(shown)' has no words", hint: "e.g. 'db fra' or q:db")
-        }
-        let found = try store.searchHosts(query).compactMap { try store.host(id: $0.id) }
-        guard !found.isEmpty else {
-            throw ShelfError(
-                .notFound, "no host matches the search '\(shown)'", hint: "try it with 'sshelf list \(shown)'")
-        }
-        return found
     }
 
     /// What a word that names no host stands for as another kind of target — a group typed without its `@`, a tag
     /// without `tag:`, a word of the search without `q:` — as the hint to type that instead (nil: none of these).
     private static func otherReading(
-        of word: String, store: Store, tree: GroupTree, everyHost: () throws -> [ShelfCore.Host]
+        of word: String, searches: Bool, store: Store, tree: GroupTree, everyHost: () throws -> [ShelfCore.Host]
     ) throws -> String? {
         let quoted = { (target: String) in ShellWord.quote(Display.safe(target)) }
         let hosts = { (count: Int) in "\(count) host\(count == 1 ? "" : "s")" }
@@ -110,6 +123,7 @@ public enum FleetTargets {
         if tagged > 0 {
             return "'\(Display.safe(word))' is a tag: \(quoted("tag:" + word)) stands for the \(hosts(tagged)) with it"
         }
+        guard searches else { return nil }
         let found = try store.searchHosts(word)
         guard !found.isEmpty else { return nil }
         let names = found.map(\.name).sorted(by: NaturalOrder.precedes).prefix(3).map(Display.safe)

@@ -34,6 +34,7 @@ extension FleetSession {
         defer { abort.detachSocket() }
         var output = result
         var took = false
+        var lost = false
         let status = WarmClient.exec(
             command, stdin: false, plan: plan, locations: locations,
             // The keeper took the request: the command runs from here (its timeout counts, the pane says running).
@@ -44,7 +45,10 @@ extension FleetSession {
                 return true
             },
             output: { toStderr, bytes in bytes.withUnsafeBytes { output.append($0, toStderr: toStderr) } },
-            failure: { output.error = UntrustedText.clean($0) })
+            failure: {
+                lost = true
+                output.error = UntrustedText.clean($0)
+            })
         // A keeper cut off by a timeout or a second Ctrl-C has no status, and ran on the warm session all the same.
         guard status != nil || (took && abort.reason != nil) else { return nil }
         result = output
@@ -57,9 +61,12 @@ extension FleetSession {
         case .timedOut?:
             result.outcome = .timedOut
             result.error = "cut at the command timeout"
-        case .killed?:
+        case .killed?, .interrupted?:
             result.outcome = .killed
             result.error = "stopped by a second Ctrl-C"
+        case nil where lost:
+            // The keeper's session broke or stopped answering mid-command: no exit status came, as on a new login.
+            result.outcome = .connectionLost
         case nil:
             result.exitStatus = status
             result.outcome = status == 0 ? .succeeded : .failed

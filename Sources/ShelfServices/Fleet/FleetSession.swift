@@ -65,13 +65,10 @@ public final class FleetSession: @unchecked Sendable {
         let presses = Counter()
         signal(SIGINT, SIG_IGN)
         let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        let messages = Self.stopMessages(settings)
         source.setEventHandler {
             let count = presses.add(Int(source.data))
-            StandardStreams.write(
-                count == 1
-                    ? "\r\u{1B}[Ksshelf: stopping: no more hosts start; running ones may finish "
-                        + "(Ctrl-C again stops them)\n"
-                    : "\r\u{1B}[Ksshelf: stopping the running hosts\n", fd: 2)
+            StandardStreams.write("\r\u{1B}[K" + (count == 1 ? messages.first : messages.again) + "\n", fd: 2)
             for _ in 0..<source.data { interrupts.signal() }
         }
         // libdispatch installs its handler only once the source is registered; until then a Ctrl-C would be lost.
@@ -95,6 +92,22 @@ public final class FleetSession: @unchecked Sendable {
     }
 
     public typealias Job = (ConnectPlan, FleetAbort, @escaping @Sendable () -> Void) -> FleetHostResult
+
+    /// What the first Ctrl-C and any later one say: a run lets running hosts finish until the second, a copy stops
+    /// them at the first (each removes its temporary file; FleetRun.Settings.stopGrace).
+    static func stopMessages(_ settings: FleetRun.Settings) -> (first: String, again: String) {
+        guard let grace = settings.stopGrace else {
+            return (
+                "sshelf: stopping: no more hosts start; running ones may finish (Ctrl-C again stops them)",
+                "sshelf: stopping the running hosts"
+            )
+        }
+        let cut = "a host that does not answer within \(TextFormat.fixed(grace, places: 0)) s is cut off"
+        return (
+            "sshelf: stopping: no more hosts start; running copies stop and remove their temporary files (\(cut))",
+            "sshelf: still stopping: running copies are removing their temporary files (\(cut))"
+        )
+    }
 
     /// Runs `job` for every host on the fleet scheduler: each byte readable on `interrupts` is one stop request
     /// (the first starts no more hosts, the second stops running ones), `progress` is called while hosts run.
@@ -136,6 +149,14 @@ public final class FleetSession: @unchecked Sendable {
         return "SHA256:" + digest.trimmingScalars(in: "=")
     }
 
+    /// Writes the run's first release-log line, before any host starts: a run (warm or cold alike) whose line
+    /// cannot be written sends nothing to any host. Throws `.storage` in the user's words.
+    public func begin(_ fleet: Fleet, what: String, item: String) throws {
+        let entry = FleetLog.startEntry(
+            by: by, what: what, item: item, targets: fleet.targets, hosts: fleet.hosts.map(\.name))
+        try FleetLog.record(entry, vault: vault, workspace: workspace)
+    }
+
     /// Saves what the connections changed (keys pinned with --accept-new, last-connected times) and appends the run's
     /// release-log entry.
     public func finish(_ summary: FleetRun.Summary, fleet: Fleet, what: String, item: String) throws {
@@ -144,7 +165,7 @@ public final class FleetSession: @unchecked Sendable {
             try store.write { store in
                 for result in summary.results {
                     guard let outcome = result.connectOutcome else { continue }
-                    let reached = result.outcome == .succeeded || result.outcome == .failed
+                    let reached = [.succeeded, .failed, .connectionLost].contains(result.outcome)
                     try ConnectPlan.record(outcome, target: reached ? result.hostID : nil, store: store)
                 }
             }

@@ -6,9 +6,11 @@ import ShelfOperations
 import ShelfSSH
 
 extension ConnectPlan {
-    /// What `connect --dry-run` prints: hops, host-key status and each method's credential source.
-    public func describe(trust: HostKeyTrustStore, agentSocket: String?, environment: [String: String] = [:]) -> String
-    {
+    /// What `connect --dry-run` prints: hops, host-key status and each method's credential source. `unattended`:
+    /// for a fleet run (`run`/`cp --dry-run`), which asks nothing — each step says what that run would do instead.
+    public func describe(
+        trust: HostKeyTrustStore, agentSocket: String?, environment: [String: String] = [:], unattended: Bool = false
+    ) -> String {
         var lines = [
             "plan for \(Display.safe(target.name)) (\(endpoints.count) hop\(endpoints.count == 1 ? "" : "s")):"
         ]
@@ -17,12 +19,12 @@ extension ConnectPlan {
             lines.append(
                 "  \(index + 1). \(role) \(Display.safe(hop.name)): \(Display.safe(hop.destination))"
                     + (index > 0 ? " (through \(Display.safe(endpoints[index - 1].name)), direct-tcpip)" : ""))
-            lines.append("     host key: " + hostKeyStatus(hop, trust: trust))
+            lines.append("     host key: " + hostKeyStatus(hop, trust: trust, unattended: unattended))
             lines.append("     auth \(hop.authMethod.rawValue), in this order (limited to what the server offers):")
             if index == 0, let command = hop.settings.proxyCommand {
                 lines.append("     reached through its ProxyCommand: \(Display.safe(command))")
             }
-            for method in methods(hop, agentSocket: agentSocket, environment: environment) {
+            for method in methods(hop, agentSocket: agentSocket, environment: environment, unattended: unattended) {
                 lines.append("       - " + method)
             }
         }
@@ -30,7 +32,7 @@ extension ConnectPlan {
         return lines.joined(separator: "\n")
     }
 
-    private func hostKeyStatus(_ hop: SSHEndpoint, trust: HostKeyTrustStore) -> String {
+    private func hostKeyStatus(_ hop: SSHEndpoint, trust: HostKeyTrustStore, unattended: Bool) -> String {
         if let pin = hop.pinnedHostKey {
             let fingerprint = HostKey(pinned: pin)?.fingerprint ?? "undecodable"
             return "pinned \(pin.type) \(fingerprint)"
@@ -39,11 +41,15 @@ extension ConnectPlan {
         if !types.isEmpty {
             return "known in known_hosts as \(types.joined(separator: ", ")) (\(Display.safe(hop.lookupName)))"
         }
-        return "unknown: you will be asked (or use --accept-new)"
+        return unattended
+            ? "unknown: the run skips this host (host-key-refused) unless --accept-new pins it"
+            : "unknown: you will be asked (or use --accept-new)"
     }
 
     /// The authenticator's own steps (AuthPlan), each with where its credential would come from.
-    private func methods(_ hop: SSHEndpoint, agentSocket: String?, environment: [String: String]) -> [String] {
+    private func methods(
+        _ hop: SSHEndpoint, agentSocket: String?, environment: [String: String], unattended: Bool
+    ) -> [String] {
         let steps = AuthPlan.steps(for: hop, agentSocket: agentSocket, environment: environment)
         guard !steps.isEmpty else {
             return ["nothing to try: no identity with a key, and no ssh-agent (SSH_AUTH_SOCK)"]
@@ -58,11 +64,19 @@ extension ConnectPlan {
                 "publickey: IdentityFile \(Display.safe(path)) (the host's options), when that file exists"
             case .agent(let socket?): "agent: ssh-agent at \(Display.safe(socket))"
             case .agent(nil): "agent: none (SSH_AUTH_SOCK not set), so this fails"
+            case .keyboardInteractive(let stored) where unattended:
+                stored != nil
+                    ? "keyboard-interactive: a lone password prompt answered from the vault "
+                        + "(\(stored?.rawValue ?? "")); "
+                        + "any other prompt fails this method, since a run asks nothing"
+                    : "keyboard-interactive: skipped, a run answers no prompt (nothing stored to answer with)"
             case .keyboardInteractive(let stored):
                 "keyboard-interactive: answered on the terminal"
                     + (stored != nil ? "; a lone password prompt from the vault" : "")
             case .password(let stored?):
                 "password: from the vault (\(stored.rawValue)); fails as 'not yet synced' if absent"
+            case .password(nil) where unattended:
+                "password: skipped, none is stored and a run never asks (login-failed if nothing else works)"
             case .password(nil): "password: asked on the terminal (or --password-fd)"
             }
         }

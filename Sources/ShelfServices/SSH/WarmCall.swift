@@ -18,7 +18,6 @@ final class WarmCall {
     private var input: [UInt8] = []
     private var inputEnded = false
     private var inputDone: Bool
-    private(set) var sentOutput = false
     private(set) var callerGone = false
     private var state = State.running
 
@@ -103,13 +102,13 @@ final class WarmCall {
     }
 
     /// The keeper is going away (`warm stop`, a broken session, a server that stopped answering): stop the command
-    /// if it can, and tell the caller once whatever it was sent has reached it — "fall back" when nothing has and
-    /// `fallBack` allows it, so it connects on its own; else the error.
-    func abandon(_ message: String, sessionAlive: Bool, fallBack: Bool = true) {
+    /// if it can, and tell the caller once whatever it was sent has reached it — always the error, never "fall
+    /// back": the command was started on the host, and a caller that connected on its own would run it twice.
+    func abandon(_ message: String, sessionAlive: Bool) {
         if sessionAlive && (state == .running || state == .stopping) { _ = command.stop() }
         state = .done
         guard !callerGone else { return }
-        queue(sentOutput || !fallBack ? .error : .fallback, Array(message.utf8))
+        queue(.error, Array(message.utf8))
         PrivateSocket.setTimeout(client, seconds: 2, option: SO_SNDTIMEO)
         _ = outgoing.withUnsafeBytes { WarmSocket.sendAll(client, $0, passing: nil) }
         outgoing.removeAll()
@@ -124,7 +123,6 @@ final class WarmCall {
 
     private func queue(_ type: WarmSocket.Frame, _ bytes: UnsafeRawBufferPointer) {
         guard !callerGone else { return }
-        if type == .stdout || type == .stderr { sentOutput = true }
         outgoing += WarmSocket.frameHeader(type, length: bytes.count)
         outgoing += bytes
     }

@@ -25,8 +25,15 @@ final class KeeperLoop {
     private var fds: [pollfd] = []
     private var callFDs: [Int] = []
 
-    init(connection: SSHConnection, listener: Int32, path: String, inode: ino_t, fingerprint: [UInt8], idle: Duration) {
+    /// The host keys checked again before each command (nil: they hold; else the refusal a login would meet).
+    private let recheck: () -> SSHError?
+
+    init(
+        connection: SSHConnection, listener: Int32, path: String, inode: ino_t, fingerprint: [UInt8], idle: Duration,
+        recheck: @escaping () -> SSHError?
+    ) {
         self.connection = connection
+        self.recheck = recheck
         self.listener = listener
         self.path = path
         self.inode = inode
@@ -179,6 +186,16 @@ final class KeeperLoop {
                 retire()
                 return .goOn
             }
+            // A key revoked (or a pin changed or removed) since the login: nothing more runs on this session. The
+            // caller is sent back to log in on its own, which meets the refusal a cold login meets (and asks, if it
+            // may, about a key no longer known); the keeper ends, stopping what still runs on the session.
+            if let refusal = recheck() {
+                WarmSocket.send(client, .fallback, Array(refusal.message.utf8))
+                close(client)
+                retire()
+                abandonAll(refusal.message, sessionAlive: true)
+                return .stop
+            }
             let input = payload[32] & WarmSocket.stdinFlag != 0 ? lent.first : nil
             let command: SessionCommand
             do {
@@ -211,20 +228,20 @@ final class KeeperLoop {
     }
 
     /// The session broke or its server stopped answering (the watch's `.timedOut`): nobody new is taken (the socket
-    /// goes first, so the next caller logs in on its own), and the callers are told why — one whose server stopped
-    /// answering gets the error even before any output, as its own login would hang the same way.
+    /// goes first, so the next caller logs in on its own), and the callers are told why, output or not: their
+    /// commands were started, so none falls back to run it again on a login of its own.
     private func end(_ error: SSHError) {
         retire()
         if error.kind == .timedOut {
-            abandonAll(error.message, sessionAlive: false, fallBack: false)
+            abandonAll(error.message, sessionAlive: false)
         } else {
             abandonAll("the warm session failed: " + error.message, sessionAlive: false)
         }
     }
 
-    private func abandonAll(_ message: String, sessionAlive: Bool, fallBack: Bool = true) {
+    private func abandonAll(_ message: String, sessionAlive: Bool) {
         for call in calls {
-            call.abandon(message, sessionAlive: sessionAlive, fallBack: fallBack)
+            call.abandon(message, sessionAlive: sessionAlive)
             call.close()
         }
         calls.removeAll()

@@ -1,14 +1,18 @@
-// TUIFleetUpdateTests: remote output as the run pane shows it — escape sequences removed, tabs as spaces, a long
+// TUIFleetUpdateTests: remote output as the run pane shows it — escape sequences shown harmless (HostOutputText, the
+// one sanitiser `sshelf run` uses too), tabs as spaces, a long
 // output cut with a note that `sshelf run` prints it all. (The hosts' states and grouped outputs are TUIFleetTests'.)
 import Foundation
+import ShelfCore
 @testable import ShelfTUIApp
 import XCTest
 
 final class TUIFleetUpdateTests: XCTestCase {
-    func testRemoteTextLosesEscapeSequencesAndTabs() {
+    func testRemoteTextShowsEscapeSequencesHarmlessAndTabsAsSpaces() {
         XCTAssertEqual(
-            TUIFleet.lines(Array("\u{1B}[31mred\u{1B}[0m\tcell\n\u{1B}]0;title\u{07}next\n".utf8)),
-            ["red    cell", "next"])
+            TUIFleet.lines(Array("\u{1B}[31mred\u{1B}[0m\tcell\n\u{1B}]0;title\u{07}next\u{9B}\n".utf8)),
+            ["^[[31mred^[[0m    cell", "^[]0;title^Gnext<U+009B>"])
+        XCTAssertEqual(
+            TUIFleet.lines(Array("\u{1B}[31mred\n".utf8)), [HostOutputText.clean(Array("\u{1B}[31mred".utf8))])
         XCTAssertEqual(TUIFleet.lines([]), [])
         XCTAssertEqual(TUIFleet.lines(Array("no newline".utf8)), ["no newline"])
     }

@@ -18,27 +18,30 @@ final class Tmux {
     /// Starts `sshelf ARGS` in a detached session of the given size with exactly `environment`.
     convenience init(
         home: TempHome, arguments: [String] = [], columns: Int = 100, rows: Int = 30,
-        environment extra: [String: String] = [:], removing: Set<String> = ["NO_COLOR"]
+        environment extra: [String: String] = [:], removing: Set<String> = ["NO_COLOR"], options: [String] = []
     ) throws {
         var env = home.environment.filter { !removing.contains($0.key) }
         // No reachability probes unless a test asks (TUIReachabilityTests): other tests' listeners count connections.
         env["SSHELF_REACHABILITY"] = "off"
         for (key, value) in extra { env[key] = value }
-        try self.init(home: home, command: [CLI.binary] + arguments, environment: env, columns: columns, rows: rows)
+        try self.init(
+            home: home, command: [CLI.binary] + arguments, environment: env, columns: columns, rows: rows,
+            options: options)
     }
 
     /// Starts `command` in a detached session of the given size with exactly `environment` (plus the pane's own
     /// TERM unless the environment sets one). The pane stays on screen after the command ends (remain-on-exit),
-    /// so a test reads what it printed last without keeping it alive.
+    /// so a test reads what it printed last without keeping it alive. `options`: more server options, one
+    /// `set-option` line each (`-g set-clipboard on`).
     init(
         home: TempHome, command: [String], environment env: [String: String], columns: Int = 100,
-        rows: Int = 30
+        rows: Int = 30, options: [String] = []
     ) throws {
         statusPath = home.root + "/tui-exit-status-" + UUID().uuidString.prefix(6)
         // Read by the server before the session exists: set afterwards, a command that ends at once takes its
         // session with it before the option lands, and the test then reads a blank screen.
         configPath = home.root + "/tmux-" + UUID().uuidString.prefix(6) + ".conf"
-        try "set-option -g remain-on-exit on\n"
+        try (["-g remain-on-exit on"] + options).map { "set-option \($0)\n" }.joined()
             .write(toFile: configPath, atomically: true, encoding: .utf8)
         let assignments =
             env.sorted { $0.key < $1.key }.map { Tmux.quote("\($0.key)=\($0.value)") }
