@@ -33,7 +33,7 @@ RUN_DEBS := pkg-config binutils libssh2-1-dev libsodium-dev libsqlite3-dev libnc
 DEB_DEBS := dpkg-dev
 # What scripts/libssh2-newer needs to fetch Debian 13's libssh2 source package (apt, dpkg-source) and build it.
 LIBSSH2_BUILD_DEBS := dpkg-dev gcc make libssl-dev zlib1g-dev debian-archive-keyring
-TEST_DEBS := $(RUN_DEBS) $(DEB_DEBS) $(LIBSSH2_BUILD_DEBS) lintian openssh-server openssh-client tmux git git-filter-repo \
+TEST_DEBS := $(RUN_DEBS) $(DEB_DEBS) $(LIBSSH2_BUILD_DEBS) lintian openssh-server openssh-client tmux systemd git git-filter-repo \
 	procps bash zsh fish dash netcat-openbsd socat rsync python3-minimal coreutils util-linux mount passwd dpkg apt
 # What `make bench` runs and compares with (bench/*.bench): hyperfine, fzf (the TUI's peer), pssh and clustershell
 # (sshelf run's peers, bench/fleet.bench).
