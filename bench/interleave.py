@@ -2,7 +2,8 @@
 """bench/interleave.py: times shell commands like hyperfine, but interleaved — every round runs each command once, in
 turn — so sshelf and its peer see the same load on a shared machine. Writes a hyperfine-shaped JSON export (the
 commands in the given order: bench/summarize.py pairs 1 with 2, 3 with 4, ...). Each result also has `cpu_times`: the
-user + system CPU seconds of each run, its processes and all they waited for (not daemons they talk to). Each
+user + system CPU seconds of each run, its processes and all they waited for (not daemons they talk to), and
+`peak_rss_kib`: each run's peak resident memory (the largest of its processes, as wait4's ru_maxrss gives it). Each
 `--account LABEL=WHAT` adds `LABEL_cpu_times`, the CPU seconds other processes used over the same run: for
 `cgroup:DIR`, every process in that control group (cgroup v1 cpuacct or v2; servers and all they start, counted even
 when nobody waits for them); for `@FILE`, the processes whose IDs are the lines of FILE (daemons a client talks to).
@@ -11,10 +12,10 @@ when nobody waits for them); for `@FILE`, the processes whose IDs are the lines 
 """
 import argparse
 import os
-import resource
 import json
 import statistics
 import subprocess
+import tempfile
 import time
 
 TICKS = os.sysconf("SC_CLK_TCK")
@@ -79,30 +80,35 @@ names, commands = arguments.pairs[0::2], arguments.pairs[1::2]
 meters = [(label, *meter(what)) for label, what in (item.split("=", 1) for item in arguments.account)]
 times = [[] for _ in commands]
 cpu = [[] for _ in commands]
+peak = [[] for _ in commands]
 accounted = {label: [[] for _ in commands] for label, _, _ in meters}
 for round_number in range(arguments.warmup + arguments.runs):
     for index, command in enumerate(commands):
         counts_before = [count() for _, _, count in meters]
         others_before = [read() for _, read, _ in meters]
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        errors = tempfile.TemporaryFile()
         start = time.perf_counter()
-        result = subprocess.run(command, shell=True, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.PIPE)
+        process = subprocess.Popen(command, shell=True, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                   stderr=errors)
+        # wait4 gives this run's own usage: its CPU (and all it waited for) and its largest process's peak memory.
+        _, status, usage = os.wait4(process.pid, 0)
+        process.returncode = os.waitstatus_to_exitcode(status)
         elapsed = time.perf_counter() - start
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        errors.seek(0)
         for (_, _, count), count_before in zip(meters, counts_before):
             settled(count, count_before)
         others_after = [read() for _, read, _ in meters]
-        used = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-        if result.returncode != 0:
-            raise SystemExit(f"interleave: '{names[index]}' failed ({result.returncode}): {result.stderr.decode()}")
+        used = usage.ru_utime + usage.ru_stime
+        if process.returncode != 0:
+            raise SystemExit(f"interleave: '{names[index]}' failed ({process.returncode}): {errors.read().decode()}")
         if round_number >= arguments.warmup:
             times[index].append(elapsed)
             cpu[index].append(used)
+            peak[index].append(usage.ru_maxrss)
             for (label, _, _), other_before, other_after in zip(meters, others_before, others_after):
                 accounted[label][index].append(other_after - other_before)
 results = [{"command": name, "times": values, "median": statistics.median(values), "interleaved": True,
-            "cpu_times": used} for name, values, used in zip(names, times, cpu)]
+            "cpu_times": used, "peak_rss_kib": rss} for name, values, used, rss in zip(names, times, cpu, peak)]
 for label, per_command in accounted.items():
     for result, values in zip(results, per_command):
         result[f"{label}_cpu_times"] = values

@@ -75,6 +75,7 @@ _sshelf() {
         --key-passphrase-fd) COMPREPLY=(); return ;;
         --lifetime) COMPREPLY=(); return ;;
         --local) COMPREPLY=(); return ;;
+        --login) COMPREPLY=(); return ;;
         --name) COMPREPLY=(); return ;;
         --notes) COMPREPLY=(); return ;;
         --only) COMPREPLY=(); return ;;
@@ -93,6 +94,7 @@ _sshelf() {
         --secret-fd) COMPREPLY=(); return ;;
         --sessions) COMPREPLY=(); return ;;
         --since) COMPREPLY=(); return ;;
+        --sudo-password-fd) COMPREPLY=(); return ;;
         --tag) COMPREPLY=(); return ;;
         --take) COMPREPLY=(); return ;;
         --timeout) COMPREPLY=(); return ;;
@@ -109,8 +111,8 @@ _sshelf() {
         "connect") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--accept-new --password-fd --remember --timeout --passphrase-fd --dry-run --openssh --verbose --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "exec") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--accept-new --password-fd --remember --timeout --passphrase-fd --no-stdin --tty --persist --persist-for --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "trust") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--replace --fingerprint --timeout --passphrase-fd --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
-        "run") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--hosts-file --dry-run --parallel --canary --timeout --command-timeout --json --raw --yes --accept-new --passphrase-fd --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
-        "cp") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--recursive --preserve --parallel --timeout --yes --accept-new --passphrase-fd --help" -- "$cur")); else _sshelf_files; fi ;;
+        "run") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--hosts-file --dry-run --parallel --canary --timeout --command-timeout --json --raw --stream --login --tty --sudo --sudo-password-fd --yes --accept-new --passphrase-fd --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
+        "cp") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--recursive --preserve --parallel --timeout --login --yes --accept-new --passphrase-fd --help" -- "$cur")); else _sshelf_files; fi ;;
         "copy-id") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--identity --accept-new --password-fd --remember --timeout --passphrase-fd --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "warm serve") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--idle --ready-fd --timeout --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "warm list") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --help" -- "$cur")); else COMPREPLY=(); fi ;;

@@ -66,13 +66,18 @@ extension SSHConnection {
                     return true
                 })
         }
-        session.setBlocking(true)
         if pump.stopFD == nil || pump.stopped {
-            // TERM (where the library can) and the close, as a warm keeper stops the command of a caller that left.
-            session.setTimeout(seconds: 2)
+            // A stop comes from abort() (a fleet run's second Ctrl-C or Esc, its command timeout), and the connection
+            // is dropped right after: TERM (where the library can) and the close are sent, as a warm keeper stops
+            // the command of a caller that left, but the server's close is not waited for. sshd answers a close only
+            // once the command has ended — on libssh2 1.10 (no TERM) not before its next write — so waiting cost two
+            // 2 s timeouts a host (the close, then the channel's free closing again) before the run could end.
             _ = channel.stopCommand()
+            for hop in sessions { shutdown(hop.socket, Int32(SHUT_RDWR)) }
+            session.setBlocking(true)
             throw SSHError(.cancelled, "the command was stopped")
         }
+        session.setBlocking(true)
         if passedOn > 1 {
             session.setTimeout(seconds: 2)
             channel.close()

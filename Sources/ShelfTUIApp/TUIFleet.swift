@@ -119,7 +119,8 @@ final class TUIFleet: @unchecked Sendable {
         groups cache: GroupCache = GroupCache()
     ) -> FleetPane.Update {
         var finished: [FleetHostResult] = []
-        let hosts = zip(plans, states).map { plan, state -> FleetPane.HostLine in
+        let hosts = zip(plans, states).enumerated().map { index, pair -> FleetPane.HostLine in
+            let (plan, state) = pair
             var line = FleetPane.HostLine(id: plan.target.id, name: Display.safe(plan.target.name), state: .queued)
             switch state {
             case .queued: line.state = ended ? .notStarted : .queued
@@ -129,6 +130,7 @@ final class TUIFleet: @unchecked Sendable {
                 finished.append(result)
                 line.state = lineState(result.outcome)
                 line.detail = FleetReport.status(result)
+                line.output = cache.output(of: index) { hostOutput(result) }
             }
             return line
         }
@@ -146,6 +148,15 @@ final class TUIFleet: @unchecked Sendable {
     final class GroupCache: @unchecked Sendable {
         private var ended = -1
         private var made: [FleetPane.OutputGroup] = []
+        /// Each ended host's own output as lines (Enter on the host), made once.
+        private var outputs: [Int: [String]] = [:]
+
+        func output(of index: Int, make: () -> [String]) -> [String] {
+            if let made = outputs[index] { return made }
+            let lines = make()
+            outputs[index] = lines
+            return lines
+        }
 
         func groups(_ finished: [FleetHostResult], make: () -> [FleetPane.OutputGroup]) -> [FleetPane.OutputGroup] {
             if finished.count != ended {
@@ -154,6 +165,12 @@ final class TUIFleet: @unchecked Sendable {
             }
             return made
         }
+    }
+
+    /// One host's whole output for the pane: stdout's lines, then `--- stderr` and stderr's.
+    static func hostOutput(_ result: FleetHostResult) -> [String] {
+        let stderr = lines(result.stderr, limit: 20_000)
+        return lines(result.stdout, limit: 20_000) + (stderr.isEmpty ? [] : ["--- stderr"] + stderr)
     }
 
     static func lineState(_ outcome: FleetHostResult.Outcome) -> FleetPane.HostLine.State {

@@ -25,12 +25,15 @@ public struct FleetPane: Sendable, Equatable {
         public var name: String
         public var state: State
         public var detail: String
+        /// What the host printed, once it ended: its stdout's lines, then `--- stderr` and its stderr's (Enter).
+        public var output: [String]
 
-        public init(id: UUID, name: String, state: State, detail: String = "") {
+        public init(id: UUID, name: String, state: State, detail: String = "", output: [String] = []) {
             self.id = id
             self.name = name
             self.state = state
             self.detail = detail
+            self.output = output
         }
     }
 
@@ -75,6 +78,10 @@ public struct FleetPane: Sendable, Equatable {
     public var stops = 0
     public var summary: String?
     public var scroll = 0
+    /// The host the cursor is on (j/k), and the one whose whole status and output are open (Enter), scrolled.
+    public var selected = 0
+    public var opened: Int?
+    public var openedScroll = 0
 
     public init(hosts: [(id: UUID, name: String)]) {
         hostIDs = hosts.map(\.id)
@@ -151,7 +158,12 @@ enum FleetPaneReducer {
             }
             return []
         }
+        if pane.opened != nil { return openedKey(state, &pane, command) }
         switch command {
+        case .fleetSend:
+            guard pane.hosts.indices.contains(pane.selected) else { return [] }
+            pane.opened = pane.selected
+            pane.openedScroll = 0
         case .fleetStop:
             if pane.isActive {
                 pane.stops += 1
@@ -182,10 +194,38 @@ enum FleetPaneReducer {
             pane = FleetPane(hosts: again.map { ($0.id, $0.name) })
             pane.command = command
             return send(&state, &pane)
-        case .fleetDown: pane.scroll += 1
-        case .fleetUp: pane.scroll = max(0, pane.scroll - 1)
+        case .fleetDown:
+            // The cursor goes down the hosts, the view following it; past the last host the outputs scroll.
+            if pane.selected + 1 < pane.hosts.count {
+                pane.selected += 1
+                pane.scroll = max(pane.scroll, pane.selected - max(1, state.rows - 8))
+            } else {
+                pane.scroll += 1
+            }
+        case .fleetUp:
+            if pane.scroll > pane.selected || pane.selected == 0 {
+                pane.scroll = max(0, pane.scroll - 1)
+            } else {
+                pane.selected -= 1
+                pane.scroll = min(pane.scroll, pane.selected)
+            }
         case .fleetPageDown: pane.scroll += max(1, state.rows - 6)
         case .fleetPageUp: pane.scroll = max(0, pane.scroll - max(1, state.rows - 6))
+        default: break
+        }
+        return []
+    }
+
+    /// Keys while a host's whole status and output are open: scroll them; Enter, Esc or q go back to the hosts (Esc
+    /// stops nothing here: the run goes on).
+    private static func openedKey(_ state: UIState, _ pane: inout FleetPane, _ command: Command?) -> [Effect] {
+        let page = max(1, state.rows - 6)
+        switch command {
+        case .fleetSend, .fleetStop, .fleetClose: pane.opened = nil
+        case .fleetDown: pane.openedScroll += 1
+        case .fleetUp: pane.openedScroll = max(0, pane.openedScroll - 1)
+        case .fleetPageDown: pane.openedScroll += page
+        case .fleetPageUp: pane.openedScroll = max(0, pane.openedScroll - page)
         default: break
         }
         return []
@@ -235,6 +275,8 @@ enum FleetPaneReducer {
     static func update(_ state: inout UIState, _ update: FleetPane.Update) {
         guard var pane = state.fleet, pane.isActive else { return }
         pane.hosts = update.hosts
+        pane.selected = min(pane.selected, max(0, pane.hosts.count - 1))
+        if let opened = pane.opened, !pane.hosts.indices.contains(opened) { pane.opened = nil }
         pane.groups = update.groups
         pane.summary = update.summary
         pane.phase = update.ended ? .ended : .running

@@ -276,8 +276,10 @@ public enum Keymap {
         KeyBinding([.tab], .promptRemember, .prompt, "toggle \"remember in the vault\" (when offered)"),
 
         KeyBinding(
-            [.enter], .fleetSend, .fleet, "run the command typed (or give the typed confirmation)",
-            hint: "run", disabled: { ($0.fleet?.isTyping ?? false) ? nil : "nothing is being typed" }),
+            [.enter], .fleetSend, .fleet,
+            "run the command typed (or give the typed confirmation); on a host: its whole status and output"
+                + " (Enter or Esc again: back)",
+            hint: "run/open"),
         KeyBinding(
             [.escape, .ctrl("c")], .fleetStop, .fleet,
             "cancel the question; during the run: no more hosts start, a second press stops the running ones; "
@@ -295,8 +297,9 @@ public enum Keymap {
             }),
         KeyBinding([.backspace], .fleetErase, .fleet, "delete the last character"),
         KeyBinding([.ctrl("u")], .fleetClear, .fleet, "clear the entry"),
-        KeyBinding([.char("j"), .down], .fleetDown, .fleet, "scroll down (while typing: j is text)"),
-        KeyBinding([.char("k"), .up], .fleetUp, .fleet, "scroll up (while typing: k is text)"),
+        KeyBinding(
+            [.char("j"), .down], .fleetDown, .fleet, "next host, then scroll down (while typing: j is text)"),
+        KeyBinding([.char("k"), .up], .fleetUp, .fleet, "previous host, or scroll up (while typing: k is text)"),
         KeyBinding([.pageDown], .fleetPageDown, .fleet, "page down"),
         KeyBinding([.pageUp], .fleetPageUp, .fleet, "page up"),
 

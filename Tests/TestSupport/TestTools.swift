@@ -60,6 +60,7 @@ extension TestTool {
     public static let useradd = TestTool("useradd", package: "passwd")
     public static let usermod = TestTool("usermod", package: "passwd")
     public static let chpasswd = TestTool("chpasswd", package: "passwd")
+    public static let sudo = TestTool("sudo", package: "sudo")
     public static let sha256sum = TestTool("sha256sum", package: "coreutils")
     public static let chown = TestTool("chown", package: "coreutils")
     public static let id = TestTool("id", package: "coreutils")

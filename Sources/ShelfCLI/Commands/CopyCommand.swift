@@ -48,6 +48,7 @@ enum CopyCommand {
             .value(
                 "timeout", "SECONDS",
                 "connect timeout per host and address, and how long a stopped copy may take to clean up (default 10)"),
+            FleetCommand.loginOption,
             .flag("yes", short: "y", "go ahead without the typed confirmation a large or protected copy asks for"),
             .flag("accept-new", "accept and pin the host key of hosts never seen before (never a changed key)"),
             SSHCommands.passphraseOption,
@@ -83,7 +84,7 @@ enum CopyCommand {
         let options = CopyOptions(recursive: call.flag("recursive"), preserve: call.flag("preserve"))
         let store = try context.store()
         let connect = try SSHCommands.connectOptions(call, context)
-        let fleet: Fleet
+        var fleet: Fleet
         let direction: (FleetCopy, ShelfCore.Host) throws(SSHError) -> Void
         var expected: UInt64? = nil
         let folders: HostFolders?
@@ -122,6 +123,7 @@ enum CopyCommand {
                 }
             }
         }
+        try FleetCommand.loginUser(call, &fleet)
         try FleetCommand.confirm(fleet, call: call, context: context)
         // The first Ctrl-C stops every copy: each removes its temporary file; one whose host does not answer within
         // the connect timeout is cut off, and its temporary file named.

@@ -24,7 +24,10 @@ enum RunCommand {
             (a host cannot set the clipboard or the title, or hide a line); --raw, or a file or pipe, gets it raw. \
             More than \(FleetGuard.confirmAbove) \
             hosts, or any host tagged '\(FleetGuard.protectedTag)', must be confirmed by typing the number of hosts \
-            (--yes for scripts). Ctrl-C starts no more hosts and lets running ones end; a second Ctrl-C stops them. \
+            (--yes for scripts). As with pssh: -l USER logs every host in as USER for this run, -t gives each \
+            command a terminal, --sudo runs it under sudo with the password asked once here (typed only into a \
+            prompt sudo was told to mark, on hosts whose key was verified), --stream prints lines as they arrive, \
+            prefixed by host. Ctrl-C starts no more hosts and lets running ones end; a second Ctrl-C stops them. \
             Each run is one entry in the release log (sshelf log): the hosts, a SHA-256 of the command, each host's \
             verified key and status. Exit status: 0 when every host succeeded; 1 when a command failed, a canary \
             failed or Ctrl-C stopped the run; 255 when a host was not reached, its key was refused, its login failed, \
@@ -54,6 +57,18 @@ enum RunCommand {
                 "raw",
                 "print the hosts' output byte for byte even on a terminal (escape sequences included; without it a "
                     + "terminal is shown them as ^[ and <U+009B>, and a file or pipe gets them raw)"),
+            .flag(
+                "stream",
+                "print each line as it arrives, prefixed by its host (as pssh -P); the hosts' statuses at the end"),
+            FleetCommand.loginOption,
+            .flag(
+                "tty", short: "t",
+                "give each command a terminal (PTY), as ssh -tt and pssh -x -t do, for commands that need one"),
+            .flag(
+                "sudo",
+                "run the command under sudo on a terminal: sudo's password is asked once here and typed only where"
+                    + " sudo asks for it"),
+            .value("sudo-password-fd", "N", "with --sudo: read sudo's password from descriptor N (for scripts)"),
             .flag("yes", short: "y", "go ahead without the typed confirmation a large or protected run asks for"),
             .flag("accept-new", "accept and pin the host key of hosts never seen before (never a changed key)"),
             SSHCommands.passphraseOption,
@@ -74,8 +89,9 @@ enum RunCommand {
             throw ShelfError(.usage, "run: missing the command", hint: "sshelf run TARGETS -- COMMAND ...")
         }
         let store = try context.store()
-        let fleet = try FleetCommand.resolve(
+        var fleet = try FleetCommand.resolve(
             targets, hostsFile: call.value("hosts-file"), store: store, context: context)
+        try FleetCommand.loginUser(call, &fleet)
         let options = try SSHCommands.connectOptions(call, context)
         if call.flag("dry-run") {
             FleetCommand.printDryRun(fleet, options: options, context: context)
@@ -87,7 +103,14 @@ enum RunCommand {
             }
             return 0
         }
+        if call.flag("stream") && call.flag("json") {
+            throw ShelfError(
+                .usage, "run: --stream and --json do not go together",
+                hint: "--json prints each host's output whole at the end; --stream prints lines as they arrive")
+        }
         try FleetCommand.confirm(fleet, call: call, context: context)
+        let sudo = try RunSudo.ask(call)
+        let stream = call.flag("stream") ? RunReport.stream(raw: call.flag("raw") || isatty(1) != 1) : nil
         let settings = FleetRun.Settings(
             parallel: try FleetCommand.count(call, "parallel", default: FleetRun.Settings.defaultParallel),
             canary: try FleetCommand.count(call, "canary", default: 0, allowZero: true),
@@ -95,13 +118,20 @@ enum RunCommand {
                 call, "command-timeout", default: FleetRun.Settings.defaultCommandTimeout))
         let session = try FleetSession(call: call, store: store, context: context, by: "run")
         try session.begin(fleet, what: "run", item: FleetLog.commandHash(command))
+        // No live progress line between streamed lines (it would be cut into them).
         let summary = session.run(
-            fleet, settings: settings, options: options, json: call.flag("json"),
+            fleet, settings: settings, options: options, json: call.flag("json") || stream != nil,
             job: FleetSession.job(
-                command, session: session, options: options, acceptNew: call.flag("accept-new"), context: context))
+                command, session: session, options: options, acceptNew: call.flag("accept-new"),
+                warm: fleet.loginUser == nil && !call.flag("tty") && sudo == nil,
+                terminal: call.flag("tty") || sudo != nil ? RunSudo.terminalType(context) : nil, sudo: sudo,
+                stream: stream,
+                context: context))
         try session.finish(summary, fleet: fleet, what: "run", item: FleetLog.commandHash(command))
         if call.flag("json") {
             RunReport.printJSON(summary.results, context: context)
+        } else if stream != nil {
+            RunReport.printStatuses(summary, context: context)
         } else {
             RunReport.print(summary, raw: call.flag("raw") || isatty(1) != 1, context: context)
         }

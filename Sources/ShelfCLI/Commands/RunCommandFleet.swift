@@ -49,6 +49,20 @@ enum FleetCommand {
         return Fleet(targets: words, plans: plans)
     }
 
+    /// `-l USER`: every host of the run logs in as USER (checked as a host's user is).
+    static func loginUser(_ call: Invocation, _ fleet: inout Fleet) throws {
+        guard let user = call.value("login") else { return }
+        if let problem = Validation.userProblem(user) ?? (user.isEmpty ? "user is empty" : nil) {
+            throw ShelfError(
+                .invalid, "-l: \(Display.safe(user)): \(problem)",
+                hint: "give the user the hosts should log in as, e.g. -l deploy")
+        }
+        fleet.logIn(as: user)
+    }
+
+    static let loginOption = OptionSpec.value(
+        "login", "USER", short: "l", "log in to every host as USER for this run (its jump hosts keep their own user)")
+
     /// What a run would do per host: its connect plan as a run follows it (nothing asked: the steps that would ask
     /// say what happens instead), or its warm session when one runs.
     static func printDryRun(_ fleet: Fleet, options: ConnectOptions, context: AppContext) {

@@ -26,6 +26,18 @@ enum RunReport {
         context.output(FleetReport.summaryLine(summary) + "\n")
     }
 
+    /// The hosts' statuses and the summary line (what `--stream` prints at the end: the outputs were printed as
+    /// they came).
+    static func printStatuses(_ summary: FleetRun.Summary, context: AppContext) {
+        for line in FleetReport.statusLines(summary.results) { context.output(line + "\n") }
+        context.output(FleetReport.summaryLine(summary) + "\n")
+    }
+
+    /// `--stream`'s printer: each line through HostOutputText on a terminal (unless --raw), raw to a file or a pipe.
+    static func stream(raw: Bool) -> FleetStream {
+        FleetStream(show: { line in raw ? line : Array(HostOutputText.clean(line).utf8) })
+    }
+
     /// Remote output, ending its last line so the next header starts on its own: safe, or raw (binary-safe).
     private static func write(_ bytes: [UInt8], raw: Bool, context: AppContext) {
         guard !bytes.isEmpty else { return }

@@ -3,8 +3,10 @@
 // --accept-new, a changed one never, no password is prompted for — and stoppable from another thread (FleetAbort).
 // The body (a command, a file copy) runs on the logged-in connection.
 import FoundationEssentials
+import Glibc
 import ShelfCore
 import ShelfSSH
+import ShelfSystem
 
 public enum FleetConnect {
     /// Connects `plan` and runs `body`; the result says how it ended. `connected` is called once logged in (the
@@ -61,13 +63,49 @@ public enum FleetConnect {
         }
     }
 
-    /// Runs `command` on the connection and keeps what it printed and its exit status.
-    public static func exec(_ command: String) -> (SSHConnection, inout FleetHostResult) throws(SSHError) -> Void {
+    /// Runs `command` on the connection and keeps what it printed and its exit status; `observe` (`run --stream`)
+    /// sees each chunk as it arrives. `terminal` (a TERM value, `run -t`): the command gets a PTY; `sudo` (`run
+    /// --sudo`, on a PTY): the command runs under sudo and its password prompt is answered (FleetSudo).
+    public static func exec(
+        _ command: String, terminal: String? = nil, sudo: FleetSudo? = nil,
+        observe: ((UnsafeRawBufferPointer, _ toStderr: Bool) -> Void)? = nil
+    ) -> (SSHConnection, inout FleetHostResult) throws(SSHError) -> Void {
         { connection, result throws(SSHError) in
             var output = result
+            let deliver = { (bytes: UnsafeRawBufferPointer, toStderr: Bool) in
+                observe?(bytes, toStderr)
+                output.append(bytes, toStderr: toStderr)
+            }
+            // The terminal's input, for sudo's answer: a pipe whose write end only the watch below writes to.
+            var answer: [Int32] = [-1, -1]
+            if sudo != nil, CloseOnExec.pipe(&answer) != 0 {
+                throw SSHError(.channelFailed, "could not make a pipe for sudo's password")
+            }
+            defer { for fd in answer where fd >= 0 { close(fd) } }
+            var watch = sudo.map { PromptWatch(marker: $0.marker) }
+            var prompts = 0
             let exit = try connection.exec(
-                command, input: nil, terminal: nil,
-                stdout: { output.append($0, toStderr: false) }, stderr: { output.append($0, toStderr: true) })
+                sudo?.command(command) ?? command, input: sudo == nil ? nil : answer[0],
+                terminal: sudo == nil ? terminal : terminal ?? "xterm",
+                stdout: { chunk in
+                    guard let sudo, var seen = watch else { return deliver(chunk, false) }
+                    let (kept, asked) = seen.feed(chunk)
+                    watch = seen
+                    kept.withUnsafeBytes { deliver($0, false) }
+                    guard asked > 0, answer[1] >= 0 else { return }
+                    prompts += asked
+                    if prompts == 1 {
+                        sudo.type(into: answer[1])
+                    } else {
+                        // Asked again: the password was wrong. Ctrl-C ends sudo rather than leave it waiting.
+                        var interrupt: UInt8 = 0x03
+                        _ = write(answer[1], &interrupt, 1)
+                        close(answer[1])
+                        answer[1] = -1
+                    }
+                },
+                stderr: { deliver($0, true) })
+            if var seen = watch { seen.finish().withUnsafeBytes { deliver($0, false) } }
             result = output
             result.exitStatus = exit.exitCode
             switch exit {
@@ -79,6 +117,10 @@ public enum FleetConnect {
             case .disconnected:
                 result.outcome = .connectionLost
                 result.error = "the connection ended before the command did"
+            }
+            if prompts > 1 {
+                result.outcome = .failed
+                result.error = "sudo asked for the password again: it was refused (sshelf typed it once)"
             }
         }
     }

@@ -7,19 +7,32 @@ import ShelfSSH
 
 extension FleetSession {
     /// One host's part of a run, for the CLI and the TUI alike: its warm session when one runs, else a connection
-    /// made as a login is (nothing asked).
+    /// made as a login is (nothing asked). `warm: false` (a run as another user, `-l`; a terminal, `-t`, `--sudo`):
+    /// never the warm session, which is logged in as the host's own user and runs commands without a terminal.
+    /// `stream` (`run --stream`): each host's lines printed as they arrive.
     public static func job(
-        _ command: String, session: FleetSession, options: ConnectOptions, acceptNew: Bool, context: AppContext
+        _ command: String, session: FleetSession, options: ConnectOptions, acceptNew: Bool, warm: Bool = true,
+        terminal: String? = nil, sudo: FleetSudo? = nil, stream: FleetStream? = nil, context: AppContext
     ) -> FleetSession.Job {
         { plan, abort, connected in
-            if let result = warmRun(
-                command, plan: plan, abort: abort, locations: context.locations, connected: connected)
+            let lines = stream?.host(plan.target.name)
+            defer { lines?.finish() }
+            let observe = lines.map { lines in
+                { (bytes: UnsafeRawBufferPointer, toStderr: Bool) in
+                    lines.feed(bytes, toStderr: toStderr)
+                }
+            }
+            if warm,
+                let result = warmRun(
+                    command, plan: plan, abort: abort, locations: context.locations, observe: observe,
+                    connected: connected)
             {
                 return result
             }
             return FleetConnect.run(
                 plan, options: options, credentials: session.credentials(), acceptNew: acceptNew,
-                abort: abort, connected: connected, body: FleetConnect.exec(command))
+                abort: abort, connected: connected,
+                body: FleetConnect.exec(command, terminal: terminal, sudo: sudo, observe: observe))
         }
     }
 
@@ -27,7 +40,7 @@ extension FleetSession {
     /// verified when the keeper logged in; the fingerprint logged is the one pinned on the host.
     static func warmRun(
         _ command: String, plan: ConnectPlan, abort: FleetAbort, locations: DataLocations,
-        connected: @escaping @Sendable () -> Void
+        observe: ((UnsafeRawBufferPointer, _ toStderr: Bool) -> Void)? = nil, connected: @escaping @Sendable () -> Void
     ) -> FleetHostResult? {
         var result = FleetHostResult(name: plan.target.name, hostID: plan.target.id, outcome: .failed)
         result.started = Date()
@@ -44,7 +57,12 @@ extension FleetSession {
                 connected()
                 return true
             },
-            output: { toStderr, bytes in bytes.withUnsafeBytes { output.append($0, toStderr: toStderr) } },
+            output: { toStderr, bytes in
+                bytes.withUnsafeBytes {
+                    observe?($0, toStderr)
+                    output.append($0, toStderr: toStderr)
+                }
+            },
             failure: {
                 lost = true
                 output.error = UntrustedText.clean($0)

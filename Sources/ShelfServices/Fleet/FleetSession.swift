@@ -16,9 +16,24 @@ public struct Fleet {
     public var plans: [ConnectPlan]
     public var hosts: [ShelfCore.Host] { plans.map(\.target) }
 
+    /// The user every host logs in as for this run (`-l USER`), when it is not each host's own.
+    public private(set) var loginUser: String?
+
     public init(targets: [String], plans: [ConnectPlan]) {
         self.targets = targets
         self.plans = plans
+    }
+
+    /// Every host logs in as `user` for this run only (pssh's and pscp's `-l`); its jump hosts keep theirs. A host's
+    /// remembered password is its own user's, so it is not offered for another one.
+    public mutating func logIn(as user: String) {
+        loginUser = user
+        for index in plans.indices {
+            let last = plans[index].endpoints.count - 1
+            guard plans[index].endpoints[last].user != user else { continue }
+            plans[index].endpoints[last].user = user
+            plans[index].endpoints[last].passwordRef = nil
+        }
     }
 }
 

@@ -10,6 +10,10 @@ enum FleetPaneView {
             return
         }
         drawRun(pane, state: state, on: &canvas)
+        if let opened = pane.opened, pane.hosts.indices.contains(opened) {
+            drawOpened(pane.hosts[opened], scroll: pane.openedScroll, state: state, on: &canvas)
+            return
+        }
         if case .confirm(let reason, let answer) = pane.phase {
             drawConfirmation(pane, reason: reason, answer: answer, state: state, on: &canvas)
         }
@@ -46,10 +50,12 @@ enum FleetPaneView {
     static func lines(_ pane: FleetPane, width: Int) -> [Line] {
         let nameWidth = min(max(8, pane.hosts.map { CharWidth.of($0.name) }.max() ?? 0), max(8, width / 3))
         var out: [Line] = []
-        for host in pane.hosts {
+        let cursor = pane.phase == .running || pane.phase == .ended ? pane.selected : -1
+        for (index, host) in pane.hosts.enumerated() {
             out.append(
                 Line(parts: [
-                    (host.name, .bold, nameWidth), (host.state.rawValue, style(host.state), 12),
+                    (host.name, index == cursor ? CellStyle(bold: true, reverse: true) : .bold, nameWidth),
+                    (host.state.rawValue, style(host.state), 12),
                     (host.detail, .plain, nil),
                 ]))
         }
@@ -103,14 +109,70 @@ enum FleetPaneView {
         case .ended:
             let again = pane.unsuccessful.count
             footer =
-                (again == 0 ? "" : "f repeat on the \(again) that did not succeed, ") + "j/k scroll, Esc/q close"
-                + more
+                (again == 0 ? "" : "f repeat on the \(again) that did not succeed, ")
+                + "Enter a host's whole output, j/k move, Esc/q close" + more
         default:
-            footer = (pane.stops == 0 ? "Esc stops starting hosts" : "Esc again stops the running hosts") + more
+            footer =
+                (pane.stops == 0 ? "Esc stops starting hosts" : "Esc again stops the running hosts")
+                + ", Enter a host's whole output" + more
         }
         canvas.write(
             footer, row: inner.row + inner.height - 1, column: inner.column, width: inner.width, style: .dim,
             ellipsis: e)
+    }
+
+    /// One host's whole status (its error wrapped, never cut: a refused key's fingerprints and fix are at its end)
+    /// and everything it printed, scrolled, over the pane.
+    static func drawOpened(_ host: FleetPane.HostLine, scroll: Int, state: UIState, on canvas: inout Canvas) {
+        let inner = Frame.box(
+            title: "\(host.name): \(host.state.rawValue)", height: state.rows - 2, width: state.columns,
+            state: state, on: &canvas)
+        let e = state.symbols.ellipsis
+        var all = wrapped(host.detail.isEmpty ? host.state.rawValue : host.detail, width: inner.width).map {
+            Line($0, style(host.state))
+        }
+        if !host.output.isEmpty {
+            all.append(Line(""))
+            for text in host.output {
+                all += wrapped(text, width: inner.width).map { Line($0, text == "--- stderr" ? .dim : .plain) }
+            }
+        }
+        let room = max(1, inner.height - 1)
+        let first = min(scroll, max(0, all.count - room))
+        for (i, line) in all.dropFirst(first).prefix(room).enumerated() {
+            for (text, style, _) in line.parts {
+                canvas.write(
+                    text, row: inner.row + i, column: inner.column, width: inner.width, style: style, ellipsis: e)
+            }
+        }
+        let more = all.count > first + room ? "  (\(all.count - first - room) more lines: j/PgDn)" : ""
+        canvas.write(
+            "j/k scroll, Enter/Esc back to the hosts" + more, row: inner.row + inner.height - 1,
+            column: inner.column, width: inner.width, style: .dim, ellipsis: e)
+    }
+
+    /// `text` in lines of at most `width` columns: at spaces where it can, inside a word longer than a line.
+    static func wrapped(_ text: String, width: Int) -> [String] {
+        let width = max(1, width)
+        var out: [String] = []
+        for line in WordWrap.lines(text, width: width) {
+            var rest = Substring(line)
+            while CharWidth.of(String(rest)) > width {
+                var cut = rest.startIndex
+                var used = 0
+                while cut < rest.endIndex {
+                    let next = CharWidth.of(String(rest[cut]))
+                    if used + next > width { break }
+                    used += next
+                    cut = rest.index(after: cut)
+                }
+                if cut == rest.startIndex { cut = rest.index(after: cut) }
+                out.append(String(rest[..<cut]))
+                rest = rest[cut...]
+            }
+            out.append(String(rest))
+        }
+        return out
     }
 
     static func hostList(_ pane: FleetPane, width: Int = 160) -> String {

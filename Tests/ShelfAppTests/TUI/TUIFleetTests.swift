@@ -2,7 +2,8 @@
 // one that is down and one whose host key was never seen with a search and `*` each; `!` runs a command on them: the
 // pane shows the output grouped with the host that gave it, the failure with its reason, and the unknown key skipped
 // without a question (nothing sent to that server); `f` runs again on the two that did not succeed only (the release
-// log has both runs, the second on those two alone).
+// log has both runs, the second on those two alone). Enter on a host shows its whole error and output; Esc twice
+// stops the running hosts.
 import Foundation
 import TestSupport
 import XCTest
@@ -75,6 +76,81 @@ final class TUIFleetTests: XCTestCase {
         try tui.waitFor(text: "3 marked")
         try tui.send("q")
         XCTAssertEqual(try tui.waitForExit(), 0)
+    }
+
+    /// A refused host's error is longer than a narrow pane's line, its fingerprint at the end: Enter on the host
+    /// shows all of it, wrapped, and what the host printed; Esc goes back to the hosts.
+    func testEnterOnAHostShowsItsWholeErrorAndOutput() throws {
+        let world = try FleetWorld(["a"])
+        var options = SSHD.Options()
+        options.authorizedKeys = [world.cli.key.publicLine]
+        let unknown = try SSHD.start(options)
+        try world.add("fresh", on: unknown, group: nil)
+        let fingerprint = try world.cli.fingerprint(unknown)
+        let tui = try Tmux(home: world.home, columns: 72, rows: 30)
+        // The list is a, then the second host, then t (the world's own); Space marks and moves down.
+        try tui.waitFor(text: "Hosts 3")
+        try tui.send("Space")
+        try tui.send("Space")
+        try tui.waitFor(text: "2 marked")
+        try tui.type("!")
+        try tui.waitFor(text: "Run a command on 2 hosts")
+        try tui.type("echo out-$((6*7)); echo err-$((6*7)) >&2")
+        try tui.send("Enter")
+        let ended = try tui.waitFor("the run's end") { $0.contains("2 hosts: 1 succeeded, 1 host-key-refused") }
+        XCTAssertFalse(ended.contains(fingerprint), "the narrow line shows the whole error already:\n\(ended)")
+        // The cursor is on the first host, a; j moves it to fresh.
+        try tui.send("Enter")
+        try tui.waitFor("a's whole output") { $0.contains("a: done") && $0.contains("out-42") && $0.contains("err-42") }
+        try tui.send("Escape")
+        try tui.waitFor(text: "2 hosts: 1 succeeded, 1 host-key-refused")
+        try tui.type("j")
+        try tui.send("Enter")
+        try tui.waitFor("fresh's whole error, with its fingerprint") {
+            $0.contains("fresh: skipped") && $0.contains(fingerprint)
+        }
+        try tui.send("Escape")
+        try tui.waitFor(text: "f repeat on the 1 that did not succeed")
+        try tui.send("Escape")
+        try tui.send("q")
+        XCTAssertEqual(try tui.waitForExit(), 0)
+    }
+
+    /// Esc twice during a run: the first starts no more hosts, the second stops the running commands — the pane says
+    /// so and the commands end on the server.
+    func testTheSecondEscStopsTheRunningHosts() throws {
+        let world = try FleetWorld(["a", "b"])
+        let end = world.shared + "/end"
+        defer { _ = FileManager.default.createFile(atPath: end, contents: nil) }
+        let tui = try Tmux(home: world.home, columns: 120, rows: 30)
+        // The list is a, then the second host, then t (the world's own); Space marks and moves down.
+        try tui.waitFor(text: "Hosts 3")
+        try tui.send("Space")
+        try tui.send("Space")
+        try tui.waitFor(text: "2 marked")
+        try tui.type("!")
+        try tui.waitFor(text: "Run a command on 2 hosts")
+        // It writes, so that on libssh2 1.10 (no TERM) the closed channel ends it too.
+        try tui.type(
+            "touch \(world.shared)/started-$$; while [ ! -e \(end) ] && [ -d \(world.shared) ];"
+                + " do echo tick; sleep 0.1; done")
+        try tui.send("Enter")
+        let pids = try eventually("both hosts started", observe: { self.started(world) }, until: { $0.count == 2 })
+        try tui.send("Escape")
+        try tui.waitFor(text: "Esc again stops the running hosts")
+        try tui.send("Escape")
+        try tui.waitFor("the run's end, both stopped") { $0.contains("2 hosts: 2 killed") }
+        for pid in pids {
+            try eventually("the remote command \(pid) ended") { !RemoteProcess.isAlive(pid) }
+        }
+        try tui.send("Escape")
+        try tui.send("q")
+        XCTAssertEqual(try tui.waitForExit(), 0)
+    }
+
+    private func started(_ world: FleetWorld) -> [Int32] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: world.shared)) ?? [])
+            .filter { $0.hasPrefix("started-") }.compactMap { Int32($0.dropFirst("started-".count)) }
     }
 
     /// The run pane covers the main view whole: no group tree `▾` along its left border, no details text along its
