@@ -1,5 +1,6 @@
 // FleetJob: one host's part of a fleet run (`sshelf run` and the TUI's run pane): the host's warm session when one
-// runs, else a connection made as a login is (key verified before any credential, nothing asked).
+// runs, else a connection made as a login is (key verified before any credential, nothing asked), or OpenSSH's ssh
+// for a host the loaded libssh2 cannot log in (OpenSSHFleet).
 import FoundationEssentials
 import ShelfCore
 import ShelfOperations
@@ -12,6 +13,12 @@ extension FleetSession {
         _ command: String, session: FleetSession, options: ConnectOptions, acceptNew: Bool, context: AppContext
     ) -> FleetSession.Job {
         { plan, abort, connected in
+            // A host the loaded libssh2 cannot log in (an RSA key on 1.10, a security key) goes through OpenSSH.
+            if let why = OpenSSHFleet.reason(plan) {
+                return session.openSSH.run(
+                    command, plan: plan, why: why, connectTimeout: options.connectTimeout, abort: abort,
+                    connected: connected)
+            }
             if let result = warmRun(
                 command, plan: plan, abort: abort, locations: context.locations, connected: connected)
             {
