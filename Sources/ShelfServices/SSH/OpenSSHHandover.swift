@@ -5,7 +5,8 @@
 // agent as SSH_AUTH_SOCK, so a forwarded agent is the vault's. `connect` also hands over by itself, saying why, when
 // the loaded libssh2 cannot log a hop in (an RSA key, or a user certificate, on libssh2 1.10; a FIDO security key),
 // and when the host asks for ForwardAgent; Enter in the TUI hands over on the same decision (`needed`), running ssh
-// as a child between leaving curses and coming back (`prepare`).
+// as a child between leaving curses and coming back (`prepare`). `exec` hands over for the login reasons alone
+// (`loginNeeds`), with the command; `run` through OpenSSHFleet.
 import FoundationEssentials
 import Glibc
 import ShelfCore
@@ -90,8 +91,15 @@ public enum OpenSSHHandover {
         return "\(Display.safe(target.name)) sets ForwardAgent, \(why)"
     }
 
-    public static func run(_ plan: ConnectPlan, store: Store, dryRun: Bool, context: AppContext) throws -> Int32 {
-        let (argv, environment) = try prepare(plan, store: store, dryRun: dryRun, context: context)
+    /// Runs ssh in place of this process: a login, or with `command` that command (`exec`), with `options` (`-n`,
+    /// `-tt`) before the host's name.
+    public static func run(
+        _ plan: ConnectPlan, store: Store, dryRun: Bool, context: AppContext, options: [String] = [],
+        command: String? = nil
+    ) throws -> Int32 {
+        var (argv, environment) = try prepare(plan, store: store, dryRun: dryRun, context: context)
+        let name = argv.removeLast()
+        argv += options + (command.map { ["--", name, $0] } ?? [name])
         if dryRun {
             context.print(
                 "SSH_AUTH_SOCK=\(environment["SSH_AUTH_SOCK"].map(ShellWord.quote) ?? "(unset)") "
