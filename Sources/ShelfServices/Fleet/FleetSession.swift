@@ -33,7 +33,7 @@ public final class FleetSession: @unchecked Sendable {
     private let workspace: Workspace
     private let warn: (String) -> Void
     /// Where hosts sshelf's own client cannot log in with the loaded libssh2 go: OpenSSH's ssh (OpenSSHFleet).
-    let openSSH: OpenSSHFleet
+    public let openSSH: OpenSSHFleet
 
     /// Opens the vault and makes sure the release log can take this run's entry before anything starts; a locked
     /// log key is unlocked with what `passphrase` gives (nil: the run does not start).

@@ -52,6 +52,50 @@ public final class OpenSSHFleet: @unchecked Sendable {
         _ command: String, plan: ConnectPlan, why: String, connectTimeout: Double, abort: FleetAbort,
         connected: () -> Void
     ) -> FleetHostResult {
+        handOver(plan, why: why, abort: abort, connected: connected) { name in
+            [OpenSSHHandover.sshPath] + Self.batch(connectTimeout) + ["-T", "--", name, command]
+        }
+    }
+
+    /// Copies through OpenSSH's scp (its SFTP mode, OpenSSH 9.0 and later): `sources` to `path` on the host
+    /// (`upload`), or the host's `sources` to the local `destination`.
+    public func copy(
+        _ sources: [String], to destination: String, upload: Bool, recursive: Bool, preserve: Bool,
+        plan: ConnectPlan, why: String, connectTimeout: Double, abort: FleetAbort, connected: () -> Void
+    ) -> FleetHostResult {
+        var result = handOver(plan, why: why, abort: abort, connected: connected) { name in
+            let flags = (recursive ? ["-r"] : []) + (preserve ? ["-p"] : []) + ["-q"]
+            let remote = { (path: String) in "\(name):\(path)" }
+            let words = upload ? sources + [remote(destination)] : sources.map(remote) + [destination]
+            return [Self.scpPath] + Self.batch(connectTimeout) + flags + ["--"] + words
+        }
+        if result.outcome == .succeeded { result.note = "copied through OpenSSH's scp" }
+        // scp's own refusals (a file that is not regular, permission denied) are on its stderr: the host's line says
+        // the last of them; a command's output is not kept for a copy.
+        if result.outcome == .failed, result.error == nil, let line = OpenSSHFailure.lastLine(result.stderr) {
+            result.error = "OpenSSH's scp: " + line
+        }
+        result.stdout = []
+        result.stderr = []
+        result.exitStatus = nil
+        return result
+    }
+
+    static let scpPath = "/usr/bin/scp"
+
+    /// Nothing asked, and only the pinned key accepted (the bridge names the pins for each pinned hop).
+    private static func batch(_ connectTimeout: Double) -> [String] {
+        [
+            "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=yes", "-o", "UpdateHostKeys=no",
+            "-o", "ConnectTimeout=\(max(1, Int(connectTimeout.rounded(.up))))",
+        ]
+    }
+
+    /// The hand-over both share: every hop pinned (else refused before anything starts), the bridge and agent
+    /// ready, then the program `argv` makes for the host's bridge name, run to its end.
+    private func handOver(
+        _ plan: ConnectPlan, why: String, abort: FleetAbort, connected: () -> Void, argv: (String) -> [String]
+    ) -> FleetHostResult {
         var result = FleetHostResult(name: plan.target.name, hostID: plan.target.id, outcome: .failed)
         result.started = Date()
         result.openSSH = why
@@ -60,7 +104,7 @@ public final class OpenSSHFleet: @unchecked Sendable {
             let name = Display.safe(hop.name)
             result.outcome = .hostKeyRefused
             result.error =
-                "\(name)'s host key is not pinned in sshelf, and OpenSSH's ssh (which "
+                "\(name)'s host key is not pinned in sshelf, and OpenSSH (which "
                 + "\(Display.safe(plan.target.name)) goes through: \(why)) is given only pinned keys; nothing was sent"
             result.fix = "sshelf trust \(ShellWord.quote(name))"
             return result
@@ -77,17 +121,16 @@ public final class OpenSSHFleet: @unchecked Sendable {
         guard let name = setup.names[plan.target.id], name == plan.target.name else {
             result.error =
                 "'\(Display.safe(plan.target.name))' cannot be written to the ssh_config bridge (a name ssh reads as "
-                + "a pattern, or shared with another host), so OpenSSH's ssh cannot reach it"
+                + "a pattern, or shared with another host), so OpenSSH cannot reach it"
             result.fix = "sshelf edit \(ShellWord.quote(Display.safe(plan.target.name))) --rename NEWNAME"
             return result
         }
-        let argv =
-            [OpenSSHHandover.sshPath] + setup.config + [
-                "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=yes", "-o", "UpdateHostKeys=no",
-                "-o", "ConnectTimeout=\(max(1, Int(connectTimeout.rounded(.up))))", "-T", "--", name, command,
-            ]
-        let exit = spawn(argv, environment: setup.agentEnvironment ?? context.environment, abort: abort, connected: connected, into: &result)
-        finish(&result, exit: exit, abort: abort)
+        var words = argv(name)
+        words.insert(contentsOf: setup.config, at: 1)
+        let exit = spawn(
+            words, environment: setup.agentEnvironment ?? context.environment, abort: abort, connected: connected,
+            into: &result)
+        finish(&result, exit: exit, abort: abort, program: "OpenSSH's " + (words[0].split(separator: "/").last ?? ""))
         return result
     }
 
@@ -176,7 +219,7 @@ public final class OpenSSHFleet: @unchecked Sendable {
 
     /// How the host ended, from ssh's exit status and its own last line: 255 with an ssh error is the connection's
     /// failure (ssh's words), anything else is the remote command's exit status.
-    private func finish(_ result: inout FleetHostResult, exit: Int32?, abort: FleetAbort) {
+    private func finish(_ result: inout FleetHostResult, exit: Int32?, abort: FleetAbort, program: String) {
         switch abort.reason {
         case .timedOut?:
             result.outcome = .timedOut
@@ -197,7 +240,7 @@ public final class OpenSSHFleet: @unchecked Sendable {
         let said = OpenSSHFailure(stderr: result.stderr, exit: exit)
         if let outcome = said.outcome {
             result.outcome = outcome
-            result.error = "OpenSSH's ssh: " + said.line
+            result.error = program + ": " + said.line
             if outcome == .hostKeyRefused {
                 result.fix =
                     "check the host's key, then: sshelf trust \(ShellWord.quote(Display.safe(result.name))) --replace"
@@ -209,7 +252,7 @@ public final class OpenSSHFleet: @unchecked Sendable {
     }
 }
 
-/// What ssh's own last line says when it exits 255: which fleet outcome its failure is (nil: the remote command's
+/// What ssh's (or scp's) own last line says when it exits 255: which fleet outcome its failure is (nil: the remote command's
 /// own status, or nothing ssh said).
 struct OpenSSHFailure {
     var line = ""
@@ -217,9 +260,8 @@ struct OpenSSHFailure {
 
     init(stderr: [UInt8], exit: Int32) {
         guard exit == 255 else { return }
-        let lines = String(decoding: stderr.suffix(4096), as: UTF8.self).split(whereSeparator: \.isNewline)
-        guard let last = lines.last(where: { $0.contains { !$0.isWhitespace } }) else { return }
-        line = UntrustedText.clean(String(last))
+        guard let last = Self.lastLine(stderr) else { return }
+        line = last
         let text = String(decoding: stderr.suffix(4096), as: UTF8.self)
         if text.contains("Host key verification failed") || text.contains("REMOTE HOST IDENTIFICATION HAS CHANGED") {
             outcome = .hostKeyRefused
@@ -234,5 +276,11 @@ struct OpenSSHFailure {
         {
             outcome = .connectionLost
         }
+    }
+
+    /// The last line with text on it, cleaned (a server's words may be in it).
+    static func lastLine(_ stderr: [UInt8]) -> String? {
+        let lines = String(decoding: stderr.suffix(4096), as: UTF8.self).split(whereSeparator: \.isNewline)
+        return lines.last(where: { $0.contains { !$0.isWhitespace } }).map { UntrustedText.clean(String($0)) }
     }
 }
