@@ -123,7 +123,7 @@ let package = Package(
             name: "ShelfAppTests",
             dependencies: [
                 "ShelfCLI", "ShelfTUIApp", "ShelfServices", "ShelfCore", "ShelfStore", "ShelfUI", "TestSupport",
-                "ShelfSQLite", "ShelfOperations",
+                "ShelfSQLite", "ShelfOperations", "ShelfVault", "ShelfSystem",
             ],
             path: "Tests/ShelfAppTests"),
     ]

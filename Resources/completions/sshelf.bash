@@ -40,7 +40,7 @@ _sshelf() {
         export) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "ssh-config" -- "$cur")); return; fi ;;
         ssh-config) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "write install uninstall defaults" -- "$cur")); return; fi ;;
         vault) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "init status unlock lock passwd list rm audit export import set-password set-class verify" -- "$cur")); return; fi ;;
-        agent) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "start stop status" -- "$cur")); return; fi ;;
+        agent) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "start stop status ensure-unlocked" -- "$cur")); return; fi ;;
         log) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "verify" -- "$cur")); return; fi ;;
         sync) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "enable invite join status now devices revoke rename conflicts conflicts disable" -- "$cur")); return; fi ;;
     esac
@@ -103,12 +103,12 @@ _sshelf() {
         "show") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "add") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--host --user --port --group --tag --alias --auth --identity --jump --notes --option --allow-duplicate --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "edit") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--host --user --port --group --tag --alias --auth --identity --jump --notes --option --rename --untag --remove-alias --remove-option --allow-duplicate --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
-        "rm") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--force --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
+        "rm") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--force --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "mv") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--group --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "connect") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--accept-new --password-fd --remember --timeout --passphrase-fd --dry-run --openssh --verbose --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "exec") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--accept-new --password-fd --remember --timeout --passphrase-fd --no-stdin --tty --persist --persist-for --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "trust") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--replace --fingerprint --timeout --passphrase-fd --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
-        "run") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--hosts-file --dry-run --parallel --canary --timeout --command-timeout --json --raw --yes --accept-new --passphrase-fd --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
+        "run") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--hosts-file --dry-run --parallel --canary --timeout --command-timeout --json --raw --yes --accept-new --passphrase-fd --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "cp") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--recursive --preserve --parallel --timeout --yes --accept-new --passphrase-fd --help" -- "$cur")); else _sshelf_files; fi ;;
         "copy-id") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--identity --accept-new --password-fd --remember --timeout --passphrase-fd --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "warm serve") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--idle --ready-fd --timeout --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
@@ -157,6 +157,7 @@ _sshelf() {
         "agent start") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--print-env --confirm-timeout --unlock --passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "agent stop") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;
         "agent status") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "agent ensure-unlocked") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "log") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --since --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "log verify") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "sync enable") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--folder --git --credentials --yes --accept-no-passphrase --passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;

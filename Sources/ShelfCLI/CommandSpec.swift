@@ -57,10 +57,11 @@ struct CommandSpec: Sendable {
 
     var name: String { path.joined(separator: " ") }
 
-    /// Whether the command's first argument is one host's name: such a command also takes `--id ID` in its place.
+    /// Whether the command's first argument is a host's name (one, or the first of several: `mv`, `rm`): such a
+    /// command also takes `--id ID` in its place.
     var takesHostName: Bool {
         guard let first = arguments.first else { return false }
-        return first.completion == .host && !first.optional && !first.variadic
+        return first.completion == .host && !first.optional
     }
 
     /// `--id ID`: the host by its id (prefix) instead of NAME — for hosts that share a name.

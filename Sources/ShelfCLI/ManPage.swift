@@ -63,8 +63,10 @@ enum ManPage {
             .B SSHELF_VAULT_IDLE_SECONDS
             relock whenUnlocked vault items after this many idle seconds (default 900)
             .TP
-            .B SSHELF_REACHABILITY=on|off
-            show or hide the TUI's reachability column at start (default: shown for stores of up to 1,000 hosts)
+            .B SSHELF_REACHABILITY=off|on|auto
+            whether the TUI starts with its reachability column, a TCP connect to each host on screen every 30 s: off \
+            by default (unasked connections can trip an intrusion detector), auto shows it for stores of up to 1,000 \
+            hosts; p shows or hides it either way
             .SH EXIT STATUS
 
             """

@@ -54,7 +54,7 @@ public struct HostMatcher: Sendable {
     let groupDisplay: [String]
 
     /// Recency rank (0: most recent) of every host ever connected to; ties among them rank by it.
-    let recentRank: RecentRanks
+    private(set) var recentRank: RecentRanks
 
     public static let nameBonus: Int32 = 2
     /// Below this many candidates one core is quicker than waking a second.
@@ -72,7 +72,18 @@ public struct HostMatcher: Sendable {
     }
 
     /// One bit per row: ever connected. Ranking tests this for every match; the rank lookup only for hits.
-    let recentBits: [UInt64]
+    private(set) var recentBits: [UInt64]
+
+    /// The same matcher with ties ranked by another recency order (`rows`, most recent first): the TUI keeps the
+    /// order a search had while the user moves through it, though a connect since changed who was connected last.
+    public func withRecency(_ rows: [Int32]) -> HostMatcher {
+        var copy = self
+        var bits = [UInt64](repeating: 0, count: (table.count + 63) / 64)
+        for row in rows { bits[Int(row) / 64] |= 1 << UInt64(Int(row) % 64) }
+        copy.recentRank = RecentRanks(rows)
+        copy.recentBits = bits
+        return copy
+    }
 
     @inline(__always)
     func isRecent(_ row: Int32) -> Bool { recentBits[Int(row) / 64] & (1 << UInt64(Int(row) % 64)) != 0 }

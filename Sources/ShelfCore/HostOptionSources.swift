@@ -19,6 +19,9 @@ public struct HostOptionLine: Sendable, Equatable {
         case openSSHOnly
         /// sshelf cannot read the value.
         case unreadable
+        /// The installed ssh refuses the line (an unknown keyword, a bad value), in its words: neither client
+        /// applies it, and the ssh_config bridge leaves it out.
+        case refused(String)
     }
 
     /// The line as written (`ServerAliveInterval 30`).
@@ -29,7 +32,10 @@ public struct HostOptionLine: Sendable, Equatable {
 
 public enum HostOptionSources {
     /// Every option line that applies to `host`, in the order ssh reads them (first value wins).
-    public static func lines(host: Host, defaults: [OptionDefaults]) -> [HostOptionLine] {
+    /// `refused`: the lines the installed ssh refuses, with its words (`RefusedOptions` asks it).
+    public static func lines(host: Host, defaults: [OptionDefaults], refused: [String: String] = [:])
+        -> [HostOptionLine]
+    {
         let matching = defaults.filter { $0.matches(host.name) }
         let settings = HostSettings.read(HostSettings.options(for: host, defaults: defaults))
         var seen: Set<String> = []
@@ -38,6 +44,8 @@ public enum HostOptionSources {
             var note: HostOptionLine.Note?
             if !SSHOption.accumulating.contains(option.key), !seen.insert(option.key).inserted {
                 note = .earlierValueWins
+            } else if let why = refused[text] {
+                note = .refused(why)
             } else if settings.unsupported.contains(option.keyword) {
                 note = .openSSHOnly
             } else if settings.invalid.contains(where: { $0.hasPrefix(option.line + ":") }) {
@@ -55,6 +63,13 @@ public enum HostOptionSources {
         case .earlierValueWins: "an earlier value wins"
         case .openSSHOnly: "OpenSSH only: sshelf connect \(ShellWord.quote(name)) --openssh"
         case .unreadable: "sshelf cannot read this value"
+        case .refused(let why): refusedWords(why)
         }
+    }
+
+    /// What a line the installed ssh refuses is, after the line itself: the same words in the import's warning, the
+    /// bridge's, `check` and `show`.
+    public static func refusedWords(_ why: String) -> String {
+        "ssh refuses it (\(why)), so the ssh_config bridge leaves it out"
     }
 }

@@ -8,7 +8,7 @@ public struct ModelProblem: Hashable, Sendable, CustomStringConvertible {
     public enum Kind: String, Sendable {
         case groupCycle, missingParent, jumpCycle, missingJumpHost, orphanForward,
             missingIdentity, missingGroup, invalidField, duplicateName, notWritable, bridgeSettings, forwardClash,
-            bridgeDisagrees
+            bridgeDisagrees, optionRefused, userConfigChanged
     }
     public var kind: Kind
     public var recordID: UUID

@@ -8,10 +8,14 @@ public struct Workspace: Sendable {
     public let locations: DataLocations
     /// A warning for the user ("could not remember the password: …"); never a secret.
     public let warn: @Sendable (String) -> Void
+    /// The sshelf executable, when this process is sshelf: the ssh_config bridge's unlock guard runs it (nil in a
+    /// library's tests: the bridge then writes the older agent check).
+    public let program: String?
 
-    public init(environment: [String: String], warn: @escaping @Sendable (String) -> Void) {
+    public init(environment: [String: String], program: String? = nil, warn: @escaping @Sendable (String) -> Void) {
         self.environment = environment
         self.locations = DataLocations.resolve(environment: environment)
+        self.program = program
         self.warn = warn
     }
 
@@ -21,6 +25,6 @@ public struct Workspace: Sendable {
 
     /// The same workspace with warnings sent elsewhere.
     public func warning(to warn: @escaping @Sendable (String) -> Void) -> Workspace {
-        Workspace(environment: environment, warn: warn)
+        Workspace(environment: environment, program: program, warn: warn)
     }
 }

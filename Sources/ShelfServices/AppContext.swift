@@ -31,7 +31,9 @@ public final class AppContext: @unchecked Sendable {
     /// TUI under curses, can catch them).
     /// (Weakly: the store this context opens keeps its workspace for its change hook.)
     public var workspace: Workspace {
-        Workspace(environment: environment, warn: { [weak self] text in self?.warn(Display.safe(text)) })
+        Workspace(
+            environment: environment, program: SelfProcess.sshelfPath,
+            warn: { [weak self] text in self?.warn(Display.safe(text)) })
     }
 
     public var homeDirectory: String { workspace.homeDirectory }

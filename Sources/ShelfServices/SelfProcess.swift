@@ -9,6 +9,13 @@ public enum SelfProcess {
         (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
     }
 
+    /// This program's path when it is sshelf itself (not a test runner that links its libraries), read once: what the
+    /// ssh_config bridge's unlock guard runs.
+    public static let sshelfPath: String? = {
+        let own = path
+        return own.split(separator: "/").last?.hasPrefix("sshelf") == true ? own : nil
+    }()
+
     /// True when both stdin and stdout are a terminal (otherwise `sshelf` prints help instead of opening the TUI).
     public static var isInteractive: Bool { isatty(0) == 1 && isatty(1) == 1 }
 }

@@ -27,9 +27,10 @@ final class ReachabilityWorker: @unchecked Sendable {
         var target: ProbeTarget?
     }
 
-    /// `SSHELF_REACHABILITY=on|off`: the column at start, whatever the store's size (unset: `auto`).
+    /// `SSHELF_REACHABILITY=on|off|auto`: the column at start (unset: off — a TCP connect to every host on screen
+    /// every 30 s is what an intrusion detector at work looks for; nothing is probed unless the user asks).
     static func start(_ environment: [String: String]) -> ReachabilityColumn.Start {
-        ReachabilityColumn.Start(rawValue: environment["SSHELF_REACHABILITY"] ?? "") ?? .auto
+        ReachabilityColumn.Start(rawValue: environment["SSHELF_REACHABILITY"] ?? "") ?? .off
     }
 
     init(mailbox: Mailbox) {

@@ -197,7 +197,7 @@ enum SyncFileNotes {
         }
         if conflicts > 0 {
             notes.append(
-                SyncNote("\(conflicts) merge conflict\(conflicts == 1 ? "" : "s"): sshelf sync conflicts", .warning))
+                SyncNote("\(conflicts) merge conflict\(conflicts == 1 ? "" : "s"): C lists them", .warning))
         }
         if let notice, !notice.isEmpty { notes.append(SyncNote(Display.safe(notice), .info)) }
         return notes

@@ -121,7 +121,9 @@ final class StoreWorker: @unchecked Sendable {
     /// A failed save as the form shows it: the unique-name rule's refusal under the name field (the CLI's
     /// --allow-duplicate hint does not apply here: the form has no such switch).
     static func failure(_ error: Error) -> OperationFailure {
-        if let taken = error as? HostOperations.NameTaken { return OperationFailure(taken.message, field: "name") }
+        if let taken = error as? HostOperations.NameTaken {
+            return OperationFailure(taken.message, field: taken.isAlias ? "aliases" : "name")
+        }
         if let failure = error as? FieldFailure { return OperationFailure(failure.message, field: failure.field) }
         return OperationFailure(message(error))
     }

@@ -21,6 +21,7 @@ public final class TUIApp {
     private let forwards: ForwardChildren
     private let fleet: TUIFleet
     private let reachability: ReachabilityWorker
+    private let optionCheck: OptionCheckWorker
     /// Nil when the test hook replaces the sync state (then nothing syncs in the background).
     private var sync: BackgroundSync?
     private var watcher: LiveWatcher?
@@ -45,6 +46,7 @@ public final class TUIApp {
         forwards = ForwardChildren(locations: context.locations, mailbox: mailbox, selfPath: SelfProcess.path)
         fleet = TUIFleet(context: context, mailbox: mailbox, prompts: login.prompts)
         reachability = ReachabilityWorker(mailbox: mailbox)
+        optionCheck = OptionCheckWorker(mailbox: mailbox, scratch: context.locations.configDirectory)
         state = UIState()
     }
 
@@ -65,7 +67,13 @@ public final class TUIApp {
             terminal.stop()
             if let handedOver { context.errorOutput(handedOver) }
         }
-        agentQuestions = TUIConfirmListener(locations: context.locations, mailbox: mailbox)
+        let (vault, prompts, mailbox, locations) = (self.vault, login.prompts, self.mailbox, context.locations)
+        agentQuestions = TUIConfirmListener(
+            locations: context.locations, mailbox: mailbox,
+            onUnlock: { question, answer in
+                TUIUnlockForSSH.ask(
+                    question, vault: vault, prompts: prompts, mailbox: mailbox, locations: locations, answer: answer)
+            })
         defer { agentQuestions?.stop() }
         let size = terminal.size
         state = UIState(rows: size.rows, columns: size.columns, symbols: terminal.symbols, now: Date())
@@ -82,6 +90,7 @@ public final class TUIApp {
             let searchDue = state.search.isRunning && state.catalog.isComplete
             if dirty && !searchDue {
                 reachability.follow(state)
+                optionCheck.follow(state)
                 terminal.draw(Screen.render(state))
                 dirty = false
                 if let benchmark {

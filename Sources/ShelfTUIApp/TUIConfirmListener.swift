@@ -1,6 +1,7 @@
 // TUIConfirmListener: the TUI's end of the agent's confirm channel — a 0600 socket (ConfirmChannel.path) that the
 // most recently started TUI owns. A thread accepts the agent's questions (same uid only), posts each as a dialog,
-// and notices when the agent stops waiting; the run loop writes the answer. Only the thread closes descriptors.
+// and notices when the agent stops waiting; the run loop writes the answer. Only the thread closes descriptors. The
+// bridge's unlock guard asks here too (an unlock request): the app's passphrase dialog answers it.
 import FoundationEssentials
 import ShelfCore
 import ShelfOperations
@@ -28,9 +29,16 @@ final class TUIConfirmListener: @unchecked Sendable {
     private var stopping = false
     private var thread: JoinableThread?
 
+    /// An unlock request (the bridge's guard for an ssh): the app asks for the passphrase and answers it.
+    private let onUnlock: @Sendable (String, @escaping @Sendable (Bool) -> Void) -> Void
+
     /// Nil when the socket cannot be made (then the agent finds no TUI and refuses, as without one).
-    init?(locations: DataLocations, mailbox: Mailbox) {
+    init?(
+        locations: DataLocations, mailbox: Mailbox,
+        onUnlock: @escaping @Sendable (String, @escaping @Sendable (Bool) -> Void) -> Void
+    ) {
         self.mailbox = mailbox
+        self.onUnlock = onUnlock
         path = ConfirmChannel.path(locations)
         var pair: [Int32] = [-1, -1]
         guard
@@ -124,7 +132,7 @@ final class TUIConfirmListener: @unchecked Sendable {
         // Close-on-exec in the accept itself: a connect's ProxyCommand may be forked on another thread meanwhile.
         let fd = CloseOnExec.accept(listener)
         guard fd >= 0 else { return }
-        guard PrivateSocket.peerIsUs(fd), let question = readQuestion(fd) else {
+        guard PrivateSocket.peerIsUs(fd), let (question, unlock) = readQuestion(fd) else {
             close(fd)
             return
         }
@@ -132,11 +140,15 @@ final class TUIConfirmListener: @unchecked Sendable {
         lock.lock()
         open[id] = Open(fd: fd)
         lock.unlock()
-        mailbox.post(.agentQuestion(AgentQuestion(id: id, text: Display.safe(question))))
+        if unlock {
+            onUnlock(Display.safe(question)) { [weak self] unlocked in self?.answer(id, allow: unlocked) }
+        } else {
+            mailbox.post(.agentQuestion(AgentQuestion(id: id, text: Display.safe(question))))
+        }
     }
 
-    /// `u32 length, UTF-8 text` within two seconds; nil for anything else.
-    private func readQuestion(_ fd: Int32) -> String? {
+    /// `u32 length, UTF-8 text` within two seconds (the length's top bit: an unlock request); nil for anything else.
+    private func readQuestion(_ fd: Int32) -> (String, unlock: Bool)? {
         PrivateSocket.setTimeout(fd, seconds: 2, option: SO_RCVTIMEO)
         func exactly(_ count: Int) -> [UInt8]? {
             var bytes = [UInt8](repeating: 0, count: count)
@@ -150,8 +162,11 @@ final class TUIConfirmListener: @unchecked Sendable {
             return bytes
         }
         guard let header = exactly(4) else { return nil }
-        let length = header.reduce(0) { $0 << 8 | Int($1) }
-        guard length > 0, length <= ConfirmChannel.maximumQuestion, let body = exactly(length) else { return nil }
-        return String(validating: body, as: UTF8.self)
+        let word = header.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        let length = Int(word & ~ConfirmChannel.unlockFlag)
+        guard length > 0, length <= ConfirmChannel.maximumQuestion, let body = exactly(length),
+            let text = String(validating: body, as: UTF8.self)
+        else { return nil }
+        return (text, word & ConfirmChannel.unlockFlag != 0)
     }
 }

@@ -11,8 +11,8 @@ import ShelfUI
 import ShelfVault
 
 final class TUIVault: @unchecked Sendable {
-    /// Tries of the passphrase before a connect or an unlock gives up ("wrong passphrase" in between).
-    static let passphraseTries = 3
+    /// Tries of the passphrase before a connect or an unlock gives up: the rule `vault unlock` follows too.
+    static let passphraseTries = PassphraseTries.count
 
     enum UnlockOutcome: Equatable {
         case unlocked
@@ -110,25 +110,17 @@ final class TUIVault: @unchecked Sendable {
     func lockAll() { current?.lock() }
 
     /// Asks for the passphrase (through `ask`, which gets the question and returns nil when the user leaves) and
-    /// unlocks; a wrong one is said so and asked again, `passphraseTries` times in all.
-    /// `question` names what is asked, without a colon ("Vault passphrase").
+    /// unlocks by `PassphraseTries`' rule: a wrong one is said so and asked again after the back-off, three times in
+    /// all. `question` names what is asked, without a colon ("Vault passphrase"). Runs on a background thread: the
+    /// back-off waits there, never in the run loop.
     func unlock(ask: (String) -> SecretBytes?, question: String = "Vault passphrase") -> UnlockOutcome {
         guard let vault = current else { return .failed("the vault cannot be opened") }
-        for attempt in 1...Self.passphraseTries {
-            let text =
-                attempt == 1
-                ? "\(question):" : "Wrong passphrase (try \(attempt) of \(Self.passphraseTries)). Vault passphrase:"
-            guard let passphrase = ask(text) else { return .cancelled }
-            do {
-                try vault.unlock(passphrase: passphrase)
-                return .unlocked
-            } catch  where error.kind == .wrongPassphrase {
-                continue
-            } catch {
-                return .failed(error.message)
-            }
+        switch PassphraseTries.unlock(vault, question: question, ask: ask) {
+        case .unlocked: return .unlocked
+        case .cancelled: return .cancelled
+        case .wrongPassphrase: return .wrongPassphrase
+        case .failed(let error): return .failed(error.message)
         }
-        return .wrongPassphrase
     }
 }
 

@@ -97,6 +97,8 @@ public enum Action: Sendable {
     case fleetProgress(FleetPane.Update)
     /// What the reachability probes found for the hosts in the probed window (the whole window each time).
     case reachability([UUID: HostReachability])
+    /// Kept option lines the installed ssh refuses, with its words (more of them as more hosts are selected).
+    case optionsRefused([String: String])
     /// A rule just marked autostart logs in with credentials that lock with the vault session: ask to move them.
     case askAutostartMove(AutostartMove)
     /// The merge conflicts, worded for the conflict list.

@@ -31,6 +31,9 @@ public enum Forms {
                     placeholder: "type to pick; empty for none"),
                 FormField("jump", "Jump via", jumpText, placeholder: "host names, outermost first"),
                 FormField(
+                    "aliases", "Aliases", h.aliases.joined(separator: ","),
+                    placeholder: "other names it answers to, comma-separated"),
+                FormField(
                     "options", "Options", h.options.joined(separator: "\n"), kind: .lines,
                     placeholder: "ssh_config lines, one per line, e.g. ServerAliveInterval 30"),
                 FormField("notes", "Notes", h.notes),
@@ -66,6 +69,8 @@ public enum Forms {
         }
         host.tags = form.value("tags").split(separator: ",").map { $0.trimmingSpaces() }
             .filter { !$0.isEmpty }
+        // An alias holds no whitespace (ssh would read two names): a space separates as a comma does.
+        host.aliases = form.value("aliases").split(whereSeparator: { $0 == "," || $0.isWhitespace }).map(String.init)
         host.authMethod = AuthMethod(rawValue: form.value("auth"))
         // Checked by `Validation` below, the same rules `import` keeps a host's options by.
         host.options = optionLines(form.value("options"))

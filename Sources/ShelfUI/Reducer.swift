@@ -14,11 +14,13 @@ public enum Reducer {
             return []
         case .tick(let now):
             state.now = now
+            NoticeLifetime.age(&state, now: now)
             return []
         case .loaded(let catalog):
             let keepIdentity = state.selectedIdentity?.id
             // Read the selection before the swap: the old row indices may not exist in the new catalog.
             let keep = state.wantedHostID ?? state.selectedHost?.id
+            holdRecency(&state, across: catalog)
             state.catalog = catalog
             // The identity list keeps its row by id (a renamed identity may move), else stays on a real row.
             state.identityCursor =
@@ -118,6 +120,9 @@ public enum Reducer {
             return []
         case .reachability(let results):
             if state.reachability.shown { state.reachability.results = results }
+            return []
+        case .optionsRefused(let refused):
+            state.refusedOptions.merge(refused) { _, new in new }
             return []
         case .askAutostartMove(let move):
             return AutostartMoveReducer.ask(&state, move)
@@ -248,6 +253,7 @@ public enum Reducer {
             return [.unlockVault]
         case .sort:
             state.sort = state.sort == .name ? .recent : .name
+            state.heldRecency = nil
             rescope(&state, keepHost: state.selectedHost?.id)
             state.notice = Notice("sorted by \(state.sort == .name ? "name" : "last connected")")
         case .reload:
@@ -334,6 +340,8 @@ public enum Reducer {
     }
 
     static func setQuery(_ state: inout UIState, _ query: String) {
+        // A new query ranks by who was connected last as it is now.
+        state.heldRecency = nil
         state.search.setQuery(query)
         state.hostCursor = 0
         state.hostScroll = 0
@@ -348,7 +356,9 @@ public enum Reducer {
     /// Brings a pending search's results (only over a complete catalog: the first screenful is not all).
     static func runSearch(_ state: inout UIState) {
         guard state.search.isRunning, state.catalog.isComplete else { return }
-        state.search.run(matcher: state.catalog.matcher, candidates: state.searchCandidates)
+        let matcher =
+            state.heldRecency == nil ? state.catalog.matcher : state.catalog.matcher.withRecency(recentRows(state))
+        state.search.run(matcher: matcher, candidates: state.searchCandidates)
         if let wanted = state.wantedHostID { select(&state, hostID: wanted) }
         clampCursors(&state)
     }
@@ -444,12 +454,30 @@ public enum Reducer {
     }
 
     /// Recomputes the hosts of the selected group (and all hosts) in sort order, and restarts the search.
+    /// A reload that changes who was connected last (a connect just ended) while the list is ranked by it (a search,
+    /// or the recent sort) keeps the order the user sees: `g j j j` must land where it did a moment before. The new
+    /// order applies from the next change of query or sort.
+    static func holdRecency(_ state: inout UIState, across catalog: Catalog) {
+        guard state.heldRecency == nil, state.loaded, state.catalog.isComplete,
+            state.search.isActive || state.sort == .recent
+        else { return }
+        let old = state.catalog.table, new = catalog.table
+        let before = old.recentRows.map { old.id(Int($0)) }
+        if before != new.recentRows.map({ new.id(Int($0)) }) { state.heldRecency = before }
+    }
+
+    /// The recency order the list is ranked by, as rows of the current catalog.
+    static func recentRows(_ state: UIState) -> [Int32] {
+        guard let held = state.heldRecency else { return state.catalog.table.recentRows }
+        return held.compactMap { id in state.catalog.row(of: id).map { Int32($0) } }
+    }
+
     static func rescope(_ state: inout UIState, keepHost: UUID?) {
         let table = state.catalog.table
         var all = (0..<Int32(table.count)).map { $0 }
         if state.sort == .recent {
             // Most recent first (the catalog keeps that list), never-connected after them in list order.
-            let connected = table.recentRows
+            let connected = recentRows(state)
             let seen = Set(connected)
             all = connected + all.filter { !seen.contains($0) }
         }

@@ -107,6 +107,12 @@ public struct UIState: Sendable {
     /// Where a form or confirmation opened from the identity list returns to (nil: browsing).
     public var modeAfterForm: Mode?
     public var notice: Notice?
+    /// The notice on screen and when it first showed (the clock's ticks age it: `NoticeLifetime`).
+    var noticeShown: NoticeLifetime.Shown?
+    /// The recency order (most recently connected first) the list and the search were ranked by, held after a reload
+    /// changed it (a connect) until the user changes the search or the sort: the rows do not move under the cursor.
+    /// Nil: the catalog's own.
+    var heldRecency: [UUID]?
     /// The connect attempt under way (the login runs in the background until it logs in or fails).
     public var connecting: ConnectAttempt?
     /// A store or vault that cannot be opened: shown on the whole screen with its error and hint.
@@ -127,6 +133,8 @@ public struct UIState: Sendable {
     public var fleet: FleetPane?
     /// The host list's reachability column (`p`) and what the probes found.
     public var reachability = ReachabilityColumn()
+    /// Kept option lines the installed ssh refuses, with its words: the details pane says so, as `show` does.
+    public var refusedOptions: [String: String] = [:]
 
     public init(rows: Int = 24, columns: Int = 80, symbols: Symbols = .unicode, now: Date = Date()) {
         self.rows = rows

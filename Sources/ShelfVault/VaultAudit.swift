@@ -6,7 +6,7 @@ import ShelfSystem
 
 public struct AuditFinding: Sendable, Codable, Equatable {
     /// Stable rule name for scripts: no-passphrase, weak-passphrase-stretch, loose-permissions, always-class,
-    /// weaker-than-use, syncable-while-sync-off, passcode-class-without-passphrase, unknown-class.
+    /// weaker-than-use, syncable-while-sync-off, passcode-class-without-passphrase, unknown-class, unlock-every-ssh.
     public var rule: String
     /// The item or file concerned, when there is one.
     public var subject: String?
@@ -103,6 +103,33 @@ extension Vault {
                             + "is off; store it as …ThisDeviceOnly"))
             }
         }
+        findings += unlockAtEveryUse(items, hasPassphrase: status.hasPassphrase)
         return findings
     }
+
+    /// An idle timeout this short locks the session between almost any two uses: every ssh through the ssh_config
+    /// bridge to a host whose key is `whenUnlocked…` then stops to ask for the vault passphrase (docs/VAULT.md, "When
+    /// ssh needs a locked key").
+    func unlockAtEveryUse(_ items: [VaultItemInfo], hasPassphrase: Bool) -> [AuditFinding] {
+        let idle = options.idleTimeout.components.seconds
+        guard hasPassphrase, idle <= VaultAudit.unlockEveryUseSeconds else { return [] }
+        let keys = items.filter { item in
+            ReferenceKey(item.key).flatMap(ItemFamily.init) == .identityPrivateKey
+                && item.knownClass?.unlockScope == .whileActive
+        }.map(\.key)
+        guard !keys.isEmpty else { return [] }
+        return [
+            AuditFinding(
+                rule: "unlock-every-ssh", subject: nil,
+                message: "the vault session locks after \(idle) s without use (SSHELF_VAULT_IDLE_SECONDS), so nearly "
+                    + "every ssh through the ssh_config bridge asks for the vault passphrase for these keys: "
+                    + keys.joined(separator: ", ") + "; keep the default (900 s), or move a key that must not ask with "
+                    + "'sshelf vault set-class KEY afterFirstUnlockThisDeviceOnly' (open until logout)")
+        ]
+    }
+}
+
+extension VaultAudit {
+    /// An idle timeout at or below this many seconds counts as asking at every use.
+    public static let unlockEveryUseSeconds: Int64 = 60
 }

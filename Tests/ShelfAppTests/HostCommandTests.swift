@@ -35,6 +35,85 @@ final class HostCommandTests: XCTestCase {
 
     /// The address as ssh takes it on its command line or as an ssh URI, with a port where the list shows one;
     /// what cannot be an address, or says the same thing twice, is refused with how to write it.
+    /// `mv` and `rm` take several targets — names, @group (with its subgroups) and tag:NAME — as `run` does, but no
+    /// search; a target that names nothing changes nothing.
+    func testMoveAndRemoveTakeSeveralTargets() throws {
+        let home = TempHome()
+        for (name, extra) in [
+            ("web1", ["--group", "old/eu"]), ("web2", ["--group", "old"]), ("db1", ["--tag", "db"]),
+            ("db2", ["--tag", "db"]), ("lone", []), ("stay", []),
+        ] {
+            XCTAssertExit(try home.run(["add", name, "--host", "\(name).example"] + extra), 0)
+        }
+        let moved = try home.run("mv", "@old", "tag:db", "lone", "--group", "new")
+        XCTAssertExit(moved, 0)
+        XCTAssertEqual(moved.stdout.split(separator: "\n").count, 5, moved.stdout)
+        XCTAssertTrue(moved.stdout.contains("moved web1 to new\n"), moved.stdout)
+        let names = try home.run("list", "@new", "--names")
+        XCTAssertEqual(
+            names.stdout.split(separator: "\n").sorted(), ["db1", "db2", "lone", "web1", "web2"], names.stdout)
+        // One bad target: nothing moves, and the error says which.
+        let bad = try home.run("mv", "stay", "tag:nope", "--group", "elsewhere")
+        XCTAssertExit(bad, 3)
+        XCTAssertTrue(bad.stderr.contains("no host has the tag 'nope'"), bad.stderr)
+        XCTAssertTrue(try home.run("list", "@new", "--names").stdout.contains("lone"))
+        // A search is not a target here: what is changed is named.
+        let search = try home.run("mv", "q:web", "--group", "x")
+        XCTAssertExit(search, 3)
+        XCTAssertTrue(search.stderr.contains("no host named 'q:web'"), search.stderr)
+        let removed = try home.run("rm", "tag:db", "lone")
+        XCTAssertExit(removed, 0)
+        XCTAssertEqual(
+            try home.run("list", "--names").stdout.split(separator: "\n").sorted(), ["stay", "web1", "web2"])
+    }
+
+    /// `edit` takes several targets too; what names or addresses one host is refused for several.
+    func testEditTakesSeveralTargets() throws {
+        let home = TempHome()
+        for name in ["db1", "db2", "web"] {
+            XCTAssertExit(
+                try home.run(
+                    ["add", name, "--host", "\(name).example"] + (name.hasPrefix("db") ? ["--tag", "db"] : [])), 0)
+        }
+        let edited = try home.run("edit", "tag:db", "web", "--port", "2200", "--option", "ServerAliveInterval 15")
+        XCTAssertExit(edited, 0)
+        XCTAssertEqual(edited.stdout.split(separator: "\n").count, 3, edited.stdout)
+        for name in ["db1", "db2", "web"] {
+            let shown = try home.run("show", name).stdout
+            XCTAssertTrue(shown.contains("\(name).example:2200"), shown)
+            XCTAssertTrue(shown.contains("  ServerAliveInterval 15"), shown)
+        }
+        let renamed = try home.run("edit", "tag:db", "--rename", "x")
+        XCTAssertExit(renamed, 2)
+        XCTAssertTrue(renamed.stderr.contains("edit: --rename is for one host, and tag:db names 2"), renamed.stderr)
+        XCTAssertExit(try home.run("edit", "db1", "--rename", "db-one"), 0)
+    }
+
+    /// `show` says where an identity's private key lives, a key in the vault included (not only a key file).
+    func testShowSaysWhereTheKeyLives() throws {
+        let home = TempHome()
+        home.extraEnvironment = ["SSHELF_VAULT_NO_KEYRING": "1"]
+        XCTAssertExit(try home.run("keygen", "made-here"), 0)
+        XCTAssertExit(try home.run("add", "web", "--host", "web.example", "--identity", "made-here"), 0)
+        let show = try home.run("show", "web")
+        XCTAssertExit(show, 0)
+        let line = try XCTUnwrap(show.stdout.split(separator: "\n").first { $0.hasPrefix("identity ") })
+        XCTAssertTrue(line.contains("made-here (ed25519), key in the vault as identity."), show.stdout)
+        // A key file imported with the host, then moved into the vault: both places are said in turn.
+        let key = try TestKey.generate(.ed25519)
+        let config = try home.write(
+            "Host disk\n  HostName disk.example\n  IdentityFile \(key.privatePath)\n", to: "cfg")
+        XCTAssertExit(try home.run("import", "ssh-config", config), 0)
+        let before = try home.run("show", "disk")
+        XCTAssertTrue(before.stdout.contains(" (ed25519), file \(key.privatePath)\n"), before.stdout)
+        let json = try home.run("show", "disk", "--json").stdout
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        let name = try XCTUnwrap(object["identityName"] as? String)
+        XCTAssertExit(try home.run("identity", "import", name, key.privatePath, "--remove-file"), 0)
+        let after = try home.run("show", "disk")
+        XCTAssertTrue(after.stdout.contains("\(name) (ed25519), key in the vault as identity."), after.stdout)
+    }
+
     func testAddTakesTheAddressAsOneWord() throws {
         let home = TempHome()
         for (name, word, hostname, user, port) in [

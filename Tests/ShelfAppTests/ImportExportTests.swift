@@ -49,9 +49,14 @@ final class ImportExportTests: XCTestCase {
         let first = try home.run("import", "ssh-config")
         XCTAssertExit(first, 4)  // `broken` could not be imported; everything else was
         XCTAssertTrue(
-            first.stdout.contains("6 added, 0 updated, 0 unchanged, 2 skipped, 1 not imported because of errors"),
+            first.stdout.contains("6 added, 0 updated, 0 unchanged, 1 skipped, 1 not imported because of errors"),
             first.stdout)
-        XCTAssertTrue(first.stdout.contains("config:19: Host pattern '*.corp' is a wildcard"), first.stdout)
+        XCTAssertTrue(first.stdout.contains("options of 1 Host pattern kept as defaults"), first.stdout)
+        // One word for the pattern: kept as defaults, never also "skipped".
+        XCTAssertTrue(
+            first.stdout.contains("  kept as defaults  \(path):19: Host pattern '*.corp': its options apply"),
+            first.stdout)
+        XCTAssertFalse(first.stdout.split(separator: "\n").contains { $0.contains("skipped") && $0.contains("*.corp") })
         XCTAssertTrue(first.stdout.contains("config:21: Match block skipped"), first.stdout)
         XCTAssertTrue(first.stdout.contains("config:24: host 'broken' skipped: Port '70000'"), first.stdout)
         XCTAssertFalse(
@@ -95,6 +100,9 @@ final class ImportExportTests: XCTestCase {
         let home = TempHome()
         _ = try prepare(home)
         let dry = try home.run("import", "ssh-config", "--dry-run")
+        // The dry run predicts the real import's exit status: `broken` would not be imported (4).
+        XCTAssertExit(dry, 4)
+        XCTAssertTrue(dry.stdout.contains("1 not imported because of errors"), dry.stdout)
         XCTAssertTrue(dry.stdout.hasPrefix("dry run, nothing written: "), dry.stdout)
         XCTAssertTrue(dry.stdout.contains("6 added"), dry.stdout)
         XCTAssertEqual(try home.run("list", "--json").stdout.trimmingCharacters(in: .whitespacesAndNewlines), "[\n\n]")

@@ -62,21 +62,29 @@ final class SSHConfigHostLinesTests: XCTestCase {
                 Host web1
                     HostName 10.0.0.1
                     SendEnv BAR
-                    LocalForward 18080 localhost:80
-                    DynamicForward 1080
-                    LocalForward 127.0.0.1:18081 localhost:81
 
                 """), text)
-        XCTAssertTrue(text.contains("Host db1\n    HostName 10.0.0.2\n    ProxyCommand ssh -W %h:%p bastion\n"), text)
+        // sshelf's forward rules are sshelf's to run: the bridge writes none (the user's file gives its own).
+        XCTAssertFalse(text.contains("Forward"), text)
+        // The user's file defines db1 and gives its jump (a ProxyCommand): that decides, the bridge yields.
+        XCTAssertTrue(text.contains("Host db1\n    HostName 10.0.0.2\n\n"), text)
         XCTAssertFalse(text.contains("ProxyJump"), text)
+        XCTAssertFalse(text.contains("ProxyCommand"), text)
         // Not included by the user's file: the bridge is read alone and writes everything its own way.
         let alone = SSHConfigEmitter.emitBridge(
             input,
             bridge: SSHConfigEmitter.Bridge(
                 agentSocket: "/a", pinsFile: "/p",
                 publicKeyFiles: [:]))
+        XCTAssertFalse(alone.contains("Forward"), alone)
+        // `forward start --openssh`'s own config (writesForwardRules) is the one that runs them through ssh.
+        let forwardRun = SSHConfigEmitter.emitBridge(
+            input,
+            bridge: SSHConfigEmitter.Bridge(
+                agentSocket: "/a", pinsFile: "/p", publicKeyFiles: [:], writesForwardRules: true))
         XCTAssertTrue(
-            alone.contains("    DynamicForward 127.0.0.1:1080\n    LocalForward 127.0.0.1:18080 localhost:80\n"), alone)
+            forwardRun.contains("    DynamicForward 127.0.0.1:1080\n    LocalForward 127.0.0.1:18080 localhost:80\n"),
+            forwardRun)
         XCTAssertTrue(alone.contains("    SendEnv FOO\n    SendEnv BAR\n"), alone)
         XCTAssertTrue(alone.contains("    ProxyJump bastion\n"), alone)
     }

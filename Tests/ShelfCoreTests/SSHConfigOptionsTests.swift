@@ -421,11 +421,12 @@ final class SSHConfigOptionsTests: XCTestCase {
                 """
                 Host plain
                     HostName q.example.com
-                    LocalForward 127.0.0.1:5432 localhost:5432
                     Compression no
                     # left out, this ssh refuses it (bad): Tunnel maybe
                     SendEnv LANG
                 """), text)
         XCTAssertFalse(text.contains("Host p*"), text)
+        // The rule is sshelf's to run: not a forward of every `ssh plain`.
+        XCTAssertFalse(text.contains("5432"), text)
     }
 }

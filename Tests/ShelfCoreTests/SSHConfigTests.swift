@@ -72,9 +72,22 @@ final class SSHConfigTests: XCTestCase {
         let v6 = try XCTUnwrap(host(result, "v6"))
         XCTAssertEqual(v6.hostname, "2001:db8::10")
         XCTAssertEqual(v6.user, "fallback")  // first value wins; Host * came last
-        XCTAssertEqual(result.skipped.count, 4, result.skipped.joined(separator: "\n"))
-        XCTAssertTrue(result.skipped.contains { $0.hasPrefix("/home/u/.ssh/config:18:") && $0.contains("*.internal") })
+        // One word for what happened to each pattern: its options are kept as defaults, so it is not "skipped".
+        XCTAssertEqual(result.skipped.count, 1, result.skipped.joined(separator: "\n"))
         XCTAssertTrue(result.skipped.contains { $0.contains(":20:") && $0.contains("Match") })
+        XCTAssertEqual(
+            result.keptAsDefaults,
+            [
+                "/home/u/.ssh/config:18: Host pattern '*.internal': its options apply to the hosts it matches",
+                "/home/u/.ssh/config:18: Host pattern '!secret.internal': its options apply to the hosts it matches",
+                "/home/u/.ssh/config:22: Host pattern '*': its options apply to the hosts it matches",
+            ])
+        // A pattern with nothing to keep is skipped, and only that.
+        let empty = try resolve("Host web1\n  User a\nHost *.lab\n")
+        XCTAssertEqual(empty.keptAsDefaults, [])
+        XCTAssertEqual(
+            empty.skipped,
+            ["/home/u/.ssh/config:3: Host pattern '*.lab' is a wildcard with no options to keep, not a host"])
     }
 
     func testIncludeWithGlobsRelativePathsAndBlockRestore() throws {

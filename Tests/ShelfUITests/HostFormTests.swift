@@ -88,6 +88,66 @@ final class HostFormTests: XCTestCase {
         }
     }
 
+    /// The Aliases field: the host's aliases, comma- or space-separated; saved as the host's; a pattern character is
+    /// refused under the field with the CLI's words.
+    func testAliasesFieldShowsEditsAndChecksAliases() {
+        var base = Self.catalog()
+        var hosts = (0..<base.count).map(base.host(at:))
+        let db = hosts.firstIndex { $0.name == "db-us" }!
+        hosts[db].aliases = ["db1", "db1.us"]
+        base = Catalog(hosts: hosts, groups: Array(base.tree.groups.values), identities: base.identities)
+        var state = Fixtures.state(base, rows: 40, columns: 120)
+        Self.select(&state, "db-us")
+        Fixtures.press(&state, .char("e"))
+        XCTAssertTrue(Screen.render(state).text.contains("Aliases      db1,db1.us"), Screen.render(state).text)
+        Self.focus(&state, "aliases")
+        Fixtures.type(&state, ", db-*")
+        Fixtures.press(&state, .enter)
+        guard let refused = form(state) else { return XCTFail("the form closed") }
+        XCTAssertEqual(refused.errors["aliases"], HostAliases.problem("db-*"))
+        Fixtures.press(&state, .ctrl("u"))
+        Fixtures.type(&state, "db1, db-primary pg")
+        guard case .saveHost(let host, _, _) = Fixtures.press(&state, .enter).first else { return XCTFail("not saved") }
+        XCTAssertEqual(host.aliases, ["db1", "db-primary", "pg"])
+    }
+
+    /// A form covers the details pane whole: none of its text shows along the form's right edge.
+    func testAFormLeavesNoDetailsTextBesideIt() {
+        var state = Fixtures.state(Self.catalog(), rows: 40, columns: 120)
+        Self.select(&state, "db-us")
+        let before = Screen.render(state).text
+        XCTAssertTrue(before.contains("this host"), before)
+        Fixtures.press(&state, .char("e"))
+        let screen = Screen.render(state).text
+        for gone in ["this host", "localhost:5432", "from Host", "not pinned"] {
+            XCTAssertFalse(screen.contains(gone), "'\(gone)' shows beside the form:\n\(screen)")
+        }
+    }
+
+    /// The identity line says where the private key lives: the vault, a key file, or not synced here.
+    func testDetailsSayWhereTheKeyLives() {
+        var base = Self.catalog()
+        var hosts = (0..<base.count).map(base.host(at:))
+        let nas = hosts.firstIndex { $0.name == "home-nas" }!
+        hosts[nas].identityID = Fixtures.id(51)
+        let web = hosts.firstIndex { $0.name == "web-eu-1" }!
+        hosts[web].authMethod = .auto
+        let key = ReferenceKey.identityPrivateKey(Fixtures.id(51)).rawValue
+        for (present, words) in [(Set([key]), "yubikey (ecdsa), key in the vault"), ([], "key not synced to this")] {
+            base = Catalog(
+                hosts: hosts, groups: Array(base.tree.groups.values), identities: base.identities,
+                secretsPresent: present)
+            var state = Fixtures.state(base, rows: 40, columns: 200)
+            Self.select(&state, "home-nas")
+            XCTAssertTrue(Screen.render(state).text.contains(words), Screen.render(state).text)
+        }
+        var state = Fixtures.state(base, rows: 40, columns: 200)
+        Self.select(&state, "web-eu-1")
+        XCTAssertTrue(
+            Screen.render(state).text.contains("laptop (ed25519), key file ~/.ssh/id_ed25519"),
+            Screen.render(state).text)
+    }
+
     func testOptionsAreOneAPerLineCheckedAsImportChecksThem() {
         var state = Fixtures.state(Self.catalog(), rows: 40, columns: 120)
         Self.select(&state, "db-us")

@@ -243,7 +243,7 @@ final class SnapshotTests: XCTestCase {
             "sync-notes",
             StatusModel(
                 sync: .synced(at: Fixtures.now.addingTimeInterval(-60)), vault: .unlocked,
-                syncNotes: [SyncNote("2 merge conflicts: sshelf sync conflicts", .warning)])
+                syncNotes: [SyncNote("2 merge conflicts: C lists them", .warning)])
         ),
         (
             "revoked",

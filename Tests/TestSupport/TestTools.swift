@@ -53,6 +53,7 @@ extension TestTool {
     public static let rsync = TestTool("rsync", package: "rsync")
     public static let python3 = TestTool("python3", package: "python3-minimal")
     public static let setpriv = TestTool("setpriv", package: "util-linux")
+    public static let setsid = TestTool("setsid", package: "util-linux")
     public static let mount = TestTool("mount", package: "mount")
     public static let umount = TestTool("umount", package: "mount")
     public static let useradd = TestTool("useradd", package: "passwd")

@@ -57,6 +57,7 @@ enum AgentCommands {
         CommandSpec(
             path: ["agent", "status"], summary: "show where the agent listens, its pid, its keys, locked or not",
             options: [.flag("json", "print JSON for scripts")], run: status),
+        AgentUnlockGuard.command,
     ]
 
     // MARK: commands

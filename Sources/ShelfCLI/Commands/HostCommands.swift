@@ -6,6 +6,7 @@ import ShelfCore
 import ShelfOperations
 import ShelfServices
 import ShelfStore
+import ShelfSystem
 import ShelfUI
 
 enum HostCommands {
@@ -100,14 +101,14 @@ enum HostCommands {
             ],
             run: add),
         CommandSpec(
-            path: ["edit"], summary: "change a host's settings",
+            path: ["edit"], summary: "change hosts' settings",
             details: "Only the options given change. --tag adds a tag, --untag removes one; --alias adds an alias, "
                 + "--remove-alias removes one. --rename refuses a name another host has unless --allow-duplicate is "
-                + "given.",
+                + "given. TARGETS are host names, @group/path (with its subgroups) or tag:NAME, as 'sshelf rm' takes "
+                + "them; all change in one transaction, or none does. What names or addresses one host (--rename, "
+                + "--host, --alias, --remove-alias) takes one host.",
             arguments: [
-                ArgumentSpec(
-                    name: "NAME", help: "host name (NAME@ID when several hosts share it, or an id prefix)",
-                    completion: .host)
+                ArgumentSpec(name: "TARGETS", help: "hosts, @group or tag:NAME", variadic: true, completion: .host)
             ],
             options: hostOptions + [
                 .value("rename", "NEWNAME", "give the host a new name"),
@@ -121,23 +122,25 @@ enum HostCommands {
             examples: [
                 "sshelf edit prod-db --port 2222 --tag critical", "sshelf edit web1 --alias web1.prod",
                 "sshelf edit prod-db --option 'ServerAliveInterval 15' --remove-option ForwardAgent",
+                "sshelf edit @prod tag:db --tag critical",
             ],
             run: edit),
         CommandSpec(
             path: ["rm"], summary: "remove hosts and their forward rules",
             details: "A host that other hosts jump through is kept (they could no longer connect) unless --force, or "
-                + "unless they are removed in the same command.",
+                + "unless they are removed in the same command. TARGETS are host names, @group/path (with its "
+                + "subgroups) or tag:NAME, as 'sshelf run' takes them (but no search).",
             arguments: [
-                ArgumentSpec(name: "NAME", help: "host names (or id prefixes)", variadic: true, completion: .host)
+                ArgumentSpec(name: "TARGETS", help: "hosts, @group or tag:NAME", variadic: true, completion: .host)
             ],
             options: [.flag("force", short: "f", "remove hosts even when other hosts jump through them")],
             run: remove),
         CommandSpec(
-            path: ["mv"], summary: "move a host to another group",
+            path: ["mv"], summary: "move hosts to another group",
+            details: "TARGETS are host names, @group/path (with its subgroups) or tag:NAME, as 'sshelf rm' takes them. "
+                + "All move in one transaction, or none does.",
             arguments: [
-                ArgumentSpec(
-                    name: "NAME", help: "host name (NAME@ID when several hosts share it, or an id prefix)",
-                    completion: .host)
+                ArgumentSpec(name: "TARGETS", help: "hosts, @group or tag:NAME", variadic: true, completion: .host)
             ],
             options: [
                 .value("group", "PATH", short: "g", completion: .group, "destination group ('' or / for the top level)")
@@ -232,8 +235,13 @@ enum HostCommands {
                 ("auth", host.authMethod.rawValue),
                 (
                     "identity",
-                    identity.map {
-                        "\($0.name) (\($0.keyType.rawValue))\($0.keyFile.isEmpty ? "" : ", file \($0.keyFile)")"
+                    identity.map { identity in
+                        // Where the private key lives, wherever it is: a key moved into the vault says so.
+                        var places: [String] = []
+                        if let ref = identity.privateKeyRef { places.append("key in the vault as \(ref.rawValue)") }
+                        if !identity.keyFile.isEmpty { places.append("file \(identity.keyFile)") }
+                        if places.isEmpty { places.append("no private key stored (the agent's)") }
+                        return "\(identity.name) (\(identity.keyType.rawValue)), " + places.joined(separator: ", ")
                     } ?? "(none)"
                 ),
                 (
@@ -261,7 +269,8 @@ enum HostCommands {
                 let indent = String(repeating: " ", count: 15)
                 out += "notes" + indent.dropFirst(5) + notes.joined(separator: "\n" + indent) + "\n"
             }
-            out += OptionListing.text(host: host, defaults: defaults)
+            out += OptionListing.text(
+                host: host, defaults: defaults, refused: refusedOptions(host, defaults, context))
             if !rules.isEmpty {
                 out += "forwards:\n"
                 for rule in rules {
@@ -303,6 +312,7 @@ enum HostCommands {
                 if let user = destination.user { host.user = user }
                 if let port = destination.port { host.port = port }
             }
+            try checkedOptions(call)
             try apply(call, to: &host, store: store)
             return try HostOperations.save(
                 host, groupPath: call.value("group"), allowDuplicateName: call.flag("allow-duplicate"), in: store)
@@ -311,32 +321,66 @@ enum HostCommands {
         return 0
     }
 
+    /// Options of `edit` that name or address one host: refused when the targets are several hosts.
+    static let oneHostOptions = ["rename", "host", "alias", "remove-alias"]
+
     static func edit(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         let saved = try context.store().write { store in
-            var host = try Resolve.host(call.arguments[0], in: store)
-            if let name = call.value("rename") {
-                // Renaming to one of its own aliases makes that alias the name.
-                host.aliases.removeAll { $0.caseInsensitiveASCIIEquals(name) }
-                host.name = name
+            let hosts = try FleetTargets.hosts(FleetTargets.resolve(call.arguments, searches: false, in: store))
+            if hosts.count > 1, let option = oneHostOptions.first(where: { !call.all($0).isEmpty }) {
+                throw ShelfError(
+                    .usage,
+                    "edit: --\(option) is for one host, and \(call.arguments.map(Display.safe).joined(separator: " ")) "
+                        + "names \(hosts.count)",
+                    hint: "give --\(option) with one host's name")
             }
-            try apply(call, to: &host, store: store)
-            let untag = Set(call.all("untag"))
-            host.tags.removeAll { untag.contains($0) }
-            for alias in call.all("remove-alias") {
-                guard host.aliases.contains(where: { $0.caseInsensitiveASCIIEquals(alias) }) else {
-                    throw ShelfError(
-                        .invalid, "'\(Display.safe(host.name))' has no alias '\(Display.safe(alias))'",
-                        hint: host.aliases.isEmpty
-                            ? "it has no aliases"
-                            : "its aliases are: \(host.aliases.map(Display.safe).joined(separator: ", "))")
-                }
-                host.aliases.removeAll { $0.caseInsensitiveASCIIEquals(alias) }
-            }
-            return try HostOperations.save(
-                host, groupPath: call.value("group"), allowDuplicateName: call.flag("allow-duplicate"), in: store)
+            try checkedOptions(call)
+            return try hosts.map { try edit($0, call, in: store) }
         }
-        context.print("updated \(Display.safe(saved.host.name)) (\(Display.safe(saved.host.destination)))")
+        context.print(
+            saved.map { "updated \(Display.safe($0.host.name)) (\(Display.safe($0.host.destination)))" }
+                .joined(separator: "\n"))
         return 0
+    }
+
+    /// The typed --option lines, checked (by sshelf's rules and the installed ssh) once for every host they go to.
+    static func checkedOptions(_ call: Invocation) throws { try OptionInput.check(call.all("option")) }
+
+    /// One host of `edit`'s targets, changed by the options given and saved.
+    static func edit(_ found: ShelfCore.Host, _ call: Invocation, in store: Store) throws -> HostOperations.Saved {
+        var host = found
+        if let name = call.value("rename") {
+            // Renaming to one of its own aliases makes that alias the name.
+            host.aliases.removeAll { $0.caseInsensitiveASCIIEquals(name) }
+            host.name = name
+        }
+        try apply(call, to: &host, store: store)
+        let untag = Set(call.all("untag"))
+        host.tags.removeAll { untag.contains($0) }
+        for alias in call.all("remove-alias") {
+            guard host.aliases.contains(where: { $0.caseInsensitiveASCIIEquals(alias) }) else {
+                throw ShelfError(
+                    .invalid, "'\(Display.safe(host.name))' has no alias '\(Display.safe(alias))'",
+                    hint: host.aliases.isEmpty
+                        ? "it has no aliases"
+                        : "its aliases are: \(host.aliases.map(Display.safe).joined(separator: ", "))")
+            }
+            host.aliases.removeAll { $0.caseInsensitiveASCIIEquals(alias) }
+        }
+        return try HostOperations.save(
+            host, groupPath: call.value("group"), allowDuplicateName: call.flag("allow-duplicate"), in: store)
+    }
+
+    /// The host's kept lines (its own and its matching defaults') the installed ssh refuses, with its words: one
+    /// `ssh -G` run, only when there are lines to show it.
+    static func refusedOptions(_ host: ShelfCore.Host, _ defaults: [OptionDefaults], _ context: AppContext)
+        -> [String: String]
+    {
+        let lists = [host.options] + defaults.filter { $0.matches(host.name) }.map(\.options)
+        guard lists.contains(where: { !$0.isEmpty }),
+            (try? PrivateFiles.ensureDirectory(context.locations.configDirectory)) != nil
+        else { return [:] }
+        return RefusedOptions.refused(lists, scratch: context.locations.configDirectory)
     }
 
     /// Applies the shared host options (all but --group, which the save applies); only options that were given
@@ -369,8 +413,9 @@ enum HostCommands {
         if let notes = call.value("notes") { host.notes = notes }
         let options = call.all("option"), removed = call.all("remove-option")
         if !options.isEmpty || !removed.isEmpty {
-            host.options = try OptionInput.apply(
-                to: host.options, setting: options, removing: removed, owner: host.name)
+            // The typed lines were shown to ssh once, before the first host (`checkedOptions`).
+            host.options = try OptionInput.edited(
+                host.options, setting: options, removing: removed, owner: host.name)
         }
     }
 
@@ -378,7 +423,8 @@ enum HostCommands {
 
     static func remove(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         let deleted = try context.store().write { store in
-            let ids = try call.arguments.map { try Resolve.host($0, in: store).id }
+            let ids = try FleetTargets.hosts(FleetTargets.resolve(call.arguments, searches: false, in: store))
+                .map(\.id)
             return try HostOperations.delete(ids, refuseIfJumpedThrough: !call.flag("force"), in: store)
         }
         context.print(deleted.map(\.summary).joined(separator: "\n"))
@@ -390,13 +436,12 @@ enum HostCommands {
             throw ShelfError(.usage, "mv: --group is required", hint: ArgumentParser.usageHint(call.command))
         }
         let (saved, shownPath) = try context.store().write { store in
-            let saved = try HostOperations.save(
-                try Resolve.host(call.arguments[0], in: store), groupPath: path, in: store)
-            return (saved, GroupTree(try store.groups()).path(of: saved.host.groupID))
+            let hosts = try FleetTargets.hosts(FleetTargets.resolve(call.arguments, searches: false, in: store))
+            let saved = try hosts.map { try HostOperations.save($0, groupPath: path, in: store) }
+            return (saved, GroupTree(try store.groups()).path(of: saved.first?.host.groupID))
         }
-        context.print(
-            "moved \(Display.safe(saved.host.name)) to \(shownPath.isEmpty ? "the top level" : Display.safe(shownPath))"
-        )
+        let place = shownPath.isEmpty ? "the top level" : Display.safe(shownPath)
+        context.print(saved.map { "moved \(Display.safe($0.host.name)) to \(place)" }.joined(separator: "\n"))
         return 0
     }
 }

@@ -17,7 +17,8 @@ enum ImportExportCommands {
                 aliases, a name that resolves differently a host of its own. HostName, User, Port, IdentityFile, \
                 ProxyJump, Local/Remote/DynamicForward and every other option are carried over, with Include followed \
                 (globs; relative paths resolve against ~/.ssh, or the imported file's folder when it lies elsewhere). \
-                Wildcard patterns and Match blocks are reported as skipped with their line. Importing again updates \
+                The options of a wildcard Host pattern are kept as defaults for the hosts it matches; Match blocks \
+                are reported as skipped with their line. Importing again updates \
                 hosts of the same name instead of adding duplicates. The file itself is only read. Each file \
                 may be up to 256 MiB (about two million hosts); split a larger one with Include. All hosts \
                 are written in one transaction: no other sshelf ever sees half an import.
@@ -44,7 +45,9 @@ enum ImportExportCommands {
             run: exportConfig),
     ]
 
-    struct DryRun: Error { var summary: String }
+    /// Rolls the dry run's transaction back, carrying what the real import would have printed and whether it
+    /// would have failed: a dry run predicts the exit status too.
+    struct DryRun: Error { var summary: String; var failed: Bool }
 
     static func importConfig(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         let home = context.homeDirectory
@@ -66,25 +69,36 @@ enum ImportExportCommands {
         }
         let resolved = SSHConfigResolver.resolve(document)
         releaseElsewhere(consume document)
+        // The installed ssh is shown the kept lines on the other core while this one plans the import.
+        let scratch = context.locations.configDirectory
+        try PrivateFiles.ensureDirectory(scratch)
+        let optionLists = resolved.hosts.map(\.options) + resolved.defaults.map(\.options)
+        let refused = BackgroundValue { RefusedOptions.refused(optionLists, scratch: scratch) }
         let store = try context.store()
         let summary: ImportSummary
         var text: BackgroundValue<String>?
         do {
             summary = try store.bulkWrite { store in
-                let summary = try ImportPlan.apply(
+                var planned = try ImportPlan.apply(
                     resolved, groupPath: call.value("group"), home: home,
                     leftovers: BridgeLeftovers(locations: context.locations), store: store,
                     groupByFile: call.flag("group-by-file") ? path : nil)
-                if call.flag("dry-run") { throw DryRun(summary: summary.text(path: path, dryRun: true)) }
+                planned.warnings += ImportPlan.refusedWarnings(resolved, refused: refused.value)
+                let summary = planned
+                if call.flag("dry-run") {
+                    throw DryRun(summary: summary.text(path: path, dryRun: true), failed: !summary.failures.isEmpty)
+                }
                 // The report (a line for each host added) is written on the other core while this one commits.
                 text = BackgroundValue { summary.text(path: path, dryRun: false) }
                 return summary
             }
         } catch let dry as DryRun {
             context.output(dry.summary)
-            return 0
+            return dry.failed ? 4 : 0
         }
         releaseElsewhere(consume resolved)
+        // ~/.ssh/config as imported now: `check` says when it changes after this (UserConfigSource).
+        try UserConfigSource(bridge: SSHConfigBridge(workspace: context.workspace)).recordImport(of: path, store: store)
         let report = text?.value ?? summary.text(path: path, dryRun: false)
         context.output(report)
         let failed = !summary.failures.isEmpty

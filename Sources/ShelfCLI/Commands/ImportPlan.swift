@@ -16,8 +16,8 @@ struct ImportSummary {
     var notes: [String] = []
     var identitiesAdded = 0
     var forwardsAdded = 0
-    /// Defaults blocks (`Host *` and other patterns) added or replaced.
-    var defaultsKept = 0
+    /// Wildcard `Host` patterns whose options were kept as defaults, each with its file:line.
+    var keptAsDefaults: [String] = []
     /// Hosts that could not be imported; the exit code says so.
     var failures: [String] = []
 
@@ -29,12 +29,14 @@ struct ImportSummary {
         if !failures.isEmpty { out += ", \(failures.count) not imported because of errors" }
         if identitiesAdded > 0 { out += ", \(identitiesAdded) identit\(identitiesAdded == 1 ? "y" : "ies") added" }
         if forwardsAdded > 0 { out += ", \(forwardsAdded) forward rule\(forwardsAdded == 1 ? "" : "s") added" }
-        if defaultsKept > 0 {
-            out += ", options of \(defaultsKept) Host pattern\(defaultsKept == 1 ? "" : "s") kept as defaults"
+        if !keptAsDefaults.isEmpty {
+            let count = keptAsDefaults.count
+            out += ", options of \(count) Host pattern\(count == 1 ? "" : "s") kept as defaults"
         }
         out += "\n"
         for name in added { out += "  added    \(Display.safe(name))\n" }
         for name in updated { out += "  updated  \(Display.safe(name))\n" }
+        for line in keptAsDefaults { out += "  kept as defaults  \(Display.safe(line))\n" }
         for line in skipped { out += "  skipped  \(Display.safe(line))\n" }
         for line in failures { out += "  error    \(Display.safe(line))\n" }
         for line in warnings { out += "  warning  \(Display.safe(line))\n" }
@@ -44,6 +46,30 @@ struct ImportSummary {
 }
 
 enum ImportPlan {
+    /// A warning for each kept line the installed ssh refuses: imported as written (nothing is lost), but the
+    /// bridge leaves it out, `check` reports it, and the warning says how to remove it.
+    static func refusedWarnings(_ resolved: SSHConfigImport, refused: [String: String]) -> [String] {
+        guard !refused.isEmpty else { return [] }
+        var warnings: [String] = []
+        for host in resolved.hosts {
+            for line in host.options {
+                guard let why = refused[line], let option = SSHOption(line: line) else { continue }
+                warnings.append(
+                    "\(host.location): host '\(host.alias)': \(RefusedOptions.words(line, why: why)) (remove it: "
+                        + "sshelf edit \(ShellWord.quote(host.alias)) --remove-option \(option.keyword))")
+            }
+        }
+        for block in resolved.defaults {
+            for line in block.options {
+                guard let why = refused[line], let option = SSHOption(line: line) else { continue }
+                warnings.append(
+                    "Host \(block.pattern): \(RefusedOptions.words(line, why: why)) (remove it: sshelf ssh-config "
+                        + "defaults \(ShellWord.quote(block.pattern)) --remove-option \(option.keyword))")
+            }
+        }
+        return warnings
+    }
+
     /// With `groupByFile` (the imported file's path), a new host from an Included file goes to a group named after
     /// that file (inside `groupPath` when given); the imported file's own hosts go to `groupPath`.
     static func apply(
@@ -57,6 +83,7 @@ enum ImportPlan {
         }
         var summary = ImportSummary(skipped: resolved.skipped, warnings: resolved.warnings, failures: resolved.failures)
         summary.notes = resolved.notes
+        summary.keptAsDefaults = resolved.keptAsDefaults
         let group = try groupPath.flatMap { try GroupOperations.create($0, in: store) }
         var identities = try store.identities()
         var annotatedGroups: [String: HostGroup?] = [:]
@@ -256,7 +283,6 @@ enum ImportPlan {
         try store.save(hosts: changedHosts)
         if !resolved.defaults.isEmpty {
             try store.setOptionDefaults(defaults)
-            summary.defaultsKept = resolved.defaults.count
         }
         // Freeing what a 100,000-host file made here takes tens of milliseconds: the other core does it.
         ImportExportCommands.releaseElsewhere(

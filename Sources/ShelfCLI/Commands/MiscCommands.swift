@@ -20,7 +20,10 @@ enum MiscCommands {
                 + "of the ssh_config bridge an import took in as host options (--fix takes those out). When "
                 + "~/.ssh/config includes the bridge, every host that file defines too is resolved by ssh -G with and "
                 + "without the bridge, and each option the two disagree on is named (apart from the agent, key and "
-                + "pin settings the bridge adds). Exit code 4 when anything is found.",
+                + "pin settings the bridge adds), and so is sshelf's own HostName, User or Port where it differs from "
+                + "the file (the file decides for the hosts it defines). When ~/.ssh/config changed since it was last "
+                + "imported, check says so and offers the re-import; it ends with where ssh takes each host's "
+                + "settings from. Exit code 4 when anything is found.",
             options: [
                 .flag("json", "print JSON for scripts"),
                 .flag(
@@ -66,6 +69,8 @@ enum MiscCommands {
             try store.problems()
             + leftovers.problems(hosts: hosts, identities: try store.identities())
             + BridgeTransparencyCheck(bridge: bridge).problems(hosts: hosts)
+            + bridge.refusedOptionProblems(store)
+            + UserConfigSource(bridge: bridge).problems(store: store)
         if call.flag("json") {
             struct View: Encodable { var kind: String; var recordID: String; var message: String; var fix: String? }
             context.print(
@@ -82,6 +87,19 @@ enum MiscCommands {
                 problems.map { problem in
                     "\(Display.safe(problem.message))\n" + (problem.fix.map { "  fix: \(Display.safe($0))\n" } ?? "")
                 }.joined())
+        }
+        if !call.flag("json"), let origins = UserConfigSource(bridge: bridge).origins(hosts: hosts) {
+            // Where ssh takes each host's settings from (docs/SSH.md, "One source of truth per host").
+            var lines = "where ssh takes each host's settings from (\(origins.file) includes the ssh_config bridge):\n"
+            if !origins.fromFile.isEmpty {
+                lines +=
+                    "  \(origins.file), sshelf adding its vault key, pin and unlock: "
+                    + origins.fromFile.map(Display.safe).joined(separator: ", ") + "\n"
+            }
+            if !origins.fromSshelf.isEmpty {
+                lines += "  sshelf (the bridge): " + origins.fromSshelf.map(Display.safe).joined(separator: ", ") + "\n"
+            }
+            context.output(lines)
         }
         return problems.isEmpty ? 0 : 4
     }

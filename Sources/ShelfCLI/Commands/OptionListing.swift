@@ -6,10 +6,10 @@ import ShelfCore
 import ShelfOperations
 
 enum OptionListing {
-    static func text(host: ShelfCore.Host, defaults: [OptionDefaults]) -> String {
+    static func text(host: ShelfCore.Host, defaults: [OptionDefaults], refused: [String: String] = [:]) -> String {
         var out = ""
         var origin: HostOptionLine.Origin?
-        for line in HostOptionSources.lines(host: host, defaults: defaults) {
+        for line in HostOptionSources.lines(host: host, defaults: defaults, refused: refused) {
             if line.origin != origin {
                 origin = line.origin
                 switch line.origin {

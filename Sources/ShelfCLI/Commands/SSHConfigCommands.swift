@@ -79,7 +79,7 @@ enum SSHConfigCommands {
         context.print(
             "wrote \(Display.count(written.hosts, "host")) to \(path)\(written.changed ? "" : " (unchanged)")")
         for (line, why) in written.refused.sorted(by: { $0.key < $1.key }) {
-            context.warn("left out '\(Display.safe(line))': this ssh refuses it (\(Display.safe(why)))")
+            context.warn(RefusedOptions.words(line, why: why))
         }
     }
 

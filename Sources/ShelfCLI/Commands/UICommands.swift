@@ -11,7 +11,9 @@ enum UICommands {
     static let commands: [CommandSpec] = [
         CommandSpec(
             path: ["ui"], summary: "open the terminal UI (same as sshelf with no arguments)",
-            details: "Needs a terminal on stdin and stdout. Press ? inside for the keys.",
+            details: "Needs a terminal on stdin and stdout. Press ? inside for the keys. The reachability column (p: a "
+                + "TCP connect to each host on screen every 30 s) starts hidden, since unasked connections can trip an "
+                + "intrusion detector; SSHELF_REACHABILITY=on (or auto: on for up to 1,000 hosts) starts it shown.",
             options: [
                 .flag("print-keymap", "print the keymap as Markdown (the README section) and exit"),
                 .value(

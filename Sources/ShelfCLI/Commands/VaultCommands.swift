@@ -186,8 +186,25 @@ enum VaultCommands {
             context.print("the vault has no passphrase: every item opens with the device key alone; nothing to unlock")
             return 0
         }
-        let passphrase = try SecretInput(call, option: "passphrase-fd").read(prompt: "Vault passphrase: ")
-        try attempt { () throws(VaultError) in try vault.unlock(passphrase: passphrase) }
+        // The TUI's rule: three tries (from a descriptor, its next lines), the agent's back-off between them. An
+        // empty line (or the end of the descriptor's) is nothing more given.
+        let input = try SecretInput(call, option: "passphrase-fd")
+        var unread: Error?
+        let outcome = PassphraseTries.unlock(vault) { question in
+            do {
+                let line = try input.read(prompt: question + " ")
+                return line.count == 0 ? nil : line
+            } catch {
+                unread = error
+                return nil
+            }
+        }
+        switch outcome {
+        case .unlocked: break
+        case .cancelled(let wrong?), .wrongPassphrase(let wrong): throw shelfError(wrong)
+        case .cancelled(nil): throw unread ?? ShelfError(.usage, "no vault passphrase was given")
+        case .failed(let error): throw shelfError(error)
+        }
         let status = try attempt { () throws(VaultError) in try vault.status() }
         if status.session.shared {
             let idle = VaultSessionState.duration(status.session.idleSeconds)

@@ -37,16 +37,24 @@ public enum SSHConfigEmitter {
         /// The user's own ~/.ssh/config when it includes the bridge (nil otherwise): what it already says for a host
         /// is written the way it says it, or left to it, so ssh reads nothing twice (the transparency rule).
         public var userConfig: SSHConfigHostLines?
+        /// The sshelf executable the bridge's unlock guard runs (SSHConfigAgentCheck); nil: the older agent check.
+        public var sshelfProgram: String?
+        /// Whether sshelf's forward rules are written as forwards: only for `forward start --openssh`'s own config.
+        /// The bridge leaves them out: sshelf runs them, and a second listener on their port would fail every ssh.
+        public var writesForwardRules: Bool
 
         public init(
             agentSocket: String, pinsFile: String, publicKeyFiles: [UUID: String],
-            refused: [String: String] = [:], userConfig: SSHConfigHostLines? = nil
+            refused: [String: String] = [:], userConfig: SSHConfigHostLines? = nil, sshelfProgram: String? = nil,
+            writesForwardRules: Bool = false
         ) {
             self.agentSocket = agentSocket
             self.pinsFile = pinsFile
             self.publicKeyFiles = publicKeyFiles
             self.refused = refused
             self.userConfig = userConfig
+            self.sshelfProgram = sshelfProgram
+            self.writesForwardRules = writesForwardRules
         }
     }
 
@@ -84,6 +92,7 @@ public enum SSHConfigEmitter {
             # keys in sshelf's vault are served by the sshelf agent (sshelf agent start).
 
             """
+        out += unlockGuard(input, bridge: bridge)
         write(input, bridge: bridge, into: &out)
         out += agentCheck(input, bridge: bridge)
         return out
@@ -200,9 +209,14 @@ public enum SSHConfigEmitter {
         for line in host.notes.split(separator: "\n", omittingEmptySubsequences: true) {
             out += "    #@desc: \(safe(String(line)))\n"
         }
-        try line("HostName", [host.hostname], .hostname)
-        if !host.user.isEmpty { try line("User", [host.user], .user) }
-        if host.port != Host.defaultPort { try line("Port", [String(host.port)]) }
+        // A host the user's file defines takes what that file gives it from the file (it is read after the bridge,
+        // so the bridge yields); ssh's own default (HostName = the name) is left to it too, so a line the user adds
+        // later is not shadowed either.
+        let yields = { (key: String) in user?.yields(key) == true }
+        let defaultHostName = user?.userDefines == true && host.hostname == host.name
+        if !yields("hostname"), !defaultHostName { try line("HostName", [host.hostname], .hostname) }
+        if !host.user.isEmpty, !yields("user") { try line("User", [host.user], .user) }
+        if host.port != Host.defaultPort, !yields("port") { try line("Port", [String(host.port)]) }
         let identity = host.identityID.flatMap { context.identities[$0] }
         if let bridge, let identity, identity.privateKeyRef != nil, let publicFile = bridge.publicKeyFiles[identity.id]
         {
@@ -216,7 +230,9 @@ public enum SSHConfigEmitter {
             try line("IdentityFile", [identity.keyFile])
         }
         let jumps = host.jumpHostIDs.compactMap { context.hostsByID[$0] }
-        if !jumps.isEmpty, jumps.count == host.jumpHostIDs.count {
+        if user?.yieldsJump == true {
+            // The user's ProxyJump or ProxyCommand for a host their file defines: theirs decides.
+        } else if !jumps.isEmpty, jumps.count == host.jumpHostIDs.count {
             // By alias when the jump host is in this file (its own settings apply to the hop, as in the user's
             // config); by address otherwise, so the line works on its own. OpenSSH (9.2) hands a hop to a shell.
             var hops: [String] = []
@@ -248,7 +264,7 @@ public enum SSHConfigEmitter {
             out += "    StrictHostKeyChecking yes\n"
             out += "    UpdateHostKeys no\n"
         }
-        if !own.contains("preferredauthentications") {
+        if !own.contains("preferredauthentications"), !yields("preferredauthentications") {
             switch host.authMethod {
             case .password: out += "    PreferredAuthentications password,keyboard-interactive\n"
             case .keyboardInteractive: out += "    PreferredAuthentications keyboard-interactive\n"
@@ -266,7 +282,10 @@ public enum SSHConfigEmitter {
                 out += text
             }
         }
-        let rules = context.rulesByHost[host.id] ?? []
+        // The bridge leaves sshelf's forward rules to sshelf (it runs them: `forward start|up`, the TUI); written here
+        // they would make every `ssh HOST` bind the same ports ("Address already in use"). Forwards the user's own
+        // lines give (kept options, the user's file) stay as written.
+        let rules = bridge.map { !$0.writesForwardRules } == true ? [] : context.rulesByHost[host.id] ?? []
         // An export writes the defaults as `Host PATTERN` blocks after the hosts: a forward such a block gives this
         // host is written there only, the user's way (ssh reads `19999` and `127.0.0.1:19999` as two forwards).
         let patternForwards: Set<ForwardSpec> =
@@ -293,16 +312,19 @@ public enum SSHConfigEmitter {
             let text = try SSHConfigArgument.line(keyword, user?.forward(keyword, spec) ?? values, .literal)
             place("    \(text)\n", text)
         }
-        for line in host.options where user?.leavesToUser(line) != true {
+        for line in host.options
+        where user?.leavesToUser(line) != true && !(SSHOption(line: line).map { yields($0.key) } ?? false) {
             place(optionLine(line, refused: bridge?.refused ?? [:]), line)
         }
         if bridge != nil {
             var set = own
-            let specs = Set(rules.map(\.spec))
+            // A defaults forward that is one of the host's rules is left out too: sshelf runs it (the rules the
+            // bridge does not write), and a user's file that includes the bridge gives its own line in its own order.
+            let specs = Set((context.rulesByHost[host.id] ?? []).map(\.spec))
             for block in defaults where block.matches(host.name) {
                 for option in block.options.sshOptions
                 where (SSHOption.accumulating.contains(option.key) || !set.contains(option.key))
-                    && user?.leavesToUser(option.line) != true
+                    && user?.leavesToUser(option.line) != true && !yields(option.key)
                     // The host's own forward already: written once (ssh reads `19999`, `127.0.0.1:19999` as two).
                     && !(SSHConfigTransparency.spec(option.key, option.arguments).map(specs.contains) ?? false)
                 {

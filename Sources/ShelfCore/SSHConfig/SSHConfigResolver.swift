@@ -1,7 +1,8 @@
 // SSHConfigResolver: turns a read ssh_config into concrete hosts the way `ssh -G` would see each alias:
 // blocks apply in file order, the first value of a keyword wins, forwards and IdentityFiles accumulate.
-// Wildcard patterns and Match blocks are not hosts; they are reported as skipped with their line. Options sshelf
-// does not model are kept verbatim: a host's own blocks' on the host, a pattern block's as defaults for it.
+// Wildcard patterns and Match blocks are not hosts: a pattern's options are kept as defaults (a pattern with none is
+// skipped), a Match block is skipped, each reported with its line. Options sshelf does not model are kept verbatim:
+// a host's own blocks' on the host, a pattern block's as defaults for it.
 import Dispatch
 import FoundationEssentials
 
@@ -53,6 +54,9 @@ public struct SSHConfigImport: Sendable {
     public var warnings: [String] = []
     /// Options written under `Host` patterns, kept as defaults in file order.
     public var defaults: [OptionDefaults] = []
+    /// Each wildcard `Host` pattern whose options were kept as defaults, with its file:line (a pattern with none
+    /// to keep is in `skipped`): one word for what happened to a pattern.
+    public var keptAsDefaults: [String] = []
     /// Hosts a skipped Match block may change, and Match blocks that may change any host.
     public var notes: [String] = []
 }
@@ -83,6 +87,8 @@ public enum SSHConfigResolver {
         /// The `#@group:` in force at each Host line (by the line's index), only where there is one.
         var groupAt: [Int: String] = [:]
         var currentGroup: String? = nil
+        /// Each wildcard pattern of a Host line, by its block: kept as defaults or skipped once the block is read.
+        var wildcards: [(block: Int, text: String)] = []
         for index in all.indices {
             let key = all[index].key
             if key == SSHConfigAnnotation.group {
@@ -110,7 +116,7 @@ public enum SSHConfigResolver {
             if line.arguments.isEmpty { result.skipped.append("\(line.location): Host line with no pattern") }
             for pattern in line.arguments {
                 if isWildcard(pattern) {
-                    result.skipped.append("\(line.location): Host pattern '\(pattern)' is a wildcard, not a host")
+                    wildcards.append((blocks.count - 1, "\(line.location): Host pattern '\(pattern)'"))
                 } else {
                     let folded = lowercased(pattern)
                     if seen.insert(folded).inserted { aliases.append((pattern, folded, index)) }
@@ -199,7 +205,19 @@ public enum SSHConfigResolver {
                 blockMatches(blocks[$0], alias: first) == blockMatches(blocks[$0], alias: other)
             }
         }
-        for index in patternBlocks { result.defaults += defaults(of: blocks[index], warnings: &result.warnings) }
+        var keptBlocks: Set<Int> = []
+        for index in patternBlocks {
+            let kept = defaults(of: blocks[index], warnings: &result.warnings)
+            if !kept.isEmpty { keptBlocks.insert(index) }
+            result.defaults += kept
+        }
+        for (block, text) in wildcards {
+            if keptBlocks.contains(block) {
+                result.keptAsDefaults.append("\(text): its options apply to the hosts it matches")
+            } else {
+                result.skipped.append("\(text) is a wildcard with no options to keep, not a host")
+            }
+        }
         result.notes =
             document.notes
             + SSHConfigMatchNotes.notes(

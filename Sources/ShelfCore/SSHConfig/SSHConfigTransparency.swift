@@ -10,11 +10,28 @@ import FoundationEssentials
 struct SSHConfigTransparency {
     /// The user's lines for each name of the host (the name first).
     let lines: [[SSHConfigLine]]
+    /// Whether a `Host` line of the user's file names the host itself: then that file is the source of truth for
+    /// every setting it gives the host, and the bridge yields (docs/SSH.md, "One source of truth per host").
+    let userDefines: Bool
+    /// The keywords the user's lines give the host's name (any block that matches it).
+    let userKeys: Set<String>
 
     init?(_ view: SSHConfigHostLines?, names: [String]) {
         guard let view else { return nil }
         lines = names.map(view.lines(for:))
+        userDefines = names.first.map(view.defines) ?? false
+        userKeys = Set(lines.first?.map(\.key) ?? [])
     }
+
+    /// Whether the bridge leaves keyword `key` to the user's file for this host: the file defines the host and gives
+    /// the keyword (ssh, reading the bridge first, would otherwise keep sshelf's value and silently shadow a later
+    /// edit of the file). Only first-value keywords: an accumulating one is written the user's way instead.
+    func yields(_ key: String) -> Bool {
+        userDefines && !SSHOption.accumulating.contains(key) && userKeys.contains(key)
+    }
+
+    /// The same for a jump: the user's ProxyJump or ProxyCommand (whichever the file gives) decides.
+    var yieldsJump: Bool { userDefines && (userKeys.contains("proxyjump") || userKeys.contains("proxycommand")) }
 
     /// The forward keywords: ssh keeps local and dynamic forwards in one list, in the order it reads them.
     static let forwardKeys: Set<String> = ["localforward", "remoteforward", "dynamicforward"]

@@ -24,6 +24,9 @@ public struct BridgeTransparencyCheck: Sendable {
         public var hostID: UUID
         public var name: String
         public var options: [(key: String, with: [String], without: [String])]
+        /// sshelf's own values (what `connect` and the TUI use) that differ from what ssh takes from the file: the
+        /// file decides for the hosts it defines (the bridge yields), so these are sshelf's copy gone stale.
+        public var sshelfDiffers: [(key: String, sshelf: String, file: String)] = []
     }
 
     /// The hosts ssh reads differently with the bridge installed; none when it is not installed (nothing to compare)
@@ -36,7 +39,7 @@ public struct BridgeTransparencyCheck: Sendable {
             let without = include.withoutInclude()
         else { return [] }
         let checked = hosts.compactMap { host in
-            ([host.name] + host.aliases).first(where: view.defines).map { (host.id, $0) }
+            ([host.name] + host.aliases).first(where: view.defines).map { (host.id, $0, host) }
         }
         guard !checked.isEmpty else { return [] }
         let scratch =
@@ -47,7 +50,7 @@ public struct BridgeTransparencyCheck: Sendable {
         let found = Found(count: checked.count)
         let keyFiles = bridge.locations.bridgeKeys + "/"
         DispatchQueue.concurrentPerform(iterations: checked.count) { index in
-            let (id, name) = checked[index]
+            let (id, name, host) = checked[index]
             guard let with = Self.resolved(include.configPath, name), let alone = Self.resolved(scratch, name) else {
                 return
             }
@@ -58,7 +61,10 @@ public struct BridgeTransparencyCheck: Sendable {
                 let theirs = alone[key] ?? []
                 if mine != theirs { options.append((key, mine, theirs)) }
             }
-            if !options.isEmpty { found.set(index, Disagreement(hostID: id, name: name, options: options)) }
+            let stale = Self.sshelfDiffers(host, file: alone)
+            if !options.isEmpty || !stale.isEmpty {
+                found.set(index, Disagreement(hostID: id, name: name, options: options, sshelfDiffers: stale))
+            }
         }
         return found.all.compactMap { $0 }
     }
@@ -86,21 +92,48 @@ public struct BridgeTransparencyCheck: Sendable {
         return options
     }
 
+    /// sshelf's hostname, user and port for `host` against ssh's answer from the user's file alone.
+    static func sshelfDiffers(_ host: ShelfCore.Host, file: [String: [String]]) -> [(
+        key: String, sshelf: String, file: String
+    )] {
+        var differs: [(key: String, sshelf: String, file: String)] = []
+        func compare(_ key: String, _ mine: String) {
+            guard let theirs = file[key]?.first, theirs.lowercased() != mine.lowercased() else { return }
+            differs.append((key, mine, theirs))
+        }
+        // A %-token in the name is ssh's to expand (it prints the result).
+        if !host.hostname.contains("%") { compare("hostname", host.hostname.isEmpty ? host.name : host.hostname) }
+        if !host.user.isEmpty { compare("user", host.user) }
+        compare("port", String(host.port))
+        return differs
+    }
+
     /// What `check` reports.
     public func problems(hosts: [ShelfCore.Host]) -> [ModelProblem] {
         let configPath = SSHConfigInclude(home: bridge.workspace.homeDirectory, bridgePath: bridge.path).configPath
-        return disagreements(hosts: hosts).map { found in
-            let options = found.options.map { option in
-                "\(option.key) \(Self.values(option.with)) (without the bridge: \(Self.values(option.without)))"
-            }
+        let found = disagreements(hosts: hosts)
+        let stale = found.filter { !$0.sshelfDiffers.isEmpty }.map { found in
+            let values = found.sshelfDiffers.map { "\($0.key) \($0.file) (sshelf: \($0.sshelf))" }
             return ModelProblem(
                 kind: .bridgeDisagrees, recordID: found.hostID,
-                message: "host '\(found.name)': ssh reads it differently with the ssh_config bridge "
-                    + "than from \(configPath) alone: \(options.joined(separator: "; "))",
-                fix: "sshelf check --fix writes the bridge anew for \(configPath) as it is now; if they "
-                    + "still disagree, make sshelf and that file agree (sshelf edit \(found.name) …, or take "
-                    + "its block out of the file: the bridge has it)")
+                message: "host '\(found.name)': ssh takes its settings from \(configPath), which says "
+                    + "\(values.joined(separator: ", ")); sshelf's own connect and the TUI use sshelf's",
+                fix: "sshelf import ssh-config takes the file's values in (or change the file: for a host it "
+                    + "defines, the file decides what ssh uses)")
         }
+        return stale
+            + found.filter { !$0.options.isEmpty }.map { found in
+                let options = found.options.map { option in
+                    "\(option.key) \(Self.values(option.with)) (without the bridge: \(Self.values(option.without)))"
+                }
+                return ModelProblem(
+                    kind: .bridgeDisagrees, recordID: found.hostID,
+                    message: "host '\(found.name)': ssh reads it differently with the ssh_config bridge "
+                        + "than from \(configPath) alone: \(options.joined(separator: "; "))",
+                    fix: "sshelf check --fix writes the bridge anew for \(configPath) as it is now; if they "
+                        + "still disagree, make sshelf and that file agree (sshelf edit \(found.name) …, or take "
+                        + "its block out of the file: the bridge has it)")
+            }
     }
 
     static func values(_ values: [String]) -> String {

@@ -67,7 +67,7 @@ public struct SSHConfigBridge: Sendable {
             ? UserSSHConfig.hostLines(home: workspace.homeDirectory, own: locations.configDirectory) : nil
         let bridge = SSHConfigEmitter.Bridge(
             agentSocket: locations.agentSocket, pinsFile: pinsPath, publicKeyFiles: keys,
-            refused: refused, userConfig: userConfig)
+            refused: refused, userConfig: userConfig, sshelfProgram: workspace.program)
         let text = SSHConfigEmitter.emitBridge(input, bridge: bridge, generatedBy: "sshelf")
         let changed = try replaceIfChanged(path, Data(text.utf8), check: checkReadable)
         return Written(hosts: input.hosts.count, changed: changed, refused: refused)
@@ -150,12 +150,7 @@ public struct SSHConfigBridge: Sendable {
     /// Every kept option line is shown to the installed ssh once (again only when they change): a line it refuses
     /// would stop every ssh command that reads the bridge. The answer is kept beside the bridge.
     func checkedOptions(_ input: SSHConfigEmitter.Input) throws -> [String: String] {
-        var lines: [String] = []
-        var seen: Set<String> = []
-        for line in input.hosts.flatMap(\.options) + input.defaults.flatMap(\.options)
-        where SSHOption.problem(line) == nil && seen.insert(line).inserted {
-            lines.append(line)
-        }
+        let lines = RefusedOptions.candidates(input.hosts.map(\.options) + input.defaults.map(\.options))
         let digest =
             Digest.sha256(Array(lines.joined(separator: "\n").utf8)).map { TextFormat.hex($0) }.joined()
             + " " + OpenSSHOptionCheck.version
@@ -168,6 +163,19 @@ public struct SSHConfigBridge: Sendable {
         let state = CheckState(digest: digest, refused: refused)
         try replaceIfChanged(statePath, try ShelfJSON.encoder().encode(state))
         return refused
+    }
+
+    /// `check`'s report of the kept lines the installed ssh refuses (the saved answer when they did not change),
+    /// whether or not the bridge is written: the lines are refused all the same.
+    public func refusedOptionProblems(_ store: Store) throws -> [ModelProblem] {
+        try PrivateFiles.ensureDirectory(locations.configDirectory)
+        let lock = try Lock(lockPath)
+        defer { lock.release() }
+        let input = try store.read { store in
+            SSHConfigEmitter.Input(
+                hosts: try store.hosts(), identities: [], rules: [], groups: [], defaults: try store.optionDefaults())
+        }
+        return RefusedOptions.problems(hosts: input.hosts, defaults: input.defaults, refused: try checkedOptions(input))
     }
 
     struct CheckState: Codable {

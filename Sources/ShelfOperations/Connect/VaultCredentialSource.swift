@@ -74,8 +74,9 @@ public final class VaultCredentialSource: CredentialSource {
         lookup(reference, for: hop)
     }
 
-    /// How many passphrases one locked item may be asked for before it is reported (a typo gets another chance).
-    static let passphraseTries = 3
+    /// How many passphrases one locked item may be asked for before it is reported (a typo gets another chance),
+    /// with the back-off between them: `PassphraseTries`, the rule `vault unlock` and the TUI follow.
+    static let passphraseTries = PassphraseTries.count
 
     private func lookup(_ reference: ReferenceKey, for hop: VerifiedSession) -> ShelfSSH.CredentialLookup {
         // The device's own keys (sync's, the release log's) are never a host's or an identity's secret, whatever a
@@ -96,6 +97,7 @@ public final class VaultCredentialSource: CredentialSource {
         var tries = 0
         var wrong = 0
         while case .unread(.locked) = answer, tries < Self.passphraseTries, let passphrase = askPassphrase?() {
+            if wrong > 0 { PassphraseTries.sleep(PassphraseTries.delay(afterWrong: wrong)) }
             tries += 1
             do {
                 try vault.unlock(passphrase: passphrase)
@@ -254,6 +256,7 @@ public final class VaultCredentialSource: CredentialSource {
                             "could not remember \(what): \(reason) (\(hint); then log in again and answer 'y')")
                         return false
                     }
+                    if wrong > 0 { PassphraseTries.sleep(PassphraseTries.delay(afterWrong: wrong)) }
                     do {
                         try vault.unlock(passphrase: passphrase)
                     } catch  where error.kind == .wrongPassphrase {

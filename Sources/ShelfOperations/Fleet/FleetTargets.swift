@@ -2,7 +2,9 @@
 // each host once (the hosts of one group, tag or search in natural order). A target is read as every command reads
 // it (TargetWord): a host name (NAME@ID, an id prefix, id:PREFIX), `@group/path` (the group and all its
 // subgroups, whatever the name looks like), `tag:NAME`, or a search query — a target with a space in it, or
-// `q:TEXT` — matched by the one search rule `sshelf list` uses. A hosts file lists host names, one a line.
+// `q:TEXT` — matched by the one search rule `sshelf list` uses. A hosts file lists host names, one a line. Commands
+// that change or remove the hosts they name (`mv`, `rm`) take the same targets without searches: what they act on is
+// named, never guessed.
 import FoundationEssentials
 import ShelfCore
 import ShelfStore
@@ -15,8 +17,8 @@ public enum FleetTargets {
     }
 
     /// Resolves every target in one snapshot of the store; a target that names nothing is an error (a typo must not
-    /// quietly shrink the fleet).
-    public static func resolve(_ targets: [String], in store: Store) throws -> [Resolved] {
+    /// quietly shrink the fleet). Without `searches`, a target is a host, a group or a tag, never a search.
+    public static func resolve(_ targets: [String], searches: Bool = true, in store: Store) throws -> [Resolved] {
         try store.read { store in
             let tree = GroupTree(try store.groups())
             var all: [ShelfCore.Host]? = nil
@@ -28,7 +30,9 @@ public enum FleetTargets {
                 return hosts
             }
             return try targets.map { target in
-                Resolved(target: target, hosts: try hosts(for: target, store: store, tree: tree, everyHost: everyHost))
+                Resolved(
+                    target: target,
+                    hosts: try hosts(for: target, searches: searches, store: store, tree: tree, everyHost: everyHost))
             }
         }
     }
@@ -49,7 +53,7 @@ public enum FleetTargets {
     }
 
     private static func hosts(
-        for target: String, store: Store, tree: GroupTree,
+        for target: String, searches: Bool, store: Store, tree: GroupTree,
         everyHost: () throws -> [ShelfCore.Host]
     ) throws -> [ShelfCore.Host] {
         let shown = Display.safe(target)
@@ -81,11 +85,13 @@ public enum FleetTargets {
             return hosts
         case .hostID(let prefix):
             return [try Resolve.host(id: prefix.lowercased(), in: store)]
-        case .host:
+        case .search where !searches, .host:
             do {
                 return [try Resolve.host(target, in: store)]
             } catch var error as ShelfError where error.kind == .notFound {
-                error.hint = try otherReading(of: target, store: store, tree: tree, everyHost: everyHost) ?? error.hint
+                error.hint =
+                    try otherReading(of: target, searches: searches, store: store, tree: tree, everyHost: everyHost)
+                    ?? error.hint
                 throw error
             }
         case .search(let query):
@@ -104,7 +110,7 @@ public enum FleetTargets {
     /// What a word that names no host stands for as another kind of target — a group typed without its `@`, a tag
     /// without `tag:`, a word of the search without `q:` — as the hint to type that instead (nil: none of these).
     private static func otherReading(
-        of word: String, store: Store, tree: GroupTree, everyHost: () throws -> [ShelfCore.Host]
+        of word: String, searches: Bool, store: Store, tree: GroupTree, everyHost: () throws -> [ShelfCore.Host]
     ) throws -> String? {
         let quoted = { (target: String) in ShellWord.quote(Display.safe(target)) }
         let hosts = { (count: Int) in "\(count) host\(count == 1 ? "" : "s")" }
@@ -117,6 +123,7 @@ public enum FleetTargets {
         if tagged > 0 {
             return "'\(Display.safe(word))' is a tag: \(quoted("tag:" + word)) stands for the \(hosts(tagged)) with it"
         }
+        guard searches else { return nil }
         let found = try store.searchHosts(word)
         guard !found.isEmpty else { return nil }
         let names = found.map(\.name).sorted(by: NaturalOrder.precedes).prefix(3).map(Display.safe)

@@ -41,7 +41,12 @@ extension AgentClient {
     /// Gives a running agent the vault passphrase (an UNLOCK request, built in guarded memory); true when it
     /// opened the vault.
     public static func unlock(_ locations: DataLocations, passphrase: SecretBytes) -> Bool {
-        guard let fd = PrivateSocket.connect(locations.agentSocket) else { return false }
+        unlock(socket: locations.agentSocket, passphrase: passphrase)
+    }
+
+    /// The same, to the agent listening at `socket` (the path the ssh_config bridge's guard was given).
+    public static func unlock(socket: String, passphrase: SecretBytes) -> Bool {
+        guard let fd = PrivateSocket.connect(socket) else { return false }
         defer { close(fd) }
         // The answer may wait out the back-off of wrong passphrases before it (UnlockBackoff), then Argon2id.
         PrivateSocket.setTimeout(fd, seconds: Int(UnlockBackoff.longest.components.seconds) + 30, option: SO_RCVTIMEO)

@@ -102,12 +102,30 @@ public enum ConfirmChannel {
     }
     public static func path(_ locations: DataLocations) -> String { directory(locations) + "/confirm.sock" }
 
+    /// The length's top bit marks a request to unlock the vault (the bridge's unlock guard): the TUI asks for the
+    /// passphrase in its own dialog, hands it to the agent (its tries and back-off) and answers `y` once the vault
+    /// is open. A TUI from before this refuses the length and closes, which the guard takes as no TUI.
+    public static let unlockFlag: UInt32 = 0x8000_0000
+
     /// Asks a running TUI; nil when none listens. Silence until the deadline counts as no.
     static func ask(_ question: String, locations: DataLocations, deadline: ContinuousClock.Instant) -> Bool? {
+        ask(question, unlock: false, locations: locations, deadline: deadline)
+    }
+
+    /// Asks a running TUI to unlock the vault, `question` saying for whom; nil when none listens.
+    public static func askUnlock(_ question: String, locations: DataLocations, deadline: ContinuousClock.Instant)
+        -> Bool?
+    {
+        ask(question, unlock: true, locations: locations, deadline: deadline)
+    }
+
+    static func ask(_ question: String, unlock: Bool, locations: DataLocations, deadline: ContinuousClock.Instant)
+        -> Bool?
+    {
         guard let fd = PrivateSocket.connect(path(locations)) else { return nil }
         defer { close(fd) }
         let text = Array(question.utf8.prefix(maximumQuestion))
-        let frame = SSHWire.uint32(UInt32(text.count)) + text
+        let frame = SSHWire.uint32(UInt32(text.count) | (unlock ? unlockFlag : 0)) + text
         let sent = frame.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         guard sent == frame.count else { return nil }
         while true {

@@ -103,6 +103,12 @@ public final class AgentService: @unchecked Sendable {
                 message.withUnsafeBytes { unlock(UnsafeRawBufferPointer(rebasing: $0[range]), who: who) })
         case .extension(let name, _) where name == AgentStatus.extensionName:
             return [AgentMessage.success] + SSHWire.string(Array(status().encoded.utf8))
+        case .extension(let name, let contents) where name == AgentKeyState.extensionName:
+            let host = message.withUnsafeBytes { bytes -> String? in
+                var reader = SSHWireReader(UnsafeRawBufferPointer(rebasing: bytes[contents]))
+                return reader.text(limit: 1024)
+            }
+            return [AgentMessage.success] + SSHWire.string(keyState(forHost: host ?? "").encoded)
         case .extension(let name, let contents) where name == AgentSessionBind.extensionName:
             let bind = message.withUnsafeBytes {
                 AgentSessionBind.decode(UnsafeRawBufferPointer(rebasing: $0[contents]))
@@ -609,6 +615,30 @@ public final class AgentService: @unchecked Sendable {
         let (seconds, attoseconds) = duration.components
         return attoseconds == 0
             ? "\(seconds)" : TextFormat.fixed(Double(seconds) + Double(attoseconds) / 1e18, places: 1)
+    }
+
+    // MARK: the bridge's unlock guard
+
+    /// Whether the key host `name` (its name or an alias, as typed; case ignored as ssh's patterns do) logs in with
+    /// can be signed with now. A foreground agent asks on its own terminal, so nothing is locked for it.
+    func keyState(forHost name: String) -> AgentKeyState {
+        if isLocked { return AgentKeyState(state: .agentLocked) }
+        let wanted = name.lowercased()
+        let identity = withLock { () -> Identity? in
+            guard let (hosts, identities) = try? store().read({ (try $0.hosts(), try $0.identities()) }) else {
+                return nil
+            }
+            let host =
+                hosts.first { $0.name.lowercased() == wanted }
+                ?? hosts.first { $0.aliases.contains { $0.lowercased() == wanted } }
+            guard let id = host?.identityID else { return nil }
+            return identities.first { $0.id == id }
+        }
+        guard let identity, let reference = identity.privateKeyRef, askPassphrase == nil,
+            let vault = vault(create: false), let accessibility = try? vault.storedClass(of: reference)
+        else { return AgentKeyState(state: .open, key: identity?.name) }
+        guard !vault.canRead(accessibility) else { return AgentKeyState(state: .open, key: identity.name) }
+        return AgentKeyState(state: .locked, key: identity.name, accessibility: accessibility.rawValue)
     }
 
     // MARK: status

@@ -1,14 +1,16 @@
 // UnlockBackoff: how long a try at the agent's unlock passphrase (`ssh-add -X`: the lock passphrase, or the vault's)
 // waits after wrong ones — 1 s after the first, doubling with each wrong answer in a row up to 5 min, none again
-// after a right one. Tries take turns, so clients guessing over many connections at once guess no faster than one.
+// after a right one: `PassphraseTries`' delay, the one `vault unlock` and the TUI wait between their tries. Tries
+// take turns, so clients guessing over many connections at once guess no faster than one.
 // Time is a monotonic clock that is injected, and so is the wait: a test moves the clock instead of sleeping.
 import FoundationEssentials
 import Glibc
 import ShelfCore
+import ShelfOperations
 
 public final class UnlockBackoff: @unchecked Sendable {
-    static let first: Duration = .seconds(1)
-    static let longest: Duration = .seconds(300)
+    static let first = PassphraseTries.first
+    static let longest = PassphraseTries.longest
 
     /// What one try came to, for the agent's log.
     struct Outcome: Equatable {
@@ -44,8 +46,7 @@ public final class UnlockBackoff: @unchecked Sendable {
 
     /// The wait after `failures` wrong answers in a row.
     static func delay(afterFailures failures: Int) -> Duration {
-        guard failures > 0 else { return .zero }
-        return min(longest, first * (1 << min(failures - 1, 16)))
+        PassphraseTries.delay(afterWrong: failures)
     }
 
     /// Runs `check` (does the passphrase open the lock?) when this try's turn has come: after the tries before it,

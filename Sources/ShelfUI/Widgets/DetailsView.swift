@@ -37,12 +37,12 @@ enum DetailsView {
         let (credential, credentialStyle) = credentialText(host, catalog: catalog)
         lines.append(("auth", credential, credentialStyle))
         if let identityID = host.identityID {
-            let identity = catalog.identities.first { $0.id == identityID }
-            lines.append(
-                (
-                    "identity", identity.map { "\($0.name) (\($0.keyType.rawValue))" } ?? "(missing identity)",
-                    identity == nil ? .error : .plain
-                ))
+            if let identity = catalog.identities.first(where: { $0.id == identityID }) {
+                let (place, style) = keyPlace(identity, catalog: catalog)
+                lines.append(("identity", "\(identity.name) (\(identity.keyType.rawValue)), \(place)", style))
+            } else {
+                lines.append(("identity", "(missing identity)", .error))
+            }
         }
         if !host.jumpHostIDs.isEmpty || !host.unresolvedJump.isEmpty {
             let arrow = state.symbols == .unicode ? " → " : " -> "
@@ -62,9 +62,10 @@ enum DetailsView {
         }
         lines.append(("last", host.lastConnectedAt.map { RelativeTime.words($0, now: state.now) } ?? "never", .dim))
         // A count here, where a short pane still shows it; each option with its origin comes after the rules.
-        let options = HostOptionSources.lines(host: host, defaults: catalog.optionDefaults)
+        let options = HostOptionSources.lines(
+            host: host, defaults: catalog.optionDefaults, refused: state.refusedOptions)
         if !options.isEmpty {
-            let unapplied = options.filter { $0.note == .openSSHOnly || $0.note == .unreadable }.count
+            let unapplied = options.filter { $0.note != nil && $0.note != .earlierValueWins }.count
             lines.append(
                 (
                     "options", "\(options.count)" + (unapplied == 0 ? "" : ", \(unapplied) not applied"),
@@ -159,6 +160,7 @@ enum DetailsView {
         // Short here (the pane is narrow); `sshelf show` adds how to run it with OpenSSH.
         case .openSSHOnly: return (words + "; not applied: OpenSSH only", CellStyle(color: .orange))
         case .unreadable: return (words + "; not applied: sshelf cannot read the value", CellStyle(color: .orange))
+        case .refused: return (words + "; ssh refuses it", CellStyle(color: .orange))
         }
     }
 
@@ -202,6 +204,18 @@ enum DetailsView {
         case .retrying: return (live.words(now: now), CellStyle(color: .orange))
         case .failed: return (live.words(now: now), .error)
         }
+    }
+
+    /// Where an identity's private key lives: in the vault (or not synced to this device), or in a key file.
+    static func keyPlace(_ identity: Identity, catalog: Catalog) -> (String, CellStyle) {
+        if let ref = identity.privateKeyRef {
+            if let present = catalog.secretsPresent, !present.contains(ref.rawValue) {
+                return ("key not synced to this device", CellStyle(color: .orange))
+            }
+            return ("key in the vault", .plain)
+        }
+        if !identity.keyFile.isEmpty { return ("key file \(identity.keyFile)", .plain) }
+        return ("no private key here (the agent's)", .dim)
     }
 
     /// The auth method and where its credential comes from, in the user's words.

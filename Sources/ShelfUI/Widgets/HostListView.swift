@@ -90,7 +90,10 @@ enum HostListView {
         if c.tags > 4 {
             canvas.write("Tags", row: rect.row, column: x + 2 + c.name + 1 + c.destination, style: headerStyle)
         }
-        if c.reach > 0 { canvas.write("Reach", row: rect.row, column: reachColumn, style: headerStyle) }
+        if c.reach > 0 {
+            canvas.write(
+                reachHeader(width: rect.width), row: rect.row, column: reachColumn, width: c.reach, style: headerStyle)
+        }
         if c.last > 0 { canvas.write("Last", row: rect.row, column: x + rect.width - c.last, style: headerStyle) }
         if list.isEmpty {
             let message: String
@@ -173,6 +176,11 @@ enum HostListView {
     /// (the colour tells them apart) so that name and address keep their room.
     static let reachWordsFrom = 80
 
+    /// The column's header says that probes are running, and how often ("Reach: on, 30 s"; "Reach" when narrow).
+    static func reachHeader(width: Int) -> String {
+        width >= reachWordsFrom ? "Reach: on, \(Int(ReachabilityColumn.refreshSeconds)) s" : "Reach"
+    }
+
     static func reachWords(_ result: HostReachability, width: Int) -> String {
         width >= reachWordsFrom ? result.state.words(via: result.via) : result.state.shortWords
     }
@@ -182,7 +190,7 @@ enum HostListView {
     /// cells in a narrow list and 28 in a wide one (a long "via HOP" ends in `…`).
     static func reachWidth(_ state: UIState, width: Int, rows: Int) -> Int {
         guard state.reachability.shown, width >= ReachabilityColumn.minimumListWidth else { return 0 }
-        var widest = "Reach".count
+        var widest = CharWidth.of(reachHeader(width: width))
         let table = state.catalog.table
         for row in state.visible.dropFirst(state.hostScroll).prefix(rows) {
             let result = state.reachability.results[table.id(Int(row))] ?? HostReachability(.unknown)

@@ -29,6 +29,7 @@ public enum Screen {
                 width: layout.details.width, character: state.symbols.horizontal, style: .dim)
         }
         DetailsView.draw(state, in: layout.details, on: &canvas)
+        Frame.clearUnder(state.mode, layout: layout, state: state, on: &canvas)
         switch state.mode {
         case .browse: break
         case .form(let form): FormView.draw(form, state: state, on: &canvas)
@@ -45,6 +46,29 @@ public enum Screen {
 }
 
 enum Frame {
+    /// What a dialog or a list drawn over the main view leaves of it: a dialog (a form, a confirmation, a connect
+    /// question) covers the details pane whole, not leaving cut-off text along its right edge (and its own rows
+    /// whole: `box`); a list over the
+    /// whole screen (help, identities, conflicts, the run pane) leaves nothing of the panes beside it, such as the
+    /// group tree's `▾` along its left border. The title bar and the status line stay.
+    static func clearUnder(_ mode: Mode, layout: Layout, state: UIState, on canvas: inout Canvas) {
+        switch mode {
+        case .browse: return
+        case .form, .confirm, .prompt:
+            let details = layout.details
+            // The separator above (the pane below the list) or beside it (a wide terminal) goes with it.
+            if layout.detailsBeside {
+                canvas.fill(
+                    row: details.row, column: details.column - 1, height: details.height, width: details.width + 1)
+            } else {
+                canvas.fill(
+                    row: details.row - 1, column: details.column, height: details.height + 1, width: details.width)
+            }
+        case .help, .identities, .conflicts, .fleet:
+            canvas.fill(row: 1, column: 0, height: max(0, state.rows - 2), width: state.columns)
+        }
+    }
+
     static func vertical(column: Int, row: Int, height: Int, symbols: Symbols, on canvas: inout Canvas) {
         canvas.fill(row: row, column: column, height: height, width: 1, character: symbols.vertical, style: .dim)
     }
@@ -56,7 +80,11 @@ enum Frame {
         let top = max(1, (state.rows - 1 - h) / 2)
         let left = max(0, (state.columns - w) / 2)
         let s = state.symbols
-        canvas.fill(row: top, column: left, height: h, width: w)
+        // A dialog's rows hold nothing but the dialog: no cut-off list or tree text beside it.
+        switch state.mode {
+        case .form, .confirm, .prompt: canvas.fill(row: top, column: 0, height: h, width: state.columns)
+        default: canvas.fill(row: top, column: left, height: h, width: w)
+        }
         canvas.fill(row: top, column: left, height: 1, width: w, character: s.horizontal)
         canvas.fill(row: top + h - 1, column: left, height: 1, width: w, character: s.horizontal)
         canvas.fill(row: top, column: left, height: h, width: 1, character: s.vertical)

@@ -1,6 +1,6 @@
-// BridgeAgentCheckTests: with the sshelf agent stopped, plain `ssh HOST` through the bridge fails with a line that
-// names `sshelf agent start` (the bridge's Match exec), and following it works; a host whose key is a file is not
-// touched by the check. Real OpenSSH, real sshd.
+// BridgeAgentCheckTests: with the sshelf agent stopped, plain `ssh HOST` through the bridge fails with one line that
+// names `sshelf agent start` (the bridge's Match exec guard, first in the file) and nothing else, and following it
+// works. Real OpenSSH, real sshd.
 import Foundation
 import TestSupport
 import XCTest
@@ -12,16 +12,17 @@ final class BridgeAgentCheckTests: XCTestCase {
         try world.addHost("db1", on: server)
         XCTAssertExit(try world.home.run("ssh-config", "install"), 0)
         XCTAssertTrue(
-            world.text(world.bridge).contains("Match originalhost db1 exec \"test -S '\(world.agentSocket)'"),
+            world.text(world.bridge).contains(
+                "Match originalhost db1 exec \"'\(CLI.binary)' agent ensure-unlocked %n '\(world.agentSocket)'\"\n"
+                    + "    LogLevel QUIET\n    ProxyCommand /bin/false\n"),
             world.text(world.bridge))
 
         let stopped = try world.ssh(["db1", "true"])
-        XCTAssertNotEqual(stopped.status, 0)
-        XCTAssertTrue(
-            stopped.stderr.contains(
-                "sshelf: the key of this host is in the sshelf vault and the sshelf agent is not running: "
-                    + "run sshelf agent start"),
-            stopped.stderr)
+        XCTAssertEqual(stopped.status, 255)
+        XCTAssertEqual(
+            stopped.stderr,
+            "sshelf: the key of this host is in the sshelf vault and the sshelf agent is not running: "
+                + "run sshelf agent start\n")
 
         try world.startAgent()
         let started = try world.ssh(["db1", "echo", "up"])

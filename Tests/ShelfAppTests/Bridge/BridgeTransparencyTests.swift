@@ -217,50 +217,58 @@ final class BridgeTransparencyTests: XCTestCase {
         XCTAssertExit(try home.run("import", "ssh-config"), 0)
         XCTAssertExit(try home.run("ssh-config", "install"), 0)
         XCTAssertExit(try home.run("check"), 0)
-        // ~/.ssh/config changed after the bridge was written: a host of sshelf's is now in that file too, its forward
-        // in other words. check names it; --fix writes the bridge anew for the file as it is.
-        XCTAssertExit(try home.run("add", "late", "--host", "10.0.0.13"), 0)
-        XCTAssertExit(try home.run("forward", "add", "late", "--local", "18090:localhost:90"), 0)
+        // ~/.ssh/config changed after the bridge was written: a host of sshelf's is now in that file too, with a user
+        // of its own. The bridge written before gives sshelf's user first: check names it; --fix writes the bridge
+        // anew for the file as it is (which then yields to the file), and the re-import brings sshelf's copy in step.
+        XCTAssertExit(try home.run("add", "late", "--host", "10.0.0.13", "--user", "carol"), 0)
         let handle = try XCTUnwrap(FileHandle(forWritingAtPath: home.home + "/.ssh/config"))
         try handle.seekToEnd()
-        try handle.write(
-            contentsOf: Data("\nHost late\n    HostName 10.0.0.13\n    LocalForward 18090 localhost:90\n".utf8))
+        try handle.write(contentsOf: Data("\nHost late\n    HostName 10.0.0.13\n    User dave\n".utf8))
         try handle.close()
         let stale = try home.run("check")
         XCTAssertExit(stale, 4)
         XCTAssertTrue(
             stale.stdout.contains(
                 "host 'late': ssh reads it differently with the ssh_config bridge than from \(home.home)/.ssh/config "
-                    + "alone: localforward [127.0.0.1]:18090 [localhost]:90, 18090 [localhost]:90 (without the "
-                    + "bridge: 18090 [localhost]:90)"),
+                    + "alone: user carol (without the bridge: dave)"),
             stale.stdout)
         XCTAssertTrue(stale.stdout.contains("fix: sshelf check --fix writes the bridge anew"), stale.stdout)
-        XCTAssertExit(try home.run("check", "--fix"), 0)
+        XCTAssertTrue(
+            stale.stdout.contains("\(home.home)/.ssh/config changed since sshelf last imported it"), stale.stdout)
+        XCTAssertExit(try home.run("check", "--fix"), 4)
+        let fixed = try home.run("check")
+        XCTAssertFalse(fixed.stdout.contains("ssh reads it differently"), fixed.stdout)
+        XCTAssertTrue(
+            fixed.stdout.contains(
+                "host 'late': ssh takes its settings from \(home.home)/.ssh/config, which says user dave (sshelf: "
+                    + "carol)"),
+            fixed.stdout)
+        XCTAssertExit(try home.run("import", "ssh-config"), 0)
         XCTAssertExit(try home.run("check"), 0)
-        // Changed in sshelf and not in ~/.ssh/config: the bridge (read first) wins, and check says so.
+        // Changed in sshelf and not in ~/.ssh/config: the file decides what ssh uses, and check says sshelf's copy
+        // differs (its own connect uses it).
         XCTAssertExit(try home.run("edit", "web1", "--user", "bob"), 0)
         let check = try home.run("check")
         XCTAssertExit(check, 4)
         XCTAssertTrue(
             check.stdout.contains(
-                "host 'web1': ssh reads it differently with the ssh_config bridge than from \(home.home)/.ssh/config "
-                    + "alone: user bob (without the bridge: alice)"),
+                "host 'web1': ssh takes its settings from \(home.home)/.ssh/config, which says user alice (sshelf: "
+                    + "bob)"),
             check.stdout)
         XCTAssertFalse(check.stdout.contains("'other'"), check.stdout)
         let json = try home.run("check", "--json")
         XCTAssertTrue(
             json.stdout.contains("\"kind\" : \"bridgeDisagrees\"")
                 || json.stdout.contains("\"kind\":\"bridgeDisagrees\""), json.stdout)
-        // A forward only sshelf has is named too; taken out of the bridge again (uninstall), nothing is compared.
+        // A forward added in sshelf is sshelf's to run: ssh never sees it; the file's own forward stays.
         XCTAssertExit(try home.run("edit", "web1", "--user", "alice"), 0)
         XCTAssertExit(try home.run("forward", "add", "web1", "--local", "18081:localhost:81"), 0)
-        let forward = try home.run("check")
-        XCTAssertExit(forward, 4)
-        XCTAssertTrue(
-            forward.stdout.contains(
-                "localforward 18080 [localhost]:80, [127.0.0.1]:18081 [localhost]:81 (without the bridge: 18080 "
-                    + "[localhost]:80)"),
-            forward.stdout)
+        XCTAssertExit(try home.run("check"), 0)
+        let resolved = try Shell.run(TestTool.ssh.path, ["-F", home.home + "/.ssh/config", "-G", "web1"])
+        XCTAssertEqual(
+            resolved.split(separator: "\n").filter { $0.hasPrefix("localforward ") },
+            ["localforward 18080 [localhost]:80"],
+            resolved)
         XCTAssertExit(try home.run("ssh-config", "uninstall"), 0)
         XCTAssertExit(try home.run("check"), 0)
     }

@@ -153,8 +153,9 @@ final class HostFieldInjectionTests: XCTestCase {
         let resolved = try Shell.run(TestTool.ssh.path, ["-F", path, "-G", "v6"])
         XCTAssertTrue(resolved.contains("\nhostname fe80::1%eth0\n"), resolved)
         XCTAssertTrue(resolved.contains("\nuser DOM\\svc$x\n"), resolved)
-        XCTAssertTrue(resolved.contains("\nlocalforward [127.0.0.1]:8082 [db]:5432\n"), resolved)
-        XCTAssertFalse(resolved.contains("8080"), resolved)
+        // Forward rules are sshelf's to run, valid or not: none reaches ssh through the bridge.
+        XCTAssertFalse(resolved.contains("localforward"), resolved)
+        XCTAssertFalse(text.contains("8080"), text)
         XCTAssertTrue(text.contains("Host \"my host\\\\\"\n"), text)
         XCTAssertTrue(text.contains("Host \"say \\\"hi\\\"\"\n"), text)
         for host in arriving {

@@ -13,6 +13,40 @@ final class ImportFixesTests: XCTestCase {
         return (home, try home.run("import", "ssh-config", path))
     }
 
+    /// A line ssh itself rejects (`Frobnicate yes`) is said in the same words by the import, `show`, the bridge and
+    /// `check` — ssh refuses it, so the bridge leaves it out — and `check` reports it with a fix that works.
+    func testALineSSHRefusesIsSaidTheSameWayEverywhere() throws {
+        let (home, result) = try importing(
+            "Host odd\n    HostName 127.0.0.1\n    Frobnicate yes\n    Compression yes\n")
+        XCTAssertExit(result, 0)
+        let words =
+            "'Frobnicate yes': ssh refuses it (Bad configuration option: frobnicate), so the ssh_config bridge "
+            + "leaves it out"
+        XCTAssertTrue(
+            result.stdout.contains(
+                "/.ssh/config:1: host 'odd': \(words) (remove it: sshelf edit odd "
+                    + "--remove-option Frobnicate)"),
+            result.stdout)
+        let shown = try home.run("show", "odd")
+        let line = try XCTUnwrap(shown.stdout.split(separator: "\n").first { $0.contains("Frobnicate yes") })
+        XCTAssertTrue(
+            line.hasSuffix(
+                "(ssh refuses it (Bad configuration option: frobnicate), so the ssh_config bridge leaves "
+                    + "it out)"), shown.stdout)
+        XCTAssertFalse(line.contains("OpenSSH only"), shown.stdout)
+        let written = try home.run("ssh-config", "write")
+        XCTAssertExit(written, 0)
+        XCTAssertTrue(written.stderr.contains(words), written.stderr)
+        let checked = try home.run("check")
+        XCTAssertExit(checked, 4)
+        XCTAssertTrue(checked.stdout.contains("host 'odd': \(words)\n"), checked.stdout)
+        XCTAssertTrue(checked.stdout.contains("  fix: sshelf edit odd --remove-option Frobnicate\n"), checked.stdout)
+        XCTAssertExit(try home.run("edit", "odd", "--remove-option", "Frobnicate"), 0)
+        let fixed = try home.run("check")
+        XCTAssertExit(fixed, 0)
+        XCTAssertEqual(fixed.stdout, "no problems found\n")
+    }
+
     func testAUnixSocketForwardIsKeptWithTheHostAndExportedAsWritten() throws {
         let (home, result) = try importing(
             """

@@ -26,14 +26,14 @@ final class SyncFileNotesTests: XCTestCase {
             read,
             [
                 SyncNote("waiting to be enrolled by another device", .warning),
-                SyncNote("2 merge conflicts: sshelf sync conflicts", .warning),
+                SyncNote("2 merge conflicts: C lists them", .warning),
                 SyncNote("credentials not joined on this device", .info),
             ])
         XCTAssertEqual(
             try notes(#"{"state": "localFallback", "membership": "revoked", "conflicts": 1}"#),
             [
                 SyncNote("this device was revoked from the sync group", .error),
-                SyncNote("1 merge conflict: sshelf sync conflicts", .warning),
+                SyncNote("1 merge conflict: C lists them", .warning),
             ])
     }
 

@@ -57,7 +57,7 @@ final class SyncStatusFreshnessTests: XCTestCase {
         let waiting = SyncIndicator.localFallback(reason: "waiting to be enrolled (invited by laptop)")
         XCTAssertEqual(
             SyncFileNotes.notes(1, membership: "waiting", notice: nil, beside: waiting),
-            [SyncNote("1 merge conflict: sshelf sync conflicts", .warning)])
+            [SyncNote("1 merge conflict: C lists them", .warning)])
     }
 
     /// The revoked device's whole line at 100 columns: the reason once, and the vault's state still there.

@@ -59,11 +59,11 @@ final class SyncStatusTruthTests: XCTestCase {
         XCTAssertExit(try b.run("edit", "web", "--user", "bob"), 0)
         XCTAssertExit(try a.run("sync", "now"), 0)
         XCTAssertExit(try b.run("sync", "now"), 0)
-        XCTAssertEqual(notes(b), [SyncNote("1 merge conflict: sshelf sync conflicts", .warning)])
+        XCTAssertEqual(notes(b), [SyncNote("1 merge conflict: C lists them", .warning)])
         // The remote goes away: the reason changes, the unseen conflict stays on the line.
         try FileManager.default.moveItem(atPath: remote, toPath: remote + ".away")
         XCTAssertExit(try b.run("sync", "now"), 1)
-        XCTAssertEqual(notes(b), [SyncNote("1 merge conflict: sshelf sync conflicts", .warning)])
+        XCTAssertEqual(notes(b), [SyncNote("1 merge conflict: C lists them", .warning)])
         try FileManager.default.moveItem(atPath: remote + ".away", toPath: remote)
         XCTAssertExit(try b.run("sync", "conflicts", "--seen"), 0)
         XCTAssertEqual(notes(b), [])
@@ -121,7 +121,7 @@ final class SyncStatusTruthTests: XCTestCase {
 
         let tui = try Tmux(home: b, columns: 240, environment: ["TERM": "tmux-256color"])
         let screen = try tui.waitFor("the tampered entry's reason", escapes: true) {
-            $0.contains(reason) && $0.contains("1 merge conflict: sshelf sync conflicts")
+            $0.contains(reason) && $0.contains("1 merge conflict: C lists them")
         }
         let line = try XCTUnwrap(screen.split(separator: "\n").last { $0.contains(reason) })
         XCTAssertTrue(

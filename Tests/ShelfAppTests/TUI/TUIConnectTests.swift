@@ -2,7 +2,7 @@
 // that connection and comes back to the same screen with a one-line result — against the test sshd (run a
 // command, exit) and against a closed loopback port (the failure shows inside the TUI). An unknown host key is a
 // dialog inside the TUI: trusting pins it and connects; refusing sends nothing. A failure's line carries the CLI's
-// error and hint.
+// error and hint. After a connect the search results keep their order until the query changes.
 import Foundation
 import TestSupport
 import XCTest
@@ -100,5 +100,50 @@ final class TUIConnectTests: XCTestCase {
         XCTAssertTrue(
             show.stdout.contains("host key       ssh-ed25519 \(try world.fingerprint(world.sshd)) pinned"), show.stdout)
         try tui.send("q")
+    }
+
+    /// After a connect the search results keep their order while the user moves (the reload that brings the new
+    /// "last connected" does not re-rank them); the next change of the query does.
+    func testAConnectDoesNotReorderTheResultsUntilTheQueryChanges() throws {
+        let world = try SSHCLIWorld()
+        XCTAssertExit(try world.home.run("trust", "t", "--fingerprint", try world.fingerprint(world.sshd)), 0)
+        XCTAssertExit(try world.home.run("edit", "t", "--rename", "web-3"), 0)
+        for name in ["web-1", "web-2"] {
+            XCTAssertExit(try world.home.run("add", name, "--host", "\(name).example"), 0)
+        }
+        let tui = try Tmux(home: world.home, columns: 120, rows: 30)
+        try tui.waitFor(text: "3 hosts")
+        try tui.send("/")
+        try tui.type("web")
+        try tui.send("Enter")
+        func order(_ screen: String) -> [String] {
+            screen.split(separator: "\n").compactMap { line in
+                ["web-1", "web-2", "web-3"].first { line.contains("│ \($0) ") }
+            }
+        }
+        try tui.waitFor("the results by name (a tie)") { order($0) == ["web-1", "web-2", "web-3"] }
+        try tui.send("j", "j")
+        try tui.waitFor(text: "address   \(TestAccount.name)@")
+        try tui.send("Enter")
+        try tui.waitFor("the remote prompt") { screen in
+            screen.split(separator: "\n").contains { $0.hasSuffix("$") || $0.hasSuffix("#") }
+                && !screen.contains("○ sync")
+        }
+        try tui.type("exit")
+        try tui.send("Enter")
+        // Back, with the reload done (web-3's "last" is no longer "never"): the order the user was moving in holds.
+        try tui.waitFor("the same order after the reload") { screen in
+            screen.contains("session to web-3 ended") && screen.contains("last ")
+                && !screen.contains("last      never") && order(screen) == ["web-1", "web-2", "web-3"]
+        }
+        try tui.send("g", "j", "j")
+        try tui.waitFor(text: "address   \(TestAccount.name)@")
+        // A new query ranks by who was connected last now: web-3 first.
+        try tui.send("/", "BSpace")
+        try tui.type("b")
+        try tui.waitFor("web-3 ranked first") { order($0) == ["web-3", "web-1", "web-2"] }
+        try tui.send("Escape")
+        try tui.send("q")
+        XCTAssertEqual(try tui.waitForExit(), 0)
     }
 }

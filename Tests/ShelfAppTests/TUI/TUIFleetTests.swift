@@ -76,4 +76,26 @@ final class TUIFleetTests: XCTestCase {
         try tui.send("q")
         XCTAssertEqual(try tui.waitForExit(), 0)
     }
+
+    /// The run pane covers the main view whole: no group tree `▾` along its left border, no details text along its
+    /// right one (no server needed: the question comes before any connection).
+    func testTheRunPaneLeavesNothingOfThePanesBesideIt() throws {
+        let home = TempHome()
+        XCTAssertExit(try home.run("add", "web1", "--host", "web1.example", "--group", "prod/eu"), 0)
+        let tui = try Tmux(home: home, columns: 80, rows: 24)
+        try tui.waitFor("the tree open") { $0.contains("▾ prod") && $0.contains("1 host") }
+        try tui.send("Space")
+        try tui.waitFor(text: "1 marked")
+        try tui.send("!")
+        try tui.waitFor("the run pane over a cleared screen") { screen in
+            let body = screen.split(separator: "\n", omittingEmptySubsequences: false).dropFirst().dropLast(2)
+            return screen.contains("Run a command on 1 host") && !screen.contains("▾")
+                && !screen.contains("Groups") && !screen.contains("web1.example")
+                && body.allSatisfy { $0.first.map { $0 == " " || $0 == "┌" || $0 == "│" || $0 == "└" } ?? true }
+        }
+        try tui.send("Escape")
+        try tui.waitFor(text: "▾ prod")
+        try tui.send("q")
+        XCTAssertEqual(try tui.waitForExit(), 0)
+    }
 }

@@ -115,7 +115,7 @@ final class TUIHostFormTests: XCTestCase {
         try tui.waitFor(text: "1 host")
         try tui.send("e")
         try tui.waitFor(text: "Edit host t")
-        for _ in 0..<10 { try tui.send("Tab") }  // ... password, identity, jump: the options
+        for _ in 0..<11 { try tui.send("Tab") }  // ... password, identity, jump, aliases: the options
         try tui.waitFor(text: "Enter new line, Tab next field")
         try tui.type("Port 2222")
         try tui.send("Tab", "Enter")

@@ -94,6 +94,24 @@ final class VaultCLITests: XCTestCase {
         XCTAssertTrue(clean.stdout.contains("no problems found"), clean.stdout)
     }
 
+    func testAuditNamesAnIdleTimeoutThatMakesEverySshAskForThePassphrase() throws {
+        let home = makeHome()
+        XCTAssertExit(try home.run(["keygen", "deploy"]), 0)
+        XCTAssertExit(try home.run(["vault", "passwd", "--passphrase-fd", "0"], stdin: "pass\n"), 0)
+        home.extraEnvironment["SSHELF_TEST_WEAK_KDF"] = nil
+        XCTAssertExit(try home.run(["vault", "passwd", "--passphrase-fd", "0"], stdin: "pass\npass2\n"), 0)
+        XCTAssertExit(try home.run(["vault", "audit"]), 0)
+        home.extraEnvironment["SSHELF_VAULT_IDLE_SECONDS"] = "30"
+        let short = try home.run(["vault", "audit"])
+        XCTAssertExit(short, 4)
+        XCTAssertTrue(
+            short.stdout.contains(
+                "the vault session locks after 30 s without use (SSHELF_VAULT_IDLE_SECONDS), so nearly every ssh "
+                    + "through the ssh_config bridge asks for the vault passphrase for these keys: identity."),
+            short.stdout)
+        XCTAssertTrue(short.stdout.contains("afterFirstUnlockThisDeviceOnly"), short.stdout)
+    }
+
     func testRemoveOneItem() throws {
         let home = makeHome()
         XCTAssertExit(try home.run(["add", "web", "--host", "web.example"]), 0)
