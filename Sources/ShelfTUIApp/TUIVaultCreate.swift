@@ -19,9 +19,7 @@ extension TUIVault {
             guard let first = ask(question), !first.isEmpty else { return Notice("no vault created") }
             guard let again = ask(VaultDialogText.createAgain) else { return Notice("no vault created") }
             guard first.isEqual(to: again) else {
-                question =
-                    "The two passphrases differ (try \(attempt + 1) of \(Self.createTries)). "
-                    + VaultDialogText.create
+                question = VaultDialogText.createRetry(attempt + 1, of: Self.createTries)
                 continue
             }
             do {
