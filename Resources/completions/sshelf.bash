@@ -166,7 +166,7 @@ _sshelf() {
         "sync status") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "sync now") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "sync devices") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --help" -- "$cur")); else COMPREPLY=(); fi ;;
-        "sync revoke") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "sync revoke") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--yes --passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "sync rename") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "sync conflicts") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --seen --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "sync conflicts resolve") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--take --help" -- "$cur")); else COMPREPLY=(); fi ;;

@@ -308,6 +308,7 @@ complete -c sshelf -n '__fish_seen_subcommand_from sync; and __fish_seen_subcomm
 complete -c sshelf -n '__fish_seen_subcommand_from sync; and not __fish_seen_subcommand_from enable invite join status now devices revoke rename conflicts conflicts disable' -a devices -d 'list the devices of the sync group'
 complete -c sshelf -n '__fish_seen_subcommand_from sync; and __fish_seen_subcommand_from devices' -l json -d 'print JSON for scripts'
 complete -c sshelf -n '__fish_seen_subcommand_from sync; and not __fish_seen_subcommand_from enable invite join status now devices revoke rename conflicts conflicts disable' -a revoke -d 'remove a device from the sync group and replace the group key'
+complete -c sshelf -n '__fish_seen_subcommand_from sync; and __fish_seen_subcommand_from revoke' -l yes -d 'revoke without asking for the device\'s name'
 complete -c sshelf -n '__fish_seen_subcommand_from sync; and __fish_seen_subcommand_from revoke' -l passphrase-fd -r -d 'read the vault passphrase from file descriptor N instead of the terminal'
 complete -c sshelf -n '__fish_seen_subcommand_from sync; and not __fish_seen_subcommand_from enable invite join status now devices revoke rename conflicts conflicts disable' -a rename -d 'rename a device of the sync group (this one unless DEVICE is given)'
 complete -c sshelf -n '__fish_seen_subcommand_from sync; and __fish_seen_subcommand_from rename' -l passphrase-fd -r -d 'read the vault passphrase from file descriptor N instead of the terminal'

@@ -16,6 +16,8 @@ int cshims_accept_cloexec(int listener, int nonblocking) {
     return accept4(listener, NULL, NULL, SOCK_CLOEXEC | (nonblocking ? SOCK_NONBLOCK : 0));
 }
 
+int cshims_o_path(void) { return O_PATH; }
+
 int cshims_cloexec_from(int lowest) {
     if (close_range((unsigned)lowest, ~0U, CLOSE_RANGE_CLOEXEC) == 0) return 0;
     // A kernel before 5.11 has no CLOSE_RANGE_CLOEXEC: every open descriptor, one by one.

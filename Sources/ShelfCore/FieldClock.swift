@@ -128,6 +128,15 @@ public struct RecordClock: Hashable, Sendable {
         return all.max() ?? .zero
     }
 
+    /// The newest stamp `device` wrote in the record (zero when none): what tells whether it changed the record
+    /// again, whatever other devices wrote since.
+    public func latest(by device: String) -> ClockStamp {
+        let all =
+            groups.values.map(\.stamp) + [tombstone?.stamp].compactMap { $0 }
+            + sets.values.flatMap(\.stamps).map(\.stamp)
+        return all.filter { $0.device == device }.max() ?? .zero
+    }
+
     // MARK: text form
 
     /// `name=wall.counter@device[<base][#via][!]` items separated by spaces; `*` names the default for groups

@@ -64,6 +64,7 @@ public final class SSHConnector {
             let verified = try HostKeyCheck.verify(
                 session, hop: hop, trust: options.trust, delegate: delegate,
                 outcome: &connection.outcome)
+            connection.hostKeys.append(verified.hostKey)
             try Authenticator(verified: verified, options: options, credentials: credentials, delegate: delegate)
                 .run(outcome: &connection.outcome)
             // Only once logged in: libssh2 sends its first keepalive at the next wait, and one sent before the login

@@ -44,11 +44,7 @@ enum HostKeyCheck {
         case .changed(let known, let source):
             throw changed(hop: hop, offered: key, known: known, source: source)
         case .revoked(let source):
-            throw SSHError(
-                .hostKeyRevoked,
-                "the host key of \(hop.name) (\(key.type) \(key.fingerprint)) is marked @revoked in "
-                    + "\(source.rawValue); nothing was sent",
-                hint: "the key was revoked on purpose: contact the server's administrator")
+            throw revoked(hop: hop, key: key, source: source)
         case .unknown, .otherType:
             var reason = HostKeyQuestion.Reason.unknown
             if case .otherType(let types, let source) = verdict {
@@ -69,6 +65,38 @@ enum HostKeyCheck {
         if pin, let id = hop.hostID { outcome.pinnedKeys.append((id, key.pinned)) }
         delegate.note(.hostKeyVerified(hop: hop.name, fingerprint: key.fingerprint, source: trustedBy))
         return VerifiedSession(session: session, hop: hop, hostKey: key, trustedBy: trustedBy)
+    }
+
+    /// A session kept open (a warm keeper) checks the key its hop proved at login again, against the pins and
+    /// known_hosts files as they are now, before each command: a key revoked, changed or no longer known since is
+    /// refused as a new login would refuse it (nothing is asked here: the caller's own login asks, if it may).
+    static func recheck(_ key: HostKey, hop: SSHEndpoint, trust: HostKeyTrustStore, files: KnownHostsCache)
+        throws(SSHError)
+    {
+        switch trust.evaluate(key, host: hop.hostname, port: hop.port, pinned: hop.pinnedHostKey, load: files.entries)
+        {
+        case .trusted:
+            return
+        case .changed(let known, let source):
+            throw changed(hop: hop, offered: key, known: known, source: source)
+        case .revoked(let source):
+            throw revoked(hop: hop, key: key, source: source)
+        case .unknown:
+            throw refused(HostKeyQuestion(hopName: hop.name, lookupName: hop.lookupName, key: key, reason: .unknown))
+        case .otherType(let types, let source):
+            throw refused(
+                HostKeyQuestion(
+                    hopName: hop.name, lookupName: hop.lookupName, key: key,
+                    reason: .otherType(knownTypes: types, source: source)))
+        }
+    }
+
+    static func revoked(hop: SSHEndpoint, key: HostKey, source: HostKeySource) -> SSHError {
+        SSHError(
+            .hostKeyRevoked,
+            "the host key of \(hop.name) (\(key.type) \(key.fingerprint)) is marked @revoked in "
+                + "\(source.rawValue); nothing was sent",
+            hint: "the key was revoked on purpose: contact the server's administrator")
     }
 
     /// What the host's StrictHostKeyChecking decides without asking: `yes` refuses a key it does not know,

@@ -36,23 +36,33 @@ public struct HostKeyTrustStore: Sendable {
         HostKeyTrustStore(ownKnownHostsPath: locations.knownHosts, userKnownHostsPath: home + "/.ssh/known_hosts")
     }
 
-    private func sources(pinned: PinnedHostKey?) -> [(HostKeySource, [KnownHostEntry]?)] {
+    private func sources(pinned: PinnedHostKey?, load: (String) -> [KnownHostEntry]? = Self.load)
+        -> [(HostKeySource, [KnownHostEntry]?)]
+    {
         var result: [(HostKeySource, [KnownHostEntry]?)] = []
         if let pinned {
             // A pin that does not decode is reported as a changed key rather than silently ignored.
             let key = HostKey(pinned: pinned)
             result.append((.pinned, key.map { [KnownHostEntry(marker: nil, hosts: "*", key: $0, comment: "")] }))
         }
-        result.append((.sshelfKnownHosts, (try? KnownHostsFile.load(ownKnownHostsPath))?.entries))
-        if let userKnownHostsPath {
-            result.append((.userKnownHosts, (try? KnownHostsFile.load(userKnownHostsPath))?.entries))
-        }
+        result.append((.sshelfKnownHosts, load(ownKnownHostsPath)))
+        if let userKnownHostsPath { result.append((.userKnownHosts, load(userKnownHostsPath))) }
         return result
     }
 
+    /// A known_hosts file's entries (nil: unreadable, which vouches for nothing).
+    static func load(_ path: String) -> [KnownHostEntry]? { (try? KnownHostsFile.load(path))?.entries }
+
     public func evaluate(_ key: HostKey, host: String, port: Int, pinned: PinnedHostKey?) -> HostKeyVerdict {
+        evaluate(key, host: host, port: port, pinned: pinned, load: Self.load)
+    }
+
+    /// The same, with the known_hosts files read by `load` (a kept session's cache: KnownHostsCache).
+    func evaluate(
+        _ key: HostKey, host: String, port: Int, pinned: PinnedHostKey?, load: (String) -> [KnownHostEntry]?
+    ) -> HostKeyVerdict {
         let name = KnownHostsFile.lookupName(host: host, port: port)
-        let all = sources(pinned: pinned)
+        let all = sources(pinned: pinned, load: load)
         for (source, entries) in all {
             let revoked = (entries ?? []).filter { $0.marker == .revoked && $0.key.blob == key.blob }
             if source != .pinned, !revoked.isEmpty { return .revoked(source) }

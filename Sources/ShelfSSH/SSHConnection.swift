@@ -23,6 +23,10 @@ public final class SSHConnection {
     let commandStop = CommandStop()
     /// Keys to pin and passwords remembered while connecting; the caller saves them on the host records.
     public internal(set) var outcome = ConnectOutcome()
+    /// The host key each hop proved and that was verified, outermost first (`recheckHostKeys`).
+    var hostKeys: [HostKey] = []
+    /// The known_hosts files `recheckHostKeys` reads, parsed again only when they change.
+    private let knownHostsFiles = KnownHostsCache()
 
     init() {}
 
@@ -46,6 +50,18 @@ public final class SSHConnection {
     public func keepAlive() -> Int {
         guard !closed, !sessions.isEmpty else { return 0 }
         return target.keepaliveTick()
+    }
+
+    /// Checks the host key every hop proved at login again, with `hops` as they are now (pins read afresh, the
+    /// known_hosts files read again): throws the refusal a new login would meet when a key was revoked, changed or
+    /// is no longer known. For a connection kept between commands (a warm keeper), before each command it runs.
+    public func recheckHostKeys(_ hops: [SSHEndpoint], trust: HostKeyTrustStore) throws(SSHError) {
+        guard hops.count == hostKeys.count else {
+            throw SSHError(.invalidConfiguration, "the hops of \(targetName) changed since this session logged in")
+        }
+        for (hop, key) in zip(hops, hostKeys) {
+            try HostKeyCheck.recheck(key, hop: hop, trust: trust, files: knownHostsFiles)
+        }
     }
 
     /// Disconnects every hop, innermost first, stopping each hop's carrier after its session; safe to call twice.

@@ -29,7 +29,11 @@ public enum ConflictItems {
             kept: Display.safe(ConflictWords.side(conflict.kept)),
             other: Display.safe(ConflictWords.side(conflict.lost)),
             keptBy: who(conflict.keptBy, conflict.keptAt), otherBy: who(conflict.lostBy, conflict.lostAt),
-            why: ConflictWords.why(conflict.why), isNew: !conflict.seen, settled: conflict.settled,
+            why: ConflictWords.why(conflict.why), isNew: !conflict.seen,
+            settled: conflict.settled.map { side in
+                let taken = side == "later" ? "a later edit" : side
+                return conflict.settledBy.map { "\(taken), by \(who($0, nil))" } ?? taken
+            },
             settleable: conflict.why != "deleted" && !conflict.lost.hasPrefix("("))
     }
 }

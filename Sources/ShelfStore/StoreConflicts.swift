@@ -15,8 +15,9 @@ extension Store {
                 kind: .constraint, message: "no merge conflict number \(id)", hint: "see 'sshelf sync conflicts'")
         }
         if let settled = conflict.settled {
+            let by = conflict.settledBy.map { " on device \($0.prefix(8))" } ?? ""
             throw StoreError(
-                kind: .constraint, message: "conflict \(id) was settled already (took \(settled))",
+                kind: .constraint, message: "conflict \(id) was settled already\(by) (took \(settled))",
                 hint: "edit the record itself to change it again")
         }
         let kind = RecordKind(rawValue: conflict.kind)

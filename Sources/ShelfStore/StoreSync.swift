@@ -196,16 +196,23 @@ extension Store {
 
     /// The records changed here since the last entry, each with only the groups this device stamped (a delta names
     /// no other device's stamps); records whose body breaks the credential rule are left out with the reason.
-    public func outboxRecords() throws -> (records: [SyncRecord], refused: [String]) {
+    /// `idle` names the rows with nothing of this device's left to send (another device's later value or deletion
+    /// replaced all of it): the caller takes them off, so a quiet device does not count a change for ever.
+    public func outboxRecords() throws -> (records: [SyncRecord], refused: [String], idle: [(RecordKind, String)]) {
         let me = try deviceID
         let keys = try db.query("SELECT kind, id FROM sync_outbox ORDER BY kind, id") { ($0.text(0), $0.text(1)) }
-        var records: [SyncRecord] = [], refused: [String] = []
+        var records: [SyncRecord] = [], refused: [String] = [], idle: [(RecordKind, String)] = []
         for (kindText, idText) in keys {
             let kind = RecordKind(rawValue: kindText)
-            guard let id = UUID(uuidString: idText), let clock = try clock(kind, id) else { continue }
+            guard let id = UUID(uuidString: idText), let clock = try clock(kind, id) else {
+                idle.append((kind, idText))
+                continue
+            }
             if let tombstone = clock.tombstone {
                 if tombstone.stamp.device == me {
                     records.append(SyncRecord(kind: kind, id: id, clock: clock, body: nil))
+                } else {
+                    idle.append((kind, idText))
                 }
                 continue
             }
@@ -214,7 +221,11 @@ extension Store {
             let sets = clock.sets.mapValues { $0.written(by: me) }.filter { !$0.value.isEmpty }
             for (name, set) in sets { mine[name] = set.stamp }
             for name in clock.sets.keys where sets[name] == nil { mine[name] = nil }
-            guard !mine.isEmpty, let full = try rawBody(kind, id) else { continue }
+            guard !mine.isEmpty else {
+                idle.append((kind, idText))
+                continue
+            }
+            guard let full = try rawBody(kind, id) else { continue }
             var body: [String: JSONValue] = ["id": .string(idText)]
             for name in mine.keys { body.merge(FieldGroups.fields(of: name, kind: kind, in: full)) { $1 } }
             do { try SyncRecordCodec.checkReceived(body, kind: kind) } catch {
@@ -223,13 +234,31 @@ extension Store {
             }
             records.append(SyncRecord(kind: kind, id: id, clock: RecordClock(groups: mine, sets: sets), body: body))
         }
-        return (records, refused)
+        return (records, refused, idle)
+    }
+
+    /// Takes rows `outboxRecords` found nothing of this device's in off the outbox (unless this device changed the
+    /// record since). Call inside `write`.
+    public func clearIdleOutbox(_ idle: [(RecordKind, String)]) throws {
+        let me = try deviceID
+        for (kind, idText) in idle {
+            if let id = UUID(uuidString: idText), let clock = try clock(kind, id),
+                clock.tombstone?.stamp.device == me
+                    || (clock.tombstone == nil && clock.latest(by: me) != .zero)
+            {
+                continue
+            }
+            try db.run("DELETE FROM sync_outbox WHERE kind = ? AND id = ?", [.text(kind.rawValue), .text(idText)])
+        }
     }
 
     /// Takes records off the outbox once they are in an entry on the remote — unless they changed again meanwhile
     /// (another process edited them after the entry was built: they stay for the next one).
+    /// `sent` holds each record's newest stamp by this device: another device's later value merged in since (it is
+    /// then the record's newest stamp) is no change of this device's, and must not keep the record here for ever.
     public func clearOutbox(sent: [(RecordKind, UUID, ClockStamp)]) throws {
-        for (kind, id, latest) in sent where try clock(kind, id)?.latest == latest {
+        let me = try deviceID
+        for (kind, id, latest) in sent where try clock(kind, id)?.latest(by: me) ?? .zero <= latest {
             try db.run(
                 "DELETE FROM sync_outbox WHERE kind = ? AND id = ?", [.text(kind.rawValue), .text(id.storeText)])
         }
@@ -345,6 +374,10 @@ extension Store {
             (result.body ?? local?.1 ?? record.body)?["name"].flatMap {
                 if case .string(let text) = $0 { text } else { nil }
             } ?? ""
+        // Conflicts open before this record settle first: a clash this very merge finds is not settled by it.
+        if let body = result.body {
+            try noteSettled(kind: record.kind, id: record.id, incoming: record.clock, merged: result.clock, body: body)
+        }
         for conflict in result.conflicts {
             try recordConflict(
                 conflict, kind: record.kind, id: record.id, name: name, at: time, seen: localArrivedThisRun)

@@ -72,8 +72,11 @@ public struct StoredConflict: Sendable, Equatable, Codable {
     /// When each side was written (nil when not known: conflicts recorded before this was kept).
     public var keptAt: Date?
     public var lostAt: Date?
-    /// How the user settled it: `kept` or `other`; nil while open.
+    /// How it was settled: `kept` or `other` (or `later`: replaced by a later edit made knowing both sides); nil
+    /// while open.
     public var settled: String?
+    /// The device whose settling edit arrived here; nil when this device settled it (or it is open).
+    public var settledBy: String?
 }
 
 extension Store {
@@ -211,6 +214,23 @@ extension Store {
     func recordConflict(
         _ conflict: FieldConflict, kind: RecordKind, id: UUID, name: String, at time: Date, seen: Bool = false
     ) throws {
+        // One conflict, one entry: the same two values with the same writers (either way round) are not listed again
+        // when the entries that carry them are read again (a delta repeats every group its writer stamped).
+        let known = try db.query(
+            """
+            SELECT id FROM sync_conflicts WHERE kind = ? AND record = ? AND field = ? AND why = ? AND
+            ((kept = ? AND kept_by = ? AND kept_at = ? AND lost = ? AND lost_by = ? AND lost_at = ?) OR
+            (kept = ? AND kept_by = ? AND kept_at = ? AND lost = ? AND lost_by = ? AND lost_at = ?))
+            """,
+            [
+                .text(kind.rawValue), .text(id.storeText), .text(conflict.group), .text(conflict.why.rawValue),
+                .text(conflict.kept), .text(conflict.keptBy), .int(Int(conflict.keptAt)),
+                .text(conflict.lost), .text(conflict.lostBy), .int(Int(conflict.lostAt)),
+                .text(conflict.lost), .text(conflict.lostBy), .int(Int(conflict.lostAt)),
+                .text(conflict.kept), .text(conflict.keptBy), .int(Int(conflict.keptAt)),
+            ]
+        ) { $0.int(0) }
+        guard known.isEmpty else { return }
         try db.run(
             """
             INSERT INTO sync_conflicts(at, kind, record, name, field, kept, kept_by, lost, lost_by, why, seen,
@@ -249,7 +269,8 @@ extension Store {
             id: row.int(0), at: row.date(1), kind: row.text(2), record: row.text(3), name: row.text(4),
             field: row.text(5), kept: row.text(6), keptBy: row.text(7), lost: row.text(8), lostBy: row.text(9),
             why: row.text(10), seen: row.int(11) != 0, keptAt: time(row.int(12)), lostAt: time(row.int(13)),
-            settled: row.text(14).isEmpty ? nil : row.text(14))
+            settled: row.text(14).isEmpty ? nil : String(row.text(14).prefix { $0 != "@" }),
+            settledBy: row.text(14).split(separator: "@", maxSplits: 1).dropFirst().first.map(String.init))
     }
 
     public func unseenConflictCount() throws -> Int {

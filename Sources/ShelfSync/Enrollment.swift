@@ -83,8 +83,9 @@ struct Enrollment {
                     finished.append(id)
                     continue
                 }
-                // Two devices of one group with one name (two machines called "vm") get told apart at once.
-                let name = session.roster.distinct(claim.name, for: claim.device)
+                // Two devices of one group with one name (two machines called "vm") get told apart at once; a claim's
+                // name loses any character a device name may not hold (it comes from whoever had the code).
+                let name = session.roster.distinct(DeviceName.fitted(claim.name), for: claim.device)
                 _ = try session.issue(
                     .add(
                         device: claim.device, name: name, signingKey: claim.signingKey, invite: id,

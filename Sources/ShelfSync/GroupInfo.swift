@@ -69,7 +69,8 @@ public enum GroupInfo {
 
     /// Names `device` (this device when nil) in the group: a name certificate this device signs (NameCertificate),
     /// kept here and sent in its next entry. Any active member names any device not revoked; the name must be one line
-    /// of at most 64 bytes that no other device of the group has (ignoring case). Returns the device's former name.
+    /// of at most 64 bytes without control or format characters (DeviceName) that no other device of the group has
+    /// (ignoring case). Returns the device's former name.
     @discardableResult
     public static func rename(
         _ device: UUID? = nil, to name: String, store: Store, vault: Vault, now: Date = Date()
@@ -93,11 +94,11 @@ public enum GroupInfo {
                 hint: "'sshelf sync devices' lists the devices of the group; a revoked device keeps the name it had")
         }
         let trimmed = name.trimmingSpaces()
-        guard !trimmed.isEmpty, trimmed.utf8.count <= Certificate.maxName,
-            !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
-        else {
+        if let problem = DeviceName.problem(trimmed) {
             throw SyncFailure(
-                "a device name is one line of 1 to \(Certificate.maxName) bytes", hint: "choose a shorter name")
+                problem,
+                hint: trimmed.utf8.count > Certificate.maxName ? "choose a shorter name" : "type the name in plain text"
+            )
         }
         if let other = roster.enrolled.values.first(where: {
             $0.device != target && $0.name.lowercased() == trimmed.lowercased()

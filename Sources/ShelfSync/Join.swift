@@ -80,7 +80,8 @@ public enum Join {
             ).save(store)
         }
         let claim = InviteClaim(
-            device: me, name: deviceName, signingKey: keys.signingPublicKey, time: HybridLogicalClock.milliseconds(now))
+            device: me, name: DeviceName.fitted(deviceName), signingKey: keys.signingPublicKey,
+            time: HybridLogicalClock.milliseconds(now))
         try remote.writeClaim(code.id, device: me.lowerText, claim.seal(code, keys: keys))
         if box.credentials { try SyncSettings.setCredentials(true, store) }
         return Result(inviter: box.inviterName, credentials: box.credentials)

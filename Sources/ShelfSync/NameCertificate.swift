@@ -42,6 +42,7 @@ extension Roster {
             return "its signer was revoked before signing it"
         }
         guard everMembers[naming.device] != nil else { return "the device it names is not in the group" }
+        if let problem = DeviceName.problem(naming.name) { return problem }
         return nil
     }
 

@@ -12,6 +12,8 @@ import ShelfVault
 struct PeerChains {
     let session: SyncSession
     let remote: FolderRemote
+    /// Entries `gatherRoster` read already (taken once each).
+    var prefetched = Prefetched()
 
     enum Stop: Equatable {
         /// Something is wrong with this device's chain: a fallback reason.
@@ -140,16 +142,20 @@ struct PeerChains {
         if let end = roster.revoked[candidate.device]?.upTo, seq > end {
             return .note("\(name) was revoked; its entries after \(end) are refused")
         }
-        let bytes: [UInt8]
-        do { bytes = try remote.readEntry(folder, seq) } catch {
-            return .problem(SyncFailure("entry \(seq) from \(name) is unreadable: \(error.reason)"))
-        }
         let entry: Entry
-        do { entry = try Entry(parsing: bytes, limit: RemoteLayout.maxEntryBytes) } catch {
-            return .problem(
-                SyncFailure(
-                    "entry \(seq) from \(name) is damaged (\(error)), or still being copied in",
-                    hint: "if it stays, the remote altered it"))
+        if let read = prefetched.take(folder, seq) {
+            entry = read
+        } else {
+            let bytes: [UInt8]
+            do { bytes = try remote.readEntry(folder, seq) } catch {
+                return .problem(SyncFailure("entry \(seq) from \(name) is unreadable: \(error.reason)"))
+            }
+            do { entry = try Entry(parsing: bytes, limit: RemoteLayout.maxEntryBytes) } catch {
+                return .problem(
+                    SyncFailure(
+                        "entry \(seq) from \(name) is damaged (\(error)), or still being copied in",
+                        hint: "if it stays, the remote altered it"))
+            }
         }
         let header = entry.header
         if header.group != session.state.group {
@@ -177,6 +183,12 @@ struct PeerChains {
 
     /// Enrolled: the writer is in the roster and, if revoked, the entry is within its revocation point.
     func enrolled(_ candidate: inout Candidate) -> Stop? {
+        if let added = roster.disenrolled[candidate.device] {
+            let enroller = added.addedBy.map { label($0) } ?? "a revoked device"
+            return .note(
+                "entries from \(candidate.name), which \(enroller) enrolled after its revocation, refused: nothing "
+                    + "it writes counts")
+        }
         guard let member = roster.enrolled[candidate.device] else {
             return .problem(
                 SyncFailure(
@@ -244,7 +256,9 @@ struct PeerChains {
             return .problem(SyncFailure("entry \(seq) from \(name) has a damaged roster section: \(error)"))
         }
         let before = roster.revoked.keys
-        let arrived = try store.write { _ in try session.keep(certificates) }
+        let kept = try store.write { _ in try session.keep(certificates) }
+        // New here: kept now, or kept when the run read this entry ahead (gatherRoster).
+        let arrived = kept + certificates.filter { prefetched.arrived.remove($0.digest) != nil }
         if Set(roster.revoked.keys) != Set(before) { try taint() }
         candidate.notes = arrived.compactMap { certificate in
             guard let naming = certificate.naming, let why = roster.refusedNames[certificate.digest] else { return nil }
@@ -388,7 +402,11 @@ struct PeerChains {
             guard stamp.stamp != .zero else { return stamp }
             var out = stamp
             let author = stamp.stamp.device
-            if author == writer {
+            if let id = UUID(uuidString: author), roster.isDisenrolled(id) {
+                // Enrolled only by a revoked device after its revocation: nothing it wrote counts, whoever relays it.
+                out.via = GroupStamp.relayed
+                out.tainted = true
+            } else if author == writer {
                 out.via = seq
                 out.tainted = false
             } else if let id = UUID(uuidString: author), roster.revoked[id] != nil {

@@ -63,6 +63,14 @@ struct Roster {
     /// Name certificates that do not count, by digest, with why (a sync run names each when it arrives).
     private(set) var refusedNames: [[UInt8]: String] = [:]
 
+    /// Devices added only by a device after its revocation (or by such a device, and so on): never members. What they
+    /// wrote is undone wherever it was taken before the revocation was known, and never taken after.
+    var disenrolled: [UUID: Member] { everMembers.filter { enrolled[$0.key] == nil } }
+
+    /// Whether values signed by `device` can never count: a device enrolled only through a revoked device's late
+    /// addition.
+    func isDisenrolled(_ device: UUID) -> Bool { everMembers[device] != nil && enrolled[device] == nil }
+
     /// A device that may write: enrolled and not revoked.
     func isActive(_ device: UUID) -> Bool { enrolled[device] != nil && revoked[device] == nil }
 

@@ -23,7 +23,8 @@ public struct SyncEngine {
         self.store = store
         self.remote = remote
         self.vault = vault
-        self.deviceName = deviceName
+        // The machine's name, without the characters a device name may not hold (DeviceName).
+        self.deviceName = DeviceName.fitted(deviceName)
         self.now = now
         self.revoke = revoke
     }
@@ -81,6 +82,10 @@ public struct SyncEngine {
         let verified = try store.peers().filter { $0.head > 0 || $0.floor > 0 }.map(\.device).filter(
             RemoteLayout.isValidDeviceID)
         let folders = Set(try remote.deviceFolders()).union(verified).subtracting([session.meText]).sorted()
+        // Trust is decided on everything the remote holds before any record is applied, then what it changes about
+        // values taken in earlier runs is undone.
+        try chains.gatherRoster(folders)
+        try taint(session, report: &report)
         while moved && passes < 8 {
             moved = false
             passes += 1
@@ -102,6 +107,8 @@ public struct SyncEngine {
                 // the devices that remain.
                 report.skipped.append(failure.reason)
             case .problem(let failure): report.fail(failure)
+            case .note(let text) where UUID(uuidString: folder).map(session.roster.isDisenrolled) == true:
+                report.warnings.append(text)
             case .note(let text): report.skipped.append(text)
             case .waiting(_, let seq):
                 if session.roster.revoked[session.me] == nil {
@@ -226,22 +233,31 @@ public struct SyncEngine {
         return session
     }
 
-    /// Marks values from revoked devices after their revocation points (once per revocation and point).
+    /// Marks values from revoked devices after their revocation points (once per revocation and point), and every
+    /// value from a device enrolled only by a revoked device after its revocation (point 0: nothing of it counts).
     func taint(_ session: SyncSession, report: inout SyncReport) throws {
-        for (device, revocation) in session.roster.revoked.sorted(by: { $0.key.lowerText < $1.key.lowerText }) {
+        let roster = session.roster
+        var points = roster.revoked.mapValues(\.upTo)
+        for device in roster.disenrolled.keys { points[device] = 0 }
+        for (device, upTo) in points.sorted(by: { $0.key.lowerText < $1.key.lowerText }) {
             let key = "sync.taint." + device.lowerText
-            guard try store.setting(key) != String(revocation.upTo) else { continue }
+            guard try store.setting(key) != String(upTo) else { continue }
             let changed = try store.write { store -> Int in
-                let changed = try store.taint(device: device.lowerText, upTo: revocation.upTo, at: now)
-                try store.setSetting(key, String(revocation.upTo))
+                let changed = try store.taint(device: device.lowerText, upTo: upTo, at: now)
+                try store.setSetting(key, String(upTo))
                 return changed
             }
-            if changed > 0 {
+            guard changed > 0 else { continue }
+            let records = "\(changed) record\(changed == 1 ? "" : "s")"
+            if let member = roster.disenrolled[device] {
+                let enroller = member.addedBy.map { roster.name(of: $0) } ?? "a revoked device"
                 report.warnings.append(
-                    "\(changed) record\(changed == 1 ? "" : "s") held values from \(session.roster.name(of: device)) "
-                        + "written after its revocation; they wait for values from other devices ('sshelf sync "
-                        + "conflicts')"
-                )
+                    "\(records) held values from \(roster.name(of: device)) (\(device.lowerText.prefix(8))), which "
+                        + "\(enroller) enrolled after its revocation; they were undone ('sshelf sync conflicts')")
+            } else {
+                report.warnings.append(
+                    "\(records) held values from \(roster.name(of: device)) written after its revocation; they wait "
+                        + "for values from other devices ('sshelf sync conflicts')")
             }
         }
     }
@@ -328,8 +344,15 @@ public struct SyncEngine {
         certificates = certificates.filter { seen.insert($0.digest).inserted }.sorted {
             $0.digest.lexicographicallyPrecedes($1.digest)
         }
-        let (records, refused) = snapshot ? try store.allRecords() : try store.outboxRecords()
+        let records: [SyncRecord], refused: [String], idle: [(RecordKind, String)]
+        if snapshot {
+            (records, refused) = try store.allRecords()
+            idle = []
+        } else {
+            (records, refused, idle) = try store.outboxRecords()
+        }
         report.skipped += refused.map { "not sent: \($0)" }
+        if !idle.isEmpty { try store.write { try $0.clearIdleOutbox(idle) } }
         var credentials: SecretBytes?
         var credentialDigest: String?
         if let ownSet {
@@ -339,7 +362,7 @@ public struct SyncEngine {
             if snapshot || credentialDigest != lastSent { credentials = ownSet.plaintext }
         }
         guard snapshot || !records.isEmpty || !pending.isEmpty || credentials != nil else { return }
-        let sent = records.map { ($0.kind, $0.id, $0.clock.latest) }
+        let sent = records.map { ($0.kind, $0.id, $0.clock.latest(by: session.meText)) }
         let changes = snapshot ? try store.outboxCount() : records.count
         try own.publish(
             certificates: certificates, content: EntryContent(records: records, credentials: credentials),

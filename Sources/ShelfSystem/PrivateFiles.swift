@@ -1,5 +1,6 @@
-// PrivateFiles: directories 0700 and files 0600 whatever the umask, atomic replacement, and the check that
-// refuses a file others can read. Every syscall retries on EINTR and reports errno by name.
+// PrivateFiles: directories 0700 (made by PrivateDirectory, never through a link) and files 0600 whatever the
+// umask, atomic replacement, and the check that refuses a file others can read. Every syscall retries on EINTR
+// and reports errno by name.
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
@@ -9,8 +10,10 @@ public struct FileSystemError: Error, Sendable, CustomStringConvertible {
     public var path: String
     public var operation: String
     public var code: Int32
+    /// The whole message, when errno alone would not say what is wrong and what to do (a refused folder).
+    public var reason: String? = nil
     public var description: String {
-        "\(operation) \(path): \(String(cString: strerror(code)))"
+        reason ?? "\(operation) \(path): \(String(cString: strerror(code)))"
     }
 }
 
@@ -36,31 +39,11 @@ public enum PrivateFiles {
         return parent.isEmpty ? "/" : String(parent)
     }
 
-    /// Creates `path` and any missing parents. Directories this call creates get 0700; the final one is
-    /// tightened to 0700 even if it existed, because it is ours.
-    public static func ensureDirectory(_ path: String) throws(FileSystemError) {
-        var missing: [String] = []
-        var current = path
-        while !current.isEmpty && current != "/" {
-            var info = stat()
-            if stat(current, &info) == 0 {
-                if (info.st_mode & S_IFMT) != S_IFDIR {
-                    throw FileSystemError(path: current, operation: "use as a directory", code: ENOTDIR)
-                }
-                break
-            }
-            missing.append(current)
-            current = parent(of: current)
-        }
-        for directory in missing.reversed() {
-            if retrying({ mkdir(directory, directoryMode) }) != 0 && errno != EEXIST {
-                throw FileSystemError(path: directory, operation: "create directory", code: errno)
-            }
-            _ = chmod(directory, directoryMode)  // mkdir's mode is filtered by the umask; chmod is not
-        }
-        if chmod(path, directoryMode) != 0 {
-            throw FileSystemError(path: path, operation: "set permissions of", code: errno)
-        }
+    /// Creates `path` and any missing parents, without following a link another user planted (PrivateDirectory):
+    /// directories this call creates get 0700, and the folders from `root` down (`path` alone when nil) must be
+    /// real folders of this uid and are tightened to 0700 even if they existed, because they are ours.
+    public static func ensureDirectory(_ path: String, within root: String? = nil) throws(FileSystemError) {
+        close(try PrivateDirectory.open(path, within: root))
     }
 
     /// Creates `path` empty with mode 0600 if it does not exist (never follows a symlink at the last step).

@@ -43,7 +43,8 @@ final class TUIConfirmListener: @unchecked Sendable {
         var pair: [Int32] = [-1, -1]
         guard
             let (fd, node) = try? PrivateSocket.listen(
-                at: path, directory: ConfirmChannel.directory(locations), backlog: 4),
+                at: path, directory: ConfirmChannel.directory(locations), within: locations.runtimeDirectory,
+                backlog: 4),
             CloseOnExec.pipe(&pair) == 0
         else { return nil }
         listener = fd

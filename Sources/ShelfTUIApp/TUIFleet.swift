@@ -84,6 +84,7 @@ final class TUIFleet: @unchecked Sendable {
             let options = ConnectOptions.standard(workspace)
             let settings = FleetRun.Settings(
                 parallel: FleetRun.Settings.defaultParallel, commandTimeout: FleetRun.Settings.defaultCommandTimeout)
+            try session.begin(fleet, what: "run", item: FleetLog.commandHash(command))
             let plans = fleet.plans
             let groups = GroupCache()
             let summary = session.run(

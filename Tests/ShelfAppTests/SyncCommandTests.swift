@@ -213,9 +213,20 @@ final class SyncCommandTests: XCTestCase {
             JSONSerialization.jsonObject(with: Data(try c.run("sync", "status", "--json").stdout.utf8))
                 as? [String: Any])
         let cID = try XCTUnwrap(cStatus["device"] as? String)
-        let revoked = try a.run("sync", "revoke", String(cID.prefix(8)))
+        // It cannot be undone: without a terminal and without --yes it refuses, says why, and revokes nothing.
+        let unasked = try a.run("sync", "revoke", String(cID.prefix(8)))
+        XCTAssertExit(unasked, 2)
+        XCTAssertTrue(
+            unasked.stderr.contains(
+                "sync revoke needs a confirmation, and there is no terminal to ask on; nothing was revoked"),
+            unasked.stderr)
+        XCTAssertTrue(unasked.stdout.contains("cannot be undone"), unasked.stdout)
+        XCTAssertFalse(try a.run("sync", "devices").stdout.contains("revoked by"))
+        let revoked = try a.run("sync", "revoke", String(cID.prefix(8)), "--yes")
         XCTAssertExit(revoked, 0)
         XCTAssertTrue(revoked.stdout.contains("revoked "), revoked.stdout)
+        XCTAssertTrue(revoked.stdout.contains("the group key is replaced"), revoked.stdout)
+        XCTAssertTrue(revoked.stdout.contains("keeps what it already has"), revoked.stdout)
         XCTAssertTrue(try a.run("sync", "devices").stdout.contains("revoked by"))
         XCTAssertExit(try b.run("sync", "now"), 0)
         let shutOut = try c.run("sync", "now")
@@ -234,6 +245,11 @@ final class SyncCommandTests: XCTestCase {
         XCTAssertExit(revokedOne, 4)
         XCTAssertTrue(revokedOne.stderr.contains("(\(cID.prefix(8))) was revoked by "), revokedOne.stderr)
         XCTAssertTrue(revokedOne.stderr.contains("a revoked device cannot be renamed"), revokedOne.stderr)
+        // A bidi override (or any control or format character) is refused with the character named.
+        let bidi = try b.run("sync", "rename", "evil\u{202E}txt.exe")
+        XCTAssertExit(bidi, 4)
+        XCTAssertTrue(
+            bidi.stderr.contains("a device name cannot hold U+202E (RIGHT-TO-LEFT OVERRIDE)"), bidi.stderr)
         let renamed = try b.run("sync", "rename", String(bID.prefix(8)), "build-box")
         XCTAssertExit(renamed, 0)
         XCTAssertTrue(renamed.stdout.contains("this device is now 'build-box' in the sync group"), renamed.stdout)

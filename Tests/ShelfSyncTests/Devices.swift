@@ -22,12 +22,14 @@ final class Device {
 
     /// A device with a new home, or with a copy of `fixture` (a saved SSHELF_HOME: data/ and state/); its vault
     /// stamps items with `vaultClock` when given (a test's own time, nothing waits for a second to pass).
-    init(_ name: String = "device", fixture: String? = nil, vaultClock: VaultClock? = nil) throws {
+    /// `id` forces the device id (a test that depends on the order of device folders).
+    init(_ name: String = "device", fixture: String? = nil, vaultClock: VaultClock? = nil, id: UUID? = nil) throws {
         self.name = name
         home.extraEnvironment = ["SSHELF_VAULT_NO_KEYRING": "1", "SSHELF_TEST_WEAK_KDF": "1"]
         if let fixture { try Device.install(fixture, into: home.sshelfHome) }
         let locations = DataLocations.resolve(environment: home.environment)
         store = try Store(path: locations.store)
+        if let id { try store.setSetting("device.id", id.uuidString.lowercased()) }
         vault = try Device.openVault(locations, clock: vaultClock)
     }
 

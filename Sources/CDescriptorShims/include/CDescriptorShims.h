@@ -1,5 +1,5 @@
-// CDescriptorShims: pipe2(2), accept4(2) and close_range(2) for ShelfSystem — glibc declares them only under
-// _GNU_SOURCE, which Swift's Glibc module does not define. The first two create their descriptors close-on-exec in the
+// CDescriptorShims: pipe2(2), accept4(2), close_range(2) and O_PATH for ShelfSystem — glibc declares them only
+// under _GNU_SOURCE, which Swift's Glibc module does not define. The first two create their descriptors close-on-exec in the
 // same system call, so a fork and exec on another thread never inherits one; the third marks every descriptor from a
 // number up close-on-exec (before a spawn that must pass on only what it names). They return -1 and set errno.
 // Imported by ShelfSystem only.
@@ -9,5 +9,7 @@
 int cshims_pipe_cloexec(int fds[2], int nonblocking);
 int cshims_accept_cloexec(int listener, int nonblocking);
 int cshims_cloexec_from(int lowest);
+/// open(2)'s O_PATH: a descriptor that names a folder without reading it, for the *at calls (PrivateDirectory).
+int cshims_o_path(void);
 
 #endif

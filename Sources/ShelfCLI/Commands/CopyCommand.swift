@@ -134,6 +134,10 @@ enum CopyCommand {
             parallel: try FleetCommand.count(call, "parallel", default: FleetRun.Settings.defaultParallel),
             stopGrace: connect.connectTimeout)
         let session = try FleetSession(call: call, store: store, context: context, by: "cp")
+        let description =
+            "cp \(options.recursive ? "-r " : "")\(options.preserve ? "-p " : "")"
+            + call.arguments.joined(separator: " ")
+        try session.begin(fleet, what: "copy", item: FleetLog.commandHash(description))
         let copied = ByteCount()
         let summary = session.run(
             fleet, settings: settings, options: connect, json: false,
@@ -177,9 +181,6 @@ enum CopyCommand {
             if let copy { CopyReport.describe(copy, into: &result, folder: folders?.folder(for: plan.target)) }
             return result
         }
-        let description =
-            "cp \(options.recursive ? "-r " : "")\(options.preserve ? "-p " : "")"
-            + call.arguments.joined(separator: " ")
         try session.finish(summary, fleet: fleet, what: "copy", item: FleetLog.commandHash(description))
         for result in FleetReport.ordered(summary.results) { context.output(CopyReport.line(result) + "\n") }
         if summary.results.count > 1 || summary.interrupts > 0 {

@@ -94,6 +94,7 @@ enum RunCommand {
             commandTimeout: try FleetCommand.seconds(
                 call, "command-timeout", default: FleetRun.Settings.defaultCommandTimeout))
         let session = try FleetSession(call: call, store: store, context: context, by: "run")
+        try session.begin(fleet, what: "run", item: FleetLog.commandHash(command))
         let summary = session.run(
             fleet, settings: settings, options: options, json: call.flag("json"),
             job: FleetSession.job(

@@ -77,11 +77,12 @@ enum SyncCommands {
                 path: ["sync", "revoke"], summary: "remove a device from the sync group and replace the group key",
                 details: "The device's later entries are refused everywhere, the group key is replaced, and every "
                     + "remaining device re-seals its state under the new key on its next sync; the revoked device "
-                    + "cannot read anything written after.",
+                    + "cannot read anything written after. It cannot be undone: the device's name is asked for, "
+                    + "typed (--yes for scripts; without a terminal and without --yes nothing is done).",
                 arguments: [
                     ArgumentSpec(name: "DEVICE", help: "a device name or id prefix from 'sshelf sync devices'")
                 ],
-                options: [passphraseOption],
+                options: [.flag("yes", "revoke without asking for the device's name"), passphraseOption],
                 run: revoke),
             CommandSpec(
                 path: ["sync", "rename"],
@@ -238,6 +239,15 @@ enum SyncCommands {
                 .failure, "sync is off on this device",
                 hint: "first 'sshelf sync enable --folder PATH' (or --git URL) with the same remote")
         }
+        if try GroupInfo.membership(store) == "member" {
+            // A second join is rarely meant: say where this device stands and what a code would do before asking.
+            let name = try GroupInfo.names(store)[try store.deviceID] ?? deviceName()
+            context.warn(
+                "this device is enrolled in a sync group already (as '\(Display.safe(name))', "
+                    + "\(try GroupInfo.devices(store).filter { $0.revokedBy == nil }.count) devices); a code for that "
+                    + "group is refused, and a code for another group makes this device leave this one (its local "
+                    + "data stays)")
+        }
         let typed = try SecretInput(call, option: "code-fd").read(prompt: "Invite code: ")
         let text = typed.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
         let code: InviteCode
@@ -262,6 +272,8 @@ enum SyncCommands {
         }
         let vault = try VaultCommands.open(context, create: true)
         try unlock(call, vault, store)
+        // A choice made with 'sync enable --credentials' before the join stands: the join does not ask again.
+        let consented = try SyncSettings.credentialsEnabled(store)
         let joined: Join.Result
         do {
             joined = try SyncRunner.join(
@@ -273,7 +285,11 @@ enum SyncCommands {
             "joined the sync group invited by "
                 + "\(Display.safe(joined.inviter))\(joined.credentials ? " (it syncs credentials)" : "");")
         context.print("this device syncs in once \(Display.safe(joined.inviter)) has enrolled it (on its next sync)")
-        if joined.credentials {
+        if joined.credentials && consented {
+            context.print(
+                "credential sync stays on for this device (agreed with 'sshelf sync enable --credentials' before "
+                    + "the join)")
+        } else if joined.credentials {
             // The invite turned the track on; it stays on only once the user agreed to what that means here.
             do {
                 try SyncCredentialConsent.obtain(
@@ -286,6 +302,12 @@ enum SyncCommands {
                 context.errorOutput("sshelf: hint: \(refusal.hint)\n")
             }
         }
+        context.print(
+            try SyncSettings.credentialsEnabled(store)
+                ? "this device will receive the group's hosts, groups, identities and forwards, and the passwords "
+                    + "and keys credential sync carries (sealed to this device)"
+                : "this device will receive the group's hosts, groups, identities and forwards; not passwords or "
+                    + "keys (to take those: 'sshelf sync enable --credentials')")
         let result = runSync(context, store, vault)
         if result.state == .localFallback, result.membership == "waiting" {
             context.print("waiting to be enrolled (invited by \(Display.safe(joined.inviter)))")
@@ -319,6 +341,7 @@ enum SyncCommands {
         guard target.uuidString.lowercased() != (try store.deviceID) else {
             throw ShelfError(.usage, "a device cannot revoke itself", hint: "revoke it from another enrolled device")
         }
+        try SyncRevokeConfirm.obtain(call, context, target: target, store: store)
         let vault = try VaultCommands.open(context, create: true)
         try unlock(call, vault, store)
         let result = SyncRun.run(context.workspace, store: store, vault: vault, revoke: target)

@@ -121,17 +121,28 @@ public struct SSHConfigBridge: Sendable {
     func writePublicKeys(_ identities: [Identity]) throws -> [UUID: String] {
         let directory = locations.bridgeKeys
         var files: [UUID: String] = [:]
+        // A keys folder that is a link (or another uid's) is refused before anything is written in it or removed
+        // from it: followed, its clean-up would delete the files of whatever folder it points at (PrivateDirectory).
+        var checked = false
+        var info = stat()
+        if lstat(directory, &info) == 0 {
+            try PrivateFiles.ensureDirectory(directory, within: locations.configDirectory)
+            checked = true
+        }
         for identity in identities where identity.privateKeyRef != nil {
             let words = identity.publicKey.split(separator: " ")
             guard words.count >= 2, Self.isKeyWord(String(words[0])), Self.isBase64(String(words[1])) else { continue }
-            if files.isEmpty { try PrivateFiles.ensureDirectory(directory) }
+            if !checked {
+                try PrivateFiles.ensureDirectory(directory, within: locations.configDirectory)
+                checked = true
+            }
             let file = directory + "/" + identity.id.uuidString.lowercased() + ".pub"
             try replaceIfChanged(file, Data("\(words[0]) \(words[1]) \(Self.commentSafe(identity.name))\n".utf8))
             files[identity.id] = file
         }
         let wanted = Set(files.values.map { $0.lastPathPart })
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where !wanted.contains(name)
-        {
+        for name in (checked ? try? FileManager.default.contentsOfDirectory(atPath: directory) : nil) ?? []
+        where !wanted.contains(name) {
             unlink(directory + "/" + name)
         }
         return files

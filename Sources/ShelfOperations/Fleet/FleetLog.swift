@@ -1,6 +1,6 @@
-// FleetLog: the one release-log line a fleet run leaves — the hosts as resolved, a SHA-256 of the command (never
-// the command: it may hold a secret someone typed), and each host's verified key fingerprint and how it ended. The
-// log's key is checked before any host starts, so a run that could not be logged never runs.
+// FleetLog: the two release-log lines a fleet run leaves — one before any host starts (the hosts as resolved and a
+// SHA-256 of the command, never the command: it may hold a secret someone typed), one when it ends (each host's
+// verified key fingerprint and how it ended). A run whose first line could not be written never runs.
 import FoundationEssentials
 import ShelfCore
 import ShelfVault
@@ -37,8 +37,18 @@ public enum FleetLog {
         "sha256:" + Digest.sha256(Array(command.utf8)).map { TextFormat.hex($0) }.joined()
     }
 
-    /// The entry: `what` run (or copy), `item` the command's hash, `host` every resolved host, `detail` the targets
-    /// as typed and `NAME FINGERPRINT OUTCOME[=STATUS]` per host.
+    /// The entry written before any host starts (`what` "run started", "copy started"): nothing is sent to a
+    /// host, warm or cold, until it is in the log.
+    public static func startEntry(by: String, what: String, item: String, targets: [String], hosts: [String])
+        -> ReleaseEntry
+    {
+        let detail = "targets " + targets.map { ShellWord.quote($0) }.joined(separator: " ")
+        return ReleaseEntry(
+            what: what + " started", item: item, by: by, host: hosts.joined(separator: ","), detail: detail)
+    }
+
+    /// The entry when the run ends: `what` run (or copy), `item` the command's hash, `host` every resolved host,
+    /// `detail` the targets as typed and `NAME FINGERPRINT OUTCOME[=STATUS]` per host.
     public static func entry(
         by: String, what: String, item: String, targets: [String],
         results: [FleetHostResult]

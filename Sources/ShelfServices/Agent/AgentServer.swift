@@ -44,7 +44,8 @@ public final class AgentServer: @unchecked Sendable {
         let listener: Int32
         let inode: ino_t
         do {
-            (listener, inode) = try PrivateSocket.listen(at: path, directory: locations.agentDirectory, backlog: 64)
+            (listener, inode) = try PrivateSocket.listen(
+                at: path, directory: locations.agentDirectory, within: locations.runtimeDirectory, backlog: 64)
         } catch {
             tell(ready, "error: \(error)")
             context.errorOutput("sshelf: error: \(error)\n")

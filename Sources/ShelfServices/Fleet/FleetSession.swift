@@ -152,6 +152,14 @@ public final class FleetSession: @unchecked Sendable {
         return "SHA256:" + digest.trimmingScalars(in: "=")
     }
 
+    /// Writes the run's first release-log line, before any host starts: a run (warm or cold alike) whose line
+    /// cannot be written sends nothing to any host. Throws `.storage` in the user's words.
+    public func begin(_ fleet: Fleet, what: String, item: String) throws {
+        let entry = FleetLog.startEntry(
+            by: by, what: what, item: item, targets: fleet.targets, hosts: fleet.hosts.map(\.name))
+        try FleetLog.record(entry, vault: vault, workspace: workspace)
+    }
+
     /// Saves what the connections changed (keys pinned with --accept-new, last-connected times) and appends the run's
     /// release-log entry.
     public func finish(_ summary: FleetRun.Summary, fleet: Fleet, what: String, item: String) throws {

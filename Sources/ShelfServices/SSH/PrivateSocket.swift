@@ -1,7 +1,7 @@
 // PrivateSocket: unix sockets only this user can reach — listening under a temporary name made 0600 (never through
-// the umask) and renamed into place in a 0700 folder, connecting, telling whether the path is still ours, and the
-// peer's credentials (SO_PEERCRED) that both ends check. Shared by warm sessions, the agent and the TUI's confirm
-// channel.
+// the umask) and renamed into place in a 0700 folder checked without following links (PrivateDirectory),
+// connecting, telling whether the path is still ours, and the peer's credentials (SO_PEERCRED) that both ends
+// check. Shared by warm sessions, the agent and the TUI's confirm channel.
 import FoundationEssentials
 import Glibc
 import ShelfCore
@@ -64,14 +64,29 @@ public enum PrivateSocket {
     /// Binds under a temporary name, makes it 0600, then renames it into place, so the path never points at a
     /// socket with looser permissions and one already there is replaced atomically. Returns the listening
     /// descriptor and the socket's inode (see `ownsPath`).
-    public static func listen(at path: String, directory: String, backlog: Int32 = 16) throws -> (Int32, ino_t) {
-        try PrivateFiles.ensureDirectory(directory)
-        let temporary = path + ".\(getpid()).tmp"
-        unlink(temporary)
-        guard var address = address(temporary) else {
+    ///
+    /// `directory` is checked first (PrivateDirectory: from `root`, a DataLocations folder, down, real folders of
+    /// this uid, 0700, no link followed) and everything after goes through its descriptor: the socket is bound in
+    /// the folder that was checked, where no other uid can reach it even before its own mode is set.
+    public static func listen(at path: String, directory: String, within root: String, backlog: Int32 = 16) throws
+        -> (Int32, ino_t)
+    {
+        let name = path.lastPathPart
+        let temporary = name + ".\(getpid()).tmp"
+        // Clients connect by the path itself: one too long for a unix socket is refused here, not left unreachable.
+        guard address(directory + "/" + temporary) != nil else {
             throw ShelfError(
-                .failure, "the socket path \(temporary) is too long for a unix socket",
+                .failure, "the socket path \(directory)/\(temporary) is too long for a unix socket",
                 hint: "use a shorter XDG_RUNTIME_DIR (or SSHELF_HOME)")
+        }
+        let folder = try PrivateDirectory.open(directory, within: root)
+        defer { close(folder) }
+        // The folder's /proc name reaches the folder checked even if its path was swapped since; without /proc,
+        // its path (whose sshelf part no other uid can change).
+        let base = PrivateDirectory.path(of: folder) ?? directory
+        unlinkat(folder, temporary, 0)
+        guard var address = address(base + "/" + temporary) else {
+            throw ShelfError(.failure, "the socket path \(base)/\(temporary) is too long for a unix socket")
         }
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw ShelfError(.failure, "socket: \(String(cString: strerror(errno)))") }
@@ -84,16 +99,16 @@ public enum PrivateSocket {
                     bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
                 }
             } == 0
-        guard bound, chmod(temporary, PrivateFiles.fileMode) == 0, Glibc.listen(fd, backlog) == 0,
-            rename(temporary, path) == 0
+        guard bound, fchmodat(folder, temporary, PrivateFiles.fileMode, 0) == 0, Glibc.listen(fd, backlog) == 0,
+            renameat(folder, temporary, folder, name) == 0
         else {
             let reason = String(cString: strerror(errno))
             close(fd)
-            unlink(temporary)
+            unlinkat(folder, temporary, 0)
             throw ShelfError(.failure, "could not listen on \(path): \(reason)")
         }
         var info = stat()
-        guard stat(path, &info) == 0 else {
+        guard fstatat(folder, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else {
             close(fd)
             throw ShelfError(.failure, "could not listen on \(path): \(String(cString: strerror(errno)))")
         }

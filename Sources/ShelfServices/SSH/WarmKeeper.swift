@@ -1,7 +1,8 @@
 // WarmKeeper: the background process behind `exec --persist` — logs in once without asking anything (vault,
 // agent, key file only), then serves exec requests from our own uid over a 0600 unix socket, one channel each and
-// side by side (KeeperLoop), until it has been idle for its time (WarmIdle), is told to stop, its socket was
-// replaced, or its server stopped answering (ServerAliveInterval / ServerAliveCountMax, SSHConnectionWatch).
+// side by side (KeeperLoop), each only once the host key was checked again against the pins and known_hosts, until
+// it has been idle for its time (WarmIdle), is told to stop, its socket was replaced, a host key no longer holds, or
+// its server stopped answering (ServerAliveInterval / ServerAliveCountMax, SSHConnectionWatch).
 import FoundationEssentials
 import Glibc
 import ShelfCore
@@ -28,7 +29,8 @@ public enum WarmKeeper {
             do {
                 try connection.startWatch()
                 (listener, inode) = try PrivateSocket.listen(
-                    at: path, directory: WarmSocket.directory(context.locations))
+                    at: path, directory: WarmSocket.directory(context.locations),
+                    within: context.locations.runtimeDirectory)
             } catch {
                 connection.close()
                 throw error
@@ -46,7 +48,8 @@ public enum WarmKeeper {
 
         let loop = KeeperLoop(
             connection: connection, listener: listener, path: path, inode: inode,
-            fingerprint: WarmSocket.fingerprint(plan.endpoints), idle: .seconds(idle))
+            fingerprint: WarmSocket.fingerprint(plan.endpoints), idle: .seconds(idle),
+            recheck: { recheck(connection, plan: plan, store: store, trust: options.trust) })
         loop.run()
         return 0
     }
@@ -61,6 +64,33 @@ public enum WarmKeeper {
             workspace: context.workspace, store: store, releasedBy: "exec", askPassphrase: nil)
         return try plan.connect(
             SSHConnector(options: options, credentials: source, delegate: UnattendedPrompts()), store: store)
+    }
+
+    /// The session's host keys checked again before a caller's command: each hop's pin as the store has it now
+    /// (a host record gone has none), the known_hosts files as they are now. Nil when they still hold; else the
+    /// refusal a new login would meet (a key revoked, changed or no longer known).
+    static func recheck(_ connection: SSHConnection, plan: ConnectPlan, store: Store, trust: HostKeyTrustStore)
+        -> SSHError?
+    {
+        var hops = plan.endpoints
+        do {
+            try store.read { store in
+                for index in hops.indices {
+                    guard let id = hops[index].hostID else { continue }
+                    hops[index].pinnedHostKey = try store.host(id: id)?.pinnedHostKey
+                }
+            }
+        } catch {
+            return SSHError(
+                .invalidConfiguration,
+                "the host records could not be read to check the host key again: \(ShelfError(from: error).message)")
+        }
+        do {
+            try connection.recheckHostKeys(hops, trust: trust)
+            return nil
+        } catch {
+            return error
+        }
     }
 
     private static func tell(_ fd: Int32?, _ line: String) {

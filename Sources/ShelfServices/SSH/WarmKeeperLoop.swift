@@ -25,8 +25,15 @@ final class KeeperLoop {
     private var fds: [pollfd] = []
     private var callFDs: [Int] = []
 
-    init(connection: SSHConnection, listener: Int32, path: String, inode: ino_t, fingerprint: [UInt8], idle: Duration) {
+    /// The host keys checked again before each command (nil: they hold; else the refusal a login would meet).
+    private let recheck: () -> SSHError?
+
+    init(
+        connection: SSHConnection, listener: Int32, path: String, inode: ino_t, fingerprint: [UInt8], idle: Duration,
+        recheck: @escaping () -> SSHError?
+    ) {
         self.connection = connection
+        self.recheck = recheck
         self.listener = listener
         self.path = path
         self.inode = inode
@@ -178,6 +185,16 @@ final class KeeperLoop {
                 close(client)
                 retire()
                 return .goOn
+            }
+            // A key revoked (or a pin changed or removed) since the login: nothing more runs on this session. The
+            // caller is sent back to log in on its own, which meets the refusal a cold login meets (and asks, if it
+            // may, about a key no longer known); the keeper ends, stopping what still runs on the session.
+            if let refusal = recheck() {
+                WarmSocket.send(client, .fallback, Array(refusal.message.utf8))
+                close(client)
+                retire()
+                abandonAll(refusal.message, sessionAlive: true)
+                return .stop
             }
             let input = payload[32] & WarmSocket.stdinFlag != 0 ? lent.first : nil
             let command: SessionCommand

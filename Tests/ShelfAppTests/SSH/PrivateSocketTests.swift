@@ -29,7 +29,7 @@ final class PrivateSocketTests: XCTestCase {
             defer { umask(previous) }
             let directory = home.root + "/run-\(String(mask, radix: 8))"
             let path = directory + "/socket"
-            let (fd, inode) = try PrivateSocket.listen(at: path, directory: directory)
+            let (fd, inode) = try PrivateSocket.listen(at: path, directory: directory, within: directory)
             defer { close(fd) }
             XCTAssertEqual(mode(path).map { $0 & 0o777 }, 0o600, "socket under umask \(String(mask, radix: 8))")
             XCTAssertEqual(mode(directory), 0o700, "folder under umask \(String(mask, radix: 8))")
@@ -54,7 +54,8 @@ final class PrivateSocketTests: XCTestCase {
         watcher.start()
         for round in 0..<300 {
             let directory = home.root + "/run"
-            let (fd, _) = try PrivateSocket.listen(at: directory + "/socket-\(round % 4)", directory: directory)
+            let (fd, _) = try PrivateSocket.listen(
+                at: directory + "/socket-\(round % 4)", directory: directory, within: directory)
             close(fd)
         }
         seen.done = true

@@ -77,7 +77,7 @@ final class SyncStatusTruthTests: XCTestCase {
         // Revoked: the device says so, and by whom.
         try enroll(c, by: a)
         let cID = try XCTUnwrap(try status(c)["device"] as? String)
-        XCTAssertExit(try a.run("sync", "revoke", String(cID.prefix(8))), 0)
+        XCTAssertExit(try a.run("sync", "revoke", String(cID.prefix(8)), "--yes"), 0)
         XCTAssertExit(try c.run("sync", "now"), 1)
         // (C, enrolled after the conflict, may list it too: it saw both values arrive.)
         XCTAssertEqual(notes(c).first, SyncNote("this device was revoked from the sync group", .error))
