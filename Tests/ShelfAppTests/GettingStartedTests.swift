@@ -27,13 +27,17 @@ final class GettingStartedTests: XCTestCase {
             ])
 
         let readme = try String(contentsOfFile: root + "/README.md", encoding: .utf8).components(separatedBy: "\n")
-        XCTAssertEqual(readme[2], "make run    # installs the Debian packages it needs, builds, and starts sshelf on your local store")
+        XCTAssertEqual(
+            readme[2],
+            "make run    # installs the Debian packages it needs, builds, and starts sshelf on your local store")
         XCTAssertTrue(readme[3].hasPrefix("make test   # "), readme[3])
         let first = readme.prefix(40)
         for line in block {
             let parts = line.components(separatedBy: "   ")
             let words = parts.filter { !$0.isEmpty }
-            let readmeLine = words[0].padding(toLength: 37, withPad: " ", startingAt: 0) + "# " + words[1]
+            let readmeLine =
+                words[0].padding(toLength: 37, withPad: " ", startingAt: 0) + "# "
+                + words[1]
                 .trimmingCharacters(in: .whitespaces)
             XCTAssertTrue(first.contains(readmeLine), "README's first screen lacks: \(readmeLine)")
         }

@@ -48,7 +48,8 @@ enum RunReport {
                 exitStatus: result.exitStatus, stdout: String(decoding: result.stdout, as: UTF8.self),
                 stderr: String(decoding: result.stderr, as: UTF8.self), error: result.error, fix: result.fix,
                 fingerprint: result.fingerprint,
-                warm: result.warm, openssh: result.openSSH, truncated: result.truncated, started: result.started, finished: result.finished,
+                warm: result.warm, openssh: result.openSSH, truncated: result.truncated, started: result.started,
+                finished: result.finished,
                 seconds: result.seconds)
             if let data = try? encoder.encode(record) { context.output(JSONOutput.terminalSafe(data) + "\n") }
         }

@@ -40,7 +40,8 @@ public final class OpenSSHFleet: @unchecked Sendable {
         guard let why = reason(plan) else { return nil }
         var note = "goes through OpenSSH's ssh with the sshelf agent and sshelf's pins: \(why)"
         if let hop = plan.hosts.first(where: { $0.pinnedHostKey == nil }) {
-            note += "; skipped unless \(Display.safe(hop.name))'s host key is pinned first "
+            note +=
+                "; skipped unless \(Display.safe(hop.name))'s host key is pinned first "
                 + "(sshelf trust \(ShellWord.quote(Display.safe(hop.name))))"
         }
         return note
@@ -267,9 +268,10 @@ struct OpenSSHFailure {
             outcome = .hostKeyRefused
         } else if text.contains("Permission denied (") || text.contains("Too many authentication failures") {
             outcome = .loginFailed
-        } else if ["Connection refused", "Could not resolve hostname", "No route to host", "Connection timed out",
-            "Network is unreachable", "Operation timed out"].contains(where: { line.contains($0) })
-        {
+        } else if [
+            "Connection refused", "Could not resolve hostname", "No route to host", "Connection timed out",
+            "Network is unreachable", "Operation timed out",
+        ].contains(where: { line.contains($0) }) {
             outcome = .unreachable
         } else if line.hasPrefix("ssh:") || line.hasPrefix("Connection to ") || line.hasPrefix("client_loop:")
             || line.hasPrefix("Timeout, server ") || line.contains("closed by remote host")

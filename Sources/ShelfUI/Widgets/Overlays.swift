@@ -295,7 +295,8 @@ enum PromptView {
             for (i, line) in WordWrap.lines(text, width: inner.width).suffix(2).enumerated() {
                 canvas.write(
                     line, row: inner.row + i, column: inner.column, width: inner.width,
-                    style: line.hasPrefix("Wrong") || line.hasPrefix("The two passphrases differ") ? CellStyle(color: .red, bold: true) : .plain,
+                    style: line.hasPrefix("Wrong") || line.hasPrefix("The two passphrases differ")
+                        ? CellStyle(color: .red, bold: true) : .plain,
                     ellipsis: state.symbols.ellipsis)
             }
             let typed = String(repeating: "*", count: input.count)

@@ -33,7 +33,9 @@ final class EveryKeyTests: XCTestCase {
 
         let dry = try world.home.run("run", "@mixed", "--dry-run", "--", "echo ran")
         XCTAssertExit(dry, 0)
-        XCTAssertEqual(dry.stdout.contains("goes through OpenSSH's ssh with the sshelf agent and sshelf's pins"), !newer, dry.stdout)
+        XCTAssertEqual(
+            dry.stdout.contains("goes through OpenSSH's ssh with the sshelf agent and sshelf's pins"), !newer,
+            dry.stdout)
         XCTAssertEqual(dry.stdout.contains(why), !newer, dry.stdout)
 
         let run = try world.home.run("run", "@mixed", "--", "echo ran")
