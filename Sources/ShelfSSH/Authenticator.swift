@@ -126,8 +126,9 @@ struct Authenticator {
                 + "sign with ssh-rsa (SHA-1), which OpenSSH 8.8 and later refuse",
             library: session.lastError(),
             hint:
-                "use an ed25519 key (sshelf keygen, or ssh-keygen -t ed25519), or libssh2 1.11 or newer (\(LibSSH2.newerPackage)"
-                + "); sshelf connect \(hop.name) --openssh logs in with this key through OpenSSH")
+                "use an ed25519 key (sshelf keygen, or ssh-keygen -t ed25519), or libssh2 1.11 or newer "
+                + "(\(LibSSH2.newerPackage)); sshelf connect \(hop.name) --openssh logs in with this key "
+                + "through OpenSSH")
     }
 
     // MARK: public key

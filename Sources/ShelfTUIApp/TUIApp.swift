@@ -226,8 +226,8 @@ public final class TUIApp {
         }
     }
 
-    /// `V` on a locked vault (or on none: the offer to create one): the passphrase dialog on a background thread (the unlock's key stretching takes a
-    /// moment), three tries, the result in the title bar and the status line.
+    /// `V` on a locked vault (or on none: the offer to create one): the passphrase dialog on a background thread
+    /// (the unlock's key stretching takes a moment), three tries, the result in the title bar and the status line.
     private func unlockVault() {
         let (vault, prompts, mailbox) = (self.vault, login.prompts, self.mailbox)
         // No vault on this device yet: V offers to create one (TUIVaultCreate).

@@ -253,8 +253,8 @@ public final class OpenSSHFleet: @unchecked Sendable {
     }
 }
 
-/// What ssh's (or scp's) own last line says when it exits 255: which fleet outcome its failure is (nil: the remote command's
-/// own status, or nothing ssh said).
+/// What ssh's (or scp's) own last line says when it exits 255: which fleet outcome its failure is (nil: the remote
+/// command's own status, or nothing ssh said).
 struct OpenSSHFailure {
     var line = ""
     var outcome: FleetHostResult.Outcome?
