@@ -28,9 +28,9 @@ final class GettingStartedTests: XCTestCase {
 
         let readme = try String(contentsOfFile: root + "/README.md", encoding: .utf8).components(separatedBy: "\n")
         XCTAssertEqual(
-            readme[2],
+            readme[3],
             "make run    # installs the Debian packages it needs, builds, and starts sshelf on your local store")
-        XCTAssertTrue(readme[3].hasPrefix("make test   # "), readme[3])
+        XCTAssertTrue(readme[4].hasPrefix("make test   # "), readme[4])
         let first = readme.prefix(40)
         for line in block {
             let parts = line.components(separatedBy: "   ")
