@@ -33,14 +33,14 @@ RUN_DEBS := pkg-config binutils libssh2-1-dev libsodium-dev libsqlite3-dev libnc
 DEB_DEBS := dpkg-dev
 # What scripts/libssh2-newer needs to fetch Debian 13's libssh2 source package (apt, dpkg-source) and build it.
 LIBSSH2_BUILD_DEBS := dpkg-dev gcc make libssl-dev zlib1g-dev debian-archive-keyring
-TEST_DEBS := $(RUN_DEBS) $(DEB_DEBS) $(LIBSSH2_BUILD_DEBS) lintian openssh-server openssh-client tmux git git-filter-repo \
+TEST_DEBS := $(RUN_DEBS) $(DEB_DEBS) $(LIBSSH2_BUILD_DEBS) lintian openssh-server openssh-client tmux systemd git git-filter-repo \
 	procps bash zsh fish dash netcat-openbsd socat rsync python3-minimal coreutils util-linux mount passwd dpkg apt
 # What `make bench` runs and compares with (bench/*.bench): hyperfine, fzf (the TUI's peer), pssh and clustershell
 # (sshelf run's peers, bench/fleet.bench).
 BENCH_DEBS := hyperfine fzf python3 pssh clustershell
 # The second run of `make test`, against libssh2 1.11.1: the suites that log in, run commands, forward, use an agent
 # or hand a host to OpenSSH (scripts/run-tests --filter, a regex over Target.Class/test).
-SSH_MATRIX_TESTS ?= ShelfSSHTests\.(AuthTests|KeyBeforeMethodsTests|ConnectTests|TransportTests|ExecTests|CancelTests|JumpTests|HostKeyTests|LibSSH|ForwardEngineTests|ForwardRemoteTests|ForwardSocksTests|ForwardSocketTests|VerifiedSessionTests)|ShelfAppTests\.(ExecCommandTests|VaultKeyLoginTests|PinAndRefusalTests|AgentSSHTests|CopyIDTests|BridgeOpenSSHTests|ForwardUpTests|LibraryFeatureTests|RSALoginTests|EveryKeyTests|OptionNoteTests|ExecInterruptTests|WarmSideBySideTests|WarmKeepaliveTests|WarmRevocationTests|RunInterruptTests|RunReportingTests|CopyCommandTests|CopyHostileServerTests|CopyInterruptTests|UserCertificateTests|AgentBoundKeyTests|OptionsClientTests|TUIOpenSSHHandoverTests|SecurityKeyHandoverTests|ForwardSocketCLITests)
+SSH_MATRIX_TESTS ?= ShelfSSHTests\.(KeepaliveMemoryTests|AuthTests|KeyBeforeMethodsTests|ConnectTests|TransportTests|ExecTests|CancelTests|JumpTests|HostKeyTests|LibSSH|ForwardEngineTests|ForwardRemoteTests|ForwardSocksTests|ForwardSocketTests|VerifiedSessionTests)|ShelfAppTests\.(ExecCommandTests|VaultKeyLoginTests|PinAndRefusalTests|AgentSSHTests|CopyIDTests|BridgeOpenSSHTests|ForwardUpTests|LibraryFeatureTests|RSALoginTests|EveryKeyTests|OptionNoteTests|ExecInterruptTests|WarmSideBySideTests|WarmKeepaliveTests|WarmRevocationTests|RunInterruptTests|RunReportingTests|CopyCommandTests|CopyHostileServerTests|CopyInterruptTests|UserCertificateTests|AgentBoundKeyTests|OptionsClientTests|TUIOpenSSHHandoverTests|SecurityKeyHandoverTests|ForwardSocketCLITests)
 
 .PHONY: run test test-under-load build release release-symbols deps test-deps install deb resources check-resources bench convergence \
 	clean libssh2-1.11 install-libssh2-1.11 format lint

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <stddef.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 int cshims_pipe_cloexec(int fds[2], int nonblocking) {
@@ -33,4 +34,12 @@ int cshims_cloexec_from(int lowest) {
     }
     closedir(listing);
     return 0;
+}
+
+int cshims_pidfd_open(int pid) {
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+    // Close-on-exec by the kernel: a pidfd is always opened with O_CLOEXEC.
+    return (int)syscall(SYS_pidfd_open, pid, 0);
 }

@@ -117,7 +117,9 @@ struct ChannelPump {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 1)
         defer { buffer.deallocate() }
         var inputBuffer = [UInt8](repeating: 0, count: 64 * 1024)
-        session.askKeepaliveReplies()
+        // Only a loop that judges the server by its answers asks for them (libssh2 keeps each one: see
+        // Session.startKeepalives).
+        if liveness.deadAfter != nil { session.askKeepaliveReplies() }
         while true {
             var progress = false
             var outEOF = false

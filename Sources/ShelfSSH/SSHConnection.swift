@@ -19,6 +19,8 @@ public final class SSHConnection {
     private var closed = false
     /// A held connection's reader of what the server sends while no command runs (SSHConnectionWatch).
     var watchReader: Channel?
+    /// When the watch may next probe a silent server (SSHConnectionWatch).
+    var nextProbe = ContinuousClock.now
     /// How another thread stops the command `exec` runs (SSHConnectionAbort).
     let commandStop = CommandStop()
     /// Keys to pin and passwords remembered while connecting; the caller saves them on the host records.

@@ -1,7 +1,9 @@
 // SSHConnectionWatch: a connection held open between commands (a warm keeper) keeping watch on its server, as ssh's
-// ControlPersist master does with ServerAlive*: keepalives that ask for a reply at the host's ServerAliveInterval,
-// whatever the server sends read even while no command runs (the replies, and the server's own keepalives, which
-// libssh2 answers as it reads them), and the server given up on after ServerAliveCountMax unanswered keepalives.
+// ControlPersist master does with ServerAlive*: after ServerAliveInterval of silence a probe the server must answer
+// (Session.probe: an answer libssh2 frees, unlike a keepalive's reply, which it would keep for the connection's
+// life), whatever the server sends read even while no command runs (the server's own keepalives, which libssh2
+// answers as it reads them), and the server given up on once silent for ServerAliveInterval × (ServerAliveCountMax
+// + 1).
 import CLibSSH2
 import FoundationEssentials
 import Glibc
@@ -10,7 +12,7 @@ extension SSHConnection {
     /// Starts the watch, once logged in (blocking mode). libssh2 has no call that only reads the connection: every
     /// channel read starts by reading all the transport has, whichever channel it is for. So a session channel is
     /// opened and closed at once (the server frees it: no MaxSessions slot is held) and kept as the reader of the
-    /// watch. From now on keepalives ask for a reply: a held connection makes no global request of its own.
+    /// watch. Its keepalives ask for no reply: the watch probes instead (`keepWatch`).
     public func startWatch() throws(SSHError) {
         let session = target
         let liveness = Liveness(targetSettings, host: targetName)
@@ -19,7 +21,6 @@ extension SSHConnection {
         let reader = try session.openSessionChannel()
         reader.close()
         watchReader = reader
-        session.askKeepaliveReplies()
     }
 
     /// Sends a keepalive when one is due and, when `reading` (the holder is not holding the server back for a slow
@@ -37,9 +38,28 @@ extension SSHConnection {
             throw SSHError(.disconnected, "the connection to \(targetName) was lost", library: session.lastError())
         }
         let liveness = Liveness(targetSettings, host: targetName)
-        guard let left = liveness.remaining(session) else { return next }
+        guard var left = liveness.remaining(session) else { return next }
         if left < 0 { throw liveness.stoppedAnswering() }
+        if try probeIfQuiet(session, liveness: liveness, left: left) {
+            left = liveness.remaining(session) ?? left
+        }
         return min(next, .milliseconds(Int(left * 1000) + 1))
+    }
+
+    /// After an interval of silence, and at most once an interval, asks the server for an answer (waiting no longer
+    /// than the silence still allowed). True when it asked.
+    private func probeIfQuiet(_ session: Session, liveness: Liveness, left: Double) throws(SSHError) -> Bool {
+        let now = ContinuousClock.now
+        guard session.context.silence >= Double(liveness.interval), now >= nextProbe,
+            session.blockDirections & Int16(POLLOUT) == 0
+        else { return false }
+        nextProbe = now + .seconds(max(1, liveness.interval))
+        switch session.probe(timeout: max(0.001, left)) {
+        case .answered: return true
+        case .silent: throw liveness.stoppedAnswering()
+        case .lost:
+            throw SSHError(.disconnected, "the connection to \(targetName) was lost", library: session.lastError())
+        }
     }
 
     /// What the holder polls while it watches and no command reads: the session's socket, for reading.

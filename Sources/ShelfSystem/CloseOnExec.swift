@@ -22,6 +22,11 @@ public enum CloseOnExec {
     /// dup(2), the copy close-on-exec.
     public static func duplicate(_ fd: Int32) -> Int32 { fcntl(fd, F_DUPFD_CLOEXEC, 0) }
 
+    /// Points standard error (descriptor 2) at `fd` — the user service's log. The one descriptor left inheritable on
+    /// purpose: a standard stream is what every child (ssh, git) is meant to write its errors to. 0 or -1.
+    @discardableResult
+    public static func replaceStandardError(with fd: Int32) -> Int32 { Glibc.dup2(fd, 2) < 0 ? -1 : 0 }
+
     /// Marks every open descriptor from `lowest` up close-on-exec (close_range), so a child spawned next gets only
     /// what its spawn names: what another library or an older call of ours left inheritable included. 0 or -1.
     @discardableResult

@@ -7,7 +7,8 @@
 // is under way the status line says "syncing" (through StatusSource); afterwards it shows what the run wrote to the
 // status file — or what a run another process started meanwhile wrote, which is newer (SyncRunner.run). Sync needs
 // this device's keys from the vault, read without a prompt (their class is afterFirstUnlockThisDeviceOnly); a
-// locked vault is a status, and a locked credential track never stops the config track.
+// locked vault is a status, and a locked credential track never stops the config track. While the user service runs
+// (docs/SERVICE.md), a run is asked of it instead (SIGUSR1), and the status line shows what its runs wrote.
 import FoundationEssentials
 import ShelfCore
 import ShelfOperations
@@ -111,6 +112,9 @@ final class BackgroundSync: @unchecked Sendable {
     /// `asked`: when the run became due. A run another process started since (a `sync now` in a terminal) answers
     /// it, and its report is kept rather than replaced by this one's older look (SyncRunner.run).
     private func runOnce(_ store: Store, asked: Date) {
+        // The user service syncs this device: it is asked for a run (its report is the status file this line reads),
+        // rather than a second process running one beside it.
+        if ServiceFiles.nudge(context.locations) { return }
         let before = (try? SyncSettings.pendingUp(store)) ?? 0
         status.setSyncRunning(true)
         changed()

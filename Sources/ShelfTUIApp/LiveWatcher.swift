@@ -98,6 +98,7 @@ final class LiveWatcher: @unchecked Sendable {
         /// The folder remote the inotify watches were set up for (nil: watch it again, e.g. it came back).
         var watched: String?
         var statusFile: FileStamp?
+        var serviceFile: FileStamp?
         var vaultFiles: [FileStamp?] = []
         var vaultFailure: String?
         var remoteMissing = false
@@ -173,9 +174,14 @@ final class LiveWatcher: @unchecked Sendable {
             sync?.request(.now)
         }
         let stamp = FileStamp(SyncRunner.statusFile(context.locations))
-        if running != state.syncWasRunning || stamp != state.statusFile { state.syncDirty = true }
+        // The user service's state file says when its run starts and ends.
+        let service = FileStamp(ServiceFiles.statePath(context.locations))
+        if running != state.syncWasRunning || stamp != state.statusFile || service != state.serviceFile {
+            state.syncDirty = true
+        }
         state.syncWasRunning = running
         state.statusFile = stamp
+        state.serviceFile = service
     }
 
     private func checkVault(_ state: inout Seen) {

@@ -95,8 +95,10 @@ final class StatusSource: @unchecked Sendable {
         lock.lock()
         let (running, missing, stale) = (syncRunning, remoteMissing, vaultFreshness.stale)
         lock.unlock()
+        // A run of the user service's is under way (its state file; docs/SERVICE.md).
+        let serviceRunning = ServiceFiles.running(context.locations)?.sync.state == "syncing"
         return Self.syncIndicator(
-            running: running, remoteMissing: missing, vaultChanged: stale,
+            running: running || serviceRunning, remoteMissing: missing, vaultChanged: stale,
             last: SyncRunner.lastReport(context.locations).map { SyncIndicator($0.status) })
     }
 

@@ -12,6 +12,7 @@ enum SshelfMain {
     static func run() -> Int32 {
         ProcessHardening.apply()
         signal(SIGPIPE, SIG_IGN)  // `sshelf list | head` must end quietly, not die mid-write
+        TestOwnerWatch.start(environment: ProcessInfo.processInfo.environment)
         let context = AppContext(
             environment: ProcessInfo.processInfo.environment,
             output: { StandardStreams.write($0, fd: 1) },

@@ -1,7 +1,9 @@
 // HarnessCleanupTests: what the test harness starts — sshd, ssh-agent, the tmux server and its pane, a daemon left
-// running on a test's home — ends with the test process, whether that process is killed outright (a crash) or
-// exits with the helpers' objects still alive (XCTest holds test cases until exit). Each test runs itself again as
-// a child test process that starts the helpers and then ends that way; the parent checks every process is gone.
+// running on a test's home, a detached sshelf daemon (the agent: its own session, not below the test) — ends with
+// the test process, whether that process is killed outright (a crash: the sshelf daemon's watch on its test owner,
+// TestOwnerWatch, is then all that ends it) or exits with the helpers' objects still alive (XCTest holds test cases
+// until exit). Each test runs itself again as a child test process that starts the helpers and then ends that way;
+// the parent checks every process is gone. A user's daemon, started without the harness's variable, has no watch.
 import Foundation
 import TestSupport
 import XCTest
@@ -39,7 +41,7 @@ final class HarnessCleanupTests: XCTestCase {
         }
         let started = lines.dropLast().compactMap(StartedProcess.init)
         // The child's helpers, each checked: a missing one would let this test pass for the wrong reason.
-        for name in ["sshd", "ssh-agent", "tmux: server", "sh"] {
+        for name in ["sshd", "ssh-agent", "tmux: server", "sh", "sshelf"] {
             XCTAssertTrue(started.contains { $0.name.hasPrefix(name) }, "no \(name) among \(started)")
         }
         try eventually(
@@ -65,7 +67,11 @@ final class HarnessCleanupTests: XCTestCase {
             home: home, command: [TestTool.sh.path, "-c", "echo waiting; read line"],
             environment: ["PATH": "/usr/bin:/bin"])
         try tui.waitFor(text: "waiting")
-        var daemons: [pid_t] = []
+        // A real sshelf daemon of the home, detached as for a user (a new session, reparented away from us).
+        let started = try home.run("agent", "start")
+        guard started.status == 0 else { throw HarnessError("sshelf agent start failed: \(started)") }
+        var daemons = Self.agents(of: home)
+        guard !daemons.isEmpty else { throw HarnessError("no sshelf agent runs on \(home.sshelfHome)") }
         if ending == .exited {
             // A daemon the home started that escaped the process tree, as sshelf's keepers and agents do: only
             // the home's clean-up (at exit) can find it. It waits on a FIFO it holds open both ways: forever.
@@ -76,7 +82,7 @@ final class HarnessCleanupTests: XCTestCase {
                 TestTool.sh.path, ["-c", "(exec 0<>'\(fifo)'; read line) & echo $! > '\(pidFile)'"],
                 environment: home.environment)
             let text = try String(contentsOfFile: pidFile, encoding: .utf8)
-            daemons = [pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0]
+            daemons.append(pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0)
         }
         let processes = ProcessTree.descendants(of: getpid()) + daemons
         let lines =
@@ -90,6 +96,36 @@ final class HarnessCleanupTests: XCTestCase {
     }
 
     nonisolated(unsafe) private static var held: Any?
+
+    /// A user's sshelf daemon (started without SSHELF_TEST_OWNER_PID) detaches for real: no thread of it watches
+    /// the process that started it. Under the harness the same daemon has that watch.
+    func testOnlyTheHarnessesSshelfDaemonsWatchTheirStarter() throws {
+        for underHarness in [true, false] {
+            let home = TempHome()
+            if !underHarness { home.extraEnvironment["SSHELF_TEST_OWNER_PID"] = "" }
+            XCTAssertExit(try home.run("agent", "start"), 0)
+            let agent = try XCTUnwrap(Self.agents(of: home).first, "no agent runs")
+            let threads = Self.threadNames(agent)
+            XCTAssertEqual(threads.contains("test-owner"), underHarness, "threads of the agent: \(threads)")
+        }
+    }
+
+    /// The sshelf agents running on `home` (by their command line).
+    private static func agents(of home: TempHome) -> [pid_t] {
+        HomeProcesses.running(home: home.sshelfHome).filter { pid in
+            let command = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline"))) ?? Data()
+            let words = command.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            return words.count > 2 && words[1] == "agent" && words[2] == "--ready-fd"
+        }
+    }
+
+    private static func threadNames(_ pid: pid_t) -> [String] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return tasks.compactMap { task in
+            (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/comm", encoding: .utf8))?
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+    }
 }
 
 /// A process by pid and start time (so a pid the kernel reused later is not taken for it) and its name.

@@ -40,6 +40,22 @@ final class PackageTests: XCTestCase {
         }
     }
 
+    /// The copyright file states the repository's licence as Debian's machine-readable format expects: Apache-2.0,
+    /// pointing at the text Debian ships, and LICENSE at the top of the repository is the licence's whole text.
+    func testTheCopyrightFileStatesTheLicence() throws {
+        let home = TempHome()
+        try Shell.run(TestTool.dpkgDeb.path, ["--extract", deb, home.root + "/unpacked"])
+        let copyright = try String(
+            contentsOfFile: home.root + "/unpacked/usr/share/doc/sshelf/copyright", encoding: .utf8)
+        XCTAssertTrue(copyright.contains("\nLicense: Apache-2.0\n"), copyright)
+        XCTAssertTrue(copyright.contains("/usr/share/common-licenses/Apache-2.0"), copyright)
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let licence = try String(contentsOf: repository.appendingPathComponent("LICENSE"), encoding: .utf8)
+        XCTAssertTrue(licence.contains("Apache License\n                           Version 2.0, January 2004"), licence)
+        XCTAssertTrue(licence.contains("END OF TERMS AND CONDITIONS"), "the whole text, not a summary")
+    }
+
     func testLintianFindsNoError() throws {
         let report = try CLI.run(
             [

@@ -66,6 +66,8 @@ public final class TempHome {
             "SSHELF_HOME": sshelfHome, "HOME": home,
             "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
             "LANG": "C.UTF-8", "NO_COLOR": "1",
+            // Every sshelf of the test, detached daemons included, ends with this process (TestOwnerWatch).
+            "SSHELF_TEST_OWNER_PID": String(getpid()),
         ]
         // make test's second run loads libssh2 1.11.1 this way (scripts/test-matrix): sshelf must load it too.
         if let path = ProcessInfo.processInfo.environment["LD_LIBRARY_PATH"] { env["LD_LIBRARY_PATH"] = path }

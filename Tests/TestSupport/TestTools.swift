@@ -48,6 +48,7 @@ extension TestTool {
     public static let git = TestTool("git", package: "git")
     public static let gitFilterRepo = TestTool("git-filter-repo", package: "git-filter-repo")
     public static let tmux = TestTool("tmux", package: "tmux")
+    public static let systemdAnalyze = TestTool("systemd-analyze", package: "systemd")
     public static let nc = TestTool("nc", package: "netcat-openbsd")
     public static let socat = TestTool("socat", package: "socat")
     public static let rsync = TestTool("rsync", package: "rsync")

@@ -1,7 +1,9 @@
 // CDescriptorShims: pipe2(2), accept4(2), close_range(2) and O_PATH for ShelfSystem — glibc declares them only
 // under _GNU_SOURCE, which Swift's Glibc module does not define. The first two create their descriptors close-on-exec in the
 // same system call, so a fork and exec on another thread never inherits one; the third marks every descriptor from a
-// number up close-on-exec (before a spawn that must pass on only what it names). They return -1 and set errno.
+// number up close-on-exec (before a spawn that must pass on only what it names). pidfd_open(2) (no glibc wrapper
+// before 2.36; syscall() is variadic, which Swift cannot call) gives a descriptor that polls readable once that
+// process has ended. They return -1 and set errno.
 // Imported by ShelfSystem only.
 #ifndef SSHELF_CDESCRIPTORSHIMS_H
 #define SSHELF_CDESCRIPTORSHIMS_H
@@ -9,6 +11,7 @@
 int cshims_pipe_cloexec(int fds[2], int nonblocking);
 int cshims_accept_cloexec(int listener, int nonblocking);
 int cshims_cloexec_from(int lowest);
+int cshims_pidfd_open(int pid);
 /// open(2)'s O_PATH: a descriptor that names a folder without reading it, for the *at calls (PrivateDirectory).
 int cshims_o_path(void);
 

@@ -99,6 +99,8 @@ enum AgentCommands {
             if let unlockInput { try unlockAgent(context, unlockInput, pid: running.pid) }
             if call.flag("print-env") {
                 context.print(environmentLine(running.socket))
+            } else if ServiceFiles.running(locations)?.pid == Int32(running.pid) {
+                context.print("the sshelf service (pid \(running.pid)) runs the agent already, at \(running.socket)")
             } else {
                 context.print("the sshelf agent is already running (pid \(running.pid)) at \(running.socket)")
             }
@@ -122,6 +124,11 @@ enum AgentCommands {
             return 0
         }
         let pid = pid_t(running.pid)
+        if ServiceFiles.running(locations)?.pid == pid {
+            throw ShelfError(
+                .failure, "the agent runs inside the sshelf service (pid \(pid)); stopping it would stop the service",
+                hint: "sshelf service stop")
+        }
         guard kill(pid, SIGTERM) == 0 else {
             throw ShelfError(.failure, "cannot signal the agent (pid \(pid)): \(String(cString: strerror(errno)))")
         }

@@ -9,7 +9,7 @@ enum Commands {
             ForwardCommands.commands, ForwardRunCommands.commands, IdentityCommands.commands,
             ImportExportCommands.commands,
             SSHConfigCommands.commands, VaultCommands.commands, AgentCommands.commands, LogCommands.commands,
-            SyncCommands.commands, UICommands.commands,
+            SyncCommands.commands, ServiceCommands.commands, UICommands.commands,
             MiscCommands.commands,
         ].joined()
     ).map(\.withHostID)

@@ -208,6 +208,11 @@ enum ForwardRunCommands {
                 .notFound, "no enabled autostart forward rules",
                 hint: "sshelf forward add HOST --local 8080:localhost:80 --autostart")
         }
+        if let service = ServiceFiles.running(context.locations) {
+            throw ShelfError(
+                .failure, "the sshelf service (pid \(service.pid)) runs the autostart forwards already",
+                hint: "sshelf forward status; sshelf service status")
+        }
         guard let lockFD = try SupervisorFiles.lock(context.locations) else {
             let pid = (try? SupervisorFiles.read(context.locations))??.pid
             throw ShelfError(
@@ -319,6 +324,12 @@ enum ForwardRunCommands {
     static func stopSupervisor(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         guard let state = try SupervisorFiles.read(context.locations) else {
             throw ShelfError(.notFound, "no forward supervisor is running")
+        }
+        if ServiceFiles.running(context.locations)?.pid == state.pid {
+            throw ShelfError(
+                .failure, "the autostart forwards run inside the sshelf service (pid \(state.pid))",
+                hint: "turn a rule's autostart off ('sshelf forward edit RULE --no-autostart') or 'sshelf service stop'"
+            )
         }
         guard kill(state.pid, SIGTERM) == 0 else {
             throw ShelfError(

@@ -206,6 +206,8 @@ enum VaultCommands {
         case .failed(let error): throw shelfError(error)
         }
         let status = try attempt { () throws(VaultError) in try vault.status() }
+        // A sync of the user service's that fell back on a locked vault need not wait for its backoff.
+        if status.session.shared { ServiceFiles.nudge(context.locations) }
         if status.session.shared {
             let idle = VaultSessionState.duration(status.session.idleSeconds)
             context.print(

@@ -30,8 +30,10 @@ public final class AgentServer: @unchecked Sendable {
     }
 
     /// Serves until SIGINT or SIGTERM (or until another agent takes the socket path over). `ready` gets "ready" or
-    /// the reason it could not start.
-    public func run(ready: Int32?, foreground: Bool) -> Int32 {
+    /// the reason it could not start. `hostedStop`: the agent runs inside the user service (docs/SERVICE.md), which
+    /// owns the signals: it stops when that descriptor becomes readable, and with no connection open it waits on
+    /// its descriptors alone (no 2 s tick: the service's lock keeps a second agent off its socket).
+    public func run(ready: Int32?, foreground: Bool, hostedStop: Int32? = nil) -> Int32 {
         let locations = context.locations
         let path = locations.agentSocket
         if let running = AgentClient.status(locations) {
@@ -52,23 +54,30 @@ public final class AgentServer: @unchecked Sendable {
             return 1
         }
         var wake: [Int32] = [-1, -1]
-        guard CloseOnExec.pipe(&wake) == 0 else {
+        guard CloseOnExec.pipe(&wake, nonBlocking: true) == 0 else {
             close(listener)
             return 1
         }
         let wakeWrite = wake[1]
-        let stop = StopSignals {
-            var byte: UInt8 = 1
-            _ = write(wakeWrite, &byte, 1)
-        }
+        let stop: StopSignals? =
+            hostedStop != nil
+            ? nil
+            : StopSignals {
+                var byte: UInt8 = 1
+                _ = write(wakeWrite, &byte, 1)
+            }
         defer {
-            stop.cancel()
+            stop?.cancel()
             close(listener)
             if PrivateSocket.ownsPath(path, inode: inode) { unlink(path) }
             AgentStateFile.remove(locations, pid: getpid())
             shutdownConnections()
-            close(wake[0])
-            close(wake[1])
+            // Hosted, a connection thread still waiting for an answer writes to the pipe when it ends: its number
+            // must not be reused by another file meanwhile, so the pipe stays open until the service exits.
+            if hostedStop == nil {
+                close(wake[0])
+                close(wake[1])
+            }
         }
         AgentStateFile.write(
             locations,
@@ -81,13 +90,16 @@ public final class AgentServer: @unchecked Sendable {
             var fds = [
                 pollfd(fd: listener, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: wake[0], events: Int16(POLLIN), revents: 0),
+                pollfd(fd: hostedStop ?? -1, events: Int16(POLLIN), revents: 0),
             ]
-            let count = poll(&fds, 2, 2000)
+            let count = poll(&fds, 3, hostedStop != nil && idleWithoutConnections ? -1 : 2000)
             if count < 0 && errno != EINTR { return 1 }
-            if fds[1].revents != 0 {
+            if fds[2].revents != 0 || (hostedStop == nil && fds[1].revents != 0) {
                 service.report("stopping")
                 return 0
             }
+            // Hosted: a connection's thread ended and woke the loop to be joined.
+            if hostedStop != nil, fds[1].revents != 0 { _ = WakePipe.drain(wake[0]) }
             guard PrivateSocket.ownsPath(path, inode: inode) else {
                 service.report("another agent took \(path) over; stopping")
                 return 0
@@ -97,12 +109,13 @@ public final class AgentServer: @unchecked Sendable {
             guard count > 0, fds[0].revents != 0 else { continue }
             let client = CloseOnExec.accept(listener)
             guard client >= 0 else { continue }
-            admit(client)
+            admit(client, ended: hostedStop == nil ? nil : wakeWrite)
         }
     }
 
     /// The uid check comes first, before a byte is read.
-    private func admit(_ client: Int32) {
+    /// `ended`: written to when the connection's thread ends (a hosted agent's loop waits without a tick).
+    private func admit(_ client: Int32, ended: Int32?) {
         guard let peer = PrivateSocket.peer(client) else {
             close(client)
             return
@@ -138,8 +151,19 @@ public final class AgentServer: @unchecked Sendable {
             if let ended = connections.removeValue(forKey: client) { finished.append(ended.thread) }
             lock.unlock()
             close(client)
+            if let ended {
+                var byte: UInt8 = 1
+                _ = write(ended, &byte, 1)
+            }
         }
         connections[client] = (thread, who)
+    }
+
+    /// No connection is open (nothing to time out, no thread to reap).
+    private var idleWithoutConnections: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return connections.isEmpty && finished.isEmpty
     }
 
     /// Closes the connections idle between messages for longer than AgentAdmission.idle.
