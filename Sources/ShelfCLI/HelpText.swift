@@ -35,6 +35,17 @@ enum HelpText {
         ),
     ]
 
+    /// The first five minutes, in order: what `--help` opens with and the README's first screen repeats
+    /// (GettingStartedTests holds the two to each other).
+    static let gettingStarted = """
+          sshelf import ssh-config --dry-run   what your ~/.ssh/config would add (then again without --dry-run)
+          sshelf                               open the TUI: browse, / to search, Enter connects, ? for the keys
+          sshelf vault unlock                  unlock the vault once for this login (it asks for the passphrase)
+          sshelf ssh-config install            ssh, scp, rsync and git reach sshelf's hosts and vault keys
+          sshelf service install               the agent, forwards and sync keep running in the background
+
+        """
+
     static func overview(_ table: [CommandSpec]) -> String {
         var out = """
             sshelf \(AppVersion.version) — a keyboard-driven SSH host manager
@@ -42,6 +53,8 @@ enum HelpText {
             usage: sshelf COMMAND [OPTIONS] [ARGS]
                    sshelf COMMAND --help
 
+            getting started:
+            \(gettingStarted)
             commands:
 
             """

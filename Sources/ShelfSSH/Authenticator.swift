@@ -125,9 +125,10 @@ struct Authenticator {
             "\(hop.destination) refused the RSA key of identity '\(identity)': libssh2 \(LibSSH2.version) can only "
                 + "sign with ssh-rsa (SHA-1), which OpenSSH 8.8 and later refuse",
             library: session.lastError(),
-            hint: "use an ed25519 key (sshelf keygen, or ssh-keygen -t ed25519), or libssh2 1.11 (Debian 13; on Debian "
-                + "12: make install-libssh2-1.11); sshelf connect \(hop.name) --openssh logs in with "
-                + "this key through OpenSSH")
+            hint:
+                "use an ed25519 key (sshelf keygen, or ssh-keygen -t ed25519), or libssh2 1.11 or newer "
+                + "(\(LibSSH2.newerPackage)); sshelf connect \(hop.name) --openssh logs in with this key "
+                + "through OpenSSH")
     }
 
     // MARK: public key

@@ -11,6 +11,11 @@ public enum LibSSH2 {
         return String(cString: text)
     }
 
+    /// Where a user of the package gets a libssh2 that signs RSA keys with rsa-sha2 and has what 1.11 added: the
+    /// distribution's package (Debian 12 has only 1.10; the source tree's `make install-libssh2-1.11` is for
+    /// developers, docs/SSH.md).
+    public static let newerPackage = "Debian 13 and Ubuntu 24.04 have it: the package libssh2-1t64"
+
     /// The file the loaded libssh2 was opened from (the loader's answer for one of its functions).
     public static var path: String { sshelf_libssh2_path().map { String(cString: $0) } ?? "unknown" }
 

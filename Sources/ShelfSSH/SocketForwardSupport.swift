@@ -18,7 +18,7 @@ public enum SocketForwardSupport {
                 .invalidConfiguration,
                 "-L \(spec) forwards to a unix socket on the server, which needs libssh2 1.11 or later "
                     + "(direct-streamlocal); this sshelf runs libssh2 \(LibSSH2.version)",
-                hint: "install libssh2 1.11 beside sshelf (make install-libssh2-1.11), or run the rule through "
+                hint: "install libssh2 1.11 or newer (\(LibSSH2.newerPackage)), or run the rule through "
                     + "OpenSSH's ssh: \(openssh)")
         }
         let what = spec.listensOnSocket ? "listens on a unix socket" : "connects to a unix socket on this machine"

@@ -226,10 +226,23 @@ public final class TUIApp {
         }
     }
 
-    /// `V` on a locked vault: the passphrase dialog on a background thread (the unlock's key stretching takes a
-    /// moment), three tries, the result in the title bar and the status line.
+    /// `V` on a locked vault (or on none: the offer to create one): the passphrase dialog on a background thread
+    /// (the unlock's key stretching takes a moment), three tries, the result in the title bar and the status line.
     private func unlockVault() {
         let (vault, prompts, mailbox) = (self.vault, login.prompts, self.mailbox)
+        // No vault on this device yet: V offers to create one (TUIVaultCreate).
+        if !vault.exists {
+            BackgroundThread.start(name: "sshelf-vault-create") {
+                let notice = vault.create(ask: { question in
+                    guard case .secret(let passphrase, _) = prompts.ask(.vaultPassphrase(prompt: question, input: ""))
+                    else { return nil }
+                    return passphrase
+                })
+                mailbox.post(.vaultStatus(vault.indicator()))
+                mailbox.post(.notify(notice))
+            }
+            return
+        }
         BackgroundThread.start(name: "sshelf-unlock") {
             let outcome = vault.unlock(ask: { question in
                 let reply = prompts.ask(.vaultPassphrase(prompt: question, input: ""))

@@ -23,7 +23,7 @@ final class TUIVault: @unchecked Sendable {
         case failed(String)
     }
 
-    private let context: AppContext
+    let context: AppContext
     private let lock = Lock()
     private var vault: Vault?
 
@@ -50,6 +50,16 @@ final class TUIVault: @unchecked Sendable {
             return .failure(error)
         }
     }
+
+    /// Keeps `made` as this process's vault (V created it).
+    func adopt(_ made: Vault) {
+        lock.lock()
+        defer { lock.unlock() }
+        vault = made
+    }
+
+    /// Whether this device has a vault at all.
+    var exists: Bool { Vault.exists(at: context.locations) }
 
     /// The vault if it opens (for the connect flow and sync, which report their own errors).
     var current: Vault? { if case .success(let vault) = opened() { vault } else { nil } }

@@ -112,7 +112,7 @@ public enum Keymap {
     static let vaultToggle: @Sendable (UIState) -> String? = { state in
         if let attempt = state.connecting { return "wait for the connect to \(attempt.name) (Esc cancels it)" }
         switch state.status.vault {
-        case .notSetUp: return "there is no vault on this device yet"
+        case .notSetUp: return nil
         case .noPassphrase:
             return "the vault has no passphrase, so there is nothing to lock ('sshelf vault passwd' sets one)"
         case .broken(let message): return "the vault cannot be read (\(message))"
@@ -204,7 +204,8 @@ public enum Keymap {
             "list merge conflicts from sync: take the other value or keep the kept one"),
         KeyBinding(
             [.char("V")], .vaultLock, .browse,
-            "unlock the vault (asks its passphrase), or lock it when it is unlocked", disabled: vaultToggle),
+            "unlock the vault (asks its passphrase), lock it when it is unlocked, or create one when there is none",
+            disabled: vaultToggle),
         KeyBinding([.char("?"), .function(1)], .help, .browse, "show this help", hint: "help"),
         KeyBinding(
             [.char("q"), .ctrl("c")], .quit, .browse, "quit (Ctrl-c cancels a connect under way instead)",

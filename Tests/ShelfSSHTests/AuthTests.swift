@@ -210,7 +210,8 @@ final class AuthTests: XCTestCase {
                     error?.message.contains("refused the RSA key of identity 'test-rsa'") == true,
                     "\(String(describing: error))")
                 XCTAssertTrue(error?.hint?.contains("ed25519") == true)
-                XCTAssertTrue(error?.hint?.contains("make install-libssh2-1.11") == true)
+                XCTAssertTrue(error?.hint?.contains("libssh2 1.11 or newer (Debian 13") == true)
+                XCTAssertFalse(error?.hint?.contains("make ") == true, "no source-tree target for a package user")
             }
         }
         XCTAssertTrue(world.delegate.passwordRequests.isEmpty, "no password asked")

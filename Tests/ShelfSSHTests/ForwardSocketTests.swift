@@ -26,7 +26,7 @@ final class ForwardSocketTests: XCTestCase {
                 let text = "\(refusal?.message ?? "\(error)") \(refusal?.hint ?? "")"
                 for part in [
                     "-L 127.0.0.1:\(rule.bindPort):\(target.path) forwards to a unix socket on the server",
-                    "needs libssh2 1.11 or later", "runs libssh2 \(LibSSH2.version)", "make install-libssh2-1.11",
+                    "needs libssh2 1.11 or later", "runs libssh2 \(LibSSH2.version)", "libssh2-1t64",
                     "sshelf forward start --openssh target",
                 ] {
                     XCTAssertTrue(text.contains(part), "missing '\(part)' in: \(text)")

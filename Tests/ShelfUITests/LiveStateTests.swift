@@ -63,11 +63,13 @@ final class LiveStateTests: XCTestCase {
         for (vault, effects) in [
             (VaultIndicator.locked, [Effect.unlockVault]), (.partlyUnlocked, [.unlockVault]),
             (.unlocked, [.lockVault]),
+            // No vault yet: the app offers to create one (TUIVaultCreate), through the same effect.
+            (.notSetUp, [.unlockVault]),
         ] {
             _ = Reducer.reduce(&state, .status(StatusModel(sync: .off, vault: vault)))
             XCTAssertEqual(Fixtures.press(&state, .char("V")), effects, "\(vault)")
         }
-        for vault in [VaultIndicator.notSetUp, .noPassphrase, .broken("bad MAC")] {
+        for vault in [VaultIndicator.noPassphrase, .broken("bad MAC")] {
             _ = Reducer.reduce(&state, .status(StatusModel(sync: .off, vault: vault)))
             XCTAssertEqual(Fixtures.press(&state, .char("V")), [], "\(vault)")
             XCTAssertEqual(state.notice?.isError, true, "the key says why it does nothing")

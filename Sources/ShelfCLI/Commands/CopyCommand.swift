@@ -86,6 +86,8 @@ enum CopyCommand {
         let connect = try SSHCommands.connectOptions(call, context)
         var fleet: Fleet
         let direction: (FleetCopy, ShelfCore.Host) throws(SSHError) -> Void
+        // The same copy through OpenSSH's scp, for a host the loaded libssh2 cannot log in (an RSA key on 1.10).
+        let handOver: (ShelfCore.Host) throws(SSHError) -> (sources: [String], destination: String, upload: Bool)
         var expected: UInt64? = nil
         let folders: HostFolders?
         if let (target, path) = remote(destination) {
@@ -101,6 +103,7 @@ enum CopyCommand {
             fleet = try FleetCommand.resolve([target], hostsFile: nil, store: store, context: context)
             direction = { copy, _ throws(SSHError) in try copy.upload(sources, to: path) }
             folders = nil
+            handOver = { _ in (sources, path, true) }
             expected = localSize(sources) * UInt64(fleet.plans.count)
         } else {
             let remotes = sources.map(remote)
@@ -114,6 +117,7 @@ enum CopyCommand {
             if fleet.plans.count == 1 {
                 direction = { copy, _ throws(SSHError) in try copy.download(paths, to: destination) }
                 folders = nil
+                handOver = { _ in (paths, destination, false) }
             } else {
                 // From several hosts, as pslurp and clush --rcopy: each host's files in a folder of its own.
                 let each = try HostFolders(fleet.hosts, in: destination)
@@ -121,6 +125,7 @@ enum CopyCommand {
                 direction = { copy, host throws(SSHError) in
                     try copy.download(paths, to: try each.make(for: host))
                 }
+                handOver = { host throws(SSHError) in (paths, try each.make(for: host), false) }
             }
         }
         try FleetCommand.loginUser(call, &fleet)
@@ -144,6 +149,25 @@ enum CopyCommand {
                 return fleet.plans.count == 1 ? bar : bar + "; " + FleetSession.progressLine(progress)
             }
         ) { plan, abort, connected in
+            if let why = OpenSSHFleet.reason(plan) {
+                do {
+                    let (from, to, upload) = try handOver(plan.target)
+                    var result = session.openSSH.copy(
+                        from, to: to, upload: upload, recursive: options.recursive, preserve: options.preserve,
+                        plan: plan, why: why, connectTimeout: connect.connectTimeout, abort: abort,
+                        connected: connected)
+                    if result.outcome == .succeeded {
+                        let into = folders.map { " into " + $0.folder(for: plan.target) } ?? ""
+                        result.note = "copied through OpenSSH's scp\(into) (\(why))"
+                    }
+                    return result
+                } catch {
+                    var result = FleetHostResult(name: plan.target.name, hostID: plan.target.id, outcome: .failed)
+                    result.error = ShelfError(from: error).message
+                    result.openSSH = why
+                    return result
+                }
+            }
             var copy: FleetCopy? = nil
             var result = FleetConnect.run(
                 plan, options: connect, credentials: session.credentials(), acceptNew: call.flag("accept-new"),

@@ -72,7 +72,9 @@ enum FleetCommand {
                 plan.describe(
                     trust: options.trust, agentSocket: options.agentSocket, environment: options.environment,
                     unattended: true))
-            if warm.contains(plan.target.id) {
+            if let note = OpenSSHFleet.dryRunNote(plan) {
+                context.print(note)
+            } else if warm.contains(plan.target.id) {
                 context.print(
                     "a warm session runs for it (sshelf warm list): the command would go through it, no login")
             }

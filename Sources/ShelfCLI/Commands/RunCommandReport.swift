@@ -60,7 +60,8 @@ enum RunReport {
                 exitStatus: result.exitStatus, stdout: String(decoding: result.stdout, as: UTF8.self),
                 stderr: String(decoding: result.stderr, as: UTF8.self), error: result.error, fix: result.fix,
                 fingerprint: result.fingerprint,
-                warm: result.warm, truncated: result.truncated, started: result.started, finished: result.finished,
+                warm: result.warm, openssh: result.openSSH, truncated: result.truncated, started: result.started,
+                finished: result.finished,
                 seconds: result.seconds)
             if let data = try? encoder.encode(record) { context.output(JSONOutput.terminalSafe(data) + "\n") }
         }
@@ -77,6 +78,8 @@ enum RunReport {
         var fix: String?
         var fingerprint: String?
         var warm: Bool
+        /// Why the host went through OpenSSH's ssh instead of sshelf's own client (absent: it did not).
+        var openssh: String?
         var truncated: Bool
         var started: Date?
         var finished: Date?

@@ -197,6 +197,15 @@ enum SSHCommands {
                 .usage, "exec: --tty (a terminal for the command) cannot go through a warm session (--persist)",
                 hint: "leave out one of them")
         }
+        // A host the loaded libssh2 cannot log in (an RSA key on 1.10, a security key) goes to OpenSSH's ssh, as
+        // `connect` hands it over: no warm keeper could log it in either.
+        if let why = OpenSSHHandover.loginNeeds(plan) {
+            context.errorOutput(OpenSSHHandover.note(why) + "\n")
+            if call.flag("persist") { context.warn("no warm session for a host that goes through OpenSSH's ssh") }
+            return try OpenSSHHandover.run(
+                plan, store: store, dryRun: false, context: context,
+                options: (stdin ? [] : ["-n"]) + (forceTTY ? ["-tt"] : []), command: command)
+        }
         if !forceTTY, let status = WarmClient.exec(command, stdin: stdin, plan: plan, context: context) {
             return warmRan(status)
         }

@@ -55,6 +55,9 @@ public struct FleetHostResult: Sendable {
     public var note: String?
     /// Ran through a warm session (`exec --persist`) instead of a new connection.
     public var warm = false
+    /// Went through OpenSSH's ssh or scp, and why: sshelf's own client cannot log in with the loaded libssh2 (an RSA
+    /// key on 1.10, a security key; OpenSSHHandover.needed).
+    public var openSSH: String?
     public var started: Date?
     public var finished: Date?
     /// Keys pinned on --accept-new while connecting, for the caller to save on the host records.
@@ -93,6 +96,8 @@ public final class FleetAbort: @unchecked Sendable {
     private var stopped: Reason?
     /// A copy of a socket the host's command runs over outside an SSHConnection (a warm session's), shut down on abort.
     private var socket: Int32 = -1
+    /// The OpenSSH process a host runs through (OpenSSHFleet), told to stop on abort.
+    private var child: StoppableChild?
     let cancellation = ConnectCancellation()
 
     public init() {}
@@ -110,6 +115,7 @@ public final class FleetAbort: @unchecked Sendable {
         cancellation.cancel()
         connection?.abort()
         if socket >= 0 { shutdown(socket, Int32(SHUT_RDWR)) }
+        child?.stop()
     }
 
     /// Asks the job to stop by itself: the reason is set (the job checks it between steps) and a connect in progress
@@ -129,6 +135,24 @@ public final class FleetAbort: @unchecked Sendable {
         if socket >= 0 { close(socket) }
         socket = CloseOnExec.duplicate(fd)
         return true
+    }
+
+    /// Watches the OpenSSH process a host runs through; false (and it is told to stop) when stopped already.
+    public func attach(child process: StoppableChild) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        child = process
+        guard stopped == nil else {
+            process.stop()
+            return false
+        }
+        return true
+    }
+
+    public func detachChild() {
+        lock.lock()
+        defer { lock.unlock() }
+        child = nil
     }
 
     public func detachSocket() {

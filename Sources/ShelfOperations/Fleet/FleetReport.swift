@@ -81,6 +81,7 @@ public enum FleetReport {
         var facts: [String] = []
         if let seconds { facts.append(seconds) }
         if result.warm { facts.append("warm") }
+        if result.openSSH != nil { facts.append("through OpenSSH") }
         if result.truncated { facts.append("output cut at \(FleetHostResult.outputLimit >> 20) MiB") }
         let tail = facts.isEmpty ? "" : " (\(facts.joined(separator: ", ")))"
         let error = result.error.map { ": " + Display.safe($0) } ?? ""

@@ -1,5 +1,6 @@
 // FleetJob: one host's part of a fleet run (`sshelf run` and the TUI's run pane): the host's warm session when one
-// runs, else a connection made as a login is (key verified before any credential, nothing asked).
+// runs, else a connection made as a login is (key verified before any credential, nothing asked), or OpenSSH's ssh
+// for a host the loaded libssh2 cannot log in (OpenSSHFleet).
 import FoundationEssentials
 import ShelfCore
 import ShelfOperations
@@ -17,6 +18,12 @@ extension FleetSession {
         { plan, abort, connected in
             let lines = stream?.host(plan.target.name)
             defer { lines?.finish() }
+            // A host the loaded libssh2 cannot log in (an RSA key on 1.10, a security key) goes through OpenSSH.
+            if let why = OpenSSHFleet.reason(plan) {
+                return session.openSSH.run(
+                    command, plan: plan, why: why, connectTimeout: options.connectTimeout, abort: abort,
+                    connected: connected)
+            }
             let observe = lines.map { lines in
                 { (bytes: UnsafeRawBufferPointer, toStderr: Bool) in
                     lines.feed(bytes, toStderr: toStderr)

@@ -47,6 +47,8 @@ public final class FleetSession: @unchecked Sendable {
     /// Where the vault's and the log's warnings go: the terminal's stderr for the CLI, the run pane in the TUI.
     private let workspace: Workspace
     private let warn: (String) -> Void
+    /// Where hosts sshelf's own client cannot log in with the loaded libssh2 go: OpenSSH's ssh (OpenSSHFleet).
+    public let openSSH: OpenSSHFleet
 
     /// Opens the vault and makes sure the release log can take this run's entry before anything starts; a locked
     /// log key is unlocked with what `passphrase` gives (nil: the run does not start).
@@ -60,6 +62,7 @@ public final class FleetSession: @unchecked Sendable {
         self.workspace = workspace ?? context.workspace
         self.warn = warn ?? context.warn
         vault = try FleetLog.prepare(self.workspace, passphrase: passphrase)
+        openSSH = OpenSSHFleet(store: store, context: context, warn: self.warn)
     }
 
     /// A host's own credential source (sources keep per-attempt state); lookups of all hosts take one lock.

@@ -5,7 +5,8 @@
 // agent as SSH_AUTH_SOCK, so a forwarded agent is the vault's. `connect` also hands over by itself, saying why, when
 // the loaded libssh2 cannot log a hop in (an RSA key, or a user certificate, on libssh2 1.10; a FIDO security key),
 // and when the host asks for ForwardAgent; Enter in the TUI hands over on the same decision (`needed`), running ssh
-// as a child between leaving curses and coming back (`prepare`).
+// as a child between leaving curses and coming back (`prepare`). `exec` hands over for the login reasons alone
+// (`loginNeeds`), with the command; `run` through OpenSSHFleet.
 import FoundationEssentials
 import Glibc
 import ShelfCore
@@ -21,6 +22,14 @@ public enum OpenSSHHandover {
     /// ssh-rsa, or with a FIDO security key, or names a user certificate the library cannot use, or the host asks for
     /// ForwardAgent.
     public static func needed(_ plan: ConnectPlan) -> String? {
+        loginNeeds(plan) ?? forwardAgent(plan)
+    }
+
+    /// Why sshelf's own client cannot log `plan`'s hosts in with the libssh2 it loaded and OpenSSH's ssh can (an RSA
+    /// key on a library that signs only ssh-rsa, a FIDO security key, a user certificate it cannot use): what `exec`,
+    /// `run` and `cp` hand over for (nil when it can, or when ssh is not installed). ForwardAgent is `connect`'s
+    /// alone: a command or a copy forwards no agent.
+    public static func loginNeeds(_ plan: ConnectPlan) -> String? {
         guard access(sshPath, X_OK) == 0 else { return nil }
         if let why = securityKey(plan) { return why }
         for hop in plan.endpoints where !LibSSH2.features.rsaSHA2 {
@@ -41,7 +50,7 @@ public enum OpenSSHHandover {
             return "\(Display.safe(hop.name)) sets CertificateFile, which sshelf's own client cannot use with libssh2 "
                 + "\(LibSSH2.version) (it names the signature after the certificate, which servers refuse)"
         }
-        return forwardAgent(plan)
+        return nil
     }
 
     /// The line that says a session goes to OpenSSH, and why (`connect` and the TUI say the same).
@@ -82,8 +91,15 @@ public enum OpenSSHHandover {
         return "\(Display.safe(target.name)) sets ForwardAgent, \(why)"
     }
 
-    public static func run(_ plan: ConnectPlan, store: Store, dryRun: Bool, context: AppContext) throws -> Int32 {
-        let (argv, environment) = try prepare(plan, store: store, dryRun: dryRun, context: context)
+    /// Runs ssh in place of this process: a login, or with `command` that command (`exec`), with `options` (`-n`,
+    /// `-tt`) before the host's name.
+    public static func run(
+        _ plan: ConnectPlan, store: Store, dryRun: Bool, context: AppContext, options: [String] = [],
+        command: String? = nil
+    ) throws -> Int32 {
+        var (argv, environment) = try prepare(plan, store: store, dryRun: dryRun, context: context)
+        let name = argv.removeLast()
+        argv += options + (command.map { ["--", name, $0] } ?? [name])
         if dryRun {
             context.print(
                 "SSH_AUTH_SOCK=\(environment["SSH_AUTH_SOCK"].map(ShellWord.quote) ?? "(unset)") "
@@ -122,9 +138,9 @@ public enum OpenSSHHandover {
 
     /// The environment ssh runs with: the sshelf agent as SSH_AUTH_SOCK when a hop's key is in the vault (the agent
     /// started when it is not running) or when the agent runs anyway.
-    static func agentEnvironment(_ plan: ConnectPlan, store: Store, dryRun: Bool, context: AppContext) throws
-        -> [String: String]
-    {
+    static func agentEnvironment(
+        _ plan: ConnectPlan, store: Store, dryRun: Bool, context: AppContext, said: ((String) -> Void)? = nil
+    ) throws -> [String: String] {
         var environment = context.environment
         let vaultKeys = Set(try store.identities().filter { $0.privateKeyRef != nil }.map(\.id))
         if plan.hosts.contains(where: { $0.identityID.map(vaultKeys.contains) == true })
@@ -135,7 +151,8 @@ public enum OpenSSHHandover {
                     context.print("would start the sshelf agent (sshelf agent start)")
                 } else {
                     let (pid, log) = try AgentStart.inBackground(context)
-                    context.errorOutput("sshelf: started the sshelf agent (pid \(pid)) for ssh; its log is \(log)\n")
+                    let line = "started the sshelf agent (pid \(pid)) for ssh; its log is \(log)"
+                    if let said { said(line) } else { context.errorOutput("sshelf: \(line)\n") }
                 }
             }
             environment["SSH_AUTH_SOCK"] = context.locations.agentSocket

@@ -289,11 +289,14 @@ enum PromptView {
             }
             canvas.write("Enter sends, Esc cancels", row: inner.row + 5, column: inner.column, style: .dim)
         case .vaultPassphrase(let text, let input):
-            let inner = Frame.box(title: "Unlock the vault", height: 8, width: 72, state: state, on: &canvas)
+            let inner = Frame.box(
+                title: VaultDialogText.isCreate(text) ? "Create the vault" : "Unlock the vault", height: 8, width: 72,
+                state: state, on: &canvas)
             for (i, line) in WordWrap.lines(text, width: inner.width).suffix(2).enumerated() {
                 canvas.write(
                     line, row: inner.row + i, column: inner.column, width: inner.width,
-                    style: line.hasPrefix("Wrong") ? CellStyle(color: .red, bold: true) : .plain,
+                    style: line.hasPrefix("Wrong") || line.hasPrefix("The two passphrases differ")
+                        ? CellStyle(color: .red, bold: true) : .plain,
                     ellipsis: state.symbols.ellipsis)
             }
             let typed = String(repeating: "*", count: input.count)

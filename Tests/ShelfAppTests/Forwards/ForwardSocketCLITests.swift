@@ -48,7 +48,7 @@ final class ForwardSocketCLITests: XCTestCase {
             for part in [
                 "-L 127.0.0.1:5555:/var/run/docker.sock forwards to a unix socket on the server, which needs "
                     + "libssh2 1.11 or later",
-                "make install-libssh2-1.11", "sshelf forward start --openssh t ",
+                "libssh2-1t64", "sshelf forward start --openssh t ",
             ] {
                 XCTAssertTrue(local.stderr.contains(part), "missing '\(part)' in: \(local.stderr)")
             }

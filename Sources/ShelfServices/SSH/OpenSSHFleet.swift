@@ -1,0 +1,288 @@
+// OpenSSHFleet: a host of a fleet command (`run`, the TUI's run pane) that sshelf's own client cannot log in with the
+// libssh2 it loaded (OpenSSHHandover.loginNeeds: an RSA key on 1.10, a FIDO security key, a certificate on 1.10) runs
+// its command through OpenSSH's ssh instead, with the sshelf agent and sshelf's pins — as `connect` hands such a host
+// over. Nothing is asked mid-run, as in the rest of the run: ssh runs with BatchMode, and every hop must be pinned in
+// sshelf (a hop without a pin is refused before ssh starts), so the bridge gives each hop UserKnownHostsFile = the
+// pins, GlobalKnownHostsFile /dev/null and StrictHostKeyChecking yes: ssh accepts that key and no other.
+import FoundationEssentials
+import Glibc
+import ShelfCore
+import ShelfOperations
+import ShelfSSH
+import ShelfStore
+import ShelfSystem
+
+public final class OpenSSHFleet: @unchecked Sendable {
+    private let context: AppContext
+    private let store: Store
+    private let warn: (String) -> Void
+    private let lock = Lock()
+    /// The bridge written and the names it gives hosts: once per run, by the first host that needs them.
+    private var prepared: Result<Prepared, ShelfError>?
+
+    struct Prepared {
+        var config: [String]
+        var names: [UUID: String]
+        var agentEnvironment: [String: String]?
+    }
+
+    init(store: Store, context: AppContext, warn: @escaping (String) -> Void) {
+        self.store = store
+        self.context = context
+        self.warn = warn
+    }
+
+    /// Why `plan` goes through OpenSSH (nil: sshelf's own client logs it in).
+    public static func reason(_ plan: ConnectPlan) -> String? { OpenSSHHandover.loginNeeds(plan) }
+
+    /// What a dry run says of a host handed over: through OpenSSH, why, and which hop must be pinned first.
+    public static func dryRunNote(_ plan: ConnectPlan) -> String? {
+        guard let why = reason(plan) else { return nil }
+        var note = "goes through OpenSSH's ssh with the sshelf agent and sshelf's pins: \(why)"
+        if let hop = plan.hosts.first(where: { $0.pinnedHostKey == nil }) {
+            note +=
+                "; skipped unless \(Display.safe(hop.name))'s host key is pinned first "
+                + "(sshelf trust \(ShellWord.quote(Display.safe(hop.name))))"
+        }
+        return note
+    }
+
+    /// Runs `command` on `plan`'s host through OpenSSH's ssh, for a fleet run: stdin /dev/null, output kept as a
+    /// login's is, stopped by `abort` (the command timeout counts from when ssh starts).
+    public func run(
+        _ command: String, plan: ConnectPlan, why: String, connectTimeout: Double, abort: FleetAbort,
+        connected: () -> Void
+    ) -> FleetHostResult {
+        handOver(plan, why: why, abort: abort, connected: connected) { name in
+            [OpenSSHHandover.sshPath] + Self.batch(connectTimeout) + ["-T", "--", name, command]
+        }
+    }
+
+    /// Copies through OpenSSH's scp (its SFTP mode, OpenSSH 9.0 and later): `sources` to `path` on the host
+    /// (`upload`), or the host's `sources` to the local `destination`.
+    public func copy(
+        _ sources: [String], to destination: String, upload: Bool, recursive: Bool, preserve: Bool,
+        plan: ConnectPlan, why: String, connectTimeout: Double, abort: FleetAbort, connected: () -> Void
+    ) -> FleetHostResult {
+        var result = handOver(plan, why: why, abort: abort, connected: connected) { name in
+            let flags = (recursive ? ["-r"] : []) + (preserve ? ["-p"] : []) + ["-q"]
+            let remote = { (path: String) in "\(name):\(path)" }
+            let words = upload ? sources + [remote(destination)] : sources.map(remote) + [destination]
+            return [Self.scpPath] + Self.batch(connectTimeout) + flags + ["--"] + words
+        }
+        if result.outcome == .succeeded { result.note = "copied through OpenSSH's scp" }
+        // scp's own refusals (a file that is not regular, permission denied) are on its stderr: the host's line says
+        // the last of them; a command's output is not kept for a copy.
+        if result.outcome == .failed, result.error == nil, let line = OpenSSHFailure.lastLine(result.stderr) {
+            result.error = "OpenSSH's scp: " + line
+        }
+        result.stdout = []
+        result.stderr = []
+        result.exitStatus = nil
+        return result
+    }
+
+    static let scpPath = "/usr/bin/scp"
+
+    /// Nothing asked, and only the pinned key accepted (the bridge names the pins for each pinned hop).
+    private static func batch(_ connectTimeout: Double) -> [String] {
+        [
+            "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=yes", "-o", "UpdateHostKeys=no",
+            "-o", "ConnectTimeout=\(max(1, Int(connectTimeout.rounded(.up))))",
+        ]
+    }
+
+    /// The hand-over both share: every hop pinned (else refused before anything starts), the bridge and agent
+    /// ready, then the program `argv` makes for the host's bridge name, run to its end.
+    private func handOver(
+        _ plan: ConnectPlan, why: String, abort: FleetAbort, connected: () -> Void, argv: (String) -> [String]
+    ) -> FleetHostResult {
+        var result = FleetHostResult(name: plan.target.name, hostID: plan.target.id, outcome: .failed)
+        result.started = Date()
+        result.openSSH = why
+        defer { result.finished = Date() }
+        if let hop = plan.hosts.first(where: { $0.pinnedHostKey == nil }) {
+            let name = Display.safe(hop.name)
+            result.outcome = .hostKeyRefused
+            result.error =
+                "\(name)'s host key is not pinned in sshelf, and OpenSSH (which "
+                + "\(Display.safe(plan.target.name)) goes through: \(why)) is given only pinned keys; nothing was sent"
+            result.fix = "sshelf trust \(ShellWord.quote(name))"
+            return result
+        }
+        result.fingerprint = plan.target.pinnedHostKey.flatMap(FleetSession.fingerprint)
+        let setup: Prepared
+        do {
+            setup = try prepare(plan)
+        } catch {
+            result.error = error.message
+            result.fix = error.hint
+            return result
+        }
+        guard let name = setup.names[plan.target.id], name == plan.target.name else {
+            result.error =
+                "'\(Display.safe(plan.target.name))' cannot be written to the ssh_config bridge (a name ssh reads as "
+                + "a pattern, or shared with another host), so OpenSSH cannot reach it"
+            result.fix = "sshelf edit \(ShellWord.quote(Display.safe(plan.target.name))) --rename NEWNAME"
+            return result
+        }
+        var words = argv(name)
+        words.insert(contentsOf: setup.config, at: 1)
+        let exit = spawn(
+            words, environment: setup.agentEnvironment ?? context.environment, abort: abort, connected: connected,
+            into: &result)
+        finish(&result, exit: exit, abort: abort, program: "OpenSSH's " + (words[0].split(separator: "/").last ?? ""))
+        return result
+    }
+
+    /// The bridge brought up to date (its hosts, its pins) and the sshelf agent started when a hop's key is in the
+    /// vault: once per run.
+    private func prepare(_ plan: ConnectPlan) throws(ShelfError) -> Prepared {
+        lock.lock()
+        defer { lock.unlock() }
+        var setup: Prepared
+        switch prepared {
+        case .success(let done): setup = done
+        case .failure(let error): throw error
+        case nil:
+            do {
+                let bridge = SSHConfigBridge(workspace: context.workspace)
+                try bridge.write(from: store)
+                setup = Prepared(
+                    config: OpenSSHHandover.configArguments(context, bridge: bridge.path),
+                    names: SSHConfigEmitter.writtenNames(try store.hosts()), agentEnvironment: nil)
+                prepared = .success(setup)
+            } catch {
+                let failure = ShelfError(from: error)
+                prepared = .failure(failure)
+                throw failure
+            }
+        }
+        // Under the lock, so the first host that needs the agent starts it and the others find it running.
+        do {
+            setup.agentEnvironment = try OpenSSHHandover.agentEnvironment(
+                plan, store: store, dryRun: false, context: context, said: warn)
+        } catch {
+            throw ShelfError(from: error)
+        }
+        return setup
+    }
+
+    /// Starts ssh with stdin /dev/null and its output read into `result` until both streams end; its exit status.
+    private func spawn(
+        _ argv: [String], environment: [String: String], abort: FleetAbort, connected: () -> Void,
+        into result: inout FleetHostResult
+    ) -> Int32? {
+        var out: [Int32] = [-1, -1], err: [Int32] = [-1, -1]
+        guard CloseOnExec.pipe(&out) == 0, CloseOnExec.pipe(&err) == 0 else {
+            for fd in out + err where fd >= 0 { close(fd) }
+            result.error = "could not start \(argv[0]): \(String(cString: strerror(errno)))"
+            return nil
+        }
+        let null = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        let started = ChildProcess.spawn(
+            argv, stdin: null, stdout: out[1], stderr: err[1], environment: environment)
+        close(null)
+        close(out[1])
+        close(err[1])
+        defer {
+            close(out[0])
+            close(err[0])
+        }
+        guard case .success(let pid) = started else {
+            result.error = "could not start \(argv[0])"
+            return nil
+        }
+        let child = StoppableChild(pid: pid)
+        defer { abort.detachChild() }
+        if abort.attach(child: child) { connected() }
+        var fds = [
+            pollfd(fd: out[0], events: Int16(POLLIN), revents: 0),
+            pollfd(fd: err[0], events: Int16(POLLIN), revents: 0),
+        ]
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while fds.contains(where: { $0.fd >= 0 }) {
+            let ready = Glibc.poll(&fds, nfds_t(fds.count), -1)
+            guard ready >= 0 || errno == EINTR else { break }
+            for index in fds.indices where fds[index].fd >= 0 && fds[index].revents != 0 {
+                let count = buffer.withUnsafeMutableBytes { read(fds[index].fd, $0.baseAddress, $0.count) }
+                if count > 0 {
+                    buffer.withUnsafeBytes {
+                        result.append(UnsafeRawBufferPointer(rebasing: $0.prefix(count)), toStderr: index == 1)
+                    }
+                } else if count == 0 || (errno != EINTR && errno != EAGAIN) {
+                    fds[index].fd = -1
+                }
+            }
+        }
+        return child.wait()
+    }
+
+    /// How the host ended, from ssh's exit status and its own last line: 255 with an ssh error is the connection's
+    /// failure (ssh's words), anything else is the remote command's exit status.
+    private func finish(_ result: inout FleetHostResult, exit: Int32?, abort: FleetAbort, program: String) {
+        switch abort.reason {
+        case .timedOut?:
+            result.outcome = .timedOut
+            result.error = "cut at the command timeout"
+            return
+        case .killed?:
+            result.outcome = .killed
+            result.error = "stopped by a second Ctrl-C"
+            return
+        case .interrupted?:
+            result.outcome = .killed
+            result.error = "stopped by Ctrl-C"
+            return
+        case nil:
+            break
+        }
+        guard let exit else { return }
+        let said = OpenSSHFailure(stderr: result.stderr, exit: exit)
+        if let outcome = said.outcome {
+            result.outcome = outcome
+            result.error = program + ": " + said.line
+            if outcome == .hostKeyRefused {
+                result.fix =
+                    "check the host's key, then: sshelf trust \(ShellWord.quote(Display.safe(result.name))) --replace"
+            }
+            return
+        }
+        result.exitStatus = exit
+        result.outcome = exit == 0 ? .succeeded : .failed
+    }
+}
+
+/// What ssh's (or scp's) own last line says when it exits 255: which fleet outcome its failure is (nil: the remote
+/// command's own status, or nothing ssh said).
+struct OpenSSHFailure {
+    var line = ""
+    var outcome: FleetHostResult.Outcome?
+
+    init(stderr: [UInt8], exit: Int32) {
+        guard exit == 255 else { return }
+        guard let last = Self.lastLine(stderr) else { return }
+        line = last
+        let text = String(decoding: stderr.suffix(4096), as: UTF8.self)
+        if text.contains("Host key verification failed") || text.contains("REMOTE HOST IDENTIFICATION HAS CHANGED") {
+            outcome = .hostKeyRefused
+        } else if text.contains("Permission denied (") || text.contains("Too many authentication failures") {
+            outcome = .loginFailed
+        } else if [
+            "Connection refused", "Could not resolve hostname", "No route to host", "Connection timed out",
+            "Network is unreachable", "Operation timed out",
+        ].contains(where: { line.contains($0) }) {
+            outcome = .unreachable
+        } else if line.hasPrefix("ssh:") || line.hasPrefix("Connection to ") || line.hasPrefix("client_loop:")
+            || line.hasPrefix("Timeout, server ") || line.contains("closed by remote host")
+        {
+            outcome = .connectionLost
+        }
+    }
+
+    /// The last line with text on it, cleaned (a server's words may be in it).
+    static func lastLine(_ stderr: [UInt8]) -> String? {
+        let lines = String(decoding: stderr.suffix(4096), as: UTF8.self).split(whereSeparator: \.isNewline)
+        return lines.last(where: { $0.contains { !$0.isWhitespace } }).map { UntrustedText.clean(String($0)) }
+    }
+}
