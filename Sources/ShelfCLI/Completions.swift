@@ -141,7 +141,9 @@ enum Completions {
                 return "'\(repeat_)--\(option.name)[\(zshEscape(option.help))]\(action)'"
             }
             for argument in command.arguments {
-                let repeats = (argument.variadic ? "*" : "") + (argument.optional || argument.variadic ? ":" : "")
+                // `*:` for the rest (not `*::`, which hands zsh only the words after the first and so stops it
+                // from seeing the options that follow: `mv HOST --group PATH`); `::` for an optional one.
+                let repeats = argument.variadic ? "*" : argument.optional ? ":" : ""
                 specs.append("'\(repeats):\(argument.name.lowercased()):\(zshAction(argument.completion))'")
             }
             out += "    \"\(command.name)\") _arguments \(specs.joined(separator: " ")) ;;\n"

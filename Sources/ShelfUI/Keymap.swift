@@ -280,7 +280,7 @@ public enum Keymap {
             [.enter], .fleetSend, .fleet,
             "run the command typed (or give the typed confirmation); on a host: its whole status and output"
                 + " (Enter or Esc again: back)",
-            hint: "run/open"),
+            hint: "go"),
         KeyBinding(
             [.escape, .ctrl("c")], .fleetStop, .fleet,
             "cancel the question; during the run: no more hosts start, a second press stops the running ones; "

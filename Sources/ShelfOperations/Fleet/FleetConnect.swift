@@ -127,22 +127,7 @@ public enum FleetConnect {
 
     private static func fail(_ result: inout FleetHostResult, _ error: SSHError, abort: FleetAbort, loggedIn: Bool) {
         result.exitStatus = nil
-        switch abort.reason {
-        case .timedOut?:
-            result.outcome = .timedOut
-            result.error = "cut at the command timeout"
-            return
-        case .killed?:
-            result.outcome = .killed
-            result.error = "stopped by a second Ctrl-C"
-            return
-        case .interrupted?:
-            result.outcome = .killed
-            result.error = "stopped by Ctrl-C"
-            return
-        case nil:
-            break
-        }
+        if result.markStopped(by: abort.reason) { return }
         result.error = error.message
         result.fix = error.hint
         switch error.kind {

@@ -85,6 +85,28 @@ public struct FleetHostResult: Sendable {
     }
 }
 
+extension FleetHostResult {
+    /// The host's outcome when `reason` cut it (the command timeout, a Ctrl-C), said the same way for every path a
+    /// host can run through (sshelf's own login, a warm session, OpenSSH); false, and nothing changed, when nothing
+    /// cut it.
+    public mutating func markStopped(by reason: FleetAbort.Reason?) -> Bool {
+        switch reason {
+        case .timedOut?:
+            outcome = .timedOut
+            error = "cut at the command timeout"
+        case .killed?:
+            outcome = .killed
+            error = "stopped by a second Ctrl-C"
+        case .interrupted?:
+            outcome = .killed
+            error = "stopped by Ctrl-C"
+        case nil:
+            return false
+        }
+        return true
+    }
+}
+
 /// Stops one host's attempt from another thread: a connect in progress is cancelled, a command in progress has its
 /// connection's sockets shut down. The first reason given is the one reported. A job that stops by itself (a copy:
 /// it removes its temporary file first) is asked with `request` and cut with `abort` only if it does not end.

@@ -13,10 +13,16 @@ import Glibc
 public enum AgentClient {
     /// The running agent's own account of itself; nil when nothing (of ours) answers on the socket.
     public static func status(_ locations: DataLocations) -> AgentStatus? {
-        guard let fd = PrivateSocket.connect(locations.agentSocket) else { return nil }
+        extensionReply(socket: locations.agentSocket, AgentStatus.extensionName, timeout: 5).flatMap(AgentStatus.decode)
+    }
+
+    /// One request of sshelf's own agent extensions (`NAME@sshelf`, its arguments as SSH wire strings) and the text
+    /// of a SUCCESS answer; nil when nothing (of ours) answers on `socket` within `timeout` seconds, or it refused.
+    static func extensionReply(socket: String, _ name: String, arguments: [UInt8] = [], timeout: Int) -> [UInt8]? {
+        guard let fd = PrivateSocket.connect(socket) else { return nil }
         defer { close(fd) }
-        PrivateSocket.setTimeout(fd, seconds: 5, option: SO_RCVTIMEO)
-        let request = AgentProtocol.frame([AgentMessage.extension] + SSHWire.string(AgentStatus.extensionName))
+        PrivateSocket.setTimeout(fd, seconds: timeout, option: SO_RCVTIMEO)
+        let request = AgentProtocol.frame([AgentMessage.extension] + SSHWire.string(name) + arguments)
         let sent = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         guard sent == request.count else { return nil }
         var storage: UnsafeMutableRawBufferPointer? = nil
@@ -33,7 +39,7 @@ public enum AgentClient {
         guard reader.byte() == AgentMessage.success, let text = reader.string(limit: AgentLimits.message) else {
             return nil
         }
-        return AgentStatus.decode(Array(text))
+        return Array(text)
     }
 }
 

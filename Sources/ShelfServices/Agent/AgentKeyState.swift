@@ -45,28 +45,9 @@ public struct AgentKeyState: Codable, Equatable, Sendable {
 extension AgentClient {
     /// Asks the agent at `socket` about the key host `name` logs in with; nil when no agent (of ours) answers.
     public static func keyState(socket: String, host name: String) -> AgentKeyState? {
-        guard let fd = PrivateSocket.connect(socket) else { return nil }
-        defer { close(fd) }
-        PrivateSocket.setTimeout(fd, seconds: 10, option: SO_RCVTIMEO)
-        let request = AgentProtocol.frame(
-            [AgentMessage.extension] + SSHWire.string(AgentKeyState.extensionName)
-                + SSHWire.string(String(name.utf8.prefix(1024)) ?? ""))
-        let sent = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-        guard sent == request.count else { return nil }
-        var storage: UnsafeMutableRawBufferPointer? = nil
-        defer { storage?.deallocate() }
-        let outcome = AgentFraming.next(
-            read: { buffer in recv(fd, buffer.baseAddress, buffer.count, 0) },
-            storage: { length in
-                let made = UnsafeMutableRawBufferPointer.allocate(byteCount: length, alignment: 1)
-                storage = made
-                return made
-            })
-        guard case .message = outcome, let storage else { return nil }
-        var reader = SSHWireReader(UnsafeRawBufferPointer(storage))
-        guard reader.byte() == AgentMessage.success, let text = reader.string(limit: AgentLimits.message) else {
-            return nil
-        }
-        return try? JSONDecoder().decode(AgentKeyState.self, from: Data(Array(text)))
+        let text = extensionReply(
+            socket: socket, AgentKeyState.extensionName,
+            arguments: SSHWire.string(String(name.utf8.prefix(1024)) ?? ""), timeout: 10)
+        return text.flatMap { try? JSONDecoder().decode(AgentKeyState.self, from: Data($0)) }
     }
 }

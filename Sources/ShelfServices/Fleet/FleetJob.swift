@@ -82,17 +82,11 @@ extension FleetSession {
         // Nothing new to pin, but it counts as a connection (last connected), as a warm exec does.
         result.connectOutcome = ConnectOutcome()
         result.fingerprint = plan.target.pinnedHostKey.flatMap(FleetSession.fingerprint)
-        switch abort.reason {
-        case .timedOut?:
-            result.outcome = .timedOut
-            result.error = "cut at the command timeout"
-        case .killed?, .interrupted?:
-            result.outcome = .killed
-            result.error = "stopped by a second Ctrl-C"
-        case nil where lost:
+        guard !result.markStopped(by: abort.reason) else { return result }
+        if lost {
             // The keeper's session broke or stopped answering mid-command: no exit status came, as on a new login.
             result.outcome = .connectionLost
-        case nil:
+        } else {
             result.exitStatus = status
             result.outcome = status == 0 ? .succeeded : .failed
         }

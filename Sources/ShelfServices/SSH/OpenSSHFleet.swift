@@ -221,22 +221,7 @@ public final class OpenSSHFleet: @unchecked Sendable {
     /// How the host ended, from ssh's exit status and its own last line: 255 with an ssh error is the connection's
     /// failure (ssh's words), anything else is the remote command's exit status.
     private func finish(_ result: inout FleetHostResult, exit: Int32?, abort: FleetAbort, program: String) {
-        switch abort.reason {
-        case .timedOut?:
-            result.outcome = .timedOut
-            result.error = "cut at the command timeout"
-            return
-        case .killed?:
-            result.outcome = .killed
-            result.error = "stopped by a second Ctrl-C"
-            return
-        case .interrupted?:
-            result.outcome = .killed
-            result.error = "stopped by Ctrl-C"
-            return
-        case nil:
-            break
-        }
+        if result.markStopped(by: abort.reason) { return }
         guard let exit else { return }
         let said = OpenSSHFailure(stderr: result.stderr, exit: exit)
         if let outcome = said.outcome {
