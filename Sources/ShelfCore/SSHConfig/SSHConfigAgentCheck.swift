@@ -38,11 +38,14 @@ extension SSHConfigEmitter {
         guard let program = bridge.sshelfProgram, guardQuotable(program), guardQuotable(bridge.agentSocket) else {
             return ""
         }
-        let names = agentHostNames(input, bridge: bridge)
+        // %n, the host name as the user typed it, reaches sh inside single quotes: a name holding one (or one sshelf
+        // would read as an option) is left to the older check, so no name, synced from another device or typed, can
+        // be a shell command.
+        let names = agentHostNames(input, bridge: bridge).filter { !$0.contains("'") && !$0.hasPrefix("-") }
         guard !names.isEmpty else { return "" }
-        // ssh expands %-tokens in the command: a literal % is doubled; %n is the host name as the user typed it.
+        // ssh expands %-tokens in the command: a literal % is doubled.
         let command =
-            "'\(program.replacing("%", with: "%%"))' agent ensure-unlocked %n "
+            "'\(program.replacing("%", with: "%%"))' agent ensure-unlocked '%n' "
             + "'\(bridge.agentSocket.replacing("%", with: "%%"))'"
         var out = """
 

@@ -13,7 +13,7 @@ final class BridgeAgentCheckTests: XCTestCase {
         XCTAssertExit(try world.home.run("ssh-config", "install"), 0)
         XCTAssertTrue(
             world.text(world.bridge).contains(
-                "Match originalhost db1 exec \"'\(CLI.binary)' agent ensure-unlocked %n '\(world.agentSocket)'\"\n"
+                "Match originalhost db1 exec \"'\(CLI.binary)' agent ensure-unlocked '%n' '\(world.agentSocket)'\"\n"
                     + "    LogLevel QUIET\n    ProxyCommand /bin/false\n"),
             world.text(world.bridge))
 
