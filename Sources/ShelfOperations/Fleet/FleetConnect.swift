@@ -84,27 +84,44 @@ public enum FleetConnect {
             defer { for fd in answer where fd >= 0 { close(fd) } }
             var watch = sudo.map { PromptWatch(marker: $0.marker) }
             var prompts = 0
-            let exit = try connection.exec(
-                sudo?.command(command) ?? command, input: sudo == nil ? nil : answer[0],
-                terminal: sudo == nil ? terminal : terminal ?? "xterm",
-                stdout: { chunk in
-                    guard let sudo, var seen = watch else { return deliver(chunk, false) }
-                    let (kept, asked) = seen.feed(chunk)
-                    watch = seen
-                    kept.withUnsafeBytes { deliver($0, false) }
-                    guard asked > 0, answer[1] >= 0 else { return }
-                    prompts += asked
-                    if prompts == 1 {
-                        sudo.type(into: answer[1])
-                    } else {
-                        // Asked again: the password was wrong. Ctrl-C ends sudo rather than leave it waiting.
-                        var interrupt: UInt8 = 0x03
-                        _ = write(answer[1], &interrupt, 1)
-                        close(answer[1])
-                        answer[1] = -1
-                    }
-                },
-                stderr: { deliver($0, true) })
+            let exit: RemoteExit
+            do throws(SSHError) {
+                exit = try connection.exec(
+                    sudo?.command(command) ?? command, input: sudo == nil ? nil : answer[0],
+                    terminal: sudo == nil ? terminal : terminal ?? "xterm",
+                    stdout: { chunk in
+                        guard let sudo, var seen = watch else { return deliver(chunk, false) }
+                        let (kept, asked) = seen.feed(chunk)
+                        watch = seen
+                        kept.withUnsafeBytes { deliver($0, false) }
+                        guard asked > 0, answer[1] >= 0 else { return }
+                        prompts += asked
+                        if prompts == 1 {
+                            sudo.type(into: answer[1])
+                        } else {
+                            // Asked again: the password was wrong. Ctrl-C for sudo, then the command is stopped
+                            // here: the answer is known, and a host that ignores the Ctrl-C must not hold the run
+                            // until the command timeout.
+                            var interrupt: UInt8 = 0x03
+                            _ = write(answer[1], &interrupt, 1)
+                            close(answer[1])
+                            answer[1] = -1
+                            connection.abort()
+                        }
+                    },
+                    stderr: { deliver($0, true) })
+            } catch {
+                // Cut (the command timeout, Ctrl-C, a refused sudo) or lost: what the host printed until then is
+                // kept, as pssh and clush keep it — often the clue to why it hung.
+                if var seen = watch { seen.finish().withUnsafeBytes { deliver($0, false) } }
+                result = output
+                if prompts > 1 && error.kind == .cancelled {
+                    result.outcome = .failed
+                    result.error = Self.sudoRefused
+                    return
+                }
+                throw error
+            }
             if var seen = watch { seen.finish().withUnsafeBytes { deliver($0, false) } }
             result = output
             result.exitStatus = exit.exitCode
@@ -120,10 +137,12 @@ public enum FleetConnect {
             }
             if prompts > 1 {
                 result.outcome = .failed
-                result.error = "sudo asked for the password again: it was refused (sshelf typed it once)"
+                result.error = sudoRefused
             }
         }
     }
+
+    static let sudoRefused = "sudo asked for the password again: it was refused (sshelf typed it once)"
 
     private static func fail(_ result: inout FleetHostResult, _ error: SSHError, abort: FleetAbort, loggedIn: Bool) {
         result.exitStatus = nil

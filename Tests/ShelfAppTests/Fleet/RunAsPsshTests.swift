@@ -81,7 +81,9 @@ final class RunAsPsshTests: XCTestCase {
         try Self.ensureSudoers()
         let world = try FleetWorld(["a"])
         let run = try world.home.run(
-            ["run", "a", "--sudo", "--sudo-password-fd", "3", "--json", "--", "id -u"], fd3: "not the password")
+            // A bounded wait: a host that hangs fails the test in minutes, with what it printed, not in ten.
+            ["run", "a", "--sudo", "--sudo-password-fd", "3", "--command-timeout", "120", "--json", "--", "id -u"],
+            fd3: "not the password")
         XCTAssertExit(run, 1)
         let host = try XCTUnwrap(try FleetWorld.jsonLines(run.stdout)["a"], run.stdout)
         XCTAssertEqual(host["outcome"] as? String, "failed", run.stdout)

@@ -218,9 +218,11 @@ final class RunCommandTests: XCTestCase {
         let world = try FleetWorld(["a", "b"])
         let result = try world.home.run(
             "run", "a", "b", "--command-timeout", "1", "--",
-            "[ \"${SSH_CONNECTION##* }\" = never ] || exec sleep 600")
+            "echo started; [ \"${SSH_CONNECTION##* }\" = never ] || exec sleep 600")
         XCTAssertExit(result, 255)
         XCTAssertTrue(result.stdout.contains("a,b (2): timed out"), result.stdout)
+        // What a cut host printed before it hung is kept: often the clue to why.
+        XCTAssertTrue(result.stdout.contains("started"), result.stdout)
     }
 
     /// Through a warm session too: the keeper runs the command, and the timeout counts from when it took it.
@@ -228,11 +230,13 @@ final class RunCommandTests: XCTestCase {
         let world = try FleetWorld(["a"])
         defer { _ = try? world.home.run("warm", "stop") }
         XCTAssertExit(try world.home.run("exec", "a", "--persist", "--persist-for", "120", "-n", "--", "true"), 0)
-        let result = try world.home.run("run", "a", "--command-timeout", "1", "--json", "--", "exec sleep 600")
+        let result = try world.home.run(
+            "run", "a", "--command-timeout", "1", "--json", "--", "echo started; exec sleep 600")
         XCTAssertExit(result, 255)
         let hosts = try FleetWorld.jsonLines(result.stdout)
         XCTAssertEqual(hosts["a"]?["warm"] as? Bool, true, result.stdout)
         XCTAssertEqual(hosts["a"]?["outcome"] as? String, "timed-out", result.stdout)
+        XCTAssertEqual(hosts["a"]?["stdout"] as? String, "started\n", result.stdout)
     }
 
     /// --parallel 1, the first host waits for a file: Ctrl-C then leaves b and c unstarted and lets a finish.
