@@ -11,7 +11,7 @@ enum Migration: Sendable {
 enum Migrations {
     static let all: [Migration] = [
         version1, version2, version3, version4, catalog, identityAgentOptions, trustedSync, hostOptions, leanHosts,
-        outboxWithoutRowid, hostAliases, identityDestinations, conflictSettling,
+        outboxWithoutRowid, hostAliases, identityDestinations, conflictSettling, matchDefaults,
     ]
     static var latest: Int { all.count }
 
@@ -342,5 +342,12 @@ enum Migrations {
         ALTER TABLE sync_conflicts ADD COLUMN kept_at INTEGER NOT NULL DEFAULT 0;
         ALTER TABLE sync_conflicts ADD COLUMN lost_at INTEGER NOT NULL DEFAULT 0;
         ALTER TABLE sync_conflicts ADD COLUMN settled TEXT NOT NULL DEFAULT '';
+        """)
+
+    /// A defaults block may be a `Match` block kept for OpenSSH (1), not a `Host` pattern (0): its pattern column
+    /// holds the Match criteria as written.
+    static let matchDefaults = Migration.sql(
+        """
+        ALTER TABLE option_defaults ADD COLUMN is_match INTEGER NOT NULL DEFAULT 0;
         """)
 }
