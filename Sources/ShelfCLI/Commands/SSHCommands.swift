@@ -47,7 +47,8 @@ enum SSHCommands {
                         + "options sshelf's own client cannot do: ForwardAgent, X11, ControlMaster…)"),
                 .flag(
                     "verbose", short: "v",
-                    "say the note about options sshelf's client does not apply every time (not only the first)"),
+                    "say which key exchange the session used, and the note about options sshelf's client does not "
+                        + "apply every time (not only the first)"),
             ],
             examples: [
                 "sshelf connect prod-db", "sshelf connect prod-db --dry-run", "sshelf connect prod-db --openssh",
@@ -163,6 +164,9 @@ enum SSHCommands {
             }
         }
         return try withConnection(plan, store: store, call: call, options: options, context: context) { connection in
+            if call.flag("verbose"), let kex = connection.outcome.keyExchanges.last, !kex.isEmpty {
+                context.errorOutput(KeyExchangeWords.connected(kex, host: plan.target.name) + "\n")
+            }
             let exit = try connection.runShell(shell)
             if exit == .disconnected {
                 context.errorOutput("\r\nConnection to \(Display.safe(plan.target.name)) closed.\r\n")
