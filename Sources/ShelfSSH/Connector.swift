@@ -97,7 +97,8 @@ public final class SSHConnector {
         session.setTimeout(seconds: hop.connectTimeout(options))
         try session.preferAlgorithms(
             knownHostKeyTypes: options.trust.knownTypes(
-                host: hop.hostname, port: hop.port, pinned: hop.pinnedHostKey, load: connection.knownHostsFiles.entries),
+                host: hop.hostname, port: hop.port, pinned: hop.pinnedHostKey,
+                load: connection.knownHostsFiles.entries),
             settings: hop.settings)
         do {
             try session.handshake(target: hop.name)
