@@ -1,0 +1,159 @@
+// ImportDialog: the TUI's `import ssh-config` of ~/.ssh/config (`o`) — first what the import would do (the dry run's
+// summary: hosts added and updated, groups and forward rules made, what is skipped and why), scrollable; `y` imports,
+// Esc leaves everything as it was; then the summary the CLI prints. The app reads and imports the file in the
+// background (`Effect.previewImport`, `.runImport`) and answers with `Action.importPreviewed`, `.imported`.
+// UserConfigState: what the app found of ~/.ssh/config — whether there is one to offer, and whether it changed since
+// it was last imported (the status line says so and `o` re-imports).
+import FoundationEssentials
+
+public struct UserConfigState: Sendable, Equatable {
+    /// The file as the user knows it (`~/.ssh/config`).
+    public var path: String
+    public var exists: Bool
+    /// The file changed since sshelf last imported it (`sshelf check` says the same).
+    public var changedSinceImport: Bool
+
+    public init(path: String = "~/.ssh/config", exists: Bool, changedSinceImport: Bool = false) {
+        self.path = path
+        self.exists = exists
+        self.changedSinceImport = changedSinceImport
+    }
+}
+
+public struct ImportDialog: Sendable, Equatable {
+    public enum Phase: Sendable, Equatable {
+        /// Reading the file and planning the import (nothing is written).
+        case reading
+        /// The plan is shown: `y` imports it.
+        case ready
+        /// The import is being written (one transaction).
+        case importing
+        /// The import ended: its summary is shown.
+        case done
+        /// The file could not be read or imported: why, and nothing changed.
+        case failed
+    }
+
+    public var path: String
+    /// Opened because the file changed since it was last imported.
+    public var reimport: Bool
+    public var phase: Phase
+    public var lines: [String]
+    public var scroll = 0
+
+    public init(path: String, reimport: Bool, phase: Phase = .reading, lines: [String] = []) {
+        self.path = path
+        self.reimport = reimport
+        self.phase = phase
+        self.lines = lines
+    }
+
+    /// The dialog's height on a screen of `screenRows`: its lines, two borders, a blank and the keys' line.
+    public func height(screenRows: Int) -> Int { min(lines.count + 4, max(5, screenRows - 2)) }
+
+    /// How many of its lines the dialog shows at once.
+    public func visibleRows(screenRows: Int) -> Int { max(1, height(screenRows: screenRows) - 4) }
+
+    /// The last scroll position that still fills the dialog.
+    public func maxScroll(screenRows: Int) -> Int { max(0, lines.count - visibleRows(screenRows: screenRows)) }
+
+    public var title: String {
+        switch phase {
+        case .reading, .ready, .failed: "\(reimport ? "Re-import" : "Import") \(path)?"
+        case .importing: "Importing \(path)"
+        case .done: "Imported \(path)"
+        }
+    }
+}
+
+enum ImportDialogReducer {
+    /// Why `o` does nothing now, or nil.
+    static let disabled: @Sendable (UIState) -> String? = { state in
+        if !state.loaded { return "still loading" }
+        guard let config = state.userConfig, config.exists else {
+            return "there is no ~/.ssh/config here ('sshelf import ssh-config FILE' imports another file)"
+        }
+        return nil
+    }
+
+    /// The status-line hint of `o`: shown when it matters most (nothing stored yet, or the file changed).
+    static let hint: @Sendable (UIState) -> String? = { state in
+        guard let config = state.userConfig, config.exists else { return nil }
+        if config.changedSinceImport { return "re-import" }
+        return state.loaded && state.catalog.totalCount == 0 ? "import" : nil
+    }
+
+    static func open(_ state: inout UIState) -> [Effect] {
+        guard let config = state.userConfig, config.exists else { return [] }
+        state.importDialog = ImportDialog(
+            path: config.path, reimport: config.changedSinceImport, lines: ["reading \(config.path)..."])
+        state.mode = .importConfig
+        return [.previewImport]
+    }
+
+    static func previewed(_ state: inout UIState, _ result: Result<[String], OperationFailure>) {
+        guard state.mode == .importConfig, var dialog = state.importDialog, dialog.phase == .reading else { return }
+        switch result {
+        case .success(let lines):
+            dialog.phase = .ready
+            dialog.lines = lines
+        case .failure(let failure):
+            dialog.phase = .failed
+            dialog.lines = ["cannot import \(dialog.path): \(failure.message)", "Nothing was changed."]
+        }
+        dialog.scroll = 0
+        state.importDialog = dialog
+    }
+
+    static func imported(_ state: inout UIState, _ result: Result<[String], OperationFailure>) -> [Effect] {
+        guard var dialog = state.importDialog, dialog.phase == .importing else { return [.load] }
+        switch result {
+        case .success(let lines):
+            dialog.phase = .done
+            dialog.lines = lines
+            state.notice = Notice("imported \(dialog.path)")
+        case .failure(let failure):
+            dialog.phase = .failed
+            dialog.lines = ["cannot import \(dialog.path): \(failure.message)", "Nothing was changed."]
+            state.notice = Notice("\(dialog.path) was not imported", isError: true)
+        }
+        dialog.scroll = 0
+        state.importDialog = dialog
+        return [.load]
+    }
+
+    static func key(_ state: inout UIState, _ key: Key) -> [Effect] {
+        guard var dialog = state.importDialog else {
+            state.mode = .browse
+            return []
+        }
+        guard let binding = Keymap.binding(for: key, in: .importDialog) else { return [] }
+        if let reason = binding.disabledReason(state) {
+            state.notice = Notice("\(binding.description): \(reason)", isError: true)
+            return []
+        }
+        let page = dialog.visibleRows(screenRows: state.rows)
+        switch binding.command {
+        case .importYes:
+            dialog.phase = .importing
+            state.importDialog = dialog
+            state.notice = Notice("importing \(dialog.path)...")
+            return [.runImport]
+        case .importClose:
+            state.notice = Notice(
+                dialog.phase == .done ? "imported \(dialog.path)" : "nothing imported",
+                isError: false)
+            state.importDialog = nil
+            state.mode = .browse
+            return []
+        case .importDown: dialog.scroll += 1
+        case .importUp: dialog.scroll -= 1
+        case .importPageDown: dialog.scroll += page
+        case .importPageUp: dialog.scroll -= page
+        default: return []
+        }
+        dialog.scroll = max(0, min(dialog.scroll, dialog.maxScroll(screenRows: state.rows)))
+        state.importDialog = dialog
+        return []
+    }
+}
