@@ -48,14 +48,48 @@ public struct ImportDialog: Sendable, Equatable {
         self.lines = lines
     }
 
-    /// The dialog's height on a screen of `screenRows`: its lines, two borders, a blank and the keys' line.
-    public func height(screenRows: Int) -> Int { min(lines.count + 4, max(5, screenRows - 2)) }
+    /// The dialog's width on a screen of `columns` (borders included).
+    public static func width(columns: Int) -> Int { min(120, columns - 2) }
+
+    /// The lines as shown `columns` wide, each with the index of the line it is part of: one too long goes on under
+    /// its text, never cut (a skipped block's reason is the point of the line).
+    public func shown(columns: Int) -> [(text: String, source: Int)] {
+        let width = ImportDialog.width(columns: columns) - 4
+        return lines.enumerated().flatMap { index, line -> [(text: String, source: Int)] in
+            guard width > 20, CharWidth.of(line) > width else { return [(line, index)] }
+            // "  skipped  TEXT": the further lines go under TEXT (the summary line, not indented, under its start).
+            let indent = min(Self.textColumn(line), width / 2)
+            let pad = String(repeating: " ", count: indent)
+            return WordWrap.lines(String(line.dropFirst(indent)), width: width - indent).enumerated().map {
+                (($0.offset == 0 ? String(line.prefix(indent)) : pad) + $0.element, index)
+            }
+        }
+    }
+
+    /// Where a summary line's text starts: after its indent, its word ("added", "kept as defaults") and the spaces
+    /// after it; 0 for a line that is not indented.
+    static func textColumn(_ line: String) -> Int {
+        let characters = Array(line)
+        guard characters.prefix(2) == [" ", " "] else { return 0 }
+        var i = 2
+        // The word may hold single spaces ("kept as defaults"); two spaces end it.
+        while i < characters.count, !(characters[i] == " " && i + 1 < characters.count && characters[i + 1] == " ") {
+            i += 1
+        }
+        while i < characters.count, characters[i] == " " { i += 1 }
+        return i < characters.count ? i : 0
+    }
+
+    /// The dialog's height on a screen: its lines, two borders, a blank and the keys' line.
+    public func height(rows: Int, columns: Int) -> Int { min(shown(columns: columns).count + 4, max(5, rows - 2)) }
 
     /// How many of its lines the dialog shows at once.
-    public func visibleRows(screenRows: Int) -> Int { max(1, height(screenRows: screenRows) - 4) }
+    public func visibleRows(rows: Int, columns: Int) -> Int { max(1, height(rows: rows, columns: columns) - 4) }
 
     /// The last scroll position that still fills the dialog.
-    public func maxScroll(screenRows: Int) -> Int { max(0, lines.count - visibleRows(screenRows: screenRows)) }
+    public func maxScroll(rows: Int, columns: Int) -> Int {
+        max(0, shown(columns: columns).count - visibleRows(rows: rows, columns: columns))
+    }
 
     public var title: String {
         switch phase {
@@ -71,7 +105,7 @@ enum ImportDialogReducer {
     static let disabled: @Sendable (UIState) -> String? = { state in
         if !state.loaded { return "still loading" }
         guard let config = state.userConfig, config.exists else {
-            return "there is no ~/.ssh/config here ('sshelf import ssh-config FILE' imports another file)"
+            return "no ~/.ssh/config here; sshelf import ssh-config FILE imports another file"
         }
         return nil
     }
@@ -132,7 +166,7 @@ enum ImportDialogReducer {
             state.notice = Notice("\(binding.description): \(reason)", isError: true)
             return []
         }
-        let page = dialog.visibleRows(screenRows: state.rows)
+        let page = dialog.visibleRows(rows: state.rows, columns: state.columns)
         switch binding.command {
         case .importYes:
             dialog.phase = .importing
@@ -152,7 +186,7 @@ enum ImportDialogReducer {
         case .importPageUp: dialog.scroll -= page
         default: return []
         }
-        dialog.scroll = max(0, min(dialog.scroll, dialog.maxScroll(screenRows: state.rows)))
+        dialog.scroll = max(0, min(dialog.scroll, dialog.maxScroll(rows: state.rows, columns: state.columns)))
         state.importDialog = dialog
         return []
     }

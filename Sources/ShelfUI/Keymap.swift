@@ -186,8 +186,8 @@ public enum Keymap {
         KeyBinding([.char("s")], .sort, .browse, "sort hosts by name or by last connected"),
         KeyBinding(
             [.char("o")], .importConfig, .browse,
-            "import ~/.ssh/config (as 'sshelf import ssh-config'): shows what it would add, y imports; again when "
-                + "the file changed since its import",
+            "import ~/.ssh/config (as 'sshelf import ssh-config'): shows what it would add first; again once it "
+                + "changed",
             hintNow: ImportDialogReducer.hint, disabled: ImportDialogReducer.disabled),
         KeyBinding([.char("a")], .addHost, .browse, "add a host", hint: "add", disabled: needsLoaded),
         KeyBinding([.char("N")], .addGroup, .browse, "add a group (inside the selected one)", disabled: needsLoaded),
@@ -325,7 +325,8 @@ public enum Keymap {
             disabled: { $0.importDialog?.phase == .ready ? nil : "nothing to import yet" }),
         KeyBinding(
             [.escape, .char("n"), .char("q"), .ctrl("c")], .importClose, .importDialog,
-            "close: before y nothing is imported; after the import, back to the hosts", hint: "close",
+            "close: before y nothing is imported; after the import, back to the hosts",
+            hintNow: { [.done, .failed].contains($0.importDialog?.phase) ? "close" : "cancel" },
             disabled: { $0.importDialog?.phase == .importing ? "the import is being written (it ends by itself)" : nil }
         ),
         KeyBinding([.char("j"), .down], .importDown, .importDialog, "scroll down"),

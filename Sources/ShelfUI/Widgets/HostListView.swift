@@ -9,7 +9,8 @@ enum HostListView {
     /// import a file.
     static func emptyMessage(_ config: UserConfigState?) -> String {
         if let config, config.exists {
-            return "No hosts yet. Press o to import \(config.path) (you see what it would add first), or a to add a host."
+            return
+                "No hosts yet. Press o to import \(config.path) (you see what it would add first), or a to add a host."
         }
         return "No hosts yet. Press a to add a host, or import an OpenSSH config from a shell: "
             + "sshelf import ssh-config FILE"

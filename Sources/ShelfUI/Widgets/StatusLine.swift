@@ -44,7 +44,8 @@ public enum StatusLine {
             }
         }
         return Keymap.bindings(in: context).compactMap { binding in
-            guard let hint = binding.hint(state), binding.disabledReason(state) == nil, let key = binding.keys.first else {
+            guard let hint = binding.hint(state), binding.disabledReason(state) == nil, let key = binding.keys.first
+            else {
                 return nil
             }
             return (key == .enter ? state.symbols.enter : (state.symbols == .ascii ? key.asciiLabel : key.label), hint)
@@ -57,7 +58,8 @@ public enum StatusLine {
         guard let config = state.userConfig, config.exists, config.changedSinceImport else {
             return state.status.syncNotes
         }
-        return [SyncNote("\(config.path) changed since its import", .warning)] + state.status.syncNotes
+        // Short, so the `o re-import` hint beside it fits at 80 columns too.
+        return [SyncNote("\(config.path) changed", .warning)] + state.status.syncNotes
     }
 
     public static func draw(_ state: UIState, in rect: Rect, on canvas: inout Canvas) {
@@ -93,10 +95,12 @@ public enum StatusLine {
             col = canvas.write(" \(s.separator) ", row: rect.row, column: col, style: .dim)
             col = canvas.write(text, row: rect.row, column: col, width: room, style: style, ellipsis: s.ellipsis)
         }
-        // Help and quit are kept when space is short; the rest fill in, in keymap order.
+        // Help and quit are kept when space is short, and the re-import a changed ~/.ssh/config asks for; the rest fill
+        // in, in keymap order.
         let all = hints(state)
+        let first = ["help", "quit", "re-import"]
         let priority = all.indices.sorted { a, b in
-            let pa = ["help", "quit"].contains(all[a].what), pb = ["help", "quit"].contains(all[b].what)
+            let pa = first.contains(all[a].what), pb = first.contains(all[b].what)
             return pa != pb ? pa : a < b
         }
         var kept: Set<Int> = []
