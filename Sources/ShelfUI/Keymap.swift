@@ -186,8 +186,7 @@ public enum Keymap {
         KeyBinding([.char("s")], .sort, .browse, "sort hosts by name or by last connected"),
         KeyBinding(
             [.char("o")], .importConfig, .browse,
-            "import ~/.ssh/config (as 'sshelf import ssh-config'): shows what it would add first; again once it "
-                + "changed",
+            "import ~/.ssh/config as the CLI does, showing first what it adds (again once it changed)",
             hintNow: ImportDialogReducer.hint, disabled: ImportDialogReducer.disabled),
         KeyBinding([.char("a")], .addHost, .browse, "add a host", hint: "add", disabled: needsLoaded),
         KeyBinding([.char("N")], .addGroup, .browse, "add a group (inside the selected one)", disabled: needsLoaded),

@@ -145,7 +145,7 @@ final class TUIImportTests: XCTestCase {
         try tui.send("o")
         let preview = try tui.waitFor("the re-import's preview") { $0.contains("y import") }
         XCTAssertTrue(preview.contains("Re-import ~/.ssh/config?"), preview)
-        XCTAssertTrue(preview.contains("0 added, 1 updated, 1 unchanged"), preview)
+        XCTAssertTrue(flat(preview).contains("0 added, 1 updated, 1 unchanged"), preview)
         XCTAssertTrue(preview.contains("updated  web2"), preview)
         try tui.send("y")
         try tui.waitFor(text: "Imported ~/.ssh/config")
