@@ -110,7 +110,8 @@ final class StoreWorker: @unchecked Sendable {
             return .success(outcome.summary.lines(path: outcome.path, dryRun: dryRun))
         } catch {
             let failure = ShelfError(from: error)
-            return .failure(OperationFailure(failure.message + (failure.hint.map { " (\($0))" } ?? "")))
+            // The hint on a line of its own under the error, as the CLI prints it.
+            return .failure(OperationFailure(failure.message + (failure.hint.map { "\n" + $0 } ?? "")))
         }
     }
 

@@ -133,7 +133,7 @@ enum ImportDialogReducer {
             dialog.lines = lines
         case .failure(let failure):
             dialog.phase = .failed
-            dialog.lines = ["cannot import \(dialog.path): \(failure.message)", "Nothing was changed."]
+            dialog.lines = failed(dialog.path, failure)
         }
         dialog.scroll = 0
         state.importDialog = dialog
@@ -148,12 +148,20 @@ enum ImportDialogReducer {
             state.notice = Notice("imported \(dialog.path)")
         case .failure(let failure):
             dialog.phase = .failed
-            dialog.lines = ["cannot import \(dialog.path): \(failure.message)", "Nothing was changed."]
+            dialog.lines = failed(dialog.path, failure)
             state.notice = Notice("\(dialog.path) was not imported", isError: true)
         }
         dialog.scroll = 0
         state.importDialog = dialog
         return [.load]
+    }
+
+    /// Why the file was not imported: the error, its hint (a line after it), and that nothing changed.
+    static func failed(_ path: String, _ failure: OperationFailure) -> [String] {
+        let parts = failure.message.split(separator: "\n").map(String.init)
+        var lines = ["cannot import \(path): \(parts.first ?? "")"] + parts.dropFirst()
+        if !failure.message.contains("nothing was imported") { lines.append("Nothing was imported.") }
+        return lines
     }
 
     static func key(_ state: inout UIState, _ key: Key) -> [Effect] {

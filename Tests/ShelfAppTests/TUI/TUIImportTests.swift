@@ -2,7 +2,8 @@
 // empty screen offers it; the dialog shows what `import ssh-config --dry-run` says (and the groups and forward rules
 // it makes); Esc changes nothing; y imports, shows the CLI's summary, and the store has the hosts, their jump chain,
 // group, alias and forward rule. With no ~/.ssh/config the empty screen says how to add a host or import a file.
-// After `ssh-config install`, a Port changed in the file shows on the status line, and `o` re-imports it.
+// A file ssh would refuse says which line, and nothing is imported. After `ssh-config install`, a Port changed in
+// the file shows on the status line, and `o` re-imports it.
 import Foundation
 import TestSupport
 import XCTest
@@ -117,6 +118,28 @@ final class TUIImportTests: XCTestCase {
         try tui.waitFor(text: "no ~/.ssh/config here; sshelf import ssh-config FILE imports another file")
         try tui.send("q")
         XCTAssertEqual(try tui.waitForExit(), 0)
+    }
+
+    func testAFileSshWouldRefuseSaysWhichLineAndImportsNothing() throws {
+        let home = TempHome()
+        let config = try home.write(
+            "Host ok\n    HostName 10.0.0.9\nHost bad\n    HostName \"10.0.0.8\n", to: ".ssh/config")
+        let tui = try Tmux(home: home, columns: 200, rows: 30)
+        try tui.waitFor(text: "Press o to import ~/.ssh/config")
+        try tui.send("o")
+        let refused = try tui.waitFor("why the file cannot be imported") { $0.contains("cannot import") }
+        XCTAssertTrue(
+            flat(refused).contains(
+                "cannot import ~/.ssh/config: \(config):4: unterminated quote in 'HostName' line fix that line (ssh -G "
+                    + "would reject it too); nothing was imported"), refused)
+        // y has nothing to import; Esc closes.
+        try tui.send("y")
+        try tui.waitFor(text: "nothing to import yet")
+        try tui.send("Escape")
+        try tui.waitFor(text: "nothing imported")
+        try tui.send("q")
+        XCTAssertEqual(try tui.waitForExit(), 0)
+        XCTAssertEqual(try hosts(home).count, 0)
     }
 
     func testAPortChangedInTheFileShowsOnTheStatusLineAndOReimportsIt() throws {
