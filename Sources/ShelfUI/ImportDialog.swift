@@ -34,18 +34,44 @@ public struct ImportDialog: Sendable, Equatable {
         case failed
     }
 
+    /// One line as drawn, and the index of the summary line it is (part of).
+    public struct ShownLine: Sendable, Equatable {
+        public var text: String
+        public var source: Int
+    }
+
     public var path: String
     /// Opened because the file changed since it was last imported.
     public var reimport: Bool
     public var phase: Phase
-    public var lines: [String]
+    public private(set) var lines: [String]
     public var scroll = 0
+    /// `lines` as drawn `wrappedColumns` wide: wrapped once when they come (and on a resize), not at every frame and
+    /// key — the plan of a 100,000-host file is as many lines.
+    private var wrapped: [ShownLine] = []
+    private var wrappedColumns = -1
 
-    public init(path: String, reimport: Bool, phase: Phase = .reading, lines: [String] = []) {
+    public init(path: String, reimport: Bool, phase: Phase = .reading, lines: [String] = [], columns: Int = 80) {
         self.path = path
         self.reimport = reimport
         self.phase = phase
         self.lines = lines
+        rewrap(columns: columns)
+    }
+
+    /// New lines to show (the plan, the summary, why it failed), from the top.
+    public mutating func show(_ lines: [String], columns: Int) {
+        self.lines = lines
+        scroll = 0
+        wrappedColumns = -1
+        rewrap(columns: columns)
+    }
+
+    /// The terminal changed width: wrap the lines for it.
+    public mutating func rewrap(columns: Int) {
+        guard columns != wrappedColumns else { return }
+        wrapped = Self.wrap(lines, columns: columns)
+        wrappedColumns = columns
     }
 
     /// The dialog's width on a screen of `columns` (borders included).
@@ -53,17 +79,28 @@ public struct ImportDialog: Sendable, Equatable {
 
     /// The lines as shown `columns` wide, each with the index of the line it is part of: one too long goes on under
     /// its text, never cut (a skipped block's reason is the point of the line).
-    public func shown(columns: Int) -> [(text: String, source: Int)] {
+    public func shown(columns: Int) -> [ShownLine] {
+        columns == wrappedColumns ? wrapped : Self.wrap(lines, columns: columns)
+    }
+
+    static func wrap(_ lines: [String], columns: Int) -> [ShownLine] {
         let width = ImportDialog.width(columns: columns) - 4
-        return lines.enumerated().flatMap { index, line -> [(text: String, source: Int)] in
-            guard width > 20, CharWidth.of(line) > width else { return [(line, index)] }
+        var out: [ShownLine] = []
+        out.reserveCapacity(lines.count)
+        for (index, line) in lines.enumerated() {
+            // No character is wider than its UTF-8 bytes are many: a short line needs no measuring.
+            guard width > 20, line.utf8.count > width, CharWidth.of(line) > width else {
+                out.append(ShownLine(text: line, source: index))
+                continue
+            }
             // "  skipped  TEXT": the further lines go under TEXT (the summary line, not indented, under its start).
             let indent = min(Self.textColumn(line), width / 2)
             let pad = String(repeating: " ", count: indent)
-            return WordWrap.lines(String(line.dropFirst(indent)), width: width - indent).enumerated().map {
-                (($0.offset == 0 ? String(line.prefix(indent)) : pad) + $0.element, index)
+            for (n, part) in WordWrap.lines(String(line.dropFirst(indent)), width: width - indent).enumerated() {
+                out.append(ShownLine(text: (n == 0 ? String(line.prefix(indent)) : pad) + part, source: index))
             }
         }
+        return out
     }
 
     /// Where a summary line's text starts: after its indent, its word ("added", "kept as defaults") and the spaces
@@ -120,7 +157,8 @@ enum ImportDialogReducer {
     static func open(_ state: inout UIState) -> [Effect] {
         guard let config = state.userConfig, config.exists else { return [] }
         state.importDialog = ImportDialog(
-            path: config.path, reimport: config.changedSinceImport, lines: ["reading \(config.path)..."])
+            path: config.path, reimport: config.changedSinceImport, lines: ["reading \(config.path)..."],
+            columns: state.columns)
         state.mode = .importConfig
         return [.previewImport]
     }
@@ -130,12 +168,11 @@ enum ImportDialogReducer {
         switch result {
         case .success(let lines):
             dialog.phase = .ready
-            dialog.lines = lines
+            dialog.show(lines, columns: state.columns)
         case .failure(let failure):
             dialog.phase = .failed
-            dialog.lines = failed(dialog.path, failure)
+            dialog.show(failed(dialog.path, failure), columns: state.columns)
         }
-        dialog.scroll = 0
         state.importDialog = dialog
     }
 
@@ -144,14 +181,13 @@ enum ImportDialogReducer {
         switch result {
         case .success(let lines):
             dialog.phase = .done
-            dialog.lines = lines
+            dialog.show(lines, columns: state.columns)
             state.notice = Notice("imported \(dialog.path)")
         case .failure(let failure):
             dialog.phase = .failed
-            dialog.lines = failed(dialog.path, failure)
+            dialog.show(failed(dialog.path, failure), columns: state.columns)
             state.notice = Notice("\(dialog.path) was not imported", isError: true)
         }
-        dialog.scroll = 0
         state.importDialog = dialog
         return [.load]
     }

@@ -10,6 +10,7 @@ public enum Reducer {
         case .resize(let rows, let columns):
             state.rows = rows
             state.columns = columns
+            state.importDialog?.rewrap(columns: columns)
             clampCursors(&state)
             return []
         case .tick(let now):

@@ -117,6 +117,23 @@ final class ImportDialogTests: XCTestCase {
         XCTAssertTrue(Screen.render(state).text.contains("dry run, nothing written"))
     }
 
+    func testALongLineIsWrappedForTheWidthAndAgainAfterAResize() throws {
+        var state = empty(config: UserConfigState(exists: true))
+        Fixtures.press(&state, .char("o"))
+        _ = Reducer.reduce(&state, .importPreviewed(.success(Self.previewLines)))
+        let skipped = Self.previewLines.firstIndex { $0.hasPrefix("  skipped") }!
+        let narrow = try XCTUnwrap(state.importDialog).shown(columns: state.columns).filter { $0.source == skipped }
+        XCTAssertEqual(narrow.count, 2, "\(narrow)")
+        // Under the text, after '  skipped  '.
+        XCTAssertTrue(narrow[1].text.hasPrefix(String(repeating: " ", count: 11)), narrow[1].text)
+        XCTAssertFalse(narrow[1].text.hasPrefix(String(repeating: " ", count: 12)), narrow[1].text)
+        XCTAssertTrue(narrow[1].text.hasSuffix("connect time)"), narrow[1].text)
+        _ = Reducer.reduce(&state, .resize(rows: 50, columns: 200))
+        let wide = try XCTUnwrap(state.importDialog).shown(columns: 200).filter { $0.source == skipped }
+        XCTAssertEqual(wide.map(\.text), [Self.previewLines[skipped]])
+        XCTAssertTrue(Screen.render(state).text.contains(Self.previewLines[skipped]))
+    }
+
     func testTheEmptyListAndTheHintFollowTheFile() {
         let offer = empty(config: UserConfigState(exists: true))
         XCTAssertTrue(StatusLine.hints(offer).contains { $0.what == "import" })
