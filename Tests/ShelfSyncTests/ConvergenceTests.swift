@@ -96,7 +96,7 @@ final class ConvergenceTests: XCTestCase {
                 try byzantine(views: views, owners: owners, random: &random)
             case 15:
                 // Settle an open conflict, taking either side (two devices may settle one conflict differently).
-                let open = try device.store.conflicts().filter { $0.settled == nil && $0.why == "concurrent" }
+                let open = try device.store.conflicts().filter { $0.state != "settled" && $0.why == "concurrent" }
                 guard let conflict = open.randomElement(using: &random) else { continue }
                 let side: Store.ConflictSide = Bool.random(using: &random) ? .kept : .other
                 try? device.store.write { try $0.settleConflict(conflict.id, take: side) }
@@ -167,6 +167,16 @@ final class ConvergenceTests: XCTestCase {
                 return "\(c.kind) \(c.record) \(c.field) \(c.why) \(sides)"
             }
             XCTAssertEqual(Set(keys).count, keys.count, "seed \(seed): \(device.name) lists a conflict twice")
+        }
+        // The same conflicts in the same states everywhere (open, settled by whom with which side, disputed with
+        // each choice): derived from the events every device holds, not from what each saw happen.
+        let conflictLists = try remaining.map(conflictStates)
+        for (device, listed) in zip(remaining, conflictLists).dropFirst() where listed != conflictLists[0] {
+            XCTFail(
+                (["seed \(seed): \(remaining[0].name) and \(device.name) list conflicts differently"]
+                    + Set(conflictLists[0]).subtracting(listed).sorted().map { "  only \(remaining[0].name): \($0)" }
+                    + Set(listed).subtracting(conflictLists[0]).sorted().map { "  only \(device.name): \($0)" })
+                    .joined(separator: "\n"))
         }
         for (device, state) in zip(remaining, states).dropFirst() where state != states[0] {
             // Enough to replay it: who is who, what each has that the other has not, and where each stopped.
