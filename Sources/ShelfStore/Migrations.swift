@@ -345,10 +345,12 @@ enum Migrations {
         """)
 
     /// Conflict events (StoreConflictEvents): each conflict found or settled, as it travels signed in entries; a
-    /// conflict's state is derived from them. `identity` ties a listed conflict to its events.
+    /// conflict's state is derived from them. `identity` ties a listed conflict to its events; `from_event` marks one
+    /// listed because another device's event named it (until this device's own merge finds it too).
     static let conflictEvents = Migration.sql(
         """
         ALTER TABLE sync_conflicts ADD COLUMN identity TEXT NOT NULL DEFAULT '';
+        ALTER TABLE sync_conflicts ADD COLUMN from_event INTEGER NOT NULL DEFAULT 0;
         CREATE INDEX sync_conflicts_identity ON sync_conflicts(identity);
         CREATE TABLE sync_conflict_events(
             identity TEXT NOT NULL,

@@ -89,6 +89,7 @@ extension Store {
             try insertConflict(
                 kind: event.kind, record: event.record, name: event.name, field: event.field, why: event.why,
                 kept: event.kept, lost: event.lost, identity: identity, seen: true, at: time)
+            try db.run("UPDATE sync_conflicts SET from_event = 1 WHERE identity = ?", [.text(identity)])
         }
         if event.action == .settled {
             // A settlement arriving makes the conflict seen; a choice that disputes another makes it new again.

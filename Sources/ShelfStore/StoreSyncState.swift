@@ -252,6 +252,12 @@ extension Store {
                 .text(conflict.kept), .text(conflict.keptBy), .int(Int(conflict.keptAt)),
             ]
         ) { $0.int(0) }
+        if !known.isEmpty, !seen {
+            // Listed first from another device's event: this device's own merge finding it counts it as new here.
+            try db.run(
+                "UPDATE sync_conflicts SET seen = 0, from_event = 0 WHERE identity = ? AND from_event = 1",
+                [.text(identity)])
+        }
         if known.isEmpty {
             try insertConflict(
                 kind: kind.rawValue, record: id.storeText, name: name, field: conflict.group,
