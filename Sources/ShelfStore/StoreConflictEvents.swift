@@ -49,7 +49,10 @@ extension Store {
     /// Every event published (by this device or received), as signed: what a snapshot relays.
     public func publishedConflictEvents() throws -> [StoredConflictEvent] {
         try db.query("SELECT body, signature FROM sync_conflict_events WHERE signature != '' ORDER BY wall, counter") {
-            row in ConflictEvent(text: row.text(0)).map { StoredConflictEvent(event: $0, text: row.text(0), signature: row.text(1)) }
+            row in
+            ConflictEvent(text: row.text(0)).map {
+                StoredConflictEvent(event: $0, text: row.text(0), signature: row.text(1))
+            }
         }.compactMap { $0 }
     }
 
@@ -93,7 +96,8 @@ extension Store {
         }
         if event.action == .settled {
             // A settlement arriving makes the conflict seen; a choice that disputes another makes it new again.
-            let disputed = try settlementState(identity: identity, kept: event.kept, lost: event.lost).state == "disputed"
+            let disputed =
+                try settlementState(identity: identity, kept: event.kept, lost: event.lost).state == "disputed"
             try db.run(
                 "UPDATE sync_conflicts SET seen = ? WHERE identity = ?", [.int(disputed ? 0 : 1), .text(identity)])
         }

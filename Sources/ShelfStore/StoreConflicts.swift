@@ -59,8 +59,10 @@ extension Store {
     /// The settlement as an event that travels: who took which side, at the settling edit's stamp, knowing every
     /// earlier settlement of this conflict held here (so it ends a dispute).
     func recordSettlement(_ conflict: StoredConflict, took side: ConflictSide, kind: RecordKind, record: UUID) throws {
-        let kept = ConflictEvent.Side(value: conflict.kept, by: conflict.keptBy, at: Store.milliseconds(conflict.keptAt))
-        let lost = ConflictEvent.Side(value: conflict.lost, by: conflict.lostBy, at: Store.milliseconds(conflict.lostAt))
+        let kept = ConflictEvent.Side(
+            value: conflict.kept, by: conflict.keptBy, at: Store.milliseconds(conflict.keptAt))
+        let lost = ConflictEvent.Side(
+            value: conflict.lost, by: conflict.lostBy, at: Store.milliseconds(conflict.lostAt))
         var identity = conflict.identity
         if identity.isEmpty {
             identity = ConflictEvent.identity(

@@ -311,7 +311,8 @@ extension Store {
     }
 
     static let conflictColumns =
-        "id, at, kind, record, name, field, kept, kept_by, lost, lost_by, why, seen, kept_at, lost_at, settled, identity"
+        "id, at, kind, record, name, field, kept, kept_by, lost, lost_by, why, seen, kept_at, lost_at, settled, "
+        + "identity"
 
     static func conflictRow(_ row: Statement) -> StoredConflict {
         func time(_ ms: Int) -> Date? { ms > 0 ? Date(timeIntervalSince1970: Double(ms) / 1000) : nil }

@@ -24,10 +24,11 @@ enum ConflictEvents {
 
     static func record(_ event: ConflictEvent, text: String, signature: String) -> SyncRecord {
         let id = SyncCrypto.digest(Array(text.utf8))
-        let uuid = UUID(uuid: (
-            id[0], id[1], id[2], id[3], id[4], id[5], id[6], id[7], id[8], id[9], id[10], id[11], id[12], id[13],
-            id[14], id[15]
-        ))
+        let uuid = UUID(
+            uuid: (
+                id[0], id[1], id[2], id[3], id[4], id[5], id[6], id[7], id[8], id[9], id[10], id[11], id[12], id[13],
+                id[14], id[15]
+            ))
         return SyncRecord(
             kind: kind, id: uuid, clock: .uniform(GroupStamp(stamp: event.stamp), kind: kind),
             body: ["e": .string(text), "s": .string(signature)])

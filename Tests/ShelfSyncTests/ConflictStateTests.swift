@@ -49,7 +49,8 @@ final class ConflictStateTests: XCTestCase {
         XCTAssertEqual(user, "bob", "the later choice (B's) stands, by the merge's own rule")
         for device in [a, b] {
             let users = try device.store.conflicts().filter { $0.field == "user" }
-            XCTAssertEqual(users.count, 1, "\(device.name): the clash of the settles is that conflict's dispute: \(users)")
+            XCTAssertEqual(
+                users.count, 1, "\(device.name): the clash of the settles is that conflict's dispute: \(users)")
             let conflict = try XCTUnwrap(users.first)
             XCTAssertEqual(conflict.state, "disputed", "\(device.name)")
             XCTAssertNil(conflict.settled, "\(device.name): a dispute is offered again")

@@ -29,7 +29,8 @@ final class ConvergenceTests: XCTestCase {
         let first = UInt64(ProcessInfo.processInfo.environment["SSHELF_CONVERGENCE_SEED"] ?? "") ?? 0
         for seed in first..<(first + UInt64(schedules)) where seed % 4 == shard {
             do { try runSchedule(seed: seed, operations: 40) } catch {
-                XCTFail("seed \(seed): \(error) (replay: SSHELF_CONVERGENCE_SEED=\(seed) SSHELF_CONVERGENCE_SCHEDULES=1)")
+                XCTFail(
+                    "seed \(seed): \(error) (replay: SSHELF_CONVERGENCE_SEED=\(seed) SSHELF_CONVERGENCE_SCHEDULES=1)")
             }
         }
     }
