@@ -386,7 +386,8 @@ public struct SyncEngine {
                 try store.setSetting("sync.credentials.digest", credentialDigest)
             }
         }
-        report.pushed += changes
+        // A conflict found or settled here is a change sent too (its event).
+        report.pushed += changes + signed.count
         if credentials != nil { report.credentialsSent = ownSet?.count ?? 0 }
     }
 }
