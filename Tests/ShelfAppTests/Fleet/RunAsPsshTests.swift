@@ -140,7 +140,7 @@ final class RunAsPsshTests: XCTestCase {
         try text.write(toFile: temporary, atomically: false, encoding: .utf8)
         chmod(temporary, 0o440)
         guard rename(temporary, path) == 0 else { throw HarnessError("cannot write \(path)") }
-        addTeardownBlock { unlink(path) }
+        addTeardown { unlink(path) }
     }
 
     /// sshelf's process under the tmux pane's shell.
