@@ -76,19 +76,21 @@ enum DetailsView {
                     unapplied == 0 ? .plain : CellStyle(color: .orange)
                 ))
         }
-        // With the forwards pane focused the rules and their state must show: a short pane drops the host lines.
-        if state.focus == .forwards, 2 + lines.count + 2 * state.selectedRules.count > rect.height { lines = [] }
-        let titleWidth = rect.width - 2
-        canvas.write(
-            host.name, row: rect.row, column: rect.column + 1, width: titleWidth, style: .bold,
-            ellipsis: state.symbols.ellipsis)
-        var y = rect.row + 1
         let labelWidth = 10
         // A value longer than the pane goes on over up to three lines (a fingerprint, an auth source) rather than
         // being cut; only what still does not fit ends in an ellipsis.
         // Continuation lines start under the label (indented), so a 50-character fingerprint fits at 80 columns.
         let valueWidth = rect.width - labelWidth - 2
         let onWidth = rect.width - 4
+        // With the forwards pane focused the rules and their state must show: a short pane drops the host lines
+        // (counted as the rows they take once wrapped, a key file's path on a line of its own included).
+        let hostRows = lines.reduce(0) { $0 + wrap($1.1, width: valueWidth, lines: 3, continuation: onWidth).count }
+        if state.focus == .forwards, 2 + hostRows + 2 * state.selectedRules.count > rect.height { lines = [] }
+        let titleWidth = rect.width - 2
+        canvas.write(
+            host.name, row: rect.row, column: rect.column + 1, width: titleWidth, style: .bold,
+            ellipsis: state.symbols.ellipsis)
+        var y = rect.row + 1
         for (label, value, style) in lines where y < rect.row + rect.height {
             canvas.write(label, row: y, column: rect.column + 1, style: .dim)
             let parts = wrap(value, width: valueWidth, lines: 3, continuation: onWidth)

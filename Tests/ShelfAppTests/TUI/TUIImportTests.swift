@@ -39,7 +39,7 @@ final class TUIImportTests: XCTestCase {
             Host *.internal
                 User ops
 
-            Match host foo
+            Match exec "true"
                 User bar
             """, to: ".ssh/config")
     }
@@ -69,7 +69,7 @@ final class TUIImportTests: XCTestCase {
         }
         XCTAssertTrue(preview.contains("group    work"), preview)
         XCTAssertTrue(preview.contains("forward  web1 -L 127.0.0.1:18080:localhost:80"), preview)
-        XCTAssertTrue(flat(preview).contains("Match block skipped (its conditions are evaluated by ssh"), preview)
+        XCTAssertTrue(flat(preview).contains("is kept as written for OpenSSH (ssh decides its exec criterion"), preview)
 
         // Esc: nothing imported.
         try tui.send("Escape")
