@@ -60,7 +60,7 @@ public final class OpenSSHFleet: @unchecked Sendable {
     ) -> FleetHostResult {
         let terminal = sudo == nil ? terminal : terminal ?? "xterm"
         var input = OpenSSHInput(sudo: sudo)
-        let user = plan.endpoints.last.map { ["-l", $0.user] } ?? []
+        let user = plan.endpoints.last.flatMap { $0.user.isEmpty ? nil : ["-l", $0.user] } ?? []
         return handOver(
             plan, why: why, abort: abort, connected: connected, terminal: terminal, input: &input, observe: observe
         ) { name in
@@ -70,7 +70,6 @@ public final class OpenSSHFleet: @unchecked Sendable {
             return [OpenSSHHandover.sshPath] + Self.batch(connectTimeout) + tty + user
                 + ["--", name, sudo?.command(command) ?? command]
         }
-        return result
     }
 
     /// Copies through OpenSSH's scp (its SFTP mode, OpenSSH 9.0 and later): `sources` to `path` on the host

@@ -129,6 +129,7 @@ public final class ServiceHost: @unchecked Sendable {
             publish(sync, forwards)
             // Each turn follows a burst (a sync run, a forward's login, the start-up): what it mapped and freed is
             // given back, so the idle service holds only what its waits use (docs/SERVICE.md, "Memory").
+            store.releaseCache()
             ProcessMemory.settle()
         }
         Self.log("stopping")
