@@ -23,7 +23,9 @@ public enum ProcessMemory {
         var released = 0
         for mapping in Mapping.all(in: smaps) where mapping.isReleasable {
             guard let start = UnsafeMutableRawPointer(bitPattern: mapping.start) else { continue }
-            if madvise(start, mapping.end - mapping.start, MADV_DONTNEED) == 0 { released += mapping.residentKiB * 1024 }
+            if madvise(start, mapping.end - mapping.start, MADV_DONTNEED) == 0 {
+                released += mapping.residentKiB * 1024
+            }
         }
         return released
     }
@@ -48,7 +50,8 @@ public enum ProcessMemory {
             for line in smaps.split(separator: "\n") {
                 let words = line.split(separator: " ", omittingEmptySubsequences: true)
                 if let head = words.first, let dash = head.firstIndex(of: "-"), words.count >= 5,
-                    let start = Int(head[..<dash], radix: 16), let end = Int(head[head.index(after: dash)...], radix: 16)
+                    let start = Int(head[..<dash], radix: 16),
+                    let end = Int(head[head.index(after: dash)...], radix: 16)
                 {
                     let path = words.count > 5 ? words[5...].joined(separator: " ") : ""
                     mappings.append(Mapping(start: start, end: end, permissions: String(words[1]), path: path))
@@ -58,7 +61,8 @@ public enum ProcessMemory {
                 switch words[0] {
                 case "Rss:": mappings[mappings.count - 1].residentKiB = kib
                 // A mapping whose every page is the file's has none of these; any one makes it unsafe to drop.
-                case "Anonymous:", "Swap:", "Private_Dirty:", "Shared_Dirty:": mappings[mappings.count - 1].ownKiB += kib
+                case "Anonymous:", "Swap:", "Private_Dirty:", "Shared_Dirty:":
+                    mappings[mappings.count - 1].ownKiB += kib
                 default: break
                 }
             }

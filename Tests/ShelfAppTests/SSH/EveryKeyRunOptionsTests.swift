@@ -60,11 +60,13 @@ final class EveryKeyRunOptionsTests: XCTestCase {
             "run", "rsa", "--stream", "--",
             "for i in 1 2 3; do echo line-$i; done; printf 'no newline'; echo oops >&2")
         XCTAssertExit(stream, 0)
+        // The lines as they came, then the host's status line (the report has no grouped copy of the output).
         let lines = stream.stdout.split(separator: "\n").map(String.init).filter { $0.hasPrefix("rsa: ") }
-        XCTAssertEqual(lines, ["rsa: line-1", "rsa: line-2", "rsa: line-3", "rsa: no newline"], stream.stdout)
+        XCTAssertEqual(
+            lines.dropLast(), ["rsa: line-1", "rsa: line-2", "rsa: line-3", "rsa: no newline"], stream.stdout)
+        XCTAssertTrue(lines.last?.hasPrefix("rsa: exit 0") == true, stream.stdout)
+        XCTAssertEqual(lines.last?.contains("through OpenSSH") == true, !newer, stream.stdout)
         XCTAssertTrue(stream.stderr.contains("rsa: oops\n"), stream.stderr)
-        let status = stream.stdout.split(separator: "\n").first { $0.hasPrefix("rsa: exit 0") }.map(String.init)
-        XCTAssertEqual(status?.contains("through OpenSSH") ?? false, !newer, stream.stdout)
     }
 
     /// `--sudo` at a terminal: the password asked once, typed into the real sudo's marked prompt through ssh's input
@@ -75,8 +77,10 @@ final class EveryKeyRunOptionsTests: XCTestCase {
         let go = shared + "/go"
         defer { _ = FileManager.default.createFile(atPath: go, contents: nil) }
         let command =
-            "id -u; touch \(shared)/started-$$; while [ ! -e \(go) ] && [ -d \(shared) ]; do sleep 0.05; done; echo done"
-        let run = try Tmux(home: world.home, arguments: ["run", "rsa", "--sudo", "--json", "--", command], columns: 200)
+            "id -u; touch \(shared)/started-$$; while [ ! -e \(go) ] && [ -d \(shared) ]; do sleep 0.05; done;"
+            + " echo done"
+        let run = try Tmux(
+            home: world.home, arguments: ["run", "rsa", "--sudo", "--json", "--", command], columns: 200)
         try run.waitFor(text: "sudo password for the hosts")
         try run.enter(TestAccount.password)
         try eventually("the host ran under sudo", context: { (try? run.screen()) ?? "" }) {
@@ -107,7 +111,7 @@ final class EveryKeyRunOptionsTests: XCTestCase {
     /// A wrong password is typed once: sudo's second prompt gets Ctrl-C, ssh is stopped, and the host fails with why.
     func testAWrongSudoPasswordThroughOpenSSHIsTypedOnce() throws {
         try RunAsPsshTests.ensureSudoers()
-        let (world, _, _, newer) = try world()
+        let (world, server, _, newer) = try world()
         let run = try world.home.run(
             ["run", "rsa", "--sudo", "--sudo-password-fd", "3", "--command-timeout", "120", "--json", "--", "id -u"],
             fd3: "not the password")
@@ -117,6 +121,7 @@ final class EveryKeyRunOptionsTests: XCTestCase {
         XCTAssertTrue((host["error"] as? String ?? "").contains("sudo asked for the password again"), run.stdout)
         XCTAssertEqual(host["openssh"] != nil, !newer, run.stdout)
         XCTAssertFalse((host["stdout"] as? String ?? "").contains("sshelf-sudo-"), run.stdout)
+        XCTAssertTrue(server.log.contains("Accepted publickey"), "logged in before sudo asked: \(server.log)")
     }
 
     /// A child of `parent` whose command is `name`.

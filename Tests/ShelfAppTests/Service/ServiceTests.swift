@@ -1,6 +1,6 @@
 // The user service through the real binary (docs/SERVICE.md): one instance per user, its state (--json fields, file
 // modes), the agent and forward commands deferring to it, SIGTERM, the systemd unit checked by systemd-analyze, and
-// an idle service that does not wake without cause.
+// an idle service that does not wake without cause, nor keep mapped the code its start-up ran.
 import Foundation
 import TestSupport
 import XCTest
@@ -136,6 +136,26 @@ final class ServiceTests: XCTestCase {
         XCTAssertEqual(after["wakeups"] as? Int, last + 1, "woke without cause:\n\(service.log)")
     }
 
+    /// After its start-up and its first sync runs, the service gives back the code they ran (docs/SERVICE.md,
+    /// "Memory"): the binary's code it keeps mapped is what its waits and a turn of its loop touch — a small part of
+    /// the binary, where without the release it kept more than half of it mapped for its whole life.
+    func testAnIdleServiceKeepsOnlyTheCodeItsWaitsUse() throws {
+        let home = syncHome()
+        let remote = home.root + "/remote"
+        try FileManager.default.createDirectory(atPath: remote, withIntermediateDirectories: true)
+        XCTAssertExit(try home.run("add", "idle", "--host", "10.9.9.9"), 0)
+        XCTAssertExit(try home.run("sync", "enable", "--folder", remote), 0)
+        let service = try RunningService(home)
+        let binary = URL(fileURLWithPath: CLI.binary).resolvingSymlinksInPath().path
+        var code = CodeMapping()
+        try eventually("the service to give back its start-up code", context: { "\(code)\n\(service.log)" }) {
+            _ = try service.refreshed()
+            code = CodeMapping(pid: service.process.pid, binary: binary)
+            return service.sync()["state"] as? String == "idle" && code.sizeKiB > 0
+                && code.residentKiB * 4 < code.sizeKiB
+        }
+    }
+
     func testAFailedRunSaysWhyAndBacksOff() throws {
         let home = syncHome()
         let remote = home.root + "/remote"
@@ -212,4 +232,29 @@ enum ContextSwitches {
         }
         return counts
     }
+}
+
+/// The executable's code mapping in a process (/proc/PID/smaps): its size and how much of it is mapped in.
+struct CodeMapping: CustomStringConvertible {
+    var sizeKiB = 0
+    var residentKiB = 0
+
+    init() {}
+
+    init(pid: pid_t, binary: String) {
+        let smaps = (try? String(contentsOfFile: "/proc/\(pid)/smaps", encoding: .utf8)) ?? ""
+        var inside = false
+        for line in smaps.split(separator: "\n") {
+            let words = line.split(separator: " ", omittingEmptySubsequences: true)
+            if let first = words.first, first.contains("-"), words.count >= 5 {
+                inside = words.count >= 6 && words[1] == "r-xp" && words[5...].joined(separator: " ") == binary
+                continue
+            }
+            guard inside, words.count >= 2, let kib = Int(words[1]) else { continue }
+            if words[0] == "Size:" { sizeKiB += kib }
+            if words[0] == "Rss:" { residentKiB += kib }
+        }
+    }
+
+    var description: String { "code of the binary mapped: \(residentKiB) KiB of \(sizeKiB) KiB" }
 }
