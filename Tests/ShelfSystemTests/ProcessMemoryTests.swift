@@ -11,7 +11,7 @@ final class ProcessMemoryTests: XCTestCase {
             5595bec1a000-5595bfa35000 r-xp 00249000 fe:00 5466069                    /usr/bin/sshelf
             Size:              14444 kB
             Rss:               10296 kB
-            Private_Dirty:         0 kB
+            Private_Dirty:      4096 kB
             Anonymous:             0 kB
             Swap:                  0 kB
             VmFlags: rd ex mr mw me sd
@@ -45,7 +45,7 @@ final class ProcessMemoryTests: XCTestCase {
         XCTAssertEqual(
             mappings.map(\.isReleasable),
             [
-                true,  // code of a file, every page the file's
+                true,  // code of a file, every page the file's (dirty: the file just written, not yet on disk)
                 false,  // relocated constants: pages of its own (written once by the loader)
                 false,  // writable
                 false,  // a page swapped out is a page of its own

@@ -29,6 +29,20 @@ final class RunningService {
 
     func sync() -> [String: Any] { state()?["sync"] as? [String: Any] ?? [:] }
 
+    /// Waits until the service is settled: sync idle, and a SIGUSR2 turns its loop exactly once (no run, no event
+    /// in between). Returns its wake-up count then.
+    @discardableResult
+    func settled(file: StaticString = #filePath, line: UInt = #line) throws -> Int {
+        var last = -1
+        try eventually("the service to settle", file: file, line: line, context: { self.log }) {
+            let state = try refreshed(file: file, line: line)
+            let wakeups = state["wakeups"] as? Int ?? -1
+            defer { last = wakeups }
+            return (state["sync"] as? [String: Any])?["state"] as? String == "idle" && wakeups == last + 1
+        }
+        return last
+    }
+
     /// Asks the service to write its state now (SIGUSR2: one turn of its loop) and returns what it wrote.
     func refreshed(file: StaticString = #filePath, line: UInt = #line) throws -> [String: Any] {
         let before = state()?["updated"] as? String
@@ -113,22 +127,17 @@ final class ServiceTests: XCTestCase {
         let service = try RunningService(home)
         // Settled: its first run (and the one its own writes to the folder asked for) are over, and a SIGUSR2 turns
         // the loop exactly once.
-        var last = -1
-        try eventually("the service to settle", context: { service.log }) {
-            let state = try service.refreshed()
-            let wakeups = state["wakeups"] as? Int ?? -1
-            defer { last = wakeups }
-            return (state["sync"] as? [String: Any])?["state"] as? String == "idle" && wakeups == last + 1
-        }
+        let last = try service.settled()
         // An idle window (part of the scenario, not a wait for a condition): nothing changes, nothing is due. No
         // thread of the process blocks again in it — a thread that woke on a tick (a poll timeout, libdispatch's
         // worker monitor) and went back to sleep is a voluntary context switch — and the loop turns only for SIGUSR2.
         // Every thread back in its wait after the last SIGUSR2's turn: two looks in a row see the same counts.
+        // (Asleep, too: a thread still busy in the turn — writing the state file, giving memory back — is not.)
         var before: [String: Int] = [:]
         try eventually("the service's threads to be back in their waits") {
             let now = ContextSwitches.voluntary(service.process.pid)
             defer { before = now }
-            return now == before
+            return now == before && ContextSwitches.allAsleep(service.process.pid)
         }
         Thread.sleep(forTimeInterval: 3)
         XCTAssertEqual(ContextSwitches.voluntary(service.process.pid), before, "a thread woke without cause")
@@ -162,7 +171,11 @@ final class ServiceTests: XCTestCase {
         try FileManager.default.createDirectory(atPath: remote, withIntermediateDirectories: true)
         XCTAssertExit(try home.run("sync", "enable", "--folder", remote), 0)
         let service = try RunningService(home)
-        try FileManager.default.removeItem(atPath: remote)
+        // Its first runs over first: a run under way when the folder goes would be a second failure.
+        try service.settled()
+        // Moved away in one step: a recursive delete is one event per entry, and a run could start on each of them
+        // before the folder itself is gone (a second failure: the backoff doubled before the assertions below).
+        XCTAssertEqual(rename(remote, remote + "-gone"), 0)
         // The folder's watch sees it go: a run, which falls back. A local change made then waits for the backoff.
         _ = try eventually(
             "the service to report the fallback", observe: { service.sync() },
@@ -231,6 +244,18 @@ enum ContextSwitches {
             }
         }
         return counts
+    }
+
+    /// Every thread of the process is asleep (state S in /proc/PID/task/*/stat): none is running or in a disk wait.
+    static func allAsleep(_ pid: pid_t) -> Bool {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return !tasks.isEmpty
+            && tasks.allSatisfy { task in
+                guard let stat = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/stat", encoding: .utf8),
+                    let close = stat.lastIndex(of: ")")
+                else { return true }  // ended meanwhile
+                return stat[stat.index(after: close)...].split(separator: " ").first == "S"
+            }
     }
 }
 
