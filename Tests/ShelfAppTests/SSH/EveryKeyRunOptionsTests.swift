@@ -72,7 +72,7 @@ final class EveryKeyRunOptionsTests: XCTestCase {
     /// `--sudo` at a terminal: the password asked once, typed into the real sudo's marked prompt through ssh's input
     /// (a pipe), and found nowhere — ssh's and sshelf's arguments and environments, the home's files, the screen.
     func testSudoThroughOpenSSHTypesThePasswordOnlyIntoSudosPrompt() throws {
-        try RunAsPsshTests.ensureSudoers()
+        try ensureSudoers()
         let (world, server, shared, newer) = try world()
         let go = shared + "/go"
         defer { _ = FileManager.default.createFile(atPath: go, contents: nil) }
@@ -110,7 +110,7 @@ final class EveryKeyRunOptionsTests: XCTestCase {
 
     /// A wrong password is typed once: sudo's second prompt gets Ctrl-C, ssh is stopped, and the host fails with why.
     func testAWrongSudoPasswordThroughOpenSSHIsTypedOnce() throws {
-        try RunAsPsshTests.ensureSudoers()
+        try ensureSudoers()
         let (world, server, _, newer) = try world()
         let run = try world.home.run(
             ["run", "rsa", "--sudo", "--sudo-password-fd", "3", "--command-timeout", "120", "--json", "--", "id -u"],
