@@ -248,10 +248,12 @@ enum ContextSwitches {
         return counts
     }
 
-    /// Every thread of the process is asleep (state S in /proc/PID/task/*/stat): none is running or in a disk wait.
+    /// Every thread of the process is asleep (state S in /proc/PID/task/*/stat: none is running or in a disk wait),
+    /// and the main thread in its loop's poll(2) (/proc/PID/task/PID/syscall: 7) — not in a lock or a fault of a turn.
     static func allAsleep(_ pid: pid_t) -> Bool {
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
-        return !tasks.isEmpty
+        let main = (try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/syscall", encoding: .utf8)) ?? ""
+        return !tasks.isEmpty && main.split(separator: " ").first == "7"
             && tasks.allSatisfy { task in
                 guard let stat = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/stat", encoding: .utf8),
                     let close = stat.lastIndex(of: ")")
