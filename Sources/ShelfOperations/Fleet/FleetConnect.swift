@@ -142,7 +142,7 @@ public enum FleetConnect {
         }
     }
 
-    static let sudoRefused = "sudo asked for the password again: it was refused (sshelf typed it once)"
+    public static let sudoRefused = "sudo asked for the password again: it was refused (sshelf typed it once)"
 
     private static func fail(_ result: inout FleetHostResult, _ error: SSHError, abort: FleetAbort, loggedIn: Bool) {
         result.exitStatus = nil

@@ -28,7 +28,7 @@ public final class FleetSudo: @unchecked Sendable {
     }
 
     /// Types the password and a newline into `fd` (the command's terminal input).
-    func type(into fd: Int32) {
+    public func type(into fd: Int32) {
         password.withUnsafeBytes { bytes in _ = Self.writeAll(fd, bytes) }
         var newline: UInt8 = 0x0A
         _ = write(fd, &newline, 1)

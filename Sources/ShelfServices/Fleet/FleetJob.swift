@@ -18,16 +18,17 @@ extension FleetSession {
         { plan, abort, connected in
             let lines = stream?.host(plan.target.name)
             defer { lines?.finish() }
-            // A host the loaded libssh2 cannot log in (an RSA key on 1.10, a security key) goes through OpenSSH.
-            if let why = OpenSSHFleet.reason(plan) {
-                return session.openSSH.run(
-                    command, plan: plan, why: why, connectTimeout: options.connectTimeout, abort: abort,
-                    connected: connected)
-            }
             let observe = lines.map { lines in
                 { (bytes: UnsafeRawBufferPointer, toStderr: Bool) in
                     lines.feed(bytes, toStderr: toStderr)
                 }
+            }
+            // A host the loaded libssh2 cannot log in (an RSA key on 1.10, a security key) goes through OpenSSH,
+            // with the run's user, terminal, sudo and streaming as here.
+            if let why = OpenSSHFleet.reason(plan) {
+                return session.openSSH.run(
+                    command, plan: plan, why: why, connectTimeout: options.connectTimeout, abort: abort,
+                    terminal: terminal, sudo: sudo, observe: observe, connected: connected)
             }
             if warm,
                 let result = warmRun(

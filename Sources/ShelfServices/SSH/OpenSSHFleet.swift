@@ -48,13 +48,27 @@ public final class OpenSSHFleet: @unchecked Sendable {
     }
 
     /// Runs `command` on `plan`'s host through OpenSSH's ssh, for a fleet run: stdin /dev/null, output kept as a
-    /// login's is, stopped by `abort` (the command timeout counts from when ssh starts).
+    /// login's is, stopped by `abort` (the command timeout counts from when ssh starts) — with `run`'s options carried
+    /// as sshelf's own client carries them: the user the plan logs in as (`-l`), a terminal (`-t`: ssh -tt, TERM the
+    /// type asked for), `sudo` (on a terminal; the password typed into ssh's input only when sudo printed the run's
+    /// marker — after ssh verified the host's key against the pin and logged in — and Ctrl-C at a second prompt), and
+    /// each chunk of output to `observe` as it arrives (`--stream`).
     public func run(
         _ command: String, plan: ConnectPlan, why: String, connectTimeout: Double, abort: FleetAbort,
-        connected: () -> Void
+        terminal: String? = nil, sudo: FleetSudo? = nil,
+        observe: ((UnsafeRawBufferPointer, _ toStderr: Bool) -> Void)? = nil, connected: () -> Void
     ) -> FleetHostResult {
-        handOver(plan, why: why, abort: abort, connected: connected) { name in
-            [OpenSSHHandover.sshPath] + Self.batch(connectTimeout) + ["-T", "--", name, command]
+        let terminal = sudo == nil ? terminal : terminal ?? "xterm"
+        var input = OpenSSHInput(sudo: sudo)
+        let user = plan.endpoints.last.flatMap { $0.user.isEmpty ? nil : ["-l", $0.user] } ?? []
+        return handOver(
+            plan, why: why, abort: abort, connected: connected, terminal: terminal, input: &input, observe: observe
+        ) { name in
+            // -tt: a terminal though ssh's own input is not one; LogLevel ERROR: no "Connection to … closed." after
+            // a terminal session (ssh's errors, which the report reads, are kept).
+            let tty = terminal == nil ? ["-T"] : ["-tt", "-o", "LogLevel=ERROR"]
+            return [OpenSSHHandover.sshPath] + Self.batch(connectTimeout) + tty + user
+                + ["--", name, sudo?.command(command) ?? command]
         }
     }
 
@@ -64,7 +78,10 @@ public final class OpenSSHFleet: @unchecked Sendable {
         _ sources: [String], to destination: String, upload: Bool, recursive: Bool, preserve: Bool,
         plan: ConnectPlan, why: String, connectTimeout: Double, abort: FleetAbort, connected: () -> Void
     ) -> FleetHostResult {
-        var result = handOver(plan, why: why, abort: abort, connected: connected) { name in
+        var input = OpenSSHInput(sudo: nil)
+        var result = handOver(
+            plan, why: why, abort: abort, connected: connected, terminal: nil, input: &input, observe: nil
+        ) { name in
             let flags = (recursive ? ["-r"] : []) + (preserve ? ["-p"] : []) + ["-q"]
             let remote = { (path: String) in "\(name):\(path)" }
             let words = upload ? sources + [remote(destination)] : sources.map(remote) + [destination]
@@ -95,7 +112,9 @@ public final class OpenSSHFleet: @unchecked Sendable {
     /// The hand-over both share: every hop pinned (else refused before anything starts), the bridge and agent
     /// ready, then the program `argv` makes for the host's bridge name, run to its end.
     private func handOver(
-        _ plan: ConnectPlan, why: String, abort: FleetAbort, connected: () -> Void, argv: (String) -> [String]
+        _ plan: ConnectPlan, why: String, abort: FleetAbort, connected: () -> Void, terminal: String?,
+        input: inout OpenSSHInput, observe: ((UnsafeRawBufferPointer, _ toStderr: Bool) -> Void)?,
+        argv: (String) -> [String]
     ) -> FleetHostResult {
         var result = FleetHostResult(name: plan.target.name, hostID: plan.target.id, outcome: .failed)
         result.started = Date()
@@ -128,9 +147,18 @@ public final class OpenSSHFleet: @unchecked Sendable {
         }
         var words = argv(name)
         words.insert(contentsOf: setup.config, at: 1)
+        var environment = setup.agentEnvironment ?? context.environment
+        if let terminal { environment["TERM"] = terminal }
         let exit = spawn(
-            words, environment: setup.agentEnvironment ?? context.environment, abort: abort, connected: connected,
+            words, environment: environment, abort: abort, connected: connected, input: &input, observe: observe,
             into: &result)
+        if input.refused {
+            // sudo asked twice: ssh was stopped here, and its exit on that signal is not the command's.
+            result.exitStatus = nil
+            result.outcome = .failed
+            result.error = FleetConnect.sudoRefused
+            return result
+        }
         finish(&result, exit: exit, abort: abort, program: "OpenSSH's " + (words[0].split(separator: "/").last ?? ""))
         return result
     }
@@ -168,21 +196,25 @@ public final class OpenSSHFleet: @unchecked Sendable {
         return setup
     }
 
-    /// Starts ssh with stdin /dev/null and its output read into `result` until both streams end; its exit status.
+    /// Starts ssh with `input`'s read end (or /dev/null) as its stdin and its output read into `result` (and
+    /// `observe`) until both streams end; its exit status.
     private func spawn(
         _ argv: [String], environment: [String: String], abort: FleetAbort, connected: () -> Void,
+        input: inout OpenSSHInput, observe: ((UnsafeRawBufferPointer, _ toStderr: Bool) -> Void)?,
         into result: inout FleetHostResult
     ) -> Int32? {
         var out: [Int32] = [-1, -1], err: [Int32] = [-1, -1]
-        guard CloseOnExec.pipe(&out) == 0, CloseOnExec.pipe(&err) == 0 else {
+        guard CloseOnExec.pipe(&out) == 0, CloseOnExec.pipe(&err) == 0, input.open() else {
             for fd in out + err where fd >= 0 { close(fd) }
             result.error = "could not start \(argv[0]): \(String(cString: strerror(errno)))"
             return nil
         }
-        let null = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        defer { input.close() }
+        let stdin = input.readEnd ?? open("/dev/null", O_RDONLY | O_CLOEXEC)
         let started = ChildProcess.spawn(
-            argv, stdin: null, stdout: out[1], stderr: err[1], environment: environment)
-        close(null)
+            argv, stdin: stdin, stdout: out[1], stderr: err[1], environment: environment)
+        if input.readEnd == nil { close(stdin) }
+        input.closeReadEnd()
         close(out[1])
         close(err[1])
         defer {
@@ -201,6 +233,10 @@ public final class OpenSSHFleet: @unchecked Sendable {
             pollfd(fd: err[0], events: Int16(POLLIN), revents: 0),
         ]
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        let deliver = { (bytes: UnsafeRawBufferPointer, toStderr: Bool, result: inout FleetHostResult) in
+            observe?(bytes, toStderr)
+            result.append(bytes, toStderr: toStderr)
+        }
         while fds.contains(where: { $0.fd >= 0 }) {
             let ready = Glibc.poll(&fds, nfds_t(fds.count), -1)
             guard ready >= 0 || errno == EINTR else { break }
@@ -208,13 +244,21 @@ public final class OpenSSHFleet: @unchecked Sendable {
                 let count = buffer.withUnsafeMutableBytes { read(fds[index].fd, $0.baseAddress, $0.count) }
                 if count > 0 {
                     buffer.withUnsafeBytes {
-                        result.append(UnsafeRawBufferPointer(rebasing: $0.prefix(count)), toStderr: index == 1)
+                        let chunk = UnsafeRawBufferPointer(rebasing: $0.prefix(count))
+                        if index == 0, input.watches {
+                            // sudo's prompt: answered (or refused) here, its marker taken out of what is kept.
+                            let kept = input.read(chunk, stop: child)
+                            kept.withUnsafeBytes { deliver($0, false, &result) }
+                        } else {
+                            deliver(chunk, index == 1, &result)
+                        }
                     }
                 } else if count == 0 || (errno != EINTR && errno != EAGAIN) {
                     fds[index].fd = -1
                 }
             }
         }
+        input.finish().withUnsafeBytes { deliver($0, false, &result) }
         return child.wait()
     }
 

@@ -57,6 +57,8 @@ public final class ServiceHost: @unchecked Sendable {
     /// Runs until SIGTERM or SIGINT. The caller holds the single-instance lock (ServiceFiles.lock).
     public func run() -> Int32 {
         let locations = context.locations
+        // Before its threads start: the agent's, the forwards', the sync's — mostly idle, they need no arena each.
+        ProcessMemory.limitArenas(2)
         let workspace = context.workspace.warning(to: { Self.log("warning: \($0)") })
         let store: Store
         do { store = try workspace.openStore() } catch {
@@ -128,6 +130,10 @@ public final class ServiceHost: @unchecked Sendable {
                 watch.watchRemote(folder)
             }
             publish(sync, forwards)
+            // Each turn follows a burst (a sync run, a forward's login, the start-up): what it mapped and freed is
+            // given back, so the idle service holds only what its waits use (docs/SERVICE.md, "Memory").
+            store.releaseCache()
+            ProcessMemory.settle()
         }
         Self.log("stopping")
         sync.stop()

@@ -211,5 +211,8 @@ public final class ServiceSync: @unchecked Sendable {
                 + (moved > 0 ? ", \(report.pulled) received, \(report.pushed) sent" : "")
                 + report.events.map { "; " + $0 }.joined())
         changed()
+        // The run is over and this thread goes back to its wait: what the run read and mapped is given back.
+        store.releaseCache()
+        ProcessMemory.settle()
     }
 }

@@ -116,33 +116,6 @@ final class RunAsPsshTests: XCTestCase {
 
     // MARK: helpers
 
-    /// The test account may use sudo for anything with its password, asked every time (no cached login) — for this
-    /// test only: the entry (one file per test process) is removed when the test ends, so a machine that ran the
-    /// tests is not left with a sudo-capable account whose password is in this source. Entries of test processes
-    /// that died (and the single file older runs left) are removed first.
-    func ensureSudoers() throws {
-        guard FileManager.default.isExecutableFile(atPath: TestTool.sudo.path) else {
-            throw HarnessError("sudo is missing: \(TestTool.sudo.path)")
-        }
-        let folder = "/etc/sudoers.d"
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
-            guard name == "sshelf-test" || name.hasPrefix("sshelf-test-") else { continue }
-            let owner = pid_t(name.dropFirst("sshelf-test-".count))
-            if name == "sshelf-test" || owner.map({ kill($0, 0) != 0 && errno == ESRCH }) == true {
-                unlink("\(folder)/\(name)")
-            }
-        }
-        // sudo reads every file in the folder whose name has no '.' and does not end in '~'.
-        let path = "\(folder)/sshelf-test-\(getpid())"
-        let text =
-            "Defaults:\(TestAccount.name) timestamp_timeout=0, !lecture\n\(TestAccount.name) ALL=(ALL:ALL) ALL\n"
-        let temporary = "\(folder)/.sshelf-test-\(getpid()).tmp"
-        try text.write(toFile: temporary, atomically: false, encoding: .utf8)
-        chmod(temporary, 0o440)
-        guard rename(temporary, path) == 0 else { throw HarnessError("cannot write \(path)") }
-        addTeardown { unlink(path) }
-    }
-
     /// sshelf's process under the tmux pane's shell.
     static func sshelfProcess(under shell: pid_t) -> pid_t? {
         let all = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
@@ -173,5 +146,35 @@ final class RunAsPsshTests: XCTestCase {
             else { continue }
             XCTAssertNil(data.range(of: needle), "the secret is in \(path)", file: file, line: line)
         }
+    }
+}
+
+/// For the tests that run a real sudo (RunAsPsshTests, EveryKeyRunOptionsTests).
+extension XCTestCase {
+    /// The test account may use sudo for anything with its password, asked every time (no cached login) — for this
+    /// test only: the entry (one file per test process) is removed when the test ends, so a machine that ran the
+    /// tests is not left with a sudo-capable account whose password is in this source. Entries of test processes
+    /// that died (and the single file older runs left) are removed first.
+    func ensureSudoers() throws {
+        guard FileManager.default.isExecutableFile(atPath: TestTool.sudo.path) else {
+            throw HarnessError("sudo is missing: \(TestTool.sudo.path)")
+        }
+        let folder = "/etc/sudoers.d"
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
+            guard name == "sshelf-test" || name.hasPrefix("sshelf-test-") else { continue }
+            let owner = pid_t(name.dropFirst("sshelf-test-".count))
+            if name == "sshelf-test" || owner.map({ kill($0, 0) != 0 && errno == ESRCH }) == true {
+                unlink("\(folder)/\(name)")
+            }
+        }
+        // sudo reads every file in the folder whose name has no '.' and does not end in '~'.
+        let path = "\(folder)/sshelf-test-\(getpid())"
+        let text =
+            "Defaults:\(TestAccount.name) timestamp_timeout=0, !lecture\n\(TestAccount.name) ALL=(ALL:ALL) ALL\n"
+        let temporary = "\(folder)/.sshelf-test-\(getpid()).tmp"
+        try text.write(toFile: temporary, atomically: false, encoding: .utf8)
+        chmod(temporary, 0o440)
+        guard rename(temporary, path) == 0 else { throw HarnessError("cannot write \(path)") }
+        addTeardown { unlink(path) }
     }
 }

@@ -1,6 +1,6 @@
 // The user service through the real binary (docs/SERVICE.md): one instance per user, its state (--json fields, file
 // modes), the agent and forward commands deferring to it, SIGTERM, the systemd unit checked by systemd-analyze, and
-// an idle service that does not wake without cause.
+// an idle service that does not wake without cause, nor keep mapped the code its start-up ran.
 import Foundation
 import TestSupport
 import XCTest
@@ -28,6 +28,20 @@ final class RunningService {
     }
 
     func sync() -> [String: Any] { state()?["sync"] as? [String: Any] ?? [:] }
+
+    /// Waits until the service is settled: sync idle, and a SIGUSR2 turns its loop exactly once (no run, no event
+    /// in between). Returns its wake-up count then.
+    @discardableResult
+    func settled(file: StaticString = #filePath, line: UInt = #line) throws -> Int {
+        var last = -1
+        try eventually("the service to settle", file: file, line: line, context: { self.log }) {
+            let state = try refreshed(file: file, line: line)
+            let wakeups = state["wakeups"] as? Int ?? -1
+            defer { last = wakeups }
+            return (state["sync"] as? [String: Any])?["state"] as? String == "idle" && wakeups == last + 1
+        }
+        return last
+    }
 
     /// Asks the service to write its state now (SIGUSR2: one turn of its loop) and returns what it wrote.
     func refreshed(file: StaticString = #filePath, line: UInt = #line) throws -> [String: Any] {
@@ -115,27 +129,42 @@ final class ServiceTests: XCTestCase {
         let service = try RunningService(home)
         // Settled: its first run (and the one its own writes to the folder asked for) are over, and a SIGUSR2 turns
         // the loop exactly once.
-        var last = -1
-        try eventually("the service to settle", context: { service.log }) {
-            let state = try service.refreshed()
-            let wakeups = state["wakeups"] as? Int ?? -1
-            defer { last = wakeups }
-            return (state["sync"] as? [String: Any])?["state"] as? String == "idle" && wakeups == last + 1
-        }
+        let last = try service.settled()
         // An idle window (part of the scenario, not a wait for a condition): nothing changes, nothing is due. No
         // thread of the process blocks again in it — a thread that woke on a tick (a poll timeout, libdispatch's
         // worker monitor) and went back to sleep is a voluntary context switch — and the loop turns only for SIGUSR2.
         // Every thread back in its wait after the last SIGUSR2's turn: two looks in a row see the same counts.
+        // (Asleep, too: a thread still busy in the turn — writing the state file, giving memory back — is not.)
         var before: [String: Int] = [:]
         try eventually("the service's threads to be back in their waits") {
             let now = ContextSwitches.voluntary(service.process.pid)
             defer { before = now }
-            return now == before
+            return now == before && ContextSwitches.allAsleep(service.process.pid)
         }
         Thread.sleep(forTimeInterval: 3)
         XCTAssertEqual(ContextSwitches.voluntary(service.process.pid), before, "a thread woke without cause")
         let after = try service.refreshed()
         XCTAssertEqual(after["wakeups"] as? Int, last + 1, "woke without cause:\n\(service.log)")
+    }
+
+    /// After its start-up and its first sync runs, the service gives back the code they ran (docs/SERVICE.md,
+    /// "Memory"): the binary's code it keeps mapped is what its waits and a turn of its loop touch — a small part of
+    /// the binary, where without the release it kept more than half of it mapped for its whole life.
+    func testAnIdleServiceKeepsOnlyTheCodeItsWaitsUse() throws {
+        let home = syncHome()
+        let remote = home.root + "/remote"
+        try FileManager.default.createDirectory(atPath: remote, withIntermediateDirectories: true)
+        XCTAssertExit(try home.run("add", "idle", "--host", "10.9.9.9"), 0)
+        XCTAssertExit(try home.run("sync", "enable", "--folder", remote), 0)
+        let service = try RunningService(home)
+        let binary = URL(fileURLWithPath: CLI.binary).resolvingSymlinksInPath().path
+        var code = CodeMapping()
+        try eventually("the service to give back its start-up code", context: { "\(code)\n\(service.log)" }) {
+            _ = try service.refreshed()
+            code = CodeMapping(pid: service.process.pid, binary: binary)
+            return service.sync()["state"] as? String == "idle" && code.sizeKiB > 0
+                && code.residentKiB * 4 < code.sizeKiB
+        }
     }
 
     func testAFailedRunSaysWhyAndBacksOff() throws {
@@ -144,7 +173,11 @@ final class ServiceTests: XCTestCase {
         try FileManager.default.createDirectory(atPath: remote, withIntermediateDirectories: true)
         XCTAssertExit(try home.run("sync", "enable", "--folder", remote), 0)
         let service = try RunningService(home)
-        try FileManager.default.removeItem(atPath: remote)
+        // Its first runs over first: a run under way when the folder goes would be a second failure.
+        try service.settled()
+        // Moved away in one step: a recursive delete is one event per entry, and a run could start on each of them
+        // before the folder itself is gone (a second failure: the backoff doubled before the assertions below).
+        XCTAssertEqual(rename(remote, remote + "-gone"), 0)
         // The folder's watch sees it go: a run, which falls back. A local change made then waits for the backoff.
         _ = try eventually(
             "the service to report the fallback", observe: { service.sync() },
@@ -214,4 +247,43 @@ enum ContextSwitches {
         }
         return counts
     }
+
+    /// Every thread of the process is asleep (state S in /proc/PID/task/*/stat: none is running or in a disk wait),
+    /// and the main thread in its loop's poll(2) (/proc/PID/task/PID/syscall: 7) — not in a lock or a fault of a turn.
+    static func allAsleep(_ pid: pid_t) -> Bool {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        let main = (try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/syscall", encoding: .utf8)) ?? ""
+        return !tasks.isEmpty && main.split(separator: " ").first == "7"
+            && tasks.allSatisfy { task in
+                guard let stat = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/stat", encoding: .utf8),
+                    let close = stat.lastIndex(of: ")")
+                else { return true }  // ended meanwhile
+                return stat[stat.index(after: close)...].split(separator: " ").first == "S"
+            }
+    }
+}
+
+/// The executable's code mapping in a process (/proc/PID/smaps): its size and how much of it is mapped in.
+struct CodeMapping: CustomStringConvertible {
+    var sizeKiB = 0
+    var residentKiB = 0
+
+    init() {}
+
+    init(pid: pid_t, binary: String) {
+        let smaps = (try? String(contentsOfFile: "/proc/\(pid)/smaps", encoding: .utf8)) ?? ""
+        var inside = false
+        for line in smaps.split(separator: "\n") {
+            let words = line.split(separator: " ", omittingEmptySubsequences: true)
+            if let first = words.first, first.contains("-"), words.count >= 5 {
+                inside = words.count >= 6 && words[1] == "r-xp" && words[5...].joined(separator: " ") == binary
+                continue
+            }
+            guard inside, words.count >= 2, let kib = Int(words[1]) else { continue }
+            if words[0] == "Size:" { sizeKiB += kib }
+            if words[0] == "Rss:" { residentKiB += kib }
+        }
+    }
+
+    var description: String { "code of the binary mapped: \(residentKiB) KiB of \(sizeKiB) KiB" }
 }
