@@ -114,6 +114,16 @@ let package = Package(
             name: "ShelfSyncTests",
             dependencies: ["ShelfSync", "ShelfStore", "ShelfVault", "ShelfCore", "TestSupport"],
             path: "Tests/ShelfSyncTests"),
+        // The operations and the services on a scratch store and vault, without the binary or sshd: fast, and run
+        // first by `make test`.
+        .testTarget(
+            name: "ShelfOperationsTests",
+            dependencies: ["ShelfOperations", "ShelfStore", "ShelfCore", "TestSupport"],
+            path: "Tests/ShelfOperationsTests"),
+        .testTarget(
+            name: "ShelfServicesTests",
+            dependencies: ["ShelfServices", "ShelfOperations", "ShelfStore", "ShelfSync", "ShelfCore", "TestSupport"],
+            path: "Tests/ShelfServicesTests"),
         // Snapshots/ holds the recorded screens as text files, read from the source tree (not bundled).
         .testTarget(
             name: "ShelfUITests", dependencies: ["ShelfUI", "ShelfCore", "TestSupport"], path: "Tests/ShelfUITests",
