@@ -59,12 +59,12 @@ let package = Package(
             name: "ShelfTerminal", dependencies: ["ShelfUI", "CNcurses", "CCursesShims"],
             path: "Sources/ShelfTerminal"),
         // What both faces start or share above the operations: the process context and its output, the sshelf
-        // agent, warm keepers, the forward supervisor, the OpenSSH handover, terminal prompts, a fleet run's session.
+        // agent, warm keepers, the forward supervisor, the OpenSSH handover, a fleet run's session. Below the faces:
+        // no TUI module (FaceRulesTests).
         .target(
             name: "ShelfServices",
             dependencies: [
                 "ShelfCore", "ShelfSystem", "ShelfStore", "ShelfVault", "ShelfSSH", "ShelfSync", "ShelfOperations",
-                "ShelfUI",
             ],
             path: "Sources/ShelfServices"),
         // The two faces; neither imports the other (the `sshelf` executable wires them together).
