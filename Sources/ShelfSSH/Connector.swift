@@ -62,7 +62,7 @@ public final class SSHConnector {
         for hop in hops {
             let session = try handshake(hop, on: connection)
             let verified = try HostKeyCheck.verify(
-                session, hop: hop, trust: options.trust, delegate: delegate,
+                session, hop: hop, trust: options.trust, files: connection.knownHostsFiles, delegate: delegate,
                 outcome: &connection.outcome)
             connection.hostKeys.append(verified.hostKey)
             try Authenticator(verified: verified, options: options, credentials: credentials, delegate: delegate)
@@ -96,7 +96,9 @@ public final class SSHConnector {
         connection.sessions.append(session)
         session.setTimeout(seconds: hop.connectTimeout(options))
         try session.preferAlgorithms(
-            knownHostKeyTypes: options.trust.knownTypes(host: hop.hostname, port: hop.port, pinned: hop.pinnedHostKey),
+            knownHostKeyTypes: options.trust.knownTypes(
+                host: hop.hostname, port: hop.port, pinned: hop.pinnedHostKey,
+                load: connection.knownHostsFiles.entries),
             settings: hop.settings)
         do {
             try session.handshake(target: hop.name)

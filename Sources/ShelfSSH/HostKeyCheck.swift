@@ -27,14 +27,17 @@ enum HostKeyCheck {
     /// Verifies the key `session` received from `hop`. Every verified hop with a host record is pinned
     /// (`outcome.pinnedKeys`) when its record holds no pin yet, whichever source vouched for the key, so other
     /// devices can check it too; a key the user accepts for this connection only is not pinned.
+    /// `files`: the login's known_hosts cache, which ordered the host key algorithms a moment before from the same
+    /// files (read once, not twice, when they did not change meanwhile).
     static func verify(
-        _ session: Session, hop: SSHEndpoint, trust: HostKeyTrustStore, delegate: ConnectDelegate,
-        outcome: inout ConnectOutcome
+        _ session: Session, hop: SSHEndpoint, trust: HostKeyTrustStore, files: KnownHostsCache,
+        delegate: ConnectDelegate, outcome: inout ConnectOutcome
     ) throws(SSHError) -> VerifiedSession {
         guard let key = session.hostKey() else {
             throw SSHError(.handshakeFailed, "\(hop.name) sent no usable host key", library: session.lastError())
         }
-        let verdict = trust.evaluate(key, host: hop.hostname, port: hop.port, pinned: hop.pinnedHostKey)
+        let verdict = trust.evaluate(
+            key, host: hop.hostname, port: hop.port, pinned: hop.pinnedHostKey, load: files.entries)
         let trustedBy: String
         var pin = false
         switch verdict {

@@ -83,9 +83,14 @@ public struct HostKeyTrustStore: Sendable {
 
     /// Key types already known for this host, for ordering the host-key algorithm preference.
     public func knownTypes(host: String, port: Int, pinned: PinnedHostKey?) -> [String] {
+        knownTypes(host: host, port: port, pinned: pinned, load: Self.load)
+    }
+
+    /// The same, with the files read by `load` (a login's KnownHostsCache, which its host key check reads again).
+    func knownTypes(host: String, port: Int, pinned: PinnedHostKey?, load: (String) -> [KnownHostEntry]?) -> [String] {
         let name = KnownHostsFile.lookupName(host: host, port: port)
         var types: [String] = []
-        for (source, entries) in sources(pinned: pinned) {
+        for (source, entries) in sources(pinned: pinned, load: load) {
             for entry in entries ?? [] where entry.marker == nil && (source == .pinned || entry.matches(name)) {
                 if !types.contains(entry.key.type) { types.append(entry.key.type) }
             }

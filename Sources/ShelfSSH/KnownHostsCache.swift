@@ -1,6 +1,7 @@
-// KnownHostsCache: the entries of the known_hosts files a kept session checks its host keys against before every
-// command (a warm keeper), parsed again only when a file changed — its inode, size, modification or change time —
-// so each check costs a stat per file, not a parse of a file of thousands of lines.
+// KnownHostsCache: the entries of the known_hosts files a connection reads — at login twice (the host key algorithms
+// ordered by the types known for the host, then the key checked) and, kept open (a warm keeper), before every
+// command — parsed again only when a file changed (its inode, size, modification or change time), so each read
+// after the first costs a stat per file, not a parse of a file of thousands of lines.
 import FoundationEssentials
 import Glibc
 

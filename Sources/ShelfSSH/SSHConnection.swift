@@ -28,7 +28,7 @@ public final class SSHConnection {
     /// The host key each hop proved and that was verified, outermost first (`recheckHostKeys`).
     var hostKeys: [HostKey] = []
     /// The known_hosts files `recheckHostKeys` reads, parsed again only when they change.
-    private let knownHostsFiles = KnownHostsCache()
+    let knownHostsFiles = KnownHostsCache()
 
     init() {}
 

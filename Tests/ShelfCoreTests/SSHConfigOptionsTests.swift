@@ -405,6 +405,7 @@ final class SSHConfigOptionsTests: XCTestCase {
                     HostName p.example.com
                     IdentityAgent /run/a/socket
                     IdentityFile /c/keys/k.pub
+                    HostKeyAlias sshelf-\(pinned.id.uuidString.lowercased())
                     UserKnownHostsFile /c/pins
                     GlobalKnownHostsFile /dev/null
                     StrictHostKeyChecking yes

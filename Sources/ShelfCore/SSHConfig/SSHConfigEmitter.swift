@@ -169,6 +169,10 @@ public enum SSHConfigEmitter {
         return reasons
     }
 
+    /// The name a pinned host's key is kept under in the bridge's pins file (`HostKeyAlias`): its id, which no other
+    /// host shares and a rename does not change.
+    public static func pinAlias(_ id: UUID) -> String { "sshelf-" + id.uuidString.lowercased() }
+
     /// What every host's block looks up: identities, jump hosts and forwards by id, the names written as `Host` lines.
     struct Context {
         let tree: GroupTree
@@ -258,7 +262,13 @@ public enum SSHConfigEmitter {
             try line("ProxyJump", [host.unresolvedJump])
         }
         if let bridge, host.pinnedHostKey != nil {
-            // Exactly sshelf's pin: no other known_hosts file, no key learnt on the way, no asking.
+            // Exactly sshelf's pin: no other known_hosts file, no key learnt on the way, no asking. The pin is looked
+            // up by this host's own name (HostKeyAlias), not its address: two hosts at one address and port (one
+            // private address behind two jump hosts) must not accept each other's keys. An alias the host's own
+            // lines or the user's file give is theirs, and the pins file names the pin under it too.
+            if !own.contains("hostkeyalias"), !yields("hostkeyalias") {
+                try line("HostKeyAlias", [Self.pinAlias(host.id)])
+            }
             try line("UserKnownHostsFile", [bridge.pinsFile], .path)
             out += "    GlobalKnownHostsFile /dev/null\n"
             out += "    StrictHostKeyChecking yes\n"

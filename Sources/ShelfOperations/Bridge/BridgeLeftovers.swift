@@ -1,9 +1,10 @@
 // BridgeLeftovers: what the ssh_config bridge writes into its host blocks for OpenSSH's sake — IdentityAgent (the
-// sshelf agent), UserKnownHostsFile (its pins) with GlobalKnownHostsFile /dev/null, StrictHostKeyChecking yes and
-// UpdateHostKeys no, IdentityFile of its public key copies — and that a host record must never hold: an import that
-// read the bridge took them in as host options (and the key copies as identities), and they synced to devices where
-// those paths mean nothing. Import leaves them out, `check` finds a store that holds them, `check --fix` takes them
-// out and links each host back to the vault identity its key copy was written for.
+// sshelf agent), UserKnownHostsFile (its pins) with GlobalKnownHostsFile /dev/null, StrictHostKeyChecking yes,
+// UpdateHostKeys no and HostKeyAlias sshelf-<id> (the name its pin is kept under), IdentityFile of its public key
+// copies — and that a host record must never hold: an import that read the bridge took them in as host options (and
+// the key copies as identities), and they synced to devices where those paths mean nothing. Import leaves them out,
+// `check` finds a store that holds them, `check --fix` takes them out and links each host back to the vault identity
+// its key copy was written for.
 import FoundationEssentials
 import ShelfCore
 import ShelfStore
@@ -33,6 +34,14 @@ public struct BridgeLeftovers: Sendable {
         return UUID(uuidString: String(name.dropLast(4)))
     }
 
+    /// The bridge's `HostKeyAlias sshelf-<id>` (SSHConfigEmitter.pinAlias), which names a pin in its pins file.
+    static func isPinAlias(_ line: String) -> Bool {
+        guard let lexed = try? SSHConfigLexer.lex(Substring(line), file: "", number: 0), lexed.key == "hostkeyalias",
+            lexed.arguments.count == 1, let value = lexed.arguments.first, value.hasPrefix("sshelf-")
+        else { return false }
+        return UUID(uuidString: String(value.dropFirst("sshelf-".count))) != nil
+    }
+
     /// The lines of `options` the bridge wrote, not the user: its agent, its pins file and key copies, and the three
     /// pin settings when its pins file is among them (alone, they may well be the user's own).
     public func lines(in options: [String]) -> [String] {
@@ -55,7 +64,9 @@ public struct BridgeLeftovers: Sendable {
             let pinSettings: Set<String> = [
                 "globalknownhostsfile /dev/null", "stricthostkeychecking yes", "updatehostkeys no",
             ]
-            for line in options where pinSettings.contains(Self.normalized(line)) { found.append(line) }
+            for line in options where pinSettings.contains(Self.normalized(line)) || Self.isPinAlias(line) {
+                found.append(line)
+            }
         }
         return found
     }

@@ -83,17 +83,21 @@ public struct SSHConfigBridge: Sendable {
 
     // MARK: pins
 
-    /// sshelf's pins as known_hosts lines (`host type key`, `[host]:port` for other ports), one per pinned host.
+    /// sshelf's pins as known_hosts lines, one per pinned host under the name its block looks it up by: the host's
+    /// own `HostKeyAlias` when its lines give one, else the bridge's (`sshelf-<id>`, SSHConfigEmitter.pinAlias). Never
+    /// by address: a second host at the same address and port with another pin would make ssh accept either key
+    /// for both.
     static func pins(_ hosts: [ShelfCore.Host]) -> String {
         var lines: Set<String> = []
         for host in hosts {
             guard let pin = host.pinnedHostKey, isKeyWord(pin.type), isBase64(pin.key) else { continue }
-            let address = host.hostname.isEmpty ? host.name : host.hostname
-            guard Validation.hostnameProblem(address) == nil, !address.contains(where: { ",*?!#".contains($0) }) else {
-                continue
+            var names = [SSHConfigEmitter.pinAlias(host.id)]
+            if let own = host.options.sshOptions.first(where: { $0.key == "hostkeyalias" })?.arguments.first,
+                Validation.hostnameProblem(own) == nil, !own.contains(where: { ",*?!#[]".contains($0) })
+            {
+                names.append(own)
             }
-            let name = host.port == Host.defaultPort ? address : "[\(address)]:\(host.port)"
-            lines.insert("\(name) \(pin.type) \(pin.key)")
+            for name in names { lines.insert("\(name) \(pin.type) \(pin.key)") }
         }
         return "# sshelf's pinned host keys (written by sshelf; the bridge's pinned hosts trust only these)\n"
             + lines.sorted().map { $0 + "\n" }.joined()

@@ -20,6 +20,8 @@ public final class ServiceHost: @unchecked Sendable {
     private let lock = Lock()
     private var stopping = false
     private var wakeups = 0
+    /// SIGUSR2s handled (main thread only): the state file says so, so whoever asked knows which turn wrote it.
+    private var stateRequests = 0
     private var agentState: ServiceState.Agent
     private let started = Date()
 
@@ -103,6 +105,7 @@ public final class ServiceHost: @unchecked Sendable {
                 switch number {
                 case SIGTERM, SIGINT: stop()
                 case SIGUSR1: sync.request(.now("asked by another sshelf"))
+                case SIGUSR2: stateRequests += 1
                 default: break
                 }
             }
@@ -148,7 +151,7 @@ public final class ServiceHost: @unchecked Sendable {
         lock.unlock()
         let state = ServiceState(
             pid: getpid(), started: started, updated: Date(), agent: agentSnapshot(), forwards: forwards.snapshot(),
-            sync: sync.snapshot(), wakeups: count)
+            sync: sync.snapshot(), wakeups: count, stateRequests: stateRequests)
         do { try ServiceFiles.write(state, context.locations) } catch {
             Self.log("could not write the state file: \(error)")
         }

@@ -47,6 +47,9 @@ public struct ServiceState: Codable, Equatable, Sendable {
     /// How many times the service's own threads woke (its loop, the sync scheduler): a test and a benchmark read it
     /// to prove that an idle service does not wake without cause.
     public var wakeups: Int
+    /// How many SIGUSR2s (write the state now) the service has handled: one who sent one knows the state file it
+    /// reads was written after its own request, not by a turn that happened to come first (nil: an older service).
+    public var stateRequests: Int?
 }
 
 public enum ServiceFiles {

@@ -112,8 +112,37 @@ final class BridgeOpenSSHTests: XCTestCase {
         XCTAssertFalse(
             impostor.log.contains("userauth-request") || impostor.log.contains("Accepted"),
             "nothing was sent to the impostor after its key:\n\(impostor.log)")
+        // The pin stays under the host's own name in the pins file (its HostKeyAlias), whatever its address.
+        let shown = try world.home.run("show", "t", "--json")
+        let id = try XCTUnwrap(
+            (try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any])?["id"] as? String)
+        let realKey = try String(contentsOfFile: real.directory + "/ssh_host_ed25519_key.pub", encoding: .utf8)
+            .split(separator: " ")[1]
         XCTAssertTrue(
-            world.text(world.pins).contains("[127.0.0.1]:\(impostor.port) ssh-ed25519 "), world.text(world.pins))
+            world.text(world.pins).contains("sshelf-\(id.lowercased()) ssh-ed25519 \(realKey)\n"),
+            world.text(world.pins))
+        XCTAssertFalse(world.text(world.pins).contains("127.0.0.1"), world.text(world.pins))
+    }
+
+    /// Two hosts at one address and port with different pins (one private address behind two jump hosts, say): ssh
+    /// through the bridge accepts for each host only its own pin, never the other's.
+    func testTwoHostsAtOneAddressDoNotAcceptEachOthersKeys() throws {
+        let world = try BridgeWorld()
+        let first = try world.server(), second = try world.server()
+        try world.addHost("a", on: first)
+        try world.addHost("b", on: second)
+        try world.startAgent()
+        XCTAssertExit(try world.home.run("ssh-config", "install"), 0)
+        XCTAssertExit(try world.ssh(["b", "true"]), 0)
+        // b now names a's address and port, with b's own pin (the second server's key).
+        XCTAssertExit(try world.home.run("edit", "b", "--port", String(first.port)), 0)
+        let refused = try world.ssh(["b", "true"])
+        XCTAssertEqual(refused.status, 255, "\(refused)")
+        XCTAssertTrue(
+            refused.stderr.contains("Host key verification failed")
+                || refused.stderr.contains("REMOTE HOST IDENTIFICATION HAS CHANGED"), refused.stderr)
+        XCTAssertExit(try world.ssh(["a", "true"]), 0)
+        XCTAssertTrue(world.text(world.bridge).contains("    HostKeyAlias sshelf-"), world.text(world.bridge))
     }
 
     func testInstallAndUninstallLeaveTheUsersLinesByteIdentical() throws {

@@ -40,7 +40,7 @@ final class RunAsPsshTests: XCTestCase {
     /// `--sudo` at a terminal: the password is asked once (not echoed), typed into a real sudo's prompt, and found
     /// nowhere: not on the screen, in sshelf's files, its arguments or environment, the release log or sshd's log.
     func testSudoPasswordAskedOnceAndTypedOnlyIntoSudosPrompt() throws {
-        try Self.ensureSudoers()
+        try ensureSudoers()
         let world = try FleetWorld(["a", "b"])
         let go = world.shared + "/go"
         defer { _ = FileManager.default.createFile(atPath: go, contents: nil) }
@@ -78,7 +78,7 @@ final class RunAsPsshTests: XCTestCase {
     /// A wrong password is typed once; sudo's second prompt gets Ctrl-C, and the host is reported as failed with
     /// why (from --sudo-password-fd, as a script gives it).
     func testAWrongSudoPasswordIsTypedOnce() throws {
-        try Self.ensureSudoers()
+        try ensureSudoers()
         let world = try FleetWorld(["a"])
         let run = try world.home.run(
             // A bounded wait: a host that hangs fails the test in minutes, with what it printed, not in ten.
@@ -116,19 +116,31 @@ final class RunAsPsshTests: XCTestCase {
 
     // MARK: helpers
 
-    /// The test account may use sudo for anything with its password, asked every time (no cached login).
-    static func ensureSudoers() throws {
+    /// The test account may use sudo for anything with its password, asked every time (no cached login) — for this
+    /// test only: the entry (one file per test process) is removed when the test ends, so a machine that ran the
+    /// tests is not left with a sudo-capable account whose password is in this source. Entries of test processes
+    /// that died (and the single file older runs left) are removed first.
+    func ensureSudoers() throws {
         guard FileManager.default.isExecutableFile(atPath: TestTool.sudo.path) else {
             throw HarnessError("sudo is missing: \(TestTool.sudo.path)")
         }
-        let path = "/etc/sudoers.d/sshelf-test"
+        let folder = "/etc/sudoers.d"
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
+            guard name == "sshelf-test" || name.hasPrefix("sshelf-test-") else { continue }
+            let owner = pid_t(name.dropFirst("sshelf-test-".count))
+            if name == "sshelf-test" || owner.map({ kill($0, 0) != 0 && errno == ESRCH }) == true {
+                unlink("\(folder)/\(name)")
+            }
+        }
+        // sudo reads every file in the folder whose name has no '.' and does not end in '~'.
+        let path = "\(folder)/sshelf-test-\(getpid())"
         let text =
             "Defaults:\(TestAccount.name) timestamp_timeout=0, !lecture\n\(TestAccount.name) ALL=(ALL:ALL) ALL\n"
-        if (try? String(contentsOfFile: path, encoding: .utf8)) == text { return }
-        let temporary = path + ".tmp-\(getpid())"
+        let temporary = "\(folder)/.sshelf-test-\(getpid()).tmp"
         try text.write(toFile: temporary, atomically: false, encoding: .utf8)
         chmod(temporary, 0o440)
         guard rename(temporary, path) == 0 else { throw HarnessError("cannot write \(path)") }
+        addTeardown { unlink(path) }
     }
 
     /// sshelf's process under the tmux pane's shell.

@@ -31,11 +31,13 @@ final class RunningService {
 
     /// Asks the service to write its state now (SIGUSR2: one turn of its loop) and returns what it wrote.
     func refreshed(file: StaticString = #filePath, line: UInt = #line) throws -> [String: Any] {
-        let before = state()?["updated"] as? String
+        // The turn that handled this SIGUSR2 wrote what is read, not one that came first: a later turn of our own
+        // signal would otherwise land in a test's idle window.
+        let before = state()?["stateRequests"] as? Int ?? 0
         kill(process.pid, SIGUSR2)
         return try eventually(
             "the service to write its state after SIGUSR2", file: file, line: line, observe: { state() ?? [:] },
-            until: { ($0["updated"] as? String) != before })
+            until: { ($0["stateRequests"] as? Int ?? 0) == before + 1 })
     }
 }
 
