@@ -28,11 +28,19 @@ public enum ConflictItems {
             kept: Display.safe(ConflictWords.side(conflict.kept)),
             other: Display.safe(ConflictWords.side(conflict.lost)),
             keptBy: who(conflict.keptBy, conflict.keptAt), otherBy: who(conflict.lostBy, conflict.lostAt),
-            why: ConflictWords.why(conflict.why), isNew: !conflict.seen,
+            why: dispute(conflict, who: { who($0, nil) }) ?? ConflictWords.why(conflict.why), isNew: !conflict.seen,
             settled: conflict.settled.map { side in
                 let taken = side == "later" ? "a later edit" : side
                 return conflict.settledBy.map { "\(taken), by \(who($0, nil))" } ?? taken
             },
             settleable: conflict.why != "deleted" && !conflict.lost.hasPrefix("("))
+    }
+
+    /// A disputed conflict's words: each device's choice and the value that stands until it is settled again.
+    static func dispute(_ conflict: StoredConflict, who: (String) -> String) -> String? {
+        guard conflict.state == "disputed", let stands = conflict.stands else { return nil }
+        let choices = conflict.choices.map { "\(who($0.by)) took \($0.took)" }.joined(separator: ", ")
+        return "disputed: \(choices), neither knowing of the other's choice; \(stands) stands (the later choice) "
+            + "until one is taken again"
     }
 }

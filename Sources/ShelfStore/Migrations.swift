@@ -11,7 +11,7 @@ enum Migration: Sendable {
 enum Migrations {
     static let all: [Migration] = [
         version1, version2, version3, version4, catalog, identityAgentOptions, trustedSync, hostOptions, leanHosts,
-        outboxWithoutRowid, hostAliases, identityDestinations, conflictSettling,
+        outboxWithoutRowid, hostAliases, identityDestinations, conflictSettling, conflictEvents,
     ]
     static var latest: Int { all.count }
 
@@ -342,5 +342,25 @@ enum Migrations {
         ALTER TABLE sync_conflicts ADD COLUMN kept_at INTEGER NOT NULL DEFAULT 0;
         ALTER TABLE sync_conflicts ADD COLUMN lost_at INTEGER NOT NULL DEFAULT 0;
         ALTER TABLE sync_conflicts ADD COLUMN settled TEXT NOT NULL DEFAULT '';
+        """)
+
+    /// Conflict events (StoreConflictEvents): each conflict found or settled, as it travels signed in entries; a
+    /// conflict's state is derived from them. `identity` ties a listed conflict to its events; `from_event` marks one
+    /// listed because another device's event named it (until this device's own merge finds it too).
+    static let conflictEvents = Migration.sql(
+        """
+        ALTER TABLE sync_conflicts ADD COLUMN identity TEXT NOT NULL DEFAULT '';
+        ALTER TABLE sync_conflicts ADD COLUMN from_event INTEGER NOT NULL DEFAULT 0;
+        CREATE INDEX sync_conflicts_identity ON sync_conflicts(identity);
+        CREATE TABLE sync_conflict_events(
+            identity TEXT NOT NULL,
+            author TEXT NOT NULL,
+            wall INTEGER NOT NULL,
+            counter INTEGER NOT NULL,
+            action TEXT NOT NULL,
+            seq INTEGER NOT NULL DEFAULT 0,
+            body TEXT NOT NULL,
+            signature TEXT NOT NULL DEFAULT '',
+            PRIMARY KEY(identity, author, wall, counter, action));
         """)
 }

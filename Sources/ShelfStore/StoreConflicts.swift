@@ -1,6 +1,7 @@
 // StoreConflicts: settling a merge conflict (`sync conflicts resolve ID --take other|kept`). The side taken is
 // written as an edit made here — stamped after both sides, so every device takes it on its next sync and none
-// records a new conflict for it — and the conflict is marked settled.
+// records a new conflict for it — and the choice is recorded as a settlement event (StoreConflictEvents), which
+// travels signed in this device's next entry and settles the conflict on every device that receives it.
 import FoundationEssentials
 import ShelfCore
 
@@ -15,7 +16,8 @@ extension Store {
                 kind: .constraint, message: "no merge conflict number \(id)", hint: "see 'sshelf sync conflicts'")
         }
         if let settled = conflict.settled {
-            let by = conflict.settledBy.map { " on device \($0.prefix(8))" } ?? ""
+            let me = try deviceID
+            let by = conflict.settledBy.flatMap { $0 == me ? nil : " on device \($0.prefix(8))" } ?? ""
             throw StoreError(
                 kind: .constraint, message: "conflict \(id) was settled already\(by) (took \(settled))",
                 hint: "edit the record itself to change it again")
@@ -51,7 +53,31 @@ extension Store {
         } else {
             try stampSave(kind, record, prior: prior) { taken }
         }
-        try db.run("UPDATE sync_conflicts SET settled = ?, seen = 1 WHERE id = ?", [.text(side.rawValue), .int(id)])
+        try recordSettlement(conflict, took: side, kind: kind, record: record)
+    }
+
+    /// The settlement as an event that travels: who took which side, at the settling edit's stamp, knowing every
+    /// earlier settlement of this conflict held here (so it ends a dispute).
+    func recordSettlement(_ conflict: StoredConflict, took side: ConflictSide, kind: RecordKind, record: UUID) throws {
+        let kept = ConflictEvent.Side(
+            value: conflict.kept, by: conflict.keptBy, at: Store.milliseconds(conflict.keptAt))
+        let lost = ConflictEvent.Side(
+            value: conflict.lost, by: conflict.lostBy, at: Store.milliseconds(conflict.lostAt))
+        var identity = conflict.identity
+        if identity.isEmpty {
+            identity = ConflictEvent.identity(
+                kind: conflict.kind, record: conflict.record, field: conflict.field, why: conflict.why,
+                sides: [kept, lost])
+            try db.run("UPDATE sync_conflicts SET identity = ? WHERE id = ?", [.text(identity), .int(conflict.id)])
+        }
+        let stamp = try clock(kind, record)?.group(conflict.field).stamp ?? nextStamp()
+        let event = ConflictEvent(
+            action: .settled, kind: conflict.kind, record: conflict.record, name: conflict.name,
+            field: conflict.field, why: conflict.why, kept: kept, lost: lost, author: stamp.device, wall: stamp.wall,
+            counter: stamp.counter, took: side == .kept ? kept : lost,
+            knew: try settlements(identity: identity).map(\.id))
+        try addOwnEvent(event)
+        try db.run("UPDATE sync_conflicts SET seen = 1 WHERE id = ?", [.int(conflict.id)])
     }
 
     /// A group's value stamped now without a change (a set group's values each), and queued for sync.

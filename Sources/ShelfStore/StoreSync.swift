@@ -374,10 +374,6 @@ extension Store {
             (result.body ?? local?.1 ?? record.body)?["name"].flatMap {
                 if case .string(let text) = $0 { text } else { nil }
             } ?? ""
-        // Conflicts open before this record settle first: a clash this very merge finds is not settled by it.
-        if let body = result.body {
-            try noteSettled(kind: record.kind, id: record.id, incoming: record.clock, merged: result.clock, body: body)
-        }
         for conflict in result.conflicts {
             try recordConflict(
                 conflict, kind: record.kind, id: record.id, name: name, at: time, seen: localArrivedThisRun)

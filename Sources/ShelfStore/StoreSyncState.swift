@@ -72,11 +72,18 @@ public struct StoredConflict: Sendable, Equatable, Codable {
     /// When each side was written (nil when not known: conflicts recorded before this was kept).
     public var keptAt: Date?
     public var lostAt: Date?
-    /// How it was settled: `kept` or `other` (or `later`: replaced by a later edit made knowing both sides); nil
-    /// while open.
+    /// How it was settled: `kept` or `other`; nil while open or disputed.
     public var settled: String?
-    /// The device whose settling edit arrived here; nil when this device settled it (or it is open).
+    /// The device that settled it (this one's id too); nil while open or disputed.
     public var settledBy: String?
+    /// `open`, `settled` or `disputed` (two devices settled it differently without seeing each other's choice) — the
+    /// same on every device that holds the same events (StoreConflictEvents).
+    public var state: String = "open"
+    /// In a dispute, the side whose value stands (the later choice) and every device's choice.
+    public var stands: String?
+    public var choices: [ConflictChoice] = []
+    /// The conflict's name in the events that travel (empty for a conflict recorded before they did).
+    public var identity: String = ""
 }
 
 extension Store {
@@ -214,15 +221,30 @@ extension Store {
     func recordConflict(
         _ conflict: FieldConflict, kind: RecordKind, id: UUID, name: String, at time: Date, seen: Bool = false
     ) throws {
+        let kept = ConflictEvent.Side(value: conflict.kept, by: conflict.keptBy, at: conflict.keptAt)
+        let lost = ConflictEvent.Side(value: conflict.lost, by: conflict.lostBy, at: conflict.lostAt)
+        let identity = ConflictEvent.identity(
+            kind: kind.rawValue, record: id.storeText, field: conflict.group, why: conflict.why.rawValue,
+            sides: [kept, lost])
+        // Two settling edits of one conflict that did not know each other: that conflict's dispute, shown there.
+        if conflict.why == .concurrent,
+            try settlesOneConflict(
+                kind: kind.rawValue, record: id.storeText, field: conflict.group, (kept.by, kept.at),
+                (lost.by, lost.at))
+        {
+            return
+        }
         // One conflict, one entry: the same two values with the same writers (either way round) are not listed again
-        // when the entries that carry them are read again (a delta repeats every group its writer stamped).
+        // when the entries that carry them are read again (a delta repeats every group its writer stamped), nor when
+        // another device's event listed it first.
         let known = try db.query(
             """
-            SELECT id FROM sync_conflicts WHERE kind = ? AND record = ? AND field = ? AND why = ? AND
+            SELECT id FROM sync_conflicts WHERE identity = ? OR (kind = ? AND record = ? AND field = ? AND why = ? AND
             ((kept = ? AND kept_by = ? AND kept_at = ? AND lost = ? AND lost_by = ? AND lost_at = ?) OR
-            (kept = ? AND kept_by = ? AND kept_at = ? AND lost = ? AND lost_by = ? AND lost_at = ?))
+            (kept = ? AND kept_by = ? AND kept_at = ? AND lost = ? AND lost_by = ? AND lost_at = ?)))
             """,
             [
+                .text(identity),
                 .text(kind.rawValue), .text(id.storeText), .text(conflict.group), .text(conflict.why.rawValue),
                 .text(conflict.kept), .text(conflict.keptBy), .int(Int(conflict.keptAt)),
                 .text(conflict.lost), .text(conflict.lostBy), .int(Int(conflict.lostAt)),
@@ -230,38 +252,67 @@ extension Store {
                 .text(conflict.kept), .text(conflict.keptBy), .int(Int(conflict.keptAt)),
             ]
         ) { $0.int(0) }
-        guard known.isEmpty else { return }
-        try db.run(
-            """
-            INSERT INTO sync_conflicts(at, kind, record, name, field, kept, kept_by, lost, lost_by, why, seen,
-            kept_at, lost_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """,
-            [
-                .double(time.timeIntervalSince1970), .text(kind.rawValue), .text(id.storeText), .text(name),
-                .text(conflict.group),
-                .text(conflict.kept), .text(conflict.keptBy), .text(conflict.lost), .text(conflict.lostBy),
-                .text(conflict.why.rawValue),
-                .int(seen ? 1 : 0), .int(Int(conflict.keptAt)), .int(Int(conflict.lostAt)),
-            ])
+        if !known.isEmpty, !seen {
+            // Listed first from another device's event: this device's own merge finding it counts it as new here.
+            try db.run(
+                "UPDATE sync_conflicts SET seen = 0, from_event = 0 WHERE identity = ? AND from_event = 1",
+                [.text(identity)])
+        }
+        if known.isEmpty {
+            try insertConflict(
+                kind: kind.rawValue, record: id.storeText, name: name, field: conflict.group,
+                why: conflict.why.rawValue, kept: kept, lost: lost, identity: identity, seen: seen, at: time)
+        }
+        // Found here: every other device lists it too, once this device's event reaches it.
+        let me = try deviceID
+        let told = try db.query(
+            "SELECT 1 FROM sync_conflict_events WHERE identity = ? AND author = ? AND action = 'found'",
+            [.text(identity), .text(me)]
+        ) { $0.int(0) }
+        guard told.isEmpty else { return }
+        try addOwnEvent(
+            ConflictEvent(
+                action: .found, kind: kind.rawValue, record: id.storeText, name: name, field: conflict.group,
+                why: conflict.why.rawValue, kept: kept, lost: lost, author: me,
+                wall: HybridLogicalClock.milliseconds(time), counter: 0))
     }
 
     public func conflicts(unseenOnly: Bool = false) throws -> [StoredConflict] {
         try db.query(
             """
             SELECT \(Store.conflictColumns) FROM sync_conflicts \(unseenOnly ? "WHERE seen = 0" : "") ORDER BY id
-            """, row: Store.conflictRow)
+            """, row: Store.conflictRow
+        ).map(withState)
     }
 
     /// One conflict by its number (nil when there is none).
     public func conflict(_ id: Int) throws -> StoredConflict? {
         try db.query(
             "SELECT \(Store.conflictColumns) FROM sync_conflicts WHERE id = ?", [.int(id)], row: Store.conflictRow
-        ).first
+        ).first.map(withState)
+    }
+
+    /// The state its events give it; a conflict recorded before events travelled keeps the local note it had.
+    func withState(_ stored: StoredConflict) throws -> StoredConflict {
+        var out = stored
+        if out.settled != nil { out.state = "settled" }
+        guard !stored.identity.isEmpty else { return out }
+        let derived = try settlementState(
+            identity: stored.identity,
+            kept: ConflictEvent.Side(value: stored.kept, by: stored.keptBy, at: Store.milliseconds(stored.keptAt)),
+            lost: ConflictEvent.Side(value: stored.lost, by: stored.lostBy, at: Store.milliseconds(stored.lostAt)))
+        guard derived.state != "open" else { return out }
+        out.state = derived.state
+        out.settled = derived.settled
+        out.settledBy = derived.settledBy
+        out.stands = derived.stands
+        out.choices = derived.choices
+        return out
     }
 
     static let conflictColumns =
-        "id, at, kind, record, name, field, kept, kept_by, lost, lost_by, why, seen, kept_at, lost_at, settled"
+        "id, at, kind, record, name, field, kept, kept_by, lost, lost_by, why, seen, kept_at, lost_at, settled, "
+        + "identity"
 
     static func conflictRow(_ row: Statement) -> StoredConflict {
         func time(_ ms: Int) -> Date? { ms > 0 ? Date(timeIntervalSince1970: Double(ms) / 1000) : nil }
@@ -270,7 +321,8 @@ extension Store {
             field: row.text(5), kept: row.text(6), keptBy: row.text(7), lost: row.text(8), lostBy: row.text(9),
             why: row.text(10), seen: row.int(11) != 0, keptAt: time(row.int(12)), lostAt: time(row.int(13)),
             settled: row.text(14).isEmpty ? nil : String(row.text(14).prefix { $0 != "@" }),
-            settledBy: row.text(14).split(separator: "@", maxSplits: 1).dropFirst().first.map(String.init))
+            settledBy: row.text(14).split(separator: "@", maxSplits: 1).dropFirst().first.map(String.init),
+            identity: row.text(15))
     }
 
     public func unseenConflictCount() throws -> Int {

@@ -92,8 +92,8 @@ struct OwnChain {
     /// records the entry (clearing the outbox, marking certificates published).
     @discardableResult
     func publish(
-        certificates: [Certificate], content: EntryContent, snapshot: Bool, epoch: UUID, epochKey: SecretBytes,
-        afterWrite: (Store, Int64) throws -> Void
+        certificates: [Certificate], content makeContent: (Int64) throws -> EntryContent, snapshot: Bool, epoch: UUID,
+        epochKey: SecretBytes, afterWrite: (Store, Int64) throws -> Void
     ) throws -> Int64 {
         var own = try store.peer(folder)
         let seq = max(own.head, (try remote.entries(of: folder)).last ?? 0) + 1
@@ -101,6 +101,7 @@ struct OwnChain {
             group: session.state.group, device: session.me, seq: UInt64(seq),
             previous: own.head == 0 ? EntryHeader.noPrevious : ([UInt8](hex: own.headDigest) ?? EntryHeader.noPrevious),
             epoch: epoch, snapshot: snapshot)
+        let content = try makeContent(seq)
         let entry = Entry(
             header: header, roster: RosterSection.encode(certificates), rosterKey: try session.rosterKey(),
             content: try content.encode(), contentKey: SyncKeys.content(epochKey), keys: session.keys)

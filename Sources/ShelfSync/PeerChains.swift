@@ -395,6 +395,7 @@ struct PeerChains {
                 return revoked.lowerText
             })
         var unknownKinds: Set<String> = []
+        var eventNotes: [String] = []
         var head = peer
         let applied: Int
         do {
@@ -404,7 +405,11 @@ struct PeerChains {
                 content.records.count > 256 ? store.bulkWrite : store.write
             applied = try write { store -> Int in
                 var applied = 0
-                for record in content.records {
+                // Conflict events first: a clash of two settling edits in this entry is then known as a dispute.
+                eventNotes = try ConflictEvents.receive(
+                    content.records.filter { $0.kind == ConflictEvents.kind }, writer: folder, seq: seq,
+                    entryName: opened.wanted.name, session: session, store: store)
+                for record in content.records where record.kind != ConflictEvents.kind {
                     // A kind a newer sshelf added is left for that version; everything else must apply.
                     guard record.kind.isKnown else {
                         unknownKinds.insert(record.kind.rawValue)
@@ -436,6 +441,7 @@ struct PeerChains {
             return .problem(SyncFailure("entry \(seq) from \(opened.wanted.name) refused: \(skipped.why)"))
         }
         peer = head
+        outcome.notes += eventNotes
         for kind in unknownKinds.sorted() {
             outcome.notes.append(
                 "entry \(seq) from \(opened.wanted.name): record kind '\(kind)' is from a newer sshelf; left out")

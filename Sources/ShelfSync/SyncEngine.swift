@@ -244,6 +244,7 @@ public struct SyncEngine {
             guard try store.setting(key) != String(upTo) else { continue }
             let changed = try store.write { store -> Int in
                 let changed = try store.taint(device: device.lowerText, upTo: upTo, at: now)
+                try store.dropConflictEvents(author: device.lowerText, after: upTo)
                 try store.setSetting(key, String(upTo))
                 return changed
             }
@@ -361,20 +362,32 @@ public struct SyncEngine {
             let lastSent = try store.setting("sync.credentials.digest")
             if snapshot || credentialDigest != lastSent { credentials = ownSet.plaintext }
         }
-        guard snapshot || !records.isEmpty || !pending.isEmpty || credentials != nil else { return }
+        let events = try store.unpublishedConflictEvents().count
+        guard snapshot || !records.isEmpty || !pending.isEmpty || credentials != nil || events > 0 else { return }
         let sent = records.map { ($0.kind, $0.id, $0.clock.latest(by: session.meText)) }
         let changes = snapshot ? try store.outboxCount() : records.count
+        var signed: [StoredConflictEvent] = []
         try own.publish(
-            certificates: certificates, content: EntryContent(records: records, credentials: credentials),
+            certificates: certificates,
+            content: { seq in
+                // Conflicts found and settled here travel as signed events of their own (ConflictEvents).
+                let outgoing = try ConflictEvents.outgoing(session, seq: seq, snapshot: snapshot)
+                signed = outgoing.signed
+                return EntryContent(records: records + outgoing.records, credentials: credentials)
+            },
             snapshot: snapshot,
             epoch: epoch, epochKey: key
         ) { store, _ in
+            for event in signed {
+                try store.markConflictEventPublished(event.event, text: event.text, signature: event.signature)
+            }
             try store.clearOutbox(sent: sent)
             if credentials != nil, let credentialDigest {
                 try store.setSetting("sync.credentials.digest", credentialDigest)
             }
         }
-        report.pushed += changes
+        // A conflict found or settled here is a change sent too (its event).
+        report.pushed += changes + signed.count
         if credentials != nil { report.credentialsSent = ownSet?.count ?? 0 }
     }
 }

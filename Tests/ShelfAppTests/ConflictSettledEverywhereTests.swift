@@ -17,6 +17,45 @@ final class ConflictSettledEverywhereTests: XCTestCase {
         try reproduction(remote: ["--git", "file://" + base + "/remote.git"])
     }
 
+    /// A and B settle the conflict differently before either syncs: both list it disputed, naming both choices and
+    /// the value that stands (the later choice, on both); settling it again on A ends it everywhere.
+    func testTwoDifferentChoicesAreShownDisputedOnBoth() throws {
+        let remote = ["--folder", try syncRemote("settle-dispute")]
+        let a = syncHome(), b = syncHome()
+        XCTAssertExit(try a.run("add", "prod-web-01", "--host", "w.example"), 0)
+        XCTAssertExit(try a.run(["sync", "enable"] + remote), 0)
+        XCTAssertExit(try b.run(["sync", "enable"] + remote), 0)
+        try enroll(b, by: a)
+        XCTAssertExit(try a.run("edit", "prod-web-01", "--user", "alice"), 0)
+        XCTAssertExit(try b.run("edit", "prod-web-01", "--user", "bob"), 0)
+        for home in [a, b, a, b] { XCTAssertExit(try home.run("sync", "now"), 0) }
+        let numberOnA = try XCTUnwrap(try conflicts(a).first?["id"] as? Int)
+        let numberOnB = try XCTUnwrap(try conflicts(b).first?["id"] as? Int)
+        XCTAssertExit(try a.run("sync", "conflicts", "resolve", String(numberOnA), "--take", "other"), 0)
+        XCTAssertExit(try b.run("sync", "conflicts", "resolve", String(numberOnB), "--take", "kept"), 0)
+        for home in [a, b, a, b] { XCTAssertExit(try home.run("sync", "now"), 0) }
+        let user = try a.run("show", "prod-web-01", "--json").stdout
+        XCTAssertEqual(user, try b.run("show", "prod-web-01", "--json").stdout, "one value on both")
+        for home in [a, b] {
+            let listed = try conflicts(home)
+            XCTAssertEqual(listed.count, 1, "\(listed)")
+            XCTAssertEqual(listed.first?["state"] as? String, "disputed", "\(listed)")
+            XCTAssertEqual((listed.first?["choices"] as? [[String: Any]])?.count, 2, "\(listed)")
+            let text = try home.run("sync", "conflicts").stdout
+            XCTAssertTrue(text.contains("  why    disputed: "), text)
+            XCTAssertTrue(text.contains(" took other, ") && text.contains(" took kept, "), text)
+            XCTAssertTrue(text.contains(" stands (the later choice)"), text)
+            XCTAssertTrue(text.contains("  settle sshelf sync conflicts resolve"), text)
+        }
+        XCTAssertExit(try a.run("sync", "conflicts", "resolve", String(numberOnA), "--take", "other"), 0)
+        for home in [a, b, a, b] { XCTAssertExit(try home.run("sync", "now"), 0) }
+        for home in [a, b] {
+            let listed = try conflicts(home)
+            XCTAssertEqual(listed.first?["state"] as? String, "settled", "\(listed)")
+            XCTAssertEqual(listed.first?["settled"] as? String, "other", "\(listed)")
+        }
+    }
+
     func conflicts(_ home: TempHome) throws -> [[String: Any]] {
         try XCTUnwrap(
             JSONSerialization.jsonObject(with: Data(try home.run("sync", "conflicts", "--json").stdout.utf8))

@@ -1,11 +1,13 @@
 // Property test: random schedules over three enrolled devices — creates, field edits, deletions, groups — with each
 // device syncing against its own view of the remote, files delivered between views shuffled and late, clocks that
 // disagree, a byzantine remote that drops, corrupts, replays and injects files, conflicts settled (either side, so
-// two devices may settle one differently), devices renamed, and sometimes a revocation while the
+// two devices may settle one differently), devices renamed, a device offline for many operations, and sometimes a
+// revocation while the
 // revoked device keeps writing and, shown a remote without its revocation, enrolls a device of its own that writes
 // too (issue 31, hole 10: the revocation arriving late relative to that enrollment). Once the remote is honest
 // again and everything is delivered, the devices that remain enrolled end in one state, holding nothing the late
-// device wrote, the same device names, no conflict listed twice, and after two idle rounds nothing more written.
+// device wrote, the same device names, the same conflicts in the same states (derived from the conflict events every
+// device holds), no conflict listed twice, and after two idle rounds nothing more written.
 // SSHELF_CONVERGENCE_SCHEDULES sets how many schedules run (`make convergence` runs 1,000).
 import Foundation
 import ShelfCore
@@ -15,11 +17,21 @@ import TestSupport
 import XCTest
 
 final class ConvergenceTests: XCTestCase {
-    func testRandomSchedulesConverge() throws {
+    // Four shards (seed modulo 4), so `swift test --parallel` spreads the schedules over the workers.
+    func testRandomSchedulesConvergeShard0() throws { try runShard(0) }
+    func testRandomSchedulesConvergeShard1() throws { try runShard(1) }
+    func testRandomSchedulesConvergeShard2() throws { try runShard(2) }
+    func testRandomSchedulesConvergeShard3() throws { try runShard(3) }
+
+    /// The seeds of one shard; SSHELF_CONVERGENCE_SEED=N with SSHELF_CONVERGENCE_SCHEDULES=1 replays seed N alone.
+    func runShard(_ shard: UInt64) throws {
         let schedules = Int(ProcessInfo.processInfo.environment["SSHELF_CONVERGENCE_SCHEDULES"] ?? "") ?? 24
         let first = UInt64(ProcessInfo.processInfo.environment["SSHELF_CONVERGENCE_SEED"] ?? "") ?? 0
-        for seed in first..<(first + UInt64(schedules)) {
-            try runSchedule(seed: seed, operations: 40)
+        for seed in first..<(first + UInt64(schedules)) where seed % 4 == shard {
+            do { try runSchedule(seed: seed, operations: 40) } catch {
+                XCTFail(
+                    "seed \(seed): \(error) (replay: SSHELF_CONVERGENCE_SEED=\(seed) SSHELF_CONVERGENCE_SCHEDULES=1)")
+            }
         }
     }
 
@@ -53,9 +65,13 @@ final class ConvergenceTests: XCTestCase {
         var known: [UUID] = []
         var groups: [UUID] = []
         var revoked: Int?
+        // A device offline for a spell: it edits and settles but neither sends nor receives for that many operations.
+        var offline = [0, 0, 0]
         for _ in 0..<operations {
             let index = Int.random(in: 0..<3, using: &random)
             let device = devices[index]
+            offline = offline.map { max(0, $0 - 1) }
+            if Int.random(in: 0..<40, using: &random) == 0 { offline[index] = Int.random(in: 8...20, using: &random) }
             switch Int.random(in: 0..<18, using: &random) {
             case 0...2:
                 let host = ShelfCore.Host(
@@ -87,6 +103,7 @@ final class ConvergenceTests: XCTestCase {
                 try device.store.write { try $0.save(group) }
                 groups.append(group.id)
             case 9...10:
+                guard offline[index] == 0 else { continue }
                 device.sync(expect: nil)
             case 11...12:
                 deliver(
@@ -96,7 +113,7 @@ final class ConvergenceTests: XCTestCase {
                 try byzantine(views: views, owners: owners, random: &random)
             case 15:
                 // Settle an open conflict, taking either side (two devices may settle one conflict differently).
-                let open = try device.store.conflicts().filter { $0.settled == nil && $0.why == "concurrent" }
+                let open = try device.store.conflicts().filter { $0.state != "settled" && $0.why == "concurrent" }
                 guard let conflict = open.randomElement(using: &random) else { continue }
                 let side: Store.ConflictSide = Bool.random(using: &random) ? .kept : .other
                 try? device.store.write { try $0.settleConflict(conflict.id, take: side) }
@@ -167,6 +184,16 @@ final class ConvergenceTests: XCTestCase {
                 return "\(c.kind) \(c.record) \(c.field) \(c.why) \(sides)"
             }
             XCTAssertEqual(Set(keys).count, keys.count, "seed \(seed): \(device.name) lists a conflict twice")
+        }
+        // The same conflicts in the same states everywhere (open, settled by whom with which side, disputed with
+        // each choice): derived from the events every device holds, not from what each saw happen.
+        let conflictLists = try remaining.map(conflictStates)
+        for (device, listed) in zip(remaining, conflictLists).dropFirst() where listed != conflictLists[0] {
+            XCTFail(
+                (["seed \(seed): \(remaining[0].name) and \(device.name) list conflicts differently"]
+                    + Set(conflictLists[0]).subtracting(listed).sorted().map { "  only \(remaining[0].name): \($0)" }
+                    + Set(listed).subtracting(conflictLists[0]).sorted().map { "  only \(device.name): \($0)" })
+                    .joined(separator: "\n"))
         }
         for (device, state) in zip(remaining, states).dropFirst() where state != states[0] {
             // Enough to replay it: who is who, what each has that the other has not, and where each stopped.

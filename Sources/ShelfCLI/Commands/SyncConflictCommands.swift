@@ -18,7 +18,9 @@ enum SyncConflictCommands {
                 + "one device and removed on another is a conflict. Each is shown with the kept value and the other, "
                 + "the device that wrote each and when; long values (keys, pinned host keys) as fingerprints, in full "
                 + "with --json. New ones are marked until --seen; 'sshelf sync conflicts resolve ID --take other' "
-                + "takes the other value.",
+                + "takes the other value. Every device lists the same conflicts in the same states: a settled one "
+                + "shows which device settled it and how, and is no longer offered; one two devices settled "
+                + "differently shows disputed, both choices named, until it is settled again.",
             options: [
                 .flag("json", "print JSON for scripts (full values)"), .flag("seen", "mark every conflict seen"),
             ],
@@ -28,8 +30,9 @@ enum SyncConflictCommands {
             summary: "settle a merge conflict: take the other value, or keep the kept one",
             details:
                 "The value taken is written as an edit on this device, stamped after both sides, so every device "
-                + "takes it on its next sync without a new conflict. A deletion is final: a conflict with a deleted "
-                + "record cannot take the other side.",
+                + "takes it on its next sync without a new conflict, and the choice travels as a signed settlement "
+                + "every device shows. A deletion is final: a conflict with a deleted record cannot take the other "
+                + "side.",
             arguments: [ArgumentSpec(name: "ID", help: "the conflict's number from 'sshelf sync conflicts'")],
             options: [.value("take", "SIDE", "other (the value the merge did not keep) or kept")],
             examples: ["sshelf sync conflicts resolve 3 --take other"],
