@@ -64,7 +64,7 @@ final class ConflictItemsTests: XCTestCase {
         try store.write { try $0.settleConflict(id, take: .other) }
         XCTAssertEqual(try store.host(id: host.id)?.user, "bob", "the side taken is written as a local edit")
         let item = try XCTUnwrap(try ConflictItems.load(store).first)
-        XCTAssertEqual(item.settled, "other")
+        XCTAssertEqual(item.settled, "other, by this device")
         XCTAssertFalse(item.isNew, "settling marks it seen")
         XCTAssertThrowsError(try store.write { try $0.settleConflict(id, take: .kept) }) { error in
             XCTAssertTrue("\(error)".contains("was settled already"), "\(error)")
