@@ -9,6 +9,7 @@
 //   event: read each second, a few cheap queries; a change asks sync for a run at once), the idle relock of this
 //   process's keys, and its item names (the vault file changing reloads the catalog for "not synced to this
 //   device").
+// - ~/.ssh/config: there to import, or changed since its import (UserConfigWatch), with the vault's checks.
 // The forward supervisor's state is read by ForwardChildren at each tick of the run loop.
 import FoundationEssentials
 import Glibc
@@ -52,6 +53,7 @@ final class LiveWatcher: @unchecked Sendable {
         }
         let first = FirstLook(try? Store(path: context.locations.store))
         if let store = first.store { checkStore(store, &first.state) }
+        checkUserConfig(first.store, &first.state)
         BackgroundThread.start(name: "sshelf-watch") { [self] in loop(first.store, first.state) }
     }
 
@@ -83,6 +85,7 @@ final class LiveWatcher: @unchecked Sendable {
                 lastSlow = Date()
                 checkRemote(&state)
                 checkVault(&state)
+                checkUserConfig(store, &state)
             }
             checkStatusFile(&state)
             postStatus(store, &state)
@@ -111,6 +114,14 @@ final class LiveWatcher: @unchecked Sendable {
         var syncNotes: [SyncNote] = []
         var vault: VaultIndicator?
         var posted: StatusModel?
+        var userConfig: UserConfigWatch?
+    }
+
+    /// ~/.ssh/config: there to import, or changed since its import (once a second, and in the first look).
+    private func checkUserConfig(_ store: Store?, _ state: inout Seen) {
+        var watch = state.userConfig ?? UserConfigWatch(workspace: TUIVault.quiet(context))
+        if let found = watch.check(store: store, dataVersion: state.dataVersion) { mailbox.post(.userConfig(found)) }
+        state.userConfig = watch
     }
 
     private func checkStore(_ store: Store, _ state: inout Seen) {

@@ -72,6 +72,14 @@ final class StoreWorker: @unchecked Sendable {
             }
             return
         }
+        if case .previewImport = effect {
+            mailbox.deliver(.importPreviewed(importConfig(dryRun: true)))
+            return
+        }
+        if case .runImport = effect {
+            mailbox.deliver(.imported(importConfig(dryRun: false)))
+            return
+        }
         if case .loadConflicts = effect {
             do {
                 mailbox.deliver(.conflicts(try ConflictItems.load(try store())))
@@ -91,6 +99,19 @@ final class StoreWorker: @unchecked Sendable {
             }
         } catch {
             mailbox.deliver(.operationFinished(.failure(StoreWorker.failure(error))))
+        }
+    }
+
+    /// `import ssh-config` of ~/.ssh/config, the CLI's own (ConfigImport): the summary's lines (a dry run: what it
+    /// would do), or why the file cannot be imported with what to do about it.
+    private func importConfig(dryRun: Bool) -> Result<[String], OperationFailure> {
+        do {
+            let outcome = try ConfigImport.run(path: nil, dryRun: dryRun, workspace: workspace, store: { try store() })
+            return .success(outcome.summary.lines(path: outcome.path, dryRun: dryRun))
+        } catch {
+            let failure = ShelfError(from: error)
+            // The hint on a line of its own under the error, as the CLI prints it.
+            return .failure(OperationFailure(failure.message + (failure.hint.map { "\n" + $0 } ?? "")))
         }
     }
 
@@ -176,7 +197,7 @@ final class StoreWorker: @unchecked Sendable {
             return "conflict \(id) settled: took the \(takeOther ? "other" : "kept") value; it syncs like any edit"
         case .load, .loadConflicts, .connect, .cancelConnect, .launchSession, .answerPrompt, .startForward,
             .stopForward, .unlockVault, .lockVault, .syncNow, .copyID, .answerAgent, .moveCredentials, .runFleet,
-            .stopFleet, .quit:
+            .stopFleet, .previewImport, .runImport, .quit:
             return ""
         }
     }

@@ -49,6 +49,10 @@ public enum Effect: Sendable, Equatable {
     case loadConflicts
     /// Settle a merge conflict: take the other value, or keep the kept one (an edit that syncs).
     case settleConflict(Int, takeOther: Bool)
+    /// Plan the import of ~/.ssh/config and roll it back (`import ssh-config --dry-run`): `Action.importPreviewed`.
+    case previewImport
+    /// Import ~/.ssh/config (`import ssh-config`): `Action.imported`.
+    case runImport
     case quit
 }
 
@@ -103,6 +107,12 @@ public enum Action: Sendable {
     case askAutostartMove(AutostartMove)
     /// The merge conflicts, worded for the conflict list.
     case conflicts([ConflictItem])
+    /// ~/.ssh/config as the app finds it now (there or not, changed since its import or not).
+    case userConfig(UserConfigState)
+    /// What importing ~/.ssh/config would do (the dry run's lines), or why it cannot be imported.
+    case importPreviewed(Result<[String], OperationFailure>)
+    /// What the import did (the summary `import ssh-config` prints), or why it failed.
+    case imported(Result<[String], OperationFailure>)
 }
 
 public struct OperationFailure: Error, Sendable, Equatable {

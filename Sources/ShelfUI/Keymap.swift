@@ -5,7 +5,9 @@ public enum Command: String, Sendable, CaseIterable {
     case nextPane, previousPane, left, right, toggleGroup, activate
     case search, cancel, sort, reload, syncNow, vaultLock
     case addHost, addGroup, addForward, addIdentity, identities, edit, delete, toggleForward, copyID
-    case markAll, runCommand
+    case markAll, runCommand, importConfig
+    // the import dialog
+    case importYes, importClose, importDown, importUp, importPageDown, importPageUp
     // the run pane
     case fleetSend, fleetStop, fleetClose, fleetRepeat, fleetErase, fleetClear, fleetDown, fleetUp, fleetPageDown
     case fleetPageUp
@@ -38,6 +40,7 @@ public enum KeyContext: String, Sendable, CaseIterable {
     case conflicts = "Conflict list"
     case prompt = "Connect dialogs"
     case fleet = "Run pane"
+    case importDialog = "Import dialog"
     case help = "Help"
     case failure = "Error screen"
 }
@@ -51,9 +54,13 @@ public struct KeyBinding: Sendable {
     public var hint: String?
     /// Why the binding does nothing right now, or nil when it is enabled.
     public var disabledReason: @Sendable (UIState) -> String?
+    /// The hint label as the state decides it (nil: no hint now), for a key that matters only at times; when set,
+    /// it replaces `hint`.
+    public var hintNow: (@Sendable (UIState) -> String?)?
 
     public init(
         _ keys: [Key], _ command: Command, _ context: KeyContext, _ description: String, hint: String? = nil,
+        hintNow: (@Sendable (UIState) -> String?)? = nil,
         disabled: @escaping @Sendable (UIState) -> String? = { _ in nil }
     ) {
         self.keys = keys
@@ -61,8 +68,12 @@ public struct KeyBinding: Sendable {
         self.context = context
         self.description = description
         self.hint = hint
+        self.hintNow = hintNow
         disabledReason = disabled
     }
+
+    /// The status line's label for this binding now.
+    public func hint(_ state: UIState) -> String? { hintNow.map { $0(state) } ?? hint }
 
     public var keyLabel: String { keys.map(\.label).joined(separator: " ") }
     public var asciiKeyLabel: String { keys.map(\.asciiLabel).joined(separator: " ") }
@@ -173,6 +184,10 @@ public enum Keymap {
             [.escape], .cancel, .browse, "cancel the connect under way (at any stage), else clear the search",
             disabled: cancelOrClear),
         KeyBinding([.char("s")], .sort, .browse, "sort hosts by name or by last connected"),
+        KeyBinding(
+            [.char("o")], .importConfig, .browse,
+            "import ~/.ssh/config as the CLI does, showing first what it adds (again once it changed)",
+            hintNow: ImportDialogReducer.hint, disabled: ImportDialogReducer.disabled),
         KeyBinding([.char("a")], .addHost, .browse, "add a host", hint: "add", disabled: needsLoaded),
         KeyBinding([.char("N")], .addGroup, .browse, "add a group (inside the selected one)", disabled: needsLoaded),
         KeyBinding([.char("f")], .addForward, .browse, "add a forward rule to the selected host", disabled: needsHost),
@@ -303,6 +318,20 @@ public enum Keymap {
         KeyBinding([.char("k"), .up], .fleetUp, .fleet, "previous host, or scroll up (while typing: k is text)"),
         KeyBinding([.pageDown], .fleetPageDown, .fleet, "page down"),
         KeyBinding([.pageUp], .fleetPageUp, .fleet, "page up"),
+
+        KeyBinding(
+            [.char("y")], .importYes, .importDialog, "import what is shown", hint: "import",
+            disabled: { $0.importDialog?.phase == .ready ? nil : "nothing to import yet" }),
+        KeyBinding(
+            [.escape, .char("n"), .char("q"), .ctrl("c")], .importClose, .importDialog,
+            "close: before y nothing is imported; after the import, back to the hosts",
+            hintNow: { [.done, .failed].contains($0.importDialog?.phase) ? "close" : "cancel" },
+            disabled: { $0.importDialog?.phase == .importing ? "the import is being written (it ends by itself)" : nil }
+        ),
+        KeyBinding([.char("j"), .down], .importDown, .importDialog, "scroll down"),
+        KeyBinding([.char("k"), .up], .importUp, .importDialog, "scroll up"),
+        KeyBinding([.pageDown, .char(" ")], .importPageDown, .importDialog, "page down"),
+        KeyBinding([.pageUp], .importPageUp, .importDialog, "page up"),
 
         KeyBinding([.char("j"), .down], .helpDown, .help, "scroll down"),
         KeyBinding([.char("k"), .up], .helpUp, .help, "scroll up"),

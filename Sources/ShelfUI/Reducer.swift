@@ -10,6 +10,7 @@ public enum Reducer {
         case .resize(let rows, let columns):
             state.rows = rows
             state.columns = columns
+            state.importDialog?.rewrap(columns: columns)
             clampCursors(&state)
             return []
         case .tick(let now):
@@ -126,6 +127,14 @@ public enum Reducer {
             return []
         case .askAutostartMove(let move):
             return AutostartMoveReducer.ask(&state, move)
+        case .userConfig(let config):
+            state.userConfig = config
+            return []
+        case .importPreviewed(let result):
+            ImportDialogReducer.previewed(&state, result)
+            return []
+        case .imported(let result):
+            return ImportDialogReducer.imported(&state, result)
         case .conflicts(let items):
             let keep = state.selectedConflict?.id
             state.conflicts = items
@@ -161,6 +170,8 @@ public enum Reducer {
             return IdentityList.key(&state, key)
         case .fleet:
             return FleetPaneReducer.key(&state, key)
+        case .importConfig:
+            return ImportDialogReducer.key(&state, key)
         case .conflicts:
             return ConflictList.key(&state, key)
         case .browse:
@@ -216,6 +227,8 @@ public enum Reducer {
             Marks.all(&state)
         case .runCommand:
             return FleetPaneReducer.open(&state)
+        case .importConfig:
+            return ImportDialogReducer.open(&state)
         case .activate:
             if state.focus == .groups {
                 if let row = state.groupRows[safe: state.groupCursor], row.hasChildren {

@@ -38,11 +38,13 @@ public enum Mode: Sendable, Equatable {
     case prompt(ConnectPrompt)
     /// The run pane (`!`): one command on the marked hosts (`UIState.fleet`).
     case fleet
+    /// The import of ~/.ssh/config (`o`): what it would add, then what it did (`UIState.importDialog`).
+    case importConfig
 
     /// A form, a confirmation or a connect question: Esc and Ctrl-C close it rather than act outside it.
     var isDialog: Bool {
         switch self {
-        case .form, .confirm, .prompt, .fleet: true
+        case .form, .confirm, .prompt, .fleet, .importConfig: true
         case .browse, .help, .identities, .conflicts: false
         }
     }
@@ -135,6 +137,10 @@ public struct UIState: Sendable {
     public var reachability = ReachabilityColumn()
     /// Kept option lines the installed ssh refuses, with its words: the details pane says so, as `show` does.
     public var refusedOptions: [String: String] = [:]
+    /// ~/.ssh/config as the app last found it (nil until it has looked): `o` offers to import it.
+    public var userConfig: UserConfigState?
+    /// The import dialog, while it is open.
+    public var importDialog: ImportDialog?
 
     public init(rows: Int = 24, columns: Int = 80, symbols: Symbols = .unicode, now: Date = Date()) {
         self.rows = rows

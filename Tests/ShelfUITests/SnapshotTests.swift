@@ -16,10 +16,27 @@ final class SnapshotTests: XCTestCase {
         let three = Fixtures.threeLevels()
 
         add("empty", Fixtures.state(Catalog(), rows: rows, columns: columns))
+        var offer = Fixtures.state(Catalog(), rows: rows, columns: columns)
+        _ = Reducer.reduce(&offer, .userConfig(UserConfigState(exists: true)))
+        add("empty-import-offer", offer)
+        var noConfig = Fixtures.state(Catalog(), rows: rows, columns: columns)
+        _ = Reducer.reduce(&noConfig, .userConfig(UserConfigState(exists: false)))
+        add("empty-no-ssh-config", noConfig)
+        var preview = offer
+        Fixtures.press(&preview, .char("o"))
+        _ = Reducer.reduce(&preview, .importPreviewed(.success(ImportDialogTests.previewLines)))
+        add("import-preview", preview)
+        var imported = preview
+        Fixtures.press(&imported, .char("y"))
+        _ = Reducer.reduce(&imported, .imported(.success(ImportDialogTests.summaryLines)))
+        add("import-done", imported)
         for (name, state) in FleetSnapshots.screens(rows: rows, columns: columns) { add(name, state) }
         var main = Fixtures.state(three, rows: rows, columns: columns)
         main.hostCursor = main.visible.firstIndex { main.catalog.host(at: Int($0)).name == "web-eu-1" }!
         add("groups-3-levels", main)
+        var configChanged = main
+        _ = Reducer.reduce(&configChanged, .userConfig(UserConfigState(exists: true, changedSinceImport: true)))
+        add("ssh-config-changed", configChanged)
         var forwards = main
         _ = Reducer.reduce(&forwards, .key(.char("l")))
         _ = Reducer.reduce(&forwards, .key(.char("j")))

@@ -1,6 +1,5 @@
 // ImportExportCommands: `sshelf import ssh-config` (idempotent: updates by name, never duplicates, never
 // touches the source file) and `sshelf export ssh-config` (a config `ssh -G` resolves the same way).
-import Dispatch
 import FoundationEssentials
 import ShelfCore
 import ShelfOperations
@@ -45,71 +44,14 @@ enum ImportExportCommands {
             run: exportConfig),
     ]
 
-    /// Rolls the dry run's transaction back, carrying what the real import would have printed and whether it
-    /// would have failed: a dry run predicts the exit status too.
-    struct DryRun: Error { var summary: String; var failed: Bool }
-
     static func importConfig(_ call: Invocation, _ context: AppContext) throws -> Int32 {
-        let home = context.homeDirectory
-        let path = SSHConfigReader.expandTilde(call.argument(0) ?? "~/.ssh/config", home: home)
-        let sshDirectory = home + "/.ssh"
-        let base = path.hasPrefix(sshDirectory + "/") ? sshDirectory : path.parentPath
-        let source = UserSSHConfig.fileSource(home: home, own: context.locations.configDirectory)
-        if let why = source.skip?(path) {
-            throw ShelfError(
-                .invalid, "\(path) is not imported: \(why)",
-                hint: "import your own config (~/.ssh/config)")
-        }
-        let document: SSHConfigDocument
-        do {
-            document = try SSHConfigReader.read(path: path, source: source, includeBase: base)
-        } catch let error as SSHConfigSyntaxError {
-            throw ShelfError(
-                .invalid, "\(error)", hint: "fix that line (ssh -G would reject it too); nothing was imported")
-        }
-        let resolved = SSHConfigResolver.resolve(document)
-        releaseElsewhere(consume document)
-        // The installed ssh is shown the kept lines on the other core while this one plans the import.
-        let scratch = context.locations.configDirectory
-        try PrivateFiles.ensureDirectory(scratch)
-        let optionLists = resolved.hosts.map(\.options) + resolved.defaults.map(\.options)
-        let refused = BackgroundValue { RefusedOptions.refused(optionLists, scratch: scratch) }
-        let store = try context.store()
-        let summary: ImportSummary
-        var text: BackgroundValue<String>?
-        do {
-            summary = try store.bulkWrite { store in
-                var planned = try ImportPlan.apply(
-                    resolved, groupPath: call.value("group"), home: home,
-                    leftovers: BridgeLeftovers(locations: context.locations), store: store,
-                    groupByFile: call.flag("group-by-file") ? path : nil)
-                planned.warnings += ImportPlan.refusedWarnings(resolved, refused: refused.value)
-                let summary = planned
-                if call.flag("dry-run") {
-                    throw DryRun(summary: summary.text(path: path, dryRun: true), failed: !summary.failures.isEmpty)
-                }
-                // The report (a line for each host added) is written on the other core while this one commits.
-                text = BackgroundValue { summary.text(path: path, dryRun: false) }
-                return summary
-            }
-        } catch let dry as DryRun {
-            context.output(dry.summary)
-            return dry.failed ? 4 : 0
-        }
-        releaseElsewhere(consume resolved)
-        // ~/.ssh/config as imported now: `check` says when it changes after this (UserConfigSource).
-        try UserConfigSource(bridge: SSHConfigBridge(workspace: context.workspace)).recordImport(of: path, store: store)
-        let report = text?.value ?? summary.text(path: path, dryRun: false)
-        context.output(report)
-        let failed = !summary.failures.isEmpty
-        releaseElsewhere((consume summary, consume report))
+        let outcome = try ConfigImport.run(
+            path: call.argument(0), groupPath: call.value("group"), groupByFile: call.flag("group-by-file"),
+            dryRun: call.flag("dry-run"), workspace: context.workspace, store: { try context.store() })
+        context.output(outcome.text)
+        let failed = outcome.summary.failed
+        Release.elsewhere(consume outcome)
         return failed ? 4 : 0
-    }
-
-    /// Drops the last reference to `value` on another core: freeing what a 100,000-host file parses into (half a
-    /// million lines, 100,000 hosts) took the import's one thread tens of milliseconds, while the other core was idle.
-    static func releaseElsewhere<T: Sendable>(_ value: T) {
-        DispatchQueue.global(qos: .utility).async { withExtendedLifetime(value) {} }
     }
 
     static func exportConfig(_ call: Invocation, _ context: AppContext) throws -> Int32 {

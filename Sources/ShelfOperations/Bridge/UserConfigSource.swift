@@ -39,12 +39,19 @@ public struct UserConfigSource: Sendable {
         try store.write { try $0.setSetting(Self.importedKey, digest) }
     }
 
-    /// `check`'s report when ~/.ssh/config changed since it was last imported (nothing when it was never imported
-    /// or the bridge is not installed: then the file and sshelf are two separate things, as the user set them up).
-    public func problems(store: Store) -> [ModelProblem] {
+    /// Whether ~/.ssh/config changed since it was last imported — false when it was never imported or the bridge is
+    /// not installed: then the file and sshelf are two separate things, as the user set them up. `check` and the
+    /// TUI's status line both ask this.
+    public func changedSinceImport(store: Store) -> Bool {
         guard bridge.exists, include.isInstalled, let imported = try? store.setting(Self.importedKey),
-            let now = digest(), now != imported
-        else { return [] }
+            let now = digest()
+        else { return false }
+        return now != imported
+    }
+
+    /// `check`'s report when ~/.ssh/config changed since it was last imported (`changedSinceImport`).
+    public func problems(store: Store) -> [ModelProblem] {
+        guard changedSinceImport(store: store) else { return [] }
         let path = include.configPath
         return [
             ModelProblem(

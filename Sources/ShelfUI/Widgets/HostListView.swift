@@ -5,6 +5,17 @@ import FoundationEssentials
 import ShelfCore
 
 enum HostListView {
+    /// What the empty list says: the user's ~/.ssh/config to import when there is one, else how to add a host or
+    /// import a file.
+    static func emptyMessage(_ config: UserConfigState?) -> String {
+        if let config, config.exists {
+            return
+                "No hosts yet. Press o to import \(config.path) (you see what it would add first), or a to add a host."
+        }
+        return "No hosts yet. Press a to add a host, or import an OpenSSH config from a shell: "
+            + "sshelf import ssh-config FILE"
+    }
+
     struct Columns {
         var name: Int
         var destination: Int
@@ -106,11 +117,15 @@ enum HostListView {
             } else if state.search.isActive {
                 message = "no host matches '\(state.search.query)' (Esc clears)"
             } else if state.catalog.totalCount == 0 {
-                message = "No hosts yet. Press a to add one."
+                message = emptyMessage(state.userConfig)
             } else {
                 message = "No hosts in this group."
             }
-            canvas.write(message, row: rect.row + 2, column: x + 2, width: rect.width - 3, style: .dim)
+            // Wrapped: the empty list's advice is a sentence or two, longer than a narrow pane.
+            let width = rect.width - 3
+            for (i, line) in WordWrap.lines(message, width: width).prefix(max(1, rect.height - 2)).enumerated() {
+                canvas.write(line, row: rect.row + 2 + i, column: x + 2, width: width, style: .dim)
+            }
             return
         }
         let query = state.search.isActive ? HostQuery(state.search.query) : nil

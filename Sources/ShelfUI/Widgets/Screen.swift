@@ -39,6 +39,8 @@ public enum Screen {
         case .conflicts: ConflictListView.draw(state, on: &canvas)
         case .prompt(let prompt): PromptView.draw(prompt, state: state, on: &canvas)
         case .fleet: if let pane = state.fleet { FleetPaneView.draw(pane, state: state, on: &canvas) }
+        case .importConfig:
+            if let dialog = state.importDialog { ImportDialogView.draw(dialog, state: state, on: &canvas) }
         }
         StatusLine.draw(state, in: layout.status, on: &canvas)
         return canvas
@@ -54,7 +56,7 @@ enum Frame {
     static func clearUnder(_ mode: Mode, layout: Layout, state: UIState, on canvas: inout Canvas) {
         switch mode {
         case .browse: return
-        case .form, .confirm, .prompt:
+        case .form, .confirm, .prompt, .importConfig:
             let details = layout.details
             // The separator above (the pane below the list) or beside it (a wide terminal) goes with it.
             if layout.detailsBeside {
@@ -82,7 +84,7 @@ enum Frame {
         let s = state.symbols
         // A dialog's rows hold nothing but the dialog: no cut-off list or tree text beside it.
         switch state.mode {
-        case .form, .confirm, .prompt: canvas.fill(row: top, column: 0, height: h, width: state.columns)
+        case .form, .confirm, .prompt, .importConfig: canvas.fill(row: top, column: 0, height: h, width: state.columns)
         default: canvas.fill(row: top, column: left, height: h, width: w)
         }
         canvas.fill(row: top, column: left, height: 1, width: w, character: s.horizontal)

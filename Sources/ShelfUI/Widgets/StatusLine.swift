@@ -1,6 +1,7 @@
-// StatusLine: the bottom row — sync state in colour with its symbol, its notes, vault state, host count, and the
-// keys that matter on this screen; when the row is short the hints give way first, then the notes (the vault's
-// state keeps its place). A function of `StatusModel` plus the screen, so every state can be snapshot.
+// StatusLine: the bottom row — sync state in colour with its symbol, its notes (and ~/.ssh/config changed since its
+// import), vault state, host count, and the keys that matter on this screen; when the row is short the hints give way
+// first, then the notes (the vault's state keeps its place). A function of `StatusModel` plus the screen, so every
+// state can be snapshot.
 import FoundationEssentials
 
 public enum StatusLine {
@@ -37,16 +38,28 @@ public enum StatusLine {
             case .help: context = .help
             case .identities: context = .identities
             case .fleet: context = .fleet
+            case .importConfig: context = .importDialog
             case .conflicts: context = .conflicts
             case .prompt: return [("Enter", "answer"), ("Esc", "cancel")]
             }
         }
         return Keymap.bindings(in: context).compactMap { binding in
-            guard let hint = binding.hint, binding.disabledReason(state) == nil, let key = binding.keys.first else {
+            guard let hint = binding.hint(state), binding.disabledReason(state) == nil, let key = binding.keys.first
+            else {
                 return nil
             }
             return (key == .enter ? state.symbols.enter : (state.symbols == .ascii ? key.asciiLabel : key.label), hint)
         }
+    }
+
+    /// The notes beside the sync state: ~/.ssh/config changed since its import first (`o` re-imports it), then
+    /// what the sync report says.
+    static func notes(_ state: UIState) -> [SyncNote] {
+        guard let config = state.userConfig, config.exists, config.changedSinceImport else {
+            return state.status.syncNotes
+        }
+        // Short, so the `o re-import` hint beside it fits at 80 columns too.
+        return [SyncNote("\(config.path) changed", .warning)] + state.status.syncNotes
     }
 
     public static func draw(_ state: UIState, in rect: Rect, on canvas: inout Canvas) {
@@ -58,7 +71,7 @@ public enum StatusLine {
         // What the sync report says beside the state (conflicts, enrollment, the credential track's notice), where it
         // leaves room for the vault's state, which matters more.
         let vaultRoom = CharWidth.of(state.status.vault.words) + 3
-        for note in state.status.syncNotes where col + CharWidth.of(note.text) + 3 + vaultRoom <= rect.width {
+        for note in notes(state) where col + CharWidth.of(note.text) + 3 + vaultRoom <= rect.width {
             let style: CellStyle
             switch note.weight {
             case .info: style = .dim
@@ -82,10 +95,12 @@ public enum StatusLine {
             col = canvas.write(" \(s.separator) ", row: rect.row, column: col, style: .dim)
             col = canvas.write(text, row: rect.row, column: col, width: room, style: style, ellipsis: s.ellipsis)
         }
-        // Help and quit are kept when space is short; the rest fill in, in keymap order.
+        // Help and quit are kept when space is short, and the re-import a changed ~/.ssh/config asks for; the rest fill
+        // in, in keymap order.
         let all = hints(state)
+        let first = ["help", "quit", "re-import"]
         let priority = all.indices.sorted { a, b in
-            let pa = ["help", "quit"].contains(all[a].what), pb = ["help", "quit"].contains(all[b].what)
+            let pa = first.contains(all[a].what), pb = first.contains(all[b].what)
             return pa != pb ? pa : a < b
         }
         var kept: Set<Int> = []

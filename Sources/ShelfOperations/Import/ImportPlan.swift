@@ -3,48 +3,10 @@
 // ProxyJump to known hosts, forwards without duplicates — and counts what changed.
 import FoundationEssentials
 import ShelfCore
-import ShelfOperations
 import ShelfStore
 import ShelfSystem
 
-struct ImportSummary {
-    var added: [String] = []
-    var updated: [String] = []
-    var unchanged = 0
-    var skipped: [String] = []
-    var warnings: [String] = []
-    var notes: [String] = []
-    var identitiesAdded = 0
-    var forwardsAdded = 0
-    /// Wildcard `Host` patterns whose options were kept as defaults, each with its file:line.
-    var keptAsDefaults: [String] = []
-    /// Hosts that could not be imported; the exit code says so.
-    var failures: [String] = []
-
-    func text(path: String, dryRun: Bool) -> String {
-        var out = dryRun ? "dry run, nothing written: " : ""
-        out +=
-            "imported \(path): \(added.count) added, \(updated.count) updated, \(unchanged) unchanged, "
-            + "\(skipped.count) skipped"
-        if !failures.isEmpty { out += ", \(failures.count) not imported because of errors" }
-        if identitiesAdded > 0 { out += ", \(identitiesAdded) identit\(identitiesAdded == 1 ? "y" : "ies") added" }
-        if forwardsAdded > 0 { out += ", \(forwardsAdded) forward rule\(forwardsAdded == 1 ? "" : "s") added" }
-        if !keptAsDefaults.isEmpty {
-            let count = keptAsDefaults.count
-            out += ", options of \(count) Host pattern\(count == 1 ? "" : "s") kept as defaults"
-        }
-        out += "\n"
-        for name in added { out += "  added    \(Display.safe(name))\n" }
-        for name in updated { out += "  updated  \(Display.safe(name))\n" }
-        for line in keptAsDefaults { out += "  kept as defaults  \(Display.safe(line))\n" }
-        for line in skipped { out += "  skipped  \(Display.safe(line))\n" }
-        for line in failures { out += "  error    \(Display.safe(line))\n" }
-        for line in warnings { out += "  warning  \(Display.safe(line))\n" }
-        for line in notes { out += "  note     \(Display.safe(line))\n" }
-        return out
-    }
-}
-
+/// The plan's work, run by `ConfigImport` (the one import both faces use).
 enum ImportPlan {
     /// A warning for each kept line the installed ssh refuses: imported as written (nothing is lost), but the
     /// bridge leaves it out, `check` reports it, and the warning says how to remove it.
@@ -84,6 +46,7 @@ enum ImportPlan {
         var summary = ImportSummary(skipped: resolved.skipped, warnings: resolved.warnings, failures: resolved.failures)
         summary.notes = resolved.notes
         summary.keptAsDefaults = resolved.keptAsDefaults
+        let groupsBefore = Set(try store.groups().map(\.id))
         let group = try groupPath.flatMap { try GroupOperations.create($0, in: store) }
         var identities = try store.identities()
         var annotatedGroups: [String: HostGroup?] = [:]
@@ -270,6 +233,7 @@ enum ImportPlan {
                         bindPort: spec.bindPort, targetHost: spec.targetHost,
                         targetPort: spec.targetPort))
                 summary.forwardsAdded += 1
+                summary.forwardRulesAdded.append("\(host.name) -\(spec.flag) \(spec)")
                 changed = true
             }
             if isNew {
@@ -281,11 +245,16 @@ enum ImportPlan {
             }
         }
         try store.save(hosts: changedHosts)
+        let groups = try store.groups()
+        if groups.count != groupsBefore.count {
+            let tree = GroupTree(groups)
+            summary.groupsAdded = groups.filter { !groupsBefore.contains($0.id) }.map { tree.path(of: $0.id) }.sorted()
+        }
         if !resolved.defaults.isEmpty {
             try store.setOptionDefaults(defaults)
         }
         // Freeing what a 100,000-host file made here takes tens of milliseconds: the other core does it.
-        ImportExportCommands.releaseElsewhere(
+        Release.elsewhere(
             (
                 consume imported, consume names, consume reports, consume changedHosts,
                 consume stored, consume shared, consume inFile, consume rank
