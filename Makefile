@@ -136,10 +136,11 @@ install: release
 	install -m 644 Resources/completions/_sshelf $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_sshelf
 	install -m 644 Resources/completions/sshelf.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/sshelf.fish
 
-# The sync convergence property (docs/SYNC.md, "Merge") over 1,000 random schedules, or SSHELF_CONVERGENCE_SCHEDULES.
+# The sync convergence property (docs/SYNC.md, "Merge") over 5,000 random schedules (make test runs 1,000), or
+# SSHELF_CONVERGENCE_SCHEDULES.
 convergence: test-deps
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
-	SSHELF_CONVERGENCE_SCHEDULES=$${SSHELF_CONVERGENCE_SCHEDULES:-1000} scripts/run-tests --filter ShelfSyncTests.ConvergenceTests
+	SSHELF_CONVERGENCE_SCHEDULES=$${SSHELF_CONVERGENCE_SCHEDULES:-5000} scripts/run-tests --filter ShelfSyncTests.ConvergenceTests
 
 bench: test-deps release
 	scripts/ensure-debs $(BENCH_DEBS)

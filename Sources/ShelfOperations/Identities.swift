@@ -159,18 +159,6 @@ public enum IdentityOperations {
         guard let inspection = OpenSSHKey.inspect(file) else {
             throw ShelfError(.invalid, "\(Display.safe(path)) is not a private key in OpenSSH or PEM format")
         }
-        let identities = try store.identities()
-        let named = identities.first { $0.name == name }
-        var identity = named ?? Identity(name: name)
-        var linkedFrom: String? = nil
-        func link(_ line: String?) throws {
-            guard let line, let holder = IdentityKeys.holder(of: line, among: identities, except: identity.id) else {
-                return
-            }
-            guard named == nil else { throw keyTaken(by: holder, line) }
-            identity = holder
-            linkedFrom = name
-        }
         var publicKey = inspection.publicKey
         // The .pub beside the key gives the public key of a PEM file, and the comment of any key (so that
         // `identity show` prints the line ssh-keygen wrote): taken when it holds the same key.
@@ -183,27 +171,19 @@ public enum IdentityOperations {
                 publicKey = Validation.controlCharacterProblem(line) == nil ? line : key
             }
         }
-        try link(publicKey)
-        let typeName = inspection.keyType ?? publicKey.map { String($0.prefix { $0 != " " }) } ?? ""
-        identity.keyType =
-            typeName.contains("ed25519")
-            ? .ed25519
-            : typeName.contains("ecdsa")
-                ? .ecdsa
-                : typeName.contains("rsa") ? .rsa : identity.keyType
-        if linkedFrom == nil { identity.publicKey = publicKey ?? identity.publicKey }
-        let (hosts, rules) = try store.read { store in (try store.hosts(), try store.forwardRules()) }
-        /// The classes the policy names for the identity's key and passphrase, by how its hosts use it.
-        func classes() -> (key: AccessibilityClass, passphrase: AccessibilityClass) {
-            let moment = ClassPolicy.readMoment(identity: identity.id, hosts: hosts, forwardRules: rules)
-            return (
-                ClassPolicy.accessibility(for: .identityPrivateKey, readAt: moment),
-                ClassPolicy.accessibility(for: .identityPassphrase, readAt: moment)
-            )
+        // Before any passphrase is asked: refused at once when the name is an identity of its own and another holds
+        // the key, and the vault unlocked for the classes the key will take (the import checks both again, in its
+        // transaction).
+        let planned = try store.read { store -> (key: AccessibilityClass, passphrase: AccessibilityClass) in
+            let identities = try store.identities()
+            let named = identities.first { $0.name == name }
+            let holder = publicKey.flatMap { IdentityKeys.holder(of: $0, among: identities, except: named?.id) }
+            if let holder, let publicKey, named != nil { throw keyTaken(by: holder, publicKey) }
+            let id = holder?.id ?? named?.id ?? UUID()
+            return keyClasses(for: id, hosts: try store.hosts(), rules: try store.forwardRules())
         }
-        var (keyClass, passphraseClass) = classes()
         let vault = try VaultAccess.open(workspace, create: true)
-        try VaultAccess.unlockIfNeeded(vault, for: [keyClass, passphraseClass], passphrase: vaultPassphrase)
+        try VaultAccess.unlockIfNeeded(vault, for: [planned.key, planned.passphrase], passphrase: vaultPassphrase)
         let passphrase = inspection.encrypted ? try keyPassphrase() : nil
         var decrypted = false
         if let passphrase, !passphrase.isEmpty {
@@ -221,47 +201,27 @@ public enum IdentityOperations {
             }
         }
         let keepPassphrase = !decrypted && (passphrase.map { !$0.isEmpty } ?? false)
+        var keyType: KeyType? = nil
         // A PEM key without a .pub beside it: its public key is computed from the key itself.
         if publicKey == nil, !inspection.encrypted || decrypted,
             case .success(let key) = SSHPrivateKey.fromKeyFile(file, passphrase: nil)
         {
             publicKey = key.withComment(name).publicLine
-            try link(publicKey)
-            if linkedFrom == nil {
-                identity.publicKey = key.withComment(name).publicLine
-                identity.keyType = key.algorithm.keyType
-            } else {
-                (keyClass, passphraseClass) = classes()
-                try VaultAccess.unlockIfNeeded(vault, for: [keyClass, passphraseClass], passphrase: vaultPassphrase)
-            }
-        }
-        try vault.saveIdentityPrivateKey(file, identityID: identity.id, class: keyClass)
-        if let passphrase, keepPassphrase {
-            try vault.saveIdentityPassphrase(passphrase, identityID: identity.id, class: passphraseClass)
-        }
-        // One copy, in the class the policy names: drop older copies (and a passphrase no longer needed).
-        for other in AccessibilityClass.allCases {
-            if other != keyClass { try vault.clearIdentityPrivateKey(identity.id, class: other) }
-            if other != passphraseClass || !keepPassphrase {
-                try vault.clearIdentityPassphrase(identity.id, class: other)
-            }
-        }
-        identity.privateKeyRef = .identityPrivateKey(identity.id)
-        identity.passphraseRef = keepPassphrase ? .identityPassphrase(identity.id) : nil
-        identity.keyFile = ""
-        identity.updatedAt = Date()
-        if linkedFrom == nil {
-            try adjust(&identity)
+            keyType = key.algorithm.keyType
         } else {
-            var asked = identity
-            try adjust(&asked)
-            (identity.confirmEachUse, identity.agentLifetime) = IdentityKeys.stricter(identity, asked)
+            let typeName = inspection.keyType ?? publicKey.map { String($0.prefix { $0 != " " }) } ?? ""
+            keyType =
+                typeName.contains("ed25519")
+                ? .ed25519 : typeName.contains("ecdsa") ? .ecdsa : typeName.contains("rsa") ? .rsa : nil
         }
-        try save(identity, in: store)
+        let material = KeyToImport(
+            file: file, publicKey: publicKey, keyType: keyType, passphrase: keepPassphrase ? passphrase : nil)
+        let imported = try importKey(
+            material, as: .named(name), vault: vault, store: store,
+            unlock: { try VaultAccess.unlockIfNeeded(vault, for: $0, passphrase: vaultPassphrase) }, adjust: adjust)
         return Imported(
-            identity: identity, format: inspection.format.rawValue, keyClass: keyClass,
-            foundPublicKey: publicKey != nil,
-            decrypted: decrypted, linkedFrom: linkedFrom)
+            identity: imported.identity, format: inspection.format.rawValue, keyClass: imported.keyClass,
+            foundPublicKey: publicKey != nil, decrypted: decrypted, linkedFrom: imported.linkedFrom)
     }
 
     /// A new ed25519 identity whose private key exists only in the vault; returns it and its public key line.

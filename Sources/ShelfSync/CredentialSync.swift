@@ -69,13 +69,13 @@ public struct CredentialSync {
         let items = try syncableItems()
         for info in items {
             guard let key = ReferenceKey(info.key), let accessibility = info.knownClass else { continue }
-            let value: SecretBytes
-            switch vault.read(key, class: accessibility) {
-            case .found(let found): value = found
+            let digest: String
+            switch vault.syncDigest(key, class: accessibility, keyedWith: digestKey) {
+            case .digest(let found): digest = found
             case .locked: throw Self.locked
-            default: continue
+            case .unreadable: continue
             }
-            let time = CredentialStamp.milliseconds(info.updatedAt), digest = self.digest(value)
+            let time = CredentialStamp.milliseconds(info.updatedAt)
             if let seen = ledger.seen[info.key], seen.time == time, seen.digest == digest { continue }
             let stamp = CredentialStamp.next(after: ledger.latest(info.key), at: time, by: device)
             ledger.seen[info.key] = CredentialLedger.Seen(stamp: stamp, time: time, digest: digest)
@@ -102,7 +102,7 @@ public struct CredentialSync {
         var ledger = try CredentialLedger.load(store)
         for info in try syncableItems() {
             guard let key = ReferenceKey(info.key), let accessibility = info.knownClass else { continue }
-            switch vault.read(key, class: accessibility) {
+            switch vault.sealForSync(key, class: accessibility) {
             case .found(let value):
                 let stamp =
                     ledger.seen[info.key]?.stamp
@@ -195,9 +195,7 @@ public struct CredentialSync {
         if let buried = ledger.tombstones[key], buried >= item.stamp { return .unchanged }
         if let existing, let local {
             if local >= item.stamp { return .unchanged }
-            if let stored = existing.knownClass, case .found(let value) = vault.read(item.key, class: stored),
-                value.isEqual(to: item.value)
-            {
+            if let stored = existing.knownClass, vault.holds(item.key, class: stored, value: item.value) {
                 ledger.seen[key]?.stamp = item.stamp
                 return .unchanged
             }

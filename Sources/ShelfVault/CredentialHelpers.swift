@@ -1,6 +1,7 @@
 // CredentialHelpers: a load/save/clear triple per item family, and the gated "remember this password"
 // envelope with self-healing. Key prefixes owned here: host.<uuid>.password, host.<uuid>.remember,
-// identity.<uuid>.privkey, identity.<uuid>.passphrase, sync.key. Loads never throw.
+// identity.<uuid>.privkey, identity.<uuid>.passphrase, sync.key. Loads never throw and, like `read`, are
+// internal: a secret leaves ShelfVault through `release` or a call named for its use (VaultSyncReads, VaultVerify).
 import FoundationEssentials
 import ShelfCore
 
@@ -28,7 +29,7 @@ extension Vault {
 
     // MARK: host.<uuid>.password
 
-    public func loadHostPassword(_ hostID: UUID, class accessibility: AccessibilityClass) -> CredentialLookup {
+    func loadHostPassword(_ hostID: UUID, class accessibility: AccessibilityClass) -> CredentialLookup {
         read(.hostPassword(hostID), class: accessibility)
     }
 
@@ -48,7 +49,7 @@ extension Vault {
     /// Gate on and password present: `{true, password}`. Gate on but the password missing or empty: returns
     /// `{false, nil}` and deletes both leftovers at once, so no "ghost remember" survives. Gate off or absent:
     /// `{false, nil}` and nothing is deleted. A locked or broken vault: `{false, nil}` with `problem` set.
-    public func loadRememberedPassword(_ hostID: UUID, class accessibility: AccessibilityClass) -> RememberedPassword {
+    func loadRememberedPassword(_ hostID: UUID, class accessibility: AccessibilityClass) -> RememberedPassword {
         let gate: SecretBytes
         switch read(.hostRemember(hostID), class: accessibility) {
         case .notStored: return .off
@@ -109,8 +110,7 @@ extension Vault {
 
     // MARK: identity.<uuid>.privkey
 
-    public func loadIdentityPrivateKey(_ identityID: UUID, class accessibility: AccessibilityClass) -> CredentialLookup
-    {
+    func loadIdentityPrivateKey(_ identityID: UUID, class accessibility: AccessibilityClass) -> CredentialLookup {
         read(.identityPrivateKey(identityID), class: accessibility)
     }
 
@@ -129,8 +129,7 @@ extension Vault {
 
     // MARK: identity.<uuid>.passphrase
 
-    public func loadIdentityPassphrase(_ identityID: UUID, class accessibility: AccessibilityClass) -> CredentialLookup
-    {
+    func loadIdentityPassphrase(_ identityID: UUID, class accessibility: AccessibilityClass) -> CredentialLookup {
         read(.identityPassphrase(identityID), class: accessibility)
     }
 
@@ -150,7 +149,7 @@ extension Vault {
 
     // MARK: sync.key
 
-    public func loadSyncKey(class accessibility: AccessibilityClass) -> CredentialLookup {
+    func loadSyncKey(class accessibility: AccessibilityClass) -> CredentialLookup {
         read(.syncKey, class: accessibility)
     }
 

@@ -15,9 +15,9 @@ public struct VaultItemInfo: Sendable, Equatable, Codable {
 }
 
 extension Vault {
-    /// One read for code that has no Vault open (a connection attempt): opens without creating, and maps
-    /// "no vault on this device" to `.notStored` and any other failure to `.vaultUnavailable`. Never throws.
-    public static func lookup(
+    /// One read for code that has no Vault open: opens without creating, and maps "no vault on this device" to
+    /// `.notStored` and any other failure to `.vaultUnavailable`. Never throws. Internal like `read`.
+    static func lookup(
         _ key: ReferenceKey, class accessibility: AccessibilityClass, in locations: DataLocations,
         options: VaultOptions
     ) -> CredentialLookup {
@@ -31,7 +31,10 @@ extension Vault {
         }
     }
 
-    public func read(_ key: ReferenceKey, class accessibility: AccessibilityClass) -> CredentialLookup {
+    /// The raw read: the value, with no line in the release log. Internal to ShelfVault — callers outside use
+    /// `release` (a secret sent to a host) or a call named for its use (`verify`, `sealForSync`, `syncDigest`,
+    /// `holds`, `signingKey`); ArchitectureTests.VaultDoorTests holds it so.
+    func read(_ key: ReferenceKey, class accessibility: AccessibilityClass) -> CredentialLookup {
         withMutex {
             do {
                 return try readHoldingMutex(key.rawValue, accessibility)

@@ -7,7 +7,7 @@ import Foundation
 import ShelfCore
 import ShelfStore
 import ShelfSync
-import ShelfVault
+@testable import ShelfVault
 import TestSupport
 import XCTest
 

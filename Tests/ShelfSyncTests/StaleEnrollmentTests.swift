@@ -6,7 +6,7 @@ import Foundation
 import ShelfCore
 import ShelfStore
 @testable import ShelfSync
-import ShelfVault
+@testable import ShelfVault
 import TestSupport
 import XCTest
 

@@ -2,7 +2,7 @@
 // with a passphrase is clean.
 import Foundation
 import ShelfCore
-import ShelfVault
+@testable import ShelfVault
 import XCTest
 
 final class AuditTests: XCTestCase {

@@ -2,7 +2,7 @@
 // clear, overwrite, the self-healing branches, and failure isolation (a broken vault loads as empty).
 import Foundation
 import ShelfCore
-import ShelfVault
+@testable import ShelfVault
 import XCTest
 
 final class EnvelopeTests: XCTestCase {

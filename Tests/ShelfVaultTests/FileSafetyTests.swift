@@ -2,7 +2,7 @@
 // killed with SIGKILL inside its transaction.
 import Foundation
 import ShelfCore
-import ShelfVault
+@testable import ShelfVault
 import TestSupport
 import XCTest
 

@@ -2,7 +2,7 @@
 // and the forced fallback, where nothing outlives the process and `vault status` says so.
 import Foundation
 import ShelfCore
-import ShelfVault
+@testable import ShelfVault
 import TestSupport
 import XCTest
 

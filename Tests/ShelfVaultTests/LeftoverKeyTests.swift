@@ -3,7 +3,7 @@
 // the vault — the same vault id, so the same keyring entries — shows what the keyring holds before and after.
 import Foundation
 import ShelfCore
-import ShelfVault
+@testable import ShelfVault
 import TestSupport
 import XCTest
 

@@ -2,7 +2,7 @@
 // (destroys whenPasscodeSet items and nothing else), and the idle relock.
 import Foundation
 import ShelfCore
-import ShelfVault
+@testable import ShelfVault
 import XCTest
 
 final class PassphraseTests: XCTestCase {

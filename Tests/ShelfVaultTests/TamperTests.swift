@@ -2,7 +2,7 @@
 // swapped class keys — and the failure reveals nothing of the value.
 import Foundation
 import ShelfCore
-import ShelfVault
+@testable import ShelfVault
 import XCTest
 
 final class TamperTests: XCTestCase {

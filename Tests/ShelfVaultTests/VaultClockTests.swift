@@ -3,7 +3,7 @@
 // tests about "later" and "idle" move a clock instead of waiting.
 import Foundation
 import ShelfCore
-import ShelfVault
+@testable import ShelfVault
 import TestSupport
 import XCTest
 

@@ -1,7 +1,7 @@
 // VaultItemTests: round trip, overwrite, delete, the class named at every call, and the refused classes.
 import Foundation
 import ShelfCore
-import ShelfVault
+@testable import ShelfVault
 import XCTest
 
 final class VaultItemTests: XCTestCase {

@@ -3,7 +3,7 @@
 // the right secret or the documented locked one; and an unlock's Argon2id that does not hold the others up.
 import Foundation
 import ShelfCore
-import ShelfVault
+@testable import ShelfVault
 import XCTest
 
 final class VaultThreadTests: XCTestCase {

@@ -31,11 +31,11 @@ enum VaultVerifyCommand {
                 damaged.append("\(item.key): not a reference key or an unknown class")
                 continue
             }
-            switch vault.read(key, class: accessibility) {
-            case .found: intact += 1
+            switch vault.verify(key, class: accessibility) {
+            case .intact: intact += 1
             case .locked: locked += 1
-            case .notStored, .storedInOtherClass: damaged.append("\(item.key): changed while checking")
-            case .vaultUnavailable(let reason): damaged.append("\(item.key): \(reason)")
+            case .changed: damaged.append("\(item.key): changed while checking")
+            case .damaged(let reason): damaged.append("\(item.key): \(reason)")
             }
         }
         var line = "\(intact) of \(items.count) item\(items.count == 1 ? "" : "s") intact"

@@ -93,13 +93,13 @@ public enum SSHConfigReader {
             results.set(
                 half, Result { () throws(SSHConfigSyntaxError) in try lexLines(part, file: file, firstNumber: first) })
         }
-        // The first half's error is the first in the file.
-        let halvesLexed = results.all
-        // The first half's array is taken as it is (only the second's lines are copied), and the halves are freed
-        // elsewhere.
-        var lines = try halvesLexed[0].get()
-        lines += try halvesLexed[1].get()
-        SSHConfigRelease.elsewhere((consume halvesLexed, results))
+        // The first half's error is the first in the file. Its array is taken out of the results (the only reference
+        // to it, so growing it moves its lines instead of copying each), and the second half is freed elsewhere.
+        var lines = try results.take(0).get()
+        let second = try results.take(1).get()
+        lines.reserveCapacity(lines.count + second.count)
+        lines += second
+        SSHConfigRelease.elsewhere((consume second, results))
         return lines
     }
 

@@ -462,97 +462,58 @@ public final class AgentService: @unchecked Sendable {
         let lifetime = request.lifetime.map { Int(min($0, UInt32(Validation.maximumAgentLifetime))) }
         do {
             let store = try withLock { try self.store() }
-            let identities = try withLock { try store.identities() }
-            let existing = IdentityKeys.holder(of: key.publicLine, among: identities)
-            var identity =
-                existing
-                ?? Identity(
-                    name: uniqueName(for: key.comment, among: identities),
-                    keyType: key.algorithm.keyType, publicKey: key.publicLine)
-            let hasKey = existing.flatMap { $0.privateKeyRef }.map { (try? vault.storedClass(of: $0)) != nil } ?? false
-            if !hasKey {
-                let id = identity.id
-                let moment = try withLock { () throws -> ReadMoment in
-                    let (hosts, rules) = try store.read { store in (try store.hosts(), try store.forwardRules()) }
-                    return ClassPolicy.readMoment(identity: id, hosts: hosts, forwardRules: rules)
-                }
-                let accessibility = ClassPolicy.accessibility(for: .identityPrivateKey, readAt: moment)
-                guard storeKey(key, identity: identity.id, class: accessibility, vault: vault, who: who) else {
-                    return false
-                }
-                identity.privateKeyRef = .identityPrivateKey(identity.id)
-                identity.keyFile = ""
-                if existing == nil {
+            // The one import (ShelfOperations): the check for an identity holding the key and the write are one
+            // store transaction, so another process importing the same key at once finds this one's identity.
+            let imported = try IdentityOperations.importKey(
+                KeyToImport(key), as: .agentKey(comment: key.comment), vault: vault, store: store,
+                unlock: { classes in try self.unlockToStore(vault, classes: classes, who: who) },
+                adjust: { identity in
                     identity.confirmEachUse = request.confirm
                     identity.agentLifetime = lifetime ?? 0
-                }
-                identity.updatedAt = Date()
-                let saved = identity
-                try withLock { try store.write { try $0.save(saved) } }
-            }
+                })
+            let identity = imported.identity
             withLock {
                 hidden.remove(identity.id)
                 servingSince[identity.id] = ContinuousClock.now
                 added[identity.id] = Added(confirm: request.confirm, lifetime: lifetime)
             }
             let what =
-                existing == nil
-                ? "stored a new identity" : hasKey ? "serves again identity" : "stored the key of identity"
+                imported.created
+                ? "stored a new identity"
+                : imported.alreadyStored ? "serves again identity" : "stored the key of identity"
             report(
                 "\(what) '\(Display.safe(identity.name))' (\(key.algorithm.label) \(key.fingerprint)) from \(who)"
                     + (request.confirm ? ", confirm each use" : "") + (lifetime.map { ", lifetime \($0) s" } ?? ""))
             return true
+        } catch let refused as AgentAddRefused {
+            report("refused a key from \(who): \(refused.reason)")
+            return false
+        } catch let error as VaultError {
+            report("refused a key from \(who): \(error.message)")
+            return false
         } catch {
             report("refused a key from \(who): \(error)")
             return false
         }
     }
 
-    private func storeKey(
-        _ key: SSHPrivateKey, identity: UUID, class accessibility: AccessibilityClass, vault: Vault,
-        who: String
-    ) -> Bool {
-        var asked = false
-        while true {
-            do {
-                try vault.saveIdentityPrivateKey(key.openSSHFile(), identityID: identity, class: accessibility)
-                return true
-            } catch  where error.kind == .locked {
-                guard !asked, let askPassphrase else {
-                    report(
-                        "refused a key from \(who): the vault is locked for \(accessibility); give this agent the "
-                            + "vault passphrase ('ssh-add -X') or run it in the foreground"
-                    )
-                    return false
-                }
-                asked = true
-                guard let passphrase = askPassphrase("Vault passphrase (to store a key from \(who)): "),
-                    (try? vault.unlock(passphrase: passphrase)) != nil
-                else {
-                    report("refused a key from \(who): the vault stayed locked")
-                    return false
-                }
-            } catch {
-                report("refused a key from \(who): \(error.message)")
-                return false
-            }
-        }
-    }
+    /// Why an ssh-add was refused, in the agent log's words.
+    private struct AgentAddRefused: Error { var reason: String }
 
-    /// The key's comment as an identity name (control characters dropped), made unique with -2, -3…
-    private func uniqueName(for comment: String, among identities: [Identity]) -> String {
-        var base = String(
-            Display.safe(comment).replacing("?", with: "").trimmingSpaces().prefix(
-                64))
-        if Validation.nameProblem(base) != nil { base = "agent-key" }
-        let taken = Set(identities.map(\.name))
-        var name = base
-        var number = 2
-        while taken.contains(name) {
-            name = "\(base)-\(number)"
-            number += 1
+    /// The vault is locked for a class the key needs: a foreground agent asks for the passphrase once; a
+    /// background one refuses, saying how to give it.
+    private func unlockToStore(_ vault: Vault, classes: Set<AccessibilityClass>, who: String) throws {
+        let names = classes.map(\.rawValue).sorted().joined(separator: ", ")
+        guard let askPassphrase else {
+            throw AgentAddRefused(
+                reason: "the vault is locked for \(names); give this agent the vault passphrase ('ssh-add -X') or "
+                    + "run it in the foreground")
         }
-        return name
+        guard let passphrase = askPassphrase("Vault passphrase (to store a key from \(who)): "),
+            (try? vault.unlock(passphrase: passphrase)) != nil
+        else {
+            throw AgentAddRefused(reason: "the vault stayed locked")
+        }
     }
 
     private func remove(blob: [UInt8], who: String) -> Bool {
