@@ -85,7 +85,7 @@ complete -c sshelf -n '__fish_seen_subcommand_from connect' -l timeout -r -d 'co
 complete -c sshelf -n '__fish_seen_subcommand_from connect' -l passphrase-fd -r -d 'read the vault passphrase from descriptor N when a credential the login needs is locked (for scripts; never argv or env)'
 complete -c sshelf -n '__fish_seen_subcommand_from connect' -l dry-run -d 'print the plan (hops, host keys, credential sources) and stop'
 complete -c sshelf -n '__fish_seen_subcommand_from connect' -l openssh -d 'hand the session to OpenSSH\'s ssh through the ssh_config bridge, with the sshelf agent (for options sshelf\'s own client cannot do: ForwardAgent, X11, ControlMaster…)'
-complete -c sshelf -n '__fish_seen_subcommand_from connect' -l verbose -s v -d 'say the note about options sshelf\'s client does not apply every time (not only the first)'
+complete -c sshelf -n '__fish_seen_subcommand_from connect' -l verbose -s v -d 'say which key exchange the session used, and the note about options sshelf\'s client does not apply every time (not only the first)'
 complete -c sshelf -n '__fish_seen_subcommand_from connect' -l id -r -d 'name the host by its id (4 or more hex digits, as \'sshelf list --json\' or an error lists them) instead of by name'
 complete -c sshelf -n '__fish_seen_subcommand_from connect' -a '(__sshelf_hosts)'
 complete -c sshelf -n '__fish_seen_subcommand_from exec' -l accept-new -d 'accept and pin the host key of a host never seen before (never a changed key)'

@@ -106,6 +106,7 @@ public final class SSHConnector {
             // A ProxyCommand that failed says why on its stderr: that is the message, not libssh2's.
             throw (carrier as? ProxyCommandChild)?.failure(handshake: error) ?? error
         }
+        connection.outcome.keyExchanges.append(session.keyExchange ?? "")
         return session
     }
 }

@@ -110,6 +110,8 @@ public struct ConnectOutcome: Sendable {
     public var rememberedKeyPassphrases: [(identityID: UUID, reference: ReferenceKey)] = []
     /// The method that logged in on each hop, outermost first.
     public var methods: [String] = []
+    /// The key exchange each hop's session used, outermost first (the target's last).
+    public var keyExchanges: [String] = []
 
     /// Nothing new: what a command run on an existing (warm) session records.
     public init() {}

@@ -101,6 +101,9 @@ final class Session {
         libssh2_session_methods(raw, method).map { String(cString: $0) }
     }
 
+    /// The key exchange the handshake agreed on.
+    var keyExchange: String? { negotiated(LIBSSH2_METHOD_KEX) }
+
     func setTimeout(seconds: Double) { libssh2_session_set_timeout(raw, Int(seconds * 1000)) }
 
     func setBlocking(_ blocking: Bool) {

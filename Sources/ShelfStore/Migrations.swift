@@ -11,7 +11,7 @@ enum Migration: Sendable {
 enum Migrations {
     static let all: [Migration] = [
         version1, version2, version3, version4, catalog, identityAgentOptions, trustedSync, hostOptions, leanHosts,
-        outboxWithoutRowid, hostAliases, identityDestinations, conflictSettling, conflictEvents,
+        outboxWithoutRowid, hostAliases, identityDestinations, conflictSettling, conflictEvents, matchDefaults,
     ]
     static var latest: Int { all.count }
 
@@ -362,5 +362,12 @@ enum Migrations {
             body TEXT NOT NULL,
             signature TEXT NOT NULL DEFAULT '',
             PRIMARY KEY(identity, author, wall, counter, action));
+        """)
+
+    /// A defaults block may be a `Match` block kept for OpenSSH (1), not a `Host` pattern (0): its pattern column
+    /// holds the Match criteria as written.
+    static let matchDefaults = Migration.sql(
+        """
+        ALTER TABLE option_defaults ADD COLUMN is_match INTEGER NOT NULL DEFAULT 0;
         """)
 }

@@ -28,6 +28,19 @@ extension Store {
         }
     }
 
+    /// The key exchange of each host's last session from this device (`KeyExchange.settingKey`).
+    public func lastKeyExchanges() throws -> [UUID: String] {
+        let prefix = KeyExchange.settingKey(UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))).dropLast(36)
+        let rows = try db.query(
+            "SELECT key, value FROM settings WHERE substr(key, 1, ?) = ?", [.int(prefix.count), .text(String(prefix))]
+        ) { row in (row.text(0), row.text(1)) }
+        var found: [UUID: String] = [:]
+        for (key, value) in rows {
+            if let id = UUID(uuidString: String(key.dropFirst(prefix.count))) { found[id] = value }
+        }
+        return found
+    }
+
     public func setting(_ key: String) throws -> String? {
         try db.query("SELECT value FROM settings WHERE key = ?", [.text(key)]) { $0.text(0) }.first
     }

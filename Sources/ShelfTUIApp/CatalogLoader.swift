@@ -19,6 +19,7 @@ enum CatalogLoader {
                 identities: try store.identities(), rules: try store.forwardRules(),
                 secretsPresent: secretsPresent)
             catalog.optionDefaults = try store.optionDefaults()
+            catalog.keyExchanges = try store.lastKeyExchanges()
             return catalog
         }
     }
@@ -31,6 +32,7 @@ enum CatalogLoader {
                 table: table, groups: try store.groups(), identities: try store.identities(),
                 rules: try store.forwardRules(), secretsPresent: secretsPresent())
             catalog.optionDefaults = try store.optionDefaults()
+            catalog.keyExchanges = try store.lastKeyExchanges()
             return catalog
         }
     }
@@ -44,6 +46,7 @@ enum CatalogLoader {
                 identities: try store.identities(), rules: try store.forwardRules(),
                 isComplete: false, totalCount: try store.hostCount())
             catalog.optionDefaults = try store.optionDefaults()
+            catalog.keyExchanges = try store.lastKeyExchanges()
             return catalog
         }
     }

@@ -19,6 +19,8 @@ public struct Catalog: Sendable {
     public var secretsPresent: Set<String>?
     /// The options kept for `Host` patterns (`sshelf ssh-config defaults`), for the details pane's option origins.
     public var optionDefaults: [OptionDefaults] = []
+    /// The key exchange of each host's last session from this device (hosts never connected are absent).
+    public var keyExchanges: [UUID: String] = [:]
     /// False while this is only the first screenful; `totalCount` is then the store's host count.
     public var isComplete: Bool
     public var totalCount: Int

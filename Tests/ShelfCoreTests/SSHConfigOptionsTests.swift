@@ -7,13 +7,14 @@ import ShelfCore
 import XCTest
 
 final class SSHConfigOptionsTests: XCTestCase {
-    func resolve(_ text: String) throws -> SSHConfigImport {
+    func resolve(_ text: String, localUser: String = "u") throws -> SSHConfigImport {
         let source = SSHConfigSource(
             read: { path in
                 guard path == "/home/u/.ssh/config" else { throw CocoaError(.fileNoSuchFile) }
                 return text
             }, glob: { _ in [] }, homeDirectory: "/home/u")
-        return SSHConfigResolver.resolve(try SSHConfigReader.read(path: "/home/u/.ssh/config", source: source))
+        return SSHConfigResolver.resolve(
+            try SSHConfigReader.read(path: "/home/u/.ssh/config", source: source), localUser: localUser)
     }
 
     func host(_ result: SSHConfigImport, _ alias: String) throws -> ImportedHost {
@@ -203,7 +204,7 @@ final class SSHConfigOptionsTests: XCTestCase {
             result.notes.joined(separator: "\n"))
     }
 
-    func testHostsAMatchBlockMayChangeGetANote() throws {
+    func testMatchBlocksAreDecidedForEachNameAndWhatOnlySshCanDecideIsKept() throws {
         let result = try resolve(
             """
             Host web1 web2 db
@@ -215,31 +216,78 @@ final class SSHConfigOptionsTests: XCTestCase {
             Match originalhost db,web2
             Match user root exec "true"
                 ForwardAgent yes
+            Match user deploy !originalhost db exec "test -e /run/vpn"
+                Compression yes
             Match nonsense here
                 User x
-            """)
+            """,
+            localUser: "root")
+        // `host` is the HostName so far: web1's only; web2 and db keep the default port.
+        XCTAssertEqual(try host(result, "web1").port, 2222)
+        XCTAssertEqual(try host(result, "web2").port, 22)
+        XCTAssertEqual(try host(result, "db").port, 22)
+        // `user root` fails for every name (their User is deploy), so ssh never runs its command: nothing kept.
+        XCTAssertFalse(result.hosts.contains { $0.options.contains("ForwardAgent yes") })
+        XCTAssertEqual(
+            result.defaults,
+            [
+                OptionDefaults(
+                    match: "user deploy !originalhost db exec \"test -e /run/vpn\"", options: ["Compression yes"]),
+                OptionDefaults(match: "nonsense here", options: ["User x"]),
+            ])
         let notes = result.notes
+        for name in ["web1", "web2"] {
+            XCTAssertTrue(
+                notes.contains {
+                    $0.contains(
+                        "host '\(name)': 'Match user deploy !originalhost db exec \"test -e /run/vpn\"' at "
+                            + "/home/u/.ssh/config:10 is kept as written for OpenSSH (ssh decides its exec criterion")
+                },
+                notes.joined(separator: "\n"))
+        }
+        XCTAssertFalse(notes.contains { $0.contains("host 'db'") }, notes.joined(separator: "\n"))
         XCTAssertTrue(
             notes.contains {
                 $0.contains(
-                    "host 'web1': the skipped 'Match host 10.1.* !originalhost web2' block at /home/u/.ssh/config:5 "
-                        + "may change its Port")
-            },
-            notes.joined(separator: "\n"))
-        XCTAssertFalse(
-            notes.contains { $0.contains("host 'web2'") || $0.contains("host 'db'") }, notes.joined(separator: "\n"))
-        // A block without settings changes nothing; conditions only ssh can decide may change any host.
-        XCTAssertTrue(
-            notes.contains {
-                $0.contains(
-                    ":8: the skipped 'Match user root exec true' block sets ForwardAgent and may change any host")
-            },
-            notes.joined(separator: "\n"))
-        XCTAssertTrue(
-            notes.contains {
-                $0.contains(":10: the skipped 'Match nonsense here' block sets User and may change any host")
+                    ":12: 'Match nonsense here' is not a Match line sshelf can read; kept as written for OpenSSH, it "
+                        + "sets User and may change any host")
             })
         XCTAssertEqual(notes.count, 3, notes.joined(separator: "\n"))
+    }
+
+    /// `user` is the User set so far, else the local user; `localuser` the local user; `final` and `canonical` hold in
+    /// the second reading only, which a `final` anywhere asks for, matching Host patterns against the HostName.
+    func testMatchUserLocaluserAndTheFinalReading() throws {
+        let config = """
+            Match user alice
+                Port 1001
+            Host a
+                HostName 10.9.0.1
+            Match localuser alice
+                Compression yes
+            Host b
+                User bob
+                HostName 10.9.0.2
+            Match user bob
+                Port 1002
+            Match canonical originalhost a
+                User from-final
+            Host 10.9.0.*
+                ServerAliveInterval 5
+            """
+        let plain = try resolve(config, localUser: "alice")
+        XCTAssertEqual(try host(plain, "a").port, 1001)
+        XCTAssertEqual(try host(plain, "a").options, ["Compression yes"])
+        XCTAssertEqual(try host(plain, "a").user, "")
+        // Order counts: when `Match user alice` is read, b has no User yet, so it is the local alice.
+        XCTAssertEqual(try host(plain, "b").port, 1001)
+        XCTAssertEqual(try host(plain, "b").user, "bob")
+        let final = try resolve(config + "\nMatch !final\n", localUser: "carol")
+        XCTAssertEqual(try host(final, "a").port, 22)
+        XCTAssertEqual(try host(final, "a").user, "from-final")
+        // The pattern block meets the HostName in the second reading: its line is the host's own there.
+        XCTAssertEqual(try host(final, "a").options, ["ServerAliveInterval 5"])
+        XCTAssertEqual(try host(final, "b").options, ["ServerAliveInterval 5"])
     }
 
     func testProxyCommandThatIsOnlyAJumpIsRead() {

@@ -261,6 +261,9 @@ enum HostCommands {
                 ),
                 ("last connected", Display.relative(host.lastConnectedAt)),
             ]
+            if let kex = try store.setting(KeyExchange.settingKey(host.id)) {
+                lines.append(("key exchange", KeyExchange.describe(kex) + " (its last session from this device)"))
+            }
             var out = lines.map { "\($0.0.padded(to: 15))\(Display.safe($0.1))\n" }.joined()
             // Notes may be several lines: each on its own, under the first (a line break is text here, not a `?`).
             let notes = host.notes.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)

@@ -16,8 +16,10 @@ enum ImportExportCommands {
                 aliases, a name that resolves differently a host of its own. HostName, User, Port, IdentityFile, \
                 ProxyJump, Local/Remote/DynamicForward and every other option are carried over, with Include followed \
                 (globs; relative paths resolve against ~/.ssh, or the imported file's folder when it lies elsewhere). \
-                The options of a wildcard Host pattern are kept as defaults for the hosts it matches; Match blocks \
-                are reported as skipped with their line. Importing again updates \
+                The options of a wildcard Host pattern are kept as defaults for the hosts it matches. Match blocks \
+                are decided for each name as ssh -G decides them (host, originalhost, user, localuser, all, \
+                canonical, final); one only ssh can decide when it connects (exec, localnetwork) is kept as written \
+                for OpenSSH, export writes it back, and each host it may change gets a note. Importing again updates \
                 hosts of the same name instead of adding duplicates. The file itself is only read. Each file \
                 may be up to 256 MiB (about two million hosts); split a larger one with Include. All hosts \
                 are written in one transaction: no other sshelf ever sees half an import.

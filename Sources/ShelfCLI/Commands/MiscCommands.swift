@@ -88,6 +88,9 @@ enum MiscCommands {
                     "\(Display.safe(problem.message))\n" + (problem.fix.map { "  fix: \(Display.safe($0))\n" } ?? "")
                 }.joined())
         }
+        if !call.flag("json"), let classical = try KeyExchangeWords.classicalLastSessions(hosts, store: store) {
+            context.output(classical)
+        }
         if !call.flag("json"), let origins = UserConfigSource(bridge: bridge).origins(hosts: hosts) {
             // Where ssh takes each host's settings from (docs/SSH.md, "One source of truth per host").
             var lines = "where ssh takes each host's settings from (\(origins.file) includes the ssh_config bridge):\n"

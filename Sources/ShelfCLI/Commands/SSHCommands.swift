@@ -47,7 +47,8 @@ enum SSHCommands {
                         + "options sshelf's own client cannot do: ForwardAgent, X11, ControlMaster…)"),
                 .flag(
                     "verbose", short: "v",
-                    "say the note about options sshelf's client does not apply every time (not only the first)"),
+                    "say which key exchange the session used, and the note about options sshelf's client does not "
+                        + "apply every time (not only the first)"),
             ],
             examples: [
                 "sshelf connect prod-db", "sshelf connect prod-db --dry-run", "sshelf connect prod-db --openssh",
@@ -162,12 +163,17 @@ enum SSHCommands {
                 context.errorOutput("sshelf: no terminal (PTY) is asked for: stdin is not a terminal\n")
             }
         }
-        return try withConnection(plan, store: store, call: call, options: options, context: context) { connection in
-            let exit = try connection.runShell(shell)
-            if exit == .disconnected {
-                context.errorOutput("\r\nConnection to \(Display.safe(plan.target.name)) closed.\r\n")
+        return try handingOverPostQuantumOnly(plan, store: store, options: options, context: context) {
+            try withConnection(plan, store: store, call: call, options: options, context: context) { connection in
+                if call.flag("verbose"), let kex = connection.outcome.keyExchanges.last, !kex.isEmpty {
+                    context.errorOutput(KeyExchangeWords.connected(kex, host: plan.target.name) + "\n")
+                }
+                let exit = try connection.runShell(shell)
+                if exit == .disconnected {
+                    context.errorOutput("\r\nConnection to \(Display.safe(plan.target.name)) closed.\r\n")
+                }
+                return exit.exitCode
             }
-            return exit.exitCode
         }
     }
 
@@ -222,11 +228,16 @@ enum SSHCommands {
         let tty = plan.endpoints[plan.endpoints.count - 1].settings.requestTTY
         let terminal =
             forceTTY || tty == .force || (tty == .yes && isatty(0) == 1) ? context.environment["TERM"] ?? "xterm" : nil
-        return try withConnection(plan, store: store, call: call, options: options, context: context) { connection in
-            let exit = try connection.exec(
-                command, input: stdin ? 0 : nil, terminal: terminal, passInterrupts: true,
-                stdout: { writeAll(1, $0) }, stderr: { writeAll(2, $0) })
-            return exit.exitCode
+        return try handingOverPostQuantumOnly(
+            plan, store: store, options: options, context: context,
+            sshOptions: (stdin ? [] : ["-n"]) + (forceTTY ? ["-tt"] : []), command: command
+        ) {
+            try withConnection(plan, store: store, call: call, options: options, context: context) { connection in
+                let exit = try connection.exec(
+                    command, input: stdin ? 0 : nil, terminal: terminal, passInterrupts: true,
+                    stdout: { writeAll(1, $0) }, stderr: { writeAll(2, $0) })
+                return exit.exitCode
+            }
         }
     }
 
@@ -357,6 +368,24 @@ enum SSHCommands {
             }
         }
         return try body(connection)
+    }
+
+    /// Runs `body`; when its handshake fails because the host offers only post-quantum key exchange (which libssh2
+    /// has none of), the session goes to OpenSSH's ssh instead, with one line saying why.
+    static func handingOverPostQuantumOnly(
+        _ plan: ConnectPlan, store: Store, options: ConnectOptions, context: AppContext, sshOptions: [String] = [],
+        command: String? = nil, body: () throws -> Int32
+    ) throws -> Int32 {
+        do {
+            return try body()
+        } catch let error as SSHError {
+            guard let why = OpenSSHHandover.postQuantumOnly(plan, after: error, timeout: options.connectTimeout) else {
+                throw error
+            }
+            context.errorOutput(OpenSSHHandover.note(why) + "\n")
+            return try OpenSSHHandover.run(
+                plan, store: store, dryRun: false, context: context, options: sshOptions, command: command)
+        }
     }
 
     private static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) { StandardStreams.write(bytes, fd: fd) }

@@ -142,7 +142,7 @@ enum SSHConfigCommands {
             }
             context.output(
                 blocks.map { block in
-                    "Host \(Display.safe(block.pattern))\n" + block.options.map { "    \(Display.safe($0))\n" }.joined()
+                    "\(Display.safe(block.header))\n" + block.options.map { "    \(Display.safe($0))\n" }.joined()
                 }.joined(separator: "\n"))
             return 0
         }
@@ -151,7 +151,8 @@ enum SSHConfigCommands {
         }
         let changed = try store.write { store in
             var blocks = try store.optionDefaults()
-            let index = blocks.firstIndex { $0.pattern == pattern }
+            // Match blocks kept for OpenSSH are not edited here (their criteria are not a pattern).
+            let index = blocks.firstIndex { !$0.isMatch && $0.pattern == pattern }
             if call.flag("remove") {
                 guard let index else {
                     throw ShelfError(
@@ -171,7 +172,7 @@ enum SSHConfigCommands {
                 if let index { blocks[index] = block } else { blocks.append(block) }
             }
             try store.setOptionDefaults(blocks)
-            return blocks.first { $0.pattern == pattern }
+            return blocks.first { !$0.isMatch && $0.pattern == pattern }
         }
         context.print(
             changed.map { "Host \(Display.safe($0.pattern)): \(Display.count($0.options.count, "option"))" }

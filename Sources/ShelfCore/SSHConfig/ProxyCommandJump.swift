@@ -41,6 +41,14 @@ public enum ProxyCommandJump {
         return via + [target]
     }
 
+    /// The import summary's line for a host whose `ProxyCommand` line became its jump chain: the change is said, with
+    /// the line it replaced.
+    public static func note(alias: String, location: String, command: String) -> String {
+        let jumps = SSHOption(line: command).flatMap { hosts($0.value) } ?? []
+        return "\(location): host '\(alias)': '\(command)' became its jump chain (ProxyJump "
+            + "\(jumps.joined(separator: ","))): sshelf's own client connects through it, export writes ProxyJump"
+    }
+
     /// A bare host alias: no user, port, pattern or %-token.
     static func isPlainAlias(_ word: String) -> Bool {
         !word.isEmpty && !word.contains(where: { "@:%*?!,/[]".contains($0) || $0.isWhitespace })

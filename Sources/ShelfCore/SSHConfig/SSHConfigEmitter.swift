@@ -365,10 +365,16 @@ public enum SSHConfigEmitter {
     }
 
     static func defaultsBlock(_ block: OptionDefaults) -> String {
-        guard OptionDefaults.patternProblem(block.pattern) == nil else {
+        if block.isMatch {
+            // A synced or edited record is not trusted: the line must read back as the same Match line.
+            guard OptionDefaults.matchProblem(block.pattern) == nil,
+                let line = try? SSHConfigLexer.lex(Substring("Match " + block.pattern), file: "", number: 0),
+                line.key == "match"
+            else { return "\n# skipped a Match block ssh cannot read\n" }
+        } else if OptionDefaults.patternProblem(block.pattern) != nil {
             return "\n# skipped defaults with a pattern ssh cannot read\n"
         }
-        var out = "\nHost \(block.pattern)\n"
+        var out = "\n\(block.header)\n"
         for line in block.options { out += optionLine(line, refused: [:], pattern: true) }
         return out
     }

@@ -143,7 +143,8 @@ public enum SSHConfigLexer {
         if inQuotes { throw fail("unterminated quote in '\(keyword)' line") }
         if hasToken { arguments.append(String(decoding: current, as: UTF8.self)) }
         var line = SSHConfigLine(keyword: keyword, arguments: arguments, file: file, number: number)
-        if !SSHOption.modelled.contains(line.key) && line.key != "identityfile" {
+        // A Match line's too: a block only ssh can decide is kept and written back as it was written.
+        if (!SSHOption.modelled.contains(line.key) || line.key == "match") && line.key != "identityfile" {
             line.rawArguments = String(decoding: UnsafeBufferPointer(rebasing: raw[argumentStart..<end]), as: UTF8.self)
         }
         return line

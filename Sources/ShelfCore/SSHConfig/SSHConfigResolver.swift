@@ -1,8 +1,10 @@
 // SSHConfigResolver: turns a read ssh_config into concrete hosts the way `ssh -G` would see each alias:
 // blocks apply in file order, the first value of a keyword wins, forwards and IdentityFiles accumulate.
-// Wildcard patterns and Match blocks are not hosts: a pattern's options are kept as defaults (a pattern with none is
-// skipped), a Match block is skipped, each reported with its line. Options sshelf does not model are kept verbatim:
-// a host's own blocks' on the host, a pattern block's as defaults for it.
+// Wildcard patterns are not hosts: a pattern's options are kept as defaults (a pattern with none is skipped, with its
+// line). A Match block is decided for each name as ssh -G decides it (SSHConfigMatch), its lines then the name's own,
+// and a second reading follows when `Match final` or CanonicalizeHostname asks for one; a block only ssh can decide
+// (exec, localnetwork…) is kept as written, for OpenSSH, with a note for each host it may change. Options sshelf does
+// not model are kept verbatim: a host's own blocks' on the host, a pattern block's as defaults for it.
 import Dispatch
 import FoundationEssentials
 
@@ -57,7 +59,8 @@ public struct SSHConfigImport: Sendable {
     /// Each wildcard `Host` pattern whose options were kept as defaults, with its file:line (a pattern with none
     /// to keep is in `skipped`): one word for what happened to a pattern.
     public var keptAsDefaults: [String] = []
-    /// Hosts a skipped Match block may change, and Match blocks that may change any host.
+    /// Hosts a Match block only ssh can decide may change (the block is kept for OpenSSH), Match blocks skipped
+    /// unread that may change any host.
     public var notes: [String] = []
 }
 
@@ -69,6 +72,8 @@ public enum SSHConfigResolver {
         /// one): a view, not a copy — each of a 100,000-host file's blocks copied its line (20 MB at the peak).
         var headerLine: ArraySlice<SSHConfigLine>?
         var header: SSHConfigLine? { headerLine?.first }
+        /// A Match line's criteria; nil for a Host block, and for a Match line ssh would refuse (kept as written).
+        var criteria: [SSHConfigMatch.Criterion]? = nil
         /// The block's lines: a slice of the document's (a block's lines follow its header), not a copy.
         var lines: ArraySlice<SSHConfigLine> = []
         /// A block whose patterns are not all literal names (its options become defaults).
@@ -77,7 +82,10 @@ public enum SSHConfigResolver {
         var location: String { header?.location ?? lines.first.map { "\($0.file):1" } ?? "?" }
     }
 
-    public static func resolve(_ document: SSHConfigDocument) -> SSHConfigImport {
+    /// `localUser`: who runs ssh, for `Match user` (when no User is set yet) and `Match localuser`.
+    public static func resolve(_ document: SSHConfigDocument, localUser: String = SSHConfigMatch.currentUser())
+        -> SSHConfigImport
+    {
         var result = SSHConfigImport()
         result.warnings = document.warnings
         let all = document.lines
@@ -104,13 +112,12 @@ public enum SSHConfigResolver {
             blockStart = index + 1
             let line = all[index]
             if key == "match" {
-                blocks.append(Block(patterns: [], isMatch: true, headerLine: all[index...index]))
-                if line.reopened {
-                } else if let reason = line.unreadable {
+                blocks.append(
+                    Block(
+                        patterns: [], isMatch: true, headerLine: all[index...index],
+                        criteria: line.unreadable == nil ? SSHConfigMatch.criteria(line.arguments) : nil))
+                if !line.reopened, let reason = line.unreadable {
                     result.skipped.append("\(line.location): Match block skipped: its line cannot be read (\(reason))")
-                } else {
-                    result.skipped.append(
-                        "\(line.location): Match block skipped (its conditions are evaluated by ssh at connect time)")
                 }
                 continue
             }
@@ -134,6 +141,10 @@ public enum SSHConfigResolver {
         literalBlock.reserveCapacity(aliases.count)
         var moreLiteralBlocks: [String: [Int]] = [:]
         var patternBlocks: [Int] = []
+        // Match blocks are decided for every name, in file order; one whose line cannot be read is skipped (noted
+        // below), one ssh would refuse is kept as written. Those without settings still count: `Match final` asks
+        // for the second reading.
+        let matchBlocks = blocks.indices.filter { blocks[$0].isMatch && blocks[$0].criteria != nil }
         // A block without settings changes no host (the implicit one before the first Host line, usually).
         for (index, block) in blocks.enumerated() where !block.isMatch && !block.lines.isEmpty {
             if block.patterns.contains(where: isWildcard) {
@@ -158,27 +169,33 @@ public enum SSHConfigResolver {
         let resolved = PartResults(parts, empty: ResolvedPart())
         let shared = SharedBlocks(
             blocks: blocks, literal: literalBlock, more: moreLiteralBlocks, patterns: patternBlocks,
-            groupAt: groupAt)
+            matches: matchBlocks, groupAt: groupAt)
         let aliasList = aliases
         let resolvePart: @Sendable (Int) -> Void = { part in
             var out = ResolvedPart()
-            var candidates: [Int] = []
-            let range = min(part * chunk, aliasList.count)..<min((part + 1) * chunk, aliasList.count)
-            out.hosts.reserveCapacity(range.count)
-            for (alias, key, line) in aliasList[range] {
-                let location = all[line].location
-                candidates.removeAll(keepingCapacity: true)
+            // The Host blocks for a name (literal ones through the index), and every Match block, in file order.
+            func blocks(for name: String, key: String) -> [Int] {
+                var candidates: [Int] = []
                 if let first = shared.literal[key] {
                     candidates.append(first)
                     if let more = shared.more[key] { candidates += more }
                 }
-                for index in shared.patterns where blockMatches(shared.blocks[index], alias: alias) {
+                for index in shared.patterns where blockMatches(shared.blocks[index], alias: name) {
                     candidates.append(index)
                 }
+                candidates += shared.matches
                 if candidates.count > 1 { candidates.sort() }
+                return candidates
+            }
+            let range = min(part * chunk, aliasList.count)..<min((part + 1) * chunk, aliasList.count)
+            out.hosts.reserveCapacity(range.count)
+            for (alias, key, line) in aliasList[range] {
+                let location = all[line].location
                 switch effectiveHost(
-                    alias: alias, location: location, blocks: shared.blocks, in: candidates,
-                    warnings: &out.warnings)
+                    alias: alias, location: location, blocks: shared.blocks, in: blocks(for: alias, key: key),
+                    localUser: localUser,
+                    finalPass: { name in blocks(for: name, key: lowercased(name)) },
+                    warnings: &out.warnings, open: &out.open)
                 {
                 case .success(var host):
                     host.group = shared.groupAt[line]
@@ -197,7 +214,13 @@ public enum SSHConfigResolver {
         for part in resolvedParts {
             result.failures += part.failures
             result.warnings += part.warnings
+            result.notes += part.open.map(\.note)
         }
+        // The Match blocks only ssh can decide, and those it would refuse, are kept as written for OpenSSH.
+        let keptMatches = Set(resolvedParts.flatMap { $0.open.map(\.block) }).union(
+            blocks.indices.filter {
+                blocks[$0].isMatch && blocks[$0].criteria == nil && blocks[$0].header?.unreadable == nil
+            })
         // The parts' hosts go straight into the folded list, in order: no joined copy of every host first (20 MB and
         // 100,000 copies at 100,000 hosts). Names alike in every field may still differ in what a pattern gives them
         // (`Host n?a` with SendEnv matches n3a and not n3b): one host's block would give both the same.
@@ -207,7 +230,7 @@ public enum SSHConfigResolver {
             }
         }
         var keptBlocks: Set<Int> = []
-        for index in patternBlocks {
+        for index in (patternBlocks + keptMatches).sorted() {
             let kept = defaults(of: blocks[index], warnings: &result.warnings)
             if !kept.isEmpty { keptBlocks.insert(index) }
             result.defaults += kept
@@ -219,11 +242,7 @@ public enum SSHConfigResolver {
                 result.skipped.append("\(text) is a wildcard with no options to keep, not a host")
             }
         }
-        result.notes =
-            document.notes
-            + SSHConfigMatchNotes.notes(
-                blocks: blocks.filter { $0.isMatch && !$0.lines.isEmpty },
-                hosts: result.hosts)
+        result.notes = document.notes + result.notes + matchNotes(blocks, kept: keptMatches, defaults: keptBlocks)
         SSHConfigRelease.elsewhere(
             (
                 consume blocks, consume seen, consume aliases, consume resolvedParts, resolved, shared,
@@ -278,6 +297,8 @@ public enum SSHConfigResolver {
         var hosts: [ImportedHost] = []
         var failures: [String] = []
         var warnings: [String] = []
+        /// Each Match block only ssh can decide that may change a host: the block's index and the note for the host.
+        var open: [(block: Int, note: String)] = []
     }
 
     /// The blocks and their index, read (never written) by every part while resolving runs.
@@ -286,6 +307,7 @@ public enum SSHConfigResolver {
         let literal: [String: Int]
         let more: [String: [Int]]
         let patterns: [Int]
+        let matches: [Int]
         let groupAt: [Int: String]
     }
 
@@ -322,6 +344,9 @@ public enum SSHConfigResolver {
             }
         }
         guard !options.isEmpty else { return [] }
+        if block.isMatch, let header = block.header {
+            return [OptionDefaults(match: header.rawArguments, options: options)]
+        }
         return [OptionDefaults(pattern: block.patterns.joined(separator: " "), options: options)]
     }
 
@@ -374,10 +399,12 @@ public enum SSHConfigResolver {
         return pi == p.count
     }
 
-    /// The host as the given blocks (already the matching ones, in file order) configure it.
+    /// The host as the given blocks (the Host blocks matching the name and every Match block, in file order)
+    /// configure it; `finalPass` gives the blocks for the second reading, by the HostName the first one ended with.
+    /// Each Match block only ssh can decide for it is added to `open` with a note.
     static func effectiveHost(
-        alias: String, location: String, blocks: [Block], in indexes: [Int],
-        warnings: inout [String]
+        alias: String, location: String, blocks: [Block], in indexes: [Int], localUser: String = "",
+        finalPass: (String) -> [Int] = { _ in [] }, warnings: inout [String], open: inout [(block: Int, note: String)]
     ) -> Result<ImportedHost, ValidationError> {
         var hostname: String?, user: String?, port: Int?, jump: [String]?
         var identityFiles: [String] = []
@@ -387,16 +414,24 @@ public enum SSHConfigResolver {
         var setByPattern: [String: String] = [:]
         var proxyCommand: String? = nil
         var descriptions: [String] = []
-        func fail(_ line: SSHConfigLine, _ message: String) -> Result<ImportedHost, ValidationError> {
+        func fail(_ line: SSHConfigLine, _ message: String) -> Result<Void, ValidationError> {
             .failure(ValidationError(field: line.key, message: "\(line.location): host '\(alias)' skipped: \(message)"))
         }
-        for index in indexes {
-            let block = blocks[index]
-            let pattern = block.isPattern
+        /// Whether a second reading is asked for (`Match final`, CanonicalizeHostname other than `no`), and whether
+        /// this is it.
+        var wantsFinalPass = false, inFinalPass = false
+        var canonicalizeSeen = false
+        /// One block's lines, in order (a Match block's as the host's own).
+        func apply(_ block: Block) -> Result<Void, ValidationError> {
+            let pattern = block.isPattern && !inFinalPass
             for line in block.lines {
                 let first = line.arguments.first ?? ""
+                if line.key == "canonicalizehostname", !canonicalizeSeen {
+                    canonicalizeSeen = true
+                    if first.lowercased() != "no" { wantsFinalPass = true }
+                }
                 if SSHConfigAnnotation.isAnnotation(line.key) {
-                    if line.key == SSHConfigAnnotation.description, !pattern, !first.isEmpty {
+                    if line.key == SSHConfigAnnotation.description, !pattern, !block.isMatch, !first.isEmpty {
                         descriptions.append(first)
                     }
                     continue
@@ -473,6 +508,40 @@ public enum SSHConfigResolver {
                     break
                 }
             }
+            return .success(())
+        }
+        var applied: Set<Int> = []
+        /// The undecided blocks noted for this name (the second reading meets them again).
+        var noted: Set<Int> = []
+        var order = indexes
+        while true {
+            for index in order {
+                let block = blocks[index]
+                // The second reading adds what is still unset: a block read in the first adds nothing again.
+                if inFinalPass, applied.contains(index) { continue }
+                if block.isMatch {
+                    guard let criteria = block.criteria else { continue }
+                    if !inFinalPass, SSHConfigMatch.asksForFinalPass(criteria) { wantsFinalPass = true }
+                    let subject = SSHConfigMatch.Subject(
+                        host: hostname ?? alias, originalHost: alias, user: user ?? localUser, localUser: localUser,
+                        finalPass: inFinalPass)
+                    switch SSHConfigMatch.decide(criteria, for: subject) {
+                    case .applies: break
+                    case .doesNotApply: continue
+                    case .undecided(let words):
+                        if !block.lines.isEmpty, let header = block.header, noted.insert(index).inserted {
+                            open.append(
+                                (index, openNote(alias: alias, location: location, header: header, words: words)))
+                        }
+                        continue
+                    }
+                }
+                applied.insert(index)
+                if case .failure(let problem) = apply(block) { return .failure(problem) }
+            }
+            guard wantsFinalPass, !inFinalPass else { break }
+            inFinalPass = true
+            order = finalPass(lowercased(hostname ?? alias))
         }
         let resolvedHost = hostname ?? alias
         if let problem = Validation.hostnameProblem(resolvedHost) {
@@ -489,5 +558,34 @@ public enum SSHConfigResolver {
                 identityFiles: identityFiles, proxyJump: jump ?? [], forwards: forwards,
                 options: options, proxyCommandJump: proxyCommand.flatMap(ProxyCommandJump.hosts),
                 location: location, description: descriptions.joined(separator: "\n")))
+    }
+
+    /// The note for a host a Match block only ssh can decide may change.
+    static func openNote(alias: String, location: String, header: SSHConfigLine, words: [String]) -> String {
+        let criteria = words.count == 1 ? "its \(words[0]) criterion" : "its \(words.joined(separator: ", ")) criteria"
+        return
+            "\(location): host '\(alias)': 'Match \(header.rawArguments)' at \(header.location) is kept as written for "
+            + "OpenSSH (ssh decides \(criteria) when it connects; sshelf's own client does not apply it)"
+    }
+
+    /// One note for each Match block skipped unread, or kept for OpenSSH because ssh would refuse its line: either
+    /// may change any host.
+    static func matchNotes(_ blocks: [Block], kept: Set<Int>, defaults: Set<Int>) -> [String] {
+        var notes: [String] = []
+        for (index, block) in blocks.enumerated() where block.isMatch && block.criteria == nil && !block.lines.isEmpty {
+            guard let header = block.header, !header.reopened else { continue }
+            let settings = Set(block.lines.filter { !SSHConfigAnnotation.isAnnotation($0.key) }.map(\.keyword)).sorted()
+                .joined(separator: ", ")
+            if header.unreadable != nil {
+                notes.append(
+                    "\(header.location): the skipped Match block sets \(settings) and may change any host; check them "
+                        + "with ssh -G")
+            } else if kept.contains(index), defaults.contains(index) {
+                notes.append(
+                    "\(header.location): 'Match \(header.rawArguments)' is not a Match line sshelf can read; kept as "
+                        + "written for OpenSSH, it sets \(settings) and may change any host")
+            }
+        }
+        return notes
     }
 }

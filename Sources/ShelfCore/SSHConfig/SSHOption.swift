@@ -166,21 +166,36 @@ extension Array where Element == String {
 /// kept in the order it was written (`User` and `Port` too): written after every host's own block, as ssh reads them
 /// (first value wins, so a host's own setting comes first; forwards and IdentityFiles accumulate). sshelf's client
 /// applies them the same way (`applied(to:)`). They stay on this device (docs/SSH.md, "Host patterns").
+/// A `Match` block only ssh can decide (`Match exec …`) is kept among them as written, for OpenSSH alone: it matches
+/// no host here, and export writes it back where it stood.
 public struct OptionDefaults: Hashable, Sendable, Codable {
-    /// The `Host` line's patterns as written, space-separated (`* !bastion`).
+    /// The `Host` line's patterns as written, space-separated (`* !bastion`); for a Match block, its criteria as
+    /// written (`host *.corp exec "test -e /run/vpn"`).
     public var pattern: String
     /// Option lines, as for a host.
     public var options: [String]
+    /// A `Match` block kept for OpenSSH (never applied by sshelf).
+    public var isMatch = false
 
     public init(pattern: String, options: [String]) {
         self.pattern = pattern
         self.options = options
     }
 
+    public init(match criteria: String, options: [String]) {
+        self.init(pattern: criteria, options: options)
+        isMatch = true
+    }
+
+    /// The block's first line: `Host PATTERN` or `Match CRITERIA`.
+    public var header: String { (isMatch ? "Match " : "Host ") + pattern }
+
     public var patterns: [String] { pattern.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init) }
 
     /// OpenSSH's Host matching on an alias: some positive pattern matches and no negated one does.
-    public func matches(_ alias: String) -> Bool { SSHConfigResolver.hostMatches(patterns: patterns, alias: alias) }
+    public func matches(_ alias: String) -> Bool {
+        !isMatch && SSHConfigResolver.hostMatches(patterns: patterns, alias: alias)
+    }
 
     /// Whether the block applies to `host`: ssh matches the name it is given, so a block applies when it matches the
     /// host's name (the name sshelf and the bridge's first pattern use).
@@ -230,6 +245,13 @@ public struct OptionDefaults: Hashable, Sendable, Codable {
             }
             return try? ForwardSpec.parseConfig(option.arguments, kind: kind)
         }
+    }
+
+    /// Why a kept Match line cannot be written back: a character that would end the line, or nothing to match on.
+    public static func matchProblem(_ criteria: String) -> String? {
+        if let problem = Validation.controlCharacterProblem(criteria) { return "Match line \(problem)" }
+        if criteria.trimmingSpaces().isEmpty { return "the Match line has no criteria" }
+        return nil
     }
 
     /// Why a pattern cannot be a defaults block: empty, or a character that would end the line or start a comment.

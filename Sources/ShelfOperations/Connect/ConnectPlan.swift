@@ -106,6 +106,10 @@ public struct ConnectPlan: Sendable {
             if let target, var host = try store.host(id: target) {
                 host.lastConnectedAt = now
                 try store.save(host)
+                // Which key exchange the session used stays on this device (a fact about this device's sessions).
+                if let kex = outcome.keyExchanges.last, !kex.isEmpty {
+                    try store.setSetting(KeyExchange.settingKey(target), kex)
+                }
             }
         }
     }

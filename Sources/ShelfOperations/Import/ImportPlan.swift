@@ -212,6 +212,7 @@ enum ImportPlan {
             let (finished, report) =
                 isNew ? (nil, reports[rank[position]]) : finish(resolved.hosts[index], host, names: names)
             if let warning = report.warning { summary.warnings.append(warning) }
+            if let note = report.note { summary.notes.append(note) }
             if let failure = report.failure {
                 summary.failures.append(failure)
                 continue
@@ -282,13 +283,14 @@ enum ImportPlan {
     struct Report {
         var warning: String?
         var failure: String?
+        var note: String?
     }
 
     /// The second pass for one host (only reads, so it runs on either core): its jump chain, from ProxyJump or a
     /// `ProxyCommand ssh -W` naming known hosts (else kept as text, or as the ProxyCommand), and its validation.
     static func finish(_ entry: ImportedHost, _ host: ShelfCore.Host, names: NameTable) -> (ShelfCore.Host?, Report) {
         var host = host
-        var warning: String?
+        var warning: String?, note: String?
         if entry.proxyJump.isEmpty, let jumps = entry.proxyCommandJump {
             // `ProxyCommand ssh -W %h:%p HOST`: a jump chain when every host it names is known, else kept as is.
             let ids = jumps.map(names.id(named:))
@@ -296,6 +298,8 @@ enum ImportPlan {
                 host.jumpHostIDs = ids.compactMap { $0 }
                 host.unresolvedJump = ""
                 if let index = host.options.firstIndex(where: { SSHOption(line: $0)?.key == "proxycommand" }) {
+                    note = ProxyCommandJump.note(
+                        alias: entry.alias, location: entry.location, command: host.options[index])
                     host.options.remove(at: index)
                 }
             } else {
@@ -331,7 +335,7 @@ enum ImportPlan {
                         + "\(problems.map(\.message).joined(separator: "; "))")
             )
         }
-        return (host, Report(warning: warning))
+        return (host, Report(warning: warning, note: note))
     }
 
     /// The stored defaults with the imported ones in place: a block of the same pattern is replaced where it stands
@@ -342,7 +346,7 @@ enum ImportPlan {
         // before and after the patterns between them (first value wins), and so must the bridge and export.
         var blocks: [OptionDefaults] = []
         for block in imported {
-            if let last = blocks.last, last.pattern == block.pattern {
+            if let last = blocks.last, last.header == block.header {
                 blocks[blocks.count - 1].options += block.options
             } else {
                 blocks.append(block)
@@ -352,9 +356,9 @@ enum ImportPlan {
         var merged = stored
         var seen: [String: Int] = [:]
         for block in blocks {
-            let n = seen[block.pattern, default: 0]
-            seen[block.pattern] = n + 1
-            let same = merged.indices.filter { merged[$0].pattern == block.pattern }
+            let n = seen[block.header, default: 0]
+            seen[block.header] = n + 1
+            let same = merged.indices.filter { merged[$0].header == block.header }
             if n < same.count { merged[same[n]].options = block.options } else { merged.append(block) }
         }
         return merged

@@ -4,7 +4,8 @@
 // the host through the bridge — with the user's ~/.ssh/config when that includes the bridge — and with the sshelf
 // agent as SSH_AUTH_SOCK, so a forwarded agent is the vault's. `connect` also hands over by itself, saying why, when
 // the loaded libssh2 cannot log a hop in (an RSA key, or a user certificate, on libssh2 1.10; a FIDO security key),
-// and when the host asks for ForwardAgent; Enter in the TUI hands over on the same decision (`needed`), running ssh
+// and when the host asks for ForwardAgent, and after a failed handshake with a server that offers only post-quantum
+// key exchange (`postQuantumOnly`); Enter in the TUI hands over on the same decision (`needed`), running ssh
 // as a child between leaving curses and coming back (`prepare`). `exec` hands over for the login reasons alone
 // (`loginNeeds`), with the command; `run` through OpenSSHFleet.
 import FoundationEssentials
@@ -51,6 +52,24 @@ public enum OpenSSHHandover {
                 + "\(LibSSH2.version) (it names the signature after the certificate, which servers refuse)"
         }
         return nil
+    }
+
+    /// Why a host whose handshake failed goes to OpenSSH: it offers only post-quantum key exchanges, which libssh2
+    /// has none of (nil for any other failure, a jump chain or a ProxyCommand — only a direct host is asked — or
+    /// when OpenSSH's ssh is not installed). The server's offer is read from its first packet (`KexProbe`).
+    public static func postQuantumOnly(_ plan: ConnectPlan, after error: SSHError, timeout: Double) -> String? {
+        guard error.kind == .handshakeFailed, access(sshPath, X_OK) == 0, plan.endpoints.count == 1,
+            let hop = plan.endpoints.first, hop.settings.proxyCommand == nil,
+            let offered = KexProbe.offered(
+                host: hop.hostname.isEmpty ? hop.name : hop.hostname, port: hop.port, timeout: timeout),
+            offered.contains(where: KeyExchange.isPostQuantum),
+            offered.allSatisfy({
+                KeyExchange.isPostQuantum($0) || $0.hasPrefix("ext-info-") || $0.hasPrefix("kex-strict-")
+            })
+        else { return nil }
+        return "\(Display.safe(hop.name)) offers only post-quantum key exchange ("
+            + offered.filter(KeyExchange.isPostQuantum).map(Display.safe).joined(separator: ", ")
+            + "), which sshelf's own client (libssh2 \(LibSSH2.version)) does not have"
     }
 
     /// The line that says a session goes to OpenSSH, and why (`connect` and the TUI say the same).

@@ -61,6 +61,10 @@ enum DetailsView {
             lines.append(("host key", "not pinned; asked on first connect", .dim))
         }
         lines.append(("last", host.lastConnectedAt.map { RelativeTime.words($0, now: state.now) } ?? "never", .dim))
+        if let kex = catalog.keyExchanges[host.id] {
+            lines.append(
+                ("kex", KeyExchange.describe(kex), KeyExchange.isPostQuantum(kex) ? .plain : CellStyle(color: .orange)))
+        }
         // A count here, where a short pane still shows it; each option with its origin comes after the rules.
         let options = HostOptionSources.lines(
             host: host, defaults: catalog.optionDefaults, refused: state.refusedOptions)

@@ -113,22 +113,6 @@ final class ImportFixesTests: XCTestCase {
         XCTAssertFalse(try home.run("show", "b").stdout.contains("other"))
     }
 
-    func testHostsASkippedMatchBlockWouldChangeGetANote() throws {
-        let (_, result) = try importing(
-            """
-            Host web1 web2 db
-                User deploy
-            Match originalhost web*
-                Port 2222
-            """)
-        XCTAssertExit(result, 0)
-        XCTAssertTrue(
-            result.stdout.contains("host 'web1': the skipped 'Match originalhost web*' block at"), result.stdout)
-        XCTAssertTrue(
-            result.stdout.contains("host 'web2': the skipped 'Match originalhost web*' block at"), result.stdout)
-        XCTAssertFalse(result.stdout.contains("host 'db': the skipped"), result.stdout)
-    }
-
     func testExportKeepsIdentitiesOnlyAsWrittenAndJumpAliasesAndTheRealSshAgrees() throws {
         let (home, result) = try importing(
             """
@@ -235,6 +219,14 @@ final class ImportFixesTests: XCTestCase {
                 "host 'elsewhere': its ProxyCommand jumps through unknown-gateway, not all known hosts; "
                     + "kept as a ProxyCommand"),
             result.stdout)
+        // The change is named, with the line it replaced.
+        XCTAssertTrue(
+            result.stdout.contains(
+                "note     \(home.home)/.ssh/config:6: host 'target': 'ProxyCommand ssh -q -W %h:%p bastion' became its "
+                    + "jump chain (ProxyJump bastion): sshelf's own client connects through it, export writes ProxyJump"
+            ),
+            result.stdout)
+        XCTAssertFalse(result.stdout.contains("host 'elsewhere': 'ProxyCommand"), result.stdout)
         let shown = try home.run("show", "target")
         XCTAssertTrue(shown.stdout.contains("jump           bastion"), shown.stdout)
         XCTAssertFalse(
