@@ -42,6 +42,10 @@ BENCH_DEBS := hyperfine fzf python3 pssh clustershell
 # or hand a host to OpenSSH (scripts/run-tests --filter, a regex over Target.Class/test).
 SSH_MATRIX_TESTS ?= ShelfSSHTests\.(KeepaliveMemoryTests|AuthTests|KeyBeforeMethodsTests|ConnectTests|TransportTests|ExecTests|CancelTests|JumpTests|HostKeyTests|LibSSH|ForwardEngineTests|ForwardRemoteTests|ForwardSocksTests|ForwardSocketTests|VerifiedSessionTests)|ShelfAppTests\.(ExecCommandTests|VaultKeyLoginTests|PinAndRefusalTests|AgentSSHTests|CopyIDTests|BridgeOpenSSHTests|ForwardUpTests|LibraryFeatureTests|RSALoginTests|EveryKeyTests|EveryKeyRunOptionsTests|OptionNoteTests|ExecInterruptTests|WarmSideBySideTests|WarmKeepaliveTests|WarmRevocationTests|RunInterruptTests|RunReportingTests|RunAsPsshTests|CopyCommandTests|CopyHostileServerTests|CopyInterruptTests|UserCertificateTests|AgentBoundKeyTests|OptionsClientTests|TUIOpenSSHHandoverTests|SecurityKeyHandoverTests|ForwardSocketCLITests|KeyExchangeTests|PostQuantumOnlyTests)
 
+# The layer suites, run first by `make test` and on their own (scripts/test-matrix): the operations and the services on
+# a scratch store and vault, without the binary's commands or sshd — seconds, so a broken rule shows at once.
+LAYER_TESTS ?= ShelfOperationsTests|ShelfServicesTests
+
 .PHONY: run test test-under-load build release release-symbols deps test-deps install deb resources check-resources bench convergence \
 	clean libssh2-1.11 install-libssh2-1.11 format lint
 
@@ -69,12 +73,13 @@ release-symbols: deps
 run: release
 	@$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/sshelf $(ARGS)
 
-# Every test target, in parallel worker processes, then the SSH suites again against libssh2 1.11.1 (built once into
-# .build/, see scripts/libssh2-newer). The closing "N passed, N failed" line adds the two runs' lines together.
+# The layer suites (LAYER_TESTS) first, then every other test target, in parallel worker processes, then the SSH
+# suites again against libssh2 1.11.1 (built once into .build/, see scripts/libssh2-newer). The closing
+# "N passed, N failed" line adds the three runs' lines together.
 # The Debian package is built first: PackageTests installs it into a scratch root and runs it from there.
 test: test-deps deb
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
-	SSHELF_DEB=$(DEB) SSH_MATRIX_TESTS='$(SSH_MATRIX_TESTS)' scripts/test-matrix
+	SSHELF_DEB=$(DEB) LAYER_TESTS='$(LAYER_TESTS)' SSH_MATRIX_TESTS='$(SSH_MATRIX_TESTS)' scripts/test-matrix
 
 # libssh2 1.11.1 from Debian 13's source package, built into .build/libssh2-1.11.1/prefix (apt with a private
 # configuration; the system's sources are not touched).

@@ -59,12 +59,12 @@ let package = Package(
             name: "ShelfTerminal", dependencies: ["ShelfUI", "CNcurses", "CCursesShims"],
             path: "Sources/ShelfTerminal"),
         // What both faces start or share above the operations: the process context and its output, the sshelf
-        // agent, warm keepers, the forward supervisor, the OpenSSH handover, terminal prompts, a fleet run's session.
+        // agent, warm keepers, the forward supervisor, the OpenSSH handover, a fleet run's session. Below the faces:
+        // no TUI module (FaceRulesTests).
         .target(
             name: "ShelfServices",
             dependencies: [
                 "ShelfCore", "ShelfSystem", "ShelfStore", "ShelfVault", "ShelfSSH", "ShelfSync", "ShelfOperations",
-                "ShelfUI",
             ],
             path: "Sources/ShelfServices"),
         // The two faces; neither imports the other (the `sshelf` executable wires them together).
@@ -114,6 +114,16 @@ let package = Package(
             name: "ShelfSyncTests",
             dependencies: ["ShelfSync", "ShelfStore", "ShelfVault", "ShelfCore", "TestSupport"],
             path: "Tests/ShelfSyncTests"),
+        // The operations and the services on a scratch store and vault, without the binary or sshd: fast, and run
+        // first by `make test`.
+        .testTarget(
+            name: "ShelfOperationsTests",
+            dependencies: ["ShelfOperations", "ShelfStore", "ShelfCore", "TestSupport"],
+            path: "Tests/ShelfOperationsTests"),
+        .testTarget(
+            name: "ShelfServicesTests",
+            dependencies: ["ShelfServices", "ShelfOperations", "ShelfStore", "ShelfSync", "ShelfCore", "TestSupport"],
+            path: "Tests/ShelfServicesTests"),
         // Snapshots/ holds the recorded screens as text files, read from the source tree (not bundled).
         .testTarget(
             name: "ShelfUITests", dependencies: ["ShelfUI", "ShelfCore", "TestSupport"], path: "Tests/ShelfUITests",

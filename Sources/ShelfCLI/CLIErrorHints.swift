@@ -1,7 +1,8 @@
 // CLIErrorHints: the parts of a hint that name command-line flags (--force, --allow-duplicate), added where the CLI
 // prints a failure. The operations layer says what is wrong, and what to do, in words every face can show; a flag
-// exists only here (the TUI has no --force: its own dialogs ask). A hint that asks for the vault passphrase
-// (PassphraseNeed) names --passphrase-fd here; the TUI names its V key.
+// exists only here (the TUI has no --force: its own dialogs ask). A hint given as data (Hint) is worded here part by
+// part: commands as typed, the vault passphrase on --passphrase-fd (the TUI names its V key); one given as words has
+// its PassphraseNeed words replaced.
 import ShelfCore
 import ShelfOperations
 
@@ -18,21 +19,30 @@ enum CLIErrorHints {
         default:
             break
         }
-        mapped.hint = mapped.hint.map(hint)
+        mapped.hint = mapped.guidance.map(words) ?? mapped.hint.map(hint)
         return mapped
     }
 
-    /// A hint with the CLI's way to give the vault passphrase in place of PassphraseNeed's words.
-    static func hint(_ text: String) -> String {
-        PassphraseNeed.worded(text) { need in
-            switch need {
-            case .give:
-                "give the vault passphrase on a terminal, or on a file descriptor: --passphrase-fd N "
-                    + "(e.g. --passphrase-fd 3 3<file)"
-            case .giveTheRightOne:
-                "give the right one: typed at the prompt, or as the first line read from --passphrase-fd N"
-            case .giveAtStart: "give the passphrase when starting it (--passphrase-fd N)"
-            }
+    /// A hint given as data, in the CLI's words.
+    static func words(_ hint: Hint) -> String {
+        hint.worded { part in
+            guard case .passphrase(let need) = part else { return nil }
+            return passphrase(need)
+        }
+    }
+
+    /// A hint given as words, with the CLI's way to give the vault passphrase in place of PassphraseNeed's words.
+    static func hint(_ text: String) -> String { PassphraseNeed.worded(text, by: passphrase) }
+
+    /// How the CLI takes the vault passphrase.
+    static func passphrase(_ need: PassphraseNeed) -> String {
+        switch need {
+        case .give:
+            "give the vault passphrase on a terminal, or on a file descriptor: --passphrase-fd N "
+                + "(e.g. --passphrase-fd 3 3<file)"
+        case .giveTheRightOne:
+            "give the right one: typed at the prompt, or as the first line read from --passphrase-fd N"
+        case .giveAtStart: "give the passphrase when starting it (--passphrase-fd N)"
         }
     }
 }

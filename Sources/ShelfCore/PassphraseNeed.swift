@@ -1,7 +1,8 @@
 // PassphraseNeed: how a hint below the faces asks for the vault passphrase without naming one face's way to give
-// it (a CLI flag, a TUI key). Operations, vault and sync hints say `need.words`; each face words it where it shows a
-// hint: the CLI names --passphrase-fd (CLIErrorHints), the TUI its V key (TUIErrorLine). A face that shows a hint
-// unworded still reads as plain advice.
+// it (a CLI flag, a TUI key). A hint given as data carries it as a part (Hint.Part.passphrase); vault, sync and
+// connect hints still given as words (they travel as strings: SSH's credential lookups, saved sync reports) say
+// `need.words`, which each face replaces where it shows a hint: the CLI names --passphrase-fd (CLIErrorHints), the TUI
+// its V key (TUIErrorLine). A face that shows a hint unworded still reads as plain advice.
 public enum PassphraseNeed: CaseIterable, Sendable {
     /// The command was given no vault passphrase.
     case give

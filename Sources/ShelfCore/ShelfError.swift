@@ -25,6 +25,8 @@ public struct ShelfError: Error, Sendable, CustomStringConvertible {
     public var hint: String?
     /// A library's own diagnostic, printed on a line of its own ("libssh2: …").
     public var detail: String?
+    /// The hint as data, when its producer gave it so (Hint): each face words it; `hint` holds its face-neutral words.
+    public var guidance: Hint?
 
     public init(_ kind: Kind, _ message: String, hint: String? = nil) {
         self.kind = kind

@@ -5,7 +5,6 @@ import ShelfCore
 import ShelfOperations
 import ShelfStore
 import ShelfSync
-import ShelfUI
 
 public enum ConflictItems {
     public static func load(_ store: Store) throws -> [ConflictItem] {

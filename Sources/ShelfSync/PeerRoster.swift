@@ -45,8 +45,8 @@ extension PeerChains {
             else { continue }
             let head = try store.peer(folder).head
             for seq in seqs where seq > head {
-                var candidate = Candidate(folder: folder, device: device, seq: seq, name: label(device))
-                guard parse(&candidate) == nil, let entry = candidate.entry,
+                let wanted = Wanted(folder: folder, device: device, seq: seq, name: label(device))
+                guard let entry = parse(wanted).passed?.entry,
                     let plaintext = entry.openRoster(rosterKey),
                     let certificates = try? RosterSection.decode(plaintext)
                 else { break }

@@ -68,7 +68,7 @@ final class StoreWorker: @unchecked Sendable {
                 deliveredWhole = true
             } catch {
                 let failure = ShelfError(from: error)
-                mailbox.deliver(.loadFailed(failure.message, hint: failure.hint))
+                mailbox.deliver(.loadFailed(failure.message, hint: TUIErrorLine.hint(for: failure)))
             }
             return
         }
@@ -140,13 +140,15 @@ final class StoreWorker: @unchecked Sendable {
     static func message(_ error: Error) -> String { ShelfError(from: error).message }
 
     /// A failed save as the form shows it: the unique-name rule's refusal under the name field (the CLI's
-    /// --allow-duplicate hint does not apply here: the form has no such switch).
+    /// --allow-duplicate hint does not apply here: the form has no such switch). A hint given as data is shown in the
+    /// TUI's words; one given as words only may name the CLI's flags, and is left out.
     static func failure(_ error: Error) -> OperationFailure {
         if let taken = error as? HostOperations.NameTaken {
             return OperationFailure(taken.message, field: taken.isAlias ? "aliases" : "name")
         }
         if let failure = error as? FieldFailure { return OperationFailure(failure.message, field: failure.field) }
-        return OperationFailure(message(error))
+        let failure = ShelfError(from: error)
+        return OperationFailure(failure.message + (failure.guidance.map { "; hint: \(TUIErrorLine.words($0))" } ?? ""))
     }
 
     /// Option lines the form adds are checked as `sshelf edit --option` checks them (the installed ssh must read

@@ -1,22 +1,39 @@
 // TUIErrorLine: an error as the TUI's one-line notices say it — the message and the hint the CLI prints
 // (`sshelf: error: …`, `sshelf: hint: …`, both from ShelfError), on one line, control characters removed. Where
-// the hint asks for the vault passphrase (PassphraseNeed), the TUI names its own way: the V key.
+// the hint asks for the vault passphrase (PassphraseNeed), or to run `sshelf vault unlock`, the TUI names its own way:
+// the V key. A hint given as data (Hint) is worded part by part; one given as words has its PassphraseNeed words
+// replaced.
 import ShelfCore
 import ShelfOperations
 
 enum TUIErrorLine {
     static func text(_ error: Error) -> String {
         let failure = ShelfError(from: error)
-        return Display.safe(failure.message) + (failure.hint.map { "; hint: \(Display.safe(hint($0)))" } ?? "")
+        return Display.safe(failure.message) + (hint(for: failure).map { "; hint: \(Display.safe($0))" } ?? "")
     }
 
-    /// A hint with the TUI's way to give the vault passphrase in place of PassphraseNeed's words.
-    static func hint(_ text: String) -> String {
-        PassphraseNeed.worded(text) { need in
-            switch need {
-            case .give, .giveAtStart: "press V to unlock the vault"
-            case .giveTheRightOne: "press V and type the right vault passphrase"
+    /// A failure's hint in the TUI's words: given as data, worded part by part; given as words, its passphrase needs.
+    static func hint(for failure: ShelfError) -> String? { failure.guidance.map(words) ?? failure.hint.map(hint) }
+
+    /// A hint given as data, in the TUI's words: its key for what it has one for, other commands as typed.
+    static func words(_ hint: Hint) -> String {
+        hint.worded { part in
+            switch part {
+            case .passphrase(let need): passphrase(need)
+            case .command(["vault", "unlock"]): "press V to unlock the vault"
+            default: nil
             }
+        }
+    }
+
+    /// A hint given as words, with the TUI's way to give the vault passphrase in place of PassphraseNeed's words.
+    static func hint(_ text: String) -> String { PassphraseNeed.worded(text, by: passphrase) }
+
+    /// How the TUI takes the vault passphrase: the V key.
+    static func passphrase(_ need: PassphraseNeed) -> String {
+        switch need {
+        case .give, .giveAtStart: "press V to unlock the vault"
+        case .giveTheRightOne: "press V and type the right vault passphrase"
         }
     }
 }

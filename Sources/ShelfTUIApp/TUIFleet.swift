@@ -103,13 +103,17 @@ final class TUIFleet: @unchecked Sendable {
             let states = summary.results.map { FleetRun.HostState.finished($0) }
             mailbox.post(.fleetProgress(Self.update(plans, states, ended: true, summary: last, groups: groups)))
         } catch {
-            let why = ShelfError(from: error)
             let hosts = fleet.plans.map {
                 FleetPane.HostLine(id: $0.target.id, name: Display.safe($0.target.name), state: .notStarted)
             }
-            let text = "not run: \(why.message)" + (why.hint.map { " (\($0))" } ?? "")
+            let text = Self.notRun(ShelfError(from: error))
             mailbox.post(.fleetProgress(FleetPane.Update(hosts: hosts, groups: [], ended: true, summary: text)))
         }
+    }
+
+    /// A run refused before any host started, with its hint in the TUI's words (the V key, not a flag).
+    static func notRun(_ why: ShelfError) -> String {
+        "not run: \(why.message)" + (TUIErrorLine.hint(for: why).map { " (\($0))" } ?? "")
     }
 
     /// What the pane shows of the hosts: each one's state and how it ended, and the outputs of those that ended,

@@ -1,5 +1,6 @@
 // PeerChains' pipeline, one step at a time (parse → enrolled → signature → link → roster → content → apply): each
-// step alone refuses what it is there to refuse with its reason, and lets a good entry through to the next. Device
+// step alone refuses what it is there to refuse with its reason, and lets a good entry through to the next — as the
+// type the next step takes (a step cannot be given what an earlier one did not find: the compiler holds that). Device
 // a reads entries crafted in device b's folder (Forger: b's signing key and the group's keys unless told otherwise).
 import Foundation
 import ShelfCore
@@ -17,8 +18,8 @@ final class PeerChainStepTests: XCTestCase {
         let peer: PeerState
         var next: Int64 { peer.head + 1 }
 
-        func candidate(_ seq: Int64? = nil, device: UUID? = nil) -> PeerChains.Candidate {
-            PeerChains.Candidate(
+        func wanted(_ seq: Int64? = nil, device: UUID? = nil) -> PeerChains.Wanted {
+            PeerChains.Wanted(
                 folder: (device ?? b.uuid).lowerText, device: device ?? b.uuid, seq: seq ?? next, name: "b")
         }
 
@@ -31,12 +32,19 @@ final class PeerChainStepTests: XCTestCase {
                 previous: previous ?? ([UInt8](hex: peer.headDigest) ?? []))
         }
 
-        /// The candidate after the steps before `step`.
-        func through(_ candidate: inout PeerChains.Candidate) throws {
-            XCTAssertNil(chains.parse(&candidate))
-            XCTAssertNil(chains.enrolled(&candidate))
-            XCTAssertNil(chains.signature(candidate))
-            XCTAssertNil(chains.link(candidate, peer: peer))
+        /// The entry past parse, enrolled, signature and link (each asserted to let it through).
+        func through(_ wanted: PeerChains.Wanted, file: StaticString = #filePath, line: UInt = #line) throws
+            -> PeerChains.Linked
+        {
+            let step = chains.parse(wanted).then(chains.enrolled).then(chains.signature).then {
+                chains.link($0, peer: peer)
+            }
+            return try XCTUnwrap(step.passed, "stopped: \(String(describing: step.stop))", file: file, line: line)
+        }
+
+        func rostered(_ wanted: PeerChains.Wanted) throws -> PeerChains.Rostered {
+            var notes: [String] = []
+            return try XCTUnwrap(try chains.rosterSection(try through(wanted), notes: &notes) {}.passed)
         }
     }
 
@@ -53,6 +61,8 @@ final class PeerChainStepTests: XCTestCase {
             peer: try a.store.peer(b.id))
     }
 
+    func reason<Next>(_ step: PeerChains.Step<Next>) -> String { reason(step.stop) }
+
     func reason(_ stop: PeerChains.Stop?) -> String {
         switch stop {
         case .problem(let failure)?: failure.reason
@@ -65,60 +75,57 @@ final class PeerChainStepTests: XCTestCase {
     func testParse() throws {
         let w = try world()
         try w.forger.place(Array("not an entry".utf8), device: w.b.id, seq: w.next)
-        var garbage = w.candidate()
-        let damaged = reason(w.chains.parse(&garbage))
+        let damaged = reason(w.chains.parse(w.wanted()))
         XCTAssertTrue(damaged.hasPrefix("entry \(w.next) from b is damaged ("), damaged)
         try w.write(seq: w.next + 1)
-        var renamed = w.candidate(w.next + 2)
+        let renamed = w.wanted(w.next + 2)
         try FileManager.default.moveItem(
             atPath: RemoteLayout(root: w.forger.remote).entryPath(w.b.id, w.next + 1),
             toPath: RemoteLayout(root: w.forger.remote).entryPath(w.b.id, w.next + 2))
-        XCTAssertTrue(reason(w.chains.parse(&renamed)).contains("(moved or renamed on the remote)"))
+        XCTAssertTrue(reason(w.chains.parse(renamed)).contains("(moved or renamed on the remote)"))
         try w.write()
-        var good = w.candidate()
-        XCTAssertNil(w.chains.parse(&good))
-        XCTAssertNotNil(good.entry)
+        let good = try XCTUnwrap(w.chains.parse(w.wanted()).passed)
+        XCTAssertEqual(good.entry.header.seq, UInt64(w.next))
     }
 
     func testEnrolled() throws {
         let w = try world()
         let stranger = UUID()
-        var candidate = w.candidate(device: stranger)
+        try w.forger.write(records: [], seq: 1, device: stranger.lowerText)
+        let parsed = try XCTUnwrap(w.chains.parse(w.wanted(1, device: stranger)).passed)
         XCTAssertEqual(
-            reason(w.chains.enrolled(&candidate)),
+            reason(w.chains.enrolled(parsed)),
             "entries from device \(stranger.lowerText.prefix(8)), which is not an enrolled device, refused")
-        var member = w.candidate()
-        XCTAssertNil(w.chains.enrolled(&member))
-        XCTAssertEqual(member.member?.device, w.b.uuid)
+        try w.write()
+        let member = try XCTUnwrap(w.chains.parse(w.wanted()).then(w.chains.enrolled).passed)
+        XCTAssertEqual(member.member.device, w.b.uuid)
     }
 
     func testSignature() throws {
         var w = try world()
         w.forger.keys = try Forger.strangerKeys()
         try w.write()
-        var candidate = w.candidate()
-        XCTAssertNil(w.chains.parse(&candidate))
-        XCTAssertNil(w.chains.enrolled(&candidate))
+        let enrolled = try XCTUnwrap(w.chains.parse(w.wanted()).then(w.chains.enrolled).passed)
         XCTAssertEqual(
-            reason(w.chains.signature(candidate)), "tampered entry \(w.next) from b: its signature does not verify")
+            reason(w.chains.signature(enrolled)), "tampered entry \(w.next) from b: its signature does not verify")
     }
 
     func testLink() throws {
         let w = try world()
         try w.write(previous: [UInt8](repeating: 7, count: SyncCrypto.digestLength))
-        var forked = w.candidate()
-        XCTAssertNil(w.chains.parse(&forked))
+        let signed = { (wanted: PeerChains.Wanted) in
+            try XCTUnwrap(w.chains.parse(wanted).then(w.chains.enrolled).then(w.chains.signature).passed)
+        }
+        let forked = try signed(w.wanted())
         XCTAssertTrue(
             reason(w.chains.link(forked, peer: w.peer)).hasPrefix("fork: b's entry \(w.next) does not follow"))
         try w.write(seq: w.next + 1)
-        var gap = w.candidate(w.next + 1)
-        XCTAssertNil(w.chains.parse(&gap))
+        let gap = try signed(w.wanted(w.next + 1))
         XCTAssertEqual(
             reason(w.chains.link(gap, peer: w.peer)),
             "b's entry \(w.next) is missing (removed by the remote, or not copied in yet)")
         try w.write()
-        var good = w.candidate()
-        try w.through(&good)
+        _ = try w.through(w.wanted())
     }
 
     func testRosterSection() throws {
@@ -126,33 +133,25 @@ final class PeerChainStepTests: XCTestCase {
         let honest = w.forger
         w.forger = Forger(honest, groupSecret: SyncCrypto.randomKey())
         try w.write()
-        var candidate = w.candidate()
-        try w.through(&candidate)
+        var notes: [String] = []
         XCTAssertEqual(
-            reason(try w.chains.rosterSection(&candidate) {}),
+            reason(try w.chains.rosterSection(try w.through(w.wanted()), notes: &notes) {}),
             "entry \(w.next) from b does not open with the group's key")
         try w.write(using: honest)
-        var good = w.candidate()
-        try w.through(&good)
-        XCTAssertNil(try w.chains.rosterSection(&good) {})
+        XCTAssertEqual(try w.rostered(w.wanted()).certificates.count, 0)
     }
 
     func testContent() throws {
         let w = try world()
         let foreign = try Forger.record(ShelfCore.Host(name: "x", hostname: "x.example"), by: w.a.id)
         try w.write([foreign])
-        var candidate = w.candidate()
-        try w.through(&candidate)
-        XCTAssertNil(try w.chains.rosterSection(&candidate) {})
-        let foreignReason = reason(try w.chains.content(&candidate))
+        let foreignReason = reason(try w.chains.content(try w.rostered(w.wanted())))
         XCTAssertTrue(foreignReason.hasSuffix("stamped by another device"), foreignReason)
         let unknownEpoch = Forger(w.forger, epoch: UUID(), epochKey: SyncCrypto.randomKey())
         try w.write(using: unknownEpoch)
-        var waiting = w.candidate()
-        try w.through(&waiting)
-        XCTAssertNil(try w.chains.rosterSection(&waiting) {})
         XCTAssertEqual(
-            reason(try w.chains.content(&waiting)), "waiting at \(w.next)", "a key not received yet: the chain waits")
+            reason(try w.chains.content(try w.rostered(w.wanted()))), "waiting at \(w.next)",
+            "a key not received yet: the chain waits")
     }
 
     func testApply() throws {
@@ -161,10 +160,7 @@ final class PeerChainStepTests: XCTestCase {
         var refused = try Forger.record(bad, by: w.b.id)
         refused.body?["passwordRef"] = .string("sync.signing")
         try w.write([refused])
-        var candidate = w.candidate()
-        try w.through(&candidate)
-        XCTAssertNil(try w.chains.rosterSection(&candidate) {})
-        XCTAssertNil(try w.chains.content(&candidate))
+        let candidate = try XCTUnwrap(try w.chains.content(try w.rostered(w.wanted())).passed)
         var peer = w.peer, outcome = PeerChains.Outcome()
         XCTAssertTrue(
             reason(try w.chains.apply(candidate, peer: &peer, outcome: &outcome)).hasPrefix(
@@ -174,10 +170,7 @@ final class PeerChainStepTests: XCTestCase {
 
         let good = ShelfCore.Host(name: "fine", hostname: "f.example")
         try w.write([try Forger.record(good, by: w.b.id)])
-        var fine = w.candidate()
-        try w.through(&fine)
-        XCTAssertNil(try w.chains.rosterSection(&fine) {})
-        XCTAssertNil(try w.chains.content(&fine))
+        let fine = try XCTUnwrap(try w.chains.content(try w.rostered(w.wanted())).passed)
         XCTAssertNil(try w.chains.apply(fine, peer: &peer, outcome: &outcome))
         XCTAssertEqual(peer.head, w.next)
         XCTAssertEqual(outcome.applied, 1)

@@ -17,12 +17,13 @@ public enum FleetLog {
             guard let typed = passphrase() else {
                 throw ShelfError(
                     .failure, "a run is logged in the release log, whose key is locked",
-                    hint: "sshelf vault unlock, or \(PassphraseNeed.give.words)")
+                    guidance: Hint(.command(["vault", "unlock"])).or(.passphrase(.give)))
             }
             try vault.unlock(passphrase: typed)
             guard case .key = vault.releaseLogKey(create: true) else {
                 throw ShelfError(
-                    .failure, "the release log key cannot be read after the unlock", hint: "sshelf vault status")
+                    .failure, "the release log key cannot be read after the unlock",
+                    guidance: Hint(.command(["vault", "status"])))
             }
             return vault
         case .absent, .unavailable:

@@ -1,6 +1,7 @@
 // ConflictListView: the merge-conflict overlay (`C`) — per conflict its record and field, the kept value and the
 // other with the device that wrote each and when, and why; the selected one reversed.
 import FoundationEssentials
+import ShelfCore
 
 enum ConflictListView {
     static func draw(_ state: UIState, on canvas: inout Canvas) {
