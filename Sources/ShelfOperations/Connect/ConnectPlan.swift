@@ -10,6 +10,9 @@ import ShelfVault
 public struct ConnectPlan: Sendable {
     public var hosts: [ShelfCore.Host]
     public var endpoints: [SSHEndpoint]
+    /// The hops (by host id) that must use a post-quantum key exchange (`--pq require` on the host or a group above
+    /// it), with why: sshelf's own client has none, so such a plan goes to OpenSSH's ssh.
+    public var postQuantum: [UUID: String] = [:]
 
     public var target: ShelfCore.Host { hosts[hosts.count - 1] }
 
@@ -27,7 +30,12 @@ public struct ConnectPlan: Sendable {
                     host: OptionDefaults.applied(defaults, to: host).host,
                     identity: host.identityID.flatMap { identities[$0] }, defaults: defaults)
             }
-            return ConnectPlan(hosts: chain, endpoints: endpoints)
+            let tree = GroupTree(try store.groups())
+            var plan = ConnectPlan(hosts: chain, endpoints: endpoints)
+            for host in chain {
+                plan.postQuantum[host.id] = PostQuantumWords.why(host, tree: tree)
+            }
+            return plan
         }
     }
 
@@ -70,6 +78,7 @@ public struct ConnectPlan: Sendable {
     /// are saved at once (a login refused after `--accept-new` still leaves the key pinned on the record); on
     /// success the caller records `connection.outcome` (see BackgroundRecord).
     public func connect(_ connector: SSHConnector, store: Store) throws(SSHError) -> SSHConnection {
+        if let refusal = ownClientRefusal { throw refusal }
         do {
             return try connector.connect(endpoints)
         } catch {
@@ -78,6 +87,18 @@ public struct ConnectPlan: Sendable {
             if !pins.pinnedKeys.isEmpty { try? Self.record(pins, target: nil, store: store) }
             throw error
         }
+    }
+
+    /// Why sshelf's own client must not connect this plan (nil: it may): a hop requires post-quantum key exchange,
+    /// which libssh2 does not have. Every path of the own client asks, so such a host never falls back to a classical
+    /// key exchange when OpenSSH's ssh is not there to take it.
+    public var ownClientRefusal: SSHError? {
+        guard let why = PostQuantumWords.handover(self) else { return nil }
+        let name = ShellWord.quote(Display.safe(target.name))
+        return SSHError(
+            .invalidConfiguration, why,
+            hint: "install openssh-client (its ssh has post-quantum key exchange; sshelf hands such hosts to it), "
+                + "or allow a classical key exchange: sshelf edit \(name) --pq off")
     }
 
     /// Saves what the connection changed: verified host keys pinned, remembered password references, and the

@@ -26,12 +26,14 @@ public enum OpenSSHHandover {
         loginNeeds(plan) ?? forwardAgent(plan)
     }
 
-    /// Why sshelf's own client cannot log `plan`'s hosts in with the libssh2 it loaded and OpenSSH's ssh can (an RSA
-    /// key on a library that signs only ssh-rsa, a FIDO security key, a user certificate it cannot use): what `exec`,
+    /// Why sshelf's own client cannot log `plan`'s hosts in with the libssh2 it loaded and OpenSSH's ssh can (a hop that
+    /// requires post-quantum key exchange, an RSA key on a library that signs only ssh-rsa, a FIDO security key, a
+    /// user certificate it cannot use): what `exec`,
     /// `run` and `cp` hand over for (nil when it can, or when ssh is not installed). ForwardAgent is `connect`'s
     /// alone: a command or a copy forwards no agent.
     public static func loginNeeds(_ plan: ConnectPlan) -> String? {
         guard access(sshPath, X_OK) == 0 else { return nil }
+        if let why = PostQuantumWords.handover(plan) { return why }
         if let why = securityKey(plan) { return why }
         for hop in plan.endpoints where !LibSSH2.features.rsaSHA2 {
             guard let identity = hop.identity, identity.keyType == .rsa,
@@ -58,7 +60,13 @@ public enum OpenSSHHandover {
     /// has none of (nil for any other failure, a jump chain or a ProxyCommand — only a direct host is asked — or
     /// when OpenSSH's ssh is not installed). The server's offer is read from its first packet (`KexProbe`).
     public static func postQuantumOnly(_ plan: ConnectPlan, after error: SSHError, timeout: Double) -> String? {
-        guard error.kind == .handshakeFailed, access(sshPath, X_OK) == 0, plan.endpoints.count == 1,
+        guard error.kind == .handshakeFailed else { return nil }
+        return postQuantumOnly(plan, timeout: timeout)
+    }
+
+    /// The same, for a handshake already known to have failed (a fleet host's result says so).
+    public static func postQuantumOnly(_ plan: ConnectPlan, timeout: Double) -> String? {
+        guard access(sshPath, X_OK) == 0, plan.endpoints.count == 1,
             let hop = plan.endpoints.first, hop.settings.proxyCommand == nil,
             let offered = KexProbe.offered(
                 host: hop.hostname.isEmpty ? hop.name : hop.hostname, port: hop.port, timeout: timeout),
@@ -152,7 +160,18 @@ public enum OpenSSHHandover {
                     + "then try again")
         }
         let environment = try agentEnvironment(plan, store: store, dryRun: dryRun, context: context)
-        return ([sshPath] + configArguments(context, bridge: bridge.path) + [target.name], environment)
+        return (
+            [sshPath] + configArguments(context, bridge: bridge.path) + (try kexArguments(plan)) + [target.name],
+            environment
+        )
+    }
+
+    /// `-o KexAlgorithms=…` limited to the post-quantum ones ssh has, when the target requires one (the bridge gives
+    /// each such hop the same line; on the command line it also wins over a line of the user's own config). Throws
+    /// when ssh has none: never a classical key exchange in its place.
+    public static func kexArguments(_ plan: ConnectPlan) throws -> [String] {
+        guard plan.postQuantum[plan.target.id] != nil else { return [] }
+        return ["-o", "KexAlgorithms=" + (try OpenSSHKex.required(for: plan.target.name)).joined(separator: ",")]
     }
 
     /// The environment ssh runs with: the sshelf agent as SSH_AUTH_SOCK when a hop's key is in the vault (the agent
