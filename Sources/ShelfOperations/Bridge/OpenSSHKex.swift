@@ -9,8 +9,7 @@ public enum OpenSSHKex {
     private static let lock = Lock()
     nonisolated(unsafe) private static var asked: [String]?
 
-    /// The post-quantum key exchanges ssh has, strongest first (ML-KEM before sntrup); empty when ssh is missing or
-    /// has none.
+    /// The post-quantum key exchanges ssh has, strongest first (`preference`); empty when ssh is missing or has none.
     public static func postQuantum() -> [String] {
         lock.lock()
         defer { lock.unlock() }
@@ -22,13 +21,17 @@ public enum OpenSSHKex {
         {
             let names = String(decoding: output.stdout, as: UTF8.self).split(whereSeparator: \.isWhitespace)
                 .map(String.init)
-            found = names.filter(KeyExchange.isPostQuantum).sorted { rank($0) < rank($1) }
+            found = preference.filter(names.contains)
         }
         asked = found
         return found
     }
 
-    private static func rank(_ name: String) -> Int { name.hasPrefix("mlkem") ? 0 : 1 }
+    /// Strongest first: ML-KEM, then sntrup761 under the name every OpenSSH since 9.0 knows, then its later alias.
+    static let preference = [
+        "mlkem768x25519-sha256", "mlkem1024nistp384-sha384", "mlkem768nistp256-sha256",
+        "sntrup761x25519-sha512@openssh.com", "sntrup761x25519-sha512",
+    ]
 
     /// The post-quantum list for a host that requires one, or the error that says this ssh has none (never a
     /// classical key exchange in its place).
