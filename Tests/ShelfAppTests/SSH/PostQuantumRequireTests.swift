@@ -88,6 +88,14 @@ final class PostQuantumRequireTests: XCTestCase {
         XCTAssertExit(own, 0)
         XCTAssertFalse(own.stderr.contains("OpenSSH"), own.stderr)
         XCTAssertTrue(world.sshd.waitForLog("kex: algorithm: curve25519", count: classical + 1), world.sshd.log)
+        // `check` lists t (its last session was sshelf's own, classical) until it requires post-quantum again.
+        let listed = try world.home.run("check")
+        XCTAssertTrue(
+            listed.stdout.contains("hosts whose last session was not post-quantum")
+                && listed.stdout.contains("\n  t: curve25519-sha256\n") && listed.stdout.contains("--pq require"),
+            listed.stdout)
+        XCTAssertExit(try world.home.run("edit", "t", "--pq", "require"), 0)
+        XCTAssertFalse(try world.home.run("check").stdout.contains("not post-quantum"))
     }
 
     /// A group's require covers its hosts; a server that offers no post-quantum key exchange is refused by OpenSSH
