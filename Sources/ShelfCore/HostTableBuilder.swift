@@ -260,35 +260,41 @@ public struct HostTableBuilder {
         if !host.options.isEmpty, let data = try? JSONEncoder().encode(host.options) {
             options = String(decoding: data, as: UTF8.self)
         }
-        pqText.withUTF8 { pq in name.withUTF8 { name in
-            hostname.withUTF8 { hostname in
-                user.withUTF8 { user in
-                    tags.withUTF8 { tags in
-                        auth.withUTF8 { auth in
-                            jumps.withUTF8 { jumps in
-                                unresolved.withUTF8 { unresolved in
-                                    notes.withUTF8 { notes in
-                                        extra.withUTF8 { extra in
-                                            options.withUTF8 { options in
-                                                aliases.withUTF8 { aliases in
-                                                    HostTableBuilder.withOptionalUTF8(&ref) { ref in
-                                                        HostTableBuilder.withOptionalUTF8(&pinnedType) { pinnedType in
-                                                            HostTableBuilder.withOptionalUTF8(&pinnedKey) { pinnedKey in
-                                                                append(
-                                                                    HostTableRow(
-                                                                        id: host.id, name: name, hostname: hostname,
-                                                                        user: user, tags: tags, port: host.port,
-                                                                        groupID: host.groupID,
-                                                                        identityID: host.identityID, auth: auth,
-                                                                        passwordRef: ref,
-                                                                        jumps: jumps, unresolvedJump: unresolved,
-                                                                        pinnedType: pinnedType,
-                                                                        pinnedKey: pinnedKey, notes: notes,
-                                                                        created: host.createdAt.timeIntervalSince1970,
-                                                                        updated: host.updatedAt.timeIntervalSince1970,
-                                                                        lastConnected: host.lastConnectedAt?
-                                                                            .timeIntervalSince1970, extra: extra,
-                                                                        options: options, aliases: aliases, pq: pq))
+        pqText.withUTF8 { pq in
+            name.withUTF8 { name in
+                hostname.withUTF8 { hostname in
+                    user.withUTF8 { user in
+                        tags.withUTF8 { tags in
+                            auth.withUTF8 { auth in
+                                jumps.withUTF8 { jumps in
+                                    unresolved.withUTF8 { unresolved in
+                                        notes.withUTF8 { notes in
+                                            extra.withUTF8 { extra in
+                                                options.withUTF8 { options in
+                                                    aliases.withUTF8 { aliases in
+                                                        HostTableBuilder.withOptionalUTF8(&ref) { ref in
+                                                            HostTableBuilder.withOptionalUTF8(&pinnedType) {
+                                                                pinnedType in
+                                                                HostTableBuilder.withOptionalUTF8(&pinnedKey) {
+                                                                    pinnedKey in
+                                                                    append(
+                                                                        HostTableRow(
+                                                                            id: host.id, name: name, hostname: hostname,
+                                                                            user: user, tags: tags, port: host.port,
+                                                                            groupID: host.groupID,
+                                                                            identityID: host.identityID, auth: auth,
+                                                                            passwordRef: ref,
+                                                                            jumps: jumps, unresolvedJump: unresolved,
+                                                                            pinnedType: pinnedType,
+                                                                            pinnedKey: pinnedKey, notes: notes,
+                                                                            created: host.createdAt
+                                                                                .timeIntervalSince1970,
+                                                                            updated: host.updatedAt
+                                                                                .timeIntervalSince1970,
+                                                                            lastConnected: host.lastConnectedAt?
+                                                                                .timeIntervalSince1970, extra: extra,
+                                                                            options: options, aliases: aliases, pq: pq))
+                                                                }
                                                             }
                                                         }
                                                     }
@@ -302,7 +308,6 @@ public struct HostTableBuilder {
                     }
                 }
             }
-        }
         }
     }
 

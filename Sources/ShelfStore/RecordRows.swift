@@ -92,27 +92,39 @@ enum HostRow {
 }
 
 enum GroupRow {
-    static let columns = "id, name, parent_id, sort_order, notes, updated_at, extra, pq"
+    static let columns = "id, name, parent_id, sort_order, notes, updated_at, extra"
     static let upsert = """
-        INSERT INTO host_groups(\(columns)) VALUES (?,?,?,?,?,?,?,?)
+        INSERT INTO host_groups(\(columns)) VALUES (?,?,?,?,?,?,?)
         ON CONFLICT(id) DO UPDATE SET name=excluded.name, parent_id=excluded.parent_id,
-          sort_order=excluded.sort_order, notes=excluded.notes, updated_at=excluded.updated_at, extra=excluded.extra,
-          pq=excluded.pq
+          sort_order=excluded.sort_order, notes=excluded.notes, updated_at=excluded.updated_at, extra=excluded.extra
         """
 
+    /// A group's `pq` setting rides in its `extra` column (JSON, beside fields a newer version wrote): groups are few,
+    /// read whole, and a group row keeps the shape every schema version had.
+    static let pqField = "pq"
+
     static func bindings(_ group: HostGroup) -> [SQLValue] {
-        [
+        var extra = group.extra
+        if group.pq != .off { extra[pqField] = .string(group.pq.rawValue) }
+        return [
             .text(group.id.storeText), .text(group.name), .optional(group.parentID), .int(group.sortOrder),
-            .text(group.notes), .double(group.updatedAt.timeIntervalSince1970), .text(ExtraFields.encode(group.extra)),
-            .text(group.pq.storeText),
+            .text(group.notes), .double(group.updatedAt.timeIntervalSince1970), .text(ExtraFields.encode(extra)),
         ]
     }
 
     static func read(_ row: Statement) -> HostGroup? {
         guard let id = row.uuid(0) else { return nil }
+        var extra = ExtraFields.decode(row.text(6))
+        // Anything but a string is a value this version does not know: it asks for at least require.
+        let pq: PostQuantumSetting =
+            switch extra.removeValue(forKey: pqField) {
+            case nil: .off
+            case .string(let raw)?: PostQuantumSetting(rawValue: raw)
+            case _?: .require
+            }
         return HostGroup(
             id: id, name: row.text(1), parentID: row.uuid(2), sortOrder: row.int(3), notes: row.text(4),
-            updatedAt: row.date(5), pq: PostQuantumSetting(storeText: row.text(7)), extra: ExtraFields.decode(row.text(6)))
+            updatedAt: row.date(5), pq: pq, extra: extra)
     }
 }
 

@@ -116,12 +116,15 @@ enum GroupCommands {
             let group = try Resolve.group(call.arguments[0], tree: tree)
             try GroupOperations.setPostQuantum(setting, of: group.id, in: store)
             let subtree = tree.subtree(of: group.id)
-            return (tree.path(of: group.id), try store.hosts().filter { $0.groupID.map(subtree.contains) == true }.count)
+            return (
+                tree.path(of: group.id), try store.hosts().filter { $0.groupID.map(subtree.contains) == true }.count
+            )
         }
         context.print(
             "group \(Display.safe(path)): pq \(setting.rawValue)"
                 + (setting.requires
-                    ? " (\(Display.counted(hosts, "host")) in it go through OpenSSH's ssh with post-quantum key exchange)"
+                    ? " (\(Display.counted(hosts, "host")) in it go through OpenSSH's ssh with post-quantum key "
+                        + "exchange)"
                     : ""))
         return 0
     }

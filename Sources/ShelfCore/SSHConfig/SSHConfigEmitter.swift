@@ -43,7 +43,8 @@ public enum SSHConfigEmitter {
         /// The bridge leaves them out: sshelf runs them, and a second listener on their port would fail every ssh.
         public var writesForwardRules: Bool
         /// The post-quantum key exchanges the installed ssh has (`ssh -Q kex`): the only KexAlgorithms of a host whose
-        /// `pq` setting (or a group's) is `require`. Empty: such a host is left out, never written with a classical one.
+        /// `pq` setting (or a group's) is `require`. Empty: such a host is left out, never written with a classical
+        /// one.
         public var postQuantumKex: [String]
 
         public init(

@@ -11,7 +11,8 @@ public enum PostQuantumWords {
         switch PostQuantumSetting.source(host, groups: tree.groups) {
         case nil: nil
         case .host: "its pq setting is \(Display.safe(host.pq.rawValue))"
-        case .group(let group): "group \(Display.safe(tree.path(of: group.id))) sets pq \(Display.safe(group.pq.rawValue))"
+        case .group(let group):
+            "group \(Display.safe(tree.path(of: group.id))) sets pq \(Display.safe(group.pq.rawValue))"
         }
     }
 

@@ -59,7 +59,8 @@ public struct FleetHostResult: Sendable {
     /// key on 1.10, a security key; OpenSSHHandover.needed).
     public var openSSH: String?
     /// sshelf's own client failed the key exchange, before any login: the host may offer only post-quantum key
-    /// exchanges (which libssh2 has none of), and is then run again through OpenSSH (`OpenSSHHandover.postQuantumOnly`).
+    /// exchanges (which libssh2 has none of), and is then run again through OpenSSH
+    /// (`OpenSSHHandover.postQuantumOnly`).
     public var handshakeFailed = false
     public var started: Date?
     public var finished: Date?

@@ -3,7 +3,8 @@
 // started when a hop's key is in the vault, and ssh replaces this process (its terminal, its exit status), reading
 // the host through the bridge — with the user's ~/.ssh/config when that includes the bridge — and with the sshelf
 // agent as SSH_AUTH_SOCK, so a forwarded agent is the vault's. `connect` also hands over by itself, saying why, when
-// the loaded libssh2 cannot log a hop in (an RSA key, or a user certificate, on libssh2 1.10; a FIDO security key),
+// the loaded libssh2 cannot log a hop in (an RSA key, or a user certificate, on libssh2 1.10; a FIDO security key;
+// a hop that requires post-quantum key exchange, `--pq require`, with KexAlgorithms limited to those: `kexArguments`),
 // and when the host asks for ForwardAgent, and after a failed handshake with a server that offers only post-quantum
 // key exchange (`postQuantumOnly`); Enter in the TUI hands over on the same decision (`needed`), running ssh
 // as a child between leaving curses and coming back (`prepare`). `exec` hands over for the login reasons alone
@@ -26,8 +27,8 @@ public enum OpenSSHHandover {
         loginNeeds(plan) ?? forwardAgent(plan)
     }
 
-    /// Why sshelf's own client cannot log `plan`'s hosts in with the libssh2 it loaded and OpenSSH's ssh can (a hop that
-    /// requires post-quantum key exchange, an RSA key on a library that signs only ssh-rsa, a FIDO security key, a
+    /// Why sshelf's own client cannot log `plan`'s hosts in with the libssh2 it loaded and OpenSSH's ssh can (a hop
+    /// that requires post-quantum key exchange, an RSA key on a library that signs only ssh-rsa, a FIDO security key, a
     /// user certificate it cannot use): what `exec`,
     /// `run` and `cp` hand over for (nil when it can, or when ssh is not installed). ForwardAgent is `connect`'s
     /// alone: a command or a copy forwards no agent.

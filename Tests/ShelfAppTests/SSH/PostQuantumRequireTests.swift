@@ -21,7 +21,8 @@ final class PostQuantumRequireTests: XCTestCase {
     func testRequireSendsEverySessionThroughOpenSSHWithPostQuantumKeyExchange() throws {
         let world = try pinnedWorld()
         XCTAssertExit(try world.home.run("edit", "t", "--pq", "require"), 0)
-        let why = "t requires post-quantum key exchange (its pq setting is require), which sshelf's own client (libssh2 "
+        let why =
+            "t requires post-quantum key exchange (its pq setting is require), which sshelf's own client (libssh2 "
 
         let show = try world.home.run("show", "t")
         XCTAssertTrue(show.stdout.contains("post-quantum   required (its pq setting is require)"), show.stdout)
@@ -144,7 +145,8 @@ final class PostQuantumRequireTests: XCTestCase {
         options.authorizedKeys = [world.key.publicLine]
         let pqOnly = try SSHD.start(options)
         XCTAssertExit(try world.home.run("edit", "t", "--port", String(pqOnly.port)), 0)
-        let why = "t offers only post-quantum key exchange (sntrup761x25519-sha512@openssh.com), which sshelf's own "
+        let why =
+            "t offers only post-quantum key exchange (sntrup761x25519-sha512@openssh.com), which sshelf's own "
             + "client (libssh2 "
 
         let run = try world.home.run("run", "t", "--json", "--", "echo pq-only")
