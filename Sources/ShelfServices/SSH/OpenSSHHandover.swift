@@ -57,9 +57,11 @@ public enum OpenSSHHandover {
         return nil
     }
 
-    /// Why a host whose handshake failed goes to OpenSSH: it offers only post-quantum key exchanges, which libssh2
-    /// has none of (nil for any other failure, a jump chain or a ProxyCommand — only a direct host is asked — or
-    /// when OpenSSH's ssh is not installed). The server's offer is read from its first packet (`KexProbe`).
+    /// Why a host whose handshake failed goes to OpenSSH: the first hop (the host itself, or the outermost jump host)
+    /// offers only post-quantum key exchanges, which libssh2 has none of (nil for any other failure, a first hop with
+    /// a ProxyCommand — only a hop reached directly is asked — or when OpenSSH's ssh is not installed). The server's
+    /// offer is read from its first packet (`KexProbe`). A later hop is reached through the one before it, which the
+    /// probe does not do: `--pq require` on it sends it to OpenSSH.
     public static func postQuantumOnly(_ plan: ConnectPlan, after error: SSHError, timeout: Double) -> String? {
         guard error.kind == .handshakeFailed else { return nil }
         return postQuantumOnly(plan, timeout: timeout)
@@ -67,8 +69,7 @@ public enum OpenSSHHandover {
 
     /// The same, for a handshake already known to have failed (a fleet host's result says so).
     public static func postQuantumOnly(_ plan: ConnectPlan, timeout: Double) -> String? {
-        guard access(sshPath, X_OK) == 0, plan.endpoints.count == 1,
-            let hop = plan.endpoints.first, hop.settings.proxyCommand == nil,
+        guard access(sshPath, X_OK) == 0, let hop = plan.endpoints.first, hop.settings.proxyCommand == nil,
             let offered = KexProbe.offered(
                 host: hop.hostname.isEmpty ? hop.name : hop.hostname, port: hop.port, timeout: timeout),
             offered.contains(where: KeyExchange.isPostQuantum),
