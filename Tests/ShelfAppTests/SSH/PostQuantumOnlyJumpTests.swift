@@ -1,6 +1,6 @@
 // PostQuantumOnlyJumpTests: a jump host that offers only post-quantum key exchange (a real sshd with only
-// sntrup761x25519) fails libssh2's handshake; sshelf probes it (the outermost hop, reached directly) and hands the whole
-// chain to OpenSSH's ssh, saying why, for exec and run. Both libssh2 versions (SSH_MATRIX_TESTS).
+// sntrup761x25519) fails libssh2's handshake; sshelf probes it (the outermost hop, reached directly) and hands the
+// whole chain to OpenSSH's ssh, saying why, for exec and run. Both libssh2 versions (SSH_MATRIX_TESTS).
 import Foundation
 import TestSupport
 import XCTest
