@@ -35,14 +35,13 @@ public enum OpenSSHKex {
 
     /// The post-quantum list for a host that requires one, or the error that says this ssh has none (never a
     /// classical key exchange in its place).
-    public static func required(for name: String) throws -> [String] {
+    public static func required(for name: String, off: String) throws -> [String] {
         let list = postQuantum()
         guard list.isEmpty else { return list }
         throw ShelfError(
             .failure,
             "'\(Display.safe(name))' requires post-quantum key exchange, and OpenSSH's ssh here has none (ssh -Q kex "
                 + "lists neither sntrup761x25519 nor mlkem768x25519)",
-            hint: "install OpenSSH 9.0 or later (openssh-client), or allow a classical key exchange: "
-                + "sshelf edit \(ShellWord.quote(Display.safe(name))) --pq off")
+            hint: "install OpenSSH 9.0 or later (openssh-client), or allow a classical key exchange: \(off)")
     }
 }

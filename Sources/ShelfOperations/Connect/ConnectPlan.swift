@@ -13,6 +13,8 @@ public struct ConnectPlan: Sendable {
     /// The hops (by host id) that must use a post-quantum key exchange (`--pq require` on the host or a group above
     /// it), with why: sshelf's own client has none, so such a plan goes to OpenSSH's ssh.
     public var postQuantum: [UUID: String] = [:]
+    /// For each such hop, the command that would allow a classical key exchange again (the hint of a refusal).
+    public var postQuantumOff: [UUID: String] = [:]
 
     public var target: ShelfCore.Host { hosts[hosts.count - 1] }
 
@@ -33,7 +35,9 @@ public struct ConnectPlan: Sendable {
             let tree = GroupTree(try store.groups())
             var plan = ConnectPlan(hosts: chain, endpoints: endpoints)
             for host in chain {
-                plan.postQuantum[host.id] = PostQuantumWords.why(host, tree: tree)
+                guard let why = PostQuantumWords.why(host, tree: tree) else { continue }
+                plan.postQuantum[host.id] = why
+                plan.postQuantumOff[host.id] = PostQuantumWords.offCommand(host, tree: tree)
             }
             return plan
         }
@@ -93,12 +97,14 @@ public struct ConnectPlan: Sendable {
     /// which libssh2 does not have. Every path of the own client asks, so such a host never falls back to a classical
     /// key exchange when OpenSSH's ssh is not there to take it.
     public var ownClientRefusal: SSHError? {
-        guard let why = PostQuantumWords.handover(self) else { return nil }
-        let name = ShellWord.quote(Display.safe(target.name))
+        guard let why = PostQuantumWords.handover(self),
+            let off = hosts.lazy.compactMap({ self.postQuantumOff[$0.id] }).first
+        else { return nil }
         return SSHError(
             .invalidConfiguration, why,
-            hint: "install openssh-client (its ssh has post-quantum key exchange; sshelf hands such hosts to it), "
-                + "or allow a classical key exchange: sshelf edit \(name) --pq off")
+            hint: "sshelf hands such a host to OpenSSH's ssh (install openssh-client if it is missing; `sshelf forward "
+                + "start \(ShellWord.quote(Display.safe(target.name)))` runs its rules through it), or allow a classical "
+                + "key exchange: \(off)")
     }
 
     /// Saves what the connection changed: verified host keys pinned, remembered password references, and the

@@ -22,6 +22,14 @@ public enum PostQuantumWords {
         return "required (\(why)): every session goes through OpenSSH's ssh with post-quantum key exchange only"
     }
 
+    /// The command that lets `host` use a classical key exchange again: its own setting, or the group's that asks.
+    public static func offCommand(_ host: ShelfCore.Host, tree: GroupTree) -> String {
+        if case .group(let group) = PostQuantumSetting.source(host, groups: tree.groups) {
+            return "sshelf group edit \(ShellWord.quote(Display.safe(tree.path(of: group.id)))) --pq off"
+        }
+        return "sshelf edit \(ShellWord.quote(Display.safe(host.name))) --pq off"
+    }
+
     /// The handover reason for a plan whose hop requires post-quantum key exchange (nil when none does).
     public static func handover(_ plan: ConnectPlan) -> String? {
         guard let hop = plan.hosts.first(where: { plan.postQuantum[$0.id] != nil }), let why = plan.postQuantum[hop.id]

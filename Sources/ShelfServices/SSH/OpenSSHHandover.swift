@@ -172,8 +172,9 @@ public enum OpenSSHHandover {
     /// each such hop the same line; on the command line it also wins over a line of the user's own config). Throws
     /// when ssh has none: never a classical key exchange in its place.
     public static func kexArguments(_ plan: ConnectPlan) throws -> [String] {
-        guard plan.postQuantum[plan.target.id] != nil else { return [] }
-        return ["-o", "KexAlgorithms=" + (try OpenSSHKex.required(for: plan.target.name)).joined(separator: ",")]
+        guard let off = plan.postQuantumOff[plan.target.id] else { return [] }
+        let names = try OpenSSHKex.required(for: plan.target.name, off: off)
+        return ["-o", "KexAlgorithms=" + names.joined(separator: ",")]
     }
 
     /// The environment ssh runs with: the sshelf agent as SSH_AUTH_SOCK when a hop's key is in the vault (the agent
