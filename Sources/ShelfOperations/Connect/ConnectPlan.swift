@@ -103,8 +103,8 @@ public struct ConnectPlan: Sendable {
         return SSHError(
             .invalidConfiguration, why,
             hint: "sshelf hands such a host to OpenSSH's ssh (install openssh-client if it is missing; `sshelf forward "
-                + "start \(ShellWord.quote(Display.safe(target.name)))` runs its rules through it), or allow a classical "
-                + "key exchange: \(off)")
+                + "start \(ShellWord.quote(Display.safe(target.name)))` runs its rules through it), or allow a "
+                + "classical key exchange: \(off)")
     }
 
     /// Saves what the connection changed: verified host keys pinned, remembered password references, and the
