@@ -39,10 +39,10 @@ public enum Release {
         DispatchQueue.global(qos: .utility).async { withExtendedLifetime(value) {} }
     }
 
-    /// The same, then gives the free pages of every malloc arena back to the system. A read config's words were
-    /// allocated by both lexing threads: what the other thread's arena frees stays resident (malloc keeps it for that
-    /// thread, which makes nothing more), while the inserts grow the main arena — about 10 MB of a 100,000-host
-    /// import's peak (docs/PERFORMANCE.md, "Import").
+    /// The same, then gives back malloc's free pages and the read-only file pages mapped so far (ProcessMemory.settle).
+    /// A read config's words were allocated by both lexing threads: what the other thread's arena frees stays resident
+    /// (malloc keeps it for that thread, which makes nothing more) while the inserts grow the main arena — 5 MiB of a
+    /// 100,000-host import's peak (docs/PERFORMANCE.md, "Import").
     static func elsewhereGivingBack<T: Sendable>(_ value: consuming T) {
         let holder = Holder(value)
         DispatchQueue.global(qos: .utility).async {
