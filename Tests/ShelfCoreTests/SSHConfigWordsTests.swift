@@ -30,7 +30,8 @@ final class SSHConfigWordsTests: XCTestCase {
     }
 
     func testALexedLineHasItsWordsInOrder() throws {
-        let line = try XCTUnwrap(SSHConfigLexer.lex("LocalForward 8080 \"db host\":5432 # a comment", file: "f", number: 3))
+        let line = try XCTUnwrap(
+            SSHConfigLexer.lex("LocalForward 8080 \"db host\":5432 # a comment", file: "f", number: 3))
         XCTAssertEqual(line.arguments, ["8080", "db host:5432"])
         XCTAssertEqual(line.number, 3)
         XCTAssertEqual(try XCTUnwrap(SSHConfigLexer.lex("Host a", file: "f", number: 1)).arguments.array, ["a"])

@@ -157,7 +157,9 @@ public enum SSHConfigReader {
                 continue
             }
             do throws(SSHConfigSyntaxError) {
-                if let line = try SSHConfigLexer.lex(raw, file: file, number: number, words: &words) { lines.append(line) }
+                if let line = try SSHConfigLexer.lex(raw, file: file, number: number, words: &words) {
+                    lines.append(line)
+                }
             } catch {
                 guard SSHConfigLexer.keyword(of: raw)?.lowercased() == "match" else { throw error }
                 var line = SSHConfigLine(keyword: "Match", arguments: [], file: file, number: number)

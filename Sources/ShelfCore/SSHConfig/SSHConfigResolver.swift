@@ -303,7 +303,9 @@ public enum SSHConfigResolver {
                 out[lineStart].aliases.append(host.alias)
                 return true
             }
-            if lineStart < 0 || out[lineStart].line != host.line || out[lineStart].file != host.file { lineStart = next }
+            if lineStart < 0 || out[lineStart].line != host.line || out[lineStart].file != host.file {
+                lineStart = next
+            }
             return false
         }
         var kept = 0

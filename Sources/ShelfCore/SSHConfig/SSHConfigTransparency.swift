@@ -65,7 +65,8 @@ struct SSHConfigTransparency {
     /// The user's arguments for a forward that is `spec` (ssh reads a forward once only when it is written alike).
     func forward(_ keyword: String, _ spec: ForwardSpec) -> [String]? {
         let key = keyword.lowercased()
-        return lines.first?.first { line in line.key == key && Self.spec(line.key, line.arguments) == spec }?.arguments.array
+        return lines.first?.first { line in line.key == key && Self.spec(line.key, line.arguments) == spec }?.arguments
+            .array
     }
 
     /// The user's `ProxyCommand ssh -W %h:%p HOST` when it is the old spelling of the jump chain `hops` and the first
