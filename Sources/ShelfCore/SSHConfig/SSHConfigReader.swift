@@ -181,6 +181,8 @@ public enum SSHConfigReader {
         }
         document.files.append(path)
         var lastBlock: SSHConfigLine? = nil
+        /// The `#@group:` in force in this file: its own annotations only (an Included file's end where that file ends).
+        var group = ""
         var contents = text
         let lexed = contents.withUTF8 { bytes in
             Result { () throws(SSHConfigSyntaxError) in try lexLines(bytes, file: path) }
@@ -196,6 +198,9 @@ public enum SSHConfigReader {
             switch line.key {
             case "host", "match":
                 lastBlock = line
+                document.lines.append(line)
+            case SSHConfigAnnotation.group:
+                group = line.arguments.first ?? ""
                 document.lines.append(line)
             case "include":
                 guard !line.arguments.isEmpty else {
@@ -214,6 +219,16 @@ public enum SSHConfigReader {
                         if let why = source.skip?(match) {
                             document.notes.append("\(line.location): Include \(match) not read: \(why)")
                             continue
+                        }
+                        let fileStart = document.lines.count
+                        defer {
+                            // A `#@group:` in the included file groups that file's hosts, not the ones after it.
+                            if document.lines[fileStart...].contains(where: { $0.key == SSHConfigAnnotation.group }) {
+                                document.lines.append(
+                                    SSHConfigLine(
+                                        keyword: SSHConfigAnnotation.group, arguments: [group], file: path,
+                                        number: number))
+                            }
                         }
                         do {
                             try readFile(match, depth: depth + 1, base: base, source: source, into: &document)
