@@ -181,7 +181,7 @@ public enum SSHConfigReader {
         }
         document.files.append(path)
         var lastBlock: SSHConfigLine? = nil
-        /// The `#@group:` in force in this file: its own annotations only (an Included file's end where that file ends).
+        /// The `#@group:` in force in this file: its own annotations only (an Included file's end where it ends).
         var group = ""
         var contents = text
         let lexed = contents.withUTF8 { bytes in
