@@ -172,6 +172,8 @@ public enum Reducer {
             return FleetPaneReducer.key(&state, key)
         case .importConfig:
             return ImportDialogReducer.key(&state, key)
+        case .snippets:
+            return SnippetPickerReducer.key(&state, key)
         case .conflicts:
             return ConflictList.key(&state, key)
         case .browse:
@@ -229,6 +231,15 @@ public enum Reducer {
             return FleetPaneReducer.open(&state)
         case .importConfig:
             return ImportDialogReducer.open(&state)
+        case .snippets:
+            return SnippetPickerReducer.open(&state)
+        case .tmuxWindow:
+            let hosts = FleetPaneReducer.targets(state)
+            guard !hosts.isEmpty else { return [] }
+            state.notice = Notice(
+                hosts.count == 1
+                    ? "opening \(hosts[0].name) in a tmux window..." : "opening \(hosts.count) hosts, tiled...")
+            return [.openInTmux(hosts.map(\.id))]
         case .activate:
             if state.focus == .groups {
                 if let row = state.groupRows[safe: state.groupCursor], row.hasChildren {
@@ -237,6 +248,10 @@ public enum Reducer {
                     state.focus = .hosts
                 }
                 return []
+            }
+            if state.insideTmux, state.catalog.tmuxWindow, let host = state.selectedHost {
+                state.notice = Notice("opening \(host.name) in a tmux window...")
+                return [.openInTmux([host.id])]
             }
             guard let host = state.selectedHost, beginAttempt(&state, host) else { return [] }
             state.notice = Notice("connecting to \(host.name)... (Esc cancels)")
