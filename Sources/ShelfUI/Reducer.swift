@@ -32,6 +32,7 @@ public enum Reducer {
             // Only a whole catalog says a marked host is gone: a first screenful lacks every host after it.
             if catalog.isComplete { state.marks = state.marks.filter { catalog.row(of: $0) != nil } }
             state.reachability.decide(catalog)
+            SnippetPickerReducer.reloaded(&state)
             if state.failure?.subject == .store { state.failure = nil }
             let keepGroup = state.selectedGroupID
             rebuildGroups(&state)

@@ -72,6 +72,19 @@ enum SnippetPickerReducer {
         return []
     }
 
+    /// The catalog was read again (a snippet saved elsewhere, or synced): a picker still choosing lists the new set,
+    /// keeping its filter and the snippet under the cursor when it is still there.
+    static func reloaded(_ state: inout UIState) {
+        guard var picker = state.snippetPicker, picker.chosen == nil, picker.snippets != state.catalog.snippets else {
+            return
+        }
+        let keep = picker.selected?.id
+        picker.snippets = state.catalog.snippets
+        picker.refilter()
+        picker.cursor = picker.matches.firstIndex { picker.snippets[$0].id == keep } ?? 0
+        state.snippetPicker = picker
+    }
+
     static func key(_ state: inout UIState, _ key: Key) -> [Effect] {
         guard var picker = state.snippetPicker else {
             state.mode = .browse
