@@ -75,6 +75,12 @@ public enum SnippetOperations {
 
     /// The command `snippet` runs with `values` (each missing one takes its default).
     public static func command(_ snippet: Snippet, values: [String: String]) throws -> String {
+        // A snippet that came by sync was saved by another device's rules: checked again before it is used.
+        if let problem = snippet.unusable {
+            throw ShelfError(
+                .invalid, "snippet '\(Display.safe(snippet.name))' cannot be used: \(problem)",
+                hint: "fix it: sshelf snippet edit \(ShellWord.quote(snippet.name)) -- COMMAND")
+        }
         do {
             return try SnippetTemplate(snippet.command).filled(values)
         } catch {

@@ -148,6 +148,11 @@ enum SnippetPickerReducer {
                 state.snippetPicker = picker
                 return []
             }
+            if let problem = snippet.unusable {
+                state.notice = Notice("snippet \(snippet.name) cannot be used: \(problem)", isError: true)
+                state.snippetPicker = picker
+                return []
+            }
             do {
                 picker.parameters = try SnippetTemplate(snippet.command).parameters
             } catch {

@@ -172,10 +172,9 @@ enum SnippetCommands {
         let snippet = try SnippetOperations.find(call.arguments[0], in: try context.store())
         let command = try SnippetOperations.command(snippet, values: try SnippetOperations.values(call.all("param")))
         // One host and nothing only run knows: exec's way (output as it comes, the command's own exit status).
-        let execOptions = Set(execSpec.options.map(\.name))
         let fleetOnly = Set(call.values.keys).union(call.flags).subtracting(execOptions).subtracting(["param"])
         if targets.count == 1, TargetWord(targets[0]).isOneHost, fleetOnly.isEmpty {
-            var exec = Invocation(command: execSpec, arguments: [targets[0], command])
+            var exec = Invocation(command: call.command, arguments: [targets[0], command])
             exec.values = call.values.filter { execOptions.contains($0.key) }
             exec.flags = call.flags.filter { execOptions.contains($0) }
             return try SSHCommands.exec(exec, context)
@@ -183,7 +182,8 @@ enum SnippetCommands {
         return try RunCommand.run(command, on: targets, call, context)
     }
 
-    static let execSpec: CommandSpec = SSHCommands.commands.first { $0.path == ["exec"] } ?? RunCommand.command
+    /// The options `exec` takes: with only these (and --param), one host runs as exec does.
+    static let execOptions = Set(SSHCommands.connectOptions.map(\.name) + ["tty"])
 
     /// A snippet as `snippet list --json` prints it: its parameters read out of the command.
     struct SnippetJSON: Encodable {

@@ -47,6 +47,11 @@ public struct Snippet: Hashable, Sendable, Codable, Identifiable {
     }
 }
 
+extension Snippet {
+    /// Why this snippet must not be run or typed (its first broken rule), or nil.
+    public var unusable: String? { Validation.problems(self).first?.message }
+}
+
 extension Validation {
     /// Longer than any command line a person saves; short enough to type into a session without a stall.
     public static let maxSnippetCommandLength = 16 * 1024

@@ -47,7 +47,7 @@ public struct SnippetTemplate: Hashable, Sendable {
                 if scalars[end] == "{" && scalars[end + 1] == "{" { break }
                 end += 1
             }
-            let column = command.unicodeScalars.prefix(start).count + 1
+            let column = start + 1
             guard end + 1 < scalars.count, scalars[end] == "}", scalars[end + 1] == "}" else {
                 throw SnippetTemplateError(
                     description:

@@ -61,8 +61,11 @@ public enum SnippetEscape {
 
     /// Each parameter asked for, its default in brackets (Enter takes it); one without a default is asked again.
     static func fill(_ snippet: Snippet, on terminal: inout PickerTerminal) -> String? {
-        guard let template = try? SnippetTemplate(snippet.command) else {
-            terminal.say("snippet '\(Display.safe(snippet.name))' cannot be read; see: sshelf snippet show")
+        // Nothing is typed into the session that breaks a snippet's rules (a control character came by sync).
+        guard snippet.unusable == nil, let template = try? SnippetTemplate(snippet.command) else {
+            terminal.say(
+                "snippet '\(Display.safe(snippet.name))' cannot be used: \(Display.safe(snippet.unusable ?? "?")); "
+                    + "see: sshelf snippet show")
             return nil
         }
         var values: [String: String] = [:]
