@@ -42,11 +42,16 @@ public struct TmuxWindows: Sendable {
                 hint: "open a smaller group or fewer marked hosts")
         }
         let name = hosts.count == 1 ? hosts[0].name : "\(hosts.count) hosts"
-        let window = try run(
-            ["new-window", "-P", "-F", "#{window_id}", "-n", Display.safe(name)] + passed
-                + ["--", sshelf, "connect", "--no-window", "id:" + hosts[0].id.uuidString.lowercased()]
-        ).trimmingSpacesAndNewlines()
+        // The window opens on tmux's default shell for a moment: a session that cannot start (a host down, a key
+        // refused) must leave its pane with the reason on screen, so the window keeps failed panes before the first
+        // session starts in it (one that ends at once would otherwise take the window with it).
+        let window = try run(["new-window", "-P", "-F", "#{window_id}", "-n", Display.safe(name)])
+            .trimmingSpacesAndNewlines()
         guard window.hasPrefix("@") else { throw ShelfError(.failure, "tmux did not say which window it opened") }
+        try run(["set-option", "-w", "-t", window, "remain-on-exit", "failed"])
+        try run(
+            ["respawn-pane", "-k", "-t", window] + passed
+                + ["--", sshelf, "connect", "--no-window", "id:" + hosts[0].id.uuidString.lowercased()])
         var panes = [try run(["display-message", "-p", "-t", window, "#{pane_id}"]).trimmingSpacesAndNewlines()]
         for host in hosts.dropFirst() {
             let pane = try run(

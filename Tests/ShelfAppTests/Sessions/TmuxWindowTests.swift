@@ -12,6 +12,8 @@ final class TmuxWindowTests: XCTestCase {
         let tmux = try Tmux(
             home: world.home, command: [TestTool.sh.path], environment: world.home.environment, insideTmux: true)
         try tmux.waitFor("the shell's prompt") { tmux.lastLine($0).hasSuffix("#") || tmux.lastLine($0).hasSuffix("$") }
+        // tmux's own default, which the harness changes: a pane that ends goes, unless sshelf keeps it.
+        _ = try ask(tmux, "set-option", "-g", "remain-on-exit", "off")
         return tmux
     }
 
@@ -59,6 +61,23 @@ final class TmuxWindowTests: XCTestCase {
         try eventually("the second window", observe: { try self.shellScreen(tmux) }) { $0.contains("AGAIN=0") }
         XCTAssertEqual(
             try ask(tmux, "list-windows", "-F", "#{window_name}").split(separator: "\n").filter { $0 == "a" }.count, 1)
+        // A session that cannot start keeps its window, with the reason on screen.
+        XCTAssertExit(
+            try world.home.run("add", "down", "--host", "127.0.0.1", "--port", "1", "--user", TestAccount.name), 0)
+        try typeInShell(tmux, "\(bin) connect down; echo DOWN=$?")
+        let down = try eventually(
+            "a window named down", observe: { try self.ask(tmux, "list-windows", "-F", "#{window_id} #{window_name}") },
+            until: { $0.split(separator: "\n").contains { $0.hasSuffix(" down") } })
+        let downID = String(
+            try XCTUnwrap(down.split(separator: "\n").first { $0.hasSuffix(" down") }).split(separator: " ")[0])
+        // The session ended (its pane dead), and the window is still there with the reason: not closed under it.
+        try eventually(
+            "the window kept, its session ended, the reason on screen",
+            observe: {
+                try tmux.tmux(["display-message", "-p", "-t", downID, "#{pane_dead} "]).output
+                    + (try tmux.tmux(["capture-pane", "-p", "-S", "-", "-t", downID]).output)
+            },
+            until: { $0.hasPrefix("1 ") && $0.contains("sshelf: error:") })
         // Outside tmux the setting changes nothing: connect runs here (and --window says why it cannot).
         let outside = try world.home.run("connect", "a", "--window")
         XCTAssertExit(outside, 2)
