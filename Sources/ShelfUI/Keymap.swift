@@ -5,7 +5,9 @@ public enum Command: String, Sendable, CaseIterable {
     case nextPane, previousPane, left, right, toggleGroup, activate
     case search, cancel, sort, reload, syncNow, vaultLock
     case addHost, addGroup, addForward, addIdentity, identities, edit, delete, toggleForward, copyID
-    case markAll, runCommand, importConfig
+    case markAll, runCommand, importConfig, snippets, tmuxWindow
+    // the snippet picker
+    case snippetPick, snippetClose, snippetDown, snippetUp, snippetErase, snippetClear
     // the import dialog
     case importYes, importClose, importDown, importUp, importPageDown, importPageUp
     // the run pane
@@ -41,6 +43,7 @@ public enum KeyContext: String, Sendable, CaseIterable {
     case prompt = "Connect dialogs"
     case fleet = "Run pane"
     case importDialog = "Import dialog"
+    case snippets = "Snippet picker"
     case help = "Help"
     case failure = "Error screen"
 }
@@ -169,6 +172,22 @@ public enum Keymap {
             "run a command on the marked hosts (the selected host when none is marked), in the run pane",
             disabled: { state in
                 if let pane = state.fleet, pane.isActive { return nil }
+                return state.marks.isEmpty ? Keymap.needsHost(state) : nil
+            }),
+        KeyBinding(
+            [.char("x")], .snippets, .browse,
+            "run a saved snippet on the marked hosts (the selected host when none is marked): pick it, fill in its"
+                + " parameters, then it runs as ! does",
+            disabled: { state in
+                if let pane = state.fleet, pane.isActive { return "a run is under way" }
+                return state.marks.isEmpty ? Keymap.needsHost(state) : nil
+            }),
+        KeyBinding(
+            [.char("w")], .tmuxWindow, .browse,
+            "inside tmux: open the selected host in a new tmux window (the marked hosts: one tiled window, a pane"
+                + " each)",
+            disabled: { state in
+                guard state.insideTmux else { return "not inside tmux" }
                 return state.marks.isEmpty ? Keymap.needsHost(state) : nil
             }),
         KeyBinding(
@@ -318,6 +337,15 @@ public enum Keymap {
         KeyBinding([.char("k"), .up], .fleetUp, .fleet, "previous host, or scroll up (while typing: k is text)"),
         KeyBinding([.pageDown], .fleetPageDown, .fleet, "page down"),
         KeyBinding([.pageUp], .fleetPageUp, .fleet, "page up"),
+
+        KeyBinding(
+            [.enter], .snippetPick, .snippets,
+            "pick the snippet under the cursor; then take the parameter typed (empty: its default)", hint: "pick"),
+        KeyBinding([.escape, .ctrl("c")], .snippetClose, .snippets, "close: nothing runs", hint: "cancel"),
+        KeyBinding([.down, .ctrl("n")], .snippetDown, .snippets, "next snippet"),
+        KeyBinding([.up, .ctrl("p")], .snippetUp, .snippets, "previous snippet"),
+        KeyBinding([.backspace], .snippetErase, .snippets, "delete the last character (of the filter or the value)"),
+        KeyBinding([.ctrl("u")], .snippetClear, .snippets, "clear the filter or the value"),
 
         KeyBinding(
             [.char("y")], .importYes, .importDialog, "import what is shown", hint: "import",

@@ -39,6 +39,7 @@ public enum StatusLine {
             case .identities: context = .identities
             case .fleet: context = .fleet
             case .importConfig: context = .importDialog
+            case .snippets: context = .snippets
             case .conflicts: context = .conflicts
             case .prompt: return [("Enter", "answer"), ("Esc", "cancel")]
             }
