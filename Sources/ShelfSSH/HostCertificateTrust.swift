@@ -121,19 +121,20 @@ public enum HostCertificateScan {
         let seconds = String(max(1, Int(timeout.rounded(.up))))
         guard
             let output = ChildProcess.run(
-                [keyscanPath, "-c", "-q", "-T", seconds, "-p", String(port), "--", host], limit: 256 * 1024,
+                [keyscanPath, "-c", "-T", seconds, "-p", String(port), "--", host], limit: 256 * 1024,
                 timeout: timeout + 5),
             !output.timedOut
         else { return [] }
         return parse(String(decoding: output.stdout, as: UTF8.self))
     }
 
-    /// The certificate blobs of `host type base64` lines.
+    /// The certificate blobs of its `type base64` lines (ssh-keyscan -c prints no host name before a certificate;
+    /// a `host type base64` line is taken too).
     static func parse(_ text: String) -> [[UInt8]] {
         text.split(separator: "\n").compactMap { line in
             let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
-            guard fields.count >= 3, fields[1].hasSuffix(SSHCertificate.suffix),
-                let data = Data(base64Encoded: String(fields[2]))
+            guard let at = fields.prefix(2).firstIndex(where: { $0.hasSuffix(SSHCertificate.suffix) }),
+                at + 1 < fields.count, let data = Data(base64Encoded: String(fields[at + 1]))
             else { return nil }
             return [UInt8](data)
         }

@@ -8,7 +8,7 @@ import XCTest
 final class CertificateAuthorityTests: XCTestCase {
     /// A home with CA "team" and identity "work" (both in the vault), an sshd trusting the CA with no authorized
     /// key, and host "c" on it whose CertificateFile is `certificatePath`.
-    private func world() throws -> (home: TempHome, sshd: SSHD, caLine: String, certificatePath: String) {
+    private func world() throws -> (home: TempHome, sshd: SSHD, caLine: String, caFile: String, certificatePath: String) {
         try TestAccount.ensure()
         let home = TempHome()
         home.extraEnvironment = ["SSHELF_VAULT_NO_KEYRING": "1"]
@@ -34,7 +34,7 @@ final class CertificateAuthorityTests: XCTestCase {
         let fingerprint = try Shell.run(
             TestTool.sshKeygen.path, ["-l", "-E", "sha256", "-f", sshd.directory + "/ssh_host_ed25519_key.pub"])
         XCTAssertExit(try home.run("trust", "c", "--fingerprint", String(fingerprint.split(separator: " ")[1])), 0)
-        return (home, sshd, caLine, certificatePath)
+        return (home, sshd, caLine, caFile, certificatePath)
     }
 
     private func releases(_ home: TempHome) throws -> [[String: Any]] {
@@ -44,7 +44,7 @@ final class CertificateAuthorityTests: XCTestCase {
     }
 
     func testAVaultCAIssuesACertificateThatLogsInWhereThePlainKeyIsNot() throws {
-        let (home, sshd, caLine, certificatePath) = try world()
+        let (home, sshd, caLine, caFile, certificatePath) = try world()
         XCTAssertTrue(caLine.hasPrefix("ssh-ed25519 ") && caLine.hasSuffix(" sshelf-ca:team"), caLine)
         XCTAssertEqual(try home.run("ca", "show", "team").stdout, caLine + "\n")
         XCTAssertTrue(
@@ -67,7 +67,7 @@ final class CertificateAuthorityTests: XCTestCase {
         XCTAssertTrue(listed.contains("Key ID: \"sshelf:team:work:1\""), listed)
         XCTAssertTrue(listed.contains("Principals: ") && listed.contains(TestAccount.name), listed)
         XCTAssertTrue(listed.contains("permit-pty"), listed)
-        let caFingerprint = try Shell.run(TestTool.sshKeygen.path, ["-l", "-f", home.root + "/trusted_user_ca.pub"])
+        let caFingerprint = try Shell.run(TestTool.sshKeygen.path, ["-l", "-f", caFile])
         XCTAssertTrue(listed.contains("Signing CA: ED25519 " + caFingerprint.split(separator: " ")[1]), listed)
 
         let newer = try home.run("version", "--verbose").stdout.contains("  yes user certificates (CertificateFile)")
