@@ -16,6 +16,9 @@ public struct CertificateAuthority: Codable, Sendable, Equatable {
     /// The serial the next certificate gets (serials start at 1; 0 is never issued).
     public var nextSerial: UInt64
     public var issued: [IssuedCertificate]
+    /// Serials `ca revoke` revoked, and identities it revoked (no certificate is issued to them again).
+    public var revokedSerials: [UInt64]
+    public var revokedIdentities: [UUID]
 }
 
 /// One certificate a CA issued.
@@ -67,7 +70,9 @@ public enum CertificateAuthorities {
         let id = UUID()
         let publicKey = try vault.createCertificateAuthority(
             id: id, comment: "sshelf-ca:" + name, class: keyClass, by: "ca init", detail: "CA '\(name)'")
-        let authority = CertificateAuthority(id: id, name: name, publicKey: publicKey, nextSerial: 1, issued: [])
+        let authority = CertificateAuthority(
+            id: id, name: name, publicKey: publicKey, nextSerial: 1, issued: [], revokedSerials: [],
+            revokedIdentities: [])
         try save(authority, in: store)
         return authority
     }
@@ -115,6 +120,13 @@ public enum CertificateAuthorities {
         if let stored = try vault.storedClass(of: .caPrivateKey(chosen.id)) {
             try VaultAccess.unlockIfNeeded(vault, for: [stored], passphrase: vaultPassphrase)
         }
+        if chosen.revokedIdentities.contains(identity.id) {
+            throw ShelfError(
+                .invalid,
+                "the CA '\(Display.safe(chosen.name))' revoked identity '\(Display.safe(identity.name))'; "
+                    + "it issues it no certificate",
+                hint: "give the person a new identity: sshelf keygen NAME")
+        }
         return try store.write { store in
             var authority = try named(authorityName, in: store)
             let serial = authority.nextSerial
@@ -128,20 +140,7 @@ public enum CertificateAuthorities {
                 detail: "CA '\(authority.name)' serial \(serial) for identity '\(identity.name)' principals "
                     + "\(principals.joined(separator: ",")) valid \(SSHCertificate.timestamp(unsigned.validAfter)) to "
                     + SSHCertificate.timestamp(unsigned.validBefore))
-            let certificate: SSHCertificate
-            switch vault.signCertificate(unsigned, caID: authority.id, logging: entry) {
-            case .success(let signed): certificate = signed
-            case .failure(.notStored):
-                throw ShelfError(
-                    .notFound, "this device's vault holds no key for the CA '\(Display.safe(authority.name))'",
-                    hint: "a CA signs only on the device that made it: run this there")
-            case .failure(.locked(let locked)):
-                throw ShelfError(
-                    .failure, "the CA's key is in the locked class \(locked)",
-                    hint: "unlock the vault: sshelf vault unlock")
-            case .failure(.unusable(let why)):
-                throw ShelfError(.failure, "could not sign with the CA '\(Display.safe(authority.name))': \(why)")
-            }
+            let certificate = try signed(unsigned, authority: authority, entry: entry, vault: vault)
             authority.nextSerial = serial + 1
             authority.issued.append(
                 IssuedCertificate(
@@ -150,6 +149,104 @@ public enum CertificateAuthorities {
                     validBefore: certificate.validBefore))
             try save(authority, in: store)
             return certificate
+        }
+    }
+
+    /// Revokes serial `word`, or every certificate issued to the identity named `word` (and any it would get), and
+    /// returns the CA's whole revocation list (PROTOCOL.krl) for sshd's RevokedKeys.
+    public static func revoke(_ word: String, by authorityName: String, now: UInt64, store: Store) throws -> (
+        revoked: [UInt64], list: KeyRevocationList
+    ) {
+        try store.write { store in
+            var authority = try named(authorityName, in: store)
+            var revoked: [UInt64]
+            if let serial = UInt64(word) {
+                guard authority.issued.contains(where: { $0.serial == serial }) else {
+                    throw ShelfError(
+                        .notFound, "the CA '\(Display.safe(authority.name))' issued no certificate with serial \(serial)",
+                        hint: "its certificates: sshelf ca list")
+                }
+                revoked = [serial]
+            } else {
+                let identity = try Resolve.identity(word, in: store)
+                revoked = authority.issued.filter { $0.identityID == identity.id }.map(\.serial)
+                if !authority.revokedIdentities.contains(identity.id) { authority.revokedIdentities.append(identity.id) }
+            }
+            authority.revokedSerials = Array(Set(authority.revokedSerials + revoked)).sorted()
+            try save(authority, in: store)
+            return (revoked, try revocationList(authority, now: now))
+        }
+    }
+
+    /// The CA's revocation list as it stands.
+    public static func revocationList(_ authority: CertificateAuthority, now: UInt64) throws -> KeyRevocationList {
+        guard let caKey = IdentityKeys.blob(of: authority.publicKey) else {
+            throw ShelfError(.storage, "the CA '\(Display.safe(authority.name))' has no readable public key")
+        }
+        return KeyRevocationList(
+            version: UInt64(authority.revokedSerials.count + authority.revokedIdentities.count), generated: now,
+            comment: "sshelf CA \(authority.name)", serials: [(caKey, authority.revokedSerials)])
+    }
+
+    /// Issues a host certificate for the host public key line `publicKey` (a host's ssh_host_*_key.pub), for the
+    /// host names in `principals`: signed inside the vault, logged, its serial counted like a user certificate's.
+    public static func signHost(
+        publicKey: String, principals: [String], validity: UInt64, by authorityName: String, now: UInt64,
+        workspace: Workspace, store: Store, vaultPassphrase: () throws -> SecretBytes
+    ) throws -> SSHCertificate {
+        guard let blob = IdentityKeys.blob(of: publicKey) else {
+            throw ShelfError(
+                .invalid, "that file holds no public key line",
+                hint: "give the host key's .pub file, e.g. /etc/ssh/ssh_host_ed25519_key.pub")
+        }
+        let (keyType, keyFields) = try keyParts(blob, identity: "of the host")
+        if principals.isEmpty || principals.contains(where: { $0.isEmpty || $0.contains(",") || $0.contains(" ") }) {
+            throw ShelfError(
+                .invalid, "--principals needs the host's names, separated by commas",
+                hint: "e.g. --principals db.example.org,10.0.0.5")
+        }
+        guard validity >= 60, validity <= longestValidity else {
+            throw ShelfError(.invalid, "--valid must be between 1m and 366d", hint: "e.g. --valid 90d")
+        }
+        let vault = try VaultAccess.open(workspace, create: false)
+        let chosen = try named(authorityName, in: store)
+        if let stored = try vault.storedClass(of: .caPrivateKey(chosen.id)) {
+            try VaultAccess.unlockIfNeeded(vault, for: [stored], passphrase: vaultPassphrase)
+        }
+        return try store.write { store in
+            var authority = try named(authorityName, in: store)
+            let serial = authority.nextSerial
+            let unsigned = SSHCertificate(
+                keyType: keyType, nonce: [], keyFields: keyFields, serial: serial, kind: .host,
+                keyID: "sshelf:\(authority.name):host:\(serial)", principals: principals,
+                validAfter: now > 60 ? now - 60 : 0, validBefore: now + validity, signatureKey: [])
+            let entry = ReleaseEntry(
+                what: "host certificate", item: ReferenceKey.caPrivateKey(authority.id).rawValue, by: "ca sign-host",
+                detail: "CA '\(authority.name)' serial \(serial) for host key \(IdentityKeys.fingerprint(of: publicKey) ?? "?") "
+                    + "principals \(principals.joined(separator: ",")) valid "
+                    + "\(SSHCertificate.timestamp(unsigned.validAfter)) to \(SSHCertificate.timestamp(unsigned.validBefore))")
+            let certificate = try signed(unsigned, authority: authority, entry: entry, vault: vault)
+            authority.nextSerial = serial + 1
+            try save(authority, in: store)
+            return certificate
+        }
+    }
+
+    static func signed(_ unsigned: SSHCertificate, authority: CertificateAuthority, entry: ReleaseEntry, vault: Vault)
+        throws -> SSHCertificate
+    {
+        switch vault.signCertificate(unsigned, caID: authority.id, logging: entry) {
+        case .success(let signed):
+            return signed
+        case .failure(.notStored):
+            throw ShelfError(
+                .notFound, "this device's vault holds no key for the CA '\(Display.safe(authority.name))'",
+                hint: "a CA signs only on the device that made it: run this there")
+        case .failure(.locked(let locked)):
+            throw ShelfError(
+                .failure, "the CA's key is in the locked class \(locked)", hint: "unlock the vault: sshelf vault unlock")
+        case .failure(.unusable(let why)):
+            throw ShelfError(.failure, "could not sign with the CA '\(Display.safe(authority.name))': \(why)")
         }
     }
 

@@ -1,5 +1,6 @@
-// CACommands: `sshelf ca init|show|list|sign` — SSH certificate authorities whose keys live in the vault, and the
-// short-lived user certificates they issue for vault identities (CertificateAuthorities does the work).
+// CACommands: `sshelf ca init|show|list|sign|sign-host|revoke` — SSH certificate authorities whose keys live in the
+// vault, the short-lived user certificates they issue for vault identities, host certificates for host key files,
+// and the revocation list sshd reads (CertificateAuthorities does the work).
 import FoundationEssentials
 import ShelfCore
 import ShelfOperations
@@ -51,6 +52,42 @@ enum CACommands {
                 "sshelf ca sign work --ca team --principals deploy,root --out ~/.ssh/work-cert.pub",
             ],
             run: sign),
+        CommandSpec(
+            path: ["ca", "sign-host"], summary: "issue a host certificate for a host's public key file",
+            details: """
+                Signs the host key in FILE (a host's ssh_host_*_key.pub) with the CA's key inside sshelf and writes \
+                the certificate beside it as FILE without .pub plus -cert.pub (or to --out), for sshd's \
+                HostCertificate. Clients that trust the CA for the host's names (`@cert-authority PATTERN KEY` in \
+                known_hosts, which `sshelf ca show` prints the key for) then need no pin or prompt. The issue is a \
+                line in the release log.
+                """,
+            arguments: [ArgumentSpec(name: "FILE", help: "the host's public key file", completion: .file)],
+            options: [
+                .value("ca", "NAME", "the certificate authority that signs"),
+                .value("principals", "HOST,...", "the names clients connect to the host by"),
+                .value("valid", "DURATION", "how long it is valid: 30d, 90d (default 90d, at most 366d)"),
+                .value("out", "FILE", completion: .file, "write the certificate here instead"),
+                VaultCommands.passphraseFD,
+            ],
+            examples: [
+                "sshelf ca sign-host /etc/ssh/ssh_host_ed25519_key.pub --ca team --principals db.example.org"
+            ],
+            run: signHost),
+        CommandSpec(
+            path: ["ca", "revoke"], summary: "revoke a certificate (by serial) or an identity's certificates",
+            details: """
+                Revokes the certificate with serial SERIAL, or every certificate the CA issued to IDENTITY (which then \
+                gets no new one), and writes the CA's whole revocation list to --out in OpenSSH's KRL format: the \
+                file for sshd's RevokedKeys (copy it to each server). `ssh-keygen -Q -f FILE CERT` checks a \
+                certificate against it.
+                """,
+            arguments: [ArgumentSpec(name: "SERIAL|IDENTITY", help: "a serial (ca list shows them) or an identity")],
+            options: [
+                .value("ca", "NAME", "the certificate authority"),
+                .value("out", "FILE", completion: .file, "where to write the revocation list (mode 0600)"),
+            ],
+            examples: ["sshelf ca revoke 7 --ca team --out team.krl", "sshelf ca revoke work --ca team --out team.krl"],
+            run: revoke),
     ]
 
     static func initCA(_ call: Invocation, _ context: AppContext) throws -> Int32 {
@@ -91,13 +128,9 @@ enum CACommands {
     }
 
     static func sign(_ call: Invocation, _ context: AppContext) throws -> Int32 {
-        guard let caName = call.value("ca") else {
-            throw ShelfError(.usage, "ca sign needs --ca NAME", hint: "the CAs on this device: sshelf ca list")
-        }
-        guard let principals = call.value("principals") else {
-            throw ShelfError(
-                .usage, "ca sign needs --principals USER,...", hint: "e.g. --principals deploy (the remote user)")
-        }
+        let caName = try required(call, "ca", "NAME", hint: "the CAs on this device: sshelf ca list")
+        let principals = try required(
+            call, "principals", "USER,...", hint: "e.g. --principals deploy (the remote user)")
         let validity = try duration(call.value("valid") ?? "8h")
         let store = try context.store()
         let identity = try Resolve.identity(call.arguments[0], in: store)
@@ -109,15 +142,62 @@ enum CACommands {
             by: caName, now: now(context), workspace: context.workspace, store: store,
             vaultPassphrase: { try input.read(prompt: "Vault passphrase: ") })
         let line = CertificateAuthorities.line(certificate, comment: identity.name + "-cert")
-        if let out = call.value("out") {
-            do {
-                try PrivateFiles.atomicWrite(Data((line + "\n").utf8), to: out)
-            } catch {
-                throw ShelfError(.storage, "could not write \(Display.safe(out)): \(error)")
-            }
-        }
+        if let out = call.value("out") { try write(line, to: out) }
         context.print(Display.safe(line))
         return 0
+    }
+
+    static func signHost(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+        let caName = try required(call, "ca", "NAME", hint: "the CAs on this device: sshelf ca list")
+        let principals = try required(call, "principals", "HOST,...", hint: "e.g. --principals db.example.org")
+        let validity = try duration(call.value("valid") ?? "90d")
+        let path = call.arguments[0]
+        let text: String
+        do {
+            text = String(decoding: try RegularFile.read(path, limit: 64 * 1024), as: UTF8.self)
+        } catch {
+            throw ShelfError(.notFound, "cannot read \(Display.safe(path)): \(error)")
+        }
+        let input = try SecretInput(call, option: "passphrase-fd")
+        let certificate = try CertificateAuthorities.signHost(
+            publicKey: text.trimmingSpacesAndNewlines(), principals: principals.split(separator: ",").map(String.init),
+            validity: validity, by: caName, now: now(context), workspace: context.workspace,
+            store: try context.store(), vaultPassphrase: { try input.read(prompt: "Vault passphrase: ") })
+        let out = call.value("out") ?? (path.hasSuffix(".pub") ? String(path.dropLast(4)) : path) + "-cert.pub"
+        try write(CertificateAuthorities.line(certificate, comment: "sshelf-host-cert"), to: out)
+        context.print("wrote \(Display.safe(out)) (serial \(certificate.serial))")
+        return 0
+    }
+
+    static func revoke(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+        let caName = try required(call, "ca", "NAME", hint: "the CAs on this device: sshelf ca list")
+        let out = try required(call, "out", "FILE", hint: "e.g. --out /etc/ssh/revoked_keys (sshd's RevokedKeys)")
+        let (revoked, list) = try CertificateAuthorities.revoke(
+            call.arguments[0], by: caName, now: now(context), store: try context.store())
+        do {
+            try PrivateFiles.atomicWrite(Data(list.bytes), to: out)
+        } catch {
+            throw ShelfError(.storage, "could not write \(Display.safe(out)): \(error)")
+        }
+        let serials =
+            revoked.isEmpty ? "no certificate issued yet" : "serial " + revoked.map(String.init).joined(separator: ", ")
+        context.print("revoked \(serials); wrote the revocation list to \(Display.safe(out))")
+        return 0
+    }
+
+    static func required(_ call: Invocation, _ option: String, _ placeholder: String, hint: String) throws -> String {
+        guard let value = call.value(option) else {
+            throw ShelfError(.usage, "\(call.command.name) needs --\(option) \(placeholder)", hint: hint)
+        }
+        return value
+    }
+
+    static func write(_ line: String, to path: String) throws {
+        do {
+            try PrivateFiles.atomicWrite(Data((line + "\n").utf8), to: path)
+        } catch {
+            throw ShelfError(.storage, "could not write \(Display.safe(path)): \(error)")
+        }
     }
 
     /// "30m", "8h", "7d", "90s" or plain seconds.

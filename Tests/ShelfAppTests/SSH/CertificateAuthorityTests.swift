@@ -8,7 +8,9 @@ import XCTest
 final class CertificateAuthorityTests: XCTestCase {
     /// A home with CA "team" and identity "work" (both in the vault), an sshd trusting the CA with no authorized
     /// key, and host "c" on it whose CertificateFile is `certificatePath`.
-    private func world() throws -> (home: TempHome, sshd: SSHD, caLine: String, caFile: String, certificatePath: String) {
+    private func world(extraConfig: [String] = []) throws -> (
+        home: TempHome, sshd: SSHD, caLine: String, caFile: String, certificatePath: String
+    ) {
         try TestAccount.ensure()
         let home = TempHome()
         home.extraEnvironment = ["SSHELF_VAULT_NO_KEYRING": "1"]
@@ -17,7 +19,7 @@ final class CertificateAuthorityTests: XCTestCase {
         let caLine = made.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let caFile = try home.write(caLine + "\n", to: "trusted_user_ca.pub")
         var options = SSHD.Options()
-        options.extraConfig = ["TrustedUserCAKeys \(caFile)"]
+        options.extraConfig = ["TrustedUserCAKeys \(caFile)"] + extraConfig
         let sshd = try SSHD.start(options)
         XCTAssertExit(try home.run("keygen", "work"), 0)
         let certificatePath = home.root + "/work-cert.pub"
@@ -35,6 +37,21 @@ final class CertificateAuthorityTests: XCTestCase {
             TestTool.sshKeygen.path, ["-l", "-E", "sha256", "-f", sshd.directory + "/ssh_host_ed25519_key.pub"])
         XCTAssertExit(try home.run("trust", "c", "--fingerprint", String(fingerprint.split(separator: " ")[1])), 0)
         return (home, sshd, caLine, caFile, certificatePath)
+    }
+
+    /// ssh-keygen's exit status and its output (both streams): `-Q` answers with its status.
+    private func keygenStatus(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: TestTool.sshKeygen.path)
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
     }
 
     private func releases(_ home: TempHome) throws -> [[String: Any]] {
@@ -93,6 +110,73 @@ final class CertificateAuthorityTests: XCTestCase {
         XCTAssertTrue(list.stdout.contains("team  SHA256:"), list.stdout)
         XCTAssertTrue(list.stdout.contains("2 issued"), list.stdout)
         XCTAssertTrue(list.stdout.contains("serial 2  work  deploy,\(TestAccount.name)  until "), list.stdout)
+    }
+
+    func testCARevokeWritesAListSshdRefusesTheCertificateWith() throws {
+        let krl = TempHome().root + "/team.krl"
+        let (home, sshd, _, _, certificatePath) = try world(extraConfig: ["RevokedKeys \(krl)"])
+        let sign = ["ca", "sign", "work", "--ca", "team", "--principals", TestAccount.name, "--out", certificatePath]
+        XCTAssertExit(try home.run(sign), 0)
+        let revoked = try home.run("ca", "revoke", "1", "--ca", "team", "--out", krl)
+        XCTAssertExit(revoked, 0)
+        XCTAssertTrue(revoked.stdout.contains("revoked serial 1; wrote the revocation list to \(krl)"), revoked.stdout)
+        XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: krl)[.posixPermissions] as? Int, 0o600)
+        // OpenSSH's own reading of the list: serial 1 is revoked, serial 2 is not.
+        let query = try keygenStatus(["-Q", "-f", krl, certificatePath])
+        XCTAssertNotEqual(query.status, 0, query.output)
+        XCTAssertTrue(query.output.contains("REVOKED"), query.output)
+        XCTAssertExit(try home.run(sign), 0)
+        let fresh = try keygenStatus(["-Q", "-f", krl, certificatePath])
+        XCTAssertEqual(fresh.status, 0, fresh.output)
+
+        let newer = try home.run("version", "--verbose").stdout.contains("  yes user certificates (CertificateFile)")
+        if newer {
+            XCTAssertExit(try home.run("exec", "c", "--no-stdin", "--", "true"), 0)
+            XCTAssertTrue(sshd.waitForLog("Accepted publickey"), sshd.log)
+        }
+        // Revoking the identity revokes serials 1 and 2, and it gets no certificate again.
+        let all = try home.run("ca", "revoke", "work", "--ca", "team", "--out", krl)
+        XCTAssertExit(all, 0)
+        XCTAssertTrue(all.stdout.contains("revoked serial 1, 2;"), all.stdout)
+        let now = try keygenStatus(["-Q", "-f", krl, certificatePath])
+        XCTAssertTrue(now.output.contains("REVOKED"), now.output)
+        if newer {
+            XCTAssertNotEqual(try home.run("exec", "c", "--no-stdin", "--", "true").status, 0)
+            XCTAssertTrue(sshd.waitForLog("revoked"), sshd.log)
+            XCTAssertEqual(sshd.logCount("Accepted publickey"), 1, sshd.log)
+        }
+        let again = try home.run(sign)
+        XCTAssertExit(again, 4)
+        XCTAssertTrue(again.stderr.contains("revoked identity 'work'"), again.stderr)
+    }
+
+    func testSignHostMakesAHostCertificateClientsTrustThroughTheCA() throws {
+        let keys = try SSHD.start()
+        keys.stop()
+        let hostKey = keys.directory + "/ssh_host_ed25519_key.pub"
+        var options = SSHD.Options()
+        options.hostKeysFrom = keys.directory
+        options.extraConfig = ["HostCertificate \(keys.directory)/ssh_host_ed25519_key-cert.pub"]
+        let home = TempHome()
+        home.extraEnvironment = ["SSHELF_VAULT_NO_KEYRING": "1"]
+        let made = try home.run("ca", "init", "team")
+        XCTAssertExit(made, 0)
+        let signed = try home.run("ca", "sign-host", hostKey, "--ca", "team", "--principals", "127.0.0.1", "--valid", "1d")
+        XCTAssertExit(signed, 0)
+        XCTAssertTrue(signed.stdout.contains("ssh_host_ed25519_key-cert.pub (serial 1)"), signed.stdout)
+        let listed = try Shell.run(TestTool.sshKeygen.path, ["-L", "-f", keys.directory + "/ssh_host_ed25519_key-cert.pub"])
+        XCTAssertTrue(listed.contains("host certificate"), listed)
+
+        let world = try SSHCLIWorld(options: options)
+        world.home.extraEnvironment = ["SSHELF_VAULT_NO_KEYRING": "1"]
+        let caKey = made.stdout.split(separator: " ").prefix(2).joined(separator: " ")
+        _ = try world.home.write("@cert-authority [127.0.0.1]:* \(caKey)\n", to: ".ssh/known_hosts")
+        let exec = try world.home.run("exec", "t", "--no-stdin", "--", "echo", "host-certified")
+        XCTAssertExit(exec, 0)
+        XCTAssertEqual(exec.stdout, "host-certified\n")
+        XCTAssertTrue(exec.stderr.contains("a host certificate (serial 1"), exec.stderr)
+        XCTAssertTrue(
+            try releases(home).contains { $0["what"] as? String == "host certificate" && $0["by"] as? String == "ca sign-host" })
     }
 
     func testBadInputIsRefusedWithWhatToDo() throws {
