@@ -113,7 +113,9 @@ final class CertificateAuthorityTests: XCTestCase {
     }
 
     func testCARevokeWritesAListSshdRefusesTheCertificateWith() throws {
-        let krl = TempHome().root + "/team.krl"
+        let scratch = TempHome()
+        defer { withExtendedLifetime(scratch) {} }
+        let krl = scratch.root + "/team.krl"
         let (home, sshd, _, _, certificatePath) = try world(extraConfig: ["RevokedKeys \(krl)"])
         let sign = ["ca", "sign", "work", "--ca", "team", "--principals", TestAccount.name, "--out", certificatePath]
         XCTAssertExit(try home.run(sign), 0)
