@@ -152,7 +152,8 @@ public struct SSHCertificate: Sendable, Equatable {
         let month = shifted < 10 ? shifted + 3 : shifted - 9
         let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
         func two(_ number: Int64) -> String { TextFormat.zeroPadded(number, width: 2) }
-        return "\(year)-\(two(month))-\(two(day)) \(two(second / 3600)):\(two(second / 60 % 60)):\(two(second % 60)) UTC"
+        return
+            "\(year)-\(two(month))-\(two(day)) \(two(second / 3600)):\(two(second / 60 % 60)):\(two(second % 60)) UTC"
     }
 
     /// A name from a certificate (hostile bytes) on one line of a message.
@@ -195,11 +196,14 @@ public struct SSHCertificate: Sendable, Equatable {
                 }
                 var data: [UInt8] = []
                 if !outer.isEmpty {
-                    guard let inner = outer.withUnsafeBytes({ raw -> [UInt8]? in
-                        var innerReader = SSHWireReader(raw)
-                        guard let value = innerReader.bytesString(limit: 65_536), innerReader.isAtEnd else { return nil }
-                        return value
-                    })
+                    guard
+                        let inner = outer.withUnsafeBytes({ raw -> [UInt8]? in
+                            var innerReader = SSHWireReader(raw)
+                            guard let value = innerReader.bytesString(limit: 65_536), innerReader.isAtEnd else {
+                                return nil
+                            }
+                            return value
+                        })
                     else { return nil }
                     data = inner
                 }

@@ -163,14 +163,17 @@ public enum CertificateAuthorities {
             if let serial = UInt64(word) {
                 guard authority.issued.contains(where: { $0.serial == serial }) else {
                     throw ShelfError(
-                        .notFound, "the CA '\(Display.safe(authority.name))' issued no certificate with serial \(serial)",
+                        .notFound,
+                        "the CA '\(Display.safe(authority.name))' issued no certificate with serial \(serial)",
                         hint: "its certificates: sshelf ca list")
                 }
                 revoked = [serial]
             } else {
                 let identity = try Resolve.identity(word, in: store)
                 revoked = authority.issued.filter { $0.identityID == identity.id }.map(\.serial)
-                if !authority.revokedIdentities.contains(identity.id) { authority.revokedIdentities.append(identity.id) }
+                if !authority.revokedIdentities.contains(identity.id) {
+                    authority.revokedIdentities.append(identity.id)
+                }
             }
             authority.revokedSerials = Array(Set(authority.revokedSerials + revoked)).sorted()
             try save(authority, in: store)
@@ -222,9 +225,11 @@ public enum CertificateAuthorities {
                 validAfter: now > 60 ? now - 60 : 0, validBefore: now + validity, signatureKey: [])
             let entry = ReleaseEntry(
                 what: "host certificate", item: ReferenceKey.caPrivateKey(authority.id).rawValue, by: "ca sign-host",
-                detail: "CA '\(authority.name)' serial \(serial) for host key \(IdentityKeys.fingerprint(of: publicKey) ?? "?") "
+                detail: "CA '\(authority.name)' serial \(serial) for host key "
+                    + "\(IdentityKeys.fingerprint(of: publicKey) ?? "?") "
                     + "principals \(principals.joined(separator: ",")) valid "
-                    + "\(SSHCertificate.timestamp(unsigned.validAfter)) to \(SSHCertificate.timestamp(unsigned.validBefore))")
+                    + "\(SSHCertificate.timestamp(unsigned.validAfter)) to "
+                    + SSHCertificate.timestamp(unsigned.validBefore))
             let certificate = try signed(unsigned, authority: authority, entry: entry, vault: vault)
             authority.nextSerial = serial + 1
             try save(authority, in: store)
@@ -244,7 +249,8 @@ public enum CertificateAuthorities {
                 hint: "a CA signs only on the device that made it: run this there")
         case .failure(.locked(let locked)):
             throw ShelfError(
-                .failure, "the CA's key is in the locked class \(locked)", hint: "unlock the vault: sshelf vault unlock")
+                .failure, "the CA's key is in the locked class \(locked)", hint: "unlock the vault: sshelf vault unlock"
+            )
         case .failure(.unusable(let why)):
             throw ShelfError(.failure, "could not sign with the CA '\(Display.safe(authority.name))': \(why)")
         }

@@ -22,9 +22,10 @@ public struct HostCertificateCheck: Sendable {
     public var now: @Sendable () -> UInt64
     public var timeout: Double
 
-    public init(verify: @escaping Verify, fetch: @escaping Fetch = HostCertificateScan.fetch,
-        now: @escaping @Sendable () -> UInt64 = { UInt64(max(0, Date().timeIntervalSince1970)) }, timeout: Double = 10)
-    {
+    public init(
+        verify: @escaping Verify, fetch: @escaping Fetch = HostCertificateScan.fetch,
+        now: @escaping @Sendable () -> UInt64 = { UInt64(max(0, Date().timeIntervalSince1970)) }, timeout: Double = 10
+    ) {
         self.verify = verify
         self.fetch = fetch
         self.now = now
@@ -58,7 +59,8 @@ extension HostKeyTrustStore {
         let revoked = files.flatMap { _, entries in entries.filter { $0.marker == .revoked }.map(\.key.blob) }
         let cacheKey = name + " " + key.base64
         let now = check.now()
-        let blobs = HostCertificateCache.shared.certificates(for: cacheKey, now: now)
+        let blobs =
+            HostCertificateCache.shared.certificates(for: cacheKey, now: now)
             ?? check.fetch(host, port, check.timeout)
         var problem: HostCertificateVerdict = .none
         for blob in blobs {

@@ -17,9 +17,10 @@ public enum CertificateSignFailure: Error, Sendable, Equatable {
 extension Vault {
     /// Makes a new ed25519 CA key, stores it under `ca.<id>.privkey` in `accessibility` and logs its creation
     /// (`detail`: the CA's name); returns its public key line (`ssh-ed25519 AAAA… comment`).
-    public func createCertificateAuthority(id: UUID, comment: String, class accessibility: AccessibilityClass,
-        by: String, detail: String) throws -> String
-    {
+    public func createCertificateAuthority(
+        id: UUID, comment: String, class accessibility: AccessibilityClass,
+        by: String, detail: String
+    ) throws -> String {
         let (privateKey, publicKey) = OpenSSHKey.generateEd25519(comment: comment)
         let reference = ReferenceKey.caPrivateKey(id)
         try write(privateKey, for: reference, class: accessibility)

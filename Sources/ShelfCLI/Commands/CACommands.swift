@@ -86,7 +86,9 @@ enum CACommands {
                 .value("ca", "NAME", "the certificate authority"),
                 .value("out", "FILE", completion: .file, "where to write the revocation list (mode 0600)"),
             ],
-            examples: ["sshelf ca revoke 7 --ca team --out team.krl", "sshelf ca revoke work --ca team --out team.krl"],
+            examples: [
+                "sshelf ca revoke 7 --ca team --out team.krl", "sshelf ca revoke work --ca team --out team.krl",
+            ],
             run: revoke),
     ]
 

@@ -44,7 +44,8 @@ public final class TerminalPrompts: ConnectDelegate {
         case .banner(_, let text):
             errorOutput(text.hasSuffix("\n") ? text : text + "\n")
         case .hostKeyVerified(let hop, let fingerprint, let source) where source.hasPrefix("a host certificate"):
-            errorOutput("sshelf: note: the host key of \(Display.safe(hop)) (\(fingerprint)) is vouched for by \(source)\n")
+            errorOutput(
+                "sshelf: note: the host key of \(Display.safe(hop)) (\(fingerprint)) is vouched for by \(source)\n")
         default:
             break
         }

@@ -65,7 +65,9 @@ final class CertificateAuthorityTests: XCTestCase {
         XCTAssertTrue(caLine.hasPrefix("ssh-ed25519 ") && caLine.hasSuffix(" sshelf-ca:team"), caLine)
         XCTAssertEqual(try home.run("ca", "show", "team").stdout, caLine + "\n")
         XCTAssertTrue(
-            try releases(home).contains { $0["what"] as? String == "CA key created" && $0["by"] as? String == "ca init" })
+            try releases(home).contains {
+                $0["what"] as? String == "CA key created" && $0["by"] as? String == "ca init"
+            })
 
         // The plain key is not authorized: refused.
         XCTAssertNotEqual(try home.run("exec", "c", "--no-stdin", "--", "true").status, 0)
@@ -76,7 +78,8 @@ final class CertificateAuthorityTests: XCTestCase {
             certificatePath)
         XCTAssertExit(signed, 0)
         XCTAssertEqual(try String(contentsOfFile: certificatePath, encoding: .utf8), signed.stdout)
-        XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: certificatePath)[.posixPermissions] as? Int, 0o600)
+        XCTAssertEqual(
+            try FileManager.default.attributesOfItem(atPath: certificatePath)[.posixPermissions] as? Int, 0o600)
         // OpenSSH reads it as sshelf meant it.
         let listed = try Shell.run(TestTool.sshKeygen.path, ["-L", "-f", certificatePath])
         XCTAssertTrue(listed.contains("Type: ssh-ed25519-cert-v01@openssh.com user certificate"), listed)
@@ -163,10 +166,12 @@ final class CertificateAuthorityTests: XCTestCase {
         home.extraEnvironment = ["SSHELF_VAULT_NO_KEYRING": "1"]
         let made = try home.run("ca", "init", "team")
         XCTAssertExit(made, 0)
-        let signed = try home.run("ca", "sign-host", hostKey, "--ca", "team", "--principals", "127.0.0.1", "--valid", "1d")
+        let signed = try home.run(
+            "ca", "sign-host", hostKey, "--ca", "team", "--principals", "127.0.0.1", "--valid", "1d")
         XCTAssertExit(signed, 0)
         XCTAssertTrue(signed.stdout.contains("ssh_host_ed25519_key-cert.pub (serial 1)"), signed.stdout)
-        let listed = try Shell.run(TestTool.sshKeygen.path, ["-L", "-f", keys.directory + "/ssh_host_ed25519_key-cert.pub"])
+        let listed = try Shell.run(
+            TestTool.sshKeygen.path, ["-L", "-f", keys.directory + "/ssh_host_ed25519_key-cert.pub"])
         XCTAssertTrue(listed.contains("host certificate"), listed)
 
         let world = try SSHCLIWorld(options: options)
@@ -178,7 +183,9 @@ final class CertificateAuthorityTests: XCTestCase {
         XCTAssertEqual(exec.stdout, "host-certified\n")
         XCTAssertTrue(exec.stderr.contains("a host certificate (serial 1"), exec.stderr)
         XCTAssertTrue(
-            try releases(home).contains { $0["what"] as? String == "host certificate" && $0["by"] as? String == "ca sign-host" })
+            try releases(home).contains {
+                $0["what"] as? String == "host certificate" && $0["by"] as? String == "ca sign-host"
+            })
     }
 
     func testBadInputIsRefusedWithWhatToDo() throws {
