@@ -69,6 +69,7 @@ _sshelf() {
         --git) COMPREPLY=(); return ;;
         --group) _sshelf_words sshelf group list --names; return ;;
         --host) COMPREPLY=(); return ;;
+        --hosts) COMPREPLY=(); return ;;
         --hosts-file) COMPREPLY=(); return ;;
         --id) COMPREPLY=(); return ;;
         --identity) _sshelf_words sshelf identity list --names; return ;;
@@ -115,7 +116,7 @@ _sshelf() {
         "mv") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--group --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "connect") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--accept-new --password-fd --remember --timeout --passphrase-fd --dry-run --openssh --verbose --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "exec") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--accept-new --password-fd --remember --timeout --passphrase-fd --no-stdin --tty --persist --persist-for --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
-        "trust") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--replace --fingerprint --timeout --passphrase-fd --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
+        "trust") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--replace --fingerprint --timeout --ca --hosts --passphrase-fd --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "run") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--hosts-file --dry-run --parallel --canary --timeout --command-timeout --json --raw --stream --login --tty --sudo --sudo-password-fd --yes --accept-new --passphrase-fd --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "cp") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--recursive --preserve --parallel --timeout --login --yes --accept-new --passphrase-fd --help" -- "$cur")); else _sshelf_files; fi ;;
         "copy-id") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--identity --accept-new --password-fd --remember --timeout --passphrase-fd --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;

@@ -90,6 +90,38 @@ extension HostKeyTrustStore {
     }
 }
 
+extension HostKeyTrustStore {
+    /// Adds `@cert-authority PATTERNS KEY` to sshelf's known_hosts (once), under the file's lock. `patterns` are
+    /// known_hosts host patterns, comma-separated: the CA vouches for those names only.
+    public func rememberAuthority(_ key: HostKey, patterns: String) throws(SSHError) {
+        let parts = patterns.split(separator: ",", omittingEmptySubsequences: false)
+        guard !parts.isEmpty,
+            parts.allSatisfy({ part in
+                !part.isEmpty && part != "!" && part.allSatisfy { $0 > " " && $0 <= "~" && $0 != "#" && $0 != "|" }
+            })
+        else {
+            throw SSHError(
+                .invalidConfiguration, "--hosts: '\(patterns)' is not a list of host patterns",
+                hint: "host names or wildcards, comma-separated, e.g. '*.example.org,10.0.0.*'")
+        }
+        let lockPath = ownKnownHostsPath + ".lock"
+        let lock: FileLock
+        do {
+            try PrivateFiles.ensureDirectory(ownKnownHostsPath.parentPath)
+            lock = try FileLock(lockPath)
+        } catch {
+            throw SSHError(.invalidConfiguration, "could not lock \(lockPath): \(error)")
+        }
+        defer { lock.release() }
+        var file = try KnownHostsFile.load(ownKnownHostsPath)
+        let entry = KnownHostEntry(marker: .certAuthority, hosts: patterns, key: key, comment: "")
+        if !file.entries.contains(where: { $0.marker == .certAuthority && $0.hosts == patterns && $0.key == key }) {
+            file.lines.append(.entry(entry))
+        }
+        try file.write(to: ownKnownHostsPath)
+    }
+}
+
 /// Certificates that passed the check, by host name and key, until they expire: a kept session's recheck before
 /// each command, and the next login to the host, do not fetch them again.
 final class HostCertificateCache: @unchecked Sendable {

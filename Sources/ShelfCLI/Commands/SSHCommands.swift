@@ -94,24 +94,33 @@ enum SSHCommands {
             ],
             run: exec),
         CommandSpec(
-            path: ["trust"], summary: "pin a host's current host key deliberately",
+            path: ["trust"], summary: "pin a host's current host key, or trust a CA for host names, deliberately",
             details: """
                 Connects (through the jump chain), reads the key the host offers and pins it on the host record and \
                 in sshelf's known_hosts. A key that differs from the pinned or known one is only replaced with \
-                --replace; --fingerprint makes sure the key is the one you checked out of band.
+                --replace; --fingerprint makes sure the key is the one you checked out of band. With --ca KEY \
+                --hosts PATTERN instead of NAME: trusts the certificate authority KEY (a public key line or .pub \
+                file) for the hosts PATTERN names (known_hosts patterns, comma-separated) — a `@cert-authority` \
+                line in sshelf's known_hosts — so a host presenting a valid host certificate it signed for the \
+                name connected to is trusted without a prompt (docs/SSH.md, "Host certificates").
                 """,
             arguments: [
                 ArgumentSpec(
                     name: "NAME", help: "host name (NAME@ID when several hosts share it, or an id prefix)",
-                    completion: .host)
+                    optional: true, completion: .host)
             ],
             options: [
                 .flag("replace", "replace a pinned or known key that differs (after a deliberate server change)"),
                 .value("fingerprint", "SHA256:...", "only pin if the offered key has this fingerprint"),
                 .value("timeout", "SECONDS", "connect timeout per address (default 10)"),
-                passphraseOption,
+                .value("ca", "KEY", completion: .file, "trust this CA key (a public key line or .pub file) instead"),
+                .value("hosts", "PATTERN", "with --ca: the host names it is trusted for (e.g. '*.example.org')"),
+                passphraseOption, CommandSpec.hostIDOption,
             ],
-            examples: ["sshelf trust prod-db --fingerprint SHA256:abc...", "sshelf trust prod-db --replace"],
+            examples: [
+                "sshelf trust prod-db --fingerprint SHA256:abc...", "sshelf trust prod-db --replace",
+                "sshelf trust --ca ~/team_ca.pub --hosts '*.example.org'",
+            ],
             run: trust),
     ]
 
@@ -242,7 +251,14 @@ enum SSHCommands {
     }
 
     static func trust(_ call: Invocation, _ context: AppContext) throws -> Int32 {
-        let (plan, store) = try plan(for: call.arguments[0], context)
+        if call.value("ca") != nil || call.value("hosts") != nil { return try trustAuthority(call, context) }
+        // NAME is optional for --ca's sake; `--id ID` stands for it here.
+        guard let word = call.arguments.first ?? call.value("id").map(TargetWord.id) else {
+            throw ShelfError(
+                .usage, "trust: missing NAME",
+                hint: "sshelf trust NAME to pin a host's key, or sshelf trust --ca KEY --hosts PATTERN to trust a CA")
+        }
+        let (plan, store) = try plan(for: word, context)
         let options = try connectOptions(call, context)
         let prompts = TerminalPrompts(
             acceptNew: false, passwordFD: nil, remember: false, errorOutput: context.errorOutput)
@@ -308,6 +324,42 @@ enum SSHCommands {
             key, host: hop.hostname, port: hop.port, hostID: target.id,
             replacing: call.flag("replace"), trust: options.trust, store: store)
         context.print("pinned \(key.type) \(key.fingerprint) for \(name)")
+        return 0
+    }
+
+    /// `trust --ca KEY --hosts PATTERN`: a `@cert-authority` line in sshelf's known_hosts.
+    static func trustAuthority(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+        guard let given = call.value("ca"), let patterns = call.value("hosts") else {
+            throw ShelfError(
+                .usage, "trust --ca KEY needs --hosts PATTERN (and --hosts needs --ca)",
+                hint: "e.g. sshelf trust --ca team_ca.pub --hosts '*.example.org'")
+        }
+        if !call.arguments.isEmpty {
+            throw ShelfError(
+                .usage, "trust --ca takes no host NAME: the CA is trusted for the names --hosts gives",
+                hint: "e.g. sshelf trust --ca team_ca.pub --hosts '*.example.org'")
+        }
+        var line = given.trimmingSpacesAndNewlines()
+        if IdentityKeys.blob(of: line) == nil, let data = try? RegularFile.read(given, limit: 64 * 1024) {
+            line = String(decoding: data, as: UTF8.self).trimmingSpacesAndNewlines()
+        }
+        let fields = line.split(separator: " ")
+        guard fields.count >= 2, let key = HostKey(type: String(fields[0]), base64: String(fields[1])),
+            !key.type.hasSuffix(SSHCertificate.suffix)
+        else {
+            throw ShelfError(
+                .invalid, "--ca: '\(Display.safe(given))' is neither a public key line nor a file holding one",
+                hint: "give the CA's .pub file or its line (sshelf ca show NAME prints one)")
+        }
+        let options = try connectOptions(call, context)
+        do {
+            try options.trust.rememberAuthority(key, patterns: patterns)
+        } catch {
+            throw ShelfError(.invalid, error.message, hint: error.hint)
+        }
+        context.print(
+            "trusting the CA \(key.type) \(key.fingerprint) for host certificates of \(Display.safe(patterns)) "
+                + "(sshelf's known_hosts)")
         return 0
     }
 

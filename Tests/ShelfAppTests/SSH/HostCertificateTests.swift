@@ -43,6 +43,33 @@ final class HostCertificateTests: XCTestCase {
         XCTAssertExit(try world.home.run("exec", "t", "--no-stdin", "--", "true"), 0)
     }
 
+    func testTrustCAAddsALineToSshelfsKnownHostsThatVouchesForTheHost() throws {
+        let (world, caLine) = try world()
+        let caFile = try world.home.write(caLine + "\n", to: "team_ca.pub")
+        let missing = try world.home.run("trust", "--ca", caFile)
+        XCTAssertExit(missing, 2)
+        XCTAssertTrue(missing.stderr.contains("needs --hosts PATTERN"), missing.stderr)
+        let garbage = try world.home.run("trust", "--ca", "not a key", "--hosts", "*")
+        XCTAssertExit(garbage, 4)
+        XCTAssertTrue(garbage.stderr.contains("neither a public key line nor a file"), garbage.stderr)
+        let badPattern = try world.home.run("trust", "--ca", caFile, "--hosts", "a b")
+        XCTAssertExit(badPattern, 4)
+        XCTAssertTrue(badPattern.stderr.contains("is not a list of host patterns"), badPattern.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: world.knownHostsPath))
+
+        let trusted = try world.home.run("trust", "--ca", caFile, "--hosts", "[127.0.0.1]:*")
+        XCTAssertExit(trusted, 0)
+        XCTAssertTrue(trusted.stdout.contains("trusting the CA ssh-ed25519 SHA256:"), trusted.stdout)
+        XCTAssertExit(try world.home.run("trust", "--ca", caLine, "--hosts", "[127.0.0.1]:*"), 0)
+        let known = try String(contentsOfFile: world.knownHostsPath, encoding: .utf8)
+        XCTAssertEqual(known, "@cert-authority [127.0.0.1]:* \(caLine)\n", "one line, added once")
+        XCTAssertEqual(
+            try FileManager.default.attributesOfItem(atPath: world.knownHostsPath)[.posixPermissions] as? Int, 0o600)
+        let exec = try world.home.run("exec", "t", "--no-stdin", "--", "echo", "certified")
+        XCTAssertExit(exec, 0)
+        XCTAssertTrue(exec.stderr.contains("@cert-authority line in sshelf's known_hosts"), exec.stderr)
+    }
+
     func testACertificateForAnotherNameIsRefused() throws {
         let (world, caLine) = try world(principals: ["db.example.org"])
         try userKnownHosts(world, ["@cert-authority * \(caLine)"])
