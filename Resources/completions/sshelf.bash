@@ -146,7 +146,7 @@ _sshelf() {
         "ca init") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "ca show") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;
         "ca list") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --help" -- "$cur")); else COMPREPLY=(); fi ;;
-        "ca sign") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--ca --principals --valid --out --passphrase-fd --help" -- "$cur")); else _sshelf_words sshelf identity list --names; fi ;;
+        "ca sign") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--ca --principals --valid --out --renew --passphrase-fd --help" -- "$cur")); else _sshelf_words sshelf identity list --names; fi ;;
         "ca sign-host") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--ca --principals --valid --out --passphrase-fd --help" -- "$cur")); else _sshelf_files; fi ;;
         "ca revoke") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--ca --out --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "import ssh-config") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--group --group-by-file --dry-run --help" -- "$cur")); else _sshelf_files; fi ;;

@@ -19,6 +19,15 @@ public struct CertificateAuthority: Codable, Sendable, Equatable {
     /// Serials `ca revoke` revoked, and identities it revoked (no certificate is issued to them again).
     public var revokedSerials: [UInt64]
     public var revokedIdentities: [UUID]
+    /// Identities whose certificate is kept fresh (`ca sign … --renew`): renewed before a login that needs it.
+    public var tied: [TiedIdentity]
+}
+
+/// An identity a CA keeps a certificate fresh for: the principals and validity each renewal gets.
+public struct TiedIdentity: Codable, Sendable, Equatable {
+    public var identityID: UUID
+    public var principals: [String]
+    public var validity: UInt64
 }
 
 /// One certificate a CA issued.
@@ -72,7 +81,7 @@ public enum CertificateAuthorities {
             id: id, comment: "sshelf-ca:" + name, class: keyClass, by: "ca init", detail: "CA '\(name)'")
         let authority = CertificateAuthority(
             id: id, name: name, publicKey: publicKey, nextSerial: 1, issued: [], revokedSerials: [],
-            revokedIdentities: [])
+            revokedIdentities: [], tied: [])
         try save(authority, in: store)
         return authority
     }
@@ -84,11 +93,14 @@ public enum CertificateAuthorities {
         /// Seconds the certificate is valid from now (it is valid from a minute before now, for clocks that lag).
         public var validity: UInt64
         public var by: String
-        public init(identity: Identity, principals: [String], validity: UInt64, by: String) {
+        /// Tie the identity to the CA: its certificate is renewed before a login that needs it.
+        public var keepRenewed: Bool
+        public init(identity: Identity, principals: [String], validity: UInt64, by: String, keepRenewed: Bool = false) {
             self.identity = identity
             self.principals = principals
             self.validity = validity
             self.by = by
+            self.keepRenewed = keepRenewed
         }
     }
 
@@ -147,7 +159,15 @@ public enum CertificateAuthorities {
                     serial: serial, identity: identity.name, identityID: identity.id, publicKey: identity.publicKey,
                     principals: principals, validAfter: certificate.validAfter,
                     validBefore: certificate.validBefore))
+            if request.keepRenewed {
+                authority.tied.removeAll { $0.identityID == identity.id }
+                authority.tied.append(
+                    TiedIdentity(identityID: identity.id, principals: principals, validity: request.validity))
+            }
             try save(authority, in: store)
+            if authority.tied.contains(where: { $0.identityID == identity.id }) {
+                try CertificateRenewal.write(certificate, identity: identity, locations: workspace.locations)
+            }
             return certificate
         }
     }

@@ -45,10 +45,15 @@ enum CACommands {
                 .value("principals", "USER,...", "the user names the certificate is valid for"),
                 .value("valid", "DURATION", "how long it is valid: 30m, 8h, 7d (default 8h, at most 366d)"),
                 .value("out", "FILE", completion: .file, "write the certificate to FILE (mode 0600) too"),
+                .flag(
+                    "renew",
+                    "keep it fresh: before a connect or exec with the identity, a certificate near its end (its last "
+                        + "quarter) is re-issued the same way, logged"),
                 VaultCommands.passphraseFD,
             ],
             examples: [
                 "sshelf ca sign work --ca team --principals deploy --valid 8h",
+                "sshelf ca sign work --ca team --principals deploy --valid 8h --renew",
                 "sshelf ca sign work --ca team --principals deploy,root --out ~/.ssh/work-cert.pub",
             ],
             run: sign),
@@ -140,7 +145,7 @@ enum CACommands {
         let certificate = try CertificateAuthorities.sign(
             .init(
                 identity: identity, principals: principals.split(separator: ",").map(String.init),
-                validity: validity, by: "ca sign"),
+                validity: validity, by: "ca sign", keepRenewed: call.flag("renew")),
             by: caName, now: now(context), workspace: context.workspace, store: store,
             vaultPassphrase: { try input.read(prompt: "Vault passphrase: ") })
         let line = CertificateAuthorities.line(certificate, comment: identity.name + "-cert")
@@ -221,7 +226,7 @@ enum CACommands {
     }
 
     /// Now, in seconds since the epoch (SSHELF_TEST_NOW in tests, as the vault's stamps take it).
-    static func now(_ context: AppContext) -> UInt64 {
+    public static func now(_ context: AppContext) -> UInt64 {
         if let text = context.environment["SSHELF_TEST_NOW"], let value = UInt64(text) { return value }
         return UInt64(max(0, Date().timeIntervalSince1970))
     }

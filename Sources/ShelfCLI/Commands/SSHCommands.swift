@@ -145,13 +145,16 @@ enum SSHCommands {
     // MARK: commands
 
     static func connect(_ call: Invocation, _ context: AppContext) throws -> Int32 {
-        let (plan, store) = try plan(for: call.arguments[0], context)
+        let (plan, store) = try loginPlan(call, context)
+        let certificate = CertificateRenewal.sshOptions(plan, locations: context.locations)
         if call.flag("openssh") {
-            return try OpenSSHHandover.run(plan, store: store, dryRun: call.flag("dry-run"), context: context)
+            return try OpenSSHHandover.run(
+                plan, store: store, dryRun: call.flag("dry-run"), context: context, options: certificate)
         }
         if let why = OpenSSHHandover.needed(plan) {
             context.errorOutput(OpenSSHHandover.note(why) + "\n")
-            return try OpenSSHHandover.run(plan, store: store, dryRun: call.flag("dry-run"), context: context)
+            return try OpenSSHHandover.run(
+                plan, store: store, dryRun: call.flag("dry-run"), context: context, options: certificate)
         }
         let options = try connectOptions(call, context)
         if call.flag("dry-run") {
@@ -191,7 +194,7 @@ enum SSHCommands {
         guard !command.isEmpty else {
             throw ShelfError(.usage, "exec: missing the remote command", hint: "sshelf exec NAME -- COMMAND ...")
         }
-        let (plan, store) = try plan(for: call.arguments[0], context)
+        let (plan, store) = try loginPlan(call, context)
         let options = try connectOptions(call, context)
         // /dev/null as stdin can only say end-of-file: sent as -n says it, without a relay for it.
         let stdin = !call.flag("no-stdin") && !NullInput.isNull(0)
@@ -219,7 +222,8 @@ enum SSHCommands {
             if call.flag("persist") { context.warn("no warm session for a host that goes through OpenSSH's ssh") }
             return try OpenSSHHandover.run(
                 plan, store: store, dryRun: false, context: context,
-                options: (stdin ? [] : ["-n"]) + (forceTTY ? ["-tt"] : []), command: command)
+                options: CertificateRenewal.sshOptions(plan, locations: context.locations) + (stdin ? [] : ["-n"])
+                    + (forceTTY ? ["-tt"] : []), command: command)
         }
         if !forceTTY, let status = WarmClient.exec(command, stdin: stdin, plan: plan, context: context) {
             return warmRan(status)
@@ -371,6 +375,20 @@ enum SSHCommands {
         let pinned = question.key.pinned
         let hop = plan.endpoints.first { $0.name == question.hopName }?.hostID
         return ((try? store.hosts()) ?? []).filter { $0.pinnedHostKey == pinned && $0.id != hop }.map(\.name)
+    }
+
+    /// The plan of a command that logs in: a certificate a CA in the vault keeps fresh for the hops' identities is
+    /// renewed first (not for --dry-run), so sshelf's client and a hand-over to OpenSSH both offer the new one.
+    static func loginPlan(_ call: Invocation, _ context: AppContext) throws -> (ConnectPlan, Store) {
+        var (plan, store) = try plan(for: call.arguments[0], context)
+        guard !call.flag("dry-run") else { return (plan, store) }
+        let vaultInput = try SecretInput(call, option: "passphrase-fd")
+        try CertificateRenewal.prepare(
+            &plan, by: call.command.path.first ?? call.command.name, now: CACommands.now(context),
+            workspace: context.workspace, store: store,
+            vaultPassphrase: { try vaultInput.read(prompt: "Vault passphrase: ") },
+            note: { context.errorOutput("sshelf: note: \($0)\n") })
+        return (plan, store)
     }
 
     static func plan(for name: String, _ context: AppContext) throws -> (ConnectPlan, Store) {

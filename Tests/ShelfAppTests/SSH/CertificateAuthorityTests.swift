@@ -188,6 +188,36 @@ final class CertificateAuthorityTests: XCTestCase {
             })
     }
 
+    func testATiedIdentityIsRenewedBeforeALoginWithoutAPromptAndLogged() throws {
+        let (home, sshd, _, _, _) = try world()
+        // Issued two hours ago (the clock set back), valid for one: it has expired by the login.
+        let past = Int(Date().timeIntervalSince1970) - 7200
+        home.extraEnvironment["SSHELF_TEST_NOW"] = String(past)
+        let signed = try home.run(
+            "ca", "sign", "work", "--ca", "team", "--principals", TestAccount.name, "--valid", "1h", "--renew")
+        XCTAssertExit(signed, 0)
+        home.extraEnvironment["SSHELF_TEST_NOW"] = nil
+
+        let newer = try home.run("version", "--verbose").stdout.contains("  yes user certificates (CertificateFile)")
+        let exec = try home.run("exec", "c", "--no-stdin", "--", "echo", "renewed")
+        XCTAssertTrue(
+            exec.stderr.contains("sshelf: note: renewed the certificate of identity 'work' (CA 'team', serial 2, "),
+            exec.stderr)
+        let issued = try releases(home).filter { $0["what"] as? String == "certificate" }
+        XCTAssertEqual(issued.map { $0["by"] as? String }, ["ca sign", "exec"], "\(issued)")
+        // libssh2 1.11: sshelf's own client offers it; 1.10: the login goes through OpenSSH's ssh, with the line
+        // saying why and the sshelf agent's key beside the renewed certificate.
+        XCTAssertExit(exec, 0)
+        XCTAssertEqual(exec.stdout, "renewed\n")
+        XCTAssertTrue(sshd.waitForLog("Accepted publickey"), sshd.log)
+        XCTAssertTrue(sshd.log.contains("(serial 2)"), sshd.log)
+        XCTAssertEqual(exec.stderr.contains("handing the session to OpenSSH's ssh"), !newer, exec.stderr)
+        // Fresh now: the next login renews nothing.
+        let again = try home.run("exec", "c", "--no-stdin", "--", "true")
+        XCTAssertFalse(again.stderr.contains("renewed"), again.stderr)
+        XCTAssertEqual(try releases(home).filter { $0["what"] as? String == "certificate" }.count, 2)
+    }
+
     func testBadInputIsRefusedWithWhatToDo() throws {
         let home = TempHome()
         home.extraEnvironment = ["SSHELF_VAULT_NO_KEYRING": "1"]
