@@ -1,12 +1,13 @@
 // ReferenceKey: the name under which the vault holds a secret (`host.<uuid>.password`, `identity.<uuid>.privkey`,
 // and sync's own keys: `sync.key`, `sync.signing`, `sync.<group>.group`, `sync.<epoch>.epoch`,
-// `sync.<invite>.invite`). The config track stores only these names; a value that is not a well-formed reference
-// cannot be constructed, and a record field can only name the family it is for (never a `sync.*` key).
+// `sync.<invite>.invite`; a CA's `ca.<uuid>.privkey`). The config track stores only these names; a value that is
+// not a well-formed reference cannot be constructed, and a record field can only name the family it is for (never
+// a `sync.*` or `ca.*` key).
 import FoundationEssentials
 
 public struct ReferenceKey: Hashable, Sendable, Codable, CustomStringConvertible {
     /// The record family a reference belongs to, i.e. the first component.
-    public enum Owner: String, Sendable, CaseIterable { case host, identity, sync, log }
+    public enum Owner: String, Sendable, CaseIterable { case host, identity, sync, log, ca }
 
     /// What the referenced secret is; the last component.
     public enum Secret: String, Sendable, CaseIterable {
@@ -41,6 +42,7 @@ public struct ReferenceKey: Hashable, Sendable, Codable, CustomStringConvertible
         .host: [.password, .remember],
         .identity: [.privkey, .passphrase],
         .sync: [.group, .epoch, .invite],
+        .ca: [.privkey],
     ]
     /// Sync's keys that exist once per device and carry no id.
     private static let bare: Set<Secret> = [.key, .signing]
@@ -66,12 +68,16 @@ public struct ReferenceKey: Hashable, Sendable, Codable, CustomStringConvertible
     public static func syncInvite(_ id: UUID) -> ReferenceKey {
         ReferenceKey(owner: .sync, ownerID: id, secret: .invite)
     }
+    /// A certificate authority's private key (`sshelf ca init`): it signs certificates inside sshelf only.
+    public static func caPrivateKey(_ id: UUID) -> ReferenceKey {
+        ReferenceKey(owner: .ca, ownerID: id, secret: .privkey)
+    }
     /// The device-only key the release log's chain is MAC'd with.
     public static let logKey = ReferenceKey(owner: .log, ownerID: nil, secret: .key)
 
-    /// Whether this names one of the device's own keys (sync's, the release log's), which never travel and never
-    /// stand in a record's field.
-    public var isDeviceSecret: Bool { owner == .sync || owner == .log }
+    /// Whether this names one of the device's own keys (sync's, the release log's, a CA's), which never travel and
+    /// never stand in a record's field.
+    public var isDeviceSecret: Bool { owner == .sync || owner == .log || owner == .ca }
 
     private static func make(_ owner: Owner, _ id: UUID, _ secret: Secret) -> ReferenceKey? {
         guard allowed[owner]?.contains(secret) == true else { return nil }

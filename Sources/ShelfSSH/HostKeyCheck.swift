@@ -49,6 +49,19 @@ enum HostKeyCheck {
         case .revoked(let source):
             throw revoked(hop: hop, key: key, source: source)
         case .unknown, .otherType:
+            // A key no pin or known_hosts line knows may be vouched for by a CA. Not pinned: the CA, not this
+            // key, is what the user trusts, and the host may rotate its key under a new certificate.
+            switch trust.certificateVerdict(key, host: hop.hostname, port: hop.port, load: files.entries) {
+            case .trusted(let certificate):
+                delegate.note(.hostKeyVerified(hop: hop.name, fingerprint: key.fingerprint, source: certificate))
+                return VerifiedSession(session: session, hop: hop, hostKey: key, trustedBy: certificate)
+            case .invalid(let why):
+                throw invalidCertificate(hop: hop, why: why)
+            case .revoked(let why):
+                throw revokedCertificate(hop: hop, why: why)
+            case .none:
+                break
+            }
             var reason = HostKeyQuestion.Reason.unknown
             if case .otherType(let types, let source) = verdict {
                 reason = .otherType(knownTypes: types, source: source)
@@ -76,22 +89,45 @@ enum HostKeyCheck {
     static func recheck(_ key: HostKey, hop: SSHEndpoint, trust: HostKeyTrustStore, files: KnownHostsCache)
         throws(SSHError)
     {
-        switch trust.evaluate(key, host: hop.hostname, port: hop.port, pinned: hop.pinnedHostKey, load: files.entries)
-        {
+        let verdict = trust.evaluate(
+            key, host: hop.hostname, port: hop.port, pinned: hop.pinnedHostKey, load: files.entries)
+        switch verdict {
         case .trusted:
             return
         case .changed(let known, let source):
             throw changed(hop: hop, offered: key, known: known, source: source)
         case .revoked(let source):
             throw revoked(hop: hop, key: key, source: source)
-        case .unknown:
-            throw refused(HostKeyQuestion(hopName: hop.name, lookupName: hop.lookupName, key: key, reason: .unknown))
-        case .otherType(let types, let source):
+        case .unknown, .otherType:
+            switch trust.certificateVerdict(key, host: hop.hostname, port: hop.port, load: files.entries) {
+            case .trusted: return
+            case .invalid(let why): throw invalidCertificate(hop: hop, why: why)
+            case .revoked(let why): throw revokedCertificate(hop: hop, why: why)
+            case .none: break
+            }
+        }
+        if case .otherType(let types, let source) = verdict {
             throw refused(
                 HostKeyQuestion(
                     hopName: hop.name, lookupName: hop.lookupName, key: key,
                     reason: .otherType(knownTypes: types, source: source)))
         }
+        throw refused(HostKeyQuestion(hopName: hop.name, lookupName: hop.lookupName, key: key, reason: .unknown))
+    }
+
+    /// A certificate from a CA trusted for this host certifies the key it proved, and fails the check: refused
+    /// outright (no question: the user trusts the CA, and the CA does not vouch for this).
+    static func invalidCertificate(hop: SSHEndpoint, why: String) -> SSHError {
+        SSHError(
+            .hostKeyUnknown, "\(why); not connecting to \(hop.name), nothing was sent",
+            hint: "ask the server's administrator for a valid host certificate, or confirm the key out of band and "
+                + "pin it: sshelf trust \(ShellWord.quote(hop.name))")
+    }
+
+    static func revokedCertificate(hop: SSHEndpoint, why: String) -> SSHError {
+        SSHError(
+            .hostKeyRevoked, "\(why); not connecting to \(hop.name), nothing was sent",
+            hint: "the CA or key was revoked on purpose: contact the server's administrator")
     }
 
     static func revoked(hop: SSHEndpoint, key: HostKey, source: HostKeySource) -> SSHError {

@@ -26,6 +26,8 @@ public struct HostKeyTrustStore: Sendable {
     public var ownKnownHostsPath: String
     /// The user's OpenSSH known_hosts: read, never written.
     public var userKnownHostsPath: String?
+    /// How host certificates are checked (`@cert-authority` lines); nil: they are not (the key alone decides).
+    public var certificates: HostCertificateCheck?
 
     public init(ownKnownHostsPath: String, userKnownHostsPath: String?) {
         self.ownKnownHostsPath = ownKnownHostsPath

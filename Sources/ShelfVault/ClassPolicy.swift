@@ -23,6 +23,7 @@ public enum ItemFamily: String, Sendable, CaseIterable, Codable {
     case syncEpochKey = "sync.epoch"
     case syncInvite = "sync.invite"
     case logKey = "log.key"
+    case caPrivateKey = "ca.privkey"
 
     public init?(_ key: ReferenceKey) {
         self.init(rawValue: "\(key.owner.rawValue).\(key.secret.rawValue)")
@@ -62,6 +63,10 @@ public enum ClassPolicy {
         // The release log is written by every process that releases a credential, the agent included.
         Row(family: .logKey, moment: .unattended, accessibility: .afterFirstUnlockThisDeviceOnly),
         Row(family: .logKey, moment: .interactive, accessibility: .afterFirstUnlockThisDeviceOnly),
+        // A CA's key signs when the user asks (`ca sign`) and when the agent or an unattended run renews a
+        // certificate; it never leaves the device (a device secret: credential sync never takes it).
+        Row(family: .caPrivateKey, moment: .interactive, accessibility: .whenUnlockedThisDeviceOnly),
+        Row(family: .caPrivateKey, moment: .unattended, accessibility: .afterFirstUnlockThisDeviceOnly),
     ]
 
     /// The class to store `family` with when it is read at `moment`.

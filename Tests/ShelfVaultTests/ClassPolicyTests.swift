@@ -28,6 +28,8 @@ final class ClassPolicyTests: XCTestCase {
         (.syncInvite, .unattended, "afterFirstUnlockThisDeviceOnly"),
         (.logKey, .interactive, "afterFirstUnlockThisDeviceOnly"),
         (.logKey, .unattended, "afterFirstUnlockThisDeviceOnly"),
+        (.caPrivateKey, .interactive, "whenUnlockedThisDeviceOnly"),
+        (.caPrivateKey, .unattended, "afterFirstUnlockThisDeviceOnly"),
     ]
 
     func testEveryFamilyAndMomentHasExactlyOneRow() {
@@ -76,6 +78,10 @@ final class ClassPolicyTests: XCTestCase {
             case .syncInvite:
                 key = .syncInvite(id)
                 try vault.saveInviteSecret(secret("v"), invite: id, class: accessibility)
+            case .caPrivateKey:
+                key = .caPrivateKey(id)
+                _ = try vault.createCertificateAuthority(
+                    id: id, comment: "ca", class: accessibility, by: "test", detail: "CA 'ca'")
             case .logKey:
                 // Created by the vault itself on the first release, never from outside.
                 key = .logKey

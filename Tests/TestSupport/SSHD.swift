@@ -31,7 +31,23 @@ public final class SSHD: @unchecked Sendable {
         public var hostKeysFrom: String? = nil
         /// Listen on this port instead of a free one (restarting a server where its clients expect it).
         public var port: Int? = nil
+        /// Sign every host key with a CA and serve the certificates (HostCertificate).
+        public var hostCertificate: HostCertificate? = nil
         public init() {}
+    }
+
+    /// A host certificate as `ssh-keygen -s CA -h -n PRINCIPALS -V VALIDITY` makes it.
+    public struct HostCertificate: Sendable {
+        /// The CA's private key file.
+        public var caPrivatePath: String
+        public var principals: [String]
+        /// ssh-keygen's `-V` (e.g. "-5m:+1h", or "-2d:-1d" for an expired one).
+        public var validity: String
+        public init(caPrivatePath: String, principals: [String], validity: String = "-5m:+1h") {
+            self.caPrivatePath = caPrivatePath
+            self.principals = principals
+            self.validity = validity
+        }
     }
 
     public let port: Int
@@ -95,6 +111,15 @@ public final class SSHD: @unchecked Sendable {
                 try Shell.run(TestTool.sshKeygen.path, ["-q", "-t", type.rawValue, "-N", "", "-f", path])
             }
             config.append("HostKey \(path)")
+            if let certificate = options.hostCertificate {
+                try Shell.run(
+                    TestTool.sshKeygen.path,
+                    [
+                        "-q", "-s", certificate.caPrivatePath, "-h", "-I", "sshelf-test-host", "-z", "7",
+                        "-n", certificate.principals.joined(separator: ","), "-V", certificate.validity, path + ".pub",
+                    ])
+                config.append("HostCertificate \(path)-cert.pub")
+            }
         }
         config += options.extraConfig
         try (config.joined(separator: "\n") + "\n").write(

@@ -6,7 +6,7 @@ enum Commands {
         [
             HostCommands.commands, SSHCommands.commands, [RunCommand.command, CopyCommand.command],
             [CopyIDCommand.command], WarmCommands.commands, GroupCommands.commands,
-            ForwardCommands.commands, ForwardRunCommands.commands, IdentityCommands.commands,
+            ForwardCommands.commands, ForwardRunCommands.commands, IdentityCommands.commands, CACommands.commands,
             ImportExportCommands.commands,
             SSHConfigCommands.commands, VaultCommands.commands, AgentCommands.commands, LogCommands.commands,
             SnippetCommands.commands, TmuxCommands.commands, SyncCommands.commands, ServiceCommands.commands,

@@ -96,24 +96,33 @@ enum SSHCommands {
             ],
             run: exec),
         CommandSpec(
-            path: ["trust"], summary: "pin a host's current host key deliberately",
+            path: ["trust"], summary: "pin a host's current host key, or trust a CA for host names, deliberately",
             details: """
                 Connects (through the jump chain), reads the key the host offers and pins it on the host record and \
                 in sshelf's known_hosts. A key that differs from the pinned or known one is only replaced with \
-                --replace; --fingerprint makes sure the key is the one you checked out of band.
+                --replace; --fingerprint makes sure the key is the one you checked out of band. With --ca KEY \
+                --hosts PATTERN instead of NAME: trusts the certificate authority KEY (a public key line or .pub \
+                file) for the hosts PATTERN names (known_hosts patterns, comma-separated) — a `@cert-authority` \
+                line in sshelf's known_hosts — so a host presenting a valid host certificate it signed for the \
+                name connected to is trusted without a prompt (docs/SSH.md, "Host certificates").
                 """,
             arguments: [
                 ArgumentSpec(
                     name: "NAME", help: "host name (NAME@ID when several hosts share it, or an id prefix)",
-                    completion: .host)
+                    optional: true, completion: .host)
             ],
             options: [
                 .flag("replace", "replace a pinned or known key that differs (after a deliberate server change)"),
                 .value("fingerprint", "SHA256:...", "only pin if the offered key has this fingerprint"),
                 .value("timeout", "SECONDS", "connect timeout per address (default 10)"),
-                passphraseOption,
+                .value("ca", "KEY", completion: .file, "trust this CA key (a public key line or .pub file) instead"),
+                .value("hosts", "PATTERN", "with --ca: the host names it is trusted for (e.g. '*.example.org')"),
+                passphraseOption, CommandSpec.hostIDOption,
             ],
-            examples: ["sshelf trust prod-db --fingerprint SHA256:abc...", "sshelf trust prod-db --replace"],
+            examples: [
+                "sshelf trust prod-db --fingerprint SHA256:abc...", "sshelf trust prod-db --replace",
+                "sshelf trust --ca ~/team_ca.pub --hosts '*.example.org'",
+            ],
             run: trust),
     ]
 
@@ -138,24 +147,17 @@ enum SSHCommands {
     // MARK: commands
 
     static func connect(_ call: Invocation, _ context: AppContext) throws -> Int32 {
-        let (plan, store) = try plan(for: call.arguments[0], context)
-        if call.flag("window") && call.flag("no-window") {
-            throw ShelfError(.usage, "connect: --window and --no-window do not go together", hint: "leave out one")
-        }
-        let inTmux = TmuxWindows(environment: context.environment)
-        let windowSetting = inTmux == nil ? nil : try store.setting(TmuxWindows.windowSetting)
-        if call.flag("window") || (!call.flag("no-window") && !call.flag("dry-run") && windowSetting == "on") {
-            guard let inTmux else { throw TmuxWindows.notInside }
-            let window = try inTmux.open([(plan.target.name, plan.target.id)], sshelf: SelfProcess.path)
-            context.print("opened \(Display.safe(plan.target.name)) in tmux window \(window)")
-            return 0
-        }
+        if let opened = try openInTmuxWindow(call, context) { return opened }
+        let (plan, store) = try loginPlan(call, context)
+        let certificate = CertificateRenewal.sshOptions(plan, locations: context.locations)
         if call.flag("openssh") {
-            return try OpenSSHHandover.run(plan, store: store, dryRun: call.flag("dry-run"), context: context)
+            return try OpenSSHHandover.run(
+                plan, store: store, dryRun: call.flag("dry-run"), context: context, options: certificate)
         }
         if let why = OpenSSHHandover.needed(plan) {
             context.errorOutput(OpenSSHHandover.note(why) + "\n")
-            return try OpenSSHHandover.run(plan, store: store, dryRun: call.flag("dry-run"), context: context)
+            return try OpenSSHHandover.run(
+                plan, store: store, dryRun: call.flag("dry-run"), context: context, options: certificate)
         }
         let options = try connectOptions(call, context)
         if call.flag("dry-run") {
@@ -196,7 +198,7 @@ enum SSHCommands {
         guard !command.isEmpty else {
             throw ShelfError(.usage, "exec: missing the remote command", hint: "sshelf exec NAME -- COMMAND ...")
         }
-        let (plan, store) = try plan(for: call.arguments[0], context)
+        let (plan, store) = try loginPlan(call, context)
         let options = try connectOptions(call, context)
         // /dev/null as stdin can only say end-of-file: sent as -n says it, without a relay for it.
         let stdin = !call.flag("no-stdin") && !NullInput.isNull(0)
@@ -224,7 +226,8 @@ enum SSHCommands {
             if call.flag("persist") { context.warn("no warm session for a host that goes through OpenSSH's ssh") }
             return try OpenSSHHandover.run(
                 plan, store: store, dryRun: false, context: context,
-                options: (stdin ? [] : ["-n"]) + (forceTTY ? ["-tt"] : []), command: command)
+                options: CertificateRenewal.sshOptions(plan, locations: context.locations) + (stdin ? [] : ["-n"])
+                    + (forceTTY ? ["-tt"] : []), command: command)
         }
         if !forceTTY, let status = WarmClient.exec(command, stdin: stdin, plan: plan, context: context) {
             return warmRan(status)
@@ -256,7 +259,14 @@ enum SSHCommands {
     }
 
     static func trust(_ call: Invocation, _ context: AppContext) throws -> Int32 {
-        let (plan, store) = try plan(for: call.arguments[0], context)
+        if call.value("ca") != nil || call.value("hosts") != nil { return try trustAuthority(call, context) }
+        // NAME is optional for --ca's sake; `--id ID` stands for it here.
+        guard let word = call.arguments.first ?? call.value("id").map(TargetWord.id) else {
+            throw ShelfError(
+                .usage, "trust: missing NAME",
+                hint: "sshelf trust NAME to pin a host's key, or sshelf trust --ca KEY --hosts PATTERN to trust a CA")
+        }
+        let (plan, store) = try plan(for: word, context)
         let options = try connectOptions(call, context)
         let prompts = TerminalPrompts(
             acceptNew: false, passwordFD: nil, remember: false, errorOutput: context.errorOutput)
@@ -325,6 +335,42 @@ enum SSHCommands {
         return 0
     }
 
+    /// `trust --ca KEY --hosts PATTERN`: a `@cert-authority` line in sshelf's known_hosts.
+    static func trustAuthority(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+        guard let given = call.value("ca"), let patterns = call.value("hosts") else {
+            throw ShelfError(
+                .usage, "trust --ca KEY needs --hosts PATTERN (and --hosts needs --ca)",
+                hint: "e.g. sshelf trust --ca team_ca.pub --hosts '*.example.org'")
+        }
+        if !call.arguments.isEmpty {
+            throw ShelfError(
+                .usage, "trust --ca takes no host NAME: the CA is trusted for the names --hosts gives",
+                hint: "e.g. sshelf trust --ca team_ca.pub --hosts '*.example.org'")
+        }
+        var line = given.trimmingSpacesAndNewlines()
+        if IdentityKeys.blob(of: line) == nil, let data = try? RegularFile.read(given, limit: 64 * 1024) {
+            line = String(decoding: data, as: UTF8.self).trimmingSpacesAndNewlines()
+        }
+        let fields = line.split(separator: " ")
+        guard fields.count >= 2, let key = HostKey(type: String(fields[0]), base64: String(fields[1])),
+            !key.type.hasSuffix(SSHCertificate.suffix)
+        else {
+            throw ShelfError(
+                .invalid, "--ca: '\(Display.safe(given))' is neither a public key line nor a file holding one",
+                hint: "give the CA's .pub file or its line (sshelf ca show NAME prints one)")
+        }
+        let options = try connectOptions(call, context)
+        do {
+            try options.trust.rememberAuthority(key, patterns: patterns)
+        } catch {
+            throw ShelfError(.invalid, error.message, hint: error.hint)
+        }
+        context.print(
+            "trusting the CA \(key.type) \(key.fingerprint) for host certificates of \(Display.safe(patterns)) "
+                + "(sshelf's known_hosts)")
+        return 0
+    }
+
     // MARK: shared
 
     /// The names of the other hosts whose pinned key is the key a hop offers (none when the store cannot be read: a
@@ -333,6 +379,38 @@ enum SSHCommands {
         let pinned = question.key.pinned
         let hop = plan.endpoints.first { $0.name == question.hopName }?.hostID
         return ((try? store.hosts()) ?? []).filter { $0.pinnedHostKey == pinned && $0.id != hop }.map(\.name)
+    }
+
+    /// The plan of a command that logs in: a certificate a CA in the vault keeps fresh for the hops' identities is
+    /// renewed first (not for --dry-run), so sshelf's client and a hand-over to OpenSSH both offer the new one.
+    /// `connect --window`, or the tmux window setting inside tmux: the session opens in a new tmux window (a new
+    /// sshelf there, which makes its own login plan); nil when the session stays here.
+    private static func openInTmuxWindow(_ call: Invocation, _ context: AppContext) throws -> Int32? {
+        if call.flag("window") && call.flag("no-window") {
+            throw ShelfError(.usage, "connect: --window and --no-window do not go together", hint: "leave out one")
+        }
+        let inTmux = TmuxWindows(environment: context.environment)
+        let maybe = call.flag("window") || (inTmux != nil && !call.flag("no-window") && !call.flag("dry-run"))
+        guard maybe else { return nil }
+        let (plan, store) = try plan(for: call.arguments[0], context)
+        let windowSetting = inTmux == nil ? nil : try store.setting(TmuxWindows.windowSetting)
+        guard call.flag("window") || windowSetting == "on" else { return nil }
+        guard let inTmux else { throw TmuxWindows.notInside }
+        let window = try inTmux.open([(plan.target.name, plan.target.id)], sshelf: SelfProcess.path)
+        context.print("opened \(Display.safe(plan.target.name)) in tmux window \(window)")
+        return 0
+    }
+
+    static func loginPlan(_ call: Invocation, _ context: AppContext) throws -> (ConnectPlan, Store) {
+        var (plan, store) = try plan(for: call.arguments[0], context)
+        guard !call.flag("dry-run") else { return (plan, store) }
+        let vaultInput = try SecretInput(call, option: "passphrase-fd")
+        try CertificateRenewal.prepare(
+            &plan, by: call.command.path.first ?? call.command.name, now: CACommands.now(context),
+            workspace: context.workspace, store: store,
+            vaultPassphrase: { try vaultInput.read(prompt: "Vault passphrase: ") },
+            note: { context.errorOutput("sshelf: note: \($0)\n") })
+        return (plan, store)
     }
 
     static func plan(for name: String, _ context: AppContext) throws -> (ConnectPlan, Store) {

@@ -38,8 +38,17 @@ public final class TerminalPrompts: ConnectDelegate {
 
     /// The server's login banner (sshd's `Banner`) goes to standard error before the session starts, as OpenSSH
     /// prints it; ShelfSSH has already removed its control characters.
+    /// A host key a CA vouched for is said, with the certificate: no pin or known key stands behind it.
     public func note(_ event: ConnectEvent) {
-        if case .banner(_, let text) = event { errorOutput(text.hasSuffix("\n") ? text : text + "\n") }
+        switch event {
+        case .banner(_, let text):
+            errorOutput(text.hasSuffix("\n") ? text : text + "\n")
+        case .hostKeyVerified(let hop, let fingerprint, let source) where source.hasPrefix("a host certificate"):
+            errorOutput(
+                "sshelf: note: the host key of \(Display.safe(hop)) (\(fingerprint)) is vouched for by \(source)\n")
+        default:
+            break
+        }
     }
 
     public func decide(_ question: HostKeyQuestion) -> HostKeyDecision {

@@ -150,6 +150,9 @@ extension ConnectOptions {
             trust: .standard(locations: workspace.locations, home: workspace.homeDirectory),
             connectTimeout: connectTimeout ?? 10, agentSocket: agent,
             connectTimeoutGiven: connectTimeout != nil, environment: workspace.environment)
+        // Host certificates: the CA's signature checked with the vault target's crypto (public data only).
+        options.trust.certificates = HostCertificateCheck(
+            verify: { HostKeySignature.verify(hostKey: $0, signature: $1, data: $2) }, timeout: connectTimeout ?? 10)
         // The signature itself: libssh2 wraps it with the algorithm's name.
         options.certificateSigner = { keyFile, passphrase, data in
             guard case .success(let key) = SSHPrivateKey.fromKeyFile(keyFile, passphrase: passphrase),

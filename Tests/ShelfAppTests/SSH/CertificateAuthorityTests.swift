@@ -1,0 +1,245 @@
+// CertificateAuthorityTests: `sshelf ca` against a real sshd with TrustedUserCAKeys — a CA made in the vault issues
+// a certificate (checked by ssh-keygen -L) that logs in where the identity's plain key is not authorized; serials
+// count up, each issue is a release-log line; bad input is refused with what to do.
+import Foundation
+import TestSupport
+import XCTest
+
+final class CertificateAuthorityTests: XCTestCase {
+    /// A home with CA "team" and identity "work" (both in the vault), an sshd trusting the CA with no authorized
+    /// key, and host "c" on it whose CertificateFile is `certificatePath`.
+    private func world(extraConfig: [String] = []) throws -> (
+        home: TempHome, sshd: SSHD, caLine: String, caFile: String, certificatePath: String
+    ) {
+        try TestAccount.ensure()
+        let home = TempHome()
+        home.extraEnvironment = ["SSHELF_VAULT_NO_KEYRING": "1"]
+        let made = try home.run("ca", "init", "team")
+        XCTAssertExit(made, 0)
+        let caLine = made.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let caFile = try home.write(caLine + "\n", to: "trusted_user_ca.pub")
+        var options = SSHD.Options()
+        options.extraConfig = ["TrustedUserCAKeys \(caFile)"] + extraConfig
+        let sshd = try SSHD.start(options)
+        XCTAssertExit(try home.run("keygen", "work"), 0)
+        let certificatePath = home.root + "/work-cert.pub"
+        let config = try home.write(
+            """
+            Host c
+              HostName \(sshd.options.listenAddress)
+              Port \(sshd.port)
+              User \(TestAccount.name)
+              CertificateFile \(certificatePath)
+            """, to: ".ssh/config-c")
+        XCTAssertExit(try home.run("import", "ssh-config", config), 0)
+        XCTAssertExit(try home.run("edit", "c", "--identity", "work", "--auth", "publickey"), 0)
+        let fingerprint = try Shell.run(
+            TestTool.sshKeygen.path, ["-l", "-E", "sha256", "-f", sshd.directory + "/ssh_host_ed25519_key.pub"])
+        XCTAssertExit(try home.run("trust", "c", "--fingerprint", String(fingerprint.split(separator: " ")[1])), 0)
+        return (home, sshd, caLine, caFile, certificatePath)
+    }
+
+    /// ssh-keygen's exit status and its output (both streams): `-Q` answers with its status.
+    private func keygenStatus(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: TestTool.sshKeygen.path)
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+    }
+
+    private func releases(_ home: TempHome) throws -> [[String: Any]] {
+        let log = try home.run("log", "--json")
+        XCTAssertExit(log, 0)
+        return try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(log.stdout.utf8)) as? [[String: Any]])
+    }
+
+    func testAVaultCAIssuesACertificateThatLogsInWhereThePlainKeyIsNot() throws {
+        let (home, sshd, caLine, caFile, certificatePath) = try world()
+        XCTAssertTrue(caLine.hasPrefix("ssh-ed25519 ") && caLine.hasSuffix(" sshelf-ca:team"), caLine)
+        XCTAssertEqual(try home.run("ca", "show", "team").stdout, caLine + "\n")
+        XCTAssertTrue(
+            try releases(home).contains {
+                $0["what"] as? String == "CA key created" && $0["by"] as? String == "ca init"
+            })
+
+        // The plain key is not authorized: refused.
+        XCTAssertNotEqual(try home.run("exec", "c", "--no-stdin", "--", "true").status, 0)
+        XCTAssertEqual(sshd.logCount("Accepted publickey"), 0, sshd.log)
+
+        let signed = try home.run(
+            "ca", "sign", "work", "--ca", "team", "--principals", TestAccount.name, "--valid", "1h", "--out",
+            certificatePath)
+        XCTAssertExit(signed, 0)
+        XCTAssertEqual(try String(contentsOfFile: certificatePath, encoding: .utf8), signed.stdout)
+        XCTAssertEqual(
+            try FileManager.default.attributesOfItem(atPath: certificatePath)[.posixPermissions] as? Int, 0o600)
+        // OpenSSH reads it as sshelf meant it.
+        let listed = try Shell.run(TestTool.sshKeygen.path, ["-L", "-f", certificatePath])
+        XCTAssertTrue(listed.contains("Type: ssh-ed25519-cert-v01@openssh.com user certificate"), listed)
+        XCTAssertTrue(listed.contains("Serial: 1"), listed)
+        XCTAssertTrue(listed.contains("Key ID: \"sshelf:team:work:1\""), listed)
+        XCTAssertTrue(listed.contains("Principals: ") && listed.contains(TestAccount.name), listed)
+        XCTAssertTrue(listed.contains("permit-pty"), listed)
+        let caFingerprint = try Shell.run(TestTool.sshKeygen.path, ["-l", "-f", caFile])
+        XCTAssertTrue(listed.contains("Signing CA: ED25519 " + caFingerprint.split(separator: " ")[1]), listed)
+
+        let newer = try home.run("version", "--verbose").stdout.contains("  yes user certificates (CertificateFile)")
+        if newer {
+            let exec = try home.run("exec", "c", "--no-stdin", "--", "echo", "by-certificate")
+            XCTAssertExit(exec, 0)
+            XCTAssertEqual(exec.stdout, "by-certificate\n")
+            XCTAssertTrue(sshd.waitForLog("Accepted publickey"), sshd.log)
+            XCTAssertTrue(sshd.log.contains("ED25519-CERT"), sshd.log)
+            XCTAssertTrue(sshd.log.contains("serial 1"), sshd.log)
+        }
+
+        // Serials count up; each issue is a release-log line with the CA, serial, identity, principals, validity.
+        let again = try home.run("ca", "sign", "work", "--ca", "team", "--principals", "deploy,\(TestAccount.name)")
+        XCTAssertExit(again, 0)
+        let issued = try releases(home).filter { $0["what"] as? String == "certificate" }
+        XCTAssertEqual(issued.count, 2, "\(issued)")
+        let detail = issued.last?["detail"] as? String ?? ""
+        XCTAssertTrue(detail.contains("CA 'team' serial 2 for identity 'work'"), detail)
+        XCTAssertTrue(detail.contains("principals deploy,\(TestAccount.name) valid "), detail)
+        XCTAssertEqual(issued.last?["by"] as? String, "ca sign")
+        let list = try home.run("ca", "list")
+        XCTAssertTrue(list.stdout.contains("team  SHA256:"), list.stdout)
+        XCTAssertTrue(list.stdout.contains("2 issued"), list.stdout)
+        XCTAssertTrue(list.stdout.contains("serial 2  work  deploy,\(TestAccount.name)  until "), list.stdout)
+    }
+
+    func testCARevokeWritesAListSshdRefusesTheCertificateWith() throws {
+        let scratch = TempHome()
+        defer { withExtendedLifetime(scratch) {} }
+        let krl = scratch.root + "/team.krl"
+        let (home, sshd, _, _, certificatePath) = try world(extraConfig: ["RevokedKeys \(krl)"])
+        let sign = ["ca", "sign", "work", "--ca", "team", "--principals", TestAccount.name, "--out", certificatePath]
+        XCTAssertExit(try home.run(sign), 0)
+        let revoked = try home.run("ca", "revoke", "1", "--ca", "team", "--out", krl)
+        XCTAssertExit(revoked, 0)
+        XCTAssertTrue(revoked.stdout.contains("revoked serial 1; wrote the revocation list to \(krl)"), revoked.stdout)
+        XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: krl)[.posixPermissions] as? Int, 0o600)
+        // OpenSSH's own reading of the list: serial 1 is revoked, serial 2 is not.
+        let query = try keygenStatus(["-Q", "-f", krl, certificatePath])
+        XCTAssertNotEqual(query.status, 0, query.output)
+        XCTAssertTrue(query.output.contains("REVOKED"), query.output)
+        XCTAssertExit(try home.run(sign), 0)
+        let fresh = try keygenStatus(["-Q", "-f", krl, certificatePath])
+        XCTAssertEqual(fresh.status, 0, fresh.output)
+
+        let newer = try home.run("version", "--verbose").stdout.contains("  yes user certificates (CertificateFile)")
+        if newer {
+            XCTAssertExit(try home.run("exec", "c", "--no-stdin", "--", "true"), 0)
+            XCTAssertTrue(sshd.waitForLog("Accepted publickey"), sshd.log)
+        }
+        // Revoking the identity revokes serials 1 and 2, and it gets no certificate again.
+        let all = try home.run("ca", "revoke", "work", "--ca", "team", "--out", krl)
+        XCTAssertExit(all, 0)
+        XCTAssertTrue(all.stdout.contains("revoked serial 1, 2;"), all.stdout)
+        let now = try keygenStatus(["-Q", "-f", krl, certificatePath])
+        XCTAssertTrue(now.output.contains("REVOKED"), now.output)
+        if newer {
+            XCTAssertNotEqual(try home.run("exec", "c", "--no-stdin", "--", "true").status, 0)
+            XCTAssertTrue(sshd.waitForLog("revoked"), sshd.log)
+            XCTAssertEqual(sshd.logCount("Accepted publickey"), 1, sshd.log)
+        }
+        let again = try home.run(sign)
+        XCTAssertExit(again, 4)
+        XCTAssertTrue(again.stderr.contains("revoked identity 'work'"), again.stderr)
+    }
+
+    func testSignHostMakesAHostCertificateClientsTrustThroughTheCA() throws {
+        let keys = try SSHD.start()
+        keys.stop()
+        let hostKey = keys.directory + "/ssh_host_ed25519_key.pub"
+        var options = SSHD.Options()
+        options.hostKeysFrom = keys.directory
+        options.extraConfig = ["HostCertificate \(keys.directory)/ssh_host_ed25519_key-cert.pub"]
+        let home = TempHome()
+        home.extraEnvironment = ["SSHELF_VAULT_NO_KEYRING": "1"]
+        let made = try home.run("ca", "init", "team")
+        XCTAssertExit(made, 0)
+        let signed = try home.run(
+            "ca", "sign-host", hostKey, "--ca", "team", "--principals", "127.0.0.1", "--valid", "1d")
+        XCTAssertExit(signed, 0)
+        XCTAssertTrue(signed.stdout.contains("ssh_host_ed25519_key-cert.pub (serial 1)"), signed.stdout)
+        let listed = try Shell.run(
+            TestTool.sshKeygen.path, ["-L", "-f", keys.directory + "/ssh_host_ed25519_key-cert.pub"])
+        XCTAssertTrue(listed.contains("host certificate"), listed)
+
+        let world = try SSHCLIWorld(options: options)
+        world.home.extraEnvironment = ["SSHELF_VAULT_NO_KEYRING": "1"]
+        let caKey = made.stdout.split(separator: " ").prefix(2).joined(separator: " ")
+        _ = try world.home.write("@cert-authority [127.0.0.1]:* \(caKey)\n", to: ".ssh/known_hosts")
+        let exec = try world.home.run("exec", "t", "--no-stdin", "--", "echo", "host-certified")
+        XCTAssertExit(exec, 0)
+        XCTAssertEqual(exec.stdout, "host-certified\n")
+        XCTAssertTrue(exec.stderr.contains("a host certificate (serial 1"), exec.stderr)
+        XCTAssertTrue(
+            try releases(home).contains {
+                $0["what"] as? String == "host certificate" && $0["by"] as? String == "ca sign-host"
+            })
+    }
+
+    func testATiedIdentityIsRenewedBeforeALoginWithoutAPromptAndLogged() throws {
+        let (home, sshd, _, _, _) = try world()
+        // Issued two hours ago (the clock set back), valid for one: it has expired by the login.
+        let past = Int(Date().timeIntervalSince1970) - 7200
+        home.extraEnvironment["SSHELF_TEST_NOW"] = String(past)
+        let signed = try home.run(
+            "ca", "sign", "work", "--ca", "team", "--principals", TestAccount.name, "--valid", "1h", "--renew")
+        XCTAssertExit(signed, 0)
+        home.extraEnvironment["SSHELF_TEST_NOW"] = nil
+
+        let newer = try home.run("version", "--verbose").stdout.contains("  yes user certificates (CertificateFile)")
+        let exec = try home.run("exec", "c", "--no-stdin", "--", "echo", "renewed")
+        XCTAssertTrue(
+            exec.stderr.contains("sshelf: note: renewed the certificate of identity 'work' (CA 'team', serial 2, "),
+            exec.stderr)
+        let issued = try releases(home).filter { $0["what"] as? String == "certificate" }
+        XCTAssertEqual(issued.map { $0["by"] as? String }, ["ca sign", "exec"], "\(issued)")
+        // libssh2 1.11: sshelf's own client offers it; 1.10: the login goes through OpenSSH's ssh, with the line
+        // saying why and the sshelf agent's key beside the renewed certificate.
+        XCTAssertExit(exec, 0)
+        XCTAssertEqual(exec.stdout, "renewed\n")
+        XCTAssertTrue(sshd.waitForLog("Accepted publickey"), sshd.log)
+        XCTAssertTrue(sshd.log.contains("(serial 2)"), sshd.log)
+        XCTAssertEqual(exec.stderr.contains("handing the session to OpenSSH's ssh"), !newer, exec.stderr)
+        // Fresh now: the next login renews nothing.
+        let again = try home.run("exec", "c", "--no-stdin", "--", "true")
+        XCTAssertFalse(again.stderr.contains("renewed"), again.stderr)
+        XCTAssertEqual(try releases(home).filter { $0["what"] as? String == "certificate" }.count, 2)
+    }
+
+    func testBadInputIsRefusedWithWhatToDo() throws {
+        let home = TempHome()
+        home.extraEnvironment = ["SSHELF_VAULT_NO_KEYRING": "1"]
+        let badName = try home.run("ca", "init", "no good")
+        XCTAssertExit(badName, 4)
+        XCTAssertTrue(badName.stderr.contains("is not a CA name"), badName.stderr)
+        XCTAssertExit(try home.run("ca", "init", "team"), 0)
+        let twice = try home.run("ca", "init", "team")
+        XCTAssertExit(twice, 4)
+        XCTAssertTrue(twice.stderr.contains("exists already"), twice.stderr)
+        XCTAssertExit(try home.run("keygen", "work"), 0)
+        let noCA = try home.run("ca", "sign", "work", "--principals", "deploy")
+        XCTAssertExit(noCA, 2)
+        XCTAssertTrue(noCA.stderr.contains("--ca NAME"), noCA.stderr)
+        let unknown = try home.run("ca", "sign", "work", "--ca", "tea", "--principals", "deploy")
+        XCTAssertExit(unknown, 3)
+        XCTAssertTrue(unknown.stderr.contains("the CAs on this device: team"), unknown.stderr)
+        let badValid = try home.run("ca", "sign", "work", "--ca", "team", "--principals", "deploy", "--valid", "8x")
+        XCTAssertExit(badValid, 4)
+        XCTAssertTrue(badValid.stderr.contains("e.g. --valid 30m, 8h or 7d"), badValid.stderr)
+        let noPrincipals = try home.run("ca", "sign", "work", "--ca", "team")
+        XCTAssertExit(noPrincipals, 2)
+        XCTAssertTrue(try home.run("ca", "list").stdout.contains("0 issued"))
+    }
+}

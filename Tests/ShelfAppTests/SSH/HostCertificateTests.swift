@@ -1,0 +1,109 @@
+// HostCertificateTests: host certificates through sshelf's own client against a real sshd with HostCertificate —
+// trusted through a `@cert-authority` line with no prompt and no pin; a certificate for another name, an expired
+// one, a revoked CA and a CA line for other hosts all refused before any authentication.
+import Foundation
+import TestSupport
+import XCTest
+
+final class HostCertificateTests: XCTestCase {
+    /// A world whose sshd serves host certificates signed by a fresh CA, and that CA's public key line.
+    private func world(principals: [String] = ["127.0.0.1"], validity: String = "-5m:+1h") throws
+        -> (world: SSHCLIWorld, caLine: String)
+    {
+        let ca = try TestKey.generate(.ed25519)
+        var options = SSHD.Options()
+        options.hostKeyTypes = [.ed25519, .ecdsa]
+        options.hostCertificate = SSHD.HostCertificate(
+            caPrivatePath: ca.privatePath, principals: principals, validity: validity)
+        let world = try SSHCLIWorld(options: options)
+        return (world, ca.publicLine.split(separator: " ").prefix(2).joined(separator: " "))
+    }
+
+    private func userKnownHosts(_ world: SSHCLIWorld, _ lines: [String]) throws {
+        _ = try world.home.write(lines.joined(separator: "\n") + "\n", to: ".ssh/known_hosts")
+    }
+
+    /// The refusal came before any authentication: the server saw no userauth request.
+    private func assertNothingSent(_ world: SSHCLIWorld, file: StaticString = #filePath, line: UInt = #line) {
+        world.sshd.waitForConnectionsEnded()
+        XCTAssertFalse(world.sshd.log.contains("userauth-request"), world.sshd.log, file: file, line: line)
+    }
+
+    func testACertifiedHostIsTrustedThroughItsCAWithoutAPrompt() throws {
+        let (world, caLine) = try world()
+        try userKnownHosts(world, ["@cert-authority [127.0.0.1]:* \(caLine)"])
+        // No terminal and no --accept-new: an unknown key would be refused; the CA vouches for this one.
+        let exec = try world.home.run("exec", "t", "--no-stdin", "--", "echo", "certified")
+        XCTAssertExit(exec, 0)
+        XCTAssertEqual(exec.stdout, "certified\n")
+        XCTAssertTrue(exec.stderr.contains("host certificate (serial 7"), exec.stderr)
+        XCTAssertTrue(exec.stderr.contains("@cert-authority line in ~/.ssh/known_hosts"), exec.stderr)
+        // The CA is what is trusted: the key is not pinned, so the host may rotate it under a new certificate.
+        XCTAssertFalse(FileManager.default.fileExists(atPath: world.knownHostsPath), "no key was pinned")
+        XCTAssertExit(try world.home.run("exec", "t", "--no-stdin", "--", "true"), 0)
+    }
+
+    func testTrustCAAddsALineToSshelfsKnownHostsThatVouchesForTheHost() throws {
+        let (world, caLine) = try world()
+        let caFile = try world.home.write(caLine + "\n", to: "team_ca.pub")
+        let missing = try world.home.run("trust", "--ca", caFile)
+        XCTAssertExit(missing, 2)
+        XCTAssertTrue(missing.stderr.contains("needs --hosts PATTERN"), missing.stderr)
+        let garbage = try world.home.run("trust", "--ca", "not a key", "--hosts", "*")
+        XCTAssertExit(garbage, 4)
+        XCTAssertTrue(garbage.stderr.contains("neither a public key line nor a file"), garbage.stderr)
+        let badPattern = try world.home.run("trust", "--ca", caFile, "--hosts", "a b")
+        XCTAssertExit(badPattern, 4)
+        XCTAssertTrue(badPattern.stderr.contains("is not a list of host patterns"), badPattern.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: world.knownHostsPath))
+
+        let trusted = try world.home.run("trust", "--ca", caFile, "--hosts", "[127.0.0.1]:*")
+        XCTAssertExit(trusted, 0)
+        XCTAssertTrue(trusted.stdout.contains("trusting the CA ssh-ed25519 SHA256:"), trusted.stdout)
+        XCTAssertExit(try world.home.run("trust", "--ca", caLine, "--hosts", "[127.0.0.1]:*"), 0)
+        let known = try String(contentsOfFile: world.knownHostsPath, encoding: .utf8)
+        XCTAssertEqual(known, "@cert-authority [127.0.0.1]:* \(caLine)\n", "one line, added once")
+        XCTAssertEqual(
+            try FileManager.default.attributesOfItem(atPath: world.knownHostsPath)[.posixPermissions] as? Int, 0o600)
+        let exec = try world.home.run("exec", "t", "--no-stdin", "--", "echo", "certified")
+        XCTAssertExit(exec, 0)
+        XCTAssertTrue(exec.stderr.contains("@cert-authority line in sshelf's known_hosts"), exec.stderr)
+    }
+
+    func testACertificateForAnotherNameIsRefused() throws {
+        let (world, caLine) = try world(principals: ["db.example.org"])
+        try userKnownHosts(world, ["@cert-authority * \(caLine)"])
+        let exec = try world.home.run("exec", "t", "--no-stdin", "--", "true")
+        XCTAssertExit(exec, 255)
+        XCTAssertTrue(exec.stderr.contains("it is for db.example.org, not for 127.0.0.1"), exec.stderr)
+        XCTAssertTrue(exec.stderr.contains("nothing was sent"), exec.stderr)
+        assertNothingSent(world)
+    }
+
+    func testAnExpiredCertificateIsRefused() throws {
+        let (world, caLine) = try world(validity: "-2d:-1d")
+        try userKnownHosts(world, ["@cert-authority * \(caLine)"])
+        let exec = try world.home.run("exec", "t", "--no-stdin", "--accept-new", "--", "true")
+        XCTAssertExit(exec, 255)
+        XCTAssertTrue(exec.stderr.contains("it expired at "), exec.stderr)
+        assertNothingSent(world)
+    }
+
+    func testARevokedCAIsRefused() throws {
+        let (world, caLine) = try world()
+        try userKnownHosts(world, ["@cert-authority * \(caLine)", "@revoked * \(caLine)"])
+        let exec = try world.home.run("exec", "t", "--no-stdin", "--accept-new", "--", "true")
+        XCTAssertExit(exec, 255)
+        XCTAssertTrue(exec.stderr.contains("is @revoked"), exec.stderr)
+        assertNothingSent(world)
+    }
+
+    func testACALineForOtherHostsDoesNotVouch() throws {
+        let (world, caLine) = try world()
+        try userKnownHosts(world, ["@cert-authority *.example.org \(caLine)"])
+        let exec = try world.home.run("exec", "t", "--no-stdin", "--", "true")
+        XCTAssertExit(exec, 255)
+        XCTAssertTrue(exec.stderr.contains("is not known"), exec.stderr)
+        assertNothingSent(world)
+    }
+}
