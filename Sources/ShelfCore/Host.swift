@@ -39,6 +39,8 @@ public struct Host: Hashable, Sendable, Codable, Identifiable {
     /// keeps them, export and the ssh_config bridge write them back, sshelf's client honours what libssh2 can.
     public var options: [String]
     public var notes: String
+    /// Whether interactive sessions are recorded (docs/SESSIONS.md); nil: as the host's group says.
+    public var record: RecordSetting?
     public var createdAt: Date
     public var updatedAt: Date
     public var lastConnectedAt: Date?
@@ -52,7 +54,8 @@ public struct Host: Hashable, Sendable, Codable, Identifiable {
         passwordRef: ReferenceKey? = nil, jumpHostIDs: [UUID] = [], unresolvedJump: String = "",
         pinnedHostKey: PinnedHostKey? = nil, options: [String] = [], notes: String = "", createdAt: Date = Date(),
         updatedAt: Date = Date(),
-        lastConnectedAt: Date? = nil, aliases: [String] = [], extra: [String: JSONValue] = [:]
+        lastConnectedAt: Date? = nil, aliases: [String] = [], record: RecordSetting? = nil,
+        extra: [String: JSONValue] = [:]
     ) {
         self.id = id
         self.name = name
@@ -70,6 +73,7 @@ public struct Host: Hashable, Sendable, Codable, Identifiable {
         self.pinnedHostKey = pinnedHostKey
         self.options = options
         self.notes = notes
+        self.record = record
         self.createdAt = createdAt
         self.updatedAt = updatedAt
         self.lastConnectedAt = lastConnectedAt
@@ -96,7 +100,7 @@ public struct Host: Hashable, Sendable, Codable, Identifiable {
         "id", "name", "aliases", "hostname", "port", "user", "groupID", "tags", "authMethod", "identityID",
         "passwordRef",
         "jumpHostIDs", "unresolvedJump", "pinnedHostKey", "options", "notes", "createdAt", "updatedAt",
-        "lastConnectedAt",
+        "lastConnectedAt", "record",
     ]
 
     public init(from decoder: Decoder) throws {
@@ -118,6 +122,7 @@ public struct Host: Hashable, Sendable, Codable, Identifiable {
         pinnedHostKey = try c.field("pinnedHostKey", nil as PinnedHostKey?)
         options = try c.field("options", [String]())
         notes = try c.field("notes", "")
+        record = RecordSetting.decoded(try c.field("record", nil as String?))
         createdAt = try c.field("createdAt", epoch)
         updatedAt = try c.field("updatedAt", epoch)
         lastConnectedAt = try c.field("lastConnectedAt", nil as Date?)
@@ -142,6 +147,7 @@ public struct Host: Hashable, Sendable, Codable, Identifiable {
         try c.put("pinnedHostKey", pinnedHostKey)
         try c.put("options", options)
         try c.put("notes", notes)
+        if let record { try c.put("record", record.rawValue) }
         try c.put("createdAt", createdAt)
         try c.put("updatedAt", updatedAt)
         try c.put("lastConnectedAt", lastConnectedAt)

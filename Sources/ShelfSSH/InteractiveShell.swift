@@ -17,6 +17,8 @@ public struct ShellOptions: Sendable {
     public var escapeEnabled: Bool
     /// Ask for a PTY (and put the local terminal in raw mode); off for a host whose options say `RequestTTY no`.
     public var requestTerminal = true
+    /// Told of every byte shown and sent and of size changes (a session recording; docs/SESSIONS.md).
+    public var observer: ShellObserver?
 
     public init(term: String, input: Int32 = 0, output: Int32 = 1, escapeEnabled: Bool = true) {
         self.term = term.isEmpty ? "xterm" : term
@@ -59,16 +61,25 @@ extension SSHConnection {
         session.setBlocking(false)
         defer { session.setBlocking(true) }
         var escape = EscapeFilter(enabled: options.escapeEnabled)
+        let observer = options.observer
+        observer?.started(size: size)
         var stoppedLocally = false
         var pump = ChannelPump(
             session: session, channel: channel, input: options.input,
             liveness: Liveness(targetSettings, host: targetName))
         pump.wakeFD = signals.readFD
         try pump.run(
-            stdout: { FileOutput.writeAll(options.output, $0) },
-            stderr: { FileOutput.writeAll(options.errors ?? options.output, $0) },
+            stdout: {
+                FileOutput.writeAll(options.output, $0)
+                observer?.output($0)
+            },
+            stderr: {
+                FileOutput.writeAll(options.errors ?? options.output, $0)
+                observer?.output($0)
+            },
             filterInput: { bytes in
                 let (forward, disconnect) = escape.filter(bytes)
+                if !forward.isEmpty { observer?.input(forward) }
                 if disconnect { stoppedLocally = true }
                 return (forward, !disconnect)
             },
@@ -76,6 +87,7 @@ extension SSHConnection {
                 for signal in signals.drain() {
                     if signal == SIGWINCH {
                         if let size = TerminalSize.current(options.output) ?? TerminalSize.current(options.input) {
+                            observer?.resized(size)
                             _ = channel.retry {
                                 libssh2_channel_request_pty_size_ex(
                                     channel.raw, Int32(size.columns), Int32(size.rows), 0, 0)
@@ -102,6 +114,11 @@ extension SSHConnection {
 public struct TerminalSize: Sendable, Equatable {
     public var rows: Int
     public var columns: Int
+
+    public init(rows: Int, columns: Int) {
+        self.rows = rows
+        self.columns = columns
+    }
 
     public static func current(_ fd: Int32) -> TerminalSize? {
         var size = winsize()

@@ -12,6 +12,7 @@ enum Migrations {
     static let all: [Migration] = [
         version1, version2, version3, version4, catalog, identityAgentOptions, trustedSync, hostOptions, leanHosts,
         outboxWithoutRowid, hostAliases, identityDestinations, conflictSettling, conflictEvents, matchDefaults,
+        recordSetting,
     ]
     static var latest: Int { all.count }
 
@@ -370,4 +371,28 @@ enum Migrations {
         """
         ALTER TABLE option_defaults ADD COLUMN is_match INTEGER NOT NULL DEFAULT 0;
         """)
+
+    /// Whether sessions are recorded (`edit --record`, `group edit --record`; docs/SESSIONS.md): off, on, ask, or
+    /// empty for "as the group says". A host or group that arrived by sync from a newer device before the column
+    /// existed kept `record` among its unknown fields; it moves into the column here.
+    static let recordSetting = Migration.code { db in
+        try db.execute(
+            """
+            ALTER TABLE hosts ADD COLUMN record TEXT NOT NULL DEFAULT '';
+            ALTER TABLE host_groups ADD COLUMN record TEXT NOT NULL DEFAULT '';
+            """)
+        for table in ["hosts", "host_groups"] {
+            let rows = try db.query("SELECT id, extra FROM \(table) WHERE extra LIKE '%\"record\"%'") { row in
+                (row.text(0), ExtraFields.decode(row.text(1)))
+            }
+            let update = try db.prepare("UPDATE \(table) SET record = ?, extra = ? WHERE id = ?")
+            for (id, extra) in rows {
+                var rest = extra
+                guard case .string(let text)? = rest.removeValue(forKey: "record") else { continue }
+                let setting = RecordSetting(rawValue: text)?.rawValue ?? ""
+                try update.bind([.text(setting), .text(ExtraFields.encode(rest)), .text(id)])
+                while try update.step() {}
+            }
+        }
+    }
 }

@@ -23,6 +23,7 @@ public enum ItemFamily: String, Sendable, CaseIterable, Codable {
     case syncEpochKey = "sync.epoch"
     case syncInvite = "sync.invite"
     case logKey = "log.key"
+    case recordingsKey = "recordings.key"
 
     public init?(_ key: ReferenceKey) {
         self.init(rawValue: "\(key.owner.rawValue).\(key.secret.rawValue)")
@@ -62,6 +63,9 @@ public enum ClassPolicy {
         // The release log is written by every process that releases a credential, the agent included.
         Row(family: .logKey, moment: .unattended, accessibility: .afterFirstUnlockThisDeviceOnly),
         Row(family: .logKey, moment: .interactive, accessibility: .afterFirstUnlockThisDeviceOnly),
+        // A recording starts with the session, with no prompt of its own (docs/SESSIONS.md).
+        Row(family: .recordingsKey, moment: .unattended, accessibility: .afterFirstUnlockThisDeviceOnly),
+        Row(family: .recordingsKey, moment: .interactive, accessibility: .afterFirstUnlockThisDeviceOnly),
     ]
 
     /// The class to store `family` with when it is read at `moment`.
@@ -95,7 +99,9 @@ public enum ClassPolicy {
 
     /// When every credential the config store can reference is read — the audit's input.
     public static func needs(hosts: [ShelfCore.Host], forwardRules: [PortForwardRule]) -> [ReferenceKey: ReadMoment] {
-        var needs: [ReferenceKey: ReadMoment] = [.syncKey: .unattended, .logKey: .unattended]
+        var needs: [ReferenceKey: ReadMoment] = [
+            .syncKey: .unattended, .logKey: .unattended, .recordingsKey: .unattended,
+        ]
         func note(_ key: ReferenceKey, _ moment: ReadMoment) {
             if needs[key] != .unattended { needs[key] = moment }
         }

@@ -28,6 +28,8 @@ final class ClassPolicyTests: XCTestCase {
         (.syncInvite, .unattended, "afterFirstUnlockThisDeviceOnly"),
         (.logKey, .interactive, "afterFirstUnlockThisDeviceOnly"),
         (.logKey, .unattended, "afterFirstUnlockThisDeviceOnly"),
+        (.recordingsKey, .interactive, "afterFirstUnlockThisDeviceOnly"),
+        (.recordingsKey, .unattended, "afterFirstUnlockThisDeviceOnly"),
     ]
 
     func testEveryFamilyAndMomentHasExactlyOneRow() {
@@ -80,6 +82,12 @@ final class ClassPolicyTests: XCTestCase {
                 // Created by the vault itself on the first release, never from outside.
                 key = .logKey
                 guard case .key = vault.releaseLogKey(create: true) else { return XCTFail("no release log key") }
+            case .recordingsKey:
+                // Created by the vault itself on the first recording, never from outside.
+                key = .recordingsKey
+                guard case .key = vault.recordingsKey(create: true, for: "test") else {
+                    return XCTFail("no recordings key")
+                }
             }
             XCTAssertEqual(fixture.classOf(key), className, "\(family) read \(moment)")
             XCTAssertEqual(

@@ -1,4 +1,4 @@
-// GroupCommands: `sshelf group list|add|rm|mv`, groups addressed by slash paths (`prod/eu`); the rules (paths,
+// GroupCommands: `sshelf group list|add|rm|mv|edit`, groups addressed by slash paths (`prod/eu`); the rules (paths,
 // cycles, what a delete takes along) are GroupOperations'.
 import FoundationEssentials
 import ShelfCore
@@ -35,6 +35,18 @@ enum GroupCommands {
                 ArgumentSpec(name: "NEWPATH", help: "its new path; missing parents are created", completion: .group),
             ],
             examples: ["sshelf group mv staging prod/staging"], run: move),
+        CommandSpec(
+            path: ["group", "edit"], summary: "change a group's settings (recording)",
+            details: """
+                A host without its own setting takes its group's; a group without one takes its parent's.
+                """,
+            arguments: [ArgumentSpec(name: "PATH", help: "slash path", completion: .group)],
+            options: [
+                .value(
+                    "record", "off|on|ask|group", completion: .words(RecordSetting.words),
+                    "record its hosts' interactive sessions (see 'sshelf sessions'); group: as its parent says")
+            ],
+            examples: ["sshelf group edit prod --record on"], run: edit),
     ]
 
     static func list(_ call: Invocation, _ context: AppContext) throws -> Int32 {
@@ -110,6 +122,23 @@ enum GroupCommands {
             return try GroupOperations.place(group, under: newPath.dropLast().joined(separator: "/"), in: store)
         }
         context.print("moved group \(Display.safe(placed.oldPath)) to \(Display.safe(placed.path))")
+        return 0
+    }
+
+    static func edit(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+        guard let record = call.value("record") else {
+            throw ShelfError(.usage, "group edit: nothing to change", hint: "e.g. sshelf group edit PATH --record on")
+        }
+        let setting = try RecordSetting.parse(record)
+        let path = try context.store().write { store in
+            let tree = GroupTree(try store.groups())
+            var group = try Resolve.group(call.arguments[0], tree: tree)
+            group.record = setting
+            group.updatedAt = Date()
+            try store.save(group)
+            return tree.path(of: group.id)
+        }
+        context.print("group \(Display.safe(path)): record \(setting?.rawValue ?? "as its parent")")
         return 0
     }
 }

@@ -28,6 +28,9 @@ enum HostCommands {
         .value("jump", "HOST[,HOST...]", completion: .host, "jump through these hosts, outermost first ('' for none)"),
         .value("notes", "TEXT", "free-form notes"),
         .value(
+            "record", "off|on|ask|group", completion: .words(RecordSetting.words),
+            "record its interactive sessions, encrypted (see 'sshelf sessions'); group: as its group says"),
+        .value(
             "option", "'KEY VALUE'", repeatable: true,
             "keep an ssh_config option, e.g. 'ServerAliveInterval 30' (replaces that keyword's lines; repeatable)"),
     ]
@@ -260,6 +263,7 @@ enum HostCommands {
                         ?? "(not pinned)"
                 ),
                 ("last connected", Display.relative(host.lastConnectedAt)),
+                ("record", recordWords(host, tree: tree)),
             ]
             if let kex = try store.setting(KeyExchange.settingKey(host.id)) {
                 lines.append(("key exchange", KeyExchange.describe(kex) + " (its last session from this device)"))
@@ -286,6 +290,18 @@ enum HostCommands {
             context.output(out)
             return 0
         }
+    }
+
+    /// `on`, `off (as group prod)`…: the setting that applies, and where it comes from when not the host's own.
+    static func recordWords(_ host: ShelfCore.Host, tree: GroupTree) -> String {
+        let effective = RecordSetting.effective(host: host, groups: tree.groups)
+        if host.record != nil { return effective.rawValue }
+        var next = host.groupID
+        while let id = next, let group = tree.groups[id] {
+            if group.record != nil { return "\(effective.rawValue) (as group \(tree.path(of: id)))" }
+            next = group.parentID
+        }
+        return "\(effective.rawValue) (the default)"
     }
 
     // MARK: add / edit
@@ -414,6 +430,7 @@ enum HostCommands {
             host.unresolvedJump = ""
         }
         if let notes = call.value("notes") { host.notes = notes }
+        if let record = call.value("record") { host.record = try RecordSetting.parse(record) }
         let options = call.all("option"), removed = call.all("remove-option")
         if !options.isEmpty || !removed.isEmpty {
             // The typed lines were shown to ssh once, before the first host (`checkedOptions`).

@@ -49,9 +49,10 @@ enum SSHCommands {
                     "verbose", short: "v",
                     "say which key exchange the session used, and the note about options sshelf's client does not "
                         + "apply every time (not only the first)"),
-            ],
+            ] + RecordChoice.options,
             examples: [
                 "sshelf connect prod-db", "sshelf connect prod-db --dry-run", "sshelf connect prod-db --openssh",
+                "sshelf connect prod-db --record",
             ],
             extraArguments: { words in
                 // As `ssh HOST CMD` runs CMD: here that is exec (with -t when it wants a terminal).
@@ -163,12 +164,34 @@ enum SSHCommands {
                 context.errorOutput("sshelf: no terminal (PTY) is asked for: stdin is not a terminal\n")
             }
         }
+        let record = try RecordChoice.decide(call, host: plan.target, store: store, context: context)
         return try handingOverPostQuantumOnly(plan, store: store, options: options, context: context) {
             try withConnection(plan, store: store, call: call, options: options, context: context) { connection in
                 if call.flag("verbose"), let kex = connection.outcome.keyExchanges.last, !kex.isEmpty {
                     context.errorOutput(KeyExchangeWords.connected(kex, host: plan.target.name) + "\n")
                 }
-                let exit = try connection.runShell(shell)
+                // Started once the login is done: the recordings key's line follows the verified host key's.
+                var shell = shell
+                let recorder =
+                    record
+                    ? try SessionRecording.begin(
+                        host: plan.target, size: TerminalSize.current(1) ?? TerminalSize(rows: 24, columns: 80),
+                        recordInput: call.flag("record-input"), by: "connect", workspace: context.workspace,
+                        store: store) : nil
+                if let recorder {
+                    shell.observer = recorder
+                    context.errorOutput(
+                        "sshelf: recording this session as \(Recordings.shortID(recorder.info.id)) "
+                            + "('sshelf sessions list')\r\n")
+                }
+                let exit: RemoteExit
+                do {
+                    exit = try connection.runShell(shell)
+                } catch {
+                    recorder?.finish(how: "connection lost").map { context.warn($0) }
+                    throw error
+                }
+                recorder?.finish(how: "\(exit.exitCode)").map { context.warn($0) }
                 if exit == .disconnected {
                     context.errorOutput("\r\nConnection to \(Display.safe(plan.target.name)) closed.\r\n")
                 }

@@ -83,7 +83,7 @@ public final class UnattendedCredentials: CredentialSource {
                 switch reference.owner {
                 case .host: return (try? store.host(id: id))??.name
                 case .identity: return (try? store.identities())?.first { $0.id == id }?.name
-                case .sync, .log: return nil
+                case .sync, .log, .recordings: return nil
                 }
             }.map { "'\(Display.safe($0))'" } ?? "(\(reference.rawValue))"
         switch (reference.owner, reference.secret) {
@@ -93,6 +93,7 @@ public final class UnattendedCredentials: CredentialSource {
         case (.identity, _): return "the private key of identity \(owner)"
         case (.sync, _): return "the sync key"
         case (.log, _): return "the release log key"
+        case (.recordings, _): return "the recordings key"
         }
     }
 }
