@@ -1,7 +1,8 @@
 // ReferenceKey: the name under which the vault holds a secret (`host.<uuid>.password`, `identity.<uuid>.privkey`,
 // and sync's own keys: `sync.key`, `sync.signing`, `sync.<group>.group`, `sync.<epoch>.epoch`,
-// `sync.<invite>.invite`, the release log's `log.key`, the session recordings' `recordings.key`). The config track stores only these names; a value that is not a well-formed reference
-// cannot be constructed, and a record field can only name the family it is for (never a `sync.*` key).
+// `sync.<invite>.invite`, the release log's `log.key`, the session recordings' `recordings.key`). The config track
+// stores only these names; a value that is not a well-formed reference cannot be constructed, and a record field can
+// only name the family it is for (never a `sync.*` key).
 import FoundationEssentials
 
 public struct ReferenceKey: Hashable, Sendable, Codable, CustomStringConvertible {
@@ -93,7 +94,8 @@ public struct ReferenceKey: Hashable, Sendable, Codable, CustomStringConvertible
         guard text.utf8.count <= 64 else { return nil }
         let parts = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         if parts.count == 2, let owner = Owner(rawValue: parts[0]), let secret = Secret(rawValue: parts[1]),
-            (owner == .sync && Self.bare.contains(secret)) || ((owner == .log || owner == .recordings) && secret == .key)
+            (owner == .sync && Self.bare.contains(secret))
+                || ((owner == .log || owner == .recordings) && secret == .key)
         {
             self.init(owner: owner, ownerID: nil, secret: secret)
             return

@@ -372,27 +372,23 @@ enum Migrations {
         ALTER TABLE option_defaults ADD COLUMN is_match INTEGER NOT NULL DEFAULT 0;
         """)
 
-    /// Whether sessions are recorded (`edit --record`, `group edit --record`; docs/SESSIONS.md): off, on, ask, or
-    /// empty for "as the group says". A host or group that arrived by sync from a newer device before the column
-    /// existed kept `record` among its unknown fields; it moves into the column here.
+    /// Whether a host's sessions are recorded (`edit --record`; docs/SESSIONS.md): off, on, ask, or empty for "as
+    /// its group says". A host that arrived by sync from a newer device before the column existed kept `record` among
+    /// its unknown fields; it moves into the column here. (A group keeps its setting in `extra`: GroupRow.) The
+    /// catalog cache is marked stale: its rows now carry the setting.
     static let recordSetting = Migration.code { db in
-        try db.execute(
-            """
-            ALTER TABLE hosts ADD COLUMN record TEXT NOT NULL DEFAULT '';
-            ALTER TABLE host_groups ADD COLUMN record TEXT NOT NULL DEFAULT '';
-            """)
-        for table in ["hosts", "host_groups"] {
-            let rows = try db.query("SELECT id, extra FROM \(table) WHERE extra LIKE '%\"record\"%'") { row in
-                (row.text(0), ExtraFields.decode(row.text(1)))
-            }
-            let update = try db.prepare("UPDATE \(table) SET record = ?, extra = ? WHERE id = ?")
-            for (id, extra) in rows {
-                var rest = extra
-                guard case .string(let text)? = rest.removeValue(forKey: "record") else { continue }
-                let setting = RecordSetting(rawValue: text)?.rawValue ?? ""
-                try update.bind([.text(setting), .text(ExtraFields.encode(rest)), .text(id)])
-                while try update.step() {}
-            }
+        try db.execute("ALTER TABLE hosts ADD COLUMN record TEXT NOT NULL DEFAULT '';")
+        let rows = try db.query("SELECT id, extra FROM hosts WHERE extra LIKE '%\"record\"%'") { row in
+            (row.text(0), ExtraFields.decode(row.text(1)))
         }
+        let update = try db.prepare("UPDATE hosts SET record = ?, extra = ? WHERE id = ?")
+        for (id, extra) in rows {
+            var rest = extra
+            guard case .string(let text)? = rest.removeValue(forKey: "record") else { continue }
+            let setting = RecordSetting(rawValue: text)?.rawValue ?? ""
+            try update.bind([.text(setting), .text(ExtraFields.encode(rest)), .text(id)])
+            while try update.step() {}
+        }
+        try db.execute("UPDATE catalog_version SET token = randomblob(16) WHERE id = 1;")
     }
 }

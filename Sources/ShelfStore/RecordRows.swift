@@ -92,27 +92,36 @@ enum HostRow {
 }
 
 enum GroupRow {
-    static let columns = "id, name, parent_id, sort_order, notes, updated_at, extra, record"
+    static let columns = "id, name, parent_id, sort_order, notes, updated_at, extra"
     static let upsert = """
-        INSERT INTO host_groups(\(columns)) VALUES (?,?,?,?,?,?,?,?)
+        INSERT INTO host_groups(\(columns)) VALUES (?,?,?,?,?,?,?)
         ON CONFLICT(id) DO UPDATE SET name=excluded.name, parent_id=excluded.parent_id,
-          sort_order=excluded.sort_order, notes=excluded.notes, updated_at=excluded.updated_at, extra=excluded.extra,
-          record=excluded.record
+          sort_order=excluded.sort_order, notes=excluded.notes, updated_at=excluded.updated_at, extra=excluded.extra
         """
 
     static func bindings(_ group: HostGroup) -> [SQLValue] {
         [
             .text(group.id.storeText), .text(group.name), .optional(group.parentID), .int(group.sortOrder),
-            .text(group.notes), .double(group.updatedAt.timeIntervalSince1970), .text(ExtraFields.encode(group.extra)),
-            .text(group.record?.rawValue ?? ""),
+            .text(group.notes), .double(group.updatedAt.timeIntervalSince1970),
+            .text(ExtraFields.encode(stored(group))),
         ]
+    }
+
+    /// A group's record setting is kept in its `extra` column (groups are few, and no query selects by it).
+    static func stored(_ group: HostGroup) -> [String: JSONValue] {
+        var extra = group.extra
+        if let record = group.record { extra["record"] = .string(record.rawValue) }
+        return extra
     }
 
     static func read(_ row: Statement) -> HostGroup? {
         guard let id = row.uuid(0) else { return nil }
+        var extra = ExtraFields.decode(row.text(6))
+        var record: RecordSetting? = nil
+        if case .string(let text)? = extra.removeValue(forKey: "record") { record = RecordSetting(rawValue: text) }
         return HostGroup(
             id: id, name: row.text(1), parentID: row.uuid(2), sortOrder: row.int(3), notes: row.text(4),
-            updatedAt: row.date(5), record: RecordSetting(rawValue: row.text(7)), extra: ExtraFields.decode(row.text(6)))
+            updatedAt: row.date(5), record: record, extra: extra)
     }
 }
 

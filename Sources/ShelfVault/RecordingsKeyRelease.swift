@@ -45,7 +45,7 @@ extension Vault {
             do {
                 try writeRaw(
                     Sodium.randomKey(), key: ReferenceKey.recordingsKey.rawValue, accessibility, replacing: false)
-            } catch where error.kind == .locked {
+            } catch  where error.kind == .locked {
                 return .locked
             } catch {
                 return .unavailable(error.message)

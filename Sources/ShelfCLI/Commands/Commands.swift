@@ -5,7 +5,8 @@ enum Commands {
     static let table: [CommandSpec] = Array(
         [
             HostCommands.commands, SSHCommands.commands, [RunCommand.command, CopyCommand.command],
-            [CopyIDCommand.command], WarmCommands.commands, SessionCommands.commands, [PlayCommand.command], GroupCommands.commands,
+            [CopyIDCommand.command], WarmCommands.commands, SessionCommands.commands, [PlayCommand.command],
+            GroupCommands.commands,
             ForwardCommands.commands, ForwardRunCommands.commands, IdentityCommands.commands,
             ImportExportCommands.commands,
             SSHConfigCommands.commands, VaultCommands.commands, AgentCommands.commands, LogCommands.commands,

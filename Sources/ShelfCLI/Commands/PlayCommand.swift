@@ -51,7 +51,8 @@ enum PlayCommand {
     static func number(_ text: String?, option: String, default value: Double, positive: Bool) throws -> Double {
         guard let text else { return value }
         guard let number = Double(text), number.isFinite, positive ? number > 0 : number >= 0 else {
-            throw ShelfError(.invalid, "--\(option): '\(Display.safe(text))' is not a \(positive ? "positive " : "")number")
+            throw ShelfError(
+                .invalid, "--\(option): '\(Display.safe(text))' is not a \(positive ? "positive " : "")number")
         }
         return number
     }

@@ -19,7 +19,9 @@ enum SessionCommands {
                 STATE is finished, recording (being written now), interrupted (its session was killed: it plays up \
                 to its last second) or damaged.
                 """,
-            arguments: [ArgumentSpec(name: "HOST", help: "only this host's recordings", optional: true, completion: .host)],
+            arguments: [
+                ArgumentSpec(name: "HOST", help: "only this host's recordings", optional: true, completion: .host)
+            ],
             options: [.flag("json", "print JSON for scripts")],
             examples: ["sshelf sessions list", "sshelf sessions list prod-db --json"], run: list),
         CommandSpec(
@@ -133,7 +135,8 @@ enum SessionCommands {
 
     static func export(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         guard let destination = call.value("cast") else {
-            throw ShelfError(.usage, "sessions export: --cast FILE is required", hint: "sshelf sessions export ID --cast FILE")
+            throw ShelfError(
+                .usage, "sessions export: --cast FILE is required", hint: "sshelf sessions export ID --cast FILE")
         }
         let file = try RecordingCatalog.find(call.arguments[0], locations: context.locations)
         let key = try Recordings.key(vault: try vault(context), for: "sessions export")
@@ -179,7 +182,8 @@ enum SessionCommands {
         let units: [Character: Double] = ["h": 3600, "d": 86_400, "w": 604_800]
         guard let unit = text.last, let per = units[unit], let count = Double(text.dropLast()), count > 0 else {
             throw ShelfError(
-                .invalid, "--keep: '\(Display.safe(text))' is not an age", hint: "e.g. --keep 12h, --keep 30d, --keep 8w")
+                .invalid, "--keep: '\(Display.safe(text))' is not an age",
+                hint: "e.g. --keep 12h, --keep 30d, --keep 8w")
         }
         return count * per
     }
@@ -190,7 +194,8 @@ enum SessionCommands {
             count > 0
         else {
             throw ShelfError(
-                .invalid, "--max-size: '\(Display.safe(text))' is not a size", hint: "e.g. --max-size 500M, --max-size 2G")
+                .invalid, "--max-size: '\(Display.safe(text))' is not a size",
+                hint: "e.g. --max-size 500M, --max-size 2G")
         }
         return Int(count * per)
     }

@@ -23,7 +23,8 @@ final class RecordSettingTests: XCTestCase {
         XCTAssertExit(try home.run("edit", "db", "--record", "off"), 0)
         XCTAssertEqual(try recordLine(home, "db"), "record         off")
         let json = try home.run("show", "db", "--json")
-        XCTAssertTrue(json.stdout.contains("\"record\":\"off\"") || json.stdout.contains("\"record\" : \"off\""), json.stdout)
+        XCTAssertTrue(
+            json.stdout.contains("\"record\":\"off\"") || json.stdout.contains("\"record\" : \"off\""), json.stdout)
         XCTAssertExit(try home.run("edit", "db", "--record", "group"), 0)
         XCTAssertEqual(try recordLine(home, "db"), "record         on (as group prod/eu)")
     }
@@ -33,7 +34,8 @@ final class RecordSettingTests: XCTestCase {
         XCTAssertExit(try home.run("add", "db", "--host", "db.example"), 0)
         let refused = try home.run("edit", "db", "--record", "maybe")
         XCTAssertExit(refused, 4)
-        XCTAssertTrue(refused.stderr.contains("'maybe' is not a recording setting: use off, on, ask, or group"), refused.stderr)
+        XCTAssertTrue(
+            refused.stderr.contains("'maybe' is not a recording setting: use off, on, ask, or group"), refused.stderr)
         let group = try home.run("group", "edit", "nowhere", "--record", "on")
         XCTAssertNotEqual(group.status, 0)
         XCTAssertExit(try home.run("group", "add", "prod"), 0)
