@@ -138,12 +138,17 @@ enum SSHCommands {
 
     static func connect(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         let (plan, store) = try plan(for: call.arguments[0], context)
-        if call.flag("openssh") {
-            return try OpenSSHHandover.run(plan, store: store, dryRun: call.flag("dry-run"), context: context)
+        let dryRun = call.flag("dry-run")
+        // A session handed to OpenSSH is recorded too: ssh then runs on a terminal sshelf holds (OpenSSHRelay).
+        func handOver() throws -> Int32 {
+            let record = try !dryRun && RecordChoice.decide(call, host: plan.target, store: store, context: context)
+            let recorder = try record ? recorderForOpenSSH(call, plan: plan, store: store, context: context) : nil
+            return try OpenSSHHandover.run(plan, store: store, dryRun: dryRun, context: context, recorder: recorder)
         }
+        if call.flag("openssh") { return try handOver() }
         if let why = OpenSSHHandover.needed(plan) {
             context.errorOutput(OpenSSHHandover.note(why) + "\n")
-            return try OpenSSHHandover.run(plan, store: store, dryRun: call.flag("dry-run"), context: context)
+            return try handOver()
         }
         let options = try connectOptions(call, context)
         if call.flag("dry-run") {
@@ -165,7 +170,10 @@ enum SSHCommands {
             }
         }
         let record = try RecordChoice.decide(call, host: plan.target, store: store, context: context)
-        return try handingOverPostQuantumOnly(plan, store: store, options: options, context: context) {
+        return try handingOverPostQuantumOnly(
+            plan, store: store, options: options, context: context,
+            recorder: { record ? try recorderForOpenSSH(call, plan: plan, store: store, context: context) : nil }
+        ) {
             try withConnection(plan, store: store, call: call, options: options, context: context) { connection in
                 if call.flag("verbose"), let kex = connection.outcome.keyExchanges.last, !kex.isEmpty {
                     context.errorOutput(KeyExchangeWords.connected(kex, host: plan.target.name) + "\n")
@@ -395,9 +403,21 @@ enum SSHCommands {
 
     /// Runs `body`; when its handshake fails because the host offers only post-quantum key exchange (which libssh2
     /// has none of), the session goes to OpenSSH's ssh instead, with one line saying why.
+    /// Starts the recording of a session that goes to OpenSSH, saying so.
+    static func recorderForOpenSSH(_ call: Invocation, plan: ConnectPlan, store: Store, context: AppContext) throws
+        -> SessionRecorder
+    {
+        let recorder = try SessionRecording.begin(
+            host: plan.target, size: TerminalSize.current(1) ?? TerminalSize(rows: 24, columns: 80),
+            recordInput: call.flag("record-input"), by: "openssh", workspace: context.workspace, store: store)
+        context.errorOutput(
+            "sshelf: recording this session as \(Recordings.shortID(recorder.info.id)) ('sshelf sessions list')\n")
+        return recorder
+    }
+
     static func handingOverPostQuantumOnly(
         _ plan: ConnectPlan, store: Store, options: ConnectOptions, context: AppContext, sshOptions: [String] = [],
-        command: String? = nil, body: () throws -> Int32
+        command: String? = nil, recorder: () throws -> SessionRecorder? = { nil }, body: () throws -> Int32
     ) throws -> Int32 {
         do {
             return try body()
@@ -407,7 +427,8 @@ enum SSHCommands {
             }
             context.errorOutput(OpenSSHHandover.note(why) + "\n")
             return try OpenSSHHandover.run(
-                plan, store: store, dryRun: false, context: context, options: sshOptions, command: command)
+                plan, store: store, dryRun: false, context: context, options: sshOptions, command: command,
+                recorder: try recorder())
         }
     }
 

@@ -184,4 +184,31 @@ final class RecordingTests: XCTestCase {
         let verify = try world.home.run("log", "verify")
         XCTAssertExit(verify, 0)
     }
+
+    func testASessionHandedToOpenSSHIsRecordedThroughAHeldTerminal() throws {
+        let world = try SSHCLIWorld()
+        XCTAssertExit(try world.home.run("trust", "t", "--fingerprint", try world.fingerprint(world.sshd)), 0)
+        let live = try pane(world, "\(Tmux.quote(CLI.binary)) connect t --openssh --record; echo EXIT=$?")
+        try live.waitFor(text: "recording this session as")
+        try waitForPrompt(live, world)
+        try live.enter("echo via-ssh-$((6*7))")
+        try live.waitFor(text: "via-ssh-42")
+        try live.resize(columns: 100, rows: 30)
+        try live.enter("clear; stty size")
+        try live.waitFor(text: "30 100")
+        try live.enter("exit 3")
+        try live.waitFor(text: "EXIT=3")
+        let listed = try listJSON(world)
+        XCTAssertEqual(listed.count, 1, "\(listed)")
+        XCTAssertEqual(listed.first?["state"] as? String, "finished")
+        let info = try XCTUnwrap(listed.first?["info"] as? [String: Any])
+        XCTAssertEqual(info["by"] as? String, "openssh")
+        let short = String(try XCTUnwrap(info["id"] as? String).prefix(8)).lowercased()
+        let cast = world.home.root + "/openssh.cast"
+        XCTAssertExit(try world.home.run("sessions", "export", short, "--cast", cast), 0)
+        let text = try String(contentsOfFile: cast, encoding: .utf8)
+        XCTAssertTrue(text.contains("via-ssh-42"), text)
+        XCTAssertTrue(text.contains("\"r\", \"100x30\""), "the window change is recorded: \(text)")
+        XCTAssertExit(try world.home.run("log", "verify"), 0)
+    }
 }
