@@ -24,7 +24,8 @@ public struct TerminalChild {
         if slave >= 0 {
             var modes = termios()
             if isatty(modesFrom) == 1, tcgetattr(modesFrom, &modes) == 0 { tcsetattr(slave, TCSANOW, &modes) }
-            var size = winsize(ws_row: UInt16(clamping: rows), ws_col: UInt16(clamping: columns), ws_xpixel: 0, ws_ypixel: 0)
+            var size = winsize(
+                ws_row: UInt16(clamping: rows), ws_col: UInt16(clamping: columns), ws_xpixel: 0, ws_ypixel: 0)
             _ = ioctl(slave, UInt(TIOCSWINSZ), &size)
         }
         defer { if slave >= 0 { close(slave) } }

@@ -2,6 +2,7 @@
 // memory one chunk at a time — nothing is written. The output is read as a terminal would show its text: escape
 // sequences and control bytes are left out, a line break is a space, letters are compared without case.
 import FoundationEssentials
+import Glibc
 import ShelfCore
 import ShelfVault
 
@@ -21,6 +22,7 @@ struct VisibleText {
     private var mode = Mode.text
 
     mutating func feed(_ bytes: [UInt8], into out: inout [UInt8]) {
+        out.reserveCapacity(out.count + bytes.count)
         for byte in bytes {
             switch mode {
             case .text:
@@ -68,21 +70,17 @@ public enum RecordingSearch {
             case .output(let time, let bytes):
                 visible.feed(bytes, into: &window)
                 var start = searched
-                while start + needle.count <= window.count {
-                    if window[start] == needle[0] && Array(window[start..<(start + needle.count)]) == needle {
-                        let from = max(0, start - 30)
-                        let to = min(window.count, start + needle.count + 30)
-                        hits.append(
-                            RecordingHit(
-                                id: file.id, host: host, time: time,
-                                context: HostOutputText.clean(Array(window[from..<to]))))
-                        if hits.count >= limit { return false }
-                        start += needle.count
-                    } else {
-                        start += 1
-                    }
+                while let found = firstMatch(of: needle, in: window, from: start) {
+                    let from = max(0, found - 30)
+                    let to = min(window.count, found + needle.count + 30)
+                    hits.append(
+                        RecordingHit(
+                            id: file.id, host: host, time: time, context: HostOutputText.clean(Array(window[from..<to]))
+                        ))
+                    if hits.count >= limit { return false }
+                    start = found + needle.count
                 }
-                searched = start
+                searched = max(start, window.count - needle.count + 1)
                 if window.count > keep * 4 {
                     let drop = window.count - keep
                     window.removeFirst(drop)
@@ -93,5 +91,26 @@ public enum RecordingSearch {
             return true
         }
         return hits
+    }
+
+    /// Where `needle` first starts in `haystack` at or after `from` (memchr for its first byte, memcmp for the rest).
+    static func firstMatch(of needle: [UInt8], in haystack: [UInt8], from: Int) -> Int? {
+        guard from >= 0, haystack.count - from >= needle.count else { return nil }
+        return haystack.withUnsafeBufferPointer { hay -> Int? in
+            needle.withUnsafeBufferPointer { want -> Int? in
+                guard let base = hay.baseAddress, let first = want.first, let wanted = want.baseAddress else {
+                    return nil
+                }
+                var at = from
+                let last = hay.count - want.count
+                while at <= last {
+                    guard let hit = memchr(base + at, Int32(first), last - at + 1) else { return nil }
+                    let index = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+                    if memcmp(base + index, wanted, want.count) == 0 { return index }
+                    at = index + 1
+                }
+                return nil
+            }
+        }
     }
 }
