@@ -144,7 +144,7 @@ convergence: test-deps
 
 bench: test-deps release
 	scripts/ensure-debs $(BENCH_DEBS)
-	RELEASE_FLAGS="$(RELEASE_FLAGS) $(BUILD_FLAGS)" BENCH_DEBS="$(BENCH_DEBS)" bench/run
+	RELEASE_FLAGS="$(RELEASE_FLAGS)" BUILD_FLAGS="$(BUILD_FLAGS)" BENCH_DEBS="$(BENCH_DEBS)" bench/run
 
 clean:
 	$(SWIFT) package clean
