@@ -19,6 +19,16 @@ int cshims_accept_cloexec(int listener, int nonblocking) {
 
 int cshims_o_path(void) { return O_PATH; }
 
+int cshims_open_pty(char *name, unsigned long length) {
+    int master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (master < 0) return -1;
+    if (grantpt(master) != 0 || unlockpt(master) != 0 || ptsname_r(master, name, length) != 0) {
+        close(master);
+        return -1;
+    }
+    return master;
+}
+
 int cshims_cloexec_from(int lowest) {
     if (close_range((unsigned)lowest, ~0U, CLOSE_RANGE_CLOEXEC) == 0) return 0;
     // A kernel before 5.11 has no CLOSE_RANGE_CLOEXEC: every open descriptor, one by one.

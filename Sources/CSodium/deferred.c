@@ -75,6 +75,18 @@ int crypto_generichash(unsigned char * a0, size_t a1, const unsigned char * a2, 
     return deferred(crypto_generichash)(a0, a1, a2, a3, a4, a5);
 }
 
+int crypto_hash_sha256_final(crypto_hash_sha256_state * a0, unsigned char * a1) {
+    return deferred(crypto_hash_sha256_final)(a0, a1);
+}
+
+int crypto_hash_sha256_init(crypto_hash_sha256_state * a0) {
+    return deferred(crypto_hash_sha256_init)(a0);
+}
+
+int crypto_hash_sha256_update(crypto_hash_sha256_state * a0, const unsigned char * a1, unsigned long long a2) {
+    return deferred(crypto_hash_sha256_update)(a0, a1, a2);
+}
+
 int crypto_hash_sha512(unsigned char * a0, const unsigned char * a1, unsigned long long a2) {
     return deferred(crypto_hash_sha512)(a0, a1, a2);
 }
@@ -101,6 +113,22 @@ int crypto_pwhash(unsigned char *const a0, unsigned long long a1, const char *co
 
 size_t crypto_scalarmult_curve25519_bytes(void) {
     return deferred(crypto_scalarmult_curve25519_bytes)();
+}
+
+int crypto_secretstream_xchacha20poly1305_init_pull(crypto_secretstream_xchacha20poly1305_state * a0, const unsigned char * a1, const unsigned char * a2) {
+    return deferred(crypto_secretstream_xchacha20poly1305_init_pull)(a0, a1, a2);
+}
+
+int crypto_secretstream_xchacha20poly1305_init_push(crypto_secretstream_xchacha20poly1305_state * a0, unsigned char * a1, const unsigned char * a2) {
+    return deferred(crypto_secretstream_xchacha20poly1305_init_push)(a0, a1, a2);
+}
+
+int crypto_secretstream_xchacha20poly1305_pull(crypto_secretstream_xchacha20poly1305_state * a0, unsigned char * a1, unsigned long long * a2, unsigned char * a3, const unsigned char * a4, unsigned long long a5, const unsigned char * a6, unsigned long long a7) {
+    return deferred(crypto_secretstream_xchacha20poly1305_pull)(a0, a1, a2, a3, a4, a5, a6, a7);
+}
+
+int crypto_secretstream_xchacha20poly1305_push(crypto_secretstream_xchacha20poly1305_state * a0, unsigned char * a1, unsigned long long * a2, const unsigned char * a3, unsigned long long a4, const unsigned char * a5, unsigned long long a6, unsigned char a7) {
+    return deferred(crypto_secretstream_xchacha20poly1305_push)(a0, a1, a2, a3, a4, a5, a6, a7);
 }
 
 size_t crypto_sign_bytes(void) {
@@ -169,6 +197,10 @@ int sodium_init(void) {
 
 int sodium_memcmp(const void *const a0, const void *const a1, size_t a2) {
     return deferred(sodium_memcmp)(a0, a1, a2);
+}
+
+void sodium_memzero(void *const a0, const size_t a1) {
+    deferred(sodium_memzero)(a0, a1);
 }
 
 const char *sodium_version_string(void) {

@@ -45,6 +45,7 @@ public enum FieldGroups {
         FieldGroup("options", ["options"]),
         FieldGroup("notes", ["notes"]),
         FieldGroup("pq", ["pq"]),
+        FieldGroup("record", ["record"]),
         FieldGroup("created", ["createdAt"], quiet: true),
         FieldGroup("updated", ["updatedAt"], quiet: true),
         FieldGroup("connected", ["lastConnectedAt"], quiet: true),
@@ -55,6 +56,7 @@ public enum FieldGroups {
         FieldGroup("order", ["sortOrder"]),
         FieldGroup("notes", ["notes"]),
         FieldGroup("pq", ["pq"]),
+        FieldGroup("record", ["record"]),
         FieldGroup("updated", ["updatedAt"], quiet: true),
     ]
     static let identity = [

@@ -41,6 +41,8 @@ public struct Host: Hashable, Sendable, Codable, Identifiable {
     public var notes: String
     /// `require`: every session goes through OpenSSH with post-quantum key exchanges only (PostQuantumSetting).
     public var pq: PostQuantumSetting
+    /// Whether interactive sessions are recorded (docs/SESSIONS.md); nil: as the host's group says.
+    public var record: RecordSetting?
     public var createdAt: Date
     public var updatedAt: Date
     public var lastConnectedAt: Date?
@@ -55,6 +57,7 @@ public struct Host: Hashable, Sendable, Codable, Identifiable {
         pinnedHostKey: PinnedHostKey? = nil, options: [String] = [], notes: String = "", createdAt: Date = Date(),
         updatedAt: Date = Date(),
         lastConnectedAt: Date? = nil, aliases: [String] = [], pq: PostQuantumSetting = .off,
+        record: RecordSetting? = nil,
         extra: [String: JSONValue] = [:]
     ) {
         self.id = id
@@ -74,6 +77,7 @@ public struct Host: Hashable, Sendable, Codable, Identifiable {
         self.options = options
         self.notes = notes
         self.pq = pq
+        self.record = record
         self.createdAt = createdAt
         self.updatedAt = updatedAt
         self.lastConnectedAt = lastConnectedAt
@@ -100,7 +104,7 @@ public struct Host: Hashable, Sendable, Codable, Identifiable {
         "id", "name", "aliases", "hostname", "port", "user", "groupID", "tags", "authMethod", "identityID",
         "passwordRef",
         "jumpHostIDs", "unresolvedJump", "pinnedHostKey", "options", "notes", "createdAt", "updatedAt",
-        "lastConnectedAt", "pq",
+        "lastConnectedAt", "pq", "record",
     ]
 
     public init(from decoder: Decoder) throws {
@@ -123,6 +127,7 @@ public struct Host: Hashable, Sendable, Codable, Identifiable {
         options = try c.field("options", [String]())
         notes = try c.field("notes", "")
         pq = try c.field("pq", PostQuantumSetting.off)
+        record = RecordSetting.decoded(try c.field("record", nil as String?))
         createdAt = try c.field("createdAt", epoch)
         updatedAt = try c.field("updatedAt", epoch)
         lastConnectedAt = try c.field("lastConnectedAt", nil as Date?)
@@ -149,6 +154,7 @@ public struct Host: Hashable, Sendable, Codable, Identifiable {
         try c.put("notes", notes)
         // Written only when set: a host that never had it keeps the body (and the sync entry) it always had.
         if pq != .off { try c.put("pq", pq) }
+        if let record { try c.put("record", record.rawValue) }
         try c.put("createdAt", createdAt)
         try c.put("updatedAt", updatedAt)
         try c.put("lastConnectedAt", lastConnectedAt)

@@ -9,13 +9,16 @@ public struct HostGroup: Hashable, Sendable, Codable, Identifiable {
     public var notes: String
     /// `require`: every host in the group (and its subgroups) goes through OpenSSH with post-quantum key exchange.
     public var pq: PostQuantumSetting
+    /// Whether its hosts' sessions are recorded, for hosts without their own setting; nil: as its parent says.
+    public var record: RecordSetting?
     public var updatedAt: Date
     /// Fields written by a newer version, kept verbatim.
     public var extra: [String: JSONValue]
 
     public init(
         id: UUID = UUID(), name: String = "", parentID: UUID? = nil, sortOrder: Int = 0, notes: String = "",
-        updatedAt: Date = Date(), pq: PostQuantumSetting = .off, extra: [String: JSONValue] = [:]
+        updatedAt: Date = Date(), pq: PostQuantumSetting = .off, record: RecordSetting? = nil,
+        extra: [String: JSONValue] = [:]
     ) {
         self.id = id
         self.name = name
@@ -23,11 +26,14 @@ public struct HostGroup: Hashable, Sendable, Codable, Identifiable {
         self.sortOrder = sortOrder
         self.notes = notes
         self.pq = pq
+        self.record = record
         self.updatedAt = updatedAt
         self.extra = extra
     }
 
-    static let knownFields: Set<String> = ["id", "name", "parentID", "sortOrder", "notes", "updatedAt", "pq"]
+    static let knownFields: Set<String> = [
+        "id", "name", "parentID", "sortOrder", "notes", "updatedAt", "pq", "record",
+    ]
 
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: AnyCodingKey.self)
@@ -38,6 +44,7 @@ public struct HostGroup: Hashable, Sendable, Codable, Identifiable {
         sortOrder = try c.field("sortOrder", 0)
         notes = try c.field("notes", "")
         pq = try c.field("pq", PostQuantumSetting.off)
+        record = RecordSetting.decoded(try c.field("record", nil as String?))
         updatedAt = try c.field("updatedAt", Date(timeIntervalSince1970: 0))
         extra = try c.unknownFields(known: Self.knownFields)
     }
@@ -50,6 +57,7 @@ public struct HostGroup: Hashable, Sendable, Codable, Identifiable {
         try c.put("sortOrder", sortOrder)
         try c.put("notes", notes)
         if pq != .off { try c.put("pq", pq) }
+        if let record { try c.put("record", record.rawValue) }
         try c.put("updatedAt", updatedAt)
         try c.putUnknown(extra)
     }

@@ -243,6 +243,10 @@ public struct HostTable: @unchecked Sendable {
             let decoded = try? JSONDecoder().decode([String: JSONValue].self, from: data)
         {
             host.extra = decoded
+            // The record setting rides in `extra` in the table (StoreCatalog's columns).
+            if case .string(let text)? = host.extra.removeValue(forKey: "record") {
+                host.record = RecordSetting(rawValue: text)
+            }
         }
         if let options = rareFields[.options], let data = options.data(using: .utf8),
             let decoded = try? JSONDecoder().decode([String].self, from: data)

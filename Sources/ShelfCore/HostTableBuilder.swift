@@ -251,7 +251,9 @@ public struct HostTableBuilder {
         var pinnedType = host.pinnedHostKey?.type, pinnedKey = host.pinnedHostKey?.key
         var notes = host.notes
         var extra = ""
-        if !host.extra.isEmpty, let data = try? JSONEncoder().encode(host.extra) {
+        var extraFields = host.extra
+        if let record = host.record { extraFields["record"] = .string(record.rawValue) }
+        if !extraFields.isEmpty, let data = try? JSONEncoder().encode(extraFields) {
             extra = String(decoding: data, as: UTF8.self)
         }
         var aliases = host.aliases.joined(separator: "\u{1F}")

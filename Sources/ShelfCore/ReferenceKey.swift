@@ -1,13 +1,13 @@
 // ReferenceKey: the name under which the vault holds a secret (`host.<uuid>.password`, `identity.<uuid>.privkey`,
 // and sync's own keys: `sync.key`, `sync.signing`, `sync.<group>.group`, `sync.<epoch>.epoch`,
-// `sync.<invite>.invite`; a CA's `ca.<uuid>.privkey`). The config track stores only these names; a value that is
-// not a well-formed reference cannot be constructed, and a record field can only name the family it is for (never
-// a `sync.*` or `ca.*` key).
+// `sync.<invite>.invite`, the release log's `log.key`, the session recordings' `recordings.key`, a CA's
+// `ca.<uuid>.privkey`). The config track stores only these names; a value that is not a well-formed reference cannot
+// be constructed, and a record field can only name the family it is for (never a `sync.*`, `ca.*` or device key).
 import FoundationEssentials
 
 public struct ReferenceKey: Hashable, Sendable, Codable, CustomStringConvertible {
     /// The record family a reference belongs to, i.e. the first component.
-    public enum Owner: String, Sendable, CaseIterable { case host, identity, sync, log, ca }
+    public enum Owner: String, Sendable, CaseIterable { case host, identity, sync, log, ca, recordings }
 
     /// What the referenced secret is; the last component.
     public enum Secret: String, Sendable, CaseIterable {
@@ -37,7 +37,7 @@ public struct ReferenceKey: Hashable, Sendable, Codable, CustomStringConvertible
 
     /// Which secrets each owner may reference under an id: a host has a password and a remember gate, an identity
     /// a private key and its passphrase, sync its group, epoch and invite secrets. Anything else is not a reference.
-    /// (`sync.key`, `sync.signing` and the release log's `log.key` carry no id.)
+    /// (`sync.key`, `sync.signing`, the release log's `log.key` and `recordings.key` carry no id.)
     private static let allowed: [Owner: Set<Secret>] = [
         .host: [.password, .remember],
         .identity: [.privkey, .passphrase],
@@ -74,10 +74,12 @@ public struct ReferenceKey: Hashable, Sendable, Codable, CustomStringConvertible
     }
     /// The device-only key the release log's chain is MAC'd with.
     public static let logKey = ReferenceKey(owner: .log, ownerID: nil, secret: .key)
+    /// The device-only key session recordings are encrypted with (docs/SESSIONS.md).
+    public static let recordingsKey = ReferenceKey(owner: .recordings, ownerID: nil, secret: .key)
 
-    /// Whether this names one of the device's own keys (sync's, the release log's, a CA's), which never travel and
-    /// never stand in a record's field.
-    public var isDeviceSecret: Bool { owner == .sync || owner == .log || owner == .ca }
+    /// Whether this names one of the device's own keys (sync's, the release log's, a CA's, the recordings'), which
+    /// never travel and never stand in a record's field.
+    public var isDeviceSecret: Bool { owner == .sync || owner == .log || owner == .ca || owner == .recordings }
 
     private static func make(_ owner: Owner, _ id: UUID, _ secret: Secret) -> ReferenceKey? {
         guard allowed[owner]?.contains(secret) == true else { return nil }
@@ -97,12 +99,13 @@ public struct ReferenceKey: Hashable, Sendable, Codable, CustomStringConvertible
         guard text.utf8.count <= 64 else { return nil }
         let parts = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         if parts.count == 2, let owner = Owner(rawValue: parts[0]), let secret = Secret(rawValue: parts[1]),
-            (owner == .sync && Self.bare.contains(secret)) || (owner == .log && secret == .key)
+            (owner == .sync && Self.bare.contains(secret))
+                || ((owner == .log || owner == .recordings) && secret == .key)
         {
             self.init(owner: owner, ownerID: nil, secret: secret)
             return
         }
-        guard parts.count == 3, let owner = Owner(rawValue: parts[0]), owner != .log,
+        guard parts.count == 3, let owner = Owner(rawValue: parts[0]), owner != .log, owner != .recordings,
             let secret = Secret(rawValue: parts[2]), Self.allowed[owner]?.contains(secret) == true,
             parts[1].count == 36, parts[1] == parts[1].lowercased(), let id = UUID(uuidString: parts[1])
         else { return nil }

@@ -96,6 +96,19 @@ public enum GroupOperations {
         }
     }
 
+    /// A group's recording setting (nil: as its parent says); hosts without their own take it (RecordSetting).
+    public static func setRecording(_ setting: RecordSetting?, of id: UUID, in store: Store) throws {
+        try store.write { store in
+            guard var group = try store.groups().first(where: { $0.id == id }) else {
+                throw ShelfError(.notFound, "the group no longer exists")
+            }
+            guard group.record != setting else { return }
+            group.record = setting
+            group.updatedAt = Date()
+            try store.save(group)
+        }
+    }
+
     /// What deleting a group took along.
     public struct Deleted: Sendable {
         public var path: String

@@ -20,6 +20,8 @@ public struct ShellOptions: Sendable {
     /// `~s`: asks for a snippet on the local terminal (input, output) and gives the bytes to type into the session
     /// (nil: no `~s`). The session waits meanwhile: the remote's output is read again once it returns.
     public var snippetPicker: (@Sendable (_ input: Int32, _ output: Int32) -> [UInt8])?
+    /// Told of every byte shown and sent and of size changes (a session recording; docs/SESSIONS.md).
+    public var observer: ShellObserver?
 
     public init(term: String, input: Int32 = 0, output: Int32 = 1, escapeEnabled: Bool = true) {
         self.term = term.isEmpty ? "xterm" : term
@@ -62,14 +64,22 @@ extension SSHConnection {
         session.setBlocking(false)
         defer { session.setBlocking(true) }
         var escape = EscapeFilter(enabled: options.escapeEnabled)
+        let observer = options.observer
+        observer?.started(size: size)
         var stoppedLocally = false
         var pump = ChannelPump(
             session: session, channel: channel, input: options.input,
             liveness: Liveness(targetSettings, host: targetName))
         pump.wakeFD = signals.readFD
         try pump.run(
-            stdout: { FileOutput.writeAll(options.output, $0) },
-            stderr: { FileOutput.writeAll(options.errors ?? options.output, $0) },
+            stdout: {
+                FileOutput.writeAll(options.output, $0)
+                observer?.output($0)
+            },
+            stderr: {
+                FileOutput.writeAll(options.errors ?? options.output, $0)
+                observer?.output($0)
+            },
             filterInput: { bytes in
                 let (forward, disconnect) = escape.filter(bytes) { key in
                     switch key {
@@ -82,6 +92,7 @@ extension SSHConnection {
                     default: return nil
                     }
                 }
+                if !forward.isEmpty { observer?.input(forward) }
                 if disconnect { stoppedLocally = true }
                 return (forward, !disconnect)
             },
@@ -89,6 +100,7 @@ extension SSHConnection {
                 for signal in signals.drain() {
                     if signal == SIGWINCH {
                         if let size = TerminalSize.current(options.output) ?? TerminalSize.current(options.input) {
+                            observer?.resized(size)
                             _ = channel.retry {
                                 libssh2_channel_request_pty_size_ex(
                                     channel.raw, Int32(size.columns), Int32(size.rows), 0, 0)
@@ -115,6 +127,11 @@ extension SSHConnection {
 public struct TerminalSize: Sendable, Equatable {
     public var rows: Int
     public var columns: Int
+
+    public init(rows: Int, columns: Int) {
+        self.rows = rows
+        self.columns = columns
+    }
 
     public static func current(_ fd: Int32) -> TerminalSize? {
         var size = winsize()

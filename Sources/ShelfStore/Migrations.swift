@@ -14,6 +14,7 @@ enum Migrations {
         outboxWithoutRowid, hostAliases, identityDestinations, conflictSettling, conflictEvents, matchDefaults,
         postQuantumSetting,
         snippets,
+        recordSetting,
     ]
     static var latest: Int { all.count }
 
@@ -407,4 +408,23 @@ enum Migrations {
             updated_at REAL NOT NULL DEFAULT 0,
             extra TEXT NOT NULL DEFAULT '');
         """)
+    /// Whether a host's sessions are recorded (`edit --record`; docs/SESSIONS.md): off, on, ask, or empty for "as
+    /// its group says". A host that arrived by sync from a newer device before the column existed kept `record` among
+    /// its unknown fields; it moves into the column here. (A group keeps its setting in `extra`: GroupRow.) The
+    /// catalog cache is marked stale: its rows now carry the setting.
+    static let recordSetting = Migration.code { db in
+        try db.execute("ALTER TABLE hosts ADD COLUMN record TEXT NOT NULL DEFAULT '';")
+        let rows = try db.query("SELECT id, extra FROM hosts WHERE extra LIKE '%\"record\"%'") { row in
+            (row.text(0), ExtraFields.decode(row.text(1)))
+        }
+        let update = try db.prepare("UPDATE hosts SET record = ?, extra = ? WHERE id = ?")
+        for (id, extra) in rows {
+            var rest = extra
+            guard case .string(let text)? = rest.removeValue(forKey: "record") else { continue }
+            let setting = RecordSetting(rawValue: text)?.rawValue ?? ""
+            try update.bind([.text(setting), .text(ExtraFields.encode(rest)), .text(id)])
+            while try update.step() {}
+        }
+        try db.execute("UPDATE catalog_version SET token = randomblob(16) WHERE id = 1;")
+    }
 }

@@ -40,22 +40,22 @@ enum HostRow {
     static let columns = """
         id, name, hostname, port, user, group_id, tags, auth_method, identity_id, password_ref, jump_host_ids, \
         unresolved_jump, pinned_key_type, pinned_key, notes, created_at, updated_at, last_connected_at, extra, \
-        options, aliases, pq
+        options, aliases, pq, record
         """
 
     static let upsert = """
-        INSERT INTO hosts(\(columns)) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+        INSERT INTO hosts(\(columns)) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
         ON CONFLICT(id) DO UPDATE SET name=excluded.name, hostname=excluded.hostname, port=excluded.port,
           user=excluded.user, group_id=excluded.group_id, tags=excluded.tags, auth_method=excluded.auth_method,
           identity_id=excluded.identity_id, password_ref=excluded.password_ref, jump_host_ids=excluded.jump_host_ids,
           unresolved_jump=excluded.unresolved_jump, pinned_key_type=excluded.pinned_key_type,
           pinned_key=excluded.pinned_key, notes=excluded.notes, created_at=excluded.created_at,
           updated_at=excluded.updated_at, last_connected_at=excluded.last_connected_at, extra=excluded.extra,
-          options=excluded.options, aliases=excluded.aliases, pq=excluded.pq
+          options=excluded.options, aliases=excluded.aliases, pq=excluded.pq, record=excluded.record
         """
 
     /// A new row only (a bulk insert of hosts never saved): an existing id is a constraint error, not an update.
-    static let insert = "INSERT INTO hosts(\(columns)) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+    static let insert = "INSERT INTO hosts(\(columns)) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 
     static func bindings(_ host: Host) -> [SQLValue] {
         [
@@ -67,7 +67,7 @@ enum HostRow {
             .double(host.createdAt.timeIntervalSince1970), .double(host.updatedAt.timeIntervalSince1970),
             .optional(host.lastConnectedAt), .text(ExtraFields.encode(host.extra)),
             .text(OptionLines.encode(host.options)),
-            .text(joinTags(host.aliases)), .text(host.pq.storeText),
+            .text(joinTags(host.aliases)), .text(host.pq.storeText), .text(host.record?.rawValue ?? ""),
         ]
     }
 
@@ -87,6 +87,7 @@ enum HostRow {
             notes: row.text(14), createdAt: row.date(15), updatedAt: row.date(16),
             lastConnectedAt: row.optionalDate(17),
             aliases: splitTags(row.text(20)), pq: PostQuantumSetting(storeText: row.text(21)),
+            record: RecordSetting(rawValue: row.text(22)),
             extra: ExtraFields.decode(row.text(18)))
     }
 }
@@ -104,12 +105,20 @@ enum GroupRow {
     static let pqField = "pq"
 
     static func bindings(_ group: HostGroup) -> [SQLValue] {
+        [
+            .text(group.id.storeText), .text(group.name), .optional(group.parentID), .int(group.sortOrder),
+            .text(group.notes), .double(group.updatedAt.timeIntervalSince1970),
+            .text(ExtraFields.encode(stored(group))),
+        ]
+    }
+
+    /// A group's `pq` and record settings are kept in its `extra` column (groups are few, and no query selects by
+    /// them).
+    static func stored(_ group: HostGroup) -> [String: JSONValue] {
         var extra = group.extra
         if group.pq != .off { extra[pqField] = .string(group.pq.rawValue) }
-        return [
-            .text(group.id.storeText), .text(group.name), .optional(group.parentID), .int(group.sortOrder),
-            .text(group.notes), .double(group.updatedAt.timeIntervalSince1970), .text(ExtraFields.encode(extra)),
-        ]
+        if let record = group.record { extra["record"] = .string(record.rawValue) }
+        return extra
     }
 
     static func read(_ row: Statement) -> HostGroup? {
@@ -122,9 +131,11 @@ enum GroupRow {
             case .string(let raw)?: PostQuantumSetting(rawValue: raw)
             case _?: .require
             }
+        var record: RecordSetting? = nil
+        if case .string(let text)? = extra.removeValue(forKey: "record") { record = RecordSetting(rawValue: text) }
         return HostGroup(
             id: id, name: row.text(1), parentID: row.uuid(2), sortOrder: row.int(3), notes: row.text(4),
-            updatedAt: row.date(5), pq: pq, extra: extra)
+            updatedAt: row.date(5), pq: pq, record: record, extra: extra)
     }
 }
 

@@ -43,9 +43,13 @@ extension Store {
     /// The list order: case-insensitive name, then id (the index `hosts_by_folded_name` serves it).
     static let listOrder = "ORDER BY name COLLATE NOCASE, id"
 
+    /// The record setting travels in the catalog inside `extra` (rare, and the table's format stays as it is):
+    /// HostTable.host(at:) takes it out again.
     static let catalogColumns = """
         id, name, hostname, port, user, group_id, tags, auth_method, identity_id, password_ref, jump_host_ids, \
-        unresolved_jump, pinned_key_type, pinned_key, notes, created_at, updated_at, last_connected_at, extra, \
+        unresolved_jump, pinned_key_type, pinned_key, notes, created_at, updated_at, last_connected_at, \
+        CASE WHEN record = '' THEN extra \
+        ELSE json_set(CASE WHEN extra = '' THEN '{}' ELSE extra END, '$.record', record) END, \
         options, aliases, pq
         """
 

@@ -24,6 +24,7 @@ public enum ItemFamily: String, Sendable, CaseIterable, Codable {
     case syncInvite = "sync.invite"
     case logKey = "log.key"
     case caPrivateKey = "ca.privkey"
+    case recordingsKey = "recordings.key"
 
     public init?(_ key: ReferenceKey) {
         self.init(rawValue: "\(key.owner.rawValue).\(key.secret.rawValue)")
@@ -67,6 +68,9 @@ public enum ClassPolicy {
         // certificate; it never leaves the device (a device secret: credential sync never takes it).
         Row(family: .caPrivateKey, moment: .interactive, accessibility: .whenUnlockedThisDeviceOnly),
         Row(family: .caPrivateKey, moment: .unattended, accessibility: .afterFirstUnlockThisDeviceOnly),
+        // A recording starts with the session, with no prompt of its own (docs/SESSIONS.md).
+        Row(family: .recordingsKey, moment: .unattended, accessibility: .afterFirstUnlockThisDeviceOnly),
+        Row(family: .recordingsKey, moment: .interactive, accessibility: .afterFirstUnlockThisDeviceOnly),
     ]
 
     /// The class to store `family` with when it is read at `moment`.
@@ -100,7 +104,9 @@ public enum ClassPolicy {
 
     /// When every credential the config store can reference is read — the audit's input.
     public static func needs(hosts: [ShelfCore.Host], forwardRules: [PortForwardRule]) -> [ReferenceKey: ReadMoment] {
-        var needs: [ReferenceKey: ReadMoment] = [.syncKey: .unattended, .logKey: .unattended]
+        var needs: [ReferenceKey: ReadMoment] = [
+            .syncKey: .unattended, .logKey: .unattended, .recordingsKey: .unattended,
+        ]
         func note(_ key: ReferenceKey, _ moment: ReadMoment) {
             if needs[key] != .unattended { needs[key] = moment }
         }

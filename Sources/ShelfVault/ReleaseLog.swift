@@ -40,7 +40,12 @@ public struct ReleaseEntry: Codable, Sendable, Equatable {
         case .privkey: "private key"
         case .passphrase: "key passphrase"
         case .remember: "remember setting"
-        case .key: reference.owner == .sync ? "sync key" : "log key"
+        case .key:
+            switch reference.owner {
+            case .sync: "sync key"
+            case .recordings: "recordings key"
+            default: "log key"
+            }
         case .signing: "sync signing key"
         case .group: "sync group secret"
         case .epoch: "sync group key"

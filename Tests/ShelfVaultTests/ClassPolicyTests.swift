@@ -30,6 +30,8 @@ final class ClassPolicyTests: XCTestCase {
         (.logKey, .unattended, "afterFirstUnlockThisDeviceOnly"),
         (.caPrivateKey, .interactive, "whenUnlockedThisDeviceOnly"),
         (.caPrivateKey, .unattended, "afterFirstUnlockThisDeviceOnly"),
+        (.recordingsKey, .interactive, "afterFirstUnlockThisDeviceOnly"),
+        (.recordingsKey, .unattended, "afterFirstUnlockThisDeviceOnly"),
     ]
 
     func testEveryFamilyAndMomentHasExactlyOneRow() {
@@ -86,6 +88,12 @@ final class ClassPolicyTests: XCTestCase {
                 // Created by the vault itself on the first release, never from outside.
                 key = .logKey
                 guard case .key = vault.releaseLogKey(create: true) else { return XCTFail("no release log key") }
+            case .recordingsKey:
+                // Created by the vault itself on the first recording, never from outside.
+                key = .recordingsKey
+                guard case .key = vault.recordingsKey(create: true, for: "test") else {
+                    return XCTFail("no recordings key")
+                }
             }
             XCTAssertEqual(fixture.classOf(key), className, "\(family) read \(moment)")
             XCTAssertEqual(

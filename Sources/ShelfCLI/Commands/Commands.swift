@@ -5,8 +5,9 @@ enum Commands {
     static let table: [CommandSpec] = Array(
         [
             HostCommands.commands, SSHCommands.commands, [RunCommand.command, CopyCommand.command],
-            [CopyIDCommand.command], WarmCommands.commands, GroupCommands.commands,
-            ForwardCommands.commands, ForwardRunCommands.commands, IdentityCommands.commands, CACommands.commands,
+            [CopyIDCommand.command], WarmCommands.commands, SessionCommands.commands, [PlayCommand.command],
+            GroupCommands.commands,
+            ForwardCommands.commands, ForwardRunCommands.commands, IdentityCommands.commands,
             ImportExportCommands.commands,
             SSHConfigCommands.commands, VaultCommands.commands, AgentCommands.commands, LogCommands.commands,
             SnippetCommands.commands, TmuxCommands.commands, SyncCommands.commands, ServiceCommands.commands,

@@ -21,14 +21,18 @@ enum GroupCommands {
         CommandSpec(
             path: ["group", "edit"], summary: "change a group's settings",
             details: "--pq require sends every session of every host in the group and its subgroups through OpenSSH's "
-                + "ssh with post-quantum key exchange only (sshelf's own client has none); off leaves it to each host.",
+                + "ssh with post-quantum key exchange only (sshelf's own client has none); off leaves it to each host. "
+                + "--record: a host without its own setting takes its group's; a group without one takes its parent's.",
             arguments: [ArgumentSpec(name: "PATH", help: "slash path", completion: .group)],
             options: [
                 .value(
                     "pq", "require|off", completion: .words(PostQuantumSetting.knownCases.map(\.rawValue)),
-                    "require: every session of its hosts through OpenSSH with post-quantum key exchange only")
+                    "require: every session of its hosts through OpenSSH with post-quantum key exchange only"),
+                .value(
+                    "record", "off|on|ask|group", completion: .words(RecordSetting.words),
+                    "record its hosts' interactive sessions (see 'sshelf sessions'); group: as its parent says"),
             ],
-            examples: ["sshelf group edit prod --pq require"], run: edit),
+            examples: ["sshelf group edit prod --pq require", "sshelf group edit prod --record on"], run: edit),
         CommandSpec(
             path: ["group", "rm"], summary: "remove a group",
             details: "A group that still holds hosts or groups is kept unless --recursive is given.",
@@ -105,27 +109,36 @@ enum GroupCommands {
     }
 
     static func edit(_ call: Invocation, _ context: AppContext) throws -> Int32 {
-        guard let value = call.value("pq") else {
+        let pqValue = call.value("pq")
+        let recordValue = call.value("record")
+        guard pqValue != nil || recordValue != nil else {
             throw ShelfError(
                 .usage, "group edit: nothing to change",
-                hint: "sshelf group edit \(ShellWord.quote(call.arguments[0])) --pq require")
+                hint: "sshelf group edit \(ShellWord.quote(call.arguments[0])) --pq require (or --record on)")
         }
-        let setting = try Resolve.postQuantum(value)
+        let pq = try pqValue.map(Resolve.postQuantum)
+        let record = try recordValue.map(RecordSetting.parse)
         let (path, hosts) = try context.store().write { store in
             let tree = GroupTree(try store.groups())
             let group = try Resolve.group(call.arguments[0], tree: tree)
-            try GroupOperations.setPostQuantum(setting, of: group.id, in: store)
+            if let pq { try GroupOperations.setPostQuantum(pq, of: group.id, in: store) }
+            if let record { try GroupOperations.setRecording(record, of: group.id, in: store) }
             let subtree = tree.subtree(of: group.id)
             return (
                 tree.path(of: group.id), try store.hosts().filter { $0.groupID.map(subtree.contains) == true }.count
             )
         }
-        context.print(
-            "group \(Display.safe(path)): pq \(setting.rawValue)"
-                + (setting.requires
-                    ? " (\(Display.counted(hosts, "host")) in it go through OpenSSH's ssh with post-quantum key "
-                        + "exchange)"
-                    : ""))
+        if let pq {
+            context.print(
+                "group \(Display.safe(path)): pq \(pq.rawValue)"
+                    + (pq.requires
+                        ? " (\(Display.counted(hosts, "host")) in it go through OpenSSH's ssh with post-quantum key "
+                            + "exchange)"
+                        : ""))
+        }
+        if let record {
+            context.print("group \(Display.safe(path)): record \(record?.rawValue ?? "as its parent")")
+        }
         return 0
     }
 

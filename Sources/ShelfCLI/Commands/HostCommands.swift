@@ -30,6 +30,8 @@ enum HostCommands {
         .value(
             "pq", "require|off", completion: .words(PostQuantumSetting.knownCases.map(\.rawValue)),
             "require: every session through OpenSSH with post-quantum key exchange only (default off)"),
+            "record", "off|on|ask|group", completion: .words(RecordSetting.words),
+            "record its interactive sessions, encrypted (see 'sshelf sessions'); group: as its group says"),
         .value(
             "option", "'KEY VALUE'", repeatable: true,
             "keep an ssh_config option, e.g. 'ServerAliveInterval 30' (replaces that keyword's lines; repeatable)"),
@@ -263,6 +265,7 @@ enum HostCommands {
                         ?? "(not pinned)"
                 ),
                 ("last connected", Display.relative(host.lastConnectedAt)),
+                ("record", recordWords(host, tree: tree)),
             ]
             if let why = PostQuantumWords.required(host, groups: tree.groups) {
                 lines.append(("post-quantum", why))
@@ -292,6 +295,18 @@ enum HostCommands {
             context.output(out)
             return 0
         }
+    }
+
+    /// `on`, `off (as group prod)`…: the setting that applies, and where it comes from when not the host's own.
+    static func recordWords(_ host: ShelfCore.Host, tree: GroupTree) -> String {
+        let effective = RecordSetting.effective(host: host, groups: tree.groups)
+        if host.record != nil { return effective.rawValue }
+        var next = host.groupID
+        while let id = next, let group = tree.groups[id] {
+            if group.record != nil { return "\(effective.rawValue) (as group \(tree.path(of: id)))" }
+            next = group.parentID
+        }
+        return "\(effective.rawValue) (the default)"
     }
 
     // MARK: add / edit
@@ -421,6 +436,7 @@ enum HostCommands {
         }
         if let notes = call.value("notes") { host.notes = notes }
         if let pq = call.value("pq") { host.pq = try Resolve.postQuantum(pq) }
+        if let record = call.value("record") { host.record = try RecordSetting.parse(record) }
         let options = call.all("option"), removed = call.all("remove-option")
         if !options.isEmpty || !removed.isEmpty {
             // The typed lines were shown to ssh once, before the first host (`checkedOptions`).

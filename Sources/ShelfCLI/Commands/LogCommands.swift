@@ -78,12 +78,20 @@ enum LogCommands {
             let passphrase = try SecretInput(call, option: "passphrase-fd").read(prompt: "Vault passphrase: ")
             try VaultCommands.attempt { () throws(VaultError) in try vault.unlock(passphrase: passphrase) }
         }
-        let verdict = try attempt { () throws(ReleaseLogError) in try log.verify(vault: vault) }
+        var verdict = try attempt { () throws(ReleaseLogError) in try log.verify(vault: vault) }
+        // Each recording's digest is chained into the log: a recording changed or removed behind sshelf's back shows.
+        if verdict.intact {
+            let (entries, _) = try attempt { () throws(ReleaseLogError) in try log.entries() }
+            let recordings = RecordingCatalog.verify(locations: context.locations, entries: entries)
+            verdict.problems += recordings.problems
+            verdict.notes += recordings.notes
+        }
         for note in verdict.notes { context.print("note: \(note)") }
         guard verdict.intact else {
             throw ShelfError(
                 .invalid, "the release log does not verify: " + verdict.problems.joined(separator: "; "),
-                hint: "the log at \(log.path) was changed outside sshelf; keep a copy for investigation")
+                hint: "the log at \(log.path) or a recording in \(Recordings.directoryPath(context.locations)) was "
+                    + "changed outside sshelf; keep a copy for investigation")
         }
         context.print("the release log is intact: \(verdict.lines) line\(verdict.lines == 1 ? "" : "s")")
         return 0

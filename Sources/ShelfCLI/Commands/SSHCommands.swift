@@ -51,9 +51,10 @@ enum SSHCommands {
                         + "apply every time (not only the first)"),
                 .flag("window", "inside tmux: open the session in a new tmux window (see sshelf tmux window)"),
                 .flag("no-window", "connect in this terminal even when 'sshelf tmux window' is on"),
-            ],
+            ] + RecordChoice.options,
             examples: [
                 "sshelf connect prod-db", "sshelf connect prod-db --dry-run", "sshelf connect prod-db --openssh",
+                "sshelf connect prod-db --record",
             ],
             extraArguments: { words in
                 // As `ssh HOST CMD` runs CMD: here that is exec (with -t when it wants a terminal).
@@ -150,14 +151,18 @@ enum SSHCommands {
         if let opened = try openInTmuxWindow(call, context) { return opened }
         let (plan, store) = try loginPlan(call, context)
         let certificate = CertificateRenewal.sshOptions(plan, locations: context.locations)
-        if call.flag("openssh") {
+        let dryRun = call.flag("dry-run")
+        // A session handed to OpenSSH is recorded too: ssh then runs on a terminal sshelf holds (OpenSSHRelay).
+        func handOver() throws -> Int32 {
+            let record = try !dryRun && RecordChoice.decide(call, host: plan.target, store: store, context: context)
+            let recorder = try record ? recorderForOpenSSH(call, plan: plan, store: store, context: context) : nil
             return try OpenSSHHandover.run(
-                plan, store: store, dryRun: call.flag("dry-run"), context: context, options: certificate)
+                plan, store: store, dryRun: dryRun, context: context, options: certificate, recorder: recorder)
         }
+        if call.flag("openssh") { return try handOver() }
         if let why = OpenSSHHandover.needed(plan) {
             context.errorOutput(OpenSSHHandover.note(why) + "\n")
-            return try OpenSSHHandover.run(
-                plan, store: store, dryRun: call.flag("dry-run"), context: context, options: certificate)
+            return try handOver()
         }
         let options = try connectOptions(call, context)
         if call.flag("dry-run") {
@@ -179,12 +184,37 @@ enum SSHCommands {
                 context.errorOutput("sshelf: no terminal (PTY) is asked for: stdin is not a terminal\n")
             }
         }
-        return try handingOverPostQuantumOnly(plan, store: store, options: options, context: context) {
+        let record = try RecordChoice.decide(call, host: plan.target, store: store, context: context)
+        return try handingOverPostQuantumOnly(
+            plan, store: store, options: options, context: context,
+            recorder: { record ? try recorderForOpenSSH(call, plan: plan, store: store, context: context) : nil }
+        ) {
             try withConnection(plan, store: store, call: call, options: options, context: context) { connection in
                 if call.flag("verbose"), let kex = connection.outcome.keyExchanges.last, !kex.isEmpty {
                     context.errorOutput(KeyExchangeWords.connected(kex, host: plan.target.name) + "\n")
                 }
-                let exit = try connection.runShell(shell)
+                // Started once the login is done: the recordings key's line follows the verified host key's.
+                var shell = shell
+                let recorder =
+                    record
+                    ? try SessionRecording.begin(
+                        host: plan.target, size: TerminalSize.current(1) ?? TerminalSize(rows: 24, columns: 80),
+                        recordInput: call.flag("record-input"), by: "connect", workspace: context.workspace,
+                        store: store) : nil
+                if let recorder {
+                    shell.observer = recorder
+                    context.errorOutput(
+                        "sshelf: recording this session as \(Recordings.shortID(recorder.info.id)) "
+                            + "('sshelf sessions list')\r\n")
+                }
+                let exit: RemoteExit
+                do {
+                    exit = try connection.runShell(shell)
+                } catch {
+                    recorder?.finish(how: "connection lost").map { context.warn($0) }
+                    throw error
+                }
+                recorder?.finish(how: "\(exit.exitCode)").map { context.warn($0) }
                 if exit == .disconnected {
                     context.errorOutput("\r\nConnection to \(Display.safe(plan.target.name)) closed.\r\n")
                 }
@@ -464,9 +494,21 @@ enum SSHCommands {
 
     /// Runs `body`; when its handshake fails because the host offers only post-quantum key exchange (which libssh2
     /// has none of), the session goes to OpenSSH's ssh instead, with one line saying why.
+    /// Starts the recording of a session that goes to OpenSSH, saying so.
+    static func recorderForOpenSSH(_ call: Invocation, plan: ConnectPlan, store: Store, context: AppContext) throws
+        -> SessionRecorder
+    {
+        let recorder = try SessionRecording.begin(
+            host: plan.target, size: TerminalSize.current(1) ?? TerminalSize(rows: 24, columns: 80),
+            recordInput: call.flag("record-input"), by: "openssh", workspace: context.workspace, store: store)
+        context.errorOutput(
+            "sshelf: recording this session as \(Recordings.shortID(recorder.info.id)) ('sshelf sessions list')\n")
+        return recorder
+    }
+
     static func handingOverPostQuantumOnly(
         _ plan: ConnectPlan, store: Store, options: ConnectOptions, context: AppContext, sshOptions: [String] = [],
-        command: String? = nil, body: () throws -> Int32
+        command: String? = nil, recorder: () throws -> SessionRecorder? = { nil }, body: () throws -> Int32
     ) throws -> Int32 {
         do {
             return try body()
@@ -476,7 +518,8 @@ enum SSHCommands {
             }
             context.errorOutput(OpenSSHHandover.note(why) + "\n")
             return try OpenSSHHandover.run(
-                plan, store: store, dryRun: false, context: context, options: sshOptions, command: command)
+                plan, store: store, dryRun: false, context: context, options: sshOptions, command: command,
+                recorder: try recorder())
         }
     }
 

@@ -83,7 +83,7 @@ public final class UnattendedCredentials: CredentialSource {
                 switch reference.owner {
                 case .host: return (try? store.host(id: id))??.name
                 case .identity: return (try? store.identities())?.first { $0.id == id }?.name
-                case .sync, .log, .ca: return nil
+                case .sync, .log, .ca, .recordings: return nil
                 }
             }.map { "'\(Display.safe($0))'" } ?? "(\(reference.rawValue))"
         switch (reference.owner, reference.secret) {
@@ -94,6 +94,7 @@ public final class UnattendedCredentials: CredentialSource {
         case (.sync, _): return "the sync key"
         case (.log, _): return "the release log key"
         case (.ca, _): return "the key of a certificate authority \(owner)"
+        case (.recordings, _): return "the recordings key"
         }
     }
 }

@@ -121,10 +121,11 @@ public enum OpenSSHHandover {
     }
 
     /// Runs ssh in place of this process: a login, or with `command` that command (`exec`), with `options` (`-n`,
-    /// `-tt`) before the host's name.
+    /// `-tt`) before the host's name. A recorded login runs ssh on a terminal this process holds instead, relaying
+    /// (OpenSSHRelay), and ends the recording when ssh ends.
     public static func run(
         _ plan: ConnectPlan, store: Store, dryRun: Bool, context: AppContext, options: [String] = [],
-        command: String? = nil
+        command: String? = nil, recorder: SessionRecorder? = nil
     ) throws -> Int32 {
         var (argv, environment) = try prepare(plan, store: store, dryRun: dryRun, context: context)
         let name = argv.removeLast()
@@ -134,6 +135,17 @@ public enum OpenSSHHandover {
                 "SSH_AUTH_SOCK=\(environment["SSH_AUTH_SOCK"].map(ShellWord.quote) ?? "(unset)") "
                     + argv.map(ShellWord.quote).joined(separator: " "))
             return 0
+        }
+        if let recorder {
+            let status: Int32
+            do {
+                status = try OpenSSHRelay.run(argv, environment: environment, observer: recorder)
+            } catch {
+                recorder.finish(how: "ssh did not start").map { context.warn($0) }
+                throw error
+            }
+            recorder.finish(how: "\(status)").map { context.warn($0) }
+            return status
         }
         exec(argv, environment: environment)
         throw ShelfError(.failure, "could not run \(sshPath): \(String(cString: strerror(errno)))")

@@ -1,0 +1,116 @@
+// RecordingSearch: finding text in what recordings showed (`sessions search`, `play --search`), decrypted in
+// memory one chunk at a time — nothing is written. The output is read as a terminal would show its text: escape
+// sequences and control bytes are left out, a line break is a space, letters are compared without case.
+import FoundationEssentials
+import Glibc
+import ShelfCore
+import ShelfVault
+
+public struct RecordingHit: Sendable, Encodable {
+    public var id: UUID
+    public var host: String
+    /// Seconds from the start of the recording to the output that completed the match.
+    public var time: Double
+    /// The text around the match, as shown (safe to print).
+    public var context: String
+}
+
+/// The visible text of an output stream, fed in pieces: CSI, OSC, DCS and other escape sequences dropped, controls
+/// dropped (a line break kept as a space).
+struct VisibleText {
+    private enum Mode { case text, escape, csi, string, stringEscape }
+    private var mode = Mode.text
+
+    mutating func feed(_ bytes: [UInt8], into out: inout [UInt8]) {
+        out.reserveCapacity(out.count + bytes.count)
+        for byte in bytes {
+            switch mode {
+            case .text:
+                if byte == 0x1B {
+                    mode = .escape
+                } else if byte == 0x0A || byte == 0x0D || byte == 0x09 {
+                    if out.last != 0x20 { out.append(0x20) }
+                } else if byte >= 0x20 && byte != 0x7F {
+                    out.append(byte >= 0x41 && byte <= 0x5A ? byte + 32 : byte)
+                }
+            case .escape:
+                switch byte {
+                case 0x5B: mode = .csi  // [
+                case 0x5D, 0x50, 0x5F, 0x5E, 0x58: mode = .string  // ] P _ ^ X: ended by BEL or ESC \
+                default: mode = .text
+                }
+            case .csi:
+                if byte >= 0x40 && byte <= 0x7E { mode = .text }
+            case .string:
+                if byte == 0x07 { mode = .text } else if byte == 0x1B { mode = .stringEscape }
+            case .stringEscape:
+                mode = byte == 0x5C ? .text : .string
+            }
+        }
+    }
+}
+
+public enum RecordingSearch {
+    /// Every place `text` shows in the recording at `path`, in order; `limit` stops after that many.
+    public static func hits(
+        of text: String, in file: (id: UUID, path: String), key: RecordingsKey, limit: Int = 1000
+    ) throws -> [RecordingHit] {
+        let needle = Array(text.lowercased().utf8)
+        guard !needle.isEmpty else { return [] }
+        var host = "?"
+        var visible = VisibleText()
+        // What was seen so far, kept short: the needle's length back plus some context.
+        var window: [UInt8] = []
+        var searched = 0  // bytes of `window` already searched as match starts
+        var hits: [RecordingHit] = []
+        let keep = max(needle.count + 60, 200)
+        try Recordings.read(file.path, id: file.id, key: key) { event in
+            switch event {
+            case .info(let info): host = info.host
+            case .output(let time, let bytes):
+                visible.feed(bytes, into: &window)
+                var start = searched
+                while let found = firstMatch(of: needle, in: window, from: start) {
+                    let from = max(0, found - 30)
+                    let to = min(window.count, found + needle.count + 30)
+                    hits.append(
+                        RecordingHit(
+                            id: file.id, host: host, time: time, context: HostOutputText.clean(Array(window[from..<to]))
+                        ))
+                    if hits.count >= limit { return false }
+                    start = found + needle.count
+                }
+                searched = max(start, window.count - needle.count + 1)
+                if window.count > keep * 4 {
+                    let drop = window.count - keep
+                    window.removeFirst(drop)
+                    searched = max(0, searched - drop)
+                }
+            default: break
+            }
+            return true
+        }
+        return hits
+    }
+
+    /// Where `needle` first starts in `haystack` at or after `from` (memchr for its first byte, memcmp for the rest).
+    static func firstMatch(of needle: [UInt8], in haystack: [UInt8], from: Int) -> Int? {
+        guard from >= 0, haystack.count - from >= needle.count else { return nil }
+        return haystack.withUnsafeBufferPointer { hay -> Int? in
+            needle.withUnsafeBufferPointer { want -> Int? in
+                guard let base = hay.baseAddress, let first = want.first, let wanted = want.baseAddress else {
+                    return nil
+                }
+                var at = from
+                let last = hay.count - want.count
+                while at <= last {
+                    guard let hit = memchr(base + at, Int32(first), last - at + 1) else { return nil }
+                    let index = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+                    if memcmp(base + index, wanted, want.count) == 0 { return index }
+                    at = index + 1
+                }
+                return nil
+            }
+        }
+    }
+}

@@ -1,0 +1,215 @@
+// SessionRecorder: records one interactive session as it runs (docs/SESSIONS.md) — the ShellObserver the shell's
+// pump calls with output, typed bytes and size changes. Events are collected in memory and sealed as one chunk at
+// least every second (by a flush thread when the session is quiet) or every 256 KiB, so a crash loses at most the
+// last second; typed bytes are kept only when input recording is on and only once their echo was seen (TypedEcho).
+// `finish` writes the end as the stream's final chunk and chains the file's SHA-256 into the release log.
+import FoundationEssentials
+import Glibc
+import ShelfCore
+import ShelfSSH
+import ShelfSystem
+import ShelfVault
+
+public final class SessionRecorder: ShellObserver, @unchecked Sendable {
+    public let info: RecordingInfo
+    public let path: String
+    private let file: RecordingWriter
+    private let vault: Vault
+    private let condition = Condition()
+    private var pending: [UInt8] = []
+    private var echo = TypedEcho()
+    private var stopping = false
+    private var flusherDone = false
+    private let startedAt: Double
+    /// Seconds between flushes: at most what a crash loses.
+    static let flushInterval = 1.0
+    static let chunkLimit = 256 << 10
+
+    /// Starts a recording of a session to `host` in `locations`' recordings folder, reading the recordings key
+    /// (its release logged for `by`). Throws when the key cannot be had or the file cannot be made.
+    public static func start(
+        host: String, hostID: UUID?, size: TerminalSize, recordInput: Bool, by: String, vault: Vault,
+        locations: DataLocations
+    ) throws -> SessionRecorder {
+        let id = UUID()
+        let key: RecordingsKey
+        switch vault.recordingsKey(create: true, for: by, host: host, detail: Recordings.logItem(id)) {
+        case .key(let found): key = found
+        case .absent, .locked:
+            throw ShelfError(
+                .storage, "the vault is locked, so the session cannot be recorded",
+                hint: "unlock the vault first (sshelf vault unlock), or connect without recording (--no-record)")
+        case .unavailable(let reason):
+            throw ShelfError(.storage, "the recordings key cannot be read: \(reason)")
+        }
+        let directory = try Recordings.directory(locations)
+        let info = RecordingInfo(
+            id: id, host: host, hostID: hostID, started: Date().timeIntervalSince1970, columns: size.columns,
+            rows: size.rows, input: recordInput, by: by)
+        let path = directory + "/" + Recordings.fileName(id)
+        let writer = try RecordingWriter(path: path, id: id, key: key)
+        return SessionRecorder(info: info, path: path, writer: writer, vault: vault)
+    }
+
+    private init(info: RecordingInfo, path: String, writer: RecordingWriter, vault: Vault) {
+        self.info = info
+        self.path = path
+        self.file = writer
+        self.vault = vault
+        startedAt = Self.monotonic()
+        RecordingFormat.appendEvent(.info(info), to: &pending)
+        flush(final: false)
+        BackgroundThread.start(name: "sshelf-record") { [self] in flushLoop() }
+    }
+
+    static func monotonic() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+
+    private var elapsed: Double { Self.monotonic() - startedAt }
+
+    // MARK: ShellObserver (the pump's thread)
+
+    public func started(size: TerminalSize) {
+        guard size.columns != info.columns || size.rows != info.rows else { return }
+        resized(size)
+    }
+
+    public func output(_ bytes: UnsafeRawBufferPointer) {
+        condition.lock()
+        let time = elapsed
+        if info.input {
+            let kept = echo.shown(bytes)
+            if !kept.isEmpty {
+                RecordingFormat.appendEvent(kind: 0x69, time: time, payload: kept, to: &pending)
+            }
+        }
+        RecordingFormat.appendEvent(kind: 0x6F, time: time, payload: bytes, to: &pending)
+        let full = pending.count >= Self.chunkLimit
+        condition.unlock()
+        if full { flush(final: false) }
+    }
+
+    public func input(_ bytes: [UInt8]) {
+        guard info.input else { return }
+        condition.lock()
+        echo.typed(bytes, at: elapsed)
+        condition.unlock()
+    }
+
+    public func resized(_ size: TerminalSize) {
+        condition.lock()
+        RecordingFormat.appendEvent(.resize(time: elapsed, columns: size.columns, rows: size.rows), to: &pending)
+        condition.unlock()
+    }
+
+    // MARK: flushing
+
+    /// Seals what was collected as one chunk (the last one when `final`).
+    private func flush(final: Bool) {
+        condition.lock()
+        let plaintext = pending
+        pending = []
+        condition.unlock()
+        guard final || !plaintext.isEmpty else { return }
+        file.append(plaintext, final: final)
+    }
+
+    private func flushLoop() {
+        condition.lock()
+        while !stopping {
+            condition.wait(until: Date().addingTimeInterval(Self.flushInterval))
+            echo.expire(now: elapsed, limit: Self.flushInterval)
+            if stopping { break }
+            condition.unlock()
+            flush(final: false)
+            condition.lock()
+        }
+        flusherDone = true
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Ends the recording: the end event in the final chunk, the file closed, its digest in the release log.
+    /// Answers a warning when the digest could not be logged (the recording itself is kept).
+    @discardableResult
+    public func finish(how: String) -> String? {
+        condition.lock()
+        stopping = true
+        condition.signal()
+        while !flusherDone { condition.wait() }
+        RecordingFormat.appendEvent(.end(time: elapsed, how: how), to: &pending)
+        condition.unlock()
+        flush(final: true)
+        let (digest, size) = file.close()
+        do {
+            try vault.record(Recordings.finishedEntry(info: info, digest: digest, size: size))
+        } catch {
+            return "the recording was kept, but its digest could not be written to the release log: \(error.message)"
+        }
+        return nil
+    }
+}
+
+/// The file of one recording being written: 0600, created new (never over another file), held under an exclusive
+/// lock while it is written (so a recording whose writer is gone can be told from one still running).
+final class RecordingWriter: @unchecked Sendable {
+    private let fd: Int32
+    private let sealer: RecordingSealer
+    private let digest = RecordingDigest()
+    private let lock = Lock()
+    private var size = 0
+    private var failed = false
+
+    init(path: String, id: UUID, key: RecordingsKey) throws {
+        let made = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard made >= 0 else {
+            throw ShelfError(.storage, "cannot create the recording \(path): \(String(cString: strerror(errno)))")
+        }
+        fd = made
+        _ = fchmod(fd, 0o600)
+        _ = flock(fd, LOCK_EX)
+        sealer = RecordingSealer(key: key, associatedData: RecordingFormat.associatedData(id))
+        write(RecordingFormat.magic + RecordingFormat.idBytes(id) + sealer.header)
+    }
+
+    func append(_ plaintext: [UInt8], final: Bool) {
+        lock.withLock {
+            let sealed = sealer.seal(plaintext, final: final)
+            var framed: [UInt8] = []
+            framed.reserveCapacity(sealed.count + 4)
+            RecordingFormat.appendU32(UInt32(sealed.count), to: &framed)
+            framed += sealed
+            write(framed)
+        }
+    }
+
+    private func write(_ bytes: [UInt8]) {
+        guard !failed else { return }
+        digest.update(bytes)
+        size += bytes.count
+        bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    failed = true
+                    return
+                }
+                offset += written
+            }
+        }
+    }
+
+    /// Closes the file (synced); answers its SHA-256 and length.
+    func close() -> (String, Int) {
+        lock.withLock {
+            _ = fdatasync(fd)
+            _ = Glibc.close(fd)
+            return (digest.hex(), size)
+        }
+    }
+}

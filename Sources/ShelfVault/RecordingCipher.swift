@@ -1,0 +1,107 @@
+// RecordingCipher: a session recording's encryption — libsodium's crypto_secretstream (XChaCha20-Poly1305), one
+// stream per recording, each chunk sealed as it is flushed. A chunk moved, dropped, repeated or changed does not
+// open; the last chunk carries the final tag, so a recording cut short (a crash) is told apart from a finished one.
+import CSodium
+
+/// The recordings key as read from the vault: its bytes never leave ShelfVault.
+public struct RecordingsKey: Sendable {
+    let bytes: SecretBytes
+}
+
+/// The sealing end of one recording's stream.
+public final class RecordingSealer {
+    /// Bytes of the stream header written at the start of the file.
+    public static let headerLength = 24  // crypto_secretstream_xchacha20poly1305_HEADERBYTES
+    /// Bytes a sealed chunk adds to its plaintext.
+    public static let overhead = 17  // crypto_secretstream_xchacha20poly1305_ABYTES
+    static let finalTag: UInt8 = 3  // crypto_secretstream_xchacha20poly1305_TAG_FINAL
+    private var state = crypto_secretstream_xchacha20poly1305_state()
+    /// The header to write before the first chunk.
+    public let header: [UInt8]
+    /// Bound to every chunk (the file's magic and the recording's id), so a chunk opens only in its own file.
+    private let associatedData: [UInt8]
+
+    public init(key: RecordingsKey, associatedData: [UInt8]) {
+        var header = [UInt8](repeating: 0, count: Self.headerLength)
+        var start = crypto_secretstream_xchacha20poly1305_state()
+        key.bytes.withBytes { keyBytes, _ in
+            _ = crypto_secretstream_xchacha20poly1305_init_push(&start, &header, keyBytes)
+        }
+        state = start
+        sodium_memzero(&start, MemoryLayout<crypto_secretstream_xchacha20poly1305_state>.size)
+        self.header = header
+        self.associatedData = associatedData
+    }
+
+    /// `plaintext` sealed as the next chunk; `final` ends the stream.
+    public func seal(_ plaintext: [UInt8], final: Bool) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: plaintext.count + Self.overhead)
+        var written: UInt64 = 0
+        _ = crypto_secretstream_xchacha20poly1305_push(
+            &state, &out, &written, plaintext, UInt64(plaintext.count), associatedData, UInt64(associatedData.count),
+            final ? Self.finalTag : 0)
+        return Array(out.prefix(Int(written)))
+    }
+
+    deinit { sodium_memzero(&state, MemoryLayout<crypto_secretstream_xchacha20poly1305_state>.size) }
+}
+
+/// The opening end: chunks in the order they were written.
+public final class RecordingOpener {
+    private var state = crypto_secretstream_xchacha20poly1305_state()
+    private let associatedData: [UInt8]
+    /// The final chunk was opened: the recording was finished.
+    public private(set) var finished = false
+
+    /// Nil when the header is not one of this key's streams' (a short or damaged file).
+    public init?(key: RecordingsKey, header: [UInt8], associatedData: [UInt8]) {
+        guard header.count == RecordingSealer.headerLength else { return nil }
+        var start = crypto_secretstream_xchacha20poly1305_state()
+        let ok = key.bytes.withBytes { keyBytes, _ in
+            crypto_secretstream_xchacha20poly1305_init_pull(&start, header, keyBytes) == 0
+        }
+        guard ok else { return nil }
+        state = start
+        sodium_memzero(&start, MemoryLayout<crypto_secretstream_xchacha20poly1305_state>.size)
+        self.associatedData = associatedData
+    }
+
+    /// The next chunk's plaintext; nil when it does not open (changed, out of place, another key's, after the end).
+    public func open(_ chunk: ArraySlice<UInt8>) -> [UInt8]? {
+        guard !finished, chunk.count >= RecordingSealer.overhead else { return nil }
+        var out = [UInt8](repeating: 0, count: chunk.count - RecordingSealer.overhead)
+        var written: UInt64 = 0
+        var tag: UInt8 = 0
+        let sealed = Array(chunk)
+        let rc = crypto_secretstream_xchacha20poly1305_pull(
+            &state, &out, &written, &tag, sealed, UInt64(sealed.count), associatedData, UInt64(associatedData.count))
+        guard rc == 0 else { return nil }
+        if tag == RecordingSealer.finalTag { finished = true }
+        return Array(out.prefix(Int(written)))
+    }
+
+    deinit { sodium_memzero(&state, MemoryLayout<crypto_secretstream_xchacha20poly1305_state>.size) }
+}
+
+/// SHA-256 over a recording file as it is written or read (libsodium's), so the digest the release log keeps can be
+/// checked with `sha256sum` too.
+public final class RecordingDigest {
+    private var state = crypto_hash_sha256_state()
+
+    public init() { crypto_hash_sha256_init(&state) }
+
+    public func update(_ bytes: UnsafeRawBufferPointer) {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
+        crypto_hash_sha256_update(&state, base.assumingMemoryBound(to: UInt8.self), UInt64(bytes.count))
+    }
+
+    public func update(_ bytes: [UInt8]) { bytes.withUnsafeBytes { update($0) } }
+
+    /// The digest in lowercase hex; the state is spent.
+    public func hex() -> String {
+        var out = [UInt8](repeating: 0, count: 32)
+        crypto_hash_sha256_final(&state, &out)
+        let digits = Array("0123456789abcdef")
+        return String(out.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] })
+    }
+}

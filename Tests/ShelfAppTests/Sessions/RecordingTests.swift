@@ -1,0 +1,214 @@
+// RecordingTests: recorded sessions end to end — `sshelf connect` to a real sshd in a real tmux pane with the host's
+// record setting on, then the recording's replay (the same screen), its asciinema v2 export (parsed), a secret
+// typed with echo off found nowhere (every file of the data dir, the recording decrypted), the files' modes, and
+// `log verify` finding a flipped byte or a removed recording by name; a session killed with SIGKILL replays up to
+// its last flush.
+import Foundation
+import TestSupport
+import XCTest
+
+final class RecordingTests: XCTestCase {
+    private func pane(_ world: SSHCLIWorld, _ script: String) throws -> Tmux {
+        try Tmux(
+            home: world.home, command: [TestTool.sh.path, "-c", script], environment: world.home.environment,
+            columns: 80, rows: 24)
+    }
+
+    private func waitForPrompt(_ tmux: Tmux, _ world: SSHCLIWorld) throws {
+        try tmux.waitFor("the remote shell's prompt", context: { "sshd log:\n" + tail(world.sshd.log) }) {
+            tmux.lastLine($0) == "$"
+        }
+    }
+
+    private func recordings(_ world: SSHCLIWorld) -> String { world.home.sshelfHome + "/data/recordings" }
+
+    private func recordingFiles(_ world: SSHCLIWorld) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: recordings(world)).filter { $0.hasSuffix(".rec") }
+            .map { recordings(world) + "/" + $0 }
+    }
+
+    private func listJSON(_ world: SSHCLIWorld) throws -> [[String: Any]] {
+        let result = try world.home.run("sessions", "list", "--json")
+        XCTAssertExit(result, 0)
+        return try XCTUnwrap(
+            try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]], result.stdout)
+    }
+
+    private func mode(_ path: String) throws -> Int {
+        ((try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions]) as? NSNumber)?.intValue ?? -1
+    }
+
+    /// The rows of a screen down to (not including) its last non-empty row (the prompt), trailing spaces cut.
+    private func rowsAbovePrompt(_ screen: String) -> [String] {
+        var rows = screen.split(separator: "\n", omittingEmptySubsequences: false).map {
+            String($0).replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression)
+        }
+        while rows.last?.isEmpty == true { rows.removeLast() }
+        return Array(rows.dropLast())
+    }
+
+    func testARecordedSessionReplaysExportsAndKeepsNoSecretTypedWithoutEcho() throws {
+        let world = try SSHCLIWorld()
+        XCTAssertExit(try world.home.run("trust", "t", "--fingerprint", try world.fingerprint(world.sshd)), 0)
+        XCTAssertExit(try world.home.run("edit", "t", "--record", "on"), 0)
+        XCTAssertTrue(try world.home.run("show", "t").stdout.contains("record         on\n"))
+        let canary = "canary-\(UUID().uuidString.prefix(8))-pw"
+        let live = try pane(world, "\(Tmux.quote(CLI.binary)) connect t --record-input; echo EXIT=$?")
+        try live.waitFor(text: "recording this session as")
+        try waitForPrompt(live, world)
+        try live.enter("clear; echo marker-$((6*7))")
+        try live.waitFor(text: "marker-42")
+        // As sudo asks: the terminal's echo off, a line read, echo back on.
+        try live.enter("stty -echo; printf 'Password: '; read secret; stty echo; echo; echo got-${#secret}")
+        try live.waitFor(text: "Password:")
+        try live.enter(canary)
+        try live.waitFor(text: "got-\(canary.count)")
+        try waitForPrompt(live, world)
+        let screen = try live.screen()
+        try live.enter("exit")
+        try live.waitFor(text: "EXIT=0")
+
+        let listed = try listJSON(world)
+        XCTAssertEqual(listed.count, 1, "\(listed)")
+        let entry = try XCTUnwrap(listed.first)
+        XCTAssertEqual(entry["state"] as? String, "finished")
+        let id = try XCTUnwrap((entry["info"] as? [String: Any])?["id"] as? String).lowercased()
+        let short = String(id.prefix(8))
+
+        // Private at rest: the folder 0700, the file 0600.
+        XCTAssertEqual(try mode(recordings(world)), 0o700)
+        let files = try recordingFiles(world)
+        XCTAssertEqual(files.count, 1)
+        XCTAssertEqual(try mode(files[0]), 0o600)
+
+        // The replay shows the screen the session showed (down to its prompt: the replay goes on to type "exit").
+        let replay = try Tmux(
+            home: world.home, command: [CLI.binary, "play", short, "--max-wait", "0.2"],
+            environment: world.home.environment, columns: 80, rows: 24)
+        XCTAssertEqual(try replay.waitForExit(), 0)
+        // tmux scrolls a dead pane up a line for its "Pane is dead" notice: the screen is read with its history.
+        let replayed = try replay.tmux(["capture-pane", "-p", "-t", replay.session, "-S", "-3"]).output
+        let liveRows = rowsAbovePrompt(screen)
+        let replayRows = rowsAbovePrompt(replayed).filter { !$0.isEmpty && !$0.hasPrefix("Pane is dead") }
+        XCTAssertTrue(
+            replayRows.indices.contains { replayRows[$0...].starts(with: liveRows) },
+            "replayed:\n\(replayed)\nlive:\n\(screen)")
+
+        // asciinema v2: a header object, then [time, code, text] arrays; the output is there, typed keys only echoed.
+        let cast = world.home.root + "/session.cast"
+        XCTAssertExit(try world.home.run("sessions", "export", short, "--cast", cast), 0)
+        XCTAssertEqual(try mode(cast), 0o600)
+        let lines = try String(contentsOfFile: cast, encoding: .utf8).split(separator: "\n").map(String.init)
+        let header = try XCTUnwrap(
+            try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any], lines[0])
+        XCTAssertEqual(header["version"] as? Int, 2)
+        XCTAssertEqual(header["width"] as? Int, 80)
+        XCTAssertEqual(header["height"] as? Int, 24)
+        var output = "", input = "", last = 0.0
+        for line in lines.dropFirst() {
+            let event = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [Any], line)
+            XCTAssertEqual(event.count, 3, line)
+            let time = try XCTUnwrap(event[0] as? Double, line)
+            XCTAssertGreaterThanOrEqual(time, last, "times never go back")
+            last = time
+            let text = try XCTUnwrap(event[2] as? String, line)
+            switch event[1] as? String {
+            case "o": output += text
+            case "i": input += text
+            case "r": XCTAssertNotNil(text.range(of: #"^\d+x\d+$"#, options: .regularExpression), line)
+            default: XCTFail("unknown event code: \(line)")
+            }
+        }
+        XCTAssertTrue(output.contains("marker-42"), output)
+        XCTAssertTrue(input.contains("echo marker-$((6*7))"), "echoed keys are kept with --record-input: \(input)")
+
+        // The secret typed with echo off: not in the recording (decrypted), not in any file of the data dir.
+        XCTAssertFalse(output.contains(canary) || input.contains(canary), "the secret is in the recording")
+        XCTAssertExit(try world.home.run("sessions", "search", canary), 1)
+        XCTAssertExit(try world.home.run("sessions", "search", "MARKER-42"), 0)
+        try FileManager.default.removeItem(atPath: cast)
+        let canaryBytes = Data(canary.utf8)
+        let walker = FileManager.default.enumerator(atPath: world.home.sshelfHome)
+        while let relative = walker?.nextObject() as? String {
+            let path = world.home.sshelfHome + "/" + relative
+            guard let data = FileManager.default.contents(atPath: path) else { continue }
+            XCTAssertNil(data.range(of: canaryBytes), "the secret is in \(relative)")
+        }
+
+        // The recording's digest is chained into the release log: a flipped byte and a removal are found, by name.
+        XCTAssertExit(try world.home.run("log", "verify"), 0)
+        let original = try Data(contentsOf: URL(fileURLWithPath: files[0]))
+        var flipped = original
+        flipped[flipped.count / 2] ^= 0x01
+        try flipped.write(to: URL(fileURLWithPath: files[0]))
+        var verify = try world.home.run("log", "verify")
+        XCTAssertExit(verify, 4)
+        XCTAssertTrue(verify.stderr.contains("recording \(id) was altered"), verify.stderr)
+        try FileManager.default.removeItem(atPath: files[0])
+        verify = try world.home.run("log", "verify")
+        XCTAssertExit(verify, 4)
+        XCTAssertTrue(verify.stderr.contains("recording \(id) was removed outside sshelf"), verify.stderr)
+        // Put back and removed through sshelf: the removal is in the log, and the log verifies.
+        try original.write(to: URL(fileURLWithPath: files[0]))
+        XCTAssertExit(try world.home.run("log", "verify"), 0)
+        XCTAssertExit(try world.home.run("sessions", "rm", short), 0)
+        XCTAssertExit(try world.home.run("log", "verify"), 0)
+        XCTAssertEqual(try recordingFiles(world), [])
+    }
+
+    func testASessionKilledWithSIGKILLReplaysUpToItsLastFlush() throws {
+        let world = try SSHCLIWorld()
+        XCTAssertExit(try world.home.run("trust", "t", "--fingerprint", try world.fingerprint(world.sshd)), 0)
+        XCTAssertExit(try world.home.run("edit", "t", "--record", "on"), 0)
+        let live = try pane(world, "\(Tmux.quote(CLI.binary)) connect t; echo EXIT=$?")
+        try waitForPrompt(live, world)
+        try live.enter("echo before-$((6*7))")
+        try live.waitFor(text: "before-42")
+        // Written while the session is still open: the flush does not wait for the end.
+        try eventually("the marker to be in the recording being written") {
+            try world.home.run("sessions", "search", "before-42").status == 0
+        }
+        XCTAssertEqual(try listJSON(world).first?["state"] as? String, "recording")
+        let programs = ProcessTree.descendants(of: try live.panePID()).filter { ProcessTree.name(of: $0) == "sshelf" }
+        XCTAssertEqual(programs.count, 1, "\(programs)")
+        kill(try XCTUnwrap(programs.first), SIGKILL)
+        try live.waitFor(text: "EXIT=137")
+        // Interrupted, listed (which seals its digest into the log), exported up to the marker, and the log verifies.
+        XCTAssertEqual(try listJSON(world).first?["state"] as? String, "interrupted")
+        let short = String(
+            try XCTUnwrap(((try listJSON(world).first?["info"]) as? [String: Any])?["id"] as? String).prefix(8)
+        ).lowercased()
+        let cast = world.home.root + "/killed.cast"
+        XCTAssertExit(try world.home.run("sessions", "export", short, "--cast", cast), 0)
+        XCTAssertTrue(try String(contentsOfFile: cast, encoding: .utf8).contains("before-42"))
+        let verify = try world.home.run("log", "verify")
+        XCTAssertExit(verify, 0)
+    }
+
+    func testASessionHandedToOpenSSHIsRecordedThroughAHeldTerminal() throws {
+        let world = try SSHCLIWorld()
+        XCTAssertExit(try world.home.run("trust", "t", "--fingerprint", try world.fingerprint(world.sshd)), 0)
+        let live = try pane(world, "\(Tmux.quote(CLI.binary)) connect t --openssh --record; echo EXIT=$?")
+        try live.waitFor(text: "recording this session as")
+        try waitForPrompt(live, world)
+        try live.enter("echo via-ssh-$((6*7))")
+        try live.waitFor(text: "via-ssh-42")
+        try live.resize(columns: 100, rows: 30)
+        try live.enter("clear; stty size")
+        try live.waitFor(text: "30 100")
+        try live.enter("exit 3")
+        try live.waitFor(text: "EXIT=3")
+        let listed = try listJSON(world)
+        XCTAssertEqual(listed.count, 1, "\(listed)")
+        XCTAssertEqual(listed.first?["state"] as? String, "finished")
+        let info = try XCTUnwrap(listed.first?["info"] as? [String: Any])
+        XCTAssertEqual(info["by"] as? String, "openssh")
+        let short = String(try XCTUnwrap(info["id"] as? String).prefix(8)).lowercased()
+        let cast = world.home.root + "/openssh.cast"
+        XCTAssertExit(try world.home.run("sessions", "export", short, "--cast", cast), 0)
+        let text = try String(contentsOfFile: cast, encoding: .utf8)
+        XCTAssertTrue(text.contains("via-ssh-42"), text)
+        XCTAssertTrue(text.contains("\"r\", \"100x30\""), "the window change is recorded: \(text)")
+        XCTAssertExit(try world.home.run("log", "verify"), 0)
+    }
+}
