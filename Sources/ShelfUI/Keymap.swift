@@ -5,7 +5,10 @@ public enum Command: String, Sendable, CaseIterable {
     case nextPane, previousPane, left, right, toggleGroup, activate
     case search, cancel, sort, reload, syncNow, vaultLock
     case addHost, addGroup, addForward, addIdentity, identities, edit, delete, toggleForward, copyID
-    case markAll, runCommand, importConfig
+    case markAll, runCommand, importConfig, files
+    // the file pane
+    case filesDown, filesUp, filesPageDown, filesPageUp, filesTop, filesBottom, filesSwitch, filesOpen, filesParent
+    case filesFilter, filesHidden, filesReload, filesClose
     // the import dialog
     case importYes, importClose, importDown, importUp, importPageDown, importPageUp
     // the run pane
@@ -40,6 +43,7 @@ public enum KeyContext: String, Sendable, CaseIterable {
     case conflicts = "Conflict list"
     case prompt = "Connect dialogs"
     case fleet = "Run pane"
+    case files = "File pane"
     case importDialog = "Import dialog"
     case help = "Help"
     case failure = "Error screen"
@@ -171,6 +175,10 @@ public enum Keymap {
                 if let pane = state.fleet, pane.isActive { return nil }
                 return state.marks.isEmpty ? Keymap.needsHost(state) : nil
             }),
+        KeyBinding(
+            [.char("F")], .files, .browse,
+            "open the file pane on the selected host: this machine's folders beside the host's (logs in as Enter does)",
+            disabled: needsHost),
         KeyBinding(
             [.enter], .activate, .browse, "connect to the selected host (in the group tree: open the group)",
             hint: "connect",
@@ -318,6 +326,26 @@ public enum Keymap {
         KeyBinding([.char("k"), .up], .fleetUp, .fleet, "previous host, or scroll up (while typing: k is text)"),
         KeyBinding([.pageDown], .fleetPageDown, .fleet, "page down"),
         KeyBinding([.pageUp], .fleetPageUp, .fleet, "page up"),
+
+        KeyBinding([.char("j"), .down], .filesDown, .files, "move down"),
+        KeyBinding([.char("k"), .up], .filesUp, .files, "move up"),
+        KeyBinding([.ctrl("d"), .pageDown], .filesPageDown, .files, "page down"),
+        KeyBinding([.ctrl("u"), .pageUp], .filesPageUp, .files, "page up"),
+        KeyBinding([.char("g"), .home], .filesTop, .files, "go to the first entry"),
+        KeyBinding([.char("G"), .end], .filesBottom, .files, "go to the last entry"),
+        KeyBinding([.tab], .filesSwitch, .files, "switch sides (this machine, the host)", hint: "switch"),
+        KeyBinding(
+            [.enter, .char("l"), .right], .filesOpen, .files, "open the folder (or the link to a folder)",
+            hint: "open"),
+        KeyBinding([.char("h"), .left, .backspace], .filesParent, .files, "go up to the parent folder", hint: "up"),
+        KeyBinding(
+            [.char("/")], .filesFilter, .files,
+            "filter the folder: the names holding every word typed (Enter keeps it, Esc clears it)", hint: "filter"),
+        KeyBinding([.char(".")], .filesHidden, .files, "show or hide hidden names (starting with a dot)"),
+        KeyBinding([.char("r")], .filesReload, .files, "read the folder again"),
+        KeyBinding(
+            [.escape, .char("q")], .filesClose, .files,
+            "clear the filter; without one, close the pane (the host's connection ends)", hint: "close"),
 
         KeyBinding(
             [.char("y")], .importYes, .importDialog, "import what is shown", hint: "import",

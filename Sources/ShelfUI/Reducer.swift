@@ -135,6 +135,14 @@ public enum Reducer {
             return []
         case .imported(let result):
             return ImportDialogReducer.imported(&state, result)
+        case .showFiles(let hostID, let name, let remotePath, let localPath):
+            return FilesReducer.show(&state, hostID: hostID, name: name, remotePath: remotePath, localPath: localPath)
+        case .filesConnected(let hostID, let failure):
+            FilesReducer.connected(&state, hostID: hostID, failure: failure)
+            return []
+        case .filesListed(let listing):
+            FilesReducer.listed(&state, listing)
+            return []
         case .conflicts(let items):
             let keep = state.selectedConflict?.id
             state.conflicts = items
@@ -172,6 +180,8 @@ public enum Reducer {
             return FleetPaneReducer.key(&state, key)
         case .importConfig:
             return ImportDialogReducer.key(&state, key)
+        case .files:
+            return FilesReducer.key(&state, key)
         case .conflicts:
             return ConflictList.key(&state, key)
         case .browse:
@@ -229,6 +239,8 @@ public enum Reducer {
             return FleetPaneReducer.open(&state)
         case .importConfig:
             return ImportDialogReducer.open(&state)
+        case .files:
+            return FilesReducer.open(&state)
         case .activate:
             if state.focus == .groups {
                 if let row = state.groupRows[safe: state.groupCursor], row.hasChildren {

@@ -40,12 +40,14 @@ public enum Mode: Sendable, Equatable {
     case fleet
     /// The import of ~/.ssh/config (`o`): what it would add, then what it did (`UIState.importDialog`).
     case importConfig
+    /// The file pane (`F`): this machine's folder and the host's side by side (`UIState.files`).
+    case files
 
     /// A form, a confirmation or a connect question: Esc and Ctrl-C close it rather than act outside it.
     var isDialog: Bool {
         switch self {
         case .form, .confirm, .prompt, .fleet, .importConfig: true
-        case .browse, .help, .identities, .conflicts: false
+        case .browse, .help, .identities, .conflicts, .files: false
         }
     }
 }
@@ -141,6 +143,8 @@ public struct UIState: Sendable {
     public var userConfig: UserConfigState?
     /// The import dialog, while it is open.
     public var importDialog: ImportDialog?
+    /// The file pane, while it is open.
+    public var files: FilesPane?
 
     public init(rows: Int = 24, columns: Int = 80, symbols: Symbols = .unicode, now: Date = Date()) {
         self.rows = rows
