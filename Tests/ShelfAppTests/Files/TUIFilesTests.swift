@@ -1,0 +1,160 @@
+// TUIFilesTests: the file pane in real tmux against the real sshd — `sshelf files HOST PATH` and `F` on a host open
+// this machine's folder beside the host's; the keys move, open folders and links to folders, go up (back onto the
+// folder left), switch sides, filter, and show hidden names; a link shows its target. A hostile folder (escapes, a
+// newline, bytes that are not UTF-8 in names, a 255-byte name, a FIFO, a device, a link out, a link loop) lists with
+// every name escaped and nothing opened that is not a folder; a folder of 10,000 entries lists whole and the keys
+// reach its end.
+import Foundation
+import TestSupport
+import XCTest
+
+final class TUIFilesTests: XCTestCase {
+    private func makeFile(_ path: String, bytes: Int = 10) throws {
+        XCTAssertTrue(
+            FileManager.default.createFile(atPath: path, contents: Data(repeating: 0x61, count: bytes)), path)
+    }
+
+    func testBrowseFilterHiddenLinksAndBothSides() throws {
+        let world = try FleetWorld(["a"])
+        let tree = world.shared + "/tree"
+        try FileManager.default.createDirectory(atPath: tree + "/sub", withIntermediateDirectories: true)
+        try makeFile(tree + "/alpha.txt", bytes: 5000)
+        try makeFile(tree + "/beta.log")
+        try makeFile(tree + "/.secret-notes")
+        try makeFile(tree + "/sub/inner.txt")
+        try FileManager.default.createSymbolicLink(atPath: tree + "/shortcut", withDestinationPath: "alpha.txt")
+        let here = world.home.root + "/here"
+        try FileManager.default.createDirectory(atPath: here, withIntermediateDirectories: true)
+        try makeFile(here + "/local-one.txt")
+
+        let tui = try Tmux(home: world.home, arguments: ["files", "a", tree, "--local", here], columns: 220, rows: 30)
+        try tui.waitFor("both sides listed") {
+            $0.contains("this machine: \(here)") && $0.contains("a: \(tree)") && $0.contains("local-one.txt")
+                && $0.contains("alpha.txt") && $0.contains("sub/") && $0.contains("shortcut -> alpha.txt")
+                && $0.contains("5000") && !$0.contains(".secret-notes") && !$0.contains("reading...")
+        }
+
+        try tui.send(".")
+        try tui.waitFor(text: ".secret-notes")
+        try tui.send(".")
+        try tui.waitFor("hidden again") { !$0.contains(".secret-notes") && $0.contains("alpha.txt") }
+
+        try tui.send("/")
+        try tui.type("bet")
+        try tui.waitFor("the filter") { $0.contains("beta.log") && $0.contains("/bet_") && !$0.contains("alpha.txt") }
+        try tui.send("Escape")
+        try tui.waitFor("the filter cleared") { $0.contains("alpha.txt") && !$0.contains("/bet") }
+
+        // The cursor stayed on beta.log through the filter; folders come first: g goes to sub/.
+        try tui.send("g")
+        try tui.send("Enter")
+        try tui.waitFor("inside sub") { $0.contains("a: \(tree)/sub\n") && $0.contains("inner.txt") }
+        try tui.send("h")
+        try tui.waitFor("back up, on sub") {
+            $0.contains("a: \(tree)\n") && $0.contains("alpha.txt") && $0.contains("drwx")
+        }
+        try tui.send("j")
+        try tui.waitFor("the details of alpha.txt") { $0.contains("5000 bytes") && $0.contains("alpha.txt") }
+        try tui.send("Enter")
+        try tui.waitFor(text: "alpha.txt is a regular file, not a folder")
+
+        try tui.send("Tab")
+        try tui.waitFor("this machine's side has the keys") { $0.contains("bytes") && $0.contains("local-one.txt") }
+        try tui.send("h")
+        try tui.waitFor("this machine's parent folder") { $0.contains("this machine: \(world.home.root) ") }
+
+        try tui.send("q")
+        try tui.waitFor("the host list") { $0.contains("2 hosts") && !$0.contains("this machine:") }
+        XCTAssertTrue(world.sshd.waitForConnectionsEnded(), world.sshd.log)
+        try tui.send("q")
+        XCTAssertEqual(try tui.waitForExit(), 0)
+    }
+
+    /// `F` on the selected host: the pane opens on the login's home.
+    func testFOnAHostOpensItsHome() throws {
+        let world = try FleetWorld(["a"])
+        let tui = try Tmux(home: world.home, columns: 100, rows: 30)
+        try tui.waitFor(text: "2 hosts")
+        try tui.send("F")
+        try tui.waitFor("the host's home") { $0.contains("a: /home/\(TestAccount.name)") && $0.contains("entr") }
+        try tui.send("Escape")
+        try tui.waitFor("the host list") { $0.contains("2 hosts") && !$0.contains("this machine:") }
+        try tui.send("q")
+        XCTAssertEqual(try tui.waitForExit(), 0)
+    }
+
+    /// A hostile folder: every name shown escaped (no byte of it reaches the terminal as a command), a name of 255
+    /// bytes listed, and Enter opens nothing that is not a folder (a FIFO, a device); a link out and a link loop are
+    /// shown as links with their targets.
+    func testAHostileFolderListsEscapedAndOpensNothingButFolders() throws {
+        let world = try FleetWorld(["a"])
+        let tree = world.shared + "/hostile"
+        try FileManager.default.createDirectory(atPath: tree, withIntermediateDirectories: true)
+        try makeFile(tree + "/\u{1b}[31mred")
+        try makeFile(tree + "/two\nlines")
+        // Bytes that are not UTF-8: made through the raw path.
+        let raw = Array((tree + "/bad-").utf8) + [0xFF, 0xFE] + Array("-name".utf8) + [0]
+        let fd = raw.withUnsafeBufferPointer { pointer in
+            pointer.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_CREAT | O_WRONLY, 0o644) }
+        }
+        XCTAssertGreaterThanOrEqual(fd, 0)
+        close(fd)
+        try makeFile(tree + "/" + String(repeating: "L", count: 255))
+        XCTAssertEqual(mkfifo(tree + "/a-fifo", 0o644), 0)
+        XCTAssertEqual(mknod(tree + "/a-device", S_IFCHR | 0o644, dev_t(1 << 8 | 3)), 0)
+        try FileManager.default.createSymbolicLink(atPath: tree + "/out", withDestinationPath: "/etc")
+        try FileManager.default.createSymbolicLink(atPath: tree + "/loop", withDestinationPath: ".")
+
+        let tui = try Tmux(home: world.home, arguments: ["files", "a", tree], columns: 220, rows: 30)
+        try tui.waitFor("the hostile names, escaped") { screen in
+            XCTAssertFalse(screen.contains("\u{1b}"), "an escape reached the screen:\n\(screen)")
+            return screen.contains("\\x1b[31mred") && screen.contains("two\\nlines")
+                && screen.contains("bad-\\xff\\xfe-name") && screen.contains("LLLLLLLL")
+                && screen.contains("out -> /etc") && screen.contains("loop -> .") && screen.contains("prw-r--r--")
+                && screen.contains("crw-r--r--") && screen.contains("8 entries") && !screen.contains("reading...")
+        }
+        try tui.send("/")
+        try tui.type("fifo")
+        try tui.send("Enter")
+        try tui.send("Enter")
+        try tui.waitFor(text: "a-fifo is a FIFO, not a folder")
+        try tui.send("Escape")
+        try tui.send("/")
+        try tui.type("device")
+        try tui.send("Enter")
+        try tui.send("Enter")
+        try tui.waitFor(text: "a-device is a character device, not a folder")
+        // The loop is a link to a folder: it opens (the same folder again, one level deeper by name).
+        try tui.send("Escape")
+        try tui.send("/")
+        try tui.type("loop")
+        try tui.send("Enter")
+        try tui.send("Enter")
+        try tui.waitFor("through the loop") { $0.contains("a: \(tree)/loop\n") && $0.contains("8 entries") }
+        try tui.send("q")
+        try tui.waitFor(text: "2 hosts")
+        try tui.send("q")
+        XCTAssertEqual(try tui.waitForExit(), 0)
+    }
+
+    /// 10,000 entries: the whole folder lists (the count says so), and the keys reach its last entry.
+    func testATenThousandEntryFolderListsWholeAndStaysUsable() throws {
+        let world = try FleetWorld(["a"])
+        let tree = world.shared + "/many"
+        try FileManager.default.createDirectory(atPath: tree, withIntermediateDirectories: true)
+        for i in 0..<10_000 { try makeFile(tree + String(format: "/f%05d", i), bytes: 1) }
+        let tui = try Tmux(home: world.home, arguments: ["files", "a", tree], columns: 100, rows: 30)
+        try tui.waitFor(text: "f00000")
+        try tui.waitFor("every entry") { $0.contains("10000 entries") && !$0.contains("reading...") }
+        try tui.send("G")
+        try tui.waitFor(text: "f09999")
+        try tui.send("/")
+        try tui.type("f0500")
+        try tui.waitFor("ten of them") { $0.contains("10 entries of 10000") && $0.contains("f05009") }
+        try tui.send("Escape")
+        try tui.send("q")
+        try tui.waitFor(text: "2 hosts")
+        try tui.send("q")
+        XCTAssertEqual(try tui.waitForExit(), 0)
+    }
+}
