@@ -16,7 +16,8 @@ enum FilesLocalListing {
     static func read(_ path: [UInt8]) -> Result<[FileEntry], OperationFailure> {
         let cPath = path.map { CChar(bitPattern: $0) } + [0]
         guard let directory = opendir(cPath) else {
-            return .failure(OperationFailure("cannot list \(FileName.shown(path)): \(String(cString: strerror(errno)))"))
+            return .failure(
+                OperationFailure("cannot list \(FileName.shown(path)): \(String(cString: strerror(errno)))"))
         }
         defer { closedir(directory) }
         var entries: [FileEntry] = []

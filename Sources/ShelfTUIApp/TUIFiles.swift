@@ -78,7 +78,8 @@ final class TUIFiles: @unchecked Sendable {
             if let error = BackgroundRecord(login.connection.outcome, target: login.plan.target.id, store: login.store)
                 .wait()
             {
-                mailbox.post(.notify(Notice("could not save to the store: \(StoreWorker.message(error))", isError: true)))
+                mailbox.post(
+                    .notify(Notice("could not save to the store: \(StoreWorker.message(error))", isError: true)))
             }
             lock.lock()
             guard let opened, opened.hostID == hostID, remote == nil else {

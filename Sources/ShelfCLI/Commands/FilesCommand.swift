@@ -21,9 +21,12 @@ enum FilesCommand {
             """,
         arguments: [
             ArgumentSpec(name: "HOST", help: "host name (or id prefix)", completion: .host),
-            ArgumentSpec(name: "PATH", help: "the host's folder to start in (default: the login's home)", optional: true),
+            ArgumentSpec(
+                name: "PATH", help: "the host's folder to start in (default: the login's home)", optional: true),
         ],
-        options: [.value("local", "DIR", completion: .file, "this machine's folder to start in (default: the current one)")],
+        options: [
+            .value("local", "DIR", completion: .file, "this machine's folder to start in (default: the current one)")
+        ],
         examples: ["sshelf files web1", "sshelf files web1 /var/log --local ~/logs"],
         run: run)
 
@@ -38,7 +41,8 @@ enum FilesCommand {
         if let folder = call.value("local") {
             let path = PathText.standardized(folder, home: context.homeDirectory)
             var info = stat()
-            guard let resolved = realpath(path, nil), stat(resolved, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
+            guard let resolved = realpath(path, nil), stat(resolved, &info) == 0, info.st_mode & S_IFMT == S_IFDIR
+            else {
                 throw ShelfError(
                     .invalid, "files: --local \(Display.safe(folder)) is not a folder",
                     hint: "give a folder on this machine, or leave --local out for the current one")

@@ -165,12 +165,15 @@ enum FilesReducer {
         let keep = column.path == listing.path ? (column.selected?.name ?? column.wanted) : column.wanted
         column.path = listing.path
         column.entries = listing.entries
+        // The old indices point into the old entries: gone with them (the cursor is put back on `keep` below).
+        column.visible = []
         column.loading = !listing.complete
         column.error = listing.error
         column.note = listing.note
         pane[listing.side] = column
         pane.refilter(listing.side)
-        if let keep, let at = pane[listing.side].visible.firstIndex(where: { pane[listing.side].entries[$0].name == keep })
+        if let keep,
+            let at = pane[listing.side].visible.firstIndex(where: { pane[listing.side].entries[$0].name == keep })
         {
             pane[listing.side].cursor = at
             if listing.complete { pane[listing.side].wanted = nil }

@@ -11,7 +11,8 @@ enum FilesPaneView {
             (.local, 0, half), (.remote, half + 1, state.columns - half - 1),
         ]
         for (side, column, width) in sides {
-            drawSide(pane, side, state: state, rect: Rect(row: top, column: column, height: bottom - top - 1, width: width),
+            drawSide(
+                pane, side, state: state, rect: Rect(row: top, column: column, height: bottom - top - 1, width: width),
                 on: &canvas)
         }
         Frame.vertical(column: half, row: top, height: bottom - top - 1, symbols: state.symbols, on: &canvas)
@@ -52,7 +53,8 @@ enum FilesPaneView {
             let y = first + i - scroll + (column.error == nil ? 0 : 1)
             guard y < first + rows else { break }
             let entry = column.entries[index]
-            canvas.write(line(entry, wide: wide), row: y, column: rect.column, width: rect.width,
+            canvas.write(
+                line(entry, wide: wide), row: y, column: rect.column, width: rect.width,
                 style: style(entry), ellipsis: e)
             if i == column.cursor {
                 canvas.restyle(row: y, column: rect.column, width: rect.width) {
