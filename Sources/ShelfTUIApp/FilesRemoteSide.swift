@@ -1,7 +1,7 @@
 // FilesRemoteSide: the host's side of the file pane — one logged-in connection and its SFTP session, used by one
-// thread that takes listing requests in turn. A listing is sent as it arrives (the first batch at once, then the
-// growing list a few times a second, sorted off the run loop), and a newer request or the pane's close stops it
-// between batches.
+// thread that takes listing requests and copies in turn (a listing first: it is what the user waits for). A listing
+// is sent as it arrives (the first batch at once, then the growing list a few times a second, sorted off the run
+// loop), and a newer request or the pane's close stops it between batches. Copies run one at a time (FilesCopyJob).
 import FoundationEssentials
 import ShelfCore
 import ShelfSSH
@@ -16,6 +16,9 @@ final class FilesRemoteSide: @unchecked Sendable {
     /// The next folder to list (a newer request replaces one not yet started), and whether the pane closed.
     private var request: (path: [UInt8], generation: Int)?
     private var closed = false
+    /// Copies waiting their turn, and the ids of those cancelled (queued or running).
+    private var copies: [FilesTransfer.Request] = []
+    private var cancelled: Set<Int> = []
     /// Entries sent at most this often while a folder is still being read (the first batch goes at once).
     private static let updateInterval: Double = 0.1
 
@@ -37,6 +40,29 @@ final class FilesRemoteSide: @unchecked Sendable {
         mailbox.expect()
         condition.signal()
         condition.unlock()
+    }
+
+    func copy(_ request: FilesTransfer.Request) {
+        condition.lock()
+        copies.append(request)
+        condition.signal()
+        condition.unlock()
+    }
+
+    func cancelCopy(_ id: Int) {
+        condition.lock()
+        cancelled.insert(id)
+        let queued = copies.contains { $0.id == id }
+        copies.removeAll { $0.id == id }
+        condition.unlock()
+        if queued { mailbox.post(.filesTransfer(id: id, state: .cancelled, bytes: 0, rate: 0, detail: "")) }
+    }
+
+    /// Whether the copy `id` was cancelled or the pane closed (asked between blocks and files).
+    func isStopped(_ id: Int) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return closed || cancelled.contains(id)
     }
 
     /// The pane closed: the thread ends the SFTP session and the connection.
@@ -72,13 +98,17 @@ final class FilesRemoteSide: @unchecked Sendable {
         list(first, generation: 1)
         while true {
             condition.lock()
-            while request == nil && !closed { condition.wait() }
+            while request == nil && copies.isEmpty && !closed { condition.wait() }
             let next = request
             request = nil
+            let copy = next == nil && !copies.isEmpty ? copies.removeFirst() : nil
             let stop = closed
             condition.unlock()
-            guard let next, !stop else { return }
-            read(next.path, generation: next.generation, sftp: sftp)
+            if stop { return }
+            if let next { read(next.path, generation: next.generation, sftp: sftp) }
+            if let copy {
+                FilesCopyJob(copy, sftp: sftp, mailbox: mailbox, stopped: { [self] in isStopped(copy.id) }).run()
+            }
             if sftp.lost { return }
         }
     }

@@ -232,6 +232,10 @@ public final class TUIApp {
                 files.list(side, path: path, generation: generation)
             case .closeFiles:
                 files.close()
+            case .copyFiles(let request):
+                files.copy(request)
+            case .cancelCopy(let id):
+                files.cancelCopy(id)
             case .moveCredentials(let keys, let target):
                 moveCredentials(keys, to: target)
             default:

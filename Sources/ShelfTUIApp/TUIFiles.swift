@@ -41,6 +41,20 @@ final class TUIFiles: @unchecked Sendable {
         }
     }
 
+    func copy(_ request: FilesTransfer.Request) {
+        lock.lock()
+        let remote = self.remote
+        lock.unlock()
+        remote?.copy(request)
+    }
+
+    func cancelCopy(_ id: Int) {
+        lock.lock()
+        let remote = self.remote
+        lock.unlock()
+        remote?.cancelCopy(id)
+    }
+
     func close() {
         lock.lock()
         let (wasLoggingIn, remote) = (opened != nil && self.remote == nil, self.remote)

@@ -61,6 +61,10 @@ public enum Effect: Sendable, Equatable {
     case listFiles(FilesPane.Side, path: [UInt8], generation: Int)
     /// The file pane closed: its host's connection ends.
     case closeFiles
+    /// Queue a copy on the file pane's host connection (`Action.filesTransfer` reports it).
+    case copyFiles(FilesTransfer.Request)
+    /// Stop a queued or running copy (its temporary file is removed, as `cp` does on Ctrl-C).
+    case cancelCopy(Int)
     case quit
 }
 
@@ -127,6 +131,8 @@ public enum Action: Sendable {
     case filesConnected(hostID: UUID, failure: String?)
     /// What was read of a folder of the file pane so far.
     case filesListed(FilesPane.Listing)
+    /// How a copy of the file pane goes (`id`, its state, bytes, rate) or how it ended.
+    case filesTransfer(id: Int, state: FilesTransfer.State, bytes: UInt64, rate: Double, detail: String)
 }
 
 public struct OperationFailure: Error, Sendable, Equatable {

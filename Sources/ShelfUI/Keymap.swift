@@ -8,7 +8,7 @@ public enum Command: String, Sendable, CaseIterable {
     case markAll, runCommand, importConfig, files
     // the file pane
     case filesDown, filesUp, filesPageDown, filesPageUp, filesTop, filesBottom, filesSwitch, filesOpen, filesParent
-    case filesFilter, filesHidden, filesReload, filesClose
+    case filesFilter, filesHidden, filesReload, filesClose, filesMark, filesCopy, filesCancelCopy
     // the import dialog
     case importYes, importClose, importDown, importUp, importPageDown, importPageUp
     // the run pane
@@ -343,6 +343,14 @@ public enum Keymap {
             "filter the folder: the names holding every word typed (Enter keeps it, Esc clears it)", hint: "filter"),
         KeyBinding([.char(".")], .filesHidden, .files, "show or hide hidden names (starting with a dot)"),
         KeyBinding([.char("r")], .filesReload, .files, "read the folder again"),
+        KeyBinding([.char(" ")], .filesMark, .files, "mark or unmark the entry for a copy, and move down"),
+        KeyBinding(
+            [.char("c")], .filesCopy, .files,
+            "copy the marked entries (else the one under the cursor) into the other side's folder, folders whole",
+            hint: "copy", disabled: FilesCopyReducer.copyDisabled),
+        KeyBinding(
+            [.char("x")], .filesCancelCopy, .files, "cancel the running copy (else the last queued one)",
+            disabled: { ($0.files?.transfers.contains { $0.isOpen } ?? false) ? nil : "no copy under way" }),
         KeyBinding(
             [.escape, .char("q")], .filesClose, .files,
             "clear the filter; without one, close the pane (the host's connection ends)", hint: "close"),

@@ -143,6 +143,9 @@ public enum Reducer {
         case .filesListed(let listing):
             FilesReducer.listed(&state, listing)
             return []
+        case .filesTransfer(let id, let transferState, let bytes, let rate, let detail):
+            return FilesCopyReducer.progress(
+                &state, id: id, state: transferState, bytes: bytes, rate: rate, detail: detail)
         case .conflicts(let items):
             let keep = state.selectedConflict?.id
             state.conflicts = items

@@ -23,6 +23,8 @@ public struct FilesPane: Sendable, Equatable {
         public var filter = ""
         /// Counts listings asked for: a batch of an older one is dropped.
         public var generation = 0
+        /// Names marked with Space for a copy (cleared when the side lists another folder).
+        public var marks: Set<[UInt8]> = []
         /// The name to put the cursor on once it arrives (the folder just left, when going up).
         public var wanted: [UInt8]?
         /// Indices into `entries` shown now (hidden names and the filter applied).
@@ -68,6 +70,10 @@ public struct FilesPane: Sendable, Equatable {
     public var showHidden = false
     /// True while keys go into the active side's filter.
     public var filtering = false
+    /// The copies asked for in this pane, oldest first.
+    public var transfers: [FilesTransfer] = []
+    /// The id the next copy gets.
+    var nextTransfer = 1
 
     public init(hostID: UUID, hostName: String) {
         self.hostID = hostID

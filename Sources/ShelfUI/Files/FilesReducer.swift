@@ -69,6 +69,14 @@ enum FilesReducer {
             state.notice = Notice(pane.showHidden ? "hidden names shown" : "hidden names hidden")
         case .filesReload:
             return list(&pane, side, path: pane[side].path, select: pane[side].selected?.name)
+        case .filesMark:
+            guard let entry = pane[side].selected else { return [] }
+            if pane[side].marks.remove(entry.name) == nil { pane[side].marks.insert(entry.name) }
+            move(&pane, side, by: 1, state)
+        case .filesCopy:
+            return FilesCopyReducer.copy(&state, &pane)
+        case .filesCancelCopy:
+            return FilesCopyReducer.cancel(&state, &pane)
         case .filesClose:
             if !pane[side].filter.isEmpty {
                 pane[side].filter = ""
@@ -117,7 +125,7 @@ enum FilesReducer {
 
     /// Asks the app to list `path` on `side` (its answer replaces the side's entries), keeping `select` under the
     /// cursor once it arrives (the folder just left, when going up).
-    private static func list(_ pane: inout FilesPane, _ side: FilesPane.Side, path: [UInt8], select: [UInt8]? = nil)
+    static func list(_ pane: inout FilesPane, _ side: FilesPane.Side, path: [UInt8], select: [UInt8]? = nil)
         -> [Effect]
     {
         var column = pane[side]
@@ -125,6 +133,7 @@ enum FilesReducer {
         column.loading = true
         column.error = nil
         column.filter = ""
+        column.marks = []
         column.wanted = select
         pane[side] = column
         return [.listFiles(side, path: path, generation: column.generation)]

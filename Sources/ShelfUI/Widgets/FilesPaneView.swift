@@ -5,7 +5,9 @@ import FoundationEssentials
 
 enum FilesPaneView {
     static func draw(_ pane: FilesPane, state: UIState, on canvas: inout Canvas) {
-        let top = 1, bottom = state.rows - 2
+        // The copies (the last few) take rows above the bottom one; the sides get the rest.
+        let queue = Array(pane.transfers.suffix(min(4, max(0, state.rows - 12))))
+        let top = 1, bottom = state.rows - 2 - queue.count
         let half = (state.columns - 1) / 2
         let sides: [(FilesPane.Side, Int, Int)] = [
             (.local, 0, half), (.remote, half + 1, state.columns - half - 1),
@@ -17,6 +19,18 @@ enum FilesPaneView {
         }
         Frame.vertical(column: half, row: top, height: bottom - top - 1, symbols: state.symbols, on: &canvas)
         details(pane, state: state, row: bottom - 1, on: &canvas)
+        for (i, transfer) in queue.enumerated() {
+            let style: CellStyle
+            switch transfer.state {
+            case .queued, .running: style = CellStyle(color: .blue)
+            case .done: style = CellStyle(color: .green)
+            case .failed: style = CellStyle(color: .red, bold: true)
+            case .cancelled: style = .dim
+            }
+            canvas.write(
+                transfer.line, row: bottom + i, column: 0, width: state.columns, style: style,
+                ellipsis: state.symbols.ellipsis)
+        }
     }
 
     static func title(_ pane: FilesPane, _ side: FilesPane.Side) -> String {
@@ -53,9 +67,10 @@ enum FilesPaneView {
             let y = first + i - scroll + (column.error == nil ? 0 : 1)
             guard y < first + rows else { break }
             let entry = column.entries[index]
+            let marked = column.marks.contains(entry.name)
             canvas.write(
-                line(entry, wide: wide), row: y, column: rect.column, width: rect.width,
-                style: style(entry), ellipsis: e)
+                (marked ? "*" : " ") + line(entry, wide: wide), row: y, column: rect.column, width: rect.width,
+                style: marked ? CellStyle(color: .orange, bold: true) : style(entry), ellipsis: e)
             if i == column.cursor {
                 canvas.restyle(row: y, column: rect.column, width: rect.width) {
                     $0.reverse = active

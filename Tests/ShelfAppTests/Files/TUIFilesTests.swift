@@ -70,6 +70,65 @@ final class TUIFilesTests: XCTestCase {
         XCTAssertEqual(try tui.waitForExit(), 0)
     }
 
+    /// `c` copies the marked entries (else the one under the cursor) into the other side's folder, both ways, folders
+    /// whole, through cp's engine: the bytes arrive, the queue line says done with the count, the destination lists
+    /// the copy, and no temporary file is left; a setuid file comes down without setuid; a FIFO is refused at once.
+    func testCopyBothWaysWithTheQueue() throws {
+        let world = try FleetWorld(["a"])
+        let remote = world.shared + "/remote"
+        try FileManager.default.createDirectory(atPath: remote + "/docs", withIntermediateDirectories: true)
+        XCTAssertEqual(chmod(remote, 0o777), 0, "the login (another account) writes the upload there")
+        try makeFile(remote + "/docs/one.txt", bytes: 1234)
+        try makeFile(remote + "/docs/two.txt", bytes: 4321)
+        try makeFile(remote + "/big.bin", bytes: 3_000_000)
+        try makeFile(remote + "/setuid-tool", bytes: 50)
+        XCTAssertEqual(chmod(remote + "/setuid-tool", 0o4755), 0)
+        XCTAssertEqual(mkfifo(remote + "/pipe", 0o644), 0)
+        let here = world.home.root + "/here"
+        try FileManager.default.createDirectory(atPath: here, withIntermediateDirectories: true)
+        try makeFile(here + "/up.txt", bytes: 777)
+
+        let tui = try Tmux(
+            home: world.home, arguments: ["files", "a", remote, "--local", here], columns: 220, rows: 30)
+        try tui.waitFor("both sides") { $0.contains("docs/") && $0.contains("up.txt") && !$0.contains("reading...") }
+        // Remote side: docs/ first, then big.bin, pipe, setuid-tool. Mark docs and big.bin, copy them down.
+        try tui.send("Space")
+        try tui.send("Space")
+        try tui.send("c")
+        try tui.waitFor("the download done") {
+            $0.contains("done: 3 files, 3005555 bytes") && $0.contains("↓ 2 entries to \(here)")
+        }
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: here + "/big.bin")).count, 3_000_000)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: here + "/docs/two.txt")).count, 4321)
+        try tui.waitFor("the local side read again") { $0.contains("big.bin") && $0.contains("3 entries") }
+
+        // Space moved the cursor down past both: it is on the FIFO, which is refused before anything starts.
+        try tui.send("c")
+        try tui.waitFor(text: "pipe is a FIFO: only regular files and folders are copied")
+        try tui.send("j")
+        try tui.send("c")
+        try tui.waitFor(text: "↓ setuid-tool to \(here)  done: 1 file, 50 bytes")
+        var info = stat()
+        XCTAssertEqual(stat(here + "/setuid-tool", &info), 0)
+        XCTAssertEqual(info.st_mode & 0o7000, 0, "no setuid came down")
+
+        // Up: this machine's up.txt into the host's folder.
+        try tui.send("Tab")
+        try tui.send("G")
+        try tui.waitFor("up.txt under the cursor") { $0.contains("777 bytes") }
+        try tui.send("c")
+        try tui.waitFor(text: "↑ up.txt to \(remote)  done: 1 file, 777 bytes")
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: remote + "/up.txt")).count, 777)
+        let leftovers =
+            try FileManager.default.subpathsOfDirectory(atPath: remote)
+            + FileManager.default.subpathsOfDirectory(atPath: here)
+        XCTAssertFalse(leftovers.contains { $0.contains(".part") }, "\(leftovers)")
+        try tui.send("q")
+        try tui.waitFor(text: "2 hosts")
+        try tui.send("q")
+        XCTAssertEqual(try tui.waitForExit(), 0)
+    }
+
     /// `F` on the selected host: the pane opens on the login's home.
     func testFOnAHostOpensItsHome() throws {
         let world = try FleetWorld(["a"])
