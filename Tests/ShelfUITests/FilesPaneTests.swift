@@ -113,6 +113,46 @@ final class FilesPaneTests: XCTestCase {
         XCTAssertEqual(state.mode, .browse)
     }
 
+    func testCopyQueuesTheMarkedEntriesCancelsAndReadsTheDestinationAgain() throws {
+        var state = Self.listed()
+        // Remote side: current, logs, the escaped one, app.tar. Mark logs and app.tar (Space moves down).
+        Fixtures.press(&state, .char("j"), .char(" "), .char("j"), .char(" "))
+        XCTAssertEqual(state.files?[.remote].marks.count, 2)
+        let effects = Fixtures.press(&state, .char("c"))
+        let request = FilesTransfer.Request(
+            id: 1, direction: .download, sources: [Array("/srv/app/logs".utf8), Array("/srv/app/app.tar".utf8)],
+            destination: Array("/home/me".utf8), total: nil)
+        XCTAssertEqual(effects, [.copyFiles(request)])
+        XCTAssertEqual(state.files?[.remote].marks, [], "the marks went with the copy")
+        XCTAssertEqual(state.files?.transfers.first?.line, "↓ 2 entries to /home/me  queued")
+        _ = Reducer.reduce(
+            &state, .filesTransfer(id: 1, state: .running, bytes: 2_000_000, rate: 1_000_000, detail: ""))
+        XCTAssertEqual(state.files?.transfers.first?.line, "↓ 2 entries to /home/me  1.9M, 976K/s")
+        XCTAssertEqual(Fixtures.press(&state, .char("x")), [.cancelCopy(1)])
+        let after = Reducer.reduce(
+            &state, .filesTransfer(id: 1, state: .cancelled, bytes: 2_000_000, rate: 0, detail: ""))
+        XCTAssertEqual(after, [.listFiles(.local, path: Array("/home/me".utf8), generation: 2)])
+        XCTAssertEqual(Fixtures.press(&state, .char("x")), [], "nothing left to cancel")
+
+        // One file: its size is known, so the line says how much is left and when.
+        Fixtures.press(&state, .char("G"))
+        XCTAssertEqual(state.files?[.remote].selected?.shown, "app.tar")
+        Fixtures.press(&state, .char("c"))
+        _ = Reducer.reduce(
+            &state, .filesTransfer(id: 2, state: .running, bytes: 23_456_789, rate: 50_000_000, detail: ""))
+        XCTAssertEqual(state.files?.transfers.last?.line, "↓ app.tar to /home/me  22M of 117M, 47M/s, 2 s left")
+        // A device or FIFO is refused before anything starts.
+        var fifo = Self.listed()
+        _ = Reducer.reduce(
+            &fifo,
+            .filesListed(
+                FilesPane.Listing(
+                    side: .remote, generation: 1, path: Array("/srv".utf8),
+                    entries: [FileEntry(name: Array("p".utf8), kind: .fifo)], complete: true)))
+        XCTAssertEqual(Fixtures.press(&fifo, .char("c")), [])
+        XCTAssertEqual(fifo.notice?.text, "p is a FIFO: only regular files and folders are copied")
+    }
+
     func testNamesAreShownEscaped() {
         XCTAssertEqual(FileName.shown(Array("\u{1b}[2Jevil".utf8) + [0xFF]), "\\x1b[2Jevil\\xff")
         XCTAssertEqual(FileName.shown(Array("a\nb\\c\u{9b}".utf8)), "a\\nb\\\\c\\x9b")
@@ -137,9 +177,13 @@ enum FilesSnapshots {
         var filtered = FilesPaneTests.listed(rows: rows, columns: columns)
         Fixtures.press(&filtered, .char("."), .char("/"))
         Fixtures.type(&filtered, "p")
+        var copying = FilesPaneTests.listed(rows: rows, columns: columns)
+        Fixtures.press(&copying, .char("G"), .char("c"), .char("k"), .char("k"), .char(" "))
+        _ = Reducer.reduce(
+            &copying, .filesTransfer(id: 1, state: .running, bytes: 23_456_789, rate: 50_000_000, detail: ""))
         return [
             ("files-connecting", connecting), ("files", FilesPaneTests.listed(rows: rows, columns: columns)),
-            ("files-filtered", filtered),
+            ("files-filtered", filtered), ("files-copying", copying),
         ]
     }
 }
