@@ -129,6 +129,33 @@ final class TUIFilesTests: XCTestCase {
         XCTAssertEqual(try tui.waitForExit(), 0)
     }
 
+    /// `x` cancels the running copy: its temporary file is removed (cp's stop), nothing is left under the final name,
+    /// and the queue says cancelled. A 4 GiB sparse file on the host keeps the copy running long enough to cancel.
+    func testCancelACopyLeavesNothingBehind() throws {
+        let world = try FleetWorld(["a"])
+        let remote = world.shared + "/big"
+        try FileManager.default.createDirectory(atPath: remote, withIntermediateDirectories: true)
+        XCTAssertTrue(FileManager.default.createFile(atPath: remote + "/huge.img", contents: nil))
+        XCTAssertEqual(truncate(remote + "/huge.img", 4 << 30), 0)
+        let here = world.home.root + "/here"
+        try FileManager.default.createDirectory(atPath: here, withIntermediateDirectories: true)
+        let tui = try Tmux(
+            home: world.home, arguments: ["files", "a", remote, "--local", here], columns: 200, rows: 30)
+        try tui.waitFor("the host's side") { $0.contains("huge.img") && !$0.contains("reading...") }
+        try tui.send("c")
+        try tui.waitFor("the copy running, with its rate and time left") {
+            $0.contains("↓ huge.img to \(here)") && $0.contains(" of 4.0G, ") && $0.contains(" s left")
+        }
+        try tui.send("x")
+        try tui.waitFor(text: "↓ huge.img to \(here)  cancelled")
+        try tui.waitFor("the local side read again, empty") { $0.contains("0 entries") }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: here), [], "no partial or final file")
+        try tui.send("q")
+        try tui.waitFor(text: "2 hosts")
+        try tui.send("q")
+        XCTAssertEqual(try tui.waitForExit(), 0)
+    }
+
     /// `F` on the selected host: the pane opens on the login's home.
     func testFOnAHostOpensItsHome() throws {
         let world = try FleetWorld(["a"])
