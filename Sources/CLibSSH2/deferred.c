@@ -308,6 +308,10 @@ int libssh2_sftp_symlink_ex(LIBSSH2_SFTP * a0, const char * a1, unsigned int a2,
     return deferred(libssh2_sftp_symlink_ex)(a0, a1, a2, a3, a4, a5);
 }
 
+int libssh2_sftp_rmdir_ex(LIBSSH2_SFTP * a0, const char * a1, unsigned int a2) {
+    return deferred(libssh2_sftp_rmdir_ex)(a0, a1, a2);
+}
+
 int libssh2_sftp_unlink_ex(LIBSSH2_SFTP * a0, const char * a1, unsigned int a2) {
     return deferred(libssh2_sftp_unlink_ex)(a0, a1, a2);
 }

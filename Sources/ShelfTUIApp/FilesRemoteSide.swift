@@ -18,6 +18,8 @@ final class FilesRemoteSide: @unchecked Sendable {
     private var closed = false
     /// Copies waiting their turn, and the ids of those cancelled (queued or running).
     private var copies: [FilesTransfer.Request] = []
+    /// Changes waiting (a new folder, a rename, a delete, a mode), made before the next copy.
+    private var changes: [FilesChange] = []
     private var cancelled: Set<Int> = []
     /// Entries sent at most this often while a folder is still being read (the first batch goes at once).
     private static let updateInterval: Double = 0.1
@@ -49,6 +51,14 @@ final class FilesRemoteSide: @unchecked Sendable {
         condition.unlock()
     }
 
+    func change(_ change: FilesChange) {
+        condition.lock()
+        changes.append(change)
+        mailbox.expect()
+        condition.signal()
+        condition.unlock()
+    }
+
     func cancelCopy(_ id: Int) {
         condition.lock()
         cancelled.insert(id)
@@ -70,6 +80,8 @@ final class FilesRemoteSide: @unchecked Sendable {
         condition.lock()
         closed = true
         if request != nil { mailbox.deliver() }
+        for _ in changes { mailbox.deliver() }
+        changes = []
         request = nil
         condition.signal()
         condition.unlock()
@@ -98,14 +110,16 @@ final class FilesRemoteSide: @unchecked Sendable {
         list(first, generation: 1)
         while true {
             condition.lock()
-            while request == nil && copies.isEmpty && !closed { condition.wait() }
+            while request == nil && copies.isEmpty && changes.isEmpty && !closed { condition.wait() }
             let next = request
             request = nil
-            let copy = next == nil && !copies.isEmpty ? copies.removeFirst() : nil
+            let change = next == nil && !changes.isEmpty ? changes.removeFirst() : nil
+            let copy = next == nil && change == nil && !copies.isEmpty ? copies.removeFirst() : nil
             let stop = closed
             condition.unlock()
             if stop { return }
             if let next { read(next.path, generation: next.generation, sftp: sftp) }
+            if let change { mailbox.deliver(.filesChanged(.remote, FilesChanges.remote(change, sftp: sftp))) }
             if let copy {
                 FilesCopyJob(copy, sftp: sftp, mailbox: mailbox, stopped: { [self] in isStopped(copy.id) }).run()
             }

@@ -198,7 +198,7 @@ final class StoreWorker: @unchecked Sendable {
         case .load, .loadConflicts, .connect, .cancelConnect, .launchSession, .answerPrompt, .startForward,
             .stopForward, .unlockVault, .lockVault, .syncNow, .copyID, .answerAgent, .moveCredentials, .runFleet,
             .stopFleet, .previewImport, .runImport, .openFiles, .listFiles, .closeFiles, .copyFiles,
-            .cancelCopy, .quit:
+            .cancelCopy, .changeFiles, .quit:
             return ""
         }
     }

@@ -236,6 +236,8 @@ public final class TUIApp {
                 files.copy(request)
             case .cancelCopy(let id):
                 files.cancelCopy(id)
+            case .changeFiles(let side, let change):
+                files.change(side, change)
             case .moveCredentials(let keys, let target):
                 moveCredentials(keys, to: target)
             default:

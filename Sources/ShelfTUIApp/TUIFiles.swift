@@ -48,6 +48,21 @@ final class TUIFiles: @unchecked Sendable {
         remote?.copy(request)
     }
 
+    func change(_ side: FilesPane.Side, _ change: FilesChange) {
+        switch side {
+        case .local:
+            mailbox.expect()
+            BackgroundThread.start(name: "sshelf-files-change") { [mailbox] in
+                mailbox.deliver(.filesChanged(.local, FilesChanges.local(change)))
+            }
+        case .remote:
+            lock.lock()
+            let remote = self.remote
+            lock.unlock()
+            remote?.change(change)
+        }
+    }
+
     func cancelCopy(_ id: Int) {
         lock.lock()
         let remote = self.remote

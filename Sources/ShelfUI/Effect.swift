@@ -63,6 +63,8 @@ public enum Effect: Sendable, Equatable {
     case closeFiles
     /// Queue a copy on the file pane's host connection (`Action.filesTransfer` reports it).
     case copyFiles(FilesTransfer.Request)
+    /// Make a folder, rename, delete or change a mode on one side of the file pane (`Action.filesChanged`).
+    case changeFiles(FilesPane.Side, FilesChange)
     /// Stop a queued or running copy (its temporary file is removed, as `cp` does on Ctrl-C).
     case cancelCopy(Int)
     case quit
@@ -131,6 +133,8 @@ public enum Action: Sendable {
     case filesConnected(hostID: UUID, failure: String?)
     /// What was read of a folder of the file pane so far.
     case filesListed(FilesPane.Listing)
+    /// A change on one side of the file pane was made (its line) or refused (why).
+    case filesChanged(FilesPane.Side, Result<String, OperationFailure>)
     /// How a copy of the file pane goes (`id`, its state, bytes, rate) or how it ended.
     case filesTransfer(id: Int, state: FilesTransfer.State, bytes: UInt64, rate: Double, detail: String)
 }

@@ -9,6 +9,7 @@ public enum Command: String, Sendable, CaseIterable {
     // the file pane
     case filesDown, filesUp, filesPageDown, filesPageUp, filesTop, filesBottom, filesSwitch, filesOpen, filesParent
     case filesFilter, filesHidden, filesReload, filesClose, filesMark, filesCopy, filesCancelCopy
+    case filesMakeFolder, filesRename, filesDelete, filesMode
     // the import dialog
     case importYes, importClose, importDown, importUp, importPageDown, importPageUp
     // the run pane
@@ -351,6 +352,19 @@ public enum Keymap {
         KeyBinding(
             [.char("x")], .filesCancelCopy, .files, "cancel the running copy (else the last queued one)",
             disabled: { ($0.files?.transfers.contains { $0.isOpen } ?? false) ? nil : "no copy under way" }),
+        KeyBinding(
+            [.char("n")], .filesMakeFolder, .files, "make a folder here (asks its name)",
+            disabled: FilesChangeReducer.needsFolder),
+        KeyBinding(
+            [.char("R")], .filesRename, .files, "rename the entry (asks the new name; an existing name is refused)",
+            disabled: FilesChangeReducer.needsEntry),
+        KeyBinding(
+            [.char("d"), .delete], .filesDelete, .files,
+            "delete the entry: y for a file or link; a folder goes with all in it once its name is typed",
+            disabled: FilesChangeReducer.needsEntry),
+        KeyBinding(
+            [.char("M")], .filesMode, .files, "change the entry's mode (octal, 000 to 777)",
+            disabled: FilesChangeReducer.needsEntry),
         KeyBinding(
             [.escape, .char("q")], .filesClose, .files,
             "clear the filter; without one, close the pane (the host's connection ends)", hint: "close"),

@@ -143,6 +143,8 @@ public enum Reducer {
         case .filesListed(let listing):
             FilesReducer.listed(&state, listing)
             return []
+        case .filesChanged(let side, let result):
+            return FilesChangeReducer.changed(&state, side: side, result: result)
         case .filesTransfer(let id, let transferState, let bytes, let rate, let detail):
             return FilesCopyReducer.progress(
                 &state, id: id, state: transferState, bytes: bytes, rate: rate, detail: detail)

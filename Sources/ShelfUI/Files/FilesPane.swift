@@ -70,6 +70,8 @@ public struct FilesPane: Sendable, Equatable {
     public var showHidden = false
     /// True while keys go into the active side's filter.
     public var filtering = false
+    /// The change being asked for (a new folder's name, a rename, a delete's confirmation, a mode).
+    public var question: FilesQuestion?
     /// The copies asked for in this pane, oldest first.
     public var transfers: [FilesTransfer] = []
     /// The id the next copy gets.

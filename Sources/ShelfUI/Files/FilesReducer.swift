@@ -27,7 +27,10 @@ enum FilesReducer {
             state.mode = .browse
             return []
         }
-        let effects = pane.filtering ? filterKey(&state, &pane, key) : handle(&state, &pane, key)
+        let effects =
+            pane.question != nil
+            ? FilesChangeReducer.key(&state, &pane, key)
+            : pane.filtering ? filterKey(&state, &pane, key) : handle(&state, &pane, key)
         if state.mode == .files { state.files = pane }
         return effects
     }
@@ -77,6 +80,10 @@ enum FilesReducer {
             return FilesCopyReducer.copy(&state, &pane)
         case .filesCancelCopy:
             return FilesCopyReducer.cancel(&state, &pane)
+        case .filesMakeFolder: FilesChangeReducer.ask(&pane, .makeFolder)
+        case .filesRename: FilesChangeReducer.ask(&pane, .rename)
+        case .filesDelete: FilesChangeReducer.ask(&pane, .delete)
+        case .filesMode: FilesChangeReducer.ask(&pane, .setMode)
         case .filesClose:
             if !pane[side].filter.isEmpty {
                 pane[side].filter = ""

@@ -18,7 +18,18 @@ enum FilesPaneView {
                 on: &canvas)
         }
         Frame.vertical(column: half, row: top, height: bottom - top - 1, symbols: state.symbols, on: &canvas)
-        details(pane, state: state, row: bottom - 1, on: &canvas)
+        if let question = pane.question {
+            var col = canvas.write(question.prompt, row: bottom - 1, column: 0, style: .bold)
+            col = canvas.write(question.input, row: bottom - 1, column: col)
+            col = canvas.write("_", row: bottom - 1, column: col, style: CellStyle(reverse: true))
+            if let problem = question.problem {
+                canvas.write(
+                    "  " + problem, row: bottom - 1, column: col, width: max(0, state.columns - col),
+                    style: CellStyle(color: .red, bold: true), ellipsis: state.symbols.ellipsis)
+            }
+        } else {
+            details(pane, state: state, row: bottom - 1, on: &canvas)
+        }
         for (i, transfer) in queue.enumerated() {
             let style: CellStyle
             switch transfer.state {

@@ -156,6 +156,96 @@ final class TUIFilesTests: XCTestCase {
         XCTAssertEqual(try tui.waitForExit(), 0)
     }
 
+    /// On the host's side: `n` makes a folder, `R` renames (an existing name refused), `M` changes the mode (a bad
+    /// one refused), `d` deletes a file after y, and a folder with what is in it only once its name is typed.
+    func testMakeRenameModeAndDeleteWithConfirmation() throws {
+        let world = try FleetWorld(["a"])
+        let remote = world.shared + "/changes"
+        try FileManager.default.createDirectory(atPath: remote + "/tree/deep", withIntermediateDirectories: true)
+        try makeFile(remote + "/old.txt")
+        try makeFile(remote + "/other.txt")
+        try makeFile(remote + "/tree/deep/inner.txt")
+        for path in ["", "/old.txt", "/other.txt", "/tree", "/tree/deep", "/tree/deep/inner.txt"] {
+            try FileManager.default.setAttributes([.ownerAccountName: TestAccount.name], ofItemAtPath: remote + path)
+        }
+        let tui = try Tmux(home: world.home, arguments: ["files", "a", remote], columns: 200, rows: 30)
+        try tui.waitFor("the folder") { $0.contains("old.txt") && $0.contains("tree/") && !$0.contains("reading...") }
+
+        try tui.send("n")
+        try tui.type("made")
+        try tui.send("Enter")
+        try tui.waitFor("the new folder listed") {
+            $0.contains("made the folder \(remote)/made") && $0.contains("made/")
+        }
+        var isFolder: ObjCBool = false
+        XCTAssertTrue(
+            FileManager.default.fileExists(atPath: remote + "/made", isDirectory: &isFolder) && isFolder.boolValue)
+
+        try tui.send("/")
+        try tui.type("old")
+        try tui.send("Enter")
+        try tui.send("R")
+        try tui.waitFor(text: "Rename old.txt to: old.txt_")
+        try tui.send("C-u")
+        try tui.type("other.txt")
+        try tui.send("Enter")
+        try tui.waitFor(text: "\(remote)/other.txt already exists: nothing renamed")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: remote + "/old.txt"))
+        try tui.send("/")
+        try tui.type("old")
+        try tui.send("Enter")
+        try tui.send("R")
+        try tui.send("C-u")
+        try tui.type("new.txt")
+        try tui.send("Enter")
+        try tui.waitFor("renamed") { $0.contains("renamed old.txt to new.txt") && $0.contains("new.txt") }
+        XCTAssertTrue(FileManager.default.fileExists(atPath: remote + "/new.txt"))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: remote + "/old.txt"))
+
+        try tui.send("/")
+        try tui.type("new")
+        try tui.send("Enter")
+        try tui.send("M")
+        try tui.waitFor(text: "Mode of new.txt (octal, e.g. 644): 644_")
+        try tui.send("C-u")
+        try tui.type("9")
+        try tui.send("Enter")
+        try tui.waitFor(text: "a mode is 3 octal digits, 000 to 777")
+        try tui.send("C-u")
+        try tui.type("600")
+        try tui.send("Enter")
+        try tui.waitFor("the mode changed") { $0.contains("new.txt is now 600") && $0.contains("-rw-------") }
+        XCTAssertEqual(
+            try FileManager.default.attributesOfItem(atPath: remote + "/new.txt")[.posixPermissions] as? Int, 0o600)
+
+        try tui.send("/")
+        try tui.type("new")
+        try tui.send("Enter")
+        try tui.send("d")
+        try tui.waitFor(text: "Delete new.txt? y deletes, n keeps it")
+        try tui.send("y")
+        try tui.waitFor("the file deleted") { $0.contains("deleted \(remote)/new.txt") && !$0.contains(" new.txt") }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: remote + "/new.txt"))
+
+        try tui.send("/")
+        try tui.type("tree")
+        try tui.send("Enter")
+        try tui.send("d")
+        try tui.waitFor(text: "Delete the folder tree and everything in it? Type its name:")
+        try tui.type("tre")
+        try tui.send("Enter")
+        try tui.waitFor(text: "that is not the folder's name: nothing deleted")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: remote + "/tree/deep/inner.txt"))
+        try tui.type("e")
+        try tui.send("Enter")
+        try tui.waitFor("the folder deleted") { $0.contains("deleted \(remote)/tree") && !$0.contains("tree/") }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: remote + "/tree"))
+        try tui.send("q")
+        try tui.waitFor(text: "2 hosts")
+        try tui.send("q")
+        XCTAssertEqual(try tui.waitForExit(), 0)
+    }
+
     /// `F` on the selected host: the pane opens on the login's home.
     func testFOnAHostOpensItsHome() throws {
         let world = try FleetWorld(["a"])
