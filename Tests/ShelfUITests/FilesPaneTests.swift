@@ -153,6 +153,53 @@ final class FilesPaneTests: XCTestCase {
         XCTAssertEqual(fifo.notice?.text, "p is a FIFO: only regular files and folders are copied")
     }
 
+    func testChangesAskFirstAndRefuseBadInput() throws {
+        var state = Self.listed()
+        // A new folder: a name with a / is refused, then made.
+        Fixtures.press(&state, .char("n"))
+        Fixtures.type(&state, "a/b")
+        XCTAssertEqual(Fixtures.press(&state, .enter), [])
+        XCTAssertEqual(state.files?.question?.problem, "a name cannot hold a /")
+        Fixtures.press(&state, .ctrl("u"))
+        Fixtures.type(&state, "..")
+        XCTAssertEqual(Fixtures.press(&state, .enter), [])
+        Fixtures.press(&state, .ctrl("u"))
+        Fixtures.type(&state, "new")
+        XCTAssertEqual(
+            Fixtures.press(&state, .enter), [.changeFiles(.remote, .makeFolder(Array("/srv/app/new".utf8)))])
+        XCTAssertNil(state.files?.question)
+        // Deleting a folder: only its typed name goes ahead; Esc keeps everything.
+        Fixtures.press(&state, .char("g"), .char("j"), .char("d"))
+        XCTAssertEqual(state.files?.question?.entry?.shown, "logs")
+        Fixtures.type(&state, "log")
+        XCTAssertEqual(Fixtures.press(&state, .enter), [])
+        Fixtures.type(&state, "s")
+        XCTAssertEqual(
+            Fixtures.press(&state, .enter), [.changeFiles(.remote, .delete(Array("/srv/app/logs".utf8), folder: true))])
+        // A file: y deletes, n keeps.
+        Fixtures.press(&state, .char("G"), .char("d"))
+        XCTAssertEqual(Fixtures.press(&state, .char("n")), [])
+        XCTAssertEqual(state.notice?.text, "nothing deleted")
+        Fixtures.press(&state, .char("d"))
+        XCTAssertEqual(
+            Fixtures.press(&state, .char("y")),
+            [.changeFiles(.remote, .delete(Array("/srv/app/app.tar".utf8), folder: false))])
+        // A mode: octal up to 777 only (no setuid through the pane).
+        Fixtures.press(&state, .char("M"))
+        XCTAssertEqual(state.files?.question?.input, "644")
+        Fixtures.press(&state, .ctrl("u"))
+        Fixtures.type(&state, "4755")
+        XCTAssertEqual(Fixtures.press(&state, .enter), [])
+        Fixtures.press(&state, .ctrl("u"))
+        Fixtures.type(&state, "640")
+        XCTAssertEqual(
+            Fixtures.press(&state, .enter), [.changeFiles(.remote, .setMode(Array("/srv/app/app.tar".utf8), 0o640))])
+        // The app's answer: a line, and the side read again.
+        let after = Reducer.reduce(&state, .filesChanged(.remote, .success("/srv/app/app.tar is now 640")))
+        XCTAssertEqual(state.notice?.text, "/srv/app/app.tar is now 640")
+        XCTAssertEqual(after, [.listFiles(.remote, path: Array("/srv/app".utf8), generation: 2)])
+    }
+
     func testNamesAreShownEscaped() {
         XCTAssertEqual(FileName.shown(Array("\u{1b}[2Jevil".utf8) + [0xFF]), "\\x1b[2Jevil\\xff")
         XCTAssertEqual(FileName.shown(Array("a\nb\\c\u{9b}".utf8)), "a\\nb\\\\c\\x9b")
