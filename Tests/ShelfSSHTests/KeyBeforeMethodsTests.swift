@@ -10,7 +10,7 @@ final class KeyBeforeMethodsTests: XCTestCase {
     override func setUpWithError() throws { try TestAccount.ensure() }
 
     private func connector(_ world: SSHWorld, keyFirst: Bool) -> SSHConnector {
-        var options = ConnectOptions(trust: world.trust, connectTimeout: 5)
+        var options = ConnectOptions(trust: world.trust, connectTimeout: Deadline.scaled(Deadline.standard))
         options.keyBeforeMethods = keyFirst
         return SSHConnector(options: options, credentials: world.source, delegate: world.delegate)
     }

@@ -119,9 +119,12 @@ final class SSHWorld {
         HostKeyTrustStore(ownKnownHostsPath: ownKnownHosts, userKnownHostsPath: userKnownHosts)
     }
 
+    /// A libssh2 wait is a safety net here, not what a test checks (the timeout tests set their own): under a loaded
+    /// machine sshd can take seconds to answer one userauth request, so the net is the standard deadline.
     var connector: SSHConnector {
         SSHConnector(
-            options: ConnectOptions(trust: trust, connectTimeout: 5, agentSocket: agentSocket),
+            options: ConnectOptions(
+                trust: trust, connectTimeout: Deadline.scaled(Deadline.standard), agentSocket: agentSocket),
             credentials: source, delegate: delegate)
     }
 
