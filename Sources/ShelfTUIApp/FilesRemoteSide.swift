@@ -75,6 +75,23 @@ final class FilesRemoteSide: @unchecked Sendable {
         return closed || cancelled.contains(id)
     }
 
+    /// The connection broke: the pane says so, and what was waiting is answered (the run loop stops expecting it).
+    private func lostConnection() {
+        condition.lock()
+        closed = true
+        if request != nil { mailbox.deliver() }
+        for _ in changes { mailbox.deliver() }
+        let waiting = copies
+        (request, changes, copies) = (nil, [], [])
+        condition.unlock()
+        for copy in waiting {
+            mailbox.post(.filesTransfer(id: copy.id, state: .failed, bytes: 0, rate: 0, detail: "the connection broke"))
+        }
+        mailbox.post(
+            .filesConnected(
+                hostID: hostID, failure: "the connection to the host broke: close the pane (q) and open it again (F)"))
+    }
+
     /// The pane closed: the thread ends the SFTP session and the connection.
     func close() {
         condition.lock()
@@ -123,7 +140,10 @@ final class FilesRemoteSide: @unchecked Sendable {
             if let copy {
                 FilesCopyJob(copy, sftp: sftp, mailbox: mailbox, stopped: { [self] in isStopped(copy.id) }).run()
             }
-            if sftp.lost { return }
+            if sftp.lost {
+                lostConnection()
+                return
+            }
         }
     }
 

@@ -165,6 +165,7 @@ enum FilesReducer {
         guard var pane = state.files, pane.hostID == hostID else { return }
         if let failure {
             pane.failure = failure
+            pane.connected = false
             pane[.remote].loading = false
             pane.active = .local
             state.notice = Notice(failure, isError: true)

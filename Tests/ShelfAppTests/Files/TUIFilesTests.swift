@@ -246,6 +246,22 @@ final class TUIFilesTests: XCTestCase {
         XCTAssertEqual(try tui.waitForExit(), 0)
     }
 
+    /// The host's connection breaks (its sshd session killed): the host's side says so and what to do, and the
+    /// pane stays usable on this machine's side and closes.
+    func testABrokenConnectionIsSaidOnTheHostsSide() throws {
+        let world = try FleetWorld(["a"])
+        let tui = try Tmux(home: world.home, arguments: ["files", "a"], columns: 160, rows: 30)
+        try tui.waitFor("the host's home") { $0.contains("a: /home/\(TestAccount.name)") && !$0.contains("reading...") }
+        XCTAssertGreaterThan(try world.sshd.killSessions(), 0)
+        try tui.send("r")
+        try tui.waitFor(text: "the connection to the host broke: close the pane (q) and open it again (F)")
+        try tui.send("Tab")
+        try tui.send("q")
+        try tui.waitFor(text: "2 hosts")
+        try tui.send("q")
+        XCTAssertEqual(try tui.waitForExit(), 0)
+    }
+
     /// `F` on the selected host: the pane opens on the login's home.
     func testFOnAHostOpensItsHome() throws {
         let world = try FleetWorld(["a"])
