@@ -33,7 +33,7 @@ _sshelf() {
     fi
     case "$cmd" in
         warm) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "serve list stop" -- "$cur")); return; fi ;;
-        group) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "list add rm mv" -- "$cur")); return; fi ;;
+        group) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "list add edit rm mv" -- "$cur")); return; fi ;;
         forward) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "list add edit enable disable rm start up status stop" -- "$cur")); return; fi ;;
         identity) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "list show import edit rm" -- "$cur")); return; fi ;;
         import) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "ssh-config" -- "$cur")); return; fi ;;
@@ -86,6 +86,7 @@ _sshelf() {
         --password-fd) COMPREPLY=(); return ;;
         --persist-for) COMPREPLY=(); return ;;
         --port) COMPREPLY=(); return ;;
+        --pq) COMPREPLY=($(compgen -W "off require" -- "$cur")); return ;;
         --ready-fd) COMPREPLY=(); return ;;
         --remote) COMPREPLY=(); return ;;
         --remove-alias) COMPREPLY=(); return ;;
@@ -104,8 +105,8 @@ _sshelf() {
     case "$key" in
         "list") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--group --json --names --reachable --timeout --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "show") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
-        "add") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--host --user --port --group --tag --alias --auth --identity --jump --notes --option --allow-duplicate --help" -- "$cur")); else COMPREPLY=(); fi ;;
-        "edit") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--host --user --port --group --tag --alias --auth --identity --jump --notes --option --rename --untag --remove-alias --remove-option --allow-duplicate --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
+        "add") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--host --user --port --group --tag --alias --auth --identity --jump --notes --pq --option --allow-duplicate --help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "edit") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--host --user --port --group --tag --alias --auth --identity --jump --notes --pq --option --rename --untag --remove-alias --remove-option --allow-duplicate --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "rm") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--force --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "mv") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--group --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "connect") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--accept-new --password-fd --remember --timeout --passphrase-fd --dry-run --openssh --verbose --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
@@ -120,6 +121,7 @@ _sshelf() {
         "warm stop") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "group list") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --names --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "group add") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else _sshelf_words sshelf group list --names; fi ;;
+        "group edit") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--pq --help" -- "$cur")); else _sshelf_words sshelf group list --names; fi ;;
         "group rm") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--recursive --help" -- "$cur")); else _sshelf_words sshelf group list --names; fi ;;
         "group mv") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else _sshelf_words sshelf group list --names; fi ;;
         "forward list") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;

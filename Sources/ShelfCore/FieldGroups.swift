@@ -43,6 +43,7 @@ public enum FieldGroups {
         FieldGroup("jump", ["jumpHostIDs", "unresolvedJump"]),
         FieldGroup("options", ["options"]),
         FieldGroup("notes", ["notes"]),
+        FieldGroup("pq", ["pq"]),
         FieldGroup("created", ["createdAt"], quiet: true),
         FieldGroup("updated", ["updatedAt"], quiet: true),
         FieldGroup("connected", ["lastConnectedAt"], quiet: true),
@@ -52,6 +53,7 @@ public enum FieldGroups {
         FieldGroup("parent", ["parentID"]),
         FieldGroup("order", ["sortOrder"]),
         FieldGroup("notes", ["notes"]),
+        FieldGroup("pq", ["pq"]),
         FieldGroup("updated", ["updatedAt"], quiet: true),
     ]
     static let identity = [

@@ -39,6 +39,8 @@ public struct Host: Hashable, Sendable, Codable, Identifiable {
     /// keeps them, export and the ssh_config bridge write them back, sshelf's client honours what libssh2 can.
     public var options: [String]
     public var notes: String
+    /// `require`: every session goes through OpenSSH with post-quantum key exchanges only (PostQuantumSetting).
+    public var pq: PostQuantumSetting
     public var createdAt: Date
     public var updatedAt: Date
     public var lastConnectedAt: Date?
@@ -52,7 +54,8 @@ public struct Host: Hashable, Sendable, Codable, Identifiable {
         passwordRef: ReferenceKey? = nil, jumpHostIDs: [UUID] = [], unresolvedJump: String = "",
         pinnedHostKey: PinnedHostKey? = nil, options: [String] = [], notes: String = "", createdAt: Date = Date(),
         updatedAt: Date = Date(),
-        lastConnectedAt: Date? = nil, aliases: [String] = [], extra: [String: JSONValue] = [:]
+        lastConnectedAt: Date? = nil, aliases: [String] = [], pq: PostQuantumSetting = .off,
+        extra: [String: JSONValue] = [:]
     ) {
         self.id = id
         self.name = name
@@ -70,6 +73,7 @@ public struct Host: Hashable, Sendable, Codable, Identifiable {
         self.pinnedHostKey = pinnedHostKey
         self.options = options
         self.notes = notes
+        self.pq = pq
         self.createdAt = createdAt
         self.updatedAt = updatedAt
         self.lastConnectedAt = lastConnectedAt
@@ -96,7 +100,7 @@ public struct Host: Hashable, Sendable, Codable, Identifiable {
         "id", "name", "aliases", "hostname", "port", "user", "groupID", "tags", "authMethod", "identityID",
         "passwordRef",
         "jumpHostIDs", "unresolvedJump", "pinnedHostKey", "options", "notes", "createdAt", "updatedAt",
-        "lastConnectedAt",
+        "lastConnectedAt", "pq",
     ]
 
     public init(from decoder: Decoder) throws {
@@ -118,6 +122,7 @@ public struct Host: Hashable, Sendable, Codable, Identifiable {
         pinnedHostKey = try c.field("pinnedHostKey", nil as PinnedHostKey?)
         options = try c.field("options", [String]())
         notes = try c.field("notes", "")
+        pq = try c.field("pq", PostQuantumSetting.off)
         createdAt = try c.field("createdAt", epoch)
         updatedAt = try c.field("updatedAt", epoch)
         lastConnectedAt = try c.field("lastConnectedAt", nil as Date?)
@@ -142,6 +147,8 @@ public struct Host: Hashable, Sendable, Codable, Identifiable {
         try c.put("pinnedHostKey", pinnedHostKey)
         try c.put("options", options)
         try c.put("notes", notes)
+        // Written only when set: a host that never had it keeps the body (and the sync entry) it always had.
+        if pq != .off { try c.put("pq", pq) }
         try c.put("createdAt", createdAt)
         try c.put("updatedAt", updatedAt)
         try c.put("lastConnectedAt", lastConnectedAt)

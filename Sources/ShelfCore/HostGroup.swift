@@ -7,24 +7,27 @@ public struct HostGroup: Hashable, Sendable, Codable, Identifiable {
     public var parentID: UUID?
     public var sortOrder: Int
     public var notes: String
+    /// `require`: every host in the group (and its subgroups) goes through OpenSSH with post-quantum key exchange.
+    public var pq: PostQuantumSetting
     public var updatedAt: Date
     /// Fields written by a newer version, kept verbatim.
     public var extra: [String: JSONValue]
 
     public init(
         id: UUID = UUID(), name: String = "", parentID: UUID? = nil, sortOrder: Int = 0, notes: String = "",
-        updatedAt: Date = Date(), extra: [String: JSONValue] = [:]
+        updatedAt: Date = Date(), pq: PostQuantumSetting = .off, extra: [String: JSONValue] = [:]
     ) {
         self.id = id
         self.name = name
         self.parentID = parentID
         self.sortOrder = sortOrder
         self.notes = notes
+        self.pq = pq
         self.updatedAt = updatedAt
         self.extra = extra
     }
 
-    static let knownFields: Set<String> = ["id", "name", "parentID", "sortOrder", "notes", "updatedAt"]
+    static let knownFields: Set<String> = ["id", "name", "parentID", "sortOrder", "notes", "updatedAt", "pq"]
 
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: AnyCodingKey.self)
@@ -34,6 +37,7 @@ public struct HostGroup: Hashable, Sendable, Codable, Identifiable {
         parentID = try c.field("parentID", nil as UUID?)
         sortOrder = try c.field("sortOrder", 0)
         notes = try c.field("notes", "")
+        pq = try c.field("pq", PostQuantumSetting.off)
         updatedAt = try c.field("updatedAt", Date(timeIntervalSince1970: 0))
         extra = try c.unknownFields(known: Self.knownFields)
     }
@@ -45,6 +49,7 @@ public struct HostGroup: Hashable, Sendable, Codable, Identifiable {
         try c.put("parentID", parentID)
         try c.put("sortOrder", sortOrder)
         try c.put("notes", notes)
+        if pq != .off { try c.put("pq", pq) }
         try c.put("updatedAt", updatedAt)
         try c.putUnknown(extra)
     }

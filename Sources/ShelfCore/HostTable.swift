@@ -250,6 +250,7 @@ public struct HostTable: @unchecked Sendable {
             host.options = decoded
         }
         if let aliases = rareFields[.aliases] { host.aliases = HostTable.splitTags(aliases) }
+        if let pq = rareFields[.pq] { host.pq = PostQuantumSetting(storeText: pq) }
         return host
     }
 
@@ -262,7 +263,7 @@ public struct HostTable: @unchecked Sendable {
     enum Rare: UInt8, CaseIterable {
         case passwordRef = 1, unresolvedJump, pinnedType, pinnedKey, notes, extra, auth, name, hostname, user, tags,
             options,
-            aliases
+            aliases, pq
     }
 
     func rareRecord(_ index: Int) -> [Rare: String] {

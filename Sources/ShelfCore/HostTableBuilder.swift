@@ -31,6 +31,8 @@ public struct HostTableRow {
     public var options: UnsafeBufferPointer<UInt8>
     /// The aliases joined by U+001F, as the store keeps them (empty for none).
     public var aliases: UnsafeBufferPointer<UInt8>
+    /// The `pq` setting as the store keeps it (empty for off, most hosts).
+    public var pq: UnsafeBufferPointer<UInt8>
 
     public init(
         id: UUID, name: UnsafeBufferPointer<UInt8>, hostname: UnsafeBufferPointer<UInt8>,
@@ -41,7 +43,8 @@ public struct HostTableRow {
         notes: UnsafeBufferPointer<UInt8>, created: Double, updated: Double, lastConnected: Double?,
         extra: UnsafeBufferPointer<UInt8>,
         options: UnsafeBufferPointer<UInt8> = UnsafeBufferPointer(start: nil, count: 0),
-        aliases: UnsafeBufferPointer<UInt8> = UnsafeBufferPointer(start: nil, count: 0)
+        aliases: UnsafeBufferPointer<UInt8> = UnsafeBufferPointer(start: nil, count: 0),
+        pq: UnsafeBufferPointer<UInt8> = UnsafeBufferPointer(start: nil, count: 0)
     ) {
         self.id = id
         self.name = name
@@ -64,6 +67,7 @@ public struct HostTableRow {
         self.extra = extra
         self.options = options
         self.aliases = aliases
+        self.pq = pq
     }
 }
 
@@ -230,6 +234,7 @@ public struct HostTableBuilder {
         if !row.notes.isEmpty { addRare(.notes, row.notes) }
         if !row.extra.isEmpty { addRare(.extra, row.extra) }
         if !row.options.isEmpty { addRare(.options, row.options) }
+        if !row.pq.isEmpty { addRare(.pq, row.pq) }
         rareScratch.withUnsafeBufferPointer { rare.append($0) }
         rareStart.append(UInt32(rare.count))
         count += 1
@@ -250,39 +255,46 @@ public struct HostTableBuilder {
             extra = String(decoding: data, as: UTF8.self)
         }
         var aliases = host.aliases.joined(separator: "\u{1F}")
+        var pqText = host.pq.storeText
         var options = ""
         if !host.options.isEmpty, let data = try? JSONEncoder().encode(host.options) {
             options = String(decoding: data, as: UTF8.self)
         }
-        name.withUTF8 { name in
-            hostname.withUTF8 { hostname in
-                user.withUTF8 { user in
-                    tags.withUTF8 { tags in
-                        auth.withUTF8 { auth in
-                            jumps.withUTF8 { jumps in
-                                unresolved.withUTF8 { unresolved in
-                                    notes.withUTF8 { notes in
-                                        extra.withUTF8 { extra in
-                                            options.withUTF8 { options in
-                                                aliases.withUTF8 { aliases in
-                                                    HostTableBuilder.withOptionalUTF8(&ref) { ref in
-                                                        HostTableBuilder.withOptionalUTF8(&pinnedType) { pinnedType in
-                                                            HostTableBuilder.withOptionalUTF8(&pinnedKey) { pinnedKey in
-                                                                append(
-                                                                    HostTableRow(
-                                                                        id: host.id, name: name, hostname: hostname,
-                                                                        user: user, tags: tags, port: host.port,
-                                                                        groupID: host.groupID,
-                                                                        identityID: host.identityID, auth: auth,
-                                                                        passwordRef: ref,
-                                                                        jumps: jumps, unresolvedJump: unresolved,
-                                                                        pinnedType: pinnedType,
-                                                                        pinnedKey: pinnedKey, notes: notes,
-                                                                        created: host.createdAt.timeIntervalSince1970,
-                                                                        updated: host.updatedAt.timeIntervalSince1970,
-                                                                        lastConnected: host.lastConnectedAt?
-                                                                            .timeIntervalSince1970, extra: extra,
-                                                                        options: options, aliases: aliases))
+        pqText.withUTF8 { pq in
+            name.withUTF8 { name in
+                hostname.withUTF8 { hostname in
+                    user.withUTF8 { user in
+                        tags.withUTF8 { tags in
+                            auth.withUTF8 { auth in
+                                jumps.withUTF8 { jumps in
+                                    unresolved.withUTF8 { unresolved in
+                                        notes.withUTF8 { notes in
+                                            extra.withUTF8 { extra in
+                                                options.withUTF8 { options in
+                                                    aliases.withUTF8 { aliases in
+                                                        HostTableBuilder.withOptionalUTF8(&ref) { ref in
+                                                            HostTableBuilder.withOptionalUTF8(&pinnedType) {
+                                                                pinnedType in
+                                                                HostTableBuilder.withOptionalUTF8(&pinnedKey) {
+                                                                    pinnedKey in
+                                                                    append(
+                                                                        HostTableRow(
+                                                                            id: host.id, name: name, hostname: hostname,
+                                                                            user: user, tags: tags, port: host.port,
+                                                                            groupID: host.groupID,
+                                                                            identityID: host.identityID, auth: auth,
+                                                                            passwordRef: ref,
+                                                                            jumps: jumps, unresolvedJump: unresolved,
+                                                                            pinnedType: pinnedType,
+                                                                            pinnedKey: pinnedKey, notes: notes,
+                                                                            created: host.createdAt
+                                                                                .timeIntervalSince1970,
+                                                                            updated: host.updatedAt
+                                                                                .timeIntervalSince1970,
+                                                                            lastConnected: host.lastConnectedAt?
+                                                                                .timeIntervalSince1970, extra: extra,
+                                                                            options: options, aliases: aliases, pq: pq))
+                                                                }
                                                             }
                                                         }
                                                     }

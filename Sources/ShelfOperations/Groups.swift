@@ -83,6 +83,19 @@ public enum GroupOperations {
         }
     }
 
+    /// Sets a group's `pq` setting (every host in it and its subgroups follows a `require`).
+    public static func setPostQuantum(_ setting: PostQuantumSetting, of id: UUID, in store: Store) throws {
+        try store.write { store in
+            guard var group = try store.groups().first(where: { $0.id == id }) else {
+                throw ShelfError(.notFound, "the group no longer exists")
+            }
+            guard group.pq != setting else { return }
+            group.pq = setting
+            group.updatedAt = Date()
+            try store.save(group)
+        }
+    }
+
     /// What deleting a group took along.
     public struct Deleted: Sendable {
         public var path: String

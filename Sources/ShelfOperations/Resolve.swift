@@ -199,4 +199,14 @@ public enum Resolve {
         }
         return method
     }
+
+    /// The `--pq` value: `require` or `off`.
+    public static func postQuantum(_ text: String) throws -> PostQuantumSetting {
+        guard let setting = PostQuantumSetting.parseKnown(text) else {
+            throw ShelfError(
+                .invalid, "--pq: unknown value '\(Display.safe(text))'",
+                hint: "--pq require (sessions only through OpenSSH, post-quantum key exchange) or --pq off")
+        }
+        return setting
+    }
 }

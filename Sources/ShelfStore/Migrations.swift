@@ -12,6 +12,7 @@ enum Migrations {
     static let all: [Migration] = [
         version1, version2, version3, version4, catalog, identityAgentOptions, trustedSync, hostOptions, leanHosts,
         outboxWithoutRowid, hostAliases, identityDestinations, conflictSettling, conflictEvents, matchDefaults,
+        postQuantumSetting,
     ]
     static var latest: Int { all.count }
 
@@ -370,4 +371,27 @@ enum Migrations {
         """
         ALTER TABLE option_defaults ADD COLUMN is_match INTEGER NOT NULL DEFAULT 0;
         """)
+
+    /// The `pq` setting of hosts (`edit --pq require`) in a column of its own, empty for off; taken from `extra` where
+    /// a newer device's sync put it before this step ran. (A group keeps its `pq` in `extra`: GroupRow.)
+    static let postQuantumSetting = Migration.code { db in
+        for table in ["hosts"] {
+            try db.execute("ALTER TABLE \(table) ADD COLUMN pq TEXT NOT NULL DEFAULT '';")
+            let rows = try db.query("SELECT id, extra FROM \(table) WHERE extra LIKE '%\"pq\"%'") { row in
+                (row.text(0), ExtraFields.decode(row.text(1)))
+            }
+            let update = try db.prepare("UPDATE \(table) SET pq = ?, extra = ? WHERE id = ?")
+            for (id, extra) in rows {
+                var rest = extra
+                guard let value = rest.removeValue(forKey: "pq") else { continue }
+                // Anything but a string is read as a value this version does not know: it asks for at least require.
+                let text: String
+                if case .string(let raw) = value { text = raw } else { text = "require" }
+                try update.bind([
+                    .text(PostQuantumSetting(rawValue: text).storeText), .text(ExtraFields.encode(rest)), .text(id),
+                ])
+                while try update.step() {}
+            }
+        }
+    }
 }

@@ -40,22 +40,22 @@ enum HostRow {
     static let columns = """
         id, name, hostname, port, user, group_id, tags, auth_method, identity_id, password_ref, jump_host_ids, \
         unresolved_jump, pinned_key_type, pinned_key, notes, created_at, updated_at, last_connected_at, extra, \
-        options, aliases
+        options, aliases, pq
         """
 
     static let upsert = """
-        INSERT INTO hosts(\(columns)) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+        INSERT INTO hosts(\(columns)) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
         ON CONFLICT(id) DO UPDATE SET name=excluded.name, hostname=excluded.hostname, port=excluded.port,
           user=excluded.user, group_id=excluded.group_id, tags=excluded.tags, auth_method=excluded.auth_method,
           identity_id=excluded.identity_id, password_ref=excluded.password_ref, jump_host_ids=excluded.jump_host_ids,
           unresolved_jump=excluded.unresolved_jump, pinned_key_type=excluded.pinned_key_type,
           pinned_key=excluded.pinned_key, notes=excluded.notes, created_at=excluded.created_at,
           updated_at=excluded.updated_at, last_connected_at=excluded.last_connected_at, extra=excluded.extra,
-          options=excluded.options, aliases=excluded.aliases
+          options=excluded.options, aliases=excluded.aliases, pq=excluded.pq
         """
 
     /// A new row only (a bulk insert of hosts never saved): an existing id is a constraint error, not an update.
-    static let insert = "INSERT INTO hosts(\(columns)) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+    static let insert = "INSERT INTO hosts(\(columns)) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 
     static func bindings(_ host: Host) -> [SQLValue] {
         [
@@ -67,7 +67,7 @@ enum HostRow {
             .double(host.createdAt.timeIntervalSince1970), .double(host.updatedAt.timeIntervalSince1970),
             .optional(host.lastConnectedAt), .text(ExtraFields.encode(host.extra)),
             .text(OptionLines.encode(host.options)),
-            .text(joinTags(host.aliases)),
+            .text(joinTags(host.aliases)), .text(host.pq.storeText),
         ]
     }
 
@@ -86,7 +86,8 @@ enum HostRow {
             unresolvedJump: row.text(11), pinnedHostKey: pinned, options: OptionLines.decode(row.text(19)),
             notes: row.text(14), createdAt: row.date(15), updatedAt: row.date(16),
             lastConnectedAt: row.optionalDate(17),
-            aliases: splitTags(row.text(20)), extra: ExtraFields.decode(row.text(18)))
+            aliases: splitTags(row.text(20)), pq: PostQuantumSetting(storeText: row.text(21)),
+            extra: ExtraFields.decode(row.text(18)))
     }
 }
 
@@ -98,18 +99,32 @@ enum GroupRow {
           sort_order=excluded.sort_order, notes=excluded.notes, updated_at=excluded.updated_at, extra=excluded.extra
         """
 
+    /// A group's `pq` setting rides in its `extra` column (JSON, beside fields a newer version wrote): groups are few,
+    /// read whole, and a group row keeps the shape every schema version had.
+    static let pqField = "pq"
+
     static func bindings(_ group: HostGroup) -> [SQLValue] {
-        [
+        var extra = group.extra
+        if group.pq != .off { extra[pqField] = .string(group.pq.rawValue) }
+        return [
             .text(group.id.storeText), .text(group.name), .optional(group.parentID), .int(group.sortOrder),
-            .text(group.notes), .double(group.updatedAt.timeIntervalSince1970), .text(ExtraFields.encode(group.extra)),
+            .text(group.notes), .double(group.updatedAt.timeIntervalSince1970), .text(ExtraFields.encode(extra)),
         ]
     }
 
     static func read(_ row: Statement) -> HostGroup? {
         guard let id = row.uuid(0) else { return nil }
+        var extra = ExtraFields.decode(row.text(6))
+        // Anything but a string is a value this version does not know: it asks for at least require.
+        let pq: PostQuantumSetting =
+            switch extra.removeValue(forKey: pqField) {
+            case nil: .off
+            case .string(let raw)?: PostQuantumSetting(rawValue: raw)
+            case _?: .require
+            }
         return HostGroup(
             id: id, name: row.text(1), parentID: row.uuid(2), sortOrder: row.int(3), notes: row.text(4),
-            updatedAt: row.date(5), extra: ExtraFields.decode(row.text(6)))
+            updatedAt: row.date(5), pq: pq, extra: extra)
     }
 }
 

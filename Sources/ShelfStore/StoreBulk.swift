@@ -13,11 +13,12 @@ import Glibc
 import ShelfCore
 
 extension Store {
-    /// Pages of cache for a bulk write, back to SQLite's default after: 16 MiB. The rows go in id order, so every
+    /// Pages of cache for a bulk write, back to SQLite's default after: 4 MiB. The rows go in id order, so every
     /// b-tree but one small index (hosts by group) is appended to: a full page is never touched again and can be
     /// written to the WAL before the commit at no cost, while its interior pages stay cached. 128 MiB kept all of a
-    /// 100,000-host import's pages (about 55 MB) until the commit, for no gain in time (docs/PERFORMANCE.md, "Import").
-    static let bulkCacheKiB = 16 * 1024
+    /// 100,000-host import's pages (about 55 MB) until the commit, for no gain in time; 16 MiB was still a tenth of its
+    /// peak, where 4 MiB write the same rows in the same time (docs/PERFORMANCE.md, "Import").
+    static let bulkCacheKiB = 4 * 1024
 
     /// From this many new hosts (and at least as many as already stored), the hosts table's secondary indexes are
     /// dropped for the insert and built again after it: building an index sorts its keys once, where inserting

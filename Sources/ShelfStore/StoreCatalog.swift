@@ -46,7 +46,7 @@ extension Store {
     static let catalogColumns = """
         id, name, hostname, port, user, group_id, tags, auth_method, identity_id, password_ref, jump_host_ids, \
         unresolved_jump, pinned_key_type, pinned_key, notes, created_at, updated_at, last_connected_at, extra, \
-        options, aliases
+        options, aliases, pq
         """
 
     /// The current catalog token; nil when the triggers that keep it current are missing (then no cache).
@@ -148,7 +148,7 @@ extension Store {
                 pinnedKey: statement.isNull(13) ? nil : statement.bytes(13), notes: statement.bytes(14),
                 created: statement.double(15), updated: statement.double(16),
                 lastConnected: statement.isNull(17) ? nil : statement.double(17), extra: statement.bytes(18),
-                options: statement.bytes(19), aliases: statement.bytes(20))
+                options: statement.bytes(19), aliases: statement.bytes(20), pq: statement.bytes(21))
             builder.append(row)
         }
     }

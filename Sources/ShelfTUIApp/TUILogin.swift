@@ -59,6 +59,8 @@ final class TUILogin: @unchecked Sendable {
     private var cancellation: ConnectCancellation?
     /// The last changed key met, until the user replaces the pin or another connect starts.
     private var changedKey: ChangedKey?
+    /// The last login failed its key exchange (the server may offer only post-quantum ones, which libssh2 has none of).
+    private var handshakeFailed = false
 
     init(context: AppContext, mailbox: Mailbox, vault: TUIVault) {
         self.context = context
@@ -123,12 +125,28 @@ final class TUILogin: @unchecked Sendable {
             lock.lock()
             warnings = []
             changedKey = nil
+            handshakeFailed = false
             lock.unlock()
             var result: Result<Ready, OperationFailure>
             do {
                 let store = try TUIVault.quiet(context).openStore()
                 let failure = before(store)
-                if failure == nil, purpose == .shell, let handover = Self.handover(hostID, store: store) {
+                var handover = failure == nil && purpose == .shell ? Self.handover(hostID, store: store) : nil
+                if handover == nil {
+                    result =
+                        failure.map { .failure($0) }
+                        ?? login(hostID, for: purpose, store: store, cancellation: attempt)
+                    // A server that offers only post-quantum key exchange: OpenSSH's ssh has one (said in its note).
+                    lock.lock()
+                    let failedHandshake = handshakeFailed
+                    lock.unlock()
+                    if purpose == .shell, case .failure = result, failedHandshake, !attempt.isCancelled {
+                        handover = postQuantumOnly(hostID, store: store)
+                    }
+                } else {
+                    result = .failure(OperationFailure("handed to OpenSSH"))  // never reported: handed over below
+                }
+                if let handover {
                     lock.lock()
                     if cancellation === attempt { cancellation = nil }
                     let (superseded, cancelled) = (generation != mine, attempt.isCancelled)
@@ -142,9 +160,6 @@ final class TUILogin: @unchecked Sendable {
                             : .loggedIn(hostID: hostID))
                     return
                 }
-                result =
-                    failure.map { .failure($0) }
-                    ?? login(hostID, for: purpose, store: store, cancellation: attempt)
             } catch {
                 result = .failure(OperationFailure("not connected: \(TUIErrorLine.text(error))"))
             }
@@ -193,6 +208,16 @@ final class TUILogin: @unchecked Sendable {
     private static func handover(_ hostID: UUID, store: Store) -> Handover? {
         guard let host = try? store.host(id: hostID), let plan = try? ConnectPlan.make(for: host, in: store),
             let why = OpenSSHHandover.needed(plan)
+        else { return nil }
+        return Handover(plan: plan, store: store, why: why)
+    }
+
+    /// The session of a host whose handshake failed goes to OpenSSH when the server offers only post-quantum key
+    /// exchange (nil: the failure stands).
+    private func postQuantumOnly(_ hostID: UUID, store: Store) -> Handover? {
+        let timeout = ConnectOptions.standard(context.workspace).connectTimeout
+        guard let host = try? store.host(id: hostID), let plan = try? ConnectPlan.make(for: host, in: store),
+            let why = OpenSSHHandover.postQuantumOnly(plan, timeout: timeout)
         else { return nil }
         return Handover(plan: plan, store: store, why: why)
     }
@@ -250,6 +275,11 @@ final class TUILogin: @unchecked Sendable {
             let connection = try plan.connect(connector, store: store)
             return .success(Ready(connection: connection, plan: plan, store: store))
         } catch let error as SSHError {
+            if error.kind == .handshakeFailed {
+                lock.lock()
+                handshakeFailed = true
+                lock.unlock()
+            }
             if delegate.refusedHostKey {
                 return .failure(OperationFailure("not connected: the host key was not trusted"))
             }

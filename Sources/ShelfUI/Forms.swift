@@ -37,6 +37,8 @@ public enum Forms {
                     "options", "Options", h.options.joined(separator: "\n"), kind: .lines,
                     placeholder: "ssh_config lines, one per line, e.g. ServerAliveInterval 30"),
                 FormField("notes", "Notes", h.notes),
+                FormField(
+                    "pq", "Post-quantum", h.pq.rawValue, kind: .choice(PostQuantumSetting.knownCases.map(\.rawValue))),
             ])
     }
 
@@ -72,6 +74,8 @@ public enum Forms {
         // An alias holds no whitespace (ssh would read two names): a space separates as a comma does.
         host.aliases = form.value("aliases").split(whereSeparator: { $0 == "," || $0.isWhitespace }).map(String.init)
         host.authMethod = AuthMethod(rawValue: form.value("auth"))
+        // require: every session through OpenSSH's ssh with post-quantum key exchange only (sshelf edit --pq).
+        if let pq = form.field("pq") { host.pq = PostQuantumSetting(rawValue: pq.value) }
         // Checked by `Validation` below, the same rules `import` keeps a host's options by.
         host.options = optionLines(form.value("options"))
         let identityName = form.value("identity")

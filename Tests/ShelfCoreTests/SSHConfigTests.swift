@@ -114,6 +114,28 @@ final class SSHConfigTests: XCTestCase {
         XCTAssertEqual(host(result, "inner-only")?.port, 1)
     }
 
+    func testAGroupAnnotationInAnIncludedFileEndsWithThatFile() throws {
+        let result = try resolve(
+            """
+            #@group: outer
+            Host before
+            Include conf.d/*.conf
+            Host after
+            #@group:
+            Include none.conf
+            Host ungrouped
+            """,
+            [
+                "/home/u/.ssh/conf.d/a.conf": "#@group: team-a\nHost from-a\n",
+                "/home/u/.ssh/conf.d/b.conf": "Host from-b\n",
+                "/home/u/.ssh/none.conf": "#@group: inner\nHost from-none\n",
+            ])
+        XCTAssertEqual(
+            result.hosts.map { "\($0.alias)=\($0.group ?? "-")" },
+            ["before=outer", "from-a=team-a", "from-b=outer", "after=outer", "from-none=inner", "ungrouped=-"],
+            "an included file's group ends with that file; the including file's is in force again after it")
+    }
+
     func testIncludeLoopIsRefusedClearly() {
         XCTAssertThrowsError(try resolve("Include config\n")) { error in
             XCTAssertTrue("\(error)".contains("nested more than 16 deep"), "\(error)")

@@ -1,7 +1,7 @@
 // HostFormTests: the host form's password field (never drawn, "set"/"not set", Ctrl-U removes), its options field
 // (one option per line, checked by the rules `import` keeps options by, the message under the field), the identity
-// pick-list (type to filter, Ctrl-N/P, Enter picks, Ctrl-A adds one and comes back), and the details pane's options
-// with where each comes from.
+// pick-list (type to filter, Ctrl-N/P, Enter picks, Ctrl-A adds one and comes back), the Post-quantum choice, and the
+// details pane's options with where each comes from.
 import Foundation
 import ShelfCore
 @testable import ShelfUI
@@ -109,6 +109,32 @@ final class HostFormTests: XCTestCase {
         Fixtures.type(&state, "db1, db-primary pg")
         guard case .saveHost(let host, _, _) = Fixtures.press(&state, .enter).first else { return XCTFail("not saved") }
         XCTAssertEqual(host.aliases, ["db1", "db-primary", "pg"])
+    }
+
+    /// The Post-quantum choice: off by default, Space makes it require and the save carries it (`edit --pq`); a host
+    /// that requires it says so in its form and in the details pane.
+    func testThePostQuantumChoiceIsSavedAndShown() {
+        var state = Fixtures.state(Self.catalog(), rows: 40, columns: 120)
+        Self.select(&state, "db-us")
+        Fixtures.press(&state, .char("e"))
+        XCTAssertTrue(Screen.render(state).text.contains("Post-quantum (off)  require"), Screen.render(state).text)
+        Self.focus(&state, "pq")
+        Fixtures.press(&state, .char(" "))
+        guard case .saveHost(let host, _, _) = Fixtures.press(&state, .enter).first else { return XCTFail("not saved") }
+        XCTAssertEqual(host.pq, .require)
+
+        var base = Self.catalog()
+        var hosts = (0..<base.count).map(base.host(at:))
+        hosts[hosts.firstIndex { $0.name == "db-us" }!] = host
+        base = Catalog(hosts: hosts, groups: Array(base.tree.groups.values), identities: base.identities)
+        var shown = Fixtures.state(base, rows: 40, columns: 120)
+        Self.select(&shown, "db-us")
+        XCTAssertTrue(
+            Screen.render(shown).text.contains("required: sessions go through"), Screen.render(shown).text)
+        Fixtures.press(&shown, .char("e"))
+        XCTAssertTrue(Screen.render(shown).text.contains("Post-quantum  off  (require)"), Screen.render(shown).text)
+        guard case .saveHost(let kept, _, _) = Fixtures.press(&shown, .enter).first else { return XCTFail("not saved") }
+        XCTAssertEqual(kept.pq, .require, "a save that did not touch it keeps it")
     }
 
     /// A form covers the details pane whole: none of its text shows along the form's right edge.

@@ -149,7 +149,7 @@ enum CopyCommand {
                 return fleet.plans.count == 1 ? bar : bar + "; " + FleetSession.progressLine(progress)
             }
         ) { plan, abort, connected in
-            if let why = OpenSSHFleet.reason(plan) {
+            func throughOpenSSH(_ why: String) -> FleetHostResult {
                 do {
                     let (from, to, upload) = try handOver(plan.target)
                     var result = session.openSSH.copy(
@@ -168,6 +168,7 @@ enum CopyCommand {
                     return result
                 }
             }
+            if let why = OpenSSHFleet.reason(plan) { return throughOpenSSH(why) }
             var copy: FleetCopy? = nil
             var result = FleetConnect.run(
                 plan, options: connect, credentials: session.credentials(), acceptNew: call.flag("accept-new"),
@@ -181,6 +182,12 @@ enum CopyCommand {
                 result.outcome = started.problems.isEmpty ? .succeeded : .failed
             }
             if let copy { CopyReport.describe(copy, into: &result, folder: folders?.folder(for: plan.target)) }
+            // A server that offers only post-quantum key exchange fails libssh2's handshake: OpenSSH's scp has one.
+            if result.handshakeFailed,
+                let why = OpenSSHHandover.postQuantumOnly(plan, timeout: connect.connectTimeout)
+            {
+                return throughOpenSSH(why)
+            }
             return result
         }
         try session.finish(summary, fleet: fleet, what: "copy", item: FleetLog.commandHash(description))

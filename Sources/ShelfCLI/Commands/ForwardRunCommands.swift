@@ -91,7 +91,12 @@ enum ForwardRunCommands {
         let (plan, store) = try SSHCommands.plan(for: call.arguments[0], context)
         let selected = try selectRules(call, hostID: plan.target.id, hostName: plan.target.name, store: store)
         try ForwardCommands.checkBindAddresses(selected, call)
-        if call.flag("openssh") {
+        // A host that requires post-quantum key exchange goes to OpenSSH's ssh by itself: libssh2 has none.
+        let postQuantum = call.flag("openssh") ? nil : PostQuantumWords.handover(plan)
+        if let postQuantum, access(OpenSSHOptionCheck.sshPath, X_OK) == 0 {
+            context.errorOutput("sshelf: note: \(postQuantum); running the rules through OpenSSH's ssh\n")
+        }
+        if call.flag("openssh") || (postQuantum != nil && access(OpenSSHOptionCheck.sshPath, X_OK) == 0) {
             return try OpenSSHForwards.run(
                 plan, rules: selected, onlyRules: call.arguments.count > 1, store: store,
                 context: context)

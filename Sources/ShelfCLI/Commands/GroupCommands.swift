@@ -1,4 +1,4 @@
-// GroupCommands: `sshelf group list|add|rm|mv`, groups addressed by slash paths (`prod/eu`); the rules (paths,
+// GroupCommands: `sshelf group list|add|edit|rm|mv`, groups addressed by slash paths (`prod/eu`); the rules (paths,
 // cycles, what a delete takes along) are GroupOperations'.
 import FoundationEssentials
 import ShelfCore
@@ -18,6 +18,17 @@ enum GroupCommands {
             path: ["group", "add"], summary: "create a group (and any missing parents)",
             arguments: [ArgumentSpec(name: "PATH", help: "slash path, e.g. prod/eu", completion: .group)],
             examples: ["sshelf group add prod/eu"], run: add),
+        CommandSpec(
+            path: ["group", "edit"], summary: "change a group's settings",
+            details: "--pq require sends every session of every host in the group and its subgroups through OpenSSH's "
+                + "ssh with post-quantum key exchange only (sshelf's own client has none); off leaves it to each host.",
+            arguments: [ArgumentSpec(name: "PATH", help: "slash path", completion: .group)],
+            options: [
+                .value(
+                    "pq", "require|off", completion: .words(PostQuantumSetting.knownCases.map(\.rawValue)),
+                    "require: every session of its hosts through OpenSSH with post-quantum key exchange only")
+            ],
+            examples: ["sshelf group edit prod --pq require"], run: edit),
         CommandSpec(
             path: ["group", "rm"], summary: "remove a group",
             details: "A group that still holds hosts or groups is kept unless --recursive is given.",
@@ -47,13 +58,13 @@ enum GroupCommands {
         if call.flag("json") {
             struct GroupView: Encodable {
                 var id: String; var name: String; var path: String; var parentID: String?; var hosts: Int;
-                var hostsInTree: Int
+                var hostsInTree: Int; var pq: String
             }
             let views = flat.map {
                 GroupView(
                     id: $0.group.id.uuidString.lowercased(), name: $0.group.name, path: tree.path(of: $0.group.id),
                     parentID: $0.group.parentID?.uuidString.lowercased(), hosts: direct[$0.group.id] ?? 0,
-                    hostsInTree: total($0.group.id))
+                    hostsInTree: total($0.group.id), pq: $0.group.pq.rawValue)
             }
             context.print(try JSONOutput.encode(views))
             return 0
@@ -71,7 +82,8 @@ enum GroupCommands {
             let count = total(group.id)
             out +=
                 "\(String(repeating: "  ", count: depth))\(Display.safe(group.name))/  (\(count) "
-                + "host\(count == 1 ? "" : "s"))\n"
+                + "host\(count == 1 ? "" : "s"))"
+                + (group.pq.requires ? "  pq \(Display.safe(group.pq.rawValue))\n" : "\n")
         }
         if let loose = direct[nil], loose > 0 { out += "(top level)  (\(loose) host\(loose == 1 ? "" : "s"))\n" }
         context.output(out)
@@ -89,6 +101,31 @@ enum GroupCommands {
             return false
         }
         context.print(existed ? "group \(Display.safe(path)) already exists" : "added group \(Display.safe(path))")
+        return 0
+    }
+
+    static func edit(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+        guard let value = call.value("pq") else {
+            throw ShelfError(
+                .usage, "group edit: nothing to change",
+                hint: "sshelf group edit \(ShellWord.quote(call.arguments[0])) --pq require")
+        }
+        let setting = try Resolve.postQuantum(value)
+        let (path, hosts) = try context.store().write { store in
+            let tree = GroupTree(try store.groups())
+            let group = try Resolve.group(call.arguments[0], tree: tree)
+            try GroupOperations.setPostQuantum(setting, of: group.id, in: store)
+            let subtree = tree.subtree(of: group.id)
+            return (
+                tree.path(of: group.id), try store.hosts().filter { $0.groupID.map(subtree.contains) == true }.count
+            )
+        }
+        context.print(
+            "group \(Display.safe(path)): pq \(setting.rawValue)"
+                + (setting.requires
+                    ? " (\(Display.counted(hosts, "host")) in it go through OpenSSH's ssh with post-quantum key "
+                        + "exchange)"
+                    : ""))
         return 0
     }
 

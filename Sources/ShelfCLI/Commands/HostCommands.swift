@@ -28,6 +28,9 @@ enum HostCommands {
         .value("jump", "HOST[,HOST...]", completion: .host, "jump through these hosts, outermost first ('' for none)"),
         .value("notes", "TEXT", "free-form notes"),
         .value(
+            "pq", "require|off", completion: .words(PostQuantumSetting.knownCases.map(\.rawValue)),
+            "require: every session through OpenSSH with post-quantum key exchange only (default off)"),
+        .value(
             "option", "'KEY VALUE'", repeatable: true,
             "keep an ssh_config option, e.g. 'ServerAliveInterval 30' (replaces that keyword's lines; repeatable)"),
     ]
@@ -261,6 +264,9 @@ enum HostCommands {
                 ),
                 ("last connected", Display.relative(host.lastConnectedAt)),
             ]
+            if let why = PostQuantumWords.required(host, groups: tree.groups) {
+                lines.append(("post-quantum", why))
+            }
             if let kex = try store.setting(KeyExchange.settingKey(host.id)) {
                 lines.append(("key exchange", KeyExchange.describe(kex) + " (its last session from this device)"))
             }
@@ -414,6 +420,7 @@ enum HostCommands {
             host.unresolvedJump = ""
         }
         if let notes = call.value("notes") { host.notes = notes }
+        if let pq = call.value("pq") { host.pq = try Resolve.postQuantum(pq) }
         let options = call.all("option"), removed = call.all("remove-option")
         if !options.isEmpty || !removed.isEmpty {
             // The typed lines were shown to ssh once, before the first host (`checkedOptions`).

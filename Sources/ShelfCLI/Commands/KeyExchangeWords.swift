@@ -14,16 +14,22 @@ enum KeyExchangeWords {
             + "post-quantum one (sshelf connect \(ShellWord.quote(name)) --openssh uses OpenSSH's)"
     }
 
-    /// `check`'s list of the hosts whose last session from this device was not post-quantum (nil: none).
+    /// `check`'s list of the hosts whose last session from this device was not post-quantum (nil: none). A host that
+    /// requires post-quantum key exchange (`--pq require`, its own or a group's) is not listed: since it was set, its
+    /// sessions go only through OpenSSH limited to post-quantum ones (a classical key exchange recorded before is
+    /// history, not its last session's).
     static func classicalLastSessions(_ hosts: [ShelfCore.Host], store: Store) throws -> String? {
+        let groups = GroupTree(try store.groups()).groups
         var lines: [String] = []
-        for host in hosts.sorted(by: { NaturalOrder.precedes($0.name, $1.name) }) {
+        for host in hosts.sorted(by: { NaturalOrder.precedes($0.name, $1.name) })
+        where !PostQuantumSetting.required(host, groups: groups) {
             guard let kex = try store.setting(KeyExchange.settingKey(host.id)), !KeyExchange.isPostQuantum(kex)
             else { continue }
             lines.append("  \(Display.safe(host.name)): \(Display.safe(kex))\n")
         }
         guard !lines.isEmpty else { return nil }
         return "hosts whose last session was not post-quantum (sshelf's own client has no post-quantum key exchange; "
-            + "OpenSSH's has: sshelf connect NAME --openssh):\n" + lines.joined()
+            + "OpenSSH's has: sshelf edit NAME --pq require sends every session of the host through it):\n"
+            + lines.joined()
     }
 }

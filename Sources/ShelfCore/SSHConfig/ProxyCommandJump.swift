@@ -58,6 +58,6 @@ public enum ProxyCommandJump {
 extension SSHOption {
     /// The value split into words, or nil when it cannot be read (an unterminated quote).
     var argumentsForJump: [String]? {
-        (try? SSHConfigLexer.lex(Substring("x " + value), file: "", number: 0))?.arguments
+        (try? SSHConfigLexer.lex(Substring("x " + value), file: "", number: 0))?.arguments.array
     }
 }

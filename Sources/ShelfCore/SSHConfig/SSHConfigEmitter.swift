@@ -42,11 +42,15 @@ public enum SSHConfigEmitter {
         /// Whether sshelf's forward rules are written as forwards: only for `forward start --openssh`'s own config.
         /// The bridge leaves them out: sshelf runs them, and a second listener on their port would fail every ssh.
         public var writesForwardRules: Bool
+        /// The post-quantum key exchanges the installed ssh has (`ssh -Q kex`): the only KexAlgorithms of a host whose
+        /// `pq` setting (or a group's) is `require`. Empty: such a host is left out, never written with a classical
+        /// one.
+        public var postQuantumKex: [String]
 
         public init(
             agentSocket: String, pinsFile: String, publicKeyFiles: [UUID: String],
             refused: [String: String] = [:], userConfig: SSHConfigHostLines? = nil, sshelfProgram: String? = nil,
-            writesForwardRules: Bool = false
+            writesForwardRules: Bool = false, postQuantumKex: [String] = []
         ) {
             self.agentSocket = agentSocket
             self.pinsFile = pinsFile
@@ -55,6 +59,7 @@ public enum SSHConfigEmitter {
             self.userConfig = userConfig
             self.sshelfProgram = sshelfProgram
             self.writesForwardRules = writesForwardRules
+            self.postQuantumKex = postQuantumKex
         }
     }
 
@@ -210,6 +215,14 @@ public enum SSHConfigEmitter {
             out += "    " + (try SSHConfigArgument.line(keyword, values, kind)) + "\n"
         }
         out += try SSHConfigArgument.line("Host", [host.name] + aliases, .literal) + "\n"
+        if let bridge, PostQuantumSetting.required(host, groups: context.tree.groups) {
+            // First, so it is the value ssh takes (the first one read wins): no kept option, pattern block or line of
+            // the user's own file can bring a classical key exchange back for this host.
+            guard !bridge.postQuantumKex.isEmpty else {
+                throw Unwritable("it requires post-quantum key exchange, which the installed ssh does not have")
+            }
+            try line("KexAlgorithms", [bridge.postQuantumKex.joined(separator: ",")])
+        }
         for line in host.notes.split(separator: "\n", omittingEmptySubsequences: true) {
             out += "    #@desc: \(safe(String(line)))\n"
         }

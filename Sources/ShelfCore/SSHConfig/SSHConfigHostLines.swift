@@ -6,7 +6,7 @@ import FoundationEssentials
 
 public struct SSHConfigHostLines: Sendable {
     struct Block: Sendable {
-        var patterns: [String]
+        var patterns: SSHConfigWords
         var lines: ArraySlice<SSHConfigLine>
     }
 
@@ -19,7 +19,7 @@ public struct SSHConfigHostLines: Sendable {
 
     public init(_ document: SSHConfigDocument) {
         all = document.lines
-        var patterns: [String]? = ["*"]
+        var patterns: SSHConfigWords? = ["*"]
         var start = 0
         func close(_ end: Int) {
             guard let current = patterns, start < end else { return }

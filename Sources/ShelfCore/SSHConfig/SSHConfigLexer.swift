@@ -9,9 +9,15 @@ public struct SSHConfigLine: Hashable, Sendable {
     public var keyword: String {
         didSet { key = keyword.lowercased() }
     }
-    public var arguments: [String]
+    /// The words after the keyword, quotes and escapes read (SSHConfigWords: the first one inline).
+    public var arguments: SSHConfigWords
     public var file: String
-    public var number: Int
+    /// The line's number in its file (kept in 32 bits beside `reopened`: a file is at most 256 MiB).
+    public var number: Int {
+        get { Int(storedNumber) }
+        set { storedNumber = Int32(truncatingIfNeeded: newValue) }
+    }
+    private var storedNumber: Int32
     /// True for a Host line repeated after an Include to restore the block around it; never a new host.
     public var reopened = false
     /// Everything after the keyword and its separator, as written, for the keywords sshelf keeps verbatim as
@@ -22,13 +28,18 @@ public struct SSHConfigLine: Hashable, Sendable {
     /// The keyword lower-cased, made once (the resolver asks for it on every line of every matching block).
     public private(set) var key: String
 
-    public init(keyword: String, arguments: [String], file: String, number: Int, reopened: Bool = false) {
+    public init(keyword: String, arguments: SSHConfigWords, file: String, number: Int, reopened: Bool = false) {
+        self.init(keyword: keyword, key: keyword.lowercased(), arguments: arguments, file: file, number: number)
+        self.reopened = reopened
+    }
+
+    /// The lexer's: the lower-cased keyword is made once.
+    init(keyword: String, key: String, arguments: SSHConfigWords, file: String, number: Int) {
         self.keyword = keyword
+        self.key = key
         self.arguments = arguments
         self.file = file
-        self.number = number
-        self.reopened = reopened
-        key = keyword.lowercased()
+        storedNumber = Int32(truncatingIfNeeded: number)
     }
 
     public var location: String { "\(file):\(number)" }
@@ -68,6 +79,14 @@ public enum SSHConfigLexer {
     public static func lex(_ raw: UnsafeBufferPointer<UInt8>, file: String, number: Int) throws(SSHConfigSyntaxError)
         -> SSHConfigLine?
     {
+        var words = SSHConfigWordCache()
+        return try lex(raw, file: file, number: number, words: &words)
+    }
+
+    /// The same, sharing the words other lines repeat through `words` (the reader keeps one for a whole file).
+    static func lex(
+        _ raw: UnsafeBufferPointer<UInt8>, file: String, number: Int, words: inout SSHConfigWordCache
+    ) throws(SSHConfigSyntaxError) -> SSHConfigLine? {
         func fail(_ message: String) -> SSHConfigSyntaxError {
             SSHConfigSyntaxError(file: file, line: number, message: message)
         }
@@ -93,8 +112,11 @@ public enum SSHConfigLexer {
         let argumentStart = i
         let keyword = String(decoding: UnsafeBufferPointer(rebasing: raw[start..<keywordEnd]), as: UTF8.self)
 
-        var arguments: [String] = []
+        var arguments = SSHConfigWords()
         let single: UInt8 = 0x27, backslash: UInt8 = 0x5C
+        // A host's names and address are its own; other words (users, key files, jump hosts, options) repeat.
+        let key = keyword.lowercased()
+        let repeats = key != "host" && key != "hostname"
         // A plain word (no quote, no escape: nearly all of them) becomes a String straight from the line.
         while true {
             var j = i
@@ -102,7 +124,8 @@ public enum SSHConfigLexer {
                 j += 1
             }
             guard j == end || raw[j] == space || raw[j] == tab, j > i, raw[i] != hash else { break }
-            arguments.append(String(decoding: UnsafeBufferPointer(rebasing: raw[i..<j]), as: UTF8.self))
+            let word = UnsafeBufferPointer(rebasing: raw[i..<j])
+            arguments.append(repeats ? words.word(word) : String(decoding: word, as: UTF8.self))
             i = j
             while i < end, raw[i] == space || raw[i] == tab { i += 1 }
             if i == end { break }
@@ -142,7 +165,7 @@ public enum SSHConfigLexer {
         let inQuotes = openQuote != 0
         if inQuotes { throw fail("unterminated quote in '\(keyword)' line") }
         if hasToken { arguments.append(String(decoding: current, as: UTF8.self)) }
-        var line = SSHConfigLine(keyword: keyword, arguments: arguments, file: file, number: number)
+        var line = SSHConfigLine(keyword: keyword, key: key, arguments: arguments, file: file, number: number)
         // A Match line's too: a block only ssh can decide is kept and written back as it was written.
         if (!SSHOption.modelled.contains(line.key) || line.key == "match") && line.key != "identityfile" {
             line.rawArguments = String(decoding: UnsafeBufferPointer(rebasing: raw[argumentStart..<end]), as: UTF8.self)

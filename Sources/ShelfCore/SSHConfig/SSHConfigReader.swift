@@ -75,7 +75,7 @@ public enum SSHConfigReader {
     {
         guard bytes.count >= parallelLexBytes, let base = bytes.baseAddress,
             let cut = memchr(base + bytes.count / 2, 0x0A, bytes.count - bytes.count / 2)
-        else { return try lexLines(bytes, file: file, firstNumber: 1) }
+        else { return try lexLines(bytes, file: file, firstNumber: 1, capacity: linesAtMost(bytes)) }
         let middle = UnsafeRawPointer(cut) - UnsafeRawPointer(base) + 1
         var newlines = 0
         var at = 0
@@ -83,39 +83,63 @@ public enum SSHConfigReader {
             newlines += 1
             at = UnsafeRawPointer(hit) - UnsafeRawPointer(base) + 1
         }
+        let first = UnsafeBufferPointer(rebasing: bytes[..<middle])
+        let second = UnsafeBufferPointer(rebasing: bytes[middle...])
+        // Each half's array is made at its final size: the first one's holds the whole file's lines, so the second
+        // half's are moved in at the end without a third array (growing by doubling, then joining into a new array,
+        // had three arrays of lines alive at once: about 40 MB of a 100,000-host import's peak).
+        let secondCount = linesAtMost(second)
         let halves = Halves(parts: [
-            (UnsafeBufferPointer(rebasing: bytes[..<middle]), 1),
-            (UnsafeBufferPointer(rebasing: bytes[middle...]), newlines + 1),
+            (first, 1, linesAtMost(first) + secondCount),
+            (second, newlines + 1, secondCount),
         ])
         let results = PartResults(2, empty: Result<[SSHConfigLine], SSHConfigSyntaxError>.success([]))
         DispatchQueue.concurrentPerform(iterations: 2) { half in
-            let (part, first) = halves.parts[half]
+            let (part, firstNumber, capacity) = halves.parts[half]
             results.set(
-                half, Result { () throws(SSHConfigSyntaxError) in try lexLines(part, file: file, firstNumber: first) })
+                half,
+                Result { () throws(SSHConfigSyntaxError) in
+                    try lexLines(part, file: file, firstNumber: firstNumber, capacity: capacity)
+                })
         }
         // The first half's error is the first in the file. Its array is taken out of the results (the only reference
-        // to it, so growing it moves its lines instead of copying each), and the second half is freed elsewhere.
+        // to it, so the second half's lines are moved into its spare room), and the second half is freed elsewhere.
         var lines = try results.take(0).get()
-        let second = try results.take(1).get()
-        lines.reserveCapacity(lines.count + second.count)
-        lines += second
-        SSHConfigRelease.elsewhere((consume second, results))
+        let rest = try results.take(1).get()
+        lines += rest
+        SSHConfigRelease.elsewhere((consume rest, results))
         return lines
+    }
+
+    /// How many lines of `bytes` can be more than blank: an array of that many holds every line lexed from them.
+    static func linesAtMost(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        var count = 0
+        var start = 0
+        while start < bytes.count {
+            var i = start
+            while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x09 || bytes[i] == 0x0D { i += 1 }
+            if i < bytes.count, bytes[i] != 0x0A { count += 1 }
+            guard let base = bytes.baseAddress, let hit = memchr(base + i, 0x0A, bytes.count - i) else { break }
+            start = UnsafeRawPointer(hit) - UnsafeRawPointer(base) + 1
+        }
+        return count
     }
 
     /// The two halves of the file's bytes with their first line numbers, only read while both are lexed (the bytes
     /// outlive the call).
     struct Halves: @unchecked Sendable {
-        let parts: [(UnsafeBufferPointer<UInt8>, Int)]
+        let parts: [(UnsafeBufferPointer<UInt8>, Int, Int)]
     }
 
-    /// The lines of `bytes`, numbered from `firstNumber`; a line ssh would reject is an error, except a Match line,
-    /// whose block is skipped like any Match block.
-    static func lexLines(_ bytes: UnsafeBufferPointer<UInt8>, file: String, firstNumber: Int)
+    /// The lines of `bytes`, numbered from `firstNumber`, in an array made with room for `capacity`; a line ssh would
+    /// reject is an error, except a Match line, whose block is skipped like any Match block.
+    static func lexLines(_ bytes: UnsafeBufferPointer<UInt8>, file: String, firstNumber: Int, capacity: Int = 0)
         throws(SSHConfigSyntaxError)
         -> [SSHConfigLine]
     {
         var lines: [SSHConfigLine] = []
+        lines.reserveCapacity(capacity)
+        var words = SSHConfigWordCache()
         var number = firstNumber - 1
         var start = 0
         while start <= bytes.count {
@@ -133,7 +157,9 @@ public enum SSHConfigReader {
                 continue
             }
             do throws(SSHConfigSyntaxError) {
-                if let line = try SSHConfigLexer.lex(raw, file: file, number: number) { lines.append(line) }
+                if let line = try SSHConfigLexer.lex(raw, file: file, number: number, words: &words) {
+                    lines.append(line)
+                }
             } catch {
                 guard SSHConfigLexer.keyword(of: raw)?.lowercased() == "match" else { throw error }
                 var line = SSHConfigLine(keyword: "Match", arguments: [], file: file, number: number)
@@ -155,6 +181,8 @@ public enum SSHConfigReader {
         }
         document.files.append(path)
         var lastBlock: SSHConfigLine? = nil
+        /// The `#@group:` in force in this file: its own annotations only (an Included file's end where it ends).
+        var group = ""
         var contents = text
         let lexed = contents.withUTF8 { bytes in
             Result { () throws(SSHConfigSyntaxError) in try lexLines(bytes, file: path) }
@@ -170,6 +198,9 @@ public enum SSHConfigReader {
             switch line.key {
             case "host", "match":
                 lastBlock = line
+                document.lines.append(line)
+            case SSHConfigAnnotation.group:
+                group = line.arguments.first ?? ""
                 document.lines.append(line)
             case "include":
                 guard !line.arguments.isEmpty else {
@@ -188,6 +219,16 @@ public enum SSHConfigReader {
                         if let why = source.skip?(match) {
                             document.notes.append("\(line.location): Include \(match) not read: \(why)")
                             continue
+                        }
+                        let fileStart = document.lines.count
+                        defer {
+                            // A `#@group:` in the included file groups that file's hosts, not the ones after it.
+                            if document.lines[fileStart...].contains(where: { $0.key == SSHConfigAnnotation.group }) {
+                                document.lines.append(
+                                    SSHConfigLine(
+                                        keyword: SSHConfigAnnotation.group, arguments: [group], file: path,
+                                        number: number))
+                            }
                         }
                         do {
                             try readFile(match, depth: depth + 1, base: base, source: source, into: &document)

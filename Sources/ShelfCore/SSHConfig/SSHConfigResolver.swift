@@ -25,8 +25,12 @@ public struct ImportedHost: Hashable, Sendable {
     public var options: [String] = []
     /// `ProxyCommand ssh -W %h:%p HOST` (or with -J): the jump hosts it names, outermost first; nil otherwise.
     public var proxyCommandJump: [String]? = nil
-    /// Where the alias was first named.
-    public var location: String
+    /// Where the alias was first named: its file and line (a "file:line" string made for each host was 10 MB of a
+    /// 100,000-host import; `location` makes it when a message needs it).
+    public var file: String
+    public var line: Int
+    /// `file:line`, for messages.
+    public var location: String { "\(file):\(line)" }
     /// The `#@group:` annotation in force at its Host line (nil: none).
     public var group: String? = nil
     /// Its `#@desc:` lines, joined by newlines (empty: none).
@@ -66,16 +70,21 @@ public struct SSHConfigImport: Sendable {
 
 public enum SSHConfigResolver {
     struct Block {
-        var patterns: [String]
+        /// The Host line's words (its own storage, shared: no array made per block).
+        var patterns: SSHConfigWords
         var isMatch: Bool
-        /// The Host or Match line, as a one-line slice of the document's lines (nil for the settings before the first
-        /// one): a view, not a copy — each of a 100,000-host file's blocks copied its line (20 MB at the peak).
-        var headerLine: ArraySlice<SSHConfigLine>?
-        var header: SSHConfigLine? { headerLine?.first }
+        /// The Host or Match line and the block's lines after it, as one slice of the document's lines: a view, not a
+        /// copy (each of a 100,000-host file's blocks copied its line: 20 MB at the peak; a slice for the line and one
+        /// for the rest, 4 MB more than one).
+        var span: ArraySlice<SSHConfigLine>
+        /// Whether `span` starts with the block's Host or Match line (not for the settings before the first one).
+        var hasHeader: Bool
         /// A Match line's criteria; nil for a Host block, and for a Match line ssh would refuse (kept as written).
         var criteria: [SSHConfigMatch.Criterion]? = nil
-        /// The block's lines: a slice of the document's (a block's lines follow its header), not a copy.
-        var lines: ArraySlice<SSHConfigLine> = []
+        /// The Host or Match line (nil for the settings before the first one).
+        var header: SSHConfigLine? { hasHeader ? span.first : nil }
+        /// The block's lines, after its header.
+        var lines: ArraySlice<SSHConfigLine> { hasHeader ? span.dropFirst() : span }
         /// A block whose patterns are not all literal names (its options become defaults).
         var isPattern: Bool { patterns.contains(where: SSHConfigResolver.isWildcard) }
         /// Where the block starts, for messages.
@@ -89,7 +98,7 @@ public enum SSHConfigResolver {
         var result = SSHConfigImport()
         result.warnings = document.warnings
         let all = document.lines
-        var blocks = [Block(patterns: ["*"], isMatch: false, headerLine: nil)]
+        var blocks = [Block(patterns: ["*"], isMatch: false, span: [], hasHeader: false)]
         var blockStart = 0
         /// Each alias with its case-folded form (made once: the index below is keyed by it) and its Host line's index.
         var aliases: [(alias: String, key: String, line: Int)] = []
@@ -108,20 +117,20 @@ public enum SSHConfigResolver {
             }
             guard key == "host" || key == "match" else { continue }
             if key == "host", let currentGroup, !all[index].reopened { groupAt[index] = currentGroup }
-            blocks[blocks.count - 1].lines = all[blockStart..<index]
-            blockStart = index + 1
+            blocks[blocks.count - 1].span = all[blockStart..<index]
+            blockStart = index
             let line = all[index]
             if key == "match" {
                 blocks.append(
                     Block(
-                        patterns: [], isMatch: true, headerLine: all[index...index],
-                        criteria: line.unreadable == nil ? SSHConfigMatch.criteria(line.arguments) : nil))
+                        patterns: [], isMatch: true, span: all[index...index], hasHeader: true,
+                        criteria: line.unreadable == nil ? SSHConfigMatch.criteria(line.arguments.array) : nil))
                 if !line.reopened, let reason = line.unreadable {
                     result.skipped.append("\(line.location): Match block skipped: its line cannot be read (\(reason))")
                 }
                 continue
             }
-            blocks.append(Block(patterns: line.arguments, isMatch: false, headerLine: all[index...index]))
+            blocks.append(Block(patterns: line.arguments, isMatch: false, span: all[index...index], hasHeader: true))
             guard !line.reopened else { continue }
             if line.arguments.isEmpty { result.skipped.append("\(line.location): Host line with no pattern") }
             for pattern in line.arguments {
@@ -133,7 +142,7 @@ public enum SSHConfigResolver {
                 }
             }
         }
-        blocks[blocks.count - 1].lines = all[blockStart...]
+        blocks[blocks.count - 1].span = all[blockStart...]
         // Blocks whose patterns are all literal are found through an index, so resolving 100,000 aliases is
         // not 100,000 × 100,000 pattern matches; blocks with wildcards or negations are tested for each alias.
         // Most names are in one block: its index is kept alone, further blocks of a name in a second table.
@@ -188,11 +197,12 @@ public enum SSHConfigResolver {
                 return candidates
             }
             let range = min(part * chunk, aliasList.count)..<min((part + 1) * chunk, aliasList.count)
-            out.hosts.reserveCapacity(range.count)
+            // The first part's array takes the other parts' hosts when they are joined (foldingAliases).
+            out.hosts.reserveCapacity(part == 0 ? aliasList.count : range.count)
             for (alias, key, line) in aliasList[range] {
-                let location = all[line].location
                 switch effectiveHost(
-                    alias: alias, location: location, blocks: shared.blocks, in: blocks(for: alias, key: key),
+                    alias: alias, file: all[line].file, number: all[line].number, blocks: shared.blocks,
+                    in: blocks(for: alias, key: key),
                     localUser: localUser,
                     finalPass: { name in blocks(for: name, key: lowercased(name)) },
                     warnings: &out.warnings, open: &out.open)
@@ -210,7 +220,7 @@ public enum SSHConfigResolver {
         } else {
             DispatchQueue.concurrentPerform(iterations: parts, execute: resolvePart)
         }
-        let resolvedParts = (0..<parts).map { resolved.take($0) }
+        var resolvedParts = (0..<parts).map { resolved.take($0) }
         for part in resolvedParts {
             result.failures += part.failures
             result.warnings += part.warnings
@@ -224,7 +234,12 @@ public enum SSHConfigResolver {
         // The parts' hosts go straight into the folded list, in order: no joined copy of every host first (20 MB and
         // 100,000 copies at 100,000 hosts). Names alike in every field may still differ in what a pattern gives them
         // (`Host n?a` with SendEnv matches n3a and not n3b): one host's block would give both the same.
-        result.hosts = foldingAliases(resolvedParts.map(\.hosts)) { first, other in
+        var hostParts: [[ImportedHost]] = []
+        for part in resolvedParts.indices {
+            hostParts.append(resolvedParts[part].hosts)
+            resolvedParts[part].hosts = []
+        }
+        result.hosts = foldingAliases(moving: &hostParts) { first, other in
             patternBlocks.allSatisfy {
                 blockMatches(blocks[$0], alias: first) == blockMatches(blocks[$0], alias: other)
             }
@@ -263,18 +278,49 @@ public enum SSHConfigResolver {
 
     /// The same over the hosts of several parts, one after another.
     static func foldingAliases(_ parts: [[ImportedHost]], samePatterns: (String, String) -> Bool) -> [ImportedHost] {
+        var parts = parts
+        return foldingAliases(moving: &parts, samePatterns: samePatterns)
+    }
+
+    /// The same, taking the parts' hosts (the parts are left empty): the first part's array becomes the result, folded
+    /// where it lies, and the other parts' hosts are moved into its spare room (the resolver makes it with room for
+    /// every name) — not a third array of every host beside the parts (15 MB at 100,000 hosts).
+    static func foldingAliases(moving parts: inout [[ImportedHost]], samePatterns: (String, String) -> Bool)
+        -> [ImportedHost]
+    {
+        guard !parts.isEmpty else { return [] }
         var out: [ImportedHost] = []
-        out.reserveCapacity(parts.reduce(0) { $0 + $1.count })
+        swap(&out, &parts[0])
+        /// Where the hosts of the Host line being read start in `out`.
         var lineStart = -1
-        for host in parts.joined() {
-            if lineStart >= 0, out[lineStart].location == host.location, out[lineStart].sameSettings(as: host),
+        /// Whether `host` is another name of the host at `lineStart` (then it is added to its aliases), given the
+        /// index it takes in `out` when it is not.
+        func folds(_ host: ImportedHost, at next: Int) -> Bool {
+            if lineStart >= 0, out[lineStart].line == host.line, out[lineStart].file == host.file,
+                out[lineStart].sameSettings(as: host),
                 samePatterns(out[lineStart].alias, host.alias)
             {
                 out[lineStart].aliases.append(host.alias)
-                continue
+                return true
             }
-            if lineStart < 0 || out[lineStart].location != host.location { lineStart = out.count }
-            out.append(host)
+            if lineStart < 0 || out[lineStart].line != host.line || out[lineStart].file != host.file {
+                lineStart = next
+            }
+            return false
+        }
+        var kept = 0
+        for index in out.indices {
+            let host = out[index]
+            if folds(host, at: kept) { continue }
+            if kept != index { out[kept] = host }
+            kept += 1
+        }
+        out.removeSubrange(kept...)
+        for part in parts.indices.dropFirst() {
+            var hosts: [ImportedHost] = []
+            swap(&hosts, &parts[part])
+            out.reserveCapacity(out.count + hosts.count)
+            for host in hosts where !folds(host, at: out.count) { out.append(host) }
         }
         return out
     }
@@ -361,7 +407,7 @@ public enum SSHConfigResolver {
     }
 
     /// The same for a pattern list (`* !bastion`).
-    public static func hostMatches(patterns: [String], alias: String) -> Bool {
+    public static func hostMatches<Patterns: Sequence<String>>(patterns: Patterns, alias: String) -> Bool {
         let host = alias.lowercased()
         var matched = false
         for pattern in patterns {
@@ -403,9 +449,11 @@ public enum SSHConfigResolver {
     /// configure it; `finalPass` gives the blocks for the second reading, by the HostName the first one ended with.
     /// Each Match block only ssh can decide for it is added to `open` with a note.
     static func effectiveHost(
-        alias: String, location: String, blocks: [Block], in indexes: [Int], localUser: String = "",
+        alias: String, file: String, number: Int, blocks: [Block], in indexes: [Int], localUser: String = "",
         finalPass: (String) -> [Int] = { _ in [] }, warnings: inout [String], open: inout [(block: Int, note: String)]
     ) -> Result<ImportedHost, ValidationError> {
+        /// Where the alias was named, made only for a message.
+        var location: String { "\(file):\(number)" }
         var hostname: String?, user: String?, port: Int?, jump: [String]?
         var identityFiles: [String] = []
         var forwards: [ForwardSpec] = []
@@ -499,7 +547,7 @@ public enum SSHConfigResolver {
                         continue
                     }
                     do {
-                        let spec = try ForwardSpec.parseConfig(line.arguments, kind: kind)
+                        let spec = try ForwardSpec.parseConfig(line.arguments.array, kind: kind)
                         if !forwards.contains(spec) { forwards.append(spec) }
                     } catch {
                         return fail(line, error.message)
@@ -557,7 +605,7 @@ public enum SSHConfigResolver {
                 alias: alias, hostname: resolvedHost, user: user ?? "", port: port ?? Host.defaultPort,
                 identityFiles: identityFiles, proxyJump: jump ?? [], forwards: forwards,
                 options: options, proxyCommandJump: proxyCommand.flatMap(ProxyCommandJump.hosts),
-                location: location, description: descriptions.joined(separator: "\n")))
+                file: file, line: number, description: descriptions.joined(separator: "\n")))
     }
 
     /// The note for a host a Match block only ssh can decide may change.

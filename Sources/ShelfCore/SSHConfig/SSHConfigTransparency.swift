@@ -37,7 +37,7 @@ struct SSHConfigTransparency {
     static let forwardKeys: Set<String> = ["localforward", "remoteforward", "dynamicforward"]
 
     /// A TCP forward line's rule (nil for a unix-socket forward or another keyword).
-    static func spec(_ key: String, _ arguments: [String]) -> ForwardSpec? {
+    static func spec<Words: Collection<String>>(_ key: String, _ arguments: Words) -> ForwardSpec? {
         let kind: ForwardKind
         switch key {
         case "localforward": kind = .local
@@ -46,7 +46,7 @@ struct SSHConfigTransparency {
         default: return nil
         }
         guard !arguments.contains(where: { $0.contains("/") }) else { return nil }
-        return try? ForwardSpec.parseConfig(arguments, kind: kind)
+        return try? ForwardSpec.parseConfig(Array(arguments), kind: kind)
     }
 
     /// Where the user's file first gives the forward `line` (the same forward in any spelling) for the host's name.
@@ -66,6 +66,7 @@ struct SSHConfigTransparency {
     func forward(_ keyword: String, _ spec: ForwardSpec) -> [String]? {
         let key = keyword.lowercased()
         return lines.first?.first { line in line.key == key && Self.spec(line.key, line.arguments) == spec }?.arguments
+            .array
     }
 
     /// The user's `ProxyCommand ssh -W %h:%p HOST` when it is the old spelling of the jump chain `hops` and the first
@@ -82,6 +83,6 @@ struct SSHConfigTransparency {
     func leavesToUser(_ line: String) -> Bool {
         guard let option = SSHOption(line: line), option.key == "sendenv" else { return false }
         let arguments = option.arguments
-        return lines.allSatisfy { $0.contains { $0.key == "sendenv" && $0.arguments == arguments } }
+        return lines.allSatisfy { $0.contains { $0.key == "sendenv" && $0.arguments.elementsEqual(arguments) } }
     }
 }

@@ -36,7 +36,7 @@ public struct SSHOption: Hashable, Sendable, CustomStringConvertible {
 
     /// The value split into words as OpenSSH reads them (quotes removed); empty when the value cannot be read.
     public var arguments: [String] {
-        (try? SSHConfigLexer.lex(Substring("x " + value), file: "", number: 0))?.arguments ?? []
+        (try? SSHConfigLexer.lex(Substring("x " + value), file: "", number: 0))?.arguments.array ?? []
     }
 
     /// The first word, lower-cased (`yes`, `no`, `accept-new`…).

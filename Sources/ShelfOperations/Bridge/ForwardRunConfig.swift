@@ -33,7 +33,7 @@ extension SSHConfigBridge {
         let bridge = SSHConfigEmitter.Bridge(
             agentSocket: locations.agentSocket, pinsFile: pinsPath,
             publicKeyFiles: try writePublicKeys(input.identities),
-            refused: try checkedOptions(input), writesForwardRules: true)
+            refused: try checkedOptions(input), writesForwardRules: true, postQuantumKex: Self.postQuantumKex(input))
         let text = SSHConfigEmitter.emitBridge(input, bridge: bridge, generatedBy: "sshelf forward start --openssh")
         try PrivateFiles.atomicWrite(Data(text.utf8), to: path)
     }

@@ -67,10 +67,18 @@ public struct SSHConfigBridge: Sendable {
             ? UserSSHConfig.hostLines(home: workspace.homeDirectory, own: locations.configDirectory) : nil
         let bridge = SSHConfigEmitter.Bridge(
             agentSocket: locations.agentSocket, pinsFile: pinsPath, publicKeyFiles: keys,
-            refused: refused, userConfig: userConfig, sshelfProgram: workspace.program)
+            refused: refused, userConfig: userConfig, sshelfProgram: workspace.program,
+            postQuantumKex: Self.postQuantumKex(input))
         let text = SSHConfigEmitter.emitBridge(input, bridge: bridge, generatedBy: "sshelf")
         let changed = try replaceIfChanged(path, Data(text.utf8), check: checkReadable)
         return Written(hosts: input.hosts.count, changed: changed, refused: refused)
+    }
+
+    /// What a host with `pq require` is limited to: ssh is asked only when some host requires it.
+    static func postQuantumKex(_ input: SSHConfigEmitter.Input) -> [String] {
+        let groups = GroupTree(input.groups).groups
+        guard input.hosts.contains(where: { PostQuantumSetting.required($0, groups: groups) }) else { return [] }
+        return OpenSSHKex.postQuantum()
     }
 
     /// Removes the bridge and the files beside it (`ssh-config uninstall --remove`).

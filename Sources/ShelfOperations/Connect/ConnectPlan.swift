@@ -10,6 +10,11 @@ import ShelfVault
 public struct ConnectPlan: Sendable {
     public var hosts: [ShelfCore.Host]
     public var endpoints: [SSHEndpoint]
+    /// The hops (by host id) that must use a post-quantum key exchange (`--pq require` on the host or a group above
+    /// it), with why: sshelf's own client has none, so such a plan goes to OpenSSH's ssh.
+    public var postQuantum: [UUID: String] = [:]
+    /// For each such hop, the command that would allow a classical key exchange again (the hint of a refusal).
+    public var postQuantumOff: [UUID: String] = [:]
 
     public var target: ShelfCore.Host { hosts[hosts.count - 1] }
 
@@ -27,7 +32,14 @@ public struct ConnectPlan: Sendable {
                     host: OptionDefaults.applied(defaults, to: host).host,
                     identity: host.identityID.flatMap { identities[$0] }, defaults: defaults)
             }
-            return ConnectPlan(hosts: chain, endpoints: endpoints)
+            let tree = GroupTree(try store.groups())
+            var plan = ConnectPlan(hosts: chain, endpoints: endpoints)
+            for host in chain {
+                guard let why = PostQuantumWords.why(host, tree: tree) else { continue }
+                plan.postQuantum[host.id] = why
+                plan.postQuantumOff[host.id] = PostQuantumWords.offCommand(host, tree: tree)
+            }
+            return plan
         }
     }
 
@@ -70,6 +82,7 @@ public struct ConnectPlan: Sendable {
     /// are saved at once (a login refused after `--accept-new` still leaves the key pinned on the record); on
     /// success the caller records `connection.outcome` (see BackgroundRecord).
     public func connect(_ connector: SSHConnector, store: Store) throws(SSHError) -> SSHConnection {
+        if let refusal = ownClientRefusal { throw refusal }
         do {
             return try connector.connect(endpoints)
         } catch {
@@ -78,6 +91,20 @@ public struct ConnectPlan: Sendable {
             if !pins.pinnedKeys.isEmpty { try? Self.record(pins, target: nil, store: store) }
             throw error
         }
+    }
+
+    /// Why sshelf's own client must not connect this plan (nil: it may): a hop requires post-quantum key exchange,
+    /// which libssh2 does not have. Every path of the own client asks, so such a host never falls back to a classical
+    /// key exchange when OpenSSH's ssh is not there to take it.
+    public var ownClientRefusal: SSHError? {
+        guard let why = PostQuantumWords.handover(self),
+            let off = hosts.lazy.compactMap({ self.postQuantumOff[$0.id] }).first
+        else { return nil }
+        return SSHError(
+            .invalidConfiguration, why,
+            hint: "sshelf hands such a host to OpenSSH's ssh (install openssh-client if it is missing; `sshelf forward "
+                + "start \(ShellWord.quote(Display.safe(target.name)))` runs its rules through it), or allow a "
+                + "classical key exchange: \(off)")
     }
 
     /// Saves what the connection changed: verified host keys pinned, remembered password references, and the

@@ -37,6 +37,10 @@ public enum FleetConnect {
         options.keyBeforeMethods = true
         let prompts = FleetPrompts(acceptNew: acceptNew, target: plan.endpoints[plan.endpoints.count - 1].name)
         let connector = SSHConnector(options: options, credentials: credentials, delegate: prompts)
+        if let refusal = plan.ownClientRefusal {
+            fail(&result, refusal, abort: abort, loggedIn: false)
+            return
+        }
         let connection: SSHConnection
         do {
             connection = try connector.connect(plan.endpoints)
@@ -149,6 +153,7 @@ public enum FleetConnect {
         if result.markStopped(by: abort.reason) { return }
         result.error = error.message
         result.fix = error.hint
+        result.handshakeFailed = error.kind == .handshakeFailed && !loggedIn
         switch error.kind {
         case .hostKeyUnknown, .hostKeyChanged, .hostKeyOtherType, .hostKeyRevoked:
             result.outcome = .hostKeyRefused

@@ -58,6 +58,10 @@ public struct FleetHostResult: Sendable {
     /// Went through OpenSSH's ssh or scp, and why: sshelf's own client cannot log in with the loaded libssh2 (an RSA
     /// key on 1.10, a security key; OpenSSHHandover.needed).
     public var openSSH: String?
+    /// sshelf's own client failed the key exchange, before any login: the host may offer only post-quantum key
+    /// exchanges (which libssh2 has none of), and is then run again through OpenSSH
+    /// (`OpenSSHHandover.postQuantumOnly`).
+    public var handshakeFailed = false
     public var started: Date?
     public var finished: Date?
     /// Keys pinned on --accept-new while connecting, for the caller to save on the host records.

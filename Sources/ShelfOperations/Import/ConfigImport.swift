@@ -53,7 +53,7 @@ public enum ConfigImport {
                 .invalid, "\(error)", hint: "fix that line (ssh -G would reject it too); nothing was imported")
         }
         let resolved = SSHConfigResolver.resolve(document)
-        Release.elsewhere(consume document)
+        Release.elsewhereGivingBack(consume document)
         // The installed ssh is shown the kept lines on the other core while this one plans the import.
         let scratch = locations.configDirectory
         try PrivateFiles.ensureDirectory(scratch)

@@ -64,8 +64,8 @@ enum ImportPlan {
         var fileGroups: [String: HostGroup?] = [:]
         /// The group of the Included file a host was read from (`--group-by-file`), made on first use.
         func fileGroup(_ entry: ImportedHost) throws -> HostGroup? {
-            guard let mainFile, let colon = entry.location.lastIndex(of: ":") else { return nil }
-            let file = String(entry.location[..<colon])
+            guard let mainFile else { return nil }
+            let file = entry.file
             guard file != mainFile else { return nil }
             if let known = fileGroups[file] { return known }
             let name = file.lastPathPart.removingPathExtension

@@ -1,6 +1,6 @@
 // FleetJob: one host's part of a fleet run (`sshelf run` and the TUI's run pane): the host's warm session when one
 // runs, else a connection made as a login is (key verified before any credential, nothing asked), or OpenSSH's ssh
-// for a host the loaded libssh2 cannot log in (OpenSSHFleet).
+// for a host the loaded libssh2 cannot log in (OpenSSHFleet), or a server that offers only post-quantum key exchange.
 import FoundationEssentials
 import ShelfCore
 import ShelfOperations
@@ -37,10 +37,19 @@ extension FleetSession {
             {
                 return result
             }
-            return FleetConnect.run(
+            let result = FleetConnect.run(
                 plan, options: options, credentials: session.credentials(), acceptNew: acceptNew,
                 abort: abort, connected: connected,
                 body: FleetConnect.exec(command, terminal: terminal, sudo: sudo, observe: observe))
+            // A server that offers only post-quantum key exchange fails libssh2's handshake: OpenSSH's ssh has one.
+            if result.handshakeFailed,
+                let why = OpenSSHHandover.postQuantumOnly(plan, timeout: options.connectTimeout)
+            {
+                return session.openSSH.run(
+                    command, plan: plan, why: why, connectTimeout: options.connectTimeout, abort: abort,
+                    terminal: terminal, sudo: sudo, observe: observe, connected: connected)
+            }
+            return result
         }
     }
 

@@ -207,7 +207,9 @@ public final class HostRunner: @unchecked Sendable {
         guard let error = error as? SSHError else { return false }
         switch error.kind {
         case .hostKeyUnknown, .hostKeyChanged, .hostKeyOtherType, .hostKeyRevoked, .credentialNotSynced,
-            .credentialUnavailable, .authenticationFailed, .rsaSignatureUnsupported, .cancelled:
+            .credentialUnavailable, .authenticationFailed, .rsaSignatureUnsupported, .cancelled,
+            // A setting retrying cannot change (a host that requires post-quantum key exchange, which libssh2 lacks).
+            .invalidConfiguration:
             return true
         default:
             return false

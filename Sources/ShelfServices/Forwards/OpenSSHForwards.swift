@@ -40,7 +40,9 @@ public enum OpenSSHForwards {
         defer { unlink(config) }
         let environment = try OpenSSHHandover.agentEnvironment(plan, store: store, dryRun: false, context: context)
         // ExitOnForwardFailure: a forward ssh cannot open ends it with its reason, as a rule that cannot listen does.
-        let argv = [ssh, "-F", config, "-N", "-o", "ExitOnForwardFailure=yes", target.name]
+        let argv =
+            [ssh, "-F", config, "-N", "-o", "ExitOnForwardFailure=yes"] + (try OpenSSHHandover.kexArguments(plan))
+            + [target.name]
         let pid: pid_t
         switch ChildProcess.spawn(argv, stdin: 0, stdout: 1, stderr: 2, environment: environment) {
         case .success(let started): pid = started

@@ -146,7 +146,14 @@ public final class OpenSSHFleet: @unchecked Sendable {
             return result
         }
         var words = argv(name)
-        words.insert(contentsOf: setup.config, at: 1)
+        do {
+            words.insert(contentsOf: setup.config + (try OpenSSHHandover.kexArguments(plan)), at: 1)
+        } catch {
+            let failure = ShelfError(from: error)
+            result.error = failure.message
+            result.fix = failure.hint
+            return result
+        }
         var environment = setup.agentEnvironment ?? context.environment
         if let terminal { environment["TERM"] = terminal }
         let exit = spawn(

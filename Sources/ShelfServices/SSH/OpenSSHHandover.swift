@@ -3,7 +3,8 @@
 // started when a hop's key is in the vault, and ssh replaces this process (its terminal, its exit status), reading
 // the host through the bridge — with the user's ~/.ssh/config when that includes the bridge — and with the sshelf
 // agent as SSH_AUTH_SOCK, so a forwarded agent is the vault's. `connect` also hands over by itself, saying why, when
-// the loaded libssh2 cannot log a hop in (an RSA key, or a user certificate, on libssh2 1.10; a FIDO security key),
+// the loaded libssh2 cannot log a hop in (an RSA key, or a user certificate, on libssh2 1.10; a FIDO security key;
+// a hop that requires post-quantum key exchange, `--pq require`, with KexAlgorithms limited to those: `kexArguments`),
 // and when the host asks for ForwardAgent, and after a failed handshake with a server that offers only post-quantum
 // key exchange (`postQuantumOnly`); Enter in the TUI hands over on the same decision (`needed`), running ssh
 // as a child between leaving curses and coming back (`prepare`). `exec` hands over for the login reasons alone
@@ -26,12 +27,14 @@ public enum OpenSSHHandover {
         loginNeeds(plan) ?? forwardAgent(plan)
     }
 
-    /// Why sshelf's own client cannot log `plan`'s hosts in with the libssh2 it loaded and OpenSSH's ssh can (an RSA
-    /// key on a library that signs only ssh-rsa, a FIDO security key, a user certificate it cannot use): what `exec`,
+    /// Why sshelf's own client cannot log `plan`'s hosts in with the libssh2 it loaded and OpenSSH's ssh can (a hop
+    /// that requires post-quantum key exchange, an RSA key on a library that signs only ssh-rsa, a FIDO security key, a
+    /// user certificate it cannot use): what `exec`,
     /// `run` and `cp` hand over for (nil when it can, or when ssh is not installed). ForwardAgent is `connect`'s
     /// alone: a command or a copy forwards no agent.
     public static func loginNeeds(_ plan: ConnectPlan) -> String? {
         guard access(sshPath, X_OK) == 0 else { return nil }
+        if let why = PostQuantumWords.handover(plan) { return why }
         if let why = securityKey(plan) { return why }
         for hop in plan.endpoints where !LibSSH2.features.rsaSHA2 {
             guard let identity = hop.identity, identity.keyType == .rsa,
@@ -54,12 +57,19 @@ public enum OpenSSHHandover {
         return nil
     }
 
-    /// Why a host whose handshake failed goes to OpenSSH: it offers only post-quantum key exchanges, which libssh2
-    /// has none of (nil for any other failure, a jump chain or a ProxyCommand — only a direct host is asked — or
-    /// when OpenSSH's ssh is not installed). The server's offer is read from its first packet (`KexProbe`).
+    /// Why a host whose handshake failed goes to OpenSSH: the first hop (the host itself, or the outermost jump host)
+    /// offers only post-quantum key exchanges, which libssh2 has none of (nil for any other failure, a first hop with
+    /// a ProxyCommand — only a hop reached directly is asked — or when OpenSSH's ssh is not installed). The server's
+    /// offer is read from its first packet (`KexProbe`). A later hop is reached through the one before it, which the
+    /// probe does not do: `--pq require` on it sends it to OpenSSH.
     public static func postQuantumOnly(_ plan: ConnectPlan, after error: SSHError, timeout: Double) -> String? {
-        guard error.kind == .handshakeFailed, access(sshPath, X_OK) == 0, plan.endpoints.count == 1,
-            let hop = plan.endpoints.first, hop.settings.proxyCommand == nil,
+        guard error.kind == .handshakeFailed else { return nil }
+        return postQuantumOnly(plan, timeout: timeout)
+    }
+
+    /// The same, for a handshake already known to have failed (a fleet host's result says so).
+    public static func postQuantumOnly(_ plan: ConnectPlan, timeout: Double) -> String? {
+        guard access(sshPath, X_OK) == 0, let hop = plan.endpoints.first, hop.settings.proxyCommand == nil,
             let offered = KexProbe.offered(
                 host: hop.hostname.isEmpty ? hop.name : hop.hostname, port: hop.port, timeout: timeout),
             offered.contains(where: KeyExchange.isPostQuantum),
@@ -152,7 +162,19 @@ public enum OpenSSHHandover {
                     + "then try again")
         }
         let environment = try agentEnvironment(plan, store: store, dryRun: dryRun, context: context)
-        return ([sshPath] + configArguments(context, bridge: bridge.path) + [target.name], environment)
+        return (
+            [sshPath] + configArguments(context, bridge: bridge.path) + (try kexArguments(plan)) + [target.name],
+            environment
+        )
+    }
+
+    /// `-o KexAlgorithms=…` limited to the post-quantum ones ssh has, when the target requires one (the bridge gives
+    /// each such hop the same line; on the command line it also wins over a line of the user's own config). Throws
+    /// when ssh has none: never a classical key exchange in its place.
+    public static func kexArguments(_ plan: ConnectPlan) throws -> [String] {
+        guard let off = plan.postQuantumOff[plan.target.id] else { return [] }
+        let names = try OpenSSHKex.required(for: plan.target.name, off: off)
+        return ["-o", "KexAlgorithms=" + names.joined(separator: ",")]
     }
 
     /// The environment ssh runs with: the sshelf agent as SSH_AUTH_SOCK when a hop's key is in the vault (the agent

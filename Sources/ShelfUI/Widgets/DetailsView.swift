@@ -65,6 +65,10 @@ enum DetailsView {
             lines.append(
                 ("kex", KeyExchange.describe(kex), KeyExchange.isPostQuantum(kex) ? .plain : CellStyle(color: .orange)))
         }
+        if PostQuantumSetting.required(host, groups: catalog.tree.groups) {
+            // Enter hands such a host to OpenSSH's ssh (post-quantum key exchange only), saying why.
+            lines.append(("pq", "required: sessions go through OpenSSH", .plain))
+        }
         // A count here, where a short pane still shows it; each option with its origin comes after the rules.
         let options = HostOptionSources.lines(
             host: host, defaults: catalog.optionDefaults, refused: state.refusedOptions)

@@ -1,0 +1,44 @@
+// PostQuantumOnlyJumpTests: a jump host that offers only post-quantum key exchange (a real sshd with only
+// sntrup761x25519) fails libssh2's handshake; sshelf probes it (the outermost hop, reached directly) and hands the
+// whole chain to OpenSSH's ssh, saying why, for exec and run. Both libssh2 versions (SSH_MATRIX_TESTS).
+import Foundation
+import TestSupport
+import XCTest
+
+final class PostQuantumOnlyJumpTests: XCTestCase {
+    /// A jump host that offers only sntrup761x25519 (pinned while it still offered a classical one: its host key is
+    /// the target's server's): `exec` and `run` to the host behind it go through OpenSSH, naming the jump host.
+    func testAPostQuantumOnlyJumpHostHandsTheChainToOpenSSH() throws {
+        let world = try SSHCLIWorld()
+        addTeardown { _ = try? world.home.run(["agent", "stop"]) }
+        try world.addHost("bastion", world.sshd)
+        let fingerprint = try world.fingerprint(world.sshd)
+        XCTAssertExit(try world.home.run("trust", "bastion", "--fingerprint", fingerprint), 0)
+        XCTAssertExit(try world.home.run("trust", "t", "--fingerprint", fingerprint), 0)
+        var options = SSHD.Options()
+        options.extraConfig = ["KexAlgorithms sntrup761x25519-sha512@openssh.com"]
+        options.hostKeysFrom = world.sshd.directory
+        options.authorizedKeys = [world.key.publicLine]
+        let pqOnly = try SSHD.start(options)
+        XCTAssertExit(try world.home.run("edit", "bastion", "--port", String(pqOnly.port)), 0)
+        XCTAssertExit(try world.home.run("edit", "t", "--jump", "bastion"), 0)
+        let why =
+            "bastion offers only post-quantum key exchange (sntrup761x25519-sha512@openssh.com), which sshelf's "
+            + "own client (libssh2 "
+
+        let exec = try world.home.run("exec", "t", "--no-stdin", "--", "echo", "behind-pq")
+        XCTAssertExit(exec, 0)
+        XCTAssertEqual(exec.stdout, "behind-pq\n")
+        XCTAssertTrue(exec.stderr.contains("sshelf: note: " + why), exec.stderr)
+        XCTAssertTrue(pqOnly.waitForLog(PostQuantumRequireTests.kexLine), pqOnly.log)
+        XCTAssertTrue(world.sshd.waitForLog("Accepted publickey"), world.sshd.log)
+
+        let run = try world.home.run("run", "t", "--json", "--", "echo behind-pq")
+        XCTAssertExit(run, 0)
+        let record = try XCTUnwrap(
+            JSONSerialization.jsonObject(with: Data(run.stdout.split(separator: "\n")[0].utf8)) as? [String: Any])
+        XCTAssertEqual(record["stdout"] as? String, "behind-pq\n")
+        XCTAssertTrue((record["openssh"] as? String)?.hasPrefix(why) == true, "\(record)")
+        XCTAssertTrue(pqOnly.waitForLog(PostQuantumRequireTests.kexLine, count: 2), pqOnly.log)
+    }
+}
