@@ -29,7 +29,7 @@ _sshelf() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} typed=$2
     local cmd=${COMP_WORDS[1]} sub=${COMP_WORDS[2]}
     if [[ $COMP_CWORD -eq 1 ]]; then
-        COMPREPLY=($(compgen -W "list show add edit rm mv connect exec trust run cp files copy-id warm group forward identity keygen import export ssh-config vault agent log sync service ui check completions manpage version help" -- "$cur")); return
+        COMPREPLY=($(compgen -W "list show add edit rm mv connect exec trust run cp copy-id warm group forward identity keygen import export ssh-config vault agent log snippet tmux sync service ui check completions manpage version help" -- "$cur")); return
     fi
     case "$cmd" in
         warm) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "serve list stop" -- "$cur")); return; fi ;;
@@ -42,11 +42,13 @@ _sshelf() {
         vault) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "init status unlock lock passwd list rm audit export import set-password set-class verify" -- "$cur")); return; fi ;;
         agent) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "start stop status ensure-unlocked" -- "$cur")); return; fi ;;
         log) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "verify" -- "$cur")); return; fi ;;
+        snippet) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "add list show edit rm run" -- "$cur")); return; fi ;;
+        tmux) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "open window broadcast" -- "$cur")); return; fi ;;
         sync) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "enable invite join status now devices revoke rename conflicts conflicts disable" -- "$cur")); return; fi ;;
         service) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "run install uninstall status stop" -- "$cur")); return; fi ;;
     esac
     local key="$cmd"
-    case "$cmd" in warm|group|forward|identity|import|export|ssh-config|vault|agent|log|sync|service) key="$cmd $sub" ;; esac
+    case "$cmd" in warm|group|forward|identity|import|export|ssh-config|vault|agent|log|snippet|tmux|sync|service) key="$cmd $sub" ;; esac
     case "$prev" in
         --alias) COMPREPLY=(); return ;;
         --auth) COMPREPLY=($(compgen -W "auto publickey password keyboardInteractive agent" -- "$cur")); return ;;
@@ -82,6 +84,7 @@ _sshelf() {
         --option) COMPREPLY=(); return ;;
         --output) _sshelf_files; return ;;
         --parallel) COMPREPLY=(); return ;;
+        --param) COMPREPLY=(); return ;;
         --passphrase-fd) COMPREPLY=(); return ;;
         --password-fd) COMPREPLY=(); return ;;
         --persist-for) COMPREPLY=(); return ;;
@@ -101,6 +104,7 @@ _sshelf() {
         --timeout) COMPREPLY=(); return ;;
         --untag) COMPREPLY=(); return ;;
         --user) COMPREPLY=(); return ;;
+        --window) COMPREPLY=(); return ;;
     esac
     case "$key" in
         "list") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--group --json --names --reachable --timeout --help" -- "$cur")); else COMPREPLY=(); fi ;;
@@ -109,12 +113,11 @@ _sshelf() {
         "edit") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--host --user --port --group --tag --alias --auth --identity --jump --notes --pq --option --rename --untag --remove-alias --remove-option --allow-duplicate --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "rm") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--force --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "mv") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--group --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
-        "connect") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--accept-new --password-fd --remember --timeout --passphrase-fd --dry-run --openssh --verbose --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
+        "connect") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--accept-new --password-fd --remember --timeout --passphrase-fd --dry-run --openssh --verbose --window --no-window --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "exec") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--accept-new --password-fd --remember --timeout --passphrase-fd --no-stdin --tty --persist --persist-for --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "trust") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--replace --fingerprint --timeout --passphrase-fd --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "run") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--hosts-file --dry-run --parallel --canary --timeout --command-timeout --json --raw --stream --login --tty --sudo --sudo-password-fd --yes --accept-new --passphrase-fd --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "cp") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--recursive --preserve --parallel --timeout --login --yes --accept-new --passphrase-fd --help" -- "$cur")); else _sshelf_files; fi ;;
-        "files") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--local --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "copy-id") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--identity --accept-new --password-fd --remember --timeout --passphrase-fd --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "warm serve") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--idle --ready-fd --timeout --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "warm list") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --help" -- "$cur")); else COMPREPLY=(); fi ;;
@@ -166,6 +169,15 @@ _sshelf() {
         "agent ensure-unlocked") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "log") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --since --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "log verify") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "snippet add") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--tag --help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "snippet list") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--tag --json --names --help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "snippet show") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "snippet edit") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--name --tag --untag --help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "snippet rm") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "snippet run") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--param --hosts-file --dry-run --parallel --canary --timeout --command-timeout --json --raw --stream --login --tty --sudo --sudo-password-fd --yes --accept-new --passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "tmux open") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
+        "tmux window") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "tmux broadcast") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--window --passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "sync enable") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--folder --git --credentials --yes --accept-no-passphrase --passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "sync invite") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--expires --passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "sync join") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--code-fd --yes --accept-no-passphrase --passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;

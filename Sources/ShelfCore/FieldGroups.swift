@@ -27,6 +27,7 @@ public enum FieldGroups {
         case .group: group
         case .identity: identity
         case .forward: forward
+        case .snippet: snippet
         case .other: []
         }
     }
@@ -74,13 +75,24 @@ public enum FieldGroups {
         FieldGroup("updated", ["updatedAt"], quiet: true),
     ]
 
+    static let snippet = [
+        FieldGroup("name", ["name"]),
+        FieldGroup("command", ["command"]),
+        // Tags merge as sets, value by value (FieldSets), as a host's do.
+        FieldGroup("tags", ["tags"]),
+        FieldGroup("updated", ["updatedAt"], quiet: true),
+    ]
+
     /// Every group name of a kind, `extra` last.
     public static func names(for kind: RecordKind) -> [String] { groups(for: kind).map(\.name) + [extra] }
 
     /// The groups of a kind that hold one list and merge as sets (FieldSets): the group and its field share a name.
     public static func setNames(for kind: RecordKind) -> [String] {
-        if case .host = kind { return ["aliases", "tags"] }
-        return []
+        switch kind {
+        case .host: ["aliases", "tags"]
+        case .snippet: ["tags"]
+        default: []
+        }
     }
 
     /// A set group's values in `body` (nothing when the field is missing or not a list of strings).

@@ -5,10 +5,10 @@
 import FoundationEssentials
 
 public enum RecordKind: OpenEnum {
-    case group, host, identity, forward
+    case group, host, identity, forward, snippet
     case other(String)
 
-    public static let knownCases: [RecordKind] = [.group, .host, .identity, .forward]
+    public static let knownCases: [RecordKind] = [.group, .host, .identity, .forward, .snippet]
 
     public var rawValue: String {
         switch self {
@@ -16,6 +16,7 @@ public enum RecordKind: OpenEnum {
         case .host: "host"
         case .identity: "identity"
         case .forward: "forward"
+        case .snippet: "snippet"
         case .other(let raw): raw
         }
     }
@@ -153,6 +154,7 @@ public enum SyncRecordCodec {
         case .group: try check(body, known: HostGroup.knownFields)
         case .identity: try check(body, known: Identity.knownFields)
         case .forward: try check(body, known: PortForwardRule.knownFields)
+        case .snippet: try check(body, known: Snippet.knownFields)
         case .other: break
         }
     }
@@ -166,6 +168,9 @@ public enum SyncRecordCodec {
     }
     public static func body(_ rule: PortForwardRule) throws -> [String: JSONValue] {
         try body(rule, known: PortForwardRule.knownFields)
+    }
+    public static func body(_ snippet: Snippet) throws -> [String: JSONValue] {
+        try body(snippet, known: Snippet.knownFields)
     }
 
     public static func decode<T: Decodable>(_ type: T.Type, from body: [String: JSONValue]) throws -> T {

@@ -1,6 +1,6 @@
 // InteractiveShell: `sshelf connect` — the local terminal in raw mode, a remote PTY with $TERM and the current
-// size, window changes forwarded, the OpenSSH escape `~.` to disconnect, and the terminal restored on every exit
-// path (remote exit, error, escape, SIGTERM/SIGHUP).
+// size, window changes forwarded, the OpenSSH escapes (`~.` to disconnect, `~?`) and sshelf's `~s` (a snippet typed
+// into the session), and the terminal restored on every exit path (remote exit, error, escape, SIGTERM/SIGHUP).
 import CLibSSH2
 import FoundationEssentials
 import Glibc
@@ -17,6 +17,9 @@ public struct ShellOptions: Sendable {
     public var escapeEnabled: Bool
     /// Ask for a PTY (and put the local terminal in raw mode); off for a host whose options say `RequestTTY no`.
     public var requestTerminal = true
+    /// `~s`: asks for a snippet on the local terminal (input, output) and gives the bytes to type into the session
+    /// (nil: no `~s`). The session waits meanwhile: the remote's output is read again once it returns.
+    public var snippetPicker: (@Sendable (_ input: Int32, _ output: Int32) -> [UInt8])?
 
     public init(term: String, input: Int32 = 0, output: Int32 = 1, escapeEnabled: Bool = true) {
         self.term = term.isEmpty ? "xterm" : term
@@ -68,7 +71,17 @@ extension SSHConnection {
             stdout: { FileOutput.writeAll(options.output, $0) },
             stderr: { FileOutput.writeAll(options.errors ?? options.output, $0) },
             filterInput: { bytes in
-                let (forward, disconnect) = escape.filter(bytes)
+                let (forward, disconnect) = escape.filter(bytes) { key in
+                    switch key {
+                    case UInt8(ascii: "s"):
+                        return options.snippetPicker?(options.input, options.output)
+                    case UInt8(ascii: "?"):
+                        let help = EscapeFilter.help(snippets: options.snippetPicker != nil)
+                        help.withUnsafeBytes { FileOutput.writeAll(options.output, $0) }
+                        return []
+                    default: return nil
+                    }
+                }
                 if disconnect { stoppedLocally = true }
                 return (forward, !disconnect)
             },
@@ -116,14 +129,33 @@ struct EscapeFilter {
     var atLineStart = true
     var pendingTilde = false
 
-    /// Returns the bytes to send and whether the user asked to disconnect.
-    mutating func filter(_ bytes: ArraySlice<UInt8>) -> ([UInt8], Bool) {
+    /// What `~?` prints (the local terminal is raw: lines end in CR LF).
+    static func help(snippets: Bool) -> [UInt8] {
+        let lines =
+            ["Supported escape sequences:", " ~.   - terminate connection"]
+            + (snippets ? [" ~s   - pick a snippet and type it into the session"] : [])
+            + [
+                " ~?   - this message", " ~~   - send the escape character", "",
+                "(Escapes are only recognized "
+                    + "immediately after a newline.)",
+            ]
+        return Array(("\r\n" + lines.joined(separator: "\r\n") + "\r\n").utf8)
+    }
+
+    /// Returns the bytes to send and whether the user asked to disconnect. `escape` answers another key after `~`:
+    /// the bytes it gives are sent in the escape's place (nil: not an escape, the `~` and the key go as typed).
+    mutating func filter(_ bytes: ArraySlice<UInt8>, escape: (UInt8) -> [UInt8]? = { _ in nil }) -> ([UInt8], Bool) {
         guard enabled else { return (Array(bytes), false) }
         var out: [UInt8] = []
         for byte in bytes {
             if pendingTilde {
                 pendingTilde = false
                 if byte == UInt8(ascii: ".") { return (out, true) }
+                if let typed = escape(byte) {
+                    out += typed
+                    atLineStart = typed.last.map { $0 == 0x0D || $0 == 0x0A } ?? true
+                    continue
+                }
                 if byte != UInt8(ascii: "~") { out.append(UInt8(ascii: "~")) }
                 out.append(byte)
             } else if atLineStart && byte == UInt8(ascii: "~") {

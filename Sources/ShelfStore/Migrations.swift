@@ -13,6 +13,7 @@ enum Migrations {
         version1, version2, version3, version4, catalog, identityAgentOptions, trustedSync, hostOptions, leanHosts,
         outboxWithoutRowid, hostAliases, identityDestinations, conflictSettling, conflictEvents, matchDefaults,
         postQuantumSetting,
+        snippets,
     ]
     static var latest: Int { all.count }
 
@@ -394,4 +395,16 @@ enum Migrations {
             }
         }
     }
+
+    /// Saved commands (Snippet), a record kind of the config track like hosts; tags joined as a host's are.
+    static let snippets = Migration.sql(
+        """
+        CREATE TABLE snippets(
+            id TEXT PRIMARY KEY NOT NULL,
+            name TEXT NOT NULL DEFAULT '',
+            command TEXT NOT NULL DEFAULT '',
+            tags TEXT NOT NULL DEFAULT '',
+            updated_at REAL NOT NULL DEFAULT 0,
+            extra TEXT NOT NULL DEFAULT '');
+        """)
 }

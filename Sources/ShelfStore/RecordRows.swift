@@ -197,3 +197,27 @@ enum ForwardRow {
             sessions: row.int(12), updatedAt: row.date(10), extra: ExtraFields.decode(row.text(11)))
     }
 }
+
+enum SnippetRow {
+    static let columns = "id, name, command, tags, updated_at, extra"
+    static let upsert = """
+        INSERT INTO snippets(\(columns)) VALUES (?,?,?,?,?,?)
+        ON CONFLICT(id) DO UPDATE SET name=excluded.name, command=excluded.command, tags=excluded.tags,
+          updated_at=excluded.updated_at, extra=excluded.extra
+        """
+
+    static func bindings(_ snippet: Snippet) -> [SQLValue] {
+        [
+            .text(snippet.id.storeText), .text(snippet.name), .text(snippet.command),
+            .text(HostRow.joinTags(snippet.tags)), .double(snippet.updatedAt.timeIntervalSince1970),
+            .text(ExtraFields.encode(snippet.extra)),
+        ]
+    }
+
+    static func read(_ row: Statement) -> Snippet? {
+        guard let id = row.uuid(0) else { return nil }
+        return Snippet(
+            id: id, name: row.text(1), command: row.text(2), tags: HostRow.splitTags(row.text(3)),
+            updatedAt: row.date(4), extra: ExtraFields.decode(row.text(5)))
+    }
+}

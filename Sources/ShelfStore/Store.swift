@@ -296,6 +296,26 @@ public final class Store {
         try stampDelete(.forward, id)
     }
 
+    // MARK: snippets
+
+    public func snippets() throws -> [Snippet] {
+        try db.query(
+            "SELECT \(SnippetRow.columns) FROM snippets ORDER BY name COLLATE NOCASE, id", row: SnippetRow.read
+        )
+        .compactMap { $0 }
+    }
+
+    public func save(_ snippet: Snippet) throws {
+        let prior = try priorForSave(.snippet, snippet.id)
+        try db.run(SnippetRow.upsert, SnippetRow.bindings(snippet))
+        try stampSave(.snippet, snippet.id, prior: prior) { try Store.mergeBody(snippet) }
+    }
+
+    public func deleteSnippet(_ id: UUID) throws {
+        try db.run("DELETE FROM snippets WHERE id = ?", [.text(id.storeText)])
+        try stampDelete(.snippet, id)
+    }
+
     /// Everything cross-record that is wrong (cycles, dangling references), for `sshelf check`.
     public func problems() throws -> [ModelProblem] {
         try read { store in

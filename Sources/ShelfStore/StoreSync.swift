@@ -70,7 +70,10 @@ extension Store {
     }
 
     static func table(_ kind: RecordKind) -> String? {
-        ["group": "host_groups", "host": "hosts", "identity": "identities", "forward": "forward_rules"][kind.rawValue]
+        [
+            "group": "host_groups", "host": "hosts", "identity": "identities", "forward": "forward_rules",
+            "snippet": "snippets",
+        ][kind.rawValue]
     }
 
     // MARK: stamping changes made here
@@ -197,6 +200,9 @@ extension Store {
                 "SELECT \(ForwardRow.columns) FROM forward_rules WHERE id = ?", key, row: ForwardRow.read
             )
             .compactMap { $0 }.first.map(Store.mergeBody)
+        case .snippet:
+            return try db.query("SELECT \(SnippetRow.columns) FROM snippets WHERE id = ?", key, row: SnippetRow.read)
+                .compactMap { $0 }.first.map(Store.mergeBody)
         case .other:
             return nil
         }
@@ -307,6 +313,12 @@ extension Store {
                 {
                     bodies[rule.id.storeText] = try Store.mergeBody(rule)
                 }
+            case .snippet:
+                for snippet in try db.query("SELECT \(SnippetRow.columns) FROM \(table)", row: SnippetRow.read)
+                    .compactMap({ $0 })
+                {
+                    bodies[snippet.id.storeText] = try Store.mergeBody(snippet)
+                }
             case .other:
                 break
             }
@@ -412,6 +424,8 @@ extension Store {
                 try db.run(
                     ForwardRow.upsert, ForwardRow.bindings(try SyncRecordCodec.decode(PortForwardRule.self, from: body))
                 )
+            case .snippet:
+                try db.run(SnippetRow.upsert, SnippetRow.bindings(try SyncRecordCodec.decode(Snippet.self, from: body)))
             case .other: return "unknown record kind"
             }
         } catch let error as DecodingError {

@@ -3,6 +3,7 @@
 import FoundationEssentials
 import ShelfCore
 import ShelfOperations
+import ShelfServices
 import ShelfStore
 import ShelfUI
 import ShelfVault
@@ -20,6 +21,8 @@ enum CatalogLoader {
                 secretsPresent: secretsPresent)
             catalog.optionDefaults = try store.optionDefaults()
             catalog.keyExchanges = try store.lastKeyExchanges()
+            catalog.snippets = try store.snippets()
+            catalog.tmuxWindow = try store.setting(TmuxWindows.windowSetting) == "on"
             return catalog
         }
     }
@@ -33,6 +36,8 @@ enum CatalogLoader {
                 rules: try store.forwardRules(), secretsPresent: secretsPresent())
             catalog.optionDefaults = try store.optionDefaults()
             catalog.keyExchanges = try store.lastKeyExchanges()
+            catalog.snippets = try store.snippets()
+            catalog.tmuxWindow = try store.setting(TmuxWindows.windowSetting) == "on"
             return catalog
         }
     }
@@ -47,6 +52,8 @@ enum CatalogLoader {
                 isComplete: false, totalCount: try store.hostCount())
             catalog.optionDefaults = try store.optionDefaults()
             catalog.keyExchanges = try store.lastKeyExchanges()
+            catalog.snippets = try store.snippets()
+            catalog.tmuxWindow = try store.setting(TmuxWindows.windowSetting) == "on"
             return catalog
         }
     }

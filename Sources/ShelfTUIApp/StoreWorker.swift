@@ -195,7 +195,7 @@ final class StoreWorker: @unchecked Sendable {
             try store.write { try $0.settleConflict(id, take: takeOther ? .other : .kept) }
             try SyncRunner.refreshConflictCount(store: store, locations: workspace.locations)
             return "conflict \(id) settled: took the \(takeOther ? "other" : "kept") value; it syncs like any edit"
-        case .load, .loadConflicts, .connect, .cancelConnect, .launchSession, .answerPrompt, .startForward,
+        case .load, .loadConflicts, .connect, .cancelConnect, .openInTmux, .launchSession, .answerPrompt, .startForward,
             .stopForward, .unlockVault, .lockVault, .syncNow, .copyID, .answerAgent, .moveCredentials, .runFleet,
             .stopFleet, .previewImport, .runImport, .openFiles, .listFiles, .closeFiles, .copyFiles,
             .cancelCopy, .changeFiles, .quit:

@@ -81,6 +81,7 @@ public final class TUIApp {
         let size = terminal.size
         state = UIState(rows: size.rows, columns: size.columns, symbols: terminal.symbols, now: Date())
         state.reachability = ReachabilityColumn(start: ReachabilityWorker.start(context.environment))
+        state.insideTmux = TmuxWindows(environment: context.environment) != nil
         state.status = status.current(store: try? Store(path: context.locations.store), now: state.now)
         if let failure = vault.failure() { apply(.vaultFailed(failure.message, hint: failure.hint)) }
         // The watcher's first look comes before the first load: nothing committed in between is missed.
@@ -203,6 +204,8 @@ public final class TUIApp {
                 login.start(id)
             case .cancelConnect:
                 login.cancel()
+            case .openInTmux(let ids):
+                openInTmux(ids)
             case .answerPrompt(.replaceChangedKey):
                 login.replaceChangedKey()
             case .unlockVault:
@@ -243,6 +246,28 @@ public final class TUIApp {
             default:
                 worker.submit(effect)
             }
+        }
+    }
+
+    /// `w` (and Enter with `sshelf tmux window on`) inside tmux: the hosts in a new tmux window, the TUI staying here.
+    /// A few tmux commands, quick enough for the input path.
+    private func openInTmux(_ ids: [UUID]) {
+        guard let tmux = TmuxWindows(environment: context.environment) else {
+            apply(.notify(Notice(TmuxWindows.notInside.message, isError: true)))
+            return
+        }
+        let hosts = ids.compactMap { id in state.catalog.row(of: id).map { (state.catalog.reference($0), id) } }
+        do {
+            let window = try tmux.open(hosts, sshelf: SelfProcess.path)
+            apply(
+                .notify(
+                    Notice(
+                        hosts.count == 1
+                            ? "opened \(hosts[0].0) in tmux window \(window)"
+                            : "opened \(hosts.count) hosts in tmux window \(window), tiled (broadcast: sshelf tmux "
+                                + "broadcast on --window \(window))")))
+        } catch {
+            apply(.notify(Notice(ShelfError(from: error).message, isError: true)))
         }
     }
 

@@ -335,7 +335,10 @@ final class TUILogin: @unchecked Sendable {
         defer { signal(SIGINT, previousInt) }
         let exit: Result<RemoteExit, SSHError>
         do {
-            exit = .success(try connection.runShell(ShellOptions(term: context.environment["TERM"] ?? "xterm")))
+            var shell = ShellOptions(term: context.environment["TERM"] ?? "xterm")
+            let context = self.context
+            shell.snippetPicker = SnippetEscape.picker { try context.store().snippets() }
+            exit = .success(try connection.runShell(shell))
         } catch {
             exit = .failure(error)
         }

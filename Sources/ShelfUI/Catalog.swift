@@ -21,6 +21,10 @@ public struct Catalog: Sendable {
     public var optionDefaults: [OptionDefaults] = []
     /// The key exchange of each host's last session from this device (hosts never connected are absent).
     public var keyExchanges: [UUID: String] = [:]
+    /// Saved snippets, by name (`x`).
+    public var snippets: [Snippet] = []
+    /// `sshelf tmux window on`: inside tmux, Enter opens the session in a new tmux window.
+    public var tmuxWindow = false
     /// False while this is only the first screenful; `totalCount` is then the store's host count.
     public var isComplete: Bool
     public var totalCount: Int

@@ -19,6 +19,8 @@ public enum Effect: Sendable, Equatable {
     case connect(UUID)
     /// Stop the connect attempt under way, whatever it is doing (its socket is shut down).
     case cancelConnect
+    /// Inside tmux: the hosts in a new tmux window (several: tiled, a pane each), each running `sshelf connect`.
+    case openInTmux([UUID])
     /// The login finished: leave curses, run the interactive shell on that connection, come back.
     case launchSession(UUID)
     /// The user's answer to a connect-time question (see `ConnectPrompt`).

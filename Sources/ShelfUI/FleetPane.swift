@@ -110,6 +110,15 @@ enum FleetPaneReducer {
             state.mode = .fleet
             return []
         }
+        let hosts = targets(state)
+        guard !hosts.isEmpty else { return [] }
+        state.fleet = FleetPane(hosts: hosts)
+        state.mode = .fleet
+        return []
+    }
+
+    /// The marked hosts (in list order), or the selected one when none is marked: what `!`, `x` and `w` act on.
+    static func targets(_ state: UIState) -> [(id: UUID, name: String)] {
         var hosts: [(id: UUID, name: String)] = []
         for row in state.allRows {
             let id = state.catalog.table.id(Int(row))
@@ -118,10 +127,29 @@ enum FleetPaneReducer {
         if hosts.isEmpty, let row = state.selectedRow {
             hosts = [(state.catalog.table.id(row), state.catalog.reference(row))]
         }
-        guard !hosts.isEmpty else { return [] }
-        state.fleet = FleetPane(hosts: hosts)
+        return hosts
+    }
+
+    /// A command to run at once on the targets (a snippet filled in by `x`): the run pane opens with it and sends it
+    /// as Enter would — the app still asks the typed confirmation a large or protected run needs.
+    static func run(_ state: inout UIState, command: String) -> [Effect] {
+        if let pane = state.fleet, pane.isActive {
+            state.notice = Notice(
+                "a run is under way: wait for it to end (Esc in the run pane stops it)", isError: true)
+            state.mode = .browse
+            return []
+        }
+        let hosts = targets(state)
+        guard !hosts.isEmpty else {
+            state.mode = .browse
+            return []
+        }
+        var pane = FleetPane(hosts: hosts)
+        pane.command = command
         state.mode = .fleet
-        return []
+        let effects = send(&state, &pane)
+        state.fleet = pane
+        return effects
     }
 
     static func key(_ state: inout UIState, _ key: Key) -> [Effect] {

@@ -5,7 +5,9 @@ public enum Command: String, Sendable, CaseIterable {
     case nextPane, previousPane, left, right, toggleGroup, activate
     case search, cancel, sort, reload, syncNow, vaultLock
     case addHost, addGroup, addForward, addIdentity, identities, edit, delete, toggleForward, copyID
-    case markAll, runCommand, importConfig, files
+    case markAll, runCommand, importConfig, files, snippets, tmuxWindow
+    // the snippet picker
+    case snippetPick, snippetClose, snippetDown, snippetUp, snippetErase, snippetClear
     // the file pane
     case filesDown, filesUp, filesPageDown, filesPageUp, filesTop, filesBottom, filesSwitch, filesOpen, filesParent
     case filesFilter, filesHidden, filesReload, filesClose, filesMark, filesCopy, filesCancelCopy
@@ -46,6 +48,7 @@ public enum KeyContext: String, Sendable, CaseIterable {
     case fleet = "Run pane"
     case files = "File pane"
     case importDialog = "Import dialog"
+    case snippets = "Snippet picker"
     case help = "Help"
     case failure = "Error screen"
 }
@@ -180,6 +183,22 @@ public enum Keymap {
             [.char("F")], .files, .browse,
             "open the file pane on the selected host: this machine's folders beside the host's (logs in as Enter does)",
             disabled: needsHost),
+        KeyBinding(
+            [.char("x")], .snippets, .browse,
+            "run a saved snippet on the marked hosts (the selected host when none is marked): pick it, fill in its"
+                + " parameters, then it runs as ! does",
+            disabled: { state in
+                if let pane = state.fleet, pane.isActive { return "a run is under way" }
+                return state.marks.isEmpty ? Keymap.needsHost(state) : nil
+            }),
+        KeyBinding(
+            [.char("w")], .tmuxWindow, .browse,
+            "inside tmux: open the selected host in a new tmux window (the marked hosts: one tiled window, a pane"
+                + " each)",
+            disabled: { state in
+                guard state.insideTmux else { return "not inside tmux" }
+                return state.marks.isEmpty ? Keymap.needsHost(state) : nil
+            }),
         KeyBinding(
             [.enter], .activate, .browse, "connect to the selected host (in the group tree: open the group)",
             hint: "connect",
@@ -368,6 +387,15 @@ public enum Keymap {
         KeyBinding(
             [.escape, .char("q")], .filesClose, .files,
             "clear the filter; without one, close the pane (the host's connection ends)", hint: "close"),
+
+        KeyBinding(
+            [.enter], .snippetPick, .snippets,
+            "pick the snippet under the cursor; then take the parameter typed (empty: its default)", hint: "pick"),
+        KeyBinding([.escape, .ctrl("c")], .snippetClose, .snippets, "close: nothing runs", hint: "cancel"),
+        KeyBinding([.down, .ctrl("n")], .snippetDown, .snippets, "next snippet"),
+        KeyBinding([.up, .ctrl("p")], .snippetUp, .snippets, "previous snippet"),
+        KeyBinding([.backspace], .snippetErase, .snippets, "delete the last character (of the filter or the value)"),
+        KeyBinding([.ctrl("u")], .snippetClear, .snippets, "clear the filter or the value"),
 
         KeyBinding(
             [.char("y")], .importYes, .importDialog, "import what is shown", hint: "import",

@@ -32,6 +32,7 @@ public enum Reducer {
             // Only a whole catalog says a marked host is gone: a first screenful lacks every host after it.
             if catalog.isComplete { state.marks = state.marks.filter { catalog.row(of: $0) != nil } }
             state.reachability.decide(catalog)
+            SnippetPickerReducer.reloaded(&state)
             if state.failure?.subject == .store { state.failure = nil }
             let keepGroup = state.selectedGroupID
             rebuildGroups(&state)
@@ -187,6 +188,8 @@ public enum Reducer {
             return ImportDialogReducer.key(&state, key)
         case .files:
             return FilesReducer.key(&state, key)
+        case .snippets:
+            return SnippetPickerReducer.key(&state, key)
         case .conflicts:
             return ConflictList.key(&state, key)
         case .browse:
@@ -246,6 +249,15 @@ public enum Reducer {
             return ImportDialogReducer.open(&state)
         case .files:
             return FilesReducer.open(&state)
+        case .snippets:
+            return SnippetPickerReducer.open(&state)
+        case .tmuxWindow:
+            let hosts = FleetPaneReducer.targets(state)
+            guard !hosts.isEmpty else { return [] }
+            state.notice = Notice(
+                hosts.count == 1
+                    ? "opening \(hosts[0].name) in a tmux window..." : "opening \(hosts.count) hosts, tiled...")
+            return [.openInTmux(hosts.map(\.id))]
         case .activate:
             if state.focus == .groups {
                 if let row = state.groupRows[safe: state.groupCursor], row.hasChildren {
@@ -254,6 +266,10 @@ public enum Reducer {
                     state.focus = .hosts
                 }
                 return []
+            }
+            if state.insideTmux, state.catalog.tmuxWindow, let host = state.selectedHost {
+                state.notice = Notice("opening \(host.name) in a tmux window...")
+                return [.openInTmux([host.id])]
             }
             guard let host = state.selectedHost, beginAttempt(&state, host) else { return [] }
             state.notice = Notice("connecting to \(host.name)... (Esc cancels)")

@@ -42,11 +42,13 @@ public enum Mode: Sendable, Equatable {
     case importConfig
     /// The file pane (`F`): this machine's folder and the host's side by side (`UIState.files`).
     case files
+    /// The snippet picker (`x`): a snippet and its parameters, run on the marked hosts (`UIState.snippetPicker`).
+    case snippets
 
     /// A form, a confirmation or a connect question: Esc and Ctrl-C close it rather than act outside it.
     var isDialog: Bool {
         switch self {
-        case .form, .confirm, .prompt, .fleet, .importConfig: true
+        case .form, .confirm, .prompt, .fleet, .importConfig, .snippets: true
         case .browse, .help, .identities, .conflicts, .files: false
         }
     }
@@ -145,6 +147,10 @@ public struct UIState: Sendable {
     public var importDialog: ImportDialog?
     /// The file pane, while it is open.
     public var files: FilesPane?
+    /// The snippet picker, while it is open.
+    public var snippetPicker: SnippetPicker?
+    /// The TUI runs inside tmux: `w` opens hosts in tmux windows, and Enter does when `sshelf tmux window` is on.
+    public var insideTmux = false
 
     public init(rows: Int = 24, columns: Int = 80, symbols: Symbols = .unicode, now: Date = Date()) {
         self.rows = rows

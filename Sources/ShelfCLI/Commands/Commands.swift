@@ -10,7 +10,8 @@ enum Commands {
             ForwardCommands.commands, ForwardRunCommands.commands, IdentityCommands.commands,
             ImportExportCommands.commands,
             SSHConfigCommands.commands, VaultCommands.commands, AgentCommands.commands, LogCommands.commands,
-            SyncCommands.commands, ServiceCommands.commands, UICommands.commands,
+            SnippetCommands.commands, TmuxCommands.commands, SyncCommands.commands, ServiceCommands.commands,
+            UICommands.commands,
             MiscCommands.commands,
         ].joined()
     ).map(\.withHostID)

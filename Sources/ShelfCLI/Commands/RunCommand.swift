@@ -88,6 +88,14 @@ enum RunCommand {
         guard !command.isEmpty || call.flag("dry-run") else {
             throw ShelfError(.usage, "run: missing the command", hint: "sshelf run TARGETS -- COMMAND ...")
         }
+        return try run(command, on: targets, call, context)
+    }
+
+    /// `command` on `targets` with the guard rails and options of `call` (which holds run's options): `run`
+    /// itself, and `snippet run` with a snippet's filled-in command.
+    static func run(_ command: String, on targets: [String], _ call: Invocation, _ context: AppContext) throws
+        -> Int32
+    {
         let store = try context.store()
         var fleet = try FleetCommand.resolve(
             targets, hostsFile: call.value("hosts-file"), store: store, context: context)

@@ -49,6 +49,8 @@ enum SSHCommands {
                     "verbose", short: "v",
                     "say which key exchange the session used, and the note about options sshelf's client does not "
                         + "apply every time (not only the first)"),
+                .flag("window", "inside tmux: open the session in a new tmux window (see sshelf tmux window)"),
+                .flag("no-window", "connect in this terminal even when 'sshelf tmux window' is on"),
             ],
             examples: [
                 "sshelf connect prod-db", "sshelf connect prod-db --dry-run", "sshelf connect prod-db --openssh",
@@ -137,6 +139,17 @@ enum SSHCommands {
 
     static func connect(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         let (plan, store) = try plan(for: call.arguments[0], context)
+        if call.flag("window") && call.flag("no-window") {
+            throw ShelfError(.usage, "connect: --window and --no-window do not go together", hint: "leave out one")
+        }
+        let inTmux = TmuxWindows(environment: context.environment)
+        let windowSetting = inTmux == nil ? nil : try store.setting(TmuxWindows.windowSetting)
+        if call.flag("window") || (!call.flag("no-window") && !call.flag("dry-run") && windowSetting == "on") {
+            guard let inTmux else { throw TmuxWindows.notInside }
+            let window = try inTmux.open([(plan.target.name, plan.target.id)], sshelf: SelfProcess.path)
+            context.print("opened \(Display.safe(plan.target.name)) in tmux window \(window)")
+            return 0
+        }
         if call.flag("openssh") {
             return try OpenSSHHandover.run(plan, store: store, dryRun: call.flag("dry-run"), context: context)
         }
@@ -154,6 +167,7 @@ enum SSHCommands {
         // As ssh: a PTY (and the ~ escapes) only when stdin is a terminal, unless RequestTTY force; without one the
         // login shell reads stdin as a script and ends at its end (`sshelf connect web1 < setup.sh`).
         var shell = ShellOptions(term: context.environment["TERM"] ?? "xterm")
+        shell.snippetPicker = SnippetEscape.picker { try context.store().snippets() }
         let tty = plan.endpoints[plan.endpoints.count - 1].settings.requestTTY
         if tty != .force && isatty(0) != 1 {
             shell.requestTerminal = false

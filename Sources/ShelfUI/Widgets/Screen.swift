@@ -42,6 +42,8 @@ public enum Screen {
         case .files: if let pane = state.files { FilesPaneView.draw(pane, state: state, on: &canvas) }
         case .importConfig:
             if let dialog = state.importDialog { ImportDialogView.draw(dialog, state: state, on: &canvas) }
+        case .snippets:
+            if let picker = state.snippetPicker { SnippetPickerView.draw(picker, state: state, on: &canvas) }
         }
         StatusLine.draw(state, in: layout.status, on: &canvas)
         return canvas
@@ -57,7 +59,7 @@ enum Frame {
     static func clearUnder(_ mode: Mode, layout: Layout, state: UIState, on canvas: inout Canvas) {
         switch mode {
         case .browse: return
-        case .form, .confirm, .prompt, .importConfig:
+        case .form, .confirm, .prompt, .importConfig, .snippets:
             let details = layout.details
             // The separator above (the pane below the list) or beside it (a wide terminal) goes with it.
             if layout.detailsBeside {
@@ -85,7 +87,8 @@ enum Frame {
         let s = state.symbols
         // A dialog's rows hold nothing but the dialog: no cut-off list or tree text beside it.
         switch state.mode {
-        case .form, .confirm, .prompt, .importConfig: canvas.fill(row: top, column: 0, height: h, width: state.columns)
+        case .form, .confirm, .prompt, .importConfig, .snippets:
+            canvas.fill(row: top, column: 0, height: h, width: state.columns)
         default: canvas.fill(row: top, column: left, height: h, width: w)
         }
         canvas.fill(row: top, column: left, height: 1, width: w, character: s.horizontal)

@@ -40,6 +40,7 @@ public enum StatusLine {
             case .fleet: context = .fleet
             case .files: context = state.files?.filtering == true ? .search : .files
             case .importConfig: context = .importDialog
+            case .snippets: context = .snippets
             case .conflicts: context = .conflicts
             case .prompt: return [("Enter", "answer"), ("Esc", "cancel")]
             }

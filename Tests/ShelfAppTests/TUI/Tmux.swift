@@ -33,9 +33,11 @@ final class Tmux {
     /// TERM unless the environment sets one). The pane stays on screen after the command ends (remain-on-exit),
     /// so a test reads what it printed last without keeping it alive. `options`: more server options, one
     /// `set-option` line each (`-g set-clipboard on`).
+    /// `insideTmux`: the command keeps the pane's TMUX and TMUX_PANE, so it knows it runs inside this server (the
+    /// tmux windows tests).
     init(
         home: TempHome, command: [String], environment env: [String: String], columns: Int = 100,
-        rows: Int = 30, options: [String] = []
+        rows: Int = 30, options: [String] = [], insideTmux: Bool = false
     ) throws {
         statusPath = home.root + "/tui-exit-status-" + UUID().uuidString.prefix(6)
         // Read by the server before the session exists: set afterwards, a command that ends at once takes its
@@ -46,6 +48,7 @@ final class Tmux {
         let assignments =
             env.sorted { $0.key < $1.key }.map { Tmux.quote("\($0.key)=\($0.value)") }
             + (env["TERM"] == nil ? ["TERM=\"$TERM\""] : [])
+            + (insideTmux ? ["TMUX=\"$TMUX\"", "TMUX_PANE=\"$TMUX_PANE\""] : [])
         let line =
             (["env", "-i"] + assignments + command.map(Tmux.quote)).joined(separator: " ")
             + "; echo $? > \(Tmux.quote(statusPath))"
