@@ -29,7 +29,7 @@ _sshelf() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} typed=$2
     local cmd=${COMP_WORDS[1]} sub=${COMP_WORDS[2]}
     if [[ $COMP_CWORD -eq 1 ]]; then
-        COMPREPLY=($(compgen -W "list show add edit rm mv connect exec trust run cp copy-id warm group forward identity keygen import export ssh-config vault agent log snippet tmux sync service ui check completions manpage version help" -- "$cur")); return
+        COMPREPLY=($(compgen -W "list show add edit rm mv connect exec trust run cp files copy-id warm group forward identity keygen import export ssh-config vault agent log snippet tmux sync service ui check completions manpage version help" -- "$cur")); return
     fi
     case "$cmd" in
         warm) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "serve list stop" -- "$cur")); return; fi ;;
@@ -118,6 +118,7 @@ _sshelf() {
         "trust") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--replace --fingerprint --timeout --passphrase-fd --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "run") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--hosts-file --dry-run --parallel --canary --timeout --command-timeout --json --raw --stream --login --tty --sudo --sudo-password-fd --yes --accept-new --passphrase-fd --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "cp") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--recursive --preserve --parallel --timeout --login --yes --accept-new --passphrase-fd --help" -- "$cur")); else _sshelf_files; fi ;;
+        "files") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--local --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "copy-id") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--identity --accept-new --password-fd --remember --timeout --passphrase-fd --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "warm serve") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--idle --ready-fd --timeout --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "warm list") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --help" -- "$cur")); else COMPREPLY=(); fi ;;

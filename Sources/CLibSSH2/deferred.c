@@ -304,6 +304,14 @@ int libssh2_sftp_stat_ex(LIBSSH2_SFTP * a0, const char * a1, unsigned int a2, in
     return deferred(libssh2_sftp_stat_ex)(a0, a1, a2, a3, a4);
 }
 
+int libssh2_sftp_symlink_ex(LIBSSH2_SFTP * a0, const char * a1, unsigned int a2, char * a3, unsigned int a4, int a5) {
+    return deferred(libssh2_sftp_symlink_ex)(a0, a1, a2, a3, a4, a5);
+}
+
+int libssh2_sftp_rmdir_ex(LIBSSH2_SFTP * a0, const char * a1, unsigned int a2) {
+    return deferred(libssh2_sftp_rmdir_ex)(a0, a1, a2);
+}
+
 int libssh2_sftp_unlink_ex(LIBSSH2_SFTP * a0, const char * a1, unsigned int a2) {
     return deferred(libssh2_sftp_unlink_ex)(a0, a1, a2);
 }

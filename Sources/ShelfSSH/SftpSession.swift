@@ -12,6 +12,9 @@ public struct SftpAttributes: Sendable, Equatable {
     public var mode: UInt32?
     public var accessTime: UInt64?
     public var modificationTime: UInt64?
+    /// The owner's and group's numbers, when the server says them.
+    public var uid: UInt32?
+    public var gid: UInt32?
 
     public init(size: UInt64? = nil, mode: UInt32? = nil, accessTime: UInt64? = nil, modificationTime: UInt64? = nil) {
         self.size = size
@@ -49,6 +52,10 @@ public struct SftpAttributes: Sendable, Equatable {
         if flags & UInt(LIBSSH2_SFTP_ATTR_ACMODTIME) != 0 {
             accessTime = UInt64(raw.atime)
             modificationTime = UInt64(raw.mtime)
+        }
+        if flags & UInt(LIBSSH2_SFTP_ATTR_UIDGID) != 0 {
+            uid = UInt32(truncatingIfNeeded: raw.uid)
+            gid = UInt32(truncatingIfNeeded: raw.gid)
         }
     }
 
@@ -169,6 +176,11 @@ public final class SftpSession {
             let count = buffer.withUnsafeMutableBufferPointer {
                 libssh2_sftp_readdir_ex(handle.raw, $0.baseAddress, $0.count, nil, 0, &attributes)
             }
+            // A name longer than the buffer stays where it was in libssh2: a larger buffer reads it.
+            if count == LIBSSH2_ERROR_BUFFER_TOO_SMALL, buffer.count < Self.longestListedName {
+                buffer = [CChar](repeating: 0, count: buffer.count * 4)
+                continue
+            }
             if count == 0 { break }
             if count < 0 { throw failure(count, "cannot list \(path)") }
             let name = buffer.withUnsafeBufferPointer { pointer in
@@ -188,7 +200,7 @@ public final class SftpSession {
         return SftpFile(handle, sftp: self)
     }
 
-    private func isMissing(_ code: Int32) -> Bool {
+    func isMissing(_ code: Int32) -> Bool {
         guard code == LIBSSH2_ERROR_SFTP_PROTOCOL else { return false }
         let status = libssh2_sftp_last_error(raw)
         return status == LIBSSH2_FX_NO_SUCH_FILE || status == LIBSSH2_FX_NO_SUCH_PATH

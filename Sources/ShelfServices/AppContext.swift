@@ -17,6 +17,9 @@ public final class AppContext: @unchecked Sendable {
     /// The context is an argument, not captured: a context holding a closure that holds it would never be freed,
     /// and its store never closed (nor its WAL checkpointed) at exit.
     public var openTerminalUI: ((AppContext, _ benchmark: (report: String, query: String)?) -> Int32)?
+    /// The host whose file pane the terminal UI opens at start (`sshelf files HOST [PATH]`), and the folders each
+    /// side starts in (nil: the login's home, the current folder).
+    public var filesOnStart: (hostID: UUID, name: String, remotePath: [UInt8]?, localPath: [UInt8]?)?
 
     public init(
         environment: [String: String], output: @escaping (String) -> Void, errorOutput: @escaping (String) -> Void

@@ -197,7 +197,8 @@ final class StoreWorker: @unchecked Sendable {
             return "conflict \(id) settled: took the \(takeOther ? "other" : "kept") value; it syncs like any edit"
         case .load, .loadConflicts, .connect, .cancelConnect, .openInTmux, .launchSession, .answerPrompt, .startForward,
             .stopForward, .unlockVault, .lockVault, .syncNow, .copyID, .answerAgent, .moveCredentials, .runFleet,
-            .stopFleet, .previewImport, .runImport, .quit:
+            .stopFleet, .previewImport, .runImport, .openFiles, .listFiles, .closeFiles, .copyFiles,
+            .cancelCopy, .changeFiles, .quit:
             return ""
         }
     }

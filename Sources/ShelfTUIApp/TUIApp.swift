@@ -20,6 +20,7 @@ public final class TUIApp {
     private let login: TUILogin
     private let forwards: ForwardChildren
     private let fleet: TUIFleet
+    private let files: TUIFiles
     private let reachability: ReachabilityWorker
     private let optionCheck: OptionCheckWorker
     /// Nil when the test hook replaces the sync state (then nothing syncs in the background).
@@ -45,6 +46,7 @@ public final class TUIApp {
             askVaultPassphrase: TUIHostPassword.vaultPassphrase(asking: login.prompts))
         forwards = ForwardChildren(locations: context.locations, mailbox: mailbox, selfPath: SelfProcess.path)
         fleet = TUIFleet(context: context, mailbox: mailbox, prompts: login.prompts)
+        files = TUIFiles(mailbox: mailbox, login: login)
         reachability = ReachabilityWorker(mailbox: mailbox)
         optionCheck = OptionCheckWorker(mailbox: mailbox, scratch: context.locations.configDirectory)
         state = UIState()
@@ -75,6 +77,7 @@ public final class TUIApp {
                     question, vault: vault, prompts: prompts, mailbox: mailbox, locations: locations, answer: answer)
             })
         defer { agentQuestions?.stop() }
+        defer { files.close() }
         let size = terminal.size
         state = UIState(rows: size.rows, columns: size.columns, symbols: terminal.symbols, now: Date())
         state.reachability = ReachabilityColumn(start: ReachabilityWorker.start(context.environment))
@@ -84,6 +87,11 @@ public final class TUIApp {
         // The watcher's first look comes before the first load: nothing committed in between is missed.
         startLive()
         execute([.load])
+        if let start = context.filesOnStart {
+            apply(
+                .showFiles(
+                    hostID: start.hostID, name: start.name, remotePath: start.remotePath, localPath: start.localPath))
+        }
         var dirty = true
         var lastTick = Date()
         while !state.quitting {
@@ -221,6 +229,18 @@ public final class TUIApp {
                 fleet.start(ids, command: command, confirmed: confirmed)
             case .stopFleet:
                 fleet.stop()
+            case .openFiles(let id, let remotePath, let localPath):
+                files.open(id, remotePath: remotePath, localPath: localPath)
+            case .listFiles(let side, let path, let generation):
+                files.list(side, path: path, generation: generation)
+            case .closeFiles:
+                files.close()
+            case .copyFiles(let request):
+                files.copy(request)
+            case .cancelCopy(let id):
+                files.cancelCopy(id)
+            case .changeFiles(let side, let change):
+                files.change(side, change)
             case .moveCredentials(let keys, let target):
                 moveCredentials(keys, to: target)
             default:

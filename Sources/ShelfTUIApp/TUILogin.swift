@@ -3,7 +3,8 @@
 // takes the connection (one thread at a time uses it), leaves curses, runs the shell, records the outcome as
 // `sshelf connect` does, and comes back with a one-line result. Failures before the shell never leave curses. Esc
 // stops an attempt at any stage; a changed host key ends it and offers the dialog that can replace the pin.
-// `c` (copy-id) logs in the same way and installs the host's identity key on that thread, curses still up.
+// `c` (copy-id) logs in the same way and installs the host's identity key on that thread, curses still up; `F` (the
+// file pane) logs in the same way and hands the connection to TUIFiles.
 // A host that `sshelf connect` would hand to OpenSSH (OpenSSHHandover.needed: an RSA key or a certificate on
 // libssh2 1.10, a FIDO key, ForwardAgent) is handed over the same way: its ssh runs between leaving curses and
 // coming back, after the line that says why, which the result line repeats.
@@ -70,7 +71,12 @@ final class TUILogin: @unchecked Sendable {
 
     /// What the login is for: a shell (the run loop takes over), or installing the host's identity key.
     /// A shell, or copy-id of `identity` (nil: the host's own).
-    enum Purpose: Equatable { case shell, copyID(identity: UUID?) }
+    enum Purpose: Equatable { case shell, copyID(identity: UUID?), files }
+
+    /// A login for the file pane, as it ended: the connection (with its plan and store) or why not.
+    typealias FilesLogin = Result<(connection: SSHConnection, plan: ConnectPlan, store: Store), OperationFailure>
+    /// Takes the file pane's logins (set by TUIFiles), on the login thread.
+    var filesLoggedIn: (@Sendable (UUID, FilesLogin) -> Void)?
 
     /// Starts logging in to the host; posts `.loggedIn` or a `.connectFinished` line (and, for a changed host key,
     /// the dialog that can replace the pin).
@@ -170,6 +176,15 @@ final class TUILogin: @unchecked Sendable {
                 mailbox.post(.connectFinished(notice))
                 return
             }
+            if purpose == .files {
+                lock.lock()
+                if cancellation === attempt { cancellation = nil }
+                let changed = changedKey
+                lock.unlock()
+                filesLoggedIn?(hostID, result.map { ($0.connection, $0.plan, $0.store) })
+                if case .failure = result, let changed { mailbox.post(.prompt(.keyMismatch(Self.dialog(changed)))) }
+                return
+            }
             lock.lock()
             if cancellation === attempt { cancellation = nil }
             if case .success(let session) = result { ready[hostID] = session }
@@ -252,7 +267,7 @@ final class TUILogin: @unchecked Sendable {
             })
             let credentials = TUICredentials(
                 workspace: quiet, store: store, vault: vault,
-                releasedBy: purpose == .shell ? "tui" : "copy-id",
+                releasedBy: purpose == .shell ? "tui" : purpose == .files ? "files" : "copy-id",
                 ask: { delegate.vaultPassphrase($0) }, cancel: { cancellation.cancel() })
             var options = ConnectOptions.standard(quiet)
             options.cancellation = cancellation

@@ -55,6 +55,20 @@ public enum Effect: Sendable, Equatable {
     case previewImport
     /// Import ~/.ssh/config (`import ssh-config`): `Action.imported`.
     case runImport
+    /// Open the file pane's sides: list this machine's folder (`localPath`, else the current one) and log in to the
+    /// host as Enter does, then list its folder (`remotePath`, else the login's home): `Action.filesConnected`,
+    /// `Action.filesListed`.
+    case openFiles(UUID, remotePath: [UInt8]?, localPath: [UInt8]?)
+    /// List a folder on one side of the file pane (`Action.filesListed`, tagged with `generation`).
+    case listFiles(FilesPane.Side, path: [UInt8], generation: Int)
+    /// The file pane closed: its host's connection ends.
+    case closeFiles
+    /// Queue a copy on the file pane's host connection (`Action.filesTransfer` reports it).
+    case copyFiles(FilesTransfer.Request)
+    /// Make a folder, rename, delete or change a mode on one side of the file pane (`Action.filesChanged`).
+    case changeFiles(FilesPane.Side, FilesChange)
+    /// Stop a queued or running copy (its temporary file is removed, as `cp` does on Ctrl-C).
+    case cancelCopy(Int)
     case quit
 }
 
@@ -115,6 +129,16 @@ public enum Action: Sendable {
     case importPreviewed(Result<[String], OperationFailure>)
     /// What the import did (the summary `import ssh-config` prints), or why it failed.
     case imported(Result<[String], OperationFailure>)
+    /// Open the file pane on a host at start (`sshelf files HOST [PATH]`).
+    case showFiles(hostID: UUID, name: String, remotePath: [UInt8]?, localPath: [UInt8]?)
+    /// The file pane's host side logged in (failure nil) or could not (why).
+    case filesConnected(hostID: UUID, failure: String?)
+    /// What was read of a folder of the file pane so far.
+    case filesListed(FilesPane.Listing)
+    /// A change on one side of the file pane was made (its line) or refused (why).
+    case filesChanged(FilesPane.Side, Result<String, OperationFailure>)
+    /// How a copy of the file pane goes (`id`, its state, bytes, rate) or how it ended.
+    case filesTransfer(id: Int, state: FilesTransfer.State, bytes: UInt64, rate: Double, detail: String)
 }
 
 public struct OperationFailure: Error, Sendable, Equatable {

@@ -5,9 +5,13 @@ public enum Command: String, Sendable, CaseIterable {
     case nextPane, previousPane, left, right, toggleGroup, activate
     case search, cancel, sort, reload, syncNow, vaultLock
     case addHost, addGroup, addForward, addIdentity, identities, edit, delete, toggleForward, copyID
-    case markAll, runCommand, importConfig, snippets, tmuxWindow
+    case markAll, runCommand, importConfig, files, snippets, tmuxWindow
     // the snippet picker
     case snippetPick, snippetClose, snippetDown, snippetUp, snippetErase, snippetClear
+    // the file pane
+    case filesDown, filesUp, filesPageDown, filesPageUp, filesTop, filesBottom, filesSwitch, filesOpen, filesParent
+    case filesFilter, filesHidden, filesReload, filesClose, filesMark, filesCopy, filesCancelCopy
+    case filesMakeFolder, filesRename, filesDelete, filesMode
     // the import dialog
     case importYes, importClose, importDown, importUp, importPageDown, importPageUp
     // the run pane
@@ -42,6 +46,7 @@ public enum KeyContext: String, Sendable, CaseIterable {
     case conflicts = "Conflict list"
     case prompt = "Connect dialogs"
     case fleet = "Run pane"
+    case files = "File pane"
     case importDialog = "Import dialog"
     case snippets = "Snippet picker"
     case help = "Help"
@@ -174,6 +179,10 @@ public enum Keymap {
                 if let pane = state.fleet, pane.isActive { return nil }
                 return state.marks.isEmpty ? Keymap.needsHost(state) : nil
             }),
+        KeyBinding(
+            [.char("F")], .files, .browse,
+            "open the file pane on the selected host: this machine's folders beside the host's (logs in as Enter does)",
+            disabled: needsHost),
         KeyBinding(
             [.char("x")], .snippets, .browse,
             "run a saved snippet on the marked hosts (the selected host when none is marked): pick it, fill in its"
@@ -337,6 +346,47 @@ public enum Keymap {
         KeyBinding([.char("k"), .up], .fleetUp, .fleet, "previous host, or scroll up (while typing: k is text)"),
         KeyBinding([.pageDown], .fleetPageDown, .fleet, "page down"),
         KeyBinding([.pageUp], .fleetPageUp, .fleet, "page up"),
+
+        KeyBinding([.char("j"), .down], .filesDown, .files, "move down"),
+        KeyBinding([.char("k"), .up], .filesUp, .files, "move up"),
+        KeyBinding([.ctrl("d"), .pageDown], .filesPageDown, .files, "page down"),
+        KeyBinding([.ctrl("u"), .pageUp], .filesPageUp, .files, "page up"),
+        KeyBinding([.char("g"), .home], .filesTop, .files, "go to the first entry"),
+        KeyBinding([.char("G"), .end], .filesBottom, .files, "go to the last entry"),
+        KeyBinding([.tab], .filesSwitch, .files, "switch sides (this machine, the host)", hint: "switch"),
+        KeyBinding(
+            [.enter, .char("l"), .right], .filesOpen, .files, "open the folder (or the link to a folder)",
+            hint: "open"),
+        KeyBinding([.char("h"), .left, .backspace], .filesParent, .files, "go up to the parent folder", hint: "up"),
+        KeyBinding(
+            [.char("/")], .filesFilter, .files,
+            "filter the folder: the names holding every word typed (Enter keeps it, Esc clears it)", hint: "filter"),
+        KeyBinding([.char(".")], .filesHidden, .files, "show or hide hidden names (starting with a dot)"),
+        KeyBinding([.char("r")], .filesReload, .files, "read the folder again"),
+        KeyBinding([.char(" ")], .filesMark, .files, "mark or unmark the entry for a copy, and move down"),
+        KeyBinding(
+            [.char("c")], .filesCopy, .files,
+            "copy the marked entries (else the one under the cursor) into the other side's folder, folders whole",
+            hint: "copy", disabled: FilesCopyReducer.copyDisabled),
+        KeyBinding(
+            [.char("x")], .filesCancelCopy, .files, "cancel the running copy (else the last queued one)",
+            disabled: { ($0.files?.transfers.contains { $0.isOpen } ?? false) ? nil : "no copy under way" }),
+        KeyBinding(
+            [.char("n")], .filesMakeFolder, .files, "make a folder here (asks its name)",
+            disabled: FilesChangeReducer.needsFolder),
+        KeyBinding(
+            [.char("R")], .filesRename, .files, "rename the entry (asks the new name; an existing name is refused)",
+            disabled: FilesChangeReducer.needsEntry),
+        KeyBinding(
+            [.char("d"), .delete], .filesDelete, .files,
+            "delete the entry: y for a file or link; a folder goes with all in it once its name is typed",
+            disabled: FilesChangeReducer.needsEntry),
+        KeyBinding(
+            [.char("M")], .filesMode, .files, "change the entry's mode (octal, 000 to 777)",
+            disabled: FilesChangeReducer.needsEntry),
+        KeyBinding(
+            [.escape, .char("q")], .filesClose, .files,
+            "clear the filter; without one, close the pane (the host's connection ends)", hint: "close"),
 
         KeyBinding(
             [.enter], .snippetPick, .snippets,

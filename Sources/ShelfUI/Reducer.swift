@@ -136,6 +136,19 @@ public enum Reducer {
             return []
         case .imported(let result):
             return ImportDialogReducer.imported(&state, result)
+        case .showFiles(let hostID, let name, let remotePath, let localPath):
+            return FilesReducer.show(&state, hostID: hostID, name: name, remotePath: remotePath, localPath: localPath)
+        case .filesConnected(let hostID, let failure):
+            FilesReducer.connected(&state, hostID: hostID, failure: failure)
+            return []
+        case .filesListed(let listing):
+            FilesReducer.listed(&state, listing)
+            return []
+        case .filesChanged(let side, let result):
+            return FilesChangeReducer.changed(&state, side: side, result: result)
+        case .filesTransfer(let id, let transferState, let bytes, let rate, let detail):
+            return FilesCopyReducer.progress(
+                &state, id: id, state: transferState, bytes: bytes, rate: rate, detail: detail)
         case .conflicts(let items):
             let keep = state.selectedConflict?.id
             state.conflicts = items
@@ -173,6 +186,8 @@ public enum Reducer {
             return FleetPaneReducer.key(&state, key)
         case .importConfig:
             return ImportDialogReducer.key(&state, key)
+        case .files:
+            return FilesReducer.key(&state, key)
         case .snippets:
             return SnippetPickerReducer.key(&state, key)
         case .conflicts:
@@ -232,6 +247,8 @@ public enum Reducer {
             return FleetPaneReducer.open(&state)
         case .importConfig:
             return ImportDialogReducer.open(&state)
+        case .files:
+            return FilesReducer.open(&state)
         case .snippets:
             return SnippetPickerReducer.open(&state)
         case .tmuxWindow:

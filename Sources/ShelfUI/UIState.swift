@@ -40,6 +40,8 @@ public enum Mode: Sendable, Equatable {
     case fleet
     /// The import of ~/.ssh/config (`o`): what it would add, then what it did (`UIState.importDialog`).
     case importConfig
+    /// The file pane (`F`): this machine's folder and the host's side by side (`UIState.files`).
+    case files
     /// The snippet picker (`x`): a snippet and its parameters, run on the marked hosts (`UIState.snippetPicker`).
     case snippets
 
@@ -47,7 +49,7 @@ public enum Mode: Sendable, Equatable {
     var isDialog: Bool {
         switch self {
         case .form, .confirm, .prompt, .fleet, .importConfig, .snippets: true
-        case .browse, .help, .identities, .conflicts: false
+        case .browse, .help, .identities, .conflicts, .files: false
         }
     }
 }
@@ -143,6 +145,8 @@ public struct UIState: Sendable {
     public var userConfig: UserConfigState?
     /// The import dialog, while it is open.
     public var importDialog: ImportDialog?
+    /// The file pane, while it is open.
+    public var files: FilesPane?
     /// The snippet picker, while it is open.
     public var snippetPicker: SnippetPicker?
     /// The TUI runs inside tmux: `w` opens hosts in tmux windows, and Enter does when `sshelf tmux window` is on.

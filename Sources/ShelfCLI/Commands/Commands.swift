@@ -4,7 +4,8 @@
 enum Commands {
     static let table: [CommandSpec] = Array(
         [
-            HostCommands.commands, SSHCommands.commands, [RunCommand.command, CopyCommand.command],
+            HostCommands.commands, SSHCommands.commands,
+            [RunCommand.command, CopyCommand.command, FilesCommand.command],
             [CopyIDCommand.command], WarmCommands.commands, SessionCommands.commands, [PlayCommand.command],
             GroupCommands.commands,
             ForwardCommands.commands, ForwardRunCommands.commands, IdentityCommands.commands,

@@ -39,6 +39,7 @@ public enum Screen {
         case .conflicts: ConflictListView.draw(state, on: &canvas)
         case .prompt(let prompt): PromptView.draw(prompt, state: state, on: &canvas)
         case .fleet: if let pane = state.fleet { FleetPaneView.draw(pane, state: state, on: &canvas) }
+        case .files: if let pane = state.files { FilesPaneView.draw(pane, state: state, on: &canvas) }
         case .importConfig:
             if let dialog = state.importDialog { ImportDialogView.draw(dialog, state: state, on: &canvas) }
         case .snippets:
@@ -68,7 +69,7 @@ enum Frame {
                 canvas.fill(
                     row: details.row - 1, column: details.column, height: details.height + 1, width: details.width)
             }
-        case .help, .identities, .conflicts, .fleet:
+        case .help, .identities, .conflicts, .fleet, .files:
             canvas.fill(row: 1, column: 0, height: max(0, state.rows - 2), width: state.columns)
         }
     }

@@ -38,6 +38,7 @@ public enum StatusLine {
             case .help: context = .help
             case .identities: context = .identities
             case .fleet: context = .fleet
+            case .files: context = state.files?.filtering == true ? .search : .files
             case .importConfig: context = .importDialog
             case .snippets: context = .snippets
             case .conflicts: context = .conflicts

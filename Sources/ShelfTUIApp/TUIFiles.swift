@@ -1,0 +1,125 @@
+// TUIFiles: the run loop's side of the file pane — lists this machine's folders on a thread per request, logs in
+// to the host through TUILogin (every hop's host key checked before any credential, pins and the release log as for
+// Enter) and gives the connection to a FilesRemoteSide, and ends that connection when the pane closes.
+import FoundationEssentials
+import ShelfCore
+import ShelfOperations
+import ShelfSystem
+import ShelfUI
+
+final class TUIFiles: @unchecked Sendable {
+    private let mailbox: Mailbox
+    private let login: TUILogin
+    private let lock = Lock()
+    /// The host the pane is open on, and where its side starts; nil once closed.
+    private var opened: (hostID: UUID, start: [UInt8]?)?
+    private var remote: FilesRemoteSide?
+
+    init(mailbox: Mailbox, login: TUILogin) {
+        self.mailbox = mailbox
+        self.login = login
+        login.filesLoggedIn = { [weak self] hostID, result in self?.loggedIn(hostID, result) }
+    }
+
+    func open(_ hostID: UUID, remotePath: [UInt8]?, localPath: [UInt8]?) {
+        close()
+        lock.lock()
+        opened = (hostID, remotePath)
+        lock.unlock()
+        listLocal(localPath ?? FilesLocalListing.currentFolder(), generation: 1)
+        login.start(hostID, for: .files)
+    }
+
+    func list(_ side: FilesPane.Side, path: [UInt8], generation: Int) {
+        switch side {
+        case .local: listLocal(path, generation: generation)
+        case .remote:
+            lock.lock()
+            let remote = self.remote
+            lock.unlock()
+            remote?.list(path, generation: generation)
+        }
+    }
+
+    func copy(_ request: FilesTransfer.Request) {
+        lock.lock()
+        let remote = self.remote
+        lock.unlock()
+        remote?.copy(request)
+    }
+
+    func change(_ side: FilesPane.Side, _ change: FilesChange) {
+        switch side {
+        case .local:
+            mailbox.expect()
+            BackgroundThread.start(name: "sshelf-files-change") { [mailbox] in
+                mailbox.deliver(.filesChanged(.local, FilesChanges.local(change)))
+            }
+        case .remote:
+            lock.lock()
+            let remote = self.remote
+            lock.unlock()
+            remote?.change(change)
+        }
+    }
+
+    func cancelCopy(_ id: Int) {
+        lock.lock()
+        let remote = self.remote
+        lock.unlock()
+        remote?.cancelCopy(id)
+    }
+
+    func close() {
+        lock.lock()
+        let (wasLoggingIn, remote) = (opened != nil && self.remote == nil, self.remote)
+        opened = nil
+        self.remote = nil
+        lock.unlock()
+        if wasLoggingIn { login.cancel() }
+        remote?.close()
+    }
+
+    private func listLocal(_ path: [UInt8], generation: Int) {
+        mailbox.expect()
+        BackgroundThread.start(name: "sshelf-files-local") { [mailbox] in
+            let listing: FilesPane.Listing
+            switch FilesLocalListing.read(path) {
+            case .success(let entries):
+                listing = FilesPane.Listing(
+                    side: .local, generation: generation, path: path, entries: entries, complete: true)
+            case .failure(let failure):
+                listing = FilesPane.Listing(
+                    side: .local, generation: generation, path: path, entries: [], complete: true,
+                    error: failure.message)
+            }
+            mailbox.deliver(.filesListed(listing))
+        }
+    }
+
+    /// On the login thread: the pane's host logged in (or not). A pane closed meanwhile drops the connection.
+    private func loggedIn(_ hostID: UUID, _ result: TUILogin.FilesLogin) {
+        switch result {
+        case .failure(let failure):
+            mailbox.post(.filesConnected(hostID: hostID, failure: failure.message))
+        case .success(let login):
+            // What the login changed (a pin, a remembered password), saved as a shell login saves it.
+            if let error = BackgroundRecord(login.connection.outcome, target: login.plan.target.id, store: login.store)
+                .wait()
+            {
+                mailbox.post(
+                    .notify(Notice("could not save to the store: \(StoreWorker.message(error))", isError: true)))
+            }
+            lock.lock()
+            guard let opened, opened.hostID == hostID, remote == nil else {
+                lock.unlock()
+                login.connection.close()
+                return
+            }
+            let side = FilesRemoteSide(connection: login.connection, hostID: hostID, mailbox: mailbox)
+            remote = side
+            lock.unlock()
+            side.start(opened.start)
+        }
+    }
+}
