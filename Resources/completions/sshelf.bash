@@ -29,10 +29,11 @@ _sshelf() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} typed=$2
     local cmd=${COMP_WORDS[1]} sub=${COMP_WORDS[2]}
     if [[ $COMP_CWORD -eq 1 ]]; then
-        COMPREPLY=($(compgen -W "list show add edit rm mv connect exec trust run cp files copy-id warm group forward identity keygen import export ssh-config vault agent log snippet tmux sync service ui check completions manpage version help" -- "$cur")); return
+        COMPREPLY=($(compgen -W "list show add edit rm mv connect exec trust run cp files copy-id warm sessions play group forward identity keygen import export ssh-config vault agent log snippet tmux sync service ui check completions manpage version help" -- "$cur")); return
     fi
     case "$cmd" in
         warm) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "serve list stop" -- "$cur")); return; fi ;;
+        sessions) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "list search export rm rotate" -- "$cur")); return; fi ;;
         group) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "list add edit rm mv" -- "$cur")); return; fi ;;
         forward) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "list add edit enable disable rm start up status stop" -- "$cur")); return; fi ;;
         identity) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "list show import edit rm" -- "$cur")); return; fi ;;
@@ -48,7 +49,7 @@ _sshelf() {
         service) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "run install uninstall status stop" -- "$cur")); return; fi ;;
     esac
     local key="$cmd"
-    case "$cmd" in warm|group|forward|identity|import|export|ssh-config|vault|agent|log|snippet|tmux|sync|service) key="$cmd $sub" ;; esac
+    case "$cmd" in warm|sessions|group|forward|identity|import|export|ssh-config|vault|agent|log|snippet|tmux|sync|service) key="$cmd $sub" ;; esac
     case "$prev" in
         --alias) COMPREPLY=(); return ;;
         --auth) COMPREPLY=($(compgen -W "auto publickey password keyboardInteractive agent" -- "$cur")); return ;;
@@ -57,7 +58,9 @@ _sshelf() {
         --benchmark-report) _sshelf_files; return ;;
         --benchmark-seed) COMPREPLY=(); return ;;
         --benchmark-ssh-config) _sshelf_files; return ;;
+        --ca) _sshelf_files; return ;;
         --canary) COMPREPLY=(); return ;;
+        --cast) _sshelf_files; return ;;
         --code-fd) COMPREPLY=(); return ;;
         --command-timeout) COMPREPLY=(); return ;;
         --comment) COMPREPLY=(); return ;;
@@ -66,18 +69,23 @@ _sshelf() {
         --expires) COMPREPLY=(); return ;;
         --fingerprint) COMPREPLY=(); return ;;
         --folder) _sshelf_files; return ;;
+        --from) COMPREPLY=(); return ;;
         --git) COMPREPLY=(); return ;;
         --group) _sshelf_words sshelf group list --names; return ;;
-        --host) COMPREPLY=(); return ;;
+        --host) _sshelf_words sshelf list --names; return ;;
+        --hosts) COMPREPLY=(); return ;;
         --hosts-file) COMPREPLY=(); return ;;
         --id) COMPREPLY=(); return ;;
         --identity) _sshelf_words sshelf identity list --names; return ;;
         --idle) COMPREPLY=(); return ;;
         --jump) _sshelf_words sshelf list --names; return ;;
+        --keep) COMPREPLY=(); return ;;
         --key-passphrase-fd) COMPREPLY=(); return ;;
         --lifetime) COMPREPLY=(); return ;;
         --local) COMPREPLY=(); return ;;
         --login) COMPREPLY=(); return ;;
+        --max-size) COMPREPLY=(); return ;;
+        --max-wait) COMPREPLY=(); return ;;
         --name) COMPREPLY=(); return ;;
         --notes) COMPREPLY=(); return ;;
         --only) COMPREPLY=(); return ;;
@@ -91,13 +99,16 @@ _sshelf() {
         --port) COMPREPLY=(); return ;;
         --pq) COMPREPLY=($(compgen -W "off require" -- "$cur")); return ;;
         --ready-fd) COMPREPLY=(); return ;;
+        --record) COMPREPLY=($(compgen -W "off on ask group" -- "$cur")); return ;;
         --remote) COMPREPLY=(); return ;;
         --remove-alias) COMPREPLY=(); return ;;
         --remove-option) COMPREPLY=(); return ;;
         --rename) COMPREPLY=(); return ;;
+        --search) COMPREPLY=(); return ;;
         --secret-fd) COMPREPLY=(); return ;;
         --sessions) COMPREPLY=(); return ;;
         --since) COMPREPLY=(); return ;;
+        --speed) COMPREPLY=(); return ;;
         --sudo-password-fd) COMPREPLY=(); return ;;
         --tag) COMPREPLY=(); return ;;
         --take) COMPREPLY=(); return ;;
@@ -109,13 +120,13 @@ _sshelf() {
     case "$key" in
         "list") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--group --json --names --reachable --timeout --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "show") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
-        "add") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--host --user --port --group --tag --alias --auth --identity --jump --notes --pq --option --allow-duplicate --help" -- "$cur")); else COMPREPLY=(); fi ;;
-        "edit") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--host --user --port --group --tag --alias --auth --identity --jump --notes --pq --option --rename --untag --remove-alias --remove-option --allow-duplicate --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
+        "add") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--host --user --port --group --tag --alias --auth --identity --jump --notes --pq --record --option --allow-duplicate --help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "edit") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--host --user --port --group --tag --alias --auth --identity --jump --notes --pq --record --option --rename --untag --remove-alias --remove-option --allow-duplicate --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "rm") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--force --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "mv") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--group --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
-        "connect") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--accept-new --password-fd --remember --timeout --passphrase-fd --dry-run --openssh --verbose --window --no-window --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
+        "connect") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--accept-new --password-fd --remember --timeout --passphrase-fd --dry-run --openssh --verbose --window --no-window --record --no-record --record-input --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "exec") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--accept-new --password-fd --remember --timeout --passphrase-fd --no-stdin --tty --persist --persist-for --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
-        "trust") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--replace --fingerprint --timeout --passphrase-fd --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
+        "trust") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--replace --fingerprint --timeout --ca --hosts --passphrase-fd --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "run") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--hosts-file --dry-run --parallel --canary --timeout --command-timeout --json --raw --stream --login --tty --sudo --sudo-password-fd --yes --accept-new --passphrase-fd --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "cp") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--recursive --preserve --parallel --timeout --login --yes --accept-new --passphrase-fd --help" -- "$cur")); else _sshelf_files; fi ;;
         "files") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--local --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
@@ -123,9 +134,15 @@ _sshelf() {
         "warm serve") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--idle --ready-fd --timeout --id --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
         "warm list") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "warm stop") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
+        "sessions list") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;
+        "sessions search") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--host --json --help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "sessions export") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--cast --help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "sessions rm") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "sessions rotate") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--keep --max-size --help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "play") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--speed --max-wait --from --search --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "group list") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --names --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "group add") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else _sshelf_words sshelf group list --names; fi ;;
-        "group edit") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--pq --help" -- "$cur")); else _sshelf_words sshelf group list --names; fi ;;
+        "group edit") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--pq --record --help" -- "$cur")); else _sshelf_words sshelf group list --names; fi ;;
         "group rm") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--recursive --help" -- "$cur")); else _sshelf_words sshelf group list --names; fi ;;
         "group mv") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else _sshelf_words sshelf group list --names; fi ;;
         "forward list") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --help" -- "$cur")); else _sshelf_words sshelf list --names; fi ;;

@@ -104,21 +104,12 @@ extension HostKeyTrustStore {
                 .invalidConfiguration, "--hosts: '\(patterns)' is not a list of host patterns",
                 hint: "host names or wildcards, comma-separated, e.g. '*.example.org,10.0.0.*'")
         }
-        let lockPath = ownKnownHostsPath + ".lock"
-        let lock: FileLock
-        do {
-            try PrivateFiles.ensureDirectory(ownKnownHostsPath.parentPath)
-            lock = try FileLock(lockPath)
-        } catch {
-            throw SSHError(.invalidConfiguration, "could not lock \(lockPath): \(error)")
+        try editOwnKnownHosts { file in
+            let entry = KnownHostEntry(marker: .certAuthority, hosts: patterns, key: key, comment: "")
+            if !file.entries.contains(where: { $0.marker == .certAuthority && $0.hosts == patterns && $0.key == key }) {
+                file.lines.append(.entry(entry))
+            }
         }
-        defer { lock.release() }
-        var file = try KnownHostsFile.load(ownKnownHostsPath)
-        let entry = KnownHostEntry(marker: .certAuthority, hosts: patterns, key: key, comment: "")
-        if !file.entries.contains(where: { $0.marker == .certAuthority && $0.hosts == patterns && $0.key == key }) {
-            file.lines.append(.entry(entry))
-        }
-        try file.write(to: ownKnownHostsPath)
     }
 }
 

@@ -104,6 +104,17 @@ public struct HostKeyTrustStore: Sendable {
     /// Under a lock beside the file: a fleet run accepting many new hosts at once, or two processes, would otherwise
     /// each rewrite the file from what it read and lose the other's line.
     public func remember(_ key: HostKey, host: String, port: Int, replacing: Bool) throws(SSHError) {
+        try editOwnKnownHosts { file in
+            let name = KnownHostsFile.lookupName(host: host, port: port)
+            if replacing { file.remove(name) }
+            if !file.entries(for: name).contains(where: { $0.marker == nil && $0.key.blob == key.blob }) {
+                file.append(key, for: name)
+            }
+        }
+    }
+
+    /// Reads sshelf's known_hosts, lets `change` edit it and writes it back, all under the lock beside the file.
+    func editOwnKnownHosts(_ change: (inout KnownHostsFile) -> Void) throws(SSHError) {
         let lockPath = ownKnownHostsPath + ".lock"
         let lock: FileLock
         do {
@@ -114,11 +125,7 @@ public struct HostKeyTrustStore: Sendable {
         }
         defer { lock.release() }
         var file = try KnownHostsFile.load(ownKnownHostsPath)
-        let name = KnownHostsFile.lookupName(host: host, port: port)
-        if replacing { file.remove(name) }
-        if !file.entries(for: name).contains(where: { $0.marker == nil && $0.key.blob == key.blob }) {
-            file.append(key, for: name)
-        }
+        change(&file)
         try file.write(to: ownKnownHostsPath)
     }
 }

@@ -266,23 +266,3 @@ private let shellSignalHandler: @convention(c) (Int32) -> Void = { signal in
     _ = write(shellSignalPipe, &byte, 1)
     errno = saved
 }
-
-enum FileOutput {
-    /// Writes everything, retrying short writes and EINTR (the terminal may be slow).
-    static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) {
-        var offset = 0
-        while offset < bytes.count {
-            let written = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                if errno == EAGAIN {
-                    var pfd = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-                    _ = poll(&pfd, 1, 1000)
-                    continue
-                }
-                return
-            }
-            offset += written
-        }
-    }
-}

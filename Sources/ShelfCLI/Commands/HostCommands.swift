@@ -30,6 +30,7 @@ enum HostCommands {
         .value(
             "pq", "require|off", completion: .words(PostQuantumSetting.knownCases.map(\.rawValue)),
             "require: every session through OpenSSH with post-quantum key exchange only (default off)"),
+        .value(
             "record", "off|on|ask|group", completion: .words(RecordSetting.words),
             "record its interactive sessions, encrypted (see 'sshelf sessions'); group: as its group says"),
         .value(

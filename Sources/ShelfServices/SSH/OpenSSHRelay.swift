@@ -59,7 +59,7 @@ public enum OpenSSHRelay {
                 let count = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
                 if count > 0 {
                     let typed = Array(buffer.prefix(count))
-                    writeAll(child.master, typed)
+                    typed.withUnsafeBytes { FileOutput.writeAll(child.master, $0) }
                     observer.input(typed)
                 } else if count == 0 || (errno != EAGAIN && errno != EINTR) {
                     inputOpen = false
@@ -80,22 +80,5 @@ public enum OpenSSHRelay {
             }
         }
         return ChildProcess.wait(child.pid)
-    }
-
-    private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                if errno == EAGAIN {
-                    var pfd = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-                    _ = poll(&pfd, 1, 1000)
-                    continue
-                }
-                return
-            }
-            offset += written
-        }
     }
 }
