@@ -29,7 +29,7 @@ _sshelf() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} typed=$2
     local cmd=${COMP_WORDS[1]} sub=${COMP_WORDS[2]}
     if [[ $COMP_CWORD -eq 1 ]]; then
-        COMPREPLY=($(compgen -W "list show add edit rm mv connect exec trust run cp files copy-id warm sessions play group forward identity keygen import export ssh-config vault agent log snippet tmux sync service ui check completions manpage version help" -- "$cur")); return
+        COMPREPLY=($(compgen -W "list show add edit rm mv connect exec trust run cp files copy-id warm sessions play group forward identity keygen ca import export ssh-config vault agent log snippet tmux sync service ui check completions manpage version help" -- "$cur")); return
     fi
     case "$cmd" in
         warm) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "serve list stop" -- "$cur")); return; fi ;;
@@ -37,6 +37,7 @@ _sshelf() {
         group) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "list add edit rm mv" -- "$cur")); return; fi ;;
         forward) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "list add edit enable disable rm start up status stop" -- "$cur")); return; fi ;;
         identity) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "list show import edit rm" -- "$cur")); return; fi ;;
+        ca) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "init show list sign sign-host revoke" -- "$cur")); return; fi ;;
         import) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "ssh-config" -- "$cur")); return; fi ;;
         export) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "ssh-config" -- "$cur")); return; fi ;;
         ssh-config) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "write install uninstall defaults" -- "$cur")); return; fi ;;
@@ -49,7 +50,7 @@ _sshelf() {
         service) if [[ $COMP_CWORD -eq 2 ]]; then COMPREPLY=($(compgen -W "run install uninstall status stop" -- "$cur")); return; fi ;;
     esac
     local key="$cmd"
-    case "$cmd" in warm|sessions|group|forward|identity|import|export|ssh-config|vault|agent|log|snippet|tmux|sync|service) key="$cmd $sub" ;; esac
+    case "$cmd" in warm|sessions|group|forward|identity|ca|import|export|ssh-config|vault|agent|log|snippet|tmux|sync|service) key="$cmd $sub" ;; esac
     case "$prev" in
         --alias) COMPREPLY=(); return ;;
         --auth) COMPREPLY=($(compgen -W "auto publickey password keyboardInteractive agent" -- "$cur")); return ;;
@@ -58,7 +59,7 @@ _sshelf() {
         --benchmark-report) _sshelf_files; return ;;
         --benchmark-seed) COMPREPLY=(); return ;;
         --benchmark-ssh-config) _sshelf_files; return ;;
-        --ca) _sshelf_files; return ;;
+        --ca) COMPREPLY=(); return ;;
         --canary) COMPREPLY=(); return ;;
         --cast) _sshelf_files; return ;;
         --code-fd) COMPREPLY=(); return ;;
@@ -90,6 +91,7 @@ _sshelf() {
         --notes) COMPREPLY=(); return ;;
         --only) COMPREPLY=(); return ;;
         --option) COMPREPLY=(); return ;;
+        --out) _sshelf_files; return ;;
         --output) _sshelf_files; return ;;
         --parallel) COMPREPLY=(); return ;;
         --param) COMPREPLY=(); return ;;
@@ -98,6 +100,7 @@ _sshelf() {
         --persist-for) COMPREPLY=(); return ;;
         --port) COMPREPLY=(); return ;;
         --pq) COMPREPLY=($(compgen -W "off require" -- "$cur")); return ;;
+        --principals) COMPREPLY=(); return ;;
         --ready-fd) COMPREPLY=(); return ;;
         --record) COMPREPLY=($(compgen -W "off on ask group" -- "$cur")); return ;;
         --remote) COMPREPLY=(); return ;;
@@ -115,6 +118,7 @@ _sshelf() {
         --timeout) COMPREPLY=(); return ;;
         --untag) COMPREPLY=(); return ;;
         --user) COMPREPLY=(); return ;;
+        --valid) COMPREPLY=(); return ;;
         --window) COMPREPLY=(); return ;;
     esac
     case "$key" in
@@ -161,6 +165,12 @@ _sshelf() {
         "identity edit") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--confirm --lifetime --no-confirm --only --only-clear --rename --help" -- "$cur")); else _sshelf_words sshelf identity list --names; fi ;;
         "identity rm") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else _sshelf_words sshelf identity list --names; fi ;;
         "keygen") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--comment --passphrase-fd --confirm --lifetime --help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "ca init") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--passphrase-fd --help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "ca show") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "ca list") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "ca sign") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--ca --principals --valid --out --renew --passphrase-fd --help" -- "$cur")); else _sshelf_words sshelf identity list --names; fi ;;
+        "ca sign-host") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--ca --principals --valid --out --passphrase-fd --help" -- "$cur")); else _sshelf_files; fi ;;
+        "ca revoke") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--ca --out --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "import ssh-config") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--group --group-by-file --dry-run --help" -- "$cur")); else _sshelf_files; fi ;;
         "export ssh-config") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--output --force --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "ssh-config write") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;

@@ -54,7 +54,8 @@ final class RecordSettingStoreTests: XCTestCase {
         let path = home.sshelfHome + "/data/store.sqlite"
         let kept = UUID()
         do {
-            let older = try Store(path: path, migrateTo: Store.latestVersion - 1)
+            // Schema 17 (snippets) is the step before recordSetting; a schema's number never changes.
+            let older = try Store(path: path, migrateTo: 17)
             try older.db.run(
                 "INSERT INTO hosts(id, name, hostname, extra) VALUES (?, 'synced', 's.example', ?)",
                 [.text(kept.storeText), .text(#"{"future":"kept","record":"ask"}"#)])

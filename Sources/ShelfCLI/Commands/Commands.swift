@@ -8,7 +8,7 @@ enum Commands {
             [RunCommand.command, CopyCommand.command, FilesCommand.command],
             [CopyIDCommand.command], WarmCommands.commands, SessionCommands.commands, [PlayCommand.command],
             GroupCommands.commands,
-            ForwardCommands.commands, ForwardRunCommands.commands, IdentityCommands.commands,
+            ForwardCommands.commands, ForwardRunCommands.commands, IdentityCommands.commands, CACommands.commands,
             ImportExportCommands.commands,
             SSHConfigCommands.commands, VaultCommands.commands, AgentCommands.commands, LogCommands.commands,
             SnippetCommands.commands, TmuxCommands.commands, SyncCommands.commands, ServiceCommands.commands,
