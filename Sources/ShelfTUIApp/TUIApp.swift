@@ -21,6 +21,7 @@ public final class TUIApp {
     private let forwards: ForwardChildren
     private let fleet: TUIFleet
     private let files: TUIFiles
+    private let recordings: TUIRecordings
     private let reachability: ReachabilityWorker
     private let optionCheck: OptionCheckWorker
     /// Nil when the test hook replaces the sync state (then nothing syncs in the background).
@@ -47,6 +48,7 @@ public final class TUIApp {
         forwards = ForwardChildren(locations: context.locations, mailbox: mailbox, selfPath: SelfProcess.path)
         fleet = TUIFleet(context: context, mailbox: mailbox, prompts: login.prompts)
         files = TUIFiles(mailbox: mailbox, login: login)
+        recordings = TUIRecordings(context: context, mailbox: mailbox, vault: vault)
         reachability = ReachabilityWorker(mailbox: mailbox)
         optionCheck = OptionCheckWorker(mailbox: mailbox, scratch: context.locations.configDirectory)
         state = UIState()
@@ -243,6 +245,14 @@ public final class TUIApp {
                 files.change(side, change)
             case .moveCredentials(let keys, let target):
                 moveCredentials(keys, to: target)
+            case .loadRecordings(let id):
+                recordings.load(id, name: state.recordings?.hostName ?? "")
+            case .searchRecordings(let id, let text):
+                recordings.search(text, hostID: id, name: state.recordings?.hostName ?? "")
+            case .removeRecording(let id, let hostID):
+                recordings.remove(id, hostID: hostID)
+            case .playRecording(let id, let from):
+                playRecording(id, from: from)
             default:
                 worker.submit(effect)
             }
@@ -324,6 +334,15 @@ public final class TUIApp {
             mailbox.post(.notify(notice))
             mailbox.post(.storeChanged)
         }
+    }
+
+    /// Leaves curses for `sshelf play` and comes back to the recordings list with a one-line result.
+    private func playRecording(_ id: UUID, from: Double?) {
+        guard let terminal else { return }
+        let notice = recordings.play(id, from: from, terminal: terminal)
+        let size = terminal.size
+        apply(.resize(rows: size.rows, columns: size.columns))
+        apply(.notify(notice))
     }
 
     /// Leaves curses for the shell of a logged-in host and comes back to the same place with a one-line result.

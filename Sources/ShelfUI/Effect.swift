@@ -69,6 +69,14 @@ public enum Effect: Sendable, Equatable {
     case changeFiles(FilesPane.Side, FilesChange)
     /// Stop a queued or running copy (its temporary file is removed, as `cp` does on Ctrl-C).
     case cancelCopy(Int)
+    /// Read the host's recordings for the recordings list (`Action.recordings` answers).
+    case loadRecordings(UUID)
+    /// Find text in what the host's recordings showed (`Action.recordingHits` answers).
+    case searchRecordings(UUID, text: String)
+    /// Leave curses, play the recording (from `from` seconds), come back.
+    case playRecording(UUID, from: Double?)
+    /// Remove a recording, with its release-log line (`Action.recordingRemoved` answers).
+    case removeRecording(UUID, hostID: UUID)
     case quit
 }
 
@@ -139,6 +147,12 @@ public enum Action: Sendable {
     case filesChanged(FilesPane.Side, Result<String, OperationFailure>)
     /// How a copy of the file pane goes (`id`, its state, bytes, rate) or how it ended.
     case filesTransfer(id: Int, state: FilesTransfer.State, bytes: UInt64, rate: Double, detail: String)
+    /// A host's recordings, newest first, or why they cannot be read.
+    case recordings(hostID: UUID, Result<[RecordingRow], OperationFailure>)
+    /// Where the search of the recordings list found its text.
+    case recordingHits(Result<[RecordingHitRow], OperationFailure>)
+    /// A recording was removed (its line) or not (why); the list is read again.
+    case recordingRemoved(hostID: UUID, Result<String, OperationFailure>)
 }
 
 public struct OperationFailure: Error, Sendable, Equatable {

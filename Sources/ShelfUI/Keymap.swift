@@ -5,7 +5,7 @@ public enum Command: String, Sendable, CaseIterable {
     case nextPane, previousPane, left, right, toggleGroup, activate
     case search, cancel, sort, reload, syncNow, vaultLock
     case addHost, addGroup, addForward, addIdentity, identities, edit, delete, toggleForward, copyID
-    case markAll, runCommand, importConfig, files, snippets, tmuxWindow
+    case markAll, runCommand, importConfig, files, snippets, tmuxWindow, recordings
     // the snippet picker
     case snippetPick, snippetClose, snippetDown, snippetUp, snippetErase, snippetClear
     // the file pane
@@ -28,6 +28,9 @@ public enum Command: String, Sendable, CaseIterable {
     case confirmYes, confirmNo
     // the identity list
     case identityDown, identityUp, identityAdd, identityEdit, identityDelete, identityCopyID, identityClose
+    // a host's recordings
+    case recordingDown, recordingUp, recordingPlay, recordingSearch, recordingRemove, recordingRemoveYes
+    case recordingClose
     // the merge-conflict list
     case conflicts, conflictDown, conflictUp, conflictTakeOther, conflictKeep, conflictClose
     // connect dialogs
@@ -44,6 +47,7 @@ public enum KeyContext: String, Sendable, CaseIterable {
     case dialog = "Confirmations"
     case identities = "Identity list"
     case conflicts = "Conflict list"
+    case recordings = "Recordings"
     case prompt = "Connect dialogs"
     case fleet = "Run pane"
     case files = "File pane"
@@ -191,6 +195,10 @@ public enum Keymap {
                 if let pane = state.fleet, pane.isActive { return "a run is under way" }
                 return state.marks.isEmpty ? Keymap.needsHost(state) : nil
             }),
+        KeyBinding(
+            [.char("R")], .recordings, .browse,
+            "list the selected host's recorded sessions: play one, search what they showed, remove one",
+            disabled: needsHost),
         KeyBinding(
             [.char("w")], .tmuxWindow, .browse,
             "inside tmux: open the selected host in a new tmux window (the marked hosts: one tiled window, a pane"
@@ -410,6 +418,26 @@ public enum Keymap {
         KeyBinding([.char("k"), .up], .importUp, .importDialog, "scroll up"),
         KeyBinding([.pageDown, .char(" ")], .importPageDown, .importDialog, "page down"),
         KeyBinding([.pageUp], .importPageUp, .importDialog, "page up"),
+
+        KeyBinding([.char("j"), .down], .recordingDown, .recordings, "move down"),
+        KeyBinding([.char("k"), .up], .recordingUp, .recordings, "move up"),
+        KeyBinding(
+            [.enter], .recordingPlay, .recordings,
+            "play the recording here (sshelf play: space pauses, + and - change the speed, the arrows seek, q stops);"
+                + " on a search hit, play from a second before it",
+            hint: "play", disabled: RecordingListReducer.needsRecording),
+        KeyBinding(
+            [.char("/")], .recordingSearch, .recordings,
+            "find text in what this host's recordings showed (type it, then Enter; sessions search's rules)",
+            hint: "search", disabled: RecordingListReducer.needsRecordings),
+        KeyBinding(
+            [.char("d"), .delete], .recordingRemove, .recordings,
+            "remove the recording (asks first; the release log says it was removed)", hint: "remove",
+            disabled: RecordingListReducer.needsListedRecording),
+        KeyBinding([.char("y")], .recordingRemoveYes, .recordings, "when asked: remove the recording"),
+        KeyBinding(
+            [.escape, .char("q"), .char("R")], .recordingClose, .recordings,
+            "back from the search's hits to the recordings, or to the hosts", hint: "close"),
 
         KeyBinding([.char("j"), .down], .helpDown, .help, "scroll down"),
         KeyBinding([.char("k"), .up], .helpUp, .help, "scroll up"),

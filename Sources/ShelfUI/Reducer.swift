@@ -155,6 +155,18 @@ public enum Reducer {
             state.conflictsLoaded = true
             state.conflictCursor = items.firstIndex { $0.id == keep } ?? clamp(state.conflictCursor, count: items.count)
             return []
+        case .recordings(let hostID, let result):
+            RecordingListReducer.loaded(&state, hostID: hostID, result)
+            return []
+        case .recordingHits(let result):
+            RecordingListReducer.found(&state, result)
+            return []
+        case .recordingRemoved(let hostID, let result):
+            switch result {
+            case .success(let line): state.notice = Notice(line)
+            case .failure(let failure): state.notice = Notice(failure.message, isError: true)
+            }
+            return state.recordings?.hostID == hostID ? [.loadRecordings(hostID)] : []
         }
     }
 
@@ -192,6 +204,8 @@ public enum Reducer {
             return SnippetPickerReducer.key(&state, key)
         case .conflicts:
             return ConflictList.key(&state, key)
+        case .recordings:
+            return RecordingListReducer.key(&state, key)
         case .browse:
             state.notice = nil
             if state.search.typing { return searchKey(&state, key) }
@@ -251,6 +265,8 @@ public enum Reducer {
             return FilesReducer.open(&state)
         case .snippets:
             return SnippetPickerReducer.open(&state)
+        case .recordings:
+            return RecordingListReducer.open(&state)
         case .tmuxWindow:
             let hosts = FleetPaneReducer.targets(state)
             guard !hosts.isEmpty else { return [] }

@@ -44,12 +44,14 @@ public enum Mode: Sendable, Equatable {
     case files
     /// The snippet picker (`x`): a snippet and its parameters, run on the marked hosts (`UIState.snippetPicker`).
     case snippets
+    /// A host's recordings (`R`): play, search, remove (`UIState.recordings`).
+    case recordings
 
     /// A form, a confirmation or a connect question: Esc and Ctrl-C close it rather than act outside it.
     var isDialog: Bool {
         switch self {
         case .form, .confirm, .prompt, .fleet, .importConfig, .snippets: true
-        case .browse, .help, .identities, .conflicts, .files: false
+        case .browse, .help, .identities, .conflicts, .files, .recordings: false
         }
     }
 }
@@ -149,6 +151,8 @@ public struct UIState: Sendable {
     public var files: FilesPane?
     /// The snippet picker, while it is open.
     public var snippetPicker: SnippetPicker?
+    /// The recordings list (`R`), while it is open.
+    public var recordings: RecordingList?
     /// The TUI runs inside tmux: `w` opens hosts in tmux windows, and Enter does when `sshelf tmux window` is on.
     public var insideTmux = false
 

@@ -24,6 +24,7 @@ enum PlayCommand {
             .value("max-wait", "SECONDS", "cut pauses longer than this (default 2; 0: keep every pause as it was)"),
             .value("from", "SECONDS", "start this far into the recording"),
             .value("search", "TEXT", "start at the first place TEXT was shown (n jumps to the next)"),
+            .flag("hold", "at the end, keep the last screen until a key is pressed (how the TUI's R plays)"),
         ],
         examples: ["sshelf play 3f2a91c0", "sshelf play 3f2a91c0 --speed 4 --search 'error'"], run: play)
 
@@ -44,7 +45,7 @@ enum PlayCommand {
             guard !hits.isEmpty else { throw ShelfError(.notFound, "'\(Display.safe(text))' is not in this recording") }
         }
         var player = Player(events: events, speed: speed, maxWait: maxWait, hits: hits)
-        player.run(start: hits.first.map { max(0, $0 - 1) } ?? from)
+        player.run(start: hits.first.map { max(0, $0 - 1) } ?? from, hold: call.flag("hold"))
         return 0
     }
 
@@ -77,10 +78,17 @@ struct Player {
         self.hits = hits
     }
 
-    mutating func run(start: Double) {
+    mutating func run(start: Double, hold: Bool = false) {
         let raw = isatty(0) == 1 ? PlayTerminal() : nil
         defer { raw?.restore() }
         seek(to: start)
+        defer {
+            // The end of the recording (not a q): the last screen stays until a key says it was seen.
+            if hold, let raw, next >= events.count {
+                write(Array("\r\n[end of the recording: press a key to go back]".utf8))
+                _ = raw.key(within: -1)
+            }
+        }
         while next < events.count {
             let event = events[next]
             var wait = (event.time - position) / speed

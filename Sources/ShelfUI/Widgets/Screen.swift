@@ -37,6 +37,7 @@ public enum Screen {
         case .help(let scroll): HelpView.draw(state, scroll: scroll, on: &canvas)
         case .identities: IdentityListView.draw(state, on: &canvas)
         case .conflicts: ConflictListView.draw(state, on: &canvas)
+        case .recordings: if let list = state.recordings { RecordingListView.draw(list, state: state, on: &canvas) }
         case .prompt(let prompt): PromptView.draw(prompt, state: state, on: &canvas)
         case .fleet: if let pane = state.fleet { FleetPaneView.draw(pane, state: state, on: &canvas) }
         case .files: if let pane = state.files { FilesPaneView.draw(pane, state: state, on: &canvas) }
@@ -69,7 +70,7 @@ enum Frame {
                 canvas.fill(
                     row: details.row - 1, column: details.column, height: details.height + 1, width: details.width)
             }
-        case .help, .identities, .conflicts, .fleet, .files:
+        case .help, .identities, .conflicts, .fleet, .files, .recordings:
             canvas.fill(row: 1, column: 0, height: max(0, state.rows - 2), width: state.columns)
         }
     }
