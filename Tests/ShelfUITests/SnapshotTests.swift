@@ -33,6 +33,7 @@ final class SnapshotTests: XCTestCase {
         for (name, state) in FleetSnapshots.screens(rows: rows, columns: columns) { add(name, state) }
         for (name, state) in FilesSnapshots.screens(rows: rows, columns: columns) { add(name, state) }
         for (name, state) in SnippetPickerSnapshots.screens(rows: rows, columns: columns) { add(name, state) }
+        for (name, state) in RecordingListSnapshots.screens(rows: rows, columns: columns) { add(name, state) }
         var main = Fixtures.state(three, rows: rows, columns: columns)
         main.hostCursor = main.visible.firstIndex { main.catalog.host(at: Int($0)).name == "web-eu-1" }!
         add("groups-3-levels", main)
