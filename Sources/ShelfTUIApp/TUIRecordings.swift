@@ -115,6 +115,10 @@ final class TUIRecordings: @unchecked Sendable {
         let exit = ChildProcess.spawn(argv, stdin: 0, stdout: 1, stderr: 2, environment: context.environment)
             .map { ChildProcess.wait($0) }
         signal(SIGINT, previousInt)
+        // The replay was drawn on the terminal's normal screen, which curses' alternate screen hides but keeps: it is
+        // cleared now, or the next session or replay would start on top of this one's last screen.
+        let clear: [UInt8] = Array("\u{1B}[H\u{1B}[2J".utf8)
+        _ = clear.withUnsafeBytes { Glibc.write(1, $0.baseAddress, $0.count) }
         terminal.resume()
         switch exit {
         case .success(0): return Notice("played recording \(short)")
