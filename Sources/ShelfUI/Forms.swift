@@ -39,6 +39,7 @@ public enum Forms {
                 FormField("notes", "Notes", h.notes),
                 FormField(
                     "pq", "Post-quantum", h.pq.rawValue, kind: .choice(PostQuantumSetting.knownCases.map(\.rawValue))),
+                recordField(h.record),
             ])
     }
 
@@ -76,6 +77,8 @@ public enum Forms {
         host.authMethod = AuthMethod(rawValue: form.value("auth"))
         // require: every session through OpenSSH's ssh with post-quantum key exchange only (sshelf edit --pq).
         if let pq = form.field("pq") { host.pq = PostQuantumSetting(rawValue: pq.value) }
+        // Whether sessions are recorded (sshelf edit --record): `group` clears the host's own setting.
+        if let record = form.field("record") { host.record = RecordSetting(rawValue: record.value) }
         // Checked by `Validation` below, the same rules `import` keeps a host's options by.
         host.options = optionLines(form.value("options"))
         let identityName = form.value("identity")
@@ -144,7 +147,13 @@ public enum Forms {
                 FormField("name", "Name", group?.name ?? "", placeholder: "one level, no '/'"),
                 FormField("parent", "Inside", parentPath, placeholder: "parent group path, empty for top level"),
                 FormField("notes", "Notes", group?.notes ?? ""),
+                recordField(group?.record),
             ])
+    }
+
+    /// Whether sessions are recorded: the record's own setting, or `group` (as its group, or its parent group, says).
+    static func recordField(_ setting: RecordSetting?) -> FormField {
+        FormField("record", "Record", setting?.rawValue ?? "group", kind: .choice(RecordSetting.words))
     }
 
     public static func submitGroup(_ form: Form, original: HostGroup?, catalog: Catalog)
@@ -154,6 +163,7 @@ public enum Forms {
         var group = original ?? HostGroup(id: form.newID)
         group.name = form.value("name")
         group.notes = form.value("notes")
+        if let record = form.field("record") { group.record = RecordSetting(rawValue: record.value) }
         var parentPath = ""
         do { parentPath = try GroupTree.parsePath(form.value("parent")).joined(separator: "/") } catch {
             errors["parent"] = error.message

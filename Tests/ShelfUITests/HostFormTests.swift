@@ -137,6 +137,50 @@ final class HostFormTests: XCTestCase {
         XCTAssertEqual(kept.pq, .require, "a save that did not touch it keeps it")
     }
 
+    /// The Record choice (`edit --record`): `group` (as its group) by default; Space cycles off, on, ask and the save
+    /// carries it; `group` again clears the host's own setting. A group's form has the same field.
+    func testTheRecordChoiceIsSavedForHostsAndGroups() {
+        var state = Fixtures.state(Self.catalog(), rows: 40, columns: 120)
+        Self.select(&state, "db-us")
+        Fixtures.press(&state, .char("e"))
+        XCTAssertTrue(
+            Screen.render(state).text.contains("Record        off   on   ask  (group)"), Screen.render(state).text)
+        Self.focus(&state, "record")
+        Fixtures.press(&state, .char(" "))
+        Fixtures.press(&state, .char(" "))
+        guard case .saveHost(let host, _, _) = Fixtures.press(&state, .enter).first else { return XCTFail("not saved") }
+        XCTAssertEqual(host.record, .on)
+
+        var base = Self.catalog()
+        var hosts = (0..<base.count).map(base.host(at:))
+        hosts[hosts.firstIndex { $0.name == "db-us" }!] = host
+        base = Catalog(hosts: hosts, groups: Array(base.tree.groups.values), identities: base.identities)
+        var shown = Fixtures.state(base, rows: 40, columns: 120)
+        Self.select(&shown, "db-us")
+        Fixtures.press(&shown, .char("e"))
+        XCTAssertTrue(
+            Screen.render(shown).text.contains("Record        off  (on)  ask   group"), Screen.render(shown).text)
+        var untouched = shown
+        guard case .saveHost(let kept, _, _) = Fixtures.press(&untouched, .enter).first else {
+            return XCTFail("not saved")
+        }
+        XCTAssertEqual(kept.record, .on, "a save that did not touch it keeps it")
+        Self.focus(&shown, "record")
+        Fixtures.press(&shown, .char(" "), .char(" "))
+        guard case .saveHost(let cleared, _, _) = Fixtures.press(&shown, .enter).first else {
+            return XCTFail("not saved")
+        }
+        XCTAssertNil(cleared.record, "group: as its group says")
+
+        var group = Fixtures.state(Self.catalog(), rows: 40, columns: 120)
+        Fixtures.press(&group, .char("N"))
+        Fixtures.type(&group, "lab")
+        Self.focus(&group, "record")
+        Fixtures.press(&group, .char(" "), .char(" "), .char(" "))
+        guard case .saveGroup(let saved, _) = Fixtures.press(&group, .enter).first else { return XCTFail("not saved") }
+        XCTAssertEqual(saved.record, .ask)
+    }
+
     /// A form covers the details pane whole: none of its text shows along the form's right edge.
     func testAFormLeavesNoDetailsTextBesideIt() {
         var state = Fixtures.state(Self.catalog(), rows: 40, columns: 120)

@@ -68,4 +68,27 @@ final class TUIRecordingTests: XCTestCase {
         try tui.type("q")
         XCTAssertEqual(try tui.waitForExit(), 0)
     }
+
+    func testTheHostFormsRecordFieldIsStored() throws {
+        let home = TempHome()
+        XCTAssertExit(try home.run("add", "web", "--host", "web.example.com"), 0)
+        let tui = try Tmux(home: home, columns: 120, rows: 40)
+        try tui.waitFor(text: "Hosts 1")
+        try tui.type("e")
+        try tui.waitFor(text: "Edit host web")
+        try tui.waitFor(text: "ask  (group)")
+        // The last field: Shift-Tab from the first.
+        try tui.send("BTab")
+        try tui.type("  ")
+        try tui.waitFor(text: "off  (on)  ask")
+        try tui.send("Enter")
+        try tui.waitFor(text: "saved web")
+        let shown = try home.run("show", "web", "--json")
+        XCTAssertExit(shown, 0)
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual(json["record"] as? String, "on", shown.stdout)
+        XCTAssertTrue(try home.run("show", "web").stdout.contains("record         on\n"))
+        try tui.type("q")
+        XCTAssertEqual(try tui.waitForExit(), 0)
+    }
 }
