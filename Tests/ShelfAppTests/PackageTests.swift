@@ -40,6 +40,15 @@ final class PackageTests: XCTestCase {
         }
     }
 
+    /// Recommends names what sshelf runs when it is there: OpenSSH's ssh (the hand-over) and tmux (windows,
+    /// broadcast, `w` in the TUI).
+    func testRecommendsNamesOpenSSHAndTmux() throws {
+        let recommends = try Shell.run(TestTool.dpkgDeb.path, ["--field", deb, "Recommends"])
+        let names = recommends.split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        XCTAssertTrue(names.contains("openssh-client"), recommends)
+        XCTAssertTrue(names.contains("tmux"), recommends)
+    }
+
     /// The copyright file states the repository's licence as Debian's machine-readable format expects: Apache-2.0,
     /// pointing at the text Debian ships, and LICENSE at the top of the repository is the licence's whole text.
     func testTheCopyrightFileStatesTheLicence() throws {
