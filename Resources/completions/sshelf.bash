@@ -143,7 +143,7 @@ _sshelf() {
         "sessions export") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--cast --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "sessions rm") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else COMPREPLY=(); fi ;;
         "sessions rotate") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--keep --max-size --help" -- "$cur")); else COMPREPLY=(); fi ;;
-        "play") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--speed --max-wait --from --search --hold --help" -- "$cur")); else COMPREPLY=(); fi ;;
+        "play") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--speed --max-wait --from --search --paused --hold --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "group list") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--json --names --help" -- "$cur")); else COMPREPLY=(); fi ;;
         "group add") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else _sshelf_words sshelf group list --names; fi ;;
         "group edit") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--pq --record --help" -- "$cur")); else _sshelf_words sshelf group list --names; fi ;;

@@ -186,6 +186,7 @@ complete -c sshelf -n '__fish_seen_subcommand_from play' -l speed -r -d 'play X 
 complete -c sshelf -n '__fish_seen_subcommand_from play' -l max-wait -r -d 'cut pauses longer than this (default 2; 0: keep every pause as it was)'
 complete -c sshelf -n '__fish_seen_subcommand_from play' -l from -r -d 'start this far into the recording'
 complete -c sshelf -n '__fish_seen_subcommand_from play' -l search -r -d 'start at the first place TEXT was shown (n jumps to the next)'
+complete -c sshelf -n '__fish_seen_subcommand_from play' -l paused -d 'start paused (at --from or the first --search hit): space plays'
 complete -c sshelf -n '__fish_seen_subcommand_from play' -l hold -d 'at the end, keep the last screen until a key is pressed (how the TUI\'s R plays)'
 complete -c sshelf -n '__fish_seen_subcommand_from group; and not __fish_seen_subcommand_from list add edit rm mv' -a list -d 'show the group tree with host counts'
 complete -c sshelf -n '__fish_seen_subcommand_from group; and __fish_seen_subcommand_from list' -l json -d 'print JSON for scripts'

@@ -1,6 +1,6 @@
-// PlayCommand: `sshelf play ID` — a recording replayed on this terminal in real time (decrypted in memory): with a
-// speed, pauses longer than --max-wait cut short, and, on a terminal, keys to pause, change speed, seek and jump
-// to the next search hit. A seek back redraws from the start (the screen is the sum of what came before).
+// PlayCommand: `sshelf play ID` — a recording replayed on this terminal in real time (RecordingPlayer: decrypted in
+// memory one chunk at a time): with a speed, pauses longer than --max-wait cut short, and, on a terminal, keys to
+// pause, change speed, seek and jump to a search hit.
 import FoundationEssentials
 import Glibc
 import ShelfCore
@@ -14,7 +14,10 @@ enum PlayCommand {
         path: ["play"], summary: "replay a recorded session in this terminal",
         details: """
             Keys while it plays (on a terminal): space pauses and resumes, + and - double or halve the speed, \
-            the right and left arrows (or . and ,) seek 5 seconds, n jumps to the next --search hit, q stops. \
+            the right and left arrows (or . and ,) seek 5 seconds, / asks for a text and jumps to where it was \
+            shown, n jumps to the next hit (of / or --search), q stops. The terminal's title says where the \
+            replay is, its speed and whether it is paused. The recording is read one chunk at a time, so a long \
+            one replays in little memory. \
             The output is the server's, as it was shown: play it in a terminal at least as large as the \
             recording (sessions list shows its size).
             """,
@@ -24,6 +27,7 @@ enum PlayCommand {
             .value("max-wait", "SECONDS", "cut pauses longer than this (default 2; 0: keep every pause as it was)"),
             .value("from", "SECONDS", "start this far into the recording"),
             .value("search", "TEXT", "start at the first place TEXT was shown (n jumps to the next)"),
+            .flag("paused", "start paused (at --from or the first --search hit): space plays"),
             .flag("hold", "at the end, keep the last screen until a key is pressed (how the TUI's R plays)"),
         ],
         examples: ["sshelf play 3f2a91c0", "sshelf play 3f2a91c0 --speed 4 --search 'error'"], run: play)
@@ -34,18 +38,20 @@ enum PlayCommand {
         let from = try number(call.value("from"), option: "from", default: 0, positive: false)
         let file = try RecordingCatalog.find(call.arguments[0], locations: context.locations)
         let key = try Recordings.key(vault: try SessionCommands.vault(context), for: "play")
-        var events: [RecordingEvent] = []
-        try Recordings.read(file.path, id: file.id, key: key) { event in
-            events.append(event)
-            return true
-        }
         var hits: [Double] = []
         if let text = call.value("search") {
             hits = try RecordingSearch.hits(of: text, in: file, key: key).map(\.time)
             guard !hits.isEmpty else { throw ShelfError(.notFound, "'\(Display.safe(text))' is not in this recording") }
         }
-        var player = Player(events: events, speed: speed, maxWait: maxWait, hits: hits)
-        player.run(start: hits.first.map { max(0, $0 - 1) } ?? from, hold: call.flag("hold"))
+        var player = RecordingPlayer(
+            open: { try RecordingReader(path: file.path, id: file.id, key: key) },
+            search: { text in (try? RecordingSearch.hits(of: text, in: file, key: key).map(\.time)) ?? [] },
+            label: Recordings.shortID(file.id), speed: speed, maxWait: maxWait, hits: hits)
+        let ended = try player.run(
+            start: hits.first.map { max(0, $0 - 1) } ?? from, paused: call.flag("paused"), hold: call.flag("hold"))
+        if case .damaged(let why) = ended {
+            throw ShelfError(.invalid, "the recording is damaged (\(why)): it played up to there")
+        }
         return 0
     }
 
@@ -56,104 +62,6 @@ enum PlayCommand {
                 .invalid, "--\(option): '\(Display.safe(text))' is not a \(positive ? "positive " : "")number")
         }
         return number
-    }
-}
-
-/// Plays events on stdout; reads keys from stdin when it is a terminal.
-struct Player {
-    let events: [RecordingEvent]
-    var speed: Double
-    let maxWait: Double
-    let hits: [Double]
-
-    /// Seconds of the recording shown so far, and the index of the next event.
-    private var position = 0.0
-    private var next = 0
-    private var paused = false
-
-    init(events: [RecordingEvent], speed: Double, maxWait: Double, hits: [Double]) {
-        self.events = events
-        self.speed = speed
-        self.maxWait = maxWait
-        self.hits = hits
-    }
-
-    mutating func run(start: Double, hold: Bool = false) {
-        let raw = isatty(0) == 1 ? PlayTerminal() : nil
-        defer { raw?.restore() }
-        seek(to: start)
-        defer {
-            // The end of the recording (not a q): the last screen stays until a key says it was seen.
-            if hold, let raw, next >= events.count {
-                write(Array("\r\n[end of the recording: press a key to go back]".utf8))
-                _ = raw.key(within: -1)
-            }
-        }
-        while next < events.count {
-            let event = events[next]
-            var wait = (event.time - position) / speed
-            if maxWait > 0 { wait = min(wait, maxWait / speed) }
-            if paused || wait > 0.001 {
-                if let key = raw?.key(within: paused ? -1 : wait) {
-                    if !handle(key) { return }
-                    continue
-                }
-                if raw == nil && wait > 0 { sleepSeconds(wait) }
-            }
-            show(event)
-            position = max(position, event.time)
-            next += 1
-        }
-    }
-
-    /// Answers false to stop.
-    private mutating func handle(_ key: UInt8) -> Bool {
-        switch key {
-        case UInt8(ascii: "q"), 0x03: return false
-        case UInt8(ascii: " "): paused.toggle()
-        case UInt8(ascii: "+"), UInt8(ascii: "="): speed = min(speed * 2, 64)
-        case UInt8(ascii: "-"): speed = max(speed / 2, 1.0 / 16)
-        case UInt8(ascii: "."), UInt8(ascii: "C"): seek(to: position + 5)
-        case UInt8(ascii: ","), UInt8(ascii: "D"): seek(to: max(0, position - 5))
-        case UInt8(ascii: "n"):
-            if let hit = hits.first(where: { $0 > position + 1 }) { seek(to: max(0, hit - 1)) }
-        default: break
-        }
-        return true
-    }
-
-    /// Redraws the screen as it was at `time`: a reset, then every output before it at once.
-    private mutating func seek(to time: Double) {
-        write(Array("\u{1B}c".utf8))
-        next = 0
-        position = 0
-        while next < events.count, events[next].time <= time {
-            show(events[next])
-            next += 1
-        }
-        position = time
-    }
-
-    private func show(_ event: RecordingEvent) {
-        if case .output(_, let bytes) = event { write(bytes) }
-    }
-
-    private func write(_ bytes: [UInt8]) {
-        bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let count = Glibc.write(1, buffer.baseAddress! + offset, buffer.count - offset)
-                if count < 0 && errno == EINTR { continue }
-                if count <= 0 { return }
-                offset += count
-            }
-        }
-    }
-
-    private func sleepSeconds(_ seconds: Double) {
-        var time = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - Double(Int(seconds))) * 1e9))
-        var left = timespec()
-        while nanosleep(&time, &left) != 0 && errno == EINTR { time = left }
     }
 }
 

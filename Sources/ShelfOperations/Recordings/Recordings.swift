@@ -70,40 +70,11 @@ public enum Recordings {
     public static func read(
         _ path: String, id: UUID, key: RecordingsKey, _ body: (RecordingEvent) throws -> Bool
     ) throws -> RecordingState {
-        let fd: Int32
-        do { fd = try RegularFile.open(path, followLinks: false) } catch {
-            throw ShelfError(.notFound, "cannot read the recording: \(error)")
+        let reader = try RecordingReader(path: path, id: id, key: key)
+        while let event = reader.next() {
+            if !(try body(event)) { return .stopped }
         }
-        defer { close(fd) }
-        var reader = ChunkReader(fd: fd)
-        guard let head = reader.take(RecordingFormat.headerLength),
-            Array(head.prefix(RecordingFormat.magic.count)) == RecordingFormat.magic,
-            Array(head[RecordingFormat.magic.count..<(RecordingFormat.magic.count + 16)])
-                == RecordingFormat.idBytes(id)
-        else { return .damaged("its header is not a recording's of this id") }
-        let header = Array(head.suffix(RecordingSealer.headerLength))
-        guard let opener = RecordingOpener(key: key, header: header, associatedData: RecordingFormat.associatedData(id))
-        else { return .damaged("its header does not open") }
-        var chunk = 0
-        while true {
-            guard let lengthBytes = reader.take(4) else {
-                return reader.atEnd ? (opener.finished ? .finished : .interrupted) : .damaged("chunk \(chunk + 1) cut")
-            }
-            if opener.finished { return .damaged("bytes after its end") }
-            let length = RecordingFormat.u32(lengthBytes[...], at: 0)
-            guard length <= RecordingFormat.maxChunk + RecordingSealer.overhead else {
-                return .damaged("chunk \(chunk + 1) has an impossible length")
-            }
-            guard let sealed = reader.take(length) else {
-                // Cut in the middle of a chunk: what a crash during a write leaves.
-                return .interrupted
-            }
-            chunk += 1
-            guard let plaintext = opener.open(sealed[...]), let events = RecordingFormat.events(in: plaintext) else {
-                return .damaged("chunk \(chunk) does not open (changed, moved or from another recording)")
-            }
-            for event in events where !(try body(event)) { return .stopped }
-        }
+        return reader.ended ?? .finished
     }
 
     /// Removes a recording and writes why into the release log (so `log verify` knows it was removed on purpose).
@@ -159,6 +130,9 @@ struct ChunkReader {
     private(set) var atEnd = false
 
     init(fd: Int32) { self.fd = fd }
+
+    /// What the buffer holds now (read and not yet taken, plus what was taken and not yet dropped).
+    var heldBytes: Int { buffer.count }
 
     /// Exactly `count` bytes, or nil at the end of the file (then `atEnd` says whether nothing was left).
     mutating func take(_ count: Int) -> [UInt8]? {

@@ -1,0 +1,85 @@
+// RecordingReader: a recording's events pulled one at a time (what `play` replays from and `Recordings.read` hands
+// on), decrypted one chunk at a time: at most the file reader's buffer (ChunkReader: 1 MiB, or one chunk when a
+// chunk is longer) and one chunk's events are held, so a recording of any length replays in bounded memory.
+import FoundationEssentials
+import Glibc
+import ShelfCore
+import ShelfSystem
+import ShelfVault
+
+public final class RecordingReader {
+    private let fd: Int32
+    private var reader: ChunkReader
+    private var opener: RecordingOpener?
+    private var pending: [RecordingEvent] = []
+    private var pendingAt = 0
+    private var chunk = 0
+    /// How the file ended, once `next` answered nil (nil before).
+    public private(set) var ended: RecordingState?
+
+    /// Opens the file (no link followed); a header that is not this recording's ends it at once as damaged.
+    public init(path: String, id: UUID, key: RecordingsKey) throws {
+        do { fd = try RegularFile.open(path, followLinks: false) } catch {
+            throw ShelfError(.notFound, "cannot read the recording: \(error)")
+        }
+        reader = ChunkReader(fd: fd)
+        guard let head = reader.take(RecordingFormat.headerLength),
+            Array(head.prefix(RecordingFormat.magic.count)) == RecordingFormat.magic,
+            Array(head[RecordingFormat.magic.count..<(RecordingFormat.magic.count + 16)])
+                == RecordingFormat.idBytes(id)
+        else {
+            ended = .damaged("its header is not a recording's of this id")
+            return
+        }
+        let header = Array(head.suffix(RecordingSealer.headerLength))
+        opener = RecordingOpener(key: key, header: header, associatedData: RecordingFormat.associatedData(id))
+        if opener == nil { ended = .damaged("its header does not open") }
+    }
+
+    deinit { close(fd) }
+
+    /// Bytes held now: the file reader's buffer and the events of the chunk being handed out.
+    public var heldBytes: Int {
+        reader.heldBytes
+            + pending[pendingAt...].reduce(0) { total, event in
+                if case .output(_, let bytes) = event { return total + bytes.count }
+                if case .input(_, let bytes) = event { return total + bytes.count }
+                return total + 16
+            }
+    }
+
+    /// The next event, or nil at the end of what can be read (`ended` says how).
+    public func next() -> RecordingEvent? {
+        while pendingAt >= pending.count {
+            guard ended == nil, let opener else { return nil }
+            pending = []
+            pendingAt = 0
+            guard let lengthBytes = reader.take(4) else {
+                ended = reader.atEnd ? (opener.finished ? .finished : .interrupted) : .damaged("chunk \(chunk + 1) cut")
+                return nil
+            }
+            if opener.finished {
+                ended = .damaged("bytes after its end")
+                return nil
+            }
+            let length = RecordingFormat.u32(lengthBytes[...], at: 0)
+            guard length <= RecordingFormat.maxChunk + RecordingSealer.overhead else {
+                ended = .damaged("chunk \(chunk + 1) has an impossible length")
+                return nil
+            }
+            guard let sealed = reader.take(length) else {
+                // Cut in the middle of a chunk: what a crash during a write leaves.
+                ended = .interrupted
+                return nil
+            }
+            chunk += 1
+            guard let plaintext = opener.open(sealed[...]), let events = RecordingFormat.events(in: plaintext) else {
+                ended = .damaged("chunk \(chunk) does not open (changed, moved or from another recording)")
+                return nil
+            }
+            pending = events
+        }
+        defer { pendingAt += 1 }
+        return pending[pendingAt]
+    }
+}
