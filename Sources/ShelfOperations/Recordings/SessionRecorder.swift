@@ -81,7 +81,7 @@ public final class SessionRecorder: ShellObserver, @unchecked Sendable {
         condition.lock()
         let time = elapsed
         if info.input {
-            let kept = echo.shown(bytes)
+            let kept = echo.shown(bytes, at: time)
             if !kept.isEmpty {
                 RecordingFormat.appendEvent(kind: 0x69, time: time, payload: kept, to: &pending)
             }
@@ -121,7 +121,7 @@ public final class SessionRecorder: ShellObserver, @unchecked Sendable {
         condition.lock()
         while !stopping {
             condition.wait(until: Date().addingTimeInterval(Self.flushInterval))
-            echo.expire(now: elapsed, limit: Self.flushInterval)
+            echo.expire(now: elapsed, limit: TypedEcho.window)
             if stopping { break }
             condition.unlock()
             flush(final: false)

@@ -1,20 +1,31 @@
 // TypedEcho: which typed bytes a recording may keep. A typed byte is held until the server's output echoes it, and
 // kept only then; a byte whose echo does not come (a password typed into sudo or any prompt with echo off, a
-// control key) is dropped. The echo must start the next output: anything else first and the held bytes are dropped,
-// so a recording can miss an echoed key, never keep an unechoed one.
+// control key) is dropped. The rule is strict on purpose — a recording can miss an echoed key, never keep an
+// unechoed one: the echo must start the next output, come within `window` seconds, and come before the next key is
+// typed. The last is what keeps a password typed with echo off out even when the output after it begins with the
+// same bytes (a program printing what it read): its keys were typed one by one, none echoed before the next, so
+// each was dropped when the next came, and only the Enter at the end is compared.
 struct TypedEcho {
+    /// Seconds an echo may take: longer, and the bytes held are dropped.
+    static let window = 1.0
+
     /// Typed and not yet echoed, with when.
     private(set) var held: [UInt8] = []
     private(set) var heldSince: Double = 0
 
+    /// Keys typed (one read of the terminal). What was held still unechoed is dropped: its echo did not come first.
     mutating func typed(_ bytes: [UInt8], at time: Double) {
-        if held.isEmpty { heldSince = time }
-        held += bytes
+        held = bytes
+        heldSince = time
     }
 
     /// The held bytes `output` echoes at its start (kept), the rest dropped.
-    mutating func shown(_ output: UnsafeRawBufferPointer) -> [UInt8] {
+    mutating func shown(_ output: UnsafeRawBufferPointer, at time: Double) -> [UInt8] {
         guard !held.isEmpty else { return [] }
+        guard time - heldSince <= Self.window else {
+            held = []
+            return []
+        }
         var matched = 0
         while matched < held.count, matched < output.count, held[matched] == output[matched] { matched += 1 }
         let kept = Array(held.prefix(matched))
