@@ -14,7 +14,11 @@ public enum FilesChange: Sendable, Equatable {
 
 /// The question on the bottom row while a change is being asked for.
 public struct FilesQuestion: Sendable, Equatable {
-    public enum Kind: Sendable, Equatable { case makeFolder, rename, delete, setMode }
+    public enum Kind: Sendable, Equatable {
+        case makeFolder, rename, delete, setMode
+        /// The edited file changed on the host meanwhile: overwrite, keep theirs, or save mine under another name.
+        case editConflict, saveEditAs
+    }
     public var kind: Kind
     public var side: FilesPane.Side
     /// The entry the change is about (nil for a new folder).
@@ -23,6 +27,8 @@ public struct FilesQuestion: Sendable, Equatable {
     public var input: String
     /// Why the last Enter was refused.
     public var problem: String?
+    /// The edit a conflict is about.
+    public var edit: FilesEdit?
 
     /// The row's words.
     public var prompt: String {
@@ -31,6 +37,10 @@ public struct FilesQuestion: Sendable, Equatable {
         case .makeFolder: return "New folder: "
         case .rename: return "Rename \(name) to: "
         case .setMode: return "Mode of \(name) (octal, e.g. 644): "
+        case .editConflict:
+            return "\(edit.map { FileName.shown($0.path) } ?? name) changed on the host while you edited it: "
+                + "o overwrites it with yours, k keeps theirs (yours is dropped), s saves yours under another name "
+        case .saveEditAs: return "Save yours beside it as: "
         case .delete:
             return entry?.kind == .directory
                 ? "Delete the folder \(name) and everything in it? Type its name: "
@@ -63,6 +73,9 @@ enum FilesChangeReducer {
 
     static func key(_ state: inout UIState, _ pane: inout FilesPane, _ key: Key) -> [Effect] {
         guard var question = pane.question else { return [] }
+        if question.kind == .editConflict || question.kind == .saveEditAs {
+            return FilesEditReducer.key(&state, &pane, question, key)
+        }
         if question.kind == .delete, question.entry?.kind != .directory {
             switch key {
             case .char("y"):
@@ -133,6 +146,8 @@ enum FilesChangeReducer {
                 return .failure(OperationFailure("that is not the folder's name: nothing deleted"))
             }
             return .success(.delete(path(pane, question), folder: true))
+        case .editConflict, .saveEditAs:
+            return .failure(OperationFailure("answered by the edit's own keys"))
         }
     }
 
