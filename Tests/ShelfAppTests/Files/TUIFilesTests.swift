@@ -55,8 +55,9 @@ final class TUIFilesTests: XCTestCase {
         }
         try tui.send("j")
         try tui.waitFor("the details of alpha.txt") { $0.contains("5000 bytes") && $0.contains("alpha.txt") }
+        // A host's file opens in the editor: with neither variable set, the line says to set one.
         try tui.send("Enter")
-        try tui.waitFor(text: "alpha.txt is a regular file, not a folder")
+        try tui.waitFor(text: "neither $EDITOR nor $VISUAL is set: set one to your editor (e.g. export EDITOR=nano)")
 
         try tui.send("Tab")
         try tui.waitFor("this machine's side has the keys") { $0.contains("bytes") && $0.contains("local-one.txt") }

@@ -1,0 +1,229 @@
+// TUIFilesEditTests: Enter on a host's file in the file pane, in real tmux against the real sshd, with a script as
+// $EDITOR that records what it was given (its arguments, environment, the copy's mode and its folder's) and then, as
+// the test's plan says, appends a line to the copy and/or changes the host's file meanwhile (the sshd serves this
+// machine's disk: the side channel is a plain write). Unchanged: nothing uploaded (the host's file keeps its time
+// and inode). Changed: saved with its mode. Changed meanwhile: overwrite, keep theirs, save mine under another name
+// (an existing one refused). The private copy is 0600 in a 0700 folder while the editor runs and gone after, and no
+// credential reaches the editor.
+import Foundation
+import TestSupport
+import XCTest
+
+final class TUIFilesEditTests: XCTestCase {
+    private struct Setup {
+        let world: FleetWorld
+        let folder: String
+        let notes: String
+        let plan: String
+        let log: String
+        let tui: Tmux
+        /// Where the private copies are made (sshelf's runtime folder under the test's SSHELF_HOME).
+        var copies: String { world.home.sshelfHome + "/run/edit" }
+    }
+
+    private static let original = "first line\n"
+
+    /// A folder on the host with notes.txt (0640, the login's, an old time) and other.txt, and the pane open on it
+    /// with the editor script as $EDITOR.
+    private func openPane(columns: Int = 220) throws -> Setup {
+        let world = try FleetWorld(["a"])
+        let folder = world.shared + "/edit"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        XCTAssertEqual(chmod(folder, 0o777), 0, "the login (another account) writes beside the file")
+        let notes = folder + "/notes.txt"
+        try Data(Self.original.utf8).write(to: URL(fileURLWithPath: notes))
+        try Data("theirs\n".utf8).write(to: URL(fileURLWithPath: folder + "/other.txt"))
+        for path in [notes, folder + "/other.txt"] {
+            try FileManager.default.setAttributes([.ownerAccountName: TestAccount.name], ofItemAtPath: path)
+        }
+        XCTAssertEqual(chmod(notes, 0o640), 0)
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date(timeIntervalSince1970: 1_600_000_000)], ofItemAtPath: notes)
+        let plan = world.home.root + "/editor-plan"
+        let log = world.home.root + "/editor-log"
+        try Data("none".utf8).write(to: URL(fileURLWithPath: plan))
+        let script = world.home.root + "/editor.py"
+        try Data(
+            """
+            #!\(TestTool.python3.path)
+            import json, os, sys
+            copy = sys.argv[-1]
+            record = {
+                "args": sys.argv, "env": dict(os.environ), "copy": copy,
+                "mode": os.stat(copy).st_mode & 0o7777, "folder": os.stat(os.path.dirname(copy)).st_mode & 0o7777,
+            }
+            with open(\(Self.pythonString(log)), "a") as out:
+                out.write(json.dumps(record) + "\\n")
+            plan = open(\(Self.pythonString(plan))).read()
+            if "append" in plan:
+                with open(copy, "a") as f:
+                    f.write("added by the editor\\n")
+            if "side" in plan:
+                with open(\(Self.pythonString(notes)), "a") as f:
+                    f.write("changed on the host meanwhile\\n")
+            """.utf8
+        ).write(to: URL(fileURLWithPath: script))
+        XCTAssertEqual(chmod(script, 0o755), 0)
+        let tui = try Tmux(
+            home: world.home, arguments: ["files", "a", folder], columns: columns, rows: 30,
+            environment: ["EDITOR": script + " --wait"])
+        try tui.waitFor("the folder") {
+            $0.contains("notes.txt") && $0.contains("other.txt") && !$0.contains("reading...")
+        }
+        return Setup(world: world, folder: folder, notes: notes, plan: plan, log: log, tui: tui)
+    }
+
+    private static func pythonString(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'"
+    }
+
+    private func contents(_ path: String) throws -> String {
+        try String(contentsOfFile: path, encoding: .utf8)
+    }
+
+    /// The editor's records so far, one per run.
+    private func records(_ setup: Setup) throws -> [[String: Any]] {
+        try contents(setup.log).split(separator: "\n").map {
+            try XCTUnwrap(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+    }
+
+    /// No copy left: the folder the copies are made in holds nothing.
+    private func assertNoCopyLeft(_ setup: Setup, file: StaticString = #filePath, line: UInt = #line) throws {
+        let left = (try? FileManager.default.contentsOfDirectory(atPath: setup.copies)) ?? []
+        XCTAssertEqual(left, [], "a private copy was left behind", file: file, line: line)
+    }
+
+    /// Puts the cursor on `name` (the filter), then Enter.
+    private func edit(_ setup: Setup, _ name: String, plan: String) throws {
+        try Data(plan.utf8).write(to: URL(fileURLWithPath: setup.plan))
+        try setup.tui.send("/")
+        try setup.tui.type(name)
+        try setup.tui.send("Enter")
+        try setup.tui.waitFor("the filter on \(name)") { $0.contains("1 entry of") }
+        try setup.tui.send("Enter")
+    }
+
+    /// Clears the filter a line left on (Esc: the edit said something and the folder was not read again).
+    private func clearFilter(_ setup: Setup) throws {
+        try setup.tui.send("Escape")
+        try setup.tui.waitFor("the filter cleared") { !$0.contains("1 entry of") }
+    }
+
+    /// A save reads the folder again, which clears the filter: waited for (Esc without a filter closes the pane).
+    private func waitForTheFolderReadAgain(_ setup: Setup) throws {
+        try setup.tui.waitFor("the folder read again") { !$0.contains("1 entry of") && !$0.contains("reading...") }
+    }
+
+    func testUnchangedUploadsNothingChangedIsSavedWithItsModeAndTheCopyIsPrivate() throws {
+        let setup = try openPane()
+        var before = stat()
+        XCTAssertEqual(stat(setup.notes, &before), 0)
+
+        try edit(setup, "notes", plan: "none")
+        try setup.tui.waitFor(text: "notes.txt unchanged: nothing uploaded")
+        var after = stat()
+        XCTAssertEqual(stat(setup.notes, &after), 0)
+        XCTAssertEqual(after.st_mtim.tv_sec, before.st_mtim.tv_sec, "no upload: the host's file kept its time")
+        XCTAssertEqual(after.st_ino, before.st_ino, "no upload: the same file")
+        try assertNoCopyLeft(setup)
+
+        let first = try XCTUnwrap(try records(setup).first)
+        XCTAssertEqual(first["mode"] as? Int, 0o600, "the copy is 0600 while the editor has it")
+        XCTAssertEqual(first["folder"] as? Int, 0o700, "in a 0700 folder")
+        let copy = try XCTUnwrap(first["copy"] as? String)
+        XCTAssertTrue(copy.hasPrefix(setup.copies + "/"), copy)
+        XCTAssertTrue(copy.hasSuffix("/notes.txt"), copy)
+        let args = try XCTUnwrap(first["args"] as? [String])
+        XCTAssertEqual(args.count, 3, "the editor's words split, then the copy: \(args)")
+        XCTAssertEqual(args[1], "--wait")
+        // No credential reaches the editor: not the login key's bytes, not the account's password, nothing of
+        // sshelf's own settings.
+        let environment = try XCTUnwrap(first["env"] as? [String: String])
+        let given = (args + environment.map { "\($0.key)=\($0.value)" }).joined(separator: "\n")
+        let keyLines = String(decoding: setup.world.cli.key.privateBytes, as: UTF8.self).split(separator: "\n")
+            .filter { !$0.hasPrefix("-----") }
+        XCTAssertFalse(keyLines.isEmpty)
+        for line in keyLines { XCTAssertFalse(given.contains(line), "a line of the private key reached the editor") }
+        XCTAssertFalse(given.contains(TestAccount.password))
+        XCTAssertFalse(environment.keys.contains { $0.hasPrefix("SSHELF_") }, "\(environment.keys.sorted())")
+
+        try clearFilter(setup)
+        try edit(setup, "notes", plan: "append")
+        try setup.tui.waitFor(text: "saved \(setup.notes) on the host (31 bytes)")
+        XCTAssertEqual(try contents(setup.notes), Self.original + "added by the editor\n")
+        XCTAssertEqual(
+            try FileManager.default.attributesOfItem(atPath: setup.notes)[.posixPermissions] as? Int, 0o640,
+            "the host file's mode is kept")
+        let names = try FileManager.default.contentsOfDirectory(atPath: setup.folder).sorted()
+        XCTAssertEqual(names, ["notes.txt", "other.txt"], "no temporary file left beside it")
+        try assertNoCopyLeft(setup)
+        XCTAssertEqual(try records(setup).count, 2)
+
+        // A file over the round trip's limit is refused before anything is downloaded.
+        XCTAssertTrue(FileManager.default.createFile(atPath: setup.folder + "/huge.img", contents: nil))
+        XCTAssertEqual(truncate(setup.folder + "/huge.img", 65 << 20), 0)
+        try waitForTheFolderReadAgain(setup)
+        try setup.tui.send("r")
+        try setup.tui.waitFor(text: "huge.img")
+        try edit(setup, "huge", plan: "append")
+        try setup.tui.waitFor(text: "the editor takes files up to 64 MiB (copy it here with c instead)")
+        XCTAssertEqual(try records(setup).count, 2, "the editor did not run")
+        try clearFilter(setup)
+        try setup.tui.send("q")
+        try setup.tui.waitFor("the host list") { $0.contains("2 hosts") && !$0.contains("this machine:") }
+        try setup.tui.send("q")
+        XCTAssertEqual(try setup.tui.waitForExit(), 0)
+        try assertNoCopyLeft(setup)
+    }
+
+    func testChangedMeanwhileAsksOverwriteKeepTheirsOrSaveMine() throws {
+        let setup = try openPane()
+        let question = "notes.txt changed on the host while you edited it"
+
+        // o: mine replaces theirs.
+        try edit(setup, "notes", plan: "append side")
+        try setup.tui.waitFor(text: question)
+        XCTAssertEqual(try contents(setup.notes), Self.original + "changed on the host meanwhile\n")
+        try setup.tui.send("o")
+        try setup.tui.waitFor(text: "saved \(setup.notes) on the host")
+        let mine = Self.original + "added by the editor\n"
+        XCTAssertEqual(try contents(setup.notes), mine)
+        XCTAssertEqual(
+            try FileManager.default.attributesOfItem(atPath: setup.notes)[.posixPermissions] as? Int, 0o640)
+        try assertNoCopyLeft(setup)
+
+        // k: theirs stays, mine is dropped.
+        try waitForTheFolderReadAgain(setup)
+        try edit(setup, "notes", plan: "append side")
+        try setup.tui.waitFor(text: question)
+        try setup.tui.send("k")
+        try setup.tui.waitFor(text: "kept the host's notes.txt: your edit was dropped")
+        let theirs = mine + "changed on the host meanwhile\n"
+        XCTAssertEqual(try contents(setup.notes), theirs)
+        try assertNoCopyLeft(setup)
+
+        // s: mine under another name; an existing name is refused, the free one offered is taken.
+        try clearFilter(setup)
+        try edit(setup, "notes", plan: "append side")
+        try setup.tui.waitFor(text: question)
+        try setup.tui.send("s")
+        try setup.tui.waitFor(text: "Save yours beside it as: notes.txt.mine_")
+        try setup.tui.send("C-u")
+        try setup.tui.type("other.txt")
+        try setup.tui.send("Enter")
+        try setup.tui.waitFor(text: "\(setup.folder)/other.txt already exists: type another name")
+        XCTAssertEqual(try contents(setup.folder + "/other.txt"), "theirs\n", "an existing name is never replaced")
+        try setup.tui.waitFor(text: "Save yours beside it as: notes.txt.mine_")
+        try setup.tui.send("Enter")
+        try setup.tui.waitFor(text: "saved \(setup.folder)/notes.txt.mine on the host")
+        XCTAssertEqual(try contents(setup.folder + "/notes.txt.mine"), theirs + "added by the editor\n")
+        XCTAssertEqual(try contents(setup.notes), theirs + "changed on the host meanwhile\n", "theirs untouched")
+        try assertNoCopyLeft(setup)
+        XCTAssertEqual(try records(setup).count, 3)
+        try setup.tui.send("q")
+        try setup.tui.waitFor(text: "2 hosts")
+        try setup.tui.send("q")
+        XCTAssertEqual(try setup.tui.waitForExit(), 0)
+    }
+}
