@@ -13,7 +13,8 @@ extension SftpSession {
         bytes: [UInt8], attributes: SftpAttributes
     ) {
         let shown = String(decoding: path, as: UTF8.self)
-        let file = try open(bytes: path, flags: UInt(LIBSSH2_FXF_READ), mode: 0, type: LIBSSH2_SFTP_OPENFILE,
+        let file = try open(
+            bytes: path, flags: UInt(LIBSSH2_FXF_READ), mode: 0, type: LIBSSH2_SFTP_OPENFILE,
             doing: "cannot open \(shown)")
         defer { file.close() }
         let attributes = try file.attributes()

@@ -7,11 +7,13 @@ import XCTest
 final class EditorRoundTripTests: XCTestCase {
     func testEditorThenVisualThenAClearError() throws {
         XCTAssertEqual(try EditorRoundTrip.editor(["EDITOR": "vim", "VISUAL": "code"]).get(), ["vim"])
-        XCTAssertEqual(try EditorRoundTrip.editor(["EDITOR": "  ", "VISUAL": "code --wait"]).get(), ["code", "--wait"])
+        XCTAssertEqual(
+            try EditorRoundTrip.editor(["EDITOR": "  ", "VISUAL": "code --wait"]).get(), ["code", "--wait"])
         guard case .failure(let problem) = EditorRoundTrip.editor([:]) else { return XCTFail("an editor from nothing") }
         XCTAssertEqual(
             problem.message,
-            "neither $EDITOR nor $VISUAL is set: set one to your editor (e.g. export EDITOR=nano) and open sshelf again")
+            "neither $EDITOR nor $VISUAL is set: set one to your editor (e.g. export EDITOR=nano) and open sshelf again"
+        )
         guard case .failure(let unclosed) = EditorRoundTrip.editor(["EDITOR": "vim 'x"]) else {
             return XCTFail("an unclosed quote taken")
         }
@@ -20,7 +22,8 @@ final class EditorRoundTripTests: XCTestCase {
 
     func testSplitAsAShellSplitsWithoutExpanding() {
         XCTAssertEqual(EditorRoundTrip.split("emacs -nw"), ["emacs", "-nw"])
-        XCTAssertEqual(EditorRoundTrip.split("  '/opt/My Editor/bin/ed'  --flag "), ["/opt/My Editor/bin/ed", "--flag"])
+        XCTAssertEqual(
+            EditorRoundTrip.split("  '/opt/My Editor/bin/ed'  --flag "), ["/opt/My Editor/bin/ed", "--flag"])
         XCTAssertEqual(EditorRoundTrip.split(#""a \"b\" \$HOME" c\ d"#), [#"a "b" $HOME"#, "c d"])
         XCTAssertEqual(EditorRoundTrip.split("vim $(rm -rf ~) `id`; x"), ["vim", "$(rm", "-rf", "~)", "`id`;", "x"])
         XCTAssertEqual(EditorRoundTrip.split("''"), [""])
