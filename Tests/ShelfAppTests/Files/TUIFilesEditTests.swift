@@ -97,9 +97,7 @@ final class TUIFilesEditTests: XCTestCase {
     /// Puts the cursor on `name` (the filter), then Enter.
     private func edit(_ setup: Setup, _ name: String, plan: String) throws {
         try Data(plan.utf8).write(to: URL(fileURLWithPath: setup.plan))
-        try setup.tui.send("/")
-        try setup.tui.type(name)
-        try setup.tui.send("Enter")
+        try setup.tui.filterFiles(name)
         try setup.tui.waitFor("the filter on \(name)") { $0.contains("1 entry of") }
         try setup.tui.send("Enter")
     }
@@ -170,10 +168,7 @@ final class TUIFilesEditTests: XCTestCase {
         try setup.tui.waitFor(text: "the editor takes files up to 64 MiB (copy it here with c instead)")
         XCTAssertEqual(try records(setup).count, 2, "the editor did not run")
         try clearFilter(setup)
-        try setup.tui.send("q")
-        try setup.tui.waitFor("the host list") { $0.contains("2 hosts") && !$0.contains("this machine:") }
-        try setup.tui.send("q")
-        XCTAssertEqual(try setup.tui.waitForExit(), 0)
+        try setup.tui.closeFilesAndQuit()
         try assertNoCopyLeft(setup)
     }
 
@@ -221,9 +216,6 @@ final class TUIFilesEditTests: XCTestCase {
         XCTAssertEqual(try contents(setup.notes), theirs + "changed on the host meanwhile\n", "theirs untouched")
         try assertNoCopyLeft(setup)
         XCTAssertEqual(try records(setup).count, 3)
-        try setup.tui.send("q")
-        try setup.tui.waitFor(text: "2 hosts")
-        try setup.tui.send("q")
-        XCTAssertEqual(try setup.tui.waitForExit(), 0)
+        try setup.tui.closeFilesAndQuit()
     }
 }

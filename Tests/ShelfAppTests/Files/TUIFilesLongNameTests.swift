@@ -79,9 +79,6 @@ final class TUIFilesLongNameTests: XCTestCase {
             $0.contains("t: /fake") && $0.contains("alpha.txt") && $0.contains("NNNNNNNNNN")
                 && $0.contains("omega.txt") && $0.contains("3 entries") && !$0.contains("reading...")
         }
-        try tui.send("q")
-        try tui.waitFor("the host list") { $0.contains("1 host") && !$0.contains("t: /fake") }
-        try tui.send("q")
-        XCTAssertEqual(try tui.waitForExit(), 0)
+        try tui.closeFilesAndQuit(hosts: "1 host")
     }
 }
