@@ -48,6 +48,8 @@ final class FilesEdits: @unchecked Sendable {
                 let (bytes, attributes) = try sftp.readWhole(bytes: real, limit: EditorRoundTrip.sizeLimit)
                 let copy = try FilesEditCopy.make(
                     id: id, runtime: runtime, remotePath: real, contents: bytes, attributes: attributes)
+                // The pane closed while the file came down: nobody is there to edit it.
+                guard self.remote() != nil else { return copy.remove() }
                 lock.lock()
                 copies[id] = copy
                 lock.unlock()
