@@ -12,7 +12,8 @@ enum FilesEditor {
     static func run(_ words: [String], file: String, environment: [String: String]) -> Result<Int32, EditorProblem> {
         guard let program = words.first, !program.isEmpty else { return .failure(EditorProblem("the editor is empty")) }
         guard let path = find(program, environment: environment) else {
-            return .failure(EditorProblem("the editor \(program) is not found on $PATH: set $EDITOR to one installed"))
+            let whereNot = program.contains("/") ? "is not a program that can run" : "is not found on $PATH"
+            return .failure(EditorProblem("the editor \(program) \(whereNot): set $EDITOR to one installed"))
         }
         // sshelf's own settings are no business of the editor's (and nothing of the vault is in the environment).
         let editorEnvironment = environment.filter { !$0.key.hasPrefix("SSHELF_") }

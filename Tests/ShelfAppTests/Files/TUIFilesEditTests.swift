@@ -58,6 +58,10 @@ final class TUIFilesEditTests: XCTestCase {
             if "append" in plan:
                 with open(copy, "a") as f:
                     f.write("added by the editor\\n")
+            if "lock" in plan:
+                os.chmod(\(Self.pythonString(folder)), 0o555)
+            if "fail" in plan:
+                sys.exit(3)
             if "side" in plan:
                 with open(\(Self.pythonString(notes)), "a") as f:
                     f.write("changed on the host meanwhile\\n")
@@ -216,6 +220,51 @@ final class TUIFilesEditTests: XCTestCase {
         XCTAssertEqual(try contents(setup.notes), theirs + "changed on the host meanwhile\n", "theirs untouched")
         try assertNoCopyLeft(setup)
         XCTAssertEqual(try records(setup).count, 3)
+        try setup.tui.closeFilesAndQuit()
+    }
+
+    /// The editor failing uploads nothing; a save the host refuses keeps the copy (0600) and says where; a hostile
+    /// name is edited through a plain local name and saved to the right file.
+    func testAFailedEditorAFailedSaveAndAHostileName() throws {
+        let setup = try openPane(columns: 250)
+        try edit(setup, "notes", plan: "append fail")
+        try setup.tui.waitFor(text: "the editor ended with exit 3: notes.txt not uploaded")
+        XCTAssertEqual(try contents(setup.notes), Self.original)
+        try assertNoCopyLeft(setup)
+
+        // The folder becomes read-only for the login while the editor runs: the save is refused, the edit kept.
+        try clearFilter(setup)
+        try edit(setup, "notes", plan: "append lock")
+        let kept = try setup.tui.waitFor("the save refused, the copy kept") {
+            $0.contains("could not save notes.txt on the host: ") && $0.contains("permission denied")
+                && $0.contains("; your edit is kept in \(setup.copies)/")
+        }
+        XCTAssertEqual(chmod(setup.folder, 0o777), 0)
+        XCTAssertEqual(try contents(setup.notes), Self.original, "the host's file untouched")
+        let left = try FileManager.default.contentsOfDirectory(atPath: setup.copies)
+        XCTAssertEqual(left.count, 1, "the one copy kept")
+        let copy = setup.copies + "/" + left[0] + "/notes.txt"
+        XCTAssertTrue(kept.contains(copy) || kept.contains(left[0]), kept)
+        XCTAssertEqual(try contents(copy), Self.original + "added by the editor\n", "no edit lost")
+        XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: copy)[.posixPermissions] as? Int, 0o600)
+        try FileManager.default.removeItem(atPath: setup.copies + "/" + left[0])
+
+        // A name with an escape, a newline and leading dots: the copy's name is plain, the save goes to that file.
+        let hostile = setup.folder + "/..\n\u{1b}[31mevil.conf"
+        try Data("hostile\n".utf8).write(to: URL(fileURLWithPath: hostile))
+        try FileManager.default.setAttributes([.ownerAccountName: TestAccount.name], ofItemAtPath: hostile)
+        try clearFilter(setup)
+        try setup.tui.send("r")
+        // A hidden name (the leading dot), which the filter shows.
+        try edit(setup, "evil", plan: "append")
+        try setup.tui.waitFor(text: "saved \(setup.folder)/..\\n\\x1b[31mevil.conf on the host")
+        XCTAssertEqual(try contents(hostile), "hostile\nadded by the editor\n")
+        let last = try XCTUnwrap(try records(setup).last?["copy"] as? String)
+        XCTAssertEqual(URL(fileURLWithPath: last).lastPathComponent, "___31mevil.conf")
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: setup.folder).sorted(),
+            ["..\n\u{1b}[31mevil.conf", "notes.txt", "other.txt"], "nothing else written on the host")
+        try assertNoCopyLeft(setup)
         try setup.tui.closeFilesAndQuit()
     }
 }
