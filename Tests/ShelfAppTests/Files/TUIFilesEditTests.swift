@@ -62,6 +62,13 @@ final class TUIFilesEditTests: XCTestCase {
                 os.chmod(\(Self.pythonString(folder)), 0o555)
             if "fail" in plan:
                 sys.exit(3)
+            if "swap" in plan:
+                # Other bytes of the same size, and the time put back: only the bytes tell.
+                before = os.stat(\(Self.pythonString(notes)))
+                data = open(\(Self.pythonString(notes)), "rb").read()
+                with open(\(Self.pythonString(notes)), "wb") as f:
+                    f.write(data.upper())
+                os.utime(\(Self.pythonString(notes)), ns=(before.st_atime_ns, before.st_mtime_ns))
             if "side" in plan:
                 with open(\(Self.pythonString(notes)), "a") as f:
                     f.write("changed on the host meanwhile\\n")
@@ -220,6 +227,20 @@ final class TUIFilesEditTests: XCTestCase {
         XCTAssertEqual(try contents(setup.notes), theirs + "changed on the host meanwhile\n", "theirs untouched")
         try assertNoCopyLeft(setup)
         XCTAssertEqual(try records(setup).count, 3)
+
+        // Changed meanwhile to other bytes of the same size with the same time: the bytes are compared, so asked.
+        // (No filter: notes.txt.mine would match too. The first entry is notes.txt, its size tells it.)
+        try waitForTheFolderReadAgain(setup)
+        try Data("append swap".utf8).write(to: URL(fileURLWithPath: setup.plan))
+        let size = (theirs + "changed on the host meanwhile\n").utf8.count
+        try setup.tui.send("g")
+        try setup.tui.waitFor("the cursor on notes.txt") { $0.contains("\(size) bytes") && $0.contains("notes.txt") }
+        try setup.tui.send("Enter")
+        try setup.tui.waitFor(text: question)
+        try setup.tui.send("k")
+        try setup.tui.waitFor(text: "kept the host's notes.txt: your edit was dropped")
+        XCTAssertEqual(try contents(setup.notes), (theirs + "changed on the host meanwhile\n").uppercased())
+        try assertNoCopyLeft(setup)
         try setup.tui.closeFilesAndQuit()
     }
 
