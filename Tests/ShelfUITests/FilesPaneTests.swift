@@ -230,9 +230,12 @@ enum FilesSnapshots {
         Fixtures.press(&copying, .char("G"), .char("c"), .char("k"), .char("k"), .char(" "))
         _ = Reducer.reduce(
             &copying, .filesTransfer(id: 1, state: .running, bytes: 23_456_789, rate: 50_000_000, detail: ""))
+        var conflict = FilesPaneTests.listed(rows: rows, columns: columns)
+        _ = Reducer.reduce(
+            &conflict, .filesEditConflict(FilesEdit(id: 1, path: Array("/srv/app/app.tar".utf8)), problem: nil))
         return [
             ("files-connecting", connecting), ("files", FilesPaneTests.listed(rows: rows, columns: columns)),
-            ("files-filtered", filtered), ("files-copying", copying),
+            ("files-filtered", filtered), ("files-copying", copying), ("files-edit-conflict", conflict),
         ]
     }
 }

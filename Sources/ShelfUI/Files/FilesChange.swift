@@ -38,8 +38,9 @@ public struct FilesQuestion: Sendable, Equatable {
         case .rename: return "Rename \(name) to: "
         case .setMode: return "Mode of \(name) (octal, e.g. 644): "
         case .editConflict:
-            return "\(edit.map { FileName.shown($0.path) } ?? name) changed on the host while you edited it: "
-                + "o overwrites it with yours, k keeps theirs (yours is dropped), s saves yours under another name "
+            // Short enough for 80 columns with a short name: all three answers must show.
+            let file = edit.map { FileName.shown(FilesPath.last($0.path) ?? $0.path) } ?? name
+            return "\(file) changed on the host: o overwrite it, k keep theirs, s save yours as "
         case .saveEditAs: return "Save yours beside it as: "
         case .delete:
             return entry?.kind == .directory

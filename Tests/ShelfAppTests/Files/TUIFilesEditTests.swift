@@ -185,7 +185,7 @@ final class TUIFilesEditTests: XCTestCase {
 
     func testChangedMeanwhileAsksOverwriteKeepTheirsOrSaveMine() throws {
         let setup = try openPane()
-        let question = "notes.txt changed on the host while you edited it"
+        let question = "notes.txt changed on the host: o overwrite it, k keep theirs, s save yours as"
 
         // o: mine replaces theirs.
         try edit(setup, "notes", plan: "append side")
