@@ -13,6 +13,13 @@ extension SftpSession {
         bytes: [UInt8], attributes: SftpAttributes
     ) {
         let shown = String(decoding: path, as: UTF8.self)
+        // Asked before opening, as cp does: the server's open of a FIFO would wait for a writer, forever.
+        guard let target = try stat(bytes: path) else {
+            throw SSHError(.channelFailed, "\(shown): no such file on the host")
+        }
+        guard target.isRegularFile else {
+            throw SSHError(.channelFailed, "\(shown) is \(target.kind), not a regular file")
+        }
         let file = try open(
             bytes: path, flags: UInt(LIBSSH2_FXF_READ), mode: 0, type: LIBSSH2_SFTP_OPENFILE,
             doing: "cannot open \(shown)")

@@ -286,6 +286,21 @@ final class TUIFilesEditTests: XCTestCase {
             try FileManager.default.contentsOfDirectory(atPath: setup.folder).sorted(),
             ["..\n\u{1b}[31mevil.conf", "notes.txt", "other.txt"], "nothing else written on the host")
         try assertNoCopyLeft(setup)
+
+        // A link to a FIFO is refused before the server is asked to open it (it would wait for a writer forever),
+        // and the side goes on answering.
+        XCTAssertEqual(mkfifo(setup.folder + "/a-fifo", 0o644), 0)
+        try FileManager.default.createSymbolicLink(atPath: setup.folder + "/pipe-link", withDestinationPath: "a-fifo")
+        try waitForTheFolderReadAgain(setup)
+        try setup.tui.send("r")
+        try edit(setup, "pipe-link", plan: "append")
+        try setup.tui.waitFor(
+            text: "cannot edit pipe-link: \(setup.folder)/a-fifo is a FIFO (named pipe), not a regular file")
+        try clearFilter(setup)
+        try edit(setup, "other", plan: "none")
+        try setup.tui.waitFor(text: "other.txt unchanged: nothing uploaded")
+        try clearFilter(setup)
+        try assertNoCopyLeft(setup)
         try setup.tui.closeFilesAndQuit()
     }
 }
