@@ -168,6 +168,21 @@ final class TUIFilesEditTests: XCTestCase {
         XCTAssertEqual(names, ["notes.txt", "other.txt"], "no temporary file left beside it")
         try assertNoCopyLeft(setup)
         XCTAssertEqual(try records(setup).count, 2)
+        try waitForTheFolderReadAgain(setup)
+
+        // A binary file (every byte value) comes back byte for byte with the line added.
+        let blob = Data((0...255).map { UInt8($0) } + [0, 0x1b, 0xff])
+        try blob.write(to: URL(fileURLWithPath: setup.folder + "/blob.bin"))
+        try FileManager.default.setAttributes(
+            [.ownerAccountName: TestAccount.name], ofItemAtPath: setup.folder + "/blob.bin")
+        try setup.tui.send("r")
+        try edit(setup, "blob", plan: "append")
+        try setup.tui.waitFor(text: "saved \(setup.folder)/blob.bin on the host (279 bytes)")
+        XCTAssertEqual(
+            try Data(contentsOf: URL(fileURLWithPath: setup.folder + "/blob.bin")),
+            blob + Data("added by the editor\n".utf8))
+        try assertNoCopyLeft(setup)
+        try waitForTheFolderReadAgain(setup)
 
         // A file over the round trip's limit is refused before anything is downloaded.
         XCTAssertTrue(FileManager.default.createFile(atPath: setup.folder + "/huge.img", contents: nil))
@@ -177,7 +192,7 @@ final class TUIFilesEditTests: XCTestCase {
         try setup.tui.waitFor(text: "huge.img")
         try edit(setup, "huge", plan: "append")
         try setup.tui.waitFor(text: "the editor takes files up to 64 MiB (copy it here with c instead)")
-        XCTAssertEqual(try records(setup).count, 2, "the editor did not run")
+        XCTAssertEqual(try records(setup).count, 3, "the editor did not run")
         try clearFilter(setup)
         try setup.tui.closeFilesAndQuit()
         try assertNoCopyLeft(setup)
