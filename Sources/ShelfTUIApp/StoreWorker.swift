@@ -198,7 +198,8 @@ final class StoreWorker: @unchecked Sendable {
         case .load, .loadConflicts, .connect, .cancelConnect, .openInTmux, .launchSession, .answerPrompt, .startForward,
             .stopForward, .unlockVault, .lockVault, .syncNow, .copyID, .answerAgent, .moveCredentials, .runFleet,
             .stopFleet, .previewImport, .runImport, .openFiles, .listFiles, .closeFiles, .copyFiles,
-            .cancelCopy, .changeFiles, .loadRecordings, .searchRecordings, .playRecording, .removeRecording, .quit:
+            .cancelCopy, .changeFiles, .editFile, .runEditor, .resolveEdit, .loadRecordings, .searchRecordings,
+            .playRecording, .removeRecording, .quit:
             return ""
         }
     }

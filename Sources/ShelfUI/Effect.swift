@@ -77,6 +77,12 @@ public enum Effect: Sendable, Equatable {
     case playRecording(UUID, from: Double?)
     /// Remove a recording, with its release-log line (`Action.recordingRemoved` answers).
     case removeRecording(UUID, hostID: UUID)
+    /// Enter on a host's file: download it to a private copy (`Action.filesEditReady`), for the editor.
+    case editFile([UInt8])
+    /// Step out of curses and run the editor on the downloaded copy `id`, then save it if it changed.
+    case runEditor(Int)
+    /// The answer to "changed on the host meanwhile" for the edit `id`.
+    case resolveEdit(Int, FilesEditChoice)
     case quit
 }
 
@@ -153,6 +159,10 @@ public enum Action: Sendable {
     case recordingHits(Result<[RecordingHitRow], OperationFailure>)
     /// A recording was removed (its line) or not (why); the list is read again.
     case recordingRemoved(hostID: UUID, Result<String, OperationFailure>)
+    /// A host's file was downloaded to the private copy `id`: the editor can run.
+    case filesEditReady(id: Int)
+    /// The file of the edit `id` changed on the host while it was edited (or the name to save it as exists: why).
+    case filesEditConflict(FilesEdit, problem: String?)
 }
 
 public struct OperationFailure: Error, Sendable, Equatable {
