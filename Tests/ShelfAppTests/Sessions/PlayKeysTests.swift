@@ -26,21 +26,10 @@ final class PlayKeysTests: XCTestCase {
 
     func testSpeedPauseSeekSearchNextAndQuit() throws {
         let world = try SSHCLIWorld()
-        XCTAssertExit(try world.home.run("trust", "t", "--fingerprint", try world.fingerprint(world.sshd)), 0)
-        XCTAssertExit(try world.home.run("edit", "t", "--record", "on"), 0)
-        let live = try Tmux(
-            home: world.home,
-            command: [TestTool.sh.path, "-c", "\(Tmux.quote(CLI.binary)) connect t; echo EXIT=$?"],
-            environment: world.home.environment, columns: 80, rows: 24)
-        try live.waitFor("the remote shell's prompt", context: { "sshd log:\n" + tail(world.sshd.log) }) {
-            live.lastLine($0) == "$"
-        }
         // `tick""-` so the echoed command line holds no "tick-": only the output does. Two seconds apart, so a
         // second before one tick is after the one before it, whatever the network's jitter.
-        try live.enter("for i in 1 2 3 4; do echo tick\"\"-$i; sleep 2; done; echo done-$((6*7))")
-        try live.waitFor(text: "done-42")
-        try live.enter("exit")
-        try live.waitFor(text: "EXIT=0")
+        try world.recordSession(
+            typing: "for i in 1 2 3 4; do echo tick\"\"-$i; sleep 2; done; echo done-$((6*7))", until: "done-42")
         let id = try XCTUnwrap(
             try world.home.run("sessions", "list").stdout.split(separator: "\n").dropFirst().first?
                 .split(separator: " ").first.map(String.init))

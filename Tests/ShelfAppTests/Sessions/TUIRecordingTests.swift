@@ -9,20 +9,7 @@ import XCTest
 final class TUIRecordingTests: XCTestCase {
     func testListPlaySearchAndRemoveARecordingFromTheTUI() throws {
         let world = try SSHCLIWorld()
-        XCTAssertExit(try world.home.run("trust", "t", "--fingerprint", try world.fingerprint(world.sshd)), 0)
-        XCTAssertExit(try world.home.run("edit", "t", "--record", "on"), 0)
-        let live = try Tmux(
-            home: world.home,
-            command: [TestTool.sh.path, "-c", "\(Tmux.quote(CLI.binary)) connect t; echo EXIT=$?"],
-            environment: world.home.environment, columns: 80, rows: 24)
-        try live.waitFor(text: "recording this session as")
-        try live.waitFor("the remote shell's prompt", context: { "sshd log:\n" + tail(world.sshd.log) }) {
-            live.lastLine($0) == "$"
-        }
-        try live.enter("echo marker-$((6*7)); echo second-$((7*7))")
-        try live.waitFor(text: "second-49")
-        try live.enter("exit")
-        try live.waitFor(text: "EXIT=0")
+        try world.recordSession(typing: "echo marker-$((6*7)); echo second-$((7*7))", until: "second-49")
 
         let tui = try Tmux(home: world.home, columns: 120, rows: 40)
         try tui.waitFor(text: "Hosts 1")
