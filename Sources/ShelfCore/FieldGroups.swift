@@ -32,24 +32,8 @@ public enum FieldGroups {
         }
     }
 
-    static let host = [
-        FieldGroup("name", ["name"]),
-        // Aliases and tags merge as sets, value by value (FieldSets).
-        FieldGroup("aliases", ["aliases"]),
-        FieldGroup("endpoint", ["hostname", "port", "pinnedHostKey"]),
-        FieldGroup("user", ["user"]),
-        FieldGroup("group", ["groupID"]),
-        FieldGroup("tags", ["tags"]),
-        FieldGroup("auth", ["authMethod", "identityID", "passwordRef"]),
-        FieldGroup("jump", ["jumpHostIDs", "unresolvedJump"]),
-        FieldGroup("options", ["options"]),
-        FieldGroup("notes", ["notes"]),
-        FieldGroup("pq", ["pq"]),
-        FieldGroup("record", ["record"]),
-        FieldGroup("created", ["createdAt"], quiet: true),
-        FieldGroup("updated", ["updatedAt"], quiet: true),
-        FieldGroup("connected", ["lastConnectedAt"], quiet: true),
-    ]
+    /// A host's groups come from its field table (HostFields).
+    static var host: [FieldGroup] { HostFields.table.fieldGroups }
     static let group = [
         FieldGroup("name", ["name"]),
         FieldGroup("parent", ["parentID"]),
@@ -91,7 +75,7 @@ public enum FieldGroups {
     /// The groups of a kind that hold one list and merge as sets (FieldSets): the group and its field share a name.
     public static func setNames(for kind: RecordKind) -> [String] {
         switch kind {
-        case .host: ["aliases", "tags"]
+        case .host: HostFields.table.setGroups
         case .snippet: ["tags"]
         default: []
         }

@@ -297,7 +297,9 @@ extension Store {
                     bodies[group.id.storeText] = try Store.mergeBody(group)
                 }
             case .host:
-                for host in try db.query("SELECT \(HostRow.columns) FROM \(table)", row: HostRow.read).compactMap({ $0 }
+                for host in try db.query("SELECT \(HostRow.columns) FROM \(table)", row: HostRow.reader()).compactMap({
+                    $0
+                }
                 ) {
                     bodies[host.id.storeText] = try Store.mergeBody(host)
                 }
