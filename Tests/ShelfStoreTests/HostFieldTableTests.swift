@@ -23,6 +23,16 @@ final class HostFieldTableTests: XCTestCase {
             pq: .require, record: .ask, extra: ["future": .array([.number(1)])])
     }
 
+    func testTheHostWithEveryFieldSetHasNoFieldAtItsDefault() throws {
+        let blank = try JSONDecoder().decode(
+            [String: JSONValue].self, from: try ShelfJSON.encoder().encode(ShelfCore.Host()))
+        let full = try JSONDecoder().decode(
+            [String: JSONValue].self, from: try ShelfJSON.encoder().encode(Self.everyFieldSet()))
+        for key in HostFields.table.knownKeys where key != "id" {
+            XCTAssertNotEqual(full[key], blank[key], "set \(key) in everyFieldSet(), so the round trips below cover it")
+        }
+    }
+
     func testEveryStoredPropertyOfHostIsInTheTable() {
         let properties = Mirror(reflecting: ShelfCore.Host()).children.compactMap(\.label)
         let keys = HostFields.table.fields.map(\.key)
