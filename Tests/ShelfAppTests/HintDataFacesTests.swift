@@ -64,8 +64,8 @@ final class HintDataFacesTests: XCTestCase {
         ).hint
         XCTAssertEqual(
             CLIErrorHints.words(unattended),
-            "let unattended logins read it: \(setClass), then give the passphrase when starting it (--passphrase-fd N): "
-                + "this system keeps no unlock between processes (no kernel keyring)")
+            "let unattended logins read it: \(setClass), then give the passphrase when starting it "
+                + "(--passphrase-fd N): this system keeps no unlock between processes (no kernel keyring)")
         XCTAssertEqual(
             TUIErrorLine.words(unattended),
             "let unattended logins read it: \(setClass), then press V to unlock the vault: this system keeps no unlock "

@@ -55,8 +55,10 @@ public enum LockedCredential {
                         + "(never unlocked since login, 'sshelf vault lock', or idle); \(who) logs in with nobody "
                         + "there to unlock it",
                     Hint(
-                        unlock, .text(" (a waiting tunnel then comes up within a second, until the session goes idle); "),
-                        .text("to stay up unattended: "), setClass, .text(", then 'sshelf vault unlock' once per login"))
+                        unlock,
+                        .text(" (a waiting tunnel then comes up within a second, until the session goes idle); "),
+                        .text("to stay up unattended: "), setClass, .text(", then 'sshelf vault unlock' once per login")
+                    )
                 )
             }
             return (
