@@ -61,13 +61,8 @@ public enum FieldGroups {
         FieldGroup("updated", ["updatedAt"], quiet: true),
     ]
 
-    static let snippet = [
-        FieldGroup("name", ["name"]),
-        FieldGroup("command", ["command"]),
-        // Tags merge as sets, value by value (FieldSets), as a host's do.
-        FieldGroup("tags", ["tags"]),
-        FieldGroup("updated", ["updatedAt"], quiet: true),
-    ]
+    /// A snippet's groups come from its field table (SnippetFields).
+    static var snippet: [FieldGroup] { SnippetFields.table.fieldGroups }
 
     /// Every group name of a kind, `extra` last.
     public static func names(for kind: RecordKind) -> [String] { groups(for: kind).map(\.name) + [extra] }
@@ -76,7 +71,7 @@ public enum FieldGroups {
     public static func setNames(for kind: RecordKind) -> [String] {
         switch kind {
         case .host: HostFields.table.setGroups
-        case .snippet: ["tags"]
+        case .snippet: SnippetFields.table.setGroups
         default: []
         }
     }

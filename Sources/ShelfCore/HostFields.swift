@@ -139,27 +139,17 @@ public enum HostFields {
             json: .value(\.lastConnectedAt, "lastConnectedAt", nil)),
     ]
 
-    // The codings the fields share.
-
     static func text(_ path: WritableKeyPath<Host, String> & Sendable, _ column: String) -> Storage {
-        .column(path, column, "TEXT NOT NULL DEFAULT ''", store: { .text($0) }, load: { $0.text($1) })
+        .text(path, column)
     }
-
-    /// A list kept joined by U+001F, which validation forbids inside a tag or an alias (no escaping needed).
     static func joined(_ path: WritableKeyPath<Host, [String]> & Sendable, _ column: String) -> Storage {
-        .column(
-            path, column, "TEXT NOT NULL DEFAULT ''", store: { .text(StoredList.join($0)) },
-            load: { StoredList.split($0.text($1)) })
+        .joined(path, column)
     }
-
     static func optionalID(_ path: WritableKeyPath<Host, UUID?> & Sendable, _ column: String) -> Storage {
-        .column(path, column, "TEXT", store: { .optional($0) }, load: { $0.uuid($1) })
+        .optionalID(path, column)
     }
-
     static func date(_ path: WritableKeyPath<Host, Date> & Sendable, _ column: String) -> Storage {
-        .column(
-            path, column, "REAL NOT NULL DEFAULT 0", store: { .double($0.timeIntervalSince1970) },
-            load: { $0.date($1) })
+        .date(path, column)
     }
 
     /// A pinned key in two columns, its type and its blob: both or none.
@@ -176,9 +166,7 @@ public enum HostFields {
         })
 
     /// `read` checks the id is there before any field is loaded.
-    @Sendable static func requiredID(_ row: any StoredRow, _ column: String) -> UUID {
-        row.uuid(column) ?? noID
-    }
+    @Sendable static func requiredID(_ row: any StoredRow, _ column: String) -> UUID { row.uuid(column) ?? noID }
 
     /// Validation reporting each problem `body` finds under `name`.
     static func checks(_ name: String, _ body: @escaping @Sendable (Host) -> [String?])

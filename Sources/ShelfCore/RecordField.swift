@@ -83,6 +83,42 @@ public struct FieldStorage<Record>: Sendable {
     }
 }
 
+extension FieldStorage {
+    // The codings fields of every record share.
+
+    public static func text(_ path: WritableKeyPath<Record, String> & Sendable, _ column: String) -> FieldStorage {
+        .column(path, column, "TEXT NOT NULL DEFAULT ''", store: { .text($0) }, load: { $0.text($1) })
+    }
+
+    /// A list kept joined by U+001F, which validation forbids inside a tag or an alias (no escaping needed).
+    public static func joined(_ path: WritableKeyPath<Record, [String]> & Sendable, _ column: String) -> FieldStorage {
+        .column(
+            path, column, "TEXT NOT NULL DEFAULT ''", store: { .text(StoredList.join($0)) },
+            load: { StoredList.split($0.text($1)) })
+    }
+
+    public static func optionalID(_ path: WritableKeyPath<Record, UUID?> & Sendable, _ column: String) -> FieldStorage {
+        .column(path, column, "TEXT", store: { .optional($0) }, load: { $0.uuid($1) })
+    }
+
+    public static func date(_ path: WritableKeyPath<Record, Date> & Sendable, _ column: String) -> FieldStorage {
+        .column(
+            path, column, "REAL NOT NULL DEFAULT 0", store: { .double($0.timeIntervalSince1970) },
+            load: { $0.date($1) })
+    }
+
+    /// The record's id, its table's primary key (`RecordTable.read` refuses a row without one first).
+    public static func id(_ path: WritableKeyPath<Record, UUID> & Sendable) -> FieldStorage {
+        .column(
+            path, "id", "TEXT PRIMARY KEY NOT NULL", store: { .text($0.storeText) },
+            load: { $0.uuid($1) ?? RecordTableIDs.none })
+    }
+}
+
+enum RecordTableIDs {
+    static let none = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+}
+
 /// How one field of `Record` is written to and read from its JSON body (sync records, export, `--json`).
 public struct FieldJSON<Record>: Sendable {
     let encode: @Sendable (Record, inout KeyedEncodingContainer<AnyCodingKey>) throws -> Void
@@ -149,6 +185,14 @@ public struct RecordField<Record>: Sendable {
     public let json: FieldJSON<Record>
     /// The problems of the field's value in a record, each with the field name validation reports it under.
     let problems: @Sendable (Record) -> [ValidationError]
+
+    /// Validation reporting each problem `body` finds under `name`.
+    public static func checks(_ name: String, _ body: @escaping @Sendable (Record) -> [String?])
+        -> @Sendable (Record)
+        -> [ValidationError]
+    {
+        { record in body(record).compactMap { $0.map { ValidationError(field: name, message: $0) } } }
+    }
 
     public init(
         _ key: String, group: String?, merge: MergeRule = .lastWriter, storage: FieldStorage<Record>,

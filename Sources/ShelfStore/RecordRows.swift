@@ -176,26 +176,19 @@ enum ForwardRow {
     }
 }
 
+/// A snippet's row: every column, the SQL and the reading come from its field table (SnippetFields).
 enum SnippetRow {
-    static let columns = "id, name, command, tags, updated_at, extra"
-    static let upsert = """
-        INSERT INTO snippets(\(columns)) VALUES (?,?,?,?,?,?)
-        ON CONFLICT(id) DO UPDATE SET name=excluded.name, command=excluded.command, tags=excluded.tags,
-          updated_at=excluded.updated_at, extra=excluded.extra
-        """
+    static var columns: String { SnippetFields.table.columnList }
+    static var upsert: String { SnippetFields.table.upsertSQL }
+    static func bindings(_ snippet: Snippet) -> [SQLValue] { SnippetFields.table.bindings(snippet).map(SQLValue.init) }
 
-    static func bindings(_ snippet: Snippet) -> [SQLValue] {
-        [
-            .text(snippet.id.storeText), .text(snippet.name), .text(snippet.command),
-            .text(HostRow.joinTags(snippet.tags)), .double(snippet.updatedAt.timeIntervalSince1970),
-            .text(ExtraFields.encode(snippet.extra)),
-        ]
-    }
-
-    static func read(_ row: Statement) -> Snippet? {
-        guard let id = row.uuid(0) else { return nil }
-        return Snippet(
-            id: id, name: row.text(1), command: row.text(2), tags: HostRow.splitTags(row.text(3)),
-            updatedAt: row.date(4), extra: ExtraFields.decode(row.text(5)))
+    /// Reads each row of one query; the columns' places are looked up by name on its first row.
+    static func reader() -> (Statement) -> Snippet? {
+        var places: ColumnPlaces? = nil
+        return { row in
+            let found = places ?? ColumnPlaces(row)
+            places = found
+            return SnippetFields.table.read(NamedRow(statement: row, places: found))
+        }
     }
 }

@@ -300,7 +300,7 @@ public final class Store {
 
     public func snippets() throws -> [Snippet] {
         try db.query(
-            "SELECT \(SnippetRow.columns) FROM snippets ORDER BY name COLLATE NOCASE, id", row: SnippetRow.read
+            "SELECT \(SnippetRow.columns) FROM snippets ORDER BY name COLLATE NOCASE, id", row: SnippetRow.reader()
         )
         .compactMap { $0 }
     }

@@ -201,8 +201,10 @@ extension Store {
             )
             .compactMap { $0 }.first.map(Store.mergeBody)
         case .snippet:
-            return try db.query("SELECT \(SnippetRow.columns) FROM snippets WHERE id = ?", key, row: SnippetRow.read)
-                .compactMap { $0 }.first.map(Store.mergeBody)
+            return try db.query(
+                "SELECT \(SnippetRow.columns) FROM snippets WHERE id = ?", key, row: SnippetRow.reader()
+            )
+            .compactMap { $0 }.first.map(Store.mergeBody)
         case .other:
             return nil
         }
@@ -316,7 +318,7 @@ extension Store {
                     bodies[rule.id.storeText] = try Store.mergeBody(rule)
                 }
             case .snippet:
-                for snippet in try db.query("SELECT \(SnippetRow.columns) FROM \(table)", row: SnippetRow.read)
+                for snippet in try db.query("SELECT \(SnippetRow.columns) FROM \(table)", row: SnippetRow.reader())
                     .compactMap({ $0 })
                 {
                     bodies[snippet.id.storeText] = try Store.mergeBody(snippet)

@@ -20,10 +20,8 @@ public struct CredentialSync {
     /// script gives it on a descriptor.
     static let locked = SyncFailure(
         "vault locked (credential track paused while config keeps syncing)",
-        guidance: Hint(
-            .command(["vault", "unlock"]),
-            .text(" (or 'sshelf sync now' in a terminal, which asks for the vault passphrase)")
-        ).or(.command(["sync", "now"]), .text(", and "), .passphrase(.give)))
+        guidance: Hint(.command(["vault", "unlock"])).or(
+            .command(["sync", "now"]), .text(", and "), .passphrase(.give)))
 
     static func failure(_ error: VaultError) -> SyncFailure {
         error.kind == .locked ? locked : SyncFailure("vault unavailable: \(error.message)")

@@ -109,3 +109,40 @@ final class HostFieldTableTests: XCTestCase {
         XCTAssertEqual(read, [host])
     }
 }
+
+/// Snippets are declared the same way (SnippetFields): the same checks.
+final class SnippetFieldTableTests: XCTestCase {
+    func testEveryStoredPropertyIsInTheTableAndTheSchemaIsTheTables() throws {
+        let properties = Mirror(reflecting: Snippet()).children.compactMap(\.label)
+        XCTAssertEqual(Set(properties), Set(SnippetFields.table.fields.map(\.key) + ["extra"]))
+        let home = TempHome()
+        let store = try Store(path: home.sshelfHome + "/data/store.sqlite")
+        let schema = try store.db.query(
+            "SELECT name, type, \"notnull\", dflt_value, pk FROM pragma_table_info('snippets')"
+        ) { row in StoreColumn(row.text(0), HostFieldTableTests.declaration(row)) }
+        XCTAssertEqual(schema.map(\.name).sorted(), SnippetFields.table.columns.map(\.name).sorted())
+        for column in SnippetFields.table.columns {
+            XCTAssertEqual(schema.first { $0.name == column.name }?.declaration, column.declaration, column.name)
+        }
+        XCTAssertEqual(FieldGroups.names(for: .snippet), ["name", "command", "tags", "updated", "extra"])
+        XCTAssertEqual(FieldGroups.setNames(for: .snippet), ["tags"])
+        XCTAssertEqual(FieldGroups.groups(for: .snippet).filter(\.quiet).map(\.name), ["updated"])
+    }
+
+    func testASnippetWithEveryFieldSetComesBackWholeThroughJSONAndTheStore() throws {
+        let snippet = Snippet(
+            name: "restart", command: "sudo systemctl restart {{unit:nginx}}", tags: ["ops", "web"],
+            updatedAt: Date(timeIntervalSince1970: 1_700_000_000.5), extra: ["future": .bool(true)])
+        let json = try ShelfJSON.encoder().encode(snippet)
+        XCTAssertEqual(try ShelfJSON.decoder().decode(Snippet.self, from: json), snippet)
+        let home = TempHome()
+        let store = try Store(path: home.sshelfHome + "/data/store.sqlite")
+        try store.write { store in try store.save(snippet) }
+        XCTAssertEqual(try store.snippets(), [snippet])
+        XCTAssertEqual(
+            Validation.problems(Snippet(name: "-x", command: "", tags: [""])).map(\.field),
+            [
+                "name", "command", "tags",
+            ])
+    }
+}
