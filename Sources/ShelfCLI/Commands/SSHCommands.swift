@@ -303,12 +303,26 @@ enum SSHCommands {
         let connector = SSHConnector(
             options: options, credentials: try credentialSource(context, store: store, call: call), delegate: prompts)
         let key: HostKey
-        do {
-            key = try connector.fetchHostKey(plan.endpoints)
-        } catch {
-            // The jump hosts on the way were verified: their pins are kept even though this one is not.
-            try? ConnectPlan.record(connector.lastOutcome, target: nil, store: store)
-            throw error
+        if let why = PostQuantumWords.handover(plan) {
+            // Never a classical key exchange for a host that requires post-quantum: OpenSSH's ssh reads the key.
+            context.errorOutput("sshelf: note: \(why); reading its key through OpenSSH's ssh\n")
+            key = try OpenSSHHostKeyFetch.fetch(
+                plan,
+                kex: try OpenSSHKex.required(for: plan.target.name, off: plan.postQuantumOff[plan.target.id] ?? ""),
+                timeout: options.connectTimeout, workspace: context.workspace)
+        } else {
+            do {
+                key = try connector.fetchHostKey(plan.endpoints)
+            } catch {
+                // The jump hosts on the way were verified: their pins are kept even though this one is not.
+                try? ConnectPlan.record(connector.lastOutcome, target: nil, store: store)
+                guard let why = OpenSSHHandover.postQuantumOnly(plan, after: error, timeout: options.connectTimeout),
+                    !OpenSSHKex.postQuantum().isEmpty
+                else { throw error }
+                context.errorOutput("sshelf: note: \(why); reading its key through OpenSSH's ssh\n")
+                key = try OpenSSHHostKeyFetch.fetch(
+                    plan, kex: OpenSSHKex.postQuantum(), timeout: options.connectTimeout, workspace: context.workspace)
+            }
         }
         let target = plan.target
         let name = Display.safe(target.name)
