@@ -101,7 +101,10 @@ enum SSHCommands {
             details: """
                 Connects (through the jump chain), reads the key the host offers and pins it on the host record and \
                 in sshelf's known_hosts. A key that differs from the pinned or known one is only replaced with \
-                --replace; --fingerprint makes sure the key is the one you checked out of band. With --ca KEY \
+                --replace; --fingerprint makes sure the key is the one you checked out of band. A host that requires \
+                post-quantum key exchange (--pq require), or a server that offers only that, has its key read \
+                through OpenSSH's ssh over a post-quantum key exchange (no credential is offered; a host reached \
+                directly). With --ca KEY \
                 --hosts PATTERN instead of NAME: trusts the certificate authority KEY (a public key line or .pub \
                 file) for the hosts PATTERN names (known_hosts patterns, comma-separated) — a `@cert-authority` \
                 line in sshelf's known_hosts — so a host presenting a valid host certificate it signed for the \
