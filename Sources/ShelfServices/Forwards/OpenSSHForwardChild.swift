@@ -61,12 +61,15 @@ final class OpenSSHForwardChild: @unchecked Sendable {
             throw error
         }
         // ExitOnForwardFailure: a rule ssh cannot set up ends the attempt with its reason. BatchMode: no prompt (the
-        // supervisor has nobody to ask). LogLevel DEBUG1 on standard error: the lines read below ("kex: algorithm:"
-        // is a debug1 line); ssh closes every other descriptor it inherits, so the pipe is its standard error.
+        // supervisor has nobody to ask); StrictHostKeyChecking yes: only a key the bridge's pins (or the user's
+        // known_hosts for a host not pinned in sshelf) hold, never one accepted on first sight. LogLevel DEBUG1 on
+        // standard error: the lines read below ("kex: algorithm:" is a debug1 line); ssh closes every other
+        // descriptor it inherits, so the pipe is its standard error.
         let argv =
             [
                 ssh, "-F", config, "-N", "-o", "ExitOnForwardFailure=yes", "-o", "BatchMode=yes", "-o",
-                "LogLevel=DEBUG1", "-o", "ServerAliveInterval=\(keepalive)",
+                "StrictHostKeyChecking=yes", "-o", "UpdateHostKeys=no", "-o", "LogLevel=DEBUG1", "-o",
+                "ServerAliveInterval=\(keepalive)",
             ] + kex + [target.name]
         var fds: [Int32] = [-1, -1]
         guard CloseOnExec.pipe(&fds) == 0 else {
@@ -149,7 +152,9 @@ final class OpenSSHForwardChild: @unchecked Sendable {
 
         private mutating func read(_ line: String) {
             if line.hasPrefix("debug") {
-                if let range = line.firstRange(of: "kex: algorithm: ") {
+                // The first one: it comes before the server can say anything (a banner is sent after the key
+                // exchange, on this same stream), so no server's words can stand in for it.
+                if keyExchange == nil, let range = line.firstRange(of: "kex: algorithm: ") {
                     let name = String(line[range.upperBound...]).trimmingSpaces()
                     if name != "(no match)" { keyExchange = Display.safe(name) }
                 }
