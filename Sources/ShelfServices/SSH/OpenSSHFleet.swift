@@ -61,13 +61,17 @@ public final class OpenSSHFleet: @unchecked Sendable {
         let terminal = sudo == nil ? terminal : terminal ?? "xterm"
         var input = OpenSSHInput(sudo: sudo)
         let user = plan.endpoints.last.flatMap { $0.user.isEmpty ? nil : ["-l", $0.user] } ?? []
+        // A post-quantum hand-over records its session as the host's last, with the key exchange ssh's log names.
+        let log = OpenSSHSessionLog.wanted(plan, why: why) ? try? OpenSSHSessionLog(context.locations) : nil
+        defer { log?.remove() }
         return handOver(
-            plan, why: why, abort: abort, connected: connected, terminal: terminal, input: &input, observe: observe
+            plan, why: why, abort: abort, connected: connected, terminal: terminal, input: &input, observe: observe,
+            log: log
         ) { name in
             // -tt: a terminal though ssh's own input is not one; LogLevel ERROR: no "Connection to … closed." after
             // a terminal session (ssh's errors, which the report reads, are kept).
             let tty = terminal == nil ? ["-T"] : ["-tt", "-o", "LogLevel=ERROR"]
-            return [OpenSSHHandover.sshPath] + Self.batch(connectTimeout) + tty + user
+            return [OpenSSHHandover.sshPath] + (log?.arguments ?? []) + Self.batch(connectTimeout) + tty + user
                 + ["--", name, sudo?.command(command) ?? command]
         }
     }
@@ -114,7 +118,7 @@ public final class OpenSSHFleet: @unchecked Sendable {
     private func handOver(
         _ plan: ConnectPlan, why: String, abort: FleetAbort, connected: () -> Void, terminal: String?,
         input: inout OpenSSHInput, observe: ((UnsafeRawBufferPointer, _ toStderr: Bool) -> Void)?,
-        argv: (String) -> [String]
+        log: OpenSSHSessionLog? = nil, argv: (String) -> [String]
     ) -> FleetHostResult {
         var result = FleetHostResult(name: plan.target.name, hostID: plan.target.id, outcome: .failed)
         result.started = Date()
@@ -165,6 +169,19 @@ public final class OpenSSHFleet: @unchecked Sendable {
             result.outcome = .failed
             result.error = FleetConnect.sudoRefused
             return result
+        }
+        if let log {
+            // ssh's own words went to its log: back after the command's, where ssh would have written them.
+            let read = log.read()
+            read.said.withUnsafeBytes { bytes in
+                observe?(bytes, true)
+                result.append(bytes, toStderr: true)
+            }
+            if read.loggedIn {
+                var outcome = ConnectOutcome()
+                outcome.keyExchanges = read.keyExchange.map { [$0] } ?? []
+                result.connectOutcome = outcome
+            }
         }
         finish(&result, exit: exit, abort: abort, program: "OpenSSH's " + (words[0].split(separator: "/").last ?? ""))
         return result
