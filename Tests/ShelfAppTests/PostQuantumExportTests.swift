@@ -1,7 +1,7 @@
 // PostQuantumExportTests: `export ssh-config` writes `KexAlgorithms` with the post-quantum names the installed ssh has
 // for a host that requires post-quantum key exchange (its own setting or a group's), as the bridge does, so `ssh -G`
-// agrees; `import ssh-config` reads a post-quantum-only list back as `pq require` (round trip), a classical or mixed
-// list stays the host's option as written.
+// agrees; `import ssh-config` reads a post-quantum-only list back as `pq require` (round trip), a narrower
+// post-quantum list is written back as it was, a classical or mixed list stays the host's option as written.
 import Foundation
 import TestSupport
 import XCTest
@@ -65,5 +65,42 @@ final class PostQuantumExportTests: XCTestCase {
         // Imported again into the first home: nothing changes (the setting is the line).
         let same = try home.run("import", "ssh-config", file)
         XCTAssertTrue(same.stdout.contains("0 added, 0 updated"), same.stdout)
+    }
+
+    /// A user's own post-quantum-only list, narrower than ssh's: imported as `pq require`, written back as it was (in
+    /// the place of ssh's list), so `ssh -G` reads the same key exchanges before and after.
+    func testANarrowerPostQuantumListIsKeptAsWritten() throws {
+        _ = try postQuantumNames()
+        let home = TempHome()
+        let config = try home.write(
+            """
+            Host narrow
+                HostName narrow.example
+                KexAlgorithms sntrup761x25519-sha512@openssh.com
+            Host mixed
+                HostName mixed.example
+                KexAlgorithms sntrup761x25519-sha512@openssh.com,curve25519-sha256
+            """, to: "narrow-config")
+        XCTAssertExit(try home.run("import", "ssh-config", config), 0)
+        let narrow = try home.run("show", "narrow", "--json")
+        XCTAssertTrue(narrow.stdout.contains("\"pq\" : \"require\""), narrow.stdout)
+        let mixed = try home.run("show", "mixed", "--json")
+        XCTAssertFalse(mixed.stdout.contains("\"pq\""), mixed.stdout)
+        let exported = try home.run("export", "ssh-config")
+        XCTAssertExit(exported, 0)
+        XCTAssertTrue(
+            exported.stdout.contains("Host narrow\n    KexAlgorithms sntrup761x25519-sha512@openssh.com\n"),
+            exported.stdout)
+        XCTAssertEqual(exported.stdout.components(separatedBy: "KexAlgorithms").count - 1, 2, exported.stdout)
+        let file = try home.write(exported.stdout, to: "narrow-exported")
+        for host in ["narrow", "mixed"] {
+            XCTAssertEqual(
+                try Shell.run(TestTool.ssh.path, ["-F", file, "-G", host]).split(separator: "\n")
+                    .filter { $0.hasPrefix("kexalgorithms ") },
+                try Shell.run(TestTool.ssh.path, ["-F", config, "-G", host]).split(separator: "\n")
+                    .filter { $0.hasPrefix("kexalgorithms ") }, host)
+        }
+        let again = try home.run("import", "ssh-config", file)
+        XCTAssertTrue(again.stdout.contains("0 added, 0 updated"), again.stdout)
     }
 }

@@ -221,6 +221,9 @@ public enum SSHConfigEmitter {
             out += "    " + (try SSHConfigArgument.line(keyword, values, kind)) + "\n"
         }
         out += try SSHConfigArgument.line("Host", [host.name] + aliases, .literal) + "\n"
+        // The host's own post-quantum-only list (an imported one narrower than ssh's) is written in its place, as
+        // it was, when the installed ssh has every name in it.
+        var ownPostQuantum: String?
         if PostQuantumSetting.required(host, groups: context.tree.groups) {
             // First, so it is the value ssh takes (the first one read wins): no kept option, pattern block or line of
             // the user's own file can bring a classical key exchange back for this host. An export writes the same
@@ -229,7 +232,15 @@ public enum SSHConfigEmitter {
             guard !names.isEmpty else {
                 throw Unwritable("it requires post-quantum key exchange, which the installed ssh does not have")
             }
-            try line("KexAlgorithms", [names.joined(separator: ",")])
+            if let kept = host.options.first(where: { KeyExchange.isPostQuantumOnly(line: $0) }),
+                let value = SSHOption(line: kept)?.arguments.first,
+                value.split(separator: ",").allSatisfy({ names.contains(String($0)) })
+            {
+                ownPostQuantum = kept
+                try line("KexAlgorithms", [value])
+            } else {
+                try line("KexAlgorithms", [names.joined(separator: ",")])
+            }
         }
         for line in host.notes.split(separator: "\n", omittingEmptySubsequences: true) {
             out += "    #@desc: \(safe(String(line)))\n"
@@ -344,7 +355,9 @@ public enum SSHConfigEmitter {
             place("    \(text)\n", text)
         }
         for line in host.options
-        where user?.leavesToUser(line) != true && !(SSHOption(line: line).map { yields($0.key) } ?? false) {
+        where line != ownPostQuantum && user?.leavesToUser(line) != true
+            && !(SSHOption(line: line).map { yields($0.key) } ?? false)
+        {
             place(optionLine(line, refused: bridge?.refused ?? [:]), line)
         }
         if bridge != nil {

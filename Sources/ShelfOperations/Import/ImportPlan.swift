@@ -165,11 +165,16 @@ enum ImportPlan {
             // lines some other way than an Include, which the reader skips).
             let bridgeLines = leftovers.lines(in: entry.options)
             host.options = bridgeLines.isEmpty ? entry.options : entry.options.filter { !bridgeLines.contains($0) }
-            // A KexAlgorithms line of post-quantum names only is the pq setting (what export writes for it): kept as
-            // `pq require` (unless a group of the host requires it already), which the bridge and OpenSSH's ssh turn
-            // back into the line. A file without it leaves the setting as it was (an import never weakens it).
+            // A KexAlgorithms line of post-quantum names only is the pq setting: `pq require` (unless a group of the
+            // host requires it already). The line itself goes when it is the list export writes for the setting (the
+            // installed ssh's post-quantum ones); a narrower one stays, and export and the bridge write it in place of
+            // that list. A file without such a line leaves the setting as it was (an import never weakens it).
             if let index = host.options.firstIndex(where: { KeyExchange.isPostQuantumOnly(line: $0) }) {
-                host.options.remove(at: index)
+                // ssh is asked (once per process) only when a file has such a line.
+                let written = OpenSSHKex.postQuantum().joined(separator: ",")
+                if SSHOption(line: host.options[index])?.arguments.first == written {
+                    host.options.remove(at: index)
+                }
                 if !PostQuantumSetting.required(host, groups: storedGroups) { host.pq = .require }
             }
             if !bridgeLines.isEmpty {
