@@ -34,9 +34,11 @@ final class OpenSSHSessionLog {
         var said: [UInt8] = []
     }
 
-    func read() -> Read {
+    func read() -> Read { Self.read((try? String(contentsOfFile: path, encoding: .utf8)) ?? "") }
+
+    /// What ssh's log `text` says (from the file, or from scp's standard error where its ssh logged).
+    static func read(_ text: String) -> Read {
         var read = Read()
-        let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
         // ssh ends each line of its log with "\r\n" (one Character to Swift: split on newlines, not on "\n").
         for raw in text.split(whereSeparator: \.isNewline) {
             let line = String(raw)
