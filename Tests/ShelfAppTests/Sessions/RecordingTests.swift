@@ -60,7 +60,9 @@ final class RecordingTests: XCTestCase {
         try live.waitFor(text: "marker-42")
         // As sudo asks: the terminal's echo off, a line read, echo back on.
         try live.enter("stty -echo; printf 'Password: '; read secret; stty echo; echo; echo got-${#secret}")
-        try live.waitFor(text: "Password:")
+        // The prompt printf shows (after stty -echo ran), not the same word in the echoed command line: typed any
+        // earlier, the secret would be echoed.
+        try live.waitFor("the password prompt") { live.lastLine($0).hasPrefix("Password:") }
         try live.enter(canary)
         try live.waitFor(text: "got-\(canary.count)")
         try waitForPrompt(live, world)
