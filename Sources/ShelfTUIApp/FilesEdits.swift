@@ -148,7 +148,10 @@ final class FilesEdits: @unchecked Sendable {
                 do {
                     logged = try log.begin(log.command([copy.file], to: Self.text(target), upload: true, recursive: false))
                 } catch {
-                    return keep(copy, TUIErrorLine.text(error))
+                    // Where the edit is comes first: the log's reason names files and can be long.
+                    return say(
+                        "could not save \(copy.shownName) on the host, your edit is kept in \(copy.file): "
+                            + TUIErrorLine.text(error))
                 }
                 do {
                     try sftp.writeWhole(bytes: target, contents: contents, mode: mode, replacing: replacing)
