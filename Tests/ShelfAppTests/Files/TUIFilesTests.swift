@@ -272,6 +272,7 @@ final class TUIFilesTests: XCTestCase {
 
         let lines = try world.home.filesCopyLines()
         XCTAssertEqual(lines.compactMap { $0["what"] as? String }, ["copy started", "copy", "copy started", "copy"])
+        guard lines.count == 4 else { return }
         let down = FleetWorld.sha256("cp -r a:\(remote)/down.txt \(here)")
         let up = FleetWorld.sha256("cp -r \(here)/up.txt a:\(remote)")
         XCTAssertEqual(lines.compactMap { $0["item"] as? String }, [down, down, up, up])
