@@ -91,9 +91,15 @@ struct FilesCopyJob {
         } catch {
             failure = TUIErrorLine.text(error)
         }
-        let outcome: FleetHostResult.Outcome =
-            stopped() ? .killed : sftp.lost ? .connectionLost : failure != nil || !copy.problems.isEmpty ? .failed
-            : .succeeded
+        // How it ended, in the words of cp's last release-log line.
+        var outcome = FleetHostResult.Outcome.succeeded
+        if stopped() {
+            outcome = .killed
+        } else if sftp.lost {
+            outcome = .connectionLost
+        } else if failure != nil || !copy.problems.isEmpty {
+            outcome = .failed
+        }
         var unlogged: String?
         do { try log.end(logged, outcome: outcome) } catch { unlogged = TUIErrorLine.text(error) }
         let rate = Double(copy.bytes) / max(0.001, Date().timeIntervalSince(started))

@@ -146,7 +146,8 @@ final class FilesEdits: @unchecked Sendable {
                 let log = remote.log
                 let logged: FilesReleaseLog.Started
                 do {
-                    logged = try log.begin(log.command([copy.file], to: Self.text(target), upload: true, recursive: false))
+                    logged = try log.begin(
+                        log.command([copy.file], to: Self.text(target), upload: true, recursive: false))
                 } catch {
                     // Where the edit is comes first: the log's reason names files and can be long.
                     return say(

@@ -53,7 +53,9 @@ final class FilesRemoteSideTests: XCTestCase {
         side.change(.makeFolder(Array("/home/new".utf8)))
         XCTAssertFalse(mailbox.isExpecting, "the run loop would wait for a change nobody makes")
         _ = take(mailbox, "the change refused") {
-            if case .filesChanged(.remote, .failure(let failure)) = $0 { return failure.message == FilesRemoteSide.ended }
+            if case .filesChanged(.remote, .failure(let failure)) = $0 {
+                return failure.message == FilesRemoteSide.ended
+            }
             return false
         }
         side.copy(
