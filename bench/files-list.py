@@ -66,8 +66,11 @@ def measure(args, sshelf):
     drive = [
         str(pathlib.Path(__file__).parent / "ptydrive"), "--rows", "40", "--cols", "160", "--rows-text",
         "this machine:", "--mark", "connected=!connecting to", "--mark", f"screenful={screenful}",
-        "--ready", rf"\b{count} entries\b", "--not-ready", r"reading\.\.\.", "--query", "".join(keys),
-        "--expect", str(expect_file), "--quit", "\x1bq\x1bq", "--timeout", "120", "--"] + sshelf
+        "--ready", rf"\b{count} entries\b", "--not-ready", r"reading\.\.\.",
+        # The cursor stays on the entry it was on while the folder arrived: g first, untimed, puts it on top.
+        "--prelude", "g", "--prelude-ready", details(first), "--query", "".join(keys),
+        "--expect", str(expect_file), "--quit", "\x1bq\x1bq", "--timeout", "30", "--dump",
+        str(out / "files-list-screen.txt"), "--"] + sshelf
     results, whole, peer = [], [], []
     for round_number in range(args.warmup + args.runs):
         done = subprocess.run(drive, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, check=False)
@@ -119,6 +122,7 @@ def main():
     if len(sys.argv) > 1 and sys.argv[1] == "tree":
         tree(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
         return
+    split = sys.argv.index("--") if "--" in sys.argv else len(sys.argv)
     parser = argparse.ArgumentParser()
     parser.add_argument("mode", choices=["measure"])
     parser.add_argument("--runs", type=int, default=5)
@@ -126,9 +130,8 @@ def main():
     parser.add_argument("--out", required=True)
     parser.add_argument("--count", type=int, required=True)
     parser.add_argument("--sftp", required=True, help="the peer's command line (a shell command)")
-    parser.add_argument("sshelf", nargs=argparse.REMAINDER)
-    args = parser.parse_args()
-    sshelf = args.sshelf[1:] if args.sshelf and args.sshelf[0] == "--" else args.sshelf
+    args = parser.parse_args(sys.argv[1:split])
+    sshelf = sys.argv[split + 1:]
     measure(args, sshelf)
 
 
