@@ -10,8 +10,9 @@ For sshelf, from the moment before fork: the pane drawn ("this machine:"), the h
 to" gone), the first screenful of the host's names, the whole folder listed ("COUNT entries" without "reading...");
 then, in the complete listing, each key of j k G g / q Backspace to its screen (the bottom row names the entry under
 the cursor; the footer shows the filter and its count). For sftp: start to exit. Writes RESULTS/files-list.json
-(hyperfine-shaped, interleaved: bench/summarize.py pairs them), files-list.jsonl (every ptydrive result) and
-files-list-pane.txt (the first screenful, the login, every key: min/median/max).
+(hyperfine-shaped, interleaved: bench/summarize.py pairs them), files-list.jsonl (every ptydrive result),
+files-list-screen.dump (the last screen) and files-list-pane.txt (the first screenful, the login, every key:
+min/median/max).
 """
 import argparse
 import json
@@ -70,7 +71,7 @@ def measure(args, sshelf):
         # The cursor stays on the entry it was on while the folder arrived: g first, untimed, puts it on top.
         "--prelude", "g", "--prelude-ready", details(first), "--query", "".join(keys),
         "--expect", str(expect_file), "--quit", "\x1bq\x1bq", "--timeout", "30", "--dump",
-        str(out / "files-list-screen.txt"), "--"] + sshelf
+        str(out / "files-list-screen.dump"), "--"] + sshelf
     results, whole, peer = [], [], []
     for round_number in range(args.warmup + args.runs):
         done = subprocess.run(drive, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, check=False)
