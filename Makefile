@@ -36,8 +36,9 @@ LIBSSH2_BUILD_DEBS := dpkg-dev gcc make libssl-dev zlib1g-dev debian-archive-key
 TEST_DEBS := $(RUN_DEBS) $(DEB_DEBS) $(LIBSSH2_BUILD_DEBS) lintian openssh-server openssh-client tmux systemd git git-filter-repo \
 	procps sudo bash zsh fish dash netcat-openbsd socat rsync python3-minimal coreutils util-linux mount passwd dpkg apt
 # What `make bench` runs and compares with (bench/*.bench): hyperfine, fzf (the TUI's peer), pssh and clustershell
-# (sshelf run's peers, bench/fleet.bench).
-BENCH_DEBS := hyperfine fzf python3 pssh clustershell
+# (sshelf run's peers, bench/fleet.bench), OpenSSH's sftp and scp and its sshd (bench/files.bench: the file pane and
+# its copies; python3 runs its delaying proxy, bench/delay-proxy.py, and drives the pane on a pty, bench/ptydrive).
+BENCH_DEBS := hyperfine fzf python3 pssh clustershell openssh-client openssh-server
 # The second run of `make test`, against libssh2 1.11.1: the suites that log in, run commands, forward, use an agent
 # or hand a host to OpenSSH (scripts/run-tests --filter, a regex over Target.Class/test).
 SSH_MATRIX_TESTS ?= ShelfSSHTests\.(KeepaliveMemoryTests|AuthTests|KeyBeforeMethodsTests|ConnectTests|TransportTests|ExecTests|CancelTests|JumpTests|HostKeyTests|LibSSH|ForwardEngineTests|ForwardRemoteTests|ForwardSocksTests|ForwardSocketTests|VerifiedSessionTests)|ShelfAppTests\.(ExecCommandTests|VaultKeyLoginTests|PinAndRefusalTests|AgentSSHTests|CopyIDTests|BridgeOpenSSHTests|ForwardUpTests|LibraryFeatureTests|RSALoginTests|EveryKeyTests|EveryKeyRunOptionsTests|OptionNoteTests|ExecInterruptTests|WarmSideBySideTests|WarmKeepaliveTests|WarmRevocationTests|RunInterruptTests|RunReportingTests|RunAsPsshTests|CopyCommandTests|CopyHostileServerTests|CopyInterruptTests|UserCertificateTests|HostCertificateTests|CertificateAuthorityTests|AgentBoundKeyTests|OptionsClientTests|TUIOpenSSHHandoverTests|SecurityKeyHandoverTests|ForwardSocketCLITests|KeyExchangeTests|PostQuantumOnlyTests|PostQuantumRequireTests|PostQuantumOnlyJumpTests|PostQuantumForwardUpTests|PostQuantumTrustTests|PostQuantumLastSessionTests|TUIPostQuantumTests|RecordingTests|TUIFilesTests|TUIFilesEditTests|TUIFilesLongNameTests|TUIFilesHostileCopyTests)

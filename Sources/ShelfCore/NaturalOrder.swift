@@ -14,8 +14,9 @@ public enum NaturalOrder {
     }
 
     /// Compares chunk by chunk (digit runs by value); nil when equal that way.
-    static func compare(_ a: String, _ b: String) -> Bool? {
-        let x = chunks(a), y = chunks(b)
+    static func compare(_ a: String, _ b: String) -> Bool? { compare(chunks(a), chunks(b)) }
+
+    static func compare(_ x: [Chunk], _ y: [Chunk]) -> Bool? {
         for (p, q) in zip(x, y) where p != q {
             switch (p, q) {
             case (.number(let m), .number(let n)):
@@ -31,8 +32,10 @@ public enum NaturalOrder {
     }
 
     /// Fewer leading zeros first (`7` before `07`); nil when the digit runs are written alike.
-    static func numberWidths(_ a: String, _ b: String) -> Bool? {
-        for (p, q) in zip(chunks(a), chunks(b)) {
+    static func numberWidths(_ a: String, _ b: String) -> Bool? { numberWidths(chunks(a), chunks(b)) }
+
+    static func numberWidths(_ x: [Chunk], _ y: [Chunk]) -> Bool? {
+        for (p, q) in zip(x, y) {
             if case (.number(let m), .number(let n)) = (p, q), m.zeros != n.zeros { return m.zeros < n.zeros }
         }
         return nil

@@ -52,7 +52,6 @@ enum FilesLocalListing {
                     modified: FilesEntryText.time(UInt64(clamping: info.st_mtim.tv_sec)), linkTarget: target,
                     linkToDirectory: toFolder))
         }
-        entries.sort(by: FilesPane.precedes)
-        return .success(entries)
+        return .success(FilesOrder.sorted(entries))
     }
 }

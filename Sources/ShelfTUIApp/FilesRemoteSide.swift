@@ -213,6 +213,7 @@ final class FilesRemoteSide: @unchecked Sendable {
 
     /// Reads one folder, sending what was read so far; always ends with one `deliver` (the `expect` of `list`).
     private func read(_ path: [UInt8], generation: Int, sftp: SftpSession) {
+        var arrived = FilesOrder()
         var entries: [FileEntry] = []
         var lastSent: Date?
         var stopped = false
@@ -228,20 +229,21 @@ final class FilesRemoteSide: @unchecked Sendable {
         }
         do {
             leftOut = try sftp.list(bytes: path) { batch in
-                for item in batch { entries.append(entry(item, in: path, sftp: sftp)) }
+                for item in batch { arrived.append(entry(item, in: path, sftp: sftp)) }
                 if isSuperseded {
                     stopped = true
                     return false
                 }
                 let now = Date()
                 if lastSent.map({ now.timeIntervalSince($0) >= Self.updateInterval }) ?? true {
-                    entries.sort(by: FilesPane.precedes)
+                    entries = arrived.sorted()
                     mailbox.post(.filesListed(send(false, nil)))
                     lastSent = now
                 }
                 return true
             }
         } catch {
+            entries = arrived.sorted()
             mailbox.deliver(.filesListed(send(true, TUIErrorLine.text(error))))
             return
         }
@@ -249,7 +251,7 @@ final class FilesRemoteSide: @unchecked Sendable {
             mailbox.deliver()
             return
         }
-        entries.sort(by: FilesPane.precedes)
+        entries = arrived.sorted()
         mailbox.deliver(.filesListed(send(true, nil)))
     }
 

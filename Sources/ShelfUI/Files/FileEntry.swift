@@ -1,6 +1,7 @@
 // FileEntry: one row of the file pane — a name as the file system (or the server) has it, in bytes, and what is
 // shown of it (escaped: a name is hostile input), its type, size, mode, owner, time, and a link's target.
 import FoundationEssentials
+import ShelfCore
 
 public struct FileEntry: Sendable, Equatable {
     public enum Kind: Sendable, Equatable {
@@ -39,6 +40,8 @@ public struct FileEntry: Sendable, Equatable {
     public var name: [UInt8]
     /// The name as shown (FileName.shown).
     public var shown: String
+    /// The shown name folded for the filter (HostSearch.fold), in bytes: worked out once, not at every key typed.
+    public private(set) var folded: [UInt8]
     public var kind: Kind
     public var size: UInt64?
     /// Permission bits (with setuid, setgid, sticky).
@@ -58,6 +61,7 @@ public struct FileEntry: Sendable, Equatable {
     ) {
         self.name = name
         shown = FileName.shown(name)
+        folded = Array(HostSearch.fold(shown).utf8)
         self.kind = kind
         self.size = size
         self.permissions = permissions

@@ -91,13 +91,14 @@ public struct FilesPane: Sendable, Equatable {
     mutating func refilter(_ side: Side) {
         var column = self[side]
         let keep = column.selected?.name
-        let words = column.filter.split(separator: " ").map { HostSearch.fold(String($0)) }
+        // Bytes against bytes, as the host list's matcher does: folding every name afresh and searching it as text
+        // took 40 ms a key in a folder of 10,000.
+        let words = column.filter.split(separator: " ").map { Array(HostSearch.fold(String($0)).utf8) }
         column.visible = column.entries.indices.filter { index in
             let entry = column.entries[index]
             if !showHidden && entry.isHidden && words.isEmpty { return false }
             guard !words.isEmpty else { return true }
-            let name = HostSearch.fold(entry.shown)
-            return words.allSatisfy { name.contains($0) }
+            return words.allSatisfy { Self.contains(entry.folded, $0) }
         }
         if let keep, let at = column.visible.firstIndex(where: { column.entries[$0].name == keep }) {
             column.cursor = at
@@ -105,6 +106,16 @@ public struct FilesPane: Sendable, Equatable {
             column.cursor = min(column.cursor, max(0, column.visible.count - 1))
         }
         self[side] = column
+    }
+
+    /// Whether `word` appears in `text` (both folded, in bytes).
+    static func contains(_ text: [UInt8], _ word: [UInt8]) -> Bool {
+        guard let first = word.first else { return true }
+        guard text.count >= word.count else { return false }
+        for start in 0...(text.count - word.count) where text[start] == first {
+            if text[start..<(start + word.count)].elementsEqual(word) { return true }
+        }
+        return false
     }
 
     /// Folders first, then names in natural order (`file2` before `file10`).
