@@ -28,6 +28,7 @@ public enum FieldGroups {
         case .identity: identity
         case .forward: forward
         case .snippet: snippet
+        case .caPin: caPin
         case .other: []
         }
     }
@@ -82,6 +83,12 @@ public enum FieldGroups {
         FieldGroup("command", ["command"]),
         // Tags merge as sets, value by value (FieldSets), as a host's do.
         FieldGroup("tags", ["tags"]),
+        FieldGroup("updated", ["updatedAt"], quiet: true),
+    ]
+
+    /// A CA pin's key and the names it vouches for are one unit: a merge never pairs a CA with another's patterns.
+    static let caPin = [
+        FieldGroup("trust", ["keyType", "key", "hosts"]),
         FieldGroup("updated", ["updatedAt"], quiet: true),
     ]
 

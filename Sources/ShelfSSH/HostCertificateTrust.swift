@@ -51,6 +51,7 @@ extension HostKeyTrustStore {
         guard let check = certificates else { return .none }
         let name = KnownHostsFile.lookupName(host: host, port: port)
         var files: [(HostKeySource, [KnownHostEntry])] = [(.sshelfKnownHosts, load(ownKnownHostsPath) ?? [])]
+        if let caPins { files.append((.caPins, caPins())) }
         if let userKnownHostsPath { files.append((.userKnownHosts, load(userKnownHostsPath) ?? [])) }
         let authorities = files.flatMap { source, entries in
             entries.filter { $0.marker == .certAuthority && $0.matches(name) }.map { (source, $0.key) }
@@ -84,7 +85,8 @@ extension HostKeyTrustStore {
             return .trusted(
                 "a host certificate (serial \(certificate.serial), valid until "
                     + "\(SSHCertificate.timestamp(certificate.validBefore))) signed by the CA \(authority.fingerprint) "
-                    + "of a @cert-authority line in \(source.rawValue)")
+                    + (source == .caPins
+                        ? "pinned in \(source.rawValue)" : "of a @cert-authority line in \(source.rawValue)"))
         }
         return problem
     }
@@ -110,6 +112,27 @@ extension HostKeyTrustStore {
                 file.lines.append(.entry(entry))
             }
         }
+    }
+}
+
+extension HostKeyTrustStore {
+    /// Removes the `@cert-authority` lines of `key` from sshelf's known_hosts (only those for `patterns` when
+    /// given); how many went.
+    public func forgetAuthority(_ key: HostKey, patterns: String?) throws(SSHError) -> Int {
+        let named = { (entry: KnownHostEntry) in
+            entry.marker == .certAuthority && entry.key == key && (patterns == nil || entry.hosts == patterns)
+        }
+        // Nothing to remove: the file is left as it is (or absent).
+        guard try KnownHostsFile.load(ownKnownHostsPath).entries.contains(where: named) else { return 0 }
+        var removed = 0
+        try editOwnKnownHosts { file in
+            file.lines.removeAll { line in
+                guard case .entry(let entry) = line, named(entry) else { return false }
+                removed += 1
+                return true
+            }
+        }
+        return removed
     }
 }
 

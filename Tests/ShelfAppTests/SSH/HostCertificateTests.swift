@@ -1,6 +1,6 @@
 // HostCertificateTests: host certificates through sshelf's own client against a real sshd with HostCertificate —
-// trusted through a `@cert-authority` line with no prompt and no pin; a certificate for another name, an expired
-// one, a revoked CA and a CA line for other hosts all refused before any authentication.
+// trusted through a `@cert-authority` line or a CA pin (`trust --ca`) with no prompt and no pin; a certificate for
+// another name, an expired one, a revoked CA and a CA line for other hosts all refused before any authentication.
 import Foundation
 import TestSupport
 import XCTest
@@ -43,7 +43,7 @@ final class HostCertificateTests: XCTestCase {
         XCTAssertExit(try world.home.run("exec", "t", "--no-stdin", "--", "true"), 0)
     }
 
-    func testTrustCAAddsALineToSshelfsKnownHostsThatVouchesForTheHost() throws {
+    func testTrustCAPinsTheCAAndItVouchesForTheHost() throws {
         let (world, caLine) = try world()
         let caFile = try world.home.write(caLine + "\n", to: "team_ca.pub")
         let missing = try world.home.run("trust", "--ca", caFile)
@@ -55,19 +55,35 @@ final class HostCertificateTests: XCTestCase {
         let badPattern = try world.home.run("trust", "--ca", caFile, "--hosts", "a b")
         XCTAssertExit(badPattern, 4)
         XCTAssertTrue(badPattern.stderr.contains("is not a list of host patterns"), badPattern.stderr)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: world.knownHostsPath))
 
         let trusted = try world.home.run("trust", "--ca", caFile, "--hosts", "[127.0.0.1]:*")
         XCTAssertExit(trusted, 0)
         XCTAssertTrue(trusted.stdout.contains("trusting the CA ssh-ed25519 SHA256:"), trusted.stdout)
-        XCTAssertExit(try world.home.run("trust", "--ca", caLine, "--hosts", "[127.0.0.1]:*"), 0)
-        let known = try String(contentsOfFile: world.knownHostsPath, encoding: .utf8)
-        XCTAssertEqual(known, "@cert-authority [127.0.0.1]:* \(caLine)\n", "one line, added once")
-        XCTAssertEqual(
-            try FileManager.default.attributesOfItem(atPath: world.knownHostsPath)[.posixPermissions] as? Int, 0o600)
+        let again = try world.home.run("trust", "--ca", caLine, "--hosts", "[127.0.0.1]:*")
+        XCTAssertExit(again, 0)
+        XCTAssertTrue(again.stdout.contains("(pinned already)"), again.stdout)
+        // A CA pin is a store record (it syncs): sshelf's known_hosts is not written.
+        XCTAssertFalse(FileManager.default.fileExists(atPath: world.knownHostsPath))
         let exec = try world.home.run("exec", "t", "--no-stdin", "--", "echo", "certified")
         XCTAssertExit(exec, 0)
-        XCTAssertTrue(exec.stderr.contains("@cert-authority line in sshelf's known_hosts"), exec.stderr)
+        XCTAssertTrue(exec.stderr.contains("pinned in sshelf's CA pins"), exec.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: world.knownHostsPath), "no key was pinned")
+
+        // A `@cert-authority` line an older sshelf wrote to its known_hosts still vouches; --remove takes both.
+        XCTAssertExit(try world.home.run("trust", "--ca", caLine, "--remove"), 0)
+        try "@cert-authority [127.0.0.1]:* \(caLine)\n".write(
+            toFile: world.knownHostsPath, atomically: true, encoding: .utf8)
+        let fromLine = try world.home.run("exec", "t", "--no-stdin", "--", "true")
+        XCTAssertExit(fromLine, 0)
+        XCTAssertTrue(fromLine.stderr.contains("@cert-authority line in sshelf's known_hosts"), fromLine.stderr)
+        XCTAssertExit(try world.home.run("trust", "--ca", caLine, "--remove"), 0)
+        XCTAssertEqual(try String(contentsOfFile: world.knownHostsPath, encoding: .utf8), "")
+        XCTAssertEqual(
+            try FileManager.default.attributesOfItem(atPath: world.knownHostsPath)[.posixPermissions] as? Int, 0o600)
+        XCTAssertExit(try world.home.run("exec", "t", "--no-stdin", "--", "true"), 255)
+        let none = try world.home.run("trust", "--ca", caLine, "--remove")
+        XCTAssertExit(none, 3)
+        XCTAssertTrue(none.stderr.contains("is not trusted"), none.stderr)
     }
 
     func testACertificateForAnotherNameIsRefused() throws {
