@@ -83,7 +83,7 @@ extension HostKeyTrustStore {
             }
             HostCertificateCache.shared.keep(blob, for: cacheKey, until: certificate.validBefore)
             return .trusted(
-                "a host certificate (serial \(certificate.serial), valid until "
+                "a host certificate (serial \(certificate.serial), principal \(host), valid until "
                     + "\(SSHCertificate.timestamp(certificate.validBefore))) signed by the CA \(authority.fingerprint) "
                     + (source == .caPins
                         ? "pinned in \(source.rawValue)" : "of a @cert-authority line in \(source.rawValue)"))

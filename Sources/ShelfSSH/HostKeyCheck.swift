@@ -53,6 +53,7 @@ enum HostKeyCheck {
             // key, is what the user trusts, and the host may rotate its key under a new certificate.
             switch trust.certificateVerdict(key, host: hop.hostname, port: hop.port, load: files.entries) {
             case .trusted(let certificate):
+                if let id = hop.hostID { outcome.hostCertificates.append((id, certificate)) }
                 delegate.note(.hostKeyVerified(hop: hop.name, fingerprint: key.fingerprint, source: certificate))
                 return VerifiedSession(session: session, hop: hop, hostKey: key, trustedBy: certificate)
             case .invalid(let why):

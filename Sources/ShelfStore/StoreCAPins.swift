@@ -52,6 +52,19 @@ extension Store {
         try stampSave(.caPin, pin.id, prior: prior) { try Store.mergeBody(pin) }
     }
 
+    /// What a host certificate said at each host's last session from this device (`HostCertificateNote`).
+    public func lastHostCertificates() throws -> [UUID: String] {
+        let prefix = "hostcert.last."
+        let rows = try db.query(
+            "SELECT key, value FROM settings WHERE substr(key, 1, ?) = ?", [.int(prefix.count), .text(prefix)]
+        ) { row in (row.text(0), row.text(1)) }
+        var found: [UUID: String] = [:]
+        for (key, value) in rows {
+            if let id = UUID(uuidString: String(key.dropFirst(prefix.count))) { found[id] = value }
+        }
+        return found
+    }
+
     public func deleteCAPin(_ id: UUID) throws {
         try db.run("DELETE FROM ca_pins WHERE id = ?", [.text(id.storeText)])
         try stampDelete(.caPin, id)

@@ -137,6 +137,12 @@ public struct ConnectPlan: Sendable {
                 if let kex = outcome.keyExchanges.last, !kex.isEmpty {
                     try store.setSetting(KeyExchange.settingKey(target), kex)
                 }
+                // A session that shook hands says what vouched for the key: a certificate, or (removed) not one.
+                if !outcome.keyExchanges.isEmpty {
+                    try store.setSetting(
+                        HostCertificateNote.settingKey(target),
+                        outcome.hostCertificates.last { $0.hostID == target }?.trustedBy)
+                }
             }
         }
     }

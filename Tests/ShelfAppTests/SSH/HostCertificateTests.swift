@@ -2,6 +2,7 @@
 // trusted through a `@cert-authority` line or a CA pin (`trust --ca`) with no prompt and no pin; a certificate for
 // another name, an expired one, a revoked CA and a CA line for other hosts all refused before any authentication.
 import Foundation
+import ShelfStore
 import TestSupport
 import XCTest
 
@@ -41,6 +42,41 @@ final class HostCertificateTests: XCTestCase {
         // The CA is what is trusted: the key is not pinned, so the host may rotate it under a new certificate.
         XCTAssertFalse(FileManager.default.fileExists(atPath: world.knownHostsPath), "no key was pinned")
         XCTAssertExit(try world.home.run("exec", "t", "--no-stdin", "--", "true"), 0)
+        XCTAssertEqual(try world.home.run("show", "t").stdout.contains("(not pinned)"), true)
+    }
+
+    /// `connect -v` says the certificate vouched (which CA, serial, principal, until when); `show` and the details
+    /// say it after, until a session trusted otherwise.
+    func testShowAndConnectSayACertificateVouchedForTheKey() throws {
+        let (world, caLine) = try world()
+        try userKnownHosts(world, ["@cert-authority [127.0.0.1]:* \(caLine)"])
+        let caFingerprint = try XCTUnwrap(
+            try Shell.run(
+                TestTool.sshKeygen.path, ["-l", "-E", "sha256", "-f", world.home.write(caLine, to: "ca.pub")]
+            )
+            .split(separator: " ").dropFirst().first.map(String.init))
+        XCTAssertFalse(try world.home.run("show", "t").stdout.contains("host cert"), "never connected")
+        let connect = try world.home.run(["connect", "t", "-v"], stdin: "exit\n")
+        XCTAssertExit(connect, 0)
+        XCTAssertTrue(
+            connect.stderr.contains(
+                "is vouched for by a host certificate (serial 7, principal 127.0.0.1, valid until "),
+            connect.stderr)
+        XCTAssertTrue(connect.stderr.contains("signed by the CA \(caFingerprint)"), connect.stderr)
+        let shown = try world.home.run("show", "t").stdout
+        XCTAssertTrue(
+            shown.contains("host cert      key vouched for by a host certificate (serial 7, principal 127.0.0.1, "),
+            shown)
+        XCTAssertTrue(shown.contains("signed by the CA \(caFingerprint)"), shown)
+        XCTAssertTrue(shown.contains("(its last session from this device)"), shown)
+        // What the TUI's details pane reads (`Catalog.hostCertificates`).
+        let store = try Store(path: world.home.sshelfHome + "/data/store.sqlite")
+        XCTAssertEqual(try store.lastHostCertificates().values.first?.contains("serial 7, principal 127.0.0.1"), true)
+
+        // Pinned from now on: the next session is trusted by the pin, and the certificate line goes.
+        XCTAssertExit(try world.home.run("trust", "t", "--fingerprint", try world.fingerprint(world.sshd)), 0)
+        XCTAssertExit(try world.home.run("exec", "t", "--no-stdin", "--", "true"), 0)
+        XCTAssertFalse(try world.home.run("show", "t").stdout.contains("host cert"))
     }
 
     func testTrustCAPinsTheCAAndItVouchesForTheHost() throws {
