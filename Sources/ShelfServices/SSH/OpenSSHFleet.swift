@@ -67,7 +67,9 @@ public final class OpenSSHFleet: @unchecked Sendable {
             // -tt: a terminal though ssh's own input is not one; LogLevel ERROR: no "Connection to … closed." after
             // a terminal session (ssh's errors, which the report reads, are kept).
             let tty = terminal == nil ? ["-T"] : ["-tt", "-o", "LogLevel=ERROR"]
-            return [OpenSSHHandover.sshPath] + Self.batch(connectTimeout) + tty + user
+            // A certificate renewed for the target's tied identity (CertificateRenewal) beside the agent's key.
+            let certificate = CertificateRenewal.sshOptions(plan, locations: context.workspace.locations)
+            return [OpenSSHHandover.sshPath] + Self.batch(connectTimeout) + tty + user + certificate
                 + ["--", name, sudo?.command(command) ?? command]
         }
     }

@@ -218,6 +218,48 @@ final class CertificateAuthorityTests: XCTestCase {
         XCTAssertEqual(try releases(home).filter { $0["what"] as? String == "certificate" }.count, 2)
     }
 
+    /// `run` renews the certificate of a tied identity before its hosts log in, as connect and exec do (one shared
+    /// function, the clock from SSHELF_TEST_NOW), the release-log line naming `run`.
+    func testRunRenewsATiedCertificateBeforeItsHostsLogIn() throws {
+        let (home, sshd, _, _, _) = try world()
+        let past = Int(Date().timeIntervalSince1970) - 7200
+        home.extraEnvironment["SSHELF_TEST_NOW"] = String(past)
+        XCTAssertExit(
+            try home.run(
+                "ca", "sign", "work", "--ca", "team", "--principals", TestAccount.name, "--valid", "1h", "--renew"), 0)
+        home.extraEnvironment["SSHELF_TEST_NOW"] = nil
+
+        let run = try home.run("run", "c", "--", "echo", "fleet")
+        XCTAssertTrue(
+            run.stderr.contains("sshelf: note: renewed the certificate of identity 'work' (CA 'team', serial 2, "),
+            run.stderr)
+        XCTAssertExit(run, 0)
+        XCTAssertTrue(run.stdout.contains("fleet"), run.stdout)
+        XCTAssertTrue(sshd.waitForLog("Accepted publickey"), sshd.log)
+        XCTAssertTrue(sshd.log.contains("(serial 2)"), sshd.log)
+        let issued = try releases(home).filter { $0["what"] as? String == "certificate" }
+        XCTAssertEqual(issued.map { $0["by"] as? String }, ["ca sign", "run"], "\(issued)")
+    }
+
+    /// `forward start` renews it before its login too, the release-log line naming `forward`.
+    func testForwardStartRenewsATiedCertificateBeforeItsLogin() throws {
+        let (home, _, _, _, _) = try world()
+        let past = Int(Date().timeIntervalSince1970) - 7200
+        home.extraEnvironment["SSHELF_TEST_NOW"] = String(past)
+        XCTAssertExit(
+            try home.run(
+                "ca", "sign", "work", "--ca", "team", "--principals", TestAccount.name, "--valid", "1h", "--renew"), 0)
+        home.extraEnvironment["SSHELF_TEST_NOW"] = nil
+        let port = try TrafficSocket.freePort(), closed = try TrafficSocket.freePort()
+        XCTAssertExit(try home.run("forward", "add", "c", "--local", "\(port):127.0.0.1:\(closed)"), 0)
+
+        let running = try BackgroundCLI(home, ["forward", "start", "c"])
+        try running.waitFor("sshelf: note: renewed the certificate of identity 'work' (CA 'team', serial 2, ")
+        _ = try running.stop(SIGINT)
+        let issued = try releases(home).filter { $0["what"] as? String == "certificate" }
+        XCTAssertEqual(issued.map { $0["by"] as? String }, ["ca sign", "forward"], "\(issued)")
+    }
+
     /// Renewal (the CA's key) and the login (the identity's key) both need the vault passphrase: `--passphrase-fd`
     /// holds it once, and the process reads it once.
     func testAPassphraseGivenOnceServesTheRenewalAndTheLogin() throws {
