@@ -122,6 +122,41 @@ final class HostCertificateTests: XCTestCase {
         XCTAssertTrue(none.stderr.contains("is not trusted"), none.stderr)
     }
 
+    /// Behind a jump host the target's certificate is checked as a direct target's is (fetched from its address,
+    /// bound to the key the inner handshake through the jump proved): the right name trusted with no prompt, a wrong
+    /// principal refused before any credential reaches the target.
+    func testBehindAJumpHostTheTargetsCertificateIsChecked() throws {
+        let world = try SSHCLIWorld()
+        XCTAssertExit(try world.home.run("trust", "t", "--fingerprint", try world.fingerprint(world.sshd)), 0)
+        let ca = try TestKey.generate(.ed25519)
+        let caLine = ca.publicLine.split(separator: " ").prefix(2).joined(separator: " ")
+        try userKnownHosts(world, ["@cert-authority * \(caLine)"])
+        func inner(_ principals: [String], address: String) throws -> SSHD {
+            var options = SSHD.Options()
+            options.authorizedKeys = [world.key.publicLine]
+            options.listenAddress = address
+            options.hostCertificate = SSHD.HostCertificate(
+                caPrivatePath: ca.privatePath, principals: principals, validity: "-5m:+1h")
+            return try SSHD.start(options)
+        }
+        let good = try inner(["127.0.0.3"], address: "127.0.0.3")
+        try world.addHost("good", good, extra: "  ProxyJump t")
+        let exec = try world.home.run("exec", "good", "--no-stdin", "--", "echo", "via jump")
+        XCTAssertExit(exec, 0)
+        XCTAssertEqual(exec.stdout, "via jump\n")
+        XCTAssertTrue(
+            exec.stderr.contains("vouched for by a host certificate (serial 7, principal 127.0.0.3"), exec.stderr)
+
+        let wrong = try inner(["db.example.org"], address: "127.0.0.4")
+        try world.addHost("wrong", wrong, extra: "  ProxyJump t")
+        let refused = try world.home.run("exec", "wrong", "--no-stdin", "--", "true")
+        XCTAssertExit(refused, 255)
+        XCTAssertTrue(refused.stderr.contains("it is for db.example.org, not for 127.0.0.4"), refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("nothing was sent"), refused.stderr)
+        wrong.waitForConnectionsEnded()
+        XCTAssertFalse(wrong.log.contains("userauth-request"), wrong.log)
+    }
+
     func testACertificateForAnotherNameIsRefused() throws {
         let (world, caLine) = try world(principals: ["db.example.org"])
         try userKnownHosts(world, ["@cert-authority * \(caLine)"])
