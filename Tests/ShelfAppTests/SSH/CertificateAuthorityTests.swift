@@ -134,8 +134,8 @@ final class CertificateAuthorityTests: XCTestCase {
         let fresh = try keygenStatus(["-Q", "-f", krl, certificatePath])
         XCTAssertEqual(fresh.status, 0, fresh.output)
 
-        // Logged in with serial 2: by sshelf's own client on libssh2 1.11; on 1.10 through OpenSSH's ssh with the sshelf
-        // agent's key and the certificate (the path certificate logins take there).
+        // Logged in with serial 2: by sshelf's own client on libssh2 1.11; on 1.10 through OpenSSH's ssh with the
+        // sshelf agent's key and the certificate (the path certificate logins take there).
         let newer = try home.run("version", "--verbose").stdout.contains("  yes user certificates (CertificateFile)")
         let first = try home.run("exec", "c", "--no-stdin", "--", "true")
         XCTAssertExit(first, 0)
