@@ -46,7 +46,8 @@ enum HostCertificateVerdict: Sendable {
 
 extension HostKeyTrustStore {
     func certificateVerdict(
-        _ key: HostKey, host: String, port: Int, load: (String) -> [KnownHostEntry]?
+        _ key: HostKey, host: String, port: Int, load: (String) -> [KnownHostEntry]?,
+        revocations: HostKeyRevocations? = nil
     ) -> HostCertificateVerdict {
         guard let check = certificates else { return .none }
         let name = KnownHostsFile.lookupName(host: host, port: port)
@@ -73,6 +74,9 @@ extension HostKeyTrustStore {
                 return .revoked("the CA \(authority.fingerprint) that signed \(described) is @revoked")
             }
             if revoked.contains(key.blob) { return .revoked("the key of \(described) is @revoked") }
+            if revocations?.revokes(certificate: certificate) == true {
+                return .revoked("\(described) (or its CA \(authority.fingerprint)) is revoked in RevokedHostKeys")
+            }
             guard check.verify(certificate.signatureKey, certificate.signature, certificate.signedBytes) else {
                 problem = .invalid("\(described) does not carry a valid signature of the CA \(authority.fingerprint)")
                 continue
