@@ -1,7 +1,8 @@
 // SftpListing: a remote directory read as the server sends it — each name as raw bytes (a name that is not UTF-8
 // stays the name the server has, so it can be opened again), the server's `ls -l` line, the attributes — in batches
-// as the READDIR answers arrive, so a caller shows the first screenful before the rest. A name longer than the
-// buffer grows the buffer (libssh2 leaves the entry where it was when it does not fit) up to the SFTP packet limit.
+// as the READDIR answers arrive, so a caller shows the first screenful before the rest. The name buffer is as large
+// as an SFTP packet from the start: libssh2 1.10 counts an entry that did not fit as read (the next one is lost, and
+// when it was the batch's last the batch is freed), so a too-small buffer cannot be retried with a larger one.
 import CLibSSH2
 import FoundationEssentials
 
@@ -21,7 +22,7 @@ public struct SftpListedEntry: Sendable, Equatable {
 }
 
 extension SftpSession {
-    /// Names above this are no file system's: the server is refused rather than given more memory.
+    /// libssh2's largest SFTP packet (LIBSSH2_SFTP_PACKET_MAXLEN): no name it hands over can be longer.
     static let longestListedName = 256 * 1024
 
     /// Reads the directory at `path` (bytes: a path made of listed names), handing each batch of up to
@@ -35,8 +36,8 @@ extension SftpSession {
         let shown = String(decoding: path, as: UTF8.self)
         let handle = try open(bytes: path, flags: 0, mode: 0, type: LIBSSH2_SFTP_OPENDIR, doing: "cannot list \(shown)")
         defer { handle.close() }
-        var name = [CChar](repeating: 0, count: 4096)
-        var long = [CChar](repeating: 0, count: 4096 + 512)
+        var name = [CChar](repeating: 0, count: Self.longestListedName)
+        var long = [CChar](repeating: 0, count: Self.longestListedName)
         var pending: [SftpListedEntry] = []
         var leftOut = 0
         while true {
@@ -49,12 +50,7 @@ extension SftpSession {
                 }
             }
             if count == LIBSSH2_ERROR_BUFFER_TOO_SMALL {
-                guard name.count < Self.longestListedName else {
-                    throw SSHError(.channelFailed, "cannot list \(shown): the server sent a name over 256 KiB")
-                }
-                name = [CChar](repeating: 0, count: name.count * 4)
-                long = [CChar](repeating: 0, count: long.count * 4)
-                continue
+                throw SSHError(.channelFailed, "cannot list \(shown): the server sent a name over 256 KiB")
             }
             if count == 0 { break }
             if count < 0 { throw failure(Int32(count), "cannot list \(shown)") }

@@ -170,16 +170,12 @@ public final class SftpSession {
         let handle = try open(path, flags: 0, mode: 0, type: LIBSSH2_SFTP_OPENDIR, doing: "cannot list \(path)")
         defer { handle.close() }
         var entries: [(String, SftpAttributes)] = []
-        var buffer = [CChar](repeating: 0, count: 4096)
+        // As large as an SFTP packet: a name that did not fit could not be read again (SftpListing).
+        var buffer = [CChar](repeating: 0, count: Self.longestListedName)
         while true {
             var attributes = LIBSSH2_SFTP_ATTRIBUTES()
             let count = buffer.withUnsafeMutableBufferPointer {
                 libssh2_sftp_readdir_ex(handle.raw, $0.baseAddress, $0.count, nil, 0, &attributes)
-            }
-            // A name longer than the buffer stays where it was in libssh2: a larger buffer reads it.
-            if count == LIBSSH2_ERROR_BUFFER_TOO_SMALL, buffer.count < Self.longestListedName {
-                buffer = [CChar](repeating: 0, count: buffer.count * 4)
-                continue
             }
             if count == 0 { break }
             if count < 0 { throw failure(count, "cannot list \(path)") }

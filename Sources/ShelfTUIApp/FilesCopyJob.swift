@@ -88,6 +88,9 @@ struct FilesCopyJob {
         let state: FilesTransfer.State =
             stopped() ? .cancelled : failure != nil || !copy.problems.isEmpty ? .failed : .done
         if let failure { detail = failure + " (" + detail + ")" }
+        // The reasons name the server's files: escaped as the sides show names (an escape or a newline in a name
+        // shows as `\x1b`, `\n`, never as a `?` that hides which file it was).
+        detail = FileName.shown(Array(detail.utf8))
         mailbox.post(.filesTransfer(id: id, state: state, bytes: copy.bytes, rate: rate, detail: detail))
     }
 

@@ -21,6 +21,9 @@ final class FilesRemoteSide: @unchecked Sendable {
     /// Changes waiting (a new folder, a rename, a delete, a mode), made before the next copy.
     private var changes: [FilesChange] = []
     private var cancelled: Set<Int> = []
+    /// Work on the SFTP session in turn (an edit's download or save); called with nil once the side is closed or
+    /// its connection lost, so the work can say so and keep what it must.
+    private var jobs: [(SftpSession?) -> Void] = []
     /// Entries sent at most this often while a folder is still being read (the first batch goes at once).
     private static let updateInterval: Double = 0.1
 
@@ -57,6 +60,29 @@ final class FilesRemoteSide: @unchecked Sendable {
         mailbox.expect()
         condition.signal()
         condition.unlock()
+    }
+
+    /// Runs `job` on the side's thread, before the next copy; at once with nil when the side is closed.
+    func run(_ job: @escaping (SftpSession?) -> Void) {
+        condition.lock()
+        guard !closed else {
+            condition.unlock()
+            job(nil)
+            return
+        }
+        jobs.append(job)
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// The side is done (closed, lost, or never started): the waiting jobs hear it.
+    private func finishJobs() {
+        condition.lock()
+        closed = true
+        let waiting = jobs
+        jobs = []
+        condition.unlock()
+        for job in waiting { job(nil) }
     }
 
     func cancelCopy(_ id: Int) {
@@ -112,6 +138,7 @@ final class FilesRemoteSide: @unchecked Sendable {
 
     private func run(_ start: [UInt8]?) {
         defer { connection.close() }
+        defer { finishJobs() }
         let sftp: SftpSession
         do {
             sftp = try SftpSession(connection)
@@ -127,16 +154,18 @@ final class FilesRemoteSide: @unchecked Sendable {
         list(first, generation: 1)
         while true {
             condition.lock()
-            while request == nil && copies.isEmpty && changes.isEmpty && !closed { condition.wait() }
+            while request == nil && copies.isEmpty && changes.isEmpty && jobs.isEmpty && !closed { condition.wait() }
             let next = request
             request = nil
             let change = next == nil && !changes.isEmpty ? changes.removeFirst() : nil
-            let copy = next == nil && change == nil && !copies.isEmpty ? copies.removeFirst() : nil
+            let job = next == nil && change == nil && !jobs.isEmpty ? jobs.removeFirst() : nil
+            let copy = next == nil && change == nil && job == nil && !copies.isEmpty ? copies.removeFirst() : nil
             let stop = closed
             condition.unlock()
             if stop { return }
             if let next { read(next.path, generation: next.generation, sftp: sftp) }
             if let change { mailbox.deliver(.filesChanged(.remote, FilesChanges.remote(change, sftp: sftp))) }
+            if let job { job(sftp) }
             if let copy {
                 FilesCopyJob(copy, sftp: sftp, mailbox: mailbox, stopped: { [self] in isStopped(copy.id) }).run()
             }

@@ -198,7 +198,7 @@ final class StoreWorker: @unchecked Sendable {
         case .load, .loadConflicts, .connect, .cancelConnect, .openInTmux, .launchSession, .answerPrompt, .startForward,
             .stopForward, .unlockVault, .lockVault, .syncNow, .copyID, .answerAgent, .moveCredentials, .runFleet,
             .stopFleet, .previewImport, .runImport, .openFiles, .listFiles, .closeFiles, .copyFiles,
-            .cancelCopy, .changeFiles, .quit:
+            .cancelCopy, .changeFiles, .editFile, .runEditor, .resolveEdit, .quit:
             return ""
         }
     }

@@ -46,7 +46,9 @@ public final class TUIApp {
             askVaultPassphrase: TUIHostPassword.vaultPassphrase(asking: login.prompts))
         forwards = ForwardChildren(locations: context.locations, mailbox: mailbox, selfPath: SelfProcess.path)
         fleet = TUIFleet(context: context, mailbox: mailbox, prompts: login.prompts)
-        files = TUIFiles(mailbox: mailbox, login: login)
+        files = TUIFiles(
+            mailbox: mailbox, login: login, environment: context.environment,
+            runtime: context.locations.runtimeDirectory)
         reachability = ReachabilityWorker(mailbox: mailbox)
         optionCheck = OptionCheckWorker(mailbox: mailbox, scratch: context.locations.configDirectory)
         state = UIState()
@@ -241,6 +243,12 @@ public final class TUIApp {
                 files.cancelCopy(id)
             case .changeFiles(let side, let change):
                 files.change(side, change)
+            case .editFile(let path):
+                files.edit(path)
+            case .runEditor(let id):
+                if let terminal { files.runEditor(id, terminal: terminal) }
+            case .resolveEdit(let id, let choice):
+                files.resolveEdit(id, choice)
             case .moveCredentials(let keys, let target):
                 moveCredentials(keys, to: target)
             default:

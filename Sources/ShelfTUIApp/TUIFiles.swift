@@ -1,10 +1,12 @@
 // TUIFiles: the run loop's side of the file pane — lists this machine's folders on a thread per request, logs in
 // to the host through TUILogin (every hop's host key checked before any credential, pins and the release log as for
-// Enter) and gives the connection to a FilesRemoteSide, and ends that connection when the pane closes.
+// Enter) and gives the connection to a FilesRemoteSide, and ends that connection when the pane closes. Editing a
+// host's file is FilesEdits'.
 import FoundationEssentials
 import ShelfCore
 import ShelfOperations
 import ShelfSystem
+import ShelfTerminal
 import ShelfUI
 
 final class TUIFiles: @unchecked Sendable {
@@ -14,10 +16,13 @@ final class TUIFiles: @unchecked Sendable {
     /// The host the pane is open on, and where its side starts; nil once closed.
     private var opened: (hostID: UUID, start: [UInt8]?)?
     private var remote: FilesRemoteSide?
+    private let edits: FilesEdits
 
-    init(mailbox: Mailbox, login: TUILogin) {
+    init(mailbox: Mailbox, login: TUILogin, environment: [String: String], runtime: String) {
         self.mailbox = mailbox
         self.login = login
+        edits = FilesEdits(mailbox: mailbox, environment: environment, runtime: runtime)
+        edits.remote = { [weak self] in self?.remoteSide }
         login.filesLoggedIn = { [weak self] hostID, result in self?.loggedIn(hostID, result) }
     }
 
@@ -63,6 +68,16 @@ final class TUIFiles: @unchecked Sendable {
         }
     }
 
+    private var remoteSide: FilesRemoteSide? {
+        lock.lock()
+        defer { lock.unlock() }
+        return remote
+    }
+
+    func edit(_ path: [UInt8]) { edits.edit(path) }
+    func runEditor(_ id: Int, terminal: Terminal) { edits.runEditor(id, terminal: terminal) }
+    func resolveEdit(_ id: Int, _ choice: FilesEditChoice) { edits.resolve(id, choice) }
+
     func cancelCopy(_ id: Int) {
         lock.lock()
         let remote = self.remote
@@ -78,6 +93,7 @@ final class TUIFiles: @unchecked Sendable {
         lock.unlock()
         if wasLoggingIn { login.cancel() }
         remote?.close()
+        edits.close()
     }
 
     private func listLocal(_ path: [UInt8], generation: Int) {

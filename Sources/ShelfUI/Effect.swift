@@ -69,6 +69,12 @@ public enum Effect: Sendable, Equatable {
     case changeFiles(FilesPane.Side, FilesChange)
     /// Stop a queued or running copy (its temporary file is removed, as `cp` does on Ctrl-C).
     case cancelCopy(Int)
+    /// Enter on a host's file: download it to a private copy (`Action.filesEditReady`), for the editor.
+    case editFile([UInt8])
+    /// Step out of curses and run the editor on the downloaded copy `id`, then save it if it changed.
+    case runEditor(Int)
+    /// The answer to "changed on the host meanwhile" for the edit `id`.
+    case resolveEdit(Int, FilesEditChoice)
     case quit
 }
 
@@ -139,6 +145,10 @@ public enum Action: Sendable {
     case filesChanged(FilesPane.Side, Result<String, OperationFailure>)
     /// How a copy of the file pane goes (`id`, its state, bytes, rate) or how it ended.
     case filesTransfer(id: Int, state: FilesTransfer.State, bytes: UInt64, rate: Double, detail: String)
+    /// A host's file was downloaded to the private copy `id`: the editor can run.
+    case filesEditReady(id: Int)
+    /// The file of the edit `id` changed on the host while it was edited (or the name to save it as exists: why).
+    case filesEditConflict(FilesEdit, problem: String?)
 }
 
 public struct OperationFailure: Error, Sendable, Equatable {

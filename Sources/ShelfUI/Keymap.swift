@@ -355,8 +355,8 @@ public enum Keymap {
         KeyBinding([.char("G"), .end], .filesBottom, .files, "go to the last entry"),
         KeyBinding([.tab], .filesSwitch, .files, "switch sides (this machine, the host)", hint: "switch"),
         KeyBinding(
-            [.enter, .char("l"), .right], .filesOpen, .files, "open the folder (or the link to a folder)",
-            hint: "open"),
+            [.enter, .char("l"), .right], .filesOpen, .files,
+            "open the folder (or the link to a folder); a host's file: edit it in $EDITOR", hint: "open"),
         KeyBinding([.char("h"), .left, .backspace], .filesParent, .files, "go up to the parent folder", hint: "up"),
         KeyBinding(
             [.char("/")], .filesFilter, .files,

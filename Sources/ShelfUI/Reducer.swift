@@ -149,6 +149,11 @@ public enum Reducer {
         case .filesTransfer(let id, let transferState, let bytes, let rate, let detail):
             return FilesCopyReducer.progress(
                 &state, id: id, state: transferState, bytes: bytes, rate: rate, detail: detail)
+        case .filesEditReady(let id):
+            return [.runEditor(id)]
+        case .filesEditConflict(let edit, let problem):
+            FilesEditReducer.conflict(&state, edit, problem: problem)
+            return []
         case .conflicts(let items):
             let keep = state.selectedConflict?.id
             state.conflicts = items

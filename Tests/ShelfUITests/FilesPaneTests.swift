@@ -1,6 +1,6 @@
 // FilesPaneTests: the file pane's reducer — F opens it and asks the app to log in; listings fill a side (an older
 // one is dropped); folders first, hidden names toggled, the filter, Enter into a folder and h back onto it, Enter on
-// a file says what it is; names are shown escaped. And the screens the snapshots record.
+// a host's file over the editor's limit refused; names are shown escaped. And the screens the snapshots record.
 import FoundationEssentials
 import ShelfCore
 import XCTest
@@ -84,8 +84,10 @@ final class FilesPaneTests: XCTestCase {
         Fixtures.type(&state, "tar")
         XCTAssertEqual(state.files?[.remote].visible.count, 1)
         XCTAssertEqual(state.files?[.remote].selected?.shown, "app.tar")
-        Fixtures.press(&state, .enter, .enter)
-        XCTAssertEqual(state.notice?.text, "app.tar is a regular file, not a folder")
+        // A host's file opens in the editor; this one is over the round trip's limit, so it is refused at once.
+        XCTAssertEqual(Fixtures.press(&state, .enter, .enter), [])
+        XCTAssertEqual(
+            state.notice?.text, "app.tar is 117M: the editor takes files up to 64 MiB (copy it here with c instead)")
         Fixtures.press(&state, .escape)
         XCTAssertEqual(state.files?[.remote].filter, "")
         XCTAssertEqual(state.mode, .files, "the first Esc clears the filter only")
@@ -228,9 +230,12 @@ enum FilesSnapshots {
         Fixtures.press(&copying, .char("G"), .char("c"), .char("k"), .char("k"), .char(" "))
         _ = Reducer.reduce(
             &copying, .filesTransfer(id: 1, state: .running, bytes: 23_456_789, rate: 50_000_000, detail: ""))
+        var conflict = FilesPaneTests.listed(rows: rows, columns: columns)
+        _ = Reducer.reduce(
+            &conflict, .filesEditConflict(FilesEdit(id: 1, path: Array("/srv/app/app.tar".utf8)), problem: nil))
         return [
             ("files-connecting", connecting), ("files", FilesPaneTests.listed(rows: rows, columns: columns)),
-            ("files-filtered", filtered), ("files-copying", copying),
+            ("files-filtered", filtered), ("files-copying", copying), ("files-edit-conflict", conflict),
         ]
     }
 }

@@ -17,7 +17,9 @@ enum FilesCommand {
             Opens the terminal UI's file pane on HOST: this machine's folder on the left (the current one, or \
             --local DIR), the host's on the right (its login's home, or PATH; a relative PATH starts there). The \
             login is the TUI's (host key verified before any credential, questions as dialogs); the keys are the \
-            file pane's (? inside lists them). Needs a terminal on stdin and stdout.
+            file pane's (? inside lists them). Enter on a host's file opens a private copy in $EDITOR (else \
+            $VISUAL) and saves it back only if the host's file did not change meanwhile (else it asks: overwrite, \
+            keep theirs, or save yours under another name). Needs a terminal on stdin and stdout.
             """,
         arguments: [
             ArgumentSpec(name: "HOST", help: "host name (or id prefix)", completion: .host),

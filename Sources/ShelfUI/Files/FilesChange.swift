@@ -14,7 +14,11 @@ public enum FilesChange: Sendable, Equatable {
 
 /// The question on the bottom row while a change is being asked for.
 public struct FilesQuestion: Sendable, Equatable {
-    public enum Kind: Sendable, Equatable { case makeFolder, rename, delete, setMode }
+    public enum Kind: Sendable, Equatable {
+        case makeFolder, rename, delete, setMode
+        /// The edited file changed on the host meanwhile: overwrite, keep theirs, or save mine under another name.
+        case editConflict, saveEditAs
+    }
     public var kind: Kind
     public var side: FilesPane.Side
     /// The entry the change is about (nil for a new folder).
@@ -23,6 +27,8 @@ public struct FilesQuestion: Sendable, Equatable {
     public var input: String
     /// Why the last Enter was refused.
     public var problem: String?
+    /// The edit a conflict is about.
+    public var edit: FilesEdit?
 
     /// The row's words.
     public var prompt: String {
@@ -31,6 +37,11 @@ public struct FilesQuestion: Sendable, Equatable {
         case .makeFolder: return "New folder: "
         case .rename: return "Rename \(name) to: "
         case .setMode: return "Mode of \(name) (octal, e.g. 644): "
+        case .editConflict:
+            // Short enough for 80 columns with a short name: all three answers must show.
+            let file = edit.map { FileName.shown(FilesPath.last($0.path) ?? $0.path) } ?? name
+            return "\(file) changed on the host: o overwrite it, k keep theirs, s save yours as "
+        case .saveEditAs: return "Save yours beside it as: "
         case .delete:
             return entry?.kind == .directory
                 ? "Delete the folder \(name) and everything in it? Type its name: "
@@ -63,6 +74,9 @@ enum FilesChangeReducer {
 
     static func key(_ state: inout UIState, _ pane: inout FilesPane, _ key: Key) -> [Effect] {
         guard var question = pane.question else { return [] }
+        if question.kind == .editConflict || question.kind == .saveEditAs {
+            return FilesEditReducer.key(&state, &pane, question, key)
+        }
         if question.kind == .delete, question.entry?.kind != .directory {
             switch key {
             case .char("y"):
@@ -133,6 +147,8 @@ enum FilesChangeReducer {
                 return .failure(OperationFailure("that is not the folder's name: nothing deleted"))
             }
             return .success(.delete(path(pane, question), folder: true))
+        case .editConflict, .saveEditAs:
+            return .failure(OperationFailure("answered by the edit's own keys"))
         }
     }
 

@@ -55,6 +55,8 @@ enum FilesReducer {
         case .filesSwitch: pane.active = side == .local ? .remote : .local
         case .filesOpen:
             guard let entry = pane[side].selected else { return [] }
+            // A host's file opens in the editor (FilesEditReducer); one here says what it is.
+            if !entry.opens && side == .remote && pane.connected { return FilesEditReducer.open(&state, pane, entry) }
             guard entry.opens else {
                 state.notice = Notice("\(entry.shown) is \(words(entry.kind)), not a folder")
                 return []

@@ -55,8 +55,9 @@ final class TUIFilesTests: XCTestCase {
         }
         try tui.send("j")
         try tui.waitFor("the details of alpha.txt") { $0.contains("5000 bytes") && $0.contains("alpha.txt") }
+        // A host's file opens in the editor: with neither variable set, the line says to set one.
         try tui.send("Enter")
-        try tui.waitFor(text: "alpha.txt is a regular file, not a folder")
+        try tui.waitFor(text: "neither $EDITOR nor $VISUAL is set: set one to your editor (e.g. export EDITOR=nano)")
 
         try tui.send("Tab")
         try tui.waitFor("this machine's side has the keys") { $0.contains("bytes") && $0.contains("local-one.txt") }
@@ -123,10 +124,7 @@ final class TUIFilesTests: XCTestCase {
             try FileManager.default.subpathsOfDirectory(atPath: remote)
             + FileManager.default.subpathsOfDirectory(atPath: here)
         XCTAssertFalse(leftovers.contains { $0.contains(".part") }, "\(leftovers)")
-        try tui.send("q")
-        try tui.waitFor(text: "2 hosts")
-        try tui.send("q")
-        XCTAssertEqual(try tui.waitForExit(), 0)
+        try tui.closeFilesAndQuit()
     }
 
     /// `x` cancels the running copy: its temporary file is removed (cp's stop), nothing is left under the final name,
@@ -150,10 +148,7 @@ final class TUIFilesTests: XCTestCase {
         try tui.waitFor(text: "↓ huge.img to \(here)  cancelled")
         try tui.waitFor("the local side read again, empty") { $0.contains("0 entries") }
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: here), [], "no partial or final file")
-        try tui.send("q")
-        try tui.waitFor(text: "2 hosts")
-        try tui.send("q")
-        XCTAssertEqual(try tui.waitForExit(), 0)
+        try tui.closeFilesAndQuit()
     }
 
     /// On the host's side: `n` makes a folder, `R` renames (an existing name refused), `M` changes the mode (a bad
@@ -181,9 +176,7 @@ final class TUIFilesTests: XCTestCase {
         XCTAssertTrue(
             FileManager.default.fileExists(atPath: remote + "/made", isDirectory: &isFolder) && isFolder.boolValue)
 
-        try tui.send("/")
-        try tui.type("old")
-        try tui.send("Enter")
+        try tui.filterFiles("old")
         try tui.send("R")
         try tui.waitFor(text: "Rename old.txt to: old.txt_")
         try tui.send("C-u")
@@ -191,9 +184,7 @@ final class TUIFilesTests: XCTestCase {
         try tui.send("Enter")
         try tui.waitFor(text: "\(remote)/other.txt already exists: nothing renamed")
         XCTAssertTrue(FileManager.default.fileExists(atPath: remote + "/old.txt"))
-        try tui.send("/")
-        try tui.type("old")
-        try tui.send("Enter")
+        try tui.filterFiles("old")
         try tui.send("R")
         try tui.send("C-u")
         try tui.type("new.txt")
@@ -202,9 +193,7 @@ final class TUIFilesTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: remote + "/new.txt"))
         XCTAssertFalse(FileManager.default.fileExists(atPath: remote + "/old.txt"))
 
-        try tui.send("/")
-        try tui.type("new")
-        try tui.send("Enter")
+        try tui.filterFiles("new")
         try tui.send("M")
         try tui.waitFor(text: "Mode of new.txt (octal, e.g. 644): 644_")
         try tui.send("C-u")
@@ -218,18 +207,14 @@ final class TUIFilesTests: XCTestCase {
         XCTAssertEqual(
             try FileManager.default.attributesOfItem(atPath: remote + "/new.txt")[.posixPermissions] as? Int, 0o600)
 
-        try tui.send("/")
-        try tui.type("new")
-        try tui.send("Enter")
+        try tui.filterFiles("new")
         try tui.send("d")
         try tui.waitFor(text: "Delete new.txt? y deletes, n keeps it")
         try tui.send("y")
         try tui.waitFor("the file deleted") { $0.contains("deleted \(remote)/new.txt") && !$0.contains(" new.txt") }
         XCTAssertFalse(FileManager.default.fileExists(atPath: remote + "/new.txt"))
 
-        try tui.send("/")
-        try tui.type("tree")
-        try tui.send("Enter")
+        try tui.filterFiles("tree")
         try tui.send("d")
         try tui.waitFor(text: "Delete the folder tree and everything in it? Type its name:")
         try tui.type("tre")
@@ -240,10 +225,7 @@ final class TUIFilesTests: XCTestCase {
         try tui.send("Enter")
         try tui.waitFor("the folder deleted") { $0.contains("deleted \(remote)/tree") && !$0.contains("tree/") }
         XCTAssertFalse(FileManager.default.fileExists(atPath: remote + "/tree"))
-        try tui.send("q")
-        try tui.waitFor(text: "2 hosts")
-        try tui.send("q")
-        XCTAssertEqual(try tui.waitForExit(), 0)
+        try tui.closeFilesAndQuit()
     }
 
     /// The host's connection breaks (its sshd session killed): the host's side says so and what to do, and the
@@ -256,10 +238,7 @@ final class TUIFilesTests: XCTestCase {
         try tui.send("r")
         try tui.waitFor(text: "the connection to the host broke: close the pane (q) and open it again (F)")
         try tui.send("Tab")
-        try tui.send("q")
-        try tui.waitFor(text: "2 hosts")
-        try tui.send("q")
-        XCTAssertEqual(try tui.waitForExit(), 0)
+        try tui.closeFilesAndQuit()
     }
 
     /// `F` on the selected host: the pane opens on the login's home.
@@ -305,31 +284,22 @@ final class TUIFilesTests: XCTestCase {
                 && screen.contains("out -> /etc") && screen.contains("loop -> .") && screen.contains("prw-r--r--")
                 && screen.contains("crw-r--r--") && screen.contains("8 entries") && !screen.contains("reading...")
         }
-        try tui.send("/")
-        try tui.type("fifo")
-        try tui.send("Enter")
+        try tui.filterFiles("fifo")
         try tui.send("Enter")
         try tui.waitFor(text: "a-fifo is a FIFO, not a folder")
         // A key sent right after Esc could reach curses with it as one Alt sequence: the next waits for Esc's effect.
         try tui.send("Escape")
         try tui.waitFor("the filter cleared") { $0.contains("8 entries") && !$0.contains(" of 8") }
-        try tui.send("/")
-        try tui.type("device")
-        try tui.send("Enter")
+        try tui.filterFiles("device")
         try tui.send("Enter")
         try tui.waitFor(text: "a-device is a character device, not a folder")
         // The loop is a link to a folder: it opens (the same folder again, one level deeper by name).
         try tui.send("Escape")
         try tui.waitFor("the filter cleared again") { $0.contains("8 entries") && !$0.contains(" of 8") }
-        try tui.send("/")
-        try tui.type("loop")
-        try tui.send("Enter")
+        try tui.filterFiles("loop")
         try tui.send("Enter")
         try tui.waitFor("through the loop") { $0.contains("a: \(tree)/loop\n") && $0.contains("8 entries") }
-        try tui.send("q")
-        try tui.waitFor(text: "2 hosts")
-        try tui.send("q")
-        XCTAssertEqual(try tui.waitForExit(), 0)
+        try tui.closeFilesAndQuit()
     }
 
     /// 10,000 entries: the whole folder lists (the count says so), and the keys reach its last entry.
@@ -348,9 +318,6 @@ final class TUIFilesTests: XCTestCase {
         try tui.waitFor("ten of them") { $0.contains("10 entries of 10000") && $0.contains("f05009") }
         try tui.send("Escape")
         try tui.waitFor("the filter cleared") { $0.contains("10000 entries") && !$0.contains(" of 10000") }
-        try tui.send("q")
-        try tui.waitFor(text: "2 hosts")
-        try tui.send("q")
-        XCTAssertEqual(try tui.waitForExit(), 0)
+        try tui.closeFilesAndQuit()
     }
 }
