@@ -133,7 +133,7 @@ let package = Package(
             name: "ShelfAppTests",
             dependencies: [
                 "ShelfCLI", "ShelfTUIApp", "ShelfServices", "ShelfCore", "ShelfStore", "ShelfUI", "TestSupport",
-                "ShelfSQLite", "ShelfOperations", "ShelfVault", "ShelfSystem",
+                "ShelfSQLite", "ShelfOperations", "ShelfVault", "ShelfSystem", "ShelfSSH", "ShelfSync",
             ],
             path: "Tests/ShelfAppTests"),
     ]

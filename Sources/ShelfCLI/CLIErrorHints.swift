@@ -5,6 +5,7 @@
 // its PassphraseNeed words replaced.
 import ShelfCore
 import ShelfOperations
+import ShelfSync
 
 enum CLIErrorHints {
     static func shelfError(from error: any Error) -> ShelfError {
@@ -30,6 +31,10 @@ enum CLIErrorHints {
             return passphrase(need)
         }
     }
+
+    /// A sync report's hint in the CLI's words: given as data, part by part; a report saved before hints were data
+    /// has its words, with PassphraseNeed's replaced.
+    static func words(_ report: SyncReport) -> String? { report.guidance.map(words) ?? report.hint.map(hint) }
 
     /// A hint given as words, with the CLI's way to give the vault passphrase in place of PassphraseNeed's words.
     static func hint(_ text: String) -> String { PassphraseNeed.worded(text, by: passphrase) }

@@ -33,24 +33,8 @@ public enum FieldGroups {
         }
     }
 
-    static let host = [
-        FieldGroup("name", ["name"]),
-        // Aliases and tags merge as sets, value by value (FieldSets).
-        FieldGroup("aliases", ["aliases"]),
-        FieldGroup("endpoint", ["hostname", "port", "pinnedHostKey"]),
-        FieldGroup("user", ["user"]),
-        FieldGroup("group", ["groupID"]),
-        FieldGroup("tags", ["tags"]),
-        FieldGroup("auth", ["authMethod", "identityID", "passwordRef"]),
-        FieldGroup("jump", ["jumpHostIDs", "unresolvedJump"]),
-        FieldGroup("options", ["options"]),
-        FieldGroup("notes", ["notes"]),
-        FieldGroup("pq", ["pq"]),
-        FieldGroup("record", ["record"]),
-        FieldGroup("created", ["createdAt"], quiet: true),
-        FieldGroup("updated", ["updatedAt"], quiet: true),
-        FieldGroup("connected", ["lastConnectedAt"], quiet: true),
-    ]
+    /// A host's groups come from its field table (HostFields).
+    static var host: [FieldGroup] { HostFields.table.fieldGroups }
     static let group = [
         FieldGroup("name", ["name"]),
         FieldGroup("parent", ["parentID"]),
@@ -78,13 +62,8 @@ public enum FieldGroups {
         FieldGroup("updated", ["updatedAt"], quiet: true),
     ]
 
-    static let snippet = [
-        FieldGroup("name", ["name"]),
-        FieldGroup("command", ["command"]),
-        // Tags merge as sets, value by value (FieldSets), as a host's do.
-        FieldGroup("tags", ["tags"]),
-        FieldGroup("updated", ["updatedAt"], quiet: true),
-    ]
+    /// A snippet's groups come from its field table (SnippetFields).
+    static var snippet: [FieldGroup] { SnippetFields.table.fieldGroups }
 
     /// A CA pin's key and the names it vouches for are one unit: a merge never pairs a CA with another's patterns.
     static let caPin = [
@@ -98,8 +77,8 @@ public enum FieldGroups {
     /// The groups of a kind that hold one list and merge as sets (FieldSets): the group and its field share a name.
     public static func setNames(for kind: RecordKind) -> [String] {
         switch kind {
-        case .host: ["aliases", "tags"]
-        case .snippet: ["tags"]
+        case .host: HostFields.table.setGroups
+        case .snippet: SnippetFields.table.setGroups
         default: []
         }
     }

@@ -4,8 +4,8 @@
 // key where it has one (V: unlock the vault) and leaves other commands as typed (TUIErrorLine), saying a way once
 // when two come to the same key. `words` is the face-neutral reading, which ShelfError.hint carries for whatever
 // shows a hint without a face's own wording (logs, saved reports).
-public struct Hint: Sendable, Equatable {
-    public enum Part: Sendable, Equatable {
+public struct Hint: Sendable, Equatable, Codable {
+    public enum Part: Sendable, Equatable, Codable {
         /// Words every face shows as they are.
         case text(String)
         /// `sshelf` with these arguments.

@@ -100,64 +100,10 @@ public struct Host: Hashable, Sendable, Codable, Identifiable {
         return "\(userPart)\(hostPart):\(port)"
     }
 
-    static let knownFields: Set<String> = [
-        "id", "name", "aliases", "hostname", "port", "user", "groupID", "tags", "authMethod", "identityID",
-        "passwordRef",
-        "jumpHostIDs", "unresolvedJump", "pinnedHostKey", "options", "notes", "createdAt", "updatedAt",
-        "lastConnectedAt", "pq", "record",
-    ]
+    /// Every key this version models (HostFields); anything else rides in `extra`.
+    static var knownFields: Set<String> { HostFields.table.knownKeys }
 
-    public init(from decoder: Decoder) throws {
-        let c = try decoder.container(keyedBy: AnyCodingKey.self)
-        let epoch = Date(timeIntervalSince1970: 0)
-        id = try c.field("id", UUID())
-        name = try c.field("name", "")
-        aliases = try c.field("aliases", [String]())
-        hostname = try c.field("hostname", "")
-        port = try c.field("port", Host.defaultPort)
-        user = try c.field("user", "")
-        groupID = try c.field("groupID", nil as UUID?)
-        tags = try c.field("tags", [String]())
-        authMethod = try c.field("authMethod", AuthMethod.auto)
-        identityID = try c.field("identityID", nil as UUID?)
-        passwordRef = try c.field("passwordRef", nil as ReferenceKey?)
-        jumpHostIDs = try c.field("jumpHostIDs", [UUID]())
-        unresolvedJump = try c.field("unresolvedJump", "")
-        pinnedHostKey = try c.field("pinnedHostKey", nil as PinnedHostKey?)
-        options = try c.field("options", [String]())
-        notes = try c.field("notes", "")
-        pq = try c.field("pq", PostQuantumSetting.off)
-        record = RecordSetting.decoded(try c.field("record", nil as String?))
-        createdAt = try c.field("createdAt", epoch)
-        updatedAt = try c.field("updatedAt", epoch)
-        lastConnectedAt = try c.field("lastConnectedAt", nil as Date?)
-        extra = try c.unknownFields(known: Self.knownFields)
-    }
+    public init(from decoder: Decoder) throws { self = try HostFields.table.decode(from: decoder) }
 
-    public func encode(to encoder: Encoder) throws {
-        var c = encoder.container(keyedBy: AnyCodingKey.self)
-        try c.put("id", id)
-        try c.put("name", name)
-        try c.put("aliases", aliases)
-        try c.put("hostname", hostname)
-        try c.put("port", port)
-        try c.put("user", user)
-        try c.put("groupID", groupID)
-        try c.put("tags", tags)
-        try c.put("authMethod", authMethod)
-        try c.put("identityID", identityID)
-        try c.put("passwordRef", passwordRef)
-        try c.put("jumpHostIDs", jumpHostIDs)
-        try c.put("unresolvedJump", unresolvedJump)
-        try c.put("pinnedHostKey", pinnedHostKey)
-        try c.put("options", options)
-        try c.put("notes", notes)
-        // Written only when set: a host that never had it keeps the body (and the sync entry) it always had.
-        if pq != .off { try c.put("pq", pq) }
-        if let record { try c.put("record", record.rawValue) }
-        try c.put("createdAt", createdAt)
-        try c.put("updatedAt", updatedAt)
-        try c.put("lastConnectedAt", lastConnectedAt)
-        try c.putUnknown(extra)
-    }
+    public func encode(to encoder: Encoder) throws { try HostFields.table.encode(self, to: encoder) }
 }

@@ -3,7 +3,7 @@
 // connect hints still given as words (they travel as strings: SSH's credential lookups, saved sync reports) say
 // `need.words`, which each face replaces where it shows a hint: the CLI names --passphrase-fd (CLIErrorHints), the TUI
 // its V key (TUIErrorLine). A face that shows a hint unworded still reads as plain advice.
-public enum PassphraseNeed: CaseIterable, Sendable {
+public enum PassphraseNeed: String, CaseIterable, Sendable, Codable {
     /// The command was given no vault passphrase.
     case give
     /// The passphrase given was wrong.

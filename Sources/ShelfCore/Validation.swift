@@ -172,28 +172,8 @@ public enum Validation {
         return nil
     }
 
-    public static func problems(_ host: Host) -> [ValidationError] {
-        var found: [ValidationError] = []
-        func add(_ field: String, _ message: String?) {
-            if let message { found.append(ValidationError(field: field, message: message)) }
-        }
-        add("name", nameProblem(host.name))
-        for problem in HostAliases.problems(host) { add("aliases", problem) }
-        add("hostname", hostnameProblem(host.hostname).map { "hostname \($0)" })
-        add("port", portProblem(host.port))
-        add("user", userProblem(host.user))
-        if host.tags.count > maxTags { add("tags", "more than \(maxTags) tags") }
-        for tag in host.tags { add("tags", tagProblem(tag)) }
-        if !host.authMethod.isKnown { add("auth", "unknown auth method '\(host.authMethod.rawValue)'") }
-        if host.jumpHostIDs.contains(host.id) { add("jump", "host '\(host.name)' jumps through itself") }
-        if host.jumpHostIDs.count > maxJumpChain { add("jump", "jump chain is longer than \(maxJumpChain) hosts") }
-        if host.notes.utf8.count > maxNotesLength { add("notes", "notes are longer than \(maxNotesLength) bytes") }
-        add("notes", controlCharacterProblem(host.notes, allowNewlines: true).map { "notes \($0)" })
-        if host.unresolvedJump.utf8.count > maxFieldLength { add("jump", "ProxyJump text is too long") }
-        add("jump", jumpTextProblem(host.unresolvedJump))
-        for problem in SSHOption.problems(host.options) { add("options", problem) }
-        return found
-    }
+    /// A host's problems, field by field as its table declares them (HostFields).
+    public static func problems(_ host: Host) -> [ValidationError] { HostFields.table.problems(host) }
 
     public static func problems(_ group: HostGroup) -> [ValidationError] {
         var found: [ValidationError] = []

@@ -33,9 +33,11 @@ extension ShelfError {
             self.init(kind, error.message, hint: error.hint)
         case let error as SSHError:
             self.init(.connection, error.message, hint: error.hint)
+            guidance = error.guidance
             detail = error.libraryMessage.map { "libssh2: \($0)" }
         case let error as SyncFailure:
             self.init(.failure, error.reason, hint: error.hint)
+            guidance = error.guidance
         case let error as RegularFileError:
             self.init(error.kind == .missing ? .notFound : .invalid, error.description)
         case let error as FileSystemError:

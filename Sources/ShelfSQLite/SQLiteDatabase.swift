@@ -314,6 +314,10 @@ public final class SQLiteStatement {
     }
 
     public var columnCount: Int32 { sqlite3_column_count(handle) }
+    /// A result column's name as the statement gives it (its `AS` name, else the column's).
+    public func columnName(_ column: Int32) -> String {
+        sqlite3_column_name(handle, column).map { String(cString: $0) } ?? ""
+    }
     public func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
     public func int(_ column: Int32) -> Int { Int(sqlite3_column_int64(handle, column)) }
     public func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }

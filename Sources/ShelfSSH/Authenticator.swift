@@ -310,7 +310,7 @@ struct Authenticator {
         case .unavailable(let reason, let hint):
             return SSHError(
                 .credentialUnavailable, "the password for \(hop.name) is in the vault, which cannot be read: \(reason)",
-                hint: hint ?? "see 'sshelf vault status'")
+                guidance: hint ?? Hint(.text("see '"), .command(["vault", "status"]), .text("'")))
         case .found, .notStored:
             return nil
         }
@@ -336,7 +336,7 @@ struct Authenticator {
         case .unavailable(let reason, let hint)?:
             return SSHError(
                 .credentialUnavailable, "\(what): the vault remembers it but cannot give it: \(reason)",
-                hint: hint)
+                guidance: hint)
         case .locked?:
             return SSHError(
                 .credentialUnavailable, "\(what): the vault remembers it, and the vault session is locked",
@@ -356,7 +356,7 @@ struct Authenticator {
                 .credentialUnavailable, "the \(what) is in the vault, which is locked",
                 hint: "give the vault passphrase where sshelf asks for it (see 'sshelf vault status')")
         case .unavailable(let reason, let hint):
-            throw SSHError(.credentialUnavailable, "the \(what) cannot be read: \(reason)", hint: hint)
+            throw SSHError(.credentialUnavailable, "the \(what) cannot be read: \(reason)", guidance: hint)
         }
     }
 }

@@ -10,8 +10,9 @@ public enum CredentialLookup: Sendable {
     /// This device holds no item under the reference (the config track arrived before the credential track).
     case notStored
     /// The store cannot answer (broken, missing, or the item is locked in a way the source can explain); the flow
-    /// falls back to asking the user. `hint` is what fixes it, when the source knows (it knows the item's class).
-    case unavailable(reason: String, hint: String? = nil)
+    /// falls back to asking the user. `hint` is what fixes it, as data each face words, when the source knows (it
+    /// knows the item's class).
+    case unavailable(reason: String, hint: Hint? = nil)
     /// The store needs its passphrase first; the flow falls back to asking the user.
     case locked
 }

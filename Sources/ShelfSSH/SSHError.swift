@@ -1,6 +1,7 @@
 // SSHError: every failure of a connection as one typed value: what kind, a sentence for the user, libssh2's
 // own diagnostic (when it said something) and a hint where the user can act.
 import FoundationEssentials
+import ShelfCore
 
 public struct SSHError: Error, Sendable, CustomStringConvertible, Equatable {
     public enum Kind: String, Sendable {
@@ -31,6 +32,9 @@ public struct SSHError: Error, Sendable, CustomStringConvertible, Equatable {
     public var message: String
     public var libraryMessage: String?
     public var hint: String?
+    /// The hint as data (Hint), when the one who knew what fixes it said so part by part: each face words it (the CLI
+    /// its --passphrase-fd, the TUI its V key); `hint` is then its face-neutral words.
+    public var guidance: Hint?
     /// For `.hostKeyChanged`: the keys involved, so a caller can show them and, on the user's deliberate word,
     /// replace the pin (the connection itself has ended; nothing was sent).
     public var hostKeyChange: HostKeyChange?
@@ -40,6 +44,11 @@ public struct SSHError: Error, Sendable, CustomStringConvertible, Equatable {
         self.message = message
         self.libraryMessage = library.flatMap { $0.isEmpty ? nil : $0 }
         self.hint = hint
+    }
+
+    public init(_ kind: Kind, _ message: String, library: String? = nil, guidance: Hint?) {
+        self.init(kind, message, library: library, hint: guidance?.words)
+        self.guidance = guidance
     }
 
     public var description: String {

@@ -1,94 +1,61 @@
-// RecordRows: how each model record maps to its table row and back. Unknown fields ride in `extra` (JSON,
-// empty when there are none, so the common case costs no JSON work at 100,000 rows).
+// RecordRows: how each model record maps to its table row and back. Unknown fields ride in `extra` (ExtraFields:
+// JSON, empty when there are none, so the common case costs no JSON work at 100,000 rows).
 import FoundationEssentials
 import ShelfCore
 
-enum ExtraFields {
-    static func encode(_ extra: [String: JSONValue]) -> String {
-        guard !extra.isEmpty, let data = try? ShelfJSON.encoder().encode(extra) else { return "" }
-        return String(decoding: data, as: UTF8.self)
-    }
-
-    static func decode(_ text: String) -> [String: JSONValue] {
-        guard !text.isEmpty else { return [:] }
-        return (try? JSONDecoder().decode([String: JSONValue].self, from: Data(text.utf8))) ?? [:]
-    }
-}
-
-/// A host's option lines in their column: a JSON array of strings, or empty when there are none (most hosts; no JSON
-/// work then). JSON rather than a separator: a line that came by sync is stored exactly as it came, whatever it holds,
-/// and validation (not the storage format) decides what is written to a config.
-public enum OptionLines {
-    public static func encode(_ lines: [String]) -> String {
-        guard !lines.isEmpty, let data = try? ShelfJSON.encoder().encode(lines) else { return "" }
-        return String(decoding: data, as: UTF8.self)
-    }
-
-    public static func decode(_ text: String) -> [String] {
-        guard !text.isEmpty else { return [] }
-        return (try? JSONDecoder().decode([String].self, from: Data(text.utf8))) ?? []
-    }
-}
-
+/// A host's row: every column, the SQL and the reading come from its field table (HostFields).
 enum HostRow {
-    // Tags cannot contain control characters, so U+001F separates them without escaping.
-    static func joinTags(_ tags: [String]) -> String { tags.joined(separator: "\u{1F}") }
-    static func splitTags(_ text: String) -> [String] {
-        text.isEmpty ? [] : text.split(separator: "\u{1F}", omittingEmptySubsequences: true).map(String.init)
-    }
+    static func joinTags(_ tags: [String]) -> String { StoredList.join(tags) }
+    static func splitTags(_ text: String) -> [String] { StoredList.split(text) }
 
-    static let columns = """
-        id, name, hostname, port, user, group_id, tags, auth_method, identity_id, password_ref, jump_host_ids, \
-        unresolved_jump, pinned_key_type, pinned_key, notes, created_at, updated_at, last_connected_at, extra, \
-        options, aliases, pq, record
-        """
-
-    static let upsert = """
-        INSERT INTO hosts(\(columns)) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
-        ON CONFLICT(id) DO UPDATE SET name=excluded.name, hostname=excluded.hostname, port=excluded.port,
-          user=excluded.user, group_id=excluded.group_id, tags=excluded.tags, auth_method=excluded.auth_method,
-          identity_id=excluded.identity_id, password_ref=excluded.password_ref, jump_host_ids=excluded.jump_host_ids,
-          unresolved_jump=excluded.unresolved_jump, pinned_key_type=excluded.pinned_key_type,
-          pinned_key=excluded.pinned_key, notes=excluded.notes, created_at=excluded.created_at,
-          updated_at=excluded.updated_at, last_connected_at=excluded.last_connected_at, extra=excluded.extra,
-          options=excluded.options, aliases=excluded.aliases, pq=excluded.pq, record=excluded.record
-        """
-
+    static var columns: String { HostFields.table.columnList }
+    static var upsert: String { HostFields.table.upsertSQL }
     /// A new row only (a bulk insert of hosts never saved): an existing id is a constraint error, not an update.
-    static let insert = "INSERT INTO hosts(\(columns)) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+    static var insert: String { HostFields.table.insertSQL }
 
-    static func bindings(_ host: Host) -> [SQLValue] {
-        [
-            .text(host.id.storeText), .text(host.name), .text(host.hostname), .int(host.port), .text(host.user),
-            .optional(host.groupID), .text(joinTags(host.tags)), .text(host.authMethod.rawValue),
-            .optional(host.identityID), .optional(host.passwordRef?.rawValue),
-            .text(host.jumpHostIDs.map(\.storeText).joined(separator: " ")), .text(host.unresolvedJump),
-            .optional(host.pinnedHostKey?.type), .optional(host.pinnedHostKey?.key), .text(host.notes),
-            .double(host.createdAt.timeIntervalSince1970), .double(host.updatedAt.timeIntervalSince1970),
-            .optional(host.lastConnectedAt), .text(ExtraFields.encode(host.extra)),
-            .text(OptionLines.encode(host.options)),
-            .text(joinTags(host.aliases)), .text(host.pq.storeText), .text(host.record?.rawValue ?? ""),
-        ]
-    }
+    static func bindings(_ host: Host) -> [SQLValue] { HostFields.table.bindings(host).map(SQLValue.init) }
 
-    static func read(_ row: Statement) -> Host? {
-        guard let id = row.uuid(0) else { return nil }
-        var pinned: PinnedHostKey? = nil
-        if let type = row.optionalText(12), let key = row.optionalText(13) {
-            pinned = PinnedHostKey(type: type, key: key)
+    /// Reads each row of one query; the columns' places are looked up by name on its first row.
+    static func reader() -> (Statement) -> Host? {
+        var places: ColumnPlaces? = nil
+        return { row in
+            let found = places ?? ColumnPlaces(row)
+            places = found
+            return HostFields.table.read(NamedRow(statement: row, places: found))
         }
-        return Host(
-            id: id, name: row.text(1), hostname: row.text(2), port: row.int(3), user: row.text(4), groupID: row.uuid(5),
-            tags: splitTags(row.text(6)), authMethod: AuthMethod(rawValue: row.text(7)), identityID: row.uuid(8),
-            // A value in the reference column that is not a reference is dropped, never handed on as a secret.
-            passwordRef: row.optionalText(9).flatMap(ReferenceKey.init),
-            jumpHostIDs: row.text(10).split(separator: " ").compactMap { UUID(uuidString: String($0)) },
-            unresolvedJump: row.text(11), pinnedHostKey: pinned, options: OptionLines.decode(row.text(19)),
-            notes: row.text(14), createdAt: row.date(15), updatedAt: row.date(16),
-            lastConnectedAt: row.optionalDate(17),
-            aliases: splitTags(row.text(20)), pq: PostQuantumSetting(storeText: row.text(21)),
-            record: RecordSetting(rawValue: row.text(22)),
-            extra: ExtraFields.decode(row.text(18)))
+    }
+}
+
+/// Where each result column of a statement stands, by name.
+struct ColumnPlaces {
+    let byName: [String: Int32]
+
+    init(_ statement: Statement) {
+        var byName: [String: Int32] = [:]
+        for column in 0..<statement.columnCount { byName[statement.columnName(column)] = column }
+        self.byName = byName
+    }
+}
+
+/// A row read by column name (StoredRow); a name the statement does not have reads as NULL.
+struct NamedRow: StoredRow {
+    let statement: Statement
+    let places: ColumnPlaces
+
+    func isNull(_ column: String) -> Bool { places.byName[column].map(statement.isNull) ?? true }
+    func text(_ column: String) -> String { places.byName[column].map(statement.text) ?? "" }
+    func int(_ column: String) -> Int { places.byName[column].map(statement.int) ?? 0 }
+    func double(_ column: String) -> Double { places.byName[column].map(statement.double) ?? 0 }
+}
+
+extension SQLValue {
+    init(_ value: StoredValue) {
+        switch value {
+        case .null: self = .null
+        case .int(let number): self = .int(number)
+        case .double(let number): self = .double(number)
+        case .text(let text): self = .text(text)
+        }
     }
 }
 
@@ -209,26 +176,19 @@ enum ForwardRow {
     }
 }
 
+/// A snippet's row: every column, the SQL and the reading come from its field table (SnippetFields).
 enum SnippetRow {
-    static let columns = "id, name, command, tags, updated_at, extra"
-    static let upsert = """
-        INSERT INTO snippets(\(columns)) VALUES (?,?,?,?,?,?)
-        ON CONFLICT(id) DO UPDATE SET name=excluded.name, command=excluded.command, tags=excluded.tags,
-          updated_at=excluded.updated_at, extra=excluded.extra
-        """
+    static var columns: String { SnippetFields.table.columnList }
+    static var upsert: String { SnippetFields.table.upsertSQL }
+    static func bindings(_ snippet: Snippet) -> [SQLValue] { SnippetFields.table.bindings(snippet).map(SQLValue.init) }
 
-    static func bindings(_ snippet: Snippet) -> [SQLValue] {
-        [
-            .text(snippet.id.storeText), .text(snippet.name), .text(snippet.command),
-            .text(HostRow.joinTags(snippet.tags)), .double(snippet.updatedAt.timeIntervalSince1970),
-            .text(ExtraFields.encode(snippet.extra)),
-        ]
-    }
-
-    static func read(_ row: Statement) -> Snippet? {
-        guard let id = row.uuid(0) else { return nil }
-        return Snippet(
-            id: id, name: row.text(1), command: row.text(2), tags: HostRow.splitTags(row.text(3)),
-            updatedAt: row.date(4), extra: ExtraFields.decode(row.text(5)))
+    /// Reads each row of one query; the columns' places are looked up by name on its first row.
+    static func reader() -> (Statement) -> Snippet? {
+        var places: ColumnPlaces? = nil
+        return { row in
+            let found = places ?? ColumnPlaces(row)
+            places = found
+            return SnippetFields.table.read(NamedRow(statement: row, places: found))
+        }
     }
 }

@@ -108,26 +108,3 @@ final class Database {
         }
     }
 }
-
-extension UUID {
-    /// Lower-case text form used in the store and in reference keys (written directly: Foundation's
-    /// `uuidString` formats through printf, which an import of 100,000 hosts pays four times per host).
-    var storeText: String {
-        let digits: StaticString = "0123456789abcdef"
-        return withUnsafeBytes(of: uuid) { bytes in
-            String(unsafeUninitializedCapacity: 36) { out in
-                var at = 0
-                for (i, byte) in bytes.enumerated() {
-                    if i == 4 || i == 6 || i == 8 || i == 10 {
-                        out[at] = 0x2D
-                        at += 1
-                    }
-                    out[at] = digits.utf8Start[Int(byte >> 4)]
-                    out[at + 1] = digits.utf8Start[Int(byte & 0x0F)]
-                    at += 2
-                }
-                return at
-            }
-        }
-    }
-}

@@ -180,12 +180,12 @@ public final class Store {
     // MARK: hosts
 
     public func hosts() throws -> [ShelfCore.Host] {
-        try db.query("SELECT \(HostRow.columns) FROM hosts ORDER BY name COLLATE NOCASE, id", row: HostRow.read)
+        try db.query("SELECT \(HostRow.columns) FROM hosts ORDER BY name COLLATE NOCASE, id", row: HostRow.reader())
             .compactMap { $0 }
     }
 
     public func host(id: UUID) throws -> ShelfCore.Host? {
-        try db.query("SELECT \(HostRow.columns) FROM hosts WHERE id = ?", [.text(id.storeText)], row: HostRow.read)
+        try db.query("SELECT \(HostRow.columns) FROM hosts WHERE id = ?", [.text(id.storeText)], row: HostRow.reader())
             .compactMap { $0 }.first
     }
 
@@ -202,14 +202,14 @@ public final class Store {
     public func hosts(sameNameAs name: String) throws -> [ShelfCore.Host] {
         try db.query(
             "SELECT \(HostRow.columns) FROM hosts WHERE name = ? COLLATE NOCASE ORDER BY id", [.text(name)],
-            row: HostRow.read
+            row: HostRow.reader()
         ).compactMap { $0 }
     }
 
     /// Hosts that have `alias` among their aliases, ignoring case (ASCII), in id order. Only the hosts with any alias
     /// are read (the partial index `hosts_with_aliases`); the match itself is made here, where the rule is.
     public func hosts(aliased alias: String) throws -> [ShelfCore.Host] {
-        try db.query("SELECT \(HostRow.columns) FROM hosts WHERE aliases != '' ORDER BY id", row: HostRow.read)
+        try db.query("SELECT \(HostRow.columns) FROM hosts WHERE aliases != '' ORDER BY id", row: HostRow.reader())
             .compactMap { $0 }.filter { $0.aliases.contains { $0.caseInsensitiveASCIIEquals(alias) } }
     }
 
@@ -224,7 +224,7 @@ public final class Store {
     public func hosts(idPrefix prefix: String) throws -> [ShelfCore.Host] {
         try db.query(
             "SELECT \(HostRow.columns) FROM hosts WHERE id >= ? AND id < ? ORDER BY id",
-            [.text(prefix), .text(prefix + "\u{7F}")], row: HostRow.read
+            [.text(prefix), .text(prefix + "\u{7F}")], row: HostRow.reader()
         ).compactMap { $0 }
     }
 
@@ -300,7 +300,7 @@ public final class Store {
 
     public func snippets() throws -> [Snippet] {
         try db.query(
-            "SELECT \(SnippetRow.columns) FROM snippets ORDER BY name COLLATE NOCASE, id", row: SnippetRow.read
+            "SELECT \(SnippetRow.columns) FROM snippets ORDER BY name COLLATE NOCASE, id", row: SnippetRow.reader()
         )
         .compactMap { $0 }
     }

@@ -49,7 +49,7 @@ extension Store {
         id, name, hostname, port, user, group_id, tags, auth_method, identity_id, password_ref, jump_host_ids, \
         unresolved_jump, pinned_key_type, pinned_key, notes, created_at, updated_at, last_connected_at, \
         CASE WHEN record = '' THEN extra \
-        ELSE json_set(CASE WHEN extra = '' THEN '{}' ELSE extra END, '$.record', record) END, \
+        ELSE json_set(CASE WHEN extra = '' THEN '{}' ELSE extra END, '$.record', record) END AS extra, \
         options, aliases, pq
         """
 
@@ -141,18 +141,37 @@ extension Store {
         let statement = try db.cached(sql)
         defer { statement.reset() }
         try statement.bind(bindings)
+        // Each column's place by name, looked up once (not per row).
+        let places = ColumnPlaces(statement).byName
+        func at(_ name: String) -> Int32 { places[name] ?? -1 }
+        let (id, name, hostname, port, user) = (at("id"), at("name"), at("hostname"), at("port"), at("user"))
+        let (group, tags, auth, identity, password) = (
+            at("group_id"), at("tags"), at("auth_method"), at("identity_id"), at("password_ref")
+        )
+        let (jumps, unresolved, pinnedType, pinnedKey) = (
+            at("jump_host_ids"), at("unresolved_jump"), at("pinned_key_type"), at("pinned_key")
+        )
+        let (notes, created, updated, connected) = (
+            at("notes"), at("created_at"), at("updated_at"), at("last_connected_at")
+        )
+        let (extra, options, aliases, pq) = (at("extra"), at("options"), at("aliases"), at("pq"))
         while try statement.step() {
-            guard let id = statement.uuidFast(0) else { continue }
+            guard let hostID = statement.uuidFast(id) else { continue }
             let row = HostTableRow(
-                id: id, name: statement.bytes(1), hostname: statement.bytes(2), user: statement.bytes(4),
-                tags: statement.bytes(6), port: statement.int(3), groupID: statement.uuidFast(5),
-                identityID: statement.uuidFast(8), auth: statement.bytes(7),
-                passwordRef: statement.isNull(9) ? nil : statement.bytes(9), jumps: statement.bytes(10),
-                unresolvedJump: statement.bytes(11), pinnedType: statement.isNull(12) ? nil : statement.bytes(12),
-                pinnedKey: statement.isNull(13) ? nil : statement.bytes(13), notes: statement.bytes(14),
-                created: statement.double(15), updated: statement.double(16),
-                lastConnected: statement.isNull(17) ? nil : statement.double(17), extra: statement.bytes(18),
-                options: statement.bytes(19), aliases: statement.bytes(20), pq: statement.bytes(21))
+                id: hostID, name: statement.bytes(name), hostname: statement.bytes(hostname),
+                user: statement.bytes(user), tags: statement.bytes(tags), port: statement.int(port),
+                groupID: statement.uuidFast(group), identityID: statement.uuidFast(identity),
+                auth: statement.bytes(auth),
+                passwordRef: statement.isNull(password) ? nil : statement.bytes(password),
+                jumps: statement.bytes(jumps),
+                unresolvedJump: statement.bytes(unresolved),
+                pinnedType: statement.isNull(pinnedType) ? nil : statement.bytes(pinnedType),
+                pinnedKey: statement.isNull(pinnedKey) ? nil : statement.bytes(pinnedKey),
+                notes: statement.bytes(notes),
+                created: statement.double(created), updated: statement.double(updated),
+                lastConnected: statement.isNull(connected) ? nil : statement.double(connected),
+                extra: statement.bytes(extra), options: statement.bytes(options), aliases: statement.bytes(aliases),
+                pq: statement.bytes(pq))
             builder.append(row)
         }
     }

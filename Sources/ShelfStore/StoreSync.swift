@@ -201,8 +201,10 @@ extension Store {
             )
             .compactMap { $0 }.first.map(Store.mergeBody)
         case .snippet:
-            return try db.query("SELECT \(SnippetRow.columns) FROM snippets WHERE id = ?", key, row: SnippetRow.read)
-                .compactMap { $0 }.first.map(Store.mergeBody)
+            return try db.query(
+                "SELECT \(SnippetRow.columns) FROM snippets WHERE id = ?", key, row: SnippetRow.reader()
+            )
+            .compactMap { $0 }.first.map(Store.mergeBody)
         case .caPin:
             return try db.query("SELECT \(CAPinRow.columns) FROM ca_pins WHERE id = ?", key, row: CAPinRow.read)
                 .compactMap { $0 }.first.map(Store.mergeBody)
@@ -300,7 +302,9 @@ extension Store {
                     bodies[group.id.storeText] = try Store.mergeBody(group)
                 }
             case .host:
-                for host in try db.query("SELECT \(HostRow.columns) FROM \(table)", row: HostRow.read).compactMap({ $0 }
+                for host in try db.query("SELECT \(HostRow.columns) FROM \(table)", row: HostRow.reader()).compactMap({
+                    $0
+                }
                 ) {
                     bodies[host.id.storeText] = try Store.mergeBody(host)
                 }
@@ -317,7 +321,7 @@ extension Store {
                     bodies[rule.id.storeText] = try Store.mergeBody(rule)
                 }
             case .snippet:
-                for snippet in try db.query("SELECT \(SnippetRow.columns) FROM \(table)", row: SnippetRow.read)
+                for snippet in try db.query("SELECT \(SnippetRow.columns) FROM \(table)", row: SnippetRow.reader())
                     .compactMap({ $0 })
                 {
                     bodies[snippet.id.storeText] = try Store.mergeBody(snippet)

@@ -20,8 +20,8 @@ public struct CredentialSync {
     /// script gives it on a descriptor.
     static let locked = SyncFailure(
         "vault locked (credential track paused while config keeps syncing)",
-        hint: "run 'sshelf vault unlock' (or 'sshelf sync now' in a terminal, which asks "
-            + "for the vault passphrase), or 'sshelf sync now', and \(PassphraseNeed.give.words)")
+        guidance: Hint(.command(["vault", "unlock"])).or(
+            .command(["sync", "now"]), .text(", and "), .passphrase(.give)))
 
     static func failure(_ error: VaultError) -> SyncFailure {
         error.kind == .locked ? locked : SyncFailure("vault unavailable: \(error.message)")

@@ -11,6 +11,8 @@ public struct SyncReport: Codable, Sendable, Equatable {
     public var at: Date
     public var reason: String?
     public var hint: String?
+    /// The hint as data, for each face to word (`hint` is its face-neutral words); nil in a report saved before it.
+    public var guidance: Hint?
     /// Records received that changed something here, and records sent.
     public var pulled = 0
     public var pushed = 0
@@ -62,6 +64,7 @@ public struct SyncReport: Codable, Sendable, Equatable {
         state = .localFallback
         reason = failure.reason
         hint = failure.hint
+        guidance = failure.guidance
     }
 }
 
@@ -69,11 +72,18 @@ public struct SyncReport: Codable, Sendable, Equatable {
 public struct SyncFailure: Error, Sendable, CustomStringConvertible {
     public var reason: String
     public var hint: String?
+    /// The hint as data, when it names a command or the vault passphrase: each face words it.
+    public var guidance: Hint?
     public var description: String { reason }
 
     public init(_ reason: String, hint: String? = nil) {
         self.reason = reason
         self.hint = hint
+    }
+
+    public init(_ reason: String, guidance: Hint) {
+        self.init(reason, hint: guidance.words)
+        self.guidance = guidance
     }
 
     static func brief(_ error: Error) -> String {

@@ -54,7 +54,8 @@ final class SyncSession {
         if error.kind == .locked {
             return SyncFailure(
                 "vault locked: sync needs this device's keys",
-                hint: "run 'sshelf vault unlock' (or 'sshelf sync now', and \(PassphraseNeed.give.words))")
+                guidance: Hint(.command(["vault", "unlock"]))
+                    .or(.command(["sync", "now"]), .text(", and "), .passphrase(.give)))
         }
         return SyncFailure("vault unavailable: \(error.message)", hint: error.hint ?? "run 'sshelf vault status'")
     }

@@ -81,6 +81,8 @@ public struct ReleaseEntry: Codable, Sendable, Equatable {
 public struct ReleaseLogError: Error, Sendable, CustomStringConvertible {
     public var message: String
     public var hint: String?
+    /// The hint as data, when it names a command or the vault passphrase: each face words it.
+    public var guidance: Hint? = nil
     public var description: String { message }
 }
 

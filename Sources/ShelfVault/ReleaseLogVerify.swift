@@ -35,9 +35,8 @@ extension ReleaseLog {
                     "the log exists but the vault has no release log key: it cannot be verified (was the key removed?)"
                 ], notes: [])
         case .locked:
-            throw ReleaseLogError(
-                message: "the release log key is locked",
-                hint: "\(PassphraseNeed.give.words), or run 'sshelf vault unlock'")
+            let fix = Hint(.passphrase(.give)).or(.command(["vault", "unlock"]))
+            throw ReleaseLogError(message: "the release log key is locked", hint: fix.words, guidance: fix)
         case .unavailable(let reason):
             throw ReleaseLogError(message: "the release log key cannot be read: \(reason)", hint: nil)
         }

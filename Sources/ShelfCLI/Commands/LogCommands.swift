@@ -111,6 +111,9 @@ enum LogCommands {
     }
 
     static func attempt<T>(_ body: () throws(ReleaseLogError) -> T) throws -> T {
-        do { return try body() } catch { throw ShelfError(.storage, error.message, hint: error.hint) }
+        do { return try body() } catch {
+            guard let guidance = error.guidance else { throw ShelfError(.storage, error.message, hint: error.hint) }
+            throw ShelfError(.storage, error.message, guidance: guidance)
+        }
     }
 }

@@ -453,6 +453,13 @@ enum SyncCommands {
 
     /// Prints a run's outcome; exit 1 when sync fell back to the local store. The `first` run of `sync enable` is told
     /// as such, its fallback as what it found rather than the command's error.
+    /// A saved report as `--json` shows it: the hint in its face-neutral words (`hint`), not the faces' data.
+    static func jsonReport(_ report: SyncReport) -> SyncReport {
+        var shown = report
+        shown.guidance = nil
+        return shown
+    }
+
     static func report(_ report: SyncReport, _ context: AppContext, first: Bool = false) -> Int32 {
         for line in report.skipped { context.warn("skipped \(Display.safe(line))") }
         for line in report.warnings { context.warn(Display.safe(line)) }
@@ -475,8 +482,8 @@ enum SyncCommands {
             context.errorOutput(
                 "sshelf: \(first ? "first sync" : "error"): local fallback: "
                     + "\(Display.safe(report.reason ?? "unknown"))\n")
-            if let hint = report.hint {
-                context.errorOutput("sshelf: hint: \(Display.safe(CLIErrorHints.hint(hint)))\n")
+            if let hint = CLIErrorHints.words(report) {
+                context.errorOutput("sshelf: hint: \(Display.safe(hint))\n")
             }
             return 1
         case .off:
@@ -519,7 +526,7 @@ enum SyncCommands {
                         membership: last?.membership,
                         pendingUp: settings == nil ? 0 : try SyncSettings.pendingUp(store),
                         conflicts: conflicts, notice: settings == nil ? nil : last?.notice,
-                        lastRun: settings == nil ? nil : last)))
+                        lastRun: settings == nil ? nil : last.map(jsonReport))))
             return 0
         }
         guard let settings else {
@@ -534,7 +541,7 @@ enum SyncCommands {
             out += "✓ synced \(Display.relative(last?.at)) (\(last?.pulled ?? 0) received, \(last?.pushed ?? 0) sent)\n"
         case .localFallback?:
             out += "▲ local fallback: \(Display.safe(last?.reason ?? "unknown")) (\(Display.relative(last?.at)))\n"
-            if let hint = last?.hint { out += "  \(Display.safe(CLIErrorHints.hint(hint)))\n" }
+            if let last, let hint = CLIErrorHints.words(last) { out += "  \(Display.safe(hint))\n" }
         default: out += "not synced yet: run 'sshelf sync now'\n"
         }
         if let notice = last?.notice { out += "\(notice): \(credentialsHint)\n" }

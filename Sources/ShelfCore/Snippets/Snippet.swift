@@ -24,27 +24,12 @@ public struct Snippet: Hashable, Sendable, Codable, Identifiable {
         self.extra = extra
     }
 
-    static let knownFields: Set<String> = ["id", "name", "command", "tags", "updatedAt"]
+    /// Every key this version models (SnippetFields); anything else rides in `extra`.
+    static var knownFields: Set<String> { SnippetFields.table.knownKeys }
 
-    public init(from decoder: Decoder) throws {
-        let c = try decoder.container(keyedBy: AnyCodingKey.self)
-        id = try c.field("id", UUID())
-        name = try c.field("name", "")
-        command = try c.field("command", "")
-        tags = try c.field("tags", [String]())
-        updatedAt = try c.field("updatedAt", Date(timeIntervalSince1970: 0))
-        extra = try c.unknownFields(known: Self.knownFields)
-    }
+    public init(from decoder: Decoder) throws { self = try SnippetFields.table.decode(from: decoder) }
 
-    public func encode(to encoder: Encoder) throws {
-        var c = encoder.container(keyedBy: AnyCodingKey.self)
-        try c.put("id", id)
-        try c.put("name", name)
-        try c.put("command", command)
-        try c.put("tags", tags)
-        try c.put("updatedAt", updatedAt)
-        try c.putUnknown(extra.filter { !Self.knownFields.contains($0.key) })
-    }
+    public func encode(to encoder: Encoder) throws { try SnippetFields.table.encode(self, to: encoder) }
 }
 
 extension Snippet {
@@ -72,24 +57,21 @@ extension Validation {
         return nil
     }
 
-    public static func problems(_ snippet: Snippet) -> [ValidationError] {
-        var found: [ValidationError] = []
-        func add(_ field: String, _ message: String?) {
-            if let message { found.append(ValidationError(field: field, message: message)) }
-        }
-        add("name", snippetNameProblem(snippet.name))
-        if isBlank(snippet.command) { add("command", "the snippet's command is empty") }
+    /// A snippet's problems, field by field as its table declares them (SnippetFields).
+    public static func problems(_ snippet: Snippet) -> [ValidationError] { SnippetFields.table.problems(snippet) }
+
+    /// What is wrong with a snippet's command: empty, too long, a control character, a parameter that does not parse.
+    static func commandProblems(_ snippet: Snippet) -> [String?] {
+        var found: [String?] = []
+        if isBlank(snippet.command) { found.append("the snippet's command is empty") }
         if snippet.command.utf8.count > maxSnippetCommandLength {
-            add(
-                "command",
+            found.append(
                 "the snippet's command is \(snippet.command.utf8.count) bytes, over the limit of "
                     + "\(maxSnippetCommandLength) (keep a longer script in a file on the host and save the command "
                     + "that runs it)")
         }
-        add("command", controlCharacterProblem(snippet.command, allowNewlines: true).map { "the command \($0)" })
-        if snippet.tags.count > maxTags { add("tags", "more than \(maxTags) tags") }
-        for tag in snippet.tags { add("tags", tagProblem(tag)) }
-        do { _ = try SnippetTemplate(snippet.command) } catch { add("command", error.description) }
+        found.append(controlCharacterProblem(snippet.command, allowNewlines: true).map { "the command \($0)" })
+        do { _ = try SnippetTemplate(snippet.command) } catch { found.append(error.description) }
         return found
     }
 }

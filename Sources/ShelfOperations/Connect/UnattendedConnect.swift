@@ -71,7 +71,7 @@ public final class UnattendedCredentials: CredentialSource {
         else { return nil }
         let (reason, hint) = LockedCredential.explain(
             reference, stored: stored, situation: .unattended(who: who), keyringInUse: vaultSource.keyringInUse)
-        refusal = "\(describe(reference)) cannot be read: \(reason) (\(hint))"
+        refusal = "\(describe(reference)) cannot be read: \(reason) (\(hint.words))"
         refusedClass = stored
         return .unavailable(reason: reason, hint: hint)
     }

@@ -86,7 +86,7 @@ public final class VaultCredentialSource: CredentialSource {
         }
         let stored: AccessibilityClass
         switch storedClass(reference) {
-        case .failure(let error): return .unavailable(reason: error.message, hint: error.hint)
+        case .failure(let error): return .unavailable(reason: error.message, hint: error.hint.map { Hint(.text($0)) })
         case .success(nil): return .notStored
         case .success(let known?): stored = known
         }
@@ -105,7 +105,7 @@ public final class VaultCredentialSource: CredentialSource {
             } catch  where error.kind == .wrongPassphrase {
                 wrong += 1
             } catch {
-                return .unavailable(reason: error.message, hint: error.hint)
+                return .unavailable(reason: error.message, hint: error.hint.map { Hint(.text($0)) })
             }
         }
         // A locked log key is asked for like a locked item: once.
@@ -253,7 +253,7 @@ public final class VaultCredentialSource: CredentialSource {
                             key, stored: accessibility, situation: wrong > 0 ? .wrongPassphrase(wrong) : .noPassphrase,
                             keyringInUse: keyringInUse)
                         workspace.warn(
-                            "could not remember \(what): \(reason) (\(hint); then log in again and answer 'y')")
+                            "could not remember \(what): \(reason) (\(hint.words); then log in again and answer 'y')")
                         return false
                     }
                     if wrong > 0 { PassphraseTries.sleep(PassphraseTries.delay(afterWrong: wrong)) }

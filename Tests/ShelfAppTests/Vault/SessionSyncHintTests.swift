@@ -1,5 +1,5 @@
 // SessionSyncHintTests: the credential track of sync reads through the vault session, so the hint it gives when the
-// vault is locked — run 'sshelf vault unlock' — fixes it in the next run: after a lock, and after the idle timeout
+// vault is locked — sshelf vault unlock — fixes it in the next run: after a lock, and after the idle timeout
 // (whenUnlocked items locked, afterFirstUnlock sync keys still open), on the injected clock. Real kernel keyring,
 // real folder remote.
 import Foundation
@@ -8,6 +8,10 @@ import XCTest
 
 final class SessionSyncHintTests: XCTestCase {
     static let passphrase = "sync session pass"
+    /// The CLI's words for sync's hint (data: HintDataFacesTests): the unlock, or a run given the passphrase.
+    static let hint =
+        "sshelf: hint: sshelf vault unlock, or sshelf sync now, and give the vault passphrase on a terminal, or on a "
+        + "file descriptor"
 
     func testVaultUnlockFixesTheLockedCredentialTrack() throws {
         let remote = try syncRemote("session")
@@ -25,7 +29,7 @@ final class SessionSyncHintTests: XCTestCase {
         let locked = try home.run("sync", "now")
         XCTAssertExit(locked, 1)
         XCTAssertTrue(locked.stderr.contains("vault locked"), locked.stderr)
-        XCTAssertTrue(locked.stderr.contains("run 'sshelf vault unlock'"), locked.stderr)
+        XCTAssertTrue(locked.stderr.contains(Self.hint), locked.stderr)
         XCTAssertExit(try home.run(["vault", "unlock", "--passphrase-fd", "3"], fd3: Self.passphrase), 0)
         XCTAssertExit(try home.run("sync", "now"), 0)
 
@@ -42,7 +46,7 @@ final class SessionSyncHintTests: XCTestCase {
         let idle = try at(1000, ["sync", "now"])
         XCTAssertExit(idle, 1)
         XCTAssertTrue(idle.stderr.contains("vault locked (credential track paused"), idle.stderr)
-        XCTAssertTrue(idle.stderr.contains("run 'sshelf vault unlock'"), idle.stderr)
+        XCTAssertTrue(idle.stderr.contains(Self.hint), idle.stderr)
         XCTAssertTrue(try at(1000, ["vault", "status"]).stdout.contains("session:     idle"))
         XCTAssertExit(try at(1000, ["vault", "unlock", "--passphrase-fd", "3"], fd3: Self.passphrase), 0)
         XCTAssertExit(try at(1001, ["sync", "now"]), 0)

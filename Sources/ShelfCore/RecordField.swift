@@ -1,0 +1,208 @@
+// RecordField: one field of a synced record, described once — its JSON key and coding, its store columns and their
+// coding, its sync field group and merge rule, and its validation. A RecordTable lists a record's fields; the store's
+// SQL, the row reading, the sync field groups and the JSON all come from that list (docs/ARCHITECTURE.md, "Adding a
+// host field").
+import FoundationEssentials
+
+/// A value as the store keeps it in one column (ShelfStore binds it; ShelfCore does no IO).
+public enum StoredValue: Equatable, Sendable {
+    case null
+    case int(Int)
+    case double(Double)
+    case text(String)
+
+    public static func optional(_ text: String?) -> StoredValue { text.map(StoredValue.text) ?? .null }
+    public static func optional(_ id: UUID?) -> StoredValue { id.map { .text($0.storeText) } ?? .null }
+    public static func optional(_ date: Date?) -> StoredValue {
+        date.map { .double($0.timeIntervalSince1970) } ?? .null
+    }
+}
+
+/// One column of a record's table: its name and its declaration as the schema has it (`TEXT NOT NULL DEFAULT ''`).
+public struct StoreColumn: Equatable, Sendable {
+    public let name: String
+    public let declaration: String
+
+    public init(_ name: String, _ declaration: String) {
+        self.name = name
+        self.declaration = declaration
+    }
+}
+
+/// A stored row read by column name (the store resolves each name to its place in the statement once).
+public protocol StoredRow {
+    func isNull(_ column: String) -> Bool
+    func text(_ column: String) -> String
+    func int(_ column: String) -> Int
+    func double(_ column: String) -> Double
+}
+
+extension StoredRow {
+    public func optionalText(_ column: String) -> String? { isNull(column) ? nil : text(column) }
+    public func date(_ column: String) -> Date { Date(timeIntervalSince1970: double(column)) }
+    public func optionalDate(_ column: String) -> Date? { isNull(column) ? nil : date(column) }
+    public func uuid(_ column: String) -> UUID? {
+        guard !isNull(column) else { return nil }
+        var text = text(column)
+        return text.withUTF8 { HostTableBuilder.parseUUID($0) }
+    }
+}
+
+/// How a field merges when two devices changed it (FieldMerge): the last writer wins and a conflict is recorded;
+/// value by value as a set (FieldSets: aliases, tags); or quietly, bookkeeping such as times.
+public enum MergeRule: Sendable, Equatable {
+    case lastWriter
+    case set
+    case quiet
+}
+
+/// How one field of `Record` is kept in the store: its columns, the values it binds, and how a row gives it back.
+public struct FieldStorage<Record>: Sendable {
+    public let columns: [StoreColumn]
+    let store: @Sendable (Record, inout [StoredValue]) -> Void
+    let load: @Sendable (inout Record, any StoredRow) -> Void
+
+    public init(
+        columns: [StoreColumn], store: @escaping @Sendable (Record, inout [StoredValue]) -> Void,
+        load: @escaping @Sendable (inout Record, any StoredRow) -> Void
+    ) {
+        self.columns = columns
+        self.store = store
+        self.load = load
+    }
+
+    /// One column holding the field, `value` turned into what the column holds and back.
+    public static func column<Value: Sendable>(
+        _ path: WritableKeyPath<Record, Value> & Sendable, _ name: String, _ declaration: String,
+        store: @escaping @Sendable (Value) -> StoredValue, load: @escaping @Sendable (any StoredRow, String) -> Value
+    ) -> FieldStorage {
+        FieldStorage(
+            columns: [StoreColumn(name, declaration)],
+            store: { record, out in out.append(store(record[keyPath: path])) },
+            load: { record, row in record[keyPath: path] = load(row, name) })
+    }
+}
+
+extension FieldStorage {
+    // The codings fields of every record share.
+
+    public static func text(_ path: WritableKeyPath<Record, String> & Sendable, _ column: String) -> FieldStorage {
+        .column(path, column, "TEXT NOT NULL DEFAULT ''", store: { .text($0) }, load: { $0.text($1) })
+    }
+
+    /// A list kept joined by U+001F, which validation forbids inside a tag or an alias (no escaping needed).
+    public static func joined(_ path: WritableKeyPath<Record, [String]> & Sendable, _ column: String) -> FieldStorage {
+        .column(
+            path, column, "TEXT NOT NULL DEFAULT ''", store: { .text(StoredList.join($0)) },
+            load: { StoredList.split($0.text($1)) })
+    }
+
+    public static func optionalID(_ path: WritableKeyPath<Record, UUID?> & Sendable, _ column: String) -> FieldStorage {
+        .column(path, column, "TEXT", store: { .optional($0) }, load: { $0.uuid($1) })
+    }
+
+    public static func date(_ path: WritableKeyPath<Record, Date> & Sendable, _ column: String) -> FieldStorage {
+        .column(
+            path, column, "REAL NOT NULL DEFAULT 0", store: { .double($0.timeIntervalSince1970) },
+            load: { $0.date($1) })
+    }
+
+    /// The record's id, its table's primary key (`RecordTable.read` refuses a row without one first).
+    public static func id(_ path: WritableKeyPath<Record, UUID> & Sendable) -> FieldStorage {
+        .column(
+            path, "id", "TEXT PRIMARY KEY NOT NULL", store: { .text($0.storeText) },
+            load: { $0.uuid($1) ?? RecordTableIDs.none })
+    }
+}
+
+enum RecordTableIDs {
+    static let none = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+}
+
+/// How one field of `Record` is written to and read from its JSON body (sync records, export, `--json`).
+public struct FieldJSON<Record>: Sendable {
+    let encode: @Sendable (Record, inout KeyedEncodingContainer<AnyCodingKey>) throws -> Void
+    let decode: @Sendable (inout Record, KeyedDecodingContainer<AnyCodingKey>) throws -> Void
+
+    public init(
+        encode: @escaping @Sendable (Record, inout KeyedEncodingContainer<AnyCodingKey>) throws -> Void,
+        decode: @escaping @Sendable (inout Record, KeyedDecodingContainer<AnyCodingKey>) throws -> Void
+    ) {
+        self.encode = encode
+        self.decode = decode
+    }
+
+    /// The value under `key`, its default when absent or null.
+    public static func value<Value: Codable & Sendable>(
+        _ path: WritableKeyPath<Record, Value> & Sendable, _ key: String, _ fallback: Value
+    ) -> FieldJSON {
+        FieldJSON(
+            encode: { record, c in try c.put(key, record[keyPath: path]) },
+            decode: { record, c in record[keyPath: path] = try c.field(key, fallback) })
+    }
+
+    /// An id, written lower-case (as every id in sshelf's JSON).
+    public static func id(_ path: WritableKeyPath<Record, UUID> & Sendable, _ key: String) -> FieldJSON {
+        FieldJSON(
+            encode: { record, c in try c.put(key, record[keyPath: path]) },
+            decode: { record, c in record[keyPath: path] = try c.field(key, UUID()) })
+    }
+
+    public static func optionalID(_ path: WritableKeyPath<Record, UUID?> & Sendable, _ key: String) -> FieldJSON {
+        FieldJSON(
+            encode: { record, c in try c.put(key, record[keyPath: path]) },
+            decode: { record, c in record[keyPath: path] = try c.field(key, nil as UUID?) })
+    }
+
+    public static func ids(_ path: WritableKeyPath<Record, [UUID]> & Sendable, _ key: String) -> FieldJSON {
+        FieldJSON(
+            encode: { record, c in try c.put(key, record[keyPath: path]) },
+            decode: { record, c in record[keyPath: path] = try c.field(key, [UUID]()) })
+    }
+
+    /// A value written only when it is not `absent`: a record that never had the field keeps the body (and the sync
+    /// entry) it always had.
+    public static func unlessDefault<Value: Codable & Equatable & Sendable>(
+        _ path: WritableKeyPath<Record, Value> & Sendable, _ key: String, _ absent: Value
+    ) -> FieldJSON {
+        FieldJSON(
+            encode: { record, c in
+                let value = record[keyPath: path]
+                if value != absent { try c.put(key, value) }
+            },
+            decode: { record, c in record[keyPath: path] = try c.field(key, absent) })
+    }
+}
+
+/// One field of a record, described once.
+public struct RecordField<Record>: Sendable {
+    /// The JSON key (and the name a Mirror of the record gives the stored property).
+    public let key: String
+    /// The sync field group it is stamped and merged with (nil: the record's id, which is not merged).
+    public let group: String?
+    public let merge: MergeRule
+    public let storage: FieldStorage<Record>
+    public let json: FieldJSON<Record>
+    /// The problems of the field's value in a record, each with the field name validation reports it under.
+    let problems: @Sendable (Record) -> [ValidationError]
+
+    /// Validation reporting each problem `body` finds under `name`.
+    public static func checks(_ name: String, _ body: @escaping @Sendable (Record) -> [String?])
+        -> @Sendable (Record)
+        -> [ValidationError]
+    {
+        { record in body(record).compactMap { $0.map { ValidationError(field: name, message: $0) } } }
+    }
+
+    public init(
+        _ key: String, group: String?, merge: MergeRule = .lastWriter, storage: FieldStorage<Record>,
+        json: FieldJSON<Record>, problems: @escaping @Sendable (Record) -> [ValidationError] = { _ in [] }
+    ) {
+        self.key = key
+        self.group = group
+        self.merge = merge
+        self.storage = storage
+        self.json = json
+        self.problems = problems
+    }
+}

@@ -1,0 +1,118 @@
+// HintDataFacesTests: the hints of a locked credential (LockedCredential, through CredentialLookup and SSHError), of
+// sync (SyncFailure and the saved SyncReport) and of the vault (the release log's key) travel as data (Hint), and each
+// face words them: the CLI types the commands and takes the passphrase on --passphrase-fd, the TUI names its V key and
+// no flag, and JSON (`sync status --json`) keeps the face-neutral words.
+import Foundation
+@testable import ShelfCLI
+import ShelfCore
+import ShelfOperations
+import ShelfSSH
+@testable import ShelfSync
+@testable import ShelfTUIApp
+@testable import ShelfVault
+import XCTest
+
+final class HintDataFacesTests: XCTestCase {
+    let reference = ReferenceKey.identityPrivateKey(UUID(uuidString: "00000000-0000-0000-0000-000000000001")!)
+    let give =
+        "give the vault passphrase on a terminal, or on a file descriptor: --passphrase-fd N "
+        + "(e.g. --passphrase-fd 3 3<file)"
+
+    /// A locked key's hint, as the connect flow carries it: the vault's lookup, then the SSH error, then the faces.
+    func testALockedCredentialsHintIsWordedByEachFace() throws {
+        let (reason, hint) = LockedCredential.explain(
+            reference, stored: .whenUnlockedThisDeviceOnly, situation: .noPassphrase, keyringInUse: true)
+        XCTAssertEqual(
+            hint,
+            Hint(
+                .command(["vault", "unlock"]),
+                .text(" (opens it for every sshelf process until 'sshelf vault lock' or the idle timeout)")
+            ).or(.passphrase(.give)))
+        let error = SSHError(.credentialUnavailable, "the private key cannot be read: \(reason)", guidance: hint)
+        XCTAssertEqual(
+            error.hint,
+            "sshelf vault unlock (opens it for every sshelf process until 'sshelf vault lock' or the idle timeout), "
+                + "or give the vault passphrase", "the face-neutral words, as before")
+        let failure = ShelfError(from: error)
+        XCTAssertEqual(failure.guidance, hint, "the mapping keeps the data")
+        XCTAssertEqual(
+            CLIErrorHints.shelfError(from: error).hint,
+            "sshelf vault unlock (opens it for every sshelf process until 'sshelf vault lock' or the idle timeout), "
+                + "or \(give)")
+        let line = TUIErrorLine.text(error)
+        XCTAssertEqual(
+            line,
+            "the private key cannot be read: \(reason); hint: press V to unlock the vault (opens it for every sshelf "
+                + "process until 'sshelf vault lock' or the idle timeout), or press V to unlock the vault",
+            "the TUI names its key for the command too, not only for the passphrase")
+        XCTAssertFalse(line.contains("sshelf vault unlock"), line)
+        XCTAssertFalse(line.contains("--passphrase-fd"), line)
+    }
+
+    func testEveryLockedCredentialHintIsDataTheCLIWordsAsBefore() {
+        let setClass = "sshelf vault set-class \(reference.rawValue) afterFirstUnlockThisDeviceOnly"
+        let wrong = LockedCredential.explain(
+            reference, stored: .whenUnlocked, situation: .wrongPassphrase(2), keyringInUse: true
+        ).hint
+        XCTAssertEqual(
+            CLIErrorHints.words(wrong),
+            "give the right one: typed at the prompt, or as the first line read from --passphrase-fd N "
+                + "('sshelf vault unlock' checks a passphrase)")
+        let unattended = LockedCredential.explain(
+            reference, stored: .whenUnlockedThisDeviceOnly, situation: .unattended(who: "forward up"),
+            keyringInUse: false
+        ).hint
+        XCTAssertEqual(
+            CLIErrorHints.words(unattended),
+            "let unattended logins read it: \(setClass), then give the passphrase when starting it "
+                + "(--passphrase-fd N): this system keeps no unlock between processes (no kernel keyring)")
+        XCTAssertEqual(
+            TUIErrorLine.words(unattended),
+            "let unattended logins read it: \(setClass), then press V to unlock the vault: this system keeps no unlock "
+                + "between processes (no kernel keyring)")
+    }
+
+    /// Sync's locked vault: the failure, the report saved for `sync status` and the TUI, and `--json`.
+    func testASyncHintIsWordedByEachFaceAndSurvivesTheSavedReport() throws {
+        let failure = SyncSession.failure(VaultError(.locked, "the vault is locked"))
+        let expected = Hint(.command(["vault", "unlock"]))
+            .or(.command(["sync", "now"]), .text(", and "), .passphrase(.give))
+        XCTAssertEqual(failure.guidance, expected)
+        var report = SyncReport(state: .synced, at: Date(timeIntervalSince1970: 1_700_000_000))
+        report.fail(failure)
+        let saved = try ShelfJSON.decoder().decode(SyncReport.self, from: try ShelfJSON.encoder().encode(report))
+        XCTAssertEqual(saved.guidance, expected, "the saved report keeps the hint as data")
+        XCTAssertEqual(
+            CLIErrorHints.words(saved), "sshelf vault unlock, or sshelf sync now, and \(give)")
+        var older = saved
+        older.guidance = nil
+        XCTAssertEqual(
+            CLIErrorHints.words(older), "sshelf vault unlock, or sshelf sync now, and \(give)",
+            "a report saved before hints were data is worded from its words")
+        XCTAssertEqual(
+            TUIErrorLine.text(failure),
+            "vault locked: sync needs this device's keys; hint: press V to unlock the vault, or sshelf sync now, and "
+                + "press V to unlock the vault")
+        let json = try JSONOutput.encode(SyncCommands.jsonReport(saved))
+        XCTAssertTrue(
+            json.contains(#""hint" : "sshelf vault unlock, or sshelf sync now, and give the vault passphrase""#),
+            json)
+        XCTAssertFalse(json.contains("guidance"), "scripts get the words, not the face's data: \(json)")
+
+        let track = CredentialSync.locked
+        XCTAssertEqual(CLIErrorHints.shelfError(from: track).hint?.contains(give), true)
+        XCTAssertEqual(TUIErrorLine.hint(for: ShelfError(from: track))?.contains("press V"), true)
+    }
+
+    /// The release log's locked key (`log verify`): the vault's hint as data, worded by each face.
+    func testTheReleaseLogsHintIsWordedByEachFace() throws {
+        let fix = Hint(.passphrase(.give)).or(.command(["vault", "unlock"]))
+        let error = ReleaseLogError(message: "the release log key is locked", hint: fix.words, guidance: fix)
+        XCTAssertThrowsError(try LogCommands.attempt { () throws(ReleaseLogError) in throw error }) { thrown in
+            let failure = ShelfError(from: thrown)
+            XCTAssertEqual(failure.guidance, fix)
+            XCTAssertEqual(CLIErrorHints.shelfError(from: thrown).hint, "\(give), or sshelf vault unlock")
+            XCTAssertEqual(TUIErrorLine.hint(for: failure), "press V to unlock the vault", "two ways to one key: once")
+        }
+    }
+}
