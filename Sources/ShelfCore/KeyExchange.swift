@@ -12,6 +12,16 @@ public enum KeyExchange {
 
     public static func isPostQuantum(_ name: String) -> Bool { postQuantum.contains(name) }
 
+    /// Whether an ssh_config line is `KexAlgorithms` with post-quantum names only (no `+`/`-`/`^`, no classical
+    /// one): what `export ssh-config` writes for a host that requires post-quantum key exchange, read back as that.
+    public static func isPostQuantumOnly(line: String) -> Bool {
+        guard let option = SSHOption(line: line), option.key == "kexalgorithms", let value = option.arguments.first,
+            option.arguments.count == 1
+        else { return false }
+        let names = value.split(separator: ",").map(String.init)
+        return !names.isEmpty && names.allSatisfy(isPostQuantum)
+    }
+
     /// The name with what it means, for `show`, `connect -v` and the details: `curve25519-sha256 (not
     /// post-quantum)`.
     public static func describe(_ name: String) -> String {

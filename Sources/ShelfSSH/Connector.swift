@@ -104,7 +104,15 @@ public final class SSHConnector {
             try session.handshake(target: hop.name)
         } catch {
             // A ProxyCommand that failed says why on its stderr: that is the message, not libssh2's.
-            throw (carrier as? ProxyCommandChild)?.failure(handshake: error) ?? error
+            var failure = (carrier as? ProxyCommandChild)?.failure(handshake: error) ?? error
+            // Behind a jump host: what the server offered passed through the bridge in the clear (KexProbe reads
+            // the first hop's itself); one that offers only post-quantum key exchange is named so.
+            if failure.kind == .handshakeFailed, let bridge = carrier as? JumpBridge,
+                let offered = KexProbe.parse(bridge.serverFirstBytes)
+            {
+                failure.postQuantumOnly = PostQuantumOffer.only(offered, hop: hop.name)
+            }
+            throw failure
         }
         connection.outcome.keyExchanges.append(session.keyExchange ?? "")
         return session

@@ -1,9 +1,11 @@
 // JumpBridge: carries an inner SSH session through a direct-tcpip channel of the outer one. The inner session
 // talks to one end of a socketpair; a thread pumps bytes between the other end and the channel. From the moment
-// the bridge starts, only its thread touches the outer session.
+// the bridge starts, only its thread touches the outer session. The first bytes the inner server sends (its version
+// line and first KEXINIT, in the clear) are kept, so a failed handshake can say what the server offered.
 import CLibSSH2
 import FoundationEssentials
 import Glibc
+import ShelfCore
 import ShelfSystem
 
 final class JumpBridge: @unchecked Sendable {
@@ -16,6 +18,17 @@ final class JumpBridge: @unchecked Sendable {
     private var thread: JoinableThread?
     private var stopped = false
     private let keepaliveInterval: Int
+    private let firstLock = Lock()
+    private var first: [UInt8] = []
+    /// Up to this many of the server's first bytes are kept: its lines before the version, the version, a KEXINIT.
+    static let firstLimit = 65_536
+
+    /// The server's first bytes through the channel (what libssh2's handshake read).
+    var serverFirstBytes: [UInt8] {
+        firstLock.lock()
+        defer { firstLock.unlock() }
+        return first
+    }
 
     init(outer: Session, channel: Channel, keepaliveInterval: Int) throws(SSHError) {
         var pair: [Int32] = [-1, -1]
@@ -53,6 +66,14 @@ final class JumpBridge: @unchecked Sendable {
         close(stopPipe.write)
     }
 
+    /// Before the bytes go on to the inner session, so they are here by the time its handshake has read them.
+    private func keepFirst(_ bytes: UnsafeRawBufferPointer) {
+        firstLock.lock()
+        defer { firstLock.unlock() }
+        guard first.count < Self.firstLimit else { return }
+        first += bytes.prefix(Self.firstLimit - first.count)
+    }
+
     private func pump() {
         outer.setBlocking(false)
         _ = fcntl(pumpEnd, F_SETFL, fcntl(pumpEnd, F_GETFL) | O_NONBLOCK)
@@ -75,6 +96,7 @@ final class JumpBridge: @unchecked Sendable {
                     switch try channel.read(stream: 0, into: fromChannel) {
                     case .data(let count):
                         channelPending = 0..<count
+                        keepFirst(UnsafeRawBufferPointer(rebasing: fromChannel[0..<count]))
                         progress = true
                     case .wouldBlock: break
                     case .eof:

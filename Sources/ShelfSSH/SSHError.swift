@@ -38,6 +38,10 @@ public struct SSHError: Error, Sendable, CustomStringConvertible, Equatable {
     /// For `.hostKeyChanged`: the keys involved, so a caller can show them and, on the user's deliberate word,
     /// replace the pin (the connection itself has ended; nothing was sent).
     public var hostKeyChange: HostKeyChange?
+    /// For a `.handshakeFailed` behind a jump host: the hop and the key exchanges its server offered (read from its
+    /// first packet as it passed through the jump channel) when every one of them is post-quantum — which libssh2 has
+    /// none of. Nil for any other failure.
+    public var postQuantumOnly: PostQuantumOffer?
 
     public init(_ kind: Kind, _ message: String, library: String? = nil, hint: String? = nil) {
         self.kind = kind
@@ -54,6 +58,28 @@ public struct SSHError: Error, Sendable, CustomStringConvertible, Equatable {
     public var description: String {
         guard let libraryMessage else { return message }
         return "\(message) (libssh2: \(libraryMessage))"
+    }
+}
+
+/// A server that offers only post-quantum key exchanges: the hop's name and what it offered.
+public struct PostQuantumOffer: Sendable, Equatable {
+    public var hopName: String
+    public var offered: [String]
+
+    public init(hopName: String, offered: [String]) {
+        self.hopName = hopName
+        self.offered = offered
+    }
+
+    /// The offer when every key exchange in it is post-quantum (the protocol's `ext-info-` and `kex-strict-`
+    /// markers aside) and there is one; nil otherwise.
+    public static func only(_ offered: [String], hop: String) -> PostQuantumOffer? {
+        guard offered.contains(where: KeyExchange.isPostQuantum),
+            offered.allSatisfy({
+                KeyExchange.isPostQuantum($0) || $0.hasPrefix("ext-info-") || $0.hasPrefix("kex-strict-")
+            })
+        else { return nil }
+        return PostQuantumOffer(hopName: hop, offered: offered.filter(KeyExchange.isPostQuantum))
     }
 }
 

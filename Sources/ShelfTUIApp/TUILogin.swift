@@ -61,6 +61,8 @@ final class TUILogin: @unchecked Sendable {
     private var changedKey: ChangedKey?
     /// The last login failed its key exchange (the server may offer only post-quantum ones, which libssh2 has none of).
     private var handshakeFailed = false
+    /// What a hop behind a jump host offered when its handshake failed for want of a post-quantum key exchange.
+    private var postQuantumOffer: PostQuantumOffer?
 
     init(context: AppContext, mailbox: Mailbox, vault: TUIVault) {
         self.context = context
@@ -126,6 +128,7 @@ final class TUILogin: @unchecked Sendable {
             warnings = []
             changedKey = nil
             handshakeFailed = false
+            postQuantumOffer = nil
             lock.unlock()
             var result: Result<Ready, OperationFailure>
             do {
@@ -138,10 +141,10 @@ final class TUILogin: @unchecked Sendable {
                         ?? login(hostID, for: purpose, store: store, cancellation: attempt)
                     // A server that offers only post-quantum key exchange: OpenSSH's ssh has one (said in its note).
                     lock.lock()
-                    let failedHandshake = handshakeFailed
+                    let failedHandshake = handshakeFailed, offer = postQuantumOffer
                     lock.unlock()
                     if purpose == .shell, case .failure = result, failedHandshake, !attempt.isCancelled {
-                        handover = postQuantumOnly(hostID, store: store)
+                        handover = postQuantumOnly(hostID, offer: offer, store: store)
                     }
                 } else {
                     result = .failure(OperationFailure("handed to OpenSSH"))  // never reported: handed over below
@@ -214,10 +217,10 @@ final class TUILogin: @unchecked Sendable {
 
     /// The session of a host whose handshake failed goes to OpenSSH when the server offers only post-quantum key
     /// exchange (nil: the failure stands).
-    private func postQuantumOnly(_ hostID: UUID, store: Store) -> Handover? {
+    private func postQuantumOnly(_ hostID: UUID, offer: PostQuantumOffer?, store: Store) -> Handover? {
         let timeout = ConnectOptions.standard(context.workspace).connectTimeout
         guard let host = try? store.host(id: hostID), let plan = try? ConnectPlan.make(for: host, in: store),
-            let why = OpenSSHHandover.postQuantumOnly(plan, timeout: timeout)
+            let why = OpenSSHHandover.postQuantumOnly(plan, offer: offer, timeout: timeout)
         else { return nil }
         return Handover(plan: plan, store: store, why: why)
     }
@@ -278,6 +281,7 @@ final class TUILogin: @unchecked Sendable {
             if error.kind == .handshakeFailed {
                 lock.lock()
                 handshakeFailed = true
+                postQuantumOffer = error.postQuantumOnly
                 lock.unlock()
             }
             if delegate.refusedHostKey {

@@ -184,7 +184,8 @@ enum CopyCommand {
             if let copy { CopyReport.describe(copy, into: &result, folder: folders?.folder(for: plan.target)) }
             // A server that offers only post-quantum key exchange fails libssh2's handshake: OpenSSH's scp has one.
             if result.handshakeFailed,
-                let why = OpenSSHHandover.postQuantumOnly(plan, timeout: connect.connectTimeout)
+                let why = OpenSSHHandover.postQuantumOnly(
+                    plan, offer: result.postQuantumOffer, timeout: connect.connectTimeout)
             {
                 return throughOpenSSH(why)
             }

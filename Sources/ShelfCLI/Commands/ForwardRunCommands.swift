@@ -317,6 +317,9 @@ enum ForwardRunCommands {
         if let next = rule.nextAttempt {
             detail = "next attempt in \(max(0, Int(next.timeIntervalSinceNow.rounded(.up)))) s: " + detail
         }
+        if let pid = rule.sshPid {
+            detail = "through OpenSSH's ssh (pid \(pid))" + (detail.isEmpty ? "" : "; " + detail)
+        }
         // A rule spread over several sessions shows how many connections each one carried.
         let sessions = rule.connectionsPerSession.map { "\($0.count) (\($0.map(String.init).joined(separator: " ")))" }
         return [

@@ -58,12 +58,13 @@ enum ImportExportCommands {
 
     static func exportConfig(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         let store = try context.store()
-        let input = try store.read { store in
+        var input = try store.read { store in
             SSHConfigEmitter.Input(
                 hosts: try store.hosts(), identities: try store.identities(),
                 rules: try store.forwardRules(), groups: try store.groups(),
                 defaults: try store.optionDefaults())
         }
+        input.postQuantumKex = SSHConfigBridge.postQuantumKex(input)
         let text = SSHConfigEmitter.emit(input, generatedBy: "sshelf \(AppVersion.version)")
         guard let output = call.value("output") else {
             context.output(text)

@@ -101,7 +101,10 @@ enum SSHCommands {
             details: """
                 Connects (through the jump chain), reads the key the host offers and pins it on the host record and \
                 in sshelf's known_hosts. A key that differs from the pinned or known one is only replaced with \
-                --replace; --fingerprint makes sure the key is the one you checked out of band. With --ca KEY \
+                --replace; --fingerprint makes sure the key is the one you checked out of band. A host that requires \
+                post-quantum key exchange (--pq require), or a server that offers only that, has its key read \
+                through OpenSSH's ssh over a post-quantum key exchange (no credential is offered; a host reached \
+                directly). With --ca KEY \
                 --hosts PATTERN instead of NAME: trusts the certificate authority KEY (a public key line or .pub \
                 file) for the hosts PATTERN names (known_hosts patterns, comma-separated) — a CA pin, which syncs \
                 signed like a host's pin — so a host presenting a valid host certificate it signed for the name \
@@ -307,12 +310,26 @@ enum SSHCommands {
         let connector = SSHConnector(
             options: options, credentials: try credentialSource(context, store: store, call: call), delegate: prompts)
         let key: HostKey
-        do {
-            key = try connector.fetchHostKey(plan.endpoints)
-        } catch {
-            // The jump hosts on the way were verified: their pins are kept even though this one is not.
-            try? ConnectPlan.record(connector.lastOutcome, target: nil, store: store)
-            throw error
+        if let why = PostQuantumWords.handover(plan) {
+            // Never a classical key exchange for a host that requires post-quantum: OpenSSH's ssh reads the key.
+            context.errorOutput("sshelf: note: \(why); reading its key through OpenSSH's ssh\n")
+            key = try OpenSSHHostKeyFetch.fetch(
+                plan,
+                kex: try OpenSSHKex.required(for: plan.target.name, off: plan.postQuantumOff[plan.target.id] ?? ""),
+                timeout: options.connectTimeout, workspace: context.workspace)
+        } else {
+            do {
+                key = try connector.fetchHostKey(plan.endpoints)
+            } catch {
+                // The jump hosts on the way were verified: their pins are kept even though this one is not.
+                try? ConnectPlan.record(connector.lastOutcome, target: nil, store: store)
+                guard let why = OpenSSHHandover.postQuantumOnly(plan, after: error, timeout: options.connectTimeout),
+                    !OpenSSHKex.postQuantum().isEmpty
+                else { throw error }
+                context.errorOutput("sshelf: note: \(why); reading its key through OpenSSH's ssh\n")
+                key = try OpenSSHHostKeyFetch.fetch(
+                    plan, kex: OpenSSHKex.postQuantum(), timeout: options.connectTimeout, workspace: context.workspace)
+            }
         }
         let target = plan.target
         let name = Display.safe(target.name)

@@ -11,15 +11,19 @@ public enum SSHConfigEmitter {
         public var rules: [PortForwardRule]
         public var groups: [HostGroup]
         public var defaults: [OptionDefaults]
+        /// The post-quantum key exchanges the installed ssh has (`ssh -Q kex`): an export's `KexAlgorithms` line for
+        /// a host that requires one (the bridge's list is `Bridge.postQuantumKex`, the same).
+        public var postQuantumKex: [String]
         public init(
             hosts: [Host], identities: [Identity], rules: [PortForwardRule], groups: [HostGroup],
-            defaults: [OptionDefaults] = []
+            defaults: [OptionDefaults] = [], postQuantumKex: [String] = []
         ) {
             self.hosts = hosts
             self.identities = identities
             self.rules = rules
             self.groups = groups
             self.defaults = defaults
+            self.postQuantumKex = postQuantumKex
         }
     }
 
@@ -185,8 +189,10 @@ public enum SSHConfigEmitter {
         let hostsByID: [UUID: Host]
         let rulesByHost: [UUID?: [PortForwardRule]]
         let written: [UUID: String]
+        let postQuantumKex: [String]
 
         init(_ input: Input) {
+            postQuantumKex = input.postQuantumKex
             tree = GroupTree(input.groups)
             identities = Dictionary(input.identities.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
             hostsByID = Dictionary(input.hosts.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
@@ -215,13 +221,26 @@ public enum SSHConfigEmitter {
             out += "    " + (try SSHConfigArgument.line(keyword, values, kind)) + "\n"
         }
         out += try SSHConfigArgument.line("Host", [host.name] + aliases, .literal) + "\n"
-        if let bridge, PostQuantumSetting.required(host, groups: context.tree.groups) {
+        // The host's own post-quantum-only list (an imported one narrower than ssh's) is written in its place, as
+        // it was, when the installed ssh has every name in it.
+        var ownPostQuantum: String?
+        if PostQuantumSetting.required(host, groups: context.tree.groups) {
             // First, so it is the value ssh takes (the first one read wins): no kept option, pattern block or line of
-            // the user's own file can bring a classical key exchange back for this host.
-            guard !bridge.postQuantumKex.isEmpty else {
+            // the user's own file can bring a classical key exchange back for this host. An export writes the same
+            // line (import reads a post-quantum-only list back as `pq require`).
+            let names = bridge?.postQuantumKex ?? context.postQuantumKex
+            guard !names.isEmpty else {
                 throw Unwritable("it requires post-quantum key exchange, which the installed ssh does not have")
             }
-            try line("KexAlgorithms", [bridge.postQuantumKex.joined(separator: ",")])
+            if let kept = host.options.first(where: { KeyExchange.isPostQuantumOnly(line: $0) }),
+                let value = SSHOption(line: kept)?.arguments.first,
+                value.split(separator: ",").allSatisfy({ names.contains(String($0)) })
+            {
+                ownPostQuantum = kept
+                try line("KexAlgorithms", [value])
+            } else {
+                try line("KexAlgorithms", [names.joined(separator: ",")])
+            }
         }
         for line in host.notes.split(separator: "\n", omittingEmptySubsequences: true) {
             out += "    #@desc: \(safe(String(line)))\n"
@@ -336,7 +355,9 @@ public enum SSHConfigEmitter {
             place("    \(text)\n", text)
         }
         for line in host.options
-        where user?.leavesToUser(line) != true && !(SSHOption(line: line).map { yields($0.key) } ?? false) {
+        where line != ownPostQuantum && user?.leavesToUser(line) != true
+            && !(SSHOption(line: line).map { yields($0.key) } ?? false)
+        {
             place(optionLine(line, refused: bridge?.refused ?? [:]), line)
         }
         if bridge != nil {

@@ -75,7 +75,7 @@ public struct SSHConfigBridge: Sendable {
     }
 
     /// What a host with `pq require` is limited to: ssh is asked only when some host requires it.
-    static func postQuantumKex(_ input: SSHConfigEmitter.Input) -> [String] {
+    public static func postQuantumKex(_ input: SSHConfigEmitter.Input) -> [String] {
         let groups = GroupTree(input.groups).groups
         guard input.hosts.contains(where: { PostQuantumSetting.required($0, groups: groups) }) else { return [] }
         return OpenSSHKex.postQuantum()

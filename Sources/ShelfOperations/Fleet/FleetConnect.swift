@@ -154,6 +154,7 @@ public enum FleetConnect {
         result.error = error.message
         result.fix = error.hint
         result.handshakeFailed = error.kind == .handshakeFailed && !loggedIn
+        result.postQuantumOffer = error.postQuantumOnly
         switch error.kind {
         case .hostKeyUnknown, .hostKeyChanged, .hostKeyOtherType, .hostKeyRevoked:
             result.outcome = .hostKeyRefused

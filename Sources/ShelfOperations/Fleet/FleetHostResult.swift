@@ -62,6 +62,8 @@ public struct FleetHostResult: Sendable {
     /// exchanges (which libssh2 has none of), and is then run again through OpenSSH
     /// (`OpenSSHHandover.postQuantumOnly`).
     public var handshakeFailed = false
+    /// A hop behind a jump host whose server offered only post-quantum key exchanges (SSHError.postQuantumOnly).
+    public var postQuantumOffer: PostQuantumOffer?
     public var started: Date?
     public var finished: Date?
     /// Keys pinned on --accept-new while connecting, for the caller to save on the host records.

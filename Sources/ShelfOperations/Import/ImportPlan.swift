@@ -47,6 +47,8 @@ enum ImportPlan {
         summary.notes = resolved.notes
         summary.keptAsDefaults = resolved.keptAsDefaults
         let groupsBefore = Set(try store.groups().map(\.id))
+        // Which stored groups require post-quantum key exchange (a host in one needs no setting of its own).
+        let storedGroups = Dictionary(try store.groups().map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         let group = try groupPath.flatMap { try GroupOperations.create($0, in: store) }
         var identities = try store.identities()
         var annotatedGroups: [String: HostGroup?] = [:]
@@ -163,6 +165,18 @@ enum ImportPlan {
             // lines some other way than an Include, which the reader skips).
             let bridgeLines = leftovers.lines(in: entry.options)
             host.options = bridgeLines.isEmpty ? entry.options : entry.options.filter { !bridgeLines.contains($0) }
+            // A KexAlgorithms line of post-quantum names only is the pq setting: `pq require` (unless a group of the
+            // host requires it already). The line itself goes when it is the list export writes for the setting (the
+            // installed ssh's post-quantum ones); a narrower one stays, and export and the bridge write it in place of
+            // that list. A file without such a line leaves the setting as it was (an import never weakens it).
+            if let index = host.options.firstIndex(where: { KeyExchange.isPostQuantumOnly(line: $0) }) {
+                // ssh is asked (once per process) only when a file has such a line.
+                let written = OpenSSHKex.postQuantum().joined(separator: ",")
+                if SSHOption(line: host.options[index])?.arguments.first == written {
+                    host.options.remove(at: index)
+                }
+                if !PostQuantumSetting.required(host, groups: storedGroups) { host.pq = .require }
+            }
             if !bridgeLines.isEmpty {
                 summary.notes.append(
                     "\(entry.location): host '\(entry.alias)': left out what the ssh_config bridge writes: "
@@ -370,7 +384,7 @@ enum ImportPlan {
     static func sameSettings(_ a: ShelfCore.Host, _ b: ShelfCore.Host) -> Bool {
         a.hostname == b.hostname && a.user == b.user && a.port == b.port && a.identityID == b.identityID
             && a.jumpHostIDs == b.jumpHostIDs && a.unresolvedJump == b.unresolvedJump && a.options == b.options
-            && a.aliases == b.aliases && a.notes == b.notes
+            && a.aliases == b.aliases && a.notes == b.notes && a.pq == b.pq
     }
 
     /// The identity for an IdentityFile path, created on first sight. Only the path and the public key (from

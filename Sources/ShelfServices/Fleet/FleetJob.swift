@@ -43,7 +43,8 @@ extension FleetSession {
                 body: FleetConnect.exec(command, terminal: terminal, sudo: sudo, observe: observe))
             // A server that offers only post-quantum key exchange fails libssh2's handshake: OpenSSH's ssh has one.
             if result.handshakeFailed,
-                let why = OpenSSHHandover.postQuantumOnly(plan, timeout: options.connectTimeout)
+                let why = OpenSSHHandover.postQuantumOnly(
+                    plan, offer: result.postQuantumOffer, timeout: options.connectTimeout)
             {
                 return session.openSSH.run(
                     command, plan: plan, why: why, connectTimeout: options.connectTimeout, abort: abort,

@@ -2,7 +2,8 @@
 // for), run the host's autostart rules, and after a drop reconnect with exponential backoff and jitter. Errors
 // only the user can fix (host key, credentials the supervisor may not read, a refused login) are `failed` with
 // the reason and tried again only once a minute, so a fix (`sshelf trust`, `vault unlock`, `vault set-class`) is
-// picked up.
+// picked up. A host that requires post-quantum key exchange (which libssh2 lacks) has its rules run by OpenSSH's
+// `ssh -N` instead (OpenSSHForwardChild), supervised the same way: a child that ends is started again with backoff.
 import Dispatch
 import FoundationEssentials
 import Glibc
@@ -22,6 +23,7 @@ public final class HostRunner: @unchecked Sendable {
     private let rules: [PortForwardRule]
     private let options: ConnectOptions
     private let workspace: Workspace
+    private let context: AppContext
     /// Opened and unlocked by `forward up --passphrase-fd`, shared by every runner; nil otherwise.
     private let vault: Vault?
     private let report: @Sendable (String) -> Void
@@ -30,6 +32,8 @@ public final class HostRunner: @unchecked Sendable {
     private let lock = Lock()
     private var states: [RuleState]
     private var pool: ForwardPool?
+    /// The OpenSSH ssh running the rules now (a host that requires post-quantum key exchange).
+    private var child: OpenSSHForwardChild?
     private var stopping = false
     private let wake = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
@@ -46,6 +50,7 @@ public final class HostRunner: @unchecked Sendable {
         self.report = report
         self.worded = worded
         workspace = context.workspace
+        self.context = context
         let sessions = ForwardPool.sessionsNeeded(for: rules)
         states = rules.map { rule in
             let spread = min(rule.sessions, sessions)
@@ -67,9 +72,10 @@ public final class HostRunner: @unchecked Sendable {
     public func stop() {
         lock.lock()
         stopping = true
-        let running = pool
+        let running = pool, ssh = child
         lock.unlock()
         running?.stop()
+        ssh?.stop()
         wake.signal()
         finished.wait()
     }
@@ -94,16 +100,20 @@ public final class HostRunner: @unchecked Sendable {
         return stopping
     }
 
-    private func set(_ phase: RuleState.Phase, error: String? = nil, next: Date? = nil) {
+    private func set(
+        _ phase: RuleState.Phase, error: String? = nil, next: Date? = nil, ssh: Int32? = nil, note: String? = nil
+    ) {
         lock.lock()
         for index in states.indices {
             states[index].state = phase
             states[index].lastError = error
             states[index].nextAttempt = next
+            states[index].sshPid = ssh
             if phase != .active { states[index].activeConnections = 0 }
         }
         lock.unlock()
         var line = "\(Display.safe(hostName)): \(phase.rawValue)"
+        if let note { line += " \(note)" }
         // The line goes to `forward up`'s output: the CLI's words for a passphrase the hint asks for.
         if let error { line += ": \(Display.safe(worded(error)))" }
         if let next { line += " (next attempt in \(TextFormat.fixed(next.timeIntervalSinceNow, places: 1)) s)" }
@@ -137,6 +147,12 @@ public final class HostRunner: @unchecked Sendable {
         }
         let credentials = UnattendedCredentials(workspace: workspace, store: store, vault: vault, releasedBy: "forward")
         var attempt = 0
+        // Only when ssh is there to take it: without it the own client's refusal below says so, and the host fails.
+        if let why = PostQuantumWords.handover(plan), access(OpenSSHHandover.sshPath, X_OK) == 0 {
+            report("note: \(why); running its rules through OpenSSH's ssh")
+            while !isStopping { runThroughOpenSSH(store: store, attempt: &attempt) }
+            return
+        }
         while !isStopping {
             set(.starting)
             credentials.reset()
@@ -187,13 +203,63 @@ public final class HostRunner: @unchecked Sendable {
         }
     }
 
+    /// One attempt through OpenSSH's ssh: started, `active` once it has logged in (its key exchange and the time
+    /// recorded as the host's last session, as a session of the own client records them), and when it ends `failed`
+    /// (something only the user can fix: tried again in a minute) or `retrying` with backoff.
+    private func runThroughOpenSSH(store: Store, attempt: inout Int) {
+        set(.starting)
+        let ending: OpenSSHForwardChild.Ending
+        do {
+            let keepalive = plan.endpoints.last?.settings.serverAliveInterval ?? options.keepaliveInterval
+            let started = try OpenSSHForwardChild.start(
+                plan, rules: rules, keepalive: keepalive, store: store, context: context,
+                said: { [report] line in report(line) })
+            lock.lock()
+            child = started
+            let stopNow = stopping
+            lock.unlock()
+            if stopNow { started.stop() }
+            let pid = started.child.pid
+            var loggedIn = false
+            ending = started.run { keyExchange in
+                loggedIn = true
+                set(
+                    .active, ssh: pid,
+                    note: "through OpenSSH's ssh (pid \(pid), \(keyExchange ?? "key exchange unknown"))")
+                var outcome = ConnectOutcome()
+                outcome.keyExchanges = keyExchange.map { [$0] } ?? []
+                try? ConnectPlan.record(outcome, target: plan.target.id, store: store)
+            }
+            if loggedIn { attempt = 0 }
+            lock.lock()
+            child = nil
+            lock.unlock()
+        } catch {
+            guard !isStopping else { return }
+            // Nothing retrying changes: this ssh has no post-quantum key exchange, the name cannot be written.
+            set(.failed, error: Self.describe(error), next: Date().addingTimeInterval(Self.maximumDelay))
+            waitForRetry(orUnlock: nil)
+            return
+        }
+        guard !isStopping else { return }
+        if ending.permanent {
+            set(.failed, error: ending.reason, next: Date().addingTimeInterval(Self.maximumDelay))
+            waitForRetry(orUnlock: nil)
+            return
+        }
+        attempt += 1
+        let delay = Self.delay(attempt: attempt)
+        set(.retrying, error: ending.reason, next: Date().addingTimeInterval(delay))
+        _ = wake.wait(timeout: .now() + delay)
+    }
+
     /// Waits the longest delay, or until the vault session opens the credential a refusal named (a `sshelf vault
     /// unlock` anywhere then brings the tunnel up within a second), or until stopped.
-    private func waitForRetry(orUnlock credentials: UnattendedCredentials) {
+    private func waitForRetry(orUnlock credentials: UnattendedCredentials?) {
         let deadline = DispatchTime.now() + Self.maximumDelay
         while !isStopping, DispatchTime.now() < deadline {
             if wake.wait(timeout: min(deadline, .now() + 1)) == .success { return }
-            if credentials.refusedCredentialOpens { return }
+            if credentials?.refusedCredentialOpens == true { return }
         }
     }
 
@@ -208,7 +274,8 @@ public final class HostRunner: @unchecked Sendable {
         switch error.kind {
         case .hostKeyUnknown, .hostKeyChanged, .hostKeyOtherType, .hostKeyRevoked, .credentialNotSynced,
             .credentialUnavailable, .authenticationFailed, .rsaSignatureUnsupported, .cancelled,
-            // A setting retrying cannot change (a host that requires post-quantum key exchange, which libssh2 lacks).
+            // A setting retrying cannot change: an algorithm list that leaves libssh2 nothing, a ProxyCommand that
+            // cannot run, a host that requires post-quantum key exchange when OpenSSH's ssh is not there to take it.
             .invalidConfiguration:
             return true
         default:

@@ -42,6 +42,8 @@ public struct RuleState: Codable, Equatable {
     public var nextAttempt: Date?
     /// Connections each session has carried, for a rule spread over several sessions (`sessions N`).
     public var connectionsPerSession: [Int]?
+    /// The OpenSSH ssh running the rule (a host that requires post-quantum key exchange); nil in sshelf's own client.
+    public var sshPid: Int32?
 }
 
 extension RuleState {

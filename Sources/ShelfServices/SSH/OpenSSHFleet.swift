@@ -61,16 +61,20 @@ public final class OpenSSHFleet: @unchecked Sendable {
         let terminal = sudo == nil ? terminal : terminal ?? "xterm"
         var input = OpenSSHInput(sudo: sudo)
         let user = plan.endpoints.last.flatMap { $0.user.isEmpty ? nil : ["-l", $0.user] } ?? []
+        // A post-quantum hand-over records its session as the host's last, with the key exchange ssh's log names.
+        let log = OpenSSHSessionLog.wanted(plan, why: why) ? try? OpenSSHSessionLog(context.locations) : nil
+        defer { log?.remove() }
         return handOver(
-            plan, why: why, abort: abort, connected: connected, terminal: terminal, input: &input, observe: observe
+            plan, why: why, abort: abort, connected: connected, terminal: terminal, input: &input, observe: observe,
+            log: log
         ) { name in
             // -tt: a terminal though ssh's own input is not one; LogLevel ERROR: no "Connection to … closed." after
             // a terminal session (ssh's errors, which the report reads, are kept).
             let tty = terminal == nil ? ["-T"] : ["-tt", "-o", "LogLevel=ERROR"]
             // A certificate renewed for the target's tied identity (CertificateRenewal) beside the agent's key.
             let certificate = CertificateRenewal.sshOptions(plan, locations: context.workspace.locations)
-            return [OpenSSHHandover.sshPath] + Self.batch(connectTimeout) + tty + user + certificate
-                + ["--", name, sudo?.command(command) ?? command]
+            return [OpenSSHHandover.sshPath] + (log?.arguments ?? []) + Self.batch(connectTimeout) + tty + user
+                + certificate + ["--", name, sudo?.command(command) ?? command]
         }
     }
 
@@ -81,10 +85,15 @@ public final class OpenSSHFleet: @unchecked Sendable {
         plan: ConnectPlan, why: String, connectTimeout: Double, abort: FleetAbort, connected: () -> Void
     ) -> FleetHostResult {
         var input = OpenSSHInput(sudo: nil)
+        // scp has no -E: a post-quantum hand-over's ssh logs on scp's standard error, which is read and not shown.
+        let logged = OpenSSHSessionLog.wanted(plan, why: why)
         var result = handOver(
-            plan, why: why, abort: abort, connected: connected, terminal: nil, input: &input, observe: nil
+            plan, why: why, abort: abort, connected: connected, terminal: nil, input: &input, observe: nil,
+            stderrLog: logged
         ) { name in
-            let flags = (recursive ? ["-r"] : []) + (preserve ? ["-p"] : []) + ["-q"]
+            // -q would make ssh quiet whatever LogLevel says; scp shows no progress meter off a terminal anyway.
+            let flags =
+                (recursive ? ["-r"] : []) + (preserve ? ["-p"] : []) + (logged ? ["-o", "LogLevel=DEBUG1"] : ["-q"])
             let remote = { (path: String) in "\(name):\(path)" }
             let words = upload ? sources + [remote(destination)] : sources.map(remote) + [destination]
             return [Self.scpPath] + Self.batch(connectTimeout) + flags + ["--"] + words
@@ -116,7 +125,7 @@ public final class OpenSSHFleet: @unchecked Sendable {
     private func handOver(
         _ plan: ConnectPlan, why: String, abort: FleetAbort, connected: () -> Void, terminal: String?,
         input: inout OpenSSHInput, observe: ((UnsafeRawBufferPointer, _ toStderr: Bool) -> Void)?,
-        argv: (String) -> [String]
+        log: OpenSSHSessionLog? = nil, stderrLog: Bool = false, argv: (String) -> [String]
     ) -> FleetHostResult {
         var result = FleetHostResult(name: plan.target.name, hostID: plan.target.id, outcome: .failed)
         result.started = Date()
@@ -167,6 +176,21 @@ public final class OpenSSHFleet: @unchecked Sendable {
             result.outcome = .failed
             result.error = FleetConnect.sudoRefused
             return result
+        }
+        if log != nil || stderrLog {
+            // ssh's own words went to its log: back after the command's, where ssh would have written them. A log on
+            // standard error (scp's ssh) is read from there, and only ssh's words stay.
+            let read = log?.read() ?? OpenSSHSessionLog.read(String(decoding: result.stderr, as: UTF8.self))
+            if log == nil { result.stderr = [] }
+            read.said.withUnsafeBytes { bytes in
+                if log != nil { observe?(bytes, true) }
+                result.append(bytes, toStderr: true)
+            }
+            if read.loggedIn {
+                var outcome = ConnectOutcome()
+                outcome.keyExchanges = read.keyExchange.map { [$0] } ?? []
+                result.connectOutcome = outcome
+            }
         }
         finish(&result, exit: exit, abort: abort, program: "OpenSSH's " + (words[0].split(separator: "/").last ?? ""))
         return result

@@ -64,7 +64,22 @@ public enum OpenSSHHandover {
     /// probe does not do: `--pq require` on it sends it to OpenSSH.
     public static func postQuantumOnly(_ plan: ConnectPlan, after error: SSHError, timeout: Double) -> String? {
         guard error.kind == .handshakeFailed else { return nil }
-        return postQuantumOnly(plan, timeout: timeout)
+        return postQuantumOnly(plan, offer: error.postQuantumOnly, timeout: timeout)
+    }
+
+    /// The same for a handshake known to have failed, with what a hop behind a jump host offered when the failure
+    /// kept it (a fleet host's result, `FleetHostResult.postQuantumOffer`); else the first hop is probed.
+    public static func postQuantumOnly(_ plan: ConnectPlan, offer: PostQuantumOffer?, timeout: Double) -> String? {
+        guard let offer else { return postQuantumOnly(plan, timeout: timeout) }
+        guard access(sshPath, X_OK) == 0 else { return nil }
+        return words(hop: offer.hopName, offered: offer.offered)
+    }
+
+    /// The reason for a hop whose server offers only the post-quantum key exchanges `offered`.
+    static func words(hop: String, offered: [String]) -> String {
+        "\(Display.safe(hop)) offers only post-quantum key exchange ("
+            + offered.map(Display.safe).joined(separator: ", ")
+            + "), which sshelf's own client (libssh2 \(LibSSH2.version)) does not have"
     }
 
     /// The same, for a handshake already known to have failed (a fleet host's result says so).
@@ -72,14 +87,9 @@ public enum OpenSSHHandover {
         guard access(sshPath, X_OK) == 0, let hop = plan.endpoints.first, hop.settings.proxyCommand == nil,
             let offered = KexProbe.offered(
                 host: hop.hostname.isEmpty ? hop.name : hop.hostname, port: hop.port, timeout: timeout),
-            offered.contains(where: KeyExchange.isPostQuantum),
-            offered.allSatisfy({
-                KeyExchange.isPostQuantum($0) || $0.hasPrefix("ext-info-") || $0.hasPrefix("kex-strict-")
-            })
+            let offer = PostQuantumOffer.only(offered, hop: hop.name)
         else { return nil }
-        return "\(Display.safe(hop.name)) offers only post-quantum key exchange ("
-            + offered.filter(KeyExchange.isPostQuantum).map(Display.safe).joined(separator: ", ")
-            + "), which sshelf's own client (libssh2 \(LibSSH2.version)) does not have"
+        return words(hop: offer.hopName, offered: offer.offered)
     }
 
     /// The line that says a session goes to OpenSSH, and why (`connect` and the TUI say the same).

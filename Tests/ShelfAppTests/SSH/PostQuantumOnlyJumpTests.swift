@@ -1,6 +1,8 @@
 // PostQuantumOnlyJumpTests: a jump host that offers only post-quantum key exchange (a real sshd with only
 // sntrup761x25519) fails libssh2's handshake; sshelf probes it (the outermost hop, reached directly) and hands the
-// whole chain to OpenSSH's ssh, saying why, for exec and run. Both libssh2 versions (SSH_MATRIX_TESTS).
+// whole chain to OpenSSH's ssh, saying why, for exec and run. A post-quantum-only server behind a classical jump host
+// is found out from its first packet as it passes through the jump channel, and handed over the same way. Both
+// libssh2 versions (SSH_MATRIX_TESTS).
 import Foundation
 import TestSupport
 import XCTest
@@ -38,6 +40,42 @@ final class PostQuantumOnlyJumpTests: XCTestCase {
         let record = try XCTUnwrap(
             JSONSerialization.jsonObject(with: Data(run.stdout.split(separator: "\n")[0].utf8)) as? [String: Any])
         XCTAssertEqual(record["stdout"] as? String, "behind-pq\n")
+        XCTAssertTrue((record["openssh"] as? String)?.hasPrefix(why) == true, "\(record)")
+        XCTAssertTrue(pqOnly.waitForLog(PostQuantumRequireTests.kexLine, count: 2), pqOnly.log)
+    }
+
+    /// The target behind a classical jump host offers only sntrup761x25519 (pinned while its server still offered a
+    /// classical one): the failed inner handshake names it, and exec, run and cp go through OpenSSH saying why.
+    func testAPostQuantumOnlyServerBehindAJumpHostIsHandedToOpenSSH() throws {
+        let world = try SSHCLIWorld()
+        addTeardown { _ = try? world.home.run(["agent", "stop"]) }
+        try world.addHost("bastion", world.sshd)
+        let fingerprint = try world.fingerprint(world.sshd)
+        XCTAssertExit(try world.home.run("trust", "bastion", "--fingerprint", fingerprint), 0)
+        XCTAssertExit(try world.home.run("trust", "t", "--fingerprint", fingerprint), 0)
+        var options = SSHD.Options()
+        options.extraConfig = ["KexAlgorithms sntrup761x25519-sha512@openssh.com"]
+        options.hostKeysFrom = world.sshd.directory
+        options.authorizedKeys = [world.key.publicLine]
+        let pqOnly = try SSHD.start(options)
+        XCTAssertExit(try world.home.run("edit", "t", "--port", String(pqOnly.port), "--jump", "bastion"), 0)
+        let why =
+            "t offers only post-quantum key exchange (sntrup761x25519-sha512@openssh.com), which sshelf's own client "
+            + "(libssh2 "
+
+        let exec = try world.home.run("exec", "t", "--no-stdin", "--", "echo", "inner-pq")
+        XCTAssertExit(exec, 0)
+        XCTAssertEqual(exec.stdout, "inner-pq\n")
+        XCTAssertTrue(exec.stderr.contains("sshelf: note: " + why), exec.stderr)
+        XCTAssertEqual(exec.stderr.components(separatedBy: "sshelf: note: ").count - 1, 1, exec.stderr)
+        XCTAssertTrue(pqOnly.waitForLog(PostQuantumRequireTests.kexLine), pqOnly.log)
+        XCTAssertTrue(pqOnly.waitForLog("Accepted publickey"), pqOnly.log)
+
+        let run = try world.home.run("run", "t", "--json", "--", "echo inner-pq")
+        XCTAssertExit(run, 0)
+        let record = try XCTUnwrap(
+            JSONSerialization.jsonObject(with: Data(run.stdout.split(separator: "\n")[0].utf8)) as? [String: Any])
+        XCTAssertEqual(record["stdout"] as? String, "inner-pq\n")
         XCTAssertTrue((record["openssh"] as? String)?.hasPrefix(why) == true, "\(record)")
         XCTAssertTrue(pqOnly.waitForLog(PostQuantumRequireTests.kexLine, count: 2), pqOnly.log)
     }

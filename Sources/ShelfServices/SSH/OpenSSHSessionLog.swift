@@ -1,0 +1,63 @@
+// OpenSSHSessionLog: ssh's own log for a fleet host handed to OpenSSH for post-quantum key exchange, so the session
+// is recorded as the host's last with the key exchange it used (`show`, `check`) as one of sshelf's own client is.
+// ssh writes it (`-E`, `LogLevel DEBUG1`: "kex: algorithm:" is a debug1 line) to a private file (0600 in the runtime
+// directory, removed after); the command's own output is not in it. What is read back: whether ssh logged in, the
+// first key exchange (written before the server can send a banner), and ssh's words for the report (its errors),
+// without its debug lines.
+import FoundationEssentials
+import Glibc
+import ShelfCore
+import ShelfOperations
+import ShelfSystem
+
+final class OpenSSHSessionLog {
+    let path: String
+
+    init(_ locations: DataLocations) throws {
+        try PrivateFiles.ensureDirectory(locations.runtimeDirectory)
+        path = locations.runtimeDirectory + "/run-ssh-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).log"
+        try PrivateFiles.atomicWrite(Data(), to: path)
+    }
+
+    /// Whether `plan` goes to OpenSSH for post-quantum key exchange: a hop requires it, or a server offers only it.
+    static func wanted(_ plan: ConnectPlan, why: String) -> Bool {
+        PostQuantumWords.handover(plan) != nil || why.contains(" offers only post-quantum key exchange (")
+    }
+
+    /// ssh's options: its log to the file (the first LogLevel given wins over a later one).
+    var arguments: [String] { ["-E", path, "-o", "LogLevel=DEBUG1"] }
+
+    struct Read {
+        var loggedIn = false
+        var keyExchange: String?
+        /// ssh's own lines, as it would have written them to its standard error at its default level.
+        var said: [UInt8] = []
+    }
+
+    func read() -> Read { Self.read((try? String(contentsOfFile: path, encoding: .utf8)) ?? "") }
+
+    /// What ssh's log `text` says (from the file, or from scp's standard error where its ssh logged).
+    static func read(_ text: String) -> Read {
+        var read = Read()
+        // ssh ends each line of its log with "\r\n" (one Character to Swift: split on newlines, not on "\n").
+        for raw in text.split(whereSeparator: \.isNewline) {
+            let line = String(raw)
+            if line.hasPrefix("debug") {
+                if read.keyExchange == nil, let range = line.firstRange(of: "kex: algorithm: ") {
+                    let name = String(line[range.upperBound...]).trimmingSpaces()
+                    if name != "(no match)" { read.keyExchange = Display.safe(name) }
+                }
+                continue
+            }
+            if line.hasPrefix("Authenticated to ") { read.loggedIn = true }
+            // What ssh says only above its default level (VERBOSE), and the end of a terminal session.
+            let verbose = ["Authenticated to ", "Transferred: ", "Bytes per second"].contains(where: line.hasPrefix)
+            let closed = line.hasPrefix("Connection to ") && line.hasSuffix(" closed.")
+            if verbose || closed { continue }
+            read.said += Array((line + "\n").utf8)
+        }
+        return read
+    }
+
+    func remove() { unlink(path) }
+}
