@@ -1,7 +1,8 @@
 // FilesCopyJob: one copy of the file pane, run by `cp`'s own engine (FleetCopy) on the pane's SFTP session — so
 // with its rules: only regular files and folders, never setuid/setgid, no write outside the destination folder
 // whatever the server names its files, never a partial file under the final name, a stop removing the temporary
-// file. Reports its bytes and rate a few times a second and how it ended.
+// file. Reports its bytes and rate a few times a second and how it ended. Logged as `sshelf cp` logs (its release-log
+// line first: a copy that cannot be logged does not start).
 import FoundationEssentials
 import ShelfOperations
 import ShelfSSH
@@ -10,12 +11,17 @@ import ShelfUI
 struct FilesCopyJob {
     let request: FilesTransfer.Request
     let sftp: SftpSession
+    let log: FilesReleaseLog
     let mailbox: Mailbox
     let stopped: () -> Bool
 
-    init(_ request: FilesTransfer.Request, sftp: SftpSession, mailbox: Mailbox, stopped: @escaping () -> Bool) {
+    init(
+        _ request: FilesTransfer.Request, sftp: SftpSession, log: FilesReleaseLog, mailbox: Mailbox,
+        stopped: @escaping () -> Bool
+    ) {
         self.request = request
         self.sftp = sftp
+        self.log = log
         self.mailbox = mailbox
         self.stopped = stopped
     }
@@ -53,6 +59,15 @@ struct FilesCopyJob {
             }
             sources.append(text)
         }
+        let upload = request.direction == .upload
+        let literal = upload ? sources : sources.map(Self.literal)
+        let logged: FilesReleaseLog.Started
+        do {
+            logged = try log.begin(log.command(literal, to: destination, upload: upload, recursive: true))
+        } catch {
+            fail(TUIErrorLine.text(error) + ": nothing was copied")
+            return
+        }
         mailbox.post(.filesTransfer(id: id, state: .running, bytes: 0, rate: 0, detail: ""))
         let started = Date()
         var bytes: UInt64 = 0
@@ -70,12 +85,23 @@ struct FilesCopyJob {
         var failure: String?
         do {
             switch request.direction {
-            case .upload: try copy.upload(sources, to: destination)
-            case .download: try copy.download(sources.map(Self.literal), to: destination)
+            case .upload: try copy.upload(literal, to: destination)
+            case .download: try copy.download(literal, to: destination)
             }
         } catch {
             failure = TUIErrorLine.text(error)
         }
+        // How it ended, in the words of cp's last release-log line.
+        var outcome = FleetHostResult.Outcome.succeeded
+        if stopped() {
+            outcome = .killed
+        } else if sftp.lost {
+            outcome = .connectionLost
+        } else if failure != nil || !copy.problems.isEmpty {
+            outcome = .failed
+        }
+        var unlogged: String?
+        do { try log.end(logged, outcome: outcome) } catch { unlogged = TUIErrorLine.text(error) }
         let rate = Double(copy.bytes) / max(0.001, Date().timeIntervalSince(started))
         var detail = "\(copy.files) file\(copy.files == 1 ? "" : "s"), \(copy.bytes) bytes"
         if let problem = copy.problems.first {
@@ -86,8 +112,9 @@ struct FilesCopyJob {
             detail += "; left behind \(leftover.onHost ? "on the host" : "here"): \(leftover.path)"
         }
         let state: FilesTransfer.State =
-            stopped() ? .cancelled : failure != nil || !copy.problems.isEmpty ? .failed : .done
+            outcome == .killed ? .cancelled : outcome == .succeeded && unlogged == nil ? .done : .failed
         if let failure { detail = failure + " (" + detail + ")" }
+        if let unlogged { detail += "; " + unlogged }
         // The reasons name the server's files: escaped as the sides show names (an escape or a newline in a name
         // shows as `\x1b`, `\n`, never as a `?` that hides which file it was).
         detail = FileName.shown(Array(detail.utf8))

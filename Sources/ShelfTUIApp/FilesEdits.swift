@@ -4,9 +4,11 @@
 // size, the same modification time and the same bytes (read again and compared whole: a change within the second
 // or one that keeps the size and time is still seen). Otherwise the pane asks: overwrite, keep theirs, or save mine
 // under another name. The save writes beside the file and renames over it (never a partial file under its name),
-// with the host file's mode. The copy is removed in every ending but a failed save, which keeps it and says where.
+// with the host file's mode, and is logged as `sshelf cp` logs an upload (a save that cannot be logged is not made).
+// The copy is removed in every ending but a failed or refused save, which keeps it and says where.
 import FoundationEssentials
 import ShelfCore
+import ShelfOperations
 import ShelfSSH
 import ShelfSystem
 import ShelfTerminal
@@ -140,17 +142,40 @@ final class FilesEdits: @unchecked Sendable {
                 }
                 // The mode the host's file has now (else had): a save changes the content only.
                 let mode = (try? sftp.stat(bytes: copy.remotePath))??.permissions.map { $0 & 0o777 } ?? copy.permissions
-                try sftp.writeWhole(bytes: target, contents: contents, mode: mode, replacing: replacing)
+                // Logged as `sshelf cp COPY HOST:FILE` logs: a save that cannot be logged is not made.
+                let log = remote.log
+                let logged: FilesReleaseLog.Started
+                do {
+                    logged = try log.begin(
+                        log.command([copy.file], to: Self.text(target), upload: true, recursive: false))
+                } catch {
+                    // Where the edit is comes first: the log's reason names files and can be long.
+                    return say(
+                        "could not save \(copy.shownName) on the host, your edit is kept in \(copy.file): "
+                            + TUIErrorLine.text(error))
+                }
+                do {
+                    try sftp.writeWhole(bytes: target, contents: contents, mode: mode, replacing: replacing)
+                } catch {
+                    try? log.end(logged, outcome: sftp.lost ? .connectionLost : .failed)
+                    throw error
+                }
                 copy.remove()
-                mailbox.post(
-                    .filesChanged(
-                        .remote,
-                        .success("saved \(FileName.shown(target)) on the host (\(contents.count) bytes)")))
+                var saved = "saved \(FileName.shown(target)) on the host (\(contents.count) bytes)"
+                do {
+                    try log.end(logged, outcome: .succeeded)
+                } catch {
+                    saved += "; " + TUIErrorLine.text(error)
+                }
+                mailbox.post(.filesChanged(.remote, .success(saved)))
             } catch {
                 keep(copy, TUIErrorLine.text(error))
             }
         }
     }
+
+    /// A host's path as cp's text (for the release log's item): its bytes as UTF-8, any that are not replaced.
+    private static func text(_ path: [UInt8]) -> String { String(decoding: path, as: UTF8.self) }
 
     /// Whether the host's file differs from what was downloaded: gone, another size or time, or other bytes.
     private func changedOnHost(_ copy: FilesEditCopy, _ sftp: SftpSession) throws(SSHError) -> Bool {

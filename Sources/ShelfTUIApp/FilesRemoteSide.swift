@@ -9,9 +9,13 @@ import ShelfSystem
 import ShelfUI
 
 final class FilesRemoteSide: @unchecked Sendable {
-    private let connection: SSHConnection
+    /// Starts the SFTP subsystem on the logged-in connection, and ends the connection (on the side's thread).
+    private let openSftp: () throws -> SftpSession
+    private let endConnection: () -> Void
     private let hostID: UUID
     private let mailbox: Mailbox
+    /// The release log the side's copies and the editor's saves write their lines to, as `sshelf cp` does.
+    let log: FilesReleaseLog
     private let condition = Condition()
     /// The next folder to list (a newer request replaces one not yet started), and whether the pane closed.
     private var request: (path: [UInt8], generation: Int)?
@@ -27,9 +31,20 @@ final class FilesRemoteSide: @unchecked Sendable {
     /// Entries sent at most this often while a folder is still being read (the first batch goes at once).
     private static let updateInterval: Double = 0.1
 
-    init(connection: SSHConnection, hostID: UUID, mailbox: Mailbox) {
-        self.connection = connection
+    convenience init(connection: SSHConnection, hostID: UUID, log: FilesReleaseLog, mailbox: Mailbox) {
+        self.init(
+            hostID: hostID, log: log, mailbox: mailbox, open: { try SftpSession(connection) },
+            end: { connection.close() })
+    }
+
+    init(
+        hostID: UUID, log: FilesReleaseLog, mailbox: Mailbox, open: @escaping () throws -> SftpSession,
+        end: @escaping () -> Void
+    ) {
+        openSftp = open
+        endConnection = end
         self.hostID = hostID
+        self.log = log
         self.mailbox = mailbox
     }
 
@@ -38,8 +53,19 @@ final class FilesRemoteSide: @unchecked Sendable {
         BackgroundThread.start(name: "sshelf-files") { [self] in run(start) }
     }
 
+    /// What the side says to a request once its thread has ended (the connection broke, or SFTP never started).
+    static let ended = "the connection to the host broke: close the pane (q) and open it again (F)"
+
     func list(_ path: [UInt8], generation: Int) {
         condition.lock()
+        // The thread has ended: nobody would answer a request (the run loop would poll for it until the pane closed).
+        guard !closed else {
+            condition.unlock()
+            let listing = FilesPane.Listing(
+                side: .remote, generation: generation, path: path, entries: [], complete: true, error: Self.ended)
+            mailbox.post(.filesListed(listing))
+            return
+        }
         if request != nil { mailbox.deliver() }
         request = (path, generation)
         mailbox.expect()
@@ -49,6 +75,11 @@ final class FilesRemoteSide: @unchecked Sendable {
 
     func copy(_ request: FilesTransfer.Request) {
         condition.lock()
+        guard !closed else {
+            condition.unlock()
+            mailbox.post(.filesTransfer(id: request.id, state: .failed, bytes: 0, rate: 0, detail: Self.ended))
+            return
+        }
         copies.append(request)
         condition.signal()
         condition.unlock()
@@ -56,6 +87,11 @@ final class FilesRemoteSide: @unchecked Sendable {
 
     func change(_ change: FilesChange) {
         condition.lock()
+        guard !closed else {
+            condition.unlock()
+            mailbox.post(.filesChanged(.remote, .failure(OperationFailure(Self.ended))))
+            return
+        }
         changes.append(change)
         mailbox.expect()
         condition.signal()
@@ -113,9 +149,7 @@ final class FilesRemoteSide: @unchecked Sendable {
         for copy in waiting {
             mailbox.post(.filesTransfer(id: copy.id, state: .failed, bytes: 0, rate: 0, detail: "the connection broke"))
         }
-        mailbox.post(
-            .filesConnected(
-                hostID: hostID, failure: "the connection to the host broke: close the pane (q) and open it again (F)"))
+        mailbox.post(.filesConnected(hostID: hostID, failure: Self.ended))
     }
 
     /// The pane closed: the thread ends the SFTP session and the connection.
@@ -137,11 +171,11 @@ final class FilesRemoteSide: @unchecked Sendable {
     }
 
     private func run(_ start: [UInt8]?) {
-        defer { connection.close() }
+        defer { endConnection() }
         defer { finishJobs() }
         let sftp: SftpSession
         do {
-            sftp = try SftpSession(connection)
+            sftp = try openSftp()
         } catch {
             mailbox.post(.filesConnected(hostID: hostID, failure: "no file access: \(TUIErrorLine.text(error))"))
             return
@@ -167,7 +201,8 @@ final class FilesRemoteSide: @unchecked Sendable {
             if let change { mailbox.deliver(.filesChanged(.remote, FilesChanges.remote(change, sftp: sftp))) }
             if let job { job(sftp) }
             if let copy {
-                FilesCopyJob(copy, sftp: sftp, mailbox: mailbox, stopped: { [self] in isStopped(copy.id) }).run()
+                FilesCopyJob(copy, sftp: sftp, log: log, mailbox: mailbox, stopped: { [self] in isStopped(copy.id) })
+                    .run()
             }
             if sftp.lost {
                 lostConnection()

@@ -48,7 +48,7 @@ public final class TUIApp {
         fleet = TUIFleet(context: context, mailbox: mailbox, prompts: login.prompts)
         files = TUIFiles(
             mailbox: mailbox, login: login, environment: context.environment,
-            runtime: context.locations.runtimeDirectory)
+            runtime: context.locations.runtimeDirectory, workspace: TUIVault.quiet(context))
         reachability = ReachabilityWorker(mailbox: mailbox)
         optionCheck = OptionCheckWorker(mailbox: mailbox, scratch: context.locations.configDirectory)
         state = UIState()

@@ -1,7 +1,7 @@
 // TUIFiles: the run loop's side of the file pane — lists this machine's folders on a thread per request, logs in
 // to the host through TUILogin (every hop's host key checked before any credential, pins and the release log as for
-// Enter) and gives the connection to a FilesRemoteSide, and ends that connection when the pane closes. Editing a
-// host's file is FilesEdits'.
+// Enter) and gives the connection to a FilesRemoteSide (with the release log its copies and saves write to), and
+// ends that connection when the pane closes. Editing a host's file is FilesEdits'.
 import FoundationEssentials
 import ShelfCore
 import ShelfOperations
@@ -17,10 +17,13 @@ final class TUIFiles: @unchecked Sendable {
     private var opened: (hostID: UUID, start: [UInt8]?)?
     private var remote: FilesRemoteSide?
     private let edits: FilesEdits
+    /// Where the release log is (its copies' and saves' lines, as `sshelf cp` writes them).
+    private let workspace: Workspace
 
-    init(mailbox: Mailbox, login: TUILogin, environment: [String: String], runtime: String) {
+    init(mailbox: Mailbox, login: TUILogin, environment: [String: String], runtime: String, workspace: Workspace) {
         self.mailbox = mailbox
         self.login = login
+        self.workspace = workspace
         edits = FilesEdits(mailbox: mailbox, environment: environment, runtime: runtime)
         edits.remote = { [weak self] in self?.remoteSide }
         login.filesLoggedIn = { [weak self] hostID, result in self?.loggedIn(hostID, result) }
@@ -132,7 +135,8 @@ final class TUIFiles: @unchecked Sendable {
                 login.connection.close()
                 return
             }
-            let side = FilesRemoteSide(connection: login.connection, hostID: hostID, mailbox: mailbox)
+            let log = FilesReleaseLog.of(login.plan, outcome: login.connection.outcome, workspace: workspace)
+            let side = FilesRemoteSide(connection: login.connection, hostID: hostID, log: log, mailbox: mailbox)
             remote = side
             lock.unlock()
             side.start(opened.start)

@@ -356,13 +356,16 @@ public enum Keymap {
         KeyBinding([.tab], .filesSwitch, .files, "switch sides (this machine, the host)", hint: "switch"),
         KeyBinding(
             [.enter, .char("l"), .right], .filesOpen, .files,
-            "open the folder (or the link to a folder); a host's file: edit it in $EDITOR", hint: "open"),
-        KeyBinding([.char("h"), .left, .backspace], .filesParent, .files, "go up to the parent folder", hint: "up"),
+            "open the folder (or the link to a folder); a host's file: edit it in $EDITOR", hint: "open",
+            disabled: FilesReducer.needsHost),
+        KeyBinding(
+            [.char("h"), .left, .backspace], .filesParent, .files, "go up to the parent folder", hint: "up",
+            disabled: FilesReducer.needsHost),
         KeyBinding(
             [.char("/")], .filesFilter, .files,
             "filter the folder: the names holding every word typed (Enter keeps it, Esc clears it)", hint: "filter"),
         KeyBinding([.char(".")], .filesHidden, .files, "show or hide hidden names (starting with a dot)"),
-        KeyBinding([.char("r")], .filesReload, .files, "read the folder again"),
+        KeyBinding([.char("r")], .filesReload, .files, "read the folder again", disabled: FilesReducer.needsHost),
         KeyBinding([.char(" ")], .filesMark, .files, "mark or unmark the entry for a copy, and move down"),
         KeyBinding(
             [.char("c")], .filesCopy, .files,

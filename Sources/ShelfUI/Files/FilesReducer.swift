@@ -35,6 +35,13 @@ enum FilesReducer {
         return effects
     }
 
+    /// Reading the host's side needs its connection: once it failed or broke the side's thread has ended, and a
+    /// request would wait for an answer nobody sends (the run loop polling for it until the pane closed).
+    static let needsHost: @Sendable (UIState) -> String? = { state in
+        guard let pane = state.files, pane.active == .remote, !pane.connected else { return nil }
+        return pane.failure
+    }
+
     private static func page(_ state: UIState) -> Int { max(1, state.rows - 7) }
 
     private static func handle(_ state: inout UIState, _ pane: inout FilesPane, _ key: Key) -> [Effect] {

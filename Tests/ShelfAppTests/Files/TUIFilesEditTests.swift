@@ -318,4 +318,43 @@ final class TUIFilesEditTests: XCTestCase {
         try assertNoCopyLeft(setup)
         try setup.tui.closeFilesAndQuit()
     }
+
+    /// A save leaves the two release-log lines `sshelf cp COPY a:FILE` writes (`by: files`, its hash as the item, the
+    /// host with its verified key and the outcome), and the log verifies. With the log unwritable (release.log a
+    /// directory, as on a full disk) the save is refused before anything is sent: the host's file untouched, the edit
+    /// kept (0600) where the line says.
+    func testASaveIsLoggedAndOneThatCannotBeLoggedKeepsTheEdit() throws {
+        let setup = try openPane(columns: 250)
+        try edit(setup, "notes", plan: "append")
+        try setup.tui.waitFor(text: "saved \(setup.notes) on the host (31 bytes)")
+        let copy = try XCTUnwrap(try records(setup).last?["copy"] as? String)
+        let lines = try setup.world.home.filesCopyLines()
+        XCTAssertEqual(lines.compactMap { $0["what"] as? String }, ["copy started", "copy"])
+        let item = FleetWorld.sha256("cp \(copy) a:\(setup.notes)")
+        XCTAssertEqual(lines.compactMap { $0["item"] as? String }, [item, item])
+        XCTAssertEqual(lines.compactMap { $0["host"] as? String }, ["a", "a"])
+        let detail = try XCTUnwrap(lines.last?["detail"] as? String)
+        XCTAssertTrue(detail.hasPrefix("targets a; a SHA256:") && detail.hasSuffix(" succeeded"), detail)
+        XCTAssertExit(try setup.world.home.run("log", "verify"), 0)
+        try waitForTheFolderReadAgain(setup)
+
+        try setup.world.home.breakTheReleaseLog()
+        let saved = try contents(setup.notes)
+        try edit(setup, "notes", plan: "append")
+        try setup.tui.waitFor("the save refused, the copy kept") {
+            $0.contains("could not save notes.txt on the host, your edit is kept in \(setup.copies)/")
+                && $0.contains("/notes.txt: the run could not be written to the release log")
+        }
+        XCTAssertEqual(try contents(setup.notes), saved, "the host's file untouched")
+        let left = try FileManager.default.contentsOfDirectory(atPath: setup.copies)
+        XCTAssertEqual(left.count, 1, "the one copy kept")
+        let kept = setup.copies + "/" + left[0] + "/notes.txt"
+        XCTAssertEqual(try contents(kept), saved + "added by the editor\n", "no edit lost")
+        XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: kept)[.posixPermissions] as? Int, 0o600)
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: setup.folder).sorted(), ["notes.txt", "other.txt"],
+            "no temporary file on the host")
+        try clearFilter(setup)
+        try setup.tui.closeFilesAndQuit()
+    }
 }

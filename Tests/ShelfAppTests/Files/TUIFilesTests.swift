@@ -229,7 +229,9 @@ final class TUIFilesTests: XCTestCase {
     }
 
     /// The host's connection breaks (its sshd session killed): the host's side says so and what to do, and the
-    /// pane stays usable on this machine's side and closes.
+    /// pane stays usable on this machine's side and closes. `r` on the host's side then says the same at once: before,
+    /// it asked the side's ended thread for a listing, and the run loop polled for the answer every 2 ms until the
+    /// pane closed (FilesRemoteSideTests asserts that nothing is left expected).
     func testABrokenConnectionIsSaidOnTheHostsSide() throws {
         let world = try FleetWorld(["a"])
         let tui = try Tmux(home: world.home, arguments: ["files", "a"], columns: 160, rows: 30)
@@ -238,6 +240,58 @@ final class TUIFilesTests: XCTestCase {
         try tui.send("r")
         try tui.waitFor(text: "the connection to the host broke: close the pane (q) and open it again (F)")
         try tui.send("Tab")
+        try tui.send("r")
+        try tui.waitFor(text: "read the folder again: the connection to the host broke: close the pane (q)")
+        try tui.closeFilesAndQuit()
+    }
+
+    /// A copy each way leaves the two release-log lines `sshelf cp` writes (`by: files`, the item the hash of the cp
+    /// command line doing the same copy, the host with its verified key and the outcome), and the log verifies.
+    /// With the log unwritable (release.log a directory, as on a full disk) a copy is refused with the reason before
+    /// anything is sent.
+    func testCopiesAreLoggedAndOneThatCannotBeLoggedIsRefused() throws {
+        let world = try FleetWorld(["a"])
+        let remote = world.shared + "/logged"
+        try FileManager.default.createDirectory(atPath: remote, withIntermediateDirectories: true)
+        XCTAssertEqual(chmod(remote, 0o777), 0, "the login (another account) writes the upload there")
+        try makeFile(remote + "/down.txt", bytes: 100)
+        let here = world.home.root + "/here"
+        try FileManager.default.createDirectory(atPath: here, withIntermediateDirectories: true)
+        try makeFile(here + "/up.txt", bytes: 200)
+        let tui = try Tmux(
+            home: world.home, arguments: ["files", "a", remote, "--local", here], columns: 220, rows: 30)
+        try tui.waitFor("both sides") { $0.contains("down.txt") && $0.contains("up.txt") && !$0.contains("reading...") }
+        XCTAssertEqual(try world.home.filesCopyLines().count, 0, "no copy yet")
+
+        try tui.send("c")
+        try tui.waitFor(text: "↓ down.txt to \(here)  done: 1 file, 100 bytes")
+        try tui.send("Tab")
+        try tui.filterFiles("up")
+        try tui.send("c")
+        try tui.waitFor(text: "↑ up.txt to \(remote)  done: 1 file, 200 bytes")
+
+        let lines = try world.home.filesCopyLines()
+        XCTAssertEqual(lines.compactMap { $0["what"] as? String }, ["copy started", "copy", "copy started", "copy"])
+        guard lines.count == 4 else { return }
+        let down = FleetWorld.sha256("cp -r a:\(remote)/down.txt \(here)")
+        let up = FleetWorld.sha256("cp -r \(here)/up.txt a:\(remote)")
+        XCTAssertEqual(lines.compactMap { $0["item"] as? String }, [down, down, up, up])
+        XCTAssertEqual(lines.compactMap { $0["host"] as? String }, ["a", "a", "a", "a"])
+        XCTAssertEqual(lines[0]["detail"] as? String, "targets a")
+        for last in [lines[1], lines[3]] {
+            let detail = try XCTUnwrap(last["detail"] as? String)
+            XCTAssertTrue(detail.hasPrefix("targets a; a SHA256:"), detail)
+            XCTAssertTrue(detail.hasSuffix(" succeeded"), detail)
+        }
+        XCTAssertExit(try world.home.run("log", "verify"), 0)
+
+        // The log cannot be written: the copy is refused with the reason, and nothing reaches the host.
+        XCTAssertEqual(unlink(remote + "/up.txt"), 0)
+        try world.home.breakTheReleaseLog()
+        try tui.send("c")
+        try tui.waitFor(text: "↑ up.txt to \(remote)  failed: the run could not be written to the release log")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: remote), ["down.txt"], "nothing sent")
+        try tui.send("Escape")
         try tui.closeFilesAndQuit()
     }
 
