@@ -28,6 +28,7 @@ public enum FieldGroups {
         case .identity: identity
         case .forward: forward
         case .snippet: snippet
+        case .caPin: caPin
         case .other: []
         }
     }
@@ -63,6 +64,12 @@ public enum FieldGroups {
 
     /// A snippet's groups come from its field table (SnippetFields).
     static var snippet: [FieldGroup] { SnippetFields.table.fieldGroups }
+
+    /// A CA pin's key and the names it vouches for are one unit: a merge never pairs a CA with another's patterns.
+    static let caPin = [
+        FieldGroup("trust", ["keyType", "key", "hosts"]),
+        FieldGroup("updated", ["updatedAt"], quiet: true),
+    ]
 
     /// Every group name of a kind, `extra` last.
     public static func names(for kind: RecordKind) -> [String] { groups(for: kind).map(\.name) + [extra] }

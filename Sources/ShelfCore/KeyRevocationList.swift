@@ -2,7 +2,7 @@
 // it — certificates revoked by serial under their CA's key. Unsigned: sshd does not check a KRL's signature.
 public struct KeyRevocationList: Sendable {
     /// "SSHKRL\n\0".
-    static let magic: [UInt8] = [0x53, 0x53, 0x48, 0x4b, 0x52, 0x4c, 0x0a, 0x00]
+    public static let magic: [UInt8] = [0x53, 0x53, 0x48, 0x4b, 0x52, 0x4c, 0x0a, 0x00]
     static let formatVersion: UInt32 = 1
     static let certificatesSection: UInt8 = 1
     static let serialListSection: UInt8 = 0x20

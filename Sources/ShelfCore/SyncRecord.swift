@@ -5,10 +5,10 @@
 import FoundationEssentials
 
 public enum RecordKind: OpenEnum {
-    case group, host, identity, forward, snippet
+    case group, host, identity, forward, snippet, caPin
     case other(String)
 
-    public static let knownCases: [RecordKind] = [.group, .host, .identity, .forward, .snippet]
+    public static let knownCases: [RecordKind] = [.group, .host, .identity, .forward, .snippet, .caPin]
 
     public var rawValue: String {
         switch self {
@@ -17,6 +17,7 @@ public enum RecordKind: OpenEnum {
         case .identity: "identity"
         case .forward: "forward"
         case .snippet: "snippet"
+        case .caPin: "ca-pin"
         case .other(let raw): raw
         }
     }
@@ -155,6 +156,7 @@ public enum SyncRecordCodec {
         case .identity: try check(body, known: Identity.knownFields)
         case .forward: try check(body, known: PortForwardRule.knownFields)
         case .snippet: try check(body, known: Snippet.knownFields)
+        case .caPin: try check(body, known: CAPin.knownFields)
         case .other: break
         }
     }
@@ -171,6 +173,9 @@ public enum SyncRecordCodec {
     }
     public static func body(_ snippet: Snippet) throws -> [String: JSONValue] {
         try body(snippet, known: Snippet.knownFields)
+    }
+    public static func body(_ pin: CAPin) throws -> [String: JSONValue] {
+        try body(pin, known: CAPin.knownFields)
     }
 
     public static func decode<T: Decodable>(_ type: T.Type, from body: [String: JSONValue]) throws -> T {

@@ -112,6 +112,8 @@ public struct ConnectOutcome: Sendable {
     public var methods: [String] = []
     /// The key exchange each hop's session used, outermost first (the target's last).
     public var keyExchanges: [String] = []
+    /// The hops whose key a host certificate vouched for, and what it said (CA, serial, principal, end).
+    public var hostCertificates: [(hostID: UUID, trustedBy: String)] = []
 
     /// Nothing new: what a command run on an existing (warm) session records.
     public init() {}

@@ -46,11 +46,13 @@ enum HostCertificateVerdict: Sendable {
 
 extension HostKeyTrustStore {
     func certificateVerdict(
-        _ key: HostKey, host: String, port: Int, load: (String) -> [KnownHostEntry]?
+        _ key: HostKey, host: String, port: Int, load: (String) -> [KnownHostEntry]?,
+        revocations: HostKeyRevocations? = nil
     ) -> HostCertificateVerdict {
         guard let check = certificates else { return .none }
         let name = KnownHostsFile.lookupName(host: host, port: port)
         var files: [(HostKeySource, [KnownHostEntry])] = [(.sshelfKnownHosts, load(ownKnownHostsPath) ?? [])]
+        if let caPins { files.append((.caPins, caPins())) }
         if let userKnownHostsPath { files.append((.userKnownHosts, load(userKnownHostsPath) ?? [])) }
         let authorities = files.flatMap { source, entries in
             entries.filter { $0.marker == .certAuthority && $0.matches(name) }.map { (source, $0.key) }
@@ -72,6 +74,9 @@ extension HostKeyTrustStore {
                 return .revoked("the CA \(authority.fingerprint) that signed \(described) is @revoked")
             }
             if revoked.contains(key.blob) { return .revoked("the key of \(described) is @revoked") }
+            if revocations?.revokes(certificate: certificate) == true {
+                return .revoked("\(described) (or its CA \(authority.fingerprint)) is revoked in RevokedHostKeys")
+            }
             guard check.verify(certificate.signatureKey, certificate.signature, certificate.signedBytes) else {
                 problem = .invalid("\(described) does not carry a valid signature of the CA \(authority.fingerprint)")
                 continue
@@ -82,9 +87,10 @@ extension HostKeyTrustStore {
             }
             HostCertificateCache.shared.keep(blob, for: cacheKey, until: certificate.validBefore)
             return .trusted(
-                "a host certificate (serial \(certificate.serial), valid until "
+                "a host certificate (serial \(certificate.serial), principal \(host), valid until "
                     + "\(SSHCertificate.timestamp(certificate.validBefore))) signed by the CA \(authority.fingerprint) "
-                    + "of a @cert-authority line in \(source.rawValue)")
+                    + (source == .caPins
+                        ? "pinned in \(source.rawValue)" : "of a @cert-authority line in \(source.rawValue)"))
         }
         return problem
     }
@@ -110,6 +116,27 @@ extension HostKeyTrustStore {
                 file.lines.append(.entry(entry))
             }
         }
+    }
+}
+
+extension HostKeyTrustStore {
+    /// Removes the `@cert-authority` lines of `key` from sshelf's known_hosts (only those for `patterns` when
+    /// given); how many went.
+    public func forgetAuthority(_ key: HostKey, patterns: String?) throws(SSHError) -> Int {
+        let named = { (entry: KnownHostEntry) in
+            entry.marker == .certAuthority && entry.key == key && (patterns == nil || entry.hosts == patterns)
+        }
+        // Nothing to remove: the file is left as it is (or absent).
+        guard try KnownHostsFile.load(ownKnownHostsPath).entries.contains(where: named) else { return 0 }
+        var removed = 0
+        try editOwnKnownHosts { file in
+            file.lines.removeAll { line in
+                guard case .entry(let entry) = line, named(entry) else { return false }
+                removed += 1
+                return true
+            }
+        }
+        return removed
     }
 }
 

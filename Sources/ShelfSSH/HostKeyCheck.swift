@@ -36,6 +36,8 @@ enum HostKeyCheck {
         guard let key = session.hostKey() else {
             throw SSHError(.handshakeFailed, "\(hop.name) sent no usable host key", library: session.lastError())
         }
+        let revocations = try RevokedHostKeysFile.load(hop)
+        if revocations?.revokes(key: key.blob) == true { throw RevokedHostKeysFile.revoked(hop: hop, key: key) }
         let verdict = trust.evaluate(
             key, host: hop.hostname, port: hop.port, pinned: hop.pinnedHostKey, load: files.entries)
         let trustedBy: String
@@ -51,8 +53,11 @@ enum HostKeyCheck {
         case .unknown, .otherType:
             // A key no pin or known_hosts line knows may be vouched for by a CA. Not pinned: the CA, not this
             // key, is what the user trusts, and the host may rotate its key under a new certificate.
-            switch trust.certificateVerdict(key, host: hop.hostname, port: hop.port, load: files.entries) {
+            switch trust.certificateVerdict(
+                key, host: hop.hostname, port: hop.port, load: files.entries, revocations: revocations)
+            {
             case .trusted(let certificate):
+                if let id = hop.hostID { outcome.hostCertificates.append((id, certificate)) }
                 delegate.note(.hostKeyVerified(hop: hop.name, fingerprint: key.fingerprint, source: certificate))
                 return VerifiedSession(session: session, hop: hop, hostKey: key, trustedBy: certificate)
             case .invalid(let why):
@@ -89,6 +94,8 @@ enum HostKeyCheck {
     static func recheck(_ key: HostKey, hop: SSHEndpoint, trust: HostKeyTrustStore, files: KnownHostsCache)
         throws(SSHError)
     {
+        let revocations = try RevokedHostKeysFile.load(hop)
+        if revocations?.revokes(key: key.blob) == true { throw RevokedHostKeysFile.revoked(hop: hop, key: key) }
         let verdict = trust.evaluate(
             key, host: hop.hostname, port: hop.port, pinned: hop.pinnedHostKey, load: files.entries)
         switch verdict {
@@ -99,7 +106,9 @@ enum HostKeyCheck {
         case .revoked(let source):
             throw revoked(hop: hop, key: key, source: source)
         case .unknown, .otherType:
-            switch trust.certificateVerdict(key, host: hop.hostname, port: hop.port, load: files.entries) {
+            switch trust.certificateVerdict(
+                key, host: hop.hostname, port: hop.port, load: files.entries, revocations: revocations)
+            {
             case .trusted: return
             case .invalid(let why): throw invalidCertificate(hop: hop, why: why)
             case .revoked(let why): throw revokedCertificate(hop: hop, why: why)

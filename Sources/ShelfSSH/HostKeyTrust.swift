@@ -8,6 +8,8 @@ public enum HostKeySource: String, Sendable {
     case pinned = "the host's pinned key"
     case sshelfKnownHosts = "sshelf's known_hosts"
     case userKnownHosts = "~/.ssh/known_hosts"
+    /// `sshelf trust --ca` (synced): vouches only through host certificates.
+    case caPins = "sshelf's CA pins"
 }
 
 public enum HostKeyVerdict: Sendable, Equatable {
@@ -28,6 +30,9 @@ public struct HostKeyTrustStore: Sendable {
     public var userKnownHostsPath: String?
     /// How host certificates are checked (`@cert-authority` lines); nil: they are not (the key alone decides).
     public var certificates: HostCertificateCheck?
+    /// The CA pins the store holds (`trust --ca`, synced), as `@cert-authority` entries: read only when a
+    /// certificate may decide (no pin or known key did), so a login that needs none never opens the store for them.
+    public var caPins: (@Sendable () -> [KnownHostEntry])?
 
     public init(ownKnownHostsPath: String, userKnownHostsPath: String?) {
         self.ownKnownHostsPath = ownKnownHostsPath

@@ -15,6 +15,7 @@ enum Migrations {
         postQuantumSetting,
         snippets,
         recordSetting,
+        caPins,
     ]
     static var latest: Int { all.count }
 

@@ -72,7 +72,7 @@ extension Store {
     static func table(_ kind: RecordKind) -> String? {
         [
             "group": "host_groups", "host": "hosts", "identity": "identities", "forward": "forward_rules",
-            "snippet": "snippets",
+            "snippet": "snippets", "ca-pin": "ca_pins",
         ][kind.rawValue]
     }
 
@@ -205,6 +205,9 @@ extension Store {
                 "SELECT \(SnippetRow.columns) FROM snippets WHERE id = ?", key, row: SnippetRow.reader()
             )
             .compactMap { $0 }.first.map(Store.mergeBody)
+        case .caPin:
+            return try db.query("SELECT \(CAPinRow.columns) FROM ca_pins WHERE id = ?", key, row: CAPinRow.read)
+                .compactMap { $0 }.first.map(Store.mergeBody)
         case .other:
             return nil
         }
@@ -323,6 +326,12 @@ extension Store {
                 {
                     bodies[snippet.id.storeText] = try Store.mergeBody(snippet)
                 }
+            case .caPin:
+                for pin in try db.query("SELECT \(CAPinRow.columns) FROM \(table)", row: CAPinRow.read).compactMap({
+                    $0
+                }) {
+                    bodies[pin.id.storeText] = try Store.mergeBody(pin)
+                }
             case .other:
                 break
             }
@@ -430,6 +439,8 @@ extension Store {
                 )
             case .snippet:
                 try db.run(SnippetRow.upsert, SnippetRow.bindings(try SyncRecordCodec.decode(Snippet.self, from: body)))
+            case .caPin:
+                try db.run(CAPinRow.upsert, CAPinRow.bindings(try SyncRecordCodec.decode(CAPin.self, from: body)))
             case .other: return "unknown record kind"
             }
         } catch let error as DecodingError {

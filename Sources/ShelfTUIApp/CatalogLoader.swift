@@ -21,6 +21,7 @@ enum CatalogLoader {
                 secretsPresent: secretsPresent)
             catalog.optionDefaults = try store.optionDefaults()
             catalog.keyExchanges = try store.lastKeyExchanges()
+            catalog.hostCertificates = try store.lastHostCertificates()
             catalog.snippets = try store.snippets()
             catalog.tmuxWindow = try store.setting(TmuxWindows.windowSetting) == "on"
             return catalog
@@ -36,6 +37,7 @@ enum CatalogLoader {
                 rules: try store.forwardRules(), secretsPresent: secretsPresent())
             catalog.optionDefaults = try store.optionDefaults()
             catalog.keyExchanges = try store.lastKeyExchanges()
+            catalog.hostCertificates = try store.lastHostCertificates()
             catalog.snippets = try store.snippets()
             catalog.tmuxWindow = try store.setting(TmuxWindows.windowSetting) == "on"
             return catalog
@@ -52,6 +54,7 @@ enum CatalogLoader {
                 isComplete: false, totalCount: try store.hostCount())
             catalog.optionDefaults = try store.optionDefaults()
             catalog.keyExchanges = try store.lastKeyExchanges()
+            catalog.hostCertificates = try store.lastHostCertificates()
             catalog.snippets = try store.snippets()
             catalog.tmuxWindow = try store.setting(TmuxWindows.windowSetting) == "on"
             return catalog

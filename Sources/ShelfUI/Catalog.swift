@@ -21,6 +21,8 @@ public struct Catalog: Sendable {
     public var optionDefaults: [OptionDefaults] = []
     /// The key exchange of each host's last session from this device (hosts never connected are absent).
     public var keyExchanges: [UUID: String] = [:]
+    /// What a host certificate said at each host's last session from this device, when one vouched for its key.
+    public var hostCertificates: [UUID: String] = [:]
     /// Saved snippets, by name (`x`).
     public var snippets: [Snippet] = []
     /// `sshelf tmux window on`: inside tmux, Enter opens the session in a new tmux window.

@@ -1,5 +1,6 @@
 // KeyExchangeDetailsTests: the details pane says which key exchange the selected host's last session from this device
-// used, and whether it was post-quantum; a host never connected has no such line.
+// used, and whether it was post-quantum; a host never connected has no such line. A key a host certificate vouched
+// for says so too.
 import ShelfCore
 import XCTest
 
@@ -24,5 +25,19 @@ final class KeyExchangeDetailsTests: XCTestCase {
         XCTAssertTrue(
             Screen.render(state).text.contains("kex       sntrup761x25519-sha512@openssh.com (post-quantum)"),
             Screen.render(state).text)
+    }
+
+    func testTheDetailsSayAHostCertificateVouchedForTheKey() throws {
+        var catalog = HostFormTests.catalog()
+        let db = try XCTUnwrap((0..<catalog.count).map(catalog.host(at:)).first { $0.name == "db-us" })
+        var state = Fixtures.state(catalog, rows: 30, columns: 140)
+        HostFormTests.select(&state, "db-us")
+        XCTAssertFalse(Screen.render(state).text.contains("cert "), "no certificate vouched")
+        catalog.hostCertificates[db.id] = "a host certificate (serial 7, principal db.example, valid until 2026-12-07)"
+        state = Fixtures.state(catalog, rows: 30, columns: 140)
+        HostFormTests.select(&state, "db-us")
+        let text = Screen.render(state).text
+        XCTAssertTrue(text.contains("cert      key vouched for by a host certificate"), text)
+        XCTAssertTrue(text.contains("(serial 7, principal db.example,"), text)
     }
 }

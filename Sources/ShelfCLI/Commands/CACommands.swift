@@ -5,6 +5,7 @@ import FoundationEssentials
 import ShelfCore
 import ShelfOperations
 import ShelfServices
+import ShelfStore
 import ShelfSystem
 
 enum CACommands {
@@ -226,6 +227,21 @@ enum CACommands {
     }
 
     /// Now, in seconds since the epoch (SSHELF_TEST_NOW in tests, as the vault's stamps take it).
+    /// Renews the certificates the plans' tied identities need (CertificateRenewal, the one function every login
+    /// path calls), the vault passphrase from --passphrase-fd (read once per process) or the terminal; each renewal
+    /// a release-log line naming `by` and a note on stderr.
+    static func renewCertificates(
+        _ plans: inout [ConnectPlan], by: String, call: Invocation, context: AppContext, store: Store
+    ) throws {
+        let vaultInput = try SecretInput(call, option: "passphrase-fd")
+        for index in plans.indices {
+            try CertificateRenewal.prepare(
+                &plans[index], by: by, now: now(context), workspace: context.workspace, store: store,
+                vaultPassphrase: { try vaultInput.readVaultPassphrase(prompt: "Vault passphrase: ") },
+                note: { context.errorOutput("sshelf: note: \($0)\n") })
+        }
+    }
+
     public static func now(_ context: AppContext) -> UInt64 {
         if let text = context.environment["SSHELF_TEST_NOW"], let value = UInt64(text) { return value }
         return UInt64(max(0, Date().timeIntervalSince1970))

@@ -88,7 +88,7 @@ enum ForwardRunCommands {
     ]
 
     static func start(_ call: Invocation, _ context: AppContext) throws -> Int32 {
-        let (plan, store) = try SSHCommands.plan(for: call.arguments[0], context)
+        let (plan, store) = try SSHCommands.loginPlan(call, context)
         let selected = try selectRules(call, hostID: plan.target.id, hostName: plan.target.name, store: store)
         try ForwardCommands.checkBindAddresses(selected, call)
         // A host that requires post-quantum key exchange goes to OpenSSH's ssh by itself: libssh2 has none.

@@ -274,6 +274,9 @@ enum HostCommands {
             if let kex = try store.setting(KeyExchange.settingKey(host.id)) {
                 lines.append(("key exchange", KeyExchange.describe(kex) + " (its last session from this device)"))
             }
+            if let certificate = try store.setting(HostCertificateNote.settingKey(host.id)) {
+                lines.append(("host cert", "key vouched for by \(certificate) (its last session from this device)"))
+            }
             var out = lines.map { "\($0.0.padded(to: 15))\(Display.safe($0.1))\n" }.joined()
             // Notes may be several lines: each on its own, under the first (a line break is text here, not a `?`).
             let notes = host.notes.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)

@@ -117,6 +117,7 @@ enum RunCommand {
                 hint: "--json prints each host's output whole at the end; --stream prints lines as they arrive")
         }
         try FleetCommand.confirm(fleet, call: call, context: context)
+        try CACommands.renewCertificates(&fleet.plans, by: "run", call: call, context: context, store: store)
         let sudo = try RunSudo.ask(call)
         let stream = call.flag("stream") ? RunReport.stream(raw: call.flag("raw") || isatty(1) != 1) : nil
         let settings = FleetRun.Settings(

@@ -131,7 +131,7 @@ extension FleetSession {
         let input = try SecretInput(call, option: "passphrase-fd")
         try self.init(store: store, context: context, by: by) {
             guard input.fd != nil || isatty(0) == 1 else { return nil }
-            return try? input.read(prompt: "Vault passphrase: ")
+            return try? input.readVaultPassphrase(prompt: "Vault passphrase: ")
         }
     }
 }

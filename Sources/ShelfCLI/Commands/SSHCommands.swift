@@ -106,9 +106,10 @@ enum SSHCommands {
                 through OpenSSH's ssh over a post-quantum key exchange (no credential is offered; a host reached \
                 directly). With --ca KEY \
                 --hosts PATTERN instead of NAME: trusts the certificate authority KEY (a public key line or .pub \
-                file) for the hosts PATTERN names (known_hosts patterns, comma-separated) — a `@cert-authority` \
-                line in sshelf's known_hosts — so a host presenting a valid host certificate it signed for the \
-                name connected to is trusted without a prompt (docs/SSH.md, "Host certificates").
+                file) for the hosts PATTERN names (known_hosts patterns, comma-separated) — a CA pin, which syncs \
+                signed like a host's pin — so a host presenting a valid host certificate it signed for the name \
+                connected to is trusted without a prompt (docs/SSH.md, "Host certificates"). --ca KEY --remove \
+                stops trusting it (for --hosts PATTERN only, when given), on every device once synced.
                 """,
             arguments: [
                 ArgumentSpec(
@@ -121,11 +122,12 @@ enum SSHCommands {
                 .value("timeout", "SECONDS", "connect timeout per address (default 10)"),
                 .value("ca", "KEY", completion: .file, "trust this CA key (a public key line or .pub file) instead"),
                 .value("hosts", "PATTERN", "with --ca: the host names it is trusted for (e.g. '*.example.org')"),
+                .flag("remove", "with --ca: stop trusting that CA (for --hosts PATTERN only, when given)"),
                 passphraseOption, CommandSpec.hostIDOption,
             ],
             examples: [
                 "sshelf trust prod-db --fingerprint SHA256:abc...", "sshelf trust prod-db --replace",
-                "sshelf trust --ca ~/team_ca.pub --hosts '*.example.org'",
+                "sshelf trust --ca ~/team_ca.pub --hosts '*.example.org'", "sshelf trust --ca ~/team_ca.pub --remove",
             ],
             run: trust),
     ]
@@ -141,7 +143,7 @@ enum SSHCommands {
             workspace: context.workspace, store: store, releasedBy: by,
             askPassphrase: {
                 asked += 1
-                if input.fd != nil { return asked == 1 ? try? input.read(prompt: "") : nil }
+                if input.fd != nil { return asked == 1 ? try? input.readVaultPassphrase(prompt: "") : nil }
                 guard isatty(0) == 1 else { return nil }
                 return try? input.read(
                     prompt: asked == 1 ? "Vault passphrase: " : "Wrong passphrase. Vault passphrase: ")
@@ -292,7 +294,9 @@ enum SSHCommands {
     }
 
     static func trust(_ call: Invocation, _ context: AppContext) throws -> Int32 {
-        if call.value("ca") != nil || call.value("hosts") != nil { return try trustAuthority(call, context) }
+        if call.value("ca") != nil || call.value("hosts") != nil || call.flag("remove") {
+            return try trustAuthority(call, context)
+        }
         // NAME is optional for --ca's sake; `--id ID` stands for it here.
         guard let word = call.arguments.first ?? call.value("id").map(TargetWord.id) else {
             throw ShelfError(
@@ -382,9 +386,10 @@ enum SSHCommands {
         return 0
     }
 
-    /// `trust --ca KEY --hosts PATTERN`: a `@cert-authority` line in sshelf's known_hosts.
+    /// `trust --ca KEY --hosts PATTERN`: a CA pin in the store (synced); with --remove, the pins of KEY go.
     static func trustAuthority(_ call: Invocation, _ context: AppContext) throws -> Int32 {
-        guard let given = call.value("ca"), let patterns = call.value("hosts") else {
+        let remove = call.flag("remove")
+        guard let given = call.value("ca"), remove || call.value("hosts") != nil else {
             throw ShelfError(
                 .usage, "trust --ca KEY needs --hosts PATTERN (and --hosts needs --ca)",
                 hint: "e.g. sshelf trust --ca team_ca.pub --hosts '*.example.org'")
@@ -406,15 +411,28 @@ enum SSHCommands {
                 .invalid, "--ca: '\(Display.safe(given))' is neither a public key line nor a file holding one",
                 hint: "give the CA's .pub file or its line (sshelf ca show NAME prints one)")
         }
-        let options = try connectOptions(call, context)
-        do {
-            try options.trust.rememberAuthority(key, patterns: patterns)
-        } catch {
-            throw ShelfError(.invalid, error.message, hint: error.hint)
+        let store = try context.store()
+        let patterns = call.value("hosts")
+        if remove {
+            let options = try connectOptions(call, context)
+            let removed = try CAPins.remove(key, patterns: patterns, store: store, trust: options.trust)
+            guard removed > 0 else {
+                throw ShelfError(
+                    .notFound,
+                    "the CA \(key.type) \(key.fingerprint) is not trusted"
+                        + (patterns.map { " for \(Display.safe($0))" } ?? ""),
+                    hint: "sshelf show HOST says which CA vouched for a host")
+            }
+            context.print(
+                "no longer trusting the CA \(key.type) \(key.fingerprint)"
+                    + (patterns.map { " for host certificates of \(Display.safe($0))" } ?? ""))
+            return 0
         }
+        let patternList = patterns ?? ""
+        let change = try CAPins.add(key, patterns: patternList, store: store)
         context.print(
-            "trusting the CA \(key.type) \(key.fingerprint) for host certificates of \(Display.safe(patterns)) "
-                + "(sshelf's known_hosts)")
+            "trusting the CA \(key.type) \(key.fingerprint) for host certificates of \(Display.safe(patternList)) "
+                + (change == .added ? "(a CA pin: it syncs like host pins)" : "(pinned already)"))
         return 0
     }
 
@@ -455,7 +473,7 @@ enum SSHCommands {
         try CertificateRenewal.prepare(
             &plan, by: call.command.path.first ?? call.command.name, now: CACommands.now(context),
             workspace: context.workspace, store: store,
-            vaultPassphrase: { try vaultInput.read(prompt: "Vault passphrase: ") },
+            vaultPassphrase: { try vaultInput.readVaultPassphrase(prompt: "Vault passphrase: ") },
             note: { context.errorOutput("sshelf: note: \($0)\n") })
         return (plan, store)
     }

@@ -55,6 +55,17 @@ struct SecretInput {
         return try Self.readLine(tty, echoOffTerminal: true, what: "the terminal")
     }
 
+    /// The vault passphrase: from a descriptor it is read once per process and kept (in guarded memory) for every
+    /// later ask — a login that renews a certificate first and then reads a vault credential asks twice, and the
+    /// descriptor holds one line. From the terminal it is asked each time.
+    func readVaultPassphrase(prompt: String) throws -> SecretBytes {
+        guard let fd else { return try read(prompt: prompt) }
+        return try Self.kept.value(for: fd) { try read(prompt: prompt) }
+    }
+
+    /// Vault passphrases read from descriptors in this process, by descriptor.
+    private static let kept = KeptSecrets()
+
     /// A new secret typed twice on the terminal; read once from a descriptor.
     func readNew(prompt: String, confirm: String) throws -> SecretBytes {
         let first = try read(prompt: prompt)
@@ -97,5 +108,19 @@ extension SecretInput {
     init(fd: Int32?, option: String) {
         self.fd = fd
         self.option = option
+    }
+}
+
+/// Secrets kept for the life of the process, one per descriptor; each caller gets its own copy (a caller may wipe it).
+final class KeptSecrets: @unchecked Sendable {
+    private let lock = Lock()
+    private var secrets: [Int32: SecretBytes] = [:]
+
+    func value(for fd: Int32, read: () throws -> SecretBytes) throws -> SecretBytes {
+        try lock.withLock {
+            let secret = try secrets[fd] ?? read()
+            secrets[fd] = secret
+            return secret.withUnsafeBytes { SecretBytes(copying: $0) }
+        }
     }
 }

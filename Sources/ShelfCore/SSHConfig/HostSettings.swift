@@ -34,6 +34,8 @@ public struct HostSettings: Sendable, Equatable {
     public var identityFiles: [String] = []
     /// OpenSSH user certificates (`CertificateFile`, as written): offered with the identity key they certify.
     public var certificateFiles: [String] = []
+    /// `RevokedHostKeys`: a KRL or a list of public keys; a host key (or a certificate's CA) in it is refused.
+    public var revokedHostKeys: String? = nil
     public var hostKeyPolicy = HostKeyPolicy.ask
     /// `SetEnv NAME=value` pairs, in order.
     public var setEnv: [(name: String, value: String)] = []
@@ -62,6 +64,7 @@ public struct HostSettings: Sendable, Equatable {
             && a.kexAlgorithms == b.kexAlgorithms && a.ciphers == b.ciphers && a.macs == b.macs
             && a.connectTimeout == b.connectTimeout && a.identitiesOnly == b.identitiesOnly
             && a.identityFiles == b.identityFiles && a.certificateFiles == b.certificateFiles
+            && a.revokedHostKeys == b.revokedHostKeys
             && a.hostKeyPolicy == b.hostKeyPolicy
             && a.setEnv.map { "\($0.name)=\($0.value)" } == b.setEnv.map { "\($0.name)=\($0.value)" }
             && a.sendEnv == b.sendEnv && a.requestTTY == b.requestTTY && a.proxyCommand == b.proxyCommand
@@ -75,6 +78,7 @@ public struct HostSettings: Sendable, Equatable {
         "serveraliveinterval", "serveralivecountmax", "compression", "hostkeyalgorithms", "kexalgorithms", "ciphers",
         "macs", "connecttimeout", "identitiesonly", "identityfile", "stricthostkeychecking", "setenv", "sendenv",
         "requesttty", "proxycommand", "numberofpasswordprompts", "identityagent", "certificatefile",
+        "revokedhostkeys",
     ]
 
     /// Keywords that change nothing a libssh2 session does, or whose job sshelf does its own way (known_hosts files,
@@ -87,7 +91,7 @@ public struct HostSettings: Sendable, Equatable {
         "connectionattempts", "escapechar", "nohostauthenticationforlocalhost",
         "streamlocalbindmask", "streamlocalbindunlink", "requiredrsasize", "casignaturealgorithms",
         "pubkeyacceptedalgorithms", "pubkeyacceptedkeytypes", "hostbasedacceptedalgorithms", "hostbasedkeytypes",
-        "hostbasedauthentication", "enablesshkeysign", "kbdinteractivedevices", "xauthlocation", "revokedhostkeys",
+        "hostbasedauthentication", "enablesshkeysign", "kbdinteractivedevices", "xauthlocation",
         "hostkeyalias", "exitonforwardfailure", "gatewayports", "clearallforwardings", "permitlocalcommand",
         "enableescapecommandline", "protocol", "useroaming", "rekeylimit", "ipqos", "addressfamily",
     ]
@@ -150,6 +154,10 @@ public struct HostSettings: Sendable, Equatable {
             case "certificatefile":
                 if let path = words.first, path.lowercased() != "none", !settings.certificateFiles.contains(path) {
                     settings.certificateFiles.append(path)
+                }
+            case "revokedhostkeys":
+                if settings.revokedHostKeys == nil, let path = words.first, path.lowercased() != "none" {
+                    settings.revokedHostKeys = path
                 }
             case "stricthostkeychecking":
                 switch first {

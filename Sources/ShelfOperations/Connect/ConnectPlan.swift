@@ -137,6 +137,12 @@ public struct ConnectPlan: Sendable {
                 if let kex = outcome.keyExchanges.last, !kex.isEmpty {
                     try store.setSetting(KeyExchange.settingKey(target), kex)
                 }
+                // A session that shook hands says what vouched for the key: a certificate, or (removed) not one.
+                if !outcome.keyExchanges.isEmpty {
+                    try store.setSetting(
+                        HostCertificateNote.settingKey(target),
+                        outcome.hostCertificates.last { $0.hostID == target }?.trustedBy)
+                }
             }
         }
     }
@@ -153,6 +159,8 @@ extension ConnectOptions {
         // Host certificates: the CA's signature checked with the vault target's crypto (public data only).
         options.trust.certificates = HostCertificateCheck(
             verify: { HostKeySignature.verify(hostKey: $0, signature: $1, data: $2) }, timeout: connectTimeout ?? 10)
+        // The CA pins `trust --ca` keeps in the store (synced), read only when a certificate may decide.
+        options.trust.caPins = CAPins.reader(storePath: workspace.locations.store)
         // The signature itself: libssh2 wraps it with the algorithm's name.
         options.certificateSigner = { keyFile, passphrase, data in
             guard case .success(let key) = SSHPrivateKey.fromKeyFile(keyFile, passphrase: passphrase),

@@ -71,8 +71,10 @@ public final class OpenSSHFleet: @unchecked Sendable {
             // -tt: a terminal though ssh's own input is not one; LogLevel ERROR: no "Connection to … closed." after
             // a terminal session (ssh's errors, which the report reads, are kept).
             let tty = terminal == nil ? ["-T"] : ["-tt", "-o", "LogLevel=ERROR"]
+            // A certificate renewed for the target's tied identity (CertificateRenewal) beside the agent's key.
+            let certificate = CertificateRenewal.sshOptions(plan, locations: context.workspace.locations)
             return [OpenSSHHandover.sshPath] + (log?.arguments ?? []) + Self.batch(connectTimeout) + tty + user
-                + ["--", name, sudo?.command(command) ?? command]
+                + certificate + ["--", name, sudo?.command(command) ?? command]
         }
     }
 

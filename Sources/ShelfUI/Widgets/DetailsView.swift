@@ -60,6 +60,9 @@ enum DetailsView {
         } else {
             lines.append(("host key", "not pinned; asked on first connect", .dim))
         }
+        if let certificate = catalog.hostCertificates[host.id] {
+            lines.append(("cert", "key vouched for by " + certificate, .plain))
+        }
         lines.append(("last", host.lastConnectedAt.map { RelativeTime.words($0, now: state.now) } ?? "never", .dim))
         if let kex = catalog.keyExchanges[host.id] {
             lines.append(

@@ -1,7 +1,8 @@
 // HostCertificateTests: host certificates through sshelf's own client against a real sshd with HostCertificate —
-// trusted through a `@cert-authority` line with no prompt and no pin; a certificate for another name, an expired
-// one, a revoked CA and a CA line for other hosts all refused before any authentication.
+// trusted through a `@cert-authority` line or a CA pin (`trust --ca`) with no prompt and no pin; a certificate for
+// another name, an expired one, a revoked CA and a CA line for other hosts all refused before any authentication.
 import Foundation
+import ShelfStore
 import TestSupport
 import XCTest
 
@@ -41,9 +42,44 @@ final class HostCertificateTests: XCTestCase {
         // The CA is what is trusted: the key is not pinned, so the host may rotate it under a new certificate.
         XCTAssertFalse(FileManager.default.fileExists(atPath: world.knownHostsPath), "no key was pinned")
         XCTAssertExit(try world.home.run("exec", "t", "--no-stdin", "--", "true"), 0)
+        XCTAssertEqual(try world.home.run("show", "t").stdout.contains("(not pinned)"), true)
     }
 
-    func testTrustCAAddsALineToSshelfsKnownHostsThatVouchesForTheHost() throws {
+    /// `connect -v` says the certificate vouched (which CA, serial, principal, until when); `show` and the details
+    /// say it after, until a session trusted otherwise.
+    func testShowAndConnectSayACertificateVouchedForTheKey() throws {
+        let (world, caLine) = try world()
+        try userKnownHosts(world, ["@cert-authority [127.0.0.1]:* \(caLine)"])
+        let caFingerprint = try XCTUnwrap(
+            try Shell.run(
+                TestTool.sshKeygen.path, ["-l", "-E", "sha256", "-f", world.home.write(caLine, to: "ca.pub")]
+            )
+            .split(separator: " ").dropFirst().first.map(String.init))
+        XCTAssertFalse(try world.home.run("show", "t").stdout.contains("host cert"), "never connected")
+        let connect = try world.home.run(["connect", "t", "-v"], stdin: "exit\n")
+        XCTAssertExit(connect, 0)
+        XCTAssertTrue(
+            connect.stderr.contains(
+                "is vouched for by a host certificate (serial 7, principal 127.0.0.1, valid until "),
+            connect.stderr)
+        XCTAssertTrue(connect.stderr.contains("signed by the CA \(caFingerprint)"), connect.stderr)
+        let shown = try world.home.run("show", "t").stdout
+        XCTAssertTrue(
+            shown.contains("host cert      key vouched for by a host certificate (serial 7, principal 127.0.0.1, "),
+            shown)
+        XCTAssertTrue(shown.contains("signed by the CA \(caFingerprint)"), shown)
+        XCTAssertTrue(shown.contains("(its last session from this device)"), shown)
+        // What the TUI's details pane reads (`Catalog.hostCertificates`).
+        let store = try Store(path: world.home.sshelfHome + "/data/store.sqlite")
+        XCTAssertEqual(try store.lastHostCertificates().values.first?.contains("serial 7, principal 127.0.0.1"), true)
+
+        // Pinned from now on: the next session is trusted by the pin, and the certificate line goes.
+        XCTAssertExit(try world.home.run("trust", "t", "--fingerprint", try world.fingerprint(world.sshd)), 0)
+        XCTAssertExit(try world.home.run("exec", "t", "--no-stdin", "--", "true"), 0)
+        XCTAssertFalse(try world.home.run("show", "t").stdout.contains("host cert"))
+    }
+
+    func testTrustCAPinsTheCAAndItVouchesForTheHost() throws {
         let (world, caLine) = try world()
         let caFile = try world.home.write(caLine + "\n", to: "team_ca.pub")
         let missing = try world.home.run("trust", "--ca", caFile)
@@ -55,19 +91,70 @@ final class HostCertificateTests: XCTestCase {
         let badPattern = try world.home.run("trust", "--ca", caFile, "--hosts", "a b")
         XCTAssertExit(badPattern, 4)
         XCTAssertTrue(badPattern.stderr.contains("is not a list of host patterns"), badPattern.stderr)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: world.knownHostsPath))
 
         let trusted = try world.home.run("trust", "--ca", caFile, "--hosts", "[127.0.0.1]:*")
         XCTAssertExit(trusted, 0)
         XCTAssertTrue(trusted.stdout.contains("trusting the CA ssh-ed25519 SHA256:"), trusted.stdout)
-        XCTAssertExit(try world.home.run("trust", "--ca", caLine, "--hosts", "[127.0.0.1]:*"), 0)
-        let known = try String(contentsOfFile: world.knownHostsPath, encoding: .utf8)
-        XCTAssertEqual(known, "@cert-authority [127.0.0.1]:* \(caLine)\n", "one line, added once")
-        XCTAssertEqual(
-            try FileManager.default.attributesOfItem(atPath: world.knownHostsPath)[.posixPermissions] as? Int, 0o600)
+        let again = try world.home.run("trust", "--ca", caLine, "--hosts", "[127.0.0.1]:*")
+        XCTAssertExit(again, 0)
+        XCTAssertTrue(again.stdout.contains("(pinned already)"), again.stdout)
+        // A CA pin is a store record (it syncs): sshelf's known_hosts is not written.
+        XCTAssertFalse(FileManager.default.fileExists(atPath: world.knownHostsPath))
         let exec = try world.home.run("exec", "t", "--no-stdin", "--", "echo", "certified")
         XCTAssertExit(exec, 0)
-        XCTAssertTrue(exec.stderr.contains("@cert-authority line in sshelf's known_hosts"), exec.stderr)
+        XCTAssertTrue(exec.stderr.contains("pinned in sshelf's CA pins"), exec.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: world.knownHostsPath), "no key was pinned")
+
+        // A `@cert-authority` line an older sshelf wrote to its known_hosts still vouches; --remove takes both.
+        XCTAssertExit(try world.home.run("trust", "--ca", caLine, "--remove"), 0)
+        try "@cert-authority [127.0.0.1]:* \(caLine)\n".write(
+            toFile: world.knownHostsPath, atomically: true, encoding: .utf8)
+        let fromLine = try world.home.run("exec", "t", "--no-stdin", "--", "true")
+        XCTAssertExit(fromLine, 0)
+        XCTAssertTrue(fromLine.stderr.contains("@cert-authority line in sshelf's known_hosts"), fromLine.stderr)
+        XCTAssertExit(try world.home.run("trust", "--ca", caLine, "--remove"), 0)
+        XCTAssertEqual(try String(contentsOfFile: world.knownHostsPath, encoding: .utf8), "")
+        XCTAssertEqual(
+            try FileManager.default.attributesOfItem(atPath: world.knownHostsPath)[.posixPermissions] as? Int, 0o600)
+        XCTAssertExit(try world.home.run("exec", "t", "--no-stdin", "--", "true"), 255)
+        let none = try world.home.run("trust", "--ca", caLine, "--remove")
+        XCTAssertExit(none, 3)
+        XCTAssertTrue(none.stderr.contains("is not trusted"), none.stderr)
+    }
+
+    /// Behind a jump host the target's certificate is checked as a direct target's is (fetched from its address,
+    /// bound to the key the inner handshake through the jump proved): the right name trusted with no prompt, a wrong
+    /// principal refused before any credential reaches the target.
+    func testBehindAJumpHostTheTargetsCertificateIsChecked() throws {
+        let world = try SSHCLIWorld()
+        XCTAssertExit(try world.home.run("trust", "t", "--fingerprint", try world.fingerprint(world.sshd)), 0)
+        let ca = try TestKey.generate(.ed25519)
+        let caLine = ca.publicLine.split(separator: " ").prefix(2).joined(separator: " ")
+        try userKnownHosts(world, ["@cert-authority * \(caLine)"])
+        func inner(_ principals: [String], address: String) throws -> SSHD {
+            var options = SSHD.Options()
+            options.authorizedKeys = [world.key.publicLine]
+            options.listenAddress = address
+            options.hostCertificate = SSHD.HostCertificate(
+                caPrivatePath: ca.privatePath, principals: principals, validity: "-5m:+1h")
+            return try SSHD.start(options)
+        }
+        let good = try inner(["127.0.0.3"], address: "127.0.0.3")
+        try world.addHost("good", good, extra: "  ProxyJump t")
+        let exec = try world.home.run("exec", "good", "--no-stdin", "--", "echo", "via jump")
+        XCTAssertExit(exec, 0)
+        XCTAssertEqual(exec.stdout, "via jump\n")
+        XCTAssertTrue(
+            exec.stderr.contains("vouched for by a host certificate (serial 7, principal 127.0.0.3"), exec.stderr)
+
+        let wrong = try inner(["db.example.org"], address: "127.0.0.4")
+        try world.addHost("wrong", wrong, extra: "  ProxyJump t")
+        let refused = try world.home.run("exec", "wrong", "--no-stdin", "--", "true")
+        XCTAssertExit(refused, 255)
+        XCTAssertTrue(refused.stderr.contains("it is for db.example.org, not for 127.0.0.4"), refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("nothing was sent"), refused.stderr)
+        wrong.waitForConnectionsEnded()
+        XCTAssertFalse(wrong.log.contains("userauth-request"), wrong.log)
     }
 
     func testACertificateForAnotherNameIsRefused() throws {
