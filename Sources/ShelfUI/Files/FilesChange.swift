@@ -48,6 +48,20 @@ public struct FilesQuestion: Sendable, Equatable {
                 : "Delete \(name)? y deletes, n keeps it "
         }
     }
+
+    /// Line editing of the typed answer (a character, Backspace, Ctrl-U); false for any other key. A name part is
+    /// at most 255 bytes on the file systems the pane meets, so typing stops there.
+    mutating func edit(with key: Key) -> Bool {
+        switch key {
+        case .char(let ch):
+            if input.utf8.count < 255 { input.append(ch) }
+            problem = nil
+        case .backspace: _ = input.popLast()
+        case .ctrl("u"): input = ""
+        default: return false
+        }
+        return true
+    }
 }
 
 enum FilesChangeReducer {
@@ -89,12 +103,11 @@ enum FilesChangeReducer {
             }
             return []
         }
+        if question.edit(with: key) {
+            pane.question = question
+            return []
+        }
         switch key {
-        case .char(let ch):
-            if question.input.utf8.count < 255 { question.input.append(ch) }
-            question.problem = nil
-        case .backspace: _ = question.input.popLast()
-        case .ctrl("u"): question.input = ""
         case .escape, .ctrl("c"):
             pane.question = nil
             state.notice = Notice("nothing changed")

@@ -84,12 +84,11 @@ enum FilesEditReducer {
             }
             return []
         }
+        if question.edit(with: key) {
+            pane.question = question
+            return []
+        }
         switch key {
-        case .char(let ch):
-            if question.input.utf8.count < 255 { question.input.append(ch) }
-            question.problem = nil
-        case .backspace: _ = question.input.popLast()
-        case .ctrl("u"): question.input = ""
         case .escape, .ctrl("c"):
             question.kind = .editConflict
             question.input = ""

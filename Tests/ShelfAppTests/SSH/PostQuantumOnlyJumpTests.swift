@@ -11,17 +11,7 @@ final class PostQuantumOnlyJumpTests: XCTestCase {
     /// A jump host that offers only sntrup761x25519 (pinned while it still offered a classical one: its host key is
     /// the target's server's): `exec` and `run` to the host behind it go through OpenSSH, naming the jump host.
     func testAPostQuantumOnlyJumpHostHandsTheChainToOpenSSH() throws {
-        let world = try SSHCLIWorld()
-        addTeardown { _ = try? world.home.run(["agent", "stop"]) }
-        try world.addHost("bastion", world.sshd)
-        let fingerprint = try world.fingerprint(world.sshd)
-        XCTAssertExit(try world.home.run("trust", "bastion", "--fingerprint", fingerprint), 0)
-        XCTAssertExit(try world.home.run("trust", "t", "--fingerprint", fingerprint), 0)
-        var options = SSHD.Options()
-        options.extraConfig = ["KexAlgorithms sntrup761x25519-sha512@openssh.com"]
-        options.hostKeysFrom = world.sshd.directory
-        options.authorizedKeys = [world.key.publicLine]
-        let pqOnly = try SSHD.start(options)
+        let (world, pqOnly) = try pinnedWorldAndPostQuantumOnlyServer()
         XCTAssertExit(try world.home.run("edit", "bastion", "--port", String(pqOnly.port)), 0)
         XCTAssertExit(try world.home.run("edit", "t", "--jump", "bastion"), 0)
         let why =
@@ -35,29 +25,13 @@ final class PostQuantumOnlyJumpTests: XCTestCase {
         XCTAssertTrue(pqOnly.waitForLog(PostQuantumRequireTests.kexLine), pqOnly.log)
         XCTAssertTrue(world.sshd.waitForLog("Accepted publickey"), world.sshd.log)
 
-        let run = try world.home.run("run", "t", "--json", "--", "echo behind-pq")
-        XCTAssertExit(run, 0)
-        let record = try XCTUnwrap(
-            JSONSerialization.jsonObject(with: Data(run.stdout.split(separator: "\n")[0].utf8)) as? [String: Any])
-        XCTAssertEqual(record["stdout"] as? String, "behind-pq\n")
-        XCTAssertTrue((record["openssh"] as? String)?.hasPrefix(why) == true, "\(record)")
-        XCTAssertTrue(pqOnly.waitForLog(PostQuantumRequireTests.kexLine, count: 2), pqOnly.log)
+        try assertRunGoesThroughOpenSSH(world, pqOnly, printing: "behind-pq", why: why)
     }
 
     /// The target behind a classical jump host offers only sntrup761x25519 (pinned while its server still offered a
     /// classical one): the failed inner handshake names it, and exec, run and cp go through OpenSSH saying why.
     func testAPostQuantumOnlyServerBehindAJumpHostIsHandedToOpenSSH() throws {
-        let world = try SSHCLIWorld()
-        addTeardown { _ = try? world.home.run(["agent", "stop"]) }
-        try world.addHost("bastion", world.sshd)
-        let fingerprint = try world.fingerprint(world.sshd)
-        XCTAssertExit(try world.home.run("trust", "bastion", "--fingerprint", fingerprint), 0)
-        XCTAssertExit(try world.home.run("trust", "t", "--fingerprint", fingerprint), 0)
-        var options = SSHD.Options()
-        options.extraConfig = ["KexAlgorithms sntrup761x25519-sha512@openssh.com"]
-        options.hostKeysFrom = world.sshd.directory
-        options.authorizedKeys = [world.key.publicLine]
-        let pqOnly = try SSHD.start(options)
+        let (world, pqOnly) = try pinnedWorldAndPostQuantumOnlyServer()
         XCTAssertExit(try world.home.run("edit", "t", "--port", String(pqOnly.port), "--jump", "bastion"), 0)
         let why =
             "t offers only post-quantum key exchange (sntrup761x25519-sha512@openssh.com), which sshelf's own client "
@@ -71,12 +45,36 @@ final class PostQuantumOnlyJumpTests: XCTestCase {
         XCTAssertTrue(pqOnly.waitForLog(PostQuantumRequireTests.kexLine), pqOnly.log)
         XCTAssertTrue(pqOnly.waitForLog("Accepted publickey"), pqOnly.log)
 
-        let run = try world.home.run("run", "t", "--json", "--", "echo inner-pq")
-        XCTAssertExit(run, 0)
+        try assertRunGoesThroughOpenSSH(world, pqOnly, printing: "inner-pq", why: why)
+    }
+
+    /// Host `bastion` on the world's sshd and host `t`, both pinned to that server's key, and a second sshd with the
+    /// same host keys that offers only sntrup761x25519.
+    private func pinnedWorldAndPostQuantumOnlyServer() throws -> (SSHCLIWorld, SSHD) {
+        let world = try SSHCLIWorld()
+        addTeardown { _ = try? world.home.run(["agent", "stop"]) }
+        try world.addHost("bastion", world.sshd)
+        let fingerprint = try world.fingerprint(world.sshd)
+        XCTAssertExit(try world.home.run("trust", "bastion", "--fingerprint", fingerprint), 0)
+        XCTAssertExit(try world.home.run("trust", "t", "--fingerprint", fingerprint), 0)
+        var options = SSHD.Options()
+        options.extraConfig = ["KexAlgorithms sntrup761x25519-sha512@openssh.com"]
+        options.hostKeysFrom = world.sshd.directory
+        options.authorizedKeys = [world.key.publicLine]
+        return (world, try SSHD.start(options))
+    }
+
+    /// `run t` prints `word`, its JSON record says why it went through OpenSSH, and the post-quantum-only server saw
+    /// a second post-quantum key exchange (the first was exec's).
+    private func assertRunGoesThroughOpenSSH(
+        _ world: SSHCLIWorld, _ pqOnly: SSHD, printing word: String, why: String, line: UInt = #line
+    ) throws {
+        let run = try world.home.run("run", "t", "--json", "--", "echo \(word)")
+        XCTAssertExit(run, 0, line: line)
         let record = try XCTUnwrap(
             JSONSerialization.jsonObject(with: Data(run.stdout.split(separator: "\n")[0].utf8)) as? [String: Any])
-        XCTAssertEqual(record["stdout"] as? String, "inner-pq\n")
-        XCTAssertTrue((record["openssh"] as? String)?.hasPrefix(why) == true, "\(record)")
-        XCTAssertTrue(pqOnly.waitForLog(PostQuantumRequireTests.kexLine, count: 2), pqOnly.log)
+        XCTAssertEqual(record["stdout"] as? String, "\(word)\n", line: line)
+        XCTAssertTrue((record["openssh"] as? String)?.hasPrefix(why) == true, "\(record)", line: line)
+        XCTAssertTrue(pqOnly.waitForLog(PostQuantumRequireTests.kexLine, count: 2), pqOnly.log, line: line)
     }
 }
