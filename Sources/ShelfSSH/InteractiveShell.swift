@@ -87,7 +87,7 @@ extension SSHConnection {
                         return options.snippetPicker?(options.input, options.output)
                     case UInt8(ascii: "?"):
                         let help = EscapeFilter.help(snippets: options.snippetPicker != nil)
-                        help.withUnsafeBytes { FileOutput.writeAll(options.output, $0) }
+                        _ = help.withUnsafeBytes { FileOutput.writeAll(options.output, $0) }
                         return []
                     default: return nil
                     }

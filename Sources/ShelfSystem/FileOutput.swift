@@ -3,8 +3,10 @@ import Glibc
 
 public enum FileOutput {
     /// Writes everything, retrying short writes and EINTR, and waiting on EAGAIN (a non-blocking PTY or terminal).
-    public static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) {
-        guard let base = bytes.baseAddress else { return }
+    /// False when the descriptor refused (a full disk, a closed terminal): the caller says what was not written.
+    @discardableResult
+    public static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
         var offset = 0
         while offset < bytes.count {
             let written = write(fd, base + offset, bytes.count - offset)
@@ -15,9 +17,11 @@ public enum FileOutput {
                     _ = poll(&pfd, 1, 1000)
                     continue
                 }
-                return
+                return false
             }
+            guard written > 0 else { return false }
             offset += written
         }
+        return true
     }
 }

@@ -60,7 +60,7 @@ final class FilesEditCopy: @unchecked Sendable {
             copy.remove()
             throw problem("cannot create \(file)", code)
         }
-        let written = fchmod(fd, PrivateFiles.fileMode) == 0 && contents.withUnsafeBytes { Self.writeAll(fd, $0) }
+        let written = fchmod(fd, PrivateFiles.fileMode) == 0 && contents.withUnsafeBytes { FileOutput.writeAll(fd, $0) }
         let code = errno
         if close(fd) != 0 || !written {
             copy.remove()
@@ -98,16 +98,5 @@ final class FilesEditCopy: @unchecked Sendable {
 
     private static func problem(_ doing: String, _ code: Int32) -> EditorProblem {
         EditorProblem("\(doing): \(String(cString: strerror(code)))")
-    }
-
-    private static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let written = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-            if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { return false }
-            offset += written
-        }
-        return true
     }
 }

@@ -273,7 +273,7 @@ public final class FleetCopy {
                 if count == 0 { break }
                 received += UInt64(count)
                 guard received <= size else { throw Self.grew(remote, size: size) }
-                guard Self.writeAll(fd, UnsafeRawBufferPointer(rebasing: buffer.prefix(count))) else {
+                guard FileOutput.writeAll(fd, UnsafeRawBufferPointer(rebasing: buffer.prefix(count))) else {
                     throw local("cannot write \(temporary)")
                 }
                 bytes += UInt64(count)
@@ -383,16 +383,5 @@ public final class FleetCopy {
     static func times(_ attributes: SftpAttributes) -> [timespec]? {
         guard let access = attributes.accessTime, let modification = attributes.modificationTime else { return nil }
         return [timespec(tv_sec: Int(access), tv_nsec: 0), timespec(tv_sec: Int(modification), tv_nsec: 0)]
-    }
-
-    static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let written = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-            if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { return false }
-            offset += written
-        }
-        return true
     }
 }

@@ -29,20 +29,9 @@ public final class FleetSudo: @unchecked Sendable {
 
     /// Types the password and a newline into `fd` (the command's terminal input).
     public func type(into fd: Int32) {
-        password.withUnsafeBytes { bytes in _ = Self.writeAll(fd, bytes) }
+        _ = password.withUnsafeBytes { bytes in FileOutput.writeAll(fd, bytes) }
         var newline: UInt8 = 0x0A
         _ = write(fd, &newline, 1)
-    }
-
-    static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let count = write(fd, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { return false }
-            offset += count
-        }
-        return true
     }
 }
 

@@ -59,7 +59,7 @@ public enum OpenSSHRelay {
                 let count = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
                 if count > 0 {
                     let typed = Array(buffer.prefix(count))
-                    typed.withUnsafeBytes { FileOutput.writeAll(child.master, $0) }
+                    _ = typed.withUnsafeBytes { FileOutput.writeAll(child.master, $0) }
                     observer.input(typed)
                 } else if count == 0 || (errno != EAGAIN && errno != EINTR) {
                     inputOpen = false
