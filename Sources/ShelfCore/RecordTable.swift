@@ -91,7 +91,14 @@ public struct RecordTable<Record>: Sendable {
     }
 
     /// Every field's problems, in the table's order.
-    public func problems(_ record: Record) -> [ValidationError] { fields.flatMap { $0.problems(record) } }
+    public func problems(_ record: Record) -> [ValidationError] {
+        var found: [ValidationError] = []
+        for field in fields {
+            let problems = field.problems(record)
+            if !problems.isEmpty { found += problems }
+        }
+        return found
+    }
 }
 
 /// `extra` in its column: JSON, or empty when there are none (the common case costs no JSON work at 100,000 rows).
