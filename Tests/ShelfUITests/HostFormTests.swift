@@ -111,6 +111,17 @@ final class HostFormTests: XCTestCase {
         XCTAssertEqual(host.aliases, ["db1", "db-primary", "pg"])
     }
 
+    /// The catalog with `host` saved in place of db-us, db-us selected.
+    private static func showing(_ host: ShelfCore.Host) -> UIState {
+        var base = catalog()
+        var hosts = (0..<base.count).map(base.host(at:))
+        hosts[hosts.firstIndex { $0.name == "db-us" }!] = host
+        base = Catalog(hosts: hosts, groups: Array(base.tree.groups.values), identities: base.identities)
+        var shown = Fixtures.state(base, rows: 40, columns: 120)
+        select(&shown, "db-us")
+        return shown
+    }
+
     /// The Post-quantum choice: off by default, Space makes it require and the save carries it (`edit --pq`); a host
     /// that requires it says so in its form and in the details pane.
     func testThePostQuantumChoiceIsSavedAndShown() {
@@ -123,12 +134,7 @@ final class HostFormTests: XCTestCase {
         guard case .saveHost(let host, _, _) = Fixtures.press(&state, .enter).first else { return XCTFail("not saved") }
         XCTAssertEqual(host.pq, .require)
 
-        var base = Self.catalog()
-        var hosts = (0..<base.count).map(base.host(at:))
-        hosts[hosts.firstIndex { $0.name == "db-us" }!] = host
-        base = Catalog(hosts: hosts, groups: Array(base.tree.groups.values), identities: base.identities)
-        var shown = Fixtures.state(base, rows: 40, columns: 120)
-        Self.select(&shown, "db-us")
+        var shown = Self.showing(host)
         XCTAssertTrue(
             Screen.render(shown).text.contains("required: sessions go through"), Screen.render(shown).text)
         Fixtures.press(&shown, .char("e"))
@@ -151,12 +157,7 @@ final class HostFormTests: XCTestCase {
         guard case .saveHost(let host, _, _) = Fixtures.press(&state, .enter).first else { return XCTFail("not saved") }
         XCTAssertEqual(host.record, .on)
 
-        var base = Self.catalog()
-        var hosts = (0..<base.count).map(base.host(at:))
-        hosts[hosts.firstIndex { $0.name == "db-us" }!] = host
-        base = Catalog(hosts: hosts, groups: Array(base.tree.groups.values), identities: base.identities)
-        var shown = Fixtures.state(base, rows: 40, columns: 120)
-        Self.select(&shown, "db-us")
+        var shown = Self.showing(host)
         Fixtures.press(&shown, .char("e"))
         XCTAssertTrue(
             Screen.render(shown).text.contains("Record        off  (on)  ask   group"), Screen.render(shown).text)
