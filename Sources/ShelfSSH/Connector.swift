@@ -40,7 +40,8 @@ public final class SSHConnector {
     }
 
     /// Connects through the jump hosts (verified and logged in) and only handshakes with the last hop, returning
-    /// the key it offers. For `sshelf trust`: nothing is sent to the last hop beyond the key exchange.
+    /// the key it offers. For `sshelf trust`: nothing is sent to the last hop beyond the key exchange, and a key the
+    /// hop's RevokedHostKeys revokes is refused here, never offered for pinning.
     public func fetchHostKey(_ hops: [SSHEndpoint]) throws(SSHError) -> HostKey {
         guard let target = hops.last else { throw SSHError(.invalidConfiguration, "no host to connect to") }
         let connection = SSHConnection()
@@ -54,6 +55,7 @@ public final class SSHConnector {
         guard let key = session.hostKey() else {
             throw SSHError(.handshakeFailed, "\(target.name) sent no usable host key", library: session.lastError())
         }
+        try RevokedHostKeysFile.refuseRevokedPin(key, hop: target)
         return key
     }
 

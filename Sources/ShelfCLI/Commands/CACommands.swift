@@ -226,7 +226,6 @@ enum CACommands {
         return seconds
     }
 
-    /// Now, in seconds since the epoch (SSHELF_TEST_NOW in tests, as the vault's stamps take it).
     /// Renews the certificates the plans' tied identities need (CertificateRenewal, the one function every login
     /// path calls), the vault passphrase from --passphrase-fd (read once per process) or the terminal; each renewal
     /// a release-log line naming `by` and a note on stderr.
@@ -242,8 +241,6 @@ enum CACommands {
         }
     }
 
-    public static func now(_ context: AppContext) -> UInt64 {
-        if let text = context.environment["SSHELF_TEST_NOW"], let value = UInt64(text) { return value }
-        return UInt64(max(0, Date().timeIntervalSince1970))
-    }
+    /// Now, in seconds since the epoch (SSHELF_TEST_NOW in tests, as the vault's stamps take it).
+    public static func now(_ context: AppContext) -> UInt64 { CertificateRenewal.now(environment: context.environment) }
 }
