@@ -48,8 +48,8 @@ enum CACommands {
                 .value("out", "FILE", completion: .file, "write the certificate to FILE (mode 0600) too"),
                 .flag(
                     "renew",
-                    "keep it fresh: before a connect or exec with the identity, a certificate near its end (its last "
-                        + "quarter) is re-issued the same way, logged"),
+                    "keep it fresh: before a login with the identity (connect, exec, run, forwards, the TUI, the "
+                        + "agent), a certificate near its end (its last quarter) is re-issued the same way, logged"),
                 VaultCommands.passphraseFD,
             ],
             examples: [
