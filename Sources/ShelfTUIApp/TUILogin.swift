@@ -134,7 +134,8 @@ final class TUILogin: @unchecked Sendable {
             do {
                 let store = try TUIVault.quiet(context).openStore()
                 let delegate = TUIPrompts(channel: prompts)
-                let planned = before(store).map { Result<ConnectPlan, OperationFailure>.failure($0) }
+                let planned =
+                    before(store).map { Result<ConnectPlan, OperationFailure>.failure($0) }
                     ?? plan(hostID, for: purpose, store: store, delegate: delegate)
                 var handover: Handover? = nil
                 if purpose == .shell, case .success(let plan) = planned, let why = OpenSSHHandover.needed(plan) {

@@ -100,7 +100,10 @@ final class CertificateRenewalTests: XCTestCase {
         try tui.send("Enter")
         try tui.waitFor(
             "the remote prompt, no question asked",
-            context: { "sshd log:\n" + tail(world.sshd.log) + "\nrelease log:\n" + ((try? world.home.run("log").stdout) ?? "") }
+            context: {
+                "sshd log:\n" + tail(world.sshd.log) + "\nrelease log:\n"
+                    + ((try? world.home.run("log").stdout) ?? "")
+            }
         ) { screen in
             XCTAssertFalse(screen.contains("Vault passphrase"), screen)
             return screen.split(separator: "\n").contains { $0.hasSuffix("$") || $0.hasSuffix("#") }
