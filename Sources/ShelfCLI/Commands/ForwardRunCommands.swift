@@ -230,8 +230,8 @@ enum ForwardRunCommands {
         // Runner threads report state changes (writes to the descriptor are safe from any thread) and wake the
         // publisher, so the state file follows a change at once; counts are refreshed twice a second.
         let wakeup = SupervisorWakeup()
-        let report: @Sendable (String) -> Void = { line in
-            StandardStreams.write("sshelf: \(line)\n", fd: 2)
+        let report: @Sendable (RunnerLine) -> Void = { line in
+            StandardStreams.write("sshelf: \(line.worded(by: CLIErrorHints.words))\n", fd: 2)
             wakeup.poke()
         }
         let runners = try store.read { store in
@@ -240,7 +240,7 @@ enum ForwardRunCommands {
                 .map { host, rules in
                     HostRunner(
                         plan: try ConnectPlan.make(for: host, in: store), rules: rules, options: options,
-                        vault: vault, context: context, report: report, worded: CLIErrorHints.hint)
+                        vault: vault, context: context, report: report)
                 }
         }
         let signals = StopSignals { wakeup.stop() }
@@ -285,7 +285,7 @@ enum ForwardRunCommands {
             let encoder = JSONEncoder()
             encoder.dateEncodingStrategy = .iso8601
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            context.print(JSONOutput.terminalSafe(try encoder.encode(state)))
+            context.print(JSONOutput.terminalSafe(try encoder.encode(state.forScripts)))
             return 0
         }
         if let state {
@@ -313,7 +313,7 @@ enum ForwardRunCommands {
 
     /// One rule's line of `forward status`: host, spec, state, connections (active/total), sessions, bytes, detail.
     static func statusRow(_ rule: RuleState) -> [String] {
-        var detail = rule.lastError.map { Display.safe(CLIErrorHints.hint($0)) } ?? ""
+        var detail = rule.lastError(wordedBy: CLIErrorHints.words).map(Display.safe) ?? ""
         if let next = rule.nextAttempt {
             detail = "next attempt in \(max(0, Int(next.timeIntervalSinceNow.rounded(.up)))) s: " + detail
         }
