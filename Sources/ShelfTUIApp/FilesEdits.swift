@@ -147,7 +147,8 @@ final class FilesEdits: @unchecked Sendable {
                 let logged: FilesReleaseLog.Started
                 do {
                     logged = try log.begin(
-                        log.command([copy.file], to: Self.text(target), upload: true, recursive: false))
+                        log.command([copy.file], to: Self.text(target), upload: true, recursive: false),
+                        what: "save")
                 } catch {
                     // Where the edit is comes first: the log's reason names files and can be long.
                     return say(

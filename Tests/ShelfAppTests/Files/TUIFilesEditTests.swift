@@ -343,7 +343,7 @@ final class TUIFilesEditTests: XCTestCase {
         try edit(setup, "notes", plan: "append")
         try setup.tui.waitFor("the save refused, the copy kept") {
             $0.contains("could not save notes.txt on the host, your edit is kept in \(setup.copies)/")
-                && $0.contains("/notes.txt: the run could not be written to the release log")
+                && $0.contains("/notes.txt: the save could not be written to the release log")
         }
         XCTAssertEqual(try contents(setup.notes), saved, "the host's file untouched")
         let left = try FileManager.default.contentsOfDirectory(atPath: setup.copies)
