@@ -289,11 +289,14 @@ enum ForwardRunCommands {
             return 0
         }
         if let state {
+            // The service's rules: what to do is said as the service would take it (it is given no passphrase).
+            let byService = ServiceFiles.running(context.locations)?.pid == state.pid
+            let wording: (Hint) -> String = { byService ? ServiceHintWords.words($0) : CLIErrorHints.words($0) }
             context.output(
-                "supervisor pid \(state.pid)\n"
+                "supervisor pid \(state.pid)\(byService ? " (the sshelf service)" : "")\n"
                     + Display.table(
                         ["HOST", "RULE", "STATE", "CONNS", "SESSIONS", "OUT", "IN", "DETAIL"],
-                        state.rules.map(statusRow)))
+                        state.rules.map { statusRow($0, wordedBy: wording) }))
         } else {
             context.errorOutput("no forward supervisor is running; 'sshelf forward up' starts one\n")
         }
@@ -311,9 +314,12 @@ enum ForwardRunCommands {
         return 0
     }
 
-    /// One rule's line of `forward status`: host, spec, state, connections (active/total), sessions, bytes, detail.
-    static func statusRow(_ rule: RuleState) -> [String] {
-        var detail = rule.lastError(wordedBy: CLIErrorHints.words).map(Display.safe) ?? ""
+    /// One rule's line of `forward status`: host, spec, state, connections (active/total), sessions, bytes, detail
+    /// (its hint in the CLI's words, or the service's for the service's rules).
+    static func statusRow(_ rule: RuleState, wordedBy wording: (Hint) -> String = { CLIErrorHints.words($0) })
+        -> [String]
+    {
+        var detail = rule.lastError(wordedBy: wording).map(Display.safe) ?? ""
         if let next = rule.nextAttempt {
             detail = "next attempt in \(max(0, Int(next.timeIntervalSinceNow.rounded(.up)))) s: " + detail
         }

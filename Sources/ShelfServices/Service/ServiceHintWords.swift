@@ -1,11 +1,12 @@
 // ServiceHintWords: a hint (Hint) as the service's log says it. The service is started by systemd or a login script
 // and is never given the vault passphrase, so where a hint asks for it the service says so and names what can take
 // one: `sshelf vault unlock`, which it picks up at once where the kernel keyring keeps an unlock, or `forward up`
-// in its place, given the passphrase when started. Commands are written as typed, as the CLI writes them.
+// in its place, given the passphrase when started. Commands are written as typed, as the CLI writes them. `forward
+// status` words the service's rules' hints the same way (the service, not the command typed, would take the fix).
 import ShelfCore
 
-enum ServiceHintWords {
-    static func words(_ hint: Hint) -> String {
+public enum ServiceHintWords {
+    public static func words(_ hint: Hint) -> String {
         hint.worded { part in
             guard case .passphrase(let need) = part else { return nil }
             return passphrase(need)

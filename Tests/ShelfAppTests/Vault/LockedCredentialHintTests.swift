@@ -201,7 +201,8 @@ final class LockedCredentialHintTests: XCTestCase {
 
     /// The service runs the same rule and cannot take the passphrase at all: its log line says why in its own words
     /// (who logs in, what can take the passphrase instead) and names no flag of a command it is not; `forward status`
-    /// words the saved hint as the CLI does, `--json` keeps the face-neutral words and no face's data.
+    /// words the saved hint the same way for the service's rules, `--json` keeps the face-neutral words and no face's
+    /// data.
     func testTheServiceSaysWhatToDoInItsOwnWords() throws {
         let (world, key) = try keygenWorld(keyring: false)
         let home = world.home
@@ -241,7 +242,10 @@ final class LockedCredentialHintTests: XCTestCase {
         let status = try eventually(
             "forward status to show the failure", observe: { try home.run("forward", "status") },
             until: { $0.stdout.contains(" failed ") })
-        XCTAssertTrue(status.stdout.contains("give the passphrase when starting it (--passphrase-fd N)"), "\(status)")
+        XCTAssertTrue(status.stdout.contains("(the sshelf service)"), "\(status)")
+        XCTAssertTrue(
+            status.stdout.contains("the service is never given the vault passphrase: stop it"),
+            "the service's rules are worded as the service takes the fix: \(status)")
         let json = try home.run("forward", "status", "--json")
         XCTAssertTrue(
             json.stdout.contains("then give the vault passphrase when starting it: this system keeps"), json.stdout)
