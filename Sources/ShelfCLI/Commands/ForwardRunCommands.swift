@@ -231,7 +231,7 @@ enum ForwardRunCommands {
         // publisher, so the state file follows a change at once; counts are refreshed twice a second.
         let wakeup = SupervisorWakeup()
         let report: @Sendable (RunnerLine) -> Void = { line in
-            StandardStreams.write("sshelf: \(line.worded(by: CLIErrorHints.words))\n", fd: 2)
+            StandardStreams.write("sshelf: \(Display.safe(line.worded(by: CLIErrorHints.words)))\n", fd: 2)
             wakeup.poke()
         }
         let runners = try store.read { store in

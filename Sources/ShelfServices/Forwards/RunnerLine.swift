@@ -1,6 +1,7 @@
 // RunnerLine: one line a forward runner reports (`host: failed: why (what to do) (next attempt in 60.0 s)`), with
 // what to do kept as data (a Hint) so each face words it where it prints the line: `forward up` on its stderr in
-// the CLI's words, the service in its log in its own (ServiceHintWords). The runner itself words nothing.
+// the CLI's words, the service in its log in its own (ServiceHintWords). The runner itself words nothing; each
+// printer passes the whole worded line through Display.safe (a hint may carry a name read from the store).
 import ShelfCore
 
 public struct RunnerLine: Sendable, Equatable {
