@@ -279,7 +279,7 @@ public final class HostRunner: @unchecked Sendable {
                     "the vault is locked for the key of the CA that renews the certificate; run 'sshelf vault "
                         + "unlock' (the supervisor tries again within a minute)")
             },
-            note: { [report, hostName] in report("\(Display.safe(hostName)): note: \($0)") })
+            note: { [report, hostName] in report(RunnerLine("\(Display.safe(hostName)): note: \($0)")) })
         return renewed
     }
 
