@@ -215,7 +215,7 @@ final class TUILogin: @unchecked Sendable {
     }
 
     /// The host's login plan, the certificates a CA in the vault keeps fresh for its identities renewed first where
-    /// due (CertificateRenewal, the one renewal every login path calls; the release log names the purpose), so a
+    /// due (CertificateRenewal, the one renewal every login path calls; the release log names the TUI), so a
     /// host whose certificate expired logs in without a word, through sshelf's client or OpenSSH's. The vault
     /// passphrase the CA's key may need is asked in a dialog, as the login's are.
     private func plan(_ hostID: UUID, for purpose: Purpose, store: Store, delegate: TUIPrompts)
@@ -227,7 +227,7 @@ final class TUILogin: @unchecked Sendable {
             }
             var plan = try ConnectPlan.make(for: host, in: store)
             try CertificateRenewal.prepare(
-                &plan, by: Self.releasedBy(purpose), now: CertificateRenewal.now(environment: context.environment),
+                &plan, by: "tui", now: CertificateRenewal.now(environment: context.environment),
                 workspace: TUIVault.quiet(context), store: store,
                 vaultPassphrase: {
                     guard let typed = delegate.vaultPassphrase("Vault passphrase (to renew a certificate): ") else {
@@ -241,11 +241,6 @@ final class TUILogin: @unchecked Sendable {
         } catch {
             return .failure(OperationFailure("not connected: \(TUIErrorLine.text(error))"))
         }
-    }
-
-    /// Who the release log says released a credential for this purpose.
-    private static func releasedBy(_ purpose: Purpose) -> String {
-        purpose == .shell ? "tui" : purpose == .files ? "files" : "copy-id"
     }
 
     /// The session of a host whose handshake failed goes to OpenSSH when the server offers only post-quantum key
@@ -298,7 +293,7 @@ final class TUILogin: @unchecked Sendable {
             })
             let credentials = TUICredentials(
                 workspace: quiet, store: store, vault: vault,
-                releasedBy: Self.releasedBy(purpose),
+                releasedBy: purpose == .shell ? "tui" : purpose == .files ? "files" : "copy-id",
                 ask: { delegate.vaultPassphrase($0) }, cancel: { cancellation.cancel() })
             var options = ConnectOptions.standard(quiet)
             options.cancellation = cancellation
