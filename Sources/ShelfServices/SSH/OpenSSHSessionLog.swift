@@ -43,10 +43,7 @@ final class OpenSSHSessionLog {
         for raw in text.split(whereSeparator: \.isNewline) {
             let line = String(raw)
             if line.hasPrefix("debug") {
-                if read.keyExchange == nil, let range = line.firstRange(of: "kex: algorithm: ") {
-                    let name = String(line[range.upperBound...]).trimmingSpaces()
-                    if name != "(no match)" { read.keyExchange = Display.safe(name) }
-                }
+                if read.keyExchange == nil { read.keyExchange = keyExchange(in: line) }
                 continue
             }
             if line.hasPrefix("Authenticated to ") { read.loggedIn = true }
@@ -57,6 +54,18 @@ final class OpenSSHSessionLog {
             read.said += Array((line + "\n").utf8)
         }
         return read
+    }
+
+    /// The key exchange ssh's own line `line` names ("debug1: kex: algorithm: NAME"), nil for any other line. The
+    /// whole line is ssh's only from its start: a server's words appear inside ssh's lines (its version string in
+    /// "Remote protocol version …, remote software version …", which sshd's VersionAddendum sets), so a line that
+    /// merely contains the words does not count. The first such line is the one: it comes before a server can
+    /// have a whole line of its own written (keyboard-interactive's name and instruction, after the key exchange).
+    static func keyExchange(in line: String) -> String? {
+        let prefix = "debug1: kex: algorithm: "
+        guard line.hasPrefix(prefix) else { return nil }
+        let name = String(line.dropFirst(prefix.count)).trimmingSpaces()
+        return name.isEmpty || name == "(no match)" ? nil : Display.safe(name)
     }
 
     func remove() { unlink(path) }
