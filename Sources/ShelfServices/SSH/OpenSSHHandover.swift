@@ -166,8 +166,8 @@ public enum OpenSSHHandover {
     }
 
     /// Runs `argv` (ssh for `plan`'s target, as `prepare` made it) as a child on this terminal and descriptors
-    /// (OpenSSHChild), with ssh's log written to a private file (OpenSSHSessionLog); after it, ssh's own words from
-    /// the log go to standard error, and a session that logged in is recorded as the host's last (the time, and the
+    /// (OpenSSHChild), with ssh's log written to a private file (OpenSSHSessionLog) whose ssh's own words go to
+    /// standard error as ssh writes them (OpenSSHLogEcho); after it, a session that logged in is recorded as the host's last (the time, and the
     /// key exchange ssh negotiated: `show`, the TUI's details, `check`) as a session of sshelf's own client is.
     /// `connect` and `exec` handed over, and the TUI's Enter, all run here. A failure to record is a warning.
     public static func session(
@@ -193,10 +193,19 @@ public enum OpenSSHHandover {
         }
         defer { log?.remove() }
         if let log { argv.insert(contentsOf: log.arguments, at: 1) }
-        let status = try run(argv)
+        // ssh's own words reach standard error as it writes them (or, when the file cannot be followed, at the end).
+        let echo = log.flatMap { OpenSSHLogEcho(path: $0.path) }
+        let status: Int32
+        do {
+            status = try run(argv)
+        } catch {
+            echo?.finish()
+            throw error
+        }
+        echo?.finish()
         guard let log else { return status }
         let read = log.read()
-        read.said.withUnsafeBytes { StandardStreams.write($0, fd: 2) }
+        if echo == nil { read.said.withUnsafeBytes { StandardStreams.write($0, fd: 2) } }
         if read.loggedIn {
             var outcome = ConnectOutcome()
             outcome.keyExchanges = read.keyExchange.map { [$0] } ?? []

@@ -47,13 +47,18 @@ final class OpenSSHSessionLog {
                 continue
             }
             if line.hasPrefix("Authenticated to ") { read.loggedIn = true }
-            // What ssh says only above its default level (VERBOSE), and the end of a terminal session.
-            let verbose = ["Authenticated to ", "Transferred: ", "Bytes per second"].contains(where: line.hasPrefix)
-            let closed = line.hasPrefix("Connection to ") && line.hasSuffix(" closed.")
-            if verbose || closed { continue }
-            read.said += Array((line + "\n").utf8)
+            if isSaid(line) { read.said += Array((line + "\n").utf8) }
         }
         return read
+    }
+
+    /// Whether ssh's log line `line` is one ssh would have written to its standard error at its default level: not
+    /// a debug line, nor what it says only above that level (VERBOSE), nor the end of a terminal session.
+    static func isSaid(_ line: String) -> Bool {
+        if line.hasPrefix("debug") { return false }
+        let verbose = ["Authenticated to ", "Transferred: ", "Bytes per second"].contains(where: line.hasPrefix)
+        let closed = line.hasPrefix("Connection to ") && line.hasSuffix(" closed.")
+        return !verbose && !closed
     }
 
     /// The key exchange ssh's own line `line` names ("debug1: kex: algorithm: NAME"), nil for any other line. The

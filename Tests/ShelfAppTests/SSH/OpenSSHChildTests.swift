@@ -65,6 +65,25 @@ final class OpenSSHChildTests: XCTestCase {
         XCTAssertEqual(logs, [], "ssh's log is removed")
     }
 
+    /// ssh's own words, written to its log, reach the terminal while the session runs: the warning after a new host
+    /// key is accepted at ssh's prompt shows before the remote prompt, not only after the session.
+    func testSSHsOwnWordsShowWhileTheSessionRuns() throws {
+        let world = try SSHCLIWorld()
+        addTeardown { _ = try? world.home.run(["agent", "stop"]) }
+        XCTAssertExit(try world.home.run("edit", "t", "--pq", "require"), 0)
+        let tmux = try Tmux(
+            home: world.home, command: [CLI.binary, "connect", "t"], environment: world.home.environment,
+            columns: 160, rows: 30)
+        try tmux.waitFor(text: "Are you sure you want to continue connecting")
+        try tmux.enter("yes")
+        try tmux.waitFor("the remote prompt after ssh's warning") {
+            tmux.lastLine($0) == "$" && $0.contains("Warning: Permanently added")
+        }
+        XCTAssertFalse(try tmux.screen().contains("debug1"))
+        try tmux.enter("exit 4")
+        XCTAssertEqual(try tmux.waitForExit(), 4)
+    }
+
     func testExecPassesTheExitStatusAndBinaryBytesThroughAndRecordsTheSession() throws {
         let world = try postQuantumWorld()
         let exit = try world.home.run("exec", "t", "--no-stdin", "--", "echo out; echo err >&2; exit 5")
