@@ -167,9 +167,10 @@ public enum OpenSSHHandover {
 
     /// Runs `argv` (ssh for `plan`'s target, as `prepare` made it) as a child on this terminal and descriptors
     /// (OpenSSHChild), with ssh's log written to a private file (OpenSSHSessionLog) whose ssh's own words go to
-    /// standard error as ssh writes them (OpenSSHLogEcho); after it, a session that logged in is recorded as the host's last (the time, and the
-    /// key exchange ssh negotiated: `show`, the TUI's details, `check`) as a session of sshelf's own client is.
-    /// `connect` and `exec` handed over, and the TUI's Enter, all run here. A failure to record is a warning.
+    /// standard error as ssh writes them (OpenSSHLogEcho); after it, a session that logged in is recorded as the
+    /// host's last (the time, and the key exchange ssh negotiated: `show`, the TUI's details, `check`) as a session
+    /// of sshelf's own client is. `connect` and `exec` handed over, and the TUI's Enter, all run here. A failure to
+    /// record is a warning.
     public static func session(
         _ argv: [String], environment: [String: String], plan: ConnectPlan, store: Store, context: AppContext
     ) throws -> Int32 {
