@@ -108,13 +108,25 @@ final class OpenSSHChildTests: XCTestCase {
         XCTAssertFalse(refused.stderr.contains("debug1"), refused.stderr)
     }
 
-    func testSIGTERMIsPassedToSSH() throws {
+    func testSIGTERMIsPassedToSSHAndItsSignalIsTheExitStatus() throws {
         let world = try postQuantumWorld()
         let exec = try BackgroundCLI(world.home, ["exec", "t", "--no-stdin", "--", "echo started >&2; sleep 300"])
         try exec.waitFor("started")
         let status = try exec.stop(SIGTERM)
         // ssh ends on the signal it was passed (its own exit, 255), and sshelf answers with it.
         XCTAssertEqual(status, 255, exec.stderr)
+
+        // ssh killed by a signal: sshelf's exit status is 128 + that signal, as a shell's would be.
+        let killed = try BackgroundCLI(world.home, ["exec", "t", "--no-stdin", "--", "echo started >&2; sleep 300"])
+        try killed.waitFor("started")
+        let children = try String(contentsOfFile: "/proc/\(killed.pid)/task/\(killed.pid)/children", encoding: .utf8)
+        let ssh = try XCTUnwrap(
+            children.split(separator: " ").compactMap { pid_t($0) }.first { pid in
+                (try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8))?
+                    .hasPrefix(TestTool.ssh.path + "\0") == true
+            }, children)
+        kill(ssh, SIGKILL)
+        XCTAssertEqual(try killed.waitExit(), 128 + SIGKILL, killed.stderr)
     }
 
     /// A server whose version string (VersionAddendum) and banner print ssh's words: "kex: algorithm:" naming a
