@@ -162,7 +162,8 @@ enum SSHCommands {
             let record = try !dryRun && RecordChoice.decide(call, host: plan.target, store: store, context: context)
             let recorder = try record ? recorderForOpenSSH(call, plan: plan, store: store, context: context) : nil
             return try OpenSSHHandover.run(
-                plan, store: store, dryRun: dryRun, context: context, options: certificate, recorder: recorder)
+                plan, store: store, dryRun: dryRun, context: context, options: certificate, recorder: recorder,
+                verbose: call.flag("verbose"))
         }
         if call.flag("openssh") { return try handOver() }
         if let why = OpenSSHHandover.needed(plan) {
@@ -191,7 +192,7 @@ enum SSHCommands {
         }
         let record = try RecordChoice.decide(call, host: plan.target, store: store, context: context)
         return try handingOverPostQuantumOnly(
-            plan, store: store, options: options, context: context,
+            plan, store: store, options: options, context: context, verbose: call.flag("verbose"),
             recorder: { record ? try recorderForOpenSSH(call, plan: plan, store: store, context: context) : nil }
         ) {
             try withConnection(plan, store: store, call: call, options: options, context: context) { connection in
@@ -543,7 +544,8 @@ enum SSHCommands {
 
     static func handingOverPostQuantumOnly(
         _ plan: ConnectPlan, store: Store, options: ConnectOptions, context: AppContext, sshOptions: [String] = [],
-        command: String? = nil, recorder: () throws -> SessionRecorder? = { nil }, body: () throws -> Int32
+        command: String? = nil, verbose: Bool = false, recorder: () throws -> SessionRecorder? = { nil },
+        body: () throws -> Int32
     ) throws -> Int32 {
         do {
             return try body()
@@ -554,7 +556,7 @@ enum SSHCommands {
             context.errorOutput(OpenSSHHandover.note(why) + "\n")
             return try OpenSSHHandover.run(
                 plan, store: store, dryRun: false, context: context, options: sshOptions, command: command,
-                recorder: try recorder())
+                recorder: try recorder(), verbose: verbose)
         }
     }
 

@@ -138,7 +138,7 @@ public enum OpenSSHHandover {
     /// key exchange recorded the same way).
     public static func run(
         _ plan: ConnectPlan, store: Store, dryRun: Bool, context: AppContext, options: [String] = [],
-        command: String? = nil, recorder: SessionRecorder? = nil
+        command: String? = nil, recorder: SessionRecorder? = nil, verbose: Bool = false
     ) throws -> Int32 {
         var (argv, environment) = try prepare(plan, store: store, dryRun: dryRun, context: context)
         let name = argv.removeLast()
@@ -152,7 +152,7 @@ public enum OpenSSHHandover {
         if let recorder {
             let status: Int32
             do {
-                status = try logged(argv, plan: plan, store: store, context: context) {
+                status = try logged(argv, plan: plan, store: store, context: context, verbose: verbose) {
                     try OpenSSHRelay.run($0, environment: environment, observer: recorder)
                 }
             } catch {
@@ -162,7 +162,7 @@ public enum OpenSSHHandover {
             recorder.finish(how: "\(status)").map { context.warn($0) }
             return status
         }
-        return try session(argv, environment: environment, plan: plan, store: store, context: context)
+        return try session(argv, environment: environment, plan: plan, store: store, context: context, verbose: verbose)
     }
 
     /// Runs `argv` (ssh for `plan`'s target, as `prepare` made it) as a child on this terminal and descriptors
@@ -172,17 +172,20 @@ public enum OpenSSHHandover {
     /// of sshelf's own client is. `connect` and `exec` handed over, and the TUI's Enter, all run here. A failure to
     /// record is a warning.
     public static func session(
-        _ argv: [String], environment: [String: String], plan: ConnectPlan, store: Store, context: AppContext
+        _ argv: [String], environment: [String: String], plan: ConnectPlan, store: Store, context: AppContext,
+        verbose: Bool = false
     ) throws -> Int32 {
-        try logged(argv, plan: plan, store: store, context: context) {
+        try logged(argv, plan: plan, store: store, context: context, verbose: verbose) {
             try OpenSSHChild.run($0, environment: environment)
         }
     }
 
     /// Runs `argv` with ssh's log options added through `run` (a child on this terminal, or on one held for a
-    /// recording), then says ssh's words and records the session (`session`).
+    /// recording), then says ssh's words and records the session (`session`). `verbose` (`connect -v`): the key
+    /// exchange is said as soon as ssh logs it.
     static func logged(
-        _ argv: [String], plan: ConnectPlan, store: Store, context: AppContext, run: ([String]) throws -> Int32
+        _ argv: [String], plan: ConnectPlan, store: Store, context: AppContext, verbose: Bool = false,
+        run: ([String]) throws -> Int32
     ) throws -> Int32 {
         var argv = argv
         let log: OpenSSHSessionLog?
@@ -195,7 +198,15 @@ public enum OpenSSHHandover {
         defer { log?.remove() }
         if let log { argv.insert(contentsOf: log.arguments, at: 1) }
         // ssh's own words reach standard error as it writes them (or, when the file cannot be followed, at the end).
-        let echo = log.flatMap { OpenSSHLogEcho(path: $0.path) }
+        // `connect -v`: the key exchange said as soon as ssh logs it ("\r\n": ssh may have the terminal raw by now).
+        let name = Display.safe(plan.target.name)
+        let sayKeyExchange: ((String) -> Void)? =
+            verbose
+            ? { kex in
+                let line = "sshelf: key exchange with \(name): \(KeyExchange.describe(kex)), OpenSSH's ssh\r\n"
+                Array(line.utf8).withUnsafeBytes { StandardStreams.write($0, fd: 2) }
+            } : nil
+        let echo = log.flatMap { OpenSSHLogEcho(path: $0.path, keyExchange: sayKeyExchange) }
         let status: Int32
         do {
             status = try run(argv)

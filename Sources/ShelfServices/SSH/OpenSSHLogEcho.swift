@@ -12,9 +12,12 @@ final class OpenSSHLogEcho {
     private var stopPipe: [Int32] = [-1, -1]
     private var thread: JoinableThread?
     private var partial: [UInt8] = []
+    /// Told the key exchange of the first `debug1: kex: algorithm:` line once, as ssh writes it (`connect -v`).
+    private var keyExchange: ((String) -> Void)?
 
     /// Follows the log at `path` (nil when it cannot be opened or watched: its words are then said at the end).
-    init?(path: String) {
+    init?(path: String, keyExchange: ((String) -> Void)? = nil) {
+        self.keyExchange = keyExchange
         file = open(path, O_RDONLY | O_CLOEXEC)
         notify = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
         guard file >= 0, notify >= 0, inotify_add_watch(notify, path, UInt32(IN_MODIFY)) >= 0,
@@ -70,8 +73,15 @@ final class OpenSSHLogEcho {
             var line = Array(partial[..<end])
             partial.removeSubrange(...end)
             if line.last == UInt8(ascii: "\r") { line.removeLast() }
+            let text = String(decoding: line, as: UTF8.self)
             // "\r\n": the terminal may be in ssh's raw mode (no output processing), as ssh itself ends the line.
-            if OpenSSHSessionLog.isSaid(String(decoding: line, as: UTF8.self)) { said += line + [13, 10] }
+            if OpenSSHSessionLog.isSaid(text) { said += line + [13, 10] }
+            if let told = keyExchange, let name = OpenSSHSessionLog.keyExchange(in: text) {
+                keyExchange = nil
+                said.withUnsafeBytes { StandardStreams.write($0, fd: 2) }
+                said = []
+                told(name)
+            }
         }
         // A line longer than anything ssh says is not kept whole.
         if partial.count > 8192 { partial.removeAll() }

@@ -92,6 +92,14 @@ final class OpenSSHChildTests: XCTestCase {
         XCTAssertTrue(exit.stderr.hasSuffix("err\n"), exit.stderr)
         XCTAssertFalse(exit.stderr.contains("debug1"), exit.stderr)
         XCTAssertTrue(try world.home.run("show", "t").stdout.contains(Self.postQuantum))
+        // connect -v says the key exchange ssh used, as it says the own client's.
+        let said = "sshelf: key exchange with t: sntrup761x25519-sha512@openssh.com (post-quantum), OpenSSH's ssh"
+        let verbose = try world.home.run(["connect", "t", "-v"], stdin: "exit 0\n")
+        XCTAssertExit(verbose, 0)
+        XCTAssertTrue(verbose.stderr.contains(said), verbose.stderr)
+        let quiet = try world.home.run(["connect", "t"], stdin: "exit 0\n")
+        XCTAssertExit(quiet, 0)
+        XCTAssertFalse(quiet.stderr.contains("sshelf: key exchange with"), quiet.stderr)
 
         // Every byte value, both ways through a pipe: ssh has sshelf's own descriptors.
         var bytes = Data((0..<(256 * 1024)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 8) })
