@@ -1,8 +1,9 @@
 // OpenSSHChildTests: `connect` and `exec` handed to OpenSSH run ssh as a child on the user's terminal (a real sshd,
 // a real tmux, both libssh2 versions): the shell's job control stops the session with ssh's `~^Z` and `fg` brings it
 // back working; ssh's exit status is sshelf's; exec's standard streams are untouched (binary bytes through a pipe);
-// SIGTERM reaches ssh. After the session the key exchange ssh used is the host's last session's (`show`, `check`),
-// and a hostile server's version string and banner, which fake ssh's lines, cannot pass for a post-quantum one.
+// SIGTERM and SIGHUP reach ssh; ssh's own words show while the session runs. After the session the key exchange ssh
+// used is the host's last session's (`show`, `check`, `connect -v`), and a hostile server's version string and
+// banner, which fake ssh's lines, cannot pass for a post-quantum one.
 import Foundation
 import TestSupport
 import XCTest
@@ -116,13 +117,14 @@ final class OpenSSHChildTests: XCTestCase {
         XCTAssertFalse(refused.stderr.contains("debug1"), refused.stderr)
     }
 
-    func testSIGTERMIsPassedToSSHAndItsSignalIsTheExitStatus() throws {
+    func testSIGTERMAndSIGHUPArePassedToSSHAndItsSignalIsTheExitStatus() throws {
         let world = try postQuantumWorld()
-        let exec = try BackgroundCLI(world.home, ["exec", "t", "--no-stdin", "--", "echo started >&2; sleep 300"])
-        try exec.waitFor("started")
-        let status = try exec.stop(SIGTERM)
-        // ssh ends on the signal it was passed (its own exit, 255), and sshelf answers with it.
-        XCTAssertEqual(status, 255, exec.stderr)
+        for signal in [SIGTERM, SIGHUP] {
+            let exec = try BackgroundCLI(world.home, ["exec", "t", "--no-stdin", "--", "echo started >&2; sleep 300"])
+            try exec.waitFor("started")
+            // ssh ends on the signal it was passed (its own exit, 255), and sshelf answers with it.
+            XCTAssertEqual(try exec.stop(signal), 255, "signal \(signal): \(exec.stderr)")
+        }
 
         // ssh killed by a signal: sshelf's exit status is 128 + that signal, as a shell's would be.
         let killed = try BackgroundCLI(world.home, ["exec", "t", "--no-stdin", "--", "echo started >&2; sleep 300"])
