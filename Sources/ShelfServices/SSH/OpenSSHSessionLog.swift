@@ -16,7 +16,9 @@ final class OpenSSHSessionLog {
     init(_ locations: DataLocations) throws {
         try PrivateFiles.ensureDirectory(locations.runtimeDirectory)
         path = locations.runtimeDirectory + "/run-ssh-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).log"
-        try PrivateFiles.atomicWrite(Data(), to: path)
+        // Created 0600 before ssh opens it (ssh would create it with the umask's mode); a scratch file in a private
+        // folder needs no fsync (an atomic write's two cost a connect tens of milliseconds on a busy disk).
+        try PrivateFiles.ensureFile(path)
     }
 
     /// Whether `plan` goes to OpenSSH for post-quantum key exchange: a hop requires it, or a server offers only it.
