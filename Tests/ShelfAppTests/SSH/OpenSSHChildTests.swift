@@ -35,6 +35,16 @@ final class OpenSSHChildTests: XCTestCase {
         try tmux.waitFor("the remote prompt", context: { "sshd log:\n" + world.sshd.log }) { tmux.lastLine($0) == "$" }
         try tmux.enter("echo before-$((6*7))")
         try tmux.waitFor(text: "before-42")
+        // While ssh runs, its log is a private file in a private folder.
+        let runDirectory = world.home.sshelfHome + "/run"
+        let running = try FileManager.default.contentsOfDirectory(atPath: runDirectory).filter {
+            $0.hasPrefix("run-ssh-")
+        }
+        XCTAssertEqual(running.count, 1, "\(running)")
+        for name in running {
+            XCTAssertEqual(try mode(runDirectory + "/" + name), 0o600, name)
+        }
+        XCTAssertEqual(try mode(runDirectory), 0o700)
 
         // ssh's escape ~^Z stops ssh; sshelf stops with it, so the local shell has its prompt back.
         try tmux.send("Enter")
@@ -166,6 +176,11 @@ final class OpenSSHChildTests: XCTestCase {
         XCTAssertFalse(show.stdout.contains("mlkem768x25519"), show.stdout)
         XCTAssertFalse(show.stdout.contains("sntrup761x25519"), show.stdout)
         XCTAssertTrue(try world.home.run("check").stdout.contains("\n  t: curve25519-sha256\n"))
+    }
+
+    private func mode(_ path: String) throws -> Int {
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        return (attributes[.posixPermissions] as? Int ?? -1) & 0o777
     }
 
     /// `show`'s "last connected" line.
