@@ -60,6 +60,11 @@ final class OpenSSHChildTests: XCTestCase {
         try tmux.enter("fg")
         try tmux.enter("echo after-$((6*7))")
         try tmux.waitFor(text: "after-42")
+        // The terminal is ssh's own: a window change reaches the remote terminal (`clear` first, so the old size on
+        // the screen cannot satisfy the wait).
+        try tmux.resize(columns: 100, rows: 25)
+        try tmux.enter("clear; stty size")
+        try tmux.waitFor(text: "25 100")
         try tmux.enter("exit 7")
         try tmux.waitFor("the local prompt after the session") { tmux.lastLine($0) == "local>" }
         try tmux.enter("echo EXIT=$?")
