@@ -8,6 +8,14 @@ import TestSupport
 import XCTest
 
 final class TUIPostQuantumTests: XCTestCase {
+    /// The remote shell's prompt on the plain terminal (curses left), with `also` on the screen when given.
+    private func waitForRemotePrompt(_ tui: Tmux, also: String? = nil) throws {
+        try tui.waitFor("the remote prompt" + (also == nil ? "" : " after the note")) { screen in
+            screen.split(separator: "\n").contains { $0.hasSuffix("$") || $0.hasSuffix("#") }
+                && !screen.contains("○ sync") && also.map(screen.contains) != false
+        }
+    }
+
     func testEnterOnAPostQuantumOnlyServerHandsTheSessionToOpenSSH() throws {
         let world = try BridgeWorld()
         let classical = try world.server()
@@ -24,10 +32,7 @@ final class TUIPostQuantumTests: XCTestCase {
         try tui.waitFor(text: "1 host")
         try tui.send("Enter")
         let why = "pq offers only post-quantum key exchange (sntrup761x25519-sha512@openssh.com)"
-        try tui.waitFor("the remote prompt after the note") { screen in
-            screen.split(separator: "\n").contains { $0.hasSuffix("$") || $0.hasSuffix("#") }
-                && !screen.contains("○ sync") && screen.contains("sshelf: note: " + why)
-        }
+        try waitForRemotePrompt(tui, also: "sshelf: note: " + why)
         try tui.type("exit 3")
         try tui.send("Enter")
         try tui.waitFor("the TUI after the session, saying why OpenSSH served") {
@@ -56,10 +61,7 @@ final class TUIPostQuantumTests: XCTestCase {
         try tui.waitFor(text: "required: sessions go through OpenSSH")
         XCTAssertFalse(try tui.screen().contains(kex), "no session yet")
         try tui.send("Enter")
-        try tui.waitFor("the remote prompt") { screen in
-            screen.split(separator: "\n").contains { $0.hasSuffix("$") || $0.hasSuffix("#") }
-                && !screen.contains("○ sync")
-        }
+        try waitForRemotePrompt(tui)
         try tui.type("exit")
         try tui.send("Enter")
         try tui.waitFor("the TUI after the session, the details naming the key exchange ssh used") {
