@@ -124,6 +124,13 @@ final class OpenSSHChildTests: XCTestCase {
         XCTAssertEqual(status, 0)
         XCTAssertEqual(output, bytes)
 
+        // Started with SIGCHLD ignored (inherited through exec, as bash's `trap '' CHLD` leaves it; the kernel then
+        // reaps children itself): ssh is still waited for, its status sshelf's.
+        let ignoring = try CLI.run(
+            ["-c", "trap '' CHLD; exec \"$0\" exec t --no-stdin -- 'exit 6'", CLI.binary],
+            environment: world.home.environment, program: TestTool.bash.path)
+        XCTAssertEqual(ignoring.status, 6, "\(ignoring)")
+
         // ssh's own failure is 255, and its words are on standard error (from its log).
         XCTAssertExit(try world.home.run("edit", "t", "--user", "nobody-here"), 0)
         let refused = try world.home.run("exec", "t", "--no-stdin", "--", "true")
