@@ -82,7 +82,7 @@ enum ArgumentParser {
             }
         }
         // `--id ID` stands for the NAME argument: "id:ID" is the host with that id, whatever its name.
-        if let id = invocation.value("id"), command.takesHostName {
+        if let id = invocation.values[CommandSpec.hostIDOption.name]?.last, command.takesHostName {
             invocation.arguments.insert(TargetWord.id(id), at: 0)
         }
         try checkArguments(invocation)

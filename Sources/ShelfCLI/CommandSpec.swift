@@ -54,6 +54,8 @@ struct CommandSpec: Sendable {
     /// `exec HOST -- CMD` for someone used to `ssh HOST CMD`.
     var extraArguments: (@Sendable ([String]) -> String)? = nil
     var run: @Sendable (Invocation, AppContext) throws -> Int32
+    /// The struct that declares the options (nil: a row written with its options listed by hand).
+    var optionsType: (any CommandOptions.Type)? = nil
 
     var name: String { path.joined(separator: " ") }
 

@@ -21,10 +21,7 @@ enum SSHCommands {
         passphraseOption,
     ]
 
-    static let passphraseOption = OptionSpec.value(
-        "passphrase-fd", "N",
-        "read the vault passphrase from descriptor N when a credential the login needs is locked (for "
-            + "scripts; never argv or env)")
+    static let passphraseOption = LoginPassphraseOption.passphraseFD.spec
 
     static let commands: [CommandSpec] = [
         CommandSpec(

@@ -16,6 +16,11 @@ struct SecretInput {
     /// Longest line accepted as a password or passphrase.
     static let maximumLine = 4096
 
+    /// From the descriptor `key` names, parsed and checked open (`ValueKind.descriptor`); not given: the terminal.
+    init<O>(_ call: Call<O>, _ key: KeyPath<O, Option<Int32>>) {
+        self.init(fd: call[key], option: call.spec(key).name)
+    }
+
     init(_ call: Invocation, option: String) throws {
         self.option = option
         guard let text = call.value(option) else {
