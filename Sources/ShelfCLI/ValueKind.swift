@@ -17,7 +17,7 @@ struct ValueKind<Value: Sendable>: Sendable {
     var placeholder: String
     var completion: OptionSpec.Completion = .none
     var wrong: BadValue
-    /// Good values to show in the hint (`e.g. --keep 12h, --keep 30d or --keep 8w`); none: no example.
+    /// Good values to show in the hint (`e.g. --keep 12h, 30d or 8w`); none: no example.
     var examples: [String] = []
     /// The hint instead of examples (the words a choice takes).
     var hint: String? = nil
@@ -31,11 +31,11 @@ struct ValueKind<Value: Sendable>: Sendable {
             case .isNot(let what): "--\(name): '\(shown)' is not \(what)"
             case .unknown(let noun): "--\(name): unknown \(noun) '\(shown)'"
             }
-        let examples = examples.map { "--\(name) \($0)" }
+        // e.g. --keep 12h, 30d or 8w
         let listed =
             examples.count > 1
             ? examples.dropLast().joined(separator: ", ") + " or " + (examples.last ?? "") : examples.first
-        throw ShelfError(.invalid, message, hint: hint ?? listed.map { "e.g. \($0)" })
+        throw ShelfError(.invalid, message, hint: hint ?? listed.map { "e.g. --\(name) \($0)" })
     }
 
     /// The same kind, read as another type (a port as `UInt16`, a setting wrapped in an enum).

@@ -51,7 +51,7 @@ final class TypedOptionsTests: XCTestCase {
     func testValuesArriveParsedToTheirTypes() throws {
         func call<O: CommandOptions>(_ words: [String], _: O.Type) throws -> Call<O> {
             guard case .run(let invocation) = try ArgumentParser.parse(words, table: Commands.table) else {
-                throw XCTSkip("no run")
+                throw ShelfError(.usage, "\(words) did not parse to a run")
             }
             return try Call<O>(invocation)
         }
@@ -78,12 +78,12 @@ final class TypedOptionsTests: XCTestCase {
         let cases: [([String], String)] = [
             (
                 ["add", "x", "--host", "h", "--port", "70000"],
-                "sshelf: error: --port: '70000' is not a port (1-65535)\nsshelf: hint: e.g. --port 22 or --port 2222\n"
+                "sshelf: error: --port: '70000' is not a port (1-65535)\nsshelf: hint: e.g. --port 22 or 2222\n"
             ),
             (
                 ["ca", "sign", "work", "--ca", "team", "--principals", "deploy", "--valid", "8x"],
                 "sshelf: error: --valid: '8x' is not a duration between 1m and 366d\n"
-                    + "sshelf: hint: e.g. --valid 30m, --valid 8h or --valid 7d\n"
+                    + "sshelf: hint: e.g. --valid 30m, 8h or 7d\n"
             ),
             (
                 ["edit", "x", "--record", "maybe"],
@@ -102,12 +102,12 @@ final class TypedOptionsTests: XCTestCase {
             ),
             (
                 ["sessions", "rotate", "--keep", "soon"],
-                "sshelf: error: --keep: 'soon' is not an age\nsshelf: hint: e.g. --keep 12h, --keep 30d or --keep 8w\n"
+                "sshelf: error: --keep: 'soon' is not an age\nsshelf: hint: e.g. --keep 12h, 30d or 8w\n"
             ),
             (
                 ["log", "--since", "yesterday"],
                 "sshelf: error: --since: 'yesterday' is not a date or a span\n"
-                    + "sshelf: hint: e.g. --since 2025-01-31, --since 2025-01-31T08:00 or --since 12h\n"
+                    + "sshelf: hint: e.g. --since 2025-01-31, 2025-01-31T08:00 or 12h\n"
             ),
             (
                 ["vault", "unlock", "--passphrase-fd", "99"],
