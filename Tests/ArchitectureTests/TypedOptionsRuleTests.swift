@@ -27,9 +27,6 @@ final class TypedOptionsRuleTests: XCTestCase {
         "Sources/ShelfCLI/Commands/RunCommandSudo.swift",
         "Sources/ShelfCLI/Commands/SSHCommands.swift",
         "Sources/ShelfCLI/Commands/SnippetCommands.swift",
-        "Sources/ShelfCLI/Commands/SyncCommands.swift",
-        "Sources/ShelfCLI/Commands/SyncCredentialConsent.swift",
-        "Sources/ShelfCLI/Commands/SyncRevokeConfirm.swift",
         "Sources/ShelfCLI/Commands/WarmCommands.swift",
     ]
 
