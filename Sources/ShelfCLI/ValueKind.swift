@@ -78,10 +78,10 @@ extension ValueKind where Value == Int {
     }
 
     /// A whole count in `range` (`--benchmark-seed 100000`).
-    static func count(_ range: ClosedRange<Int>, placeholder: String = "N") -> Self {
+    static func count(_ range: ClosedRange<Int>, placeholder: String = "N", examples: [String] = []) -> Self {
         ValueKind(
             placeholder: placeholder,
-            wrong: .isNot("a whole number from \(range.lowerBound) to \(range.upperBound)"),
+            wrong: .isNot("a whole number from \(range.lowerBound) to \(range.upperBound)"), examples: examples,
             read: { text in
                 guard text.allSatisfy(\.isNumber), let value = Int(text), range.contains(value) else { return nil }
                 return value

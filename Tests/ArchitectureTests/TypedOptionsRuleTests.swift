@@ -19,7 +19,6 @@ final class TypedOptionsRuleTests: XCTestCase {
         "Sources/ShelfCLI/Commands/CopyCommand.swift",
         "Sources/ShelfCLI/Commands/CopyIDCommand.swift",
         "Sources/ShelfCLI/Commands/FilesCommand.swift",
-        "Sources/ShelfCLI/Commands/ForwardCommands.swift",
         "Sources/ShelfCLI/Commands/ForwardRunCommands.swift",
         "Sources/ShelfCLI/Commands/RecordChoice.swift",
         "Sources/ShelfCLI/Commands/RunCommand.swift",

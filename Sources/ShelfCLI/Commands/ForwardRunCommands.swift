@@ -90,7 +90,7 @@ enum ForwardRunCommands {
     static func start(_ call: Invocation, _ context: AppContext) throws -> Int32 {
         let (plan, store) = try SSHCommands.loginPlan(call, context)
         let selected = try selectRules(call, hostID: plan.target.id, hostName: plan.target.name, store: store)
-        try ForwardCommands.checkBindAddresses(selected, call)
+        try ForwardCommands.checkBindAddresses(selected, allowPublic: call.flag("allow-public-bind"))
         // A host that requires post-quantum key exchange goes to OpenSSH's ssh by itself: libssh2 has none.
         let postQuantum = call.flag("openssh") ? nil : PostQuantumWords.handover(plan)
         if let postQuantum, access(OpenSSHOptionCheck.sshPath, X_OK) == 0 {
@@ -195,7 +195,7 @@ enum ForwardRunCommands {
         let store = try context.store()
         let (hosts, rules) = try store.read { store in (try store.hosts(), try store.forwardRules()) }
         let autostart = rules.filter { $0.enabled && $0.autostart }
-        try ForwardCommands.checkBindAddresses(autostart, call)
+        try ForwardCommands.checkBindAddresses(autostart, allowPublic: call.flag("allow-public-bind"))
         let byID = Dictionary(hosts.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         var byHost: [UUID: [PortForwardRule]] = [:]
         for rule in autostart {
