@@ -67,8 +67,11 @@ struct CommandSpec: Sendable {
     }
 
     /// `--id ID`: the host by its id (prefix) instead of NAME — for hosts that share a name.
-    static let hostIDOption = OptionSpec.value(
-        "id", "ID",
+    static let hostIDOption = hostID.spec
+
+    /// `--id ID` for a command that declares it itself (`trust`, whose NAME is optional).
+    static let hostID = Option(
+        "id", .text("ID"),
         "name the host by its id (4 or more hex digits, as 'sshelf list --json' or an error lists them) "
             + "instead of by name")
 
@@ -97,8 +100,6 @@ struct Invocation: Sendable {
     /// How many arguments came before `--` (nil: there was none), for commands that take words on both sides.
     var separator: Int? = nil
 
-    func flag(_ name: String) -> Bool { flags.contains(name) }
-    func value(_ name: String) -> String? { values[name]?.last }
-    func all(_ name: String) -> [String] { values[name] ?? [] }
+    // Options are read through `Call` (TypedOptions), by the keys the command declares: never by name here.
     func argument(_ index: Int) -> String? { index < arguments.count ? arguments[index] : nil }
 }

@@ -221,9 +221,8 @@ enum CACommands {
     /// path calls), the vault passphrase from --passphrase-fd (read once per process) or the terminal; each renewal
     /// a release-log line naming `by` and a note on stderr.
     static func renewCertificates(
-        _ plans: inout [ConnectPlan], by: String, call: Invocation, context: AppContext, store: Store
+        _ plans: inout [ConnectPlan], by: String, vaultInput: SecretInput, context: AppContext, store: Store
     ) throws {
-        let vaultInput = try SecretInput(call, option: "passphrase-fd")
         for index in plans.indices {
             try CertificateRenewal.prepare(
                 &plans[index], by: by, now: now(context), workspace: context.workspace, store: store,

@@ -21,20 +21,6 @@ struct SecretInput {
         self.init(fd: call[key], option: call.spec(key).name)
     }
 
-    init(_ call: Invocation, option: String) throws {
-        self.option = option
-        guard let text = call.value(option) else {
-            fd = nil
-            return
-        }
-        guard let number = Int32(text), number >= 0, fcntl(number, F_GETFD) != -1 else {
-            throw ShelfError(
-                .invalid, "--\(option): '\(Display.safe(text))' is not an open file descriptor",
-                hint: "e.g. --\(option) 3 with 3<file in the shell")
-        }
-        fd = number
-    }
-
     /// One line (without its newline). From a descriptor, successive calls read successive lines.
     func read(prompt: String) throws -> SecretBytes {
         if let fd { return try Self.readLine(fd, echoOffTerminal: false, what: "--\(option) \(fd)") }
