@@ -140,10 +140,9 @@ struct Span {
     static let hoursToWeeks: [Character: Double] = ["h": 3600, "d": 86_400, "w": 604_800]
 
     static func words(_ seconds: Double) -> String {
-        for (unit, size) in [("d", 86_400.0), ("h", 3600), ("m", 60)] where seconds >= size && seconds.truncatingRemainder(dividingBy: size) == 0 {
-            return "\(Int(seconds / size))\(unit)"
-        }
-        return "\(Int(seconds))s"
+        let units: [(String, Double)] = [("d", 86_400), ("h", 3600), ("m", 60)]
+        let unit = units.first { seconds >= $0.1 && seconds.truncatingRemainder(dividingBy: $0.1) == 0 }
+        return unit.map { "\(Int(seconds / $0.1))\($0.0)" } ?? "\(Int(seconds))s"
     }
 }
 

@@ -41,8 +41,9 @@ final class TypedOptionsTests: XCTestCase {
                 XCTAssertEqual(row.short, option.short, "\(command.name) --\(option.name)")
                 // Through the parser, to the name the typed look-up reads.
                 let given = option.value == nil ? ["--\(option.name)"] : ["--\(option.name)", "1"]
-                guard case .run(let invocation) = try ArgumentParser.parse(
-                    Self.words(command) + given, table: Commands.table)
+                guard
+                    case .run(let invocation) = try ArgumentParser.parse(
+                        Self.words(command) + given, table: Commands.table)
                 else { return XCTFail("\(command.name) --\(option.name) did not parse to a run") }
                 XCTAssertEqual(invocation.command.name, command.name)
                 if option.value == nil {
@@ -74,7 +75,8 @@ final class TypedOptionsTests: XCTestCase {
         XCTAssertFalse(add[\.allowDuplicate])
         let sign = try call(["ca", "sign", "work", "--valid", "90m"], CACommands.SignOptions.self)
         XCTAssertEqual(sign[\.valid], 5400)
-        let rotate = try call(["sessions", "rotate", "--keep", "2w", "--max-size", "1G"], SessionCommands.RotateOptions.self)
+        let rotate = try call(
+            ["sessions", "rotate", "--keep", "2w", "--max-size", "1G"], SessionCommands.RotateOptions.self)
         XCTAssertEqual(rotate[\.keep], 14 * 86_400)
         XCTAssertEqual(rotate[\.maxSize], 1 << 30)
     }

@@ -28,7 +28,8 @@ enum AgentCommands {
         let printEnv = AgentCommands.printEnv
         let confirmTimeout = AgentCommands.confirmTimeout
         let unlock = Flag(
-            "unlock", "unlock the vault session now (passphrase asked here, or --passphrase-fd), so every key is served")
+            "unlock",
+            "unlock the vault session now (passphrase asked here, or --passphrase-fd), so every key is served")
         let passphraseFD = VaultCommands.passphraseFD
     }
 

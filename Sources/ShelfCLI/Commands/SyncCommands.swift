@@ -160,7 +160,8 @@ enum SyncCommands {
         if turningOn {
             do {
                 try SyncCredentialConsent.obtain(
-                    SyncCredentialConsent.Given(call, \.consent), context, store: store, vault: vault, retry: "sshelf sync enable --credentials")
+                    SyncCredentialConsent.Given(call, \.consent), context, store: store, vault: vault,
+                    retry: "sshelf sync enable --credentials")
             } catch let refusal as SyncCredentialConsent.Refusal {
                 throw ShelfError(.usage, refusal.message + "; nothing was changed", hint: refusal.hint)
             }
@@ -307,7 +308,8 @@ enum SyncCommands {
             // The invite turned the track on; it stays on only once the user agreed to what that means here.
             do {
                 try SyncCredentialConsent.obtain(
-                    SyncCredentialConsent.Given(call, \.consent), context, store: store, vault: vault, retry: "sshelf sync enable --credentials")
+                    SyncCredentialConsent.Given(call, \.consent), context, store: store, vault: vault,
+                    retry: "sshelf sync enable --credentials")
                 context.print(
                     "credential sync on for this device: passwords and keys travel sealed to the group's devices")
             } catch let refusal as SyncCredentialConsent.Refusal {

@@ -24,9 +24,21 @@ final class ForwardSessionsTests: XCTestCase {
         XCTAssertTrue(line.split(separator: " ").contains("4"), String(line))
 
         for (value, message) in [
-            ("0", "sshelf: error: --sessions: '0' is not a whole number from 1 to 16\nsshelf: hint: e.g. --sessions 4\n"),
-            ("17", "sshelf: error: --sessions: '17' is not a whole number from 1 to 16\nsshelf: hint: e.g. --sessions 4\n"),
-            ("four", "sshelf: error: --sessions: 'four' is not a whole number from 1 to 16\nsshelf: hint: e.g. --sessions 4\n"),
+            (
+                "0",
+                "sshelf: error: --sessions: '0' is not a whole number from 1 to 16\n"
+                    + "sshelf: hint: e.g. --sessions 4\n"
+            ),
+            (
+                "17",
+                "sshelf: error: --sessions: '17' is not a whole number from 1 to 16\n"
+                    + "sshelf: hint: e.g. --sessions 4\n"
+            ),
+            (
+                "four",
+                "sshelf: error: --sessions: 'four' is not a whole number from 1 to 16\n"
+                    + "sshelf: hint: e.g. --sessions 4\n"
+            ),
         ] {
             let refused = try home.run("forward", "add", "db", "-L", "9001:localhost:9001", "--sessions", value)
             XCTAssertExit(refused, 4)

@@ -36,7 +36,9 @@ final class RecordSettingTests: XCTestCase {
         XCTAssertExit(refused, 4)
         XCTAssertEqual(
             refused.stderr,
-            "sshelf: error: --record: unknown value 'maybe'\nsshelf: hint: one of: off, on, ask, or group (as its group)\n")
+            "sshelf: error: --record: unknown value 'maybe'\n"
+                + "sshelf: hint: one of: off, on, ask, or group (as its group)\n"
+        )
         let group = try home.run("group", "edit", "nowhere", "--record", "on")
         XCTAssertNotEqual(group.status, 0)
         XCTAssertExit(try home.run("group", "add", "prod"), 0)
