@@ -72,7 +72,7 @@ extension ValueKind where Value == Int {
             wrong: .isNot("a number of seconds (\(range.lowerBound)-\(range.upperBound))"),
             examples: [String(min(max(range.lowerBound, 60), range.upperBound))],
             read: { text in
-                guard text.allSatisfy(\.isNumber), let value = Int(text), range.contains(value) else { return nil }
+                guard let value = Int(text), range.contains(value) else { return nil }
                 return value
             })
     }
@@ -83,7 +83,7 @@ extension ValueKind where Value == Int {
             placeholder: placeholder,
             wrong: .isNot("a whole number from \(range.lowerBound) to \(range.upperBound)"), examples: examples,
             read: { text in
-                guard text.allSatisfy(\.isNumber), let value = Int(text), range.contains(value) else { return nil }
+                guard let value = Int(text), range.contains(value) else { return nil }
                 return value
             })
     }
@@ -188,7 +188,7 @@ extension ValueKind where Value == Int32 {
     static let descriptor = ValueKind(
         placeholder: "N", wrong: .isNot("an open file descriptor"), examples: ["3 with 3<file in the shell"],
         read: { text in
-            guard text.allSatisfy(\.isNumber), let fd = Int32(text), fcntl(fd, F_GETFD) != -1 else { return nil }
+            guard let fd = Int32(text), fd >= 0, fcntl(fd, F_GETFD) != -1 else { return nil }
             return fd
         })
 }
@@ -224,13 +224,23 @@ extension ValueKind where Value == RecordWord {
         hint: "one of: off, on, ask, or group (as its group)")
 }
 
+extension ValueKind where Value: OpenEnum {
+    /// One of an open enum's known cases, read as `OpenEnum.parseKnown` reads what a user types (case, - and _
+    /// ignored: keyboard-interactive is keyboardInteractive); the shell completes the cases as stored.
+    static func known(noun: String = "value", placeholder: String, hint: String? = nil) -> Self {
+        let names = Value.knownCases.map(\.rawValue)
+        return ValueKind(
+            placeholder: placeholder, completion: .words(names), wrong: .unknown(noun),
+            hint: hint ?? "one of: \(names.joined(separator: ", "))", read: { Value.parseKnown($0) })
+    }
+}
+
 extension ValueKind where Value == PostQuantumSetting {
-    static let postQuantum = ValueKind.choice(
-        PostQuantumSetting.knownCases.map { ($0.rawValue, $0) }, placeholder: "require|off",
+    static let postQuantum = ValueKind.known(
+        placeholder: "require|off",
         hint: "--pq require (sessions only through OpenSSH, post-quantum key exchange) or --pq off")
 }
 
 extension ValueKind where Value == AuthMethod {
-    static let authMethod = ValueKind.choice(
-        AuthMethod.knownCases.map { ($0.rawValue, $0) }, noun: "method", placeholder: "METHOD")
+    static let authMethod = ValueKind.known(noun: "method", placeholder: "METHOD")
 }

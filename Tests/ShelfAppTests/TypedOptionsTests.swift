@@ -73,6 +73,12 @@ final class TypedOptionsTests: XCTestCase {
         XCTAssertEqual(add[\.fields.tag], ["a", "b"])
         XCTAssertNil(add[\.fields.user])
         XCTAssertFalse(add[\.allowDuplicate])
+        // Open enums read as a user types them: case, - and _ do not matter.
+        let auth = try call(
+            ["add", "web", "--host", "h", "--auth", "Keyboard-Interactive", "--pq", "REQUIRE"],
+            HostCommands.AddOptions.self)
+        XCTAssertEqual(auth[\.fields.auth], .keyboardInteractive)
+        XCTAssertEqual(auth[\.fields.pq], .require)
         let sign = try call(["ca", "sign", "work", "--valid", "90m"], CACommands.SignOptions.self)
         XCTAssertEqual(sign[\.valid], 5400)
         let rotate = try call(
