@@ -48,14 +48,23 @@ struct CommandSpec: Sendable {
     var summary: String
     var details: String = ""
     var arguments: [ArgumentSpec] = []
-    var options: [OptionSpec] = []
     var examples: [String] = []
     /// What to say when more words are given than the command takes (nil: the usage): `connect HOST CMD` is
     /// `exec HOST -- CMD` for someone used to `ssh HOST CMD`.
     var extraArguments: (@Sendable ([String]) -> String)? = nil
     var run: @Sendable (Invocation, AppContext) throws -> Int32
-    /// The struct that declares the options (nil: a row written with its options listed by hand).
+    /// The struct that declares the options (TypedOptions); nil: the command takes none.
     var optionsType: (any CommandOptions.Type)? = nil
+    /// Whether the table gave the row `--id` (`withHostID`).
+    var addsHostID = false
+
+    /// The options as --help, the man page, the completions and the parser see them: the declared ones, read when
+    /// asked (a process reads its own command's, not the whole table's), then `--id` when the table added it.
+    var options: [OptionSpec] {
+        let declared = optionsType?.declared.map(\.spec) ?? []
+        guard addsHostID, !declared.contains(where: { $0.name == Self.hostIDOption.name }) else { return declared }
+        return declared + [Self.hostIDOption]
+    }
 
     var name: String { path.joined(separator: " ") }
 
@@ -77,9 +86,8 @@ struct CommandSpec: Sendable {
 
     /// The row as the table keeps it: a command that takes one host's name gets `--id` as well.
     var withHostID: CommandSpec {
-        guard takesHostName, !options.contains(where: { $0.name == "id" }) else { return self }
         var spec = self
-        spec.options.append(Self.hostIDOption)
+        spec.addsHostID = takesHostName
         return spec
     }
 

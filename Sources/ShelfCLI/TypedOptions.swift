@@ -134,10 +134,9 @@ extension CommandSpec {
         run: @escaping @Sendable (Call<O>, AppContext) throws -> Int32
     ) {
         self.init(
-            path: path, summary: summary, details: details, arguments: arguments, options: O.declared.map(\.spec),
-            examples: examples, extraArguments: extraArguments,
-            run: { invocation, context in try run(try Call<O>(invocation), context) })
-        optionsType = O.self
+            path: path, summary: summary, details: details, arguments: arguments, examples: examples,
+            extraArguments: extraArguments, run: { invocation, context in try run(try Call<O>(invocation), context) },
+            optionsType: O.self)
     }
 }
 
