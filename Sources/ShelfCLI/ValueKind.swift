@@ -124,7 +124,7 @@ extension ValueKind where Value == Double {
 }
 
 /// A span written with its unit (30m, 12h, 7d; a bare number is seconds where `bare` allows it), in seconds.
-struct Span {
+enum Span {
     static func seconds(_ text: String, units: [Character: Double], bare: Bool) -> Double? {
         let trimmed = text.trimmingSpaces().lowercased()
         if let unit = trimmed.last, let scale = units[unit], let number = Double(trimmed.dropLast()),
