@@ -113,9 +113,9 @@ extension ValueKind where Value == Double {
     }
 
     /// A number: more than 0 when `positive`, else 0 or more (`--speed 2`, `--from 0`).
-    static func number(positive: Bool, placeholder: String) -> Self {
+    static func number(positive: Bool, placeholder: String, examples: [String] = []) -> Self {
         ValueKind(
-            placeholder: placeholder, wrong: .isNot(positive ? "a positive number" : "a number"),
+            placeholder: placeholder, wrong: .isNot(positive ? "a positive number" : "a number"), examples: examples,
             read: { text in
                 guard let value = Double(text), value.isFinite, positive ? value > 0 : value >= 0 else { return nil }
                 return value

@@ -26,12 +26,15 @@ enum PlayCommand {
         examples: ["sshelf play 3f2a91c0", "sshelf play 3f2a91c0 --speed 4 --search 'error'"], run: play)
 
     struct Options: CommandOptions {
-        let speed = Option("speed", .number(positive: true, placeholder: "X"), "play X times as fast (default 1)")
+        let speed = Option(
+            "speed", .number(positive: true, placeholder: "X", examples: ["2", "0.5"]),
+            "play X times as fast (default 1)")
         let maxWait = Option(
-            "max-wait", .number(positive: false, placeholder: "SECONDS"),
+            "max-wait", .number(positive: false, placeholder: "SECONDS", examples: ["1", "0"]),
             "cut pauses longer than this (default 2; 0: keep every pause as it was)")
         let from = Option(
-            "from", .number(positive: false, placeholder: "SECONDS"), "start this far into the recording")
+            "from", .number(positive: false, placeholder: "SECONDS", examples: ["90"]),
+            "start this far into the recording")
         let search = Option(
             "search", .text("TEXT"), "start at the first place TEXT was shown (n jumps to the next)")
         let paused = Flag("paused", "start paused (at --from or the first --search hit): space plays")

@@ -59,7 +59,8 @@ enum RunCommand {
             "parallel", FleetCommand.parallel,
             "run on at most N hosts at once (default \(FleetRun.Settings.defaultParallel))")
         let canary = Option(
-            "canary", .count(0...10_000), "run on the first N hosts first; stop there unless all of them succeed")
+            "canary", .count(0...10_000, examples: ["2"]),
+            "run on the first N hosts first; stop there unless all of them succeed")
         let timeout = Option(
             "timeout", .seconds(atMost: 600), "connect timeout per host and address (default 10)")
         let commandTimeout = Option(

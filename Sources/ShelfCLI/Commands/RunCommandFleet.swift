@@ -65,7 +65,7 @@ enum FleetCommand {
         "log in to every host as USER for this run (its jump hosts keep their own user)")
 
     /// `--parallel N`: how many hosts at once, 1 to 10000.
-    static let parallel = ValueKind<Int>.count(1...10_000)
+    static let parallel = ValueKind<Int>.count(1...10_000, examples: ["8"])
 
     /// What a run would do per host: its connect plan as a run follows it (nothing asked: the steps that would ask
     /// say what happens instead), or its warm session when one runs.

@@ -27,7 +27,7 @@ enum UICommands {
         let benchmarkQuery = Option(
             "benchmark-query", .text("TEXT"), "benchmark: the query typed one key at a time (default: web 42)")
         let benchmarkSeed = Option(
-            "benchmark-seed", .count(1...1_000_000, placeholder: "COUNT"),
+            "benchmark-seed", .count(1...1_000_000, placeholder: "COUNT", examples: ["100000"]),
             "benchmark: fill an EMPTY store with COUNT generated hosts and exit (refused when it has hosts)")
         let benchmarkData = Option(
             "benchmark-data", .choice(BenchmarkData.Kind.allCases.map { ($0.rawValue, $0) }, placeholder: "KIND"),
