@@ -28,11 +28,7 @@ enum CopyIDCommand {
     struct Options: PromptingLoginOptions {
         let identity = Option(
             "identity", .text("NAME", completion: .identity), "the identity to install (default: the host's own)")
-        let acceptNew = SSHCommands.acceptNew
-        let passwordFD = SSHCommands.passwordFD
-        let remember = SSHCommands.remember
-        let timeout = SSHCommands.timeout
-        let passphraseFD = LoginPassphraseOption.passphraseFD
+        let login = LoginAnswerOptions()
     }
 
     static func run(_ call: Call<Options>, _ context: AppContext) throws -> Int32 {

@@ -18,11 +18,7 @@ enum ForwardRunCommands {
         "allow rules that listen on a non-loopback address (the port becomes reachable from the network)")
 
     struct StartOptions: PromptingLoginOptions {
-        let acceptNew = SSHCommands.acceptNew
-        let passwordFD = SSHCommands.passwordFD
-        let remember = SSHCommands.remember
-        let timeout = SSHCommands.timeout
-        let passphraseFD = LoginPassphraseOption.passphraseFD
+        let login = LoginAnswerOptions()
         let allowPublicBind = ForwardRunCommands.publicBind
         let openssh = Flag(
             "openssh",

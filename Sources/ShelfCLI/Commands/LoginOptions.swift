@@ -8,9 +8,27 @@ protocol LoginOptions: CommandOptions {
 }
 
 protocol PromptingLoginOptions: LoginOptions {
-    var acceptNew: Flag { get }
-    var passwordFD: Option<Int32> { get }
-    var remember: Flag { get }
+    var login: LoginAnswerOptions { get }
+}
+
+extension PromptingLoginOptions {
+    // Seen through the group (computed: the help lists the group's declarations once, where it stands).
+    var timeout: Option<Double> { login.timeout }
+    var passphraseFD: Option<Int32> { login.passphraseFD }
+}
+
+/// The options of a login that asks its own questions (connect, exec, copy-id, forward start), in the order their
+/// help lists them.
+struct LoginAnswerOptions: CommandOptions {
+    let acceptNew = Flag(
+        "accept-new", "accept and pin the host key of a host never seen before (never a changed key)")
+    let passwordFD = Option(
+        "password-fd", .descriptor, "read the password from file descriptor N (for scripts; never argv or env)")
+    let remember = Flag(
+        "remember",
+        "keep a password (typed or on --password-fd) or a key file's passphrase in the vault once it has logged in")
+    let timeout = SSHCommands.timeout
+    let passphraseFD = LoginPassphraseOption.passphraseFD
 }
 
 /// And what `run` and `cp` take alike, which FleetCommand reads: -l USER, --yes, --parallel N, --accept-new.

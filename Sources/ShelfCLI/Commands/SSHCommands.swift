@@ -10,23 +10,11 @@ import ShelfStore
 import ShelfSystem
 
 enum SSHCommands {
-    // The options of a login that asks its own questions (connect, exec, copy-id, forward start), declared once.
-    static let acceptNew = Flag(
-        "accept-new", "accept and pin the host key of a host never seen before (never a changed key)")
-    static let passwordFD = Option(
-        "password-fd", .descriptor, "read the password from file descriptor N (for scripts; never argv or env)")
-    static let remember = Flag(
-        "remember",
-        "keep a password (typed or on --password-fd) or a key file's passphrase in the vault once it has logged in")
     static let timeout = Option(
         "timeout", .seconds(atMost: 600), "connect timeout per address (default 10)")
 
     struct ConnectCommandOptions: PromptingLoginOptions {
-        let acceptNew = SSHCommands.acceptNew
-        let passwordFD = SSHCommands.passwordFD
-        let remember = SSHCommands.remember
-        let timeout = SSHCommands.timeout
-        let passphraseFD = LoginPassphraseOption.passphraseFD
+        let login = LoginAnswerOptions()
         let dryRun = Flag("dry-run", "print the plan (hops, host keys, credential sources) and stop")
         let openssh = Flag(
             "openssh",
@@ -42,11 +30,7 @@ enum SSHCommands {
     }
 
     struct ExecCommandOptions: PromptingLoginOptions {
-        let acceptNew = SSHCommands.acceptNew
-        let passwordFD = SSHCommands.passwordFD
-        let remember = SSHCommands.remember
-        let timeout = SSHCommands.timeout
-        let passphraseFD = LoginPassphraseOption.passphraseFD
+        let login = LoginAnswerOptions()
         let noStdin = Flag("no-stdin", short: "n", "do not forward standard input")
         let tty = Flag(
             "tty", short: "t",
@@ -519,8 +503,8 @@ enum SSHCommands {
         body: (SSHConnection) throws -> Int32
     ) throws -> Int32 {
         let prompts = TerminalPrompts(
-            acceptNew: call[\.acceptNew], passwordFD: call[\.passwordFD],
-            remember: call[\.remember] ? true : nil, errorOutput: context.errorOutput,
+            acceptNew: call[\.login.acceptNew], passwordFD: call[\.login.passwordFD],
+            remember: call[\.login.remember] ? true : nil, errorOutput: context.errorOutput,
             otherNames: { question in pinnedElsewhere(question, plan: plan, store: store) })
         let connector = SSHConnector(
             options: options, credentials: try credentialSource(context, store: store, call: call),
