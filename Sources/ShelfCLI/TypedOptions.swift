@@ -63,22 +63,24 @@ struct Option<Value: Sendable>: OptionDeclaration {
     func parsedValue(_ text: String) throws(ShelfError) -> any Sendable { try kind.parse(text, option: spec.name) }
 }
 
-/// `--name VALUE`, as many times as given.
+/// `--name VALUE`, as many times as given: declared as `Option` is, its row marked repeatable.
 struct Repeated<Value: Sendable>: OptionDeclaration {
-    let spec: OptionSpec
-    let kind: ValueKind<Value>
+    private let one: Option<Value>
 
     init(
         _ name: String, short: Character? = nil, _ kind: ValueKind<Value>, placeholder: String? = nil,
         completion: OptionSpec.Completion? = nil, _ help: String
     ) {
-        self.kind = kind
-        spec = .value(
-            name, placeholder ?? kind.placeholder, short: short, repeatable: true,
-            completion: completion ?? kind.completion, help)
+        one = Option(name, short: short, kind, placeholder: placeholder, completion: completion, help)
     }
 
-    func parsedValue(_ text: String) throws(ShelfError) -> any Sendable { try kind.parse(text, option: spec.name) }
+    var spec: OptionSpec {
+        var spec = one.spec
+        spec.repeatable = true
+        return spec
+    }
+
+    func parsedValue(_ text: String) throws(ShelfError) -> any Sendable { try one.parsedValue(text) }
 }
 
 /// A parsed command line, as the command's options struct `O` declares it: `call[\.port]` is the port as an `Int`
