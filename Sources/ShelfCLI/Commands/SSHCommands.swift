@@ -164,7 +164,7 @@ enum SSHCommands {
             let recorder = try record ? recorderForOpenSSH(call, plan: plan, store: store, context: context) : nil
             return try OpenSSHHandover.run(
                 plan, store: store, dryRun: dryRun, context: context, options: certificate, recorder: recorder,
-                verbose: call.flag("verbose"))
+                verbose: call[\.verbose])
         }
         if call[\.openssh] { return try handOver() }
         if let why = OpenSSHHandover.needed(plan) {
@@ -193,7 +193,7 @@ enum SSHCommands {
         }
         let record = try RecordChoice.decide(call, \.recording, host: plan.target, store: store, context: context)
         return try handingOverPostQuantumOnly(
-            plan, store: store, options: options, context: context, verbose: call.flag("verbose"),
+            plan, store: store, options: options, context: context, verbose: call[\.verbose],
             recorder: { record ? try recorderForOpenSSH(call, plan: plan, store: store, context: context) : nil }
         ) {
             try withConnection(plan, store: store, call: call, options: options, context: context) { connection in
