@@ -24,63 +24,68 @@ struct VisibleText {
     private var mode = Mode.text
 
     mutating func feed(_ bytes: [UInt8], into out: inout [UInt8]) {
+        bytes.withUnsafeBytes { feed($0, into: &out) }
+    }
+
+    mutating func feed(_ bytes: UnsafeRawBufferPointer, into out: inout [UInt8]) {
         out.reserveCapacity(out.count + bytes.count)
-        bytes.withUnsafeBufferPointer { input in
-            guard let base = input.baseAddress else { return }
-            let count = input.count
-            var at = 0
-            while at < count {
-                switch mode {
-                case .text:
-                    // The run of printable bytes from here, copied at once and lowered (ASCII letters only).
-                    var end = at
-                    while end < count, base[end] >= 0x20, base[end] != 0x7F { end += 1 }
-                    if end > at {
-                        let start = out.count
-                        out.append(contentsOf: UnsafeBufferPointer(start: base + at, count: end - at))
-                        out.withUnsafeMutableBufferPointer { lowered in
-                            guard let to = lowered.baseAddress else { return }
-                            for index in start..<lowered.count where to[index] &- 0x41 < 26 { to[index] |= 0x20 }
-                        }
+        let input = bytes.bindMemory(to: UInt8.self)
+        guard let base = input.baseAddress else { return }
+        let count = input.count
+        var at = 0
+        while at < count {
+            switch mode {
+            case .text:
+                // The run of printable bytes from here, copied at once and lowered (ASCII letters only).
+                var end = at
+                while end < count, base[end] >= 0x20, base[end] != 0x7F { end += 1 }
+                if end > at {
+                    let start = out.count
+                    out.append(contentsOf: UnsafeBufferPointer(start: base + at, count: end - at))
+                    out.withUnsafeMutableBufferPointer { lowered in
+                        guard let to = lowered.baseAddress else { return }
+                        for index in start..<lowered.count where to[index] &- 0x41 < 26 { to[index] |= 0x20 }
                     }
-                    guard end < count else { return }
-                    let byte = base[end]
-                    if byte == 0x1B {
-                        mode = .escape
-                    } else if byte == 0x0A || byte == 0x0D || byte == 0x09 {
-                        if out.last != 0x20 { out.append(0x20) }
-                    }
-                    at = end + 1
-                case .escape:
-                    switch base[at] {
-                    case 0x5B: mode = .csi  // [
-                    case 0x5D, 0x50, 0x5F, 0x5E, 0x58: mode = .string  // ] P _ ^ X: ended by BEL or ESC \
-                    default: mode = .text
-                    }
-                    at += 1
-                case .csi:
-                    while at < count, base[at] < 0x40 || base[at] > 0x7E { at += 1 }
-                    if at < count {
-                        mode = .text
-                        at += 1
-                    }
-                case .string:
-                    while at < count, base[at] != 0x07, base[at] != 0x1B { at += 1 }
-                    if at < count {
-                        mode = base[at] == 0x07 ? .text : .stringEscape
-                        at += 1
-                    }
-                case .stringEscape:
-                    mode = base[at] == 0x5C ? .text : .string
+                }
+                guard end < count else { return }
+                let byte = base[end]
+                if byte == 0x1B {
+                    mode = .escape
+                } else if byte == 0x0A || byte == 0x0D || byte == 0x09 {
+                    if out.last != 0x20 { out.append(0x20) }
+                }
+                at = end + 1
+            case .escape:
+                switch base[at] {
+                case 0x5B: mode = .csi  // [
+                case 0x5D, 0x50, 0x5F, 0x5E, 0x58: mode = .string  // ] P _ ^ X: ended by BEL or ESC \
+                default: mode = .text
+                }
+                at += 1
+            case .csi:
+                while at < count, base[at] < 0x40 || base[at] > 0x7E { at += 1 }
+                if at < count {
+                    mode = .text
                     at += 1
                 }
+            case .string:
+                while at < count, base[at] != 0x07, base[at] != 0x1B { at += 1 }
+                if at < count {
+                    mode = base[at] == 0x07 ? .text : .stringEscape
+                    at += 1
+                }
+            case .stringEscape:
+                mode = base[at] == 0x5C ? .text : .string
+                at += 1
             }
         }
     }
 }
 
 public enum RecordingSearch {
-    /// Every place `text` shows in the recording at `path`, in order; `limit` stops after that many.
+    /// Every place `text` shows in the recording at `path`, in order; `limit` stops after that many. Each chunk is
+    /// read where it was opened (Recordings.scan): only its visible text is copied, into a window that keeps the
+    /// needle's length and some context back.
     public static func hits(
         of text: String, in file: (id: UUID, path: String), key: RecordingsKey, limit: Int = 1000
     ) throws -> [RecordingHit] {
@@ -93,11 +98,11 @@ public enum RecordingSearch {
         var searched = 0  // bytes of `window` already searched as match starts
         var hits: [RecordingHit] = []
         let keep = max(needle.count + 60, 200)
-        try Recordings.read(file.path, id: file.id, key: key) { event in
-            switch event {
-            case .info(let info): host = info.host
-            case .output(let time, let bytes):
-                visible.feed(bytes, into: &window)
+        try Recordings.scan(file.path, id: file.id, key: key) { kind, time, payload in
+            switch kind {
+            case 0x4D: host = RecordingFormat.info(payload)?.host ?? host
+            case 0x6F:
+                visible.feed(payload, into: &window)
                 var start = searched
                 while let found = firstMatch(of: needle, in: window, from: start) {
                     let from = max(0, found - 30)

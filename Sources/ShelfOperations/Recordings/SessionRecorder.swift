@@ -17,6 +17,9 @@ public final class SessionRecorder: ShellObserver, @unchecked Sendable {
     private let vault: Vault
     private let condition = Condition()
     private var pending: [UInt8] = []
+    /// The other buffer: `pending` is swapped with it at each flush, so the two are allocated once.
+    private var spare: [UInt8] = []
+    private let flushing = Lock()
     private var echo = TypedEcho()
     private var stopping = false
     private var flusherDone = false
@@ -57,6 +60,7 @@ public final class SessionRecorder: ShellObserver, @unchecked Sendable {
         self.file = writer
         self.vault = vault
         startedAt = Self.monotonic()
+        pending.reserveCapacity(Self.chunkLimit + (64 << 10))
         RecordingFormat.appendEvent(.info(info), to: &pending)
         flush(final: false)
         BackgroundThread.start(name: "sshelf-record") { [self] in flushLoop() }
@@ -107,14 +111,22 @@ public final class SessionRecorder: ShellObserver, @unchecked Sendable {
 
     // MARK: flushing
 
-    /// Seals what was collected as one chunk (the last one when `final`).
+    /// Seals what was collected as one chunk (the last one when `final`). One flush at a time (the pump's, when a
+    /// chunk is full, and the flush thread's), so chunks reach the file in the order their events were collected.
+    /// The buffer taken is handed back for the next chunk, so collecting does not grow an array again.
     private func flush(final: Bool) {
-        condition.lock()
-        let plaintext = pending
-        pending = []
-        condition.unlock()
-        guard final || !plaintext.isEmpty else { return }
-        file.append(plaintext, final: final)
+        flushing.withLock {
+            condition.lock()
+            var plaintext = pending
+            pending = spare
+            spare = []
+            condition.unlock()
+            if final || !plaintext.isEmpty { file.append(plaintext, final: final) }
+            plaintext.removeAll(keepingCapacity: true)
+            condition.lock()
+            spare = plaintext
+            condition.unlock()
+        }
     }
 
     private func flushLoop() {
@@ -177,11 +189,13 @@ final class RecordingWriter: @unchecked Sendable {
 
     func append(_ plaintext: [UInt8], final: Bool) {
         lock.withLock {
-            let sealed = sealer.seal(plaintext, final: final)
-            var framed: [UInt8] = []
-            framed.reserveCapacity(sealed.count + 4)
-            RecordingFormat.appendU32(UInt32(sealed.count), to: &framed)
-            framed += sealed
+            // Sealed after four bytes left for its length: the chunk as the file frames it, in one buffer.
+            var framed = plaintext.withUnsafeBytes { sealer.seal($0, final: final, headroom: 4) }
+            let length = UInt32(framed.count - 4)
+            framed[0] = UInt8(length >> 24)
+            framed[1] = UInt8(length >> 16 & 0xff)
+            framed[2] = UInt8(length >> 8 & 0xff)
+            framed[3] = UInt8(length & 0xff)
             write(framed)
         }
     }
