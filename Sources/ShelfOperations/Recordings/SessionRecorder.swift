@@ -1,7 +1,7 @@
 // SessionRecorder: records one interactive session as it runs (docs/SESSIONS.md) — the ShellObserver the shell's
-// pump calls with output, typed bytes and size changes. Events are collected in memory and sealed as one chunk at
-// least every second (by a flush thread when the session is quiet) or every 256 KiB, so a crash loses at most the
-// last second; typed bytes are kept only when input recording is on and only once their echo was seen (TypedEcho).
+// pump calls with output, typed bytes and size changes. Events are collected in memory and sealed as one chunk by a
+// flush thread at least every second or every 256 KiB, so a crash loses at most the last second, and the pump only
+// copies bytes; typed bytes are kept only when input recording is on and only once their echo was seen (TypedEcho).
 // `finish` writes the end as the stream's final chunk and chains the file's SHA-256 into the release log.
 import FoundationEssentials
 import Glibc
@@ -91,9 +91,13 @@ public final class SessionRecorder: ShellObserver, @unchecked Sendable {
             }
         }
         RecordingFormat.appendEvent(kind: 0x6F, time: time, payload: bytes, to: &pending)
+        // A full chunk is sealed by the flush thread, on another core while this one goes back to the network; only
+        // when that thread is far behind (a slow disk) does the pump seal, so what is held stays bounded.
         let full = pending.count >= Self.chunkLimit
+        let behind = pending.count >= Self.chunkLimit * 4
+        if full { condition.signal() }
         condition.unlock()
-        if full { flush(final: false) }
+        if behind { flush(final: false) }
     }
 
     public func input(_ bytes: [UInt8]) {
@@ -129,15 +133,21 @@ public final class SessionRecorder: ShellObserver, @unchecked Sendable {
         }
     }
 
+    /// Seals a chunk when the pump says one is full, and at the latest a second after the last flush.
     private func flushLoop() {
         condition.lock()
+        var due = elapsed + Self.flushInterval
         while !stopping {
-            condition.wait(until: Date().addingTimeInterval(Self.flushInterval))
-            echo.expire(now: elapsed, limit: TypedEcho.window)
-            if stopping { break }
+            let now = elapsed
+            if pending.count < Self.chunkLimit && now < due {
+                condition.wait(until: Date().addingTimeInterval(due - now))
+                continue
+            }
+            echo.expire(now: now, limit: TypedEcho.window)
             condition.unlock()
             flush(final: false)
             condition.lock()
+            due = now + Self.flushInterval
         }
         flusherDone = true
         condition.signal()
