@@ -16,9 +16,10 @@ public struct RecordingHit: Sendable, Encodable {
 }
 
 /// The visible text of an output stream, fed in pieces: CSI, OSC, DCS and other escape sequences dropped, controls
-/// dropped (a line break kept as a space). Runs of text are copied whole and lowered in place, and the ends of
-/// sequences found by scanning raw memory: no per-byte append or bounds check on the common path, which is what the
-/// search spends its time on (docs/PERFORMANCE.md, "Session recordings").
+/// dropped (a line break kept as a space), ASCII letters lowered. One pass a byte at a time through raw memory, written
+/// in place: the filter keeps at most one byte per byte read, so the room is made once per piece and cut after. (Runs
+/// of text appended and lowered one by one cost the search three quarters of its time: docs/PERFORMANCE.md, "Session
+/// recordings".)
 struct VisibleText {
     private enum Mode { case text, escape, csi, string, stringEscape }
     private var mode = Mode.text
@@ -28,57 +29,41 @@ struct VisibleText {
     }
 
     mutating func feed(_ bytes: UnsafeRawBufferPointer, into out: inout [UInt8]) {
-        out.reserveCapacity(out.count + bytes.count)
-        let input = bytes.bindMemory(to: UInt8.self)
-        guard let base = input.baseAddress else { return }
-        let count = input.count
-        var at = 0
-        while at < count {
-            switch mode {
-            case .text:
-                // The run of printable bytes from here, copied at once and lowered (ASCII letters only).
-                var end = at
-                while end < count, base[end] >= 0x20, base[end] != 0x7F { end += 1 }
-                if end > at {
-                    let start = out.count
-                    out.append(contentsOf: UnsafeBufferPointer(start: base + at, count: end - at))
-                    out.withUnsafeMutableBufferPointer { lowered in
-                        guard let to = lowered.baseAddress else { return }
-                        for index in start..<lowered.count where to[index] &- 0x41 < 26 { to[index] |= 0x20 }
+        let count = bytes.count
+        guard count > 0, let source = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+        let start = out.count
+        out.append(contentsOf: repeatElement(0, count: count))
+        var written = start
+        var mode = self.mode
+        out.withUnsafeMutableBufferPointer { buffer in
+            guard let to = buffer.baseAddress else { return }
+            for at in 0..<count {
+                let byte = source[at]
+                switch mode {
+                case .text:
+                    if byte >= 0x20 && byte != 0x7F {
+                        to[written] = byte &- 0x41 < 26 ? byte | 0x20 : byte
+                        written += 1
+                    } else if byte == 0x1B {
+                        mode = .escape
+                    } else if byte == 0x0A || byte == 0x0D || byte == 0x09, written == 0 || to[written - 1] != 0x20 {
+                        to[written] = 0x20
+                        written += 1
                     }
+                case .escape:
+                    switch byte {
+                    case 0x5B: mode = .csi  // [
+                    case 0x5D, 0x50, 0x5F, 0x5E, 0x58: mode = .string  // ] P _ ^ X: ended by BEL or ESC \
+                    default: mode = .text
+                    }
+                case .csi: if byte >= 0x40 && byte <= 0x7E { mode = .text }
+                case .string: if byte == 0x07 { mode = .text } else if byte == 0x1B { mode = .stringEscape }
+                case .stringEscape: mode = byte == 0x5C ? .text : .string
                 }
-                guard end < count else { return }
-                let byte = base[end]
-                if byte == 0x1B {
-                    mode = .escape
-                } else if byte == 0x0A || byte == 0x0D || byte == 0x09 {
-                    if out.last != 0x20 { out.append(0x20) }
-                }
-                at = end + 1
-            case .escape:
-                switch base[at] {
-                case 0x5B: mode = .csi  // [
-                case 0x5D, 0x50, 0x5F, 0x5E, 0x58: mode = .string  // ] P _ ^ X: ended by BEL or ESC \
-                default: mode = .text
-                }
-                at += 1
-            case .csi:
-                while at < count, base[at] < 0x40 || base[at] > 0x7E { at += 1 }
-                if at < count {
-                    mode = .text
-                    at += 1
-                }
-            case .string:
-                while at < count, base[at] != 0x07, base[at] != 0x1B { at += 1 }
-                if at < count {
-                    mode = base[at] == 0x07 ? .text : .stringEscape
-                    at += 1
-                }
-            case .stringEscape:
-                mode = base[at] == 0x5C ? .text : .string
-                at += 1
             }
         }
+        self.mode = mode
+        out.removeLast(out.count - written)
     }
 }
 
