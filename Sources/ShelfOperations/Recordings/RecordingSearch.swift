@@ -37,19 +37,32 @@ struct VisibleText {
         var mode = self.mode
         out.withUnsafeMutableBufferPointer { buffer in
             guard let to = buffer.baseAddress else { return }
-            for at in 0..<count {
-                let byte = source[at]
-                switch mode {
-                case .text:
-                    if byte >= 0x20 && byte != 0x7F {
-                        to[written] = byte &- 0x41 < 26 ? byte | 0x20 : byte
-                        written += 1
-                    } else if byte == 0x1B {
-                        mode = .escape
-                    } else if byte == 0x0A || byte == 0x0D || byte == 0x09, written == 0 || to[written - 1] != 0x20 {
-                        to[written] = 0x20
-                        written += 1
+            var at = 0
+            while at < count {
+                if mode == .text {
+                    // The common case, a run of text, without going back to the switch for each byte.
+                    while at < count {
+                        let byte = source[at]
+                        at &+= 1
+                        if byte >= 0x20 && byte != 0x7F {
+                            to[written] = byte &- 0x41 < 26 ? byte | 0x20 : byte
+                            written &+= 1
+                        } else if byte == 0x1B {
+                            mode = .escape
+                            break
+                        } else if byte == 0x0A || byte == 0x0D || byte == 0x09,
+                            written == 0 || to[written &- 1] != 0x20
+                        {
+                            to[written] = 0x20
+                            written &+= 1
+                        }
                     }
+                    continue
+                }
+                let byte = source[at]
+                at &+= 1
+                switch mode {
+                case .text: break
                 case .escape:
                     switch byte {
                     case 0x5B: mode = .csi  // [
@@ -112,7 +125,8 @@ public enum RecordingSearch {
         return hits
     }
 
-    /// Where `needle` first starts in `haystack` at or after `from` (memchr for its first byte, memcmp for the rest).
+    /// Where `needle` first starts in `haystack` at or after `from` (memchr for its first byte, a look at its last,
+    /// then memcmp).
     static func firstMatch(of needle: [UInt8], in haystack: [UInt8], from: Int) -> Int? {
         guard from >= 0, haystack.count - from >= needle.count else { return nil }
         return haystack.withUnsafeBufferPointer { hay -> Int? in
@@ -125,7 +139,12 @@ public enum RecordingSearch {
                 while at <= last {
                     guard let hit = memchr(base + at, Int32(first), last - at + 1) else { return nil }
                     let index = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
-                    if memcmp(base + index, wanted, want.count) == 0 { return index }
+                    // The last byte first: most places that start alike end otherwise, and need no call.
+                    if base[index + want.count - 1] == wanted[want.count - 1],
+                        memcmp(base + index, wanted, want.count) == 0
+                    {
+                        return index
+                    }
                     at = index + 1
                 }
                 return nil
