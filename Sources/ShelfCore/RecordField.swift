@@ -61,6 +61,10 @@ public struct FieldStorage<Record>: Sendable {
     public let columns: [StoreColumn]
     let store: @Sendable (Record, inout [StoredValue]) -> Void
     let load: @Sendable (inout Record, any StoredRow) -> Void
+    /// `store` for a field stored in place in the record: it reads the value from the record's bytes (RecordTable's
+    /// `bindings` lays the record out once for all such fields, where handing the record to each field's closure
+    /// copied all of it for each field).
+    let storeFromBytes: (@Sendable (UnsafeRawPointer, inout [StoredValue]) -> Void)?
 
     public init(
         columns: [StoreColumn], store: @escaping @Sendable (Record, inout [StoredValue]) -> Void,
@@ -68,6 +72,18 @@ public struct FieldStorage<Record>: Sendable {
     ) {
         self.columns = columns
         self.store = store
+        self.load = load
+        storeFromBytes = nil
+    }
+
+    init(
+        columns: [StoreColumn], store: @escaping @Sendable (Record, inout [StoredValue]) -> Void,
+        storeFromBytes: (@Sendable (UnsafeRawPointer, inout [StoredValue]) -> Void)?,
+        load: @escaping @Sendable (inout Record, any StoredRow) -> Void
+    ) {
+        self.columns = columns
+        self.store = store
+        self.storeFromBytes = storeFromBytes
         self.load = load
     }
 
@@ -77,16 +93,20 @@ public struct FieldStorage<Record>: Sendable {
         store: @escaping @Sendable (Value) -> StoredValue, load: @escaping @Sendable (any StoredRow, String) -> Value
     ) -> FieldStorage {
         let property = StoredProperty(path)
+        var fromBytes: (@Sendable (UnsafeRawPointer, inout [StoredValue]) -> Void)? = nil
+        if let offset = property.offset {
+            fromBytes = { bytes, out in out.append(store(bytes.load(fromByteOffset: offset, as: Value.self))) }
+        }
         return FieldStorage(
             columns: [StoreColumn(name, declaration)],
-            store: { record, out in out.append(store(property.value(in: record))) },
+            store: { record, out in out.append(store(property.value(in: record))) }, storeFromBytes: fromBytes,
             load: { record, row in record[keyPath: path] = load(row, name) })
     }
 }
 
 /// A stored property of a record, read where it lies in the record: its place is found once from its key path.
 /// Applying a key path at run time goes through the runtime's generic projection (type metadata looked up, the value
-/// copied through its witnesses) — a fifth of a bulk write's row making, for the 23 columns of each of 100,000 hosts.
+/// copied through its witnesses) — most of a bulk write's row making, for the 23 columns of each of 100,000 hosts.
 struct StoredProperty<Record, Value>: Sendable {
     let path: KeyPath<Record, Value> & Sendable
     /// The property's byte offset in `Record` (nil for a property that is not stored in place: the key path is used).

@@ -74,7 +74,16 @@ public struct RecordTable<Record>: Sendable {
     /// in one array, not one for each of 100,000 records).
     public func bindings(_ record: Record, into out: inout [StoredValue]) {
         out.removeAll(keepingCapacity: true)
-        for field in fields { field.storage.store(record, &out) }
+        withUnsafeBytes(of: record) { bytes in
+            guard let base = bytes.baseAddress else { return }
+            for field in fields {
+                if let fromBytes = field.storage.storeFromBytes {
+                    fromBytes(base, &out)
+                } else {
+                    field.storage.store(record, &out)
+                }
+            }
+        }
         out.append(.text(ExtraFields.encode(extraProperty.value(in: record))))
     }
 
