@@ -2,12 +2,6 @@
 // sshelf: a keyboard-driven terminal SSH host manager. Targets follow docs/ARCHITECTURE.md.
 import PackageDescription
 
-// The release build compiles for size (`-Osize`) the modules no benchmark's hot path runs in: the commands' parsing and
-// printing, the services (agent, keepers, supervisor: waiting on sockets and timers), the vault (its time is
-// libsodium's) and sync's orchestration (its merge is ShelfCore's). The import, the search, the TUI's drawing and the
-// forwards' pumping stay at `-O` (docs/PERFORMANCE.md, "Binary size").
-let sizeOptimized: [SwiftSetting] = [.unsafeFlags(["-Osize"], .when(configuration: .release))]
-
 let package = Package(
     name: "sshelf",
     platforms: [.macOS(.v13)],
@@ -49,11 +43,11 @@ let package = Package(
         .target(
             name: "ShelfVault",
             dependencies: ["ShelfCore", "ShelfSystem", "ShelfSQLite", "CSodium", "COpenSSL", "CKeyringShims"],
-            path: "Sources/ShelfVault", swiftSettings: sizeOptimized),
+            path: "Sources/ShelfVault"),
         .target(name: "ShelfSSH", dependencies: ["ShelfCore", "ShelfSystem", "CLibSSH2"], path: "Sources/ShelfSSH"),
         .target(
             name: "ShelfSync", dependencies: ["ShelfCore", "ShelfSystem", "ShelfStore", "ShelfVault"],
-            path: "Sources/ShelfSync", swiftSettings: sizeOptimized),
+            path: "Sources/ShelfSync"),
         // What the CLI and the TUI both do, once: saves and deletes with their rules, the vault opened with the
         // right options, connecting and what a connection records, sync runs, one error mapping.
         .target(
@@ -72,7 +66,7 @@ let package = Package(
             dependencies: [
                 "ShelfCore", "ShelfSystem", "ShelfStore", "ShelfVault", "ShelfSSH", "ShelfSync", "ShelfOperations",
             ],
-            path: "Sources/ShelfServices", swiftSettings: sizeOptimized),
+            path: "Sources/ShelfServices"),
         // The two faces; neither imports the other (the `sshelf` executable wires them together).
         .target(
             name: "ShelfCLI",
@@ -81,7 +75,7 @@ let package = Package(
                 "ShelfUI",
                 "ShelfTerminal", "ShelfServices",
             ],
-            path: "Sources/ShelfCLI", swiftSettings: sizeOptimized),
+            path: "Sources/ShelfCLI"),
         .target(
             name: "ShelfTUIApp",
             dependencies: [
