@@ -20,6 +20,7 @@ public enum HostAliases {
     /// Every problem of a host's aliases: each alias, the count, and a name given twice (the host's own name
     /// included).
     public static func problems(_ host: Host) -> [String] {
+        guard !host.aliases.isEmpty else { return [] }  // most hosts: no set of names made
         var found = host.aliases.compactMap(problem)
         if host.aliases.count > maxCount { found.append("more than \(maxCount) aliases") }
         var seen: Set<String> = [fold(host.name)]

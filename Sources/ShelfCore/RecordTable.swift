@@ -9,6 +9,7 @@ public struct RecordTable<Record>: Sendable {
     public let fields: [RecordField<Record>]
     /// Fields a newer version wrote, kept verbatim: in the JSON beside the known keys, in the store in `extra`.
     let extra: WritableKeyPath<Record, [String: JSONValue]> & Sendable
+    let extraProperty: StoredProperty<Record, [String: JSONValue]>
     /// A record every field of which is then set from a row or a body (no id or clock read for it).
     let blank: @Sendable () -> Record
 
@@ -19,6 +20,7 @@ public struct RecordTable<Record>: Sendable {
         self.table = table
         self.fields = fields
         self.extra = extra
+        extraProperty = StoredProperty(extra)
         self.blank = blank
         knownKeys = Set(fields.map(\.key))
         columns = fields.flatMap(\.storage.columns) + [StoreColumn(Self.extraColumn, "TEXT NOT NULL DEFAULT ''")]
@@ -38,6 +40,7 @@ public struct RecordTable<Record>: Sendable {
         }
         fieldGroups = groups
         setGroups = fields.filter { $0.merge == .set }.compactMap(\.group)
+        checks = fields.compactMap(\.check)
     }
 
     public static var extraColumn: String { "extra" }
@@ -56,14 +59,32 @@ public struct RecordTable<Record>: Sendable {
     public let fieldGroups: [FieldGroup]
     /// The groups that hold one list and merge as sets (FieldSets): the group and its field share a name.
     public let setGroups: [String]
+    /// The fields' rules, in the table's order (fields without any left out).
+    let checks: [RecordField<Record>.Check]
 
     /// The values to bind for `record`, in `columns` order.
     public func bindings(_ record: Record) -> [StoredValue] {
         var out: [StoredValue] = []
         out.reserveCapacity(columns.count)
-        for field in fields { field.storage.store(record, &out) }
-        out.append(.text(ExtraFields.encode(record[keyPath: extra])))
+        bindings(record, into: &out)
         return out
+    }
+
+    /// The values to bind for `record`, in `columns` order, in place of what `out` held (a bulk write makes its rows
+    /// in one array, not one for each of 100,000 records).
+    public func bindings(_ record: Record, into out: inout [StoredValue]) {
+        out.removeAll(keepingCapacity: true)
+        withUnsafeBytes(of: record) { bytes in
+            guard let base = bytes.baseAddress else { return }
+            for field in fields {
+                if let fromBytes = field.storage.storeFromBytes {
+                    fromBytes(base, &out)
+                } else {
+                    field.storage.store(record, &out)
+                }
+            }
+        }
+        out.append(.text(ExtraFields.encode(extraProperty.value(in: record))))
     }
 
     /// The record a row holds (columns found by name); nil when its id is missing or not an id.
@@ -93,10 +114,7 @@ public struct RecordTable<Record>: Sendable {
     /// Every field's problems, in the table's order.
     public func problems(_ record: Record) -> [ValidationError] {
         var found: [ValidationError] = []
-        for field in fields {
-            let problems = field.problems(record)
-            if !problems.isEmpty { found += problems }
-        }
+        for check in checks { check(record, &found) }
         return found
     }
 }

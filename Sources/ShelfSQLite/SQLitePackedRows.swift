@@ -24,6 +24,30 @@ public struct SQLitePackedRows: Sendable {
 
     public var isEmpty: Bool { count == 0 }
 
+    /// Adds a row value by value (`fill` appends each with `appendNull`, `appendInt`… in column order), with no array
+    /// of values made for it; every row of a pack has the same number of values.
+    public mutating func appendRow(_ fill: (inout SQLitePackedRows) -> Void) {
+        let first = values.count
+        if values.capacity == 0 { values.reserveCapacity(32 * max(bytes.capacity / 256, 16)) }
+        fill(&self)
+        let added = values.count - first
+        precondition(count == 0 || added == columns, "every packed row has the same columns")
+        columns = added
+        count += 1
+    }
+
+    public mutating func appendNull() { values.append(Value(kind: .null)) }
+    public mutating func appendInt(_ v: Int) { values.append(Value(kind: .int, number: Int64(v))) }
+    public mutating func appendDouble(_ v: Double) {
+        values.append(Value(kind: .double, number: Int64(bitPattern: v.bitPattern)))
+    }
+    public mutating func appendText(_ text: String) {
+        var text = text
+        let offset = bytes.count
+        text.withUTF8 { bytes.append(contentsOf: $0) }
+        values.append(Value(kind: .text, offset: offset, count: bytes.count - offset))
+    }
+
     /// Adds a row; every row of a pack has the same number of values.
     public mutating func append(_ row: [SQLiteValue]) {
         precondition(count == 0 || row.count == columns, "every packed row has the same columns")

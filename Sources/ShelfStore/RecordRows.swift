@@ -15,6 +15,21 @@ enum HostRow {
 
     static func bindings(_ host: Host) -> [SQLValue] { HostFields.table.bindings(host).map(SQLValue.init) }
 
+    /// Packs `host`'s row for a bulk insert, its values made in `scratch` (one array for all the rows).
+    static func pack(_ host: Host, into rows: inout SQLitePackedRows, scratch: inout [StoredValue]) {
+        HostFields.bindings(host, into: &scratch)
+        rows.appendRow { row in
+            for value in scratch {
+                switch value {
+                case .null: row.appendNull()
+                case .int(let number): row.appendInt(number)
+                case .double(let number): row.appendDouble(number)
+                case .text(let text): row.appendText(text)
+                }
+            }
+        }
+    }
+
     /// Reads each row of one query; the columns' places are looked up by name on its first row.
     static func reader() -> (Statement) -> Host? {
         var places: ColumnPlaces? = nil

@@ -135,9 +135,10 @@ extension Store {
         func rows(_ range: Range<Int>) -> RowBlock {
             var made = RowBlock(rows: SQLitePackedRows(reservingRows: range.count, bytesPerRow: 256))
             made.ids.reserveCapacity(range.count * 39)
+            var scratch: [StoredValue] = []
             for k in range {
                 guard let host = make(k) else { continue }
-                made.rows.append(HostRow.bindings(host))
+                HostRow.pack(host, into: &made.rows, scratch: &scratch)
                 if !made.ids.isEmpty { made.ids += "," }
                 made.ids += "\""
                 made.ids += host.id.storeText

@@ -99,6 +99,30 @@ final class HostFieldTableTests: XCTestCase {
         XCTAssertEqual(table.host(at: try XCTUnwrap(table.index(of: host.id))), host)
     }
 
+    /// The bulk insert's rows (an import's: packed value by value, each field read where it lies in the host) are the
+    /// rows a save binds, for a host with every field set and for one with every field at its default (NULLs, empty
+    /// texts, no pinned key).
+    func testABulkInsertStoresEveryFieldAsASaveDoes() throws {
+        let full = Self.everyFieldSet()
+        let blank = ShelfCore.Host(
+            name: "blank", hostname: "b", createdAt: Date(timeIntervalSince1970: 1_700_000_000),
+            updatedAt: Date(timeIntervalSince1970: 1_700_000_000))
+        let home = TempHome()
+        let bulk = try Store(path: home.sshelfHome + "/bulk/store.sqlite")
+        let saved = try Store(path: home.sshelfHome + "/saved/store.sqlite")
+        try bulk.bulkWrite { store in try store.insert(newHosts: [full, blank]) }
+        try saved.write { store in try store.save(hosts: [full, blank]) }
+        XCTAssertEqual(try bulk.host(id: full.id), full)
+        XCTAssertEqual(try bulk.host(id: blank.id), blank)
+        let columns = HostFields.table.columnList
+        let rows = { (store: Store) in
+            try store.db.query("SELECT \(columns) FROM hosts ORDER BY name") { row in
+                (0..<row.columnCount).map { "\(row.columnName($0))=\(row.isNull($0) ? "NULL" : row.text($0))" }
+            }
+        }
+        XCTAssertEqual(try rows(bulk), try rows(saved), "column by column, NULLs included")
+    }
+
     func testARowIsReadByColumnNameNotPlace() throws {
         let host = Self.everyFieldSet()
         let home = TempHome()

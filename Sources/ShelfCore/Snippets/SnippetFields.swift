@@ -13,16 +13,16 @@ public enum SnippetFields {
         Field("id", group: nil, storage: .id(\.id), json: .id(\.id, "id")),
         Field(
             "name", group: "name", storage: .text(\.name, "name"), json: .value(\.name, "name", ""),
-            problems: Field.checks("name") { [Validation.snippetNameProblem($0.name)] }),
+            problems: Field.check("name") { Validation.snippetNameProblem($0.name) }),
         Field(
             "command", group: "command", storage: .text(\.command, "command"), json: .value(\.command, "command", ""),
-            problems: Field.checks("command", Validation.commandProblems)),
+            problems: Field.checks("command") { snippet, add in Validation.commandProblems(snippet).forEach(add) }),
         // Tags merge as sets, value by value (FieldSets), as a host's do.
         Field(
             "tags", group: "tags", merge: .set, storage: .joined(\.tags, "tags"), json: .value(\.tags, "tags", []),
-            problems: Field.checks("tags") { snippet in
-                [snippet.tags.count > Validation.maxTags ? "more than \(Validation.maxTags) tags" : nil]
-                    + snippet.tags.map(Validation.tagProblem)
+            problems: Field.checks("tags") { snippet, add in
+                if snippet.tags.count > Validation.maxTags { add("more than \(Validation.maxTags) tags") }
+                for tag in snippet.tags { add(Validation.tagProblem(tag)) }
             }),
         Field(
             "updatedAt", group: "updated", merge: .quiet, storage: .date(\.updatedAt, "updated_at"),

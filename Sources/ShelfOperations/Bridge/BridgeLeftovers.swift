@@ -16,17 +16,17 @@ public struct BridgeLeftovers: Sendable {
 
     /// The bridge's files, as this device names them or as another device's bridge did (a synced copy).
     func isAgentSocket(_ path: String) -> Bool {
-        path == locations.agentSocket || (path.contains("sshelf") && path.hasSuffix("/agent/socket"))
+        path == locations.agentSocket || (path.hasSuffix("/agent/socket") && path.contains("sshelf"))
     }
 
     func isPins(_ path: String) -> Bool {
-        path == locations.bridgePins || (path.contains("sshelf") && path.hasSuffix("/ssh_known_hosts"))
+        path == locations.bridgePins || (path.hasSuffix("/ssh_known_hosts") && path.contains("sshelf"))
     }
 
     /// The identity a public key file of the bridge was written for (`keys/<identity-id>.pub`), or nil.
     public func keyCopy(_ path: String) -> UUID? {
         let directory = path.parentPath
-        guard directory == locations.bridgeKeys || (path.contains("sshelf") && directory.hasSuffix("/keys")) else {
+        guard directory == locations.bridgeKeys || (directory.hasSuffix("/keys") && path.contains("sshelf")) else {
             return nil
         }
         let name = path.lastPathPart

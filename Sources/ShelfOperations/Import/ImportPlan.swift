@@ -51,6 +51,15 @@ enum ImportPlan {
         let storedGroups = Dictionary(try store.groups().map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         let group = try groupPath.flatMap { try GroupOperations.create($0, in: store) }
         var identities = try store.identities()
+        // Whether an IdentityFile is a key copy of the bridge, asked once per path (a file names a few keys for
+        // 100,000 hosts).
+        var keyCopies: [String: UUID?] = [:]
+        func keyCopy(_ file: String) -> UUID? {
+            if let known = keyCopies[file] { return known }
+            let found = leftovers.keyCopy(file)
+            keyCopies[file] = found
+            return found
+        }
         var annotatedGroups: [String: HostGroup?] = [:]
         /// The group a `#@group:` annotation names (inside `groupPath` when given), made on first use.
         func annotatedGroup(_ entry: ImportedHost) throws -> HostGroup? {
@@ -183,7 +192,7 @@ enum ImportPlan {
                         + bridgeLines.joined(separator: "; "))
             }
             if let file = entry.identityFiles.first {
-                if let original = leftovers.keyCopy(file), identities.contains(where: { $0.id == original }) {
+                if let original = keyCopy(file), identities.contains(where: { $0.id == original }) {
                     host.identityID = original  // the bridge's copy of a vault key: the identity it was written for
                 } else {
                     host.identityID = try identity(
