@@ -162,7 +162,8 @@ enum SSHCommands {
             let record = try !dryRun && RecordChoice.decide(call, host: plan.target, store: store, context: context)
             let recorder = try record ? recorderForOpenSSH(call, plan: plan, store: store, context: context) : nil
             return try OpenSSHHandover.run(
-                plan, store: store, dryRun: dryRun, context: context, options: certificate, recorder: recorder)
+                plan, store: store, dryRun: dryRun, context: context, options: certificate, recorder: recorder,
+                passphrase: try AgentPassphrase.option(call))
         }
         if call.flag("openssh") { return try handOver() }
         if let why = OpenSSHHandover.needed(plan) {
@@ -191,7 +192,7 @@ enum SSHCommands {
         }
         let record = try RecordChoice.decide(call, host: plan.target, store: store, context: context)
         return try handingOverPostQuantumOnly(
-            plan, store: store, options: options, context: context,
+            plan, store: store, options: options, context: context, passphrase: try AgentPassphrase.option(call),
             recorder: { record ? try recorderForOpenSSH(call, plan: plan, store: store, context: context) : nil }
         ) {
             try withConnection(plan, store: store, call: call, options: options, context: context) { connection in
@@ -262,7 +263,7 @@ enum SSHCommands {
             return try OpenSSHHandover.run(
                 plan, store: store, dryRun: false, context: context,
                 options: CertificateRenewal.sshOptions(plan, locations: context.locations) + (stdin ? [] : ["-n"])
-                    + (forceTTY ? ["-tt"] : []), command: command)
+                    + (forceTTY ? ["-tt"] : []), command: command, passphrase: try AgentPassphrase.option(call))
         }
         if !forceTTY, let status = WarmClient.exec(command, stdin: stdin, plan: plan, context: context) {
             return warmRan(status)
@@ -282,7 +283,8 @@ enum SSHCommands {
             forceTTY || tty == .force || (tty == .yes && isatty(0) == 1) ? context.environment["TERM"] ?? "xterm" : nil
         return try handingOverPostQuantumOnly(
             plan, store: store, options: options, context: context,
-            sshOptions: (stdin ? [] : ["-n"]) + (forceTTY ? ["-tt"] : []), command: command
+            sshOptions: (stdin ? [] : ["-n"]) + (forceTTY ? ["-tt"] : []), command: command,
+            passphrase: try AgentPassphrase.option(call)
         ) {
             try withConnection(plan, store: store, call: call, options: options, context: context) { connection in
                 let exit = try connection.exec(
@@ -543,7 +545,8 @@ enum SSHCommands {
 
     static func handingOverPostQuantumOnly(
         _ plan: ConnectPlan, store: Store, options: ConnectOptions, context: AppContext, sshOptions: [String] = [],
-        command: String? = nil, recorder: () throws -> SessionRecorder? = { nil }, body: () throws -> Int32
+        command: String? = nil, passphrase: AgentPassphrase? = nil, recorder: () throws -> SessionRecorder? = { nil },
+        body: () throws -> Int32
     ) throws -> Int32 {
         do {
             return try body()
@@ -554,7 +557,7 @@ enum SSHCommands {
             context.errorOutput(OpenSSHHandover.note(why) + "\n")
             return try OpenSSHHandover.run(
                 plan, store: store, dryRun: false, context: context, options: sshOptions, command: command,
-                recorder: try recorder())
+                recorder: try recorder(), passphrase: passphrase)
         }
     }
 
