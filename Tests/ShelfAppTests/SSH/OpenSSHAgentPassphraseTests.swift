@@ -75,8 +75,8 @@ final class OpenSSHAgentPassphraseTests: XCTestCase {
         let status = try world.home.run("agent", "status", "--json")
         let agentPid = try XCTUnwrap(
             status.stdout.firstMatch(of: /"pid"\s*:\s*([0-9]+)/).flatMap { pid_t($0.1) }, status.stdout)
-        XCTAssertFalse(
-            descriptors(of: agentPid).contains(fifo), "the agent holds the passphrase pipe: \(descriptors(of: agentPid))")
+        let agentHolds = descriptors(of: agentPid)
+        XCTAssertFalse(agentHolds.contains(fifo), "the agent holds the passphrase pipe: \(agentHolds)")
         exec.stop()
 
         // connect the same way, with a fresh (locked) agent.
@@ -121,9 +121,9 @@ final class OpenSSHAgentPassphraseTests: XCTestCase {
         let said = read(errors)
         XCTAssertTrue(
             said.contains(
-                "t logs in with key 'id_ed25519' from the sshelf vault, which is locked for the sshelf agent that OpenSSH's "
-                    + "ssh signs through, and nothing here can ask for the vault passphrase (no terminal): t was not "
-                    + "contacted"), said)
+                "t logs in with key 'id_ed25519' from the sshelf vault, which is locked for the sshelf agent that "
+                    + "OpenSSH's ssh signs through, and nothing here can ask for the vault passphrase (no terminal): t "
+                    + "was not contacted"), said)
         XCTAssertTrue(said.contains("--passphrase-fd N"), said)
         XCTAssertTrue(said.contains("sshelf agent start --unlock"), said)
         XCTAssertFalse(said.contains("sshelf vault unlock"), "it unlocks nothing beyond itself here: \(said)")
