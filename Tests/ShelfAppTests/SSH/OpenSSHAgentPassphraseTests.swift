@@ -1,7 +1,7 @@
 // OpenSSHAgentPassphraseTests: a host sent to OpenSSH's ssh (`--pq require`, on both libssh2 versions) logging in with
 // a key kept only in the vault, on a system without a kernel keyring (SSHELF_VAULT_NO_KEYRING=1), with no terminal
 // (setsid). The vault passphrase given on a pipe (`--passphrase-fd 3`) reaches the sshelf agent ssh signs through —
-// exec and connect log in — and neither ssh nor the agent holds that descriptor (/proc/PID/fd); a wrong passphrase
+// exec, connect, run and cp log in — and neither ssh nor the agent holds that descriptor (/proc/PID/fd); a wrong passphrase
 // and a passphrase given nowhere are refused before ssh starts, in sshelf's words, never ssh's "Permission denied".
 // SSH_MATRIX_TESTS.
 import Foundation
@@ -91,6 +91,42 @@ final class OpenSSHAgentPassphraseTests: XCTestCase {
         XCTAssertTrue(read(connectOutput).contains("via-shell"), read(connectOutput))
         XCTAssertTrue(world.sshd.waitForLog("Accepted publickey", count: 2), world.sshd.log)
         XCTAssertFalse(read(connectErrors).contains("Permission denied"), read(connectErrors))
+    }
+
+    /// `run` and `cp` hand the same passphrase to the agent (their ssh runs in batch mode: its guard asks nobody).
+    func testRunAndCopyHandThePassphraseToTheAgent() throws {
+        let world = try lockedVaultKeyWorld()
+        let fifo = world.home.root + "/passphrase.fifo"
+        let output = world.home.root + "/run.out", errors = world.home.root + "/run.err"
+        let run = try spawn(
+            world, ["run", "t", "--passphrase-fd", "3", "--", "echo via-run"], passphrase: Self.passphrase,
+            fifo: fifo, output: output, errors: errors)
+        XCTAssertEqual(run.wait(), 0, read(output) + read(errors))
+        XCTAssertTrue(read(output).contains("via-run\n"), read(output))
+        XCTAssertTrue(read(output).contains("through OpenSSH"), read(output))
+        XCTAssertTrue(world.sshd.waitForLog("Accepted publickey"), world.sshd.log)
+
+        XCTAssertExit(try world.home.run("agent", "stop"), 0)
+        unlink(fifo)
+        let source = try world.home.write("copied with the agent\n", to: "agent-source")
+        let shared = "/tmp/sshelf-agentfd-\(UUID().uuidString.prefix(8))"
+        defer { unlink(shared) }
+        let copy = try spawn(
+            world, ["cp", source, "t:\(shared)", "--passphrase-fd", "3"], passphrase: Self.passphrase, fifo: fifo,
+            output: output, errors: errors)
+        XCTAssertEqual(copy.wait(), 0, read(output) + read(errors))
+        XCTAssertEqual(try String(contentsOfFile: shared, encoding: .utf8), "copied with the agent\n")
+        XCTAssertTrue(read(output).contains("copied through OpenSSH's scp"), read(output))
+
+        // Without it the run does not start (its release-log line needs the vault too), saying how to give it.
+        XCTAssertExit(try world.home.run("agent", "stop"), 0)
+        let accepted = world.sshd.logCount("Accepted publickey")
+        let bare = try spawn(
+            world, ["run", "t", "--", "echo via-run"], passphrase: nil, fifo: fifo, output: output, errors: errors)
+        XCTAssertNotEqual(bare.wait(), 0)
+        XCTAssertTrue(read(errors).contains("--passphrase-fd N"), read(output) + read(errors))
+        XCTAssertFalse(read(output).contains("via-run"), read(output))
+        XCTAssertEqual(world.sshd.logCount("Accepted publickey"), accepted, world.sshd.log)
     }
 
     func testAWrongPassphraseIsRefusedBeforeSSHStarts() throws {
