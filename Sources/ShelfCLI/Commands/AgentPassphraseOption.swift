@@ -11,8 +11,12 @@ import Glibc
 
 extension AgentPassphrase {
     /// The command's --passphrase-fd N, read once for the process (shared with the vault's own asks); nil without it.
-    static func option(_ call: Invocation) throws -> AgentPassphrase? {
-        let input = try SecretInput(call, option: "passphrase-fd")
+    static func option(_ call: Call<some LoginOptions>) -> AgentPassphrase? {
+        given(SecretInput(call, \.passphraseFD))
+    }
+
+    /// The same for a descriptor already parsed (`forward up`'s); nil for the terminal.
+    static func given(_ input: SecretInput) -> AgentPassphrase? {
         guard let fd = input.fd else { return nil }
         let flags = fcntl(fd, F_GETFD)
         if flags >= 0 { _ = fcntl(fd, F_SETFD, flags | FD_CLOEXEC) }

@@ -1,7 +1,7 @@
 // OpenSSHAgentPassphraseTests: a host sent to OpenSSH's ssh (`--pq require`, on both libssh2 versions) logging in with
 // a key kept only in the vault, on a system without a kernel keyring (SSHELF_VAULT_NO_KEYRING=1), with no terminal
 // (setsid). The vault passphrase given on a pipe (`--passphrase-fd 3`) reaches the sshelf agent ssh signs through —
-// exec, connect, run and cp log in — and neither ssh nor the agent holds that descriptor (/proc/PID/fd); a wrong
+// exec, connect, run, cp and forward up log in — and neither ssh nor the agent holds that descriptor (/proc/PID/fd); a wrong
 // passphrase and a passphrase given nowhere are refused before ssh starts, in sshelf's words, never ssh's "Permission
 // denied". SSH_MATRIX_TESTS.
 import Foundation
@@ -127,6 +127,21 @@ final class OpenSSHAgentPassphraseTests: XCTestCase {
         XCTAssertTrue(read(errors).contains("--passphrase-fd N"), read(output) + read(errors))
         XCTAssertFalse(read(output).contains("via-run"), read(output))
         XCTAssertEqual(world.sshd.logCount("Accepted publickey"), accepted, world.sshd.log)
+    }
+
+    /// `forward up --passphrase-fd 3` keeps the passphrase for the agent its post-quantum host's `ssh -N` signs through.
+    func testForwardUpHandsItsPassphraseToTheAgent() throws {
+        let world = try lockedVaultKeyWorld()
+        let target = try ReverseServer()
+        let port = try TrafficSocket.freePort()
+        XCTAssertExit(
+            try world.home.run("forward", "add", "t", "--local", "\(port):127.0.0.1:\(target.port)", "--autostart"), 0)
+        let up = try BackgroundCLI(world.home, ["forward", "up", "--passphrase-fd", "3"], fd3: Self.passphrase)
+        try up.waitFor("t: active through OpenSSH's ssh")
+        XCTAssertEqual(try TrafficSocket.roundTrip(port: port, Array("agent".utf8)), Array("tnega".utf8))
+        XCTAssertTrue(world.sshd.waitForLog("Accepted publickey"), world.sshd.log)
+        XCTAssertFalse(up.stderr.contains("nothing here can ask"), up.stderr)
+        XCTAssertEqual(try up.stop(SIGTERM), 0, up.stderr)
     }
 
     func testAWrongPassphraseIsRefusedBeforeSSHStarts() throws {
