@@ -1,9 +1,9 @@
 // OpenSSHAgentPassphraseTests: a host sent to OpenSSH's ssh (`--pq require`, on both libssh2 versions) logging in with
 // a key kept only in the vault, on a system without a kernel keyring (SSHELF_VAULT_NO_KEYRING=1), with no terminal
 // (setsid). The vault passphrase given on a pipe (`--passphrase-fd 3`) reaches the sshelf agent ssh signs through —
-// exec, connect, run, cp and forward up log in — and neither ssh nor the agent holds that descriptor (/proc/PID/fd); a wrong
-// passphrase and a passphrase given nowhere are refused before ssh starts, in sshelf's words, never ssh's "Permission
-// denied". SSH_MATRIX_TESTS.
+// exec, connect, run, cp and forward up log in — and neither ssh nor the agent holds that descriptor (/proc/PID/fd); a
+// wrong passphrase and a passphrase given nowhere are refused before ssh starts, in sshelf's words, never ssh's
+// "Permission denied". SSH_MATRIX_TESTS.
 import Foundation
 import TestSupport
 import XCTest
@@ -129,7 +129,8 @@ final class OpenSSHAgentPassphraseTests: XCTestCase {
         XCTAssertEqual(world.sshd.logCount("Accepted publickey"), accepted, world.sshd.log)
     }
 
-    /// `forward up --passphrase-fd 3` keeps the passphrase for the agent its post-quantum host's `ssh -N` signs through.
+    /// `forward up --passphrase-fd 3` keeps the passphrase for the agent its post-quantum host's `ssh -N` signs
+    /// through.
     func testForwardUpHandsItsPassphraseToTheAgent() throws {
         let world = try lockedVaultKeyWorld()
         let target = try ReverseServer()
