@@ -282,7 +282,7 @@ complete -c sshelf -n '__fish_seen_subcommand_from ca; and __fish_seen_subcomman
 complete -c sshelf -n '__fish_seen_subcommand_from ca; and __fish_seen_subcommand_from sign' -l principals -r -d 'the user names the certificate is valid for'
 complete -c sshelf -n '__fish_seen_subcommand_from ca; and __fish_seen_subcommand_from sign' -l valid -r -d 'how long it is valid: 30m, 8h, 7d (default 8h, at most 366d)'
 complete -c sshelf -n '__fish_seen_subcommand_from ca; and __fish_seen_subcommand_from sign' -l out -r -F -d 'write the certificate to FILE (mode 0600) too'
-complete -c sshelf -n '__fish_seen_subcommand_from ca; and __fish_seen_subcommand_from sign' -l renew -d 'keep it fresh: before a connect or exec with the identity, a certificate near its end (its last quarter) is re-issued the same way, logged'
+complete -c sshelf -n '__fish_seen_subcommand_from ca; and __fish_seen_subcommand_from sign' -l renew -d 'keep it fresh: before a login with the identity (connect, exec, run, forwards, the TUI, the agent), a certificate near its end (its last quarter) is re-issued the same way, logged'
 complete -c sshelf -n '__fish_seen_subcommand_from ca; and __fish_seen_subcommand_from sign' -l passphrase-fd -r -d 'read the vault passphrase (then any further passphrases, one per line) from descriptor N instead of the terminal'
 complete -c sshelf -n '__fish_seen_subcommand_from ca; and __fish_seen_subcommand_from sign' -a '(__sshelf_identities)'
 complete -c sshelf -n '__fish_seen_subcommand_from ca; and not __fish_seen_subcommand_from init show list sign sign-host revoke' -a sign-host -d 'issue a host certificate for a host\'s public key file'

@@ -2,6 +2,7 @@
 // a channel of the hop before it), handshake, verify the host key (which yields the VerifiedSession), and only
 // then log in with that VerifiedSession — the only value authentication and credential lookups accept.
 import FoundationEssentials
+import Glibc
 import ShelfCore
 
 public final class SSHConnector {
@@ -40,7 +41,8 @@ public final class SSHConnector {
     }
 
     /// Connects through the jump hosts (verified and logged in) and only handshakes with the last hop, returning
-    /// the key it offers. For `sshelf trust`: nothing is sent to the last hop beyond the key exchange.
+    /// the key it offers. For `sshelf trust`: nothing is sent to the last hop beyond the key exchange, and a key the
+    /// hop's RevokedHostKeys revokes is refused here, never offered for pinning.
     public func fetchHostKey(_ hops: [SSHEndpoint]) throws(SSHError) -> HostKey {
         guard let target = hops.last else { throw SSHError(.invalidConfiguration, "no host to connect to") }
         let connection = SSHConnection()
@@ -54,6 +56,7 @@ public final class SSHConnector {
         guard let key = session.hostKey() else {
             throw SSHError(.handshakeFailed, "\(target.name) sent no usable host key", library: session.lastError())
         }
+        try RevokedHostKeysFile.refuseRevokedPin(key, hop: target)
         return key
     }
 
@@ -63,7 +66,7 @@ public final class SSHConnector {
             let session = try handshake(hop, on: connection)
             let verified = try HostKeyCheck.verify(
                 session, hop: hop, trust: options.trust, files: connection.knownHostsFiles, delegate: delegate,
-                outcome: &connection.outcome)
+                outcome: &connection.outcome, certificates: connection.hopCertificates)
             connection.hostKeys.append(verified.hostKey)
             try Authenticator(verified: verified, options: options, credentials: credentials, delegate: delegate)
                 .run(outcome: &connection.outcome)
@@ -86,10 +89,31 @@ public final class SSHConnector {
         return JumpChannel(outer: outer, outerName: outerName)
     }
 
+    /// A hop behind a jump host or a ProxyCommand that a CA may vouch for: its certificates read along the same path
+    /// before the login's own handshake (a channel of the jump session is opened, read and closed while nothing
+    /// else uses that session; the command runs once more), not from its address, which may reach nothing or
+    /// another machine. Empty when it presents none or cannot be read: its key is then unknown, as without the CA.
+    private func probeCertificates(_ hop: SSHEndpoint, over transport: HopTransport) -> [[UInt8]] {
+        guard let (socket, carrier) = try? transport.open(hop, options: options) else { return [] }
+        let found = HostCertificateProbe.certificates(over: socket, timeout: hop.connectTimeout(options))
+        close(socket)
+        carrier?.stop()
+        // The bridge left the jump session non-blocking; the login's own channel is opened on it in blocking mode.
+        if let jump = transport as? JumpChannel { jump.outer.setBlocking(true) }
+        return found
+    }
+
     private func handshake(_ hop: SSHEndpoint, on connection: SSHConnection) throws(SSHError) -> Session {
         if options.cancellation?.isCancelled == true { throw ConnectCancellation.cancelledError() }
         let transport = transport(for: hop, on: connection)
         delegate.note(transport.event(for: hop))
+        connection.hopCertificates = nil
+        if !(transport is DirectTCP), hop.pinnedHostKey == nil,
+            options.trust.certificateAuthorityCovers(
+                host: hop.hostname, port: hop.port, load: connection.knownHostsFiles.entries)
+        {
+            connection.hopCertificates = probeCertificates(hop, over: transport)
+        }
         let (socket, carrier) = try transport.open(hop, options: options)
         connection.carriers.append(carrier)
         let session = try Session(socket: socket)

@@ -45,15 +45,33 @@ enum HostCertificateVerdict: Sendable {
 }
 
 extension HostKeyTrustStore {
-    func certificateVerdict(
-        _ key: HostKey, host: String, port: Int, load: (String) -> [KnownHostEntry]?,
-        revocations: HostKeyRevocations? = nil
-    ) -> HostCertificateVerdict {
-        guard let check = certificates else { return .none }
-        let name = KnownHostsFile.lookupName(host: host, port: port)
+    /// The files that can hold `@cert-authority` and `@revoked` lines, each with where it comes from.
+    private func certificateFiles(_ load: (String) -> [KnownHostEntry]?) -> [(HostKeySource, [KnownHostEntry])] {
         var files: [(HostKeySource, [KnownHostEntry])] = [(.sshelfKnownHosts, load(ownKnownHostsPath) ?? [])]
         if let caPins { files.append((.caPins, caPins())) }
         if let userKnownHostsPath { files.append((.userKnownHosts, load(userKnownHostsPath) ?? [])) }
+        return files
+    }
+
+    /// Whether a CA is trusted for `host`:`port` (so a certificate could vouch for its key) and certificates are
+    /// checked at all.
+    func certificateAuthorityCovers(host: String, port: Int, load: (String) -> [KnownHostEntry]?) -> Bool {
+        guard certificates != nil else { return false }
+        let name = KnownHostsFile.lookupName(host: host, port: port)
+        return certificateFiles(load).contains { _, entries in
+            entries.contains { $0.marker == .certAuthority && $0.matches(name) }
+        }
+    }
+
+    /// `fetched`: the certificates read along the login's own path (HostCertificateProbe, for a hop behind a jump
+    /// host or a ProxyCommand); nil to fetch them straight from the address (`HostCertificateCheck.fetch`).
+    func certificateVerdict(
+        _ key: HostKey, host: String, port: Int, load: (String) -> [KnownHostEntry]?,
+        revocations: HostKeyRevocations? = nil, fetched: [[UInt8]]? = nil
+    ) -> HostCertificateVerdict {
+        guard let check = certificates else { return .none }
+        let name = KnownHostsFile.lookupName(host: host, port: port)
+        let files = certificateFiles(load)
         let authorities = files.flatMap { source, entries in
             entries.filter { $0.marker == .certAuthority && $0.matches(name) }.map { (source, $0.key) }
         }
@@ -63,7 +81,7 @@ extension HostKeyTrustStore {
         let now = check.now()
         let blobs =
             HostCertificateCache.shared.certificates(for: cacheKey, now: now)
-            ?? check.fetch(host, port, check.timeout)
+            ?? fetched ?? check.fetch(host, port, check.timeout)
         var problem: HostCertificateVerdict = .none
         for blob in blobs {
             guard let certificate = SSHCertificate(blob: blob), certificate.publicKeyBlob == key.blob else { continue }
@@ -164,8 +182,8 @@ final class HostCertificateCache: @unchecked Sendable {
 }
 
 /// Fetches a host's certificates with OpenSSH's `ssh-keyscan -c` (a connection of its own: what it returns is
-/// checked here, and the login's handshake proves the key). Reaches the host directly: a host behind a jump host
-/// or a ProxyCommand presents no certificate to this fetch.
+/// checked here, and the login's handshake proves the key). Reaches the host directly: for a host behind a jump host
+/// or a ProxyCommand the connector reads them along the login's path instead (HostCertificateProbe).
 public enum HostCertificateScan {
     static let keyscanPath = "/usr/bin/ssh-keyscan"
 

@@ -28,10 +28,11 @@ enum HostKeyCheck {
     /// (`outcome.pinnedKeys`) when its record holds no pin yet, whichever source vouched for the key, so other
     /// devices can check it too; a key the user accepts for this connection only is not pinned.
     /// `files`: the login's known_hosts cache, which ordered the host key algorithms a moment before from the same
-    /// files (read once, not twice, when they did not change meanwhile).
+    /// files (read once, not twice, when they did not change meanwhile). `certificates`: the hop's host certificates
+    /// as read along its own path (behind a jump host or a ProxyCommand); nil to fetch them from its address.
     static func verify(
         _ session: Session, hop: SSHEndpoint, trust: HostKeyTrustStore, files: KnownHostsCache,
-        delegate: ConnectDelegate, outcome: inout ConnectOutcome
+        delegate: ConnectDelegate, outcome: inout ConnectOutcome, certificates: [[UInt8]]? = nil
     ) throws(SSHError) -> VerifiedSession {
         guard let key = session.hostKey() else {
             throw SSHError(.handshakeFailed, "\(hop.name) sent no usable host key", library: session.lastError())
@@ -54,7 +55,8 @@ enum HostKeyCheck {
             // A key no pin or known_hosts line knows may be vouched for by a CA. Not pinned: the CA, not this
             // key, is what the user trusts, and the host may rotate its key under a new certificate.
             switch trust.certificateVerdict(
-                key, host: hop.hostname, port: hop.port, load: files.entries, revocations: revocations)
+                key, host: hop.hostname, port: hop.port, load: files.entries, revocations: revocations,
+                fetched: certificates)
             {
             case .trusted(let certificate):
                 if let id = hop.hostID { outcome.hostCertificates.append((id, certificate)) }

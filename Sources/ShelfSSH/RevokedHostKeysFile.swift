@@ -5,7 +5,7 @@ import FoundationEssentials
 import ShelfCore
 import ShelfSystem
 
-enum RevokedHostKeysFile {
+public enum RevokedHostKeysFile {
     /// The revocations `hop` names (nil: it names no file).
     static func load(_ hop: SSHEndpoint) throws(SSHError) -> HostKeyRevocations? {
         guard let given = hop.settings.revokedHostKeys else { return nil }
@@ -33,5 +33,18 @@ enum RevokedHostKeysFile {
             "the host key of \(hop.name) (\(key.type) \(key.fingerprint)) is revoked in RevokedHostKeys "
                 + "\(hop.settings.revokedHostKeys ?? ""); nothing was sent",
             hint: "the key was revoked on purpose: contact the server's administrator")
+    }
+
+    /// For `sshelf trust`: refuses to offer `key` for pinning when `hop`'s RevokedHostKeys revokes it (or the file
+    /// cannot be used), naming the file — a revoked key pinned would be trusted by everything that reads the pins.
+    public static func refuseRevokedPin(_ key: HostKey, hop: SSHEndpoint) throws(SSHError) {
+        guard try load(hop)?.revokes(key: key.blob) == true else { return }
+        let file = hop.settings.revokedHostKeys ?? ""
+        throw SSHError(
+            .hostKeyRevoked,
+            "the host key of \(hop.name) (\(key.type) \(key.fingerprint)) is revoked in RevokedHostKeys \(file); "
+                + "it is not offered for pinning, nothing was pinned",
+            hint: "the key was revoked on purpose: ask the server's administrator for its new key (remove it from "
+                + "\(file) only if it was revoked by mistake)")
     }
 }

@@ -27,6 +27,8 @@ public final class SSHConnection {
     public internal(set) var outcome = ConnectOutcome()
     /// The host key each hop proved and that was verified, outermost first (`recheckHostKeys`).
     var hostKeys: [HostKey] = []
+    /// The host certificates of the hop being logged in to, read along its path (nil: none read that way).
+    var hopCertificates: [[UInt8]]?
     /// The known_hosts files `recheckHostKeys` reads, parsed again only when they change.
     let knownHostsFiles = KnownHostsCache()
 

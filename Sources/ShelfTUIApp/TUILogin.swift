@@ -133,18 +133,26 @@ final class TUILogin: @unchecked Sendable {
             var result: Result<Ready, OperationFailure>
             do {
                 let store = try TUIVault.quiet(context).openStore()
-                let failure = before(store)
-                var handover = failure == nil && purpose == .shell ? Self.handover(hostID, store: store) : nil
+                let delegate = TUIPrompts(channel: prompts)
+                let planned =
+                    before(store).map { Result<ConnectPlan, OperationFailure>.failure($0) }
+                    ?? plan(hostID, for: purpose, store: store, delegate: delegate)
+                var handover: Handover? = nil
+                if purpose == .shell, case .success(let plan) = planned, let why = OpenSSHHandover.needed(plan) {
+                    handover = Handover(plan: plan, store: store, why: why)
+                }
                 if handover == nil {
-                    result =
-                        failure.map { .failure($0) }
-                        ?? login(hostID, for: purpose, store: store, cancellation: attempt)
+                    result = planned.flatMap { plan in
+                        login(plan, for: purpose, store: store, delegate: delegate, cancellation: attempt)
+                    }
                     // A server that offers only post-quantum key exchange: OpenSSH's ssh has one (said in its note).
                     lock.lock()
                     let failedHandshake = handshakeFailed, offer = postQuantumOffer
                     lock.unlock()
-                    if purpose == .shell, case .failure = result, failedHandshake, !attempt.isCancelled {
-                        handover = postQuantumOnly(hostID, offer: offer, store: store)
+                    if purpose == .shell, case .failure = result, failedHandshake, !attempt.isCancelled,
+                        case .success(let plan) = planned
+                    {
+                        handover = postQuantumOnly(plan, offer: offer, store: store)
                     }
                 } else {
                     result = .failure(OperationFailure("handed to OpenSSH"))  // never reported: handed over below
@@ -206,22 +214,40 @@ final class TUILogin: @unchecked Sendable {
         }
     }
 
-    /// The host's session goes to OpenSSH (nil: sshelf's own client logs in; a plan that cannot be made is the
-    /// login's to report).
-    private static func handover(_ hostID: UUID, store: Store) -> Handover? {
-        guard let host = try? store.host(id: hostID), let plan = try? ConnectPlan.make(for: host, in: store),
-            let why = OpenSSHHandover.needed(plan)
-        else { return nil }
-        return Handover(plan: plan, store: store, why: why)
+    /// The host's login plan, the certificates a CA in the vault keeps fresh for its identities renewed first where
+    /// due (CertificateRenewal, the one renewal every login path calls; the release log names the TUI), so a
+    /// host whose certificate expired logs in without a word, through sshelf's client or OpenSSH's. The vault
+    /// passphrase the CA's key may need is asked in a dialog, as the login's are.
+    private func plan(_ hostID: UUID, for purpose: Purpose, store: Store, delegate: TUIPrompts)
+        -> Result<ConnectPlan, OperationFailure>
+    {
+        do {
+            guard let host = try store.host(id: hostID) else {
+                return .failure(OperationFailure("not connected: the host is gone"))
+            }
+            var plan = try ConnectPlan.make(for: host, in: store)
+            try CertificateRenewal.prepare(
+                &plan, by: "tui", now: CertificateRenewal.now(environment: context.environment),
+                workspace: TUIVault.quiet(context), store: store,
+                vaultPassphrase: {
+                    guard let typed = delegate.vaultPassphrase("Vault passphrase (to renew a certificate): ") else {
+                        throw ShelfError(.failure, "no vault passphrase was given")
+                    }
+                    return typed
+                },
+                // Curses owns the screen, and the result line is the session's: the release log has the renewal.
+                note: { _ in })
+            return .success(plan)
+        } catch {
+            return .failure(OperationFailure("not connected: \(TUIErrorLine.text(error))"))
+        }
     }
 
     /// The session of a host whose handshake failed goes to OpenSSH when the server offers only post-quantum key
     /// exchange (nil: the failure stands).
-    private func postQuantumOnly(_ hostID: UUID, offer: PostQuantumOffer?, store: Store) -> Handover? {
+    private func postQuantumOnly(_ plan: ConnectPlan, offer: PostQuantumOffer?, store: Store) -> Handover? {
         let timeout = ConnectOptions.standard(context.workspace).connectTimeout
-        guard let host = try? store.host(id: hostID), let plan = try? ConnectPlan.make(for: host, in: store),
-            let why = OpenSSHHandover.postQuantumOnly(plan, offer: offer, timeout: timeout)
-        else { return nil }
+        guard let why = OpenSSHHandover.postQuantumOnly(plan, offer: offer, timeout: timeout) else { return nil }
         return Handover(plan: plan, store: store, why: why)
     }
 
@@ -252,15 +278,12 @@ final class TUILogin: @unchecked Sendable {
         }
     }
 
-    private func login(_ hostID: UUID, for purpose: Purpose, store: Store, cancellation: ConnectCancellation)
-        -> Result<Ready, OperationFailure>
-    {
-        let delegate = TUIPrompts(channel: prompts)
+    private func login(
+        _ plan: ConnectPlan, for purpose: Purpose, store: Store, delegate: TUIPrompts,
+        cancellation: ConnectCancellation
+    ) -> Result<Ready, OperationFailure> {
+        let hostID = plan.target.id
         do {
-            guard let host = try store.host(id: hostID) else {
-                return .failure(OperationFailure("not connected: the host is gone"))
-            }
-            let plan = try ConnectPlan.make(for: host, in: store)
             // The vault's warnings must not write over the curses screen: they go into the result line.
             let quiet = context.workspace.warning(to: { [weak self] text in
                 guard let self else { return }
@@ -277,7 +300,7 @@ final class TUILogin: @unchecked Sendable {
             let connector = SSHConnector(options: options, credentials: credentials, delegate: delegate)
             let connection = try plan.connect(connector, store: store)
             return .success(Ready(connection: connection, plan: plan, store: store))
-        } catch let error as SSHError {
+        } catch {
             if error.kind == .handshakeFailed {
                 lock.lock()
                 handshakeFailed = true
@@ -299,8 +322,6 @@ final class TUILogin: @unchecked Sendable {
                 let hop = Display.safe(change.hopName)
                 return .failure(OperationFailure("not connected: the host key of \(hop) has CHANGED; nothing was sent"))
             }
-            return .failure(OperationFailure("not connected: \(TUIErrorLine.text(error))"))
-        } catch {
             return .failure(OperationFailure("not connected: \(TUIErrorLine.text(error))"))
         }
     }
@@ -376,9 +397,14 @@ final class TUILogin: @unchecked Sendable {
         // Run as `connect` runs it (Ctrl-C and job control are ssh's), and recorded as the host's last session.
         let exit: Result<Int32, Error>
         do {
-            let (argv, environment) = try OpenSSHHandover.prepare(
+            var (argv, environment) = try OpenSSHHandover.prepare(
                 handover.plan, store: handover.store, dryRun: false,
                 context: context)
+            // The certificate renewed for the target's identity beside the agent's key, as `sshelf connect` gives it
+            // (the bridge's IdentitiesOnly would leave a certificate the agent lists unused); before the host's name.
+            argv.insert(
+                contentsOf: CertificateRenewal.sshOptions(handover.plan, locations: context.locations),
+                at: argv.count - 1)
             exit = .success(
                 try OpenSSHHandover.session(
                     argv, environment: environment, plan: handover.plan, store: handover.store, context: context))

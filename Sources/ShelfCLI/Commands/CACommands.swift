@@ -86,8 +86,8 @@ enum CACommands {
         let out = Option("out", .path("FILE"), "write the certificate to FILE (mode 0600) too")
         let renew = Flag(
             "renew",
-            "keep it fresh: before a connect or exec with the identity, a certificate near its end (its last "
-                + "quarter) is re-issued the same way, logged")
+            "keep it fresh: before a login with the identity (connect, exec, run, forwards, the TUI, the agent), a "
+                + "certificate near its end (its last quarter) is re-issued the same way, logged")
         let passphraseFD = VaultCommands.passphraseFD
     }
 
@@ -216,7 +216,6 @@ enum CACommands {
         }
     }
 
-    /// Now, in seconds since the epoch (SSHELF_TEST_NOW in tests, as the vault's stamps take it).
     /// Renews the certificates the plans' tied identities need (CertificateRenewal, the one function every login
     /// path calls), the vault passphrase from --passphrase-fd (read once per process) or the terminal; each renewal
     /// a release-log line naming `by` and a note on stderr.
@@ -231,8 +230,6 @@ enum CACommands {
         }
     }
 
-    public static func now(_ context: AppContext) -> UInt64 {
-        if let text = context.environment["SSHELF_TEST_NOW"], let value = UInt64(text) { return value }
-        return UInt64(max(0, Date().timeIntervalSince1970))
-    }
+    /// Now, in seconds since the epoch (SSHELF_TEST_NOW in tests, as the vault's stamps take it).
+    public static func now(_ context: AppContext) -> UInt64 { CertificateRenewal.now(environment: context.environment) }
 }

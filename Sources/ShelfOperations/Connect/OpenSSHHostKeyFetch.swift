@@ -55,6 +55,7 @@ public enum OpenSSHHostKeyFetch {
             guard words.count >= 3, let key = HostKey(type: String(words[1]), base64: String(words[2])) else {
                 continue
             }
+            try RevokedHostKeysFile.refuseRevokedPin(key, hop: hop)
             return key
         }
         let said = ran.map { String(decoding: $0.stderr, as: UTF8.self) } ?? ""

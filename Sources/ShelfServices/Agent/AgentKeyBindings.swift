@@ -36,9 +36,12 @@ struct AgentKeyBindings {
     }
 
     /// Nil when the key may sign `data` on this connection (or is bound nowhere); otherwise the first reason not to.
-    func refusal(_ blob: [UInt8], signing data: [UInt8], on bindings: AgentBindings) -> AgentBindingRefusal? {
+    /// `offered` is what the login names: the key, or a certificate of it.
+    func refusal(_ blob: [UInt8], offered: [UInt8], signing data: [UInt8], on bindings: AgentBindings)
+        -> AgentBindingRefusal?
+    {
         for places in bound[blob] ?? [] {
-            if let refusal = bindings.refusal(signing: data, keyBlob: blob, boundTo: places) { return refusal }
+            if let refusal = bindings.refusal(signing: data, keyBlob: offered, boundTo: places) { return refusal }
         }
         return nil
     }

@@ -11,12 +11,16 @@ import ShelfStore
 import ShelfVault
 
 public final class AgentService: @unchecked Sendable {
-    /// An identity the agent can serve: its record and the public blob from it.
+    /// An identity the agent can serve: its record and what is listed for it — its public key, or a certificate of
+    /// that key a CA in the vault issued (AgentCertificates).
     struct Served {
         var identity: Identity
+        /// What the agent lists and a sign request names: `keyBlob`, or the certificate's blob.
         var blob: [UInt8]
         var label: String
-        var fingerprint: String { SSHPublicKey.fingerprint(blob) }
+        /// The identity's public key blob, which signs.
+        var keyBlob: [UInt8]
+        var fingerprint: String { SSHPublicKey.fingerprint(keyBlob) }
     }
 
     /// What ssh-add asked for a key in this agent's lifetime (`-c`, `-t`).
@@ -212,7 +216,7 @@ public final class AgentService: @unchecked Sendable {
                     )
                     continue
                 }
-                result.append(Served(identity: identity, blob: blob, label: algorithm.label))
+                result.append(Served(identity: identity, blob: blob, label: algorithm.label, keyBlob: blob))
             }
             return (result, left)
         }
@@ -250,6 +254,34 @@ public final class AgentService: @unchecked Sendable {
         }
     }
 
+    // MARK: certificates
+
+    /// The certificates listed for `keys` whose identity a CA in the vault keeps fresh, renewed first where due.
+    private func certificates(of keys: [Served], for who: String) -> [Served] {
+        let tied = withLock { () -> Set<UUID> in
+            let authorities = (try? CertificateAuthorities.all(in: store())) ?? []
+            return Set(authorities.flatMap { $0.tied.map(\.identityID) })
+        }
+        guard !tied.isEmpty else { return [] }
+        let certificates = AgentCertificates(
+            workspace: context.workspace, environment: context.environment, askPassphrase: askPassphrase,
+            report: report)
+        return certificates.listed(keys.filter { tied.contains($0.identity.id) }, for: who)
+    }
+
+    /// The served key a sign request names: its public key, or a user certificate of it (the certificate is inside
+    /// the data signed, where the server checks it; the key's own rules — confirmation, host binding — apply as
+    /// for the key).
+    private func servedItem(named blob: [UInt8]) -> Served? {
+        let keys = served()
+        if let item = keys.first(where: { $0.blob == blob }) { return item }
+        guard let certificate = SSHCertificate(blob: blob), certificate.kind == .user,
+            var item = keys.first(where: { $0.keyBlob == certificate.publicKeyBlob })
+        else { return nil }
+        item.blob = blob
+        return item
+    }
+
     // MARK: host-bound keys
 
     /// The host-bound keys as the store has them now (an unreadable store binds nothing and serves nothing).
@@ -260,19 +292,21 @@ public final class AgentService: @unchecked Sendable {
         }
     }
 
-    /// The keys listed to this connection: a host-bound key only where every server the connection is bound to is
-    /// one of its hosts (all of them where it is bound to none: ssh-add -l on this machine).
+    /// The keys listed to this connection, each certificate a CA keeps fresh before its key: a host-bound key only
+    /// where every server the connection is bound to is one of its hosts (all of them where it is bound to none:
+    /// ssh-add -l on this machine).
     private func listed(on connection: AgentConnection) -> [Served] {
-        let keys = served()
+        let plain = served()
+        let keys = certificates(of: plain, for: connection.who) + plain
         guard keys.contains(where: { !$0.identity.onlyTo.isEmpty }) || !connection.bindings.hops.isEmpty else {
             return keys
         }
         let bindings = keyBindings()
         return keys.filter { item in
-            guard let refusal = bindings.listRefusal(item.blob, on: connection.bindings) else { return true }
+            guard let refusal = bindings.listRefusal(item.keyBlob, on: connection.bindings) else { return true }
             report(
                 "not offering host-bound key '\(Display.safe(item.identity.name))' to \(connection.who): "
-                    + bindings.describe(refusal, key: item.blob))
+                    + bindings.describe(refusal, key: item.keyBlob))
             return false
         }
     }
@@ -281,9 +315,10 @@ public final class AgentService: @unchecked Sendable {
     /// one in the release log, naming the host asked for. Nil when the signature may go ahead.
     private func boundRefusal(_ item: Served, data: [UInt8], on connection: AgentConnection) -> [UInt8]? {
         let bindings = keyBindings()
-        guard let refusal = bindings.refusal(item.blob, signing: data, on: connection.bindings) else { return nil }
+        guard let refusal = bindings.refusal(item.keyBlob, offered: item.blob, signing: data, on: connection.bindings)
+        else { return nil }
         let name = "'\(Display.safe(item.identity.name))'"
-        let reason = bindings.describe(refusal, key: item.blob)
+        let reason = bindings.describe(refusal, key: item.keyBlob)
         report("refused to sign with host-bound key \(name) for \(connection.who): \(reason)")
         if let vault = vault(create: false) {
             let record = ReleaseEntry(
@@ -305,7 +340,7 @@ public final class AgentService: @unchecked Sendable {
         let who = connection.who
         // The host key of the server the signature is for, when the client bound its session to it.
         let server = connection.server(for: data)
-        guard let item = served().first(where: { $0.blob == blob }) else {
+        guard let item = servedItem(named: blob) else {
             let locked = withLock { () -> String? in
                 let identities = (try? store().identities()) ?? []
                 return identities.first {
@@ -334,7 +369,7 @@ public final class AgentService: @unchecked Sendable {
             }
         }
         guard let key = signingKey(item, who: who) else { return AgentProtocol.status(false) }
-        guard key.publicBlob == item.blob else {
+        guard key.publicBlob == item.keyBlob else {
             report(
                 "refused to sign with key \(name): the private key in the vault is not the public key in the store "
                     + "(\(item.fingerprint)); re-import it"

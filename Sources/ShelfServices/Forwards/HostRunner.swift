@@ -171,6 +171,7 @@ public final class HostRunner: @unchecked Sendable {
             credentials.reset()
             do {
                 let connector = SSHConnector(options: options, credentials: credentials, delegate: UnattendedPrompts())
+                let plan = try renewed(store: store)
                 // One login per session the rules ask for (`sessions N`); nobody is asked anything on any of them.
                 var connections: [SSHConnection] = []
                 defer { for connection in connections { connection.close() } }
@@ -223,6 +224,7 @@ public final class HostRunner: @unchecked Sendable {
         set(.starting)
         let ending: OpenSSHForwardChild.Ending
         do {
+            let plan = try renewed(store: store)
             let keepalive = plan.endpoints.last?.settings.serverAliveInterval ?? options.keepaliveInterval
             let started = try OpenSSHForwardChild.start(
                 plan, rules: rules, keepalive: keepalive, store: store, context: context, passphrase: agentPassphrase,
@@ -265,6 +267,24 @@ public final class HostRunner: @unchecked Sendable {
         let delay = Self.delay(attempt: attempt)
         set(.retrying, error: ShelfError(.failure, ending.reason), next: Date().addingTimeInterval(delay))
         _ = wake.wait(timeout: .now() + delay)
+    }
+
+    /// The plan with its tied identities' certificates renewed where due (CertificateRenewal, the one renewal every
+    /// login path calls; the release log names `forward up`): before every login, so a reconnect after the last
+    /// certificate expired offers a new one. Nobody is there to type the vault passphrase the CA's key may need.
+    private func renewed(store: Store) throws -> ConnectPlan {
+        var renewed = plan
+        try CertificateRenewal.prepare(
+            &renewed, by: "forward up", now: CertificateRenewal.now(environment: context.environment),
+            workspace: workspace, store: store,
+            vaultPassphrase: {
+                throw ShelfError(
+                    .failure,
+                    "the vault is locked for the key of the CA that renews the certificate; run 'sshelf vault "
+                        + "unlock' (the supervisor tries again within a minute)")
+            },
+            note: { [report, hostName] in report(RunnerLine("\(Display.safe(hostName)): note: \($0)")) })
+        return renewed
     }
 
     /// Waits the longest delay, or until the vault session opens the credential a refusal named (a `sshelf vault

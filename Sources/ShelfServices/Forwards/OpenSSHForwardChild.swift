@@ -72,7 +72,7 @@ final class OpenSSHForwardChild: @unchecked Sendable {
                 ssh, "-F", config, "-N", "-o", "ExitOnForwardFailure=yes", "-o", "BatchMode=yes", "-o",
                 "StrictHostKeyChecking=yes", "-o", "UpdateHostKeys=no", "-o", "LogLevel=DEBUG1", "-o",
                 "ServerAliveInterval=\(keepalive)",
-            ] + kex + [target.name]
+            ] + kex + CertificateRenewal.sshOptions(plan, locations: context.locations) + [target.name]
         var fds: [Int32] = [-1, -1]
         guard CloseOnExec.pipe(&fds) == 0 else {
             unlink(config)

@@ -6,37 +6,11 @@ import TestSupport
 import XCTest
 
 final class CertificateAuthorityTests: XCTestCase {
-    /// A home with CA "team" and identity "work" (both in the vault), an sshd trusting the CA with no authorized
-    /// key, and host "c" on it whose CertificateFile is `certificatePath`.
     private func world(extraConfig: [String] = []) throws -> (
         home: TempHome, sshd: SSHD, caLine: String, caFile: String, certificatePath: String
     ) {
-        try TestAccount.ensure()
-        let home = TempHome()
-        home.extraEnvironment = ["SSHELF_VAULT_NO_KEYRING": "1"]
-        let made = try home.run("ca", "init", "team")
-        XCTAssertExit(made, 0)
-        let caLine = made.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        let caFile = try home.write(caLine + "\n", to: "trusted_user_ca.pub")
-        var options = SSHD.Options()
-        options.extraConfig = ["TrustedUserCAKeys \(caFile)"] + extraConfig
-        let sshd = try SSHD.start(options)
-        XCTAssertExit(try home.run("keygen", "work"), 0)
-        let certificatePath = home.root + "/work-cert.pub"
-        let config = try home.write(
-            """
-            Host c
-              HostName \(sshd.options.listenAddress)
-              Port \(sshd.port)
-              User \(TestAccount.name)
-              CertificateFile \(certificatePath)
-            """, to: ".ssh/config-c")
-        XCTAssertExit(try home.run("import", "ssh-config", config), 0)
-        XCTAssertExit(try home.run("edit", "c", "--identity", "work", "--auth", "publickey"), 0)
-        let fingerprint = try Shell.run(
-            TestTool.sshKeygen.path, ["-l", "-E", "sha256", "-f", sshd.directory + "/ssh_host_ed25519_key.pub"])
-        XCTAssertExit(try home.run("trust", "c", "--fingerprint", String(fingerprint.split(separator: " ")[1])), 0)
-        return (home, sshd, caLine, caFile, certificatePath)
+        let world = try CAWorld(extraConfig: extraConfig)
+        return (world.home, world.sshd, world.caLine, world.caFile, world.certificatePath)
     }
 
     /// ssh-keygen's exit status and its output (both streams): `-Q` answers with its status.

@@ -122,9 +122,10 @@ final class HostCertificateTests: XCTestCase {
         XCTAssertTrue(none.stderr.contains("is not trusted"), none.stderr)
     }
 
-    /// Behind a jump host the target's certificate is checked as a direct target's is (fetched from its address,
-    /// bound to the key the inner handshake through the jump proved): the right name trusted with no prompt, a wrong
-    /// principal refused before any credential reaches the target.
+    /// Behind a jump host the target's certificate is read through the jump (a second direct-tcpip channel of the
+    /// verified jump session: the target's log shows the probe's version line and no other client, ssh-keyscan's
+    /// from this machine) and checked as a direct target's is, bound to the key the inner handshake through the jump
+    /// proved: the right name trusted with no prompt, a wrong principal refused before any credential reaches it.
     func testBehindAJumpHostTheTargetsCertificateIsChecked() throws {
         let world = try SSHCLIWorld()
         XCTAssertExit(try world.home.run("trust", "t", "--fingerprint", try world.fingerprint(world.sshd)), 0)
@@ -146,6 +147,9 @@ final class HostCertificateTests: XCTestCase {
         XCTAssertEqual(exec.stdout, "via jump\n")
         XCTAssertTrue(
             exec.stderr.contains("vouched for by a host certificate (serial 7, principal 127.0.0.3"), exec.stderr)
+        XCTAssertTrue(good.log.contains("remote software version sshelf_certificate_probe"), good.log)
+        XCTAssertFalse(good.log.contains("remote software version OpenSSH"), good.log)
+        XCTAssertTrue(world.sshd.log.contains("direct-tcpip"), world.sshd.log)
 
         let wrong = try inner(["db.example.org"], address: "127.0.0.4")
         try world.addHost("wrong", wrong, extra: "  ProxyJump t")
@@ -155,6 +159,51 @@ final class HostCertificateTests: XCTestCase {
         XCTAssertTrue(refused.stderr.contains("nothing was sent"), refused.stderr)
         wrong.waitForConnectionsEnded()
         XCTAssertFalse(wrong.log.contains("userauth-request"), wrong.log)
+    }
+
+    /// Behind a ProxyCommand the certificate is read through the command (run once more for it), not from the
+    /// address: the host's name resolves nowhere (`.invalid`), so only the command reaches its sshd. Trusted with no
+    /// prompt; the same server named otherwise than its certificate says is refused before any credential.
+    func testBehindAProxyCommandTheCertificateIsReadThroughTheCommand() throws {
+        let world = try SSHCLIWorld()
+        let ca = try TestKey.generate(.ed25519)
+        let caLine = ca.publicLine.split(separator: " ").prefix(2).joined(separator: " ")
+        try userKnownHosts(world, ["@cert-authority * \(caLine)"])
+        var options = SSHD.Options()
+        options.authorizedKeys = [world.key.publicLine]
+        options.listenAddress = "127.0.0.3"
+        options.hostCertificate = SSHD.HostCertificate(
+            caPrivatePath: ca.privatePath, principals: ["hidden.invalid"], validity: "-5m:+1h")
+        let hidden = try SSHD.start(options)
+        func add(_ name: String, hostName: String) throws {
+            let config = try world.home.write(
+                """
+                Host \(name)
+                  HostName \(hostName)
+                  Port \(hidden.port)
+                  User \(TestAccount.name)
+                  IdentityFile \(world.key.privatePath)
+                  ProxyCommand \(TestTool.nc.path) 127.0.0.3 \(hidden.port)
+                """, to: ".ssh/config-\(name)")
+            XCTAssertExit(try world.home.run("import", "ssh-config", config), 0)
+        }
+        try add("hidden", hostName: "hidden.invalid")
+        let exec = try world.home.run("exec", "hidden", "--no-stdin", "--", "echo", "via the command")
+        XCTAssertExit(exec, 0)
+        XCTAssertEqual(exec.stdout, "via the command\n")
+        XCTAssertTrue(
+            exec.stderr.contains("vouched for by a host certificate (serial 7, principal hidden.invalid"), exec.stderr)
+        XCTAssertTrue(hidden.log.contains("remote software version sshelf_certificate_probe"), hidden.log)
+
+        hidden.waitForConnectionsEnded(2)  // the probe's and the login's
+        let logins = hidden.log.components(separatedBy: "userauth-request").count
+        try add("misnamed", hostName: "other.invalid")
+        let refused = try world.home.run("exec", "misnamed", "--no-stdin", "--", "true")
+        XCTAssertExit(refused, 255)
+        XCTAssertTrue(refused.stderr.contains("it is for hidden.invalid, not for other.invalid"), refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("nothing was sent"), refused.stderr)
+        hidden.waitForConnectionsEnded(4)
+        XCTAssertEqual(hidden.log.components(separatedBy: "userauth-request").count, logins, hidden.log)
     }
 
     func testACertificateForAnotherNameIsRefused() throws {

@@ -46,11 +46,33 @@ final class RevokedHostKeysTests: XCTestCase {
             unusable.stderr.contains("cannot use RevokedHostKeys \(garbage) of r3: it is neither a KRL nor a list"),
             unusable.stderr)
 
-        // OpenSSH through the bridge reads the same option: the pinned key is refused there too.
-        XCTAssertExit(try world.home.run("trust", "r", "--fingerprint", try world.fingerprint(world.sshd)), 0)
+        // OpenSSH through the bridge reads the same option: a key the user's known_hosts holds is refused there too
+        // (`sshelf trust r` does not pin a revoked key: RevokedHostKeysTests.testTrustDoesNotOfferARevokedKey…).
+        let known = try String(contentsOfFile: hostKey, encoding: .utf8).split(separator: " ").prefix(2)
+        _ = try world.home.write(
+            "[\(world.sshd.options.listenAddress)]:\(world.sshd.port) \(known.joined(separator: " "))\n",
+            to: ".ssh/known_hosts")
         let bridged = try world.home.run(["connect", "r", "--openssh"], stdin: "exit\n")
         XCTAssertNotEqual(bridged.status, 0, bridged.stderr)
         XCTAssertTrue(bridged.stderr.contains("revoked by file \(list)"), bridged.stderr)
+    }
+
+    /// `sshelf trust HOST` reads the host's RevokedHostKeys: a revoked key is not offered for pinning — not with
+    /// --fingerprint, not on the question (the refusal comes first) — the error names the file, nothing is pinned.
+    func testTrustDoesNotOfferARevokedKeyForPinning() throws {
+        let world = try SSHCLIWorld()
+        let list = try krl(world.home, "hosts.krl", revoking: world.sshd.directory + "/ssh_host_ed25519_key.pub")
+        try world.addHost("r", world.sshd, extra: "  RevokedHostKeys \(list)")
+        let refusal = "is revoked in RevokedHostKeys \(list); it is not offered for pinning, nothing was pinned"
+
+        let given = try world.home.run("trust", "r", "--fingerprint", try world.fingerprint(world.sshd))
+        XCTAssertExit(given, 255)
+        XCTAssertTrue(given.stderr.contains(refusal), given.stderr)
+        XCTAssertTrue(given.stderr.contains("ask the server's administrator for its new key"), given.stderr)
+        let asked = try world.home.run("trust", "r")
+        XCTAssertExit(asked, 255)
+        XCTAssertTrue(asked.stderr.contains(refusal), asked.stderr)
+        XCTAssertTrue(try world.home.run("show", "r").stdout.contains("(not pinned)"), "nothing was pinned")
     }
 
     func testAHostCertificateWhoseCAIsRevokedIsRefused() throws {
