@@ -1,7 +1,8 @@
 // TUIErrorLine: an error as the TUI's one-line notices say it — the message and the hint the CLI prints
 // (`sshelf: error: …`, `sshelf: hint: …`, both from ShelfError), on one line, control characters removed. Where
 // the hint asks for the vault passphrase (PassphraseNeed), or to run `sshelf vault unlock`, the TUI names its own way:
-// the V key. A hint given as data (Hint) is worded part by part; one given as words is shown as it is.
+// the V key (but not for a passphrase another process must be given at its start: V cannot reach it). A hint given
+// as data (Hint) is worded part by part; one given as words is shown as it is.
 import ShelfCore
 import ShelfOperations
 
@@ -25,10 +26,13 @@ enum TUIErrorLine {
         }
     }
 
-    /// How the TUI takes the vault passphrase: the V key.
+    /// How the TUI takes the vault passphrase: the V key — except for a passphrase a process that logs in with
+    /// nobody there (`forward up`, the service) must be given when it starts, which is asked for only where this
+    /// system keeps no unlock between processes: V unlocks this TUI alone and cannot reach that process.
     static func passphrase(_ need: PassphraseNeed) -> String {
         switch need {
-        case .give, .giveAtStart: "press V to unlock the vault"
+        case .give: "press V to unlock the vault"
+        case .giveAtStart: "restart its forwards with 'sshelf forward up --passphrase-fd N' (V unlocks this TUI alone)"
         case .giveTheRightOne: "press V and type the right vault passphrase"
         }
     }

@@ -231,6 +231,8 @@ enum ForwardRunCommands {
         defer { close(lockFD) }
         let options = SSHCommands.connectOptions(timeout: call[\.timeout], context)
         let vault = try unlockedVault(call, context)
+        // The same passphrase for the agent a post-quantum host's ssh signs through (another process).
+        let agentPassphrase = AgentPassphrase.given(SecretInput(call, \.passphraseFD))
         // Runner threads report state changes (writes to the descriptor are safe from any thread) and wake the
         // publisher, so the state file follows a change at once; counts are refreshed twice a second.
         let wakeup = SupervisorWakeup()
@@ -244,7 +246,7 @@ enum ForwardRunCommands {
                 .map { host, rules in
                     HostRunner(
                         plan: try ConnectPlan.make(for: host, in: store), rules: rules, options: options,
-                        vault: vault, context: context, report: report)
+                        vault: vault, context: context, agentPassphrase: agentPassphrase, report: report)
                 }
         }
         let signals = StopSignals { wakeup.stop() }
@@ -275,7 +277,9 @@ enum ForwardRunCommands {
         let input = SecretInput(call, \.passphraseFD)
         let vault = try VaultCommands.open(context, create: false)
         let unattended = Set(AccessibilityClass.allCases.filter { $0.unlockScope == .session })
-        try VaultCommands.unlockIfNeeded(vault, for: unattended, input)
+        // Kept for the process (readVaultPassphrase): the agent is handed the same line later.
+        try VaultAccess.unlockIfNeeded(
+            vault, for: unattended, passphrase: { try input.readVaultPassphrase(prompt: "Vault passphrase: ") })
         return vault
     }
 

@@ -111,10 +111,17 @@ enum FleetCommand {
 }
 
 extension FleetSession {
-    /// The command line's: the passphrase from --passphrase-fd, or asked on the terminal.
+    /// The command line's: the passphrase from --passphrase-fd, or asked on the terminal (for the sshelf agent too,
+    /// when a host goes to OpenSSH: its ssh runs in batch mode and asks nothing).
     convenience init(call: Call<some LoginOptions>, store: Store, context: AppContext, by: String) throws {
         let input = SecretInput(call, \.passphraseFD)
-        try self.init(store: store, context: context, by: by) {
+        let agentPassphrase =
+            AgentPassphrase.option(call)
+            ?? (isatty(0) == 1
+                ? AgentPassphrase(given: "the terminal") {
+                    try? input.read(prompt: "Vault passphrase (for the sshelf agent): ")
+                } : nil)
+        try self.init(store: store, context: context, by: by, agentPassphrase: agentPassphrase) {
             guard input.fd != nil || isatty(0) == 1 else { return nil }
             return try? input.readVaultPassphrase(prompt: "Vault passphrase: ")
         }

@@ -164,7 +164,7 @@ enum SSHCommands {
             let recorder = try record ? recorderForOpenSSH(call, plan: plan, store: store, context: context) : nil
             return try OpenSSHHandover.run(
                 plan, store: store, dryRun: dryRun, context: context, options: certificate, recorder: recorder,
-                verbose: call[\.verbose])
+                verbose: call[\.verbose], passphrase: AgentPassphrase.option(call))
         }
         if call[\.openssh] { return try handOver() }
         if let why = OpenSSHHandover.needed(plan) {
@@ -194,6 +194,7 @@ enum SSHCommands {
         let record = try RecordChoice.decide(call, \.recording, host: plan.target, store: store, context: context)
         return try handingOverPostQuantumOnly(
             plan, store: store, options: options, context: context, verbose: call[\.verbose],
+            passphrase: AgentPassphrase.option(call),
             recorder: { record ? try recorderForOpenSSH(call, plan: plan, store: store, context: context) : nil }
         ) {
             try withConnection(plan, store: store, call: call, options: options, context: context) { connection in
@@ -264,7 +265,7 @@ enum SSHCommands {
             return try OpenSSHHandover.run(
                 plan, store: store, dryRun: false, context: context,
                 options: CertificateRenewal.sshOptions(plan, locations: context.locations) + (stdin ? [] : ["-n"])
-                    + (forceTTY ? ["-tt"] : []), command: command)
+                    + (forceTTY ? ["-tt"] : []), command: command, passphrase: AgentPassphrase.option(call))
         }
         if !forceTTY, let status = WarmClient.exec(command, stdin: stdin, plan: plan, context: context) {
             return warmRan(status)
@@ -284,7 +285,8 @@ enum SSHCommands {
             forceTTY || tty == .force || (tty == .yes && isatty(0) == 1) ? context.environment["TERM"] ?? "xterm" : nil
         return try handingOverPostQuantumOnly(
             plan, store: store, options: options, context: context,
-            sshOptions: (stdin ? [] : ["-n"]) + (forceTTY ? ["-tt"] : []), command: command
+            sshOptions: (stdin ? [] : ["-n"]) + (forceTTY ? ["-tt"] : []), command: command,
+            passphrase: AgentPassphrase.option(call)
         ) {
             try withConnection(plan, store: store, call: call, options: options, context: context) { connection in
                 let exit = try connection.exec(
@@ -537,7 +539,8 @@ enum SSHCommands {
 
     static func handingOverPostQuantumOnly(
         _ plan: ConnectPlan, store: Store, options: ConnectOptions, context: AppContext, sshOptions: [String] = [],
-        command: String? = nil, verbose: Bool = false, recorder: () throws -> SessionRecorder? = { nil },
+        command: String? = nil, verbose: Bool = false, passphrase: AgentPassphrase? = nil,
+        recorder: () throws -> SessionRecorder? = { nil },
         body: () throws -> Int32
     ) throws -> Int32 {
         do {
@@ -549,7 +552,7 @@ enum SSHCommands {
             context.errorOutput(OpenSSHHandover.note(why) + "\n")
             return try OpenSSHHandover.run(
                 plan, store: store, dryRun: false, context: context, options: sshOptions, command: command,
-                recorder: try recorder(), verbose: verbose)
+                recorder: try recorder(), verbose: verbose, passphrase: passphrase)
         }
     }
 

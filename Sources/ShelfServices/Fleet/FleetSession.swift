@@ -51,10 +51,11 @@ public final class FleetSession: @unchecked Sendable {
     public let openSSH: OpenSSHFleet
 
     /// Opens the vault and makes sure the release log can take this run's entry before anything starts; a locked
-    /// log key is unlocked with what `passphrase` gives (nil: the run does not start).
+    /// log key is unlocked with what `passphrase` gives (nil: the run does not start). `agentPassphrase`: the same
+    /// passphrase for the sshelf agent, when a host goes to OpenSSH and its vault key is locked for the agent.
     public init(
         store: Store, context: AppContext, by: String, workspace: Workspace? = nil,
-        warn: ((String) -> Void)? = nil, passphrase: () -> SecretBytes?
+        warn: ((String) -> Void)? = nil, agentPassphrase: AgentPassphrase? = nil, passphrase: () -> SecretBytes?
     ) throws {
         self.context = context
         self.store = store
@@ -62,7 +63,7 @@ public final class FleetSession: @unchecked Sendable {
         self.workspace = workspace ?? context.workspace
         self.warn = warn ?? context.warn
         vault = try FleetLog.prepare(self.workspace, what: by == "cp" ? "copy" : "run", passphrase: passphrase)
-        openSSH = OpenSSHFleet(store: store, context: context, warn: self.warn)
+        openSSH = OpenSSHFleet(store: store, context: context, warn: self.warn, agentPassphrase: agentPassphrase)
     }
 
     /// A host's own credential source (sources keep per-attempt state); lookups of all hosts take one lock.

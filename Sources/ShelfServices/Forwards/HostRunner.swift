@@ -36,14 +36,18 @@ public final class HostRunner: @unchecked Sendable {
     /// The OpenSSH ssh running the rules now (a host that requires post-quantum key exchange).
     private var child: OpenSSHForwardChild?
     private var stopping = false
+    /// The vault passphrase `forward up` was given, for the agent a post-quantum host's ssh signs through.
+    private let agentPassphrase: AgentPassphrase?
     private let wake = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
 
     public init(
         plan: ConnectPlan, rules: [PortForwardRule], options: ConnectOptions, vault: Vault?, context: AppContext,
-        who: String = "'sshelf forward up'", report: @escaping @Sendable (RunnerLine) -> Void
+        who: String = "'sshelf forward up'", agentPassphrase: AgentPassphrase? = nil,
+        report: @escaping @Sendable (RunnerLine) -> Void
     ) {
         hostName = plan.target.name
+        self.agentPassphrase = agentPassphrase
         self.vault = vault
         self.plan = plan
         self.rules = rules
@@ -223,7 +227,7 @@ public final class HostRunner: @unchecked Sendable {
             let plan = try renewed(store: store)
             let keepalive = plan.endpoints.last?.settings.serverAliveInterval ?? options.keepaliveInterval
             let started = try OpenSSHForwardChild.start(
-                plan, rules: rules, keepalive: keepalive, store: store, context: context,
+                plan, rules: rules, keepalive: keepalive, store: store, context: context, passphrase: agentPassphrase,
                 said: { [report] line in report(RunnerLine(line)) })
             lock.lock()
             child = started

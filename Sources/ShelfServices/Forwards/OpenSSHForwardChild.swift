@@ -31,10 +31,11 @@ final class OpenSSHForwardChild: @unchecked Sendable {
     }
 
     /// Writes the config and starts ssh for `rules` of `plan`'s target; `said` takes what sshelf says on the way (the
-    /// agent started for it).
+    /// agent started for it). `passphrase`: what the agent is given when the host's vault key is locked for it
+    /// (ssh runs in batch mode: the bridge's guard asks nobody).
     static func start(
         _ plan: ConnectPlan, rules: [PortForwardRule], keepalive: Int, store: Store, context: AppContext,
-        said: @escaping (String) -> Void
+        passphrase: AgentPassphrase? = nil, said: @escaping (String) -> Void
     ) throws -> OpenSSHForwardChild {
         let ssh = OpenSSHHandover.sshPath
         let target = plan.target
@@ -55,7 +56,8 @@ final class OpenSSHForwardChild: @unchecked Sendable {
         let environment: [String: String]
         do {
             environment = try OpenSSHHandover.agentEnvironment(
-                plan, store: store, dryRun: false, context: context, said: said)
+                plan, store: store, dryRun: false, context: context, said: said, passphrase: passphrase,
+                interactive: false)
         } catch {
             unlink(config)
             throw error

@@ -19,6 +19,9 @@ public final class OpenSSHFleet: @unchecked Sendable {
     private let lock = Lock()
     /// The bridge written and the names it gives hosts: once per run, by the first host that needs them.
     private var prepared: Result<Prepared, ShelfError>?
+    /// The run's vault passphrase, handed to the agent when a host's vault key is locked for it (OpenSSHAgentUnlock):
+    /// ssh runs in batch mode, so the bridge's guard asks nobody.
+    private let agentPassphrase: AgentPassphrase?
 
     struct Prepared {
         var config: [String]
@@ -26,7 +29,8 @@ public final class OpenSSHFleet: @unchecked Sendable {
         var agentEnvironment: [String: String]?
     }
 
-    init(store: Store, context: AppContext, warn: @escaping (String) -> Void) {
+    init(store: Store, context: AppContext, warn: @escaping (String) -> Void, agentPassphrase: AgentPassphrase?) {
+        self.agentPassphrase = agentPassphrase
         self.store = store
         self.context = context
         self.warn = warn
@@ -222,7 +226,8 @@ public final class OpenSSHFleet: @unchecked Sendable {
         // Under the lock, so the first host that needs the agent starts it and the others find it running.
         do {
             setup.agentEnvironment = try OpenSSHHandover.agentEnvironment(
-                plan, store: store, dryRun: false, context: context, said: warn)
+                plan, store: store, dryRun: false, context: context, said: warn, passphrase: agentPassphrase,
+                interactive: false)
         } catch {
             throw ShelfError(from: error)
         }

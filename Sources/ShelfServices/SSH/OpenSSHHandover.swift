@@ -138,9 +138,11 @@ public enum OpenSSHHandover {
     /// key exchange recorded the same way).
     public static func run(
         _ plan: ConnectPlan, store: Store, dryRun: Bool, context: AppContext, options: [String] = [],
-        command: String? = nil, recorder: SessionRecorder? = nil, verbose: Bool = false
+        command: String? = nil, recorder: SessionRecorder? = nil, verbose: Bool = false,
+        passphrase: AgentPassphrase? = nil
     ) throws -> Int32 {
-        var (argv, environment) = try prepare(plan, store: store, dryRun: dryRun, context: context)
+        var (argv, environment) = try prepare(
+            plan, store: store, dryRun: dryRun, context: context, passphrase: passphrase)
         let name = argv.removeLast()
         argv += options + (command.map { ["--", name, $0] } ?? [name])
         if dryRun {
@@ -231,10 +233,11 @@ public enum OpenSSHHandover {
     }
 
     /// What ssh runs with for `plan`'s target: the bridge brought up to date (its host, its pinned keys), the
-    /// sshelf agent started when a hop's key is in the vault (with `dryRun` only said), SSH_AUTH_SOCK set to it.
-    public static func prepare(_ plan: ConnectPlan, store: Store, dryRun: Bool, context: AppContext) throws
-        -> (argv: [String], environment: [String: String])
-    {
+    /// sshelf agent started when a hop's key is in the vault (with `dryRun` only said) and able to sign with it
+    /// (`passphrase` handed to it when its key is locked: OpenSSHAgentUnlock), SSH_AUTH_SOCK set to it.
+    public static func prepare(
+        _ plan: ConnectPlan, store: Store, dryRun: Bool, context: AppContext, passphrase: AgentPassphrase? = nil
+    ) throws -> (argv: [String], environment: [String: String]) {
         let target = plan.target
         guard access(sshPath, X_OK) == 0 else {
             throw ShelfError(
@@ -252,7 +255,8 @@ public enum OpenSSHHandover {
                 hint: "rename it (sshelf edit \(ShellWord.quote(Display.safe(target.name))) --rename NEWNAME), "
                     + "then try again")
         }
-        let environment = try agentEnvironment(plan, store: store, dryRun: dryRun, context: context)
+        let environment = try agentEnvironment(
+            plan, store: store, dryRun: dryRun, context: context, passphrase: passphrase)
         return (
             [sshPath] + configArguments(context, bridge: bridge.path) + (try kexArguments(plan)) + [target.name],
             environment
@@ -269,15 +273,17 @@ public enum OpenSSHHandover {
     }
 
     /// The environment ssh runs with: the sshelf agent as SSH_AUTH_SOCK when a hop's key is in the vault (the agent
-    /// started when it is not running) or when the agent runs anyway.
+    /// started when it is not running) or when the agent runs anyway; before ssh starts, the agent can sign with
+    /// the hops' vault keys, or this throws saying how to give it the passphrase (OpenSSHAgentUnlock; `interactive`
+    /// false for an ssh whose bridge guard asks nobody, a fleet's in batch mode).
     static func agentEnvironment(
-        _ plan: ConnectPlan, store: Store, dryRun: Bool, context: AppContext, said: ((String) -> Void)? = nil
+        _ plan: ConnectPlan, store: Store, dryRun: Bool, context: AppContext, said: ((String) -> Void)? = nil,
+        passphrase: AgentPassphrase? = nil, interactive: Bool = true
     ) throws -> [String: String] {
         var environment = context.environment
         let vaultKeys = Set(try store.identities().filter { $0.privateKeyRef != nil }.map(\.id))
-        if plan.hosts.contains(where: { $0.identityID.map(vaultKeys.contains) == true })
-            || AgentClient.status(context.locations) != nil
-        {
+        let usesVaultKey = plan.hosts.contains(where: { $0.identityID.map(vaultKeys.contains) == true })
+        if usesVaultKey || AgentClient.status(context.locations) != nil {
             if AgentClient.status(context.locations) == nil {
                 if dryRun {
                     context.print("would start the sshelf agent (sshelf agent start)")
@@ -288,6 +294,11 @@ public enum OpenSSHHandover {
                 }
             }
             environment["SSH_AUTH_SOCK"] = context.locations.agentSocket
+            if usesVaultKey && !dryRun {
+                try OpenSSHAgentUnlock.ensure(
+                    plan, store: store, socket: context.locations.agentSocket, passphrase: passphrase,
+                    interactive: interactive, context: context)
+            }
         }
         return environment
     }
