@@ -52,29 +52,31 @@ final class LockTests: XCTestCase {
     }
 
     func testABroadcastWakesEveryWaiter() {
+        final class Counts: @unchecked Sendable {
+            var waiting = 0
+            var go = false
+            var woken = 0
+        }
         let condition = Condition()
-        nonisolated(unsafe) var waiting = 0
-        nonisolated(unsafe) var go = false
-        nonisolated(unsafe) var woken = 0
+        let counts = Counts()
         for _ in 0..<4 {
             Thread.detachNewThread {
                 condition.lock()
-                waiting += 1
+                counts.waiting += 1
                 condition.broadcast()
-                while !go { condition.wait() }
-                woken += 1
+                while !counts.go { condition.wait() }
+                counts.woken += 1
                 condition.unlock()
             }
         }
         let deadline = Date().addingTimeInterval(60)
         condition.lock()
-        while waiting < 4 && Date() < deadline { condition.wait(until: deadline) }
-        // One broadcast, no signal: all four must wake.
-        go = true
+        while counts.waiting < 4 && Date() < deadline { condition.wait(until: deadline) }
+        // One broadcast, no signal: all four must wake. The woken say nothing: the wait looks again every 50 ms.
+        counts.go = true
         condition.broadcast()
-        // The woken say nothing: the wait looks again every 50 ms until all four are counted.
-        while woken < 4 && Date() < deadline { condition.wait(until: Date().addingTimeInterval(0.05)) }
-        XCTAssertEqual(woken, 4)
+        while counts.woken < 4 && Date() < deadline { condition.wait(until: Date().addingTimeInterval(0.05)) }
+        XCTAssertEqual(counts.woken, 4)
         condition.unlock()
     }
 }
