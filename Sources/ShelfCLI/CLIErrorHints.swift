@@ -1,8 +1,8 @@
 // CLIErrorHints: the parts of a hint that name command-line flags (--force, --allow-duplicate), added where the CLI
 // prints a failure. The operations layer says what is wrong, and what to do, in words every face can show; a flag
 // exists only here (the TUI has no --force: its own dialogs ask). A hint given as data (Hint) is worded here part by
-// part: commands as typed, the vault passphrase on --passphrase-fd (the TUI names its V key); one given as words has
-// its PassphraseNeed words replaced.
+// part: commands as typed, the vault passphrase on --passphrase-fd (the TUI names its V key); one given as words is
+// printed as it is (no face replaces phrases in another's text: ArchitectureTests' HintWordingRuleTests).
 import ShelfCore
 import ShelfOperations
 import ShelfSync
@@ -20,7 +20,7 @@ enum CLIErrorHints {
         default:
             break
         }
-        mapped.hint = mapped.guidance.map(words) ?? mapped.hint.map(hint)
+        if let guidance = mapped.guidance { mapped.hint = words(guidance) }
         return mapped
     }
 
@@ -33,11 +33,8 @@ enum CLIErrorHints {
     }
 
     /// A sync report's hint in the CLI's words: given as data, part by part; a report saved before hints were data
-    /// has its words, with PassphraseNeed's replaced.
-    static func words(_ report: SyncReport) -> String? { report.guidance.map(words) ?? report.hint.map(hint) }
-
-    /// A hint given as words, with the CLI's way to give the vault passphrase in place of PassphraseNeed's words.
-    static func hint(_ text: String) -> String { PassphraseNeed.worded(text, by: passphrase) }
+    /// keeps its face-neutral words.
+    static func words(_ report: SyncReport) -> String? { report.guidance.map(words) ?? report.hint }
 
     /// How the CLI takes the vault passphrase.
     static func passphrase(_ need: PassphraseNeed) -> String {

@@ -1,8 +1,8 @@
 // PassphraseNeed: how a hint below the faces asks for the vault passphrase without naming one face's way to give
-// it (a CLI flag, a TUI key). A hint given as data carries it as a part (Hint.Part.passphrase); vault, sync and
-// connect hints still given as words (they travel as strings: SSH's credential lookups, saved sync reports) say
-// `need.words`, which each face replaces where it shows a hint: the CLI names --passphrase-fd (CLIErrorHints), the TUI
-// its V key (TUIErrorLine). A face that shows a hint unworded still reads as plain advice.
+// it (a CLI flag, a TUI key, the service's "never given one"): a part of a hint given as data
+// (Hint.Part.passphrase), which each face words — the CLI names --passphrase-fd (CLIErrorHints), the TUI its V key
+// (TUIErrorLine), the service what can take one (ServiceHintWords). `words` is the face-neutral reading (logs,
+// `--json`, saved reports), plain advice on its own.
 public enum PassphraseNeed: String, CaseIterable, Sendable, Codable {
     /// The command was given no vault passphrase.
     case give
@@ -18,22 +18,5 @@ public enum PassphraseNeed: String, CaseIterable, Sendable, Codable {
         case .giveTheRightOne: "give the right vault passphrase"
         case .giveAtStart: "give the vault passphrase when starting it"
         }
-    }
-
-    /// `hint` with each need's words replaced by a face's own, in one pass (the longest words first, as one need's
-    /// words start another's; a face's words are never read again).
-    public static func worded(_ hint: String, by face: (PassphraseNeed) -> String) -> String {
-        let needs = allCases.sorted { $0.words.count > $1.words.count }
-        var text = ""
-        var rest = Substring(hint)
-        while !rest.isEmpty {
-            if let need = needs.first(where: { rest.hasPrefix($0.words) }) {
-                text += face(need)
-                rest = rest.dropFirst(need.words.count)
-            } else {
-                text.append(rest.removeFirst())
-            }
-        }
-        return text
     }
 }

@@ -300,13 +300,17 @@ struct Authenticator {
 
     // MARK: lookups
 
+    /// A locked vault's fix: its passphrase, as each face takes it.
+    private static let giveThePassphrase = Hint(
+        .passphrase(.give), .text(" (see '"), .command(["vault", "status"]), .text("')"))
+
     /// The stored password is there but cannot be read (vault locked or broken): the vault's own reason.
     private func unusable(_ result: CredentialLookup) -> SSHError? {
         switch result {
         case .locked:
             return SSHError(
                 .credentialUnavailable, "the password for \(hop.name) is in the vault, which is locked",
-                hint: "give the vault passphrase where sshelf asks for it (see 'sshelf vault status')")
+                guidance: Self.giveThePassphrase)
         case .unavailable(let reason, let hint):
             return SSHError(
                 .credentialUnavailable, "the password for \(hop.name) is in the vault, which cannot be read: \(reason)",
@@ -354,7 +358,7 @@ struct Authenticator {
         case .locked:
             throw SSHError(
                 .credentialUnavailable, "the \(what) is in the vault, which is locked",
-                hint: "give the vault passphrase where sshelf asks for it (see 'sshelf vault status')")
+                guidance: Self.giveThePassphrase)
         case .unavailable(let reason, let hint):
             throw SSHError(.credentialUnavailable, "the \(what) cannot be read: \(reason)", guidance: hint)
         }

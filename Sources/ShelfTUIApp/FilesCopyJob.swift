@@ -63,7 +63,8 @@ struct FilesCopyJob {
         let literal = upload ? sources : sources.map(Self.literal)
         let logged: FilesReleaseLog.Started
         do {
-            logged = try log.begin(log.command(literal, to: destination, upload: upload, recursive: true))
+            logged = try log.begin(
+                log.command(literal, to: destination, upload: upload, recursive: true), what: "copy")
         } catch {
             fail(TUIErrorLine.text(error) + ": nothing was copied")
             return

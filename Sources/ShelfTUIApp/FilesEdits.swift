@@ -147,7 +147,8 @@ final class FilesEdits: @unchecked Sendable {
                 let logged: FilesReleaseLog.Started
                 do {
                     logged = try log.begin(
-                        log.command([copy.file], to: Self.text(target), upload: true, recursive: false))
+                        log.command([copy.file], to: Self.text(target), upload: true, recursive: false),
+                        what: "save")
                 } catch {
                     // Where the edit is comes first: the log's reason names files and can be long.
                     return say(
@@ -192,18 +193,24 @@ final class FilesEdits: @unchecked Sendable {
     }
 
     /// A save that failed: the copy stays (0600, in its 0700 folder) and the line says where, so no edit is lost.
-    private func keep(_ copy: FilesEditCopy, _ why: String) {
-        say("could not save \(copy.shownName) on the host: \(why); your edit is kept in \(copy.file)")
+    private func keep(_ copy: FilesEditCopy, _ why: String) { say(Self.kept(copy, why)) }
+
+    private static func kept(_ copy: FilesEditCopy, _ why: String) -> String {
+        "could not save \(copy.shownName) on the host: \(why); your edit is kept in \(copy.file)"
     }
 
-    /// The pane closed: copies waiting for the editor go; one waiting for a conflict's answer is kept and said.
-    func close() {
+    /// The pane closed: copies waiting for the editor go; one waiting for a conflict's answer is kept, and the lines
+    /// saying where are returned for the caller to show — in the TUI while it runs, on the terminal once sshelf quits
+    /// (a notice posted then would never be seen).
+    func close(because why: String) -> [String] {
         lock.lock()
-        let left = copies.values
+        let left = copies.values.sorted { $0.id < $1.id }
         copies = [:]
         lock.unlock()
+        var lines: [String] = []
         for copy in left {
-            if copy.edited == nil { copy.remove() } else { keep(copy, "the pane closed before the answer") }
+            if copy.edited == nil { copy.remove() } else { lines.append(Self.kept(copy, why)) }
         }
+        return lines
     }
 }

@@ -1,6 +1,7 @@
 // FilesReleaseLog: the release-log lines of the file pane's copies and editor saves — the two `sshelf cp` writes
 // (FleetLog's `copy started` before anything is sent, `copy` when it ends, `by: files`), the item the hash of the cp
-// command line that does the same copy. A copy or save whose first line cannot be written does not start.
+// command line that does the same copy. A copy or save whose first line cannot be written does not start, and the
+// refusal names which it was (the copy, the save).
 import FoundationEssentials
 import ShelfCore
 import ShelfOperations
@@ -27,6 +28,8 @@ struct FilesReleaseLog: Sendable {
     struct Started {
         let vault: Vault
         let item: String
+        /// What it is, in the refusals' words: copy or save.
+        let what: String
     }
 
     /// The cp command line of a copy from `sources` into `destination`, the host's paths as `HOST:PATH`.
@@ -37,14 +40,15 @@ struct FilesReleaseLog: Sendable {
     }
 
     /// Writes the `copy started` line (the vault opened and the log's key checked first; a locked key is not asked
-    /// for here: the pane's copy is refused with the reason). Throws, in the user's words, when it could not be.
-    func begin(_ command: String) throws -> Started {
-        let vault = try FleetLog.prepare(workspace, passphrase: { nil })
+    /// for here: the pane's copy is refused with the reason). Throws, in the user's words, when it could not be;
+    /// `what` names it there (copy, or save for the editor's).
+    func begin(_ command: String, what: String) throws -> Started {
+        let vault = try FleetLog.prepare(workspace, what: what, passphrase: { nil })
         let item = FleetLog.commandHash(command)
         try FleetLog.record(
-            FleetLog.startEntry(by: "files", what: "copy", item: item, targets: [host], hosts: [host]), vault: vault,
-            workspace: workspace)
-        return Started(vault: vault, item: item)
+            FleetLog.startEntry(by: "files", what: "copy", item: item, targets: [host], hosts: [host]), what: what,
+            vault: vault, workspace: workspace)
+        return Started(vault: vault, item: item, what: what)
     }
 
     /// Writes the `copy` line: the host, its key and how the copy ended.
@@ -53,6 +57,6 @@ struct FilesReleaseLog: Sendable {
         result.fingerprint = fingerprint
         try FleetLog.record(
             FleetLog.entry(by: "files", what: "copy", item: started.item, targets: [host], results: [result]),
-            vault: started.vault, workspace: workspace)
+            what: started.what, vault: started.vault, workspace: workspace)
     }
 }

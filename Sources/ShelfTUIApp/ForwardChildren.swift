@@ -184,6 +184,6 @@ extension ForwardLive {
         self.init(
             phase: phase, runner: runner, boundPort: rule.boundPort, activeConnections: rule.activeConnections,
             totalConnections: rule.totalConnections, bytesOut: rule.bytesOut, bytesIn: rule.bytesIn,
-            lastError: rule.lastError.map(Display.safe), nextAttempt: rule.nextAttempt)
+            lastError: rule.lastError(wordedBy: TUIErrorLine.words).map(Display.safe), nextAttempt: rule.nextAttempt)
     }
 }

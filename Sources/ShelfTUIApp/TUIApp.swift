@@ -66,12 +66,15 @@ public final class TUIApp {
             return 1
         }
         self.terminal = terminal
+        /// Edits kept because sshelf quit while the pane asked about them: said once curses is gone.
+        var keptEdits: [String] = []
         defer {
             login.prompts.cancelOpenQuestion()
             // The rules started here keep running (see ForwardChildren); the terminal says so once curses is gone.
             let handedOver = forwards.handOver()
             terminal.stop()
             if let handedOver { context.errorOutput(handedOver) }
+            for line in keptEdits { context.errorOutput("sshelf: \(Display.safe(line))\n") }
         }
         let (vault, prompts, mailbox, locations) = (self.vault, login.prompts, self.mailbox, context.locations)
         agentQuestions = TUIConfirmListener(
@@ -81,7 +84,7 @@ public final class TUIApp {
                     question, vault: vault, prompts: prompts, mailbox: mailbox, locations: locations, answer: answer)
             })
         defer { agentQuestions?.stop() }
-        defer { files.close() }
+        defer { keptEdits = files.close(because: "sshelf quit before the answer") }
         let size = terminal.size
         state = UIState(rows: size.rows, columns: size.columns, symbols: terminal.symbols, now: Date())
         state.reachability = ReachabilityColumn(start: ReachabilityWorker.start(context.environment))
@@ -238,7 +241,7 @@ public final class TUIApp {
             case .listFiles(let side, let path, let generation):
                 files.list(side, path: path, generation: generation)
             case .closeFiles:
-                files.close()
+                for line in files.close() { mailbox.post(.notify(Notice(line, isError: true))) }
             case .copyFiles(let request):
                 files.copy(request)
             case .cancelCopy(let id):

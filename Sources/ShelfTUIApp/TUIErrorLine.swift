@@ -1,8 +1,7 @@
 // TUIErrorLine: an error as the TUI's one-line notices say it — the message and the hint the CLI prints
 // (`sshelf: error: …`, `sshelf: hint: …`, both from ShelfError), on one line, control characters removed. Where
 // the hint asks for the vault passphrase (PassphraseNeed), or to run `sshelf vault unlock`, the TUI names its own way:
-// the V key. A hint given as data (Hint) is worded part by part; one given as words has its PassphraseNeed words
-// replaced.
+// the V key. A hint given as data (Hint) is worded part by part; one given as words is shown as it is.
 import ShelfCore
 import ShelfOperations
 
@@ -12,8 +11,8 @@ enum TUIErrorLine {
         return Display.safe(failure.message) + (hint(for: failure).map { "; hint: \(Display.safe($0))" } ?? "")
     }
 
-    /// A failure's hint in the TUI's words: given as data, worded part by part; given as words, its passphrase needs.
-    static func hint(for failure: ShelfError) -> String? { failure.guidance.map(words) ?? failure.hint.map(hint) }
+    /// A failure's hint in the TUI's words: given as data, worded part by part; given as words, as it is.
+    static func hint(for failure: ShelfError) -> String? { failure.guidance.map(words) ?? failure.hint }
 
     /// A hint given as data, in the TUI's words: its key for what it has one for, other commands as typed.
     static func words(_ hint: Hint) -> String {
@@ -25,9 +24,6 @@ enum TUIErrorLine {
             }
         }
     }
-
-    /// A hint given as words, with the TUI's way to give the vault passphrase in place of PassphraseNeed's words.
-    static func hint(_ text: String) -> String { PassphraseNeed.worded(text, by: passphrase) }
 
     /// How the TUI takes the vault passphrase: the V key.
     static func passphrase(_ need: PassphraseNeed) -> String {

@@ -30,7 +30,7 @@ final class TUIFiles: @unchecked Sendable {
     }
 
     func open(_ hostID: UUID, remotePath: [UInt8]?, localPath: [UInt8]?) {
-        close()
+        for line in close() { mailbox.post(.notify(Notice(line, isError: true))) }
         lock.lock()
         opened = (hostID, remotePath)
         lock.unlock()
@@ -88,7 +88,9 @@ final class TUIFiles: @unchecked Sendable {
         remote?.cancelCopy(id)
     }
 
-    func close() {
+    /// Closes the pane (`why` before an edit's answer: the pane closed, sshelf quit); returns the lines that say
+    /// where an edit waiting for its answer was kept.
+    func close(because why: String = "the pane closed before the answer") -> [String] {
         lock.lock()
         let (wasLoggingIn, remote) = (opened != nil && self.remote == nil, self.remote)
         opened = nil
@@ -96,7 +98,7 @@ final class TUIFiles: @unchecked Sendable {
         lock.unlock()
         if wasLoggingIn { login.cancel() }
         remote?.close()
-        edits.close()
+        return edits.close(because: why)
     }
 
     private func listLocal(_ path: [UInt8], generation: Int) {

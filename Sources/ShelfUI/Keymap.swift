@@ -31,6 +31,7 @@ public enum Command: String, Sendable, CaseIterable {
     // a host's recordings
     case recordingDown, recordingUp, recordingPlay, recordingSearch, recordingRemove, recordingRemoveYes
     case recordingClose
+    case recordingFind, recordingStopTyping, recordingErase, recordingClear
     // the merge-conflict list
     case conflicts, conflictDown, conflictUp, conflictTakeOther, conflictKeep, conflictClose
     // connect dialogs
@@ -48,6 +49,7 @@ public enum KeyContext: String, Sendable, CaseIterable {
     case identities = "Identity list"
     case conflicts = "Conflict list"
     case recordings = "Recordings"
+    case recordingSearch = "Recordings search"
     case prompt = "Connect dialogs"
     case fleet = "Run pane"
     case files = "File pane"
@@ -441,6 +443,14 @@ public enum Keymap {
         KeyBinding(
             [.escape, .char("q"), .char("R")], .recordingClose, .recordings,
             "back from the search's hits to the recordings, or to the hosts", hint: "close"),
+        KeyBinding(
+            [.enter], .recordingFind, .recordingSearch, "find the text typed in this host's recordings",
+            hint: "search"),
+        KeyBinding(
+            [.escape, .ctrl("c")], .recordingStopTyping, .recordingSearch, "stop typing (the text is kept)",
+            hint: "stop"),
+        KeyBinding([.backspace], .recordingErase, .recordingSearch, "delete the last character"),
+        KeyBinding([.ctrl("u")], .recordingClear, .recordingSearch, "clear the text"),
 
         KeyBinding([.char("j"), .down], .helpDown, .help, "scroll down"),
         KeyBinding([.char("k"), .up], .helpUp, .help, "scroll up"),
@@ -470,6 +480,7 @@ public enum Keymap {
         for context in KeyContext.allCases where context != .help {
             out += "\n### \(context.rawValue)\n\n| Keys | Action |\n| --- | --- |\n"
             if context == .search { out += "| (text) | type to filter |\n" }
+            if context == .recordingSearch { out += "| (text) | type what to find |\n" }
             if context == .form { out += "| (text) | type into the field |\n" }
             if context == .prompt {
                 out +=

@@ -177,19 +177,23 @@ enum RecordingListReducer {
         return effects
     }
 
-    /// The search text: every character is text; Enter searches, Esc stops typing, Backspace erases.
+    /// The search text: every character is text; the other keys are the recordings search's own (Keymap: Enter
+    /// searches, Esc stops typing, Backspace erases), which the status line hints.
     private static func typing(_ state: inout UIState, _ list: inout RecordingList, _ key: Key) -> [Effect] {
         var effects: [Effect] = []
-        switch key {
-        case .char(let ch):
+        if case .char(let ch) = key {
             if list.query.utf8.count < 256 { list.query.append(ch) }
-        case .backspace:
+            state.recordings = list
+            return []
+        }
+        switch Keymap.binding(for: key, in: .recordingSearch)?.command {
+        case .recordingErase?:
             _ = list.query.popLast()
-        case .ctrl("u"):
+        case .recordingClear?:
             list.query = ""
-        case .escape, .ctrl("c"):
+        case .recordingStopTyping?:
             list.typing = false
-        case .enter:
+        case .recordingFind?:
             list.typing = false
             if !list.query.isEmpty {
                 list.searching = true

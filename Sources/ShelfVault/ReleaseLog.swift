@@ -20,8 +20,10 @@ public struct ReleaseEntry: Codable, Sendable, Equatable {
     public var what: String
     /// The vault item (a reference key), or the identity whose key signed.
     public var item: String
-    /// Which part of sshelf released it: connect, exec (a warm keeper's login too), forward, tui, copy-id, agent or
-    /// vault export.
+    /// Which part of sshelf released it: the command that logged in (connect, exec — a warm keeper's login too —,
+    /// forward, trust, copy-id), the TUI (tui for a shell, files for the file pane, copy-id), a fleet run (run, cp),
+    /// agent or vault export; a line that releases nothing names what it records (ca sign, tmux, a recording's
+    /// removal).
     public var by: String
     /// The host (or hosts of a jump chain) it was released for.
     public var host: String?

@@ -8,7 +8,7 @@ import ShelfCore
 
 /// Why a stored secret is handed out: which part of sshelf sends it, to which host, whose key was verified first.
 public struct ReleasePurpose: Sendable, Equatable {
-    /// connect, exec (a warm keeper's login too), forward, tui, copy-id or run.
+    /// connect, exec (a warm keeper's login too), forward, trust, tui, files, copy-id, run or cp (ReleaseEntry.by).
     public var by: String
     /// The hop the secret is sent to.
     public var host: String

@@ -34,4 +34,29 @@ final class ReleaseLogWriterTests: XCTestCase {
         let other = "entries.append(parsed.entry)"
         XCTAssertNil(Self.appendCall.firstMatch(in: other, range: NSRange(other.startIndex..., in: other)))
     }
+
+    /// Every name a login gives the release log (`releasedBy: "files"`) is one `ReleaseEntry.by` says it may hold:
+    /// the comment is what someone reading `sshelf log` goes by.
+    func testEveryReleasingPartIsNamedWhereTheLogLineIsDescribed() throws {
+        let root = ImportRulesTests.root
+        let log = try String(contentsOfFile: root + "/Sources/ShelfVault/ReleaseLog.swift", encoding: .utf8)
+        let comment = try XCTUnwrap(
+            log.components(separatedBy: "public var by: String").first?.components(separatedBy: "public var item")
+                .last)
+        let argument = try NSRegularExpression(pattern: #"releasedBy:\s*([^,\n]*)"#)
+        let literal = try NSRegularExpression(pattern: #""([a-z-]+)""#)
+        var names: Set<String> = []
+        for file in try VaultDoorTests.swiftFiles(under: "Sources") {
+            for match in argument.matches(in: file.text, range: NSRange(file.text.startIndex..., in: file.text)) {
+                guard let range = Range(match.range(at: 1), in: file.text) else { continue }
+                let expression = String(file.text[range])
+                for name in literal.matches(in: expression, range: NSRange(expression.startIndex..., in: expression)) {
+                    if let found = Range(name.range(at: 1), in: expression) { names.insert(String(expression[found])) }
+                }
+            }
+        }
+        XCTAssertTrue(names.isSuperset(of: ["files", "tui", "forward"]), "the search finds the names: \(names)")
+        let missing = names.filter { !comment.contains($0) }.sorted()
+        XCTAssertEqual(missing, [], "name them in ReleaseEntry.by's comment")
+    }
 }

@@ -1,14 +1,17 @@
 // HintDataFacesTests: the hints of a locked credential (LockedCredential, through CredentialLookup and SSHError), of
-// sync (SyncFailure and the saved SyncReport) and of the vault (the release log's key) travel as data (Hint), and each
-// face words them: the CLI types the commands and takes the passphrase on --passphrase-fd, the TUI names its V key and
-// no flag, and JSON (`sync status --json`) keeps the face-neutral words.
+// sync (SyncFailure and the saved SyncReport), of the vault (the release log's key) and of a forward rule's last error
+// (the saved RuleState, a runner's line) travel as data (Hint), and each face words them: the CLI types the commands
+// and takes the passphrase on --passphrase-fd, the TUI names its V key and no flag, the service says it is never given
+// the passphrase, and JSON (`sync status --json`, `forward status --json`) keeps the face-neutral words.
 import Foundation
 @testable import ShelfCLI
 import ShelfCore
 import ShelfOperations
 import ShelfSSH
+@testable import ShelfServices
 @testable import ShelfSync
 @testable import ShelfTUIApp
+import ShelfUI
 @testable import ShelfVault
 import XCTest
 
@@ -87,8 +90,8 @@ final class HintDataFacesTests: XCTestCase {
         var older = saved
         older.guidance = nil
         XCTAssertEqual(
-            CLIErrorHints.words(older), "sshelf vault unlock, or sshelf sync now, and \(give)",
-            "a report saved before hints were data is worded from its words")
+            CLIErrorHints.words(older), "sshelf vault unlock, or sshelf sync now, and give the vault passphrase",
+            "a report saved before hints were data keeps its face-neutral words")
         XCTAssertEqual(
             TUIErrorLine.text(failure),
             "vault locked: sync needs this device's keys; hint: press V to unlock the vault, or sshelf sync now, and "
@@ -114,5 +117,74 @@ final class HintDataFacesTests: XCTestCase {
             XCTAssertEqual(CLIErrorHints.shelfError(from: thrown).hint, "\(give), or sshelf vault unlock")
             XCTAssertEqual(TUIErrorLine.hint(for: failure), "press V to unlock the vault", "two ways to one key: once")
         }
+    }
+
+    /// A forward rule's last error, saved in the supervisor's state file: `forward status` (CLI), the TUI's forwards
+    /// view and `--json` each word its hint; a state saved before hints were data is read and shown as it was.
+    func testAForwardRulesLastErrorIsWordedByEachFace() throws {
+        let (reason, hint) = LockedCredential.explain(
+            reference, stored: .whenUnlockedThisDeviceOnly, situation: .noPassphrase, keyringInUse: true)
+        var rule = RuleState(
+            ruleID: UUID(), host: "web", spec: "-L 8080:localhost:80", state: .failed)
+        let failure = ShelfError(.connection, "the private key cannot be read: \(reason)", guidance: hint)
+        (rule.lastError, rule.guidance) = RuleState.reason(failure)
+        let state = SupervisorState(pid: 1, startedAt: Date(), updatedAt: Date(), rules: [rule])
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        let saved = try XCTUnwrap(SupervisorFiles.decode(try encoder.encode(state))).rules[0]
+        XCTAssertEqual(saved.guidance, hint, "the state file keeps the hint as data")
+
+        let vaultUnlock =
+            "sshelf vault unlock (opens it for every sshelf process until 'sshelf vault lock' or the idle "
+        XCTAssertEqual(
+            ForwardRunCommands.statusRow(saved)[7],
+            "the private key cannot be read: \(reason) (\(vaultUnlock)timeout), or \(give))")
+        let live = ForwardLive(saved, runner: .supervisor)
+        XCTAssertEqual(
+            live.lastError,
+            "the private key cannot be read: \(reason) (press V to unlock the vault (opens it for every sshelf process "
+                + "until 'sshelf vault lock' or the idle timeout), or press V to unlock the vault)")
+        let json = String(decoding: try encoder.encode(state.forScripts), as: UTF8.self)
+        XCTAssertTrue(json.contains("(\(vaultUnlock)timeout), or give the vault passphrase)"), json)
+        XCTAssertFalse(json.contains("guidance"), "scripts get the words, not the face's data: \(json)")
+
+        // A state written before hints were data: its words in lastError, no guidance.
+        let older = #"""
+            {"pid": 1, "startedAt": "2026-01-01T00:00:00Z", "updatedAt": "2026-01-01T00:00:00Z", "rules": [
+            {"ruleID": "00000000-0000-0000-0000-000000000001", "host": "web", "spec": "-L 8080:localhost:80",
+             "state": "failed", "activeConnections": 0, "totalConnections": 0, "failedConnections": 0,
+             "bytesOut": 0, "bytesIn": 0, "lastError": "locked (sshelf vault unlock, or give the vault passphrase)"}]}
+            """#
+        let old = try XCTUnwrap(SupervisorFiles.decode(Data(older.utf8)), "an old state file is still read").rules[0]
+        XCTAssertEqual(old.guidance, nil)
+        XCTAssertEqual(
+            ForwardRunCommands.statusRow(old)[7], "locked (sshelf vault unlock, or give the vault passphrase)")
+        XCTAssertEqual(
+            ForwardLive(old, runner: .supervisor).lastError,
+            "locked (sshelf vault unlock, or give the vault passphrase)")
+    }
+
+    /// A runner's line (what `forward up` prints and the service logs) keeps its hint as data: each prints it in its
+    /// own words, the service's naming what can take the passphrase it is never given.
+    func testARunnersLineIsWordedByThePrinter() {
+        let (_, hint) = LockedCredential.explain(
+            reference, stored: .afterFirstUnlockThisDeviceOnly, situation: .unattended(who: "the sshelf service"),
+            keyringInUse: false)
+        let line = RunnerLine("web: failed: locked", hint: hint, tail: " (next attempt in 60.0 s)")
+        let setClass = "sshelf vault set-class \(reference.rawValue) afterFirstUnlockThisDeviceOnly"
+        XCTAssertEqual(
+            line.worded(by: CLIErrorHints.words),
+            "web: failed: locked (let unattended logins read it: \(setClass), then give the passphrase when "
+                + "starting it (--passphrase-fd N): this system keeps no unlock between processes (no kernel keyring)) "
+                + "(next attempt in 60.0 s)")
+        let service = line.worded(by: ServiceHintWords.words)
+        XCTAssertEqual(
+            service,
+            "web: failed: locked (let unattended logins read it: \(setClass), then the service is never given the "
+                + "vault passphrase: stop it ('sshelf service stop') and run 'sshelf forward up' in its place, giving "
+                + "it the passphrase when starting it: this system keeps no unlock between processes (no kernel "
+                + "keyring)) (next attempt in 60.0 s)")
+        XCTAssertFalse(service.contains("--passphrase-fd"), service)
+        XCTAssertEqual(RunnerLine("web: active").worded(by: ServiceHintWords.words), "web: active")
     }
 }

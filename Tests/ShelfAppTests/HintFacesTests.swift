@@ -1,7 +1,7 @@
 // HintFacesTests: one hint as data (Hint), worded by each face — the CLI types the command and asks for the passphrase
 // on --passphrase-fd, the TUI names its V key and no flag, each way said once — through each face's error line
 // (CLIErrorHints, TUIErrorLine), the run pane's refusal (TUIFleet) and the form's failure (StoreWorker), which
-// showed the operations' words before. A hint given as words only keeps its old path (PassphraseNeed).
+// showed the operations' words before. A hint given as words is shown as it is.
 import Foundation
 @testable import ShelfCLI
 import ShelfCore
@@ -34,7 +34,9 @@ final class HintFacesTests: XCTestCase {
             TUIErrorLine.text(failure),
             "a run is logged in the release log, whose key is locked; hint: press V to unlock the vault")
         let words = ShelfError(.failure, "locked", hint: "sshelf vault unlock, or \(PassphraseNeed.give.words)")
-        XCTAssertEqual(TUIErrorLine.text(words), "locked; hint: sshelf vault unlock, or press V to unlock the vault")
+        XCTAssertEqual(
+            TUIErrorLine.text(words), "locked; hint: sshelf vault unlock, or give the vault passphrase",
+            "words are not re-worded: a hint a face words is given as data")
     }
 
     func testTheRunPaneAndTheFormsUseTheTUIsWords() {

@@ -76,6 +76,38 @@ final class FilesPaneTests: XCTestCase {
         XCTAssertEqual(state.files?[.remote].shownPath, "/srv/app", "an older listing changes nothing")
     }
 
+    /// A big folder arrives in batches, each sorted on its own and merged: the cursor stays first (on the first by
+    /// sort order) while the user has not moved, and on the name they moved to once they have.
+    func testTheCursorFollowsTheSortOrderOrTheNameTheUserMovedTo() throws {
+        var state = Self.listed()
+        func entry(_ name: String) -> FileEntry {
+            FileEntry(
+                name: Array(name.utf8), kind: .file, size: 1, permissions: 0o644, owner: "me", group: "me",
+                modified: "2026-12-01 08:00")
+        }
+        func batch(_ names: [String], generation: Int, complete: Bool = false) {
+            _ = Reducer.reduce(
+                &state,
+                .filesListed(
+                    FilesPane.Listing(
+                        side: .remote, generation: generation, path: Array("/srv/big".utf8),
+                        entries: names.map(entry).sorted(by: FilesPane.precedes), complete: complete)))
+        }
+        var pane = try XCTUnwrap(state.files)
+        _ = FilesReducer.list(&pane, .remote, path: Array("/srv/big".utf8))
+        state.files = pane
+        batch(["m1", "z1"], generation: 2)
+        XCTAssertEqual(state.files?[.remote].selected?.shown, "m1")
+        batch(["a1", "m1", "b1", "z1"], generation: 2)
+        XCTAssertEqual(state.files?[.remote].selected?.shown, "a1", "the first by sort order, not the first batch's")
+        _ = Fixtures.press(&state, .char("j"))
+        XCTAssertEqual(state.files?[.remote].selected?.shown, "b1")
+        batch(["a0", "a1", "b1", "m1", "z1"], generation: 2)
+        XCTAssertEqual(state.files?[.remote].selected?.shown, "b1", "the name the user moved to")
+        batch(["a0", "a1", "b0", "b1", "m1", "z1"], generation: 2, complete: true)
+        XCTAssertEqual(state.files?[.remote].selected?.shown, "b1")
+    }
+
     func testHiddenFilterOpenAndBack() throws {
         var state = Self.listed()
         Fixtures.press(&state, .char("."))

@@ -57,6 +57,24 @@ enum RecordingListSnapshots {
 }
 
 final class RecordingListTests: XCTestCase {
+    /// While a search is typed, the status line hints the recordings search's keys (Enter searches, Esc stops
+    /// typing), not the host search's (keep, clear); Backspace and Ctrl-u edit the text.
+    func testTypingASearchShowsTheRecordingsSearchsOwnHints() {
+        var state = RecordingListSnapshots.listed(rows: 24, columns: 120)
+        Fixtures.press(&state, .char("/"))
+        Fixtures.type(&state, "errx")
+        Fixtures.press(&state, .backspace)
+        XCTAssertEqual(state.recordings?.query, "err")
+        let hints = StatusLine.hints(state).map { "\($0.key) \($0.what)" }
+        XCTAssertEqual(hints, ["\(state.symbols.enter) search", "Esc stop"])
+        XCTAssertTrue(Screen.render(state).text.contains("Esc stop"), Screen.render(state).text)
+        Fixtures.press(&state, .ctrl("u"))
+        XCTAssertEqual(state.recordings?.query, "")
+        Fixtures.press(&state, .escape)
+        XCTAssertEqual(state.recordings?.typing, false)
+        XCTAssertTrue(StatusLine.hints(state).contains { $0.what == "close" }, "the list's own hints again")
+    }
+
     func testListPlaySearchAndPlayFromAHit() {
         var state = RecordingListSnapshots.state(rows: 24, columns: 100)
         let host = state.selectedHost!

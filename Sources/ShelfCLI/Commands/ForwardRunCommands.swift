@@ -230,8 +230,8 @@ enum ForwardRunCommands {
         // Runner threads report state changes (writes to the descriptor are safe from any thread) and wake the
         // publisher, so the state file follows a change at once; counts are refreshed twice a second.
         let wakeup = SupervisorWakeup()
-        let report: @Sendable (String) -> Void = { line in
-            StandardStreams.write("sshelf: \(line)\n", fd: 2)
+        let report: @Sendable (RunnerLine) -> Void = { line in
+            StandardStreams.write("sshelf: \(Display.safe(line.worded(by: CLIErrorHints.words)))\n", fd: 2)
             wakeup.poke()
         }
         let runners = try store.read { store in
@@ -240,7 +240,7 @@ enum ForwardRunCommands {
                 .map { host, rules in
                     HostRunner(
                         plan: try ConnectPlan.make(for: host, in: store), rules: rules, options: options,
-                        vault: vault, context: context, report: report, worded: CLIErrorHints.hint)
+                        vault: vault, context: context, report: report)
                 }
         }
         let signals = StopSignals { wakeup.stop() }
@@ -285,15 +285,18 @@ enum ForwardRunCommands {
             let encoder = JSONEncoder()
             encoder.dateEncodingStrategy = .iso8601
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            context.print(JSONOutput.terminalSafe(try encoder.encode(state)))
+            context.print(JSONOutput.terminalSafe(try encoder.encode(state.forScripts)))
             return 0
         }
         if let state {
+            // The service's rules: what to do is said as the service would take it (it is given no passphrase).
+            let byService = ServiceFiles.running(context.locations)?.pid == state.pid
+            let wording: (Hint) -> String = { byService ? ServiceHintWords.words($0) : CLIErrorHints.words($0) }
             context.output(
-                "supervisor pid \(state.pid)\n"
+                "supervisor pid \(state.pid)\(byService ? " (the sshelf service)" : "")\n"
                     + Display.table(
                         ["HOST", "RULE", "STATE", "CONNS", "SESSIONS", "OUT", "IN", "DETAIL"],
-                        state.rules.map(statusRow)))
+                        state.rules.map { statusRow($0, wordedBy: wording) }))
         } else {
             context.errorOutput("no forward supervisor is running; 'sshelf forward up' starts one\n")
         }
@@ -311,9 +314,12 @@ enum ForwardRunCommands {
         return 0
     }
 
-    /// One rule's line of `forward status`: host, spec, state, connections (active/total), sessions, bytes, detail.
-    static func statusRow(_ rule: RuleState) -> [String] {
-        var detail = rule.lastError.map { Display.safe(CLIErrorHints.hint($0)) } ?? ""
+    /// One rule's line of `forward status`: host, spec, state, connections (active/total), sessions, bytes, detail
+    /// (its hint in the CLI's words, or the service's for the service's rules).
+    static func statusRow(_ rule: RuleState, wordedBy wording: (Hint) -> String = { CLIErrorHints.words($0) })
+        -> [String]
+    {
+        var detail = rule.lastError(wordedBy: wording).map(Display.safe) ?? ""
         if let next = rule.nextAttempt {
             detail = "next attempt in \(max(0, Int(next.timeIntervalSinceNow.rounded(.up)))) s: " + detail
         }

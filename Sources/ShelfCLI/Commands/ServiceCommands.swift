@@ -64,7 +64,7 @@ enum ServiceCommands {
         // Everything the parts report (the agent's lines, the forwards', sync's) goes to the log from here on.
         CloseOnExec.replaceStandardError(with: log)
         close(log)
-        return ServiceHost(context: context, worded: { CLIErrorHints.hint($0) }).run()
+        return ServiceHost(context: context).run()
     }
 
     /// The log, appended to (0600 whatever the umask); one grown past the limit is moved to service.log.1 first.

@@ -125,12 +125,12 @@ enum TmuxCommands {
             }
         }
         let input = try SecretInput(call, option: "passphrase-fd")
-        let vault = try FleetLog.prepare(context.workspace) {
+        let vault = try FleetLog.prepare(context.workspace, what: "broadcast") {
             guard input.fd != nil || isatty(0) == 1 else { return nil }
             return try? input.read(prompt: "Vault passphrase: ")
         }
         try tmux.setBroadcast(on, window: window, hosts: hosts) { entry in
-            try FleetLog.record(entry, vault: vault, workspace: context.workspace)
+            try FleetLog.record(entry, what: "broadcast", vault: vault, workspace: context.workspace)
         }
         context.print(
             on

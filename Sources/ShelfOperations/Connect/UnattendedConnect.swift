@@ -19,8 +19,8 @@ public final class UnattendedPrompts: ConnectDelegate {
 public final class UnattendedCredentials: CredentialSource {
     private let vaultSource: VaultCredentialSource
     /// The last credential refused for its class: the connect flow falls back to asking (nobody answers here),
-    /// so the supervisor reports this reason instead of "no password given".
-    public private(set) var refusal: String?
+    /// so the supervisor reports this reason instead of "no password given" (its hint is data, for each face to word).
+    public private(set) var refusal: ShelfError?
 
     /// `who` names the process in messages ("'sshelf forward up'"); `vault` is one opened and unlocked at start with
     /// a passphrase the user handed over (--passphrase-fd), shared by every host's runner.
@@ -71,7 +71,7 @@ public final class UnattendedCredentials: CredentialSource {
         else { return nil }
         let (reason, hint) = LockedCredential.explain(
             reference, stored: stored, situation: .unattended(who: who), keyringInUse: vaultSource.keyringInUse)
-        refusal = "\(describe(reference)) cannot be read: \(reason) (\(hint.words))"
+        refusal = ShelfError(.failure, "\(describe(reference)) cannot be read: \(reason)", guidance: hint)
         refusedClass = stored
         return .unavailable(reason: reason, hint: hint)
     }

@@ -1,14 +1,16 @@
 // FleetLog: the two release-log lines a fleet run leaves — one before any host starts (the hosts as resolved and a
 // SHA-256 of the command, never the command: it may hold a secret someone typed), one when it ends (each host's
-// verified key fingerprint and how it ended). A run whose first line could not be written never runs.
+// verified key fingerprint and how it ended). A run whose first line could not be written never runs. Its refusals
+// name what the caller logs (a run, a copy, the file pane's save, a broadcast), not always "the run".
 import FoundationEssentials
 import ShelfCore
 import ShelfVault
 
 public enum FleetLog {
     /// Opens the vault (made when there is none: the log's key lives in it) and makes sure the log key can be read,
-    /// unlocking with `passphrase` when it is locked. Throws, in the user's words, when the run could not be logged.
-    public static func prepare(_ workspace: Workspace, passphrase: () -> SecretBytes?) throws -> Vault {
+    /// unlocking with `passphrase` when it is locked. Throws, in the user's words, when it could not be logged:
+    /// `what` names what is logged ("run", "copy", "save").
+    public static func prepare(_ workspace: Workspace, what: String, passphrase: () -> SecretBytes?) throws -> Vault {
         let vault = try VaultAccess.open(workspace, create: true)
         switch vault.releaseLogKey(create: true) {
         case .key:
@@ -16,7 +18,7 @@ public enum FleetLog {
         case .locked:
             guard let typed = passphrase() else {
                 throw ShelfError(
-                    .failure, "a run is logged in the release log, whose key is locked",
+                    .failure, "\(Self.article(what)) \(what) is logged in the release log, whose key is locked",
                     guidance: Hint(.command(["vault", "unlock"])).or(.passphrase(.give)))
             }
             try vault.unlock(passphrase: typed)
@@ -28,7 +30,7 @@ public enum FleetLog {
             return vault
         case .absent, .unavailable:
             throw ShelfError(
-                .storage, "the release log key cannot be read from the vault, so the run could not be logged",
+                .storage, "the release log key cannot be read from the vault, so the \(what) could not be logged",
                 hint: "sshelf vault status")
         }
     }
@@ -65,12 +67,15 @@ public enum FleetLog {
         return ReleaseEntry(what: what, item: item, by: by, host: hosts, detail: detail)
     }
 
-    public static func record(_ entry: ReleaseEntry, vault: Vault, workspace: Workspace) throws {
+    /// Appends `entry`; `what` names what could not be written when it cannot ("run", "copy", "save").
+    public static func record(_ entry: ReleaseEntry, what: String, vault: Vault, workspace: Workspace) throws {
         do {
             try vault.record(entry, log: ReleaseLog(locations: workspace.locations))
         } catch {
             throw ShelfError(
-                .storage, "the run could not be written to the release log: \(error.message)", hint: error.hint)
+                .storage, "the \(what) could not be written to the release log: \(error.message)", hint: error.hint)
         }
     }
+
+    static func article(_ noun: String) -> String { noun.first.map { "aeiou".contains($0) } == true ? "an" : "a" }
 }

@@ -61,7 +61,7 @@ public final class FleetSession: @unchecked Sendable {
         self.by = by
         self.workspace = workspace ?? context.workspace
         self.warn = warn ?? context.warn
-        vault = try FleetLog.prepare(self.workspace, passphrase: passphrase)
+        vault = try FleetLog.prepare(self.workspace, what: by == "cp" ? "copy" : "run", passphrase: passphrase)
         openSSH = OpenSSHFleet(store: store, context: context, warn: self.warn)
     }
 
@@ -172,7 +172,7 @@ public final class FleetSession: @unchecked Sendable {
     public func begin(_ fleet: Fleet, what: String, item: String) throws {
         let entry = FleetLog.startEntry(
             by: by, what: what, item: item, targets: fleet.targets, hosts: fleet.hosts.map(\.name))
-        try FleetLog.record(entry, vault: vault, workspace: workspace)
+        try FleetLog.record(entry, what: what, vault: vault, workspace: workspace)
     }
 
     /// Saves what the connections changed (keys pinned with --accept-new, last-connected times) and appends the run's
@@ -192,7 +192,7 @@ public final class FleetSession: @unchecked Sendable {
                 "could not save the hosts' pinned keys and last-connected times: \(ShelfError(from: error).message)")
         }
         let entry = FleetLog.entry(by: by, what: what, item: item, targets: fleet.targets, results: summary.results)
-        try FleetLog.record(entry, vault: vault, workspace: workspace)
+        try FleetLog.record(entry, what: what, vault: vault, workspace: workspace)
     }
 }
 

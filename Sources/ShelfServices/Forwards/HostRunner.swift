@@ -26,9 +26,10 @@ public final class HostRunner: @unchecked Sendable {
     private let context: AppContext
     /// Opened and unlocked by `forward up --passphrase-fd`, shared by every runner; nil otherwise.
     private let vault: Vault?
-    private let report: @Sendable (String) -> Void
-    /// The face's words for an error's hint (the CLI's: how to give the vault passphrase on its command line).
-    private let worded: @Sendable (String) -> String
+    /// Each line the runner says, its hint as data: the face that prints it words it.
+    private let report: @Sendable (RunnerLine) -> Void
+    /// Who logs in, in messages ("'sshelf forward up'", "the sshelf service").
+    private let who: String
     private let lock = Lock()
     private var states: [RuleState]
     private var pool: ForwardPool?
@@ -40,7 +41,7 @@ public final class HostRunner: @unchecked Sendable {
 
     public init(
         plan: ConnectPlan, rules: [PortForwardRule], options: ConnectOptions, vault: Vault?, context: AppContext,
-        report: @escaping @Sendable (String) -> Void, worded: @escaping @Sendable (String) -> String
+        who: String = "'sshelf forward up'", report: @escaping @Sendable (RunnerLine) -> Void
     ) {
         hostName = plan.target.name
         self.vault = vault
@@ -48,7 +49,7 @@ public final class HostRunner: @unchecked Sendable {
         self.rules = rules
         self.options = options
         self.report = report
-        self.worded = worded
+        self.who = who
         workspace = context.workspace
         self.context = context
         let sessions = ForwardPool.sessionsNeeded(for: rules)
@@ -101,22 +102,27 @@ public final class HostRunner: @unchecked Sendable {
     }
 
     private func set(
-        _ phase: RuleState.Phase, error: String? = nil, next: Date? = nil, ssh: Int32? = nil, note: String? = nil
+        _ phase: RuleState.Phase, error: ShelfError? = nil, next: Date? = nil, ssh: Int32? = nil,
+        note: String? = nil
     ) {
+        let reason = error.map(RuleState.reason)
         lock.lock()
         for index in states.indices {
             states[index].state = phase
-            states[index].lastError = error
+            states[index].lastError = reason?.error
+            states[index].guidance = reason?.guidance
             states[index].nextAttempt = next
             states[index].sshPid = ssh
             if phase != .active { states[index].activeConnections = 0 }
         }
         lock.unlock()
-        var line = "\(Display.safe(hostName)): \(phase.rawValue)"
-        if let note { line += " \(note)" }
-        // The line goes to `forward up`'s output: the CLI's words for a passphrase the hint asks for.
-        if let error { line += ": \(Display.safe(worded(error)))" }
-        if let next { line += " (next attempt in \(TextFormat.fixed(next.timeIntervalSinceNow, places: 1)) s)" }
+        var line = RunnerLine("\(Display.safe(hostName)): \(phase.rawValue)")
+        if let note { line.text += " \(note)" }
+        if let reason {
+            line.text += ": \(Display.safe(reason.error))"
+            line.hint = reason.guidance
+        }
+        if let next { line.tail = " (next attempt in \(TextFormat.fixed(next.timeIntervalSinceNow, places: 1)) s)" }
         report(line)
     }
 
@@ -128,12 +134,14 @@ public final class HostRunner: @unchecked Sendable {
             guard let index = states.firstIndex(where: { $0.ruleID == failure.rule.id }) else { continue }
             states[index].state = .failed
             states[index].lastError = ShelfError(from: failure.error).message
+            states[index].guidance = nil
         }
         lock.unlock()
         for failure in failures {
             report(
-                "\(Display.safe(hostName)): -\(failure.rule.spec.flag) \(failure.rule.spec) left out: "
-                    + Display.safe(ShelfError(from: failure.error).message))
+                RunnerLine(
+                    "\(Display.safe(hostName)): -\(failure.rule.spec.flag) \(failure.rule.spec) left out: "
+                        + Display.safe(ShelfError(from: failure.error).message)))
         }
     }
 
@@ -142,14 +150,15 @@ public final class HostRunner: @unchecked Sendable {
         // logins record.
         let store: Store
         do { store = try workspace.openStore() } catch {
-            set(.failed, error: ShelfError(from: error).message)
+            set(.failed, error: ShelfError(from: error))
             return
         }
-        let credentials = UnattendedCredentials(workspace: workspace, store: store, vault: vault, releasedBy: "forward")
+        let credentials = UnattendedCredentials(
+            workspace: workspace, store: store, who: who, vault: vault, releasedBy: "forward")
         var attempt = 0
         // Only when ssh is there to take it: without it the own client's refusal below says so, and the host fails.
         if let why = PostQuantumWords.handover(plan), access(OpenSSHHandover.sshPath, X_OK) == 0 {
-            report("note: \(why); running its rules through OpenSSH's ssh")
+            report(RunnerLine("note: \(why); running its rules through OpenSSH's ssh"))
             while !isStopping { runThroughOpenSSH(store: store, attempt: &attempt) }
             return
         }
@@ -189,7 +198,7 @@ public final class HostRunner: @unchecked Sendable {
                 try running.run()
             } catch {
                 guard !isStopping else { break }
-                let reason = credentials.refusal ?? Self.describe(error)
+                let reason = credentials.refusal ?? ShelfError(from: error)
                 if credentials.refusal != nil || Self.isPermanent(error) {
                     set(.failed, error: reason, next: Date().addingTimeInterval(Self.maximumDelay))
                     waitForRetry(orUnlock: credentials)
@@ -213,7 +222,7 @@ public final class HostRunner: @unchecked Sendable {
             let keepalive = plan.endpoints.last?.settings.serverAliveInterval ?? options.keepaliveInterval
             let started = try OpenSSHForwardChild.start(
                 plan, rules: rules, keepalive: keepalive, store: store, context: context,
-                said: { [report] line in report(line) })
+                said: { [report] line in report(RunnerLine(line)) })
             lock.lock()
             child = started
             let stopNow = stopping
@@ -237,19 +246,20 @@ public final class HostRunner: @unchecked Sendable {
         } catch {
             guard !isStopping else { return }
             // Nothing retrying changes: this ssh has no post-quantum key exchange, the name cannot be written.
-            set(.failed, error: Self.describe(error), next: Date().addingTimeInterval(Self.maximumDelay))
+            set(.failed, error: ShelfError(from: error), next: Date().addingTimeInterval(Self.maximumDelay))
             waitForRetry(orUnlock: nil)
             return
         }
         guard !isStopping else { return }
         if ending.permanent {
-            set(.failed, error: ending.reason, next: Date().addingTimeInterval(Self.maximumDelay))
+            set(
+                .failed, error: ShelfError(.failure, ending.reason), next: Date().addingTimeInterval(Self.maximumDelay))
             waitForRetry(orUnlock: nil)
             return
         }
         attempt += 1
         let delay = Self.delay(attempt: attempt)
-        set(.retrying, error: ending.reason, next: Date().addingTimeInterval(delay))
+        set(.retrying, error: ShelfError(.failure, ending.reason), next: Date().addingTimeInterval(delay))
         _ = wake.wait(timeout: .now() + delay)
     }
 
@@ -281,10 +291,5 @@ public final class HostRunner: @unchecked Sendable {
         default:
             return false
         }
-    }
-
-    static func describe(_ error: Error) -> String {
-        let error = ShelfError(from: error)
-        return error.message + (error.hint.map { " (\($0))" } ?? "")
     }
 }

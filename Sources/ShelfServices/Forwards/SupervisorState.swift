@@ -22,6 +22,13 @@ public struct SupervisorState: Codable, Equatable {
         self.rules = rules
         self.fromTUI = fromTUI
     }
+
+    /// The state as `forward status --json` gives it (each rule's `forScripts`).
+    public var forScripts: SupervisorState {
+        var shown = self
+        shown.rules = rules.map(\.forScripts)
+        return shown
+    }
 }
 
 public struct RuleState: Codable, Equatable {
@@ -37,8 +44,12 @@ public struct RuleState: Codable, Equatable {
     public var failedConnections = 0
     public var bytesOut: Int64 = 0
     public var bytesIn: Int64 = 0
-    /// Why the session is retrying or failed, or the last connection error while active.
+    /// Why the session is retrying or failed, or the last connection error while active. A state saved before hints
+    /// were data has the hint's words in parentheses here, and no `guidance`.
     public var lastError: String?
+    /// What to do about `lastError`, as data each face words (`lastError(wordedBy:)`); nil when there is nothing to do
+    /// or its hint was words (they stay in `lastError`).
+    public var guidance: Hint?
     public var nextAttempt: Date?
     /// Connections each session has carried, for a rule spread over several sessions (`sessions N`).
     public var connectionsPerSession: [Int]?
@@ -47,6 +58,27 @@ public struct RuleState: Codable, Equatable {
 }
 
 extension RuleState {
+    /// Why a rule stopped, from a failure: its message, and its hint as data where it is data (each face words it),
+    /// else its words in parentheses as before.
+    static func reason(_ failure: ShelfError) -> (error: String, guidance: Hint?) {
+        if let guidance = failure.guidance { return (failure.message, guidance) }
+        return (failure.message + (failure.hint.map { " (\($0))" } ?? ""), nil)
+    }
+
+    /// The last error with what to do about it in a face's words, in parentheses.
+    public func lastError(wordedBy face: (Hint) -> String) -> String? {
+        lastError.map { $0 + (guidance.map { " (\(face($0)))" } ?? "") }
+    }
+
+    /// This state as `forward status --json` gives it to scripts: the hint in its face-neutral words inside
+    /// `lastError`, as it always was, and no face's data.
+    public var forScripts: RuleState {
+        var shown = self
+        shown.lastError = lastError(wordedBy: \.words)
+        shown.guidance = nil
+        return shown
+    }
+
     /// A running rule's state from its live status.
     init(status: ForwardStatus, host: String) {
         self.init(
@@ -65,6 +97,7 @@ extension RuleState {
         bytesOut = status.bytesOut
         bytesIn = status.bytesIn
         lastError = status.lastError
+        guidance = nil
         connectionsPerSession = status.connectionsPerSession
     }
 }

@@ -13,7 +13,6 @@ import ShelfSystem
 final class ServiceForwards: @unchecked Sendable {
     private let context: AppContext
     private let log: @Sendable (String) -> Void
-    private let worded: @Sendable (String) -> String
     /// A runner's state changed: the service republishes.
     private let changed: @Sendable () -> Void
     private let lock = Lock()
@@ -24,12 +23,10 @@ final class ServiceForwards: @unchecked Sendable {
     private let started = Date()
 
     init(
-        context: AppContext, log: @escaping @Sendable (String) -> Void,
-        worded: @escaping @Sendable (String) -> String, changed: @escaping @Sendable () -> Void
+        context: AppContext, log: @escaping @Sendable (String) -> Void, changed: @escaping @Sendable () -> Void
     ) {
         self.context = context
         self.log = log
-        self.worded = worded
         self.changed = changed
     }
 
@@ -73,11 +70,10 @@ final class ServiceForwards: @unchecked Sendable {
                 try found.rules.map { host, rules in
                     HostRunner(
                         plan: try ConnectPlan.make(for: host, in: store), rules: rules, options: options, vault: nil,
-                        context: context,
+                        context: context, who: "the sshelf service",
                         report: { [log, changed] line in
-                            log("forwards: \(line)"); changed()
-                        },
-                        worded: worded)
+                            log("forwards: " + line.worded(by: ServiceHintWords.words)); changed()
+                        })
                 }
             }
         } catch {

@@ -15,7 +15,6 @@ import ShelfSystem
 
 public final class ServiceHost: @unchecked Sendable {
     private let context: AppContext
-    private let worded: @Sendable (String) -> String
     private let wake = WakePipe()
     private let lock = Lock()
     private var stopping = false
@@ -25,9 +24,8 @@ public final class ServiceHost: @unchecked Sendable {
     private var agentState: ServiceState.Agent
     private let started = Date()
 
-    public init(context: AppContext, worded: @escaping @Sendable (String) -> String) {
+    public init(context: AppContext) {
         self.context = context
-        self.worded = worded
         agentState = ServiceState.Agent(socket: context.locations.agentSocket, running: false, vault: "starting")
     }
 
@@ -77,7 +75,7 @@ public final class ServiceHost: @unchecked Sendable {
         let log: @Sendable (String) -> Void = { Self.log($0) }
         let changed: @Sendable () -> Void = { [wake] in wake.signal() }
         let sync = ServiceSync(workspace: workspace, log: log, changed: changed, woke: { [self] in woke() })
-        let forwards = ServiceForwards(context: context, log: log, worded: worded, changed: changed)
+        let forwards = ServiceForwards(context: context, log: log, changed: changed)
         let watch = ServiceWatch(store: locations.store)
         if watch.fd < 0 { Self.log("inotify is not available: local changes sync on the timer only") }
 

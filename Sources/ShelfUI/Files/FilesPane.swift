@@ -25,7 +25,8 @@ public struct FilesPane: Sendable, Equatable {
         public var generation = 0
         /// Names marked with Space for a copy (cleared when the side lists another folder).
         public var marks: Set<[UInt8]> = []
-        /// The name to put the cursor on once it arrives (the folder just left, when going up).
+        /// The name to put the cursor on as the folder arrives: the folder just left when going up, the entry a
+        /// change or a reload was on, the name the user moved to while it still arrives.
         public var wanted: [UInt8]?
         /// Indices into `entries` shown now (hidden names and the filter applied).
         public var visible: [Int] = []

@@ -136,6 +136,8 @@ enum FilesReducer {
         var column = pane[side]
         let last = max(0, column.visible.count - 1)
         column.cursor = min(last, max(0, column.cursor.addingReportingOverflow(delta).partialValue))
+        // Moved while the folder still arrives: the next batch puts the cursor back on this name.
+        if column.loading { column.wanted = column.selected?.name }
         pane[side] = column
     }
 
@@ -188,7 +190,9 @@ enum FilesReducer {
     static func listed(_ state: inout UIState, _ listing: FilesPane.Listing) {
         guard var pane = state.files, pane[listing.side].generation == listing.generation else { return }
         var column = pane[listing.side]
-        let keep = column.path == listing.path ? (column.selected?.name ?? column.wanted) : column.wanted
+        // The name the user moved to while it arrives, or the one asked for (the folder left when going up); else the
+        // cursor stays first, on the first by sort order — not on whichever entry the first batch began with.
+        let keep = column.wanted
         column.path = listing.path
         column.entries = listing.entries
         // The old indices point into the old entries: gone with them (the cursor is put back on `keep` below).

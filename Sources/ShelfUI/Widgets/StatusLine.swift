@@ -42,7 +42,7 @@ public enum StatusLine {
             case .importConfig: context = .importDialog
             case .snippets: context = .snippets
             case .conflicts: context = .conflicts
-            case .recordings: context = state.recordings?.typing == true ? .search : .recordings
+            case .recordings: context = state.recordings?.typing == true ? .recordingSearch : .recordings
             case .prompt: return [("Enter", "answer"), ("Esc", "cancel")]
             }
         }

@@ -259,6 +259,34 @@ final class TUIFilesEditTests: XCTestCase {
         try setup.tui.closeFilesAndQuit()
     }
 
+    /// Quitting sshelf (too small a window: q) while "changed on the host" waits for its answer keeps the edited copy
+    /// (0600) and says where on the terminal once curses is gone; the host's file is untouched.
+    func testQuittingWhileAskedSaysWhereTheEditIsKept() throws {
+        let setup = try openPane()
+        try edit(setup, "notes", plan: "append side")
+        try setup.tui.waitFor(text: "notes.txt changed on the host: o overwrite it, k keep theirs, s save yours as")
+        try setup.tui.resize(columns: 50, rows: 12)
+        try setup.tui.waitFor(text: "Terminal too small")
+        try setup.tui.send("q")
+        XCTAssertEqual(try setup.tui.waitForExit(), 0)
+        let left = try FileManager.default.subpathsOfDirectory(atPath: setup.copies).filter {
+            $0.hasSuffix("notes.txt")
+        }
+        XCTAssertEqual(left.count, 1, "the one copy kept")
+        let copy = setup.copies + "/" + left[0]
+        XCTAssertEqual(try contents(copy), Self.original + "added by the editor\n")
+        XCTAssertEqual(PrivateMode.of(copy), 0o600)
+        // The pane wraps the line at 50 columns and 12 rows: read it whole, scrolled-off rows too (-S -), joined (-J).
+        let said = try setup.tui.tmux(["capture-pane", "-p", "-J", "-S", "-", "-t", setup.tui.session]).output
+            .replacingOccurrences(of: "\n", with: "")
+        XCTAssertTrue(
+            said.contains(
+                "sshelf: could not save notes.txt on the host: sshelf quit before the answer; your edit is kept in "
+                    + copy),
+            said)
+        XCTAssertEqual(try contents(setup.notes), Self.original + "changed on the host meanwhile\n", "theirs untouched")
+    }
+
     /// The editor failing uploads nothing; a save the host refuses keeps the copy (0600) and says where; a hostile
     /// name is edited through a plain local name and saved to the right file.
     func testAFailedEditorAFailedSaveAndAHostileName() throws {
@@ -343,7 +371,7 @@ final class TUIFilesEditTests: XCTestCase {
         try edit(setup, "notes", plan: "append")
         try setup.tui.waitFor("the save refused, the copy kept") {
             $0.contains("could not save notes.txt on the host, your edit is kept in \(setup.copies)/")
-                && $0.contains("/notes.txt: the run could not be written to the release log")
+                && $0.contains("/notes.txt: the save could not be written to the release log")
         }
         XCTAssertEqual(try contents(setup.notes), saved, "the host's file untouched")
         let left = try FileManager.default.contentsOfDirectory(atPath: setup.copies)

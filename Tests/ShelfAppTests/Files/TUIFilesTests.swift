@@ -324,7 +324,7 @@ final class TUIFilesTests: XCTestCase {
         XCTAssertEqual(unlink(remote + "/up.txt"), 0)
         try world.home.breakTheReleaseLog()
         try tui.send("c")
-        try tui.waitFor(text: "↑ up.txt to \(remote)  failed: the run could not be written to the release log")
+        try tui.waitFor(text: "↑ up.txt to \(remote)  failed: the copy could not be written to the release log")
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: remote), ["down.txt"], "nothing sent")
         try tui.send("Escape")
         try tui.closeFilesAndQuit()

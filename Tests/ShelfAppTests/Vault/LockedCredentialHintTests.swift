@@ -198,4 +198,58 @@ final class LockedCredentialHintTests: XCTestCase {
         XCTAssertEqual(try TrafficSocket.roundTrip(port: port, Array("fd".utf8)), Array("df".utf8))
         XCTAssertEqual(try given.stop(SIGINT), 0, given.stderr)
     }
+
+    /// The service runs the same rule and cannot take the passphrase at all: its log line says why in its own words
+    /// (who logs in, what can take the passphrase instead) and names no flag of a command it is not; `forward status`
+    /// words the saved hint the same way for the service's rules, `--json` keeps the face-neutral words and no face's
+    /// data.
+    func testTheServiceSaysWhatToDoInItsOwnWords() throws {
+        let (world, key) = try keygenWorld(keyring: false)
+        let home = world.home
+        XCTAssertExit(try home.run("trust", "t", "--fingerprint", try world.fingerprint(world.sshd)), 0)
+        XCTAssertExit(
+            try home.run(
+                ["vault", "set-class", key, "afterFirstUnlockThisDeviceOnly", "--passphrase-fd", "3"],
+                fd3: Self.passphrase), 0)
+        let port = try TrafficSocket.freePort()
+        XCTAssertExit(try home.run("forward", "add", "t", "--local", "\(port):127.0.0.1:9", "--autostart"), 0)
+
+        let service = try RunningService(home)
+        addTeardown { _ = try? service.process.stop(SIGTERM) }
+        let found = try eventually(
+            "the service to log the refusal",
+            observe: { service.log.split(separator: "\n").first { $0.contains("forwards: t: failed: ") } },
+            until: { $0 != nil }, context: { service.log })
+        let line = String(try XCTUnwrap(found))
+        XCTAssertTrue(
+            line.contains(
+                "the private key of identity 'made' cannot be read: it is stored afterFirstUnlockThisDeviceOnly, "
+                    + "which only a process you type the vault passphrase into can read, and the sshelf service logs "
+                    + "in with nobody there to type it"),
+            line)
+        XCTAssertTrue(
+            line.contains(
+                "(let unattended logins read it: sshelf vault set-class \(key) afterFirstUnlockThisDeviceOnly, then "
+                    + "the service is never given the vault passphrase: stop it ('sshelf service stop') and run "
+                    + "'sshelf forward up' in its place, giving it the passphrase when starting it: this system keeps "
+                    + "no unlock between processes (no kernel keyring)) (next attempt in"),
+            line)
+        XCTAssertFalse(line.contains("--passphrase-fd"), "the service takes no such flag: \(line)")
+        XCTAssertFalse(line.contains("'sshelf forward up' logs in"), line)
+        XCTAssertEqual(world.sshd.logCount("Accepted publickey"), 0, "nothing was sent")
+
+        // The state file follows the log line (the service republishes on the runner's change).
+        let status = try eventually(
+            "forward status to show the failure", observe: { try home.run("forward", "status") },
+            until: { $0.stdout.contains(" failed ") })
+        XCTAssertTrue(status.stdout.contains("(the sshelf service)"), "\(status)")
+        XCTAssertTrue(
+            status.stdout.contains("the service is never given the vault passphrase: stop it"),
+            "the service's rules are worded as the service takes the fix: \(status)")
+        let json = try home.run("forward", "status", "--json")
+        XCTAssertTrue(
+            json.stdout.contains("then give the vault passphrase when starting it: this system keeps"), json.stdout)
+        XCTAssertFalse(json.stdout.contains("guidance"), "scripts get the words, not a face's data: \(json.stdout)")
+        XCTAssertEqual(try service.process.stop(SIGTERM), 0, service.log)
+    }
 }

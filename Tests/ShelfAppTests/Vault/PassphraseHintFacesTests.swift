@@ -1,6 +1,7 @@
-// PassphraseHintFacesTests: a hint that asks for the vault passphrase is said face-neutral (PassphraseNeed),
-// and worded by each face — the CLI's words are the ones it printed before (--passphrase-fd N), the TUI's name its
-// V key and no flag; each need's words are replaced once, never inside a face's own words.
+// PassphraseHintFacesTests: a hint that asks for the vault passphrase says so as data (Hint.Part.passphrase), and
+// each face words it — the CLI's words are the ones it printed before (--passphrase-fd N), the TUI's name its V key
+// and no flag. A hint given as words is shown as it is: no face replaces phrases inside another's text (a phrase that
+// only starts like a need's words is left alone).
 import Foundation
 @testable import ShelfCLI
 import ShelfCore
@@ -9,20 +10,21 @@ import XCTest
 
 final class PassphraseHintFacesTests: XCTestCase {
     let reference = ReferenceKey.identityPrivateKey(UUID(uuidString: "00000000-0000-0000-0000-000000000001")!)
-    var setClass: String { "sshelf vault set-class \(reference.rawValue) afterFirstUnlockThisDeviceOnly" }
+    var setClass: Hint.Part { .command(["vault", "set-class", reference.rawValue, "afterFirstUnlockThisDeviceOnly"]) }
 
-    /// LockedCredential's hints as the operations layer says them (the end-to-end wording is LockedCredentialHintTests'
-    /// part, through the built binary and a real sshd).
-    func hints() -> [String] {
+    /// LockedCredential's hints as the operations layer gives them (the end-to-end wording is
+    /// LockedCredentialHintTests' part, through the built binary and a real sshd).
+    func hints() -> [Hint] {
         [
-            "sshelf vault unlock (opens it for every sshelf process until 'sshelf vault lock' or "
-                + "the idle timeout), or "
-                + PassphraseNeed.give.words,
-            PassphraseNeed.give.words,
-            "\(PassphraseNeed.giveTheRightOne.words) ('sshelf vault unlock' checks a passphrase)",
-            "let unattended logins read it: \(setClass), then \(PassphraseNeed.giveAtStart.words): this "
-                + "system keeps no "
-                + "unlock between processes (no kernel keyring)",
+            Hint(
+                .command(["vault", "unlock"]),
+                .text(" (opens it for every sshelf process until 'sshelf vault lock' or the idle timeout)")
+            ).or(.passphrase(.give)),
+            Hint(.passphrase(.give)),
+            Hint(.passphrase(.giveTheRightOne), .text(" ('sshelf vault unlock' checks a passphrase)")),
+            Hint(
+                .text("let unattended logins read it: "), setClass, .text(", then "), .passphrase(.giveAtStart),
+                .text(": this system keeps no unlock between processes (no kernel keyring)")),
         ]
     }
 
@@ -30,8 +32,9 @@ final class PassphraseHintFacesTests: XCTestCase {
         let give =
             "give the vault passphrase on a terminal, or on a file descriptor: --passphrase-fd N "
             + "(e.g. --passphrase-fd 3 3<file)"
+        let setClass = "sshelf vault set-class \(reference.rawValue) afterFirstUnlockThisDeviceOnly"
         XCTAssertEqual(
-            hints().map(CLIErrorHints.hint),
+            hints().map(CLIErrorHints.words),
             [
                 "sshelf vault unlock (opens it for every sshelf process until 'sshelf vault lock' or "
                     + "the idle timeout), or "
@@ -43,24 +46,24 @@ final class PassphraseHintFacesTests: XCTestCase {
                     + "(--passphrase-fd N): "
                     + "this system keeps no unlock between processes (no kernel keyring)",
             ])
-        let failure = CLIErrorHints.shelfError(from: ShelfError(.failure, "locked", hint: hints()[1]))
+        let failure = CLIErrorHints.shelfError(from: ShelfError(.failure, "locked", guidance: hints()[1]))
         XCTAssertEqual(failure.hint, give, "the CLI's error output words it")
     }
 
     func testTheTUINamesItsVKeyAndNoFlag() {
         for hint in hints() {
-            let line = TUIErrorLine.text(ShelfError(.failure, "the key cannot be read", hint: hint))
+            let line = TUIErrorLine.text(ShelfError(.failure, "the key cannot be read", guidance: hint))
             XCTAssertTrue(line.contains("press V"), line)
             XCTAssertFalse(line.contains("--passphrase-fd"), line)
             XCTAssertFalse(line.contains("give the vault passphrase"), "no need left unworded: \(line)")
         }
     }
 
-    func testEachNeedIsWordedOnce() {
-        let hint = "\(PassphraseNeed.giveAtStart.words); or \(PassphraseNeed.give.words)"
-        let worded = PassphraseNeed.worded(hint) { "<\($0)>" }
-        XCTAssertEqual(worded, "<giveAtStart>; or <give>")
-        XCTAssertEqual(
-            CLIErrorHints.hint(PassphraseNeed.give.words).components(separatedBy: "--passphrase-fd N").count, 2)
+    /// A locked vault's password (Authenticator) asks for the passphrase as data too: before, its words began with a
+    /// need's words and the faces' replacement cut into the sentence ("… 3<file) where sshelf asks for it").
+    func testAHintGivenAsWordsIsShownAsItIs() {
+        let words = "give the vault passphrase where sshelf asks for it"
+        XCTAssertEqual(CLIErrorHints.shelfError(from: ShelfError(.failure, "locked", hint: words)).hint, words)
+        XCTAssertEqual(TUIErrorLine.text(ShelfError(.failure, "locked", hint: words)), "locked; hint: \(words)")
     }
 }
